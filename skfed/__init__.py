@@ -1,0 +1,20 @@
+"""skfed: scikit-learn estimators for federated and decentralized learning.
+
+Every estimator learns one personalized model per node (phone, sensor,
+hospital, user) from data that never leaves the node, over a simulated
+network that counts every byte, and learns who should learn from whom.
+"""
+
+__version__ = "0.1.0.dev0"
+
+from ._base import SingleNodeWarning
+from .baselines import LocalEstimator
+from .network import CommunicationLog, SimulatedNetwork
+
+__all__ = [
+    "__version__",
+    "SingleNodeWarning",
+    "SimulatedNetwork",
+    "CommunicationLog",
+    "LocalEstimator",
+]

@@ -1,0 +1,494 @@
+"""Shared plumbing of every skfed estimator.
+
+Each estimator writes only its algorithm; this module implements the
+estimator contract of the design once:
+
+* node ids come from ``groups=`` or from a column of ``X`` (``group_column``),
+  and when both are given they must agree;
+* ``nodes_`` holds the node labels seen in fit (sorted, like ``classes_``)
+  and indexes every per-node axis of the fitted attributes;
+* samples are laid out node by node (:class:`NodeLayout`: a stable sort
+  order and offsets) for the Cython solvers;
+* one ``uint32`` seed per node is drawn from ``random_state``;
+* ``groups`` is requested by default for fit / predict / predict_proba /
+  decision_function / score / transform under metadata routing;
+* fitting a multi-node method on one node warns, predicting without node ids
+  after a multi-node fit raises, and nodes unseen in fit follow
+  ``handle_unknown``;
+* the communication attributes (``communication_``, ``n_bytes_sent_``,
+  ``n_messages_``, ``bytes_per_round_``) are set from the network simulation.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+from scipy import sparse
+from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.utils import check_random_state
+from sklearn.utils import assert_all_finite
+from sklearn.utils.validation import (
+    check_array,
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
+
+from ._compat import (
+    StrOptions,
+    _check_feature_names,
+    _check_n_features,
+    _check_sample_weight,
+)
+
+__all__ = [
+    "SingleNodeWarning",
+    "NodeLayout",
+    "FederatedMixin",
+    "FederatedClassifierMixin",
+    "FederatedRegressorMixin",
+    "node_seeds",
+    "check_groups",
+]
+
+
+class SingleNodeWarning(UserWarning):
+    """A multi-node method was fitted with no node ids (one node).
+
+    This usually means the node ids were lost on the way, for example by
+    :class:`~sklearn.model_selection.GridSearchCV` without metadata routing.
+    """
+
+
+_GROUPS_HELP = (
+    "pass them as groups=... or set group_column to the column of X that "
+    "holds them (the route that works everywhere in scikit-learn, including "
+    "string scorers and cross_val_predict); with "
+    "sklearn.set_config(enable_metadata_routing=True), meta-estimators such "
+    "as GridSearchCV route groups= to this method"
+)
+
+
+def node_seeds(random_state, n_nodes):
+    """One ``uint32`` seed per node, drawn from ``random_state``.
+
+    The Cython solvers advance a private xorshift state per node from these
+    seeds, so results never depend on thread scheduling.
+    """
+    rng = check_random_state(random_state)
+    seeds = rng.randint(1, np.iinfo(np.int32).max, size=n_nodes).astype(np.uint32)
+    return seeds
+
+
+def check_groups(groups, n_samples, *, name="groups"):
+    """Validate per-sample node ids and return them as a 1-d array.
+
+    Raises a clear error for a wrong shape, a wrong length, missing values or
+    labels of mixed types.
+    """
+    if groups is None:
+        return None
+    if sparse.issparse(groups):
+        raise TypeError(f"{name} must be a 1-d array-like of node ids, got a sparse matrix.")
+    if hasattr(groups, "to_numpy"):
+        groups = groups.to_numpy()
+    groups = np.asarray(groups)
+    if groups.ndim == 2 and groups.shape[1] == 1:
+        groups = groups.ravel()
+    if groups.ndim != 1:
+        raise ValueError(
+            f"{name} must be 1-d (one node id per sample), got shape {groups.shape}."
+        )
+    if groups.shape[0] != n_samples:
+        raise ValueError(
+            f"{name} has {groups.shape[0]} entries but X has {n_samples} samples; "
+            "give one node id per sample."
+        )
+    if groups.dtype.kind == "f":
+        if not np.all(np.isfinite(groups)):
+            raise ValueError(f"{name} contains NaN or infinite node ids.")
+    elif groups.dtype.kind == "O":
+        for value in groups:
+            if value is None or (isinstance(value, float) and not np.isfinite(value)):
+                raise ValueError(f"{name} contains missing node ids (None or NaN).")
+            try:
+                hash(value)
+            except TypeError as exc:
+                raise TypeError(
+                    f"{name} must hold hashable node ids, got {type(value).__name__}."
+                ) from exc
+        kinds = {type(v).__name__ for v in groups if not isinstance(v, (str, np.str_))}
+        has_str = any(isinstance(v, (str, np.str_)) for v in groups)
+        if has_str and kinds:
+            raise TypeError(
+                f"{name} mixes strings and other types ({sorted(kinds)}); use node "
+                "ids of one type."
+            )
+    elif groups.dtype.kind not in "iubUS":
+        raise TypeError(
+            f"{name} must hold integer, string or other hashable node ids, got "
+            f"dtype {groups.dtype}."
+        )
+    return groups
+
+
+class NodeLayout:
+    """Samples laid out node by node, for the Cython solvers.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_samples,)
+        Node index (0 .. n_nodes - 1) of every sample.
+    n_nodes : int
+
+    Attributes
+    ----------
+    codes : ndarray of shape (n_samples,), dtype=intp
+    n_nodes : int
+    order : ndarray of shape (n_samples,), dtype=intp
+        Stable permutation that groups the samples node by node:
+        ``X[order][offsets[t]:offsets[t + 1]]`` are node t's samples, in
+        their original order.
+    offsets : ndarray of shape (n_nodes + 1,), dtype=intp
+    counts : ndarray of shape (n_nodes,), dtype=intp
+    """
+
+    def __init__(self, codes, n_nodes):
+        self.codes = np.asarray(codes, dtype=np.intp)
+        self.n_nodes = int(n_nodes)
+        self.order = np.argsort(self.codes, kind="stable").astype(np.intp)
+        self.counts = np.bincount(self.codes, minlength=self.n_nodes).astype(np.intp)
+        self.offsets = np.zeros(self.n_nodes + 1, dtype=np.intp)
+        np.cumsum(self.counts, out=self.offsets[1:])
+
+    def node_slice(self, node):
+        """Slice of node ``node``'s rows in the node-ordered arrays."""
+        return slice(self.offsets[node], self.offsets[node + 1])
+
+    def node_indices(self, node):
+        """Original row indices of node ``node``'s samples."""
+        return self.order[self.offsets[node] : self.offsets[node + 1]]
+
+    def sort(self, array):
+        """``array`` (rows) reordered node by node, C-contiguous."""
+        if array is None:
+            return None
+        if sparse.issparse(array):
+            return array[self.order]
+        return np.ascontiguousarray(array[self.order])
+
+    def unsort(self, array):
+        """Inverse of :meth:`sort` for an array of per-sample rows."""
+        out = np.empty_like(array)
+        out[self.order] = array
+        return out
+
+
+def _split_group_column(X, group_column):
+    """Split ``X`` into its node-id column and the remaining features."""
+    if hasattr(X, "columns") and hasattr(X, "iloc"):  # DataFrame
+        columns = list(X.columns)
+        if isinstance(group_column, str):
+            if group_column not in columns:
+                raise ValueError(
+                    f"group_column={group_column!r} is not a column of X "
+                    f"(columns: {columns[:10]}{'...' if len(columns) > 10 else ''})."
+                )
+            position = columns.index(group_column)
+        else:
+            position = _column_position(group_column, len(columns))
+        groups = X.iloc[:, position].to_numpy()
+        rest = X.drop(columns=X.columns[position])
+        return groups, rest
+    if isinstance(group_column, str):
+        raise ValueError(
+            f"group_column={group_column!r} is a column name but X has no column "
+            "names; pass a pandas DataFrame or an integer column index."
+        )
+    if sparse.issparse(X):
+        X = sparse.csc_matrix(X)
+        position = _column_position(group_column, X.shape[1])
+        groups = X[:, position].toarray().ravel()
+        keep = np.delete(np.arange(X.shape[1]), position)
+        return groups, X[:, keep]
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(
+            f"Expected 2D array, got {X.ndim}D array instead; group_column needs a "
+            "2-d X."
+        )
+    position = _column_position(group_column, X.shape[1])
+    groups = X[:, position]
+    rest = np.delete(X, position, axis=1)
+    if groups.dtype == object:
+        try:
+            rest = rest.astype(np.float64)
+        except (TypeError, ValueError):
+            pass
+    return groups, rest
+
+
+def _column_position(group_column, n_columns):
+    if not isinstance(group_column, numbers.Integral) or isinstance(group_column, bool):
+        raise TypeError(
+            f"group_column must be an integer index, a column name or None, got "
+            f"{group_column!r}."
+        )
+    if not -n_columns <= group_column < n_columns:
+        raise ValueError(
+            f"group_column={group_column} is out of range for X with {n_columns} "
+            "columns."
+        )
+    return int(group_column) % n_columns
+
+
+class FederatedMixin:
+    """Node-id handling shared by every skfed estimator.
+
+    Subclasses declare ``group_column`` and ``handle_unknown`` constructor
+    parameters and call :meth:`_validate_fit_data` in ``fit`` and
+    :meth:`_validate_predict_data` in their predict methods.
+    """
+
+    # Request node ids by default under metadata routing, as GroupKFold does.
+    __metadata_request__fit = {"groups": True}
+    __metadata_request__partial_fit = {"groups": True}
+    __metadata_request__predict = {"groups": True}
+    __metadata_request__predict_proba = {"groups": True}
+    __metadata_request__predict_log_proba = {"groups": True}
+    __metadata_request__decision_function = {"groups": True}
+    __metadata_request__score = {"groups": True}
+    __metadata_request__transform = {"groups": True}
+
+    _federated_parameter_constraints = {
+        "group_column": [None, numbers.Integral, str],
+        "handle_unknown": [StrOptions({"global", "error"})],
+    }
+
+    # ------------------------------------------------------------------ fit side
+    def _split_X(self, X, reset):
+        """Return ``(X_features, column_groups)``, checking feature counts/names."""
+        if self.group_column is None:
+            return X, None
+        if not (hasattr(X, "shape") and len(getattr(X, "shape", ())) == 2):
+            if sparse.issparse(X) or hasattr(X, "iloc"):
+                pass
+            else:
+                X = np.asarray(X)
+                if X.ndim != 2:
+                    raise ValueError(
+                        f"Expected 2D array, got {X.ndim}D array instead: X must be "
+                        "2-d when group_column is set."
+                    )
+        _check_n_features(self, X, reset=reset)
+        _check_feature_names(self, X, reset=reset)
+        groups, rest = _split_group_column(X, self.group_column)
+        return rest, groups
+
+    def _resolve_groups(self, groups, column_groups, n_samples):
+        groups = check_groups(groups, n_samples)
+        if column_groups is not None:
+            column_groups = check_groups(column_groups, n_samples, name="group_column")
+            if groups is not None:
+                same = len(groups) == len(column_groups) and all(
+                    a == b for a, b in zip(groups.tolist(), column_groups.tolist())
+                )
+                if not same:
+                    raise ValueError(
+                        "groups= and the node ids in group_column="
+                        f"{self.group_column!r} disagree; pass one or make them equal."
+                    )
+            groups = column_groups
+        return groups
+
+    def _validate_fit_data(
+        self,
+        X,
+        y=None,
+        groups=None,
+        sample_weight=None,
+        *,
+        accept_sparse=False,
+        dtype=(np.float64, np.float32),
+        y_numeric=False,
+        multi_output=False,
+        ensure_min_samples=1,
+        single_node_warning=True,
+    ):
+        """Validate fit inputs and set ``nodes_`` and ``n_features_in_``.
+
+        Returns
+        -------
+        X : ndarray or sparse matrix of shape (n_samples, n_features)
+            The features, without the node-id column, float32 or float64.
+        y : ndarray or None
+        sample_weight : ndarray of shape (n_samples,) or None
+        layout : NodeLayout
+        """
+        X_features, column_groups = self._split_X(X, reset=True)
+        check_params = dict(
+            accept_sparse=accept_sparse,
+            dtype=list(dtype),
+            ensure_min_samples=ensure_min_samples,
+        )
+        if self.group_column is None:
+            if y is None:
+                X_features = validate_data(self, X_features, reset=True, **check_params)
+            else:
+                X_features, y = validate_data(
+                    self,
+                    X_features,
+                    y,
+                    reset=True,
+                    y_numeric=y_numeric,
+                    multi_output=multi_output,
+                    **check_params,
+                )
+        else:
+            X_features = check_array(X_features, ensure_min_features=1, **check_params)
+            if y is not None:
+                y = _check_y(y, multi_output=multi_output, y_numeric=y_numeric)
+                check_consistent_length(X_features, y)
+        n_samples = X_features.shape[0]
+        groups = self._resolve_groups(groups, column_groups, n_samples)
+        if groups is None:
+            if single_node_warning:
+                warnings.warn(
+                    f"{type(self).__name__} was fitted without node ids, so all "
+                    "samples are treated as one node. If the data come from several "
+                    "nodes, " + _GROUPS_HELP + ".",
+                    SingleNodeWarning,
+                    stacklevel=3,
+                )
+            self.nodes_ = np.array([0])
+            codes = np.zeros(n_samples, dtype=np.intp)
+        else:
+            try:
+                self.nodes_, codes = np.unique(groups, return_inverse=True)
+            except TypeError as exc:
+                raise TypeError(
+                    "groups could not be sorted; use node ids of one comparable type."
+                ) from exc
+        self._fitted_with_groups = groups is not None
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X_features, dtype=X_features.dtype)
+        layout = NodeLayout(codes, len(self.nodes_))
+        return X_features, y, sample_weight, layout
+
+    # -------------------------------------------------------------- predict side
+    def _validate_predict_data(self, X, groups=None, *, accept_sparse=False, reset=False):
+        """Validate predict inputs; map node ids to indices into ``nodes_``.
+
+        Returns
+        -------
+        X : ndarray or sparse matrix of shape (n_samples, n_features)
+        codes : ndarray of shape (n_samples,), dtype=intp
+            Index into ``nodes_`` of every sample, -1 for a node unseen in
+            fit (only when ``handle_unknown="global"``).
+        """
+        check_is_fitted(self)
+        X_features, column_groups = self._split_X(X, reset=False)
+        if self.group_column is None:
+            X_features = validate_data(
+                self, X_features, reset=False, accept_sparse=accept_sparse,
+                dtype=[np.float64, np.float32],
+            )
+        else:
+            X_features = check_array(
+                X_features, accept_sparse=accept_sparse, dtype=[np.float64, np.float32]
+            )
+        n_samples = X_features.shape[0]
+        groups = self._resolve_groups(groups, column_groups, n_samples)
+        return X_features, self._node_codes(groups, n_samples)
+
+    def _node_codes(self, groups, n_samples):
+        if groups is None:
+            if len(self.nodes_) > 1 or getattr(self, "_fitted_with_groups", False):
+                raise ValueError(
+                    f"This {type(self).__name__} was fitted on {len(self.nodes_)} "
+                    "nodes, so it needs the node id of every sample to predict: "
+                    + _GROUPS_HELP + "."
+                )
+            return np.zeros(n_samples, dtype=np.intp)
+        lookup = {label: index for index, label in enumerate(self.nodes_.tolist())}
+        unique, inverse = np.unique(groups, return_inverse=True)
+        mapped = np.array([lookup.get(label, -1) for label in unique.tolist()], dtype=np.intp)
+        codes = mapped[inverse.ravel()]
+        if np.any(mapped < 0):
+            unseen = unique[mapped < 0]
+            if self.handle_unknown == "error":
+                shown = ", ".join(repr(v) for v in unseen[:5].tolist())
+                raise ValueError(
+                    f"{len(unseen)} node(s) were not seen in fit ({shown}"
+                    f"{', ...' if len(unseen) > 5 else ''}); set "
+                    "handle_unknown='global' to predict for them with the shared "
+                    "model."
+                )
+        return codes
+
+    # ------------------------------------------------------------ communication
+    def _set_communication(self, simulation):
+        """Set the communication attributes from a :class:`NetworkSimulation`."""
+        log = simulation.log(node_labels=self.nodes_)
+        self.communication_ = log
+        self.n_bytes_sent_ = log.total_bytes
+        self.n_messages_ = log.total_messages
+        self.bytes_per_round_ = log.bytes_per_round
+        return log
+
+
+def _check_y(y, *, multi_output, y_numeric):
+    """``y`` checks of ``validate_data`` for the group-column path."""
+    if multi_output:
+        y = check_array(y, ensure_2d=False, dtype=None, input_name="y")
+    else:
+        y = column_or_1d(y, warn=True)
+    if y_numeric and y.dtype.kind == "O":
+        y = y.astype(np.float64)
+    if y.dtype.kind in "fc":
+        assert_all_finite(y, input_name="y")
+    return y
+
+
+class FederatedClassifierMixin(ClassifierMixin):
+    """``score`` with node ids: mean accuracy of the personalized predictions."""
+
+    def score(self, X, y, groups=None, sample_weight=None):
+        """Mean accuracy of ``predict(X, groups)`` against ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,), default=None
+            Node id of every sample (not needed with ``group_column``).
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        score : float
+        """
+        return accuracy_score(y, self.predict(X, groups=groups), sample_weight=sample_weight)
+
+
+class FederatedRegressorMixin(RegressorMixin):
+    """``score`` with node ids: R^2 of the personalized predictions."""
+
+    def score(self, X, y, groups=None, sample_weight=None):
+        """Coefficient of determination of ``predict(X, groups)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,), default=None
+            Node id of every sample (not needed with ``group_column``).
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        score : float
+        """
+        return r2_score(y, self.predict(X, groups=groups), sample_weight=sample_weight)

@@ -1,0 +1,40 @@
+# The communication layer: counters that every solver calls when a node sends.
+#
+# Byte model (documented in ``skfed.network`` and checked by the tests):
+#   a message costs ``header_bytes`` plus its payload, where a payload is
+#   8 bytes per float64, 4 per float32, 4 per int32 index, and packed bits
+#   rounded up to whole bytes (``ceil(n_bits / 8)``).
+
+from ._typedefs cimport int64_t, intp_t
+
+
+cdef inline int64_t payload_bytes(int64_t n_float64, int64_t n_float32,
+                                  int64_t n_int32, int64_t n_bits) noexcept nogil:
+    """Bytes of a payload holding the given numbers of values (no header)."""
+    return 8 * n_float64 + 4 * n_float32 + 4 * n_int32 + (n_bits + 7) // 8
+
+
+cdef inline int64_t index_bits(int64_t n_choices) noexcept nogil:
+    """Bits needed to name one of ``n_choices`` items: ceil(log2(n)), at least 1."""
+    cdef int64_t bits = 1
+    while (<int64_t>1 << bits) < n_choices:
+        bits += 1
+    return bits
+
+
+cdef class CommCounter:
+    cdef readonly intp_t n_nodes
+    cdef readonly intp_t n_endpoints
+    cdef readonly intp_t server
+    cdef readonly int64_t header_bytes
+    cdef readonly intp_t n_rounds
+    cdef int64_t[:, ::1] pair_bytes
+    cdef int64_t[:, ::1] pair_messages
+    cdef int64_t[::1] round_bytes
+    cdef int64_t[::1] round_messages
+
+    cdef void send(self, intp_t src, intp_t dst, int64_t payload) noexcept nogil
+    cdef void multicast(self, intp_t src, const intp_t* dst, intp_t n_dst,
+                        int64_t payload) noexcept nogil
+    cdef void end_round(self) noexcept nogil
+    cdef void _grow(self) noexcept nogil

@@ -1,0 +1,683 @@
+"""The simulated network every skfed estimator trains over.
+
+:class:`SimulatedNetwork` describes the network (who talks to whom, which
+faults happen); :meth:`SimulatedNetwork.start` turns it, for one ``fit``, into
+a :class:`NetworkSimulation` that draws the faults round by round and owns the
+Cython :class:`~skfed._core._comm.CommCounter` the solvers report every
+message to.  At the end of ``fit`` the counts become a
+:class:`CommunicationLog`, exposed as the estimator's ``communication_``.
+
+Byte model
+----------
+Every message costs a fixed header (``header_bytes``, 16 by default) plus its
+payload:
+
+========================  =====================================
+value                     bytes
+========================  =====================================
+float64                   8
+float32                   4
+int32 index               4
+bits (votes, indices)     packed: ``ceil(n_bits / 8)`` per message
+========================  =====================================
+
+An index that names one of ``n`` items may be sent as ``ceil(log2 n)`` bits
+(:func:`index_bits`).  Collective operations are counted as the messages
+they are made of: a ring all-reduce of ``B`` bytes among ``p`` nodes is
+``2 (p - 1)`` messages of ``ceil(B / p)`` bytes per node, a reduce-scatter
+half of that, and a server round is one message per node each way.
+"""
+
+import numbers
+
+import numpy as np
+from scipy import sparse
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+from ._compat import Interval, StrOptions
+
+from ._core._comm import CommCounter, py_index_bits, py_payload_bytes
+
+__all__ = [
+    "SimulatedNetwork",
+    "NetworkSimulation",
+    "CommunicationLog",
+    "payload_bytes",
+    "index_bits",
+    "DEFAULT_HEADER_BYTES",
+]
+
+DEFAULT_HEADER_BYTES = 16
+
+TOPOLOGIES = ("complete", "ring", "star", "k_regular", "erdos_renyi", "random_geometric")
+
+
+def payload_bytes(n_float64=0, n_float32=0, n_int32=0, n_bits=0):
+    """Payload size in bytes of a message under skfed's byte model.
+
+    Parameters
+    ----------
+    n_float64, n_float32, n_int32 : int, default=0
+        Numbers of values of each type.
+    n_bits : int, default=0
+        Number of packed bits (rounded up to whole bytes).
+
+    Returns
+    -------
+    int
+        ``8 n_float64 + 4 n_float32 + 4 n_int32 + ceil(n_bits / 8)``; the
+        header is not included.
+    """
+    return int(py_payload_bytes(n_float64, n_float32, n_int32, n_bits))
+
+
+def index_bits(n_choices):
+    """Bits needed to name one of ``n_choices`` items: ``max(1, ceil(log2 n))``."""
+    return int(py_index_bits(n_choices))
+
+
+def float_bytes(dtype):
+    """Bytes per value of a float array of ``dtype`` under the byte model."""
+    return 4 if np.dtype(dtype) == np.float32 else 8
+
+
+# --------------------------------------------------------------------- topology
+def _ring_lattice(n_nodes, degree):
+    adjacency = np.zeros((n_nodes, n_nodes), dtype=bool)
+    half = max(1, degree // 2)
+    for shift in range(1, half + 1):
+        idx = np.arange(n_nodes)
+        adjacency[idx, (idx + shift) % n_nodes] = True
+        adjacency[(idx + shift) % n_nodes, idx] = True
+    if degree % 2 == 1:
+        if n_nodes % 2 == 1:
+            raise ValueError(
+                f"A k_regular graph with odd degree={degree} needs an even number "
+                f"of nodes, got {n_nodes}."
+            )
+        idx = np.arange(n_nodes)
+        adjacency[idx, (idx + n_nodes // 2) % n_nodes] = True
+    np.fill_diagonal(adjacency, False)
+    return adjacency
+
+
+def _is_connected(adjacency):
+    n_components, _ = sparse.csgraph.connected_components(
+        sparse.csr_matrix(adjacency), directed=False
+    )
+    return n_components == 1
+
+
+def _random_connected(n_nodes, draw, name, rng, max_tries=1000):
+    for _ in range(max_tries):
+        adjacency = draw(rng)
+        if n_nodes == 1 or _is_connected(adjacency):
+            return adjacency
+    raise ValueError(
+        f"Could not draw a connected {name} graph on {n_nodes} nodes in "
+        f"{max_tries} tries; increase its density (topology_params)."
+    )
+
+
+def make_topology(name, n_nodes, params=None, random_state=None):
+    """Adjacency matrix (bool, symmetric, no self-loops) of a named topology.
+
+    Parameters
+    ----------
+    name : {"complete", "ring", "star", "k_regular", "erdos_renyi", "random_geometric"}
+        ``"k_regular"`` is the ring lattice where every node links to its
+        ``degree`` nearest nodes on the ring (``degree``, default 4);
+        ``"erdos_renyi"`` links each pair with probability ``p`` (default
+        ``2 log(n) / n``) and ``"random_geometric"`` links nodes drawn
+        uniformly in the unit square that are closer than ``radius``
+        (default ``sqrt(2 log(n) / (pi n))``); the random ones are redrawn
+        until connected.  The star's centre is node 0.
+    n_nodes : int
+    params : dict, default=None
+    random_state : int, RandomState instance or None
+
+    Returns
+    -------
+    ndarray of shape (n_nodes, n_nodes), dtype=bool
+    """
+    params = dict(params or {})
+    rng = check_random_state(random_state)
+    allowed = {
+        "complete": set(),
+        "ring": set(),
+        "star": set(),
+        "k_regular": {"degree"},
+        "erdos_renyi": {"p"},
+        "random_geometric": {"radius"},
+    }
+    if name not in allowed:
+        raise ValueError(f"topology={name!r} is not one of {sorted(allowed)}.")
+    unknown = set(params) - allowed[name]
+    if unknown:
+        raise ValueError(
+            f"topology_params {sorted(unknown)} do not apply to topology={name!r} "
+            f"(allowed: {sorted(allowed[name]) or 'none'})."
+        )
+    if name == "complete":
+        adjacency = ~np.eye(n_nodes, dtype=bool)
+    elif name == "ring":
+        adjacency = _ring_lattice(n_nodes, 2) if n_nodes > 2 else ~np.eye(n_nodes, dtype=bool)
+    elif name == "star":
+        adjacency = np.zeros((n_nodes, n_nodes), dtype=bool)
+        adjacency[0, 1:] = adjacency[1:, 0] = True
+    elif name == "k_regular":
+        degree = params.get("degree", 4)
+        if not (isinstance(degree, numbers.Integral) and 1 <= degree < n_nodes):
+            raise ValueError(
+                f"topology_params['degree'] must be an integer in [1, {n_nodes - 1}], "
+                f"got {degree!r}."
+            )
+        adjacency = _ring_lattice(n_nodes, int(degree))
+    elif name == "erdos_renyi":
+        p = params.get("p", min(1.0, 2.0 * np.log(max(n_nodes, 2)) / max(n_nodes, 1)))
+        if not (0 < p <= 1):
+            raise ValueError(f"topology_params['p'] must be in (0, 1], got {p!r}.")
+
+        def draw(rng):
+            upper = np.triu(rng.uniform(size=(n_nodes, n_nodes)) < p, k=1)
+            return upper | upper.T
+
+        adjacency = _random_connected(n_nodes, draw, name, rng)
+    else:  # random_geometric
+        radius = params.get(
+            "radius", np.sqrt(2.0 * np.log(max(n_nodes, 2)) / (np.pi * max(n_nodes, 1)))
+        )
+        if not radius > 0:
+            raise ValueError(f"topology_params['radius'] must be > 0, got {radius!r}.")
+
+        def draw(rng):
+            points = rng.uniform(size=(n_nodes, 2))
+            dist = np.sqrt(((points[:, None, :] - points[None, :, :]) ** 2).sum(-1))
+            adjacency = dist < radius
+            np.fill_diagonal(adjacency, False)
+            return adjacency
+
+        adjacency = _random_connected(n_nodes, draw, name, rng)
+    return adjacency
+
+
+def check_adjacency(adjacency, n_nodes, *, name="topology", allow_weights=False):
+    """Validate a user-given graph and return it as a symmetric CSR matrix.
+
+    Accepts a square array, a SciPy sparse matrix or a networkx graph whose
+    nodes are ``0 .. n_nodes - 1`` (or exactly the fitted node labels, in the
+    order given by ``nodelist`` of :func:`networkx.to_scipy_sparse_array`).
+    Raises a ``ValueError`` naming ``name`` when the graph does not match
+    ``n_nodes`` nodes, is not symmetric, has negative or non-finite weights or
+    self-loops.
+    """
+    if hasattr(adjacency, "nodes") and hasattr(adjacency, "edges"):
+        try:
+            import networkx as nx
+        except ImportError as exc:  # pragma: no cover - a graph without networkx
+            raise ImportError(
+                f"{name} is a networkx graph but networkx is not installed; "
+                "pip install networkx"
+            ) from exc
+        if adjacency.number_of_nodes() != n_nodes:
+            raise ValueError(
+                f"{name} has {adjacency.number_of_nodes()} nodes but the data "
+                f"has {n_nodes} nodes."
+            )
+        nodelist = sorted(adjacency.nodes()) if set(adjacency.nodes()) == set(
+            range(n_nodes)
+        ) else list(adjacency.nodes())
+        adjacency = nx.to_scipy_sparse_array(
+            adjacency, nodelist=nodelist, weight="weight" if allow_weights else None
+        )
+    if sparse.issparse(adjacency):
+        matrix = sparse.csr_matrix(adjacency, dtype=np.float64)
+    else:
+        matrix = np.asarray(adjacency)
+        if matrix.dtype == object:
+            raise TypeError(f"{name} must be a numeric array, got dtype object.")
+        matrix = sparse.csr_matrix(matrix.astype(np.float64))
+    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+        raise ValueError(f"{name} must be a square matrix, got shape {matrix.shape}.")
+    if matrix.shape[0] != n_nodes:
+        raise ValueError(
+            f"{name} has shape {matrix.shape} but the data has {n_nodes} nodes."
+        )
+    data = matrix.data
+    if not np.all(np.isfinite(data)):
+        raise ValueError(f"{name} contains NaN or infinite weights.")
+    if np.any(data < 0):
+        raise ValueError(f"{name} contains negative weights.")
+    if abs(matrix - matrix.T).max() > 1e-12 if matrix.nnz else False:
+        raise ValueError(f"{name} must be symmetric (an undirected graph).")
+    if np.any(matrix.diagonal() != 0):
+        raise ValueError(f"{name} must not contain self-loops (non-zero diagonal).")
+    matrix.eliminate_zeros()
+    if not allow_weights:
+        matrix.data[:] = 1.0
+    matrix.sort_indices()
+    return matrix
+
+
+# ------------------------------------------------------------------ the network
+class SimulatedNetwork(BaseEstimator):
+    """A simulated network with a topology, dropped nodes, stragglers and rogue nodes.
+
+    Pass it as the ``network`` parameter of any skfed estimator; ``None``
+    there means a perfect network (complete topology, no faults).  It is an
+    ordinary scikit-learn parameter object: :func:`~sklearn.base.clone` and
+    ``get_params`` work, and ``set_params(network__drop_rate=0.5)`` reaches
+    it through the estimator.
+
+    Parameters
+    ----------
+    topology : str, array-like, sparse matrix, networkx graph or callable, default=None
+        Who may talk to whom, for the peer-to-peer methods (the
+        server-coordinated ones ignore it).  ``None`` is the complete graph.
+        A string names a generator: ``"complete"``, ``"ring"``, ``"star"``,
+        ``"k_regular"``, ``"erdos_renyi"``, ``"random_geometric"``, configured
+        by ``topology_params``.  An array, sparse matrix or networkx graph
+        is used as given (symmetric, non-negative, no self-loops).  A callable
+        ``topology(n_nodes, random_state) -> adjacency`` is called at fit.
+    topology_params : dict, default=None
+        Parameters of a named topology: ``degree`` for ``"k_regular"``, ``p``
+        for ``"erdos_renyi"``, ``radius`` for ``"random_geometric"``.
+    drop_rate : float in [0, 1), default=0.0
+        Probability that a node is unavailable in a round (it neither works
+        nor sends; independent across nodes and rounds).
+    straggler_rate : float in [0, 1], default=0.0
+        Probability that an available node is a straggler in a round.
+    straggler_min_work : float in (0, 1], default=0.1
+        A straggler does a fraction of its local work drawn uniformly in
+        ``[straggler_min_work, 1)``.
+    rogue_fraction : float in [0, 0.5), default=0.0
+        Fraction of nodes that are rogue for the whole fit
+        (``round(rogue_fraction * n_nodes)`` nodes, drawn once).
+    rogue_behavior : {"complement", "random"}, default="complement"
+        What a rogue node sends instead of its honest message: the
+        complement of it (flipped bits, negated values: the worst case of
+        the support-recovery paper) or random bits / values.  Each method's
+        docstring says what its messages are.
+    header_bytes : int, default=16
+        Fixed cost of every message in the byte model.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the fault draws and random topologies.  ``None`` takes the
+        seed from the estimator's ``random_state``, so one seed there makes
+        the whole fit reproducible.
+
+    See Also
+    --------
+    CommunicationLog : what an estimator reports after fit.
+
+    Examples
+    --------
+    >>> from skfed.network import SimulatedNetwork
+    >>> net = SimulatedNetwork(topology="ring", drop_rate=0.1, random_state=0)
+    >>> sim = net.start(4)
+    >>> sim.adjacency.toarray().astype(int)
+    array([[0, 1, 0, 1],
+           [1, 0, 1, 0],
+           [0, 1, 0, 1],
+           [1, 0, 1, 0]])
+    """
+
+    _parameter_constraints = {
+        # Checked at start(): names, arrays, sparse matrices, networkx graphs, callables.
+        "topology": "no_validation",
+        "topology_params": [None, dict],
+        "drop_rate": [Interval(numbers.Real, 0, 1, closed="left")],
+        "straggler_rate": [Interval(numbers.Real, 0, 1, closed="both")],
+        "straggler_min_work": [Interval(numbers.Real, 0, 1, closed="right")],
+        "rogue_fraction": [Interval(numbers.Real, 0, 0.5, closed="left")],
+        "rogue_behavior": [StrOptions({"complement", "random"})],
+        "header_bytes": [Interval(numbers.Integral, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        topology=None,
+        *,
+        topology_params=None,
+        drop_rate=0.0,
+        straggler_rate=0.0,
+        straggler_min_work=0.1,
+        rogue_fraction=0.0,
+        rogue_behavior="complement",
+        header_bytes=DEFAULT_HEADER_BYTES,
+        random_state=None,
+    ):
+        self.topology = topology
+        self.topology_params = topology_params
+        self.drop_rate = drop_rate
+        self.straggler_rate = straggler_rate
+        self.straggler_min_work = straggler_min_work
+        self.rogue_fraction = rogue_fraction
+        self.rogue_behavior = rogue_behavior
+        self.header_bytes = header_bytes
+        self.random_state = random_state
+
+    @property
+    def is_perfect(self):
+        """True when no fault can happen (no drops, stragglers or rogue nodes)."""
+        return self.drop_rate == 0 and self.straggler_rate == 0 and self.rogue_fraction == 0
+
+    def start(self, n_nodes, *, server=False, random_state=None, node_labels=None):
+        """Begin one simulated training run over ``n_nodes`` nodes.
+
+        Parameters
+        ----------
+        n_nodes : int
+        server : bool, default=False
+            Whether the method has a server (an extra endpoint ``n_nodes``).
+        random_state : int, RandomState instance or None
+            The estimator's randomness, used when this network's own
+            ``random_state`` is None.
+        node_labels : array-like of shape (n_nodes,), default=None
+            Node labels, for error messages and for matching a networkx
+            topology whose nodes are the labels.
+
+        Returns
+        -------
+        NetworkSimulation
+        """
+        self._validate_params()
+        if self.random_state is not None:
+            rng = check_random_state(self.random_state)
+        else:
+            rng = check_random_state(random_state)
+        # An independent stream: the network never consumes the estimator's draws.
+        seed = rng.randint(np.iinfo(np.int32).max)
+        return NetworkSimulation(self, n_nodes, server=server, seed=seed, node_labels=node_labels)
+
+
+def resolve_network(network):
+    """Return ``network`` or a perfect :class:`SimulatedNetwork` when None."""
+    if network is None:
+        return SimulatedNetwork()
+    if not isinstance(network, SimulatedNetwork):
+        raise TypeError(
+            f"network must be a skfed.network.SimulatedNetwork or None, got "
+            f"{type(network).__name__}."
+        )
+    return network
+
+
+class NetworkSimulation:
+    """One training run on a :class:`SimulatedNetwork`: faults and counters.
+
+    Created by :meth:`SimulatedNetwork.start`; estimators use it, users see
+    its result as ``communication_``.
+
+    Attributes
+    ----------
+    n_nodes : int
+    adjacency : scipy.sparse.csr_matrix of shape (n_nodes, n_nodes)
+        The topology (1.0 on edges).
+    rogue : ndarray of shape (n_nodes,), dtype=bool
+        Nodes that are rogue for this run.
+    counter : skfed._core._comm.CommCounter
+        Message counter, handed to the Cython solvers.
+    rng : numpy.random.Generator
+        The stream the fault draws come from.
+    """
+
+    def __init__(self, network, n_nodes, *, server, seed, node_labels=None):
+        self.network = network
+        self.n_nodes = int(n_nodes)
+        self.rng = np.random.default_rng(seed)
+        self.adjacency = self._build_topology(node_labels)
+        n_rogue = int(round(network.rogue_fraction * self.n_nodes))
+        self.rogue = np.zeros(self.n_nodes, dtype=bool)
+        if n_rogue:
+            self.rogue[self.rng.choice(self.n_nodes, size=n_rogue, replace=False)] = True
+        self.counter = CommCounter(self.n_nodes, server=server, header_bytes=network.header_bytes)
+
+    def _build_topology(self, node_labels):
+        topology = self.network.topology
+        if topology is None:
+            topology = "complete"
+        if isinstance(topology, str):
+            adjacency = make_topology(
+                topology,
+                self.n_nodes,
+                self.network.topology_params,
+                random_state=np.random.RandomState(self.rng.integers(2**31 - 1)),
+            )
+        elif callable(topology) and not hasattr(topology, "nodes"):
+            adjacency = topology(
+                self.n_nodes, np.random.RandomState(self.rng.integers(2**31 - 1))
+            )
+        else:
+            if self.network.topology_params:
+                raise ValueError("topology_params only apply to a named topology.")
+            adjacency = topology
+            if hasattr(topology, "nodes") and node_labels is not None:
+                labels = list(node_labels)
+                if set(topology.nodes()) == set(labels):
+                    import networkx as nx
+
+                    adjacency = nx.to_scipy_sparse_array(topology, nodelist=labels, weight=None)
+        return check_adjacency(adjacency, self.n_nodes)
+
+    def neighbors(self, node):
+        """Indices of the neighbours of ``node`` in the topology."""
+        start, end = self.adjacency.indptr[node], self.adjacency.indptr[node + 1]
+        return self.adjacency.indices[start:end]
+
+    def draw_rounds(self, n_rounds):
+        """Draw the faults of ``n_rounds`` rounds at once.
+
+        Returns
+        -------
+        active : ndarray of shape (n_rounds, n_nodes), dtype=bool
+            False where a node is dropped in that round.
+        work : ndarray of shape (n_rounds, n_nodes), dtype=float64
+            Fraction of its local work each node does: 1 for a normal
+            node, uniform in ``[straggler_min_work, 1)`` for a straggler,
+            0 for a dropped node.
+        """
+        shape = (int(n_rounds), self.n_nodes)
+        net = self.network
+        active = self.rng.uniform(size=shape) >= net.drop_rate
+        straggling = self.rng.uniform(size=shape) < net.straggler_rate
+        fractions = self.rng.uniform(net.straggler_min_work, 1.0, size=shape)
+        work = np.where(straggling, fractions, 1.0)
+        work[~active] = 0.0
+        return active, work
+
+    def draw_round(self):
+        """Faults of one round: ``(active, work)`` of shape (n_nodes,)."""
+        active, work = self.draw_rounds(1)
+        return active[0], work[0]
+
+    def corrupt_bits(self, bits, node):
+        """What node ``node`` sends in place of the bit vector ``bits``.
+
+        Honest nodes send ``bits``; a rogue node sends its complement or
+        random bits, per ``rogue_behavior``.
+        """
+        bits = np.asarray(bits, dtype=bool)
+        if not self.rogue[node]:
+            return bits
+        if self.network.rogue_behavior == "complement":
+            return ~bits
+        return self.rng.uniform(size=bits.shape) < 0.5
+
+    def corrupt_values(self, values, node):
+        """What node ``node`` sends in place of the float array ``values``.
+
+        A rogue node sends ``-values`` ("complement") or Gaussian noise of
+        the same scale ("random").
+        """
+        values = np.asarray(values)
+        if not self.rogue[node]:
+            return values
+        if self.network.rogue_behavior == "complement":
+            return -values
+        scale = float(np.sqrt(np.mean(values**2))) if values.size else 0.0
+        return (self.rng.standard_normal(values.shape) * (scale or 1.0)).astype(values.dtype)
+
+    def log(self, node_labels=None):
+        """The counts so far as a :class:`CommunicationLog`."""
+        return CommunicationLog.from_counter(self.counter, node_labels=node_labels)
+
+
+# ---------------------------------------------------------------------- the log
+class CommunicationLog:
+    """What a fit communicated: per pair, per node and per round.
+
+    Plain NumPy inside, so it pickles and survives :func:`~sklearn.base.clone`
+    of the estimator's fitted copies.  Endpoints are the nodes, in the order
+    of the estimator's ``nodes_``, then the server when the method has one.
+
+    Attributes
+    ----------
+    node_labels : ndarray of shape (n_nodes,)
+    has_server : bool
+    header_bytes : int
+    pair_bytes : ndarray of shape (n_endpoints, n_endpoints)
+        ``pair_bytes[i, j]``: bytes endpoint i sent to endpoint j.
+    pair_messages : ndarray of shape (n_endpoints, n_endpoints)
+    bytes_per_round : ndarray of shape (n_rounds,)
+    messages_per_round : ndarray of shape (n_rounds,)
+    """
+
+    def __init__(
+        self,
+        pair_bytes,
+        pair_messages,
+        bytes_per_round,
+        messages_per_round,
+        *,
+        node_labels=None,
+        has_server=False,
+        header_bytes=DEFAULT_HEADER_BYTES,
+    ):
+        self.pair_bytes = np.asarray(pair_bytes, dtype=np.int64)
+        self.pair_messages = np.asarray(pair_messages, dtype=np.int64)
+        self.bytes_per_round = np.asarray(bytes_per_round, dtype=np.int64)
+        self.messages_per_round = np.asarray(messages_per_round, dtype=np.int64)
+        self.has_server = bool(has_server)
+        self.header_bytes = int(header_bytes)
+        n_nodes = self.pair_bytes.shape[0] - int(self.has_server)
+        if node_labels is None:
+            node_labels = np.arange(n_nodes)
+        self.node_labels = np.asarray(node_labels)
+
+    @classmethod
+    def from_counter(cls, counter, node_labels=None):
+        """Build a log from a :class:`~skfed._core._comm.CommCounter`."""
+        snap = counter.snapshot()
+        return cls(
+            snap["pair_bytes"],
+            snap["pair_messages"],
+            snap["round_bytes"],
+            snap["round_messages"],
+            node_labels=node_labels,
+            has_server=snap["server"] >= 0,
+            header_bytes=snap["header_bytes"],
+        )
+
+    @property
+    def n_nodes(self):
+        return len(self.node_labels)
+
+    @property
+    def n_rounds(self):
+        return len(self.bytes_per_round)
+
+    @property
+    def total_bytes(self):
+        """All bytes sent by every endpoint."""
+        return int(self.pair_bytes.sum())
+
+    @property
+    def total_messages(self):
+        return int(self.pair_messages.sum())
+
+    @property
+    def bytes_sent(self):
+        """Bytes sent per endpoint (nodes, then the server)."""
+        return self.pair_bytes.sum(axis=1)
+
+    @property
+    def bytes_received(self):
+        """Bytes received per endpoint (nodes, then the server)."""
+        return self.pair_bytes.sum(axis=0)
+
+    @property
+    def messages_sent(self):
+        return self.pair_messages.sum(axis=1)
+
+    @property
+    def messages_received(self):
+        return self.pair_messages.sum(axis=0)
+
+    def _endpoint_labels(self):
+        labels = [str(label) for label in self.node_labels]
+        if self.has_server:
+            labels.append("server")
+        return labels
+
+    def to_dict(self):
+        """Totals and per-endpoint / per-round arrays as a dict of plain values."""
+        return {
+            "total_bytes": self.total_bytes,
+            "total_messages": self.total_messages,
+            "n_rounds": self.n_rounds,
+            "header_bytes": self.header_bytes,
+            "endpoints": self._endpoint_labels(),
+            "bytes_sent": self.bytes_sent.tolist(),
+            "bytes_received": self.bytes_received.tolist(),
+            "messages_sent": self.messages_sent.tolist(),
+            "messages_received": self.messages_received.tolist(),
+            "bytes_per_round": self.bytes_per_round.tolist(),
+            "messages_per_round": self.messages_per_round.tolist(),
+        }
+
+    def to_frame(self):
+        """Per-endpoint totals as a pandas DataFrame (needs pandas)."""
+        try:
+            import pandas as pd
+        except ImportError as exc:
+            raise ImportError(
+                "CommunicationLog.to_frame needs pandas: pip install pandas"
+            ) from exc
+        return pd.DataFrame(
+            {
+                "bytes_sent": self.bytes_sent,
+                "bytes_received": self.bytes_received,
+                "messages_sent": self.messages_sent,
+                "messages_received": self.messages_received,
+            },
+            index=pd.Index(self._endpoint_labels(), name="endpoint"),
+        )
+
+    def summary(self):
+        """A short human-readable account of the communication."""
+        sent = self.bytes_sent[: self.n_nodes]
+        lines = [
+            f"{self.total_bytes:,} bytes in {self.total_messages:,} messages over "
+            f"{self.n_rounds} rounds ({self.n_nodes} nodes"
+            + (" + server)" if self.has_server else ")"),
+        ]
+        if self.n_nodes:
+            lines.append(
+                f"per node sent: mean {sent.mean():,.0f}, max {sent.max():,} bytes "
+                f"(node {self.node_labels[int(np.argmax(sent))]})"
+            )
+        if self.has_server:
+            lines.append(
+                f"server sent {int(self.bytes_sent[-1]):,} and received "
+                f"{int(self.bytes_received[-1]):,} bytes"
+            )
+        lines.append(f"byte model: {self.header_bytes}-byte header per message")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return (
+            f"CommunicationLog(total_bytes={self.total_bytes}, "
+            f"total_messages={self.total_messages}, n_rounds={self.n_rounds}, "
+            f"n_nodes={self.n_nodes}, has_server={self.has_server})"
+        )
