@@ -279,9 +279,23 @@ class FederatedMixin:
                 X = np.asarray(X)
                 if X.ndim != 2:
                     raise ValueError(
-                        f"Expected 2D array, got {X.ndim}D array instead: X must be "
-                        "2-d when group_column is set."
+                        f"Expected 2D array, got {X.ndim}D array instead. Reshape your "
+                        "data either using array.reshape(-1, 1) if your data has a "
+                        "single feature or array.reshape(1, -1) if it contains a single "
+                        "sample; X must be 2-d when group_column is set."
                     )
+        if not hasattr(X, "iloc") and np.iscomplexobj(X):
+            raise ValueError(f"Complex data not supported\n{X}\n")
+        if X.shape[1] == 0:
+            raise ValueError(
+                f"Found array with 0 feature(s) (shape={tuple(X.shape)}) while a minimum "
+                "of 1 is required (the node-id column of group_column plus features)."
+            )
+        if X.shape[1] == 1 and reset:
+            raise ValueError(
+                "X has 1 feature(s): only the node-id column (group_column="
+                f"{self.group_column!r}); at least one feature is needed besides it."
+            )
         _check_n_features(self, X, reset=reset)
         _check_feature_names(self, X, reset=reset)
         groups, rest = _split_group_column(X, self.group_column)
@@ -315,6 +329,7 @@ class FederatedMixin:
         y_numeric=False,
         multi_output=False,
         ensure_min_samples=1,
+        requires_y=True,
         single_node_warning=True,
     ):
         """Validate fit inputs and set ``nodes_`` and ``n_features_in_``.
@@ -327,6 +342,10 @@ class FederatedMixin:
         sample_weight : ndarray of shape (n_samples,) or None
         layout : NodeLayout
         """
+        if requires_y and y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None."
+            )
         X_features, column_groups = self._split_X(X, reset=True)
         check_params = dict(
             accept_sparse=accept_sparse,

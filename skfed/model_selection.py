@@ -1,0 +1,246 @@
+"""Cross-validation and scoring for personalized (per-node) models.
+
+A personalized model is judged on held-out samples *of every node*, so the
+folds must split inside each node (:class:`WithinGroupKFold`), not across
+nodes as :class:`~sklearn.model_selection.GroupKFold` does, and the scorer
+must hand the node ids to ``predict`` (:func:`make_group_scorer`): the
+built-in scikit-learn scorers route metadata only to the metric, never to
+``predict``.
+
+With ``sklearn.set_config(enable_metadata_routing=True)``::
+
+    search = GridSearchCV(
+        make_pipeline(StandardScaler(), estimator),
+        param_grid,
+        cv=WithinGroupKFold(n_splits=3),
+        scoring=make_group_scorer(accuracy_score),
+    )
+    search.fit(X, y, groups=groups)
+
+routes ``groups`` to the splitter, to every step's ``fit`` and to the scorer,
+which passes them to ``predict``.  Without routing, ``fit`` never sees the
+node ids (the estimators warn) and the scorer cannot predict (a clear error);
+use the estimators' ``group_column`` parameter instead, which works with any
+scorer.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.metrics import accuracy_score
+from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.model_selection._split import BaseCrossValidator
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import type_of_target
+
+from ._base import check_groups
+from ._compat import _MetadataRequester
+
+__all__ = ["WithinGroupKFold", "make_group_scorer", "GroupScorer"]
+
+
+class WithinGroupKFold(BaseCrossValidator):
+    """K-fold cross-validation inside every node.
+
+    Each node's samples are split into ``n_splits`` folds (stratified by
+    class when ``stratify=True``); fold k holds out the k-th part of *every*
+    node, so every node appears in every training set and every test set.
+    This is the protocol of the personalized-learning papers skfed
+    implements (a per-node train/test split), turned into CV.
+
+    Parameters
+    ----------
+    n_splits : int, default=5
+        Number of folds, at least 2.  Every node needs at least
+        ``n_splits`` samples.
+    shuffle : bool, default=False
+        Shuffle each node's samples before splitting.
+    stratify : bool, default=False
+        Keep each node's class proportions in every fold
+        (:class:`~sklearn.model_selection.StratifiedKFold` per node).  A
+        node whose classes are too rare for stratification is split
+        without it, with a warning naming the node.
+    random_state : int, RandomState instance or None, default=None
+        Used when ``shuffle=True``; every node gets its own draw.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed.model_selection import WithinGroupKFold
+    >>> groups = np.array([0, 0, 0, 1, 1, 1])
+    >>> for train, test in WithinGroupKFold(n_splits=3).split(np.zeros((6, 1)), groups=groups):
+    ...     print(test)
+    [0 3]
+    [1 4]
+    [2 5]
+    """
+
+    __metadata_request__split = {"groups": True}
+
+    def __init__(self, n_splits=5, *, shuffle=False, stratify=False, random_state=None):
+        if not isinstance(n_splits, numbers.Integral) or n_splits < 2:
+            raise ValueError(f"n_splits must be an integer >= 2, got {n_splits!r}.")
+        if not isinstance(shuffle, (bool, np.bool_)):
+            raise TypeError(f"shuffle must be True or False, got {shuffle!r}.")
+        if not shuffle and random_state is not None:
+            raise ValueError(
+                "Setting a random_state has no effect since shuffle is False; set "
+                "shuffle=True or leave random_state=None."
+            )
+        self.n_splits = int(n_splits)
+        self.shuffle = shuffle
+        self.stratify = stratify
+        self.random_state = random_state
+
+    def get_n_splits(self, X=None, y=None, groups=None):
+        """Number of folds, ``n_splits``."""
+        return self.n_splits
+
+    def _iter_test_masks(self, X, y=None, groups=None):
+        n_samples = X.shape[0] if hasattr(X, "shape") else len(X)
+        groups = check_groups(groups, n_samples)
+        if groups is None:
+            raise ValueError(
+                "WithinGroupKFold needs the node id of every sample: pass groups=... "
+                "to split (with metadata routing on, GridSearchCV routes it)."
+            )
+        if self.stratify:
+            if y is None:
+                raise ValueError("WithinGroupKFold(stratify=True) needs y.")
+            y = np.asarray(y)
+            if type_of_target(y) not in ("binary", "multiclass"):
+                raise ValueError(
+                    "WithinGroupKFold(stratify=True) needs class labels; got target "
+                    f"type {type_of_target(y)!r}."
+                )
+        rng = check_random_state(self.random_state)
+        nodes, codes = np.unique(groups, return_inverse=True)
+        fold_of = np.empty(n_samples, dtype=np.intp)
+        for node in range(len(nodes)):
+            rows = np.flatnonzero(codes == node)
+            if len(rows) < self.n_splits:
+                raise ValueError(
+                    f"Node {nodes[node]!r} has {len(rows)} samples, fewer than "
+                    f"n_splits={self.n_splits}: every fold must hold out part of every "
+                    "node. Lower n_splits or merge small nodes."
+                )
+            seed = rng.randint(np.iinfo(np.int32).max) if self.shuffle else None
+            splitter = KFold(self.n_splits, shuffle=self.shuffle, random_state=seed)
+            target = None
+            if self.stratify:
+                _, counts = np.unique(y[rows], return_counts=True)
+                if counts.min() >= self.n_splits:
+                    splitter = StratifiedKFold(
+                        self.n_splits, shuffle=self.shuffle, random_state=seed
+                    )
+                    target = y[rows]
+                else:
+                    warnings.warn(
+                        f"Node {nodes[node]!r} has a class with {counts.min()} "
+                        f"samples, fewer than n_splits={self.n_splits}; its samples are "
+                        "split without stratification.",
+                        UserWarning,
+                        stacklevel=3,
+                    )
+            for fold, (_, test) in enumerate(splitter.split(rows, target)):
+                fold_of[rows[test]] = fold
+        for fold in range(self.n_splits):
+            yield fold_of == fold
+
+
+class GroupScorer(_MetadataRequester):
+    """A scorer that passes node ids to the estimator's prediction method.
+
+    Build it with :func:`make_group_scorer`.  Called as
+    ``scorer(estimator, X, y, groups=None, sample_weight=None)``.  It
+    requests ``groups`` by default under metadata routing.
+    """
+
+    __metadata_request__score = {"groups": True}
+
+    def __init__(self, score_func, *, response_method="predict", sign=1, kwargs=None):
+        self.score_func = score_func
+        self.response_method = response_method
+        self.sign = sign
+        self.kwargs = kwargs or {}
+
+    def __call__(self, estimator, X, y_true, groups=None, sample_weight=None, **kwargs):
+        methods = (
+            [self.response_method]
+            if isinstance(self.response_method, str)
+            else list(self.response_method)
+        )
+        for name in methods:
+            if hasattr(estimator, name):
+                method = getattr(estimator, name)
+                break
+        else:
+            raise AttributeError(
+                f"{type(estimator).__name__} has none of the response methods "
+                f"{methods} the scorer needs."
+            )
+        y_pred = method(X, groups=groups)
+        if methods[0] in ("predict_proba",) and y_pred.ndim == 2 and y_pred.shape[1] == 2:
+            y_pred = y_pred[:, 1]
+        score_kwargs = {**self.kwargs, **kwargs}
+        if sample_weight is not None:
+            score_kwargs["sample_weight"] = sample_weight
+        return self.sign * self.score_func(y_true, y_pred, **score_kwargs)
+
+    def set_score_request(self, **kwargs):
+        """Choose which metadata the scorer receives (``groups``, ``sample_weight``)."""
+        for param, alias in kwargs.items():
+            self._get_metadata_request().score.add_request(param=param, alias=alias)
+        return self
+
+    def __repr__(self):
+        name = getattr(self.score_func, "__name__", repr(self.score_func))
+        return f"make_group_scorer({name}, response_method={self.response_method!r})"
+
+
+def make_group_scorer(
+    score_func=accuracy_score, *, response_method="predict", greater_is_better=True, **kwargs
+):
+    """Make a scorer that gives node ids to ``predict``.
+
+    scikit-learn's scorers route metadata only to the metric, so a
+    personalized model scored by them would be asked to predict without
+    knowing each sample's node.  This scorer calls
+    ``estimator.<response_method>(X, groups=groups)`` and then
+    ``score_func(y, y_pred, **kwargs)``.
+
+    Parameters
+    ----------
+    score_func : callable, default=accuracy_score
+        ``score_func(y_true, y_pred, **kwargs)``.
+    response_method : str or list of str, default="predict"
+        Estimator method(s) to call, the first available one is used
+        (e.g. ``"decision_function"`` for ROC AUC); with
+        ``"predict_proba"`` the positive-class column of a binary problem is
+        passed on.
+    greater_is_better : bool, default=True
+        False for losses (the score is negated, as in
+        :func:`~sklearn.metrics.make_scorer`).
+    **kwargs
+        Extra arguments for ``score_func``.
+
+    Returns
+    -------
+    GroupScorer
+
+    Examples
+    --------
+    >>> from sklearn.metrics import mean_squared_error
+    >>> from skfed.model_selection import make_group_scorer
+    >>> make_group_scorer(mean_squared_error, greater_is_better=False)
+    make_group_scorer(mean_squared_error, response_method='predict')
+    """
+    if not callable(score_func):
+        raise TypeError(f"score_func must be callable, got {score_func!r}.")
+    return GroupScorer(
+        score_func,
+        response_method=response_method,
+        sign=1 if greater_is_better else -1,
+        kwargs=kwargs,
+    )
