@@ -1,0 +1,176 @@
+"""SimulatedNetwork, topologies and the CommunicationLog."""
+
+import pickle
+
+import numpy as np
+import pytest
+from scipy import sparse
+from sklearn.base import clone
+
+from skfed.network import (
+    CommunicationLog,
+    SimulatedNetwork,
+    check_adjacency,
+    index_bits,
+    make_topology,
+    payload_bytes,
+    resolve_network,
+)
+
+
+def test_named_topologies_have_the_expected_degrees():
+    assert make_topology("ring", 6).sum(axis=1).tolist() == [2] * 6
+    assert make_topology("complete", 5).sum(axis=1).tolist() == [4] * 5
+    star = make_topology("star", 5)
+    assert star.sum(axis=1).tolist() == [4, 1, 1, 1, 1]
+    assert make_topology("k_regular", 10, {"degree": 4}).sum(axis=1).tolist() == [4] * 10
+    assert make_topology("k_regular", 10, {"degree": 3}).sum(axis=1).tolist() == [3] * 10
+    for name in ("ring", "star", "complete", "k_regular"):
+        adjacency = make_topology(name, 8)
+        assert np.array_equal(adjacency, adjacency.T)
+        assert not adjacency.diagonal().any()
+
+
+@pytest.mark.parametrize("name, params", [("erdos_renyi", {"p": 0.3}), ("random_geometric", {"radius": 0.5}), ("erdos_renyi", None)])
+def test_random_topologies_are_connected_and_seeded(name, params):
+    a = make_topology(name, 30, params, random_state=1)
+    b = make_topology(name, 30, params, random_state=1)
+    np.testing.assert_array_equal(a, b)
+    n_components, _ = sparse.csgraph.connected_components(sparse.csr_matrix(a))
+    assert n_components == 1
+    assert np.array_equal(a, a.T) and not a.diagonal().any()
+
+
+def test_erdos_renyi_density_matches_p():
+    a = make_topology("erdos_renyi", 200, {"p": 0.1}, random_state=0)
+    density = a.sum() / (200 * 199)
+    assert abs(density - 0.1) < 0.01
+
+
+def test_topology_errors_name_the_parameter():
+    with pytest.raises(ValueError, match="topology='torus'"):
+        make_topology("torus", 4)
+    with pytest.raises(ValueError, match="degree"):
+        make_topology("k_regular", 4, {"degree": 4})
+    with pytest.raises(ValueError, match="topology_params"):
+        make_topology("ring", 4, {"degree": 2})
+    with pytest.raises(ValueError, match="connected"):
+        make_topology("erdos_renyi", 50, {"p": 1e-4}, random_state=0)
+
+
+def test_check_adjacency_rejects_bad_graphs():
+    good = make_topology("ring", 4)
+    assert check_adjacency(good, 4).nnz == 8
+    with pytest.raises(ValueError, match="4 nodes"):
+        check_adjacency(make_topology("ring", 5), 4, name="graph")
+    asym = good.astype(float)
+    asym[0, 1] = 0
+    with pytest.raises(ValueError, match="symmetric"):
+        check_adjacency(asym, 4)
+    neg = good.astype(float)
+    neg[0, 1] = neg[1, 0] = -1
+    with pytest.raises(ValueError, match="negative"):
+        check_adjacency(neg, 4)
+    loop = good.astype(float)
+    loop[2, 2] = 1
+    with pytest.raises(ValueError, match="self-loops"):
+        check_adjacency(loop, 4)
+    nan = good.astype(float)
+    nan[0, 1] = nan[1, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        check_adjacency(nan, 4)
+    with pytest.raises(ValueError, match="square"):
+        check_adjacency(np.ones((3, 4)), 3)
+
+
+def test_networkx_graph_topology():
+    nx = pytest.importorskip("networkx")
+    graph = nx.cycle_graph(5)
+    sim = SimulatedNetwork(topology=graph).start(5)
+    np.testing.assert_array_equal(sim.adjacency.toarray(), make_topology("ring", 5))
+    # A graph over the node labels is ordered like nodes_.
+    labelled = nx.Graph([("b", "a"), ("b", "c")])
+    sim = SimulatedNetwork(topology=labelled).start(3, node_labels=np.array(["a", "b", "c"]))
+    np.testing.assert_array_equal(sim.neighbors(1), [0, 2])
+    np.testing.assert_array_equal(sim.neighbors(0), [1])
+
+
+def test_callable_and_array_topologies():
+    sim = SimulatedNetwork(topology=lambda n, rng: make_topology("star", n)).start(4)
+    np.testing.assert_array_equal(sim.neighbors(0), [1, 2, 3])
+    sim = SimulatedNetwork(topology=sparse.csr_matrix(make_topology("ring", 4))).start(4)
+    np.testing.assert_array_equal(sim.neighbors(0), [1, 3])
+    with pytest.raises(ValueError, match="topology_params"):
+        SimulatedNetwork(topology=make_topology("ring", 4), topology_params={"p": 1}).start(4)
+
+
+def test_parameters_are_validated_and_clonable():
+    net = SimulatedNetwork(topology="ring", drop_rate=0.2, random_state=3)
+    assert clone(net).get_params() == net.get_params()
+    with pytest.raises(ValueError, match="drop_rate"):
+        SimulatedNetwork(drop_rate=1.0).start(3)
+    with pytest.raises(ValueError, match="rogue_fraction"):
+        SimulatedNetwork(rogue_fraction=0.5).start(3)
+    with pytest.raises(ValueError, match="rogue_behavior"):
+        SimulatedNetwork(rogue_behavior="evil").start(3)
+    with pytest.raises(TypeError, match="SimulatedNetwork"):
+        resolve_network("ring")
+    assert resolve_network(None).is_perfect
+
+
+def test_rogue_nodes_and_their_messages():
+    sim = SimulatedNetwork(rogue_fraction=0.3, random_state=0).start(10)
+    assert sim.rogue.sum() == 3
+    bits = np.array([True, False, True])
+    rogue, honest = np.flatnonzero(sim.rogue)[0], np.flatnonzero(~sim.rogue)[0]
+    np.testing.assert_array_equal(sim.corrupt_bits(bits, honest), bits)
+    np.testing.assert_array_equal(sim.corrupt_bits(bits, rogue), ~bits)
+    np.testing.assert_array_equal(sim.corrupt_values(np.array([1.0, -2.0]), rogue), [-1.0, 2.0])
+    sim = SimulatedNetwork(rogue_fraction=0.3, rogue_behavior="random", random_state=0).start(10)
+    rogue = np.flatnonzero(sim.rogue)[0]
+    draws = np.array([sim.corrupt_bits(np.zeros(1000, bool), rogue).mean() for _ in range(5)])
+    assert np.all(np.abs(draws - 0.5) < 0.08)
+
+
+def test_seeded_simulations_are_reproducible():
+    a = SimulatedNetwork(topology="erdos_renyi", drop_rate=0.3, random_state=5).start(12)
+    b = SimulatedNetwork(topology="erdos_renyi", drop_rate=0.3, random_state=5).start(12)
+    np.testing.assert_array_equal(a.adjacency.toarray(), b.adjacency.toarray())
+    np.testing.assert_array_equal(a.draw_rounds(10)[0], b.draw_rounds(10)[0])
+    # Without its own seed the network follows the estimator's random_state.
+    c = SimulatedNetwork(drop_rate=0.3).start(12, random_state=7)
+    d = SimulatedNetwork(drop_rate=0.3).start(12, random_state=7)
+    np.testing.assert_array_equal(c.draw_rounds(10)[1], d.draw_rounds(10)[1])
+
+
+def test_communication_log_totals_and_exports():
+    sim = SimulatedNetwork(topology="ring").start(4, server=True)
+    counter = sim.counter
+    for node in range(4):
+        counter.multicast_message(node, sim.neighbors(node).astype(np.intp), payload_bytes(n_float64=1))
+    counter.next_round()
+    counter.gather_to_server(np.arange(4, dtype=np.intp), np.full(4, 4, dtype=np.int64))
+    counter.next_round()
+    log = sim.log(node_labels=np.array(["a", "b", "c", "d"]))
+    assert log.total_messages == 8 + 4
+    assert log.total_bytes == 8 * 24 + 4 * 20
+    np.testing.assert_array_equal(log.bytes_per_round, [8 * 24, 4 * 20])
+    np.testing.assert_array_equal(log.bytes_sent, [68, 68, 68, 68, 0])
+    np.testing.assert_array_equal(log.bytes_received, [48, 48, 48, 48, 80])
+    d = log.to_dict()
+    assert d["endpoints"] == ["a", "b", "c", "d", "server"] and d["total_bytes"] == 272
+    assert "272 bytes in 12 messages over 2 rounds (4 nodes + server)" in log.summary()
+    restored = pickle.loads(pickle.dumps(log))
+    np.testing.assert_array_equal(restored.pair_bytes, log.pair_bytes)
+    pd = pytest.importorskip("pandas")
+    frame = log.to_frame()
+    assert isinstance(frame, pd.DataFrame)
+    assert frame.loc["server", "bytes_received"] == 80
+    assert "CommunicationLog(total_bytes=272" in repr(log)
+
+
+def test_module_helpers():
+    assert payload_bytes(n_float64=1, n_float32=1, n_int32=1, n_bits=9) == 18
+    assert index_bits(1000) == 10
+    empty = CommunicationLog(np.zeros((2, 2)), np.zeros((2, 2)), [], [])
+    assert empty.total_bytes == 0 and empty.n_rounds == 0
