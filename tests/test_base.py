@@ -1,0 +1,162 @@
+"""The estimator contract of skfed._base, exercised through LocalEstimator."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn.base import clone
+from sklearn.linear_model import LinearRegression, LogisticRegression
+
+from skfed import LocalEstimator, SingleNodeWarning
+from skfed._base import NodeLayout, check_groups, node_seeds
+
+
+@pytest.fixture
+def data():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(90, 3))
+    groups = np.repeat(["n1", "n2", "n3"], 30)
+    rng.shuffle(groups)
+    # Each node has its own rule: a local model is needed.
+    y = np.select(
+        [groups == "n1", groups == "n2"], [X[:, 0] > 0, X[:, 1] > 0], X[:, 2] > 0
+    ).astype(int)
+    return X, y, groups
+
+
+def test_nodes_and_layout(data):
+    X, y, groups = data
+    est = LocalEstimator(LogisticRegression()).fit(X, y, groups=groups)
+    np.testing.assert_array_equal(est.nodes_, ["n1", "n2", "n3"])
+    layout = NodeLayout(np.searchsorted(est.nodes_, groups), 3)
+    np.testing.assert_array_equal(layout.counts, [30, 30, 30])
+    np.testing.assert_array_equal(layout.offsets, [0, 30, 60, 90])
+    for node in range(3):
+        rows = layout.node_indices(node)
+        assert np.all(groups[rows] == est.nodes_[node])
+        assert np.all(np.diff(rows) > 0)  # stable: original order inside a node
+    np.testing.assert_array_equal(layout.unsort(layout.sort(X)), X)
+
+
+def test_group_column_index_and_name_agree_with_groups(data):
+    X, y, groups = data
+    codes = np.searchsorted(np.unique(groups), groups).astype(float)
+    X_col = np.column_stack([X[:, :1], codes, X[:, 1:]])
+    ref = LocalEstimator(LogisticRegression()).fit(X, y, groups=codes)
+    by_index = LocalEstimator(LogisticRegression(), group_column=1).fit(X_col, y)
+    assert by_index.n_features_in_ == 4
+    np.testing.assert_array_equal(by_index.predict(X_col), ref.predict(X, groups=codes))
+    # Both routes at once must agree.
+    by_index.fit(X_col, y, groups=codes)
+    with pytest.raises(ValueError, match="disagree"):
+        by_index.fit(X_col, y, groups=codes[::-1])
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(X, columns=["a", "b", "c"]).assign(node=groups)
+    by_name = LocalEstimator(LogisticRegression(), group_column="node").fit(frame, y)
+    np.testing.assert_array_equal(by_name.feature_names_in_, ["a", "b", "c", "node"])
+    np.testing.assert_array_equal(by_name.nodes_, ["n1", "n2", "n3"])
+    ref = LocalEstimator(LogisticRegression()).fit(X, y, groups=groups)
+    np.testing.assert_array_equal(by_name.predict(frame), ref.predict(X, groups=groups))
+    with pytest.raises(ValueError, match="group_column='missing'"):
+        LocalEstimator(LogisticRegression(), group_column="missing").fit(frame, y)
+    with pytest.raises(ValueError, match="column name"):
+        LocalEstimator(LogisticRegression(), group_column="node").fit(X, y)
+    with pytest.raises(ValueError, match="out of range"):
+        LocalEstimator(LogisticRegression(), group_column=7).fit(X, y)
+
+
+def test_one_node_fit_warns_and_multi_node_predict_needs_ids(data):
+    X, y, groups = data
+    with pytest.warns(SingleNodeWarning, match="group_column"):
+        one = LocalEstimator(LogisticRegression()).fit(X, y)
+    assert one.predict(X).shape == (90,)
+    est = LocalEstimator(LogisticRegression()).fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="groups=.*group_column"):
+        est.predict(X)
+    with pytest.raises(ValueError, match="groups=.*group_column"):
+        est.score(X, y)
+
+
+def test_unseen_nodes(data):
+    X, y, groups = data
+    est = LocalEstimator(LogisticRegression()).fit(X, y, groups=groups)
+    new = np.array(["n1", "new", "n3"])
+    pred = est.predict(X[:3], groups=new)
+    assert pred.shape == (3,)
+    strict = clone(est).set_params(handle_unknown="error").fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="'new'"):
+        strict.predict(X[:3], groups=new)
+
+
+@pytest.mark.parametrize(
+    "bad, error, match",
+    [
+        (np.array([1.0, np.nan] * 45), ValueError, "NaN"),
+        (np.arange(89), ValueError, "89 entries"),
+        (np.zeros((90, 2)), ValueError, "1-d"),
+        (np.array([{}] * 90, dtype=object), TypeError, "hashable"),
+        (np.array(["a", 1] * 45, dtype=object), TypeError, "mixes"),
+        (np.array([None, "a"] * 45, dtype=object), ValueError, "missing"),
+    ],
+)
+def test_bad_groups_get_clear_errors(data, bad, error, match):
+    X, y, _ = data
+    with pytest.raises(error, match=match):
+        LocalEstimator(LogisticRegression()).fit(X, y, groups=bad)
+
+
+def test_bad_X_and_y_get_clear_errors(data):
+    X, y, groups = data
+    X_nan = X.copy()
+    X_nan[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        LocalEstimator(LogisticRegression()).fit(X_nan, y, groups=groups)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        LocalEstimator(LogisticRegression()).fit(X, y[:-1], groups=groups)
+    with pytest.raises(ValueError, match="requires y"):
+        LocalEstimator(LogisticRegression()).fit(X, None, groups=groups)
+
+
+def test_float32_and_read_only_inputs(data):
+    X, y, groups = data
+    X32 = X.astype(np.float32)
+    X32.setflags(write=False)
+    est = LocalEstimator(LinearRegression()).fit(X32, y.astype(float), groups=groups)
+    coef = est.estimators_["n1"].coef_
+    assert coef.dtype == np.float32
+
+
+def test_node_seeds_and_check_groups():
+    a, b = node_seeds(0, 5), node_seeds(0, 5)
+    assert a.dtype == np.uint32 and np.all(a > 0)
+    np.testing.assert_array_equal(a, b)
+    assert len(set(node_seeds(1, 100).tolist())) == 100
+    assert check_groups(None, 3) is None
+    np.testing.assert_array_equal(check_groups([[1], [2], [3]], 3), [1, 2, 3])
+
+
+def test_relabelling_nodes_gives_the_same_models(data):
+    X, y, groups = data
+    relabel = {"n1": 30, "n2": 10, "n3": 20}
+    other = np.array([relabel[g] for g in groups])
+    a = LocalEstimator(LogisticRegression()).fit(X, y, groups=groups)
+    b = LocalEstimator(LogisticRegression()).fit(X, y, groups=other)
+    for label, new in relabel.items():
+        np.testing.assert_allclose(a.estimators_[label].coef_, b.estimators_[new].coef_)
+    np.testing.assert_array_equal(a.predict(X, groups=groups), b.predict(X, groups=other))
+
+
+def test_pickle_round_trip(data):
+    X, y, groups = data
+    est = LocalEstimator(LogisticRegression()).fit(X, y, groups=groups)
+    restored = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(restored.predict(X, groups=groups), est.predict(X, groups=groups))
+
+
+def test_groups_are_requested_by_default_under_routing():
+    with sklearn.config_context(enable_metadata_routing=True):
+        routing = LocalEstimator(LogisticRegression()).get_metadata_routing()
+        for method in ("fit", "predict", "score"):
+            assert getattr(routing, method).requests["groups"] is True
