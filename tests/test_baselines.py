@@ -1,0 +1,89 @@
+"""LocalEstimator against per-node fits of the same scikit-learn estimator."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.svm import LinearSVC
+
+from skfed.baselines import LocalEstimator, pooled_data_bytes
+
+
+@pytest.fixture
+def data():
+    rng = np.random.RandomState(1)
+    X = rng.normal(size=(120, 4))
+    groups = rng.randint(0, 4, size=120)
+    w = rng.normal(size=(4, 4))
+    y_reg = np.einsum("ij,ij->i", X, w[groups]) + 0.1 * rng.normal(size=120)
+    y_cls = np.array(["neg", "pos"])[(y_reg > 0).astype(int)]
+    return X, y_reg, y_cls, groups
+
+
+def test_each_node_equals_its_own_fit(data):
+    X, y_reg, y_cls, groups = data
+    local = LocalEstimator(Ridge(alpha=0.5)).fit(X, y_reg, groups=groups)
+    pred = local.predict(X, groups=groups)
+    for node in range(4):
+        rows = groups == node
+        ref = Ridge(alpha=0.5).fit(X[rows], y_reg[rows])
+        np.testing.assert_allclose(local.estimators_[node].coef_, ref.coef_, rtol=1e-12)
+        np.testing.assert_allclose(pred[rows], ref.predict(X[rows]), rtol=1e-12)
+    clf = LocalEstimator(LogisticRegression(C=2.0)).fit(X, y_cls, groups=groups)
+    for node in range(4):
+        rows = groups == node
+        ref = LogisticRegression(C=2.0).fit(X[rows], y_cls[rows])
+        np.testing.assert_allclose(clf.predict_proba(X[rows], groups=groups[rows]), ref.predict_proba(X[rows]), rtol=1e-10)
+        np.testing.assert_allclose(clf.decision_function(X[rows], groups=groups[rows]), ref.decision_function(X[rows]), rtol=1e-10)
+
+
+def test_unseen_node_uses_the_average_of_node_models(data):
+    X, y_reg, y_cls, groups = data
+    local = LocalEstimator(Ridge()).fit(X, y_reg, groups=groups)
+    expected = np.mean([est.predict(X[:5]) for est in local.estimators_.values()], axis=0)
+    np.testing.assert_allclose(local.predict(X[:5], groups=[99] * 5), expected)
+    clf = LocalEstimator(LogisticRegression()).fit(X, y_cls, groups=groups)
+    proba = np.mean([est.predict_proba(X[:5]) for est in clf.estimators_.values()], axis=0)
+    np.testing.assert_allclose(clf.predict_proba(X[:5], groups=[99] * 5), proba)
+    np.testing.assert_array_equal(clf.predict(X[:5], groups=[99] * 5), clf.classes_[proba.argmax(1)])
+    # Without predict_proba the average is a majority vote.
+    svc = LocalEstimator(LinearSVC()).fit(X, y_cls, groups=groups)
+    votes = np.mean([est.predict(X[:5]) == "pos" for est in svc.estimators_.values()], axis=0)
+    np.testing.assert_array_equal(svc.predict(X[:5], groups=[99] * 5) == "pos", votes > 0.5)
+
+
+def test_single_class_node_predicts_over_global_classes(data):
+    X, _, y_cls, groups = data
+    y = np.where(groups == 2, "neg", y_cls)
+    y = np.where(groups == 3, "mid", y)
+    clf = LocalEstimator(LogisticRegression()).fit(X, y, groups=groups)
+    np.testing.assert_array_equal(clf.classes_, ["mid", "neg", "pos"])
+    proba = clf.predict_proba(X, groups=groups)
+    assert proba.shape == (120, 3)
+    np.testing.assert_allclose(proba[groups == 2], [[0, 1, 0]] * int((groups == 2).sum()))
+    assert np.all(clf.predict(X[groups == 3], groups=groups[groups == 3]) == "mid")
+    scores = clf.decision_function(X, groups=groups)
+    assert scores.shape == (120, 3)
+    assert np.all(scores[groups == 3].argmax(1) == 0)
+    # Binary problem, one node with a single class: +-1 toward that class.
+    y_bin = np.where(groups == 2, "neg", y_cls)
+    clf = LocalEstimator(LogisticRegression()).fit(X, y_bin, groups=groups)
+    np.testing.assert_array_equal(clf.decision_function(X[groups == 2], groups=groups[groups == 2]), -1.0)
+
+
+def test_sample_weight_and_n_jobs(data):
+    X, y_reg, _, groups = data
+    w = np.random.RandomState(0).uniform(0.1, 2, size=120)
+    local = LocalEstimator(Ridge()).fit(X, y_reg, groups=groups, sample_weight=w)
+    rows = groups == 1
+    ref = Ridge().fit(X[rows], y_reg[rows], sample_weight=w[rows])
+    np.testing.assert_allclose(local.estimators_[1].coef_, ref.coef_, rtol=1e-12)
+    parallel = clone(local).set_params(n_jobs=2).fit(X, y_reg, groups=groups, sample_weight=w)
+    np.testing.assert_array_equal(parallel.predict(X, groups=groups), local.predict(X, groups=groups))
+    assert local.n_bytes_sent_ == 0
+
+
+def test_pooled_data_bytes_closed_form():
+    X = np.zeros((10, 3))
+    assert pooled_data_bytes(X, np.zeros(10), groups=[0] * 5 + [1] * 5) == 10 * 3 * 8 + 10 * 8 + 2 * 16
+    assert pooled_data_bytes(X.astype(np.float32)) == 10 * 3 * 4 + 16
