@@ -32,6 +32,7 @@ from sklearn.metrics import accuracy_score
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.model_selection._split import BaseCrossValidator
 from sklearn.utils import check_random_state
+from sklearn.utils.metadata_routing import MetadataRequest
 from sklearn.utils.multiclass import type_of_target
 
 from ._base import check_groups
@@ -116,6 +117,7 @@ class WithinGroupKFold(BaseCrossValidator):
                 )
         rng = check_random_state(self.random_state)
         nodes, codes = np.unique(groups, return_inverse=True)
+        nodes = nodes.tolist()
         fold_of = np.empty(n_samples, dtype=np.intp)
         for node in range(len(nodes)):
             rows = np.flatnonzero(codes == node)
@@ -157,13 +159,16 @@ class GroupScorer(_MetadataRequester):
     requests ``groups`` by default under metadata routing.
     """
 
-    __metadata_request__score = {"groups": True}
-
     def __init__(self, score_func, *, response_method="predict", sign=1, kwargs=None):
         self.score_func = score_func
         self.response_method = response_method
         self.sign = sign
         self.kwargs = kwargs or {}
+        # Like scikit-learn's scorers, the requests live on the instance; node
+        # ids are requested by default, sample weights on demand.
+        self._metadata_request = MetadataRequest(owner=type(self).__name__)
+        self._metadata_request.score.add_request(param="groups", alias=True)
+        self._metadata_request.score.add_request(param="sample_weight", alias=None)
 
     def __call__(self, estimator, X, y_true, groups=None, sample_weight=None, **kwargs):
         methods = (

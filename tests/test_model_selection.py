@@ -1,0 +1,140 @@
+"""WithinGroupKFold, make_group_scorer and GridSearchCV with and without routing."""
+
+import warnings
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score, mean_squared_error
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from skfed import LocalEstimator, SingleNodeWarning
+from skfed.model_selection import WithinGroupKFold, make_group_scorer
+
+
+@pytest.fixture
+def data():
+    rng = np.random.RandomState(0)
+    groups = np.repeat([0, 1, 2], [20, 31, 25])
+    X = rng.normal(size=(len(groups), 3))
+    y = np.where(groups == 1, X[:, 1] > 0, X[:, 0] > 0).astype(int)
+    return X, y, groups
+
+
+def test_every_fold_holds_out_part_of_every_node(data):
+    X, y, groups = data
+    cv = WithinGroupKFold(n_splits=4)
+    seen = np.zeros(len(y), dtype=int)
+    for train, test in cv.split(X, y, groups):
+        assert set(groups[train]) == set(groups[test]) == {0, 1, 2}
+        assert len(np.intersect1d(train, test)) == 0
+        assert len(train) + len(test) == len(y)
+        for node, n in zip([0, 1, 2], [20, 31, 25]):
+            # Node folds differ in size by at most one sample.
+            assert (groups[test] == node).sum() in (n // 4, n // 4 + 1)
+        seen[test] += 1
+    np.testing.assert_array_equal(seen, 1)
+    assert cv.get_n_splits() == 4
+
+
+def test_stratified_folds_keep_node_class_balance():
+    groups = np.repeat([0, 1], 40)
+    y = np.concatenate([np.repeat([0, 1], [30, 10]), np.repeat([0, 1], [8, 32])])
+    X = np.zeros((80, 1))
+    for train, test in WithinGroupKFold(4, stratify=True).split(X, y, groups):
+        for node, n_pos in [(0, 10), (1, 32)]:
+            in_test = test[groups[test] == node]
+            assert y[in_test].sum() in (n_pos // 4, n_pos // 4 + 1)
+
+
+def test_shuffle_is_seeded_and_errors_are_clear(data):
+    X, y, groups = data
+    a = [t for _, t in WithinGroupKFold(3, shuffle=True, random_state=0).split(X, y, groups)]
+    b = [t for _, t in WithinGroupKFold(3, shuffle=True, random_state=0).split(X, y, groups)]
+    c = [t for _, t in WithinGroupKFold(3).split(X, y, groups)]
+    assert all(np.array_equal(u, v) for u, v in zip(a, b))
+    assert not all(np.array_equal(u, v) for u, v in zip(a, c))
+    with pytest.raises(ValueError, match="groups="):
+        list(WithinGroupKFold(3).split(X, y))
+    with pytest.raises(ValueError, match="Node 7 has 2 samples"):
+        list(WithinGroupKFold(3).split(X[:22], y[:22], np.r_[groups[:20], 7, 7]))
+    with pytest.raises(ValueError, match="n_splits"):
+        WithinGroupKFold(1)
+    with pytest.raises(ValueError, match="shuffle"):
+        WithinGroupKFold(3, random_state=0)
+    rare = np.r_[np.zeros(19, int), 1]
+    with pytest.warns(UserWarning, match="Node 0 has a class with 1 samples"):
+        list(WithinGroupKFold(3, stratify=True).split(X[:20], rare, groups[:20]))
+
+
+def test_group_scorer_passes_node_ids(data):
+    X, y, groups = data
+    est = LocalEstimator(LogisticRegression()).fit(X, y, groups=groups)
+    scorer = make_group_scorer(accuracy_score)
+    assert scorer(est, X, y, groups=groups) == accuracy_score(y, est.predict(X, groups=groups))
+    loss = make_group_scorer(mean_squared_error, greater_is_better=False)
+    assert loss(est, X, y, groups=groups) == -mean_squared_error(y, est.predict(X, groups=groups))
+    proba = make_group_scorer(lambda t, p: p.mean(), response_method="predict_proba")
+    assert proba(est, X, y, groups=groups) == est.predict_proba(X, groups=groups)[:, 1].mean()
+    with pytest.raises(TypeError, match="callable"):
+        make_group_scorer("accuracy")
+
+
+def test_grid_search_with_routing_tunes_personalized_models(data):
+    X, y, groups = data
+    search = GridSearchCV(
+        make_pipeline(StandardScaler(), LocalEstimator(LogisticRegression())),
+        {"localestimator__estimator__C": [0.01, 10.0]},
+        cv=WithinGroupKFold(n_splits=3),
+        scoring=make_group_scorer(accuracy_score),
+    )
+    with sklearn.config_context(enable_metadata_routing=True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", SingleNodeWarning)  # groups must reach fit
+            search.fit(X, y, groups=groups)
+        assert search.best_estimator_[-1].nodes_.tolist() == [0, 1, 2]
+        # The refitted model predicts per node with routed ids.
+        assert search.score(X, y, groups=groups) > 0.9
+    # The search's scores equal a manual per-fold computation.
+    for i, C in enumerate([0.01, 10.0]):
+        manual = []
+        for train, test in WithinGroupKFold(n_splits=3).split(X, y, groups):
+            model = make_pipeline(StandardScaler(), LocalEstimator(LogisticRegression(C=C)))
+            with sklearn.config_context(enable_metadata_routing=True):
+                model.fit(X[train], y[train], groups=groups[train])
+                manual.append(accuracy_score(y[test], model.predict(X[test], groups=groups[test])))
+        assert search.cv_results_["mean_test_score"][i] == pytest.approx(np.mean(manual))
+
+
+def test_grid_search_without_routing_warns_and_fails_clearly(data):
+    X, y, groups = data
+    search = GridSearchCV(
+        LocalEstimator(LogisticRegression()),
+        {"estimator__C": [1.0]},
+        cv=WithinGroupKFold(n_splits=3),
+        scoring=make_group_scorer(accuracy_score),
+        error_score="raise",
+    )
+    # fit never sees the node ids (only the splitter does) ...
+    with pytest.warns(SingleNodeWarning):
+        search.fit(X, y, groups=groups)
+    # ... so the per-node scorer falls back to a one-node model: a silent
+    # loss of personalization that the warning above is there to reveal.
+    assert search.best_estimator_.nodes_.tolist() == [0]
+
+
+def test_group_column_works_without_routing(data):
+    X, y, groups = data
+    X_col = np.column_stack([groups, X])
+    scores = cross_val_score(
+        LocalEstimator(LogisticRegression(), group_column=0),
+        X_col,
+        y,
+        groups=groups,
+        cv=WithinGroupKFold(n_splits=3),
+        scoring="accuracy",
+    )
+    assert scores.mean() > 0.9
