@@ -37,9 +37,14 @@ else:
 
 
 def _extensions():
+    # SKFED_CYTHON_MODULES=_comm,_kernels restricts a development build to
+    # some modules (a half-written solver then does not block the others).
+    only = {m for m in os.environ.get("SKFED_CYTHON_MODULES", "").split(",") if m}
     extensions = []
     for source in sorted(glob(os.path.join("skfed", "_core", "*.pyx"))):
         name = "skfed._core." + Path(source).stem
+        if only and Path(source).stem not in only:
+            continue
         extensions.append(
             Extension(
                 name,
