@@ -1,0 +1,996 @@
+"""The main job: federated methods against the Global and Local baselines.
+
+``skfed compare`` answers the question a user asks of a federated method: on
+real per-node data, is it better than one global model and better than one
+model per node, and at what communication cost?  For one dataset it splits
+every node's samples into train and test (or uses the dataset's official
+splits), fits every method that applies to the task, and reports per method
+
+* the mean and the worst per-node test score (accuracy, or R^2 for
+  regression) and the pooled score over all test samples,
+* the total bytes communicated during ``fit`` under skfed's byte model
+  (:mod:`skfed.network`),
+* the fit time.
+
+Registering a method
+--------------------
+Methods live in one table, :data:`METHODS`, built from the ``_METHOD_TABLE``
+tuple below: one :class:`MethodSpec` line per method, with a factory that
+builds the estimator from a :class:`MethodContext`.  A method issue adds its
+line there (or calls :func:`register_method`); nothing else changes.
+Datasets are registered the same way in :data:`DATASETS`.
+"""
+
+import csv
+import json
+import math
+import platform
+import sys
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+import numpy as np
+
+__all__ = [
+    "MethodSpec",
+    "MethodContext",
+    "DatasetSpec",
+    "SplitData",
+    "METHODS",
+    "DATASETS",
+    "DEFAULT_DATASET",
+    "register_method",
+    "register_dataset",
+    "applicable_methods",
+    "compare",
+    "CompareResult",
+]
+
+TASKS = ("binary", "multiclass", "regression")
+CLASSIFICATION = ("binary", "multiclass")
+ALL_TASKS = TASKS
+
+
+# ------------------------------------------------------------------ specs
+@dataclass(frozen=True)
+class MethodContext:
+    """What a method factory may use to build its estimator.
+
+    Attributes
+    ----------
+    task : {"binary", "multiclass", "regression"}
+    dataset : str
+        Name of the dataset in :data:`DATASETS`.
+    n_nodes, n_features, n_train : int
+        Of the training data the estimator will see.
+    random_state : int
+        The seed of this repeat.
+    quick : bool
+        ``--quick``: use cheap settings (few iterations / estimators).
+    n_jobs : int or None
+        Node-parallel jobs the user allows.
+    graph : ndarray of shape (n_nodes, n_nodes) or None
+        A graph the dataset comes with (the communication network of a
+        synthetic network, or an oracle similarity graph), nodes in the
+        sorted order of the node labels; None for real data.
+    verbose : int
+        0 silent; 1 lets a method report its own progress (rounds).
+    """
+
+    task: str
+    dataset: str
+    n_nodes: int
+    n_features: int
+    n_train: int
+    random_state: int = 0
+    quick: bool = False
+    n_jobs: Optional[int] = None
+    graph: Optional[np.ndarray] = None
+    verbose: int = 0
+
+    @property
+    def is_classification(self):
+        return self.task in CLASSIFICATION
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """One row of the method table.
+
+    Parameters
+    ----------
+    name : str
+        Name on the command line and in the result table.
+    factory : callable
+        ``factory(ctx: MethodContext) -> estimator`` (unfitted).  Import the
+        method's module inside the factory so a broken optional method never
+        breaks the others.
+    tasks : tuple of str, default=("binary", "multiclass")
+        Tasks the method applies to (``"binary"``, ``"multiclass"``,
+        ``"regression"``).
+    pooled : bool, default=False
+        True for the Global baseline: fitted on the pooled data with no node
+        ids, predicting with one model for everybody.  False: ``fit(X, y,
+        groups=...)`` and ``predict(X, groups=...)``.
+    communication : callable or None, default=None
+        ``communication(estimator, X_train, y_train, groups_train) -> int``,
+        the bytes the fit communicated.  None reads the fitted estimator's
+        ``n_bytes_sent_``.
+    bytes_note : str, default=""
+        How the bytes were counted, printed under the table.
+    description : str, default=""
+    param_grid : dict or None, default=None
+        Hyper-parameters worth tuning (for a future cross-validated mode;
+        not used yet).
+    default_datasets : tuple of str or None, default=None
+        Datasets on which the method runs when ``--methods`` is not given;
+        None means every dataset of a matching task.  Named explicitly, a
+        method runs on any dataset of a matching task.
+    """
+
+    name: str
+    factory: Callable
+    tasks: tuple = CLASSIFICATION
+    pooled: bool = False
+    communication: Optional[Callable] = None
+    bytes_note: str = ""
+    description: str = ""
+    param_grid: Optional[dict] = None
+    default_datasets: Optional[tuple] = None
+
+
+@dataclass
+class SplitData:
+    """Train/test data of one repeat of one dataset."""
+
+    X_train: object
+    X_test: object
+    y_train: np.ndarray
+    y_test: np.ndarray
+    groups_train: np.ndarray
+    groups_test: np.ndarray
+    graph: Optional[np.ndarray] = None
+    split: str = ""
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """One row of the dataset table.
+
+    ``load(seed) -> SplitData`` returns the split of repeat ``seed``.
+    """
+
+    name: str
+    task: str
+    load: Callable
+    description: str
+    reference: str = ""
+
+
+# --------------------------------------------------------- baseline models
+def _linear(ctx):
+    """Standardized linear model: LinearSVC (hinge, as MOCHA; C=0.1) or Ridge (alpha=1).
+
+    On HAR sitting-vs-rest this gives about 1.8 % error pooled and 1.4 % per
+    node, the published reference of shared/data/README.md.
+    """
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    if ctx.is_classification:
+        from sklearn.svm import LinearSVC
+
+        model = LinearSVC(C=0.1, max_iter=10000, random_state=ctx.random_state)
+    else:
+        from sklearn.linear_model import Ridge
+
+        model = Ridge(alpha=1.0)
+    return make_pipeline(StandardScaler(), model)
+
+
+def _adaboost(ctx):
+    """AdaBoost over decision stumps, the weak learners of Dada."""
+    from sklearn.ensemble import AdaBoostClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    return AdaBoostClassifier(
+        DecisionTreeClassifier(max_depth=1),
+        n_estimators=10 if ctx.quick else 100,
+        random_state=ctx.random_state,
+    )
+
+
+def _local(make):
+    def factory(ctx):
+        from .baselines import LocalEstimator
+
+        return LocalEstimator(make(ctx), n_jobs=ctx.n_jobs)
+
+    factory.__doc__ = f"LocalEstimator of {make.__name__}"
+    return factory
+
+
+def raw_data_bytes(estimator, X, y, groups):
+    """Bytes to upload every node's raw training data once to a server.
+
+    The honest price of the Global baseline under skfed's byte model
+    (:func:`skfed.baselines.pooled_data_bytes`): every value of ``X`` at its
+    dtype's size (4 bytes float32, 8 float64), 8 bytes a target, one 16-byte
+    header per node.  The model itself is not sent back.
+    """
+    from .baselines import pooled_data_bytes
+
+    return pooled_data_bytes(X, y, groups)
+
+
+# Dada's benchmarks, where boosted decision stumps are the reference baselines.
+DADA_DATASETS = ("har-walking", "school-classification", "computer-classification", "moons")
+
+_RAW_NOTE = (
+    "raw-data upload: every node sends its training rows (4 B a float32, 8 B a "
+    "float64 value) and targets (8 B) to a server once, plus a 16 B header per node"
+)
+
+# ------------------------------------------------------------ THE method table
+# One line per method.  Method issues register their estimators here, e.g.
+#   MethodSpec("mocha", _mocha_factory, tasks=("binary", "regression")),
+_METHOD_TABLE = (
+    MethodSpec(
+        "global-linear", _linear, tasks=ALL_TASKS, pooled=True,
+        communication=raw_data_bytes, bytes_note=_RAW_NOTE,
+        description="Global baseline: standardized LinearSVC (Ridge for "
+        "regression) on the pooled data of all nodes",
+        param_grid={"linearsvc__C": [0.01, 0.1, 1.0, 10.0]},
+    ),
+    MethodSpec(
+        "local-linear", _local(_linear), tasks=ALL_TASKS,
+        description="Local baseline: one standardized LinearSVC (Ridge) per node, "
+        "nothing communicated",
+        param_grid={"estimator__linearsvc__C": [0.01, 0.1, 1.0, 10.0]},
+    ),
+    MethodSpec(
+        "global-adaboost", _adaboost, pooled=True,
+        communication=raw_data_bytes, bytes_note=_RAW_NOTE,
+        description="Global baseline: AdaBoost over decision stumps on the pooled data",
+        default_datasets=DADA_DATASETS,
+    ),
+    MethodSpec(
+        "local-adaboost", _local(_adaboost),
+        description="Local baseline: AdaBoost over decision stumps per node",
+        default_datasets=DADA_DATASETS,
+    ),
+)
+
+METHODS = {}
+
+
+def register_method(spec, *, replace=False):
+    """Add a :class:`MethodSpec` to :data:`METHODS`."""
+    if not isinstance(spec, MethodSpec):
+        raise TypeError(f"register_method expects a MethodSpec, got {type(spec).__name__}.")
+    unknown = set(spec.tasks) - set(TASKS)
+    if unknown:
+        raise ValueError(f"MethodSpec {spec.name!r} has unknown tasks {sorted(unknown)}.")
+    if spec.name in METHODS and not replace:
+        raise ValueError(f"A method named {spec.name!r} is already registered.")
+    METHODS[spec.name] = spec
+    return spec
+
+
+for _spec in _METHOD_TABLE:
+    register_method(_spec)
+
+
+# -------------------------------------------------------------- datasets
+def _per_node_split(X, y, groups, seed, graph=None, test_size=0.25):
+    from .datasets import train_test_split_per_node
+
+    parts = train_test_split_per_node(X, y, groups, test_size=test_size, random_state=seed)
+    return SplitData(
+        *parts, graph=graph, split=f"per-node {1 - test_size:.0%}/{test_size:.0%} split (stratified)"
+    )
+
+
+def _har(task):
+    def load(seed):
+        from .datasets import load_har
+
+        return _per_node_split(*load_har(task=task, return_X_y=True), seed)
+
+    return load
+
+
+def _landmine(seed):
+    from .datasets import load_landmine
+
+    return _per_node_split(*load_landmine(return_X_y=True), seed)
+
+
+def _school(task):
+    def load(seed):
+        from .datasets import load_school
+
+        split = seed % 10 + 1
+        parts = load_school(task=task, split=split, return_X_y=True)
+        return SplitData(*parts, split=f"official split {split} of 10 (seed {seed})")
+
+    return load
+
+
+def _computer(task):
+    def load(seed):
+        from .datasets import load_computer_buyers
+
+        parts = load_computer_buyers(task=task, split="dada", random_state=seed, return_X_y=True)
+        return SplitData(
+            *parts, split="Dada's split: shared computer order, 5-10 training computers each"
+        )
+
+    return load
+
+
+def _moons(seed):
+    from .datasets import make_rotated_moons
+
+    X, X_te, y, y_te, g, g_te, graph, _ = make_rotated_moons(random_state=seed)
+    return SplitData(X, X_te, y, y_te, g, g_te, graph=graph, split="generated test set, 100 per node")
+
+
+def _mixture(seed):
+    from .datasets import make_gaussian_mixture_network
+
+    X, y, g, adjacency = make_gaussian_mixture_network(random_state=seed)
+    return _per_node_split(X, y, g, seed, graph=adjacency.astype(np.float64))
+
+
+_DATASET_TABLE = (
+    DatasetSpec(
+        "har-sitting", "binary", _har("sitting"),
+        "UCI HAR, 21 people, SITTING vs rest (MOCHA's task)",
+        "linear SVMs: about 2.0 % error global, 1.4 % local (shared/data/README.md)",
+    ),
+    DatasetSpec(
+        "har-walking", "binary", _har("walking"),
+        "UCI HAR, 21 people, walking vs static activities (Dada's HARWS task)",
+    ),
+    DatasetSpec("har-activity", "multiclass", _har("activity"), "UCI HAR, 21 people, 6 activities"),
+    DatasetSpec(
+        "landmine", "binary", _landmine,
+        "Landmine, 29 mine fields, 9 raw features, 6.1 % mines",
+    ),
+    DatasetSpec(
+        "school-classification", "binary", _school("classification"),
+        "ILEA School, 139 schools, score > 20 (Dada's protocol, D = 17)",
+        "Dada Table 1: global linear 57.06, local linear 70.43 (% accuracy)",
+    ),
+    DatasetSpec(
+        "school-regression", "regression", _school("regression"),
+        "ILEA School, 139 schools, exam score from 28 features",
+    ),
+    DatasetSpec(
+        "computer-classification", "binary", _computer("classification"),
+        "Computer buyers, 190 people x 20 computers, rating > 5 (Dada)",
+        "Dada Table 1: global linear 62.18, local linear 60.68 (% accuracy)",
+    ),
+    DatasetSpec(
+        "computer-regression", "regression", _computer("regression"),
+        "Computer buyers, 190 people x 20 computers, rating 0-10",
+    ),
+    DatasetSpec(
+        "moons", "binary", _moons,
+        "synthetic: Dada's clustered rotated two moons, 100 nodes in 4 clusters, D = 20",
+    ),
+    DatasetSpec(
+        "gaussian-mixture", "multiclass", _mixture,
+        "synthetic: Koppel's 5-class Gaussian mixtures over a 20-node random network",
+    ),
+)
+
+DATASETS = {}
+
+
+def register_dataset(spec, *, replace=False):
+    """Add a :class:`DatasetSpec` to :data:`DATASETS`."""
+    if spec.task not in TASKS:
+        raise ValueError(f"DatasetSpec {spec.name!r}: task must be one of {TASKS}.")
+    if spec.name in DATASETS and not replace:
+        raise ValueError(f"A dataset named {spec.name!r} is already registered.")
+    DATASETS[spec.name] = spec
+    return spec
+
+
+for _spec in _DATASET_TABLE:
+    register_dataset(_spec)
+
+# HAR sitting-vs-rest: real, the task of MOCHA, 21 nodes of 281-409 samples
+# (every node has enough data for a local model and for a test score), a
+# published reference for the two baselines, and the linear baselines fit in
+# seconds on 2 cores.
+DEFAULT_DATASET = "har-sitting"
+
+
+def applicable_methods(task, dataset=None):
+    """Names of the registered methods that apply to ``task``.
+
+    With ``dataset``, only those that run on it by default
+    (``MethodSpec.default_datasets``).
+    """
+    return [
+        name
+        for name, spec in METHODS.items()
+        if task in spec.tasks
+        and (dataset is None or spec.default_datasets is None or dataset in spec.default_datasets)
+    ]
+
+
+# ------------------------------------------------------------------ running
+def _quick_subset(data, seed, max_nodes=6, max_train=80, max_test=40):
+    """A small slice of a split for ``--quick``: few nodes, few samples."""
+    rng = np.random.RandomState(seed)
+    nodes = np.unique(data.groups_train)
+    keep = nodes[:max_nodes]
+
+    def pick(groups, cap):
+        rows = []
+        for node in keep:
+            node_rows = np.flatnonzero(groups == node)
+            if node_rows.size > cap:
+                node_rows = np.sort(rng.choice(node_rows, size=cap, replace=False))
+            rows.append(node_rows)
+        return np.concatenate(rows)
+
+    tr = pick(data.groups_train, max_train)
+    te = pick(data.groups_test, max_test)
+    graph = None
+    if data.graph is not None:
+        index = np.searchsorted(nodes, keep)
+        graph = np.asarray(data.graph)[np.ix_(index, index)]
+    return SplitData(
+        data.X_train[tr], data.X_test[te], data.y_train[tr], data.y_test[te],
+        data.groups_train[tr], data.groups_test[te], graph=graph,
+        split=data.split + f"; --quick: first {len(keep)} nodes, <= {max_train} train / "
+        f"{max_test} test samples each",
+    )
+
+
+def _node_scores(task, y_true, y_pred, groups):
+    """Score of every node with test samples: accuracy, or R^2 for regression."""
+    from sklearn.metrics import accuracy_score, r2_score
+
+    scores = {}
+    for node in np.unique(groups):
+        rows = groups == node
+        if task == "regression":
+            if rows.sum() < 2:
+                continue
+            scores[node.item() if hasattr(node, "item") else node] = float(
+                r2_score(y_true[rows], y_pred[rows])
+            )
+        else:
+            scores[node.item() if hasattr(node, "item") else node] = float(
+                accuracy_score(y_true[rows], y_pred[rows])
+            )
+    return scores
+
+
+def _set_verbose(estimator, verbose):
+    params = estimator.get_params(deep=True)
+    updates = {key: verbose for key in params if key == "verbose" or key.endswith("__verbose")}
+    if updates:
+        try:
+            estimator.set_params(**updates)
+        except (ValueError, TypeError):
+            pass
+    return estimator
+
+
+def _run_one(spec, ctx, data):
+    estimator = spec.factory(ctx)
+    if ctx.verbose > 1:
+        _set_verbose(estimator, 1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        start = time.perf_counter()
+        if spec.pooled:
+            estimator.fit(data.X_train, data.y_train)
+        else:
+            estimator.fit(data.X_train, data.y_train, groups=data.groups_train)
+        fit_time = time.perf_counter() - start
+        if spec.pooled:
+            y_pred = estimator.predict(data.X_test)
+        else:
+            y_pred = estimator.predict(data.X_test, groups=data.groups_test)
+    if spec.communication is not None:
+        n_bytes = spec.communication(estimator, data.X_train, data.y_train, data.groups_train)
+    else:
+        n_bytes = getattr(estimator, "n_bytes_sent_", None)
+        if n_bytes is None:
+            raise AttributeError(
+                f"Method {spec.name!r}: the fitted estimator has no n_bytes_sent_; give "
+                "its MethodSpec a communication= function."
+            )
+    y_pred = np.asarray(y_pred)
+    y_test = np.asarray(data.y_test)
+    groups_test = np.asarray(data.groups_test)
+    node_scores = _node_scores(ctx.task, y_test, y_pred, groups_test)
+    values = np.array(list(node_scores.values()), dtype=float)
+    if ctx.task == "regression":
+        from sklearn.metrics import r2_score
+
+        pooled = float(r2_score(y_test, y_pred))
+    else:
+        pooled = float(np.mean(y_pred == y_test))
+    messages = sorted({f"{w.category.__name__}: {str(w.message).splitlines()[0][:160]}" for w in caught})
+    return {
+        "method": spec.name,
+        "seed": ctx.random_state,
+        "mean_node_score": float(np.mean(values)) if values.size else math.nan,
+        "worst_node_score": float(np.min(values)) if values.size else math.nan,
+        "pooled_score": pooled,
+        "bytes_sent": int(n_bytes),
+        "fit_time_s": float(fit_time),
+        "n_nodes_scored": int(values.size),
+        "node_scores": node_scores,
+        "warnings": messages,
+    }
+
+
+SUMMARY_FIELDS = (
+    "method",
+    "mean_node_score",
+    "mean_node_score_std",
+    "worst_node_score",
+    "worst_node_score_std",
+    "pooled_score",
+    "pooled_score_std",
+    "bytes_sent",
+    "fit_time_s",
+    "n_runs",
+)
+RUN_FIELDS = (
+    "method",
+    "seed",
+    "mean_node_score",
+    "worst_node_score",
+    "pooled_score",
+    "bytes_sent",
+    "fit_time_s",
+    "n_nodes_scored",
+)
+
+
+def _summarize(runs, methods):
+    table = []
+    for name in methods:
+        rows = [r for r in runs if r["method"] == name]
+        if not rows:
+            continue
+        row = {"method": name, "n_runs": len(rows)}
+        for key in ("mean_node_score", "worst_node_score", "pooled_score"):
+            values = np.array([r[key] for r in rows], dtype=float)
+            row[key] = float(np.mean(values))
+            row[key + "_std"] = float(np.std(values)) if len(values) > 1 else 0.0
+        row["bytes_sent"] = int(round(np.mean([r["bytes_sent"] for r in rows])))
+        row["fit_time_s"] = float(np.mean([r["fit_time_s"] for r in rows]))
+        table.append(row)
+    return table
+
+
+@dataclass
+class CompareResult:
+    """Result of :func:`compare`.
+
+    Attributes
+    ----------
+    table : list of dict
+        One summary row per method (fields :data:`SUMMARY_FIELDS`), averaged
+        over the seeds.
+    runs : list of dict
+        One row per method and seed, with the per-node scores.
+    info : dict
+        Dataset, task, metric, split, sizes, seeds, versions.
+    """
+
+    table: list
+    runs: list
+    info: dict
+    notes: list = field(default_factory=list)
+
+    def to_frame(self):
+        """The summary table as a pandas DataFrame (needs pandas)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.table, columns=list(SUMMARY_FIELDS))
+
+    def format(self):
+        """The summary table as printed by ``skfed compare``."""
+        return format_table(self)
+
+    def to_dict(self):
+        return {"info": self.info, "table": self.table, "runs": self.runs, "notes": self.notes}
+
+    def save(self, output_dir, plots=True):
+        """Write ``results.csv``, ``runs.csv``, ``node_scores.csv``,
+        ``results.json`` and (matplotlib installed) two plots; return the paths."""
+        return save_results(self, output_dir, plots=plots)
+
+
+def compare(
+    dataset=DEFAULT_DATASET,
+    methods=None,
+    *,
+    seeds=(0,),
+    quick=False,
+    n_jobs=None,
+    verbose=1,
+    log=None,
+):
+    """Fit the baselines and every applicable method on a dataset.
+
+    Parameters
+    ----------
+    dataset : str, default="har-sitting"
+        A name in :data:`DATASETS`.
+    methods : list of str or None, default=None
+        Names in :data:`METHODS`; None runs every method whose ``tasks``
+        include the dataset's task and whose ``default_datasets`` (if set)
+        include the dataset.
+    seeds : sequence of int, default=(0,)
+        One repeat per seed: the seed of the per-node split (School: official
+        split ``seed % 10 + 1``; synthetic data: the generator) and of the
+        methods.
+    quick : bool, default=False
+        A small slice of the data (6 nodes, <= 80 training samples each) and
+        cheap method settings: a smoke run in seconds.
+    n_jobs : int or None, default=None
+        Passed to methods that fit nodes in parallel.
+    verbose : int, default=1
+        0 silent; 1 one progress line per fit (method, seed); 2 also turns on
+        the methods' own ``verbose`` (rounds).
+    log : file-like, default=sys.stderr
+        Where progress goes.
+
+    Returns
+    -------
+    CompareResult
+    """
+    if dataset not in DATASETS:
+        raise ValueError(
+            f"Unknown dataset {dataset!r}; choose one of {sorted(DATASETS)}."
+        )
+    spec = DATASETS[dataset]
+    if methods is None:
+        methods = applicable_methods(spec.task, dataset)
+    else:
+        methods = list(dict.fromkeys(methods))
+        unknown = [m for m in methods if m not in METHODS]
+        if unknown:
+            raise ValueError(
+                f"Unknown method(s) {unknown}; registered methods: {sorted(METHODS)}."
+            )
+        wrong = [m for m in methods if spec.task not in METHODS[m].tasks]
+        if wrong:
+            raise ValueError(
+                f"Method(s) {wrong} do not apply to the {spec.task} task of {dataset!r}; "
+                f"applicable: {applicable_methods(spec.task)}."
+            )
+    if not methods:
+        raise ValueError(f"No registered method applies to the {spec.task} task of {dataset!r}.")
+    seeds = [int(s) for s in seeds]
+    if not seeds:
+        raise ValueError("seeds must hold at least one seed.")
+    log = sys.stderr if log is None else log
+
+    def say(message):
+        if verbose:
+            print(message, file=log, flush=True)
+
+    runs, info = [], None
+    total = len(seeds) * len(methods)
+    step = 0
+    for seed in seeds:
+        say(f"[skfed compare] loading {dataset} (seed {seed}) ...")
+        data = spec.load(seed)
+        if quick:
+            data = _quick_subset(data, seed)
+        n_nodes = len(np.unique(np.asarray(data.groups_train)))
+        ctx = MethodContext(
+            task=spec.task, dataset=dataset, n_nodes=n_nodes,
+            n_features=data.X_train.shape[1], n_train=data.X_train.shape[0],
+            random_state=seed, quick=quick, n_jobs=n_jobs, graph=data.graph, verbose=verbose,
+        )
+        if info is None:
+            info = {
+                "dataset": dataset,
+                "description": spec.description,
+                "reference": spec.reference,
+                "task": spec.task,
+                "metric": "r2" if spec.task == "regression" else "accuracy",
+                "split": data.split,
+                "n_nodes": n_nodes,
+                "n_train": int(data.X_train.shape[0]),
+                "n_test": int(data.X_test.shape[0]),
+                "n_features": int(data.X_train.shape[1]),
+                "seeds": seeds,
+                "quick": bool(quick),
+                "methods": methods,
+                "bytes_notes": {m: METHODS[m].bytes_note for m in methods if METHODS[m].bytes_note},
+                "versions": _versions(),
+            }
+        for name in methods:
+            step += 1
+            say(f"[skfed compare] [{step}/{total}] seed {seed}: fitting {name} on {n_nodes} nodes ...")
+            run = _run_one(METHODS[name], ctx, data)
+            say(
+                f"[skfed compare] [{step}/{total}] seed {seed}: {name} done in "
+                f"{run['fit_time_s']:.2f} s, mean node score {run['mean_node_score']:.4f}"
+            )
+            runs.append(run)
+    notes = sorted({f"{r['method']}: {w}" for r in runs for w in r["warnings"]})
+    return CompareResult(table=_summarize(runs, methods), runs=runs, info=info, notes=notes)
+
+
+def _versions():
+    import sklearn
+
+    from . import __version__
+
+    return {
+        "skfed": __version__,
+        "scikit-learn": sklearn.__version__,
+        "numpy": np.__version__,
+        "python": platform.python_version(),
+    }
+
+
+# ----------------------------------------------------------------- output
+def _fmt_score(mean, std, n_runs):
+    if math.isnan(mean):
+        return "nan"
+    if n_runs > 1:
+        return f"{mean:.4f} ± {std:.4f}"
+    return f"{mean:.4f}"
+
+
+def format_table(result):
+    """Text table of a :class:`CompareResult` (what ``skfed compare`` prints)."""
+    info = result.info
+    metric = info["metric"]
+    header = (
+        "method",
+        f"mean node {metric}",
+        f"worst node {metric}",
+        f"pooled {metric}",
+        "bytes sent",
+        "fit time (s)",
+    )
+    rows = []
+    for row in result.table:
+        n = row["n_runs"]
+        mark = " *" if METHODS.get(row["method"]) and METHODS[row["method"]].bytes_note else ""
+        rows.append(
+            (
+                row["method"],
+                _fmt_score(row["mean_node_score"], row["mean_node_score_std"], n),
+                _fmt_score(row["worst_node_score"], row["worst_node_score_std"], n),
+                _fmt_score(row["pooled_score"], row["pooled_score_std"], n),
+                f"{row['bytes_sent']:,}{mark}",
+                f"{row['fit_time_s']:.3f}",
+            )
+        )
+    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
+
+    def line(cells):
+        first = f"{cells[0]:<{widths[0]}}"
+        rest = [f"{c:>{w}}" for c, w in zip(cells[1:], widths[1:])]
+        return "  ".join([first] + rest)
+
+    seeds = info["seeds"]
+    out = [
+        f"skfed compare: {info['dataset']} - {info['description']}",
+        f"{info['n_nodes']} nodes, {info['n_train']:,} training / {info['n_test']:,} test samples, "
+        f"{info['n_features']} features; {info['split']}",
+        f"seeds: {', '.join(map(str, seeds))}"
+        + (" (mean ± std over seeds)" if len(seeds) > 1 else ""),
+        "",
+        line(header),
+        line(["-" * w for w in widths]),
+    ]
+    out.extend(line(r) for r in rows)
+    out.append("")
+    notes = sorted(set(info.get("bytes_notes", {}).values()))
+    for note in notes:
+        out.append(f"* {note}")
+    out.append(
+        "Per-node scores: each node's test samples scored by the model that node "
+        "would use (its own for Local, the shared one for Global)."
+    )
+    if info.get("reference"):
+        out.append(f"Reference: {info['reference']}")
+    return "\n".join(out)
+
+
+def save_results(result, output_dir, plots=True):
+    """Write the tables (CSV, JSON) and, when matplotlib is installed, plots."""
+    output_dir = Path(output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    path = output_dir / "results.csv"
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(SUMMARY_FIELDS))
+        writer.writeheader()
+        for row in result.table:
+            writer.writerow({k: _csv_value(row[k]) for k in SUMMARY_FIELDS})
+    paths.append(path)
+    path = output_dir / "runs.csv"
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(RUN_FIELDS))
+        writer.writeheader()
+        for run in result.runs:
+            writer.writerow({k: _csv_value(run[k]) for k in RUN_FIELDS})
+    paths.append(path)
+    path = output_dir / "node_scores.csv"
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["method", "seed", "node", "score"])
+        for run in result.runs:
+            for node, score in run["node_scores"].items():
+                writer.writerow([run["method"], run["seed"], node, repr(score)])
+    paths.append(path)
+    path = output_dir / "results.json"
+    payload = result.to_dict()
+    payload["runs"] = [
+        {**run, "node_scores": {str(k): v for k, v in run["node_scores"].items()}}
+        for run in payload["runs"]
+    ]
+    path.write_text(json.dumps(_jsonable(payload), indent=2))
+    paths.append(path)
+    path = output_dir / "table.txt"
+    path.write_text(format_table(result) + "\n")
+    paths.append(path)
+    if plots:
+        paths.extend(_plots(result, output_dir))
+    return paths
+
+
+def _csv_value(value):
+    if isinstance(value, float):
+        return repr(value)
+    return value
+
+
+def _jsonable(value):
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _plots(result, output_dir):
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    metric = result.info["metric"]
+    methods = [row["method"] for row in result.table]
+    paths = []
+
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.3 * len(methods)), 4.0))
+    data = [
+        [s for run in result.runs if run["method"] == m for s in run["node_scores"].values()]
+        for m in methods
+    ]
+    ax.boxplot(data, showmeans=True)
+    ax.set_xticks(range(1, len(methods) + 1), methods, rotation=30, ha="right")
+    ax.set_ylabel(f"per-node test {metric}")
+    ax.set_title(f"{result.info['dataset']}: per-node scores")
+    fig.tight_layout()
+    path = Path(output_dir) / "node_scores.png"
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    paths.append(path)
+
+    fig, ax = plt.subplots(figsize=(5.5, 4.0))
+    for row in result.table:
+        ax.scatter(row["bytes_sent"], row["mean_node_score"], s=40)
+        ax.annotate(row["method"], (row["bytes_sent"], row["mean_node_score"]),
+                    textcoords="offset points", xytext=(4, 4), fontsize=8)
+    positive = [row["bytes_sent"] for row in result.table if row["bytes_sent"] > 0]
+    ax.set_xscale("symlog", linthresh=max(1.0, min(positive) / 10) if positive else 1.0)
+    ax.set_xlabel("bytes communicated during fit (symlog)")
+    ax.set_ylabel(f"mean per-node test {metric}")
+    ax.set_title(f"{result.info['dataset']}: score against communication")
+    fig.tight_layout()
+    path = Path(output_dir) / "score_vs_bytes.png"
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    paths.append(path)
+    return paths
+
+
+# -------------------------------------------------------------------- CLI
+def add_arguments(parser):
+    """Options of ``skfed compare`` (used by :mod:`skfed.__main__`)."""
+    parser.add_argument(
+        "--dataset", default=DEFAULT_DATASET, metavar="NAME",
+        help=f"dataset to compare on (default: {DEFAULT_DATASET}); --list shows all",
+    )
+    parser.add_argument(
+        "--methods", nargs="+", metavar="NAME",
+        help="methods to run (space- or comma-separated); default: every method "
+        "that applies to the dataset's task",
+    )
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--seeds", nargs="+", type=int, metavar="SEED",
+                       help="seeds of the repeats (default: 0)")
+    group.add_argument("--repeats", type=int, metavar="N",
+                       help="run seeds 0 .. N-1")
+    parser.add_argument("--output-dir", metavar="DIR",
+                        help="write results.csv, runs.csv, node_scores.csv, results.json, "
+                        "table.txt and, with matplotlib, node_scores.png and score_vs_bytes.png")
+    parser.add_argument("--quick", action="store_true",
+                        help="smoke run: 6 nodes, <= 80 training samples each, cheap settings")
+    parser.add_argument("--n-jobs", type=int, default=None, help="node-parallel jobs")
+    parser.add_argument("--no-plots", action="store_true", help="do not draw plots")
+    verbosity = parser.add_mutually_exclusive_group()
+    verbosity.add_argument("--quiet", "-q", action="store_true",
+                           help="no progress, only the table")
+    verbosity.add_argument("--verbose", "-v", action="store_true",
+                           help="also the methods' own progress (rounds)")
+    parser.add_argument("--list", action="store_true",
+                        help="list the datasets and methods, then exit")
+    return parser
+
+
+def list_registry():
+    lines = ["datasets:"]
+    for name, spec in DATASETS.items():
+        default = " (default)" if name == DEFAULT_DATASET else ""
+        lines.append(f"  {name:<24} {spec.task:<11} {spec.description}{default}")
+    lines.append("methods:")
+    for name, spec in METHODS.items():
+        lines.append(f"  {name:<24} {','.join(spec.tasks):<28} {spec.description}")
+    return "\n".join(lines)
+
+
+def run_cli(args, stdout=None):
+    """Run ``skfed compare`` from parsed arguments; return the exit code."""
+    stdout = sys.stdout if stdout is None else stdout
+    if args.list:
+        print(list_registry(), file=stdout)
+        return 0
+    methods = None
+    if args.methods:
+        methods = [m.strip() for item in args.methods for m in item.split(",") if m.strip()]
+    if args.repeats is not None:
+        if args.repeats < 1:
+            raise ValueError("--repeats must be >= 1.")
+        seeds = list(range(args.repeats))
+    else:
+        seeds = args.seeds or [0]
+    verbose = 0 if args.quiet else (2 if args.verbose else 1)
+    result = compare(
+        args.dataset, methods, seeds=seeds, quick=args.quick, n_jobs=args.n_jobs,
+        verbose=verbose,
+    )
+    print(result.format(), file=stdout)
+    if result.notes and not args.quiet:
+        print("\nWarnings raised during the fits:", file=stdout)
+        for note in result.notes:
+            print(f"  {note}", file=stdout)
+    if args.output_dir:
+        paths = result.save(args.output_dir, plots=not args.no_plots)
+        if not args.quiet:
+            print(f"\nWrote {', '.join(p.name for p in paths)} to {args.output_dir}", file=stdout)
+    return 0

@@ -1,0 +1,199 @@
+"""Tests of the main job, ``skfed compare``."""
+
+import csv
+import io
+import json
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from skfed import compare as cmp
+from skfed.__main__ import main
+
+
+def _printed_rows(text):
+    """Rows of the printed table: {method: [cells]}."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("method"))
+    rows = {}
+    for line in lines[start + 2 :]:
+        if not line.strip():
+            break
+        cells = re.split(r"\s{2,}", line.strip())
+        rows[cells[0]] = cells[1:]
+    return rows
+
+
+def _read_csv(path):
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_quick_end_to_end_table_matches_files(tmp_path, capsys):
+    code = main(["compare", "--quick", "--output-dir", str(tmp_path)])
+    assert code == 0
+    captured = capsys.readouterr()
+    printed = _printed_rows(captured.out)
+    assert list(printed) == ["global-linear", "local-linear"]  # defaults on har-sitting
+    # progress went to stderr: which model, which seed
+    assert "seed 0: fitting global-linear" in captured.err
+    assert "seed 0: fitting local-linear" in captured.err
+
+    table = _read_csv(tmp_path / "results.csv")
+    assert [row["method"] for row in table] == list(printed)
+    for row in table:
+        cells = printed[row["method"]]
+        assert cells[0] == f"{float(row['mean_node_score']):.4f}"
+        assert cells[1] == f"{float(row['worst_node_score']):.4f}"
+        assert cells[2] == f"{float(row['pooled_score']):.4f}"
+        assert cells[3].rstrip(" *").replace(",", "") == row["bytes_sent"]
+        assert cells[4] == f"{float(row['fit_time_s']):.3f}"
+
+    payload = json.loads((tmp_path / "results.json").read_text())
+    assert payload["info"]["dataset"] == "har-sitting"
+    assert payload["info"]["n_nodes"] == 6 and payload["info"]["n_features"] == 561
+    for row, json_row in zip(table, payload["table"]):
+        assert float(row["mean_node_score"]) == json_row["mean_node_score"]
+        assert int(row["bytes_sent"]) == json_row["bytes_sent"]
+    # the summary is the mean / min of the per-node scores it stores
+    for run, json_row in zip(payload["runs"], payload["table"]):
+        scores = np.array(list(run["node_scores"].values()))
+        assert len(scores) == 6
+        assert np.isclose(scores.mean(), json_row["mean_node_score"])
+        assert np.isclose(scores.min(), json_row["worst_node_score"])
+    assert (tmp_path / "table.txt").read_text().startswith("skfed compare: har-sitting")
+    node_rows = _read_csv(tmp_path / "node_scores.csv")
+    assert len(node_rows) == 12
+
+
+def test_byte_counts_global_and_local(capsys):
+    result = cmp.compare(quick=True, verbose=0)
+    info = result.info
+    by_method = {row["method"]: row for row in result.table}
+    # Global: every raw float32 value (4 B), every target (8 B), one 16 B
+    # header per node, counted by hand.
+    expected = info["n_train"] * info["n_features"] * 4 + 8 * info["n_train"] + 16 * info["n_nodes"]
+    assert expected == 480 * 561 * 4 + 8 * 480 + 16 * 6
+    assert by_method["global-linear"]["bytes_sent"] == expected
+    assert by_method["local-linear"]["bytes_sent"] == 0
+    assert "raw-data upload" in result.format()
+
+
+def test_scores_match_an_independent_refit():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import LinearSVC
+
+    result = cmp.compare("landmine", quick=True, verbose=0, seeds=[3])
+    data = cmp._quick_subset(cmp.DATASETS["landmine"].load(3), 3)
+    model = make_pipeline(StandardScaler(), LinearSVC(C=0.1, max_iter=10000, random_state=3))
+    pred = model.fit(data.X_train, data.y_train).predict(data.X_test)
+    per_node = [
+        np.mean(pred[data.groups_test == g] == data.y_test[data.groups_test == g])
+        for g in np.unique(data.groups_test)
+    ]
+    row = next(r for r in result.table if r["method"] == "global-linear")
+    assert np.isclose(row["mean_node_score"], np.mean(per_node))
+    assert np.isclose(row["worst_node_score"], np.min(per_node))
+    assert np.isclose(row["pooled_score"], np.mean(pred == data.y_test))
+    # Local: one model per node
+    run = next(r for r in result.runs if r["method"] == "local-linear")
+    for g in np.unique(data.groups_test):
+        rows_tr, rows_te = data.groups_train == g, data.groups_test == g
+        if len(np.unique(data.y_train[rows_tr])) < 2:
+            continue
+        local = make_pipeline(StandardScaler(), LinearSVC(C=0.1, max_iter=10000, random_state=3))
+        local.fit(data.X_train[rows_tr], data.y_train[rows_tr])
+        accuracy = np.mean(local.predict(data.X_test[rows_te]) == data.y_test[rows_te])
+        assert np.isclose(run["node_scores"][g], accuracy)
+
+
+class _AlwaysOne(ClassifierMixin, BaseEstimator):
+    """A fake federated method: predicts +1, 'sends' 100 bytes per node."""
+
+    def fit(self, X, y, groups=None):
+        self.classes_ = np.unique(y)
+        self.n_bytes_sent_ = 100 * len(np.unique(groups))
+        return self
+
+    def predict(self, X, groups=None):
+        assert groups is not None  # per-node methods get the node ids
+        return np.ones(len(X), dtype=int)
+
+
+def test_registered_method_appears_in_the_table(monkeypatch):
+    monkeypatch.setattr(cmp, "METHODS", dict(cmp.METHODS))
+    cmp.register_method(
+        cmp.MethodSpec("always-one", lambda ctx: _AlwaysOne(), tasks=("binary",))
+    )
+    assert "always-one" in cmp.applicable_methods("binary", "har-sitting")
+    assert "always-one" not in cmp.applicable_methods("regression")
+    result = cmp.compare(quick=True, verbose=0)
+    row = next(r for r in result.table if r["method"] == "always-one")
+    assert row["bytes_sent"] == 600
+    data = cmp._quick_subset(cmp.DATASETS["har-sitting"].load(0), 0)
+    assert np.isclose(row["pooled_score"], np.mean(data.y_test == 1))
+    with pytest.raises(ValueError, match="already registered"):
+        cmp.register_method(cmp.MethodSpec("always-one", lambda ctx: _AlwaysOne()))
+
+
+def test_repeats_and_method_selection(capsys):
+    code = main(["compare", "--quick", "--quiet", "--repeats", "2",
+                 "--dataset", "computer-classification", "--methods", "local-linear,global-adaboost"])
+    assert code == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""  # --quiet: no progress
+    printed = _printed_rows(captured.out)
+    assert list(printed) == ["local-linear", "global-adaboost"]
+    assert "±" in printed["local-linear"][0]
+    assert "seeds: 0, 1" in captured.out
+
+
+def test_errors_are_clear(capsys):
+    assert main(["compare", "--dataset", "nope", "--quick"]) == 2
+    assert "Unknown dataset" in capsys.readouterr().err
+    assert main(["compare", "--methods", "nope", "--quick"]) == 2
+    assert "Unknown method" in capsys.readouterr().err
+    assert main(["compare", "--dataset", "school-regression", "--methods",
+                 "global-adaboost", "--quick"]) == 2
+    assert "do not apply" in capsys.readouterr().err
+
+
+def test_list(capsys):
+    assert main(["compare", "--list"]) == 0
+    out = capsys.readouterr().out
+    for name in ("har-sitting", "school-classification", "landmine", "global-linear",
+                 "local-adaboost"):
+        assert name in out
+
+
+def test_python_dash_m_entry_point():
+    proc = subprocess.run(
+        [sys.executable, "-m", "skfed", "compare", "--quick", "--quiet",
+         "--dataset", "school-classification", "--methods", "global-linear"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    rows = _printed_rows(proc.stdout)
+    assert list(rows) == ["global-linear"]
+    assert "official split 1 of 10" in proc.stdout
+
+
+def test_plots_written_when_matplotlib_is_installed(tmp_path):
+    pytest.importorskip("matplotlib")
+    result = cmp.compare("landmine", quick=True, verbose=0)
+    paths = result.save(tmp_path)
+    names = {p.name for p in paths}
+    assert {"node_scores.png", "score_vs_bytes.png", "results.csv"} <= names
+    assert (tmp_path / "node_scores.png").stat().st_size > 1000
+
+
+def test_progress_to_given_stream():
+    log = io.StringIO()
+    cmp.compare("landmine", ["local-linear"], quick=True, verbose=1, log=log)
+    text = log.getvalue()
+    assert "[1/1] seed 0: fitting local-linear on 6 nodes" in text
