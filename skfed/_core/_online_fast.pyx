@@ -1,0 +1,646 @@
+"""Decentralized online kernel learning: functional SGD with a consensus
+penalty and destructive kernel orthogonal matching pursuit (KOMP).
+
+Koppel, Paternain, Richard & Ribeiro, "Decentralized Online Learning with
+Kernels" (Asilomar 2018 / IEEE TSP).  :mod:`skfed.online` validates,
+allocates and lays the data out; :func:`run_rounds` only computes.
+
+One synchronous round
+---------------------
+Every available node ``i`` that still has a sample ``(x, y)`` in its queue
+
+1. evaluates ``f_i(x)`` (one kernel row against its own dictionary, kept
+   for step 3) and obtains ``f_j(x)`` from each available neighbour ``j``
+   (a neighbour that is dropped this round does not answer and is left out
+   of the sum; a rogue neighbour answers ``-f_j(x)`` or noise);
+2. forms ``omega = s loss'(f_i(x), y) + c sum_j (f_i(x) - f_j(x))``
+   (``s`` the sample weight);
+3. once every node has finished 1-2 (so all reads see the iterates of the
+   previous round), steps ``f_i <- (1 - eta lambda) f_i - eta omega k_i(x, .)``
+   (scale the weights, append ``x`` with weight ``-eta omega``) and
+   compresses the result by KOMP.
+
+KOMP with budget ``epsilon``
+----------------------------
+``Q`` is the inverse Gram matrix of the dictionary ``D'`` and ``beta`` the
+weights of the projection ``g`` of the uncompressed function ``f~`` onto
+``span(D')``.  Removing element ``j`` costs (Pythagoras, since
+``D' \\ j`` is a subset of ``D'``)::
+
+    ||f~ - P_{D' \\ j} f~||^2 = ||f~ - g||^2 + ||beta_j||^2 / Q_jj
+
+so every candidate is priced in O(1); the cheapest is removed while the
+total stays within ``epsilon^2`` (or while the dictionary is larger than
+``max_size``), ``beta <- beta - Q[:, j] beta_j / Q_jj`` re-projects the
+weights and ``Q <- Q - Q[:, j] Q[j, :] / Q_jj`` downdates the inverse
+(rank one).  A new point is added by the bordered-inverse rank-one update
+with Schur complement ``s = k(x, x) - k^T Q k``; the pricing of the bordered
+dictionary is computed before the border is formed, and when the new point
+itself is the cheapest removal it is folded into the old dictionary
+(``beta += Q k a^T``, cost ``s ||a||^2``) without ever forming the border.
+A point with ``s <= 1e-12 k(x, x)`` lies numerically in the span of the
+dictionary and is always folded.  There is no refactorization per step;
+``refactor_every`` (0 = never) recomputes ``Q`` from the kernel matrix by
+Cholesky as a guard against drift, and so does a non-positive pivot.
+"""
+
+from libc.math cimport NAN, cos, exp, fabs, log, pow, sqrt
+from libc.string cimport memcpy, memmove
+from scipy.linalg.cython_blas cimport ddot, dgemv, dger, dscal
+from scipy.linalg.cython_lapack cimport dpotrf, dpotri
+
+from cython cimport floating
+
+from ._comm cimport CommCounter
+from ._kernels cimport KernelParams, kernel_block, kernel_pair, make_kernel_params
+from ._random cimport rand_uniform
+from ._typedefs cimport int64_t, intp_t, uint8_t, uint32_t
+
+import numpy as np
+
+cdef enum:
+    # Step-size schedules.
+    C_SCHEDULE_CONSTANT = 0
+    C_SCHEDULE_DIMINISHING = 1
+    # What a rogue node answers.
+    C_ROGUE_COMPLEMENT = 0
+    C_ROGUE_RANDOM = 1
+    # Return status of run_rounds.
+    C_STATUS_CHUNK_DONE = 0
+    C_STATUS_ALL_DONE = 1
+    C_STATUS_NEED_CAPACITY = 2
+
+SCHEDULE_CONSTANT = C_SCHEDULE_CONSTANT
+SCHEDULE_DIMINISHING = C_SCHEDULE_DIMINISHING
+ROGUE_COMPLEMENT = C_ROGUE_COMPLEMENT
+ROGUE_RANDOM = C_ROGUE_RANDOM
+STATUS_CHUNK_DONE = C_STATUS_CHUNK_DONE
+STATUS_ALL_DONE = C_STATUS_ALL_DONE
+STATUS_NEED_CAPACITY = C_STATUS_NEED_CAPACITY
+
+# A new point whose Schur complement is below this fraction of k(x, x) is in
+# the span of the dictionary up to rounding: it is always folded.
+cdef double SPAN_TOL = 1e-12
+
+
+# ====================================================================== losses
+cdef class OnlineLoss:
+    """A loss ``loss(f, y)`` of the ``n_outputs`` function values ``f``.
+
+    ``derivative`` writes d loss / d f (a subgradient where the loss is not
+    differentiable) to ``out``.
+    """
+
+    cdef double value(self, const double* f, double y,
+                      intp_t n_outputs) noexcept nogil:
+        return 0.0
+
+    cdef void derivative(self, const double* f, double y, double* out,
+                         intp_t n_outputs) noexcept nogil:
+        cdef intp_t r
+        for r in range(n_outputs):
+            out[r] = 0.0
+
+    def py_value(self, f, double y):
+        """Loss at the function values ``f`` (1-d array) and target ``y``."""
+        cdef double[::1] fv = np.ascontiguousarray(np.atleast_1d(f), dtype=np.float64)
+        return self.value(&fv[0], y, fv.shape[0])
+
+    def py_derivative(self, f, double y):
+        """Derivative with respect to ``f`` (1-d array) at target ``y``."""
+        cdef double[::1] fv = np.ascontiguousarray(np.atleast_1d(f), dtype=np.float64)
+        out = np.zeros(fv.shape[0])
+        cdef double[::1] ov = out
+        self.derivative(&fv[0], y, &ov[0], fv.shape[0])
+        return out
+
+    def __reduce__(self):
+        return (type(self), ())
+
+
+cdef class SquaredLoss(OnlineLoss):
+    """``(f - y)^2 / 2`` (regression, one output)."""
+
+    cdef double value(self, const double* f, double y,
+                      intp_t n_outputs) noexcept nogil:
+        return 0.5 * (f[0] - y) * (f[0] - y)
+
+    cdef void derivative(self, const double* f, double y, double* out,
+                         intp_t n_outputs) noexcept nogil:
+        out[0] = f[0] - y
+
+
+cdef class HingeLoss(OnlineLoss):
+    """``max(0, 1 - y f)`` with ``y`` in {-1, +1}; subgradient 0 at the kink."""
+
+    cdef double value(self, const double* f, double y,
+                      intp_t n_outputs) noexcept nogil:
+        cdef double z = 1.0 - y * f[0]
+        return z if z > 0.0 else 0.0
+
+    cdef void derivative(self, const double* f, double y, double* out,
+                         intp_t n_outputs) noexcept nogil:
+        out[0] = -y if y * f[0] < 1.0 else 0.0
+
+
+cdef class LogisticLoss(OnlineLoss):
+    """``log(1 + exp(-y f))`` with ``y`` in {-1, +1}."""
+
+    cdef double value(self, const double* f, double y,
+                      intp_t n_outputs) noexcept nogil:
+        cdef double z = y * f[0]
+        if z > 0.0:
+            return log(1.0 + exp(-z))
+        return -z + log(1.0 + exp(z))
+
+    cdef void derivative(self, const double* f, double y, double* out,
+                         intp_t n_outputs) noexcept nogil:
+        cdef double z = y * f[0], e
+        if z > 0.0:
+            e = exp(-z)
+            out[0] = -y * e / (1.0 + e)
+        else:
+            out[0] = -y / (1.0 + exp(z))
+
+
+cdef class MulticlassHingeLoss(OnlineLoss):
+    """``max(0, 1 + f_r - f_y)``, ``r = argmax_{r != y} f_r`` (Crammer-Singer).
+
+    ``y`` is the class index; one function per class.
+    """
+
+    cdef double value(self, const double* f, double y,
+                      intp_t n_outputs) noexcept nogil:
+        cdef intp_t k = <intp_t>y, r, best = -1
+        cdef double z
+        for r in range(n_outputs):
+            if r != k and (best < 0 or f[r] > f[best]):
+                best = r
+        if best < 0:
+            return 0.0
+        z = 1.0 + f[best] - f[k]
+        return z if z > 0.0 else 0.0
+
+    cdef void derivative(self, const double* f, double y, double* out,
+                         intp_t n_outputs) noexcept nogil:
+        cdef intp_t k = <intp_t>y, r, best = -1
+        for r in range(n_outputs):
+            out[r] = 0.0
+            if r != k and (best < 0 or f[r] > f[best]):
+                best = r
+        if best >= 0 and 1.0 + f[best] - f[k] > 0.0:
+            out[best] = 1.0
+            out[k] = -1.0
+
+
+cdef class MultinomialLogLoss(OnlineLoss):
+    """``-log softmax(f)_y`` (multinomial logistic); ``y`` is the class index."""
+
+    cdef double value(self, const double* f, double y,
+                      intp_t n_outputs) noexcept nogil:
+        cdef intp_t k = <intp_t>y, r
+        cdef double fmax = f[0], total = 0.0
+        for r in range(1, n_outputs):
+            if f[r] > fmax:
+                fmax = f[r]
+        for r in range(n_outputs):
+            total += exp(f[r] - fmax)
+        return log(total) + fmax - f[k]
+
+    cdef void derivative(self, const double* f, double y, double* out,
+                         intp_t n_outputs) noexcept nogil:
+        cdef intp_t k = <intp_t>y, r
+        cdef double fmax = f[0], total = 0.0
+        for r in range(1, n_outputs):
+            if f[r] > fmax:
+                fmax = f[r]
+        for r in range(n_outputs):
+            out[r] = exp(f[r] - fmax)
+            total += out[r]
+        for r in range(n_outputs):
+            out[r] /= total
+        out[k] -= 1.0
+
+
+# ============================================================ node functions
+cdef void _eval_function(const KernelParams* kp, const floating* x,
+                         const floating* D, intp_t M, intp_t n_features,
+                         const double* W, intp_t n_outputs, double* krow,
+                         double* out) noexcept nogil:
+    """krow[m] = k(x, D[m]) and out = W^T krow (W is M x n_outputs, row-major)."""
+    cdef intp_t m, r
+    cdef int n = <int>M, inc = 1, n_out = <int>n_outputs
+    cdef double one = 1.0, zero = 0.0
+    cdef char trans = b'N'
+    for m in range(M):
+        krow[m] = kernel_pair(kp, x, D + m * n_features, n_features)
+    if M == 0:
+        for r in range(n_outputs):
+            out[r] = 0.0
+    elif n_outputs == 1:
+        out[0] = ddot(&n, krow, &inc, <double*>W, &inc)
+    else:
+        # Row-major W (M, n_out) is the column-major (n_out, M) matrix W^T.
+        dgemv(&trans, &n_out, &n, &one, <double*>W, &n_out, krow, &inc,
+              &zero, out, &inc)
+
+
+cdef void _remove_element(intp_t j, intp_t m, floating* D, intp_t n_features,
+                          double* W, intp_t n_outputs, double* Q, intp_t ld_q,
+                          double* q, double* bj) noexcept nogil:
+    """Remove element j of an m-element dictionary; re-project W, downdate Q.
+
+    ``W`` holds the projection weights ``beta`` on entry.  Order of the
+    remaining elements is kept.
+    """
+    cdef intp_t a, r
+    cdef int mi = <int>m, n_out = <int>n_outputs, inc = 1, ld = <int>ld_q
+    cdef double qjj = Q[j * ld_q + j]
+    cdef double neg_inv = -1.0 / qjj
+    memcpy(q, Q + j * ld_q, m * sizeof(double))
+    memcpy(bj, W + j * n_outputs, n_outputs * sizeof(double))
+    # beta <- beta - Q[:, j] beta_j^T / Q_jj
+    dger(&n_out, &mi, &neg_inv, bj, &inc, q, &inc, W, &n_out)
+    # Q <- Q - Q[:, j] Q[j, :] / Q_jj  (symmetric: the same products both sides)
+    dger(&mi, &mi, &neg_inv, q, &inc, q, &inc, Q, &ld)
+    # Compact: drop row j and column j, keep the order of the rest.
+    for a in range(j, m - 1):
+        memcpy(Q + a * ld_q, Q + (a + 1) * ld_q, m * sizeof(double))
+    if j < m - 1:
+        for a in range(m - 1):
+            memmove(Q + a * ld_q + j, Q + a * ld_q + j + 1,
+                    (m - 1 - j) * sizeof(double))
+        memmove(D + j * n_features, D + (j + 1) * n_features,
+                (m - 1 - j) * n_features * sizeof(floating))
+        memmove(W + j * n_outputs, W + (j + 1) * n_outputs,
+                (m - 1 - j) * n_outputs * sizeof(double))
+
+
+cdef int _refactor(const KernelParams* kp, const floating* D, intp_t m,
+                   intp_t n_features, double* Q, intp_t ld_q) noexcept nogil:
+    """Q <- K_DD^{-1} from scratch (Cholesky); returns the LAPACK info."""
+    cdef intp_t a, b
+    cdef int n = <int>m, ld = <int>ld_q, info = 0
+    cdef char uplo = b'L'
+    if m == 0:
+        return 0
+    for a in range(m):
+        for b in range(a, m):
+            Q[a * ld_q + b] = kernel_pair(kp, D + a * n_features,
+                                          D + b * n_features, n_features)
+    # The row-major upper triangle filled above is LAPACK's (column-major)
+    # lower triangle; dpotri leaves the inverse there, then it is mirrored.
+    dpotrf(&uplo, &n, Q, &ld, &info)
+    if info != 0:
+        return info
+    dpotri(&uplo, &n, Q, &ld, &info)
+    for a in range(m):
+        for b in range(a + 1, m):
+            Q[b * ld_q + a] = Q[a * ld_q + b]
+    return info
+
+
+cdef intp_t _step_node(
+    const KernelParams* kp, const floating* x, intp_t n_features,
+    floating* D, double* W, double* Q, intp_t ld_q, intp_t M,
+    const double* krow, const double* a, intp_t n_outputs, double scale,
+    bint compress, double eps2, intp_t max_size,
+    double* u, double* q, double* bj, double* err2_out) noexcept nogil:
+    """One functional SGD step of one node, then KOMP; returns the new size.
+
+    ``krow`` = k(D[m], x) for the M current elements, ``a`` the weight of
+    the new element (``-eta omega``), ``scale = 1 - eta lambda``.
+    """
+    cdef intp_t m, r, j, best
+    cdef int n = <int>M, n_out = <int>n_outputs, inc = 1, ld = <int>ld_q
+    cdef int total = <int>(M * n_outputs)
+    cdef double one = 1.0, zero = 0.0, kxx, s, qjj, cost, best_cost
+    cdef double a_sq = 0.0, cost_new, err2 = 0.0, w_sq, inv_s
+    cdef char trans = b'N'
+    cdef bint forced, fold = False
+
+    if scale != 1.0 and total > 0:
+        dscal(&total, &scale, W, &inc)
+    err2_out[0] = 0.0
+    if not compress:
+        memcpy(D + M * n_features, x, n_features * sizeof(floating))
+        for r in range(n_outputs):
+            W[M * n_outputs + r] = a[r]
+        return M + 1
+
+    for r in range(n_outputs):
+        a_sq += a[r] * a[r]
+    kxx = kernel_pair(kp, x, x, n_features)
+    s = kxx
+    if M > 0:
+        dgemv(&trans, &n, &n, &one, Q, &ld, <double*>krow, &inc, &zero, u, &inc)
+        s = kxx - ddot(&n, <double*>krow, &inc, u, &inc)
+    cost_new = a_sq * s
+    if s <= SPAN_TOL * fabs(kxx):
+        fold = True
+        if cost_new < 0.0:
+            cost_new = 0.0
+    else:
+        # Pricing of the bordered dictionary, before the border is formed:
+        # (Q_full)_jj = Q_jj + u_j^2 / s; the new element is the cheapest
+        # removal when its cost beats every old one (ties go to old ones).
+        best_cost = -1.0
+        for j in range(M):
+            qjj = Q[j * ld_q + j] + u[j] * u[j] / s
+            w_sq = 0.0
+            for r in range(n_outputs):
+                w_sq = w_sq + W[j * n_outputs + r] * W[j * n_outputs + r]
+            cost = w_sq / qjj
+            if best_cost < 0.0 or cost < best_cost:
+                best_cost = cost
+        forced = max_size > 0 and M + 1 > max_size
+        if (best_cost < 0.0 or cost_new < best_cost) and (forced or cost_new <= eps2):
+            fold = True
+
+    if fold:
+        # Remove the new element at once: beta_old += (Q k) a^T.
+        if M > 0:
+            dger(&n_out, &n, &one, <double*>a, &inc, u, &inc, W, &n_out)
+        err2 = cost_new
+        m = M
+    else:
+        # Bordered inverse: [[Q + u u^T / s, -u / s], [-u^T / s, 1 / s]].
+        inv_s = 1.0 / s
+        if M > 0:
+            dger(&n, &n, &inv_s, u, &inc, u, &inc, Q, &ld)
+        for j in range(M):
+            Q[j * ld_q + M] = -u[j] * inv_s
+            Q[M * ld_q + j] = -u[j] * inv_s
+        Q[M * ld_q + M] = inv_s
+        memcpy(D + M * n_features, x, n_features * sizeof(floating))
+        for r in range(n_outputs):
+            W[M * n_outputs + r] = a[r]
+        m = M + 1
+
+    # Destructive KOMP on the remaining dictionary.
+    while m > 0:
+        best = -1
+        best_cost = 0.0
+        for j in range(m):
+            qjj = Q[j * ld_q + j]
+            w_sq = 0.0
+            for r in range(n_outputs):
+                w_sq = w_sq + W[j * n_outputs + r] * W[j * n_outputs + r]
+            if qjj > 0.0:
+                cost = w_sq / qjj
+            else:
+                cost = 0.0  # numerically redundant element
+            if best < 0 or cost < best_cost:
+                best = j
+                best_cost = cost
+        forced = max_size > 0 and m > max_size
+        if not forced and err2 + best_cost > eps2:
+            break
+        if Q[best * ld_q + best] <= 0.0:
+            # Lost positive definiteness: rebuild Q, then price again.
+            if _refactor(kp, D, m, n_features, Q, ld_q) != 0:
+                break
+            continue
+        _remove_element(best, m, D, n_features, W, n_outputs, Q, ld_q, q, bj)
+        err2 = err2 + best_cost
+        m -= 1
+    err2_out[0] = err2
+    return m
+
+
+cdef inline double _normal(uint32_t* state) noexcept nogil:
+    """Standard normal draw (Box-Muller) from the xorshift state."""
+    cdef double u1 = rand_uniform(0.0, 1.0, state)
+    cdef double u2 = rand_uniform(0.0, 1.0, state)
+    if u1 < 1e-300:
+        u1 = 1e-300
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2)
+
+
+# ================================================================= the rounds
+def run_rounds(
+    const floating[:, ::1] X,           # IN  (n_samples, n_features)
+    const double[::1] y,                # IN  encoded targets (+-1, class index or value)
+    const double[::1] sample_weight,    # IN  (n_samples,)
+    const intp_t[::1] queue,            # IN  rows of X in processing order, node by node
+    const intp_t[::1] queue_end,        # IN  (n_nodes,) end of each node's queue segment
+    intp_t[::1] position,               # IN/OUT (n_nodes,) next queue entry of each node
+    const uint8_t[:, ::1] active,       # IN  (n_rounds, n_nodes) 0 where a node is dropped
+    const intp_t[::1] indptr,           # IN  topology (CSR, symmetric, no self-loops)
+    const intp_t[::1] indices,          # IN
+    const double[::1] gamma,            # IN  (n_nodes,) kernel parameter of each node
+    int kernel_kind, double coef0, double degree,
+    OnlineLoss loss,
+    int schedule, double eta0, double power_t, double alpha, double consensus,
+    double epsilon, intp_t max_size, bint compress, intp_t refactor_every,
+    floating[:, :, ::1] points,         # IN/OUT (n_nodes, capacity, n_features)
+    double[:, :, ::1] weights,          # IN/OUT (n_nodes, capacity, n_outputs)
+    double[:, :, ::1] gram_inv,         # IN/OUT (n_nodes, capacity, capacity) when compress
+    intp_t[::1] sizes,                  # IN/OUT (n_nodes,) model orders
+    int64_t[::1] n_steps,               # IN/OUT (n_nodes,) steps taken by each node
+    const uint8_t[::1] rogue,           # IN  (n_nodes,)
+    int rogue_mode,
+    uint32_t[::1] rng_state,            # IN/OUT (n_nodes,) xorshift states
+    CommCounter counter,
+    int64_t value_bytes,                # IN  4 (float32) or 8 (float64) per value
+    double[::1] consensus_out,          # OUT (n_rounds,)
+    intp_t[:, ::1] order_out,           # OUT (n_rounds, n_nodes)
+    double[::1] komp_error_out,         # OUT (n_nodes,) max KOMP error (RKHS norm)
+    double[:, ::1] krows,               # scratch (n_nodes, capacity)
+    double[:, ::1] omegas,              # scratch (n_nodes, n_outputs)
+    double[:, ::1] work,                # scratch (7, max(capacity, n_outputs, 1))
+):
+    """Run synchronous rounds until the chunk ``active`` is used up.
+
+    Returns
+    -------
+    n_rounds_done : int
+        Rounds completed (rows of ``active``, ``consensus_out`` and
+        ``order_out`` filled).
+    status : int
+        ``STATUS_CHUNK_DONE`` (every row of ``active`` used),
+        ``STATUS_ALL_DONE`` (every queue empty) or ``STATUS_NEED_CAPACITY``
+        (a node that must step has a full dictionary: grow and call again).
+    """
+    cdef intp_t n_nodes = sizes.shape[0]
+    cdef intp_t n_features = X.shape[1]
+    cdef intp_t n_outputs = weights.shape[2]
+    cdef intp_t capacity = points.shape[1]
+    cdef intp_t ld_q = gram_inv.shape[2] if compress else 0
+    cdef intp_t n_rounds = active.shape[0]
+    cdef intp_t rnd, i, j, jj, r, row, M, Mj
+    cdef int status = C_STATUS_CHUNK_DONE
+    cdef bint any_left
+    cdef double eta, scale, eps_t, eps2, diff, cons_sum, err2, fval
+    cdef intp_t n_pairs
+    cdef int64_t header = counter.header_bytes
+    cdef int64_t query_cost, dict_cost, unit = (n_features + n_outputs) * value_bytes
+    cdef KernelParams kp
+    cdef double* fi = &work[0, 0]
+    cdef double* fj = &work[1, 0]
+    cdef double* grad = &work[2, 0]
+    cdef double* tmp = &work[3, 0]
+    cdef double* u = &work[4, 0]
+    cdef double* q = &work[5, 0]
+    cdef double* bj = &work[6, 0]
+    cdef double* Q
+
+    with nogil:
+        rnd = 0
+        while rnd < n_rounds:
+            any_left = False
+            for i in range(n_nodes):
+                if position[i] < queue_end[i]:
+                    any_left = True
+                    if active[rnd, i] and sizes[i] + 1 > capacity:
+                        status = C_STATUS_NEED_CAPACITY
+            if not any_left:
+                status = C_STATUS_ALL_DONE
+                break
+            if status == C_STATUS_NEED_CAPACITY:
+                break
+
+            # Phase 1: every stepping node reads f_i(x) and its neighbours'
+            # f_j(x) at the iterates of the previous round.
+            cons_sum = 0.0
+            n_pairs = 0
+            for i in range(n_nodes):
+                if not active[rnd, i] or position[i] >= queue_end[i]:
+                    continue
+                row = queue[position[i]]
+                M = sizes[i]
+                kp = make_kernel_params(kernel_kind, gamma[i], coef0, degree)
+                _eval_function(&kp, &X[row, 0], &points[i, 0, 0], M, n_features,
+                               &weights[i, 0, 0], n_outputs, &krows[i, 0], fi)
+                for r in range(n_outputs):
+                    omegas[i, r] = 0.0
+                for jj in range(indptr[i], indptr[i + 1]):
+                    j = indices[jj]
+                    if not active[rnd, j]:
+                        continue  # a dropped neighbour does not answer
+                    Mj = sizes[j]
+                    # Bytes: query (x out, value back) or j's whole
+                    # dictionary, whichever is cheaper.
+                    query_cost = 2 * header + unit
+                    dict_cost = header + Mj * unit
+                    if dict_cost < query_cost:
+                        counter.send(j, i, Mj * unit)
+                    else:
+                        counter.send(i, j, n_features * value_bytes)
+                        counter.send(j, i, n_outputs * value_bytes)
+                    kp = make_kernel_params(kernel_kind, gamma[j], coef0, degree)
+                    _eval_function(&kp, &X[row, 0], &points[j, 0, 0], Mj,
+                                   n_features, &weights[j, 0, 0], n_outputs,
+                                   tmp, fj)
+                    for r in range(n_outputs):
+                        diff = fi[r] - fj[r]
+                        cons_sum = cons_sum + diff * diff
+                    n_pairs += 1
+                    if rogue[j]:
+                        for r in range(n_outputs):
+                            if rogue_mode == C_ROGUE_COMPLEMENT:
+                                fj[r] = -fj[r]
+                            else:
+                                fval = fabs(fj[r])
+                                if fval == 0.0:
+                                    fval = 1.0
+                                fj[r] = fval * _normal(&rng_state[j])
+                    for r in range(n_outputs):
+                        omegas[i, r] += fi[r] - fj[r]
+                loss.derivative(fi, y[row], grad, n_outputs)
+                for r in range(n_outputs):
+                    omegas[i, r] = (sample_weight[row] * grad[r]
+                                    + consensus * omegas[i, r])
+
+            # Phase 2: step and compress, node by node.
+            for i in range(n_nodes):
+                if not active[rnd, i] or position[i] >= queue_end[i]:
+                    continue
+                row = queue[position[i]]
+                if schedule == C_SCHEDULE_CONSTANT:
+                    eta = eta0
+                    eps_t = epsilon
+                else:
+                    eta = eta0 / pow(1.0 + <double>n_steps[i], power_t)
+                    eps_t = epsilon * (eta / eta0) * (eta / eta0)
+                eps2 = eps_t * eps_t
+                scale = 1.0 - eta * alpha
+                for r in range(n_outputs):
+                    omegas[i, r] = -eta * omegas[i, r]
+                kp = make_kernel_params(kernel_kind, gamma[i], coef0, degree)
+                Q = &gram_inv[i, 0, 0] if compress else NULL
+                if (compress and refactor_every > 0 and n_steps[i] > 0
+                        and n_steps[i] % refactor_every == 0):
+                    _refactor(&kp, &points[i, 0, 0], sizes[i], n_features, Q, ld_q)
+                sizes[i] = _step_node(
+                    &kp, &X[row, 0], n_features, &points[i, 0, 0],
+                    &weights[i, 0, 0], Q, ld_q, sizes[i], &krows[i, 0],
+                    &omegas[i, 0], n_outputs, scale, compress, eps2, max_size,
+                    u, q, bj, &err2)
+                err2 = sqrt(err2)
+                if err2 > komp_error_out[i]:
+                    komp_error_out[i] = err2
+                position[i] += 1
+                n_steps[i] += 1
+
+            consensus_out[rnd] = cons_sum / n_pairs if n_pairs > 0 else NAN
+            for i in range(n_nodes):
+                order_out[rnd, i] = sizes[i]
+            counter.end_round()
+            rnd += 1
+    return rnd, status
+
+
+# ============================================================ test entry points
+def py_step_node(
+    floating[:, ::1] points,            # IN/OUT (capacity, n_features)
+    double[:, ::1] weights,             # IN/OUT (capacity, n_outputs)
+    double[:, ::1] gram_inv,            # IN/OUT (capacity, capacity)
+    intp_t size,
+    const floating[::1] x,
+    const double[::1] a,
+    double scale,
+    int kernel_kind, double gamma, double coef0, double degree,
+    bint compress, double epsilon, intp_t max_size,
+):
+    """One step + KOMP of a single node (for the tests); returns (size, error)."""
+    cdef intp_t n_features = points.shape[1], n_outputs = weights.shape[1]
+    cdef intp_t capacity = points.shape[0], m
+    cdef double err2 = 0.0
+    cdef KernelParams kp = make_kernel_params(kernel_kind, gamma, coef0, degree)
+    if size + 1 > capacity:
+        raise ValueError("capacity too small")
+    krow = np.zeros(max(capacity, 1))
+    cdef double[::1] kv = krow
+    scratch = np.zeros((3, max(capacity, n_outputs, 1)))
+    cdef double[:, ::1] sv = scratch
+    cdef double* Q = &gram_inv[0, 0] if compress else NULL
+    cdef intp_t ld_q = gram_inv.shape[1] if compress else 0
+    with nogil:
+        for m in range(size):
+            kv[m] = kernel_pair(&kp, &x[0], &points[m, 0], n_features)
+        m = _step_node(&kp, &x[0], n_features, &points[0, 0], &weights[0, 0],
+                       Q, ld_q, size, &kv[0], &a[0], n_outputs, scale, compress,
+                       epsilon * epsilon, max_size, &sv[0, 0], &sv[1, 0],
+                       &sv[2, 0], &err2)
+    return m, sqrt(err2)
+
+
+def py_refactor(floating[:, ::1] points, intp_t size, double[:, ::1] gram_inv,
+                int kernel_kind, double gamma, double coef0, double degree):
+    """Recompute the inverse Gram matrix of the first ``size`` points."""
+    cdef KernelParams kp = make_kernel_params(kernel_kind, gamma, coef0, degree)
+    cdef int info
+    with nogil:
+        info = _refactor(&kp, &points[0, 0], size, points.shape[1],
+                         &gram_inv[0, 0], gram_inv.shape[1])
+    return info
+
+
+def kernel_matrix(const floating[:, ::1] X, const floating[:, ::1] Y,
+                  floating[:, ::1] out, int kernel_kind, double gamma,
+                  double coef0, double degree):
+    """out[i, j] = k(X[i], Y[j]) (kernel_block); for predictions."""
+    cdef KernelParams kp = make_kernel_params(kernel_kind, gamma, coef0, degree)
+    with nogil:
+        kernel_block(&kp, X, Y, out)
