@@ -1,0 +1,453 @@
+# Node-level solvers of federated kernel multi-task learning (kernelized MOCHA).
+#
+# Notation (see ``skfed.multitask`` and ALGORITHMS.md section 1): node t has
+# samples x_ti with weights s_ti (1 by default) and total weight W_t; the dual
+# variable of sample i is alpha_ti = s_ti g_ti, where g_ti is the dual
+# variable "per unit weight" the losses below work with.  The node's margins
+# are f_t(x_ti) = w_t . phi(x_ti) and one round of the local subproblem
+# (MOCHA's eq. 4) on node t maximises
+#
+#   - (1/W_t) sum_i s_ti l*(-(g_ti + dg_i)) - (1/W_t) sum_i s_ti dg_i f_ti
+#   - (c / (2 W_t)) dalpha^T K_tt dalpha,       c = rho sigma_tt / (lambda W_t)
+#
+# by dual coordinate ascent with closed-form (hinge, squared hinge, squared)
+# or safeguarded-Newton (logistic) coordinate steps.  The node keeps its
+# "local view" of its margins, p = f_t + c K_tt dalpha, up to date after every
+# step, so each step costs one kernel row (kernel mode) or two d-vectors
+# (linear mode).  The local duality gap of this subproblem is
+#
+#   sum_i s_ti [ l(p_i) + l*(-g'_i) + g'_i p_i ]            (times 1 / W_t)
+#
+# which at dalpha = 0 is exactly node t's term of the global duality gap.
+#
+# Python validates, allocates, draws the per-node seeds and simulates the
+# network; everything here only computes, without the GIL.
+
+from libc.math cimport exp, fabs, log, log1p, INFINITY
+
+from cython cimport floating
+
+from ._random cimport rand_int
+from ._typedefs cimport intp_t, uint32_t
+
+
+# ------------------------------------------------------------------- losses
+cdef class MultiTaskLoss:
+    """A loss ``l(z, y)``, its convex conjugate at ``-g`` and one dual step.
+
+    ``g`` is the dual variable per unit sample weight; for the
+    classification losses ``g = y a`` with ``a >= 0``.  ``step(g, p, y, q)``
+    returns the maximiser over ``g'`` of::
+
+        -l*(-g') - (g' - g) p - (q / 2) (g' - g)^2
+
+    the one-dimensional problem of a coordinate of the local subproblem.
+    """
+
+    cdef double value(self, double z, double y) noexcept nogil:
+        return 0.0
+
+    cdef double conjugate(self, double g, double y) noexcept nogil:
+        return 0.0
+
+    cdef double step(self, double g, double p, double y, double q) noexcept nogil:
+        return g
+
+    def py_value(self, double z, double y):
+        """``l(z, y)``."""
+        return self.value(z, y)
+
+    def py_conjugate(self, double g, double y):
+        """``l*(-g)`` for a feasible ``g``."""
+        return self.conjugate(g, y)
+
+    def py_step(self, double g, double p, double y, double q):
+        """The coordinate step: maximiser of ``-l*(-g') - (g'-g) p - q/2 (g'-g)^2``."""
+        return self.step(g, p, y, q)
+
+    def __reduce__(self):
+        return (type(self), ())
+
+
+cdef class Hinge(MultiTaskLoss):
+    """``l(z, y) = max(0, 1 - y z)``; ``l*(-g) = -a`` with ``g = y a``, ``a in [0, 1]``."""
+
+    cdef double value(self, double z, double y) noexcept nogil:
+        cdef double r = 1.0 - y * z
+        return r if r > 0.0 else 0.0
+
+    cdef double conjugate(self, double g, double y) noexcept nogil:
+        return -y * g
+
+    cdef double step(self, double g, double p, double y, double q) noexcept nogil:
+        cdef double a = y * g, r = 1.0 - y * p
+        if q > 0.0:
+            a = a + r / q
+        elif r > 0.0:
+            a = 1.0
+        elif r < 0.0:
+            a = 0.0
+        if a < 0.0:
+            a = 0.0
+        elif a > 1.0:
+            a = 1.0
+        return y * a
+
+
+cdef class SquaredHinge(MultiTaskLoss):
+    """``l(z, y) = max(0, 1 - y z)^2``; ``l*(-g) = -a + a^2 / 4`` with ``g = y a``, ``a >= 0``."""
+
+    cdef double value(self, double z, double y) noexcept nogil:
+        cdef double r = 1.0 - y * z
+        return r * r if r > 0.0 else 0.0
+
+    cdef double conjugate(self, double g, double y) noexcept nogil:
+        cdef double a = y * g
+        return -a + 0.25 * a * a
+
+    cdef double step(self, double g, double p, double y, double q) noexcept nogil:
+        cdef double a = y * g
+        a = (1.0 - y * p + q * a) / (q + 0.5)
+        if a < 0.0:
+            a = 0.0
+        return y * a
+
+
+cdef inline double _xlogx(double x) noexcept nogil:
+    return x * log(x) if x > 0.0 else 0.0
+
+
+cdef inline double _sigmoid(double z) noexcept nogil:
+    cdef double e
+    if z >= 0.0:
+        return 1.0 / (1.0 + exp(-z))
+    e = exp(z)
+    return e / (1.0 + e)
+
+
+cdef class Logistic(MultiTaskLoss):
+    """``l(z, y) = log(1 + exp(-y z))``; ``l*(-g) = a log a + (1 - a) log(1 - a)``, ``g = y a``.
+
+    The coordinate step has no closed form: it solves
+    ``log(a / (1 - a)) + y p + q (a - a_old) = 0`` for ``a`` in (0, 1) by
+    Newton's method on the log-odds ``u = log(a / (1 - a))``, where the
+    equation reads ``u + y p + q (sigmoid(u) - a_old) = 0`` (increasing, with
+    derivative >= 1) and its root lies in ``[-y p - q (1 - a_old), -y p + q
+    a_old]``; a Newton step that leaves the current bracket is replaced by
+    bisection.
+    """
+
+    cdef double value(self, double z, double y) noexcept nogil:
+        cdef double m = -y * z
+        if m > 0.0:
+            return m + log1p(exp(-m))
+        return log1p(exp(m))
+
+    cdef double conjugate(self, double g, double y) noexcept nogil:
+        cdef double a = y * g
+        if a < 0.0 or a > 1.0:
+            return INFINITY
+        return _xlogx(a) + _xlogx(1.0 - a)
+
+    cdef double step(self, double g, double p, double y, double q) noexcept nogil:
+        cdef double a_old = y * g, yp = y * p
+        cdef double lo, hi, u, h, dh, s, u_new
+        cdef int it
+        if a_old < 0.0:
+            a_old = 0.0
+        elif a_old > 1.0:
+            a_old = 1.0
+        if q <= 0.0:
+            return y * _sigmoid(-yp)
+        lo = -yp - q * (1.0 - a_old)
+        hi = -yp + q * a_old
+        # Start from the previous value when it is inside the bracket.
+        if 0.0 < a_old < 1.0:
+            u = log(a_old) - log1p(-a_old)
+            if u <= lo or u >= hi:
+                u = 0.5 * (lo + hi)
+        else:
+            u = 0.5 * (lo + hi)
+        for it in range(100):
+            s = _sigmoid(u)
+            h = u + yp + q * (s - a_old)
+            if h == 0.0:
+                break
+            if h > 0.0:
+                hi = u
+            else:
+                lo = u
+            dh = 1.0 + q * s * (1.0 - s)
+            u_new = u - h / dh
+            if u_new <= lo or u_new >= hi:
+                u_new = 0.5 * (lo + hi)
+            if fabs(u_new - u) <= 1e-14 * (1.0 + fabs(u)):
+                u = u_new
+                break
+            u = u_new
+        return y * _sigmoid(u)
+
+
+cdef class Squared(MultiTaskLoss):
+    """``l(z, y) = (z - y)^2 / 2``; ``l*(-g) = g^2 / 2 - g y``."""
+
+    cdef double value(self, double z, double y) noexcept nogil:
+        return 0.5 * (z - y) * (z - y)
+
+    cdef double conjugate(self, double g, double y) noexcept nogil:
+        return 0.5 * g * g - g * y
+
+    cdef double step(self, double g, double p, double y, double q) noexcept nogil:
+        return g + (y - p - g) / (1.0 + q)
+
+
+# ------------------------------------------------------------------ helpers
+cdef void _shuffle(intp_t* perm, intp_t n, uint32_t* state) noexcept nogil:
+    """Fisher-Yates shuffle driven by the node's xorshift state."""
+    cdef intp_t k, j, tmp
+    for k in range(n - 1, 0, -1):
+        j = rand_int(k + 1, state)
+        tmp = perm[k]
+        perm[k] = perm[j]
+        perm[j] = tmp
+
+
+cdef double _gap_sum(MultiTaskLoss loss, const double* p, const double* y,
+                     const double* sw, const double* g, intp_t n) noexcept nogil:
+    """sum_i s_i [l(p_i) + l*(-g_i) + g_i p_i] (the local gap times W_t)."""
+    cdef intp_t i
+    cdef double total = 0.0
+    for i in range(n):
+        if sw[i] > 0.0:
+            total += sw[i] * (loss.value(p[i], y[i]) + loss.conjugate(g[i], y[i])
+                              + g[i] * p[i])
+    return total
+
+
+cdef inline double _dot_mixed(const floating* x, const double* w, intp_t d) noexcept nogil:
+    cdef intp_t j
+    cdef double total = 0.0
+    for j in range(d):
+        total += x[j] * w[j]
+    return total
+
+
+def _check_node_arrays(intp_t n, y, sw, g, p, delta, perm, state):
+    if (y.shape[0] != n or sw.shape[0] != n or g.shape[0] != n or p.shape[0] != n
+            or delta.shape[0] != n or perm.shape[0] != n):
+        raise ValueError("the per-sample arrays of a node must all have its n_samples entries.")
+    if state.shape[0] != 1:
+        raise ValueError("state must hold exactly one uint32 seed.")
+
+
+# ------------------------------------------------------------ local solvers
+def local_solve_kernel(
+    const floating[:, ::1] K,      # IN (n, n) the node's own kernel block
+    const double[::1] y,           # IN (n,) targets (+-1 for classification)
+    const double[::1] sw,          # IN (n,) sample weights (0: row skipped)
+    double[::1] g,                 # IN/OUT (n,) dual variables per unit weight
+    double[::1] p,                 # IN margins f_t(x_i); OUT local view f + c K dalpha
+    double[::1] delta,             # OUT (n,) change of alpha = sw * g; zero on entry
+    double c,                      # IN rho * sigma_tt / (lambda * W_t)
+    MultiTaskLoss loss,            # IN
+    intp_t n_steps,                # IN coordinate steps to do this round
+    double theta,                  # IN stop after a pass once gap <= theta * gap0 (0: never)
+    uint32_t[::1] state,           # IN/OUT (1,) the node's xorshift state
+    intp_t[::1] perm,              # SCRATCH (n,) coordinate order
+):
+    """One round of dual coordinate ascent on a node's local subproblem (kernel mode).
+
+    Coordinates are visited in a fresh random order every pass over the
+    node's samples, ``n_steps`` steps in all (a fraction of a pass for a
+    straggler); with ``theta > 0`` the node also stops at the end of a pass
+    once its local gap is at most ``theta`` times its value at the start.
+
+    Returns
+    -------
+    n_done : int
+        Coordinate steps done.
+    gap_start, gap_end : float
+        Local duality gap (times ``W_t``) at the start and at the end.
+    """
+    cdef intp_t n = K.shape[0], i, j, k, done = 0
+    cdef double q, g_new, da, coef, gap0, gap
+    cdef bint stop = False
+    if K.shape[1] != n:
+        raise ValueError(f"K must be square, got shape ({K.shape[0]}, {K.shape[1]}).")
+    _check_node_arrays(n, y, sw, g, p, delta, perm, state)
+    if n == 0:
+        return 0, 0.0, 0.0
+    with nogil:
+        gap0 = _gap_sum(loss, &p[0], &y[0], &sw[0], &g[0], n)
+        gap = gap0
+        for i in range(n):
+            perm[i] = i
+        while done < n_steps and not stop:
+            _shuffle(&perm[0], n, &state[0])
+            for k in range(n):
+                if done >= n_steps:
+                    break
+                i = perm[k]
+                done += 1
+                if sw[i] <= 0.0:
+                    continue
+                q = c * K[i, i] * sw[i]
+                g_new = loss.step(g[i], p[i], y[i], q)
+                if g_new != g[i]:
+                    da = sw[i] * (g_new - g[i])
+                    g[i] = g_new
+                    delta[i] += da
+                    coef = c * da
+                    for j in range(n):
+                        p[j] += coef * K[i, j]
+            if theta > 0.0 and done < n_steps:
+                gap = _gap_sum(loss, &p[0], &y[0], &sw[0], &g[0], n)
+                if gap <= theta * gap0:
+                    stop = True
+        if not stop:
+            gap = _gap_sum(loss, &p[0], &y[0], &sw[0], &g[0], n)
+    return done, gap0, gap
+
+
+def local_solve_linear(
+    const floating[:, ::1] X,      # IN (n, d) the node's (augmented) features
+    const double[::1] y,           # IN (n,)
+    const double[::1] sw,          # IN (n,)
+    double[::1] g,                 # IN/OUT (n,) dual variables per unit weight
+    const double[::1] w,           # IN (d,) the node's current w_t
+    double[::1] dv,                # OUT (d,) sum_i dalpha_i x_i; zero on entry
+    double[::1] delta,             # OUT (n,) change of alpha; zero on entry
+    double[::1] work,              # SCRATCH (d,) w + c dv
+    double[::1] p,                 # SCRATCH (n,) margins (for the gaps)
+    double c,                      # IN rho * sigma_tt / (lambda * W_t)
+    MultiTaskLoss loss,            # IN
+    intp_t n_steps,                # IN
+    double theta,                  # IN
+    uint32_t[::1] state,           # IN/OUT (1,)
+    intp_t[::1] perm,              # SCRATCH (n,)
+):
+    """One round of dual coordinate ascent on a node's local subproblem (primal ``w_t`` kept).
+
+    MOCHA's own local solver: the margin of sample i in the local view is
+    ``x_i . (w_t + c dv)``.  Same order, budget and ``theta`` rule as
+    :func:`local_solve_kernel`.
+
+    Returns
+    -------
+    n_done : int
+    gap_start, gap_end : float
+        Local duality gap (times ``W_t``) at the start and at the end.
+    """
+    cdef intp_t n = X.shape[0], d = X.shape[1], i, j, k, done = 0
+    cdef double q, g_new, da, coef, gap0, gap, sq
+    cdef bint stop = False
+    _check_node_arrays(n, y, sw, g, p, delta, perm, state)
+    if w.shape[0] != d or dv.shape[0] != d or work.shape[0] != d:
+        raise ValueError("w, dv and work must have n_features entries.")
+    if n == 0:
+        return 0, 0.0, 0.0
+    with nogil:
+        for j in range(d):
+            work[j] = w[j]
+        for i in range(n):
+            p[i] = _dot_mixed(&X[i, 0], &work[0], d)
+        gap0 = _gap_sum(loss, &p[0], &y[0], &sw[0], &g[0], n)
+        gap = gap0
+        for i in range(n):
+            perm[i] = i
+        while done < n_steps and not stop:
+            _shuffle(&perm[0], n, &state[0])
+            for k in range(n):
+                if done >= n_steps:
+                    break
+                i = perm[k]
+                done += 1
+                if sw[i] <= 0.0:
+                    continue
+                sq = 0.0
+                for j in range(d):
+                    sq += <double>X[i, j] * X[i, j]
+                q = c * sq * sw[i]
+                g_new = loss.step(g[i], _dot_mixed(&X[i, 0], &work[0], d), y[i], q)
+                if g_new != g[i]:
+                    da = sw[i] * (g_new - g[i])
+                    g[i] = g_new
+                    delta[i] += da
+                    coef = c * da
+                    for j in range(d):
+                        dv[j] += da * X[i, j]
+                        work[j] += coef * X[i, j]
+            if theta > 0.0 and done < n_steps:
+                for i in range(n):
+                    p[i] = _dot_mixed(&X[i, 0], &work[0], d)
+                gap = _gap_sum(loss, &p[0], &y[0], &sw[0], &g[0], n)
+                if gap <= theta * gap0:
+                    stop = True
+        if not stop:
+            for i in range(n):
+                p[i] = _dot_mixed(&X[i, 0], &work[0], d)
+            gap = _gap_sum(loss, &p[0], &y[0], &sw[0], &g[0], n)
+    return done, gap0, gap
+
+
+# ----------------------------------------------------------- state updates
+def update_state(
+    const floating[:, ::1] cache,  # IN (n_slots, n_u) rows k(x_sv, X_u) (+ bias term)
+    const intp_t[::1] slots,       # IN (n_changes,) cache row of each changed vector
+    const intp_t[::1] rows,        # IN (n_changes,) row of S: problem * m + source node
+    const double[::1] coefs,       # IN (n_changes,) dalpha / W_source
+    double[:, ::1] S,              # IN/OUT (n_problems * m, n_u)
+):
+    """Node u adds the received dual changes to its state.
+
+    ``S[k m + t, i] = s_t(x_ui)`` for binary problem k: the contribution of
+    node t's support vectors to the margins of node u's samples.  For every
+    change ``S[rows[c]] += coefs[c] * cache[slots[c]]``.
+    """
+    cdef intp_t n_changes = slots.shape[0], n_u = S.shape[1], c, i, r, s
+    cdef double a
+    if rows.shape[0] != n_changes or coefs.shape[0] != n_changes:
+        raise ValueError("slots, rows and coefs must have the same length.")
+    if cache.shape[1] != n_u:
+        raise ValueError("cache and S must have one column per sample of the node.")
+    for c in range(n_changes):
+        if not (0 <= slots[c] < cache.shape[0]) or not (0 <= rows[c] < S.shape[0]):
+            raise ValueError("slot or row index out of range.")
+    with nogil:
+        for c in range(n_changes):
+            a = coefs[c]
+            s = slots[c]
+            r = rows[c]
+            for i in range(n_u):
+                S[r, i] += a * cache[s, i]
+
+
+def gap_terms(
+    const double[::1] f,           # IN (n,) margins f_t(x_i)
+    const double[::1] y,           # IN (n,)
+    const double[::1] sw,          # IN (n,)
+    const double[::1] g,           # IN (n,) dual variables per unit weight
+    MultiTaskLoss loss,            # IN
+):
+    """A node's sums for the objective and the duality gap.
+
+    Returns
+    -------
+    loss_sum : float
+        ``sum_i s_i l(f_i, y_i)``.
+    conjugate_sum : float
+        ``sum_i s_i l*(-g_i)``.
+    cross_sum : float
+        ``sum_i alpha_i f_i`` with ``alpha_i = s_i g_i``.
+    """
+    cdef intp_t n = f.shape[0], i
+    cdef double ls = 0.0, cs = 0.0, xs = 0.0
+    if y.shape[0] != n or sw.shape[0] != n or g.shape[0] != n:
+        raise ValueError("f, y, sw and g must have the same length.")
+    with nogil:
+        for i in range(n):
+            if sw[i] > 0.0:
+                ls += sw[i] * loss.value(f[i], y[i])
+                cs += sw[i] * loss.conjugate(g[i], y[i])
+                xs += sw[i] * g[i] * f[i]
+    return ls, cs, xs

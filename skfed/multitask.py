@@ -1,0 +1,1452 @@
+"""Federated kernel multi-task learning with a learned task-relationship matrix.
+
+Kernelized MOCHA (Caldas, Smith & Talwalkar, "Federated Kernelized
+Multi-Task Learning"; MOCHA: Smith, Chiang, Sanjabi & Talwalkar, NeurIPS
+2017).  Every node t learns its own model ``w_t``; the models are tied by a
+task-relationship matrix ``Omega`` that is learned too::
+
+    min_{W, Omega}  sum_t (1 / n_t) sum_i loss(w_t . phi(x_ti), y_ti)
+                    + (lambda / 2) tr(W Omega W^T)
+    s.t.  Omega^{-1} positive semi-definite,  tr(Omega^{-1}) = 1
+
+solved by alternating between ``W`` (distributed dual coordinate ascent:
+each round every participating node solves its local subproblem and ships
+only what changed) and ``Omega`` (closed form, at the server).
+
+Protocol and byte counts
+------------------------
+A server (endpoint ``n_nodes``) coordinates; nodes never talk to each
+other.  Every round, each participating (not dropped) node gets one message
+from the server and sends one back; what they hold depends on the mode.
+Data vectors (support vectors, landmarks) travel in the data's dtype (4
+bytes a value in float32, 8 in float64); every other number (dual changes,
+model vectors, ``Sigma`` rows, gap terms) is a float64, every sample index
+an int32; each message also pays the network's header (see
+:mod:`skfed.network`).
+
+*Exact kernel mode* (``approximation=None``, any kernel but ``"linear"``).
+Node t keeps ``S_t[i, u] = sum_j (alpha_uj / n_u) k(x_uj, x_ti)``, the
+contribution of node u's support vectors to its own margins, so that
+``f_t(x_ti) = (1/lambda) sum_u sigma_tu S_t[i, u]``.
+
+- server -> node u: its row of ``Sigma = Omega^{-1}`` and ``rho`` (m + 1
+  floats) when they changed since u last got them; then, for every support
+  vector j of another node t with ``sigma_tu != 0`` whose dual variable
+  changed since u was last told, its index and its net change (one float
+  per binary problem), preceded by the vector itself (d values) the first
+  time u hears of it.  A node caches every vector it has received, so a
+  vector crosses each link once.
+- node t -> server: for every sample whose dual variable changed this round,
+  its index and change (one float per binary problem), preceded by the
+  vector the first time it is sent; plus three floats of gap terms.
+- an Omega update (every ``omega_update_every`` rounds, and whenever the gap
+  falls below ``tol``) costs one more exchange per participating node: the
+  server delivers every pending change (whatever ``Sigma`` says), the node
+  answers with its row of ``G[t, u] = sum_i (alpha_ti / n_t) S_t[i, u]``
+  (m floats).  The server forms ``W^T W = Sigma G Sigma / lambda^2`` and
+  the new ``Sigma``, which goes out with the next round's messages.  A node
+  that is dropped during an Omega update is represented by the entries the
+  others reported (G is symmetric) and by its own last report.
+
+*Primal modes* (``kernel="linear"``, MOCHA itself, and the approximate
+modes, which run linear MOCHA on explicit features): the server keeps
+``V = [v_1 ... v_m]``, ``v_t = sum_i alpha_ti x_ti / n_t``, and
+``W = V Sigma / lambda``.
+
+- server -> node t: ``w_t`` (d' floats per binary problem), plus
+  ``sigma_tt`` and ``rho`` (2 floats) when they changed;
+- node t -> server: the change of ``v_t`` (d' floats per binary problem)
+  plus three floats of gap terms.  The Omega update needs no messages.
+
+*Setup* (counted in the first round): ``gamma="scale"`` needs the pooled
+variance of the features: each node sends its count, sum and sum of squares
+(3 floats) and receives ``gamma`` (1 float).  ``approximation="nystroem"``
+draws its ``n_components`` landmarks once, before the first round: every
+node picks a share proportional to its number of samples, uniformly at
+random among its own samples, sends them to the server, and receives the
+other nodes' landmarks (so every landmark crosses to every node once: the
+landmarks are raw data and leave their node).  ``approximation="rff"``
+draws its random Fourier features from a seed every node shares: nothing
+about the data leaves a node.
+
+*End of fit*: the server sends every node what it still lacks to predict on
+its own (pending changes and vectors, its ``Sigma`` row, or its final
+``w_t``), counted in the last round.
+
+The duality gap that decides when to stop is the exact one, evaluated by the
+simulation over all nodes after every round; in a deployment it is the sum
+of the three-float reports the nodes send.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+from joblib import Parallel, delayed
+from scipy import linalg
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils.extmath import softmax
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
+
+from ._base import (
+    FederatedClassifierMixin,
+    FederatedMixin,
+    FederatedRegressorMixin,
+    node_seeds,
+)
+from ._compat import HasMethods, Interval, StrOptions
+from ._core._kernels import pairwise_kernel_fast
+from ._core._multitask_fast import (
+    Hinge,
+    Logistic,
+    Squared,
+    SquaredHinge,
+    gap_terms,
+    local_solve_kernel,
+    local_solve_linear,
+    update_state,
+)
+from .kernels import kernel_params, pairwise_kernel, resolve_kernel
+from .network import resolve_network
+
+__all__ = ["FederatedMultiTaskClassifier", "FederatedMultiTaskRegressor"]
+
+_LOSSES = {
+    "hinge": Hinge,
+    "squared_hinge": SquaredHinge,
+    "logistic": Logistic,
+    "squared": Squared,
+}
+
+# Fault draws are made in chunks of this many rounds, so the faults of the
+# first rounds do not depend on ``max_rounds``.
+_ROUND_CHUNK = 64
+# Eigenvalues of W^T W below this fraction of the largest are raised to it
+# before the square root (keeps Omega = Sigma^{-1} finite).
+_OMEGA_EIG_FLOOR = 1e-7
+_FLOAT = 8  # bytes of a float64 in the byte model
+_INDEX = 4  # bytes of an int32 index
+
+
+# ---------------------------------------------------------------- helpers
+def _rho(sigma):
+    """MOCHA's ``rho = max_t sum_u |sigma_tu| / sigma_tt``."""
+    return float(np.max(np.abs(sigma).sum(axis=1) / np.diag(sigma)))
+
+
+def omega_update(gram, *, floor=_OMEGA_EIG_FLOOR):
+    """The closed-form Omega step: ``Sigma = (W^T W)^{1/2} / tr((W^T W)^{1/2})``.
+
+    Parameters
+    ----------
+    gram : ndarray of shape (n_nodes, n_nodes)
+        ``W^T W`` (symmetrised here).
+    floor : float, default=1e-7
+        Eigenvalues of ``W^T W`` below ``floor`` times the largest one are
+        raised to it, so ``Sigma`` stays positive definite.
+
+    Returns
+    -------
+    sigma : ndarray of shape (n_nodes, n_nodes) or None
+        The new ``Sigma = Omega^{-1}`` (trace 1); None when ``W = 0``.
+    """
+    gram = 0.5 * (gram + gram.T)
+    evals, evecs = linalg.eigh(gram)
+    top = evals[-1]
+    if not top > 0:
+        return None
+    evals = np.maximum(evals, floor * top)
+    root = (evecs * np.sqrt(evals)) @ evecs.T
+    root = 0.5 * (root + root.T)
+    return root / np.trace(root)
+
+
+def _check_omega(omega, n_nodes):
+    """Validate a user-given Omega and return ``(omega, sigma)`` in float64."""
+    try:
+        omega = np.asarray(omega, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError("omega must be 'learn', 'independent' or a numeric array.") from exc
+    if omega.shape != (n_nodes, n_nodes):
+        raise ValueError(
+            f"omega must be an (n_nodes, n_nodes) = ({n_nodes}, {n_nodes}) matrix, "
+            f"rows and columns in the order of nodes_; got shape {omega.shape}."
+        )
+    if not np.all(np.isfinite(omega)):
+        raise ValueError("omega contains NaN or infinite values.")
+    scale = max(1.0, float(np.abs(omega).max()))
+    if np.abs(omega - omega.T).max() > 1e-10 * scale:
+        raise ValueError("omega must be symmetric.")
+    omega = 0.5 * (omega + omega.T)
+    try:
+        linalg.cholesky(omega, lower=True)
+    except linalg.LinAlgError as exc:
+        raise ValueError("omega must be positive definite.") from exc
+    sigma = linalg.inv(omega)
+    sigma = 0.5 * (sigma + sigma.T)
+    return omega, sigma
+
+
+def _steps(work, n_samples, local_epochs):
+    """Coordinate steps of a node that does a fraction ``work`` of its epochs."""
+    if work <= 0:
+        return 0
+    return max(1, int(np.ceil(local_epochs * work * n_samples)))
+
+
+class _Faults:
+    """Round-by-round faults drawn in fixed chunks from the simulation."""
+
+    def __init__(self, simulation):
+        self.simulation = simulation
+        self.active = self.work = None
+        self.position = _ROUND_CHUNK
+
+    def next(self):
+        if self.position >= _ROUND_CHUNK:
+            self.active, self.work = self.simulation.draw_rounds(_ROUND_CHUNK)
+            self.position = 0
+        active = self.active[self.position]
+        work = self.work[self.position]
+        self.position += 1
+        return active, work
+
+
+def _run_parallel(parallel, function, items):
+    if parallel is None:
+        return [function(*item) for item in items]
+    return parallel(delayed(function)(*item) for item in items)
+
+
+# ------------------------------------------------------------ mode states
+class _PrimalState:
+    """Linear MOCHA: ``kernel="linear"`` and the approximate modes.
+
+    The server keeps ``V`` (n_problems, m, d'); node t the features ``Z_t``.
+    """
+
+    def __init__(self, Z, Y, sw, g, layout, totals, seeds, dtype_bytes):
+        self.Z = Z
+        self.Y = Y
+        self.sw = sw
+        self.g = g
+        self.layout = layout
+        self.totals = totals
+        self.states = [np.array([seed], dtype=np.uint32) for seed in seeds]
+        self.n_problems, self.n = Y.shape
+        self.m = layout.n_nodes
+        self.d = Z.shape[1]
+        self.V = np.zeros((self.n_problems, self.m, self.d))
+        self.dtype_bytes = dtype_bytes
+        self.sigma_info_floats = 2
+
+    def weights(self, sigma, lam):
+        return np.einsum("tu,kud->ktd", sigma, self.V) / lam
+
+    def downlink(self, active, sigma, flush=False):
+        return np.full(len(active), self.n_problems * self.d * _FLOAT, dtype=np.int64)
+
+    def _solve_node(self, t, W, c, steps, theta, loss):
+        sl = self.layout.node_slice(t)
+        Zt = self.Z[sl]
+        n_t = Zt.shape[0]
+        dvs = np.zeros((self.n_problems, self.d))
+        deltas = np.zeros((self.n_problems, n_t))
+        work = np.empty(self.d)
+        p = np.empty(n_t)
+        perm = np.empty(n_t, dtype=np.intp)
+        for k in range(self.n_problems):
+            local_solve_linear(
+                Zt, self.Y[k, sl], self.sw[sl], self.g[k, sl], W[k, t], dvs[k],
+                deltas[k], work, p, c, loss, steps, theta, self.states[t], perm,
+            )
+        return dvs, deltas
+
+    def solve(self, active, steps, c, sigma, lam, theta, loss, parallel):
+        W = self.weights(sigma, lam)
+        items = [(t, W, c[t], steps[t], theta, loss) for t in active]
+        return _run_parallel(parallel, self._solve_node, items)
+
+    def uplink(self, active, results):
+        return np.full(len(active), self.n_problems * self.d * _FLOAT, dtype=np.int64)
+
+    def apply(self, active, results, parallel):
+        for t, (dvs, _) in zip(active, results):
+            self.V[:, t, :] += dvs / self.totals[t]
+
+    def margins(self, sigma, lam):
+        W = self.weights(sigma, lam)
+        out = np.empty((self.n_problems, self.n))
+        for t in range(self.m):
+            sl = self.layout.node_slice(t)
+            out[:, sl] = W[:, t, :] @ self.Z[sl].T
+        return out
+
+    def gram(self):
+        return np.einsum("ktd,kud->tu", self.V, self.V)
+
+    def omega_exchange(self, active, sigma):
+        """Gram matrix for the Omega step, and the bytes it costs (none)."""
+        return self.gram(), None
+
+    def final_delivery(self, sigma):
+        payloads = np.full(self.m, self.n_problems * self.d * _FLOAT, dtype=np.int64)
+        return np.arange(self.m, dtype=np.intp), payloads
+
+
+class _KernelState:
+    """Exact kernel mode: support-vector exchange through the server."""
+
+    def __init__(self, X, Y, sw, g, layout, totals, seeds, spec, bias, needed,
+                 dtype_bytes, parallel):
+        self.X = X
+        self.Y = Y
+        self.sw = sw
+        self.g = g
+        self.layout = layout
+        self.totals = totals
+        self.states = [np.array([seed], dtype=np.uint32) for seed in seeds]
+        self.spec = spec
+        self.bias = bias
+        self.needed = needed  # needed[t, u]: node u needs node t's changes
+        self.n_problems, self.n = Y.shape
+        self.m = layout.n_nodes
+        self.d = X.shape[1]
+        self.dtype = X.dtype
+        self.dtype_bytes = dtype_bytes
+        self.sigma_info_floats = self.m + 1
+        self.node_of = np.repeat(np.arange(self.m), layout.counts)
+        # Own kernel blocks (the local subproblems) and states S_u.
+        self.blocks = _run_parallel(
+            parallel, self._own_block, [(t,) for t in range(self.m)]
+        )
+        self.S = [
+            np.zeros((self.n_problems * self.m, layout.counts[u])) for u in range(self.m)
+        ]
+        # Kernel rows of received support vectors, per receiving node.
+        self.slot = np.full((self.m, self.n), -1, dtype=np.intp)
+        self.cache = [np.empty((0, layout.counts[u]), dtype=self.dtype) for u in range(self.m)]
+        self.n_slots = np.zeros(self.m, dtype=np.intp)
+        # Protocol bookkeeping (bytes only).
+        self.server_has = np.zeros(self.n, dtype=bool)
+        self.node_has = np.zeros((self.m, self.n), dtype=bool)
+        for u in range(self.m):
+            self.node_has[u, layout.node_slice(u)] = True
+        self.pending = np.zeros((self.m, self.n), dtype=bool)
+        self.last_report = np.zeros((self.m, self.m))  # G rows as last reported
+
+    def kernel(self, A, B, out):
+        """``out = k(A, B) + bias^2`` (out is C-contiguous)."""
+        if self.spec.is_callable:
+            out[...] = pairwise_kernel(A, B, kernel=self.spec)
+        else:
+            kind, gamma, coef0, degree = kernel_params(self.spec)
+            pairwise_kernel_fast(A, B, kind, gamma, coef0, degree, out)
+        if self.bias:
+            out += self.bias * self.bias
+
+    def _own_block(self, t):
+        Xt = self.X[self.layout.node_slice(t)]
+        out = np.empty((Xt.shape[0], Xt.shape[0]), dtype=self.dtype)
+        if self.spec.is_callable:
+            out[...] = pairwise_kernel(Xt, kernel=self.spec)
+        else:
+            kind, gamma, coef0, degree = kernel_params(self.spec)
+            pairwise_kernel_fast(Xt, Xt, kind, gamma, coef0, degree, out)
+        if self.bias:
+            out += self.bias * self.bias
+        return out
+
+    # -- protocol
+    def _deliverable(self, u, sigma, flush):
+        mask = self.pending[u]
+        if not flush:
+            sources = np.flatnonzero(sigma[:, u] != 0)
+            allowed = np.isin(self.node_of, sources)
+            mask = mask & allowed
+        return np.flatnonzero(mask)
+
+    def downlink(self, active, sigma, flush=False):
+        payloads = np.zeros(len(active), dtype=np.int64)
+        entry = _INDEX + self.n_problems * _FLOAT
+        for a, u in enumerate(active):
+            idx = self._deliverable(u, sigma, flush)
+            if idx.size == 0:
+                continue
+            new = idx[~self.node_has[u, idx]]
+            payloads[a] = idx.size * entry + new.size * self.d * self.dtype_bytes
+            self.node_has[u, new] = True
+            self.pending[u, idx] = False
+        return payloads
+
+    # -- local work
+    def node_margins(self, t, sigma, lam):
+        S = self.S[t].reshape(self.n_problems, self.m, -1)
+        return np.einsum("u,kui->ki", sigma[t], S) / lam
+
+    def _solve_node(self, t, sigma, lam, c, steps, theta, loss):
+        sl = self.layout.node_slice(t)
+        n_t = sl.stop - sl.start
+        p = self.node_margins(t, sigma, lam)
+        deltas = np.zeros((self.n_problems, n_t))
+        perm = np.empty(n_t, dtype=np.intp)
+        for k in range(self.n_problems):
+            local_solve_kernel(
+                self.blocks[t], self.Y[k, sl], self.sw[sl], self.g[k, sl], p[k],
+                deltas[k], c, loss, steps, theta, self.states[t], perm,
+            )
+        return deltas
+
+    def solve(self, active, steps, c, sigma, lam, theta, loss, parallel):
+        items = [(t, sigma, lam, c[t], steps[t], theta, loss) for t in active]
+        return _run_parallel(parallel, self._solve_node, items)
+
+    def uplink(self, active, results):
+        payloads = np.zeros(len(active), dtype=np.int64)
+        entry = _INDEX + self.n_problems * _FLOAT
+        self._changes = []
+        for a, (t, deltas) in enumerate(zip(active, results)):
+            local = np.flatnonzero(np.any(deltas != 0, axis=0))
+            if local.size == 0:
+                continue
+            idx = local + self.layout.offsets[t]
+            new = idx[~self.server_has[idx]]
+            payloads[a] = idx.size * entry + new.size * self.d * self.dtype_bytes
+            self.server_has[new] = True
+            receivers = np.flatnonzero(np.arange(self.m) != t)
+            self.pending[np.ix_(receivers, idx)] = True
+            for k in range(self.n_problems):
+                nz = np.flatnonzero(deltas[k] != 0)
+                if nz.size:
+                    self._changes.append(
+                        (t, k, nz + self.layout.offsets[t], deltas[k, nz] / self.totals[t])
+                    )
+        return payloads
+
+    # -- state update
+    def _update_node(self, u, src, rows, idx, coefs):
+        own = src == u
+        if np.any(own):
+            update_state(
+                self.blocks[u], idx[own] - self.layout.offsets[u], rows[own], coefs[own],
+                self.S[u],
+            )
+        other = (~own) & self.needed[src, u]
+        if np.any(other):
+            update_state(self.cache[u], self.slot[u, idx[other]], rows[other],
+                         coefs[other], self.S[u])
+
+    def _fill_cache(self, u, new):
+        count = new.size
+        start = self.n_slots[u]
+        if start + count > self.cache[u].shape[0]:
+            capacity = max(2 * self.cache[u].shape[0], start + count, 16)
+            grown = np.empty((capacity, self.cache[u].shape[1]), dtype=self.dtype)
+            grown[:start] = self.cache[u][:start]
+            self.cache[u] = grown
+        self.kernel(
+            np.ascontiguousarray(self.X[new]),
+            self.X[self.layout.node_slice(u)],
+            self.cache[u][start : start + count],
+        )
+        self.slot[u, new] = np.arange(start, start + count)
+        self.n_slots[u] = start + count
+
+    def apply(self, active, results, parallel):
+        if not self._changes:
+            return
+        src = np.concatenate([np.full(c[2].size, c[0], dtype=np.intp) for c in self._changes])
+        rows = np.concatenate(
+            [np.full(c[2].size, c[1] * self.m + c[0], dtype=np.intp) for c in self._changes]
+        )
+        idx = np.concatenate([c[2] for c in self._changes])
+        coefs = np.concatenate([c[3] for c in self._changes])
+        # New kernel rows each receiving node needs (decided here, in a fixed
+        # order, so results never depend on n_jobs).
+        fills = []
+        for u in range(self.m):
+            mask = (src != u) & self.needed[src, u]
+            cand = np.unique(idx[mask])
+            new = cand[self.slot[u, cand] < 0]
+            fills.append(new)
+        _run_parallel(
+            parallel, self._fill_cache, [(u, fills[u]) for u in range(self.m) if fills[u].size]
+        )
+        _run_parallel(
+            parallel, self._update_node,
+            [(u, src, rows, idx, coefs) for u in range(self.m)],
+        )
+        self._changes = []
+
+    def margins(self, sigma, lam):
+        out = np.empty((self.n_problems, self.n))
+        for t in range(self.m):
+            out[:, self.layout.node_slice(t)] = self.node_margins(t, sigma, lam)
+        return out
+
+    def gram_rows(self):
+        """``G[t, u] = sum_k sum_i alpha_kti S_t[k, u, i] / n_t`` (exact)."""
+        G = np.zeros((self.m, self.m))
+        for t in range(self.m):
+            sl = self.layout.node_slice(t)
+            alpha = self.g[:, sl] * self.sw[sl]
+            S = self.S[t].reshape(self.n_problems, self.m, -1)
+            G[t] = np.einsum("ki,kui->u", alpha, S) / self.totals[t]
+        return G
+
+    def gram(self):
+        G = self.gram_rows()
+        return 0.5 * (G + G.T)
+
+    def omega_exchange(self, active, sigma):
+        """The Gram matrix the server sees, and the bytes of the exchange.
+
+        Participating nodes first get every pending change, then report
+        their G row; a dropped node's row comes from the others' reports
+        (G is symmetric) and from its own last report.
+        """
+        down = self.downlink(active, sigma, flush=True)
+        up = np.full(len(active), self.m * _FLOAT, dtype=np.int64)
+        fresh = np.zeros(self.m, dtype=bool)
+        fresh[active] = True
+        rows = self.gram_rows()
+        self.last_report[fresh] = rows[fresh]
+        known = self.last_report
+        row_fresh = fresh[:, None] & ~fresh[None, :]
+        G = np.where(row_fresh, known, np.where(row_fresh.T, known.T, 0.5 * (known + known.T)))
+        return G, (down, up)
+
+    def final_delivery(self, sigma):
+        everyone = np.arange(self.m, dtype=np.intp)
+        return everyone, self.downlink(everyone, sigma)
+
+
+# ------------------------------------------------------------- estimators
+class _BaseMultiTask(FederatedMixin, BaseEstimator):
+    """Fitting machinery shared by the classifier and the regressor."""
+
+    _parameter_constraints = {
+        "lam": [Interval(numbers.Real, 0, None, closed="neither")],
+        "kernel": [StrOptions({"linear", "rbf", "poly", "sigmoid", "laplacian"}), callable],
+        "gamma": [StrOptions({"scale", "auto"}), Interval(numbers.Real, 0, None, closed="neither")],
+        "degree": [Interval(numbers.Real, 1, None, closed="left")],
+        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
+        "omega": [StrOptions({"learn", "independent"}), "array-like"],
+        "omega_update_every": [Interval(numbers.Integral, 1, None, closed="left")],
+        "approximation": [None, StrOptions({"nystroem", "rff"})],
+        "n_components": [Interval(numbers.Integral, 1, None, closed="left")],
+        "fit_intercept": ["boolean"],
+        "intercept_scaling": [Interval(numbers.Real, 0, None, closed="neither")],
+        "local_epochs": [Interval(numbers.Real, 0, None, closed="neither")],
+        "local_gap_target": [None, Interval(numbers.Real, 0, 1, closed="neither")],
+        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "max_rounds": [Interval(numbers.Integral, 1, None, closed="left")],
+        **FederatedMixin._federated_parameter_constraints,
+        "network": [None, HasMethods(["start"])],
+        "random_state": ["random_state"],
+        "n_jobs": [None, numbers.Integral],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        *,
+        lam=1e-3,
+        loss,
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=1.0,
+        omega="learn",
+        omega_update_every=10,
+        approximation=None,
+        n_components=100,
+        fit_intercept=True,
+        intercept_scaling=1.0,
+        local_epochs=1.0,
+        local_gap_target=None,
+        tol=1e-3,
+        max_rounds=500,
+        group_column=None,
+        handle_unknown="global",
+        network=None,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+    ):
+        self.lam = lam
+        self.loss = loss
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.omega = omega
+        self.omega_update_every = omega_update_every
+        self.approximation = approximation
+        self.n_components = n_components
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.local_epochs = local_epochs
+        self.local_gap_target = local_gap_target
+        self.tol = tol
+        self.max_rounds = max_rounds
+        self.group_column = group_column
+        self.handle_unknown = handle_unknown
+        self.network = network
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False
+        tags.input_tags.allow_nan = False
+        tags.target_tags.required = True
+        return tags
+
+    # ------------------------------------------------------------ fitting
+    def _primal_mode(self):
+        return self.approximation is not None or self.kernel == "linear"
+
+    def _gamma_value(self, X):
+        if isinstance(self.gamma, str):
+            if self.gamma == "auto":
+                return 1.0 / X.shape[1]
+            var = float(X.var(dtype=np.float64))
+            return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+        return float(self.gamma)
+
+    def _fit(self, X, Y, sample_weight, layout):
+        """Run kernelized MOCHA on node-ordered data; ``Y`` is (n_problems, n)."""
+        m = layout.n_nodes
+        dtype = X.dtype
+        dtype_bytes = 4 if dtype == np.float32 else 8
+        n, d = X.shape
+        loss = _LOSSES[self.loss]()
+        lam = float(self.lam)
+        rng = check_random_state(self.random_state)
+        seeds = node_seeds(rng, m)
+        network = resolve_network(self.network)
+        sim = network.start(m, server=True, random_state=rng, node_labels=self.nodes_)
+        counter = sim.counter
+        everyone = np.arange(m, dtype=np.intp)
+
+        if sample_weight is None:
+            sw = np.ones(n)
+        else:
+            sw = np.asarray(sample_weight, dtype=np.float64)
+            if np.any(sw < 0):
+                raise ValueError("sample_weight must be non-negative.")
+        totals = np.add.reduceat(sw, layout.offsets[:-1]) if n else np.zeros(m)
+        for t in range(m):
+            if not totals[t] > 0:
+                raise ValueError(
+                    f"Node {self.nodes_[t]!r} has no samples with positive weight."
+                )
+
+        # Omega.
+        learn = isinstance(self.omega, str) and self.omega == "learn"
+        if isinstance(self.omega, str):
+            sigma = np.eye(m) / m
+        else:
+            _, sigma = _check_omega(self.omega, m)
+
+        # Kernel and features.
+        setup_up = np.zeros(m, dtype=np.int64)
+        setup_down = np.zeros(m, dtype=np.int64)
+        gamma = None
+        if not callable(self.kernel) and self.kernel != "linear":
+            gamma = self._gamma_value(X)
+            if isinstance(self.gamma, str) and self.gamma == "scale":
+                setup_up += 3 * _FLOAT
+                setup_down += _FLOAT
+        spec = resolve_kernel(
+            self.kernel, gamma=gamma, degree=self.degree, coef0=self.coef0, n_features=d
+        )
+        self._kernel_spec = spec
+        bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
+        g = np.zeros(Y.shape)
+        if self.approximation is not None:
+            self._fit_feature_map(X, layout, spec, rng, setup_up, setup_down, dtype_bytes)
+        if self._primal_mode():
+            Z = self._features(X)
+            state = _PrimalState(Z, Y, sw, g, layout, totals, seeds, dtype_bytes)
+        else:
+            needed = np.ones((m, m), dtype=bool) if learn else (sigma != 0) | np.eye(m, dtype=bool)
+            parallel = self._parallel_context()
+            with parallel as p:
+                state = _KernelState(
+                    X, Y, sw, g, layout, totals, seeds, spec, bias, needed, dtype_bytes,
+                    p if self._use_parallel() else None,
+                )
+
+        theta = 0.0 if self.local_gap_target is None else float(self.local_gap_target)
+        faults = _Faults(sim)
+        rho = _rho(sigma)
+        sigma_sent = np.zeros(m, dtype=bool)
+        since_update = 0
+        gaps, objectives, duals = [], [], []
+        converged = False
+        sigma_info = state.sigma_info_floats * _FLOAT
+        with self._parallel_context() as parallel:
+            parallel = parallel if self._use_parallel() else None
+            for round_ in range(self.max_rounds):
+                active_mask, work = faults.next()
+                active = np.flatnonzero(active_mask).astype(np.intp)
+                if round_ == 0 and (setup_up.any() or setup_down.any()):
+                    # Setup messages go to every node (they all take part once).
+                    senders = everyone[setup_up > 0]
+                    counter.gather_to_server(senders, setup_up[setup_up > 0])
+                    receivers = everyone[setup_down > 0]
+                    counter.broadcast_from_server(receivers, setup_down[setup_down > 0])
+                if active.size:
+                    down = state.downlink(active, sigma)
+                    down += np.where(sigma_sent[active], 0, sigma_info)
+                    sigma_sent[active] = True
+                    counter.broadcast_from_server(active, down)
+                    c = rho * np.diag(sigma) / (lam * totals)
+                    steps = np.array(
+                        [_steps(work[t], layout.counts[t], self.local_epochs) for t in range(m)]
+                    )
+                    results = state.solve(active, steps, c, sigma, lam, theta, loss, parallel)
+                    up = state.uplink(active, results) + 3 * _FLOAT
+                    counter.gather_to_server(active, up)
+                    state.apply(active, results, parallel)
+                gap, primal, dual = self._gap(state, sigma, lam, loss, layout, totals)
+                since_update += 1
+                relative_ok = gap <= self.tol * abs(primal)
+                if learn and m > 1 and (since_update >= self.omega_update_every or relative_ok):
+                    gram, exchange = state.omega_exchange(active, sigma)
+                    if exchange is not None and active.size:
+                        counter.broadcast_from_server(active, exchange[0])
+                        counter.gather_to_server(active, exchange[1])
+                    new_sigma = omega_update(sigma @ gram @ sigma / lam**2)
+                    if new_sigma is not None:
+                        sigma = new_sigma
+                        rho = _rho(sigma)
+                        sigma_sent[:] = False
+                    since_update = 0
+                    gap2, primal, dual = self._gap(state, sigma, lam, loss, layout, totals)
+                    converged = relative_ok and gap2 <= self.tol * abs(primal)
+                    gap = gap2
+                else:
+                    converged = relative_ok
+                gaps.append(gap)
+                objectives.append(primal)
+                duals.append(dual)
+                if self.verbose:
+                    print(
+                        f"round {round_ + 1}: gap {gap:.3e} primal {primal:.6e} "
+                        f"({active.size}/{m} nodes)"
+                    )
+                if converged or round_ == self.max_rounds - 1:
+                    receivers, payloads = state.final_delivery(sigma)
+                    payloads = payloads + np.where(sigma_sent[receivers], 0, sigma_info)
+                    counter.broadcast_from_server(receivers, payloads.astype(np.int64))
+                counter.next_round()
+                if converged:
+                    break
+        if not converged:
+            warnings.warn(
+                f"{type(self).__name__} did not reach the duality gap tol={self.tol} "
+                f"(relative) in max_rounds={self.max_rounds} rounds (gap "
+                f"{gaps[-1]:.3e}, objective {objectives[-1]:.3e}); increase max_rounds "
+                "or tol.",
+                ConvergenceWarning,
+            )
+        self.n_iter_ = len(gaps)
+        self.duality_gap_curve_ = np.asarray(gaps)
+        self.objective_curve_ = np.asarray(objectives)
+        self.dual_objective_curve_ = np.asarray(duals)
+        self.task_covariance_ = sigma
+        self.omega_ = linalg.inv(sigma)
+        self.omega_ = 0.5 * (self.omega_ + self.omega_.T)
+        self.rho_ = rho
+        self._set_communication(sim)
+        self._store_model(state, X, Y, sw, layout, totals, sigma, lam, bias, dtype)
+        return self
+
+    def _gap(self, state, sigma, lam, loss, layout, totals):
+        f = state.margins(sigma, lam)
+        loss_sum = conj_sum = cross_sum = 0.0
+        for t in range(layout.n_nodes):
+            sl = layout.node_slice(t)
+            for k in range(f.shape[0]):
+                ls, cs, xs = gap_terms(
+                    np.ascontiguousarray(f[k, sl]), state.Y[k, sl], state.sw[sl],
+                    state.g[k, sl], loss,
+                )
+                loss_sum += ls / totals[t]
+                conj_sum += cs / totals[t]
+                cross_sum += xs / totals[t]
+        primal = loss_sum + 0.5 * cross_sum
+        dual = -conj_sum - 0.5 * cross_sum
+        return loss_sum + conj_sum + cross_sum, primal, dual
+
+    def _use_parallel(self):
+        return self.n_jobs is not None and self.n_jobs != 1
+
+    def _parallel_context(self):
+        if self._use_parallel():
+            return Parallel(n_jobs=self.n_jobs, prefer="threads")
+        return _NullContext()
+
+    # ----------------------------------------------------- feature maps
+    def _fit_feature_map(self, X, layout, spec, rng, setup_up, setup_down, dtype_bytes):
+        d = X.shape[1]
+        if self.approximation == "rff":
+            if spec.name != "rbf":
+                raise ValueError(
+                    "approximation='rff' needs kernel='rbf' (random Fourier features "
+                    f"of the Gaussian kernel); got kernel={self.kernel!r}."
+                )
+            D = self.n_components
+            self.random_weights_ = rng.normal(
+                scale=np.sqrt(2.0 * spec.gamma), size=(d, D)
+            ).astype(X.dtype)
+            self.random_offset_ = rng.uniform(0.0, 2.0 * np.pi, size=D).astype(X.dtype)
+            return
+        # Nystroem: every node draws its share of the landmarks from its own samples.
+        n = X.shape[0]
+        n_landmarks = min(self.n_components, n)
+        share = layout.counts * n_landmarks / n
+        counts = np.floor(share).astype(np.intp)
+        remainder = n_landmarks - counts.sum()
+        if remainder:
+            order = np.argsort(-(share - counts), kind="stable")
+            counts[order[:remainder]] += 1
+        counts = np.minimum(counts, layout.counts)
+        picks = []
+        for t in range(layout.n_nodes):
+            if counts[t]:
+                local = rng.choice(layout.counts[t], size=counts[t], replace=False)
+                picks.append(np.sort(local) + layout.offsets[t])
+        picks = np.concatenate(picks) if picks else np.zeros(0, dtype=np.intp)
+        self.components_ = np.ascontiguousarray(X[picks])
+        self._landmark_counts = counts
+        setup_up += counts * d * dtype_bytes
+        setup_down += (len(picks) - counts) * d * dtype_bytes
+        K = pairwise_kernel(self.components_, kernel=spec).astype(np.float64)
+        evals, evecs = linalg.eigh(0.5 * (K + K.T))
+        evals = np.maximum(evals, 1e-12 * max(evals[-1], 1e-300))
+        self.normalization_ = ((evecs / np.sqrt(evals)) @ evecs.T).astype(X.dtype)
+
+    def _features(self, X):
+        """Features the primal modes work on (with the intercept column)."""
+        if self.approximation == "rff":
+            D = self.n_components
+            Z = np.cos(X @ self.random_weights_ + self.random_offset_)
+            Z *= np.sqrt(2.0 / D)
+        elif self.approximation == "nystroem":
+            Z = pairwise_kernel(X, self.components_, kernel=self._kernel_spec) @ self.normalization_
+        else:
+            Z = X
+        Z = np.asarray(Z, dtype=X.dtype)
+        if self.fit_intercept:
+            column = np.full((Z.shape[0], 1), self.intercept_scaling, dtype=X.dtype)
+            Z = np.hstack([Z, column])
+        return np.ascontiguousarray(Z)
+
+    # ------------------------------------------------------------ model
+    def _store_model(self, state, X, Y, sw, layout, totals, sigma, lam, bias, dtype):
+        m = layout.n_nodes
+        alpha = state.g * sw  # (n_problems, n), node order
+        support_sorted = np.flatnonzero(np.any(alpha != 0, axis=0))
+        node_of = np.repeat(np.arange(m), layout.counts)
+        self.support_ = layout.order[support_sorted]
+        self.n_support_ = np.bincount(node_of[support_sorted], minlength=m).astype(np.int32)
+        self.support_vectors_ = np.ascontiguousarray(X[support_sorted])
+        self.dual_coef_ = alpha[:, support_sorted].astype(dtype)
+        sv_node = node_of[support_sorted]
+        # Coefficients of the personalized models over the support vectors:
+        # f_t(x) = sum_j B[k, j, t] k(x_j, x); column m is the average model.
+        scaled = alpha[:, support_sorted] / totals[sv_node]
+        B = scaled[:, :, None] * sigma[sv_node][None, :, :] / lam
+        B = np.concatenate([B, B.mean(axis=2, keepdims=True)], axis=2)
+        if self._primal_mode():
+            W = state.weights(sigma, lam)  # (n_problems, m, d')
+            W = np.concatenate([W, W.mean(axis=1, keepdims=True)], axis=1)
+            self._W = W
+            n_feat = W.shape[2] - int(self.fit_intercept)
+            coef = W[:, :m, :n_feat]
+            intercept = (
+                W[:, :m, n_feat] * self.intercept_scaling if self.fit_intercept
+                else np.zeros(W.shape[:2])[:, :m]
+            )
+            if W.shape[0] == 1:
+                self.coef_ = coef[0].astype(dtype)
+                self.intercept_ = intercept[0].astype(dtype)
+            else:
+                self.coef_ = np.transpose(coef, (1, 0, 2)).astype(dtype)
+                self.intercept_ = intercept.T.astype(dtype)
+        else:
+            self._sv_coef = B
+            # The intercept is the bias feature's weight times intercept_scaling.
+            intercept = bias * bias * B[:, :, :m].sum(axis=1)  # (n_problems, m)
+            self.intercept_ = (intercept[0] if B.shape[0] == 1 else intercept.T).astype(dtype)
+
+    def _raw_decision(self, X, groups):
+        """Scores (n_samples, n_problems) of each sample's personalized model."""
+        check_is_fitted(self)
+        X, codes = self._validate_predict_data(X, groups)
+        m = len(self.nodes_)
+        columns = np.where(codes < 0, m, codes)
+        dtype = self.support_vectors_.dtype if hasattr(self, "support_vectors_") else X.dtype
+        X = np.ascontiguousarray(X, dtype=dtype)
+        n_problems = self.dual_coef_.shape[0]
+        out = np.empty((X.shape[0], n_problems))
+        if X.shape[0] == 0:
+            return out
+        if self._primal_mode():
+            Z = self._features(X).astype(np.float64)
+            W = self._W  # (n_problems, m + 1, d')
+            for k in range(n_problems):
+                out[:, k] = np.einsum("id,id->i", Z, W[k, columns])
+            return out
+        bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
+        batch = 2048
+        for start in range(0, X.shape[0], batch):
+            stop = min(start + batch, X.shape[0])
+            Xb = X[start:stop]
+            if self.support_vectors_.shape[0]:
+                Kb = pairwise_kernel(Xb, self.support_vectors_, kernel=self._kernel_spec)
+                Kb = Kb.astype(np.float64)
+                if bias:
+                    Kb += bias * bias
+            else:
+                Kb = np.zeros((stop - start, 0))
+            for k in range(n_problems):
+                scores = Kb @ self._sv_coef[k]  # (batch, m + 1)
+                out[start:stop, k] = scores[np.arange(stop - start), columns[start:stop]]
+        return out
+
+
+class _NullContext:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
+    """Federated kernel multi-task classifier with a learned task relationship (kernelized MOCHA).
+
+    Every node t (phone, user, hospital: the ``groups`` of its samples)
+    learns its own classifier ``f_t(x) = w_t . phi(x)``; the node models are
+    coupled by a task-relationship matrix ``Omega`` learned from the data
+    (or fixed), and trained over a simulated network in which only dual
+    updates, support vectors and small summaries travel.  The objective
+    (Caldas, Smith & Talwalkar; Smith et al. 2017)::
+
+        min_{W, Omega}  sum_t (1 / n_t) sum_i loss(w_t . phi(x_ti), y_ti)
+                        + (lam / 2) tr(W Omega W^T)
+        s.t.  Sigma = Omega^{-1} positive definite,  tr(Sigma) = 1
+
+    with dual (paper eq. 3), for fixed Omega, minimised over ``alpha``::
+
+        (1 / (2 lam)) alpha^T K alpha + sum_t (1 / n_t) sum_i loss*(-alpha_ti)
+        K[(t, i), (u, j)] = sigma_tu k(x_ti, x_uj) / (n_t n_u)
+
+    Each round every participating node runs dual coordinate ascent on its
+    local subproblem (MOCHA's eq. 4, with MOCHA's safe scaling ``rho = max_t
+    sum_u |sigma_tu| / sigma_tt``) and ships what changed; every
+    ``omega_update_every`` rounds the server sets ``Sigma = (W^T W)^{1/2} /
+    tr((W^T W)^{1/2})`` (eqs. 5-6).  With sample weights ``s_ti`` the loss
+    average of node t is weighted, ``(1 / sum_i s_ti) sum_i s_ti loss(...)``.
+    The protocol and what it costs in bytes are described in
+    :mod:`skfed.multitask`.
+
+    Parameters
+    ----------
+    lam : float > 0, default=1e-3
+        Regularization ``lambda``.  With ``omega="independent"`` node t
+        solves an SVM with ``C = 1 / (lam * n_nodes * n_t)`` (in
+        :class:`~sklearn.svm.SVC`'s scaling), because ``Sigma = I / n_nodes``.
+    loss : {"hinge", "squared_hinge", "logistic"}, default="hinge"
+        ``hinge``: ``max(0, 1 - y z)`` (SVM); ``squared_hinge``:
+        ``max(0, 1 - y z)^2``; ``logistic``: ``log(1 + exp(-y z))``
+        (enables :meth:`predict_proba`).
+    kernel : {"rbf", "linear", "poly", "sigmoid", "laplacian"} or callable, default="rbf"
+        The kernel, as in :func:`skfed.kernels.pairwise_kernel`.
+        ``"linear"`` without approximation is MOCHA itself: the primal
+        ``W`` is kept and a round costs ``d`` floats per node each way.
+    gamma : {"scale", "auto"} or float > 0, default="scale"
+        Kernel coefficient (rbf, poly, sigmoid, laplacian). ``"scale"`` is
+        ``1 / (n_features * X.var())`` over the pooled training data (the
+        nodes share three numbers each to compute it), ``"auto"`` is
+        ``1 / n_features``.
+    degree : float >= 1, default=3
+        Degree of the poly kernel.
+    coef0 : float, default=1.0
+        Independent term of the poly and sigmoid kernels.
+    omega : {"learn", "independent"} or array-like of shape (n_nodes, n_nodes), default="learn"
+        ``"learn"``: start from ``Sigma = I / n_nodes`` and learn ``Omega``;
+        ``"independent"``: keep ``Omega = n_nodes I`` (purely local models,
+        nothing but gap terms is communicated); an array: a fixed ``Omega``
+        (symmetric positive definite, rows in the order of ``nodes_``),
+        used as given (not rescaled to ``tr(Omega^{-1}) = 1``).
+    omega_update_every : int >= 1, default=10
+        ``H``: rounds between two Omega updates (``omega="learn"``).
+    approximation : {None, "nystroem", "rff"}, default=None
+        ``None``: the exact kernel, with support-vector exchange.
+        ``"nystroem"``: linear MOCHA on the features
+        ``z(x) = K(x, L) K(L, L)^{-1/2}`` of ``n_components`` landmarks ``L``
+        drawn once, each node contributing a share proportional to its
+        number of samples drawn uniformly from its own samples (the
+        landmarks are sent to every node; their bytes are counted).
+        ``"rff"``: linear MOCHA on random Fourier features
+        ``sqrt(2 / D) cos(x V + b)``, ``V ~ N(0, 2 gamma)``, ``b ~ U(0, 2 pi)``
+        from a seed all nodes share (rbf only; no data leaves a node).
+    n_components : int, default=100
+        Number of landmarks or random features.
+    fit_intercept : bool, default=True
+        Add a bias: a constant feature ``intercept_scaling`` (the kernel
+        becomes ``k(x, x') + intercept_scaling^2``).  The bias is part of
+        ``w_t``, so it is regularized and coupled through Omega like the
+        other weights (as in :class:`~sklearn.svm.LinearSVC`).
+    intercept_scaling : float > 0, default=1.0
+        Value of the constant bias feature.
+    local_epochs : float > 0, default=1.0
+        Passes over its samples a node makes per round (MOCHA's local
+        iterations; stragglers of ``network`` do a random fraction of them).
+    local_gap_target : float in (0, 1) or None, default=None
+        MOCHA's theta: a node also stops its round as soon as (after a pass)
+        its local duality gap is at most this fraction of its value at the
+        start of the round.
+    tol : float >= 0, default=1e-3
+        Stop when the duality gap of the current ``Omega`` is at most
+        ``tol`` times the primal objective (with ``omega="learn"``: both
+        before and after an Omega update).
+    max_rounds : int, default=500
+        Maximum number of communication rounds; a
+        :class:`~sklearn.exceptions.ConvergenceWarning` is raised when they
+        run out.
+    group_column : int, str or None, default=None
+        Column of ``X`` holding the node id of every sample.
+    handle_unknown : {"global", "error"}, default="global"
+        Nodes never seen in fit: ``"global"`` predicts with the average of
+        the node models, ``"error"`` raises.
+    network : SimulatedNetwork or None, default=None
+        The simulated network (drops, stragglers); None is a perfect one.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the coordinate order of every node, the faults, landmarks and
+        random features.
+    n_jobs : int or None, default=None
+        Nodes solved in parallel (threads: the node solvers release the
+        GIL).  Results do not depend on it.
+    verbose : int, default=0
+        Print the gap after every round.
+
+    Attributes
+    ----------
+    nodes_ : ndarray of shape (n_nodes,)
+        Node labels seen in fit.
+    classes_ : ndarray of shape (n_classes,)
+        All classes seen in fit (over every node).
+    omega_ : ndarray of shape (n_nodes, n_nodes)
+        The task-relationship matrix ``Omega``.
+    task_covariance_ : ndarray of shape (n_nodes, n_nodes)
+        ``Sigma = Omega^{-1}``.
+    rho_ : float
+        MOCHA's ``rho`` for the final ``Sigma``.
+    dual_coef_ : ndarray of shape (n_problems, n_SV)
+        Dual variables ``alpha`` of the support vectors (one row per binary
+        problem: one for two classes, one per class otherwise).
+    support_ : ndarray of shape (n_SV,)
+        Indices (into the training ``X``) of the support vectors, node by
+        node in the order of ``nodes_``.
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+    n_support_ : ndarray of shape (n_nodes,)
+        Support vectors of each node.
+    coef_ : ndarray of shape (n_nodes, n_features') or (n_nodes, n_classes, n_features')
+        Per-node weights, in the primal modes (``kernel="linear"``: input
+        features; approximate modes: the ``n_components`` features).
+    intercept_ : ndarray of shape (n_nodes,) or (n_nodes, n_classes)
+        Per-node bias (``intercept_scaling`` times the bias weight).
+    components_ : ndarray of shape (n_components, n_features)
+        Nystroem landmarks.
+    normalization_ : ndarray of shape (n_components, n_components)
+        ``K(L, L)^{-1/2}`` (Nystroem).
+    random_weights_, random_offset_ : ndarray
+        ``V`` and ``b`` of the random Fourier features.
+    n_iter_ : int
+        Communication rounds run.
+    duality_gap_curve_ : ndarray of shape (n_iter_,)
+        Duality gap after every round (after the Omega update of that round,
+        if any).
+    objective_curve_ : ndarray of shape (n_iter_,)
+        Primal objective after every round.
+    dual_objective_curve_ : ndarray of shape (n_iter_,)
+        Dual objective after every round.
+    communication_ : CommunicationLog
+        Bytes and messages per node and per round.
+    n_bytes_sent_, n_messages_ : int
+    bytes_per_round_ : ndarray of shape (n_iter_,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    See Also
+    --------
+    FederatedMultiTaskRegressor : The same method with the squared loss.
+    skfed.baselines.LocalEstimator : One model per node, no communication.
+    sklearn.svm.SVC : The global kernel SVM on pooled data.
+
+    Notes
+    -----
+    Multiclass problems are solved one-vs-rest, one binary problem per
+    class, with one Omega shared by all of them: the Omega step uses
+    ``sum_k W_k^T W_k``.
+
+    ``omega_`` is never used by the solver (only ``Sigma`` is); the Omega
+    step raises eigenvalues of ``W^T W`` below ``1e-7`` times the largest
+    (MOCHA raises negative ones to ``1e-7``), so ``omega_`` stays finite.
+
+    References
+    ----------
+    .. [1] S. Caldas, V. Smith, A. Talwalkar. "Federated Kernelized
+       Multi-Task Learning". SysML 2018.
+    .. [2] V. Smith, C.-K. Chiang, M. Sanjabi, A. Talwalkar. "Federated
+       Multi-Task Learning". NeurIPS 2017.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed.multitask import FederatedMultiTaskClassifier
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(120, 2)); groups = np.repeat([0, 1, 2], 40)
+    >>> y = (X[:, 0] + 0.3 * groups * X[:, 1] > 0).astype(int)
+    >>> clf = FederatedMultiTaskClassifier(lam=1e-2, random_state=0)
+    >>> clf.fit(X, y, groups=groups).score(X, y, groups=groups) > 0.9
+    True
+    >>> clf.omega_.shape
+    (3, 3)
+    """
+
+    _parameter_constraints = {
+        **_BaseMultiTask._parameter_constraints,
+        "loss": [StrOptions({"hinge", "squared_hinge", "logistic"})],
+    }
+
+    def __init__(
+        self,
+        *,
+        lam=1e-3,
+        loss="hinge",
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=1.0,
+        omega="learn",
+        omega_update_every=10,
+        approximation=None,
+        n_components=100,
+        fit_intercept=True,
+        intercept_scaling=1.0,
+        local_epochs=1.0,
+        local_gap_target=None,
+        tol=1e-3,
+        max_rounds=500,
+        group_column=None,
+        handle_unknown="global",
+        network=None,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+    ):
+        super().__init__(
+            lam=lam, loss=loss, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+            omega=omega, omega_update_every=omega_update_every,
+            approximation=approximation, n_components=n_components,
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
+            local_epochs=local_epochs, local_gap_target=local_gap_target, tol=tol,
+            max_rounds=max_rounds, group_column=group_column,
+            handle_unknown=handle_unknown, network=network, random_state=random_state,
+            n_jobs=n_jobs, verbose=verbose,
+        )
+
+    def fit(self, X, y, groups=None, sample_weight=None):
+        """Fit the per-node classifiers and Omega over the simulated network.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,), default=None
+            Node id of every sample.  ``None`` (and no ``group_column``)
+            means one node, with a :class:`~skfed.SingleNodeWarning`.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; every node needs a positive total.
+
+        Returns
+        -------
+        self : FederatedMultiTaskClassifier
+        """
+        self._validate_params()
+        X, y, sample_weight, layout = self._validate_fit_data(X, y, groups, sample_weight)
+        check_classification_targets(y)
+        self.classes_, y_codes = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                "The number of classes has to be greater than one; got 1 class "
+                f"({self.classes_[0]!r}) over all nodes."
+            )
+        Xs = layout.sort(X)
+        codes = layout.sort(y_codes.ravel())
+        if len(self.classes_) == 2:
+            Y = np.where(codes == 1, 1.0, -1.0)[None, :]
+        else:
+            Y = np.where(codes[None, :] == np.arange(len(self.classes_))[:, None], 1.0, -1.0)
+        sw = layout.sort(sample_weight) if sample_weight is not None else None
+        return self._fit(Xs, np.ascontiguousarray(Y), sw, layout)
+
+    def decision_function(self, X, groups=None):
+        """Score of each sample under its node's personalized model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        groups : array-like of shape (n_samples,), default=None
+            Node id of every sample (not needed with ``group_column`` or
+            after a one-node fit).
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For two classes, positive means ``classes_[1]``.
+        """
+        scores = self._raw_decision(X, groups)
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def predict(self, X, groups=None):
+        """Class of each sample under its node's personalized model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        groups : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        scores = self._raw_decision(X, groups)
+        if scores.shape[1] == 1:
+            return self.classes_[(scores[:, 0] > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def _has_proba(self):
+        return self.loss == "logistic"
+
+    @available_if(_has_proba)
+    def predict_proba(self, X, groups=None):
+        """Class probabilities (``loss="logistic"`` only).
+
+        Binary: the logistic function of the score; multiclass: the
+        one-vs-rest logistic probabilities, normalized to sum to one.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        groups : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        """
+        scores = self._raw_decision(X, groups)
+        if scores.shape[1] == 1:
+            p = 1.0 / (1.0 + np.exp(-scores[:, 0]))
+            return np.column_stack([1.0 - p, p])
+        p = 1.0 / (1.0 + np.exp(-scores))
+        return p / p.sum(axis=1, keepdims=True)
+
+    @available_if(_has_proba)
+    def predict_log_proba(self, X, groups=None):
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        groups : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+        """
+        return np.log(self.predict_proba(X, groups=groups))
+
+
+class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
+    """Federated kernel multi-task regression with a learned task relationship (kernelized MOCHA).
+
+    The regression counterpart of :class:`FederatedMultiTaskClassifier`,
+    with the squared loss::
+
+        min_{W, Omega}  sum_t (1 / n_t) sum_i (w_t . phi(x_ti) - y_ti)^2 / 2
+                        + (lam / 2) tr(W Omega W^T)
+        s.t.  Sigma = Omega^{-1} positive definite,  tr(Sigma) = 1
+
+    (for fixed Omega a multi-task kernel ridge regression).  The dual
+    coordinate step is closed form: ``delta = (y - p - alpha) / (1 + q)``.
+    Protocol, modes and byte counts as in :mod:`skfed.multitask`.
+
+    Parameters
+    ----------
+    lam : float > 0, default=1e-3
+        Regularization ``lambda``.
+    loss : {"squared"}, default="squared"
+        ``(z - y)^2 / 2``.
+    kernel : {"rbf", "linear", "poly", "sigmoid", "laplacian"} or callable, default="rbf"
+        See :class:`FederatedMultiTaskClassifier`.
+    gamma : {"scale", "auto"} or float > 0, default="scale"
+    degree : float >= 1, default=3
+    coef0 : float, default=1.0
+    omega : {"learn", "independent"} or array-like of shape (n_nodes, n_nodes), default="learn"
+    omega_update_every : int >= 1, default=10
+    approximation : {None, "nystroem", "rff"}, default=None
+    n_components : int, default=100
+    fit_intercept : bool, default=True
+        Regularized bias through a constant feature (see the classifier).
+        Targets are not centred: for targets far from zero use a larger
+        ``intercept_scaling`` or centre ``y``.
+    intercept_scaling : float > 0, default=1.0
+    local_epochs : float > 0, default=1.0
+    local_gap_target : float in (0, 1) or None, default=None
+    tol : float >= 0, default=1e-3
+        Relative duality gap at which to stop.
+    max_rounds : int, default=500
+    group_column : int, str or None, default=None
+    handle_unknown : {"global", "error"}, default="global"
+    network : SimulatedNetwork or None, default=None
+    random_state : int, RandomState instance or None, default=None
+    n_jobs : int or None, default=None
+    verbose : int, default=0
+
+    Attributes
+    ----------
+    nodes_ : ndarray of shape (n_nodes,)
+    omega_ : ndarray of shape (n_nodes, n_nodes)
+    task_covariance_ : ndarray of shape (n_nodes, n_nodes)
+    rho_ : float
+    dual_coef_ : ndarray of shape (1, n_SV)
+    support_ : ndarray of shape (n_SV,)
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+    n_support_ : ndarray of shape (n_nodes,)
+    coef_ : ndarray of shape (n_nodes, n_features')
+        Primal modes only.
+    intercept_ : ndarray of shape (n_nodes,)
+    n_iter_ : int
+    duality_gap_curve_, objective_curve_, dual_objective_curve_ : ndarray of shape (n_iter_,)
+    communication_ : CommunicationLog
+    n_bytes_sent_, n_messages_ : int
+    bytes_per_round_ : ndarray of shape (n_iter_,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    See Also
+    --------
+    FederatedMultiTaskClassifier : The classifier, with the full description.
+    sklearn.kernel_ridge.KernelRidge : The global kernel ridge on pooled data.
+
+    References
+    ----------
+    .. [1] S. Caldas, V. Smith, A. Talwalkar. "Federated Kernelized
+       Multi-Task Learning". SysML 2018.
+    .. [2] V. Smith, C.-K. Chiang, M. Sanjabi, A. Talwalkar. "Federated
+       Multi-Task Learning". NeurIPS 2017.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed.multitask import FederatedMultiTaskRegressor
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(90, 3)); groups = np.repeat(["a", "b", "c"], 30)
+    >>> y = X @ [1.0, -1.0, 0.5] + 0.1 * rng.normal(size=90)
+    >>> reg = FederatedMultiTaskRegressor(kernel="linear", lam=1e-3, random_state=0)
+    >>> reg.fit(X, y, groups=groups).score(X, y, groups=groups) > 0.95
+    True
+    """
+
+    _parameter_constraints = {
+        **_BaseMultiTask._parameter_constraints,
+        "loss": [StrOptions({"squared"})],
+    }
+
+    def __init__(
+        self,
+        *,
+        lam=1e-3,
+        loss="squared",
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=1.0,
+        omega="learn",
+        omega_update_every=10,
+        approximation=None,
+        n_components=100,
+        fit_intercept=True,
+        intercept_scaling=1.0,
+        local_epochs=1.0,
+        local_gap_target=None,
+        tol=1e-3,
+        max_rounds=500,
+        group_column=None,
+        handle_unknown="global",
+        network=None,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+    ):
+        super().__init__(
+            lam=lam, loss=loss, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+            omega=omega, omega_update_every=omega_update_every,
+            approximation=approximation, n_components=n_components,
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
+            local_epochs=local_epochs, local_gap_target=local_gap_target, tol=tol,
+            max_rounds=max_rounds, group_column=group_column,
+            handle_unknown=handle_unknown, network=network, random_state=random_state,
+            n_jobs=n_jobs, verbose=verbose,
+        )
+
+    def fit(self, X, y, groups=None, sample_weight=None):
+        """Fit the per-node regressors and Omega over the simulated network.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,), default=None
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : FederatedMultiTaskRegressor
+        """
+        self._validate_params()
+        X, y, sample_weight, layout = self._validate_fit_data(
+            X, y, groups, sample_weight, y_numeric=True
+        )
+        Y = layout.sort(np.asarray(y, dtype=np.float64).ravel())[None, :]
+        sw = layout.sort(sample_weight) if sample_weight is not None else None
+        return self._fit(X=layout.sort(X), Y=np.ascontiguousarray(Y), sample_weight=sw,
+                         layout=layout)
+
+    def predict(self, X, groups=None):
+        """Prediction of each sample's node model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        groups : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        return self._raw_decision(X, groups)[:, 0]
