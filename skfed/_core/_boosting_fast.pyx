@@ -1,0 +1,617 @@
+# Node solvers of Dada (decentralized Frank-Wolfe boosting) and of the
+# personalized linear models (Perso-lin), for ``skfed.boosting``.
+#
+# Notation (Zantedeschi, Bellet & Tommasi, AISTATS 2020, eqs. 1, 3-4):
+#   H[i, j] = h_j(x_i)            base predictor j on sample i (node-ordered rows)
+#   A_k[i, j] = y_i h_j(x_i)      margin matrix of node k (never formed: y * H)
+#   L_k(a) = log sum_i s_i exp(-[A_k a]_i)          (s_i: sample weights)
+#   f(alpha) = sum_k d_k c_k L_k(alpha_k) + (mu / 2) sum_{k<l} w_kl ||alpha_k - alpha_l||^2
+#   grad_k f = -d_k c_k A_k^T eta_k + mu (d_k alpha_k - sum_l w_kl alpha_l),
+#   eta_k = softmax(-A_k alpha_k)  (weighted by s_i).
+# A Frank-Wolfe step of node k moves alpha_k toward the l1-ball vertex
+# ``-beta sign(g_j) e_j`` with ``j = argmax_j |g_j|``.  The margins
+# ``A_k alpha_k`` are kept up to date with one column of A_k per step, so a
+# step costs O(m_k n) (the gradient) plus O(deg_k n) (the neighbour sum).
+#
+# Several binary problems (one-vs-rest) share the same graph: every array
+# with a leading ``P`` axis holds one problem per row, and a node that wakes
+# up does one step on each of them.
+#
+# Python allocates every array and validates every argument; these functions
+# only compute.  ``# IN`` arrays are read, ``# IN/OUT`` arrays are updated in
+# place, ``# OUT`` arrays are written.
+
+from libc.math cimport exp, log, log1p, fabs, INFINITY
+from cython cimport floating
+
+import numpy as np
+
+from ._comm cimport CommCounter
+from ._random cimport rand_int, rand_uniform
+from ._typedefs cimport int64_t, intp_t, uint8_t, uint32_t
+
+
+# ----------------------------------------------------------------- losses
+cdef class LossFunction:
+    """Smooth margin loss ``loss(z)``, ``z = y f(x)``, of the Perso-lin models."""
+
+    cdef double loss(self, double z) noexcept nogil:
+        return 0.0
+
+    cdef double dloss(self, double z) noexcept nogil:
+        return 0.0
+
+    cdef double curvature(self) noexcept nogil:
+        """Upper bound on the second derivative of ``loss``."""
+        return 0.0
+
+    def py_loss(self, double z):
+        """Python wrapper of ``loss`` (tests)."""
+        return self.loss(z)
+
+    def py_dloss(self, double z):
+        """Python wrapper of the derivative ``dloss`` (tests)."""
+        return self.dloss(z)
+
+    def py_curvature(self):
+        """Python wrapper of ``curvature`` (tests)."""
+        return self.curvature()
+
+    def __reduce__(self):
+        return (type(self), ())
+
+
+cdef class Logistic(LossFunction):
+    """``log(1 + exp(-z))``; second derivative at most 1/4."""
+
+    cdef double loss(self, double z) noexcept nogil:
+        if z > 0:
+            return log1p(exp(-z))
+        return -z + log1p(exp(z))
+
+    cdef double dloss(self, double z) noexcept nogil:
+        cdef double e
+        if z > 0:
+            e = exp(-z)
+            return -e / (1.0 + e)
+        return -1.0 / (1.0 + exp(z))
+
+    cdef double curvature(self) noexcept nogil:
+        return 0.25
+
+
+cdef class SquaredHinge(LossFunction):
+    """``max(0, 1 - z)^2``; second derivative at most 2."""
+
+    cdef double loss(self, double z) noexcept nogil:
+        if z < 1.0:
+            return (1.0 - z) * (1.0 - z)
+        return 0.0
+
+    cdef double dloss(self, double z) noexcept nogil:
+        if z < 1.0:
+            return -2.0 * (1.0 - z)
+        return 0.0
+
+    cdef double curvature(self) noexcept nogil:
+        return 2.0
+
+
+# ------------------------------------------------------------ shared parts
+cdef inline double _node_lse(
+    const double[:, ::1] margins, const floating[::1] sw,
+    intp_t p, intp_t start, intp_t end, double* amax_out, double* z_out,
+) noexcept nogil:
+    """``log sum_i s_i exp(-margin_i)`` over rows [start, end) of problem p."""
+    cdef double amax = -INFINITY, z = 0.0, a
+    cdef intp_t i
+    for i in range(start, end):
+        if sw[i] > 0:
+            a = -margins[p, i]
+            if a > amax:
+                amax = a
+    if amax == -INFINITY:
+        amax_out[0] = amax
+        z_out[0] = 0.0
+        return -INFINITY
+    for i in range(start, end):
+        if sw[i] > 0:
+            z += sw[i] * exp(-margins[p, i] - amax)
+    amax_out[0] = amax
+    z_out[0] = z
+    return amax + log(z)
+
+
+cdef void _neighbour_sum(
+    const floating[:, :, ::1] models, intp_t p,
+    const intp_t[::1] indptr, const intp_t[::1] indices, const double[::1] weights,
+    intp_t k, double* out, intp_t n,
+) noexcept nogil:
+    """``out = sum_l w_kl models[l, p]`` over the neighbours l of node k."""
+    cdef intp_t e, l, j
+    cdef double w
+    for j in range(n):
+        out[j] = 0.0
+    for e in range(indptr[k], indptr[k + 1]):
+        l = indices[e]
+        w = weights[e]
+        for j in range(n):
+            out[j] += w * models[l, p, j]
+
+
+cdef double _reg_terms(
+    const floating[:, :, ::1] models, intp_t k, intp_t p, const double* S,
+    intp_t n, double* dot_out,
+) noexcept nogil:
+    """Return ``||models[k, p]||^2`` and set ``dot_out = <models[k, p], S>``."""
+    cdef double sq = 0.0, dot = 0.0, v
+    cdef intp_t j
+    for j in range(n):
+        v = models[k, p, j]
+        sq += v * v
+        dot += v * S[j]
+    dot_out[0] = dot
+    return sq
+
+
+cdef void _fw_node(
+    const floating[:, ::1] H,
+    const floating[:, ::1] Y,
+    const floating[::1] sw,
+    intp_t start, intp_t end, intp_t p, intp_t k,
+    floating[:, :, ::1] alpha,
+    double[:, ::1] margins,
+    double loss_weight, double mu, double dk, const double* S,
+    double beta, double gamma,
+    double* grad,
+    intp_t* j_out, double* s_out, double* loss_out,
+) noexcept nogil:
+    """One Frank-Wolfe step of node k on problem p (eqs. 3-4).
+
+    ``loss_weight`` is ``d_k c_k``; ``S`` the neighbour sum
+    ``sum_l w_kl alpha_l`` (ignored when ``mu == 0``).  Updates
+    ``alpha[k, p]`` and the node's margins, returns the chosen coordinate,
+    the vertex value ``s_j = +-beta`` and the new loss.
+    """
+    cdef intp_t n = H.shape[1]
+    cdef intp_t i, j, best = 0
+    cdef double amax, z, coef, gmax = -1.0, s, h, one_minus = 1.0 - gamma
+    _node_lse(margins, sw, p, start, end, &amax, &z)
+    for j in range(n):
+        if mu != 0.0:
+            grad[j] = mu * (dk * alpha[k, p, j] - S[j])
+        else:
+            grad[j] = 0.0
+    if z > 0:
+        for i in range(start, end):
+            if sw[i] > 0:
+                coef = -loss_weight * sw[i] * exp(-margins[p, i] - amax) / z * Y[p, i]
+                for j in range(n):
+                    grad[j] += coef * H[i, j]
+    for j in range(n):
+        if fabs(grad[j]) > gmax:
+            gmax = fabs(grad[j])
+            best = j
+    s = -beta if grad[best] > 0 else beta
+    for j in range(n):
+        alpha[k, p, j] = <floating>(one_minus * alpha[k, p, j])
+    alpha[k, p, best] = <floating>(alpha[k, p, best] + gamma * s)
+    for i in range(start, end):
+        h = H[i, best]
+        margins[p, i] = one_minus * margins[p, i] + gamma * s * Y[p, i] * h
+    j_out[0] = best
+    s_out[0] = s
+    loss_out[0] = _node_lse(margins, sw, p, start, end, &amax, &z)
+
+
+cdef inline void _fw_public(
+    floating[:, :, ::1] public, intp_t k, intp_t p, intp_t j, double s,
+    double gamma,
+) noexcept nogil:
+    """What the neighbours replay on their copy of alpha_k: the same step."""
+    cdef intp_t jj
+    cdef double one_minus = 1.0 - gamma
+    for jj in range(public.shape[2]):
+        public[k, p, jj] = <floating>(one_minus * public[k, p, jj])
+    public[k, p, j] = <floating>(public[k, p, j] + gamma * s)
+
+
+# --------------------------------------------------------------- Frank-Wolfe
+def lse_losses(
+    const double[:, ::1] margins,      # IN (P, n_samples)
+    const floating[::1] sw,            # IN (n_samples,)
+    const intp_t[::1] offsets,         # IN (n_nodes + 1,)
+    double[:, ::1] out,                # OUT (n_nodes, P)
+):
+    """Per-node losses ``L_k = log sum_i s_i exp(-margin_i)`` of every problem."""
+    cdef intp_t K = offsets.shape[0] - 1, P = margins.shape[0], k, p
+    cdef double amax, z
+    with nogil:
+        for k in range(K):
+            for p in range(P):
+                out[k, p] = _node_lse(margins, sw, p, offsets[k], offsets[k + 1], &amax, &z)
+
+
+def fw_local(
+    const floating[:, ::1] H,          # IN (n_samples, n_base)
+    const floating[:, ::1] Y,          # IN (P, n_samples), +-1
+    const floating[::1] sw,            # IN (n_samples,)
+    const intp_t[::1] offsets,         # IN (n_nodes + 1,)
+    floating[:, :, ::1] alpha,         # IN/OUT (n_nodes, P, n_base)
+    double[:, ::1] margins,            # IN/OUT (P, n_samples)
+    double[:, ::1] losses,             # OUT (n_nodes, P)
+    double beta,
+    intp_t n_steps,
+    intp_t node_start,
+    intp_t node_end,
+):
+    """Purely local Frank-Wolfe: nodes [node_start, node_end) alone.
+
+    Each node runs ``n_steps`` steps of classical Frank-Wolfe on its own loss
+    ``L_k`` over the l1 ball (step ``2 / (tau + 2)``), without
+    communicating.  Nodes are independent, so disjoint node ranges can run in
+    parallel threads.
+    """
+    cdef intp_t n = H.shape[1], P = Y.shape[0], k, p, tau, j
+    cdef double s, loss
+    grad_arr = np.zeros(max(n, 1), dtype=np.float64)
+    cdef double[::1] grad = grad_arr
+    cdef double dummy = 0.0
+    with nogil:
+        for k in range(node_start, node_end):
+            for tau in range(n_steps):
+                for p in range(P):
+                    _fw_node(H, Y, sw, offsets[k], offsets[k + 1], p, k, alpha, margins,
+                             1.0, 0.0, 0.0, &dummy, beta, 2.0 / (tau + 2.0),
+                             &grad[0], &j, &s, &loss)
+                    losses[k, p] = loss
+    return None
+
+
+def fw_async(
+    const floating[:, ::1] H,          # IN (n_samples, n_base)
+    const floating[:, ::1] Y,          # IN (P, n_samples), +-1
+    const floating[::1] sw,            # IN (n_samples,)
+    const intp_t[::1] offsets,         # IN (n_nodes + 1,)
+    floating[:, :, ::1] alpha,         # IN/OUT (n_nodes, P, n_base) models
+    floating[:, :, ::1] public,        # IN/OUT (n_nodes, P, n_base) neighbours' copies
+    double[:, ::1] margins,            # IN/OUT (P, n_samples)
+    double[:, ::1] losses,             # IN/OUT (n_nodes, P)
+    const intp_t[::1] indptr,          # IN graph CSR (n_nodes + 1,)
+    const intp_t[::1] indices,         # IN graph CSR
+    const double[::1] weights,         # IN graph CSR
+    const double[::1] degree,          # IN (n_nodes,)
+    const double[::1] confidence,      # IN (n_nodes,)
+    double beta,
+    double mu,
+    int64_t t_start,
+    intp_t n_steps,
+    uint32_t[::1] clock,               # IN/OUT (1,) xorshift state of the clocks
+    uint32_t[::1] node_state,          # IN/OUT (n_nodes,) per-node xorshift states
+    const uint8_t[::1] offline,        # IN (n_steps,) or (0,): woken node unavailable
+    const uint8_t[::1] rogue,          # IN (n_nodes,)
+    int rogue_mode,                    # 0: complement (flipped vertex), 1: random vertex
+    CommCounter counter,
+    int64_t payload,                   # bytes of one update message, header excluded
+    int64_t budget,                    # stop once this many bytes are spent (-1: none)
+    int64_t spent,
+    double objective,
+    double[::1] objective_out,         # OUT (n_steps,)
+    intp_t[::1] trace_node,            # OUT (n_steps,) or (0,)
+    intp_t[::1] trace_coord,           # OUT (n_steps,) or (0,)
+    double[::1] trace_step,            # OUT (n_steps,) or (0,)
+):
+    """Asynchronous decentralized Frank-Wolfe (Algorithm 1 of Dada).
+
+    At each global iteration one node, drawn uniformly at random (Poisson
+    clocks), takes a Frank-Wolfe step on every problem with step size
+    ``gamma = 2 K / (t + 2 K)`` (t: updates done so far, counting
+    ``t_start``), and sends ``(coordinate index, signed step)`` to each of
+    its neighbours; every iteration is one round of the counter.
+
+    Returns
+    -------
+    (n_done, n_updates, spent, objective)
+        Iterations done (stops early when the budget is spent), updates
+        among them (offline nodes do none), bytes spent so far and the
+        objective after the last one.
+    """
+    cdef intp_t K = offsets.shape[0] - 1
+    cdef intp_t P = Y.shape[0], n = H.shape[1]
+    cdef intp_t it, k, p, e, j, jr, n_done = 0, n_updates = 0
+    cdef double gamma, dk, lw, s, sr, new_loss, sq_old, dot_old, sq_new, dot_new
+    cdef bint has_offline = offline.shape[0] > 0
+    cdef bint has_trace = trace_node.shape[0] > 0
+    cdef bint any_rogue = False
+    cdef int64_t header = counter.header_bytes
+    for k in range(K):
+        if rogue[k]:
+            any_rogue = True
+    S_arr = np.zeros(max(n, 1), dtype=np.float64)
+    St_arr = np.zeros(max(n, 1), dtype=np.float64)
+    grad_arr = np.zeros(max(n, 1), dtype=np.float64)
+    cdef double[::1] S = S_arr
+    cdef double[::1] S_true = St_arr
+    cdef double[::1] grad = grad_arr
+    cdef double* S_obj
+    with nogil:
+        for it in range(n_steps):
+            if budget >= 0 and spent >= budget:
+                break
+            k = rand_int(K, &clock[0])
+            n_done += 1
+            if has_trace:
+                trace_node[it] = k
+                trace_coord[it] = -1
+                trace_step[it] = 0.0
+            if has_offline and offline[it]:
+                objective_out[it] = objective
+                counter.end_round()
+                continue
+            gamma = 2.0 * K / (<double>(t_start + n_updates) + 2.0 * K)
+            dk = degree[k]
+            lw = (dk if dk > 0 else 1.0) * confidence[k]
+            for p in range(P):
+                _neighbour_sum(public, p, indptr, indices, weights, k, &S[0], n)
+                if any_rogue:
+                    _neighbour_sum(alpha, p, indptr, indices, weights, k, &S_true[0], n)
+                    S_obj = &S_true[0]
+                else:
+                    S_obj = &S[0]
+                sq_old = _reg_terms(alpha, k, p, S_obj, n, &dot_old)
+                _fw_node(H, Y, sw, offsets[k], offsets[k + 1], p, k, alpha, margins,
+                         lw, mu, dk, &S[0], beta, gamma, &grad[0], &j, &s, &new_loss)
+                sq_new = _reg_terms(alpha, k, p, S_obj, n, &dot_new)
+                objective += lw * (new_loss - losses[k, p])
+                objective += 0.5 * mu * (dk * (sq_new - sq_old) - 2.0 * (dot_new - dot_old))
+                losses[k, p] = new_loss
+                if rogue[k]:
+                    if rogue_mode == 0:
+                        jr = j
+                        sr = -s
+                    else:
+                        jr = rand_int(n, &node_state[k])
+                        sr = beta if rand_int(2, &node_state[k]) == 0 else -beta
+                    _fw_public(public, k, p, jr, sr, gamma)
+                else:
+                    _fw_public(public, k, p, j, s, gamma)
+                if has_trace and p == 0:
+                    trace_coord[it] = j
+                    trace_step[it] = gamma * s / beta
+            n_updates += 1
+            for e in range(indptr[k], indptr[k + 1]):
+                counter.send(k, indices[e], payload)
+            spent += (indptr[k + 1] - indptr[k]) * (payload + header)
+            objective_out[it] = objective
+            counter.end_round()
+    return n_done, n_updates, spent, objective
+
+
+# ------------------------------------------------------------------ Perso-lin
+cdef double _lin_node_loss(
+    const floating[:, ::1] X, const floating[:, ::1] Y, const floating[::1] sw,
+    intp_t start, intp_t end, intp_t p, intp_t k,
+    const floating[:, :, ::1] theta, LossFunction loss,
+    double inv_mass, double l2, intp_t n_penalized,
+    double* grad,
+) noexcept nogil:
+    """``F_k(theta) = inv_mass sum_i s_i loss(y_i theta.x_i) + l2/2 ||theta_pen||^2``.
+
+    Also writes its gradient into ``grad`` when ``grad`` is not NULL.
+    """
+    cdef intp_t n = X.shape[1], i, j
+    cdef double f = 0.0, z, y, coef, v
+    if grad != NULL:
+        for j in range(n):
+            grad[j] = 0.0
+    for i in range(start, end):
+        if sw[i] > 0:
+            z = 0.0
+            for j in range(n):
+                z += theta[k, p, j] * X[i, j]
+            y = Y[p, i]
+            f += sw[i] * loss.loss(y * z)
+            if grad != NULL:
+                coef = inv_mass * sw[i] * loss.dloss(y * z) * y
+                for j in range(n):
+                    grad[j] += coef * X[i, j]
+    f *= inv_mass
+    for j in range(n_penalized):
+        v = theta[k, p, j]
+        f += 0.5 * l2 * v * v
+        if grad != NULL:
+            grad[j] += l2 * v
+    return f
+
+
+def lin_losses(
+    const floating[:, ::1] X,          # IN (n_samples, n_features)
+    const floating[:, ::1] Y,          # IN (P, n_samples)
+    const floating[::1] sw,            # IN (n_samples,)
+    const intp_t[::1] offsets,         # IN (n_nodes + 1,)
+    const floating[:, :, ::1] theta,   # IN (n_nodes, P, n_features)
+    LossFunction loss,
+    const double[::1] inv_mass,        # IN (n_nodes,) 1 / sum of the node's weights
+    double l2,
+    intp_t n_penalized,
+    double[:, ::1] out,                # OUT (n_nodes, P)
+):
+    """Per-node losses ``F_k(theta_k)`` of every problem."""
+    cdef intp_t K = offsets.shape[0] - 1, P = Y.shape[0], k, p
+    with nogil:
+        for k in range(K):
+            for p in range(P):
+                out[k, p] = _lin_node_loss(X, Y, sw, offsets[k], offsets[k + 1], p, k,
+                                           theta, loss, inv_mass[k], l2, n_penalized, NULL)
+
+
+cdef void _lin_node_step(
+    const floating[:, ::1] X, const floating[:, ::1] Y, const floating[::1] sw,
+    intp_t start, intp_t end, intp_t p, intp_t k,
+    floating[:, :, ::1] theta, LossFunction loss,
+    double inv_mass, double l2, intp_t n_penalized,
+    double loss_weight, double mu, double dk, const double* S, double lipschitz,
+    double* grad,
+) noexcept nogil:
+    """Block gradient step of node k: ``theta_k -= grad_k / L_k``.
+
+    ``grad_k = d_k c_k grad F_k(theta_k) + mu (d_k theta_k - sum_l w_kl theta_l)``
+    and ``L_k = d_k c_k L_F + mu d_k`` (``lipschitz``).
+    """
+    cdef intp_t n = X.shape[1], j
+    _lin_node_loss(X, Y, sw, start, end, p, k, theta, loss, inv_mass, l2, n_penalized, grad)
+    for j in range(n):
+        grad[j] = loss_weight * grad[j]
+        if mu != 0.0:
+            grad[j] += mu * (dk * theta[k, p, j] - S[j])
+        theta[k, p, j] = <floating>(theta[k, p, j] - grad[j] / lipschitz)
+
+
+def lin_local(
+    const floating[:, ::1] X,          # IN (n_samples, n_features)
+    const floating[:, ::1] Y,          # IN (P, n_samples)
+    const floating[::1] sw,            # IN (n_samples,)
+    const intp_t[::1] offsets,         # IN (n_nodes + 1,)
+    floating[:, :, ::1] theta,         # IN/OUT (n_nodes, P, n_features)
+    LossFunction loss,
+    const double[::1] inv_mass,        # IN (n_nodes,)
+    const double[::1] lipschitz,       # IN (n_nodes,) L_F of every node's F_k
+    double l2,
+    intp_t n_penalized,
+    double[:, ::1] losses,             # OUT (n_nodes, P)
+    intp_t n_steps,
+    intp_t node_start,
+    intp_t node_end,
+):
+    """Purely local models: ``n_steps`` gradient steps ``1 / L_F`` on each F_k."""
+    cdef intp_t n = X.shape[1], P = Y.shape[0], k, p, tau
+    grad_arr = np.zeros(max(n, 1), dtype=np.float64)
+    cdef double[::1] grad = grad_arr
+    cdef double dummy = 0.0
+    with nogil:
+        for k in range(node_start, node_end):
+            for tau in range(n_steps):
+                for p in range(P):
+                    _lin_node_step(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss,
+                                   inv_mass[k], l2, n_penalized, 1.0, 0.0, 0.0, &dummy,
+                                   lipschitz[k], &grad[0])
+            for p in range(P):
+                losses[k, p] = _lin_node_loss(X, Y, sw, offsets[k], offsets[k + 1], p, k,
+                                              theta, loss, inv_mass[k], l2, n_penalized, NULL)
+
+
+def lin_async(
+    const floating[:, ::1] X,          # IN (n_samples, n_features)
+    const floating[:, ::1] Y,          # IN (P, n_samples)
+    const floating[::1] sw,            # IN (n_samples,)
+    const intp_t[::1] offsets,         # IN (n_nodes + 1,)
+    floating[:, :, ::1] theta,         # IN/OUT (n_nodes, P, n_features)
+    floating[:, :, ::1] public,        # IN/OUT (n_nodes, P, n_features)
+    double[:, ::1] losses,             # IN/OUT (n_nodes, P)
+    LossFunction loss,
+    const double[::1] inv_mass,        # IN (n_nodes,)
+    const double[::1] lipschitz,       # IN (n_nodes,) L_F of every node's F_k
+    double l2,
+    intp_t n_penalized,
+    const intp_t[::1] indptr,          # IN graph CSR
+    const intp_t[::1] indices,         # IN graph CSR
+    const double[::1] weights,         # IN graph CSR
+    const double[::1] degree,          # IN (n_nodes,)
+    const double[::1] confidence,      # IN (n_nodes,)
+    double mu,
+    intp_t n_steps,
+    uint32_t[::1] clock,               # IN/OUT (1,)
+    uint32_t[::1] node_state,          # IN/OUT (n_nodes,) per-node xorshift states
+    const uint8_t[::1] offline,        # IN (n_steps,) or (0,)
+    const uint8_t[::1] rogue,          # IN (n_nodes,)
+    int rogue_mode,                    # 0: negated model, 1: uniform noise of the same scale
+    CommCounter counter,
+    int64_t payload,                   # bytes of one model message, header excluded
+    int64_t budget,
+    int64_t spent,
+    double objective,
+    double[::1] objective_out,         # OUT (n_steps,)
+    intp_t[::1] trace_node,            # OUT (n_steps,) or (0,)
+):
+    """Asynchronous decentralized block coordinate descent of Perso-lin.
+
+    At each global iteration a node drawn uniformly at random takes a block
+    gradient step on its own model (every problem), with step ``1 / L_k``,
+    ``L_k = d_k c_k L_F + mu d_k``, and sends its new model to its
+    neighbours.
+
+    Returns
+    -------
+    (n_done, n_updates, spent, objective)
+    """
+    cdef intp_t K = offsets.shape[0] - 1
+    cdef intp_t P = Y.shape[0], n = X.shape[1]
+    cdef intp_t it, k, p, e, j, n_done = 0, n_updates = 0
+    cdef double dk, lw, lip, new_loss, sq_old, dot_old, sq_new, dot_new, scale
+    cdef bint has_offline = offline.shape[0] > 0
+    cdef bint has_trace = trace_node.shape[0] > 0
+    cdef bint any_rogue = False
+    cdef int64_t header = counter.header_bytes
+    for k in range(K):
+        if rogue[k]:
+            any_rogue = True
+    S_arr = np.zeros(max(n, 1), dtype=np.float64)
+    St_arr = np.zeros(max(n, 1), dtype=np.float64)
+    grad_arr = np.zeros(max(n, 1), dtype=np.float64)
+    cdef double[::1] S = S_arr
+    cdef double[::1] S_true = St_arr
+    cdef double[::1] grad = grad_arr
+    cdef double* S_obj
+    with nogil:
+        for it in range(n_steps):
+            if budget >= 0 and spent >= budget:
+                break
+            k = rand_int(K, &clock[0])
+            n_done += 1
+            if has_trace:
+                trace_node[it] = k
+            if has_offline and offline[it]:
+                objective_out[it] = objective
+                counter.end_round()
+                continue
+            dk = degree[k]
+            lw = (dk if dk > 0 else 1.0) * confidence[k]
+            lip = lw * lipschitz[k] + mu * dk
+            for p in range(P):
+                _neighbour_sum(public, p, indptr, indices, weights, k, &S[0], n)
+                if any_rogue:
+                    _neighbour_sum(theta, p, indptr, indices, weights, k, &S_true[0], n)
+                    S_obj = &S_true[0]
+                else:
+                    S_obj = &S[0]
+                sq_old = _reg_terms(theta, k, p, S_obj, n, &dot_old)
+                _lin_node_step(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss,
+                               inv_mass[k], l2, n_penalized, lw, mu, dk, &S[0], lip, &grad[0])
+                new_loss = _lin_node_loss(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta,
+                                          loss, inv_mass[k], l2, n_penalized, NULL)
+                sq_new = _reg_terms(theta, k, p, S_obj, n, &dot_new)
+                objective += lw * (new_loss - losses[k, p])
+                objective += 0.5 * mu * (dk * (sq_new - sq_old) - 2.0 * (dot_new - dot_old))
+                losses[k, p] = new_loss
+                if rogue[k] and rogue_mode == 1:
+                    scale = 0.0
+                    for j in range(n):
+                        if fabs(theta[k, p, j]) > scale:
+                            scale = fabs(theta[k, p, j])
+                    if scale == 0.0:
+                        scale = 1.0
+                    for j in range(n):
+                        public[k, p, j] = <floating>rand_uniform(-scale, scale, &node_state[k])
+                else:
+                    for j in range(n):
+                        if rogue[k]:
+                            public[k, p, j] = -theta[k, p, j]
+                        else:
+                            public[k, p, j] = theta[k, p, j]
+            n_updates += 1
+            for e in range(indptr[k], indptr[k + 1]):
+                counter.send(k, indices[e], payload)
+            spent += (indptr[k + 1] - indptr[k]) * (payload + header)
+            objective_out[it] = objective
+            counter.end_round()
+    return n_done, n_updates, spent, objective

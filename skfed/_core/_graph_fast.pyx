@@ -1,0 +1,225 @@
+# Decentralized collaboration-graph learning of Dada (skfed.graph), eq. 5 of
+# Zantedeschi, Bellet & Tommasi (AISTATS 2020).
+#
+# With the models fixed, the graph weights w (one per pair k < l, w >= 0)
+# minimize
+#
+#   h(w) = sum_k d_k(w) l_k + (mu / 2) sum_{k<l} w_kl z_kl
+#          + mu_g (lam sum_{k<l} w_kl^2 - sum_k log(d_k(w) + delta)),
+#
+# where l_k = c_k L_k(alpha_k) is node k's (confidence-weighted) loss,
+# z_kl = ||alpha_k - alpha_l||^2 and d_k(w) = sum_l w_kl.  Then
+#
+#   dh/dw_kl = l_k + l_l + (mu / 2) z_kl
+#              + mu_g (2 lam w_kl - 1 / (d_k + delta) - 1 / (d_l + delta)).
+#
+# A graph step: node k wakes up, samples kappa peers through the
+# peer-sampling service (uniform over its candidates, from its own xorshift
+# state), and takes a projected gradient step on its kappa weights
+# ``w <- max(0, w - grad / L)``.  The block Hessian is
+# ``mu_g (2 lam I + 1 1^T / (d_k + delta)^2 + diag(1 / (d_l + delta)^2))``;
+# L starts at its value at the current point,
+# ``mu_g (2 lam + kappa / (d_k + delta)^2 + max_l 1 / (d_l + delta)^2)``,
+# and doubles until the step satisfies the descent lemma
+# ``h(w+) <= h(w) + g.(w+ - w) + (L / 2) ||w+ - w||^2``, never beyond the
+# bound valid on the whole orthant, ``mu_g (2 lam + (kappa + 1) / delta^2)``.
+# The change of h is exactly the change of the block function, so the
+# objective is tracked for free.
+
+from libc.math cimport log
+
+import numpy as np
+
+from ._comm cimport CommCounter
+from ._random cimport rand_int
+from cython cimport floating
+from ._typedefs cimport int64_t, intp_t, uint8_t, uint32_t
+
+
+cdef intp_t _sample_peers(
+    const intp_t[::1] cand_indptr, const intp_t[::1] cand_indices, intp_t k,
+    intp_t kappa, uint32_t* state, intp_t* peers,
+) noexcept nogil:
+    """Draw min(kappa, n_candidates) distinct peers of k uniformly."""
+    cdef intp_t start = cand_indptr[k], n_cand = cand_indptr[k + 1] - cand_indptr[k]
+    cdef intp_t n_take, r, q, pick
+    cdef bint fresh
+    if kappa >= n_cand:
+        for r in range(n_cand):
+            peers[r] = cand_indices[start + r]
+        return n_cand
+    n_take = kappa
+    r = 0
+    while r < n_take:
+        pick = cand_indices[start + rand_int(n_cand, state)]
+        fresh = True
+        for q in range(r):
+            if peers[q] == pick:
+                fresh = False
+                break
+        if fresh:
+            peers[r] = pick
+            r += 1
+    return n_take
+
+
+cdef double _block_value(
+    const double* a, const double* v, const double* dl, double dk, intp_t n,
+    double mu_g, double lam, double delta,
+) noexcept nogil:
+    """Block function: sum_r a_r v_r + mu_g (lam sum v_r^2 - log(d_k+delta) - sum log(d_l+delta))."""
+    cdef double value = 0.0
+    cdef intp_t r
+    for r in range(n):
+        value += a[r] * v[r] + mu_g * lam * v[r] * v[r] - mu_g * log(dl[r] + delta)
+    return value - mu_g * log(dk + delta)
+
+
+def graph_steps(
+    const floating[:, ::1] models,     # IN (n_nodes, n_model) the models nodes send
+    const double[::1] losses,          # IN (n_nodes,) l_k = c_k L_k
+    double[:, ::1] W,                  # IN/OUT (n_nodes, n_nodes) symmetric weights
+    double[::1] degree,                # IN/OUT (n_nodes,)
+    const intp_t[::1] cand_indptr,     # IN peer candidates (topology) CSR
+    const intp_t[::1] cand_indices,    # IN
+    double mu,
+    double mu_graph,
+    double lam,
+    double delta,
+    intp_t kappa,
+    intp_t n_steps,
+    uint32_t[::1] clock,               # IN/OUT (1,) xorshift state of the clocks
+    uint32_t[::1] node_state,          # IN/OUT (n_nodes,) per-node xorshift states
+    const uint8_t[::1] offline,        # IN (n_steps,) or (0,)
+    const int64_t[::1] model_payload,  # IN (n_nodes,) bytes of each node's model message
+    CommCounter counter,
+    bint end_rounds,                   # one counter round per step (standalone learner)
+    int64_t budget,                    # stop once this many bytes are spent (-1: none)
+    int64_t spent,
+    double objective,
+    double[::1] objective_out,         # OUT (n_steps,) or (0,)
+    intp_t[::1] trace_node,            # OUT (n_steps,) or (0,)
+    intp_t[::1] trace_peers,           # OUT (n_steps * kappa,) or (0,), -1 padded
+    double[::1] trace_lipschitz,       # OUT (n_steps,) or (0,) accepted L
+):
+    """Asynchronous decentralized graph learning: ``n_steps`` graph steps.
+
+    Messages of one step, for each sampled peer l: a request from k carrying
+    k's model (``model_payload[k]`` bytes), an answer carrying l's model,
+    its loss and its degree (``model_payload[l] + 16``), and the new weight
+    ``w_kl`` (8 bytes); each with the counter's header.
+
+    Returns
+    -------
+    (n_done, spent, objective)
+    """
+    cdef intp_t K = W.shape[0], n_model = models.shape[1]
+    cdef intp_t it, k, r, q, l, j, n_peers, n_done = 0
+    cdef double dk, dk_new, z, diff, lip, lip_max, inv, phi_old, phi_new, quad, step_sq
+    cdef double gdot, max_inv
+    cdef bint has_offline = offline.shape[0] > 0
+    cdef bint has_trace = trace_node.shape[0] > 0
+    cdef bint has_obj = objective_out.shape[0] > 0
+    cdef bint has_lip = trace_lipschitz.shape[0] > 0
+    cdef int64_t header = counter.header_bytes
+    kappa = max(kappa, 1)
+    peers_arr = np.zeros(kappa, dtype=np.intp)
+    buf = np.zeros((6, kappa), dtype=np.float64)
+    cdef intp_t[::1] peers = peers_arr
+    cdef double[::1] a = buf[0]
+    cdef double[::1] g = buf[1]
+    cdef double[::1] w = buf[2]
+    cdef double[::1] v = buf[3]
+    cdef double[::1] dl = buf[4]
+    cdef double[::1] dl_new = buf[5]
+    with nogil:
+        for it in range(n_steps):
+            if budget >= 0 and spent >= budget:
+                break
+            k = rand_int(K, &clock[0])
+            n_done += 1
+            if has_trace:
+                trace_node[it] = k
+                for q in range(kappa):
+                    trace_peers[it * kappa + q] = -1
+            if has_offline and offline[it]:
+                if has_obj:
+                    objective_out[it] = objective
+                if end_rounds:
+                    counter.end_round()
+                continue
+            n_peers = _sample_peers(cand_indptr, cand_indices, k, kappa, &node_state[k],
+                                    &peers[0])
+            if n_peers == 0:
+                if has_obj:
+                    objective_out[it] = objective
+                if end_rounds:
+                    counter.end_round()
+                continue
+            dk = degree[k]
+            max_inv = 0.0
+            for r in range(n_peers):
+                l = peers[r]
+                if has_trace:
+                    trace_peers[it * kappa + r] = l
+                z = 0.0
+                for j in range(n_model):
+                    diff = models[k, j] - models[l, j]
+                    z += diff * diff
+                w[r] = W[k, l]
+                dl[r] = degree[l]
+                a[r] = losses[k] + losses[l] + 0.5 * mu * z
+                g[r] = a[r] + mu_graph * (2.0 * lam * w[r] - 1.0 / (dk + delta)
+                                          - 1.0 / (dl[r] + delta))
+                inv = 1.0 / ((dl[r] + delta) * (dl[r] + delta))
+                if inv > max_inv:
+                    max_inv = inv
+            phi_old = _block_value(&a[0], &w[0], &dl[0], dk, n_peers, mu_graph, lam, delta)
+            lip = mu_graph * (2.0 * lam + n_peers / ((dk + delta) * (dk + delta)) + max_inv)
+            lip_max = mu_graph * (2.0 * lam + (n_peers + 1.0) / (delta * delta))
+            if lip > lip_max:
+                lip = lip_max
+            while True:
+                dk_new = dk
+                gdot = 0.0
+                step_sq = 0.0
+                for r in range(n_peers):
+                    v[r] = w[r] - g[r] / lip
+                    if v[r] < 0.0:
+                        v[r] = 0.0
+                    dk_new += v[r] - w[r]
+                    dl_new[r] = dl[r] + v[r] - w[r]
+                    gdot += g[r] * (v[r] - w[r])
+                    step_sq += (v[r] - w[r]) * (v[r] - w[r])
+                if dk_new < 0.0:
+                    dk_new = 0.0
+                for r in range(n_peers):
+                    if dl_new[r] < 0.0:
+                        dl_new[r] = 0.0
+                phi_new = _block_value(&a[0], &v[0], &dl_new[0], dk_new, n_peers, mu_graph,
+                                       lam, delta)
+                quad = phi_old + gdot + 0.5 * lip * step_sq
+                if phi_new <= quad + 1e-12 * (phi_old if phi_old > 0 else -phi_old) \
+                        or lip >= lip_max:
+                    break
+                lip = 2.0 * lip
+                if lip > lip_max:
+                    lip = lip_max
+            for r in range(n_peers):
+                l = peers[r]
+                W[k, l] = v[r]
+                W[l, k] = v[r]
+                degree[l] = dl_new[r]
+                counter.send(k, l, model_payload[k])
+                counter.send(l, k, model_payload[l] + 16)
+                counter.send(k, l, 8)
+                spent += 3 * header + model_payload[k] + model_payload[l] + 24
+            degree[k] = dk_new
+            objective += phi_new - phi_old
+            if has_lip:
+                trace_lipschitz[it] = lip
+            if has_obj:
+                objective_out[it] = objective
+            if end_rounds:
+                counter.end_round()
+    return n_done, spent, objective

@@ -1,0 +1,1069 @@
+"""Dada: decentralized personalized boosting over a learned collaboration graph.
+
+* :class:`DecentralizedBoostingClassifier` — Zantedeschi, Bellet & Tommasi,
+  "Fully Decentralized Joint Learning of Personalized Models and
+  Collaboration Graphs" (AISTATS 2020): per-node l1-constrained boosting of
+  shared base predictors (decision stumps) by asynchronous decentralized
+  Frank-Wolfe, alternated with decentralized learning of the graph
+  (:mod:`skfed.graph`).
+* :class:`PersonalizedLinearClassifier` — Perso-lin, the personalized linear
+  models of Vanhaesebrouck, Bellet & Tommasi (AISTATS 2017) on the same
+  graph (fixed or learned the same way): asynchronous block coordinate
+  descent on a smooth loss.
+
+There is no server: every step is one node talking to its neighbours in the
+collaboration graph (model updates) or to a few peers drawn by a
+peer-sampling service (graph updates), and every message is counted by the
+simulated network.
+"""
+
+import math
+import numbers
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from scipy import sparse
+from scipy.sparse.csgraph import connected_components, shortest_path
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
+
+from ._base import FederatedClassifierMixin, FederatedMixin, node_seeds
+from ._compat import Interval, StrOptions
+from ._core._boosting_fast import (
+    Logistic,
+    SquaredHinge,
+    fw_async,
+    fw_local,
+    lin_async,
+    lin_local,
+    lin_losses,
+    lse_losses,
+)
+from .graph import _GraphRunner, _csr_arrays, _pair_distances, model_message_bytes
+from .network import check_adjacency, float_bytes, index_bits, payload_bytes, resolve_network
+
+__all__ = [
+    "DecentralizedBoostingClassifier",
+    "PersonalizedLinearClassifier",
+    "make_stumps",
+    "stump_predictions",
+    "fw_message_bytes",
+]
+
+_LOSSES = {"logistic": Logistic, "squared_hinge": SquaredHinge}
+
+
+# ------------------------------------------------------------------ stumps
+def make_stumps(feature_min, feature_max, n_estimators):
+    """Decision stumps spread evenly over the features.
+
+    Feature f gets ``n_estimators // n_features`` stumps (the first
+    ``n_estimators % n_features`` features one more), with thresholds evenly
+    spaced strictly inside ``[feature_min[f], feature_max[f]]``:
+    ``min + (r + 1) (max - min) / (q + 1)``, ``r = 0 .. q - 1``.
+
+    Parameters
+    ----------
+    feature_min, feature_max : array-like of shape (n_features,)
+    n_estimators : int
+
+    Returns
+    -------
+    features : ndarray of shape (n_estimators,), dtype=intp
+    thresholds : ndarray of shape (n_estimators,), dtype=float64
+    """
+    feature_min = np.asarray(feature_min, dtype=np.float64)
+    feature_max = np.asarray(feature_max, dtype=np.float64)
+    n_features = feature_min.shape[0]
+    base, extra = divmod(int(n_estimators), n_features)
+    features, thresholds = [], []
+    for f in range(n_features):
+        q = base + (1 if f < extra else 0)
+        if q == 0:
+            continue
+        r = np.arange(1, q + 1)
+        features.append(np.full(q, f, dtype=np.intp))
+        thresholds.append(feature_min[f] + r * (feature_max[f] - feature_min[f]) / (q + 1))
+    return np.concatenate(features), np.concatenate(thresholds)
+
+
+def stump_predictions(X, features, thresholds, dtype=None):
+    """``H[i, j] = +1 if X[i, features[j]] > thresholds[j] else -1``."""
+    X = np.asarray(X)
+    dtype = X.dtype if dtype is None else dtype
+    H = np.where(X[:, features] > thresholds[None, :], 1.0, -1.0)
+    return np.ascontiguousarray(H, dtype=dtype)
+
+
+def fw_message_bytes(n_base, n_problems=1):
+    """Payload of one Frank-Wolfe update message: per problem, the coordinate
+    index (``ceil(log2 n_base)`` bits) and the signed step (one float64)."""
+    return payload_bytes(n_float64=n_problems, n_bits=n_problems * index_bits(n_base))
+
+
+def _network_diameter(adjacency):
+    n_components, _ = connected_components(adjacency, directed=False)
+    if n_components > 1:
+        raise ValueError(
+            "The network topology is disconnected: the nodes cannot agree on the "
+            "feature ranges of the stumps. Use a connected topology."
+        )
+    if adjacency.shape[0] == 1:
+        return 0
+    dist = shortest_path(adjacency, unweighted=True, directed=False)
+    return int(dist.max())
+
+
+# -------------------------------------------------------------- base class
+class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstimator):
+    """Shared driver: validation, one-vs-rest labels, graph, alternation."""
+
+    _common_constraints = {
+        "mu": [Interval(numbers.Real, 0, None, closed="left")],
+        "graph": "no_validation",
+        "mu_graph": [None, Interval(numbers.Real, 0, None, closed="neither")],
+        "lambda_graph": [Interval(numbers.Real, 0, None, closed="neither")],
+        "delta": [Interval(numbers.Real, 0, None, closed="neither")],
+        "kappa": [Interval(numbers.Integral, 1, None, closed="left")],
+        "graph_update_every": [Interval(numbers.Integral, 1, None, closed="left")],
+        "graph_init_iter": [None, Interval(numbers.Integral, 0, None, closed="left")],
+        "graph_iter": [None, Interval(numbers.Integral, 0, None, closed="left")],
+        "max_iter": [None, Interval(numbers.Integral, 0, None, closed="left")],
+        "fit_intercept": ["boolean"],
+        "communication_budget": [None, Interval(numbers.Integral, 0, None, closed="left")],
+        "network": "no_validation",
+        "random_state": ["random_state"],
+        "n_jobs": [None, numbers.Integral],
+        **FederatedMixin._federated_parameter_constraints,
+    }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        tags.input_tags.sparse = False
+        return tags
+
+    # ---------------------------------------------------------------- helpers
+    def _mu_graph(self):
+        mu_graph = self.mu if self.mu_graph is None else self.mu_graph
+        if self.graph is None and mu_graph <= 0:
+            raise ValueError(
+                "Learning the graph (graph=None) needs mu_graph > 0; with "
+                "mu_graph=None it equals mu, so set mu > 0 or give mu_graph."
+            )
+        return mu_graph
+
+    def _fixed_graph(self, simulation):
+        K = simulation.n_nodes
+        graph = self.graph
+        if hasattr(graph, "nodes") and hasattr(graph, "edges"):
+            labels = self.nodes_.tolist()
+            if set(graph.nodes()) == set(labels) and set(labels) != set(range(K)):
+                import networkx as nx
+
+                graph = nx.to_scipy_sparse_array(graph, nodelist=labels, weight="weight")
+        W = check_adjacency(graph, K, name="graph", allow_weights=True)
+        outside = sparse.csr_matrix(W - W.multiply(simulation.adjacency))
+        outside.eliminate_zeros()
+        if outside.nnz:
+            raise ValueError(
+                "graph has edges between nodes that the network topology does not "
+                "connect; every edge of the collaboration graph must be a link of "
+                "network.topology."
+            )
+        return W
+
+    def _node_rows(self, layout, sw):
+        mass = np.add.reduceat(sw, layout.offsets[:-1])
+        empty = np.flatnonzero(mass <= 0)
+        if empty.size:
+            raise ValueError(
+                f"Node {self.nodes_[empty[0]]!r} has no sample with positive weight; "
+                "every node needs data (sample_weight sums to 0 there)."
+            )
+        return mass
+
+    def _prepare(self, X, y, groups, sample_weight):
+        X, y, sw, layout = self._validate_fit_data(X, y, groups, sample_weight)
+        check_classification_targets(y)
+        self.classes_, y_enc = np.unique(y, return_inverse=True)
+        n_classes = len(self.classes_)
+        if n_classes < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least 2 classes in the "
+                f"data, but the data contains only one class: {self.classes_[0]!r}."
+            )
+        dtype = X.dtype
+        if sw is None:
+            sw = np.ones(X.shape[0], dtype=dtype)
+        Xs = layout.sort(X)
+        ys = y_enc.ravel()[layout.order]
+        sws = np.ascontiguousarray(sw[layout.order], dtype=dtype)
+        mass = self._node_rows(layout, sws)
+        if n_classes == 2:
+            Y = np.where(ys == 1, 1.0, -1.0)[None, :]
+        else:
+            Y = np.where(ys[None, :] == np.arange(n_classes)[:, None], 1.0, -1.0)
+        Y = np.ascontiguousarray(Y, dtype=dtype)
+        return Xs, Y, sws, layout, mass
+
+    def _start(self, rng):
+        network = resolve_network(self.network)
+        K = len(self.nodes_)
+        simulation = network.start(K, server=False, random_state=rng, node_labels=self.nodes_)
+        seeds = node_seeds(rng, K + 2)
+        return simulation, seeds
+
+    def _offline(self, simulation, n_steps):
+        drop = simulation.network.drop_rate
+        if drop == 0 or n_steps == 0:
+            return np.zeros(0, dtype=np.uint8)
+        return (simulation.rng.uniform(size=n_steps) < drop).astype(np.uint8)
+
+    # ------------------------------------------------------------------- fit
+    def _fit_alternating(self, state, simulation, seeds, n_jobs_nodes):
+        """Alternate asynchronous model steps and graph steps; set attributes."""
+        K = len(self.nodes_)
+        max_iter = 100 * K if self.max_iter is None else self.max_iter
+        budget = -1 if self.communication_budget is None else self.communication_budget
+        clock = seeds[K : K + 1].copy()
+        graph_clock = seeds[K + 1 : K + 2].copy()
+        node_state = seeds[:K].copy()
+        spent = state.setup_bytes
+        learned = self.graph is None
+        curves = []
+        runner = None
+        if learned:
+            mu_graph = self._mu_graph()
+            runner = _GraphRunner(
+                simulation, mu=self.mu, mu_graph=mu_graph, lambda_graph=self.lambda_graph,
+                delta=self.delta, kappa=self.kappa, clock=graph_clock,
+                node_state=node_state,
+            )
+            # The graph is first learned from purely local models.
+            n_local = max(1, math.ceil(max_iter / K))
+            state.local_models(n_local, n_jobs_nodes)
+            init_iter = 20 * K if self.graph_init_iter is None else self.graph_init_iter
+            _, spent, _, _ = runner.run(
+                state.graph_models(), state.graph_losses(), init_iter,
+                model_dtype=state.dtype, budget=budget, spent=spent,
+            )
+            state.reset_models()
+            W = runner.graph_csr()
+        else:
+            W = self._fixed_graph(simulation)
+        self._graph_updates = 0
+        state.set_graph(W)
+        n_iter = 0
+        t = 0
+        graph_iter = K if self.graph_iter is None else self.graph_iter
+        stopped = budget >= 0 and spent >= budget
+        while n_iter < max_iter and not stopped:
+            block = max_iter - n_iter
+            if learned:
+                block = min(block, self.graph_update_every)
+            offline = self._offline(simulation, block)
+            n_done, n_updates, spent, curve = state.async_steps(
+                t, block, clock, node_state, offline, simulation, budget, spent
+            )
+            curves.append(curve)
+            n_iter += n_done
+            t += n_updates
+            stopped = n_done < block or (budget >= 0 and spent >= budget)
+            if learned and n_iter < max_iter and not stopped and graph_iter > 0:
+                _, spent, _, _ = runner.run(
+                    state.graph_models(), state.graph_losses(), graph_iter,
+                    model_dtype=state.dtype, budget=budget, spent=spent,
+                )
+                self._graph_updates += 1
+                state.set_graph(runner.graph_csr())
+                stopped = budget >= 0 and spent >= budget
+        self.n_iter_ = int(n_iter)
+        self.n_updates_ = int(t)
+        self.objective_curve_ = (
+            np.concatenate(curves) if curves else np.zeros(0, dtype=np.float64)
+        )
+        self.objective_ = state.objective()
+        graph = state.graph.copy()
+        self.collaboration_graph_ = graph
+        self.confidence_ = state.confidence.copy()
+        self._set_communication(simulation)
+        return state
+
+
+# ------------------------------------------------------------- Dada state
+class _BoostingState:
+    """Arrays of one Dada fit, node-ordered (see ``_boosting_fast``)."""
+
+    def __init__(self, H, Y, sw, offsets, confidence, beta, mu, dtype, rogue, rogue_mode):
+        self.H, self.Y, self.sw, self.offsets = H, Y, sw, offsets
+        self.confidence = confidence
+        self.beta, self.mu, self.dtype = float(beta), float(mu), dtype
+        self.K = offsets.shape[0] - 1
+        self.P = Y.shape[0]
+        self.n_base = H.shape[1]
+        self.rogue = rogue
+        self.rogue_mode = rogue_mode
+        self.setup_bytes = 0
+        self.reset_models()
+
+    def reset_models(self):
+        self.alpha = np.zeros((self.K, self.P, self.n_base), dtype=self.dtype)
+        self.public = np.zeros_like(self.alpha)
+        self.margins = np.zeros((self.P, self.H.shape[0]))
+        self.losses = np.zeros((self.K, self.P))
+        lse_losses(self.margins, self.sw, self.offsets, self.losses)
+
+    def local_models(self, n_steps, n_jobs):
+        chunks = _node_chunks(self.K, n_jobs)
+
+        def run(chunk):
+            fw_local(self.H, self.Y, self.sw, self.offsets, self.alpha, self.margins,
+                     self.losses, self.beta, n_steps, chunk[0], chunk[1])
+
+        _run_chunks(run, chunks)
+        self.public[...] = self.alpha
+
+    def graph_models(self):
+        return self.public.reshape(self.K, -1)
+
+    def graph_losses(self):
+        return self.confidence * self.losses.sum(axis=1)
+
+    def set_graph(self, W):
+        W = sparse.csr_matrix(W, dtype=np.float64)
+        W.eliminate_zeros()
+        W.sort_indices()
+        self.graph = W
+        self.indptr, self.indices, self.weights = _csr_arrays(W)
+        self.degree = np.asarray(W.sum(axis=1)).ravel()
+
+    def objective(self):
+        """Eq. 1 recomputed from scratch (nodes of degree 0 weigh their loss by 1)."""
+        weight = np.where(self.degree > 0, self.degree, 1.0) * self.confidence
+        value = float(weight @ self.losses.sum(axis=1))
+        if self.graph.nnz and self.mu:
+            upper = sparse.triu(self.graph, k=1).tocoo()
+            A = self.alpha.reshape(self.K, -1).astype(np.float64)
+            diff = A[upper.row] - A[upper.col]
+            value += 0.5 * self.mu * float(upper.data @ np.einsum("ij,ij->i", diff, diff))
+        return value
+
+    def async_steps(self, t, n_steps, clock, node_state, offline, simulation, budget, spent):
+        curve = np.zeros(n_steps)
+        empty_i = np.zeros(0, dtype=np.intp)
+        n_done, n_updates, spent, _ = fw_async(
+            self.H, self.Y, self.sw, self.offsets, self.alpha, self.public, self.margins,
+            self.losses, self.indptr, self.indices, self.weights, self.degree,
+            self.confidence, self.beta, self.mu, int(t), int(n_steps), clock, node_state,
+            offline, self.rogue, self.rogue_mode, simulation.counter,
+            fw_message_bytes(self.n_base, self.P), int(budget), int(spent),
+            self.objective(), curve, empty_i, empty_i, np.zeros(0),
+        )
+        return n_done, n_updates, spent, curve[:n_done]
+
+
+def _node_chunks(n_nodes, n_jobs):
+    if n_jobs is None or n_jobs == 1 or n_nodes == 1:
+        return [(0, n_nodes)]
+    import os
+
+    n = (os.cpu_count() or 1) if n_jobs < 0 else n_jobs
+    n = max(1, min(int(n), n_nodes))
+    bounds = np.linspace(0, n_nodes, n + 1).astype(int)
+    return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+
+def _run_chunks(function, chunks):
+    if len(chunks) == 1:
+        function(chunks[0])
+        return
+    with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
+        list(pool.map(function, chunks))
+
+
+# ------------------------------------------------------------------- Dada
+class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
+    """Dada: personalized l1-boosting per node, over a learned collaboration graph.
+
+    Every node k boosts the same ``n_base`` base predictors ``h_j`` (decision
+    stumps by default) into its own model ``alpha_k``; nodes whose tasks are
+    similar pull their models together along the weighted edges of a
+    collaboration graph, which is learned at the same time (Zantedeschi,
+    Bellet & Tommasi, AISTATS 2020).  With ``A_k[i, j] = y_i h_j(x_i)`` the
+    margin matrix of node k (it never leaves the node), the models solve
+    (eq. 1)::
+
+        min  sum_k d_k c_k L_k(alpha_k) + (mu / 2) sum_{k<l} w_kl ||alpha_k - alpha_l||^2
+        s.t. ||alpha_k||_1 <= beta  for every node k,
+
+        L_k(alpha_k) = log sum_i s_i exp(-[A_k alpha_k]_i),
+
+    with ``w_kl`` the graph weights, ``d_k = sum_l w_kl`` the degrees,
+    ``c_k = m_k / max_l m_l`` the confidence of node k (``m_k`` its total
+    sample weight) and ``s_i`` the sample weights.  When the graph is
+    learned (``graph=None``) it minimizes, given the models, the same
+    objective plus ``mu_graph * (lambda_graph * ||w||^2 - sum_k log(d_k + delta))``
+    (eq. 5, :mod:`skfed.graph`).
+
+    **Models given the graph: asynchronous Frank-Wolfe.** Every node has an
+    independent Poisson clock of rate 1; at each global iteration the node
+    whose clock ticks, which is drawn uniformly at random (the superposition
+    of n_nodes rate-1 Poisson processes ticks at rate n_nodes and each tick
+    belongs to any given node with probability 1 / n_nodes, independently),
+    computes the gradient ``g = -d_k c_k A_k^T softmax(-A_k alpha_k) + mu
+    (d_k alpha_k - sum_l w_kl alpha_l)`` (eqs. 3-4) from its latest copies
+    of its neighbours' models, moves toward the l1-ball vertex
+    ``-beta sign(g_j) e_j``, ``j = argmax |g_j|``, with step
+    ``gamma = 2 K / (t + 2 K)`` — K the number of nodes and t the number of
+    updates done so far by all nodes together, the global iteration counter
+    of Theorem 1 (block-coordinate Frank-Wolfe, ``E[f(alpha_t)] - f* <=
+    2 K (C + f(alpha_0) - f*) / (t + 2 K)``) — and sends ``(j, gamma *
+    sign)`` to its neighbours, who replay the step on their copy.  The
+    margins ``A_k alpha_k`` are updated incrementally (one column of
+    ``A_k``), so a step costs O(m_k n_base) for the gradient plus
+    O(deg_k n_base) for the neighbour sum.  A node of degree 0 weighs its
+    loss by 1 instead of 0 (it then boosts alone).
+
+    **Graph given the models.** First learned from purely local models
+    (each node boosts alone for ``ceil(max_iter / n_nodes)`` Frank-Wolfe
+    steps, nothing sent), then the models restart from 0 and the graph is
+    re-learned every ``graph_update_every`` model iterations; see
+    :class:`~skfed.graph.CollaborationGraphLearner` for the graph steps.
+    The step counter t is not reset when the graph changes.
+
+    **Multiclass** problems are solved one-vs-rest: one binary problem per
+    class, all sharing one collaboration graph (the graph objective sums the
+    problems' losses and model distances); a waking node does one step on
+    every problem and sends all of them in one message.
+
+    **Messages** (byte model of :mod:`skfed.network`): one round of
+    min/max flooding over the topology for the stump thresholds (every node
+    sends ``2 n_features`` values to each topology neighbour, for as many
+    rounds as the topology's diameter — no raw data moves); a model update
+    is ``ceil(log2 n_base)`` bits of coordinate index plus one float64
+    signed step per problem, to each neighbour; graph steps as in
+    :class:`~skfed.graph.CollaborationGraphLearner` (models sent dense or as
+    sparse index/value pairs, whichever is cheaper).  A round of
+    ``bytes_per_round_`` is one global iteration; the bytes of the setup
+    (feature ranges, initial graph) count in the first round and those of
+    each graph update in the round after it.
+
+    Parameters
+    ----------
+    n_estimators : int, default=200
+        Number of decision stumps.  Ignored when ``base_predictors`` is given.
+    base_predictors : list of callables or estimators, default=None
+        User-supplied base predictors, shared by all nodes: ``h(X)`` or
+        ``h.predict(X)`` must return values in [-1, 1].
+    fit_intercept : bool, default=True
+        Add the constant base predictor ``h(x) = 1`` (last coordinate,
+        exposed as ``intercept_``), inside the same l1 ball.
+    beta : float, default=1.0
+        Radius of the l1 ball of every model.
+    mu : float, default=1.0
+        Weight of the graph smoothness term.
+    graph : None, array-like, sparse matrix or networkx graph, default=None
+        ``None`` learns the graph; otherwise the fixed (oracle) graph:
+        symmetric non-negative weights over the nodes in the order of
+        ``nodes_`` (or a networkx graph whose nodes are the node labels).
+    mu_graph : float, default=None
+        Weight of the graph regularizer (``None``: ``mu``).
+    lambda_graph : float, default=1.0
+        l2 weight of the graph regularizer; smaller values give sparser graphs.
+    delta : float, default=1e-3
+        Offset of the degree log-barrier.
+    kappa : int, default=5
+        Peers sampled by a node at each graph step.
+    graph_update_every : int, default=100
+        Model iterations between two graph updates (learned graph only).
+    graph_init_iter : int, default=None
+        Graph steps of the initial graph learning; ``None``: ``20 * n_nodes``.
+    graph_iter : int, default=None
+        Graph steps of each later graph update; ``None``: ``n_nodes``.
+    max_iter : int, default=None
+        Global model iterations (node wake-ups); ``None``: ``100 * n_nodes``.
+    communication_budget : int, default=None
+        Stop as soon as this many bytes have been sent (checked before every
+        iteration and graph step).
+    network : SimulatedNetwork, default=None
+        Topology (peers a node may sample; a fixed graph must lie inside it)
+        and faults: a node that is dropped when its clock ticks does nothing;
+        a rogue node sends the opposite vertex (``"complement"``) or a random
+        vertex (``"random"``) to its neighbours.  Stragglers do not apply (a
+        Frank-Wolfe step is atomic).  ``None`` is a perfect complete network.
+    group_column : int, str or None, default=None
+        Column of ``X`` holding the node id of every sample.
+    handle_unknown : {"global", "error"}, default="global"
+        A node unseen in fit predicts with the average of the node models.
+    random_state : int, RandomState instance or None, default=None
+    n_jobs : int, default=None
+        Threads for the purely local phase (results do not depend on it).
+
+    Attributes
+    ----------
+    nodes_ : ndarray of shape (n_nodes,)
+    classes_ : ndarray of shape (n_classes,)
+    coef_ : ndarray of shape (n_nodes, n_base_stumps) or (n_nodes, n_classes, n_base_stumps)
+        Weight of every base predictor in every node's model (sparse by
+        nature: at most one new non-zero per step).
+    intercept_ : ndarray of shape (n_nodes,) or (n_nodes, n_classes)
+        Weight of the constant predictor (zeros when ``fit_intercept=False``).
+    stump_features_, stump_thresholds_ : ndarray of shape (n_estimators,)
+        The stumps ``h_j(x) = +1 if x[stump_features_[j]] > stump_thresholds_[j]
+        else -1`` (None with ``base_predictors``).
+    feature_range_ : ndarray of shape (2, n_features)
+        The agreed minimum and maximum of every feature.
+    collaboration_graph_ : scipy.sparse.csr_matrix of shape (n_nodes, n_nodes)
+        The graph used by the final models: symmetric, non-negative, zero diagonal.
+    confidence_ : ndarray of shape (n_nodes,)
+    n_iter_ : int
+        Global model iterations (wake-ups, including those of dropped nodes).
+    n_updates_ : int
+        Frank-Wolfe updates done (the step-size counter t).
+    objective_curve_ : ndarray of shape (n_iter_,)
+        Objective (eq. 1, current graph) after every iteration.
+    objective_ : float
+        Final objective, recomputed from scratch.
+    communication_ : CommunicationLog
+    n_bytes_sent_, n_messages_ : int
+    bytes_per_round_ : ndarray of shape (n_iter_,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    See Also
+    --------
+    PersonalizedLinearClassifier : personalized linear models on the same graph.
+    skfed.graph.CollaborationGraphLearner : the graph learner alone.
+    sklearn.ensemble.AdaBoostClassifier : centralized boosting.
+
+    References
+    ----------
+    V. Zantedeschi, A. Bellet and M. Tommasi. "Fully Decentralized Joint
+    Learning of Personalized Models and Collaboration Graphs", AISTATS 2020.
+
+    S. Lacoste-Julien, M. Jaggi, M. Schmidt and P. Pletscher. "Block-Coordinate
+    Frank-Wolfe Optimization for Structural SVMs", ICML 2013.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed.boosting import DecentralizedBoostingClassifier
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(-1, 1, size=(200, 2)); groups = np.repeat([0, 1, 2, 3], 50)
+    >>> y = np.where(groups < 2, X[:, 0] > 0, X[:, 1] > 0).astype(int)
+    >>> clf = DecentralizedBoostingClassifier(n_estimators=20, beta=5.0, mu=0.1,
+    ...                                       random_state=0)
+    >>> clf.fit(X, y, groups=groups).score(X, y, groups=groups) > 0.9
+    True
+    """
+
+    _parameter_constraints = {
+        "n_estimators": [Interval(numbers.Integral, 1, None, closed="left")],
+        "base_predictors": [None, list, tuple],
+        "beta": [Interval(numbers.Real, 0, None, closed="neither")],
+        **_BaseGraphPersonalized._common_constraints,
+    }
+
+    def __init__(
+        self,
+        n_estimators=200,
+        *,
+        base_predictors=None,
+        fit_intercept=True,
+        beta=1.0,
+        mu=1.0,
+        graph=None,
+        mu_graph=None,
+        lambda_graph=1.0,
+        delta=1e-3,
+        kappa=5,
+        graph_update_every=100,
+        graph_init_iter=None,
+        graph_iter=None,
+        max_iter=None,
+        communication_budget=None,
+        network=None,
+        group_column=None,
+        handle_unknown="global",
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.n_estimators = n_estimators
+        self.base_predictors = base_predictors
+        self.fit_intercept = fit_intercept
+        self.beta = beta
+        self.mu = mu
+        self.graph = graph
+        self.mu_graph = mu_graph
+        self.lambda_graph = lambda_graph
+        self.delta = delta
+        self.kappa = kappa
+        self.graph_update_every = graph_update_every
+        self.graph_init_iter = graph_init_iter
+        self.graph_iter = graph_iter
+        self.max_iter = max_iter
+        self.communication_budget = communication_budget
+        self.network = network
+        self.group_column = group_column
+        self.handle_unknown = handle_unknown
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    # -------------------------------------------------------- base predictors
+    def _agree_on_ranges(self, Xs, sws, layout, simulation):
+        """Decentralized min/max flooding over the topology; count its messages."""
+        K = layout.n_nodes
+        lo = np.empty((K, Xs.shape[1]))
+        hi = np.empty((K, Xs.shape[1]))
+        for k in range(K):
+            rows = slice(layout.offsets[k], layout.offsets[k + 1])
+            keep = sws[rows] > 0
+            lo[k] = Xs[rows][keep].min(axis=0)
+            hi[k] = Xs[rows][keep].max(axis=0)
+        adjacency = simulation.adjacency
+        diameter = _network_diameter(adjacency)
+        payload = payload_bytes(
+            **{("n_float32" if Xs.dtype == np.float32 else "n_float64"): 2 * Xs.shape[1]}
+        )
+        counter = simulation.counter
+        indptr, indices = adjacency.indptr, adjacency.indices
+        spent = 0
+        for _ in range(diameter):
+            new_lo, new_hi = lo.copy(), hi.copy()
+            for k in range(K):
+                neighbours = indices[indptr[k] : indptr[k + 1]].astype(np.intp)
+                if neighbours.size:
+                    counter.multicast_message(k, neighbours, payload)
+                    spent += neighbours.size * (payload + counter.header_bytes)
+                    np.minimum(new_lo[neighbours], lo[k], out=new_lo[neighbours])
+                    np.maximum(new_hi[neighbours], hi[k], out=new_hi[neighbours])
+            lo, hi = new_lo, new_hi
+        # After ``diameter`` rounds every node holds the global extremes.
+        return lo[0], hi[0], spent
+
+    def _base_matrix(self, X, dtype):
+        if self.base_predictors is not None:
+            columns = []
+            for index, h in enumerate(self.base_predictors_):
+                values = h.predict(X) if hasattr(h, "predict") else h(X)
+                values = np.asarray(values, dtype=np.float64).ravel()
+                if values.shape[0] != X.shape[0]:
+                    raise ValueError(
+                        f"base_predictors[{index}] returned {values.shape[0]} values for "
+                        f"{X.shape[0]} samples."
+                    )
+                if not np.all(np.isfinite(values)) or np.any(np.abs(values) > 1):
+                    raise ValueError(
+                        f"base_predictors[{index}] must return finite values in [-1, 1]."
+                    )
+                columns.append(values)
+            H = np.column_stack(columns)
+        else:
+            H = stump_predictions(X, self.stump_features_, self.stump_thresholds_, np.float64)
+        if self.fit_intercept:
+            H = np.column_stack([H, np.ones(X.shape[0])])
+        return np.ascontiguousarray(H, dtype=dtype)
+
+    # -------------------------------------------------------------------- fit
+    def fit(self, X, y, groups=None, sample_weight=None):
+        """Jointly learn the per-node boosted models and the collaboration graph.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,), default=None
+            Node id of every sample.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights ``s_i`` inside each node's loss; node masses set the
+            confidences.
+
+        Returns
+        -------
+        self : DecentralizedBoostingClassifier
+        """
+        self._validate_params()
+        if self.base_predictors is not None and len(self.base_predictors) == 0:
+            raise ValueError("base_predictors must hold at least one predictor.")
+        Xs, Y, sws, layout, mass = self._prepare(X, y, groups, sample_weight)
+        dtype = Xs.dtype
+        rng = check_random_state(self.random_state)
+        simulation, seeds = self._start(rng)
+        setup_bytes = 0
+        if self.base_predictors is None:
+            lo, hi, setup_bytes = self._agree_on_ranges(Xs, sws, layout, simulation)
+            self.feature_range_ = np.vstack([lo, hi])
+            self.stump_features_, self.stump_thresholds_ = make_stumps(
+                lo, hi, self.n_estimators
+            )
+            self.base_predictors_ = None
+        else:
+            self.base_predictors_ = list(self.base_predictors)
+            self.stump_features_ = self.stump_thresholds_ = None
+            self.feature_range_ = None
+        H = self._base_matrix(Xs, dtype)
+        rogue = simulation.rogue.astype(np.uint8)
+        rogue_mode = 0 if simulation.network.rogue_behavior == "complement" else 1
+        state = _BoostingState(
+            H, Y, sws, layout.offsets, mass / mass.max(), self.beta, self.mu, dtype,
+            rogue, rogue_mode,
+        )
+        state.setup_bytes = setup_bytes
+        state = self._fit_alternating(state, simulation, seeds, self.n_jobs)
+        n_stumps = H.shape[1] - int(self.fit_intercept)
+        alpha = state.alpha
+        coef = alpha[:, :, :n_stumps]
+        intercept = (
+            alpha[:, :, n_stumps] if self.fit_intercept else np.zeros(alpha.shape[:2], dtype)
+        )
+        if alpha.shape[1] == 1:
+            self.coef_ = np.ascontiguousarray(coef[:, 0, :])
+            self.intercept_ = np.ascontiguousarray(intercept[:, 0])
+        else:
+            self.coef_ = np.ascontiguousarray(coef)
+            self.intercept_ = np.ascontiguousarray(intercept)
+        self.n_base_predictors_ = H.shape[1]
+        return self
+
+    # ------------------------------------------------------------- predict
+    def _full_coef(self):
+        coef = self.coef_ if self.coef_.ndim == 3 else self.coef_[:, None, :]
+        intercept = self.intercept_ if self.intercept_.ndim == 2 else self.intercept_[:, None]
+        if self.fit_intercept:
+            return np.concatenate([coef, intercept[:, :, None]], axis=2)
+        return coef
+
+    def decision_function(self, X, groups=None):
+        """Score of every sample under its node's model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        groups : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            ``sum_j alpha_kj h_j(x)`` (for ``classes_[1]`` when binary).
+        """
+        check_is_fitted(self)
+        X, codes = self._validate_predict_data(X, groups)
+        H = self._base_matrix(X, np.float64)
+        return _personalized_scores(H, codes, self._full_coef())
+
+    def predict(self, X, groups=None):
+        """Class of every sample under its node's model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        groups : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        scores = self.decision_function(X, groups)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+
+def _personalized_scores(Z, codes, coef):
+    """``scores[i] = Z[i] @ coef[codes[i]].T``; the mean model for code -1."""
+    n_problems = coef.shape[1]
+    scores = np.zeros((Z.shape[0], n_problems))
+    mean = coef.mean(axis=0)
+    for code in np.unique(codes):
+        rows = np.flatnonzero(codes == code)
+        model = coef[code] if code >= 0 else mean
+        scores[rows] = Z[rows] @ np.asarray(model, dtype=np.float64).T
+    return scores[:, 0] if n_problems == 1 else scores
+
+
+# ------------------------------------------------------------- Perso-lin
+class _LinearState:
+    """Arrays of one Perso-lin fit, node-ordered (see ``_boosting_fast``)."""
+
+    def __init__(self, X, Y, sw, offsets, mass, confidence, loss, l2, n_penalized, mu,
+                 dtype, rogue, rogue_mode):
+        self.X, self.Y, self.sw, self.offsets = X, Y, sw, offsets
+        self.confidence = confidence
+        self.inv_mass = 1.0 / mass
+        self.loss = loss
+        self.l2, self.n_penalized, self.mu, self.dtype = float(l2), int(n_penalized), float(mu), dtype
+        self.K = offsets.shape[0] - 1
+        self.P = Y.shape[0]
+        self.n_features = X.shape[1]
+        self.rogue, self.rogue_mode = rogue, rogue_mode
+        self.setup_bytes = 0
+        curv = loss.py_curvature()
+        lip = np.empty(self.K)
+        for k in range(self.K):
+            rows = slice(offsets[k], offsets[k + 1])
+            Z = np.sqrt(sw[rows].astype(np.float64))[:, None] * X[rows].astype(np.float64)
+            top = np.linalg.norm(Z, 2) ** 2 if Z.size else 0.0
+            lip[k] = curv * top * self.inv_mass[k] + self.l2
+        self.lipschitz = np.maximum(lip, 1e-12)
+        self.reset_models()
+
+    def reset_models(self):
+        self.theta = np.zeros((self.K, self.P, self.n_features), dtype=self.dtype)
+        self.public = np.zeros_like(self.theta)
+        self.losses = np.zeros((self.K, self.P))
+        self._recompute_losses()
+
+    def _recompute_losses(self):
+        lin_losses(self.X, self.Y, self.sw, self.offsets, self.theta, self.loss,
+                   self.inv_mass, self.l2, self.n_penalized, self.losses)
+
+    def local_models(self, n_steps, n_jobs):
+        chunks = _node_chunks(self.K, n_jobs)
+
+        def run(chunk):
+            lin_local(self.X, self.Y, self.sw, self.offsets, self.theta, self.loss,
+                      self.inv_mass, self.lipschitz, self.l2, self.n_penalized, self.losses,
+                      n_steps, chunk[0], chunk[1])
+
+        _run_chunks(run, chunks)
+        self.public[...] = self.theta
+
+    graph_models = _BoostingState.graph_models
+    graph_losses = _BoostingState.graph_losses
+    set_graph = _BoostingState.set_graph
+
+    def objective(self):
+        weight = np.where(self.degree > 0, self.degree, 1.0) * self.confidence
+        value = float(weight @ self.losses.sum(axis=1))
+        if self.graph.nnz and self.mu:
+            upper = sparse.triu(self.graph, k=1).tocoo()
+            A = self.theta.reshape(self.K, -1).astype(np.float64)
+            diff = A[upper.row] - A[upper.col]
+            value += 0.5 * self.mu * float(upper.data @ np.einsum("ij,ij->i", diff, diff))
+        return value
+
+    def async_steps(self, t, n_steps, clock, node_state, offline, simulation, budget, spent):
+        curve = np.zeros(n_steps)
+        payload = payload_bytes(
+            **{("n_float32" if self.dtype == np.float32 else "n_float64"): self.P * self.n_features}
+        )
+        n_done, n_updates, spent, _ = lin_async(
+            self.X, self.Y, self.sw, self.offsets, self.theta, self.public, self.losses,
+            self.loss, self.inv_mass, self.lipschitz, self.l2, self.n_penalized,
+            self.indptr, self.indices, self.weights, self.degree, self.confidence, self.mu,
+            int(n_steps), clock, node_state, offline, self.rogue, self.rogue_mode,
+            simulation.counter, payload, int(budget), int(spent), self.objective(), curve,
+            np.zeros(0, dtype=np.intp),
+        )
+        return n_done, n_updates, spent, curve[:n_done]
+
+
+class PersonalizedLinearClassifier(_BaseGraphPersonalized):
+    """Perso-lin: personalized linear models smoothed over a collaboration graph.
+
+    Every node k learns its own linear model ``theta_k`` (Vanhaesebrouck,
+    Bellet & Tommasi, AISTATS 2017), pulled toward its neighbours' along the
+    weighted edges of a collaboration graph, fixed or learned as in Dada
+    (:mod:`skfed.graph`)::
+
+        min  sum_k d_k c_k F_k(theta_k) + (mu / 2) sum_{k<l} w_kl ||theta_k - theta_l||^2
+
+        F_k(theta) = (1 / m_k) sum_i s_i loss(y_i theta . x_i) + (alpha / 2) ||theta_w||^2
+
+    with ``d_k = sum_l w_kl``, ``c_k = m_k / max_l m_l`` (``m_k`` the node's
+    total sample weight), ``loss`` logistic or squared hinge and
+    ``theta_w`` the weights without the intercept.
+
+    **Algorithm.** Asynchronous decentralized block coordinate descent: the
+    node whose Poisson clock ticks (drawn uniformly at random) takes a
+    gradient step on its own block with step ``1 / L_k``, ``L_k = d_k c_k
+    L_F,k + mu d_k`` where ``L_F,k = curvature * ||X_k||_2^2 / m_k + alpha``
+    is the Lipschitz constant of ``grad F_k`` (curvature 1/4 for the
+    logistic loss, 2 for the squared hinge), i.e.
+    ``theta_k <- theta_k - (d_k c_k grad F_k(theta_k) + mu (d_k theta_k -
+    sum_l w_kl theta_l)) / L_k``, and sends its new model (``n_features
+    (+1)`` values) to its neighbours.  With ``graph=None`` the graph is
+    learned exactly as in :class:`DecentralizedBoostingClassifier` (first
+    from purely local models, then every ``graph_update_every`` iterations).
+    Multiclass problems are solved one-vs-rest with one shared graph.
+
+    Parameters
+    ----------
+    loss : {"logistic", "squared_hinge"}, default="logistic"
+    alpha : float, default=1e-3
+        l2 regularization of every node's weights (not the intercept).
+    fit_intercept : bool, default=True
+    mu : float, default=1.0
+    graph : None, array-like, sparse matrix or networkx graph, default=None
+        ``None`` learns the graph; otherwise the fixed graph.
+    mu_graph, lambda_graph, delta, kappa : see :class:`DecentralizedBoostingClassifier`.
+    graph_update_every, graph_init_iter, graph_iter : see
+        :class:`DecentralizedBoostingClassifier`.
+    max_iter : int, default=None
+        Global iterations; ``None``: ``100 * n_nodes``.
+    communication_budget : int, default=None
+    network : SimulatedNetwork, default=None
+        A rogue node sends the negated model (``"complement"``) or uniform
+        noise of the same scale (``"random"``).
+    group_column : int, str or None, default=None
+    handle_unknown : {"global", "error"}, default="global"
+    random_state : int, RandomState instance or None, default=None
+    n_jobs : int, default=None
+        Threads for the purely local phase.
+
+    Attributes
+    ----------
+    nodes_, classes_ : ndarray
+    coef_ : ndarray of shape (n_nodes, n_features) or (n_nodes, n_classes, n_features)
+    intercept_ : ndarray of shape (n_nodes,) or (n_nodes, n_classes)
+    collaboration_graph_ : scipy.sparse.csr_matrix of shape (n_nodes, n_nodes)
+    confidence_ : ndarray of shape (n_nodes,)
+    n_iter_, n_updates_ : int
+    objective_curve_ : ndarray of shape (n_iter_,)
+    objective_ : float
+    communication_, n_bytes_sent_, n_messages_, bytes_per_round_
+    n_features_in_ : int
+
+    See Also
+    --------
+    DecentralizedBoostingClassifier : nonlinear personalized models (Dada).
+    skfed.baselines.LocalEstimator : one model per node, no collaboration.
+
+    References
+    ----------
+    P. Vanhaesebrouck, A. Bellet and M. Tommasi. "Decentralized Collaborative
+    Learning of Personalized Models over Networks", AISTATS 2017.
+
+    V. Zantedeschi, A. Bellet and M. Tommasi. "Fully Decentralized Joint
+    Learning of Personalized Models and Collaboration Graphs", AISTATS 2020.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed.boosting import PersonalizedLinearClassifier
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(200, 2)); groups = np.repeat([0, 1, 2, 3], 50)
+    >>> y = np.where(groups < 2, X[:, 0] > 0, X[:, 1] > 0).astype(int)
+    >>> clf = PersonalizedLinearClassifier(mu=0.1, random_state=0)
+    >>> clf.fit(X, y, groups=groups).score(X, y, groups=groups) > 0.9
+    True
+    """
+
+    _parameter_constraints = {
+        "loss": [StrOptions(set(_LOSSES))],
+        "alpha": [Interval(numbers.Real, 0, None, closed="left")],
+        **_BaseGraphPersonalized._common_constraints,
+    }
+
+    def __init__(
+        self,
+        *,
+        loss="logistic",
+        alpha=1e-3,
+        fit_intercept=True,
+        mu=1.0,
+        graph=None,
+        mu_graph=None,
+        lambda_graph=1.0,
+        delta=1e-3,
+        kappa=5,
+        graph_update_every=100,
+        graph_init_iter=None,
+        graph_iter=None,
+        max_iter=None,
+        communication_budget=None,
+        network=None,
+        group_column=None,
+        handle_unknown="global",
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.loss = loss
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.mu = mu
+        self.graph = graph
+        self.mu_graph = mu_graph
+        self.lambda_graph = lambda_graph
+        self.delta = delta
+        self.kappa = kappa
+        self.graph_update_every = graph_update_every
+        self.graph_init_iter = graph_init_iter
+        self.graph_iter = graph_iter
+        self.max_iter = max_iter
+        self.communication_budget = communication_budget
+        self.network = network
+        self.group_column = group_column
+        self.handle_unknown = handle_unknown
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _design(self, X, dtype):
+        if self.fit_intercept:
+            X = np.column_stack([X, np.ones(X.shape[0])])
+        return np.ascontiguousarray(X, dtype=dtype)
+
+    def fit(self, X, y, groups=None, sample_weight=None):
+        """Jointly learn the per-node linear models and the collaboration graph.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,), default=None
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : PersonalizedLinearClassifier
+        """
+        self._validate_params()
+        Xs, Y, sws, layout, mass = self._prepare(X, y, groups, sample_weight)
+        dtype = Xs.dtype
+        rng = check_random_state(self.random_state)
+        simulation, seeds = self._start(rng)
+        Z = self._design(Xs, dtype)
+        rogue = simulation.rogue.astype(np.uint8)
+        rogue_mode = 0 if simulation.network.rogue_behavior == "complement" else 1
+        state = _LinearState(
+            Z, Y, sws, layout.offsets, mass, mass / mass.max(), _LOSSES[self.loss](),
+            self.alpha, Xs.shape[1], self.mu, dtype, rogue, rogue_mode,
+        )
+        state = self._fit_alternating(state, simulation, seeds, self.n_jobs)
+        n_features = Xs.shape[1]
+        theta = state.theta
+        coef = theta[:, :, :n_features]
+        intercept = (
+            theta[:, :, n_features] if self.fit_intercept else np.zeros(theta.shape[:2], dtype)
+        )
+        if theta.shape[1] == 1:
+            self.coef_ = np.ascontiguousarray(coef[:, 0, :])
+            self.intercept_ = np.ascontiguousarray(intercept[:, 0])
+        else:
+            self.coef_ = np.ascontiguousarray(coef)
+            self.intercept_ = np.ascontiguousarray(intercept)
+        return self
+
+    def _full_coef(self):
+        return DecentralizedBoostingClassifier._full_coef(self)
+
+    def decision_function(self, X, groups=None):
+        """Score of every sample under its node's linear model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        groups : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        X, codes = self._validate_predict_data(X, groups)
+        return _personalized_scores(self._design(X, np.float64), codes, self._full_coef())
+
+    predict = DecentralizedBoostingClassifier.predict

@@ -1,0 +1,479 @@
+"""Decentralized learning of a sparse collaboration graph (Dada, section 5).
+
+Given one model per node (fixed), every node learns the weights of its
+edges toward the other nodes, without any central server: a node wakes up,
+draws ``kappa`` peers through a peer-sampling service, asks them for their
+model, loss and degree, takes a projected gradient step on its ``kappa``
+weights and sends each new weight to its peer.  The weights minimize (eq. 5
+of Zantedeschi, Bellet & Tommasi, AISTATS 2020)::
+
+    h(w) = sum_k d_k(w) l_k + (mu / 2) sum_{k<l} w_kl ||alpha_k - alpha_l||^2
+           + mu_graph * (lambda_graph * sum_{k<l} w_kl^2
+                         - sum_k log(d_k(w) + delta)),      w >= 0,
+
+where ``alpha_k`` is node k's model, ``l_k = c_k L_k(alpha_k)`` its
+confidence-weighted loss and ``d_k(w) = sum_l w_kl`` its degree.  The first
+two terms are the part of the models' objective (eq. 1) that depends on the
+graph; the last is the regularizer ``g(w)`` (a log barrier keeping every
+node connected and an l2 term: a smaller ``lambda_graph`` gives a sparser
+graph).
+
+The estimator :class:`CollaborationGraphLearner` runs this on its own;
+:class:`~skfed.boosting.DecentralizedBoostingClassifier` and
+:class:`~skfed.boosting.PersonalizedLinearClassifier` alternate it with
+their model updates.  The step rule, its Lipschitz constant and the byte
+model of the messages are documented in :class:`CollaborationGraphLearner`.
+"""
+
+import numbers
+
+import numpy as np
+from scipy import sparse
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from ._base import node_seeds
+from ._compat import Interval
+from ._core._graph_fast import graph_steps
+from .network import check_adjacency, float_bytes, index_bits, payload_bytes, resolve_network
+
+__all__ = [
+    "CollaborationGraphLearner",
+    "graph_objective",
+    "graph_gradient",
+    "block_lipschitz_bound",
+    "model_message_bytes",
+]
+
+
+def _pair_distances(models):
+    """``z[k, l] = ||models[k] - models[l]||^2`` for every pair (dense)."""
+    models = np.asarray(models, dtype=np.float64)
+    sq = np.einsum("ij,ij->i", models, models)
+    z = sq[:, None] + sq[None, :] - 2.0 * models @ models.T
+    np.maximum(z, 0.0, out=z)
+    np.fill_diagonal(z, 0.0)
+    return z
+
+
+def _dense_graph(W):
+    if sparse.issparse(W):
+        return np.asarray(W.toarray(), dtype=np.float64)
+    return np.asarray(W, dtype=np.float64)
+
+
+def graph_objective(W, models, losses, *, mu=1.0, mu_graph=None, lambda_graph=1.0, delta=1e-3):
+    """Objective ``h(w)`` of the graph given the models (eq. 5).
+
+    Parameters
+    ----------
+    W : array-like or sparse matrix of shape (n_nodes, n_nodes)
+        Symmetric non-negative weights, zero diagonal.
+    models : array-like of shape (n_nodes, n_dims)
+        One model per node.
+    losses : array-like of shape (n_nodes,)
+        ``l_k = c_k L_k(alpha_k)``, the confidence-weighted loss of each node.
+    mu, mu_graph, lambda_graph, delta : float
+        See :class:`CollaborationGraphLearner`; ``mu_graph=None`` means
+        ``mu``.
+
+    Returns
+    -------
+    float
+    """
+    mu_graph = mu if mu_graph is None else mu_graph
+    W = _dense_graph(W)
+    losses = np.asarray(losses, dtype=np.float64)
+    degree = W.sum(axis=1)
+    z = _pair_distances(models)
+    upper = np.triu(W, k=1)
+    return float(
+        degree @ losses
+        + 0.5 * mu * np.sum(upper * z)
+        + mu_graph * (lambda_graph * np.sum(upper**2) - np.sum(np.log(degree + delta)))
+    )
+
+
+def graph_gradient(W, models, losses, *, mu=1.0, mu_graph=None, lambda_graph=1.0, delta=1e-3):
+    """Gradient of :func:`graph_objective` with respect to every pair weight.
+
+    Returns
+    -------
+    ndarray of shape (n_nodes, n_nodes)
+        Symmetric, ``G[k, l] = dh / dw_kl``
+        ``= l_k + l_l + (mu / 2) z_kl + mu_graph (2 lambda w_kl - 1 / (d_k + delta) - 1 / (d_l + delta))``,
+        zero diagonal.
+    """
+    mu_graph = mu if mu_graph is None else mu_graph
+    W = _dense_graph(W)
+    losses = np.asarray(losses, dtype=np.float64)
+    degree = W.sum(axis=1)
+    inv = 1.0 / (degree + delta)
+    G = (
+        losses[:, None]
+        + losses[None, :]
+        + 0.5 * mu * _pair_distances(models)
+        + mu_graph * (2.0 * lambda_graph * W - inv[:, None] - inv[None, :])
+    )
+    np.fill_diagonal(G, 0.0)
+    return G
+
+
+def block_lipschitz_bound(kappa, *, mu_graph=1.0, lambda_graph=1.0, delta=1e-3):
+    """Lipschitz constant of the gradient of h on one node's block of ``kappa`` weights.
+
+    The Hessian of h restricted to the weights ``w_k,l1 .. w_k,lkappa`` of
+    node k is ``mu_graph (2 lambda I + 1 1^T / (d_k + delta)^2 + diag(1 / (d_l
+    + delta)^2))`` (the loss and distance terms are linear in w).  Its
+    largest eigenvalue is at most ``mu_graph (2 lambda + kappa / (d_k +
+    delta)^2 + max_l 1 / (d_l + delta)^2)``, and since every degree is
+    non-negative, at most ``mu_graph (2 lambda + (kappa + 1) / delta^2)``
+    everywhere on ``w >= 0``: this is the constant returned.
+
+    Returns
+    -------
+    float
+    """
+    return float(mu_graph * (2.0 * lambda_graph + (kappa + 1.0) / delta**2))
+
+
+def model_message_bytes(models, dtype=np.float64):
+    """Payload bytes of the message carrying each node's model.
+
+    A model of ``n`` values is sent either dense (``n`` values) or sparse
+    (``nnz`` pairs of a ``ceil(log2 n)``-bit index and a value), whichever
+    is smaller; values cost ``float_bytes(dtype)`` bytes each.
+
+    Parameters
+    ----------
+    models : array-like of shape (n_nodes, n)
+    dtype : dtype of the values, default=float64
+
+    Returns
+    -------
+    ndarray of shape (n_nodes,), dtype=int64
+    """
+    models = np.asarray(models)
+    n = models.shape[1]
+    nnz = np.count_nonzero(models, axis=1)
+    single = np.dtype(dtype) == np.float32
+    bits = index_bits(max(n, 1))
+    out = np.empty(models.shape[0], dtype=np.int64)
+    for k, count in enumerate(nnz.tolist()):
+        if single:
+            dense = payload_bytes(n_float32=n)
+            sparse_ = payload_bytes(n_float32=count, n_bits=count * bits)
+        else:
+            dense = payload_bytes(n_float64=n)
+            sparse_ = payload_bytes(n_float64=count, n_bits=count * bits)
+        out[k] = min(dense, sparse_)
+    return out
+
+
+def _csr_arrays(matrix):
+    matrix = sparse.csr_matrix(matrix)
+    matrix.sort_indices()
+    return (
+        np.ascontiguousarray(matrix.indptr, dtype=np.intp),
+        np.ascontiguousarray(matrix.indices, dtype=np.intp),
+        np.ascontiguousarray(matrix.data, dtype=np.float64),
+    )
+
+
+class _GraphRunner:
+    """State of the decentralized graph learner during one fit.
+
+    Shared by :class:`CollaborationGraphLearner` and the alternating
+    estimators of :mod:`skfed.boosting`: the dense symmetric weights, the
+    degrees, the peer candidates (the network topology) and the random
+    states.
+    """
+
+    def __init__(self, simulation, *, mu, mu_graph, lambda_graph, delta, kappa, clock,
+                 node_state, W=None):
+        n_nodes = simulation.n_nodes
+        self.simulation = simulation
+        self.mu = float(mu)
+        self.mu_graph = float(mu if mu_graph is None else mu_graph)
+        self.lambda_graph = float(lambda_graph)
+        self.delta = float(delta)
+        self.kappa = int(kappa)
+        self.clock = clock
+        self.node_state = node_state
+        self.W = np.zeros((n_nodes, n_nodes)) if W is None else np.array(W, dtype=np.float64)
+        self.degree = self.W.sum(axis=1)
+        indptr, indices, _ = _csr_arrays(simulation.adjacency)
+        self.cand_indptr, self.cand_indices = indptr, indices
+
+    def objective(self, models, losses):
+        return graph_objective(
+            self.W, models, losses, mu=self.mu, mu_graph=self.mu_graph,
+            lambda_graph=self.lambda_graph, delta=self.delta,
+        )
+
+    def run(self, models, losses, n_steps, *, model_dtype, budget=-1, spent=0,
+            end_rounds=False, record=False, trace=False):
+        """Run ``n_steps`` graph steps; return ``(n_done, spent, curve, trace)``."""
+        models = np.ascontiguousarray(models)
+        if models.dtype not in (np.float32, np.float64):
+            models = models.astype(np.float64)
+        losses = np.ascontiguousarray(losses, dtype=np.float64)
+        n_steps = int(n_steps)
+        objective = self.objective(models, losses) if record else 0.0
+        curve = np.zeros(n_steps if record else 0)
+        offline = self._offline(n_steps)
+        trace_node = np.zeros(n_steps if trace else 0, dtype=np.intp)
+        trace_peers = np.zeros(n_steps * self.kappa if trace else 0, dtype=np.intp)
+        trace_lip = np.zeros(n_steps if trace else 0)
+        n_done, spent, _ = graph_steps(
+            models, losses, self.W, self.degree, self.cand_indptr, self.cand_indices,
+            self.mu, self.mu_graph, self.lambda_graph, self.delta, self.kappa, n_steps,
+            self.clock, self.node_state, offline,
+            model_message_bytes(models, model_dtype), self.simulation.counter,
+            bool(end_rounds), int(budget), int(spent), float(objective), curve,
+            trace_node, trace_peers, trace_lip,
+        )
+        # Degrees are updated incrementally; recompute them exactly.
+        self.degree[:] = self.W.sum(axis=1)
+        traced = None
+        if trace:
+            traced = (
+                trace_node[:n_done],
+                trace_peers[: n_done * self.kappa].reshape(n_done, self.kappa),
+                trace_lip[:n_done],
+            )
+        return n_done, spent, curve[:n_done], traced
+
+    def _offline(self, n_steps):
+        drop = self.simulation.network.drop_rate
+        if drop == 0 or n_steps == 0:
+            return np.zeros(0, dtype=np.uint8)
+        return (self.simulation.rng.uniform(size=n_steps) < drop).astype(np.uint8)
+
+    def graph_csr(self):
+        """The current graph as a symmetric CSR matrix without explicit zeros."""
+        matrix = sparse.csr_matrix(self.W)
+        matrix.eliminate_zeros()
+        matrix.sort_indices()
+        return matrix
+
+
+class CollaborationGraphLearner(BaseEstimator):
+    """Decentralized learning of a sparse collaboration graph from node models.
+
+    Each row of ``X`` is the model of one node (for instance the
+    ``coef_`` of a per-node estimator).  Without any server, nodes learn
+    symmetric non-negative weights ``w_kl`` toward each other by minimizing
+    (Zantedeschi, Bellet & Tommasi, AISTATS 2020, eq. 5)::
+
+        h(w) = sum_k d_k(w) l_k + (mu / 2) sum_{k<l} w_kl ||x_k - x_l||^2
+               + mu_graph * (lambda_graph * sum_{k<l} w_kl^2
+                             - sum_k log(d_k(w) + delta)),        w >= 0
+
+    with ``d_k(w) = sum_l w_kl`` the degree of node k and ``l_k`` its
+    (confidence-weighted) loss, ``losses`` in :meth:`fit` (zero by default).
+
+    **Algorithm.** At each iteration one node, drawn uniformly at random
+    (equivalent to every node having an independent Poisson clock of rate
+    1: the next tick belongs to each node with probability ``1 / n_nodes``),
+    draws ``kappa`` distinct peers uniformly among its neighbours in the
+    network topology (all other nodes by default) through a peer-sampling
+    service driven by its own random state, and updates its ``kappa``
+    weights by a projected gradient step
+    ``w_kl <- max(0, w_kl - dh/dw_kl / L)``, where
+    ``dh/dw_kl = l_k + l_l + (mu / 2) ||x_k - x_l||^2 + mu_graph (2 lambda w_kl
+    - 1 / (d_k + delta) - 1 / (d_l + delta))``.  The block Hessian is
+    ``mu_graph (2 lambda I + 1 1^T / (d_k + delta)^2 + diag(1 / (d_l + delta)^2))``,
+    so ``L <= mu_graph (2 lambda + (kappa + 1) / delta^2)`` on the whole
+    orthant (:func:`block_lipschitz_bound`).  That bound is tiny-step
+    conservative when degrees are far from 0, so each step starts from the
+    curvature at the current point, ``mu_graph (2 lambda + kappa / (d_k +
+    delta)^2 + max_l 1 / (d_l + delta)^2)``, and doubles it until the
+    descent lemma holds (never beyond the global bound), so h never
+    increases.
+
+    **Messages** (counted by the network): for each sampled peer l, a
+    request from k carrying k's model, an answer carrying l's model, loss
+    and degree (two float64), and the new weight (one float64).  A model is
+    sent dense (``n_dims`` values) or sparse (``nnz`` pairs of an index of
+    ``ceil(log2 n_dims)`` bits and a value), whichever is cheaper
+    (:func:`model_message_bytes`).  Every iteration is one round.
+
+    Parameters
+    ----------
+    mu : float, default=1.0
+        Weight of the model-smoothness term ``(mu / 2) sum w_kl ||x_k - x_l||^2``.
+    mu_graph : float, default=None
+        Weight of the graph regularizer; ``None`` means ``mu``.
+    lambda_graph : float, default=1.0
+        l2 weight ``lambda`` of the regularizer: smaller values give
+        sparser graphs with larger weights.
+    delta : float, default=1e-3
+        Offset of the log barrier ``log(d_k + delta)``.
+    kappa : int, default=5
+        Number of peers a node samples at each step.
+    max_iter : int, default=None
+        Number of iterations (node wake-ups); ``None`` means
+        ``100 * n_nodes``.
+    communication_budget : int, default=None
+        Stop as soon as this many bytes have been sent.
+    network : SimulatedNetwork, default=None
+        Topology (who may be sampled as a peer) and faults: a node that
+        drops out when it wakes up does nothing.  ``None`` is a perfect
+        complete network.
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    collaboration_graph_ : scipy.sparse.csr_matrix of shape (n_nodes, n_nodes)
+        Learned weights: symmetric, non-negative, zero diagonal.
+    degree_ : ndarray of shape (n_nodes,)
+    nodes_ : ndarray of shape (n_nodes,)
+        ``arange(n_nodes)``: node k is row k of ``X``.
+    n_iter_ : int
+    objective_curve_ : ndarray of shape (n_iter_,)
+        ``h(w)`` after every iteration.
+    communication_ : CommunicationLog
+    n_bytes_sent_, n_messages_ : int
+    bytes_per_round_ : ndarray of shape (n_iter_,)
+    n_features_in_ : int
+
+    See Also
+    --------
+    skfed.boosting.DecentralizedBoostingClassifier : alternates this with boosting.
+    skfed.boosting.PersonalizedLinearClassifier : alternates this with linear models.
+
+    References
+    ----------
+    V. Zantedeschi, A. Bellet and M. Tommasi. "Fully Decentralized Joint
+    Learning of Personalized Models and Collaboration Graphs", AISTATS 2020.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed.graph import CollaborationGraphLearner
+    >>> models = np.array([[1.0, 0.0], [1.0, 0.1], [0.0, 1.0], [0.1, 1.0]])
+    >>> learner = CollaborationGraphLearner(mu=10.0, lambda_graph=1.0, kappa=2,
+    ...                                     random_state=0).fit(models)
+    >>> W = learner.collaboration_graph_.toarray()
+    >>> bool(W[0, 1] > W[0, 2] and W[2, 3] > W[1, 3])
+    True
+    """
+
+    _parameter_constraints = {
+        "mu": [Interval(numbers.Real, 0, None, closed="left")],
+        "mu_graph": [None, Interval(numbers.Real, 0, None, closed="neither")],
+        "lambda_graph": [Interval(numbers.Real, 0, None, closed="neither")],
+        "delta": [Interval(numbers.Real, 0, None, closed="neither")],
+        "kappa": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_iter": [None, Interval(numbers.Integral, 0, None, closed="left")],
+        "communication_budget": [None, Interval(numbers.Integral, 0, None, closed="left")],
+        "network": "no_validation",
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        *,
+        mu=1.0,
+        mu_graph=None,
+        lambda_graph=1.0,
+        delta=1e-3,
+        kappa=5,
+        max_iter=None,
+        communication_budget=None,
+        network=None,
+        random_state=None,
+    ):
+        self.mu = mu
+        self.mu_graph = mu_graph
+        self.lambda_graph = lambda_graph
+        self.delta = delta
+        self.kappa = kappa
+        self.max_iter = max_iter
+        self.communication_budget = communication_budget
+        self.network = network
+        self.random_state = random_state
+
+    def _mu_graph(self):
+        mu_graph = self.mu if self.mu_graph is None else self.mu_graph
+        if mu_graph <= 0:
+            raise ValueError(
+                "mu_graph must be > 0 (with mu_graph=None it equals mu, so mu must "
+                f"then be > 0), got {mu_graph!r}."
+            )
+        return mu_graph
+
+    def fit(self, X, y=None, losses=None, init_graph=None):
+        """Learn the graph between the nodes whose models are the rows of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_nodes, n_dims)
+            Model of every node.
+        y : None
+            Ignored.
+        losses : array-like of shape (n_nodes,), default=None
+            Confidence-weighted loss ``l_k`` of every node's model on its own
+            data; zeros when None.
+        init_graph : array-like, sparse matrix or networkx graph, default=None
+            Starting weights (symmetric, non-negative); the empty graph when
+            None.
+
+        Returns
+        -------
+        self : CollaborationGraphLearner
+        """
+        self._validate_params()
+        X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
+        n_nodes = X.shape[0]
+        if losses is None:
+            losses = np.zeros(n_nodes)
+        losses = check_array(losses, ensure_2d=False, dtype=np.float64, input_name="losses")
+        if losses.shape != (n_nodes,):
+            raise ValueError(
+                f"losses must have one value per node (shape ({n_nodes},)), got shape "
+                f"{losses.shape}."
+            )
+        mu_graph = self._mu_graph()
+        rng = check_random_state(self.random_state)
+        simulation = resolve_network(self.network).start(n_nodes, random_state=rng)
+        seeds = node_seeds(rng, n_nodes + 1)
+        W0 = None
+        if init_graph is not None:
+            W0 = check_adjacency(init_graph, n_nodes, name="init_graph", allow_weights=True)
+            W0 = W0.toarray()
+        runner = _GraphRunner(
+            simulation, mu=self.mu, mu_graph=mu_graph, lambda_graph=self.lambda_graph,
+            delta=self.delta, kappa=self.kappa, clock=seeds[n_nodes:].copy(),
+            node_state=seeds[:n_nodes].copy(), W=W0,
+        )
+        max_iter = 100 * n_nodes if self.max_iter is None else self.max_iter
+        budget = -1 if self.communication_budget is None else self.communication_budget
+        n_done, _, curve, _ = runner.run(
+            X, losses, max_iter, model_dtype=X.dtype, budget=budget, end_rounds=True,
+            record=True,
+        )
+        self.collaboration_graph_ = runner.graph_csr()
+        self.degree_ = runner.degree.copy()
+        self.nodes_ = np.arange(n_nodes)
+        self.n_iter_ = int(n_done)
+        self.objective_curve_ = curve
+        log = simulation.log(node_labels=self.nodes_)
+        self.communication_ = log
+        self.n_bytes_sent_ = log.total_bytes
+        self.n_messages_ = log.total_messages
+        self.bytes_per_round_ = log.bytes_per_round
+        return self
+
+    def objective(self, X, losses=None, graph=None):
+        """``h(w)`` of ``graph`` (default: the learned one) for models ``X``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        losses = np.zeros(X.shape[0]) if losses is None else np.asarray(losses, float)
+        graph = self.collaboration_graph_ if graph is None else graph
+        return graph_objective(
+            graph, X, losses, mu=self.mu, mu_graph=self._mu_graph(),
+            lambda_graph=self.lambda_graph, delta=self.delta,
+        )
