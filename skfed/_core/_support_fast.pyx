@@ -1,0 +1,378 @@
+# The client pass of one-shot federated support recovery (Barik & Honorio).
+#
+# Client i, in one pass over its rows, computes for every feature j
+#
+#     sigma_ij = mean_t (x_tj)^2            alpha_ij = mean_t y_t x_tj
+#
+# (weighted means when sample weights are given; over the client's own
+# centred data when ``center`` is true), the threshold lambda_ij it uses, the
+# local lasso solution for uncorrelated predictors
+#
+#     w_ij = sign(alpha_ij) max(0, |alpha_ij| - lambda_ij) / sigma_ij
+#
+# and its support bit ``|alpha_ij| > lambda_ij`` (the same as w_ij != 0),
+# packed eight to a byte: feature j is bit ``j % 8`` (least significant
+# first) of byte ``j // 8``, as ``numpy.packbits(bits, bitorder="little")``.
+#
+# The server side (``tally_votes``) adds up the bits of the clients that
+# answered.  Python validates, allocates and simulates the network; the
+# functions here only compute, without the GIL.
+
+from libc.math cimport fabs, sqrt
+from libc.string cimport memset
+
+from cython cimport floating
+
+from ._typedefs cimport intp_t, int64_t, uint8_t
+
+# A centred feature whose variance is below this fraction of its raw second
+# moment is constant on the client (up to rounding): it gets alpha = sigma = 0.
+cdef double CONSTANT_RTOL = 1e-10
+
+
+cdef inline void _zero(double* a, intp_t n) noexcept nogil:
+    memset(a, 0, n * sizeof(double))
+
+
+cdef void _node_target_moments(
+    const floating* y, const floating* w, intp_t r0, intp_t r1, bint center,
+    double* out,
+) noexcept nogil:
+    """out = [W, y_mean, sum w (y - y_mean), sum w (y - y_mean)^2]."""
+    cdef intp_t t
+    cdef double W = 0.0, sy = 0.0, ybar = 0.0, s1 = 0.0, s2 = 0.0, r
+    for t in range(r0, r1):
+        W += w[t]
+        sy += w[t] * y[t]
+    if center and W > 0:
+        ybar = sy / W
+    for t in range(r0, r1):
+        r = y[t] - ybar
+        s1 += w[t] * r
+        s2 += w[t] * r * r
+    out[0] = W
+    out[1] = ybar
+    out[2] = s1
+    out[3] = s2
+
+
+cdef void _finish_node(
+    intp_t d, double W, double sum_r, double sum_r2, bint center, bint auto,
+    double lam, double z,
+    double* sxx, double* sxy, double* sx, double* q, double* qx,
+    double* sigma, double* alpha, double* threshold, double* coef,
+    uint8_t* packed,
+) noexcept nogil:
+    """Turn the sums of one client into its statistics, threshold, w and bits.
+
+    On entry (r = y - y_mean, x possibly shifted by a constant):
+    sxx = sum w x^2, sxy = sum w r x, sx = sum w x (centre only),
+    q = sum w r^2 x^2 and qx = sum w r^2 x (auto only).
+    """
+    cdef intp_t j, n_bytes = (d + 7) // 8
+    cdef double mx, s, a, m2, var, thr, mag
+    memset(packed, 0, n_bytes)
+    for j in range(d):
+        mx = sx[j] / W if center else 0.0
+        s = sxx[j] / W - mx * mx
+        a = (sxy[j] - mx * sum_r) / W
+        if center and s <= CONSTANT_RTOL * (sxx[j] / W):
+            s = 0.0
+            a = 0.0
+        if s < 0.0:
+            s = 0.0
+        if auto:
+            if center:
+                m2 = (q[j] - 2.0 * mx * qx[j] + mx * mx * sum_r2) / W
+            else:
+                m2 = q[j] / W
+            var = m2 - a * a
+            if var < 0.0:
+                var = 0.0
+            thr = z * sqrt(var / W)
+        else:
+            thr = lam
+        sigma[j] = s
+        alpha[j] = a
+        threshold[j] = thr
+        mag = fabs(a)
+        if mag > thr:
+            packed[j >> 3] |= <uint8_t>(1 << (j & 7))
+            coef[j] = (mag - thr) / s if s > 0.0 else 0.0
+            if a < 0.0:
+                coef[j] = -coef[j]
+        else:
+            coef[j] = 0.0
+
+
+cdef extern from *:
+    # The running sums of one client never alias each other or X; telling
+    # the compiler so lets it vectorize the row loops.
+    ctypedef double* double_r "double * __restrict__"
+
+
+# Rows are read ROWS at a time: their contributions to a feature are summed
+# in registers and added to the running sums once, so the sums are loaded
+# and stored once per ROWS rows and the pass runs near memory bandwidth.
+DEF ROWS = 8
+
+
+cdef void _dense_rows(
+    const floating* X, intp_t d, intp_t r0, intp_t r1,
+    const floating* y, const floating* w, double ybar, bint center, bint auto,
+    double_r sxx, double_r sxy, double_r sx, double_r q, double_r qx,
+) noexcept nogil:
+    """The sums of one client over its rows r0..r1 (one pass over X).
+
+    With ``center`` every feature is shifted by the client's first row, so a
+    feature constant on the client accumulates exact zeros.
+    """
+    cdef intp_t t, j, k, m
+    cdef double ww[ROWS]
+    cdef double aa[ROWS]
+    cdef double bb[ROWS]
+    cdef double x, wx, bx, c, s1, s2, s3, s4, s5
+    cdef const floating* rp[ROWS]
+    cdef const floating* shift = X + r0 * d
+    for j in range(d):
+        sxx[j] = 0.0
+        sxy[j] = 0.0
+        sx[j] = 0.0
+        q[j] = 0.0
+        qx[j] = 0.0
+    t = r0
+    while t < r1:
+        # A last, partial block is padded with the first row at weight 0
+        # (X is finite, so it adds exact zeros).
+        m = min(ROWS, r1 - t)
+        for k in range(ROWS):
+            if k < m:
+                rp[k] = X + (t + k) * d
+                ww[k] = w[t + k]
+                aa[k] = ww[k] * (y[t + k] - ybar)
+                bb[k] = aa[k] * (y[t + k] - ybar)
+            else:
+                rp[k] = shift
+                ww[k] = aa[k] = bb[k] = 0.0
+        if center and auto:
+            for j in range(d):
+                c = shift[j]
+                s1 = s2 = s3 = s4 = s5 = 0.0
+                for k in range(ROWS):
+                    x = rp[k][j] - c
+                    wx = ww[k] * x
+                    bx = bb[k] * x
+                    s1 = s1 + wx
+                    s2 = s2 + wx * x
+                    s3 = s3 + aa[k] * x
+                    s4 = s4 + bx
+                    s5 = s5 + bx * x
+                sx[j] += s1
+                sxx[j] += s2
+                sxy[j] += s3
+                qx[j] += s4
+                q[j] += s5
+        elif center:
+            for j in range(d):
+                c = shift[j]
+                s1 = s2 = s3 = 0.0
+                for k in range(ROWS):
+                    x = rp[k][j] - c
+                    wx = ww[k] * x
+                    s1 = s1 + wx
+                    s2 = s2 + wx * x
+                    s3 = s3 + aa[k] * x
+                sx[j] += s1
+                sxx[j] += s2
+                sxy[j] += s3
+        elif auto:
+            for j in range(d):
+                s2 = s3 = s5 = 0.0
+                for k in range(ROWS):
+                    x = rp[k][j]
+                    s2 = s2 + ww[k] * x * x
+                    s3 = s3 + aa[k] * x
+                    s5 = s5 + bb[k] * x * x
+                sxx[j] += s2
+                sxy[j] += s3
+                q[j] += s5
+        else:
+            # The paper's client step (fixed lambda, no centring).
+            for j in range(d):
+                s2 = s3 = 0.0
+                for k in range(ROWS):
+                    x = rp[k][j]
+                    s2 = s2 + ww[k] * x * x
+                    s3 = s3 + aa[k] * x
+                sxx[j] += s2
+                sxy[j] += s3
+        t += m
+
+
+def client_pass_dense(
+    const floating[:, ::1] X,          # IN (n_samples, d), rows node by node
+    const floating[::1] y,             # IN (n_samples,)
+    const floating[::1] sample_weight, # IN (n_samples,), ones when unweighted
+    const intp_t[::1] offsets,         # IN (n_nodes + 1,) node row offsets
+    const intp_t[::1] nodes,           # IN the nodes this call processes
+    const double[::1] lam,             # IN (n_nodes,) lambda per client (not auto)
+    double z,                          # IN multiplier of the "auto" rule
+    bint auto,                         # IN lambda_ij = z sqrt(var_t(r x_j) / n_i)
+    bint center,                       # IN centre x and y on each client first
+    double[:, ::1] sigma,              # OUT (n_nodes, d)
+    double[:, ::1] alpha,              # OUT (n_nodes, d)
+    double[:, ::1] threshold,          # OUT (n_nodes, d) lambda_ij used
+    double[:, ::1] coef,               # OUT (n_nodes, d) w_ij
+    uint8_t[:, ::1] packed,            # OUT (n_nodes, ceil(d / 8)) support bits
+    double[:, ::1] scratch,            # WORK (2, d)
+):
+    """One pass over each client's dense rows; see the module comment."""
+    cdef intp_t d = X.shape[1]
+    cdef intp_t k, i, j, r0, r1
+    cdef double moments[4]
+    cdef double W
+    with nogil:
+        for k in range(nodes.shape[0]):
+            i = nodes[k]
+            r0 = offsets[i]
+            r1 = offsets[i + 1]
+            _node_target_moments(&y[0], &sample_weight[0], r0, r1, center, moments)
+            W = moments[0]
+            if W <= 0.0:
+                for j in range(d):
+                    sigma[i, j] = 0.0
+                    alpha[i, j] = 0.0
+                    threshold[i, j] = 0.0
+                    coef[i, j] = 0.0
+                for j in range(packed.shape[1]):
+                    packed[i, j] = 0
+                continue
+            _dense_rows(&X[0, 0], d, r0, r1, &y[0], &sample_weight[0], moments[1],
+                        center, auto, &sigma[i, 0], &alpha[i, 0], &scratch[0, 0],
+                        &threshold[i, 0], &scratch[1, 0])
+            _finish_node(d, W, moments[2], moments[3], center, auto, lam[i], z,
+                         &sigma[i, 0], &alpha[i, 0], &scratch[0, 0],
+                         &threshold[i, 0], &scratch[1, 0],
+                         &sigma[i, 0], &alpha[i, 0], &threshold[i, 0],
+                         &coef[i, 0], &packed[i, 0])
+    return ()
+
+
+def client_pass_csr(
+    const floating[::1] data,          # IN CSR values, rows node by node
+    const intp_t[::1] indices,         # IN CSR column indices
+    const intp_t[::1] indptr,          # IN (n_samples + 1,)
+    intp_t d,                          # IN number of features
+    const floating[::1] y,             # IN (n_samples,)
+    const floating[::1] sample_weight, # IN (n_samples,)
+    const intp_t[::1] offsets,         # IN (n_nodes + 1,)
+    const intp_t[::1] nodes,           # IN
+    const double[::1] lam,             # IN (n_nodes,)
+    double z,                          # IN
+    bint auto,                         # IN
+    bint center,                       # IN
+    double[:, ::1] sigma,              # OUT (n_nodes, d)
+    double[:, ::1] alpha,              # OUT (n_nodes, d)
+    double[:, ::1] threshold,          # OUT (n_nodes, d)
+    double[:, ::1] coef,               # OUT (n_nodes, d)
+    uint8_t[:, ::1] packed,            # OUT (n_nodes, ceil(d / 8))
+    double[:, ::1] scratch,            # WORK (2, d)
+):
+    """The client pass over CSR rows: only the stored entries are visited.
+
+    Centring is implicit (no shift, so the sparsity is kept): the sums of
+    the raw values are accumulated and the means subtracted at the end.
+    """
+    cdef intp_t k, i, t, p, j, r0, r1
+    cdef double moments[4]
+    cdef double W, ybar, wt, a, b, x
+    cdef double* sxx
+    cdef double* sxy
+    cdef double* sx = &scratch[0, 0]
+    cdef double* qx = &scratch[1, 0]
+    cdef double* q
+    with nogil:
+        for k in range(nodes.shape[0]):
+            i = nodes[k]
+            r0 = offsets[i]
+            r1 = offsets[i + 1]
+            sxx = &sigma[i, 0]
+            sxy = &alpha[i, 0]
+            q = &threshold[i, 0]
+            _zero(sxx, d)
+            _zero(sxy, d)
+            _zero(sx, d)
+            _zero(q, d)
+            _zero(qx, d)
+            _node_target_moments(&y[0], &sample_weight[0], r0, r1, center, moments)
+            W = moments[0]
+            ybar = moments[1]
+            if W <= 0.0:
+                for j in range(packed.shape[1]):
+                    packed[i, j] = 0
+                continue
+            for t in range(r0, r1):
+                wt = sample_weight[t]
+                a = wt * (y[t] - ybar)
+                b = a * (y[t] - ybar)
+                for p in range(indptr[t], indptr[t + 1]):
+                    j = indices[p]
+                    x = data[p]
+                    sxx[j] += wt * x * x
+                    sxy[j] += a * x
+                    if center:
+                        sx[j] += wt * x
+                    if auto:
+                        q[j] += b * x * x
+                        if center:
+                            qx[j] += b * x
+            _finish_node(d, W, moments[2], moments[3], center, auto, lam[i], z,
+                         sxx, sxy, sx, q, qx,
+                         sxx, sxy, q, &coef[i, 0], &packed[i, 0])
+    return ()
+
+
+def pack_bits(
+    const uint8_t[:, ::1] bits,        # IN (n_rows, d), 0 or 1
+    uint8_t[:, ::1] packed,            # OUT (n_rows, ceil(d / 8))
+):
+    """Pack 0/1 rows eight to a byte, least significant bit first."""
+    cdef intp_t n = bits.shape[0], d = bits.shape[1], i, j
+    with nogil:
+        for i in range(n):
+            for j in range(packed.shape[1]):
+                packed[i, j] = 0
+            for j in range(d):
+                if bits[i, j]:
+                    packed[i, j >> 3] |= <uint8_t>(1 << (j & 7))
+    return ()
+
+
+def unpack_bits(
+    const uint8_t[:, ::1] packed,      # IN (n_rows, ceil(d / 8))
+    uint8_t[:, ::1] bits,              # OUT (n_rows, d)
+):
+    """Inverse of :func:`pack_bits`."""
+    cdef intp_t n = bits.shape[0], d = bits.shape[1], i, j
+    with nogil:
+        for i in range(n):
+            for j in range(d):
+                bits[i, j] = (packed[i, j >> 3] >> (j & 7)) & 1
+    return ()
+
+
+def tally_votes(
+    const uint8_t[:, ::1] packed,      # IN (n_nodes, ceil(d / 8)) what was received
+    const intp_t[::1] senders,         # IN the clients whose message arrived
+    int64_t[::1] votes,                # OUT (d,) number of clients that chose j
+):
+    """The server's count: votes[j] = sum over senders of bit j."""
+    cdef intp_t d = votes.shape[0], k, i, j
+    with nogil:
+        for j in range(d):
+            votes[j] = 0
+        for k in range(senders.shape[0]):
+            i = senders[k]
+            for j in range(d):
+                votes[j] += (packed[i, j >> 3] >> (j & 7)) & 1
+    return ()
