@@ -121,7 +121,9 @@ def make_rotated_moons(
     noise : float, default=0.1
         Standard deviation of the Gaussian noise of ``make_moons``.
     padding_std : float, default=1.0
-        Standard deviation of the ``n_features - 2`` padding coordinates.
+        Standard deviation of the ``n_features - 2`` padding coordinates:
+        pure noise the learner must ignore.  ``padding_std=0`` pads with
+        zeros, as the public code of Dada does.
     label_noise : float in [0, 0.5), default=0.05
         Probability of flipping each label.  The flips are drawn whatever its
         value, so two calls that differ only in ``label_noise`` return the
