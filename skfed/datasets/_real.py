@@ -119,7 +119,7 @@ def _finish(
     feature_names = np.asarray(feature_names, dtype=object)
     pd = _pandas(loader) if as_frame else None
 
-    def wrap(rows, suffix=""):
+    def wrap(rows):
         Xp, yp, gp = X[rows], y[rows], groups[rows]
         if pd is not None:
             Xp, yp, gp = _to_frame(pd, Xp, yp, gp, feature_names, target_name, group_name)
