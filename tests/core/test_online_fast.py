@@ -400,7 +400,7 @@ def test_rounds_with_komp_keep_budget_and_float32():
                        epsilon=0.05)
     komp_error = out64[-1]
     assert np.all(komp_error <= 0.05 * (1 + 1e-9)) and komp_error.max() > 0.04
-    assert out64[2].sum() < 0.8 * 300  # pruned
+    assert out64[2].sum() < 0.9 * 300  # pruned
     assert out32[0].dtype == np.float32
     # float32 data: same dictionary sizes up to a few prunings, close weights.
     assert np.abs(out32[2] - out64[2]).max() <= 3
