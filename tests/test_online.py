@@ -1,0 +1,473 @@
+"""DecentralizedKernelSGD{Classifier,Regressor} against independent references.
+
+* epsilon = 0: the iterates equal a NumPy implementation of the functional
+  SGD recursion with the consensus term;
+* KOMP: after every step the RKHS distance to the uncompressed iterate,
+  computed from a fresh Gram matrix, is within epsilon;
+* the model order stays bounded over a 50,000-sample stream;
+* the consensus disagreement matches the exact fixed point of the
+  recursion (a linear system) and shrinks with c;
+* bytes equal the closed form of the exchange rule;
+* accuracy on Koppel's Gaussian-mixture network with bounded dictionaries.
+"""
+
+import pickle
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+from skfed.datasets import make_gaussian_mixture_network, train_test_split_per_node
+from skfed.network import SimulatedNetwork
+from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
+
+
+def rbf(A, B, gamma):
+    return np.exp(-gamma * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
+
+
+def ring(n):
+    A = np.zeros((n, n), bool)
+    for i in range(n):
+        A[i, (i + 1) % n] = A[(i + 1) % n, i] = True
+    return A
+
+
+# NumPy losses, written independently of the Cython ones.
+def d_squared(f, y):
+    return f - y
+
+
+def d_logistic(f, y):
+    return -y / (1.0 + np.exp(y * f))
+
+
+def d_multiclass_hinge(f, y):
+    y = int(y)
+    wrong = np.where(np.arange(len(f)) == y, -np.inf, f)
+    r = int(np.argmax(wrong))
+    g = np.zeros_like(f)
+    if 1 + f[r] - f[y] > 0:
+        g[r], g[y] = 1.0, -1.0
+    return g
+
+
+def sgd_reference(X, y_enc, groups, adjacency, gamma, dloss, n_out, *, eta, alpha, c, epochs):
+    """Functional SGD with the consensus term, synchronous rounds, no compression."""
+    n_nodes = adjacency.shape[0]
+    queues = [np.tile(np.flatnonzero(groups == i), epochs) for i in range(n_nodes)]
+    D = [np.zeros((0, X.shape[1])) for _ in range(n_nodes)]
+    W = [np.zeros((0, n_out)) for _ in range(n_nodes)]
+
+    def f(j, x):
+        return rbf(x[None], D[j], gamma[j])[0] @ W[j]
+
+    for t in range(max(len(q) for q in queues)):
+        omegas = {}
+        for i in range(n_nodes):
+            if t >= len(queues[i]):
+                continue
+            x = X[queues[i][t]]
+            fi = f(i, x)
+            s = sum((fi - f(j, x) for j in np.flatnonzero(adjacency[i])), np.zeros(n_out))
+            omegas[i] = np.atleast_1d(dloss(fi if n_out > 1 else fi[0], y_enc[queues[i][t]])) + c * s
+        for i, omega in omegas.items():
+            D[i] = np.vstack([D[i], X[queues[i][t]]])
+            W[i] = np.vstack([(1 - eta * alpha) * W[i], -eta * omega])
+    return D, W
+
+
+@pytest.mark.parametrize(
+    "kind, loss, n_classes",
+    [("clf", "log_loss", 2), ("clf", "hinge", 3), ("reg", "squared_error", None)],
+)
+def test_epsilon_zero_equals_numpy_functional_sgd(kind, loss, n_classes):
+    rng = np.random.RandomState(0)
+    n_nodes, d = 4, 2
+    counts = [7, 5, 6, 4]
+    groups = np.repeat(np.arange(n_nodes), counts)
+    X = rng.normal(size=(len(groups), d))
+    gamma = np.array([0.5, 1.0, 2.0, 0.8])
+    params = dict(gamma=gamma, eta0=0.3, alpha=0.05, consensus_penalty=0.4, epsilon=0.0,
+                  max_epochs=3, shuffle=False, network=SimulatedNetwork(ring(n_nodes)))
+    if kind == "clf":
+        y = rng.randint(n_classes, size=len(groups))
+        est = DecentralizedKernelSGDClassifier(loss=loss, **params).fit(X, y, groups=groups)
+        if n_classes == 2:
+            y_enc, dloss, n_out = np.where(y == 1, 1.0, -1.0), d_logistic, 1
+        else:
+            y_enc, dloss, n_out = y.astype(float), d_multiclass_hinge, n_classes
+    else:
+        y = rng.normal(size=len(groups))
+        est = DecentralizedKernelSGDRegressor(**params).fit(X, y, groups=groups)
+        y_enc, dloss, n_out = y, d_squared, 1
+    D, W = sgd_reference(X, y_enc, groups, ring(n_nodes), gamma, dloss, n_out,
+                         eta=0.3, alpha=0.05, c=0.4, epochs=3)
+    assert_array_equal(est.model_order_, 3 * np.array(counts))
+    for i in range(n_nodes):
+        assert_array_equal(est.dictionaries_[i], D[i])
+        assert_allclose(est.dual_coef_[i], W[i], rtol=1e-12, atol=1e-14)
+    assert est.n_iter_ == 3 * max(counts)
+
+
+def test_komp_distance_to_uncompressed_iterate_within_epsilon():
+    """Step one sample at a time; rebuild each uncompressed step in NumPy."""
+    rng = np.random.RandomState(1)
+    X = rng.normal(size=(300, 2))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    epsilon, eta, alpha, gamma = 0.05, 0.5, 0.01, 1.0
+    clf = DecentralizedKernelSGDClassifier(
+        loss="hinge", gamma=gamma, eta0=eta, alpha=alpha, epsilon=epsilon
+    )
+    groups = np.zeros(1, dtype=int)
+    distances, orders = [], []
+    for t in range(len(X)):
+        if t == 0:
+            D_prev, W_prev = np.zeros((0, 2)), np.zeros((0, 1))
+        else:
+            D_prev, W_prev = clf.dictionaries_[0], clf.dual_coef_[0]
+        clf.partial_fit(X[t : t + 1], y[t : t + 1], groups=groups, classes=[0, 1])
+        # The uncompressed step, from the previous (compressed) iterate.
+        yt = 1.0 if y[t] == 1 else -1.0
+        f = rbf(X[t : t + 1], D_prev, gamma)[0] @ W_prev[:, 0] if len(D_prev) else 0.0
+        omega = -yt if yt * f < 1 else 0.0
+        D_full = np.vstack([D_prev, X[t]])
+        W_full = np.concatenate([(1 - eta * alpha) * W_prev[:, 0], [-eta * omega]])
+        D_new, W_new = clf.dictionaries_[0], clf.dual_coef_[0][:, 0]
+        Z = np.vstack([D_full, D_new])
+        w = np.concatenate([W_full, -W_new])
+        distances.append(np.sqrt(max(w @ rbf(Z, Z, gamma) @ w, 0.0)))
+        orders.append(len(D_new))
+    distances = np.array(distances)
+    assert distances.max() <= epsilon + 1e-7
+    assert distances.max() > 0.5 * epsilon  # KOMP did use its budget
+    assert max(orders) < 100  # and pruned: 300 samples, far fewer elements
+    assert clf.komp_error_[0] == pytest.approx(distances.max(), abs=1e-6)
+
+
+def test_model_order_bounded_over_long_stream():
+    """50,000 samples over 5 nodes, as a stream of partial_fit batches."""
+    X, y, groups, A = make_gaussian_mixture_network(
+        n_nodes=5, n_samples_per_node=10_000, topology="ring", random_state=0
+    )
+    eta = 0.2
+    epsilon = 0.5 * eta**1.5  # the theory's epsilon = K eta^(3/2)
+    clf = DecentralizedKernelSGDClassifier(
+        gamma=1.0, eta0=eta, alpha=1e-3, epsilon=epsilon, consensus_penalty=0.1,
+        network=SimulatedNetwork(A), random_state=0,
+    )
+    order = np.random.RandomState(0).permutation(len(y))
+    for batch in np.array_split(order, 10):
+        clf.partial_fit(X[batch], y[batch], groups=groups[batch], classes=np.arange(5))
+    curve = clf.model_order_curve_
+    assert clf.n_steps_.sum() == 50_000
+    assert curve.shape == (clf.n_iter_, 5)
+    assert np.all(clf.komp_error_ <= epsilon * (1 + 1e-9))
+    # Bounded: the second half never exceeds what the first half reached
+    # (plus a little), far below the 10,000 samples per node.
+    half = len(curve) // 2
+    assert curve.max() < 300
+    assert curve[half:].max() <= curve[:half].max() + 10
+
+
+def _consensus_problem():
+    rng = np.random.RandomState(0)
+    n_nodes, n_i = 3, 15
+    X = rng.uniform(-2, 2, size=(n_nodes * n_i, 1))
+    groups = np.repeat(np.arange(n_nodes), n_i)
+    y = np.sin(X[:, 0]) + (groups - 1.0)  # every node has its own offset
+    A = np.zeros((3, 3), bool)
+    A[0, 1] = A[1, 0] = A[1, 2] = A[2, 1] = True  # a path
+    return X, y, groups, A
+
+
+def _exact_fixed_point(X, y, groups, A, gamma, lam, c):
+    """Fixed point of the mean recursion over the empirical distributions.
+
+    ``f_i = sum_{s in node i} a_s k(x_s, .)`` with, for every node,
+    ``[lam n_i I + (1 + c deg_i) K_ii] a_i - c sum_j K_ij a_j = y_i``.
+    """
+    idx = [np.flatnonzero(groups == i) for i in range(A.shape[0])]
+    M = np.zeros((len(y), len(y)))
+    for i, Ii in enumerate(idx):
+        M[np.ix_(Ii, Ii)] = lam * len(Ii) * np.eye(len(Ii)) + (1 + c * A[i].sum()) * rbf(
+            X[Ii], X[Ii], gamma
+        )
+        for j in np.flatnonzero(A[i]):
+            M[np.ix_(Ii, idx[j])] = -c * rbf(X[Ii], X[idx[j]], gamma)
+    a = np.linalg.solve(M, y)
+    return lambda i, Z: rbf(Z, X[idx[i]], gamma) @ a[idx[i]]
+
+
+def _disagreement(predict, X, groups, A):
+    values = []
+    for i in range(A.shape[0]):
+        Xi = X[groups == i]
+        for j in np.flatnonzero(A[i]):
+            values.append(np.mean((predict(i, Xi) - predict(j, Xi)) ** 2))
+    return float(np.mean(values))
+
+
+def test_consensus_disagreement_matches_fixed_point_and_shrinks_with_c():
+    X, y, groups, A = _consensus_problem()
+    lam, cs = 0.1, [0.5, 2.0, 8.0]
+    bound = sum(np.mean(y[groups == i] ** 2) for i in range(3))  # 2 p*, p* <= value at f = 0
+    exact, estimated = [], []
+    for c in cs:
+        F = _exact_fixed_point(X, y, groups, A, 1.0, lam, c)
+        reg = DecentralizedKernelSGDRegressor(
+            gamma=1.0, alpha=lam, consensus_penalty=c, eta0=0.2,
+            learning_rate="diminishing", epsilon=1e-6, max_epochs=1000,
+            network=SimulatedNetwork(A), random_state=0,
+        ).fit(X, y, groups=groups)
+
+        def predict(i, Z, reg=reg):
+            return reg.predict(Z, groups=np.full(len(Z), i))
+
+        for i in range(3):
+            Xi = X[groups == i]
+            assert_allclose(predict(i, Xi), F(i, Xi), atol=5e-3)
+        exact.append(_disagreement(F, X, groups, A))
+        estimated.append(_disagreement(predict, X, groups, A))
+    exact, estimated = np.array(exact), np.array(estimated)
+    assert_allclose(estimated, exact, rtol=0.03)
+    assert np.all(np.diff(estimated) < 0)
+    cs = np.array(cs)
+    assert np.all(cs * estimated <= bound)  # disagreement <= 2 p* / c
+    # From c = 0.5 to c = 8 it shrank at least like 1 / c.
+    assert estimated[-1] <= estimated[0] * cs[0] / cs[-1]
+
+
+@pytest.mark.parametrize("header", [16, 1000])
+def test_bytes_match_closed_form(header):
+    n_nodes, n, d = 4, 6, 2
+    rng = np.random.RandomState(0)
+    groups = np.repeat(np.arange(n_nodes), n)
+    X = rng.normal(size=(n_nodes * n, d))
+    y = rng.randint(2, size=n_nodes * n)
+    clf = DecentralizedKernelSGDClassifier(
+        epsilon=0.0, network=SimulatedNetwork(ring(n_nodes), header_bytes=header),
+        max_epochs=1, shuffle=False,
+    ).fit(X, y, groups=groups)
+    unit = (d + 1) * 8  # a point and a weight, float64
+    n_directed_edges = 2 * n_nodes
+    per_round, messages = [], 0
+    for t in range(n):  # every dictionary holds t elements in round t
+        if header + t * unit < 2 * header + unit:
+            per_round.append(n_directed_edges * (header + t * unit))
+            messages += n_directed_edges
+        else:
+            per_round.append(n_directed_edges * (2 * header + unit))
+            messages += 2 * n_directed_edges
+    assert_array_equal(clf.bytes_per_round_, per_round)
+    assert clf.n_bytes_sent_ == sum(per_round)
+    assert clf.n_messages_ == messages
+    assert clf.communication_.n_rounds == clf.n_iter_ == n
+    # float32 data: 4 bytes a value.
+    clf32 = DecentralizedKernelSGDClassifier(
+        epsilon=0.0, network=SimulatedNetwork(ring(n_nodes), header_bytes=header),
+        max_epochs=1, shuffle=False,
+    ).fit(X.astype(np.float32), y, groups=groups)
+    assert clf32.bytes_per_round_[-1] == n_directed_edges * min(
+        2 * header + (d + 1) * 4, header + (n - 1) * (d + 1) * 4
+    )
+
+
+def test_dropped_nodes_process_every_sample_later():
+    rng = np.random.RandomState(0)
+    groups = np.repeat(np.arange(5), 20)
+    X = rng.normal(size=(100, 2))
+    y = rng.randint(2, size=100)
+    perfect = DecentralizedKernelSGDClassifier(epsilon=0.0, max_epochs=1, random_state=0)
+    lossy = DecentralizedKernelSGDClassifier(
+        epsilon=0.0, max_epochs=1, random_state=0,
+        network=SimulatedNetwork(drop_rate=0.4, random_state=0),
+    )
+    perfect.fit(X, y, groups=groups)
+    lossy.fit(X, y, groups=groups)
+    # Nothing is lost: every sample is processed exactly once, later.
+    assert_array_equal(lossy.n_steps_, 20)
+    assert_array_equal(lossy.model_order_, 20)
+    assert lossy.n_iter_ > perfect.n_iter_ == 20
+    # Fewer exchanges per round: dropped nodes neither ask nor answer.
+    assert lossy.n_messages_ / lossy.n_iter_ < perfect.n_messages_ / perfect.n_iter_
+
+
+def test_gaussian_mixture_network_accuracy_with_bounded_dictionaries():
+    X, y, groups, A = make_gaussian_mixture_network(
+        n_nodes=20, n_samples_per_node=400, class_sep=3.0, random_state=0
+    )
+    Xtr, Xte, ytr, yte, gtr, gte = train_test_split_per_node(X, y, groups, random_state=0)
+    clf = DecentralizedKernelSGDClassifier(
+        loss="hinge", gamma=1.0, eta0=0.3, alpha=1e-3, epsilon=0.1, consensus_penalty=0.1,
+        max_epochs=5, network=SimulatedNetwork(A), random_state=0,
+    ).fit(Xtr, ytr, groups=gtr)
+    assert clf.score(Xte, yte, groups=gte) >= 0.95
+    assert clf.model_order_.max() <= 100  # of 300 training samples a node
+    assert clf.decision_function(Xte[:3], groups=gte[:3]).shape == (3, 5)
+
+
+# ------------------------------------------------------------- the contract
+def _small(seed=0, n_nodes=3, n=90):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n, 2))
+    groups = np.repeat(np.array(["a", "b", "c"])[:n_nodes], n // n_nodes)
+    y = (X[:, 0] + 0.3 * rng.normal(size=n) > 0).astype(int)
+    return X, y, groups
+
+
+def test_reproducible_and_pickle_round_trip():
+    X, y, groups = _small()
+    params = dict(epsilon=0.05, random_state=0, network=SimulatedNetwork("ring", drop_rate=0.2))
+    a = DecentralizedKernelSGDClassifier(**params).fit(X, y, groups=groups)
+    b = DecentralizedKernelSGDClassifier(**params).fit(X, y, groups=groups)
+    assert_array_equal(a.decision_function(X, groups=groups), b.decision_function(X, groups=groups))
+    assert a.n_bytes_sent_ == b.n_bytes_sent_
+    c = pickle.loads(pickle.dumps(a))
+    assert_array_equal(c.decision_function(X, groups=groups), a.decision_function(X, groups=groups))
+    # The pickled model keeps learning exactly like the original.
+    a.partial_fit(X[:10], y[:10], groups=groups[:10])
+    c.partial_fit(X[:10], y[:10], groups=groups[:10])
+    assert_array_equal(c.decision_function(X, groups=groups), a.decision_function(X, groups=groups))
+
+
+def test_float32_kept_and_close_to_float64():
+    X, y, groups = _small()
+    a = DecentralizedKernelSGDClassifier(epsilon=0.0, shuffle=False).fit(X, y, groups=groups)
+    b = DecentralizedKernelSGDClassifier(epsilon=0.0, shuffle=False).fit(
+        X.astype(np.float32), y, groups=groups
+    )
+    assert b.dictionaries_[0].dtype == np.float32
+    assert_allclose(
+        b.decision_function(X, groups=groups), a.decision_function(X, groups=groups), atol=1e-4
+    )
+
+
+def test_invariant_to_relabelling_and_permuting_nodes():
+    X, y, groups = _small()
+    params = dict(epsilon=0.05, shuffle=False, network=SimulatedNetwork("ring"))
+    a = DecentralizedKernelSGDClassifier(**params).fit(X, y, groups=groups)
+    relabel = {"a": "z", "b": "b", "c": "a"}  # permutes the sorted order
+    g2 = np.array([relabel[g] for g in groups])
+    # Rows reordered node by node (each node keeps its arrival order).
+    perm = np.concatenate([np.flatnonzero(groups == k) for k in ["c", "b", "a"]])
+    b = DecentralizedKernelSGDClassifier(**params).fit(X[perm], y[perm], groups=g2[perm])
+    assert_allclose(b.decision_function(X, groups=g2), a.decision_function(X, groups=groups),
+                    atol=1e-12)
+    assert a.n_bytes_sent_ == b.n_bytes_sent_
+
+
+def test_fit_one_pass_equals_partial_fit_and_stream_batches():
+    X, y, groups = _small()
+    params = dict(epsilon=0.05, shuffle=False, max_epochs=1, random_state=0)
+    a = DecentralizedKernelSGDClassifier(**params).fit(X, y, groups=groups)
+    b = DecentralizedKernelSGDClassifier(**params).partial_fit(X, y, groups=groups, classes=[0, 1])
+    assert_allclose(b.decision_function(X, groups=groups), a.decision_function(X, groups=groups))
+    # Without coupling (c = 0) the nodes are independent, so the stream can
+    # be cut into batches anywhere.
+    params["consensus_penalty"] = 0.0
+    c = DecentralizedKernelSGDClassifier(**params).fit(X, y, groups=groups)
+    d = DecentralizedKernelSGDClassifier(**params)
+    interleaved = np.arange(len(y)).reshape(3, -1).T.ravel()  # nodes take turns
+    for batch in np.array_split(interleaved, 4):
+        d.partial_fit(X[batch], y[batch], groups=groups[batch], classes=[0, 1])
+    assert_allclose(d.decision_function(X, groups=groups), c.decision_function(X, groups=groups))
+    assert len(d.bytes_per_round_) == d.n_iter_ == len(d.consensus_error_curve_)
+    assert d.bytes_per_round_.sum() == d.n_bytes_sent_
+
+
+def test_per_node_gamma_gives_each_node_its_own_kernel():
+    X, y, groups = _small()
+    gammas = {"a": 0.2, "b": 1.0, "c": 5.0}
+    joint = DecentralizedKernelSGDClassifier(
+        gamma=gammas, consensus_penalty=0.0, epsilon=0.0, shuffle=False
+    ).fit(X, y, groups=groups)
+    assert_allclose(joint.gamma_, [0.2, 1.0, 5.0])
+    for node, gamma in gammas.items():
+        mask = groups == node
+        alone = DecentralizedKernelSGDClassifier(
+            gamma=gamma, consensus_penalty=0.0, epsilon=0.0, shuffle=False
+        ).fit(X[mask], y[mask], groups=groups[mask])
+        assert_allclose(
+            joint.decision_function(X, groups=np.full(len(X), node)),
+            alone.decision_function(X, groups=np.full(len(X), node)),
+        )
+
+
+def test_node_with_one_class_predicts_all_classes_and_unknown_node():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(90, 2))
+    y = np.repeat([0, 1, 2], 30)
+    groups = np.where(np.arange(90) < 30, "only0", rng.choice(["m", "n"], size=90))
+    clf = DecentralizedKernelSGDClassifier(
+        loss="log_loss", gamma=0.5, consensus_penalty=1.0, random_state=0
+    ).fit(X, y, groups=groups)
+    proba = clf.predict_proba(X, groups=groups)
+    assert proba.shape == (90, 3)
+    assert_allclose(proba.sum(axis=1), 1.0)
+    assert set(clf.classes_) == {0, 1, 2}
+    # The unseen node gets the average of all node functions.
+    unseen = clf.decision_function(X[:5], groups=["new"] * 5)
+    mean = np.mean(
+        [clf.decision_function(X[:5], groups=[node] * 5) for node in clf.nodes_], axis=0
+    )
+    assert_allclose(unseen, mean)
+    strict = clf.set_params(handle_unknown="error")
+    with pytest.raises(ValueError, match="not seen in fit"):
+        strict.predict(X[:5], groups=["new"] * 5)
+
+
+def test_hinge_has_no_predict_proba():
+    assert not hasattr(DecentralizedKernelSGDClassifier(loss="hinge"), "predict_proba")
+    assert hasattr(DecentralizedKernelSGDClassifier(loss="log_loss"), "predict_proba")
+
+
+def test_max_dictionary_size_caps_every_node():
+    X, y, groups = _small(n=300)
+    clf = DecentralizedKernelSGDClassifier(epsilon=0.0, max_dictionary_size=7).fit(
+        X, y, groups=groups
+    )
+    assert clf.model_order_curve_.max() == 7
+
+
+def test_rogue_node_hurts_its_neighbours():
+    X, y, groups = _small(n=300)
+    honest = DecentralizedKernelSGDClassifier(consensus_penalty=2.0, random_state=0).fit(
+        X, y, groups=groups
+    )
+    attacked = DecentralizedKernelSGDClassifier(
+        consensus_penalty=2.0, random_state=0,
+        network=SimulatedNetwork(rogue_fraction=0.34, random_state=0),
+    ).fit(X, y, groups=groups)
+    assert attacked.score(X, y, groups=groups) < honest.score(X, y, groups=groups)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(eta0=2.0, alpha=0.5), "eta0 \\* alpha must be < 1"),
+        (dict(kernel="sigmoid"), "not positive semi-definite"),
+        (dict(gamma=[1.0, 2.0]), "one value per node"),
+        (dict(gamma={"a": 1.0}), "no value for node"),
+        (dict(gamma=-1.0), "gamma"),
+    ],
+)
+def test_bad_parameters_raise(params, match):
+    X, y, groups = _small()
+    with pytest.raises(ValueError, match=match):
+        DecentralizedKernelSGDClassifier(**params).fit(X, y, groups=groups)
+
+
+def test_partial_fit_errors():
+    X, y, groups = _small()
+    with pytest.raises(ValueError, match="classes must be passed"):
+        DecentralizedKernelSGDClassifier().partial_fit(X, y, groups=groups)
+    clf = DecentralizedKernelSGDClassifier().partial_fit(X, y, groups=groups, classes=[0, 1])
+    with pytest.raises(ValueError, match="not in the first call"):
+        clf.partial_fit(X[:3], y[:3], groups=["new"] * 3)
+    with pytest.raises(ValueError, match="not in classes_"):
+        clf.partial_fit(X[:3], [5, 5, 5], groups=groups[:3])
+    with pytest.raises(ValueError, match="needs the node id"):
+        clf.partial_fit(X[:3], y[:3])
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        DecentralizedKernelSGDClassifier().fit(X, np.zeros(len(y)), groups=groups)
