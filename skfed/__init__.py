@@ -10,6 +10,7 @@ __version__ = "0.1.0.dev0"
 from ._base import SingleNodeWarning
 from .baselines import LocalEstimator
 from .network import CommunicationLog, SimulatedNetwork
+from .support import FederatedSparseLinearRegression, FederatedSupportRecovery
 
 __all__ = [
     "__version__",
@@ -17,4 +18,6 @@ __all__ = [
     "SimulatedNetwork",
     "CommunicationLog",
     "LocalEstimator",
+    "FederatedSupportRecovery",
+    "FederatedSparseLinearRegression",
 ]

@@ -148,7 +148,7 @@ class _OneShotSupportMixin(FederatedMixin):
             first = np.flatnonzero(invalid)[0]
             raise ValueError(
                 f"alpha must be finite and >= 0 for every node; node "
-                f"{self.nodes_[first]!r} has alpha={lam[first]}."
+                f"{self.nodes_[first].item()!r} has alpha={lam[first]}."
             )
         return lam, False
 
@@ -170,7 +170,7 @@ class _OneShotSupportMixin(FederatedMixin):
             weights = np.asarray(sample_weight, dtype=dtype)
         node_weight = np.bincount(layout.codes, weights=weights, minlength=n_nodes)
         if np.any(node_weight <= 0):
-            bad = self.nodes_[np.flatnonzero(node_weight <= 0)[0]]
+            bad = self.nodes_[np.flatnonzero(node_weight <= 0)[0]].item()
             raise ValueError(
                 f"Node {bad!r} has no sample with a positive sample_weight; every "
                 "node needs at least one to compute its statistics."

@@ -14,6 +14,7 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skfed import LocalEstimator, SingleNodeWarning
+from skfed.support import FederatedSparseLinearRegression, FederatedSupportRecovery
 
 # Reasons shared by every estimator checked with group_column=0.
 GROUP_COLUMN_XFAIL = {
@@ -47,6 +48,10 @@ ESTIMATORS = [
     (LocalEstimator(Ridge()), {}),
     (_group_column_variant(LocalEstimator(LogisticRegression())), GROUP_COLUMN_XFAIL),
     (_group_column_variant(LocalEstimator(Ridge())), GROUP_COLUMN_XFAIL),
+    (FederatedSupportRecovery(), {}),
+    (FederatedSparseLinearRegression(), {}),
+    (_group_column_variant(FederatedSupportRecovery()), GROUP_COLUMN_XFAIL),
+    (_group_column_variant(FederatedSparseLinearRegression()), GROUP_COLUMN_XFAIL),
 ]
 
 _EXPECTED = {id(estimator): failures for estimator, failures in ESTIMATORS}
