@@ -10,6 +10,7 @@ __version__ = "0.1.0.dev0"
 from ._base import SingleNodeWarning
 from .baselines import LocalEstimator
 from .network import CommunicationLog, SimulatedNetwork
+from .online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
 from .support import FederatedSparseLinearRegression, FederatedSupportRecovery
 
 __all__ = [
@@ -20,4 +21,6 @@ __all__ = [
     "LocalEstimator",
     "FederatedSupportRecovery",
     "FederatedSparseLinearRegression",
+    "DecentralizedKernelSGDClassifier",
+    "DecentralizedKernelSGDRegressor",
 ]

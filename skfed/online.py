@@ -312,7 +312,10 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
 
     def _run(self, X, y, sample_weight, queues):
         n_nodes = len(self.nodes_)
+        first_call = self.adjacency_ is None
         sim, network = self._start_network()
+        if first_call:
+            self._check_consensus_stability(X)
         self._n_calls += 1
         queue = np.ascontiguousarray(np.concatenate(queues), dtype=np.intp)
         lengths = np.array([len(q) for q in queues], dtype=np.intp)
@@ -372,6 +375,43 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         self._order_curve = np.concatenate([self._order_curve, *order_parts])
         self._merge_log(sim.log(node_labels=self.nodes_))
         self._set_fitted()
+
+    def _check_consensus_stability(self, X):
+        """Warn when the consensus step alone is unstable on this graph.
+
+        At a point ``x`` the consensus part of a synchronous round maps the
+        nodes' values ``v`` to ``v - eta c k(x, x) L v`` (``L`` the graph
+        Laplacian), which diverges when ``eta c k(x, x) lambda_max(L) >= 2``.
+        """
+        if self.consensus_penalty == 0 or len(self.nodes_) < 2:
+            return
+        A = sparse.csr_matrix(self.adjacency_, dtype=np.float64)
+        L = sparse.diags(np.asarray(A.sum(axis=1)).ravel()) - A
+        if L.shape[0] <= 200:
+            lam_max = float(np.linalg.eigvalsh(L.toarray())[-1])
+        else:
+            from scipy.sparse.linalg import eigsh
+
+            lam_max = float(eigsh(L, k=1, which="LA", return_eigenvectors=False)[0])
+        sq = np.einsum("ij,ij->i", X, X, dtype=np.float64) if len(X) else np.zeros(1)
+        kxx = {
+            "rbf": 1.0,
+            "laplacian": 1.0,
+            "sigmoid": 1.0,
+            "linear": float(sq.max()),
+            "poly": float(np.max(np.abs(self.gamma_.max() * sq + self.coef0) ** self.degree)),
+        }[self.kernel]
+        factor = self.eta0 * self.consensus_penalty * kxx * lam_max
+        if factor >= 2:
+            warnings.warn(
+                f"eta0 * consensus_penalty * max k(x, x) * lambda_max(graph Laplacian) = "
+                f"{factor:.3g} >= 2: the consensus step is unstable on this graph "
+                f"(lambda_max = {lam_max:.3g}) and the node functions may diverge; "
+                f"lower consensus_penalty below {2 / (self.eta0 * kxx * lam_max):.3g} "
+                "or eta0.",
+                UserWarning,
+                stacklevel=4,
+            )
 
     def _merge_log(self, log):
         old = self._log
@@ -703,8 +743,8 @@ class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _BaseDecentrali
             classes = np.unique(y)
         if len(classes) < 2:
             raise ValueError(
-                f"{type(self).__name__} needs samples of at least 2 classes; got only "
-                f"class {classes[0]!r}."
+                f"{type(self).__name__} needs samples of at least 2 classes; got one "
+                f"class ({classes[0]!r})."
                 if len(classes)
                 else "classes is empty."
             )

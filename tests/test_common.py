@@ -15,6 +15,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skfed import LocalEstimator, SingleNodeWarning
 from skfed.support import FederatedSparseLinearRegression, FederatedSupportRecovery
+from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
 
 # Reasons shared by every estimator checked with group_column=0.
 GROUP_COLUMN_XFAIL = {
@@ -52,6 +53,34 @@ ESTIMATORS = [
     (FederatedSparseLinearRegression(), {}),
     (_group_column_variant(FederatedSupportRecovery()), GROUP_COLUMN_XFAIL),
     (_group_column_variant(FederatedSparseLinearRegression()), GROUP_COLUMN_XFAIL),
+]
+
+# Online kernel SGD (issue 6).  A sample weight multiplies one step's loss
+# derivative, which is not the iterate of repeating or dropping the sample.
+_ONLINE_XFAIL = {
+    "check_sample_weight_equivalence_on_dense_data": (
+        "online SGD: a weight scales one step, it does not repeat the sample "
+        "(scikit-learn's SGDClassifier fails this check the same way)"
+    ),
+}
+ESTIMATORS += [
+    (DecentralizedKernelSGDClassifier(), _ONLINE_XFAIL),
+    (DecentralizedKernelSGDRegressor(), _ONLINE_XFAIL),
+    # group_column=0 turns the checks' data into ~300 one-sample nodes on a
+    # complete graph: a small consensus_penalty keeps eta0 c lambda_max(L) < 2
+    # (the default 0.1 is unstable there, and fit warns so); the regressor's
+    # eta0=0.5 lets 5 steps on a node's single sample reach 97 % of its target
+    # (41 % with the default 0.1, below check_regressors_train's R^2 > 0.5).
+    (
+        _group_column_variant(DecentralizedKernelSGDClassifier(consensus_penalty=0.01)),
+        {**GROUP_COLUMN_XFAIL, **_ONLINE_XFAIL},
+    ),
+    (
+        _group_column_variant(
+            DecentralizedKernelSGDRegressor(eta0=0.5, consensus_penalty=0.005)
+        ),
+        {**GROUP_COLUMN_XFAIL, **_ONLINE_XFAIL},
+    ),
 ]
 
 _EXPECTED = {id(estimator): failures for estimator, failures in ESTIMATORS}
