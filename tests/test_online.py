@@ -471,3 +471,14 @@ def test_partial_fit_errors():
         clf.partial_fit(X[:3], y[:3])
     with pytest.raises(ValueError, match="at least 2 classes"):
         DecentralizedKernelSGDClassifier().fit(X, np.zeros(len(y)), groups=groups)
+
+
+def test_unstable_consensus_step_warns():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(60, 2))
+    y = rng.randint(2, size=60)
+    groups = np.arange(60) % 30  # 30 nodes on the complete graph: lambda_max(L) = 30
+    with pytest.warns(UserWarning, match="consensus step is unstable"):
+        DecentralizedKernelSGDClassifier(eta0=0.5, consensus_penalty=0.2).fit(
+            X, y, groups=groups
+        )
