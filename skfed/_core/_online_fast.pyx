@@ -644,3 +644,21 @@ def kernel_matrix(const floating[:, ::1] X, const floating[:, ::1] Y,
     cdef KernelParams kp = make_kernel_params(kernel_kind, gamma, coef0, degree)
     with nogil:
         kernel_block(&kp, X, Y, out)
+
+
+def py_eval_function(const floating[:, ::1] X, const floating[:, ::1] D,
+                     const double[:, ::1] W, int kernel_kind, double gamma,
+                     double coef0, double degree, double[:, ::1] out):
+    """out[s] = f(X[s]) one sample at a time, as a node evaluates it in a step.
+
+    ``M`` kernel evaluations and one ``W^T k`` per sample (the benchmark's
+    reference cost of a step).
+    """
+    cdef KernelParams kp = make_kernel_params(kernel_kind, gamma, coef0, degree)
+    cdef intp_t s
+    krow = np.empty(max(D.shape[0], 1))
+    cdef double[::1] kv = krow
+    with nogil:
+        for s in range(X.shape[0]):
+            _eval_function(&kp, &X[s, 0], &D[0, 0], D.shape[0], X.shape[1],
+                           &W[0, 0], W.shape[1], &kv[0], &out[s, 0])
