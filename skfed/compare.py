@@ -226,6 +226,29 @@ def raw_data_bytes(estimator, X, y, groups):
     return pooled_data_bytes(X, y, groups)
 
 
+def _online_kernel(ctx):
+    """Decentralized online kernel SGD + KOMP (Koppel et al.), issue 6.
+
+    Peer-to-peer over the dataset's own graph when it has one, otherwise a
+    random (Erdos-Renyi) graph; dictionaries capped at 200 elements.
+    """
+    from .network import SimulatedNetwork
+    from .online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
+
+    topology = ctx.graph if ctx.graph is not None else "erdos_renyi"
+    params = dict(
+        eta0=0.3, alpha=1e-3, epsilon=0.05, consensus_penalty=0.05,
+        max_dictionary_size=200, max_epochs=2 if ctx.quick else 5,
+        network=SimulatedNetwork(topology), random_state=ctx.random_state,
+    )
+    if ctx.is_classification:
+        return DecentralizedKernelSGDClassifier(loss="hinge", **params)
+    return DecentralizedKernelSGDRegressor(**params)
+
+
+ONLINE_DATASETS = ("gaussian-mixture", "har-activity", "har-sitting", "har-walking")
+
+
 # Dada's benchmarks, where boosted decision stumps are the reference baselines.
 DADA_DATASETS = ("har-walking", "school-classification", "computer-classification", "moons")
 
@@ -261,6 +284,13 @@ _METHOD_TABLE = (
         "local-adaboost", _local(_adaboost),
         description="Local baseline: AdaBoost over decision stumps per node",
         default_datasets=DADA_DATASETS,
+    ),
+    MethodSpec(
+        "online-kernel", _online_kernel, tasks=ALL_TASKS,
+        description="Decentralized online kernel SGD with consensus penalty and KOMP "
+        "(Koppel et al.), rbf gamma = 1 / n_features, peer-to-peer bytes counted",
+        param_grid={"gamma": [None, 0.1, 1.0], "consensus_penalty": [0.01, 0.05, 0.2]},
+        default_datasets=ONLINE_DATASETS,
     ),
 )
 
