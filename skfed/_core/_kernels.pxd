@@ -52,16 +52,20 @@ cdef void kernel_row(const KernelParams* params, const floating* x,
                      const floating* Y, intp_t n_y, intp_t n_features,
                      floating* out) noexcept nogil
 
-# out[i, j] = k(X[i], Y[j]), computed tile by tile (tiles stay in cache while
-# they are finished).  Linear, rbf, poly and sigmoid take their dot products
-# from BLAS gemm (scipy.linalg.cython_blas); rbf expands
-# ||x - y||^2 = ||x||^2 - 2 x . y + ||y||^2 with squared norms computed per
-# tile, clips it at 0 and, when X and Y are the same memory, sets the diagonal
-# distance to 0, as sklearn's euclidean_distances does.  When X and Y are the
-# same memory only the upper triangle of tiles is computed and mirrored, so
-# the result is exactly symmetric.  For float32, rbf entries whose expanded
-# distance lost more than ~6 of float32's 24 bits to cancellation are
-# recomputed directly (sklearn upcasts to float64 for the same reason).
+# out[i, j] = k(X[i], Y[j]), computed tile by tile: BLAS fills a tile with
+# dot products (gemm, from scipy.linalg.cython_blas) and the tile is finished
+# while it is in cache (tiles grow tall when n_features is large, so that
+# gemm runs at full speed).  rbf expands ||x - y||^2 = ||x||^2 - 2 x . y +
+# ||y||^2 with squared norms computed per tile and clips it at 0, as
+# sklearn's euclidean_distances does; laplacian sums |x - y| directly.
+# When X and Y are the same memory (same data pointer and shape) only tiles
+# on or above the diagonal are computed (syrk on the diagonal) and mirrored:
+# the result is exactly symmetric and the rbf diagonal exactly 1.  For
+# float32, rbf entries whose expanded distance lost more than ~6 of
+# float32's 24 bits to cancellation are recomputed directly (sklearn upcasts
+# to float64 for the same reason).  rbf allocates room for the squared norms
+# of one tile's rows and columns; should that fail it falls back to one
+# kernel_pair per entry.
 cdef void kernel_block(const KernelParams* params, const floating[:, ::1] X,
                        const floating[:, ::1] Y, floating[:, ::1] out) noexcept nogil
 

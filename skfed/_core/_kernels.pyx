@@ -8,26 +8,34 @@ is the Python entry point behind :func:`skfed.kernels.pairwise_kernel`, and the
 Kernel matrices are computed tile by tile: each tile of ``out`` is first
 filled with dot products by one BLAS gemm call and then finished (norms,
 exp, power, tanh) while it is still in cache, so the matrix is written to
-memory once instead of once per elementwise pass.
+memory once instead of once per elementwise pass.  When n_features is large
+the gemm dominates and tiles grow tall so that BLAS runs at full speed.  The
+exp of rbf and laplacian runs four entries at a time (AVX2) where the CPU
+allows it.
 """
 
-from libc.math cimport NAN, exp, expf, fabs, pow, tanh
+from libc.math cimport NAN, exp, fabs, pow, tanh
 from libc.stdlib cimport free, malloc
-from scipy.linalg.cython_blas cimport dgemm, sgemm
+from scipy.linalg.cython_blas cimport dgemm, dsyrk, sgemm, ssyrk
 
 from ._typedefs cimport intp_t
 
 
 cdef extern from *:
     """
-    /* In-place exp over a row of values <= 0 (-gamma times a distance).
+    /* In-place exp over a row of values <= 0 (-gamma times a distance) and
+       in-place tanh over a row of values.
 
-       The portable loops call the C library's exp.  On x86-64 with GCC or
-       Clang, AVX2 + FMA loops are selected at import time when the CPU has
-       those instructions: exp(x) = 2^k exp(r), x = k ln2 + r, |r| <= ln2/2
-       (Cody-Waite split of ln2), exp(r) by its Taylor polynomial of degree 13
-       (truncation error below 1e-17), 2^k written into the exponent bits.
-       Error within 2 ulp; inputs below -708 (results near DBL_MIN) give 0. */
+       The portable loops call the C library.  On x86-64 with GCC or Clang,
+       AVX2 + FMA loops are selected at import time when the CPU has those
+       instructions:
+       - exp(x) = 2^k exp(r), x = k ln2 + r, |r| <= ln2/2 (Cody-Waite split
+         of ln2), exp(r) by its Taylor polynomial of degree 13 (truncation
+         error below 1e-17), 2^k written into the exponent bits.  Error
+         within 2 ulp; inputs below -708 (results near DBL_MIN) give 0.
+       - tanh(z) = sign(z) (1 - e) / (1 + e) with e = exp(-2 |z|) for
+         |z| >= 0.1 (relative error within ~1e-15), and its Taylor
+         polynomial of degree 15 below (truncation error below 1e-19). */
     #include <math.h>
 
     static void skfed_exp_f64_base(double* v, Py_ssize_t n) {
@@ -37,6 +45,14 @@ cdef extern from *:
     static void skfed_exp_f32_base(float* v, Py_ssize_t n) {
         Py_ssize_t i;
         for (i = 0; i < n; i++) v[i] = (float)exp((double)v[i]);
+    }
+    static void skfed_tanh_f64_base(double* v, Py_ssize_t n) {
+        Py_ssize_t i;
+        for (i = 0; i < n; i++) v[i] = tanh(v[i]);
+    }
+    static void skfed_tanh_f32_base(float* v, Py_ssize_t n) {
+        Py_ssize_t i;
+        for (i = 0; i < n; i++) v[i] = (float)tanh((double)v[i]);
     }
 
     #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
@@ -92,51 +108,107 @@ cdef extern from *:
                 _mm256_cvtps_pd(_mm_loadu_ps(v + i)))));
         skfed_exp_f32_base(v + i, n - i);
     }
+
+    __attribute__((target("avx2,fma")))
+    static inline __m256d skfed_tanh4(__m256d z) {
+        const __m256d sign_mask = _mm256_set1_pd(-0.0);
+        const __m256d one = _mm256_set1_pd(1.0);
+        __m256d a = _mm256_andnot_pd(sign_mask, z);
+        __m256d e = skfed_exp4_nonpositive(_mm256_mul_pd(a, _mm256_set1_pd(-2.0)));
+        __m256d large = _mm256_div_pd(_mm256_sub_pd(one, e), _mm256_add_pd(one, e));
+        __m256d z2 = _mm256_mul_pd(z, z);
+        __m256d p = _mm256_set1_pd(-929569.0 / 638512875.0);
+        __m256d small;
+        p = _mm256_fmadd_pd(p, z2, _mm256_set1_pd(21844.0 / 6081075.0));
+        p = _mm256_fmadd_pd(p, z2, _mm256_set1_pd(-1382.0 / 155925.0));
+        p = _mm256_fmadd_pd(p, z2, _mm256_set1_pd(62.0 / 2835.0));
+        p = _mm256_fmadd_pd(p, z2, _mm256_set1_pd(-17.0 / 315.0));
+        p = _mm256_fmadd_pd(p, z2, _mm256_set1_pd(2.0 / 15.0));
+        p = _mm256_fmadd_pd(p, z2, _mm256_set1_pd(-1.0 / 3.0));
+        small = _mm256_fmadd_pd(_mm256_mul_pd(p, z2), z, z);
+        large = _mm256_or_pd(large, _mm256_and_pd(sign_mask, z));
+        return _mm256_blendv_pd(large, small,
+                                _mm256_cmp_pd(a, _mm256_set1_pd(0.1), _CMP_LT_OQ));
+    }
+
+    __attribute__((target("avx2,fma")))
+    static void skfed_tanh_f64_avx2(double* v, Py_ssize_t n) {
+        Py_ssize_t i = 0;
+        for (; i + 4 <= n; i += 4)
+            _mm256_storeu_pd(v + i, skfed_tanh4(_mm256_loadu_pd(v + i)));
+        skfed_tanh_f64_base(v + i, n - i);
+    }
+
+    __attribute__((target("avx2,fma")))
+    static void skfed_tanh_f32_avx2(float* v, Py_ssize_t n) {
+        Py_ssize_t i = 0;
+        for (; i + 4 <= n; i += 4)
+            _mm_storeu_ps(v + i, _mm256_cvtpd_ps(skfed_tanh4(
+                _mm256_cvtps_pd(_mm_loadu_ps(v + i)))));
+        skfed_tanh_f32_base(v + i, n - i);
+    }
     #endif
 
     static void (*skfed_exp_f64)(double*, Py_ssize_t) = skfed_exp_f64_base;
     static void (*skfed_exp_f32)(float*, Py_ssize_t) = skfed_exp_f32_base;
+    static void (*skfed_tanh_f64)(double*, Py_ssize_t) = skfed_tanh_f64_base;
+    static void (*skfed_tanh_f32)(float*, Py_ssize_t) = skfed_tanh_f32_base;
 
     /* Called once at import, with the GIL, before any kernel runs. */
-    static int skfed_exp_select(int allow_simd) {
+    static int skfed_simd_select(int allow_simd) {
     #ifdef SKFED_HAVE_AVX2_DISPATCH
         __builtin_cpu_init();
         if (allow_simd && __builtin_cpu_supports("avx2")
                 && __builtin_cpu_supports("fma")) {
             skfed_exp_f64 = skfed_exp_f64_avx2;
             skfed_exp_f32 = skfed_exp_f32_avx2;
+            skfed_tanh_f64 = skfed_tanh_f64_avx2;
+            skfed_tanh_f32 = skfed_tanh_f32_avx2;
             return 1;
         }
     #endif
         skfed_exp_f64 = skfed_exp_f64_base;
         skfed_exp_f32 = skfed_exp_f32_base;
+        skfed_tanh_f64 = skfed_tanh_f64_base;
+        skfed_tanh_f32 = skfed_tanh_f32_base;
         return 0;
     }
     """
     void skfed_exp_f64(double* v, intp_t n) noexcept nogil
     void skfed_exp_f32(float* v, intp_t n) noexcept nogil
-    int skfed_exp_select(int allow_simd) noexcept
+    void skfed_tanh_f64(double* v, intp_t n) noexcept nogil
+    void skfed_tanh_f32(float* v, intp_t n) noexcept nogil
+    int skfed_simd_select(int allow_simd) noexcept
 
 
-# Whether the AVX2 + FMA exp loops are in use (True) or the C library's exp.
-_EXP_SIMD = bool(skfed_exp_select(1))
+# Whether the AVX2 + FMA exp and tanh loops are in use (True) or the C
+# library's.
+_SIMD_MATH = bool(skfed_simd_select(1))
 
 
-def _use_simd_exp(bint allow):
-    """Select the AVX2 exp loops (if the CPU has them) or the C library's
-    exp; returns whether the AVX2 loops are now in use.  For the tests and
+def _use_simd_math(bint allow):
+    """Select the AVX2 exp and tanh loops (if the CPU has them) or the C
+    library's; returns whether the AVX2 loops are now in use.  For the tests and
     benchmarks only: not thread-safe while kernels run."""
-    global _EXP_SIMD
-    _EXP_SIMD = bool(skfed_exp_select(allow))
-    return _EXP_SIMD
+    global _SIMD_MATH
+    _SIMD_MATH = bool(skfed_simd_select(allow))
+    return _SIMD_MATH
 
 
 cdef inline void _exp_inplace(floating* v, intp_t n) noexcept nogil:
-    """v[j] = exp(v[j]) for v[j] <= 0 (see skfed_exp_nonpositive)."""
+    """v[j] = exp(v[j]) for v[j] <= 0 (see the C code above)."""
     if floating is double:
         skfed_exp_f64(v, n)
     else:
         skfed_exp_f32(v, n)
+
+
+cdef inline void _tanh_inplace(floating* v, intp_t n) noexcept nogil:
+    """v[j] = tanh(v[j]) (see the C code above)."""
+    if floating is double:
+        skfed_tanh_f64(v, n)
+    else:
+        skfed_tanh_f32(v, n)
 
 
 cdef enum:
@@ -274,7 +346,7 @@ cdef void sq_row_norms(const floating[:, ::1] X, double[::1] out) noexcept nogil
     """out[i] = ||X[i]||^2 accumulated in double."""
     cdef intp_t i, n_features = X.shape[1]
     for i in range(X.shape[0]):
-        out[i] = _dot(&X[i, 0], &X[i, 0], n_features)
+        out[i] = _dot(&X[i, 0], &X[i, 0], n_features) if n_features > 0 else 0.0
 
 
 # ------------------------------------------------------------------- blocks
@@ -334,6 +406,26 @@ cdef void _power_inplace(floating* v, intp_t n, double degree) noexcept nogil:
             w[j] = result[j]
 
 
+cdef void _syrk_xxt(const floating* X, intp_t n_x, intp_t n_features,
+                    floating* out, intp_t ld_out) noexcept nogil:
+    """Upper triangle (j >= i) of out[i, j] = X[i] . X[j] (row stride ld_out).
+
+    Half the work of _gemm_xyt(X, X); the row-major upper triangle is the
+    column-major lower one.
+    """
+    cdef char uplo = b'L'
+    cdef char trans = b'T'
+    cdef int n = <int>n_x
+    cdef int k = <int>n_features
+    cdef int ldc = <int>ld_out
+    cdef floating alpha = 1.0
+    cdef floating beta = 0.0
+    if floating is double:
+        dsyrk(&uplo, &trans, &n, &k, &alpha, <double*>X, &k, &beta, out, &ldc)
+    else:
+        ssyrk(&uplo, &trans, &n, &k, &alpha, <float*>X, &k, &beta, out, &ldc)
+
+
 cdef void _finish_tile(const KernelParams* params, const floating* X,
                        const floating* Y, intp_t n_features,
                        const double* x_sq_norms, const double* y_sq_norms,
@@ -384,7 +476,8 @@ cdef void _finish_tile(const KernelParams* params, const floating* X,
             _power_inplace(row + j_start, n_j - j_start, params.degree)
         elif kind == KERNEL_SIGMOID:
             for j in range(j_start, n_j):
-                row[j] = <floating>tanh(row[j] * gamma + coef0)
+                row[j] = <floating>(row[j] * gamma + coef0)
+            _tanh_inplace(row + j_start, n_j - j_start)
         else:
             for j in range(j_start, n_j):
                 row[j] = <floating>NAN
@@ -461,7 +554,7 @@ cdef void _kernel_block(const KernelParams* params, const floating* X, intp_t n_
 
     max_cols = min(n_y, <intp_t>TILE_MAX_COLS)
     max_rows = _tile_bytes // (max_cols * <intp_t>sizeof(floating))
-    if max_rows < 4 * n_features:
+    if kind != KERNEL_LAPLACIAN and max_rows < 4 * n_features:
         # gemm-bound: BLAS packs the Y rows of a tile once per call, about
         # n_features / max_rows extra work per entry, which then costs more
         # than finishing the tile out of cache.  Take tall tiles.
@@ -471,7 +564,7 @@ cdef void _kernel_block(const KernelParams* params, const floating* X, intp_t n_
     if kind == KERNEL_RBF and (x_sq_norms == NULL or y_sq_norms == NULL):
         norm_buf = <double*>malloc((max_rows + max_cols) * sizeof(double))
         if norm_buf == NULL:
-            # Out of memory for two rows of norms: take the slow path.
+            # No memory for the norms of a tile: take the slow path.
             _kernel_block_direct(params, X, n_x, Y, n_y, n_features, out)
             return
 
@@ -500,8 +593,18 @@ cdef void _kernel_block(const KernelParams* params, const floating* X, intp_t n_
                         _row_sq_norms(Y + j0 * n_features, n_j, n_features,
                                       norm_buf + max_rows)
                         y_norms = norm_buf + max_rows
-                _gemm_xyt(X + i0 * n_features, n_i, Y + j0 * n_features, n_j,
-                          n_features, out + i0 * n_y + j0, n_y)
+                if diagonal:
+                    # The square on the diagonal by syrk, the rest by gemm
+                    # (n_i <= n_j here since TILE_MAX_ROWS <= TILE_MAX_COLS).
+                    _syrk_xxt(X + i0 * n_features, n_i, n_features,
+                              out + i0 * n_y + j0, n_y)
+                    if n_j > n_i:
+                        _gemm_xyt(X + i0 * n_features, n_i,
+                                  Y + (j0 + n_i) * n_features, n_j - n_i,
+                                  n_features, out + i0 * n_y + j0 + n_i, n_y)
+                else:
+                    _gemm_xyt(X + i0 * n_features, n_i, Y + j0 * n_features,
+                              n_j, n_features, out + i0 * n_y + j0, n_y)
                 _finish_tile(params, X + i0 * n_features, Y + j0 * n_features,
                              n_features, x_norms, y_norms, out + i0 * n_y + j0,
                              n_y, n_i, n_j, diagonal)

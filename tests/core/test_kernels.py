@@ -55,10 +55,10 @@ def tiles_of(n_rows, n_y, itemsize):
 @pytest.fixture(params=[True, False], ids=["simd_exp", "libm_exp"])
 def exp_impl(request):
     """Run a test with the AVX2 exp loops (where available) and with libm."""
-    before = _kernels._EXP_SIMD
-    _kernels._use_simd_exp(request.param)
+    before = _kernels._SIMD_MATH
+    _kernels._use_simd_math(request.param)
     yield request.param
-    _kernels._use_simd_exp(before)
+    _kernels._use_simd_math(before)
 
 
 # (n_x, n_y, n_features): tiny, odd, n_features=1, several cache tiles
@@ -236,6 +236,24 @@ def test_exp_over_its_whole_range(dtype, exp_impl):
     else:
         assert_allclose(K, expected.astype(np.float32), rtol=1e-6, atol=1e-38)
     assert np.all(K >= 0.0) and K[-1] == 0.0 and K[-7] == 1.0
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_tanh_over_its_whole_range(dtype, exp_impl):
+    # Sigmoid with one feature, x = 1, gamma = 1, coef0 = 0 gives tanh(y),
+    # on both sides of the switch between polynomial and exp form (0.1).
+    rng = np.random.default_rng(12)
+    z = np.concatenate([rng.uniform(-25, 25, 4000), rng.uniform(-0.2, 0.2, 4000),
+                        [0.0, -0.0, 1e-300, -1e-300, 0.1, -0.1, 0.0999999, 40.0, -800.0]])
+    Y = z.reshape(-1, 1).astype(dtype)
+    X = np.ones((1, 1), dtype=dtype)
+    K = fast_kernel("sigmoid", X, Y, 1.0, 0.0, 0.0)[0]
+    expected = np.tanh(Y[:, 0].astype(np.float64))
+    if dtype == np.float64:
+        assert_allclose(K, expected, rtol=5e-15, atol=0)
+    else:
+        assert_allclose(K, expected.astype(np.float32), rtol=1e-6, atol=0)
+    assert K[-2] == 1.0 and K[-1] == -1.0
 
 
 def test_gil_released_threads_agree():
