@@ -178,9 +178,17 @@ class _OneShotSupportMixin(FederatedMixin):
         lam, auto = self._client_lambdas(n_nodes)
         z = auto_z(d) if self.auto_z is None else float(self.auto_z)
 
-        X_nodes = layout.sort(sparse.csr_matrix(X) if sparse.issparse(X) else X)
-        y_nodes = np.ascontiguousarray(y[layout.order], dtype=dtype)
-        w_nodes = np.ascontiguousarray(weights[layout.order])
+        if sparse.issparse(X):
+            X = sparse.csr_matrix(X)
+        if np.all(layout.codes[1:] >= layout.codes[:-1]):
+            # Already node by node (the usual layout of per-node data): no copy.
+            X_nodes = X if sparse.issparse(X) else np.ascontiguousarray(X)
+            y_nodes = np.ascontiguousarray(y, dtype=dtype)
+            w_nodes = np.ascontiguousarray(weights)
+        else:
+            X_nodes = layout.sort(X)
+            y_nodes = np.ascontiguousarray(y[layout.order], dtype=dtype)
+            w_nodes = np.ascontiguousarray(weights[layout.order])
         _, _, _, _, packed = _client_pass(
             X_nodes, y_nodes, w_nodes, layout.offsets, lam, z, auto,
             bool(self.fit_intercept), self.n_jobs,

@@ -547,3 +547,15 @@ def test_regression_csr_equals_dense(data):
     np.testing.assert_allclose(
         a.predict(X, groups=groups), b.predict(sparse.csr_matrix(X), groups=groups), rtol=1e-10
     )
+
+
+# -------------------------------------------------------- skfed compare
+@pytest.mark.parametrize("dataset", ["sparse-regression", "school-regression"])
+def test_registered_with_compare(dataset):
+    from skfed import compare as cmp
+
+    assert "fed-sparse-linear" in cmp.applicable_methods("regression", dataset)
+    result = cmp.compare(dataset, ["fed-sparse-linear"], quick=True, verbose=0)
+    (row,) = result.table
+    assert row["method"] == "fed-sparse-linear"
+    assert row["bytes_sent"] > 0 and np.isfinite(row["pooled_score"])
