@@ -8,7 +8,7 @@ that the two results agree, and prints one JSON line at the end.
 
 Run::
 
-    python benchmarks/bench_kernels.py [--repeats 7] [--quick]
+    python benchmarks/bench_kernels.py [--repeats 7] [--quick] [--no-simd]
 """
 
 import argparse
@@ -84,9 +84,17 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--quick", action="store_true", help="small arrays (smoke test)")
+    parser.add_argument(
+        "--no-simd",
+        action="store_true",
+        help="use the C library's exp instead of the AVX2 loops (the portable path)",
+    )
     args = parser.parse_args()
 
     from skfed._core import _kernels
+
+    if args.no_simd:
+        _kernels._use_simd_math(False)
 
     cases = QUICK_CASES if args.quick else CASES
     results = []

@@ -180,7 +180,10 @@ def test_callable_kernel(data):
 @pytest.mark.parametrize(
     "func, match",
     [
-        (lambda A, B: A @ A.T, r"shape \(n_samples_X, n_samples_Y\) = \(23, 17\), got shape \(23, 23\)"),
+        (
+            lambda A, B: A @ A.T,
+            r"shape \(n_samples_X, n_samples_Y\) = \(23, 17\), got shape \(23, 23\)",
+        ),
         (lambda A, B: (A @ B.T)[:, 0], "shape"),
         (lambda A, B: np.full((A.shape[0], B.shape[0]), np.nan), "non-finite"),
         (lambda A, B: np.full((A.shape[0], B.shape[0]), np.inf), "non-finite"),
