@@ -63,7 +63,7 @@ def equal_memory_components(model_order, n_features, n_classes):
     return max(1, int(round(model_order * (n_features + n_classes) / (n_features + 1 + n_classes))))
 
 
-def run_experiment(name, Xtr, ytr, gtr, Xte, yte, gte, *, network, params, svc, rff_epochs,
+def run_experiment(name, Xtr, Xte, ytr, yte, gtr, gte, *, network, params, svc, rff_epochs,
                    seed):
     row = {"experiment": name, "seed": seed, "n_nodes": int(len(np.unique(gtr))),
            "n_train": int(len(ytr)), "n_test": int(len(yte))}
