@@ -43,7 +43,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from ._base import (
     FederatedClassifierMixin,
@@ -78,6 +78,16 @@ _ROGUE = {
 _INITIAL_CAPACITY = 64
 # Rows of the kernel matrix computed at once at predict time.
 _PREDICT_CHUNK = 1024
+_THREADPOOLS = []
+
+
+def _one_blas_thread():
+    """Limit BLAS to one thread around the solver (its calls are small level-2
+    updates, which threading only slows down); the controller is built once,
+    so a partial_fit per sample does not rescan the loaded libraries."""
+    if not _THREADPOOLS:
+        _THREADPOOLS.append(ThreadpoolController())
+    return _THREADPOOLS[0].limit(limits=1, user_api="blas")
 
 
 def _check_gamma(gamma, nodes, n_features):
@@ -339,7 +349,7 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         loss = self._make_loss()
         consensus_parts, order_parts = [], []
         pending = None
-        with threadpool_limits(limits=1, user_api="blas"):
+        with _one_blas_thread():
             while True:
                 remaining = queue_end - position
                 if not np.any(remaining > 0):
@@ -383,8 +393,9 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         nodes' values ``v`` to ``v - eta c k(x, x) L v`` (``L`` the graph
         Laplacian), which diverges when ``eta c k(x, x) lambda_max(L) >= 2``.
         """
-        if self.consensus_penalty == 0 or len(self.nodes_) < 2:
-            return
+        if (self.consensus_penalty == 0 or len(self.nodes_) < 2
+                or self.learning_rate != "constant"):
+            return  # a diminishing step outgrows a transient instability
         A = sparse.csr_matrix(self.adjacency_, dtype=np.float64)
         L = sparse.diags(np.asarray(A.sum(axis=1)).ravel()) - A
         if L.shape[0] <= 200:
@@ -410,7 +421,7 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
                 f"lower consensus_penalty below {2 / (self.eta0 * kxx * lam_max):.3g} "
                 "or eta0.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
 
     def _merge_log(self, log):
