@@ -31,6 +31,14 @@ empty or one-element dictionaries, or when headers are expensive.  Keeping
 copies of the neighbours' dictionaries up to date by differences is never
 cheaper once KOMP re-projects all weights at every step (a difference then
 carries ``M_j n_outputs`` new weights), so it is not offered.
+
+Cost
+----
+A step of node ``i`` evaluates its own function and answers its neighbours'
+queries (``1 + deg`` evaluations of ``M`` kernels each) and runs KOMP, whose
+bordered / downdated inverse Gram costs O(M^2) per step (no refactorization).
+There is no ``n_jobs``: the nodes synchronize after every sample, which is
+too little work per round to share between threads.
 """
 
 import numbers
