@@ -102,10 +102,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one seed, no HAR")
     parser.add_argument("--output", default="online_experiments.json")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4],
+                        help="seeds of the Gaussian-mixture networks")
+    parser.add_argument("--no-har", action="store_true")
     args = parser.parse_args()
     rows = []
     with threadpool_limits(limits=1, user_api="blas"):
-        seeds = [0] if args.quick else [0, 1, 2, 3, 4]
+        seeds = [0] if args.quick else args.seeds
         for seed in seeds:
             X, y, g, A = make_gaussian_mixture_network(
                 n_nodes=20, n_samples_per_node=400, class_sep=3.0, random_state=seed
@@ -118,7 +121,7 @@ def main():
                 svc=SVC(gamma=1.0, C=10.0), rff_epochs=5, seed=seed,
             ))
             print(json.dumps(rows[-1]), flush=True)
-        if not args.quick:
+        if not (args.quick or args.no_har):
             X, y, g = load_har(task="activity", return_X_y=True)
             parts = train_test_split_per_node(X, y, g, random_state=0)
             rows.append(run_experiment(
