@@ -21,7 +21,7 @@ import numbers
 import warnings
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from scipy import linalg, sparse
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
@@ -86,7 +86,7 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
             )
 
     all_nodes = np.arange(n_nodes, dtype=np.intp)
-    n_chunks = min(n_nodes, _effective_n_jobs(n_jobs))
+    n_chunks = min(n_nodes, effective_n_jobs(n_jobs))
     if n_chunks <= 1:
         run(all_nodes)
     else:
@@ -94,12 +94,6 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
             delayed(run)(chunk) for chunk in np.array_split(all_nodes, n_chunks)
         )
     return sigma, alpha, threshold, coef, packed
-
-
-def _effective_n_jobs(n_jobs):
-    from joblib import effective_n_jobs
-
-    return effective_n_jobs(n_jobs)
 
 
 def _unpack(packed, n_features):
@@ -168,6 +162,8 @@ class _OneShotSupportMixin(FederatedMixin):
             weights = np.ones(X.shape[0], dtype=dtype)
         else:
             weights = np.asarray(sample_weight, dtype=dtype)
+            if np.any(weights < 0):
+                raise ValueError("sample_weight must be non-negative.")
         node_weight = np.bincount(layout.codes, weights=weights, minlength=n_nodes)
         if np.any(node_weight <= 0):
             bad = self.nodes_[np.flatnonzero(node_weight <= 0)[0]].item()

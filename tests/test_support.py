@@ -559,3 +559,29 @@ def test_registered_with_compare(dataset):
     (row,) = result.table
     assert row["method"] == "fed-sparse-linear"
     assert row["bytes_sent"] > 0 and np.isfinite(row["pooled_score"])
+
+
+def test_grid_search_with_routing_and_within_group_folds(data):
+    from sklearn.model_selection import GridSearchCV
+
+    from skfed.model_selection import WithinGroupKFold
+
+    X, y, groups, true, _ = data
+    with config_context(enable_metadata_routing=True):
+        search = GridSearchCV(
+            FederatedSparseLinearRegression(),
+            {"alpha": ["auto", 0.5, 50.0]},
+            cv=WithinGroupKFold(n_splits=3, shuffle=True, random_state=0),
+        )
+        search.fit(X, y, groups=groups)
+    # A huge lambda selects nothing and predicts the node means only.
+    assert search.best_params_["alpha"] != 50.0
+    np.testing.assert_array_equal(search.best_estimator_.support_, true)
+
+
+def test_negative_weights_are_an_error(data):
+    X, y, groups, _, _ = data
+    w = np.ones(len(y))
+    w[3] = -1
+    with pytest.raises(ValueError, match="non-negative"):
+        FederatedSupportRecovery().fit(X, y, groups=groups, sample_weight=w)

@@ -1,0 +1,268 @@
+"""Barik & Honorio's phase transitions, and robustness to faulty clients.
+
+Exact-recovery probability of :class:`skfed.FederatedSupportRecovery` over
+``--runs`` independent problems per point (30 by default, as in the paper),
+data from :func:`skfed.datasets.make_federated_sparse_regression`
+(heterogeneous clients: their own predictor variance, Toeplitz correlation
+and noise level; one shared s-sparse ``w*``).
+
+(a) against the samples per client, ``n_i = 10^C s^2 log s``, for
+    d = 500, 1000, 2000, s = 3 and g = ceil(2 log d) clients: the paper
+    predicts a jump from 0 to 1 at a C that does not depend on d (the
+    number of samples a client needs is independent of d; the log d
+    clients absorb the union over the d features).  Run with the paper's
+    fixed lambda and with ``alpha="auto"`` (whose threshold grows like
+    sqrt(log d), so its curves move right with d).
+(b) against the number of clients, ``g = 10^C log d``, for s = 10, 20
+    (40, 50 with ``--full``), d = 1000 and ``n_i = max(30, s^2 log s)``.
+(c) robustness beyond the transition of (a) (d = 1000, s = 3, 20 clients,
+    n_i at C = 1.5, and 1.25 with --full): against the fraction of rogue clients (0 to
+    0.45, sending the complement of their support or random bits) and
+    against the drop rate (0 to 0.9).
+
+Curves of (a) and (b) stop after two consecutive points at probability 1
+(the grids increase samples or clients); only measured points are written.
+
+lambda: every run uses the same fixed lambda, half the smallest population
+statistic on the support, ``min_i sigma_i^2 min_j |w*_j| / 2`` (the
+generator's variance and coefficient ranges give 0.8 / 2 = 0.4); the
+paper's theory puts lambda between the noise level and the signal, and a
+client cannot compute it (see ``alpha="auto"`` for a local rule).
+
+Writes ``<out>/support_phase_transition.json`` (every curve, with the
+settings) and ``<out>/support_phase_transition.png``.
+
+    python benchmarks/support_phase_transition.py            # ~ a few minutes, 2 cores
+    python benchmarks/support_phase_transition.py --full     # the paper's grids (hours)
+"""
+
+import argparse
+import json
+import math
+import platform
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from skfed import FederatedSupportRecovery, SimulatedNetwork
+from skfed.datasets import make_federated_sparse_regression
+
+# The generator's settings for every experiment: heterogeneous clients.
+DATA = dict(
+    coef_range=(1.0, 1.5),
+    variance_range=(0.8, 1.25),
+    correlation=(0.0, 0.1),
+    covariance="toeplitz",
+    noise_range=(0.1, 0.5),
+    sample_size_spread=0.0,
+)
+LAMBDA = 0.5 * DATA["variance_range"][0] * DATA["coef_range"][0]
+
+
+def one_run(d, s, n_clients, n_samples, seed, alphas, network=None):
+    """Exact recovery (bool) of each alpha on one generated problem."""
+    X, y, groups, support, _ = make_federated_sparse_regression(
+        n_clients=n_clients, n_samples=n_samples, n_features=d, n_informative=s,
+        random_state=seed, **DATA,
+    )
+    out = []
+    for alpha in alphas:
+        sel = FederatedSupportRecovery(
+            alpha, fit_intercept=False, network=network, random_state=seed
+        )
+        with warnings.catch_warnings():
+            # At high drop rates nobody may answer: a failed run, not news.
+            warnings.filterwarnings("ignore", message="No client answered")
+            sel.fit(X, y, groups=groups)
+        out.append(bool(np.array_equal(sel.support_, support)))
+    return out
+
+
+def curve(points, runs, alphas, n_jobs, seed0, network_of=None, stop_after=None):
+    """Recovery probability at every point (dicts with d, s, g, n_i).
+
+    Points are run in order; with ``stop_after=k`` the curve stops once
+    every alpha recovered the support in all runs of k consecutive points
+    (the grids increase the samples or clients, so the rest of the curve
+    is at 1; only measured points are returned).
+    """
+    probs = []
+    streak = 0
+    for p, point in enumerate(points):
+        network = network_of(point) if network_of else None
+        jobs = [
+            delayed(one_run)(point["d"], point["s"], point["g"], point["n_i"],
+                             seed0 + 1000 * p + r, alphas, network)
+            for r in range(runs)
+        ]
+        prob = np.array(Parallel(n_jobs=n_jobs)(jobs), dtype=float).mean(axis=0)
+        probs.append(prob)
+        streak = streak + 1 if np.all(prob == 1.0) else 0
+        if stop_after and streak >= stop_after:
+            break
+    return np.array(probs)  # (n_measured_points, n_alphas)
+
+
+def experiment_a(C_grid, dims, runs, n_jobs):
+    s = 3
+    out = {"s": s, "curves": {}}
+    for d in dims:
+        g = math.ceil(2 * math.log(d))
+        points = [
+            {"d": d, "s": s, "g": g, "n_i": max(2, round(10**C * s * s * math.log(s)))}
+            for C in C_grid
+        ]
+        t0 = time.perf_counter()
+        prob = curve(points, runs, [LAMBDA, "auto"], n_jobs, seed0=d * 100_000, stop_after=2)
+        k = len(prob)
+        out["curves"][str(d)] = {
+            "g": g,
+            "C": list(C_grid[:k]),
+            "n_i": [p["n_i"] for p in points[:k]],
+            "fixed_lambda": prob[:, 0].tolist(),
+            "auto": prob[:, 1].tolist(),
+            "seconds": round(time.perf_counter() - t0, 1),
+        }
+        print(f"(a) d={d} g={g}: fixed {np.round(prob[:, 0], 2).tolist()} "
+              f"auto {np.round(prob[:, 1], 2).tolist()}", flush=True)
+    return out
+
+
+def experiment_b(C_grid, sizes, runs, n_jobs, d=1000):
+    out = {"d": d, "curves": {}}
+    for s in sizes:
+        n_i = max(30, round(s * s * math.log(s)))
+        points = [
+            {"d": d, "s": s, "g": max(1, round(10**C * math.log(d))), "n_i": n_i}
+            for C in C_grid
+        ]
+        t0 = time.perf_counter()
+        prob = curve(points, runs, [LAMBDA], n_jobs, seed0=s * 1_000_000, stop_after=2)
+        k = len(prob)
+        out["curves"][str(s)] = {
+            "n_i": n_i,
+            "C": list(C_grid[:k]),
+            "g": [p["g"] for p in points[:k]],
+            "fixed_lambda": prob[:, 0].tolist(),
+            "seconds": round(time.perf_counter() - t0, 1),
+        }
+        print(f"(b) s={s} n_i={n_i}: {np.round(prob[:, 0], 2).tolist()}", flush=True)
+    return out
+
+
+def experiment_c(fractions, drops, runs, n_jobs, C_values, d=1000, s=3, g=20):
+    out = {"d": d, "s": s, "g": g, "rogue_fraction": list(fractions),
+           "drop_rate": list(drops), "rogue": {}, "drop": {}}
+    for C in C_values:
+        n_i = round(10**C * s * s * math.log(s))
+        for behavior in ("complement", "random"):
+            points = [{"d": d, "s": s, "g": g, "n_i": n_i, "beta": b} for b in fractions]
+            prob = curve(
+                points, runs, [LAMBDA], n_jobs, seed0=7_000_000,
+                network_of=lambda p, behavior=behavior: SimulatedNetwork(
+                    rogue_fraction=p["beta"], rogue_behavior=behavior),
+            )
+            out["rogue"][f"{behavior}, n_i={n_i}"] = prob[:, 0].tolist()
+            print(f"(c) rogue {behavior} n_i={n_i}: {np.round(prob[:, 0], 2).tolist()}",
+                  flush=True)
+        points = [{"d": d, "s": s, "g": g, "n_i": n_i, "drop": p} for p in drops]
+        prob = curve(points, runs, [LAMBDA], n_jobs, seed0=8_000_000,
+                     network_of=lambda p: SimulatedNetwork(drop_rate=p["drop"]))
+        out["drop"][f"n_i={n_i}"] = prob[:, 0].tolist()
+        print(f"(c) drops n_i={n_i}: {np.round(prob[:, 0], 2).tolist()}", flush=True)
+    return out
+
+
+def plot(results, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 4, figsize=(20, 4.2))
+    a = results["a"]
+    for d, c in a["curves"].items():
+        line = axes[0].plot(c["C"], c["fixed_lambda"], marker="o", label=f"d={d}, g={c['g']}")
+        axes[0].plot(c["C"], c["auto"], marker="x", ls="--", color=line[0].get_color(),
+                     label=f"d={d}, alpha='auto'")
+    axes[0].set(xlabel=r"C  ($n_i = 10^C s^2 \log s$, s = 3)",
+                ylabel="P(exact support recovery)", title="(a) samples per client")
+    b = results["b"]
+    for s, c in b["curves"].items():
+        axes[1].plot(c["C"], c["fixed_lambda"], marker="o", label=f"s={s}, n_i={c['n_i']}")
+    axes[1].set(xlabel=r"C  ($g = 10^C \log d$, d = 1000)", title="(b) number of clients")
+    c = results["c"]
+    for name, prob in c["rogue"].items():
+        axes[2].plot(c["rogue_fraction"], prob, marker="o", label=name)
+    axes[2].set(xlabel="rogue fraction", title=f"(c) rogue clients (g={c['g']}, d={c['d']})")
+    for name, prob in c["drop"].items():
+        axes[3].plot(c["drop_rate"], prob, marker="o", label=name)
+    axes[3].set(xlabel="drop rate", title=f"(c) dropped clients (g={c['g']}, d={c['d']})")
+    for ax in axes:
+        ax.set_ylim(-0.03, 1.03)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--full", action="store_true",
+                        help="the paper's grids: s = 10, 20, 40, 50 in (b), finer C grids")
+    parser.add_argument("--runs", type=int, default=30, help="problems per point")
+    parser.add_argument("--n-jobs", type=int, default=2, help="processes over runs")
+    parser.add_argument("--out", default=str(Path(__file__).parent / "results"))
+    parser.add_argument("--only", default="abc", help="which experiments, e.g. 'a' or 'bc'")
+    args = parser.parse_args(argv)
+
+    if args.full:
+        C_a = np.round(np.arange(0.0, 2.01, 0.0625), 4).tolist()
+        C_b = np.round(np.arange(-1.0, 1.01, 0.125), 3).tolist()
+        sizes = (10, 20, 40, 50)
+        fractions = np.round(np.arange(0, 0.451, 0.05), 2).tolist()
+        drops = np.round(np.arange(0, 0.91, 0.1), 2).tolist()
+        C_c = (1.25, 1.5)
+    else:
+        C_a = [0.25, 0.5, 0.625, 0.75, 0.8125, 0.875, 0.9375, 1.0, 1.125, 1.25, 1.5]
+        C_b = [-0.5, -0.25, 0.0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 1.0]
+        sizes = (10, 20)
+        fractions = [0.0, 0.1, 0.2, 0.3, 0.4, 0.45]
+        drops = [0.0, 0.3, 0.5, 0.7, 0.9]
+        C_c = (1.5,)
+
+    t0 = time.perf_counter()
+    results = {
+        "settings": {
+            "runs": args.runs, "lambda": LAMBDA, "generator": DATA,
+            "fit_intercept": False, "threshold": 0.5, "full": args.full,
+            "python": platform.python_version(),
+        }
+    }
+    if "a" in args.only:
+        results["a"] = experiment_a(C_a, (500, 1000, 2000), args.runs, args.n_jobs)
+    if "b" in args.only:
+        results["b"] = experiment_b(C_b, sizes, args.runs, args.n_jobs)
+    if "c" in args.only:
+        results["c"] = experiment_c(fractions, drops, args.runs, args.n_jobs, C_c)
+    results["settings"]["seconds"] = round(time.perf_counter() - t0, 1)
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    suffix = "" if args.only == "abc" else f"_{args.only}"
+    json_path = out / f"support_phase_transition{suffix}.json"
+    json_path.write_text(json.dumps(results, indent=1))
+    if args.only == "abc":
+        try:
+            plot(results, out / "support_phase_transition.png")
+        except ImportError:
+            print("matplotlib is not installed: no figure")
+    print(json.dumps({"json": str(json_path), "seconds": results["settings"]["seconds"]}))
+
+
+if __name__ == "__main__":
+    main()
