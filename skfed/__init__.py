@@ -9,6 +9,7 @@ __version__ = "0.1.0.dev0"
 
 from ._base import SingleNodeWarning
 from .baselines import LocalEstimator
+from .multitask import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
 from .network import CommunicationLog, SimulatedNetwork
 from .online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
 from .support import FederatedSparseLinearRegression, FederatedSupportRecovery
@@ -19,6 +20,8 @@ __all__ = [
     "SimulatedNetwork",
     "CommunicationLog",
     "LocalEstimator",
+    "FederatedMultiTaskClassifier",
+    "FederatedMultiTaskRegressor",
     "FederatedSupportRecovery",
     "FederatedSparseLinearRegression",
     "DecentralizedKernelSGDClassifier",

@@ -84,6 +84,7 @@ import warnings
 import numpy as np
 from joblib import Parallel, delayed
 from scipy import linalg
+from threadpoolctl import ThreadpoolController
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
@@ -105,9 +106,9 @@ from ._core._multitask_fast import (
     Logistic,
     Squared,
     SquaredHinge,
-    gap_terms,
     local_solve_kernel,
     local_solve_linear,
+    node_gap_terms,
     update_state,
 )
 from .kernels import kernel_params, pairwise_kernel, resolve_kernel
@@ -133,6 +134,16 @@ _INDEX = 4  # bytes of an int32 index
 
 
 # ---------------------------------------------------------------- helpers
+_CONTROLLER = []
+
+
+def _blas_controller():
+    """One cached threadpoolctl controller (building one inspects every library)."""
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0]
+
+
 def _rho(sigma):
     """MOCHA's ``rho = max_t sum_u |sigma_tu| / sigma_tt``."""
     return float(np.max(np.abs(sigma).sum(axis=1) / np.diag(sigma)))
@@ -155,12 +166,15 @@ def omega_update(gram, *, floor=_OMEGA_EIG_FLOOR):
         The new ``Sigma = Omega^{-1}`` (trace 1); None when ``W = 0``.
     """
     gram = 0.5 * (gram + gram.T)
-    evals, evecs = linalg.eigh(gram)
-    top = evals[-1]
-    if not top > 0:
-        return None
-    evals = np.maximum(evals, floor * top)
-    root = (evecs * np.sqrt(evals)) @ evecs.T
+    # One BLAS thread: the matrices are n_nodes x n_nodes, and threaded
+    # LAPACK only slows such sizes down.
+    with _blas_controller().limit(limits=1, user_api="blas"):
+        evals, evecs = linalg.eigh(gram)
+        top = evals[-1]
+        if not top > 0:
+            return None
+        evals = np.maximum(evals, floor * top)
+        root = (evecs * np.sqrt(evals)) @ evecs.T
     root = 0.5 * (root + root.T)
     return root / np.trace(root)
 
@@ -192,10 +206,9 @@ def _check_omega(omega, n_nodes):
 
 
 def _steps(work, n_samples, local_epochs):
-    """Coordinate steps of a node that does a fraction ``work`` of its epochs."""
-    if work <= 0:
-        return 0
-    return max(1, int(np.ceil(local_epochs * work * n_samples)))
+    """Coordinate steps of nodes that do a fraction ``work`` of their epochs."""
+    steps = np.maximum(1, np.ceil(local_epochs * work * n_samples)).astype(np.intp)
+    return np.where(work > 0, steps, 0)
 
 
 class _Faults:
@@ -241,6 +254,7 @@ class _PrimalState:
         self.m = layout.n_nodes
         self.d = Z.shape[1]
         self.V = np.zeros((self.n_problems, self.m, self.d))
+        self.sq_norms = np.einsum("ij,ij->i", Z, Z, dtype=np.float64)
         self.dtype_bytes = dtype_bytes
         self.sigma_info_floats = 2
 
@@ -261,7 +275,7 @@ class _PrimalState:
         perm = np.empty(n_t, dtype=np.intp)
         for k in range(self.n_problems):
             local_solve_linear(
-                Zt, self.Y[k, sl], self.sw[sl], self.g[k, sl], W[k, t], dvs[k],
+                Zt, self.sq_norms[sl], self.Y[k, sl], self.sw[sl], self.g[k, sl], W[k, t], dvs[k],
                 deltas[k], work, p, c, loss, steps, theta, self.states[t], perm,
             )
         return dvs, deltas
@@ -362,19 +376,15 @@ class _KernelState:
         return out
 
     # -- protocol
-    def _deliverable(self, u, sigma, flush):
-        mask = self.pending[u]
-        if not flush:
-            sources = np.flatnonzero(sigma[:, u] != 0)
-            allowed = np.isin(self.node_of, sources)
-            mask = mask & allowed
-        return np.flatnonzero(mask)
-
     def downlink(self, active, sigma, flush=False):
         payloads = np.zeros(len(active), dtype=np.int64)
         entry = _INDEX + self.n_problems * _FLOAT
+        if not flush:
+            # allowed[a, j]: sigma between sample j's node and receiver a is non-zero.
+            allowed = sigma[np.ix_(self.node_of, active)].T != 0
         for a, u in enumerate(active):
-            idx = self._deliverable(u, sigma, flush)
+            mask = self.pending[u] if flush else self.pending[u] & allowed[a]
+            idx = np.flatnonzero(mask)
             if idx.size == 0:
                 continue
             new = idx[~self.node_has[u, idx]]
@@ -417,8 +427,8 @@ class _KernelState:
             new = idx[~self.server_has[idx]]
             payloads[a] = idx.size * entry + new.size * self.d * self.dtype_bytes
             self.server_has[new] = True
-            receivers = np.flatnonzero(np.arange(self.m) != t)
-            self.pending[np.ix_(receivers, idx)] = True
+            self.pending[:, idx] = True
+            self.pending[t, idx] = False
             for k in range(self.n_problems):
                 nz = np.flatnonzero(deltas[k] != 0)
                 if nz.size:
@@ -467,12 +477,17 @@ class _KernelState:
         coefs = np.concatenate([c[3] for c in self._changes])
         # New kernel rows each receiving node needs (decided here, in a fixed
         # order, so results never depend on n_jobs).
+        order = np.argsort(idx, kind="stable")
+        cand = idx[order]
+        cand_src = src[order]
+        keep = np.ones(cand.size, dtype=bool)
+        keep[1:] = cand[1:] != cand[:-1]
+        cand, cand_src = cand[keep], cand_src[keep]
         fills = []
         for u in range(self.m):
-            mask = (src != u) & self.needed[src, u]
-            cand = np.unique(idx[mask])
-            new = cand[self.slot[u, cand] < 0]
-            fills.append(new)
+            mask = (cand_src != u) & self.needed[cand_src, u]
+            mask &= self.slot[u, cand] < 0
+            fills.append(cand[mask])
         _run_parallel(
             parallel, self._fill_cache, [(u, fills[u]) for u in range(self.m) if fills[u].size]
         )
@@ -673,7 +688,8 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         if self.approximation is not None:
             self._fit_feature_map(X, layout, spec, rng, setup_up, setup_down, dtype_bytes)
         if self._primal_mode():
-            Z = self._features(X)
+            # The node solver runs on float64 features (BLAS dot / axpy).
+            Z = self._features(X).astype(np.float64)
             state = _PrimalState(Z, Y, sw, g, layout, totals, seeds, dtype_bytes)
         else:
             needed = np.ones((m, m), dtype=bool) if learn else (sigma != 0) | np.eye(m, dtype=bool)
@@ -709,9 +725,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                     sigma_sent[active] = True
                     counter.broadcast_from_server(active, down)
                     c = rho * np.diag(sigma) / (lam * totals)
-                    steps = np.array(
-                        [_steps(work[t], layout.counts[t], self.local_epochs) for t in range(m)]
-                    )
+                    steps = _steps(work, layout.counts, self.local_epochs)
                     results = state.solve(active, steps, c, sigma, lam, theta, loss, parallel)
                     up = state.uplink(active, results) + 3 * _FLOAT
                     counter.gather_to_server(active, up)
@@ -724,7 +738,9 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                     if exchange is not None and active.size:
                         counter.broadcast_from_server(active, exchange[0])
                         counter.gather_to_server(active, exchange[1])
-                    new_sigma = omega_update(sigma @ gram @ sigma / lam**2)
+                    with _blas_controller().limit(limits=1, user_api="blas"):
+                        gram = sigma @ gram @ sigma / lam**2
+                    new_sigma = omega_update(gram)
                     if new_sigma is not None:
                         sigma = new_sigma
                         rho = _rho(sigma)
@@ -763,7 +779,9 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         self.objective_curve_ = np.asarray(objectives)
         self.dual_objective_curve_ = np.asarray(duals)
         self.task_covariance_ = sigma
-        self.omega_ = linalg.inv(sigma)
+        with _blas_controller().limit(limits=1, user_api="blas"):
+            evals, evecs = linalg.eigh(sigma)
+            self.omega_ = (evecs / evals) @ evecs.T
         self.omega_ = 0.5 * (self.omega_ + self.omega_.T)
         self.rho_ = rho
         self._set_communication(sim)
@@ -772,17 +790,10 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
 
     def _gap(self, state, sigma, lam, loss, layout, totals):
         f = state.margins(sigma, lam)
-        loss_sum = conj_sum = cross_sum = 0.0
-        for t in range(layout.n_nodes):
-            sl = layout.node_slice(t)
-            for k in range(f.shape[0]):
-                ls, cs, xs = gap_terms(
-                    np.ascontiguousarray(f[k, sl]), state.Y[k, sl], state.sw[sl],
-                    state.g[k, sl], loss,
-                )
-                loss_sum += ls / totals[t]
-                conj_sum += cs / totals[t]
-                cross_sum += xs / totals[t]
+        sums = np.zeros((layout.n_nodes, 3))
+        for k in range(f.shape[0]):
+            node_gap_terms(f[k], state.Y[k], state.sw, state.g[k], layout.offsets, loss, sums)
+        loss_sum, conj_sum, cross_sum = (sums / totals[:, None]).sum(axis=0)
         primal = loss_sum + 0.5 * cross_sum
         dual = -conj_sum - 0.5 * cross_sum
         return loss_sum + conj_sum + cross_sum, primal, dual

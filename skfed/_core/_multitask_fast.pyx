@@ -25,7 +25,10 @@
 
 from libc.math cimport exp, fabs, log, log1p, INFINITY
 
+import numpy as np
+
 from cython cimport floating
+from scipy.linalg.cython_blas cimport daxpy, ddot
 
 from ._random cimport rand_int
 from ._typedefs cimport intp_t, uint32_t
@@ -225,11 +228,26 @@ cdef double _gap_sum(MultiTaskLoss loss, const double* p, const double* y,
 
 
 cdef inline double _dot_mixed(const floating* x, const double* w, intp_t d) noexcept nogil:
+    """x . w accumulated in double (BLAS ddot for float64 rows)."""
     cdef intp_t j
+    cdef int n = <int>d, inc = 1
     cdef double total = 0.0
+    if floating is double:
+        return ddot(&n, <double*>x, &inc, <double*>w, &inc)
     for j in range(d):
         total += x[j] * w[j]
     return total
+
+
+cdef inline void _axpy_mixed(double a, const floating* x, double* y, intp_t d) noexcept nogil:
+    """y += a x (BLAS daxpy for float64 rows)."""
+    cdef intp_t j
+    cdef int n = <int>d, inc = 1
+    if floating is double:
+        daxpy(&n, &a, <double*>x, &inc, y, &inc)
+        return
+    for j in range(d):
+        y[j] += a * x[j]
 
 
 def _check_node_arrays(intp_t n, y, sw, g, p, delta, perm, state):
@@ -311,6 +329,7 @@ def local_solve_kernel(
 
 def local_solve_linear(
     const floating[:, ::1] X,      # IN (n, d) the node's (augmented) features
+    const double[::1] sq_norms,    # IN (n,) squared norms of the rows of X
     const double[::1] y,           # IN (n,)
     const double[::1] sw,          # IN (n,)
     double[::1] g,                 # IN/OUT (n,) dual variables per unit weight
@@ -339,9 +358,11 @@ def local_solve_linear(
         Local duality gap (times ``W_t``) at the start and at the end.
     """
     cdef intp_t n = X.shape[0], d = X.shape[1], i, j, k, done = 0
-    cdef double q, g_new, da, coef, gap0, gap, sq
+    cdef double q, g_new, da, gap0, gap
     cdef bint stop = False
     _check_node_arrays(n, y, sw, g, p, delta, perm, state)
+    if sq_norms.shape[0] != n:
+        raise ValueError("sq_norms must have n_samples entries.")
     if w.shape[0] != d or dv.shape[0] != d or work.shape[0] != d:
         raise ValueError("w, dv and work must have n_features entries.")
     if n == 0:
@@ -364,19 +385,14 @@ def local_solve_linear(
                 done += 1
                 if sw[i] <= 0.0:
                     continue
-                sq = 0.0
-                for j in range(d):
-                    sq += <double>X[i, j] * X[i, j]
-                q = c * sq * sw[i]
+                q = c * sq_norms[i] * sw[i]
                 g_new = loss.step(g[i], _dot_mixed(&X[i, 0], &work[0], d), y[i], q)
                 if g_new != g[i]:
                     da = sw[i] * (g_new - g[i])
                     g[i] = g_new
                     delta[i] += da
-                    coef = c * da
-                    for j in range(d):
-                        dv[j] += da * X[i, j]
-                        work[j] += coef * X[i, j]
+                    _axpy_mixed(da, &X[i, 0], &dv[0], d)
+                    _axpy_mixed(c * da, &X[i, 0], &work[0], d)
             if theta > 0.0 and done < n_steps:
                 for i in range(n):
                     p[i] = _dot_mixed(&X[i, 0], &work[0], d)
@@ -440,14 +456,37 @@ def gap_terms(
     cross_sum : float
         ``sum_i alpha_i f_i`` with ``alpha_i = s_i g_i``.
     """
-    cdef intp_t n = f.shape[0], i
-    cdef double ls = 0.0, cs = 0.0, xs = 0.0
+    cdef intp_t n = f.shape[0]
+    cdef double[:, ::1] out = np.zeros((1, 3))
+    cdef intp_t[::1] offsets = np.array([0, n], dtype=np.intp)
+    node_gap_terms(f, y, sw, g, offsets, loss, out)
+    return out[0, 0], out[0, 1], out[0, 2]
+
+
+def node_gap_terms(
+    const double[::1] f,           # IN (n,) margins, node by node
+    const double[::1] y,           # IN (n,)
+    const double[::1] sw,          # IN (n,)
+    const double[::1] g,           # IN (n,)
+    const intp_t[::1] offsets,     # IN (n_nodes + 1,) node boundaries
+    MultiTaskLoss loss,            # IN
+    double[:, ::1] out,            # OUT (n_nodes, 3) += the sums of gap_terms per node
+):
+    """:func:`gap_terms` of every node at once (added to ``out``)."""
+    cdef intp_t n = f.shape[0], m = offsets.shape[0] - 1, t, i
+    cdef double ls, cs, xs
     if y.shape[0] != n or sw.shape[0] != n or g.shape[0] != n:
         raise ValueError("f, y, sw and g must have the same length.")
+    if m < 0 or out.shape[0] != m or out.shape[1] != 3 or offsets[0] != 0 or offsets[m] != n:
+        raise ValueError("offsets must run from 0 to n_samples and out be (n_nodes, 3).")
     with nogil:
-        for i in range(n):
-            if sw[i] > 0.0:
-                ls += sw[i] * loss.value(f[i], y[i])
-                cs += sw[i] * loss.conjugate(g[i], y[i])
-                xs += sw[i] * g[i] * f[i]
-    return ls, cs, xs
+        for t in range(m):
+            ls = cs = xs = 0.0
+            for i in range(offsets[t], offsets[t + 1]):
+                if sw[i] > 0.0:
+                    ls += sw[i] * loss.value(f[i], y[i])
+                    cs += sw[i] * loss.conjugate(g[i], y[i])
+                    xs += sw[i] * g[i] * f[i]
+            out[t, 0] += ls
+            out[t, 1] += cs
+            out[t, 2] += xs
