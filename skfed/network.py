@@ -426,12 +426,27 @@ class NetworkSimulation:
         self.network = network
         self.n_nodes = int(n_nodes)
         self.rng = np.random.default_rng(seed)
-        self.adjacency = self._build_topology(node_labels)
+        # The topology has its own stream, drawn on first use, so methods
+        # with a server (which never look at it) neither pay for it nor
+        # shift the fault draws.
+        self._topology_seed = int(self.rng.integers(2**31 - 1))
+        self._node_labels = node_labels
+        self._adjacency = None
+        topology = network.topology
+        if network.topology_params and not (topology is None or isinstance(topology, str)):
+            raise ValueError("topology_params only apply to a named topology.")
         n_rogue = int(round(network.rogue_fraction * self.n_nodes))
         self.rogue = np.zeros(self.n_nodes, dtype=bool)
         if n_rogue:
             self.rogue[self.rng.choice(self.n_nodes, size=n_rogue, replace=False)] = True
         self.counter = CommCounter(self.n_nodes, server=server, header_bytes=network.header_bytes)
+
+    @property
+    def adjacency(self):
+        """The topology as a CSR matrix (1.0 on edges), built on first use."""
+        if self._adjacency is None:
+            self._adjacency = self._build_topology(self._node_labels)
+        return self._adjacency
 
     def _build_topology(self, node_labels):
         topology = self.network.topology
@@ -442,15 +457,11 @@ class NetworkSimulation:
                 topology,
                 self.n_nodes,
                 self.network.topology_params,
-                random_state=np.random.RandomState(self.rng.integers(2**31 - 1)),
+                random_state=np.random.RandomState(self._topology_seed),
             )
         elif callable(topology) and not hasattr(topology, "nodes"):
-            adjacency = topology(
-                self.n_nodes, np.random.RandomState(self.rng.integers(2**31 - 1))
-            )
+            adjacency = topology(self.n_nodes, np.random.RandomState(self._topology_seed))
         else:
-            if self.network.topology_params:
-                raise ValueError("topology_params only apply to a named topology.")
             adjacency = topology
             if hasattr(topology, "nodes") and node_labels is not None:
                 labels = list(node_labels)
