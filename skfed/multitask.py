@@ -44,9 +44,12 @@ contribution of node u's support vectors to its own margins, so that
   server delivers every pending change (whatever ``Sigma`` says), the node
   answers with its row of ``G[t, u] = sum_i (alpha_ti / n_t) S_t[i, u]``
   (m floats).  The server forms ``W^T W = Sigma G Sigma / lambda^2`` and
-  the new ``Sigma``, which goes out with the next round's messages.  A node
-  that is dropped during an Omega update is represented by the entries the
-  others reported (G is symmetric) and by its own last report.
+  the new ``Sigma``, which goes out with the next round's messages.  For a
+  node dropped during the update, the server computes the missing entries
+  (its diagonal, and pairs of two dropped nodes; the others come from the
+  reports by symmetry) itself from the support vectors and dual changes it
+  has relayed, so the update is exact; this costs the server kernel
+  evaluations, not messages.
 
 *Primal modes* (``kernel="linear"``, MOCHA itself, and the approximate
 modes, which run linear MOCHA on explicit features): the server keeps
@@ -351,7 +354,6 @@ class _KernelState:
         for u in range(self.m):
             self.node_has[u, layout.node_slice(u)] = True
         self.pending = np.zeros((self.m, self.n), dtype=bool)
-        self.last_report = np.zeros((self.m, self.m))  # G rows as last reported
 
     def kernel(self, A, B, out):
         """``out = k(A, B) + bias^2`` (out is C-contiguous)."""
@@ -518,22 +520,16 @@ class _KernelState:
         return 0.5 * (G + G.T)
 
     def omega_exchange(self, active, sigma):
-        """The Gram matrix the server sees, and the bytes of the exchange.
+        """The Gram matrix for the Omega step, and the bytes of the exchange.
 
         Participating nodes first get every pending change, then report
-        their G row; a dropped node's row comes from the others' reports
-        (G is symmetric) and from its own last report.
+        their G row.  The entries of dropped nodes (their diagonal, and the
+        pairs of two dropped nodes) the server computes itself from the
+        support vectors and dual changes it relayed, so the step is exact.
         """
         down = self.downlink(active, sigma, flush=True)
         up = np.full(len(active), self.m * _FLOAT, dtype=np.int64)
-        fresh = np.zeros(self.m, dtype=bool)
-        fresh[active] = True
-        rows = self.gram_rows()
-        self.last_report[fresh] = rows[fresh]
-        known = self.last_report
-        row_fresh = fresh[:, None] & ~fresh[None, :]
-        G = np.where(row_fresh, known, np.where(row_fresh.T, known.T, 0.5 * (known + known.T)))
-        return G, (down, up)
+        return self.gram(), (down, up)
 
     def final_delivery(self, sigma):
         everyone = np.arange(self.m, dtype=np.intp)
@@ -660,7 +656,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         for t in range(m):
             if not totals[t] > 0:
                 raise ValueError(
-                    f"Node {self.nodes_[t]!r} has no samples with positive weight."
+                    f"Node {self.nodes_.tolist()[t]!r} has no samples with positive weight."
                 )
 
         # Omega.

@@ -1,0 +1,619 @@
+"""Kernelized MOCHA against independent references.
+
+* with Omega fixed, the dual objective reached equals a centralized solve of
+  the paper's eq. 3 (box-constrained QP by L-BFGS-B, or the closed form for
+  the squared loss);
+* the Omega step equals ``scipy.linalg.sqrtm`` of the same ``W^T W``;
+* ``kernel="linear"`` satisfies the primal-dual map
+  ``w_t = (1/lambda) sum_u sigma_tu sum_j alpha_uj x_uj / n_u``;
+* ``omega="independent"`` reproduces per-node LinearSVC / SVC;
+* byte counts equal closed forms on tiny networks;
+* dropped nodes and stragglers reach the same optimum in more rounds.
+"""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from scipy import linalg
+from scipy.optimize import minimize
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.svm import SVC, LinearSVC
+
+from skfed import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
+from skfed.multitask import omega_update
+from skfed.network import SimulatedNetwork
+
+HEADER = 16
+
+
+def _data(sizes=(15, 20, 12), d=3, seed=0, regression=False, n_classes=2):
+    rng = np.random.RandomState(seed)
+    groups = np.repeat(np.arange(len(sizes)), sizes)
+    X = rng.normal(size=(len(groups), d))
+    tilt = 0.4 * (groups - 1)
+    score = X[:, 0] + tilt * X[:, 1] + 0.3 * rng.normal(size=len(groups))
+    if regression:
+        return X, score + 0.5 * groups, groups
+    if n_classes == 2:
+        return X, np.where(score > 0, 1, -1), groups
+    return X, np.digitize(score, np.quantile(score, [1 / 3, 2 / 3])), groups
+
+
+def _spd(m, seed=0):
+    A = np.random.RandomState(seed).normal(size=(m, m))
+    return A @ A.T + m * np.eye(m)
+
+
+def _tilde_K(X, groups, sigma, gamma, bias, weights=None):
+    """The paper's K~[(t,i),(u,j)] = sigma_tu k(x_ti, x_uj) / (n_t n_u)."""
+    K = rbf_kernel(X, gamma=gamma) + bias**2
+    totals = np.bincount(groups, weights=weights)[groups]
+    return sigma[np.ix_(groups, groups)] * K / np.outer(totals, totals), totals
+
+
+# ------------------------------------------------ centralized dual (eq. 3)
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge", "logistic"])
+def test_dual_objective_equals_centralized_solve(loss):
+    X, y, groups = _data()
+    omega = _spd(3)
+    sigma = linalg.inv(omega)
+    lam, gamma = 0.05, 0.4
+    Kt, n_of = _tilde_K(X, groups, sigma, gamma, 1.0)
+    Q = np.outer(y, y) * Kt / lam  # in terms of a = y alpha
+
+    def conj(a):  # sum_t (1/n_t) sum_i loss*(-alpha_ti)
+        if loss == "hinge":
+            return np.sum(-a / n_of)
+        if loss == "squared_hinge":
+            return np.sum((-a + a**2 / 4) / n_of)
+        return np.sum((a * np.log(a) + (1 - a) * np.log1p(-a)) / n_of)
+
+    def conj_grad(a):
+        if loss == "hinge":
+            return -1 / n_of
+        if loss == "squared_hinge":
+            return (-1 + a / 2) / n_of
+        return (np.log(a) - np.log1p(-a)) / n_of
+
+    def objective(a):  # eq. 3, minimized
+        return 0.5 * a @ Q @ a + conj(a)
+
+    bounds = {"hinge": (0, 1), "squared_hinge": (0, None), "logistic": (1e-15, 1 - 1e-15)}
+    res = minimize(
+        objective, np.full(len(y), 0.5 if loss == "logistic" else 0.0),
+        jac=lambda a: Q @ a + conj_grad(a), method="L-BFGS-B",
+        bounds=[bounds[loss]] * len(y),
+        options={"ftol": 1e-15, "gtol": 1e-13, "maxiter": 50000},
+    )
+    clf = FederatedMultiTaskClassifier(
+        lam=lam, gamma=gamma, loss=loss, omega=omega, tol=1e-11, max_rounds=5000,
+        random_state=0,
+    ).fit(X, y, groups=groups)
+    ours = -clf.dual_objective_curve_[-1]
+    assert ours == pytest.approx(res.fun, rel=1e-6)
+    assert clf.duality_gap_curve_[-1] <= 1e-11 * clf.objective_curve_[-1]
+    # dual_coef_ holds alpha = y a of eq. 3 (node by node, like support_).
+    alpha = np.zeros(len(y))
+    alpha[clf.support_] = clf.dual_coef_[0]
+    assert objective(y * alpha) == pytest.approx(res.fun, rel=1e-6)
+
+
+@pytest.mark.parametrize("sample_weight", [False, True])
+def test_squared_loss_dual_equals_closed_form(sample_weight):
+    X, y, groups = _data(regression=True, seed=1)
+    omega = _spd(3, seed=2)
+    sigma = linalg.inv(omega)
+    lam, gamma = 0.1, 0.3
+    weights = np.random.RandomState(3).uniform(0.5, 2.0, len(y)) if sample_weight else None
+    Kt, totals = _tilde_K(X, groups, sigma, gamma, 1.0, weights)
+    s = np.ones(len(y)) if weights is None else weights
+    # minimize (1/2 lam) a^T Kt a + sum_i (1/W_t) s_i ((a_i/s_i)^2 / 2 - (a_i/s_i) y_i)
+    alpha = np.linalg.solve(Kt / lam + np.diag(1 / (totals * s)), y / totals)
+    dual = -np.sum((0.5 * alpha**2 / s - alpha * y) / totals) - 0.5 / lam * alpha @ Kt @ alpha
+    reg = FederatedMultiTaskRegressor(
+        lam=lam, gamma=gamma, omega=omega, tol=1e-12, max_rounds=3000, random_state=0,
+    ).fit(X, y, groups=groups, sample_weight=weights)
+    assert reg.dual_objective_curve_[-1] == pytest.approx(dual, rel=1e-7)
+    np.testing.assert_allclose(reg.dual_coef_[0], alpha[reg.support_], atol=1e-5)
+
+
+def test_dual_ascent_is_monotone_for_fixed_omega():
+    X, y, groups = _data(seed=4)
+    clf = FederatedMultiTaskClassifier(
+        lam=0.01, omega=_spd(3, seed=5), tol=1e-9, max_rounds=400, random_state=0,
+    ).fit(X, y, groups=groups)
+    assert np.all(np.diff(clf.dual_objective_curve_) >= -1e-12)
+    assert np.all(clf.objective_curve_ >= clf.dual_objective_curve_ - 1e-12)
+
+
+# ------------------------------------------------------------- Omega step
+def test_omega_update_equals_sqrtm():
+    rng = np.random.RandomState(0)
+    W = rng.normal(size=(7, 4))
+    gram = W.T @ W
+    root = np.real(linalg.sqrtm(gram))
+    np.testing.assert_allclose(omega_update(gram), root / np.trace(root), rtol=1e-10)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_fitted_omega_step_equals_sqrtm_of_the_models(kernel, n_classes):
+    # One Omega step at the end of round H = max_rounds, from Sigma = I / m:
+    # the fitted Sigma is sqrtm(sum_k W_k^T W_k) / trace, W_k built here from
+    # the fitted dual variables and an independent kernel.
+    X, y, groups = _data(n_classes=n_classes, seed=6)
+    lam, gamma, m = 0.05, 0.5, 3
+    clf = FederatedMultiTaskClassifier(
+        lam=lam, gamma=gamma, kernel=kernel, omega_update_every=4, max_rounds=4, tol=0,
+        random_state=0,
+    )
+    with pytest.warns(ConvergenceWarning):
+        clf.fit(X, y, groups=groups)
+    sigma0 = np.eye(m) / m
+    A = np.zeros((len(y), clf.dual_coef_.shape[0]))
+    A[clf.support_] = clf.dual_coef_.T
+    n_of = np.bincount(groups)[groups]
+    if kernel == "rbf":
+        K = rbf_kernel(X, gamma=gamma) + 1.0
+    else:
+        K = X @ X.T + 1.0
+    gram = np.zeros((m, m))
+    for k in range(A.shape[1]):
+        B = np.zeros((len(y), m))
+        B[np.arange(len(y)), groups] = A[:, k] / n_of  # v_t = Phi^T B[:, t]
+        G = B.T @ K @ B
+        gram += sigma0 @ G @ sigma0 / lam**2
+    root = np.real(linalg.sqrtm(gram))
+    np.testing.assert_allclose(clf.task_covariance_, root / np.trace(root), rtol=1e-8)
+    np.testing.assert_allclose(clf.omega_ @ clf.task_covariance_, np.eye(m), atol=1e-8)
+
+
+# ------------------------------------------------------- primal-dual map
+@pytest.mark.parametrize("omega", ["learn", "fixed"])
+def test_linear_mode_satisfies_primal_dual_map(omega):
+    X, y, groups = _data(seed=7)
+    lam = 0.02
+    clf = FederatedMultiTaskClassifier(
+        lam=lam, kernel="linear", omega=_spd(3) if omega == "fixed" else "learn",
+        tol=1e-6, max_rounds=3000, random_state=0,
+    ).fit(X, y, groups=groups)
+    sigma = clf.task_covariance_
+    Z = np.hstack([clf.support_vectors_, np.ones((len(clf.support_), 1))])
+    sv_node = np.repeat(np.arange(3), clf.n_support_)
+    n_t = np.bincount(groups)
+    V = np.zeros((3, Z.shape[1]))
+    for u in range(3):
+        rows = sv_node == u
+        V[u] = clf.dual_coef_[0, rows] @ Z[rows] / n_t[u]
+    W = sigma @ V / lam
+    np.testing.assert_allclose(clf.coef_, W[:, :-1], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(clf.intercept_, W[:, -1], rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(clf.support_, np.sort(clf.support_))  # groups are sorted
+    # and the personalized decision function is x . w_t + b_t
+    np.testing.assert_allclose(
+        clf.decision_function(X, groups=groups),
+        np.einsum("ij,ij->i", X, clf.coef_[groups]) + clf.intercept_[groups],
+        rtol=1e-9,
+    )
+
+
+def test_exact_and_linear_modes_agree_on_the_linear_kernel():
+    X, y, groups = _data(seed=8)
+    common = dict(lam=0.02, omega=_spd(3, seed=1), tol=1e-10, max_rounds=5000, random_state=0)
+    linear = FederatedMultiTaskClassifier(kernel="linear", **common).fit(X, y, groups=groups)
+    exact = FederatedMultiTaskClassifier(
+        kernel="poly", degree=1, gamma=1.0, coef0=0.0, **common
+    ).fit(X, y, groups=groups)
+    np.testing.assert_allclose(
+        linear.decision_function(X, groups=groups), exact.decision_function(X, groups=groups),
+        atol=1e-6,
+    )
+    np.testing.assert_allclose(linear.intercept_, exact.intercept_, atol=1e-6)
+
+
+# ------------------------------------------------- independent = local SVMs
+@pytest.mark.parametrize("kernel", ["linear", "poly1"])
+def test_independent_equals_per_node_linear_svc(kernel):
+    # Sigma = I / m, so node t solves an SVM with C = 1 / (lambda m n_t), its
+    # bias a regularized constant feature: LinearSVC(loss="hinge").
+    X, y, groups = _data(sizes=(20, 30, 25), seed=9)
+    lam, m = 0.02, 3
+    params = dict(kernel="poly", degree=1, gamma=1.0, coef0=0.0) if kernel == "poly1" else dict(
+        kernel="linear"
+    )
+    clf = FederatedMultiTaskClassifier(
+        lam=lam, omega="independent", tol=1e-12, max_rounds=20000, random_state=0, **params
+    ).fit(X, y, groups=groups)
+    scores = clf.decision_function(X, groups=groups)
+    for t in range(m):
+        rows = groups == t
+        svc = LinearSVC(
+            loss="hinge", C=1 / (lam * m * rows.sum()), intercept_scaling=1.0, tol=1e-12,
+            max_iter=200000,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            svc.fit(X[rows], y[rows])
+        np.testing.assert_allclose(scores[rows], svc.decision_function(X[rows]), atol=1e-7)
+    assert clf.n_bytes_sent_ > 0 and np.allclose(clf.omega_, m * np.eye(m))
+
+
+def test_independent_rbf_equals_per_node_svc():
+    # SVC has a free intercept; on data symmetric under (x, y) -> (-x, -y) it
+    # is zero, so it matches the model without intercept.
+    rng = np.random.RandomState(10)
+    Xs, ys, gs = [], [], []
+    for t, half in enumerate([10, 14, 12]):
+        Z = rng.normal(size=(half, 2))
+        yz = np.where(Z[:, 0] + 0.4 * rng.normal(size=half) > 0, 1, -1)
+        Xs += [Z, -Z]
+        ys += [yz, -yz]
+        gs.append(np.full(2 * half, t))
+    X, y, groups = np.vstack(Xs), np.concatenate(ys), np.concatenate(gs)
+    lam, gamma = 0.02, 0.5
+    clf = FederatedMultiTaskClassifier(
+        lam=lam, gamma=gamma, omega="independent", fit_intercept=False, tol=1e-12,
+        max_rounds=20000, random_state=0,
+    ).fit(X, y, groups=groups)
+    scores = clf.decision_function(X, groups=groups)
+    for t in range(3):
+        rows = groups == t
+        svc = SVC(kernel="rbf", gamma=gamma, C=1 / (lam * 3 * rows.sum()), tol=1e-12)
+        svc.fit(X[rows], y[rows])
+        assert abs(svc.intercept_[0]) < 1e-9
+        np.testing.assert_allclose(scores[rows], svc.decision_function(X[rows]), atol=1e-6)
+
+
+# ---------------------------------------------------------------- bytes
+def test_exact_mode_bytes_equal_closed_form():
+    # Squared loss: every dual variable changes in every round, so the
+    # messages are known.  2 nodes (4 and 3 samples), d = 2, float64.
+    rng = np.random.RandomState(11)
+    X = rng.normal(size=(7, 2))
+    y = rng.normal(size=7)
+    groups = np.array([0, 0, 0, 0, 1, 1, 1])
+    reg = FederatedMultiTaskRegressor(
+        lam=0.1, gamma=0.5, omega=[[2.0, 0.5], [0.5, 1.0]], tol=0, max_rounds=2,
+        random_state=0,
+    )
+    with pytest.warns(ConvergenceWarning):
+        reg.fit(X, y, groups=groups)
+    h, sv, entry, gap = HEADER, 2 * 8, 4 + 8, 3 * 8
+    sigma_info = 3 * 8  # sigma row (m) + rho
+    round1 = {
+        (2, 0): h + sigma_info, (2, 1): h + sigma_info,
+        (0, 2): h + 4 * (sv + entry) + gap, (1, 2): h + 3 * (sv + entry) + gap,
+    }
+    round2 = {
+        (2, 0): h + 3 * (sv + entry), (2, 1): h + 4 * (sv + entry),
+        (0, 2): h + 4 * entry + gap, (1, 2): h + 3 * entry + gap,
+    }
+    final = {(2, 0): h + 3 * entry, (2, 1): h + 4 * entry}
+    expected = np.zeros((3, 3), dtype=np.int64)
+    for part in (round1, round2, final):
+        for (src, dst), b in part.items():
+            expected[src, dst] += b
+    log = reg.communication_
+    np.testing.assert_array_equal(log.pair_bytes, expected)
+    np.testing.assert_array_equal(
+        reg.bytes_per_round_, [sum(round1.values()), sum(round2.values()) + sum(final.values())]
+    )
+    assert reg.n_messages_ == 4 + 4 + 2
+    assert reg.n_bytes_sent_ == expected.sum()
+
+
+def test_exact_mode_omega_exchange_bytes():
+    rng = np.random.RandomState(12)
+    X = rng.normal(size=(7, 2))
+    y = rng.normal(size=7)
+    groups = np.array([0, 0, 0, 0, 1, 1, 1])
+    reg = FederatedMultiTaskRegressor(
+        lam=0.1, gamma=0.5, omega="learn", omega_update_every=1, tol=0, max_rounds=1,
+        random_state=0,
+    )
+    with pytest.warns(ConvergenceWarning):
+        reg.fit(X, y, groups=groups)
+    h, sv, entry, gap, sigma_info = HEADER, 16, 12, 24, 24
+    expected = (
+        2 * (h + sigma_info)  # round start
+        + (h + 4 * (sv + entry) + gap) + (h + 3 * (sv + entry) + gap)  # updates
+        + (h + 3 * (sv + entry)) + (h + 4 * (sv + entry))  # Omega step: flush
+        + 2 * (h + 2 * 8)  # Omega step: G rows
+        + 2 * (h + sigma_info)  # end of fit: the new Sigma rows
+    )
+    assert reg.n_bytes_sent_ == expected
+    assert reg.n_messages_ == 10
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_linear_mode_bytes_equal_closed_form(n_classes):
+    X, y, groups = _data(n_classes=n_classes, seed=13)
+    clf = FederatedMultiTaskClassifier(
+        kernel="linear", omega="independent", tol=0, max_rounds=3, random_state=0,
+    )
+    with pytest.warns(ConvergenceWarning):
+        clf.fit(X.astype(np.float32), y, groups=groups)
+    k = 1 if n_classes == 2 else 3
+    model = k * (3 + 1) * 8  # w_t or the change of v_t per binary problem
+    down, up, sigma_info = HEADER + model, HEADER + model + 24, 16
+    per_round = 3 * (down + up)
+    expected = [per_round + 3 * sigma_info, per_round, per_round + 3 * down]
+    np.testing.assert_array_equal(clf.bytes_per_round_, expected)
+
+
+def test_setup_bytes_of_gamma_scale_and_nystroem_landmarks():
+    X, y, groups = _data(sizes=(10, 20, 30), seed=14)
+    common = dict(kernel="rbf", omega="independent", tol=0, max_rounds=1, random_state=0)
+    gamma = 1.0 / (X.shape[1] * X.var())
+    with pytest.warns(ConvergenceWarning):
+        exact = FederatedMultiTaskClassifier(gamma=gamma, **common).fit(X, y, groups=groups)
+    with pytest.warns(ConvergenceWarning):
+        scale = FederatedMultiTaskClassifier(gamma="scale", **common).fit(X, y, groups=groups)
+    np.testing.assert_array_equal(exact.dual_coef_, scale.dual_coef_)
+    # pooled variance: 3 floats up and gamma down, one message each way per node
+    assert scale.n_bytes_sent_ - exact.n_bytes_sent_ == 3 * (2 * HEADER + 3 * 8 + 8)
+    with pytest.warns(ConvergenceWarning):
+        nys = FederatedMultiTaskClassifier(
+            gamma=0.5, approximation="nystroem", n_components=12, **common
+        ).fit(X, y, groups=groups)
+    assert nys.components_.shape == (12, 3)
+    counts = np.array([2, 4, 6])  # shares proportional to 10, 20, 30
+    landmarks = 3 * (2 * HEADER) + (counts.sum() + (12 - counts).sum()) * 3 * 8
+    model = (12 + 1) * 8
+    training = 3 * (HEADER + 16 + model) + 3 * (HEADER + model + 24) + 3 * (HEADER + model)
+    assert nys.n_bytes_sent_ == landmarks + training
+    with pytest.warns(ConvergenceWarning):
+        rff = FederatedMultiTaskClassifier(
+            gamma=0.5, approximation="rff", n_components=12, **common
+        ).fit(X, y, groups=groups)
+    assert rff.n_bytes_sent_ == training  # shared seed: no data leaves a node
+
+
+# ------------------------------------------------------ systems behaviour
+@pytest.mark.parametrize(
+    "network",
+    [
+        SimulatedNetwork(drop_rate=0.5, random_state=0),
+        SimulatedNetwork(straggler_rate=1.0, straggler_min_work=0.05, random_state=0),
+    ],
+    ids=["drops", "stragglers"],
+)
+def test_drops_and_stragglers_reach_the_same_optimum(network):
+    X, y, groups = _data(sizes=(15, 20, 12, 18), seed=15)
+    common = dict(lam=0.02, omega=_spd(4, seed=3), tol=1e-9, max_rounds=20000, random_state=0)
+    perfect = FederatedMultiTaskClassifier(**common).fit(X, y, groups=groups)
+    faulty = FederatedMultiTaskClassifier(network=network, **common).fit(X, y, groups=groups)
+    for est in (perfect, faulty):
+        assert est.duality_gap_curve_[-1] <= 1e-9 * est.objective_curve_[-1]
+    assert faulty.n_iter_ > perfect.n_iter_
+    assert faulty.dual_objective_curve_[-1] == pytest.approx(
+        perfect.dual_objective_curve_[-1], rel=1e-7
+    )
+    np.testing.assert_allclose(
+        faulty.decision_function(X, groups=groups), perfect.decision_function(X, groups=groups),
+        atol=1e-4,
+    )
+
+
+def test_learned_omega_converges_with_half_the_nodes_dropped():
+    X, y, groups = _data(sizes=(15, 20, 12, 18), seed=16)
+    # The Omega steps are exact under drops (the server fills in the entries
+    # of dropped nodes), so both runs approach the same fixed point.
+    common = dict(lam=0.02, tol=1e-4, max_rounds=20000, random_state=0)
+    perfect = FederatedMultiTaskClassifier(**common).fit(X, y, groups=groups)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        faulty = FederatedMultiTaskClassifier(
+            network=SimulatedNetwork(drop_rate=0.5, random_state=1), **common
+        ).fit(X, y, groups=groups)
+    assert faulty.n_iter_ > perfect.n_iter_
+    assert faulty.objective_curve_[-1] == pytest.approx(perfect.objective_curve_[-1], rel=1e-3)
+    np.testing.assert_allclose(faulty.task_covariance_, perfect.task_covariance_, atol=5e-3)
+
+
+def test_local_gap_target_converges_with_fewer_rounds():
+    X, y, groups = _data(seed=17)
+    common = dict(lam=0.02, omega=_spd(3), tol=1e-8, max_rounds=5000, random_state=0)
+    one = FederatedMultiTaskClassifier(**common).fit(X, y, groups=groups)
+    theta = FederatedMultiTaskClassifier(
+        local_epochs=50, local_gap_target=0.1, **common
+    ).fit(X, y, groups=groups)
+    assert theta.n_iter_ < one.n_iter_
+    assert theta.dual_objective_curve_[-1] == pytest.approx(
+        one.dual_objective_curve_[-1], rel=1e-7
+    )
+
+
+# --------------------------------------------- invariances and reproducibility
+def test_float32_and_float64_agree():
+    X, y, groups = _data(seed=18)
+    common = dict(lam=0.02, omega=_spd(3), tol=1e-9, max_rounds=5000, random_state=0)
+    f64 = FederatedMultiTaskClassifier(**common).fit(X, y, groups=groups)
+    f32 = FederatedMultiTaskClassifier(**common).fit(X.astype(np.float32), y, groups=groups)
+    assert f32.support_vectors_.dtype == np.float32 and f32.dual_coef_.dtype == np.float32
+    np.testing.assert_allclose(
+        f32.decision_function(X, groups=groups), f64.decision_function(X, groups=groups),
+        atol=2e-4,
+    )
+    lin32 = FederatedMultiTaskClassifier(kernel="linear", **common).fit(
+        X.astype(np.float32), y, groups=groups
+    )
+    lin64 = FederatedMultiTaskClassifier(kernel="linear", **common).fit(X, y, groups=groups)
+    assert lin32.coef_.dtype == np.float32
+    np.testing.assert_allclose(lin32.coef_, lin64.coef_, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("approximation", [None, "nystroem", "rff"])
+def test_seed_reproducible_and_n_jobs_invariant(approximation):
+    X, y, groups = _data(seed=19)
+    network = SimulatedNetwork(drop_rate=0.2, straggler_rate=0.5)
+    common = dict(approximation=approximation, n_components=20, max_rounds=30,
+                  network=network, random_state=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = FederatedMultiTaskClassifier(**common).fit(X, y, groups=groups)
+        b = FederatedMultiTaskClassifier(**common).fit(X, y, groups=groups)
+        c = FederatedMultiTaskClassifier(n_jobs=2, **common).fit(X, y, groups=groups)
+    for other in (b, c):
+        np.testing.assert_array_equal(a.dual_coef_, other.dual_coef_)
+        np.testing.assert_array_equal(a.task_covariance_, other.task_covariance_)
+        np.testing.assert_array_equal(a.bytes_per_round_, other.bytes_per_round_)
+        np.testing.assert_array_equal(a.duality_gap_curve_, other.duality_gap_curve_)
+
+
+@pytest.mark.parametrize("omega", ["fixed", "learn"])
+def test_invariant_to_relabelling_and_permuting_nodes(omega):
+    X, y, groups = _data(seed=20)
+    labels = np.array(["c", "a", "b"])  # node 0 -> "c": sorted order changes
+    perm = np.random.RandomState(0).permutation(len(y))
+    if omega == "fixed":
+        Om = _spd(3, seed=4)
+        # rows of omega follow nodes_: node 1 ("a"), node 2 ("b"), node 0 ("c")
+        order = [1, 2, 0]
+        params = dict(omega=Om), dict(omega=Om[np.ix_(order, order)])
+    else:
+        params = dict(omega="learn"), dict(omega="learn")
+    # Alternating W and Omega steps approach their fixed point slowly (the
+    # objective is flat along some directions of Sigma): the learned runs stop
+    # at tol=1e-4 and agree to about that accuracy.
+    common = dict(lam=0.02, tol=1e-10 if omega == "fixed" else 1e-4, max_rounds=20000)
+    a = FederatedMultiTaskClassifier(random_state=0, **common, **params[0]).fit(
+        X, y, groups=groups
+    )
+    b = FederatedMultiTaskClassifier(random_state=1, **common, **params[1]).fit(
+        X[perm], y[perm], groups=labels[groups][perm]
+    )
+    atol = 1e-4 if omega == "fixed" else 1e-2
+    np.testing.assert_allclose(
+        a.decision_function(X, groups=groups),
+        b.decision_function(X, groups=labels[groups]),
+        atol=atol,
+    )
+    order = [1, 2, 0]
+    np.testing.assert_allclose(
+        a.task_covariance_[np.ix_(order, order)], b.task_covariance_, atol=atol
+    )
+
+
+def test_pickle_round_trip():
+    X, y, groups = _data(n_classes=3, seed=21)
+    for params in (dict(), dict(kernel="linear"), dict(approximation="nystroem", n_components=10)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            clf = FederatedMultiTaskClassifier(max_rounds=20, random_state=0, **params).fit(
+                X, y, groups=groups
+            )
+        clone = pickle.loads(pickle.dumps(clf))
+        np.testing.assert_array_equal(
+            clone.decision_function(X, groups=groups), clf.decision_function(X, groups=groups)
+        )
+
+
+# ------------------------------------------------------------- prediction
+def test_unseen_nodes_get_the_average_model():
+    X, y, groups = _data(seed=22)
+    for params in (dict(), dict(kernel="linear")):
+        clf = FederatedMultiTaskClassifier(lam=0.05, tol=1e-4, max_rounds=3000,
+                                           random_state=0, **params)
+        clf.fit(X, y, groups=groups)
+        per_node = np.column_stack(
+            [clf.decision_function(X, groups=np.full(len(y), t)) for t in range(3)]
+        )
+        unseen = clf.decision_function(X, groups=np.full(len(y), 99))
+        np.testing.assert_allclose(unseen, per_node.mean(axis=1), rtol=1e-10, atol=1e-12)
+    clf.set_params(handle_unknown="error")
+    with pytest.raises(ValueError, match="not seen in fit"):
+        clf.predict(X, groups=np.full(len(y), 99))
+
+
+def test_multiclass_one_vs_rest_shares_one_omega():
+    X, y, groups = _data(n_classes=3, seed=23)
+    y = np.array(["low", "mid", "high"])[y]
+    clf = FederatedMultiTaskClassifier(lam=0.02, tol=1e-4, max_rounds=3000, random_state=0)
+    clf.fit(X, y, groups=groups)
+    assert list(clf.classes_) == ["high", "low", "mid"]
+    assert clf.dual_coef_.shape[0] == 3 and clf.omega_.shape == (3, 3)
+    scores = clf.decision_function(X, groups=groups)
+    assert scores.shape == (len(y), 3)
+    np.testing.assert_array_equal(clf.predict(X, groups=groups),
+                                  clf.classes_[scores.argmax(axis=1)])
+    assert clf.score(X, y, groups=groups) > 0.8
+    lin = FederatedMultiTaskClassifier(kernel="linear", tol=1e-3, max_rounds=3000,
+                                       random_state=0).fit(X, y, groups=groups)
+    assert lin.coef_.shape == (3, 3, 3) and lin.intercept_.shape == (3, 3)
+
+
+def test_node_with_one_class_predicts_over_all_classes():
+    X, y, groups = _data(seed=24)
+    y = y.copy()
+    y[groups == 0] = 1  # node 0 only ever saw the positive class
+    clf = FederatedMultiTaskClassifier(lam=0.02, random_state=0, max_rounds=2000).fit(
+        X, y, groups=groups
+    )
+    assert list(clf.classes_) == [-1, 1]
+    assert set(np.unique(clf.predict(X, groups=np.zeros(len(y), dtype=int)))) <= {-1, 1}
+
+
+def test_logistic_loss_gives_probabilities():
+    X, y, groups = _data(n_classes=3, seed=25)
+    clf = FederatedMultiTaskClassifier(loss="logistic", lam=0.02, tol=1e-4, random_state=0)
+    clf.fit(X, y, groups=groups)
+    proba = clf.predict_proba(X, groups=groups)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(proba.argmax(axis=1), clf.predict(X, groups=groups))
+    assert not hasattr(FederatedMultiTaskClassifier(), "predict_proba")
+
+
+def test_regressor_fits_related_tasks():
+    X, y, groups = _data(regression=True, seed=26)
+    reg = FederatedMultiTaskRegressor(kernel="linear", lam=1e-3, tol=1e-4, max_rounds=5000,
+                                      random_state=0).fit(X, y, groups=groups)
+    assert reg.score(X, y, groups=groups) > 0.9
+    assert reg.coef_.shape == (3, 3)
+
+
+def test_curves_and_communication_attributes_are_aligned():
+    X, y, groups = _data(seed=27)
+    clf = FederatedMultiTaskClassifier(random_state=0, tol=1e-3).fit(X, y, groups=groups)
+    n = clf.n_iter_
+    assert clf.duality_gap_curve_.shape == clf.objective_curve_.shape == (n,)
+    assert clf.bytes_per_round_.shape == (n,)
+    assert clf.bytes_per_round_.sum() == clf.n_bytes_sent_
+    assert clf.communication_.has_server
+    assert clf.n_support_.sum() == len(clf.support_) == clf.support_vectors_.shape[0]
+
+
+# ------------------------------------------------------------- validation
+def test_bad_omega_is_rejected():
+    X, y, groups = _data()
+    with pytest.raises(ValueError, match=r"omega must be an \(n_nodes, n_nodes\)"):
+        FederatedMultiTaskClassifier(omega=np.eye(2)).fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="omega must be positive definite"):
+        FederatedMultiTaskClassifier(omega=np.diag([1.0, -1.0, 1.0])).fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="omega must be symmetric"):
+        FederatedMultiTaskClassifier(omega=np.triu(np.ones((3, 3)))).fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="omega contains NaN"):
+        FederatedMultiTaskClassifier(omega=np.full((3, 3), np.nan)).fit(X, y, groups=groups)
+
+
+def test_other_bad_input():
+    X, y, groups = _data()
+    with pytest.raises(ValueError, match="rff"):
+        FederatedMultiTaskClassifier(kernel="poly", approximation="rff").fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="non-negative"):
+        FederatedMultiTaskClassifier().fit(X, y, groups=groups, sample_weight=-np.ones(len(y)))
+    weights = np.ones(len(y))
+    weights[groups == 1] = 0
+    with pytest.raises(ValueError, match="Node 1 has no samples with positive weight"):
+        FederatedMultiTaskClassifier().fit(X, y, groups=groups, sample_weight=weights)
+    with pytest.raises(ValueError, match="number of classes"):
+        FederatedMultiTaskClassifier().fit(X, np.ones(len(y)), groups=groups)
+
+
+def test_convergence_warning_when_rounds_run_out():
+    X, y, groups = _data()
+    with pytest.warns(ConvergenceWarning, match="max_rounds=2"):
+        FederatedMultiTaskClassifier(tol=1e-12, max_rounds=2).fit(X, y, groups=groups)
