@@ -1,0 +1,66 @@
+"""Run skfed's node solvers beyond one simulated process.
+
+skfed never ships a cluster runtime of its own; the same Cython node
+solvers run on existing engines:
+
+* **joblib** (every estimator's ``n_jobs``): the per-node local work of
+  one round is a joblib map, threads by default (the Cython solvers release
+  the GIL).  Under ``joblib.parallel_config(backend="dask")`` with a
+  ``dask.distributed`` client, the node solves go to the Dask workers
+  instead (``pip install "skfed[dask]"``); :func:`parallel_nodes` is the
+  map the estimators use, and :func:`node_parallel_backend` says where the
+  node work of a fit would run.
+* **Flower** (:mod:`skfed.engines.flower`, ``pip install "skfed[flower]"``):
+  a real client/server deployment of the server-coordinated methods, each
+  SuperNode holding its own data.
+
+Each optional engine raises an :class:`ImportError` naming the ``pip``
+command that installs it.
+"""
+
+import importlib
+
+from ._joblib import node_parallel_backend, parallel_nodes
+
+__all__ = ["parallel_nodes", "node_parallel_backend", "require_extra"]
+
+# extra -> (module to import, pip requirement, what it is for)
+_EXTRAS = {
+    "flower": ("flwr", "flwr==1.41.0", "real client/server runs on Flower"),
+    "dask": ("distributed", "dask[distributed]>=2024.1", "node solves on a Dask cluster"),
+}
+
+
+def require_extra(extra):
+    """Import the package behind an optional extra, or explain how to install it.
+
+    Parameters
+    ----------
+    extra : {"flower", "dask"}
+
+    Returns
+    -------
+    module
+        The imported top-level module (``flwr`` or ``distributed``).
+
+    Raises
+    ------
+    ImportError
+        When the package is missing, naming ``pip install "skfed[<extra>]"``.
+    """
+    module, requirement, purpose = _EXTRAS[extra]
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(
+            f"{purpose} needs the optional dependency {requirement!r}, which is not "
+            f'installed: pip install "skfed[{extra}]"'
+        ) from exc
+
+
+def __getattr__(name):
+    # ``skfed.engines.flower`` is imported on first access, so that
+    # ``import skfed.engines`` works without Flower.
+    if name == "flower":
+        return importlib.import_module(".flower", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

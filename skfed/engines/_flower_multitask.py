@@ -1,0 +1,755 @@
+"""Kernelized MOCHA (primal modes) on Flower: the node side and the server loop.
+
+The server loop mirrors ``_BaseMultiTask._fit`` of :mod:`skfed.multitask`
+step by step (same random draws, same rounds, same Omega updates, same
+byte counts into the same :class:`~skfed._core._comm.CommCounter`), with
+the node work done by the SuperNodes.  See :mod:`skfed.engines.flower`
+for the message schedule (one exchange per round, speculative local
+solves rolled back when the server stops or updates Omega early).
+
+Messages (``train.skfed_mocha``), server to node ``t``:
+
+* arrays ``skfed``: ``w`` (n_problems, d') -- the model to evaluate the
+  gap terms at and, when training, to train from; ``sigma``
+  ``[sigma_tt, rho]`` when the node's copy is stale;
+* arrays ``extra``: ``w_before`` (the model before an Omega update, for the
+  gap before the update), and in the first message the setup (classes,
+  other nodes' landmarks, the random-feature generator state);
+* config ``control``: ``train``, ``steps``, ``rollback``, ``final``, and
+  in the first message the node's seed, index and ``gamma``.
+
+Node ``t`` to server: ``gap`` (n_eval, n_problems, 3) raw sums
+``(sum s l(f, y), sum s l*(-g), sum alpha f)`` at each model it was asked
+to evaluate, ``dv`` (n_problems, d') when it trained, and its number of
+support vectors in the final answer.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+from scipy import linalg
+from sklearn.base import clone, is_classifier
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+
+from flwr.app import ArrayRecord, ConfigRecord, Message, RecordDict
+
+from .._base import NodeLayout, node_seeds
+from ..kernels import pairwise_kernel, resolve_kernel
+from ..multitask import (
+    _FLOAT,
+    _LOSSES,
+    _Faults,
+    _PrimalState,
+    _check_omega,
+    _rho,
+    _steps,
+    omega_update,
+)
+from ..network import resolve_network
+from .flower import (
+    HELLO,
+    LANDMARKS,
+    MOCHA,
+    FlowerRunError,
+    _array,
+    _arrays_of,
+    _config_of,
+    _hello_reply,
+)
+
+ACCEPT_SPARSE = False
+_STATE = "skfed.mocha"
+_STATE_ARRAYS = "skfed.mocha.arrays"
+
+
+def check_supported(estimator):
+    if estimator.approximation is None and estimator.kernel != "linear":
+        raise ValueError(
+            f"{type(estimator).__name__} with kernel={estimator.kernel!r} and "
+            "approximation=None (the exact kernel mode, which exchanges support "
+            "vectors) has no Flower protocol yet; use kernel='linear' or "
+            "approximation='nystroem' or 'rff'."
+        )
+
+
+def _needs_gamma_stats(estimator):
+    return (
+        not callable(estimator.kernel)
+        and estimator.kernel != "linear"
+        and isinstance(estimator.gamma, str)
+        and estimator.gamma == "scale"
+    )
+
+
+# ------------------------------------------------------------ node side
+def _node_weights(node):
+    n = node.X.shape[0]
+    if node.sample_weight is None:
+        sw = np.ones(n)
+    else:
+        sw = np.asarray(node.sample_weight, dtype=np.float64)
+        if np.any(sw < 0):
+            raise ValueError("sample_weight must be non-negative.")
+    total = float(np.add.reduceat(sw, [0])[0]) if n else 0.0
+    if not total > 0:
+        raise ValueError(f"Node {node.label!r} has no samples with positive weight.")
+    return sw, total
+
+
+def hello_reply(node, estimator):
+    reply = _hello_reply(node, estimator)
+    _, total = _node_weights(node)
+    reply.config_records["config"]["n_features"] = int(node.X.shape[1])
+    reply.config_records["config"]["weight"] = total
+    if _needs_gamma_stats(estimator):
+        # count, mean and sum of squared deviations of all the node's values
+        # (combined at the server with Chan et al.'s pairwise update).
+        values = np.asarray(node.X, dtype=np.float64)
+        count = float(values.size)
+        mean = float(values.mean()) if values.size else 0.0
+        m2 = float(((values - mean) ** 2).sum())
+        reply.array_records["skfed"]["stats"] = _array(np.array([count, mean, m2]))
+    return reply
+
+
+def hello_items(estimator):
+    if _needs_gamma_stats(estimator):
+        return lambda info: {"stats": 3 * _FLOAT}
+    return None
+
+
+def _targets(node, estimator, classes):
+    if not is_classifier(estimator):
+        return np.ascontiguousarray(np.asarray(node.y, dtype=np.float64)[None, :])
+    codes = np.searchsorted(classes, node.y)
+    if len(classes) == 2:
+        Y = np.where(codes == 1, 1.0, -1.0)[None, :]
+    else:
+        Y = np.where(codes[None, :] == np.arange(len(classes))[:, None], 1.0, -1.0)
+    return np.ascontiguousarray(Y)
+
+
+class _NodeState:
+    """What a node keeps between messages, in ``context.state``."""
+
+    def __init__(self, context):
+        self.context = context
+        self.config = dict(context.state.config_records[_STATE]) if _STATE in context.state else {}
+        self.arrays = (
+            {k: v.numpy() for k, v in context.state.array_records[_STATE_ARRAYS].items()}
+            if _STATE_ARRAYS in context.state
+            else {}
+        )
+
+    def save(self):
+        self.context.state[_STATE] = ConfigRecord(self.config)
+        self.context.state[_STATE_ARRAYS] = ArrayRecord(
+            {k: _array(v) for k, v in self.arrays.items()}
+        )
+
+
+def _feature_map(estimator, node, state, X):
+    """A copy of the estimator carrying the node's feature map."""
+    shell = clone(estimator)
+    config, arrays = state.config, state.arrays
+    d = X.shape[1]
+    if estimator.approximation is not None or (
+        not callable(estimator.kernel) and estimator.kernel != "linear"
+    ):
+        gamma = config.get("gamma")
+        spec = resolve_kernel(
+            estimator.kernel, gamma=gamma, degree=estimator.degree,
+            coef0=estimator.coef0, n_features=d,
+        )
+        shell._kernel_spec = spec
+    if estimator.approximation == "rff":
+        generator = np.random.RandomState()
+        generator.set_state(
+            ("MT19937", arrays["rff_key"], int(config["rff_pos"]),
+             int(config["rff_has_gauss"]), float(config["rff_gauss"]))
+        )
+        scratch = np.zeros(1, dtype=np.int64)
+        shell._fit_feature_map(
+            np.empty((0, d), dtype=X.dtype), None, spec, generator, scratch, scratch.copy(),
+            X.dtype.itemsize,
+        )
+    elif estimator.approximation == "nystroem":
+        counts = np.asarray(arrays["landmark_counts"], dtype=np.intp)
+        t = int(config["index"])
+        own = X[np.asarray(arrays["picks"], dtype=np.intp)]
+        others = arrays["landmarks"]
+        start = int(counts[:t].sum())
+        components = np.concatenate([others[:start], own, others[start:]], axis=0)
+        shell.components_ = np.ascontiguousarray(components, dtype=X.dtype)
+        K = pairwise_kernel(shell.components_, kernel=spec).astype(np.float64)
+        evals, evecs = linalg.eigh(0.5 * (K + K.T))
+        evals = np.maximum(evals, 1e-12 * max(evals[-1], 1e-300))
+        shell.normalization_ = ((evecs / np.sqrt(evals)) @ evecs.T).astype(X.dtype)
+    return shell
+
+
+def _gap_sums(Z, Y, sw, g, w, loss):
+    from .._core._multitask_fast import gap_terms
+
+    f = w @ Z.T
+    out = np.empty((Y.shape[0], 3))
+    for k in range(Y.shape[0]):
+        out[k] = gap_terms(np.ascontiguousarray(f[k]), Y[k], sw, g[k], loss)
+    return out
+
+
+def _mocha_message(estimator, node, message, context):
+    content = message.content
+    control = _config_of(content, "control")
+    arrays = _arrays_of(content, "skfed")
+    extra = _arrays_of(content, "extra")
+    state = _NodeState(context)
+    if "seed" in control:  # the first message: setup
+        state.config = {
+            "index": int(control["index"]),
+            "rng": int(control["seed"]),
+        }
+        for key in ("gamma", "rff_pos", "rff_has_gauss", "rff_gauss"):
+            if key in control:
+                state.config[key] = control[key]
+        keep = {k: v for k, v in extra.items() if k != "w_before"}
+        keep.update({k: v for k, v in state.arrays.items() if k == "picks"})
+        state.arrays = keep
+    if "classes" in state.arrays:
+        classes = state.arrays["classes"]
+    else:
+        classes = None
+    config = state.config
+    Y = _targets(node, estimator, classes)
+    sw, total = _node_weights(node)
+    n_problems, n = Y.shape
+    shell = _feature_map(estimator, node, state, node.X)
+    Z = shell._features(node.X).astype(np.float64)
+    g = state.arrays.get("g")
+    if g is None:
+        g = np.zeros((n_problems, n))
+    g = np.array(g, dtype=np.float64, order="C")
+    if control.get("rollback", False) and "g_backup" in state.arrays:
+        g = np.array(state.arrays["g_backup"], dtype=np.float64, order="C")
+        config["rng"] = int(config["rng_backup"])
+    if "sigma" in arrays:
+        config["sigma_tt"], config["rho"] = (float(v) for v in arrays["sigma"])
+    loss = _LOSSES[estimator.loss]()
+    reply_arrays = {}
+    evaluate = []
+    if "w_before" in extra:
+        evaluate.append(extra["w_before"])
+    if int(control.get("evaluate", 0)) and "w" in arrays:
+        evaluate.append(arrays["w"])
+    if evaluate:
+        reply_arrays["gap"] = _array(
+            np.stack([_gap_sums(Z, Y, sw, g, w, loss) for w in evaluate])
+        )
+    if control.get("train", False):
+        state.arrays["g_backup"] = g.copy()
+        config["rng_backup"] = int(config["rng"])
+        lam = float(estimator.lam)
+        c = config["rho"] * config["sigma_tt"] / (lam * total)
+        layout = NodeLayout(np.zeros(n, dtype=np.intp), 1)
+        solver = _PrimalState(
+            Z, Y, sw, g, layout, np.array([total]),
+            np.array([config["rng"]], dtype=np.uint32), Z.dtype.itemsize,
+        )
+        theta = 0.0 if estimator.local_gap_target is None else float(estimator.local_gap_target)
+        W = np.ascontiguousarray(arrays["w"], dtype=np.float64)[:, None, :]
+        dvs, _ = solver._solve_node(0, W, c, int(control["steps"]), theta, loss)
+        config["rng"] = int(solver.states[0][0])
+        reply_arrays["dv"] = _array(np.asarray(dvs, dtype=np.float64))
+    else:
+        state.arrays.pop("g_backup", None)
+    state.arrays["g"] = g
+    reply_config = {}
+    if control.get("final", False):
+        reply_config["n_support"] = int(np.count_nonzero(np.any(g * sw != 0, axis=0)))
+    state.save()
+    return RecordDict(
+        {"skfed": ArrayRecord(reply_arrays), "control": ConfigRecord(reply_config)}
+    )
+
+
+def _landmark_message(estimator, node, message, context):
+    picks = _arrays_of(message.content, "extra")["picks"].astype(np.intp)
+    state = _NodeState(context)
+    state.arrays["picks"] = picks
+    state.save()
+    rows = np.ascontiguousarray(node.X[picks])
+    return RecordDict({"skfed": ArrayRecord({"landmarks": _array(rows)})})
+
+
+def register_client(app, estimator, node_data):
+    @app.train("skfed_mocha")
+    def mocha(message, context):
+        node = node_data(context)
+        return Message(_mocha_message(estimator, node, message, context), reply_to=message)
+
+    @app.query("skfed_landmarks")
+    def landmarks(message, context):
+        node = node_data(context)
+        return Message(_landmark_message(estimator, node, message, context), reply_to=message)
+
+
+# ----------------------------------------------------------- server side
+def _pooled_gamma(estimator, infos, d):
+    if estimator.gamma == "auto":
+        return 1.0 / d
+    if not isinstance(estimator.gamma, str):
+        return float(estimator.gamma)
+    count = mean = m2 = 0.0
+    for t in range(len(infos)):
+        n_b, mean_b, m2_b = (float(v) for v in infos[t]["stats"])
+        if n_b == 0:
+            continue
+        total = count + n_b
+        delta = mean_b - mean
+        mean = mean + delta * n_b / total
+        m2 = m2 + m2_b + delta * delta * count * n_b / total
+        count = total
+    var = m2 / count if count else 0.0
+    return 1.0 / (d * var) if var > 0 else 1.0
+
+
+def _landmark_picks(estimator, counts_per_node, rng):
+    """The Nystroem draws of ``_fit_feature_map``: per-node counts and local picks."""
+    counts_per_node = np.asarray(counts_per_node, dtype=np.intp)
+    n = int(counts_per_node.sum())
+    n_landmarks = min(estimator.n_components, n)
+    share = counts_per_node * n_landmarks / n
+    counts = np.floor(share).astype(np.intp)
+    remainder = n_landmarks - counts.sum()
+    if remainder:
+        order = np.argsort(-(share - counts), kind="stable")
+        counts[order[:remainder]] += 1
+    counts = np.minimum(counts, counts_per_node)
+    picks = {}
+    for t in range(len(counts_per_node)):
+        if counts[t]:
+            picks[t] = np.sort(rng.choice(counts_per_node[t], size=counts[t], replace=False))
+    return counts, picks
+
+
+class _Run:
+    """The server's side of one Flower fit (mirrors ``_BaseMultiTask._fit``)."""
+
+    def __init__(self, fitted, driver):
+        self.est = fitted
+        self.driver = driver
+        infos = driver.hello["by_index"]
+        self.infos = infos
+        self.m = m = len(infos)
+        self.counts = np.array([int(infos[t]["n_samples"]) for t in range(m)], dtype=np.intp)
+        self.totals = np.array([float(infos[t]["weight"]) for t in range(m)])
+        self.d = int(infos[0]["n_features"])
+        self.dtype = np.dtype(infos[0]["dtype"])
+        self.dtype_bytes = self.dtype.itemsize
+        if is_classifier(fitted):
+            classes = np.unique(np.concatenate([infos[t]["classes"] for t in range(m)]))
+            if len(classes) < 2:
+                raise ValueError(
+                    "The number of classes has to be greater than one; got 1 class "
+                    f"({classes[0]!r}) over all nodes."
+                )
+            fitted.classes_ = classes
+            self.n_problems = 1 if len(classes) == 2 else len(classes)
+        else:
+            self.n_problems = 1
+
+    # -- messages
+    def _content(self, w=None, sigma=None, w_before=None, control=None, setup=None):
+        skfed, extra = {}, {}
+        if w is not None:
+            skfed["w"] = _array(np.asarray(w, dtype=np.float64))
+        if sigma is not None:
+            skfed["sigma"] = _array(np.asarray(sigma, dtype=np.float64))
+        if w_before is not None:
+            extra["w_before"] = _array(np.asarray(w_before, dtype=np.float64))
+        config = dict(control or {})
+        if setup is not None:
+            arrays, values = setup
+            extra.update({k: _array(v) for k, v in arrays.items()})
+            config.update(values)
+        return RecordDict(
+            {"skfed": ArrayRecord(skfed), "extra": ArrayRecord(extra),
+             "control": ConfigRecord(config)}
+        )
+
+    def fit(self):
+        est, driver = self.est, self.driver
+        m, P, d = self.m, self.n_problems, self.d
+        everyone = np.arange(m, dtype=np.intp)
+        loss = _LOSSES[est.loss]()
+        lam = float(est.lam)
+        rng = check_random_state(est.random_state)
+        seeds = node_seeds(rng, m)
+        network = resolve_network(est.network)
+        sim = network.start(m, server=True, random_state=rng, node_labels=est.nodes_)
+        counter = sim.counter
+        learn = isinstance(est.omega, str) and est.omega == "learn"
+        if isinstance(est.omega, str):
+            sigma = np.eye(m) / m
+        else:
+            _, sigma = _check_omega(est.omega, m)
+
+        setup_up = np.zeros(m, dtype=np.int64)
+        setup_down = np.zeros(m, dtype=np.int64)
+        setup_arrays = [dict() for _ in range(m)]
+        setup_values = [{"seed": int(seeds[t]), "index": t} for t in range(m)]
+        setup_items = [dict() for _ in range(m)]
+        gamma = None
+        if not callable(est.kernel) and est.kernel != "linear":
+            gamma = _pooled_gamma(est, self.infos, d)
+            if isinstance(est.gamma, str) and est.gamma == "scale":
+                setup_up += 3 * _FLOAT
+                setup_down += _FLOAT
+                for t in range(m):
+                    setup_items[t]["gamma"] = _FLOAT
+            for t in range(m):
+                setup_values[t]["gamma"] = float(gamma)
+        spec = resolve_kernel(est.kernel, gamma=gamma, degree=est.degree, coef0=est.coef0,
+                              n_features=d)
+        est._kernel_spec = spec
+        if is_classifier(est):
+            for t in range(m):
+                setup_arrays[t]["classes"] = est.classes_
+        if est.approximation == "rff":
+            _, key, pos, has_gauss, gauss = rng.get_state()
+            est._fit_feature_map(np.empty((0, d), dtype=self.dtype), None, spec, rng,
+                                 setup_up, setup_down, self.dtype_bytes)
+            for t in range(m):
+                setup_arrays[t]["rff_key"] = np.asarray(key, dtype=np.uint32)
+                setup_values[t].update(
+                    {"rff_pos": int(pos), "rff_has_gauss": int(has_gauss),
+                     "rff_gauss": float(gauss)}
+                )
+        elif est.approximation == "nystroem":
+            self._nystroem_setup(rng, spec, setup_up, setup_down, setup_arrays, setup_items)
+        n_cols = {None: d, "rff": est.n_components}.get(
+            est.approximation, getattr(est, "components_", np.empty((0, 0))).shape[0]
+        ) + int(est.fit_intercept)
+        self.n_cols = n_cols
+        w_bytes = P * n_cols * _FLOAT
+        sigma_info = 2 * _FLOAT
+
+        V = np.zeros((P, m, n_cols))
+
+        def weights(s):
+            return np.einsum("tu,kud->ktd", s, V) / lam
+
+        theta_steps = est.local_epochs
+        faults = _Faults(sim)
+        rho = _rho(sigma)
+        version = 0
+        node_version = np.full(m, -1)  # sigma version each node holds
+        sigma_sent = np.zeros(m, dtype=bool)  # the byte model's flags
+        since_update = 0
+        gaps, objectives, duals = [], [], []
+        converged = False
+        traffic = driver.traffic
+
+        def count_round_start(round_, active):
+            if round_ == 0 and (setup_up.any() or setup_down.any()):
+                senders = everyone[setup_up > 0]
+                counter.gather_to_server(senders, setup_up[setup_up > 0])
+                receivers = everyone[setup_down > 0]
+                counter.broadcast_from_server(receivers, setup_down[setup_down > 0])
+            if active.size:
+                down = np.full(active.size, w_bytes, dtype=np.int64)
+                down += np.where(sigma_sent[active], 0, sigma_info)
+                sigma_sent[active] = True
+                counter.broadcast_from_server(active, down)
+                up = np.full(active.size, w_bytes + 3 * _FLOAT, dtype=np.int64)
+                counter.gather_to_server(active, up)
+
+        def combine(replies, e, nodes):
+            loss_sum = conj_sum = cross_sum = 0.0
+            for t in range(m):
+                sums = _arrays_of(replies[t], "skfed")["gap"][e]
+                for k in range(P):
+                    ls, cs, xs = sums[k]
+                    loss_sum += ls / self.totals[t]
+                    conj_sum += cs / self.totals[t]
+                    cross_sum += xs / self.totals[t]
+            primal = loss_sum + 0.5 * cross_sum
+            dual = -conj_sum - 0.5 * cross_sum
+            return loss_sum + conj_sum + cross_sum, primal, dual
+
+        def send(round_, *, evaluate, w, w_before=None, train, steps, sigma_pair, new_version,
+                 rollback=False, final=False, setup=False, purpose="round"):
+            """One exchange with every node; returns replies, down and up log entries."""
+            contents, down_items = {}, {}
+            for t in range(m):
+                give_sigma = (train[t] or final) and node_version[t] != new_version
+                control = {
+                    "train": bool(train[t]), "steps": int(steps[t]),
+                    "rollback": bool(rollback), "final": bool(final),
+                    "evaluate": int(evaluate),
+                }
+                wt = None if w is None or not (evaluate or train[t] or final) else w[:, t, :]
+                contents[t] = self._content(
+                    w=wt, sigma=sigma_pair[t] if give_sigma else None,
+                    w_before=None if w_before is None else w_before[:, t, :],
+                    control=control,
+                    setup=(setup_arrays[t], setup_values[t]) if setup else None,
+                )
+                items = dict(setup_items[t]) if setup else {}
+                if wt is not None:
+                    items["w"] = w_bytes
+                if give_sigma:
+                    items["sigma"] = sigma_info
+                    node_version[t] = new_version
+                if w_before is not None:
+                    items["w_before_omega"] = w_bytes
+                down_items[t] = items
+
+            def up_items(t, reply):
+                items = {}
+                arrays = reply.array_records.get("skfed")
+                if arrays is not None and "dv" in arrays:
+                    items["dv"] = w_bytes
+                if arrays is not None and "gap" in arrays:
+                    n_eval = arrays["gap"].shape[0]
+                    items["gap"] = 3 * _FLOAT
+                    items["gap_extra"] = (n_eval * P - 1) * 3 * _FLOAT
+                return items
+
+            return driver.exchange(
+                MOCHA, contents, round_, down_items=down_items, up_items=up_items,
+                purpose=purpose,
+            )
+
+        def apply(replies, trained):
+            for t in np.flatnonzero(trained):
+                dvs = _arrays_of(replies[t], "skfed")["dv"]
+                V[:, t, :] += dvs / self.totals[t]
+
+        def pairs(s, r):
+            diag = np.diag(s)
+            return [(float(diag[t]), float(r)) for t in range(m)]
+
+        # Round 0: setup and the first local solves.
+        active_mask, work = faults.next()
+        active = np.flatnonzero(active_mask).astype(np.intp)
+        train = active_mask.astype(bool)
+        steps = np.array([_steps(work[t], self.counts[t], theta_steps) for t in range(m)])
+        replies, down, up = send(
+            0, evaluate=False, w=weights(sigma), train=train, steps=steps,
+            sigma_pair=pairs(sigma, rho), new_version=version, setup=True,
+        )
+        for t in range(m):
+            if not train[t]:
+                traffic.relabel(down[t], "w", "w_eval")
+        apply(replies, train)
+        count_round_start(0, active)
+        round_ = 0
+        round_active = active_mask.astype(bool)
+        while True:
+            last = round_ == est.max_rounds - 1
+            due = learn and m > 1 and since_update + 1 >= est.omega_update_every
+            W_now = weights(sigma)
+            sigma_next, rho_next, next_version = sigma, rho, version
+            if due:
+                gram = np.einsum("ktd,kud->tu", V, V)
+                candidate = omega_update(sigma @ gram @ sigma / lam**2)
+                if candidate is not None:
+                    sigma_next, rho_next, next_version = candidate, _rho(candidate), version + 1
+            changed = next_version != version
+            W_train = weights(sigma_next) if changed else W_now
+            if not last:
+                next_mask, next_work = faults.next()
+                next_train = next_mask.astype(bool)
+                next_steps = np.array(
+                    [_steps(next_work[t], self.counts[t], theta_steps) for t in range(m)]
+                )
+            else:
+                next_mask = np.zeros(m, dtype=bool)
+                next_train = np.zeros(m, dtype=bool)
+                next_steps = np.zeros(m, dtype=np.intp)
+            replies, down, up = send(
+                round_ + 1, evaluate=True, w=W_train,
+                w_before=W_now if changed else None, train=next_train, steps=next_steps,
+                sigma_pair=pairs(sigma_next, rho_next), new_version=next_version,
+                final=last,
+            )
+            first_eval = 1 if changed else 0
+            gap, primal, dual = combine(replies, 0, everyone)
+            since_update += 1
+            relative_ok = gap <= est.tol * abs(primal)
+            do_update = learn and m > 1 and (since_update >= est.omega_update_every or relative_ok)
+            spec_replies, spec_down, spec_up = replies, down, up
+            if do_update:
+                if not due:
+                    # Gap-triggered update: the speculative round used the old Sigma.
+                    gram = np.einsum("ktd,kud->tu", V, V)
+                    candidate = omega_update(sigma @ gram @ sigma / lam**2)
+                    if candidate is not None:
+                        for t in range(m):
+                            traffic.relabel(spec_down[t], "w", "w_before_omega")
+                            traffic.relabel(spec_down[t], "sigma", "sigma_discarded")
+                            traffic.relabel(spec_up[t], "dv", "dv_discarded")
+                        sigma_next, rho_next, next_version = candidate, _rho(candidate), version + 1
+                        W_train = weights(sigma_next)
+                        spec_replies, spec_down, spec_up = send(
+                            round_ + 1, evaluate=True, w=W_train, train=next_train,
+                            steps=next_steps, sigma_pair=pairs(sigma_next, rho_next),
+                            new_version=next_version, rollback=True, final=last,
+                            purpose="omega-rollback",
+                        )
+                        for t in range(m):
+                            traffic.relabel(spec_up[t], "gap", "gap_extra")
+                        gap2, primal, dual = combine(spec_replies, 0, everyone)
+                    else:
+                        gap2 = gap
+                else:
+                    gap2, primal, dual = combine(replies, first_eval, everyone)
+                if next_version != version:
+                    sigma, rho, version = sigma_next, rho_next, next_version
+                    sigma_sent[:] = False
+                since_update = 0
+                converged = relative_ok and gap2 <= est.tol * abs(primal)
+                gap = gap2
+            else:
+                converged = relative_ok
+            # Gap terms the byte model counts: nodes active in the evaluated round.
+            for t in range(m):
+                if not round_active[t]:
+                    traffic.relabel(up[t], "gap", "gap_extra")
+            gaps.append(gap)
+            objectives.append(primal)
+            duals.append(dual)
+            if est.verbose:
+                print(
+                    f"round {round_ + 1}: gap {gap:.3e} primal {primal:.6e} "
+                    f"({int(round_active.sum())}/{m} nodes) [Flower]"
+                )
+            stop = converged or last
+            if stop:
+                payloads = np.full(m, w_bytes, dtype=np.int64)
+                payloads = payloads + np.where(sigma_sent[everyone], 0, sigma_info)
+                counter.broadcast_from_server(everyone, payloads)
+                counter.next_round()
+                if not last:
+                    # The speculative solves are discarded; the model each node
+                    # received with them is its final model.
+                    for t in range(m):
+                        traffic.relabel(spec_up[t], "dv", "dv_discarded")
+                    replies = self._finish(send, round_ + 1, sigma, rho, version)
+                else:
+                    replies = spec_replies
+                break
+            # The speculative round becomes round round_ + 1.
+            for t in range(m):
+                if not next_train[t]:
+                    traffic.relabel(spec_down[t], "w", "w_eval")
+            apply(spec_replies, next_train)
+            counter.next_round()
+            round_ += 1
+            round_active = next_mask.astype(bool)
+            count_round_start(round_, np.flatnonzero(next_mask).astype(np.intp))
+
+        if not converged:
+            warnings.warn(
+                f"{type(est).__name__} did not reach the duality gap tol={est.tol} "
+                f"(relative) in max_rounds={est.max_rounds} rounds (gap "
+                f"{gaps[-1]:.3e}, objective {objectives[-1]:.3e}); increase max_rounds "
+                "or tol.",
+                ConvergenceWarning,
+            )
+        n_support = np.array(
+            [int(_config_of(replies[t], "control")["n_support"]) for t in range(m)],
+            dtype=np.int32,
+        )
+        est.n_iter_ = len(gaps)
+        est.duality_gap_curve_ = np.asarray(gaps)
+        est.objective_curve_ = np.asarray(objectives)
+        est.dual_objective_curve_ = np.asarray(duals)
+        est.task_covariance_ = sigma
+        omega = linalg.inv(sigma)
+        est.omega_ = 0.5 * (omega + omega.T)
+        est.rho_ = rho
+        est._set_communication(sim)
+        self._store_model(weights(sigma), n_support)
+        return est
+
+    def _finish(self, send, round_, sigma, rho, version):
+        m = self.m
+        diag = np.diag(sigma)
+        replies, _, _ = send(
+            round_, evaluate=False, w=None, train=np.zeros(m, dtype=bool),
+            steps=np.zeros(m, dtype=np.intp),
+            sigma_pair=[(float(diag[t]), float(rho)) for t in range(m)],
+            new_version=version, rollback=True, final=True, purpose="final",
+        )
+        return replies
+
+    def _nystroem_setup(self, rng, spec, setup_up, setup_down, setup_arrays, setup_items):
+        est, m, d = self.est, self.m, self.d
+        counts, picks = _landmark_picks(est, self.counts, rng)
+        contents = {
+            t: RecordDict({"extra": ArrayRecord({"picks": _array(picks[t].astype(np.int32))})})
+            for t in picks
+        }
+        row_bytes = d * self.dtype_bytes
+        replies, _, _ = self.driver.exchange(
+            LANDMARKS, contents, 0, purpose="landmarks",
+            up_items=lambda t, reply: {"landmarks": int(counts[t]) * row_bytes},
+        )
+        blocks = [
+            _arrays_of(replies[t], "skfed")["landmarks"] for t in range(m) if counts[t]
+        ]
+        components = (
+            np.concatenate(blocks, axis=0) if blocks else np.zeros((0, d), dtype=self.dtype)
+        )
+        est.components_ = np.ascontiguousarray(components, dtype=self.dtype)
+        est._landmark_counts = counts
+        setup_up += counts * row_bytes
+        setup_down += (len(components) - counts) * row_bytes
+        K = pairwise_kernel(est.components_, kernel=spec).astype(np.float64)
+        evals, evecs = linalg.eigh(0.5 * (K + K.T))
+        evals = np.maximum(evals, 1e-12 * max(evals[-1], 1e-300))
+        est.normalization_ = ((evecs / np.sqrt(evals)) @ evecs.T).astype(self.dtype)
+        offsets = np.concatenate([[0], np.cumsum(counts)])
+        for t in range(m):
+            others = np.concatenate(
+                [components[: offsets[t]], components[offsets[t + 1]:]], axis=0
+            )
+            setup_arrays[t]["landmarks"] = np.ascontiguousarray(others)
+            setup_arrays[t]["landmark_counts"] = counts.astype(np.int64)
+            setup_items[t]["landmarks"] = int(others.shape[0]) * row_bytes
+
+    def _store_model(self, W, n_support):
+        """The primal branch of ``_BaseMultiTask._store_model``, from the server's data."""
+        est = self.est
+        dtype = self.dtype
+        P, m = self.n_problems, self.m
+        W = np.concatenate([W, W.mean(axis=1, keepdims=True)], axis=1)
+        est._W = W
+        n_feat = W.shape[2] - int(est.fit_intercept)
+        coef = W[:, :m, :n_feat]
+        intercept = (
+            W[:, :m, n_feat] * est.intercept_scaling if est.fit_intercept
+            else np.zeros(W.shape[:2])[:, :m]
+        )
+        if P == 1:
+            est.coef_ = coef[0].astype(dtype)
+            est.intercept_ = intercept[0].astype(dtype)
+        else:
+            est.coef_ = np.transpose(coef, (1, 0, 2)).astype(dtype)
+            est.intercept_ = intercept.T.astype(dtype)
+        # The dual variables and the support vectors stay on the nodes.
+        est.n_support_ = n_support
+        est.support_ = np.zeros(0, dtype=np.intp)
+        est.support_vectors_ = np.zeros((0, self.d), dtype=dtype)
+        est.dual_coef_ = np.zeros((P, 0), dtype=dtype)
+
+
+def fit_server(fitted, driver):
+    if not isinstance(fitted.max_rounds, numbers.Integral):
+        raise ValueError("max_rounds must be an integer.")
+    fitted._validate_params()
+    return _Run(fitted, driver).fit()

@@ -1,0 +1,136 @@
+"""One-shot support recovery (Barik & Honorio) on Flower.
+
+One query round: every client that the run's (replayed) network lets
+answer runs skfed's Cython client pass on its own rows and sends its
+support as packed bits (``ceil(d / 8)`` bytes, exactly skfed's byte
+model); the server takes the vote.  Mirrors ``_recover_support`` of
+:mod:`skfed.support`.
+"""
+
+import warnings
+
+import numpy as np
+from scipy import sparse
+
+from flwr.app import ArrayRecord, ConfigRecord, Message, RecordDict
+
+from ..network import payload_bytes, resolve_network
+from ..support import _client_pass, _unpack, auto_z
+from .._core._support_fast import pack_bits, tally_votes
+from .flower import SUPPORT, _array, _arrays_of, _config_of, _hello_reply
+
+ACCEPT_SPARSE = True
+
+
+def check_supported(estimator):
+    return None
+
+
+def hello_reply(node, estimator):
+    reply = _hello_reply(node, estimator)
+    reply.config_records["config"]["n_features"] = int(node.X.shape[1])
+    return reply
+
+
+def hello_items(estimator):
+    return None
+
+
+def _support_message(estimator, node, message):
+    control = _config_of(message.content, "control")
+    X, y = node.X, node.y
+    dtype = X.dtype
+    weights = (
+        np.ones(X.shape[0], dtype=dtype) if node.sample_weight is None
+        else np.asarray(node.sample_weight, dtype=dtype)
+    )
+    if np.any(weights < 0):
+        raise ValueError("sample_weight must be non-negative.")
+    if not weights.sum() > 0:
+        raise ValueError(
+            f"Node {node.label!r} has no sample with a positive sample_weight; every "
+            "node needs at least one to compute its statistics."
+        )
+    if sparse.issparse(X):
+        X = sparse.csr_matrix(X)
+    else:
+        X = np.ascontiguousarray(X)
+    offsets = np.array([0, X.shape[0]], dtype=np.intp)
+    _, _, _, _, packed = _client_pass(
+        X, np.ascontiguousarray(y, dtype=dtype), np.ascontiguousarray(weights), offsets,
+        np.array([float(control["lambda"])]), float(control["z"]), bool(control["auto"]),
+        bool(estimator.fit_intercept), None,
+    )
+    return RecordDict({"skfed": ArrayRecord({"bits": _array(packed[0])})})
+
+
+def register_client(app, estimator, node_data):
+    @app.query("skfed_support")
+    def support(message, context):
+        node = node_data(context)
+        return Message(_support_message(estimator, node, message), reply_to=message)
+
+
+def fit_server(fitted, driver):
+    est = fitted
+    est._validate_params()
+    infos = driver.hello["by_index"]
+    n_nodes = len(infos)
+    d = int(infos[0]["n_features"])
+    lam, auto = est._client_lambdas(n_nodes)
+    z = auto_z(d) if est.auto_z is None else float(est.auto_z)
+
+    network = resolve_network(est.network)
+    sim = network.start(n_nodes, server=True, random_state=est.random_state,
+                        node_labels=est.nodes_)
+    active, work = sim.draw_round()
+    answered = active & (work >= 1.0)
+    senders = np.flatnonzero(answered).astype(np.intp)
+    contents = {
+        int(t): RecordDict(
+            {"control": ConfigRecord(
+                {"lambda": float(lam[t]), "z": z, "auto": bool(auto)})}
+        )
+        for t in senders
+    }
+    nbytes = (d + 7) // 8
+    replies, _, _ = driver.exchange(
+        SUPPORT, contents, 0, up_items=lambda t, reply: {"bits": nbytes},
+    )
+    packed = np.zeros((n_nodes, nbytes), dtype=np.uint8)
+    for t in senders:
+        packed[t] = _arrays_of(replies[int(t)], "skfed")["bits"]
+    # Replayed faults: the bits of a rogue client are corrupted on the way.
+    for node in senders:
+        if sim.rogue[node]:
+            bits = _unpack(packed[node : node + 1], d)[0]
+            sent = np.asarray(sim.corrupt_bits(bits, node), dtype=np.uint8)
+            pack_bits(sent[None, :], packed[node : node + 1])
+    message = payload_bytes(n_bits=d)
+    sim.counter.gather_to_server(senders, np.full(len(senders), message, dtype=np.int64))
+    sim.counter.next_round()
+
+    votes = np.zeros(d, dtype=np.int64)
+    tally_votes(packed, senders, votes)
+    g = len(senders)
+    if g == 0:
+        warnings.warn(
+            "No client answered (all were dropped or straggling), so no feature "
+            "was selected.",
+            UserWarning,
+            stacklevel=3,
+        )
+        fraction = np.zeros(d)
+    else:
+        fraction = votes / g
+    client_supports = _unpack(packed, d)
+    client_supports[~answered] = False
+    est.support_ = fraction >= est.threshold if g else np.zeros(d, dtype=bool)
+    est.votes_ = votes
+    est.vote_fraction_ = fraction
+    est.client_supports_ = client_supports
+    est.answered_ = answered
+    est.rogue_ = sim.rogue.copy()
+    est.n_answered_ = g
+    est._set_communication(sim)
+    return est
