@@ -35,19 +35,19 @@ from sklearn.utils import check_random_state
 
 from flwr.app import ArrayRecord, ConfigRecord, Message, RecordDict
 
-from .._base import NodeLayout, node_seeds
+from .._base import node_seeds
 from ..kernels import pairwise_kernel, resolve_kernel
 from ..multitask import (
     _FLOAT,
     _LOSSES,
     _Faults,
-    _PrimalState,
     _check_omega,
     _rho,
     _steps,
     omega_update,
 )
 from ..network import resolve_network
+from ._nodes import primal_gap_sums, primal_node_solve
 from .flower import (
     HELLO,
     LANDMARKS,
@@ -190,16 +190,6 @@ def _feature_map(estimator, node, state, X):
     return shell
 
 
-def _gap_sums(Z, Y, sw, g, w, loss):
-    from .._core._multitask_fast import gap_terms
-
-    f = w @ Z.T
-    out = np.empty((Y.shape[0], 3))
-    for k in range(Y.shape[0]):
-        out[k] = gap_terms(np.ascontiguousarray(f[k]), Y[k], sw, g[k], loss)
-    return out
-
-
 def _mocha_message(estimator, node, message, context):
     content = message.content
     control = _config_of(content, "control")
@@ -245,22 +235,18 @@ def _mocha_message(estimator, node, message, context):
         evaluate.append(arrays["w"])
     if evaluate:
         reply_arrays["gap"] = _array(
-            np.stack([_gap_sums(Z, Y, sw, g, w, loss) for w in evaluate])
+            np.stack([primal_gap_sums(Z, Y, sw, g, w, loss) for w in evaluate])
         )
     if control.get("train", False):
         state.arrays["g_backup"] = g.copy()
         config["rng_backup"] = int(config["rng"])
         lam = float(estimator.lam)
         c = config["rho"] * config["sigma_tt"] / (lam * total)
-        layout = NodeLayout(np.zeros(n, dtype=np.intp), 1)
-        solver = _PrimalState(
-            Z, Y, sw, g, layout, np.array([total]),
-            np.array([config["rng"]], dtype=np.uint32), Z.dtype.itemsize,
-        )
         theta = 0.0 if estimator.local_gap_target is None else float(estimator.local_gap_target)
-        W = np.ascontiguousarray(arrays["w"], dtype=np.float64)[:, None, :]
-        dvs, _ = solver._solve_node(0, W, c, int(control["steps"]), theta, loss)
-        config["rng"] = int(solver.states[0][0])
+        dvs, g, config["rng"] = primal_node_solve(
+            Z, Y, sw, g, total, config["rng"], arrays["w"], c, int(control["steps"]), theta,
+            loss,
+        )
         reply_arrays["dv"] = _array(np.asarray(dvs, dtype=np.float64))
     else:
         state.arrays.pop("g_backup", None)

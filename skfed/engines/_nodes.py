@@ -1,0 +1,80 @@
+"""Pure per-node entry points, for engines that run node work elsewhere.
+
+A Dask worker process or a Flower SuperNode gets its inputs by value and
+must hand back everything it changes: these functions wrap skfed's Cython
+node solvers that way (inputs are never modified; the new dual variables
+and RNG state are returned).
+"""
+
+import numpy as np
+
+from .._base import NodeLayout
+from .._core._multitask_fast import gap_terms
+from ..multitask import _PrimalState
+
+__all__ = ["primal_node_solve", "primal_gap_sums"]
+
+
+def primal_node_solve(Z, Y, sw, g, total, rng_state, w, c, steps, theta, loss):
+    """One round of MOCHA's local solver on one node (primal modes), by value.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_t, d'), float64
+        The node's features (with the intercept column).
+    Y : ndarray of shape (n_problems, n_t)
+        Targets (+-1 per binary problem, or the regression target).
+    sw : ndarray of shape (n_t,)
+        Sample weights.
+    g : ndarray of shape (n_problems, n_t)
+        Dual variables per unit weight at the start of the round.
+    total : float
+        The node's total sample weight ``W_t``.
+    rng_state : int
+        The node's xorshift state.
+    w : ndarray of shape (n_problems, d')
+        The node's model ``w_t``.
+    c : float
+        ``rho sigma_tt / (lambda W_t)``.
+    steps : int
+        Coordinate steps of this round.
+    theta : float
+        MOCHA's local gap target (0: none).
+    loss : MultiTaskLoss
+
+    Returns
+    -------
+    dvs : ndarray of shape (n_problems, d')
+        ``sum_i dalpha_i z_i`` per problem.
+    g : ndarray of shape (n_problems, n_t)
+        The new dual variables.
+    rng_state : int
+        The node's new xorshift state.
+    """
+    g = np.array(g, dtype=np.float64, order="C")
+    n = Z.shape[0]
+    solver = _PrimalState(
+        np.ascontiguousarray(Z, dtype=np.float64), np.ascontiguousarray(Y, dtype=np.float64),
+        np.ascontiguousarray(sw, dtype=np.float64), g, NodeLayout(np.zeros(n, dtype=np.intp), 1),
+        np.array([float(total)]), np.array([rng_state], dtype=np.uint32), 8,
+    )
+    W = np.ascontiguousarray(w, dtype=np.float64)[:, None, :]
+    dvs, _ = solver._solve_node(0, W, c, int(steps), float(theta), loss)
+    return np.asarray(dvs, dtype=np.float64), g, int(solver.states[0][0])
+
+
+def primal_gap_sums(Z, Y, sw, g, w, loss):
+    """A node's raw duality-gap sums at the model ``w``.
+
+    Returns
+    -------
+    sums : ndarray of shape (n_problems, 3)
+        ``(sum s l(f, y), sum s l*(-g), sum s g f)`` per problem, with
+        ``f = w . z`` (divide by the node's total weight to get its terms
+        of the gap, as ``_BaseMultiTask._gap`` does).
+    """
+    f = w @ Z.T
+    out = np.empty((Y.shape[0], 3))
+    for k in range(Y.shape[0]):
+        out[k] = gap_terms(np.ascontiguousarray(f[k]), Y[k], sw, g[k], loss)
+    return out
