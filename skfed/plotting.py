@@ -7,22 +7,25 @@ The drawn matplotlib objects and the data behind them stay on the display
 (``ax_``, ``figure_`` and one attribute per artist), as in
 :class:`sklearn.metrics.RocCurveDisplay`.
 
-=============================  =================================================
-display                        what it shows
-=============================  =================================================
-:class:`TaskRelationshipDisplay`   the learned ``omega_`` (or ``task_covariance_``)
-                                   of :mod:`skfed.multitask` as a heat map, nodes
-                                   ordered by hierarchical clustering
-:class:`CollaborationGraphDisplay` a collaboration graph (:mod:`skfed.boosting`,
-                                   :mod:`skfed.graph`, or any weighted graph):
-                                   node size = confidence, colour = local loss
-:class:`CommunicationCurveDisplay` objective, duality gap or consensus error
-                                   (or any score) against the bytes sent
-:class:`OnlineLearningDisplay`     model order and consensus error over the stream
-                                   (:mod:`skfed.online`)
-:class:`PhaseTransitionDisplay`    probability of exact support recovery against
-                                   samples or clients (:mod:`skfed.support`)
-=============================  =================================================
+=====================================  =============================================
+display                                what it shows
+=====================================  =============================================
+:class:`TaskRelationshipDisplay`       the learned ``omega_`` (or
+                                       ``task_covariance_``) of
+                                       :mod:`skfed.multitask` as a heat map, nodes
+                                       ordered by hierarchical clustering
+:class:`CollaborationGraphDisplay`     a collaboration graph
+                                       (:mod:`skfed.boosting`, :mod:`skfed.graph`,
+                                       or any weighted graph): node size =
+                                       confidence, colour = local loss
+:class:`CommunicationCurveDisplay`     objective, duality gap or consensus error
+                                       (or any score) against the bytes sent
+:class:`OnlineLearningDisplay`         model order and consensus error over the
+                                       stream (:mod:`skfed.online`)
+:class:`PhaseTransitionDisplay`        probability of exact support recovery
+                                       against samples or clients
+                                       (:mod:`skfed.support`)
+=====================================  =============================================
 
 matplotlib is imported only when something is drawn; without it, drawing
 raises an :class:`ImportError` that says ``pip install "skfed[plot]"``.  The
@@ -149,15 +152,25 @@ def _check_square(graph, name):
 
 
 def _spectral_layout(weights):
-    """Eigenvectors 2 and 3 of the normalized Laplacian (connected graphs)."""
+    """Eigenvectors 2 and 3 of the normalized Laplacian of a connected graph."""
+    n = weights.shape[0]
+    if n <= 2:
+        return np.column_stack([np.linspace(-1.0, 1.0, n), np.zeros(n)])
     degree = weights.sum(axis=1)
     inv_sqrt = 1.0 / np.sqrt(degree)
-    laplacian = np.eye(len(degree)) - inv_sqrt[:, None] * weights * inv_sqrt[None, :]
+    laplacian = np.eye(n) - inv_sqrt[:, None] * weights * inv_sqrt[None, :]
     _, vectors = linalg.eigh(laplacian)
-    pos = vectors[:, 1:3] * inv_sqrt[:, None]
-    if pos.shape[1] < 2:
-        pos = np.column_stack([pos[:, 0], np.zeros(len(pos))])
-    return pos
+    return vectors[:, 1:3] * inv_sqrt[:, None]
+
+
+def _spring_layout(weights, random_state):
+    import networkx as nx
+
+    n = weights.shape[0]
+    if n <= 2:
+        return _spectral_layout(weights)
+    pos = nx.spring_layout(nx.from_numpy_array(weights), weight="weight", seed=random_state)
+    return np.array([pos[i] for i in range(n)], dtype=np.float64)
 
 
 def _circular_layout(weights):
@@ -171,6 +184,45 @@ def _circular_layout(weights):
     return np.column_stack([np.cos(angles), np.sin(angles)])
 
 
+def _by_components(weights, layout_one):
+    """Lay out every connected component on its own, side by side on a grid.
+
+    Each component is centred, scaled to a disc whose radius grows like the
+    square root of its size, and put in its own cell (largest first);
+    isolated nodes share one cell, on a small circle.
+    """
+    n = weights.shape[0]
+    n_components, labels = sparse.csgraph.connected_components(
+        sparse.csr_matrix(weights > 0), directed=False
+    )
+    if n_components == 1:
+        return layout_one(weights)
+    sizes = np.bincount(labels)
+    groups = [np.flatnonzero(labels == c) for c in np.argsort(-sizes, kind="stable")
+              if sizes[c] > 1]
+    isolated = np.flatnonzero(sizes[labels] == 1)
+    biggest = max([len(idx) for idx in groups] + [1])
+    cells = groups + ([isolated] if len(isolated) else [])
+    n_cols = int(np.ceil(np.sqrt(len(cells))))
+    pos = np.zeros((n, 2))
+    for rank, idx in enumerate(cells):
+        if idx is isolated or len(idx) == 1:
+            angles = 2 * np.pi * np.arange(len(idx)) / max(len(idx), 1)
+            local = np.column_stack([np.cos(angles), np.sin(angles)])
+            if len(idx) == 1:
+                local[:] = 0.0
+        else:
+            local = layout_one(weights[np.ix_(idx, idx)])
+        local = local - local.mean(axis=0)
+        radius = np.abs(local).max()
+        if radius > 0:
+            local = local / radius
+        local *= 0.42 * np.sqrt(len(idx) / biggest)
+        row, col = divmod(rank, n_cols)
+        pos[idx] = local + np.array([col, -row], dtype=np.float64)
+    return pos
+
+
 def graph_layout(graph, *, layout="auto", random_state=0):
     """2-D positions of the nodes of a weighted graph.
 
@@ -182,11 +234,12 @@ def graph_layout(graph, *, layout="auto", random_state=0):
         ``"spring"``: networkx's force-directed
         :func:`~networkx.drawing.layout.spring_layout` (weights pull nodes
         together; needs networkx).  ``"spectral"``: eigenvectors 2 and 3 of
-        the normalized Laplacian, computed with scipy (only for connected
-        graphs; a disconnected graph falls back to ``"circular"``).
-        ``"circular"``: the nodes on a circle, every connected component on
-        its own arc.  ``"auto"``: ``"spring"`` when networkx is installed,
-        ``"spectral"`` otherwise.
+        the normalized Laplacian, computed with scipy.  Both lay out every
+        connected component on its own and put the components side by
+        side on a grid (largest first; isolated nodes share one cell), so
+        that clusters stay readable.  ``"circular"``: the nodes on one
+        circle, every connected component on its own arc.  ``"auto"``:
+        ``"spring"`` when networkx is installed, ``"spectral"`` otherwise.
     random_state : int, default=0
         Seed of the spring layout.
 
@@ -213,9 +266,11 @@ def graph_layout(graph, *, layout="auto", random_state=0):
         )
     if n == 1:
         return np.zeros((1, 2))
+    if layout == "circular":
+        return _circular_layout(weights)
     if layout in ("auto", "spring"):
         try:
-            import networkx as nx
+            import networkx  # noqa: F401
         except ImportError as exc:
             if layout == "spring":
                 raise ImportError(
@@ -224,16 +279,8 @@ def graph_layout(graph, *, layout="auto", random_state=0):
                 ) from exc
             layout = "spectral"
         else:
-            g = nx.from_numpy_array(weights)
-            pos = nx.spring_layout(g, weight="weight", seed=random_state)
-            return np.array([pos[i] for i in range(n)], dtype=np.float64)
-    if layout == "spectral":
-        n_components, _ = sparse.csgraph.connected_components(
-            sparse.csr_matrix(weights > 0), directed=False
-        )
-        if n_components == 1:
-            return _spectral_layout(weights)
-    return _circular_layout(weights)
+            return _by_components(weights, lambda w: _spring_layout(w, random_state))
+    return _by_components(weights, _spectral_layout)
 
 
 def _node_tick_labels(ax, labels, order, axis_len, max_ticks=30):
@@ -927,7 +974,7 @@ class OnlineLearningDisplay:
         (self.consensus_line_,) = axes[1].plot(rounds[keep], error[keep], color="C1")
         axes[1].set_yscale("log")
         axes[1].set(xlabel="round (one sample per node)",
-                    ylabel="mean (f_i(x) - f_j(x))^2", title="Consensus error")
+                    ylabel=r"mean $(f_i(x) - f_j(x))^2$", title="Consensus error")
         self.axes_ = axes
         self.figure_ = axes[0].figure
         return self
@@ -953,8 +1000,14 @@ class PhaseTransitionDisplay:
     probabilities : list of ndarray
         The recovery probabilities of every curve (same lengths as ``x``).
     labels : list of str
+        Curves whose labels share the text before the first comma (e.g.
+        ``"d=100, fixed lambda"`` and ``"d=100, alpha='auto'"``) share a
+        colour.
     xlabel : str, default="C"
     title : str, default=None
+    linestyles : list of str, default=None
+        Line style of every curve (None: all solid).  Dashed curves get
+        ``"x"`` markers, the others ``"o"``.
 
     Attributes
     ----------
@@ -973,16 +1026,17 @@ class PhaseTransitionDisplay:
     [[0.0, 0.4, 1.0], [0.0, 0.1, 0.9]]
     """
 
-    def __init__(self, x, probabilities, *, labels, xlabel="C", title=None):
+    def __init__(self, x, probabilities, *, labels, xlabel="C", title=None, linestyles=None):
         self.x = x
         self.probabilities = probabilities
         self.labels = labels
         self.xlabel = xlabel
         self.title = title
+        self.linestyles = linestyles
 
     @classmethod
-    def from_arrays(cls, x, probabilities, *, labels=None, xlabel="C", title=None, ax=None,
-                    **kwargs):
+    def from_arrays(cls, x, probabilities, *, labels=None, xlabel="C", title=None,
+                    linestyles=None, ax=None, **kwargs):
         """Draw recovery probabilities given as arrays.
 
         Parameters
@@ -992,6 +1046,7 @@ class PhaseTransitionDisplay:
         probabilities : array-like of shape (n_curves, n_points) or list of arrays
         labels : list of str, default=None
         xlabel, title : str
+        linestyles : list of str, default=None
         ax : matplotlib Axes, default=None
         **kwargs
             Passed to :meth:`matplotlib.axes.Axes.plot`.
@@ -1014,7 +1069,10 @@ class PhaseTransitionDisplay:
         labels = [f"curve {k}" for k in range(len(probs))] if labels is None else list(labels)
         if len(labels) != len(probs):
             raise ValueError(f"{len(labels)} labels for {len(probs)} curves.")
-        disp = cls(xs, probs, labels=labels, xlabel=xlabel, title=title)
+        if linestyles is not None and len(linestyles) != len(probs):
+            raise ValueError(f"{len(linestyles)} linestyles for {len(probs)} curves.")
+        disp = cls(xs, probs, labels=labels, xlabel=xlabel, title=title,
+                   linestyles=linestyles)
         return disp.plot(ax=ax, **kwargs)
 
     @classmethod
@@ -1085,8 +1143,7 @@ class PhaseTransitionDisplay:
                     f"(g={part.get('g')}, d={part.get('d')})"
         disp = cls([np.asarray(v, dtype=np.float64) for v in xs],
                    [np.asarray(v, dtype=np.float64) for v in probs],
-                   labels=labels, xlabel=xlabel, title=title)
-        disp._styles = styles
+                   labels=labels, xlabel=xlabel, title=title, linestyles=styles)
         return disp.plot(ax=ax, **kwargs)
 
     def plot(self, *, ax=None, **kwargs):
@@ -1103,7 +1160,7 @@ class PhaseTransitionDisplay:
         self
         """
         ax = _get_ax(ax, "PhaseTransitionDisplay")
-        styles = getattr(self, "_styles", None) or ["-"] * len(self.probabilities)
+        styles = self.linestyles or ["-"] * len(self.probabilities)
         self.lines_ = []
         colors = {}
         for x, p, label, style in zip(self.x, self.probabilities, self.labels, styles):

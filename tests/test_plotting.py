@@ -239,9 +239,16 @@ def test_spectral_layout_without_networkx(monkeypatch):
     assert np.all(np.sign(pos[4:, 0]) == -np.sign(pos[0, 0]))
     with pytest.raises(ImportError, match="skfed\\[graph\\]"):
         graph_layout(W, layout="spring")
-    # a disconnected graph falls back to the circle, one arc per component
+    # a disconnected graph: every component laid out apart, in its own cell
     W[3, 4] = W[4, 3] = 0.0
-    pos = graph_layout(W)
+    W = np.pad(W, ((0, 1), (0, 1)))  # plus one isolated node
+    for layout in ("spectral", "auto"):
+        pos = graph_layout(W, layout=layout)
+        boxes = [(pos[idx].min(0), pos[idx].max(0)) for idx in ([0, 1, 2, 3], [4, 5, 6, 7])]
+        overlap = np.all(boxes[0][0] <= boxes[1][1]) and np.all(boxes[1][0] <= boxes[0][1])
+        assert not overlap
+        assert not np.any(np.all(pos[:8] == pos[8], axis=1))
+    pos = graph_layout(W, layout="circular")
     np.testing.assert_allclose(np.hypot(pos[:, 0], pos[:, 1]), 1.0)
 
 
