@@ -180,7 +180,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         empty = np.flatnonzero(mass <= 0)
         if empty.size:
             raise ValueError(
-                f"Node {self.nodes_[empty[0]]!r} has no sample with positive weight; "
+                f"Node {self.nodes_.tolist()[empty[0]]!r} has no sample with positive weight; "
                 "every node needs data (sample_weight sums to 0 there)."
             )
         return mass
@@ -201,7 +201,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         Xs = layout.sort(X)
         ys = y_enc.ravel()[layout.order]
         sws = np.ascontiguousarray(sw[layout.order], dtype=dtype)
-        mass = self._node_rows(layout, sws)
+        mass = self._node_rows(layout, sws.astype(np.float64))
         if n_classes == 2:
             Y = np.where(ys == 1, 1.0, -1.0)[None, :]
         else:
@@ -232,7 +232,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         graph_clock = seeds[K + 1 : K + 2].copy()
         node_state = seeds[:K].copy()
         spent = state.setup_bytes
-        learned = self.graph is None
+        learned = self.graph is None and K > 1
         curves = []
         runner = None
         if learned:
@@ -245,13 +245,16 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
             # The graph is first learned from purely local models.
             n_local = max(1, math.ceil(max_iter / K))
             state.local_models(n_local, n_jobs_nodes)
-            init_iter = 20 * K if self.graph_init_iter is None else self.graph_init_iter
+            init_iter = 50 * K if self.graph_init_iter is None else self.graph_init_iter
             _, spent, _, _ = runner.run(
                 state.graph_models(), state.graph_losses(), init_iter,
                 model_dtype=state.dtype, budget=budget, spent=spent,
             )
-            state.reset_models()
+            # The joint phase continues from the local models (alternating
+            # minimization of the joint objective); the step counter starts at 0.
             W = runner.graph_csr()
+        elif self.graph is None:
+            W = sparse.csr_matrix((K, K))
         else:
             W = self._fixed_graph(simulation)
         self._graph_updates = 0
@@ -429,8 +432,10 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
 
     **Graph given the models.** First learned from purely local models
     (each node boosts alone for ``ceil(max_iter / n_nodes)`` Frank-Wolfe
-    steps, nothing sent), then the models restart from 0 and the graph is
-    re-learned every ``graph_update_every`` model iterations; see
+    steps, nothing sent); the decentralized Frank-Wolfe then starts from
+    these local models (alternating minimization of the joint objective;
+    its first steps, with gamma close to 1, mostly replace them) and the
+    graph is re-learned every ``graph_update_every`` model iterations; see
     :class:`~skfed.graph.CollaborationGraphLearner` for the graph steps.
     The step counter t is not reset when the graph changes.
 
@@ -480,7 +485,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     graph_update_every : int, default=100
         Model iterations between two graph updates (learned graph only).
     graph_init_iter : int, default=None
-        Graph steps of the initial graph learning; ``None``: ``20 * n_nodes``.
+        Graph steps of the initial graph learning; ``None``: ``50 * n_nodes``.
     graph_iter : int, default=None
         Graph steps of each later graph update; ``None``: ``n_nodes``.
     max_iter : int, default=None
@@ -886,8 +891,10 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     ``theta_k <- theta_k - (d_k c_k grad F_k(theta_k) + mu (d_k theta_k -
     sum_l w_kl theta_l)) / L_k``, and sends its new model (``n_features
     (+1)`` values) to its neighbours.  With ``graph=None`` the graph is
-    learned exactly as in :class:`DecentralizedBoostingClassifier` (first
-    from purely local models, then every ``graph_update_every`` iterations).
+    learned exactly as in :class:`DecentralizedBoostingClassifier`: first
+    from purely local models (``ceil(max_iter / n_nodes)`` local gradient
+    steps per node, nothing sent), from which the block coordinate descent
+    then starts, and again every ``graph_update_every`` iterations.
     Multiclass problems are solved one-vs-rest with one shared graph.
 
     Parameters

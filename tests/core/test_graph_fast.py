@@ -1,0 +1,183 @@
+"""The decentralized graph step (eq. 5 of Dada) against a NumPy implementation."""
+
+import numpy as np
+import pytest
+
+from skfed._core._comm import CommCounter
+from skfed._core._graph_fast import graph_steps
+from skfed.graph import block_lipschitz_bound, graph_gradient, graph_objective
+
+HEADER = 16
+
+
+def _complete(K):
+    indptr = np.arange(0, K * (K - 1) + 1, K - 1, dtype=np.intp)
+    indices = np.array([l for k in range(K) for l in range(K) if l != k], dtype=np.intp)
+    return indptr, indices
+
+
+def _run(models, losses, W, *, mu, mu_graph, lam, delta, kappa, n_steps, seed=3,
+         cand=None, payload=None, budget=-1, offline=None, end_rounds=True):
+    K = W.shape[0]
+    W = W.copy()
+    degree = W.sum(axis=1)
+    indptr, indices = _complete(K) if cand is None else cand
+    counter = CommCounter(K, header_bytes=HEADER)
+    payload = np.full(K, 8 * models.shape[1], np.int64) if payload is None else payload
+    trace_node = np.zeros(n_steps, np.intp)
+    trace_peers = np.zeros(n_steps * kappa, np.intp)
+    trace_lip = np.zeros(n_steps)
+    curve = np.zeros(n_steps)
+    objective = graph_objective(W, models, losses, mu=mu, mu_graph=mu_graph,
+                                lambda_graph=lam, delta=delta)
+    out = graph_steps(
+        models, losses, W, degree, indptr, indices, mu, mu_graph, lam, delta, kappa, n_steps,
+        np.array([seed], np.uint32), np.arange(1, K + 1, dtype=np.uint32),
+        np.zeros(0, np.uint8) if offline is None else offline.astype(np.uint8), payload,
+        counter, end_rounds, budget, 0, objective, curve, trace_node, trace_peers, trace_lip,
+    )
+    n_done = out[0]
+    return (out, W, degree, counter, curve[:n_done], trace_node[:n_done],
+            trace_peers[: n_done * kappa].reshape(n_done, kappa), trace_lip[:n_done])
+
+
+def ref_graph_step(W, models, losses, k, peers, *, mu, mu_graph, lam, delta):
+    """Projected block gradient step with backtracking, written from eq. 5."""
+    kw = dict(mu=mu, mu_graph=mu_graph, lambda_graph=lam, delta=delta)
+    h0 = graph_objective(W, models, losses, **kw)
+    grad = graph_gradient(W, models, losses, **kw)[k, peers]
+    d = W.sum(axis=1)
+    L = mu_graph * (2 * lam + len(peers) / (d[k] + delta) ** 2 + np.max(1 / (d[peers] + delta) ** 2))
+    L_max = block_lipschitz_bound(len(peers), mu_graph=mu_graph, lambda_graph=lam, delta=delta)
+    L = min(L, L_max)
+    while True:
+        v = np.maximum(0.0, W[k, peers] - grad / L)
+        new = W.copy()
+        new[k, peers] = new[peers, k] = v
+        step = v - W[k, peers]
+        h1 = graph_objective(new, models, losses, **kw)
+        if h1 <= h0 + grad @ step + 0.5 * L * step @ step + 1e-12 * abs(h0) or L >= L_max:
+            return new, L, h1
+        L = min(2 * L, L_max)
+
+
+@pytest.mark.parametrize("start", ["empty", "dense"])
+def test_one_graph_step_matches_numpy_eq_5(start):
+    rng = np.random.RandomState(0)
+    K, kappa = 9, 4
+    models = rng.normal(size=(K, 6))
+    losses = rng.uniform(0, 2, size=K)
+    W = np.zeros((K, K))
+    if start == "dense":
+        W = np.triu(rng.uniform(0, 0.5, size=(K, K)), 1)
+        W = W + W.T
+    kw = dict(mu=0.7, mu_graph=1.3, lam=0.4, delta=1e-2)
+    out, W1, degree, counter, curve, node, peers, lip = _run(
+        models, losses, W, kappa=kappa, n_steps=1, **kw
+    )
+    k, p = node[0], peers[0]
+    assert len(set(p.tolist())) == kappa and k not in p
+    ref, L, h1 = ref_graph_step(W, models, losses, k, p, mu=0.7, mu_graph=1.3, lam=0.4,
+                                delta=1e-2)
+    np.testing.assert_allclose(W1, ref, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(W1, W1.T)
+    np.testing.assert_allclose(degree, ref.sum(axis=1), rtol=1e-12, atol=1e-15)
+    assert lip[0] == pytest.approx(L)
+    assert out[2] == pytest.approx(h1, rel=1e-10) and curve[0] == pytest.approx(h1, rel=1e-10)
+
+
+def test_many_graph_steps_replay_in_numpy_and_never_increase_h():
+    rng = np.random.RandomState(1)
+    K, kappa = 7, 3
+    models = rng.normal(size=(K, 4))
+    losses = rng.uniform(0, 1, size=K)
+    kw = dict(mu=1.0, mu_graph=0.5, lam=1.0, delta=1e-3)
+    out, W, *_, curve, nodes, peers, lip = _run(models, losses, np.zeros((K, K)), kappa=kappa,
+                                                n_steps=200, **kw)
+    ref = np.zeros((K, K))
+    for k, p in zip(nodes, peers):
+        ref, _, _ = ref_graph_step(ref, models, losses, k, p, mu=1.0, mu_graph=0.5, lam=1.0,
+                                   delta=1e-3)
+    np.testing.assert_allclose(W, ref, rtol=1e-9, atol=1e-12)
+    assert np.all(np.diff(curve) <= 1e-9 * np.abs(curve[:-1]))
+    assert np.all(lip <= block_lipschitz_bound(kappa, mu_graph=0.5, lambda_graph=1.0,
+                                               delta=1e-3) * (1 + 1e-12))
+    assert curve[-1] == pytest.approx(
+        graph_objective(W, models, losses, mu=1.0, mu_graph=0.5, lambda_graph=1.0, delta=1e-3),
+        rel=1e-9,
+    )
+
+
+def test_peer_sampling_is_uniform_over_the_candidates():
+    K, kappa, n_steps = 6, 2, 6000
+    models = np.zeros((K, 1))
+    # Candidates: node k may only sample among the nodes of the same parity.
+    cand = [[l for l in range(K) if l != k and l % 2 == k % 2] for k in range(K)]
+    indptr = np.r_[0, np.cumsum([len(c) for c in cand])].astype(np.intp)
+    indices = np.concatenate(cand).astype(np.intp)
+    *_, nodes, peers, _ = _run(models, np.zeros(K), np.zeros((K, K)), mu=1, mu_graph=1,
+                               lam=1, delta=1e-3, kappa=kappa, n_steps=n_steps,
+                               cand=(indptr, indices))
+    counts = np.bincount(nodes, minlength=K)
+    assert np.all(np.abs(counts - n_steps / K) < 5 * np.sqrt(n_steps / K))
+    for k in range(K):
+        chosen = peers[nodes == k]
+        assert set(chosen.ravel().tolist()) == set(cand[k])  # kappa = all candidates here
+        assert np.all(chosen[:, 0] != chosen[:, 1])
+
+
+def test_peer_sampling_draws_distinct_peers_uniformly():
+    K, kappa, n_steps = 8, 3, 8000
+    *_, nodes, peers, _ = _run(np.zeros((K, 1)), np.zeros(K), np.zeros((K, K)), mu=1,
+                               mu_graph=1, lam=1, delta=1e-3, kappa=kappa, n_steps=n_steps)
+    for row, k in zip(peers[:200], nodes[:200]):
+        assert len(set(row.tolist())) == kappa and k not in row
+    freq = np.zeros((K, K))
+    for row, k in zip(peers, nodes):
+        freq[k, row] += 1
+    for k in range(K):
+        others = np.delete(freq[k], k)
+        expected = others.sum() / (K - 1)
+        assert np.all(np.abs(others - expected) < 5 * np.sqrt(expected))
+
+
+def test_graph_messages_closed_form():
+    rng = np.random.RandomState(2)
+    K, kappa, n_steps = 6, 2, 40
+    models = rng.normal(size=(K, 5))
+    payload = np.array([40, 13, 22, 40, 7, 31], dtype=np.int64)
+    out, *_, counter, curve, nodes, peers, _ = _run(
+        models, np.zeros(K), np.zeros((K, K)), mu=1, mu_graph=1, lam=1, delta=1e-3,
+        kappa=kappa, n_steps=n_steps, payload=payload,
+    )
+    # Per peer: request (k's model), answer (l's model + loss + degree), new weight.
+    expected = sum(
+        3 * HEADER + payload[k] + payload[l] + 16 + 8 for k, row in zip(nodes, peers) for l in row
+    )
+    snap = counter.snapshot()
+    assert snap["pair_bytes"].sum() == expected == out[1]
+    assert snap["pair_messages"].sum() == 3 * kappa * n_steps
+    assert len(snap["round_bytes"]) == n_steps
+
+
+def test_graph_budget_and_offline_steps():
+    rng = np.random.RandomState(3)
+    K = 5
+    models = rng.normal(size=(K, 3))
+    out, W, *_ = _run(models, np.zeros(K), np.zeros((K, K)), mu=1, mu_graph=1, lam=1,
+                      delta=1e-3, kappa=2, n_steps=100, budget=500)
+    assert out[0] < 100 and out[1] >= 500
+    out, W, *_ = _run(models, np.zeros(K), np.zeros((K, K)), mu=1, mu_graph=1, lam=1,
+                      delta=1e-3, kappa=2, n_steps=30, offline=np.ones(30, bool))
+    assert out[0] == 30 and out[1] == 0 and not W.any()
+
+
+def test_float32_models_agree_with_float64():
+    rng = np.random.RandomState(4)
+    K = 6
+    models = rng.normal(size=(K, 4))
+    losses = rng.uniform(size=K)
+    args = dict(mu=1, mu_graph=1, lam=0.5, delta=1e-2, kappa=2, n_steps=300)
+    W64 = _run(models, losses, np.zeros((K, K)), **args)[1]
+    W32 = _run(models.astype(np.float32), losses, np.zeros((K, K)), **args)[1]
+    np.testing.assert_allclose(W32, W64, rtol=1e-4, atol=1e-6)

@@ -1,0 +1,394 @@
+"""Dada and Perso-lin: convergence rate, byte counts, graphs, the estimator contract."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from scipy import sparse
+from scipy.special import logsumexp, softmax
+from sklearn.linear_model import LogisticRegression
+
+from skfed import SingleNodeWarning
+from skfed.boosting import (
+    DecentralizedBoostingClassifier,
+    PersonalizedLinearClassifier,
+    fw_message_bytes,
+    make_stumps,
+    stump_predictions,
+)
+from skfed.datasets import make_rotated_moons
+from skfed.network import SimulatedNetwork, index_bits
+
+
+def _clusters(seed=0, K=6, m=15, n_features=2):
+    """Two groups of nodes with opposite tasks."""
+    rng = np.random.RandomState(seed)
+    X = rng.uniform(-1, 1, size=(K * m, n_features))
+    groups = np.repeat(np.arange(K), m)
+    sign = np.where(groups < K // 2, 1, -1)
+    y = np.where(sign * X[:, 0] + 0.3 * rng.normal(size=K * m) > 0, 1, 0)
+    return X, y, groups
+
+
+def _ring(K):
+    W = np.zeros((K, K))
+    for k in range(K):
+        W[k, (k + 1) % K] = W[(k + 1) % K, k] = 1.0
+    return W
+
+
+def _margin_matrices(clf, X, y, groups):
+    H = stump_predictions(X, clf.stump_features_, clf.stump_thresholds_, np.float64)
+    if clf.fit_intercept:
+        H = np.column_stack([H, np.ones(len(X))])
+    s = np.where(y == clf.classes_[1], 1.0, -1.0)
+    return [s[groups == k, None] * H[groups == k] for k in range(len(clf.nodes_))]
+
+
+def _l1_projection(v, radius):
+    if np.abs(v).sum() <= radius:
+        return v
+    u = np.sort(np.abs(v))[::-1]
+    cs = np.cumsum(u)
+    rho = np.nonzero(u * np.arange(1, len(u) + 1) > cs - radius)[0][-1]
+    theta = (cs[rho] - radius) / (rho + 1.0)
+    return np.sign(v) * np.maximum(np.abs(v) - theta, 0)
+
+
+def _eq1(alpha, A, W, c, mu):
+    d = W.sum(axis=1)
+    value = sum(d[k] * c[k] * logsumexp(-A[k] @ alpha[k]) for k in range(len(A)))
+    K = len(A)
+    return value + sum(0.5 * mu * W[k, l] * np.sum((alpha[k] - alpha[l]) ** 2)
+                       for k in range(K) for l in range(k + 1, K))
+
+
+def _fista_minimum(A, W, c, mu, beta, n_iter=20000):
+    """Centralized accelerated projected gradient on eq. 1 (independent reference)."""
+    K, n = len(A), A[0].shape[1]
+    d = W.sum(axis=1)
+    L = max(d[k] * c[k] * np.linalg.norm(A[k], 2) ** 2 for k in range(K)) + 2 * mu * d.max()
+    x = np.zeros((K, n))
+    z = x.copy()
+    t = 1.0
+    for _ in range(n_iter):
+        grad = np.stack([-d[k] * c[k] * A[k].T @ softmax(-A[k] @ z[k]) for k in range(K)])
+        grad += mu * (d[:, None] * z - W @ z)
+        x_new = np.stack([_l1_projection(v, beta) for v in z - grad / L])
+        t_new = (1 + np.sqrt(1 + 4 * t * t)) / 2
+        z = x_new + (t - 1) / t_new * (x_new - x)
+        x, t = x_new, t_new
+    return _eq1(x, A, W, c, mu)
+
+
+# ---------------------------------------------------------------- Theorem 1
+def test_objective_decreases_at_the_rate_of_theorem_1():
+    X, y, groups = _clusters(0, K=6, m=12)
+    rng = np.random.RandomState(0)
+    W = np.triu(rng.uniform(0.2, 1.0, size=(6, 6)), 1)
+    W = W + W.T
+    beta, mu, T, K = 2.0, 0.5, 3000, 6
+    curves = []
+    for seed in range(8):
+        clf = DecentralizedBoostingClassifier(12, beta=beta, mu=mu, graph=W, max_iter=T,
+                                              random_state=seed).fit(X, y, groups=groups)
+        curves.append(clf.objective_curve_)
+    A = _margin_matrices(clf, X, y, groups)
+    c = clf.confidence_
+    alpha = np.column_stack([clf.coef_, clf.intercept_])
+    assert clf.objective_ == pytest.approx(_eq1(alpha, A, W, c, mu), rel=1e-10)
+    f_star = _fista_minimum(A, W, c, mu, beta)
+    gap = np.mean(curves, axis=0) - f_star
+    assert gap.min() > -1e-6  # nobody beats the centralized minimum
+    t = np.arange(1, T + 1)
+    # Theorem 1: E f(alpha_t) - f* <= 2K (C + h0) / (t + 2K), with the
+    # curvature constant of each block bounded by 4 beta^2 d_k (c_k + mu)
+    # (|A_ij| <= 1, l1 diameter 2 beta).
+    d = W.sum(axis=1)
+    curvature = np.sum(4 * beta**2 * d * (c + mu))
+    h0 = _eq1(np.zeros_like(alpha), A, W, c, mu) - f_star
+    assert np.all(gap <= 2 * K * (curvature + h0) / (t + 2 * K))
+    # The rate itself: (t + 2K) * gap(t) stays bounded (a 1/sqrt(t) decrease
+    # would grow it fourfold over this 16-fold range of t).
+    scaled = (t + 2 * K) * gap
+    assert scaled[T // 16 :].max() <= 2.0 * scaled[T // 16]
+    assert gap[-1] < 0.05 * gap[T // 16 - 1]
+
+
+# --------------------------------------------------------------- byte model
+def test_bytes_equal_the_closed_form_on_a_ring():
+    X, y, groups = _clusters(1, K=6)
+    K, T, n_features = 6, 400, X.shape[1]
+    ring = _ring(K)
+    clf = DecentralizedBoostingClassifier(10, graph=ring, max_iter=T, random_state=0)
+    clf.fit(X, y, groups=groups)
+    # Range agreement: complete topology, diameter 1, every node sends its
+    # (min, max) of 2 features (4 float64) to the 5 others.
+    range_bytes = K * (K - 1) * (16 + 2 * n_features * 8)
+    # A Frank-Wolfe message: 4 bits of index (10 stumps + intercept) and one
+    # float64 signed step, to each of the 2 ring neighbours.
+    message = 16 + 8 + (index_bits(11) + 7) // 8
+    assert message == 16 + fw_message_bytes(11)
+    assert clf.n_bytes_sent_ == range_bytes + T * 2 * message
+    assert clf.n_messages_ == K * (K - 1) + 2 * T
+    assert len(clf.bytes_per_round_) == clf.n_iter_ == T == len(clf.objective_curve_)
+    assert clf.bytes_per_round_[0] == range_bytes + 2 * message
+    np.testing.assert_array_equal(clf.bytes_per_round_[1:], 2 * message)
+    # On a ring topology the ranges need diameter = 3 flooding rounds.
+    on_ring = DecentralizedBoostingClassifier(10, graph=ring, max_iter=T, random_state=0,
+                                              network=SimulatedNetwork(topology="ring"))
+    on_ring.fit(X, y, groups=groups)
+    assert on_ring.n_bytes_sent_ == 3 * K * 2 * (16 + 32) + T * 2 * message
+    np.testing.assert_allclose(on_ring.coef_, clf.coef_)
+
+
+def test_communication_budget_stops_the_fit():
+    X, y, groups = _clusters(2, K=6)
+    full = DecentralizedBoostingClassifier(10, mu=1.0, max_iter=600, random_state=0)
+    full.fit(X, y, groups=groups)
+    budget = full.n_bytes_sent_ // 2
+    cut = DecentralizedBoostingClassifier(10, mu=1.0, max_iter=600, random_state=0,
+                                          communication_budget=budget)
+    cut.fit(X, y, groups=groups)
+    assert cut.n_iter_ < 600
+    assert budget <= cut.n_bytes_sent_ <= budget + 20_000
+    assert cut.bytes_per_round_.sum() == cut.n_bytes_sent_
+    assert len(cut.objective_curve_) == cut.n_iter_
+
+
+# ------------------------------------------------------------- single node
+def test_one_node_is_classical_frank_wolfe_boosting():
+    X, y, _ = _clusters(3, K=1, m=60)
+    with pytest.warns(SingleNodeWarning):
+        clf = DecentralizedBoostingClassifier(8, beta=3.0, max_iter=50).fit(X, y)
+    features, thresholds = make_stumps(X.min(axis=0), X.max(axis=0), 8)
+    np.testing.assert_array_equal(clf.stump_features_, features)
+    np.testing.assert_allclose(clf.stump_thresholds_, thresholds)
+    A = np.column_stack([stump_predictions(X, features, thresholds), np.ones(60)])
+    A *= np.where(y == 1, 1.0, -1.0)[:, None]
+    a = np.zeros(9)
+    for t in range(50):
+        grad = -A.T @ softmax(-A @ a)
+        j = np.argmax(np.abs(grad))
+        s = np.zeros(9)
+        s[j] = -3.0 * np.sign(grad[j])
+        a += 2.0 / (t + 2.0) * (s - a)
+    np.testing.assert_allclose(clf.coef_[0], a[:8], rtol=1e-10, atol=1e-12)
+    assert clf.intercept_[0] == pytest.approx(a[8], abs=1e-12)
+    assert clf.n_bytes_sent_ == 0
+
+
+# -------------------------------------------------------------- the paper
+def test_moons_oracle_and_learned_graphs_beat_local_and_global():
+    X, Xt, y, yt, g, gt, oracle, clusters = make_rotated_moons(
+        30, cluster_sizes=[10, 20], n_samples_range=(3, 14), n_features=4, padding_std=0.0,
+        random_state=0,
+    )
+    common = dict(n_estimators=40, beta=10.0, random_state=0)
+    K = 30
+    local = DecentralizedBoostingClassifier(mu=0.0, graph=np.zeros((K, K)), max_iter=300 * K,
+                                            **common).fit(X, y, groups=g)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SingleNodeWarning)
+        glob = DecentralizedBoostingClassifier(max_iter=3000, **common).fit(X, y)
+    orc = DecentralizedBoostingClassifier(mu=10.0, graph=oracle, max_iter=300 * K, **common)
+    orc.fit(X, y, groups=g)
+    learned = DecentralizedBoostingClassifier(mu=1.0, lambda_graph=1.0, max_iter=300 * K,
+                                              **common).fit(X, y, groups=g)
+    acc = {
+        "local": local.score(Xt, yt, groups=gt),
+        "global": glob.score(Xt, yt),
+        "oracle": orc.score(Xt, yt, groups=gt),
+        "learned": learned.score(Xt, yt, groups=gt),
+    }
+    assert acc["oracle"] > max(acc["local"], acc["global"]) + 0.05
+    assert acc["learned"] > max(acc["local"], acc["global"])
+    W = learned.collaboration_graph_.toarray()
+    same = clusters[:, None] == clusters[None, :]
+    assert W[same].sum() > 0.9 * W.sum()
+    assert learned.collaboration_graph_.nnz < (oracle > 0).sum()
+
+
+# ------------------------------------------------------------------ graphs
+def test_fixed_graph_inputs_agree_and_bad_graphs_raise():
+    nx = pytest.importorskip("networkx")
+    X, y, groups = _clusters(4, K=5)
+    labels = np.array(["n0", "n1", "n2", "n3", "n4"])[groups]
+    W = _ring(5) * np.array([1, 2, 3, 4, 5])[:, None]
+    W = (W + W.T) / 2
+    kw = dict(n_estimators=6, max_iter=200, random_state=0)
+    dense = DecentralizedBoostingClassifier(graph=W, **kw).fit(X, y, groups=labels)
+    sp = DecentralizedBoostingClassifier(graph=sparse.csr_matrix(W), **kw).fit(X, y, groups=labels)
+    G = nx.Graph()
+    G.add_nodes_from(["n3", "n0", "n4", "n2", "n1"])
+    for i in range(5):
+        for j in range(i + 1, 5):
+            if W[i, j]:
+                G.add_edge(f"n{i}", f"n{j}", weight=W[i, j])
+    net = DecentralizedBoostingClassifier(graph=G, **kw).fit(X, y, groups=labels)
+    for other in (sp, net):
+        np.testing.assert_array_equal(other.coef_, dense.coef_)
+        np.testing.assert_allclose(other.collaboration_graph_.toarray(), W)
+    with pytest.raises(ValueError, match="graph has shape"):
+        DecentralizedBoostingClassifier(graph=np.ones((4, 4)), **kw).fit(X, y, groups=labels)
+    asym = W.copy()
+    asym[0, 1] += 1
+    with pytest.raises(ValueError, match="graph must be symmetric"):
+        DecentralizedBoostingClassifier(graph=asym, **kw).fit(X, y, groups=labels)
+    with pytest.raises(ValueError, match="network.topology"):
+        DecentralizedBoostingClassifier(
+            graph=np.ones((5, 5)) - np.eye(5), network=SimulatedNetwork(topology="ring"), **kw
+        ).fit(X, y, groups=labels)
+
+
+def test_learned_graph_attributes():
+    X, y, groups = _clusters(5, K=8, m=20)
+    clf = DecentralizedBoostingClassifier(10, beta=5.0, mu=1.0, random_state=0)
+    clf.fit(X, y, groups=groups)
+    W = clf.collaboration_graph_
+    assert isinstance(W, sparse.csr_matrix) and W.shape == (8, 8)
+    dense = W.toarray()
+    np.testing.assert_allclose(dense, dense.T)
+    assert np.all(dense >= 0) and np.all(np.diag(dense) == 0) and np.all(W.data > 0)
+    np.testing.assert_allclose(clf.confidence_, np.ones(8))
+    assert clf._graph_updates == clf.n_iter_ // clf.graph_update_every - (
+        clf.n_iter_ % clf.graph_update_every == 0
+    )
+
+
+# ----------------------------------------------------------- the contract
+def test_multiclass_one_vs_rest_and_single_class_nodes():
+    rng = np.random.RandomState(6)
+    X = rng.uniform(-1, 1, size=(120, 2))
+    groups = np.repeat([0, 1, 2, 3], 30)
+    y = np.digitize(X[:, 0], [-0.33, 0.33])
+    y[groups == 3] = 2  # node 3 only ever saw class 2
+    labels = np.array(["a", "b", "c"])[y]
+    clf = DecentralizedBoostingClassifier(12, beta=5.0, mu=0.5, max_iter=800, random_state=0)
+    clf.fit(X, labels, groups=groups)
+    assert clf.coef_.shape == (4, 3, 12) and clf.intercept_.shape == (4, 3)
+    np.testing.assert_array_equal(clf.classes_, ["a", "b", "c"])
+    scores = clf.decision_function(X, groups=groups)
+    assert scores.shape == (120, 3)
+    assert clf.score(X[groups < 3], labels[groups < 3], groups=groups[groups < 3]) > 0.8
+    assert set(clf.predict(X, groups=groups)) <= {"a", "b", "c"}
+    lin = PersonalizedLinearClassifier(mu=0.5, max_iter=800, random_state=0)
+    lin.fit(X, labels, groups=groups)
+    assert lin.coef_.shape == (4, 3, 2)
+    assert lin.decision_function(X, groups=groups).shape == (120, 3)
+
+
+@pytest.mark.parametrize("Estimator", [DecentralizedBoostingClassifier,
+                                       PersonalizedLinearClassifier])
+def test_dtype_seed_pickle_jobs_and_permutations(Estimator):
+    X, y, groups = _clusters(7, K=6, m=20)
+    kw = dict(mu=1.0, max_iter=600, random_state=3)
+    if Estimator is DecentralizedBoostingClassifier:
+        # Few stumps: no exact ties between coordinates, whose resolution
+        # would depend on the summation order of the samples.
+        kw["n_estimators"] = 8
+    a = Estimator(**kw).fit(X, y, groups=groups)
+    b = Estimator(**kw, n_jobs=2).fit(X, y, groups=groups)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    np.testing.assert_array_equal(a.collaboration_graph_.toarray(),
+                                  b.collaboration_graph_.toarray())
+    c = pickle.loads(pickle.dumps(a))
+    np.testing.assert_array_equal(c.decision_function(X, groups=groups),
+                                  a.decision_function(X, groups=groups))
+    perm = np.random.RandomState(0).permutation(len(y))
+    d = Estimator(**kw).fit(X[perm], y[perm], groups=groups[perm])
+    np.testing.assert_allclose(d.coef_, a.coef_, rtol=1e-10, atol=1e-12)
+    # An order-preserving relabelling of the nodes changes nothing.
+    e = Estimator(**kw).fit(X, y, groups=groups * 10 + 7)
+    np.testing.assert_allclose(e.coef_, a.coef_, rtol=1e-10, atol=1e-12)
+    f32 = Estimator(**kw).fit(X.astype(np.float32), y, groups=groups)
+    assert f32.coef_.dtype == np.float32
+    agree = np.mean(f32.predict(X, groups=groups) == a.predict(X, groups=groups))
+    assert agree > 0.95
+
+
+@pytest.mark.parametrize("Estimator", [DecentralizedBoostingClassifier,
+                                       PersonalizedLinearClassifier])
+def test_unseen_nodes_and_integer_weights(Estimator):
+    X, y, groups = _clusters(8, K=4, m=20)
+    W = _ring(4)
+    clf = Estimator(graph=W, max_iter=400, random_state=0).fit(X, y, groups=groups)
+    mean_model = clf.coef_.mean(axis=0), clf.intercept_.mean(axis=0)
+    scores = clf.decision_function(X[:5], groups=np.full(5, 99))
+    Z = X[:5] if Estimator is PersonalizedLinearClassifier else stump_predictions(
+        X[:5], clf.stump_features_, clf.stump_thresholds_, np.float64)
+    np.testing.assert_allclose(scores, Z @ mean_model[0] + mean_model[1], rtol=1e-10)
+    strict = Estimator(graph=W, max_iter=50, handle_unknown="error").fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="not seen in fit"):
+        strict.predict(X[:2], groups=[99, 99])
+    weights = np.random.RandomState(0).randint(1, 4, size=len(y))
+    weighted = Estimator(graph=W, max_iter=400, random_state=0)
+    weighted.fit(X, y, groups=groups, sample_weight=weights)
+    rep = np.repeat(np.arange(len(y)), weights)
+    repeated = Estimator(graph=W, max_iter=400, random_state=0)
+    repeated.fit(X[rep], y[rep], groups=groups[rep])
+    np.testing.assert_allclose(weighted.coef_, repeated.coef_, rtol=1e-8, atol=1e-10)
+
+
+def test_bad_inputs_raise_clear_errors():
+    X, y, groups = _clusters(9, K=3)
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        DecentralizedBoostingClassifier().fit(X, np.zeros(len(y)), groups=groups)
+    w = np.ones(len(y))
+    w[groups == 1] = 0
+    with pytest.raises(ValueError, match="Node 1 has no sample with positive weight"):
+        PersonalizedLinearClassifier().fit(X, y, groups=groups, sample_weight=w)
+    with pytest.raises(ValueError, match=r"base_predictors\[0\]"):
+        DecentralizedBoostingClassifier(base_predictors=[lambda Z: 3 * Z[:, 0]]).fit(
+            X, y, groups=groups)
+    with pytest.raises(ValueError, match="mu_graph > 0"):
+        DecentralizedBoostingClassifier(mu=0.0).fit(X, y, groups=groups)
+    fitted = DecentralizedBoostingClassifier(max_iter=30).fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="needs the node id"):
+        fitted.predict(X)
+
+
+def test_user_supplied_base_predictors():
+    X, y, groups = _clusters(10, K=4)
+    base = [lambda Z: np.sign(Z[:, 0]), lambda Z: np.tanh(Z[:, 1]),
+            lambda Z: np.clip(Z[:, 0] - Z[:, 1], -1, 1)]
+    clf = DecentralizedBoostingClassifier(base_predictors=base, beta=4.0, mu=0.5,
+                                          max_iter=400, random_state=0)
+    clf.fit(X, y, groups=groups)
+    assert clf.coef_.shape == (4, 3) and clf.stump_features_ is None
+    assert clf.score(X, y, groups=groups) > 0.8
+
+
+# --------------------------------------------------------------- Perso-lin
+def test_perso_lin_on_one_node_is_logistic_regression():
+    rng = np.random.RandomState(11)
+    X = rng.normal(size=(80, 3))
+    y = (X @ [1.0, -2.0, 0.5] + 0.5 * rng.normal(size=80) > 0).astype(int)
+    alpha = 0.05
+    with pytest.warns(SingleNodeWarning):
+        clf = PersonalizedLinearClassifier(alpha=alpha, max_iter=20000).fit(X, y)
+    ref = LogisticRegression(C=1.0 / (alpha * 80), tol=1e-12, max_iter=10000).fit(X, y)
+    np.testing.assert_allclose(clf.coef_[0], ref.coef_[0], rtol=1e-5, atol=1e-6)
+    assert clf.intercept_[0] == pytest.approx(ref.intercept_[0], abs=1e-6)
+
+
+def test_perso_lin_learns_the_groups_and_smooths_over_them():
+    X, y, groups = _clusters(12, K=8, m=8)
+    X_test, y_test, g_test = _clusters(13, K=8, m=200)
+    local = PersonalizedLinearClassifier(mu=0.0, graph=np.zeros((8, 8)), max_iter=2000,
+                                         random_state=0).fit(X, y, groups=groups)
+    learned = PersonalizedLinearClassifier(mu=1.0, max_iter=2000, random_state=0)
+    learned.fit(X, y, groups=groups)
+    W = learned.collaboration_graph_.toarray()
+    same = (np.arange(8) < 4)[:, None] == (np.arange(8) < 4)[None, :]
+    assert W[same].sum() > 0.9 * W.sum()
+    assert learned.score(X_test, y_test, groups=g_test) > local.score(X_test, y_test,
+                                                                       groups=g_test)
+    # A stronger pull along the graph brings connected models together.
+    def spread(mu):
+        clf = PersonalizedLinearClassifier(mu=mu, graph=_ring(8), max_iter=4000,
+                                           random_state=0).fit(X, y, groups=groups)
+        return np.ptp(clf.coef_, axis=0).max() / np.abs(clf.coef_).mean()
+
+    assert spread(10.0) < 0.3 * spread(0.01)

@@ -1,0 +1,166 @@
+"""CollaborationGraphLearner against a centralized bound-constrained solver."""
+
+import pickle
+
+import numpy as np
+import pytest
+from scipy import sparse
+from scipy.optimize import check_grad, minimize
+
+from skfed.graph import (
+    CollaborationGraphLearner,
+    block_lipschitz_bound,
+    graph_gradient,
+    graph_objective,
+    model_message_bytes,
+)
+from skfed.network import SimulatedNetwork, index_bits
+
+
+def _problem(seed=0, K=10, dim=5):
+    rng = np.random.RandomState(seed)
+    models = rng.normal(size=(K, dim))
+    models[: K // 2] += 2.0  # two groups of similar models
+    losses = rng.uniform(0.1, 1.0, size=K)
+    return models, losses
+
+
+def _centralized_minimum(models, losses, **kw):
+    K = models.shape[0]
+    iu = np.triu_indices(K, 1)
+
+    def fun(wv):
+        W = np.zeros((K, K))
+        W[iu] = wv
+        W = W + W.T
+        return graph_objective(W, models, losses, **kw), graph_gradient(W, models, losses, **kw)[iu]
+
+    res = minimize(fun, np.full(len(iu[0]), 0.1), jac=True, method="L-BFGS-B",
+                   bounds=[(0, None)] * len(iu[0]),
+                   options=dict(maxiter=20000, ftol=1e-15, gtol=1e-12))
+    W = np.zeros((K, K))
+    W[iu] = res.x
+    return res.fun, W + W.T
+
+
+@pytest.mark.parametrize("kw", [
+    dict(mu=1.0, mu_graph=1.0, lambda_graph=0.5, delta=1e-3),
+    dict(mu=3.0, mu_graph=0.5, lambda_graph=2.0, delta=1e-2),
+])
+def test_reaches_the_lbfgsb_minimum_of_h(kw):
+    models, losses = _problem()
+    h_star, W_star = _centralized_minimum(models, losses, **kw)
+    learner = CollaborationGraphLearner(kappa=3, max_iter=6000, random_state=0, **kw)
+    learner.fit(models, losses=losses)
+    h = learner.objective(models, losses)
+    assert abs(h - h_star) <= 1e-4 * abs(h_star)
+    assert learner.objective_curve_[-1] == pytest.approx(h, rel=1e-9)
+    # Same support and weights as the centralized solution.
+    W = learner.collaboration_graph_.toarray()
+    np.testing.assert_allclose(W, W_star, atol=2e-3)
+
+
+def test_gradient_matches_finite_differences_and_lipschitz_bound_holds():
+    models, losses = _problem(1, K=6)
+    kw = dict(mu=0.8, mu_graph=1.7, lambda_graph=0.3, delta=0.05)
+    K = 6
+    iu = np.triu_indices(K, 1)
+
+    def to_W(wv):
+        W = np.zeros((K, K))
+        W[iu] = wv
+        return W + W.T
+
+    w0 = np.random.RandomState(0).uniform(0.1, 1.0, size=len(iu[0]))
+    err = check_grad(lambda v: graph_objective(to_W(v), models, losses, **kw),
+                     lambda v: graph_gradient(to_W(v), models, losses, **kw)[iu], w0)
+    assert err < 1e-5
+    # Block Hessian of node 0 on kappa = 3 peers, at a point with all degrees 0.
+    kappa = 3
+    d = np.zeros(K)
+    hess = kw["mu_graph"] * (2 * kw["lambda_graph"] * np.eye(kappa)
+                             + np.ones((kappa, kappa)) / (d[0] + kw["delta"]) ** 2
+                             + np.diag(1 / (d[1:4] + kw["delta"]) ** 2))
+    bound = block_lipschitz_bound(kappa, mu_graph=kw["mu_graph"],
+                                  lambda_graph=kw["lambda_graph"], delta=kw["delta"])
+    assert np.linalg.eigvalsh(hess).max() <= bound * (1 + 1e-12)
+    assert np.linalg.eigvalsh(hess).max() >= 0.5 * bound  # and it is nearly tight there
+
+
+def test_learned_graph_is_symmetric_sparse_and_finds_the_groups():
+    models, losses = _problem(2, K=12)
+    learner = CollaborationGraphLearner(mu=5.0, lambda_graph=0.5, kappa=4, random_state=0)
+    learner.fit(models, losses=losses)
+    W = learner.collaboration_graph_
+    assert sparse.isspmatrix_csr(W) or isinstance(W, sparse.csr_matrix)
+    dense = W.toarray()
+    np.testing.assert_allclose(dense, dense.T)
+    assert np.all(dense >= 0) and np.all(np.diag(dense) == 0)
+    assert np.all(W.data > 0)  # no explicit zeros
+    group = np.arange(12) < 6
+    same = group[:, None] == group[None, :]
+    assert dense[same].sum() > 0.9 * dense.sum()
+    np.testing.assert_allclose(learner.degree_, dense.sum(axis=1))
+    assert learner.n_iter_ == 100 * 12 == len(learner.objective_curve_)
+    assert np.all(np.diff(learner.objective_curve_) <= 1e-9 * np.abs(learner.objective_curve_[:-1]))
+
+
+def test_bytes_equal_the_closed_form():
+    rng = np.random.RandomState(3)
+    K, dim, kappa, n_iter = 7, 12, 3, 50
+    models = rng.normal(size=(K, dim))
+    learner = CollaborationGraphLearner(kappa=kappa, max_iter=n_iter, random_state=1).fit(models)
+    dense = 8 * dim  # 12 float64 (sparse pairs would cost 12 * 8 + ceil(12 * 4 / 8))
+    per_peer = (16 + dense) + (16 + dense + 16) + (16 + 8)
+    assert learner.n_bytes_sent_ == n_iter * kappa * per_peer
+    assert learner.n_messages_ == n_iter * kappa * 3
+    np.testing.assert_array_equal(learner.bytes_per_round_, np.full(n_iter, kappa * per_peer))
+
+
+def test_model_message_bytes_choose_the_cheaper_encoding():
+    models = np.zeros((3, 100))
+    models[0] = 1.0
+    models[1, [3, 50]] = 2.0
+    bits = index_bits(100)
+    out = model_message_bytes(models)
+    assert out.tolist() == [800, 2 * 8 + (2 * bits + 7) // 8, 0]
+    assert model_message_bytes(models.astype(np.float32), np.float32)[0] == 400
+
+
+def test_budget_topology_drops_and_reproducibility():
+    models, losses = _problem(4, K=8)
+    full = CollaborationGraphLearner(kappa=2, max_iter=400, random_state=0).fit(models)
+    budget = full.n_bytes_sent_ // 3
+    cut = CollaborationGraphLearner(kappa=2, max_iter=400, communication_budget=budget,
+                                    random_state=0).fit(models)
+    assert cut.n_iter_ < 400 and budget <= cut.n_bytes_sent_ < budget + 2 * 700
+    again = CollaborationGraphLearner(kappa=2, max_iter=400, random_state=0).fit(models)
+    np.testing.assert_array_equal(again.collaboration_graph_.toarray(),
+                                  full.collaboration_graph_.toarray())
+    ring = SimulatedNetwork(topology="ring")
+    on_ring = CollaborationGraphLearner(kappa=2, network=ring, random_state=0).fit(models)
+    W = on_ring.collaboration_graph_.toarray()
+    allowed = np.abs(np.subtract.outer(np.arange(8), np.arange(8))) % 6
+    allowed = (allowed == 1) | (np.abs(np.subtract.outer(np.arange(8), np.arange(8))) == 7)
+    assert np.all(W[~allowed] == 0)
+    dropped = CollaborationGraphLearner(kappa=2, max_iter=400, random_state=0,
+                                        network=SimulatedNetwork(drop_rate=0.5)).fit(models)
+    assert dropped.n_messages_ < full.n_messages_
+    clone = pickle.loads(pickle.dumps(full))
+    np.testing.assert_array_equal(clone.collaboration_graph_.toarray(),
+                                  full.collaboration_graph_.toarray())
+
+
+def test_warm_start_graph_and_bad_inputs():
+    models, losses = _problem(5, K=6)
+    init = np.ones((6, 6)) - np.eye(6)
+    learner = CollaborationGraphLearner(max_iter=0, random_state=0).fit(models, init_graph=init)
+    np.testing.assert_array_equal(learner.collaboration_graph_.toarray(), init)
+    with pytest.raises(ValueError, match="losses must have one value per node"):
+        CollaborationGraphLearner().fit(models, losses=np.ones(5))
+    with pytest.raises(ValueError, match="init_graph"):
+        CollaborationGraphLearner().fit(models, init_graph=np.ones((5, 5)))
+    with pytest.raises(ValueError, match="mu_graph must be > 0"):
+        CollaborationGraphLearner(mu=0.0).fit(models)
+    with pytest.raises(ValueError):
+        CollaborationGraphLearner().fit(np.c_[models[:, :-1], np.full(6, np.nan)])
