@@ -133,7 +133,7 @@ def _grid(name, values):
 def har_methods(quick):
     rounds = 40 if quick else 100
     mtl = dict(local_epochs=10, max_rounds=rounds, tol=1e-3, random_state=0)
-    lams = [1e-5, 1e-4, 1e-3]
+    lams = [1e-6, 1e-5, 1e-4, 1e-3]
     return [
         Method("global-linearsvc", lambda C: LinearSVC(C=C, max_iter=20000),
                _grid("C", [0.01, 0.1, 1.0]), pooled=True),

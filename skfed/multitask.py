@@ -452,7 +452,8 @@ class _KernelState:
             update_state(self.cache[u], self.slot[u, idx[other]], rows[other],
                          coefs[other], self.S[u])
 
-    def _fill_cache(self, u, new):
+    def _fill_cache(self, u, new, rows):
+        """Kernel rows of the support vectors ``new`` (data ``rows``) on node u."""
         count = new.size
         start = self.n_slots[u]
         if start + count > self.cache[u].shape[0]:
@@ -460,11 +461,7 @@ class _KernelState:
             grown = np.empty((capacity, self.cache[u].shape[1]), dtype=self.dtype)
             grown[:start] = self.cache[u][:start]
             self.cache[u] = grown
-        self.kernel(
-            np.ascontiguousarray(self.X[new]),
-            self.X[self.layout.node_slice(u)],
-            self.cache[u][start : start + count],
-        )
+        self.kernel(rows, self.X[self.layout.node_slice(u)], self.cache[u][start : start + count])
         self.slot[u, new] = np.arange(start, start + count)
         self.n_slots[u] = start + count
 
@@ -485,14 +482,22 @@ class _KernelState:
         keep = np.ones(cand.size, dtype=bool)
         keep[1:] = cand[1:] != cand[:-1]
         cand, cand_src = cand[keep], cand_src[keep]
-        fills = []
-        for u in range(self.m):
-            mask = (cand_src != u) & self.needed[cand_src, u]
-            mask &= self.slot[u, cand] < 0
-            fills.append(cand[mask])
-        _run_parallel(
-            parallel, self._fill_cache, [(u, fills[u]) for u in range(self.m) if fills[u].size]
-        )
+        # The rows are gathered once; a node that needs all of them (the
+        # usual case) gets the gathered block itself.
+        masks = [
+            (cand_src != u) & self.needed[cand_src, u] & (self.slot[u, cand] < 0)
+            for u in range(self.m)
+        ]
+        union = np.any(masks, axis=0) if masks else np.zeros(0, dtype=bool)
+        gathered = np.ascontiguousarray(self.X[cand[union]])
+        jobs = []
+        for u, mask in enumerate(masks):
+            if not mask.any():
+                continue
+            inside = mask[union]
+            block = gathered if inside.all() else np.ascontiguousarray(gathered[inside])
+            jobs.append((u, cand[mask], block))
+        _run_parallel(parallel, self._fill_cache, jobs)
         _run_parallel(
             parallel, self._update_node,
             [(u, src, rows, idx, coefs) for u in range(self.m)],
