@@ -15,6 +15,8 @@ from datetime import date
 
 import skfed
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # gallery_order
+
 project = "skfed"
 author = "skfed developers"
 copyright = f"{date.today().year}, {author}"
@@ -34,6 +36,8 @@ exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "auto_examples/*.ipynb",
                     "auto_examples/*.py", "auto_examples/*.zip"]
 root_doc = "index"
 default_role = "literal"
+# "::" blocks hold formulas and protocols, not Python
+highlight_language = "text"
 
 # -- autodoc / autosummary / numpydoc ----------------------------------------
 autosummary_generate = True
@@ -56,7 +60,7 @@ sphinx_gallery_conf = {
     # only plot_*.py run; the others (e.g. the Flower example) are shown
     "filename_pattern": r"/plot_",
     "ignore_pattern": r"__init__\.py",
-    "within_subsection_order": "FileNameSortKey",
+    "within_subsection_order": "gallery_order.ExampleOrder",
     "doc_module": ("skfed",),
     "backreferences_dir": "generated/backreferences",
     "reference_url": {"skfed": None},
@@ -76,16 +80,15 @@ html_static_path = []
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
-    "secondary_sidebar_items": ["page-toc"],
+    "secondary_sidebar_items": {"**": ["page-toc"], "user_guide/choosing": []},
     "footer_start": ["copyright"],
     "footer_end": [],
 }
-html_sidebars = {"install": [], "choosing": []}
+html_sidebars = {"install": [], "user_guide/choosing": []}
 html_show_sourcelink = False
 
 warnings.filterwarnings("ignore", category=UserWarning,
                         message="Matplotlib is currently using agg")
-sys.path.insert(0, os.path.abspath("."))
 
 
 # scikit-learn's generated metadata-routing methods (set_fit_request, ...)

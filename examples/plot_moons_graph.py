@@ -38,7 +38,7 @@ print(f"{n_nodes} nodes, {X.shape[0]} training samples "
 # %%
 # Three fits
 # ----------
-# 300 model iterations (node wake-ups) per node.  With ``graph=None`` the
+# 300 model iterations (node wake-ups) per node on average.  With ``graph=None`` the
 # graph is learned from purely local models first; ``graph_update_every``
 # equal to ``max_iter`` keeps that graph for the whole model phase.
 max_iter = 300 * n_nodes
