@@ -367,6 +367,30 @@ def test_group_column_gives_the_node_label(task_identity):
     np.testing.assert_array_equal(fitted.predict(Xg), reference.predict(Xg))
 
 
+@needs_flwr
+def test_dataframes_on_the_nodes_give_feature_names(task_identity):
+    pd = pytest.importorskip("pandas")
+    X, y, _, _, groups = make_data(seed=5)
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    estimator = FederatedMultiTaskClassifier(kernel="linear", max_rounds=4, random_state=0)
+    reference = simulated_fit(estimator, frame, y, groups)
+
+    def load(context):
+        rows = groups == context.node_config["node"]
+        return frame[rows], y[rows]
+
+    grid = LoopbackGrid(make_client_app(estimator, load, label_key="node"),
+                        [{"node": int(label)} for label in np.unique(groups)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fitted = fit_on_grid(estimator, grid)
+    np.testing.assert_array_equal(fitted.feature_names_in_, reference.feature_names_in_)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no feature-name warning at predict time
+        np.testing.assert_array_equal(fitted.predict(frame, groups=groups),
+                                      reference.predict(frame, groups=groups))
+
+
 # ------------------------------------------------------- support recovery
 def sparse_clients(n_clients=9, seed=0):
     from skfed.datasets import make_federated_sparse_regression

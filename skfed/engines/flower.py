@@ -430,6 +430,8 @@ class _Driver:
         """
         dst = self.node_ids if dst is None else dst
         down_items = down_items or {}
+        if not contents:
+            return {}, {}, {}
         started = time.monotonic()
         messages, keys = [], list(contents)
         down = {}
