@@ -56,7 +56,7 @@ APP = '''\
 from skfed.engines.flower import make_client_app, make_server_app
 from skfed.multitask import FederatedMultiTaskClassifier
 
-estimator = FederatedMultiTaskClassifier(kernel="linear", lam=1e-3, max_rounds=100,
+estimator = FederatedMultiTaskClassifier(kernel="linear", lam=1e-3, max_rounds=20,
                                          random_state=0)
 server = make_server_app(estimator)
 client = make_client_app(estimator)   # loads node_config["data-path"]
@@ -125,6 +125,10 @@ package.mkdir(parents=True, exist_ok=True)
 #
 # These are the commands of Flower 1.41 (``pip install "skfed[flower]"``),
 # which the test suite runs on loopback; :doc:`/engines` has the details.
+# Flower starts a fresh ClientApp process for every message, so every round
+# pays a Python start-up on every node: with a SuperLink and 3 SuperNodes
+# sharing one busy 2-core machine a round took about 35 s, hence
+# ``max_rounds=20`` here.
 
 # %%
 # 4. The deployed model is the simulated one
@@ -138,7 +142,7 @@ from skfed.multitask import FederatedMultiTaskClassifier
 
 deployed = joblib.load("mocha.joblib")
 simulated = FederatedMultiTaskClassifier(
-    kernel="linear", lam=1e-3, max_rounds=100, random_state=0
+    kernel="linear", lam=1e-3, max_rounds=20, random_state=0
 ).fit(X_train, y_train, groups=g_train)
 
 np.testing.assert_allclose(deployed.coef_, simulated.coef_)
