@@ -38,7 +38,10 @@ def test_quick_end_to_end_table_matches_files(tmp_path, capsys):
     assert code == 0
     captured = capsys.readouterr()
     printed = _printed_rows(captured.out)
-    assert list(printed) == ["global-linear", "local-linear"]  # defaults on har-sitting
+    # The defaults on har-sitting: every registered method for its task.
+    expected = cmp.applicable_methods("binary", "har-sitting")
+    assert list(printed) == expected
+    assert expected[:2] == ["global-linear", "local-linear"]
     # progress went to stderr: which model, which seed
     assert "seed 0: fitting global-linear" in captured.err
     assert "seed 0: fitting local-linear" in captured.err
@@ -171,11 +174,14 @@ def test_list(capsys):
         assert name in out
 
 
-def test_python_dash_m_entry_point():
+def test_python_dash_m_entry_point(tmp_path):
+    # Run outside the repository: `python -m` puts the working directory
+    # first on sys.path, where the unbuilt source tree would shadow the
+    # installed package.
     proc = subprocess.run(
         [sys.executable, "-m", "skfed", "compare", "--quick", "--quiet",
          "--dataset", "school-classification", "--methods", "global-linear"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr
     rows = _printed_rows(proc.stdout)
