@@ -43,6 +43,11 @@ highlight_language = "text"
 autosummary_generate = True
 autodoc_default_options = {"members": True, "inherited-members": False}
 autodoc_typehints = "none"
+# The Flower engine is an optional extra: document it without Flower too.
+try:
+    import flwr  # noqa: F401
+except ImportError:
+    autodoc_mock_imports = ["flwr"]
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_attributes_as_param_list = True

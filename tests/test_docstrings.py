@@ -87,3 +87,26 @@ def test_every_public_object_has_an_example():
             if ">>>" not in (obj.__doc__ or ""):
                 missing.append(name)
     assert not missing, f"estimators without a docstring example: {missing}"
+
+
+def test_api_reference_lists_every_public_callable():
+    """doc/api.rst has every public class and function of every public module."""
+    from pathlib import Path
+
+    api = Path(__file__).resolve().parents[1] / "doc" / "api.rst"
+    if not api.exists():
+        pytest.skip("doc/api.rst is not in this checkout")
+    listed = {line.strip() for line in api.read_text().splitlines()}
+    missing = []
+    for name in MODULES:
+        if any(part.startswith("_") for part in name.split(".")[1:]):
+            continue
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        for attr in getattr(module, "__all__", []):
+            obj = getattr(module, attr)
+            if callable(obj) and attr not in listed:
+                missing.append(f"{name}.{attr}")
+    assert not missing, f"not in doc/api.rst: {missing}"
