@@ -52,12 +52,13 @@ def auto_z(n_features):
     return math.sqrt(2.0 * math.log(max(int(n_features), 2)))
 
 
-def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
-    """Run the client pass of every node (in threads over node chunks).
+def _client_chunk(X, y, sample_weight, offsets, lam, z, auto, center):
+    """Client pass of a run of consecutive nodes; returns their rows.
 
-    Returns ``(sigma, alpha, threshold, coef, packed)`` with one row per
-    node; every node's row depends on its own data only, so the result does
-    not depend on ``n_jobs``.
+    ``X``, ``y`` and ``sample_weight`` hold only these nodes' rows and
+    ``offsets`` starts at 0, so a chunk ships only its own data to a joblib
+    worker (thread, process or Dask worker) and its result comes back as
+    return values, never through shared memory.
     """
     n_nodes = len(offsets) - 1
     d = X.shape[1]
@@ -66,34 +67,47 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
     threshold = np.zeros((n_nodes, d))
     coef = np.zeros((n_nodes, d))
     packed = np.zeros((n_nodes, (d + 7) // 8), dtype=np.uint8)
+    nodes = np.arange(n_nodes, dtype=np.intp)
     if sparse.issparse(X):
-        data = X.data
-        indices = X.indices.astype(np.intp, copy=False)
-        indptr = X.indptr.astype(np.intp, copy=False)
-
-        def run(nodes):
-            client_pass_csr(
-                data, indices, indptr, d, y, sample_weight, offsets, nodes, lam, z,
-                auto, center, sigma, alpha, threshold, coef, packed, np.zeros((2, d)),
-            )
-
+        client_pass_csr(
+            X.data, X.indices.astype(np.intp, copy=False),
+            X.indptr.astype(np.intp, copy=False), d, y, sample_weight, offsets, nodes,
+            lam, z, auto, center, sigma, alpha, threshold, coef, packed, np.zeros((2, d)),
+        )
     else:
-
-        def run(nodes):
-            client_pass_dense(
-                X, y, sample_weight, offsets, nodes, lam, z, auto, center,
-                sigma, alpha, threshold, coef, packed, np.zeros((2, d)),
-            )
-
-    all_nodes = np.arange(n_nodes, dtype=np.intp)
-    n_chunks = min(n_nodes, effective_n_jobs(n_jobs))
-    if n_chunks <= 1:
-        run(all_nodes)
-    else:
-        Parallel(n_jobs=n_chunks, prefer="threads")(
-            delayed(run)(chunk) for chunk in np.array_split(all_nodes, n_chunks)
+        client_pass_dense(
+            X, y, sample_weight, offsets, nodes, lam, z, auto, center,
+            sigma, alpha, threshold, coef, packed, np.zeros((2, d)),
         )
     return sigma, alpha, threshold, coef, packed
+
+
+def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
+    """Run the client pass of every node (joblib over chunks of nodes).
+
+    Returns ``(sigma, alpha, threshold, coef, packed)`` with one row per
+    node; every node's row depends on its own data only, so the result does
+    not depend on ``n_jobs`` or on the joblib backend.
+    """
+    n_nodes = len(offsets) - 1
+    n_chunks = min(n_nodes, effective_n_jobs(n_jobs))
+    bounds = [chunk[[0, -1]] for chunk in np.array_split(np.arange(n_nodes), max(n_chunks, 1))]
+
+    def chunk_args(first, last):
+        lo, hi = offsets[first], offsets[last + 1]
+        return (
+            X[lo:hi], y[lo:hi], sample_weight[lo:hi],
+            np.ascontiguousarray(offsets[first : last + 2] - lo),
+            np.ascontiguousarray(lam[first : last + 1]), z, auto, center,
+        )
+
+    if n_chunks <= 1:
+        parts = [_client_chunk(*chunk_args(0, n_nodes - 1))]
+    else:
+        parts = Parallel(n_jobs=n_chunks, prefer="threads")(
+            delayed(_client_chunk)(*chunk_args(first, last)) for first, last in bounds
+        )
+    return tuple(np.concatenate(arrays) for arrays in zip(*parts))
 
 
 def _unpack(packed, n_features):

@@ -99,8 +99,6 @@ KNOWN_FAILURES = {
         "in-process workers, so the in-place cache and S updates are lost ("
         "'slot or row index out of range'); needs Parallel(require='sharedmem')"
     ),
-    ("support-recovery", "processes"): "support _client_pass: " + _PURE,
-    ("sparse-linear", "processes"): "support _client_pass: " + _PURE,
 }
 
 
