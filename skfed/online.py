@@ -586,7 +586,8 @@ _COMMON_ATTRIBUTES_DOC = """
     gamma_ : ndarray of shape (n_nodes,)
         Kernel coefficient of every node.
     dictionaries_ : list of ndarray of shape (model_order_[i], n_features)
-        Dictionary (kernel centres) of every node, oldest first.
+        Dictionary (kernel centres) of every node (KOMP fills a freed slot
+        with the last element, so the order is not arrival order).
     dual_coef_ : list of ndarray of shape (model_order_[i], n_outputs)
         Weights of every node's dictionary: ``f_i(x) = sum_m
         dual_coef_[i][m] k_i(dictionaries_[i][m], x)``.

@@ -33,11 +33,15 @@ so every candidate is priced in O(1); the cheapest is removed while the
 total stays within ``epsilon^2`` (or while the dictionary is larger than
 ``max_size``), ``beta <- beta - Q[:, j] beta_j / Q_jj`` re-projects the
 weights and ``Q <- Q - Q[:, j] Q[j, :] / Q_jj`` downdates the inverse
-(rank one).  A new point is added by the bordered-inverse rank-one update
+(rank one); the last element then moves into slot j (so dictionaries are
+not kept in arrival order).  A new point is added by the bordered-inverse rank-one update
 with Schur complement ``s = k(x, x) - k^T Q k``; the pricing of the bordered
 dictionary is computed before the border is formed, and when the new point
 itself is the cheapest removal it is folded into the old dictionary
-(``beta += Q k a^T``, cost ``s ||a||^2``) without ever forming the border.
+(``beta += Q k a^T``, cost ``s ||a||^2``) without ever forming the border;
+when it is an old element ``j`` (the steady state of a bounded dictionary:
+one point in, one out), border and removal are fused into one rank-2 pass
+over ``Q`` and the new point takes slot ``j``.
 A point with ``s <= 1e-12 k(x, x)`` lies numerically in the span of the
 dictionary and is always folded.  There is no refactorization per step;
 ``refactor_every`` (0 = never) recomputes ``Q`` from the kernel matrix by
@@ -250,10 +254,9 @@ cdef void _remove_element(intp_t j, intp_t m, floating* D, intp_t n_features,
                           double* q, double* bj) noexcept nogil:
     """Remove element j of an m-element dictionary; re-project W, downdate Q.
 
-    ``W`` holds the projection weights ``beta`` on entry.  Order of the
-    remaining elements is kept.
+    ``W`` holds the projection weights ``beta`` on entry.  The last element
+    moves into slot j (O(M) moves instead of shifting the matrix).
     """
-    cdef intp_t a, r
     cdef int mi = <int>m, n_out = <int>n_outputs, inc = 1, ld = <int>ld_q
     cdef double qjj = Q[j * ld_q + j]
     cdef double neg_inv = -1.0 / qjj
@@ -261,19 +264,69 @@ cdef void _remove_element(intp_t j, intp_t m, floating* D, intp_t n_features,
     memcpy(bj, W + j * n_outputs, n_outputs * sizeof(double))
     # beta <- beta - Q[:, j] beta_j^T / Q_jj
     dger(&n_out, &mi, &neg_inv, bj, &inc, q, &inc, W, &n_out)
-    # Q <- Q - Q[:, j] Q[j, :] / Q_jj  (symmetric: the same products both sides)
+    # Q <- Q - Q[:, j] Q[j, :] / Q_jj
     dger(&mi, &mi, &neg_inv, q, &inc, q, &inc, Q, &ld)
-    # Compact: drop row j and column j, keep the order of the rest.
-    for a in range(j, m - 1):
-        memcpy(Q + a * ld_q, Q + (a + 1) * ld_q, m * sizeof(double))
-    if j < m - 1:
-        for a in range(m - 1):
-            memmove(Q + a * ld_q + j, Q + a * ld_q + j + 1,
-                    (m - 1 - j) * sizeof(double))
-        memmove(D + j * n_features, D + (j + 1) * n_features,
-                (m - 1 - j) * n_features * sizeof(floating))
-        memmove(W + j * n_outputs, W + (j + 1) * n_outputs,
-                (m - 1 - j) * n_outputs * sizeof(double))
+    _move_last_into(j, m, D, n_features, W, n_outputs, Q, ld_q)
+
+
+cdef void _move_last_into(intp_t j, intp_t m, floating* D, intp_t n_features,
+                          double* W, intp_t n_outputs, double* Q,
+                          intp_t ld_q) noexcept nogil:
+    """Drop element j of m by moving element m - 1 into its slot."""
+    cdef intp_t a, last = m - 1
+    if j == last:
+        return
+    for a in range(last):
+        Q[a * ld_q + j] = Q[a * ld_q + last]
+    memcpy(Q + j * ld_q, Q + last * ld_q, last * sizeof(double))
+    Q[j * ld_q + j] = Q[last * ld_q + last]
+    memcpy(D + j * n_features, D + last * n_features, n_features * sizeof(floating))
+    memcpy(W + j * n_outputs, W + last * n_outputs, n_outputs * sizeof(double))
+
+
+cdef void _add_and_remove(intp_t j, intp_t M, const floating* x, floating* D,
+                          intp_t n_features, double* W, intp_t n_outputs,
+                          const double* a, double* Q, intp_t ld_q,
+                          const double* u, double s, double* q,
+                          double* bj) noexcept nogil:
+    """Add x (weight a) and remove old element j in one pass over Q.
+
+    With the bordered inverse ``Qf = [[Q + u u^T / s, -u / s], [-u^T / s,
+    1 / s]]`` and ``qf = Qf[:, j]``, the result is ``Qf - qf qf^T / qf_j``
+    without row and column j: a rank-2 update of the old block, and x takes
+    slot j.  Weights: ``beta = w - qf w_j / qf_j``.
+    """
+    cdef intp_t a_, b, r
+    cdef double inv_s = 1.0 / s, uj = u[j], qjj, qM, coef_u, coef_q
+    cdef double* row
+    # q = Qf[:M, j], qM = Qf[M, j]
+    for a_ in range(M):
+        q[a_] = Q[a_ * ld_q + j] + u[a_] * uj * inv_s
+    qM = -uj * inv_s
+    qjj = q[j]
+    for r in range(n_outputs):
+        bj[r] = W[j * n_outputs + r]
+    # Weights of the old elements, then of x (into slot j).
+    for a_ in range(M):
+        coef_q = q[a_] / qjj
+        for r in range(n_outputs):
+            W[a_ * n_outputs + r] -= coef_q * bj[r]
+    for r in range(n_outputs):
+        W[j * n_outputs + r] = a[r] - qM / qjj * bj[r]
+    # Rank-2 update of the old block, one pass.
+    for a_ in range(M):
+        row = Q + a_ * ld_q
+        coef_u = u[a_] * inv_s
+        coef_q = q[a_] / qjj
+        for b in range(M):
+            row[b] += coef_u * u[b] - coef_q * q[b]
+    # Row and column j now belong to x.
+    for a_ in range(M):
+        Q[a_ * ld_q + j] = -u[a_] * inv_s - q[a_] * qM / qjj
+    for b in range(M):
+        Q[j * ld_q + b] = Q[b * ld_q + j]
+    Q[j * ld_q + j] = inv_s - qM * qM / qjj
+    memcpy(D + j * n_features, x, n_features * sizeof(floating))
 
 
 cdef int _refactor(const KernelParams* kp, const floating* D, intp_t m,
@@ -317,7 +370,7 @@ cdef intp_t _step_node(
     cdef double one = 1.0, zero = 0.0, kxx, s, qjj, cost, best_cost
     cdef double a_sq = 0.0, cost_new, err2 = 0.0, w_sq, inv_s
     cdef char trans = b'N'
-    cdef bint forced, fold = False
+    cdef bint forced, fold = False, fused = False
 
     if scale != 1.0 and total > 0:
         dscal(&total, &scale, W, &inc)
@@ -345,6 +398,7 @@ cdef intp_t _step_node(
         # (Q_full)_jj = Q_jj + u_j^2 / s; the new element is the cheapest
         # removal when its cost beats every old one (ties go to old ones).
         best_cost = -1.0
+        best = -1
         for j in range(M):
             qjj = Q[j * ld_q + j] + u[j] * u[j] / s
             w_sq = 0.0
@@ -353,11 +407,21 @@ cdef intp_t _step_node(
             cost = w_sq / qjj
             if best_cost < 0.0 or cost < best_cost:
                 best_cost = cost
+                best = j
         forced = max_size > 0 and M + 1 > max_size
         if (best_cost < 0.0 or cost_new < best_cost) and (forced or cost_new <= eps2):
             fold = True
+        elif best >= 0 and (forced or best_cost <= eps2):
+            # The cheapest removal is an old element: add x and remove it in
+            # one pass over Q (x takes its slot).
+            _add_and_remove(best, M, x, D, n_features, W, n_outputs, a, Q, ld_q,
+                            u, s, q, bj)
+            err2 = best_cost
+            fused = True
 
-    if fold:
+    if fused:
+        m = M
+    elif fold:
         # Remove the new element at once: beta_old += (Q k) a^T.
         if M > 0:
             dger(&n_out, &n, &one, <double*>a, &inc, u, &inc, W, &n_out)
