@@ -9,6 +9,8 @@ __version__ = "0.1.0.dev0"
 
 from ._base import SingleNodeWarning
 from .baselines import LocalEstimator
+from .boosting import DecentralizedBoostingClassifier, PersonalizedLinearClassifier
+from .graph import CollaborationGraphLearner
 from .multitask import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
 from .network import CommunicationLog, SimulatedNetwork
 from .online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
@@ -26,4 +28,7 @@ __all__ = [
     "FederatedSparseLinearRegression",
     "DecentralizedKernelSGDClassifier",
     "DecentralizedKernelSGDRegressor",
+    "DecentralizedBoostingClassifier",
+    "PersonalizedLinearClassifier",
+    "CollaborationGraphLearner",
 ]

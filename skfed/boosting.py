@@ -281,7 +281,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
                     model_dtype=state.dtype, budget=budget, spent=spent,
                 )
                 self._graph_updates += 1
-                state.set_graph(runner.graph_csr())
+                state.set_graph(runner.graph_csr(), runner.linear_change)
                 stopped = budget >= 0 and spent >= budget
         self.n_iter_ = int(n_iter)
         self.n_updates_ = int(t)
@@ -297,7 +297,42 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
 
 
 # ------------------------------------------------------------- Dada state
-class _BoostingState:
+class _StateMixin:
+    """Graph bookkeeping shared by the Dada and Perso-lin states."""
+
+    current = None  # running value of eq. 1, kept exact by the kernels
+
+    def graph_models(self):
+        return self.public.reshape(self.K, -1)
+
+    def graph_losses(self):
+        return self.confidence * self.losses.sum(axis=1)
+
+    def set_graph(self, W, linear_change=None):
+        """Use graph W; ``linear_change`` (from the graph steps) updates eq. 1 exactly."""
+        W = sparse.csr_matrix(W, dtype=np.float64)
+        W.eliminate_zeros()
+        W.sort_indices()
+        old_degree = getattr(self, "degree", None)
+        self.graph = W
+        self.indptr, self.indices, self.weights = _csr_arrays(W)
+        self.degree = np.asarray(W.sum(axis=1)).ravel()
+        if linear_change is None or self.current is None or self.rogue.any():
+            self.current = None
+        else:
+            # A node of degree 0 weighs its loss by 1 instead of 0.
+            isolated = (self.degree == 0).astype(float) - (old_degree == 0).astype(float)
+            self.current += linear_change + float(
+                (isolated * self.confidence) @ self.losses.sum(axis=1)
+            )
+
+    def running_objective(self):
+        if self.current is None:
+            self.current = self.objective()
+        return self.current
+
+
+class _BoostingState(_StateMixin):
     """Arrays of one Dada fit, node-ordered (see ``_boosting_fast``)."""
 
     def __init__(self, H, Y, sw, offsets, confidence, beta, mu, dtype, rogue, rogue_mode):
@@ -329,43 +364,40 @@ class _BoostingState:
         _run_chunks(run, chunks)
         self.public[...] = self.alpha
 
-    def graph_models(self):
-        return self.public.reshape(self.K, -1)
-
-    def graph_losses(self):
-        return self.confidence * self.losses.sum(axis=1)
-
-    def set_graph(self, W):
-        W = sparse.csr_matrix(W, dtype=np.float64)
-        W.eliminate_zeros()
-        W.sort_indices()
-        self.graph = W
-        self.indptr, self.indices, self.weights = _csr_arrays(W)
-        self.degree = np.asarray(W.sum(axis=1)).ravel()
 
     def objective(self):
         """Eq. 1 recomputed from scratch (nodes of degree 0 weigh their loss by 1)."""
-        weight = np.where(self.degree > 0, self.degree, 1.0) * self.confidence
-        value = float(weight @ self.losses.sum(axis=1))
-        if self.graph.nnz and self.mu:
-            upper = sparse.triu(self.graph, k=1).tocoo()
-            A = self.alpha.reshape(self.K, -1).astype(np.float64)
-            diff = A[upper.row] - A[upper.col]
-            value += 0.5 * self.mu * float(upper.data @ np.einsum("ij,ij->i", diff, diff))
-        return value
+        return _graph_objective_value(self.alpha, self.losses, self.graph, self.degree,
+                                      self.confidence, self.mu)
 
     def async_steps(self, t, n_steps, clock, node_state, offline, simulation, budget, spent):
         curve = np.zeros(n_steps)
         empty_i = np.zeros(0, dtype=np.intp)
-        n_done, n_updates, spent, _ = fw_async(
+        n_done, n_updates, spent, self.current = fw_async(
             self.H, self.Y, self.sw, self.offsets, self.alpha, self.public, self.margins,
             self.losses, self.indptr, self.indices, self.weights, self.degree,
             self.confidence, self.beta, self.mu, int(t), int(n_steps), clock, node_state,
             offline, self.rogue, self.rogue_mode, simulation.counter,
             fw_message_bytes(self.n_base, self.P), int(budget), int(spent),
-            self.objective(), curve, empty_i, empty_i, np.zeros(0),
+            self.running_objective(), curve, empty_i, empty_i, np.zeros(0),
         )
         return n_done, n_updates, spent, curve[:n_done]
+
+
+def _graph_objective_value(models, losses, graph, degree, confidence, mu):
+    """``sum_k d'_k c_k L_k + (mu / 2) sum_{k<l} w_kl ||m_k - m_l||^2`` (d' = d or 1 if d = 0).
+
+    The smoothness term is ``sum_k d_k ||m_k||^2 - sum_{k,l} w_kl m_k.m_l``.
+    """
+    K = models.shape[0]
+    weight = np.where(degree > 0, degree, 1.0) * confidence
+    value = float(weight @ losses.sum(axis=1))
+    if graph.nnz and mu:
+        A = models.reshape(K, -1).astype(np.float64)
+        value += 0.5 * mu * float(
+            degree @ np.einsum("ij,ij->i", A, A) - np.sum(A * (graph @ A))
+        )
+    return value
 
 
 def _node_chunks(n_nodes, n_jobs):
@@ -790,7 +822,7 @@ def _personalized_scores(Z, codes, coef):
 
 
 # ------------------------------------------------------------- Perso-lin
-class _LinearState:
+class _LinearState(_StateMixin):
     """Arrays of one Perso-lin fit, node-ordered (see ``_boosting_fast``)."""
 
     def __init__(self, X, Y, sw, offsets, mass, confidence, loss, l2, n_penalized, mu,
@@ -836,31 +868,21 @@ class _LinearState:
         _run_chunks(run, chunks)
         self.public[...] = self.theta
 
-    graph_models = _BoostingState.graph_models
-    graph_losses = _BoostingState.graph_losses
-    set_graph = _BoostingState.set_graph
-
     def objective(self):
-        weight = np.where(self.degree > 0, self.degree, 1.0) * self.confidence
-        value = float(weight @ self.losses.sum(axis=1))
-        if self.graph.nnz and self.mu:
-            upper = sparse.triu(self.graph, k=1).tocoo()
-            A = self.theta.reshape(self.K, -1).astype(np.float64)
-            diff = A[upper.row] - A[upper.col]
-            value += 0.5 * self.mu * float(upper.data @ np.einsum("ij,ij->i", diff, diff))
-        return value
+        return _graph_objective_value(self.theta, self.losses, self.graph, self.degree,
+                                      self.confidence, self.mu)
 
     def async_steps(self, t, n_steps, clock, node_state, offline, simulation, budget, spent):
         curve = np.zeros(n_steps)
         payload = payload_bytes(
             **{("n_float32" if self.dtype == np.float32 else "n_float64"): self.P * self.n_features}
         )
-        n_done, n_updates, spent, _ = lin_async(
+        n_done, n_updates, spent, self.current = lin_async(
             self.X, self.Y, self.sw, self.offsets, self.theta, self.public, self.losses,
             self.loss, self.inv_mass, self.lipschitz, self.l2, self.n_penalized,
             self.indptr, self.indices, self.weights, self.degree, self.confidence, self.mu,
             int(n_steps), clock, node_state, offline, self.rogue, self.rogue_mode,
-            simulation.counter, payload, int(budget), int(spent), self.objective(), curve,
+            simulation.counter, payload, int(budget), int(spent), self.running_objective(), curve,
             np.zeros(0, dtype=np.intp),
         )
         return n_done, n_updates, spent, curve[:n_done]

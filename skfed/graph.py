@@ -226,7 +226,7 @@ class _GraphRunner:
         trace_node = np.zeros(n_steps if trace else 0, dtype=np.intp)
         trace_peers = np.zeros(n_steps * self.kappa if trace else 0, dtype=np.intp)
         trace_lip = np.zeros(n_steps if trace else 0)
-        n_done, spent, _ = graph_steps(
+        n_done, spent, _, linear_change = graph_steps(
             models, losses, self.W, self.degree, self.cand_indptr, self.cand_indices,
             self.mu, self.mu_graph, self.lambda_graph, self.delta, self.kappa, n_steps,
             self.clock, self.node_state, offline,
@@ -236,6 +236,7 @@ class _GraphRunner:
         )
         # Degrees are updated incrementally; recompute them exactly.
         self.degree[:] = self.W.sum(axis=1)
+        self.linear_change = linear_change
         traced = None
         if trace:
             traced = (

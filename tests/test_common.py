@@ -17,6 +17,8 @@ from skfed import LocalEstimator, SingleNodeWarning
 from skfed.support import FederatedSparseLinearRegression, FederatedSupportRecovery
 from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
 from skfed.multitask import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
+from skfed.boosting import DecentralizedBoostingClassifier, PersonalizedLinearClassifier
+from skfed.graph import CollaborationGraphLearner
 
 # Reasons shared by every estimator checked with group_column=0.
 GROUP_COLUMN_XFAIL = {
@@ -106,6 +108,24 @@ ESTIMATORS += [
     (
         _group_column_variant(FederatedMultiTaskRegressor(omega="independent")),
         {**GROUP_COLUMN_XFAIL, **_MULTITASK_XFAIL},
+    ),
+]
+
+# Dada and Perso-lin (issue 5).  With group_column=0 almost every sample is a
+# node of its own (~300 nodes): fewer iterations keep the checks fast.
+ESTIMATORS += [
+    (DecentralizedBoostingClassifier(), {}),
+    (PersonalizedLinearClassifier(), {}),
+    (CollaborationGraphLearner(max_iter=200), {}),
+    (
+        _group_column_variant(
+            DecentralizedBoostingClassifier(max_iter=3000, graph_init_iter=1000)
+        ),
+        GROUP_COLUMN_XFAIL,
+    ),
+    (
+        _group_column_variant(PersonalizedLinearClassifier(max_iter=3000, graph_init_iter=1000)),
+        GROUP_COLUMN_XFAIL,
     ),
 ]
 

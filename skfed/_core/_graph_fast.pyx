@@ -111,12 +111,15 @@ def graph_steps(
 
     Returns
     -------
-    (n_done, spent, objective)
+    (n_done, spent, objective, linear_change)
+        ``linear_change`` is the total change of the part of h that is
+        linear in w, ``sum_k d_k l_k + (mu / 2) sum_{k<l} w_kl z_kl``: the
+        change of the models' objective (eq. 1) caused by the new graph.
     """
     cdef intp_t K = W.shape[0], n_model = models.shape[1]
     cdef intp_t it, k, r, q, l, j, n_peers, n_done = 0
     cdef double dk, dk_new, z, diff, lip, lip_max, inv, phi_old, phi_new, quad, step_sq
-    cdef double gdot, max_inv
+    cdef double gdot, max_inv, linear_change = 0.0
     cdef bint has_offline = offline.shape[0] > 0
     cdef bint has_trace = trace_node.shape[0] > 0
     cdef bint has_obj = objective_out.shape[0] > 0
@@ -207,6 +210,7 @@ def graph_steps(
                     lip = lip_max
             for r in range(n_peers):
                 l = peers[r]
+                linear_change += a[r] * (v[r] - w[r])
                 W[k, l] = v[r]
                 W[l, k] = v[r]
                 degree[l] = dl_new[r]
@@ -222,4 +226,4 @@ def graph_steps(
                 objective_out[it] = objective
             if end_rounds:
                 counter.end_round()
-    return n_done, spent, objective
+    return n_done, spent, objective, linear_change
