@@ -23,6 +23,7 @@
 
 from libc.math cimport exp, log, log1p, fabs, INFINITY
 from cython cimport floating
+from scipy.linalg.cython_blas cimport dgemv
 
 import numpy as np
 
@@ -163,7 +164,7 @@ cdef void _fw_node(
     double[:, ::1] margins,
     double loss_weight, double mu, double dk, const double* S,
     double beta, double gamma,
-    double* grad,
+    double* grad, double* coef_buf,
     intp_t* j_out, double* s_out, double* loss_out,
 ) noexcept nogil:
     """One Frank-Wolfe step of node k on problem p (eqs. 3-4).
@@ -171,11 +172,13 @@ cdef void _fw_node(
     ``loss_weight`` is ``d_k c_k``; ``S`` the neighbour sum
     ``sum_l w_kl alpha_l`` (ignored when ``mu == 0``).  Updates
     ``alpha[k, p]`` and the node's margins, returns the chosen coordinate,
-    the vertex value ``s_j = +-beta`` and the new loss.
+    the vertex value ``s_j = +-beta`` (the smallest j among coordinates
+    whose |g_j| is within a relative 1e-12 of the largest) and the new loss.  ``coef_buf`` holds
+    at least ``end - start`` doubles (scratch for the BLAS gradient).
     """
-    cdef intp_t n = H.shape[1]
+    cdef int n = <int>H.shape[1], m = <int>(end - start), inc = 1
     cdef intp_t i, j, best = 0
-    cdef double amax, z, coef, gmax = -1.0, s, h, one_minus = 1.0 - gamma
+    cdef double amax, z, coef, gmax = -1.0, s, h, one_minus = 1.0 - gamma, one = 1.0
     _node_lse(margins, sw, p, start, end, &amax, &z)
     for j in range(n):
         if mu != 0.0:
@@ -183,15 +186,33 @@ cdef void _fw_node(
         else:
             grad[j] = 0.0
     if z > 0:
-        for i in range(start, end):
-            if sw[i] > 0:
-                coef = -loss_weight * sw[i] * exp(-margins[p, i] - amax) / z * Y[p, i]
-                for j in range(n):
-                    grad[j] += coef * H[i, j]
+        # grad += A_k^T eta: the O(m_k n) part of the step.
+        if floating is double:
+            for i in range(start, end):
+                coef_buf[i - start] = 0.0
+                if sw[i] > 0:
+                    coef_buf[i - start] = (-loss_weight * sw[i] * exp(-margins[p, i] - amax)
+                                           / z * Y[p, i])
+            if m > 0 and n > 0:
+                # H rows [start, end) are an n x m column-major matrix.
+                dgemv(b"N", &n, &m, &one, <double*>&H[start, 0], &n, coef_buf, &inc, &one,
+                      grad, &inc)
+        else:
+            for i in range(start, end):
+                if sw[i] > 0:
+                    coef = -loss_weight * sw[i] * exp(-margins[p, i] - amax) / z * Y[p, i]
+                    for j in range(n):
+                        grad[j] += coef * H[i, j]
     for j in range(n):
         if fabs(grad[j]) > gmax:
             gmax = fabs(grad[j])
+    # Ties (duplicate or opposite base predictors on this node's samples) go
+    # to the smallest index, whatever the rounding of the summation order.
+    gmax *= 1.0 - 1e-12
+    for j in range(n):
+        if fabs(grad[j]) >= gmax:
             best = j
+            break
     s = -beta if grad[best] > 0 else beta
     for j in range(n):
         alpha[k, p, j] = <floating>(one_minus * alpha[k, p, j])
@@ -217,6 +238,14 @@ cdef inline void _fw_public(
 
 
 # --------------------------------------------------------------- Frank-Wolfe
+def _max_node_size(const intp_t[::1] offsets):
+    cdef intp_t k, size = 0
+    for k in range(offsets.shape[0] - 1):
+        if offsets[k + 1] - offsets[k] > size:
+            size = offsets[k + 1] - offsets[k]
+    return size
+
+
 def lse_losses(
     const double[:, ::1] margins,      # IN (P, n_samples)
     const floating[::1] sw,            # IN (n_samples,)
@@ -255,7 +284,9 @@ def fw_local(
     cdef intp_t n = H.shape[1], P = Y.shape[0], k, p, tau, j
     cdef double s, loss
     grad_arr = np.zeros(max(n, 1), dtype=np.float64)
+    coef_arr = np.zeros(max(_max_node_size(offsets), 1), dtype=np.float64)
     cdef double[::1] grad = grad_arr
+    cdef double[::1] coef = coef_arr
     cdef double dummy = 0.0
     with nogil:
         for k in range(node_start, node_end):
@@ -263,7 +294,7 @@ def fw_local(
                 for p in range(P):
                     _fw_node(H, Y, sw, offsets[k], offsets[k + 1], p, k, alpha, margins,
                              1.0, 0.0, 0.0, &dummy, beta, 2.0 / (tau + 2.0),
-                             &grad[0], &j, &s, &loss)
+                             &grad[0], &coef[0], &j, &s, &loss)
                     losses[k, p] = loss
     return None
 
@@ -330,9 +361,11 @@ def fw_async(
     S_arr = np.zeros(max(n, 1), dtype=np.float64)
     St_arr = np.zeros(max(n, 1), dtype=np.float64)
     grad_arr = np.zeros(max(n, 1), dtype=np.float64)
+    coef_arr = np.zeros(max(_max_node_size(offsets), 1), dtype=np.float64)
     cdef double[::1] S = S_arr
     cdef double[::1] S_true = St_arr
     cdef double[::1] grad = grad_arr
+    cdef double[::1] coef = coef_arr
     cdef double* S_obj
     with nogil:
         for it in range(n_steps):
@@ -360,7 +393,8 @@ def fw_async(
                     S_obj = &S[0]
                 sq_old = _reg_terms(alpha, k, p, S_obj, n, &dot_old)
                 _fw_node(H, Y, sw, offsets[k], offsets[k + 1], p, k, alpha, margins,
-                         lw, mu, dk, &S[0], beta, gamma, &grad[0], &j, &s, &new_loss)
+                         lw, mu, dk, &S[0], beta, gamma, &grad[0], &coef[0], &j, &s,
+                         &new_loss)
                 sq_new = _reg_terms(alpha, k, p, S_obj, n, &dot_new)
                 objective += lw * (new_loss - losses[k, p])
                 objective += 0.5 * mu * (dk * (sq_new - sq_old) - 2.0 * (dot_new - dot_old))

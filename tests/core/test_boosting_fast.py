@@ -28,6 +28,13 @@ from skfed.network import index_bits, payload_bytes
 HEADER = 16
 
 
+def _vertex(grad):
+    """Coordinate of the Frank-Wolfe vertex: largest |g_j|, ties (within a
+    relative 1e-12) to the smallest index."""
+    a = np.abs(grad)
+    return int(np.flatnonzero(a >= a.max() * (1 - 1e-12))[0])
+
+
 # --------------------------------------------------------------- references
 def ref_objective(alpha, H, Y, sw, offsets, W, c, mu):
     """Eq. 1 (nodes of degree 0 weigh their loss by 1)."""
@@ -59,7 +66,7 @@ def ref_fw_step(alpha, H, Y, sw, offsets, W, c, mu, beta, k, t):
         A = Y[p, rows, None] * H[rows]  # margin matrix A_k
         eta = softmax(-A @ alpha[k, p] + np.log(sw[rows]))
         grad = -weight * A.T @ eta + mu * (d[k] * alpha[k, p] - W[k] @ alpha[:, p])
-        j = int(np.argmax(np.abs(grad)))
+        j = _vertex(grad)
         s = np.zeros(n)
         s[j] = -beta * np.sign(grad[j]) if grad[j] != 0 else beta
         new[k, p] = (1 - gamma) * alpha[k, p] + gamma * s
@@ -276,7 +283,7 @@ def test_local_fw_is_classical_frank_wolfe():
             A = Y[p, rows, None] * H[rows]
             for tau in range(15):
                 grad = -A.T @ softmax(-A @ a + np.log(sw[rows]))
-                j = np.argmax(np.abs(grad))
+                j = _vertex(grad)
                 s = np.zeros(n_base)
                 s[j] = -2.0 * np.sign(grad[j])
                 a = a + 2.0 / (tau + 2.0) * (s - a)
