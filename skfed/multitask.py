@@ -85,7 +85,7 @@ import numbers
 import warnings
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from scipy import linalg
 from threadpoolctl import ThreadpoolController
 from sklearn.base import BaseEstimator
@@ -238,6 +238,45 @@ def _run_parallel(parallel, function, items):
     return parallel(delayed(function)(*item) for item in items)
 
 
+def _primal_node_solve(Z, sq_norms, Y, sw, g, W, c, steps, theta, loss, state):
+    """One round of the local solver on one node (primal modes), by value.
+
+    ``Z`` (n_t, d'), ``sq_norms`` (n_t,), ``Y`` and ``g`` (n_problems, n_t),
+    ``sw`` (n_t,), ``W`` (n_problems, d') the node's model and ``state``
+    its xorshift state (uint32 array of length 1).  Neither ``g`` nor
+    ``state`` is modified: the node may run in another process (a Dask
+    worker), so everything it changes is returned, as
+    ``(dvs, deltas, g, state)``.
+    """
+    n_problems, n_t = Y.shape
+    d = Z.shape[1]
+    g = np.array(g, dtype=np.float64, order="C")
+    state = np.array(state, dtype=np.uint32).reshape(1)
+    dvs = np.zeros((n_problems, d))
+    deltas = np.zeros((n_problems, n_t))
+    work = np.empty(d)
+    p = np.empty(n_t)
+    perm = np.empty(n_t, dtype=np.intp)
+    for k in range(n_problems):
+        local_solve_linear(
+            Z, sq_norms, Y[k], sw, g[k], W[k], dvs[k], deltas[k], work, p, c, loss,
+            steps, theta, state, perm,
+        )
+    return dvs, deltas, g, state
+
+
+def _primal_solve_chunk(items):
+    """:func:`_primal_node_solve` over a chunk of nodes (one task per worker)."""
+    return [_primal_node_solve(*item) for item in items]
+
+
+def _chunks(n_items, n_chunks):
+    """Contiguous ``slice``s splitting ``range(n_items)`` into ``n_chunks`` parts."""
+    n_chunks = max(1, min(n_items, n_chunks))
+    bounds = np.linspace(0, n_items, n_chunks + 1).round().astype(int)
+    return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+
 # ------------------------------------------------------------ mode states
 class _PrimalState:
     """Linear MOCHA: ``kernel="linear"`` and the approximate modes.
@@ -267,26 +306,43 @@ class _PrimalState:
     def downlink(self, active, sigma, flush=False):
         return np.full(len(active), self.n_problems * self.d * _FLOAT, dtype=np.int64)
 
-    def _solve_node(self, t, W, c, steps, theta, loss):
-        sl = self.layout.node_slice(t)
-        Zt = self.Z[sl]
-        n_t = Zt.shape[0]
-        dvs = np.zeros((self.n_problems, self.d))
-        deltas = np.zeros((self.n_problems, n_t))
-        work = np.empty(self.d)
-        p = np.empty(n_t)
-        perm = np.empty(n_t, dtype=np.intp)
-        for k in range(self.n_problems):
-            local_solve_linear(
-                Zt, self.sq_norms[sl], self.Y[k, sl], self.sw[sl], self.g[k, sl], W[k, t], dvs[k],
-                deltas[k], work, p, c, loss, steps, theta, self.states[t], perm,
-            )
-        return dvs, deltas
+    def _node_items(self, active, W, c, steps, theta, loss):
+        items = []
+        for t in active:
+            sl = self.layout.node_slice(t)
+            items.append((
+                self.Z[sl], self.sq_norms[sl], self.Y[:, sl], self.sw[sl], self.g[:, sl],
+                W[:, t, :], c[t], steps[t], theta, loss, self.states[t],
+            ))
+        return items
 
-    def solve(self, active, steps, c, sigma, lam, theta, loss, parallel):
+    def solve(self, active, steps, c, sigma, lam, theta, loss, parallel, n_chunks=1):
+        """Solve the active nodes' subproblems; write ``g`` and the RNG states back.
+
+        The node solves are pure (:func:`_primal_node_solve`), so they may
+        run on any joblib backend, Dask worker processes included; with
+        ``parallel`` they go out as ``n_chunks`` contiguous chunks of nodes
+        (one task per worker and round).  Results never depend on the
+        chunking: every node has its own seed, and the new dual variables
+        and states are written back in node order.
+        """
         W = self.weights(sigma, lam)
-        items = [(t, W, c[t], steps[t], theta, loss) for t in active]
-        return _run_parallel(parallel, self._solve_node, items)
+        items = self._node_items(active, W, c, steps, theta, loss)
+        if parallel is None or len(items) <= 1:
+            results = _primal_solve_chunk(items)
+        else:
+            chunks = [(items[sl],) for sl in _chunks(len(items), n_chunks)]
+            results = [
+                result
+                for chunk in _run_parallel(parallel, _primal_solve_chunk, chunks)
+                for result in chunk
+            ]
+        out = []
+        for t, (dvs, deltas, g, state) in zip(active, results):
+            self.g[:, self.layout.node_slice(t)] = g
+            self.states[t][0] = state[0]
+            out.append((dvs, deltas))
+        return out
 
     def uplink(self, active, results):
         return np.full(len(active), self.n_problems * self.d * _FLOAT, dtype=np.int64)
@@ -413,7 +469,9 @@ class _KernelState:
             )
         return deltas
 
-    def solve(self, active, steps, c, sigma, lam, theta, loss, parallel):
+    def solve(self, active, steps, c, sigma, lam, theta, loss, parallel, n_chunks=1):
+        # Shared-memory threads only (see _BaseMultiTask._parallel_context):
+        # the node solves update g and the RNG states in place.
         items = [(t, sigma, lam, c[t], steps[t], theta, loss) for t in active]
         return _run_parallel(parallel, self._solve_node, items)
 
@@ -709,6 +767,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         gaps, objectives, duals = [], [], []
         converged = False
         sigma_info = state.sigma_info_floats * _FLOAT
+        n_chunks = effective_n_jobs(self.n_jobs) if self._use_parallel() else 1
         with self._parallel_context() as parallel:
             parallel = parallel if self._use_parallel() else None
             for round_ in range(self.max_rounds):
@@ -727,7 +786,9 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                     counter.broadcast_from_server(active, down)
                     c = rho * np.diag(sigma) / (lam * totals)
                     steps = _steps(work, layout.counts, self.local_epochs)
-                    results = state.solve(active, steps, c, sigma, lam, theta, loss, parallel)
+                    results = state.solve(
+                        active, steps, c, sigma, lam, theta, loss, parallel, n_chunks
+                    )
                     up = state.uplink(active, results) + 3 * _FLOAT
                     counter.gather_to_server(active, up)
                     state.apply(active, results, parallel)
@@ -800,11 +861,18 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         return loss_sum + conj_sum + cross_sum, primal, dual
 
     def _use_parallel(self):
-        return self.n_jobs is not None and self.n_jobs != 1
+        # n_jobs=None is parallel inside a joblib.parallel_config context.
+        return effective_n_jobs(self.n_jobs) > 1
 
     def _parallel_context(self):
         if self._use_parallel():
-            return Parallel(n_jobs=self.n_jobs, prefer="threads")
+            # The exact kernel mode updates its kernel caches, margin states,
+            # dual variables and RNG states in place every round (too large to
+            # ship to other processes): it requires shared memory, i.e. threads
+            # even under parallel_config(backend="dask").  The primal modes'
+            # node solves are pure and go to any backend.
+            require = None if self._primal_mode() else "sharedmem"
+            return Parallel(n_jobs=self.n_jobs, prefer="threads", require=require)
         return _NullContext()
 
     # ----------------------------------------------------- feature maps
@@ -1049,8 +1117,16 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         Seeds the coordinate order of every node, the faults, landmarks and
         random features.
     n_jobs : int or None, default=None
-        Nodes solved in parallel (threads: the node solvers release the
-        GIL).  Results do not depend on it.
+        Nodes solved in parallel through joblib (threads by default: the
+        node solvers release the GIL).  ``None`` means 1 unless inside a
+        :func:`joblib.parallel_config` context.  In the primal modes
+        (``kernel="linear"``, ``approximation="nystroem"`` or ``"rff"``)
+        the node solves are pure, so any joblib backend works, Dask workers
+        included (``parallel_config(backend="dask")``: one chunk of nodes
+        per worker and round).  The exact kernel mode updates its kernel
+        caches and margin states in place every round, so it requires
+        shared memory and always runs on threads, even under the Dask
+        backend.  Results do not depend on ``n_jobs`` or the backend.
     verbose : int, default=0
         Print the gap after every round.
 

@@ -84,22 +84,8 @@ ESTIMATORS = {
     "perso-lin": (_perso, "yc", lambda e: np.asarray(e.coef_).ravel()),
 }
 
-_PURE = (
-    "its node work writes into arrays shared with the caller (in place), which "
-    "a process-based backend does not send back; the node function must return "
-    "what it changes (see skfed.engines.parallel_nodes)"
-)
 # (estimator, dask workers) -> why it fails today.
-KNOWN_FAILURES = {
-    ("mocha-linear", "processes"): "multitask _PrimalState._solve_node: " + _PURE,
-    ("mocha-rff-regressor", "processes"): "multitask _PrimalState._solve_node: " + _PURE,
-    ("mocha-rbf-exact", "processes"): "multitask _KernelState: " + _PURE,
-    ("mocha-rbf-exact", "threads"): (
-        "multitask _KernelState: Dask serializes the bound methods' state even for "
-        "in-process workers, so the in-place cache and S updates are lost ("
-        "'slot or row index out of range'); needs Parallel(require='sharedmem')"
-    ),
-}
+KNOWN_FAILURES = {}
 
 
 def fit(name, n_jobs, data):
@@ -246,3 +232,41 @@ def test_pure_node_solves_on_dask_workers(dask_client):
         before = primal_gap_sums(Z, Y, sw, node[3], w, Hinge()).sum()
         after = primal_gap_sums(Z, Y, sw, g2, w + 0.02 * dv2, Hinge()).sum()
         assert after < before
+
+
+def test_multitask_n_jobs_none_follows_parallel_config():
+    import joblib
+
+    est = FederatedMultiTaskClassifier()
+    assert not est._use_parallel()
+    with joblib.parallel_config(n_jobs=2):
+        assert est._use_parallel()
+
+
+@needs_dask
+@pytest.mark.parametrize("name", ["mocha-linear", "mocha-rff-regressor"])
+def test_multitask_primal_node_chunks_on_dask_workers(name, data, serial, dask_client):
+    """One task per worker and round, spread over both workers, serial model."""
+    import joblib
+    from distributed import get_task_stream
+
+    client, _ = dask_client
+    with joblib.parallel_config(backend="dask"), get_task_stream(client) as stream:
+        est = fit(name, None, data)
+    np.testing.assert_array_equal(summary(name, est), serial[name])
+    tasks = [t for t in stream.data if "_primal_solve_chunk" in t["key"]]
+    assert len({task["worker"] for task in tasks}) == 2
+    assert 0 < len(tasks) <= 2 * est.n_iter_
+
+
+@needs_dask
+def test_multitask_exact_kernel_stays_on_threads_under_dask(data, serial, dask_client):
+    """The exact kernel mode needs shared memory: no task goes to Dask."""
+    import joblib
+    from distributed import get_task_stream
+
+    client, _ = dask_client
+    with joblib.parallel_config(backend="dask"), get_task_stream(client) as stream:
+        got = summary("mocha-rbf-exact", fit("mocha-rbf-exact", 2, data))
+    np.testing.assert_array_equal(got, serial["mocha-rbf-exact"])
+    assert not stream.data

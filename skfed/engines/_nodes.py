@@ -8,9 +8,8 @@ and RNG state are returned).
 
 import numpy as np
 
-from .._base import NodeLayout
 from .._core._multitask_fast import gap_terms
-from ..multitask import _PrimalState
+from ..multitask import _primal_node_solve
 
 __all__ = ["primal_node_solve", "primal_gap_sums"]
 
@@ -51,16 +50,15 @@ def primal_node_solve(Z, Y, sw, g, total, rng_state, w, c, steps, theta, loss):
     rng_state : int
         The node's new xorshift state.
     """
-    g = np.array(g, dtype=np.float64, order="C")
-    n = Z.shape[0]
-    solver = _PrimalState(
-        np.ascontiguousarray(Z, dtype=np.float64), np.ascontiguousarray(Y, dtype=np.float64),
-        np.ascontiguousarray(sw, dtype=np.float64), g, NodeLayout(np.zeros(n, dtype=np.intp), 1),
-        np.array([float(total)]), np.array([rng_state], dtype=np.uint32), 8,
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    sq_norms = np.einsum("ij,ij->i", Z, Z, dtype=np.float64)
+    dvs, _, g, state = _primal_node_solve(
+        Z, sq_norms, np.ascontiguousarray(Y, dtype=np.float64),
+        np.ascontiguousarray(sw, dtype=np.float64), g,
+        np.ascontiguousarray(w, dtype=np.float64), c, int(steps), float(theta), loss,
+        np.array([rng_state], dtype=np.uint32),
     )
-    W = np.ascontiguousarray(w, dtype=np.float64)[:, None, :]
-    dvs, _ = solver._solve_node(0, W, c, int(steps), float(theta), loss)
-    return np.asarray(dvs, dtype=np.float64), g, int(solver.states[0][0])
+    return np.asarray(dvs, dtype=np.float64), g, int(state[0])
 
 
 def primal_gap_sums(Z, Y, sw, g, w, loss):
