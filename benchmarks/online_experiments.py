@@ -2,10 +2,11 @@
 
 Two experiments, each on a per-node 75/25 train/test split:
 
-1. Koppel's Gaussian-mixture network (``make_gaussian_mixture_network``:
-   5 classes x 3 Gaussians in 2-D, 20 nodes on a random graph), several
-   seeds, multiclass hinge with bounded dictionaries (the slides report
-   about 95.7 %);
+1. Koppel's Gaussian-mixture network (``make_gaussian_mixture_network``
+   with its default fixed geometry: 5 classes x 3 Gaussians in 2-D on a
+   circle, Bayes accuracy 97.5 % on every seed; 20 nodes on a random
+   graph), 5 seeds, multiclass hinge with bounded dictionaries (the slides
+   report about 95.7 %);
 2. a real dataset: UCI HAR, 6 activities, 21 people as nodes on an
    Erdos-Renyi graph, against a centralized kernel SVM (``SVC``) on the
    pooled data.
@@ -111,7 +112,7 @@ def main():
         seeds = [0] if args.quick else args.seeds
         for seed in seeds:
             X, y, g, A = make_gaussian_mixture_network(
-                n_nodes=20, n_samples_per_node=400, class_sep=3.0, random_state=seed
+                n_nodes=20, n_samples_per_node=400, random_state=seed
             )
             parts = train_test_split_per_node(X, y, g, random_state=seed)
             rows.append(run_experiment(

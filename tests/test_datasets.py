@@ -363,6 +363,66 @@ def test_gaussian_mixture_network():
         np.testing.assert_array_equal(u, v)
 
 
+def _documented_circle_means(n_classes=5, n_components=3, radius=3.0, offset=1.0):
+    # written from the docstring, independently of the generator's code
+    means = np.empty((n_classes, n_components, 2))
+    for c in range(n_classes):
+        a = 2 * np.pi * c / n_classes
+        for j in range(n_components):
+            b = a + np.pi / 3 + 2 * np.pi * j / n_components
+            means[c, j] = [radius * np.cos(a) + offset * np.cos(b),
+                           radius * np.sin(a) + offset * np.sin(b)]
+    return means
+
+
+def test_gaussian_mixture_network_circle_layout_statistics():
+    from scipy.special import logsumexp
+
+    means = _documented_circle_means()
+    bayes = []
+    for seed in range(3):
+        X, y, groups, _ = make_gaussian_mixture_network(
+            n_nodes=10, n_samples_per_node=1500, random_state=seed
+        )
+        # class means on the circle of radius 3 (components average to the centre)
+        for c in range(5):
+            a = 2 * np.pi * c / 5
+            np.testing.assert_allclose(
+                X[y == c].mean(axis=0), [3 * np.cos(a), 3 * np.sin(a)], atol=0.08
+            )
+            # within a class: 0.6^2 I around the components, which sit at
+            # distance 1 evenly spaced (variance 1/2 per coordinate)
+            np.testing.assert_allclose(np.cov(X[y == c].T), 0.86 * np.eye(2), atol=0.07)
+        d2 = ((X[:, None, None, :] - means[None]) ** 2).sum(-1)
+        # the Bayes classifier of the exact mixture: 97.5 % whatever the seed
+        loglik = logsumexp(-d2 / (2 * 0.6**2), axis=2)
+        bayes.append(np.mean(loglik.argmax(axis=1) == y))
+    np.testing.assert_allclose(bayes, 0.975, atol=0.006)
+    # a third feature is pure N(0, 0.6^2) noise
+    X3 = make_gaussian_mixture_network(n_nodes=4, n_samples_per_node=2000, n_features=3,
+                                       random_state=0)[0]
+    assert abs(X3[:, 2].mean()) < 0.03 and abs(X3[:, 2].std() - 0.6) < 0.02
+    with pytest.raises(ValueError, match="n_features >= 2"):
+        make_gaussian_mixture_network(n_features=1)
+    with pytest.raises(ValueError, match="layout"):
+        make_gaussian_mixture_network(layout="grid")
+
+
+def test_gaussian_mixture_network_random_layout_still_reachable():
+    X, y, _, _ = make_gaussian_mixture_network(
+        n_nodes=15, n_samples_per_node=400, layout="random", random_state=0
+    )
+    rng = np.random.RandomState(0)  # the documented draws of layout="random"
+    centres = rng.normal(scale=2.0, size=(5, 2))
+    comps = centres[:, None, :] + rng.normal(scale=1.0, size=(5, 3, 2))
+    d2 = ((X[:, None, None, :] - comps[None]) ** 2).sum(-1)
+    own = d2[np.arange(len(y)), y].min(axis=1)
+    # every sample lies near a component of its class: chi2(2) * 0.45^2
+    assert np.sqrt(np.median(own)) == pytest.approx(0.45 * np.sqrt(2 * np.log(2)), rel=0.1)
+    for c in range(5):
+        np.testing.assert_allclose(X[y == c].mean(axis=0), comps[c].mean(axis=0), atol=0.1)
+
+
 def test_gaussian_mixture_network_non_iid_and_given_graph():
     ring = np.zeros((6, 6), dtype=bool)
     for i in range(6):

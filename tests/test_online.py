@@ -294,8 +294,10 @@ def test_dropped_nodes_process_every_sample_later():
 
 
 def test_gaussian_mixture_network_accuracy_with_bounded_dictionaries():
+    # The generator's default geometry (5 classes x 3 Gaussians on a circle,
+    # Bayes accuracy 97.5 % on every seed); the papers report about 95.7 %.
     X, y, groups, A = make_gaussian_mixture_network(
-        n_nodes=20, n_samples_per_node=400, class_sep=3.0, random_state=0
+        n_nodes=20, n_samples_per_node=400, random_state=0
     )
     Xtr, Xte, ytr, yte, gtr, gte = train_test_split_per_node(X, y, groups, random_state=0)
     clf = DecentralizedKernelSGDClassifier(

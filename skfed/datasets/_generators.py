@@ -401,6 +401,16 @@ def make_federated_sparse_regression(
 
 
 # --------------------------------------------------- Gaussian mixture network
+def _circle_layout(n_classes, n_components, n_features, radius, offset):
+    """Component means (n_classes, n_components, n_features) of layout='circle'."""
+    a = 2 * np.pi * np.arange(n_classes) / n_classes
+    b = a[:, None] + np.pi / 3 + 2 * np.pi * np.arange(n_components)[None, :] / n_components
+    means = np.zeros((n_classes, n_components, n_features))
+    means[:, :, 0] = radius * np.cos(a)[:, None] + offset * np.cos(b)
+    means[:, :, 1] = radius * np.sin(a)[:, None] + offset * np.sin(b)
+    return means
+
+
 def make_gaussian_mixture_network(
     n_nodes=20,
     n_samples_per_node=200,
@@ -408,9 +418,10 @@ def make_gaussian_mixture_network(
     n_classes=5,
     n_components_per_class=3,
     n_features=2,
-    class_sep=2.0,
-    component_std=1.0,
-    cluster_std=0.45,
+    layout="circle",
+    class_sep=None,
+    component_std=None,
+    cluster_std=None,
     class_concentration=None,
     topology="erdos_renyi",
     topology_params=None,
@@ -419,14 +430,42 @@ def make_gaussian_mixture_network(
     """Multi-class Gaussian mixtures observed by the nodes of a random network.
 
     The setup of Koppel, Paternain, Richard, Ribeiro (decentralized online
-    learning with kernels): every class is a mixture of Gaussians, and the
-    samples are spread over the nodes of a connected communication graph.
+    learning with kernels, and the centralized POLK of Koppel, Warnell,
+    Stump, Ribeiro): every class is a mixture of Gaussians, and the samples
+    are spread over the nodes of a connected communication graph.  A sample
+    of class ``c`` is ``N(m_{c,j}, cluster_std^2 I)`` around one of the
+    class's ``n_components_per_class`` component means ``m_{c,j}``
+    (uniformly chosen).  The papers give the structure (5 classes of 3
+    Gaussians in the plane, several agents on a random graph) but their exact
+    means and variances could not be recovered, so the default
+    ``layout="circle"`` is a fixed, documented geometry chosen to sit at the
+    papers' accuracy level (they report about 95.7 % for the decentralized
+    multiclass hinge loss) with a Bayes accuracy that does not depend on the
+    seed:
 
-    Class ``c`` has a centre ``mu_c ~ N(0, class_sep^2 I)``, its
-    ``n_components_per_class`` component means are ``N(mu_c,
-    component_std^2 I)`` and a sample of the class is ``N(mean,
-    cluster_std^2 I)`` around one of them (uniformly chosen).  Each node
-    draws its labels i.i.d. uniform over the classes, or, with
+    * ``layout="circle"`` (default): the class centres are evenly spaced on
+      a circle of radius ``class_sep`` (default 3.0) in the first two
+      coordinates, ``mu_c = class_sep (cos a_c, sin a_c, 0, ...)`` with
+      ``a_c = 2 pi c / n_classes``; the component means sit at distance
+      ``component_std`` (default 1.0) from their centre, evenly spaced
+      around it, ``m_{c,j} = mu_c + component_std (cos b_{c,j}, sin b_{c,j},
+      0, ...)`` with ``b_{c,j} = a_c + pi / 3 + 2 pi j /
+      n_components_per_class`` (for 3 components: one points at the origin,
+      two outwards); ``cluster_std`` defaults to 0.6.  Only the samples,
+      their nodes and the graph are random.  With the defaults (5 x 3, 2-D)
+      the Bayes classifier, computed from the exact mixture densities,
+      reaches 97.5 % accuracy on every seed (standard error about 0.1 % on
+      40,000 samples).  Needs ``n_features >= 2``; extra coordinates are pure
+      ``N(0, cluster_std^2)`` noise.
+    * ``layout="random"``: the former random geometry, ``mu_c ~ N(0,
+      class_sep^2 I)`` (default ``class_sep=2.0``), component means ``N(mu_c,
+      component_std^2 I)`` (default 1.0), ``cluster_std`` defaulting to
+      0.45.  Its Bayes accuracy varies from seed to seed (a pooled kernel
+      SVM reaches from 84 % to 99 % over 5 seeds with ``class_sep=3``).  The
+      same ``random_state`` and parameters give the same arrays as before
+      ``layout`` existed.
+
+    Each node draws its labels i.i.d. uniform over the classes, or, with
     ``class_concentration=alpha``, from its own class proportions drawn
     from ``Dirichlet(alpha, ..., alpha)`` (non-i.i.d. nodes; small alpha,
     very skewed nodes).
@@ -438,9 +477,19 @@ def make_gaussian_mixture_network(
     n_classes : int, default=5
     n_components_per_class : int, default=3
     n_features : int, default=2
-    class_sep : float, default=2.0
-    component_std : float, default=1.0
-    cluster_std : float, default=0.45
+    layout : {"circle", "random"}, default="circle"
+        Geometry of the class centres and component means (see above).
+    class_sep : float, default=None
+        Radius of the circle of class centres ("circle", default 3.0) or
+        standard deviation of the random class centres ("random", default
+        2.0).
+    component_std : float, default=None
+        Distance of the component means from their class centre ("circle",
+        default 1.0) or their standard deviation around it ("random", default
+        1.0).
+    cluster_std : float, default=None
+        Standard deviation of the samples around their component mean
+        (default 0.6 for "circle", 0.45 for "random").
     class_concentration : float or None, default=None
     topology : str or array-like of shape (n_nodes, n_nodes), default="erdos_renyi"
         A named topology of :func:`skfed.network.make_topology` ("complete",
@@ -469,6 +518,15 @@ def make_gaussian_mixture_network(
     ...     n_nodes=10, n_samples_per_node=50, random_state=0)
     >>> X.shape, adjacency.shape
     ((500, 2), (10, 10))
+
+    References
+    ----------
+    A. Koppel, S. Paternain, C. Richard, A. Ribeiro, "Decentralized Online
+    Learning With Kernels", IEEE Transactions on Signal Processing 66(12),
+    2018 (and "Decentralized Online Nonparametric Learning", Asilomar 2018).
+    A. Koppel, G. Warnell, E. Stump, A. Ribeiro, "Parsimonious Online
+    Learning with Kernels via Sparse Projections in Function Space", JMLR
+    20(3), 2019.
     """
     from ..network import check_adjacency, make_topology
 
@@ -476,6 +534,18 @@ def make_gaussian_mixture_network(
     n_classes = _check_int(n_classes, "n_classes")
     n_components = _check_int(n_components_per_class, "n_components_per_class")
     n_features = _check_int(n_features, "n_features")
+    if layout not in ("circle", "random"):
+        raise ValueError(f"layout must be 'circle' or 'random', got {layout!r}.")
+    if layout == "circle" and n_features < 2:
+        raise ValueError(
+            f"layout='circle' places the classes in a plane and needs n_features >= 2, "
+            f"got n_features={n_features}; use layout='random'."
+        )
+    defaults = (3.0, 1.0, 0.6) if layout == "circle" else (2.0, 1.0, 0.45)
+    class_sep, component_std, cluster_std = (
+        default if value is None else value
+        for value, default in zip((class_sep, component_std, cluster_std), defaults)
+    )
     if class_sep < 0 or component_std < 0 or cluster_std < 0:
         raise ValueError("class_sep, component_std and cluster_std must be non-negative.")
     if class_concentration is not None and not class_concentration > 0:
@@ -496,10 +566,13 @@ def make_gaussian_mixture_network(
                 f"integer per node ({n_nodes})."
             )
     rng = check_random_state(random_state)
-    centres = rng.normal(scale=class_sep, size=(n_classes, n_features))
-    means = centres[:, None, :] + rng.normal(
-        scale=component_std, size=(n_classes, n_components, n_features)
-    )
+    if layout == "random":
+        centres = rng.normal(scale=class_sep, size=(n_classes, n_features))
+        means = centres[:, None, :] + rng.normal(
+            scale=component_std, size=(n_classes, n_components, n_features)
+        )
+    else:
+        means = _circle_layout(n_classes, n_components, n_features, class_sep, component_std)
     if isinstance(topology, str):
         adjacency = make_topology(topology, n_nodes, topology_params, random_state=rng)
     else:
