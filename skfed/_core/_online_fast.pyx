@@ -43,14 +43,18 @@ when it is an old element ``j`` (the steady state of a bounded dictionary:
 one point in, one out), border and removal are fused into one rank-2 pass
 over ``Q`` and the new point takes slot ``j``.
 A point with ``s <= 1e-12 k(x, x)`` lies numerically in the span of the
-dictionary and is always folded.  There is no refactorization per step;
+dictionary and is always folded.  ``Q`` is symmetric and only its upper
+triangle (row-major, ``Q[a, b]`` with ``a <= b``; BLAS's column-major lower
+triangle) is stored and updated, which halves the memory traffic of the
+O(M^2) updates (``dsymv``, ``dsyr``, a one-triangle rank-2 pass); column
+``j`` is gathered as ``Q[a, j]`` for ``a < j`` and ``Q[j, a]`` after.  There is no refactorization per step;
 ``refactor_every`` (0 = never) recomputes ``Q`` from the kernel matrix by
 Cholesky as a guard against drift, and so does a non-positive pivot.
 """
 
 from libc.math cimport NAN, cos, exp, fabs, log, pow, sqrt
 from libc.string cimport memcpy, memmove
-from scipy.linalg.cython_blas cimport ddot, dgemv, dger, dscal
+from scipy.linalg.cython_blas cimport ddot, dgemv, dger, dscal, dsymv, dsyr
 from scipy.linalg.cython_lapack cimport dpotrf, dpotri
 
 from cython cimport floating
@@ -249,6 +253,15 @@ cdef void _eval_function(const KernelParams* kp, const floating* x,
               &zero, out, &inc)
 
 
+cdef inline void _get_column(const double* Q, intp_t ld_q, intp_t j, intp_t m,
+                             double* out) noexcept nogil:
+    """out[a] = Q[a, j] for a < m, read from the stored upper triangle."""
+    cdef intp_t a
+    for a in range(j):
+        out[a] = Q[a * ld_q + j]
+    memcpy(out + j, Q + j * ld_q + j, (m - j) * sizeof(double))
+
+
 cdef void _remove_element(intp_t j, intp_t m, floating* D, intp_t n_features,
                           double* W, intp_t n_outputs, double* Q, intp_t ld_q,
                           double* q, double* bj) noexcept nogil:
@@ -260,25 +273,31 @@ cdef void _remove_element(intp_t j, intp_t m, floating* D, intp_t n_features,
     cdef int mi = <int>m, n_out = <int>n_outputs, inc = 1, ld = <int>ld_q
     cdef double qjj = Q[j * ld_q + j]
     cdef double neg_inv = -1.0 / qjj
-    memcpy(q, Q + j * ld_q, m * sizeof(double))
+    cdef char uplo = b'L'
+    _get_column(Q, ld_q, j, m, q)
     memcpy(bj, W + j * n_outputs, n_outputs * sizeof(double))
     # beta <- beta - Q[:, j] beta_j^T / Q_jj
     dger(&n_out, &mi, &neg_inv, bj, &inc, q, &inc, W, &n_out)
-    # Q <- Q - Q[:, j] Q[j, :] / Q_jj
-    dger(&mi, &mi, &neg_inv, q, &inc, q, &inc, Q, &ld)
+    # Q <- Q - Q[:, j] Q[j, :] / Q_jj (upper triangle only)
+    dsyr(&uplo, &mi, &neg_inv, q, &inc, Q, &ld)
     _move_last_into(j, m, D, n_features, W, n_outputs, Q, ld_q)
 
 
 cdef void _move_last_into(intp_t j, intp_t m, floating* D, intp_t n_features,
                           double* W, intp_t n_outputs, double* Q,
                           intp_t ld_q) noexcept nogil:
-    """Drop element j of m by moving element m - 1 into its slot."""
+    """Drop element j of m by moving element m - 1 into its slot.
+
+    Upper triangle: the new ``Q[a, j]`` (``a < j``) and ``Q[j, a]``
+    (``j < a < m - 1``) are the old ``Q[a, m - 1]``.
+    """
     cdef intp_t a, last = m - 1
     if j == last:
         return
-    for a in range(last):
+    for a in range(j):
         Q[a * ld_q + j] = Q[a * ld_q + last]
-    memcpy(Q + j * ld_q, Q + last * ld_q, last * sizeof(double))
+    for a in range(j + 1, last):
+        Q[j * ld_q + a] = Q[a * ld_q + last]
     Q[j * ld_q + j] = Q[last * ld_q + last]
     memcpy(D + j * n_features, D + last * n_features, n_features * sizeof(floating))
     memcpy(W + j * n_outputs, W + last * n_outputs, n_outputs * sizeof(double))
@@ -300,8 +319,9 @@ cdef void _add_and_remove(intp_t j, intp_t M, const floating* x, floating* D,
     cdef double inv_s = 1.0 / s, uj = u[j], qjj, qM, coef_u, coef_q
     cdef double* row
     # q = Qf[:M, j], qM = Qf[M, j]
+    _get_column(Q, ld_q, j, M, q)
     for a_ in range(M):
-        q[a_] = Q[a_ * ld_q + j] + u[a_] * uj * inv_s
+        q[a_] += u[a_] * uj * inv_s
     qM = -uj * inv_s
     qjj = q[j]
     for r in range(n_outputs):
@@ -313,18 +333,18 @@ cdef void _add_and_remove(intp_t j, intp_t M, const floating* x, floating* D,
             W[a_ * n_outputs + r] -= coef_q * bj[r]
     for r in range(n_outputs):
         W[j * n_outputs + r] = a[r] - qM / qjj * bj[r]
-    # Rank-2 update of the old block, one pass.
+    # Rank-2 update of the old block's upper triangle, one pass.
     for a_ in range(M):
         row = Q + a_ * ld_q
         coef_u = u[a_] * inv_s
         coef_q = q[a_] / qjj
-        for b in range(M):
+        for b in range(a_, M):
             row[b] += coef_u * u[b] - coef_q * q[b]
     # Row and column j now belong to x.
-    for a_ in range(M):
+    for a_ in range(j):
         Q[a_ * ld_q + j] = -u[a_] * inv_s - q[a_] * qM / qjj
-    for b in range(M):
-        Q[j * ld_q + b] = Q[b * ld_q + j]
+    for b in range(j + 1, M):
+        Q[j * ld_q + b] = -u[b] * inv_s - q[b] * qM / qjj
     Q[j * ld_q + j] = inv_s - qM * qM / qjj
     memcpy(D + j * n_features, x, n_features * sizeof(floating))
 
@@ -369,7 +389,7 @@ cdef intp_t _step_node(
     cdef int total = <int>(M * n_outputs)
     cdef double one = 1.0, zero = 0.0, kxx, s, qjj, cost, best_cost
     cdef double a_sq = 0.0, cost_new, err2 = 0.0, w_sq, inv_s
-    cdef char trans = b'N'
+    cdef char uplo = b'L'
     cdef bint forced, fold = False, fused = False
 
     if scale != 1.0 and total > 0:
@@ -386,7 +406,7 @@ cdef intp_t _step_node(
     kxx = kernel_pair(kp, x, x, n_features)
     s = kxx
     if M > 0:
-        dgemv(&trans, &n, &n, &one, Q, &ld, <double*>krow, &inc, &zero, u, &inc)
+        dsymv(&uplo, &n, &one, Q, &ld, <double*>krow, &inc, &zero, u, &inc)
         s = kxx - ddot(&n, <double*>krow, &inc, u, &inc)
     cost_new = a_sq * s
     if s <= SPAN_TOL * fabs(kxx):
@@ -431,10 +451,9 @@ cdef intp_t _step_node(
         # Bordered inverse: [[Q + u u^T / s, -u / s], [-u^T / s, 1 / s]].
         inv_s = 1.0 / s
         if M > 0:
-            dger(&n, &n, &inv_s, u, &inc, u, &inc, Q, &ld)
+            dsyr(&uplo, &n, &inv_s, u, &inc, Q, &ld)
         for j in range(M):
             Q[j * ld_q + M] = -u[j] * inv_s
-            Q[M * ld_q + j] = -u[j] * inv_s
         Q[M * ld_q + M] = inv_s
         memcpy(D + M * n_features, x, n_features * sizeof(floating))
         for r in range(n_outputs):
@@ -687,7 +706,24 @@ def py_step_node(
                        Q, ld_q, size, &kv[0], &a[0], n_outputs, scale, compress,
                        epsilon * epsilon, max_size, &sv[0, 0], &sv[1, 0],
                        &sv[2, 0], &err2)
+        if compress:
+            _mirror_upper(Q, ld_q, m)
     return m, sqrt(err2)
+
+
+cdef void _mirror_upper(double* Q, intp_t ld_q, intp_t m) noexcept nogil:
+    """Copy the stored upper triangle into the lower one (test entry points)."""
+    cdef intp_t a, b
+    for a in range(m):
+        for b in range(a + 1, m):
+            Q[b * ld_q + a] = Q[a * ld_q + b]
+
+
+def py_mirror_upper(double[:, ::1] gram_inv, intp_t size):
+    """Make the stored (upper-triangle) inverse Gram matrix symmetric."""
+    if size > 0:
+        with nogil:
+            _mirror_upper(&gram_inv[0, 0], gram_inv.shape[1], size)
 
 
 def py_refactor(floating[:, ::1] points, intp_t size, double[:, ::1] gram_inv,
