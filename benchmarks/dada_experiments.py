@@ -202,8 +202,8 @@ def run_moons(seeds, log, n_iter_per_node=500):
             padding_std=0.0, random_state=seed,
         )
         log(f"moons seed {seed}: {X.shape[0]} training samples")
-        dada_grid = _grid(beta=[3.0, 10.0], mu=[0.3, 1.0, 3.0], lambda_graph=[1.0, 10.0],
-                          graph_update_every=[100, 10000])
+        dada_grid = _grid(beta=[3.0, 10.0], mu=[1.0, 3.0], lambda_graph=[1.0, 10.0],
+                          graph_update_every=[100, None])
         methods = boosting_methods(
             200, 100, 100 * n_iter_per_node, seed, oracle=oracle, dada_grid=dada_grid,
             beta_grid=(1.0, 3.0, 10.0),
@@ -258,7 +258,7 @@ def load_run(name, run):
     return X, X_test, y, y_test, g, g_test, 2 * X_all.shape[1]
 
 
-def run_real(names, runs, log, iter_per_node=200):
+def run_real(names, runs, log, iter_per_node=100):
     out = {}
     for name in names:
         rows = []
@@ -268,9 +268,10 @@ def run_real(names, runs, log, iter_per_node=200):
             log(f"{name} run {run}: {X.shape[0]} train / {X_test.shape[0]} test, "
                 f"{n_nodes} nodes, {n_estimators} stumps")
             max_iter = iter_per_node * n_nodes
-            dada_grid = _grid(beta=[1.0, 10.0, 100.0], mu=[0.1, 1.0, 10.0],
-                              lambda_graph=[1.0, 10.0])
-            lin_grid = _grid(mu=[0.1, 1.0, 10.0], alpha=[1e-3, 1e-1], lambda_graph=[1.0, 10.0])
+            dada_grid = _grid(beta=[1.0, 3.0, 10.0], mu=[1.0, 10.0],
+                              lambda_graph=[0.1, 1.0], graph_update_every=[100, None])
+            lin_grid = _grid(loss=["logistic", "squared_hinge"], mu=[0.1, 1.0, 10.0],
+                             alpha=[1e-3, 1e-2], lambda_graph=[0.1, 1.0])
             methods = boosting_methods(n_estimators, n_nodes, max_iter, run, dada_grid=dada_grid)
             methods += linear_methods(n_nodes, max_iter, run, lin_grid)
             row = {"run": run}

@@ -127,7 +127,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         "lambda_graph": [Interval(numbers.Real, 0, None, closed="neither")],
         "delta": [Interval(numbers.Real, 0, None, closed="neither")],
         "kappa": [Interval(numbers.Integral, 1, None, closed="left")],
-        "graph_update_every": [Interval(numbers.Integral, 1, None, closed="left")],
+        "graph_update_every": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "graph_init_iter": [None, Interval(numbers.Integral, 0, None, closed="left")],
         "graph_iter": [None, Interval(numbers.Integral, 0, None, closed="left")],
         "max_iter": [None, Interval(numbers.Integral, 0, None, closed="left")],
@@ -257,7 +257,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
             W = sparse.csr_matrix((K, K))
         else:
             W = self._fixed_graph(simulation)
-        self._graph_updates = 0
+        self.n_graph_updates_ = 0
         state.set_graph(W)
         n_iter = 0
         t = 0
@@ -265,7 +265,8 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         stopped = budget >= 0 and spent >= budget
         while n_iter < max_iter and not stopped:
             block = max_iter - n_iter
-            if learned:
+            updating = learned and self.graph_update_every is not None
+            if updating:
                 block = min(block, self.graph_update_every)
             offline = self._offline(simulation, block)
             n_done, n_updates, spent, curve = state.async_steps(
@@ -275,12 +276,12 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
             n_iter += n_done
             t += n_updates
             stopped = n_done < block or (budget >= 0 and spent >= budget)
-            if learned and n_iter < max_iter and not stopped and graph_iter > 0:
+            if updating and n_iter < max_iter and not stopped and graph_iter > 0:
                 _, spent, _, _ = runner.run(
                     state.graph_models(), state.graph_losses(), graph_iter,
                     model_dtype=state.dtype, budget=budget, spent=spent,
                 )
-                self._graph_updates += 1
+                self.n_graph_updates_ += 1
                 state.set_graph(runner.graph_csr(), runner.linear_change)
                 stopped = budget >= 0 and spent >= budget
         self.n_iter_ = int(n_iter)
@@ -514,8 +515,9 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         Offset of the degree log-barrier.
     kappa : int, default=5
         Peers sampled by a node at each graph step.
-    graph_update_every : int, default=100
-        Model iterations between two graph updates (learned graph only).
+    graph_update_every : int or None, default=100
+        Model iterations between two graph updates (learned graph only);
+        ``None`` learns the graph once, from the local models, and keeps it.
     graph_init_iter : int, default=None
         Graph steps of the initial graph learning; ``None``: ``50 * n_nodes``.
     graph_iter : int, default=None
@@ -560,6 +562,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         Global model iterations (wake-ups, including those of dropped nodes).
     n_updates_ : int
         Frank-Wolfe updates done (the step-size counter t).
+    n_graph_updates_ : int
+        Graph updates after the initial graph (0 with a fixed graph).
     objective_curve_ : ndarray of shape (n_iter_,)
         Objective (eq. 1, current graph) after every iteration.
     objective_ : float
@@ -950,7 +954,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     intercept_ : ndarray of shape (n_nodes,) or (n_nodes, n_classes)
     collaboration_graph_ : scipy.sparse.csr_matrix of shape (n_nodes, n_nodes)
     confidence_ : ndarray of shape (n_nodes,)
-    n_iter_, n_updates_ : int
+    n_iter_, n_updates_, n_graph_updates_ : int
     objective_curve_ : ndarray of shape (n_iter_,)
     objective_ : float
     communication_, n_bytes_sent_, n_messages_, bytes_per_round_

@@ -259,9 +259,15 @@ def test_learned_graph_attributes():
     np.testing.assert_allclose(dense, dense.T)
     assert np.all(dense >= 0) and np.all(np.diag(dense) == 0) and np.all(W.data > 0)
     np.testing.assert_allclose(clf.confidence_, np.ones(8))
-    assert clf._graph_updates == clf.n_iter_ // clf.graph_update_every - (
+    assert clf.n_graph_updates_ == clf.n_iter_ // clf.graph_update_every - (
         clf.n_iter_ % clf.graph_update_every == 0
     )
+    # graph_update_every=None: the graph learned from the local models is kept.
+    once = DecentralizedBoostingClassifier(10, beta=5.0, mu=1.0, graph_update_every=None,
+                                           random_state=0).fit(X, y, groups=groups)
+    assert once.n_graph_updates_ == 0
+    fewer = once.n_bytes_sent_ < clf.n_bytes_sent_
+    assert fewer
 
 
 # ----------------------------------------------------------- the contract
