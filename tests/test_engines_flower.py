@@ -278,6 +278,122 @@ def test_multitask_on_flower_equals_simulation(case, task_identity):
     assert purposes.count("final") == int(reference.n_iter_ < estimator.max_rounds)
 
 
+EXACT_CASES = {
+    "rbf": (FederatedMultiTaskClassifier(kernel="rbf", gamma=0.2, max_rounds=8,
+                                         omega_update_every=3, random_state=0), "y"),
+    "poly-multiclass": (FederatedMultiTaskClassifier(kernel="poly", gamma=0.3, degree=2,
+                                                     loss="squared_hinge", max_rounds=6,
+                                                     omega_update_every=2, random_state=1),
+                        "y3"),
+    "laplacian-regressor": (FederatedMultiTaskRegressor(kernel="laplacian", gamma=0.1,
+                                                        max_rounds=10, omega_update_every=4,
+                                                        random_state=2), "yr"),
+    "rbf-early-stop": (FederatedMultiTaskRegressor(kernel="rbf", gamma=0.2, tol=5e-2,
+                                                   max_rounds=60, random_state=3), "yr"),
+    "rbf-faults": (FederatedMultiTaskClassifier(
+        kernel="rbf", gamma=0.2, max_rounds=12, omega_update_every=3, random_state=5,
+        network=SimulatedNetwork(drop_rate=0.3, straggler_rate=0.3, random_state=0)), "y"),
+    # Two blocks of tasks: a node needs (and gets) only its block's vectors.
+    "rbf-fixed-omega": (FederatedMultiTaskClassifier(
+        kernel="rbf", gamma=0.2, omega=np.kron(np.eye(2), np.ones((2, 2))) + np.eye(4),
+        max_rounds=6, random_state=0), "y"),
+}
+
+
+@needs_flwr
+@pytest.mark.parametrize("case", sorted(EXACT_CASES))
+def test_exact_kernel_mode_on_flower_equals_simulation(case, task_identity):
+    estimator, target = EXACT_CASES[case]
+    X, y, y3, yr, groups = make_data(n_per_node=40)
+    y = {"y": y, "y3": y3, "yr": yr}[target]
+    reference = simulated_fit(estimator, X, y, groups)
+    fitted, grid = flower_fit(estimator, X, y, groups)
+
+    # The same model, bit for bit: the nodes' solver, margin states and
+    # caches are those of the simulation, fed the same relayed changes.
+    assert fitted.n_iter_ == reference.n_iter_
+    np.testing.assert_array_equal(fitted.omega_, reference.omega_)
+    np.testing.assert_array_equal(fitted.task_covariance_, reference.task_covariance_)
+    np.testing.assert_array_equal(fitted.duality_gap_curve_, reference.duality_gap_curve_)
+    np.testing.assert_array_equal(fitted.dual_coef_, reference.dual_coef_)
+    np.testing.assert_array_equal(fitted.support_vectors_, reference.support_vectors_)
+    np.testing.assert_array_equal(fitted.support_, reference.support_)
+    np.testing.assert_array_equal(fitted.n_support_, reference.n_support_)
+    np.testing.assert_array_equal(fitted.intercept_, reference.intercept_)
+    X_test = np.random.RandomState(9).normal(size=(50, X.shape[1]))
+    g_test = np.repeat(np.unique(groups), 50 // 4 + 1)[:50]
+    method = "decision_function" if hasattr(reference, "decision_function") else "predict"
+    np.testing.assert_array_equal(getattr(fitted, method)(X_test, groups=g_test),
+                                  getattr(reference, method)(X_test, groups=g_test))
+    # skfed's byte model: the same counts; Flower moved those bytes and more.
+    assert fitted.n_bytes_sent_ == reference.n_bytes_sent_
+    np.testing.assert_array_equal(fitted.bytes_per_round_, reference.bytes_per_round_)
+    np.testing.assert_array_equal(fitted.communication_.pair_bytes,
+                                  reference.communication_.pair_bytes)
+    check_traffic(fitted, reference)
+    items = fitted.flower_traffic_.item_totals()
+    assert items["sv"] > 0
+    purposes = [purpose for _, _, purpose, _ in fitted.flower_traffic_.exchanges]
+    assert grid.n_exchanges == len(purposes)
+    assert purposes.count("eval") == reference.n_iter_
+    assert purposes.count("setup") == purposes.count("final") == purposes.count("hello") == 1
+    if case == "rbf-early-stop":
+        assert reference.n_iter_ < estimator.max_rounds
+    # The node-side state lives in each client's Context: its cache holds
+    # the other nodes' support vectors it needs, each received once.
+    labels = np.unique(groups)
+    for context in grid.contexts.values():
+        t = int(np.searchsorted(labels, context.node_config["node"]))
+        arrays = context.state.array_records["skfed.exact.arrays"]
+        ids = arrays["cache_ids"].numpy()
+        assert len(np.unique(ids)) == len(ids)
+        source = ids // 40
+        assert np.all(source != t)
+        if case == "rbf-fixed-omega":  # only the vectors of its own block of tasks
+            assert np.all(source // 2 == t // 2)
+        S = arrays["S"].numpy()
+        assert S.shape == (reference.dual_coef_.shape[0] * 4, 40)
+
+
+@needs_flwr
+def test_exact_kernel_mode_float32_sample_weight_string_labels(task_identity):
+    X, y, _, _, groups = make_data(n_per_node=30)
+    X = X.astype(np.float32)
+    sw = np.random.RandomState(0).uniform(0, 2, size=len(y))
+    labels = np.array(["no", "yes"])[y]
+    estimator = FederatedMultiTaskClassifier(kernel="rbf", gamma=0.2, loss="logistic",
+                                             max_rounds=5, omega_update_every=2,
+                                             random_state=0)
+    reference = simulated_fit(estimator, X, labels, groups, sample_weight=sw)
+    fitted, _ = flower_fit(estimator, X, labels, groups, sample_weight=sw)
+    assert fitted.support_vectors_.dtype == np.float32
+    np.testing.assert_array_equal(fitted.dual_coef_, reference.dual_coef_)
+    np.testing.assert_array_equal(fitted.omega_, reference.omega_)
+    np.testing.assert_array_equal(fitted.predict_proba(X, groups=groups),
+                                  reference.predict_proba(X, groups=groups))
+    restored = pickle.loads(pickle.dumps(fitted))
+    np.testing.assert_array_equal(restored.predict(X, groups=groups),
+                                  reference.predict(X, groups=groups))
+    assert fitted.n_bytes_sent_ == reference.n_bytes_sent_
+    check_traffic(fitted, reference)
+
+
+@needs_flwr
+def test_exact_kernel_mode_gamma_scale_on_flower(task_identity):
+    # gamma="scale" comes from the nodes' pooled moments (Chan's update), so
+    # it may differ from the pooled variance in the last bits.
+    X, y, _, _, groups = make_data(n_per_node=40)
+    estimator = FederatedMultiTaskClassifier(kernel="rbf", max_rounds=6, random_state=0)
+    reference = simulated_fit(estimator, X, y, groups)
+    fitted, _ = flower_fit(estimator, X, y, groups)
+    assert fitted.n_iter_ == reference.n_iter_
+    np.testing.assert_allclose(fitted.omega_, reference.omega_, rtol=1e-9)
+    np.testing.assert_allclose(fitted.decision_function(X, groups=groups),
+                               reference.decision_function(X, groups=groups),
+                               rtol=1e-9, atol=1e-12)
+    assert abs(fitted.n_bytes_sent_ - reference.n_bytes_sent_) <= 0.01 * reference.n_bytes_sent_
+
+
 @needs_flwr
 def test_early_stop_rolls_back_the_speculative_round(task_identity):
     # Squared loss converges within max_rounds: the last speculative local
@@ -474,10 +590,9 @@ def test_unsupported_estimators_and_modes():
     from skfed.baselines import LocalEstimator
     from sklearn.linear_model import LogisticRegression
 
-    with pytest.raises(ValueError, match="exact kernel mode"):
-        make_server_app(FederatedMultiTaskClassifier(kernel="rbf"))
-    with pytest.raises(ValueError, match="exact kernel mode"):
-        make_client_app(FederatedMultiTaskClassifier(kernel="rbf"))
+    # The exact kernel mode has a Flower protocol now.
+    make_server_app(FederatedMultiTaskClassifier(kernel="rbf"))
+    make_client_app(FederatedMultiTaskClassifier(kernel="rbf"))
     with pytest.raises(TypeError, match="no Flower protocol"):
         make_server_app(LocalEstimator(LogisticRegression()))
 
@@ -692,7 +807,15 @@ def test_real_deployment_equals_simulation(tmp_path):
                     "omega_update_every=1, random_state=0)")
     mocha_estimator = FederatedMultiTaskClassifier(kernel="linear", lam=1e-3, max_rounds=2,
                                                    omega_update_every=1, random_state=0)
+    # The exact kernel mode: one round and an Omega update (6 exchanges:
+    # hello, setup, round, eval, omega, final).
+    exact_source = ("FederatedMultiTaskClassifier(kernel='rbf', gamma=0.01, lam=1e-3, "
+                    "max_rounds=1, omega_update_every=1, random_state=0)")
+    exact_estimator = FederatedMultiTaskClassifier(kernel="rbf", gamma=0.01, lam=1e-3,
+                                                   max_rounds=1, omega_update_every=1,
+                                                   random_state=0)
     support_source = "FederatedSupportRecovery(alpha='auto')"
+    exact_app = _write_app(tmp_path, "skfed_exact_app", exact_source, "har-path")
     mocha_app = _write_app(tmp_path, "skfed_mocha_app", mocha_source, "har-path")
     support_app = _write_app(tmp_path, "skfed_support_app", support_source, "sparse-path")
 
@@ -701,8 +824,27 @@ def test_real_deployment_equals_simulation(tmp_path):
         deployment.start()
         mocha = deployment.run(mocha_app, tmp_path / "mocha.joblib", timeout=150)
         support = deployment.run(support_app, tmp_path / "support.joblib", timeout=90)
+        exact = deployment.run(exact_app, tmp_path / "exact.joblib", timeout=150)
     finally:
         deployment.stop()
+
+    # The SuperNodes run with one BLAS thread, and the float32 kernel blocks
+    # (one sgemm each) round according to BLAS's threading: so does the
+    # reference.
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        exact_reference = simulated_fit(exact_estimator, X, y, groups)
+    assert exact.n_iter_ == exact_reference.n_iter_ == 1
+    purposes = [purpose for _, _, purpose, _ in exact.flower_traffic_.exchanges]
+    assert purposes == ["hello", "setup", "round", "eval", "omega", "final"]
+    np.testing.assert_array_equal(exact.omega_, exact_reference.omega_)
+    np.testing.assert_array_equal(exact.dual_coef_, exact_reference.dual_coef_)
+    np.testing.assert_array_equal(exact.support_vectors_, exact_reference.support_vectors_)
+    np.testing.assert_array_equal(exact.decision_function(X, groups=groups),
+                                  exact_reference.decision_function(X, groups=groups))
+    assert exact.n_bytes_sent_ == exact_reference.n_bytes_sent_
+    check_traffic(exact, exact_reference)
 
     reference = simulated_fit(mocha_estimator, X, y, groups)
     assert mocha.n_iter_ == reference.n_iter_ == 2

@@ -65,13 +65,11 @@ _STATE_ARRAYS = "skfed.mocha.arrays"
 
 
 def check_supported(estimator):
-    if estimator.approximation is None and estimator.kernel != "linear":
-        raise ValueError(
-            f"{type(estimator).__name__} with kernel={estimator.kernel!r} and "
-            "approximation=None (the exact kernel mode, which exchanges support "
-            "vectors) has no Flower protocol yet; use kernel='linear' or "
-            "approximation='nystroem' or 'rff'."
-        )
+    """Every mode runs on Flower (the exact kernel mode: ``_flower_exact``)."""
+
+
+def _exact_mode(estimator):
+    return estimator.approximation is None and estimator.kernel != "linear"
 
 
 def _needs_gamma_stats(estimator):
@@ -274,6 +272,14 @@ def register_client(app, estimator, node_data):
     def mocha(message, context):
         node = node_data(context)
         return Message(_mocha_message(estimator, node, message, context), reply_to=message)
+
+    @app.train("skfed_exact")
+    def exact(message, context):
+        from ._flower_exact import exact_message
+
+        node = node_data(context)
+        content = exact_message(estimator, node, message, context, (_targets, _node_weights))
+        return Message(content, reply_to=message)
 
     @app.query("skfed_landmarks")
     def landmarks(message, context):
@@ -738,4 +744,9 @@ def fit_server(fitted, driver):
     if not isinstance(fitted.max_rounds, numbers.Integral):
         raise ValueError("max_rounds must be an integer.")
     fitted._validate_params()
-    return _Run(fitted, driver).fit()
+    run = _Run(fitted, driver)
+    if _exact_mode(fitted):
+        from ._flower_exact import fit_exact
+
+        return fit_exact(run)
+    return run.fit()

@@ -21,8 +21,10 @@ Supported estimators
   ``approximation="rff"``.  Every round the server sends each node its
   model ``w_t`` (and ``sigma_tt``, ``rho`` when they changed), the node
   answers with the change of ``v_t`` and its duality-gap terms; ``Omega``
-  is updated at the server.  The exact kernel mode (support-vector
-  exchange) is not offered on Flower yet.
+  is updated at the server.  In the exact kernel mode (support-vector
+  exchange, ``skfed.engines._flower_exact``) each node keeps its dual
+  variables, margin states and received support vectors in its
+  ``Context``, and the server relays new support vectors and dual changes.
 * :class:`~skfed.support.FederatedSupportRecovery`: one query round, each
   client answers with its packed support bits, the server takes the vote.
 
@@ -101,11 +103,12 @@ FLOWER_REQUIREMENT = "flwr==1.41.0"
 HELLO = "query.skfed_hello"
 LANDMARKS = "query.skfed_landmarks"
 MOCHA = "train.skfed_mocha"
+EXACT = "train.skfed_exact"
 SUPPORT = "query.skfed_support"
 
 # Items of skfed's byte model, by the names the traffic log uses.
 MODEL_ITEMS = frozenset(
-    {"w", "sigma", "dv", "gap", "stats", "gamma", "landmarks", "bits"}
+    {"w", "sigma", "dv", "gap", "stats", "gamma", "landmarks", "bits", "sv", "gram"}
 )
 
 
@@ -571,8 +574,8 @@ def _engine_for(estimator):
         return _flower_support
     raise TypeError(
         f"{type(estimator).__name__} has no Flower protocol; supported: "
-        "FederatedMultiTaskClassifier, FederatedMultiTaskRegressor (kernel='linear' "
-        "or approximation='nystroem'/'rff') and FederatedSupportRecovery."
+        "FederatedMultiTaskClassifier, FederatedMultiTaskRegressor (every mode) "
+        "and FederatedSupportRecovery."
     )
 
 

@@ -1,0 +1,490 @@
+"""Kernelized MOCHA in the exact kernel mode on Flower (support-vector exchange).
+
+The server loop mirrors the exact-mode branch of ``_BaseMultiTask._fit`` of
+:mod:`skfed.multitask` (same draws, same rounds, same Omega updates, and the
+same byte counts through the bookkeeping of ``_KernelState``, which the
+server runs without data).  Each node keeps in its Flower ``Context``: its
+dual variables, xorshift state, the margin states ``S_t`` (one row per
+binary problem and source node), the kernel rows of the support vectors it
+has received (its cache, keyed by the vectors' global indices), which of
+its own vectors the server already has, and its ``Sigma`` row.
+
+Exchanges of one round ``r`` (the simulation's round, step by step):
+
+* ``round`` (nodes the network lets train): ``steps`` and, when the node's
+  copy is stale, its ``Sigma`` row and ``rho``; the node solves its local
+  subproblem, adds its own changes to ``S_t`` and answers with the
+  changed samples' local indices and dual changes, preceded by the vectors
+  the server does not have yet.
+* ``eval`` (every node): the relayed changes of the other nodes this round
+  (global index and ``dalpha / W_source`` per binary problem, plus the
+  vectors the node has not cached), and its current ``Sigma`` row; the
+  node updates ``S_t`` and answers its three gap sums and, when Omega is
+  learned, its row of ``G``.  The relay is eager (every node is kept up to
+  date, so the gap is exact); skfed's byte model counts the same vectors
+  and the net changes lazily, when a node takes part: the traffic log
+  moves those bytes from ``sv_relay`` to ``sv`` as the model counts them.
+* ``omega`` (every node, only when Omega changed): the gap at the new
+  ``Sigma``.
+* ``final`` (every node, once): the node's dual coefficients, for the
+  fitted estimator (``dual_coef_``, ``support_vectors_``).
+"""
+
+import warnings
+from types import SimpleNamespace
+
+import numpy as np
+from scipy import linalg
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+
+from flwr.app import ArrayRecord, ConfigRecord, RecordDict
+
+from .._base import node_seeds
+from .._core._kernels import pairwise_kernel_fast
+from .._core._multitask_fast import local_solve_kernel, node_gap_terms, update_state
+from ..kernels import kernel_params, pairwise_kernel, resolve_kernel
+from ..multitask import (
+    _FLOAT,
+    _LOSSES,
+    _Faults,
+    _KernelState,
+    _blas_controller,
+    _check_omega,
+    _rho,
+    _steps,
+    omega_update,
+)
+from ..network import resolve_network
+from .flower import EXACT, _array, _arrays_of, _config_of
+
+_STATE = "skfed.exact"
+_STATE_ARRAYS = "skfed.exact.arrays"
+
+
+# ------------------------------------------------------------ node side
+def _kernel(spec, bias, A, B):
+    out = np.empty((A.shape[0], B.shape[0]), dtype=B.dtype)
+    if spec.is_callable:
+        out[...] = pairwise_kernel(A, B, kernel=spec)
+    else:
+        kind, gamma, coef0, degree = kernel_params(spec)
+        pairwise_kernel_fast(A, B, kind, gamma, coef0, degree, out)
+    if bias:
+        out += bias * bias
+    return out
+
+
+def exact_message(estimator, node, message, context, helpers):
+    """The node's answer to one exact-mode message (``helpers``: targets, weights)."""
+    targets, node_weights = helpers
+    content = message.content
+    control = _config_of(content, "control")
+    arrays = _arrays_of(content, "skfed")
+    extra = _arrays_of(content, "extra")
+    state = context.state
+    config = dict(state.config_records[_STATE]) if _STATE in state else {}
+    saved = (
+        {k: v.numpy() for k, v in state.array_records[_STATE_ARRAYS].items()}
+        if _STATE_ARRAYS in state else {}
+    )
+    X = np.ascontiguousarray(node.X)
+    n_t = X.shape[0]
+    if control.get("setup", False):
+        config = {"index": int(control["index"]), "rng": int(control["seed"]),
+                  "gamma": control.get("gamma")}
+        saved = {k: v for k, v in extra.items()}
+    classes = saved.get("classes")
+    Y = targets(node, estimator, classes)
+    sw, total = node_weights(node)
+    P = Y.shape[0]
+    counts = np.asarray(saved["counts"], dtype=np.intp)
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    m = len(counts)
+    t = int(config["index"])
+    spec = resolve_kernel(estimator.kernel, gamma=config.get("gamma"), degree=estimator.degree,
+                          coef0=estimator.coef0, n_features=X.shape[1])
+    bias = float(estimator.intercept_scaling) if estimator.fit_intercept else 0.0
+    lam = float(estimator.lam)
+    loss = _LOSSES[estimator.loss]()
+    if "g" in saved:
+        g = np.array(saved["g"], dtype=np.float64, order="C")
+        S = np.array(saved["S"], dtype=np.float64, order="C")
+        cache = np.array(saved["cache"], dtype=X.dtype, order="C")
+        cache_ids = np.asarray(saved["cache_ids"], dtype=np.int64)
+        sent = np.asarray(saved["sent"], dtype=bool).copy()
+    else:
+        g = np.zeros((P, n_t))
+        S = np.zeros((P * m, n_t))
+        cache = np.zeros((0, n_t), dtype=X.dtype)
+        cache_ids = np.zeros(0, dtype=np.int64)
+        sent = np.zeros(n_t, dtype=bool)
+    reply = {}
+    if "sigma" in arrays:  # the node's Sigma row and rho, for its local solves
+        saved["sigma_row"] = np.asarray(arrays["sigma"][:m], dtype=np.float64)
+        config["rho"] = float(arrays["sigma"][m])
+    if control.get("train", False):
+        block = _kernel(spec, bias, X, X) if not spec.is_callable else None
+        if block is None:
+            block = np.ascontiguousarray(pairwise_kernel(X, kernel=spec), dtype=X.dtype)
+            if bias:
+                block += bias * bias
+        sigma_row = saved["sigma_row"]
+        p = np.einsum("u,kui->ki", sigma_row, S.reshape(P, m, -1)) / lam
+        c = config["rho"] * sigma_row[t] / (lam * total)
+        theta = 0.0 if estimator.local_gap_target is None else float(estimator.local_gap_target)
+        rng = np.array([config["rng"]], dtype=np.uint32)
+        deltas = np.zeros((P, n_t))
+        perm = np.empty(n_t, dtype=np.intp)
+        for k in range(P):
+            gk = np.ascontiguousarray(g[k])
+            local_solve_kernel(block, Y[k], sw, gk, np.ascontiguousarray(p[k]), deltas[k], c,
+                               loss, int(control["steps"]), theta, rng, perm)
+            g[k] = gk
+        config["rng"] = int(rng[0])
+        # Own changes into S_t (rows k m + t), as _KernelState._update_node.
+        idx, rows, coefs = [], [], []
+        for k in range(P):
+            nz = np.flatnonzero(deltas[k] != 0)
+            idx.append(nz)
+            rows.append(np.full(nz.size, k * m + t, dtype=np.intp))
+            coefs.append(deltas[k, nz] / total)
+        idx = np.concatenate(idx).astype(np.intp)
+        if idx.size:
+            update_state(block, idx, np.concatenate(rows), np.concatenate(coefs), S)
+        changed = np.flatnonzero(np.any(deltas != 0, axis=0))
+        new = changed[~sent[changed]]
+        sent[new] = True
+        reply["sv_index"] = _array(changed.astype(np.int32))
+        reply["sv_delta"] = _array(np.ascontiguousarray(deltas[:, changed]))
+        reply["sv_vectors"] = _array(np.ascontiguousarray(X[new]))
+    if "relay_index" in extra:
+        ridx = np.asarray(extra["relay_index"], dtype=np.int64)
+        rcoef = np.asarray(extra["relay_coef"], dtype=np.float64)
+        vectors = extra.get("relay_vectors")
+        fresh = ridx[~np.isin(ridx, cache_ids)]
+        if fresh.size:
+            rows_new = np.ascontiguousarray(vectors, dtype=X.dtype)
+            if rows_new.shape[0] != fresh.size:
+                raise ValueError("relayed vectors do not match the node's cache.")
+            cache = np.concatenate([cache, _kernel(spec, bias, rows_new, X)], axis=0)
+            cache_ids = np.concatenate([cache_ids, fresh])
+        order = np.argsort(cache_ids, kind="stable")
+        slot_of = order[np.searchsorted(cache_ids[order], ridx)]
+        src = np.searchsorted(offsets, ridx, side="right") - 1
+        slots, rows, coefs = [], [], []
+        for k in range(P):
+            nz = np.flatnonzero(rcoef[k] != 0)
+            slots.append(slot_of[nz])
+            rows.append(k * m + src[nz])
+            coefs.append(rcoef[k, nz])
+        slots = np.concatenate(slots).astype(np.intp)
+        if slots.size:
+            update_state(np.ascontiguousarray(cache), slots,
+                         np.concatenate(rows).astype(np.intp), np.concatenate(coefs), S)
+    if "sigma_eval" in extra:
+        sigma_row = np.asarray(extra["sigma_eval"][:m], dtype=np.float64)
+        f = np.einsum("u,kui->ki", sigma_row, S.reshape(P, m, -1)) / lam
+        sums = np.zeros((1, 3))
+        node_offsets = np.array([0, n_t], dtype=np.intp)
+        for k in range(P):
+            node_gap_terms(np.ascontiguousarray(f[k]), np.ascontiguousarray(Y[k]), sw,
+                           np.ascontiguousarray(g[k]), node_offsets, loss, sums)
+        reply["gap"] = _array(sums[0])
+        if control.get("gram", False):
+            alpha = g * sw
+            reply["gram"] = _array(np.einsum("ki,kui->u", alpha, S.reshape(P, m, -1)) / total)
+    if control.get("final", False):
+        reply["alpha"] = _array(g * sw)
+    config["rho"] = config.get("rho", 0.0)
+    saved.update({"g": g, "S": S, "cache": cache, "cache_ids": cache_ids,
+                  "sent": sent.astype(np.uint8)})
+    state[_STATE] = ConfigRecord({k: v for k, v in config.items() if v is not None})
+    state[_STATE_ARRAYS] = ArrayRecord({k: _array(v) for k, v in saved.items()})
+    return RecordDict({"skfed": ArrayRecord(reply), "control": ConfigRecord({})})
+
+
+# ----------------------------------------------------------- server side
+def _bookkeeping(m, counts, P, d, dtype_bytes, totals):
+    """A data-free ``_KernelState`` that does the protocol's byte counts."""
+    bk = _KernelState.__new__(_KernelState)
+    n = int(counts.sum())
+    bk.m, bk.n, bk.n_problems, bk.d = m, n, P, d
+    bk.dtype_bytes = dtype_bytes
+    bk.totals = totals
+    bk.sigma_info_floats = m + 1
+    bk.node_of = np.repeat(np.arange(m), counts)
+    bk.layout = SimpleNamespace(offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.intp))
+    bk.server_has = np.zeros(n, dtype=bool)
+    bk.node_has = np.zeros((m, n), dtype=bool)
+    for u in range(m):
+        bk.node_has[u, bk.layout.offsets[u]:bk.layout.offsets[u + 1]] = True
+    bk.pending = np.zeros((m, n), dtype=bool)
+    return bk
+
+
+def fit_exact(run):
+    """The exact kernel mode's server loop (``run``: the primal ``_Run`` set up by hello)."""
+    est, driver = run.est, run.driver
+    m, P, d = run.m, run.n_problems, run.d
+    counts, totals = run.counts, run.totals
+    everyone = np.arange(m, dtype=np.intp)
+    traffic = driver.traffic
+    loss = _LOSSES[est.loss]()  # noqa: F841 - validates the loss name
+    lam = float(est.lam)
+    rng = check_random_state(est.random_state)
+    seeds = node_seeds(rng, m)
+    network = resolve_network(est.network)
+    sim = network.start(m, server=True, random_state=rng, node_labels=est.nodes_)
+    counter = sim.counter
+    learn = isinstance(est.omega, str) and est.omega == "learn"
+    if isinstance(est.omega, str):
+        sigma = np.eye(m) / m
+    else:
+        _, sigma = _check_omega(est.omega, m)
+    from ._flower_multitask import _pooled_gamma
+
+    setup_up = np.zeros(m, dtype=np.int64)
+    setup_down = np.zeros(m, dtype=np.int64)
+    gamma = _pooled_gamma(est, run.infos, d) if not callable(est.kernel) else None
+    gamma_item = {}
+    if isinstance(est.gamma, str) and est.gamma == "scale" and not callable(est.kernel):
+        setup_up += 3 * _FLOAT
+        setup_down += _FLOAT
+        gamma_item = {"gamma": _FLOAT}
+    spec = resolve_kernel(est.kernel, gamma=gamma, degree=est.degree, coef0=est.coef0,
+                          n_features=d)
+    est._kernel_spec = spec
+    bias = float(est.intercept_scaling) if est.fit_intercept else 0.0
+    needed = np.ones((m, m), dtype=bool) if learn else (sigma != 0) | np.eye(m, dtype=bool)
+    bk = _bookkeeping(m, counts, P, d, run.dtype_bytes, totals)
+    offsets = bk.layout.offsets
+    delivered = bk.node_has.copy()  # what the eager relay gave each node
+    vectors = {}  # global index -> the vector, as the server received it
+    relay_pool = [[] for _ in range(m)]  # eval messages with uncounted relay bytes
+    last_sigma_entry = [None] * m
+
+    def consume(u, nbytes):
+        nbytes = int(nbytes)
+        for entry in relay_pool[u]:
+            if not nbytes:
+                break
+            take = min(nbytes, entry["items"].get("sv_relay", 0))
+            traffic.relabel(entry, "sv_relay", "sv", take)
+            nbytes -= take
+        relay_pool[u] = [e for e in relay_pool[u] if e["items"].get("sv_relay", 0)]
+        if nbytes:
+            raise AssertionError(f"skfed's byte model counts relay bytes node {u} never got.")
+
+    def downlink(active, flush=False):
+        payloads = bk.downlink(active, sigma, flush=flush)
+        for a, u in enumerate(active):
+            consume(u, payloads[a])
+        return payloads
+
+    # Setup: seeds, indices, gamma, classes, node sizes.
+    contents = {}
+    for t in range(m):
+        control = {"setup": True, "seed": int(seeds[t]), "index": t}
+        if gamma is not None:
+            control["gamma"] = float(gamma)
+        extra = {"counts": _array(counts.astype(np.int64))}
+        if hasattr(est, "classes_"):
+            extra["classes"] = _array(est.classes_)
+        contents[t] = RecordDict({"skfed": ArrayRecord({}), "extra": ArrayRecord(extra),
+                                  "control": ConfigRecord(control)})
+    driver.exchange(EXACT, contents, 0, down_items={t: gamma_item for t in range(m)},
+                    purpose="setup")
+
+    def sigma_info(t):
+        return np.concatenate([sigma[t], [rho]])
+
+    def evaluate(round_, changes, gram):
+        """Relay ``changes`` to every node; return the (m, 3) gap sums and G rows."""
+        contents, items = {}, {}
+        for u in range(m):
+            extra = {"sigma_eval": _array(sigma_info(u))}
+            item = {"sigma_eval": (m + 1) * _FLOAT}
+            if changes is not None:
+                sel = [c for c in changes if c[0] != u and needed[c[0], u]]
+                idx = np.unique(np.concatenate([c[2] for c in sel])) if sel else np.zeros(0, int)
+                coef = np.zeros((P, idx.size))
+                for src, k, gidx, cf in sel:
+                    coef[k, np.searchsorted(idx, gidx)] = cf
+                new = idx[~delivered[u, idx]]
+                delivered[u, new] = True
+                rows = (np.stack([vectors[j] for j in new]) if new.size
+                        else np.zeros((0, d), dtype=run.dtype))
+                extra["relay_index"] = _array(idx.astype(np.int32))
+                extra["relay_coef"] = _array(coef)
+                extra["relay_vectors"] = _array(np.ascontiguousarray(rows, dtype=run.dtype))
+                item["sv_relay"] = idx.size * (4 + P * _FLOAT) + new.size * d * run.dtype_bytes
+            contents[u] = RecordDict({"skfed": ArrayRecord({}), "extra": ArrayRecord(extra),
+                                      "control": ConfigRecord({"gram": bool(gram)})})
+            items[u] = item
+
+        def up_items(t, reply):
+            arrays = reply.array_records["skfed"]
+            out = {"gap_extra": 3 * _FLOAT}
+            if "gram" in arrays:
+                out["gram_unused"] = m * _FLOAT
+            return out
+
+        replies, down, up = driver.exchange(
+            EXACT, contents, round_, down_items=items, up_items=up_items,
+            purpose="eval" if changes is not None else "omega",
+        )
+        for u in range(m):
+            if changes is not None:
+                relay_pool[u].append(down[u])
+            last_sigma_entry[u] = down[u]
+        sums = np.stack([_arrays_of(replies[u], "skfed")["gap"] for u in range(m)])
+        G = (np.stack([_arrays_of(replies[u], "skfed")["gram"] for u in range(m)])
+             if gram else None)
+        return sums, G, up
+
+    def gap_of(sums):
+        loss_sum, conj_sum, cross_sum = (sums / totals[:, None]).sum(axis=0)
+        primal = loss_sum + 0.5 * cross_sum
+        dual = -conj_sum - 0.5 * cross_sum
+        return loss_sum + conj_sum + cross_sum, primal, dual
+
+    theta_steps = est.local_epochs
+    faults = _Faults(sim)
+    rho = _rho(sigma)
+    sigma_sent = np.zeros(m, dtype=bool)
+    since_update = 0
+    gaps, objectives, duals = [], [], []
+    converged = False
+    s_info = (m + 1) * _FLOAT
+    for round_ in range(est.max_rounds):
+        active_mask, work = faults.next()
+        active = np.flatnonzero(active_mask).astype(np.intp)
+        if round_ == 0 and (setup_up.any() or setup_down.any()):
+            counter.gather_to_server(everyone[setup_up > 0], setup_up[setup_up > 0])
+            counter.broadcast_from_server(everyone[setup_down > 0], setup_down[setup_down > 0])
+        changes = []
+        if active.size:
+            down = downlink(active)
+            give = ~sigma_sent[active]
+            down += np.where(give, s_info, 0)
+            sigma_sent[active] = True
+            counter.broadcast_from_server(active, down)
+            steps = _steps(work, counts, theta_steps)
+            contents, items = {}, {}
+            for a, t in enumerate(active):
+                skfed = {}
+                if give[a]:
+                    skfed["sigma"] = _array(sigma_info(t))
+                contents[t] = RecordDict({
+                    "skfed": ArrayRecord(skfed), "extra": ArrayRecord({}),
+                    "control": ConfigRecord({"train": True, "steps": int(steps[t])}),
+                })
+                items[t] = {"sigma": s_info} if give[a] else {}
+
+            def up_items(t, reply):
+                arrays = reply.array_records["skfed"]
+                sizes = [int(np.prod(arrays[k].shape)) * np.dtype(arrays[k].dtype).itemsize
+                         for k in ("sv_index", "sv_delta", "sv_vectors")]
+                return {"sv": sum(sizes)}
+
+            replies, _, round_up = driver.exchange(EXACT, contents, round_, down_items=items,
+                                                   up_items=up_items, purpose="round")
+            results = []
+            for t in active:
+                arrays = _arrays_of(replies[t], "skfed")
+                deltas = np.zeros((P, counts[t]))
+                local = arrays["sv_index"].astype(np.intp)
+                deltas[:, local] = arrays["sv_delta"]
+                fresh = local[~bk.server_has[local + offsets[t]]]
+                for j, row in zip(fresh + offsets[t], arrays["sv_vectors"]):
+                    vectors[int(j)] = row
+                results.append(deltas)
+            up = bk.uplink(active, results)
+            for a, t in enumerate(active):  # the node sent what the byte model counts
+                if round_up[t]["items"].get("sv", 0) != up[a]:
+                    raise AssertionError(f"node {t} sent {round_up[t]['items']}, not {up[a]}.")
+            up += 3 * _FLOAT
+            counter.gather_to_server(active, up)
+            changes = list(bk._changes)
+        ask_gram = learn and m > 1
+        sums, G, eval_up = evaluate(round_, changes, ask_gram)
+        for t in active:
+            traffic.relabel(eval_up[t], "gap_extra", "gap")
+        gap, primal, dual = gap_of(sums)
+        since_update += 1
+        relative_ok = gap <= est.tol * abs(primal)
+        if learn and m > 1 and (since_update >= est.omega_update_every or relative_ok):
+            if active.size:
+                counter.broadcast_from_server(active, downlink(active, flush=True))
+                counter.gather_to_server(active, np.full(active.size, m * _FLOAT, dtype=np.int64))
+            for t in active:
+                traffic.relabel(eval_up[t], "gram_unused", "gram")
+            gram = 0.5 * (G + G.T)
+            with _blas_controller().limit(limits=1, user_api="blas"):
+                gram = sigma @ gram @ sigma / lam**2
+            new_sigma = omega_update(gram)
+            if new_sigma is not None:
+                sigma = new_sigma
+                rho = _rho(sigma)
+                sigma_sent[:] = False
+                sums2, _, _ = evaluate(round_, None, False)
+                gap2, primal, dual = gap_of(sums2)
+            else:
+                gap2 = gap
+            since_update = 0
+            converged = relative_ok and gap2 <= est.tol * abs(primal)
+            gap = gap2
+        else:
+            converged = relative_ok
+        gaps.append(gap)
+        objectives.append(primal)
+        duals.append(dual)
+        if est.verbose:
+            print(f"round {round_ + 1}: gap {gap:.3e} primal {primal:.6e} "
+                  f"({active.size}/{m} nodes) [Flower]")
+        if converged or round_ == est.max_rounds - 1:
+            payloads = downlink(everyone)
+            for t in range(m):
+                if not sigma_sent[t]:
+                    traffic.relabel(last_sigma_entry[t], "sigma_eval", "sigma", s_info)
+            payloads = payloads + np.where(sigma_sent, 0, s_info)
+            counter.broadcast_from_server(everyone, payloads.astype(np.int64))
+        counter.next_round()
+        if converged:
+            break
+    if not converged:
+        warnings.warn(
+            f"{type(est).__name__} did not reach the duality gap tol={est.tol} "
+            f"(relative) in max_rounds={est.max_rounds} rounds (gap "
+            f"{gaps[-1]:.3e}, objective {objectives[-1]:.3e}); increase max_rounds "
+            "or tol.",
+            ConvergenceWarning,
+        )
+    # The nodes' dual coefficients, for the fitted model.
+    contents = {t: RecordDict({"skfed": ArrayRecord({}), "extra": ArrayRecord({}),
+                               "control": ConfigRecord({"final": True})}) for t in range(m)}
+    replies, _, _ = driver.exchange(
+        EXACT, contents, len(gaps) - 1, purpose="final",
+        up_items=lambda t, reply: {"alpha_final": P * int(counts[t]) * _FLOAT},
+    )
+    alpha = np.concatenate([_arrays_of(replies[t], "skfed")["alpha"] for t in range(m)], axis=1)
+    n = int(counts.sum())
+    X = np.zeros((n, d), dtype=run.dtype)
+    for j in np.flatnonzero(np.any(alpha != 0, axis=0)):
+        X[j] = vectors[int(j)]
+    est.n_iter_ = len(gaps)
+    est.duality_gap_curve_ = np.asarray(gaps)
+    est.objective_curve_ = np.asarray(objectives)
+    est.dual_objective_curve_ = np.asarray(duals)
+    est.task_covariance_ = sigma
+    with _blas_controller().limit(limits=1, user_api="blas"):
+        evals, evecs = linalg.eigh(sigma)
+        est.omega_ = (evecs / evals) @ evecs.T
+    est.omega_ = 0.5 * (est.omega_ + est.omega_.T)
+    est.rho_ = rho
+    est._set_communication(sim)
+    layout = SimpleNamespace(order=np.arange(n), counts=counts, n_nodes=m)
+    est._store_model(SimpleNamespace(g=alpha), X, None, np.ones(n), layout, totals, sigma,
+                     lam, bias, run.dtype)
+    return est
