@@ -302,24 +302,47 @@ _RAW_NOTE = (
     "float64 value) and targets (8 B) to a server once, plus a 16 B header per node"
 )
 
+# Hyper-parameters chosen most often by 3-fold within-node CV in
+# benchmarks/dada_experiments.py (results in its module docstring).
+_DADA_PARAMS = {
+    "computer-classification": dict(beta=3.0, mu=10.0, lambda_graph=0.1),
+    "school-classification": dict(beta=3.0, mu=1.0, lambda_graph=0.1),
+    "har-walking": dict(beta=1.0, mu=1.0, lambda_graph=1.0),
+    "moons": dict(beta=10.0, mu=3.0, lambda_graph=1.0, graph_update_every=None),
+}
+_PERSO_LIN_PARAMS = {
+    "computer-classification": dict(loss="squared_hinge", mu=10.0, alpha=1e-2,
+                                    lambda_graph=0.1),
+    "school-classification": dict(loss="squared_hinge", mu=1.0, alpha=1e-3, lambda_graph=1.0),
+    "har-walking": dict(mu=1.0, alpha=1e-3, lambda_graph=0.1),
+}
+
+
 def _dada(graph):
     """Dada (Zantedeschi, Bellet & Tommasi 2020), issue 5: decentralized FW boosting.
 
     ``graph="learned"``: the collaboration graph is learned jointly (kappa=5
-    peers a step, re-learned every 100 iterations); ``"oracle"``: the
-    dataset's own graph (moons).  Two stumps per feature (10 on moons, as
-    the paper), 100 wake-ups per node (20 with --quick).
+    peers a step, first from the local models, then re-learned every 100
+    iterations); ``"oracle"``: the dataset's own graph (moons).  Two stumps
+    per feature (10 on moons, as the paper), 100 wake-ups per node (500 on
+    moons, 20 with --quick); beta, mu, lambda as chosen by cross-validation
+    on the paper's datasets.
     """
 
     def factory(ctx):
         from .boosting import DecentralizedBoostingClassifier
 
         per_feature = 10 if ctx.dataset == "moons" else 2
+        params = dict(beta=3.0, mu=1.0, lambda_graph=1.0)
+        params.update(_DADA_PARAMS.get(ctx.dataset, {}))
+        if graph == "oracle":
+            params.update(graph=ctx.graph, beta=10.0, mu=10.0)
+            params.pop("graph_update_every", None)
+        per_node = 20 if ctx.quick else (500 if ctx.dataset == "moons" else 100)
         return DecentralizedBoostingClassifier(
-            n_estimators=per_feature * ctx.n_features, beta=10.0, mu=1.0, lambda_graph=1.0,
-            graph=ctx.graph if graph == "oracle" else None,
-            max_iter=(20 if ctx.quick else 100) * ctx.n_nodes,
-            random_state=ctx.random_state, n_jobs=ctx.n_jobs,
+            n_estimators=per_feature * ctx.n_features,
+            max_iter=per_node * ctx.n_nodes,
+            random_state=ctx.random_state, n_jobs=ctx.n_jobs, **params,
         )
 
     return factory
@@ -329,10 +352,11 @@ def _perso_linear(ctx):
     """Perso-lin (Vanhaesebrouck et al. 2017) on a graph learned as in Dada, issue 5."""
     from .boosting import PersonalizedLinearClassifier
 
+    params = dict(mu=1.0, alpha=1e-3, lambda_graph=1.0)
+    params.update(_PERSO_LIN_PARAMS.get(ctx.dataset, {}))
     return PersonalizedLinearClassifier(
-        mu=1.0, alpha=1e-3, lambda_graph=1.0,
         max_iter=(20 if ctx.quick else 100) * ctx.n_nodes,
-        random_state=ctx.random_state, n_jobs=ctx.n_jobs,
+        random_state=ctx.random_state, n_jobs=ctx.n_jobs, **params,
     )
 
 
@@ -397,7 +421,8 @@ _METHOD_TABLE = (
         description="Dada: per-node l1 boosting of decision stumps by asynchronous "
         "decentralized Frank-Wolfe, collaboration graph learned jointly; peer-to-peer "
         "bytes counted",
-        param_grid={"beta": [1.0, 10.0], "mu": [0.1, 1.0, 10.0], "lambda_graph": [0.1, 1.0, 10.0]},
+        param_grid={"beta": [1.0, 3.0, 10.0], "mu": [1.0, 10.0], "lambda_graph": [0.1, 1.0],
+                    "graph_update_every": [100, None]},
         default_datasets=DADA_DATASETS,
     ),
     MethodSpec(
@@ -410,7 +435,8 @@ _METHOD_TABLE = (
         "perso-linear", _perso_linear,
         description="Perso-lin: personalized logistic models smoothed over a graph learned "
         "as in Dada (asynchronous block coordinate descent)",
-        param_grid={"mu": [0.1, 1.0, 10.0], "alpha": [1e-3, 1e-1]},
+        param_grid={"loss": ["logistic", "squared_hinge"], "mu": [0.1, 1.0, 10.0],
+                    "alpha": [1e-3, 1e-2], "lambda_graph": [0.1, 1.0]},
         default_datasets=DADA_DATASETS,
     ),
 )
