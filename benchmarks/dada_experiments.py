@@ -25,6 +25,36 @@ Usage::
 
     python benchmarks/dada_experiments.py moons --seeds 0 1 2 3 4 --out moons.json
     python benchmarks/dada_experiments.py real --runs 3 --out table1.json
+
+Results (this script, 2 cores; test accuracy %, mean over seeds / runs)
+-----------------------------------------------------------------------
+Moons, seeds 0-4 (std in parentheses)::
+
+    Global AdaBoost      62.35 (2.26)     Global l1-boosting   61.76 (0.90)
+    Local AdaBoost       68.01 (3.37)     Local l1-boosting    65.68 (2.54)
+    Dada, oracle graph   86.64 (7.17)     Dada, learned graph  74.51 (5.38)
+
+    learned graph: 73 % of the weight inside the true clusters (per seed
+    76, 70, 62, 76, 82 %), 1460 non-zeros on average (566, 716, 4616, 712,
+    692) against 2900 for the oracle graph; CV kept the graph learned from
+    the local models (graph_update_every=None) on 4 seeds of 5 and chose
+    re-learning every 100 iterations on seed 2.
+
+Table 1 protocol, 3 runs (paper's figures in parentheses)::
+
+    method                    Computer        School          HAR walking (21 people)
+    Global AdaBoost           67.59 (69.16)   70.49 (69.96)   99.28 (94.34)
+    Local AdaBoost            64.93 (66.61)   71.09 (70.69)   92.22 (93.16)
+    Global l1-boosting        68.18           70.47           99.51
+    Local l1-boosting         65.08           71.33           94.29
+    Global logistic           62.82 (62.18)   70.51 (57.06)   99.88 (93.64)
+    Local logistic            66.43 (60.68)   71.09 (70.43)   99.84 (92.69)
+    Perso-lin, learned graph  68.32 (69.10)   72.72 (71.78)   99.88 (96.87)
+    Dada, learned graph       71.82 (73.55)   72.18 (72.47)   99.53 (95.57)
+
+Only the 21 subjects of the official UCI HAR training split are shipped
+(the paper used all 30); with 2 % of every person's windows the walking /
+static task is nearly separable here, so every method is close to 100 %.
 """
 
 import argparse
