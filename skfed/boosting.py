@@ -470,7 +470,12 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     its first steps, with gamma close to 1, mostly replace them) and the
     graph is re-learned every ``graph_update_every`` model iterations; see
     :class:`~skfed.graph.CollaborationGraphLearner` for the graph steps.
-    The step counter t is not reset when the graph changes.
+    The step counter t is not reset when the graph changes.  Smoothing makes
+    connected models alike, so re-learning tends to add edges between
+    neighbours of neighbours; ``graph_update_every=None`` keeps the graph
+    learned from the local models (on the moons benchmark of
+    ``benchmarks/dada_experiments.py`` cross-validation preferred it on 4
+    seeds of 5).
 
     **Multiclass** problems are solved one-vs-rest: one binary problem per
     class, all sharing one collaboration graph (the graph objective sums the
@@ -835,7 +840,8 @@ class _LinearState(_StateMixin):
         self.confidence = confidence
         self.inv_mass = 1.0 / mass
         self.loss = loss
-        self.l2, self.n_penalized, self.mu, self.dtype = float(l2), int(n_penalized), float(mu), dtype
+        self.l2, self.n_penalized = float(l2), int(n_penalized)
+        self.mu, self.dtype = float(mu), dtype
         self.K = offsets.shape[0] - 1
         self.P = Y.shape[0]
         self.n_features = X.shape[1]

@@ -102,7 +102,8 @@ def graph_gradient(W, models, losses, *, mu=1.0, mu_graph=None, lambda_graph=1.0
     -------
     ndarray of shape (n_nodes, n_nodes)
         Symmetric, ``G[k, l] = dh / dw_kl``
-        ``= l_k + l_l + (mu / 2) z_kl + mu_graph (2 lambda w_kl - 1 / (d_k + delta) - 1 / (d_l + delta))``,
+        ``= l_k + l_l + (mu / 2) z_kl``
+        ``+ mu_graph (2 lambda w_kl - 1 / (d_k + delta) - 1 / (d_l + delta))``,
         zero diagonal.
     """
     mu_graph = mu if mu_graph is None else mu_graph
