@@ -212,6 +212,18 @@ class _OneShotSupportMixin(FederatedMixin):
         # A straggler has not finished its pass when the one-shot deadline
         # expires: like a dropped client, it does not vote.
         answered = active & (work >= 1.0)
+        self._server_vote(packed, answered, sim, d)
+        return X_nodes, y_nodes, w_nodes, layout, sim
+
+    def _server_vote(self, packed, answered, sim, d):
+        """Round 1 at the server: receive the bit vectors, count them, vote.
+
+        ``packed`` holds every client's honest bits (one row per node);
+        rogue clients' rows are corrupted in place on the way, the messages
+        of the clients in ``answered`` are counted, and the fitted vote
+        attributes are set; ``d`` is the number of features voted on.  Shared by the simulated fit and the Flower
+        server, so both count and vote identically.
+        """
         senders = np.flatnonzero(answered).astype(np.intp)
         for node in senders:
             if sim.rogue[node]:
@@ -222,7 +234,6 @@ class _OneShotSupportMixin(FederatedMixin):
         sim.counter.gather_to_server(senders, np.full(len(senders), message, dtype=np.int64))
         sim.counter.next_round()
 
-        # The server's vote over the bit vectors it received.
         votes = np.zeros(d, dtype=np.int64)
         tally_votes(packed, senders, votes)
         g = len(senders)
@@ -231,7 +242,7 @@ class _OneShotSupportMixin(FederatedMixin):
                 "No client answered (all were dropped or straggling), so no feature "
                 "was selected.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
             fraction = np.zeros(d)
         else:
@@ -246,7 +257,6 @@ class _OneShotSupportMixin(FederatedMixin):
         self.answered_ = answered
         self.rogue_ = sim.rogue.copy()
         self.n_answered_ = g
-        return X_nodes, y_nodes, w_nodes, layout, sim
 
     def _group_position(self):
         if self.group_column is None:

@@ -7,16 +7,14 @@ model); the server takes the vote.  Mirrors ``_recover_support`` of
 :mod:`skfed.support`.
 """
 
-import warnings
 
 import numpy as np
 from scipy import sparse
 
 from flwr.app import ArrayRecord, ConfigRecord, Message, RecordDict
 
-from ..network import payload_bytes, resolve_network
-from ..support import _client_pass, _unpack, auto_z
-from .._core._support_fast import pack_bits, tally_votes
+from ..network import resolve_network
+from ..support import _client_pass, auto_z
 from .flower import SUPPORT, _array, _arrays_of, _config_of, _hello_reply
 
 ACCEPT_SPARSE = True
@@ -100,37 +98,7 @@ def fit_server(fitted, driver):
     packed = np.zeros((n_nodes, nbytes), dtype=np.uint8)
     for t in senders:
         packed[t] = _arrays_of(replies[int(t)], "skfed")["bits"]
-    # Replayed faults: the bits of a rogue client are corrupted on the way.
-    for node in senders:
-        if sim.rogue[node]:
-            bits = _unpack(packed[node : node + 1], d)[0]
-            sent = np.asarray(sim.corrupt_bits(bits, node), dtype=np.uint8)
-            pack_bits(sent[None, :], packed[node : node + 1])
-    message = payload_bytes(n_bits=d)
-    sim.counter.gather_to_server(senders, np.full(len(senders), message, dtype=np.int64))
-    sim.counter.next_round()
-
-    votes = np.zeros(d, dtype=np.int64)
-    tally_votes(packed, senders, votes)
-    g = len(senders)
-    if g == 0:
-        warnings.warn(
-            "No client answered (all were dropped or straggling), so no feature "
-            "was selected.",
-            UserWarning,
-            stacklevel=3,
-        )
-        fraction = np.zeros(d)
-    else:
-        fraction = votes / g
-    client_supports = _unpack(packed, d)
-    client_supports[~answered] = False
-    est.support_ = fraction >= est.threshold if g else np.zeros(d, dtype=bool)
-    est.votes_ = votes
-    est.vote_fraction_ = fraction
-    est.client_supports_ = client_supports
-    est.answered_ = answered
-    est.rogue_ = sim.rogue.copy()
-    est.n_answered_ = g
+    # Replayed faults, byte counts and the vote: the simulated fit's own code.
+    est._server_vote(packed, answered, sim, d)
     est._set_communication(sim)
     return est
