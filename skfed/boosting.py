@@ -127,6 +127,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         "lambda_graph": [Interval(numbers.Real, 0, None, closed="neither")],
         "delta": [Interval(numbers.Real, 0, None, closed="neither")],
         "kappa": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_neighbors": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "graph_update_every": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "graph_init_iter": [None, Interval(numbers.Integral, 0, None, closed="left")],
         "graph_iter": [None, Interval(numbers.Integral, 0, None, closed="left")],
@@ -240,7 +241,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
             runner = _GraphRunner(
                 simulation, mu=self.mu, mu_graph=mu_graph, lambda_graph=self.lambda_graph,
                 delta=self.delta, kappa=self.kappa, clock=graph_clock,
-                node_state=node_state,
+                node_state=node_state, max_neighbors=self.max_neighbors,
             )
             # The graph is first learned from purely local models.
             n_local = max(1, math.ceil(max_iter / K))
@@ -520,6 +521,12 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         Offset of the degree log-barrier.
     kappa : int, default=5
         Peers sampled by a node at each graph step.
+    max_neighbors : int, default=None
+        Most non-zero graph weights a node keeps (Remark 2 of the paper):
+        after each graph step the waking node and its peers set to zero their
+        weights toward the neighbours with the most different models.  Bounds
+        each node's memory and per-update messages, and keeps the re-learned
+        graph sparse as smoothing makes models alike.  ``None``: no cap.
     graph_update_every : int or None, default=100
         Model iterations between two graph updates (learned graph only);
         ``None`` learns the graph once, from the local models, and keeps it.
@@ -626,6 +633,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         lambda_graph=1.0,
         delta=1e-3,
         kappa=5,
+        max_neighbors=None,
         graph_update_every=100,
         graph_init_iter=None,
         graph_iter=None,
@@ -647,6 +655,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         self.lambda_graph = lambda_graph
         self.delta = delta
         self.kappa = kappa
+        self.max_neighbors = max_neighbors
         self.graph_update_every = graph_update_every
         self.graph_init_iter = graph_init_iter
         self.graph_iter = graph_iter
@@ -938,7 +947,8 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     mu : float, default=1.0
     graph : None, array-like, sparse matrix or networkx graph, default=None
         ``None`` learns the graph; otherwise the fixed graph.
-    mu_graph, lambda_graph, delta, kappa : see :class:`DecentralizedBoostingClassifier`.
+    mu_graph, lambda_graph, delta, kappa, max_neighbors : see
+        :class:`DecentralizedBoostingClassifier`.
     graph_update_every, graph_init_iter, graph_iter : see
         :class:`DecentralizedBoostingClassifier`.
     max_iter : int, default=None
@@ -1009,6 +1019,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         lambda_graph=1.0,
         delta=1e-3,
         kappa=5,
+        max_neighbors=None,
         graph_update_every=100,
         graph_init_iter=None,
         graph_iter=None,
@@ -1029,6 +1040,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         self.lambda_graph = lambda_graph
         self.delta = delta
         self.kappa = kappa
+        self.max_neighbors = max_neighbors
         self.graph_update_every = graph_update_every
         self.graph_init_iter = graph_init_iter
         self.graph_iter = graph_iter

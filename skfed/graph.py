@@ -192,7 +192,7 @@ class _GraphRunner:
     """
 
     def __init__(self, simulation, *, mu, mu_graph, lambda_graph, delta, kappa, clock,
-                 node_state, W=None):
+                 node_state, W=None, max_neighbors=None):
         n_nodes = simulation.n_nodes
         self.simulation = simulation
         self.mu = float(mu)
@@ -200,6 +200,7 @@ class _GraphRunner:
         self.lambda_graph = float(lambda_graph)
         self.delta = float(delta)
         self.kappa = int(kappa)
+        self.max_neighbors = -1 if max_neighbors is None else int(max_neighbors)
         self.clock = clock
         self.node_state = node_state
         self.W = np.zeros((n_nodes, n_nodes)) if W is None else np.array(W, dtype=np.float64)
@@ -233,7 +234,7 @@ class _GraphRunner:
             self.clock, self.node_state, offline,
             model_message_bytes(models, model_dtype), self.simulation.counter,
             bool(end_rounds), int(budget), int(spent), float(objective), curve,
-            trace_node, trace_peers, trace_lip,
+            trace_node, trace_peers, trace_lip, self.max_neighbors,
         )
         # Degrees are updated incrementally; recompute them exactly.
         self.degree[:] = self.W.sum(axis=1)
@@ -295,9 +296,19 @@ class CollaborationGraphLearner(BaseEstimator):
     descent lemma holds (never beyond the global bound), so h never
     increases.
 
+    **Bounded degrees** (Remark 2 of the paper, ``max_neighbors``): after
+    each step, the waking node and its sampled peers each keep at most
+    ``max_neighbors`` non-zero weights, setting to zero those toward the
+    neighbours whose models are the most different from their own (a node
+    holds its neighbours' models, so it knows these distances).  This bounds
+    the memory and the per-update messages of every node and keeps the graph
+    sparse when models become alike; it is a heuristic (a projection onto a
+    non-convex set), so h may then increase.
+
     **Messages** (counted by the network): for each sampled peer l, a
     request from k carrying k's model, an answer carrying l's model, loss
-    and degree (two float64), and the new weight (one float64).  A model is
+    and degree (two float64), and the new weight (one float64); with
+    ``max_neighbors``, one float64 message per edge dropped by the cap.  A model is
     sent dense (``n_dims`` values) or sparse (``nnz`` pairs of an index of
     ``ceil(log2 n_dims)`` bits and a value), whichever is cheaper
     (:func:`model_message_bytes`).  Every iteration is one round.
@@ -315,6 +326,9 @@ class CollaborationGraphLearner(BaseEstimator):
         Offset of the log barrier ``log(d_k + delta)``.
     kappa : int, default=5
         Number of peers a node samples at each step.
+    max_neighbors : int, default=None
+        Most non-zero weights a node keeps (Remark 2): the weights toward
+        the most different models are kept at zero.  ``None``: no cap.
     max_iter : int, default=None
         Number of iterations (node wake-ups); ``None`` means
         ``100 * n_nodes``.
@@ -369,6 +383,7 @@ class CollaborationGraphLearner(BaseEstimator):
         "lambda_graph": [Interval(numbers.Real, 0, None, closed="neither")],
         "delta": [Interval(numbers.Real, 0, None, closed="neither")],
         "kappa": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_neighbors": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [None, Interval(numbers.Integral, 0, None, closed="left")],
         "communication_budget": [None, Interval(numbers.Integral, 0, None, closed="left")],
         "network": "no_validation",
@@ -383,6 +398,7 @@ class CollaborationGraphLearner(BaseEstimator):
         lambda_graph=1.0,
         delta=1e-3,
         kappa=5,
+        max_neighbors=None,
         max_iter=None,
         communication_budget=None,
         network=None,
@@ -393,6 +409,7 @@ class CollaborationGraphLearner(BaseEstimator):
         self.lambda_graph = lambda_graph
         self.delta = delta
         self.kappa = kappa
+        self.max_neighbors = max_neighbors
         self.max_iter = max_iter
         self.communication_budget = communication_budget
         self.network = network
@@ -449,7 +466,7 @@ class CollaborationGraphLearner(BaseEstimator):
         runner = _GraphRunner(
             simulation, mu=self.mu, mu_graph=mu_graph, lambda_graph=self.lambda_graph,
             delta=self.delta, kappa=self.kappa, clock=seeds[n_nodes:].copy(),
-            node_state=seeds[:n_nodes].copy(), W=W0,
+            node_state=seeds[:n_nodes].copy(), W=W0, max_neighbors=self.max_neighbors,
         )
         max_iter = 100 * n_nodes if self.max_iter is None else self.max_iter
         budget = -1 if self.communication_budget is None else self.communication_budget

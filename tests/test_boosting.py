@@ -217,6 +217,29 @@ def test_moons_oracle_and_learned_graphs_beat_local_and_global():
     assert learned.collaboration_graph_.nnz < (oracle > 0).sum()
 
 
+def test_max_neighbors_bounds_the_relearned_graph_and_keeps_the_objective_exact():
+    X, Xt, y, yt, g, gt, oracle, clusters = make_rotated_moons(
+        30, cluster_sizes=[10, 20], n_samples_range=(3, 14), n_features=4, padding_std=0.0,
+        random_state=1,
+    )
+    kw = dict(n_estimators=40, beta=10.0, mu=3.0, lambda_graph=1.0, max_iter=300 * 30,
+              graph_update_every=100, random_state=0)
+    free = DecentralizedBoostingClassifier(**kw).fit(X, y, groups=g)
+    capped = DecentralizedBoostingClassifier(max_neighbors=4, **kw).fit(X, y, groups=g)
+    W = capped.collaboration_graph_.toarray()
+    assert np.all((W > 0).sum(axis=1) <= 4)
+    np.testing.assert_allclose(W, W.T)
+    same = clusters[:, None] == clusters[None, :]
+    inside = W[same].sum() / W.sum()
+    free_W = free.collaboration_graph_.toarray()
+    assert inside > free_W[same].sum() / free_W.sum()
+    assert inside > 0.8
+    # Dropped edges change eq. 1 by exactly their linear part: the running
+    # objective still equals the one recomputed from scratch.
+    assert capped.objective_curve_[-1] == pytest.approx(capped.objective_, rel=1e-8)
+    assert capped.score(Xt, yt, groups=gt) >= free.score(Xt, yt, groups=gt)
+
+
 # ------------------------------------------------------------------ graphs
 def test_fixed_graph_inputs_agree_and_bad_graphs_raise():
     nx = pytest.importorskip("networkx")

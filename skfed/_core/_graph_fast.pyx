@@ -25,6 +25,16 @@
 # bound valid on the whole orthant, ``mu_g (2 lam + (kappa + 1) / delta^2)``.
 # The change of h is exactly the change of the block function, so the
 # objective is tracked for free.
+#
+# Remark 2 of the paper (optional, ``max_neighbors >= 0``): after the step,
+# the waking node and each of its sampled peers keep at most
+# ``max_neighbors`` non-zero weights; a node with more sets to zero its
+# weights toward the neighbours whose models are the most different from
+# its own (largest z; ties: the largest node index goes first).  A node
+# holds copies of its neighbours' models for its model updates, so it
+# knows these distances; each dropped edge costs one 8-byte message telling
+# the neighbour.  The change of h of every drop is added exactly.  The cap
+# is a projection onto a non-convex set: a capped step may increase h.
 
 from libc.math cimport log
 
@@ -75,6 +85,60 @@ cdef double _block_value(
     return value - mu_g * log(dk + delta)
 
 
+cdef intp_t _cap_neighbours(
+    const floating[:, ::1] models, const double[::1] losses, double[:, ::1] W,
+    double[::1] degree, intp_t k, intp_t cap, double mu, double mu_graph, double lam,
+    double delta, CommCounter counter, double* zbuf, intp_t* nbuf, double* objective,
+    double* linear_change, int64_t* spent,
+) noexcept nogil:
+    """Keep node k's ``cap`` closest neighbours (Remark 2); return the edges dropped."""
+    cdef intp_t K = W.shape[0], n_model = models.shape[1]
+    cdef intp_t m, j, r, best, count = 0, n_dropped = 0
+    cdef double z, diff, wv, a, dk_old, dm_old, dk_new, dm_new
+    for m in range(K):
+        if m != k and W[k, m] > 0.0:
+            z = 0.0
+            for j in range(n_model):
+                diff = models[k, j] - models[m, j]
+                z += diff * diff
+            zbuf[count] = z
+            nbuf[count] = m
+            count += 1
+    while count > cap:
+        best = 0
+        for r in range(1, count):
+            if zbuf[r] > zbuf[best] or (zbuf[r] == zbuf[best] and nbuf[r] > nbuf[best]):
+                best = r
+        m = nbuf[best]
+        z = zbuf[best]
+        wv = W[k, m]
+        a = losses[k] + losses[m] + 0.5 * mu * z
+        dk_old = degree[k]
+        dm_old = degree[m]
+        dk_new = dk_old - wv
+        dm_new = dm_old - wv
+        if dk_new < 0.0:
+            dk_new = 0.0
+        if dm_new < 0.0:
+            dm_new = 0.0
+        objective[0] += -a * wv - mu_graph * lam * wv * wv - mu_graph * (
+            log(dk_new + delta) - log(dk_old + delta) + log(dm_new + delta)
+            - log(dm_old + delta)
+        )
+        linear_change[0] -= a * wv
+        W[k, m] = 0.0
+        W[m, k] = 0.0
+        degree[k] = dk_new
+        degree[m] = dm_new
+        counter.send(k, m, 8)
+        spent[0] += counter.header_bytes + 8
+        zbuf[best] = zbuf[count - 1]
+        nbuf[best] = nbuf[count - 1]
+        count -= 1
+        n_dropped += 1
+    return n_dropped
+
+
 def graph_steps(
     const floating[:, ::1] models,     # IN (n_nodes, n_model) the models nodes send
     const double[::1] losses,          # IN (n_nodes,) l_k = c_k L_k
@@ -101,13 +165,15 @@ def graph_steps(
     intp_t[::1] trace_node,            # OUT (n_steps,) or (0,)
     intp_t[::1] trace_peers,           # OUT (n_steps * kappa,) or (0,), -1 padded
     double[::1] trace_lipschitz,       # OUT (n_steps,) or (0,) accepted L
+    intp_t max_neighbors=-1,           # Remark 2 cap on non-zero weights per node (-1: none)
 ):
     """Asynchronous decentralized graph learning: ``n_steps`` graph steps.
 
     Messages of one step, for each sampled peer l: a request from k carrying
     k's model (``model_payload[k]`` bytes), an answer carrying l's model,
     its loss and its degree (``model_payload[l] + 16``), and the new weight
-    ``w_kl`` (8 bytes); each with the counter's header.
+    ``w_kl`` (8 bytes); each with the counter's header.  With
+    ``max_neighbors >= 0``, one 8-byte message per edge dropped by the cap.
 
     Returns
     -------
@@ -135,6 +201,10 @@ def graph_steps(
     cdef double[::1] v = buf[3]
     cdef double[::1] dl = buf[4]
     cdef double[::1] dl_new = buf[5]
+    cap_z = np.zeros(K, dtype=np.float64)
+    cap_n = np.zeros(K, dtype=np.intp)
+    cdef double[::1] zbuf = cap_z
+    cdef intp_t[::1] nbuf = cap_n
     with nogil:
         for it in range(n_steps):
             if budget >= 0 and spent >= budget:
@@ -220,6 +290,14 @@ def graph_steps(
                 spent += 3 * header + model_payload[k] + model_payload[l] + 24
             degree[k] = dk_new
             objective += phi_new - phi_old
+            if max_neighbors >= 0:
+                _cap_neighbours(models, losses, W, degree, k, max_neighbors, mu, mu_graph,
+                                lam, delta, counter, &zbuf[0], &nbuf[0], &objective,
+                                &linear_change, &spent)
+                for r in range(n_peers):
+                    _cap_neighbours(models, losses, W, degree, peers[r], max_neighbors, mu,
+                                    mu_graph, lam, delta, counter, &zbuf[0], &nbuf[0],
+                                    &objective, &linear_change, &spent)
             if has_lip:
                 trace_lipschitz[it] = lip
             if has_obj:

@@ -17,7 +17,8 @@ def _complete(K):
 
 
 def _run(models, losses, W, *, mu, mu_graph, lam, delta, kappa, n_steps, seed=3,
-         cand=None, payload=None, budget=-1, offline=None, end_rounds=True):
+         cand=None, payload=None, budget=-1, offline=None, end_rounds=True,
+         max_neighbors=-1):
     K = W.shape[0]
     W = W.copy()
     degree = W.sum(axis=1)
@@ -35,6 +36,7 @@ def _run(models, losses, W, *, mu, mu_graph, lam, delta, kappa, n_steps, seed=3,
         np.array([seed], np.uint32), np.arange(1, K + 1, dtype=np.uint32),
         np.zeros(0, np.uint8) if offline is None else offline.astype(np.uint8), payload,
         counter, end_rounds, budget, 0, objective, curve, trace_node, trace_peers, trace_lip,
+        max_neighbors,
     )
     n_done = out[0]
     return (out, W, degree, counter, curve[:n_done], trace_node[:n_done],
@@ -106,6 +108,58 @@ def test_many_graph_steps_replay_in_numpy_and_never_increase_h():
         graph_objective(W, models, losses, mu=1.0, mu_graph=0.5, lambda_graph=1.0, delta=1e-3),
         rel=1e-9,
     )
+
+
+def ref_cap(W, models, node, cap):
+    """Remark 2: node keeps its ``cap`` closest neighbours (ties: larger index dropped)."""
+    W = W.copy()
+    nbrs = [m for m in np.flatnonzero(W[node] > 0) if m != node]
+    dist = {m: float(np.sum((models[node] - models[m]) ** 2)) for m in nbrs}
+    order = sorted(nbrs, key=lambda m: (dist[m], m))
+    for m in order[cap:]:
+        W[node, m] = W[m, node] = 0.0
+    return W, len(order[cap:])
+
+
+def test_max_neighbors_replays_in_numpy_with_exact_objective_and_bytes():
+    rng = np.random.RandomState(5)
+    K, kappa, cap, n_steps = 10, 4, 2, 150
+    models = rng.normal(size=(K, 3))
+    losses = rng.uniform(0, 0.2, size=K)
+    kw = dict(mu=0.5, mu_graph=2.0, lam=0.3, delta=1e-2)
+    out, W, degree, counter, curve, nodes, peers, _ = _run(
+        models, losses, np.zeros((K, K)), kappa=kappa, n_steps=n_steps, max_neighbors=cap, **kw
+    )
+    ref, n_dropped = np.zeros((K, K)), 0
+    for k, p in zip(nodes, peers):
+        ref, _, _ = ref_graph_step(ref, models, losses, k, p, mu=0.5, mu_graph=2.0, lam=0.3,
+                                   delta=1e-2)
+        for node in [k, *p]:
+            ref, dropped = ref_cap(ref, models, node, cap)
+            n_dropped += dropped
+    np.testing.assert_allclose(W, ref, rtol=1e-9, atol=1e-12)
+    assert n_dropped > 0
+    # Counts only grow at the waking node and its peers, which are capped right
+    # after: from the empty graph every node always keeps at most ``cap``.
+    assert np.all((W > 0).sum(axis=1) <= cap)
+    np.testing.assert_allclose(degree, W.sum(axis=1), rtol=1e-9, atol=1e-12)
+    hkw = dict(mu=0.5, mu_graph=2.0, lambda_graph=0.3, delta=1e-2)
+    assert curve[-1] == pytest.approx(graph_objective(W, models, losses, **hkw), rel=1e-9)
+    # Bytes: the three messages per sampled peer plus one 8-byte message per drop.
+    step_bytes = n_steps * kappa * (3 * HEADER + 2 * 8 * 3 + 24)
+    assert out[1] == step_bytes + n_dropped * (HEADER + 8)
+    assert counter.snapshot()["pair_bytes"].sum() == out[1]
+
+
+def test_max_neighbors_zero_change_when_cap_is_not_reached():
+    rng = np.random.RandomState(2)
+    K = 6
+    models = rng.normal(size=(K, 2))
+    kw = dict(mu=1.0, mu_graph=1.0, lam=1.0, delta=1e-3, kappa=2, n_steps=80)
+    free = _run(models, np.zeros(K), np.zeros((K, K)), **kw)
+    capped = _run(models, np.zeros(K), np.zeros((K, K)), max_neighbors=K - 1, **kw)
+    np.testing.assert_array_equal(free[1], capped[1])
+    assert free[0][1] == capped[0][1]
 
 
 def test_peer_sampling_is_uniform_over_the_candidates():
