@@ -473,10 +473,11 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     :class:`~skfed.graph.CollaborationGraphLearner` for the graph steps.
     The step counter t is not reset when the graph changes.  Smoothing makes
     connected models alike, so re-learning tends to add edges between
-    neighbours of neighbours; ``graph_update_every=None`` keeps the graph
-    learned from the local models (on the moons benchmark of
-    ``benchmarks/dada_experiments.py`` cross-validation preferred it on 4
-    seeds of 5).
+    neighbours of neighbours; ``max_neighbors`` (Remark 2 of the paper)
+    bounds every node's number of neighbours by dropping the edges toward
+    the most different models, which keeps the re-learned graph sparse and,
+    on clustered tasks, inside the clusters.  ``graph_update_every=None``
+    keeps the graph learned from the local models.
 
     **Multiclass** problems are solved one-vs-rest: one binary problem per
     class, all sharing one collaboration graph (the graph objective sums the

@@ -308,7 +308,8 @@ _DADA_PARAMS = {
     "computer-classification": dict(beta=3.0, mu=10.0, lambda_graph=0.1),
     "school-classification": dict(beta=3.0, mu=1.0, lambda_graph=0.1),
     "har-walking": dict(beta=1.0, mu=1.0, lambda_graph=1.0),
-    "moons": dict(beta=10.0, mu=3.0, lambda_graph=1.0, graph_update_every=None),
+    "moons": dict(beta=10.0, mu=3.0, lambda_graph=10.0, graph_update_every=100,
+                  max_neighbors=10),
 }
 _PERSO_LIN_PARAMS = {
     "computer-classification": dict(loss="squared_hinge", mu=10.0, alpha=1e-2,
@@ -338,6 +339,7 @@ def _dada(graph):
         if graph == "oracle":
             params.update(graph=ctx.graph, beta=10.0, mu=10.0)
             params.pop("graph_update_every", None)
+            params.pop("max_neighbors", None)
         per_node = 20 if ctx.quick else (500 if ctx.dataset == "moons" else 100)
         return DecentralizedBoostingClassifier(
             n_estimators=per_feature * ctx.n_features,
@@ -422,7 +424,7 @@ _METHOD_TABLE = (
         "decentralized Frank-Wolfe, collaboration graph learned jointly; peer-to-peer "
         "bytes counted",
         param_grid={"beta": [1.0, 3.0, 10.0], "mu": [1.0, 10.0], "lambda_graph": [0.1, 1.0],
-                    "graph_update_every": [100, None]},
+                    "graph_update_every": [100, None], "max_neighbors": [None, 10]},
         default_datasets=DADA_DATASETS,
     ),
     MethodSpec(
