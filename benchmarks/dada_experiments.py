@@ -75,6 +75,7 @@ static task is nearly separable here, so every method is close to 100 %.
 import argparse
 import itertools
 import json
+import random
 import sys
 import time
 import warnings
@@ -309,7 +310,31 @@ def run_moons(seeds, log, n_iter_per_node=500, cv_repeats=3):
 
 
 # --------------------------------------------------------------------- real
+def computer_split_of_dada_code(seed=2018):
+    """The Computer buyers split drawn by ``load_computer`` in Dada's code.
+
+    That function shuffles the 20 computers with ``numpy.random.RandomState(
+    seed).permutation`` and draws every person's number of training
+    computers with Python's ``random.randint(5, 10)`` after
+    ``random.seed(seed)``; its default seed is 2018.  Returns the training
+    mask over the rows of :func:`skfed.datasets.load_computer_buyers`
+    (person-major, 20 rows a person).
+    """
+    permutation = np.random.RandomState(seed).permutation(20)
+    counts = random.Random(seed)
+    mask = np.zeros((190, 20), dtype=bool)
+    for person in range(190):
+        mask[person, permutation[: counts.randint(5, 10)]] = True
+    return mask.ravel()
+
+
 def load_run(name, run):
+    if name == "computer-dada-code":
+        # One fixed split (the default of Dada's code); runs differ in the
+        # algorithms' random states and the CV shuffles only.
+        X, y, g = load_computer_buyers(task="classification", return_X_y=True)
+        train = computer_split_of_dada_code()
+        return X[train], X[~train], y[train], y[~train], g[train], g[~train], 28
     if name == "computer":
         X, X_test, y, y_test, g, g_test = load_computer_buyers(
             task="classification", split="dada", random_state=run, return_X_y=True
@@ -356,7 +381,7 @@ def run_real(names, runs, log, iter_per_node=100, cv_repeats=3):
             m: {
                 "mean_accuracy": float(np.mean([r[m]["accuracy"] for r in rows])),
                 "std_accuracy": float(np.std([r[m]["accuracy"] for r in rows])),
-                "paper": PAPER_TABLE1[name].get(m),
+                "paper": PAPER_TABLE1[name.split("-")[0]].get(m),
             }
             for m in names_
         }

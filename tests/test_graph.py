@@ -164,3 +164,25 @@ def test_warm_start_graph_and_bad_inputs():
         CollaborationGraphLearner(mu=0.0).fit(models)
     with pytest.raises(ValueError):
         CollaborationGraphLearner().fit(np.c_[models[:, :-1], np.full(6, np.nan)])
+
+
+def test_max_neighbors_keeps_the_closest_peers_and_is_validated():
+    models, losses = _problem(7, K=12)
+    kw = dict(mu=5.0, lambda_graph=5.0, kappa=4, random_state=0)
+    free = CollaborationGraphLearner(**kw).fit(models, losses=losses)
+    capped = CollaborationGraphLearner(max_neighbors=2, **kw).fit(models, losses=losses)
+    dense = capped.collaboration_graph_.toarray()
+    counts = (dense > 0).sum(axis=1)
+    assert counts.max() <= 2 < (free.collaboration_graph_.toarray() > 0).sum(axis=1).max()
+    np.testing.assert_allclose(dense, dense.T)
+    np.testing.assert_allclose(capped.degree_, dense.sum(axis=1))
+    # The edges kept are those toward the closest models: all inside the groups.
+    group = np.arange(12) < 6
+    same = group[:, None] == group[None, :]
+    assert np.all(same[dense > 0])
+    # The curve stays h(w) of the current graph.
+    assert capped.objective_curve_[-1] == pytest.approx(
+        capped.objective(models, losses=losses), rel=1e-9
+    )
+    with pytest.raises(ValueError, match="max_neighbors"):
+        CollaborationGraphLearner(max_neighbors=0).fit(models)
