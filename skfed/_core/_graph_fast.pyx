@@ -87,14 +87,20 @@ cdef double _block_value(
 
 cdef intp_t _cap_neighbours(
     const floating[:, ::1] models, const double[::1] losses, double[:, ::1] W,
-    double[::1] degree, intp_t k, intp_t cap, double mu, double mu_graph, double lam,
-    double delta, CommCounter counter, double* zbuf, intp_t* nbuf, double* objective,
-    double* linear_change, int64_t* spent,
+    double[::1] degree, intp_t* n_neighbours, intp_t k, intp_t cap, double mu,
+    double mu_graph, double lam, double delta, CommCounter counter, double* zbuf,
+    intp_t* nbuf, double* objective, double* linear_change, int64_t* spent,
 ) noexcept nogil:
-    """Keep node k's ``cap`` closest neighbours (Remark 2); return the edges dropped."""
+    """Keep node k's ``cap`` closest neighbours (Remark 2); return the edges dropped.
+
+    ``n_neighbours`` holds every node's number of non-zero weights; the row
+    of k is only scanned when k is over the cap.
+    """
     cdef intp_t K = W.shape[0], n_model = models.shape[1]
     cdef intp_t m, j, r, best, count = 0, n_dropped = 0
     cdef double z, diff, wv, a, dk_old, dm_old, dk_new, dm_new
+    if n_neighbours[k] <= cap:
+        return 0
     for m in range(K):
         if m != k and W[k, m] > 0.0:
             z = 0.0
@@ -128,6 +134,8 @@ cdef intp_t _cap_neighbours(
         linear_change[0] -= a * wv
         W[k, m] = 0.0
         W[m, k] = 0.0
+        n_neighbours[k] -= 1
+        n_neighbours[m] -= 1
         degree[k] = dk_new
         degree[m] = dm_new
         counter.send(k, m, 8)
@@ -201,10 +209,14 @@ def graph_steps(
     cdef double[::1] v = buf[3]
     cdef double[::1] dl = buf[4]
     cdef double[::1] dl_new = buf[5]
-    cap_z = np.zeros(K, dtype=np.float64)
-    cap_n = np.zeros(K, dtype=np.intp)
+    cdef bint capped = max_neighbors >= 0
+    cap_z = np.zeros(K if capped else 1, dtype=np.float64)
+    cap_n = np.zeros(K if capped else 1, dtype=np.intp)
+    counts = (np.count_nonzero(np.asarray(W), axis=1) if capped
+              else np.zeros(1, dtype=np.intp)).astype(np.intp)
     cdef double[::1] zbuf = cap_z
     cdef intp_t[::1] nbuf = cap_n
+    cdef intp_t[::1] n_neighbours = counts
     with nogil:
         for it in range(n_steps):
             if budget >= 0 and spent >= budget:
@@ -280,6 +292,10 @@ def graph_steps(
                     lip = lip_max
             for r in range(n_peers):
                 l = peers[r]
+                if capped and (v[r] > 0.0) != (w[r] > 0.0):
+                    q = 1 if v[r] > 0.0 else -1
+                    n_neighbours[k] += q
+                    n_neighbours[l] += q
                 linear_change += a[r] * (v[r] - w[r])
                 W[k, l] = v[r]
                 W[l, k] = v[r]
@@ -290,14 +306,14 @@ def graph_steps(
                 spent += 3 * header + model_payload[k] + model_payload[l] + 24
             degree[k] = dk_new
             objective += phi_new - phi_old
-            if max_neighbors >= 0:
-                _cap_neighbours(models, losses, W, degree, k, max_neighbors, mu, mu_graph,
-                                lam, delta, counter, &zbuf[0], &nbuf[0], &objective,
-                                &linear_change, &spent)
+            if capped:
+                _cap_neighbours(models, losses, W, degree, &n_neighbours[0], k,
+                                max_neighbors, mu, mu_graph, lam, delta, counter, &zbuf[0],
+                                &nbuf[0], &objective, &linear_change, &spent)
                 for r in range(n_peers):
-                    _cap_neighbours(models, losses, W, degree, peers[r], max_neighbors, mu,
-                                    mu_graph, lam, delta, counter, &zbuf[0], &nbuf[0],
-                                    &objective, &linear_change, &spent)
+                    _cap_neighbours(models, losses, W, degree, &n_neighbours[0], peers[r],
+                                    max_neighbors, mu, mu_graph, lam, delta, counter,
+                                    &zbuf[0], &nbuf[0], &objective, &linear_change, &spent)
             if has_lip:
                 trace_lipschitz[it] = lip
             if has_obj:
