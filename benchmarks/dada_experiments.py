@@ -16,7 +16,8 @@ Two parts, each writing its results to one JSON file:
   l1-boosting (the same Frank-Wolfe solver as Dada on one node / without
   graph), global and local logistic regression, Perso-lin and Dada with
   learned graphs.  ``--datasets computer-dada-code`` adds the one Computer
-  buyers split of Dada's own code (see ``computer_split_of_dada_code``).
+  buyers split of Dada's own code (``split="dada"`` with its default seed
+  2018; the loader draws exactly as that code does).
 
 Every hyper-parameter is chosen per run by 3-fold cross-validation inside
 every node (:class:`skfed.model_selection.WithinGroupKFold`) on the training
@@ -89,7 +90,6 @@ static task is nearly separable here, so every method is close to 100 %.
 import argparse
 import itertools
 import json
-import random
 import sys
 import time
 import warnings
@@ -331,34 +331,13 @@ def run_moons(seeds, log, n_iter_per_node=500, cv_repeats=3):
 
 
 # --------------------------------------------------------------------- real
-def computer_split_of_dada_code(seed=2018):
-    """The Computer buyers split drawn by ``load_computer`` in Dada's code.
-
-    That function shuffles the 20 computers with ``numpy.random.RandomState(
-    seed).permutation`` and draws every person's number of training
-    computers with Python's ``random.randint(5, 10)`` after
-    ``random.seed(seed)``; its default seed is 2018.  Returns the training
-    mask over the rows of :func:`skfed.datasets.load_computer_buyers`
-    (person-major, 20 rows a person).
-    """
-    permutation = np.random.RandomState(seed).permutation(20)
-    counts = random.Random(seed)
-    mask = np.zeros((190, 20), dtype=bool)
-    for person in range(190):
-        mask[person, permutation[: counts.randint(5, 10)]] = True
-    return mask.ravel()
-
-
 def load_run(name, run):
-    if name == "computer-dada-code":
-        # One fixed split (the default of Dada's code); runs differ in the
-        # algorithms' random states and the CV shuffles only.
-        X, y, g = load_computer_buyers(task="classification", return_X_y=True)
-        train = computer_split_of_dada_code()
-        return X[train], X[~train], y[train], y[~train], g[train], g[~train], 28
-    if name == "computer":
+    if name.startswith("computer"):
+        # "computer-dada-code": the one split of Dada's code (its default seed
+        # 2018); runs differ in the random states and CV shuffles only.
+        seed = 2018 if name == "computer-dada-code" else run
         X, X_test, y, y_test, g, g_test = load_computer_buyers(
-            task="classification", split="dada", random_state=run, return_X_y=True
+            task="classification", split="dada", random_state=seed, return_X_y=True
         )
         return X, X_test, y, y_test, g, g_test, 28
     if name == "school":

@@ -149,6 +149,26 @@ def test_computer_buyers_dada_split():
     np.testing.assert_array_equal(again.train_indices, bunch.train_indices)
 
 
+def test_computer_buyers_dada_split_is_the_split_of_dada_code():
+    # Dada's load_computer: numpy RandomState(seed).permutation of the 20
+    # computers, then ``random.seed(seed); random.randint(5, 10)`` per person.
+    import random
+
+    seed = 2018
+    order = np.random.RandomState(seed).permutation(np.arange(0, 20))
+    random.seed(seed)
+    expected = np.zeros((190, 20), dtype=bool)
+    for person in range(190):
+        expected[person, order[: random.randint(5, 10)]] = True
+    mask, perm = computer_buyers_split(random_state=seed)
+    np.testing.assert_array_equal(perm, order)
+    np.testing.assert_array_equal(mask, expected)
+    assert mask.sum() == 1407
+    # RandomState instances and None draw the seed first, then the same way.
+    rs_mask, _ = computer_buyers_split(random_state=np.random.RandomState(0))
+    assert 5 * 190 <= rs_mask.sum() <= 10 * 190
+
+
 def test_landmine():
     X, y, groups = load_landmine(return_X_y=True)
     assert X.shape == (14820, 9) and X.dtype == np.float64

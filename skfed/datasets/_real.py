@@ -12,6 +12,8 @@ y_train, y_test, groups_train, groups_test``) with ``return_X_y=True``, or
 the same names as Bunch fields.
 """
 
+import numbers
+import random
 from importlib import resources
 from pathlib import Path
 
@@ -445,6 +447,12 @@ def computer_buyers_split(n_people=190, n_computers=20, *, n_train_range=(5, 10)
     One random permutation of the computers is shared by everybody; person k
     trains on the first ``m_k`` computers of that permutation, ``m_k`` drawn
     uniformly in ``n_train_range`` (inclusive), and is tested on the others.
+    The draws are those of ``load_computer`` in Dada's code: the permutation
+    from ``numpy.random.RandomState(seed).permutation``, the counts from
+    Python's ``random.Random(seed).randint``, person after person.  So an
+    integer ``random_state`` gives the authors' split for that seed (their
+    code's default is 2018); a RandomState instance or None first draws the
+    seed.
 
     Parameters
     ----------
@@ -466,9 +474,13 @@ def computer_buyers_split(n_people=190, n_computers=20, *, n_train_range=(5, 10)
             f"n_train_range must satisfy 1 <= low <= high < {n_computers} (every "
             f"person needs a training and a test computer), got {n_train_range!r}."
         )
-    rng = check_random_state(random_state)
-    permutation = rng.permutation(n_computers)
-    n_train = rng.randint(low, high + 1, size=n_people)
+    if isinstance(random_state, numbers.Integral):
+        seed = int(random_state)
+    else:
+        seed = int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+    permutation = np.random.RandomState(seed).permutation(n_computers)
+    counts = random.Random(seed)
+    n_train = [counts.randint(low, high) for _ in range(n_people)]
     train_mask = np.zeros((n_people, n_computers), dtype=bool)
     for k, m in enumerate(n_train):
         train_mask[k, permutation[:m]] = True
