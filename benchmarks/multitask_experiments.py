@@ -34,7 +34,6 @@ import time
 import warnings
 
 import numpy as np
-from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.metrics import roc_auc_score

@@ -18,7 +18,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import FederatedClassifierMixin, FederatedMixin, FederatedRegressorMixin
-from ._compat import HasMethods, StrOptions
+from ._compat import HasMethods
 
 __all__ = ["LocalEstimator", "pooled_data_bytes"]
 

@@ -41,8 +41,8 @@ from ._core._boosting_fast import (
     lin_losses,
     lse_losses,
 )
-from .graph import _GraphRunner, _csr_arrays, _pair_distances, model_message_bytes
-from .network import check_adjacency, float_bytes, index_bits, payload_bytes, resolve_network
+from .graph import _GraphRunner, _csr_arrays
+from .network import check_adjacency, index_bits, payload_bytes, resolve_network
 
 __all__ = [
     "DecentralizedBoostingClassifier",

@@ -36,7 +36,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from ._base import node_seeds
 from ._compat import Interval
 from ._core._graph_fast import graph_steps
-from .network import check_adjacency, float_bytes, index_bits, payload_bytes, resolve_network
+from .network import check_adjacency, index_bits, payload_bytes, resolve_network
 
 __all__ = [
     "CollaborationGraphLearner",

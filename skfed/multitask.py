@@ -91,7 +91,6 @@ from threadpoolctl import ThreadpoolController
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.extmath import softmax
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
@@ -723,11 +722,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                 )
 
         # Omega.
-        learn = isinstance(self.omega, str) and self.omega == "learn"
-        if isinstance(self.omega, str):
-            sigma = np.eye(m) / m
-        else:
-            _, sigma = _check_omega(self.omega, m)
+        learn, sigma = self._initial_task_covariance(m)
 
         # Kernel and features.
         setup_up = np.zeros(m, dtype=np.int64)
@@ -828,6 +823,20 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                 counter.next_round()
                 if converged:
                     break
+        self._set_fit_results(gaps, objectives, duals, sigma, rho, sim, converged)
+        self._store_model(state, X, Y, sw, layout, totals, sigma, lam, bias, dtype)
+        return self
+
+    def _initial_task_covariance(self, n_nodes):
+        """``(learn, Sigma_0)``: identity / m when Omega is learned or independent,
+        else the inverse of the given Omega (validated)."""
+        learn = isinstance(self.omega, str) and self.omega == "learn"
+        if isinstance(self.omega, str):
+            return learn, np.eye(n_nodes) / n_nodes
+        return learn, _check_omega(self.omega, n_nodes)[1]
+
+    def _set_fit_results(self, gaps, objectives, duals, sigma, rho, simulation, converged):
+        """Curves, Omega and communication attributes, shared by every engine's loop."""
         if not converged:
             warnings.warn(
                 f"{type(self).__name__} did not reach the duality gap tol={self.tol} "
@@ -843,12 +852,10 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         self.task_covariance_ = sigma
         with _blas_controller().limit(limits=1, user_api="blas"):
             evals, evecs = linalg.eigh(sigma)
-            self.omega_ = (evecs / evals) @ evecs.T
-        self.omega_ = 0.5 * (self.omega_ + self.omega_.T)
+            omega = (evecs / evals) @ evecs.T
+        self.omega_ = 0.5 * (omega + omega.T)
         self.rho_ = rho
-        self._set_communication(sim)
-        self._store_model(state, X, Y, sw, layout, totals, sigma, lam, bias, dtype)
-        return self
+        self._set_communication(simulation)
 
     def _gap(self, state, sigma, lam, loss, layout, totals):
         f = state.margins(sigma, lam)

@@ -1,7 +1,6 @@
 """The estimator contract of skfed._base, exercised through LocalEstimator."""
 
 import pickle
-import warnings
 
 import numpy as np
 import pytest

@@ -9,7 +9,6 @@ with its reason.
 
 import warnings
 
-import pytest
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.utils.estimator_checks import parametrize_with_checks
 

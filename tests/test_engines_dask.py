@@ -16,7 +16,6 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 

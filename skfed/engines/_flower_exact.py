@@ -30,12 +30,9 @@ Exchanges of one round ``r`` (the simulation's round, step by step):
   fitted estimator (``dual_coef_``, ``support_vectors_``).
 """
 
-import warnings
 from types import SimpleNamespace
 
 import numpy as np
-from scipy import linalg
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from flwr.app import ArrayRecord, ConfigRecord, RecordDict
@@ -50,7 +47,6 @@ from ..multitask import (
     _Faults,
     _KernelState,
     _blas_controller,
-    _check_omega,
     _rho,
     _steps,
     omega_update,
@@ -230,18 +226,13 @@ def fit_exact(run):
     counts, totals = run.counts, run.totals
     everyone = np.arange(m, dtype=np.intp)
     traffic = driver.traffic
-    loss = _LOSSES[est.loss]()  # noqa: F841 - validates the loss name
     lam = float(est.lam)
     rng = check_random_state(est.random_state)
     seeds = node_seeds(rng, m)
     network = resolve_network(est.network)
     sim = network.start(m, server=True, random_state=rng, node_labels=est.nodes_)
     counter = sim.counter
-    learn = isinstance(est.omega, str) and est.omega == "learn"
-    if isinstance(est.omega, str):
-        sigma = np.eye(m) / m
-    else:
-        _, sigma = _check_omega(est.omega, m)
+    learn, sigma = est._initial_task_covariance(m)
     from ._flower_multitask import _pooled_gamma
 
     setup_up = np.zeros(m, dtype=np.int64)
@@ -453,14 +444,6 @@ def fit_exact(run):
         counter.next_round()
         if converged:
             break
-    if not converged:
-        warnings.warn(
-            f"{type(est).__name__} did not reach the duality gap tol={est.tol} "
-            f"(relative) in max_rounds={est.max_rounds} rounds (gap "
-            f"{gaps[-1]:.3e}, objective {objectives[-1]:.3e}); increase max_rounds "
-            "or tol.",
-            ConvergenceWarning,
-        )
     # The nodes' dual coefficients, for the fitted model.
     contents = {t: RecordDict({"skfed": ArrayRecord({}), "extra": ArrayRecord({}),
                                "control": ConfigRecord({"final": True})}) for t in range(m)}
@@ -473,17 +456,7 @@ def fit_exact(run):
     X = np.zeros((n, d), dtype=run.dtype)
     for j in np.flatnonzero(np.any(alpha != 0, axis=0)):
         X[j] = vectors[int(j)]
-    est.n_iter_ = len(gaps)
-    est.duality_gap_curve_ = np.asarray(gaps)
-    est.objective_curve_ = np.asarray(objectives)
-    est.dual_objective_curve_ = np.asarray(duals)
-    est.task_covariance_ = sigma
-    with _blas_controller().limit(limits=1, user_api="blas"):
-        evals, evecs = linalg.eigh(sigma)
-        est.omega_ = (evecs / evals) @ evecs.T
-    est.omega_ = 0.5 * (est.omega_ + est.omega_.T)
-    est.rho_ = rho
-    est._set_communication(sim)
+    est._set_fit_results(gaps, objectives, duals, sigma, rho, sim, converged)
     layout = SimpleNamespace(order=np.arange(n), counts=counts, n_nodes=m)
     est._store_model(SimpleNamespace(g=alpha), X, None, np.ones(n), layout, totals, sigma,
                      lam, bias, run.dtype)

@@ -25,12 +25,10 @@ support vectors in the final answer.
 """
 
 import numbers
-import warnings
 
 import numpy as np
 from scipy import linalg
 from sklearn.base import clone, is_classifier
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from flwr.app import ArrayRecord, ConfigRecord, Message, RecordDict
@@ -41,7 +39,6 @@ from ..multitask import (
     _FLOAT,
     _LOSSES,
     _Faults,
-    _check_omega,
     _rho,
     _steps,
     omega_update,
@@ -49,10 +46,8 @@ from ..multitask import (
 from ..network import resolve_network
 from ._nodes import primal_gap_sums, primal_node_solve
 from .flower import (
-    HELLO,
     LANDMARKS,
     MOCHA,
-    FlowerRunError,
     _array,
     _arrays_of,
     _config_of,
@@ -375,18 +370,13 @@ class _Run:
         est, driver = self.est, self.driver
         m, P, d = self.m, self.n_problems, self.d
         everyone = np.arange(m, dtype=np.intp)
-        loss = _LOSSES[est.loss]()
         lam = float(est.lam)
         rng = check_random_state(est.random_state)
         seeds = node_seeds(rng, m)
         network = resolve_network(est.network)
         sim = network.start(m, server=True, random_state=rng, node_labels=est.nodes_)
         counter = sim.counter
-        learn = isinstance(est.omega, str) and est.omega == "learn"
-        if isinstance(est.omega, str):
-            sigma = np.eye(m) / m
-        else:
-            _, sigma = _check_omega(est.omega, m)
+        learn, sigma = est._initial_task_covariance(m)
 
         setup_up = np.zeros(m, dtype=np.int64)
         setup_down = np.zeros(m, dtype=np.int64)
@@ -644,27 +634,11 @@ class _Run:
             round_active = next_mask.astype(bool)
             count_round_start(round_, np.flatnonzero(next_mask).astype(np.intp))
 
-        if not converged:
-            warnings.warn(
-                f"{type(est).__name__} did not reach the duality gap tol={est.tol} "
-                f"(relative) in max_rounds={est.max_rounds} rounds (gap "
-                f"{gaps[-1]:.3e}, objective {objectives[-1]:.3e}); increase max_rounds "
-                "or tol.",
-                ConvergenceWarning,
-            )
         n_support = np.array(
             [int(_config_of(replies[t], "control")["n_support"]) for t in range(m)],
             dtype=np.int32,
         )
-        est.n_iter_ = len(gaps)
-        est.duality_gap_curve_ = np.asarray(gaps)
-        est.objective_curve_ = np.asarray(objectives)
-        est.dual_objective_curve_ = np.asarray(duals)
-        est.task_covariance_ = sigma
-        omega = linalg.inv(sigma)
-        est.omega_ = 0.5 * (omega + omega.T)
-        est.rho_ = rho
-        est._set_communication(sim)
+        est._set_fit_results(gaps, objectives, duals, sigma, rho, sim, converged)
         self._store_model(weights(sigma), n_support)
         return est
 
