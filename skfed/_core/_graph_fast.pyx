@@ -40,10 +40,16 @@ from libc.math cimport log
 
 import numpy as np
 
-from ._comm cimport CommCounter
+from ._comm cimport CommCounter, payload_bytes
 from ._random cimport rand_int
 from cython cimport floating
 from ._typedefs cimport int64_t, intp_t, uint8_t, uint32_t
+
+
+# Byte model of skfed.network: a new weight is one float64; an answer adds the
+# peer's loss and degree (two float64) to its model.
+cdef int64_t _WEIGHT_BYTES = payload_bytes(1, 0, 0, 0)
+cdef int64_t _LOSS_DEGREE_BYTES = payload_bytes(2, 0, 0, 0)
 
 
 cdef intp_t _sample_peers(
@@ -138,8 +144,8 @@ cdef intp_t _cap_neighbours(
         n_neighbours[m] -= 1
         degree[k] = dk_new
         degree[m] = dm_new
-        counter.send(k, m, 8)
-        spent[0] += counter.header_bytes + 8
+        counter.send(k, m, _WEIGHT_BYTES)
+        spent[0] += counter.header_bytes + _WEIGHT_BYTES
         zbuf[best] = zbuf[count - 1]
         nbuf[best] = nbuf[count - 1]
         count -= 1
@@ -301,9 +307,10 @@ def graph_steps(
                 W[l, k] = v[r]
                 degree[l] = dl_new[r]
                 counter.send(k, l, model_payload[k])
-                counter.send(l, k, model_payload[l] + 16)
-                counter.send(k, l, 8)
-                spent += 3 * header + model_payload[k] + model_payload[l] + 24
+                counter.send(l, k, model_payload[l] + _LOSS_DEGREE_BYTES)
+                counter.send(k, l, _WEIGHT_BYTES)
+                spent += (3 * header + model_payload[k] + model_payload[l]
+                          + _LOSS_DEGREE_BYTES + _WEIGHT_BYTES)
             degree[k] = dk_new
             objective += phi_new - phi_old
             if capped:
