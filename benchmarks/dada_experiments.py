@@ -1,6 +1,6 @@
 """Reproduce the experiments of Dada (Zantedeschi, Bellet & Tommasi, AISTATS 2020).
 
-Two parts, each writing its results to one JSON file:
+Three parts, each writing its results to one JSON file:
 
 * ``moons``: the clustered rotated-moons setup (K = 100 nodes in clusters of
   10/20/30/40, 3..14 training samples per node, D = 20 with the 18 extra
@@ -8,6 +8,10 @@ Two parts, each writing its results to one JSON file:
   Global and Local boosting against Dada on the oracle graph and Dada
   with a learned graph, plus the fraction of the learned graph's weight
   inside the true clusters and its sparsity against the oracle graph.
+* ``ceiling``: on Computer buyers, the best test accuracy of Dada over a
+  grid of 96 settings per split (the split of Dada's code and random splits
+  0..runs-1): a diagnostic bound on what any hyper-parameter selection
+  could reach there, not a result.
 * ``real``: the protocols of Table 1 on Computer buyers (5..10 training
   computers per person, shared random permutation), School (official splits
   1..3, scores > 20) and HAR (walking vs static, 2 % of every person's
@@ -19,15 +23,17 @@ Two parts, each writing its results to one JSON file:
   buyers split of Dada's own code (``split="dada"`` with its default seed
   2018; the loader draws exactly as that code does).
 
-Every hyper-parameter is chosen per run by 3-fold cross-validation inside
-every node (:class:`skfed.model_selection.WithinGroupKFold`) on the training
-part only; accuracies are pooled over all test samples of all nodes.
+In ``moons`` and ``real`` every hyper-parameter is chosen per run by 3-fold
+cross-validation inside every node
+(:class:`skfed.model_selection.WithinGroupKFold`) on the training part only;
+accuracies are pooled over all test samples of all nodes.
 
 Usage::
 
     python benchmarks/dada_experiments.py moons --seeds 0 1 2 3 4 --out moons.json
     python benchmarks/dada_experiments.py real --runs 3 --out table1.json
     python benchmarks/dada_experiments.py real --datasets computer-dada-code --runs 3
+    python benchmarks/dada_experiments.py ceiling --runs 10
 
 Results (this script, 2 cores; test accuracy %, mean over seeds / runs)
 -----------------------------------------------------------------------
@@ -45,47 +51,59 @@ Moons, seeds 0-4 (std in parentheses; 3-fold CV repeated 3 times)::
     seed (68.0/79.4/84.1/69.0/78.6 against at best 64.8/71.5/72.6/64.8/67.7).
     Without the cap, re-learning lets the graph densify as smoothing makes
     models alike (seeds 0-2 with beta=10, mu=3, lambda_graph=1: 36-38 % of
-    the weight inside the clusters, 6,500-7,600 non-zeros); the earlier version of this benchmark therefore kept the
-    graph learned from the local models (74.51, 73 % inside, 1,460 nnz).
+    the weight inside the clusters, 6,500-7,600 non-zeros); the earlier
+    version of this benchmark therefore kept the graph learned from the
+    local models (74.51, 73 % inside, 1,460 nnz).
 
 Table 1 protocol, 3 runs, 3-fold CV repeated 3 times (paper's figures in
-parentheses; its "l1-Adaboost" rows are our l1-boosting rows; ``real --runs
-3``, 24 min on 2 cores; the Computer column rerun after ``split="dada"``
-took the draws of Dada's code, ``real --datasets computer --runs 3``)::
+parentheses; its "l1-Adaboost" rows are our l1-boosting rows).  Dada's row
+tunes what the paper's tuning scripts tune, beta and mu (beta in 1, 10, 100;
+mu in 1e-3 .. 100), with the graph learner at its defaults (lambda_graph=1,
+re-learned every 100 iterations, kappa=5, no cap); ``dada_learned_wide_cv``
+also tunes lambda_graph, graph_update_every and max_neighbors (48 settings
+against 18).  The Computer column is the split of Dada's own code (``real
+--datasets computer-dada-code --runs 3``, 6 min), School and HAR ``real
+--runs 3`` (30 min on 2 cores)::
 
     method                    Computer        School          HAR walking (21 people)
-    Global AdaBoost (sklearn) 67.48           70.49           99.28
-    Local AdaBoost (sklearn)  64.83           71.09           92.22
-    Global l1-boosting        68.07 (69.16)   70.47 (69.96)   99.51 (94.34)
-    Local l1-boosting         65.48 (66.61)   71.33 (70.69)   94.29 (93.16)
-    Global logistic           65.13 (62.18)   70.47 (57.06)   99.88 (93.64)
-    Local logistic            65.35 (60.68)   71.20 (70.43)   99.84 (92.69)
-    Perso-lin, learned graph  68.68 (69.10)   72.83 (71.78)   99.88 (96.87)
-    Dada, learned graph       70.88 (73.55)   72.43 (72.47)   99.61 (95.57)
+    Global AdaBoost (sklearn) 74.51           70.49           99.28
+    Local AdaBoost (sklearn)  66.17           71.09           92.22
+    Global l1-boosting        68.49 (69.16)   70.47 (69.96)   99.51 (94.34)
+    Local l1-boosting         66.74 (66.61)   71.33 (70.69)   94.29 (93.16)
+    Global logistic           72.25 (62.18)   70.47 (57.06)   99.88 (93.64)
+    Local logistic            63.23 (60.68)   71.20 (70.43)   99.84 (92.69)
+    Perso-lin, learned graph  72.50 (69.10)   72.83 (71.78)   99.88 (96.87)
+    Dada, learned graph       74.09 (73.55)   71.89 (72.47)   99.75 (95.57)
+    Dada, wide CV             71.74           72.43           99.61
+
+On Computer the paper's tuning picks beta=1, mu=10 in every run (the
+setting of the authors' Computer notebook); the wide CV picks lambda_graph
+0.1 or beta=3 and loses 2.4 points there, while on School (80 samples per
+node) it gains 0.5.  Scikit-learn's SAMME AdaBoost on pooled data (74.51)
+is 0.4 above Dada on this split; the paper's own baseline, Global
+l1-boosting, is 5.6 below.
 
 Computer buyers varies a lot from split to split: the shared permutation of
 the computers moves the label balance between training and test computers
 (split 3 of ``--runs 10``: 26 % positive in training, 53 % in test), and
-CV inside the training computers cannot see that shift.  Per run, Dada
-72.21 / 66.12 / 74.31; on these splits the l1-boosting baselines are 1.1
-points under the paper's figures and Dada 2.7 under.  Over 10 splits
-(``real --datasets computer --runs 10``, 37 min): Dada 68.41 (std 5.27),
-Global l1-boosting 68.11, Global AdaBoost 67.35, Perso-lin 67.58, Local
-AdaBoost 64.39, Local l1-boosting 63.86; Dada beats Global AdaBoost on 5 of
-the 10 splits and Global l1-boosting on 6 (per split 72.2, 66.1, 74.3, 57.7,
-69.0, 69.7, 72.6, 69.7, 60.1, 72.6): on the worst splits CV picks settings
-that do not carry over to the shifted test computers.
-
-``computer-dada-code`` uses the one split drawn by ``load_computer`` in
-Dada's own code (its default seed 2018; runs differ in the random states
-only).  There our l1-boosting baselines land on the paper's figures and
-Dada is 1.8 points under its figure (``real --datasets computer-dada-code
---runs 3``)::
-
-    Global l1-boosting 68.49 (69.16)   Local l1-boosting  66.74 (66.61)
-    Perso-lin          72.50 (69.10)   Dada               71.74 (73.55)
-    Global AdaBoost (sklearn) 74.51    Local AdaBoost (sklearn) 66.17
-    Global logistic    72.25 (62.18)   Local logistic     63.23 (60.68)
+CV inside the training computers cannot see that shift.  On random splits
+(``real --datasets computer --runs 3``, runs 0-2) Dada is 68.80 with the
+paper's tuning (67.46 / 64.63 / 74.31) and 70.88 with the wide CV, Global
+l1-boosting 68.07, Perso-lin 68.68.  Even the best of 96 settings chosen
+on the test set itself averages 73.8 on these three splits (72.0 over ten
+splits), so the paper's 73.55 is a figure of one split, not of the
+protocol's average (``ceiling --runs 10``, 4 min).  Holding out shared computers in the CV (GroupKFold on
+the computer ids) instead of each person's own samples made the selection
+noisier, not better: 3 validation computers per fold, median correlation
+between CV and test accuracy over 36 settings 0.36 -> 0.25.
+Over 10 random splits (``real --datasets computer --runs 10``, 34 min):
+Dada 66.37 (std 7.39) with the paper's tuning (beta=1, mu=10 chosen on every
+split) and 68.41 (std 5.27) with the wide CV, Global l1-boosting 68.11,
+Global AdaBoost 67.35, Perso-lin 67.58, Local AdaBoost 64.39, Local
+l1-boosting 63.86; per split 67.5, 64.6, 74.3, 47.5, 69.0, 71.7, 70.6, 59.7,
+67.5, 71.3 (paper's tuning) and 72.2, 66.1, 74.3, 57.7, 69.0, 69.7, 72.6,
+69.7, 60.1, 72.6 (wide CV).  Dada beats Global l1-boosting on 5 (wide CV: 6)
+of the 10 splits and loses most on the label-shifted ones (3 and 8).
 
 Only the 21 subjects of the official UCI HAR training split are shipped
 (the paper used all 30); with 2 % of every person's windows the walking /
@@ -367,13 +385,28 @@ def run_real(names, runs, log, iter_per_node=100, cv_repeats=3):
             log(f"{name} run {run}: {X.shape[0]} train / {X_test.shape[0]} test, "
                 f"{n_nodes} nodes, {n_estimators} stumps")
             max_iter = iter_per_node * n_nodes
-            dada_grid = _grid(beta=[1.0, 3.0, 10.0], mu=[1.0, 10.0],
+            # The paper's tuning (Dada's tuning scripts): beta and mu by CV,
+            # the graph learner at its defaults (lambda_graph=1, re-learned
+            # every 100 iterations, kappa=5, no cap).
+            dada_grid = _grid(beta=[1.0, 10.0, 100.0], mu=[1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0])
+            # CV over the graph learner's knobs too: 48 settings against 18,
+            # scored on 3-14 validation samples per node.
+            wide_grid = _grid(beta=[1.0, 3.0, 10.0], mu=[1.0, 10.0],
                               lambda_graph=[0.1, 1.0], graph_update_every=[100, None],
                               max_neighbors=[None, 10])
             lin_grid = _grid(loss=["logistic", "squared_hinge"], mu=[0.1, 1.0, 10.0],
                              alpha=[1e-3, 1e-2], lambda_graph=[0.1, 1.0],
                              max_neighbors=[None, 10])
             methods = boosting_methods(n_estimators, n_nodes, max_iter, run, dada_grid=dada_grid)
+            methods.append(
+                Method(
+                    "dada_learned_wide_cv",
+                    lambda **kw: DecentralizedBoostingClassifier(
+                        n_estimators, max_iter=max_iter, random_state=run, **kw
+                    ),
+                    wide_grid,
+                )
+            )
             methods += linear_methods(n_nodes, max_iter, run, lin_grid)
             row = {"run": run}
             for method in methods:
@@ -394,9 +427,39 @@ def run_real(names, runs, log, iter_per_node=100, cv_repeats=3):
     return out
 
 
+def run_ceiling(runs, log):
+    """Computer buyers: the best test accuracy of Dada over a grid, per split.
+
+    A diagnostic, not a result: the setting is chosen on the test set
+    itself, which bounds what any CV protocol could reach on that split.
+    """
+    grid = _grid(beta=[1.0, 3.0, 10.0, 100.0], mu=[0.1, 1.0, 10.0, 100.0],
+                 lambda_graph=[0.1, 1.0, 10.0], graph_update_every=[100, None])
+    rows = []
+    for split in [2018] + list(range(runs)):
+        X, X_test, y, y_test, g, g_test = load_computer_buyers(
+            task="classification", split="dada", random_state=split, return_X_y=True
+        )
+        seed = 0 if split == 2018 else split
+        scores = [
+            DecentralizedBoostingClassifier(
+                28, max_iter=100 * 190, random_state=seed, **params
+            ).fit(X, y, groups=g).score(X_test, y_test, groups=g_test)
+            for params in grid
+        ]
+        best = int(np.argmax(scores))
+        rows.append({"split": split, "best_accuracy": 100.0 * scores[best], "params": grid[best]})
+        log(f"    split {split}: best {100.0 * scores[best]:.2f} with {grid[best]}")
+    random_splits = [r["best_accuracy"] for r in rows[1:]]
+    summary = {"n_settings": len(grid), "dada_code_split": rows[0]["best_accuracy"],
+               "mean_random_splits": float(np.mean(random_splits)),
+               "mean_first_3_random_splits": float(np.mean(random_splits[:3]))}
+    return {"summary": summary, "per_split": rows}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("part", choices=["moons", "real"])
+    parser.add_argument("part", choices=["moons", "real", "ceiling"])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--datasets", nargs="+", default=["computer", "school", "har"])
@@ -413,6 +476,8 @@ def main(argv=None):
     start = time.perf_counter()
     if args.part == "moons":
         result = run_moons(args.seeds, log, cv_repeats=args.cv_repeats)
+    elif args.part == "ceiling":
+        result = run_ceiling(args.runs, log)
     else:
         result = run_real(args.datasets, args.runs, log, cv_repeats=args.cv_repeats)
     result["seconds"] = time.perf_counter() - start
