@@ -436,20 +436,19 @@ def run_ceiling(runs, log):
     grid = _grid(beta=[1.0, 3.0, 10.0, 100.0], mu=[0.1, 1.0, 10.0, 100.0],
                  lambda_graph=[0.1, 1.0, 10.0], graph_update_every=[100, None])
     rows = []
-    for split in [2018] + list(range(runs)):
-        X, X_test, y, y_test, g, g_test = load_computer_buyers(
-            task="classification", split="dada", random_state=split, return_X_y=True
-        )
-        seed = 0 if split == 2018 else split
+    for name, run in [("computer-dada-code", 0)] + [("computer", run) for run in range(runs)]:
+        X, X_test, y, y_test, g, g_test, n_estimators = load_run(name, run)
+        max_iter = 100 * len(np.unique(g))
         scores = [
             DecentralizedBoostingClassifier(
-                28, max_iter=100 * 190, random_state=seed, **params
+                n_estimators, max_iter=max_iter, random_state=run, **params
             ).fit(X, y, groups=g).score(X_test, y_test, groups=g_test)
             for params in grid
         ]
         best = int(np.argmax(scores))
-        rows.append({"split": split, "best_accuracy": 100.0 * scores[best], "params": grid[best]})
-        log(f"    split {split}: best {100.0 * scores[best]:.2f} with {grid[best]}")
+        rows.append({"dataset": name, "run": run, "best_accuracy": 100.0 * scores[best],
+                     "params": grid[best]})
+        log(f"    {name} run {run}: best {100.0 * scores[best]:.2f} with {grid[best]}")
     random_splits = [r["best_accuracy"] for r in rows[1:]]
     summary = {"n_settings": len(grid), "dada_code_split": rows[0]["best_accuracy"],
                "mean_random_splits": float(np.mean(random_splits)),
