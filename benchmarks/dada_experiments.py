@@ -213,8 +213,10 @@ def select_and_fit(method, X, y, g, X_test, y_test, g_test, seed, log, cv_repeat
     return result, model
 
 
-def boosting_methods(n_estimators, n_nodes, max_iter, seed, oracle=None, dada_grid=None,
+def boosting_methods(n_estimators, n_nodes, max_iter, seed, dada_grids, oracle=None,
                      beta_grid=(1.0, 10.0, 100.0)):
+    """The boosting baselines, then one learned-graph Dada row per entry of
+    ``dada_grids`` (row name -> CV grid)."""
     D = DecentralizedBoostingClassifier
     empty = np.zeros((n_nodes, n_nodes))
     methods = [
@@ -260,13 +262,11 @@ def boosting_methods(n_estimators, n_nodes, max_iter, seed, oracle=None, dada_gr
                 _grid(beta=list(beta_grid), mu=[1.0, 3.0, 10.0, 30.0]),
             )
         )
-    methods.append(
-        Method(
-            "dada_learned",
-            lambda **kw: D(n_estimators, max_iter=max_iter, random_state=seed, **kw),
-            dada_grid,
-        )
-    )
+    methods += [
+        Method(name, lambda **kw: D(n_estimators, max_iter=max_iter, random_state=seed, **kw),
+               grid)
+        for name, grid in dada_grids.items()
+    ]
     return methods
 
 
@@ -301,24 +301,18 @@ def run_moons(seeds, log, n_iter_per_node=500, cv_repeats=3):
             padding_std=0.0, random_state=seed,
         )
         log(f"moons seed {seed}: {X.shape[0]} training samples")
-        dada_grid = _grid(beta=[3.0, 10.0], mu=[1.0, 3.0], lambda_graph=[1.0, 10.0],
-                          graph_update_every=[100, None], max_neighbors=[None, 10])
+        dada_grids = {
+            "dada_learned": _grid(beta=[3.0, 10.0], mu=[1.0, 3.0], lambda_graph=[1.0, 10.0],
+                                  graph_update_every=[100, None], max_neighbors=[None, 10]),
+            # The paper's alternation kept fixed (graph re-learned every 100
+            # iterations), with and without the Remark 2 cap chosen by CV.
+            "dada_learned_every_100": _grid(beta=[3.0, 10.0], mu=[1.0, 3.0],
+                                            lambda_graph=[1.0, 10.0], graph_update_every=[100],
+                                            max_neighbors=[None, 5, 10]),
+        }
         methods = boosting_methods(
-            200, 100, 100 * n_iter_per_node, seed, oracle=oracle, dada_grid=dada_grid,
+            200, 100, 100 * n_iter_per_node, seed, dada_grids, oracle=oracle,
             beta_grid=(1.0, 3.0, 10.0),
-        )
-        # The paper's alternation kept fixed (graph re-learned every 100
-        # iterations), with and without the Remark 2 cap chosen by CV.
-        methods.append(
-            Method(
-                "dada_learned_every_100",
-                lambda **kw: DecentralizedBoostingClassifier(
-                    200, max_iter=100 * n_iter_per_node, graph_update_every=100,
-                    random_state=seed, **kw
-                ),
-                _grid(beta=[3.0, 10.0], mu=[1.0, 3.0], lambda_graph=[1.0, 10.0],
-                      max_neighbors=[None, 5, 10]),
-            )
         )
         row = {"seed": seed}
         same = clusters[:, None] == clusters[None, :]
@@ -385,28 +379,23 @@ def run_real(names, runs, log, iter_per_node=100, cv_repeats=3):
             log(f"{name} run {run}: {X.shape[0]} train / {X_test.shape[0]} test, "
                 f"{n_nodes} nodes, {n_estimators} stumps")
             max_iter = iter_per_node * n_nodes
-            # The paper's tuning (Dada's tuning scripts): beta and mu by CV,
-            # the graph learner at its defaults (lambda_graph=1, re-learned
-            # every 100 iterations, kappa=5, no cap).
-            dada_grid = _grid(beta=[1.0, 10.0, 100.0], mu=[1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0])
-            # CV over the graph learner's knobs too: 48 settings against 18,
-            # scored on 3-14 validation samples per node.
-            wide_grid = _grid(beta=[1.0, 3.0, 10.0], mu=[1.0, 10.0],
-                              lambda_graph=[0.1, 1.0], graph_update_every=[100, None],
-                              max_neighbors=[None, 10])
+            dada_grids = {
+                # The paper's tuning (Dada's tuning scripts): beta and mu by
+                # CV, the graph learner at its defaults (lambda_graph=1,
+                # re-learned every 100 iterations, kappa=5, no cap).
+                "dada_learned": _grid(beta=[1.0, 10.0, 100.0],
+                                      mu=[1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0]),
+                # CV over the graph learner's knobs too: 48 settings against
+                # 18, scored on 3-14 validation samples per node.
+                "dada_learned_wide_cv": _grid(beta=[1.0, 3.0, 10.0], mu=[1.0, 10.0],
+                                              lambda_graph=[0.1, 1.0],
+                                              graph_update_every=[100, None],
+                                              max_neighbors=[None, 10]),
+            }
             lin_grid = _grid(loss=["logistic", "squared_hinge"], mu=[0.1, 1.0, 10.0],
                              alpha=[1e-3, 1e-2], lambda_graph=[0.1, 1.0],
                              max_neighbors=[None, 10])
-            methods = boosting_methods(n_estimators, n_nodes, max_iter, run, dada_grid=dada_grid)
-            methods.append(
-                Method(
-                    "dada_learned_wide_cv",
-                    lambda **kw: DecentralizedBoostingClassifier(
-                        n_estimators, max_iter=max_iter, random_state=run, **kw
-                    ),
-                    wide_grid,
-                )
-            )
+            methods = boosting_methods(n_estimators, n_nodes, max_iter, run, dada_grids)
             methods += linear_methods(n_nodes, max_iter, run, lin_grid)
             row = {"run": run}
             for method in methods:
