@@ -230,9 +230,15 @@ def test_independent_equals_per_node_linear_svc(kernel):
     scores = clf.decision_function(X, groups=groups)
     for t in range(m):
         rows = groups == t
+        # liblinear's dual coordinate descent visits the samples in a random
+        # order drawn, with random_state=None, from the global NumPy RNG; for
+        # about 1 draw in 30 it stalls up to 0.55 away from the optimum on
+        # these nodes at tol=1e-12, which made this test fail depending on
+        # which tests ran before it. random_state=0 is a draw that reaches the
+        # optimum (the other draws agree with it to 1e-11).
         svc = LinearSVC(
             loss="hinge", C=1 / (lam * m * rows.sum()), intercept_scaling=1.0, tol=1e-12,
-            max_iter=200000,
+            max_iter=200000, random_state=0,
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
