@@ -3,6 +3,7 @@ and the drawn data equal the estimator's attributes."""
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 import warnings
@@ -87,11 +88,25 @@ def online():
 
 
 # ------------------------------------------------------------- lazy import
-def test_import_does_not_import_matplotlib():
-    code = "import sys, skfed.plotting; print('matplotlib' in sys.modules)"
+def test_import_does_not_import_matplotlib(tmp_path):
+    # The child must import the skfed this process tests, not whatever its
+    # working directory holds: from the repository root the unbuilt source
+    # tree (no compiled core) would shadow the installed package. So it runs
+    # in an empty directory with the tested package's parent on its path.
+    import skfed
+
+    root = str(Path(skfed.__file__).resolve().parent.parent)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in [env.get("PYTHONPATH")] if p])
+    code = (
+        "import sys, skfed.plotting; "
+        "print('matplotlib' in sys.modules, skfed.__file__)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
-    assert out.stdout.strip() == "False"
+                         check=True, cwd=tmp_path, env=env)
+    imported, path = out.stdout.split()
+    assert Path(path).resolve() == Path(skfed.__file__).resolve()
+    assert imported == "False"
 
 
 def test_clear_error_without_matplotlib(monkeypatch, mocha):
