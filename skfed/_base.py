@@ -51,6 +51,8 @@ __all__ = [
     "FederatedRegressorMixin",
     "node_seeds",
     "check_groups",
+    "check_network_faults",
+    "check_node_weights",
 ]
 
 
@@ -80,6 +82,73 @@ def node_seeds(random_state, n_nodes):
     rng = check_random_state(random_state)
     seeds = rng.randint(1, np.iinfo(np.int32).max, size=n_nodes).astype(np.uint32)
     return seeds
+
+
+_FAULTS = {
+    "drop_rate": "dropped nodes",
+    "straggler_rate": "stragglers",
+    "rogue_fraction": "rogue nodes",
+}
+
+
+def check_network_faults(estimator, network, unsupported):
+    """Refuse the faults of ``network`` that ``estimator`` does not model.
+
+    No fault is silently ignored: a fault either has its documented effect
+    on the fit or the fit stops here with an error naming the fault and the
+    estimator.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+    network : SimulatedNetwork or None
+    unsupported : dict
+        Fault parameter (``"drop_rate"``, ``"straggler_rate"``,
+        ``"rogue_fraction"``) -> why the method has no such fault.
+    """
+    if network is None:
+        return
+    for param, why in unsupported.items():
+        value = getattr(network, param)
+        if value:
+            raise ValueError(
+                f"{type(estimator).__name__} does not model {_FAULTS[param]} "
+                f"(network.{param}={value!r}): {why}. Set network.{param}=0."
+            )
+
+
+def check_node_weights(estimator, codes, sample_weight, *, min_samples=1, why=""):
+    """Raise naming the first node with too few samples of positive weight.
+
+    Parameters
+    ----------
+    estimator : estimator instance with ``nodes_``
+    codes : ndarray of shape (n_samples,)
+        Index into ``estimator.nodes_`` of every sample.
+    sample_weight : ndarray of shape (n_samples,) or None
+    min_samples : int, default=1
+        Samples of positive weight every node present in ``codes`` needs.
+    why : str, default=""
+        Why the method needs ``min_samples`` of them (for the message).
+    """
+    n_nodes = len(estimator.nodes_)
+    positive = np.ones(len(codes), dtype=bool) if sample_weight is None else sample_weight > 0
+    present = np.bincount(codes, minlength=n_nodes) > 0
+    counts = np.bincount(codes, weights=positive, minlength=n_nodes)
+    bad = np.flatnonzero(present & (counts < min_samples))
+    if bad.size:
+        node = estimator.nodes_[bad[0]]
+        node = node.item() if hasattr(node, "item") else node
+        have = int(counts[bad[0]])
+        if min_samples == 1:
+            what = "has no sample with a positive sample_weight"
+        else:
+            what = f"has {have} sample(s) with a positive sample_weight"
+        raise ValueError(
+            f"Node {node!r} {what}; {type(estimator).__name__} needs at least "
+            f"{min_samples} per node{why}."
+            + (f" ({bad.size} such nodes.)" if bad.size > 1 else "")
+        )
 
 
 def check_groups(groups, n_samples, *, name="groups"):

@@ -30,6 +30,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import FederatedClassifierMixin, FederatedMixin, node_seeds
+from ._base import check_network_faults
 from ._compat import Interval, StrOptions
 from ._core._boosting_fast import (
     Logistic,
@@ -131,7 +132,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         "graph_update_every": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "graph_init_iter": [None, Interval(numbers.Integral, 0, None, closed="left")],
         "graph_iter": [None, Interval(numbers.Integral, 0, None, closed="left")],
-        "max_iter": [None, Interval(numbers.Integral, 0, None, closed="left")],
+        "max_iter": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "fit_intercept": ["boolean"],
         "communication_budget": [None, Interval(numbers.Integral, 0, None, closed="left")],
         "network": "no_validation",
@@ -211,6 +212,11 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         return Xs, Y, sws, layout, mass
 
     def _start(self, rng):
+        check_network_faults(self, self.network, {
+            "straggler_rate": "a node's step is atomic and asynchronous (a slow "
+            "node wakes up less often, which its random clock already models), "
+            "so there is no partial work to cut",
+        })
         network = resolve_network(self.network)
         K = len(self.nodes_)
         simulation = network.start(K, server=False, random_state=rng, node_labels=self.nodes_)
@@ -544,8 +550,9 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         Topology (peers a node may sample; a fixed graph must lie inside it)
         and faults: a node that is dropped when its clock ticks does nothing;
         a rogue node sends the opposite vertex (``"complement"``) or a random
-        vertex (``"random"``) to its neighbours.  Stragglers do not apply (a
-        Frank-Wolfe step is atomic).  ``None`` is a perfect complete network.
+        vertex (``"random"``) to its neighbours.  Stragglers are refused
+        with an error (a Frank-Wolfe step is atomic).  ``None`` is a perfect
+        complete network.
     group_column : int, str or None, default=None
         Column of ``X`` holding the node id of every sample.
     handle_unknown : {"global", "error"}, default="global"
@@ -957,7 +964,8 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     communication_budget : int, default=None
     network : SimulatedNetwork, default=None
         A rogue node sends the negated model (``"complement"``) or uniform
-        noise of the same scale (``"random"``).
+        noise of the same scale (``"random"``).  Stragglers are refused with
+        an error (a step is atomic).
     group_column : int, str or None, default=None
     handle_unknown : {"global", "error"}, default="global"
     random_state : int, RandomState instance or None, default=None

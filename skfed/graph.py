@@ -34,6 +34,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._base import node_seeds
+from ._base import check_network_faults
 from ._compat import Interval
 from ._core._graph_fast import graph_steps
 from .network import check_adjacency, index_bits, payload_bytes, resolve_network
@@ -336,8 +337,11 @@ class CollaborationGraphLearner(BaseEstimator):
         Stop as soon as this many bytes have been sent.
     network : SimulatedNetwork, default=None
         Topology (who may be sampled as a peer) and faults: a node that
-        drops out when it wakes up does nothing.  ``None`` is a perfect
-        complete network.
+        drops out when it wakes up does nothing; a rogue node sends its
+        peers the negated model (``"complement"``) or Gaussian noise of the
+        same scale (``"random"``) in place of its row of ``X``, and its own
+        updates use that model too.  Stragglers are refused with an error (a
+        wake-up is one atomic step).  ``None`` is a perfect complete network.
     random_state : int, RandomState instance or None, default=None
 
     Attributes
@@ -384,7 +388,7 @@ class CollaborationGraphLearner(BaseEstimator):
         "delta": [Interval(numbers.Real, 0, None, closed="neither")],
         "kappa": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_neighbors": [None, Interval(numbers.Integral, 1, None, closed="left")],
-        "max_iter": [None, Interval(numbers.Integral, 0, None, closed="left")],
+        "max_iter": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "communication_budget": [None, Interval(numbers.Integral, 0, None, closed="left")],
         "network": "no_validation",
         "random_state": ["random_state"],
@@ -456,8 +460,18 @@ class CollaborationGraphLearner(BaseEstimator):
                 f"{losses.shape}."
             )
         mu_graph = self._mu_graph()
+        check_network_faults(self, self.network, {
+            "straggler_rate": "a wake-up is one atomic step (a slow node wakes up "
+            "less often, which its random clock already models)",
+        })
         rng = check_random_state(self.random_state)
         simulation = resolve_network(self.network).start(n_nodes, random_state=rng)
+        if simulation.rogue.any():
+            # What every node claims its model is: a rogue node's peers (and
+            # its own updates) see the corrupted row.
+            X = X.copy()
+            for node in np.flatnonzero(simulation.rogue):
+                X[node] = simulation.corrupt_values(X[node], node)
         seeds = node_seeds(rng, n_nodes + 1)
         W0 = None
         if init_graph is not None:

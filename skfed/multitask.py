@@ -101,6 +101,7 @@ from ._base import (
     FederatedRegressorMixin,
     node_seeds,
 )
+from ._base import check_network_faults
 from ._compat import HasMethods, Interval, StrOptions
 from ._core._kernels import pairwise_kernel_fast
 from ._core._multitask_fast import (
@@ -703,6 +704,10 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         lam = float(self.lam)
         rng = check_random_state(self.random_state)
         seeds = node_seeds(rng, m)
+        check_network_faults(self, self.network, {
+            "rogue_fraction": "the paper defines no rogue nodes and the server "
+            "sums the nodes' updates with no robust rule",
+        })
         network = resolve_network(self.network)
         sim = network.start(m, server=True, random_state=rng, node_labels=self.nodes_)
         counter = sim.counter
@@ -1120,6 +1125,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         the node models, ``"error"`` raises.
     network : SimulatedNetwork or None, default=None
         The simulated network (drops, stragglers); None is a perfect one.
+        Rogue nodes are refused with an error (the paper defines none).
     random_state : int, RandomState instance or None, default=None
         Seeds the coordinate order of every node, the faults, landmarks and
         random features.

@@ -382,13 +382,24 @@ class SimulatedNetwork(BaseEstimator):
         NetworkSimulation
         """
         self._validate_params()
+        # The seed of the fault stream is always drawn from the estimator's
+        # randomness, even when this network has its own random_state, so the
+        # estimator's later draws (node seeds, shuffles) do not depend on
+        # whether the network is seeded: network=None and a fault-free
+        # SimulatedNetwork(random_state=0) give the same fit.
+        seed = None
+        if random_state is not None or self.random_state is None:
+            seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
         if self.random_state is not None:
-            rng = check_random_state(self.random_state)
-        else:
-            rng = check_random_state(random_state)
-        # An independent stream: the network never consumes the estimator's draws.
-        seed = rng.randint(np.iinfo(np.int32).max)
-        return NetworkSimulation(self, n_nodes, server=server, seed=seed, node_labels=node_labels)
+            seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        simulation = NetworkSimulation(
+            self, n_nodes, server=server, seed=seed, node_labels=node_labels
+        )
+        if server and not (self.topology is None or isinstance(self.topology, str)):
+            # A server-coordinated method never routes over the topology, but
+            # one given for another number of nodes is a mistake to report.
+            simulation.adjacency
+        return simulation
 
 
 def resolve_network(network):

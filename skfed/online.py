@@ -60,6 +60,7 @@ from ._base import (
     _check_y,
     node_seeds,
 )
+from ._base import check_network_faults, check_node_weights
 from ._compat import HasMethods, Interval, StrOptions
 from ._core import _online_fast
 from .kernels import kernel_params, resolve_kernel
@@ -189,6 +190,10 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
                 X, y, groups, sample_weight, classes
             )
             self._check_hyperparameters()
+        check_network_faults(self, self.network, {
+            "straggler_rate": "a step is one sample and cannot be cut",
+        })
+        check_node_weights(self, codes, sample_weight)
         y_encoded = self._encode_targets(y)
         if sample_weight is None:
             sample_weight = np.ones(X.shape[0])
@@ -570,7 +575,7 @@ _COMMON_PARAMS_DOC = """
         ``None`` is a perfect complete graph.  A dropped node neither steps
         nor answers in that round: its sample waits for its next round, and
         its neighbours leave it out of their consensus sums.  Stragglers are
-        treated as on time (a step is one sample and cannot be cut).  A
+        refused with an error (a step is one sample and cannot be cut).  A
         rogue node answers ``-f_j(x)`` (``"complement"``) or noise of the
         same magnitude (``"random"``).
     random_state : int, RandomState instance or None, default=None
