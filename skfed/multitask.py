@@ -214,6 +214,22 @@ def _steps(work, n_samples, local_epochs):
     return np.where(work > 0, steps, 0)
 
 
+def _fault_note(network, simulation):
+    """``" with network.drop_rate=0.9 (...)"`` for a message, or ``""``."""
+    if network is None or network.is_perfect:
+        return ""
+    faults = [
+        f"network.{name}={getattr(network, name)!r}"
+        for name in ("drop_rate", "straggler_rate")
+        if getattr(network, name)
+    ]
+    sent = np.asarray(simulation.log().messages_sent).ravel()[: simulation.n_nodes]
+    return (
+        f" with {' and '.join(faults)} (the least active node sent "
+        f"{int(sent.min())} messages, the median one {int(np.median(sent))})"
+    )
+
+
 class _Faults:
     """Round-by-round faults drawn in fixed chunks from the simulation."""
 
@@ -768,6 +784,9 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         converged = False
         sigma_info = state.sigma_info_floats * _FLOAT
         n_chunks = effective_n_jobs(self.n_jobs) if self._use_parallel() else 1
+        # The objective of the all-zero model (every dual variable is 0 here):
+        # a fit that ends above it has diverged (see _set_fit_results).
+        zero_objective = self._gap(state, sigma, lam, loss, layout, totals)[1]
         with self._parallel_context() as parallel:
             parallel = parallel if self._use_parallel() else None
             for round_ in range(self.max_rounds):
@@ -828,7 +847,9 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                 counter.next_round()
                 if converged:
                     break
-        self._set_fit_results(gaps, objectives, duals, sigma, rho, sim, converged)
+        self._set_fit_results(
+            gaps, objectives, duals, sigma, rho, sim, converged, zero_objective=zero_objective
+        )
         self._store_model(state, X, Y, sw, layout, totals, sigma, lam, bias, dtype)
         return self
 
@@ -840,14 +861,29 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
             return learn, np.eye(n_nodes) / n_nodes
         return learn, _check_omega(self.omega, n_nodes)[1]
 
-    def _set_fit_results(self, gaps, objectives, duals, sigma, rho, simulation, converged):
-        """Curves, Omega and communication attributes, shared by every engine's loop."""
+    def _set_fit_results(self, gaps, objectives, duals, sigma, rho, simulation, converged,
+                         *, zero_objective=None):
+        """Curves, Omega and communication attributes, shared by every engine's loop.
+
+        A fit that did not converge warns; when it also ends worse than the
+        all-zero model (objective ``zero_objective``), the warning says so,
+        with the network's faults and how few updates the least active node
+        sent, so a wrong answer never comes without a word.
+        """
         if not converged:
+            faults = _fault_note(self.network, simulation)
+            worse = ""
+            if zero_objective is not None and objectives[-1] > zero_objective:
+                worse = (
+                    f"; the returned model is WORSE than the all-zero model (objective "
+                    f"{objectives[-1]:.3e} > {zero_objective:.3e}): do not use it"
+                )
             warnings.warn(
                 f"{type(self).__name__} did not reach the duality gap tol={self.tol} "
                 f"(relative) in max_rounds={self.max_rounds} rounds (gap "
-                f"{gaps[-1]:.3e}, objective {objectives[-1]:.3e}); increase max_rounds "
-                "or tol.",
+                f"{gaps[-1]:.3e}, objective {objectives[-1]:.3e}){faults}{worse}; "
+                "increase max_rounds or tol"
+                + (", or lower the network's fault rates" if faults else "") + ".",
                 ConvergenceWarning,
             )
         self.n_iter_ = len(gaps)
