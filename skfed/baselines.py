@@ -59,12 +59,17 @@ def pooled_data_bytes(X, y=None, groups=None, *, header_bytes=16):
     return int(payload + n_nodes * header_bytes)
 
 
-def _fit_one(estimator, X, y, sample_weight, single_class):
+def _fit_one(estimator, X, y, sample_weight, single_class, node=None):
     if single_class:
         estimator = DummyClassifier(strategy="most_frequent")
-    if sample_weight is None:
-        return estimator.fit(X, y)
-    return estimator.fit(X, y, sample_weight=sample_weight)
+    try:
+        if sample_weight is None:
+            return estimator.fit(X, y)
+        return estimator.fit(X, y, sample_weight=sample_weight)
+    except ValueError as exc:
+        # Name the node whose data the estimator refused (e.g. all-zero
+        # sample weights, too few samples), keeping the estimator's message.
+        raise ValueError(f"Node {node!r} ({len(y)} samples): {exc}") from exc
 
 
 def _estimator_has(attr):
@@ -185,6 +190,7 @@ class LocalEstimator(FederatedMixin, MetaEstimatorMixin, BaseEstimator):
             check_classification_targets(y)
             self.classes_ = np.unique(y)
         jobs = []
+        labels = self.nodes_.tolist()
         for node in range(layout.n_nodes):
             rows = layout.node_indices(node)
             y_node = y[rows]
@@ -196,6 +202,7 @@ class LocalEstimator(FederatedMixin, MetaEstimatorMixin, BaseEstimator):
                     y_node,
                     None if sample_weight is None else sample_weight[rows],
                     single_class,
+                    labels[node],
                 )
             )
         fitted = Parallel(n_jobs=self.n_jobs)(jobs)

@@ -187,6 +187,9 @@ class _OneShotSupportMixin(FederatedMixin):
             )
         lam, auto = self._client_lambdas(n_nodes)
         z = auto_z(d) if self.auto_z is None else float(self.auto_z)
+        abstain = self._abstainers(
+            np.bincount(layout.codes, weights=weights > 0, minlength=n_nodes), auto
+        )
 
         if sparse.issparse(X):
             X = sparse.csr_matrix(X)
@@ -211,9 +214,39 @@ class _OneShotSupportMixin(FederatedMixin):
         active, work = sim.draw_round()
         # A straggler has not finished its pass when the one-shot deadline
         # expires: like a dropped client, it does not vote.
-        answered = active & (work >= 1.0)
+        answered = active & (work >= 1.0) & ~abstain
         self._server_vote(packed, answered, sim, d)
         return X_nodes, y_nodes, w_nodes, layout, sim
+
+    def _abstainers(self, n_positive, auto):
+        """Clients with too few samples to compute their statistics abstain.
+
+        Centring (``fit_intercept=True``) and the ``alpha="auto"`` rule's
+        standard error both need two samples of positive weight; a client
+        with fewer would send a meaningless support (one centred sample is
+        zero, so it would vote against every feature).  It does not vote:
+        ``answered_`` is False for it, and a warning names it.
+        """
+        need = 2 if (auto or self.fit_intercept) else 1
+        abstain = np.asarray(n_positive) < need
+        if abstain.any():
+            bad = self.nodes_[abstain].tolist()
+            shown = ", ".join(repr(v) for v in bad[:5]) + (", ..." if len(bad) > 5 else "")
+            uses = " and ".join(
+                what for what, on in (
+                    ("centres its data (fit_intercept=True)", self.fit_intercept),
+                    ("estimates its own lambda (alpha='auto')", auto),
+                ) if on
+            )
+            warnings.warn(
+                f"{len(bad)} client(s) of {type(self).__name__} have fewer than {need} "
+                f"samples with a positive sample_weight, too few for a client that "
+                f"{uses}, so they abstain from the vote (answered_ is False for "
+                f"them): node(s) {shown}.",
+                UserWarning,
+                stacklevel=4,
+            )
+        return abstain
 
     def _server_vote(self, packed, answered, sim, d):
         """Round 1 at the server: receive the bit vectors, count them, vote.
@@ -354,7 +387,11 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         corruption for rogue clients, all False for clients that did not
         answer.
     answered_ : ndarray of shape (n_nodes,), dtype=bool
-        Clients whose message arrived (not dropped, not straggling).
+        Clients whose message arrived (not dropped, not straggling, not
+        abstaining).  A client with fewer than two samples of positive
+        weight abstains when it centres its data (``fit_intercept=True``) or
+        uses ``alpha="auto"``: it cannot estimate its statistics, so it does
+        not vote (with a warning naming it).
     rogue_ : ndarray of shape (n_nodes,), dtype=bool
         Clients the simulated network made rogue (unknown to the server;
         for analysis).

@@ -27,6 +27,9 @@ def check_supported(estimator):
 def hello_reply(node, estimator):
     reply = _hello_reply(node, estimator)
     reply.config_records["config"]["n_features"] = int(node.X.shape[1])
+    weights = node.sample_weight
+    n_positive = node.X.shape[0] if weights is None else int(np.sum(np.asarray(weights) > 0))
+    reply.config_records["config"]["n_positive"] = int(n_positive)
     return reply
 
 
@@ -82,7 +85,8 @@ def fit_server(fitted, driver):
     sim = network.start(n_nodes, server=True, random_state=est.random_state,
                         node_labels=est.nodes_)
     active, work = sim.draw_round()
-    answered = active & (work >= 1.0)
+    abstain = est._abstainers([int(infos[t]["n_positive"]) for t in range(n_nodes)], auto)
+    answered = active & (work >= 1.0) & ~abstain
     senders = np.flatnonzero(answered).astype(np.intp)
     contents = {
         int(t): RecordDict(
