@@ -203,3 +203,50 @@ def test_progress_to_given_stream():
     cmp.compare("landmine", ["local-linear"], quick=True, verbose=1, log=log)
     text = log.getvalue()
     assert "[1/1] seed 0: fitting local-linear on 6 nodes" in text
+
+
+class _LongWarning(_AlwaysOne):
+    def fit(self, X, y, groups=None):
+        import warnings
+
+        warnings.warn("a long warning whose advice comes last " + "x " * 100 + "THE ADVICE.",
+                      UserWarning)
+        return super().fit(X, y, groups)
+
+
+def test_output_explains_itself(monkeypatch, tmp_path, capsys):
+    # Issue 20: warnings were cut mid-word, the HAR footnote cited a file users
+    # do not have, --quick printed the papers' figures as if comparable, and
+    # nothing said which methods were left out of a dataset, or that plots
+    # were skipped without matplotlib.
+    monkeypatch.setattr(cmp, "METHODS", dict(cmp.METHODS))
+    cmp.register_method(cmp.MethodSpec("long-warning", lambda ctx: _LongWarning(),
+                                       tasks=("binary",)))
+    code = main(["compare", "--quick", "--dataset", "har-sitting",
+                 "--methods", "local-linear,long-warning"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "shared/data/README.md" not in out
+    assert "Reference (published figures on the full data, not comparable with this " \
+           "--quick run)" in out
+    assert "--quick: a smoke run on a small slice" in out
+    assert "THE ADVICE." in out  # the whole warning, wrapped at word boundaries
+    assert all(len(line) <= 100 for line in out.split("Warnings raised")[1].splitlines())
+
+    result = cmp.compare("computer-regression", quick=True, verbose=0)
+    assert [row["method"] for row in result.table] == ["global-linear", "local-linear"]
+    assert set(result.info["not_run_by_default"]) == (
+        set(cmp.applicable_methods("regression")) - {"global-linear", "local-linear"}
+    )
+    note = next(line for line in result.format().splitlines() if line.startswith("Not run"))
+    assert "mocha-linear" in note and "fed-sparse-linear" in note
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.warns(UserWarning, match=r"matplotlib is not installed, so node_scores.png"):
+        paths = result.save(tmp_path)
+    assert "node_scores.png" not in {p.name for p in paths}
+
+
+def test_split_is_called_stratified_only_for_classes():
+    assert cmp.DATASETS["landmine"].load(0).split == "per-node 75%/25% split (stratified)"
+    assert cmp.DATASETS["sparse-regression"].load(0).split == "per-node 75%/25% split"
