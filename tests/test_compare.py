@@ -227,8 +227,7 @@ def test_output_explains_itself(monkeypatch, tmp_path, capsys):
     assert code == 0
     out = capsys.readouterr().out
     assert "shared/data/README.md" not in out
-    assert "Reference (published figures on the full data, not comparable with this " \
-           "--quick run)" in out
+    assert "Reference (full data, not comparable with this --quick run)" in out
     assert "--quick: a smoke run on a small slice" in out
     assert "THE ADVICE." in out  # the whole warning, wrapped at word boundaries
     assert all(len(line) <= 100 for line in out.split("Warnings raised")[1].splitlines())
@@ -238,7 +237,7 @@ def test_output_explains_itself(monkeypatch, tmp_path, capsys):
     assert set(result.info["not_run_by_default"]) == (
         set(cmp.applicable_methods("regression")) - {"global-linear", "local-linear"}
     )
-    note = next(line for line in result.format().splitlines() if line.startswith("Not run"))
+    note = next(line for line in result.format().splitlines() if line.startswith("Also applic"))
     assert "mocha-linear" in note and "fed-sparse-linear" in note
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)
