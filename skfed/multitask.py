@@ -616,6 +616,13 @@ class _KernelState:
 
 
 # ------------------------------------------------------------- estimators
+# Faults of SimulatedNetwork that MOCHA refuses (here and on Flower).
+_UNSUPPORTED_FAULTS = {
+    "rogue_fraction": "the paper defines no rogue nodes and the server sums the "
+    "nodes' updates with no robust rule",
+}
+
+
 class _BaseMultiTask(FederatedMixin, BaseEstimator):
     """Fitting machinery shared by the classifier and the regressor."""
 
@@ -720,10 +727,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         lam = float(self.lam)
         rng = check_random_state(self.random_state)
         seeds = node_seeds(rng, m)
-        check_network_faults(self, self.network, {
-            "rogue_fraction": "the paper defines no rogue nodes and the server "
-            "sums the nodes' updates with no robust rule",
-        })
+        check_network_faults(self, self.network, _UNSUPPORTED_FAULTS)
         network = resolve_network(self.network)
         sim = network.start(m, server=True, random_state=rng, node_labels=self.nodes_)
         counter = sim.counter

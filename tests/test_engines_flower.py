@@ -64,6 +64,67 @@ def test_require_extra_names_the_pip_command(monkeypatch):
         require_extra("dask")
 
 
+# ------------------------------------------------------- module imports
+_FLOWER_MODULES = ("flower", "_flower_records", "_flower_multitask", "_flower_exact",
+                   "_flower_support")
+
+
+def test_flower_modules_import_one_way():
+    # flower -> method modules -> _flower_records, never back (issue 20: the
+    # three _flower_* modules imported flower, which imported them).
+    import ast
+    from pathlib import Path
+
+    import skfed.engines
+
+    folder = Path(skfed.engines.__file__).parent
+    imports = {}
+    for name in _FLOWER_MODULES:
+        tree = ast.parse((folder / f"{name}.py").read_text())
+        found = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                if node.module:
+                    found.add(node.module)
+                else:
+                    found.update(alias.name for alias in node.names)
+        imports[name] = found & set(_FLOWER_MODULES)
+    assert imports == {
+        "flower": {"_flower_multitask", "_flower_support", "_flower_records"},
+        "_flower_multitask": {"_flower_exact", "_flower_records"},
+        "_flower_exact": {"_flower_records"},
+        "_flower_support": {"_flower_records"},
+        "_flower_records": set(),
+    }
+
+
+@needs_flwr
+@pytest.mark.parametrize("name", _FLOWER_MODULES)
+def test_each_flower_module_imports_alone(name, tmp_path):
+    # A fresh interpreter, in an empty directory (from the repository root the
+    # unbuilt source tree would shadow the tested package), with the tested
+    # skfed first on its path.
+    from pathlib import Path
+
+    import skfed
+
+    env = dict(os.environ)
+    root = str(Path(skfed.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in [env.get("PYTHONPATH")] if p])
+    code = f"import skfed.engines.{name}"
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                   cwd=tmp_path, env=env)
+
+
+@needs_flwr
+def test_flower_refuses_rogue_nodes_for_mocha():
+    from skfed.engines.flower import make_server_app
+
+    est = FederatedMultiTaskClassifier(network=SimulatedNetwork(rogue_fraction=0.2))
+    with pytest.raises(ValueError, match="FederatedMultiTaskClassifier does not model rogue"):
+        make_server_app(est)
+
+
 # -------------------------------------------------------- loopback grid
 if HAVE_FLWR:
     from flwr.app import Context, Error, Message, RecordDict

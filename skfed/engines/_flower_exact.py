@@ -52,7 +52,7 @@ from ..multitask import (
     omega_update,
 )
 from ..network import resolve_network
-from .flower import EXACT, _array, _arrays_of, _config_of
+from ._flower_records import EXACT, _array, _arrays_of, _config_of
 
 _STATE = "skfed.exact"
 _STATE_ARRAYS = "skfed.exact.arrays"
@@ -233,8 +233,6 @@ def fit_exact(run):
     sim = network.start(m, server=True, random_state=rng, node_labels=est.nodes_)
     counter = sim.counter
     learn, sigma = est._initial_task_covariance(m)
-    from ._flower_multitask import _pooled_gamma
-
     setup_up = np.zeros(m, dtype=np.int64)
     setup_down = np.zeros(m, dtype=np.int64)
     gamma = _pooled_gamma(est, run.infos, d) if not callable(est.kernel) else None
@@ -461,3 +459,22 @@ def fit_exact(run):
     est._store_model(SimpleNamespace(g=alpha), X, None, np.ones(n), layout, totals, sigma,
                      lam, bias, run.dtype)
     return est
+
+
+def _pooled_gamma(estimator, infos, d):
+    if estimator.gamma == "auto":
+        return 1.0 / d
+    if not isinstance(estimator.gamma, str):
+        return float(estimator.gamma)
+    count = mean = m2 = 0.0
+    for t in range(len(infos)):
+        n_b, mean_b, m2_b = (float(v) for v in infos[t]["stats"])
+        if n_b == 0:
+            continue
+        total = count + n_b
+        delta = mean_b - mean
+        mean = mean + delta * n_b / total
+        m2 = m2 + m2_b + delta * delta * count * n_b / total
+        count = total
+    var = m2 / count if count else 0.0
+    return 1.0 / (d * var) if var > 0 else 1.0

@@ -33,11 +33,12 @@ from sklearn.utils import check_random_state
 
 from flwr.app import ArrayRecord, ConfigRecord, Message, RecordDict
 
-from .._base import node_seeds
+from .._base import check_network_faults, node_seeds
 from ..kernels import pairwise_kernel, resolve_kernel
 from ..multitask import (
     _FLOAT,
     _LOSSES,
+    _UNSUPPORTED_FAULTS,
     _Faults,
     _rho,
     _steps,
@@ -45,7 +46,8 @@ from ..multitask import (
 )
 from ..network import resolve_network
 from ._nodes import primal_gap_sums, primal_node_solve
-from .flower import (
+from ._flower_exact import _pooled_gamma, exact_message, fit_exact
+from ._flower_records import (
     LANDMARKS,
     MOCHA,
     _array,
@@ -60,7 +62,12 @@ _STATE_ARRAYS = "skfed.mocha.arrays"
 
 
 def check_supported(estimator):
-    """Every mode runs on Flower (the exact kernel mode: ``_flower_exact``)."""
+    """Every mode runs on Flower (the exact kernel mode: ``_flower_exact``).
+
+    The network's faults are replayed as in the simulated fit, which refuses
+    rogue nodes; so does this one.
+    """
+    check_network_faults(estimator, estimator.network, _UNSUPPORTED_FAULTS)
 
 
 def _exact_mode(estimator):
@@ -270,8 +277,6 @@ def register_client(app, estimator, node_data):
 
     @app.train("skfed_exact")
     def exact(message, context):
-        from ._flower_exact import exact_message
-
         node = node_data(context)
         content = exact_message(estimator, node, message, context, (_targets, _node_weights))
         return Message(content, reply_to=message)
@@ -283,25 +288,6 @@ def register_client(app, estimator, node_data):
 
 
 # ----------------------------------------------------------- server side
-def _pooled_gamma(estimator, infos, d):
-    if estimator.gamma == "auto":
-        return 1.0 / d
-    if not isinstance(estimator.gamma, str):
-        return float(estimator.gamma)
-    count = mean = m2 = 0.0
-    for t in range(len(infos)):
-        n_b, mean_b, m2_b = (float(v) for v in infos[t]["stats"])
-        if n_b == 0:
-            continue
-        total = count + n_b
-        delta = mean_b - mean
-        mean = mean + delta * n_b / total
-        m2 = m2 + m2_b + delta * delta * count * n_b / total
-        count = total
-    var = m2 / count if count else 0.0
-    return 1.0 / (d * var) if var > 0 else 1.0
-
-
 def _landmark_picks(estimator, counts_per_node, rng):
     """The Nystroem draws of ``_fit_feature_map``: per-node counts and local picks."""
     counts_per_node = np.asarray(counts_per_node, dtype=np.intp)
@@ -720,7 +706,5 @@ def fit_server(fitted, driver):
     fitted._validate_params()
     run = _Run(fitted, driver)
     if _exact_mode(fitted):
-        from ._flower_exact import fit_exact
-
         return fit_exact(run)
     return run.fit()

@@ -15,7 +15,7 @@ from flwr.app import ArrayRecord, ConfigRecord, Message, RecordDict
 
 from ..network import resolve_network
 from ..support import _client_pass, auto_z
-from .flower import SUPPORT, _array, _arrays_of, _config_of, _hello_reply
+from ._flower_records import SUPPORT, _array, _arrays_of, _config_of, _hello_reply
 
 ACCEPT_SPARSE = True
 

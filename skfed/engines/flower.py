@@ -88,6 +88,19 @@ from flwr.app import (  # noqa: E402
 from flwr.clientapp import ClientApp  # noqa: E402
 from flwr.serverapp import Grid, ServerApp  # noqa: E402
 
+from . import _flower_multitask, _flower_support  # noqa: E402
+from ._flower_records import (  # noqa: E402
+    EXACT,
+    HELLO,
+    LANDMARKS,
+    MOCHA,
+    SUPPORT,
+    _array,
+    _arrays_of,
+    _config_of,
+    _hello_reply,
+)
+
 __all__ = [
     "make_client_app",
     "make_server_app",
@@ -98,13 +111,6 @@ __all__ = [
 ]
 
 FLOWER_REQUIREMENT = "flwr==1.41.0"
-
-# Message types (``<category>.<action>``, routed by the ClientApp).
-HELLO = "query.skfed_hello"
-LANDMARKS = "query.skfed_landmarks"
-MOCHA = "train.skfed_mocha"
-EXACT = "train.skfed_exact"
-SUPPORT = "query.skfed_support"
 
 # Items of skfed's byte model, by the names the traffic log uses.
 MODEL_ITEMS = frozenset(
@@ -237,10 +243,6 @@ class _NodeData:
 
 
 # ------------------------------------------------------------ records
-def _array(value):
-    return Array(np.ascontiguousarray(value))
-
-
 def _raw_bytes(record_dict):
     """Bytes of the numbers in a RecordDict: array data and config values."""
     total = 0
@@ -256,19 +258,6 @@ def _raw_bytes(record_dict):
 def _record_bytes(record_dict):
     """Flower's own count of a RecordDict (``count_bytes`` of every record)."""
     return sum(record.count_bytes() for record in record_dict.values())
-
-
-def _arrays_of(record_dict, name):
-    record = record_dict.array_records.get(name) if name in record_dict else None
-    if record is None:
-        return {}
-    return {key: array.numpy() for key, array in record.items()}
-
-
-def _config_of(record_dict, name):
-    if name not in record_dict:
-        return {}
-    return dict(record_dict.config_records[name])
 
 
 # ------------------------------------------------------------ traffic
@@ -535,21 +524,6 @@ class _Driver:
         return by_index
 
 
-def _hello_reply(node, estimator):
-    config = {
-        "label": node.label,
-        "n_samples": int(node.X.shape[0]),
-        "n_features_in": node.n_features_in,
-        "dtype": str(node.X.dtype),
-    }
-    arrays = {}
-    if node.feature_names is not None:
-        config["feature_names"] = list(node.feature_names)
-    if is_classifier(estimator):
-        arrays["classes"] = _array(np.unique(node.y))
-    return RecordDict({"config": ConfigRecord(config), "skfed": ArrayRecord(arrays)})
-
-
 def _set_common_attributes(fitted, driver):
     hello = driver.hello
     info = hello["by_index"][0]
@@ -565,12 +539,8 @@ def _engine_for(estimator):
     from ..support import FederatedSupportRecovery
 
     if isinstance(estimator, _BaseMultiTask):
-        from . import _flower_multitask
-
         return _flower_multitask
     if isinstance(estimator, FederatedSupportRecovery):
-        from . import _flower_support
-
         return _flower_support
     raise TypeError(
         f"{type(estimator).__name__} has no Flower protocol; supported: "
