@@ -272,8 +272,8 @@ class _OneShotSupportMixin(FederatedMixin):
         g = len(senders)
         if g == 0:
             warnings.warn(
-                "No client answered (all were dropped or straggling), so no feature "
-                "was selected.",
+                "No client answered (all were dropped, straggling or abstained), so no "
+                "feature was selected.",
                 UserWarning,
                 stacklevel=4,
             )

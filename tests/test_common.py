@@ -9,6 +9,7 @@ with its reason.
 
 import warnings
 
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -143,4 +144,14 @@ def test_sklearn_compatible_estimator(estimator, check):
     with warnings.catch_warnings():
         # The checks never pass node ids: every fit is a (warned) one-node fit.
         warnings.simplefilter("ignore", SingleNodeWarning)
+        # The group_column variants read a random column as node ids, so almost
+        # every sample is a node of its own: the short fits stop before
+        # convergence, and support-recovery clients with one sample abstain
+        # (then no feature is selected).
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.filterwarnings(
+            "ignore",
+            message=r".*(abstain from the vote|No client answered|No features were selected)",
+            category=UserWarning,
+        )
         check(estimator)
