@@ -273,7 +273,8 @@ class SimulatedNetwork(BaseEstimator):
     ----------
     topology : str, array-like, sparse matrix, networkx graph or callable, default=None
         Who may talk to whom, for the peer-to-peer methods (the
-        server-coordinated ones ignore it).  ``None`` is the complete graph.
+        server-coordinated ones do not route over it, but check that an
+        explicit one has the right size).  ``None`` is the complete graph.
         A string names a generator: ``"complete"``, ``"ring"``, ``"star"``,
         ``"k_regular"``, ``"erdos_renyi"``, ``"random_geometric"``, configured
         by ``topology_params``.  An array, sparse matrix or networkx graph
