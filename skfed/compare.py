@@ -1238,6 +1238,12 @@ def run_cli(args, stdout=None):
     print(result.format(), file=stdout)
     if result.notes and not args.quiet:
         print("\nWarnings raised during the fits:", file=stdout)
+        if any("ConvergenceWarning" in note for note in result.notes):
+            print(textwrap.fill(
+                "(A ConvergenceWarning: the fit stopped at the iteration budget compare "
+                "gives the method, before its tolerance; its row scores the model it "
+                "returned.)", width=100, initial_indent="  ", subsequent_indent="  "),
+                file=stdout)
         for note in result.notes:
             print(textwrap.fill(note, width=100, initial_indent="  ",
                                 subsequent_indent="      "), file=stdout)

@@ -230,6 +230,7 @@ def test_output_explains_itself(monkeypatch, tmp_path, capsys):
     assert "Reference (full data, not comparable with this --quick run)" in out
     assert "--quick: a smoke run on a small slice" in out
     assert "THE ADVICE." in out  # the whole warning, wrapped at word boundaries
+    assert "(A ConvergenceWarning" not in out  # only said when one was raised
     assert all(len(line) <= 100 for line in out.split("Warnings raised")[1].splitlines())
 
     result = cmp.compare("computer-regression", quick=True, verbose=0)
