@@ -1031,8 +1031,9 @@ def format_table(result):
     )
     if info.get("not_run_by_default"):
         out.append(
-            "Also applicable to this task but run by default only on the datasets of "
-            f"their papers (add them with --methods): {', '.join(info['not_run_by_default'])}."
+            "Also applicable to this task, but this dataset is not among those each "
+            "runs on by default, the ones it is benchmarked on (add them with "
+            f"--methods): {', '.join(info['not_run_by_default'])}."
         )
     if info.get("quick"):
         quick = (
