@@ -78,7 +78,6 @@ from . import require_extra
 require_extra("flower")
 
 from flwr.app import (  # noqa: E402
-    Array,
     ArrayRecord,
     ConfigRecord,
     Context,
@@ -89,17 +88,7 @@ from flwr.clientapp import ClientApp  # noqa: E402
 from flwr.serverapp import Grid, ServerApp  # noqa: E402
 
 from . import _flower_multitask, _flower_support  # noqa: E402
-from ._flower_records import (  # noqa: E402
-    EXACT,
-    HELLO,
-    LANDMARKS,
-    MOCHA,
-    SUPPORT,
-    _array,
-    _arrays_of,
-    _config_of,
-    _hello_reply,
-)
+from ._flower_records import HELLO, _arrays_of, _config_of  # noqa: E402
 
 __all__ = [
     "make_client_app",
