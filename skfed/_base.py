@@ -179,8 +179,28 @@ def check_groups(groups, n_samples, *, name="groups"):
         if not np.all(np.isfinite(groups)):
             raise ValueError(f"{name} contains NaN or infinite node ids.")
     elif groups.dtype.kind == "O":
-        for value in groups:
-            if value is None or (isinstance(value, float) and not np.isfinite(value)):
+        _check_object_labels(groups, name)
+    elif groups.dtype.kind not in "iubUS":
+        raise TypeError(
+            f"{name} must hold integer, string or other hashable node ids, got "
+            f"dtype {groups.dtype}."
+        )
+    return groups
+
+
+def _check_object_labels(groups, name):
+    """Missing, unhashable or mixed-type node ids in an object array.
+
+    Works on the distinct labels (a set built in C), so its cost is one
+    hashing pass over the samples, not a Python loop over them.
+    """
+    try:
+        labels = set(groups.tolist())
+    except TypeError:
+        labels = None
+    if labels is None or None in labels:
+        for value in groups:  # find the first culprit for the message
+            if value is None:
                 raise ValueError(f"{name} contains missing node ids (None or NaN).")
             try:
                 hash(value)
@@ -188,19 +208,19 @@ def check_groups(groups, n_samples, *, name="groups"):
                 raise TypeError(
                     f"{name} must hold hashable node ids, got {type(value).__name__}."
                 ) from exc
-        kinds = {type(v).__name__ for v in groups if not isinstance(v, (str, np.str_))}
-        has_str = any(isinstance(v, (str, np.str_)) for v in groups)
-        if has_str and kinds:
-            raise TypeError(
-                f"{name} mixes strings and other types ({sorted(kinds)}); use node "
-                "ids of one type."
-            )
-    elif groups.dtype.kind not in "iubUS":
+    types = set(map(type, labels))
+    floats = [type_ for type_ in types if issubclass(type_, (float, np.floating))]
+    if floats:
+        values = np.array([v for v in labels if isinstance(v, (float, np.floating))])
+        if not np.all(np.isfinite(values)):
+            raise ValueError(f"{name} contains missing node ids (None or NaN).")
+    has_str = any(issubclass(type_, (str, np.str_)) for type_ in types)
+    kinds = {type_.__name__ for type_ in types if not issubclass(type_, (str, np.str_))}
+    if has_str and kinds:
         raise TypeError(
-            f"{name} must hold integer, string or other hashable node ids, got "
-            f"dtype {groups.dtype}."
+            f"{name} mixes strings and other types ({sorted(kinds)}); use node "
+            "ids of one type."
         )
-    return groups
 
 
 class NodeLayout:
@@ -374,15 +394,11 @@ class FederatedMixin:
         groups = check_groups(groups, n_samples)
         if column_groups is not None:
             column_groups = check_groups(column_groups, n_samples, name="group_column")
-            if groups is not None:
-                same = len(groups) == len(column_groups) and all(
-                    a == b for a, b in zip(groups.tolist(), column_groups.tolist())
+            if groups is not None and not _same_labels(groups, column_groups):
+                raise ValueError(
+                    "groups= and the node ids in group_column="
+                    f"{self.group_column!r} disagree; pass one or make them equal."
                 )
-                if not same:
-                    raise ValueError(
-                        "groups= and the node ids in group_column="
-                        f"{self.group_column!r} disagree; pass one or make them equal."
-                    )
             groups = column_groups
         return groups
 
@@ -500,9 +516,8 @@ class FederatedMixin:
                     + _GROUPS_HELP + "."
                 )
             return np.zeros(n_samples, dtype=np.intp)
-        lookup = {label: index for index, label in enumerate(self.nodes_.tolist())}
         unique, inverse = np.unique(groups, return_inverse=True)
-        mapped = np.array([lookup.get(label, -1) for label in unique.tolist()], dtype=np.intp)
+        mapped = _lookup_labels(self.nodes_, unique)
         codes = mapped[inverse.ravel()]
         if np.any(mapped < 0):
             unseen = unique[mapped < 0]
@@ -525,6 +540,40 @@ class FederatedMixin:
         self.n_messages_ = log.total_messages
         self.bytes_per_round_ = log.bytes_per_round
         return log
+
+
+def _same_labels(a, b):
+    """Whether two per-sample node-id arrays agree element by element."""
+    if len(a) != len(b):
+        return False
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            equal = np.asarray(a == b)
+    except (TypeError, ValueError):
+        return False
+    if equal.shape != a.shape:  # numpy compared the arrays as wholes
+        return all(x == y for x, y in zip(a.tolist(), b.tolist()))
+    return bool(equal.all())
+
+
+def _lookup_labels(nodes, labels):
+    """Index into the sorted ``nodes`` of every label, -1 when absent.
+
+    A binary search for labels of the nodes' kind (numbers, strings); a dict
+    for any other labels (Python objects), which compares them the same way
+    (``==`` and hashing).
+    """
+    kinds = {nodes.dtype.kind, labels.dtype.kind}
+    if kinds <= set("iuf") or kinds <= set("US"):
+        if len(nodes) == 0:
+            return np.full(len(labels), -1, dtype=np.intp)
+        position = np.searchsorted(nodes, labels)
+        position = np.minimum(position, len(nodes) - 1)
+        found = nodes[position] == labels
+        return np.where(found, position, -1).astype(np.intp)
+    lookup = {label: index for index, label in enumerate(nodes.tolist())}
+    return np.array([lookup.get(label, -1) for label in labels.tolist()], dtype=np.intp)
 
 
 def _check_y(y, *, multi_output, y_numeric):

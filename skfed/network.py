@@ -82,23 +82,37 @@ def float_bytes(dtype):
 
 
 # --------------------------------------------------------------------- topology
+def _edges_to_csr(rows, cols, n_nodes):
+    """Symmetric 0/1 CSR adjacency (bool) of the given directed edge lists."""
+    rows, cols = (
+        np.concatenate([rows, cols]).astype(np.int64),
+        np.concatenate([cols, rows]).astype(np.int64),
+    )
+    keep = rows != cols
+    adjacency = sparse.csr_matrix(
+        (np.ones(int(keep.sum()), dtype=bool), (rows[keep], cols[keep])),
+        shape=(n_nodes, n_nodes),
+    )
+    adjacency.sum_duplicates()
+    adjacency.data[:] = True
+    adjacency.sort_indices()
+    return adjacency
+
+
 def _ring_lattice(n_nodes, degree):
-    adjacency = np.zeros((n_nodes, n_nodes), dtype=bool)
     half = max(1, degree // 2)
-    for shift in range(1, half + 1):
-        idx = np.arange(n_nodes)
-        adjacency[idx, (idx + shift) % n_nodes] = True
-        adjacency[(idx + shift) % n_nodes, idx] = True
+    idx = np.arange(n_nodes)
+    rows = [idx] * half
+    cols = [(idx + shift) % n_nodes for shift in range(1, half + 1)]
     if degree % 2 == 1:
         if n_nodes % 2 == 1:
             raise ValueError(
                 f"A k_regular graph with odd degree={degree} needs an even number "
                 f"of nodes, got {n_nodes}."
             )
-        idx = np.arange(n_nodes)
-        adjacency[idx, (idx + n_nodes // 2) % n_nodes] = True
-    np.fill_diagonal(adjacency, False)
-    return adjacency
+        rows.append(idx)
+        cols.append((idx + n_nodes // 2) % n_nodes)
+    return _edges_to_csr(np.concatenate(rows), np.concatenate(cols), n_nodes)
 
 
 def _is_connected(adjacency):
@@ -117,6 +131,112 @@ def _random_connected(n_nodes, draw, name, rng, max_tries=1000):
         f"Could not draw a connected {name} graph on {n_nodes} nodes in "
         f"{max_tries} tries; increase its density (topology_params)."
     )
+
+
+# Uniform draws of the Erdos-Renyi graph are made this many at a time.
+_DRAW_BLOCK = 1 << 22
+
+
+def _erdos_renyi_edges(n_nodes, p, rng):
+    """Upper-triangle edges of one Erdos-Renyi draw, a block of rows at a time.
+
+    Draws the same stream as ``rng.uniform(size=(n_nodes, n_nodes)) < p``
+    (so seeded graphs do not depend on the block size) with memory
+    ``O(_DRAW_BLOCK + edges)``; time is ``O(n_nodes^2)``.
+    """
+    rows, cols = [], []
+    step = max(1, _DRAW_BLOCK // max(n_nodes, 1))
+    for start in range(0, n_nodes, step):
+        block = rng.uniform(size=(min(step, n_nodes - start), n_nodes)) < p
+        r, c = np.nonzero(block)
+        r = r + start
+        upper = c > r
+        rows.append(r[upper])
+        cols.append(c[upper])
+    return np.concatenate(rows), np.concatenate(cols)
+
+
+def _geometric_edges(points, radius):
+    """Pairs of ``points`` closer than ``radius`` (strictly), via a k-d tree."""
+    from scipy.spatial import cKDTree
+
+    pairs = cKDTree(points).query_pairs(radius, output_type="ndarray")
+    if len(pairs) == 0:
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    i, j = pairs[:, 0], pairs[:, 1]
+    dist = np.sqrt(((points[i] - points[j]) ** 2).sum(-1))
+    keep = dist < radius
+    return i[keep], j[keep]
+
+
+def _topology_csr(name, n_nodes, params=None, random_state=None):
+    """Sparse adjacency (bool CSR) of a named topology; see :func:`make_topology`.
+
+    Memory and time are linear in the number of edges, except the
+    Erdos-Renyi draw, whose time is ``O(n_nodes^2)`` (memory stays linear).
+    """
+    params = dict(params or {})
+    rng = check_random_state(random_state)
+    allowed = {
+        "complete": set(),
+        "ring": set(),
+        "star": set(),
+        "k_regular": {"degree"},
+        "erdos_renyi": {"p"},
+        "random_geometric": {"radius"},
+    }
+    if name not in allowed:
+        raise ValueError(f"topology={name!r} is not one of {sorted(allowed)}.")
+    unknown = set(params) - allowed[name]
+    if unknown:
+        raise ValueError(
+            f"topology_params {sorted(unknown)} do not apply to topology={name!r} "
+            f"(allowed: {sorted(allowed[name]) or 'none'})."
+        )
+    idx = np.arange(n_nodes)
+    if name == "complete":
+        # n (n - 1) edges: the complete graph is quadratic by definition.
+        rows = np.repeat(idx, n_nodes)
+        cols = np.tile(idx, n_nodes)
+        keep = rows < cols
+        adjacency = _edges_to_csr(rows[keep], cols[keep], n_nodes)
+    elif name == "ring":
+        if n_nodes > 2:
+            adjacency = _ring_lattice(n_nodes, 2)
+        else:
+            adjacency = _edges_to_csr(idx[:1], idx[-1:], n_nodes)
+    elif name == "star":
+        adjacency = _edges_to_csr(np.zeros(n_nodes - 1, dtype=np.intp), idx[1:], n_nodes)
+    elif name == "k_regular":
+        degree = params.get("degree", 4)
+        if not (isinstance(degree, numbers.Integral) and 1 <= degree < n_nodes):
+            raise ValueError(
+                f"topology_params['degree'] must be an integer in [1, {n_nodes - 1}], "
+                f"got {degree!r}."
+            )
+        adjacency = _ring_lattice(n_nodes, int(degree))
+    elif name == "erdos_renyi":
+        p = params.get("p", min(1.0, 2.0 * np.log(max(n_nodes, 2)) / max(n_nodes, 1)))
+        if not (0 < p <= 1):
+            raise ValueError(f"topology_params['p'] must be in (0, 1], got {p!r}.")
+
+        def draw(rng):
+            return _edges_to_csr(*_erdos_renyi_edges(n_nodes, p, rng), n_nodes)
+
+        adjacency = _random_connected(n_nodes, draw, name, rng)
+    else:  # random_geometric
+        radius = params.get(
+            "radius", np.sqrt(2.0 * np.log(max(n_nodes, 2)) / (np.pi * max(n_nodes, 1)))
+        )
+        if not radius > 0:
+            raise ValueError(f"topology_params['radius'] must be > 0, got {radius!r}.")
+
+        def draw(rng):
+            points = rng.uniform(size=(n_nodes, 2))
+            return _edges_to_csr(*_geometric_edges(points, radius), n_nodes)
+
+        adjacency = _random_connected(n_nodes, draw, name, rng)
+    return adjacency
 
 
 def make_topology(name, n_nodes, params=None, random_state=None):
@@ -139,66 +259,11 @@ def make_topology(name, n_nodes, params=None, random_state=None):
     Returns
     -------
     ndarray of shape (n_nodes, n_nodes), dtype=bool
+        Dense (``n_nodes^2`` bytes).  The simulated network builds the same
+        graph as a sparse matrix, in memory linear in its edges
+        (:attr:`NetworkSimulation.adjacency`).
     """
-    params = dict(params or {})
-    rng = check_random_state(random_state)
-    allowed = {
-        "complete": set(),
-        "ring": set(),
-        "star": set(),
-        "k_regular": {"degree"},
-        "erdos_renyi": {"p"},
-        "random_geometric": {"radius"},
-    }
-    if name not in allowed:
-        raise ValueError(f"topology={name!r} is not one of {sorted(allowed)}.")
-    unknown = set(params) - allowed[name]
-    if unknown:
-        raise ValueError(
-            f"topology_params {sorted(unknown)} do not apply to topology={name!r} "
-            f"(allowed: {sorted(allowed[name]) or 'none'})."
-        )
-    if name == "complete":
-        adjacency = ~np.eye(n_nodes, dtype=bool)
-    elif name == "ring":
-        adjacency = _ring_lattice(n_nodes, 2) if n_nodes > 2 else ~np.eye(n_nodes, dtype=bool)
-    elif name == "star":
-        adjacency = np.zeros((n_nodes, n_nodes), dtype=bool)
-        adjacency[0, 1:] = adjacency[1:, 0] = True
-    elif name == "k_regular":
-        degree = params.get("degree", 4)
-        if not (isinstance(degree, numbers.Integral) and 1 <= degree < n_nodes):
-            raise ValueError(
-                f"topology_params['degree'] must be an integer in [1, {n_nodes - 1}], "
-                f"got {degree!r}."
-            )
-        adjacency = _ring_lattice(n_nodes, int(degree))
-    elif name == "erdos_renyi":
-        p = params.get("p", min(1.0, 2.0 * np.log(max(n_nodes, 2)) / max(n_nodes, 1)))
-        if not (0 < p <= 1):
-            raise ValueError(f"topology_params['p'] must be in (0, 1], got {p!r}.")
-
-        def draw(rng):
-            upper = np.triu(rng.uniform(size=(n_nodes, n_nodes)) < p, k=1)
-            return upper | upper.T
-
-        adjacency = _random_connected(n_nodes, draw, name, rng)
-    else:  # random_geometric
-        radius = params.get(
-            "radius", np.sqrt(2.0 * np.log(max(n_nodes, 2)) / (np.pi * max(n_nodes, 1)))
-        )
-        if not radius > 0:
-            raise ValueError(f"topology_params['radius'] must be > 0, got {radius!r}.")
-
-        def draw(rng):
-            points = rng.uniform(size=(n_nodes, 2))
-            dist = np.sqrt(((points[:, None, :] - points[None, :, :]) ** 2).sum(-1))
-            adjacency = dist < radius
-            np.fill_diagonal(adjacency, False)
-            return adjacency
-
-        adjacency = _random_connected(n_nodes, draw, name, rng)
-    return adjacency
+    return _topology_csr(name, n_nodes, params, random_state).toarray()
 
 
 def check_adjacency(adjacency, n_nodes, *, name="topology", allow_weights=False):
@@ -465,7 +530,7 @@ class NetworkSimulation:
         if topology is None:
             topology = "complete"
         if isinstance(topology, str):
-            adjacency = make_topology(
+            adjacency = _topology_csr(
                 topology,
                 self.n_nodes,
                 self.network.topology_params,
@@ -550,18 +615,36 @@ class NetworkSimulation:
 class CommunicationLog:
     """What a fit communicated: per pair, per node and per round.
 
-    Plain NumPy inside, so it pickles and survives :func:`~sklearn.base.clone`
-    of the estimator's fitted copies.  Endpoints are the nodes, in the order
-    of the estimator's ``nodes_``, then the server when the method has one.
+    Plain NumPy and SciPy inside, so it pickles and survives
+    :func:`~sklearn.base.clone` of the estimator's fitted copies.  Endpoints
+    are the nodes, in the order of the estimator's ``nodes_``, then the
+    server when the method has one.
+
+    Memory is linear in the number of endpoints and in the number of pairs
+    that actually talked: the per-pair counts are stored as sparse matrices
+    (``pair_bytes_sparse``, ``pair_messages_sparse``); per-endpoint and
+    per-round totals are computed from them.  The dense ``pair_bytes`` and
+    ``pair_messages`` views are built on access and take ``8 n_endpoints^2``
+    bytes each (80 GB at 100,000 nodes): use them on small networks only.
+
+    Parameters
+    ----------
+    pair_bytes, pair_messages : {ndarray, sparse matrix} of shape (n_endpoints, n_endpoints)
+        Bytes / messages endpoint i sent to endpoint j.
+    bytes_per_round, messages_per_round : array-like of shape (n_rounds,)
+    node_labels : array-like of shape (n_nodes,), default=None
+    has_server : bool, default=False
+    header_bytes : int, default=16
 
     Attributes
     ----------
     node_labels : ndarray of shape (n_nodes,)
     has_server : bool
     header_bytes : int
-    pair_bytes : ndarray of shape (n_endpoints, n_endpoints)
-        ``pair_bytes[i, j]``: bytes endpoint i sent to endpoint j.
-    pair_messages : ndarray of shape (n_endpoints, n_endpoints)
+    pair_bytes_sparse : scipy.sparse.csr_array of shape (n_endpoints, n_endpoints)
+        ``pair_bytes_sparse[i, j]``: bytes endpoint i sent to endpoint j;
+        only the pairs that talked are stored.
+    pair_messages_sparse : scipy.sparse.csr_array of shape (n_endpoints, n_endpoints)
     bytes_per_round : ndarray of shape (n_rounds,)
     messages_per_round : ndarray of shape (n_rounds,)
     """
@@ -577,21 +660,29 @@ class CommunicationLog:
         has_server=False,
         header_bytes=DEFAULT_HEADER_BYTES,
     ):
-        self.pair_bytes = np.asarray(pair_bytes, dtype=np.int64)
-        self.pair_messages = np.asarray(pair_messages, dtype=np.int64)
+        self.pair_bytes_sparse = _pair_matrix(pair_bytes, "pair_bytes")
+        self.pair_messages_sparse = _pair_matrix(pair_messages, "pair_messages")
+        if self.pair_bytes_sparse.shape != self.pair_messages_sparse.shape:
+            raise ValueError(
+                f"pair_bytes {self.pair_bytes_sparse.shape} and pair_messages "
+                f"{self.pair_messages_sparse.shape} must have the same shape."
+            )
         self.bytes_per_round = np.asarray(bytes_per_round, dtype=np.int64)
         self.messages_per_round = np.asarray(messages_per_round, dtype=np.int64)
         self.has_server = bool(has_server)
         self.header_bytes = int(header_bytes)
-        n_nodes = self.pair_bytes.shape[0] - int(self.has_server)
+        n_nodes = self.pair_bytes_sparse.shape[0] - int(self.has_server)
         if node_labels is None:
             node_labels = np.arange(n_nodes)
         self.node_labels = np.asarray(node_labels)
 
     @classmethod
     def from_counter(cls, counter, node_labels=None):
-        """Build a log from a :class:`~skfed._core._comm.CommCounter`."""
-        snap = counter.snapshot()
+        """Build a log from a :class:`~skfed._core._comm.CommCounter`.
+
+        Costs memory linear in the pairs that talked (no dense copy).
+        """
+        snap = counter.snapshot(dense=False)
         return cls(
             snap["pair_bytes"],
             snap["pair_messages"],
@@ -601,6 +692,56 @@ class CommunicationLog:
             has_server=snap["server"] >= 0,
             header_bytes=snap["header_bytes"],
         )
+
+    def combine(self, later):
+        """This log followed by ``later`` (same endpoints): pairs add up, rounds append.
+
+        What a warm-started or ``partial_fit`` run reports; stays sparse.
+
+        Parameters
+        ----------
+        later : CommunicationLog
+
+        Returns
+        -------
+        CommunicationLog
+        """
+        if later.pair_bytes_sparse.shape != self.pair_bytes_sparse.shape:
+            raise ValueError(
+                f"Cannot combine logs over {self.pair_bytes_sparse.shape[0]} and "
+                f"{later.pair_bytes_sparse.shape[0]} endpoints."
+            )
+        return CommunicationLog(
+            self.pair_bytes_sparse + later.pair_bytes_sparse,
+            self.pair_messages_sparse + later.pair_messages_sparse,
+            np.concatenate([self.bytes_per_round, later.bytes_per_round]),
+            np.concatenate([self.messages_per_round, later.messages_per_round]),
+            node_labels=later.node_labels,
+            has_server=later.has_server,
+            header_bytes=later.header_bytes,
+        )
+
+    @property
+    def pair_bytes(self):
+        """Dense ``(n_endpoints, n_endpoints)`` bytes per pair (built on access).
+
+        Takes ``8 n_endpoints^2`` bytes; prefer ``pair_bytes_sparse`` on
+        large networks.
+        """
+        return self.pair_bytes_sparse.toarray()
+
+    @property
+    def pair_messages(self):
+        """Dense ``(n_endpoints, n_endpoints)`` messages per pair (built on access).
+
+        Takes ``8 n_endpoints^2`` bytes; prefer ``pair_messages_sparse`` on
+        large networks.
+        """
+        return self.pair_messages_sparse.toarray()
+
+    @property
+    def n_endpoints(self):
+        return self.pair_bytes_sparse.shape[0]
 
     @property
     def n_nodes(self):
@@ -613,29 +754,29 @@ class CommunicationLog:
     @property
     def total_bytes(self):
         """All bytes sent by every endpoint."""
-        return int(self.pair_bytes.sum())
+        return int(self.pair_bytes_sparse.sum())
 
     @property
     def total_messages(self):
-        return int(self.pair_messages.sum())
+        return int(self.pair_messages_sparse.sum())
 
     @property
     def bytes_sent(self):
         """Bytes sent per endpoint (nodes, then the server)."""
-        return self.pair_bytes.sum(axis=1)
+        return _row_sums(self.pair_bytes_sparse)
 
     @property
     def bytes_received(self):
         """Bytes received per endpoint (nodes, then the server)."""
-        return self.pair_bytes.sum(axis=0)
+        return _row_sums(self.pair_bytes_sparse.T)
 
     @property
     def messages_sent(self):
-        return self.pair_messages.sum(axis=1)
+        return _row_sums(self.pair_messages_sparse)
 
     @property
     def messages_received(self):
-        return self.pair_messages.sum(axis=0)
+        return _row_sums(self.pair_messages_sparse.T)
 
     def _endpoint_labels(self):
         labels = [str(label) for label in self.node_labels]
@@ -704,3 +845,24 @@ class CommunicationLog:
             f"total_messages={self.total_messages}, n_rounds={self.n_rounds}, "
             f"n_nodes={self.n_nodes}, has_server={self.has_server})"
         )
+
+
+def _pair_matrix(counts, name):
+    """Per-pair counts (dense or sparse, square) as an int64 CSR array."""
+    if sparse.issparse(counts):
+        matrix = sparse.csr_array(counts, dtype=np.int64)
+    else:
+        counts = np.asarray(counts)
+        if counts.ndim != 2:
+            raise ValueError(f"{name} must be 2-d, got shape {counts.shape}.")
+        matrix = sparse.csr_array(counts.astype(np.int64))
+    if matrix.shape[0] != matrix.shape[1]:
+        raise ValueError(f"{name} must be square, got shape {matrix.shape}.")
+    matrix.eliminate_zeros()
+    matrix.sort_indices()
+    return matrix
+
+
+def _row_sums(matrix):
+    """Row sums of a sparse matrix as a 1-d int64 array."""
+    return np.asarray(matrix.sum(axis=1), dtype=np.int64).ravel()

@@ -4,6 +4,9 @@
 #   a message costs ``header_bytes`` plus its payload, where a payload is
 #   8 bytes per float64, 4 per float32, 4 per int32 index, and packed bits
 #   rounded up to whole bytes (``ceil(n_bits / 8)``).
+#
+# Memory is linear: per-pair counts live in a hash table that holds only the
+# sender -> receiver pairs that actually talked (never an n x n array).
 
 from ._typedefs cimport int64_t, intp_t
 
@@ -22,14 +25,25 @@ cdef inline int64_t index_bits(int64_t n_choices) noexcept nogil:
     return bits
 
 
+# One slot of the pair table: key = src * n_endpoints + dst (-1 when empty).
+cdef struct PairCount:
+    int64_t key
+    int64_t n_bytes
+    int64_t n_messages
+
+
 cdef class CommCounter:
     cdef readonly intp_t n_nodes
     cdef readonly intp_t n_endpoints
     cdef readonly intp_t server
     cdef readonly int64_t header_bytes
     cdef readonly intp_t n_rounds
-    cdef int64_t[:, ::1] pair_bytes
-    cdef int64_t[:, ::1] pair_messages
+    # Open-addressing hash table of the pairs that talked (linear probing,
+    # capacity a power of two, at most half full).
+    cdef PairCount* pairs
+    cdef readonly intp_t n_pairs
+    cdef readonly intp_t pair_capacity
+    cdef bint out_of_memory
     cdef int64_t[::1] round_bytes
     cdef int64_t[::1] round_messages
 
@@ -38,3 +52,5 @@ cdef class CommCounter:
                         int64_t payload) noexcept nogil
     cdef void end_round(self) noexcept nogil
     cdef void _grow(self) noexcept nogil
+    cdef PairCount* _pair(self, int64_t key) noexcept nogil
+    cdef bint _rehash(self, intp_t capacity) noexcept nogil

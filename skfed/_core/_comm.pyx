@@ -7,14 +7,34 @@ something.  Counts are kept per sender -> receiver pair (cumulative) and per
 round (totals); Python turns them into a :class:`skfed.network.CommunicationLog`
 at the end of ``fit``.
 
+Memory is linear in the number of nodes and in the number of pairs that
+actually talked: the per-pair counts live in an open-addressing hash table
+keyed by ``src * n_endpoints + dst`` that holds only the pairs that sent at
+least one message (24 bytes a slot, at most half the slots used), so a
+server round with 100,000 clients costs 200,000 pairs, never 10^10.
+
 Endpoints ``0 .. n_nodes - 1`` are the nodes; when the method has a server it
 is endpoint ``n_nodes`` (``counter.server``), otherwise ``counter.server`` is
 -1.
 """
 
 import numpy as np
+from scipy import sparse
+
+from libc.stdlib cimport free, malloc
+from libc.stdint cimport uint64_t
 
 from ._typedefs cimport int64_t, intp_t
+
+# Smallest pair table (slots); it doubles whenever it is half full.
+cdef intp_t MIN_PAIR_CAPACITY = 64
+
+
+cdef inline uint64_t _mix(uint64_t key) noexcept nogil:
+    """splitmix64's finalizer: spreads consecutive keys over the table."""
+    key = (key ^ (key >> 30)) * <uint64_t>0xbf58476d1ce4e5b9ULL
+    key = (key ^ (key >> 27)) * <uint64_t>0x94d049bb133111ebULL
+    return key ^ (key >> 31)
 
 
 cdef class CommCounter:
@@ -31,10 +51,22 @@ cdef class CommCounter:
     capacity : int, default=64
         Initial number of rounds the per-round arrays hold; they grow as
         needed.
+
+    Attributes
+    ----------
+    n_pairs : int
+        Number of sender -> receiver pairs that exchanged at least one
+        message so far.
+    pair_capacity : int
+        Slots of the pair table (a power of two, at least ``2 n_pairs``).
+    nbytes : int
+        Memory held by the counts, in bytes: ``24 pair_capacity`` plus the
+        per-round arrays (``16`` bytes a round of capacity).
     """
 
     def __cinit__(self, intp_t n_nodes, bint server=False, int64_t header_bytes=16,
                   intp_t capacity=64):
+        self.pairs = NULL
         if n_nodes < 1:
             raise ValueError(f"n_nodes must be >= 1, got {n_nodes}.")
         if header_bytes < 0:
@@ -44,18 +76,26 @@ cdef class CommCounter:
         self.server = n_nodes if server else -1
         self.header_bytes = header_bytes
         self.n_rounds = 0
+        self.n_pairs = 0
+        self.pair_capacity = 0
+        self.out_of_memory = False
+        if not self._rehash(MIN_PAIR_CAPACITY):
+            raise MemoryError("could not allocate the pair table of CommCounter.")
         capacity = max(capacity, 1)
-        self.pair_bytes = np.zeros((self.n_endpoints, self.n_endpoints), dtype=np.int64)
-        self.pair_messages = np.zeros((self.n_endpoints, self.n_endpoints), dtype=np.int64)
         self.round_bytes = np.zeros(capacity, dtype=np.int64)
         self.round_messages = np.zeros(capacity, dtype=np.int64)
+
+    def __dealloc__(self):
+        free(self.pairs)
 
     # ------------------------------------------------------------------ nogil API
     cdef void send(self, intp_t src, intp_t dst, int64_t payload) noexcept nogil:
         """Count one message of ``payload`` bytes (header added here)."""
         cdef int64_t total = payload + self.header_bytes
-        self.pair_bytes[src, dst] += total
-        self.pair_messages[src, dst] += 1
+        cdef PairCount* slot = self._pair(<int64_t>src * self.n_endpoints + dst)
+        if slot != NULL:
+            slot.n_bytes += total
+            slot.n_messages += 1
         self.round_bytes[self.n_rounds] += total
         self.round_messages[self.n_rounds] += 1
 
@@ -82,6 +122,50 @@ cdef class CommCounter:
             self.round_bytes = round_bytes
             self.round_messages = round_messages
 
+    cdef PairCount* _pair(self, int64_t key) noexcept nogil:
+        """The slot of pair ``key``, inserted (zero counts) on first use.
+
+        NULL only when the table could not grow (``out_of_memory`` is set
+        and reported by :meth:`snapshot`).
+        """
+        cdef uint64_t mask = <uint64_t>(self.pair_capacity - 1)
+        cdef uint64_t h = _mix(<uint64_t>key) & mask
+        while self.pairs[h].key != key:
+            if self.pairs[h].key < 0:
+                if 2 * (self.n_pairs + 1) > self.pair_capacity:
+                    if not self._rehash(2 * self.pair_capacity):
+                        self.out_of_memory = True
+                        return NULL
+                    return self._pair(key)
+                self.pairs[h].key = key
+                self.n_pairs += 1
+                break
+            h = (h + 1) & mask
+        return &self.pairs[h]
+
+    cdef bint _rehash(self, intp_t capacity) noexcept nogil:
+        """Move the pairs into a table of ``capacity`` slots; False if out of memory."""
+        cdef PairCount* old = self.pairs
+        cdef intp_t old_capacity = self.pair_capacity, i
+        cdef uint64_t mask = <uint64_t>(capacity - 1), h
+        cdef PairCount* table = <PairCount*>malloc(capacity * sizeof(PairCount))
+        if table == NULL:
+            return False
+        for i in range(capacity):
+            table[i].key = -1
+            table[i].n_bytes = 0
+            table[i].n_messages = 0
+        for i in range(old_capacity):
+            if old[i].key >= 0:
+                h = _mix(<uint64_t>old[i].key) & mask
+                while table[h].key >= 0:
+                    h = (h + 1) & mask
+                table[h] = old[i]
+        self.pairs = table
+        self.pair_capacity = capacity
+        free(old)
+        return True
+
     # ----------------------------------------------------------------- Python API
     def send_message(self, intp_t src, intp_t dst, int64_t payload):
         """Count one message from ``src`` to ``dst`` carrying ``payload`` bytes."""
@@ -93,10 +177,8 @@ cdef class CommCounter:
 
     def multicast_message(self, intp_t src, const intp_t[::1] dst, int64_t payload):
         """Count the same payload from ``src`` to every endpoint in ``dst``."""
-        cdef intp_t k
         self._check_endpoint(src, "src")
-        for k in range(dst.shape[0]):
-            self._check_endpoint(dst[k], "dst")
+        self._check_endpoints(dst, "dst")
         if payload < 0:
             raise ValueError(f"payload must be >= 0 bytes, got {payload}.")
         if dst.shape[0] > 0:
@@ -110,8 +192,7 @@ cdef class CommCounter:
             raise ValueError("gather_to_server needs a counter created with server=True.")
         if senders.shape[0] != payloads.shape[0]:
             raise ValueError("senders and payloads must have the same length.")
-        for k in range(senders.shape[0]):
-            self._check_endpoint(senders[k], "senders")
+        self._check_endpoints(senders, "senders")
         with nogil:
             for k in range(senders.shape[0]):
                 self.send(senders[k], self.server, payloads[k])
@@ -123,8 +204,7 @@ cdef class CommCounter:
             raise ValueError("broadcast_from_server needs a counter created with server=True.")
         if receivers.shape[0] != payloads.shape[0]:
             raise ValueError("receivers and payloads must have the same length.")
-        for k in range(receivers.shape[0]):
-            self._check_endpoint(receivers[k], "receivers")
+        self._check_endpoints(receivers, "receivers")
         with nogil:
             for k in range(receivers.shape[0]):
                 self.send(self.server, receivers[k], payloads[k])
@@ -137,8 +217,7 @@ cdef class CommCounter:
         """
         cdef intp_t p = participants.shape[0], step, k
         cdef int64_t chunk
-        for k in range(p):
-            self._check_endpoint(participants[k], "participants")
+        self._check_endpoints(participants, "participants")
         if p < 2:
             return
         chunk = (vector_bytes + p - 1) // p
@@ -168,8 +247,64 @@ cdef class CommCounter:
                 f"(0..{self.n_endpoints - 1})."
             )
 
-    def snapshot(self):
-        """Counts as plain NumPy arrays (copies).
+    def _check_endpoints(self, const intp_t[::1] endpoints, str name):
+        """:meth:`_check_endpoint` of every entry, in one C loop."""
+        cdef intp_t k, n = endpoints.shape[0], bad = -1
+        with nogil:
+            for k in range(n):
+                if endpoints[k] < 0 or endpoints[k] >= self.n_endpoints:
+                    bad = k
+                    break
+        if bad >= 0:
+            self._check_endpoint(endpoints[bad], name)
+
+    @property
+    def nbytes(self):
+        return int(self.pair_capacity * sizeof(PairCount)
+                   + 2 * self.round_bytes.shape[0] * sizeof(int64_t))
+
+    def pair_counts(self):
+        """The pairs that talked, as flat arrays sorted by (sender, receiver).
+
+        Returns
+        -------
+        src, dst : ndarray of shape (n_pairs,), dtype=intp
+        n_bytes, n_messages : ndarray of shape (n_pairs,), dtype=int64
+        """
+        cdef intp_t i, k = 0
+        cdef int64_t[::1] keys, nb, nm
+        if self.out_of_memory:
+            raise MemoryError(
+                f"CommCounter ran out of memory growing its pair table past "
+                f"{self.pair_capacity} slots; the per-pair counts are incomplete."
+            )
+        keys = np.empty(self.n_pairs, dtype=np.int64)
+        nb = np.empty(self.n_pairs, dtype=np.int64)
+        nm = np.empty(self.n_pairs, dtype=np.int64)
+        with nogil:
+            for i in range(self.pair_capacity):
+                if self.pairs[i].key >= 0:
+                    keys[k] = self.pairs[i].key
+                    nb[k] = self.pairs[i].n_bytes
+                    nm[k] = self.pairs[i].n_messages
+                    k += 1
+        order = np.argsort(keys, kind="stable")
+        keys_sorted = np.asarray(keys)[order]
+        src, dst = np.divmod(keys_sorted, self.n_endpoints)
+        return (src.astype(np.intp), dst.astype(np.intp),
+                np.asarray(nb)[order], np.asarray(nm)[order])
+
+    def snapshot(self, dense=True):
+        """Counts as plain NumPy / SciPy arrays (copies).
+
+        Parameters
+        ----------
+        dense : bool, default=True
+            Return the per-pair counts as dense ``(n_endpoints,
+            n_endpoints)`` arrays, which take ``8 n_endpoints^2`` bytes each:
+            meant for small networks (tests).  ``False`` returns them as
+            ``scipy.sparse.csr_array`` holding only the pairs that talked
+            (what :class:`skfed.network.CommunicationLog` uses).
 
         Returns
         -------
@@ -182,15 +317,32 @@ cdef class CommCounter:
         n_rounds = self.n_rounds
         if n_rounds < self.round_bytes.shape[0] and self.round_messages[n_rounds] > 0:
             n_rounds += 1
+        src, dst, n_bytes, n_messages = self.pair_counts()
+        shape = (self.n_endpoints, self.n_endpoints)
+        if dense:
+            pair_bytes = np.zeros(shape, dtype=np.int64)
+            pair_messages = np.zeros(shape, dtype=np.int64)
+            pair_bytes[src, dst] = n_bytes
+            pair_messages[src, dst] = n_messages
+        else:
+            pair_bytes = _pairs_to_csr(src, dst, n_bytes, shape)
+            pair_messages = _pairs_to_csr(src, dst, n_messages, shape)
         return {
-            "pair_bytes": np.asarray(self.pair_bytes).copy(),
-            "pair_messages": np.asarray(self.pair_messages).copy(),
+            "pair_bytes": pair_bytes,
+            "pair_messages": pair_messages,
             "round_bytes": np.asarray(self.round_bytes)[:n_rounds].copy(),
             "round_messages": np.asarray(self.round_messages)[:n_rounds].copy(),
             "n_nodes": int(self.n_nodes),
             "server": int(self.server),
             "header_bytes": int(self.header_bytes),
         }
+
+
+def _pairs_to_csr(src, dst, values, shape):
+    """CSR array from pairs sorted by (src, dst), without duplicates."""
+    indptr = np.zeros(shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=shape[0]), out=indptr[1:])
+    return sparse.csr_array((values, dst.astype(np.int64), indptr), shape=shape)
 
 
 def py_payload_bytes(int64_t n_float64=0, int64_t n_float32=0, int64_t n_int32=0,
