@@ -606,6 +606,57 @@ class NetworkSimulation:
         scale = float(np.sqrt(np.mean(values**2))) if values.size else 0.0
         return (self.rng.standard_normal(values.shape) * (scale or 1.0)).astype(values.dtype)
 
+    def corrupt_bit_rows(self, bits, nodes):
+        """:meth:`corrupt_bits` of many nodes at once, without a loop over them.
+
+        ``bits[k]`` is what node ``nodes[k]`` would send honestly; rogue
+        nodes' rows are replaced (in node order, drawing the same random
+        stream as one :meth:`corrupt_bits` call per node).
+
+        Returns
+        -------
+        ndarray of shape bits.shape, dtype=bool
+        """
+        bits = np.array(bits, dtype=bool)
+        rogue = self.rogue[np.asarray(nodes, dtype=np.intp)]
+        if not rogue.any():
+            return bits
+        if self.network.rogue_behavior == "complement":
+            bits[rogue] = ~bits[rogue]
+        else:
+            bits[rogue] = self.rng.uniform(size=(int(rogue.sum()),) + bits.shape[1:]) < 0.5
+        return bits
+
+    def corrupt_value_rows(self, values, nodes):
+        """:meth:`corrupt_values` of many nodes at once, without a loop over them.
+
+        ``values[k]`` is what node ``nodes[k]`` would send honestly; rogue
+        nodes' rows are replaced (in node order, drawing the same random
+        stream as one :meth:`corrupt_values` call per node).
+
+        Returns
+        -------
+        ndarray of shape values.shape
+        """
+        values = np.array(values)
+        rogue = self.rogue[np.asarray(nodes, dtype=np.intp)]
+        if not rogue.any():
+            return values
+        rows = values[rogue]
+        if self.network.rogue_behavior == "complement":
+            values[rogue] = -rows
+        else:
+            flat = rows.reshape(len(rows), -1)
+            scale = (
+                np.sqrt(np.mean(flat**2, axis=1)) if flat.shape[1] else np.zeros(len(rows))
+            )
+            scale[scale == 0] = 1.0
+            noise = self.rng.standard_normal(rows.shape)
+            values[rogue] = (noise * scale.reshape((-1,) + (1,) * (rows.ndim - 1))).astype(
+                values.dtype
+            )
+        return values
+
     def log(self, node_labels=None):
         """The counts so far as a :class:`CommunicationLog`."""
         return CommunicationLog.from_counter(self.counter, node_labels=node_labels)

@@ -33,6 +33,7 @@ from ._core._support_fast import (
     client_pass_csr,
     client_pass_dense,
     pack_bits,
+    refit_statistics,
     tally_votes,
     unpack_bits,
 )
@@ -108,6 +109,48 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
             delayed(_client_chunk)(*chunk_args(first, last)) for first, last in bounds
         )
     return tuple(np.concatenate(arrays) for arrays in zip(*parts))
+
+
+# Messages of the refit round are computed this many values at a time.
+_REFIT_BLOCK = 1 << 22
+
+
+def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared):
+    """Round 2 of the refit: every node's means, the sum of what the senders sent.
+
+    Returns ``means`` (n_nodes, s + 1), each node's weighted ``[mean y,
+    mean x_S]``, and ``total``, the sum over ``senders`` of their messages
+    (``G[triu_indices(m)]`` then ``b``; see
+    :func:`~skfed._core._support_fast.refit_statistics`), rogue senders'
+    messages corrupted on the way.  Linear in nodes, no Python loop over
+    them: messages are computed in Cython a block of senders at a time.
+    """
+    n_nodes, s = layout.n_nodes, len(support)
+    m = s + 1 if shared else s
+    if sparse.issparse(X):
+        XS = X[:, support].toarray()
+    else:
+        XS = X[:, support]
+    XS = np.ascontiguousarray(XS, dtype=X.dtype)
+    starts = layout.offsets[:-1]
+    node_weight = np.add.reduceat(w.astype(np.float64), starts)
+    weighted = np.column_stack([y, XS]).astype(np.float64) * w[:, None]
+    means = np.add.reduceat(weighted, starts, axis=0) / node_weight[:, None]
+    del weighted
+    n_values = m * (m + 1) // 2 + m
+    total = np.zeros(n_values)
+    step = max(1, _REFIT_BLOCK // max(n_values, 1))
+    row = np.zeros(max(m, 1))
+    for first in range(0, len(senders) if n_values else 0, step):
+        block = np.ascontiguousarray(senders[first : first + step])
+        messages = np.zeros((len(block), n_values))
+        refit_statistics(
+            XS, y, w, layout.offsets, block, means, bool(per_node), bool(shared),
+            messages, row,
+        )
+        messages = np.asarray(sim.corrupt_value_rows(messages, block), dtype=np.float64)
+        total += messages.sum(axis=0)
+    return means, total
 
 
 def _unpack(packed, n_features):
@@ -258,11 +301,12 @@ class _OneShotSupportMixin(FederatedMixin):
         server, so both count and vote identically.
         """
         senders = np.flatnonzero(answered).astype(np.intp)
-        for node in senders:
-            if sim.rogue[node]:
-                bits = _unpack(packed[node : node + 1], d)[0]
-                sent = np.asarray(sim.corrupt_bits(bits, node), dtype=np.uint8)
-                pack_bits(sent[None, :], packed[node : node + 1])
+        rogue = senders[sim.rogue[senders]]
+        if rogue.size:
+            bits = sim.corrupt_bit_rows(_unpack(packed[rogue], d), rogue)
+            sent = np.zeros((rogue.size, packed.shape[1]), dtype=np.uint8)
+            pack_bits(np.ascontiguousarray(bits, dtype=np.uint8), sent)
+            packed[rogue] = sent
         message = payload_bytes(n_bits=d)
         sim.counter.gather_to_server(senders, np.full(len(senders), message, dtype=np.int64))
         sim.counter.next_round()
@@ -717,34 +761,11 @@ class FederatedSparseLinearRegression(
         answered = active & (work >= 1.0)
         senders = np.flatnonzero(answered).astype(np.intp)
         iu = np.triu_indices(m)
+        means, total = _refit_round(X, y, w, layout, support, senders, sim, per_node, shared)
         gram = np.zeros((m, m))
-        rhs = np.zeros(m)
-        means = np.zeros((n_nodes, s + 1))  # [mean y, mean x_S] per node
-        for node in range(n_nodes):
-            rows = layout.node_slice(node)
-            Xs = X[rows][:, support]
-            Xs = Xs.toarray() if sparse.issparse(Xs) else np.asarray(Xs)
-            Xs = Xs.astype(np.float64)
-            yi = y[rows].astype(np.float64)
-            wi = w[rows].astype(np.float64)
-            means[node, 0] = np.average(yi, weights=wi)
-            means[node, 1:] = np.average(Xs, axis=0, weights=wi) if s else []
-            if not answered[node]:
-                continue
-            if per_node:
-                Xs = Xs - means[node, 1:]
-                yi = yi - means[node, 0]
-            elif shared:
-                Xs = np.column_stack([np.ones(len(yi)), Xs])
-            G = Xs.T @ (wi[:, None] * Xs)
-            b = Xs.T @ (wi * yi)
-            message = np.concatenate([G[iu], b])
-            message = np.asarray(sim.corrupt_values(message, node), dtype=np.float64)
-            G_sent = np.zeros((m, m))
-            G_sent[iu] = message[: len(iu[0])]
-            G_sent = G_sent + np.triu(G_sent, 1).T
-            gram += G_sent
-            rhs += message[len(iu[0]) :]
+        gram[iu] = total[: len(iu[0])]
+        gram = gram + np.triu(gram, 1).T
+        rhs = total[len(iu[0]) :]
         n_values = len(iu[0]) + m
         counter.gather_to_server(
             senders,

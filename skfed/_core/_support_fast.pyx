@@ -376,3 +376,52 @@ def tally_votes(
             for j in range(d):
                 votes[j] += (packed[i, j >> 3] >> (j & 7)) & 1
     return ()
+
+
+def refit_statistics(
+    const floating[:, ::1] XS,         # IN (n_samples, s) support columns, node by node
+    const floating[::1] y,             # IN (n_samples,)
+    const floating[::1] sample_weight, # IN (n_samples,)
+    const intp_t[::1] offsets,         # IN (n_nodes + 1,) node row offsets
+    const intp_t[::1] nodes,           # IN the nodes whose statistics are computed
+    const double[:, ::1] means,        # IN (n_nodes, s + 1) [mean y, mean x_S] per node
+    bint center,                       # IN subtract the node's means first
+    bint add_intercept,                # IN statistics of [1, x_S] (shared intercept)
+    double[:, ::1] messages,           # OUT (len(nodes), m (m + 1) / 2 + m)
+    double[::1] row,                   # WORK (m,)
+):
+    """Refit round of FederatedSparseLinearRegression: each client's message.
+
+    With ``m = s + add_intercept`` and ``z_t`` the row ``x_{t,S}`` (centred
+    on the node's means when ``center``, prefixed with 1 when
+    ``add_intercept``) and ``r_t = y_t`` (centred likewise), node
+    ``nodes[k]`` sends ``G = sum_t w_t z_t z_t^T`` as its upper triangle,
+    row by row (``G[numpy.triu_indices(m)]``), followed by
+    ``b = sum_t w_t r_t z_t``.
+    """
+    cdef intp_t s = XS.shape[1], m = s + (1 if add_intercept else 0)
+    cdef intp_t n_tri = m * (m + 1) // 2
+    cdef intp_t k, i, t, a, b, p, j
+    cdef double r, wt, wa
+    cdef double* msg
+    with nogil:
+        for k in range(nodes.shape[0]):
+            i = nodes[k]
+            msg = &messages[k, 0]
+            for p in range(n_tri + m):
+                msg[p] = 0.0
+            for t in range(offsets[i], offsets[i + 1]):
+                if add_intercept:
+                    row[0] = 1.0
+                for j in range(s):
+                    row[j + m - s] = XS[t, j] - (means[i, j + 1] if center else 0.0)
+                r = y[t] - (means[i, 0] if center else 0.0)
+                wt = sample_weight[t]
+                p = 0
+                for a in range(m):
+                    wa = wt * row[a]
+                    for b in range(a, m):
+                        msg[p] += wa * row[b]
+                        p += 1
+                    msg[n_tri + a] += wa * r
+    return ()
