@@ -6,10 +6,12 @@
   per node, fitted on that node's data only (nothing is communicated).
 """
 
+import copy
 import numbers
 
 import numpy as np
 from joblib import Parallel, delayed
+from sklearn import config_context
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.dummy import DummyClassifier
 from sklearn.utils import get_tags
@@ -19,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import FederatedClassifierMixin, FederatedMixin, FederatedRegressorMixin
 from ._compat import HasMethods
+from .engines._joblib import node_chunks
 
 __all__ = ["LocalEstimator", "pooled_data_bytes"]
 
@@ -70,6 +73,31 @@ def _fit_one(estimator, X, y, sample_weight, single_class, node=None):
         # Name the node whose data the estimator refused (e.g. all-zero
         # sample weights, too few samples), keeping the estimator's message.
         raise ValueError(f"Node {node!r} ({len(y)} samples): {exc}") from exc
+
+
+def _fit_chunk(template, X, y, sample_weight, offsets, single_class, labels, validated):
+    """Fit one copy of ``template`` per node of a run of consecutive nodes.
+
+    ``X``, ``y`` and ``sample_weight`` hold only these nodes' rows, node by
+    node (``offsets`` starts at 0), so a chunk ships only its own data to a
+    joblib worker.  A copy is ``copy.deepcopy`` of the unfitted clone
+    ``template`` (what :func:`~sklearn.base.clone` would build, without
+    re-reading the constructor signature per node).  With ``validated``
+    the parameters were checked on an identical copy already and X was
+    checked finite, so scikit-learn's own checks of both are skipped.
+    """
+    fitted = []
+    with config_context(assume_finite=True, skip_parameter_validation=bool(validated)):
+        for k in range(len(offsets) - 1):
+            rows = slice(offsets[k], offsets[k + 1])
+            fitted.append(
+                _fit_one(
+                    copy.deepcopy(template), X[rows], y[rows],
+                    None if sample_weight is None else sample_weight[rows],
+                    single_class[k], labels[k],
+                )
+            )
+    return fitted
 
 
 def _estimator_has(attr):
@@ -189,23 +217,50 @@ class LocalEstimator(FederatedMixin, MetaEstimatorMixin, BaseEstimator):
         if classifier:
             check_classification_targets(y)
             self.classes_ = np.unique(y)
-        jobs = []
         labels = self.nodes_.tolist()
-        for node in range(layout.n_nodes):
-            rows = layout.node_indices(node)
-            y_node = y[rows]
-            single_class = classifier and len(np.unique(y_node)) < 2
-            jobs.append(
-                delayed(_fit_one)(
-                    clone(self.estimator),
-                    X[rows],
-                    y_node,
-                    None if sample_weight is None else sample_weight[rows],
-                    single_class,
-                    labels[node],
-                )
+        n_nodes = layout.n_nodes
+        if np.all(layout.codes[1:] >= layout.codes[:-1]):
+            # Already node by node (the usual layout of per-node data): no copy.
+            X_nodes, y_nodes, w_nodes = X, y, sample_weight
+        else:
+            X_nodes, y_nodes = layout.sort(X), y[layout.order]
+            w_nodes = None if sample_weight is None else sample_weight[layout.order]
+        offsets = layout.offsets
+        if classifier:
+            # A node whose samples all have one class: first == last class.
+            _, y_codes = np.unique(y_nodes, return_inverse=True)
+            y_codes = y_codes.ravel()
+            lo = np.minimum.reduceat(y_codes, offsets[:-1])
+            hi = np.maximum.reduceat(y_codes, offsets[:-1])
+            single_class = lo == hi
+        else:
+            single_class = np.zeros(n_nodes, dtype=bool)
+        template = clone(self.estimator)
+
+        def chunk_args(first, stop, validated):
+            lo, hi = offsets[first], offsets[stop]
+            return (
+                template, X_nodes[lo:hi], y_nodes[lo:hi],
+                None if w_nodes is None else w_nodes[lo:hi],
+                offsets[first : stop + 1] - lo, single_class[first:stop],
+                labels[first:stop], validated,
             )
-        fitted = Parallel(n_jobs=self.n_jobs)(jobs)
+
+        # Nodes up to the first one that fits the estimator itself (not a
+        # one-class DummyClassifier) are fitted here with the estimator's
+        # full parameter validation, so a bad parameter raises its own clear
+        # error; the other nodes' identical copies skip it, a few chunks of
+        # consecutive nodes per joblib task.
+        real = np.flatnonzero(~single_class)
+        head = int(real[0]) + 1 if real.size else n_nodes
+        fitted = _fit_chunk(*chunk_args(0, head, False))
+        if head < n_nodes:
+            bounds = node_chunks(n_nodes - head, self.n_jobs, chunks_per_worker=4)
+            parts = Parallel(n_jobs=self.n_jobs)(
+                delayed(_fit_chunk)(*chunk_args(head + first, head + stop, True))
+                for first, stop in bounds
+            )
+            fitted = fitted + [est for part in parts for est in part]
         self.estimators_ = dict(zip(self.nodes_.tolist(), fitted))
         self.n_bytes_sent_ = 0
         return self
@@ -221,15 +276,23 @@ class LocalEstimator(FederatedMixin, MetaEstimatorMixin, BaseEstimator):
         X, codes = self._validate_predict_data(X, groups, accept_sparse=["csr", "csc"])
         estimators = list(self.estimators_.values())
         out = None
-        for node in np.unique(codes):
-            rows = np.flatnonzero(codes == node)
-            if node >= 0:
-                values = method(estimators[node], X[rows])
-            else:
-                values = np.mean([unseen_method(est, X[rows]) for est in estimators], axis=0)
-            if out is None:
-                out = np.zeros((X.shape[0],) + values.shape[1:], dtype=values.dtype)
-            out[rows] = values
+        # Rows grouped by node with one stable sort (unseen nodes, code -1,
+        # form one group: they all use the average model).
+        order = np.argsort(codes, kind="stable")
+        nodes, starts = np.unique(codes[order], return_index=True)
+        stops = np.append(starts[1:], len(codes))
+        with config_context(assume_finite=True):  # X was checked above
+            for node, start, stop in zip(nodes.tolist(), starts.tolist(), stops.tolist()):
+                rows = order[start:stop]
+                if node >= 0:
+                    values = method(estimators[node], X[rows])
+                else:
+                    values = np.mean(
+                        [unseen_method(est, X[rows]) for est in estimators], axis=0
+                    )
+                if out is None:
+                    out = np.zeros((X.shape[0],) + values.shape[1:], dtype=values.dtype)
+                out[rows] = values
         if out is None:
             out = np.zeros((0,) + n_outputs)
         return out

@@ -21,7 +21,7 @@ import numbers
 import warnings
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import Parallel, delayed
 from scipy import linalg, sparse
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
@@ -37,6 +37,7 @@ from ._core._support_fast import (
     tally_votes,
     unpack_bits,
 )
+from .engines._joblib import node_chunks
 from .network import payload_bytes, resolve_network
 
 __all__ = ["FederatedSupportRecovery", "FederatedSparseLinearRegression"]
@@ -91,8 +92,7 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
     not depend on ``n_jobs`` or on the joblib backend.
     """
     n_nodes = len(offsets) - 1
-    n_chunks = min(n_nodes, effective_n_jobs(n_jobs))
-    bounds = [chunk[[0, -1]] for chunk in np.array_split(np.arange(n_nodes), max(n_chunks, 1))]
+    bounds = node_chunks(n_nodes, n_jobs)
 
     def chunk_args(first, last):
         lo, hi = offsets[first], offsets[last + 1]
@@ -102,11 +102,11 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
             np.ascontiguousarray(lam[first : last + 1]), z, auto, center,
         )
 
-    if n_chunks <= 1:
+    if len(bounds) <= 1:
         parts = [_client_chunk(*chunk_args(0, n_nodes - 1))]
     else:
-        parts = Parallel(n_jobs=n_chunks, prefer="threads")(
-            delayed(_client_chunk)(*chunk_args(first, last)) for first, last in bounds
+        parts = Parallel(n_jobs=len(bounds), prefer="threads")(
+            delayed(_client_chunk)(*chunk_args(first, stop - 1)) for first, stop in bounds
         )
     return tuple(np.concatenate(arrays) for arrays in zip(*parts))
 

@@ -159,3 +159,61 @@ def test_groups_are_requested_by_default_under_routing():
         routing = LocalEstimator(LogisticRegression()).get_metadata_routing()
         for method in ("fit", "predict", "score"):
             assert getattr(routing, method).requests["groups"] is True
+
+
+# ---------------------------------------------------- vectorised node-id handling
+@pytest.mark.parametrize(
+    "nodes, labels",
+    [
+        (np.array([3, 7, 10, 42]), np.array([0, 3, 10, 11, 42, 99])),
+        (np.array([3, 7, 10, 42]), np.array([3.0, 7.5, 42.0])),
+        (np.array(["a", "bb", "c"]), np.array(["0", "a", "bb", "bc", "zz"])),
+        (np.array(["a", "bb", "c"]), np.array([1, 2])),  # other kinds: the dict path
+        (np.array([(1, 2), (3, 4)], dtype=object)[:0], np.array([5])),
+        (np.array([1, 2]), np.array([True])),
+    ],
+)
+def test_label_lookup_equals_a_dict(nodes, labels):
+    from skfed._base import _lookup_labels
+
+    table = {label: index for index, label in enumerate(nodes.tolist())}
+    expected = [table.get(label, -1) for label in labels.tolist()]
+    got = _lookup_labels(nodes, labels)
+    assert got.dtype == np.intp
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_groups_and_group_column_compared_elementwise():
+    from skfed._base import _same_labels
+
+    ints = np.arange(6) % 3
+    assert _same_labels(ints, ints.astype(float))
+    assert _same_labels(ints.astype(object), ints)
+    assert not _same_labels(ints, (ints + 1) % 3)
+    assert not _same_labels(ints.astype(str), ints.astype(float))
+    assert not _same_labels(ints, ints[:5])
+
+
+def test_object_node_ids_are_checked_per_distinct_label():
+    labels = np.array([f"s{i % 5}" for i in range(50)], dtype=object)
+    np.testing.assert_array_equal(check_groups(labels, 50), labels)
+    with pytest.raises(ValueError, match="missing"):
+        check_groups(np.array(["a", np.float32("nan")], dtype=object), 2)
+    with pytest.raises(ValueError, match="missing"):
+        check_groups(np.array([1.0, float("inf")], dtype=object), 2)
+    with pytest.raises(TypeError, match="hashable node ids, got list"):
+        check_groups(np.array(["a", [1]] + ["b"], dtype=object), 3)
+
+
+def test_predict_codes_for_many_nodes_with_unseen_ones():
+    # 20,000 seen nodes, samples in a shuffled order, a few unseen labels.
+    rng = np.random.default_rng(0)
+    seen = np.arange(0, 40_000, 2)
+    groups = rng.permutation(np.repeat(seen, 3))
+    X = rng.normal(size=(len(groups), 2))
+    est = LocalEstimator(LinearRegression()).fit(X[:300], X[:300, 0], groups=groups[:300])
+    est.nodes_ = seen  # the lookup only needs the fitted labels
+    query = np.concatenate([groups, [1, 39_999, -5]])
+    codes = est._node_codes(query, len(query))
+    np.testing.assert_array_equal(codes[:-3], groups // 2)
+    np.testing.assert_array_equal(codes[-3:], -1)

@@ -174,3 +174,120 @@ def test_module_helpers():
     assert index_bits(1000) == 10
     empty = CommunicationLog(np.zeros((2, 2)), np.zeros((2, 2)), [], [])
     assert empty.total_bytes == 0 and empty.n_rounds == 0
+
+
+# ------------------------------------------------------------ scaling to many nodes
+def test_log_is_sparse_and_equals_the_dense_counts():
+    sim = SimulatedNetwork(topology="ring").start(6, server=True)
+    counter = sim.counter
+    ref = np.zeros((7, 7), dtype=np.int64)
+    for node in range(6):
+        neighbours = sim.neighbors(node).astype(np.intp)
+        counter.multicast_message(node, neighbours, 8)
+        ref[node, neighbours] += 8 + 16
+    counter.next_round()
+    counter.gather_to_server(np.array([1, 4], dtype=np.intp), np.array([5, 9], dtype=np.int64))
+    ref[1, 6] += 21
+    ref[4, 6] += 25
+    log = sim.log()
+    assert isinstance(log.pair_bytes_sparse, sparse.csr_array)
+    assert log.pair_bytes_sparse.nnz == 12 + 2 == log.pair_messages_sparse.nnz
+    np.testing.assert_array_equal(log.pair_bytes, ref)
+    np.testing.assert_array_equal(log.pair_messages, (ref > 0).astype(np.int64))
+    np.testing.assert_array_equal(log.bytes_sent, ref.sum(axis=1))
+    np.testing.assert_array_equal(log.bytes_received, ref.sum(axis=0))
+    np.testing.assert_array_equal(log.messages_sent, (ref > 0).sum(axis=1))
+    assert log.bytes_sent.dtype == np.int64 and log.total_bytes == ref.sum()
+    # A log built from dense arrays (what a Flower run reports) is the same.
+    dense = CommunicationLog(ref, (ref > 0).astype(int), log.bytes_per_round,
+                             log.messages_per_round, has_server=True)
+    assert (dense.pair_bytes_sparse != log.pair_bytes_sparse).nnz == 0
+    # combine: pair counts add up, rounds append (what partial_fit reports).
+    both = log.combine(log)
+    np.testing.assert_array_equal(both.pair_bytes, 2 * ref)
+    np.testing.assert_array_equal(both.bytes_per_round, np.tile(log.bytes_per_round, 2))
+    assert both.total_messages == 2 * log.total_messages
+    restored = pickle.loads(pickle.dumps(log))
+    np.testing.assert_array_equal(restored.pair_bytes, ref)
+    with pytest.raises(ValueError, match="combine"):
+        log.combine(CommunicationLog(np.zeros((3, 3)), np.zeros((3, 3)), [], []))
+
+
+def test_log_of_a_hundred_thousand_clients_stays_linear():
+    n_nodes = 100_000
+    sim = SimulatedNetwork().start(n_nodes, server=True)
+    everyone = np.arange(n_nodes, dtype=np.intp)
+    sim.counter.gather_to_server(everyone, np.full(n_nodes, 3, dtype=np.int64))
+    sim.counter.next_round()
+    log = sim.log()
+    matrix = log.pair_bytes_sparse
+    held = matrix.data.nbytes + matrix.indices.nbytes + matrix.indptr.nbytes
+    assert matrix.nnz == n_nodes and held <= 24 * (n_nodes + 2)
+    assert log.total_bytes == 19 * n_nodes and log.bytes_received[-1] == 19 * n_nodes
+    assert log.bytes_sent.shape == (n_nodes + 1,) and log.bytes_sent[:-1].max() == 19
+
+
+@pytest.mark.parametrize("behavior", ["complement", "random"])
+def test_row_corruption_equals_one_call_per_node(behavior):
+    def simulation():
+        net = SimulatedNetwork(rogue_fraction=0.3, rogue_behavior=behavior, random_state=4)
+        return net.start(40)
+
+    rng = np.random.default_rng(0)
+    nodes = np.sort(rng.choice(40, size=25, replace=False))
+    bits = rng.uniform(size=(25, 11)) < 0.5
+    values = rng.normal(size=(25, 6))
+    values[3] = 0.0  # a zero message: scale 1 for random noise
+    a, b = simulation(), simulation()
+    assert a.rogue[nodes].any() and not a.rogue[nodes].all()
+    expected_bits = np.array([a.corrupt_bits(bits[k], node) for k, node in enumerate(nodes)])
+    expected_values = np.array([a.corrupt_values(values[k], node) for k, node in enumerate(nodes)])
+    np.testing.assert_array_equal(b.corrupt_bit_rows(bits, nodes), expected_bits)
+    np.testing.assert_array_equal(b.corrupt_value_rows(values, nodes), expected_values)
+    honest = ~a.rogue[nodes]
+    np.testing.assert_array_equal(expected_values[honest], values[honest])
+
+
+def test_sparse_topologies_equal_their_dense_definitions(monkeypatch):
+    import skfed.network as network
+
+    # Erdos-Renyi: the same stream as one dense uniform draw, whatever the block.
+    monkeypatch.setattr(network, "_DRAW_BLOCK", 23)
+    n, p = 40, 0.15
+    rng = np.random.RandomState(3)
+    for _ in range(1000):  # the dense definition, redrawn until connected
+        upper = np.triu(rng.uniform(size=(n, n)) < p, k=1)
+        dense = upper | upper.T
+        if sparse.csgraph.connected_components(sparse.csr_matrix(dense))[0] == 1:
+            break
+    got = network._topology_csr("erdos_renyi", n, {"p": p}, random_state=3)
+    np.testing.assert_array_equal(got.toarray(), dense)
+    # Random geometric: pairs strictly closer than the radius.
+    radius = 0.3
+    rng = np.random.RandomState(5)
+    for _ in range(1000):
+        points = rng.uniform(size=(n, 2))
+        dense = np.sqrt(((points[:, None] - points[None]) ** 2).sum(-1)) < radius
+        np.fill_diagonal(dense, False)
+        if sparse.csgraph.connected_components(sparse.csr_matrix(dense))[0] == 1:
+            break
+    got = network._topology_csr("random_geometric", n, {"radius": radius}, random_state=5)
+    np.testing.assert_array_equal(got.toarray(), dense)
+    # k-regular ring lattice with odd degree: the i + n/2 chords.
+    got = network._topology_csr("k_regular", 8, {"degree": 3}).toarray()
+    i = np.arange(8)
+    ref = np.zeros((8, 8), dtype=bool)
+    ref[i, (i + 1) % 8] = ref[(i + 1) % 8, i] = ref[i, (i + 4) % 8] = True
+    np.testing.assert_array_equal(got, ref)
+
+
+def test_simulated_topology_of_many_nodes_is_sparse():
+    n_nodes = 100_000
+    sim = SimulatedNetwork(topology="k_regular", topology_params={"degree": 6}).start(n_nodes)
+    adjacency = sim.adjacency
+    assert sparse.issparse(adjacency) and adjacency.nnz == 6 * n_nodes
+    np.testing.assert_array_equal(sim.neighbors(0), [1, 2, 3, n_nodes - 3, n_nodes - 2, n_nodes - 1])
+    geometric = SimulatedNetwork(topology="random_geometric", random_state=0).start(20_000)
+    degree = np.diff(geometric.adjacency.indptr)
+    # Mean degree of a random geometric graph ~ n pi r^2 = 2 log n (edges cut at the border).
+    assert 0.7 * 2 * np.log(20_000) < degree.mean() < 2 * np.log(20_000)

@@ -585,3 +585,82 @@ def test_negative_weights_are_an_error(data):
     w[3] = -1
     with pytest.raises(ValueError, match="non-negative"):
         FederatedSupportRecovery().fit(X, y, groups=groups, sample_weight=w)
+
+
+# ------------------------------------------------------------------ many nodes
+def _many_nodes(n_nodes, n_samples=30, d=20, seed=0):
+    rng = np.random.default_rng(seed)
+    groups = np.repeat(np.arange(n_nodes), n_samples)
+    X = rng.normal(size=(n_nodes * n_samples, d))
+    y = 1.5 * X[:, 3] - 2 * X[:, 7] + 0.5 * rng.normal(size=len(groups)) + groups % 7
+    return X, y, groups
+
+
+@pytest.mark.scale
+def test_twenty_thousand_clients_vote_like_the_vectorised_reference():
+    n_nodes, n, d, lam = 20_000, 30, 20, 0.6
+    X, y, groups = _many_nodes(n_nodes, n, d)
+    # Paper's client step (no centring), every client at once with NumPy.
+    a = (X * y[:, None]).reshape(n_nodes, n, d).mean(axis=1)
+    bits = np.abs(a) > lam
+    sel = FederatedSupportRecovery(lam, fit_intercept=False).fit(X, y, groups=groups)
+    np.testing.assert_array_equal(sel.client_supports_, bits)
+    np.testing.assert_array_equal(sel.votes_, bits.sum(axis=0))
+    np.testing.assert_array_equal(sel.support_, bits.mean(axis=0) >= 0.5)
+    assert sel.n_bytes_sent_ == n_nodes * (math.ceil(d / 8) + HEADER)
+    assert sel.communication_.pair_bytes_sparse.nnz == n_nodes
+
+
+@pytest.mark.scale
+def test_twenty_thousand_clients_refit_equals_pooled_centred_ols():
+    n_nodes, n = 20_000, 30
+    X, y, groups = _many_nodes(n_nodes, n, seed=1)
+    # Shuffled rows: the layout must group them node by node.
+    order = np.random.default_rng(2).permutation(len(y))
+    reg = FederatedSparseLinearRegression().fit(X[order], y[order], groups=groups[order])
+    true = np.zeros(X.shape[1], dtype=bool)
+    true[[3, 7]] = True
+    np.testing.assert_array_equal(reg.support_, true)
+    Xs = X[:, true].reshape(n_nodes, n, 2)
+    Xc = (Xs - Xs.mean(axis=1, keepdims=True)).reshape(-1, 2)
+    yc = (y.reshape(n_nodes, n) - y.reshape(n_nodes, n).mean(axis=1, keepdims=True)).ravel()
+    coef = np.linalg.lstsq(Xc, yc, rcond=None)[0]
+    np.testing.assert_allclose(reg.coef_[true], coef, rtol=1e-10)
+    intercepts = y.reshape(n_nodes, n).mean(axis=1) - Xs.mean(axis=1) @ coef
+    np.testing.assert_allclose(reg.intercept_, intercepts, rtol=1e-9, atol=1e-9)
+    # Round 2: support broadcast + 3 + 2 float64 statistics; round 3: 2 coefficients.
+    expected = n_nodes * ((3 + HEADER) * 2 + (8 * 5 + HEADER) + (8 * 2 + HEADER))
+    assert reg.n_bytes_sent_ == expected
+
+
+def test_random_rogue_refit_equals_the_per_node_protocol():
+    # The refit's statistics, computed per node and corrupted node by node
+    # with the simulation's own per-node call, sum to what the fit used.
+    X, y, groups, true, _ = make_clients(n_clients=15, n_samples=80, d=12, rho=0.0,
+                                         scale_range=(1.0, 1.0), seed=3)
+    net = SimulatedNetwork(rogue_fraction=0.3, rogue_behavior="random", random_state=0)
+    reg = FederatedSparseLinearRegression(0.5, fit_intercept=True, per_node_intercept=False,
+                                          network=net, random_state=0).fit(X, y, groups=groups)
+    support = np.flatnonzero(reg.support_)
+    sim = net.start(15, server=True, random_state=0)
+    sim.draw_round()  # round 1's faults
+    assert reg.rogue_.any()
+    m = len(support) + 1
+    iu = np.triu_indices(m)
+    gram, rhs = np.zeros((m, m)), np.zeros(m)
+    # Replay round 1's random bit draws, then round 2.
+    for node in np.flatnonzero(reg.answered_):
+        sim.corrupt_bits(np.zeros(X.shape[1], dtype=bool), node)
+    sim.draw_round()
+    for node in range(15):
+        rows = groups == node
+        Z = np.column_stack([np.ones(rows.sum()), X[rows][:, support]])
+        message = np.concatenate([(Z.T @ Z)[iu], Z.T @ y[rows]])
+        message = sim.corrupt_values(message, node)
+        G = np.zeros((m, m))
+        G[iu] = message[: len(iu[0])]
+        gram += G + np.triu(G, 1).T
+        rhs += message[len(iu[0]):]
+    solution = np.linalg.lstsq(gram, rhs, rcond=None)[0]
+    np.testing.assert_allclose(reg.coef_[support], solution[1:], rtol=1e-9)
+    np.testing.assert_allclose(reg.intercept_, solution[0], rtol=1e-9)

@@ -14,9 +14,47 @@ two ways to be correct everywhere are
   distributed).
 """
 
+import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 
-__all__ = ["parallel_nodes", "node_parallel_backend"]
+__all__ = ["parallel_nodes", "node_parallel_backend", "node_chunks"]
+
+
+def node_chunks(n_nodes, n_jobs=None, *, chunks_per_worker=1):
+    """Split nodes ``0 .. n_nodes - 1`` into runs of consecutive nodes.
+
+    One run is one joblib task, so a fit over many nodes dispatches a few
+    tasks per worker instead of one per node (each task then ships only its
+    own rows, see :func:`parallel_nodes`).
+
+    Parameters
+    ----------
+    n_nodes : int
+    n_jobs : int or None, default=None
+        As in scikit-learn; the number of runs is ``chunks_per_worker``
+        times the effective number of workers, at most ``n_nodes``.
+    chunks_per_worker : int, default=1
+        More than one evens out workers whose nodes take unequal time.
+
+    Returns
+    -------
+    bounds : list of (int, int)
+        ``(first, stop)`` of every run, in node order, covering every node
+        once.
+
+    Examples
+    --------
+    >>> from skfed.engines._joblib import node_chunks
+    >>> node_chunks(10, n_jobs=2, chunks_per_worker=2)
+    [(0, 3), (3, 6), (6, 8), (8, 10)]
+    """
+    if n_nodes <= 0:
+        return []
+    n_chunks = min(n_nodes, max(1, effective_n_jobs(n_jobs) * int(chunks_per_worker)))
+    sizes = np.full(n_chunks, n_nodes // n_chunks)
+    sizes[: n_nodes % n_chunks] += 1
+    stops = np.cumsum(sizes)
+    return [(int(stop - size), int(stop)) for size, stop in zip(sizes, stops)]
 
 
 def parallel_nodes(function, items, *, n_jobs=None, shared_memory=False):

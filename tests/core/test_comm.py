@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from scipy import sparse
 
 from skfed._core._comm import CommCounter, py_index_bits, py_payload_bytes
 from skfed.network import SimulatedNetwork, make_topology
@@ -138,3 +139,81 @@ def test_fault_draws_match_their_rates(drop_rate, straggler_rate, min_work):
         # Uniform on [min_work, 1): mean and variance.
         assert abs(fractions.mean() - (1 + min_work) / 2) < 0.01
         assert abs(fractions.var() - (1 - min_work) ** 2 / 12) < 0.005
+
+
+# ------------------------------------------------- sparse counts, linear memory
+def _random_traffic(counter, n_endpoints, n_messages, seed):
+    """Random sends; returns the dense reference counts built with np.add.at."""
+    rng = np.random.default_rng(seed)
+    src = rng.integers(0, n_endpoints, size=n_messages)
+    dst = rng.integers(0, n_endpoints, size=n_messages)
+    payload = rng.integers(0, 50, size=n_messages)
+    ref_bytes = np.zeros((n_endpoints, n_endpoints), dtype=np.int64)
+    ref_messages = np.zeros((n_endpoints, n_endpoints), dtype=np.int64)
+    np.add.at(ref_bytes, (src, dst), payload + HEADER)
+    np.add.at(ref_messages, (src, dst), 1)
+    for k in range(n_messages):
+        counter.send_message(int(src[k]), int(dst[k]), int(payload[k]))
+        if k % 97 == 96:
+            counter.next_round()
+    return ref_bytes, ref_messages
+
+
+@pytest.mark.parametrize("n_nodes, server, n_messages", [(3, False, 40), (7, True, 500), (60, False, 3000)])
+def test_sparse_pair_counts_equal_a_dense_reference(n_nodes, server, n_messages):
+    counter = CommCounter(n_nodes, server=server, header_bytes=HEADER)
+    n_endpoints = counter.n_endpoints
+    ref_bytes, ref_messages = _random_traffic(counter, n_endpoints, n_messages, seed=n_nodes)
+    talked = ref_messages > 0
+    assert counter.n_pairs == talked.sum()
+    # The table grew past its initial 64 slots on the larger networks and
+    # stays at most half full.
+    assert counter.pair_capacity >= 2 * counter.n_pairs
+    src, dst, n_bytes, n_messages_ = counter.pair_counts()
+    np.testing.assert_array_equal(np.c_[src, dst], np.argwhere(talked))
+    np.testing.assert_array_equal(n_bytes, ref_bytes[talked])
+    np.testing.assert_array_equal(n_messages_, ref_messages[talked])
+    dense = counter.snapshot()
+    sparse_ = counter.snapshot(dense=False)
+    assert sparse.issparse(sparse_["pair_bytes"]) and sparse_["pair_bytes"].nnz == talked.sum()
+    np.testing.assert_array_equal(dense["pair_bytes"], ref_bytes)
+    np.testing.assert_array_equal(dense["pair_messages"], ref_messages)
+    np.testing.assert_array_equal(sparse_["pair_bytes"].toarray(), ref_bytes)
+    np.testing.assert_array_equal(sparse_["pair_messages"].toarray(), ref_messages)
+    assert dense["round_bytes"].sum() == ref_bytes.sum()
+    np.testing.assert_array_equal(dense["round_messages"][:-1], 97)
+
+
+def test_memory_is_linear_in_the_pairs_that_talked():
+    # A server round with 100,000 clients: 200,000 pairs, never 10^10.
+    n_nodes = 100_000
+    counter = CommCounter(n_nodes, server=True, header_bytes=HEADER)
+    idle = counter.nbytes
+    assert idle < 10_000  # nothing per node until a node sends
+    everyone = np.arange(n_nodes, dtype=np.intp)
+    counter.gather_to_server(everyone, np.full(n_nodes, 3, dtype=np.int64))
+    counter.next_round()
+    counter.broadcast_from_server(everyone, np.full(n_nodes, 3, dtype=np.int64))
+    counter.next_round()
+    assert counter.n_pairs == 2 * n_nodes
+    assert 2 * counter.n_pairs <= counter.pair_capacity <= 4 * counter.n_pairs
+    assert counter.nbytes <= 24 * 4 * counter.n_pairs + idle
+    snap = counter.snapshot(dense=False)
+    assert snap["pair_bytes"].nnz == 2 * n_nodes
+    assert snap["pair_bytes"][17, n_nodes] == 19 and snap["pair_bytes"][n_nodes, 17] == 19
+    assert snap["pair_bytes"].sum() == 2 * n_nodes * 19
+    # Repeating the same traffic adds to the same pairs: no growth.
+    capacity = counter.pair_capacity
+    counter.gather_to_server(everyone, np.full(n_nodes, 3, dtype=np.int64))
+    assert counter.pair_capacity == capacity and counter.n_pairs == 2 * n_nodes
+
+
+def test_vectorised_endpoint_checks_name_the_bad_entry():
+    counter = CommCounter(4, server=True)
+    with pytest.raises(ValueError, match="senders=7"):
+        counter.gather_to_server(np.array([0, 7, 1], dtype=np.intp), np.ones(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="receivers=-1"):
+        counter.broadcast_from_server(np.array([-1], dtype=np.intp), np.ones(1, dtype=np.int64))
+    with pytest.raises(ValueError, match="participants=9"):
+        counter.reduce_scatter_ring(np.array([0, 9], dtype=np.intp), 8)
+    assert counter.n_pairs == 0  # nothing was counted

@@ -8,6 +8,7 @@ from skfed._core._support_fast import (
     client_pass_csr,
     client_pass_dense,
     pack_bits,
+    refit_statistics,
     tally_votes,
     unpack_bits,
 )
@@ -179,3 +180,33 @@ def test_read_only_inputs():
         a.setflags(write=False)
     out = run(X, y, w, offsets, np.full(4, 0.5), 2.0, True, True)
     assert np.isfinite(out[1]).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("center, add_intercept", [(True, False), (False, True), (False, False)])
+def test_refit_statistics_equal_per_node_numpy(dtype, center, add_intercept):
+    rng = np.random.default_rng(3)
+    sizes = np.array([5, 1, 9, 4])
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+    n, s = offsets[-1], 3
+    XS = rng.normal(size=(n, s)).astype(dtype)
+    y = rng.normal(size=n).astype(dtype)
+    w = rng.uniform(0.5, 2.0, size=n).astype(dtype)
+    means = np.array([
+        np.average(np.column_stack([y, XS])[a:b].astype(np.float64), axis=0, weights=w[a:b])
+        for a, b in zip(offsets[:-1], offsets[1:])
+    ])
+    nodes = np.array([2, 0, 3], dtype=np.intp)
+    m = s + add_intercept
+    iu = np.triu_indices(m)
+    out = np.full((len(nodes), len(iu[0]) + m), np.nan)
+    refit_statistics(XS, y, w, offsets, nodes, means, center, add_intercept, out, np.zeros(m))
+    for k, i in enumerate(nodes):
+        a, b = offsets[i], offsets[i + 1]
+        Z, r, wi = XS[a:b].astype(np.float64), y[a:b].astype(np.float64), w[a:b].astype(np.float64)
+        if center:
+            Z, r = Z - means[i, 1:], r - means[i, 0]
+        if add_intercept:
+            Z = np.column_stack([np.ones(b - a), Z])
+        G = Z.T @ (wi[:, None] * Z)
+        np.testing.assert_allclose(out[k], np.concatenate([G[iu], Z.T @ (wi * r)]), rtol=1e-10, atol=1e-12)
