@@ -1,0 +1,337 @@
+"""Fit time, peak memory, bytes and score of every skfed estimator, 10 -> 100,000 nodes.
+
+Every node holds 30 training samples of 20 features (and 10 held-out
+samples, on which the score is computed).  Classification nodes share a
+linear rule plus a personal perturbation (``y = sign(x . (w + 0.3 u_k))``);
+regression nodes share a sparse coefficient vector (features 3 and 7) plus
+a per-node offset and noise.  Each (estimator, size) point runs in its own
+subprocess, so its peak memory (``resource.getrusage(RUSAGE_SELF).ru_maxrss``,
+or the largest joblib worker's when that is larger) is its own; ``data_mb`` is the resident size after the data were made and
+before the fit (the data alone: 40 x 20 float64 a node, 640 MB at 100,000
+nodes).  The pooled scikit-learn peer (``LogisticRegression`` or
+``LinearRegression`` on every node's rows, the "Global" baseline) runs on
+the same arrays at the same size, in its own subprocess.
+
+Sizes grow by 10x from 10 nodes.  A size is run only if it is at most the
+estimator's ``max_nodes`` and the fit time extrapolated from the last two
+points (with the slope measured so far, at least 1) fits the
+``budget_s`` of one point; a point that exceeds ``2 budget_s`` is stopped
+and reported as a timeout.  Raise the budgets in ``ESTIMATORS`` or from the
+command line (``--max-nodes NAME=100000 --budget NAME=600``).
+
+The fitted log-log slopes (``time_slope``, ``memory_slope`` of the fit's own
+memory, ``bytes_slope``) use the points with at least 1,000 nodes (all the
+points when fewer than two have that many): 1 is linear in nodes.
+
+One JSON line per estimator; ``--table`` also prints a Markdown table.
+
+    python benchmarks/bench_scale.py                       # every estimator, default budgets
+    python benchmarks/bench_scale.py --only FederatedSupportRecovery --max-nodes all=100000
+    python benchmarks/bench_scale.py --point LocalEstimator 1000    # one point (what each subprocess runs)
+"""
+
+import argparse
+import json
+import math
+import os
+import resource
+import subprocess
+import sys
+import time
+import warnings
+
+import numpy as np
+
+N_TRAIN, N_TEST, N_FEATURES = 30, 10, 20
+SIZES = [10, 100, 1_000, 10_000, 100_000]
+TRUE_SUPPORT = (3, 7)
+
+
+def _sparse_graph():
+    from skfed import SimulatedNetwork
+
+    # A sparse communication graph (10 neighbours a node) for the
+    # peer-to-peer methods: messages and graphs then scale with edges.
+    return SimulatedNetwork(topology="k_regular", topology_params={"degree": 10})
+
+
+def _make(name):
+    """A fresh estimator of each benchmarked configuration (defaults unless stated)."""
+    import skfed
+    from sklearn.linear_model import LogisticRegression
+
+    factories = {
+        "FederatedSupportRecovery": lambda: skfed.FederatedSupportRecovery(),
+        "FederatedSparseLinearRegression": lambda: skfed.FederatedSparseLinearRegression(),
+        "LocalEstimator(LogisticRegression)": lambda: skfed.LocalEstimator(
+            LogisticRegression(), n_jobs=2
+        ),
+        "FederatedMultiTaskClassifier(linear)": lambda: skfed.FederatedMultiTaskClassifier(
+            kernel="linear", random_state=0
+        ),
+        "FederatedMultiTaskRegressor(linear)": lambda: skfed.FederatedMultiTaskRegressor(
+            kernel="linear", random_state=0
+        ),
+        "DecentralizedBoostingClassifier": lambda: skfed.DecentralizedBoostingClassifier(
+            network=_sparse_graph(), random_state=0
+        ),
+        "PersonalizedLinearClassifier": lambda: skfed.PersonalizedLinearClassifier(
+            network=_sparse_graph(), random_state=0
+        ),
+        "DecentralizedKernelSGDClassifier": lambda: skfed.DecentralizedKernelSGDClassifier(
+            network=_sparse_graph(), random_state=0
+        ),
+        "DecentralizedKernelSGDRegressor": lambda: skfed.DecentralizedKernelSGDRegressor(
+            network=_sparse_graph(), random_state=0
+        ),
+    }
+    return factories[name]()
+
+
+# name -> task, largest size, time budget of one point (seconds).  The
+# method-specific estimators are being made scalable in their own issues
+# (14, 15, 18); raise their budgets here once they are.
+ESTIMATORS = {
+    "FederatedSupportRecovery": dict(task="support", max_nodes=100_000, budget_s=120),
+    "FederatedSparseLinearRegression": dict(task="regression", max_nodes=100_000, budget_s=120),
+    "LocalEstimator(LogisticRegression)": dict(
+        task="classification", max_nodes=100_000, budget_s=900
+    ),
+    "FederatedMultiTaskClassifier(linear)": dict(
+        task="classification", max_nodes=1_000, budget_s=120
+    ),
+    "FederatedMultiTaskRegressor(linear)": dict(task="regression", max_nodes=1_000, budget_s=120),
+    "DecentralizedBoostingClassifier": dict(task="classification", max_nodes=1_000, budget_s=120),
+    "PersonalizedLinearClassifier": dict(task="classification", max_nodes=1_000, budget_s=120),
+    "DecentralizedKernelSGDClassifier": dict(
+        task="classification", max_nodes=1_000, budget_s=120
+    ),
+    "DecentralizedKernelSGDRegressor": dict(task="regression", max_nodes=1_000, budget_s=120),
+}
+PEERS = {
+    "classification": "LogisticRegression",
+    "regression": "LinearRegression",
+    "support": "LinearRegression",
+}
+
+
+# ------------------------------------------------------------------------ data
+def make_data(n_nodes, task, seed=0):
+    """Train and test arrays of ``n_nodes`` nodes, node by node.
+
+    Each array is drawn in place (no masked copies), so making the data
+    never takes more memory than holding it.
+    """
+    rng = np.random.default_rng(seed)
+    coef = np.zeros(N_FEATURES)
+    coef[list(TRUE_SUPPORT)] = [1.5, -2.0]
+    shared = rng.standard_normal(N_FEATURES)
+    personal = 0.3 * rng.standard_normal((n_nodes, N_FEATURES))
+    offset = rng.standard_normal(n_nodes)
+    out = []
+    for n in (N_TRAIN, N_TEST):
+        X = rng.standard_normal((n_nodes * n, N_FEATURES))
+        groups = np.repeat(np.arange(n_nodes), n)
+        if task == "classification":
+            margin = (X @ shared).reshape(n_nodes, n)
+            margin += np.einsum("kij,kj->ki", X.reshape(n_nodes, n, N_FEATURES), personal)
+            y = (margin.ravel() > 0).astype(np.int64)
+        else:
+            y = X @ coef + np.repeat(offset, n) + 0.5 * rng.standard_normal(len(groups))
+        out.append((X, y, groups))
+    return tuple(out)
+
+
+def _rss_mb():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _peak_mb():
+    """Peak resident size of this process, or of its largest finished child
+    (joblib's process workers), whichever is larger."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(own, children) / 1024
+
+
+def run_point(name, n_nodes):
+    """Fit one estimator (or peer) at one size in this process; return a dict."""
+    import sklearn.linear_model  # noqa: F401  (imports before the data: not counted in fit_mb)
+
+    import skfed  # noqa: F401
+
+    task = ESTIMATORS[name]["task"] if name in ESTIMATORS else name.split(":")[1]
+    (X, y, groups), (X_test, y_test, g_test) = make_data(n_nodes, task)
+    data_mb = _rss_mb()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if name.startswith("peer:"):
+            from sklearn.linear_model import LinearRegression, LogisticRegression
+
+            est = LogisticRegression() if task == "classification" else LinearRegression()
+            start = time.perf_counter()
+            est.fit(X, y)
+            fit_s = time.perf_counter() - start
+            score = est.score(X_test, y_test)
+            n_bytes = None
+        else:
+            est = _make(name)
+            start = time.perf_counter()
+            est.fit(X, y, groups=groups)
+            fit_s = time.perf_counter() - start
+            if task == "support":
+                found = set(np.flatnonzero(est.support_).tolist())
+                score = len(found & set(TRUE_SUPPORT)) / len(found | set(TRUE_SUPPORT))
+            else:
+                score = est.score(X_test, y_test, groups=g_test)
+            n_bytes = int(getattr(est, "n_bytes_sent_", 0))
+    # Reap joblib's process workers so that their peak memory is counted.
+    from joblib.externals.loky import get_reusable_executor
+
+    get_reusable_executor().shutdown(wait=True)
+    peak = _peak_mb()
+    return {
+        "n_nodes": n_nodes,
+        "fit_s": round(fit_s, 4),
+        "peak_mb": round(peak, 1),
+        "data_mb": round(data_mb, 1),
+        "fit_mb": round(max(peak - data_mb, 0.0), 1),
+        "bytes": n_bytes,
+        "score": round(float(score), 4),
+    }
+
+
+def _subprocess_point(name, n_nodes, timeout):
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    cmd = [sys.executable, os.path.abspath(__file__), "--point", name, str(n_nodes)]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return {"n_nodes": n_nodes, "error": f"timeout after {timeout:.0f} s"}
+    if out.returncode != 0:
+        last = (out.stderr.strip().splitlines() or ["?"])[-1]
+        return {"n_nodes": n_nodes, "error": f"exit {out.returncode}: {last[:200]}"}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def loglog_slope(points, key):
+    """Least-squares slope of log(value) against log(n_nodes)."""
+    rows = [p for p in points if p.get(key) not in (None, 0) and "error" not in p]
+    big = [p for p in rows if p["n_nodes"] >= 1_000]
+    rows = big if len(big) >= 2 else rows
+    if len(rows) < 2:
+        return None
+    x = np.log([p["n_nodes"] for p in rows])
+    v = np.log([max(p[key], 1e-9) for p in rows])
+    return round(float(np.polyfit(x, v, 1)[0]), 2)
+
+
+def benchmark(name, config, sizes, peers):
+    task, max_nodes, budget = config["task"], config["max_nodes"], config["budget_s"]
+    points, stopped = [], "largest size reached"
+    for n_nodes in sizes:
+        if n_nodes > max_nodes:
+            stopped = f"max_nodes={max_nodes}"
+            break
+        done = [p for p in points if "error" not in p]
+        if len(done) >= 2:
+            slope = max(1.0, math.log(done[-1]["fit_s"] / max(done[-2]["fit_s"], 1e-6))
+                        / math.log(done[-1]["n_nodes"] / done[-2]["n_nodes"]))
+            expected = done[-1]["fit_s"] * (n_nodes / done[-1]["n_nodes"]) ** slope
+            if expected > budget:
+                stopped = f"expected {expected:.0f} s > budget_s={budget} at {n_nodes} nodes"
+                break
+        point = _subprocess_point(name, n_nodes, timeout=2 * budget + 60)
+        key = (PEERS[task], n_nodes)
+        if key not in peers:
+            peers[key] = _subprocess_point(f"peer:{task}", n_nodes, timeout=2 * budget + 60)
+        peer = peers[key]
+        if "error" not in peer:
+            point.update(peer_fit_s=peer["fit_s"], peer_peak_mb=peer["peak_mb"],
+                         peer_score=peer["score"])
+            if "error" not in point:
+                point["time_ratio"] = round(point["fit_s"] / max(peer["fit_s"], 1e-6), 2)
+        points.append(point)
+        print(f"# {name} {json.dumps(point)}", file=sys.stderr, flush=True)
+        if "error" in point:
+            stopped = point["error"]
+            break
+    return {
+        "estimator": name,
+        "peer": PEERS[task],
+        "samples_per_node": N_TRAIN,
+        "n_features": N_FEATURES,
+        "points": points,
+        "time_slope": loglog_slope(points, "fit_s"),
+        "memory_slope": loglog_slope(points, "fit_mb"),
+        "bytes_slope": loglog_slope(points, "bytes"),
+        "stopped": stopped,
+    }
+
+
+def markdown(results):
+    lines = ["| estimator | nodes | fit s | peak MB (data) | bytes | score | peer fit s | peer peak MB | peer score |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for res in results:
+        for p in res["points"]:
+            if "error" in p:
+                lines.append(f"| {res['estimator']} | {p['n_nodes']:,} | {p['error']} | | | | | | |")
+                continue
+            lines.append(
+                f"| {res['estimator']} | {p['n_nodes']:,} | {p['fit_s']:.2f} | "
+                f"{p['peak_mb']:.0f} ({p['data_mb']:.0f}) | "
+                f"{'-' if p['bytes'] is None else format(p['bytes'], ',')} | {p['score']:.3f} | "
+                f"{p.get('peer_fit_s', float('nan')):.2f} | {p.get('peer_peak_mb', float('nan')):.0f} | "
+                f"{p.get('peer_score', float('nan')):.3f} |"
+            )
+        lines.append(
+            f"| {res['estimator']} slopes | time {res['time_slope']}, memory "
+            f"{res['memory_slope']}, bytes {res['bytes_slope']} | stopped: {res['stopped']} | | | | | | |"
+        )
+    return "\n".join(lines)
+
+
+def _assignments(items, cast):
+    out = {}
+    for item in items or []:
+        key, _, value = item.partition("=")
+        out[key] = cast(value)
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--point", nargs=2, metavar=("NAME", "N_NODES"),
+                        help="run one point in this process and print its JSON")
+    parser.add_argument("--only", nargs="*", help="estimator names (default: all)")
+    parser.add_argument("--sizes", nargs="*", type=int, default=SIZES)
+    parser.add_argument("--max-nodes", nargs="*", metavar="NAME=N",
+                        help="raise/lower max_nodes (NAME may be 'all')")
+    parser.add_argument("--budget", nargs="*", metavar="NAME=SECONDS",
+                        help="time budget of one point (NAME may be 'all')")
+    parser.add_argument("--table", action="store_true", help="also print a Markdown table")
+    args = parser.parse_args()
+    if args.point:
+        print(json.dumps(run_point(args.point[0], int(args.point[1]))))
+        return
+    max_nodes = _assignments(args.max_nodes, int)
+    budgets = _assignments(args.budget, float)
+    names = args.only or list(ESTIMATORS)
+    unknown = set(names) - set(ESTIMATORS)
+    if unknown:
+        parser.error(f"unknown estimators {sorted(unknown)}; choose from {list(ESTIMATORS)}")
+    peers, results = {}, []
+    for name in names:
+        config = dict(ESTIMATORS[name])
+        config["max_nodes"] = max_nodes.get(name, max_nodes.get("all", config["max_nodes"]))
+        config["budget_s"] = budgets.get(name, budgets.get("all", config["budget_s"]))
+        result = benchmark(name, config, sorted(args.sizes), peers)
+        results.append(result)
+        print(json.dumps(result), flush=True)
+    if args.table:
+        print(markdown(results))
+
+
+if __name__ == "__main__":
+    main()
