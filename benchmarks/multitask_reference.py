@@ -131,3 +131,116 @@ def reference_decision(ref, X_train, groups_train, X, groups, intercept_scaling=
     sigma = ref["sigma"]
     return np.einsum("ij,ij->i", K, sigma[np.ix_(groups, groups_train)] * ref["coef"]) \
         + ref["intercept"]
+
+
+# ------------------------------------------------------------------ benchmark
+def _load(name, seed):
+    from sklearn.preprocessing import StandardScaler
+
+    from skfed.datasets import load_har, load_landmine, load_school, train_test_split_per_node
+
+    if name == "har-sitting":
+        X, y, g = load_har(task="sitting", return_X_y=True)
+    elif name == "landmine":
+        X, y, g = load_landmine(return_X_y=True)
+    else:
+        X, y, g = load_school(return_X_y=True)
+    Xtr, Xte, ytr, yte, gtr, gte = train_test_split_per_node(X, y, g, test_size=0.3,
+                                                             random_state=seed)
+    if name != "har-sitting":
+        scaler = StandardScaler().fit(Xtr)
+        Xtr, Xte = scaler.transform(Xtr), scaler.transform(Xte)
+    return Xtr, Xte, ytr, yte, gtr, gte
+
+
+def _node_score(name, y, score, groups):
+    """Mean per-node error (HAR), AUC (Landmine) or RMSE (School)."""
+    from sklearn.metrics import roc_auc_score
+
+    values = []
+    for t in np.unique(groups):
+        rows = groups == t
+        if name == "landmine":
+            if len(np.unique(y[rows])) == 2:
+                values.append(roc_auc_score(y[rows], score[rows]))
+        elif name == "school":
+            values.append(np.sqrt(np.mean((score[rows] - y[rows]) ** 2)))
+        else:
+            values.append(np.mean((score[rows] > 0) != (y[rows] == np.max(y))))
+    return float(np.mean(values))
+
+
+def main(argv=None):
+    """Print, per dataset, skfed (defaults) against the centralized reference.
+
+    ``python benchmarks/multitask_reference.py [--datasets har-sitting landmine school]``
+    (one BLAS thread; the last line is one JSON object).
+    """
+    import argparse
+    import json
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+    from threadpoolctl import threadpool_limits
+
+    from skfed import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
+    from skfed.baselines import pooled_data_bytes
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--datasets", nargs="+", default=["har-sitting", "landmine", "school"])
+    parser.add_argument("--max-outer", type=int, default=40)
+    args = parser.parse_args(argv)
+    rows = []
+    with threadpool_limits(1):
+        for name in args.datasets:
+            Xtr, Xte, ytr, yte, gtr, gte = _load(name, 0)
+            regression = name == "school"
+            nodes, codes = np.unique(gtr, return_inverse=True)
+            test_codes = np.searchsorted(nodes, gte)
+            target = ytr.astype(float) if regression else np.where(ytr == np.max(ytr), 1.0, -1.0)
+            ref = reference_fit(Xtr, target, codes, regression=regression,
+                                max_outer=args.max_outer, rtol=1e-5)
+            ref_score = _node_score(name, yte, reference_decision(ref, Xtr, codes, Xte, test_codes),
+                                    gte)
+            Est = FederatedMultiTaskRegressor if regression else FederatedMultiTaskClassifier
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ConvergenceWarning)
+                t0 = time.perf_counter()
+                est = Est(random_state=0).fit(Xtr, ytr, groups=gtr)
+                fit_s = time.perf_counter() - t0
+            converged = not any(issubclass(w.category, ConvergenceWarning) for w in caught)
+            score = est.predict(Xte, groups=gte) if regression else est.decision_function(
+                Xte, groups=gte)
+            curve = est.joint_objective_curve_
+            hit = np.flatnonzero(curve <= 1.01 * ref["objective"])
+            reach = dict(rounds=None, bytes=None, fit_s=None)
+            if hit.size:
+                r = int(hit[0]) + 1
+                t0 = time.perf_counter()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ConvergenceWarning)
+                    Est(random_state=0, max_rounds=r).fit(Xtr, ytr, groups=gtr)
+                reach = dict(rounds=r, bytes=int(np.sum(est.bytes_per_round_[:r])),
+                             fit_s=round(time.perf_counter() - t0, 2))
+            rows.append(dict(
+                dataset=name, n_train=len(ytr), n_nodes=len(nodes),
+                reference_objective=round(ref["objective"], 6),
+                reference_outer_steps=ref["n_outer"], reference_fit_s=round(ref["time"], 2),
+                reference_score=round(ref_score, 5),
+                skfed_objective=round(est.joint_objective_, 6),
+                skfed_over_reference=round(est.joint_objective_ / ref["objective"] - 1, 5),
+                skfed_rounds=est.n_iter_, skfed_converged=converged,
+                skfed_fit_s=round(fit_s, 2), skfed_bytes=int(est.n_bytes_sent_),
+                raw_bytes=int(pooled_data_bytes(Xtr, ytr, gtr)),
+                skfed_score=round(_node_score(name, yte, score, gte), 5),
+                rounds_to_1pct=reach["rounds"], bytes_to_1pct=reach["bytes"],
+                fit_s_to_1pct=reach["fit_s"],
+                score=("mean per-node error" if name == "har-sitting" else
+                       "mean per-node AUC" if name == "landmine" else "mean per-node RMSE"),
+            ))
+            print(json.dumps(rows[-1]), flush=True)
+    print(json.dumps(dict(reference_comparison=rows)))
+
+
+if __name__ == "__main__":
+    main()

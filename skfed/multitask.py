@@ -39,8 +39,8 @@ contribution of node u's support vectors to its own margins, so that
 - node t -> server: for every sample whose dual variable changed this round,
   its index and change (one float per binary problem), preceded by the
   vector the first time it is sent; plus three floats of gap terms.
-- an Omega update (every ``omega_update_every`` rounds, and whenever the gap
-  falls below ``tol``) costs one more exchange per participating node: the
+- an Omega update (when the W-step's relative gap falls to ``10 tol``, or
+  every ``omega_update_every`` rounds if set) costs one more exchange per participating node: the
   server delivers every pending change (whatever ``Sigma`` says), the node
   answers with its row of ``G[t, u] = sum_i (alpha_ti / n_t) S_t[i, u]``
   (m floats).  The server forms ``W^T W = Sigma G Sigma / lambda^2`` and
@@ -692,11 +692,13 @@ class _StoppingRule:
         self.stepped = False
         self.joint = None  # (primal, dual) of the joint problem, last known
         self.last_done = None  # joint objective at the last step after a finished W-step
+        self.curve = []  # joint objective after every round (NaN: not evaluated)
 
     def omega_step_due(self, gap, primal):
         """Count the round; True when an Omega step follows it."""
         self.since_update += 1
         self.stepped = False
+        self.curve.append(np.nan)
         self.w_step_done = gap <= _W_STEP_TOL_FACTOR * self.tol * abs(primal)
         return self.learn and (
             self.w_step_done or (self.every is not None and self.since_update >= self.every)
@@ -707,6 +709,7 @@ class _StoppingRule:
         self.since_update = 0
         self.stepped = True
         self.joint = joint_objectives(primal, dual, gram, sigma, lam)
+        self.curve[-1] = self.joint[0]
         converged = False
         if self.w_step_done:
             if self.last_done is not None:
@@ -719,6 +722,7 @@ class _StoppingRule:
         if self.learn:
             return False
         self.joint = (primal, dual)
+        self.curve[-1] = primal
         return gap <= self.tol * abs(primal)
 
 
@@ -959,7 +963,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                     break
         self._set_fit_results(
             gaps, objectives, duals, sigma, rho, sim, converged, zero_objective=zero_objective,
-            joint=rule.joint,
+            rule=rule,
         )
         self._store_model(state, X, Y, sw, layout, totals, sigma, lam, bias, dtype)
         return self
@@ -973,7 +977,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         return learn, _check_omega(self.omega, n_nodes)[1]
 
     def _set_fit_results(self, gaps, objectives, duals, sigma, rho, simulation, converged,
-                         *, zero_objective=None, joint=None):
+                         *, zero_objective=None, rule=None):
         """Curves, Omega and communication attributes, shared by every engine's loop.
 
         A fit that did not converge warns; when it also ends worse than the
@@ -981,7 +985,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         with the network's faults and how few updates the least active node
         sent, so a wrong answer never comes without a word.
         """
-        joint = (np.nan, np.nan) if joint is None else joint
+        joint = (np.nan, np.nan) if rule is None or rule.joint is None else rule.joint
         if not converged:
             faults = _fault_note(self.network, simulation)
             worse = ""
@@ -1008,6 +1012,9 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         # W-problem's); NaN when Omega is learned but no Omega step ran.
         self.joint_objective_ = float(joint[0])
         self.joint_duality_gap_ = float(joint[0] - joint[1])
+        self.joint_objective_curve_ = np.asarray(
+            rule.curve if rule is not None else np.full(len(gaps), np.nan), dtype=np.float64
+        )
         self.duality_gap_curve_ = np.asarray(gaps)
         self.objective_curve_ = np.asarray(objectives)
         self.dual_objective_curve_ = np.asarray(duals)
@@ -1227,19 +1234,29 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
 
     Each round every participating node runs dual coordinate ascent on its
     local subproblem (MOCHA's eq. 4, with MOCHA's safe scaling ``rho = max_t
-    sum_u |sigma_tu| / sigma_tt``) and ships what changed; every
-    ``omega_update_every`` rounds the server sets ``Sigma = (W^T W)^{1/2} /
-    tr((W^T W)^{1/2})`` (eqs. 5-6).  With sample weights ``s_ti`` the loss
+    sum_u |sigma_tu| / sigma_tt``) and ships what changed; once that
+    W-step is finished (relative duality gap ``10 tol``) the server sets
+    ``Sigma = (W^T W)^{1/2} / tr((W^T W)^{1/2})`` (eqs. 5-6), keeping the
+    dual variables (warm start).  ``lam = 1 / (C n_samples)``.  With sample weights ``s_ti`` the loss
     average of node t is weighted, ``(1 / sum_i s_ti) sum_i s_ti loss(...)``.
     The protocol and what it costs in bytes are described in
     :mod:`skfed.multitask`.
 
     Parameters
     ----------
-    lam : float > 0, default=1e-3
-        Regularization ``lambda``.  With ``omega="independent"`` node t
-        solves an SVM with ``C = 1 / (lam * n_nodes * n_t)`` (in
-        :class:`~sklearn.svm.SVC`'s scaling), because ``Sigma = I / n_nodes``.
+    C : float > 0, default=1.0
+        Inverse regularization per sample, as in :class:`~sklearn.svm.SVC`:
+        ``lam = 1 / (C n_samples)``.  It means the same at any number of
+        nodes and samples: with ``omega="independent"`` node t solves an
+        SVM with ``C_t = C n_samples / (n_nodes n_t)`` (``C`` for equal
+        node sizes), and when the learned Omega ties every node into one
+        model the problem is the pooled SVM with this ``C``.
+    lam : float > 0 or None, default=None
+        The objective's ``lambda`` directly.
+
+        .. deprecated:: 0.1
+           ``lam`` is deprecated and will be removed in 0.3; use
+           ``C = 1 / (lam n_samples)``, which gives exactly the same fit.
     loss : {"hinge", "squared_hinge", "logistic"}, default="hinge"
         ``hinge``: ``max(0, 1 - y z)`` (SVM); ``squared_hinge``:
         ``max(0, 1 - y z)^2``; ``logistic``: ``log(1 + exp(-y z))``
@@ -1263,8 +1280,11 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         nothing but gap terms is communicated); an array: a fixed ``Omega``
         (symmetric positive definite, rows in the order of ``nodes_``),
         used as given (not rescaled to ``tr(Omega^{-1}) = 1``).
-    omega_update_every : int >= 1, default=10
-        ``H``: rounds between two Omega updates (``omega="learn"``).
+    omega_update_every : int >= 1 or None, default=None
+        ``omega="learn"``: the Omega step is taken once the W-step's
+        relative duality gap is at most ``10 tol``; with an int ``H``, also
+        after ``H`` rounds without an Omega step (the paper's fixed
+        schedule).
     approximation : {None, "nystroem", "rff"}, default=None
         ``None``: the exact kernel, with support-vector exchange.
         ``"nystroem"``: linear MOCHA on the features
@@ -1284,7 +1304,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         other weights (as in :class:`~sklearn.svm.LinearSVC`).
     intercept_scaling : float > 0, default=1.0
         Value of the constant bias feature.
-    local_epochs : float > 0, default=1.0
+    local_epochs : float > 0, default=10.0
         Passes over its samples a node makes per round (MOCHA's local
         iterations; stragglers of ``network`` do a random fraction of them).
     local_gap_target : float in (0, 1) or None, default=None
@@ -1292,9 +1312,12 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         its local duality gap is at most this fraction of its value at the
         start of the round.
     tol : float >= 0, default=1e-3
-        Stop when the duality gap of the current ``Omega`` is at most
-        ``tol`` times the primal objective (with ``omega="learn"``: both
-        before and after an Omega update).
+        Fixed Omega: stop when the duality gap is at most ``tol`` times the
+        primal objective.  ``omega="learn"``: stop at the first Omega step
+        (taken after a W-step finished to a relative gap of ``10 tol``)
+        that changes the joint objective ``loss(W) + (lam / 2) ||W||_*^2``
+        by at most ``tol`` (relative) since the previous such step; see the
+        user guide for how close to the optimum that lands.
     max_rounds : int, default=500
         Maximum number of communication rounds; a
         :class:`~sklearn.exceptions.ConvergenceWarning` is raised when they
@@ -1365,6 +1388,17 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         Primal objective after every round.
     dual_objective_curve_ : ndarray of shape (n_iter_,)
         Dual objective after every round.
+    joint_objective_curve_ : ndarray of shape (n_iter_,)
+        ``omega="learn"``: the joint objective ``loss(W) + (lam / 2)
+        ||W||_*^2`` after every round with an Omega step, NaN in between
+        (fixed Omega: the primal objective).
+    joint_objective_ : float
+        Its last value.
+    joint_duality_gap_ : float
+        A certified upper bound on ``joint_objective_`` minus the optimum:
+        the gap to the joint dual ``-sum conjugates - lambda_max(G) / (2
+        lam)`` (loose until Omega has settled); the duality gap for a
+        fixed Omega.
     communication_ : CommunicationLog
         Bytes and messages per node and per round.
     n_bytes_sent_, n_messages_ : int
@@ -1418,7 +1452,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
     >>> rng = np.random.RandomState(0)
     >>> X = rng.normal(size=(120, 2)); groups = np.repeat([0, 1, 2], 40)
     >>> y = (X[:, 0] + 0.3 * groups * X[:, 1] > 0).astype(int)
-    >>> clf = FederatedMultiTaskClassifier(lam=1e-2, random_state=0)
+    >>> clf = FederatedMultiTaskClassifier(random_state=0)
     >>> clf.fit(X, y, groups=groups).score(X, y, groups=groups) > 0.9
     True
     >>> clf.omega_.shape
@@ -1596,8 +1630,13 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
 
     Parameters
     ----------
-    lam : float > 0, default=1e-3
-        Regularization ``lambda``.
+    C : float > 0, default=1.0
+        ``lam = 1 / (C n_samples)`` (see the classifier).
+    lam : float > 0 or None, default=None
+        The objective's ``lambda`` directly.
+
+        .. deprecated:: 0.1
+           Use ``C = 1 / (lam n_samples)``; removed in 0.3.
     loss : {"squared"}, default="squared"
         ``(z - y)^2 / 2``.
     kernel : {"rbf", "linear", "poly", "sigmoid", "laplacian"} or callable, default="rbf"
@@ -1606,7 +1645,7 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
     degree : float >= 1, default=3
     coef0 : float, default=1.0
     omega : {"learn", "independent"} or array-like of shape (n_nodes, n_nodes), default="learn"
-    omega_update_every : int >= 1, default=10
+    omega_update_every : int >= 1 or None, default=None
     approximation : {None, "nystroem", "rff"}, default=None
     n_components : int, default=100
     fit_intercept : bool, default=True
@@ -1614,10 +1653,10 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
         Targets are not centred: for targets far from zero use a larger
         ``intercept_scaling`` or centre ``y``.
     intercept_scaling : float > 0, default=1.0
-    local_epochs : float > 0, default=1.0
+    local_epochs : float > 0, default=10.0
     local_gap_target : float in (0, 1) or None, default=None
     tol : float >= 0, default=1e-3
-        Relative duality gap at which to stop.
+        Stopping rule, as for the classifier.
     max_rounds : int, default=500
     group_column : int, str or None, default=None
     handle_unknown : {"global", "error"}, default="global"
@@ -1641,6 +1680,8 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
     intercept_ : ndarray of shape (n_nodes,)
     n_iter_ : int
     duality_gap_curve_, objective_curve_, dual_objective_curve_ : ndarray of shape (n_iter_,)
+    joint_objective_curve_ : ndarray of shape (n_iter_,)
+    joint_objective_, joint_duality_gap_ : float
     communication_ : CommunicationLog
     n_bytes_sent_, n_messages_ : int
     bytes_per_round_ : ndarray of shape (n_iter_,)
@@ -1666,7 +1707,7 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
     >>> rng = np.random.RandomState(0)
     >>> X = rng.normal(size=(90, 3)); groups = np.repeat(["a", "b", "c"], 30)
     >>> y = X @ [1.0, -1.0, 0.5] + 0.1 * rng.normal(size=90)
-    >>> reg = FederatedMultiTaskRegressor(kernel="linear", lam=1e-2, random_state=0)
+    >>> reg = FederatedMultiTaskRegressor(kernel="linear", random_state=0)
     >>> reg.fit(X, y, groups=groups).score(X, y, groups=groups) > 0.95
     True
     """

@@ -447,7 +447,7 @@ def fit_exact(run):
     X = np.zeros((n, d), dtype=run.dtype)
     for j in np.flatnonzero(np.any(alpha != 0, axis=0)):
         X[j] = vectors[int(j)]
-    est._set_fit_results(gaps, objectives, duals, sigma, rho, sim, converged, joint=rule.joint)
+    est._set_fit_results(gaps, objectives, duals, sigma, rho, sim, converged, rule=rule)
     layout = SimpleNamespace(order=np.arange(n), counts=counts, n_nodes=m)
     est._store_model(SimpleNamespace(g=alpha), X, None, np.ones(n), layout, totals, sigma,
                      lam, bias, run.dtype)

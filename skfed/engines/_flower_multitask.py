@@ -626,7 +626,7 @@ class _Run:
             dtype=np.int32,
         )
         est._set_fit_results(gaps, objectives, duals, sigma, rho, sim, converged,
-                             joint=rule.joint)
+                             rule=rule)
         self._store_model(weights(sigma), n_support)
         return est
 
