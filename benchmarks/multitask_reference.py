@@ -189,6 +189,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--datasets", nargs="+", default=["har-sitting", "landmine", "school"])
     parser.add_argument("--max-outer", type=int, default=40)
+    parser.add_argument("--max-rounds", type=int, default=2000,
+                        help="rounds of the further fit that looks for the 1 %% point")
     args = parser.parse_args(argv)
     rows = []
     with threadpool_limits(1):
@@ -211,16 +213,24 @@ def main(argv=None):
             converged = not any(issubclass(w.category, ConvergenceWarning) for w in caught)
             score = est.predict(Xte, groups=gte) if regression else est.decision_function(
                 Xte, groups=gte)
-            curve = est.joint_objective_curve_
-            hit = np.flatnonzero(curve <= 1.01 * ref["objective"])
+            # Rounds, bytes and time to 1 % of the reference's objective: from
+            # the default fit's curve, else from a fit run further (tol=1e-5).
+            track = est
+            hit = np.flatnonzero(track.joint_objective_curve_ <= 1.01 * ref["objective"])
+            if not hit.size:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ConvergenceWarning)
+                    track = Est(random_state=0, tol=1e-5, max_rounds=args.max_rounds).fit(
+                        Xtr, ytr, groups=gtr)
+                hit = np.flatnonzero(track.joint_objective_curve_ <= 1.01 * ref["objective"])
             reach = dict(rounds=None, bytes=None, fit_s=None)
             if hit.size:
                 r = int(hit[0]) + 1
                 t0 = time.perf_counter()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ConvergenceWarning)
-                    Est(random_state=0, max_rounds=r).fit(Xtr, ytr, groups=gtr)
-                reach = dict(rounds=r, bytes=int(np.sum(est.bytes_per_round_[:r])),
+                    Est(random_state=0, tol=track.tol, max_rounds=r).fit(Xtr, ytr, groups=gtr)
+                reach = dict(rounds=r, bytes=int(np.sum(track.bytes_per_round_[:r])),
                              fit_s=round(time.perf_counter() - t0, 2))
             rows.append(dict(
                 dataset=name, n_train=len(ytr), n_nodes=len(nodes),
