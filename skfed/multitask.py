@@ -39,8 +39,8 @@ contribution of node u's support vectors to its own margins, so that
 - node t -> server: for every sample whose dual variable changed this round,
   its index and change (one float per binary problem), preceded by the
   vector the first time it is sent; plus three floats of gap terms.
-- an Omega update (every ``omega_update_every`` rounds, and whenever the gap
-  falls below ``tol``) costs one more exchange per participating node: the
+- an Omega update (when the W-step's relative gap falls to ``10 tol``, or
+  every ``omega_update_every`` rounds if set) costs one more exchange per participating node: the
   server delivers every pending change (whatever ``Sigma`` says), the node
   answers with its row of ``G[t, u] = sum_i (alpha_ti / n_t) S_t[i, u]``
   (m floats).  The server forms ``W^T W = Sigma G Sigma / lambda^2`` and
@@ -132,6 +132,10 @@ _ROUND_CHUNK = 64
 # Eigenvalues of W^T W below this fraction of the largest are raised to it
 # before the square root (keeps Omega = Sigma^{-1} finite).
 _OMEGA_EIG_FLOOR = 1e-7
+# With omega="learn", the W-step (at fixed Omega) counts as finished, and
+# the Omega step is taken, once its relative duality gap is at most this
+# factor times tol.
+_W_STEP_TOL_FACTOR = 10.0
 _FLOAT = 8  # bytes of a float64 in the byte model
 _INDEX = 4  # bytes of an int32 index
 
@@ -180,6 +184,56 @@ def omega_update(gram, *, floor=_OMEGA_EIG_FLOOR):
         root = (evecs * np.sqrt(evals)) @ evecs.T
     root = 0.5 * (root + root.T)
     return root / np.trace(root)
+
+
+def _task_gram(gram, sigma, lam):
+    """``W^T W = Sigma G Sigma / lambda^2`` from the nodes' Gram matrix ``G``."""
+    with _blas_controller().limit(limits=1, user_api="blas"):
+        return sigma @ gram @ sigma / lam**2
+
+
+def joint_objectives(primal, dual, gram, sigma, lam):
+    """Primal and dual objectives of the joint problem in ``(W, Omega)``.
+
+    For the models ``W = W(alpha, Sigma)`` and the dual variables ``alpha``:
+
+    - primal: the objective at ``W`` and the best ``Omega`` for it,
+      ``loss(W) + (lambda / 2) ||W||_*^2`` (``min`` over trace-one
+      ``Sigma`` of ``tr(W Sigma^{-1} W^T)`` is the squared trace norm);
+    - dual: ``-sum conjugates - lambda_max(G) / (2 lambda)``, the minimum
+      over trace-one ``Sigma`` of the fixed-Omega dual (``alpha^T K alpha``
+      is ``tr(Sigma G)``, ``G[t, u] = sum_ij alpha_ti alpha_uj k(x_ti, x_uj) /
+      (n_t n_u)``).
+
+    The problem is convex in ``(W, Sigma)`` and the dual is concave in
+    ``alpha`` and linear in ``Sigma`` over a compact set, so the minimax
+    theorem gives: joint primal >= optimum >= joint dual.  Their
+    difference (the joint duality gap) bounds how far the fitted model's
+    objective is from the optimum of the whole alternation.
+
+    Parameters
+    ----------
+    primal, dual : float
+        The fixed-Omega objectives at ``Sigma``: ``loss(W) + tr(Sigma G) /
+        (2 lambda)`` and ``-sum conjugates - tr(Sigma G) / (2 lambda)``.
+    gram : ndarray of shape (n_nodes, n_nodes)
+        ``G`` (summed over the binary problems).
+    sigma : ndarray of shape (n_nodes, n_nodes)
+        The ``Sigma`` of ``W``.
+    lam : float
+
+    Returns
+    -------
+    primal, dual : float
+    """
+    gram = 0.5 * (gram + gram.T)
+    with _blas_controller().limit(limits=1, user_api="blas"):
+        top = max(float(linalg.eigvalsh(gram)[-1]), 0.0)
+        evals = linalg.eigvalsh(_task_gram(gram, sigma, lam))
+    half_cross = float(np.sum(sigma * gram)) / (2.0 * lam)  # tr(Sigma G) / (2 lambda)
+    trace_norm = float(np.sqrt(np.maximum(evals, 0.0)).sum())
+    return (primal - half_cross + 0.5 * lam * trace_norm**2,
+            dual + half_cross - top / (2.0 * lam))
 
 
 def _check_omega(omega, n_nodes):
@@ -615,6 +669,63 @@ class _KernelState:
         return everyone, self.downlink(everyone, sigma)
 
 
+class _StoppingRule:
+    """When to take an Omega step and when to stop (every engine's loop).
+
+    Fixed Omega: stop when the duality gap is at most ``tol`` times the
+    primal objective.  Learned Omega (the alternation of W- and Omega
+    steps): the W-step counts as finished when its relative duality gap at
+    the current Omega is at most ``10 tol``; the Omega step is taken then
+    (or after ``omega_update_every`` rounds, if set), and the fit stops at
+    the first Omega step after a finished W-step that changes the joint
+    objective (:func:`joint_objectives`) by at most ``tol`` relative to its
+    value at the previous such step: an exact alternation of the two
+    steps, each W-step solved to a relative gap of ``10 tol``.
+    """
+
+    def __init__(self, estimator, learn):
+        self.tol = float(estimator.tol)
+        self.every = estimator.omega_update_every
+        self.learn = learn
+        self.since_update = 0
+        self.w_step_done = False
+        self.stepped = False
+        self.joint = None  # (primal, dual) of the joint problem, last known
+        self.last_done = None  # joint objective at the last step after a finished W-step
+        self.curve = []  # joint objective after every round (NaN: not evaluated)
+
+    def omega_step_due(self, gap, primal):
+        """Count the round; True when an Omega step follows it."""
+        self.since_update += 1
+        self.stepped = False
+        self.curve.append(np.nan)
+        self.w_step_done = gap <= _W_STEP_TOL_FACTOR * self.tol * abs(primal)
+        return self.learn and (
+            self.w_step_done or (self.every is not None and self.since_update >= self.every)
+        )
+
+    def after_omega_step(self, primal, dual, gram, sigma, lam):
+        """Record the Omega step (objectives at the new Sigma); True to stop."""
+        self.since_update = 0
+        self.stepped = True
+        self.joint = joint_objectives(primal, dual, gram, sigma, lam)
+        self.curve[-1] = self.joint[0]
+        converged = False
+        if self.w_step_done:
+            if self.last_done is not None:
+                converged = abs(self.last_done - self.joint[0]) <= self.tol * abs(self.joint[0])
+            self.last_done = self.joint[0]
+        return converged
+
+    def without_omega_step(self, gap, primal, dual):
+        """A round without Omega step; True to stop (fixed Omega only)."""
+        if self.learn:
+            return False
+        self.joint = (primal, dual)
+        self.curve[-1] = primal
+        return gap <= self.tol * abs(primal)
+
+
 # ------------------------------------------------------------- estimators
 # Faults of SimulatedNetwork that MOCHA refuses (here and on Flower).
 _UNSUPPORTED_FAULTS = {
@@ -627,13 +738,14 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
     """Fitting machinery shared by the classifier and the regressor."""
 
     _parameter_constraints = {
-        "lam": [Interval(numbers.Real, 0, None, closed="neither")],
+        "C": [Interval(numbers.Real, 0, None, closed="neither")],
+        "lam": [None, Interval(numbers.Real, 0, None, closed="neither")],
         "kernel": [StrOptions({"linear", "rbf", "poly", "sigmoid", "laplacian"}), callable],
         "gamma": [StrOptions({"scale", "auto"}), Interval(numbers.Real, 0, None, closed="neither")],
         "degree": [Interval(numbers.Real, 1, None, closed="left")],
         "coef0": [Interval(numbers.Real, None, None, closed="neither")],
         "omega": [StrOptions({"learn", "independent"}), "array-like"],
-        "omega_update_every": [Interval(numbers.Integral, 1, None, closed="left")],
+        "omega_update_every": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "approximation": [None, StrOptions({"nystroem", "rff"})],
         "n_components": [Interval(numbers.Integral, 1, None, closed="left")],
         "fit_intercept": ["boolean"],
@@ -652,19 +764,20 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
     def __init__(
         self,
         *,
-        lam=1e-3,
+        C=1.0,
+        lam=None,
         loss,
         kernel="rbf",
         gamma="scale",
         degree=3,
         coef0=1.0,
         omega="learn",
-        omega_update_every=10,
+        omega_update_every=None,
         approximation=None,
         n_components=100,
         fit_intercept=True,
         intercept_scaling=1.0,
-        local_epochs=1.0,
+        local_epochs=10.0,
         local_gap_target=None,
         tol=1e-3,
         max_rounds=500,
@@ -675,6 +788,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         n_jobs=None,
         verbose=0,
     ):
+        self.C = C
         self.lam = lam
         self.loss = loss
         self.kernel = kernel
@@ -724,7 +838,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         dtype_bytes = 4 if dtype == np.float32 else 8
         n, d = X.shape
         loss = _LOSSES[self.loss]()
-        lam = float(self.lam)
+        lam = self._regularization(n)
         rng = check_random_state(self.random_state)
         seeds = node_seeds(rng, m)
         check_network_faults(self, self.network, _UNSUPPORTED_FAULTS)
@@ -783,7 +897,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         faults = _Faults(sim)
         rho = _rho(sigma)
         sigma_sent = np.zeros(m, dtype=bool)
-        since_update = 0
+        rule = _StoppingRule(self, learn and m > 1)
         gaps, objectives, duals = [], [], []
         converged = False
         sigma_info = state.sigma_info_floats * _FLOAT
@@ -816,26 +930,20 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                     counter.gather_to_server(active, up)
                     state.apply(active, results, parallel)
                 gap, primal, dual = self._gap(state, sigma, lam, loss, layout, totals)
-                since_update += 1
-                relative_ok = gap <= self.tol * abs(primal)
-                if learn and m > 1 and (since_update >= self.omega_update_every or relative_ok):
+                if rule.omega_step_due(gap, primal):
                     gram, exchange = state.omega_exchange(active, sigma)
                     if exchange is not None and active.size:
                         counter.broadcast_from_server(active, exchange[0])
                         counter.gather_to_server(active, exchange[1])
-                    with _blas_controller().limit(limits=1, user_api="blas"):
-                        gram = sigma @ gram @ sigma / lam**2
-                    new_sigma = omega_update(gram)
+                    new_sigma = omega_update(_task_gram(gram, sigma, lam))
                     if new_sigma is not None:
                         sigma = new_sigma
                         rho = _rho(sigma)
                         sigma_sent[:] = False
-                    since_update = 0
-                    gap2, primal, dual = self._gap(state, sigma, lam, loss, layout, totals)
-                    converged = relative_ok and gap2 <= self.tol * abs(primal)
-                    gap = gap2
+                    gap, primal, dual = self._gap(state, sigma, lam, loss, layout, totals)
+                    converged = rule.after_omega_step(primal, dual, gram, sigma, lam)
                 else:
-                    converged = relative_ok
+                    converged = rule.without_omega_step(gap, primal, dual)
                 gaps.append(gap)
                 objectives.append(primal)
                 duals.append(dual)
@@ -843,6 +951,8 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                     print(
                         f"round {round_ + 1}: gap {gap:.3e} primal {primal:.6e} "
                         f"({active.size}/{m} nodes)"
+                        + (f"; Omega step, joint objective {rule.joint[0]:.6e}"
+                           if rule.stepped else "")
                     )
                 if converged or round_ == self.max_rounds - 1:
                     receivers, payloads = state.final_delivery(sigma)
@@ -852,7 +962,8 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                 if converged:
                     break
         self._set_fit_results(
-            gaps, objectives, duals, sigma, rho, sim, converged, zero_objective=zero_objective
+            gaps, objectives, duals, sigma, rho, sim, converged, zero_objective=zero_objective,
+            rule=rule,
         )
         self._store_model(state, X, Y, sw, layout, totals, sigma, lam, bias, dtype)
         return self
@@ -866,7 +977,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         return learn, _check_omega(self.omega, n_nodes)[1]
 
     def _set_fit_results(self, gaps, objectives, duals, sigma, rho, simulation, converged,
-                         *, zero_objective=None):
+                         *, zero_objective=None, rule=None):
         """Curves, Omega and communication attributes, shared by every engine's loop.
 
         A fit that did not converge warns; when it also ends worse than the
@@ -874,6 +985,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         with the network's faults and how few updates the least active node
         sent, so a wrong answer never comes without a word.
         """
+        joint = (np.nan, np.nan) if rule is None or rule.joint is None else rule.joint
         if not converged:
             faults = _fault_note(self.network, simulation)
             worse = ""
@@ -882,15 +994,27 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                     f"; the returned model is WORSE than the all-zero model (objective "
                     f"{objectives[-1]:.3e} > {zero_objective:.3e}): do not use it"
                 )
+            if np.isfinite(joint[0]):
+                where = (f"joint duality gap {joint[0] - joint[1]:.3e}, joint objective "
+                         f"{joint[0]:.3e}")
+            else:
+                where = f"gap {gaps[-1]:.3e}, objective {objectives[-1]:.3e}"
             warnings.warn(
                 f"{type(self).__name__} did not reach the duality gap tol={self.tol} "
-                f"(relative) in max_rounds={self.max_rounds} rounds (gap "
-                f"{gaps[-1]:.3e}, objective {objectives[-1]:.3e}){faults}{worse}; "
+                f"(relative) in max_rounds={self.max_rounds} rounds ({where})"
+                f"{faults}{worse}; "
                 "increase max_rounds or tol"
                 + (", or lower the network's fault rates" if faults else "") + ".",
                 ConvergenceWarning,
             )
         self.n_iter_ = len(gaps)
+        # The joint problem's objective and gap (for a fixed Omega, the
+        # W-problem's); NaN when Omega is learned but no Omega step ran.
+        self.joint_objective_ = float(joint[0])
+        self.joint_duality_gap_ = float(joint[0] - joint[1])
+        self.joint_objective_curve_ = np.asarray(
+            rule.curve if rule is not None else np.full(len(gaps), np.nan), dtype=np.float64
+        )
         self.duality_gap_curve_ = np.asarray(gaps)
         self.objective_curve_ = np.asarray(objectives)
         self.dual_objective_curve_ = np.asarray(duals)
@@ -903,6 +1027,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         self._set_communication(simulation)
 
     def _gap(self, state, sigma, lam, loss, layout, totals):
+        """``(gap, primal, dual)`` at fixed ``Sigma``."""
         f = state.margins(sigma, lam)
         sums = np.zeros((layout.n_nodes, 3))
         for k in range(f.shape[0]):
@@ -911,6 +1036,29 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         primal = loss_sum + 0.5 * cross_sum
         dual = -conj_sum - 0.5 * cross_sum
         return loss_sum + conj_sum + cross_sum, primal, dual
+
+    def _regularization(self, n_samples, warn=True):
+        """``lambda`` of the objective: ``1 / (C n_samples)``, or the deprecated ``lam``.
+
+        Every node needs it; in the byte model it travels folded into the
+        ``Sigma`` entries the server sends (``sigma_tu / lambda``), at no cost.
+        """
+        if self.lam is None:
+            return 1.0 / (float(self.C) * n_samples)
+        if not warn:
+            return float(self.lam)
+        if self.C != 1.0:
+            raise ValueError(
+                f"Set C or the deprecated lam, not both (got C={self.C!r}, "
+                f"lam={self.lam!r}); C = 1 / (lam * n_samples)."
+            )
+        warnings.warn(
+            "lam was deprecated in skfed 0.1 and will be removed in 0.3; use "
+            f"C = 1 / (lam * n_samples) instead (here C={1.0 / (self.lam * n_samples):.6g}), "
+            "which means the same at any number of nodes and samples.",
+            FutureWarning,
+        )
+        return float(self.lam)
 
     def _use_parallel(self):
         # n_jobs=None is parallel inside a joblib.parallel_config context.
@@ -1086,19 +1234,29 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
 
     Each round every participating node runs dual coordinate ascent on its
     local subproblem (MOCHA's eq. 4, with MOCHA's safe scaling ``rho = max_t
-    sum_u |sigma_tu| / sigma_tt``) and ships what changed; every
-    ``omega_update_every`` rounds the server sets ``Sigma = (W^T W)^{1/2} /
-    tr((W^T W)^{1/2})`` (eqs. 5-6).  With sample weights ``s_ti`` the loss
+    sum_u |sigma_tu| / sigma_tt``) and ships what changed; once that
+    W-step is finished (relative duality gap ``10 tol``) the server sets
+    ``Sigma = (W^T W)^{1/2} / tr((W^T W)^{1/2})`` (eqs. 5-6), keeping the
+    dual variables (warm start).  ``lam = 1 / (C n_samples)``.  With sample weights ``s_ti`` the loss
     average of node t is weighted, ``(1 / sum_i s_ti) sum_i s_ti loss(...)``.
     The protocol and what it costs in bytes are described in
     :mod:`skfed.multitask`.
 
     Parameters
     ----------
-    lam : float > 0, default=1e-3
-        Regularization ``lambda``.  With ``omega="independent"`` node t
-        solves an SVM with ``C = 1 / (lam * n_nodes * n_t)`` (in
-        :class:`~sklearn.svm.SVC`'s scaling), because ``Sigma = I / n_nodes``.
+    C : float > 0, default=1.0
+        Inverse regularization per sample, as in :class:`~sklearn.svm.SVC`:
+        ``lam = 1 / (C n_samples)``.  It means the same at any number of
+        nodes and samples: with ``omega="independent"`` node t solves an
+        SVM with ``C_t = C n_samples / (n_nodes n_t)`` (``C`` for equal
+        node sizes), and when the learned Omega ties every node into one
+        model the problem is the pooled SVM with this ``C``.
+    lam : float > 0 or None, default=None
+        The objective's ``lambda`` directly.
+
+        .. deprecated:: 0.1
+           ``lam`` is deprecated and will be removed in 0.3; use
+           ``C = 1 / (lam n_samples)``, which gives exactly the same fit.
     loss : {"hinge", "squared_hinge", "logistic"}, default="hinge"
         ``hinge``: ``max(0, 1 - y z)`` (SVM); ``squared_hinge``:
         ``max(0, 1 - y z)^2``; ``logistic``: ``log(1 + exp(-y z))``
@@ -1122,8 +1280,11 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         nothing but gap terms is communicated); an array: a fixed ``Omega``
         (symmetric positive definite, rows in the order of ``nodes_``),
         used as given (not rescaled to ``tr(Omega^{-1}) = 1``).
-    omega_update_every : int >= 1, default=10
-        ``H``: rounds between two Omega updates (``omega="learn"``).
+    omega_update_every : int >= 1 or None, default=None
+        ``omega="learn"``: the Omega step is taken once the W-step's
+        relative duality gap is at most ``10 tol``; with an int ``H``, also
+        after ``H`` rounds without an Omega step (the paper's fixed
+        schedule).
     approximation : {None, "nystroem", "rff"}, default=None
         ``None``: the exact kernel, with support-vector exchange.
         ``"nystroem"``: linear MOCHA on the features
@@ -1143,7 +1304,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         other weights (as in :class:`~sklearn.svm.LinearSVC`).
     intercept_scaling : float > 0, default=1.0
         Value of the constant bias feature.
-    local_epochs : float > 0, default=1.0
+    local_epochs : float > 0, default=10.0
         Passes over its samples a node makes per round (MOCHA's local
         iterations; stragglers of ``network`` do a random fraction of them).
     local_gap_target : float in (0, 1) or None, default=None
@@ -1151,9 +1312,12 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         its local duality gap is at most this fraction of its value at the
         start of the round.
     tol : float >= 0, default=1e-3
-        Stop when the duality gap of the current ``Omega`` is at most
-        ``tol`` times the primal objective (with ``omega="learn"``: both
-        before and after an Omega update).
+        Fixed Omega: stop when the duality gap is at most ``tol`` times the
+        primal objective.  ``omega="learn"``: stop at the first Omega step
+        (taken after a W-step finished to a relative gap of ``10 tol``)
+        that changes the joint objective ``loss(W) + (lam / 2) ||W||_*^2``
+        by at most ``tol`` (relative) since the previous such step; see the
+        user guide for how close to the optimum that lands.
     max_rounds : int, default=500
         Maximum number of communication rounds; a
         :class:`~sklearn.exceptions.ConvergenceWarning` is raised when they
@@ -1224,6 +1388,17 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         Primal objective after every round.
     dual_objective_curve_ : ndarray of shape (n_iter_,)
         Dual objective after every round.
+    joint_objective_curve_ : ndarray of shape (n_iter_,)
+        ``omega="learn"``: the joint objective ``loss(W) + (lam / 2)
+        ||W||_*^2`` after every round with an Omega step, NaN in between
+        (fixed Omega: the primal objective).
+    joint_objective_ : float
+        Its last value.
+    joint_duality_gap_ : float
+        A certified upper bound on ``joint_objective_`` minus the optimum:
+        the gap to the joint dual ``-sum conjugates - lambda_max(G) / (2
+        lam)`` (loose until Omega has settled); the duality gap for a
+        fixed Omega.
     communication_ : CommunicationLog
         Bytes and messages per node and per round.
     n_bytes_sent_, n_messages_ : int
@@ -1277,7 +1452,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
     >>> rng = np.random.RandomState(0)
     >>> X = rng.normal(size=(120, 2)); groups = np.repeat([0, 1, 2], 40)
     >>> y = (X[:, 0] + 0.3 * groups * X[:, 1] > 0).astype(int)
-    >>> clf = FederatedMultiTaskClassifier(lam=1e-2, random_state=0)
+    >>> clf = FederatedMultiTaskClassifier(random_state=0)
     >>> clf.fit(X, y, groups=groups).score(X, y, groups=groups) > 0.9
     True
     >>> clf.omega_.shape
@@ -1292,19 +1467,20 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
     def __init__(
         self,
         *,
-        lam=1e-3,
+        C=1.0,
+        lam=None,
         loss="hinge",
         kernel="rbf",
         gamma="scale",
         degree=3,
         coef0=1.0,
         omega="learn",
-        omega_update_every=10,
+        omega_update_every=None,
         approximation=None,
         n_components=100,
         fit_intercept=True,
         intercept_scaling=1.0,
-        local_epochs=1.0,
+        local_epochs=10.0,
         local_gap_target=None,
         tol=1e-3,
         max_rounds=500,
@@ -1316,7 +1492,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         verbose=0,
     ):
         super().__init__(
-            lam=lam, loss=loss, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+            C=C, lam=lam, loss=loss, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
             omega=omega, omega_update_every=omega_update_every,
             approximation=approximation, n_components=n_components,
             fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
@@ -1454,8 +1630,13 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
 
     Parameters
     ----------
-    lam : float > 0, default=1e-3
-        Regularization ``lambda``.
+    C : float > 0, default=1.0
+        ``lam = 1 / (C n_samples)`` (see the classifier).
+    lam : float > 0 or None, default=None
+        The objective's ``lambda`` directly.
+
+        .. deprecated:: 0.1
+           Use ``C = 1 / (lam n_samples)``; removed in 0.3.
     loss : {"squared"}, default="squared"
         ``(z - y)^2 / 2``.
     kernel : {"rbf", "linear", "poly", "sigmoid", "laplacian"} or callable, default="rbf"
@@ -1464,7 +1645,7 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
     degree : float >= 1, default=3
     coef0 : float, default=1.0
     omega : {"learn", "independent"} or array-like of shape (n_nodes, n_nodes), default="learn"
-    omega_update_every : int >= 1, default=10
+    omega_update_every : int >= 1 or None, default=None
     approximation : {None, "nystroem", "rff"}, default=None
     n_components : int, default=100
     fit_intercept : bool, default=True
@@ -1472,10 +1653,10 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
         Targets are not centred: for targets far from zero use a larger
         ``intercept_scaling`` or centre ``y``.
     intercept_scaling : float > 0, default=1.0
-    local_epochs : float > 0, default=1.0
+    local_epochs : float > 0, default=10.0
     local_gap_target : float in (0, 1) or None, default=None
     tol : float >= 0, default=1e-3
-        Relative duality gap at which to stop.
+        Stopping rule, as for the classifier.
     max_rounds : int, default=500
     group_column : int, str or None, default=None
     handle_unknown : {"global", "error"}, default="global"
@@ -1499,6 +1680,8 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
     intercept_ : ndarray of shape (n_nodes,)
     n_iter_ : int
     duality_gap_curve_, objective_curve_, dual_objective_curve_ : ndarray of shape (n_iter_,)
+    joint_objective_curve_ : ndarray of shape (n_iter_,)
+    joint_objective_, joint_duality_gap_ : float
     communication_ : CommunicationLog
     n_bytes_sent_, n_messages_ : int
     bytes_per_round_ : ndarray of shape (n_iter_,)
@@ -1524,7 +1707,7 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
     >>> rng = np.random.RandomState(0)
     >>> X = rng.normal(size=(90, 3)); groups = np.repeat(["a", "b", "c"], 30)
     >>> y = X @ [1.0, -1.0, 0.5] + 0.1 * rng.normal(size=90)
-    >>> reg = FederatedMultiTaskRegressor(kernel="linear", lam=1e-2, random_state=0)
+    >>> reg = FederatedMultiTaskRegressor(kernel="linear", random_state=0)
     >>> reg.fit(X, y, groups=groups).score(X, y, groups=groups) > 0.95
     True
     """
@@ -1537,19 +1720,20 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
     def __init__(
         self,
         *,
-        lam=1e-3,
+        C=1.0,
+        lam=None,
         loss="squared",
         kernel="rbf",
         gamma="scale",
         degree=3,
         coef0=1.0,
         omega="learn",
-        omega_update_every=10,
+        omega_update_every=None,
         approximation=None,
         n_components=100,
         fit_intercept=True,
         intercept_scaling=1.0,
-        local_epochs=1.0,
+        local_epochs=10.0,
         local_gap_target=None,
         tol=1e-3,
         max_rounds=500,
@@ -1561,7 +1745,7 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
         verbose=0,
     ):
         super().__init__(
-            lam=lam, loss=loss, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+            C=C, lam=lam, loss=loss, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
             omega=omega, omega_update_every=omega_update_every,
             approximation=approximation, n_components=n_components,
             fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,

@@ -185,7 +185,10 @@ def test_mocha_with_almost_every_node_dropped_says_so():
     X, _, y_reg, groups = _data()
     est = FederatedMultiTaskRegressor(
         network=SimulatedNetwork(drop_rate=0.99, random_state=0), random_state=0,
-        max_rounds=200,
+        max_rounds=200, local_epochs=1, omega_update_every=10,
+        # the pre-issue-14 defaults (lam=1e-3, one epoch, an Omega step
+        # every 10 rounds), under which the arriving updates overshoot
+        C=1.0 / (1e-3 * len(y_reg)),
     )
     with pytest.warns(ConvergenceWarning) as record:
         est.fit(X, y_reg, groups=groups)

@@ -46,9 +46,10 @@ from ..multitask import (
     _LOSSES,
     _Faults,
     _KernelState,
-    _blas_controller,
+    _StoppingRule,
     _rho,
     _steps,
+    _task_gram,
     omega_update,
 )
 from ..network import resolve_network
@@ -101,7 +102,7 @@ def exact_message(estimator, node, message, context, helpers):
     spec = resolve_kernel(estimator.kernel, gamma=config.get("gamma"), degree=estimator.degree,
                           coef0=estimator.coef0, n_features=X.shape[1])
     bias = float(estimator.intercept_scaling) if estimator.fit_intercept else 0.0
-    lam = float(estimator.lam)
+    lam = estimator._regularization(int(counts.sum()), warn=False)
     loss = _LOSSES[estimator.loss]()
     if "g" in saved:
         g = np.array(saved["g"], dtype=np.float64, order="C")
@@ -226,7 +227,7 @@ def fit_exact(run):
     counts, totals = run.counts, run.totals
     everyone = np.arange(m, dtype=np.intp)
     traffic = driver.traffic
-    lam = float(est.lam)
+    lam = est._regularization(int(counts.sum()))
     rng = check_random_state(est.random_state)
     seeds = node_seeds(rng, m)
     network = resolve_network(est.network)
@@ -342,7 +343,7 @@ def fit_exact(run):
     faults = _Faults(sim)
     rho = _rho(sigma)
     sigma_sent = np.zeros(m, dtype=bool)
-    since_update = 0
+    rule = _StoppingRule(est, learn and m > 1)
     gaps, objectives, duals = [], [], []
     converged = False
     s_info = (m + 1) * _FLOAT
@@ -401,31 +402,23 @@ def fit_exact(run):
         for t in active:
             traffic.relabel(eval_up[t], "gap_extra", "gap")
         gap, primal, dual = gap_of(sums)
-        since_update += 1
-        relative_ok = gap <= est.tol * abs(primal)
-        if learn and m > 1 and (since_update >= est.omega_update_every or relative_ok):
+        if rule.omega_step_due(gap, primal):
             if active.size:
                 counter.broadcast_from_server(active, downlink(active, flush=True))
                 counter.gather_to_server(active, np.full(active.size, m * _FLOAT, dtype=np.int64))
             for t in active:
                 traffic.relabel(eval_up[t], "gram_unused", "gram")
             gram = 0.5 * (G + G.T)
-            with _blas_controller().limit(limits=1, user_api="blas"):
-                gram = sigma @ gram @ sigma / lam**2
-            new_sigma = omega_update(gram)
+            new_sigma = omega_update(_task_gram(gram, sigma, lam))
             if new_sigma is not None:
                 sigma = new_sigma
                 rho = _rho(sigma)
                 sigma_sent[:] = False
                 sums2, _, _ = evaluate(round_, None, False)
-                gap2, primal, dual = gap_of(sums2)
-            else:
-                gap2 = gap
-            since_update = 0
-            converged = relative_ok and gap2 <= est.tol * abs(primal)
-            gap = gap2
+                gap, primal, dual = gap_of(sums2)
+            converged = rule.after_omega_step(primal, dual, gram, sigma, lam)
         else:
-            converged = relative_ok
+            converged = rule.without_omega_step(gap, primal, dual)
         gaps.append(gap)
         objectives.append(primal)
         duals.append(dual)
@@ -454,7 +447,7 @@ def fit_exact(run):
     X = np.zeros((n, d), dtype=run.dtype)
     for j in np.flatnonzero(np.any(alpha != 0, axis=0)):
         X[j] = vectors[int(j)]
-    est._set_fit_results(gaps, objectives, duals, sigma, rho, sim, converged)
+    est._set_fit_results(gaps, objectives, duals, sigma, rho, sim, converged, rule=rule)
     layout = SimpleNamespace(order=np.arange(n), counts=counts, n_nodes=m)
     est._store_model(SimpleNamespace(g=alpha), X, None, np.ones(n), layout, totals, sigma,
                      lam, bias, run.dtype)

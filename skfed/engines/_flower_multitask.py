@@ -40,8 +40,10 @@ from ..multitask import (
     _LOSSES,
     _UNSUPPORTED_FAULTS,
     _Faults,
+    _StoppingRule,
     _rho,
     _steps,
+    _task_gram,
     omega_update,
 )
 from ..network import resolve_network
@@ -201,7 +203,7 @@ def _mocha_message(estimator, node, message, context):
             "index": int(control["index"]),
             "rng": int(control["seed"]),
         }
-        for key in ("gamma", "rff_pos", "rff_has_gauss", "rff_gauss"):
+        for key in ("lam", "gamma", "rff_pos", "rff_has_gauss", "rff_gauss"):
             if key in control:
                 state.config[key] = control[key]
         keep = {k: v for k, v in extra.items() if k != "w_before"}
@@ -240,7 +242,7 @@ def _mocha_message(estimator, node, message, context):
     if control.get("train", False):
         state.arrays["g_backup"] = g.copy()
         config["rng_backup"] = int(config["rng"])
-        lam = float(estimator.lam)
+        lam = float(config["lam"])
         c = config["rho"] * config["sigma_tt"] / (lam * total)
         theta = 0.0 if estimator.local_gap_target is None else float(estimator.local_gap_target)
         dvs, g, config["rng"] = primal_node_solve(
@@ -356,7 +358,7 @@ class _Run:
         est, driver = self.est, self.driver
         m, P, d = self.m, self.n_problems, self.d
         everyone = np.arange(m, dtype=np.intp)
-        lam = float(est.lam)
+        lam = est._regularization(int(self.counts.sum()))
         rng = check_random_state(est.random_state)
         seeds = node_seeds(rng, m)
         network = resolve_network(est.network)
@@ -367,7 +369,8 @@ class _Run:
         setup_up = np.zeros(m, dtype=np.int64)
         setup_down = np.zeros(m, dtype=np.int64)
         setup_arrays = [dict() for _ in range(m)]
-        setup_values = [{"seed": int(seeds[t]), "index": t} for t in range(m)]
+        # lambda travels folded into the sigma entries in the byte model.
+        setup_values = [{"seed": int(seeds[t]), "index": t, "lam": lam} for t in range(m)]
         setup_items = [dict() for _ in range(m)]
         gamma = None
         if not callable(est.kernel) and est.kernel != "linear":
@@ -415,7 +418,7 @@ class _Run:
         version = 0
         node_version = np.full(m, -1)  # sigma version each node holds
         sigma_sent = np.zeros(m, dtype=bool)  # the byte model's flags
-        since_update = 0
+        rule = _StoppingRule(est, learn and m > 1)
         gaps, objectives, duals = [], [], []
         converged = False
         traffic = driver.traffic
@@ -518,12 +521,13 @@ class _Run:
         round_active = active_mask.astype(bool)
         while True:
             last = round_ == est.max_rounds - 1
-            due = learn and m > 1 and since_update + 1 >= est.omega_update_every
+            due = (learn and m > 1 and est.omega_update_every is not None
+                   and rule.since_update + 1 >= est.omega_update_every)
             W_now = weights(sigma)
             sigma_next, rho_next, next_version = sigma, rho, version
             if due:
                 gram = np.einsum("ktd,kud->tu", V, V)
-                candidate = omega_update(sigma @ gram @ sigma / lam**2)
+                candidate = omega_update(_task_gram(gram, sigma, lam))
                 if candidate is not None:
                     sigma_next, rho_next, next_version = candidate, _rho(candidate), version + 1
             changed = next_version != version
@@ -546,15 +550,13 @@ class _Run:
             )
             first_eval = 1 if changed else 0
             gap, primal, dual = combine(replies, 0, everyone)
-            since_update += 1
-            relative_ok = gap <= est.tol * abs(primal)
-            do_update = learn and m > 1 and (since_update >= est.omega_update_every or relative_ok)
+            do_update = rule.omega_step_due(gap, primal)
             spec_replies, spec_down, spec_up = replies, down, up
             if do_update:
                 if not due:
                     # Gap-triggered update: the speculative round used the old Sigma.
                     gram = np.einsum("ktd,kud->tu", V, V)
-                    candidate = omega_update(sigma @ gram @ sigma / lam**2)
+                    candidate = omega_update(_task_gram(gram, sigma, lam))
                     if candidate is not None:
                         for t in range(m):
                             traffic.relabel(spec_down[t], "w", "w_before_omega")
@@ -578,11 +580,10 @@ class _Run:
                 if next_version != version:
                     sigma, rho, version = sigma_next, rho_next, next_version
                     sigma_sent[:] = False
-                since_update = 0
-                converged = relative_ok and gap2 <= est.tol * abs(primal)
+                converged = rule.after_omega_step(primal, dual, gram, sigma, lam)
                 gap = gap2
             else:
-                converged = relative_ok
+                converged = rule.without_omega_step(gap, primal, dual)
             # Gap terms the byte model counts: nodes active in the evaluated round.
             for t in range(m):
                 if not round_active[t]:
@@ -624,7 +625,8 @@ class _Run:
             [int(_config_of(replies[t], "control")["n_support"]) for t in range(m)],
             dtype=np.int32,
         )
-        est._set_fit_results(gaps, objectives, duals, sigma, rho, sim, converged)
+        est._set_fit_results(gaps, objectives, duals, sigma, rho, sim, converged,
+                             rule=rule)
         self._store_model(weights(sigma), n_support)
         return est
 
