@@ -77,6 +77,7 @@ cdef enum:
     C_STATUS_CHUNK_DONE = 0
     C_STATUS_ALL_DONE = 1
     C_STATUS_NEED_CAPACITY = 2
+    C_STATUS_DIVERGED = 3
 
 SCHEDULE_CONSTANT = C_SCHEDULE_CONSTANT
 SCHEDULE_DIMINISHING = C_SCHEDULE_DIMINISHING
@@ -85,6 +86,7 @@ ROGUE_RANDOM = C_ROGUE_RANDOM
 STATUS_CHUNK_DONE = C_STATUS_CHUNK_DONE
 STATUS_ALL_DONE = C_STATUS_ALL_DONE
 STATUS_NEED_CAPACITY = C_STATUS_NEED_CAPACITY
+STATUS_DIVERGED = C_STATUS_DIVERGED
 
 # A new point whose Schur complement is below this fraction of k(x, x) is in
 # the span of the dictionary up to rounding: it is always folded.
@@ -516,6 +518,7 @@ def run_rounds(
     OnlineLoss loss,
     int schedule, double eta0, double power_t, double alpha, double consensus,
     double epsilon, intp_t max_size, bint compress, intp_t refactor_every,
+    double value_limit,                 # IN  a node value beyond this (or NaN) is divergence
     floating[:, :, ::1] points,         # IN/OUT (n_nodes, capacity, n_features)
     double[:, :, ::1] weights,          # IN/OUT (n_nodes, capacity, n_outputs)
     double[:, :, ::1] gram_inv,         # IN/OUT (n_nodes, capacity, capacity) when compress
@@ -543,7 +546,12 @@ def run_rounds(
     status : int
         ``STATUS_CHUNK_DONE`` (every row of ``active`` used),
         ``STATUS_ALL_DONE`` (every queue empty) or ``STATUS_NEED_CAPACITY``
-        (a node that must step has a full dictionary: grow and call again).
+        (a node that must step has a full dictionary: grow and call again)
+        or ``STATUS_DIVERGED`` (a node's own value ``f_i(x)`` was NaN, infinite
+        or larger than ``value_limit`` in absolute value: the round was not
+        applied and ``diverged_node`` says which node).
+    diverged_node : int
+        The node that diverged, or -1.
     """
     cdef intp_t n_nodes = sizes.shape[0]
     cdef intp_t n_features = X.shape[1]
@@ -554,6 +562,7 @@ def run_rounds(
     cdef intp_t rnd, i, j, jj, r, row, M, Mj
     cdef int status = C_STATUS_CHUNK_DONE
     cdef bint any_left
+    cdef intp_t diverged_node = -1
     cdef double eta, scale, eps_t, eps2, diff, cons_sum, err2, fval
     cdef intp_t n_pairs
     cdef int64_t header = counter.header_bytes
@@ -596,6 +605,11 @@ def run_rounds(
                 _eval_function(&kp, &X[row, 0], &points[i, 0, 0], M, n_features,
                                &weights[i, 0, 0], n_outputs, &krows[i, 0], fi)
                 for r in range(n_outputs):
+                    if not (fabs(fi[r]) <= value_limit):  # also catches NaN
+                        diverged_node = i
+                if diverged_node >= 0:
+                    break
+                for r in range(n_outputs):
                     omegas[i, r] = 0.0
                 for jj in range(indptr[i], indptr[i + 1]):
                     j = indices[jj]
@@ -635,6 +649,10 @@ def run_rounds(
                     omegas[i, r] = (sample_weight[row] * grad[r]
                                     + consensus * omegas[i, r])
 
+            if diverged_node >= 0:
+                status = C_STATUS_DIVERGED
+                break
+
             # Phase 2: step and compress, node by node.
             for i in range(n_nodes):
                 if not active[rnd, i] or position[i] >= queue_end[i]:
@@ -671,7 +689,7 @@ def run_rounds(
                 order_out[rnd, i] = sizes[i]
             counter.end_round()
             rnd += 1
-    return rnd, status
+    return rnd, status, diverged_node
 
 
 # ============================================================ test entry points
