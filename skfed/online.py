@@ -176,6 +176,7 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         "epsilon": [Interval(numbers.Real, 0, None, closed="left")],
         "max_dictionary_size": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "max_epochs": [Interval(numbers.Integral, 1, None, closed="left")],
+        "exchange_every": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
         "network": [None, HasMethods(["start"])],
         "random_state": ["random_state"],
@@ -253,6 +254,10 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         self._weights = np.zeros((n_nodes, 0, n_out))
         self._gram_inv = np.zeros((n_nodes, 0, 0))
         self._sizes = np.zeros(n_nodes, dtype=np.intp)
+        self._pub_points = np.zeros((n_nodes, 0, n_features), dtype=self._dtype)
+        self._pub_weights = np.zeros((n_nodes, 0, n_out))
+        self._pub_sizes = np.zeros(n_nodes, dtype=np.intp)
+        self._since_publish = np.zeros(n_nodes, dtype=np.int64)
         self._n_steps = np.zeros(n_nodes, dtype=np.int64)
         self._komp_error = np.zeros(n_nodes)
         rng = check_random_state(self.random_state)
@@ -369,6 +374,12 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         points[:, :old] = self._points
         weights[:, :old] = self._weights
         self._points, self._weights = points, weights
+        pub_points = np.zeros((n_nodes, capacity, n_features), dtype=self._dtype)
+        pub_weights = np.zeros((n_nodes, capacity, self._n_outputs))
+        kept = self._pub_points.shape[1]
+        pub_points[:, :kept] = self._pub_points
+        pub_weights[:, :kept] = self._pub_weights
+        self._pub_points, self._pub_weights = pub_points, pub_weights
         if self._compress:
             gram_inv = np.zeros((n_nodes, capacity, capacity))
             gram_inv[:, :old, :old] = self._gram_inv
@@ -421,11 +432,13 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
                     self._degree, loss, _SCHEDULES[self.learning_rate],
                     float(self.eta0_), float(self.power_t), float(self.alpha),
                     float(self.consensus_penalty), float(self.epsilon), self._max_size,
-                    self._compress, 0, float(self._value_limit), self._points, self._weights, self._gram_inv,
+                    self._compress, 0, float(self._value_limit),
+                    0 if self.exchange_every is None else int(self.exchange_every), self._points, self._weights, self._gram_inv,
                     self._sizes, self._n_steps, rogue, rogue_mode, self._rng_state,
                     sim.counter, value_bytes, consensus_out, order_out,
                     self._komp_error, np.empty((n_nodes, capacity)),
                     np.empty((n_nodes, max(self._n_outputs, 1))), np.empty((7, width)),
+                    self._pub_points, self._pub_weights, self._pub_sizes, self._since_publish,
                 )
                 consensus_parts.append(consensus_out[:done])
                 order_parts.append(order_out[:done])
@@ -569,9 +582,10 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         state = super().__getstate__()
         # Trim the dictionary buffers to what is used (capacity regrows on demand).
         if "_sizes" in state and state.get("_points") is not None:
-            used = int(state["_sizes"].max()) if len(state["_sizes"]) else 0
-            state["_points"] = state["_points"][:, :used].copy()
-            state["_weights"] = state["_weights"][:, :used].copy()
+            sizes = np.concatenate([state["_sizes"], state.get("_pub_sizes", [])])
+            used = int(sizes.max()) if len(sizes) else 0
+            for name in ("_points", "_weights", "_pub_points", "_pub_weights"):
+                state[name] = state[name][:, :used].copy()
             if state.get("_compress"):
                 state["_gram_inv"] = state["_gram_inv"][:, :used, :used].copy()
         return state
@@ -691,6 +705,19 @@ _COMMON_PARAMS_DOC = """
     max_epochs : int, default=10
         Passes over every node's samples in ``fit`` (``partial_fit`` makes
         one pass in arrival order).
+    exchange_every : int or None, default=None
+        How a node learns its neighbours' values ``f_j(x)``.  ``None``: at
+        every step it asks them (query exchange: ``x`` out, ``f_j(x)`` back,
+        or ``j``'s whole dictionary when that is cheaper), ``deg (d +
+        n_outputs)`` values a step.  An int ``T``: every node keeps a copy
+        of its neighbours' functions and evaluates them itself; a node
+        brings its neighbours' copies up to date after every ``T``-th of its
+        steps by a delta (the dictionary slots that changed since its last
+        update, an int32 index and ``d`` values each, plus all ``M
+        n_outputs`` weights).  With ``T = 1`` the fit is exactly the query
+        exchange's (only the bytes differ); a larger ``T`` uses copies up to
+        ``T`` steps old.  The bytes of a pass then grow with the dictionary
+        churn, not with the samples.
     shuffle : bool, default=True
         Shuffle each node's samples at every pass of ``fit`` (one seed per
         node).
@@ -855,6 +882,7 @@ class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _BaseDecentrali
         epsilon=0.01,
         max_dictionary_size=100,
         max_epochs=10,
+        exchange_every=None,
         shuffle=True,
         group_column=None,
         handle_unknown="global",
@@ -874,6 +902,7 @@ class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _BaseDecentrali
         self.epsilon = epsilon
         self.max_dictionary_size = max_dictionary_size
         self.max_epochs = max_epochs
+        self.exchange_every = exchange_every
         self.shuffle = shuffle
         self.group_column = group_column
         self.handle_unknown = handle_unknown
@@ -1117,6 +1146,7 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         epsilon=0.01,
         max_dictionary_size=100,
         max_epochs=10,
+        exchange_every=None,
         shuffle=True,
         group_column=None,
         handle_unknown="global",
@@ -1136,6 +1166,7 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         self.epsilon = epsilon
         self.max_dictionary_size = max_dictionary_size
         self.max_epochs = max_epochs
+        self.exchange_every = exchange_every
         self.shuffle = shuffle
         self.group_column = group_column
         self.handle_unknown = handle_unknown

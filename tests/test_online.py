@@ -277,6 +277,80 @@ def test_bytes_match_closed_form(header):
     )
 
 
+def test_copies_with_period_one_equal_the_query_exchange():
+    X, y, groups = _small()
+    params = dict(epsilon=0.05, random_state=0, network=SimulatedNetwork("ring", drop_rate=0.2))
+    query = DecentralizedKernelSGDClassifier(**params).fit(X, y, groups=groups)
+    copies = DecentralizedKernelSGDClassifier(exchange_every=1, **params).fit(X, y, groups=groups)
+    assert_array_equal(copies.decision_function(X, groups=groups),
+                       query.decision_function(X, groups=groups))
+    assert copies.n_bytes_sent_ != query.n_bytes_sent_
+    stale = DecentralizedKernelSGDClassifier(exchange_every=5, **params).fit(X, y, groups=groups)
+    assert not np.allclose(stale.decision_function(X, groups=groups),
+                           query.decision_function(X, groups=groups))
+
+
+@pytest.mark.parametrize("period, header", [(1, 16), (3, 16), (3, 1000)])
+def test_copy_exchange_bytes_match_closed_form(period, header):
+    # No compression: every step appends its sample, so the delta of a
+    # publication after step t carries the `period` new points and t weights.
+    n_nodes, n, d = 4, 7, 3
+    rng = np.random.RandomState(0)
+    groups = np.repeat(np.arange(n_nodes), n)
+    X = rng.normal(size=(n_nodes * n, d))
+    y = rng.normal(size=n_nodes * n)
+    reg = DecentralizedKernelSGDRegressor(
+        epsilon=0.0, max_dictionary_size=None, exchange_every=period, max_epochs=1,
+        network=SimulatedNetwork(ring(n_nodes), header_bytes=header),
+    ).fit(X, y, groups=groups)
+    n_directed_edges = 2 * n_nodes
+    per_round = []
+    for t in range(1, n + 1):  # the round in which every node takes its t-th step
+        if t % period:
+            per_round.append(0)
+        else:
+            payload = period * (d * 8 + 4) + t * 8 + 4
+            per_round.append(n_directed_edges * (header + payload))
+    assert_array_equal(reg.bytes_per_round_, per_round)
+    assert reg.n_bytes_sent_ == sum(per_round)
+    assert reg.n_messages_ == n_directed_edges * (n // period)
+    # float32 data: 4 bytes a value (points and weights).
+    reg32 = DecentralizedKernelSGDRegressor(
+        epsilon=0.0, max_dictionary_size=None, exchange_every=1, max_epochs=1,
+        network=SimulatedNetwork(ring(n_nodes), header_bytes=header),
+    ).fit(X.astype(np.float32), y, groups=groups)
+    assert reg32.bytes_per_round_[-1] == n_directed_edges * (header + d * 4 + 4 + n * 4 + 4)
+
+
+def test_copy_exchange_counts_only_changed_slots():
+    # With KOMP, a publication re-sends only the slots whose point changed:
+    # replay the dictionaries step by step and count them.
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(60, 2))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    groups = np.zeros(60, dtype=int)
+    groups[30:] = 1
+    clf = DecentralizedKernelSGDClassifier(
+        gamma=1.0, epsilon=0.3, max_dictionary_size=8, exchange_every=1, shuffle=False,
+        network=SimulatedNetwork(np.array([[0, 1], [1, 0]], bool)), random_state=0,
+    )
+    previous = [np.zeros((0, 2)), np.zeros((0, 2))]
+    expected = 0
+    for t in range(30):
+        rows = [t, 30 + t]
+        clf.partial_fit(X[rows], y[rows], groups=groups[rows], classes=[0, 1])
+        for node in range(2):
+            D = clf.dictionaries_[node]
+            old = previous[node]
+            changed = sum(
+                1 for a in range(len(D)) if a >= len(old) or not np.array_equal(D[a], old[a])
+            )
+            expected += 16 + changed * (2 * 8 + 4) + len(D) * 8 + 4
+            previous[node] = D.copy()
+    assert clf.n_bytes_sent_ == expected
+    assert clf.model_order_.max() <= 8
+
+
 def test_dropped_nodes_process_every_sample_later():
     rng = np.random.RandomState(0)
     groups = np.repeat(np.arange(5), 20)

@@ -12,7 +12,13 @@ Every available node ``i`` that still has a sample ``(x, y)`` in its queue
 1. evaluates ``f_i(x)`` (one kernel row against its own dictionary, kept
    for step 3) and obtains ``f_j(x)`` from each available neighbour ``j``
    (a neighbour that is dropped this round does not answer and is left out
-   of the sum; a rogue neighbour answers ``-f_j(x)`` or noise);
+   of the sum; a rogue neighbour answers ``-f_j(x)`` or noise).  With
+   ``exchange_every = 0`` each value is a query (``x`` out, ``f_j(x)``
+   back) or ``j``'s whole dictionary, whichever costs fewer bytes; with
+   ``exchange_every = T`` node ``i`` evaluates its copy of ``f_j``, which
+   ``j`` brings up to date after every ``T``-th of its steps by a delta
+   (changed slots, all weights; see ``_publish``), so with ``T = 1`` the
+   values are exactly those of the query exchange;
 2. forms ``omega = s loss'(f_i(x), y) + c sum_j (f_i(x) - f_j(x))``
    (``s`` the sample weight);
 3. once every node has finished 1-2 (so all reads see the iterates of the
@@ -53,7 +59,7 @@ Cholesky as a guard against drift, and so does a non-positive pivot.
 """
 
 from libc.math cimport NAN, cos, exp, fabs, log, pow, sqrt
-from libc.string cimport memcpy, memmove
+from libc.string cimport memcmp, memcpy, memmove
 from scipy.linalg.cython_blas cimport ddot, dgemv, dger, dscal, dsymv, dsyr
 from scipy.linalg.cython_lapack cimport dpotrf, dpotri
 
@@ -493,6 +499,31 @@ cdef intp_t _step_node(
     return m
 
 
+cdef void _publish(intp_t i, const floating* D, const double* W, intp_t M,
+                   floating* pub_D, double* pub_W, intp_t* pub_M,
+                   intp_t n_features, intp_t n_outputs, int64_t value_bytes,
+                   const intp_t* neighbours, intp_t n_neighbours,
+                   CommCounter counter) noexcept nogil:
+    """Bring the neighbours' copy of node i's function up to date.
+
+    The message is a delta: every slot whose point changed since the last
+    publication (an int32 slot index and the point), all ``M`` weights, and
+    the new size (an int32); one message to each neighbour.
+    """
+    cdef intp_t a, changed = 0
+    cdef size_t row = n_features * sizeof(floating)
+    for a in range(M):
+        if a >= pub_M[0] or memcmp(D + a * n_features, pub_D + a * n_features, row) != 0:
+            memcpy(pub_D + a * n_features, D + a * n_features, row)
+            changed += 1
+    memcpy(pub_W, W, M * n_outputs * sizeof(double))
+    pub_M[0] = M
+    if n_neighbours > 0:
+        counter.multicast(
+            i, neighbours, n_neighbours,
+            changed * (n_features * value_bytes + 4) + M * n_outputs * value_bytes + 4)
+
+
 cdef inline double _normal(uint32_t* state) noexcept nogil:
     """Standard normal draw (Box-Muller) from the xorshift state."""
     cdef double u1 = rand_uniform(0.0, 1.0, state)
@@ -519,6 +550,7 @@ def run_rounds(
     int schedule, double eta0, double power_t, double alpha, double consensus,
     double epsilon, intp_t max_size, bint compress, intp_t refactor_every,
     double value_limit,                 # IN  a node value beyond this (or NaN) is divergence
+    intp_t exchange_every,              # IN  0: query exchange; T: copies published every T steps
     floating[:, :, ::1] points,         # IN/OUT (n_nodes, capacity, n_features)
     double[:, :, ::1] weights,          # IN/OUT (n_nodes, capacity, n_outputs)
     double[:, :, ::1] gram_inv,         # IN/OUT (n_nodes, capacity, capacity) when compress
@@ -535,6 +567,10 @@ def run_rounds(
     double[:, ::1] krows,               # scratch (n_nodes, capacity)
     double[:, ::1] omegas,              # scratch (n_nodes, n_outputs)
     double[:, ::1] work,                # scratch (7, max(capacity, n_outputs, 1))
+    floating[:, :, ::1] pub_points,     # IN/OUT (n_nodes, capacity, n_features) copies
+    double[:, :, ::1] pub_weights,      # IN/OUT (n_nodes, capacity, n_outputs) the neighbours hold
+    intp_t[::1] pub_sizes,              # IN/OUT (n_nodes,)
+    int64_t[::1] since_publish,         # IN/OUT (n_nodes,) steps since the last publication
 ):
     """Run synchronous rounds until the chunk ``active`` is used up.
 
@@ -615,20 +651,27 @@ def run_rounds(
                     j = indices[jj]
                     if not active[rnd, j]:
                         continue  # a dropped neighbour does not answer
-                    Mj = sizes[j]
-                    # Bytes: query (x out, value back) or j's whole
-                    # dictionary, whichever is cheaper.
-                    query_cost = 2 * header + unit
-                    dict_cost = header + Mj * unit
-                    if dict_cost < query_cost:
-                        counter.send(j, i, Mj * unit)
-                    else:
-                        counter.send(i, j, n_features * value_bytes)
-                        counter.send(j, i, n_outputs * value_bytes)
                     kp = make_kernel_params(kernel_kind, gamma[j], coef0, degree)
-                    _eval_function(&kp, &X[row, 0], &points[j, 0, 0], Mj,
-                                   n_features, &weights[j, 0, 0], n_outputs,
-                                   tmp, fj)
+                    if exchange_every > 0:
+                        # i evaluates its copy of j's function (bytes were
+                        # counted when j published it).
+                        _eval_function(&kp, &X[row, 0], &pub_points[j, 0, 0],
+                                       pub_sizes[j], n_features, &pub_weights[j, 0, 0],
+                                       n_outputs, tmp, fj)
+                    else:
+                        Mj = sizes[j]
+                        # Bytes: query (x out, value back) or j's whole
+                        # dictionary, whichever is cheaper.
+                        query_cost = 2 * header + unit
+                        dict_cost = header + Mj * unit
+                        if dict_cost < query_cost:
+                            counter.send(j, i, Mj * unit)
+                        else:
+                            counter.send(i, j, n_features * value_bytes)
+                            counter.send(j, i, n_outputs * value_bytes)
+                        _eval_function(&kp, &X[row, 0], &points[j, 0, 0], Mj,
+                                       n_features, &weights[j, 0, 0], n_outputs,
+                                       tmp, fj)
                     for r in range(n_outputs):
                         diff = fi[r] - fj[r]
                         cons_sum = cons_sum + diff * diff
@@ -683,6 +726,14 @@ def run_rounds(
                     komp_error_out[i] = err2
                 position[i] += 1
                 n_steps[i] += 1
+                if exchange_every > 0:
+                    since_publish[i] += 1
+                    if since_publish[i] >= exchange_every:
+                        _publish(i, &points[i, 0, 0], &weights[i, 0, 0], sizes[i],
+                                 &pub_points[i, 0, 0], &pub_weights[i, 0, 0],
+                                 &pub_sizes[i], n_features, n_outputs, value_bytes,
+                                 &indices[indptr[i]], indptr[i + 1] - indptr[i], counter)
+                        since_publish[i] = 0
 
             consensus_out[rnd] = cons_sum / n_pairs if n_pairs > 0 else NAN
             for i in range(n_nodes):
