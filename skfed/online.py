@@ -26,17 +26,24 @@ counted at the cheaper one under the byte model of :mod:`skfed.network`
   their weights) and ``i`` evaluates ``f_j(x)`` itself: one message,
   ``H + M_j (d + n_outputs) b`` bytes.
 
-So the dictionary is sent when ``(M_j - 1) (d + n_outputs) b < H``: for
-empty or one-element dictionaries, or when headers are expensive.  Keeping
-copies of the neighbours' dictionaries up to date by differences is never
-cheaper once KOMP re-projects all weights at every step (a difference then
-carries ``M_j n_outputs`` new weights), so it is not offered.
+So the dictionary is sent when ``(M_j - 1) (d + n_outputs) b < H``.
+
+With ``exchange_every=T`` every node instead keeps copies of its
+neighbours' functions and evaluates them itself; a node updates its
+neighbours' copies after every ``T``-th of its steps by one message each
+holding the delta since its last update: the slots whose point changed
+(an int32 index and ``d`` values each), all ``M n_outputs`` weights (KOMP
+re-projects them all) and the new size (an int32), ``H + n_changed (d b +
+4) + M n_outputs b + 4`` bytes.  With ``T = 1`` the fit equals the query
+exchange's; the bytes then follow the dictionary churn, not the samples.
 
 Cost
 ----
-A step of node ``i`` evaluates its own function and answers its neighbours'
-queries (``1 + deg`` evaluations of ``M`` kernels each) and runs KOMP, whose
-bordered / downdated inverse Gram costs O(M^2) per step (no refactorization).
+A step of node ``i`` evaluates its own function and its neighbours' (``1 +
+deg`` evaluations of ``M`` kernels each) and runs KOMP, whose bordered /
+downdated inverse Gram costs O(M^2) per step (no refactorization);
+``max_dictionary_size`` (100 by default) bounds ``M``.  A round costs
+O(n_nodes deg M (d + M)): linear in the nodes.
 There is no ``n_jobs``: the nodes synchronize after every sample, which is
 too little work per round to share between threads.
 """
@@ -176,7 +183,9 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         "epsilon": [Interval(numbers.Real, 0, None, closed="left")],
         "max_dictionary_size": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "max_epochs": [Interval(numbers.Integral, 1, None, closed="left")],
-        "exchange_every": [None, Interval(numbers.Integral, 1, None, closed="left")],
+        "exchange_every": [
+            StrOptions({"auto"}), None, Interval(numbers.Integral, 1, None, closed="left")
+        ],
         "shuffle": ["boolean"],
         "network": [None, HasMethods(["start"])],
         "random_state": ["random_state"],
@@ -405,8 +414,13 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
             )
             if capacity > self._points.shape[1]:
                 self._grow(capacity)
-        indptr = np.ascontiguousarray(self.adjacency_.indptr, dtype=np.intp)
-        indices = np.ascontiguousarray(self.adjacency_.indices, dtype=np.intp)
+        if self.consensus_penalty == 0:
+            # Nobody needs its neighbours' values: nothing is exchanged.
+            indptr = np.zeros(n_nodes + 1, dtype=np.intp)
+            indices = np.zeros(0, dtype=np.intp)
+        else:
+            indptr = np.ascontiguousarray(self.adjacency_.indptr, dtype=np.intp)
+            indices = np.ascontiguousarray(self.adjacency_.indices, dtype=np.intp)
         rogue = np.ascontiguousarray(self._rogue, dtype=np.uint8)
         rogue_mode = _ROGUE[network.rogue_behavior]
         value_bytes = float_bytes(self._dtype)
@@ -433,7 +447,7 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
                     float(self.eta0_), float(self.power_t), float(self.alpha),
                     float(self.consensus_penalty), float(self.epsilon), self._max_size,
                     self._compress, 0, float(self._value_limit),
-                    0 if self.exchange_every is None else int(self.exchange_every), self._points, self._weights, self._gram_inv,
+                    self._exchange_period(X.shape[1]), self._points, self._weights, self._gram_inv,
                     self._sizes, self._n_steps, rogue, rogue_mode, self._rng_state,
                     sim.counter, value_bytes, consensus_out, order_out,
                     self._komp_error, np.empty((n_nodes, capacity)),
@@ -456,6 +470,14 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         self._order_curve = np.concatenate([self._order_curve, *order_parts])
         self._merge_log(sim.log(node_labels=self.nodes_))
         self._set_fitted()
+
+    def _exchange_period(self, n_features):
+        """``exchange_every`` for the solver (0: query exchange)."""
+        if self.exchange_every == "auto":
+            # Copies when a delta's weights cost less than a query's point.
+            M = self.max_dictionary_size
+            return 1 if M is not None and M * self._n_outputs < n_features else 0
+        return 0 if self.exchange_every is None else int(self.exchange_every)
 
     def _diverged(self, where):
         """Refuse to keep a diverged model: forget the fit and raise."""
@@ -705,8 +727,12 @@ _COMMON_PARAMS_DOC = """
     max_epochs : int, default=10
         Passes over every node's samples in ``fit`` (``partial_fit`` makes
         one pass in arrival order).
-    exchange_every : int or None, default=None
-        How a node learns its neighbours' values ``f_j(x)``.  ``None``: at
+    exchange_every : "auto", int or None, default="auto"
+        How a node learns its neighbours' values ``f_j(x)`` (with
+        ``consensus_penalty=0`` nobody needs them and nothing is sent).
+        ``"auto"`` is ``1`` when ``max_dictionary_size * n_outputs <
+        n_features`` (a delta's weights then cost less than a query's
+        point), ``None`` otherwise.  ``None``: at
         every step it asks them (query exchange: ``x`` out, ``f_j(x)`` back,
         or ``j``'s whole dictionary when that is cheaper), ``deg (d +
         n_outputs)`` values a step.  An int ``T``: every node keeps a copy
@@ -766,7 +792,8 @@ _COMMON_ATTRIBUTES_DOC = """
     consensus_error_curve_ : ndarray of shape (n_iter_,)
         Mean over the (node, neighbour) exchanges of a round of
         ``||f_i(x_i) - f_j(x_i)||^2`` (honest values), NaN for a round
-        without exchanges; aligned with ``bytes_per_round_``.
+        without exchanges (every round with ``consensus_penalty=0``);
+        aligned with ``bytes_per_round_``.
     komp_error_ : ndarray of shape (n_nodes,)
         Largest RKHS distance between a compressed and an uncompressed
         iterate over all steps of every node.
@@ -882,7 +909,7 @@ class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _BaseDecentrali
         epsilon=0.01,
         max_dictionary_size=100,
         max_epochs=10,
-        exchange_every=None,
+        exchange_every="auto",
         shuffle=True,
         group_column=None,
         handle_unknown="global",
@@ -1146,7 +1173,7 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         epsilon=0.01,
         max_dictionary_size=100,
         max_epochs=10,
-        exchange_every=None,
+        exchange_every="auto",
         shuffle=True,
         group_column=None,
         handle_unknown="global",

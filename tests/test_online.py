@@ -351,6 +351,26 @@ def test_copy_exchange_counts_only_changed_slots():
     assert clf.model_order_.max() <= 8
 
 
+def test_no_consensus_sends_nothing_and_auto_exchange_rule():
+    X, y, groups = _small()
+    alone = DecentralizedKernelSGDClassifier(consensus_penalty=0.0, random_state=0).fit(
+        X, y, groups=groups)
+    assert alone.n_bytes_sent_ == alone.n_messages_ == 0
+    assert np.all(np.isnan(alone.consensus_error_curve_))
+    # "auto": copies (period 1) when M n_outputs < d, else the query exchange.
+    rng = np.random.RandomState(0)
+    Xw = rng.normal(size=(90, 12))
+    for M, expected in [(11, 1), (12, None)]:
+        auto = DecentralizedKernelSGDClassifier(max_dictionary_size=M, random_state=0)
+        explicit = DecentralizedKernelSGDClassifier(
+            max_dictionary_size=M, exchange_every=expected, random_state=0)
+        assert auto.fit(Xw, y, groups=groups).n_bytes_sent_ == explicit.fit(
+            Xw, y, groups=groups).n_bytes_sent_
+    assert DecentralizedKernelSGDClassifier(max_dictionary_size=11, exchange_every=1).fit(
+        Xw, y, groups=groups).n_bytes_sent_ != DecentralizedKernelSGDClassifier(
+        max_dictionary_size=11, exchange_every=None).fit(Xw, y, groups=groups).n_bytes_sent_
+
+
 def test_dropped_nodes_process_every_sample_later():
     rng = np.random.RandomState(0)
     groups = np.repeat(np.arange(5), 20)
