@@ -13,7 +13,9 @@ every step, so the number of kernel centres it keeps — the *model order* —
 stays bounded however long the stream runs.
 
 We feed the stream in chunks with ``partial_fit`` and compare KOMP's error
-budget ``epsilon=0.05`` with no compression (``epsilon=0``).
+budget ``epsilon=0.05`` with no compression (``epsilon=0``), without a
+cap on the dictionaries (``max_dictionary_size=None``), so the budget alone
+decides the model order.
 """
 
 # %%
@@ -47,7 +49,7 @@ by_node = [np.flatnonzero(g_train == node) for node in range(20)]
 models = {
     eps: DecentralizedKernelSGDClassifier(
         gamma=1.0, eta0=0.5, alpha=1e-3, consensus_penalty=0.1, epsilon=eps,
-        network=network, random_state=0)
+        max_dictionary_size=None, network=network, random_state=0)
     for eps in (0.05, 0.0)
 }
 seen, accuracy = [], {eps: [] for eps in models}

@@ -26,17 +26,24 @@ counted at the cheaper one under the byte model of :mod:`skfed.network`
   their weights) and ``i`` evaluates ``f_j(x)`` itself: one message,
   ``H + M_j (d + n_outputs) b`` bytes.
 
-So the dictionary is sent when ``(M_j - 1) (d + n_outputs) b < H``: for
-empty or one-element dictionaries, or when headers are expensive.  Keeping
-copies of the neighbours' dictionaries up to date by differences is never
-cheaper once KOMP re-projects all weights at every step (a difference then
-carries ``M_j n_outputs`` new weights), so it is not offered.
+So the dictionary is sent when ``(M_j - 1) (d + n_outputs) b < H``.
+
+With ``exchange_every=T`` every node instead keeps copies of its
+neighbours' functions and evaluates them itself; a node updates its
+neighbours' copies after every ``T``-th of its steps by one message each
+holding the delta since its last update: the slots whose point changed
+(an int32 index and ``d`` values each), all ``M n_outputs`` weights (KOMP
+re-projects them all) and the new size (an int32), ``H + n_changed (d b +
+4) + M n_outputs b + 4`` bytes.  With ``T = 1`` the fit equals the query
+exchange's; the bytes then follow the dictionary churn, not the samples.
 
 Cost
 ----
-A step of node ``i`` evaluates its own function and answers its neighbours'
-queries (``1 + deg`` evaluations of ``M`` kernels each) and runs KOMP, whose
-bordered / downdated inverse Gram costs O(M^2) per step (no refactorization).
+A step of node ``i`` evaluates its own function and its neighbours' (``1 +
+deg`` evaluations of ``M`` kernels each) and runs KOMP, whose bordered /
+downdated inverse Gram costs O(M^2) per step (no refactorization);
+``max_dictionary_size`` (100 by default) bounds ``M``.  A round costs
+O(n_nodes deg M (d + M)): linear in the nodes.
 There is no ``n_jobs``: the nodes synchronize after every sample, which is
 too little work per round to share between threads.
 """
@@ -79,10 +86,22 @@ _SCHEDULES = {
     "constant": _online_fast.SCHEDULE_CONSTANT,
     "diminishing": _online_fast.SCHEDULE_DIMINISHING,
 }
+# Smoothness of every loss in its function values (the largest eigenvalue
+# of its Hessian; 0 for the piecewise-linear hinges, whose derivative is
+# bounded instead).
+_SMOOTHNESS = {
+    "squared_error": 1.0,
+    "hinge": 0.0,
+    "log_loss": 0.25,
+    "multiclass_hinge": 0.0,
+    "multinomial_log_loss": 0.5,
+}
 _ROGUE = {
     "complement": _online_fast.ROGUE_COMPLEMENT,
     "random": _online_fast.ROGUE_RANDOM,
 }
+# Degree of the default topology (a ring lattice, "k_regular").
+_DEFAULT_DEGREE = 4
 # Dictionaries start with room for this many elements and double as needed.
 _INITIAL_CAPACITY = 64
 # Rows of the kernel matrix computed at once at predict time.
@@ -99,10 +118,25 @@ def _one_blas_thread():
     return _THREADPOOLS[0].limit(limits=1, user_api="blas")
 
 
-def _check_gamma(gamma, nodes, n_features):
-    """Per-node kernel coefficients from a scalar, an array or a dict."""
+def _check_gamma(gamma, nodes, X, codes):
+    """Per-node kernel coefficients from "scale", a scalar, an array or a dict.
+
+    ``"scale"`` is ``SVC``'s rule applied by every node to its own training
+    data: ``1 / (n_features X_i.var())`` (1 where that variance is 0), so no
+    node needs the others' statistics.
+    """
     n_nodes = len(nodes)
-    if gamma is None or isinstance(gamma, numbers.Real) and not isinstance(gamma, bool):
+    n_features = X.shape[1]
+    if isinstance(gamma, str) and gamma == "scale":
+        size = np.maximum(np.bincount(codes, minlength=n_nodes) * n_features, 1.0)
+        sums = np.bincount(codes, weights=X.sum(axis=1, dtype=np.float64), minlength=n_nodes)
+        deviation = X - (sums / size)[codes, None]
+        var = np.bincount(
+            codes, weights=np.einsum("ij,ij->i", deviation, deviation, dtype=np.float64),
+            minlength=n_nodes,
+        ) / size
+        values = 1.0 / (n_features * np.where(var > 0, var, 1.0 / n_features))
+    elif gamma is None or isinstance(gamma, numbers.Real) and not isinstance(gamma, bool):
         value = 1.0 / n_features if gamma is None else float(gamma)
         values = np.full(n_nodes, value)
     elif isinstance(gamma, dict):
@@ -135,17 +169,23 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
 
     _parameter_constraints = {
         "kernel": [StrOptions({"rbf", "laplacian", "poly", "linear", "sigmoid"})],
-        "gamma": [None, Interval(numbers.Real, 0, None, closed="neither"), "array-like", dict],
+        "gamma": [
+            StrOptions({"scale"}), None, Interval(numbers.Real, 0, None, closed="neither"),
+            "array-like", dict,
+        ],
         "degree": [Interval(numbers.Real, 1, None, closed="left")],
         "coef0": [Interval(numbers.Real, None, None, closed="neither")],
         "alpha": [Interval(numbers.Real, 0, None, closed="left")],
         "consensus_penalty": [Interval(numbers.Real, 0, None, closed="left")],
-        "eta0": [Interval(numbers.Real, 0, None, closed="neither")],
+        "eta0": [StrOptions({"auto"}), Interval(numbers.Real, 0, None, closed="neither")],
         "learning_rate": [StrOptions(set(_SCHEDULES))],
         "power_t": [Interval(numbers.Real, 0, None, closed="neither")],
         "epsilon": [Interval(numbers.Real, 0, None, closed="left")],
         "max_dictionary_size": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "max_epochs": [Interval(numbers.Integral, 1, None, closed="left")],
+        "exchange_every": [
+            StrOptions({"auto"}), None, Interval(numbers.Integral, 1, None, closed="left")
+        ],
         "shuffle": ["boolean"],
         "network": [None, HasMethods(["start"])],
         "random_state": ["random_state"],
@@ -154,11 +194,11 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
 
     # ------------------------------------------------------------ validation
     def _check_hyperparameters(self):
-        if self.alpha * self.eta0 >= 1:
+        if self.learning_rate == "diminishing" and not 0.5 < self.power_t <= 1:
             raise ValueError(
-                f"eta0 * alpha must be < 1 (the step scales f by 1 - eta0 * alpha), got "
-                f"eta0={self.eta0} and alpha={self.alpha}; the theory asks for "
-                "eta0 < 1 / alpha."
+                f"power_t must be in (0.5, 1] with learning_rate='diminishing' (the "
+                f"paper's conditions sum eta_t = inf and sum eta_t^2 < inf for eta_t = "
+                f"eta0 / (1 + t)^power_t), got power_t={self.power_t}."
             )
         compress = self.epsilon > 0 or self.max_dictionary_size is not None
         if compress and self.kernel == "sigmoid":
@@ -184,7 +224,7 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
             self._dtype = X.dtype
             self._init_targets(y, classes, partial)
             compress = self._check_hyperparameters()
-            self._setup(X.shape[1], compress)
+            self._setup(X, codes, compress)
         else:
             X, y, sample_weight, codes = self._validate_more_data(
                 X, y, groups, sample_weight, classes
@@ -195,6 +235,8 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         })
         check_node_weights(self, codes, sample_weight)
         y_encoded = self._encode_targets(y)
+        scale = float(np.abs(y_encoded).max()) if self._is_regressor() and len(y) else 1.0
+        self._target_scale = max(getattr(self, "_target_scale", 0.0), scale)
         if sample_weight is None:
             sample_weight = np.ones(X.shape[0])
         sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
@@ -205,14 +247,15 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         self._run(X, y_encoded, sample_weight, queues)
         return self
 
-    def _setup(self, n_features, compress):
+    def _setup(self, X, codes, compress):
         n_nodes = len(self.nodes_)
+        n_features = X.shape[1]
         spec = resolve_kernel(
             self.kernel, gamma=1.0, degree=self.degree, coef0=self.coef0,
             n_features=n_features,
         )
         self._kernel_kind, _, self._coef0, self._degree = kernel_params(spec)
-        self.gamma_ = _check_gamma(self.gamma, self.nodes_, n_features)
+        self.gamma_ = _check_gamma(self.gamma, self.nodes_, X, codes)
         self._compress = compress
         self._max_size = 0 if self.max_dictionary_size is None else int(self.max_dictionary_size)
         n_out = self._n_outputs
@@ -220,6 +263,10 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         self._weights = np.zeros((n_nodes, 0, n_out))
         self._gram_inv = np.zeros((n_nodes, 0, 0))
         self._sizes = np.zeros(n_nodes, dtype=np.intp)
+        self._pub_points = np.zeros((n_nodes, 0, n_features), dtype=self._dtype)
+        self._pub_weights = np.zeros((n_nodes, 0, n_out))
+        self._pub_sizes = np.zeros(n_nodes, dtype=np.intp)
+        self._since_publish = np.zeros(n_nodes, dtype=np.int64)
         self._n_steps = np.zeros(n_nodes, dtype=np.int64)
         self._komp_error = np.zeros(n_nodes)
         rng = check_random_state(self.random_state)
@@ -301,6 +348,14 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
     def _start_network(self):
         n_nodes = len(self.nodes_)
         network = resolve_network(self.network)
+        if network.topology is None and n_nodes > 2:
+            # The default topology: a ring lattice of degree 4, so a round costs
+            # the same per node at any number of nodes (a complete graph would
+            # make it grow like n_nodes and shrink the stable step like 1 / n_nodes).
+            network = clone(network).set_params(
+                topology="k_regular",
+                topology_params={"degree": min(_DEFAULT_DEGREE, n_nodes - 1)},
+            )
         rng = np.random.RandomState([self._network_seed, self._n_calls])
         if self.adjacency_ is None:
             sim = network.start(n_nodes, server=False, random_state=rng, node_labels=self.nodes_)
@@ -328,6 +383,12 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         points[:, :old] = self._points
         weights[:, :old] = self._weights
         self._points, self._weights = points, weights
+        pub_points = np.zeros((n_nodes, capacity, n_features), dtype=self._dtype)
+        pub_weights = np.zeros((n_nodes, capacity, self._n_outputs))
+        kept = self._pub_points.shape[1]
+        pub_points[:, :kept] = self._pub_points
+        pub_weights[:, :kept] = self._pub_weights
+        self._pub_points, self._pub_weights = pub_points, pub_weights
         if self._compress:
             gram_inv = np.zeros((n_nodes, capacity, capacity))
             gram_inv[:, :old, :old] = self._gram_inv
@@ -337,8 +398,7 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         n_nodes = len(self.nodes_)
         first_call = self.adjacency_ is None
         sim, network = self._start_network()
-        if first_call:
-            self._check_consensus_stability(X)
+        self._resolve_step(X, sample_weight)
         self._n_calls += 1
         queue = np.ascontiguousarray(np.concatenate(queues), dtype=np.intp)
         lengths = np.array([len(q) for q in queues], dtype=np.intp)
@@ -354,8 +414,13 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
             )
             if capacity > self._points.shape[1]:
                 self._grow(capacity)
-        indptr = np.ascontiguousarray(self.adjacency_.indptr, dtype=np.intp)
-        indices = np.ascontiguousarray(self.adjacency_.indices, dtype=np.intp)
+        if self.consensus_penalty == 0:
+            # Nobody needs its neighbours' values: nothing is exchanged.
+            indptr = np.zeros(n_nodes + 1, dtype=np.intp)
+            indices = np.zeros(0, dtype=np.intp)
+        else:
+            indptr = np.ascontiguousarray(self.adjacency_.indptr, dtype=np.intp)
+            indices = np.ascontiguousarray(self.adjacency_.indices, dtype=np.intp)
         rogue = np.ascontiguousarray(self._rogue, dtype=np.uint8)
         rogue_mode = _ROGUE[network.rogue_behavior]
         value_bytes = float_bytes(self._dtype)
@@ -375,67 +440,136 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
                 consensus_out = np.empty(n_rounds)
                 order_out = np.empty((n_rounds, n_nodes), dtype=np.intp)
                 width = max(capacity, self._n_outputs, 1)
-                done, status = _online_fast.run_rounds(
+                done, status, bad_node = _online_fast.run_rounds(
                     X, y, sample_weight, queue, queue_end, position, pending,
                     indptr, indices, self.gamma_, self._kernel_kind, self._coef0,
                     self._degree, loss, _SCHEDULES[self.learning_rate],
-                    float(self.eta0), float(self.power_t), float(self.alpha),
+                    float(self.eta0_), float(self.power_t), float(self.alpha),
                     float(self.consensus_penalty), float(self.epsilon), self._max_size,
-                    self._compress, 0, self._points, self._weights, self._gram_inv,
+                    self._compress, 0, float(self._value_limit),
+                    self._exchange_period(X.shape[1]), self._points, self._weights, self._gram_inv,
                     self._sizes, self._n_steps, rogue, rogue_mode, self._rng_state,
                     sim.counter, value_bytes, consensus_out, order_out,
                     self._komp_error, np.empty((n_nodes, capacity)),
                     np.empty((n_nodes, max(self._n_outputs, 1))), np.empty((7, width)),
+                    self._pub_points, self._pub_weights, self._pub_sizes, self._since_publish,
                 )
                 consensus_parts.append(consensus_out[:done])
                 order_parts.append(order_out[:done])
                 pending = pending[done:]
+                if status == _online_fast.STATUS_DIVERGED:
+                    self._diverged(f"node {self.nodes_[bad_node]!r} after {done} rounds")
                 if status == _online_fast.STATUS_NEED_CAPACITY:
                     self._grow(min(2 * capacity, limit))
                 elif status == _online_fast.STATUS_ALL_DONE:
                     break
+        if not np.all(np.isfinite(self._weights)):
+            bad = np.flatnonzero(~np.isfinite(self._weights).all(axis=(1, 2)))
+            self._diverged(f"node {self.nodes_[bad[0]]!r} (non-finite weights at the end)")
         self._consensus_curve = np.concatenate([self._consensus_curve, *consensus_parts])
         self._order_curve = np.concatenate([self._order_curve, *order_parts])
         self._merge_log(sim.log(node_labels=self.nodes_))
         self._set_fitted()
 
-    def _check_consensus_stability(self, X):
-        """Warn when the consensus step alone is unstable on this graph.
+    def _exchange_period(self, n_features):
+        """``exchange_every`` for the solver (0: query exchange)."""
+        if self.exchange_every == "auto":
+            # Copies when a delta's weights cost less than a query's point.
+            M = self.max_dictionary_size
+            return 1 if M is not None and M * self._n_outputs < n_features else 0
+        return 0 if self.exchange_every is None else int(self.exchange_every)
 
-        At a point ``x`` the consensus part of a synchronous round maps the
-        nodes' values ``v`` to ``v - eta c k(x, x) L v`` (``L`` the graph
-        Laplacian), which diverges when ``eta c k(x, x) lambda_max(L) >= 2``.
-        """
-        if (self.consensus_penalty == 0 or len(self.nodes_) < 2
-                or self.learning_rate != "constant"):
-            return  # a diminishing step outgrows a transient instability
+    def _diverged(self, where):
+        """Refuse to keep a diverged model: forget the fit and raise."""
+        for name in ("dictionaries_", "dual_coef_", "_sizes", "_points", "_weights",
+                     "_gram_inv", "_lambda_max", "_kernel_sup_seen", "_target_scale"):
+            self.__dict__.pop(name, None)
+        raise FloatingPointError(
+            f"{type(self).__name__} diverged at {where}: a node's value f(x) became "
+            f"non-finite or exceeded {self._value_limit:.3g} (eta0_={self.eta0_:.6g}, "
+            f"step bound {self.step_bound_:.6g}); the model was discarded. Lower eta0 "
+            "or consensus_penalty, or standardize the features."
+        )
+
+    def _laplacian_lambda_max(self):
+        """Largest eigenvalue of the graph Laplacian (exact; Lanczos past 200 nodes)."""
+        if len(self.nodes_) < 2 or self.adjacency_.nnz == 0:
+            return 0.0
         A = sparse.csr_matrix(self.adjacency_, dtype=np.float64)
         L = sparse.diags(np.asarray(A.sum(axis=1)).ravel()) - A
         if L.shape[0] <= 200:
-            lam_max = float(np.linalg.eigvalsh(L.toarray())[-1])
-        else:
-            from scipy.sparse.linalg import eigsh
+            return float(np.linalg.eigvalsh(L.toarray())[-1])
+        from scipy.sparse.linalg import eigsh
 
-            lam_max = float(eigsh(L, k=1, which="LA", return_eigenvectors=False)[0])
+        # Lanczos converges from below; Gershgorin (2 max degree) caps it.
+        value = float(eigsh(L, k=1, which="LA", tol=1e-6, return_eigenvectors=False)[0])
+        return min(value * (1 + 1e-6), 2.0 * float(A.sum(axis=1).max()))
+
+    def _kernel_sup(self, X):
+        """``max k(x, x)`` over the samples (and every node's kernel)."""
+        if self.kernel in ("rbf", "laplacian"):
+            return 1.0
         sq = np.einsum("ij,ij->i", X, X, dtype=np.float64) if len(X) else np.zeros(1)
-        kxx = {
-            "rbf": 1.0,
-            "laplacian": 1.0,
-            "sigmoid": 1.0,
-            "linear": float(sq.max()),
-            "poly": float(np.max(np.abs(self.gamma_.max() * sq + self.coef0) ** self.degree)),
-        }[self.kernel]
-        factor = self.eta0 * self.consensus_penalty * kxx * lam_max
-        if factor >= 2:
-            warnings.warn(
-                f"eta0 * consensus_penalty * max k(x, x) * lambda_max(graph Laplacian) = "
-                f"{factor:.3g} >= 2: the consensus step is unstable on this graph "
-                f"(lambda_max = {lam_max:.3g}) and the node functions may diverge; "
-                f"lower consensus_penalty below {2 / (self.eta0 * kxx * lam_max):.3g} "
-                "or eta0.",
-                UserWarning,
-                stacklevel=5,
+        if self.kernel == "linear":
+            return float(sq.max())
+        if self.kernel == "sigmoid":
+            return 1.0  # |tanh| <= 1
+        return float(np.max(np.abs(self.gamma_.max() * sq + self.coef0) ** self.degree))
+
+    def _resolve_step(self, X, sample_weight):
+        """The step bound of this fit and the step ``eta0_`` that respects it.
+
+        At a point ``x`` seen by every node, one synchronous round maps the
+        nodes' values ``v`` to ``v - eta (alpha v + k(x, x) (beta s (v - y)
+        + c L v))`` (``L`` the graph Laplacian, ``beta`` the loss's
+        smoothness, ``s`` the sample weight), so every mode is damped iff
+        ``eta < 2 / (alpha + K (beta s_max + c lambda_max(L)))`` with ``K =
+        max k(x, x)``; this is the bound, and ``eta0="auto"`` takes half of
+        it with ``beta`` replaced by 1 for the Lipschitz losses (the classic
+        ``1 / L`` step), i.e. ``1 / (alpha + K (s_max + c lambda_max(L)))``.
+        """
+        kernel_sup = max(self._kernel_sup(X), getattr(self, "_kernel_sup_seen", 0.0))
+        self._kernel_sup_seen = kernel_sup
+        s_max = float(sample_weight.max()) if len(sample_weight) else 1.0
+        if not hasattr(self, "_lambda_max"):
+            self._lambda_max = self._laplacian_lambda_max()
+        c = float(self.consensus_penalty)
+        beta = _SMOOTHNESS[self._loss_name()]
+        curvature = kernel_sup * (beta * s_max + c * self._lambda_max)
+        bound = 2.0 / (self.alpha + curvature) if self.alpha + curvature > 0 else np.inf
+        if self.eta0 == "auto":
+            eta = 1.0 / (self.alpha + kernel_sup * (s_max + c * self._lambda_max))
+        else:
+            eta = float(self.eta0)
+            # A diminishing step falls below the bound after finitely many
+            # steps, so only a constant one is refused (the run-time guard
+            # still catches a transient that explodes).
+            if eta >= bound and self.learning_rate == "constant":
+                raise ValueError(
+                    f"eta0={eta:.6g} is not below the stability bound {bound:.6g} of this "
+                    f"fit: 2 / (alpha + K (beta s_max + c lambda_max)) with alpha="
+                    f"{self.alpha:g}, K = max k(x, x) = {kernel_sup:.6g}, loss smoothness "
+                    f"beta={beta:g}, largest sample weight s_max={s_max:.6g}, "
+                    f"consensus_penalty c={c:g} and lambda_max(graph Laplacian)="
+                    f"{self._lambda_max:.6g}; with it the iterates diverge. Use eta0 < "
+                    f"{bound:.6g} or eta0='auto' (half of it), or lower "
+                    "consensus_penalty, or a sparser topology."
+                )
+        if self.alpha * eta >= 1:
+            raise ValueError(
+                f"eta0 * alpha must be < 1 (the step scales f by 1 - eta0 * alpha; the "
+                f"paper's condition eta_0 < 1 / lambda), got eta0={eta:.6g} and "
+                f"alpha={self.alpha}."
             )
+        self.step_bound_ = bound
+        self.eta0_ = eta
+        # A value this large cannot come from a stable fit: every loss here
+        # has |loss'| <= max(1, |f - y|), so a stable step keeps |f(x)| within
+        # a few times max(|y|, K s_max / alpha); the guard is 10^6 times that.
+        scale = max(1.0, self._target_scale)
+        if self.alpha > 0:
+            scale = max(scale, kernel_sup * s_max / self.alpha)
+        self._value_limit = 1e6 * scale
 
     def _merge_log(self, log):
         old = self._log
@@ -470,9 +604,10 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         state = super().__getstate__()
         # Trim the dictionary buffers to what is used (capacity regrows on demand).
         if "_sizes" in state and state.get("_points") is not None:
-            used = int(state["_sizes"].max()) if len(state["_sizes"]) else 0
-            state["_points"] = state["_points"][:, :used].copy()
-            state["_weights"] = state["_weights"][:, :used].copy()
+            sizes = np.concatenate([state["_sizes"], state.get("_pub_sizes", [])])
+            used = int(sizes.max()) if len(sizes) else 0
+            for name in ("_points", "_weights", "_pub_points", "_pub_weights"):
+                state[name] = state[name][:, :used].copy()
             if state.get("_compress"):
                 state["_gram_inv"] = state["_gram_inv"][:, :used, :used].copy()
         return state
@@ -523,25 +658,48 @@ _COMMON_PARAMS_DOC = """
         Kernel of the nodes' RKHS (as in :mod:`sklearn.metrics.pairwise`).
         ``"sigmoid"`` is not positive semi-definite and only works without
         compression (``epsilon=0``).
-    gamma : float, array-like of shape (n_nodes,), dict or None, default=None
-        Kernel coefficient; ``None`` is ``1 / n_features``.  One value per
-        node (an array in the order of ``nodes_``, or a dict keyed by node
-        label) gives every node its own kernel: the consensus penalty only
-        compares function values, so it works across kernels.
+    gamma : "scale", float, array-like of shape (n_nodes,), dict or None, \
+            default="scale"
+        Kernel coefficient.  ``"scale"`` is ``SVC``'s rule applied by every
+        node to its own training data, ``1 / (n_features X_i.var())``, so the
+        kernel width follows the data without any node sharing statistics
+        (it assumes features on comparable scales, as ``SVC`` does: put a
+        ``StandardScaler`` in front otherwise); ``None`` is
+        ``1 / n_features``.  One value per node (an array in the order of
+        ``nodes_``, or a dict keyed by node label) gives every node its own
+        kernel: the consensus penalty only compares function values, so it
+        works across kernels.
     degree : float, default=3
         Degree of the poly kernel.
     coef0 : float, default=1.0
         Independent term of the poly and sigmoid kernels.
-    alpha : float, default=1e-3
-        RKHS regularization ``lambda``.
+    alpha : float, default=3e-4
+        RKHS regularization ``lambda`` (about ``SVC(C=10)`` on a node of 300
+        samples, ``lambda = 1 / (C n_i)``).
     consensus_penalty : float, default=0.1
         Consensus penalty ``c``.  At the penalized optimum the disagreement
         between neighbours is at most ``2 p* / c`` (``p*`` the optimal value
         of the consensus-constrained problem), so it shrinks like ``1 / c``;
-        the step is stable while ``eta0 c max_degree`` stays well below 2.
-    eta0 : float, default=0.1
-        Step size (``eta``).  The theory asks for ``eta0 < 1 / alpha``
-        (enforced).
+        a larger ``c`` lowers the stable step (see ``eta0``).
+    eta0 : "auto" or float, default="auto"
+        Step size (``eta``).  Every fit derives the stability bound
+        ``2 / (alpha + K (beta s_max + c lambda_max(L)))`` from what it
+        knows (``K = max k(x, x)`` over the samples, ``beta`` the loss's
+        smoothness: 1 squared, 1/4 logistic, 1/2 multinomial, 0 hinge;
+        ``s_max`` the largest sample weight, ``lambda_max(L)`` the largest
+        eigenvalue of the graph Laplacian) and exposes it as
+        ``step_bound_``: at or above it the synchronous recursion diverges
+        (every node's value at a shared point is multiplied by ``1 - eta
+        (alpha + K (beta s + c mu))`` per round, ``mu`` an eigenvalue of
+        ``L``).  ``"auto"`` takes ``1 / (alpha + K (s_max + c
+        lambda_max(L)))``, at most half the bound.  A constant step at or
+        above the bound, or any ``eta0`` with ``eta0 alpha >= 1`` (the
+        paper's ``eta_0 < 1 / lambda``), raises a ``ValueError`` naming the
+        values (a diminishing step may start above the bound: it falls
+        below it after finitely many steps).  As a guard, a fit
+        during which a node's value becomes non-finite or larger than
+        ``10^6 max(1, max |y|, K s_max / alpha)`` raises
+        ``FloatingPointError`` and keeps no model.
     learning_rate : {"constant", "diminishing"}, default="constant"
         ``"constant"``: ``eta_t = eta0`` and a constant KOMP budget
         ``epsilon`` (the regime where the model order provably stays
@@ -549,19 +707,43 @@ _COMMON_PARAMS_DOC = """
         ``eta_t = eta0 / (1 + t)^power_t`` with ``t`` the node's step count
         and budget ``epsilon_t = epsilon (eta_t / eta0)^2`` (the exact
         convergence regime, where the model order may grow).
-    power_t : float, default=0.5
-        Exponent of the diminishing schedule.
+    power_t : float, default=0.75
+        Exponent of the diminishing schedule; must be in ``(0.5, 1]`` with
+        ``learning_rate="diminishing"`` (``sum eta_t = inf``, ``sum eta_t^2
+        < inf``, the paper's conditions).
     epsilon : float, default=0.01
         KOMP error budget: after every step the compressed function is
         within ``epsilon`` (RKHS norm) of the uncompressed one.  0 disables
         compression (the dictionary grows by one point per step).
-    max_dictionary_size : int or None, default=None
-        Hard cap on every node's dictionary; when KOMP alone would leave
-        more elements, the cheapest are removed anyway (the cap wins over
-        the budget, so the error can then exceed ``epsilon``).
-    max_epochs : int, default=5
+    max_dictionary_size : int or None, default=100
+        Hard cap ``M`` on every node's dictionary; when KOMP alone would
+        leave more elements, the cheapest are removed anyway (the cap wins
+        over the budget, so the error can then exceed ``epsilon``).  It
+        bounds the cost of a step: ``(1 + deg) M`` kernel evaluations (own
+        value and the neighbours' answers) and ``O(M^2)`` for KOMP, and the
+        memory, ``M (n_features + M + n_outputs)`` floats a node.  ``None``
+        lets the budget alone decide (the model order is then finite but
+        data-dependent).
+    max_epochs : int, default=10
         Passes over every node's samples in ``fit`` (``partial_fit`` makes
         one pass in arrival order).
+    exchange_every : "auto", int or None, default="auto"
+        How a node learns its neighbours' values ``f_j(x)`` (with
+        ``consensus_penalty=0`` nobody needs them and nothing is sent).
+        ``"auto"`` is ``1`` when ``max_dictionary_size * n_outputs <
+        n_features`` (a delta's weights then cost less than a query's
+        point), ``None`` otherwise.  ``None``: at
+        every step it asks them (query exchange: ``x`` out, ``f_j(x)`` back,
+        or ``j``'s whole dictionary when that is cheaper), ``deg (d +
+        n_outputs)`` values a step.  An int ``T``: every node keeps a copy
+        of its neighbours' functions and evaluates them itself; a node
+        brings its neighbours' copies up to date after every ``T``-th of its
+        steps by a delta (the dictionary slots that changed since its last
+        update, an int32 index and ``d`` values each, plus all ``M
+        n_outputs`` weights).  With ``T = 1`` the fit is exactly the query
+        exchange's (only the bytes differ); a larger ``T`` uses copies up to
+        ``T`` steps old.  The bytes of a pass then grow with the dictionary
+        churn, not with the samples.
     shuffle : bool, default=True
         Shuffle each node's samples at every pass of ``fit`` (one seed per
         node).
@@ -572,7 +754,10 @@ _COMMON_PARAMS_DOC = """
         nodes' functions (``"global"``) or raises (``"error"``).
     network : SimulatedNetwork or None, default=None
         The peer-to-peer network (topology, dropped nodes, rogue nodes);
-        ``None`` is a perfect complete graph.  A dropped node neither steps
+        ``None`` is a perfect network.  Without a topology (``None`` or a
+        ``SimulatedNetwork`` whose ``topology`` is None) the nodes talk over
+        a ring lattice of degree 4 (``"k_regular"``; the complete graph below
+        5 nodes), so a round costs the same per node at any number of nodes.  A dropped node neither steps
         nor answers in that round: its sample waits for its next round, and
         its neighbours leave it out of their consensus sums.  Stragglers are
         refused with an error (a step is one sample and cannot be cut).  A
@@ -590,6 +775,10 @@ _COMMON_ATTRIBUTES_DOC = """
         Defined when ``X`` has feature names that are all strings.
     gamma_ : ndarray of shape (n_nodes,)
         Kernel coefficient of every node.
+    eta0_ : float
+        The step size used (``eta0``, or its ``"auto"`` value).
+    step_bound_ : float
+        The stability bound of the step derived at fit (see ``eta0``).
     dictionaries_ : list of ndarray of shape (model_order_[i], n_features)
         Dictionary (kernel centres) of every node (KOMP fills a freed slot
         with the last element, so the order is not arrival order).
@@ -603,7 +792,8 @@ _COMMON_ATTRIBUTES_DOC = """
     consensus_error_curve_ : ndarray of shape (n_iter_,)
         Mean over the (node, neighbour) exchanges of a round of
         ``||f_i(x_i) - f_j(x_i)||^2`` (honest values), NaN for a round
-        without exchanges; aligned with ``bytes_per_round_``.
+        without exchanges (every round with ``consensus_penalty=0``);
+        aligned with ``bytes_per_round_``.
     komp_error_ : ndarray of shape (n_nodes,)
         Largest RKHS distance between a compressed and an uncompressed
         iterate over all steps of every node.
@@ -708,17 +898,18 @@ class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _BaseDecentrali
         loss="hinge",
         *,
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=3,
         coef0=1.0,
-        alpha=1e-3,
+        alpha=3e-4,
         consensus_penalty=0.1,
-        eta0=0.1,
+        eta0="auto",
         learning_rate="constant",
-        power_t=0.5,
+        power_t=0.75,
         epsilon=0.01,
-        max_dictionary_size=None,
-        max_epochs=5,
+        max_dictionary_size=100,
+        max_epochs=10,
+        exchange_every="auto",
         shuffle=True,
         group_column=None,
         handle_unknown="global",
@@ -738,6 +929,7 @@ class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _BaseDecentrali
         self.epsilon = epsilon
         self.max_dictionary_size = max_dictionary_size
         self.max_epochs = max_epochs
+        self.exchange_every = exchange_every
         self.shuffle = shuffle
         self.group_column = group_column
         self.handle_unknown = handle_unknown
@@ -970,17 +1162,18 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         loss="squared_error",
         *,
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=3,
         coef0=1.0,
-        alpha=1e-3,
+        alpha=3e-4,
         consensus_penalty=0.1,
-        eta0=0.1,
+        eta0="auto",
         learning_rate="constant",
-        power_t=0.5,
+        power_t=0.75,
         epsilon=0.01,
-        max_dictionary_size=None,
-        max_epochs=5,
+        max_dictionary_size=100,
+        max_epochs=10,
+        exchange_every="auto",
         shuffle=True,
         group_column=None,
         handle_unknown="global",
@@ -1000,6 +1193,7 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         self.epsilon = epsilon
         self.max_dictionary_size = max_dictionary_size
         self.max_epochs = max_epochs
+        self.exchange_every = exchange_every
         self.shuffle = shuffle
         self.group_column = group_column
         self.handle_unknown = handle_unknown

@@ -17,6 +17,8 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
+from sklearn.exceptions import NotFittedError
+
 from skfed.datasets import make_gaussian_mixture_network, train_test_split_per_node
 from skfed.network import SimulatedNetwork
 from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
@@ -89,7 +91,8 @@ def test_epsilon_zero_equals_numpy_functional_sgd(kind, loss, n_classes):
     X = rng.normal(size=(len(groups), d))
     gamma = np.array([0.5, 1.0, 2.0, 0.8])
     params = dict(gamma=gamma, eta0=0.3, alpha=0.05, consensus_penalty=0.4, epsilon=0.0,
-                  max_epochs=3, shuffle=False, network=SimulatedNetwork(ring(n_nodes)))
+                  max_dictionary_size=None, max_epochs=3, shuffle=False,
+                  network=SimulatedNetwork(ring(n_nodes)))
     if kind == "clf":
         y = rng.randint(n_classes, size=len(groups))
         est = DecentralizedKernelSGDClassifier(loss=loss, **params).fit(X, y, groups=groups)
@@ -154,7 +157,7 @@ def test_model_order_bounded_over_long_stream():
     epsilon = 0.5 * eta**1.5  # the theory's epsilon = K eta^(3/2)
     clf = DecentralizedKernelSGDClassifier(
         gamma=1.0, eta0=eta, alpha=1e-3, epsilon=epsilon, consensus_penalty=0.1,
-        network=SimulatedNetwork(A), random_state=0,
+        max_dictionary_size=None, network=SimulatedNetwork(A), random_state=0,
     )
     order = np.random.RandomState(0).permutation(len(y))
     for batch in np.array_split(order, 10):
@@ -217,7 +220,8 @@ def test_consensus_disagreement_matches_fixed_point_and_shrinks_with_c():
         F = _exact_fixed_point(X, y, groups, A, 1.0, lam, c)
         reg = DecentralizedKernelSGDRegressor(
             gamma=1.0, alpha=lam, consensus_penalty=c, eta0=0.2,
-            learning_rate="diminishing", epsilon=1e-6, max_epochs=1000,
+            learning_rate="diminishing", power_t=0.55, epsilon=1e-6,
+            max_dictionary_size=None, max_epochs=1000,
             network=SimulatedNetwork(A), random_state=0,
         ).fit(X, y, groups=groups)
 
@@ -271,6 +275,100 @@ def test_bytes_match_closed_form(header):
     assert clf32.bytes_per_round_[-1] == n_directed_edges * min(
         2 * header + (d + 1) * 4, header + (n - 1) * (d + 1) * 4
     )
+
+
+def test_copies_with_period_one_equal_the_query_exchange():
+    X, y, groups = _small()
+    params = dict(epsilon=0.05, random_state=0, network=SimulatedNetwork("ring", drop_rate=0.2))
+    query = DecentralizedKernelSGDClassifier(**params).fit(X, y, groups=groups)
+    copies = DecentralizedKernelSGDClassifier(exchange_every=1, **params).fit(X, y, groups=groups)
+    assert_array_equal(copies.decision_function(X, groups=groups),
+                       query.decision_function(X, groups=groups))
+    assert copies.n_bytes_sent_ != query.n_bytes_sent_
+    stale = DecentralizedKernelSGDClassifier(exchange_every=5, **params).fit(X, y, groups=groups)
+    assert not np.allclose(stale.decision_function(X, groups=groups),
+                           query.decision_function(X, groups=groups))
+
+
+@pytest.mark.parametrize("period, header", [(1, 16), (3, 16), (3, 1000)])
+def test_copy_exchange_bytes_match_closed_form(period, header):
+    # No compression: every step appends its sample, so the delta of a
+    # publication after step t carries the `period` new points and t weights.
+    n_nodes, n, d = 4, 7, 3
+    rng = np.random.RandomState(0)
+    groups = np.repeat(np.arange(n_nodes), n)
+    X = rng.normal(size=(n_nodes * n, d))
+    y = rng.normal(size=n_nodes * n)
+    reg = DecentralizedKernelSGDRegressor(
+        epsilon=0.0, max_dictionary_size=None, exchange_every=period, max_epochs=1,
+        network=SimulatedNetwork(ring(n_nodes), header_bytes=header),
+    ).fit(X, y, groups=groups)
+    n_directed_edges = 2 * n_nodes
+    per_round = []
+    for t in range(1, n + 1):  # the round in which every node takes its t-th step
+        if t % period:
+            per_round.append(0)
+        else:
+            payload = period * (d * 8 + 4) + t * 8 + 4
+            per_round.append(n_directed_edges * (header + payload))
+    assert_array_equal(reg.bytes_per_round_, per_round)
+    assert reg.n_bytes_sent_ == sum(per_round)
+    assert reg.n_messages_ == n_directed_edges * (n // period)
+    # float32 data: 4 bytes a value (points and weights).
+    reg32 = DecentralizedKernelSGDRegressor(
+        epsilon=0.0, max_dictionary_size=None, exchange_every=1, max_epochs=1,
+        network=SimulatedNetwork(ring(n_nodes), header_bytes=header),
+    ).fit(X.astype(np.float32), y, groups=groups)
+    assert reg32.bytes_per_round_[-1] == n_directed_edges * (header + d * 4 + 4 + n * 4 + 4)
+
+
+def test_copy_exchange_counts_only_changed_slots():
+    # With KOMP, a publication re-sends only the slots whose point changed:
+    # replay the dictionaries step by step and count them.
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(60, 2))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    groups = np.zeros(60, dtype=int)
+    groups[30:] = 1
+    clf = DecentralizedKernelSGDClassifier(
+        gamma=1.0, epsilon=0.3, max_dictionary_size=8, exchange_every=1, shuffle=False,
+        network=SimulatedNetwork(np.array([[0, 1], [1, 0]], bool)), random_state=0,
+    )
+    previous = [np.zeros((0, 2)), np.zeros((0, 2))]
+    expected = 0
+    for t in range(30):
+        rows = [t, 30 + t]
+        clf.partial_fit(X[rows], y[rows], groups=groups[rows], classes=[0, 1])
+        for node in range(2):
+            D = clf.dictionaries_[node]
+            old = previous[node]
+            changed = sum(
+                1 for a in range(len(D)) if a >= len(old) or not np.array_equal(D[a], old[a])
+            )
+            expected += 16 + changed * (2 * 8 + 4) + len(D) * 8 + 4
+            previous[node] = D.copy()
+    assert clf.n_bytes_sent_ == expected
+    assert clf.model_order_.max() <= 8
+
+
+def test_no_consensus_sends_nothing_and_auto_exchange_rule():
+    X, y, groups = _small()
+    alone = DecentralizedKernelSGDClassifier(consensus_penalty=0.0, random_state=0).fit(
+        X, y, groups=groups)
+    assert alone.n_bytes_sent_ == alone.n_messages_ == 0
+    assert np.all(np.isnan(alone.consensus_error_curve_))
+    # "auto": copies (period 1) when M n_outputs < d, else the query exchange.
+    rng = np.random.RandomState(0)
+    Xw = rng.normal(size=(90, 12))
+    for M, expected in [(11, 1), (12, None)]:
+        auto = DecentralizedKernelSGDClassifier(max_dictionary_size=M, random_state=0)
+        explicit = DecentralizedKernelSGDClassifier(
+            max_dictionary_size=M, exchange_every=expected, random_state=0)
+        assert auto.fit(Xw, y, groups=groups).n_bytes_sent_ == explicit.fit(
+            Xw, y, groups=groups).n_bytes_sent_
+    assert DecentralizedKernelSGDClassifier(max_dictionary_size=11, exchange_every=1).fit(
+        Xw, y, groups=groups).n_bytes_sent_ != DecentralizedKernelSGDClassifier(
+        max_dictionary_size=11, exchange_every=None).fit(Xw, y, groups=groups).n_bytes_sent_
 
 
 def test_dropped_nodes_process_every_sample_later():
@@ -335,8 +433,9 @@ def test_reproducible_and_pickle_round_trip():
 
 def test_float32_kept_and_close_to_float64():
     X, y, groups = _small()
-    a = DecentralizedKernelSGDClassifier(epsilon=0.0, shuffle=False).fit(X, y, groups=groups)
-    b = DecentralizedKernelSGDClassifier(epsilon=0.0, shuffle=False).fit(
+    params = dict(epsilon=0.0, max_dictionary_size=None, shuffle=False)
+    a = DecentralizedKernelSGDClassifier(**params).fit(X, y, groups=groups)
+    b = DecentralizedKernelSGDClassifier(**params).fit(
         X.astype(np.float32), y, groups=groups
     )
     assert b.dictionaries_[0].dtype == np.float32
@@ -366,8 +465,10 @@ def test_fit_one_pass_equals_partial_fit_and_stream_batches():
     b = DecentralizedKernelSGDClassifier(**params).partial_fit(X, y, groups=groups, classes=[0, 1])
     assert_allclose(b.decision_function(X, groups=groups), a.decision_function(X, groups=groups))
     # Without coupling (c = 0) the nodes are independent, so the stream can
-    # be cut into batches anywhere.
+    # be cut into batches anywhere (with a fixed gamma: "scale" reads the
+    # first batch).
     params["consensus_penalty"] = 0.0
+    params["gamma"] = None
     c = DecentralizedKernelSGDClassifier(**params).fit(X, y, groups=groups)
     d = DecentralizedKernelSGDClassifier(**params)
     interleaved = np.arange(len(y)).reshape(3, -1).T.ravel()  # nodes take turns
@@ -475,12 +576,147 @@ def test_partial_fit_errors():
         DecentralizedKernelSGDClassifier().fit(X, np.zeros(len(y)), groups=groups)
 
 
-def test_unstable_consensus_step_warns():
+def test_unstable_consensus_step_refused():
+    # Formerly a warning, now a refusal: the fit never runs an unstable step.
     rng = np.random.RandomState(0)
     X = rng.normal(size=(60, 2))
     y = rng.randint(2, size=60)
     groups = np.arange(60) % 30  # 30 nodes on the complete graph: lambda_max(L) = 30
-    with pytest.warns(UserWarning, match="consensus step is unstable"):
-        DecentralizedKernelSGDClassifier(eta0=0.5, consensus_penalty=0.2).fit(
-            X, y, groups=groups
-        )
+    with pytest.raises(ValueError, match="eta0=0.5 is not below the stability bound"):
+        DecentralizedKernelSGDClassifier(
+            eta0=0.5, consensus_penalty=0.2, network=SimulatedNetwork("complete")
+        ).fit(X, y, groups=groups)
+
+
+# ------------------------------------------------------------ stability
+def _shared_point_problem(n_nodes=6, n=200, seed=0):
+    """Every node sees the same point x, with its own target: the nodes'
+    values v_i = f_i(x) then follow a linear recursion exactly."""
+    rng = np.random.RandomState(seed)
+    A = rng.rand(n_nodes, n_nodes) < 0.6
+    A = np.triu(A, 1)
+    A = A | A.T
+    A[np.arange(n_nodes), (np.arange(n_nodes) + 1) % n_nodes] = True  # connected
+    A = A | A.T
+    np.fill_diagonal(A, False)
+    x = rng.normal(size=3)
+    X = np.tile(x, (n_nodes * n, 1))
+    groups = np.repeat(np.arange(n_nodes), n)
+    targets = rng.uniform(-3, 3, size=n_nodes)
+    return X, targets[groups], groups, A, targets
+
+
+def numpy_shared_point_recursion(A, targets, *, eta, alpha, c, kxx, n_rounds):
+    """v <- (1 - eta alpha) v - eta k(x, x) ((v - y) + c L v), from v = 0."""
+    L = np.diag(A.sum(1)) - A.astype(float)
+    v = np.zeros(len(targets))
+    for _ in range(n_rounds):
+        v = (1 - eta * alpha) * v - eta * kxx * ((v - targets) + c * L @ v)
+    return v
+
+
+@pytest.mark.parametrize("c", [0.3, 2.0])
+def test_step_bound_against_numpy_recursion(c):
+    X, y, groups, A, targets = _shared_point_problem()
+    alpha, n = 0.01, 200
+    L = np.diag(A.sum(1)) - A.astype(float)
+    bound = 2.0 / (alpha + 1.0 * (1.0 + c * np.linalg.eigvalsh(L)[-1]))  # rbf: k(x, x) = 1
+    params = dict(gamma=1.0, alpha=alpha, consensus_penalty=c, epsilon=0.0,
+                  max_dictionary_size=None, max_epochs=1, shuffle=False,
+                  network=SimulatedNetwork(A))
+    # 5 % above the bound the NumPy recursion diverges, and the estimator refuses.
+    above = numpy_shared_point_recursion(A, targets, eta=1.05 * bound, alpha=alpha, c=c,
+                                         kxx=1.0, n_rounds=n)
+    assert np.abs(above).max() > 1e3
+    with pytest.raises(ValueError, match="stability bound") as info:
+        DecentralizedKernelSGDRegressor(eta0=1.05 * bound, **params).fit(X, y, groups=groups)
+    assert f"{bound:.6g}" in str(info.value) and "eta0=" in str(info.value)
+    # 5 % below it converges, and the fit follows the recursion exactly.
+    below = numpy_shared_point_recursion(A, targets, eta=0.95 * bound, alpha=alpha, c=c,
+                                         kxx=1.0, n_rounds=n)
+    fixed = np.linalg.solve((alpha + 1.0) * np.eye(len(targets)) + c * L, targets)
+    assert_allclose(below, fixed, atol=1e-3)
+    reg = DecentralizedKernelSGDRegressor(eta0=0.95 * bound, **params).fit(X, y, groups=groups)
+    assert reg.step_bound_ == pytest.approx(bound, rel=1e-9)
+    assert reg.eta0_ == 0.95 * bound
+    values = [reg.predict(X[:1], groups=[i])[0] for i in range(len(targets))]
+    assert_allclose(values, below, rtol=1e-8, atol=1e-10)
+    # "auto": 1 / (alpha + K (1 + c lambda_max)), half the bound for the squared loss.
+    auto = DecentralizedKernelSGDRegressor(**params).fit(X, y, groups=groups)
+    assert auto.eta0_ == pytest.approx(bound / 2, rel=1e-9)
+    values = [auto.predict(X[:1], groups=[i])[0] for i in range(len(targets))]
+    assert_allclose(values, fixed, atol=1e-3)
+
+
+def test_step_bound_uses_loss_smoothness_kernel_sup_and_sample_weight():
+    X, y, groups, A, _ = _shared_point_problem(n=5)
+    L = np.diag(A.sum(1)) - A.astype(float)
+    lam_max = np.linalg.eigvalsh(L)[-1]
+    sw = np.ones(len(y))
+    sw[3] = 4.0
+    reg = DecentralizedKernelSGDRegressor(
+        kernel="linear", alpha=0.0, consensus_penalty=0.5, network=SimulatedNetwork(A)
+    ).fit(X, y, groups=groups, sample_weight=sw)
+    K = float(X[0] @ X[0])
+    assert reg.step_bound_ == pytest.approx(2 / (K * (4.0 + 0.5 * lam_max)), rel=1e-9)
+    clf = DecentralizedKernelSGDClassifier(
+        loss="log_loss", alpha=0.1, consensus_penalty=0.5, network=SimulatedNetwork(A)
+    ).fit(X, (y > 0).astype(int), groups=groups)
+    assert clf.step_bound_ == pytest.approx(2 / (0.1 + 0.25 + 0.5 * lam_max), rel=1e-9)
+    hinge = DecentralizedKernelSGDClassifier(
+        alpha=0.1, consensus_penalty=0.5, network=SimulatedNetwork(A)
+    ).fit(X, (y > 0).astype(int), groups=groups)
+    assert hinge.step_bound_ == pytest.approx(2 / (0.1 + 0.5 * lam_max), rel=1e-9)
+    assert hinge.eta0_ == pytest.approx(1 / (0.1 + 1 + 0.5 * lam_max), rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(learning_rate="diminishing", power_t=0.5), "power_t must be in"),
+        (dict(learning_rate="diminishing", power_t=1.5), "power_t must be in"),
+        (dict(learning_rate="diminishing", eta0=20.0, alpha=0.1), "eta0 \\* alpha must be < 1"),
+    ],
+)
+def test_diminishing_step_meets_the_paper_conditions(params, match):
+    X, y, groups = _small()
+    with pytest.raises(ValueError, match=match):
+        DecentralizedKernelSGDClassifier(**params).fit(X, y, groups=groups)
+
+
+def test_exploding_fit_raises_and_keeps_no_model():
+    # A diminishing step far above the bound at first: the values explode
+    # before the steps shrink; the run-time guard refuses the model.
+    X, y, groups, A, _ = _shared_point_problem(n=50)
+    reg = DecentralizedKernelSGDRegressor(
+        gamma=1.0, alpha=1e-3, consensus_penalty=50.0, eta0=5.0, learning_rate="diminishing",
+        power_t=1.0, epsilon=0.0, max_dictionary_size=None, network=SimulatedNetwork(A),
+    )
+    with pytest.raises(FloatingPointError, match="diverged at node"):
+        reg.fit(X, y, groups=groups)
+    assert not hasattr(reg, "dictionaries_")
+    with pytest.raises(NotFittedError):
+        reg.predict(X[:1], groups=[0])
+
+
+def _thousand_nodes_two_samples():
+    """The issue's reproducer: 1,000 nodes, 2 samples each, 5 features."""
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(2000, 5))
+    y = X @ rng.uniform(-2, 2, size=5) + 0.5 * rng.normal(size=2000)
+    return X, y, np.repeat(np.arange(1000), 2)
+
+
+def test_finite_outputs_at_defaults_on_1000_nodes_with_2_samples():
+    X, y, groups = _thousand_nodes_two_samples()
+    reg = DecentralizedKernelSGDRegressor(random_state=0).fit(X, y, groups=groups)
+    pred = reg.predict(X, groups=groups)
+    assert np.all(np.isfinite(pred))
+    assert np.abs(pred).max() <= np.abs(y).max()
+    assert reg.score(X, y, groups=groups) > 0.3
+    assert reg.eta0_ < reg.step_bound_ / 2 + 1e-12
+    assert_array_equal(np.asarray(reg.adjacency_.sum(axis=1)).ravel(), 4)  # ring lattice
+    clf = DecentralizedKernelSGDClassifier(random_state=0).fit(X, y > 0, groups=groups)
+    scores = clf.decision_function(X, groups=groups)
+    assert np.all(np.isfinite(scores)) and np.abs(scores).max() < 10
+    assert clf.score(X, y > 0, groups=groups) > 0.8

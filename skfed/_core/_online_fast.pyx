@@ -12,7 +12,13 @@ Every available node ``i`` that still has a sample ``(x, y)`` in its queue
 1. evaluates ``f_i(x)`` (one kernel row against its own dictionary, kept
    for step 3) and obtains ``f_j(x)`` from each available neighbour ``j``
    (a neighbour that is dropped this round does not answer and is left out
-   of the sum; a rogue neighbour answers ``-f_j(x)`` or noise);
+   of the sum; a rogue neighbour answers ``-f_j(x)`` or noise).  With
+   ``exchange_every = 0`` each value is a query (``x`` out, ``f_j(x)``
+   back) or ``j``'s whole dictionary, whichever costs fewer bytes; with
+   ``exchange_every = T`` node ``i`` evaluates its copy of ``f_j``, which
+   ``j`` brings up to date after every ``T``-th of its steps by a delta
+   (changed slots, all weights; see ``_publish``), so with ``T = 1`` the
+   values are exactly those of the query exchange;
 2. forms ``omega = s loss'(f_i(x), y) + c sum_j (f_i(x) - f_j(x))``
    (``s`` the sample weight);
 3. once every node has finished 1-2 (so all reads see the iterates of the
@@ -53,7 +59,7 @@ Cholesky as a guard against drift, and so does a non-positive pivot.
 """
 
 from libc.math cimport NAN, cos, exp, fabs, log, pow, sqrt
-from libc.string cimport memcpy, memmove
+from libc.string cimport memcmp, memcpy, memmove
 from scipy.linalg.cython_blas cimport ddot, dgemv, dger, dscal, dsymv, dsyr
 from scipy.linalg.cython_lapack cimport dpotrf, dpotri
 
@@ -77,6 +83,7 @@ cdef enum:
     C_STATUS_CHUNK_DONE = 0
     C_STATUS_ALL_DONE = 1
     C_STATUS_NEED_CAPACITY = 2
+    C_STATUS_DIVERGED = 3
 
 SCHEDULE_CONSTANT = C_SCHEDULE_CONSTANT
 SCHEDULE_DIMINISHING = C_SCHEDULE_DIMINISHING
@@ -85,6 +92,7 @@ ROGUE_RANDOM = C_ROGUE_RANDOM
 STATUS_CHUNK_DONE = C_STATUS_CHUNK_DONE
 STATUS_ALL_DONE = C_STATUS_ALL_DONE
 STATUS_NEED_CAPACITY = C_STATUS_NEED_CAPACITY
+STATUS_DIVERGED = C_STATUS_DIVERGED
 
 # A new point whose Schur complement is below this fraction of k(x, x) is in
 # the span of the dictionary up to rounding: it is always folded.
@@ -491,6 +499,31 @@ cdef intp_t _step_node(
     return m
 
 
+cdef void _publish(intp_t i, const floating* D, const double* W, intp_t M,
+                   floating* pub_D, double* pub_W, intp_t* pub_M,
+                   intp_t n_features, intp_t n_outputs, int64_t value_bytes,
+                   const intp_t* neighbours, intp_t n_neighbours,
+                   CommCounter counter) noexcept nogil:
+    """Bring the neighbours' copy of node i's function up to date.
+
+    The message is a delta: every slot whose point changed since the last
+    publication (an int32 slot index and the point), all ``M`` weights, and
+    the new size (an int32); one message to each neighbour.
+    """
+    cdef intp_t a, changed = 0
+    cdef size_t row = n_features * sizeof(floating)
+    for a in range(M):
+        if a >= pub_M[0] or memcmp(D + a * n_features, pub_D + a * n_features, row) != 0:
+            memcpy(pub_D + a * n_features, D + a * n_features, row)
+            changed += 1
+    memcpy(pub_W, W, M * n_outputs * sizeof(double))
+    pub_M[0] = M
+    if n_neighbours > 0:
+        counter.multicast(
+            i, neighbours, n_neighbours,
+            changed * (n_features * value_bytes + 4) + M * n_outputs * value_bytes + 4)
+
+
 cdef inline double _normal(uint32_t* state) noexcept nogil:
     """Standard normal draw (Box-Muller) from the xorshift state."""
     cdef double u1 = rand_uniform(0.0, 1.0, state)
@@ -516,6 +549,8 @@ def run_rounds(
     OnlineLoss loss,
     int schedule, double eta0, double power_t, double alpha, double consensus,
     double epsilon, intp_t max_size, bint compress, intp_t refactor_every,
+    double value_limit,                 # IN  a node value beyond this (or NaN) is divergence
+    intp_t exchange_every,              # IN  0: query exchange; T: copies published every T steps
     floating[:, :, ::1] points,         # IN/OUT (n_nodes, capacity, n_features)
     double[:, :, ::1] weights,          # IN/OUT (n_nodes, capacity, n_outputs)
     double[:, :, ::1] gram_inv,         # IN/OUT (n_nodes, capacity, capacity) when compress
@@ -532,6 +567,10 @@ def run_rounds(
     double[:, ::1] krows,               # scratch (n_nodes, capacity)
     double[:, ::1] omegas,              # scratch (n_nodes, n_outputs)
     double[:, ::1] work,                # scratch (7, max(capacity, n_outputs, 1))
+    floating[:, :, ::1] pub_points,     # IN/OUT (n_nodes, capacity, n_features) copies
+    double[:, :, ::1] pub_weights,      # IN/OUT (n_nodes, capacity, n_outputs) the neighbours hold
+    intp_t[::1] pub_sizes,              # IN/OUT (n_nodes,)
+    int64_t[::1] since_publish,         # IN/OUT (n_nodes,) steps since the last publication
 ):
     """Run synchronous rounds until the chunk ``active`` is used up.
 
@@ -543,7 +582,12 @@ def run_rounds(
     status : int
         ``STATUS_CHUNK_DONE`` (every row of ``active`` used),
         ``STATUS_ALL_DONE`` (every queue empty) or ``STATUS_NEED_CAPACITY``
-        (a node that must step has a full dictionary: grow and call again).
+        (a node that must step has a full dictionary: grow and call again)
+        or ``STATUS_DIVERGED`` (a node's own value ``f_i(x)`` was NaN, infinite
+        or larger than ``value_limit`` in absolute value: the round was not
+        applied and ``diverged_node`` says which node).
+    diverged_node : int
+        The node that diverged, or -1.
     """
     cdef intp_t n_nodes = sizes.shape[0]
     cdef intp_t n_features = X.shape[1]
@@ -554,6 +598,7 @@ def run_rounds(
     cdef intp_t rnd, i, j, jj, r, row, M, Mj
     cdef int status = C_STATUS_CHUNK_DONE
     cdef bint any_left
+    cdef intp_t diverged_node = -1
     cdef double eta, scale, eps_t, eps2, diff, cons_sum, err2, fval
     cdef intp_t n_pairs
     cdef int64_t header = counter.header_bytes
@@ -596,25 +641,37 @@ def run_rounds(
                 _eval_function(&kp, &X[row, 0], &points[i, 0, 0], M, n_features,
                                &weights[i, 0, 0], n_outputs, &krows[i, 0], fi)
                 for r in range(n_outputs):
+                    if not (fabs(fi[r]) <= value_limit):  # also catches NaN
+                        diverged_node = i
+                if diverged_node >= 0:
+                    break
+                for r in range(n_outputs):
                     omegas[i, r] = 0.0
                 for jj in range(indptr[i], indptr[i + 1]):
                     j = indices[jj]
                     if not active[rnd, j]:
                         continue  # a dropped neighbour does not answer
-                    Mj = sizes[j]
-                    # Bytes: query (x out, value back) or j's whole
-                    # dictionary, whichever is cheaper.
-                    query_cost = 2 * header + unit
-                    dict_cost = header + Mj * unit
-                    if dict_cost < query_cost:
-                        counter.send(j, i, Mj * unit)
-                    else:
-                        counter.send(i, j, n_features * value_bytes)
-                        counter.send(j, i, n_outputs * value_bytes)
                     kp = make_kernel_params(kernel_kind, gamma[j], coef0, degree)
-                    _eval_function(&kp, &X[row, 0], &points[j, 0, 0], Mj,
-                                   n_features, &weights[j, 0, 0], n_outputs,
-                                   tmp, fj)
+                    if exchange_every > 0:
+                        # i evaluates its copy of j's function (bytes were
+                        # counted when j published it).
+                        _eval_function(&kp, &X[row, 0], &pub_points[j, 0, 0],
+                                       pub_sizes[j], n_features, &pub_weights[j, 0, 0],
+                                       n_outputs, tmp, fj)
+                    else:
+                        Mj = sizes[j]
+                        # Bytes: query (x out, value back) or j's whole
+                        # dictionary, whichever is cheaper.
+                        query_cost = 2 * header + unit
+                        dict_cost = header + Mj * unit
+                        if dict_cost < query_cost:
+                            counter.send(j, i, Mj * unit)
+                        else:
+                            counter.send(i, j, n_features * value_bytes)
+                            counter.send(j, i, n_outputs * value_bytes)
+                        _eval_function(&kp, &X[row, 0], &points[j, 0, 0], Mj,
+                                       n_features, &weights[j, 0, 0], n_outputs,
+                                       tmp, fj)
                     for r in range(n_outputs):
                         diff = fi[r] - fj[r]
                         cons_sum = cons_sum + diff * diff
@@ -634,6 +691,10 @@ def run_rounds(
                 for r in range(n_outputs):
                     omegas[i, r] = (sample_weight[row] * grad[r]
                                     + consensus * omegas[i, r])
+
+            if diverged_node >= 0:
+                status = C_STATUS_DIVERGED
+                break
 
             # Phase 2: step and compress, node by node.
             for i in range(n_nodes):
@@ -665,13 +726,21 @@ def run_rounds(
                     komp_error_out[i] = err2
                 position[i] += 1
                 n_steps[i] += 1
+                if exchange_every > 0:
+                    since_publish[i] += 1
+                    if since_publish[i] >= exchange_every:
+                        _publish(i, &points[i, 0, 0], &weights[i, 0, 0], sizes[i],
+                                 &pub_points[i, 0, 0], &pub_weights[i, 0, 0],
+                                 &pub_sizes[i], n_features, n_outputs, value_bytes,
+                                 &indices[indptr[i]], indptr[i + 1] - indptr[i], counter)
+                        since_publish[i] = 0
 
             consensus_out[rnd] = cons_sum / n_pairs if n_pairs > 0 else NAN
             for i in range(n_nodes):
                 order_out[rnd, i] = sizes[i]
             counter.end_round()
             rnd += 1
-    return rnd, status
+    return rnd, status, diverged_node
 
 
 # ============================================================ test entry points

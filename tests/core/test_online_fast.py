@@ -290,15 +290,16 @@ def run_solver(X, y, sw, queues, active, adjacency, gamma, loss, n_outputs, *,
     order = np.empty((n_rounds, n_nodes), dtype=np.intp)
     komp_error = np.zeros(n_nodes)
     rogue = np.zeros(n_nodes, np.uint8) if rogue is None else rogue.astype(np.uint8)
-    done, status = of.run_rounds(
+    done, status, _ = of.run_rounds(
         X, y, sw, queue, queue_end, position, active.astype(np.uint8),
         A.indptr.astype(np.intp), A.indices.astype(np.intp), np.asarray(gamma, float),
         RBF, 0.0, 3.0, loss, of.SCHEDULE_DIMINISHING if diminishing else of.SCHEDULE_CONSTANT,
-        eta0, 0.5, alpha, c, epsilon, max_size, compress, 0, points, weights, gram_inv,
-        sizes, steps, rogue, of.ROGUE_COMPLEMENT, np.arange(1, n_nodes + 1, dtype=np.uint32),
+        eta0, 0.5, alpha, c, epsilon, max_size, compress, 0, np.inf, 0, points, weights,
+        gram_inv, sizes, steps, rogue, of.ROGUE_COMPLEMENT, np.arange(1, n_nodes + 1, dtype=np.uint32),
         counter, 8 if X.dtype == np.float64 else 4, consensus, order, komp_error,
         np.empty((n_nodes, capacity)), np.empty((n_nodes, n_outputs)),
-        np.empty((7, max(capacity, n_outputs))),
+        np.empty((7, max(capacity, n_outputs))), np.zeros_like(points), np.zeros_like(weights),
+        np.zeros(n_nodes, np.intp), np.zeros(n_nodes, np.int64),
     )
     return (points, weights, sizes, counter.snapshot(), consensus[:done], order[:done],
             done, status, komp_error)
@@ -385,14 +386,16 @@ def test_capacity_status_and_resume():
     from scipy import sparse
 
     A = sparse.csr_matrix(adjacency.astype(float))
-    done, status = of.run_rounds(
+    done, status, _ = of.run_rounds(
         X, y, sw, queue, queue_end, position, active, A.indptr.astype(np.intp),
         A.indices.astype(np.intp), gamma, RBF, 0.0, 3.0, of.HingeLoss(),
-        of.SCHEDULE_CONSTANT, 0.1, 0.5, 0.0, 0.1, 0.0, 0, False, 0, points, weights,
+        of.SCHEDULE_CONSTANT, 0.1, 0.5, 0.0, 0.1, 0.0, 0, False, 0, np.inf, 0, points, weights,
         np.zeros((n_nodes, 0, 0)), sizes, np.zeros(n_nodes, np.int64),
         np.zeros(n_nodes, np.uint8), 0, np.ones(n_nodes, np.uint32),
         CommCounter(n_nodes), 8, np.empty(10), np.empty((10, n_nodes), np.intp),
         np.zeros(n_nodes), np.empty((n_nodes, 2)), np.empty((n_nodes, 1)), np.empty((7, 2)),
+        np.zeros_like(points), np.zeros_like(weights), np.zeros(n_nodes, np.intp),
+        np.zeros(n_nodes, np.int64),
     )
     assert (done, status) == (2, of.STATUS_NEED_CAPACITY)
     assert_array_equal(sizes, 2)
