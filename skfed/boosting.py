@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy import sparse
-from scipy.sparse.csgraph import connected_components, shortest_path
+from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
@@ -104,17 +104,70 @@ def fw_message_bytes(n_base, n_problems=1):
     return payload_bytes(n_float64=n_problems, n_bits=n_problems * index_bits(n_base))
 
 
-def _network_diameter(adjacency):
+def _check_connected(adjacency):
     n_components, _ = connected_components(adjacency, directed=False)
     if n_components > 1:
         raise ValueError(
             "The network topology is disconnected: the nodes cannot agree on the "
             "feature ranges of the stumps. Use a connected topology."
         )
-    if adjacency.shape[0] == 1:
-        return 0
-    dist = shortest_path(adjacency, unweighted=True, directed=False)
-    return int(dist.max())
+
+
+def _flood_extremes(lo, hi, adjacency, counter, payload):
+    """Decentralized min/max flooding of per-node extremes over ``adjacency``.
+
+    Round 1: every node sends its ``(lo, hi)`` to its topology neighbours.
+    Later rounds: a node sends again only if a message improved one of its
+    extremes in the previous round (flooding on change), so the flood stops
+    by itself after at most ``diameter`` rounds, with no global knowledge.
+    On a complete topology every node hears every other node directly in
+    round 1, so no node forwards anything.  Time and memory per round are
+    linear in the number of links used.
+
+    Returns
+    -------
+    lo, hi : ndarray of shape (n_nodes, n_features)
+        What every node holds at the end (the global extremes when the
+        topology is connected).
+    spent : int
+        Bytes sent (headers included).
+    n_rounds : int
+    """
+    adjacency = sparse.csr_matrix(adjacency)
+    K = lo.shape[0]
+    indptr, indices = adjacency.indptr, adjacency.indices.astype(np.intp)
+    out_degree = np.diff(indptr)
+    complete = adjacency.nnz == K * (K - 1)
+    senders = np.arange(K)
+    spent, n_rounds = 0, 0
+    while senders.size and adjacency.nnz:
+        n_rounds += 1
+        for k in senders.tolist():
+            if out_degree[k]:
+                counter.multicast_message(k, indices[indptr[k]: indptr[k + 1]], payload)
+        spent += int(out_degree[senders].sum()) * (payload + counter.header_bytes)
+        if complete:
+            # Each node received every other node's extremes.
+            lo = np.broadcast_to(lo.min(axis=0), lo.shape).copy()
+            hi = np.broadcast_to(hi.max(axis=0), hi.shape).copy()
+            break
+        # Column l of ``heard`` lists the senders whose message l received.
+        heard = adjacency[senders].tocsc()
+        cols = np.flatnonzero(np.diff(heard.indptr))
+        starts = heard.indptr[cols]
+        from_rows = senders[heard.indices]
+        new_lo = lo.copy()
+        new_hi = hi.copy()
+        for f in range(lo.shape[1]):
+            new_lo[cols, f] = np.minimum(
+                lo[cols, f], np.minimum.reduceat(lo[from_rows, f], starts)
+            )
+            new_hi[cols, f] = np.maximum(
+                hi[cols, f], np.maximum.reduceat(hi[from_rows, f], starts)
+            )
+        senders = np.flatnonzero(((new_lo < lo) | (new_hi > hi)).any(axis=1))
+        lo, hi = new_lo, new_hi
+    return lo, hi, spent, n_rounds
 
 
 # -------------------------------------------------------------- base class
@@ -490,10 +543,13 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     problems' losses and model distances); a waking node does one step on
     every problem and sends all of them in one message.
 
-    **Messages** (byte model of :mod:`skfed.network`): one round of
-    min/max flooding over the topology for the stump thresholds (every node
-    sends ``2 n_features`` values to each topology neighbour, for as many
-    rounds as the topology's diameter — no raw data moves); a model update
+    **Messages** (byte model of :mod:`skfed.network`): min/max flooding
+    over the topology for the stump thresholds (every node sends its
+    ``2 n_features`` extremes to each topology neighbour in the first
+    round, and again in a later round only if a neighbour's message
+    improved them, so the flood ends by itself within the topology's
+    diameter; on a complete topology one round suffices — no raw data
+    moves); a model update
     is ``ceil(log2 n_base)`` bits of coordinate index plus one float64
     signed step per problem, to each neighbour; graph steps as in
     :class:`~skfed.graph.CollaborationGraphLearner` (models sent dense or as
@@ -677,34 +733,24 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
 
     # -------------------------------------------------------- base predictors
     def _agree_on_ranges(self, Xs, sws, layout, simulation):
-        """Decentralized min/max flooding over the topology; count its messages."""
-        K = layout.n_nodes
-        lo = np.empty((K, Xs.shape[1]))
-        hi = np.empty((K, Xs.shape[1]))
-        for k in range(K):
-            rows = slice(layout.offsets[k], layout.offsets[k + 1])
-            keep = sws[rows] > 0
-            lo[k] = Xs[rows][keep].min(axis=0)
-            hi[k] = Xs[rows][keep].max(axis=0)
+        """Decentralized min/max flooding over the topology; count its messages.
+
+        Every node starts from the extremes of its own (positively weighted)
+        samples; see :func:`_flood_extremes` for the protocol.  Returns the
+        extremes every node ends with (they agree) and the bytes spent.
+        """
+        starts = layout.offsets[:-1]
+        keep = (sws > 0)[:, None]
+        lo = np.minimum.reduceat(np.where(keep, Xs, np.inf), starts, axis=0)
+        hi = np.maximum.reduceat(np.where(keep, Xs, -np.inf), starts, axis=0)
+        lo, hi = lo.astype(np.float64), hi.astype(np.float64)
         adjacency = simulation.adjacency
-        diameter = _network_diameter(adjacency)
+        _check_connected(adjacency)
         payload = payload_bytes(
             **{("n_float32" if Xs.dtype == np.float32 else "n_float64"): 2 * Xs.shape[1]}
         )
-        counter = simulation.counter
-        indptr, indices = adjacency.indptr, adjacency.indices
-        spent = 0
-        for _ in range(diameter):
-            new_lo, new_hi = lo.copy(), hi.copy()
-            for k in range(K):
-                neighbours = indices[indptr[k] : indptr[k + 1]].astype(np.intp)
-                if neighbours.size:
-                    counter.multicast_message(k, neighbours, payload)
-                    spent += neighbours.size * (payload + counter.header_bytes)
-                    np.minimum(new_lo[neighbours], lo[k], out=new_lo[neighbours])
-                    np.maximum(new_hi[neighbours], hi[k], out=new_hi[neighbours])
-            lo, hi = new_lo, new_hi
-        # After ``diameter`` rounds every node holds the global extremes.
+        lo, hi, spent, _ = _flood_extremes(lo, hi, adjacency, simulation.counter, payload)
+        # The topology is connected, so every node holds the global extremes.
         return lo[0], hi[0], spent
 
     def _base_matrix(self, X, dtype):

@@ -142,12 +142,69 @@ def test_bytes_equal_the_closed_form_on_a_ring():
     assert len(clf.bytes_per_round_) == clf.n_iter_ == T == len(clf.objective_curve_)
     assert clf.bytes_per_round_[0] == range_bytes + 2 * message
     np.testing.assert_array_equal(clf.bytes_per_round_[1:], 2 * message)
-    # On a ring topology the ranges need diameter = 3 flooding rounds.
+    # On a ring topology the extremes are flooded on change (NumPy reference).
     on_ring = DecentralizedBoostingClassifier(10, graph=ring, max_iter=T, random_state=0,
                                               network=SimulatedNetwork(topology="ring"))
     on_ring.fit(X, y, groups=groups)
-    assert on_ring.n_bytes_sent_ == 3 * K * 2 * (16 + 32) + T * 2 * message
+    lo = np.array([X[groups == k].min(axis=0) for k in range(K)])
+    hi = np.array([X[groups == k].max(axis=0) for k in range(K)])
+    _, _, n_flood = _flood_reference(lo, hi, ring > 0)
+    assert on_ring.n_bytes_sent_ == n_flood * (16 + 32) + T * 2 * message
     np.testing.assert_allclose(on_ring.coef_, clf.coef_)
+
+
+def _flood_reference(lo, hi, A):
+    """Min/max flooding on change, one message per (sender, neighbour) per round."""
+    K = len(lo)
+    lo, hi = lo.copy(), hi.copy()
+    senders, n_messages = list(range(K)), 0
+    while senders:
+        new_lo, new_hi = lo.copy(), hi.copy()
+        for k in senders:
+            for l in np.flatnonzero(A[k]):
+                n_messages += 1
+                new_lo[l] = np.minimum(new_lo[l], lo[k])
+                new_hi[l] = np.maximum(new_hi[l], hi[k])
+        senders = [k for k in range(K) if (new_lo[k] < lo[k]).any() or (new_hi[k] > hi[k]).any()]
+        lo, hi = new_lo, new_hi
+        if A.sum() == K * (K - 1):
+            break  # complete topology: every node heard every other node
+    return lo, hi, n_messages
+
+
+@pytest.mark.parametrize("topology", [None, "ring", "star", "k_regular"])
+def test_feature_range_is_the_global_range(topology):
+    # Extremes sit on different nodes (one far from node 0 on a 30-node ring,
+    # diameter 15), and a zero-weight sample holding the largest value of
+    # feature 0 must not count.
+    K, m = 30, 4
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(K * m, 3))
+    groups = np.repeat(np.arange(K), m)
+    y = (X[:, 0] > 0).astype(int)
+    X[groups == 15, 1] += 9.0
+    X[groups == 7, 2] -= 9.0
+    sw = np.ones(K * m)
+    X[5, 0] = 50.0
+    sw[5] = 0.0
+    keep = sw > 0
+    network = SimulatedNetwork(topology=topology)
+    clf = DecentralizedBoostingClassifier(
+        12, graph=np.zeros((K, K)), mu=0.0, max_iter=1, network=network, random_state=0
+    ).fit(X, y, groups=groups, sample_weight=sw)
+    np.testing.assert_array_equal(clf.feature_range_[0], X[keep].min(axis=0))
+    np.testing.assert_array_equal(clf.feature_range_[1], X[keep].max(axis=0))
+    assert clf.feature_range_[1, 0] < 50.0
+    # Message count and bytes of the flood against the NumPy reference.
+    lo = np.array([X[(groups == k) & keep].min(axis=0) for k in range(K)])
+    hi = np.array([X[(groups == k) & keep].max(axis=0) for k in range(K)])
+    adjacency = network.start(K, random_state=0).adjacency.toarray() > 0
+    ref_lo, ref_hi, n_messages = _flood_reference(lo, hi, adjacency)
+    np.testing.assert_array_equal(ref_lo[0], clf.feature_range_[0])
+    assert clf.n_messages_ == n_messages
+    assert clf.n_bytes_sent_ == n_messages * (16 + 3 * 2 * 8)
+    features, thresholds = make_stumps(X[keep].min(axis=0), X[keep].max(axis=0), 12)
+    np.testing.assert_allclose(clf.stump_thresholds_, thresholds)
 
 
 def test_communication_budget_stops_the_fit():
