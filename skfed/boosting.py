@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy import sparse
-from scipy.sparse.csgraph import connected_components
+from scipy.sparse.csgraph import breadth_first_tree, connected_components
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
@@ -54,21 +54,42 @@ __all__ = [
 ]
 
 _LOSSES = {"logistic": Logistic, "squared_hinge": SquaredHinge}
+# Bins per feature of the histograms behind ``stump_placement="quantile"``.
+_N_BINS = 256
 
 
 # ------------------------------------------------------------------ stumps
-def make_stumps(feature_min, feature_max, n_estimators):
+def _stumps_per_feature(n_features, n_estimators):
+    """``n_estimators // n_features`` stumps per feature, the first
+    ``n_estimators % n_features`` features one more."""
+    base, extra = divmod(int(n_estimators), n_features)
+    return [base + (1 if f < extra else 0) for f in range(n_features)]
+
+
+def make_stumps(feature_min, feature_max, n_estimators, placement="range", histogram=None):
     """Decision stumps spread evenly over the features.
 
     Feature f gets ``n_estimators // n_features`` stumps (the first
-    ``n_estimators % n_features`` features one more), with thresholds evenly
-    spaced strictly inside ``[feature_min[f], feature_max[f]]``:
-    ``min + (r + 1) (max - min) / (q + 1)``, ``r = 0 .. q - 1``.
+    ``n_estimators % n_features`` features one more), q of them, with
+    thresholds placed by ``placement``:
+
+    * ``"range"``: evenly spaced strictly inside the feature's own range,
+      ``min_f + (r + 1) (max_f - min_f) / (q + 1)``, ``r = 0 .. q - 1``;
+    * ``"global_range"``: the same over the range of all features together,
+      ``[min_f' min_f', max_f' max_f']``, for every feature (the stumps of
+      the authors' code; suits features on one common scale);
+    * ``"quantile"``: at the levels ``(r + 1) / (q + 1)`` of the feature's
+      distribution, read from ``histogram`` (counts of the pooled samples
+      in ``n_bins`` equal bins over ``[min_f, max_f]``) by linear
+      interpolation inside the bin (suits skewed or heavy-tailed features).
 
     Parameters
     ----------
     feature_min, feature_max : array-like of shape (n_features,)
     n_estimators : int
+    placement : {"range", "global_range", "quantile"}, default="range"
+    histogram : array-like of shape (n_features, n_bins), default=None
+        Needed by ``"quantile"``.
 
     Returns
     -------
@@ -78,15 +99,38 @@ def make_stumps(feature_min, feature_max, n_estimators):
     feature_min = np.asarray(feature_min, dtype=np.float64)
     feature_max = np.asarray(feature_max, dtype=np.float64)
     n_features = feature_min.shape[0]
-    base, extra = divmod(int(n_estimators), n_features)
+    if placement == "global_range":
+        feature_min = np.full(n_features, feature_min.min())
+        feature_max = np.full(n_features, feature_max.max())
+    elif placement == "quantile":
+        if histogram is None:
+            raise ValueError('placement="quantile" needs the histogram of every feature.')
+        histogram = np.asarray(histogram, dtype=np.float64)
+    elif placement != "range":
+        raise ValueError(
+            f'placement must be "range", "global_range" or "quantile", got {placement!r}.'
+        )
     features, thresholds = [], []
-    for f in range(n_features):
-        q = base + (1 if f < extra else 0)
+    for f, q in enumerate(_stumps_per_feature(n_features, n_estimators)):
         if q == 0:
             continue
         r = np.arange(1, q + 1)
         features.append(np.full(q, f, dtype=np.intp))
-        thresholds.append(feature_min[f] + r * (feature_max[f] - feature_min[f]) / (q + 1))
+        if placement == "quantile":
+            cdf = np.concatenate([[0.0], np.cumsum(histogram[f])])
+            cdf /= cdf[-1]
+            edges = np.linspace(feature_min[f], feature_max[f], histogram.shape[1] + 1)
+            # cdf is non-decreasing: interpolate the inverse, first crossing.
+            levels = r / (q + 1)
+            right = np.searchsorted(cdf, levels, side="left")
+            left = right - 1
+            span = cdf[right] - cdf[left]
+            frac = np.where(span > 0, (levels - cdf[left]) / np.where(span > 0, span, 1), 0)
+            thresholds.append(edges[left] + frac * (edges[right] - edges[left]))
+        else:
+            thresholds.append(
+                feature_min[f] + r * (feature_max[f] - feature_min[f]) / (q + 1)
+            )
     return np.concatenate(features), np.concatenate(thresholds)
 
 
@@ -182,6 +226,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         "delta": [Interval(numbers.Real, 0, None, closed="neither")],
         "kappa": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_neighbors": [None, Interval(numbers.Integral, 1, None, closed="left")],
+        "sparsify_graph": [None, StrOptions({"connected"})],
         "graph_update_every": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "graph_init_iter": [None, Interval(numbers.Integral, 0, None, closed="left")],
         "graph_iter": [None, Interval(numbers.Integral, 0, None, closed="left")],
@@ -310,6 +355,8 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
                 state.graph_models(), state.graph_losses(), init_iter,
                 model_dtype=state.dtype, budget=budget, spent=spent,
             )
+            if self.sparsify_graph == "connected":
+                runner.sparsify_to_connected()
             # The joint phase continues from the local models (alternating
             # minimization of the joint objective); the step counter starts at 0.
             W = runner.graph_csr()
@@ -342,7 +389,13 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
                     model_dtype=state.dtype, budget=budget, spent=spent,
                 )
                 self.n_graph_updates_ += 1
-                state.set_graph(runner.graph_csr(), runner.linear_change)
+                if self.sparsify_graph == "connected":
+                    # The objective is recomputed: the dropped weights are
+                    # not in the graph steps' running change.
+                    runner.sparsify_to_connected()
+                    state.set_graph(runner.graph_csr())
+                else:
+                    state.set_graph(runner.graph_csr(), runner.linear_change)
                 stopped = budget >= 0 and spent >= budget
         self.n_iter_ = int(n_iter)
         self.n_updates_ = int(t)
@@ -565,6 +618,19 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     base_predictors : list of callables or estimators, default=None
         User-supplied base predictors, shared by all nodes: ``h(X)`` or
         ``h.predict(X)`` must return values in [-1, 1].
+    stump_placement : {"range", "global_range", "quantile"}, default="range"
+        Where the ``q`` stumps of every feature put their thresholds
+        (:func:`make_stumps`): ``"range"`` evenly inside the feature's own
+        agreed range (suits features on different scales with no strong
+        outliers); ``"global_range"`` evenly inside the range of all features
+        together, the same for every feature, as in the authors' code (suits
+        features on one common scale, e.g. standardized or pixel data; a
+        feature with a narrow range gets few useful stumps); ``"quantile"`` at
+        the quantiles of the pooled data of each feature, read from per-node
+        histograms (256 bins over the agreed range) summed up a spanning tree
+        of the topology (suits skewed or heavy-tailed features, and binary or
+        ordinal ones, where evenly spaced thresholds repeat the same split).
+        Ignored when ``base_predictors`` is given.
     fit_intercept : bool, default=True
         Add the constant base predictor ``h(x) = 1`` (last coordinate,
         exposed as ``intercept_``), inside the same l1 ball.
@@ -590,6 +656,16 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         weights toward the neighbours with the most different models.  Bounds
         each node's memory and per-update messages, and keeps the re-learned
         graph sparse as smoothing makes models alike.  ``None``: no cap.
+    sparsify_graph : {"connected", None}, default="connected"
+        Post-processing of every learned graph (the initial one and each
+        update) before the models use it: ``"connected"`` keeps only the
+        weights at or above the largest threshold at which the graph keeps
+        its connected components (:func:`~skfed.graph.sparsify_to_connected`,
+        as the authors post-process every learned graph); ``None`` keeps
+        every learned weight.  The threshold is computed on the whole graph
+        (a maximum spanning forest), a global step outside the decentralized
+        protocol whose messages are not counted.  A fixed ``graph`` is
+        used as given.
     graph_update_every : int or None, default=100
         Model iterations between two graph updates (learned graph only);
         ``None`` learns the graph once, from the local models, and keeps it.
@@ -680,6 +756,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     _parameter_constraints = {
         "n_estimators": [Interval(numbers.Integral, 1, None, closed="left")],
         "base_predictors": [None, list, tuple],
+        "stump_placement": [StrOptions({"range", "global_range", "quantile"})],
         "beta": [Interval(numbers.Real, 0, None, closed="neither")],
         **_BaseGraphPersonalized._common_constraints,
     }
@@ -689,6 +766,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         n_estimators=200,
         *,
         base_predictors=None,
+        stump_placement="range",
         fit_intercept=True,
         beta=1.0,
         mu=1.0,
@@ -698,6 +776,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         delta=1e-3,
         kappa=5,
         max_neighbors=None,
+        sparsify_graph="connected",
         graph_update_every=100,
         graph_init_iter=None,
         graph_iter=None,
@@ -711,6 +790,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     ):
         self.n_estimators = n_estimators
         self.base_predictors = base_predictors
+        self.stump_placement = stump_placement
         self.fit_intercept = fit_intercept
         self.beta = beta
         self.mu = mu
@@ -720,6 +800,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         self.delta = delta
         self.kappa = kappa
         self.max_neighbors = max_neighbors
+        self.sparsify_graph = sparsify_graph
         self.graph_update_every = graph_update_every
         self.graph_init_iter = graph_init_iter
         self.graph_iter = graph_iter
@@ -752,6 +833,39 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         lo, hi, spent, _ = _flood_extremes(lo, hi, adjacency, simulation.counter, payload)
         # The topology is connected, so every node holds the global extremes.
         return lo[0], hi[0], spent
+
+    def _agree_on_histogram(self, Xs, sws, layout, simulation, lo, hi):
+        """Pooled per-feature histograms by a convergecast and broadcast.
+
+        Every node bins its positively weighted samples into ``_N_BINS``
+        equal bins per feature over the agreed range; the counts are summed
+        up a breadth-first spanning tree of the topology rooted at node 0
+        (each node sends its subtree's ``n_features * _N_BINS`` int32 counts
+        to its parent), and the root sends the resulting thresholds back
+        down the tree (``n_estimators`` values per node).  Returns the
+        histogram and the bytes spent.
+        """
+        keep = sws > 0
+        width = np.where(hi > lo, hi - lo, 1.0)
+        bins = np.clip(((Xs[keep] - lo) / width * _N_BINS).astype(np.intp), 0, _N_BINS - 1)
+        n_features = Xs.shape[1]
+        histogram = np.zeros((n_features, _N_BINS))
+        for f in range(n_features):
+            histogram[f] = np.bincount(bins[:, f], minlength=_N_BINS)
+        spent = 0
+        K = layout.n_nodes
+        if K > 1:
+            tree = breadth_first_tree(simulation.adjacency, 0, directed=False).tocoo()
+            counter = simulation.counter
+            up = payload_bytes(n_int32=n_features * _N_BINS)
+            down = payload_bytes(
+                **{("n_float32" if Xs.dtype == np.float32 else "n_float64"): self.n_estimators}
+            )
+            for parent, child in zip(tree.row.tolist(), tree.col.tolist()):
+                counter.send_message(child, parent, up)
+                counter.send_message(parent, child, down)
+            spent = tree.nnz * (up + down + 2 * counter.header_bytes)
+        return histogram, spent
 
     def _base_matrix(self, X, dtype):
         if self.base_predictors is not None:
@@ -805,8 +919,12 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         if self.base_predictors is None:
             lo, hi, setup_bytes = self._agree_on_ranges(Xs, sws, layout, simulation)
             self.feature_range_ = np.vstack([lo, hi])
+            histogram = None
+            if self.stump_placement == "quantile":
+                histogram, spent = self._agree_on_histogram(Xs, sws, layout, simulation, lo, hi)
+                setup_bytes += spent
             self.stump_features_, self.stump_thresholds_ = make_stumps(
-                lo, hi, self.n_estimators
+                lo, hi, self.n_estimators, self.stump_placement, histogram
             )
             self.base_predictors_ = None
         else:
@@ -1001,7 +1119,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     mu : float, default=1.0
     graph : None, array-like, sparse matrix or networkx graph, default=None
         ``None`` learns the graph; otherwise the fixed graph.
-    mu_graph, lambda_graph, delta, kappa, max_neighbors : see
+    mu_graph, lambda_graph, delta, kappa, max_neighbors, sparsify_graph : see
         :class:`DecentralizedBoostingClassifier`.
     graph_update_every, graph_init_iter, graph_iter : see
         :class:`DecentralizedBoostingClassifier`.
@@ -1075,6 +1193,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         delta=1e-3,
         kappa=5,
         max_neighbors=None,
+        sparsify_graph="connected",
         graph_update_every=100,
         graph_init_iter=None,
         graph_iter=None,
@@ -1096,6 +1215,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         self.delta = delta
         self.kappa = kappa
         self.max_neighbors = max_neighbors
+        self.sparsify_graph = sparsify_graph
         self.graph_update_every = graph_update_every
         self.graph_init_iter = graph_init_iter
         self.graph_iter = graph_iter

@@ -29,18 +29,21 @@ import numbers
 
 import numpy as np
 from scipy import sparse
+from scipy.sparse.csgraph import minimum_spanning_tree
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._base import node_seeds
 from ._base import check_network_faults
-from ._compat import Interval
+from ._compat import Interval, StrOptions
 from ._core._graph_fast import graph_steps
 from .network import check_adjacency, index_bits, payload_bytes, resolve_network
 
 __all__ = [
     "CollaborationGraphLearner",
+    "connected_threshold",
+    "sparsify_to_connected",
     "graph_objective",
     "graph_gradient",
     "block_lipschitz_bound",
@@ -173,6 +176,59 @@ def model_message_bytes(models, dtype=np.float64):
     return out
 
 
+def connected_threshold(W):
+    """Largest weight threshold that keeps the graph's connected components.
+
+    The largest ``t`` such that the edges of weight ``>= t`` connect the
+    nodes into as many components as all the edges of ``W`` do (one when
+    ``W`` is connected): the smallest weight of a maximum spanning forest
+    of ``W``.  Time O(nnz log nnz).
+
+    Parameters
+    ----------
+    W : array-like or sparse matrix of shape (n_nodes, n_nodes)
+        Symmetric non-negative weights.
+
+    Returns
+    -------
+    float
+        0.0 for a graph without edges.
+    """
+    W = sparse.csr_matrix(W, dtype=np.float64)
+    W.eliminate_zeros()
+    if W.nnz == 0:
+        return 0.0
+    # A minimum spanning forest of (top + 1 - w) is a maximum one of w.
+    flipped = W.copy()
+    flipped.data = (W.data.max() + 1.0) - W.data
+    forest = minimum_spanning_tree(flipped).tocoo()
+    return float(np.asarray(W[forest.row, forest.col]).min())
+
+
+def sparsify_to_connected(W):
+    """Keep only the weights at or above :func:`connected_threshold`.
+
+    The post-processing Zantedeschi, Bellet & Tommasi apply to every
+    learned graph: drop the weakest edges as long as no connected component
+    of the graph splits.
+
+    Parameters
+    ----------
+    W : array-like or sparse matrix of shape (n_nodes, n_nodes)
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n_nodes, n_nodes)
+    """
+    W = sparse.csr_matrix(W, dtype=np.float64, copy=True)
+    W.eliminate_zeros()
+    threshold = connected_threshold(W)
+    W.data[W.data < threshold] = 0.0
+    W.eliminate_zeros()
+    W.sort_indices()
+    return W
+
+
 def _csr_arrays(matrix):
     matrix = sparse.csr_matrix(matrix)
     matrix.sort_indices()
@@ -255,6 +311,12 @@ class _GraphRunner:
             return np.zeros(0, dtype=np.uint8)
         return (self.simulation.rng.uniform(size=n_steps) < drop).astype(np.uint8)
 
+    def sparsify_to_connected(self):
+        """Drop the weights below :func:`connected_threshold` (in place)."""
+        threshold = connected_threshold(self.graph_csr())
+        self.W[self.W < threshold] = 0.0
+        self.degree[:] = self.W.sum(axis=1)
+
     def graph_csr(self):
         """The current graph as a symmetric CSR matrix without explicit zeros."""
         matrix = sparse.csr_matrix(self.W)
@@ -330,6 +392,14 @@ class CollaborationGraphLearner(BaseEstimator):
     max_neighbors : int, default=None
         Most non-zero weights a node keeps (Remark 2): the weights toward
         the most different models are kept at zero.  ``None``: no cap.
+    sparsify_graph : {"connected", None}, default="connected"
+        Post-processing of the learned graph: ``"connected"`` keeps only the
+        weights at or above the largest threshold at which the graph keeps
+        its connected components (:func:`~skfed.graph.sparsify_to_connected`,
+        as the authors post-process every learned graph); ``None`` keeps
+        every learned weight.  The threshold is computed on the whole graph
+        (a maximum spanning forest), a global step outside the decentralized
+        protocol whose messages are not counted.
     max_iter : int, default=None
         Number of iterations (node wake-ups); ``None`` means
         ``100 * n_nodes``.
@@ -353,7 +423,7 @@ class CollaborationGraphLearner(BaseEstimator):
         ``arange(n_nodes)``: node k is row k of ``X``.
     n_iter_ : int
     objective_curve_ : ndarray of shape (n_iter_,)
-        ``h(w)`` after every iteration.
+        ``h(w)`` after every iteration (before ``sparsify_graph``).
     communication_ : CommunicationLog
     n_bytes_sent_, n_messages_ : int
     bytes_per_round_ : ndarray of shape (n_iter_,)
@@ -388,6 +458,7 @@ class CollaborationGraphLearner(BaseEstimator):
         "delta": [Interval(numbers.Real, 0, None, closed="neither")],
         "kappa": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_neighbors": [None, Interval(numbers.Integral, 1, None, closed="left")],
+        "sparsify_graph": [None, StrOptions({"connected"})],
         "max_iter": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "communication_budget": [None, Interval(numbers.Integral, 0, None, closed="left")],
         "network": "no_validation",
@@ -403,6 +474,7 @@ class CollaborationGraphLearner(BaseEstimator):
         delta=1e-3,
         kappa=5,
         max_neighbors=None,
+        sparsify_graph="connected",
         max_iter=None,
         communication_budget=None,
         network=None,
@@ -414,6 +486,7 @@ class CollaborationGraphLearner(BaseEstimator):
         self.delta = delta
         self.kappa = kappa
         self.max_neighbors = max_neighbors
+        self.sparsify_graph = sparsify_graph
         self.max_iter = max_iter
         self.communication_budget = communication_budget
         self.network = network
@@ -488,8 +561,11 @@ class CollaborationGraphLearner(BaseEstimator):
             X, losses, max_iter, model_dtype=X.dtype, budget=budget, end_rounds=True,
             record=True,
         )
-        self.collaboration_graph_ = runner.graph_csr()
-        self.degree_ = runner.degree.copy()
+        graph = runner.graph_csr()
+        if self.sparsify_graph == "connected":
+            graph = sparsify_to_connected(graph)
+        self.collaboration_graph_ = graph
+        self.degree_ = np.asarray(graph.sum(axis=1)).ravel()
         self.nodes_ = np.arange(n_nodes)
         self.n_iter_ = int(n_done)
         self.objective_curve_ = curve

@@ -481,3 +481,68 @@ def test_perso_lin_learns_the_groups_and_smooths_over_them():
         return np.ptp(clf.coef_, axis=0).max() / np.abs(clf.coef_).mean()
 
     assert spread(10.0) < 0.3 * spread(0.01)
+
+
+@pytest.mark.parametrize("Estimator", [DecentralizedBoostingClassifier,
+                                       PersonalizedLinearClassifier])
+def test_learned_graph_is_sparsified_to_connected(Estimator):
+    from skfed.graph import sparsify_to_connected
+
+    X, X_test, y, y_test, g, g_test, oracle, clusters = make_rotated_moons(
+        30, cluster_sizes=[10, 20], n_samples_range=(3, 14), n_features=4, padding_std=0.0,
+        random_state=0,
+    )
+    kw = dict(graph_update_every=None, max_iter=600, random_state=0)
+    full = Estimator(sparsify_graph=None, **kw).fit(X, y, groups=g)
+    kept = Estimator(**kw).fit(X, y, groups=g)
+    expected = sparsify_to_connected(full.collaboration_graph_)
+    np.testing.assert_array_equal(kept.collaboration_graph_.toarray(), expected.toarray())
+    assert kept.collaboration_graph_.nnz < full.collaboration_graph_.nnz
+    # The models were learned on the sparsified graph: fewer model messages.
+    assert kept.n_bytes_sent_ < full.n_bytes_sent_
+
+
+@pytest.mark.parametrize("placement", ["range", "global_range", "quantile"])
+def test_stump_placement_against_numpy(placement):
+    K, m = 8, 25
+    rng = np.random.RandomState(1)
+    # Features on different scales, one heavy-tailed.
+    X = np.column_stack([rng.normal(size=K * m), 5 * rng.uniform(size=K * m),
+                         rng.exponential(size=K * m) ** 2])
+    groups = np.repeat(np.arange(K), m)
+    y = (X[:, 0] + X[:, 1] > 2.5).astype(int)
+    n_est = 11  # 4, 4, 3 stumps
+    clf = DecentralizedBoostingClassifier(
+        n_est, stump_placement=placement, graph=np.zeros((K, K)), mu=0.0, max_iter=1,
+        network=SimulatedNetwork(topology="ring"), random_state=0,
+    ).fit(X, y, groups=groups)
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    counts = [4, 4, 3]
+    np.testing.assert_array_equal(clf.stump_features_, np.repeat([0, 1, 2], counts))
+    expected = []
+    for f, q in enumerate(counts):
+        levels = np.arange(1, q + 1) / (q + 1)
+        if placement == "range":
+            expected.append(lo[f] + levels * (hi[f] - lo[f]))
+        elif placement == "global_range":
+            expected.append(lo.min() + levels * (hi.max() - lo.min()))
+        else:
+            hist, edges = np.histogram(X[:, f], bins=256, range=(lo[f], hi[f]))
+            cdf = np.concatenate([[0], np.cumsum(hist)]) / len(X)
+            expected.append([edges[np.searchsorted(cdf, v) - 1]
+                             + (v - cdf[np.searchsorted(cdf, v) - 1])
+                             / (cdf[np.searchsorted(cdf, v)] - cdf[np.searchsorted(cdf, v) - 1])
+                             * (edges[1] - edges[0]) for v in levels])
+            # Within two bins of the exact pooled quantile.
+            np.testing.assert_allclose(expected[-1], np.quantile(X[:, f], levels),
+                                       atol=2 * (hi[f] - lo[f]) / 256)
+    np.testing.assert_allclose(clf.stump_thresholds_, np.concatenate(expected), rtol=1e-10)
+    if placement == "quantile":
+        # Spanning tree of the ring: 7 edges, counts up (3 x 256 int32),
+        # 11 float64 thresholds down, one header each way.
+        _, _, n_flood = _flood_reference(
+            np.array([X[groups == k].min(axis=0) for k in range(K)]),
+            np.array([X[groups == k].max(axis=0) for k in range(K)]), _ring(K) > 0)
+        assert clf.n_bytes_sent_ == n_flood * (16 + 48) + 7 * (16 + 3 * 256 * 4 + 16 + 88)
+    if placement == "global_range":
+        assert np.all(clf.stump_thresholds_ > lo.min()) and np.all(clf.stump_thresholds_ < hi.max())
