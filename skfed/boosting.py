@@ -59,18 +59,31 @@ _N_BINS = 256
 
 
 # ------------------------------------------------------------------ stumps
-def _stumps_per_feature(n_features, n_estimators):
-    """``n_estimators // n_features`` stumps per feature, the first
-    ``n_estimators % n_features`` features one more."""
-    base, extra = divmod(int(n_estimators), n_features)
-    return [base + (1 if f < extra else 0) for f in range(n_features)]
+def _stumps_per_feature(varying, n_estimators):
+    """Spread ``n_estimators`` stumps over the features that vary.
+
+    The ``n_varying`` features with ``max > min`` get ``n_estimators //
+    n_varying`` stumps each, the first ``n_estimators % n_varying`` of them
+    one more; a constant feature gets none (each of its stumps would be the
+    same constant).  When no feature varies, all features share them.
+    """
+    varying = np.asarray(varying, dtype=bool)
+    if not varying.any():
+        varying = np.ones_like(varying)
+    base, extra = divmod(int(n_estimators), int(varying.sum()))
+    counts = np.zeros(varying.shape[0], dtype=np.intp)
+    counts[varying] = base
+    counts[np.flatnonzero(varying)[:extra]] += 1
+    return counts.tolist()
 
 
 def make_stumps(feature_min, feature_max, n_estimators, placement="range", histogram=None):
-    """Decision stumps spread evenly over the features.
+    """Decision stumps spread evenly over the features that vary.
 
-    Feature f gets ``n_estimators // n_features`` stumps (the first
-    ``n_estimators % n_features`` features one more), q of them, with
+    Each of the ``n_varying`` features with ``feature_max > feature_min``
+    gets ``n_estimators // n_varying`` stumps (the first ``n_estimators %
+    n_varying`` of them one more) and a constant feature none (all features
+    share them when none varies); feature f gets q of them, with
     thresholds placed by ``placement``:
 
     * ``"range"``: evenly spaced strictly inside the feature's own range,
@@ -99,6 +112,7 @@ def make_stumps(feature_min, feature_max, n_estimators, placement="range", histo
     feature_min = np.asarray(feature_min, dtype=np.float64)
     feature_max = np.asarray(feature_max, dtype=np.float64)
     n_features = feature_min.shape[0]
+    counts = _stumps_per_feature(feature_max > feature_min, n_estimators)
     if placement == "global_range":
         feature_min = np.full(n_features, feature_min.min())
         feature_max = np.full(n_features, feature_max.max())
@@ -111,7 +125,7 @@ def make_stumps(feature_min, feature_max, n_estimators, placement="range", histo
             f'placement must be "range", "global_range" or "quantile", got {placement!r}.'
         )
     features, thresholds = [], []
-    for f, q in enumerate(_stumps_per_feature(n_features, n_estimators)):
+    for f, q in enumerate(counts):
         if q == 0:
             continue
         r = np.arange(1, q + 1)
@@ -227,7 +241,8 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         "kappa": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_neighbors": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "sparsify_graph": [None, StrOptions({"connected"})],
-        "graph_update_every": [None, Interval(numbers.Integral, 1, None, closed="left")],
+        "graph_update_every": [None, StrOptions({"n_nodes"}),
+                               Interval(numbers.Integral, 1, None, closed="left")],
         "graph_init_iter": [None, Interval(numbers.Integral, 0, None, closed="left")],
         "graph_iter": [None, Interval(numbers.Integral, 0, None, closed="left")],
         "max_iter": [None, Interval(numbers.Integral, 1, None, closed="left")],
@@ -374,7 +389,8 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
             block = max_iter - n_iter
             updating = learned and self.graph_update_every is not None
             if updating:
-                block = min(block, self.graph_update_every)
+                every = K if self.graph_update_every == "n_nodes" else self.graph_update_every
+                block = min(block, every)
             offline = self._offline(simulation, block)
             n_done, n_updates, spent, curve = state.async_steps(
                 t, block, clock, node_state, offline, simulation, budget, spent
@@ -666,9 +682,13 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         (a maximum spanning forest), a global step outside the decentralized
         protocol whose messages are not counted.  A fixed ``graph`` is
         used as given.
-    graph_update_every : int or None, default=100
+    graph_update_every : int, "n_nodes" or None, default="n_nodes"
         Model iterations between two graph updates (learned graph only);
-        ``None`` learns the graph once, from the local models, and keeps it.
+        ``"n_nodes"``: as many as there are nodes (every node wakes up once
+        on average between two updates; the paper's 100 iterations for its
+        100 users), so the number of graph updates, ``max_iter /
+        n_nodes``, does not grow with the number of nodes; ``None`` learns
+        the graph once, from the local models, and keeps it.
     graph_init_iter : int, default=None
         Graph steps of the initial graph learning; ``None``: ``50 * n_nodes``.
     graph_iter : int, default=None
@@ -777,7 +797,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         kappa=5,
         max_neighbors=None,
         sparsify_graph="connected",
-        graph_update_every=100,
+        graph_update_every="n_nodes",
         graph_init_iter=None,
         graph_iter=None,
         max_iter=None,
@@ -1194,7 +1214,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         kappa=5,
         max_neighbors=None,
         sparsify_graph="connected",
-        graph_update_every=100,
+        graph_update_every="n_nodes",
         graph_init_iter=None,
         graph_iter=None,
         max_iter=None,

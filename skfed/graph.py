@@ -70,6 +70,8 @@ def _dense_graph(W):
 def graph_objective(W, models, losses, *, mu=1.0, mu_graph=None, lambda_graph=1.0, delta=1e-3):
     """Objective ``h(w)`` of the graph given the models (eq. 5).
 
+    Linear in the number of edges of ``W`` (sparse or dense).
+
     Parameters
     ----------
     W : array-like or sparse matrix of shape (n_nodes, n_nodes)
@@ -87,15 +89,18 @@ def graph_objective(W, models, losses, *, mu=1.0, mu_graph=None, lambda_graph=1.
     float
     """
     mu_graph = mu if mu_graph is None else mu_graph
-    W = _dense_graph(W)
+    W = sparse.triu(sparse.csr_matrix(W, dtype=np.float64), k=1).tocoo()
+    models = np.asarray(models, dtype=np.float64)
     losses = np.asarray(losses, dtype=np.float64)
-    degree = W.sum(axis=1)
-    z = _pair_distances(models)
-    upper = np.triu(W, k=1)
+    degree = np.bincount(W.row, W.data, minlength=models.shape[0]) + np.bincount(
+        W.col, W.data, minlength=models.shape[0]
+    )
+    diff = models[W.row] - models[W.col]
+    z = np.einsum("ij,ij->i", diff, diff)
     return float(
         degree @ losses
-        + 0.5 * mu * np.sum(upper * z)
-        + mu_graph * (lambda_graph * np.sum(upper**2) - np.sum(np.log(degree + delta)))
+        + 0.5 * mu * np.sum(W.data * z)
+        + mu_graph * (lambda_graph * np.sum(W.data**2) - np.sum(np.log(degree + delta)))
     )
 
 
@@ -243,14 +248,15 @@ class _GraphRunner:
     """State of the decentralized graph learner during one fit.
 
     Shared by :class:`CollaborationGraphLearner` and the alternating
-    estimators of :mod:`skfed.boosting`: the dense symmetric weights, the
-    degrees, the peer candidates (the network topology) and the random
-    states.
+    estimators of :mod:`skfed.boosting`: the symmetric weights, stored on the
+    sparsity pattern of the peer candidates (the network topology: a weight
+    can only be learned between two nodes that may sample each other), the
+    degrees and the random states.  Memory and the cost of every call are
+    linear in the topology's links, never quadratic in the nodes.
     """
 
     def __init__(self, simulation, *, mu, mu_graph, lambda_graph, delta, kappa, clock,
                  node_state, W=None, max_neighbors=None):
-        n_nodes = simulation.n_nodes
         self.simulation = simulation
         self.mu = float(mu)
         self.mu_graph = float(mu if mu_graph is None else mu_graph)
@@ -260,14 +266,37 @@ class _GraphRunner:
         self.max_neighbors = -1 if max_neighbors is None else int(max_neighbors)
         self.clock = clock
         self.node_state = node_state
-        self.W = np.zeros((n_nodes, n_nodes)) if W is None else np.array(W, dtype=np.float64)
-        self.degree = self.W.sum(axis=1)
-        indptr, indices, _ = _csr_arrays(simulation.adjacency)
-        self.cand_indptr, self.cand_indices = indptr, indices
+        pattern = sparse.csr_matrix(simulation.adjacency, dtype=np.float64, copy=True)
+        pattern.setdiag(0.0)
+        pattern.eliminate_zeros()
+        pattern.sort_indices()
+        self.cand_indptr = np.ascontiguousarray(pattern.indptr, dtype=np.intp)
+        self.cand_indices = np.ascontiguousarray(pattern.indices, dtype=np.intp)
+        self.weights = np.zeros(pattern.nnz)
+        if W is not None:
+            W = sparse.csr_matrix(W, dtype=np.float64)
+            # Entries of W on the pattern; W must lie inside it.
+            on = sparse.csr_matrix(
+                (np.ones(pattern.nnz), self.cand_indices, self.cand_indptr), shape=W.shape
+            )
+            if W.multiply(on).nnz != W.count_nonzero():
+                raise ValueError(
+                    "init_graph has edges between nodes that the network topology does "
+                    "not connect."
+                )
+            self.weights[:] = np.asarray(W[self._rows(), self.cand_indices]).ravel()
+        self.degree = self._row_sums()
+
+    def _rows(self):
+        return np.repeat(np.arange(self.cand_indptr.shape[0] - 1), np.diff(self.cand_indptr))
+
+    def _row_sums(self):
+        csum = np.r_[0.0, np.cumsum(self.weights)]
+        return csum[self.cand_indptr[1:]] - csum[self.cand_indptr[:-1]]
 
     def objective(self, models, losses):
         return graph_objective(
-            self.W, models, losses, mu=self.mu, mu_graph=self.mu_graph,
+            self.graph_csr(), models, losses, mu=self.mu, mu_graph=self.mu_graph,
             lambda_graph=self.lambda_graph, delta=self.delta,
         )
 
@@ -286,7 +315,7 @@ class _GraphRunner:
         trace_peers = np.zeros(n_steps * self.kappa if trace else 0, dtype=np.intp)
         trace_lip = np.zeros(n_steps if trace else 0)
         n_done, spent, _, linear_change = graph_steps(
-            models, losses, self.W, self.degree, self.cand_indptr, self.cand_indices,
+            models, losses, self.weights, self.degree, self.cand_indptr, self.cand_indices,
             self.mu, self.mu_graph, self.lambda_graph, self.delta, self.kappa, n_steps,
             self.clock, self.node_state, offline,
             model_message_bytes(models, model_dtype), self.simulation.counter,
@@ -294,7 +323,7 @@ class _GraphRunner:
             trace_node, trace_peers, trace_lip, self.max_neighbors,
         )
         # Degrees are updated incrementally; recompute them exactly.
-        self.degree[:] = self.W.sum(axis=1)
+        self.degree[:] = self._row_sums()
         self.linear_change = linear_change
         traced = None
         if trace:
@@ -314,12 +343,16 @@ class _GraphRunner:
     def sparsify_to_connected(self):
         """Drop the weights below :func:`connected_threshold` (in place)."""
         threshold = connected_threshold(self.graph_csr())
-        self.W[self.W < threshold] = 0.0
-        self.degree[:] = self.W.sum(axis=1)
+        self.weights[self.weights < threshold] = 0.0
+        self.degree[:] = self._row_sums()
 
     def graph_csr(self):
         """The current graph as a symmetric CSR matrix without explicit zeros."""
-        matrix = sparse.csr_matrix(self.W)
+        K = self.cand_indptr.shape[0] - 1
+        matrix = sparse.csr_matrix(
+            (self.weights.copy(), self.cand_indices.copy(), self.cand_indptr.copy()),
+            shape=(K, K),
+        )
         matrix.eliminate_zeros()
         matrix.sort_indices()
         return matrix
@@ -549,7 +582,6 @@ class CollaborationGraphLearner(BaseEstimator):
         W0 = None
         if init_graph is not None:
             W0 = check_adjacency(init_graph, n_nodes, name="init_graph", allow_weights=True)
-            W0 = W0.toarray()
         runner = _GraphRunner(
             simulation, mu=self.mu, mu_graph=mu_graph, lambda_graph=self.lambda_graph,
             delta=self.delta, kappa=self.kappa, clock=seeds[n_nodes:].copy(),
