@@ -118,6 +118,7 @@ import time
 import warnings
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.ensemble import AdaBoostClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
@@ -445,9 +446,126 @@ def run_ceiling(runs, log):
     return {"summary": summary, "per_split": rows}
 
 
+# ----------------------------------------------------------------- defaults
+def tune_by_grid_search(estimator, grid, X, y, groups, seed, n_splits=3):
+    """The documented tuning recipe: routed GridSearchCV, within-node folds.
+
+    Returns the refitted best estimator, its parameters and the bytes sent
+    by all the validation fits (each fit's ``n_bytes_sent_``, recorded by a
+    second scorer), the refit excluded.
+    """
+    import sklearn
+    from sklearn.model_selection import GridSearchCV
+
+    from skfed.model_selection import make_group_scorer
+
+    def bytes_sent(fitted, X, y):
+        return fitted.n_bytes_sent_
+
+    with sklearn.config_context(enable_metadata_routing=True):
+        search = GridSearchCV(
+            estimator, grid,
+            cv=WithinGroupKFold(n_splits, shuffle=True, random_state=seed),
+            scoring={"accuracy": make_group_scorer(), "bytes": bytes_sent},
+            refit="accuracy",
+        )
+        search.fit(X, y, groups=groups)
+    validation_bytes = int(round(search.cv_results_["mean_test_bytes"].sum() * n_splits))
+    return search.best_estimator_, search.best_params_, validation_bytes
+
+
+DADA_TUNE_GRID = {"beta": [3.0, 10.0, 30.0], "mu": [0.3, 1.0, 3.0]}
+PERSO_TUNE_GRID = {"mu": [0.1, 1.0, 10.0], "alpha": [1e-3, 1e-2]}
+
+
+def _defaults_cases(seeds, runs):
+    cases = [(f"moons-{layout}", seed) for layout in ("paper", "random") for seed in seeds]
+    cases += [(name, run) for name in ("computer", "school", "har") for run in runs]
+    return cases
+
+
+def _load_case(name, run):
+    if name.startswith("moons"):
+        X, X_test, y, y_test, g, g_test, oracle, clusters = make_rotated_moons(
+            100, cluster_sizes=[10, 20, 30, 40], n_samples_range=(3, 14), n_features=20,
+            padding_std=0.0, layout=name.split("-")[1], random_state=run,
+        )
+        return X, X_test, y, y_test, g, g_test, 200, clusters
+    X, X_test, y, y_test, g, g_test, n_estimators = load_run(name, run)
+    return X, X_test, y, y_test, g, g_test, n_estimators, None
+
+
+def _graph_recovery(model, clusters):
+    W = model.collaboration_graph_.toarray()
+    same = clusters[:, None] == clusters[None, :]
+    np.fill_diagonal(same, False)
+    return {"weight_inside_clusters": float(W[same].sum() / max(W.sum(), 1e-300)),
+            "graph_nnz": int((W > 0).sum()), "oracle_nnz": int(same.sum())}
+
+
+def run_defaults(seeds, runs, log, tune=True):
+    """Defaults against tuned Dada / Perso-lin and the Local / Global baselines.
+
+    Baselines are tuned by 3-fold within-node CV (``select_and_fit``);
+    ``*_defaults`` are fitted once with the estimator's defaults (only
+    ``n_estimators``, two stumps per feature on real data and 200 on moons,
+    and ``random_state`` are set); ``*_tuned`` follow the user guide's
+    recipe (:func:`tune_by_grid_search`).
+    """
+    rows = []
+    for name, run in _defaults_cases(seeds, runs):
+        X, X_test, y, y_test, g, g_test, n_estimators, clusters = _load_case(name, run)
+        K = len(np.unique(g))
+        log(f"{name} {run}: {X.shape[0]} train / {X_test.shape[0]} test, {K} nodes")
+        row = {"case": name, "run": run}
+        for method in boosting_methods(n_estimators, K, 100 * K, run, {},
+                                       beta_grid=(1.0, 3.0, 10.0)):
+            result, _ = select_and_fit(method, X, y, g, X_test, y_test, g_test, run,
+                                       lambda message: None, 1)
+            row[method.name] = result["accuracy"]
+        fits = {
+            "dada": (DecentralizedBoostingClassifier(n_estimators, random_state=run),
+                     DADA_TUNE_GRID),
+            "perso_lin": (PersonalizedLinearClassifier(random_state=run), PERSO_TUNE_GRID),
+        }
+        for key, (estimator, grid) in fits.items():
+            model = clone(estimator).fit(X, y, groups=g)
+            row[f"{key}_defaults"] = 100.0 * model.score(X_test, y_test, groups=g_test)
+            row[f"{key}_defaults_bytes"] = int(model.n_bytes_sent_)
+            if clusters is not None:
+                row[f"{key}_defaults_graph"] = _graph_recovery(model, clusters)
+            if tune:
+                best, params, validation_bytes = tune_by_grid_search(
+                    clone(estimator), grid, X, y, g, run)
+                row[f"{key}_tuned"] = 100.0 * best.score(X_test, y_test, groups=g_test)
+                row[f"{key}_tuned_params"] = params
+                row[f"{key}_tuned_bytes"] = int(best.n_bytes_sent_)
+                row[f"{key}_validation_bytes"] = validation_bytes
+                if clusters is not None:
+                    row[f"{key}_tuned_graph"] = _graph_recovery(best, clusters)
+        log("    " + " ".join(f"{k}={v:.2f}" for k, v in row.items()
+                              if isinstance(v, float)))
+        rows.append(row)
+    summary = {}
+    for case in sorted({r["case"] for r in rows}):
+        mine = [r for r in rows if r["case"] == case]
+        entry = {}
+        for key, value in mine[0].items():
+            if isinstance(value, float):
+                entry[key] = float(np.mean([r[key] for r in mine]))
+            elif key.endswith("_graph"):
+                entry[key] = {k: float(np.mean([r[key][k] for r in mine])) for k in value}
+            elif key.endswith("_bytes"):
+                entry[key] = float(np.mean([r[key] for r in mine]))
+        summary[case] = entry
+    return {"summary": summary, "per_run": rows}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("part", choices=["moons", "real", "ceiling"])
+    parser.add_argument("part", choices=["moons", "real", "ceiling", "defaults"])
+    parser.add_argument("--no-tune", action="store_true",
+                        help="defaults part: skip the tuned Dada / Perso-lin rows")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--datasets", nargs="+", default=["computer", "school", "har"])
@@ -464,6 +582,8 @@ def main(argv=None):
     start = time.perf_counter()
     if args.part == "moons":
         result = run_moons(args.seeds, log, cv_repeats=args.cv_repeats)
+    elif args.part == "defaults":
+        result = run_defaults(args.seeds, list(range(args.runs)), log, tune=not args.no_tune)
     elif args.part == "ceiling":
         result = run_ceiling(args.runs, log)
     else:

@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy import sparse
-from scipy.sparse.csgraph import connected_components, shortest_path
+from scipy.sparse.csgraph import breadth_first_tree, connected_components
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
@@ -54,21 +54,55 @@ __all__ = [
 ]
 
 _LOSSES = {"logistic": Logistic, "squared_hinge": SquaredHinge}
+# Bins per feature of the histograms behind ``stump_placement="quantile"``.
+_N_BINS = 256
 
 
 # ------------------------------------------------------------------ stumps
-def make_stumps(feature_min, feature_max, n_estimators):
-    """Decision stumps spread evenly over the features.
+def _stumps_per_feature(varying, n_estimators):
+    """Spread ``n_estimators`` stumps over the features that vary.
 
-    Feature f gets ``n_estimators // n_features`` stumps (the first
-    ``n_estimators % n_features`` features one more), with thresholds evenly
-    spaced strictly inside ``[feature_min[f], feature_max[f]]``:
-    ``min + (r + 1) (max - min) / (q + 1)``, ``r = 0 .. q - 1``.
+    The ``n_varying`` features with ``max > min`` get ``n_estimators //
+    n_varying`` stumps each, the first ``n_estimators % n_varying`` of them
+    one more; a constant feature gets none (each of its stumps would be the
+    same constant).  When no feature varies, all features share them.
+    """
+    varying = np.asarray(varying, dtype=bool)
+    if not varying.any():
+        varying = np.ones_like(varying)
+    base, extra = divmod(int(n_estimators), int(varying.sum()))
+    counts = np.zeros(varying.shape[0], dtype=np.intp)
+    counts[varying] = base
+    counts[np.flatnonzero(varying)[:extra]] += 1
+    return counts.tolist()
+
+
+def make_stumps(feature_min, feature_max, n_estimators, placement="range", histogram=None):
+    """Decision stumps spread evenly over the features that vary.
+
+    Each of the ``n_varying`` features with ``feature_max > feature_min``
+    gets ``n_estimators // n_varying`` stumps (the first ``n_estimators %
+    n_varying`` of them one more) and a constant feature none (all features
+    share them when none varies); feature f gets q of them, with
+    thresholds placed by ``placement``:
+
+    * ``"range"``: evenly spaced strictly inside the feature's own range,
+      ``min_f + (r + 1) (max_f - min_f) / (q + 1)``, ``r = 0 .. q - 1``;
+    * ``"global_range"``: the same over the range of all features together,
+      ``[min_f' min_f', max_f' max_f']``, for every feature (the stumps of
+      the authors' code; suits features on one common scale);
+    * ``"quantile"``: at the levels ``(r + 1) / (q + 1)`` of the feature's
+      distribution, read from ``histogram`` (counts of the pooled samples
+      in ``n_bins`` equal bins over ``[min_f, max_f]``) by linear
+      interpolation inside the bin (suits skewed or heavy-tailed features).
 
     Parameters
     ----------
     feature_min, feature_max : array-like of shape (n_features,)
     n_estimators : int
+    placement : {"range", "global_range", "quantile"}, default="range"
+    histogram : array-like of shape (n_features, n_bins), default=None
+        Needed by ``"quantile"``.
 
     Returns
     -------
@@ -78,15 +112,39 @@ def make_stumps(feature_min, feature_max, n_estimators):
     feature_min = np.asarray(feature_min, dtype=np.float64)
     feature_max = np.asarray(feature_max, dtype=np.float64)
     n_features = feature_min.shape[0]
-    base, extra = divmod(int(n_estimators), n_features)
+    counts = _stumps_per_feature(feature_max > feature_min, n_estimators)
+    if placement == "global_range":
+        feature_min = np.full(n_features, feature_min.min())
+        feature_max = np.full(n_features, feature_max.max())
+    elif placement == "quantile":
+        if histogram is None:
+            raise ValueError('placement="quantile" needs the histogram of every feature.')
+        histogram = np.asarray(histogram, dtype=np.float64)
+    elif placement != "range":
+        raise ValueError(
+            f'placement must be "range", "global_range" or "quantile", got {placement!r}.'
+        )
     features, thresholds = [], []
-    for f in range(n_features):
-        q = base + (1 if f < extra else 0)
+    for f, q in enumerate(counts):
         if q == 0:
             continue
         r = np.arange(1, q + 1)
         features.append(np.full(q, f, dtype=np.intp))
-        thresholds.append(feature_min[f] + r * (feature_max[f] - feature_min[f]) / (q + 1))
+        if placement == "quantile":
+            cdf = np.concatenate([[0.0], np.cumsum(histogram[f])])
+            cdf /= cdf[-1]
+            edges = np.linspace(feature_min[f], feature_max[f], histogram.shape[1] + 1)
+            # cdf is non-decreasing: interpolate the inverse, first crossing.
+            levels = r / (q + 1)
+            right = np.searchsorted(cdf, levels, side="left")
+            left = right - 1
+            span = cdf[right] - cdf[left]
+            frac = np.where(span > 0, (levels - cdf[left]) / np.where(span > 0, span, 1), 0)
+            thresholds.append(edges[left] + frac * (edges[right] - edges[left]))
+        else:
+            thresholds.append(
+                feature_min[f] + r * (feature_max[f] - feature_min[f]) / (q + 1)
+            )
     return np.concatenate(features), np.concatenate(thresholds)
 
 
@@ -104,17 +162,70 @@ def fw_message_bytes(n_base, n_problems=1):
     return payload_bytes(n_float64=n_problems, n_bits=n_problems * index_bits(n_base))
 
 
-def _network_diameter(adjacency):
+def _check_connected(adjacency):
     n_components, _ = connected_components(adjacency, directed=False)
     if n_components > 1:
         raise ValueError(
             "The network topology is disconnected: the nodes cannot agree on the "
             "feature ranges of the stumps. Use a connected topology."
         )
-    if adjacency.shape[0] == 1:
-        return 0
-    dist = shortest_path(adjacency, unweighted=True, directed=False)
-    return int(dist.max())
+
+
+def _flood_extremes(lo, hi, adjacency, counter, payload):
+    """Decentralized min/max flooding of per-node extremes over ``adjacency``.
+
+    Round 1: every node sends its ``(lo, hi)`` to its topology neighbours.
+    Later rounds: a node sends again only if a message improved one of its
+    extremes in the previous round (flooding on change), so the flood stops
+    by itself after at most ``diameter`` rounds, with no global knowledge.
+    On a complete topology every node hears every other node directly in
+    round 1, so no node forwards anything.  Time and memory per round are
+    linear in the number of links used.
+
+    Returns
+    -------
+    lo, hi : ndarray of shape (n_nodes, n_features)
+        What every node holds at the end (the global extremes when the
+        topology is connected).
+    spent : int
+        Bytes sent (headers included).
+    n_rounds : int
+    """
+    adjacency = sparse.csr_matrix(adjacency)
+    K = lo.shape[0]
+    indptr, indices = adjacency.indptr, adjacency.indices.astype(np.intp)
+    out_degree = np.diff(indptr)
+    complete = adjacency.nnz == K * (K - 1)
+    senders = np.arange(K)
+    spent, n_rounds = 0, 0
+    while senders.size and adjacency.nnz:
+        n_rounds += 1
+        for k in senders.tolist():
+            if out_degree[k]:
+                counter.multicast_message(k, indices[indptr[k]: indptr[k + 1]], payload)
+        spent += int(out_degree[senders].sum()) * (payload + counter.header_bytes)
+        if complete:
+            # Each node received every other node's extremes.
+            lo = np.broadcast_to(lo.min(axis=0), lo.shape).copy()
+            hi = np.broadcast_to(hi.max(axis=0), hi.shape).copy()
+            break
+        # Column l of ``heard`` lists the senders whose message l received.
+        heard = adjacency[senders].tocsc()
+        cols = np.flatnonzero(np.diff(heard.indptr))
+        starts = heard.indptr[cols]
+        from_rows = senders[heard.indices]
+        new_lo = lo.copy()
+        new_hi = hi.copy()
+        for f in range(lo.shape[1]):
+            new_lo[cols, f] = np.minimum(
+                lo[cols, f], np.minimum.reduceat(lo[from_rows, f], starts)
+            )
+            new_hi[cols, f] = np.maximum(
+                hi[cols, f], np.maximum.reduceat(hi[from_rows, f], starts)
+            )
+        senders = np.flatnonzero(((new_lo < lo) | (new_hi > hi)).any(axis=1))
+        lo, hi = new_lo, new_hi
+    return lo, hi, spent, n_rounds
 
 
 # -------------------------------------------------------------- base class
@@ -129,7 +240,9 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         "delta": [Interval(numbers.Real, 0, None, closed="neither")],
         "kappa": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_neighbors": [None, Interval(numbers.Integral, 1, None, closed="left")],
-        "graph_update_every": [None, Interval(numbers.Integral, 1, None, closed="left")],
+        "sparsify_graph": [None, StrOptions({"connected"})],
+        "graph_update_every": [None, StrOptions({"n_nodes"}),
+                               Interval(numbers.Integral, 1, None, closed="left")],
         "graph_init_iter": [None, Interval(numbers.Integral, 0, None, closed="left")],
         "graph_iter": [None, Interval(numbers.Integral, 0, None, closed="left")],
         "max_iter": [None, Interval(numbers.Integral, 1, None, closed="left")],
@@ -257,6 +370,8 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
                 state.graph_models(), state.graph_losses(), init_iter,
                 model_dtype=state.dtype, budget=budget, spent=spent,
             )
+            if self.sparsify_graph == "connected":
+                runner.sparsify_to_connected()
             # The joint phase continues from the local models (alternating
             # minimization of the joint objective); the step counter starts at 0.
             W = runner.graph_csr()
@@ -274,7 +389,8 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
             block = max_iter - n_iter
             updating = learned and self.graph_update_every is not None
             if updating:
-                block = min(block, self.graph_update_every)
+                every = K if self.graph_update_every == "n_nodes" else self.graph_update_every
+                block = min(block, every)
             offline = self._offline(simulation, block)
             n_done, n_updates, spent, curve = state.async_steps(
                 t, block, clock, node_state, offline, simulation, budget, spent
@@ -289,7 +405,13 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
                     model_dtype=state.dtype, budget=budget, spent=spent,
                 )
                 self.n_graph_updates_ += 1
-                state.set_graph(runner.graph_csr(), runner.linear_change)
+                if self.sparsify_graph == "connected":
+                    # The objective is recomputed: the dropped weights are
+                    # not in the graph steps' running change.
+                    runner.sparsify_to_connected()
+                    state.set_graph(runner.graph_csr())
+                else:
+                    state.set_graph(runner.graph_csr(), runner.linear_change)
                 stopped = budget >= 0 and spent >= budget
         self.n_iter_ = int(n_iter)
         self.n_updates_ = int(t)
@@ -490,10 +612,13 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     problems' losses and model distances); a waking node does one step on
     every problem and sends all of them in one message.
 
-    **Messages** (byte model of :mod:`skfed.network`): one round of
-    min/max flooding over the topology for the stump thresholds (every node
-    sends ``2 n_features`` values to each topology neighbour, for as many
-    rounds as the topology's diameter — no raw data moves); a model update
+    **Messages** (byte model of :mod:`skfed.network`): min/max flooding
+    over the topology for the stump thresholds (every node sends its
+    ``2 n_features`` extremes to each topology neighbour in the first
+    round, and again in a later round only if a neighbour's message
+    improved them, so the flood ends by itself within the topology's
+    diameter; on a complete topology one round suffices — no raw data
+    moves); a model update
     is ``ceil(log2 n_base)`` bits of coordinate index plus one float64
     signed step per problem, to each neighbour; graph steps as in
     :class:`~skfed.graph.CollaborationGraphLearner` (models sent dense or as
@@ -509,6 +634,19 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     base_predictors : list of callables or estimators, default=None
         User-supplied base predictors, shared by all nodes: ``h(X)`` or
         ``h.predict(X)`` must return values in [-1, 1].
+    stump_placement : {"range", "global_range", "quantile"}, default="range"
+        Where the ``q`` stumps of every feature put their thresholds
+        (:func:`make_stumps`): ``"range"`` evenly inside the feature's own
+        agreed range (suits features on different scales with no strong
+        outliers); ``"global_range"`` evenly inside the range of all features
+        together, the same for every feature, as in the authors' code (suits
+        features on one common scale, e.g. standardized or pixel data; a
+        feature with a narrow range gets few useful stumps); ``"quantile"`` at
+        the quantiles of the pooled data of each feature, read from per-node
+        histograms (256 bins over the agreed range) summed up a spanning tree
+        of the topology (suits skewed or heavy-tailed features, and binary or
+        ordinal ones, where evenly spaced thresholds repeat the same split).
+        Ignored when ``base_predictors`` is given.
     fit_intercept : bool, default=True
         Add the constant base predictor ``h(x) = 1`` (last coordinate,
         exposed as ``intercept_``), inside the same l1 ball.
@@ -534,9 +672,23 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         weights toward the neighbours with the most different models.  Bounds
         each node's memory and per-update messages, and keeps the re-learned
         graph sparse as smoothing makes models alike.  ``None``: no cap.
-    graph_update_every : int or None, default=100
+    sparsify_graph : {"connected", None}, default="connected"
+        Post-processing of every learned graph (the initial one and each
+        update) before the models use it: ``"connected"`` keeps only the
+        weights at or above the largest threshold at which the graph keeps
+        its connected components (:func:`~skfed.graph.sparsify_to_connected`,
+        as the authors post-process every learned graph); ``None`` keeps
+        every learned weight.  The threshold is computed on the whole graph
+        (a maximum spanning forest), a global step outside the decentralized
+        protocol whose messages are not counted.  A fixed ``graph`` is
+        used as given.
+    graph_update_every : int, "n_nodes" or None, default="n_nodes"
         Model iterations between two graph updates (learned graph only);
-        ``None`` learns the graph once, from the local models, and keeps it.
+        ``"n_nodes"``: as many as there are nodes (every node wakes up once
+        on average between two updates; the paper's 100 iterations for its
+        100 users), so the number of graph updates, ``max_iter /
+        n_nodes``, does not grow with the number of nodes; ``None`` learns
+        the graph once, from the local models, and keeps it.
     graph_init_iter : int, default=None
         Graph steps of the initial graph learning; ``None``: ``50 * n_nodes``.
     graph_iter : int, default=None
@@ -624,6 +776,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     _parameter_constraints = {
         "n_estimators": [Interval(numbers.Integral, 1, None, closed="left")],
         "base_predictors": [None, list, tuple],
+        "stump_placement": [StrOptions({"range", "global_range", "quantile"})],
         "beta": [Interval(numbers.Real, 0, None, closed="neither")],
         **_BaseGraphPersonalized._common_constraints,
     }
@@ -633,6 +786,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         n_estimators=200,
         *,
         base_predictors=None,
+        stump_placement="range",
         fit_intercept=True,
         beta=1.0,
         mu=1.0,
@@ -642,7 +796,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         delta=1e-3,
         kappa=5,
         max_neighbors=None,
-        graph_update_every=100,
+        sparsify_graph="connected",
+        graph_update_every="n_nodes",
         graph_init_iter=None,
         graph_iter=None,
         max_iter=None,
@@ -655,6 +810,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     ):
         self.n_estimators = n_estimators
         self.base_predictors = base_predictors
+        self.stump_placement = stump_placement
         self.fit_intercept = fit_intercept
         self.beta = beta
         self.mu = mu
@@ -664,6 +820,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         self.delta = delta
         self.kappa = kappa
         self.max_neighbors = max_neighbors
+        self.sparsify_graph = sparsify_graph
         self.graph_update_every = graph_update_every
         self.graph_init_iter = graph_init_iter
         self.graph_iter = graph_iter
@@ -677,35 +834,58 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
 
     # -------------------------------------------------------- base predictors
     def _agree_on_ranges(self, Xs, sws, layout, simulation):
-        """Decentralized min/max flooding over the topology; count its messages."""
-        K = layout.n_nodes
-        lo = np.empty((K, Xs.shape[1]))
-        hi = np.empty((K, Xs.shape[1]))
-        for k in range(K):
-            rows = slice(layout.offsets[k], layout.offsets[k + 1])
-            keep = sws[rows] > 0
-            lo[k] = Xs[rows][keep].min(axis=0)
-            hi[k] = Xs[rows][keep].max(axis=0)
+        """Decentralized min/max flooding over the topology; count its messages.
+
+        Every node starts from the extremes of its own (positively weighted)
+        samples; see :func:`_flood_extremes` for the protocol.  Returns the
+        extremes every node ends with (they agree) and the bytes spent.
+        """
+        starts = layout.offsets[:-1]
+        keep = (sws > 0)[:, None]
+        lo = np.minimum.reduceat(np.where(keep, Xs, np.inf), starts, axis=0)
+        hi = np.maximum.reduceat(np.where(keep, Xs, -np.inf), starts, axis=0)
+        lo, hi = lo.astype(np.float64), hi.astype(np.float64)
         adjacency = simulation.adjacency
-        diameter = _network_diameter(adjacency)
+        _check_connected(adjacency)
         payload = payload_bytes(
             **{("n_float32" if Xs.dtype == np.float32 else "n_float64"): 2 * Xs.shape[1]}
         )
-        counter = simulation.counter
-        indptr, indices = adjacency.indptr, adjacency.indices
-        spent = 0
-        for _ in range(diameter):
-            new_lo, new_hi = lo.copy(), hi.copy()
-            for k in range(K):
-                neighbours = indices[indptr[k] : indptr[k + 1]].astype(np.intp)
-                if neighbours.size:
-                    counter.multicast_message(k, neighbours, payload)
-                    spent += neighbours.size * (payload + counter.header_bytes)
-                    np.minimum(new_lo[neighbours], lo[k], out=new_lo[neighbours])
-                    np.maximum(new_hi[neighbours], hi[k], out=new_hi[neighbours])
-            lo, hi = new_lo, new_hi
-        # After ``diameter`` rounds every node holds the global extremes.
+        lo, hi, spent, _ = _flood_extremes(lo, hi, adjacency, simulation.counter, payload)
+        # The topology is connected, so every node holds the global extremes.
         return lo[0], hi[0], spent
+
+    def _agree_on_histogram(self, Xs, sws, layout, simulation, lo, hi):
+        """Pooled per-feature histograms by a convergecast and broadcast.
+
+        Every node bins its positively weighted samples into ``_N_BINS``
+        equal bins per feature over the agreed range; the counts are summed
+        up a breadth-first spanning tree of the topology rooted at node 0
+        (each node sends its subtree's ``n_features * _N_BINS`` int32 counts
+        to its parent), and the root sends the resulting thresholds back
+        down the tree (``n_estimators`` values per node).  Returns the
+        histogram and the bytes spent.
+        """
+        keep = sws > 0
+        width = np.where(hi > lo, hi - lo, 1.0)
+        bins = np.clip(((Xs[keep] - lo) / width * _N_BINS).astype(np.intp), 0, _N_BINS - 1)
+        n_features = Xs.shape[1]
+        histogram = np.zeros((n_features, _N_BINS))
+        for f in range(n_features):
+            histogram[f] = np.bincount(bins[:, f], minlength=_N_BINS)
+        spent = 0
+        K = layout.n_nodes
+        if K > 1:
+            tree = breadth_first_tree(simulation.adjacency, 0, directed=False).tocoo()
+            counter = simulation.counter
+            up = payload_bytes(n_int32=n_features * _N_BINS)
+            down = payload_bytes(
+                **{("n_float32" if Xs.dtype == np.float32 else "n_float64"): self.n_estimators}
+            )
+            for parent, child in zip(tree.row.tolist(), tree.col.tolist()):
+                counter.send_message(child, parent, up)
+                counter.send_message(parent, child, down)
+            spent = tree.nnz * (up + down + 2 * counter.header_bytes)
+        return histogram, spent
 
     def _base_matrix(self, X, dtype):
         if self.base_predictors is not None:
@@ -759,8 +939,12 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         if self.base_predictors is None:
             lo, hi, setup_bytes = self._agree_on_ranges(Xs, sws, layout, simulation)
             self.feature_range_ = np.vstack([lo, hi])
+            histogram = None
+            if self.stump_placement == "quantile":
+                histogram, spent = self._agree_on_histogram(Xs, sws, layout, simulation, lo, hi)
+                setup_bytes += spent
             self.stump_features_, self.stump_thresholds_ = make_stumps(
-                lo, hi, self.n_estimators
+                lo, hi, self.n_estimators, self.stump_placement, histogram
             )
             self.base_predictors_ = None
         else:
@@ -955,7 +1139,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     mu : float, default=1.0
     graph : None, array-like, sparse matrix or networkx graph, default=None
         ``None`` learns the graph; otherwise the fixed graph.
-    mu_graph, lambda_graph, delta, kappa, max_neighbors : see
+    mu_graph, lambda_graph, delta, kappa, max_neighbors, sparsify_graph : see
         :class:`DecentralizedBoostingClassifier`.
     graph_update_every, graph_init_iter, graph_iter : see
         :class:`DecentralizedBoostingClassifier`.
@@ -1029,7 +1213,8 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         delta=1e-3,
         kappa=5,
         max_neighbors=None,
-        graph_update_every=100,
+        sparsify_graph="connected",
+        graph_update_every="n_nodes",
         graph_init_iter=None,
         graph_iter=None,
         max_iter=None,
@@ -1050,6 +1235,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         self.delta = delta
         self.kappa = kappa
         self.max_neighbors = max_neighbors
+        self.sparsify_graph = sparsify_graph
         self.graph_update_every = graph_update_every
         self.graph_init_iter = graph_init_iter
         self.graph_iter = graph_iter

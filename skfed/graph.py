@@ -29,18 +29,21 @@ import numbers
 
 import numpy as np
 from scipy import sparse
+from scipy.sparse.csgraph import minimum_spanning_tree
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._base import node_seeds
 from ._base import check_network_faults
-from ._compat import Interval
+from ._compat import Interval, StrOptions
 from ._core._graph_fast import graph_steps
 from .network import check_adjacency, index_bits, payload_bytes, resolve_network
 
 __all__ = [
     "CollaborationGraphLearner",
+    "connected_threshold",
+    "sparsify_to_connected",
     "graph_objective",
     "graph_gradient",
     "block_lipschitz_bound",
@@ -67,6 +70,8 @@ def _dense_graph(W):
 def graph_objective(W, models, losses, *, mu=1.0, mu_graph=None, lambda_graph=1.0, delta=1e-3):
     """Objective ``h(w)`` of the graph given the models (eq. 5).
 
+    Linear in the number of edges of ``W`` (sparse or dense).
+
     Parameters
     ----------
     W : array-like or sparse matrix of shape (n_nodes, n_nodes)
@@ -84,15 +89,18 @@ def graph_objective(W, models, losses, *, mu=1.0, mu_graph=None, lambda_graph=1.
     float
     """
     mu_graph = mu if mu_graph is None else mu_graph
-    W = _dense_graph(W)
+    W = sparse.triu(sparse.csr_matrix(W, dtype=np.float64), k=1).tocoo()
+    models = np.asarray(models, dtype=np.float64)
     losses = np.asarray(losses, dtype=np.float64)
-    degree = W.sum(axis=1)
-    z = _pair_distances(models)
-    upper = np.triu(W, k=1)
+    degree = np.bincount(W.row, W.data, minlength=models.shape[0]) + np.bincount(
+        W.col, W.data, minlength=models.shape[0]
+    )
+    diff = models[W.row] - models[W.col]
+    z = np.einsum("ij,ij->i", diff, diff)
     return float(
         degree @ losses
-        + 0.5 * mu * np.sum(upper * z)
-        + mu_graph * (lambda_graph * np.sum(upper**2) - np.sum(np.log(degree + delta)))
+        + 0.5 * mu * np.sum(W.data * z)
+        + mu_graph * (lambda_graph * np.sum(W.data**2) - np.sum(np.log(degree + delta)))
     )
 
 
@@ -173,6 +181,59 @@ def model_message_bytes(models, dtype=np.float64):
     return out
 
 
+def connected_threshold(W):
+    """Largest weight threshold that keeps the graph's connected components.
+
+    The largest ``t`` such that the edges of weight ``>= t`` connect the
+    nodes into as many components as all the edges of ``W`` do (one when
+    ``W`` is connected): the smallest weight of a maximum spanning forest
+    of ``W``.  Time O(nnz log nnz).
+
+    Parameters
+    ----------
+    W : array-like or sparse matrix of shape (n_nodes, n_nodes)
+        Symmetric non-negative weights.
+
+    Returns
+    -------
+    float
+        0.0 for a graph without edges.
+    """
+    W = sparse.csr_matrix(W, dtype=np.float64)
+    W.eliminate_zeros()
+    if W.nnz == 0:
+        return 0.0
+    # A minimum spanning forest of (top + 1 - w) is a maximum one of w.
+    flipped = W.copy()
+    flipped.data = (W.data.max() + 1.0) - W.data
+    forest = minimum_spanning_tree(flipped).tocoo()
+    return float(np.asarray(W[forest.row, forest.col]).min())
+
+
+def sparsify_to_connected(W):
+    """Keep only the weights at or above :func:`connected_threshold`.
+
+    The post-processing Zantedeschi, Bellet & Tommasi apply to every
+    learned graph: drop the weakest edges as long as no connected component
+    of the graph splits.
+
+    Parameters
+    ----------
+    W : array-like or sparse matrix of shape (n_nodes, n_nodes)
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n_nodes, n_nodes)
+    """
+    W = sparse.csr_matrix(W, dtype=np.float64, copy=True)
+    W.eliminate_zeros()
+    threshold = connected_threshold(W)
+    W.data[W.data < threshold] = 0.0
+    W.eliminate_zeros()
+    W.sort_indices()
+    return W
+
+
 def _csr_arrays(matrix):
     matrix = sparse.csr_matrix(matrix)
     matrix.sort_indices()
@@ -187,14 +248,15 @@ class _GraphRunner:
     """State of the decentralized graph learner during one fit.
 
     Shared by :class:`CollaborationGraphLearner` and the alternating
-    estimators of :mod:`skfed.boosting`: the dense symmetric weights, the
-    degrees, the peer candidates (the network topology) and the random
-    states.
+    estimators of :mod:`skfed.boosting`: the symmetric weights, stored on the
+    sparsity pattern of the peer candidates (the network topology: a weight
+    can only be learned between two nodes that may sample each other), the
+    degrees and the random states.  Memory and the cost of every call are
+    linear in the topology's links, never quadratic in the nodes.
     """
 
     def __init__(self, simulation, *, mu, mu_graph, lambda_graph, delta, kappa, clock,
                  node_state, W=None, max_neighbors=None):
-        n_nodes = simulation.n_nodes
         self.simulation = simulation
         self.mu = float(mu)
         self.mu_graph = float(mu if mu_graph is None else mu_graph)
@@ -204,14 +266,37 @@ class _GraphRunner:
         self.max_neighbors = -1 if max_neighbors is None else int(max_neighbors)
         self.clock = clock
         self.node_state = node_state
-        self.W = np.zeros((n_nodes, n_nodes)) if W is None else np.array(W, dtype=np.float64)
-        self.degree = self.W.sum(axis=1)
-        indptr, indices, _ = _csr_arrays(simulation.adjacency)
-        self.cand_indptr, self.cand_indices = indptr, indices
+        pattern = sparse.csr_matrix(simulation.adjacency, dtype=np.float64, copy=True)
+        pattern.setdiag(0.0)
+        pattern.eliminate_zeros()
+        pattern.sort_indices()
+        self.cand_indptr = np.ascontiguousarray(pattern.indptr, dtype=np.intp)
+        self.cand_indices = np.ascontiguousarray(pattern.indices, dtype=np.intp)
+        self.weights = np.zeros(pattern.nnz)
+        if W is not None:
+            W = sparse.csr_matrix(W, dtype=np.float64)
+            # Entries of W on the pattern; W must lie inside it.
+            on = sparse.csr_matrix(
+                (np.ones(pattern.nnz), self.cand_indices, self.cand_indptr), shape=W.shape
+            )
+            if W.multiply(on).nnz != W.count_nonzero():
+                raise ValueError(
+                    "init_graph has edges between nodes that the network topology does "
+                    "not connect."
+                )
+            self.weights[:] = np.asarray(W[self._rows(), self.cand_indices]).ravel()
+        self.degree = self._row_sums()
+
+    def _rows(self):
+        return np.repeat(np.arange(self.cand_indptr.shape[0] - 1), np.diff(self.cand_indptr))
+
+    def _row_sums(self):
+        csum = np.r_[0.0, np.cumsum(self.weights)]
+        return csum[self.cand_indptr[1:]] - csum[self.cand_indptr[:-1]]
 
     def objective(self, models, losses):
         return graph_objective(
-            self.W, models, losses, mu=self.mu, mu_graph=self.mu_graph,
+            self.graph_csr(), models, losses, mu=self.mu, mu_graph=self.mu_graph,
             lambda_graph=self.lambda_graph, delta=self.delta,
         )
 
@@ -230,7 +315,7 @@ class _GraphRunner:
         trace_peers = np.zeros(n_steps * self.kappa if trace else 0, dtype=np.intp)
         trace_lip = np.zeros(n_steps if trace else 0)
         n_done, spent, _, linear_change = graph_steps(
-            models, losses, self.W, self.degree, self.cand_indptr, self.cand_indices,
+            models, losses, self.weights, self.degree, self.cand_indptr, self.cand_indices,
             self.mu, self.mu_graph, self.lambda_graph, self.delta, self.kappa, n_steps,
             self.clock, self.node_state, offline,
             model_message_bytes(models, model_dtype), self.simulation.counter,
@@ -238,7 +323,7 @@ class _GraphRunner:
             trace_node, trace_peers, trace_lip, self.max_neighbors,
         )
         # Degrees are updated incrementally; recompute them exactly.
-        self.degree[:] = self.W.sum(axis=1)
+        self.degree[:] = self._row_sums()
         self.linear_change = linear_change
         traced = None
         if trace:
@@ -255,9 +340,19 @@ class _GraphRunner:
             return np.zeros(0, dtype=np.uint8)
         return (self.simulation.rng.uniform(size=n_steps) < drop).astype(np.uint8)
 
+    def sparsify_to_connected(self):
+        """Drop the weights below :func:`connected_threshold` (in place)."""
+        threshold = connected_threshold(self.graph_csr())
+        self.weights[self.weights < threshold] = 0.0
+        self.degree[:] = self._row_sums()
+
     def graph_csr(self):
         """The current graph as a symmetric CSR matrix without explicit zeros."""
-        matrix = sparse.csr_matrix(self.W)
+        K = self.cand_indptr.shape[0] - 1
+        matrix = sparse.csr_matrix(
+            (self.weights.copy(), self.cand_indices.copy(), self.cand_indptr.copy()),
+            shape=(K, K),
+        )
         matrix.eliminate_zeros()
         matrix.sort_indices()
         return matrix
@@ -330,6 +425,14 @@ class CollaborationGraphLearner(BaseEstimator):
     max_neighbors : int, default=None
         Most non-zero weights a node keeps (Remark 2): the weights toward
         the most different models are kept at zero.  ``None``: no cap.
+    sparsify_graph : {"connected", None}, default="connected"
+        Post-processing of the learned graph: ``"connected"`` keeps only the
+        weights at or above the largest threshold at which the graph keeps
+        its connected components (:func:`~skfed.graph.sparsify_to_connected`,
+        as the authors post-process every learned graph); ``None`` keeps
+        every learned weight.  The threshold is computed on the whole graph
+        (a maximum spanning forest), a global step outside the decentralized
+        protocol whose messages are not counted.
     max_iter : int, default=None
         Number of iterations (node wake-ups); ``None`` means
         ``100 * n_nodes``.
@@ -353,7 +456,7 @@ class CollaborationGraphLearner(BaseEstimator):
         ``arange(n_nodes)``: node k is row k of ``X``.
     n_iter_ : int
     objective_curve_ : ndarray of shape (n_iter_,)
-        ``h(w)`` after every iteration.
+        ``h(w)`` after every iteration (before ``sparsify_graph``).
     communication_ : CommunicationLog
     n_bytes_sent_, n_messages_ : int
     bytes_per_round_ : ndarray of shape (n_iter_,)
@@ -388,6 +491,7 @@ class CollaborationGraphLearner(BaseEstimator):
         "delta": [Interval(numbers.Real, 0, None, closed="neither")],
         "kappa": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_neighbors": [None, Interval(numbers.Integral, 1, None, closed="left")],
+        "sparsify_graph": [None, StrOptions({"connected"})],
         "max_iter": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "communication_budget": [None, Interval(numbers.Integral, 0, None, closed="left")],
         "network": "no_validation",
@@ -403,6 +507,7 @@ class CollaborationGraphLearner(BaseEstimator):
         delta=1e-3,
         kappa=5,
         max_neighbors=None,
+        sparsify_graph="connected",
         max_iter=None,
         communication_budget=None,
         network=None,
@@ -414,6 +519,7 @@ class CollaborationGraphLearner(BaseEstimator):
         self.delta = delta
         self.kappa = kappa
         self.max_neighbors = max_neighbors
+        self.sparsify_graph = sparsify_graph
         self.max_iter = max_iter
         self.communication_budget = communication_budget
         self.network = network
@@ -476,7 +582,6 @@ class CollaborationGraphLearner(BaseEstimator):
         W0 = None
         if init_graph is not None:
             W0 = check_adjacency(init_graph, n_nodes, name="init_graph", allow_weights=True)
-            W0 = W0.toarray()
         runner = _GraphRunner(
             simulation, mu=self.mu, mu_graph=mu_graph, lambda_graph=self.lambda_graph,
             delta=self.delta, kappa=self.kappa, clock=seeds[n_nodes:].copy(),
@@ -488,8 +593,11 @@ class CollaborationGraphLearner(BaseEstimator):
             X, losses, max_iter, model_dtype=X.dtype, budget=budget, end_rounds=True,
             record=True,
         )
-        self.collaboration_graph_ = runner.graph_csr()
-        self.degree_ = runner.degree.copy()
+        graph = runner.graph_csr()
+        if self.sparsify_graph == "connected":
+            graph = sparsify_to_connected(graph)
+        self.collaboration_graph_ = graph
+        self.degree_ = np.asarray(graph.sum(axis=1)).ravel()
         self.nodes_ = np.arange(n_nodes)
         self.n_iter_ = int(n_done)
         self.objective_curve_ = curve

@@ -310,6 +310,44 @@ def test_rotated_moons_clusters_share_a_task():
     assert same > 0.95 and other < 0.5
 
 
+def test_rotated_moons_paper_layout():
+    kwargs = dict(n_nodes=100, cluster_sizes=(10, 20, 30, 40), n_samples_range=(3, 14),
+                  n_features=20, padding_std=0.0, n_test_per_node=50)
+    X, X_test, y, y_test, g, g_test, graph, clusters = make_rotated_moons(
+        layout="paper", random_state=0, **kwargs)
+    # Balanced moons at every node (n // 2 on the upper moon, label -1), no flips.
+    counts = np.bincount(g)
+    np.testing.assert_array_equal(np.bincount(g[y == -1], minlength=100), counts // 2)
+    assert np.all(np.bincount(g_test[y_test == -1], minlength=100) == 25)
+    # Diagonal orientations and no flipped label: without noise, rotating a
+    # node's points back by its diagonal angle puts every -1 point on the
+    # upper moon's circle (centre (0, 0)) and every +1 on the lower one's
+    # (centre (1, 0.5)), in make_moons' frame.
+    Xc, Xc_test, yc, yc_test, gc, gc_test, _, cl = make_rotated_moons(
+        layout="paper", noise=0.0, random_state=1, **kwargs)
+    angles = np.pi / 4 + np.pi / 2 * np.arange(4)
+    for Xs, ys, gs in [(Xc, yc, gc), (Xc_test, yc_test, gc_test)]:
+        a_ = angles[cl[gs]]
+        c, s_ = np.cos(a_), np.sin(a_)
+        # inverse of the row rotation x @ [[c, s], [-s, c]]
+        x0 = Xs[:, 0] * c + Xs[:, 1] * s_ + 0.5
+        x1 = -Xs[:, 0] * s_ + Xs[:, 1] * c + 0.25
+        upper = np.isclose(x0**2 + x1**2, 1.0)
+        lower = np.isclose((x0 - 1) ** 2 + (x1 - 0.5) ** 2, 1.0)
+        assert np.all(upper | lower)
+        both = upper & lower
+        assert np.all(ys[upper & ~both] == -1) and np.all(ys[lower & ~both] == 1)
+    # The default angles of the paper layout are the diagonals.
+    ref = make_rotated_moons(layout="paper", random_state=0, angles=angles, **kwargs)
+    for u, v in zip(ref, (X, X_test, y, y_test, g, g_test, graph, clusters)):
+        np.testing.assert_array_equal(u, v)
+    X_r, _, y_r, _, g_r, *_ = make_rotated_moons(random_state=0, **kwargs)
+    assert not np.array_equal(np.bincount(g_r[y_r == -1], minlength=100), counts // 2) or \
+        not np.array_equal(g_r, g)
+    with pytest.raises(ValueError, match="layout"):
+        make_rotated_moons(layout="diagonal")
+
+
 def test_rotated_moons_validation():
     with pytest.raises(ValueError, match="cluster_sizes sums"):
         make_rotated_moons(n_nodes=10, cluster_sizes=(3, 3))

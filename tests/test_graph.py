@@ -7,8 +7,12 @@ import pytest
 from scipy import sparse
 from scipy.optimize import check_grad, minimize
 
+from scipy.sparse.csgraph import connected_components
+
 from skfed.graph import (
     CollaborationGraphLearner,
+    connected_threshold,
+    sparsify_to_connected,
     block_lipschitz_bound,
     graph_gradient,
     graph_objective,
@@ -50,7 +54,8 @@ def _centralized_minimum(models, losses, **kw):
 def test_reaches_the_lbfgsb_minimum_of_h(kw):
     models, losses = _problem()
     h_star, W_star = _centralized_minimum(models, losses, **kw)
-    learner = CollaborationGraphLearner(kappa=3, max_iter=6000, random_state=0, **kw)
+    learner = CollaborationGraphLearner(kappa=3, max_iter=6000, random_state=0,
+                                        sparsify_graph=None, **kw)
     learner.fit(models, losses=losses)
     h = learner.objective(models, losses)
     assert abs(h - h_star) <= 1e-4 * abs(h_star)
@@ -89,7 +94,8 @@ def test_gradient_matches_finite_differences_and_lipschitz_bound_holds():
 
 def test_learned_graph_is_symmetric_sparse_and_finds_the_groups():
     models, losses = _problem(2, K=12)
-    learner = CollaborationGraphLearner(mu=5.0, lambda_graph=0.5, kappa=4, random_state=0)
+    learner = CollaborationGraphLearner(mu=5.0, lambda_graph=0.5, kappa=4, random_state=0,
+                                        sparsify_graph=None)
     learner.fit(models, losses=losses)
     W = learner.collaboration_graph_
     assert sparse.isspmatrix_csr(W) or isinstance(W, sparse.csr_matrix)
@@ -175,7 +181,7 @@ def test_warm_start_graph_and_bad_inputs():
 
 def test_max_neighbors_keeps_the_closest_peers_and_is_validated():
     models, losses = _problem(7, K=12)
-    kw = dict(mu=5.0, lambda_graph=5.0, kappa=4, random_state=0)
+    kw = dict(mu=5.0, lambda_graph=5.0, kappa=4, random_state=0, sparsify_graph=None)
     free = CollaborationGraphLearner(**kw).fit(models, losses=losses)
     capped = CollaborationGraphLearner(max_neighbors=2, **kw).fit(models, losses=losses)
     dense = capped.collaboration_graph_.toarray()
@@ -193,3 +199,50 @@ def test_max_neighbors_keeps_the_closest_peers_and_is_validated():
     )
     with pytest.raises(ValueError, match="max_neighbors"):
         CollaborationGraphLearner(max_neighbors=0).fit(models)
+
+
+def _brute_force_threshold(W):
+    """Try every weight, largest first: the first keeping the component count."""
+    n_target = connected_components(sparse.csr_matrix(W > 0), directed=False)[0]
+    for t in np.unique(W[W > 0])[::-1]:
+        if connected_components(sparse.csr_matrix(W >= t), directed=False)[0] == n_target:
+            return t
+    return 0.0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sparsify_to_connected_matches_a_brute_force_threshold_search(seed):
+    rng = np.random.RandomState(seed)
+    K = 15
+    W = np.triu(rng.uniform(size=(K, K)) * (rng.uniform(size=(K, K)) < 0.3), 1)
+    if seed % 2:
+        W[:, :3] = W[:3, :] = 0.0  # isolated nodes: keep the components, not connect
+        W[3:6, 3:6] = 0.0
+        W[3, 4] = 0.7
+    W = W + W.T
+    t = _brute_force_threshold(W)
+    assert connected_threshold(W) == t
+    assert connected_threshold(sparse.csr_matrix(W)) == t
+    kept = sparsify_to_connected(W).toarray()
+    np.testing.assert_array_equal(kept, np.where(W >= t, W, 0.0))
+    n = connected_components(sparse.csr_matrix(W > 0), directed=False)[0]
+    assert connected_components(sparse.csr_matrix(kept), directed=False)[0] == n
+    # One weight less (the threshold edge itself) would split a component.
+    if t > 0:
+        assert connected_components(sparse.csr_matrix(W > t), directed=False)[0] > n
+    assert connected_threshold(np.zeros((4, 4))) == 0.0
+
+
+def test_learner_sparsifies_its_graph_by_default():
+    models, losses = _problem(2, K=12)
+    kw = dict(mu=5.0, lambda_graph=0.5, kappa=4, random_state=0)
+    full = CollaborationGraphLearner(sparsify_graph=None, **kw).fit(models, losses=losses)
+    kept = CollaborationGraphLearner(**kw).fit(models, losses=losses)
+    W = full.collaboration_graph_.toarray()
+    t = _brute_force_threshold(W)
+    np.testing.assert_array_equal(kept.collaboration_graph_.toarray(), np.where(W >= t, W, 0))
+    assert kept.collaboration_graph_.nnz < full.collaboration_graph_.nnz
+    np.testing.assert_allclose(kept.degree_, kept.collaboration_graph_.toarray().sum(axis=1))
+    assert kept.n_bytes_sent_ == full.n_bytes_sent_
+    with pytest.raises(ValueError, match="sparsify_graph"):
+        CollaborationGraphLearner(sparsify_graph="tree").fit(models)

@@ -36,6 +36,13 @@
 # the neighbour.  The change of h of every drop is added exactly.  The cap
 # is a projection onto a non-convex set: a capped step may increase h.
 
+# Storage: the weights live on the sparsity pattern of the peer candidates
+# (the network topology, CSR with sorted rows): ``w[p]`` is the weight of
+# the pair (k, cand_indices[p]) for p in cand_indptr[k] .. cand_indptr[k+1].
+# The pattern is symmetric, so both copies of a weight are kept equal.
+# Memory is linear in the topology's links and a step costs
+# O(kappa (n_model + log deg)), whatever the number of nodes.
+
 from libc.math cimport log
 
 import numpy as np
@@ -54,29 +61,49 @@ cdef int64_t _LOSS_DEGREE_BYTES = payload_bytes(2, 0, 0, 0)
 
 cdef intp_t _sample_peers(
     const intp_t[::1] cand_indptr, const intp_t[::1] cand_indices, intp_t k,
-    intp_t kappa, uint32_t* state, intp_t* peers,
+    intp_t kappa, uint32_t* state, intp_t* peers, intp_t* where,
 ) noexcept nogil:
-    """Draw min(kappa, n_candidates) distinct peers of k uniformly."""
+    """Draw min(kappa, n_candidates) distinct peers of k uniformly.
+
+    ``where[r]`` is the position of ``peers[r]`` in the candidate arrays.
+    """
     cdef intp_t start = cand_indptr[k], n_cand = cand_indptr[k + 1] - cand_indptr[k]
     cdef intp_t n_take, r, q, pick
     cdef bint fresh
     if kappa >= n_cand:
         for r in range(n_cand):
             peers[r] = cand_indices[start + r]
+            where[r] = start + r
         return n_cand
     n_take = kappa
     r = 0
     while r < n_take:
-        pick = cand_indices[start + rand_int(n_cand, state)]
+        pick = start + rand_int(n_cand, state)
         fresh = True
         for q in range(r):
-            if peers[q] == pick:
+            if where[q] == pick:
                 fresh = False
                 break
         if fresh:
-            peers[r] = pick
+            peers[r] = cand_indices[pick]
+            where[r] = pick
             r += 1
     return n_take
+
+
+cdef inline intp_t _position(const intp_t[::1] indptr, const intp_t[::1] indices, intp_t k,
+                             intp_t l) noexcept nogil:
+    """Position of l in the sorted candidate row of k (binary search), -1 if absent."""
+    cdef intp_t lo = indptr[k], hi = indptr[k + 1], mid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if indices[mid] < l:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < indptr[k + 1] and indices[lo] == l:
+        return lo
+    return -1
 
 
 cdef double _block_value(
@@ -92,7 +119,8 @@ cdef double _block_value(
 
 
 cdef intp_t _cap_neighbours(
-    const floating[:, ::1] models, const double[::1] losses, double[:, ::1] W,
+    const floating[:, ::1] models, const double[::1] losses, double[::1] wv,
+    const intp_t[::1] indptr, const intp_t[::1] indices,
     double[::1] degree, intp_t* n_neighbours, intp_t k, intp_t cap, double mu,
     double mu_graph, double lam, double delta, CommCounter counter, double* zbuf,
     intp_t* nbuf, double* objective, double* linear_change, int64_t* spent,
@@ -100,46 +128,50 @@ cdef intp_t _cap_neighbours(
     """Keep node k's ``cap`` closest neighbours (Remark 2); return the edges dropped.
 
     ``n_neighbours`` holds every node's number of non-zero weights; the row
-    of k is only scanned when k is over the cap.
+    of k is only scanned when k is over the cap.  ``nbuf`` holds positions
+    in the candidate arrays.
     """
-    cdef intp_t K = W.shape[0], n_model = models.shape[1]
-    cdef intp_t m, j, r, best, count = 0, n_dropped = 0
-    cdef double z, diff, wv, a, dk_old, dm_old, dk_new, dm_new
+    cdef intp_t n_model = models.shape[1]
+    cdef intp_t m, j, r, p, best, count = 0, n_dropped = 0
+    cdef double z, diff, w_km, a, dk_old, dm_old, dk_new, dm_new
     if n_neighbours[k] <= cap:
         return 0
-    for m in range(K):
-        if m != k and W[k, m] > 0.0:
+    for p in range(indptr[k], indptr[k + 1]):
+        m = indices[p]
+        if m != k and wv[p] > 0.0:
             z = 0.0
             for j in range(n_model):
                 diff = models[k, j] - models[m, j]
                 z += diff * diff
             zbuf[count] = z
-            nbuf[count] = m
+            nbuf[count] = p
             count += 1
     while count > cap:
         best = 0
         for r in range(1, count):
-            if zbuf[r] > zbuf[best] or (zbuf[r] == zbuf[best] and nbuf[r] > nbuf[best]):
+            if zbuf[r] > zbuf[best] or (zbuf[r] == zbuf[best]
+                                        and indices[nbuf[r]] > indices[nbuf[best]]):
                 best = r
-        m = nbuf[best]
+        p = nbuf[best]
+        m = indices[p]
         z = zbuf[best]
-        wv = W[k, m]
+        w_km = wv[p]
         a = losses[k] + losses[m] + 0.5 * mu * z
         dk_old = degree[k]
         dm_old = degree[m]
-        dk_new = dk_old - wv
-        dm_new = dm_old - wv
+        dk_new = dk_old - w_km
+        dm_new = dm_old - w_km
         if dk_new < 0.0:
             dk_new = 0.0
         if dm_new < 0.0:
             dm_new = 0.0
-        objective[0] += -a * wv - mu_graph * lam * wv * wv - mu_graph * (
+        objective[0] += -a * w_km - mu_graph * lam * w_km * w_km - mu_graph * (
             log(dk_new + delta) - log(dk_old + delta) + log(dm_new + delta)
             - log(dm_old + delta)
         )
-        linear_change[0] -= a * wv
-        W[k, m] = 0.0
-        W[m, k] = 0.0
+        linear_change[0] -= a * w_km
+        wv[p] = 0.0
+        wv[_position(indptr, indices, m, k)] = 0.0
         n_neighbours[k] -= 1
         n_neighbours[m] -= 1
         degree[k] = dk_new
@@ -156,10 +188,10 @@ cdef intp_t _cap_neighbours(
 def graph_steps(
     const floating[:, ::1] models,     # IN (n_nodes, n_model) the models nodes send
     const double[::1] losses,          # IN (n_nodes,) l_k = c_k L_k
-    double[:, ::1] W,                  # IN/OUT (n_nodes, n_nodes) symmetric weights
+    double[::1] wv,                    # IN/OUT (nnz,) weights on the candidates' pattern
     double[::1] degree,                # IN/OUT (n_nodes,)
-    const intp_t[::1] cand_indptr,     # IN peer candidates (topology) CSR
-    const intp_t[::1] cand_indices,    # IN
+    const intp_t[::1] cand_indptr,     # IN peer candidates (topology) CSR, sorted rows,
+    const intp_t[::1] cand_indices,    # IN symmetric pattern
     double mu,
     double mu_graph,
     double lam,
@@ -196,8 +228,8 @@ def graph_steps(
         linear in w, ``sum_k d_k l_k + (mu / 2) sum_{k<l} w_kl z_kl``: the
         change of the models' objective (eq. 1) caused by the new graph.
     """
-    cdef intp_t K = W.shape[0], n_model = models.shape[1]
-    cdef intp_t it, k, r, q, l, j, n_peers, n_done = 0
+    cdef intp_t K = degree.shape[0], n_model = models.shape[1]
+    cdef intp_t it, k, r, q, l, j, n_peers, n_done = 0, max_row = 1
     cdef double dk, dk_new, z, diff, lip, lip_max, inv, phi_old, phi_new, quad, step_sq
     cdef double gdot, max_inv, linear_change = 0.0
     cdef bint has_offline = offline.shape[0] > 0
@@ -207,6 +239,8 @@ def graph_steps(
     cdef int64_t header = counter.header_bytes
     kappa = max(kappa, 1)
     peers_arr = np.zeros(kappa, dtype=np.intp)
+    where_arr = np.zeros(kappa, dtype=np.intp)
+    cdef intp_t[::1] where = where_arr
     buf = np.zeros((6, kappa), dtype=np.float64)
     cdef intp_t[::1] peers = peers_arr
     cdef double[::1] a = buf[0]
@@ -216,10 +250,16 @@ def graph_steps(
     cdef double[::1] dl = buf[4]
     cdef double[::1] dl_new = buf[5]
     cdef bint capped = max_neighbors >= 0
-    cap_z = np.zeros(K if capped else 1, dtype=np.float64)
-    cap_n = np.zeros(K if capped else 1, dtype=np.intp)
-    counts = (np.count_nonzero(np.asarray(W), axis=1) if capped
-              else np.zeros(1, dtype=np.intp)).astype(np.intp)
+    if K and capped:
+        max_row = max(1, int(np.diff(np.asarray(cand_indptr)).max()))
+    cap_z = np.zeros(max_row, dtype=np.float64)
+    cap_n = np.zeros(max_row, dtype=np.intp)
+    if capped:
+        csum = np.r_[0, np.cumsum(np.asarray(wv) > 0)]
+        ptr = np.asarray(cand_indptr)
+        counts = (csum[ptr[1:]] - csum[ptr[:-1]]).astype(np.intp)
+    else:
+        counts = np.zeros(1, dtype=np.intp)
     cdef double[::1] zbuf = cap_z
     cdef intp_t[::1] nbuf = cap_n
     cdef intp_t[::1] n_neighbours = counts
@@ -240,7 +280,7 @@ def graph_steps(
                     counter.end_round()
                 continue
             n_peers = _sample_peers(cand_indptr, cand_indices, k, kappa, &node_state[k],
-                                    &peers[0])
+                                    &peers[0], &where[0])
             if n_peers == 0:
                 if has_obj:
                     objective_out[it] = objective
@@ -257,7 +297,7 @@ def graph_steps(
                 for j in range(n_model):
                     diff = models[k, j] - models[l, j]
                     z += diff * diff
-                w[r] = W[k, l]
+                w[r] = wv[where[r]]
                 dl[r] = degree[l]
                 a[r] = losses[k] + losses[l] + 0.5 * mu * z
                 g[r] = a[r] + mu_graph * (2.0 * lam * w[r] - 1.0 / (dk + delta)
@@ -303,8 +343,8 @@ def graph_steps(
                     n_neighbours[k] += q
                     n_neighbours[l] += q
                 linear_change += a[r] * (v[r] - w[r])
-                W[k, l] = v[r]
-                W[l, k] = v[r]
+                wv[where[r]] = v[r]
+                wv[_position(cand_indptr, cand_indices, l, k)] = v[r]
                 degree[l] = dl_new[r]
                 counter.send(k, l, model_payload[k])
                 counter.send(l, k, model_payload[l] + _LOSS_DEGREE_BYTES)
@@ -314,11 +354,13 @@ def graph_steps(
             degree[k] = dk_new
             objective += phi_new - phi_old
             if capped:
-                _cap_neighbours(models, losses, W, degree, &n_neighbours[0], k,
+                _cap_neighbours(models, losses, wv, cand_indptr, cand_indices, degree,
+                                &n_neighbours[0], k,
                                 max_neighbors, mu, mu_graph, lam, delta, counter, &zbuf[0],
                                 &nbuf[0], &objective, &linear_change, &spent)
                 for r in range(n_peers):
-                    _cap_neighbours(models, losses, W, degree, &n_neighbours[0], peers[r],
+                    _cap_neighbours(models, losses, wv, cand_indptr, cand_indices, degree,
+                                    &n_neighbours[0], peers[r],
                                     max_neighbors, mu, mu_graph, lam, delta, counter,
                                     &zbuf[0], &nbuf[0], &objective, &linear_change, &spent)
             if has_lip:

@@ -79,7 +79,8 @@ def make_rotated_moons(
     n_features=20,
     noise=0.1,
     padding_std=1.0,
-    label_noise=0.05,
+    label_noise=None,
+    layout="random",
     random_state=None,
 ):
     """Clustered, rotated two-moons tasks: Dada's synthetic setup.
@@ -108,8 +109,9 @@ def make_rotated_moons(
         Explicit cluster sizes (summing to ``n_nodes``).
     angles : sequence of float, default=None
         Rotation angle (radians) of every cluster.  By default evenly spaced,
-        ``offset + 2 pi c / n_clusters`` with a random offset, so the clusters'
-        tasks are as different as possible.
+        ``offset + 2 pi c / n_clusters``, so the clusters' tasks are as
+        different as possible; the offset is random with ``layout="random"``
+        and ``pi / 4`` with ``layout="paper"`` (4 clusters: the diagonals).
     n_samples_range : (int, int), default=(3, 15)
         Inclusive range of the number of training samples of a node (drawn
         uniformly per node).
@@ -124,10 +126,17 @@ def make_rotated_moons(
         Standard deviation of the ``n_features - 2`` padding coordinates:
         pure noise the learner must ignore.  ``padding_std=0`` pads with
         zeros, as the public code of Dada does.
-    label_noise : float in [0, 0.5), default=0.05
-        Probability of flipping each label.  The flips are drawn whatever its
-        value, so two calls that differ only in ``label_noise`` return the
-        same features.
+    label_noise : float in [0, 0.5), default=None
+        Probability of flipping each label (training and test); ``None``
+        means 0.05 with ``layout="random"`` and 0 with ``layout="paper"``.
+        The flips are drawn whatever its value, so two calls that differ
+        only in ``label_noise`` return the same features.
+    layout : {"random", "paper"}, default="random"
+        ``"random"``: a random orientation offset, and every node's split
+        between the two moons drawn at random (binomial).  ``"paper"``: the
+        layout of the paper's figure, clusters on the diagonals (offset
+        ``pi / 4``), balanced moons (``n // 2`` samples on the upper moon)
+        and no flipped labels unless ``label_noise`` says so.
     random_state : int, RandomState instance or None, default=None
 
     Returns
@@ -162,13 +171,17 @@ def make_rotated_moons(
     low, high = _check_range(n_samples_range, "n_samples_range", low=1, integer=True)
     n_test_per_node = _check_int(n_test_per_node, "n_test_per_node", minimum=0)
     n_features = _check_int(n_features, "n_features", minimum=2)
+    if layout not in ("random", "paper"):
+        raise ValueError(f'layout must be "random" or "paper", got {layout!r}.')
+    if label_noise is None:
+        label_noise = 0.05 if layout == "random" else 0.0
     if not (0.0 <= label_noise < 0.5):
         raise ValueError(f"label_noise must be in [0, 0.5), got {label_noise!r}.")
     if noise < 0 or padding_std < 0:
         raise ValueError("noise and padding_std must be non-negative.")
     rng = check_random_state(random_state)
     if angles is None:
-        offset = rng.uniform(0.0, 2.0 * np.pi)
+        offset = rng.uniform(0.0, 2.0 * np.pi) if layout == "random" else np.pi / 4
         angles = offset + 2.0 * np.pi * np.arange(n_clusters) / n_clusters
     else:
         angles = np.asarray(angles, dtype=np.float64)
@@ -186,7 +199,7 @@ def make_rotated_moons(
             return np.zeros((0, n_features)), np.zeros(0, dtype=np.int64)
         # make_moons puts n // 2 samples on the upper moon: draw the split
         # at random so small nodes are not always balanced the same way.
-        n_upper = rng.binomial(n, 0.5)
+        n_upper = rng.binomial(n, 0.5) if layout == "random" else n // 2
         moons, labels = make_moons(
             (n_upper, n - n_upper), noise=noise, shuffle=True, random_state=rng
         )

@@ -19,10 +19,12 @@ def _complete(K):
 def _run(models, losses, W, *, mu, mu_graph, lam, delta, kappa, n_steps, seed=3,
          cand=None, payload=None, budget=-1, offline=None, end_rounds=True,
          max_neighbors=-1):
+    """Run graph_steps from the dense W; return the weights as a dense matrix."""
     K = W.shape[0]
-    W = W.copy()
-    degree = W.sum(axis=1)
     indptr, indices = _complete(K) if cand is None else cand
+    rows = np.repeat(np.arange(K), np.diff(indptr))
+    weights = W[rows, indices].copy()  # W on the candidates' pattern
+    degree = W.sum(axis=1)
     counter = CommCounter(K, header_bytes=HEADER)
     payload = np.full(K, 8 * models.shape[1], np.int64) if payload is None else payload
     trace_node = np.zeros(n_steps, np.intp)
@@ -32,12 +34,14 @@ def _run(models, losses, W, *, mu, mu_graph, lam, delta, kappa, n_steps, seed=3,
     objective = graph_objective(W, models, losses, mu=mu, mu_graph=mu_graph,
                                 lambda_graph=lam, delta=delta)
     out = graph_steps(
-        models, losses, W, degree, indptr, indices, mu, mu_graph, lam, delta, kappa, n_steps,
-        np.array([seed], np.uint32), np.arange(1, K + 1, dtype=np.uint32),
+        models, losses, weights, degree, indptr, indices, mu, mu_graph, lam, delta, kappa,
+        n_steps, np.array([seed], np.uint32), np.arange(1, K + 1, dtype=np.uint32),
         np.zeros(0, np.uint8) if offline is None else offline.astype(np.uint8), payload,
         counter, end_rounds, budget, 0, objective, curve, trace_node, trace_peers, trace_lip,
         max_neighbors,
     )
+    W = np.zeros((K, K))
+    W[rows, indices] = weights
     n_done = out[0]
     return (out, W, degree, counter, curve[:n_done], trace_node[:n_done],
             trace_peers[: n_done * kappa].reshape(n_done, kappa), trace_lip[:n_done])
