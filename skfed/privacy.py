@@ -36,7 +36,20 @@ from sklearn.base import BaseEstimator
 
 from ._compat import Interval, Options
 
-__all__ = ["DifferentialPrivacy"]
+__all__ = [
+    "DifferentialPrivacy",
+    "RandomizedResponse",
+    "GaussianMechanism",
+    "LaplaceMechanism",
+    "ReportNoisyMax",
+    "epsilon_after",
+    "epsilon_spent",
+    "max_uses",
+    "calibrate_randomized_response",
+    "calibrate_gaussian",
+    "calibrate_laplace",
+    "calibrate_report_noisy_max",
+]
 
 # Discretization of the privacy-loss distributions: the accountant's figures
 # are upper bounds ("pessimistic estimates") within about this much.

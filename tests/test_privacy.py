@@ -154,3 +154,78 @@ def test_budget_stop_is_the_last_affordable_use():
     gauss = GaussianMechanism(10.0, 1.0)
     stop = max_uses(gauss, 1.0, 1e-6, 10_000)
     assert epsilon_after(gauss, stop, 1e-6) <= 1.0 < epsilon_after(gauss, stop + 1, 1e-6)
+
+
+# ---------------------------------------------------------------------------
+# One-shot support recovery: randomized response on the vote bits
+# ---------------------------------------------------------------------------
+
+from skfed import FederatedSparseLinearRegression, FederatedSupportRecovery  # noqa: E402
+from skfed.datasets import make_federated_sparse_regression  # noqa: E402
+from skfed.network import SimulatedNetwork  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def sparse_clients():
+    X, y, groups, support, _ = make_federated_sparse_regression(
+        n_clients=300, n_samples=60, n_features=10, n_informative=3, random_state=0
+    )
+    return X, y, groups, support
+
+
+def test_support_epsilon_infinity_equals_the_non_private_fit(sparse_clients):
+    X, y, groups, _ = sparse_clients
+    plain = FederatedSupportRecovery(random_state=0).fit(X, y, groups=groups)
+    private = FederatedSupportRecovery(
+        privacy=DifferentialPrivacy(epsilon=np.inf), random_state=0
+    ).fit(X, y, groups=groups)
+    np.testing.assert_array_equal(private.client_supports_, plain.client_supports_)
+    np.testing.assert_array_equal(private.votes_, plain.votes_)
+    np.testing.assert_array_equal(private.support_, plain.support_)
+    assert private.n_bytes_sent_ == plain.n_bytes_sent_
+    assert np.all(np.isinf(private.privacy_spent_))
+
+
+def test_support_randomized_response_flips_rates_spend_and_recovery(sparse_clients):
+    X, y, groups, support = sparse_clients
+    network = SimulatedNetwork(drop_rate=0.2)
+    plain = FederatedSupportRecovery(network=network, random_state=3).fit(X, y, groups=groups)
+    spec = DifferentialPrivacy(epsilon=10.0, delta=0.0)
+    private = FederatedSupportRecovery(network=network, privacy=spec, random_state=3).fit(
+        X, y, groups=groups
+    )
+    d = X.shape[1]
+    p = 1.0 / (1.0 + math.exp(10.0 / d))
+    assert private.privacy_["flip_probability"] == pytest.approx(p, rel=1e-14)
+    # the same clients answered (same network seed); their honest bits flipped at rate p
+    np.testing.assert_array_equal(private.answered_, plain.answered_)
+    rows = private.answered_
+    flipped = private.client_supports_[rows] != plain.client_supports_[rows]
+    n = flipped.size
+    assert abs(flipped.mean() - p) < 5 * math.sqrt(p * (1 - p) / n)
+    # each answering client spent exactly its budget (pure DP, d bits), others nothing
+    np.testing.assert_allclose(private.privacy_spent_[rows], 10.0, rtol=1e-12)
+    assert np.all(private.privacy_spent_[~rows] == 0.0)
+    # debiased median vote still recovers the true support with 300 clients
+    np.testing.assert_array_equal(private.support_, support)
+    fraction = private.votes_ / private.n_answered_
+    np.testing.assert_array_equal(private.support_, (fraction - p) / (1 - 2 * p) >= 0.5)
+    # bytes do not change: the same bit vectors, noisier
+    assert private.n_bytes_sent_ == plain.n_bytes_sent_
+
+
+def test_support_debiased_threshold_and_refusals(sparse_clients):
+    X, y, groups, _ = sparse_clients
+    spec = DifferentialPrivacy(epsilon=4.0, delta=1e-6)
+    est = FederatedSupportRecovery(threshold=0.8, privacy=spec, random_state=1).fit(
+        X, y, groups=groups
+    )
+    p = est.privacy_["flip_probability"]
+    assert p <= 1.0 / (1.0 + math.exp(4.0 / X.shape[1]))  # delta > 0 never needs more noise
+    assert np.all(est.privacy_spent_ <= 4.0)
+    fraction = est.vote_fraction_
+    np.testing.assert_array_equal(est.support_, (fraction - p) / (1 - 2 * p) >= 0.8)
+    with pytest.raises(ValueError, match="FederatedSparseLinearRegression does not support privacy="):
+        FederatedSparseLinearRegression(privacy=spec).fit(X, y, groups=groups)
+    with pytest.raises(TypeError, match="'privacy' parameter of FederatedSupportRecovery"):
+        FederatedSupportRecovery(privacy={"epsilon": 1}).fit(X, y, groups=groups)
