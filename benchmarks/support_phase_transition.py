@@ -19,6 +19,12 @@ and noise level; one shared s-sparse ``w*``).
     n_i at C = 1.5, and 1.25 with --full): against the fraction of rogue clients (0 to
     0.45, sending the complement of their support or random bits) and
     against the drop rate (0 to 0.9).
+(d) local differential privacy (``privacy=DifferentialPrivacy(epsilon,
+    delta=0)``: randomized response on each vote bit): exact recovery against
+    the number of clients g for epsilon = 2, 5, 10, 20 and no privacy (d = 50,
+    s = 3, n_i at C = 1.5).  Flipping each bit with probability p multiplies
+    the clients the median rule needs by ``coth(epsilon / (2 d))^2``; the
+    JSON holds that predicted factor beside each curve.
 
 Curves of (a) and (b) stop after two consecutive points at probability 1
 (the grids increase samples or clients); only measured points are written.
@@ -47,7 +53,7 @@ from pathlib import Path
 import numpy as np
 from joblib import Parallel, delayed
 
-from skfed import FederatedSupportRecovery, SimulatedNetwork
+from skfed import DifferentialPrivacy, FederatedSupportRecovery, SimulatedNetwork
 from skfed.datasets import make_federated_sparse_regression
 
 # The generator's settings for every experiment: heterogeneous clients.
@@ -62,7 +68,7 @@ DATA = dict(
 LAMBDA = 0.5 * DATA["variance_range"][0] * DATA["coef_range"][0]
 
 
-def one_run(d, s, n_clients, n_samples, seed, alphas, network=None):
+def one_run(d, s, n_clients, n_samples, seed, alphas, network=None, privacy=None):
     """Exact recovery (bool) of each alpha on one generated problem."""
     X, y, groups, support, _ = make_federated_sparse_regression(
         n_clients=n_clients, n_samples=n_samples, n_features=d, n_informative=s,
@@ -71,7 +77,7 @@ def one_run(d, s, n_clients, n_samples, seed, alphas, network=None):
     out = []
     for alpha in alphas:
         sel = FederatedSupportRecovery(
-            alpha, fit_intercept=False, network=network, random_state=seed
+            alpha, fit_intercept=False, network=network, privacy=privacy, random_state=seed
         )
         with warnings.catch_warnings():
             # At high drop rates nobody may answer: a failed run, not news.
@@ -81,7 +87,8 @@ def one_run(d, s, n_clients, n_samples, seed, alphas, network=None):
     return out
 
 
-def curve(points, runs, alphas, n_jobs, seed0, network_of=None, stop_after=None):
+def curve(points, runs, alphas, n_jobs, seed0, network_of=None, stop_after=None,
+          privacy=None):
     """Recovery probability at every point (dicts with d, s, g, n_i).
 
     Points are run in order; with ``stop_after=k`` the curve stops once
@@ -95,7 +102,7 @@ def curve(points, runs, alphas, n_jobs, seed0, network_of=None, stop_after=None)
         network = network_of(point) if network_of else None
         jobs = [
             delayed(one_run)(point["d"], point["s"], point["g"], point["n_i"],
-                             seed0 + 1000 * p + r, alphas, network)
+                             seed0 + 1000 * p + r, alphas, network, privacy)
             for r in range(runs)
         ]
         prob = np.array(Parallel(n_jobs=n_jobs)(jobs), dtype=float).mean(axis=0)
@@ -176,13 +183,34 @@ def experiment_c(fractions, drops, runs, n_jobs, C_values, d=1000, s=3, g=20):
     return out
 
 
+def experiment_d(epsilons, client_grid, runs, n_jobs, d=50, s=3, C=1.5):
+    n_i = round(10**C * s * s * math.log(s))
+    out = {"d": d, "s": s, "n_i": n_i, "delta": 0.0, "g": list(client_grid), "curves": {}}
+    for eps in epsilons:
+        privacy = None if eps is None else DifferentialPrivacy(epsilon=eps, delta=0.0)
+        points = [{"d": d, "s": s, "g": g, "n_i": n_i} for g in client_grid]
+        prob = curve(points, runs, [LAMBDA], n_jobs, seed0=9_000_000, stop_after=2,
+                     privacy=privacy)
+        name = "no privacy" if eps is None else f"epsilon={eps:g}"
+        factor = 1.0 if eps is None else 1.0 / math.tanh(eps / (2 * d)) ** 2
+        out["curves"][name] = {
+            "g": list(client_grid[: len(prob)]),
+            "fixed_lambda": prob[:, 0].tolist(),
+            "predicted_client_factor": factor,
+        }
+        print(f"(d) {name} (clients x{factor:.0f} by the Hoeffding bound): "
+              f"{np.round(prob[:, 0], 2).tolist()} at g={client_grid[: len(prob)]}",
+              flush=True)
+    return out
+
+
 def plot(results, path):
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 4, figsize=(20, 4.2))
+    fig, axes = plt.subplots(1, 5, figsize=(25, 4.2))
     a = results["a"]
     for d, c in a["curves"].items():
         line = axes[0].plot(c["C"], c["fixed_lambda"], marker="o", label=f"d={d}, g={c['g']}")
@@ -201,6 +229,11 @@ def plot(results, path):
     for name, prob in c["drop"].items():
         axes[3].plot(c["drop_rate"], prob, marker="o", label=name)
     axes[3].set(xlabel="drop rate", title=f"(c) dropped clients (g={c['g']}, d={c['d']})")
+    p = results["d"]
+    for name, c in p["curves"].items():
+        axes[4].plot(c["g"], c["fixed_lambda"], marker="o", label=name)
+    axes[4].set(xscale="log", xlabel="clients g",
+                title=f"(d) randomized response (d={p['d']}, n_i={p['n_i']})")
     for ax in axes:
         ax.set_ylim(-0.03, 1.03)
         ax.grid(alpha=0.3)
@@ -217,7 +250,7 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, default=30, help="problems per point")
     parser.add_argument("--n-jobs", type=int, default=2, help="processes over runs")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results"))
-    parser.add_argument("--only", default="abc", help="which experiments, e.g. 'a' or 'bc'")
+    parser.add_argument("--only", default="abcd", help="which experiments, e.g. 'a' or 'bd'")
     args = parser.parse_args(argv)
 
     if args.full:
@@ -227,6 +260,7 @@ def main(argv=None):
         fractions = np.round(np.arange(0, 0.451, 0.05), 2).tolist()
         drops = np.round(np.arange(0, 0.91, 0.1), 2).tolist()
         C_c = (1.25, 1.5)
+        clients = [3, 10, 30, 100, 300, 1000, 3000, 10000, 30000]
     else:
         C_a = [0.25, 0.5, 0.625, 0.75, 0.8125, 0.875, 0.9375, 1.0, 1.125, 1.25, 1.5]
         C_b = [-0.5, -0.25, 0.0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 1.0]
@@ -234,6 +268,7 @@ def main(argv=None):
         fractions = [0.0, 0.1, 0.2, 0.3, 0.4, 0.45]
         drops = [0.0, 0.3, 0.5, 0.7, 0.9]
         C_c = (1.5,)
+        clients = [3, 10, 30, 100, 300, 1000, 3000, 10000]
 
     t0 = time.perf_counter()
     results = {
@@ -249,14 +284,17 @@ def main(argv=None):
         results["b"] = experiment_b(C_b, sizes, args.runs, args.n_jobs)
     if "c" in args.only:
         results["c"] = experiment_c(fractions, drops, args.runs, args.n_jobs, C_c)
+    if "d" in args.only:
+        results["d"] = experiment_d([None, 20.0, 10.0, 5.0, 2.0], clients, args.runs,
+                                    args.n_jobs)
     results["settings"]["seconds"] = round(time.perf_counter() - t0, 1)
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    suffix = "" if args.only == "abc" else f"_{args.only}"
+    suffix = "" if args.only == "abcd" else f"_{args.only}"
     json_path = out / f"support_phase_transition{suffix}.json"
     json_path.write_text(json.dumps(results, indent=1))
-    if args.only == "abc":
+    if args.only == "abcd":
         try:
             plot(results, out / "support_phase_transition.png")
         except ImportError:

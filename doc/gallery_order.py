@@ -6,6 +6,7 @@ ORDER = [
     "plot_communication_budget.py",
     "plot_online_stream.py",
     "plot_phase_transition.py",
+    "plot_private_support.py",
     "plot_grid_search_routing.py",
     "run_on_flower.py",
 ]

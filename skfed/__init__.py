@@ -14,6 +14,7 @@ from .graph import CollaborationGraphLearner
 from .multitask import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
 from .network import CommunicationLog, SimulatedNetwork
 from .online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
+from .privacy import DifferentialPrivacy
 from .support import FederatedSparseLinearRegression, FederatedSupportRecovery
 
 __all__ = [
@@ -31,4 +32,5 @@ __all__ = [
     "DecentralizedBoostingClassifier",
     "PersonalizedLinearClassifier",
     "CollaborationGraphLearner",
+    "DifferentialPrivacy",
 ]

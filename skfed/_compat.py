@@ -9,6 +9,7 @@ from sklearn.utils._metadata_requests import _MetadataRequester  # noqa: F401
 from sklearn.utils._param_validation import (  # noqa: F401
     HasMethods,
     Interval,
+    Options,
     StrOptions,
 )
 from sklearn.utils.validation import (  # noqa: F401
@@ -22,6 +23,7 @@ __all__ = [
     "_MetadataRequester",
     "HasMethods",
     "Interval",
+    "Options",
     "StrOptions",
     "_check_feature_names",
     "_check_n_features",

@@ -25,6 +25,7 @@ from joblib import Parallel, delayed
 from scipy import linalg, sparse
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import FederatedMixin, FederatedRegressorMixin, check_groups
@@ -39,6 +40,13 @@ from ._core._support_fast import (
 )
 from .engines._joblib import node_chunks
 from .network import payload_bytes, resolve_network
+from .privacy import (
+    DifferentialPrivacy,
+    calibrate_randomized_response,
+    check_privacy,
+    describe,
+    epsilon_spent,
+)
 
 __all__ = ["FederatedSupportRecovery", "FederatedSparseLinearRegression"]
 
@@ -170,6 +178,7 @@ class _OneShotSupportMixin(FederatedMixin):
         "auto_z": [None, Interval(numbers.Real, 0, None, closed="left")],
         **FederatedMixin._federated_parameter_constraints,
         "network": [None, HasMethods(["start"])],
+        "privacy": [None, DifferentialPrivacy],
         "random_state": ["random_state"],
         "n_jobs": [None, numbers.Integral],
     }
@@ -258,8 +267,44 @@ class _OneShotSupportMixin(FederatedMixin):
         # A straggler has not finished its pass when the one-shot deadline
         # expires: like a dropped client, it does not vote.
         answered = active & (work >= 1.0) & ~abstain
-        self._server_vote(packed, answered, sim, d)
+        flip = self._privatize_votes(packed, answered & ~sim.rogue, d)
+        self._server_vote(packed, answered, sim, d, flip_probability=flip)
         return X_nodes, y_nodes, w_nodes, layout, sim
+
+    def _privatize_votes(self, packed, honest, d):
+        """Local differential privacy of the vote: randomized response.
+
+        Every honest answering client flips each of its ``d`` bits with the
+        probability that makes its whole message ``(epsilon, delta)``-DP
+        with respect to its entire data set (client-level local DP: any
+        change of the client's data may change every bit, so the ``d`` bits
+        compose).  Returns the flip probability (0 without ``privacy``) and
+        sets ``privacy_`` and ``privacy_spent_``.
+        """
+        spec = check_privacy(self.privacy, type(self).__name__)
+        if spec is None:
+            return 0.0
+        epsilon, delta = spec.budget()
+        mechanism = calibrate_randomized_response(epsilon, delta, d)
+        uses = np.where(honest, d, 0)
+        self.privacy_spent_ = epsilon_spent(mechanism, uses, delta)
+        self.privacy_ = describe(
+            mechanism, uses=uses, delta=delta,
+            composition=f"{d} randomized-response bits per answering client, one shot",
+            flip_probability=mechanism.flip_probability, level="client (local DP)",
+        )
+        p = mechanism.flip_probability
+        senders = np.flatnonzero(honest)
+        if p > 0.0 and len(senders):
+            rng = np.random.default_rng(
+                check_random_state(self.random_state).randint(1, np.iinfo(np.int32).max, size=2)
+            )
+            bits = _unpack(packed[senders], d)
+            sent = mechanism.apply(bits, rng)
+            out = np.zeros((len(senders), packed.shape[1]), dtype=np.uint8)
+            pack_bits(np.ascontiguousarray(sent), out)
+            packed[senders] = out
+        return p
 
     def _abstainers(self, n_positive, auto):
         """Clients with too few samples to compute their statistics abstain.
@@ -291,13 +336,16 @@ class _OneShotSupportMixin(FederatedMixin):
             )
         return abstain
 
-    def _server_vote(self, packed, answered, sim, d):
+    def _server_vote(self, packed, answered, sim, d, flip_probability=0.0):
         """Round 1 at the server: receive the bit vectors, count them, vote.
 
         ``packed`` holds every client's honest bits (one row per node);
         rogue clients' rows are corrupted in place on the way, the messages
         of the clients in ``answered`` are counted, and the fitted vote
-        attributes are set; ``d`` is the number of features voted on.  Shared by the simulated fit and the Flower
+        attributes are set; ``d`` is the number of features voted on.  Bits
+        flipped by randomized response with ``flip_probability`` p are
+        debiased: ``(R_j - p) / (1 - 2 p)`` is compared with ``threshold``
+        (for the median rule this is the same as ``R_j >= 1/2``).  Shared by the simulated fit and the Flower
         server, so both count and vote identically.
         """
         senders = np.flatnonzero(answered).astype(np.intp)
@@ -327,7 +375,11 @@ class _OneShotSupportMixin(FederatedMixin):
         client_supports = _unpack(packed, d)
         client_supports[~answered] = False
 
-        self.support_ = fraction >= self.threshold if g else np.zeros(d, dtype=bool)
+        if g:
+            p = flip_probability
+            self.support_ = (fraction - p) / (1.0 - 2.0 * p) >= self.threshold
+        else:
+            self.support_ = np.zeros(d, dtype=bool)
         self.votes_ = votes
         self.vote_fraction_ = fraction
         self.client_supports_ = client_supports
@@ -411,8 +463,19 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         Dropped and straggling clients do not vote (a straggler misses the
         one-shot deadline); rogue clients send the complement of their
         support or random bits (``rogue_behavior``).
+    privacy : DifferentialPrivacy, default=None
+        Local differential privacy of every client's message by randomized
+        response: each bit is flipped with the probability ``p`` that makes
+        the client's ``d``-bit message ``(epsilon, delta)``-DP with respect
+        to its whole data set (``p = 1 / (1 + exp(epsilon / d))`` at
+        ``delta = 0``; the accountant allows a smaller ``p`` for
+        ``delta > 0``).  The server debiases the vote,
+        ``(R_j - p) / (1 - 2 p) >= threshold``, which for the median rule
+        is ``R_j >= 1/2`` again: symmetric flips keep the rule consistent
+        but it needs more clients (see Notes).  None: no privacy.
     random_state : int, RandomState instance or None, default=None
-        Seeds the network's faults when the network has no seed of its own.
+        Seeds the network's faults when the network has no seed of its own,
+        and the randomized response of ``privacy``.
     n_jobs : int, default=None
         Number of threads that run the client passes.  Results do not
         depend on it.
@@ -428,8 +491,8 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         ``R_j = votes_ / n_answered_`` (zeros when no client answered).
     client_supports_ : ndarray of shape (n_nodes, n_features), dtype=bool
         What each client's message said, as the server received it: after
-        corruption for rogue clients, all False for clients that did not
-        answer.
+        corruption for rogue clients and randomized response under
+        ``privacy``, all False for clients that did not answer.
     answered_ : ndarray of shape (n_nodes,), dtype=bool
         Clients whose message arrived (not dropped, not straggling, not
         abstaining).  A client with fewer than two samples of positive
@@ -454,6 +517,12 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
     n_messages_ : int
         ``n_answered_``.
     bytes_per_round_ : ndarray of shape (1,)
+    privacy_spent_ : ndarray of shape (n_nodes,)
+        Only with ``privacy``: the epsilon each client spent at the
+        specification's delta (0 for clients that did not vote).
+    privacy_ : dict
+        Only with ``privacy``: mechanism, flip probability, bits per message
+        and the accountant used.
 
     See Also
     --------
@@ -467,6 +536,15 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
     Sample weights turn every mean into a weighted mean, and ``n_i`` into
     the client's total weight.  The bits are packed eight to a byte, feature
     ``j`` in bit ``j % 8`` (least significant first) of byte ``j // 8``.
+
+    Under ``privacy`` a bit that a fraction ``q > 1/2`` of the honest
+    clients would send arrives as a 1 with probability
+    ``p + (1 - 2 p) q``, so the server's decision on it is wrong with
+    probability at most ``exp(-2 g (1 - 2 p)^2 (q - 1/2)^2)`` (Hoeffding)
+    for ``g`` answering clients: randomized response multiplies the number
+    of clients the median rule needs by ``1 / (1 - 2 p)^2 =
+    coth(epsilon_bit / 2)^2``, about ``4 / epsilon_bit^2`` for a small
+    per-bit epsilon (``epsilon_bit = epsilon / d`` at ``delta = 0``).
 
     References
     ----------
@@ -502,6 +580,7 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         group_column=None,
         handle_unknown="global",
         network=None,
+        privacy=None,
         random_state=None,
         n_jobs=None,
     ):
@@ -512,6 +591,7 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         self.group_column = group_column
         self.handle_unknown = handle_unknown
         self.network = network
+        self.privacy = privacy
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -649,6 +729,13 @@ class FederatedSparseLinearRegression(
         (:meth:`~skfed.network.NetworkSimulation.corrupt_values`): the
         vote is robust to fewer than half rogue clients, the refit (a sum of
         statistics) is not.
+    privacy : None, default=None
+        Must be None: the refit round sends sufficient statistics
+        (``X_S^T X_S``, ``X_S^T y``) whose sensitivity is unbounded without a
+        bound on the features and targets, so no noise scale makes them
+        private; a :class:`~skfed.privacy.DifferentialPrivacy` is refused
+        with an error.  Use :class:`FederatedSupportRecovery` with
+        ``privacy`` (randomized response on the vote) and refit locally.
     random_state : int, RandomState instance or None, default=None
     n_jobs : int, default=None
         Number of threads that run the client passes.
@@ -713,6 +800,7 @@ class FederatedSparseLinearRegression(
         group_column=None,
         handle_unknown="global",
         network=None,
+        privacy=None,
         random_state=None,
         n_jobs=None,
     ):
@@ -724,6 +812,7 @@ class FederatedSparseLinearRegression(
         self.group_column = group_column
         self.handle_unknown = handle_unknown
         self.network = network
+        self.privacy = privacy
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -743,6 +832,14 @@ class FederatedSparseLinearRegression(
         self : FederatedSparseLinearRegression
         """
         self._validate_params()
+        if self.privacy is not None:
+            raise ValueError(
+                "FederatedSparseLinearRegression does not support privacy=: its refit "
+                "round sends sufficient statistics (X_S^T X_S, X_S^T y) whose "
+                "sensitivity is unbounded, so no noise makes them differentially "
+                "private. Use FederatedSupportRecovery(privacy=...) for a private "
+                "support and refit on each node."
+            )
         X, y, w, layout, sim = self._recover_support(X, y, groups, sample_weight)
         n_nodes, d = layout.n_nodes, X.shape[1]
         support = np.flatnonzero(self.support_)

@@ -21,6 +21,12 @@ ACCEPT_SPARSE = True
 
 
 def check_supported(estimator):
+    if getattr(estimator, "privacy", None) is not None:
+        raise ValueError(
+            f"The Flower engine does not run {type(estimator).__name__}'s "
+            "randomized response on its clients yet, so privacy= is refused "
+            "there; fit the estimator itself (simulated network) for a private vote."
+        )
     return None
 
 

@@ -1,0 +1,486 @@
+"""Differential privacy of what nodes send, accounted per node.
+
+A :class:`DifferentialPrivacy` specification passed to an estimator as
+``privacy=`` asks every node to keep what it *sends* ``(epsilon,
+delta)``-differentially private with respect to its own data: whatever a
+node's neighbours, the server or an eavesdropper see of its messages changes
+by at most a factor ``exp(epsilon)`` (up to probability ``delta``) when one of
+the node's samples is replaced (record-level privacy), or when the node's
+whole data set is replaced for the one-shot methods whose single message is
+local DP by construction (client-level privacy; each estimator says which).
+
+Each method applies the mechanism that fits what it sends and documents its
+sensitivity; this module holds what they share:
+
+* the mechanisms themselves (randomized response on bits, Gaussian and
+  Laplace noise on vectors, report-noisy-max for a private choice), drawn
+  from a per-node :class:`numpy.random.Generator`;
+* their calibration (the noise that makes a planned number of uses spend
+  exactly the budget) and their composition per node, both computed by the
+  privacy-loss-distribution accountant of Google's ``dp-accounting``
+  (``pip install "skfed[privacy]"``); pure-DP mechanisms at ``delta=0`` use
+  the exact basic composition (epsilons add up);
+* the budget stop: the number of uses after which a node would exceed its
+  budget, after which it stops sending (it is treated like a dropped node).
+
+Fitted estimators expose ``privacy_spent_`` (the epsilon each node actually
+spent at the specification's delta, from the accountant) and ``privacy_``
+(a dict: mechanism, noise scale, sensitivity, uses, composition).
+"""
+
+import math
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from ._compat import Interval, Options
+
+__all__ = [
+    "DifferentialPrivacy",
+    "RandomizedResponse",
+    "GaussianMechanism",
+    "LaplaceMechanism",
+    "ReportNoisyMax",
+    "epsilon_after",
+    "epsilon_spent",
+    "max_uses",
+    "calibrate_randomized_response",
+    "calibrate_gaussian",
+    "calibrate_laplace",
+    "calibrate_report_noisy_max",
+]
+
+# Discretization of the privacy-loss distributions: the accountant's figures
+# are upper bounds ("pessimistic estimates") within about this much.
+_PLD_DISCRETIZATION = 1e-4
+
+
+def _accounting():
+    try:
+        import dp_accounting
+    except ImportError as exc:  # pragma: no cover - exercised without the extra
+        raise ImportError(
+            "privacy= needs the dp-accounting package for its privacy accountant: "
+            "pip install \"skfed[privacy]\" (or pip install dp-accounting)."
+        ) from exc
+    return dp_accounting
+
+
+def _pld_module():
+    _accounting()
+    from dp_accounting.pld import common, privacy_loss_distribution
+
+    return privacy_loss_distribution, common
+
+
+class DifferentialPrivacy(BaseEstimator):
+    """Per-node differential-privacy budget for what nodes send.
+
+    Pass it to an estimator as ``privacy=``; ``None`` (the default of every
+    estimator) means no privacy mechanism.  It is a plain parameter object
+    (clonable, so ``GridSearchCV`` can search ``privacy__epsilon``).
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        The budget each node may spend over the whole fit.  ``np.inf``
+        switches every mechanism's noise off (the fit then equals the
+        non-private fit exactly, and ``privacy_spent_`` is infinite).
+    delta : float, default=1e-6
+        The probability with which the epsilon bound may fail.  ``0`` asks
+        for pure differential privacy, which only the pure mechanisms
+        (randomized response, Laplace, report-noisy-max) can give; the
+        Gaussian mechanism refuses it.  A common choice is below one over
+        the number of samples of a node.
+
+    See Also
+    --------
+    skfed.FederatedSupportRecovery : randomized response on the vote bits.
+
+    Notes
+    -----
+    Composition is per node: a node's epsilon grows with the number of
+    messages *it* sends; nodes that send less spend less.  The accountant is
+    the privacy-loss-distribution (PLD) accountant of ``dp-accounting``,
+    whose figures are certified upper bounds.
+
+    Examples
+    --------
+    >>> from skfed.privacy import DifferentialPrivacy
+    >>> DifferentialPrivacy(epsilon=2.0, delta=1e-5)
+    DifferentialPrivacy(delta=1e-05, epsilon=2.0)
+    """
+
+    _parameter_constraints = {
+        "epsilon": [Interval(numbers.Real, 0, None, closed="neither"), Options(numbers.Real, {math.inf})],
+        "delta": [Interval(numbers.Real, 0, 1, closed="left")],
+    }
+
+    def __init__(self, epsilon=1.0, delta=1e-6):
+        self.epsilon = epsilon
+        self.delta = delta
+
+    def budget(self):
+        """Validate the parameters and return ``(epsilon, delta)`` as floats."""
+        self._validate_params()
+        return float(self.epsilon), float(self.delta)
+
+
+def check_privacy(privacy, estimator_name):
+    """Validate an estimator's ``privacy=`` parameter.
+
+    Returns None or the validated :class:`DifferentialPrivacy`; anything else
+    is a ``TypeError`` naming the estimator.
+    """
+    if privacy is None:
+        return None
+    if not isinstance(privacy, DifferentialPrivacy):
+        raise TypeError(
+            f"{estimator_name}: privacy must be None or a "
+            f"skfed.privacy.DifferentialPrivacy, got {privacy!r}."
+        )
+    privacy.budget()
+    return privacy
+
+
+# ---------------------------------------------------------------------------
+# Mechanisms: each knows its noise, its one-use epsilon (pure ones) and its
+# privacy-loss distribution for the accountant.
+# ---------------------------------------------------------------------------
+
+
+class RandomizedResponse:
+    """Binary randomized response: every bit flipped with ``flip_probability``.
+
+    One use on one bit is ``log((1 - p) / p)``-DP (pure).  ``p = 1/2`` sends
+    pure noise; ``p = 0`` is no privacy at all.
+    """
+
+    name = "randomized response"
+    pure = True
+
+    def __init__(self, flip_probability):
+        p = float(flip_probability)
+        if not 0.0 <= p <= 0.5:
+            raise ValueError(f"flip_probability must be in [0, 0.5], got {p}.")
+        self.flip_probability = p
+
+    @classmethod
+    def from_epsilon(cls, epsilon):
+        """The flip probability ``1 / (1 + exp(epsilon))`` of an epsilon-DP bit."""
+        return cls(0.0 if math.isinf(epsilon) else 1.0 / (1.0 + math.exp(epsilon)))
+
+    @property
+    def epsilon(self):
+        p = self.flip_probability
+        if p == 0.0:
+            return math.inf
+        return math.log((1.0 - p) / p)
+
+    @property
+    def noise(self):
+        return self.flip_probability
+
+    def apply(self, bits, rng):
+        """Flip each entry of the 0/1 array ``bits`` independently."""
+        bits = np.asarray(bits, dtype=np.uint8)
+        if self.flip_probability == 0.0:
+            return bits.copy()
+        flips = rng.random(bits.shape) < self.flip_probability
+        return bits ^ flips.astype(np.uint8)
+
+    def pld(self):
+        pld_mod, _ = _pld_module()
+        return pld_mod.from_randomized_response(
+            noise_parameter=2.0 * self.flip_probability, num_buckets=2,
+            value_discretization_interval=_PLD_DISCRETIZATION,
+        )
+
+
+class GaussianMechanism:
+    """Gaussian noise of standard deviation ``sigma`` on a vector whose
+    l2-sensitivity is ``sensitivity``.  Never pure: needs ``delta > 0``."""
+
+    name = "Gaussian"
+    pure = False
+
+    def __init__(self, sigma, sensitivity):
+        self.sigma = float(sigma)
+        self.sensitivity = float(sensitivity)
+
+    @property
+    def noise(self):
+        return self.sigma
+
+    def apply(self, values, rng):
+        values = np.asarray(values, dtype=float)
+        if self.sigma == 0.0:
+            return values.copy()
+        return values + rng.normal(0.0, self.sigma, size=values.shape)
+
+    def epsilon_after(self, n_uses, delta):
+        # n uses of one Gaussian mechanism compose exactly into one Gaussian
+        # mechanism of standard deviation sigma / sqrt(n), whose exact epsilon
+        # at delta is the analytic Gaussian mechanism's (Balle & Wang 2018).
+        if n_uses == 0:
+            return 0.0
+        if self.sigma == 0.0 or delta == 0.0:
+            return math.inf
+        return float(_accounting().get_epsilon_gaussian(
+            self.sigma / (self.sensitivity * math.sqrt(n_uses)), delta
+        ))
+
+
+class LaplaceMechanism:
+    """Laplace noise of scale ``scale`` on a vector whose l1-sensitivity is
+    ``sensitivity``: ``sensitivity / scale``-DP per use (pure)."""
+
+    name = "Laplace"
+    pure = True
+
+    def __init__(self, scale, sensitivity):
+        self.scale = float(scale)
+        self.sensitivity = float(sensitivity)
+
+    @property
+    def noise(self):
+        return self.scale
+
+    @property
+    def epsilon(self):
+        return math.inf if self.scale == 0.0 else self.sensitivity / self.scale
+
+    def apply(self, values, rng):
+        values = np.asarray(values, dtype=float)
+        if self.scale == 0.0:
+            return values.copy()
+        return values + rng.laplace(0.0, self.scale, size=values.shape)
+
+    def pld(self):
+        pld_mod, _ = _pld_module()
+        return pld_mod.from_laplace_mechanism(
+            parameter=self.scale, sensitivity=self.sensitivity,
+            value_discretization_interval=_PLD_DISCRETIZATION,
+        )
+
+
+class ReportNoisyMax:
+    """Private choice of the best of several scores (the exponential mechanism).
+
+    ``argmax_j (score_j + Gumbel(2 sensitivity / epsilon))`` draws ``j`` with
+    probability proportional to ``exp(epsilon score_j / (2 sensitivity))``:
+    the exponential mechanism, ``epsilon``-DP per use when every score moves
+    by at most ``sensitivity`` between neighbouring data sets.
+    """
+
+    name = "report-noisy-max (exponential mechanism)"
+    pure = True
+
+    def __init__(self, epsilon, sensitivity):
+        self.epsilon = float(epsilon)
+        self.sensitivity = float(sensitivity)
+
+    @property
+    def noise(self):
+        """The scale of the Gumbel noise added to each score."""
+        if math.isinf(self.epsilon):
+            return 0.0
+        return 2.0 * self.sensitivity / self.epsilon
+
+    def apply(self, scores, rng):
+        """The index of the noisy maximum of ``scores``."""
+        scores = np.asarray(scores, dtype=float)
+        if self.noise == 0.0:
+            return int(np.argmax(scores))
+        return int(np.argmax(scores + rng.gumbel(0.0, self.noise, size=scores.shape)))
+
+    def pld(self):
+        pld_mod, common = _pld_module()
+        return pld_mod.from_privacy_parameters(
+            common.DifferentialPrivacyParameters(self.epsilon, 0.0),
+            value_discretization_interval=_PLD_DISCRETIZATION,
+        )
+
+
+def epsilon_after(mechanism, n_uses, delta):
+    """The epsilon that ``n_uses`` uses of ``mechanism`` spend at ``delta``.
+
+    Pure mechanisms at ``delta = 0`` compose by adding their epsilons (exact
+    for pure DP); otherwise the PLD accountant composes ``n_uses`` copies
+    (``self_compose``) and reads the epsilon at ``delta``.  Zero uses spend
+    nothing.
+    """
+    n_uses = int(n_uses)
+    if n_uses < 0:
+        raise ValueError(f"n_uses must be >= 0, got {n_uses}.")
+    if n_uses == 0:
+        return 0.0
+    if isinstance(mechanism, GaussianMechanism):
+        return mechanism.epsilon_after(n_uses, delta)
+    if math.isinf(mechanism.epsilon):
+        return math.inf
+    if delta == 0.0:
+        return n_uses * mechanism.epsilon
+    pld = mechanism.pld()
+    if n_uses > 1:
+        pld = pld.self_compose(n_uses)
+    # Never report more than basic composition, which is always valid.
+    return float(min(pld.get_epsilon_for_delta(delta), n_uses * mechanism.epsilon))
+
+
+def epsilon_spent(mechanism, uses, delta):
+    """Per node: the epsilon that ``uses[k]`` uses of ``mechanism`` spend.
+
+    Each distinct count is composed once.
+    """
+    uses = np.asarray(uses, dtype=np.int64)
+    out = np.empty(uses.shape, dtype=float)
+    for count in np.unique(uses):
+        out[uses == count] = epsilon_after(mechanism, int(count), delta)
+    return out
+
+
+def max_uses(mechanism, epsilon, delta, limit):
+    """The largest number of uses (at most ``limit``) that stays within
+    ``epsilon`` at ``delta``: the budget stop.
+
+    Binary search on the accountant's epsilon, which grows with the number
+    of uses.
+    """
+    limit = int(limit)
+    if math.isinf(epsilon):
+        return limit
+    if epsilon_after(mechanism, limit, delta) <= epsilon:
+        return limit
+    lo, hi = 0, limit  # eps(lo) <= epsilon < eps(hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if epsilon_after(mechanism, mid, delta) <= epsilon:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def calibrate(make_mechanism, epsilon, delta, n_uses, *, lower, upper, rtol=1e-3):
+    """The least noise for which ``n_uses`` uses spend at most ``epsilon``.
+
+    ``make_mechanism(noise)`` builds the mechanism at a noise level; its
+    epsilon must fall as the noise grows.  Bisection on ``log(noise)``
+    between ``lower`` and ``upper`` (``upper`` must already be within the
+    budget) until the bracket is ``rtol`` wide; the returned mechanism is
+    the bracket's upper end, so it never exceeds the budget.
+    """
+    if epsilon_after(make_mechanism(upper), n_uses, delta) > epsilon:
+        raise ValueError(
+            f"No noise level up to {upper:g} keeps {n_uses} uses within "
+            f"epsilon={epsilon:g} at delta={delta:g}."
+        )
+    lo, hi = math.log(lower), math.log(upper)
+    if epsilon_after(make_mechanism(lower), n_uses, delta) <= epsilon:
+        return make_mechanism(lower)
+    while hi - lo > rtol:
+        mid = 0.5 * (lo + hi)
+        if epsilon_after(make_mechanism(math.exp(mid)), n_uses, delta) <= epsilon:
+            hi = mid
+        else:
+            lo = mid
+    return make_mechanism(math.exp(hi))
+
+
+def calibrate_randomized_response(epsilon, delta, n_bits):
+    """Randomized response on ``n_bits`` bits that together spend ``epsilon``.
+
+    At ``delta = 0`` each bit gets ``epsilon / n_bits`` (basic composition,
+    exact for pure DP): flip probability ``1 / (1 + exp(epsilon / n_bits))``.
+    With ``delta > 0`` the PLD accountant finds the larger per-bit epsilon
+    that ``n_bits`` compositions allow.
+    """
+    if math.isinf(epsilon):
+        return RandomizedResponse(0.0)
+    per_bit = epsilon / n_bits
+    if delta == 0.0 or n_bits == 1:
+        return RandomizedResponse.from_epsilon(per_bit)
+    # Noise parameter: the per-bit epsilon e, flip probability 1 / (1 + e^e).
+    # More per-bit epsilon is less noise, so search on 1 / e.
+    mech = calibrate(
+        lambda inv: RandomizedResponse.from_epsilon(1.0 / inv), epsilon, delta, n_bits,
+        lower=1.0 / max(epsilon, 1e-12) / 4.0, upper=1.0 / per_bit,
+    )
+    return mech
+
+
+def calibrate_gaussian(epsilon, delta, sensitivity, n_uses):
+    """The Gaussian mechanism whose ``n_uses`` uses spend ``epsilon`` at ``delta``.
+
+    ``n_uses`` Gaussian releases of standard deviation ``sigma`` compose into
+    one of standard deviation ``sigma / sqrt(n_uses)``, so
+    ``sigma = sensitivity sigma_1 sqrt(n_uses)`` with ``sigma_1`` the exact
+    noise of one ``(epsilon, delta)`` release of sensitivity 1 (the analytic
+    Gaussian mechanism of Balle & Wang 2018, as ``dp-accounting`` computes it).
+    """
+    if math.isinf(epsilon):
+        return GaussianMechanism(0.0, sensitivity)
+    if delta == 0.0:
+        raise ValueError(
+            "The Gaussian mechanism cannot give pure differential privacy: "
+            "DifferentialPrivacy(delta=0) is refused here; use delta > 0."
+        )
+    sigma_1 = float(_accounting().get_sigma_gaussian(epsilon, delta))
+    return GaussianMechanism(sensitivity * sigma_1 * math.sqrt(n_uses), sensitivity)
+
+
+def calibrate_laplace(epsilon, delta, sensitivity, n_uses):
+    """The Laplace mechanism whose ``n_uses`` uses spend ``epsilon`` at ``delta``.
+
+    At ``delta = 0``: scale ``n_uses sensitivity / epsilon`` (basic
+    composition, exact for pure DP); with ``delta > 0`` the PLD accountant
+    finds the smaller scale that ``n_uses`` compositions allow.
+    """
+    if math.isinf(epsilon):
+        return LaplaceMechanism(0.0, sensitivity)
+    basic = n_uses * sensitivity / epsilon
+    if delta == 0.0 or n_uses == 1:
+        return LaplaceMechanism(basic, sensitivity)
+    return calibrate(
+        lambda b: LaplaceMechanism(b, sensitivity), epsilon, delta, n_uses,
+        lower=basic * 1e-3, upper=basic,
+    )
+
+
+def calibrate_report_noisy_max(epsilon, delta, sensitivity, n_uses):
+    """Report-noisy-max whose ``n_uses`` choices spend ``epsilon`` at ``delta``.
+
+    Each choice is ``epsilon_0``-DP; ``epsilon_0 = epsilon / n_uses`` at
+    ``delta = 0``, and the larger value the PLD accountant allows otherwise.
+    """
+    if math.isinf(epsilon):
+        return ReportNoisyMax(math.inf, sensitivity)
+    per_use = epsilon / n_uses
+    if delta == 0.0 or n_uses == 1:
+        return ReportNoisyMax(per_use, sensitivity)
+    return calibrate(
+        lambda inv: ReportNoisyMax(1.0 / inv, sensitivity), epsilon, delta, n_uses,
+        lower=1.0 / max(epsilon, 1e-12) / 4.0, upper=1.0 / per_use,
+    )
+
+
+def describe(mechanism, *, uses, delta, composition, **extra):
+    """The ``privacy_`` dict of a fitted estimator."""
+    info = {
+        "mechanism": mechanism.name,
+        "noise": mechanism.noise,
+        "sensitivity": getattr(mechanism, "sensitivity", None),
+        "epsilon_per_use": getattr(mechanism, "epsilon", None),
+        "uses": np.asarray(uses).copy(),
+        "delta": delta,
+        "composition": composition,
+        "accountant": (
+            "basic composition of pure DP (epsilons add)"
+            if (delta == 0.0 and mechanism.pure)
+            else "dp-accounting privacy-loss distribution (PLD), pessimistic"
+        ),
+    }
+    info.update(extra)
+    return info
