@@ -47,15 +47,17 @@ SIZES = [10, 100, 1_000, 10_000, 100_000]
 TRUE_SUPPORT = (3, 7)
 
 
-def _sparse_graph():
+def _sparse_graph(n_nodes):
     from skfed import SimulatedNetwork
 
-    # A sparse communication graph (10 neighbours a node) for the
-    # peer-to-peer methods: messages and graphs then scale with edges.
-    return SimulatedNetwork(topology="k_regular", topology_params={"degree": 10})
+    # A sparse communication graph (10 neighbours a node, fewer on tiny
+    # networks) for the peer-to-peer methods: messages and graphs then scale
+    # with edges.
+    degree = min(10, 2 * ((n_nodes - 1) // 2))
+    return SimulatedNetwork(topology="k_regular", topology_params={"degree": degree})
 
 
-def _make(name):
+def _make(name, n_nodes):
     """A fresh estimator of each benchmarked configuration (defaults unless stated)."""
     import skfed
     from sklearn.linear_model import LogisticRegression
@@ -73,16 +75,16 @@ def _make(name):
             kernel="linear", random_state=0
         ),
         "DecentralizedBoostingClassifier": lambda: skfed.DecentralizedBoostingClassifier(
-            network=_sparse_graph(), random_state=0
+            network=_sparse_graph(n_nodes), random_state=0
         ),
         "PersonalizedLinearClassifier": lambda: skfed.PersonalizedLinearClassifier(
-            network=_sparse_graph(), random_state=0
+            network=_sparse_graph(n_nodes), random_state=0
         ),
         "DecentralizedKernelSGDClassifier": lambda: skfed.DecentralizedKernelSGDClassifier(
-            network=_sparse_graph(), random_state=0
+            network=_sparse_graph(n_nodes), random_state=0
         ),
         "DecentralizedKernelSGDRegressor": lambda: skfed.DecentralizedKernelSGDRegressor(
-            network=_sparse_graph(), random_state=0
+            network=_sparse_graph(n_nodes), random_state=0
         ),
     }
     return factories[name]()
@@ -176,7 +178,7 @@ def run_point(name, n_nodes):
             score = est.score(X_test, y_test)
             n_bytes = None
         else:
-            est = _make(name)
+            est = _make(name, n_nodes)
             start = time.perf_counter()
             est.fit(X, y, groups=groups)
             fit_s = time.perf_counter() - start

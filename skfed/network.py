@@ -585,12 +585,7 @@ class NetworkSimulation:
         Honest nodes send ``bits``; a rogue node sends its complement or
         random bits, per ``rogue_behavior``.
         """
-        bits = np.asarray(bits, dtype=bool)
-        if not self.rogue[node]:
-            return bits
-        if self.network.rogue_behavior == "complement":
-            return ~bits
-        return self.rng.uniform(size=bits.shape) < 0.5
+        return self.corrupt_bit_rows(np.asarray(bits, dtype=bool)[None], [node])[0]
 
     def corrupt_values(self, values, node):
         """What node ``node`` sends in place of the float array ``values``.
@@ -598,64 +593,55 @@ class NetworkSimulation:
         A rogue node sends ``-values`` ("complement") or Gaussian noise of
         the same scale ("random").
         """
-        values = np.asarray(values)
-        if not self.rogue[node]:
-            return values
-        if self.network.rogue_behavior == "complement":
-            return -values
-        scale = float(np.sqrt(np.mean(values**2))) if values.size else 0.0
-        return (self.rng.standard_normal(values.shape) * (scale or 1.0)).astype(values.dtype)
+        return self.corrupt_value_rows(np.asarray(values)[None], [node])[0]
 
     def corrupt_bit_rows(self, bits, nodes):
         """:meth:`corrupt_bits` of many nodes at once, without a loop over them.
 
-        ``bits[k]`` is what node ``nodes[k]`` would send honestly; rogue
-        nodes' rows are replaced (in node order, drawing the same random
-        stream as one :meth:`corrupt_bits` call per node).
+        ``bits[k]`` is what node ``nodes[k]`` would send honestly.
 
         Returns
         -------
         ndarray of shape bits.shape, dtype=bool
         """
-        bits = np.array(bits, dtype=bool)
-        rogue = self.rogue[np.asarray(nodes, dtype=np.intp)]
-        if not rogue.any():
-            return bits
-        if self.network.rogue_behavior == "complement":
-            bits[rogue] = ~bits[rogue]
-        else:
-            bits[rogue] = self.rng.uniform(size=(int(rogue.sum()),) + bits.shape[1:]) < 0.5
-        return bits
+        return self._corrupt_rows(
+            np.array(bits, dtype=bool), nodes, np.logical_not,
+            lambda rows: self.rng.uniform(size=rows.shape) < 0.5,
+        )
 
     def corrupt_value_rows(self, values, nodes):
         """:meth:`corrupt_values` of many nodes at once, without a loop over them.
 
-        ``values[k]`` is what node ``nodes[k]`` would send honestly; rogue
-        nodes' rows are replaced (in node order, drawing the same random
-        stream as one :meth:`corrupt_values` call per node).
+        ``values[k]`` is what node ``nodes[k]`` would send honestly.
 
         Returns
         -------
         ndarray of shape values.shape
         """
-        values = np.array(values)
-        rogue = self.rogue[np.asarray(nodes, dtype=np.intp)]
-        if not rogue.any():
-            return values
-        rows = values[rogue]
-        if self.network.rogue_behavior == "complement":
-            values[rogue] = -rows
-        else:
+
+        def noise(rows):
+            # Gaussian noise at each row's root mean square (1 for a zero row).
             flat = rows.reshape(len(rows), -1)
-            scale = (
-                np.sqrt(np.mean(flat**2, axis=1)) if flat.shape[1] else np.zeros(len(rows))
-            )
+            scale = np.sqrt(np.mean(flat**2, axis=1)) if flat.shape[1] else np.zeros(len(rows))
             scale[scale == 0] = 1.0
-            noise = self.rng.standard_normal(rows.shape)
-            values[rogue] = (noise * scale.reshape((-1,) + (1,) * (rows.ndim - 1))).astype(
-                values.dtype
-            )
-        return values
+            scale = scale.reshape((-1,) + (1,) * (rows.ndim - 1))
+            return self.rng.standard_normal(rows.shape) * scale
+
+        return self._corrupt_rows(np.array(values), nodes, np.negative, noise)
+
+    def _corrupt_rows(self, rows, nodes, complement, draw):
+        """Replace the rows of rogue nodes by ``complement(rows)`` or ``draw(rows)``.
+
+        Rows are taken in node order, so the random stream is the same as
+        one call per node.
+        """
+        rogue = self.rogue[np.asarray(nodes, dtype=np.intp)]
+        if rogue.any():
+            if self.network.rogue_behavior == "complement":
+                rows[rogue] = complement(rows[rogue])
+            else:
+                rows[rogue] = draw(rows[rogue])
+        return rows
 
     def log(self, node_labels=None):
         """The counts so far as a :class:`CommunicationLog`."""

@@ -7,6 +7,11 @@
 #
 # Memory is linear: per-pair counts live in a hash table that holds only the
 # sender -> receiver pairs that actually talked (never an n x n array).
+#
+# Not thread-safe: one thread at a time may call send / multicast /
+# end_round on a counter (a first send of a new pair may grow the table).
+# Node-parallel solvers give each worker its own messages to report, or
+# report them after the parallel section.
 
 from ._typedefs cimport int64_t, intp_t
 

@@ -13,6 +13,9 @@ keyed by ``src * n_endpoints + dst`` that holds only the pairs that sent at
 least one message (24 bytes a slot, at most half the slots used), so a
 server round with 100,000 clients costs 200,000 pairs, never 10^10.
 
+The counter is not thread-safe: one thread at a time may report messages
+(a send that inserts a new pair may reallocate the table).
+
 Endpoints ``0 .. n_nodes - 1`` are the nodes; when the method has a server it
 is endpoint ``n_nodes`` (``counter.server``), otherwise ``counter.server`` is
 -1.
