@@ -244,7 +244,7 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         epochs = 1 if partial else self.max_epochs
         shuffle = self.shuffle and not partial
         queues = self._make_queues(codes, epochs, shuffle)
-        self._run(X, y_encoded, sample_weight, queues)
+        self._run(X, y_encoded, sample_weight, queues, epochs)
         return self
 
     def _setup(self, X, codes, compress):
@@ -394,7 +394,7 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
             gram_inv[:, :old, :old] = self._gram_inv
             self._gram_inv = gram_inv
 
-    def _run(self, X, y, sample_weight, queues):
+    def _run(self, X, y, sample_weight, queues, epochs):
         n_nodes = len(self.nodes_)
         first_call = self.adjacency_ is None
         sim, network = self._start_network()
@@ -409,8 +409,11 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
             limit = min(limit, self._max_size + 1)
         limit = max(limit, 1)
         if self._points.shape[1] < limit:
+            # KOMP folds a repeated sample, so later passes rarely grow the
+            # dictionaries past the distinct samples: start from those.
+            distinct = int(np.max(self._sizes + lengths // epochs)) + 1 if n_nodes else 1
             capacity = limit if not self._compress else max(
-                self._points.shape[1], min(limit, _INITIAL_CAPACITY)
+                self._points.shape[1], min(limit, _INITIAL_CAPACITY, distinct)
             )
             if capacity > self._points.shape[1]:
                 self._grow(capacity)
