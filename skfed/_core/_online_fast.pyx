@@ -318,6 +318,23 @@ cdef void _move_last_into(intp_t j, intp_t m, floating* D, intp_t n_features,
         memcpy(A + j * n_outputs, A + last * n_outputs, n_outputs * sizeof(double))
 
 
+cdef inline void _project_replaced(intp_t j, intp_t M, double* V, intp_t n_outputs,
+                                   const double* q, double qjj, double qM,
+                                   const double* entering, double* vj) noexcept nogil:
+    """Weights ``V`` after x (weight ``entering``, NULL for 0) replaces element j:
+    ``V - qf V_j / qf_j`` with ``qf = (q, qM)``, x's row written into slot j."""
+    cdef intp_t a_, r
+    cdef double coef_q
+    for r in range(n_outputs):
+        vj[r] = V[j * n_outputs + r]
+    for a_ in range(M):
+        coef_q = q[a_] / qjj
+        for r in range(n_outputs):
+            V[a_ * n_outputs + r] -= coef_q * vj[r]
+    for r in range(n_outputs):
+        V[j * n_outputs + r] = (entering[r] if entering != NULL else 0.0) - qM / qjj * vj[r]
+
+
 cdef void _add_and_remove(intp_t j, intp_t M, const floating* x, floating* D,
                           intp_t n_features, double* W, intp_t n_outputs,
                           const double* a, double* Q, intp_t ld_q,
@@ -339,25 +356,11 @@ cdef void _add_and_remove(intp_t j, intp_t M, const floating* x, floating* D,
         q[a_] += u[a_] * uj * inv_s
     qM = -uj * inv_s
     qjj = q[j]
-    for r in range(n_outputs):
-        bj[r] = W[j * n_outputs + r]
-    # Weights of the old elements, then of x (into slot j).
-    for a_ in range(M):
-        coef_q = q[a_] / qjj
-        for r in range(n_outputs):
-            W[a_ * n_outputs + r] -= coef_q * bj[r]
-    for r in range(n_outputs):
-        W[j * n_outputs + r] = a[r] - qM / qjj * bj[r]
+    # Weights of the old elements, then of x (into slot j); the averaged
+    # weights the same way, x entering them with weight 0.
+    _project_replaced(j, M, W, n_outputs, q, qjj, qM, a, bj)
     if A != NULL:
-        # The averaged weights: the same projection, x entering with weight 0.
-        for r in range(n_outputs):
-            bjA[r] = A[j * n_outputs + r]
-        for a_ in range(M):
-            coef_q = q[a_] / qjj
-            for r in range(n_outputs):
-                A[a_ * n_outputs + r] -= coef_q * bjA[r]
-        for r in range(n_outputs):
-            A[j * n_outputs + r] = -qM / qjj * bjA[r]
+        _project_replaced(j, M, A, n_outputs, q, qjj, qM, NULL, bjA)
     # Rank-2 update of the old block's upper triangle, one pass.
     for a_ in range(M):
         row = Q + a_ * ld_q
@@ -404,33 +407,15 @@ cdef intp_t _step_node(
     const double* krow, const double* a, intp_t n_outputs, double scale,
     bint compress, double eps2, intp_t max_size,
     double* u, double* q, double* bj, double* err2_out,
-    double* A, double avg_coef, double* bjA) noexcept nogil:
+    double* A, double* bjA) noexcept nogil:
     """One functional SGD step of one node, then KOMP; returns the new size.
 
     ``krow`` = k(D[m], x) for the M current elements, ``a`` the weight of
     the new element (``-eta omega``), ``scale = 1 - eta lambda``.  ``A``
     (or NULL) holds averaged weights on the same dictionary: KOMP projects
-    them with the same formulas (a new point enters them with weight 0),
-    then ``A += avg_coef (W - A)``.
+    them with the same formulas (a new point enters them with weight 0);
+    the caller then moves them toward ``W``.
     """
-    cdef intp_t m_new = _step_weights(kp, x, n_features, D, W, Q, ld_q, M, krow, a,
-                                      n_outputs, scale, compress, eps2, max_size, u, q,
-                                      bj, err2_out, A, bjA)
-    cdef intp_t t
-    if A != NULL and avg_coef > 0.0:
-        for t in range(m_new * n_outputs):
-            A[t] += avg_coef * (W[t] - A[t])
-    return m_new
-
-
-cdef intp_t _step_weights(
-    const KernelParams* kp, const floating* x, intp_t n_features,
-    floating* D, double* W, double* Q, intp_t ld_q, intp_t M,
-    const double* krow, const double* a, intp_t n_outputs, double scale,
-    bint compress, double eps2, intp_t max_size,
-    double* u, double* q, double* bj, double* err2_out,
-    double* A, double* bjA) noexcept nogil:
-    """The step and KOMP of :func:`_step_node`, without the averaging."""
     cdef intp_t m, r, j, best
     cdef int n = <int>M, n_out = <int>n_outputs, inc = 1, ld = <int>ld_q
     cdef int total = <int>(M * n_outputs)
@@ -659,6 +644,7 @@ def run_rounds(
     cdef double* bj = &work[6, 0]
     cdef double* bjA = &work[7, 0]
     cdef double* A
+    cdef double* Wi
     cdef double avg_coef
     cdef double* Q
 
@@ -776,7 +762,11 @@ def run_rounds(
                     &kp, &X[row, 0], n_features, &points[i, 0, 0],
                     &weights[i, 0, 0], Q, ld_q, sizes[i], &krows[i, 0],
                     &omegas[i, 0], n_outputs, scale, compress, eps2, max_size,
-                    u, q, bj, &err2, A, avg_coef, bjA)
+                    u, q, bj, &err2, A, bjA)
+                if avg_coef > 0.0:
+                    Wi = &weights[i, 0, 0]
+                    for r in range(sizes[i] * n_outputs):
+                        A[r] += avg_coef * (Wi[r] - A[r])
                 err2 = sqrt(err2)
                 if err2 > komp_error_out[i]:
                     komp_error_out[i] = err2
@@ -830,7 +820,7 @@ def py_step_node(
         m = _step_node(&kp, &x[0], n_features, &points[0, 0], &weights[0, 0],
                        Q, ld_q, size, &kv[0], &a[0], n_outputs, scale, compress,
                        epsilon * epsilon, max_size, &sv[0, 0], &sv[1, 0],
-                       &sv[2, 0], &err2, NULL, 0.0, NULL)
+                       &sv[2, 0], &err2, NULL, NULL)
         if compress:
             _mirror_upper(Q, ld_q, m)
     return m, sqrt(err2)
