@@ -369,6 +369,11 @@ def test_no_consensus_sends_nothing_and_auto_exchange_rule():
         X, y, groups=groups)
     assert alone.n_bytes_sent_ == alone.n_messages_ == 0
     assert np.all(np.isnan(alone.consensus_error_curve_))
+    copies = DecentralizedKernelSGDClassifier(
+        consensus_penalty=0.0, exchange_every=1, random_state=0).fit(X, y, groups=groups)
+    assert copies.n_bytes_sent_ == 0
+    assert_array_equal(copies.decision_function(X, groups=groups),
+                       alone.decision_function(X, groups=groups))
     # "auto": copies (period 1) when M n_outputs < d, else the query exchange.
     rng = np.random.RandomState(0)
     Xw = rng.normal(size=(90, 12))

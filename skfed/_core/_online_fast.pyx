@@ -778,7 +778,8 @@ def run_rounds(
                         _publish(i, &points[i, 0, 0], &weights[i, 0, 0], sizes[i],
                                  &pub_points[i, 0, 0], &pub_weights[i, 0, 0],
                                  &pub_sizes[i], n_features, n_outputs, value_bytes,
-                                 &indices[indptr[i]], indptr[i + 1] - indptr[i], counter)
+                                 &indices[indptr[i]] if indptr[i + 1] > indptr[i] else NULL,
+                                 indptr[i + 1] - indptr[i], counter)
                         since_publish[i] = 0
 
             consensus_out[rnd] = cons_sum / n_pairs if n_pairs > 0 else NAN
