@@ -22,6 +22,13 @@ Everything runs in one process, interleaved, with one BLAS thread; the last
 line printed is one JSON object.
 
     python benchmarks/bench_online.py [--quick]
+
+``--nodes N`` instead fits the estimator at its defaults on N nodes of 30
+samples with 20 features (a linearly separable-ish task; the default ring
+lattice of degree 4, 10 passes) and, on the same pooled arrays, its
+scikit-learn peer ``SGDClassifier(loss="hinge")`` (one linear model, 10
+passes), printing fit time, peak memory of the process, bytes, training
+accuracy and the time ratio as one JSON line (issue 19's 10,000-node goal).
 """
 
 import argparse
@@ -232,10 +239,41 @@ def run(M, n_timed, quick):
     }
 
 
+def scale(n_nodes):
+    """Defaults at n_nodes x 30 samples x 20 features, against the pooled peer."""
+    import resource
+
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(30 * n_nodes, 20))
+    y = (X @ rng.normal(size=20) + 0.5 * rng.normal(size=len(X)) > 0).astype(int)
+    groups = np.repeat(np.arange(n_nodes), 30)
+    t0 = time.perf_counter()
+    clf = DecentralizedKernelSGDClassifier(random_state=0).fit(X, y, groups=groups)
+    skfed_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    peer = SGDClassifier(loss="hinge", max_iter=10, tol=None, random_state=0).fit(X, y)
+    peer_s = time.perf_counter() - t0
+    print(json.dumps({
+        "benchmark": "bench_online_scale", "nodes": n_nodes, "samples_per_node": 30,
+        "n_features": 20, "skfed_fit_s": skfed_s, "peer_fit_s": peer_s,
+        "time_ratio": skfed_s / peer_s,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "n_bytes_sent": int(clf.n_bytes_sent_), "n_rounds": int(clf.n_iter_),
+        "model_order_max": int(clf.model_order_.max()),
+        "train_accuracy": {"skfed": float(clf.score(X, y, groups=groups)),
+                           "peer": float(peer.score(X, y))},
+    }))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--nodes", type=int, default=None)
     args = parser.parse_args()
+    if args.nodes is not None:
+        with threadpool_limits(limits=1, user_api="blas"):
+            scale(args.nodes)
+        return
     results = []
     with threadpool_limits(limits=1, user_api="blas"):
         for M, n_timed in [(100, 3000), (1000, 600)]:

@@ -54,12 +54,14 @@ def d_multiclass_hinge(f, y):
     return g
 
 
-def sgd_reference(X, y_enc, groups, adjacency, gamma, dloss, n_out, *, eta, alpha, c, epochs):
+def sgd_reference(X, y_enc, groups, adjacency, gamma, dloss, n_out, *, eta, alpha, c, epochs,
+                  average=0.0):
     """Functional SGD with the consensus term, synchronous rounds, no compression."""
     n_nodes = adjacency.shape[0]
     queues = [np.tile(np.flatnonzero(groups == i), epochs) for i in range(n_nodes)]
     D = [np.zeros((0, X.shape[1])) for _ in range(n_nodes)]
     W = [np.zeros((0, n_out)) for _ in range(n_nodes)]
+    history = [[] for _ in range(n_nodes)]
 
     def f(j, x):
         return rbf(x[None], D[j], gamma[j])[0] @ W[j]
@@ -76,6 +78,15 @@ def sgd_reference(X, y_enc, groups, adjacency, gamma, dloss, n_out, *, eta, alph
         for i, omega in omegas.items():
             D[i] = np.vstack([D[i], X[queues[i][t]]])
             W[i] = np.vstack([(1 - eta * alpha) * W[i], -eta * omega])
+            history[i].append(W[i])
+    if average:
+        # Mean of the iterates after the last `average` fraction of the steps
+        # (zero weight on points added later), as averaged SGD.
+        for i in range(n_nodes):
+            start = int(np.floor((1 - average) * len(queues[i])))
+            tail = history[i][start:]
+            W[i] = sum(np.vstack([w, np.zeros((len(W[i]) - len(w), n_out))]) for w in tail)
+            W[i] = W[i] / len(tail)
     return D, W
 
 
@@ -83,7 +94,8 @@ def sgd_reference(X, y_enc, groups, adjacency, gamma, dloss, n_out, *, eta, alph
     "kind, loss, n_classes",
     [("clf", "log_loss", 2), ("clf", "hinge", 3), ("reg", "squared_error", None)],
 )
-def test_epsilon_zero_equals_numpy_functional_sgd(kind, loss, n_classes):
+@pytest.mark.parametrize("average", [0.0, 0.5, 0.8])
+def test_epsilon_zero_equals_numpy_functional_sgd(kind, loss, n_classes, average):
     rng = np.random.RandomState(0)
     n_nodes, d = 4, 2
     counts = [7, 5, 6, 4]
@@ -91,7 +103,7 @@ def test_epsilon_zero_equals_numpy_functional_sgd(kind, loss, n_classes):
     X = rng.normal(size=(len(groups), d))
     gamma = np.array([0.5, 1.0, 2.0, 0.8])
     params = dict(gamma=gamma, eta0=0.3, alpha=0.05, consensus_penalty=0.4, epsilon=0.0,
-                  max_dictionary_size=None, max_epochs=3, shuffle=False,
+                  max_dictionary_size=None, max_epochs=3, shuffle=False, average=average,
                   network=SimulatedNetwork(ring(n_nodes)))
     if kind == "clf":
         y = rng.randint(n_classes, size=len(groups))
@@ -105,7 +117,7 @@ def test_epsilon_zero_equals_numpy_functional_sgd(kind, loss, n_classes):
         est = DecentralizedKernelSGDRegressor(**params).fit(X, y, groups=groups)
         y_enc, dloss, n_out = y, d_squared, 1
     D, W = sgd_reference(X, y_enc, groups, ring(n_nodes), gamma, dloss, n_out,
-                         eta=0.3, alpha=0.05, c=0.4, epochs=3)
+                         eta=0.3, alpha=0.05, c=0.4, epochs=3, average=average)
     assert_array_equal(est.model_order_, 3 * np.array(counts))
     for i in range(n_nodes):
         assert_array_equal(est.dictionaries_[i], D[i])
@@ -357,6 +369,11 @@ def test_no_consensus_sends_nothing_and_auto_exchange_rule():
         X, y, groups=groups)
     assert alone.n_bytes_sent_ == alone.n_messages_ == 0
     assert np.all(np.isnan(alone.consensus_error_curve_))
+    copies = DecentralizedKernelSGDClassifier(
+        consensus_penalty=0.0, exchange_every=1, random_state=0).fit(X, y, groups=groups)
+    assert copies.n_bytes_sent_ == 0
+    assert_array_equal(copies.decision_function(X, groups=groups),
+                       alone.decision_function(X, groups=groups))
     # "auto": copies (period 1) when M n_outputs < d, else the query exchange.
     rng = np.random.RandomState(0)
     Xw = rng.normal(size=(90, 12))
@@ -460,7 +477,7 @@ def test_invariant_to_relabelling_and_permuting_nodes():
 
 def test_fit_one_pass_equals_partial_fit_and_stream_batches():
     X, y, groups = _small()
-    params = dict(epsilon=0.05, shuffle=False, max_epochs=1, random_state=0)
+    params = dict(epsilon=0.05, shuffle=False, max_epochs=1, random_state=0, average=0.0)
     a = DecentralizedKernelSGDClassifier(**params).fit(X, y, groups=groups)
     b = DecentralizedKernelSGDClassifier(**params).partial_fit(X, y, groups=groups, classes=[0, 1])
     assert_allclose(b.decision_function(X, groups=groups), a.decision_function(X, groups=groups))
@@ -534,15 +551,22 @@ def test_max_dictionary_size_caps_every_node():
 
 
 def test_rogue_node_hurts_its_neighbours():
+    # The last iterates (average=0): the default averaged model smooths the
+    # attack out on this easy problem (same score), but differs.
     X, y, groups = _small(n=300)
-    honest = DecentralizedKernelSGDClassifier(consensus_penalty=2.0, random_state=0).fit(
-        X, y, groups=groups
-    )
+    honest = DecentralizedKernelSGDClassifier(
+        consensus_penalty=2.0, average=0.0, random_state=0).fit(X, y, groups=groups)
     attacked = DecentralizedKernelSGDClassifier(
-        consensus_penalty=2.0, random_state=0,
+        consensus_penalty=2.0, average=0.0, random_state=0,
         network=SimulatedNetwork(rogue_fraction=0.34, random_state=0),
     ).fit(X, y, groups=groups)
     assert attacked.score(X, y, groups=groups) < honest.score(X, y, groups=groups)
+    averaged = [
+        DecentralizedKernelSGDClassifier(consensus_penalty=2.0, random_state=0, network=net)
+        .fit(X, y, groups=groups).decision_function(X, groups=groups)
+        for net in (None, SimulatedNetwork(rogue_fraction=0.34, random_state=0))
+    ]
+    assert np.abs(averaged[0] - averaged[1]).max() > 0.1
 
 
 @pytest.mark.parametrize(
@@ -622,7 +646,7 @@ def test_step_bound_against_numpy_recursion(c):
     L = np.diag(A.sum(1)) - A.astype(float)
     bound = 2.0 / (alpha + 1.0 * (1.0 + c * np.linalg.eigvalsh(L)[-1]))  # rbf: k(x, x) = 1
     params = dict(gamma=1.0, alpha=alpha, consensus_penalty=c, epsilon=0.0,
-                  max_dictionary_size=None, max_epochs=1, shuffle=False,
+                  max_dictionary_size=None, max_epochs=1, shuffle=False, average=0.0,
                   network=SimulatedNetwork(A))
     # 5 % above the bound the NumPy recursion diverges, and the estimator refuses.
     above = numpy_shared_point_recursion(A, targets, eta=1.05 * bound, alpha=alpha, c=c,

@@ -272,11 +272,13 @@ cdef inline void _get_column(const double* Q, intp_t ld_q, intp_t j, intp_t m,
 
 cdef void _remove_element(intp_t j, intp_t m, floating* D, intp_t n_features,
                           double* W, intp_t n_outputs, double* Q, intp_t ld_q,
-                          double* q, double* bj) noexcept nogil:
+                          double* q, double* bj, double* A) noexcept nogil:
     """Remove element j of an m-element dictionary; re-project W, downdate Q.
 
     ``W`` holds the projection weights ``beta`` on entry.  The last element
-    moves into slot j (O(M) moves instead of shifting the matrix).
+    moves into slot j (O(M) moves instead of shifting the matrix).  ``A``
+    (the averaged weights on the same dictionary, or NULL) is projected the
+    same way.
     """
     cdef int mi = <int>m, n_out = <int>n_outputs, inc = 1, ld = <int>ld_q
     cdef double qjj = Q[j * ld_q + j]
@@ -286,14 +288,17 @@ cdef void _remove_element(intp_t j, intp_t m, floating* D, intp_t n_features,
     memcpy(bj, W + j * n_outputs, n_outputs * sizeof(double))
     # beta <- beta - Q[:, j] beta_j^T / Q_jj
     dger(&n_out, &mi, &neg_inv, bj, &inc, q, &inc, W, &n_out)
+    if A != NULL:
+        memcpy(bj, A + j * n_outputs, n_outputs * sizeof(double))
+        dger(&n_out, &mi, &neg_inv, bj, &inc, q, &inc, A, &n_out)
     # Q <- Q - Q[:, j] Q[j, :] / Q_jj (upper triangle only)
     dsyr(&uplo, &mi, &neg_inv, q, &inc, Q, &ld)
-    _move_last_into(j, m, D, n_features, W, n_outputs, Q, ld_q)
+    _move_last_into(j, m, D, n_features, W, n_outputs, Q, ld_q, A)
 
 
 cdef void _move_last_into(intp_t j, intp_t m, floating* D, intp_t n_features,
                           double* W, intp_t n_outputs, double* Q,
-                          intp_t ld_q) noexcept nogil:
+                          intp_t ld_q, double* A) noexcept nogil:
     """Drop element j of m by moving element m - 1 into its slot.
 
     Upper triangle: the new ``Q[a, j]`` (``a < j``) and ``Q[j, a]``
@@ -309,13 +314,32 @@ cdef void _move_last_into(intp_t j, intp_t m, floating* D, intp_t n_features,
     Q[j * ld_q + j] = Q[last * ld_q + last]
     memcpy(D + j * n_features, D + last * n_features, n_features * sizeof(floating))
     memcpy(W + j * n_outputs, W + last * n_outputs, n_outputs * sizeof(double))
+    if A != NULL:
+        memcpy(A + j * n_outputs, A + last * n_outputs, n_outputs * sizeof(double))
+
+
+cdef inline void _project_replaced(intp_t j, intp_t M, double* V, intp_t n_outputs,
+                                   const double* q, double qjj, double qM,
+                                   const double* entering, double* vj) noexcept nogil:
+    """Weights ``V`` after x (weight ``entering``, NULL for 0) replaces element j:
+    ``V - qf V_j / qf_j`` with ``qf = (q, qM)``, x's row written into slot j."""
+    cdef intp_t a_, r
+    cdef double coef_q
+    for r in range(n_outputs):
+        vj[r] = V[j * n_outputs + r]
+    for a_ in range(M):
+        coef_q = q[a_] / qjj
+        for r in range(n_outputs):
+            V[a_ * n_outputs + r] -= coef_q * vj[r]
+    for r in range(n_outputs):
+        V[j * n_outputs + r] = (entering[r] if entering != NULL else 0.0) - qM / qjj * vj[r]
 
 
 cdef void _add_and_remove(intp_t j, intp_t M, const floating* x, floating* D,
                           intp_t n_features, double* W, intp_t n_outputs,
                           const double* a, double* Q, intp_t ld_q,
                           const double* u, double s, double* q,
-                          double* bj) noexcept nogil:
+                          double* bj, double* A, double* bjA) noexcept nogil:
     """Add x (weight a) and remove old element j in one pass over Q.
 
     With the bordered inverse ``Qf = [[Q + u u^T / s, -u / s], [-u^T / s,
@@ -332,15 +356,11 @@ cdef void _add_and_remove(intp_t j, intp_t M, const floating* x, floating* D,
         q[a_] += u[a_] * uj * inv_s
     qM = -uj * inv_s
     qjj = q[j]
-    for r in range(n_outputs):
-        bj[r] = W[j * n_outputs + r]
-    # Weights of the old elements, then of x (into slot j).
-    for a_ in range(M):
-        coef_q = q[a_] / qjj
-        for r in range(n_outputs):
-            W[a_ * n_outputs + r] -= coef_q * bj[r]
-    for r in range(n_outputs):
-        W[j * n_outputs + r] = a[r] - qM / qjj * bj[r]
+    # Weights of the old elements, then of x (into slot j); the averaged
+    # weights the same way, x entering them with weight 0.
+    _project_replaced(j, M, W, n_outputs, q, qjj, qM, a, bj)
+    if A != NULL:
+        _project_replaced(j, M, A, n_outputs, q, qjj, qM, NULL, bjA)
     # Rank-2 update of the old block's upper triangle, one pass.
     for a_ in range(M):
         row = Q + a_ * ld_q
@@ -386,11 +406,15 @@ cdef intp_t _step_node(
     floating* D, double* W, double* Q, intp_t ld_q, intp_t M,
     const double* krow, const double* a, intp_t n_outputs, double scale,
     bint compress, double eps2, intp_t max_size,
-    double* u, double* q, double* bj, double* err2_out) noexcept nogil:
+    double* u, double* q, double* bj, double* err2_out,
+    double* A, double* bjA) noexcept nogil:
     """One functional SGD step of one node, then KOMP; returns the new size.
 
     ``krow`` = k(D[m], x) for the M current elements, ``a`` the weight of
-    the new element (``-eta omega``), ``scale = 1 - eta lambda``.
+    the new element (``-eta omega``), ``scale = 1 - eta lambda``.  ``A``
+    (or NULL) holds averaged weights on the same dictionary: KOMP projects
+    them with the same formulas (a new point enters them with weight 0);
+    the caller then moves them toward ``W``.
     """
     cdef intp_t m, r, j, best
     cdef int n = <int>M, n_out = <int>n_outputs, inc = 1, ld = <int>ld_q
@@ -407,6 +431,8 @@ cdef intp_t _step_node(
         memcpy(D + M * n_features, x, n_features * sizeof(floating))
         for r in range(n_outputs):
             W[M * n_outputs + r] = a[r]
+            if A != NULL:
+                A[M * n_outputs + r] = 0.0
         return M + 1
 
     for r in range(n_outputs):
@@ -443,7 +469,7 @@ cdef intp_t _step_node(
             # The cheapest removal is an old element: add x and remove it in
             # one pass over Q (x takes its slot).
             _add_and_remove(best, M, x, D, n_features, W, n_outputs, a, Q, ld_q,
-                            u, s, q, bj)
+                            u, s, q, bj, A, bjA)
             err2 = best_cost
             fused = True
 
@@ -466,6 +492,8 @@ cdef intp_t _step_node(
         memcpy(D + M * n_features, x, n_features * sizeof(floating))
         for r in range(n_outputs):
             W[M * n_outputs + r] = a[r]
+            if A != NULL:
+                A[M * n_outputs + r] = 0.0
         m = M + 1
 
     # Destructive KOMP on the remaining dictionary.
@@ -492,7 +520,7 @@ cdef intp_t _step_node(
             if _refactor(kp, D, m, n_features, Q, ld_q) != 0:
                 break
             continue
-        _remove_element(best, m, D, n_features, W, n_outputs, Q, ld_q, q, bj)
+        _remove_element(best, m, D, n_features, W, n_outputs, Q, ld_q, q, bj, A)
         err2 = err2 + best_cost
         m -= 1
     err2_out[0] = err2
@@ -566,11 +594,14 @@ def run_rounds(
     double[::1] komp_error_out,         # OUT (n_nodes,) max KOMP error (RKHS norm)
     double[:, ::1] krows,               # scratch (n_nodes, capacity)
     double[:, ::1] omegas,              # scratch (n_nodes, n_outputs)
-    double[:, ::1] work,                # scratch (7, max(capacity, n_outputs, 1))
+    double[:, ::1] work,                # scratch (8, max(capacity, n_outputs, 1))
     floating[:, :, ::1] pub_points,     # IN/OUT (n_nodes, capacity, n_features) copies
     double[:, :, ::1] pub_weights,      # IN/OUT (n_nodes, capacity, n_outputs) the neighbours hold
     intp_t[::1] pub_sizes,              # IN/OUT (n_nodes,)
     int64_t[::1] since_publish,         # IN/OUT (n_nodes,) steps since the last publication
+    double[:, :, ::1] avg_weights,      # IN/OUT (n_nodes, capacity, n_outputs) averaged weights
+    const int64_t[::1] avg_start,       # IN  (n_nodes,) step from which a node averages
+    bint averaging,
 ):
     """Run synchronous rounds until the chunk ``active`` is used up.
 
@@ -611,6 +642,10 @@ def run_rounds(
     cdef double* u = &work[4, 0]
     cdef double* q = &work[5, 0]
     cdef double* bj = &work[6, 0]
+    cdef double* bjA = &work[7, 0]
+    cdef double* A
+    cdef double* Wi
+    cdef double avg_coef
     cdef double* Q
 
     with nogil:
@@ -713,6 +748,13 @@ def run_rounds(
                     omegas[i, r] = -eta * omegas[i, r]
                 kp = make_kernel_params(kernel_kind, gamma[i], coef0, degree)
                 Q = &gram_inv[i, 0, 0] if compress else NULL
+                A = NULL
+                avg_coef = 0.0
+                if averaging:
+                    A = &avg_weights[i, 0, 0]
+                    if n_steps[i] >= avg_start[i]:
+                        # Running mean of the iterates from step avg_start on.
+                        avg_coef = 1.0 / <double>(n_steps[i] - avg_start[i] + 1)
                 if (compress and refactor_every > 0 and n_steps[i] > 0
                         and n_steps[i] % refactor_every == 0):
                     _refactor(&kp, &points[i, 0, 0], sizes[i], n_features, Q, ld_q)
@@ -720,7 +762,11 @@ def run_rounds(
                     &kp, &X[row, 0], n_features, &points[i, 0, 0],
                     &weights[i, 0, 0], Q, ld_q, sizes[i], &krows[i, 0],
                     &omegas[i, 0], n_outputs, scale, compress, eps2, max_size,
-                    u, q, bj, &err2)
+                    u, q, bj, &err2, A, bjA)
+                if avg_coef > 0.0:
+                    Wi = &weights[i, 0, 0]
+                    for r in range(sizes[i] * n_outputs):
+                        A[r] += avg_coef * (Wi[r] - A[r])
                 err2 = sqrt(err2)
                 if err2 > komp_error_out[i]:
                     komp_error_out[i] = err2
@@ -732,7 +778,8 @@ def run_rounds(
                         _publish(i, &points[i, 0, 0], &weights[i, 0, 0], sizes[i],
                                  &pub_points[i, 0, 0], &pub_weights[i, 0, 0],
                                  &pub_sizes[i], n_features, n_outputs, value_bytes,
-                                 &indices[indptr[i]], indptr[i + 1] - indptr[i], counter)
+                                 &indices[indptr[i]] if indptr[i + 1] > indptr[i] else NULL,
+                                 indptr[i + 1] - indptr[i], counter)
                         since_publish[i] = 0
 
             consensus_out[rnd] = cons_sum / n_pairs if n_pairs > 0 else NAN
@@ -774,7 +821,7 @@ def py_step_node(
         m = _step_node(&kp, &x[0], n_features, &points[0, 0], &weights[0, 0],
                        Q, ld_q, size, &kv[0], &a[0], n_outputs, scale, compress,
                        epsilon * epsilon, max_size, &sv[0, 0], &sv[1, 0],
-                       &sv[2, 0], &err2)
+                       &sv[2, 0], &err2, NULL, NULL)
         if compress:
             _mirror_upper(Q, ld_q, m)
     return m, sqrt(err2)

@@ -298,8 +298,9 @@ def run_solver(X, y, sw, queues, active, adjacency, gamma, loss, n_outputs, *,
         gram_inv, sizes, steps, rogue, of.ROGUE_COMPLEMENT, np.arange(1, n_nodes + 1, dtype=np.uint32),
         counter, 8 if X.dtype == np.float64 else 4, consensus, order, komp_error,
         np.empty((n_nodes, capacity)), np.empty((n_nodes, n_outputs)),
-        np.empty((7, max(capacity, n_outputs))), np.zeros_like(points), np.zeros_like(weights),
-        np.zeros(n_nodes, np.intp), np.zeros(n_nodes, np.int64),
+        np.empty((8, max(capacity, n_outputs))), np.zeros_like(points), np.zeros_like(weights),
+        np.zeros(n_nodes, np.intp), np.zeros(n_nodes, np.int64), np.zeros_like(weights),
+        np.zeros(n_nodes, np.int64), False,
     )
     return (points, weights, sizes, counter.snapshot(), consensus[:done], order[:done],
             done, status, komp_error)
@@ -393,9 +394,9 @@ def test_capacity_status_and_resume():
         np.zeros((n_nodes, 0, 0)), sizes, np.zeros(n_nodes, np.int64),
         np.zeros(n_nodes, np.uint8), 0, np.ones(n_nodes, np.uint32),
         CommCounter(n_nodes), 8, np.empty(10), np.empty((10, n_nodes), np.intp),
-        np.zeros(n_nodes), np.empty((n_nodes, 2)), np.empty((n_nodes, 1)), np.empty((7, 2)),
+        np.zeros(n_nodes), np.empty((n_nodes, 2)), np.empty((n_nodes, 1)), np.empty((8, 2)),
         np.zeros_like(points), np.zeros_like(weights), np.zeros(n_nodes, np.intp),
-        np.zeros(n_nodes, np.int64),
+        np.zeros(n_nodes, np.int64), np.zeros_like(weights), np.zeros(n_nodes, np.int64), False,
     )
     assert (done, status) == (2, of.STATUS_NEED_CAPACITY)
     assert_array_equal(sizes, 2)
