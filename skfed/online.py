@@ -587,17 +587,9 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         self._value_limit = 1e6 * scale
 
     def _merge_log(self, log):
-        old = self._log
-        if old is not None:
-            log = CommunicationLog(
-                old.pair_bytes + log.pair_bytes,
-                old.pair_messages + log.pair_messages,
-                np.concatenate([old.bytes_per_round, log.bytes_per_round]),
-                np.concatenate([old.messages_per_round, log.messages_per_round]),
-                node_labels=self.nodes_,
-                has_server=False,
-                header_bytes=log.header_bytes,
-            )
+        if self._log is not None:
+            # Pairs add up and rounds append, without a dense node x node array.
+            log = self._log.combine(log)
         self._log = log
         self.communication_ = log
         self.n_bytes_sent_ = log.total_bytes
