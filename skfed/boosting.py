@@ -650,10 +650,15 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     fit_intercept : bool, default=True
         Add the constant base predictor ``h(x) = 1`` (last coordinate,
         exposed as ``intercept_``), inside the same l1 ball.
-    beta : float, default=1.0
-        Radius of the l1 ball of every model.
-    mu : float, default=1.0
-        Weight of the graph smoothness term.
+    beta : float, default=3.0
+        Radius of the l1 ball of every model (the largest margin a model
+        can reach, whatever the number of stumps).
+    mu : float, default=3.0
+        Weight of the graph smoothness term.  Models lie in an l1 ball of
+        radius ``beta`` and the smoothing pulls with ``mu beta``, so keep
+        ``mu beta`` about 10 when changing ``beta`` (the best settings of
+        the moons, Computer buyers, School and HAR runs lie near
+        ``mu beta = 10``; ``mu beta >= 90`` over-smooths).
     graph : None, array-like, sparse matrix or networkx graph, default=None
         ``None`` learns the graph; otherwise the fixed (oracle) graph:
         symmetric non-negative weights over the nodes in the order of
@@ -666,7 +671,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         Offset of the degree log-barrier.
     kappa : int, default=5
         Peers sampled by a node at each graph step.
-    max_neighbors : int, default=None
+    max_neighbors : int, default=10
         Most non-zero graph weights a node keeps (Remark 2 of the paper):
         after each graph step the waking node and its peers set to zero their
         weights toward the neighbours with the most different models.  Bounds
@@ -788,14 +793,14 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         base_predictors=None,
         stump_placement="range",
         fit_intercept=True,
-        beta=1.0,
-        mu=1.0,
+        beta=3.0,
+        mu=3.0,
         graph=None,
         mu_graph=None,
         lambda_graph=1.0,
         delta=1e-3,
         kappa=5,
-        max_neighbors=None,
+        max_neighbors=10,
         sparsify_graph="connected",
         graph_update_every="n_nodes",
         graph_init_iter=None,
