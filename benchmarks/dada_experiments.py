@@ -478,9 +478,10 @@ DADA_TUNE_GRID = {"beta": [3.0, 10.0, 30.0], "mu": [0.3, 1.0, 3.0]}
 PERSO_TUNE_GRID = {"mu": [0.1, 1.0, 10.0], "alpha": [1e-3, 1e-2]}
 
 
-def _defaults_cases(seeds, runs):
-    cases = [(f"moons-{layout}", seed) for layout in ("paper", "random") for seed in seeds]
-    cases += [(name, run) for name in ("computer", "school", "har") for run in runs]
+def _defaults_cases(seeds, runs, layouts=("paper", "random"),
+                    datasets=("computer", "school", "har")):
+    cases = [(f"moons-{layout}", seed) for layout in layouts for seed in seeds]
+    cases += [(name, run) for name in datasets for run in runs]
     return cases
 
 
@@ -503,7 +504,8 @@ def _graph_recovery(model, clusters):
             "graph_nnz": int((W > 0).sum()), "oracle_nnz": int(same.sum())}
 
 
-def run_defaults(seeds, runs, log, tune=True):
+def run_defaults(seeds, runs, log, tune=True, layouts=("paper", "random"),
+                 datasets=("computer", "school", "har")):
     """Defaults against tuned Dada / Perso-lin and the Local / Global baselines.
 
     Baselines are tuned by 3-fold within-node CV (``select_and_fit``);
@@ -513,7 +515,7 @@ def run_defaults(seeds, runs, log, tune=True):
     recipe (:func:`tune_by_grid_search`).
     """
     rows = []
-    for name, run in _defaults_cases(seeds, runs):
+    for name, run in _defaults_cases(seeds, runs, layouts, datasets):
         X, X_test, y, y_test, g, g_test, n_estimators, clusters = _load_case(name, run)
         K = len(np.unique(g))
         log(f"{name} {run}: {X.shape[0]} train / {X_test.shape[0]} test, {K} nodes")
@@ -564,11 +566,13 @@ def run_defaults(seeds, runs, log, tune=True):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("part", choices=["moons", "real", "ceiling", "defaults"])
+    parser.add_argument("--moons", nargs="*", default=["paper", "random"],
+                        help="defaults part: moons layouts (none: no moons)")
     parser.add_argument("--no-tune", action="store_true",
                         help="defaults part: skip the tuned Dada / Perso-lin rows")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--datasets", nargs="+", default=["computer", "school", "har"])
+    parser.add_argument("--datasets", nargs="*", default=["computer", "school", "har"])
     parser.add_argument("--out", default=None)
     parser.add_argument("--cv-repeats", type=int, default=3,
                         help="shuffles of the 3-fold within-node CV (scores averaged)")
@@ -583,7 +587,8 @@ def main(argv=None):
     if args.part == "moons":
         result = run_moons(args.seeds, log, cv_repeats=args.cv_repeats)
     elif args.part == "defaults":
-        result = run_defaults(args.seeds, list(range(args.runs)), log, tune=not args.no_tune)
+        result = run_defaults(args.seeds, list(range(args.runs)), log, tune=not args.no_tune,
+                              layouts=args.moons, datasets=args.datasets)
     elif args.part == "ceiling":
         result = run_ceiling(args.runs, log)
     else:
