@@ -1132,8 +1132,10 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     learned exactly as in :class:`DecentralizedBoostingClassifier`: first
     from purely local models (``ceil(max_iter / n_nodes)`` local gradient
     steps per node, nothing sent), from which the block coordinate descent
-    then starts, and again every ``graph_update_every`` iterations.
-    Multiclass problems are solved one-vs-rest with one shared graph.
+    then starts (by default it is kept: ``graph_update_every=None``; an
+    integer or ``"n_nodes"`` re-learns it that often), sparsified to
+    connected.  Multiclass problems are solved one-vs-rest with one shared
+    graph.
 
     Parameters
     ----------
