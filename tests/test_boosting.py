@@ -544,7 +544,8 @@ def test_learned_graph_is_sparsified_to_connected(Estimator):
         30, cluster_sizes=[10, 20], n_samples_range=(3, 14), n_features=4, padding_std=0.0,
         random_state=0,
     )
-    kw = dict(graph_update_every=None, max_iter=600, random_state=0)
+    # lambda_graph=10: a denser learned graph, so the threshold has edges to drop.
+    kw = dict(graph_update_every=None, max_iter=600, lambda_graph=10.0, random_state=0)
     full = Estimator(sparsify_graph=None, **kw).fit(X, y, groups=g)
     kept = Estimator(**kw).fit(X, y, groups=g)
     expected = sparsify_to_connected(full.collaboration_graph_)
