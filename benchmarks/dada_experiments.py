@@ -52,13 +52,13 @@ Results of ``defaults`` (this script, 2 shared cores, ``--seeds 0 1 2 3 4
 --runs 2``; test accuracy %; last column: runs where Dada's defaults beat
 the best of the four Local / Global baselines)::
 
-    test accuracy %              Glob-Ada   Loc-Ada   Glob-l1    Loc-l1  Dada def   Dada CV    PL def     PL CV
-    moons, paper layout (0,1,2,3,4)    63.10     90.78     63.51     87.63     93.56     91.70     67.91     68.00  5/5
-    moons, random layout (0,1,2,3,4)    62.35     67.98     61.20     64.45     72.65     69.74     63.12     60.99  5/5
-    Computer buyers (0,1)           66.04     65.56     66.04     65.49     66.75     66.67     66.32     65.71  1/2
-    School (0,1)                    69.94     70.99     69.94     71.04     71.94     72.06     72.06     72.14  2/2
-    HAR walking (0,1)               98.96     92.80     99.41     95.63     99.22     99.16     99.87     99.89  1/2
-    mean of the five rows           72.08     77.62     72.02     76.85     80.83     79.86     73.86     73.35
+    test accuracy %                    Glob-Ada   Loc-Ada   Glob-l1    Loc-l1  Dada def   Dada CV    PL def     PL CV
+    moons, paper layout (0,1,2,3,4)       63.10     90.78     63.51     87.63     93.56     91.70     67.91     68.00  5/5
+    moons, random layout (0,1,2,3,4)      62.35     67.98     61.20     64.45     72.65     69.74     63.12     60.99  5/5
+    Computer buyers (0,1)                 66.04     65.56     66.04     65.49     66.75     66.67     66.32     65.71  1/2
+    School (0,1)                          69.94     70.99     69.94     71.04     71.94     72.06     72.06     72.14  2/2
+    HAR walking (0,1)                     98.96     92.80     99.41     95.63     99.22     99.16     99.87     99.89  1/2
+    mean of the five rows                 72.08     77.62     72.02     76.85     80.83     79.86     73.86     73.35
 
 Graph recovery on the moons (defaults): 74 % (paper layout; per seed 68,
 71, 77, 75, 78) and 66 % (random; 68, 50, 76, 69, 68) of the learned weight
