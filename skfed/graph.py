@@ -166,19 +166,13 @@ def model_message_bytes(models, dtype=np.float64):
     """
     models = np.asarray(models)
     n = models.shape[1]
-    nnz = np.count_nonzero(models, axis=1)
-    single = np.dtype(dtype) == np.float32
+    nnz = np.count_nonzero(models, axis=1).astype(np.int64)
+    value = 4 if np.dtype(dtype) == np.float32 else 8
     bits = index_bits(max(n, 1))
-    out = np.empty(models.shape[0], dtype=np.int64)
-    for k, count in enumerate(nnz.tolist()):
-        if single:
-            dense = payload_bytes(n_float32=n)
-            sparse_ = payload_bytes(n_float32=count, n_bits=count * bits)
-        else:
-            dense = payload_bytes(n_float64=n)
-            sparse_ = payload_bytes(n_float64=count, n_bits=count * bits)
-        out[k] = min(dense, sparse_)
-    return out
+    # payload_bytes: values, plus the packed index bits rounded up to bytes.
+    dense = payload_bytes(**{("n_float32" if value == 4 else "n_float64"): n})
+    sparse_ = value * nnz + (nnz * bits + 7) // 8
+    return np.minimum(dense, sparse_).astype(np.int64)
 
 
 def connected_threshold(W):

@@ -258,8 +258,9 @@ def test_moons_oracle_and_learned_graphs_beat_local_and_global():
         glob = DecentralizedBoostingClassifier(max_iter=3000, **common).fit(X, y)
     orc = DecentralizedBoostingClassifier(mu=10.0, graph=oracle, max_iter=300 * K, **common)
     orc.fit(X, y, groups=g)
-    learned = DecentralizedBoostingClassifier(mu=1.0, lambda_graph=1.0, max_iter=300 * K,
-                                              **common).fit(X, y, groups=g)
+    # The learned graph with the estimator's defaults (beta, mu, graph
+    # learner); before the defaults of issue 18 this row used beta=10, mu=1.
+    learned = DecentralizedBoostingClassifier(40, random_state=0).fit(X, y, groups=g)
     acc = {
         "local": local.score(Xt, yt, groups=gt),
         "global": glob.score(Xt, yt),
@@ -270,7 +271,9 @@ def test_moons_oracle_and_learned_graphs_beat_local_and_global():
     assert acc["learned"] > max(acc["local"], acc["global"])
     W = learned.collaboration_graph_.toarray()
     same = clusters[:, None] == clusters[None, :]
-    assert W[same].sum() > 0.9 * W.sum()
+    # 75 % with the defaults on this random-layout instance (the former 90 %
+    # was measured with the stumps over node 0's range only, issue 18).
+    assert W[same].sum() > 0.7 * W.sum()
     assert learned.collaboration_graph_.nnz < (oracle > 0).sum()
 
 
@@ -299,6 +302,48 @@ def test_max_neighbors_bounds_the_relearned_graph_and_keeps_the_objective_exact(
     # scores 82.7 % here and the capped one 80.5 %: the cap buys cluster
     # recovery and bounded degrees, not accuracy, on this instance.
     assert capped.score(Xt, yt, groups=gt) >= free.score(Xt, yt, groups=gt) - 0.03
+
+
+@pytest.mark.parametrize("layout, seed, min_inside", [("paper", 0, 0.85), ("random", 1, 0.7)])
+def test_defaults_beat_local_and_global_boosting_on_moons(layout, seed, min_inside):
+    """With no tuning at all, learned-graph Dada beats every Local / Global
+    boosting baseline: scikit-learn's AdaBoost of stumps pooled and per node,
+    and l1-boosting pooled and per node (the same solver without a graph)."""
+    from sklearn.ensemble import AdaBoostClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    from skfed.baselines import LocalEstimator
+
+    X, Xt, y, yt, g, gt, oracle, clusters = make_rotated_moons(
+        40, cluster_sizes=[10, 30], n_samples_range=(3, 14), n_features=6, padding_std=0.0,
+        layout=layout, random_state=seed,
+    )
+    K = 40
+    stumps = DecisionTreeClassifier(max_depth=1)
+    baselines = {
+        "global AdaBoost": AdaBoostClassifier(stumps, n_estimators=50, random_state=0)
+        .fit(X, y).score(Xt, yt),
+        "local AdaBoost": LocalEstimator(AdaBoostClassifier(stumps, n_estimators=50,
+                                                            random_state=0))
+        .fit(X, y, groups=g).score(Xt, yt, groups=gt),
+        "local l1-boosting": DecentralizedBoostingClassifier(
+            60, mu=0.0, graph=np.zeros((K, K)), random_state=0)
+        .fit(X, y, groups=g).score(Xt, yt, groups=gt),
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SingleNodeWarning)
+        baselines["global l1-boosting"] = DecentralizedBoostingClassifier(
+            60, max_iter=10 * K, random_state=0).fit(X, y).score(Xt, yt)
+    dada = DecentralizedBoostingClassifier(60, random_state=0).fit(X, y, groups=g)
+    accuracy = dada.score(Xt, yt, groups=gt)
+    assert accuracy > max(baselines.values()), (accuracy, baselines)
+    W = dada.collaboration_graph_.toarray()
+    same = clusters[:, None] == clusters[None, :]
+    inside = W[same].sum() / W.sum()
+    # Paper layout: 94 % of the weight inside the clusters (random: 72 %),
+    # 92 / 114 non-zeros against 960 for the oracle graph.
+    assert inside > min_inside
+    assert dada.collaboration_graph_.nnz < (oracle > 0).sum()
 
 
 # ------------------------------------------------------------------ graphs
@@ -499,7 +544,8 @@ def test_learned_graph_is_sparsified_to_connected(Estimator):
         30, cluster_sizes=[10, 20], n_samples_range=(3, 14), n_features=4, padding_std=0.0,
         random_state=0,
     )
-    kw = dict(graph_update_every=None, max_iter=600, random_state=0)
+    # lambda_graph=10: a denser learned graph, so the threshold has edges to drop.
+    kw = dict(graph_update_every=None, max_iter=600, lambda_graph=10.0, random_state=0)
     full = Estimator(sparsify_graph=None, **kw).fit(X, y, groups=g)
     kept = Estimator(**kw).fit(X, y, groups=g)
     expected = sparsify_to_connected(full.collaboration_graph_)
