@@ -20,8 +20,8 @@ Baselines: Global (one scikit-learn model on the pooled training data) and
 Local (one per node, :class:`~skfed.baselines.LocalEstimator`), each as a
 linear model and an RBF kernel model.  The federated models
 (:class:`~skfed.FederatedMultiTaskClassifier` / ``Regressor``) learn Omega
-(``omega="learn"``), run ``local_epochs=10`` per round and at most
-``max_rounds`` rounds (``tol=1e-3``); their number of rounds, final relative
+(``omega="learn"``) with the estimators' defaults (``C`` by the same CV,
+at most ``max_rounds`` rounds); their number of rounds, final relative
 duality gap and bytes are reported too.
 
     python benchmarks/multitask_experiments.py [--seeds 0 1 2 3 4] [--datasets har landmine school]
@@ -131,8 +131,8 @@ def _grid(name, values):
 
 def har_methods(quick):
     rounds = 40 if quick else 100
-    mtl = dict(local_epochs=10, max_rounds=rounds, tol=1e-3, random_state=0)
-    lams = [1e-6, 1e-5, 1e-4, 1e-3]
+    mtl = dict(max_rounds=rounds, random_state=0)
+    mtl_Cs = [0.1, 1.0, 10.0, 100.0]
     return [
         Method("global-linearsvc", lambda C: LinearSVC(C=C, max_iter=20000),
                _grid("C", [0.01, 0.1, 1.0]), pooled=True),
@@ -142,17 +142,17 @@ def har_methods(quick):
                pooled=True),
         Method("local-svc-rbf", lambda C: LocalEstimator(SVC(C=C)),
                _grid("C", [1.0, 10.0, 100.0])),
-        Method("mtl-linear", lambda lam: FederatedMultiTaskClassifier(
-            lam=lam, kernel="linear", **mtl), _grid("lam", lams), federated=True),
-        Method("mtl-rbf", lambda lam: FederatedMultiTaskClassifier(lam=lam, **mtl),
-               _grid("lam", lams), federated=True),
+        Method("mtl-linear", lambda C: FederatedMultiTaskClassifier(
+            C=C, kernel="linear", **mtl), _grid("C", mtl_Cs), federated=True),
+        Method("mtl-rbf", lambda C: FederatedMultiTaskClassifier(C=C, **mtl),
+               _grid("C", mtl_Cs), federated=True),
     ]
 
 
 def landmine_methods(quick):
     rounds = 100 if quick else 300
-    mtl = dict(loss="logistic", local_epochs=10, max_rounds=rounds, tol=1e-3, random_state=0)
-    lams = [1e-4, 1e-3, 1e-2]
+    mtl = dict(loss="logistic", max_rounds=rounds, random_state=0)
+    mtl_Cs = [0.1, 1.0, 10.0]
     Cs = [0.01, 0.1, 1.0, 10.0]
     return [
         Method("global-logreg", lambda C: LogisticRegression(C=C), _grid("C", Cs), pooled=True),
@@ -162,29 +162,29 @@ def landmine_methods(quick):
                pooled=True),
         Method("local-svc-rbf", lambda C: LocalEstimator(SVC(C=C)),
                _grid("C", [0.1, 1.0, 10.0])),
-        Method("mtl-linear", lambda lam: FederatedMultiTaskClassifier(
-            lam=lam, kernel="linear", **mtl), _grid("lam", lams), federated=True),
-        Method("mtl-nystroem", lambda lam: FederatedMultiTaskClassifier(
-            lam=lam, approximation="nystroem", n_components=100, **mtl),
-            _grid("lam", lams), federated=True),
+        Method("mtl-linear", lambda C: FederatedMultiTaskClassifier(
+            C=C, kernel="linear", **mtl), _grid("C", mtl_Cs), federated=True),
+        Method("mtl-nystroem", lambda C: FederatedMultiTaskClassifier(
+            C=C, approximation="nystroem", n_components=100, **mtl),
+            _grid("C", mtl_Cs), federated=True),
     ]
 
 
 def school_methods(quick):
     rounds = 100 if quick else 300
-    mtl = dict(local_epochs=10, max_rounds=rounds, tol=1e-3, random_state=0)
-    lams = [1e-3, 1e-2, 1e-1, 1.0]
+    mtl = dict(max_rounds=rounds, random_state=0)
+    mtl_Cs = [0.01, 0.1, 1.0, 10.0]
     alphas = [0.1, 1.0, 10.0, 100.0]
     return [
         Method("global-ridge", lambda alpha: Ridge(alpha=alpha), _grid("alpha", alphas),
                pooled=True),
         Method("local-ridge", lambda alpha: LocalEstimator(Ridge(alpha=alpha)),
                _grid("alpha", alphas)),
-        Method("mtl-linear", lambda lam: FederatedMultiTaskRegressor(
-            lam=lam, kernel="linear", **mtl), _grid("lam", lams), federated=True),
-        Method("mtl-nystroem", lambda lam: FederatedMultiTaskRegressor(
-            lam=lam, approximation="nystroem", n_components=100, **mtl),
-            _grid("lam", lams), federated=True),
+        Method("mtl-linear", lambda C: FederatedMultiTaskRegressor(
+            C=C, kernel="linear", **mtl), _grid("C", mtl_Cs), federated=True),
+        Method("mtl-nystroem", lambda C: FederatedMultiTaskRegressor(
+            C=C, approximation="nystroem", n_components=100, **mtl),
+            _grid("C", mtl_Cs), federated=True),
     ]
 
 

@@ -780,7 +780,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         local_epochs=10.0,
         local_gap_target=None,
         tol=1e-3,
-        max_rounds=500,
+        max_rounds=1000,
         group_column=None,
         handle_unknown="global",
         network=None,
@@ -1318,7 +1318,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         that changes the joint objective ``loss(W) + (lam / 2) ||W||_*^2``
         by at most ``tol`` (relative) since the previous such step; see the
         user guide for how close to the optimum that lands.
-    max_rounds : int, default=500
+    max_rounds : int, default=1000
         Maximum number of communication rounds; a
         :class:`~sklearn.exceptions.ConvergenceWarning` is raised when they
         run out.
@@ -1483,7 +1483,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         local_epochs=10.0,
         local_gap_target=None,
         tol=1e-3,
-        max_rounds=500,
+        max_rounds=1000,
         group_column=None,
         handle_unknown="global",
         network=None,
@@ -1657,7 +1657,7 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
     local_gap_target : float in (0, 1) or None, default=None
     tol : float >= 0, default=1e-3
         Stopping rule, as for the classifier.
-    max_rounds : int, default=500
+    max_rounds : int, default=1000
     group_column : int, str or None, default=None
     handle_unknown : {"global", "error"}, default="global"
     network : SimulatedNetwork or None, default=None
@@ -1736,7 +1736,7 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
         local_epochs=10.0,
         local_gap_target=None,
         tol=1e-3,
-        max_rounds=500,
+        max_rounds=1000,
         group_column=None,
         handle_unknown="global",
         network=None,
