@@ -44,7 +44,7 @@ X_train, X_test, y_train, y_test, g_train, g_test = train_test_split_per_node(
 )
 cv = WithinGroupKFold(n_splits=3, shuffle=True, stratify=True, random_state=0)
 param_grid = {
-    "federatedmultitaskclassifier__lam": [1e-4, 1e-3, 1e-2],
+    "federatedmultitaskclassifier__C": [0.01, 0.1, 1.0],
     "federatedmultitaskclassifier__omega": ["learn", "independent"],
 }
 warnings.simplefilter("ignore", ConvergenceWarning)  # short runs: max_rounds=50
@@ -103,7 +103,7 @@ print("both routes give the same cross-validation scores:", same)
 # silently training one global model.
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always", SingleNodeWarning)
-    GridSearchCV(pipe, {"federatedmultitaskclassifier__lam": [1e-2]}, cv=cv,
+    GridSearchCV(pipe, {"federatedmultitaskclassifier__C": [0.01]}, cv=cv,
                  scoring="roc_auc").fit(X_train, y_train, groups=g_train)
 messages = {str(w.message) for w in caught if issubclass(w.category, SingleNodeWarning)}
 print(f"{len(messages)} distinct SingleNodeWarning(s):", *messages, sep="\n  ")
@@ -114,7 +114,7 @@ print(f"{len(messages)} distinct SingleNodeWarning(s):", *messages, sep="\n  ")
 # Mean cross-validated AUC of every candidate (error bars: standard
 # deviation over the folds).
 results = search.cv_results_
-labels = [f"lam={p['federatedmultitaskclassifier__lam']:g}\n"
+labels = [f"C={p['federatedmultitaskclassifier__C']:g}\n"
           f"{p['federatedmultitaskclassifier__omega']}" for p in results["params"]]
 fig, ax = plt.subplots(figsize=(8, 3.6))
 ax.bar(np.arange(len(labels)), results["mean_test_score"],

@@ -341,7 +341,7 @@ class TaskRelationshipDisplay:
     >>> rng = np.random.RandomState(0)
     >>> X = rng.normal(size=(120, 2)); groups = np.repeat([0, 1, 2], 40)
     >>> y = (X[:, 0] + 0.3 * groups * X[:, 1] > 0).astype(int)
-    >>> clf = FederatedMultiTaskClassifier(kernel="linear", lam=0.1, random_state=0)
+    >>> clf = FederatedMultiTaskClassifier(kernel="linear", C=0.1, random_state=0)
     >>> clf = clf.fit(X, y, groups=groups)
     >>> disp = TaskRelationshipDisplay.from_estimator(clf)
     >>> np.array_equal(disp.image_, clf.omega_[disp.order][:, disp.order])
@@ -760,7 +760,7 @@ class CommunicationCurveDisplay:
     >>> rng = np.random.RandomState(0)
     >>> X = rng.normal(size=(90, 2)); groups = np.repeat([0, 1, 2], 30)
     >>> y = (X[:, 0] > 0).astype(int)
-    >>> clf = FederatedMultiTaskClassifier(kernel="linear", lam=0.1,
+    >>> clf = FederatedMultiTaskClassifier(kernel="linear", C=0.1,
     ...                                    random_state=0).fit(X, y, groups=groups)
     >>> disp = CommunicationCurveDisplay.from_estimator(clf, curve="duality_gap")
     >>> np.array_equal(disp.line_.get_xdata(), np.cumsum(clf.bytes_per_round_))

@@ -59,7 +59,8 @@ def mocha():
     labels = np.array(["n5", "n4", "n3", "n2", "n1", "n0"])[groups]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        clf = FederatedMultiTaskClassifier(kernel="linear", lam=0.1, max_rounds=60,
+        # C = 1 / (lam n): the lam = 0.1 this fixture was written with
+        clf = FederatedMultiTaskClassifier(kernel="linear", C=1 / (0.1 * len(X)), max_rounds=60,
                                            random_state=0).fit(X, y, groups=labels)
     return clf, X, y, labels
 
