@@ -1,6 +1,7 @@
 """LocalEstimator against per-node fits of the same scikit-learn estimator."""
 
 import numpy as np
+from joblib import parallel_config
 import pytest
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.linear_model import LogisticRegression, Ridge
@@ -140,7 +141,11 @@ def test_twenty_thousand_nodes_predict_their_own_means():
     X = rng.normal(size=(len(groups), 4))
     y = rng.normal(size=len(groups)) + groups
     w = rng.uniform(0.5, 2.0, size=len(groups))
-    local = LocalEstimator(_NodeMean(), n_jobs=2).fit(X, y, groups=groups, sample_weight=w)
+    # Threads: worker processes could not unpickle a class defined in a test
+    # module that is not importable from the installed package (pytest
+    # --import-mode=importlib), and the chunking is the same either way.
+    with parallel_config(backend="threading"):
+        local = LocalEstimator(_NodeMean(), n_jobs=2).fit(X, y, groups=groups, sample_weight=w)
     means = np.bincount(groups, weights=w * y) / np.bincount(groups, weights=w)
     assert len(local.estimators_) == n_nodes
     np.testing.assert_allclose(local.predict(X, groups=groups), means[groups], rtol=1e-12)
