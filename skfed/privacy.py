@@ -389,6 +389,24 @@ def calibrate(make_mechanism, epsilon, delta, n_uses, *, lower, upper, rtol=1e-3
     return make_mechanism(math.exp(hi))
 
 
+def _calibrate_per_use_epsilon(make_mechanism, epsilon, n_uses, delta):
+    """A pure mechanism built from its per-use epsilon, ``n_uses`` of which
+    spend ``epsilon`` at ``delta``.
+
+    ``epsilon / n_uses`` per use at ``delta = 0`` or for one use (basic
+    composition, exact for pure DP); with ``delta > 0`` the PLD accountant
+    finds the larger per-use epsilon that ``n_uses`` compositions allow
+    (more per-use epsilon is less noise, so the search runs on its inverse).
+    """
+    per_use = epsilon / n_uses
+    if delta == 0.0 or n_uses == 1:
+        return make_mechanism(per_use)
+    return calibrate(
+        lambda inv: make_mechanism(1.0 / inv), epsilon, delta, n_uses,
+        lower=1.0 / max(epsilon, 1e-12) / 4.0, upper=1.0 / per_use,
+    )
+
+
 def calibrate_randomized_response(epsilon, delta, n_bits):
     """Randomized response on ``n_bits`` bits that together spend ``epsilon``.
 
@@ -399,16 +417,7 @@ def calibrate_randomized_response(epsilon, delta, n_bits):
     """
     if math.isinf(epsilon):
         return RandomizedResponse(0.0)
-    per_bit = epsilon / n_bits
-    if delta == 0.0 or n_bits == 1:
-        return RandomizedResponse.from_epsilon(per_bit)
-    # Noise parameter: the per-bit epsilon e, flip probability 1 / (1 + e^e).
-    # More per-bit epsilon is less noise, so search on 1 / e.
-    mech = calibrate(
-        lambda inv: RandomizedResponse.from_epsilon(1.0 / inv), epsilon, delta, n_bits,
-        lower=1.0 / max(epsilon, 1e-12) / 4.0, upper=1.0 / per_bit,
-    )
-    return mech
+    return _calibrate_per_use_epsilon(RandomizedResponse.from_epsilon, epsilon, n_bits, delta)
 
 
 def calibrate_gaussian(epsilon, delta, sensitivity, n_uses):
@@ -457,12 +466,8 @@ def calibrate_report_noisy_max(epsilon, delta, sensitivity, n_uses):
     """
     if math.isinf(epsilon):
         return ReportNoisyMax(math.inf, sensitivity)
-    per_use = epsilon / n_uses
-    if delta == 0.0 or n_uses == 1:
-        return ReportNoisyMax(per_use, sensitivity)
-    return calibrate(
-        lambda inv: ReportNoisyMax(1.0 / inv, sensitivity), epsilon, delta, n_uses,
-        lower=1.0 / max(epsilon, 1e-12) / 4.0, upper=1.0 / per_use,
+    return _calibrate_per_use_epsilon(
+        lambda eps: ReportNoisyMax(eps, sensitivity), epsilon, n_uses, delta
     )
 
 
