@@ -1265,8 +1265,9 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         K[(t, i), (u, j)] = sigma_tu k(x_ti, x_uj) / (n_t n_u)
 
     Each round every participating node runs dual coordinate ascent on its
-    local subproblem (MOCHA's eq. 4, with MOCHA's safe scaling ``rho = max_t
-    sum_u |sigma_tu| / sigma_tt``) and ships what changed; once that
+    local subproblem (MOCHA's eq. 4, with the safe scaling ``rho =
+    lambda_max(D^-1/2 Sigma D^-1/2)``, ``D = diag(Sigma)``, at most MOCHA's
+    ``max_t sum_u |sigma_tu| / sigma_tt``) and ships what changed; once that
     W-step is finished (relative duality gap ``10 tol``) the server sets
     ``Sigma = (W^T W)^{1/2} / tr((W^T W)^{1/2})`` (eqs. 5-6), keeping the
     dual variables (warm start).  ``lam = 1 / (C n_samples)``.  With sample weights ``s_ti`` the loss
@@ -1390,7 +1391,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
     task_covariance_ : ndarray of shape (n_nodes, n_nodes)
         ``Sigma = Omega^{-1}``.
     rho_ : float
-        MOCHA's ``rho`` for the final ``Sigma``.
+        The safe scaling ``rho`` for the final ``Sigma``.
     dual_coef_ : ndarray of shape (n_problems, n_SV)
         Dual variables ``alpha`` of the support vectors (one row per binary
         problem: one for two classes, one per class otherwise).
