@@ -136,6 +136,7 @@ _OMEGA_EIG_FLOOR = 1e-7
 # the Omega step is taken, once its relative duality gap is at most this
 # factor times tol.
 _W_STEP_TOL_FACTOR = 10.0
+_TINY = 1e-300
 _FLOAT = 8  # bytes of a float64 in the byte model
 _INDEX = 4  # bytes of an int32 index
 
@@ -152,8 +153,23 @@ def _blas_controller():
 
 
 def _rho(sigma):
-    """MOCHA's ``rho = max_t sum_u |sigma_tu| / sigma_tt``."""
-    return float(np.max(np.abs(sigma).sum(axis=1) / np.diag(sigma)))
+    """The safe CoCoA+ scaling ``rho = lambda_max(D^-1/2 Sigma D^-1/2)``, ``D = diag(Sigma)``.
+
+    The nodes' separable subproblems bound the coupling term
+    ``alpha^T K alpha`` of the dual by ``rho sum_t sigma_tt alpha_t^T K_tt
+    alpha_t``; that bound holds for every data set exactly when ``Sigma <=
+    rho diag(Sigma)`` (``K = Z^T (Sigma kron I) Z`` with ``Z`` block
+    diagonal), and this ``rho`` is the smallest such scalar.  It is at most
+    MOCHA's Gershgorin bound ``max_t sum_u |sigma_tu| / sigma_tt`` (equal
+    for a diagonal Sigma, where it is 1), so every W-step is damped less.
+    """
+    scale = 1.0 / np.sqrt(np.diag(sigma))
+    with _blas_controller().limit(limits=1, user_api="blas"):
+        top = linalg.eigvalsh(sigma * scale[:, None] * scale[None, :])[-1]
+    # Never above the Gershgorin bound (round-off) and never below 1 (the
+    # diagonal alone already needs 1).
+    gershgorin = float(np.max(np.abs(sigma).sum(axis=1) / np.diag(sigma)))
+    return float(min(max(top * (1.0 + 1e-12), 1.0), gershgorin))
 
 
 def omega_update(gram, *, floor=_OMEGA_EIG_FLOOR):
@@ -692,6 +708,7 @@ class _StoppingRule:
         self.stepped = False
         self.joint = None  # (primal, dual) of the joint problem, last known
         self.last_done = None  # joint objective at the last step after a finished W-step
+        self.last_change = None  # relative joint change between finished W-steps' Omega steps
         self.curve = []  # joint objective after every round (NaN: not evaluated)
 
     def omega_step_due(self, gap, primal):
@@ -713,7 +730,10 @@ class _StoppingRule:
         converged = False
         if self.w_step_done:
             if self.last_done is not None:
-                converged = abs(self.last_done - self.joint[0]) <= self.tol * abs(self.joint[0])
+                self.last_change = abs(self.last_done - self.joint[0]) / max(
+                    abs(self.joint[0]), _TINY
+                )
+                converged = self.last_change <= self.tol
             self.last_done = self.joint[0]
         return converged
 
@@ -994,14 +1014,26 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                     f"; the returned model is WORSE than the all-zero model (objective "
                     f"{objectives[-1]:.3e} > {zero_objective:.3e}): do not use it"
                 )
-            if np.isfinite(joint[0]):
-                where = (f"joint duality gap {joint[0] - joint[1]:.3e}, joint objective "
-                         f"{joint[0]:.3e}")
+            if rule is not None and rule.learn:
+                # Learned Omega: the rule of _StoppingRule, not a duality gap.
+                change = "none yet" if rule.last_change is None else f"{rule.last_change:.3e}"
+                what = (
+                    f"did not meet its learned-Omega stopping rule in "
+                    f"max_rounds={self.max_rounds} rounds (an Omega step after a W-step "
+                    f"solved to relative duality gap {_W_STEP_TOL_FACTOR * self.tol:g} "
+                    f"that changes the joint objective by at most tol={self.tol} relative "
+                    f"to the previous such step; last W-step relative gap "
+                    f"{gaps[-1] / max(abs(objectives[-1]), _TINY):.3e}, last relative "
+                    f"change {change}, joint objective {joint[0]:.3e})"
+                )
             else:
-                where = f"gap {gaps[-1]:.3e}, objective {objectives[-1]:.3e}"
+                what = (
+                    f"did not reach the duality gap tol={self.tol} (relative) in "
+                    f"max_rounds={self.max_rounds} rounds (gap {gaps[-1]:.3e}, objective "
+                    f"{objectives[-1]:.3e})"
+                )
             warnings.warn(
-                f"{type(self).__name__} did not reach the duality gap tol={self.tol} "
-                f"(relative) in max_rounds={self.max_rounds} rounds ({where})"
+                f"{type(self).__name__} {what}"
                 f"{faults}{worse}; "
                 "increase max_rounds or tol"
                 + (", or lower the network's fault rates" if faults else "") + ".",
@@ -1233,8 +1265,9 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         K[(t, i), (u, j)] = sigma_tu k(x_ti, x_uj) / (n_t n_u)
 
     Each round every participating node runs dual coordinate ascent on its
-    local subproblem (MOCHA's eq. 4, with MOCHA's safe scaling ``rho = max_t
-    sum_u |sigma_tu| / sigma_tt``) and ships what changed; once that
+    local subproblem (MOCHA's eq. 4, with the safe scaling ``rho =
+    lambda_max(D^-1/2 Sigma D^-1/2)``, ``D = diag(Sigma)``, at most MOCHA's
+    ``max_t sum_u |sigma_tu| / sigma_tt``) and ships what changed; once that
     W-step is finished (relative duality gap ``10 tol``) the server sets
     ``Sigma = (W^T W)^{1/2} / tr((W^T W)^{1/2})`` (eqs. 5-6), keeping the
     dual variables (warm start).  ``lam = 1 / (C n_samples)``.  With sample weights ``s_ti`` the loss
@@ -1358,7 +1391,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
     task_covariance_ : ndarray of shape (n_nodes, n_nodes)
         ``Sigma = Omega^{-1}``.
     rho_ : float
-        MOCHA's ``rho`` for the final ``Sigma``.
+        The safe scaling ``rho`` for the final ``Sigma``.
     dual_coef_ : ndarray of shape (n_problems, n_SV)
         Dual variables ``alpha`` of the support vectors (one row per binary
         problem: one for two classes, one per class otherwise).

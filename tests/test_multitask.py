@@ -12,6 +12,7 @@
 """
 
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -630,6 +631,59 @@ def test_convergence_warning_when_rounds_run_out():
     X, y, groups = _data()
     with pytest.warns(ConvergenceWarning, match="max_rounds=2"):
         FederatedMultiTaskClassifier(tol=1e-12, max_rounds=2).fit(X, y, groups=groups)
+
+
+def test_learned_omega_warning_names_its_stopping_rule():
+    # Learned Omega stops on the joint objective, not on a duality gap: the
+    # warning says so, with the numbers the rule looked at.
+    X, y, groups = _data()
+    with pytest.warns(ConvergenceWarning, match="learned-Omega stopping rule") as record:
+        est = FederatedMultiTaskClassifier(
+            kernel="linear", tol=1e-12, max_rounds=30, random_state=0
+        ).fit(X, y, groups=groups)
+    message = str(record[0].message)
+    assert "max_rounds=30" in message
+    assert "relative duality gap 1e-11" in message
+    assert "did not reach the duality gap" not in message
+    shown = float(re.search(r"last W-step relative gap ([0-9.e+-]+),", message).group(1))
+    expected = est.duality_gap_curve_[-1] / abs(est.objective_curve_[-1])
+    assert shown == pytest.approx(expected, rel=1e-3)
+    assert f"joint objective {est.joint_objective_:.3e}" in message
+    # with a fixed Omega the rule is the duality gap, and the warning says that
+    with pytest.warns(ConvergenceWarning, match="did not reach the duality gap tol=1e-12"):
+        FederatedMultiTaskClassifier(omega="independent", tol=1e-12, max_rounds=3).fit(
+            X, y, groups=groups)
+
+
+def _learned_like_sigma(m, rank, seed):
+    rng = np.random.RandomState(seed)
+    A = rng.normal(size=(m, rank))
+    return omega_update(A @ A.T + 1e-3 * np.eye(m))
+
+
+@pytest.mark.parametrize("case", ["learned", "mixed-signs", "diagonal"])
+def test_rho_is_the_smallest_data_independent_safe_scaling(case):
+    # CoCoA+'s separable bound holds for every data set iff
+    # rho diag(Sigma) - Sigma is PSD; rho is the smallest such scalar, at
+    # most MOCHA's Gershgorin bound max_t sum_u |sigma_tu| / sigma_tt.
+    from skfed.multitask import _rho
+
+    if case == "learned":
+        sigma = _learned_like_sigma(8, 2, seed=3)
+    elif case == "mixed-signs":
+        sigma = linalg.inv(_spd(6, seed=4))
+    else:
+        sigma = np.diag([0.5, 0.3, 0.2])
+    rho = _rho(sigma)
+    D = np.diag(np.diag(sigma))
+    scale = np.abs(sigma).max()
+    assert linalg.eigvalsh(rho * D - sigma)[0] >= -1e-10 * scale
+    assert linalg.eigvalsh(rho * (1 - 1e-6) * D - sigma)[0] < 0
+    gershgorin = np.max(np.abs(sigma).sum(axis=1) / np.diag(sigma))
+    if case == "diagonal":
+        assert rho == pytest.approx(1.0, abs=1e-10)
+    else:
+        assert rho < gershgorin * (1 - 1e-3)
 
 
 # ------------------------------------------------ C and the deprecated lam
