@@ -49,7 +49,6 @@ too little work per round to share between threads.
 """
 
 import numbers
-import warnings
 
 import numpy as np
 from scipy import sparse
@@ -71,7 +70,7 @@ from ._base import check_network_faults, check_node_weights
 from ._compat import HasMethods, Interval, StrOptions
 from ._core import _online_fast
 from .kernels import kernel_params, resolve_kernel
-from .network import CommunicationLog, float_bytes, resolve_network
+from .network import float_bytes, resolve_network
 
 __all__ = ["DecentralizedKernelSGDClassifier", "DecentralizedKernelSGDRegressor"]
 
@@ -401,7 +400,6 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
 
     def _run(self, X, y, sample_weight, queues, epochs):
         n_nodes = len(self.nodes_)
-        first_call = self.adjacency_ is None
         sim, network = self._start_network()
         self._resolve_step(X, sample_weight)
         self._n_calls += 1

@@ -133,7 +133,7 @@ def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared):
     messages corrupted on the way.  Linear in nodes, no Python loop over
     them: messages are computed in Cython a block of senders at a time.
     """
-    n_nodes, s = layout.n_nodes, len(support)
+    s = len(support)
     m = s + 1 if shared else s
     if sparse.issparse(X):
         XS = X[:, support].toarray()
