@@ -198,7 +198,26 @@ class RandomizedResponse:
         )
 
 
-class GaussianMechanism:
+class _AdditiveNoise:
+    """Noise added coordinate-wise to a vector of known sensitivity."""
+
+    def __init__(self, noise, sensitivity):
+        self._noise = float(noise)
+        self.sensitivity = float(sensitivity)
+
+    @property
+    def noise(self):
+        return self._noise
+
+    def apply(self, values, rng):
+        """``values`` plus independent noise (a copy when the noise is zero)."""
+        values = np.asarray(values, dtype=float)
+        if self._noise == 0.0:
+            return values.copy()
+        return values + self._draw(rng, values.shape)
+
+
+class GaussianMechanism(_AdditiveNoise):
     """Gaussian noise of standard deviation ``sigma`` on a vector whose
     l2-sensitivity is ``sensitivity``.  Never pure: needs ``delta > 0``."""
 
@@ -206,18 +225,14 @@ class GaussianMechanism:
     pure = False
 
     def __init__(self, sigma, sensitivity):
-        self.sigma = float(sigma)
-        self.sensitivity = float(sensitivity)
+        super().__init__(sigma, sensitivity)
 
     @property
-    def noise(self):
-        return self.sigma
+    def sigma(self):
+        return self._noise
 
-    def apply(self, values, rng):
-        values = np.asarray(values, dtype=float)
-        if self.sigma == 0.0:
-            return values.copy()
-        return values + rng.normal(0.0, self.sigma, size=values.shape)
+    def _draw(self, rng, shape):
+        return rng.normal(0.0, self._noise, size=shape)
 
     def epsilon_after(self, n_uses, delta):
         # n uses of one Gaussian mechanism compose exactly into one Gaussian
@@ -232,7 +247,7 @@ class GaussianMechanism:
         ))
 
 
-class LaplaceMechanism:
+class LaplaceMechanism(_AdditiveNoise):
     """Laplace noise of scale ``scale`` on a vector whose l1-sensitivity is
     ``sensitivity``: ``sensitivity / scale``-DP per use (pure)."""
 
@@ -240,22 +255,18 @@ class LaplaceMechanism:
     pure = True
 
     def __init__(self, scale, sensitivity):
-        self.scale = float(scale)
-        self.sensitivity = float(sensitivity)
+        super().__init__(scale, sensitivity)
 
     @property
-    def noise(self):
-        return self.scale
+    def scale(self):
+        return self._noise
+
+    def _draw(self, rng, shape):
+        return rng.laplace(0.0, self._noise, size=shape)
 
     @property
     def epsilon(self):
         return math.inf if self.scale == 0.0 else self.sensitivity / self.scale
-
-    def apply(self, values, rng):
-        values = np.asarray(values, dtype=float)
-        if self.scale == 0.0:
-            return values.copy()
-        return values + rng.laplace(0.0, self.scale, size=values.shape)
 
     def pld(self):
         pld_mod, _ = _pld_module()
