@@ -56,7 +56,7 @@ APP = '''\
 from skfed.engines.flower import make_client_app, make_server_app
 from skfed.multitask import FederatedMultiTaskClassifier
 
-estimator = FederatedMultiTaskClassifier(kernel="linear", lam=1e-3, max_rounds=20,
+estimator = FederatedMultiTaskClassifier(kernel="linear", C=1.0, max_rounds=20,
                                          random_state=0)
 server = make_server_app(estimator)
 client = make_client_app(estimator)   # loads node_config["data-path"]
@@ -142,7 +142,7 @@ from skfed.multitask import FederatedMultiTaskClassifier
 
 deployed = joblib.load("mocha.joblib")
 simulated = FederatedMultiTaskClassifier(
-    kernel="linear", lam=1e-3, max_rounds=20, random_state=0
+    kernel="linear", C=1.0, max_rounds=20, random_state=0
 ).fit(X_train, y_train, groups=g_train)
 
 np.testing.assert_allclose(deployed.coef_, simulated.coef_)

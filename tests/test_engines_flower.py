@@ -864,15 +864,15 @@ def test_real_deployment_equals_simulation(tmp_path):
     # Two rounds, an Omega update after each: 4 exchanges (hello, 3 rounds of
     # messages); every exchange costs a few seconds (SuperNodes poll every
     # 3 s and start a fresh ClientApp process per message).
-    mocha_source = ("FederatedMultiTaskClassifier(kernel='linear', lam=1e-3, max_rounds=2, "
+    mocha_source = ("FederatedMultiTaskClassifier(kernel='linear', C=1.0, max_rounds=2, "
                     "omega_update_every=1, random_state=0)")
-    mocha_estimator = FederatedMultiTaskClassifier(kernel="linear", lam=1e-3, max_rounds=2,
+    mocha_estimator = FederatedMultiTaskClassifier(kernel="linear", C=1.0, max_rounds=2,
                                                    omega_update_every=1, random_state=0)
     # The exact kernel mode: one round and an Omega update (6 exchanges:
     # hello, setup, round, eval, omega, final).
-    exact_source = ("FederatedMultiTaskClassifier(kernel='rbf', gamma=0.01, lam=1e-3, "
+    exact_source = ("FederatedMultiTaskClassifier(kernel='rbf', gamma=0.01, C=1.0, "
                     "max_rounds=1, omega_update_every=1, random_state=0)")
-    exact_estimator = FederatedMultiTaskClassifier(kernel="rbf", gamma=0.01, lam=1e-3,
+    exact_estimator = FederatedMultiTaskClassifier(kernel="rbf", gamma=0.01, C=1.0,
                                                    max_rounds=1, omega_update_every=1,
                                                    random_state=0)
     support_source = "FederatedSupportRecovery(alpha='auto')"
