@@ -61,6 +61,18 @@ modes, which run linear MOCHA on explicit features): the server keeps
 - node t -> server: the change of ``v_t`` (d' floats per binary problem)
   plus three floats of gap terms.  The Omega update needs no messages.
 
+*Cost model of linear mode* (``kernel="linear"``).  ``Omega`` is m x m by
+definition; with ``n_problems d' < m`` it is never formed during the fit:
+``W^T W`` then has rank ``r <= n_problems d'``, and the exact Omega step
+gives ``Sigma = f I + U diag(s) U^T`` (``U``: m x r), kept factored
+(:class:`_LowRankSigma`).  A round costs ``O(local_epochs n d')`` at the
+nodes (one Cython call for all of them) plus ``O(m r d' + n d')`` at the
+server (``W = V Sigma / lambda`` from the factors, the margins for the
+duality gap); an Omega step ``O(m (n_problems d')^2)`` (thin SVDs of the
+m x (n_problems d') matrices ``W`` and ``V``, Lanczos for ``rho``).  With
+``n_problems d' >= m``, Sigma is dense and a round costs ``O(m^2 d')``, an
+Omega step ``O(m^3)``.
+
 *Setup* (counted in the first round): ``gamma="scale"`` needs the pooled
 variance of the features: each node sends its count, sum and sum of squares
 (3 floats) and receives ``gamma`` (1 float).  ``approximation="nystroem"``
@@ -1581,9 +1593,12 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
     classes_ : ndarray of shape (n_classes,)
         All classes seen in fit (over every node).
     omega_ : ndarray of shape (n_nodes, n_nodes)
-        The task-relationship matrix ``Omega``.
+        The task-relationship matrix ``Omega`` (m x m by definition).  In
+        linear mode with ``n_problems * (n_features + fit_intercept) <
+        n_nodes`` the fit keeps it as identity plus low rank and forms this
+        matrix only when it is read (``O(n_nodes^2)`` memory then).
     task_covariance_ : ndarray of shape (n_nodes, n_nodes)
-        ``Sigma = Omega^{-1}``.
+        ``Sigma = Omega^{-1}`` (formed on access likewise).
     rho_ : float
         The safe scaling ``rho`` for the final ``Sigma``.
     dual_coef_ : ndarray of shape (n_problems, n_SV)
