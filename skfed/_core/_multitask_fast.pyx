@@ -327,6 +327,57 @@ def local_solve_kernel(
     return done, gap0, gap
 
 
+cdef void _linear_round(
+    const floating* X, const double* sq_norms, const double* y, const double* sw,
+    double* g, const double* w, double* dv, double* delta, double* work, double* p,
+    intp_t n, intp_t d, double c, MultiTaskLoss loss, intp_t n_steps, double theta,
+    uint32_t* state, intp_t* perm, double* result,
+) noexcept nogil:
+    """One node's round of :func:`local_solve_linear` on its ``n`` rows
+    (``n >= 1``); ``result``: steps done, gap at the start and at the end."""
+    cdef intp_t i, j, k, done = 0
+    cdef double q, g_new, da, gap0, gap
+    cdef bint stop = False
+    for j in range(d):
+        work[j] = w[j]
+    for i in range(n):
+        p[i] = _dot_mixed(&X[i * d], work, d)
+    gap0 = _gap_sum(loss, p, y, sw, g, n)
+    gap = gap0
+    for i in range(n):
+        perm[i] = i
+    while done < n_steps and not stop:
+        _shuffle(perm, n, state)
+        for k in range(n):
+            if done >= n_steps:
+                break
+            i = perm[k]
+            done += 1
+            if sw[i] <= 0.0:
+                continue
+            q = c * sq_norms[i] * sw[i]
+            g_new = loss.step(g[i], _dot_mixed(&X[i * d], work, d), y[i], q)
+            if g_new != g[i]:
+                da = sw[i] * (g_new - g[i])
+                g[i] = g_new
+                delta[i] += da
+                _axpy_mixed(da, &X[i * d], dv, d)
+                _axpy_mixed(c * da, &X[i * d], work, d)
+        if theta > 0.0 and done < n_steps:
+            for i in range(n):
+                p[i] = _dot_mixed(&X[i * d], work, d)
+            gap = _gap_sum(loss, p, y, sw, g, n)
+            if gap <= theta * gap0:
+                stop = True
+    if not stop:
+        for i in range(n):
+            p[i] = _dot_mixed(&X[i * d], work, d)
+        gap = _gap_sum(loss, p, y, sw, g, n)
+    result[0] = <double>done
+    result[1] = gap0
+    result[2] = gap
+
+
 def local_solve_linear(
     const floating[:, ::1] X,      # IN (n, d) the node's (augmented) features
     const double[::1] sq_norms,    # IN (n,) squared norms of the rows of X
@@ -357,9 +408,8 @@ def local_solve_linear(
     gap_start, gap_end : float
         Local duality gap (times ``W_t``) at the start and at the end.
     """
-    cdef intp_t n = X.shape[0], d = X.shape[1], i, j, k, done = 0
-    cdef double q, g_new, da, gap0, gap
-    cdef bint stop = False
+    cdef intp_t n = X.shape[0], d = X.shape[1]
+    cdef double[3] result
     _check_node_arrays(n, y, sw, g, p, delta, perm, state)
     if sq_norms.shape[0] != n:
         raise ValueError("sq_norms must have n_samples entries.")
@@ -368,42 +418,10 @@ def local_solve_linear(
     if n == 0:
         return 0, 0.0, 0.0
     with nogil:
-        for j in range(d):
-            work[j] = w[j]
-        for i in range(n):
-            p[i] = _dot_mixed(&X[i, 0], &work[0], d)
-        gap0 = _gap_sum(loss, &p[0], &y[0], &sw[0], &g[0], n)
-        gap = gap0
-        for i in range(n):
-            perm[i] = i
-        while done < n_steps and not stop:
-            _shuffle(&perm[0], n, &state[0])
-            for k in range(n):
-                if done >= n_steps:
-                    break
-                i = perm[k]
-                done += 1
-                if sw[i] <= 0.0:
-                    continue
-                q = c * sq_norms[i] * sw[i]
-                g_new = loss.step(g[i], _dot_mixed(&X[i, 0], &work[0], d), y[i], q)
-                if g_new != g[i]:
-                    da = sw[i] * (g_new - g[i])
-                    g[i] = g_new
-                    delta[i] += da
-                    _axpy_mixed(da, &X[i, 0], &dv[0], d)
-                    _axpy_mixed(c * da, &X[i, 0], &work[0], d)
-            if theta > 0.0 and done < n_steps:
-                for i in range(n):
-                    p[i] = _dot_mixed(&X[i, 0], &work[0], d)
-                gap = _gap_sum(loss, &p[0], &y[0], &sw[0], &g[0], n)
-                if gap <= theta * gap0:
-                    stop = True
-        if not stop:
-            for i in range(n):
-                p[i] = _dot_mixed(&X[i, 0], &work[0], d)
-            gap = _gap_sum(loss, &p[0], &y[0], &sw[0], &g[0], n)
-    return done, gap0, gap
+        _linear_round(&X[0, 0], &sq_norms[0], &y[0], &sw[0], &g[0], &w[0], &dv[0], &delta[0],
+                      &work[0], &p[0], n, d, c, loss, n_steps, theta, &state[0], &perm[0],
+                      result)
+    return <intp_t>result[0], result[1], result[2]
 
 
 # ----------------------------------------------------------- state updates
@@ -493,52 +511,6 @@ def node_gap_terms(
 
 
 # --------------------------------------------------- batched primal rounds
-cdef void _linear_round(
-    const double* X, const double* sq_norms, const double* y, const double* sw,
-    double* g, const double* w, double* dv, double* delta, double* work, double* p,
-    intp_t n, intp_t d, double c, MultiTaskLoss loss, intp_t n_steps, double theta,
-    uint32_t* state, intp_t* perm,
-) noexcept nogil:
-    """The body of :func:`local_solve_linear` for float64 rows (same operations,
-    same order, so the results are bit-identical)."""
-    cdef intp_t i, j, k, done = 0
-    cdef double q, g_new, da, gap0, gap
-    cdef bint stop = False
-    cdef int dd = <int>d, inc = 1
-    if n == 0:
-        return
-    for j in range(d):
-        work[j] = w[j]
-    for i in range(n):
-        p[i] = ddot(&dd, <double*>&X[i * d], &inc, work, &inc)
-    gap0 = _gap_sum(loss, p, y, sw, g, n)
-    for i in range(n):
-        perm[i] = i
-    while done < n_steps and not stop:
-        _shuffle(perm, n, state)
-        for k in range(n):
-            if done >= n_steps:
-                break
-            i = perm[k]
-            done += 1
-            if sw[i] <= 0.0:
-                continue
-            q = c * sq_norms[i] * sw[i]
-            g_new = loss.step(g[i], ddot(&dd, <double*>&X[i * d], &inc, work, &inc), y[i], q)
-            if g_new != g[i]:
-                da = sw[i] * (g_new - g[i])
-                g[i] = g_new
-                delta[i] += da
-                _axpy_mixed(da, &X[i * d], dv, d)
-                _axpy_mixed(c * da, &X[i * d], work, d)
-        if theta > 0.0 and done < n_steps:
-            for i in range(n):
-                p[i] = ddot(&dd, <double*>&X[i * d], &inc, work, &inc)
-            gap = _gap_sum(loss, p, y, sw, g, n)
-            if gap <= theta * gap0:
-                stop = True
-
-
 def local_solve_linear_nodes(
     const double[:, ::1] X,        # IN (n, d) every node's features, node by node
     const double[::1] sq_norms,    # IN (n,)
@@ -567,6 +539,7 @@ def local_solve_linear_nodes(
     """
     cdef intp_t n = X.shape[0], d = X.shape[1], P = Y.shape[0], m = offsets.shape[0] - 1
     cdef intp_t n_active = active.shape[0], a, t, k, lo, n_t, widest = 0
+    cdef double[3] result
     if (sq_norms.shape[0] != n or Y.shape[1] != n or sw.shape[0] != n or G.shape[0] != P
             or G.shape[1] != n or delta.shape[0] != P or delta.shape[1] != n):
         raise ValueError("the per-sample arrays must all have n_samples entries per problem.")
@@ -593,13 +566,13 @@ def local_solve_linear_nodes(
             t = active[a]
             lo = offsets[t]
             n_t = offsets[t + 1] - lo
+            if n_t == 0:
+                continue
             for k in range(P):
                 _linear_round(
-                    &X[lo, 0] if n_t else &X[0, 0], &sq_norms[lo] if n_t else &sq_norms[0],
-                    &Y[k, lo] if n_t else &Y[k, 0], &sw[lo] if n_t else &sw[0],
-                    &G[k, lo] if n_t else &G[k, 0], &W[k, t, 0], &dV[k, a, 0],
-                    &delta[k, lo] if n_t else &delta[k, 0], &work[0], &p[0],
-                    n_t, d, c[t], loss, steps[t], theta, &states[t], &perm[0],
+                    &X[lo, 0], &sq_norms[lo], &Y[k, lo], &sw[lo], &G[k, lo], &W[k, t, 0],
+                    &dV[k, a, 0], &delta[k, lo], &work[0], &p[0], n_t, d, c[t], loss,
+                    steps[t], theta, &states[t], &perm[0], result,
                 )
 
 
