@@ -460,9 +460,23 @@ def _primal_node_solve(Z, sq_norms, Y, sw, g, W, c, steps, theta, loss, state):
     return dvs, deltas, g, state
 
 
-def _primal_solve_chunk(items):
-    """:func:`_primal_node_solve` over a chunk of nodes (one task per worker)."""
-    return [_primal_node_solve(*item) for item in items]
+def _primal_solve_chunk(Z, sq_norms, Y, sw, G, W, active, offsets, c, steps, theta, loss,
+                        states):
+    """One round of a block of consecutive nodes (one task per worker), by value.
+
+    The arrays hold the block's rows and nodes only (``active`` and
+    ``offsets`` relative to its first node); ``G`` and ``states`` are not
+    modified.  Returns ``(dV, deltas, G, states)``, the same numbers as
+    :func:`_primal_node_solve` per node (one :func:`local_solve_linear_nodes`
+    call for the block).
+    """
+    G = np.array(G, dtype=np.float64, order="C")
+    states = np.array(states, dtype=np.uint32)
+    dV = np.zeros((Y.shape[0], len(active), Z.shape[1]))
+    deltas = np.zeros_like(G)
+    local_solve_linear_nodes(Z, sq_norms, Y, sw, G, W, dV, deltas, active, offsets, c, steps,
+                             theta, loss, states)
+    return dV, deltas, G, states
 
 
 def _chunks(n_items, n_chunks):
@@ -505,22 +519,26 @@ class _PrimalState:
     def downlink(self, active, sigma, flush=False):
         return np.full(len(active), self.n_problems * self.d * _FLOAT, dtype=np.int64)
 
-    def _node_items(self, active, W, c, steps, theta, loss):
-        items = []
-        for t in active:
-            sl = self.layout.node_slice(t)
-            items.append((
-                self.Z[sl], self.sq_norms[sl], self.Y[:, sl], self.sw[sl], self.g[:, sl],
-                W[:, t, :], c[t], steps[t], theta, loss, self.states[t:t + 1],
-            ))
-        return items
+    def _block(self, nodes, W, c, steps, theta, loss):
+        """Arguments of :func:`_primal_solve_chunk` for the active ``nodes`` (a
+        run of increasing indices): the rows and nodes from the first to the last."""
+        first, last = nodes[0], nodes[-1] + 1
+        offsets = self.layout.offsets
+        lo, hi = offsets[first], offsets[last]
+        return (
+            self.Z[lo:hi], self.sq_norms[lo:hi], np.ascontiguousarray(self.Y[:, lo:hi]),
+            self.sw[lo:hi], np.ascontiguousarray(self.g[:, lo:hi]),
+            np.ascontiguousarray(W[:, first:last]), (nodes - first).astype(np.intp),
+            (offsets[first:last + 1] - lo).astype(np.intp), c[first:last], steps[first:last],
+            theta, loss, self.states[first:last],
+        )
 
     def solve(self, active, steps, c, sigma, lam, theta, loss, parallel, n_chunks=1):
         """Solve the active nodes' subproblems; write ``g`` and the RNG states back.
 
-        The node solves are pure (:func:`_primal_node_solve`), so they may
+        The block solves are pure (:func:`_primal_solve_chunk`), so they may
         run on any joblib backend, Dask worker processes included; with
-        ``parallel`` they go out as ``n_chunks`` contiguous chunks of nodes
+        ``parallel`` they go out as ``n_chunks`` blocks of consecutive nodes
         (one task per worker and round).  Results never depend on the
         chunking: every node has its own seed, and the new dual variables
         and states are written back in node order.  Serially, all nodes run
@@ -528,38 +546,36 @@ class _PrimalState:
         solver, bit-identical results).
         """
         W = self.weights(sigma, lam)
+        c = np.asarray(c, dtype=np.float64)
+        steps = np.asarray(steps, dtype=np.intp)
         if parallel is None or len(active) <= 1:
             dV = np.zeros((self.n_problems, len(active), self.d))
             deltas = np.zeros_like(self.g)
             local_solve_linear_nodes(
                 self.Z, self.sq_norms, self.Y, self.sw, self.g, W, dV, deltas, active,
-                self.layout.offsets, np.asarray(c, dtype=np.float64),
-                np.asarray(steps, dtype=np.intp), theta, loss, self.states,
+                self.layout.offsets, c, steps, theta, loss, self.states,
             )
             return _PrimalResults(active, dV, deltas, self.layout)
-        items = self._node_items(active, W, c, steps, theta, loss)
-        chunks = [(items[sl],) for sl in _chunks(len(items), n_chunks)]
-        results = [
-            result
-            for chunk in _run_parallel(parallel, _primal_solve_chunk, chunks)
-            for result in chunk
-        ]
-        out = []
-        for t, (dvs, deltas, g, state) in zip(active, results):
-            self.g[:, self.layout.node_slice(t)] = g
-            self.states[t] = state[0]
-            out.append((dvs, deltas))
-        return out
+        blocks = [active[sl] for sl in _chunks(len(active), n_chunks)]
+        results = _run_parallel(
+            parallel, _primal_solve_chunk,
+            [self._block(nodes, W, c, steps, theta, loss) for nodes in blocks],
+        )
+        deltas = np.zeros_like(self.g)
+        offsets = self.layout.offsets
+        for nodes, (_, block_deltas, g, states) in zip(blocks, results):
+            lo, hi = offsets[nodes[0]], offsets[nodes[-1] + 1]
+            self.g[:, lo:hi] = g
+            deltas[:, lo:hi] = block_deltas
+            self.states[nodes[0]:nodes[-1] + 1] = states
+        dV = np.concatenate([result[0] for result in results], axis=1)
+        return _PrimalResults(active, dV, deltas, self.layout)
 
     def uplink(self, active, results):
         return np.full(len(active), self.n_problems * self.d * _FLOAT, dtype=np.int64)
 
     def apply(self, active, results, parallel):
-        if isinstance(results, _PrimalResults):
-            self.V[:, active, :] += results.dV / self.totals[active][None, :, None]
-            return
-        for t, (dvs, _) in zip(active, results):
-            self.V[:, t, :] += dvs / self.totals[t]
+        self.V[:, active, :] += results.dV / self.totals[active][None, :, None]
 
     def margins(self, sigma, lam):
         W = self.weights(sigma, lam)
