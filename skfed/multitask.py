@@ -575,7 +575,13 @@ class _PrimalState:
         return np.full(len(active), self.n_problems * self.d * _FLOAT, dtype=np.int64)
 
     def apply(self, active, results, parallel):
-        self.V[:, active, :] += results.dV / self.totals[active][None, :, None]
+        # results: _PrimalResults, or (dvs, deltas) per active node (any
+        # sequence, e.g. after noise is added to each node's update)
+        if isinstance(results, _PrimalResults):
+            dV = results.dV
+        else:
+            dV = np.stack([dvs for dvs, _ in results], axis=1)
+        self.V[:, active, :] += dV / self.totals[active][None, :, None]
 
     def margins(self, sigma, lam):
         W = self.weights(sigma, lam)

@@ -999,3 +999,28 @@ def test_linear_mode_node_blocks_in_parallel_equal_the_serial_fit_with_drops():
     np.testing.assert_array_equal(serial.objective_curve_, parallel.objective_curve_)
     assert serial.n_bytes_sent_ == parallel.n_bytes_sent_
     assert np.any(serial.coef_ != 0)
+
+
+def test_primal_state_applies_batched_and_per_node_results_alike():
+    # The batched round's results also read node by node as (dvs, deltas),
+    # and apply() takes either form (e.g. per-node updates after noise).
+    from skfed._base import NodeLayout
+    from skfed.multitask import _PrimalResults, _PrimalState
+
+    layout = NodeLayout(np.repeat([0, 1, 2], [2, 3, 1]), 3)
+    state = _PrimalState.__new__(_PrimalState)
+    state.V, state.totals = np.zeros((2, 3, 4)), np.array([2.0, 3.0, 4.0])
+    active = np.array([0, 2])
+    dV = np.arange(16.0).reshape(2, 2, 4)
+    deltas = np.arange(12.0).reshape(2, 6)
+    results = _PrimalResults(active, dV, deltas, layout)
+    dvs, node_deltas = results[1]
+    np.testing.assert_array_equal(dvs, dV[:, 1])
+    np.testing.assert_array_equal(node_deltas, deltas[:, 5:6])
+    state.apply(active, results, None)
+    batched = state.V.copy()
+    np.testing.assert_array_equal(batched[:, 2], dV[:, 1] / 4.0)
+    np.testing.assert_array_equal(batched[:, 1], 0.0)
+    state.V[:] = 0.0
+    state.apply(active, list(results), None)
+    np.testing.assert_array_equal(state.V, batched)
