@@ -61,6 +61,18 @@ modes, which run linear MOCHA on explicit features): the server keeps
 - node t -> server: the change of ``v_t`` (d' floats per binary problem)
   plus three floats of gap terms.  The Omega update needs no messages.
 
+*Cost model of linear mode* (``kernel="linear"``).  ``Omega`` is m x m by
+definition; with ``n_problems d' < m`` it is never formed during the fit:
+``W^T W`` then has rank ``r <= n_problems d'``, and the exact Omega step
+gives ``Sigma = f I + U diag(s) U^T`` (``U``: m x r), kept factored
+(:class:`_LowRankSigma`).  A round costs ``O(local_epochs n d')`` at the
+nodes (one Cython call for all of them) plus ``O(m r d' + n d')`` at the
+server (``W = V Sigma / lambda`` from the factors, the margins for the
+duality gap); an Omega step ``O(m (n_problems d')^2)`` (thin SVDs of the
+m x (n_problems d') matrices ``W`` and ``V``, Lanczos for ``rho``).  With
+``n_problems d' >= m``, Sigma is dense and a round costs ``O(m^2 d')``, an
+Omega step ``O(m^3)``.
+
 *Setup* (counted in the first round): ``gamma="scale"`` needs the pooled
 variance of the features: each node sends its count, sum and sum of squares
 (3 floats) and receives ``gamma`` (1 float).  ``approximation="nystroem"``
@@ -111,7 +123,9 @@ from ._core._multitask_fast import (
     SquaredHinge,
     local_solve_kernel,
     local_solve_linear,
+    local_solve_linear_nodes,
     node_gap_terms,
+    node_margins,
     update_state,
 )
 from .kernels import kernel_params, pairwise_kernel, resolve_kernel
@@ -163,6 +177,8 @@ def _rho(sigma):
     MOCHA's Gershgorin bound ``max_t sum_u |sigma_tu| / sigma_tt`` (equal
     for a diagonal Sigma, where it is 1), so every W-step is damped less.
     """
+    if isinstance(sigma, _LowRankSigma):
+        return sigma.rho()
     scale = 1.0 / np.sqrt(np.diag(sigma))
     with _blas_controller().limit(limits=1, user_api="blas"):
         top = linalg.eigvalsh(sigma * scale[:, None] * scale[None, :])[-1]
@@ -200,6 +216,99 @@ def omega_update(gram, *, floor=_OMEGA_EIG_FLOOR):
         root = (evecs * np.sqrt(evals)) @ evecs.T
     root = 0.5 * (root + root.T)
     return root / np.trace(root)
+
+
+class _LowRankSigma:
+    """``Sigma = f I + U diag(s) U^T`` (m x m, never formed; ``U`` orthonormal).
+
+    In linear mode with ``n_problems * d' < m``, ``W^T W`` has rank ``r <=
+    n_problems d'``, so the exact Omega step (:func:`omega_update`: square
+    root with the eigenvalue floor, trace one) *is* a multiple of the
+    identity plus a rank-``r`` term: this keeps it in ``O(m r)`` memory and
+    applies it to ``V`` in ``O(m r d')``.  The initial ``Sigma = I / m`` is
+    the case ``r = 0``.
+    """
+
+    def __init__(self, f, U, s):
+        self.f = float(f)
+        self.U = U
+        self.s = s
+        self.m = U.shape[0]
+
+    @classmethod
+    def scaled_identity(cls, m):
+        return cls(1.0 / m, np.zeros((m, 0)), np.zeros(0))
+
+    @classmethod
+    def omega_update(cls, M, *, floor=_OMEGA_EIG_FLOOR):
+        """:func:`omega_update` of ``W^T W = M M^T`` (``M``: m x q), in ``O(m q^2)``."""
+        m = M.shape[0]
+        with _blas_controller().limit(limits=1, user_api="blas"):
+            Q, S, _ = linalg.svd(M, full_matrices=False)
+        evals = S * S
+        top = evals[0] if evals.size else 0.0
+        if not top > 0:
+            return None
+        base = np.sqrt(floor * top)
+        roots = np.sqrt(np.maximum(evals, floor * top)) - base
+        trace = m * base + roots.sum()
+        return cls(base / trace, Q, roots / trace)
+
+    def diag(self):
+        return self.f + (self.U * self.U) @ self.s
+
+    def apply(self, V):
+        """``Sigma`` applied to the node axis of ``V`` (n_problems, m, d)."""
+        out = self.f * V
+        if self.s.size:
+            proj = np.einsum("tr,ktd->krd", self.U, V)
+            out += np.einsum("tr,krd->ktd", self.U * self.s, proj)
+        return out
+
+    def dense(self):
+        """The m x m matrix (``O(m^2)`` memory: only on request)."""
+        out = (self.U * self.s) @ self.U.T
+        out[np.diag_indices(self.m)] += self.f
+        return out
+
+    def inverse_dense(self):
+        """``Omega = Sigma^{-1} = I / f + U diag(1 / (f + s) - 1 / f) U^T`` (m x m)."""
+        out = (self.U * (1.0 / (self.f + self.s) - 1.0 / self.f)) @ self.U.T
+        out[np.diag_indices(self.m)] += 1.0 / self.f
+        return out
+
+    def rho(self):
+        """:func:`_rho`: top eigenvalue of ``f D^-1 + B diag(s) B^T``, ``B = D^-1/2 U``.
+
+        Lanczos on the ``O(m r)`` operator (dense below 500 nodes), padded
+        by ``1e-8`` relative (a Ritz value is a lower bound), and capped by
+        the cheap bound ``max(f / D) + lambda_max(S^1/2 B^T B S^1/2)``.
+        """
+        if not self.s.size:
+            return 1.0
+        D = self.diag()
+        a = self.f / D
+        B = self.U / np.sqrt(D)[:, None]
+        root = np.sqrt(self.s)
+        with _blas_controller().limit(limits=1, user_api="blas"):
+            small = (B * root).T @ (B * root)
+            bound = float(a.max() + linalg.eigvalsh(small)[-1])
+            if self.m < 500:
+                top = linalg.eigvalsh(np.diag(a) + (B * self.s) @ B.T)[-1] * (1.0 + 1e-12)
+            else:
+                from scipy.sparse.linalg import LinearOperator, eigsh
+
+                op = LinearOperator(
+                    (self.m, self.m), dtype=np.float64,
+                    matvec=lambda x: a * x.ravel() + B @ (self.s * (B.T @ x.ravel())),
+                )
+                top = eigsh(op, k=1, which="LA", tol=1e-12, v0=np.ones(self.m),
+                            return_eigenvectors=False)[0] * (1.0 + 1e-8)
+        return float(min(max(top, 1.0), max(bound, 1.0)))
+
+
+def _sigma_diag(sigma):
+    return sigma.diag() if isinstance(sigma, _LowRankSigma) else np.diag(sigma)
 
 
 def _task_gram(gram, sigma, lam):
@@ -351,9 +460,23 @@ def _primal_node_solve(Z, sq_norms, Y, sw, g, W, c, steps, theta, loss, state):
     return dvs, deltas, g, state
 
 
-def _primal_solve_chunk(items):
-    """:func:`_primal_node_solve` over a chunk of nodes (one task per worker)."""
-    return [_primal_node_solve(*item) for item in items]
+def _primal_solve_chunk(Z, sq_norms, Y, sw, G, W, active, offsets, c, steps, theta, loss,
+                        states):
+    """One round of a block of consecutive nodes (one task per worker), by value.
+
+    The arrays hold the block's rows and nodes only (``active`` and
+    ``offsets`` relative to its first node); ``G`` and ``states`` are not
+    modified.  Returns ``(dV, deltas, G, states)``, the same numbers as
+    :func:`_primal_node_solve` per node (one :func:`local_solve_linear_nodes`
+    call for the block).
+    """
+    G = np.array(G, dtype=np.float64, order="C")
+    states = np.array(states, dtype=np.uint32)
+    dV = np.zeros((Y.shape[0], len(active), Z.shape[1]))
+    deltas = np.zeros_like(G)
+    local_solve_linear_nodes(Z, sq_norms, Y, sw, G, W, dV, deltas, active, offsets, c, steps,
+                             theta, loss, states)
+    return dV, deltas, G, states
 
 
 def _chunks(n_items, n_chunks):
@@ -368,6 +491,8 @@ class _PrimalState:
     """Linear MOCHA: ``kernel="linear"`` and the approximate modes.
 
     The server keeps ``V`` (n_problems, m, d'); node t the features ``Z_t``.
+    ``Sigma`` is a dense m x m array, or a :class:`_LowRankSigma` (linear
+    mode with ``n_problems d' < m``).
     """
 
     def __init__(self, Z, Y, sw, g, layout, totals, seeds, dtype_bytes):
@@ -377,7 +502,7 @@ class _PrimalState:
         self.g = g
         self.layout = layout
         self.totals = totals
-        self.states = [np.array([seed], dtype=np.uint32) for seed in seeds]
+        self.states = np.array(seeds, dtype=np.uint32)  # one xorshift state per node
         self.n_problems, self.n = Y.shape
         self.m = layout.n_nodes
         self.d = Z.shape[1]
@@ -387,59 +512,83 @@ class _PrimalState:
         self.sigma_info_floats = 2
 
     def weights(self, sigma, lam):
+        if isinstance(sigma, _LowRankSigma):
+            return sigma.apply(self.V) / lam
         return np.einsum("tu,kud->ktd", sigma, self.V) / lam
 
     def downlink(self, active, sigma, flush=False):
         return np.full(len(active), self.n_problems * self.d * _FLOAT, dtype=np.int64)
 
-    def _node_items(self, active, W, c, steps, theta, loss):
-        items = []
-        for t in active:
-            sl = self.layout.node_slice(t)
-            items.append((
-                self.Z[sl], self.sq_norms[sl], self.Y[:, sl], self.sw[sl], self.g[:, sl],
-                W[:, t, :], c[t], steps[t], theta, loss, self.states[t],
-            ))
-        return items
+    def _block(self, nodes, W, c, steps, theta, loss):
+        """Arguments of :func:`_primal_solve_chunk` for the active ``nodes`` (a
+        run of increasing indices): the rows and nodes from the first to the last."""
+        first, last = nodes[0], nodes[-1] + 1
+        offsets = self.layout.offsets
+        lo, hi = offsets[first], offsets[last]
+        return (
+            self.Z[lo:hi], self.sq_norms[lo:hi], np.ascontiguousarray(self.Y[:, lo:hi]),
+            self.sw[lo:hi], np.ascontiguousarray(self.g[:, lo:hi]),
+            np.ascontiguousarray(W[:, first:last]), (nodes - first).astype(np.intp),
+            (offsets[first:last + 1] - lo).astype(np.intp), c[first:last], steps[first:last],
+            theta, loss, self.states[first:last],
+        )
 
     def solve(self, active, steps, c, sigma, lam, theta, loss, parallel, n_chunks=1):
         """Solve the active nodes' subproblems; write ``g`` and the RNG states back.
 
-        The node solves are pure (:func:`_primal_node_solve`), so they may
+        The block solves are pure (:func:`_primal_solve_chunk`), so they may
         run on any joblib backend, Dask worker processes included; with
-        ``parallel`` they go out as ``n_chunks`` contiguous chunks of nodes
+        ``parallel`` they go out as ``n_chunks`` blocks of consecutive nodes
         (one task per worker and round).  Results never depend on the
         chunking: every node has its own seed, and the new dual variables
-        and states are written back in node order.
+        and states are written back in node order.  Serially, all nodes run
+        in one Cython call (:func:`local_solve_linear_nodes`, the same
+        solver, bit-identical results).
         """
         W = self.weights(sigma, lam)
-        items = self._node_items(active, W, c, steps, theta, loss)
-        if parallel is None or len(items) <= 1:
-            results = _primal_solve_chunk(items)
-        else:
-            chunks = [(items[sl],) for sl in _chunks(len(items), n_chunks)]
-            results = [
-                result
-                for chunk in _run_parallel(parallel, _primal_solve_chunk, chunks)
-                for result in chunk
-            ]
-        out = []
-        for t, (dvs, deltas, g, state) in zip(active, results):
-            self.g[:, self.layout.node_slice(t)] = g
-            self.states[t][0] = state[0]
-            out.append((dvs, deltas))
-        return out
+        c = np.asarray(c, dtype=np.float64)
+        steps = np.asarray(steps, dtype=np.intp)
+        if parallel is None or len(active) <= 1:
+            dV = np.zeros((self.n_problems, len(active), self.d))
+            deltas = np.zeros_like(self.g)
+            local_solve_linear_nodes(
+                self.Z, self.sq_norms, self.Y, self.sw, self.g, W, dV, deltas, active,
+                self.layout.offsets, c, steps, theta, loss, self.states,
+            )
+            return _PrimalResults(active, dV, deltas, self.layout)
+        blocks = [active[sl] for sl in _chunks(len(active), n_chunks)]
+        results = _run_parallel(
+            parallel, _primal_solve_chunk,
+            [self._block(nodes, W, c, steps, theta, loss) for nodes in blocks],
+        )
+        deltas = np.zeros_like(self.g)
+        offsets = self.layout.offsets
+        for nodes, (_, block_deltas, g, states) in zip(blocks, results):
+            lo, hi = offsets[nodes[0]], offsets[nodes[-1] + 1]
+            self.g[:, lo:hi] = g
+            deltas[:, lo:hi] = block_deltas
+            self.states[nodes[0]:nodes[-1] + 1] = states
+        dV = np.concatenate([result[0] for result in results], axis=1)
+        return _PrimalResults(active, dV, deltas, self.layout)
 
     def uplink(self, active, results):
         return np.full(len(active), self.n_problems * self.d * _FLOAT, dtype=np.int64)
 
     def apply(self, active, results, parallel):
-        for t, (dvs, _) in zip(active, results):
-            self.V[:, t, :] += dvs / self.totals[t]
+        # results: _PrimalResults, or (dvs, deltas) per active node (any
+        # sequence, e.g. after noise is added to each node's update)
+        if isinstance(results, _PrimalResults):
+            dV = results.dV
+        else:
+            dV = np.stack([dvs for dvs, _ in results], axis=1)
+        self.V[:, active, :] += dV / self.totals[active][None, :, None]
 
     def margins(self, sigma, lam):
         W = self.weights(sigma, lam)
         out = np.empty((self.n_problems, self.n))
+        if isinstance(sigma, _LowRankSigma):
+            node_margins(self.Z, np.ascontiguousarray(W), self.layout.offsets, out)
+            return out
         for t in range(self.m):
             sl = self.layout.node_slice(t)
             out[:, sl] = W[:, t, :] @ self.Z[sl].T
@@ -452,9 +601,47 @@ class _PrimalState:
         """Gram matrix for the Omega step, and the bytes it costs (none)."""
         return self.gram(), None
 
+    def _stacked(self, A):
+        """(n_problems, m, d) -> (m, n_problems d): ``A^T A`` summed over problems."""
+        return A.transpose(1, 0, 2).reshape(self.m, -1)
+
+    def low_rank_omega_update(self, sigma, lam):
+        """The Omega step from ``W`` itself, ``O(m (n_problems d')^2)``, no m x m array."""
+        return _LowRankSigma.omega_update(self._stacked(self.weights(sigma, lam)))
+
+    def low_rank_joint_objectives(self, primal, dual, sigma, lam):
+        """:func:`joint_objectives` without ``G``: ``tr(Sigma G) = <V, Sigma V>``,
+        ``lambda_max(G)`` and the trace norm of ``W`` from two thin SVDs."""
+        SV = sigma.apply(self.V)
+        half_cross = float(np.vdot(self.V, SV)) / (2.0 * lam)
+        with _blas_controller().limit(limits=1, user_api="blas"):
+            top = linalg.svd(self._stacked(self.V), compute_uv=False)
+            trace_norm = float(linalg.svd(self._stacked(SV / lam), compute_uv=False).sum())
+        top = float(top[0]) ** 2 if top.size else 0.0
+        return (primal - half_cross + 0.5 * lam * trace_norm**2,
+                dual + half_cross - top / (2.0 * lam))
+
     def final_delivery(self, sigma):
         payloads = np.full(self.m, self.n_problems * self.d * _FLOAT, dtype=np.int64)
         return np.arange(self.m, dtype=np.intp), payloads
+
+
+class _PrimalResults:
+    """The serial round's output: ``dV`` (n_problems, n_active, d') and the
+    changes of ``alpha`` (n_problems, n), with ``results[i] = (dvs, deltas)``
+    of the i-th active node for code that wants it node by node."""
+
+    def __init__(self, active, dV, deltas, layout):
+        self.active, self.dV, self.deltas, self.layout = active, dV, deltas, layout
+
+    def __len__(self):
+        return len(self.active)
+
+    def __getitem__(self, i):
+        return self.dV[:, i, :], self.deltas[:, self.layout.node_slice(self.active[i])]
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
 
 
 class _KernelState:
@@ -721,11 +908,14 @@ class _StoppingRule:
             self.w_step_done or (self.every is not None and self.since_update >= self.every)
         )
 
-    def after_omega_step(self, primal, dual, gram, sigma, lam):
-        """Record the Omega step (objectives at the new Sigma); True to stop."""
+    def after_omega_step(self, primal, dual, gram, sigma, lam, joint=None):
+        """Record the Omega step (objectives at the new Sigma); True to stop.
+
+        ``joint``: the joint objectives when computed without ``gram``
+        (factored Sigma)."""
         self.since_update = 0
         self.stepped = True
-        self.joint = joint_objectives(primal, dual, gram, sigma, lam)
+        self.joint = joint_objectives(primal, dual, gram, sigma, lam) if joint is None else joint
         self.curve[-1] = self.joint[0]
         converged = False
         if self.w_step_done:
@@ -839,6 +1029,26 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         tags.target_tags.required = True
         return tags
 
+    # Sigma and Omega are m x m by definition; linear mode with many nodes
+    # keeps them factored (_LowRankSigma) and forms them on access only.
+    @property
+    def task_covariance_(self):
+        sigma = self._task_covariance
+        return sigma.dense() if isinstance(sigma, _LowRankSigma) else sigma
+
+    @task_covariance_.setter
+    def task_covariance_(self, value):
+        self._task_covariance = value
+
+    @property
+    def omega_(self):
+        omega = self._omega
+        return omega.inverse_dense() if isinstance(omega, _LowRankSigma) else omega
+
+    @omega_.setter
+    def omega_(self, value):
+        self._omega = value
+
     # ------------------------------------------------------------ fitting
     def _primal_mode(self):
         return self.approximation is not None or self.kernel == "linear"
@@ -880,8 +1090,13 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                     f"Node {self.nodes_.tolist()[t]!r} has no samples with positive weight."
                 )
 
-        # Omega.
-        learn, sigma = self._initial_task_covariance(m)
+        # Omega.  Linear mode keeps Sigma factored when W^T W has rank below
+        # m (n_problems * (d + intercept) < m): see _LowRankSigma.
+        factored = (
+            self.kernel == "linear" and self.approximation is None
+            and Y.shape[0] * (d + int(bool(self.fit_intercept))) < m
+        )
+        learn, sigma = self._initial_task_covariance(m, factored=factored)
 
         # Kernel and features.
         setup_up = np.zeros(m, dtype=np.int64)
@@ -941,7 +1156,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                     down += np.where(sigma_sent[active], 0, sigma_info)
                     sigma_sent[active] = True
                     counter.broadcast_from_server(active, down)
-                    c = rho * np.diag(sigma) / (lam * totals)
+                    c = rho * _sigma_diag(sigma) / (lam * totals)
                     steps = _steps(work, layout.counts, self.local_epochs)
                     results = state.solve(
                         active, steps, c, sigma, lam, theta, loss, parallel, n_chunks
@@ -951,17 +1166,24 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                     state.apply(active, results, parallel)
                 gap, primal, dual = self._gap(state, sigma, lam, loss, layout, totals)
                 if rule.omega_step_due(gap, primal):
-                    gram, exchange = state.omega_exchange(active, sigma)
-                    if exchange is not None and active.size:
-                        counter.broadcast_from_server(active, exchange[0])
-                        counter.gather_to_server(active, exchange[1])
-                    new_sigma = omega_update(_task_gram(gram, sigma, lam))
+                    if isinstance(sigma, _LowRankSigma):
+                        gram = None
+                        new_sigma = state.low_rank_omega_update(sigma, lam)
+                    else:
+                        gram, exchange = state.omega_exchange(active, sigma)
+                        if exchange is not None and active.size:
+                            counter.broadcast_from_server(active, exchange[0])
+                            counter.gather_to_server(active, exchange[1])
+                        new_sigma = omega_update(_task_gram(gram, sigma, lam))
                     if new_sigma is not None:
                         sigma = new_sigma
                         rho = _rho(sigma)
                         sigma_sent[:] = False
                     gap, primal, dual = self._gap(state, sigma, lam, loss, layout, totals)
-                    converged = rule.after_omega_step(primal, dual, gram, sigma, lam)
+                    joint = None if gram is not None else state.low_rank_joint_objectives(
+                        primal, dual, sigma, lam
+                    )
+                    converged = rule.after_omega_step(primal, dual, gram, sigma, lam, joint=joint)
                 else:
                     converged = rule.without_omega_step(gap, primal, dual)
                 gaps.append(gap)
@@ -988,11 +1210,14 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         self._store_model(state, X, Y, sw, layout, totals, sigma, lam, bias, dtype)
         return self
 
-    def _initial_task_covariance(self, n_nodes):
-        """``(learn, Sigma_0)``: identity / m when Omega is learned or independent,
-        else the inverse of the given Omega (validated)."""
+    def _initial_task_covariance(self, n_nodes, factored=False):
+        """``(learn, Sigma_0)``: identity / m when Omega is learned or independent
+        (a :class:`_LowRankSigma` if ``factored``), else the inverse of the
+        given Omega (validated)."""
         learn = isinstance(self.omega, str) and self.omega == "learn"
         if isinstance(self.omega, str):
+            if factored:
+                return learn, _LowRankSigma.scaled_identity(n_nodes)
             return learn, np.eye(n_nodes) / n_nodes
         return learn, _check_omega(self.omega, n_nodes)[1]
 
@@ -1051,10 +1276,13 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         self.objective_curve_ = np.asarray(objectives)
         self.dual_objective_curve_ = np.asarray(duals)
         self.task_covariance_ = sigma
-        with _blas_controller().limit(limits=1, user_api="blas"):
-            evals, evecs = linalg.eigh(sigma)
-            omega = (evecs / evals) @ evecs.T
-        self.omega_ = 0.5 * (omega + omega.T)
+        if isinstance(sigma, _LowRankSigma):
+            self.omega_ = sigma  # formed (m x m) on access only
+        else:
+            with _blas_controller().limit(limits=1, user_api="blas"):
+                evals, evecs = linalg.eigh(sigma)
+                omega = (evecs / evals) @ evecs.T
+            self.omega_ = 0.5 * (omega + omega.T)
         self.rho_ = rho
         self._set_communication(simulation)
 
@@ -1174,11 +1402,6 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         self.support_vectors_ = np.ascontiguousarray(X[support_sorted])
         self.dual_coef_ = alpha[:, support_sorted].astype(dtype)
         sv_node = node_of[support_sorted]
-        # Coefficients of the personalized models over the support vectors:
-        # f_t(x) = sum_j B[k, j, t] k(x_j, x); column m is the average model.
-        scaled = alpha[:, support_sorted] / totals[sv_node]
-        B = scaled[:, :, None] * sigma[sv_node][None, :, :] / lam
-        B = np.concatenate([B, B.mean(axis=2, keepdims=True)], axis=2)
         if self._primal_mode():
             W = state.weights(sigma, lam)  # (n_problems, m, d')
             W = np.concatenate([W, W.mean(axis=1, keepdims=True)], axis=1)
@@ -1196,6 +1419,11 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                 self.coef_ = np.transpose(coef, (1, 0, 2)).astype(dtype)
                 self.intercept_ = intercept.T.astype(dtype)
         else:
+            # Coefficients of the personalized models over the support vectors:
+            # f_t(x) = sum_j B[k, j, t] k(x_j, x); column m is the average model.
+            scaled = alpha[:, support_sorted] / totals[sv_node]
+            B = scaled[:, :, None] * sigma[sv_node][None, :, :] / lam
+            B = np.concatenate([B, B.mean(axis=2, keepdims=True)], axis=2)
             self._sv_coef = B
             # The intercept is the bias feature's weight times intercept_scaling.
             intercept = bias * bias * B[:, :, :m].sum(axis=1)  # (n_problems, m)
@@ -1387,9 +1615,12 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
     classes_ : ndarray of shape (n_classes,)
         All classes seen in fit (over every node).
     omega_ : ndarray of shape (n_nodes, n_nodes)
-        The task-relationship matrix ``Omega``.
+        The task-relationship matrix ``Omega`` (m x m by definition).  In
+        linear mode with ``n_problems * (n_features + fit_intercept) <
+        n_nodes`` the fit keeps it as identity plus low rank and forms this
+        matrix only when it is read (``O(n_nodes^2)`` memory then).
     task_covariance_ : ndarray of shape (n_nodes, n_nodes)
-        ``Sigma = Omega^{-1}``.
+        ``Sigma = Omega^{-1}`` (formed on access likewise).
     rho_ : float
         The safe scaling ``rho`` for the final ``Sigma``.
     dual_coef_ : ndarray of shape (n_problems, n_SV)

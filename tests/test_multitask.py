@@ -726,15 +726,16 @@ def test_C_means_the_per_node_svc_C_with_independent_tasks():
 
 
 # ------------------------------ learned Omega: the joint objective and rule
-def _reference_alternation(X, y, groups, lam, gamma, loss, n_outer=300):
+def _reference_alternation(X, y, groups, lam, gamma, loss, n_outer=300, kernel=None):
     """Exact alternation: W-step solved centrally (closed form or L-BFGS-B), Omega closed form.
 
     Returns the joint objective loss(W) + (lam / 2) ||W||_*^2 after every
-    outer step (the value at W and the best Omega for it).
+    outer step (the value at W and the best Omega for it).  ``kernel(X)``:
+    the Gram matrix with the intercept term (default: rbf + 1).
     """
     m = groups.max() + 1
     n_of = np.bincount(groups)[groups].astype(float)
-    K = rbf_kernel(X, gamma=gamma) + 1.0
+    K = rbf_kernel(X, gamma=gamma) + 1.0 if kernel is None else kernel(X)
     onehot = np.eye(m)[groups]
     sigma = np.eye(m) / m
     a = np.zeros(len(y))
@@ -814,3 +815,212 @@ def test_no_convergence_warning_at_defaults_on_the_shipped_datasets(dataset):
         est = Est(random_state=0).fit(X, y, groups=g)
     assert est.n_iter_ < est.max_rounds
     assert est.joint_duality_gap_ >= 0
+
+
+# ------------------------------------------------- linear mode (issues 14, 19)
+@pytest.mark.parametrize("loss", ["hinge", "squared"])
+def test_linear_mode_at_C_1_stops_near_the_centralized_joint_optimum(loss):
+    # MOCHA itself (kernel="linear") at the default C=1: the same rule stops
+    # within 2 % of the exact alternation with centrally solved W-steps on
+    # the linear kernel plus the intercept term (measured: +1.1 % hinge,
+    # +0.6 % squared), inside the certified bracket.
+    X, y, groups = _data(sizes=(20, 25, 18, 22), seed=7, regression=loss == "squared")
+    Est = FederatedMultiTaskRegressor if loss == "squared" else FederatedMultiTaskClassifier
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est = Est(kernel="linear", random_state=0).fit(X, y, groups=groups)
+    reference = _reference_alternation(
+        X, y.astype(float), groups, 1.0 / len(y), None, loss, kernel=lambda A: A @ A.T + 1.0
+    )
+    optimum = reference[-1]
+    assert abs(reference[-2] - optimum) <= 1e-5 * optimum
+    assert est.joint_objective_ - est.joint_duality_gap_ <= optimum * (1 + 1e-9)
+    assert optimum * (1 - 1e-9) <= est.joint_objective_ <= optimum * 1.02
+
+
+def test_linear_nodes_solver_is_bit_identical_to_one_call_per_node():
+    from skfed._core._multitask_fast import (
+        Hinge, Logistic, Squared, local_solve_linear, local_solve_linear_nodes, node_margins,
+    )
+
+    rng = np.random.default_rng(0)
+    counts = np.array([5, 0, 7, 3, 4])
+    offsets = np.r_[0, np.cumsum(counts)].astype(np.intp)
+    n, d, P, m = offsets[-1], 4, 2, len(counts)
+    X = rng.standard_normal((n, d))
+    sq = (X**2).sum(axis=1)
+    Y = np.sign(rng.standard_normal((P, n)))
+    sw = rng.uniform(0.5, 1.5, n)
+    sw[2] = 0.0
+    W = rng.standard_normal((P, m, d))
+    c = rng.uniform(0.1, 2.0, m)
+    steps = np.array([12, 0, 9, 3, 2], dtype=np.intp)
+    seeds = np.array([5, 6, 7, 8, 9], dtype=np.uint32)
+    active = np.array([0, 1, 2, 3], dtype=np.intp)  # node 4 dropped
+    for loss in (Hinge(), Logistic(), Squared()):
+        # feasible starts: g = y a with a in [0, 1] for the classification losses
+        G = rng.uniform(0.0, 0.2, (P, n)) * (1.0 if isinstance(loss, Squared) else Y)
+        G1, states1 = G.copy(), seeds.copy()
+        dV = np.zeros((P, len(active), d))
+        delta = np.zeros((P, n))
+        local_solve_linear_nodes(X, sq, Y, sw, G1, W, dV, delta, active, offsets, c, steps,
+                                 0.3, loss, states1)
+        G2, states2 = G.copy(), seeds.copy()
+        for a, t in enumerate(active):
+            sl = slice(offsets[t], offsets[t + 1])
+            state = states2[t:t + 1].copy()
+            for k in range(P):
+                g, dv, dl = G2[k, sl].copy(), np.zeros(d), np.zeros(counts[t])
+                local_solve_linear(X[sl], sq[sl], Y[k, sl], sw[sl], g, W[k, t], dv, dl,
+                                   np.empty(d), np.empty(counts[t]), c[t], loss, steps[t],
+                                   0.3, state, np.empty(counts[t], dtype=np.intp))
+                G2[k, sl] = g
+                np.testing.assert_array_equal(dv, dV[k, a])
+                np.testing.assert_array_equal(dl, delta[k, sl])
+            states2[t] = state[0]
+        np.testing.assert_array_equal(G1, G2)
+        np.testing.assert_array_equal(states1, states2)
+        assert states1[4] == seeds[4] and np.array_equal(G1[:, offsets[4]:], G[:, offsets[4]:])
+        assert np.any(G1 != G)
+    out = np.empty((P, n))
+    node_margins(X, W, offsets, out)
+    expected = np.concatenate([W[:, t] @ X[offsets[t]:offsets[t + 1]].T for t in range(m)], axis=1)
+    np.testing.assert_allclose(out, expected, rtol=1e-14, atol=1e-14)
+    with pytest.raises(ValueError, match="increasing"):
+        local_solve_linear_nodes(X, sq, Y, sw, G1, W, dV, delta, active[::-1].copy(), offsets,
+                                 c, steps, 0.3, Hinge(), states1)
+
+
+def test_low_rank_sigma_helpers_equal_their_dense_definitions():
+    from skfed.multitask import _LowRankSigma, _rho, joint_objectives
+
+    rng = np.random.default_rng(1)
+    P, m, d, lam = 2, 600, 3, 0.05
+    V = rng.standard_normal((P, m, d)) * rng.uniform(0.1, 2.0, (1, m, 1))
+    V += rng.standard_normal((P, 1, d))  # a shared direction: a strongly coupled Sigma
+    start = _LowRankSigma.scaled_identity(m)
+    np.testing.assert_array_equal(start.dense(), np.eye(m) / m)
+    assert _rho(start) == 1.0
+    W = start.apply(V) / lam
+    M = W.transpose(1, 0, 2).reshape(m, -1)
+    sigma = _LowRankSigma.omega_update(M)
+    dense = omega_update(M @ M.T)
+    np.testing.assert_allclose(sigma.dense(), dense, rtol=0, atol=1e-12 * np.abs(dense).max())
+    assert sigma.U.shape == (m, P * d)
+    np.testing.assert_allclose(sigma.inverse_dense() @ dense, np.eye(m), atol=1e-6)
+    np.testing.assert_allclose(sigma.diag(), np.diag(dense), rtol=1e-10)
+    np.testing.assert_allclose(sigma.apply(V), np.einsum("tu,kud->ktd", dense, V), rtol=1e-9,
+                               atol=1e-12)
+    # rho: Lanczos (m >= 500) against the dense eigenvalue, and still safe
+    rho = _rho(sigma)
+    assert 1.0 < rho and rho == pytest.approx(_rho(dense), rel=1e-7)
+    assert linalg.eigvalsh(rho * np.diag(np.diag(dense)) - dense)[0] >= -1e-12
+    # the joint objectives without G
+    G = np.einsum("ktd,kud->tu", V, V)
+
+    from skfed.multitask import _PrimalState
+
+    state = _PrimalState.__new__(_PrimalState)
+    state.V, state.m = V, m
+    got = state.low_rank_joint_objectives(3.0, 1.0, sigma, lam)
+    expected = joint_objectives(3.0, 1.0, G, dense, lam)
+    assert got[1] == pytest.approx(expected[1], rel=1e-9)
+    # (the dense route's trace norm sums sqrt of m round-off eigenvalues of
+    # a rank-6 matrix: 1e-5 off here; the nuclear norm of W is exact)
+    assert got[0] == pytest.approx(expected[0], rel=1e-4)
+    W = np.einsum("tu,kud->ktd", dense, V) / lam
+    nuclear = np.linalg.norm(W.transpose(1, 0, 2).reshape(m, -1), "nuc")
+    exact = 3.0 - np.sum(dense * G) / (2 * lam) + 0.5 * lam * nuclear**2
+    assert got[0] == pytest.approx(exact, rel=1e-10)
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_linear_mode_with_many_nodes_keeps_sigma_factored_and_equals_the_dense_path(
+    regression, monkeypatch
+):
+    # 40 nodes, d' = 4 < m: Sigma stays identity plus rank <= 4 (no m x m
+    # array in the fit), and the fit equals the dense path's to round-off.
+    from skfed.multitask import _BaseMultiTask, _LowRankSigma
+
+    X, y, groups = _data(sizes=(12,) * 40, seed=4, regression=regression)
+    Est = FederatedMultiTaskRegressor if regression else FederatedMultiTaskClassifier
+    params = dict(kernel="linear", omega_update_every=7, max_rounds=60, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fast = Est(**params).fit(X, y, groups=groups)
+        assert isinstance(fast._task_covariance, _LowRankSigma)
+        assert fast._task_covariance.U.shape == (40, 4)
+        assert not any(
+            isinstance(v, np.ndarray) and v.ndim >= 2 and v.shape[-2:] == (40, 40)
+            for v in vars(fast).values()
+        )
+        initial = _BaseMultiTask._initial_task_covariance
+        monkeypatch.setattr(
+            _BaseMultiTask, "_initial_task_covariance",
+            lambda self, n, factored=False: initial(self, n, factored=False),
+        )
+        dense = Est(**params).fit(X, y, groups=groups)
+    assert isinstance(dense._task_covariance, np.ndarray)
+    assert fast.n_iter_ == dense.n_iter_ == 60
+    assert fast.rho_ == pytest.approx(dense.rho_, rel=1e-9) and fast.rho_ > 2.0
+    np.testing.assert_allclose(fast.task_covariance_, dense.task_covariance_, atol=1e-13)
+    np.testing.assert_allclose(fast.omega_, dense.omega_, rtol=1e-8)
+    np.testing.assert_allclose(fast.coef_, dense.coef_, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(fast.objective_curve_, dense.objective_curve_, rtol=1e-9)
+    # the dense trace norm adds sqrt of round-off eigenvalues (only upward)
+    np.testing.assert_allclose(fast.joint_objective_curve_, dense.joint_objective_curve_,
+                               rtol=1e-6)
+    stepped = ~np.isnan(dense.joint_objective_curve_)
+    assert stepped.sum() >= 8
+    assert np.all(fast.joint_objective_curve_[stepped]
+                  <= dense.joint_objective_curve_[stepped] * (1 + 1e-12))
+    np.testing.assert_allclose(fast.predict(X, groups=groups), dense.predict(X, groups=groups))
+
+
+def test_linear_mode_node_blocks_in_parallel_equal_the_serial_fit_with_drops():
+    # n_jobs: blocks of consecutive nodes, each one batched Cython call; with
+    # dropped nodes inside the blocks, the fit equals the serial one exactly.
+    rng = np.random.RandomState(0)
+    m = 60
+    X = rng.normal(size=(m * 10, 3))
+    groups = np.repeat(np.arange(m), 10)
+    y = (X[:, 0] + 0.02 * groups * X[:, 1] > 0).astype(int)
+    fits = []
+    for n_jobs in (None, 3):
+        network = SimulatedNetwork(drop_rate=0.3, straggler_rate=0.3, random_state=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            fits.append(FederatedMultiTaskClassifier(
+                kernel="linear", max_rounds=50, network=network, n_jobs=n_jobs, random_state=0,
+            ).fit(X, y, groups=groups))
+    serial, parallel = fits
+    assert parallel._use_parallel() and not serial._use_parallel()
+    np.testing.assert_array_equal(serial.coef_, parallel.coef_)
+    np.testing.assert_array_equal(serial.objective_curve_, parallel.objective_curve_)
+    assert serial.n_bytes_sent_ == parallel.n_bytes_sent_
+    assert np.any(serial.coef_ != 0)
+
+
+def test_primal_state_applies_batched_and_per_node_results_alike():
+    # The batched round's results also read node by node as (dvs, deltas),
+    # and apply() takes either form (e.g. per-node updates after noise).
+    from skfed._base import NodeLayout
+    from skfed.multitask import _PrimalResults, _PrimalState
+
+    layout = NodeLayout(np.repeat([0, 1, 2], [2, 3, 1]), 3)
+    state = _PrimalState.__new__(_PrimalState)
+    state.V, state.totals = np.zeros((2, 3, 4)), np.array([2.0, 3.0, 4.0])
+    active = np.array([0, 2])
+    dV = np.arange(16.0).reshape(2, 2, 4)
+    deltas = np.arange(12.0).reshape(2, 6)
+    results = _PrimalResults(active, dV, deltas, layout)
+    dvs, node_deltas = results[1]
+    np.testing.assert_array_equal(dvs, dV[:, 1])
+    np.testing.assert_array_equal(node_deltas, deltas[:, 5:6])
+    state.apply(active, results, None)
+    batched = state.V.copy()
+    np.testing.assert_array_equal(batched[:, 2], dV[:, 1] / 4.0)
+    np.testing.assert_array_equal(batched[:, 1], 0.0)
+    state.V[:] = 0.0
+    state.apply(active, list(results), None)
+    np.testing.assert_array_equal(state.V, batched)

@@ -327,6 +327,57 @@ def local_solve_kernel(
     return done, gap0, gap
 
 
+cdef void _linear_round(
+    const floating* X, const double* sq_norms, const double* y, const double* sw,
+    double* g, const double* w, double* dv, double* delta, double* work, double* p,
+    intp_t n, intp_t d, double c, MultiTaskLoss loss, intp_t n_steps, double theta,
+    uint32_t* state, intp_t* perm, double* result,
+) noexcept nogil:
+    """One node's round of :func:`local_solve_linear` on its ``n`` rows
+    (``n >= 1``); ``result``: steps done, gap at the start and at the end."""
+    cdef intp_t i, j, k, done = 0
+    cdef double q, g_new, da, gap0, gap
+    cdef bint stop = False
+    for j in range(d):
+        work[j] = w[j]
+    for i in range(n):
+        p[i] = _dot_mixed(&X[i * d], work, d)
+    gap0 = _gap_sum(loss, p, y, sw, g, n)
+    gap = gap0
+    for i in range(n):
+        perm[i] = i
+    while done < n_steps and not stop:
+        _shuffle(perm, n, state)
+        for k in range(n):
+            if done >= n_steps:
+                break
+            i = perm[k]
+            done += 1
+            if sw[i] <= 0.0:
+                continue
+            q = c * sq_norms[i] * sw[i]
+            g_new = loss.step(g[i], _dot_mixed(&X[i * d], work, d), y[i], q)
+            if g_new != g[i]:
+                da = sw[i] * (g_new - g[i])
+                g[i] = g_new
+                delta[i] += da
+                _axpy_mixed(da, &X[i * d], dv, d)
+                _axpy_mixed(c * da, &X[i * d], work, d)
+        if theta > 0.0 and done < n_steps:
+            for i in range(n):
+                p[i] = _dot_mixed(&X[i * d], work, d)
+            gap = _gap_sum(loss, p, y, sw, g, n)
+            if gap <= theta * gap0:
+                stop = True
+    if not stop:
+        for i in range(n):
+            p[i] = _dot_mixed(&X[i * d], work, d)
+        gap = _gap_sum(loss, p, y, sw, g, n)
+    result[0] = <double>done
+    result[1] = gap0
+    result[2] = gap
+
+
 def local_solve_linear(
     const floating[:, ::1] X,      # IN (n, d) the node's (augmented) features
     const double[::1] sq_norms,    # IN (n,) squared norms of the rows of X
@@ -357,9 +408,8 @@ def local_solve_linear(
     gap_start, gap_end : float
         Local duality gap (times ``W_t``) at the start and at the end.
     """
-    cdef intp_t n = X.shape[0], d = X.shape[1], i, j, k, done = 0
-    cdef double q, g_new, da, gap0, gap
-    cdef bint stop = False
+    cdef intp_t n = X.shape[0], d = X.shape[1]
+    cdef double[3] result
     _check_node_arrays(n, y, sw, g, p, delta, perm, state)
     if sq_norms.shape[0] != n:
         raise ValueError("sq_norms must have n_samples entries.")
@@ -368,42 +418,10 @@ def local_solve_linear(
     if n == 0:
         return 0, 0.0, 0.0
     with nogil:
-        for j in range(d):
-            work[j] = w[j]
-        for i in range(n):
-            p[i] = _dot_mixed(&X[i, 0], &work[0], d)
-        gap0 = _gap_sum(loss, &p[0], &y[0], &sw[0], &g[0], n)
-        gap = gap0
-        for i in range(n):
-            perm[i] = i
-        while done < n_steps and not stop:
-            _shuffle(&perm[0], n, &state[0])
-            for k in range(n):
-                if done >= n_steps:
-                    break
-                i = perm[k]
-                done += 1
-                if sw[i] <= 0.0:
-                    continue
-                q = c * sq_norms[i] * sw[i]
-                g_new = loss.step(g[i], _dot_mixed(&X[i, 0], &work[0], d), y[i], q)
-                if g_new != g[i]:
-                    da = sw[i] * (g_new - g[i])
-                    g[i] = g_new
-                    delta[i] += da
-                    _axpy_mixed(da, &X[i, 0], &dv[0], d)
-                    _axpy_mixed(c * da, &X[i, 0], &work[0], d)
-            if theta > 0.0 and done < n_steps:
-                for i in range(n):
-                    p[i] = _dot_mixed(&X[i, 0], &work[0], d)
-                gap = _gap_sum(loss, &p[0], &y[0], &sw[0], &g[0], n)
-                if gap <= theta * gap0:
-                    stop = True
-        if not stop:
-            for i in range(n):
-                p[i] = _dot_mixed(&X[i, 0], &work[0], d)
-            gap = _gap_sum(loss, &p[0], &y[0], &sw[0], &g[0], n)
-    return done, gap0, gap
+        _linear_round(&X[0, 0], &sq_norms[0], &y[0], &sw[0], &g[0], &w[0], &dv[0], &delta[0],
+                      &work[0], &p[0], n, d, c, loss, n_steps, theta, &state[0], &perm[0],
+                      result)
+    return <intp_t>result[0], result[1], result[2]
 
 
 # ----------------------------------------------------------- state updates
@@ -490,3 +508,93 @@ def node_gap_terms(
             out[t, 0] += ls
             out[t, 1] += cs
             out[t, 2] += xs
+
+
+# --------------------------------------------------- batched primal rounds
+def local_solve_linear_nodes(
+    const double[:, ::1] X,        # IN (n, d) every node's features, node by node
+    const double[::1] sq_norms,    # IN (n,)
+    const double[:, ::1] Y,        # IN (n_problems, n)
+    const double[::1] sw,          # IN (n,)
+    double[:, ::1] G,              # IN/OUT (n_problems, n) dual variables per unit weight
+    const double[:, :, ::1] W,     # IN (n_problems, n_nodes, d) the nodes' models w_t
+    double[:, :, ::1] dV,          # OUT (n_problems, n_active, d) sum_i dalpha_i x_i; zero on entry
+    double[:, ::1] delta,          # OUT (n_problems, n) change of alpha; zero on entry
+    const intp_t[::1] active,      # IN (n_active,) increasing node indices
+    const intp_t[::1] offsets,     # IN (n_nodes + 1,) node boundaries in the rows
+    const double[::1] c,           # IN (n_nodes,) rho sigma_tt / (lambda W_t)
+    const intp_t[::1] steps,       # IN (n_nodes,) coordinate steps of this round
+    double theta,                  # IN
+    MultiTaskLoss loss,            # IN
+    uint32_t[::1] states,          # IN/OUT (n_nodes,) the nodes' xorshift states
+):
+    """One round of :func:`local_solve_linear` on every active node, in one call.
+
+    Node ``active[a]`` runs its binary problems one after the other on its
+    rows ``offsets[t]:offsets[t + 1]``, each from its model ``W[k, t]``,
+    drawing from its own state, exactly as one :func:`local_solve_linear`
+    call per node and problem would (bit-identical results); its change of
+    ``v`` goes to ``dV[k, a]``.  Costs ``O(steps_t d)`` per node and
+    problem, and no Python work per node.
+    """
+    cdef intp_t n = X.shape[0], d = X.shape[1], P = Y.shape[0], m = offsets.shape[0] - 1
+    cdef intp_t n_active = active.shape[0], a, t, k, lo, n_t, widest = 0
+    cdef double[3] result
+    if (sq_norms.shape[0] != n or Y.shape[1] != n or sw.shape[0] != n or G.shape[0] != P
+            or G.shape[1] != n or delta.shape[0] != P or delta.shape[1] != n):
+        raise ValueError("the per-sample arrays must all have n_samples entries per problem.")
+    if W.shape[0] != P or W.shape[1] != m or W.shape[2] != d:
+        raise ValueError("W must be (n_problems, n_nodes, n_features).")
+    if dV.shape[0] != P or dV.shape[1] != n_active or dV.shape[2] != d:
+        raise ValueError("dV must be (n_problems, n_active, n_features).")
+    if c.shape[0] != m or steps.shape[0] != m or states.shape[0] != m:
+        raise ValueError("c, steps and states must have one entry per node.")
+    if m < 0 or offsets[0] != 0 or offsets[m] != n:
+        raise ValueError("offsets must run from 0 to n_samples.")
+    for a in range(n_active):
+        t = active[a]
+        if not (0 <= t < m) or (a > 0 and t <= active[a - 1]):
+            raise ValueError("active must hold increasing node indices.")
+        widest = max(widest, offsets[t + 1] - offsets[t])
+    cdef double[::1] work = np.empty(max(d, 1))
+    cdef double[::1] p = np.empty(max(widest, 1))
+    cdef intp_t[::1] perm = np.empty(max(widest, 1), dtype=np.intp)
+    if n_active == 0 or d == 0:
+        return
+    with nogil:
+        for a in range(n_active):
+            t = active[a]
+            lo = offsets[t]
+            n_t = offsets[t + 1] - lo
+            if n_t == 0:
+                continue
+            for k in range(P):
+                _linear_round(
+                    &X[lo, 0], &sq_norms[lo], &Y[k, lo], &sw[lo], &G[k, lo], &W[k, t, 0],
+                    &dV[k, a, 0], &delta[k, lo], &work[0], &p[0], n_t, d, c[t], loss,
+                    steps[t], theta, &states[t], &perm[0], result,
+                )
+
+
+def node_margins(
+    const double[:, ::1] X,        # IN (n, d) features, node by node
+    const double[:, :, ::1] W,     # IN (n_problems, n_nodes, d)
+    const intp_t[::1] offsets,     # IN (n_nodes + 1,)
+    double[:, ::1] out,            # OUT (n_problems, n) out[k, i] = W[k, node(i)] . x_i
+):
+    """Every sample's margin under its own node's model, in one call (O(n d))."""
+    cdef intp_t n = X.shape[0], d = X.shape[1], P = W.shape[0], m = offsets.shape[0] - 1
+    cdef intp_t t, i, k
+    cdef int dd = <int>d, inc = 1
+    if W.shape[1] != m or W.shape[2] != d or out.shape[0] != P or out.shape[1] != n:
+        raise ValueError("W must be (n_problems, n_nodes, d) and out (n_problems, n).")
+    if m < 0 or offsets[0] != 0 or offsets[m] != n:
+        raise ValueError("offsets must run from 0 to n_samples.")
+    if d == 0:
+        out[:, :] = 0.0
+        return
+    with nogil:
+        for k in range(P):
+            for t in range(m):
+                for i in range(offsets[t], offsets[t + 1]):
+                    out[k, i] = ddot(&dd, <double*>&X[i, 0], &inc, <double*>&W[k, t, 0], &inc)
