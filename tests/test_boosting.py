@@ -271,9 +271,10 @@ def test_moons_oracle_and_learned_graphs_beat_local_and_global():
     assert acc["learned"] > max(acc["local"], acc["global"])
     W = learned.collaboration_graph_.toarray()
     same = clusters[:, None] == clusters[None, :]
-    # 75 % with the defaults on this random-layout instance (the former 90 %
-    # was measured with the stumps over node 0's range only, issue 18).
-    assert W[same].sum() > 0.7 * W.sum()
+    # 93 % with the defaults on this random-layout instance (75 % with the
+    # former max_neighbors=10; the former 90 % was measured with the stumps
+    # over node 0's range only, issue 18).
+    assert W[same].sum() > 0.85 * W.sum()
     assert learned.collaboration_graph_.nnz < (oracle > 0).sum()
 
 
