@@ -251,14 +251,15 @@ def make_group_scorer(
     )
 
 
-def refit_prefer_defaults(estimator, scoring="score"):
+def refit_prefer_defaults(estimator, scoring="score", n_se=2.0):
     """``refit`` rule for a search: the defaults unless a setting beats them clearly.
 
-    A one-standard-error rule (Breiman et al., 1984) anchored at the
-    estimator's own parameters instead of the simplest model: the search
+    A k-standard-error rule (Breiman et al., 1984, with k = 1) anchored at
+    the estimator's own parameters instead of the simplest model: the search
     keeps the setting of the grid equal to ``estimator``'s parameters unless
-    the best setting's mean validation score exceeds it by more than the
-    best setting's standard error over the folds (``std / sqrt(n_splits)``).
+    the best setting's mean validation score exceeds it by more than
+    ``n_se`` times the best setting's standard error over the folds
+    (``n_se * std / sqrt(n_splits)``).
     With a few validation samples per node, plain ``refit`` picks the
     luckiest setting, often one that needs more help from the neighbours
     than the final fit (each validation fit sees only part of every node's
@@ -275,6 +276,12 @@ def refit_prefer_defaults(estimator, scoring="score"):
         Name of the metric in ``cv_results_`` (``mean_test_<scoring>``):
         ``"score"`` for a single scorer, else the key of the ``scoring``
         dict that the search refits on.
+    n_se : float, default=2.0
+        Standard errors by which the best setting must beat the defaults.
+        2 was chosen for Dada on rotated-moons seeds distinct from those
+        of the user guide's check (mean test accuracy over 10 runs: 84.25
+        with 2, 83.82 with 1, 83.68 with plain ``refit``; the defaults 84.04);
+        0 gives the plain best setting unless the defaults tie with it.
 
     Returns
     -------
@@ -292,11 +299,13 @@ def refit_prefer_defaults(estimator, scoring="score"):
     ...            "mean_test_score": np.array([0.82, 0.80]),
     ...            "std_test_score": np.array([0.05, 0.04]),
     ...            "split0_test_score": 0, "split1_test_score": 0, "split2_test_score": 0}
-    >>> choose(results)  # 0.82 - 0.80 <= 0.05 / sqrt(3): keep the defaults
+    >>> choose(results)  # 0.82 - 0.80 <= 2 * 0.05 / sqrt(3): keep the defaults
     1
     """
     if not isinstance(scoring, str):
         raise TypeError(f"scoring must be the name of a metric, got {scoring!r}.")
+    if not isinstance(n_se, numbers.Real) or not n_se >= 0:
+        raise ValueError(f"n_se must be a number >= 0, got {n_se!r}.")
     anchor = estimator.get_params(deep=True)
 
     def choose(cv_results):
@@ -313,7 +322,7 @@ def refit_prefer_defaults(estimator, scoring="score"):
             if name.startswith("split") and name.endswith(f"_test_{scoring}")
         )
         best = int(np.nanargmax(mean))
-        error = std[best] / np.sqrt(max(n_splits, 1))
+        error = float(n_se) * std[best] / np.sqrt(max(n_splits, 1))
         for index, params in enumerate(cv_results["params"]):
             if all(k in anchor and _same(anchor[k], v) for k, v in params.items()):
                 return index if mean[best] - mean[index] <= error else best
