@@ -114,8 +114,9 @@ ESTIMATORS = {
     "FederatedMultiTaskClassifier(linear, omega=independent)": dict(
         task="classification", max_nodes=10_000, budget_s=300
     ),
-    "DecentralizedBoostingClassifier": dict(task="classification", max_nodes=1_000, budget_s=120),
-    "PersonalizedLinearClassifier": dict(task="classification", max_nodes=1_000, budget_s=120),
+    # Issue 19's goal for the graph methods: 10,000 nodes (sparse graph) in 5 min.
+    "DecentralizedBoostingClassifier": dict(task="classification", max_nodes=10_000, budget_s=300),
+    "PersonalizedLinearClassifier": dict(task="classification", max_nodes=10_000, budget_s=300),
     "DecentralizedKernelSGDClassifier": dict(
         task="classification", max_nodes=1_000, budget_s=120
     ),

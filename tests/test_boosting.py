@@ -271,9 +271,10 @@ def test_moons_oracle_and_learned_graphs_beat_local_and_global():
     assert acc["learned"] > max(acc["local"], acc["global"])
     W = learned.collaboration_graph_.toarray()
     same = clusters[:, None] == clusters[None, :]
-    # 75 % with the defaults on this random-layout instance (the former 90 %
-    # was measured with the stumps over node 0's range only, issue 18).
-    assert W[same].sum() > 0.7 * W.sum()
+    # 93 % with the defaults on this random-layout instance (75 % with the
+    # former max_neighbors=10; the former 90 % was measured with the stumps
+    # over node 0's range only, issue 18).
+    assert W[same].sum() > 0.85 * W.sum()
     assert learned.collaboration_graph_.nnz < (oracle > 0).sum()
 
 
@@ -304,7 +305,7 @@ def test_max_neighbors_bounds_the_relearned_graph_and_keeps_the_objective_exact(
     assert capped.score(Xt, yt, groups=gt) >= free.score(Xt, yt, groups=gt) - 0.03
 
 
-@pytest.mark.parametrize("layout, seed, min_inside", [("paper", 0, 0.85), ("random", 1, 0.7)])
+@pytest.mark.parametrize("layout, seed, min_inside", [("paper", 0, 0.85), ("random", 1, 0.8)])
 def test_defaults_beat_local_and_global_boosting_on_moons(layout, seed, min_inside):
     """With no tuning at all, learned-graph Dada beats every Local / Global
     boosting baseline: scikit-learn's AdaBoost of stumps pooled and per node,
@@ -340,8 +341,9 @@ def test_defaults_beat_local_and_global_boosting_on_moons(layout, seed, min_insi
     W = dada.collaboration_graph_.toarray()
     same = clusters[:, None] == clusters[None, :]
     inside = W[same].sum() / W.sum()
-    # Paper layout: 94 % of the weight inside the clusters (random: 72 %),
-    # 92 / 114 non-zeros against 960 for the oracle graph.
+    # Paper layout: 94 % of the weight inside the clusters (random: 84 %; 72 %
+    # with the former max_neighbors=10), 174 / 170 non-zeros against 960 for
+    # the oracle graph.
     assert inside > min_inside
     assert dada.collaboration_graph_.nnz < (oracle > 0).sum()
 

@@ -12,7 +12,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from skfed import LocalEstimator, SingleNodeWarning
-from skfed.model_selection import WithinGroupKFold, make_group_scorer
+from skfed.model_selection import WithinGroupKFold, make_group_scorer, refit_prefer_defaults
 
 
 @pytest.fixture
@@ -138,3 +138,49 @@ def test_group_column_works_without_routing(data):
         scoring="accuracy",
     )
     assert scores.mean() > 0.9
+
+
+def _k_se_choice(mean, std, params, anchor, n_splits, n_se):
+    """Independent reference: the anchored k-standard-error rule, by hand."""
+    best = max(range(len(mean)), key=lambda i: (mean[i], -i))
+    for i, p in enumerate(params):
+        if all(anchor[k] == v for k, v in p.items()):
+            return i if mean[best] - mean[i] <= n_se * std[best] / n_splits**0.5 else best
+    return best
+
+
+@pytest.mark.parametrize("anchor_C, n_splits, n_se",
+                         [(1.0, 3, 2.0), (1.0, 3, 1.0), (0.001, 4, 2.0), (100.0, 3, 2.0),
+                          (5.0, 3, 2.0)])
+def test_refit_prefer_defaults_keeps_the_defaults_within_k_standard_errors(
+    data, anchor_C, n_splits, n_se
+):
+    X, y, groups = data
+    estimator = LocalEstimator(LogisticRegression(C=anchor_C))
+    grid = {"estimator__C": [0.001, 0.01, 1.0, 100.0]}
+    with sklearn.config_context(enable_metadata_routing=True):
+        search = GridSearchCV(
+            estimator, grid, cv=WithinGroupKFold(n_splits=n_splits, shuffle=True,
+                                                random_state=1),
+            scoring={"acc": make_group_scorer()},
+            refit=refit_prefer_defaults(estimator, "acc", n_se=n_se),
+        ).fit(X, y, groups=groups)
+    res = search.cv_results_
+    expected = _k_se_choice(res["mean_test_acc"], res["std_test_acc"], res["params"],
+                            estimator.get_params(), n_splits, n_se)
+    assert search.best_index_ == expected
+    mean = res["mean_test_acc"]
+    if anchor_C == 0.001:
+        # C=0.001 predicts one class per node: clearly beaten, so not kept.
+        assert mean.max() - mean[0] > res["std_test_acc"][mean.argmax()] / n_splits**0.5
+        assert search.best_params_ != {"estimator__C": 0.001}
+    elif anchor_C == 1.0:
+        assert search.best_params_ == {"estimator__C": 1.0}
+    else:
+        # C=100 loses by more than 2 standard errors; C=5 is not in the grid:
+        # the best setting either way.
+        assert search.best_index_ == int(np.argmax(mean))
+    with pytest.raises(KeyError, match="mean_test_accuracy"):
+        refit_prefer_defaults(estimator, "accuracy")(res)
+    with pytest.raises(ValueError, match="n_se"):
+        refit_prefer_defaults(estimator, "acc", n_se=-1)
