@@ -263,6 +263,7 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         self._weights = np.zeros((n_nodes, 0, n_out))
         self._gram_inv = np.zeros((n_nodes, 0, 0))
         self._sizes = np.zeros(n_nodes, dtype=np.intp)
+        self._slot_ids = np.full((n_nodes, 0), -1, dtype=np.intp)
         self._avg_weights = np.zeros((n_nodes, 0, n_out))
         self._pub_points = np.zeros((n_nodes, 0, n_features), dtype=self._dtype)
         self._pub_weights = np.zeros((n_nodes, 0, n_out))
@@ -384,6 +385,9 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         points[:, :old] = self._points
         weights[:, :old] = self._weights
         self._points, self._weights = points, weights
+        slot_ids = np.full((n_nodes, capacity), -1, dtype=np.intp)
+        slot_ids[:, :old] = self._slot_ids
+        self._slot_ids = slot_ids
         avg_weights = np.zeros((n_nodes, capacity, self._n_outputs))
         avg_weights[:, :old] = self._avg_weights
         self._avg_weights = avg_weights
@@ -435,6 +439,12 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         # of this call (at least its last step).
         averaging = self.average > 0
         avg_start = (self._n_steps + np.floor((1 - self.average) * lengths)).astype(np.int64)
+        # Sample rows of this call held in the dictionaries, and which of them
+        # the neighbours already received (a re-entering point is then sent as
+        # a reference); the points of an earlier call are unknown rows (-1).
+        self._slot_ids[:] = -1
+        sent = np.zeros(X.shape[0], dtype=np.uint8)
+        period = self._exchange_period(X.shape[1], lengths // epochs)
         consensus_parts, order_parts = [], []
         pending = None
         with _one_blas_thread():
@@ -457,13 +467,15 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
                     float(self.eta0_), float(self.power_t), float(self.alpha),
                     float(self.consensus_penalty), float(self.epsilon), self._max_size,
                     self._compress, 0, float(self._value_limit),
-                    self._exchange_period(X.shape[1]), self._points, self._weights, self._gram_inv,
+                    int(period.max()) if len(period) else 0, self._points, self._weights,
+                    self._gram_inv,
                     self._sizes, self._n_steps, rogue, rogue_mode, self._rng_state,
                     sim.counter, value_bytes, consensus_out, order_out,
                     self._komp_error, np.empty((n_nodes, capacity)),
                     np.empty((n_nodes, max(self._n_outputs, 1))), np.empty((8, width)),
                     self._pub_points, self._pub_weights, self._pub_sizes, self._since_publish,
-                    self._avg_weights, avg_start, averaging,
+                    self._avg_weights, avg_start, averaging, self._slot_ids, sent, period,
+                    self.exchange_every == "auto",
                 )
                 consensus_parts.append(consensus_out[:done])
                 order_parts.append(order_out[:done])
@@ -484,13 +496,15 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         self._merge_log(sim.log(node_labels=self.nodes_))
         self._set_fitted()
 
-    def _exchange_period(self, n_features):
-        """``exchange_every`` for the solver (0: query exchange)."""
+    def _exchange_period(self, n_features, pass_lengths):
+        """Every node's publication period for the solver (0: query exchange)."""
         if self.exchange_every == "auto":
-            # Copies when a delta's weights cost less than a query's point.
-            M = self.max_dictionary_size
-            return 1 if M is not None and M * self._n_outputs < n_features else 0
-        return 0 if self.exchange_every is None else int(self.exchange_every)
+            # Copies refreshed once per pass over the node's samples.
+            period = np.maximum(pass_lengths, 1)
+        else:
+            period = np.full(len(pass_lengths), 0 if self.exchange_every is None
+                             else int(self.exchange_every))
+        return np.ascontiguousarray(period, dtype=np.int64)
 
     def _diverged(self, where):
         """Refuse to keep a diverged model: forget the fit and raise."""
@@ -612,7 +626,8 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         if "_sizes" in state and state.get("_points") is not None:
             sizes = np.concatenate([state["_sizes"], state.get("_pub_sizes", [])])
             used = int(sizes.max()) if len(sizes) else 0
-            for name in ("_points", "_weights", "_avg_weights", "_pub_points", "_pub_weights"):
+            for name in ("_points", "_weights", "_avg_weights", "_pub_points", "_pub_weights",
+                         "_slot_ids"):
                 state[name] = state[name][:, :used].copy()
             if state.get("_compress"):
                 state["_gram_inv"] = state["_gram_inv"][:, :used, :used].copy()
