@@ -27,9 +27,10 @@ Writes a JSON file and prints two tables.
 
     python benchmarks/online_experiments.py [--quick] [--output FILE]
 
-The defaults were chosen on HAR sitting-vs-rest (sweeps over alpha, eta0,
-consensus_penalty, passes, dictionary size and topology); HAR activity and
-the Gaussian mixtures are the data they were checked on.
+The defaults (issue 15: alpha=1e-4, 30 passes, a ring, copies refreshed
+once per pass) were chosen on an inner per-node 75/25 split of the HAR
+training parts (sitting and activity), never on their test parts; the
+HAR test parts and the Gaussian mixtures are the data they were checked on.
 """
 
 import argparse
@@ -109,10 +110,10 @@ def run_experiment(name, Xtr, Xte, ytr, yte, gtr, gte, *, network, params, svc, 
     return row
 
 
-# Tuned on HAR sitting's test split (so optimistic): the best of one sweep
-# around the defaults (alpha 1e-4 / 3e-4, consensus_penalty 0.03 / 0.1 / 0.3,
-# 100 / 200 centres, average 0.5 / 0.75, 10 / 20 passes) was 20 passes.
-HAR_TUNED = dict(max_epochs=20)
+# A larger budget than the defaults: twice the passes (the constant-step SGD
+# forgets its start like (1 - eta alpha)^t, about 1 / (eta alpha) = 14,000
+# steps, 53 passes of a HAR node, at the defaults).
+HAR_TUNED = dict(max_epochs=60)
 
 
 def mean_node_accuracy(pred, yte, gte):

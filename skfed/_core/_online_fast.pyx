@@ -627,8 +627,7 @@ def run_rounds(
     bint averaging,
     intp_t[:, ::1] slot_ids=None,       # IN/OUT (n_nodes, capacity) sample row of every slot, -1 unknown
     uint8_t[::1] sent=None,             # IN/OUT (n_samples,) 1 once a row reached the neighbours
-    int64_t[::1] publish_period=None,   # IN/OUT (n_nodes,) per-node period (overrides exchange_every)
-    bint double_period=False,           # IN  double a node's period after each publication
+    const int64_t[::1] publish_period=None,  # IN (n_nodes,) per-node period (overrides exchange_every)
 ):
     """Run synchronous rounds until the chunk ``active`` is used up.
 
@@ -817,8 +816,6 @@ def run_rounds(
                                  indptr[i + 1] - indptr[i], counter, ids_i,
                                  &sent[0] if cache else NULL)
                         since_publish[i] = 0
-                        if per_node and double_period:
-                            publish_period[i] *= 2
 
             consensus_out[rnd] = cons_sum / n_pairs if n_pairs > 0 else NAN
             for i in range(n_nodes):
