@@ -811,7 +811,8 @@ _COMMON_PARAMS_DOC = """
         and a fit sends every neighbour at most about the node's own data
         (see ``exchange_every``).  A dropped node neither steps
         nor answers in that round: its sample waits for its next round, and
-        its neighbours leave it out of their consensus sums.  Stragglers are
+        its neighbours leave it out of their consensus sums (with copies, its
+        once-a-pass update of their copies waits for its next step).  Stragglers are
         refused with an error (a step is one sample and cannot be cut).  A
         rogue node answers ``-f_j(x)`` (``"complement"``) or noise of the
         same magnitude (``"random"``).
