@@ -25,11 +25,12 @@ The Gaussian-mixture experiment also runs
 
 Writes a JSON file and prints two tables.
 
-    python benchmarks/online_experiments.py [--quick] [--output FILE]
+    python benchmarks/online_experiments.py [--quick] [--no-har | --no-gmm] [--output FILE]
 
-The defaults were chosen on HAR sitting-vs-rest (sweeps over alpha, eta0,
-consensus_penalty, passes, dictionary size and topology); HAR activity and
-the Gaussian mixtures are the data they were checked on.
+The defaults (issue 15: alpha=1e-4, 30 passes, a ring, copies refreshed
+once per pass) were chosen on an inner per-node 75/25 split of the HAR
+training parts (sitting and activity), never on their test parts; the
+HAR test parts and the Gaussian mixtures are the data they were checked on.
 """
 
 import argparse
@@ -109,10 +110,10 @@ def run_experiment(name, Xtr, Xte, ytr, yte, gtr, gte, *, network, params, svc, 
     return row
 
 
-# Tuned on HAR sitting's test split (so optimistic): the best of one sweep
-# around the defaults (alpha 1e-4 / 3e-4, consensus_penalty 0.03 / 0.1 / 0.3,
-# 100 / 200 centres, average 0.5 / 0.75, 10 / 20 passes) was 20 passes.
-HAR_TUNED = dict(max_epochs=20)
+# A larger budget than the defaults: twice the passes (the constant-step SGD
+# forgets its start like (1 - eta alpha)^t, about 1 / (eta alpha) = 14,000
+# steps, 53 passes of a HAR node, at the defaults).
+HAR_TUNED = dict(max_epochs=60)
 
 
 def mean_node_accuracy(pred, yte, gte):
@@ -161,10 +162,11 @@ def main():
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4],
                         help="seeds of the Gaussian-mixture networks")
     parser.add_argument("--no-har", action="store_true")
+    parser.add_argument("--no-gmm", action="store_true", help="HAR only")
     args = parser.parse_args()
     rows = []
     with threadpool_limits(limits=1, user_api="blas"):
-        seeds = [0] if args.quick else args.seeds
+        seeds = [] if args.no_gmm else [0] if args.quick else args.seeds
         for seed in seeds:
             X, y, g, A = make_gaussian_mixture_network(
                 n_nodes=20, n_samples_per_node=400, random_state=seed
@@ -182,6 +184,8 @@ def main():
                                                         random_state=seed)
             rows[-1]["skfed_defaults_accuracy"] = float(
                 defaults.fit(Xtr, ytr, groups=gtr).score(Xte, yte, groups=gte))
+            rows[-1]["skfed_defaults_bytes_over_raw"] = (
+                defaults.n_bytes_sent_ / pooled_data_bytes(Xtr, ytr, gtr))
             print(json.dumps(rows[-1]), flush=True)
     har = []
     if not (args.quick or args.no_har):
@@ -191,16 +195,17 @@ def main():
 
     header = (f"{'experiment':18s} {'seed':>4s} {'skfed':>7s} {'default':>7s} {'c=0':>7s} "
               f"{'SVC':>7s} "
-              f"{'RFF loc':>7s} {'RFF pool':>8s} {'M mean':>7s} {'M max':>6s} {'MB sent':>8s}")
+              f"{'RFF loc':>7s} {'RFF pool':>8s} {'M mean':>7s} {'M max':>6s} {'MB sent':>8s} "
+              f"{'def x raw':>9s}")
     print(header)
     for r in rows:
         print(f"{r['experiment']:18s} {r['seed']:4d} {r['skfed_accuracy']:7.4f} "
               f"{r['skfed_defaults_accuracy']:7.4f} {r['skfed_no_consensus_accuracy']:7.4f} {r['svc_pooled_accuracy']:7.4f} "
               f"{r['sgd_rff_local_accuracy']:7.4f} {r['sgd_rff_pooled_accuracy']:8.4f} "
               f"{r['model_order_mean']:7.1f} {r['model_order_curve_max']:6d} "
-              f"{r['n_bytes_sent'] / 1e6:8.1f}")
+              f"{r['n_bytes_sent'] / 1e6:8.1f} {r['skfed_defaults_bytes_over_raw']:9.1f}")
     gmm = [r for r in rows if r["experiment"] == "gaussian-mixture"]
-    summary = {
+    summary = {} if not gmm else {
         "gaussian_mixture_mean_accuracy": float(np.mean([r["skfed_accuracy"] for r in gmm])),
         "gaussian_mixture_mean_svc_accuracy": float(np.mean([r["svc_pooled_accuracy"] for r in gmm])),
         "gaussian_mixture_mean_defaults_accuracy": float(

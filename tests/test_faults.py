@@ -140,8 +140,15 @@ def test_every_fault_has_an_effect_or_is_refused(name, fault):
     difference = np.abs(_fingerprint(faulty) - _fingerprint(perfect)).max()
     assert difference > 1e-6, f"{fault} changed nothing in {name}"
     if param == "drop_rate":
-        # A dropped node sends nothing that round.
-        assert faulty.n_bytes_sent_ < perfect.n_bytes_sent_
+        if name.startswith("DecentralizedKernelSGD"):
+            # Copies refreshed once a pass: a dropped node neither steps nor
+            # sends that round, so its updates come later (more rounds), not
+            # fewer of them.
+            assert faulty.n_iter_ > perfect.n_iter_
+            assert faulty.n_messages_ == perfect.n_messages_
+        else:
+            # A dropped node sends nothing that round.
+            assert faulty.n_bytes_sent_ < perfect.n_bytes_sent_
     if isinstance(faulty, FederatedSupportRecovery):
         if param in ("drop_rate", "straggler_rate"):
             # Dropped and straggling clients do not vote; the bytes are exactly

@@ -104,7 +104,7 @@ def test_epsilon_zero_equals_numpy_functional_sgd(kind, loss, n_classes, average
     gamma = np.array([0.5, 1.0, 2.0, 0.8])
     params = dict(gamma=gamma, eta0=0.3, alpha=0.05, consensus_penalty=0.4, epsilon=0.0,
                   max_dictionary_size=None, max_epochs=3, shuffle=False, average=average,
-                  network=SimulatedNetwork(ring(n_nodes)))
+                  exchange_every=None, network=SimulatedNetwork(ring(n_nodes)))
     if kind == "clf":
         y = rng.randint(n_classes, size=len(groups))
         est = DecentralizedKernelSGDClassifier(loss=loss, **params).fit(X, y, groups=groups)
@@ -233,7 +233,7 @@ def test_consensus_disagreement_matches_fixed_point_and_shrinks_with_c():
         reg = DecentralizedKernelSGDRegressor(
             gamma=1.0, alpha=lam, consensus_penalty=c, eta0=0.2,
             learning_rate="diminishing", power_t=0.55, epsilon=1e-6,
-            max_dictionary_size=None, max_epochs=1000,
+            max_dictionary_size=None, max_epochs=1000, exchange_every=None,
             network=SimulatedNetwork(A), random_state=0,
         ).fit(X, y, groups=groups)
 
@@ -263,7 +263,7 @@ def test_bytes_match_closed_form(header):
     y = rng.randint(2, size=n_nodes * n)
     clf = DecentralizedKernelSGDClassifier(
         epsilon=0.0, network=SimulatedNetwork(ring(n_nodes), header_bytes=header),
-        max_epochs=1, shuffle=False,
+        max_epochs=1, shuffle=False, exchange_every=None,
     ).fit(X, y, groups=groups)
     unit = (d + 1) * 8  # a point and a weight, float64
     n_directed_edges = 2 * n_nodes
@@ -282,7 +282,7 @@ def test_bytes_match_closed_form(header):
     # float32 data: 4 bytes a value.
     clf32 = DecentralizedKernelSGDClassifier(
         epsilon=0.0, network=SimulatedNetwork(ring(n_nodes), header_bytes=header),
-        max_epochs=1, shuffle=False,
+        max_epochs=1, shuffle=False, exchange_every=None,
     ).fit(X.astype(np.float32), y, groups=groups)
     assert clf32.bytes_per_round_[-1] == n_directed_edges * min(
         2 * header + (d + 1) * 4, header + (n - 1) * (d + 1) * 4
@@ -292,7 +292,8 @@ def test_bytes_match_closed_form(header):
 def test_copies_with_period_one_equal_the_query_exchange():
     X, y, groups = _small()
     params = dict(epsilon=0.05, random_state=0, network=SimulatedNetwork("ring", drop_rate=0.2))
-    query = DecentralizedKernelSGDClassifier(**params).fit(X, y, groups=groups)
+    query = DecentralizedKernelSGDClassifier(exchange_every=None, **params).fit(
+        X, y, groups=groups)
     copies = DecentralizedKernelSGDClassifier(exchange_every=1, **params).fit(X, y, groups=groups)
     assert_array_equal(copies.decision_function(X, groups=groups),
                        query.decision_function(X, groups=groups))
@@ -332,6 +333,39 @@ def test_copy_exchange_bytes_match_closed_form(period, header):
         network=SimulatedNetwork(ring(n_nodes), header_bytes=header),
     ).fit(X.astype(np.float32), y, groups=groups)
     assert reg32.bytes_per_round_[-1] == n_directed_edges * (header + d * 4 + 4 + n * 4 + 4)
+
+
+def test_copy_exchange_sends_a_seen_point_as_a_reference():
+    # No compression, 2 passes, a publication after each pass (period n):
+    # the first delta carries the n new points, the second the n new slots
+    # holding the same samples again, which the neighbours already have: an
+    # int32 slot index and an int32 reference each instead of the point.
+    n_nodes, n, d, header = 4, 5, 3, 16
+    rng = np.random.RandomState(0)
+    groups = np.repeat(np.arange(n_nodes), n)
+    X = rng.normal(size=(n_nodes * n, d))
+    y = rng.normal(size=n_nodes * n)
+    params = dict(epsilon=0.0, max_dictionary_size=None, max_epochs=2, shuffle=False,
+                  network=SimulatedNetwork(ring(n_nodes), header_bytes=header))
+    reg = DecentralizedKernelSGDRegressor(exchange_every=n, **params).fit(X, y, groups=groups)
+    first = header + n * (4 + d * 8) + n * 8 + 4
+    second = header + n * (4 + 4) + 2 * n * 8 + 4
+    n_directed_edges = 2 * n_nodes
+    per_round = np.zeros(2 * n, dtype=np.int64)
+    per_round[n - 1] = n_directed_edges * first
+    per_round[2 * n - 1] = n_directed_edges * second
+    assert_array_equal(reg.bytes_per_round_, per_round)
+    assert_array_equal(reg.model_order_, 2 * n)
+    # "auto" publishes once per pass: after n steps here.
+    auto = DecentralizedKernelSGDRegressor(**params).fit(X, y, groups=groups)
+    assert_array_equal(auto.bytes_per_round_, per_round)
+    # float32 data: the neighbours hold the weights as float32 values, as sent.
+    reg32 = DecentralizedKernelSGDRegressor(exchange_every=n, **params).fit(
+        X.astype(np.float32), y, groups=groups)
+    held = reg32._pub_weights[:, : 2 * n]
+    assert_array_equal(held, held.astype(np.float32))
+    assert reg32.bytes_per_round_[2 * n - 1] == n_directed_edges * (
+        header + n * (4 + 4) + 2 * n * 4 + 4)
 
 
 def test_copy_exchange_counts_only_changed_slots():
@@ -374,18 +408,20 @@ def test_no_consensus_sends_nothing_and_auto_exchange_rule():
     assert copies.n_bytes_sent_ == 0
     assert_array_equal(copies.decision_function(X, groups=groups),
                        alone.decision_function(X, groups=groups))
-    # "auto": copies (period 1) when M n_outputs < d, else the query exchange.
-    rng = np.random.RandomState(0)
-    Xw = rng.normal(size=(90, 12))
-    for M, expected in [(11, 1), (12, None)]:
-        auto = DecentralizedKernelSGDClassifier(max_dictionary_size=M, random_state=0)
-        explicit = DecentralizedKernelSGDClassifier(
-            max_dictionary_size=M, exchange_every=expected, random_state=0)
-        assert auto.fit(Xw, y, groups=groups).n_bytes_sent_ == explicit.fit(
-            Xw, y, groups=groups).n_bytes_sent_
-    assert DecentralizedKernelSGDClassifier(max_dictionary_size=11, exchange_every=1).fit(
-        Xw, y, groups=groups).n_bytes_sent_ != DecentralizedKernelSGDClassifier(
-        max_dictionary_size=11, exchange_every=None).fit(Xw, y, groups=groups).n_bytes_sent_
+    # "auto": copies refreshed once per pass over a node's samples, whatever
+    # their number: one message per neighbour and pass.
+    for n_pass, sizes in [(30, None), (None, [20, 30, 40])]:
+        g = groups if sizes is None else np.repeat(["a", "b", "c"], sizes)
+        fits = {
+            every: DecentralizedKernelSGDClassifier(
+                max_epochs=4, exchange_every=every, random_state=0).fit(X, y, groups=g)
+            for every in ("auto", n_pass)
+        }
+        assert fits["auto"].n_messages_ == 3 * 2 * 4  # 3 nodes, 2 neighbours, 4 passes
+        if n_pass is not None:
+            assert fits["auto"].n_bytes_sent_ == fits[n_pass].n_bytes_sent_
+            assert_array_equal(fits["auto"].decision_function(X, groups=g),
+                               fits[n_pass].decision_function(X, groups=g))
 
 
 def test_dropped_nodes_process_every_sample_later():
@@ -393,9 +429,13 @@ def test_dropped_nodes_process_every_sample_later():
     groups = np.repeat(np.arange(5), 20)
     X = rng.normal(size=(100, 2))
     y = rng.randint(2, size=100)
-    perfect = DecentralizedKernelSGDClassifier(epsilon=0.0, max_epochs=1, random_state=0)
+    # No compression (on the default ring a node whose two neighbours are
+    # dropped and whose margin is met takes a zero step, which KOMP folds).
+    params = dict(epsilon=0.0, max_dictionary_size=None, max_epochs=1, random_state=0,
+                  exchange_every=None)
+    perfect = DecentralizedKernelSGDClassifier(**params)
     lossy = DecentralizedKernelSGDClassifier(
-        epsilon=0.0, max_epochs=1, random_state=0,
+        **params,
         network=SimulatedNetwork(drop_rate=0.4, random_state=0),
     )
     perfect.fit(X, y, groups=groups)
@@ -647,7 +687,7 @@ def test_step_bound_against_numpy_recursion(c):
     bound = 2.0 / (alpha + 1.0 * (1.0 + c * np.linalg.eigvalsh(L)[-1]))  # rbf: k(x, x) = 1
     params = dict(gamma=1.0, alpha=alpha, consensus_penalty=c, epsilon=0.0,
                   max_dictionary_size=None, max_epochs=1, shuffle=False, average=0.0,
-                  network=SimulatedNetwork(A))
+                  exchange_every=None, network=SimulatedNetwork(A))
     # 5 % above the bound the NumPy recursion diverges, and the estimator refuses.
     above = numpy_shared_point_recursion(A, targets, eta=1.05 * bound, alpha=alpha, c=c,
                                          kxx=1.0, n_rounds=n)
@@ -739,7 +779,7 @@ def test_finite_outputs_at_defaults_on_1000_nodes_with_2_samples():
     assert np.abs(pred).max() <= np.abs(y).max()
     assert reg.score(X, y, groups=groups) > 0.3
     assert reg.eta0_ < reg.step_bound_ / 2 + 1e-12
-    assert_array_equal(np.asarray(reg.adjacency_.sum(axis=1)).ravel(), 4)  # ring lattice
+    assert_array_equal(np.asarray(reg.adjacency_.sum(axis=1)).ravel(), 2)  # a ring
     clf = DecentralizedKernelSGDClassifier(random_state=0).fit(X, y > 0, groups=groups)
     scores = clf.decision_function(X, groups=groups)
     assert np.all(np.isfinite(scores)) and np.abs(scores).max() < 10

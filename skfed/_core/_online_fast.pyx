@@ -272,13 +272,14 @@ cdef inline void _get_column(const double* Q, intp_t ld_q, intp_t j, intp_t m,
 
 cdef void _remove_element(intp_t j, intp_t m, floating* D, intp_t n_features,
                           double* W, intp_t n_outputs, double* Q, intp_t ld_q,
-                          double* q, double* bj, double* A) noexcept nogil:
+                          double* q, double* bj, double* A, intp_t* ids) noexcept nogil:
     """Remove element j of an m-element dictionary; re-project W, downdate Q.
 
     ``W`` holds the projection weights ``beta`` on entry.  The last element
     moves into slot j (O(M) moves instead of shifting the matrix).  ``A``
     (the averaged weights on the same dictionary, or NULL) is projected the
-    same way.
+    same way; ``ids`` (or NULL), the sample row of every slot, moves with
+    the points.
     """
     cdef int mi = <int>m, n_out = <int>n_outputs, inc = 1, ld = <int>ld_q
     cdef double qjj = Q[j * ld_q + j]
@@ -293,12 +294,12 @@ cdef void _remove_element(intp_t j, intp_t m, floating* D, intp_t n_features,
         dger(&n_out, &mi, &neg_inv, bj, &inc, q, &inc, A, &n_out)
     # Q <- Q - Q[:, j] Q[j, :] / Q_jj (upper triangle only)
     dsyr(&uplo, &mi, &neg_inv, q, &inc, Q, &ld)
-    _move_last_into(j, m, D, n_features, W, n_outputs, Q, ld_q, A)
+    _move_last_into(j, m, D, n_features, W, n_outputs, Q, ld_q, A, ids)
 
 
 cdef void _move_last_into(intp_t j, intp_t m, floating* D, intp_t n_features,
                           double* W, intp_t n_outputs, double* Q,
-                          intp_t ld_q, double* A) noexcept nogil:
+                          intp_t ld_q, double* A, intp_t* ids) noexcept nogil:
     """Drop element j of m by moving element m - 1 into its slot.
 
     Upper triangle: the new ``Q[a, j]`` (``a < j``) and ``Q[j, a]``
@@ -316,6 +317,8 @@ cdef void _move_last_into(intp_t j, intp_t m, floating* D, intp_t n_features,
     memcpy(W + j * n_outputs, W + last * n_outputs, n_outputs * sizeof(double))
     if A != NULL:
         memcpy(A + j * n_outputs, A + last * n_outputs, n_outputs * sizeof(double))
+    if ids != NULL:
+        ids[j] = ids[last]
 
 
 cdef inline void _project_replaced(intp_t j, intp_t M, double* V, intp_t n_outputs,
@@ -407,14 +410,15 @@ cdef intp_t _step_node(
     const double* krow, const double* a, intp_t n_outputs, double scale,
     bint compress, double eps2, intp_t max_size,
     double* u, double* q, double* bj, double* err2_out,
-    double* A, double* bjA) noexcept nogil:
+    double* A, double* bjA, intp_t* ids, intp_t new_id) noexcept nogil:
     """One functional SGD step of one node, then KOMP; returns the new size.
 
     ``krow`` = k(D[m], x) for the M current elements, ``a`` the weight of
     the new element (``-eta omega``), ``scale = 1 - eta lambda``.  ``A``
     (or NULL) holds averaged weights on the same dictionary: KOMP projects
     them with the same formulas (a new point enters them with weight 0);
-    the caller then moves them toward ``W``.
+    the caller then moves them toward ``W``.  ``ids`` (or NULL) holds the
+    sample row of every slot; ``x`` enters with ``new_id``.
     """
     cdef intp_t m, r, j, best
     cdef int n = <int>M, n_out = <int>n_outputs, inc = 1, ld = <int>ld_q
@@ -433,6 +437,8 @@ cdef intp_t _step_node(
             W[M * n_outputs + r] = a[r]
             if A != NULL:
                 A[M * n_outputs + r] = 0.0
+        if ids != NULL:
+            ids[M] = new_id
         return M + 1
 
     for r in range(n_outputs):
@@ -470,6 +476,8 @@ cdef intp_t _step_node(
             # one pass over Q (x takes its slot).
             _add_and_remove(best, M, x, D, n_features, W, n_outputs, a, Q, ld_q,
                             u, s, q, bj, A, bjA)
+            if ids != NULL:
+                ids[best] = new_id
             err2 = best_cost
             fused = True
 
@@ -494,6 +502,8 @@ cdef intp_t _step_node(
             W[M * n_outputs + r] = a[r]
             if A != NULL:
                 A[M * n_outputs + r] = 0.0
+        if ids != NULL:
+            ids[M] = new_id
         m = M + 1
 
     # Destructive KOMP on the remaining dictionary.
@@ -520,7 +530,7 @@ cdef intp_t _step_node(
             if _refactor(kp, D, m, n_features, Q, ld_q) != 0:
                 break
             continue
-        _remove_element(best, m, D, n_features, W, n_outputs, Q, ld_q, q, bj, A)
+        _remove_element(best, m, D, n_features, W, n_outputs, Q, ld_q, q, bj, A, ids)
         err2 = err2 + best_cost
         m -= 1
     err2_out[0] = err2
@@ -531,25 +541,38 @@ cdef void _publish(intp_t i, const floating* D, const double* W, intp_t M,
                    floating* pub_D, double* pub_W, intp_t* pub_M,
                    intp_t n_features, intp_t n_outputs, int64_t value_bytes,
                    const intp_t* neighbours, intp_t n_neighbours,
-                   CommCounter counter) noexcept nogil:
+                   CommCounter counter, const intp_t* ids, uint8_t* sent) noexcept nogil:
     """Bring the neighbours' copy of node i's function up to date.
 
     The message is a delta: every slot whose point changed since the last
-    publication (an int32 slot index and the point), all ``M`` weights, and
-    the new size (an int32); one message to each neighbour.
+    publication (an int32 slot index and the point, or, when ``sent`` is
+    given and the neighbours already received that sample row, an int32
+    slot index and an int32 reference to it), all ``M`` weights (rounded to
+    float32 when a value costs 4 bytes, as the neighbours receive them),
+    and the new size (an int32); one message to each neighbour.
     """
-    cdef intp_t a, changed = 0
+    cdef intp_t a, changed = 0, referenced = 0
     cdef size_t row = n_features * sizeof(floating)
     for a in range(M):
         if a >= pub_M[0] or memcmp(D + a * n_features, pub_D + a * n_features, row) != 0:
             memcpy(pub_D + a * n_features, D + a * n_features, row)
-            changed += 1
-    memcpy(pub_W, W, M * n_outputs * sizeof(double))
+            if sent != NULL and ids[a] >= 0 and sent[ids[a]]:
+                referenced += 1
+            else:
+                changed += 1
+                if sent != NULL and ids[a] >= 0:
+                    sent[ids[a]] = 1
+    if value_bytes == 4:
+        for a in range(M * n_outputs):
+            pub_W[a] = <double>(<float>W[a])
+    else:
+        memcpy(pub_W, W, M * n_outputs * sizeof(double))
     pub_M[0] = M
     if n_neighbours > 0:
         counter.multicast(
             i, neighbours, n_neighbours,
-            changed * (n_features * value_bytes + 4) + M * n_outputs * value_bytes + 4)
+            changed * (n_features * value_bytes + 4) + referenced * 8
+            + M * n_outputs * value_bytes + 4)
 
 
 cdef inline double _normal(uint32_t* state) noexcept nogil:
@@ -602,6 +625,9 @@ def run_rounds(
     double[:, :, ::1] avg_weights,      # IN/OUT (n_nodes, capacity, n_outputs) averaged weights
     const int64_t[::1] avg_start,       # IN  (n_nodes,) step from which a node averages
     bint averaging,
+    intp_t[:, ::1] slot_ids=None,       # IN/OUT (n_nodes, capacity) sample row of every slot, -1 unknown
+    uint8_t[::1] sent=None,             # IN/OUT (n_samples,) 1 once a row reached the neighbours
+    const int64_t[::1] publish_period=None,  # IN (n_nodes,) per-node period (overrides exchange_every)
 ):
     """Run synchronous rounds until the chunk ``active`` is used up.
 
@@ -647,6 +673,11 @@ def run_rounds(
     cdef double* Wi
     cdef double avg_coef
     cdef double* Q
+    cdef bint track = slot_ids is not None
+    cdef bint cache = track and sent is not None
+    cdef bint per_node = publish_period is not None
+    cdef intp_t* ids_i = NULL
+    cdef int64_t period = exchange_every
 
     with nogil:
         rnd = 0
@@ -758,11 +789,12 @@ def run_rounds(
                 if (compress and refactor_every > 0 and n_steps[i] > 0
                         and n_steps[i] % refactor_every == 0):
                     _refactor(&kp, &points[i, 0, 0], sizes[i], n_features, Q, ld_q)
+                ids_i = &slot_ids[i, 0] if track else NULL
                 sizes[i] = _step_node(
                     &kp, &X[row, 0], n_features, &points[i, 0, 0],
                     &weights[i, 0, 0], Q, ld_q, sizes[i], &krows[i, 0],
                     &omegas[i, 0], n_outputs, scale, compress, eps2, max_size,
-                    u, q, bj, &err2, A, bjA)
+                    u, q, bj, &err2, A, bjA, ids_i, row)
                 if avg_coef > 0.0:
                     Wi = &weights[i, 0, 0]
                     for r in range(sizes[i] * n_outputs):
@@ -774,12 +806,15 @@ def run_rounds(
                 n_steps[i] += 1
                 if exchange_every > 0:
                     since_publish[i] += 1
-                    if since_publish[i] >= exchange_every:
+                    if per_node:
+                        period = publish_period[i]
+                    if since_publish[i] >= period:
                         _publish(i, &points[i, 0, 0], &weights[i, 0, 0], sizes[i],
                                  &pub_points[i, 0, 0], &pub_weights[i, 0, 0],
                                  &pub_sizes[i], n_features, n_outputs, value_bytes,
                                  &indices[indptr[i]] if indptr[i + 1] > indptr[i] else NULL,
-                                 indptr[i + 1] - indptr[i], counter)
+                                 indptr[i + 1] - indptr[i], counter, ids_i,
+                                 &sent[0] if cache else NULL)
                         since_publish[i] = 0
 
             consensus_out[rnd] = cons_sum / n_pairs if n_pairs > 0 else NAN
@@ -821,7 +856,7 @@ def py_step_node(
         m = _step_node(&kp, &x[0], n_features, &points[0, 0], &weights[0, 0],
                        Q, ld_q, size, &kv[0], &a[0], n_outputs, scale, compress,
                        epsilon * epsilon, max_size, &sv[0, 0], &sv[1, 0],
-                       &sv[2, 0], &err2, NULL, NULL)
+                       &sv[2, 0], &err2, NULL, NULL, NULL, -1)
         if compress:
             _mirror_upper(Q, ld_q, m)
     return m, sqrt(err2)
