@@ -447,9 +447,12 @@ def _calibrate_per_use_epsilon(make_mechanism, epsilon, n_uses, delta):
     per_use = epsilon / n_uses
     if delta == 0.0 or n_uses == 1:
         return make_mechanism(per_use)
+    # The search's safe end is basic composition, taken a hair below
+    # epsilon / n_uses so that rounding (a mechanism recomputing its epsilon,
+    # n_uses * epsilon / n_uses) cannot put it an ulp over the budget.
     return calibrate(
         lambda inv: make_mechanism(1.0 / inv), epsilon, delta, n_uses,
-        lower=1.0 / max(epsilon, 1e-12) / 4.0, upper=1.0 / per_use,
+        lower=1.0 / max(epsilon, 1e-12) / 4.0, upper=1.0 / (per_use * (1.0 - 1e-12)),
     )
 
 

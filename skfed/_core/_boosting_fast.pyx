@@ -295,6 +295,23 @@ cdef inline void _fw_public(
     public[k, p, j] = <floating>(public[k, p, j] + gamma * s)
 
 
+cdef inline bint _budget_spent(
+    int64_t[::1] wakeups_left, int64_t[::1] stopped_at, intp_t k, int64_t it,
+) noexcept nogil:
+    """The budget stop of a private wake-up of node k at global iteration it.
+
+    True when the node has no private step left: it stops sending, like a
+    dropped node, and its first refused iteration goes to ``stopped_at[k]``.
+    Otherwise the step is counted and False returned.
+    """
+    if wakeups_left[k] <= 0:
+        if stopped_at[k] < 0:
+            stopped_at[k] = it
+        return True
+    wakeups_left[k] -= 1
+    return False
+
+
 # --------------------------------------------------------------- Frank-Wolfe
 def _max_node_size(const intp_t[::1] offsets):
     cdef intp_t k, size = 0
@@ -460,15 +477,10 @@ def fw_async(
                 objective_out[it] = objective
                 counter.end_round()
                 continue
-            if private:
-                if wakeups_left[k] <= 0:
-                    # Budget spent: the node stops sending, like a dropped node.
-                    if stopped_at[k] < 0:
-                        stopped_at[k] = it_offset + it
-                    objective_out[it] = objective
-                    counter.end_round()
-                    continue
-                wakeups_left[k] -= 1
+            if private and _budget_spent(wakeups_left, stopped_at, k, it_offset + it):
+                objective_out[it] = objective
+                counter.end_round()
+                continue
             gamma = 2.0 * K / (<double>(t_start + n_updates) + 2.0 * K)
             dk = degree[k]
             lw = (dk if dk > 0 else 1.0) * confidence[k]
@@ -749,14 +761,10 @@ def lin_async(
                 counter.end_round()
                 continue
             if private:
-                if wakeups_left[k] <= 0:
-                    # Budget spent: the node stops sending, like a dropped node.
-                    if stopped_at[k] < 0:
-                        stopped_at[k] = it_offset + it
+                if _budget_spent(wakeups_left, stopped_at, k, it_offset + it):
                     objective_out[it] = objective
                     counter.end_round()
                     continue
-                wakeups_left[k] -= 1
                 sigma = sigma_unit[k]
                 rng = &node_state[k]
             dk = degree[k]
