@@ -1471,8 +1471,13 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     has used every wake-up the budget affords stops sending, like a dropped
     node, with a :class:`~skfed.privacy.PrivacyBudgetWarning` naming it and
     the iteration.  The graph steps use the models alone (loss values are
-    not sent); node sizes ``m_k`` are treated as public.  With
-    ``epsilon=np.inf`` nothing is clipped or noised.
+    not sent); node sizes ``m_k`` are treated as public.  The step size
+    ``1 / L_k`` reads ``||X_k||_2`` off the data, so a private node uses the
+    public bound ``L_F = curvature * n_columns + alpha`` instead, valid for
+    standardized features (``||X_k||_2^2 / m_k`` is at most the mean squared
+    row norm, ``n_columns`` then): standardize the features under
+    ``privacy``.  With ``epsilon=np.inf`` nothing is clipped, noised or
+    changed.
 
     See Also
     --------
@@ -1602,7 +1607,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
                     "local step and per wake-up of the node, composed over its steps"
                 ),
                 clip_norm=state.clip, gradient_sensitivity=state.sensitivity,
-                sigma=state.sigma_unit,
+                sigma=state.sigma_unit, lipschitz=state.lipschitz.copy(),
             )
         n_features = Xs.shape[1]
         theta = state.theta
@@ -1629,6 +1634,14 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         finite = math.isfinite(state.dp.epsilon)
         # No noise, nothing to bound: epsilon=inf leaves the gradients unclipped.
         state.clip = float(spec.clip_norm) if finite else 0.0
+        if finite:
+            # The step 1 / L_F,k read ||X_k||_2 off the data; a private node uses
+            # the public bound for features on a unit scale instead:
+            # ||X_k||_2^2 / m_k <= mean ||x_i||^2 = n_columns when every column
+            # has mean square 1 (standardized features, intercept column 1).
+            state.lipschitz = np.full(
+                state.K, state.loss.py_curvature() * state.X.shape[1] + state.l2
+            )
         state.row_norm = np.ascontiguousarray(
             np.linalg.norm(state.X.astype(np.float64), axis=1)
         )

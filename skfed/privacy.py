@@ -418,7 +418,9 @@ def calibrate(make_mechanism, epsilon, delta, n_uses, *, lower, upper, rtol=1e-3
     budget) until the bracket is ``rtol`` wide; the returned mechanism is
     the bracket's upper end, so it never exceeds the budget.
     """
-    if epsilon_after(make_mechanism(upper), n_uses, delta) > epsilon:
+    # ``upper`` may be basic composition, whose epsilon a mechanism that
+    # recomputes its own can put an ulp over the budget: tolerate rounding.
+    if epsilon_after(make_mechanism(upper), n_uses, delta) > epsilon * (1.0 + 1e-12):
         raise ValueError(
             f"No noise level up to {upper:g} keeps {n_uses} uses within "
             f"epsilon={epsilon:g} at delta={delta:g}."
@@ -447,12 +449,9 @@ def _calibrate_per_use_epsilon(make_mechanism, epsilon, n_uses, delta):
     per_use = epsilon / n_uses
     if delta == 0.0 or n_uses == 1:
         return make_mechanism(per_use)
-    # The search's safe end is basic composition, taken a hair below
-    # epsilon / n_uses so that rounding (a mechanism recomputing its epsilon,
-    # n_uses * epsilon / n_uses) cannot put it an ulp over the budget.
     return calibrate(
         lambda inv: make_mechanism(1.0 / inv), epsilon, delta, n_uses,
-        lower=1.0 / max(epsilon, 1e-12) / 4.0, upper=1.0 / (per_use * (1.0 - 1e-12)),
+        lower=1.0 / max(epsilon, 1e-12) / 4.0, upper=1.0 / per_use,
     )
 
 

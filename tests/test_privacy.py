@@ -466,6 +466,8 @@ def test_persolin_noise_scale_and_spend_are_the_closed_forms(moons_nodes):
         )
         assert est.privacy_spent_[k] == pytest.approx(expected, rel=1e-9)
     assert np.all(est.privacy_spent_ <= 2.0 + 1e-9)
+    # the step size is public: logistic curvature 1/4 times 3 columns, plus alpha
+    np.testing.assert_allclose(info["lipschitz"], 0.25 * 3 + 1e-2, rtol=1e-15)
     with pytest.raises(ValueError, match="pure differential privacy"):
         PersonalizedLinearClassifier(privacy=DifferentialPrivacy(1.0, delta=0.0)).fit(
             X, y, groups=groups
