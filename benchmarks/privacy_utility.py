@@ -28,6 +28,26 @@ Usage::
     python benchmarks/privacy_utility.py --only dada-moons persolin-moons --seeds 0
 
 It prints one line per (row, epsilon) as it goes, then the table.
+
+Results (``--seeds 0 1``, delta=1e-6, 2 shared cores, about 7 minutes; test
+accuracy, ``support``: rate of exact recovery)::
+
+    accuracy             eps=0.1   eps=0.3     eps=1     eps=3    eps=10       off
+    dada-moons             0.506     0.509     0.522     0.564     0.665     0.830
+    dada-computer          0.489     0.490     0.491     0.491     0.495     0.610
+    persolin-moons         0.517     0.537     0.657     0.804     0.817     0.820
+    persolin-computer      0.497     0.498     0.502     0.521     0.559     0.663
+    support                0.000     0.000     0.000     0.000     1.000     1.000
+    mocha-har              0.480     0.480     0.480     0.481     0.484     0.933
+
+Reading: Perso-lin reaches its non-private accuracy on the moons from
+epsilon = 3 (150 samples per node); Dada's report-noisy-max needs larger
+nodes (noise ~ e^(2 beta) / m_k) and stays near chance on Computer buyers
+(5..10 samples per node); support recovery needs epsilon = 10 at 300
+clients (more clients at smaller epsilon: ``examples/plot_private_support.py``);
+client-level noise on MOCHA's updates leaves no signal with 21 nodes (worse
+than the majority class, and the fit warns that it ends worse than the
+all-zero model).
 """
 
 import argparse
