@@ -7,6 +7,7 @@ ORDER = [
     "plot_online_stream.py",
     "plot_phase_transition.py",
     "plot_private_support.py",
+    "plot_private_personalized.py",
     "plot_grid_search_routing.py",
     "run_on_flower.py",
 ]

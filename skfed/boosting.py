@@ -19,6 +19,7 @@ simulated network.
 
 import math
 import numbers
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -44,11 +45,24 @@ from ._core._boosting_fast import (
 )
 from .graph import _GraphRunner, _csr_arrays
 from .network import check_adjacency, index_bits, payload_bytes, resolve_network
+from .privacy import (
+    DifferentialPrivacy,
+    PrivacyBudgetWarning,
+    calibrate_gaussian,
+    calibrate_report_noisy_max,
+    check_privacy,
+    describe,
+    epsilon_spent,
+    max_uses,
+)
 
 __all__ = [
     "DecentralizedBoostingClassifier",
     "PersonalizedLinearClassifier",
     "make_stumps",
+    "make_stump_predictors",
+    "Stump",
+    "fw_score_sensitivity",
     "stump_predictions",
     "fw_message_bytes",
 ]
@@ -148,6 +162,42 @@ def make_stumps(feature_min, feature_max, n_estimators, placement="range", histo
     return np.concatenate(features), np.concatenate(thresholds)
 
 
+class Stump:
+    """The decision stump ``h(x) = +1 if x[feature] > threshold else -1``.
+
+    A picklable base predictor for ``base_predictors``.
+    """
+
+    def __init__(self, feature, threshold):
+        self.feature = int(feature)
+        self.threshold = float(threshold)
+
+    def __call__(self, X):
+        return np.where(np.asarray(X)[:, self.feature] > self.threshold, 1.0, -1.0)
+
+    def __repr__(self):
+        return f"Stump(feature={self.feature}, threshold={self.threshold:g})"
+
+
+def make_stump_predictors(feature_min, feature_max, n_estimators, placement="range"):
+    """Stumps on a *public* feature range, as ``base_predictors``.
+
+    The stumps of :func:`make_stumps` for the given range, one
+    :class:`Stump` each.  Under ``privacy=`` Dada needs them: its own stumps
+    are placed on the extremes of the nodes' samples, which it would have to
+    send in the clear; give instead a range known without looking at the
+    data (the domain of the features, e.g. ``[0, 1]`` for rates).
+
+    Examples
+    --------
+    >>> from skfed.boosting import make_stump_predictors
+    >>> make_stump_predictors([0, 0], [1, 1], 2)
+    [Stump(feature=0, threshold=0.5), Stump(feature=1, threshold=0.5)]
+    """
+    features, thresholds = make_stumps(feature_min, feature_max, n_estimators, placement)
+    return [Stump(f, t) for f, t in zip(features.tolist(), thresholds.tolist())]
+
+
 def stump_predictions(X, features, thresholds, dtype=None):
     """``H[i, j] = +1 if X[i, features[j]] > thresholds[j] else -1``."""
     X = np.asarray(X)
@@ -226,6 +276,97 @@ def _flood_extremes(lo, hi, adjacency, counter, payload):
         senders = np.flatnonzero(((new_lo < lo) | (new_hi > hi)).any(axis=1))
         lo, hi = new_lo, new_hi
     return lo, hi, spent, n_rounds
+
+
+# ------------------------------------------------------------------ privacy
+class _WakeupBudget:
+    """Per-node privacy budget of an asynchronous fit: plan, stop, account.
+
+    Every private step of a node (a local step or a wake-up) uses the
+    calibrated mechanism ``uses_per_step`` times.  The mechanism is
+    calibrated so that ``n_local`` local steps plus ``ceil(a + 2 sqrt(a))``
+    wake-ups spend exactly the budget, ``a = max_iter / n_nodes`` the
+    expected wake-ups of a node (its count is Binomial(max_iter, 1 /
+    n_nodes): mean plus two standard deviations, so that few nodes run out);
+    a node that has used all the wake-ups the accountant allows stops
+    sending (the budget stop).
+    """
+
+    def __init__(self, spec, calibrate, *, n_nodes, max_iter, n_local, uses_per_step):
+        self.epsilon, self.delta = spec.budget()
+        mean = max_iter / n_nodes
+        self.planned = math.ceil(mean + 2.0 * math.sqrt(mean))
+        self.n_local, self.per = int(n_local), int(uses_per_step)
+        n_plan = self.per * (self.n_local + self.planned)
+        self.mechanism = calibrate(self.epsilon, self.delta, n_plan)
+        limit = self.per * (self.n_local + int(max_iter))
+        affordable = max_uses(self.mechanism, self.epsilon, self.delta, limit, n_plan)
+        self.affordable = max(affordable // self.per - self.n_local, 0)
+        self.wakeups_left = np.full(n_nodes, self.affordable, dtype=np.int64)
+        self.stopped_at = np.full(n_nodes, -1, dtype=np.int64)
+        self.local_done = np.zeros(n_nodes, dtype=np.int64)
+
+    def uses(self):
+        return self.per * (self.local_done + self.affordable - self.wakeups_left)
+
+    def finish(self, estimator, composition, **extra):
+        """Set ``privacy_spent_`` and ``privacy_``; warn about stopped nodes."""
+        uses = self.uses()
+        estimator.privacy_spent_ = epsilon_spent(self.mechanism, uses, self.delta)
+        estimator.privacy_ = describe(
+            self.mechanism, uses=uses, delta=self.delta, composition=composition,
+            planned_wakeups=self.planned, affordable_wakeups=self.affordable,
+            stopped_at=self.stopped_at.copy(), level="sample (replace one)", **extra,
+        )
+        stopped = np.flatnonzero(self.stopped_at >= 0)
+        if stopped.size:
+            labels = estimator.nodes_.tolist()
+            names = ", ".join(
+                f"{labels[k]!r} at iteration {self.stopped_at[k]}" for k in stopped
+            )
+            warnings.warn(
+                f"{type(estimator).__name__}: {stopped.size} node(s) spent their privacy "
+                f"budget (epsilon={self.epsilon:g}, delta={self.delta:g}) after "
+                f"{self.affordable} wake-ups and stopped sending, like dropped nodes: "
+                f"{names}.",
+                PrivacyBudgetWarning,
+                stacklevel=3,
+            )
+
+
+def fw_score_sensitivity(n_samples, beta):
+    """Sensitivity of Dada's Frank-Wolfe scores to one replaced sample.
+
+    The data part of node k's gradient is ``-d_k c_k A_k^T eta_k``, with
+    ``eta_k`` the softmax weights ``w_i / sum_l w_l``, ``w_i =
+    exp(-margin_i)``, and ``|A_k[i, j]| <= 1``.  A model in the l1 ball of
+    radius ``beta`` over base predictors with values in [-1, 1] has margins
+    in ``[-beta, beta]``, so every ``w_i`` lies in ``[e^-beta, e^beta]``.
+    Write ``(A_k^T eta)_j = nu + w (a - nu) / (R + w)`` for the sample
+    ``(a, w)`` that changes, with ``R >= (m - 1) e^-beta`` the weight of the
+    ``m - 1`` others and ``nu`` in [-1, 1] their weighted mean.  Replacing
+    it by ``(a', w')`` moves the score by ``(a' - nu) f(w') - (a - nu) f(w)``,
+    ``f(x) = x / (R + x)`` increasing, which is at most ``(1 - nu) f(e^beta)
+    + (1 + nu) f(e^beta) = 2 f(e^beta)``::
+
+        Delta_A = 2 e^beta / ((m - 1) e^-beta + e^beta) = 2 / (1 + (m - 1) e^(-2 beta)),
+
+    attained when the others all have margin ``beta`` and the replaced
+    sample margin ``-beta`` with ``a = -1, a' = +1``.  The score of node k
+    moves by at most ``d_k c_k Delta_A`` (the smoothing term depends only on
+    models, which are post-processing of earlier private choices).
+    """
+    n_samples = np.asarray(n_samples, dtype=np.float64)
+    return 2.0 / (1.0 + (n_samples - 1.0) * math.exp(-2.0 * float(beta)))
+
+
+def _check_private_inputs(estimator, sample_weight):
+    if sample_weight is not None:
+        raise ValueError(
+            f"{type(estimator).__name__}(privacy=...) does not accept sample_weight: "
+            "the sensitivities are derived for unit-weight samples (one replaced "
+            "sample); a weighted sample would need a public bound on its weight."
+        )
 
 
 # -------------------------------------------------------------- base class
@@ -336,6 +477,12 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         seeds = node_seeds(rng, K + 2)
         return simulation, seeds
 
+    def _schedule(self, n_nodes):
+        """``(max_iter, n_local)``: global iterations and purely local steps."""
+        max_iter = 100 * n_nodes if self.max_iter is None else self.max_iter
+        learned = self.graph is None and n_nodes > 1
+        return max_iter, (max(1, math.ceil(max_iter / n_nodes)) if learned else 0)
+
     def _offline(self, simulation, n_steps):
         drop = simulation.network.drop_rate
         if drop == 0 or n_steps == 0:
@@ -346,11 +493,12 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
     def _fit_alternating(self, state, simulation, seeds, n_jobs_nodes):
         """Alternate asynchronous model steps and graph steps; set attributes."""
         K = len(self.nodes_)
-        max_iter = 100 * K if self.max_iter is None else self.max_iter
+        max_iter, n_local = self._schedule(K)
         budget = -1 if self.communication_budget is None else self.communication_budget
         clock = seeds[K : K + 1].copy()
         graph_clock = seeds[K + 1 : K + 2].copy()
         node_state = seeds[:K].copy()
+        state.node_state = node_state
         spent = state.setup_bytes
         learned = self.graph is None and K > 1
         curves = []
@@ -363,7 +511,6 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
                 node_state=node_state, max_neighbors=self.max_neighbors,
             )
             # The graph is first learned from purely local models.
-            n_local = max(1, math.ceil(max_iter / K))
             state.local_models(n_local, n_jobs_nodes)
             init_iter = 50 * K if self.graph_init_iter is None else self.graph_init_iter
             _, spent, _, _ = runner.run(
@@ -431,11 +578,18 @@ class _StateMixin:
     """Graph bookkeeping shared by the Dada and Perso-lin states."""
 
     current = None  # running value of eq. 1, kept exact by the kernels
+    dp = None  # _WakeupBudget of a private fit
+    node_state = None  # per-node random states (set by the driver)
+    n_iter_done = 0
 
     def graph_models(self):
         return self.public.reshape(self.K, -1)
 
     def graph_losses(self):
+        if self.dp is not None and math.isfinite(self.dp.epsilon):
+            # Private fits do not send loss values: the graph is learned
+            # from the models alone (post-processing of private messages).
+            return np.zeros(self.K)
         return self.confidence * self.losses.sum(axis=1)
 
     def set_graph(self, W, linear_change=None):
@@ -487,9 +641,14 @@ class _BoostingState(_StateMixin):
     def local_models(self, n_steps, n_jobs):
         chunks = _node_chunks(self.K, n_jobs)
 
+        private = {}
+        if self.dp is not None:
+            private = {"noise_unit": self.noise_unit, "node_state": self.node_state}
+            self.dp.local_done[:] = n_steps
+
         def run(chunk):
             fw_local(self.H, self.Y, self.sw, self.offsets, self.alpha, self.margins,
-                     self.losses, self.beta, n_steps, chunk[0], chunk[1])
+                     self.losses, self.beta, n_steps, chunk[0], chunk[1], **private)
 
         _run_chunks(run, chunks)
         self.public[...] = self.alpha
@@ -510,8 +669,16 @@ class _BoostingState(_StateMixin):
             offline, self.rogue, self.rogue_mode, simulation.counter,
             fw_message_bytes(self.n_base, self.P), int(budget), int(spent),
             self.running_objective(), curve, empty_i, empty_i, np.zeros(0),
+            **self._private_args(),
         )
+        self.n_iter_done += n_done
         return n_done, n_updates, spent, curve[:n_done]
+
+    def _private_args(self):
+        if self.dp is None:
+            return {}
+        return {"noise_unit": self.noise_unit, "wakeups_left": self.dp.wakeups_left,
+                "stopped_at": self.dp.stopped_at, "it_offset": int(self.n_iter_done)}
 
 
 def _graph_objective_value(models, losses, graph, degree, confidence, mu):
@@ -720,6 +887,13 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     random_state : int, RandomState instance or None, default=None
     n_jobs : int, default=None
         Threads for the purely local phase (results do not depend on it).
+    privacy : DifferentialPrivacy, default=None
+        Make every node's messages ``(epsilon, delta)``-differentially
+        private with respect to one of its samples (see Notes); needs
+        ``base_predictors`` on a public range
+        (:func:`make_stump_predictors`) and no ``sample_weight``
+        (``clip_norm`` is not used: the scores are bounded by construction).
+        None: no privacy.
 
     Attributes
     ----------
@@ -753,6 +927,38 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     bytes_per_round_ : ndarray of shape (n_iter_,)
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
+    privacy_spent_ : ndarray of shape (n_nodes,)
+        Only with ``privacy``: the epsilon each node spent at the
+        specification's delta (the accountant's figure for its choices).
+    privacy_ : dict
+        Only with ``privacy``: mechanism, per-choice epsilon, Gumbel scales,
+        score sensitivities, uses per node, planned and affordable wake-ups,
+        ``stopped_at`` (iteration at which a node ran out, -1 if never).
+
+    Notes
+    -----
+    **Privacy** (``privacy=``).  What a node sends depends on its data only
+    through the vertex ``(j, sign)`` it picks at each Frank-Wolfe step (the
+    step value ``gamma`` is public, set by the schedule, and its models are
+    replays of its choices, so the models sent to neighbours and to the
+    graph peers are post-processing).  Each choice is made by report-noisy-max
+    on the scores ``-sign g_j`` of the 2 ``n_base`` vertices: Gumbel noise of
+    scale ``2 Delta_k / epsilon_0`` (the exponential mechanism,
+    ``epsilon_0``-DP per choice), with ``Delta_k = d_k c_k Delta_A`` and
+    ``Delta_A = 2 / (1 + (m_k - 1) e^(-2 beta))`` the sensitivity of the
+    data term to one replaced sample (:func:`fw_score_sensitivity` derives
+    it from the bounded softmax weights; the smoothing term depends only on
+    models).  A node makes one choice per problem at each of its local
+    steps and wake-ups; ``epsilon_0`` is calibrated so that the local steps
+    plus ``ceil(a + 2 sqrt(a))`` wake-ups, ``a = max_iter / n_nodes``,
+    spend the budget (per-node composition by the accountant of
+    :mod:`skfed.privacy`), and a node that has used every wake-up the budget
+    affords stops sending, like a dropped node, with a
+    :class:`~skfed.privacy.PrivacyBudgetWarning` naming it and the
+    iteration.  The graph steps then use the models alone (the loss values
+    they otherwise exchange are not sent), and node sizes ``m_k`` (the
+    confidences) are treated as public.  The noise grows like ``e^(2 beta)
+    / m_k``: privacy needs many samples per node or a small ``beta``.
 
     See Also
     --------
@@ -786,6 +992,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         "base_predictors": [None, list, tuple],
         "stump_placement": [StrOptions({"range", "global_range", "quantile"})],
         "beta": [Interval(numbers.Real, 0, None, closed="neither")],
+        "privacy": [None, DifferentialPrivacy],
         **_BaseGraphPersonalized._common_constraints,
     }
 
@@ -815,6 +1022,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         handle_unknown="global",
         random_state=None,
         n_jobs=None,
+        privacy=None,
     ):
         self.n_estimators = n_estimators
         self.base_predictors = base_predictors
@@ -839,6 +1047,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         self.handle_unknown = handle_unknown
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.privacy = privacy
 
     # -------------------------------------------------------- base predictors
     def _agree_on_ranges(self, Xs, sws, layout, simulation):
@@ -939,6 +1148,17 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         self._validate_params()
         if self.base_predictors is not None and len(self.base_predictors) == 0:
             raise ValueError("base_predictors must hold at least one predictor.")
+        spec = check_privacy(self.privacy, type(self).__name__)
+        if spec is not None:
+            _check_private_inputs(self, sample_weight)
+            if self.base_predictors is None:
+                raise ValueError(
+                    "DecentralizedBoostingClassifier(privacy=...) needs base_predictors on "
+                    "a public feature range: its own stumps are placed on the extremes of "
+                    "the nodes' samples, which the nodes would send in the clear. Pass "
+                    "base_predictors=make_stump_predictors(feature_min, feature_max, "
+                    "n_estimators) with a range known without the data."
+                )
         Xs, Y, sws, layout, mass = self._prepare(X, y, groups, sample_weight)
         dtype = Xs.dtype
         rng = check_random_state(self.random_state)
@@ -967,7 +1187,18 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             rogue, rogue_mode,
         )
         state.setup_bytes = setup_bytes
+        if spec is not None:
+            self._plan_private_choices(state, spec, mass)
         state = self._fit_alternating(state, simulation, seeds, self.n_jobs)
+        if spec is not None:
+            state.dp.finish(
+                self, composition=(
+                    f"{state.P} report-noisy-max choice(s) per local step and per "
+                    "wake-up of the node, composed over its steps"
+                ),
+                score_sensitivity_per_unit_weight=state.sensitivity,
+                gumbel_scale_per_unit_weight=state.noise_unit,
+            )
         n_stumps = H.shape[1] - int(self.fit_intercept)
         alpha = state.alpha
         coef = alpha[:, :, :n_stumps]
@@ -982,6 +1213,20 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             self.intercept_ = np.ascontiguousarray(intercept)
         self.n_base_predictors_ = H.shape[1]
         return self
+
+    def _plan_private_choices(self, state, spec, mass):
+        """Calibrate report-noisy-max on the Frank-Wolfe scores; set the budget."""
+        K = len(self.nodes_)
+        max_iter, n_local = self._schedule(K)
+        state.dp = _WakeupBudget(
+            spec, lambda eps, delta, n: calibrate_report_noisy_max(eps, delta, 1.0, n),
+            n_nodes=K, max_iter=max_iter, n_local=n_local, uses_per_step=state.P,
+        )
+        state.sensitivity = fw_score_sensitivity(mass, self.beta)
+        # Gumbel scale 2 Delta / epsilon_0, Delta = d_k c_k Delta_A (times d_k c_k in Cython).
+        state.noise_unit = np.ascontiguousarray(
+            state.dp.mechanism.noise * state.sensitivity, dtype=np.float64
+        )
 
     # ------------------------------------------------------------- predict
     def _full_coef(self):
@@ -1079,10 +1324,16 @@ class _LinearState(_StateMixin):
     def local_models(self, n_steps, n_jobs):
         chunks = _node_chunks(self.K, n_jobs)
 
+        private = {}
+        if self.dp is not None:
+            private = {"sigma_unit": self.sigma_unit, "node_state": self.node_state,
+                       "row_norm": self.row_norm, "clip": self.clip}
+            self.dp.local_done[:] = n_steps
+
         def run(chunk):
             lin_local(self.X, self.Y, self.sw, self.offsets, self.theta, self.loss,
                       self.inv_mass, self.lipschitz, self.l2, self.n_penalized, self.losses,
-                      n_steps, chunk[0], chunk[1])
+                      n_steps, chunk[0], chunk[1], **private)
 
         _run_chunks(run, chunks)
         self.public[...] = self.theta
@@ -1102,9 +1353,17 @@ class _LinearState(_StateMixin):
             self.indptr, self.indices, self.weights, self.degree, self.confidence, self.mu,
             int(n_steps), clock, node_state, offline, self.rogue, self.rogue_mode,
             simulation.counter, payload, int(budget), int(spent), self.running_objective(), curve,
-            np.zeros(0, dtype=np.intp),
+            np.zeros(0, dtype=np.intp), **self._private_args(),
         )
+        self.n_iter_done += n_done
         return n_done, n_updates, spent, curve[:n_done]
+
+    def _private_args(self):
+        if self.dp is None:
+            return {}
+        return {"sigma_unit": self.sigma_unit, "row_norm": self.row_norm, "clip": self.clip,
+                "wakeups_left": self.dp.wakeups_left, "stopped_at": self.dp.stopped_at,
+                "it_offset": int(self.n_iter_done)}
 
 
 class PersonalizedLinearClassifier(_BaseGraphPersonalized):
@@ -1170,6 +1429,11 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     random_state : int, RandomState instance or None, default=None
     n_jobs : int, default=None
         Threads for the purely local phase.
+    privacy : DifferentialPrivacy, default=None
+        Make every node's messages ``(epsilon, delta)``-differentially
+        private with respect to one of its samples by Gaussian noise on its
+        gradients (see Notes; needs ``delta > 0`` and no ``sample_weight``).
+        None: no privacy.
 
     Attributes
     ----------
@@ -1183,6 +1447,40 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     objective_ : float
     communication_, n_bytes_sent_, n_messages_, bytes_per_round_
     n_features_in_ : int
+    privacy_spent_ : ndarray of shape (n_nodes,)
+        Only with ``privacy``: the epsilon each node spent at the
+        specification's delta (the accountant's figure for its releases).
+    privacy_ : dict
+        Only with ``privacy``: mechanism, noise standard deviation per node
+        (``sigma``), clip norm, sensitivities, uses per node, planned and
+        affordable wake-ups, ``stopped_at`` (-1: never ran out).
+
+    Notes
+    -----
+    **Privacy** (``privacy=``), the private peer-to-peer scheme of Bellet et
+    al. (2018) with Gaussian instead of Laplace noise.  The data enter what
+    a node sends only through the gradient of its local loss ``F_k``; under
+    ``privacy`` every sample's term ``loss'(y_i theta.x_i) y_i x_i`` of it
+    is clipped to l2 norm ``C`` (``privacy.clip_norm``), so one replaced
+    sample moves the mean gradient of each problem by at most ``2 C / m_k``
+    and the ``P`` one-vs-rest problems together by ``Delta_k = 2 C sqrt(P)
+    / m_k``; the node adds ``N(0, sigma_k^2)`` noise to every coordinate
+    before its step, ``sigma_k = sigma_1 Delta_k``.  The model it sends is
+    post-processing of these noisy gradients (and of its neighbours'
+    models).  A node releases one noisy gradient per local step and per
+    wake-up; ``sigma_1`` is calibrated (analytic Gaussian mechanism,
+    composed per node) so that the local steps plus ``ceil(a + 2 sqrt(a))``
+    wake-ups, ``a = max_iter / n_nodes``, spend the budget, and a node that
+    has used every wake-up the budget affords stops sending, like a dropped
+    node, with a :class:`~skfed.privacy.PrivacyBudgetWarning` naming it and
+    the iteration.  The graph steps use the models alone (loss values are
+    not sent); node sizes ``m_k`` are treated as public.  The step size
+    ``1 / L_k`` reads ``||X_k||_2`` off the data, so a private node uses the
+    public bound ``L_F = curvature * n_columns + alpha`` instead, valid for
+    standardized features (``||X_k||_2^2 / m_k`` is at most the mean squared
+    row norm, ``n_columns`` then): standardize the features under
+    ``privacy``.  With ``epsilon=np.inf`` nothing is clipped, noised or
+    changed.
 
     See Also
     --------
@@ -1196,6 +1494,9 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
 
     V. Zantedeschi, A. Bellet and M. Tommasi. "Fully Decentralized Joint
     Learning of Personalized Models and Collaboration Graphs", AISTATS 2020.
+
+    A. Bellet, R. Guerraoui, M. Taziki and M. Tommasi. "Personalized and
+    Private Peer-to-Peer Machine Learning", AISTATS 2018.
 
     Examples
     --------
@@ -1212,6 +1513,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     _parameter_constraints = {
         "loss": [StrOptions(set(_LOSSES))],
         "alpha": [Interval(numbers.Real, 0, None, closed="left")],
+        "privacy": [None, DifferentialPrivacy],
         **_BaseGraphPersonalized._common_constraints,
     }
 
@@ -1239,6 +1541,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         handle_unknown="global",
         random_state=None,
         n_jobs=None,
+        privacy=None,
     ):
         self.loss = loss
         self.alpha = alpha
@@ -1261,6 +1564,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         self.handle_unknown = handle_unknown
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.privacy = privacy
 
     def _design(self, X, dtype):
         if self.fit_intercept:
@@ -1282,6 +1586,9 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         self : PersonalizedLinearClassifier
         """
         self._validate_params()
+        spec = check_privacy(self.privacy, type(self).__name__)
+        if spec is not None:
+            _check_private_inputs(self, sample_weight)
         Xs, Y, sws, layout, mass = self._prepare(X, y, groups, sample_weight)
         dtype = Xs.dtype
         rng = check_random_state(self.random_state)
@@ -1293,7 +1600,18 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
             Z, Y, sws, layout.offsets, mass, mass / mass.max(), _LOSSES[self.loss](),
             self.alpha, Xs.shape[1], self.mu, dtype, rogue, rogue_mode,
         )
+        if spec is not None:
+            self._plan_private_gradients(state, spec, mass)
         state = self._fit_alternating(state, simulation, seeds, self.n_jobs)
+        if spec is not None:
+            state.dp.finish(
+                self, composition=(
+                    "one Gaussian release of the clipped gradient (all problems) per "
+                    "local step and per wake-up of the node, composed over its steps"
+                ),
+                clip_norm=state.clip, gradient_sensitivity=state.sensitivity,
+                sigma=state.sigma_unit, lipschitz=state.lipschitz.copy(),
+            )
         n_features = Xs.shape[1]
         theta = state.theta
         coef = theta[:, :, :n_features]
@@ -1307,6 +1625,35 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
             self.coef_ = np.ascontiguousarray(coef)
             self.intercept_ = np.ascontiguousarray(intercept)
         return self
+
+    def _plan_private_gradients(self, state, spec, mass):
+        """Calibrate the Gaussian noise on the local gradients; set the budget."""
+        K = len(self.nodes_)
+        max_iter, n_local = self._schedule(K)
+        state.dp = _WakeupBudget(
+            spec, lambda eps, delta, n: calibrate_gaussian(eps, delta, 1.0, n),
+            n_nodes=K, max_iter=max_iter, n_local=n_local, uses_per_step=1,
+        )
+        finite = math.isfinite(state.dp.epsilon)
+        # No noise, nothing to bound: epsilon=inf leaves the gradients unclipped.
+        state.clip = float(spec.clip_norm) if finite else 0.0
+        if finite:
+            # The step 1 / L_F,k read ||X_k||_2 off the data; a private node uses
+            # the public bound for features on a unit scale instead:
+            # ||X_k||_2^2 / m_k <= mean ||x_i||^2 = n_columns when every column
+            # has mean square 1 (standardized features, intercept column 1).
+            state.lipschitz = np.full(
+                state.K, state.loss.py_curvature() * state.X.shape[1] + state.l2
+            )
+        state.row_norm = np.ascontiguousarray(
+            np.linalg.norm(state.X.astype(np.float64), axis=1)
+        )
+        # One replaced sample moves each problem's clipped mean gradient by at
+        # most 2 C / m_k in l2, so the P blocks together by 2 C sqrt(P) / m_k.
+        state.sensitivity = 2.0 * float(spec.clip_norm) * math.sqrt(state.P) / mass
+        state.sigma_unit = np.ascontiguousarray(
+            state.dp.mechanism.sigma * state.sensitivity, dtype=np.float64
+        )
 
     def _full_coef(self):
         return DecentralizedBoostingClassifier._full_coef(self)

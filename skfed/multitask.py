@@ -93,6 +93,7 @@ simulation over all nodes after every round; in a deployment it is the sum
 of the three-float reports the nodes send.
 """
 
+import math
 import numbers
 import warnings
 
@@ -130,6 +131,13 @@ from ._core._multitask_fast import (
 )
 from .kernels import kernel_params, pairwise_kernel, resolve_kernel
 from .network import resolve_network
+from .privacy import (
+    DifferentialPrivacy,
+    calibrate_gaussian,
+    check_privacy,
+    describe,
+    epsilon_spent,
+)
 
 __all__ = ["FederatedMultiTaskClassifier", "FederatedMultiTaskRegressor"]
 
@@ -936,6 +944,79 @@ class _StoppingRule:
         return gap <= self.tol * abs(primal)
 
 
+class _PrivateSchedule(_StoppingRule):
+    """The rounds of a private fit: no gap-based decision.
+
+    The gap terms are not sent under ``privacy``, so the fit runs
+    ``max_rounds`` rounds, with an Omega step every ``omega_update_every``
+    rounds when Omega is learned (the curves are still recorded).
+    """
+
+    def omega_step_due(self, gap, primal):
+        super().omega_step_due(gap, primal)
+        self.w_step_done = False
+        return self.learn and self.since_update >= self.every
+
+    def after_omega_step(self, primal, dual, gram, sigma, lam):
+        super().after_omega_step(primal, dual, gram, sigma, lam)
+        return False
+
+    def without_omega_step(self, gap, primal, dual):
+        super().without_omega_step(gap, primal, dual)
+        return False
+
+
+class _PrivateUpdates:
+    """Gaussian mechanism on every node's update ``Delta v_t`` (primal modes).
+
+    Each round a participating node clips its update (all problems together)
+    to Frobenius norm ``B`` (``clip_norm``) and adds ``N(0, sigma^2)`` to every
+    entry, ``sigma = sigma_1 * 2 B``: whatever its data, a clipped update
+    moves by at most ``2 B``, so every release is a Gaussian mechanism of
+    sensitivity ``2 B`` with respect to the node's whole data set
+    (client-level privacy, which implies it for every one of its samples).
+    ``sigma_1`` makes ``max_rounds`` releases spend the budget, and a node
+    sends at most one update a round, so it never runs out.  With
+    ``epsilon=inf`` nothing is clipped or noised, and the gap terms are sent
+    as in the non-private fit (which it then equals).
+    """
+
+    def __init__(self, spec, n_nodes, max_rounds, random_state):
+        self.epsilon, self.delta = spec.budget()
+        self.clip = float(spec.clip_norm)
+        self.mechanism = calibrate_gaussian(self.epsilon, self.delta, 1.0, int(max_rounds))
+        self.sigma = self.mechanism.sigma * 2.0 * self.clip
+        self.uses = np.zeros(n_nodes, dtype=np.int64)
+        self.rng = None
+        if self.sigma > 0.0:
+            self.rng = np.random.default_rng(random_state.randint(1, np.iinfo(np.int32).max))
+
+    def privatize(self, active, results, totals):
+        out = []
+        for t, (dvs, deltas) in zip(active, results):
+            self.uses[t] += 1
+            if self.sigma == 0.0:
+                # epsilon=inf: no noise, nothing to bound.
+                out.append((dvs, deltas))
+                continue
+            update = dvs / totals[t]
+            norm = float(np.linalg.norm(update))
+            if norm > self.clip:
+                update = update * (self.clip / norm)
+            update = update + self.rng.normal(0.0, self.sigma, size=update.shape)
+            out.append((update * totals[t], deltas))
+        return out
+
+    def finish(self, estimator):
+        estimator.privacy_spent_ = epsilon_spent(self.mechanism, self.uses, self.delta)
+        estimator.privacy_ = describe(
+            self.mechanism, uses=self.uses, delta=self.delta,
+            composition="one Gaussian release of the clipped update per round the node "
+            "takes part in, composed over its rounds",
+            sigma=self.sigma, clip_norm=self.clip, level="client (the node's whole data set)",
+        )
+
+
 # ------------------------------------------------------------- estimators
 # Faults of SimulatedNetwork that MOCHA refuses (here and on Flower).
 _UNSUPPORTED_FAULTS = {
@@ -969,6 +1050,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         "random_state": ["random_state"],
         "n_jobs": [None, numbers.Integral],
         "verbose": ["verbose"],
+        "privacy": [None, DifferentialPrivacy],
     }
 
     def __init__(
@@ -997,6 +1079,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         random_state=None,
         n_jobs=None,
         verbose=0,
+        privacy=None,
     ):
         self.C = C
         self.lam = lam
@@ -1021,6 +1104,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.privacy = privacy
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -1069,6 +1153,9 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         n, d = X.shape
         loss = _LOSSES[self.loss]()
         lam = self._regularization(n)
+        dp_spec = check_privacy(self.privacy, type(self).__name__)
+        if dp_spec is not None:
+            self._check_private_mode(sample_weight)
         rng = check_random_state(self.random_state)
         seeds = node_seeds(rng, m)
         check_network_faults(self, self.network, _UNSUPPORTED_FAULTS)
@@ -1132,7 +1219,12 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         faults = _Faults(sim)
         rho = _rho(sigma)
         sigma_sent = np.zeros(m, dtype=bool)
+        private = None
         rule = _StoppingRule(self, learn and m > 1)
+        if dp_spec is not None:
+            private = _PrivateUpdates(dp_spec, m, self.max_rounds, rng)
+            if private.sigma > 0.0:
+                rule = _PrivateSchedule(self, learn and m > 1)
         gaps, objectives, duals = [], [], []
         converged = False
         sigma_info = state.sigma_info_floats * _FLOAT
@@ -1161,7 +1253,12 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                     results = state.solve(
                         active, steps, c, sigma, lam, theta, loss, parallel, n_chunks
                     )
-                    up = state.uplink(active, results) + 3 * _FLOAT
+                    gap_terms = 3 * _FLOAT
+                    if private is not None:
+                        results = private.privatize(active, results, totals)
+                        # Private fits do not send the three gap terms.
+                        gap_terms = 0 if private.sigma > 0.0 else gap_terms
+                    up = state.uplink(active, results) + gap_terms
                     counter.gather_to_server(active, up)
                     state.apply(active, results, parallel)
                 gap, primal, dual = self._gap(state, sigma, lam, loss, layout, totals)
@@ -1203,12 +1300,51 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                 counter.next_round()
                 if converged:
                     break
+        if private is not None:
+            if private.sigma > 0.0:
+                # A private fit runs its max_rounds by design (no gap is sent),
+                # so it only warns when it ends worse than the all-zero model.
+                converged = not objectives or objectives[-1] <= zero_objective
+            private.finish(self)
         self._set_fit_results(
             gaps, objectives, duals, sigma, rho, sim, converged, zero_objective=zero_objective,
             rule=rule,
         )
         self._store_model(state, X, Y, sw, layout, totals, sigma, lam, bias, dtype)
         return self
+
+    def _check_private_mode(self, sample_weight):
+        """Refuse the modes and settings whose messages ``privacy=`` cannot cover."""
+        name = type(self).__name__
+        if not self._primal_mode():
+            raise ValueError(
+                f"{name}(privacy=...) is refused in the exact kernel mode "
+                "(approximation=None): its messages carry support vectors, raw samples "
+                "of the nodes. Use approximation='rff' or kernel='linear'."
+            )
+        if self.approximation == "nystroem":
+            raise ValueError(
+                f"{name}(privacy=...) is refused with approximation='nystroem': its "
+                "landmarks are raw samples sent to every node. Use approximation='rff' "
+                "(data-independent features) or kernel='linear'."
+            )
+        if math.isinf(self.privacy.budget()[0]):
+            # No noise: the gap terms and the setup statistics may be sent.
+            pass
+        elif self.kernel != "linear" and isinstance(self.gamma, str) and self.gamma == "scale":
+            raise ValueError(
+                f"{name}(privacy=...) needs a numeric gamma or gamma='auto': "
+                "gamma='scale' sends every node's feature sums and sums of squares."
+            )
+        elif (isinstance(self.omega, str) and self.omega == "learn"
+              and self.omega_update_every is None):
+            raise ValueError(
+                f"{name}(privacy=...) with omega='learn' needs omega_update_every: the "
+                "learned-Omega stopping rule reads the nodes' duality-gap terms, which a "
+                "private fit does not send."
+            )
+        if sample_weight is not None:
+            raise ValueError(f"{name}(privacy=...) does not accept sample_weight.")
 
     def _initial_task_covariance(self, n_nodes, factored=False):
         """``(learn, Sigma_0)``: identity / m when Omega is learned or independent
@@ -1607,6 +1743,24 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         backend.  Results do not depend on ``n_jobs`` or the backend.
     verbose : int, default=0
         Print the gap after every round.
+    privacy : DifferentialPrivacy, default=None
+        Make every node's messages ``(epsilon, delta)``-differentially
+        private with respect to its whole data set (client level) by
+        clipping each round's update ``Delta v_t`` (all problems) to
+        Frobenius norm ``B = privacy.clip_norm`` and adding Gaussian noise
+        of standard deviation ``sigma_1 * 2 B`` to every entry (sensitivity
+        ``2 B`` whatever the data; ``sigma_1`` calibrated by the analytic
+        Gaussian mechanism so that ``max_rounds`` releases spend the budget;
+        the server's ``V`` and everything sent from it are post-processing).
+        The nodes' duality-gap terms are not sent, so a private fit runs
+        ``max_rounds`` rounds, with an Omega step every
+        ``omega_update_every`` rounds (required with ``omega="learn"``).
+        Only the modes that send no raw data: ``approximation="rff"`` (with
+        a numeric ``gamma`` or ``"auto"``: ``"scale"`` sends feature sums)
+        and ``kernel="linear"``; the exact kernel and Nystroem modes send
+        samples and are refused with an error, as is ``sample_weight``.
+        Sets ``privacy_spent_`` (epsilon per node, from the accountant, for
+        the rounds it took part in) and ``privacy_``.  None: no privacy.
 
     Attributes
     ----------
@@ -1754,6 +1908,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         random_state=None,
         n_jobs=None,
         verbose=0,
+        privacy=None,
     ):
         super().__init__(
             C=C, lam=lam, loss=loss, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
@@ -1763,7 +1918,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
             local_epochs=local_epochs, local_gap_target=local_gap_target, tol=tol,
             max_rounds=max_rounds, group_column=group_column,
             handle_unknown=handle_unknown, network=network, random_state=random_state,
-            n_jobs=n_jobs, verbose=verbose,
+            n_jobs=n_jobs, verbose=verbose, privacy=privacy,
         )
 
     def fit(self, X, y, groups=None, sample_weight=None):
@@ -1928,6 +2083,8 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
     random_state : int, RandomState instance or None, default=None
     n_jobs : int or None, default=None
     verbose : int, default=0
+    privacy : DifferentialPrivacy, default=None
+        See :class:`FederatedMultiTaskClassifier`.
 
     Attributes
     ----------
@@ -2007,6 +2164,7 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
         random_state=None,
         n_jobs=None,
         verbose=0,
+        privacy=None,
     ):
         super().__init__(
             C=C, lam=lam, loss=loss, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
@@ -2016,7 +2174,7 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
             local_epochs=local_epochs, local_gap_target=local_gap_target, tol=tol,
             max_rounds=max_rounds, group_column=group_column,
             handle_unknown=handle_unknown, network=network, random_state=random_state,
-            n_jobs=n_jobs, verbose=verbose,
+            n_jobs=n_jobs, verbose=verbose, privacy=privacy,
         )
 
     def fit(self, X, y, groups=None, sample_weight=None):

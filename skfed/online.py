@@ -78,6 +78,7 @@ from ._compat import HasMethods, Interval, StrOptions
 from ._core import _online_fast
 from .kernels import kernel_params, resolve_kernel
 from .network import float_bytes, resolve_network
+from .privacy import DifferentialPrivacy
 
 __all__ = ["DecentralizedKernelSGDClassifier", "DecentralizedKernelSGDRegressor"]
 
@@ -200,6 +201,7 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         "shuffle": ["boolean"],
         "network": [None, HasMethods(["start"])],
         "random_state": ["random_state"],
+        "privacy": [None, DifferentialPrivacy],
         **FederatedMixin._federated_parameter_constraints,
     }
 
@@ -228,6 +230,13 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         first = partial is False or not hasattr(self, "_sizes")
         if first:
             self._validate_params()
+            if self.privacy is not None:
+                raise ValueError(
+                    f"{type(self).__name__} does not support privacy=: its exchanges send "
+                    "raw samples (new dictionary centres) and whole dictionaries to the "
+                    "neighbours, whose sensitivity to one sample is unbounded, and no "
+                    "sound mechanism for them is implemented. Use privacy=None."
+                )
             X, y, sample_weight, layout = self._validate_fit_data(
                 X, y, groups, sample_weight, y_numeric=self._is_regressor()
             )
@@ -818,6 +827,11 @@ _COMMON_PARAMS_DOC = """
         same magnitude (``"random"``).
     random_state : int, RandomState instance or None, default=None
         Seeds the per-node shuffles, the network and the rogue noise.
+    privacy : None, default=None
+        Differential privacy is not supported: the exchanges send raw
+        samples (new dictionary centres) and whole dictionaries, whose
+        sensitivity to one sample is unbounded, so a
+        :class:`~skfed.privacy.DifferentialPrivacy` is refused with an error.
 """
 
 _COMMON_ATTRIBUTES_DOC = """
@@ -970,6 +984,7 @@ class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _BaseDecentrali
         handle_unknown="global",
         network=None,
         random_state=None,
+        privacy=None,
     ):
         self.loss = loss
         self.kernel = kernel
@@ -991,6 +1006,7 @@ class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _BaseDecentrali
         self.handle_unknown = handle_unknown
         self.network = network
         self.random_state = random_state
+        self.privacy = privacy
 
     def _is_regressor(self):
         return False
@@ -1236,6 +1252,7 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         handle_unknown="global",
         network=None,
         random_state=None,
+        privacy=None,
     ):
         self.loss = loss
         self.kernel = kernel
@@ -1257,6 +1274,7 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         self.handle_unknown = handle_unknown
         self.network = network
         self.random_state = random_state
+        self.privacy = privacy
 
     def _is_regressor(self):
         return True

@@ -37,7 +37,7 @@ def analytic_gaussian_delta(sigma, epsilon, sensitivity=1.0):
 def test_specification_validates_and_clones():
     spec = DifferentialPrivacy(epsilon=0.5, delta=1e-5)
     assert spec.budget() == (0.5, 1e-5)
-    assert clone(spec).get_params() == {"epsilon": 0.5, "delta": 1e-5}
+    assert clone(spec).get_params() == {"epsilon": 0.5, "delta": 1e-5, "clip_norm": 1.0}
     assert DifferentialPrivacy(epsilon=np.inf).budget()[0] == math.inf
     with pytest.raises(ValueError, match="epsilon"):
         DifferentialPrivacy(epsilon=0.0).budget()
@@ -229,3 +229,433 @@ def test_support_debiased_threshold_and_refusals(sparse_clients):
         FederatedSparseLinearRegression(privacy=spec).fit(X, y, groups=groups)
     with pytest.raises(TypeError, match="'privacy' parameter of FederatedSupportRecovery"):
         FederatedSupportRecovery(privacy={"epsilon": 1}).fit(X, y, groups=groups)
+
+
+# ---------------------------------------------------------------------------
+# Dada: report-noisy-max on the Frank-Wolfe scores, per-node composition
+# ---------------------------------------------------------------------------
+
+import warnings  # noqa: E402
+
+from sklearn.datasets import make_moons  # noqa: E402
+
+from skfed import DecentralizedBoostingClassifier  # noqa: E402
+from skfed._core._boosting_fast import (  # noqa: E402
+    Logistic,
+    fw_async,
+    noisy_vertex_draws,
+)
+from skfed.boosting import fw_score_sensitivity, make_stump_predictors  # noqa: E402
+from skfed.privacy import PrivacyBudgetWarning  # noqa: E402
+
+
+def _weighted_column_mean(a, margins):
+    w = np.exp(-margins)
+    return float(w @ a / w.sum())
+
+
+def test_fw_score_sensitivity_bounds_and_is_attained():
+    beta, m = 1.5, 30
+    bound = fw_score_sensitivity(m, beta)
+    assert bound == pytest.approx(2.0 / (1.0 + (m - 1) * math.exp(-2 * beta)), rel=1e-15)
+    rng = np.random.default_rng(0)
+    worst = 0.0
+    for _ in range(3000):
+        a = rng.choice([-1.0, 1.0], size=m) * rng.uniform(0.5, 1, size=m)
+        margins = rng.uniform(-beta, beta, size=m) * rng.choice([0.2, 1.0])
+        before = _weighted_column_mean(a, margins)
+        a2, margins2 = a.copy(), margins.copy()
+        a2[0], margins2[0] = rng.uniform(-1, 1), rng.uniform(-beta, beta)
+        worst = max(worst, abs(_weighted_column_mean(a2, margins2) - before))
+    assert worst <= bound
+    # the extreme case: all others at margin beta, the sample at -beta, a -1 -> +1
+    a = np.ones(m)
+    a[0] = -1.0
+    margins = np.full(m, beta)
+    margins[0] = -beta
+    a2 = a.copy()
+    a2[0] = 1.0
+    change = _weighted_column_mean(a2, margins) - _weighted_column_mean(a, margins)
+    assert change == pytest.approx(bound, rel=1e-12)
+    assert fw_score_sensitivity(1, 0.1) == pytest.approx(2.0)  # one sample: all of [-1, 1]
+
+
+def test_cython_noisy_vertex_frequencies_are_the_softmax():
+    grad = np.array([0.3, -0.8, 0.0, 1.1])
+    noise = 0.5
+    n = 60_000
+    js, signs = noisy_vertex_draws(grad, noise, n, 12345)
+    # vertex (j, s) with probability proportional to exp(-s g_j / noise)
+    scores = np.concatenate([-grad, grad])  # s = +1, then s = -1
+    expected = np.exp(scores / noise)
+    expected /= expected.sum()
+    index = np.where(signs > 0, js, js + grad.size)
+    freq = np.bincount(index, minlength=2 * grad.size) / n
+    np.testing.assert_array_less(
+        np.abs(freq - expected), 5 * np.sqrt(expected * (1 - expected) / n) + 1e-12
+    )
+
+
+@pytest.fixture(scope="module")
+def moons_nodes():
+    X, y = make_moons(240, noise=0.2, random_state=0)
+    groups = np.repeat(np.arange(6), 40)
+    stumps = make_stump_predictors([-1.5, -1.0], [2.5, 1.5], 20)
+    return X, y, groups, stumps
+
+
+def test_dada_epsilon_infinity_is_the_non_private_fit(moons_nodes):
+    X, y, groups, stumps = moons_nodes
+    kw = dict(base_predictors=stumps, max_iter=120, random_state=0)
+    plain = DecentralizedBoostingClassifier(**kw).fit(X, y, groups=groups)
+    free = DecentralizedBoostingClassifier(
+        privacy=DifferentialPrivacy(epsilon=np.inf), **kw
+    ).fit(X, y, groups=groups)
+    np.testing.assert_array_equal(free.coef_, plain.coef_)
+    np.testing.assert_array_equal(free.intercept_, plain.intercept_)
+    np.testing.assert_array_equal(free.objective_curve_, plain.objective_curve_)
+    assert (free.collaboration_graph_ != plain.collaboration_graph_).nnz == 0
+    assert free.n_bytes_sent_ == plain.n_bytes_sent_
+    assert np.all(np.isinf(free.privacy_spent_))
+    assert free.privacy_["noise"] == 0.0
+
+
+def test_dada_spend_noise_and_accountant(moons_nodes):
+    X, y, groups, stumps = moons_nodes
+    K, max_iter = 6, 120
+    spec = DifferentialPrivacy(epsilon=3.0, delta=0.0)
+    est = DecentralizedBoostingClassifier(
+        base_predictors=stumps, max_iter=max_iter, beta=1.0, mu=10.0, privacy=spec, random_state=1,
+    ).fit(X, y, groups=groups)
+    info = est.privacy_
+    n_local = math.ceil(max_iter / K)
+    planned = math.ceil(max_iter / K + 2 * math.sqrt(max_iter / K))
+    assert info["planned_wakeups"] == planned
+    # pure DP: basic composition, epsilon / (n_local + planned) per choice
+    eps0 = 3.0 / (n_local + planned)
+    assert info["epsilon_per_use"] == pytest.approx(eps0, rel=1e-12)
+    assert info["affordable_wakeups"] == planned
+    # Gumbel scale 2 Delta_A / eps0 per unit loss weight, Delta_A the closed form
+    delta_a = 2.0 / (1.0 + 39.0 * math.exp(-2.0))
+    np.testing.assert_allclose(info["gumbel_scale_per_unit_weight"], 2 * delta_a / eps0, rtol=1e-12)
+    # every node: n_local local choices plus one per wake-up that updated
+    uses = info["uses"]
+    assert np.all(uses >= n_local) and np.all(uses <= n_local + planned)
+    assert uses.sum() == K * n_local + est.n_updates_
+    np.testing.assert_allclose(est.privacy_spent_, eps0 * uses, rtol=1e-12)
+    assert np.all(est.privacy_spent_ <= 3.0 + 1e-12)
+    # with delta > 0 the accountant's figure, monotone in the number of steps
+    spec = DifferentialPrivacy(epsilon=3.0, delta=1e-6)
+    spent = []
+    for n_iter in (60, 120):
+        est = DecentralizedBoostingClassifier(
+            base_predictors=stumps, max_iter=n_iter, graph_update_every=None, beta=1.0,
+            mu=10.0, privacy=spec, random_state=1,
+        ).fit(X, y, groups=groups)
+        mech = ReportNoisyMax(est.privacy_["epsilon_per_use"], 1.0)
+        for k in range(K):
+            assert est.privacy_spent_[k] == epsilon_after(mech, est.privacy_["uses"][k], 1e-6)
+        assert np.all(est.privacy_spent_ <= 3.0)
+        spent.append(epsilon_spent(mech, np.arange(0, 200, 20), 1e-6))
+        assert np.all(np.diff(spent[-1]) > 0)
+
+
+def _fw_arrays(K=3, m=8, n=4, seed=0):
+    rng = np.random.default_rng(seed)
+    H = np.ascontiguousarray(rng.choice([-1.0, 1.0], size=(K * m, n)))
+    Y = np.ascontiguousarray(rng.choice([-1.0, 1.0], size=(1, K * m)))
+    sw = np.ones(K * m)
+    offsets = np.arange(0, K * m + 1, m).astype(np.intp)
+    W = np.ones((K, K)) - np.eye(K)
+    indptr = np.arange(0, K * (K - 1) + 1, K - 1).astype(np.intp)
+    indices = np.array([l for k in range(K) for l in range(K) if l != k], dtype=np.intp)
+    return H, Y, sw, offsets, indptr, indices, W
+
+
+def test_dada_budget_stop_at_the_right_wakeup():
+    from skfed.network import SimulatedNetwork
+
+    K, n_steps = 3, 40
+    H, Y, sw, offsets, indptr, indices, W = _fw_arrays(K)
+    n = H.shape[1]
+    alpha = np.zeros((K, 1, n))
+    public = np.zeros_like(alpha)
+    margins = np.zeros((1, H.shape[0]))
+    losses = np.zeros((K, 1))
+    sim = SimulatedNetwork().start(K, server=False, random_state=0)
+    trace_node = np.zeros(n_steps, dtype=np.intp)
+    trace_coord = np.zeros(n_steps, dtype=np.intp)
+    left = np.array([2, 5, 0], dtype=np.int64)
+    stopped = np.full(K, -1, dtype=np.int64)
+    fw_async(
+        H, Y, sw, offsets, alpha, public, margins, losses, indptr, indices,
+        np.ones(K * (K - 1)), np.full(K, K - 1.0), np.ones(K), 1.0, 1.0, 0, n_steps,
+        np.array([7], dtype=np.uint32), np.arange(1, K + 1, dtype=np.uint32),
+        np.zeros(0, dtype=np.uint8), np.zeros(K, dtype=np.uint8), 0, sim.counter, 10, -1, 0,
+        0.0, np.zeros(n_steps), trace_node, trace_coord, np.zeros(n_steps),
+        noise_unit=np.full(K, 0.3), wakeups_left=left, stopped_at=stopped, it_offset=100,
+    )
+    for k, budget in enumerate([2, 5, 0]):
+        wakes = np.flatnonzero(trace_node == k)
+        assert wakes.size > budget  # the node woke up past its budget
+        # its first `budget` wake-ups update, every later one does nothing
+        assert np.all(trace_coord[wakes[:budget]] >= 0)
+        assert np.all(trace_coord[wakes[budget:]] == -1)
+        assert stopped[k] == 100 + wakes[budget]
+    np.testing.assert_array_equal(left, 0)
+
+
+def test_dada_privacy_refusals(moons_nodes):
+    X, y, groups, stumps = moons_nodes
+    spec = DifferentialPrivacy(epsilon=1.0)
+    with pytest.raises(ValueError, match="needs base_predictors on a public feature range"):
+        DecentralizedBoostingClassifier(privacy=spec).fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="does not accept sample_weight"):
+        DecentralizedBoostingClassifier(base_predictors=stumps, privacy=spec).fit(
+            X, y, groups=groups, sample_weight=np.ones(len(y))
+        )
+
+
+# ---------------------------------------------------------------------------
+# Perso-lin: Gaussian noise on clipped local gradients (Bellet et al. 2018)
+# ---------------------------------------------------------------------------
+
+from skfed import PersonalizedLinearClassifier  # noqa: E402
+from skfed._core._boosting_fast import lin_local  # noqa: E402
+
+
+def test_persolin_epsilon_infinity_is_the_non_private_fit(moons_nodes):
+    X, y, groups, _ = moons_nodes
+    kw = dict(max_iter=120, mu=0.5, random_state=0)
+    plain = PersonalizedLinearClassifier(**kw).fit(X, y, groups=groups)
+    free = PersonalizedLinearClassifier(privacy=DifferentialPrivacy(np.inf), **kw).fit(
+        X, y, groups=groups
+    )
+    np.testing.assert_array_equal(free.coef_, plain.coef_)
+    np.testing.assert_array_equal(free.intercept_, plain.intercept_)
+    np.testing.assert_array_equal(free.objective_curve_, plain.objective_curve_)
+    assert free.n_bytes_sent_ == plain.n_bytes_sent_
+    assert np.all(np.isinf(free.privacy_spent_))
+
+
+def test_persolin_noise_scale_and_spend_are_the_closed_forms(moons_nodes):
+    X, y, groups, _ = moons_nodes
+    K, max_iter, m = 6, 120, 40
+    spec = DifferentialPrivacy(epsilon=2.0, delta=1e-5, clip_norm=0.5)
+    est = PersonalizedLinearClassifier(max_iter=max_iter, privacy=spec, random_state=2).fit(
+        X, y, groups=groups
+    )
+    info = est.privacy_
+    n_local = math.ceil(max_iter / K)
+    planned = math.ceil(max_iter / K + 2 * math.sqrt(max_iter / K))
+    n_plan = n_local + planned
+    # sigma_k = sigma_1 sqrt(n_plan) * 2 C sqrt(P) / m_k, sigma_1 the analytic
+    # Gaussian mechanism's noise for one (2, 1e-5) release of sensitivity 1
+    sigma_k = info["sigma"]
+    np.testing.assert_allclose(info["gradient_sensitivity"], 2 * 0.5 / m, rtol=1e-12)
+    sigma_1 = sigma_k[0] / (2 * 0.5 / m) / math.sqrt(n_plan)
+    assert analytic_gaussian_delta(sigma_1, 2.0) == pytest.approx(1e-5, rel=1e-6)
+    np.testing.assert_allclose(sigma_k, sigma_k[0], rtol=1e-15)
+    # the accountant: n releases at sigma are one at sigma / sqrt(n)
+    uses = info["uses"]
+    assert uses.sum() == K * n_local + est.n_updates_
+    for k in range(K):
+        single = sigma_1 * math.sqrt(n_plan / uses[k])
+        expected = 0.0 if uses[k] == 0 else float(
+            __import__("dp_accounting").get_epsilon_gaussian(single, 1e-5)
+        )
+        assert est.privacy_spent_[k] == pytest.approx(expected, rel=1e-9)
+    assert np.all(est.privacy_spent_ <= 2.0 + 1e-9)
+    # the step size is public: logistic curvature 1/4 times 3 columns, plus alpha
+    np.testing.assert_allclose(info["lipschitz"], 0.25 * 3 + 1e-2, rtol=1e-15)
+    with pytest.raises(ValueError, match="pure differential privacy"):
+        PersonalizedLinearClassifier(privacy=DifferentialPrivacy(1.0, delta=0.0)).fit(
+            X, y, groups=groups
+        )
+    with pytest.raises(ValueError, match="does not accept sample_weight"):
+        PersonalizedLinearClassifier(privacy=spec).fit(
+            X, y, groups=groups, sample_weight=np.ones(len(y))
+        )
+
+
+def _one_local_step(Z, Yrow, *, n_nodes, sigma, clip, l2=0.1, seed_base=1):
+    """lin_local: one logistic step from theta = 0 on n_nodes copies of (Z, Yrow)."""
+    m, n = Z.shape
+    Xall = np.ascontiguousarray(np.tile(Z, (n_nodes, 1)))
+    Yall = np.ascontiguousarray(np.tile(Yrow, n_nodes)[None, :])
+    offsets = np.arange(0, n_nodes * m + 1, m).astype(np.intp)
+    theta = np.zeros((n_nodes, 1, n))
+    lip = np.full(n_nodes, 2.0)
+    lin_local(
+        Xall, Yall, np.ones(n_nodes * m), offsets, theta, Logistic(), np.full(n_nodes, 1.0 / m),
+        lip, l2, n - 1, np.zeros((n_nodes, 1)), 1, 0, n_nodes,
+        sigma_unit=np.full(n_nodes, sigma),
+        # independent random seeds, as node_seeds draws them (consecutive
+        # xorshift seeds give correlated first draws)
+        node_state=np.random.default_rng(seed_base).integers(
+            1, 2**32 - 1, size=n_nodes, dtype=np.uint32),
+        row_norm=np.linalg.norm(Xall, axis=1), clip=clip,
+    )
+    return theta[:, 0, :]
+
+
+def test_persolin_clipped_step_matches_numpy_and_noise_has_sigma():
+    rng = np.random.default_rng(5)
+    m = 25
+    Z = np.column_stack([rng.normal(scale=0.5, size=(m, 2)), np.ones(m)])
+    Yrow = rng.choice([-1.0, 1.0], size=m)
+    clip = 0.6
+    # NumPy reference: at theta = 0 the logistic derivative is -1/2 for every
+    # sample; each term -1/2 y_i x_i is clipped to norm `clip`
+    terms = -0.5 * Yrow[:, None] * Z
+    norms = np.linalg.norm(terms, axis=1)
+    terms *= np.minimum(1.0, clip / norms)[:, None]
+    assert np.any(norms > clip) and np.any(norms < clip)  # both cases occur
+    expected = -terms.mean(axis=0) / 2.0
+    got = _one_local_step(Z, Yrow, n_nodes=1, sigma=0.0, clip=clip)
+    np.testing.assert_allclose(got[0], expected, rtol=1e-12, atol=1e-15)
+    # Gaussian noise: theta = expected - noise / L, noise ~ N(0, sigma^2) per coordinate
+    n_nodes, sigma = 4000, 0.3
+    noisy = _one_local_step(Z, Yrow, n_nodes=n_nodes, sigma=sigma, clip=clip)
+    noise = (expected - noisy) * 2.0
+    assert np.all(np.abs(noise.mean(axis=0)) < 5 * sigma / math.sqrt(n_nodes))
+    np.testing.assert_array_less(
+        np.abs(noise.std(axis=0) - sigma), 5 * sigma / math.sqrt(2 * n_nodes)
+    )
+    # coordinates independent, and normal (Kolmogorov-Smirnov)
+    assert abs(np.corrcoef(noise[:, 0], noise[:, 1])[0, 1]) < 5 / math.sqrt(n_nodes)
+    assert stats.kstest(noise[:, 0] / sigma, "norm").pvalue > 1e-4
+
+
+@pytest.mark.parametrize("Estimator", [DecentralizedBoostingClassifier, PersonalizedLinearClassifier])
+def test_budget_stop_spends_exactly_the_budget(moons_nodes, Estimator):
+    X, y, groups, stumps = moons_nodes
+    X = np.tile(X[:40], (5, 1))
+    y = np.tile(y[:40], 5)
+    groups = np.repeat(np.arange(20), 10)
+    extra = {"base_predictors": stumps} if Estimator is DecentralizedBoostingClassifier else {}
+    spec = DifferentialPrivacy(epsilon=1.0, delta=1e-6 if extra == {} else 0.0)
+    for seed in range(30):
+        est = Estimator(graph=np.ones((20, 20)) - np.eye(20), max_iter=20, privacy=spec,
+                        random_state=seed, **extra)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est.fit(X, y, groups=groups)
+        stopped = np.flatnonzero(est.privacy_["stopped_at"] >= 0)
+        if stopped.size:
+            break
+    assert stopped.size
+    messages = [str(w.message) for w in caught if w.category is PrivacyBudgetWarning]
+    assert len(messages) == 1 and Estimator.__name__ in messages[0]
+    afford = est.privacy_["affordable_wakeups"]
+    assert afford >= math.ceil(1 + 2)  # mean 1 wake-up per node, plus 2 sd
+    # fixed graph, so no local phase: one release per update, and every
+    # refused wake-up is an iteration without an update (no drops here)
+    assert est.privacy_["uses"].sum() == est.n_updates_
+    assert est.n_iter_ - est.n_updates_ >= stopped.size
+    for k in stopped:
+        assert f"{est.nodes_.tolist()[k]!r} at iteration {est.privacy_['stopped_at'][k]}" in messages[0]
+        assert est.privacy_["uses"][k] == afford
+        assert est.privacy_spent_[k] <= 1.0
+        # one more use would have exceeded the budget
+        mech = ReportNoisyMax(est.privacy_["epsilon_per_use"], 1.0) if extra else GaussianMechanism(
+            est.privacy_["noise"], 1.0)
+        assert epsilon_after(mech, est.privacy_["uses"][k] + 1, spec.delta) > 1.0
+
+
+def test_online_kernel_sgd_refuses_privacy(moons_nodes):
+    from skfed import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
+
+    X, y, groups, _ = moons_nodes
+    spec = DifferentialPrivacy(epsilon=1.0)
+    for est, target in [(DecentralizedKernelSGDClassifier(privacy=spec), y),
+                        (DecentralizedKernelSGDRegressor(privacy=spec), y.astype(float))]:
+        with pytest.raises(ValueError, match=f"{type(est).__name__} does not support privacy=: "
+                           "its exchanges send raw samples"):
+            est.fit(X, target, groups=groups)
+    assert not hasattr(est, "nodes_")
+
+
+# ---------------------------------------------------------------------------
+# Kernel MTL (MOCHA): Gaussian noise on the clipped per-round updates
+# ---------------------------------------------------------------------------
+
+from skfed import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor  # noqa: E402
+from skfed.multitask import _PrivateUpdates  # noqa: E402
+
+
+def test_mocha_epsilon_infinity_is_the_non_private_fit(moons_nodes):
+    X, y, groups, _ = moons_nodes
+    kw = dict(approximation="rff", gamma=1.0, n_components=30, max_rounds=30, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = FederatedMultiTaskClassifier(**kw).fit(X, y, groups=groups)
+        free = FederatedMultiTaskClassifier(privacy=DifferentialPrivacy(np.inf), **kw).fit(
+            X, y, groups=groups
+        )
+    np.testing.assert_array_equal(free.coef_, plain.coef_)
+    np.testing.assert_array_equal(free.omega_, plain.omega_)
+    np.testing.assert_array_equal(free.objective_curve_, plain.objective_curve_)
+    assert free.n_bytes_sent_ == plain.n_bytes_sent_
+    assert np.all(np.isinf(free.privacy_spent_))
+
+
+def test_mocha_private_updates_clip_noise_and_spend(moons_nodes):
+    from skfed.network import SimulatedNetwork
+
+    X, y, groups, _ = moons_nodes
+    spec = DifferentialPrivacy(epsilon=4.0, delta=1e-5, clip_norm=0.3)
+    # the mechanism: clip to 0.3 in Frobenius norm, then N(0, sigma^2) per entry
+    private = _PrivateUpdates(spec, 2, 25, np.random.RandomState(0))
+    sigma_1 = private.sigma / (2 * 0.3) / math.sqrt(25)
+    assert analytic_gaussian_delta(sigma_1, 4.0) == pytest.approx(1e-5, rel=1e-6)
+    totals = np.array([10.0, 4.0])
+    big = np.full((1, 3), 2.0)  # update norm 2 sqrt(3) / 10 > 0.3: clipped
+    small = np.array([[0.1, -0.2, 0.0]])  # update norm 0.056 / ... < 0.3: kept
+    reference = np.random.default_rng(
+        np.random.RandomState(0).randint(1, np.iinfo(np.int32).max)
+    )
+    out = private.privatize(np.array([0, 1]), [(big, None), (small, None)], totals)
+    u0 = big / 10.0
+    u0 = u0 * (0.3 / np.linalg.norm(u0))
+    expected0 = (u0 + reference.normal(0.0, private.sigma, size=(1, 3))) * 10.0
+    expected1 = (small / 4.0 + reference.normal(0.0, private.sigma, size=(1, 3))) * 4.0
+    np.testing.assert_allclose(out[0][0], expected0, rtol=1e-12)
+    np.testing.assert_allclose(out[1][0], expected1, rtol=1e-12)
+    # a fit: each node spends what its rounds cost (dropped rounds cost nothing)
+    est = FederatedMultiTaskClassifier(
+        approximation="rff", gamma=1.0, n_components=30, omega_update_every=5, max_rounds=20,
+        network=SimulatedNetwork(drop_rate=0.3), privacy=spec, random_state=0,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X, y, groups=groups)
+    assert est.n_iter_ == 20  # no gap is sent: every round runs
+    uses = est.privacy_["uses"]
+    assert np.all(uses <= 20) and uses.min() < 20
+    mech = GaussianMechanism(est.privacy_["noise"], 1.0)
+    for k in range(len(uses)):
+        assert est.privacy_spent_[k] == epsilon_after(mech, uses[k], 1e-5)
+    assert np.all(est.privacy_spent_ <= 4.0 + 1e-9)
+    assert epsilon_after(mech, 20, 1e-5) == pytest.approx(4.0, rel=1e-6)
+
+
+def test_mocha_privacy_refusals(moons_nodes):
+    X, y, groups, _ = moons_nodes
+    spec = DifferentialPrivacy(epsilon=1.0)
+    cases = [
+        (FederatedMultiTaskClassifier(privacy=spec), "refused in the exact kernel mode"),
+        (FederatedMultiTaskClassifier(approximation="nystroem", privacy=spec),
+         "refused with approximation='nystroem'"),
+        (FederatedMultiTaskClassifier(approximation="rff", privacy=spec),
+         "needs a numeric gamma"),
+        (FederatedMultiTaskClassifier(approximation="rff", gamma=1.0, privacy=spec),
+         "needs omega_update_every"),
+    ]
+    for est, message in cases:
+        with pytest.raises(ValueError, match=message):
+            est.fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="does not accept sample_weight"):
+        FederatedMultiTaskRegressor(kernel="linear", omega="independent", privacy=spec).fit(
+            X, y.astype(float), groups=groups, sample_weight=np.ones(len(y))
+        )

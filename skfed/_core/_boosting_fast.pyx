@@ -21,14 +21,14 @@
 # only compute.  ``# IN`` arrays are read, ``# IN/OUT`` arrays are updated in
 # place, ``# OUT`` arrays are written.
 
-from libc.math cimport exp, log, log1p, fabs, INFINITY
+from libc.math cimport cos, exp, log, log1p, fabs, sqrt, INFINITY, M_PI
 from cython cimport floating
 from scipy.linalg.cython_blas cimport dgemv
 
 import numpy as np
 
 from ._comm cimport CommCounter
-from ._random cimport rand_int, rand_uniform
+from ._random cimport RAND_R_MAX, our_rand_r, rand_int, rand_uniform
 from ._typedefs cimport int64_t, intp_t, uint8_t, uint32_t
 
 
@@ -166,6 +166,7 @@ cdef void _fw_node(
     double beta, double gamma,
     double* grad, double* coef_buf,
     intp_t* j_out, double* s_out, double* loss_out,
+    double noise=0.0, uint32_t* rng=NULL,
 ) noexcept nogil:
     """One Frank-Wolfe step of node k on problem p (eqs. 3-4).
 
@@ -175,6 +176,11 @@ cdef void _fw_node(
     the vertex value ``s_j = +-beta`` (the smallest j among coordinates
     whose |g_j| is within a relative 1e-12 of the largest) and the new loss.  ``coef_buf`` holds
     at least ``end - start`` doubles (scratch for the BLAS gradient).
+
+    With ``noise > 0`` the vertex is chosen privately instead: report-noisy-max
+    over the 2 n vertices ``s e_j`` (s = +-1) of the scores ``-s g_j`` plus
+    independent Gumbel(``noise``) draws from ``rng`` (the exponential
+    mechanism; see ``skfed.boosting``).
     """
     cdef int n = <int>H.shape[1], m = <int>(end - start), inc = 1
     cdef intp_t i, j, best = 0
@@ -203,17 +209,21 @@ cdef void _fw_node(
                     coef = -loss_weight * sw[i] * exp(-margins[p, i] - amax) / z * Y[p, i]
                     for j in range(n):
                         grad[j] += coef * H[i, j]
-    for j in range(n):
-        if fabs(grad[j]) > gmax:
-            gmax = fabs(grad[j])
-    # Ties (duplicate or opposite base predictors on this node's samples) go
-    # to the smallest index, whatever the rounding of the summation order.
-    gmax *= 1.0 - 1e-12
-    for j in range(n):
-        if fabs(grad[j]) >= gmax:
-            best = j
-            break
-    s = -beta if grad[best] > 0 else beta
+    if noise > 0.0:
+        best, s = _noisy_vertex(grad, n, noise, rng)
+        s *= beta
+    else:
+        for j in range(n):
+            if fabs(grad[j]) > gmax:
+                gmax = fabs(grad[j])
+        # Ties (duplicate or opposite base predictors on this node's samples) go
+        # to the smallest index, whatever the rounding of the summation order.
+        gmax *= 1.0 - 1e-12
+        for j in range(n):
+            if fabs(grad[j]) >= gmax:
+                best = j
+                break
+        s = -beta if grad[best] > 0 else beta
     for j in range(n):
         alpha[k, p, j] = <floating>(one_minus * alpha[k, p, j])
     alpha[k, p, best] = <floating>(alpha[k, p, best] + gamma * s)
@@ -223,6 +233,54 @@ cdef void _fw_node(
     j_out[0] = best
     s_out[0] = s
     loss_out[0] = _node_lse(margins, sw, p, start, end, &amax, &z)
+
+
+cdef inline double _gumbel(double scale, uint32_t* rng) noexcept nogil:
+    """A Gumbel(0, scale) draw: ``-scale log(-log U)``, U uniform on (0, 1)."""
+    cdef double u = (<double>our_rand_r(rng) + 0.5) / (<double>RAND_R_MAX + 1.0)
+    return -scale * log(-log(u))
+
+
+cdef (intp_t, double) _noisy_vertex(
+    const double* grad, intp_t n, double noise, uint32_t* rng,
+) noexcept nogil:
+    """Report-noisy-max over the vertices ``s e_j``: ``argmax -s g_j + Gumbel``.
+
+    Returns ``(j, s)`` with s = +-1.  Gumbel noise of scale ``noise`` makes
+    the choice the exponential mechanism: ``(j, s)`` is drawn with
+    probability proportional to ``exp(-s g_j / noise)``.
+    """
+    cdef intp_t j, best = 0
+    cdef double u, top = -INFINITY, sign = 1.0
+    for j in range(n):
+        u = -grad[j] + _gumbel(noise, rng)
+        if u > top:
+            top, best, sign = u, j, 1.0
+        u = grad[j] + _gumbel(noise, rng)
+        if u > top:
+            top, best, sign = u, j, -1.0
+    return best, sign
+
+
+def noisy_vertex_draws(const double[::1] grad, double noise, intp_t n_draws, uint32_t seed):
+    """``n_draws`` private vertex choices on fixed scores (tests).
+
+    Returns the chosen ``j`` and sign of every draw, from the same
+    ``_noisy_vertex`` the Frank-Wolfe steps use.
+    """
+    cdef intp_t d, n = grad.shape[0]
+    cdef uint32_t state = seed
+    cdef (intp_t, double) choice
+    js = np.zeros(n_draws, dtype=np.intp)
+    signs = np.zeros(n_draws)
+    cdef intp_t[::1] js_v = js
+    cdef double[::1] signs_v = signs
+    with nogil:
+        for d in range(n_draws):
+            choice = _noisy_vertex(&grad[0], n, noise, &state)
+            js_v[d] = choice[0]
+            signs_v[d] = choice[1]
+    return js, signs
 
 
 cdef inline void _fw_public(
@@ -235,6 +293,23 @@ cdef inline void _fw_public(
     for jj in range(public.shape[2]):
         public[k, p, jj] = <floating>(one_minus * public[k, p, jj])
     public[k, p, j] = <floating>(public[k, p, j] + gamma * s)
+
+
+cdef inline bint _budget_spent(
+    int64_t[::1] wakeups_left, int64_t[::1] stopped_at, intp_t k, int64_t it,
+) noexcept nogil:
+    """The budget stop of a private wake-up of node k at global iteration it.
+
+    True when the node has no private step left: it stops sending, like a
+    dropped node, and its first refused iteration goes to ``stopped_at[k]``.
+    Otherwise the step is counted and False returned.
+    """
+    if wakeups_left[k] <= 0:
+        if stopped_at[k] < 0:
+            stopped_at[k] = it
+        return True
+    wakeups_left[k] -= 1
+    return False
 
 
 # --------------------------------------------------------------- Frank-Wolfe
@@ -273,16 +348,21 @@ def fw_local(
     intp_t n_steps,
     intp_t node_start,
     intp_t node_end,
+    const double[::1] noise_unit=None, # IN (n_nodes,) private choices: Gumbel scale
+    uint32_t[::1] node_state=None,     # IN/OUT (n_nodes,) their random states
 ):
     """Purely local Frank-Wolfe: nodes [node_start, node_end) alone.
 
     Each node runs ``n_steps`` steps of classical Frank-Wolfe on its own loss
     ``L_k`` over the l1 ball (step ``2 / (tau + 2)``), without
     communicating.  Nodes are independent, so disjoint node ranges can run in
-    parallel threads.
+    parallel threads.  With ``noise_unit`` every vertex is chosen by
+    report-noisy-max with Gumbel scale ``noise_unit[k]`` (loss weight 1).
     """
     cdef intp_t n = H.shape[1], P = Y.shape[0], k, p, tau, j
-    cdef double s, loss
+    cdef double s, loss, noise = 0.0
+    cdef bint private = noise_unit is not None
+    cdef uint32_t* rng = NULL
     grad_arr = np.zeros(max(n, 1), dtype=np.float64)
     coef_arr = np.zeros(max(_max_node_size(offsets), 1), dtype=np.float64)
     cdef double[::1] grad = grad_arr
@@ -290,11 +370,14 @@ def fw_local(
     cdef double dummy = 0.0
     with nogil:
         for k in range(node_start, node_end):
+            if private:
+                noise = noise_unit[k]
+                rng = &node_state[k]
             for tau in range(n_steps):
                 for p in range(P):
                     _fw_node(H, Y, sw, offsets[k], offsets[k + 1], p, k, alpha, margins,
                              1.0, 0.0, 0.0, &dummy, beta, 2.0 / (tau + 2.0),
-                             &grad[0], &coef[0], &j, &s, &loss)
+                             &grad[0], &coef[0], &j, &s, &loss, noise, rng)
                     losses[k, p] = loss
     return None
 
@@ -331,6 +414,10 @@ def fw_async(
     intp_t[::1] trace_node,            # OUT (n_steps,) or (0,)
     intp_t[::1] trace_coord,           # OUT (n_steps,) or (0,)
     double[::1] trace_step,            # OUT (n_steps,) or (0,)
+    const double[::1] noise_unit=None, # IN (n_nodes,) private choices: Gumbel scale / (d_k c_k)
+    int64_t[::1] wakeups_left=None,    # IN/OUT (n_nodes,) private steps each node can afford
+    int64_t[::1] stopped_at=None,      # IN/OUT (n_nodes,) iteration of the first refused step
+    int64_t it_offset=0,               # global index of this call's first iteration
 ):
     """Asynchronous decentralized Frank-Wolfe (Algorithm 1 of Dada).
 
@@ -339,6 +426,12 @@ def fw_async(
     ``gamma = 2 K / (t + 2 K)`` (t: updates done so far, counting
     ``t_start``), and sends ``(coordinate index, signed step)`` to each of
     its neighbours; every iteration is one round of the counter.
+
+    With ``noise_unit`` (privacy) the vertex of every problem is chosen by
+    report-noisy-max with Gumbel scale ``noise_unit[k] * d_k c_k``; a node
+    whose ``wakeups_left`` is 0 when it wakes up does nothing, like an
+    offline node (its budget is spent), and the first such iteration
+    (``it_offset`` + index) is written to ``stopped_at[k]`` if still -1.
 
     Returns
     -------
@@ -351,6 +444,9 @@ def fw_async(
     cdef intp_t P = Y.shape[0], n = H.shape[1]
     cdef intp_t it, k, p, e, j, jr, n_done = 0, n_updates = 0
     cdef double gamma, dk, lw, s, sr, new_loss, sq_old, dot_old, sq_new, dot_new
+    cdef double noise = 0.0
+    cdef bint private = noise_unit is not None
+    cdef uint32_t* rng = NULL
     cdef bint has_offline = offline.shape[0] > 0
     cdef bint has_trace = trace_node.shape[0] > 0
     cdef bint any_rogue = False
@@ -381,9 +477,16 @@ def fw_async(
                 objective_out[it] = objective
                 counter.end_round()
                 continue
+            if private and _budget_spent(wakeups_left, stopped_at, k, it_offset + it):
+                objective_out[it] = objective
+                counter.end_round()
+                continue
             gamma = 2.0 * K / (<double>(t_start + n_updates) + 2.0 * K)
             dk = degree[k]
             lw = (dk if dk > 0 else 1.0) * confidence[k]
+            if private:
+                noise = noise_unit[k] * lw
+                rng = &node_state[k]
             for p in range(P):
                 _neighbour_sum(public, p, indptr, indices, weights, k, &S[0], n)
                 if any_rogue:
@@ -394,7 +497,7 @@ def fw_async(
                 sq_old = _reg_terms(alpha, k, p, S_obj, n, &dot_old)
                 _fw_node(H, Y, sw, offsets[k], offsets[k + 1], p, k, alpha, margins,
                          lw, mu, dk, &S[0], beta, gamma, &grad[0], &coef[0], &j, &s,
-                         &new_loss)
+                         &new_loss, noise, rng)
                 sq_new = _reg_terms(alpha, k, p, S_obj, n, &dot_new)
                 objective += lw * (new_loss - losses[k, p])
                 objective += 0.5 * mu * (dk * (sq_new - sq_old) - 2.0 * (dot_new - dot_old))
@@ -422,19 +525,27 @@ def fw_async(
 
 
 # ------------------------------------------------------------------ Perso-lin
+cdef inline double _normal(uint32_t* rng) noexcept nogil:
+    """A standard normal draw (Box-Muller)."""
+    cdef double u = (<double>our_rand_r(rng) + 0.5) / (<double>RAND_R_MAX + 1.0)
+    return sqrt(-2.0 * log(u)) * cos(2.0 * M_PI * rand_uniform(0.0, 1.0, rng))
+
+
 cdef double _lin_node_loss(
     const floating[:, ::1] X, const floating[:, ::1] Y, const floating[::1] sw,
     intp_t start, intp_t end, intp_t p, intp_t k,
     const floating[:, :, ::1] theta, LossFunction loss,
     double inv_mass, double l2, intp_t n_penalized,
-    double* grad,
+    double* grad, const double* row_norm=NULL, double clip=0.0,
 ) noexcept nogil:
     """``F_k(theta) = inv_mass sum_i s_i loss(y_i theta.x_i) + l2/2 ||theta_pen||^2``.
 
-    Also writes its gradient into ``grad`` when ``grad`` is not NULL.
+    Also writes its gradient into ``grad`` when ``grad`` is not NULL; with
+    ``clip > 0`` each sample's term ``loss'(y_i z_i) y_i x_i`` of the
+    gradient is clipped to l2 norm ``clip`` (``row_norm[i] = ||x_i||``).
     """
     cdef intp_t n = X.shape[1], i, j
-    cdef double f = 0.0, z, y, coef, v
+    cdef double f = 0.0, z, y, coef, v, gnorm
     if grad != NULL:
         for j in range(n):
             grad[j] = 0.0
@@ -447,6 +558,10 @@ cdef double _lin_node_loss(
             f += sw[i] * loss.loss(y * z)
             if grad != NULL:
                 coef = inv_mass * sw[i] * loss.dloss(y * z) * y
+                if clip > 0.0:
+                    gnorm = fabs(loss.dloss(y * z)) * row_norm[i]
+                    if gnorm > clip:
+                        coef *= clip / gnorm
                 for j in range(n):
                     grad[j] += coef * X[i, j]
     f *= inv_mass
@@ -485,15 +600,22 @@ cdef void _lin_node_step(
     floating[:, :, ::1] theta, LossFunction loss,
     double inv_mass, double l2, intp_t n_penalized,
     double loss_weight, double mu, double dk, const double* S, double lipschitz,
-    double* grad,
+    double* grad, double sigma=0.0, uint32_t* rng=NULL,
+    const double* row_norm=NULL, double clip=0.0,
 ) noexcept nogil:
     """Block gradient step of node k: ``theta_k -= grad_k / L_k``.
 
     ``grad_k = d_k c_k grad F_k(theta_k) + mu (d_k theta_k - sum_l w_kl theta_l)``
-    and ``L_k = d_k c_k L_F + mu d_k`` (``lipschitz``).
+    and ``L_k = d_k c_k L_F + mu d_k`` (``lipschitz``).  With ``sigma > 0``
+    (privacy) ``grad F_k`` has its per-sample terms clipped to ``clip`` and
+    gets independent N(0, sigma^2) noise on every coordinate.
     """
     cdef intp_t n = X.shape[1], j
-    _lin_node_loss(X, Y, sw, start, end, p, k, theta, loss, inv_mass, l2, n_penalized, grad)
+    _lin_node_loss(X, Y, sw, start, end, p, k, theta, loss, inv_mass, l2, n_penalized, grad,
+                   row_norm, clip)
+    if sigma > 0.0:
+        for j in range(n):
+            grad[j] += sigma * _normal(rng)
     for j in range(n):
         grad[j] = loss_weight * grad[j]
         if mu != 0.0:
@@ -516,19 +638,34 @@ def lin_local(
     intp_t n_steps,
     intp_t node_start,
     intp_t node_end,
+    const double[::1] sigma_unit=None, # IN (n_nodes,) privacy: noise std on grad F_k
+    uint32_t[::1] node_state=None,     # IN/OUT (n_nodes,) its random states
+    const double[::1] row_norm=None,   # IN (n_samples,) ||x_i|| for the clipping
+    double clip=0.0,                   # per-sample gradient clip (0: none)
 ):
-    """Purely local models: ``n_steps`` gradient steps ``1 / L_F`` on each F_k."""
+    """Purely local models: ``n_steps`` gradient steps ``1 / L_F`` on each F_k.
+
+    With ``sigma_unit`` every step is private (see ``_lin_node_step``).
+    """
     cdef intp_t n = X.shape[1], P = Y.shape[0], k, p, tau
     grad_arr = np.zeros(max(n, 1), dtype=np.float64)
     cdef double[::1] grad = grad_arr
-    cdef double dummy = 0.0
+    cdef double dummy = 0.0, sigma = 0.0
+    cdef bint private = sigma_unit is not None
+    cdef uint32_t* rng = NULL
+    cdef const double* norms = NULL
+    if private and clip > 0.0:
+        norms = &row_norm[0]
     with nogil:
         for k in range(node_start, node_end):
+            if private:
+                sigma = sigma_unit[k]
+                rng = &node_state[k]
             for tau in range(n_steps):
                 for p in range(P):
                     _lin_node_step(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss,
                                    inv_mass[k], l2, n_penalized, 1.0, 0.0, 0.0, &dummy,
-                                   lipschitz[k], &grad[0])
+                                   lipschitz[k], &grad[0], sigma, rng, norms, clip)
             for p in range(P):
                 losses[k, p] = _lin_node_loss(X, Y, sw, offsets[k], offsets[k + 1], p, k,
                                               theta, loss, inv_mass[k], l2, n_penalized, NULL)
@@ -566,13 +703,22 @@ def lin_async(
     double objective,
     double[::1] objective_out,         # OUT (n_steps,)
     intp_t[::1] trace_node,            # OUT (n_steps,) or (0,)
+    const double[::1] sigma_unit=None, # IN (n_nodes,) privacy: noise std on grad F_k
+    const double[::1] row_norm=None,   # IN (n_samples,) ||x_i|| for the clipping
+    double clip=0.0,                   # per-sample gradient clip (0: none)
+    int64_t[::1] wakeups_left=None,    # IN/OUT (n_nodes,) private steps each node can afford
+    int64_t[::1] stopped_at=None,      # IN/OUT (n_nodes,) iteration of the first refused step
+    int64_t it_offset=0,               # global index of this call's first iteration
 ):
     """Asynchronous decentralized block coordinate descent of Perso-lin.
 
     At each global iteration a node drawn uniformly at random takes a block
     gradient step on its own model (every problem), with step ``1 / L_k``,
     ``L_k = d_k c_k L_F + mu d_k``, and sends its new model to its
-    neighbours.
+    neighbours.  With ``sigma_unit`` (privacy) the gradient of ``F_k`` is
+    clipped and noised (``_lin_node_step``), and a node whose
+    ``wakeups_left`` is 0 does nothing, like an offline node (the first
+    such iteration goes to ``stopped_at[k]``, as in ``fw_async``).
 
     Returns
     -------
@@ -582,6 +728,12 @@ def lin_async(
     cdef intp_t P = Y.shape[0], n = X.shape[1]
     cdef intp_t it, k, p, e, j, n_done = 0, n_updates = 0
     cdef double dk, lw, lip, new_loss, sq_old, dot_old, sq_new, dot_new, scale
+    cdef double sigma = 0.0
+    cdef bint private = sigma_unit is not None
+    cdef uint32_t* rng = NULL
+    cdef const double* norms = NULL
+    if private and clip > 0.0:
+        norms = &row_norm[0]
     cdef bint has_offline = offline.shape[0] > 0
     cdef bint has_trace = trace_node.shape[0] > 0
     cdef bint any_rogue = False
@@ -608,6 +760,13 @@ def lin_async(
                 objective_out[it] = objective
                 counter.end_round()
                 continue
+            if private:
+                if _budget_spent(wakeups_left, stopped_at, k, it_offset + it):
+                    objective_out[it] = objective
+                    counter.end_round()
+                    continue
+                sigma = sigma_unit[k]
+                rng = &node_state[k]
             dk = degree[k]
             lw = (dk if dk > 0 else 1.0) * confidence[k]
             lip = lw * lipschitz[k] + mu * dk
@@ -620,7 +779,8 @@ def lin_async(
                     S_obj = &S[0]
                 sq_old = _reg_terms(theta, k, p, S_obj, n, &dot_old)
                 _lin_node_step(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss,
-                               inv_mass[k], l2, n_penalized, lw, mu, dk, &S[0], lip, &grad[0])
+                               inv_mass[k], l2, n_penalized, lw, mu, dk, &S[0], lip, &grad[0],
+                               sigma, rng, norms, clip)
                 new_loss = _lin_node_loss(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta,
                                           loss, inv_mass[k], l2, n_penalized, NULL)
                 sq_new = _reg_terms(theta, k, p, S_obj, n, &dot_new)

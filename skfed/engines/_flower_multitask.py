@@ -67,8 +67,15 @@ def check_supported(estimator):
     """Every mode runs on Flower (the exact kernel mode: ``_flower_exact``).
 
     The network's faults are replayed as in the simulated fit, which refuses
-    rogue nodes; so does this one.
+    rogue nodes; so does this one.  ``privacy=`` is refused: the clients do
+    not clip and noise their updates on Flower yet.
     """
+    if getattr(estimator, "privacy", None) is not None:
+        raise ValueError(
+            f"The Flower engine does not run {type(estimator).__name__}'s private "
+            "updates (clipping and Gaussian noise) on its clients yet, so privacy= is "
+            "refused there; fit the estimator itself (simulated network)."
+        )
     check_network_faults(estimator, estimator.network, _UNSUPPORTED_FAULTS)
 
 
