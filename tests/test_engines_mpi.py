@@ -306,5 +306,5 @@ def test_blocks_and_traffic_bookkeeping(tmp_path):
     save_partitions(X, np.arange(6) % 2, np.array(["b", "a", "b", "c", "a", "c"]), tmp_path)
     files = partition_files(tmp_path)
     assert sorted(files) == ["a", "b", "c"]
-    with pytest.raises(ValueError, match="No node-<i>.npz"):
+    with pytest.raises(ValueError, match="No other-<i>.npz"):
         partition_files(tmp_path, prefix="other")
