@@ -13,12 +13,17 @@ node solver as the simulated ``fit``, each message between nodes on
 different ranks a real MPI message, and rank 0 returns a fitted skfed
 estimator (``predict``/``score`` work as after ``fit``).
 
-Supported estimator
+Supported estimators
 
 * :class:`~skfed.boosting.DecentralizedBoostingClassifier` (Dada), with a
   learned or fixed collaboration graph, stumps on the agreed feature ranges
   (``stump_placement="range"`` or ``"global_range"``), dropped nodes
-  (``network.drop_rate``) and a communication budget.
+  (``network.drop_rate``) and a communication budget;
+* :class:`~skfed.boosting.PersonalizedLinearClassifier` (Perso-lin), with
+  the same graph options, drops and budget.
+
+Rogue nodes (``network.rogue_fraction``) are refused with an error: the
+engine runs honest nodes.
 
 How a run matches the simulation
 --------------------------------
@@ -35,8 +40,8 @@ different ranks, so it equals the simulation's up to rounding.
 
 Messages on MPI (itemised in ``mpi_traffic_``, pickled bytes as sent):
 ``"extremes"`` (min/max flooding of the feature ranges), ``"model_update"``
-(a Frank-Wolfe step's coordinate and signed step per problem, to the ranks
-owning a graph neighbour), ``"peer_request"``/``"peer_answer"`` (peer
+(Dada: a Frank-Wolfe step's coordinate and signed step per problem;
+Perso-lin: the node's new model; to the ranks owning a graph neighbour), ``"peer_request"``/``"peer_answer"`` (peer
 sampling asks the ranks owning the sampled peers for their loss and
 degree), ``"weights"``/``"graph_update"`` (the changed weights and degrees
 of a graph step, to the peers' ranks and to the others, since every rank
@@ -74,16 +79,23 @@ require_extra("mpi")
 
 from mpi4py import MPI  # noqa: E402
 
-from ..boosting import DecentralizedBoostingClassifier  # noqa: E402
+from ..boosting import DecentralizedBoostingClassifier, PersonalizedLinearClassifier  # noqa: E402
 from ..network import SimulatedNetwork  # noqa: E402
 from ._mpi_comm import MPITimeoutError, Peer, ranks_of_blocks  # noqa: E402
-from ._mpi_dada import NodeBlock, fit_dada  # noqa: E402
+from ._mpi_boosting import NodeBlock, fit_dada, fit_perso_lin  # noqa: E402
 from ._partitions import partition_files, read_partition, save_partitions  # noqa: E402
 
 __all__ = ["fit", "save_partitions", "MPITimeoutError", "ESTIMATORS"]
 
 # Estimators the engine runs, by class name (what the command line takes).
-ESTIMATORS = {"DecentralizedBoostingClassifier": DecentralizedBoostingClassifier}
+ESTIMATORS = {
+    "DecentralizedBoostingClassifier": DecentralizedBoostingClassifier,
+    "PersonalizedLinearClassifier": PersonalizedLinearClassifier,
+}
+_FITS = {
+    DecentralizedBoostingClassifier: fit_dada,
+    PersonalizedLinearClassifier: fit_perso_lin,
+}
 
 
 def _node_data(obj, label):
@@ -128,7 +140,7 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0):
 
     Parameters
     ----------
-    estimator : DecentralizedBoostingClassifier
+    estimator : DecentralizedBoostingClassifier or PersonalizedLinearClassifier
         Configured, unfitted (it is not modified: a fitted copy is returned).
         Its ``random_state`` seeds the run as it seeds ``fit``; with
         ``random_state=None`` rank 0 draws a seed and sends it to the others.
@@ -196,7 +208,7 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0):
         random_state = peer.bcast("setup", seed)
     else:
         random_state = check_random_state(random_state)
-    fitted = fit_dada(est, peer, block, _validate_node, random_state)
+    fitted = _FITS[type(est)](est, peer, block, _validate_node, random_state)
     if fitted is not None:
         fitted.mpi_n_ranks_ = peer.size
         fitted.mpi_wall_time_ = time.perf_counter() - start

@@ -1,6 +1,7 @@
-"""Dada (and its graph learner) with the nodes spread over MPI ranks.
+"""Dada and Perso-lin (and their graph learner) with the nodes spread over MPI ranks.
 
-Private driver of :mod:`skfed.engines.mpi`.  Every rank runs this code; it
+Private driver of :mod:`skfed.engines.mpi` for the estimators of
+:mod:`skfed.boosting`.  Every rank runs this code; it
 mirrors ``_BaseGraphPersonalized._fit_alternating`` of :mod:`skfed.boosting`
 step for step, with the same random draws in the same order, so the result
 equals the simulated fit:
@@ -12,12 +13,13 @@ equals the simulated fit:
   :func:`~skfed.engines._mpi_comm.rand_int`);
 * the node that wakes up is computed only by the rank that owns it, with the
   simulation's Cython solver called for that one step
-  (``fw_async``/``graph_steps`` with ``n_steps=1`` on the clock state before
-  the draw, so the solver draws the same node);
+  (``fw_async``/``lin_async``/``graph_steps`` with ``n_steps=1`` on the
+  clock state before the draw, so the solver draws the same node);
 * what the node sends goes as real MPI messages to the ranks that need it:
-  a Frank-Wolfe update ``(coordinate, signed step)`` per problem to the ranks
-  owning a graph neighbour, who replay it on their copy
-  (``_boosting_fast._fw_public``'s arithmetic); a graph step's request to the
+  a Frank-Wolfe update ``(coordinate, signed step)`` per problem (Dada,
+  replayed by the receivers with ``_boosting_fast._fw_public``'s
+  arithmetic) or the new model (Perso-lin) to the ranks owning a graph
+  neighbour; a graph step's request to the
   owners of the sampled peers, their answers (model, loss, degree), and the
   changed weights and degrees to the other ranks (each rank keeps the
   learned graph whole, O(links) memory).
@@ -37,10 +39,12 @@ import numpy as np
 from scipy import sparse
 from sklearn.utils import check_random_state
 
-from .._core._boosting_fast import fw_async, fw_local
+from .._core._boosting_fast import fw_async, fw_local, lin_async, lin_local
 from .._core._graph_fast import cap_node, graph_steps
 from ..boosting import (
+    _LOSSES,
     _BoostingState,
+    _LinearState,
     _check_connected,
     _graph_objective_value,
     fw_message_bytes,
@@ -173,8 +177,9 @@ def flood_extremes(peer, block, lo, hi, adjacency, counter, payload):
 class _Run:
     """The replicated state of one Dada run on one rank."""
 
-    def __init__(self, est, peer, block, state, simulation, seeds):
+    def __init__(self, est, method, peer, block, state, simulation, seeds):
         self.est = est
+        self.method = method
         self.peer = peer
         self.block = block
         self.state = state
@@ -187,6 +192,7 @@ class _Run:
         self.node_state = seeds[:K].copy()
         self.curve_parts = []      # (block index, it, delta) of this rank's steps
         self.block_starts = []     # start objective of every model block (all ranks agree)
+        self.block_lengths = []    # iterations done in every model block
 
     # ------------------------------------------------------------- graph
     def set_graph(self, W):
@@ -335,11 +341,11 @@ class _Run:
                 value += 0.5 * state.mu * (d * A[k] @ A[k] - A[k] @ neigh)
         return value
 
-    def fw_block(self, index, t, n_steps, offline, budget, spent):
-        """``_BoostingState.async_steps`` with each step on its node's rank."""
-        state, peer, block = self.state, self.peer, self.block
-        K, P, dtype = self.K, state.P, state.dtype
-        payload = fw_message_bytes(state.n_base, P)
+    def model_block(self, index, t, n_steps, offline, budget, spent):
+        """``state.async_steps`` with each step on its node's rank."""
+        state, peer, block, method = self.state, self.peer, self.block, self.method
+        K = self.K
+        payload = method.payload(state)
         header = self.counter.header_bytes
         self.block_starts.append(self.peer.allreduce_sum("control", self.partial_objective()))
         n_done = n_updates = 0
@@ -354,35 +360,113 @@ class _Run:
                 self.counter.next_round()
                 continue
             step_t = t + n_updates
-            gamma = 2.0 * K / (float(step_t) + 2.0 * K)
             if owner[k] == peer.rank:
                 old = state.public[k].astype(np.float64)
-                curve = np.zeros(1)
-                fw_async(
-                    state.H, state.Y, state.sw, state.offsets, state.alpha, state.public,
-                    state.margins, state.losses, state.indptr, state.indices, state.weights,
-                    state.degree, state.confidence, state.beta, state.mu, int(step_t), 1,
-                    before, self.node_state, _EMPTY_U8, state.rogue, state.rogue_mode,
-                    self.counter, payload, -1, int(spent), 0.0, curve, _EMPTY_I, _EMPTY_I,
-                    _EMPTY_D,
-                )
-                self.curve_parts.append((index, it, float(curve[0])))
+                delta = method.step(self, before, step_t, payload, spent)
+                self.curve_parts.append((index, it, delta))
                 if self.listeners[k]:
-                    update = [_fw_message(old[p], state.public[k, p], gamma, state.beta, dtype)
-                              for p in range(P)]
+                    message = method.message(state, k, old, step_t, K)
                     for r in self.listeners[k]:
-                        peer.send(r, TAG_FW, "model_update", (it, update))
+                        peer.send(r, TAG_FW, "model_update", (it, message))
             else:
                 if peer.rank in self.listeners[k]:
-                    _, (_, update) = peer.recv(owner[k], TAG_FW, what=f"update {it} of node {k}")
-                    for p, message in enumerate(update):
-                        _replay_fw(state.public, k, p, message, gamma, dtype)
+                    _, (_, message) = peer.recv(owner[k], TAG_FW,
+                                                what=f"update {it} of node {k}")
+                    method.replay(state, k, message, step_t, K)
                 self.counter.next_round()
             n_updates += 1
             deg = state.indptr[k + 1] - state.indptr[k]
             spent += int(deg) * (payload + header)
         peer.flush()
         return n_done, n_updates, spent
+
+
+class _Dada:
+    """How a Dada node steps, and what it sends: ``(j, s)`` per problem."""
+
+    @staticmethod
+    def models(state):
+        return state.alpha
+
+    @staticmethod
+    def payload(state):
+        return fw_message_bytes(state.n_base, state.P)
+
+    @staticmethod
+    def local(state, n_steps, lo, hi):
+        fw_local(state.H, state.Y, state.sw, state.offsets, state.alpha, state.margins,
+                 state.losses, state.beta, n_steps, lo, hi)
+
+    @staticmethod
+    def step(run, before, step_t, payload, spent):
+        state = run.state
+        curve = np.zeros(1)
+        fw_async(
+            state.H, state.Y, state.sw, state.offsets, state.alpha, state.public,
+            state.margins, state.losses, state.indptr, state.indices, state.weights,
+            state.degree, state.confidence, state.beta, state.mu, int(step_t), 1,
+            before, run.node_state, _EMPTY_U8, state.rogue, state.rogue_mode,
+            run.counter, payload, -1, int(spent), 0.0, curve, _EMPTY_I, _EMPTY_I, _EMPTY_D,
+        )
+        return float(curve[0])
+
+    @staticmethod
+    def _gamma(step_t, K):
+        return 2.0 * K / (float(step_t) + 2.0 * K)
+
+    @classmethod
+    def message(cls, state, k, old, step_t, K):
+        gamma = cls._gamma(step_t, K)
+        return [_fw_message(old[p], state.public[k, p], gamma, state.beta, state.dtype)
+                for p in range(state.P)]
+
+    @classmethod
+    def replay(cls, state, k, message, step_t, K):
+        gamma = cls._gamma(step_t, K)
+        for p, item in enumerate(message):
+            _replay_fw(state.public, k, p, item, gamma, state.dtype)
+
+
+class _PersoLin:
+    """How a Perso-lin node steps, and what it sends: its new model."""
+
+    @staticmethod
+    def models(state):
+        return state.theta
+
+    @staticmethod
+    def payload(state):
+        return payload_bytes(
+            **{("n_float32" if state.dtype == np.float32 else "n_float64"):
+               state.P * state.n_features}
+        )
+
+    @staticmethod
+    def local(state, n_steps, lo, hi):
+        lin_local(state.X, state.Y, state.sw, state.offsets, state.theta, state.loss,
+                  state.inv_mass, state.lipschitz, state.l2, state.n_penalized, state.losses,
+                  n_steps, lo, hi)
+
+    @staticmethod
+    def step(run, before, step_t, payload, spent):
+        state = run.state
+        curve = np.zeros(1)
+        lin_async(
+            state.X, state.Y, state.sw, state.offsets, state.theta, state.public,
+            state.losses, state.loss, state.inv_mass, state.lipschitz, state.l2,
+            state.n_penalized, state.indptr, state.indices, state.weights, state.degree,
+            state.confidence, state.mu, 1, before, run.node_state, _EMPTY_U8, state.rogue,
+            state.rogue_mode, run.counter, payload, -1, int(spent), 0.0, curve, _EMPTY_I,
+        )
+        return float(curve[0])
+
+    @staticmethod
+    def message(state, k, old, step_t, K):
+        return np.array(state.public[k])
+
+    @staticmethod
+    def replay(state, k, message, step_t, K):
+        state.public[k] = message
 
 
 def _fw_message(old, new, gamma, beta, dtype):
@@ -411,13 +495,13 @@ def _replay_fw(public, k, p, message, gamma, dtype):
 
 
 # ------------------------------------------------------------------ driver
-def fit_dada(estimator, peer, block, validate, random_state):
-    """Run one Dada fit on this rank; return the fitted estimator on rank 0."""
-    est = estimator
+def _prepare(est, peer, block, validate):
+    """Validate this rank's nodes and agree with the others on classes, dtype, masses.
+
+    Sets ``nodes_``, ``classes_`` and ``n_features_in_`` as ``fit`` does.
+    """
     est._validate_params()
-    _refuse(est)
     K = block.K
-    # Agree on classes, features and dtype.
     local = [validate(block.labels[k], *d) for k, d in zip(block.mine, block.data)]
     summary = (
         np.unique(np.concatenate([y for _, y, _ in local])) if local else np.zeros(0),
@@ -452,8 +536,22 @@ def fit_dada(estimator, peer, block, validate, random_state):
             f"Node {block.labels.tolist()[empty[0]]!r} has no sample with positive weight; "
             "every node needs data (sample_weight sums to 0 there)."
         )
-    rng = check_random_state(random_state)
-    simulation, seeds = est._start(rng)
+    return Xs, Y, sws, offsets, mass, dtype
+
+
+def fit_dada(est, peer, block, validate, random_state):
+    """Run one Dada fit on this rank; return the fitted estimator on rank 0."""
+    _refuse(est)
+    if est.base_predictors is not None:
+        raise ValueError("The MPI engine builds decision stumps: base_predictors must be None.")
+    if est.stump_placement == "quantile":
+        raise ValueError(
+            'The MPI engine agrees on feature ranges only: stump_placement="quantile" is not '
+            'supported (use "range" or "global_range").'
+        )
+    Xs, Y, sws, offsets, mass, dtype = _prepare(est, peer, block, validate)
+    K = block.K
+    simulation, seeds = est._start(check_random_state(random_state))
     # Feature ranges by flooding, then the stumps.
     lo = np.zeros((K, est.n_features_in_))
     hi = np.zeros((K, est.n_features_in_))
@@ -481,20 +579,31 @@ def fit_dada(estimator, peer, block, validate, random_state):
     state = _BoostingState(H, Y, sws, offsets, mass / mass.max(), est.beta, est.mu, dtype,
                            np.zeros(K, dtype=np.uint8), 0)
     state.setup_bytes = setup_bytes
-    run = _Run(est, peer, block, state, simulation, seeds)
+    run = _Run(est, _Dada, peer, block, state, simulation, seeds)
     _alternate(est, run, state, simulation)
-    return _finish(est, run, state, simulation, H.shape[1])
+    fitted = _finish(est, run, state, H.shape[1] - int(est.fit_intercept))
+    if fitted is not None:
+        fitted.n_base_predictors_ = H.shape[1]
+    return fitted
+
+
+def fit_perso_lin(est, peer, block, validate, random_state):
+    """Run one Perso-lin fit on this rank; return the fitted estimator on rank 0."""
+    _refuse(est)
+    Xs, Y, sws, offsets, mass, dtype = _prepare(est, peer, block, validate)
+    simulation, seeds = est._start(check_random_state(random_state))
+    Z = est._design(Xs, dtype)
+    state = _LinearState(
+        Z, Y, sws, offsets, mass, mass / mass.max(), _LOSSES[est.loss](), est.alpha,
+        Xs.shape[1], est.mu, dtype, np.zeros(block.K, dtype=np.uint8), 0,
+    )
+    run = _Run(est, _PersoLin, peer, block, state, simulation, seeds)
+    _alternate(est, run, state, simulation)
+    return _finish(est, run, state, Xs.shape[1])
 
 
 def _refuse(est):
     """Settings the MPI engine does not run: a clear error naming each."""
-    if est.base_predictors is not None:
-        raise ValueError("The MPI engine builds decision stumps: base_predictors must be None.")
-    if est.stump_placement == "quantile":
-        raise ValueError(
-            'The MPI engine agrees on feature ranges only: stump_placement="quantile" is not '
-            'supported (use "range" or "global_range").'
-        )
     network = est.network
     if network is not None and network.rogue_fraction:
         raise ValueError(
@@ -520,9 +629,8 @@ def _alternate(est, run, state, simulation):
         )
         n_local = max(1, math.ceil(max_iter / K))
         if block.mine.size:
-            fw_local(state.H, state.Y, state.sw, state.offsets, state.alpha, state.margins,
-                     state.losses, state.beta, n_local, block.lo, block.hi)
-        state.public[...] = state.alpha
+            run.method.local(state, n_local, block.lo, block.hi)
+        state.public[...] = run.method.models(state)
         init_iter = 50 * K if est.graph_init_iter is None else est.graph_init_iter
         spent = run.graph_run(runner, init_iter, budget, spent)
         if est.sparsify_graph == "connected":
@@ -535,7 +643,6 @@ def _alternate(est, run, state, simulation):
     est.n_graph_updates_ = 0
     run.set_graph(W)
     n_iter = t = 0
-    index = 0
     graph_iter = K if est.graph_iter is None else est.graph_iter
     stopped = budget >= 0 and spent >= budget
     while n_iter < max_iter and not stopped:
@@ -545,9 +652,9 @@ def _alternate(est, run, state, simulation):
             every = K if est.graph_update_every == "n_nodes" else est.graph_update_every
             n_block = min(n_block, every)
         offline = est._offline(simulation, n_block)
-        n_done, n_updates, spent = run.fw_block(index, t, n_block, offline, budget, spent)
-        run.block_lengths = getattr(run, "block_lengths", []) + [n_done]
-        index += 1
+        n_done, n_updates, spent = run.model_block(len(run.block_lengths), t, n_block,
+                                                   offline, budget, spent)
+        run.block_lengths.append(n_done)
         n_iter += n_done
         t += n_updates
         stopped = n_done < n_block or (budget >= 0 and spent >= budget)
@@ -562,33 +669,36 @@ def _alternate(est, run, state, simulation):
     est.n_updates_ = int(t)
 
 
-def _finish(est, run, state, simulation, n_base):
-    """Gather models, curves and counts on rank 0 and set the fitted attributes."""
+def _finish(est, run, state, n_weights):
+    """Gather models, curves and counts on rank 0 and set the fitted attributes.
+
+    ``n_weights`` is the number of model entries before the intercept's.
+    """
     peer, block = run.peer, run.block
-    snap = simulation.counter.snapshot(dense=False)
+    snap = run.simulation.counter.snapshot(dense=False)
     mine = block.mine
+    models = run.method.models(state)
     gathered = peer.gather(
         "result",
-        (mine, state.alpha[mine], state.losses[mine], run.curve_parts, snap),
+        (mine, models[mine], state.losses[mine], run.curve_parts, snap),
     )
     traffic = peer.gather("result", peer.traffic.as_dict())
     if peer.rank != 0:
         return None
     K, P = run.K, state.P
-    alpha = np.zeros_like(state.alpha)
+    full = np.zeros_like(models)
     losses = np.zeros((K, P))
-    lengths = getattr(run, "block_lengths", [])
-    deltas = [np.zeros(n) for n in lengths]
+    deltas = [np.zeros(n) for n in run.block_lengths]
     snaps = []
     for nodes, a, l, parts, s in gathered:
-        alpha[nodes] = a
+        full[nodes] = a
         losses[nodes] = l
         for index, it, delta in parts:
             deltas[index][it] = delta
         snaps.append(s)
     curves = [start + np.cumsum(d) for start, d in zip(run.block_starts, deltas)]
     est.objective_curve_ = np.concatenate(curves) if curves else np.zeros(0)
-    est.objective_ = _graph_objective_value(alpha, losses, state.graph, state.degree,
+    est.objective_ = _graph_objective_value(full, losses, state.graph, state.degree,
                                             state.confidence, state.mu)
     est.collaboration_graph_ = state.graph.copy()
     est.confidence_ = state.confidence.copy()
@@ -597,17 +707,15 @@ def _finish(est, run, state, simulation, n_base):
     est.n_bytes_sent_ = log.total_bytes
     est.n_messages_ = log.total_messages
     est.bytes_per_round_ = log.bytes_per_round
-    n_stumps = n_base - int(est.fit_intercept)
-    coef = alpha[:, :, :n_stumps]
-    intercept = alpha[:, :, n_stumps] if est.fit_intercept else np.zeros(alpha.shape[:2],
-                                                                          alpha.dtype)
+    coef = full[:, :, :n_weights]
+    intercept = full[:, :, n_weights] if est.fit_intercept else np.zeros(full.shape[:2],
+                                                                          full.dtype)
     if P == 1:
         est.coef_ = np.ascontiguousarray(coef[:, 0, :])
         est.intercept_ = np.ascontiguousarray(intercept[:, 0])
     else:
         est.coef_ = np.ascontiguousarray(coef)
         est.intercept_ = np.ascontiguousarray(intercept)
-    est.n_base_predictors_ = n_base
     est.mpi_traffic_ = merge_traffic(traffic)
     return est
 
