@@ -32,6 +32,7 @@ from skfed.engines._mpi_comm import Traffic, rand_int, ranks_of_blocks, sample_p
 from skfed.engines._mpi_boosting import _fw_message, _replay_fw
 from skfed.engines._partitions import partition_files, save_partitions
 from skfed.network import SimulatedNetwork
+from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
 
 try:
     import mpi4py  # noqa: F401
@@ -104,6 +105,16 @@ def _cases(tmp):
         network=SimulatedNetwork("erdos_renyi", topology_params={"p": 0.6}, drop_rate=0.1),
     )
     cases.append(("perso_lin_learned_drops", est, X, y, g, sw))
+    X, y, g = _clustered_moons(8, 15, 4, n_classes=3)
+    est = DecentralizedKernelSGDClassifier(max_epochs=2, max_dictionary_size=12, random_state=6)
+    cases.append(("online_sgd_multiclass", est, X, y, g, None))
+    X, _, g = _clustered_moons(9, 12, 5)
+    y = X[:, 0] * (1 + g % 2) + np.sin(X[:, 1])
+    est = DecentralizedKernelSGDRegressor(
+        max_epochs=2, max_dictionary_size=8, exchange_every=3, average=0.5, random_state=7,
+        network=SimulatedNetwork("ring", drop_rate=0.2),
+    )
+    cases.append(("online_sgd_regressor_copies_drops", est, X, y, g, None))
     out = []
     for name, est, X, y, g, sw in cases:
         directory = tmp / name
@@ -156,7 +167,34 @@ def mpi_cases(tmp_path_factory):
     return tmp, cases, simulated
 
 
+def _assert_same_online_fit(sim, run):
+    assert run.n_iter_ == sim.n_iter_
+    np.testing.assert_array_equal(run.n_steps_, sim.n_steps_)
+    np.testing.assert_array_equal(run.model_order_curve_, sim.model_order_curve_)
+    np.testing.assert_array_equal(run.komp_error_, sim.komp_error_)
+    assert run.eta0_ == sim.eta0_ and run.step_bound_ == sim.step_bound_
+    np.testing.assert_array_equal(run.gamma_, sim.gamma_)
+    for a, b in zip(run.dictionaries_, sim.dictionaries_):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(run.dual_coef_, sim.dual_coef_):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(run.consensus_error_curve_, sim.consensus_error_curve_,
+                               rtol=1e-10, equal_nan=True)
+    _assert_same_counts(sim, run)
+
+
+def _assert_same_counts(sim, run):
+    cs, cm = sim.communication_, run.communication_
+    assert cm.total_bytes == cs.total_bytes and cm.total_messages == cs.total_messages
+    assert (cm.pair_bytes_sparse != cs.pair_bytes_sparse).nnz == 0
+    assert (cm.pair_messages_sparse != cs.pair_messages_sparse).nnz == 0
+    np.testing.assert_array_equal(cm.bytes_per_round, cs.bytes_per_round)
+    assert run.n_bytes_sent_ == sim.n_bytes_sent_
+
+
 def _assert_same_fit(sim, run):
+    if isinstance(sim, (DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor)):
+        return _assert_same_online_fit(sim, run)
     assert run.n_iter_ == sim.n_iter_
     assert run.n_updates_ == sim.n_updates_
     assert run.n_graph_updates_ == sim.n_graph_updates_
@@ -172,17 +210,12 @@ def _assert_same_fit(sim, run):
     assert (run.collaboration_graph_ != sim.collaboration_graph_).nnz == 0
     assert run.objective_ == sim.objective_
     np.testing.assert_allclose(run.objective_curve_, sim.objective_curve_, rtol=1e-10)
-    cs, cm = sim.communication_, run.communication_
-    assert cm.total_bytes == cs.total_bytes and cm.total_messages == cs.total_messages
-    assert (cm.pair_bytes_sparse != cs.pair_bytes_sparse).nnz == 0
-    assert (cm.pair_messages_sparse != cs.pair_messages_sparse).nnz == 0
-    np.testing.assert_array_equal(cm.bytes_per_round, cs.bytes_per_round)
-    assert run.n_bytes_sent_ == sim.n_bytes_sent_
+    _assert_same_counts(sim, run)
 
 
 @needs_mpi
 @pytest.mark.parametrize("n_ranks", [2, 4])
-def test_dada_and_perso_lin_on_mpi_equal_simulation(mpi_cases, n_ranks):
+def test_fits_on_mpi_equal_simulation(mpi_cases, n_ranks):
     tmp, cases, simulated = mpi_cases
     results = _launch(n_ranks, cases, tmp / f"n{n_ranks}")
     for name, *_ in cases:
@@ -190,6 +223,11 @@ def test_dada_and_perso_lin_on_mpi_equal_simulation(mpi_cases, n_ranks):
         _assert_same_fit(sim, run)
         assert run.mpi_n_ranks_ == n_ranks
         traffic = run.mpi_traffic_
+        if name.startswith("online"):
+            # Every round, each rank sends its stepped nodes' dictionaries to
+            # each rank owning a neighbour: one message per neighbouring rank.
+            assert traffic["dictionaries"]["messages"] >= run.n_iter_
+            continue
         # Every model update that crossed ranks went as one MPI message
         # carrying at least what the byte model counts: a Frank-Wolfe
         # coordinate and step per problem (Dada), the whole model (Perso-lin).

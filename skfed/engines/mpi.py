@@ -20,7 +20,14 @@ Supported estimators
   (``stump_placement="range"`` or ``"global_range"``), dropped nodes
   (``network.drop_rate``) and a communication budget;
 * :class:`~skfed.boosting.PersonalizedLinearClassifier` (Perso-lin), with
-  the same graph options, drops and budget.
+  the same graph options, drops and budget;
+* :class:`~skfed.online.DecentralizedKernelSGDClassifier` and
+  :class:`~skfed.online.DecentralizedKernelSGDRegressor`: synchronous
+  rounds, every rank stepping its own nodes; a node's neighbours on other
+  ranks hold a copy of its dictionary, refreshed after every round
+  (``"dictionaries"`` in ``mpi_traffic_``), from which they evaluate the
+  ``f_j(x)`` the byte model counts as query and answer; dropped nodes, KOMP
+  compression, averaging and ``exchange_every`` copies as in ``fit``.
 
 Rogue nodes (``network.rogue_fraction``) are refused with an error: the
 engine runs honest nodes.
@@ -33,10 +40,11 @@ nodes wake up, and the rank owning the waking node runs exactly that step.
 Every other random draw (per-node seeds, peer sampling, dropped steps,
 random topologies) comes from the same ``random_state`` in the same order.
 So an MPI run equals ``fit`` on the pooled data: the same ``coef_``,
-``intercept_``, ``collaboration_graph_``, ``n_iter_`` and the same
-``communication_`` (skfed's byte model, every rank counting its own nodes'
-messages).  ``objective_curve_`` is summed from the steps' changes on
-different ranks, so it equals the simulation's up to rounding.
+``intercept_``, ``collaboration_graph_`` (or dictionaries and dual
+coefficients), ``n_iter_`` and the same ``communication_`` (skfed's byte
+model, every rank counting its own nodes' messages).
+``objective_curve_`` and ``consensus_error_curve_`` are summed over the
+ranks, so they equal the simulation's up to rounding.
 
 Messages on MPI (itemised in ``mpi_traffic_``, pickled bytes as sent):
 ``"extremes"`` (min/max flooding of the feature ranges), ``"model_update"``
@@ -82,7 +90,12 @@ from mpi4py import MPI  # noqa: E402
 from ..boosting import DecentralizedBoostingClassifier, PersonalizedLinearClassifier  # noqa: E402
 from ..network import SimulatedNetwork  # noqa: E402
 from ._mpi_comm import MPITimeoutError, Peer, ranks_of_blocks  # noqa: E402
+from ..online import (  # noqa: E402
+    DecentralizedKernelSGDClassifier,
+    DecentralizedKernelSGDRegressor,
+)
 from ._mpi_boosting import NodeBlock, fit_dada, fit_perso_lin  # noqa: E402
+from ._mpi_online import fit_online  # noqa: E402
 from ._partitions import partition_files, read_partition, save_partitions  # noqa: E402
 
 __all__ = ["fit", "save_partitions", "MPITimeoutError", "ESTIMATORS"]
@@ -91,10 +104,14 @@ __all__ = ["fit", "save_partitions", "MPITimeoutError", "ESTIMATORS"]
 ESTIMATORS = {
     "DecentralizedBoostingClassifier": DecentralizedBoostingClassifier,
     "PersonalizedLinearClassifier": PersonalizedLinearClassifier,
+    "DecentralizedKernelSGDClassifier": DecentralizedKernelSGDClassifier,
+    "DecentralizedKernelSGDRegressor": DecentralizedKernelSGDRegressor,
 }
 _FITS = {
     DecentralizedBoostingClassifier: fit_dada,
     PersonalizedLinearClassifier: fit_perso_lin,
+    DecentralizedKernelSGDClassifier: fit_online,
+    DecentralizedKernelSGDRegressor: fit_online,
 }
 
 
@@ -111,12 +128,15 @@ def _node_data(obj, label):
     )
 
 
-def _validate_node(label, X, y, sample_weight):
+def _validate_node(label, X, y, sample_weight, regressor=False):
     """One node's data, validated as ``fit`` validates the pooled data."""
     X = check_array(X, dtype=[np.float64, np.float32])
     y = column_or_1d(y, warn=True)
     check_consistent_length(X, y)
-    check_classification_targets(y)
+    if regressor:
+        y = y.astype(np.float64)
+    else:
+        check_classification_targets(y)
     if sample_weight is None:
         sample_weight = np.ones(X.shape[0])
     else:
@@ -140,7 +160,7 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0):
 
     Parameters
     ----------
-    estimator : DecentralizedBoostingClassifier or PersonalizedLinearClassifier
+    estimator : estimator of :data:`ESTIMATORS`
         Configured, unfitted (it is not modified: a fitted copy is returned).
         Its ``random_state`` seeds the run as it seeds ``fit``; with
         ``random_state=None`` rank 0 draws a seed and sends it to the others.
@@ -204,11 +224,15 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0):
     est = clone(estimator)
     random_state = est.random_state
     if random_state is None:
+        # Every rank must draw the same seeds: rank 0 picks them.
         seed = np.random.SeedSequence().entropy % (2**31) if peer.rank == 0 else None
-        random_state = peer.bcast("setup", seed)
+        random_state = np.random.RandomState(peer.bcast("setup", seed))
+        est.random_state = random_state
     else:
         random_state = check_random_state(random_state)
     fitted = _FITS[type(est)](est, peer, block, _validate_node, random_state)
+    if fitted is not None:
+        fitted.random_state = estimator.random_state
     if fitted is not None:
         fitted.mpi_n_ranks_ = peer.size
         fitted.mpi_wall_time_ = time.perf_counter() - start
