@@ -361,3 +361,42 @@ def test_blocks_and_traffic_bookkeeping(tmp_path):
     assert sorted(files) == ["a", "b", "c"]
     with pytest.raises(ValueError, match="No other-<i>.npz"):
         partition_files(tmp_path, prefix="other")
+
+
+# ------------------------------------------------------------------ faults
+def _cli(n_ranks, args, tmp, timeout=LAUNCH_TIMEOUT):
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(skfed.__file__).parent.parent)] + env.get("PYTHONPATH", "").split(os.pathsep)
+    )
+    return subprocess.run(
+        [_mpiexec(), "-n", str(n_ranks), sys.executable, "-m", "skfed.engines.mpi", *args],
+        cwd=tmp, env=env, capture_output=True, text=True, timeout=timeout,
+    )
+
+
+@needs_mpi
+def test_slow_rank_and_hung_rank_on_the_command_line(mpi_cases):
+    import json
+    import time
+
+    tmp, cases, simulated = mpi_cases
+    name, est, directory, *_ = cases[0]
+    params = json.dumps({k: v for k, v in est.get_params().items()
+                         if k in ("n_estimators", "max_iter", "random_state")})
+    # A slow rank only makes the run slower: the same fit as the simulation.
+    out = tmp / "slow.pkl"
+    proc = _cli(2, ["--data", directory, "--params", params, "--output", str(out),
+                    "--slow-rank", "1:0.002", "--timeout", "60"], tmp)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1])["n_ranks"] == 2
+    with open(out, "rb") as f:
+        _assert_same_fit(simulated[name], pickle.load(f))
+    # A rank that stops answering: the others give up after --timeout and
+    # every process ends (mpiexec returns an error naming the timeout).
+    start = time.monotonic()
+    proc = _cli(3, ["--data", directory, "--params", params, "--hang-rank", "2:30",
+                    "--timeout", "3", "--max-time", "120"], tmp)
+    assert proc.returncode != 0
+    assert "MPITimeoutError" in proc.stderr and "aborting every rank" in proc.stderr
+    assert time.monotonic() - start < 100

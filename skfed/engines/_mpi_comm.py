@@ -106,7 +106,7 @@ class Peer:
         Longest wait, in seconds, for any one message.
     """
 
-    def __init__(self, comm, timeout):
+    def __init__(self, comm, timeout, *, delay=0.0, hang_after=None):
         from mpi4py import MPI
 
         self.MPI = MPI
@@ -116,9 +116,25 @@ class Peer:
         self.timeout = float(timeout)
         self.traffic = Traffic()
         self._pending = []
+        # Injected faults (tests and drills): a slow rank waits ``delay``
+        # seconds before every message; a hung rank stops answering after
+        # ``hang_after`` messages (it sleeps until the others give up and
+        # abort the run).
+        self.delay = float(delay)
+        self.hang_after = hang_after
+        self._n_sent = 0
+
+    def _before_send(self):
+        if self.delay:
+            time.sleep(self.delay)
+        self._n_sent += 1
+        if self.hang_after is not None and self._n_sent > self.hang_after:
+            while True:  # a node that stopped answering: only an abort ends it
+                time.sleep(1.0)
 
     def send(self, dest, tag, item, obj):
         """Send ``obj`` to rank ``dest`` without blocking; count it under ``item``."""
+        self._before_send()
         data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
         self.traffic.add(item, len(data))
         self._pending.append(self.comm.isend(data, dest=int(dest), tag=int(tag)))
@@ -165,6 +181,7 @@ class Peer:
     # ------------------------------------------------------------ collectives
     def allgather(self, item, obj):
         """Every rank's ``obj`` (a list in rank order), counted as point-to-point sends."""
+        self._before_send()
         data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
         self.traffic.add(item, len(data) * (self.size - 1), self.size - 1)
         return [pickle.loads(d) if isinstance(d, bytes) else d

@@ -151,7 +151,7 @@ def _validate_node(label, X, y, sample_weight, regressor=False):
     return X, y, sample_weight
 
 
-def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0):
+def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0, faults=None):
     """Fit ``estimator`` with its nodes spread over the ranks of ``comm``.
 
     Call it on every rank (a script started by ``mpiexec``).  Rank r owns
@@ -175,7 +175,13 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0):
         ``MPI.COMM_WORLD`` by default.
     timeout : float, default=120.0
         Longest wait, in seconds, for any one message; a rank that waits
-        longer raises :class:`MPITimeoutError`.
+        longer raises :class:`MPITimeoutError` naming the silent rank.
+    faults : dict, default=None
+        Injected faults, for tests and drills: ``{"slow": {rank: seconds}}``
+        makes a rank wait that long before each message it sends (the run
+        is unchanged, only slower); ``{"hang": {rank: n}}`` makes a rank stop
+        answering after ``n`` messages (the others time out; the command
+        line then aborts every rank).
 
     Returns
     -------
@@ -192,7 +198,13 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0):
             f"The MPI engine runs {sorted(ESTIMATORS)}, not {type(estimator).__name__}."
         )
     start = time.perf_counter()
-    peer = Peer(comm, timeout)
+    faults = {} if faults is None else dict(faults)
+    unknown = set(faults) - {"slow", "hang"}
+    if unknown:
+        raise ValueError(f"faults has unknown kinds {sorted(unknown)}; use 'slow' and 'hang'.")
+    rank = comm.Get_rank()
+    peer = Peer(comm, timeout, delay=faults.get("slow", {}).get(rank, 0.0),
+                hang_after=faults.get("hang", {}).get(rank))
     if callable(data):
         if nodes is None:
             raise ValueError("fit with a callable data loader needs nodes= (all node labels).")
@@ -257,7 +269,19 @@ def _parse(argv):
                         help="longest wait for one message, seconds")
     parser.add_argument("--max-time", type=float, default=3600.0,
                         help="abort every rank after this many seconds")
+    parser.add_argument("--slow-rank", action="append", default=[], metavar="RANK:SECONDS",
+                        help="inject a fault: this rank waits SECONDS before every message")
+    parser.add_argument("--hang-rank", action="append", default=[], metavar="RANK:N",
+                        help="inject a fault: this rank stops answering after N messages")
     return parser.parse_args(argv)
+
+
+def _fault_option(values, cast):
+    out = {}
+    for value in values:
+        rank, _, amount = value.partition(":")
+        out[int(rank)] = cast(amount)
+    return out
 
 
 def main(argv=None):
@@ -278,7 +302,9 @@ def main(argv=None):
         if args.network is not None:
             params["network"] = SimulatedNetwork(**json.loads(args.network))
         estimator = ESTIMATORS[args.estimator](**params)
-        fitted = fit(estimator, args.data, comm=comm, timeout=args.timeout)
+        faults = {"slow": _fault_option(args.slow_rank, float),
+                  "hang": _fault_option(args.hang_rank, int)}
+        fitted = fit(estimator, args.data, comm=comm, timeout=args.timeout, faults=faults)
     except BaseException as exc:  # one failing rank must not leave the others waiting
         import traceback
 
