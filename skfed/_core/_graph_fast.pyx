@@ -388,6 +388,8 @@ def cap_node(
     double delta,
     CommCounter counter,
     int64_t spent,
+    double[::1] zbuf,                  # scratch (longest candidate row,)
+    intp_t[::1] nbuf,                  # scratch (longest candidate row,)
 ):
     """Remark 2's cap on node k alone, as one step of :func:`graph_steps` applies it.
 
@@ -400,14 +402,8 @@ def cap_node(
     -------
     (n_dropped, spent, objective_change, linear_change)
     """
-    cdef intp_t max_row = 1, n_dropped
+    cdef intp_t n_dropped
     cdef double objective = 0.0, linear_change = 0.0
-    if cand_indptr.shape[0] > 1:
-        max_row = max(1, int(np.diff(np.asarray(cand_indptr)).max()))
-    cap_z = np.zeros(max_row, dtype=np.float64)
-    cap_n = np.zeros(max_row, dtype=np.intp)
-    cdef double[::1] zbuf = cap_z
-    cdef intp_t[::1] nbuf = cap_n
     with nogil:
         n_dropped = _cap_neighbours(models, losses, wv, cand_indptr, cand_indices, degree,
                                     &n_neighbours[0], k, max_neighbors, mu, mu_graph, lam,

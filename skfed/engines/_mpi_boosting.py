@@ -237,6 +237,8 @@ class _Run:
             runner._row_of = rows
         mirror, row_of = runner._mirror, runner._row_of
         capped = runner.max_neighbors >= 0
+        longest = max(1, int(np.diff(ci).max())) if self.K else 1
+        self._cap_scratch = (np.zeros(longest), np.zeros(longest, dtype=np.intp))
         csum = np.r_[0, np.cumsum(wv > 0)]
         n_nb = (csum[ci[1:]] - csum[ci[:-1]]).astype(np.intp)
         owner = block.owner
@@ -316,7 +318,7 @@ class _Run:
             for a in involved:
                 _, spent, _, _ = cap_node(models, losses, wv, ci, cx, degree, n_nb, a,
                                           runner.max_neighbors, mu, mu_graph, lam, delta,
-                                          self.counter, int(spent))
+                                          self.counter, int(spent), *self._cap_scratch)
         changed = rows[wv[rows] != old]
         pos = np.unique(np.concatenate([changed, mirror[changed]]))
         nodes = np.unique(np.concatenate([np.asarray(involved, dtype=np.intp), cx[changed]]))
