@@ -33,7 +33,7 @@ models and losses (``"models"`` in ``mpi_traffic_``), as the graph steps
 of any node may sample any peer.
 """
 
-import math
+from functools import partial
 
 import numpy as np
 from scipy import sparse
@@ -177,7 +177,7 @@ def flood_extremes(peer, block, lo, hi, adjacency, counter, payload):
 class _Run:
     """The replicated state of one Dada run on one rank."""
 
-    def __init__(self, est, method, peer, block, state, simulation, seeds):
+    def __init__(self, est, method, peer, block, state, simulation):
         self.est = est
         self.method = method
         self.peer = peer
@@ -185,11 +185,7 @@ class _Run:
         self.state = state
         self.simulation = simulation
         self.counter = simulation.counter
-        K = block.K
-        self.K = K
-        self.clock = seeds[K: K + 1].copy()
-        self.graph_clock = seeds[K + 1: K + 2].copy()
-        self.node_state = seeds[:K].copy()
+        self.K = block.K
         self.curve_parts = []      # (block index, it, delta) of this rank's steps
         self.block_starts = []     # start objective of every model block (all ranks agree)
         self.block_lengths = []    # iterations done in every model block
@@ -280,7 +276,7 @@ class _Run:
     def _graph_step(self, k, it, before, models, losses, wv, degree, ci, cx, mirror, n_nb,
                     payloads, capped, runner, params, spent):
         peer, owner = self.peer, self.block.owner
-        state_copy = self.node_state[k: k + 1].copy()
+        state_copy = runner.node_state[k: k + 1].copy()
         peers, where = sample_peers(ci, cx, k, runner.kappa, state_copy, 0)
         by_rank = {}
         for l in peers:
@@ -301,7 +297,7 @@ class _Run:
         mu, mu_graph, lam, delta = params
         _, spent, _, _ = graph_steps(
             models, losses, wv, degree, ci, cx, mu, mu_graph, lam, delta, runner.kappa, 1,
-            before, self.node_state, _EMPTY_U8, payloads, self.counter, False, -1,
+            before, runner.node_state, _EMPTY_U8, payloads, self.counter, False, -1,
             int(spent), 0.0, _EMPTY_D, np.zeros(1, dtype=np.intp), trace_peers, _EMPTY_D, -1,
         )
         if trace_peers[: len(peers)].tolist() != peers:
@@ -343,7 +339,7 @@ class _Run:
                 value += 0.5 * state.mu * (d * A[k] @ A[k] - A[k] @ neigh)
         return value
 
-    def model_block(self, index, t, n_steps, offline, budget, spent):
+    def model_block(self, index, t, n_steps, clock, node_state, offline, budget, spent):
         """``state.async_steps`` with each step on its node's rank."""
         state, peer, block, method = self.state, self.peer, self.block, self.method
         K = self.K
@@ -355,8 +351,8 @@ class _Run:
         for it in range(n_steps):
             if budget >= 0 and spent >= budget:
                 break
-            before = self.clock.copy()
-            k = rand_int(K, self.clock)
+            before = clock.copy()
+            k = rand_int(K, clock)
             n_done += 1
             if offline.shape[0] and offline[it]:
                 self.counter.next_round()
@@ -364,7 +360,7 @@ class _Run:
             step_t = t + n_updates
             if owner[k] == peer.rank:
                 old = state.public[k].astype(np.float64)
-                delta = method.step(self, before, step_t, payload, spent)
+                delta = method.step(self, before, node_state, step_t, payload, spent)
                 self.curve_parts.append((index, it, delta))
                 if self.listeners[k]:
                     message = method.message(state, k, old, step_t, K)
@@ -400,14 +396,14 @@ class _Dada:
                  state.losses, state.beta, n_steps, lo, hi)
 
     @staticmethod
-    def step(run, before, step_t, payload, spent):
+    def step(run, before, node_state, step_t, payload, spent):
         state = run.state
         curve = np.zeros(1)
         fw_async(
             state.H, state.Y, state.sw, state.offsets, state.alpha, state.public,
             state.margins, state.losses, state.indptr, state.indices, state.weights,
             state.degree, state.confidence, state.beta, state.mu, int(step_t), 1,
-            before, run.node_state, _EMPTY_U8, state.rogue, state.rogue_mode,
+            before, node_state, _EMPTY_U8, state.rogue, state.rogue_mode,
             run.counter, payload, -1, int(spent), 0.0, curve, _EMPTY_I, _EMPTY_I, _EMPTY_D,
         )
         return float(curve[0])
@@ -450,14 +446,14 @@ class _PersoLin:
                   n_steps, lo, hi)
 
     @staticmethod
-    def step(run, before, step_t, payload, spent):
+    def step(run, before, node_state, step_t, payload, spent):
         state = run.state
         curve = np.zeros(1)
         lin_async(
             state.X, state.Y, state.sw, state.offsets, state.theta, state.public,
             state.losses, state.loss, state.inv_mass, state.lipschitz, state.l2,
             state.n_penalized, state.indptr, state.indices, state.weights, state.degree,
-            state.confidence, state.mu, 1, before, run.node_state, _EMPTY_U8, state.rogue,
+            state.confidence, state.mu, 1, before, node_state, _EMPTY_U8, state.rogue,
             state.rogue_mode, run.counter, payload, -1, int(spent), 0.0, curve, _EMPTY_I,
         )
         return float(curve[0])
@@ -581,8 +577,8 @@ def fit_dada(est, peer, block, validate, random_state):
     state = _BoostingState(H, Y, sws, offsets, mass / mass.max(), est.beta, est.mu, dtype,
                            np.zeros(K, dtype=np.uint8), 0)
     state.setup_bytes = setup_bytes
-    run = _Run(est, _Dada, peer, block, state, simulation, seeds)
-    _alternate(est, run, state, simulation)
+    run = _Run(est, _Dada, peer, block, state, simulation)
+    _alternate(est, run, simulation, seeds)
     fitted = _finish(est, run, state, H.shape[1] - int(est.fit_intercept))
     if fitted is not None:
         fitted.n_base_predictors_ = H.shape[1]
@@ -599,8 +595,8 @@ def fit_perso_lin(est, peer, block, validate, random_state):
         Z, Y, sws, offsets, mass, mass / mass.max(), _LOSSES[est.loss](), est.alpha,
         Xs.shape[1], est.mu, dtype, np.zeros(block.K, dtype=np.uint8), 0,
     )
-    run = _Run(est, _PersoLin, peer, block, state, simulation, seeds)
-    _alternate(est, run, state, simulation)
+    run = _Run(est, _PersoLin, peer, block, state, simulation)
+    _alternate(est, run, simulation, seeds)
     return _finish(est, run, state, Xs.shape[1])
 
 
@@ -613,62 +609,60 @@ def _refuse(est):
         )
 
 
-def _alternate(est, run, state, simulation):
-    """``_BaseGraphPersonalized._fit_alternating`` with the MPI steps."""
-    K = run.K
-    block = run.block
-    max_iter = 100 * K if est.max_iter is None else est.max_iter
-    budget = -1 if est.communication_budget is None else est.communication_budget
-    spent = state.setup_bytes
-    learned = est.graph is None and K > 1
-    runner = None
-    if learned:
-        mu_graph = est._mu_graph()
-        runner = _GraphRunner(
-            simulation, mu=est.mu, mu_graph=mu_graph, lambda_graph=est.lambda_graph,
-            delta=est.delta, kappa=est.kappa, clock=run.graph_clock,
-            node_state=run.node_state, max_neighbors=est.max_neighbors,
-        )
-        n_local = max(1, math.ceil(max_iter / K))
+def _alternate(est, run, simulation, seeds):
+    """The estimator's own ``_fit_alternating``, its steps on the MPI ranks."""
+    est._fit_alternating(_RankState(run), simulation, seeds, None,
+                         graph_runner=partial(_RankGraphRunner, run=run))
+
+
+class _RankState:
+    """A rank's view of the fit's state, as ``_fit_alternating`` drives it.
+
+    Delegates to the method's state (``_BoostingState``/``_LinearState``,
+    holding this rank's nodes' data); the purely local phase, the
+    asynchronous steps and the graph changes go through the :class:`_Run`.
+    """
+
+    def __init__(self, run):
+        self._run = run
+
+    def __getattr__(self, name):
+        return getattr(self._run.state, name)
+
+    def local_models(self, n_steps, n_jobs):
+        run, block = self._run, self._run.block
         if block.mine.size:
-            run.method.local(state, n_local, block.lo, block.hi)
-        state.public[...] = run.method.models(state)
-        init_iter = 50 * K if est.graph_init_iter is None else est.graph_init_iter
-        spent = run.graph_run(runner, init_iter, budget, spent)
-        if est.sparsify_graph == "connected":
-            runner.sparsify_to_connected()
-        W = runner.graph_csr()
-    elif est.graph is None:
-        W = sparse.csr_matrix((K, K))
-    else:
-        W = est._fixed_graph(simulation)
-    est.n_graph_updates_ = 0
-    run.set_graph(W)
-    n_iter = t = 0
-    graph_iter = K if est.graph_iter is None else est.graph_iter
-    stopped = budget >= 0 and spent >= budget
-    while n_iter < max_iter and not stopped:
-        n_block = max_iter - n_iter
-        updating = learned and est.graph_update_every is not None
-        if updating:
-            every = K if est.graph_update_every == "n_nodes" else est.graph_update_every
-            n_block = min(n_block, every)
-        offline = est._offline(simulation, n_block)
-        n_done, n_updates, spent = run.model_block(len(run.block_lengths), t, n_block,
-                                                   offline, budget, spent)
+            run.method.local(run.state, n_steps, block.lo, block.hi)
+        run.state.public[...] = run.method.models(run.state)
+
+    def async_steps(self, t, n_steps, clock, node_state, offline, simulation, budget, spent):
+        run = self._run
+        n_done, n_updates, spent = run.model_block(
+            len(run.block_lengths), t, n_steps, clock, node_state, offline, budget, spent
+        )
         run.block_lengths.append(n_done)
-        n_iter += n_done
-        t += n_updates
-        stopped = n_done < n_block or (budget >= 0 and spent >= budget)
-        if updating and n_iter < max_iter and not stopped and graph_iter > 0:
-            spent = run.graph_run(runner, graph_iter, budget, spent)
-            est.n_graph_updates_ += 1
-            if est.sparsify_graph == "connected":
-                runner.sparsify_to_connected()
-            run.set_graph(runner.graph_csr())
-            stopped = budget >= 0 and spent >= budget
-    est.n_iter_ = int(n_iter)
-    est.n_updates_ = int(t)
+        # The curve is summed on rank 0 at the end (_finish).
+        return n_done, n_updates, spent, np.zeros(n_done)
+
+    def set_graph(self, W, linear_change=None):
+        self._run.set_graph(W)
+
+    def objective(self):
+        # Needs every node's model: computed on rank 0 at the end (_finish).
+        return np.nan
+
+
+class _RankGraphRunner(_GraphRunner):
+    """The graph learner whose steps run on the waking nodes' ranks."""
+
+    def __init__(self, simulation, *, run, **params):
+        super().__init__(simulation, **params)
+        self._run = run
+
+    def run(self, models, losses, n_steps, *, model_dtype, budget=-1, spent=0,
+            end_rounds=False, record=False, trace=False):
+        spent = self._run.graph_run(self, n_steps, budget, spent)
+        return n_steps, spent, np.zeros(0), None
 
 
 def _finish(est, run, state, n_weights):

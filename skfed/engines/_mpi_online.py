@@ -116,23 +116,8 @@ def _run(est, peer, block, X, y, sample_weight, queues, epochs):
     queue_end = np.cumsum(lengths).astype(np.intp)
     position = (queue_end - lengths).astype(np.intp)
     done_all = np.zeros(K, dtype=np.intp)          # every node's steps so far
-    limit = int(np.max(est._sizes + all_lengths)) if K else 0
-    if est._max_size:
-        limit = min(limit, est._max_size + 1)
-    limit = max(limit, 1)
-    if est._points.shape[1] < limit:
-        distinct = int(np.max(est._sizes + all_lengths // epochs)) + 1 if K else 1
-        capacity = limit if not est._compress else max(
-            est._points.shape[1], min(limit, 64, distinct)
-        )
-        if capacity > est._points.shape[1]:
-            est._grow(capacity)
-    if est.consensus_penalty == 0:
-        indptr = np.zeros(K + 1, dtype=np.intp)
-        indices = np.zeros(0, dtype=np.intp)
-    else:
-        indptr = np.ascontiguousarray(est.adjacency_.indptr, dtype=np.intp)
-        indices = np.ascontiguousarray(est.adjacency_.indices, dtype=np.intp)
+    limit = est._reserve(all_lengths, epochs)
+    indptr, indices = est._exchange_graph()
     owner = block.owner
     mine = block.mine
     # Ranks owning a neighbour of one of this rank's nodes (symmetric).
