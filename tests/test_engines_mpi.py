@@ -35,7 +35,7 @@ from skfed.network import SimulatedNetwork
 from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
 
 try:
-    import mpi4py  # noqa: F401
+    import mpi4py  # noqa: F401  (only whether it is there)
 
     HAVE_MPI4PY = True
 except ImportError:

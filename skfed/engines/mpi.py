@@ -49,13 +49,15 @@ ranks, so they equal the simulation's up to rounding.
 Messages on MPI (itemised in ``mpi_traffic_``, pickled bytes as sent):
 ``"extremes"`` (min/max flooding of the feature ranges), ``"model_update"``
 (Dada: a Frank-Wolfe step's coordinate and signed step per problem;
-Perso-lin: the node's new model; to the ranks owning a graph neighbour), ``"peer_request"``/``"peer_answer"`` (peer
-sampling asks the ranks owning the sampled peers for their loss and
-degree), ``"weights"``/``"graph_update"`` (the changed weights and degrees
-of a graph step, to the peers' ranks and to the others, since every rank
-keeps the whole learned graph), ``"models"`` (every node's current model
-and loss at the start of each graph phase, as a graph step may sample any
-peer), ``"setup"``, ``"control"`` and ``"result"``.
+Perso-lin: the node's new model; to the ranks owning a graph neighbour),
+``"peer_request"``/``"peer_answer"`` (peer sampling asks the ranks owning
+the sampled peers for their loss and degree),
+``"weights"``/``"graph_update"`` (the changed weights and degrees of a graph
+step, to the peers' ranks and to the others, since every rank keeps the
+whole learned graph), ``"models"`` (every node's current model and loss at
+the start of each graph phase, as a graph step may sample any peer),
+``"dictionaries"`` (online kernel SGD), ``"setup"``, ``"control"`` and
+``"result"``.
 
 Running it
 ----------
