@@ -290,6 +290,10 @@ def test_unsupported_settings_raise_naming_them(mpi_cases):
         mpi.fit(DecentralizedBoostingClassifier, directory)
     with pytest.raises(ValueError, match="stump_placement"):
         mpi.fit(DecentralizedBoostingClassifier(stump_placement="quantile"), directory)
+    with pytest.raises(ValueError, match="group_column=None"):
+        mpi.fit(DecentralizedBoostingClassifier(group_column=0), directory)
+    with pytest.raises(ValueError, match="unknown kinds"):
+        mpi.fit(DecentralizedBoostingClassifier(), directory, faults={"crash": {0: 1}})
     with pytest.raises(ValueError, match="rogue_fraction"):
         mpi.fit(DecentralizedBoostingClassifier(
             network=SimulatedNetwork(rogue_fraction=0.2)), directory)

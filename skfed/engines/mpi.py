@@ -177,7 +177,7 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0, faults=None):
         ``MPI.COMM_WORLD`` by default.
     timeout : float, default=120.0
         Longest wait, in seconds, for any one message; a rank that waits
-        longer raises :class:`MPITimeoutError` naming the silent rank.
+        longer raises :class:`MPITimeoutError` naming the rank it waited for.
     faults : dict, default=None
         Injected faults, for tests and drills: ``{"slow": {rank: seconds}}``
         makes a rank wait that long before each message it sends (the run
@@ -191,6 +191,13 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0, faults=None):
         The fitted estimator on rank 0 (with ``mpi_traffic_``: bytes and
         messages sent over MPI by item, ``mpi_n_ranks_`` and
         ``mpi_wall_time_``), None on the other ranks.
+
+    Notes
+    -----
+    An error on one rank (bad data, a timeout) is raised on that rank; the
+    command line then aborts every rank.  A script calling ``fit`` should do
+    the same (``comm.Abort()``), or the other ranks wait in their next
+    collective step.
     """
     from sklearn.base import clone
 
@@ -198,6 +205,12 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0, faults=None):
     if type(estimator) not in ESTIMATORS.values():
         raise TypeError(
             f"The MPI engine runs {sorted(ESTIMATORS)}, not {type(estimator).__name__}."
+        )
+    if estimator.group_column is not None:
+        raise ValueError(
+            "The MPI engine takes every node's label from its data file or from nodes=: "
+            f"set group_column=None (got {estimator.group_column!r}) and pass groups= to "
+            "predict."
         )
     start = time.perf_counter()
     faults = {} if faults is None else dict(faults)
