@@ -230,7 +230,7 @@ def test_fits_on_mpi_equal_simulation(mpi_cases, n_ranks):
         if name.startswith("online"):
             # Every round, each rank sends its stepped nodes' dictionaries to
             # each rank owning a neighbour: one message per neighbouring rank.
-            assert traffic["dictionaries"]["messages"] >= run.n_iter_
+            assert traffic["round"]["messages"] >= run.n_iter_
             continue
         # Every model update that crossed ranks went as one MPI message
         # carrying at least what the byte model counts: a Frank-Wolfe
@@ -400,13 +400,78 @@ def test_command_line_and_a_hung_rank(mpi_cases):
     assert summary["n_ranks"] == 2 and summary["n_nodes"] == 8
     with open(out, "rb") as f:
         _assert_same_fit(simulated[name], pickle.load(f))
-    # A rank that stops answering: the other gives up after --timeout and the
-    # command line aborts every rank, so every process ends.
+    # A rank of an asynchronous method (Dada) that stops answering: the other
+    # gives up after --timeout and the command line aborts every rank, so
+    # every process ends.
+    _, dada, dada_directory, *_ = cases[0]
+    dada_params = json.dumps({k: v for k, v in dada.get_params().items()
+                              if k in ("n_estimators", "max_iter", "random_state")})
     start = time.monotonic()
-    proc = _cli(2, ["--data", directory, "--estimator", type(est).__name__,
-                    "--params", params, "--hang-rank", "1:20", "--timeout", "3",
-                    "--max-time", "120"], tmp)
+    proc = _cli(2, ["--data", dada_directory, "--params", dada_params, "--hang-rank", "1:20",
+                    "--timeout", "3", "--max-time", "120"], tmp)
     assert proc.returncode != 0
     assert "MPITimeoutError" in proc.stderr and "aborting every rank" in proc.stderr
     assert "rank 0 waited more than 3 s" in proc.stderr
     assert time.monotonic() - start < 100
+
+
+@needs_mpi
+def test_online_sgd_survives_a_stopped_rank(mpi_cases, monkeypatch):
+    """A rank that stops answering at round 10: the others go on without its nodes.
+
+    The reference is the simulated fit in which those nodes stop after their
+    10th step (they still answer in round 10 with the state of round 9, as
+    the other ranks' copies do) and are dropped from round 11 on.
+    """
+    import json
+
+    from skfed.network import NetworkSimulation
+
+    tmp, cases, _ = mpi_cases
+    name, est, directory, X, y, g, _ = next(c for c in cases if c[0] == "online_sgd_multiclass")
+    params = json.dumps({k: v for k, v in est.get_params().items()
+                         if k in ("max_epochs", "max_dictionary_size", "random_state")})
+    out = tmp / "stopped.pkl"
+    proc = _cli(3, ["--data", directory, "--estimator", type(est).__name__, "--params", params,
+                    "--output", str(out), "--timeout", "3", "--stop-rank", "2:10"], tmp)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "stopped answering" in proc.stderr
+    with open(out, "rb") as f:
+        run = pickle.load(f)
+    owner, _ = ranks_of_blocks(8, 3)
+    lost = np.flatnonzero(owner == 2).tolist()
+    assert run.mpi_lost_nodes_.tolist() == lost
+    stop = 10
+    reference = clone(est)
+    make_queues = reference._make_queues
+
+    def truncated(codes, epochs, shuffle):
+        parts = make_queues(codes, epochs, shuffle)
+        return [p[:stop] if i in lost else p for i, p in enumerate(parts)]
+
+    draw_rounds = NetworkSimulation.draw_rounds
+    drawn = [0]
+
+    def dropped_after(self, n_rounds):
+        active, work = draw_rounds(self, n_rounds)
+        rounds = drawn[0] + np.arange(active.shape[0])
+        active[np.ix_(rounds > stop, lost)] = False
+        drawn[0] += active.shape[0]
+        return active, work
+
+    monkeypatch.setattr(reference, "_make_queues", truncated)
+    monkeypatch.setattr(NetworkSimulation, "draw_rounds", dropped_after)
+    reference.fit(X, y, groups=g)
+    kept = [k for k in range(8) if k not in lost]
+    assert run.n_iter_ == reference.n_iter_
+    for k in kept:
+        np.testing.assert_array_equal(run.dictionaries_[k], reference.dictionaries_[k])
+        np.testing.assert_array_equal(run.dual_coef_[k], reference.dual_coef_[k])
+        assert run.n_steps_[k] == reference.n_steps_[k]
+    np.testing.assert_allclose(run.consensus_error_curve_, reference.consensus_error_curve_,
+                               rtol=1e-10, equal_nan=True)
+    # The live nodes' messages are all counted; the stopped rank's counts are lost.
+    ps, pm = reference.communication_.pair_bytes, run.communication_.pair_bytes
+    np.testing.assert_array_equal(pm[np.ix_(kept, kept)], ps[np.ix_(kept, kept)])
+    assert (pm <= ps).all() and pm.sum() < ps.sum()
+    assert all(len(run.dictionaries_[k]) == 0 for k in lost)

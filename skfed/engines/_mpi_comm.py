@@ -106,7 +106,7 @@ class Peer:
         Longest wait, in seconds, for any one message.
     """
 
-    def __init__(self, comm, timeout, *, delay=0.0, hang_after=None):
+    def __init__(self, comm, timeout, *, delay=0.0, hang_after=None, stop_round=None):
         from mpi4py import MPI
 
         self.MPI = MPI
@@ -119,9 +119,12 @@ class Peer:
         # Injected faults (tests and drills): a slow rank waits ``delay``
         # seconds before every message; a hung rank stops answering after
         # ``hang_after`` messages (it sleeps until the others give up and
-        # abort the run).
+        # abort the run); a stopped rank stops answering from round
+        # ``stop_round`` of a synchronous method on (the others go on
+        # without its nodes).
         self.delay = float(delay)
         self.hang_after = hang_after
+        self.stop_round = stop_round
         self._n_sent = 0
 
     def _before_send(self):
@@ -137,9 +140,9 @@ class Peer:
         self._before_send()
         data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
         self.traffic.add(item, len(data))
-        self._pending.append(self.comm.isend(data, dest=int(dest), tag=int(tag)))
+        self._pending.append((int(dest), self.comm.isend(data, dest=int(dest), tag=int(tag))))
         if len(self._pending) > 256:
-            self._pending = [req for req in self._pending if not req.Test()]
+            self._pending = [(d, req) for d, req in self._pending if not req.Test()]
 
     def recv(self, source, tag=None, *, timeout=None, what="a message"):
         """Wait for the next message from ``source`` (``tag`` or any): ``(tag, obj)``.
@@ -172,11 +175,18 @@ class Peer:
                 )
             time.sleep(0 if polls < 2000 else 2e-4)
 
-    def flush(self):
-        """Wait until every message this rank sent has left."""
-        for req in self._pending:
-            req.Wait()
+    def flush(self, dead=()):
+        """Wait until every message this rank sent has left (except to ``dead`` ranks)."""
+        for dest, req in self._pending:
+            if dest not in dead:
+                req.Wait()
         self._pending = []
+
+    def stop_if_told(self, round_index):
+        """A rank told to stop at this round stops answering (an injected fault)."""
+        if self.stop_round is not None and round_index >= self.stop_round:
+            while True:  # only the others' end of the run (an abort) ends it
+                time.sleep(1.0)
 
     # ------------------------------------------------------------ collectives
     def allgather(self, item, obj):

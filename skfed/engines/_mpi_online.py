@@ -14,8 +14,8 @@ Private driver of :mod:`skfed.engines.mpi` for
 * a node's step reads its neighbours' values ``f_j(x)``; the ranks owning a
   neighbour hold a copy of that neighbour's dictionary (points and weights,
   and its published copy in ``exchange_every`` mode), refreshed by one MPI
-  message per neighbouring rank after every round (``"dictionaries"`` in
-  ``mpi_traffic_``), so ``run_rounds`` evaluates the same ``f_j(x)`` as in
+  message per rank after every round (``"round"`` in ``mpi_traffic_``,
+  with the rank's report of the round), so ``run_rounds`` evaluates the same ``f_j(x)`` as in
   the simulation;
 * every rank counts its own nodes' messages (skfed's byte model of the
   query protocol); the counters add up to the simulation's
@@ -25,6 +25,8 @@ The consensus error of a round is a sum over the nodes of all ranks, so
 ``consensus_error_curve_`` equals the simulation's up to rounding.
 """
 
+import warnings
+
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
@@ -33,8 +35,11 @@ from .._core import _online_fast
 from ..network import float_bytes
 from ..online import _ROGUE, _SCHEDULES, _one_blas_thread
 from ._mpi_boosting import _merge_counts
+from ._mpi_comm import MPITimeoutError, Traffic
 
 TAG_DICT = 21
+TAG_AGREE = 22
+TAG_RESULT = 23
 
 
 def fit_online(est, peer, block, validate, random_state):
@@ -120,9 +125,6 @@ def _run(est, peer, block, X, y, sample_weight, queues, epochs):
     indptr, indices = est._exchange_graph()
     owner = block.owner
     mine = block.mine
-    # Ranks owning a neighbour of one of this rank's nodes (symmetric).
-    near = sorted({int(r) for k in mine.tolist()
-                   for r in owner[indices[indptr[k]: indptr[k + 1]]]} - {peer.rank})
     listeners = [sorted({int(r) for r in owner[indices[indptr[k]: indptr[k + 1]]]}
                         - {int(owner[k])}) for k in range(K)]
     rogue = np.zeros(K, dtype=np.uint8)
@@ -134,16 +136,21 @@ def _run(est, peer, block, X, y, sample_weight, queues, epochs):
     consensus, orders = [], []
     pending = None
     in_chunk = 0
+    alive = np.ones(peer.size, dtype=bool)   # ranks still answering
+    round_index = 0
     with _one_blas_thread():
         while True:
-            remaining = all_lengths - done_all
+            node_alive = alive[owner]
+            remaining = np.where(node_alive, all_lengths - done_all, 0)
             if not np.any(remaining > 0):
                 break
             if pending is None or len(pending) == 0:
                 active, _ = sim.draw_rounds(int(remaining.max()))
                 pending = np.ascontiguousarray(active, dtype=np.uint8)
                 in_chunk = 0
-            row = pending[:1]
+            row = pending[:1].copy()
+            row[0, ~node_alive] = 0     # a stopped rank's nodes neither step nor answer
+            peer.stop_if_told(round_index)
             stepping = np.flatnonzero(row[0].astype(bool) & (remaining > 0))
             cons, n_pairs, bad = 0.0, 0, -1
             if np.any(position[mine] < queue_end[mine]):
@@ -178,7 +185,8 @@ def _run(est, peer, block, X, y, sample_weight, queues, epochs):
                         cons, n_pairs = float(out[0]) * pairs, pairs
             else:
                 sim.counter.next_round()
-            reports = peer.allgather("control", (cons, n_pairs, bad))
+            reports = _exchange_round(est, peer, block, stepping, listeners, alive, limit,
+                                      (cons, n_pairs, bad), round_index)
             bads = [b for _, _, b in reports if b >= 0]
             if bads:
                 est._diverged(f"node {est.nodes_[min(bads)]!r} after {in_chunk} rounds")
@@ -186,17 +194,11 @@ def _run(est, peer, block, X, y, sample_weight, queues, epochs):
             consensus.append(sum(c for c, _, _ in reports) / total_pairs if total_pairs
                              else np.nan)
             orders.append(est._sizes[mine].copy())
-            _share_dictionaries(est, peer, block, stepping, listeners, near, limit)
             done_all[stepping] += 1
             pending = pending[1:]
             in_chunk += 1
-    finite = np.isfinite(est._weights[mine]).all(axis=(1, 2))
-    finite &= np.isfinite(est._avg_weights[mine]).all(axis=(1, 2))
-    bad = [int(mine[i]) for i in np.flatnonzero(~finite)]
-    bads = [b for part in peer.allgather("control", bad) for b in part]
-    if bads:
-        est._diverged(f"node {est.nodes_[min(bads)]!r} (non-finite weights at the end)")
-    return _finish(est, peer, block, sim, consensus, orders)
+            round_index += 1
+    return _finish(est, peer, block, sim, consensus, orders, alive)
 
 
 def _active_pairs(stepping, mine, indptr, indices, active):
@@ -208,19 +210,60 @@ def _active_pairs(stepping, mine, indptr, indices, active):
     return count
 
 
-def _share_dictionaries(est, peer, block, stepping, listeners, near, limit):
-    """Send this round's stepped nodes' dictionaries to the ranks that read them."""
-    outgoing = {r: [] for r in near}
+def _exchange_round(est, peer, block, stepping, listeners, alive, limit, report,
+                    round_index):
+    """End a round: reports and dictionaries to the other ranks, agreeing on who stopped.
+
+    Every rank sends each other live rank one message: its report (consensus
+    sum, pairs, diverged node) and the dictionaries of its nodes that
+    stepped and neighbour that rank's nodes.  A rank whose message does not
+    come within the timeout is suspected; the live ranks then exchange their
+    suspicions, and every rank suspected by one is stopped for all: its
+    message of this round is ignored and its nodes neither step nor answer
+    from the next round on (a node the simulation drops for good).
+
+    Returns
+    -------
+    reports : list of tuple
+        The reports of this rank and of every live rank, in rank order.
+    """
+    others = [r for r in range(peer.size) if r != peer.rank and alive[r]]
+    outgoing = {r: [] for r in others}
     for k in np.intersect1d(stepping, block.mine).tolist():
         size, pub = int(est._sizes[k]), int(est._pub_sizes[k])
         state = (k, est._points[k, :size], est._weights[k, :size], size,
                  est._pub_points[k, :pub], est._pub_weights[k, :pub], pub)
         for r in listeners[k]:
-            outgoing[r].append(state)
-    for r, states in outgoing.items():
-        peer.send(r, TAG_DICT, "dictionaries", states)
-    for r in near:
-        _, states = peer.recv(r, TAG_DICT, what="neighbour dictionaries")
+            if r in outgoing:
+                outgoing[r].append(state)
+    for r in others:
+        peer.send(r, TAG_DICT, "round", (round_index, report, outgoing[r]))
+    received, suspects = {}, set()
+    for r in others:
+        try:
+            _, (_, their_report, states) = peer.recv(r, TAG_DICT, what=f"round {round_index}")
+            received[r] = (their_report, states)
+        except MPITimeoutError:
+            suspects.add(r)
+    for r in others:
+        if r not in suspects:
+            peer.send(r, TAG_AGREE, "control", sorted(suspects))
+    for r in others:
+        if r in suspects:
+            continue
+        try:
+            _, theirs = peer.recv(r, TAG_AGREE, what=f"round {round_index} agreement")
+            suspects.update(theirs)
+        except MPITimeoutError:
+            suspects.add(r)
+    suspects.discard(peer.rank)
+    for r in suspects:
+        alive[r] = False
+    reports = {peer.rank: report}
+    for r, (their_report, states) in received.items():
+        if not alive[r]:
+            continue
+        reports[r] = their_report
         for k, points, weights, size, pub_points, pub_weights, pub in states:
             needed = max(size, pub)
             if needed > est._points.shape[1]:
@@ -231,11 +274,12 @@ def _share_dictionaries(est, peer, block, stepping, listeners, near, limit):
             est._pub_points[k, :pub] = pub_points
             est._pub_weights[k, :pub] = pub_weights
             est._pub_sizes[k] = pub
-    peer.flush()
+    peer.flush(dead=set(np.flatnonzero(~alive).tolist()))
+    return [reports[r] for r in sorted(reports)]
 
 
-def _finish(est, peer, block, sim, consensus, orders):
-    """Gather every node's dictionary and counts on rank 0; set the fitted attributes."""
+def _finish(est, peer, block, sim, consensus, orders, alive):
+    """Gather every live node's dictionary and counts on rank 0; set the fitted attributes."""
     mine = block.mine
     sizes = est._sizes[mine]
     used = int(max(sizes.max() if len(sizes) else 0, 0))
@@ -248,13 +292,17 @@ def _finish(est, peer, block, sim, consensus, orders):
         est._pub_sizes[mine], est._since_publish[mine], est._n_steps[mine],
         est._komp_error[mine], np.array(orders, dtype=np.intp).reshape(len(orders), len(mine)),
     )
-    gathered = peer.gather("result", (node_state, sim.counter.snapshot(dense=False)))
-    traffic = peer.gather("result", peer.traffic.as_dict())
+    # Point to point, among the live ranks only (a stopped rank never answers).
+    result = (node_state, sim.counter.snapshot(dense=False), peer.traffic.as_dict())
     if peer.rank != 0:
+        peer.send(0, TAG_RESULT, "result", result)
+        peer.flush(dead=set(np.flatnonzero(~alive).tolist()))
         return None
+    gathered = [result] + [peer.recv(r, TAG_RESULT, what="the result")[1]
+                           for r in range(1, peer.size) if alive[r]]
     K = len(est.nodes_)
-    capacity = max(1, max(int(s[1].max()) if len(s[1]) else 0 for s, _ in gathered),
-                   max(int(s[8].max()) if len(s[8]) else 0 for s, _ in gathered))
+    capacity = max(1, max(int(s[1].max()) if len(s[1]) else 0 for s, _, _ in gathered),
+                   max(int(s[8].max()) if len(s[8]) else 0 for s, _, _ in gathered))
     F, n_out = est._points.shape[2], est._n_outputs
     est._points = np.zeros((K, capacity, F), dtype=est._dtype)
     est._weights = np.zeros((K, capacity, n_out))
@@ -262,9 +310,11 @@ def _finish(est, peer, block, sim, consensus, orders):
     est._gram_inv = np.zeros((K, capacity, capacity) if est._compress else (K, 0, 0))
     est._pub_points = np.zeros((K, capacity, F), dtype=est._dtype)
     est._pub_weights = np.zeros((K, capacity, n_out))
+    est._sizes[:] = 0
+    est._pub_sizes[:] = 0
     order = np.zeros((len(consensus), K), dtype=np.intp)
     for (nodes, sizes, points, weights, avg, gram, pub_p, pub_w, pub_s, since, steps, komp,
-         orders), _ in gathered:
+         orders), _, _ in gathered:
         used, pub_used = points.shape[1], pub_p.shape[1]
         est._sizes[nodes] = sizes
         est._points[nodes, :used] = points
@@ -279,11 +329,23 @@ def _finish(est, peer, block, sim, consensus, orders):
         est._n_steps[nodes] = steps
         est._komp_error[nodes] = komp
         order[:, nodes] = orders
+    finite = np.isfinite(est._weights).all(axis=(1, 2))
+    finite &= np.isfinite(est._avg_weights).all(axis=(1, 2))
+    if not finite.all():
+        bad = np.flatnonzero(~finite)
+        est._diverged(f"node {est.nodes_[bad[0]]!r} (non-finite weights at the end)")
     est._consensus_curve = np.concatenate([est._consensus_curve, np.asarray(consensus)])
     est._order_curve = np.concatenate([est._order_curve, order])
-    est._merge_log(_merge_counts([s for _, s in gathered], est.nodes_))
+    est._merge_log(_merge_counts([s for _, s, _ in gathered], est.nodes_))
     est._set_fitted()
-    from ._mpi_comm import Traffic
-
-    est.mpi_traffic_ = Traffic.merge(traffic)
+    est.mpi_traffic_ = Traffic.merge([t for _, _, t in gathered])
+    lost = np.flatnonzero(~alive[block.owner])
+    est.mpi_lost_nodes_ = est.nodes_[lost]
+    if lost.size:
+        warnings.warn(
+            f"MPI rank(s) {np.flatnonzero(~alive).tolist()} stopped answering; the fit went "
+            f"on without their {lost.size} node(s) {est.nodes_[lost][:5].tolist()}, whose "
+            "models stayed there (empty dictionaries here).",
+            UserWarning,
+        )
     return est

@@ -25,12 +25,14 @@ Supported estimators
   :class:`~skfed.online.DecentralizedKernelSGDRegressor`: synchronous
   rounds, every rank stepping its own nodes; a node's neighbours on other
   ranks hold a copy of its dictionary, refreshed after every round
-  (``"dictionaries"`` in ``mpi_traffic_``), from which they evaluate the
+  (``"round"`` in ``mpi_traffic_``), from which they evaluate the
   ``f_j(x)`` the byte model counts as query and answer; dropped nodes, KOMP
   compression, averaging and ``exchange_every`` copies as in ``fit``.
 
 Rogue nodes (``network.rogue_fraction``) are refused with an error: the
-engine runs honest nodes.
+engine runs honest nodes.  A rank that stops answering is survived by
+online kernel SGD (its nodes are dropped for the rest of the fit) and
+ends a Dada or Perso-lin run after the timeout (see :func:`fit`).
 
 How a run matches the simulation
 --------------------------------
@@ -56,7 +58,7 @@ the sampled peers for their loss and degree),
 step, to the peers' ranks and to the others, since every rank keeps the
 whole learned graph), ``"models"`` (every node's current model and loss at
 the start of each graph phase, as a graph step may sample any peer),
-``"dictionaries"`` (online kernel SGD), ``"setup"``, ``"control"`` and
+``"round"`` (online kernel SGD: a rank's report and dictionaries), ``"setup"``, ``"control"`` and
 ``"result"``.
 
 Running it
@@ -183,7 +185,11 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0, faults=None):
         makes a rank wait that long before each message it sends (the run
         is unchanged, only slower); ``{"hang": {rank: n}}`` makes a rank stop
         answering after ``n`` messages (the others time out; the command
-        line then aborts every rank).
+        line then aborts every rank); ``{"stop": {rank: r}}`` (online kernel
+        SGD) makes a rank stop answering from round ``r`` on: after one
+        timeout the others agree to go on without its nodes, as the
+        simulation goes on without a node it drops for good, and
+        ``mpi_lost_nodes_`` names them.  Rank 0 must not stop.
 
     Returns
     -------
@@ -214,12 +220,21 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0, faults=None):
         )
     start = time.perf_counter()
     faults = {} if faults is None else dict(faults)
-    unknown = set(faults) - {"slow", "hang"}
+    unknown = set(faults) - {"slow", "hang", "stop"}
     if unknown:
-        raise ValueError(f"faults has unknown kinds {sorted(unknown)}; use 'slow' and 'hang'.")
+        raise ValueError(
+            f"faults has unknown kinds {sorted(unknown)}; use 'slow', 'hang' and 'stop'."
+        )
+    if faults.get("stop") and _FITS.get(type(estimator)) is not fit_online:
+        raise ValueError(
+            "faults['stop'] (a rank that stops answering from a round on) is survived by the "
+            "synchronous rounds of online kernel SGD only; the asynchronous methods abort "
+            "after the timeout (faults['hang'])."
+        )
     rank = comm.Get_rank()
     peer = Peer(comm, timeout, delay=faults.get("slow", {}).get(rank, 0.0),
-                hang_after=faults.get("hang", {}).get(rank))
+                hang_after=faults.get("hang", {}).get(rank),
+                stop_round=faults.get("stop", {}).get(rank))
     if callable(data):
         if nodes is None:
             raise ValueError("fit with a callable data loader needs nodes= (all node labels).")
@@ -288,6 +303,9 @@ def _parse(argv):
                         help="inject a fault: this rank waits SECONDS before every message")
     parser.add_argument("--hang-rank", action="append", default=[], metavar="RANK:N",
                         help="inject a fault: this rank stops answering after N messages")
+    parser.add_argument("--stop-rank", action="append", default=[], metavar="RANK:ROUND",
+                        help="inject a fault (online kernel SGD): this rank stops answering "
+                        "from ROUND on; the others go on without its nodes")
     return parser.parse_args(argv)
 
 
@@ -318,7 +336,8 @@ def main(argv=None):
             params["network"] = SimulatedNetwork(**json.loads(args.network))
         estimator = ESTIMATORS[args.estimator](**params)
         faults = {"slow": _fault_option(args.slow_rank, float),
-                  "hang": _fault_option(args.hang_rank, int)}
+                  "hang": _fault_option(args.hang_rank, int),
+                  "stop": _fault_option(args.stop_rank, int)}
         fitted = fit(estimator, args.data, comm=comm, timeout=args.timeout, faults=faults)
     except BaseException as exc:  # one failing rank must not leave the others waiting
         import traceback
@@ -344,7 +363,13 @@ def main(argv=None):
             "n_bytes_sent": int(fitted.n_bytes_sent_),
             "mpi_bytes": sum(v["bytes"] for v in fitted.mpi_traffic_.values()),
             "output": os.path.abspath(args.output) if args.output else None,
+            "lost_nodes": [str(label) for label in getattr(fitted, "mpi_lost_nodes_", [])],
         }), flush=True)
+        if len(getattr(fitted, "mpi_lost_nodes_", [])):
+            # A stopped rank never ends by itself: end it (and every rank) now
+            # that the result is written; the exit status stays 0.
+            sys.stderr.flush()
+            comm.Abort(0)
     return 0
 
 
