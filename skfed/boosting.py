@@ -490,8 +490,12 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         return (simulation.rng.uniform(size=n_steps) < drop).astype(np.uint8)
 
     # ------------------------------------------------------------------- fit
-    def _fit_alternating(self, state, simulation, seeds, n_jobs_nodes):
-        """Alternate asynchronous model steps and graph steps; set attributes."""
+    def _fit_alternating(self, state, simulation, seeds, n_jobs_nodes, graph_runner=_GraphRunner):
+        """Alternate asynchronous model steps and graph steps; set attributes.
+
+        ``graph_runner`` builds the graph learner (``skfed.engines.mpi``
+        passes one whose steps run on MPI ranks).
+        """
         K = len(self.nodes_)
         max_iter, n_local = self._schedule(K)
         budget = -1 if self.communication_budget is None else self.communication_budget
@@ -505,7 +509,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         runner = None
         if learned:
             mu_graph = self._mu_graph()
-            runner = _GraphRunner(
+            runner = graph_runner(
                 simulation, mu=self.mu, mu_graph=mu_graph, lambda_graph=self.lambda_graph,
                 delta=self.delta, kappa=self.kappa, clock=graph_clock,
                 node_state=node_state, max_neighbors=self.max_neighbors,

@@ -431,26 +431,8 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         lengths = np.array([len(q) for q in queues], dtype=np.intp)
         queue_end = np.cumsum(lengths).astype(np.intp)
         position = (queue_end - lengths).astype(np.intp)
-        limit = int(np.max(self._sizes + lengths)) if n_nodes else 0
-        if self._max_size:
-            limit = min(limit, self._max_size + 1)
-        limit = max(limit, 1)
-        if self._points.shape[1] < limit:
-            # KOMP folds a repeated sample, so later passes rarely grow the
-            # dictionaries past the distinct samples: start from those.
-            distinct = int(np.max(self._sizes + lengths // epochs)) + 1 if n_nodes else 1
-            capacity = limit if not self._compress else max(
-                self._points.shape[1], min(limit, _INITIAL_CAPACITY, distinct)
-            )
-            if capacity > self._points.shape[1]:
-                self._grow(capacity)
-        if self.consensus_penalty == 0:
-            # Nobody needs its neighbours' values: nothing is exchanged.
-            indptr = np.zeros(n_nodes + 1, dtype=np.intp)
-            indices = np.zeros(0, dtype=np.intp)
-        else:
-            indptr = np.ascontiguousarray(self.adjacency_.indptr, dtype=np.intp)
-            indices = np.ascontiguousarray(self.adjacency_.indices, dtype=np.intp)
+        limit = self._reserve(lengths, epochs)
+        indptr, indices = self._exchange_graph()
         rogue = np.ascontiguousarray(self._rogue, dtype=np.uint8)
         rogue_mode = _ROGUE[network.rogue_behavior]
         value_bytes = float_bytes(self._dtype)
@@ -514,6 +496,33 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         self._order_curve = np.concatenate([self._order_curve, *order_parts])
         self._merge_log(sim.log(node_labels=self.nodes_))
         self._set_fitted()
+
+    def _reserve(self, lengths, epochs):
+        """Grow the dictionaries for queues of ``lengths``; return the largest size."""
+        n_nodes = len(self.nodes_)
+        limit = int(np.max(self._sizes + lengths)) if n_nodes else 0
+        if self._max_size:
+            limit = min(limit, self._max_size + 1)
+        limit = max(limit, 1)
+        if self._points.shape[1] < limit:
+            # KOMP folds a repeated sample, so later passes rarely grow the
+            # dictionaries past the distinct samples: start from those.
+            distinct = int(np.max(self._sizes + lengths // epochs)) + 1 if n_nodes else 1
+            capacity = limit if not self._compress else max(
+                self._points.shape[1], min(limit, _INITIAL_CAPACITY, distinct)
+            )
+            if capacity > self._points.shape[1]:
+                self._grow(capacity)
+        return limit
+
+    def _exchange_graph(self):
+        """``(indptr, indices)`` of the neighbours a node queries (none without consensus)."""
+        if self.consensus_penalty == 0:
+            # Nobody needs its neighbours' values: nothing is exchanged.
+            n_nodes = len(self.nodes_)
+            return np.zeros(n_nodes + 1, dtype=np.intp), np.zeros(0, dtype=np.intp)
+        return (np.ascontiguousarray(self.adjacency_.indptr, dtype=np.intp),
+                np.ascontiguousarray(self.adjacency_.indices, dtype=np.intp))
 
     def _exchange_period(self, n_features, pass_lengths):
         """Every node's publication period for the solver (0: query exchange)."""

@@ -370,3 +370,43 @@ def graph_steps(
             if end_rounds:
                 counter.end_round()
     return n_done, spent, objective, linear_change
+
+
+def cap_node(
+    const floating[:, ::1] models,     # IN (n_nodes, n_model)
+    const double[::1] losses,          # IN (n_nodes,)
+    double[::1] wv,                    # IN/OUT (nnz,) weights on the candidates' pattern
+    const intp_t[::1] cand_indptr,     # IN peer candidates CSR (as in graph_steps)
+    const intp_t[::1] cand_indices,    # IN
+    double[::1] degree,                # IN/OUT (n_nodes,)
+    intp_t[::1] n_neighbours,          # IN/OUT (n_nodes,) non-zero weights per node
+    intp_t k,
+    intp_t max_neighbors,
+    double mu,
+    double mu_graph,
+    double lam,
+    double delta,
+    CommCounter counter,
+    int64_t spent,
+    double[::1] zbuf,                  # scratch (longest candidate row,)
+    intp_t[::1] nbuf,                  # scratch (longest candidate row,)
+):
+    """Remark 2's cap on node k alone, as one step of :func:`graph_steps` applies it.
+
+    For engines that run the steps of :func:`graph_steps` one node at a time
+    (``skfed.engines.mpi``): call :func:`graph_steps` with
+    ``max_neighbors=-1``, update ``n_neighbours`` from the weights it
+    changed, then this on the waking node and on each sampled peer in order.
+
+    Returns
+    -------
+    (n_dropped, spent, objective_change, linear_change)
+    """
+    cdef intp_t n_dropped
+    cdef double objective = 0.0, linear_change = 0.0
+    with nogil:
+        n_dropped = _cap_neighbours(models, losses, wv, cand_indptr, cand_indices, degree,
+                                    &n_neighbours[0], k, max_neighbors, mu, mu_graph, lam,
+                                    delta, counter, &zbuf[0], &nbuf[0], &objective,
+                                    &linear_change, &spent)
+    return n_dropped, spent, objective, linear_change

@@ -13,6 +13,9 @@ solvers run on existing engines:
 * **Flower** (:mod:`skfed.engines.flower`, ``pip install "skfed[flower]"``):
   a real client/server deployment of the server-coordinated methods, each
   SuperNode holding its own data.
+* **MPI** (:mod:`skfed.engines.mpi`, ``pip install "skfed[mpi]"``):
+  peer-to-peer runs of the decentralized methods, each rank holding a
+  block of the nodes and their data.
 
 Each optional engine raises an :class:`ImportError` naming the ``pip``
 command that installs it.
@@ -28,6 +31,7 @@ __all__ = ["parallel_nodes", "node_parallel_backend", "require_extra"]
 _EXTRAS = {
     "flower": ("flwr", "flwr==1.41.0", "real client/server runs on Flower"),
     "dask": ("distributed", "dask[distributed]>=2024.1", "node solves on a Dask cluster"),
+    "mpi": ("mpi4py", "mpi4py>=3.1", "peer-to-peer runs on MPI"),
 }
 
 
@@ -36,7 +40,7 @@ def require_extra(extra):
 
     Parameters
     ----------
-    extra : {"flower", "dask"}
+    extra : {"flower", "dask", "mpi"}
 
     Returns
     -------
@@ -61,6 +65,6 @@ def require_extra(extra):
 def __getattr__(name):
     # ``skfed.engines.flower`` is imported on first access, so that
     # ``import skfed.engines`` works without Flower.
-    if name == "flower":
-        return importlib.import_module(".flower", __name__)
+    if name in ("flower", "mpi"):
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -89,6 +89,7 @@ from flwr.serverapp import Grid, ServerApp  # noqa: E402
 
 from . import _flower_multitask, _flower_support  # noqa: E402
 from ._flower_records import HELLO, _arrays_of, _config_of  # noqa: E402
+from ._partitions import read_partition, save_partitions  # noqa: E402
 
 __all__ = [
     "make_client_app",
@@ -108,45 +109,6 @@ MODEL_ITEMS = frozenset(
 
 
 # ----------------------------------------------------------------- data
-def save_partitions(X, y, groups, directory, *, sample_weight=None, prefix="node"):
-    """Write one ``.npz`` file per node, for SuperNodes to load.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-    y : array-like of shape (n_samples,)
-    groups : array-like of shape (n_samples,)
-        Node id of every sample; node ``groups == label`` gets the file
-        ``<prefix>-<i>.npz`` (``i`` its rank among the sorted labels) with
-        arrays ``X``, ``y``, ``node`` (its label) and ``sample_weight``.
-    directory : str or path
-    sample_weight : array-like of shape (n_samples,), default=None
-    prefix : str, default="node"
-
-    Returns
-    -------
-    paths : list of str
-        One path per node, in the order of the sorted labels; start each
-        SuperNode with ``--node-config 'data-path="<path>"'``.
-    """
-    import os
-
-    X = np.asarray(X)
-    y = np.asarray(y)
-    groups = np.asarray(groups)
-    os.makedirs(directory, exist_ok=True)
-    paths = []
-    for i, label in enumerate(np.unique(groups)):
-        rows = np.flatnonzero(groups == label)
-        arrays = {"X": X[rows], "y": y[rows], "node": np.asarray(label)}
-        if sample_weight is not None:
-            arrays["sample_weight"] = np.asarray(sample_weight)[rows]
-        path = os.path.join(os.fspath(directory), f"{prefix}-{i}.npz")
-        np.savez(path, **arrays)
-        paths.append(os.path.abspath(path))
-    return paths
-
-
 def load_partition(context, key="data-path"):
     """The default data loader of :func:`make_client_app`.
 
@@ -166,11 +128,7 @@ def load_partition(context, key="data-path"):
             f"--node-config '{key}=\"/path/to/node.npz\"' or give make_client_app "
             "a load_data function."
         ) from None
-    with np.load(path, allow_pickle=False) as data:
-        out = {name: data[name] for name in data.files}
-    if "node" in out:
-        out["node"] = out["node"].item()
-    return out
+    return read_partition(path)
 
 
 def _python_scalar(value):

@@ -1,0 +1,142 @@
+"""Dada on MPI against the simulated fit: wall time on 1, 2 and 4 ranks.
+
+Rotated moons (:func:`skfed.datasets.make_rotated_moons`, 1,000 nodes by
+default, each with its few training samples), one
+:class:`~skfed.boosting.DecentralizedBoostingClassifier` with a learned
+graph fitted twice on the same arrays:
+
+* **simulated**: ``fit`` in this process (one BLAS thread);
+* **MPI**: ``mpiexec -n R python -m skfed.engines.mpi`` on the per-node
+  files, for every R of ``--ranks``; the time is the fit inside the ranks
+  (``mpi_wall_time_``, from loading the nodes' files to the fitted
+  estimator on rank 0), and the launch time (Python start-up and imports
+  of every rank) is printed beside it.
+
+Each MPI fit is checked equal to the simulated one (coefficients, learned
+graph, skfed's byte counts) before its time is reported.  Iterations are
+given per node (``--max-iter-per-node``, ``--graph-init-per-node``) so a
+run stays within minutes on a shared 2-core machine; the estimator's
+defaults are 100 and 50.  Prints a table, then one JSON line with the times
+and the ratios MPI / simulated (above 1: MPI slower).
+
+Measured on the shared 2-core development machine (load average 6-9 from
+other work; 1,000 nodes, ``max_iter=10,000``, ``graph_init_iter=10,000``,
+9 graph updates; every MPI fit equal to the simulated one)::
+
+    simulated fit 7.38 s, 353.3 MB in skfed's byte model
+    ranks  MPI fit s  launch s  MPI / sim    MPI MB
+        1      44.50     52.57       6.03       0.0
+        2     130.78    142.94      17.72     129.8
+        4     166.01    180.68      22.49     242.4
+
+One rank pays the per-step Python dispatch (a Cython solver call per wake-up
+instead of one loop over all of them); two and four ranks add a message
+exchange at every step (the schedule is agreed, so a step waits for the
+updates of the steps before it), on two cores shared by the ranks.  The
+engine is for nodes that are separate machines, not a speed-up on one.
+
+Usage::
+
+    python benchmarks/bench_mpi.py                      # 1,000 nodes, 1 2 4 ranks
+    python benchmarks/bench_mpi.py --n-nodes 200 --ranks 2
+"""
+
+import argparse
+import json
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+import skfed
+from skfed.boosting import DecentralizedBoostingClassifier
+from skfed.datasets import make_rotated_moons
+from skfed.engines._partitions import save_partitions
+
+
+def _mpiexec():
+    here = Path(sys.executable).parent / "mpiexec"
+    return str(here) if here.exists() else shutil.which("mpiexec")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n-nodes", type=int, default=1000)
+    parser.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 4])
+    parser.add_argument("--max-iter-per-node", type=int, default=10)
+    parser.add_argument("--graph-init-per-node", type=int, default=10)
+    parser.add_argument("--timeout", type=float, default=1800.0,
+                        help="longest one mpiexec launch may take, seconds")
+    args = parser.parse_args(argv)
+    if _mpiexec() is None:
+        sys.exit('mpiexec not found: pip install "skfed[mpi]"')
+    K = args.n_nodes
+    X, _, y, _, groups, *_ = make_rotated_moons(K, random_state=0)
+    params = {
+        "random_state": 0,
+        "max_iter": args.max_iter_per_node * K,
+        "graph_init_iter": args.graph_init_per_node * K,
+    }
+    estimator = DecentralizedBoostingClassifier(**params)
+    with threadpool_limits(1):
+        start = time.perf_counter()
+        simulated = estimator.fit(X, y, groups=groups)
+        sim_time = time.perf_counter() - start
+    rows = []
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(skfed.__file__).parent.parent)] + env.get("PYTHONPATH", "").split(os.pathsep)
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        save_partitions(X, y, groups, Path(tmp) / "nodes")
+        for n_ranks in args.ranks:
+            out = Path(tmp) / f"fitted-{n_ranks}.pkl"
+            start = time.perf_counter()
+            proc = subprocess.run(
+                [_mpiexec(), "-n", str(n_ranks), sys.executable, "-m", "skfed.engines.mpi",
+                 "--data", str(Path(tmp) / "nodes"), "--params", json.dumps(params),
+                 "--output", str(out), "--timeout", "600",
+                 "--max-time", str(args.timeout)],
+                env=env, capture_output=True, text=True, timeout=args.timeout + 60,
+            )
+            launch = time.perf_counter() - start
+            if proc.returncode:
+                sys.exit(f"mpiexec -n {n_ranks} failed:\n{proc.stderr[-3000:]}")
+            with open(out, "rb") as f:
+                fitted = pickle.load(f)
+            equal = (
+                np.array_equal(fitted.coef_, simulated.coef_)
+                and (fitted.collaboration_graph_ != simulated.collaboration_graph_).nnz == 0
+                and fitted.n_bytes_sent_ == simulated.n_bytes_sent_
+            )
+            if not equal:
+                sys.exit(f"mpiexec -n {n_ranks}: the MPI fit differs from the simulated fit")
+            mpi_bytes = sum(v["bytes"] for v in fitted.mpi_traffic_.values())
+            rows.append((n_ranks, fitted.mpi_wall_time_, launch, mpi_bytes))
+    print(f"Dada, rotated moons, {K} nodes, max_iter={params['max_iter']}, "
+          f"graph_init_iter={params['graph_init_iter']}: simulated fit {sim_time:.2f} s, "
+          f"{simulated.n_bytes_sent_ / 1e6:.1f} MB in skfed's byte model")
+    print(f"{'ranks':>5}  {'MPI fit s':>9}  {'launch s':>8}  {'MPI / sim':>9}  {'MPI MB':>8}")
+    for n_ranks, fit_time, launch, mpi_bytes in rows:
+        print(f"{n_ranks:>5}  {fit_time:9.2f}  {launch:8.2f}  {fit_time / sim_time:9.2f}  "
+              f"{mpi_bytes / 1e6:8.1f}")
+    print(json.dumps({
+        "benchmark": "bench_mpi",
+        "n_nodes": K,
+        "simulated_s": round(sim_time, 3),
+        "mpi_fit_s": {str(r): round(t, 3) for r, t, _, _ in rows},
+        "mpi_launch_s": {str(r): round(t, 3) for r, _, t, _ in rows},
+        "ratio_mpi_over_simulated": {str(r): round(t / sim_time, 3) for r, t, _, _ in rows},
+        "equal_to_simulated": True,
+    }))
+
+
+if __name__ == "__main__":
+    main()

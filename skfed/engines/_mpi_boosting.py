@@ -1,0 +1,745 @@
+"""Dada and Perso-lin (and their graph learner) with the nodes spread over MPI ranks.
+
+Private driver of :mod:`skfed.engines.mpi` for the estimators of
+:mod:`skfed.boosting`.  Every rank runs this code; it
+mirrors ``_BaseGraphPersonalized._fit_alternating`` of :mod:`skfed.boosting`
+step for step, with the same random draws in the same order, so the result
+equals the simulated fit:
+
+* every rank builds the same :class:`~skfed.network.NetworkSimulation` and
+  per-node seeds from the same ``random_state``, and so draws the same
+  dropped steps and the same wake-up order (the Poisson clocks of the
+  simulation are one xorshift stream, replayed on every rank by
+  :func:`~skfed.engines._mpi_comm.rand_int`);
+* the node that wakes up is computed only by the rank that owns it, with the
+  simulation's Cython solver called for that one step
+  (``fw_async``/``lin_async``/``graph_steps`` with ``n_steps=1`` on the
+  clock state before the draw, so the solver draws the same node);
+* what the node sends goes as real MPI messages to the ranks that need it:
+  a Frank-Wolfe update ``(coordinate, signed step)`` per problem (Dada,
+  replayed by the receivers with ``_boosting_fast._fw_public``'s
+  arithmetic) or the new model (Perso-lin) to the ranks owning a graph
+  neighbour; a graph step's request to the
+  owners of the sampled peers, their answers (model, loss, degree), and the
+  changed weights and degrees to the other ranks (each rank keeps the
+  learned graph whole, O(links) memory).
+* each rank counts its own nodes' messages in its own ``CommCounter``; the
+  counters add up to the simulation's ``communication_``.
+
+What a rank holds: the data, margins, losses and models of its own nodes;
+the public copies of its nodes' graph neighbours' models; the graph.  At
+the start of every graph phase the ranks exchange their nodes' current
+models and losses (``"models"`` in ``mpi_traffic_``), as the graph steps
+of any node may sample any peer.
+"""
+
+from functools import partial
+
+import numpy as np
+from scipy import sparse
+from sklearn.utils import check_random_state
+
+from .._core._boosting_fast import fw_async, fw_local, lin_async, lin_local
+from .._core._graph_fast import cap_node, graph_steps
+from ..boosting import (
+    _LOSSES,
+    _BoostingState,
+    _LinearState,
+    _check_connected,
+    _graph_objective_value,
+    fw_message_bytes,
+    make_stumps,
+)
+from ..graph import _GraphRunner, model_message_bytes
+from ..network import CommunicationLog, payload_bytes
+from ._mpi_comm import rand_int, sample_peers
+
+TAG_FW = 11
+TAG_REQUEST = 12
+TAG_GRAPH = 13
+TAG_FLOOD = 14
+
+_EMPTY_U8 = np.zeros(0, dtype=np.uint8)
+_EMPTY_I = np.zeros(0, dtype=np.intp)
+_EMPTY_D = np.zeros(0)
+
+
+class NodeBlock:
+    """The nodes of one rank and their data, in the simulation's node order.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n_nodes,)
+        Sorted labels of all nodes (the fitted ``nodes_``).
+    owner : ndarray of shape (n_nodes,)
+        Rank owning each node.
+    data : dict
+        ``label -> (X, y, sample_weight or None)`` for this rank's nodes.
+    """
+
+    def __init__(self, labels, owner, rank, data):
+        self.labels = labels
+        self.owner = owner
+        self.rank = rank
+        self.K = len(labels)
+        mine = np.flatnonzero(owner == rank)
+        self.lo = int(mine[0]) if mine.size else 0
+        self.hi = int(mine[-1]) + 1 if mine.size else 0
+        self.mine = mine
+        self.data = [data[labels[k].item() if hasattr(labels[k], "item") else labels[k]]
+                     for k in mine]
+
+
+def _local_arrays(block, local, classes, dtype):
+    """Node-ordered X, y codes, sample weights and offsets of this rank's nodes."""
+    Xs, ys, sws, counts = [], [], [], np.zeros(block.K, dtype=np.intp)
+    for k, (X, y, sw) in zip(block.mine, local):
+        Xs.append(X)
+        ys.append(np.searchsorted(classes, y))
+        sws.append(sw)
+        counts[k] = X.shape[0]
+    n_features = Xs[0].shape[1] if Xs else 0
+    X = np.ascontiguousarray(np.concatenate(Xs) if Xs else np.zeros((0, n_features)),
+                             dtype=dtype)
+    codes = np.concatenate(ys) if ys else np.zeros(0, dtype=np.intp)
+    sw = np.concatenate(sws) if sws else np.zeros(0)
+    offsets = np.zeros(block.K + 1, dtype=np.intp)
+    np.cumsum(counts, out=offsets[1:])
+    return X, codes, np.ascontiguousarray(sw, dtype=dtype), offsets
+
+
+def _targets(codes, n_classes, dtype):
+    if n_classes == 2:
+        Y = np.where(codes == 1, 1.0, -1.0)[None, :]
+    else:
+        Y = np.where(codes[None, :] == np.arange(n_classes)[:, None], 1.0, -1.0)
+    return np.ascontiguousarray(Y, dtype=dtype)
+
+
+# ---------------------------------------------------------------- flooding
+def flood_extremes(peer, block, lo, hi, adjacency, counter, payload):
+    """``boosting._flood_extremes`` with every node-to-node message on MPI.
+
+    ``lo``/``hi`` hold this rank's nodes' rows (others are ignored).  Every
+    round, each sending node's extremes go to the ranks owning its topology
+    neighbours; a rank then merges what its nodes heard.
+    """
+    adjacency = sparse.csr_matrix(adjacency)
+    K = block.K
+    indptr, indices = adjacency.indptr, adjacency.indices.astype(np.intp)
+    complete = adjacency.nnz == K * (K - 1)
+    owner = block.owner
+    senders = block.mine.copy()
+    spent = 0
+    n_rounds = 0
+    while adjacency.nnz:
+        any_senders = peer.allreduce_sum("control", int(senders.size))
+        if not any_senders:
+            break
+        n_rounds += 1
+        outgoing = {r: [] for r in range(peer.size) if r != peer.rank}
+        for k in senders.tolist():
+            nbrs = indices[indptr[k]: indptr[k + 1]]
+            if nbrs.size:
+                counter.multicast_message(k, np.ascontiguousarray(nbrs), payload)
+                spent += int(nbrs.size) * (payload + counter.header_bytes)
+            for r in np.unique(owner[nbrs]).tolist():
+                if r != peer.rank:
+                    outgoing[r].append(k)
+        for r, ks in outgoing.items():
+            ks = np.asarray(ks, dtype=np.intp)
+            peer.send(r, TAG_FLOOD, "extremes", (ks, lo[ks], hi[ks]))
+        heard = {}
+        for k in senders.tolist():
+            heard[k] = (lo[k], hi[k])
+        for r in outgoing:
+            _, (ks, los, his) = peer.recv(r, TAG_FLOOD, what="feature extremes")
+            for i, k in enumerate(ks.tolist()):
+                heard[k] = (los[i], his[i])
+        new_lo, new_hi = lo.copy(), hi.copy()
+        for l in block.mine.tolist():
+            for k in indices[indptr[l]: indptr[l + 1]].tolist():
+                if k in heard:
+                    new_lo[l] = np.minimum(new_lo[l], heard[k][0])
+                    new_hi[l] = np.maximum(new_hi[l], heard[k][1])
+        if complete:
+            lo, hi = new_lo, new_hi
+            break
+        mine = block.mine
+        changed = ((new_lo[mine] < lo[mine]) | (new_hi[mine] > hi[mine])).any(axis=1)
+        senders = mine[changed]
+        lo, hi = new_lo, new_hi
+    peer.flush()
+    return lo, hi, spent
+
+
+# ----------------------------------------------------------- the schedule
+class _Run:
+    """The replicated state of one Dada run on one rank."""
+
+    def __init__(self, est, method, peer, block, state, simulation):
+        self.est = est
+        self.method = method
+        self.peer = peer
+        self.block = block
+        self.state = state
+        self.simulation = simulation
+        self.counter = simulation.counter
+        self.K = block.K
+        self.curve_parts = []      # (block index, it, delta) of this rank's steps
+        self.block_starts = []     # start objective of every model block (all ranks agree)
+        self.block_lengths = []    # iterations done in every model block
+
+    # ------------------------------------------------------------- graph
+    def set_graph(self, W):
+        """Use graph W; recompute which ranks need each node's model updates."""
+        state = self.state
+        state.set_graph(W)
+        owner = self.block.owner
+        indptr, indices = state.indptr, state.indices
+        self.listeners = []
+        for k in range(self.K):
+            ranks = np.unique(owner[indices[indptr[k]: indptr[k + 1]]])
+            self.listeners.append([int(r) for r in ranks if r != owner[k]])
+
+    def share_models(self):
+        """Every rank gets every node's current public model and graph loss."""
+        state, block = self.state, self.block
+        mine = block.mine
+        parts = self.peer.allgather(
+            "models", (mine, state.public[mine], state.losses[mine])
+        )
+        for nodes, public, losses in parts:
+            state.public[nodes] = public
+            state.losses[nodes] = losses
+
+    def graph_run(self, runner, n_steps, budget, spent):
+        """``_GraphRunner.run`` with the waking node's rank doing each step."""
+        state, peer, block = self.state, self.peer, self.block
+        self.share_models()
+        models = np.ascontiguousarray(state.graph_models())
+        if models.dtype not in (np.float32, np.float64):
+            models = models.astype(np.float64)
+        losses = np.ascontiguousarray(state.graph_losses(), dtype=np.float64)
+        n_steps = int(n_steps)
+        offline = runner._offline(n_steps)
+        payloads = model_message_bytes(models, state.dtype)
+        wv, degree = runner.weights, runner.degree
+        ci, cx = runner.cand_indptr, runner.cand_indices
+        if not hasattr(runner, "_mirror"):
+            rows = runner._rows()
+            pattern = sparse.csr_matrix((np.arange(cx.size) + 1, cx, ci), shape=(self.K, self.K))
+            runner._mirror = np.asarray(pattern.T.tocsr()[rows, cx]).ravel().astype(np.intp) - 1
+            runner._row_of = rows
+        mirror, row_of = runner._mirror, runner._row_of
+        capped = runner.max_neighbors >= 0
+        longest = max(1, int(np.diff(ci).max())) if self.K else 1
+        self._cap_scratch = (np.zeros(longest), np.zeros(longest, dtype=np.intp))
+        csum = np.r_[0, np.cumsum(wv > 0)]
+        n_nb = (csum[ci[1:]] - csum[ci[:-1]]).astype(np.intp)
+        owner = block.owner
+        params = (runner.mu, runner.mu_graph, runner.lambda_graph, runner.delta)
+        clock = runner.clock
+        for it in range(n_steps):
+            if budget >= 0 and spent >= budget:
+                break
+            before = clock.copy()
+            k = rand_int(self.K, clock)
+            if offline.shape[0] and offline[it]:
+                continue
+            o = int(owner[k])
+            if o == peer.rank:
+                spent = self._graph_step(k, it, before, models, losses, wv, degree, ci, cx,
+                                         mirror, n_nb, payloads, capped, runner, params,
+                                         spent)
+            else:
+                while True:
+                    tag, msg = peer.recv(o, what=f"graph step {it} of node {k}")
+                    if tag == TAG_REQUEST:
+                        _, asked = msg
+                        peer.send(o, TAG_REQUEST, "peer_answer",
+                                  (asked, models[asked], losses[asked], degree[asked]))
+                        continue
+                    _, pos, vals, nodes, degs, spent = msg
+                    if capped:
+                        old = wv[pos] > 0
+                        np.add.at(n_nb, row_of[pos], (vals > 0).astype(np.intp) - old)
+                    wv[pos] = vals
+                    degree[nodes] = degs
+                    break
+        peer.flush()
+        # Degrees are updated incrementally; recompute them exactly (as run()).
+        runner.degree[:] = runner._row_sums()
+        runner.linear_change = None
+        return spent
+
+    def _graph_step(self, k, it, before, models, losses, wv, degree, ci, cx, mirror, n_nb,
+                    payloads, capped, runner, params, spent):
+        peer, owner = self.peer, self.block.owner
+        state_copy = runner.node_state[k: k + 1].copy()
+        peers, where = sample_peers(ci, cx, k, runner.kappa, state_copy, 0)
+        by_rank = {}
+        for l in peers:
+            if owner[l] != peer.rank:
+                by_rank.setdefault(int(owner[l]), []).append(l)
+        for r, asked in by_rank.items():
+            peer.send(r, TAG_REQUEST, "peer_request", (k, np.asarray(asked, dtype=np.intp)))
+        for r in by_rank:
+            _, (asked, _, their_losses, their_degree) = peer.recv(
+                r, TAG_REQUEST, what=f"peer answers of node {k}"
+            )
+            losses[asked] = their_losses
+            degree[asked] = their_degree
+        involved = [k] + peers
+        rows = np.concatenate([np.arange(ci[a], ci[a + 1]) for a in involved])
+        old = wv[rows].copy()
+        trace_peers = np.zeros(max(runner.kappa, 1), dtype=np.intp)
+        mu, mu_graph, lam, delta = params
+        _, spent, _, _ = graph_steps(
+            models, losses, wv, degree, ci, cx, mu, mu_graph, lam, delta, runner.kappa, 1,
+            before, runner.node_state, _EMPTY_U8, payloads, self.counter, False, -1,
+            int(spent), 0.0, _EMPTY_D, np.zeros(1, dtype=np.intp), trace_peers, _EMPTY_D, -1,
+        )
+        if trace_peers[: len(peers)].tolist() != peers:
+            raise RuntimeError(
+                f"The replayed peer sampling of node {k} disagrees with the solver's "
+                f"({peers} vs {trace_peers.tolist()})."
+            )
+        if capped:
+            for w_pos in where:
+                q = int(wv[w_pos] > 0) - int(old[w_pos - ci[k]] > 0)
+                if q:
+                    n_nb[k] += q
+                    n_nb[cx[w_pos]] += q
+            for a in involved:
+                _, spent, _, _ = cap_node(models, losses, wv, ci, cx, degree, n_nb, a,
+                                          runner.max_neighbors, mu, mu_graph, lam, delta,
+                                          self.counter, int(spent), *self._cap_scratch)
+        changed = rows[wv[rows] != old]
+        pos = np.unique(np.concatenate([changed, mirror[changed]]))
+        nodes = np.unique(np.concatenate([np.asarray(involved, dtype=np.intp), cx[changed]]))
+        update = (it, pos, wv[pos], nodes, degree[nodes], int(spent))
+        for r in range(peer.size):
+            if r != peer.rank:
+                peer.send(r, TAG_GRAPH, "weights" if r in by_rank else "graph_update", update)
+        return spent
+
+    # ------------------------------------------------------------- models
+    def partial_objective(self):
+        """This rank's nodes' terms of eq. 1 (their models, losses and edges)."""
+        state = self.state
+        value = 0.0
+        A = state.public.reshape(self.K, -1).astype(np.float64)
+        for k in self.block.mine.tolist():
+            d = state.degree[k]
+            value += (d if d > 0 else 1.0) * state.confidence[k] * state.losses[k].sum()
+            if state.graph.nnz and state.mu:
+                s, e = state.indptr[k], state.indptr[k + 1]
+                neigh = state.weights[s:e] @ A[state.indices[s:e]]
+                value += 0.5 * state.mu * (d * A[k] @ A[k] - A[k] @ neigh)
+        return value
+
+    def model_block(self, index, t, n_steps, clock, node_state, offline, budget, spent):
+        """``state.async_steps`` with each step on its node's rank."""
+        state, peer, block, method = self.state, self.peer, self.block, self.method
+        K = self.K
+        payload = method.payload(state)
+        header = self.counter.header_bytes
+        self.block_starts.append(self.peer.allreduce_sum("control", self.partial_objective()))
+        n_done = n_updates = 0
+        owner = block.owner
+        for it in range(n_steps):
+            if budget >= 0 and spent >= budget:
+                break
+            before = clock.copy()
+            k = rand_int(K, clock)
+            n_done += 1
+            if offline.shape[0] and offline[it]:
+                self.counter.next_round()
+                continue
+            step_t = t + n_updates
+            if owner[k] == peer.rank:
+                old = state.public[k].astype(np.float64)
+                delta = method.step(self, before, node_state, step_t, payload, spent)
+                self.curve_parts.append((index, it, delta))
+                if self.listeners[k]:
+                    message = method.message(state, k, old, step_t, K)
+                    for r in self.listeners[k]:
+                        peer.send(r, TAG_FW, "model_update", (it, message))
+            else:
+                if peer.rank in self.listeners[k]:
+                    _, (_, message) = peer.recv(owner[k], TAG_FW,
+                                                what=f"update {it} of node {k}")
+                    method.replay(state, k, message, step_t, K)
+                self.counter.next_round()
+            n_updates += 1
+            deg = state.indptr[k + 1] - state.indptr[k]
+            spent += int(deg) * (payload + header)
+        peer.flush()
+        return n_done, n_updates, spent
+
+
+class _Dada:
+    """How a Dada node steps, and what it sends: ``(j, s)`` per problem."""
+
+    @staticmethod
+    def models(state):
+        return state.alpha
+
+    @staticmethod
+    def payload(state):
+        return fw_message_bytes(state.n_base, state.P)
+
+    @staticmethod
+    def local(state, n_steps, lo, hi):
+        fw_local(state.H, state.Y, state.sw, state.offsets, state.alpha, state.margins,
+                 state.losses, state.beta, n_steps, lo, hi)
+
+    @staticmethod
+    def step(run, before, node_state, step_t, payload, spent):
+        state = run.state
+        curve = np.zeros(1)
+        fw_async(
+            state.H, state.Y, state.sw, state.offsets, state.alpha, state.public,
+            state.margins, state.losses, state.indptr, state.indices, state.weights,
+            state.degree, state.confidence, state.beta, state.mu, int(step_t), 1,
+            before, node_state, _EMPTY_U8, state.rogue, state.rogue_mode,
+            run.counter, payload, -1, int(spent), 0.0, curve, _EMPTY_I, _EMPTY_I, _EMPTY_D,
+        )
+        return float(curve[0])
+
+    @staticmethod
+    def _gamma(step_t, K):
+        return 2.0 * K / (float(step_t) + 2.0 * K)
+
+    @classmethod
+    def message(cls, state, k, old, step_t, K):
+        gamma = cls._gamma(step_t, K)
+        return [_fw_message(old[p], state.public[k, p], gamma, state.beta, state.dtype)
+                for p in range(state.P)]
+
+    @classmethod
+    def replay(cls, state, k, message, step_t, K):
+        gamma = cls._gamma(step_t, K)
+        for p, item in enumerate(message):
+            _replay_fw(state.public, k, p, item, gamma, state.dtype)
+
+
+class _PersoLin:
+    """How a Perso-lin node steps, and what it sends: its new model."""
+
+    @staticmethod
+    def models(state):
+        return state.theta
+
+    @staticmethod
+    def payload(state):
+        return payload_bytes(
+            **{("n_float32" if state.dtype == np.float32 else "n_float64"):
+               state.P * state.n_features}
+        )
+
+    @staticmethod
+    def local(state, n_steps, lo, hi):
+        lin_local(state.X, state.Y, state.sw, state.offsets, state.theta, state.loss,
+                  state.inv_mass, state.lipschitz, state.l2, state.n_penalized, state.losses,
+                  n_steps, lo, hi)
+
+    @staticmethod
+    def step(run, before, node_state, step_t, payload, spent):
+        state = run.state
+        curve = np.zeros(1)
+        lin_async(
+            state.X, state.Y, state.sw, state.offsets, state.theta, state.public,
+            state.losses, state.loss, state.inv_mass, state.lipschitz, state.l2,
+            state.n_penalized, state.indptr, state.indices, state.weights, state.degree,
+            state.confidence, state.mu, 1, before, node_state, _EMPTY_U8, state.rogue,
+            state.rogue_mode, run.counter, payload, -1, int(spent), 0.0, curve, _EMPTY_I,
+        )
+        return float(curve[0])
+
+    @staticmethod
+    def message(state, k, old, step_t, K):
+        return np.array(state.public[k])
+
+    @staticmethod
+    def replay(state, k, message, step_t, K):
+        state.public[k] = message
+
+
+def _fw_message(old, new, gamma, beta, dtype):
+    """What a Frank-Wolfe step sends: ``(j, s)``, or the whole row if it cannot be read."""
+    scaled = (old * (1.0 - gamma)).astype(dtype)
+    diff = np.flatnonzero(new != scaled)
+    if diff.size == 1:
+        j = int(diff[0])
+        s = beta if new[j] > scaled[j] else -beta
+        replay = scaled.copy()
+        replay[j] = dtype.type(float(scaled[j]) + gamma * s)
+        if np.array_equal(replay, new):
+            return (j, s)
+    return np.array(new)
+
+
+def _replay_fw(public, k, p, message, gamma, dtype):
+    """``_boosting_fast._fw_public``: the receiver's copy takes the same step."""
+    if isinstance(message, np.ndarray):
+        public[k, p] = message
+        return
+    j, s = message
+    row = (public[k, p].astype(np.float64) * (1.0 - gamma)).astype(dtype)
+    row[j] = dtype.type(float(row[j]) + gamma * s)
+    public[k, p] = row
+
+
+# ------------------------------------------------------------------ driver
+def _prepare(est, peer, block, validate):
+    """Validate this rank's nodes and agree with the others on classes, dtype, masses.
+
+    Sets ``nodes_``, ``classes_`` and ``n_features_in_`` as ``fit`` does.
+    """
+    est._validate_params()
+    K = block.K
+    local = [validate(block.labels[k], *d) for k, d in zip(block.mine, block.data)]
+    summary = (
+        np.unique(np.concatenate([y for _, y, _ in local])) if local else np.zeros(0),
+        {X.shape[1] for X, _, _ in local},
+        {X.dtype.str for X, _, _ in local},
+    )
+    parts = peer.allgather("setup", summary)
+    classes = np.unique(np.concatenate([p[0] for p in parts]))
+    widths = set().union(*[p[1] for p in parts])
+    if len(widths) != 1:
+        raise ValueError(f"The nodes' data have different numbers of features: {sorted(widths)}.")
+    dtype = np.dtype(np.float32) if set().union(*[p[2] for p in parts]) == {"<f4"} \
+        else np.dtype(np.float64)
+    if len(classes) < 2:
+        raise ValueError(
+            f"{type(est).__name__} needs samples of at least 2 classes in the data, but the "
+            f"data contains only one class: {classes[0]!r}."
+        )
+    est.nodes_ = block.labels
+    est.classes_ = classes
+    est.n_features_in_ = widths.pop()
+    Xs, codes, sws, offsets = _local_arrays(block, local, classes, dtype)
+    Y = _targets(codes, len(classes), dtype)
+    mass_local = np.add.reduceat(sws.astype(np.float64), offsets[block.mine]) \
+        if block.mine.size else np.zeros(0)
+    mass = np.zeros(K)
+    for nodes, m in peer.allgather("setup", (block.mine, mass_local)):
+        mass[nodes] = m
+    empty = np.flatnonzero(mass <= 0)
+    if empty.size:
+        raise ValueError(
+            f"Node {block.labels.tolist()[empty[0]]!r} has no sample with positive weight; "
+            "every node needs data (sample_weight sums to 0 there)."
+        )
+    return Xs, Y, sws, offsets, mass, dtype
+
+
+def fit_dada(est, peer, block, validate, random_state):
+    """Run one Dada fit on this rank; return the fitted estimator on rank 0."""
+    _refuse(est)
+    if est.base_predictors is not None:
+        raise ValueError("The MPI engine builds decision stumps: base_predictors must be None.")
+    if est.stump_placement == "quantile":
+        raise ValueError(
+            'The MPI engine agrees on feature ranges only: stump_placement="quantile" is not '
+            'supported (use "range" or "global_range").'
+        )
+    Xs, Y, sws, offsets, mass, dtype = _prepare(est, peer, block, validate)
+    K = block.K
+    simulation, seeds = est._start(check_random_state(random_state))
+    # Feature ranges by flooding, then the stumps.
+    lo = np.zeros((K, est.n_features_in_))
+    hi = np.zeros((K, est.n_features_in_))
+    for k in block.mine.tolist():
+        rows = slice(offsets[k], offsets[k + 1])
+        keep = (sws[rows] > 0)[:, None]
+        lo[k] = np.where(keep, Xs[rows], np.inf).min(axis=0)
+        hi[k] = np.where(keep, Xs[rows], -np.inf).max(axis=0)
+    _check_connected(simulation.adjacency)
+    payload = payload_bytes(
+        **{("n_float32" if dtype == np.float32 else "n_float64"): 2 * est.n_features_in_}
+    )
+    lo, hi, spent = flood_extremes(peer, block, lo, hi, simulation.adjacency,
+                                   simulation.counter, payload)
+    setup_bytes = peer.allreduce_sum("control", spent)
+    ranges = peer.allgather("control", (lo[block.lo], hi[block.lo]) if block.mine.size else None)
+    lo0, hi0 = next(r for r in ranges if r is not None)
+    est.feature_range_ = np.vstack([lo0, hi0])
+    est.stump_features_, est.stump_thresholds_ = make_stumps(
+        lo0, hi0, est.n_estimators, est.stump_placement
+    )
+    est.base_predictors_ = None
+    H = est._base_matrix(Xs, dtype) if Xs.shape[0] else np.zeros(
+        (0, est.n_estimators + int(est.fit_intercept)), dtype=dtype)
+    state = _BoostingState(H, Y, sws, offsets, mass / mass.max(), est.beta, est.mu, dtype,
+                           np.zeros(K, dtype=np.uint8), 0)
+    state.setup_bytes = setup_bytes
+    run = _Run(est, _Dada, peer, block, state, simulation)
+    _alternate(est, run, simulation, seeds)
+    fitted = _finish(est, run, state, H.shape[1] - int(est.fit_intercept))
+    if fitted is not None:
+        fitted.n_base_predictors_ = H.shape[1]
+    return fitted
+
+
+def fit_perso_lin(est, peer, block, validate, random_state):
+    """Run one Perso-lin fit on this rank; return the fitted estimator on rank 0."""
+    _refuse(est)
+    Xs, Y, sws, offsets, mass, dtype = _prepare(est, peer, block, validate)
+    simulation, seeds = est._start(check_random_state(random_state))
+    Z = est._design(Xs, dtype)
+    state = _LinearState(
+        Z, Y, sws, offsets, mass, mass / mass.max(), _LOSSES[est.loss](), est.alpha,
+        Xs.shape[1], est.mu, dtype, np.zeros(block.K, dtype=np.uint8), 0,
+    )
+    run = _Run(est, _PersoLin, peer, block, state, simulation)
+    _alternate(est, run, simulation, seeds)
+    return _finish(est, run, state, Xs.shape[1])
+
+
+def _refuse(est):
+    """Settings the MPI engine does not run: a clear error naming each."""
+    network = est.network
+    if network is not None and network.rogue_fraction:
+        raise ValueError(
+            "The MPI engine runs honest nodes only: network.rogue_fraction must be 0."
+        )
+
+
+def _alternate(est, run, simulation, seeds):
+    """The estimator's own ``_fit_alternating``, its steps on the MPI ranks."""
+    est._fit_alternating(_RankState(run), simulation, seeds, None,
+                         graph_runner=partial(_RankGraphRunner, run=run))
+
+
+class _RankState:
+    """A rank's view of the fit's state, as ``_fit_alternating`` drives it.
+
+    Delegates to the method's state (``_BoostingState``/``_LinearState``,
+    holding this rank's nodes' data); the purely local phase, the
+    asynchronous steps and the graph changes go through the :class:`_Run`.
+    """
+
+    def __init__(self, run):
+        self._run = run
+
+    def __getattr__(self, name):
+        return getattr(self._run.state, name)
+
+    def local_models(self, n_steps, n_jobs):
+        run, block = self._run, self._run.block
+        if block.mine.size:
+            run.method.local(run.state, n_steps, block.lo, block.hi)
+        run.state.public[...] = run.method.models(run.state)
+
+    def async_steps(self, t, n_steps, clock, node_state, offline, simulation, budget, spent):
+        run = self._run
+        n_done, n_updates, spent = run.model_block(
+            len(run.block_lengths), t, n_steps, clock, node_state, offline, budget, spent
+        )
+        run.block_lengths.append(n_done)
+        # The curve is summed on rank 0 at the end (_finish).
+        return n_done, n_updates, spent, np.zeros(n_done)
+
+    def set_graph(self, W, linear_change=None):
+        self._run.set_graph(W)
+
+    def objective(self):
+        # Needs every node's model: computed on rank 0 at the end (_finish).
+        return np.nan
+
+
+class _RankGraphRunner(_GraphRunner):
+    """The graph learner whose steps run on the waking nodes' ranks."""
+
+    def __init__(self, simulation, *, run, **params):
+        super().__init__(simulation, **params)
+        self._run = run
+
+    def run(self, models, losses, n_steps, *, model_dtype, budget=-1, spent=0,
+            end_rounds=False, record=False, trace=False):
+        spent = self._run.graph_run(self, n_steps, budget, spent)
+        return n_steps, spent, np.zeros(0), None
+
+
+def _finish(est, run, state, n_weights):
+    """Gather models, curves and counts on rank 0 and set the fitted attributes.
+
+    ``n_weights`` is the number of model entries before the intercept's.
+    """
+    peer, block = run.peer, run.block
+    snap = run.simulation.counter.snapshot(dense=False)
+    mine = block.mine
+    models = run.method.models(state)
+    gathered = peer.gather(
+        "result",
+        (mine, models[mine], state.losses[mine], run.curve_parts, snap),
+    )
+    traffic = peer.gather("result", peer.traffic.as_dict())
+    if peer.rank != 0:
+        return None
+    K, P = run.K, state.P
+    full = np.zeros_like(models)
+    losses = np.zeros((K, P))
+    deltas = [np.zeros(n) for n in run.block_lengths]
+    snaps = []
+    for nodes, a, l, parts, s in gathered:
+        full[nodes] = a
+        losses[nodes] = l
+        for index, it, delta in parts:
+            deltas[index][it] = delta
+        snaps.append(s)
+    curves = [start + np.cumsum(d) for start, d in zip(run.block_starts, deltas)]
+    est.objective_curve_ = np.concatenate(curves) if curves else np.zeros(0)
+    est.objective_ = _graph_objective_value(full, losses, state.graph, state.degree,
+                                            state.confidence, state.mu)
+    est.collaboration_graph_ = state.graph.copy()
+    est.confidence_ = state.confidence.copy()
+    log = _merge_counts(snaps, est.nodes_)
+    est.communication_ = log
+    est.n_bytes_sent_ = log.total_bytes
+    est.n_messages_ = log.total_messages
+    est.bytes_per_round_ = log.bytes_per_round
+    coef = full[:, :, :n_weights]
+    intercept = full[:, :, n_weights] if est.fit_intercept else np.zeros(full.shape[:2],
+                                                                          full.dtype)
+    if P == 1:
+        est.coef_ = np.ascontiguousarray(coef[:, 0, :])
+        est.intercept_ = np.ascontiguousarray(intercept[:, 0])
+    else:
+        est.coef_ = np.ascontiguousarray(coef)
+        est.intercept_ = np.ascontiguousarray(intercept)
+    est.mpi_traffic_ = merge_traffic(traffic)
+    return est
+
+
+def merge_traffic(dicts):
+    from ._mpi_comm import Traffic
+
+    return Traffic.merge(dicts)
+
+
+def _merge_counts(snaps, node_labels):
+    """One :class:`CommunicationLog` from every rank's counter snapshot."""
+    n_rounds = max(len(s["round_bytes"]) for s in snaps)
+
+    def padded(values):
+        out = np.zeros(n_rounds, dtype=np.int64)
+        out[: len(values)] = values
+        return out
+
+    first = snaps[0]
+    return CommunicationLog(
+        sum(s["pair_bytes"] for s in snaps[1:]) + first["pair_bytes"] if len(snaps) > 1
+        else first["pair_bytes"],
+        sum(s["pair_messages"] for s in snaps[1:]) + first["pair_messages"]
+        if len(snaps) > 1 else first["pair_messages"],
+        sum(padded(s["round_bytes"]) for s in snaps),
+        sum(padded(s["round_messages"]) for s in snaps),
+        node_labels=node_labels,
+        has_server=first["server"] >= 0,
+        header_bytes=first["header_bytes"],
+    )

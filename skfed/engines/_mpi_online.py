@@ -1,0 +1,351 @@
+"""Decentralized online kernel SGD with the nodes spread over MPI ranks.
+
+Private driver of :mod:`skfed.engines.mpi` for
+:class:`~skfed.online.DecentralizedKernelSGDClassifier` and
+:class:`~skfed.online.DecentralizedKernelSGDRegressor`.  It mirrors
+``_BaseDecentralizedKernelSGD._fit``/``_run`` round for round:
+
+* every rank builds the same network simulation from the same seeds, so all
+  ranks draw the same dropped nodes in every round, and every rank tracks
+  every node's queue position (a synchronous round ends when every rank has
+  done it);
+* each rank calls the simulation's Cython ``run_rounds`` for one round at a
+  time, with only its own nodes' queues non-empty, so only its nodes step;
+* a node's step reads its neighbours' values ``f_j(x)``; the ranks owning a
+  neighbour hold a copy of that neighbour's dictionary (points and weights,
+  and its published copy in ``exchange_every`` mode), refreshed by one MPI
+  message per rank after every round (``"round"`` in ``mpi_traffic_``,
+  with the rank's report of the round), so ``run_rounds`` evaluates the same ``f_j(x)`` as in
+  the simulation;
+* every rank counts its own nodes' messages (skfed's byte model of the
+  query protocol); the counters add up to the simulation's
+  ``communication_``.
+
+The consensus error of a round is a sum over the nodes of all ranks, so
+``consensus_error_curve_`` equals the simulation's up to rounding.
+"""
+
+import warnings
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+
+from .._base import check_network_faults, check_node_weights
+from .._core import _online_fast
+from ..network import float_bytes
+from ..online import _ROGUE, _SCHEDULES, _one_blas_thread
+from ._mpi_boosting import _merge_counts
+from ._mpi_comm import MPITimeoutError, Traffic
+
+TAG_DICT = 21
+TAG_AGREE = 22
+TAG_RESULT = 23
+
+
+def fit_online(est, peer, block, validate, random_state):
+    """Run one online kernel SGD fit on this rank; return the estimator on rank 0."""
+    est._validate_params()
+    K = block.K
+    regressor = est._is_regressor()
+    local = [validate(block.labels[k], *d, regressor=regressor)
+             for k, d in zip(block.mine, block.data)]
+    summary = (
+        np.zeros(0) if regressor or not local else np.unique(np.concatenate(
+            [y for _, y, _ in local])),
+        {X.shape[1] for X, _, _ in local},
+        {X.dtype.str for X, _, _ in local},
+    )
+    parts = peer.allgather("setup", summary)
+    widths = set().union(*[p[1] for p in parts])
+    if len(widths) != 1:
+        raise ValueError(f"The nodes' data have different numbers of features: {sorted(widths)}.")
+    dtype = np.dtype(np.float32) if set().union(*[p[2] for p in parts]) == {"<f4"} \
+        else np.dtype(np.float64)
+    network = est.network
+    if network is not None and network.rogue_fraction:
+        raise ValueError(
+            "The MPI engine runs honest nodes only: network.rogue_fraction must be 0."
+        )
+    est.nodes_ = block.labels
+    est.n_features_in_ = widths.pop()
+    est._dtype = dtype
+    classes = np.unique(np.concatenate([p[0] for p in parts])) if not regressor else None
+    if not regressor:
+        check_classification_targets(classes)
+    est._init_targets(classes if not regressor else np.zeros(0), None, False)
+    compress = est._check_hyperparameters()
+    counts = np.zeros(K, dtype=np.intp)
+    for k, (X, _, _) in zip(block.mine, local):
+        counts[k] = X.shape[0]
+    codes = np.repeat(np.arange(K), counts)
+    X = np.ascontiguousarray(
+        np.concatenate([X for X, _, _ in local]) if local
+        else np.zeros((0, est.n_features_in_)), dtype=dtype)
+    y = np.concatenate([y for _, y, _ in local]) if local else np.zeros(0)
+    sw = np.concatenate([s for _, _, s in local]) if local else np.zeros(0)
+    est._setup(X, codes, compress)
+    gamma = np.zeros(K)
+    for nodes, values in peer.allgather("setup", (block.mine, est.gamma_[block.mine])):
+        gamma[nodes] = values
+    est.gamma_ = gamma
+    check_network_faults(est, est.network, {
+        "straggler_rate": "a step is one sample and cannot be cut",
+    })
+    check_node_weights(est, codes, sw)
+    y_encoded = est._encode_targets(y)
+    scale = float(np.abs(y_encoded).max()) if regressor and len(y) else (0.0 if regressor
+                                                                        else 1.0)
+    scale = max(peer.allgather("setup", scale))
+    est._target_scale = max(getattr(est, "_target_scale", 0.0), scale)
+    sample_weight = np.ascontiguousarray(sw, dtype=np.float64)
+    queues = est._make_queues(codes, est.max_epochs, est.shuffle)
+    return _run(est, peer, block, X, y_encoded, sample_weight, queues, est.max_epochs)
+
+
+def _run(est, peer, block, X, y, sample_weight, queues, epochs):
+    """``_BaseDecentralizedKernelSGD._run``, one round at a time on every rank."""
+    K = len(est.nodes_)
+    sim, network = est._start_network()
+    # The step bound uses the largest k(x, x) and sample weight of all nodes.
+    sup = est._kernel_sup(X) if len(X) else 0.0
+    s_max = float(sample_weight.max()) if len(sample_weight) else 0.0
+    sups = peer.allgather("setup", (sup, s_max))
+    est._kernel_sup_seen = max(s for s, _ in sups)
+    est._resolve_step(X[:0], np.array([max(m for _, m in sups)]))
+    est._n_calls += 1
+    queue = np.ascontiguousarray(np.concatenate(queues), dtype=np.intp)
+    lengths = np.array([len(q) for q in queues], dtype=np.intp)
+    all_lengths = np.zeros(K, dtype=np.intp)
+    for nodes, values in peer.allgather("setup", (block.mine, lengths[block.mine])):
+        all_lengths[nodes] = values
+    queue_end = np.cumsum(lengths).astype(np.intp)
+    position = (queue_end - lengths).astype(np.intp)
+    done_all = np.zeros(K, dtype=np.intp)          # every node's steps so far
+    limit = est._reserve(all_lengths, epochs)
+    indptr, indices = est._exchange_graph()
+    owner = block.owner
+    mine = block.mine
+    listeners = [sorted({int(r) for r in owner[indices[indptr[k]: indptr[k + 1]]]}
+                        - {int(owner[k])}) for k in range(K)]
+    rogue = np.zeros(K, dtype=np.uint8)
+    value_bytes = float_bytes(est._dtype)
+    loss = est._make_loss()
+    averaging = est.average > 0
+    avg_start = (est._n_steps + np.floor((1 - est.average) * lengths)).astype(np.int64)
+    exchange = est._exchange_period(X.shape[1])
+    consensus, orders = [], []
+    pending = None
+    in_chunk = 0
+    alive = np.ones(peer.size, dtype=bool)   # ranks still answering
+    round_index = 0
+    with _one_blas_thread():
+        while True:
+            node_alive = alive[owner]
+            remaining = np.where(node_alive, all_lengths - done_all, 0)
+            if not np.any(remaining > 0):
+                break
+            if pending is None or len(pending) == 0:
+                active, _ = sim.draw_rounds(int(remaining.max()))
+                pending = np.ascontiguousarray(active, dtype=np.uint8)
+                in_chunk = 0
+            row = pending[:1].copy()
+            row[0, ~node_alive] = 0     # a stopped rank's nodes neither step nor answer
+            peer.stop_if_told(round_index)
+            stepping = np.flatnonzero(row[0].astype(bool) & (remaining > 0))
+            cons, n_pairs, bad = 0.0, 0, -1
+            if np.any(position[mine] < queue_end[mine]):
+                while True:
+                    capacity = est._points.shape[1]
+                    out = np.empty(1)
+                    width = max(capacity, est._n_outputs, 1)
+                    done, status, bad_node = _online_fast.run_rounds(
+                        X, y, sample_weight, queue, queue_end, position, row,
+                        indptr, indices, est.gamma_, est._kernel_kind, est._coef0,
+                        est._degree, loss, _SCHEDULES[est.learning_rate],
+                        float(est.eta0_), float(est.power_t), float(est.alpha),
+                        float(est.consensus_penalty), float(est.epsilon), est._max_size,
+                        est._compress, 0, float(est._value_limit), exchange,
+                        est._points, est._weights, est._gram_inv, est._sizes, est._n_steps,
+                        rogue, _ROGUE[network.rogue_behavior], est._rng_state, sim.counter,
+                        value_bytes, out, np.empty((1, K), dtype=np.intp), est._komp_error,
+                        np.empty((K, capacity)), np.empty((K, max(est._n_outputs, 1))),
+                        np.empty((8, width)), est._pub_points, est._pub_weights,
+                        est._pub_sizes, est._since_publish, est._avg_weights, avg_start,
+                        averaging,
+                    )
+                    if status == _online_fast.STATUS_NEED_CAPACITY:
+                        est._grow(min(2 * capacity, limit))
+                        continue
+                    break
+                if status == _online_fast.STATUS_DIVERGED:
+                    bad = int(bad_node)
+                else:
+                    pairs = _active_pairs(stepping, mine, indptr, indices, row[0])
+                    if pairs:
+                        cons, n_pairs = float(out[0]) * pairs, pairs
+            else:
+                sim.counter.next_round()
+            reports = _exchange_round(est, peer, block, stepping, listeners, alive, limit,
+                                      (cons, n_pairs, bad), round_index)
+            bads = [b for _, _, b in reports if b >= 0]
+            if bads:
+                est._diverged(f"node {est.nodes_[min(bads)]!r} after {in_chunk} rounds")
+            total_pairs = sum(n for _, n, _ in reports)
+            consensus.append(sum(c for c, _, _ in reports) / total_pairs if total_pairs
+                             else np.nan)
+            orders.append(est._sizes[mine].copy())
+            done_all[stepping] += 1
+            pending = pending[1:]
+            in_chunk += 1
+            round_index += 1
+    return _finish(est, peer, block, sim, consensus, orders, alive)
+
+
+def _active_pairs(stepping, mine, indptr, indices, active):
+    """Pairs (i, j) of this rank's stepping nodes i and their active neighbours j."""
+    count = 0
+    for i in np.intersect1d(stepping, mine).tolist():
+        nbrs = indices[indptr[i]: indptr[i + 1]]
+        count += int(active[nbrs].astype(bool).sum())
+    return count
+
+
+def _exchange_round(est, peer, block, stepping, listeners, alive, limit, report,
+                    round_index):
+    """End a round: reports and dictionaries to the other ranks, agreeing on who stopped.
+
+    Every rank sends each other live rank one message: its report (consensus
+    sum, pairs, diverged node) and the dictionaries of its nodes that
+    stepped and neighbour that rank's nodes.  A rank whose message does not
+    come within the timeout is suspected; the live ranks then exchange their
+    suspicions, and every rank suspected by one is stopped for all: its
+    message of this round is ignored and its nodes neither step nor answer
+    from the next round on (a node the simulation drops for good).
+
+    Returns
+    -------
+    reports : list of tuple
+        The reports of this rank and of every live rank, in rank order.
+    """
+    others = [r for r in range(peer.size) if r != peer.rank and alive[r]]
+    outgoing = {r: [] for r in others}
+    for k in np.intersect1d(stepping, block.mine).tolist():
+        size, pub = int(est._sizes[k]), int(est._pub_sizes[k])
+        state = (k, est._points[k, :size], est._weights[k, :size], size,
+                 est._pub_points[k, :pub], est._pub_weights[k, :pub], pub)
+        for r in listeners[k]:
+            if r in outgoing:
+                outgoing[r].append(state)
+    for r in others:
+        peer.send(r, TAG_DICT, "round", (round_index, report, outgoing[r]))
+    received, suspects = {}, set()
+    for r in others:
+        try:
+            _, (_, their_report, states) = peer.recv(r, TAG_DICT, what=f"round {round_index}")
+            received[r] = (their_report, states)
+        except MPITimeoutError:
+            suspects.add(r)
+    for r in others:
+        if r not in suspects:
+            peer.send(r, TAG_AGREE, "control", sorted(suspects))
+    for r in others:
+        if r in suspects:
+            continue
+        try:
+            _, theirs = peer.recv(r, TAG_AGREE, what=f"round {round_index} agreement")
+            suspects.update(theirs)
+        except MPITimeoutError:
+            suspects.add(r)
+    suspects.discard(peer.rank)
+    for r in suspects:
+        alive[r] = False
+    reports = {peer.rank: report}
+    for r, (their_report, states) in received.items():
+        if not alive[r]:
+            continue
+        reports[r] = their_report
+        for k, points, weights, size, pub_points, pub_weights, pub in states:
+            needed = max(size, pub)
+            if needed > est._points.shape[1]:
+                est._grow(max(needed, min(2 * est._points.shape[1], limit)))
+            est._points[k, :size] = points
+            est._weights[k, :size] = weights
+            est._sizes[k] = size
+            est._pub_points[k, :pub] = pub_points
+            est._pub_weights[k, :pub] = pub_weights
+            est._pub_sizes[k] = pub
+    peer.flush(dead=set(np.flatnonzero(~alive).tolist()))
+    return [reports[r] for r in sorted(reports)]
+
+
+def _finish(est, peer, block, sim, consensus, orders, alive):
+    """Gather every live node's dictionary and counts on rank 0; set the fitted attributes."""
+    mine = block.mine
+    sizes = est._sizes[mine]
+    used = int(max(sizes.max() if len(sizes) else 0, 0))
+    pub_used = int(est._pub_sizes[mine].max()) if len(mine) else 0
+    node_state = (
+        mine, sizes, est._points[mine, :used], est._weights[mine, :used],
+        est._avg_weights[mine, :used],
+        est._gram_inv[mine, :used, :used] if est._compress else None,
+        est._pub_points[mine, :pub_used], est._pub_weights[mine, :pub_used],
+        est._pub_sizes[mine], est._since_publish[mine], est._n_steps[mine],
+        est._komp_error[mine], np.array(orders, dtype=np.intp).reshape(len(orders), len(mine)),
+    )
+    # Point to point, among the live ranks only (a stopped rank never answers).
+    result = (node_state, sim.counter.snapshot(dense=False), peer.traffic.as_dict())
+    if peer.rank != 0:
+        peer.send(0, TAG_RESULT, "result", result)
+        peer.flush(dead=set(np.flatnonzero(~alive).tolist()))
+        return None
+    gathered = [result] + [peer.recv(r, TAG_RESULT, what="the result")[1]
+                           for r in range(1, peer.size) if alive[r]]
+    K = len(est.nodes_)
+    capacity = max(1, max(int(s[1].max()) if len(s[1]) else 0 for s, _, _ in gathered),
+                   max(int(s[8].max()) if len(s[8]) else 0 for s, _, _ in gathered))
+    F, n_out = est._points.shape[2], est._n_outputs
+    est._points = np.zeros((K, capacity, F), dtype=est._dtype)
+    est._weights = np.zeros((K, capacity, n_out))
+    est._avg_weights = np.zeros((K, capacity, n_out))
+    est._gram_inv = np.zeros((K, capacity, capacity) if est._compress else (K, 0, 0))
+    est._pub_points = np.zeros((K, capacity, F), dtype=est._dtype)
+    est._pub_weights = np.zeros((K, capacity, n_out))
+    est._sizes[:] = 0
+    est._pub_sizes[:] = 0
+    order = np.zeros((len(consensus), K), dtype=np.intp)
+    for (nodes, sizes, points, weights, avg, gram, pub_p, pub_w, pub_s, since, steps, komp,
+         orders), _, _ in gathered:
+        used, pub_used = points.shape[1], pub_p.shape[1]
+        est._sizes[nodes] = sizes
+        est._points[nodes, :used] = points
+        est._weights[nodes, :used] = weights
+        est._avg_weights[nodes, :used] = avg
+        if est._compress:
+            est._gram_inv[nodes, :used, :used] = gram
+        est._pub_points[nodes, :pub_used] = pub_p
+        est._pub_weights[nodes, :pub_used] = pub_w
+        est._pub_sizes[nodes] = pub_s
+        est._since_publish[nodes] = since
+        est._n_steps[nodes] = steps
+        est._komp_error[nodes] = komp
+        order[:, nodes] = orders
+    finite = np.isfinite(est._weights).all(axis=(1, 2))
+    finite &= np.isfinite(est._avg_weights).all(axis=(1, 2))
+    if not finite.all():
+        bad = np.flatnonzero(~finite)
+        est._diverged(f"node {est.nodes_[bad[0]]!r} (non-finite weights at the end)")
+    est._consensus_curve = np.concatenate([est._consensus_curve, np.asarray(consensus)])
+    est._order_curve = np.concatenate([est._order_curve, order])
+    est._merge_log(_merge_counts([s for _, s, _ in gathered], est.nodes_))
+    est._set_fitted()
+    est.mpi_traffic_ = Traffic.merge([t for _, _, t in gathered])
+    lost = np.flatnonzero(~alive[block.owner])
+    est.mpi_lost_nodes_ = est.nodes_[lost]
+    if lost.size:
+        warnings.warn(
+            f"MPI rank(s) {np.flatnonzero(~alive).tolist()} stopped answering; the fit went "
+            f"on without their {lost.size} node(s) {est.nodes_[lost][:5].tolist()}, whose "
+            "models stayed there (empty dictionaries here).",
+            UserWarning,
+        )
+    return est

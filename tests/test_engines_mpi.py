@@ -1,0 +1,477 @@
+"""skfed on MPI: the decentralized fits with their nodes spread over ranks.
+
+``mpiexec -n 2`` and ``-n 4`` runs on this machine (MPICH from the ``mpi``
+extra) of every case below are compared with the simulated ``fit`` on the
+pooled data: the same models, learned graph, iteration counts and byte
+counts (skfed's model of the protocol), and MPI traffic that carries at
+least what the model counts.  The schedule replay (xorshift clocks, peer
+sampling, Frank-Wolfe messages) is checked against the Cython solvers
+without MPI.
+"""
+
+import importlib
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+import skfed
+from skfed.boosting import (
+    DecentralizedBoostingClassifier,
+    PersonalizedLinearClassifier,
+    fw_message_bytes,
+)
+from skfed.engines._mpi_comm import Traffic, rand_int, ranks_of_blocks, sample_peers
+from skfed.engines._mpi_boosting import _fw_message, _replay_fw
+from skfed.engines._partitions import partition_files, save_partitions
+from skfed.network import SimulatedNetwork
+from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
+
+try:
+    import mpi4py  # noqa: F401  (only whether it is there)
+
+    HAVE_MPI4PY = True
+except ImportError:
+    HAVE_MPI4PY = False
+
+
+def _mpiexec():
+    """The mpiexec beside this Python (the mpich wheel's), else the one on PATH."""
+    here = Path(sys.executable).parent / "mpiexec"
+    return str(here) if here.exists() else shutil.which("mpiexec")
+
+
+needs_mpi = pytest.mark.skipif(
+    not (HAVE_MPI4PY and _mpiexec()),
+    reason='mpi4py or mpiexec is missing (pip install "skfed[mpi]" installs both)',
+)
+
+# Longest a whole mpiexec launch may take here (2 shared cores, -n 4
+# oversubscribes them); the engine's own message timeout is shorter.
+LAUNCH_TIMEOUT = 240
+
+
+# ------------------------------------------------------------------ data
+def _clustered_moons(n_nodes, n_per_node, seed, n_classes=2):
+    """Two clusters of nodes with opposite labels on the same moons (or blobs)."""
+    from sklearn.datasets import make_blobs, make_moons
+
+    rng = np.random.RandomState(seed)
+    if n_classes == 2:
+        X, y = make_moons(n_nodes * n_per_node, noise=0.25, random_state=seed)
+    else:
+        X, y = make_blobs(n_nodes * n_per_node, centers=n_classes, random_state=seed)
+    groups = np.repeat(np.arange(n_nodes), n_per_node)
+    flip = groups % 2 == 1
+    y = np.where(flip, (y + 1) % n_classes, y)
+    X = X + 0.05 * rng.standard_normal(X.shape)
+    return X, y, groups
+
+
+def _cases(tmp):
+    """(name, estimator, data directory, X, y, groups, sample_weight) of every MPI case."""
+    cases = []
+    X, y, g = _clustered_moons(8, 30, 0)
+    est = DecentralizedBoostingClassifier(n_estimators=12, max_iter=160, random_state=0)
+    cases.append(("dada_learned", est, X, y, g, None))
+    X, y, g = _clustered_moons(8, 25, 1, n_classes=3)
+    X = X.astype(np.float32)
+    sw = np.random.RandomState(1).uniform(0.5, 2.0, size=len(y))
+    labels = np.array([f"n{k}" for k in range(8)])[g]
+    est = DecentralizedBoostingClassifier(
+        n_estimators=9, max_iter=120, max_neighbors=2, kappa=2, random_state=3,
+        network=SimulatedNetwork("ring", drop_rate=0.2),
+    )
+    cases.append(("dada_ring_drops_multiclass_float32", est, X, y, labels, sw))
+    X, y, g = _clustered_moons(8, 20, 2)
+    oracle = (g[:, None] % 2 == g[None, :] % 2)[::20, ::20].astype(float)
+    np.fill_diagonal(oracle, 0)
+    est = DecentralizedBoostingClassifier(
+        n_estimators=10, graph=oracle, max_iter=200, communication_budget=15_000,
+        random_state=5, stump_placement="global_range",
+    )
+    cases.append(("dada_fixed_graph_budget", est, X, y, g, None))
+    X, y, g = _clustered_moons(8, 20, 3, n_classes=3)
+    sw = np.random.RandomState(3).uniform(0.5, 2.0, size=len(y))
+    est = PersonalizedLinearClassifier(
+        mu=0.5, max_iter=150, graph_update_every=30, max_neighbors=3, random_state=4,
+        network=SimulatedNetwork("erdos_renyi", topology_params={"p": 0.6}, drop_rate=0.1),
+    )
+    cases.append(("perso_lin_learned_drops", est, X, y, g, sw))
+    X, y, g = _clustered_moons(8, 15, 4, n_classes=3)
+    est = DecentralizedKernelSGDClassifier(max_epochs=2, max_dictionary_size=12, random_state=6)
+    cases.append(("online_sgd_multiclass", est, X, y, g, None))
+    X, _, g = _clustered_moons(9, 12, 5)
+    y = X[:, 0] * (1 + g % 2) + np.sin(X[:, 1])
+    est = DecentralizedKernelSGDRegressor(
+        max_epochs=2, max_dictionary_size=8, exchange_every=3, average=0.5, random_state=7,
+        network=SimulatedNetwork("ring", drop_rate=0.2),
+    )
+    cases.append(("online_sgd_regressor_copies_drops", est, X, y, g, None))
+    out = []
+    for name, est, X, y, g, sw in cases:
+        directory = tmp / name
+        save_partitions(X, y, g, directory, sample_weight=sw)
+        out.append((name, est, str(directory), X, y, g, sw))
+    return out
+
+
+_DRIVER = textwrap.dedent("""
+    import pickle, sys
+    from mpi4py import MPI
+    from skfed.engines import mpi
+
+    cases = pickle.load(open(sys.argv[1], "rb"))
+    faults = pickle.loads(bytes.fromhex(sys.argv[3]))
+    results = {}
+    for name, est, directory in cases:
+        results[name] = mpi.fit(est, directory, timeout=60, faults=faults)
+    if MPI.COMM_WORLD.Get_rank() == 0:
+        pickle.dump(results, open(sys.argv[2], "wb"))
+""")
+
+
+def _launch(n_ranks, cases, tmp, faults=None):
+    tmp.mkdir(parents=True, exist_ok=True)
+    (tmp / "driver.py").write_text(_DRIVER)
+    with open(tmp / "cases.pkl", "wb") as f:
+        pickle.dump([(name, est, d) for name, est, d, *_ in cases], f)
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    # The ranks import the same skfed as this process.
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(skfed.__file__).parent.parent)] + env.get("PYTHONPATH", "").split(os.pathsep)
+    )
+    proc = subprocess.run(
+        [_mpiexec(), "-n", str(n_ranks), sys.executable, str(tmp / "driver.py"),
+         str(tmp / "cases.pkl"), str(tmp / "out.pkl"), pickle.dumps(faults).hex()],
+        cwd=tmp, env=env, capture_output=True, text=True, timeout=LAUNCH_TIMEOUT,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    with open(tmp / "out.pkl", "rb") as f:
+        return pickle.load(f)
+
+
+@pytest.fixture(scope="module")
+def mpi_cases(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("mpi")
+    cases = _cases(tmp)
+    simulated = {}
+    for name, est, _, X, y, g, sw in cases:
+        simulated[name] = clone(est).fit(X, y, groups=g, sample_weight=sw)
+    return tmp, cases, simulated
+
+
+def _assert_same_online_fit(sim, run):
+    assert run.n_iter_ == sim.n_iter_
+    np.testing.assert_array_equal(run.n_steps_, sim.n_steps_)
+    np.testing.assert_array_equal(run.model_order_curve_, sim.model_order_curve_)
+    np.testing.assert_array_equal(run.komp_error_, sim.komp_error_)
+    assert run.eta0_ == sim.eta0_ and run.step_bound_ == sim.step_bound_
+    np.testing.assert_array_equal(run.gamma_, sim.gamma_)
+    for a, b in zip(run.dictionaries_, sim.dictionaries_):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(run.dual_coef_, sim.dual_coef_):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(run.consensus_error_curve_, sim.consensus_error_curve_,
+                               rtol=1e-10, equal_nan=True)
+    _assert_same_counts(sim, run)
+
+
+def _assert_same_counts(sim, run):
+    cs, cm = sim.communication_, run.communication_
+    assert cm.total_bytes == cs.total_bytes and cm.total_messages == cs.total_messages
+    assert (cm.pair_bytes_sparse != cs.pair_bytes_sparse).nnz == 0
+    assert (cm.pair_messages_sparse != cs.pair_messages_sparse).nnz == 0
+    np.testing.assert_array_equal(cm.bytes_per_round, cs.bytes_per_round)
+    assert run.n_bytes_sent_ == sim.n_bytes_sent_
+
+
+def _assert_same_fit(sim, run):
+    if isinstance(sim, (DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor)):
+        return _assert_same_online_fit(sim, run)
+    assert run.n_iter_ == sim.n_iter_
+    assert run.n_updates_ == sim.n_updates_
+    assert run.n_graph_updates_ == sim.n_graph_updates_
+    np.testing.assert_array_equal(run.nodes_, sim.nodes_)
+    np.testing.assert_array_equal(run.classes_, sim.classes_)
+    if hasattr(sim, "feature_range_"):
+        np.testing.assert_array_equal(run.feature_range_, sim.feature_range_)
+        np.testing.assert_array_equal(run.stump_thresholds_, sim.stump_thresholds_)
+    assert run.coef_.dtype == sim.coef_.dtype
+    np.testing.assert_array_equal(run.coef_, sim.coef_)
+    np.testing.assert_array_equal(run.intercept_, sim.intercept_)
+    np.testing.assert_array_equal(run.confidence_, sim.confidence_)
+    assert (run.collaboration_graph_ != sim.collaboration_graph_).nnz == 0
+    assert run.objective_ == sim.objective_
+    np.testing.assert_allclose(run.objective_curve_, sim.objective_curve_, rtol=1e-10)
+    _assert_same_counts(sim, run)
+
+
+@needs_mpi
+@pytest.mark.parametrize("n_ranks", [2, 4])
+def test_fits_on_mpi_equal_simulation(mpi_cases, n_ranks):
+    tmp, cases, simulated = mpi_cases
+    # On two ranks, rank 1 is slow (it waits before every message): the
+    # schedule is agreed, so only the time changes.
+    faults = {"slow": {1: 2e-4}} if n_ranks == 2 else None
+    results = _launch(n_ranks, cases, tmp / f"n{n_ranks}", faults)
+    for name, *_ in cases:
+        sim, run = simulated[name], results[name]
+        _assert_same_fit(sim, run)
+        assert run.mpi_n_ranks_ == n_ranks
+        traffic = run.mpi_traffic_
+        if name.startswith("online"):
+            # Every round, each rank sends its stepped nodes' dictionaries to
+            # each rank owning a neighbour: one message per neighbouring rank.
+            assert traffic["round"]["messages"] >= run.n_iter_
+            continue
+        # Every model update that crossed ranks went as one MPI message
+        # carrying at least what the byte model counts: a Frank-Wolfe
+        # coordinate and step per problem (Dada), the whole model (Perso-lin).
+        n_problems = max(1, run.coef_.ndim - 1)
+        if isinstance(run, DecentralizedBoostingClassifier):
+            least = fw_message_bytes(run.n_base_predictors_, n_problems)
+        else:
+            least = 8 * n_problems * (run.n_features_in_ + 1)
+        assert traffic["model_update"]["messages"] > 0
+        assert traffic["model_update"]["bytes"] >= traffic["model_update"]["messages"] * least
+        if run.n_graph_updates_ or sim.graph is None:
+            assert traffic["peer_request"]["messages"] == traffic["peer_answer"]["messages"]
+            assert traffic["peer_request"]["messages"] > 0
+        assert ("extremes" in traffic) == hasattr(sim, "feature_range_")
+    # The fitted estimators predict like the simulated ones.
+    name, _, _, X, y, g, _ = cases[0]
+    np.testing.assert_array_equal(results[name].predict(X, groups=g),
+                                  simulated[name].predict(X, groups=g))
+
+
+# ----------------------------------------------- in one process (1 rank)
+@needs_mpi
+def test_single_rank_in_process_equals_simulation(mpi_cases):
+    from skfed.engines import mpi
+
+    _, cases, simulated = mpi_cases
+    name, est, directory, *_ = cases[1]
+    _assert_same_fit(simulated[name], mpi.fit(est, directory))
+
+
+@needs_mpi
+def test_callable_loader_equals_files(mpi_cases):
+    from skfed.engines import mpi
+
+    _, cases, simulated = mpi_cases
+    name, est, _, X, y, g, _ = cases[0]
+
+    def load(label):
+        rows = g == label
+        return X[rows], y[rows]
+
+    _assert_same_fit(simulated[name], mpi.fit(est, load, nodes=np.unique(g)))
+    with pytest.raises(ValueError, match="needs nodes="):
+        mpi.fit(est, load)
+    with pytest.raises(TypeError, match="must return"):
+        mpi.fit(est, lambda label: X, nodes=np.unique(g))
+
+
+@needs_mpi
+def test_unsupported_settings_raise_naming_them(mpi_cases):
+    from skfed.engines import mpi
+
+    _, cases, _ = mpi_cases
+    directory = cases[0][2]
+    with pytest.raises(TypeError, match="MPI engine runs"):
+        mpi.fit(DecentralizedBoostingClassifier, directory)
+    with pytest.raises(ValueError, match="stump_placement"):
+        mpi.fit(DecentralizedBoostingClassifier(stump_placement="quantile"), directory)
+    with pytest.raises(ValueError, match="group_column=None"):
+        mpi.fit(DecentralizedBoostingClassifier(group_column=0), directory)
+    with pytest.raises(ValueError, match="unknown kinds"):
+        mpi.fit(DecentralizedBoostingClassifier(), directory, faults={"crash": {0: 1}})
+    with pytest.raises(ValueError, match="rogue_fraction"):
+        mpi.fit(DecentralizedBoostingClassifier(
+            network=SimulatedNetwork(rogue_fraction=0.2)), directory)
+
+
+def test_missing_mpi4py_names_the_pip_command(monkeypatch):
+    monkeypatch.setitem(sys.modules, "mpi4py", None)
+    monkeypatch.delitem(sys.modules, "skfed.engines.mpi", raising=False)
+    with pytest.raises(ImportError, match=r'pip install "skfed\[mpi\]"'):
+        importlib.import_module("skfed.engines.mpi")
+
+
+# ------------------------------------------- the replayed schedule, no MPI
+def test_xorshift_replay_is_the_solvers_wake_up_order():
+    from skfed._core._graph_fast import graph_steps
+
+    K, n_steps = 7, 200
+    rng = np.random.RandomState(0)
+    models = rng.standard_normal((K, 3))
+    pattern = np.ones((K, K)) - np.eye(K)
+    indptr = np.arange(0, K * (K - 1) + 1, K - 1).astype(np.intp)
+    indices = np.array([l for k in range(K) for l in range(K) if l != k], dtype=np.intp)
+    assert pattern.sum() == indices.size
+    clock = np.array([12345], dtype=np.uint32)
+    states = np.arange(1, K + 1, dtype=np.uint32) * 7919
+    from skfed.network import SimulatedNetwork as Net
+
+    counter = Net().start(K).counter
+    trace_node = np.zeros(n_steps, dtype=np.intp)
+    trace_peers = np.zeros(n_steps * 3, dtype=np.intp)
+    graph_steps(models, np.zeros(K), np.zeros(indices.size), np.zeros(K), indptr, indices,
+                1.0, 1.0, 1.0, 1e-3, 3, n_steps, clock.copy(), states.copy(),
+                np.zeros(0, dtype=np.uint8), np.full(K, 8, dtype=np.int64), counter, False,
+                -1, 0, 0.0, np.zeros(0), trace_node, trace_peers, np.zeros(0))
+    replay_clock = clock.copy()
+    replay_states = states.copy()
+    for it in range(n_steps):
+        k = rand_int(K, replay_clock)
+        assert k == trace_node[it]
+        peers, where = sample_peers(indptr, indices, k, 3, replay_states, k)
+        assert peers == trace_peers[it * 3: it * 3 + 3].tolist()
+        assert [indices[p] for p in where] == peers
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_frank_wolfe_message_replays_the_solvers_update(dtype):
+    rng = np.random.RandomState(0)
+    beta = 3.0
+    dtype = np.dtype(dtype)
+    for gamma in [1.0, 0.5, 2 * 8 / (37 + 2 * 8), 1e-3]:
+        old = (rng.uniform(-1, 1, size=6) * beta / 6).astype(dtype)
+        j, s = 4, -beta
+        # What _boosting_fast._fw_node / _fw_public compute, by hand.
+        new = (old.astype(np.float64) * (1 - gamma)).astype(dtype)
+        new[j] = dtype.type(float(new[j]) + gamma * s)
+        message = _fw_message(old.astype(np.float64), new, gamma, beta, dtype)
+        assert message == (j, s)
+        public = old[None, None, :].copy()
+        _replay_fw(public, 0, 0, message, gamma, dtype)
+        np.testing.assert_array_equal(public[0, 0], new)
+
+
+def test_blocks_and_traffic_bookkeeping(tmp_path):
+    owner, bounds = ranks_of_blocks(10, 4)
+    np.testing.assert_array_equal(np.bincount(owner), [2, 3, 3, 2])
+    assert bounds.tolist() == [0, 2, 5, 8, 10]
+    merged = Traffic.merge([{"a": {"bytes": 3, "messages": 1}},
+                            {"a": {"bytes": 4, "messages": 2}, "b": {"bytes": 1, "messages": 1}}])
+    assert merged == {"a": {"bytes": 7, "messages": 3}, "b": {"bytes": 1, "messages": 1}}
+    X = np.arange(12.0).reshape(6, 2)
+    save_partitions(X, np.arange(6) % 2, np.array(["b", "a", "b", "c", "a", "c"]), tmp_path)
+    files = partition_files(tmp_path)
+    assert sorted(files) == ["a", "b", "c"]
+    with pytest.raises(ValueError, match="No other-<i>.npz"):
+        partition_files(tmp_path, prefix="other")
+
+
+# ------------------------------------------------------------------ faults
+def _cli(n_ranks, args, tmp, timeout=LAUNCH_TIMEOUT):
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(skfed.__file__).parent.parent)] + env.get("PYTHONPATH", "").split(os.pathsep)
+    )
+    return subprocess.run(
+        [_mpiexec(), "-n", str(n_ranks), sys.executable, "-m", "skfed.engines.mpi", *args],
+        cwd=tmp, env=env, capture_output=True, text=True, timeout=timeout,
+    )
+
+
+@needs_mpi
+def test_command_line_and_a_hung_rank(mpi_cases):
+    import json
+    import time
+
+    tmp, cases, simulated = mpi_cases
+    name, est, directory, *_ = next(c for c in cases if c[0] == "online_sgd_multiclass")
+    params = json.dumps({k: v for k, v in est.get_params().items()
+                         if k in ("max_epochs", "max_dictionary_size", "random_state")})
+    out = tmp / "cli.pkl"
+    proc = _cli(2, ["--data", directory, "--estimator", type(est).__name__,
+                    "--params", params, "--output", str(out), "--timeout", "60"], tmp)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    summary = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert summary["n_ranks"] == 2 and summary["n_nodes"] == 8
+    with open(out, "rb") as f:
+        _assert_same_fit(simulated[name], pickle.load(f))
+    # A rank of an asynchronous method (Dada) that stops answering: the other
+    # gives up after --timeout and the command line aborts every rank, so
+    # every process ends.
+    _, dada, dada_directory, *_ = cases[0]
+    dada_params = json.dumps({k: v for k, v in dada.get_params().items()
+                              if k in ("n_estimators", "max_iter", "random_state")})
+    start = time.monotonic()
+    proc = _cli(2, ["--data", dada_directory, "--params", dada_params, "--hang-rank", "1:20",
+                    "--timeout", "3", "--max-time", "120"], tmp)
+    assert proc.returncode != 0
+    assert "MPITimeoutError" in proc.stderr and "aborting every rank" in proc.stderr
+    assert "rank 0 waited more than 3 s" in proc.stderr
+    assert time.monotonic() - start < 100
+
+
+@needs_mpi
+def test_online_sgd_survives_a_stopped_rank(mpi_cases, monkeypatch):
+    """A rank that stops answering at round 10: the others go on without its nodes.
+
+    The reference is the simulated fit in which those nodes stop after their
+    10th step (they still answer in round 10 with the state of round 9, as
+    the other ranks' copies do) and are dropped from round 11 on.
+    """
+    import json
+
+    from skfed.network import NetworkSimulation
+
+    tmp, cases, _ = mpi_cases
+    name, est, directory, X, y, g, _ = next(c for c in cases if c[0] == "online_sgd_multiclass")
+    params = json.dumps({k: v for k, v in est.get_params().items()
+                         if k in ("max_epochs", "max_dictionary_size", "random_state")})
+    out = tmp / "stopped.pkl"
+    proc = _cli(3, ["--data", directory, "--estimator", type(est).__name__, "--params", params,
+                    "--output", str(out), "--timeout", "3", "--stop-rank", "2:10"], tmp)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "stopped answering" in proc.stderr
+    with open(out, "rb") as f:
+        run = pickle.load(f)
+    owner, _ = ranks_of_blocks(8, 3)
+    lost = np.flatnonzero(owner == 2).tolist()
+    assert run.mpi_lost_nodes_.tolist() == lost
+    stop = 10
+    reference = clone(est)
+    make_queues = reference._make_queues
+
+    def truncated(codes, epochs, shuffle):
+        parts = make_queues(codes, epochs, shuffle)
+        return [p[:stop] if i in lost else p for i, p in enumerate(parts)]
+
+    draw_rounds = NetworkSimulation.draw_rounds
+    drawn = [0]
+
+    def dropped_after(self, n_rounds):
+        active, work = draw_rounds(self, n_rounds)
+        rounds = drawn[0] + np.arange(active.shape[0])
+        active[np.ix_(rounds > stop, lost)] = False
+        drawn[0] += active.shape[0]
+        return active, work
+
+    monkeypatch.setattr(reference, "_make_queues", truncated)
+    monkeypatch.setattr(NetworkSimulation, "draw_rounds", dropped_after)
+    reference.fit(X, y, groups=g)
+    kept = [k for k in range(8) if k not in lost]
+    assert run.n_iter_ == reference.n_iter_
+    for k in kept:
+        np.testing.assert_array_equal(run.dictionaries_[k], reference.dictionaries_[k])
+        np.testing.assert_array_equal(run.dual_coef_[k], reference.dual_coef_[k])
+        assert run.n_steps_[k] == reference.n_steps_[k]
+    np.testing.assert_allclose(run.consensus_error_curve_, reference.consensus_error_curve_,
+                               rtol=1e-10, equal_nan=True)
+    # The live nodes' messages are all counted; the stopped rank's counts are lost.
+    ps, pm = reference.communication_.pair_bytes, run.communication_.pair_bytes
+    np.testing.assert_array_equal(pm[np.ix_(kept, kept)], ps[np.ix_(kept, kept)])
+    assert (pm <= ps).all() and pm.sum() < ps.sum()
+    assert all(len(run.dictionaries_[k]) == 0 for k in lost)
