@@ -459,7 +459,16 @@ def test_online_sgd_survives_a_stopped_rank(mpi_cases, monkeypatch):
         drawn[0] += active.shape[0]
         return active, work
 
+    # The stopped nodes publish their copies on their full pass length, as
+    # on MPI (the truncation must not change when they publish).
+    exchange_period = reference._exchange_period
+    samples = np.unique(g, return_counts=True)[1]
+
+    def full_passes(n_features, pass_lengths):
+        return exchange_period(n_features, samples)
+
     monkeypatch.setattr(reference, "_make_queues", truncated)
+    monkeypatch.setattr(reference, "_exchange_period", full_passes)
     monkeypatch.setattr(NetworkSimulation, "draw_rounds", dropped_after)
     reference.fit(X, y, groups=g)
     kept = [k for k in range(8) if k not in lost]
@@ -473,5 +482,7 @@ def test_online_sgd_survives_a_stopped_rank(mpi_cases, monkeypatch):
     # The live nodes' messages are all counted; the stopped rank's counts are lost.
     ps, pm = reference.communication_.pair_bytes, run.communication_.pair_bytes
     np.testing.assert_array_equal(pm[np.ix_(kept, kept)], ps[np.ix_(kept, kept)])
-    assert (pm <= ps).all() and pm.sum() < ps.sum()
+    # (With copies refreshed once per pass, a node stopped at step 10 may not
+    # have published anything yet, so the totals can also be equal.)
+    assert (pm <= ps).all() and pm.sum() <= ps.sum()
     assert all(len(run.dictionaries_[k]) == 0 for k in lost)

@@ -132,7 +132,13 @@ def _run(est, peer, block, X, y, sample_weight, queues, epochs):
     loss = est._make_loss()
     averaging = est.average > 0
     avg_start = (est._n_steps + np.floor((1 - est.average) * lengths)).astype(np.int64)
-    exchange = est._exchange_period(X.shape[1])
+    # Every node's publication period, from every node's pass length (as the
+    # simulation computes it), and the rows of this rank's samples in the
+    # dictionaries: which of them the neighbours already hold.
+    period = est._exchange_period(X.shape[1], all_lengths // epochs)
+    exchange = int(period.max()) if len(period) else 0
+    est._slot_ids[:] = -1
+    sent = np.zeros(X.shape[0], dtype=np.uint8)
     consensus, orders = [], []
     pending = None
     in_chunk = 0
@@ -171,7 +177,7 @@ def _run(est, peer, block, X, y, sample_weight, queues, epochs):
                         np.empty((K, capacity)), np.empty((K, max(est._n_outputs, 1))),
                         np.empty((8, width)), est._pub_points, est._pub_weights,
                         est._pub_sizes, est._since_publish, est._avg_weights, avg_start,
-                        averaging,
+                        averaging, est._slot_ids, sent, period,
                     )
                     if status == _online_fast.STATUS_NEED_CAPACITY:
                         est._grow(min(2 * capacity, limit))
