@@ -386,6 +386,53 @@ def test_setup_bytes_of_gamma_scale_and_nystroem_landmarks():
     assert rff.n_bytes_sent_ == training  # shared seed: no data leaves a node
 
 
+
+def _blobs(sizes, n_blobs=4, d=3, seed=0):
+    """Every node holds samples of the same tight, far-apart blobs."""
+    rng = np.random.RandomState(seed)
+    centres = 20.0 * rng.normal(size=(n_blobs, d))
+    groups = np.repeat(np.arange(len(sizes)), sizes)
+    blob = np.concatenate([np.arange(size) % n_blobs for size in sizes])
+    X = centres[blob] + 0.01 * rng.normal(size=(len(groups), d))
+    y = np.where(blob % 2 == 0, 1, -1)
+    return X, y, groups, blob
+
+
+def test_kmeans_landmarks_are_the_cluster_means_and_their_bytes():
+    # Two nodes of 40 samples, 4 blobs, 4 landmarks: each node's share is
+    # 2, so it sends 4 local centres (its blob means) with their sizes; the
+    # server's weighted k-means over the 8 centres gives the pooled blob
+    # means exactly (closed form: the mean of each blob's samples).
+    X, y, groups, blob = _blobs((40, 40))
+    common = dict(gamma=0.01, omega="independent", tol=0, max_rounds=1, random_state=0,
+                  approximation="nystroem", n_components=4)
+    with pytest.warns(ConvergenceWarning):
+        km = FederatedMultiTaskClassifier(landmarks="kmeans", **common).fit(X, y, groups=groups)
+    means = np.array([X[blob == b].mean(axis=0) for b in range(4)])
+    found = km.components_[np.argsort(km.components_[:, 0])]
+    np.testing.assert_allclose(found, means[np.argsort(means[:, 0])], rtol=0, atol=1e-9)
+    # Bytes: up 4 centres (3 floats) + 4 sizes per node, down 4 centres
+    # per node; then the same training messages as random landmarks.
+    with pytest.warns(ConvergenceWarning):
+        rnd = FederatedMultiTaskClassifier(landmarks="random", **common).fit(X, y, groups=groups)
+    setup_km = 2 * (2 * HEADER + 4 * (3 * 8 + 8) + 4 * 3 * 8)
+    setup_rnd = 2 * (2 * HEADER + 2 * 3 * 8 + 2 * 3 * 8)  # own 2 up, the other's 2 down
+    assert km.n_bytes_sent_ - setup_km == rnd.n_bytes_sent_ - setup_rnd
+    # The Nystroem map of the k-means landmarks: K(x, L) K(L, L)^{-1/2}.
+    K_ll = rbf_kernel(km.components_, gamma=0.01)
+    evals, evecs = linalg.eigh(K_ll)
+    np.testing.assert_allclose(km.normalization_, (evecs / np.sqrt(evals)) @ evecs.T,
+                               rtol=1e-6, atol=1e-8)
+
+
+def test_kmeans_landmarks_need_nystroem():
+    X, y, groups = _data()
+    for approximation in (None, "rff"):
+        clf = FederatedMultiTaskClassifier(approximation=approximation, landmarks="kmeans")
+        with pytest.raises(ValueError, match="landmarks='kmeans'.*approximation='nystroem'"):
+            clf.fit(X, y, groups=groups)
+
+
 # ------------------------------------------------------ systems behaviour
 @pytest.mark.parametrize(
     "network",
