@@ -512,8 +512,11 @@ class _KernelState:
     """Exact kernel mode: support-vector exchange through the server."""
 
     def __init__(self, X, Y, sw, g, layout, totals, seeds, spec, bias, needed,
-                 dtype_bytes, parallel):
+                 dtype_bytes, parallel, capacity=None):
         self.X = X
+        # capacity[u]: at most this many received kernel rows cached on node
+        # u (None: unbounded); rows beyond it are recomputed when used.
+        self.capacity = capacity
         self.Y = Y
         self.sw = sw
         self.g = g
@@ -643,9 +646,23 @@ class _KernelState:
                 self.S[u],
             )
         other = (~own) & self.needed[src, u]
-        if np.any(other):
-            update_state(self.cache[u], self.slot[u, idx[other]], rows[other],
-                         coefs[other], self.S[u])
+        if not np.any(other):
+            return
+        slots = self.slot[u, idx[other]]
+        cached = slots >= 0
+        if cached.all():
+            update_state(self.cache[u], slots, rows[other], coefs[other], self.S[u])
+            return
+        if cached.any():
+            update_state(self.cache[u], slots[cached], rows[other][cached],
+                         coefs[other][cached], self.S[u])
+        # Over the cache bound: the kernel rows are recomputed for this round.
+        missing, where = np.unique(idx[other][~cached], return_inverse=True)
+        block = np.empty((missing.size, self.layout.counts[u]), dtype=self.dtype)
+        self.kernel(np.ascontiguousarray(self.X[missing]),
+                    self.X[self.layout.node_slice(u)], block)
+        update_state(block, where.astype(np.intp).ravel(), rows[other][~cached],
+                     coefs[other][~cached], self.S[u])
 
     def _fill_cache(self, u, new, rows):
         """Kernel rows of the support vectors ``new`` (data ``rows``) on node u."""
@@ -653,6 +670,8 @@ class _KernelState:
         start = self.n_slots[u]
         if start + count > self.cache[u].shape[0]:
             capacity = max(2 * self.cache[u].shape[0], start + count, 16)
+            if self.capacity is not None:
+                capacity = min(capacity, self.capacity[u])
             grown = np.empty((capacity, self.cache[u].shape[1]), dtype=self.dtype)
             grown[:start] = self.cache[u][:start]
             self.cache[u] = grown
@@ -683,6 +702,11 @@ class _KernelState:
             (cand_src != u) & self.needed[cand_src, u] & (self.slot[u, cand] < 0)
             for u in range(self.m)
         ]
+        if self.capacity is not None:
+            for u, mask in enumerate(masks):
+                # The first rows up to the bound are cached, the rest recomputed.
+                free = max(int(self.capacity[u] - self.n_slots[u]), 0)
+                mask[np.flatnonzero(mask)[free:]] = False
         union = np.any(masks, axis=0) if masks else np.zeros(0, dtype=bool)
         gathered = np.ascontiguousarray(self.X[cand[union]])
         jobs = []
@@ -826,6 +850,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         "local_gap_target": [None, Interval(numbers.Real, 0, 1, closed="neither")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "max_rounds": [Interval(numbers.Integral, 1, None, closed="left")],
+        "cache_size": [None, Interval(numbers.Real, 0, None, closed="left")],
         **FederatedMixin._federated_parameter_constraints,
         "network": [None, HasMethods(["start"])],
         "random_state": ["random_state"],
@@ -854,6 +879,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         local_gap_target=None,
         tol=1e-3,
         max_rounds=1000,
+        cache_size=None,
         group_column=None,
         handle_unknown="global",
         network=None,
@@ -879,6 +905,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         self.local_gap_target = local_gap_target
         self.tol = tol
         self.max_rounds = max_rounds
+        self.cache_size = cache_size
         self.group_column = group_column
         self.handle_unknown = handle_unknown
         self.network = network
@@ -952,6 +979,12 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         self._kernel_spec = spec
         bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
         g = np.zeros(Y.shape)
+        if self.cache_size is not None and self._primal_mode():
+            raise ValueError(
+                f"cache_size={self.cache_size!r} bounds the kernel rows of the exact "
+                "kernel mode; the primal modes (kernel='linear', approximation="
+                f"{self.approximation!r}) keep none: leave cache_size=None."
+            )
         if self.landmarks != "random" and self.approximation != "nystroem":
             raise ValueError(
                 f"landmarks={self.landmarks!r} chooses Nystroem landmarks; it needs "
@@ -969,7 +1002,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
             with parallel as p:
                 state = _KernelState(
                     X, Y, sw, g, layout, totals, seeds, spec, bias, needed, dtype_bytes,
-                    p if self._use_parallel() else None,
+                    p if self._use_parallel() else None, self._cache_rows(layout, dtype),
                 )
 
         theta = 0.0 if self.local_gap_target is None else float(self.local_gap_target)
@@ -1046,6 +1079,17 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         )
         self._store_model(state, X, Y, sw, layout, totals, sigma, lam, bias, dtype)
         return self
+
+    def _cache_rows(self, layout, dtype):
+        """Received kernel rows each node may cache under ``cache_size`` (None: all).
+
+        The bound is split evenly over the nodes: node u keeps at most
+        ``cache_size MB / (n_nodes n_u itemsize)`` rows of ``n_u`` values.
+        """
+        if self.cache_size is None:
+            return None
+        per_node = float(self.cache_size) * 2**20 / layout.n_nodes
+        return np.floor(per_node / (layout.counts * np.dtype(dtype).itemsize)).astype(np.intp)
 
     def _initial_task_covariance(self, n_nodes):
         """``(learn, Sigma_0)``: identity / m when Omega is learned or independent,
@@ -1422,6 +1466,18 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         Maximum number of communication rounds; a
         :class:`~sklearn.exceptions.ConvergenceWarning` is raised when they
         run out.
+    cache_size : float >= 0 or None, default=None
+        Exact kernel mode: a bound, in MB summed over all nodes, on the
+        kernel rows of received support vectors the nodes cache (node u
+        keeps at most ``cache_size / n_nodes`` MB, rows of ``n_u``
+        values); None: every row is cached.  Rows beyond the bound are
+        recomputed whenever their dual variable changes: each costs
+        ``n_u d`` kernel operations per change instead of memory.  The fit
+        (and its bytes) does not depend on it.  Not bounded by it: each
+        node's own kernel block (``n_t^2`` values) and margin states
+        (``n_problems n_nodes n_t`` floats).  Unbounded, the cache grows to
+        ``n_SV n_t`` values per node (20 nodes of 1,000 samples: up to
+        3 GB); any other mode raises.
     group_column : int, str or None, default=None
         Column of ``X`` holding the node id of every sample.
     handle_unknown : {"global", "error"}, default="global"
@@ -1534,7 +1590,8 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
     (``n_t^2`` values) and the kernel rows of the support vectors it has
     received (``n_SV x n_t``), and each round costs one kernel row per new
     support vector and ``n_t`` operations per changed dual variable on every
-    node.  Every support vector eventually reaches every node that needs it,
+    node; ``cache_size`` bounds the received rows, trading memory for
+    recomputed kernel rows.  Every support vector eventually reaches every node that needs it,
     which for many support vectors is more bytes than the raw data; the
     approximate modes trade accuracy for bytes and memory.
 
@@ -1585,6 +1642,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         local_gap_target=None,
         tol=1e-3,
         max_rounds=1000,
+        cache_size=None,
         group_column=None,
         handle_unknown="global",
         network=None,
@@ -1598,7 +1656,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
             approximation=approximation, n_components=n_components, landmarks=landmarks,
             fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
             local_epochs=local_epochs, local_gap_target=local_gap_target, tol=tol,
-            max_rounds=max_rounds, group_column=group_column,
+            max_rounds=max_rounds, cache_size=cache_size, group_column=group_column,
             handle_unknown=handle_unknown, network=network, random_state=random_state,
             n_jobs=n_jobs, verbose=verbose,
         )
@@ -1761,6 +1819,9 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
     tol : float >= 0, default=1e-3
         Stopping rule, as for the classifier.
     max_rounds : int, default=1000
+    cache_size : float >= 0 or None, default=None
+        Memory bound (MB, all nodes) on the cached kernel rows of the exact
+        kernel mode (see the classifier).
     group_column : int, str or None, default=None
     handle_unknown : {"global", "error"}, default="global"
     network : SimulatedNetwork or None, default=None
@@ -1841,6 +1902,7 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
         local_gap_target=None,
         tol=1e-3,
         max_rounds=1000,
+        cache_size=None,
         group_column=None,
         handle_unknown="global",
         network=None,
@@ -1854,7 +1916,7 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
             approximation=approximation, n_components=n_components, landmarks=landmarks,
             fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
             local_epochs=local_epochs, local_gap_target=local_gap_target, tol=tol,
-            max_rounds=max_rounds, group_column=group_column,
+            max_rounds=max_rounds, cache_size=cache_size, group_column=group_column,
             handle_unknown=handle_unknown, network=network, random_state=random_state,
             n_jobs=n_jobs, verbose=verbose,
         )

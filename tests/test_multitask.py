@@ -433,6 +433,49 @@ def test_kmeans_landmarks_need_nystroem():
             clf.fit(X, y, groups=groups)
 
 
+
+def test_cache_size_bounds_memory_and_leaves_the_fit_unchanged():
+    import tracemalloc
+
+    X, y, groups = _data(sizes=(200, 200, 200), seed=21)
+    common = dict(C=10.0, gamma=1.0, random_state=0, max_rounds=30)
+    peaks, fits = {}, {}
+    for cache_size in (None, 0.0, 0.5):
+        clf = FederatedMultiTaskClassifier(cache_size=cache_size, **common)
+        tracemalloc.start()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            clf.fit(X, y, groups=groups)
+        peaks[cache_size] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        fits[cache_size] = clf
+    ref = fits[None]
+    for cache_size in (0.0, 0.5):
+        np.testing.assert_allclose(fits[cache_size].dual_coef_, ref.dual_coef_,
+                                   rtol=1e-9, atol=1e-12)
+        assert fits[cache_size].n_bytes_sent_ == ref.n_bytes_sent_
+    # Closed form of the unbounded cache: every node ends up holding the
+    # kernel rows of the other nodes' support vectors (200 floats each).
+    per_node = np.bincount(np.repeat([0, 1, 2], 200)[ref.support_], minlength=3)
+    cache_bytes = sum((per_node.sum() - per_node[u]) * 200 * 8 for u in range(3))
+    assert cache_bytes > 500_000
+    assert peaks[0.0] < peaks[None] - 0.8 * cache_bytes
+    # 0.5 MB over 3 nodes: at most 0.5 MB of rows, so above 0 and below None.
+    assert peaks[0.0] < peaks[0.5] <= peaks[0.0] + 0.5 * 2**20 + 200_000
+    # The bound per node: floor(cache_size MB / (n_nodes n_u itemsize)) rows.
+    layout = type("L", (), {"n_nodes": 3, "counts": np.array([200, 100, 50])})
+    rows = FederatedMultiTaskClassifier(cache_size=0.5)._cache_rows(layout, np.float64)
+    np.testing.assert_array_equal(rows, [0.5 * 2**20 // (3 * n * 8) for n in (200, 100, 50)])
+
+
+def test_cache_size_needs_the_exact_kernel_mode():
+    X, y, groups = _data()
+    for params in (dict(kernel="linear"), dict(approximation="rff")):
+        clf = FederatedMultiTaskClassifier(cache_size=10, **params)
+        with pytest.raises(ValueError, match="cache_size=10 bounds the kernel rows"):
+            clf.fit(X, y, groups=groups)
+
+
 # ------------------------------------------------------ systems behaviour
 @pytest.mark.parametrize(
     "network",
