@@ -575,20 +575,18 @@ class _KernelState:
 
     # -- protocol
     def downlink(self, active, sigma, flush=False):
-        payloads = np.zeros(len(active), dtype=np.int64)
         entry = _INDEX + self.n_problems * _FLOAT
+        # sent[a, j]: receiver active[a] gets sample j's pending change (all of
+        # them on a flush, else those whose sigma with j's node is non-zero).
+        sent = self.pending[active]
         if not flush:
-            # allowed[a, j]: sigma between sample j's node and receiver a is non-zero.
-            allowed = sigma[np.ix_(self.node_of, active)].T != 0
-        for a, u in enumerate(active):
-            mask = self.pending[u] if flush else self.pending[u] & allowed[a]
-            idx = np.flatnonzero(mask)
-            if idx.size == 0:
-                continue
-            new = idx[~self.node_has[u, idx]]
-            payloads[a] = idx.size * entry + new.size * self.d * self.dtype_bytes
-            self.node_has[u, new] = True
-            self.pending[u, idx] = False
+            sent &= (sigma[:, active] != 0)[self.node_of].T
+        has = self.node_has[active]
+        n_new = np.count_nonzero(sent & ~has, axis=1)
+        payloads = (np.count_nonzero(sent, axis=1) * entry
+                    + n_new * self.d * self.dtype_bytes).astype(np.int64)
+        self.node_has[active] = has | sent
+        self.pending[active] &= ~sent
         return payloads
 
     # -- local work
@@ -619,6 +617,7 @@ class _KernelState:
         payloads = np.zeros(len(active), dtype=np.int64)
         entry = _INDEX + self.n_problems * _FLOAT
         self._changes = []
+        changed = []
         for a, (t, deltas) in enumerate(zip(active, results)):
             local = np.flatnonzero(np.any(deltas != 0, axis=0))
             if local.size == 0:
@@ -627,14 +626,18 @@ class _KernelState:
             new = idx[~self.server_has[idx]]
             payloads[a] = idx.size * entry + new.size * self.d * self.dtype_bytes
             self.server_has[new] = True
-            self.pending[:, idx] = True
-            self.pending[t, idx] = False
+            changed.append(idx)
             for k in range(self.n_problems):
                 nz = np.flatnonzero(deltas[k] != 0)
                 if nz.size:
                     self._changes.append(
                         (t, k, nz + self.layout.offsets[t], deltas[k, nz] / self.totals[t])
                     )
+        if changed:
+            # Every other node now has these changes pending (one scatter).
+            changed = np.concatenate(changed)
+            self.pending[:, changed] = True
+            self.pending[self.node_of[changed], changed] = False
         return payloads
 
     # -- state update
