@@ -11,6 +11,9 @@ use the rbf kernel, and they cost very different amounts of communication:
 * **Nystroem** (``approximation="nystroem"``): ``n_components`` landmarks
   drawn at random from the nodes' samples are sent to every node once,
   then linear MOCHA runs on the Nystroem features;
+* **Nystroem, k-means landmarks** (``landmarks="kmeans"``): the landmarks
+  are k-means centres computed once (local k-means on every node, weighted
+  k-means of the local centres at the server), at the same bytes;
 * **random Fourier features** (``approximation="rff"``): features drawn
   from a seed every node shares (no data leaves a node), then linear MOCHA.
 
@@ -49,6 +52,8 @@ def per_node_error(model):
 # --------------
 settings = {"exact": [dict()],
             "Nystroem": [dict(approximation="nystroem", n_components=c) for c in (25, 50, 100, 200)],
+            "Nystroem k-means": [dict(approximation="nystroem", landmarks="kmeans", n_components=c)
+                                 for c in (25, 50, 100, 200)],
             "RFF": [dict(approximation="rff", n_components=c) for c in (250, 500, 1000)]}
 results = {}
 for name, grid in settings.items():
@@ -58,7 +63,7 @@ for name, grid in settings.items():
             X_train, y_train, groups=g_train)
         results[name].append((model.n_bytes_sent_, per_node_error(model),
                               params.get("n_components")))
-        print(f"{name:9s} {params.get('n_components') or '':>5} "
+        print(f"{name:16s} {params.get('n_components') or '':>5} "
               f"rounds {model.n_iter_:4d}  bytes {model.n_bytes_sent_ / raw:6.2f} x raw  "
               f"error {100 * results[name][-1][1]:.2f} %")
 
@@ -66,7 +71,7 @@ for name, grid in settings.items():
 # Error against bytes
 # -------------------
 fig, ax = plt.subplots(figsize=(6, 4))
-for (name, points), marker in zip(results.items(), "osD"):
+for (name, points), marker in zip(results.items(), "os^D"):
     b, e, c = zip(*points)
     ax.plot(np.array(b) / 1e6, 100 * np.array(e), marker=marker, label=name)
     for bi, ei, ci in points:

@@ -476,6 +476,45 @@ def test_cache_size_needs_the_exact_kernel_mode():
             clf.fit(X, y, groups=groups)
 
 
+
+def test_grid_search_recipe_counts_the_bytes_of_every_fit():
+    # The user guide's recipe: node ids in a column, a scorer returning the
+    # fit's bytes; the search's bytes equal the sum over candidates and
+    # folds of the same fits done by hand, plus the refit.
+    from sklearn.model_selection import GridSearchCV
+
+    from skfed.model_selection import WithinGroupKFold
+
+    X, y, groups = _data(sizes=(30, 36, 24), seed=8)
+    Xg = np.column_stack([X, groups])
+
+    def accuracy_and_bytes(estimator, X, y):
+        return {"accuracy": estimator.score(X, y), "bytes": estimator.n_bytes_sent_}
+
+    base = FederatedMultiTaskClassifier(group_column=3, random_state=0, max_rounds=50)
+    Cs = [0.1, 10.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        search = GridSearchCV(base, {"C": Cs}, cv=WithinGroupKFold(n_splits=3),
+                              scoring=accuracy_and_bytes, refit="accuracy")
+        search.fit(Xg, y, groups=groups)
+        by_hand = 0
+        for C in Cs:
+            for train, _ in WithinGroupKFold(n_splits=3).split(Xg, y, groups):
+                fit = FederatedMultiTaskClassifier(
+                    C=C, group_column=3, random_state=0, max_rounds=50
+                ).fit(Xg[train], y[train])
+                by_hand += fit.n_bytes_sent_
+    counted = 3 * search.cv_results_["mean_test_bytes"].sum()
+    assert counted == pytest.approx(by_hand, rel=1e-12)
+    assert by_hand > 0
+    best = FederatedMultiTaskClassifier(C=search.best_params_["C"], group_column=3,
+                                        random_state=0, max_rounds=50)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        assert search.best_estimator_.n_bytes_sent_ == best.fit(Xg, y).n_bytes_sent_
+
+
 # ------------------------------------------------------ systems behaviour
 @pytest.mark.parametrize(
     "network",
