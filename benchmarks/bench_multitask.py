@@ -14,8 +14,8 @@ split, one BLAS thread, everything in one process:
    (``SVC()`` on pooled data) and of Local (``SVC()`` per node,
    :class:`~skfed.baselines.LocalEstimator`).
 4. With ``--modes``: the same at the approximate modes' defaults and a few
-   sizes (Nystroem landmarks drawn at random, random Fourier features):
-   error against bytes.
+   sizes (Nystroem landmarks drawn at random and as k-means centres,
+   random Fourier features): error against bytes.
 
 The last line printed is one JSON object.
 
@@ -93,14 +93,18 @@ def main(argv=None):
             rows = [dict(mode="exact", n_components=None, error=out["skfed_error"],
                          bytes=out["skfed_bytes"], bytes_ratio=out["bytes_ratio"],
                          rounds=out["rounds"], converged=converged)]
-            for mode, sizes in (("nystroem", (50, 100, 200, 400)), ("rff", (500, 1000, 2000))):
+            for mode, landmarks, sizes in (("nystroem", "random", (50, 100, 200, 400)),
+                                           ("nystroem", "kmeans", (50, 100, 200, 400)),
+                                           ("rff", "random", (500, 1000, 2000))):
                 for n_components in sizes:
                     est = FederatedMultiTaskClassifier(approximation=mode,
                                                        n_components=n_components,
+                                                       landmarks=landmarks,
                                                        random_state=0)
                     seconds, ok = fit_checked(est, Xtr, ytr, gtr)
                     rows.append(dict(
-                        mode=mode, n_components=n_components,
+                        mode=mode if mode == "rff" else f"nystroem-{landmarks}",
+                        n_components=n_components,
                         error=per_node_error(yte, est.predict(Xte, groups=gte), gte),
                         bytes=int(est.n_bytes_sent_),
                         bytes_ratio=round(est.n_bytes_sent_ / raw, 3), rounds=est.n_iter_,

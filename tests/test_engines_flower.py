@@ -125,7 +125,18 @@ def test_flower_refuses_rogue_nodes_for_mocha():
         make_server_app(est)
 
 
-# -------------------------------------------------------- loopback grid
+@needs_flwr
+@pytest.mark.parametrize(
+    "params", [dict(approximation="nystroem", landmarks="kmeans"), dict(cache_size=100.0),
+               dict(warm_start=True)], ids=["kmeans", "cache_size", "warm_start"],
+)
+def test_flower_refuses_simulation_only_multitask_settings(params):
+    from skfed.engines.flower import make_server_app
+
+    name = next(iter(params)) if "landmarks" not in params else "landmarks"
+    with pytest.raises(ValueError, match=f"{name}=.*only implemented by the simulated fit"):
+        make_server_app(FederatedMultiTaskClassifier(**params))
+
 if HAVE_FLWR:
     from flwr.app import Context, Error, Message, RecordDict
     from flwr.serverapp import Grid

@@ -386,6 +386,185 @@ def test_setup_bytes_of_gamma_scale_and_nystroem_landmarks():
     assert rff.n_bytes_sent_ == training  # shared seed: no data leaves a node
 
 
+
+def _blobs(sizes, n_blobs=4, d=3, seed=0):
+    """Every node holds samples of the same tight, far-apart blobs."""
+    rng = np.random.RandomState(seed)
+    centres = 20.0 * rng.normal(size=(n_blobs, d))
+    groups = np.repeat(np.arange(len(sizes)), sizes)
+    blob = np.concatenate([np.arange(size) % n_blobs for size in sizes])
+    X = centres[blob] + 0.01 * rng.normal(size=(len(groups), d))
+    y = np.where(blob % 2 == 0, 1, -1)
+    return X, y, groups, blob
+
+
+def test_kmeans_landmarks_are_the_cluster_means_and_their_bytes():
+    # Two nodes of 40 samples, 4 blobs, 4 landmarks: each node's share is
+    # 2, so it sends 4 local centres (its blob means) with their sizes; the
+    # server's weighted k-means over the 8 centres gives the pooled blob
+    # means exactly (closed form: the mean of each blob's samples).
+    X, y, groups, blob = _blobs((40, 40))
+    common = dict(gamma=0.01, omega="independent", tol=0, max_rounds=1, random_state=0,
+                  approximation="nystroem", n_components=4)
+    with pytest.warns(ConvergenceWarning):
+        km = FederatedMultiTaskClassifier(landmarks="kmeans", **common).fit(X, y, groups=groups)
+    means = np.array([X[blob == b].mean(axis=0) for b in range(4)])
+    found = km.components_[np.argsort(km.components_[:, 0])]
+    np.testing.assert_allclose(found, means[np.argsort(means[:, 0])], rtol=0, atol=1e-9)
+    # Bytes: up 4 centres (3 floats) + 4 sizes per node, down 4 centres
+    # per node; then the same training messages as random landmarks.
+    with pytest.warns(ConvergenceWarning):
+        rnd = FederatedMultiTaskClassifier(landmarks="random", **common).fit(X, y, groups=groups)
+    setup_km = 2 * (2 * HEADER + 4 * (3 * 8 + 8) + 4 * 3 * 8)
+    setup_rnd = 2 * (2 * HEADER + 2 * 3 * 8 + 2 * 3 * 8)  # own 2 up, the other's 2 down
+    assert km.n_bytes_sent_ - setup_km == rnd.n_bytes_sent_ - setup_rnd
+    # The Nystroem map of the k-means landmarks: K(x, L) K(L, L)^{-1/2}.
+    K_ll = rbf_kernel(km.components_, gamma=0.01)
+    evals, evecs = linalg.eigh(K_ll)
+    np.testing.assert_allclose(km.normalization_, (evecs / np.sqrt(evals)) @ evecs.T,
+                               rtol=1e-6, atol=1e-8)
+
+
+def test_kmeans_landmarks_need_nystroem():
+    X, y, groups = _data()
+    for approximation in (None, "rff"):
+        clf = FederatedMultiTaskClassifier(approximation=approximation, landmarks="kmeans")
+        with pytest.raises(ValueError, match="landmarks='kmeans'.*approximation='nystroem'"):
+            clf.fit(X, y, groups=groups)
+
+
+
+def test_cache_size_bounds_memory_and_leaves_the_fit_unchanged():
+    import tracemalloc
+
+    X, y, groups = _data(sizes=(200, 200, 200), seed=21)
+    common = dict(C=10.0, gamma=1.0, random_state=0, max_rounds=30)
+    peaks, fits = {}, {}
+    for cache_size in (None, 0.0, 0.5):
+        clf = FederatedMultiTaskClassifier(cache_size=cache_size, **common)
+        tracemalloc.start()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            clf.fit(X, y, groups=groups)
+        peaks[cache_size] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        fits[cache_size] = clf
+    ref = fits[None]
+    for cache_size in (0.0, 0.5):
+        np.testing.assert_allclose(fits[cache_size].dual_coef_, ref.dual_coef_,
+                                   rtol=1e-9, atol=1e-12)
+        assert fits[cache_size].n_bytes_sent_ == ref.n_bytes_sent_
+    # Closed form of the unbounded cache: every node ends up holding the
+    # kernel rows of the other nodes' support vectors (200 floats each).
+    per_node = np.bincount(np.repeat([0, 1, 2], 200)[ref.support_], minlength=3)
+    cache_bytes = sum((per_node.sum() - per_node[u]) * 200 * 8 for u in range(3))
+    assert cache_bytes > 500_000
+    assert peaks[0.0] < peaks[None] - 0.8 * cache_bytes
+    # 0.5 MB over 3 nodes: at most 0.5 MB of rows, so above 0 and below None.
+    assert peaks[0.0] < peaks[0.5] <= peaks[0.0] + 0.5 * 2**20 + 200_000
+    # The bound per node: floor(cache_size MB / (n_nodes n_u itemsize)) rows.
+    layout = type("L", (), {"n_nodes": 3, "counts": np.array([200, 100, 50])})
+    rows = FederatedMultiTaskClassifier(cache_size=0.5)._cache_rows(layout, np.float64)
+    np.testing.assert_array_equal(rows, [0.5 * 2**20 // (3 * n * 8) for n in (200, 100, 50)])
+
+
+def test_cache_size_needs_the_exact_kernel_mode():
+    X, y, groups = _data()
+    for params in (dict(kernel="linear"), dict(approximation="rff")):
+        clf = FederatedMultiTaskClassifier(cache_size=10, **params)
+        with pytest.raises(ValueError, match="cache_size=10 bounds the kernel rows"):
+            clf.fit(X, y, groups=groups)
+
+
+
+def test_grid_search_recipe_counts_the_bytes_of_every_fit():
+    # The user guide's recipe: node ids in a column, a scorer returning the
+    # fit's bytes; the search's bytes equal the sum over candidates and
+    # folds of the same fits done by hand, plus the refit.
+    from sklearn.model_selection import GridSearchCV
+
+    from skfed.model_selection import WithinGroupKFold
+
+    X, y, groups = _data(sizes=(30, 36, 24), seed=8)
+    Xg = np.column_stack([X, groups])
+
+    def accuracy_and_bytes(estimator, X, y):
+        return {"accuracy": estimator.score(X, y), "bytes": estimator.n_bytes_sent_}
+
+    base = FederatedMultiTaskClassifier(group_column=3, random_state=0, max_rounds=50)
+    Cs = [0.1, 10.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        search = GridSearchCV(base, {"C": Cs}, cv=WithinGroupKFold(n_splits=3),
+                              scoring=accuracy_and_bytes, refit="accuracy")
+        search.fit(Xg, y, groups=groups)
+        by_hand = 0
+        for C in Cs:
+            for train, _ in WithinGroupKFold(n_splits=3).split(Xg, y, groups):
+                fit = FederatedMultiTaskClassifier(
+                    C=C, group_column=3, random_state=0, max_rounds=50
+                ).fit(Xg[train], y[train])
+                by_hand += fit.n_bytes_sent_
+    counted = 3 * search.cv_results_["mean_test_bytes"].sum()
+    assert counted == pytest.approx(by_hand, rel=1e-12)
+    assert by_hand > 0
+    best = FederatedMultiTaskClassifier(C=search.best_params_["C"], group_column=3,
+                                        random_state=0, max_rounds=50)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        assert search.best_estimator_.n_bytes_sent_ == best.fit(Xg, y).n_bytes_sent_
+
+
+
+@pytest.mark.parametrize("params", [dict(gamma=0.5), dict(kernel="linear")],
+                         ids=["rbf", "linear"])
+def test_warm_start_along_the_C_path_reaches_the_cold_optimum_in_fewer_rounds(params):
+    X, y, groups = _data(sizes=(30, 40, 25), seed=9)
+    common = dict(omega="independent", tol=1e-6, max_rounds=5000, random_state=0, **params)
+    cold = FederatedMultiTaskClassifier(C=10.0, **common).fit(X, y, groups=groups)
+    warm = FederatedMultiTaskClassifier(C=1.0, warm_start=True, **common)
+    warm.fit(X, y, groups=groups)
+    warm.set_params(C=10.0).fit(X, y, groups=groups)
+    # Same optimum (fixed Omega: certified by the duality gap of both fits).
+    rel = abs(warm.objective_curve_[-1] - cold.objective_curve_[-1]) / cold.objective_curve_[-1]
+    assert rel < 2e-6
+    np.testing.assert_allclose(warm.decision_function(X, groups=groups),
+                               cold.decision_function(X, groups=groups), atol=1e-2)
+    if "gamma" in params:
+        # Measured here (rbf); not a general law: linear mode on these data
+        # needs more rounds from the C=1 start than from zero.
+        assert warm.n_iter_ < cold.n_iter_
+    # The same C again: the warm start is already (nearly) optimal.
+    warm.fit(X, y, groups=groups)
+    assert warm.n_iter_ <= 0.1 * cold.n_iter_
+
+
+def test_warm_start_bytes_of_the_first_round_linear():
+    # Linear mode, fixed Omega: the warm start costs every node one more
+    # message up in the first round, its v_t (d + 1 floats with the bias).
+    X, y, groups = _data(sizes=(30, 40, 25), seed=9)
+    common = dict(kernel="linear", omega="independent", tol=0, max_rounds=2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warm = FederatedMultiTaskClassifier(warm_start=True, **common).fit(X, y, groups=groups)
+        first = warm.bytes_per_round_.copy()
+        warm.fit(X, y, groups=groups)
+    assert warm.bytes_per_round_[0] - first[0] == 3 * (HEADER + (3 + 1) * 8)
+    np.testing.assert_array_equal(warm.bytes_per_round_[1:], first[1:])
+
+
+def test_warm_start_refuses_other_data():
+    X, y, groups = _data(sizes=(30, 40, 25), seed=9)
+    clf = FederatedMultiTaskClassifier(warm_start=True, max_rounds=3, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(X, y, groups=groups)
+        with pytest.raises(ValueError, match="warm_start=True .* same nodes"):
+            clf.fit(X[5:], y[5:], groups=groups[5:])
+        with pytest.raises(ValueError, match="warm_start=True .* same nodes"):
+            clf.fit(X, -y, groups=groups)
+
+
 # ------------------------------------------------------ systems behaviour
 @pytest.mark.parametrize(
     "network",

@@ -77,6 +77,18 @@ def check_supported(estimator):
             "refused there; fit the estimator itself (simulated network)."
         )
     check_network_faults(estimator, estimator.network, _UNSUPPORTED_FAULTS)
+    # Settings of the simulated fit that the Flower loops do not implement.
+    unsupported = [
+        f"{name}={getattr(estimator, name)!r}"
+        for name, default in (("landmarks", "random"), ("cache_size", None),
+                              ("warm_start", False))
+        if getattr(estimator, name, default) != default
+    ]
+    if unsupported:
+        raise ValueError(
+            f"{', '.join(unsupported)} is only implemented by the simulated fit, not "
+            "on the Flower engine; leave it at its default there."
+        )
 
 
 def _exact_mode(estimator):
