@@ -297,6 +297,14 @@ def test_unsupported_settings_raise_naming_them(mpi_cases):
     with pytest.raises(ValueError, match="rogue_fraction"):
         mpi.fit(DecentralizedBoostingClassifier(
             network=SimulatedNetwork(rogue_fraction=0.2)), directory)
+    from skfed.privacy import DifferentialPrivacy
+
+    with pytest.raises(ValueError, match=r"does not run DecentralizedBoostingClassifier\(privacy"):
+        mpi.fit(DecentralizedBoostingClassifier(privacy=DifferentialPrivacy(1.0)), directory)
+    online_directory = next(c[2] for c in cases if c[0] == "online_sgd_multiclass")
+    with pytest.raises(ValueError, match=r"does not run DecentralizedKernelSGDClassifier"):
+        mpi.fit(DecentralizedKernelSGDClassifier(privacy=DifferentialPrivacy(1.0)),
+                online_directory)
 
 
 def test_missing_mpi4py_names_the_pip_command(monkeypatch):

@@ -600,8 +600,18 @@ def fit_perso_lin(est, peer, block, validate, random_state):
     return _finish(est, run, state, Xs.shape[1])
 
 
+def refuse_privacy(est):
+    """The MPI engine sends no noised messages: ``privacy=`` is refused, named."""
+    if getattr(est, "privacy", None) is not None:
+        raise ValueError(
+            f"The MPI engine does not run {type(est).__name__}(privacy=...): its messages "
+            "are not noised or accounted on MPI yet. Fit it simulated, or use privacy=None."
+        )
+
+
 def _refuse(est):
     """Settings the MPI engine does not run: a clear error naming each."""
+    refuse_privacy(est)
     network = est.network
     if network is not None and network.rogue_fraction:
         raise ValueError(

@@ -34,7 +34,7 @@ from .._base import check_network_faults, check_node_weights
 from .._core import _online_fast
 from ..network import float_bytes
 from ..online import _ROGUE, _SCHEDULES, _one_blas_thread
-from ._mpi_boosting import _merge_counts
+from ._mpi_boosting import _merge_counts, refuse_privacy
 from ._mpi_comm import MPITimeoutError, Traffic
 
 TAG_DICT = 21
@@ -45,6 +45,7 @@ TAG_RESULT = 23
 def fit_online(est, peer, block, validate, random_state):
     """Run one online kernel SGD fit on this rank; return the estimator on rank 0."""
     est._validate_params()
+    refuse_privacy(est)
     K = block.K
     regressor = est._is_regressor()
     local = [validate(block.labels[k], *d, regressor=regressor)
