@@ -1038,8 +1038,8 @@ class _PrivateSchedule(_StoppingRule):
         self.w_step_done = False
         return self.learn and self.since_update >= self.every
 
-    def after_omega_step(self, primal, dual, gram, sigma, lam):
-        super().after_omega_step(primal, dual, gram, sigma, lam)
+    def after_omega_step(self, primal, dual, gram, sigma, lam, joint=None):
+        super().after_omega_step(primal, dual, gram, sigma, lam, joint=joint)
         return False
 
     def without_omega_step(self, gap, primal, dual):
