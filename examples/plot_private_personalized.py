@@ -27,7 +27,6 @@ support recovery, MOCHA on HAR too) is printed by
 import warnings
 
 import matplotlib.pyplot as plt
-import numpy as np
 
 from skfed import DecentralizedBoostingClassifier, PersonalizedLinearClassifier
 from skfed.boosting import make_stump_predictors
