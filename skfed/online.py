@@ -461,22 +461,10 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
                 n_rounds = pending.shape[0]
                 consensus_out = np.empty(n_rounds)
                 order_out = np.empty((n_rounds, n_nodes), dtype=np.intp)
-                width = max(capacity, self._n_outputs, 1)
-                done, status, bad_node = _online_fast.run_rounds(
-                    X, y, sample_weight, queue, queue_end, position, pending,
-                    indptr, indices, self.gamma_, self._kernel_kind, self._coef0,
-                    self._degree, loss, _SCHEDULES[self.learning_rate],
-                    float(self.eta0_), float(self.power_t), float(self.alpha),
-                    float(self.consensus_penalty), float(self.epsilon), self._max_size,
-                    self._compress, 0, float(self._value_limit),
-                    int(period.max()) if len(period) else 0, self._points, self._weights,
-                    self._gram_inv,
-                    self._sizes, self._n_steps, rogue, rogue_mode, self._rng_state,
-                    sim.counter, value_bytes, consensus_out, order_out,
-                    self._komp_error, np.empty((n_nodes, capacity)),
-                    np.empty((n_nodes, max(self._n_outputs, 1))), np.empty((8, width)),
-                    self._pub_points, self._pub_weights, self._pub_sizes, self._since_publish,
-                    self._avg_weights, avg_start, averaging, self._slot_ids, sent, period,
+                done, status, bad_node = self._run_rounds(
+                    X, y, sample_weight, queue, queue_end, position, pending, indptr,
+                    indices, loss, rogue, rogue_mode, sim.counter, value_bytes, avg_start,
+                    averaging, sent, period, consensus_out, order_out,
                 )
                 consensus_parts.append(consensus_out[:done])
                 order_parts.append(order_out[:done])
@@ -496,6 +484,34 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         self._order_curve = np.concatenate([self._order_curve, *order_parts])
         self._merge_log(sim.log(node_labels=self.nodes_))
         self._set_fitted()
+
+    def _run_rounds(self, X, y, sample_weight, queue, queue_end, position, active, indptr,
+                    indices, loss, rogue, rogue_mode, counter, value_bytes, avg_start,
+                    averaging, sent, period, consensus_out, order_out):
+        """One call of the Cython solver over the rounds of ``active``.
+
+        Passes this fit's parameters and state (dictionaries, copies,
+        averages, slot ids); shared by ``fit``/``partial_fit`` and the MPI
+        engine, so both run the same update.  Returns ``(done, status,
+        bad_node)`` as :func:`skfed._core._online_fast.run_rounds`.
+        """
+        n_nodes = len(self._sizes)
+        capacity = self._points.shape[1]
+        width = max(capacity, self._n_outputs, 1)
+        return _online_fast.run_rounds(
+            X, y, sample_weight, queue, queue_end, position, active, indptr, indices,
+            self.gamma_, self._kernel_kind, self._coef0, self._degree, loss,
+            _SCHEDULES[self.learning_rate], float(self.eta0_), float(self.power_t),
+            float(self.alpha), float(self.consensus_penalty), float(self.epsilon),
+            self._max_size, self._compress, 0, float(self._value_limit),
+            int(period.max()) if len(period) else 0, self._points, self._weights,
+            self._gram_inv, self._sizes, self._n_steps, rogue, rogue_mode, self._rng_state,
+            counter, value_bytes, consensus_out, order_out, self._komp_error,
+            np.empty((n_nodes, capacity)), np.empty((n_nodes, max(self._n_outputs, 1))),
+            np.empty((8, width)), self._pub_points, self._pub_weights, self._pub_sizes,
+            self._since_publish, self._avg_weights, avg_start, averaging, self._slot_ids,
+            sent, period,
+        )
 
     def _reserve(self, lengths, epochs):
         """Grow the dictionaries for queues of ``lengths``; return the largest size."""

@@ -33,7 +33,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from .._base import check_network_faults, check_node_weights
 from .._core import _online_fast
 from ..network import float_bytes
-from ..online import _ROGUE, _SCHEDULES, _one_blas_thread
+from ..online import _ROGUE, _one_blas_thread
 from ._mpi_boosting import _merge_counts, refuse_privacy
 from ._mpi_comm import MPITimeoutError, Traffic
 
@@ -137,7 +137,6 @@ def _run(est, peer, block, X, y, sample_weight, queues, epochs):
     # simulation computes it), and the rows of this rank's samples in the
     # dictionaries: which of them the neighbours already hold.
     period = est._exchange_period(X.shape[1], all_lengths // epochs)
-    exchange = int(period.max()) if len(period) else 0
     est._slot_ids[:] = -1
     sent = np.zeros(X.shape[0], dtype=np.uint8)
     consensus, orders = [], []
@@ -164,21 +163,11 @@ def _run(est, peer, block, X, y, sample_weight, queues, epochs):
                 while True:
                     capacity = est._points.shape[1]
                     out = np.empty(1)
-                    width = max(capacity, est._n_outputs, 1)
-                    done, status, bad_node = _online_fast.run_rounds(
-                        X, y, sample_weight, queue, queue_end, position, row,
-                        indptr, indices, est.gamma_, est._kernel_kind, est._coef0,
-                        est._degree, loss, _SCHEDULES[est.learning_rate],
-                        float(est.eta0_), float(est.power_t), float(est.alpha),
-                        float(est.consensus_penalty), float(est.epsilon), est._max_size,
-                        est._compress, 0, float(est._value_limit), exchange,
-                        est._points, est._weights, est._gram_inv, est._sizes, est._n_steps,
-                        rogue, _ROGUE[network.rogue_behavior], est._rng_state, sim.counter,
-                        value_bytes, out, np.empty((1, K), dtype=np.intp), est._komp_error,
-                        np.empty((K, capacity)), np.empty((K, max(est._n_outputs, 1))),
-                        np.empty((8, width)), est._pub_points, est._pub_weights,
-                        est._pub_sizes, est._since_publish, est._avg_weights, avg_start,
-                        averaging, est._slot_ids, sent, period,
+                    done, status, bad_node = est._run_rounds(
+                        X, y, sample_weight, queue, queue_end, position, row, indptr,
+                        indices, loss, rogue, _ROGUE[network.rogue_behavior], sim.counter,
+                        value_bytes, avg_start, averaging, sent, period, out,
+                        np.empty((1, K), dtype=np.intp),
                     )
                     if status == _online_fast.STATUS_NEED_CAPACITY:
                         est._grow(min(2 * capacity, limit))
