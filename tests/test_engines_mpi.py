@@ -242,6 +242,11 @@ def test_fits_on_mpi_equal_simulation(mpi_cases, n_ranks):
             least = 8 * n_problems * (run.n_features_in_ + 1)
         assert traffic["model_update"]["messages"] > 0
         assert traffic["model_update"]["bytes"] >= traffic["model_update"]["messages"] * least
+        # Every update is told to every other rank, once: the model update
+        # to the ranks holding a graph neighbour, a "step" message to the
+        # others (so that all notice a rank that stops answering).
+        told = traffic["model_update"]["messages"] + traffic.get("step", {}).get("messages", 0)
+        assert told == run.n_updates_ * (n_ranks - 1)
         if run.n_graph_updates_ or sim.graph is None:
             assert traffic["peer_request"]["messages"] == traffic["peer_answer"]["messages"]
             assert traffic["peer_request"]["messages"] > 0
@@ -408,18 +413,21 @@ def test_command_line_and_a_hung_rank(mpi_cases):
     assert summary["n_ranks"] == 2 and summary["n_nodes"] == 8
     with open(out, "rb") as f:
         _assert_same_fit(simulated[name], pickle.load(f))
-    # A rank of an asynchronous method (Dada) that stops answering: the other
-    # gives up after --timeout and the command line aborts every rank, so
-    # every process ends.
+    # A rank of Dada that stops answering while the ranks set the run up
+    # (its 4th message: its nodes' feature extremes): the other gives up
+    # after --timeout and the command line aborts every rank, so every
+    # process ends.  (Once the run is set up, a lost rank is survived: see
+    # test_dada_and_perso_lin_survive_a_stopped_rank.)
     _, dada, dada_directory, *_ = cases[0]
     dada_params = json.dumps({k: v for k, v in dada.get_params().items()
                               if k in ("n_estimators", "max_iter", "random_state")})
     start = time.monotonic()
-    proc = _cli(2, ["--data", dada_directory, "--params", dada_params, "--hang-rank", "1:20",
+    proc = _cli(2, ["--data", dada_directory, "--params", dada_params, "--hang-rank", "1:3",
                     "--timeout", "3", "--max-time", "120"], tmp)
     assert proc.returncode != 0
     assert "MPITimeoutError" in proc.stderr and "aborting every rank" in proc.stderr
     assert "rank 0 waited more than 3 s" in proc.stderr
+    assert "feature extremes from rank 1" in proc.stderr
     assert time.monotonic() - start < 100
 
 
@@ -494,3 +502,116 @@ def test_online_sgd_survives_a_stopped_rank(mpi_cases, monkeypatch):
     # have published anything yet, so the totals can also be equal.)
     assert (pm <= ps).all() and pm.sum() <= ps.sum()
     assert all(len(run.dictionaries_[k]) == 0 for k in lost)
+
+
+def _simulated_with_lost_nodes(est, X, y, g, sw, lost, stop, monkeypatch):
+    """The simulated fit in which nodes ``lost`` drop out for good at model iteration ``stop``.
+
+    The simulation's own fault model: a dropped node's wake-ups do nothing
+    (the ``offline`` masks of the model and graph steps), from model
+    iteration ``stop`` on and in every graph phase after it; its neighbours
+    keep its last model.  Which node wakes at a step is read from the
+    solvers' clock, replayed (``rand_int`` equals the Cython stream, tested
+    above).
+    """
+    from skfed.boosting import _BoostingState, _LinearState
+    from skfed.graph import _GraphRunner
+
+    K = len(np.unique(g))
+    done = [0]
+
+    def dead_steps(clock, n_steps, first):
+        replay = clock.copy()
+        woke = np.array([rand_int(K, replay) for _ in range(n_steps)], dtype=np.intp)
+        return np.isin(woke, lost) & (first + np.arange(n_steps) >= stop)
+
+    def with_dead(offline, dead):
+        if not dead.any():
+            return offline
+        return np.maximum(offline, dead).astype(np.uint8) if offline.size else dead.astype(
+            np.uint8)
+
+    for cls in (_BoostingState, _LinearState):
+        original = cls.async_steps
+
+        def async_steps(self, t, n_steps, clock, node_state, offline, *args, _original=original):
+            offline = with_dead(offline, dead_steps(clock, n_steps, done[0]))
+            out = _original(self, t, n_steps, clock, node_state, offline, *args)
+            done[0] += out[0]
+            return out
+
+        monkeypatch.setattr(cls, "async_steps", async_steps)
+    graph_offline = _GraphRunner._offline
+
+    def offline_graph(self, n_steps):
+        offline = graph_offline(self, n_steps)
+        if done[0] <= stop:
+            return offline
+        return with_dead(offline, dead_steps(self.clock, n_steps, stop))
+
+    monkeypatch.setattr(_GraphRunner, "_offline", offline_graph)
+    return clone(est).fit(X, y, groups=g, sample_weight=sw)
+
+
+@needs_mpi
+@pytest.mark.parametrize("n_ranks", [2, 4])
+def test_dada_and_perso_lin_survive_a_stopped_rank(mpi_cases, tmp_path, monkeypatch, n_ranks):
+    """A rank stops answering mid-fit: the others drop its nodes, as the simulation drops them.
+
+    Dada learns and re-learns its graph every 8 iterations; its rank stops
+    at the start of a model block (iteration 48), so every copy the others
+    hold of its nodes is their last state and the whole fit equals the
+    simulated one in which those nodes drop at iteration 48.  Perso-lin
+    learns its graph once; its rank stops mid-block (iteration 57): the
+    live nodes' models equal the simulation's.  On four ranks, rank 0 is
+    the one that stops: rank 1 returns the fit.  Counts: the live nodes'
+    messages to each other are all counted, nothing is counted to or from
+    a lost node after it is lost.
+    """
+    import json
+    import time
+
+    X, y, g = _clustered_moons(8, 30, 0)
+    dada = DecentralizedBoostingClassifier(n_estimators=12, max_iter=160, random_state=0)
+    X2, y2, g2 = _clustered_moons(8, 20, 3, n_classes=3)
+    perso = PersonalizedLinearClassifier(mu=0.5, max_iter=150, max_neighbors=3, random_state=4)
+    stopped = n_ranks - 1 if n_ranks == 2 else 0
+    owner, _ = ranks_of_blocks(8, n_ranks)
+    lost = np.flatnonzero(owner == stopped).tolist()
+    kept = [k for k in range(8) if k not in lost]
+    for est, X_, y_, g_, stop in [(dada, X, y, g, 48), (perso, X2, y2, g2, 57)]:
+        name = type(est).__name__
+        directory = tmp_path / name
+        save_partitions(X_, y_, g_, directory)
+        params = {k: v for k, v in est.get_params().items()
+                  if k in ("n_estimators", "max_iter", "random_state", "mu", "max_neighbors")}
+        out = tmp_path / f"{name}.pkl"
+        start = time.monotonic()
+        proc = _cli(n_ranks, ["--data", str(directory), "--estimator", name,
+                              "--params", json.dumps(params), "--output", str(out),
+                              "--timeout", "4", "--stop-rank", f"{stopped}:{stop}"], tmp_path)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert time.monotonic() - start < LAUNCH_TIMEOUT / 2
+        assert "stopped answering" in proc.stderr
+        with open(out, "rb") as f:
+            run = pickle.load(f)
+        with monkeypatch.context() as patch:
+            reference = _simulated_with_lost_nodes(est, X_, y_, g_, None, lost, stop, patch)
+        assert run.mpi_lost_nodes_.tolist() == lost
+        assert run.n_iter_ == reference.n_iter_ == est.max_iter
+        assert run.n_updates_ == reference.n_updates_
+        assert run.n_graph_updates_ == reference.n_graph_updates_
+        # The lost nodes really dropped out: fewer updates than without the fault.
+        assert reference.n_updates_ < clone(est).fit(X_, y_, groups=g_).n_updates_
+        assert (run.collaboration_graph_ != reference.collaboration_graph_).nnz == 0
+        rows = slice(None) if name.startswith("Decentralized") else kept
+        np.testing.assert_array_equal(run.coef_[rows], reference.coef_[rows])
+        np.testing.assert_array_equal(run.intercept_[rows], reference.intercept_[rows])
+        np.testing.assert_allclose(run.objective_curve_, reference.objective_curve_,
+                                   rtol=1e-10)
+        if name.startswith("Decentralized"):
+            assert run.objective_ == pytest.approx(reference.objective_, rel=1e-10)
+        ps = reference.communication_.pair_bytes
+        pm = run.communication_.pair_bytes
+        np.testing.assert_array_equal(pm[np.ix_(kept, kept)], ps[np.ix_(kept, kept)])
+        assert (pm <= ps).all() and pm.sum() < ps.sum()

@@ -33,12 +33,14 @@ models and losses (``"models"`` in ``mpi_traffic_``), as the graph steps
 of any node may sample any peer.
 """
 
+import warnings
 from functools import partial
 
 import numpy as np
 from scipy import sparse
 from sklearn.utils import check_random_state
 
+from .._core._comm import CommCounter
 from .._core._boosting_fast import fw_async, fw_local, lin_async, lin_local
 from .._core._graph_fast import cap_node, graph_steps
 from ..boosting import (
@@ -52,7 +54,7 @@ from ..boosting import (
 )
 from ..graph import _GraphRunner, model_message_bytes
 from ..network import CommunicationLog, payload_bytes
-from ._mpi_comm import rand_int, sample_peers
+from ._mpi_comm import MPITimeoutError, Traffic, rand_int, sample_peers
 
 TAG_FW = 11
 TAG_REQUEST = 12
@@ -186,9 +188,66 @@ class _Run:
         self.simulation = simulation
         self.counter = simulation.counter
         self.K = block.K
-        self.curve_parts = []      # (block index, it, delta) of this rank's steps
         self.block_starts = []     # start objective of every model block (all ranks agree)
+        self.block_deltas = []     # objective change of every step of every model block
         self.block_lengths = []    # iterations done in every model block
+        self.lost = np.zeros(self.K, dtype=bool)   # nodes of the ranks agreed dead
+
+    # ------------------------------------------------------- lost ranks
+    def lose(self, suspects, what):
+        """Agree on the ranks that stopped answering; their nodes are dropped from now on."""
+        if suspects:
+            self.peer.agree(suspects, what)
+        self.update_lost()
+
+    def update_lost(self):
+        self.lost = np.isin(self.block.owner, sorted(self.peer.dead))
+
+    def counted(self, call, split=False):
+        """``call(counter)``, counting only the messages between live nodes.
+
+        A message to or from a node of a lost rank is not sent, so it is not
+        counted either.  With ``split``, the messages sent by other ranks'
+        nodes (a graph step's peer answers and cap messages) are returned
+        for their ranks to count, so that each rank counts what its own
+        nodes send (and a lost rank's counts hold only its nodes').
+
+        Returns
+        -------
+        result, n_bytes, theirs
+            ``call``'s result; the bytes counted (None when nothing was
+            left out or split); ``(src, dst, bytes, messages)`` of the other
+            ranks' nodes.
+        """
+        if not split and not self.lost.any():
+            return call(self.counter), None, []
+        scratch = CommCounter(self.K, header_bytes=self.counter.header_bytes)
+        out = call(scratch)
+        owner, rank = self.block.owner, self.peer.rank
+        kept, theirs = 0, []
+        for count in zip(*scratch.pair_counts()):
+            s, d = count[:2]
+            if self.lost[s] or self.lost[d]:
+                continue
+            kept += int(count[2])
+            if owner[s] == rank:
+                self.add_counts([count])
+            else:
+                theirs.append(tuple(int(c) for c in count))
+        for _ in range(scratch.n_rounds):
+            self.counter.next_round()
+        return out, kept, theirs
+
+    def add_counts(self, counts):
+        """Count ``(src, dst, bytes, messages)`` of this rank's nodes in the current round."""
+        header = self.counter.header_bytes
+        owner, rank = self.block.owner, self.peer.rank
+        for s, d, n_bytes, n_messages in counts:
+            if owner[s] != rank:
+                continue
+            for _ in range(int(n_messages) - 1):
+                self.counter.send_message(s, d, 0)
+            self.counter.send_message(s, d, int(n_bytes) - int(n_messages) * header)
 
     # ------------------------------------------------------------- graph
     def set_graph(self, W):
@@ -203,13 +262,17 @@ class _Run:
             self.listeners.append([int(r) for r in ranks if r != owner[k]])
 
     def share_models(self):
-        """Every rank gets every node's current public model and graph loss."""
+        """Every rank gets every live node's current public model and graph loss.
+
+        A lost rank's nodes keep the copies the others last heard.
+        """
         state, block = self.state, self.block
         mine = block.mine
-        parts = self.peer.allgather(
-            "models", (mine, state.public[mine], state.losses[mine])
+        parts = self.peer.exchange(
+            "models", (mine, state.public[mine], state.losses[mine]), "the nodes' models"
         )
-        for nodes, public, losses in parts:
+        self.update_lost()
+        for nodes, public, losses in parts.values():
             state.public[nodes] = public
             state.losses[nodes] = losses
 
@@ -245,28 +308,38 @@ class _Run:
                 break
             before = clock.copy()
             k = rand_int(self.K, clock)
-            if offline.shape[0] and offline[it]:
+            if (offline.shape[0] and offline[it]) or self.lost[k]:
                 continue
             o = int(owner[k])
             if o == peer.rank:
                 spent = self._graph_step(k, it, before, models, losses, wv, degree, ci, cx,
                                          mirror, n_nb, payloads, capped, runner, params,
                                          spent)
-            else:
+                continue
+            # The owner may itself wait up to the timeout for a peer's answer.
+            try:
                 while True:
-                    tag, msg = peer.recv(o, what=f"graph step {it} of node {k}")
+                    tag, msg = peer.recv(o, timeout=2 * peer.timeout,
+                                         what=f"graph step {it} of node {k}")
                     if tag == TAG_REQUEST:
                         _, asked = msg
                         peer.send(o, TAG_REQUEST, "peer_answer",
                                   (asked, models[asked], losses[asked], degree[asked]))
                         continue
-                    _, pos, vals, nodes, degs, spent = msg
-                    if capped:
-                        old = wv[pos] > 0
-                        np.add.at(n_nb, row_of[pos], (vals > 0).astype(np.intp) - old)
-                    wv[pos] = vals
-                    degree[nodes] = degs
                     break
+            except MPITimeoutError:
+                self.lose({o}, f"graph step {it}")
+                continue
+            _, pos, vals, nodes, degs, spent, suspects, theirs = msg
+            self.add_counts(theirs)
+            if capped:
+                old = wv[pos] > 0
+                np.add.at(n_nb, row_of[pos], (vals > 0).astype(np.intp) - old)
+            wv[pos] = vals
+            degree[nodes] = degs
+            if suspects:
+                peer.dead |= set(suspects) - {peer.rank}
+                self.update_lost()
         peer.flush()
         # Degrees are updated incrementally; recompute them exactly (as run()).
         runner.degree[:] = runner._row_sums()
@@ -280,102 +353,166 @@ class _Run:
         peers, where = sample_peers(ci, cx, k, runner.kappa, state_copy, 0)
         by_rank = {}
         for l in peers:
-            if owner[l] != peer.rank:
+            # A lost peer is not asked: the step uses the copies every rank holds
+            # (its last shared model and loss, its degree in the replicated graph).
+            if owner[l] != peer.rank and not self.lost[l]:
                 by_rank.setdefault(int(owner[l]), []).append(l)
         for r, asked in by_rank.items():
             peer.send(r, TAG_REQUEST, "peer_request", (k, np.asarray(asked, dtype=np.intp)))
+        suspects = set()
         for r in by_rank:
-            _, (asked, _, their_losses, their_degree) = peer.recv(
-                r, TAG_REQUEST, what=f"peer answers of node {k}"
-            )
+            try:
+                _, (asked, _, their_losses, their_degree) = peer.recv(
+                    r, TAG_REQUEST, what=f"peer answers of node {k}"
+                )
+            except MPITimeoutError:
+                suspects.add(r)
+                continue
             losses[asked] = their_losses
             degree[asked] = their_degree
+        if suspects:
+            peer.dead |= suspects
+            self.update_lost()
         involved = [k] + peers
         rows = np.concatenate([np.arange(ci[a], ci[a + 1]) for a in involved])
         old = wv[rows].copy()
         trace_peers = np.zeros(max(runner.kappa, 1), dtype=np.intp)
         mu, mu_graph, lam, delta = params
-        _, spent, _, _ = graph_steps(
-            models, losses, wv, degree, ci, cx, mu, mu_graph, lam, delta, runner.kappa, 1,
-            before, runner.node_state, _EMPTY_U8, payloads, self.counter, False, -1,
-            int(spent), 0.0, _EMPTY_D, np.zeros(1, dtype=np.intp), trace_peers, _EMPTY_D, -1,
-        )
+        start = int(spent)
+
+        def step(counter):
+            _, used, _, _ = graph_steps(
+                models, losses, wv, degree, ci, cx, mu, mu_graph, lam, delta, runner.kappa,
+                1, before, runner.node_state, _EMPTY_U8, payloads, counter, False, -1,
+                start, 0.0, _EMPTY_D, np.zeros(1, dtype=np.intp), trace_peers, _EMPTY_D, -1,
+            )
+            if capped:
+                for w_pos in where:
+                    q = int(wv[w_pos] > 0) - int(old[w_pos - ci[k]] > 0)
+                    if q:
+                        n_nb[k] += q
+                        n_nb[cx[w_pos]] += q
+                for a in involved:
+                    _, used, _, _ = cap_node(models, losses, wv, ci, cx, degree, n_nb, a,
+                                             runner.max_neighbors, mu, mu_graph, lam, delta,
+                                             counter, int(used), *self._cap_scratch)
+            return used
+
+        _, kept, theirs = self.counted(step, split=True)
+        spent = start + kept
         if trace_peers[: len(peers)].tolist() != peers:
             raise RuntimeError(
                 f"The replayed peer sampling of node {k} disagrees with the solver's "
                 f"({peers} vs {trace_peers.tolist()})."
             )
-        if capped:
-            for w_pos in where:
-                q = int(wv[w_pos] > 0) - int(old[w_pos - ci[k]] > 0)
-                if q:
-                    n_nb[k] += q
-                    n_nb[cx[w_pos]] += q
-            for a in involved:
-                _, spent, _, _ = cap_node(models, losses, wv, ci, cx, degree, n_nb, a,
-                                          runner.max_neighbors, mu, mu_graph, lam, delta,
-                                          self.counter, int(spent), *self._cap_scratch)
         changed = rows[wv[rows] != old]
         pos = np.unique(np.concatenate([changed, mirror[changed]]))
         nodes = np.unique(np.concatenate([np.asarray(involved, dtype=np.intp), cx[changed]]))
-        update = (it, pos, wv[pos], nodes, degree[nodes], int(spent))
-        for r in range(peer.size):
-            if r != peer.rank:
-                peer.send(r, TAG_GRAPH, "weights" if r in by_rank else "graph_update", update)
+        update = (it, pos, wv[pos], nodes, degree[nodes], int(spent), sorted(suspects), theirs)
+        for r in peer.live_others():
+            peer.send(r, TAG_GRAPH, "weights" if r in by_rank else "graph_update", update)
         return spent
 
     # ------------------------------------------------------------- models
     def partial_objective(self):
-        """This rank's nodes' terms of eq. 1 (their models, losses and edges)."""
-        state = self.state
+        """This rank's terms of eq. 1: its nodes', and its share of the lost nodes'.
+
+        A lost node's term is added by the live ranks from the copies they
+        hold: the edge terms toward each live node by that node's rank (it
+        hears every update of the lost node), the rest by the lowest live
+        rank.
+        """
+        state, peer, owner = self.state, self.peer, self.block.owner
         value = 0.0
         A = state.public.reshape(self.K, -1).astype(np.float64)
+        smooth = bool(state.graph.nnz and state.mu)
         for k in self.block.mine.tolist():
             d = state.degree[k]
             value += (d if d > 0 else 1.0) * state.confidence[k] * state.losses[k].sum()
-            if state.graph.nnz and state.mu:
+            if smooth:
                 s, e = state.indptr[k], state.indptr[k + 1]
                 neigh = state.weights[s:e] @ A[state.indices[s:e]]
                 value += 0.5 * state.mu * (d * A[k] @ A[k] - A[k] @ neigh)
+        first = peer.rank == peer.root
+        for k in np.flatnonzero(self.lost).tolist():
+            d = state.degree[k]
+            if first:
+                value += (d if d > 0 else 1.0) * state.confidence[k] * state.losses[k].sum()
+            if not smooth:
+                continue
+            s, e = state.indptr[k], state.indptr[k + 1]
+            nbrs, w = state.indices[s:e], state.weights[s:e]
+            ours = (owner[nbrs] == peer.rank) | (self.lost[nbrs] & first)
+            value -= 0.5 * state.mu * float(w[ours] @ (A[nbrs[ours]] @ A[k]))
+            if first:
+                value += 0.5 * state.mu * d * float(A[k] @ A[k])
         return value
 
-    def model_block(self, index, t, n_steps, clock, node_state, offline, budget, spent):
-        """``state.async_steps`` with each step on its node's rank."""
+    def model_block(self, t, n_steps, clock, node_state, offline, budget, spent):
+        """``state.async_steps`` with each step on its node's rank.
+
+        Every step's rank tells every other live rank that it took the step
+        (with the change of the objective): the model update to the ranks
+        holding a graph neighbour, a short ``"step"`` message to the others.
+        So every live rank waits for every step, and a rank that stops
+        answering is noticed by all at the same step: they agree it is lost
+        (:meth:`lose`), and its nodes are dropped from then on, as the
+        simulation drops a node (their steps do nothing; their neighbours
+        keep their last models).
+        """
         state, peer, block, method = self.state, self.peer, self.block, self.method
         K = self.K
         payload = method.payload(state)
         header = self.counter.header_bytes
-        self.block_starts.append(self.peer.allreduce_sum("control", self.partial_objective()))
+        parts = peer.exchange("control", self.partial_objective(), "the objective")
+        self.update_lost()
+        self.block_starts.append(sum(parts.values()))
+        first_iter = sum(self.block_lengths)
+        deltas = np.zeros(n_steps)
         n_done = n_updates = 0
         owner = block.owner
         for it in range(n_steps):
             if budget >= 0 and spent >= budget:
                 break
+            peer.stop_if_told(first_iter + it)
             before = clock.copy()
             k = rand_int(K, clock)
             n_done += 1
-            if offline.shape[0] and offline[it]:
+            if (offline.shape[0] and offline[it]) or self.lost[k]:
                 self.counter.next_round()
                 continue
             step_t = t + n_updates
-            if owner[k] == peer.rank:
+            o = int(owner[k])
+            if o == peer.rank:
                 old = state.public[k].astype(np.float64)
-                delta = method.step(self, before, node_state, step_t, payload, spent)
-                self.curve_parts.append((index, it, delta))
-                if self.listeners[k]:
-                    message = method.message(state, k, old, step_t, K)
-                    for r in self.listeners[k]:
-                        peer.send(r, TAG_FW, "model_update", (it, message))
+                delta, _, _ = self.counted(
+                    partial(method.step, self, before, node_state, step_t, payload, spent)
+                )
+                deltas[it] = delta
+                listening = [r for r in self.listeners[k] if r not in peer.dead]
+                message = method.message(state, k, old, step_t, K) if listening else None
+                for r in peer.live_others():
+                    if r in listening:
+                        peer.send(r, TAG_FW, "model_update", (it, delta, message))
+                    else:
+                        peer.send(r, TAG_FW, "step", (it, delta, None))
             else:
-                if peer.rank in self.listeners[k]:
-                    _, (_, message) = peer.recv(owner[k], TAG_FW,
-                                                what=f"update {it} of node {k}")
+                try:
+                    _, (_, delta, message) = peer.recv(o, TAG_FW, what=f"step {it} of node {k}")
+                except MPITimeoutError:
+                    self.lose({o}, f"step {first_iter + it}")
+                    self.counter.next_round()
+                    continue
+                deltas[it] = delta
+                if message is not None:
                     method.replay(state, k, message, step_t, K)
                 self.counter.next_round()
             n_updates += 1
-            deg = state.indptr[k + 1] - state.indptr[k]
-            spent += int(deg) * (payload + header)
+            s, e = state.indptr[k], state.indptr[k + 1]
+            live = int(np.count_nonzero(~self.lost[state.indices[s:e]]))
+            spent += live * (payload + header)
         peer.flush()
+        self.block_deltas.append(deltas[:n_done])
         return n_done, n_updates, spent
 
 
@@ -396,7 +533,7 @@ class _Dada:
                  state.losses, state.beta, n_steps, lo, hi)
 
     @staticmethod
-    def step(run, before, node_state, step_t, payload, spent):
+    def step(run, before, node_state, step_t, payload, spent, counter):
         state = run.state
         curve = np.zeros(1)
         fw_async(
@@ -404,7 +541,7 @@ class _Dada:
             state.margins, state.losses, state.indptr, state.indices, state.weights,
             state.degree, state.confidence, state.beta, state.mu, int(step_t), 1,
             before, node_state, _EMPTY_U8, state.rogue, state.rogue_mode,
-            run.counter, payload, -1, int(spent), 0.0, curve, _EMPTY_I, _EMPTY_I, _EMPTY_D,
+            counter, payload, -1, int(spent), 0.0, curve, _EMPTY_I, _EMPTY_I, _EMPTY_D,
         )
         return float(curve[0])
 
@@ -446,7 +583,7 @@ class _PersoLin:
                   n_steps, lo, hi)
 
     @staticmethod
-    def step(run, before, node_state, step_t, payload, spent):
+    def step(run, before, node_state, step_t, payload, spent, counter):
         state = run.state
         curve = np.zeros(1)
         lin_async(
@@ -454,7 +591,7 @@ class _PersoLin:
             state.losses, state.loss, state.inv_mass, state.lipschitz, state.l2,
             state.n_penalized, state.indptr, state.indices, state.weights, state.degree,
             state.confidence, state.mu, 1, before, node_state, _EMPTY_U8, state.rogue,
-            state.rogue_mode, run.counter, payload, -1, int(spent), 0.0, curve, _EMPTY_I,
+            state.rogue_mode, counter, payload, -1, int(spent), 0.0, curve, _EMPTY_I,
         )
         return float(curve[0])
 
@@ -648,7 +785,7 @@ class _RankState:
     def async_steps(self, t, n_steps, clock, node_state, offline, simulation, budget, spent):
         run = self._run
         n_done, n_updates, spent = run.model_block(
-            len(run.block_lengths), t, n_steps, clock, node_state, offline, budget, spent
+            t, n_steps, clock, node_state, offline, budget, spent
         )
         run.block_lengths.append(n_done)
         # The curve is summed on rank 0 at the end (_finish).
@@ -676,33 +813,34 @@ class _RankGraphRunner(_GraphRunner):
 
 
 def _finish(est, run, state, n_weights):
-    """Gather models, curves and counts on rank 0 and set the fitted attributes.
+    """Gather models and counts on the root and set the fitted attributes.
 
+    The root is the lowest live rank (rank 0 unless it stopped answering).
     ``n_weights`` is the number of model entries before the intercept's.
+    A lost rank's nodes keep the models the root last heard (their public
+    copies) and their counts are lost with their rank.
     """
     peer, block = run.peer, run.block
+    # Every live rank agrees on who is still there, hence on the root.
+    peer.exchange("control", None, "the end of the run")
+    run.update_lost()
     snap = run.simulation.counter.snapshot(dense=False)
     mine = block.mine
     models = run.method.models(state)
-    gathered = peer.gather(
-        "result",
-        (mine, models[mine], state.losses[mine], run.curve_parts, snap),
-    )
-    traffic = peer.gather("result", peer.traffic.as_dict())
-    if peer.rank != 0:
+    gathered = peer.collect("result", (mine, models[mine], state.losses[mine], snap))
+    traffic = peer.collect("result", peer.traffic.as_dict())
+    if gathered is None:
         return None
-    K, P = run.K, state.P
-    full = np.zeros_like(models)
-    losses = np.zeros((K, P))
-    deltas = [np.zeros(n) for n in run.block_lengths]
+    run.update_lost()
+    P = state.P
+    full = np.array(state.public, dtype=models.dtype)
+    losses = np.array(state.losses, dtype=np.float64)
     snaps = []
-    for nodes, a, l, parts, s in gathered:
+    for nodes, a, l, s in gathered:
         full[nodes] = a
         losses[nodes] = l
-        for index, it, delta in parts:
-            deltas[index][it] = delta
         snaps.append(s)
-    curves = [start + np.cumsum(d) for start, d in zip(run.block_starts, deltas)]
+    curves = [start + np.cumsum(d) for start, d in zip(run.block_starts, run.block_deltas)]
     est.objective_curve_ = np.concatenate(curves) if curves else np.zeros(0)
     est.objective_ = _graph_objective_value(full, losses, state.graph, state.degree,
                                             state.confidence, state.mu)
@@ -722,14 +860,22 @@ def _finish(est, run, state, n_weights):
     else:
         est.coef_ = np.ascontiguousarray(coef)
         est.intercept_ = np.ascontiguousarray(intercept)
-    est.mpi_traffic_ = merge_traffic(traffic)
+    est.mpi_traffic_ = Traffic.merge(traffic)
+    warn_lost(est, peer, block)
     return est
 
 
-def merge_traffic(dicts):
-    from ._mpi_comm import Traffic
-
-    return Traffic.merge(dicts)
+def warn_lost(est, peer, block, kept="whose models are the last the survivors heard"):
+    """Set ``mpi_lost_nodes_``; warn naming the lost ranks and nodes, if any."""
+    lost = np.flatnonzero(np.isin(block.owner, sorted(peer.dead)))
+    est.mpi_lost_nodes_ = est.nodes_[lost]
+    if lost.size:
+        warnings.warn(
+            f"MPI rank(s) {sorted(peer.dead)} stopped answering; the fit went on without "
+            f"their {lost.size} node(s) {est.nodes_[lost][:5].tolist()}, dropped from then "
+            f"on as the simulation drops a node, {kept} (mpi_lost_nodes_ names them).",
+            UserWarning,
+        )
 
 
 def _merge_counts(snaps, node_labels):

@@ -16,6 +16,10 @@ import numpy as np
 __all__ = ["Peer", "MPITimeoutError", "Traffic", "xorshift_next", "rand_int", "sample_peers"]
 
 _RAND_R_MAX = 0x7FFFFFFF
+# Message tags of the lost-rank protocol (the drivers use tags 11-23).
+TAG_AGREE = 31
+TAG_EXCHANGE = 32
+TAG_RESULT = 33
 _MASK32 = 0xFFFFFFFF
 
 
@@ -126,6 +130,8 @@ class Peer:
         self.hang_after = hang_after
         self.stop_round = stop_round
         self._n_sent = 0
+        # Ranks the live ranks agreed have stopped answering (see agree()).
+        self.dead = set()
 
     def _before_send(self):
         if self.delay:
@@ -176,11 +182,85 @@ class Peer:
             time.sleep(0 if polls < 2000 else 2e-4)
 
     def flush(self, dead=()):
-        """Wait until every message this rank sent has left (except to ``dead`` ranks)."""
+        """Wait until every message this rank sent has left (except to dead ranks)."""
+        dead = set(dead) | self.dead
         for dest, req in self._pending:
             if dest not in dead:
                 req.Wait()
         self._pending = []
+
+    # ------------------------------------------------------ lost ranks
+    def live_others(self):
+        """The other ranks not agreed dead, in rank order."""
+        return [r for r in range(self.size) if r != self.rank and r not in self.dead]
+
+    @property
+    def root(self):
+        """The lowest live rank: it returns the fitted estimator."""
+        return min(set(range(self.size)) - self.dead)
+
+    def agree(self, suspects, what):
+        """Agree with the other live ranks on who stopped answering; return the new dead.
+
+        Every live rank calls this at the same point of the run (each after
+        its own timeout): it sends its suspects to every live rank it does
+        not suspect and adds theirs (a rank that does not answer within
+        twice the timeout is suspected too).  Every rank suspected by one is
+        dead for all from then on.
+        """
+        suspects = set(suspects) - {self.rank}
+        others = [r for r in self.live_others() if r not in suspects]
+        for r in others:
+            self.send(r, TAG_AGREE, "control", (what, sorted(suspects)))
+        for r in others:
+            try:
+                _, (_, theirs) = self.recv(r, TAG_AGREE, timeout=2 * self.timeout,
+                                           what=f"agreement on lost ranks ({what})")
+                suspects.update(theirs)
+            except MPITimeoutError:
+                suspects.add(r)
+        suspects.discard(self.rank)
+        new = suspects - self.dead
+        self.dead |= new
+        return new
+
+    def collect(self, item, obj, what="the result"):
+        """Every live rank's ``obj`` on the root (a list in rank order), None elsewhere.
+
+        Point to point, with bounded waits: a rank that does not answer the
+        root is left out (and dead for the root).
+        """
+        root = self.root
+        if self.rank != root:
+            self.send(root, TAG_RESULT, item, obj)
+            self.flush()
+            return None
+        out = [obj]
+        for r in self.live_others():
+            try:
+                out.append(self.recv(r, TAG_RESULT, what=what)[1])
+            except MPITimeoutError:
+                self.dead.add(r)
+        return out
+
+    def exchange(self, item, obj, what):
+        """Every live rank's ``obj`` (a dict by rank), point to point with bounded waits.
+
+        A rank that does not answer within the timeout is agreed dead
+        (:meth:`agree`) and left out of the answer.
+        """
+        others = self.live_others()
+        for r in others:
+            self.send(r, TAG_EXCHANGE, item, obj)
+        received, suspects = {self.rank: obj}, set()
+        for r in others:
+            try:
+                received[r] = self.recv(r, TAG_EXCHANGE, what=what)[1]
+            except MPITimeoutError:
+                suspects.add(r)
+        if suspects:
+            self.agree(suspects, what)
+        return {r: v for r, v in sorted(received.items()) if r not in self.dead}
 
     def stop_if_told(self, round_index):
         """A rank told to stop at this round stops answering (an injected fault)."""

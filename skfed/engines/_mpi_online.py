@@ -25,8 +25,6 @@ The consensus error of a round is a sum over the nodes of all ranks, so
 ``consensus_error_curve_`` equals the simulation's up to rounding.
 """
 
-import warnings
-
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
@@ -34,12 +32,10 @@ from .._base import check_network_faults, check_node_weights
 from .._core import _online_fast
 from ..network import float_bytes
 from ..online import _ROGUE, _one_blas_thread
-from ._mpi_boosting import _merge_counts, refuse_privacy
+from ._mpi_boosting import _merge_counts, refuse_privacy, warn_lost
 from ._mpi_comm import MPITimeoutError, Traffic
 
 TAG_DICT = 21
-TAG_AGREE = 22
-TAG_RESULT = 23
 
 
 def fit_online(est, peer, block, validate, random_state):
@@ -241,19 +237,9 @@ def _exchange_round(est, peer, block, stepping, listeners, alive, limit, report,
             received[r] = (their_report, states)
         except MPITimeoutError:
             suspects.add(r)
-    for r in others:
-        if r not in suspects:
-            peer.send(r, TAG_AGREE, "control", sorted(suspects))
-    for r in others:
-        if r in suspects:
-            continue
-        try:
-            _, theirs = peer.recv(r, TAG_AGREE, what=f"round {round_index} agreement")
-            suspects.update(theirs)
-        except MPITimeoutError:
-            suspects.add(r)
-    suspects.discard(peer.rank)
-    for r in suspects:
+    # Every round, even without suspects: another rank may suspect one.
+    peer.agree(suspects, f"round {round_index}")
+    for r in peer.dead:
         alive[r] = False
     reports = {peer.rank: report}
     for r, (their_report, states) in received.items():
@@ -290,12 +276,9 @@ def _finish(est, peer, block, sim, consensus, orders, alive):
     )
     # Point to point, among the live ranks only (a stopped rank never answers).
     result = (node_state, sim.counter.snapshot(dense=False), peer.traffic.as_dict())
-    if peer.rank != 0:
-        peer.send(0, TAG_RESULT, "result", result)
-        peer.flush(dead=set(np.flatnonzero(~alive).tolist()))
+    gathered = peer.collect("result", result)
+    if gathered is None:
         return None
-    gathered = [result] + [peer.recv(r, TAG_RESULT, what="the result")[1]
-                           for r in range(1, peer.size) if alive[r]]
     K = len(est.nodes_)
     capacity = max(1, max(int(s[1].max()) if len(s[1]) else 0 for s, _, _ in gathered),
                    max(int(s[8].max()) if len(s[8]) else 0 for s, _, _ in gathered))
@@ -335,13 +318,5 @@ def _finish(est, peer, block, sim, consensus, orders, alive):
     est._merge_log(_merge_counts([s for _, s, _ in gathered], est.nodes_))
     est._set_fitted()
     est.mpi_traffic_ = Traffic.merge([t for _, _, t in gathered])
-    lost = np.flatnonzero(~alive[block.owner])
-    est.mpi_lost_nodes_ = est.nodes_[lost]
-    if lost.size:
-        warnings.warn(
-            f"MPI rank(s) {np.flatnonzero(~alive).tolist()} stopped answering; the fit went "
-            f"on without their {lost.size} node(s) {est.nodes_[lost][:5].tolist()}, whose "
-            "models stayed there (empty dictionaries here).",
-            UserWarning,
-        )
+    warn_lost(est, peer, block, "whose models stayed there (empty dictionaries here)")
     return est

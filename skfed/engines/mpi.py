@@ -30,9 +30,10 @@ Supported estimators
   compression, averaging and ``exchange_every`` copies as in ``fit``.
 
 Rogue nodes (``network.rogue_fraction``) are refused with an error: the
-engine runs honest nodes.  A rank that stops answering is survived by
-online kernel SGD (its nodes are dropped for the rest of the fit) and
-ends a Dada or Perso-lin run after the timeout (see :func:`fit`).
+engine runs honest nodes.  A rank that stops answering after the setup is
+survived: the others notice it within the timeout, agree on it, and drop
+its nodes for the rest of the fit, as the simulation drops a node (see
+"Lost ranks" below and :func:`fit`).
 
 How a run matches the simulation
 --------------------------------
@@ -183,27 +184,34 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0, faults=None):
     faults : dict, default=None
         Injected faults, for tests and drills: ``{"slow": {rank: seconds}}``
         makes a rank wait that long before each message it sends (the run
-        is unchanged, only slower); ``{"hang": {rank: n}}`` makes a rank stop
-        answering after ``n`` messages (the others time out; the command
-        line then aborts every rank); ``{"stop": {rank: r}}`` (online kernel
-        SGD) makes a rank stop answering from round ``r`` on: after one
-        timeout the others agree to go on without its nodes, as the
-        simulation goes on without a node it drops for good, and
-        ``mpi_lost_nodes_`` names them.  Rank 0 must not stop.
+        is unchanged, only slower); ``{"stop": {rank: r}}`` makes a rank stop
+        answering from round ``r`` on (online kernel SGD: synchronous round
+        ``r``; Dada and Perso-lin: global iteration ``r`` of the model
+        steps, ``objective_curve_``'s index); ``{"hang": {rank: n}}`` makes
+        a rank stop answering after its ``n``-th message, wherever the run
+        is.  The others notice within the timeout, agree on whom they lost,
+        and go on without that rank's nodes, as the simulation goes on
+        without nodes it drops from then on; ``mpi_lost_nodes_`` names them.
+        A rank lost while the ranks set the run up (reading data, agreeing
+        on classes and feature ranges) ends the run instead: the others
+        raise :class:`MPITimeoutError`.
 
     Returns
     -------
     estimator or None
-        The fitted estimator on rank 0 (with ``mpi_traffic_``: bytes and
-        messages sent over MPI by item, ``mpi_n_ranks_`` and
-        ``mpi_wall_time_``), None on the other ranks.
+        The fitted estimator on the lowest live rank (rank 0 unless it
+        stopped answering), with ``mpi_traffic_`` (bytes and messages sent
+        over MPI by item), ``mpi_lost_nodes_``, ``mpi_n_ranks_`` and
+        ``mpi_wall_time_``; None on the other ranks.
 
     Notes
     -----
-    An error on one rank (bad data, a timeout) is raised on that rank; the
-    command line then aborts every rank.  A script calling ``fit`` should do
-    the same (``comm.Abort()``), or the other ranks wait in their next
-    collective step.
+    An error on one rank (bad data, a timeout during the setup) is raised on
+    that rank; the command line then aborts every rank.  A script calling
+    ``fit`` should do the same (``comm.Abort()``), or the other ranks wait
+    in their next collective step.  A stopped rank never ends by itself:
+    after a fit with ``mpi_lost_nodes_``, end the run with
+    ``comm.Abort(0)`` once the result is saved (the command line does).
     """
     from sklearn.base import clone
 
@@ -224,12 +232,6 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0, faults=None):
     if unknown:
         raise ValueError(
             f"faults has unknown kinds {sorted(unknown)}; use 'slow', 'hang' and 'stop'."
-        )
-    if faults.get("stop") and _FITS.get(type(estimator)) is not fit_online:
-        raise ValueError(
-            "faults['stop'] (a rank that stops answering from a round on) is survived by the "
-            "synchronous rounds of online kernel SGD only; the asynchronous methods abort "
-            "after the timeout (faults['hang'])."
         )
     rank = comm.Get_rank()
     peer = Peer(comm, timeout, delay=faults.get("slow", {}).get(rank, 0.0),
@@ -304,8 +306,9 @@ def _parse(argv):
     parser.add_argument("--hang-rank", action="append", default=[], metavar="RANK:N",
                         help="inject a fault: this rank stops answering after N messages")
     parser.add_argument("--stop-rank", action="append", default=[], metavar="RANK:ROUND",
-                        help="inject a fault (online kernel SGD): this rank stops answering "
-                        "from ROUND on; the others go on without its nodes")
+                        help="inject a fault: this rank stops answering from ROUND on "
+                        "(online kernel SGD: a round; Dada, Perso-lin: a model iteration); "
+                        "the others go on without its nodes")
     return parser.parse_args(argv)
 
 
