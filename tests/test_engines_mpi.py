@@ -31,6 +31,7 @@ from skfed.boosting import (
 from skfed.engines._mpi_comm import Traffic, rand_int, ranks_of_blocks, sample_peers
 from skfed.engines._mpi_boosting import _fw_message, _replay_fw
 from skfed.engines._partitions import partition_files, save_partitions
+from skfed.graph import CollaborationGraphLearner
 from skfed.network import SimulatedNetwork
 from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
 
@@ -115,6 +116,15 @@ def _cases(tmp):
         network=SimulatedNetwork("ring", drop_rate=0.2),
     )
     cases.append(("online_sgd_regressor_copies_drops", est, X, y, g, None))
+    # The graph learner on its own: node k's data is its model and its loss.
+    rng = np.random.RandomState(8)
+    models = np.vstack([rng.normal(k % 3, 0.4, size=5) for k in range(10)])
+    losses = rng.uniform(0, 1, size=10)
+    est = CollaborationGraphLearner(
+        mu=4.0, kappa=3, max_neighbors=3, max_iter=400, random_state=8,
+        network=SimulatedNetwork("erdos_renyi", topology_params={"p": 0.7}, drop_rate=0.1),
+    )
+    cases.append(("graph_learner", est, models, losses, np.arange(10), None))
     out = []
     for name, est, X, y, g, sw in cases:
         directory = tmp / name
@@ -164,6 +174,9 @@ def mpi_cases(tmp_path_factory):
     cases = _cases(tmp)
     simulated = {}
     for name, est, _, X, y, g, sw in cases:
+        if isinstance(est, CollaborationGraphLearner):
+            simulated[name] = clone(est).fit(X, losses=y)
+            continue
         simulated[name] = clone(est).fit(X, y, groups=g, sample_weight=sw)
     return tmp, cases, simulated
 
@@ -196,6 +209,15 @@ def _assert_same_counts(sim, run):
 def _assert_same_fit(sim, run):
     if isinstance(sim, (DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor)):
         return _assert_same_online_fit(sim, run)
+    if isinstance(sim, CollaborationGraphLearner):
+        assert run.n_iter_ == sim.n_iter_
+        assert (run.collaboration_graph_ != sim.collaboration_graph_).nnz == 0
+        assert sim.collaboration_graph_.nnz > 0
+        np.testing.assert_array_equal(run.degree_, sim.degree_)
+        np.testing.assert_array_equal(run.nodes_, sim.nodes_)
+        assert run.n_features_in_ == sim.n_features_in_
+        np.testing.assert_allclose(run.objective_curve_, sim.objective_curve_, rtol=1e-10)
+        return _assert_same_counts(sim, run)
     assert run.n_iter_ == sim.n_iter_
     assert run.n_updates_ == sim.n_updates_
     assert run.n_graph_updates_ == sim.n_graph_updates_
@@ -227,6 +249,13 @@ def test_fits_on_mpi_equal_simulation(mpi_cases, n_ranks):
         _assert_same_fit(sim, run)
         assert run.mpi_n_ranks_ == n_ranks
         traffic = run.mpi_traffic_
+        if name == "graph_learner":
+            # Each graph step's peer requests and answers, and its new
+            # weights to every other rank.
+            assert traffic["peer_request"]["messages"] == traffic["peer_answer"]["messages"] > 0
+            assert (traffic["weights"]["messages"] + traffic["graph_update"]["messages"]
+                    <= run.n_iter_ * (n_ranks - 1))
+            continue
         if name.startswith("online"):
             # Every round, each rank sends its stepped nodes' dictionaries to
             # each rank owning a neighbour: one message per neighbouring rank.
@@ -283,6 +312,12 @@ def test_callable_loader_equals_files(mpi_cases):
         mpi.fit(est, load)
     with pytest.raises(TypeError, match="must return"):
         mpi.fit(est, lambda label: X, nodes=np.unique(g))
+    # The graph learner: node k's model and loss from the callable.
+    name, est, _, models, losses, *_ = next(c for c in cases if c[0] == "graph_learner")
+    _assert_same_fit(simulated[name],
+                     mpi.fit(est, lambda k: (models[k], losses[k]), nodes=np.arange(10)))
+    with pytest.raises(ValueError, match="Node 3 must hold one model"):
+        mpi.fit(est, lambda k: (models[k: k + 1 + (k == 3)], losses[k]), nodes=np.arange(10))
 
 
 @needs_mpi

@@ -39,9 +39,11 @@ from functools import partial
 import numpy as np
 from scipy import sparse
 from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_array
 
-from .._core._comm import CommCounter
+from .._base import check_network_faults, node_seeds
 from .._core._boosting_fast import fw_async, fw_local, lin_async, lin_local
+from .._core._comm import CommCounter
 from .._core._graph_fast import cap_node, graph_steps
 from ..boosting import (
     _LOSSES,
@@ -52,8 +54,8 @@ from ..boosting import (
     fw_message_bytes,
     make_stumps,
 )
-from ..graph import _GraphRunner, model_message_bytes
-from ..network import CommunicationLog, payload_bytes
+from ..graph import _GraphRunner, model_message_bytes, sparsify_to_connected
+from ..network import CommunicationLog, payload_bytes, resolve_network
 from ._mpi_comm import MPITimeoutError, Traffic, rand_int, sample_peers
 
 TAG_FW = 11
@@ -276,8 +278,13 @@ class _Run:
             state.public[nodes] = public
             state.losses[nodes] = losses
 
-    def graph_run(self, runner, n_steps, budget, spent):
-        """``_GraphRunner.run`` with the waking node's rank doing each step."""
+    def graph_run(self, runner, n_steps, budget, spent, end_rounds=False, record=False):
+        """``_GraphRunner.run`` with the waking node's rank doing each step.
+
+        Returns ``(n_done, spent, curve)``: ``curve`` is ``h(w)`` after
+        every step when ``record`` (the step's rank sends it with the
+        weights), empty otherwise.
+        """
         state, peer, block = self.state, self.peer, self.block
         self.share_models()
         models = np.ascontiguousarray(state.graph_models())
@@ -303,18 +310,30 @@ class _Run:
         owner = block.owner
         params = (runner.mu, runner.mu_graph, runner.lambda_graph, runner.delta)
         clock = runner.clock
+        objective = runner.objective(models, losses) if record else 0.0
+        curve = np.zeros(n_steps if record else 0)
+        n_done = 0
         for it in range(n_steps):
             if budget >= 0 and spent >= budget:
                 break
+            if end_rounds:  # the standalone learner: its iterations are the rounds
+                peer.stop_if_told(it)
             before = clock.copy()
             k = rand_int(self.K, clock)
+            n_done += 1
+            if record:
+                curve[it] = objective
             if (offline.shape[0] and offline[it]) or self.lost[k]:
+                if end_rounds:
+                    self.counter.next_round()
                 continue
             o = int(owner[k])
             if o == peer.rank:
-                spent = self._graph_step(k, it, before, models, losses, wv, degree, ci, cx,
-                                         mirror, n_nb, payloads, capped, runner, params,
-                                         spent)
+                spent, objective = self._graph_step(
+                    k, it, before, models, losses, wv, degree, ci, cx, mirror, n_nb,
+                    payloads, capped, runner, params, spent, end_rounds, objective)
+                if record:
+                    curve[it] = objective
                 continue
             # The owner may itself wait up to the timeout for a peer's answer.
             try:
@@ -329,9 +348,15 @@ class _Run:
                     break
             except MPITimeoutError:
                 self.lose({o}, f"graph step {it}")
+                if end_rounds:
+                    self.counter.next_round()
                 continue
-            _, pos, vals, nodes, degs, spent, suspects, theirs = msg
+            _, pos, vals, nodes, degs, spent, suspects, theirs, objective = msg
             self.add_counts(theirs)
+            if end_rounds:
+                self.counter.next_round()
+            if record:
+                curve[it] = objective
             if capped:
                 old = wv[pos] > 0
                 np.add.at(n_nb, row_of[pos], (vals > 0).astype(np.intp) - old)
@@ -344,10 +369,11 @@ class _Run:
         # Degrees are updated incrementally; recompute them exactly (as run()).
         runner.degree[:] = runner._row_sums()
         runner.linear_change = None
-        return spent
+        return n_done, spent, curve[:n_done]
 
     def _graph_step(self, k, it, before, models, losses, wv, degree, ci, cx, mirror, n_nb,
-                    payloads, capped, runner, params, spent):
+                    payloads, capped, runner, params, spent, end_rounds, objective):
+        """Node k's graph step on its rank; returns ``(spent, objective)``."""
         peer, owner = self.peer, self.block.owner
         state_copy = runner.node_state[k: k + 1].copy()
         peers, where = sample_peers(ci, cx, k, runner.kappa, state_copy, 0)
@@ -381,10 +407,11 @@ class _Run:
         start = int(spent)
 
         def step(counter):
-            _, used, _, _ = graph_steps(
+            _, used, value, _ = graph_steps(
                 models, losses, wv, degree, ci, cx, mu, mu_graph, lam, delta, runner.kappa,
                 1, before, runner.node_state, _EMPTY_U8, payloads, counter, False, -1,
-                start, 0.0, _EMPTY_D, np.zeros(1, dtype=np.intp), trace_peers, _EMPTY_D, -1,
+                start, objective, _EMPTY_D, np.zeros(1, dtype=np.intp), trace_peers,
+                _EMPTY_D, -1,
             )
             if capped:
                 for w_pos in where:
@@ -393,12 +420,15 @@ class _Run:
                         n_nb[k] += q
                         n_nb[cx[w_pos]] += q
                 for a in involved:
-                    _, used, _, _ = cap_node(models, losses, wv, ci, cx, degree, n_nb, a,
-                                             runner.max_neighbors, mu, mu_graph, lam, delta,
-                                             counter, int(used), *self._cap_scratch)
-            return used
+                    _, used, change, _ = cap_node(
+                        models, losses, wv, ci, cx, degree, n_nb, a, runner.max_neighbors,
+                        mu, mu_graph, lam, delta, counter, int(used), *self._cap_scratch)
+                    value += change
+            if end_rounds:
+                counter.next_round()
+            return value
 
-        _, kept, theirs = self.counted(step, split=True)
+        objective, kept, theirs = self.counted(step, split=True)
         spent = start + kept
         if trace_peers[: len(peers)].tolist() != peers:
             raise RuntimeError(
@@ -408,10 +438,11 @@ class _Run:
         changed = rows[wv[rows] != old]
         pos = np.unique(np.concatenate([changed, mirror[changed]]))
         nodes = np.unique(np.concatenate([np.asarray(involved, dtype=np.intp), cx[changed]]))
-        update = (it, pos, wv[pos], nodes, degree[nodes], int(spent), sorted(suspects), theirs)
+        update = (it, pos, wv[pos], nodes, degree[nodes], int(spent), sorted(suspects), theirs,
+                  objective)
         for r in peer.live_others():
             peer.send(r, TAG_GRAPH, "weights" if r in by_rank else "graph_update", update)
-        return spent
+        return spent, objective
 
     # ------------------------------------------------------------- models
     def partial_objective(self):
@@ -737,6 +768,97 @@ def fit_perso_lin(est, peer, block, validate, random_state):
     return _finish(est, run, state, Xs.shape[1])
 
 
+class _ModelsState:
+    """The node models a standalone graph learner reads (all of them, once shared)."""
+
+    def __init__(self, public, losses):
+        self.public, self.losses, self.dtype = public, losses, public.dtype
+
+    def graph_models(self):
+        return self.public
+
+    def graph_losses(self):
+        return self.losses
+
+
+def fit_graph(est, peer, block, validate, random_state):
+    """Run one :class:`~skfed.graph.CollaborationGraphLearner` fit on this rank.
+
+    Node k's data is its model (one row) and its loss (``y``, one value):
+    ``save_partitions(models, losses, np.arange(n_nodes), directory)``
+    writes them, a callable returns ``(model, loss)``.  Returns the fitted
+    learner on the root.
+    """
+    est._validate_params()
+    _refuse(est)
+    K = block.K
+    if K < 2:
+        raise ValueError("CollaborationGraphLearner needs at least 2 nodes (models).")
+    rows, values = [], []
+    for k, (X, y, _) in zip(block.mine.tolist(), block.data):
+        label = block.labels[k].item()
+        model = check_array(np.atleast_2d(X), dtype=[np.float64, np.float32],
+                            input_name=f"the model of node {label!r}")
+        loss = np.asarray(y, dtype=np.float64).ravel()
+        if model.shape[0] != 1 or loss.size != 1 or not np.isfinite(loss[0]):
+            raise ValueError(
+                f"Node {label!r} must hold one model (one row, got {model.shape[0]}) and one "
+                f"finite loss (got {loss.size} values) for CollaborationGraphLearner."
+            )
+        rows.append(model[0])
+        values.append(loss[0])
+    parts = peer.allgather("setup", ({len(r) for r in rows}, {r.dtype.str for r in rows}))
+    widths = set().union(*[p[0] for p in parts])
+    if len(widths) != 1:
+        raise ValueError(f"The nodes' models have different lengths: {sorted(widths)}.")
+    dtype = np.dtype(np.float32) if set().union(*[p[1] for p in parts]) == {"<f4"} \
+        else np.dtype(np.float64)
+    n_dims = widths.pop()
+    models = np.zeros((K, n_dims), dtype=dtype)
+    losses = np.zeros(K)
+    if rows:
+        models[block.mine] = np.vstack(rows)
+        losses[block.mine] = values
+    mu_graph = est._mu_graph()
+    check_network_faults(est, est.network, {
+        "straggler_rate": "a wake-up is one atomic step",
+    })
+    rng = check_random_state(random_state)
+    simulation = resolve_network(est.network).start(K, random_state=rng)
+    seeds = node_seeds(rng, K + 1)
+    runner = _GraphRunner(
+        simulation, mu=est.mu, mu_graph=mu_graph, lambda_graph=est.lambda_graph,
+        delta=est.delta, kappa=est.kappa, clock=seeds[K:].copy(),
+        node_state=seeds[:K].copy(), max_neighbors=est.max_neighbors,
+    )
+    run = _Run(est, None, peer, block, _ModelsState(models, losses), simulation)
+    max_iter = 100 * K if est.max_iter is None else est.max_iter
+    budget = -1 if est.communication_budget is None else est.communication_budget
+    n_done, _, curve = run.graph_run(runner, max_iter, budget, 0, end_rounds=True, record=True)
+    peer.exchange("control", None, "the end of the run")
+    gathered = peer.collect("result", simulation.counter.snapshot(dense=False))
+    traffic = peer.collect("result", peer.traffic.as_dict())
+    if gathered is None:
+        return None
+    graph = runner.graph_csr()
+    if est.sparsify_graph == "connected":
+        graph = sparsify_to_connected(graph)
+    est.collaboration_graph_ = graph
+    est.degree_ = np.asarray(graph.sum(axis=1)).ravel()
+    est.nodes_ = block.labels
+    est.n_features_in_ = n_dims
+    est.n_iter_ = int(n_done)
+    est.objective_curve_ = curve
+    log = _merge_counts(gathered, est.nodes_)
+    est.communication_ = log
+    est.n_bytes_sent_ = log.total_bytes
+    est.n_messages_ = log.total_messages
+    est.bytes_per_round_ = log.bytes_per_round
+    est.mpi_traffic_ = Traffic.merge(traffic)
+    warn_lost(est, peer, block, "whose edges stay as last learned")
+    return est
+
+
 def refuse_privacy(est):
     """The MPI engine sends no noised messages: ``privacy=`` is refused, named."""
     if getattr(est, "privacy", None) is not None:
@@ -808,8 +930,9 @@ class _RankGraphRunner(_GraphRunner):
 
     def run(self, models, losses, n_steps, *, model_dtype, budget=-1, spent=0,
             end_rounds=False, record=False, trace=False):
-        spent = self._run.graph_run(self, n_steps, budget, spent)
-        return n_steps, spent, np.zeros(0), None
+        n_done, spent, curve = self._run.graph_run(self, n_steps, budget, spent,
+                                                   end_rounds=end_rounds, record=record)
+        return n_done, spent, curve, None
 
 
 def _finish(est, run, state, n_weights):

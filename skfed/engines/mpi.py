@@ -93,13 +93,14 @@ require_extra("mpi")
 from mpi4py import MPI  # noqa: E402
 
 from ..boosting import DecentralizedBoostingClassifier, PersonalizedLinearClassifier  # noqa: E402
+from ..graph import CollaborationGraphLearner  # noqa: E402
 from ..network import SimulatedNetwork  # noqa: E402
 from ._mpi_comm import MPITimeoutError, Peer, ranks_of_blocks  # noqa: E402
 from ..online import (  # noqa: E402
     DecentralizedKernelSGDClassifier,
     DecentralizedKernelSGDRegressor,
 )
-from ._mpi_boosting import NodeBlock, fit_dada, fit_perso_lin  # noqa: E402
+from ._mpi_boosting import NodeBlock, fit_dada, fit_graph, fit_perso_lin  # noqa: E402
 from ._mpi_online import fit_online  # noqa: E402
 from ._partitions import partition_files, read_partition, save_partitions  # noqa: E402
 
@@ -109,12 +110,14 @@ __all__ = ["fit", "save_partitions", "MPITimeoutError", "ESTIMATORS"]
 ESTIMATORS = {
     "DecentralizedBoostingClassifier": DecentralizedBoostingClassifier,
     "PersonalizedLinearClassifier": PersonalizedLinearClassifier,
+    "CollaborationGraphLearner": CollaborationGraphLearner,
     "DecentralizedKernelSGDClassifier": DecentralizedKernelSGDClassifier,
     "DecentralizedKernelSGDRegressor": DecentralizedKernelSGDRegressor,
 }
 _FITS = {
     DecentralizedBoostingClassifier: fit_dada,
     PersonalizedLinearClassifier: fit_perso_lin,
+    CollaborationGraphLearner: fit_graph,
     DecentralizedKernelSGDClassifier: fit_online,
     DecentralizedKernelSGDRegressor: fit_online,
 }
@@ -187,7 +190,8 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0, faults=None):
         is unchanged, only slower); ``{"stop": {rank: r}}`` makes a rank stop
         answering from round ``r`` on (online kernel SGD: synchronous round
         ``r``; Dada and Perso-lin: global iteration ``r`` of the model
-        steps, ``objective_curve_``'s index); ``{"hang": {rank: n}}`` makes
+        steps, ``objective_curve_``'s index; the graph learner: its
+        iteration ``r``); ``{"hang": {rank: n}}`` makes
         a rank stop answering after its ``n``-th message, wherever the run
         is.  The others notice within the timeout, agree on whom they lost,
         and go on without that rank's nodes, as the simulation goes on
@@ -220,7 +224,7 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0, faults=None):
         raise TypeError(
             f"The MPI engine runs {sorted(ESTIMATORS)}, not {type(estimator).__name__}."
         )
-    if estimator.group_column is not None:
+    if getattr(estimator, "group_column", None) is not None:
         raise ValueError(
             "The MPI engine takes every node's label from its data file or from nodes=: "
             f"set group_column=None (got {estimator.group_column!r}) and pass groups= to "
