@@ -544,7 +544,8 @@ def _simulated_with_lost_nodes(est, X, y, g, sw, lost, stop, monkeypatch):
 
     The simulation's own fault model: a dropped node's wake-ups do nothing
     (the ``offline`` masks of the model and graph steps), from model
-    iteration ``stop`` on and in every graph phase after it; its neighbours
+    iteration ``stop`` on and in every graph phase after it (the graph
+    learner on its own: from its iteration ``stop`` on); its neighbours
     keep its last model.  Which node wakes at a step is read from the
     solvers' clock, replayed (``rand_int`` equals the Cython stream, tested
     above).
@@ -578,13 +579,19 @@ def _simulated_with_lost_nodes(est, X, y, g, sw, lost, stop, monkeypatch):
         monkeypatch.setattr(cls, "async_steps", async_steps)
     graph_offline = _GraphRunner._offline
 
+    standalone = isinstance(est, CollaborationGraphLearner)
+
     def offline_graph(self, n_steps):
         offline = graph_offline(self, n_steps)
+        if standalone:
+            return with_dead(offline, dead_steps(self.clock, n_steps, 0))
         if done[0] <= stop:
             return offline
         return with_dead(offline, dead_steps(self.clock, n_steps, stop))
 
     monkeypatch.setattr(_GraphRunner, "_offline", offline_graph)
+    if standalone:
+        return clone(est).fit(X, losses=y)
     return clone(est).fit(X, y, groups=g, sample_weight=sw)
 
 
@@ -650,3 +657,46 @@ def test_dada_and_perso_lin_survive_a_stopped_rank(mpi_cases, tmp_path, monkeypa
         pm = run.communication_.pair_bytes
         np.testing.assert_array_equal(pm[np.ix_(kept, kept)], ps[np.ix_(kept, kept)])
         assert (pm <= ps).all() and pm.sum() < ps.sum()
+
+
+@needs_mpi
+def test_graph_learner_survives_a_stopped_rank_0(mpi_cases, tmp_path, monkeypatch):
+    """Rank 0 of four stops at iteration 150 of the graph learner: rank 1 returns the graph.
+
+    The models and losses are fixed inputs every rank holds once shared, so
+    a step that samples a lost peer computes what the simulation computes
+    (without asking it): the whole graph equals the simulated one in which
+    rank 0's nodes drop out at iteration 150.
+    """
+    import json
+
+    _, cases, _ = mpi_cases
+    name, est, directory, models, losses, g, _ = next(c for c in cases if c[0] == "graph_learner")
+    params = {k: v for k, v in est.get_params().items()
+              if k in ("mu", "kappa", "max_neighbors", "max_iter", "random_state")}
+    network = json.dumps({"topology": "erdos_renyi", "topology_params": {"p": 0.7},
+                          "drop_rate": 0.1})
+    out = tmp_path / "graph.pkl"
+    proc = _cli(4, ["--data", directory, "--estimator", type(est).__name__,
+                    "--params", json.dumps(params),
+                    "--network", network, "--output", str(out), "--timeout", "4",
+                    "--stop-rank", "0:150"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "stopped answering" in proc.stderr
+    with open(out, "rb") as f:
+        run = pickle.load(f)
+    owner, _ = ranks_of_blocks(10, 4)
+    lost = np.flatnonzero(owner == 0).tolist()
+    kept = [k for k in range(10) if k not in lost]
+    with monkeypatch.context() as patch:
+        reference = _simulated_with_lost_nodes(est, models, losses, g, None, lost, 150, patch)
+    assert run.mpi_lost_nodes_.tolist() == lost
+    assert run.n_iter_ == reference.n_iter_
+    assert (run.collaboration_graph_ != reference.collaboration_graph_).nnz == 0
+    assert (reference.collaboration_graph_ != clone(est).fit(models, losses=losses)
+            .collaboration_graph_).nnz > 0
+    np.testing.assert_allclose(run.objective_curve_, reference.objective_curve_, rtol=1e-10)
+    ps = reference.communication_.pair_bytes
+    pm = run.communication_.pair_bytes
+    np.testing.assert_array_equal(pm[np.ix_(kept, kept)], ps[np.ix_(kept, kept)])
+    assert (pm <= ps).all() and pm.sum() < ps.sum()
