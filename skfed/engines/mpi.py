@@ -10,8 +10,9 @@ files written by :func:`save_partitions` (the same files Flower SuperNodes
 read) or from a callable.  The ranks then run the decentralized algorithm
 together, each waking node computed by its own rank with the same Cython
 node solver as the simulated ``fit``, each message between nodes on
-different ranks a real MPI message, and rank 0 returns a fitted skfed
-estimator (``predict``/``score`` work as after ``fit``).
+different ranks a real MPI message, and rank 0 (the lowest rank still
+answering) returns a fitted skfed estimator (``predict``/``score`` work as
+after ``fit``).
 
 Supported estimators
 
@@ -21,6 +22,10 @@ Supported estimators
   (``network.drop_rate``) and a communication budget;
 * :class:`~skfed.boosting.PersonalizedLinearClassifier` (Perso-lin), with
   the same graph options, drops and budget;
+* :class:`~skfed.graph.CollaborationGraphLearner` on its own: node k's data
+  is its model and its loss (``save_partitions(models, losses,
+  np.arange(n_nodes), directory)``, or a callable returning ``(model,
+  loss)``), with drops, ``max_neighbors`` and a budget;
 * :class:`~skfed.online.DecentralizedKernelSGDClassifier` and
   :class:`~skfed.online.DecentralizedKernelSGDRegressor`: synchronous
   rounds, every rank stepping its own nodes; a node's neighbours on other
@@ -52,15 +57,38 @@ ranks, so they equal the simulation's up to rounding.
 Messages on MPI (itemised in ``mpi_traffic_``, pickled bytes as sent):
 ``"extremes"`` (min/max flooding of the feature ranges), ``"model_update"``
 (Dada: a Frank-Wolfe step's coordinate and signed step per problem;
-Perso-lin: the node's new model; to the ranks owning a graph neighbour),
+Perso-lin: the node's new model; with the step's change of the objective,
+to the ranks owning a graph neighbour), ``"step"`` (the step's number and
+change of the objective, to the other ranks: every rank hears of every
+step, so all notice a silent rank at the same step),
 ``"peer_request"``/``"peer_answer"`` (peer sampling asks the ranks owning
 the sampled peers for their loss and degree),
 ``"weights"``/``"graph_update"`` (the changed weights and degrees of a graph
 step, to the peers' ranks and to the others, since every rank keeps the
 whole learned graph), ``"models"`` (every node's current model and loss at
 the start of each graph phase, as a graph step may sample any peer),
-``"round"`` (online kernel SGD: a rank's report and dictionaries), ``"setup"``, ``"control"`` and
+``"round"`` (online kernel SGD: a rank's report and dictionaries),
+``"setup"``, ``"control"`` (sums, and the agreement on lost ranks) and
 ``"result"``.
+
+Lost ranks
+----------
+A rank that stops answering once the run is set up is survived.  The
+other ranks wait for it at the same step or round (every step is told to
+every rank); after the timeout, each tells the others whom it suspects,
+and every rank suspected by one is lost for all.  Its nodes are then
+dropped as the simulation drops a node for good: their wake-ups do
+nothing, their neighbours keep the last models they heard, a graph step
+that samples one uses the copy every rank holds (its model and loss as
+last shared, its degree in the replicated graph) without asking it, and
+nothing is counted to or from them.  Each rank counts its own nodes'
+messages, so the lost rank's counts are lost with it.  The fit equals the
+simulated one in which those nodes drop out at the same iteration whenever
+the survivors hold the lost nodes' state at the stop (tested: a Dada rank
+stopping at the start of a model block, a Perso-lin rank without later
+graph phases, the graph learner); ``mpi_lost_nodes_`` names them and a
+warning is raised.  The lowest live rank returns the fit, so rank 0 may
+stop too.
 
 Running it
 ----------
