@@ -431,6 +431,25 @@ def _cli(n_ranks, args, tmp, timeout=LAUNCH_TIMEOUT):
     )
 
 
+def _stopped_run(n_ranks, args, stopped, n_nodes, tmp, timeout="3"):
+    """Run the command line with rank ``stopped`` stopping (``args`` ends with its round).
+
+    Checks that every process ended with status 0 and the lost rank was
+    reported; returns the fitted estimator and the lost and kept nodes.
+    """
+    out = tmp / "stopped.pkl"
+    proc = _cli(n_ranks, [*args[:-1], "--output", str(out), "--timeout", timeout,
+                          "--stop-rank", f"{stopped}:{args[-1]}"], tmp)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "stopped answering" in proc.stderr
+    with open(out, "rb") as f:
+        run = pickle.load(f)
+    owner, _ = ranks_of_blocks(n_nodes, n_ranks)
+    lost = np.flatnonzero(owner == stopped).tolist()
+    assert run.mpi_lost_nodes_.tolist() == lost
+    return run, lost, [k for k in range(n_nodes) if k not in lost]
+
+
 @needs_mpi
 def test_command_line_and_a_hung_rank(mpi_cases):
     import json
@@ -482,16 +501,9 @@ def test_online_sgd_survives_a_stopped_rank(mpi_cases, monkeypatch):
     name, est, directory, X, y, g, _ = next(c for c in cases if c[0] == "online_sgd_multiclass")
     params = json.dumps({k: v for k, v in est.get_params().items()
                          if k in ("max_epochs", "max_dictionary_size", "random_state")})
-    out = tmp / "stopped.pkl"
-    proc = _cli(3, ["--data", directory, "--estimator", type(est).__name__, "--params", params,
-                    "--output", str(out), "--timeout", "3", "--stop-rank", "2:10"], tmp)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "stopped answering" in proc.stderr
-    with open(out, "rb") as f:
-        run = pickle.load(f)
-    owner, _ = ranks_of_blocks(8, 3)
-    lost = np.flatnonzero(owner == 2).tolist()
-    assert run.mpi_lost_nodes_.tolist() == lost
+    run, lost, kept = _stopped_run(
+        3, ["--data", directory, "--estimator", type(est).__name__, "--params", params, 10],
+        2, 8, tmp)
     stop = 10
     reference = clone(est)
     make_queues = reference._make_queues
@@ -522,7 +534,6 @@ def test_online_sgd_survives_a_stopped_rank(mpi_cases, monkeypatch):
     monkeypatch.setattr(reference, "_exchange_period", full_passes)
     monkeypatch.setattr(NetworkSimulation, "draw_rounds", dropped_after)
     reference.fit(X, y, groups=g)
-    kept = [k for k in range(8) if k not in lost]
     assert run.n_iter_ == reference.n_iter_
     for k in kept:
         np.testing.assert_array_equal(run.dictionaries_[k], reference.dictionaries_[k])
@@ -618,28 +629,19 @@ def test_dada_and_perso_lin_survive_a_stopped_rank(mpi_cases, tmp_path, monkeypa
     X2, y2, g2 = _clustered_moons(8, 20, 3, n_classes=3)
     perso = PersonalizedLinearClassifier(mu=0.5, max_iter=150, max_neighbors=3, random_state=4)
     stopped = n_ranks - 1 if n_ranks == 2 else 0
-    owner, _ = ranks_of_blocks(8, n_ranks)
-    lost = np.flatnonzero(owner == stopped).tolist()
-    kept = [k for k in range(8) if k not in lost]
     for est, X_, y_, g_, stop in [(dada, X, y, g, 48), (perso, X2, y2, g2, 57)]:
         name = type(est).__name__
         directory = tmp_path / name
         save_partitions(X_, y_, g_, directory)
         params = {k: v for k, v in est.get_params().items()
                   if k in ("n_estimators", "max_iter", "random_state", "mu", "max_neighbors")}
-        out = tmp_path / f"{name}.pkl"
         start = time.monotonic()
-        proc = _cli(n_ranks, ["--data", str(directory), "--estimator", name,
-                              "--params", json.dumps(params), "--output", str(out),
-                              "--timeout", "4", "--stop-rank", f"{stopped}:{stop}"], tmp_path)
-        assert proc.returncode == 0, proc.stderr[-3000:]
+        run, lost, kept = _stopped_run(
+            n_ranks, ["--data", str(directory), "--estimator", name, "--params",
+                      json.dumps(params), stop], stopped, 8, tmp_path, timeout="4")
         assert time.monotonic() - start < LAUNCH_TIMEOUT / 2
-        assert "stopped answering" in proc.stderr
-        with open(out, "rb") as f:
-            run = pickle.load(f)
         with monkeypatch.context() as patch:
             reference = _simulated_with_lost_nodes(est, X_, y_, g_, None, lost, stop, patch)
-        assert run.mpi_lost_nodes_.tolist() == lost
         assert run.n_iter_ == reference.n_iter_ == est.max_iter
         assert run.n_updates_ == reference.n_updates_
         assert run.n_graph_updates_ == reference.n_graph_updates_
@@ -676,18 +678,9 @@ def test_graph_learner_survives_a_stopped_rank_0(mpi_cases, tmp_path, monkeypatc
               if k in ("mu", "kappa", "max_neighbors", "max_iter", "random_state")}
     network = json.dumps({"topology": "erdos_renyi", "topology_params": {"p": 0.7},
                           "drop_rate": 0.1})
-    out = tmp_path / "graph.pkl"
-    proc = _cli(4, ["--data", directory, "--estimator", type(est).__name__,
-                    "--params", json.dumps(params),
-                    "--network", network, "--output", str(out), "--timeout", "4",
-                    "--stop-rank", "0:150"], tmp_path)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "stopped answering" in proc.stderr
-    with open(out, "rb") as f:
-        run = pickle.load(f)
-    owner, _ = ranks_of_blocks(10, 4)
-    lost = np.flatnonzero(owner == 0).tolist()
-    kept = [k for k in range(10) if k not in lost]
+    run, lost, kept = _stopped_run(
+        4, ["--data", directory, "--estimator", type(est).__name__, "--params",
+            json.dumps(params), "--network", network, 150], 0, 10, tmp_path, timeout="4")
     with monkeypatch.context() as patch:
         reference = _simulated_with_lost_nodes(est, models, losses, g, None, lost, 150, patch)
     assert run.mpi_lost_nodes_.tolist() == lost

@@ -247,7 +247,8 @@ class Peer:
         """Every live rank's ``obj`` (a dict by rank), point to point with bounded waits.
 
         A rank that does not answer within the timeout is agreed dead
-        (:meth:`agree`) and left out of the answer.
+        (:meth:`agree`, run every time: a rank may have heard from one
+        that another did not) and left out of the answer.
         """
         others = self.live_others()
         for r in others:
@@ -258,8 +259,7 @@ class Peer:
                 received[r] = self.recv(r, TAG_EXCHANGE, what=what)[1]
             except MPITimeoutError:
                 suspects.add(r)
-        if suspects:
-            self.agree(suspects, what)
+        self.agree(suspects, what)
         return {r: v for r, v in sorted(received.items()) if r not in self.dead}
 
     def stop_if_told(self, round_index):

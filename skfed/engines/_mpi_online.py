@@ -190,7 +190,7 @@ def _run(est, peer, block, X, y, sample_weight, queues, epochs):
             pending = pending[1:]
             in_chunk += 1
             round_index += 1
-    return _finish(est, peer, block, sim, consensus, orders, alive)
+    return _finish(est, peer, block, sim, consensus, orders)
 
 
 def _active_pairs(stepping, mine, indptr, indices, active):
@@ -219,7 +219,7 @@ def _exchange_round(est, peer, block, stepping, listeners, alive, limit, report,
     reports : list of tuple
         The reports of this rank and of every live rank, in rank order.
     """
-    others = [r for r in range(peer.size) if r != peer.rank and alive[r]]
+    others = peer.live_others()
     outgoing = {r: [] for r in others}
     for k in np.intersect1d(stepping, block.mine).tolist():
         size, pub = int(est._sizes[k]), int(est._pub_sizes[k])
@@ -256,12 +256,12 @@ def _exchange_round(est, peer, block, stepping, listeners, alive, limit, report,
             est._pub_points[k, :pub] = pub_points
             est._pub_weights[k, :pub] = pub_weights
             est._pub_sizes[k] = pub
-    peer.flush(dead=set(np.flatnonzero(~alive).tolist()))
+    peer.flush()
     return [reports[r] for r in sorted(reports)]
 
 
-def _finish(est, peer, block, sim, consensus, orders, alive):
-    """Gather every live node's dictionary and counts on rank 0; set the fitted attributes."""
+def _finish(est, peer, block, sim, consensus, orders):
+    """Gather every live node's dictionary and counts on the root; set the fitted attributes."""
     mine = block.mine
     sizes = est._sizes[mine]
     used = int(max(sizes.max() if len(sizes) else 0, 0))

@@ -88,7 +88,9 @@ the survivors hold the lost nodes' state at the stop (tested: a Dada rank
 stopping at the start of a model block, a Perso-lin rank without later
 graph phases, the graph learner); ``mpi_lost_nodes_`` names them and a
 warning is raised.  The lowest live rank returns the fit, so rank 0 may
-stop too.
+stop too.  The agreement is on a rank lost between two steps: one that
+fails halfway through telling the others about a step (some heard it,
+some did not) can leave them split, each part finishing on its own.
 
 Running it
 ----------
