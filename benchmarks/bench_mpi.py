@@ -19,15 +19,21 @@ run stays within minutes on a shared 2-core machine; the estimator's
 defaults are 100 and 50.  Prints a table, then one JSON line with the times
 and the ratios MPI / simulated (above 1: MPI slower).
 
-Measured on the shared 2-core development machine (load average 6-9 from
+Measured on the shared 2-core development machine (load average 7-9 from
 other work; 1,000 nodes, ``max_iter=10,000``, ``graph_init_iter=10,000``,
 9 graph updates; every MPI fit equal to the simulated one)::
 
-    simulated fit 7.38 s, 353.3 MB in skfed's byte model
+    simulated fit 3.09 s, 352.6 MB in skfed's byte model
     ranks  MPI fit s  launch s  MPI / sim    MPI MB
-        1      44.50     52.57       6.03       0.0
-        2     130.78    142.94      17.72     129.8
-        4     166.01    180.68      22.49     242.4
+        1      19.57     25.54       6.33       0.0
+        2      78.75     88.98      25.47     128.8
+        4      80.36     90.35      25.98     241.0
+
+Right after, the engine before lost ranks were survived (every step told to
+the ranks holding a neighbour only) gave 70.40 s on 2 ranks and 68.97 s on
+4 (23.2 and 22.8 times its simulated fit of 3.03 s): telling every rank of
+every step, so that all notice a silent rank at the same step, costs about
+12-17% here (one run each; the load varies by about that much too).
 
 One rank pays the per-step Python dispatch (a Cython solver call per wake-up
 instead of one loop over all of them); two and four ranks add a message
