@@ -334,6 +334,10 @@ def test_unsupported_settings_raise_naming_them(mpi_cases):
         mpi.fit(DecentralizedBoostingClassifier(group_column=0), directory)
     with pytest.raises(ValueError, match="unknown kinds"):
         mpi.fit(DecentralizedBoostingClassifier(), directory, faults={"crash": {0: 1}})
+    with pytest.raises(ValueError, match="stop every rank"):
+        mpi.fit(DecentralizedBoostingClassifier(), directory, faults={"stop": {0: 5}})
+    with pytest.raises(ValueError, match=r"ranks \[3\] outside the 1 ranks"):
+        mpi.fit(DecentralizedBoostingClassifier(), directory, faults={"slow": {3: 0.1}})
     with pytest.raises(ValueError, match="rogue_fraction"):
         mpi.fit(DecentralizedBoostingClassifier(
             network=SimulatedNetwork(rogue_fraction=0.2)), directory)

@@ -268,6 +268,16 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0, faults=None):
             f"faults has unknown kinds {sorted(unknown)}; use 'slow', 'hang' and 'stop'."
         )
     rank = comm.Get_rank()
+    stopping = set(faults.get("stop", {})) | set(faults.get("hang", {}))
+    outside = sorted(r for r in stopping | set(faults.get("slow", {}))
+                     if not 0 <= r < comm.Get_size())
+    if outside:
+        raise ValueError(f"faults name ranks {outside} outside the {comm.Get_size()} ranks.")
+    if stopping >= set(range(comm.Get_size())):
+        raise ValueError(
+            "faults stop every rank (faults['stop'] and faults['hang']): no rank would be left "
+            "to finish the fit or end the stopped ones."
+        )
     peer = Peer(comm, timeout, delay=faults.get("slow", {}).get(rank, 0.0),
                 hang_after=faults.get("hang", {}).get(rank),
                 stop_round=faults.get("stop", {}).get(rank))
