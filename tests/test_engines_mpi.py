@@ -487,6 +487,20 @@ def test_command_line_and_a_hung_rank(mpi_cases):
     assert "rank 0 waited more than 3 s" in proc.stderr
     assert "feature extremes from rank 1" in proc.stderr
     assert time.monotonic() - start < 100
+    # The same rank hanging after its 20th message, once the run is set up
+    # (in the graph learning): rank 0 notices, goes on without rank 1's
+    # nodes and returns the fit; the command line then ends both processes.
+    out = tmp / "hung.pkl"
+    start = time.monotonic()
+    proc = _cli(2, ["--data", dada_directory, "--params", dada_params, "--hang-rank", "1:20",
+                    "--timeout", "3", "--max-time", "120", "--output", str(out)], tmp)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "stopped answering" in proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1])["lost_nodes"] == ["4", "5", "6", "7"]
+    with open(out, "rb") as f:
+        run = pickle.load(f)
+    assert run.mpi_lost_nodes_.tolist() == [4, 5, 6, 7] and run.n_iter_ == dada.max_iter
+    assert time.monotonic() - start < 100
 
 
 @needs_mpi
