@@ -495,8 +495,12 @@ class _Run:
         K = self.K
         payload = method.payload(state)
         header = self.counter.header_bytes
-        parts = peer.exchange("control", self.partial_objective(), "the objective")
-        self.update_lost()
+        while True:  # again if a rank is found lost: the others then add its terms
+            known = set(peer.dead)
+            parts = peer.exchange("control", self.partial_objective(), "the objective")
+            self.update_lost()
+            if peer.dead == known:
+                break
         self.block_starts.append(sum(parts.values()))
         first_iter = sum(self.block_lengths)
         deltas = np.zeros(n_steps)
@@ -940,8 +944,9 @@ def _finish(est, run, state, n_weights):
 
     The root is the lowest live rank (rank 0 unless it stopped answering).
     ``n_weights`` is the number of model entries before the intercept's.
-    A lost rank's nodes keep the models the root last heard (their public
-    copies) and their counts are lost with their rank.
+    A lost rank's nodes keep the last models the survivors heard (the copy
+    of a rank owning a graph neighbour, else the root's copy from the last
+    graph phase) and their counts are lost with their rank.
     """
     peer, block = run.peer, run.block
     # Every live rank agrees on who is still there, hence on the root.
@@ -950,7 +955,12 @@ def _finish(est, run, state, n_weights):
     snap = run.simulation.counter.snapshot(dense=False)
     mine = block.mine
     models = run.method.models(state)
-    gathered = peer.collect("result", (mine, models[mine], state.losses[mine], snap))
+    # A rank owning a graph neighbour of a lost node heard all its updates:
+    # its copy is the lost node's last model.
+    heard = np.array([k for k in np.flatnonzero(run.lost) if peer.rank in run.listeners[k]],
+                     dtype=np.intp)
+    gathered = peer.collect("result", (mine, models[mine], state.losses[mine], snap, heard,
+                                       state.public[heard]))
     traffic = peer.collect("result", peer.traffic.as_dict())
     if gathered is None:
         return None
@@ -959,9 +969,10 @@ def _finish(est, run, state, n_weights):
     full = np.array(state.public, dtype=models.dtype)
     losses = np.array(state.losses, dtype=np.float64)
     snaps = []
-    for nodes, a, l, s in gathered:
+    for nodes, a, l, s, heard, copies in gathered:
         full[nodes] = a
         losses[nodes] = l
+        full[heard] = copies
         snaps.append(s)
     curves = [start + np.cumsum(d) for start, d in zip(run.block_starts, run.block_deltas)]
     est.objective_curve_ = np.concatenate(curves) if curves else np.zeros(0)
