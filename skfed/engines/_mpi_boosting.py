@@ -190,7 +190,7 @@ class _Run:
         self.simulation = simulation
         self.counter = simulation.counter
         self.K = block.K
-        self.block_starts = []     # start objective of every model block (all ranks agree)
+        self.block_starts = []     # start objective of every model block (the root's is used)
         self.block_deltas = []     # objective change of every step of every model block
         self.block_lengths = []    # iterations done in every model block
         self.lost = np.zeros(self.K, dtype=bool)   # nodes of the ranks agreed dead
@@ -263,17 +263,48 @@ class _Run:
             ranks = np.unique(owner[indices[indptr[k]: indptr[k + 1]]])
             self.listeners.append([int(r) for r in ranks if r != owner[k]])
 
+    def heard_copies(self):
+        """This rank's copies of the lost nodes it hears (it owns one of their neighbours).
+
+        Such a rank received every update of the lost node, with its loss,
+        until it stopped: the copy is the lost node's last state.
+        """
+        lost = np.flatnonzero(self.lost)
+        listeners = getattr(self, "listeners", None)
+        if listeners is None or not lost.size:
+            return None
+        heard = np.array([k for k in lost if self.peer.rank in listeners[k]], dtype=np.intp)
+        return heard, self.state.public[heard], self.state.losses[heard]
+
+    def pooled_exchange(self, item, payload, what):
+        """``peer.exchange`` of ``payload()``, pooling the ranks' copies of the lost nodes.
+
+        Redone when it finds a rank lost (the payload may depend on who is
+        lost, and the new lost nodes' copies are to be pooled too).
+        """
+        while True:
+            known = set(self.peer.dead)
+            parts = self.peer.exchange(item, (payload(), self.heard_copies()), what)
+            self.update_lost()
+            if self.peer.dead == known:
+                break
+        for _, copies in parts.values():
+            if copies is not None:
+                nodes, public, losses = copies
+                self.state.public[nodes] = public
+                self.state.losses[nodes] = losses
+        return {r: part for r, (part, _) in parts.items()}
+
     def share_models(self):
         """Every rank gets every live node's current public model and graph loss.
 
-        A lost rank's nodes keep the copies the others last heard.
+        A lost rank's nodes get the last copies the survivors heard.
         """
-        state, block = self.state, self.block
-        mine = block.mine
-        parts = self.peer.exchange(
-            "models", (mine, state.public[mine], state.losses[mine]), "the nodes' models"
+        state, mine = self.state, self.block.mine
+        parts = self.pooled_exchange(
+            "models", lambda: (mine, state.public[mine], state.losses[mine]),
+            "the nodes' models",
         )
-        self.update_lost()
         for nodes, public, losses in parts.values():
             state.public[nodes] = public
             state.losses[nodes] = losses
@@ -446,14 +477,13 @@ class _Run:
 
     # ------------------------------------------------------------- models
     def partial_objective(self):
-        """This rank's terms of eq. 1: its nodes', and its share of the lost nodes'.
+        """This rank's terms of eq. 1: its nodes', and its edges to the lost nodes.
 
-        A lost node's term is added by the live ranks from the copies they
-        hold: the edge terms toward each live node by that node's rank (it
-        hears every update of the lost node), the rest by the lowest live
-        rank.
+        The edge term between a lost node and a live node is added by the
+        live node's rank, which heard every update of the lost node; the
+        rest of a lost node's term by the root (:meth:`lost_objective`).
         """
-        state, peer, owner = self.state, self.peer, self.block.owner
+        state, owner = self.state, self.block.owner
         value = 0.0
         A = state.public.reshape(self.K, -1).astype(np.float64)
         smooth = bool(state.graph.nnz and state.mu)
@@ -464,19 +494,29 @@ class _Run:
                 s, e = state.indptr[k], state.indptr[k + 1]
                 neigh = state.weights[s:e] @ A[state.indices[s:e]]
                 value += 0.5 * state.mu * (d * A[k] @ A[k] - A[k] @ neigh)
-        first = peer.rank == peer.root
+        if smooth:
+            for k in np.flatnonzero(self.lost).tolist():
+                s, e = state.indptr[k], state.indptr[k + 1]
+                nbrs, w = state.indices[s:e], state.weights[s:e]
+                ours = owner[nbrs] == self.peer.rank
+                value -= 0.5 * state.mu * float(w[ours] @ (A[nbrs[ours]] @ A[k]))
+        return value
+
+    def lost_objective(self):
+        """The lost nodes' terms of eq. 1 but their edges to live nodes (pooled copies)."""
+        state = self.state
+        value = 0.0
+        A = state.public.reshape(self.K, -1).astype(np.float64)
+        smooth = bool(state.graph.nnz and state.mu)
         for k in np.flatnonzero(self.lost).tolist():
             d = state.degree[k]
-            if first:
-                value += (d if d > 0 else 1.0) * state.confidence[k] * state.losses[k].sum()
-            if not smooth:
-                continue
-            s, e = state.indptr[k], state.indptr[k + 1]
-            nbrs, w = state.indices[s:e], state.weights[s:e]
-            ours = (owner[nbrs] == peer.rank) | (self.lost[nbrs] & first)
-            value -= 0.5 * state.mu * float(w[ours] @ (A[nbrs[ours]] @ A[k]))
-            if first:
-                value += 0.5 * state.mu * d * float(A[k] @ A[k])
+            value += (d if d > 0 else 1.0) * state.confidence[k] * state.losses[k].sum()
+            if smooth:
+                s, e = state.indptr[k], state.indptr[k + 1]
+                nbrs, w = state.indices[s:e], state.weights[s:e]
+                both = self.lost[nbrs]
+                value += 0.5 * state.mu * (d * float(A[k] @ A[k])
+                                           - float(w[both] @ (A[nbrs[both]] @ A[k])))
         return value
 
     def model_block(self, t, n_steps, clock, node_state, offline, budget, spent):
@@ -495,13 +535,12 @@ class _Run:
         K = self.K
         payload = method.payload(state)
         header = self.counter.header_bytes
-        while True:  # again if a rank is found lost: the others then add its terms
-            known = set(peer.dead)
-            parts = peer.exchange("control", self.partial_objective(), "the objective")
-            self.update_lost()
-            if peer.dead == known:
-                break
-        self.block_starts.append(sum(parts.values()))
+        parts = self.pooled_exchange("control", self.partial_objective, "the objective")
+        # Only the root's value is used (it returns the fit).
+        start = sum(parts.values())
+        if peer.rank == peer.root and self.lost.any():
+            start += self.lost_objective()
+        self.block_starts.append(start)
         first_iter = sum(self.block_lengths)
         deltas = np.zeros(n_steps)
         n_done = n_updates = 0
@@ -526,14 +565,16 @@ class _Run:
                 deltas[it] = delta
                 listening = [r for r in self.listeners[k] if r not in peer.dead]
                 message = method.message(state, k, old, step_t, K) if listening else None
+                loss = state.losses[k].copy() if listening else None
                 for r in peer.live_others():
                     if r in listening:
-                        peer.send(r, TAG_FW, "model_update", (it, delta, message))
+                        peer.send(r, TAG_FW, "model_update", (it, delta, message, loss))
                     else:
-                        peer.send(r, TAG_FW, "step", (it, delta, None))
+                        peer.send(r, TAG_FW, "step", (it, delta, None, None))
             else:
                 try:
-                    _, (_, delta, message) = peer.recv(o, TAG_FW, what=f"step {it} of node {k}")
+                    _, (_, delta, message, loss) = peer.recv(o, TAG_FW,
+                                                             what=f"step {it} of node {k}")
                 except MPITimeoutError:
                     self.lose({o}, f"step {first_iter + it}")
                     self.counter.next_round()
@@ -541,6 +582,7 @@ class _Run:
                 deltas[it] = delta
                 if message is not None:
                     method.replay(state, k, message, step_t, K)
+                    state.losses[k] = loss
                 self.counter.next_round()
             n_updates += 1
             s, e = state.indptr[k], state.indptr[k + 1]
@@ -957,10 +999,8 @@ def _finish(est, run, state, n_weights):
     models = run.method.models(state)
     # A rank owning a graph neighbour of a lost node heard all its updates:
     # its copy is the lost node's last model.
-    heard = np.array([k for k in np.flatnonzero(run.lost) if peer.rank in run.listeners[k]],
-                     dtype=np.intp)
-    gathered = peer.collect("result", (mine, models[mine], state.losses[mine], snap, heard,
-                                       state.public[heard]))
+    gathered = peer.collect("result", (mine, models[mine], state.losses[mine], snap,
+                                       run.heard_copies()))
     traffic = peer.collect("result", peer.traffic.as_dict())
     if gathered is None:
         return None
@@ -969,10 +1009,13 @@ def _finish(est, run, state, n_weights):
     full = np.array(state.public, dtype=models.dtype)
     losses = np.array(state.losses, dtype=np.float64)
     snaps = []
-    for nodes, a, l, s, heard, copies in gathered:
+    for nodes, a, l, s, copies in gathered:
         full[nodes] = a
         losses[nodes] = l
-        full[heard] = copies
+        if copies is not None:
+            heard, public, heard_losses = copies
+            full[heard] = public
+            losses[heard] = heard_losses
         snaps.append(s)
     curves = [start + np.cumsum(d) for start, d in zip(run.block_starts, run.block_deltas)]
     est.objective_curve_ = np.concatenate(curves) if curves else np.zeros(0)
