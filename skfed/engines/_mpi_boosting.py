@@ -565,7 +565,7 @@ class _Run:
                 deltas[it] = delta
                 listening = [r for r in self.listeners[k] if r not in peer.dead]
                 message = method.message(state, k, old, step_t, K) if listening else None
-                loss = state.losses[k].copy() if listening else None
+                loss = state.losses[k].tolist() if listening else None
                 for r in peer.live_others():
                     if r in listening:
                         peer.send(r, TAG_FW, "model_update", (it, delta, message, loss))

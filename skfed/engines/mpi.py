@@ -57,8 +57,8 @@ ranks, so they equal the simulation's up to rounding.
 Messages on MPI (itemised in ``mpi_traffic_``, pickled bytes as sent):
 ``"extremes"`` (min/max flooding of the feature ranges), ``"model_update"``
 (Dada: a Frank-Wolfe step's coordinate and signed step per problem;
-Perso-lin: the node's new model; with the step's change of the objective,
-to the ranks owning a graph neighbour), ``"step"`` (the step's number and
+Perso-lin: the node's new model; with the step's change of the objective
+and the node's loss, to the ranks owning a graph neighbour), ``"step"`` (the step's number and
 change of the objective, to the other ranks: every rank hears of every
 step, so all notice a silent rank at the same step),
 ``"peer_request"``/``"peer_answer"`` (peer sampling asks the ranks owning
@@ -79,16 +79,17 @@ every rank); after the timeout, each tells the others whom it suspects,
 and every rank suspected by one is lost for all.  Its nodes are then
 dropped as the simulation drops a node for good: their wake-ups do
 nothing, their neighbours keep the last models they heard, a graph step
-that samples one uses the copy every rank holds (its model and loss as
-last shared, its degree in the replicated graph) without asking it, and
-nothing is counted to or from them.  Each rank counts its own nodes'
-messages, so the lost rank's counts are lost with it.  The fit equals the
-simulated one in which those nodes drop out at the same iteration whenever
-the survivors hold the lost nodes' state at the stop (tested: a Dada rank
-stopping at the start of a model block, a Perso-lin rank without later
-graph phases, the graph learner); ``mpi_lost_nodes_`` names them and a
-warning is raised.  The lowest live rank returns the fit, so rank 0 may
-stop too.  The agreement is on a rank lost between two steps: one that
+that samples one uses the copy every rank holds without asking it (the
+ranks owning a graph neighbour of a lost node heard its every update, with
+its loss, and the survivors pool these copies at every graph phase and
+model block), and nothing is counted to or from them.  Each rank counts
+its own nodes' messages, so the lost rank's counts are lost with it.  The
+fit equals the simulated one in which those nodes drop out at the same
+iteration (tested on two to four ranks for every method), but for the
+state of a lost node no survivor heard (no graph neighbour on a live
+rank) since the last graph phase; ``mpi_lost_nodes_`` names the lost
+nodes and a warning is raised.  The lowest live rank returns the fit, so
+rank 0 may stop too.  The agreement is on a rank lost between two steps: one that
 fails halfway through telling the others about a step (some heard it,
 some did not) can leave them split, each part finishing on its own.
 
