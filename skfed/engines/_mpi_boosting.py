@@ -1,4 +1,4 @@
-"""Dada and Perso-lin (and their graph learner) with the nodes spread over MPI ranks.
+"""Dada, Perso-lin and their graph learner with the nodes spread over MPI ranks.
 
 Private driver of :mod:`skfed.engines.mpi` for the estimators of
 :mod:`skfed.boosting`.  Every rank runs this code; it
@@ -19,12 +19,20 @@ equals the simulated fit:
   a Frank-Wolfe update ``(coordinate, signed step)`` per problem (Dada,
   replayed by the receivers with ``_boosting_fast._fw_public``'s
   arithmetic) or the new model (Perso-lin) to the ranks owning a graph
-  neighbour; a graph step's request to the
+  neighbour, with the node's loss and the step's change of the objective
+  (a short ``"step"`` message to the other ranks: every rank hears of every
+  step); a graph step's request to the
   owners of the sampled peers, their answers (model, loss, degree), and the
   changed weights and degrees to the other ranks (each rank keeps the
   learned graph whole, O(links) memory).
-* each rank counts its own nodes' messages in its own ``CommCounter``; the
-  counters add up to the simulation's ``communication_``.
+* each rank counts its own nodes' messages in its own ``CommCounter`` (a
+  graph step's peer answers are counted by the peers' ranks); the counters
+  add up to the simulation's ``communication_``.
+* a rank that stops answering is noticed by all the others at the same
+  step, agreed lost (``Peer.agree``), and its nodes dropped from then on
+  as the simulation drops a node; the block objectives, model sharing and
+  the result are point-to-point exchanges with bounded waits, which also
+  pool the survivors' copies of the lost nodes (:meth:`_Run.pooled_exchange`).
 
 What a rank holds: the data, margins, losses and models of its own nodes;
 the public copies of its nodes' graph neighbours' models; the graph.  At
