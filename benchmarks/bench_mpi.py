@@ -33,7 +33,11 @@ Right after, the engine before lost ranks were survived (every step told to
 the ranks holding a neighbour only) gave 70.40 s on 2 ranks and 68.97 s on
 4 (23.2 and 22.8 times its simulated fit of 3.03 s): telling every rank of
 every step, so that all notice a silent rank at the same step, costs about
-12-17% here (one run each; the load varies by about that much too).
+12-17% here (one run each; the load varies by about that much too).  Two
+small changes came after this measurement (each model update also carries
+the node's loss; every exchange runs the agreement on lost ranks); a rerun
+with them, at load 15-20, gave equal fits in 29.8, 54.1 and 130.4 s on 1, 2
+and 4 ranks, too noisy to compare.
 
 One rank pays the per-step Python dispatch (a Cython solver call per wake-up
 instead of one loop over all of them); two and four ranks add a message
