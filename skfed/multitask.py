@@ -60,6 +60,13 @@ modes, which run linear MOCHA on explicit features): the server keeps
   ``sigma_tt`` and ``rho`` (2 floats) when they changed;
 - node t -> server: the change of ``v_t`` (d' floats per binary problem)
   plus three floats of gap terms.  The Omega update needs no messages.
+- with ``aggregation`` searching the step (the default here), in rounds
+  where ``rho > 1``: the server also sends the nodes' scaling (1 float)
+  with every message and the step of a node's last update (1 float per
+  binary problem) with its next message or the final delivery; the node
+  also sends the change of its conjugate sum along its step (1 float per
+  binary problem for the hinge and logistic losses, 2 for the others):
+  see :func:`line_search_step`.
 
 *Cost model of linear mode* (``kernel="linear"``).  ``Omega`` is m x m by
 definition; with ``n_problems d' < m`` it is never formed during the fit:
@@ -1944,7 +1951,10 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
     Each round every participating node runs dual coordinate ascent on its
     local subproblem (MOCHA's eq. 4, with the safe scaling ``rho =
     lambda_max(D^-1/2 Sigma D^-1/2)``, ``D = diag(Sigma)``, at most MOCHA's
-    ``max_t sum_u |sigma_tu| / sigma_tt``) and ships what changed; once that
+    ``max_t sum_u |sigma_tu| / sigma_tt``; in the primal modes, by default,
+    with the coupling ratio measured on the last round's steps instead, the
+    server then taking the exact best step along the nodes' combined step:
+    ``aggregation``) and ships what changed; once that
     W-step is finished (relative duality gap ``10 tol``) the server sets
     ``Sigma = (W^T W)^{1/2} / tr((W^T W)^{1/2})`` (eqs. 5-6), keeping the
     dual variables (warm start).  ``lam = 1 / (C n_samples)``.  With sample weights ``s_ti`` the loss
