@@ -1587,18 +1587,22 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         return self
 
     def _line_search(self, dp_spec):
-        """Whether the server searches the step (``aggregation``, resolved)."""
+        """Whether the server searches the step (``aggregation``, resolved).
+
+        A private fit with ``epsilon=inf`` releases its updates unnoised, so
+        it is the non-private fit and searches too."""
+        noised = dp_spec is not None and math.isfinite(dp_spec.budget()[0])
         if self.aggregation == "add":
             return False
         if self.aggregation == "auto":
-            return self._primal_mode() and dp_spec is None
+            return self._primal_mode() and not noised
         if not self._primal_mode():
             raise ValueError(
                 "aggregation='line_search' is implemented for the primal modes "
                 "(kernel='linear', approximation='nystroem' or 'rff'); the exact kernel "
                 f"mode (kernel={self.kernel!r}) adds the steps: use aggregation='add' or 'auto'."
             )
-        if dp_spec is not None:
+        if noised:
             raise ValueError(
                 "aggregation='line_search' needs the nodes' exact conjugate changes, which "
                 "privacy= does not release; use aggregation='add' or 'auto' with privacy."
@@ -2059,8 +2063,8 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         (its conjugate's change) and gets the step back with its next
         message.  With a diagonal ``Sigma`` (``rho = 1``) both are the same
         and nothing is searched.  ``"auto"``: ``"line_search"`` in the
-        primal modes without ``privacy``, ``"add"`` otherwise.  See the user
-        guide.
+        primal modes without ``privacy`` (or with ``epsilon=inf``), ``"add"``
+        otherwise.  See the user guide.
     tol : float >= 0, default=1e-3
         Fixed Omega: stop when the duality gap is at most ``tol`` times the
         primal objective.  ``omega="learn"``: stop at the first Omega step

@@ -894,8 +894,8 @@ def test_real_deployment_equals_simulation(tmp_path):
     # Two rounds, an Omega update after each: 4 exchanges (hello, 3 rounds of
     # messages); every exchange costs a few seconds (SuperNodes poll every
     # 3 s and start a fresh ClientApp process per message).
-    mocha_source = ("FederatedMultiTaskClassifier(kernel='linear', C=1.0, max_rounds=2, "
-                    "omega_update_every=1, random_state=0)")
+    mocha_source = ("FederatedMultiTaskClassifier(aggregation='add', kernel='linear', C=1.0, "
+                    "max_rounds=2, omega_update_every=1, random_state=0)")
     mocha_estimator = FederatedMultiTaskClassifier(aggregation="add",
                                                    kernel="linear", C=1.0, max_rounds=2,
                                                    omega_update_every=1, random_state=0)
