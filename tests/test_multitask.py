@@ -1113,17 +1113,24 @@ def test_low_rank_sigma_helpers_equal_their_dense_definitions():
     assert got[0] == pytest.approx(exact, rel=1e-10)
 
 
+@pytest.mark.parametrize("aggregation", ["add", "line_search"])
 @pytest.mark.parametrize("regression", [False, True])
 def test_linear_mode_with_many_nodes_keeps_sigma_factored_and_equals_the_dense_path(
-    regression, monkeypatch
+    regression, aggregation, monkeypatch
 ):
     # 40 nodes, d' = 4 < m: Sigma stays identity plus rank <= 4 (no m x m
     # array in the fit), and the fit equals the dense path's to round-off.
+    # With the line search the nodes' scaling is measured on the steps
+    # (through Sigma's round-off), so Omega = Sigma^{-1} (condition up to
+    # 1 / sqrt(floor)) agrees to 1e-6 instead of 1e-8, the objectives to
+    # 1e-8 instead of 1e-9.
     from skfed.multitask import _BaseMultiTask, _LowRankSigma
 
     X, y, groups = _data(sizes=(12,) * 40, seed=4, regression=regression)
     Est = FederatedMultiTaskRegressor if regression else FederatedMultiTaskClassifier
-    params = dict(kernel="linear", omega_update_every=7, max_rounds=60, random_state=0)
+    params = dict(kernel="linear", omega_update_every=7, max_rounds=60, random_state=0,
+                  aggregation=aggregation)
+    omega_rtol, objective_rtol = (1e-8, 1e-9) if aggregation == "add" else (1e-6, 1e-8)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         fast = Est(**params).fit(X, y, groups=groups)
@@ -1143,9 +1150,10 @@ def test_linear_mode_with_many_nodes_keeps_sigma_factored_and_equals_the_dense_p
     assert fast.n_iter_ == dense.n_iter_ == 60
     assert fast.rho_ == pytest.approx(dense.rho_, rel=1e-9) and fast.rho_ > 2.0
     np.testing.assert_allclose(fast.task_covariance_, dense.task_covariance_, atol=1e-13)
-    np.testing.assert_allclose(fast.omega_, dense.omega_, rtol=1e-8)
+    np.testing.assert_allclose(fast.omega_, dense.omega_, rtol=omega_rtol)
     np.testing.assert_allclose(fast.coef_, dense.coef_, rtol=1e-8, atol=1e-10)
-    np.testing.assert_allclose(fast.objective_curve_, dense.objective_curve_, rtol=1e-9)
+    np.testing.assert_allclose(fast.objective_curve_, dense.objective_curve_,
+                               rtol=objective_rtol)
     # the dense trace norm adds sqrt of round-off eigenvalues (only upward)
     np.testing.assert_allclose(fast.joint_objective_curve_, dense.joint_objective_curve_,
                                rtol=1e-6)
@@ -1153,7 +1161,8 @@ def test_linear_mode_with_many_nodes_keeps_sigma_factored_and_equals_the_dense_p
     assert stepped.sum() >= 8
     assert np.all(fast.joint_objective_curve_[stepped]
                   <= dense.joint_objective_curve_[stepped] * (1 + 1e-12))
-    np.testing.assert_allclose(fast.predict(X, groups=groups), dense.predict(X, groups=groups))
+    np.testing.assert_allclose(fast.predict(X, groups=groups), dense.predict(X, groups=groups),
+                               atol=0 if aggregation == "add" else 1e-9)
 
 
 def test_linear_mode_node_blocks_in_parallel_equal_the_serial_fit_with_drops():
@@ -1203,3 +1212,155 @@ def test_primal_state_applies_batched_and_per_node_results_alike():
     state.V[:] = 0.0
     state.apply(active, list(results), None)
     np.testing.assert_array_equal(state.V, batched)
+
+
+# ------------------------------------------------ line search (aggregation)
+def _reference_dual(X, groups, sw, Y, g, sigma, lam, loss):
+    """The fixed-Sigma dual from its definition (no skfed code)."""
+    W = np.bincount(groups, weights=sw)
+    a = Y * g
+    if loss == "hinge":
+        conj = -a
+    elif loss == "squared_hinge":
+        conj = -a + a**2 / 4
+    elif loss == "logistic":
+        conj = a * np.log(a) + (1 - a) * np.log1p(-a)
+    else:
+        conj = g**2 / 2 - g * Y
+    V = np.stack([(sw * g)[groups == t] @ X[groups == t] / W[t] for t in range(len(W))])
+    return -np.sum(sw * conj / W[groups]) - np.sum(sigma * (V @ V.T)) / (2 * lam)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge", "logistic", "squared"])
+def test_line_search_step_maximizes_the_dual_along_the_direction(loss):
+    # Node 1 is dropped: it contributes no direction.  The server's step
+    # equals the maximizer of the dual along g + s dg in [0, 1] computed from
+    # the definitions (bounded scalar search); for the logistic loss it
+    # maximizes the chord lower bound and still ascends.
+    from scipy.optimize import minimize_scalar
+
+    from skfed._base import NodeLayout
+    from skfed.multitask import _PrimalResults, _PrimalState
+
+    for seed in range(50):
+        # Draw until the exact maximizer is inside (0, 1), so that a wrong
+        # slope or curvature cannot hide behind the clipping.
+        rng = np.random.RandomState(seed)
+        groups = np.repeat(np.arange(3), (6, 5, 7))
+        n, d = len(groups), 4
+        X = rng.normal(size=(n, d))
+        sw = rng.uniform(0.5, 2.0, size=n)
+        sigma = linalg.inv(_spd(3, seed=5))
+        lam = 0.1
+        if loss == "squared":
+            Y = rng.normal(size=n)
+            g0, g1 = rng.normal(size=n), rng.normal(size=n)
+        else:
+            Y = np.where(rng.uniform(size=n) > 0.5, 1.0, -1.0)
+            top = 3.0 if loss == "squared_hinge" else 1.0
+            lo = 0.02 if loss == "logistic" else 0.0
+            a0, a1 = rng.uniform(lo, top - lo, size=(2, n))
+            g0, g1 = Y * a0, Y * a1
+        g1[groups == 1] = g0[groups == 1]  # dropped
+
+        def dual(t):
+            return _reference_dual(X, groups, sw, Y, g0 + t * (g1 - g0), sigma, lam, loss)
+
+        def no_sigma(g):  # the conjugate part alone
+            return _reference_dual(X, groups, sw, Y, g, 0 * sigma, lam, loss)
+
+        def bound(t):  # the logistic conjugate replaced by its chord
+            return (dual(t) - no_sigma(g0 + t * (g1 - g0))
+                    + (1 - t) * no_sigma(g0) + t * no_sigma(g1))
+
+        target = bound if loss == "logistic" else dual
+        best = minimize_scalar(lambda t: -target(t), bounds=(0, 1), method="bounded",
+                               options=dict(xatol=1e-12)).x
+        if 0.05 < best < 0.95:
+            break
+    active = np.array([0, 2], dtype=np.intp)
+    layout = NodeLayout(groups, 3)
+    totals = np.bincount(groups, weights=sw)
+    state = _PrimalState(X, Y[None], sw, g0[None].copy(), layout, totals, np.arange(3) + 1, 8)
+    state.V[0] = np.stack([(sw * g0)[groups == t] @ X[groups == t] / totals[t]
+                           for t in range(3)])
+    delta = sw * (g1 - g0)
+    dV = np.stack([delta[groups == t] @ X[groups == t] for t in active])[None]
+    results = _PrimalResults(active, dV.copy(), delta[None].copy(), layout)
+    state.g[0] = g1
+    steps, ratio = state.line_search(active, results, g0[None].copy(), sigma, lam, loss)
+    s = steps[0]
+    assert 0.05 < best < 0.95
+    assert s == pytest.approx(best, abs=1e-6)
+    if loss == "logistic":
+        assert dual(s) >= max(dual(0.0), dual(1.0)) - 1e-12
+    # The step is applied to the dual variables and the messages.
+    np.testing.assert_allclose(state.g[0], g0 + s * (g1 - g0), rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(results.dV, s * dV, rtol=1e-14)
+    np.testing.assert_allclose(results.deltas[0], s * delta, rtol=1e-14, atol=1e-15)
+    # The coupling ratio <dV, Sigma dV> / sum_t sigma_tt |dv_t|^2, in [1/rho, rho].
+    dv = np.zeros((3, d))
+    dv[active] = dV[0] / totals[active, None]
+    expected = np.sum(sigma * (dv @ dv.T)) / np.sum(np.diag(sigma) * np.sum(dv**2, axis=1))
+    assert ratio == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared"])
+def test_line_search_ascends_the_dual_and_reaches_the_same_optimum(loss):
+    # Fixed dense Omega (tasks strongly tied, rho = 3.4): every round's dual
+    # objective is at least the last one's (the step is the best in [0, 1],
+    # and s = 0 keeps it), the fit ends at the optimum of the safe adding
+    # (same objective), in fewer rounds.
+    X, y, groups = _data(sizes=(30, 25, 35, 20), seed=21, regression=loss == "squared")
+    Est = FederatedMultiTaskRegressor if loss == "squared" else FederatedMultiTaskClassifier
+    omega = linalg.inv(np.full((4, 4), 0.8) + 0.2 * np.eye(4))
+    common = dict(kernel="linear", lam=0.01, omega=omega, tol=1e-8,
+                  max_rounds=3000, random_state=0)
+    if loss != "squared":
+        common["loss"] = loss
+    search = Est(aggregation="line_search", **common).fit(X, y, groups=groups)
+    add = Est(aggregation="add", **common).fit(X, y, groups=groups)
+    assert search.rho_ == add.rho_ == pytest.approx(3.4)
+    duals = search.dual_objective_curve_
+    assert np.all(np.diff(duals) >= -1e-12 * np.abs(duals[1:]))
+    assert search.objective_curve_[-1] == pytest.approx(add.objective_curve_[-1], rel=1e-7)
+    np.testing.assert_allclose(search.coef_, add.coef_, atol=1e-3)
+    assert search.n_iter_ < 0.5 * add.n_iter_
+
+
+@pytest.mark.parametrize("loss, coefficients", [("hinge", 1), ("squared_hinge", 2)])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_line_search_bytes_equal_closed_form(loss, coefficients, n_classes):
+    # A dense fixed Omega (rho > 1): every round each node also gets the
+    # scaling (1 float) and, from round 2 on and at the end, the steps of its
+    # last update (one per binary problem); it sends its conjugate's change
+    # (1 float per problem for the hinge loss, 2 for the squared hinge).
+    X, y, groups = _data(n_classes=n_classes, seed=13)
+    clf = FederatedMultiTaskClassifier(
+        kernel="linear", loss=loss, omega=_spd(3, seed=4), tol=0, max_rounds=3,
+        random_state=0, aggregation="line_search",
+    )
+    with pytest.warns(ConvergenceWarning):
+        clf.fit(X.astype(np.float32), y, groups=groups)
+    assert clf.rho_ > 1.0
+    k = 1 if n_classes == 2 else 3
+    model = k * (3 + 1) * 8
+    down, up, sigma_info = HEADER + model + 8, HEADER + model + 24 + k * coefficients * 8, 16
+    steps = k * 8
+    expected = [3 * (down + up + sigma_info), 3 * (down + steps + up),
+                3 * (down + steps + up) + 3 * (HEADER + model + steps)]
+    np.testing.assert_array_equal(clf.bytes_per_round_, expected)
+
+
+def test_line_search_refuses_the_exact_kernel_mode_and_privacy():
+    from skfed.privacy import DifferentialPrivacy
+
+    X, y, groups = _data()
+    with pytest.raises(ValueError, match="aggregation='line_search' is implemented for the "
+                                         "primal modes"):
+        FederatedMultiTaskClassifier(aggregation="line_search").fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="aggregation='line_search' needs the nodes' exact"):
+        FederatedMultiTaskClassifier(
+            kernel="linear", aggregation="line_search", max_rounds=5, omega_update_every=2,
+            privacy=DifferentialPrivacy(epsilon=1.0, delta=1e-5),
+        ).fit(X, y, groups=groups)

@@ -89,6 +89,13 @@ def check_supported(estimator):
             f"{', '.join(unsupported)} is only implemented by the simulated fit, not "
             "on the Flower engine; leave it at its default there."
         )
+    aggregation = getattr(estimator, "aggregation", "add")
+    if aggregation == "line_search" or (aggregation == "auto" and not _exact_mode(estimator)):
+        raise ValueError(
+            f"aggregation={aggregation!r} (the server's line search of the primal modes) "
+            "is only implemented by the simulated fit, not on the Flower engine; pass "
+            "aggregation='add' there."
+        )
 
 
 def _exact_mode(estimator):
