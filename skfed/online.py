@@ -26,7 +26,9 @@ counted at the cheaper one under the byte model of :mod:`skfed.network`
   their weights) and ``i`` evaluates ``f_j(x)`` itself: one message,
   ``H + M_j (d + n_outputs) b`` bytes.
 
-So the dictionary is sent when ``(M_j - 1) (d + n_outputs) b < H``.
+So the dictionary is sent when ``(M_j - 1) (d + n_outputs) b < H``.  What
+``i`` uses is what it receives: with float32 data (``b = 4``) the answer,
+or the weights of a received dictionary, is rounded to float32.
 
 With copies (``exchange_every="auto"``, the default, or an int ``T``)
 every node instead keeps copies of its neighbours' functions and evaluates
@@ -822,8 +824,9 @@ _COMMON_PARAMS_DOC = """
         it sent them before; plus all ``M n_outputs`` weights) once per
         pass over its own samples (``"auto"``: ``n_i`` steps, a whole
         ``partial_fit`` call) or after every ``T``-th of its steps (an int
-        ``T``).  With ``T = 1`` the fit is exactly the query exchange's
-        (only the bytes differ); otherwise the copies are up to a pass (or
+        ``T``).  With ``T = 1`` and float64 data the fit is exactly the
+        query exchange's (only the bytes differ; with float32 data each
+        receives different float32 roundings); otherwise the copies are up to a pass (or
         ``T`` steps) old.  A node never sends one of its samples twice, so
         a fit sends every neighbour at most the node's own data plus the
         weights (``"auto"``: ``M n_outputs`` values a pass), however many

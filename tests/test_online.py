@@ -55,8 +55,12 @@ def d_multiclass_hinge(f, y):
 
 
 def sgd_reference(X, y_enc, groups, adjacency, gamma, dloss, n_out, *, eta, alpha, c, epochs,
-                  average=0.0):
-    """Functional SGD with the consensus term, synchronous rounds, no compression."""
+                  average=0.0, kernel=rbf, received=None):
+    """Functional SGD with the consensus term, synchronous rounds, no compression.
+
+    ``received(krow, W_j)`` (default ``krow @ W_j``) is the value of ``f_j(x)``
+    a node uses, from the kernel row of ``x`` against ``j``'s dictionary.
+    """
     n_nodes = adjacency.shape[0]
     queues = [np.tile(np.flatnonzero(groups == i), epochs) for i in range(n_nodes)]
     D = [np.zeros((0, X.shape[1])) for _ in range(n_nodes)]
@@ -64,7 +68,12 @@ def sgd_reference(X, y_enc, groups, adjacency, gamma, dloss, n_out, *, eta, alph
     history = [[] for _ in range(n_nodes)]
 
     def f(j, x):
-        return rbf(x[None], D[j], gamma[j])[0] @ W[j]
+        return kernel(x[None], D[j], gamma[j])[0] @ W[j]
+
+    def f_neighbour(j, x):
+        if received is None:
+            return f(j, x)
+        return received(kernel(x[None], D[j], gamma[j])[0], W[j])
 
     for t in range(max(len(q) for q in queues)):
         omegas = {}
@@ -73,7 +82,8 @@ def sgd_reference(X, y_enc, groups, adjacency, gamma, dloss, n_out, *, eta, alph
                 continue
             x = X[queues[i][t]]
             fi = f(i, x)
-            s = sum((fi - f(j, x) for j in np.flatnonzero(adjacency[i])), np.zeros(n_out))
+            s = sum((fi - f_neighbour(j, x) for j in np.flatnonzero(adjacency[i])),
+                    np.zeros(n_out))
             omegas[i] = np.atleast_1d(dloss(fi if n_out > 1 else fi[0], y_enc[queues[i][t]])) + c * s
         for i, omega in omegas.items():
             D[i] = np.vstack([D[i], X[queues[i][t]]])
@@ -123,6 +133,52 @@ def test_epsilon_zero_equals_numpy_functional_sgd(kind, loss, n_classes, average
         assert_array_equal(est.dictionaries_[i], D[i])
         assert_allclose(est.dual_coef_[i], W[i], rtol=1e-12, atol=1e-14)
     assert est.n_iter_ == 3 * max(counts)
+
+
+def test_float32_query_exchange_uses_what_it_receives():
+    """With float32 data every value is counted at 4 bytes, so a node must use
+    the float32 answer (or, from a received dictionary, float32 weights).
+
+    Integer features and a linear kernel make every kernel value exact in
+    float32, so the only float32 effect left is the rounding of what is sent:
+    the fit equals a float64 NumPy recursion that rounds the received values
+    to 1e-12, and differs from one that does not by far more.
+    """
+    n_nodes, n, d, header = 4, 6, 2, 16
+    rng = np.random.RandomState(0)
+    groups = np.repeat(np.arange(n_nodes), n)
+    X = rng.randint(-3, 4, size=(n_nodes * n, d)).astype(np.float64)
+    y = rng.normal(size=n_nodes * n) * 100.0
+    params = dict(kernel="linear", eta0=0.01, alpha=0.05, consensus_penalty=0.5, epsilon=0.0,
+                  max_dictionary_size=None, max_epochs=2, shuffle=False, average=0.0,
+                  exchange_every=None,
+                  network=SimulatedNetwork(ring(n_nodes), header_bytes=header))
+    reg = DecentralizedKernelSGDRegressor(**params).fit(X.astype(np.float32), y, groups=groups)
+    # A dictionary is sent while 16 + M 12 < 2 16 + 12 (M <= 2), a query after.
+    dictionary_sent = lambda krow: header + len(krow) * (d + 1) * 4 < 2 * header + (d + 1) * 4
+
+    def received(krow, W):
+        if dictionary_sent(krow):
+            return krow @ W.astype(np.float32).astype(np.float64)
+        return (krow @ W).astype(np.float32).astype(np.float64)
+
+    def linear(A, B, gamma):
+        return A @ B.T
+
+    common = dict(eta=0.01, alpha=0.05, c=0.5, epochs=2, kernel=linear)
+    gamma = np.ones(n_nodes)
+    _, W_sent = sgd_reference(X, y, groups, ring(n_nodes), gamma, d_squared, 1,
+                              received=received, **common)
+    _, W_exact = sgd_reference(X, y, groups, ring(n_nodes), gamma, d_squared, 1, **common)
+    gaps_sent, gaps_exact = [], []
+    for i in range(n_nodes):
+        scale = np.abs(W_sent[i]).max()
+        gaps_sent.append(np.abs(reg.dual_coef_[i] - W_sent[i]).max() / scale)
+        gaps_exact.append(np.abs(reg.dual_coef_[i] - W_exact[i]).max() / scale)
+    assert max(gaps_sent) < 1e-12
+    assert max(gaps_exact) > 1e-9
+    # Both branches were taken.
+    assert 0 < sum(dictionary_sent(np.zeros(t)) for t in range(2 * n)) < 2 * n
 
 
 def test_komp_distance_to_uncompressed_iterate_within_epsilon():
