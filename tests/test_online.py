@@ -2,7 +2,9 @@
 
 * epsilon = 0: the iterates equal a NumPy implementation of the functional
   SGD recursion with the consensus term;
-* KOMP: after every step the RKHS distance to the uncompressed iterate,
+* KOMP: the stored function (last iterate or averaged iterates) equals a
+  NumPy destructive-KOMP projection recursion; after every step the RKHS
+  distance to the uncompressed iterate,
   computed from a fresh Gram matrix, is within epsilon;
 * the model order stays bounded over a 50,000-sample stream;
 * the consensus disagreement matches the exact fixed point of the
@@ -214,6 +216,80 @@ def test_komp_distance_to_uncompressed_iterate_within_epsilon():
     assert distances.max() > 0.5 * epsilon  # KOMP did use its budget
     assert max(orders) < 100  # and pruned: 300 samples, far fewer elements
     assert clf.komp_error_[0] == pytest.approx(distances.max(), abs=1e-6)
+
+
+def komp_reference(X, y, *, gamma, eta, alpha, epsilon, max_size, average):
+    """One node's functional SGD (squared loss) with destructive KOMP, in NumPy.
+
+    Every step forms the uncompressed function ``f~`` (the scaled iterate
+    plus the new point) and removes, one at a time, the element whose
+    removal leaves the smallest RKHS distance ``||f~ - P_S f~||``, computed
+    from a fresh Gram matrix, while that distance is within ``epsilon`` (or
+    while the dictionary is over ``max_size``); the iterate and the running
+    mean of the iterates are then the orthogonal projections of their
+    uncompressed functions onto the span of what is left.
+    """
+    D, W, A = np.zeros((0, X.shape[1])), np.zeros(0), np.zeros(0)
+    start = int(np.floor((1 - average) * len(y))) if average else len(y)
+    worst = 0.0
+    for t in range(len(y)):
+        f = rbf(X[t : t + 1], D, gamma)[0] @ W if len(D) else 0.0
+        D_full = np.vstack([D, X[t]])
+        W_full = np.append((1 - eta * alpha) * W, -eta * (f - y[t]))
+        A_full = np.append(A, 0.0)
+        K_full = rbf(D_full, D_full, gamma)
+
+        def project(S, V):
+            # Weights on D_full[S] of the projection of sum_m V_m k(D_full[m], .)
+            if not S:
+                return np.zeros(0)
+            return np.linalg.solve(K_full[np.ix_(S, S)], K_full[S] @ V)
+
+        def distance2(S):
+            r = W_full.copy()
+            r[S] -= project(S, W_full)
+            return max(float(r @ K_full @ r), 0.0)
+
+        S = list(range(len(D_full)))
+        while S:
+            costs = [distance2([m for m in S if m != j]) for j in S]
+            j = int(np.argmin(costs))
+            if not (len(S) > max_size or costs[j] <= epsilon**2):
+                break
+            S.pop(j)
+        worst = max(worst, np.sqrt(distance2(S)))
+        D, W, A = D_full[S], project(S, W_full), project(S, A_full)
+        if t >= start:
+            A = A + (W - A) / (t - start + 1)
+    return D, (A if average else W), worst
+
+
+@pytest.mark.parametrize("average", [0.0, 0.5])
+def test_komp_projection_of_iterate_and_average_equals_numpy_omp(average):
+    """The stored function (the last iterate, or the mean of the iterates
+    projected by KOMP alongside them) equals the NumPy KOMP recursion's,
+    element by element, with the budget and the cap both at work."""
+    rng = np.random.RandomState(3)
+    X = rng.normal(size=(60, 2))
+    y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=60)
+    params = dict(gamma=1.0, eta=0.5, alpha=0.01, epsilon=0.05, max_size=8, average=average)
+    reg = DecentralizedKernelSGDRegressor(
+        gamma=1.0, eta0=0.5, alpha=0.01, epsilon=0.05, max_dictionary_size=8, max_epochs=1,
+        shuffle=False, average=average,
+    ).fit(X, y, groups=np.zeros(len(y), dtype=int))
+    D, V, worst = komp_reference(X, y, **params)
+    D_est, V_est = reg.dictionaries_[0], reg.dual_coef_[0][:, 0]
+    assert len(D_est) == len(D) == 8  # the cap binds at the end
+    # Same points (KOMP moves the last element into a freed slot: match rows).
+    match = [int(np.flatnonzero((D == row).all(axis=1))[0]) for row in D_est]
+    assert sorted(match) == list(range(len(D)))
+    assert_allclose(V_est, V[match], rtol=1e-7, atol=1e-10)
+    # The budget pruned below the cap along the way, and the error matches.
+    assert reg.model_order_curve_[:, 0].min() < 8 <= reg.model_order_curve_[:, 0].max()
+    assert reg.komp_error_[0] == pytest.approx(worst, rel=1e-6)
+    if average:
+        # The mean is not the last iterate.
+        assert np.abs(V_est - reg._weights[0, : len(D_est), 0]).max() > 1e-3
 
 
 def test_model_order_bounded_over_long_stream():
