@@ -61,6 +61,7 @@ import numbers
 
 import numpy as np
 from scipy import sparse
+from scipy.spatial.distance import pdist
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
@@ -117,6 +118,8 @@ _ROGUE = {
 _DEFAULT_DEGREE = 2
 # Dictionaries start with room for this many elements and double as needed.
 _INITIAL_CAPACITY = 64
+# gamma="median" reads at most this many (evenly spaced) samples of a node.
+_MEDIAN_ROWS = 1000
 # Rows of the kernel matrix computed at once at predict time.
 _PREDICT_CHUNK = 1024
 _THREADPOOLS = []
@@ -131,16 +134,48 @@ def _one_blas_thread():
     return _THREADPOOLS[0].limit(limits=1, user_api="blas")
 
 
-def _check_gamma(gamma, nodes, X, codes):
-    """Per-node kernel coefficients from "scale", a scalar, an array or a dict.
+def _median_argument(X, kernel):
+    """Median over the pairs of distinct rows of X of the kernel's argument at
+    gamma = 1: ``||x - x'||^2`` (rbf), ``||x - x'||_1`` (laplacian), ``|x . x'|``
+    (poly, sigmoid, linear); 0 when there is no pair.  At most
+    ``_MEDIAN_ROWS`` evenly spaced rows are used, so the cost per node is
+    bounded."""
+    if X.shape[0] > _MEDIAN_ROWS:
+        X = X[np.linspace(0, X.shape[0] - 1, _MEDIAN_ROWS).astype(np.intp)]
+    if X.shape[0] < 2:
+        return 0.0
+    X = np.asarray(X, dtype=np.float64)
+    if kernel == "rbf":
+        values = pdist(X, "sqeuclidean")
+    elif kernel == "laplacian":
+        values = pdist(X, "cityblock")
+    else:
+        values = np.abs((X @ X.T)[np.triu_indices(X.shape[0], 1)])
+    return float(np.median(values))
 
-    ``"scale"`` is ``SVC``'s rule applied by every node to its own training
-    data: ``1 / (n_features X_i.var())`` (1 where that variance is 0), so no
-    node needs the others' statistics.
+
+def _check_gamma(gamma, nodes, X, codes, kernel="rbf"):
+    """Per-node kernel coefficients from "median", "scale", a scalar, an array
+    or a dict.
+
+    ``"median"`` is the median heuristic applied by every node to its own
+    training data: one over the median, over pairs of its samples, of the
+    kernel's argument (``||x - x'||^2`` for rbf; see ``_median_argument``),
+    falling back to ``"scale"`` where that median is 0.  ``"scale"`` is
+    ``SVC``'s rule: ``1 / (n_features X_i.var())`` (1 where that variance is
+    0).  Either way no node needs the others' statistics.
     """
     n_nodes = len(nodes)
     n_features = X.shape[1]
-    if isinstance(gamma, str) and gamma == "scale":
+    if isinstance(gamma, str) and gamma == "median":
+        values = _check_gamma("scale", nodes, X, codes)
+        order = np.argsort(codes, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n_nodes))])
+        for node in range(n_nodes):
+            median = _median_argument(X[order[bounds[node] : bounds[node + 1]]], kernel)
+            if median > 0:
+                values[node] = 1.0 / median
+    elif isinstance(gamma, str) and gamma == "scale":
         size = np.maximum(np.bincount(codes, minlength=n_nodes) * n_features, 1.0)
         sums = np.bincount(codes, weights=X.sum(axis=1, dtype=np.float64), minlength=n_nodes)
         deviation = X - (sums / size)[codes, None]
@@ -183,7 +218,8 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
     _parameter_constraints = {
         "kernel": [StrOptions({"rbf", "laplacian", "poly", "linear", "sigmoid"})],
         "gamma": [
-            StrOptions({"scale"}), None, Interval(numbers.Real, 0, None, closed="neither"),
+            StrOptions({"median", "scale"}), None,
+            Interval(numbers.Real, 0, None, closed="neither"),
             "array-like", dict,
         ],
         "degree": [Interval(numbers.Real, 1, None, closed="left")],
@@ -277,7 +313,7 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
             n_features=n_features,
         )
         self._kernel_kind, _, self._coef0, self._degree = kernel_params(spec)
-        self.gamma_ = _check_gamma(self.gamma, self.nodes_, X, codes)
+        self.gamma_ = _check_gamma(self.gamma, self.nodes_, X, codes, self.kernel)
         self._compress = compress
         self._max_size = 0 if self.max_dictionary_size is None else int(self.max_dictionary_size)
         n_out = self._n_outputs

@@ -686,6 +686,36 @@ def test_per_node_gamma_gives_each_node_its_own_kernel():
         )
 
 
+@pytest.mark.parametrize("kernel", ["rbf", "laplacian", "poly"])
+def test_median_and_scale_gamma_per_node_against_numpy(kernel):
+    rng = np.random.RandomState(0)
+    sizes = [40, 2, 1, 1500]  # one sample: no pair, falls back to "scale"
+    groups = np.repeat(np.arange(4), sizes)
+    X = rng.normal(size=(len(groups), 3)) * np.repeat([1.0, 2.0, 3.0, 0.5], sizes)[:, None]
+    y = rng.normal(size=len(groups))
+    reg = DecentralizedKernelSGDRegressor(kernel=kernel, gamma="median", max_epochs=1)
+    reg.fit(X, y, groups=groups)
+    scale = DecentralizedKernelSGDRegressor(kernel=kernel, gamma="scale", max_epochs=1)
+    scale.fit(X, y, groups=groups)
+    expected, expected_scale = [], []
+    for node, n in enumerate(sizes):
+        Xi = X[groups == node]
+        expected_scale.append(1.0 / (3 * Xi.var()) if Xi.var() > 0 else 1.0)
+        if n > 1000:  # 1000 evenly spaced samples
+            Xi = Xi[np.linspace(0, n - 1, 1000).astype(int)]
+        a, b = np.triu_indices(len(Xi), 1)
+        if kernel == "rbf":
+            args = ((Xi[a] - Xi[b]) ** 2).sum(1)
+        elif kernel == "laplacian":
+            args = np.abs(Xi[a] - Xi[b]).sum(1)
+        else:
+            args = np.abs((Xi[a] * Xi[b]).sum(1))
+        expected.append(1.0 / np.median(args) if len(args) else expected_scale[-1])
+    assert_allclose(scale.gamma_, expected_scale, rtol=1e-10)
+    assert_allclose(reg.gamma_, expected, rtol=1e-10)
+    assert reg.gamma_[2] == scale.gamma_[2]
+
+
 def test_node_with_one_class_predicts_all_classes_and_unknown_node():
     rng = np.random.RandomState(0)
     X = rng.normal(size=(90, 2))
