@@ -867,9 +867,9 @@ _COMMON_PARAMS_DOC = """
         pass over its own samples (``"auto"``: ``n_i`` steps, a whole
         ``partial_fit`` call) or after every ``T``-th of its steps (an int
         ``T``).  With ``T = 1`` and float64 data the fit is exactly the
-        query exchange's (only the bytes differ; with float32 data each
-        receives different float32 roundings); otherwise the copies are up to a pass (or
-        ``T`` steps) old.  A node never sends one of its samples twice, so
+        query exchange's (only the bytes differ; with float32 data the two
+        round different values to float32); otherwise the copies are up to
+        a pass (or ``T`` steps) old.  A node never sends one of its samples twice, so
         a fit sends every neighbour at most the node's own data plus the
         weights (``"auto"``: ``M n_outputs`` values a pass), however many
         passes it makes.
