@@ -235,10 +235,10 @@ def raw_data_bytes(estimator, X, y, groups):
 def _online_kernel(ctx):
     """Decentralized online kernel SGD + KOMP (Koppel et al.), issues 6 and 15.
 
-    The estimator's defaults (gamma="scale" per node, the "auto" step under
-    the stability bound, alpha=1e-4, 30 passes, dictionaries of at most
-    100 centres, a ring, neighbours' copies refreshed once per pass), over
-    the dataset's own graph when it has one.
+    The estimator's defaults (gamma="median", the median heuristic per
+    node; the "auto" step under the stability bound, alpha=1e-4, 30
+    passes, dictionaries of at most 100 centres, a ring, neighbours' copies
+    refreshed once per pass), over the dataset's own graph when it has one.
     """
     from .network import SimulatedNetwork
     from .online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor

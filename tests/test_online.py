@@ -2,7 +2,9 @@
 
 * epsilon = 0: the iterates equal a NumPy implementation of the functional
   SGD recursion with the consensus term;
-* KOMP: after every step the RKHS distance to the uncompressed iterate,
+* KOMP: the stored function (last iterate or averaged iterates) equals a
+  NumPy destructive-KOMP projection recursion; after every step the RKHS
+  distance to the uncompressed iterate,
   computed from a fresh Gram matrix, is within epsilon;
 * the model order stays bounded over a 50,000-sample stream;
 * the consensus disagreement matches the exact fixed point of the
@@ -55,8 +57,12 @@ def d_multiclass_hinge(f, y):
 
 
 def sgd_reference(X, y_enc, groups, adjacency, gamma, dloss, n_out, *, eta, alpha, c, epochs,
-                  average=0.0):
-    """Functional SGD with the consensus term, synchronous rounds, no compression."""
+                  average=0.0, kernel=rbf, received=None):
+    """Functional SGD with the consensus term, synchronous rounds, no compression.
+
+    ``received(krow, W_j)`` (default ``krow @ W_j``) is the value of ``f_j(x)``
+    a node uses, from the kernel row of ``x`` against ``j``'s dictionary.
+    """
     n_nodes = adjacency.shape[0]
     queues = [np.tile(np.flatnonzero(groups == i), epochs) for i in range(n_nodes)]
     D = [np.zeros((0, X.shape[1])) for _ in range(n_nodes)]
@@ -64,7 +70,12 @@ def sgd_reference(X, y_enc, groups, adjacency, gamma, dloss, n_out, *, eta, alph
     history = [[] for _ in range(n_nodes)]
 
     def f(j, x):
-        return rbf(x[None], D[j], gamma[j])[0] @ W[j]
+        return kernel(x[None], D[j], gamma[j])[0] @ W[j]
+
+    def f_neighbour(j, x):
+        if received is None:
+            return f(j, x)
+        return received(kernel(x[None], D[j], gamma[j])[0], W[j])
 
     for t in range(max(len(q) for q in queues)):
         omegas = {}
@@ -73,7 +84,8 @@ def sgd_reference(X, y_enc, groups, adjacency, gamma, dloss, n_out, *, eta, alph
                 continue
             x = X[queues[i][t]]
             fi = f(i, x)
-            s = sum((fi - f(j, x) for j in np.flatnonzero(adjacency[i])), np.zeros(n_out))
+            s = sum((fi - f_neighbour(j, x) for j in np.flatnonzero(adjacency[i])),
+                    np.zeros(n_out))
             omegas[i] = np.atleast_1d(dloss(fi if n_out > 1 else fi[0], y_enc[queues[i][t]])) + c * s
         for i, omega in omegas.items():
             D[i] = np.vstack([D[i], X[queues[i][t]]])
@@ -125,6 +137,52 @@ def test_epsilon_zero_equals_numpy_functional_sgd(kind, loss, n_classes, average
     assert est.n_iter_ == 3 * max(counts)
 
 
+def test_float32_query_exchange_uses_what_it_receives():
+    """With float32 data every value is counted at 4 bytes, so a node must use
+    the float32 answer (or, from a received dictionary, float32 weights).
+
+    Integer features and a linear kernel make every kernel value exact in
+    float32, so the only float32 effect left is the rounding of what is sent:
+    the fit equals a float64 NumPy recursion that rounds the received values
+    to 1e-12, and differs from one that does not by far more.
+    """
+    n_nodes, n, d, header = 4, 6, 2, 16
+    rng = np.random.RandomState(0)
+    groups = np.repeat(np.arange(n_nodes), n)
+    X = rng.randint(-3, 4, size=(n_nodes * n, d)).astype(np.float64)
+    y = rng.normal(size=n_nodes * n) * 100.0
+    params = dict(kernel="linear", eta0=0.01, alpha=0.05, consensus_penalty=0.5, epsilon=0.0,
+                  max_dictionary_size=None, max_epochs=2, shuffle=False, average=0.0,
+                  exchange_every=None,
+                  network=SimulatedNetwork(ring(n_nodes), header_bytes=header))
+    reg = DecentralizedKernelSGDRegressor(**params).fit(X.astype(np.float32), y, groups=groups)
+    # A dictionary is sent while 16 + M 12 < 2 16 + 12 (M <= 2), a query after.
+    dictionary_sent = lambda krow: header + len(krow) * (d + 1) * 4 < 2 * header + (d + 1) * 4
+
+    def received(krow, W):
+        if dictionary_sent(krow):
+            return krow @ W.astype(np.float32).astype(np.float64)
+        return (krow @ W).astype(np.float32).astype(np.float64)
+
+    def linear(A, B, gamma):
+        return A @ B.T
+
+    common = dict(eta=0.01, alpha=0.05, c=0.5, epochs=2, kernel=linear)
+    gamma = np.ones(n_nodes)
+    _, W_sent = sgd_reference(X, y, groups, ring(n_nodes), gamma, d_squared, 1,
+                              received=received, **common)
+    _, W_exact = sgd_reference(X, y, groups, ring(n_nodes), gamma, d_squared, 1, **common)
+    gaps_sent, gaps_exact = [], []
+    for i in range(n_nodes):
+        scale = np.abs(W_sent[i]).max()
+        gaps_sent.append(np.abs(reg.dual_coef_[i] - W_sent[i]).max() / scale)
+        gaps_exact.append(np.abs(reg.dual_coef_[i] - W_exact[i]).max() / scale)
+    assert max(gaps_sent) < 1e-12
+    assert max(gaps_exact) > 1e-9
+    # Both branches were taken.
+    assert 0 < sum(dictionary_sent(np.zeros(t)) for t in range(2 * n)) < 2 * n
+
+
 def test_komp_distance_to_uncompressed_iterate_within_epsilon():
     """Step one sample at a time; rebuild each uncompressed step in NumPy."""
     rng = np.random.RandomState(1)
@@ -158,6 +216,80 @@ def test_komp_distance_to_uncompressed_iterate_within_epsilon():
     assert distances.max() > 0.5 * epsilon  # KOMP did use its budget
     assert max(orders) < 100  # and pruned: 300 samples, far fewer elements
     assert clf.komp_error_[0] == pytest.approx(distances.max(), abs=1e-6)
+
+
+def komp_reference(X, y, *, gamma, eta, alpha, epsilon, max_size, average):
+    """One node's functional SGD (squared loss) with destructive KOMP, in NumPy.
+
+    Every step forms the uncompressed function ``f~`` (the scaled iterate
+    plus the new point) and removes, one at a time, the element whose
+    removal leaves the smallest RKHS distance ``||f~ - P_S f~||``, computed
+    from a fresh Gram matrix, while that distance is within ``epsilon`` (or
+    while the dictionary is over ``max_size``); the iterate and the running
+    mean of the iterates are then the orthogonal projections of their
+    uncompressed functions onto the span of what is left.
+    """
+    D, W, A = np.zeros((0, X.shape[1])), np.zeros(0), np.zeros(0)
+    start = int(np.floor((1 - average) * len(y))) if average else len(y)
+    worst = 0.0
+    for t in range(len(y)):
+        f = rbf(X[t : t + 1], D, gamma)[0] @ W if len(D) else 0.0
+        D_full = np.vstack([D, X[t]])
+        W_full = np.append((1 - eta * alpha) * W, -eta * (f - y[t]))
+        A_full = np.append(A, 0.0)
+        K_full = rbf(D_full, D_full, gamma)
+
+        def project(S, V):
+            # Weights on D_full[S] of the projection of sum_m V_m k(D_full[m], .)
+            if not S:
+                return np.zeros(0)
+            return np.linalg.solve(K_full[np.ix_(S, S)], K_full[S] @ V)
+
+        def distance2(S):
+            r = W_full.copy()
+            r[S] -= project(S, W_full)
+            return max(float(r @ K_full @ r), 0.0)
+
+        S = list(range(len(D_full)))
+        while S:
+            costs = [distance2([m for m in S if m != j]) for j in S]
+            j = int(np.argmin(costs))
+            if not (len(S) > max_size or costs[j] <= epsilon**2):
+                break
+            S.pop(j)
+        worst = max(worst, np.sqrt(distance2(S)))
+        D, W, A = D_full[S], project(S, W_full), project(S, A_full)
+        if t >= start:
+            A = A + (W - A) / (t - start + 1)
+    return D, (A if average else W), worst
+
+
+@pytest.mark.parametrize("average", [0.0, 0.5])
+def test_komp_projection_of_iterate_and_average_equals_numpy_omp(average):
+    """The stored function (the last iterate, or the mean of the iterates
+    projected by KOMP alongside them) equals the NumPy KOMP recursion's,
+    element by element, with the budget and the cap both at work."""
+    rng = np.random.RandomState(3)
+    X = rng.normal(size=(60, 2))
+    y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=60)
+    params = dict(gamma=1.0, eta=0.5, alpha=0.01, epsilon=0.05, max_size=8, average=average)
+    reg = DecentralizedKernelSGDRegressor(
+        gamma=1.0, eta0=0.5, alpha=0.01, epsilon=0.05, max_dictionary_size=8, max_epochs=1,
+        shuffle=False, average=average,
+    ).fit(X, y, groups=np.zeros(len(y), dtype=int))
+    D, V, worst = komp_reference(X, y, **params)
+    D_est, V_est = reg.dictionaries_[0], reg.dual_coef_[0][:, 0]
+    assert len(D_est) == len(D) == 8  # the cap binds at the end
+    # Same points (KOMP moves the last element into a freed slot: match rows).
+    match = [int(np.flatnonzero((D == row).all(axis=1))[0]) for row in D_est]
+    assert sorted(match) == list(range(len(D)))
+    assert_allclose(V_est, V[match], rtol=1e-7, atol=1e-10)
+    # The budget pruned below the cap along the way, and the error matches.
+    assert reg.model_order_curve_[:, 0].min() < 8 <= reg.model_order_curve_[:, 0].max()
+    assert reg.komp_error_[0] == pytest.approx(worst, rel=1e-6)
+    if average:
+        # The mean is not the last iterate.
+        assert np.abs(V_est - reg._weights[0, : len(D_est), 0]).max() > 1e-3
 
 
 def test_model_order_bounded_over_long_stream():
@@ -552,6 +684,36 @@ def test_per_node_gamma_gives_each_node_its_own_kernel():
             joint.decision_function(X, groups=np.full(len(X), node)),
             alone.decision_function(X, groups=np.full(len(X), node)),
         )
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "laplacian", "poly"])
+def test_median_and_scale_gamma_per_node_against_numpy(kernel):
+    rng = np.random.RandomState(0)
+    sizes = [40, 2, 1, 1500]  # one sample: no pair, falls back to "scale"
+    groups = np.repeat(np.arange(4), sizes)
+    X = rng.normal(size=(len(groups), 3)) * np.repeat([1.0, 2.0, 3.0, 0.5], sizes)[:, None]
+    y = rng.normal(size=len(groups))
+    reg = DecentralizedKernelSGDRegressor(kernel=kernel, gamma="median", max_epochs=1)
+    reg.fit(X, y, groups=groups)
+    scale = DecentralizedKernelSGDRegressor(kernel=kernel, gamma="scale", max_epochs=1)
+    scale.fit(X, y, groups=groups)
+    expected, expected_scale = [], []
+    for node, n in enumerate(sizes):
+        Xi = X[groups == node]
+        expected_scale.append(1.0 / (3 * Xi.var()) if Xi.var() > 0 else 1.0)
+        if n > 1000:  # 1000 evenly spaced samples
+            Xi = Xi[np.linspace(0, n - 1, 1000).astype(int)]
+        a, b = np.triu_indices(len(Xi), 1)
+        if kernel == "rbf":
+            args = ((Xi[a] - Xi[b]) ** 2).sum(1)
+        elif kernel == "laplacian":
+            args = np.abs(Xi[a] - Xi[b]).sum(1)
+        else:
+            args = np.abs((Xi[a] * Xi[b]).sum(1))
+        expected.append(1.0 / np.median(args) if len(args) else expected_scale[-1])
+    assert_allclose(scale.gamma_, expected_scale, rtol=1e-10)
+    assert_allclose(reg.gamma_, expected, rtol=1e-10)
+    assert reg.gamma_[2] == scale.gamma_[2]
 
 
 def test_node_with_one_class_predicts_all_classes_and_unknown_node():

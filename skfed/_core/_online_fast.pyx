@@ -14,7 +14,9 @@ Every available node ``i`` that still has a sample ``(x, y)`` in its queue
    (a neighbour that is dropped this round does not answer and is left out
    of the sum; a rogue neighbour answers ``-f_j(x)`` or noise).  With
    ``exchange_every = 0`` each value is a query (``x`` out, ``f_j(x)``
-   back) or ``j``'s whole dictionary, whichever costs fewer bytes; with
+   back) or ``j``'s whole dictionary, whichever costs fewer bytes, and ``i``
+   uses what it receives (with 4-byte values, the answer or the
+   dictionary's weights rounded to float32); with
    ``exchange_every = T`` node ``i`` evaluates its copy of ``f_j``, which
    ``j`` brings up to date after every ``T``-th of its steps by a delta
    (changed slots, all weights; see ``_publish``), so with ``T = 1`` the
@@ -654,8 +656,8 @@ def run_rounds(
     cdef intp_t n_rounds = active.shape[0]
     cdef intp_t rnd, i, j, jj, r, row, M, Mj
     cdef int status = C_STATUS_CHUNK_DONE
-    cdef bint any_left
-    cdef intp_t diverged_node = -1
+    cdef bint any_left, answered
+    cdef intp_t diverged_node = -1, m
     cdef double eta, scale, eps_t, eps2, diff, cons_sum, err2, fval
     cdef intp_t n_pairs
     cdef int64_t header = counter.header_bytes
@@ -718,6 +720,7 @@ def run_rounds(
                     if not active[rnd, j]:
                         continue  # a dropped neighbour does not answer
                     kp = make_kernel_params(kernel_kind, gamma[j], coef0, degree)
+                    answered = False
                     if exchange_every > 0:
                         # i evaluates its copy of j's function (bytes were
                         # counted when j published it).
@@ -730,14 +733,26 @@ def run_rounds(
                         # dictionary, whichever is cheaper.
                         query_cost = 2 * header + unit
                         dict_cost = header + Mj * unit
-                        if dict_cost < query_cost:
-                            counter.send(j, i, Mj * unit)
-                        else:
+                        answered = dict_cost >= query_cost
+                        if answered:
                             counter.send(i, j, n_features * value_bytes)
                             counter.send(j, i, n_outputs * value_bytes)
+                        else:
+                            counter.send(j, i, Mj * unit)
                         _eval_function(&kp, &X[row, 0], &points[j, 0, 0], Mj,
                                        n_features, &weights[j, 0, 0], n_outputs,
                                        tmp, fj)
+                        if value_bytes == 4:
+                            # What i uses is what it received: the answer, or
+                            # the dictionary's weights, travelled as float32.
+                            for r in range(n_outputs):
+                                if answered:
+                                    fj[r] = <double>(<float>fj[r])
+                                else:
+                                    fval = 0.0
+                                    for m in range(Mj):
+                                        fval = fval + tmp[m] * <double>(<float>weights[j, m, r])
+                                    fj[r] = fval
                     for r in range(n_outputs):
                         diff = fi[r] - fj[r]
                         cons_sum = cons_sum + diff * diff
@@ -751,6 +766,10 @@ def run_rounds(
                                 if fval == 0.0:
                                     fval = 1.0
                                 fj[r] = fval * _normal(&rng_state[j])
+                    if answered and value_bytes == 4 and rogue[j]:
+                        # A rogue's answer travels as float32 too.
+                        for r in range(n_outputs):
+                            fj[r] = <double>(<float>fj[r])
                     for r in range(n_outputs):
                         omegas[i, r] += fi[r] - fj[r]
                 loss.derivative(fi, y[row], grad, n_outputs)
