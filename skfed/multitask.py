@@ -2064,7 +2064,8 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         message.  With a diagonal ``Sigma`` (``rho = 1``) both are the same
         and nothing is searched.  ``"auto"``: ``"line_search"`` in the
         primal modes without ``privacy`` (or with ``epsilon=inf``), ``"add"``
-        otherwise.  See the user guide.
+        otherwise (and on the Flower engine, whose server adds the steps).
+        See the user guide.
     tol : float >= 0, default=1e-3
         Fixed Omega: stop when the duality gap is at most ``tol`` times the
         primal objective.  ``omega="learn"``: stop at the first Omega step

@@ -224,12 +224,13 @@ if HAVE_FLWR:
 
 @needs_flwr
 @pytest.mark.parametrize("params", [dict(kernel="linear"), dict(approximation="rff"),
-                                    dict(kernel="rbf", aggregation="line_search")])
+                                    dict(kernel="rbf")])
 def test_flower_refuses_the_line_search(params):
     from skfed.engines.flower import make_server_app
 
-    with pytest.raises(ValueError, match="aggregation=.*only implemented by the simulated fit"):
-        make_server_app(FederatedMultiTaskClassifier(**params))
+    with pytest.raises(ValueError, match="aggregation='line_search'.*only implemented by the "
+                                         "simulated fit"):
+        make_server_app(FederatedMultiTaskClassifier(aggregation="line_search", **params))
 
 
 @pytest.fixture
@@ -364,6 +365,22 @@ def test_multitask_on_flower_equals_simulation(case, task_identity):
     assert purposes.count("hello") == 1
     assert purposes.count("landmarks") == int(estimator.approximation == "nystroem")
     assert purposes.count("final") == int(reference.n_iter_ < estimator.max_rounds)
+
+
+@needs_flwr
+def test_flower_auto_aggregation_adds(task_identity):
+    # At its defaults (aggregation="auto") the linear mode runs on Flower and
+    # equals the simulated fit that adds the steps, not the searching one.
+    X, y, _, _, groups = make_data()
+    estimator = FederatedMultiTaskClassifier(kernel="linear", max_rounds=25,
+                                             omega_update_every=5, random_state=0)
+    fitted, _ = flower_fit(estimator, X, y, groups)
+    adding = simulated_fit(clone(estimator).set_params(aggregation="add"), X, y, groups)
+    searching = simulated_fit(estimator, X, y, groups)
+    np.testing.assert_array_equal(fitted.coef_, adding.coef_)
+    np.testing.assert_array_equal(fitted.duality_gap_curve_, adding.duality_gap_curve_)
+    assert fitted.n_bytes_sent_ == adding.n_bytes_sent_
+    assert fitted.n_bytes_sent_ != searching.n_bytes_sent_
 
 
 EXACT_CASES = {

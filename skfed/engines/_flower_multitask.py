@@ -66,6 +66,10 @@ _STATE_ARRAYS = "skfed.mocha.arrays"
 def check_supported(estimator):
     """Every mode runs on Flower (the exact kernel mode: ``_flower_exact``).
 
+    The server adds the nodes' steps: ``aggregation="auto"`` resolves to
+    ``"add"`` on Flower (so a Flower fit equals the simulated fit with
+    ``aggregation="add"``) and ``"line_search"`` is refused.
+
     The network's faults are replayed as in the simulated fit, which refuses
     rogue nodes; so does this one.  ``privacy=`` is refused: the clients do
     not clip and noise their updates on Flower yet.
@@ -89,12 +93,13 @@ def check_supported(estimator):
             f"{', '.join(unsupported)} is only implemented by the simulated fit, not "
             "on the Flower engine; leave it at its default there."
         )
-    aggregation = getattr(estimator, "aggregation", "add")
-    if aggregation == "line_search" or (aggregation == "auto" and not _exact_mode(estimator)):
+    # The server loop adds the steps (CoCoA+ with the safe rho): "auto" means
+    # that here, an explicit request for the line search is refused.
+    if getattr(estimator, "aggregation", "add") == "line_search":
         raise ValueError(
-            f"aggregation={aggregation!r} (the server's line search of the primal modes) "
+            "aggregation='line_search' (the server's line search of the primal modes) "
             "is only implemented by the simulated fit, not on the Flower engine; pass "
-            "aggregation='add' there."
+            "aggregation='add' or 'auto' (which adds on Flower) there."
         )
 
 
