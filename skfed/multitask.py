@@ -134,6 +134,7 @@ from ._core._multitask_fast import (
     node_gap_terms,
     node_margins,
     update_state,
+    update_states,
 )
 from .kernels import kernel_params, pairwise_kernel, resolve_kernel
 from .network import resolve_network
@@ -748,6 +749,7 @@ class _KernelState:
         for u in range(self.m):
             self.node_has[u, layout.node_slice(u)] = True
         self.pending = np.zeros((self.m, self.n), dtype=bool)
+        self._arrays = None  # the last uplink's changes (see _changes)
 
     def kernel(self, A, B, out):
         """``out = k(A, B) + bias^2`` (out is C-contiguous)."""
@@ -812,31 +814,48 @@ class _KernelState:
         return _run_parallel(parallel, self._solve_node, items)
 
     def uplink(self, active, results):
-        payloads = np.zeros(len(active), dtype=np.int64)
         entry = _INDEX + self.n_problems * _FLOAT
-        self._changes = []
-        changed = []
-        for a, (t, deltas) in enumerate(zip(active, results)):
-            local = np.flatnonzero(np.any(deltas != 0, axis=0))
-            if local.size == 0:
-                continue
-            idx = local + self.layout.offsets[t]
-            new = idx[~self.server_has[idx]]
-            payloads[a] = idx.size * entry + new.size * self.d * self.dtype_bytes
-            self.server_has[new] = True
-            changed.append(idx)
-            for k in range(self.n_problems):
-                nz = np.flatnonzero(deltas[k] != 0)
-                if nz.size:
-                    self._changes.append(
-                        (t, k, nz + self.layout.offsets[t], deltas[k, nz] / self.totals[t])
-                    )
-        if changed:
+        self._arrays = None
+        if len(active) == 0:
+            return np.zeros(0, dtype=np.int64)
+        # All active nodes at once: their samples (node order) and changes.
+        active = np.asarray(active, dtype=np.intp)
+        offsets = self.layout.offsets
+        counts = (offsets[active + 1] - offsets[active]).astype(np.intp)
+        pos = np.repeat(offsets[active] - np.cumsum(counts) + counts, counts)
+        pos += np.arange(pos.size)
+        D = np.concatenate([np.reshape(r, (self.n_problems, -1)) for r in results], axis=1)
+        which = np.repeat(np.arange(len(active)), counts)  # active index of each column
+        nz = D != 0
+        changed = np.any(nz, axis=0)
+        idx = pos[changed]
+        fresh = ~self.server_has[idx]
+        self.server_has[idx[fresh]] = True
+        payloads = (np.bincount(which[changed], minlength=len(active)) * entry
+                    + np.bincount(which[changed][fresh], minlength=len(active))
+                    * self.d * self.dtype_bytes).astype(np.int64)
+        if idx.size:
             # Every other node now has these changes pending (one scatter).
-            changed = np.concatenate(changed)
-            self.pending[:, changed] = True
-            self.pending[self.node_of[changed], changed] = False
+            self.pending[:, idx] = True
+            self.pending[self.node_of[idx], idx] = False
+        k, j = np.nonzero(nz)
+        src = self.node_of[pos[j]]
+        self._arrays = (src, k * self.m + src, pos[j], D[k, j] / self.totals[src])
         return payloads
+
+    @property
+    def _changes(self):
+        """The last uplink's changes as ``(t, k, indices, dalpha / W_t)``, node by node."""
+        if self._arrays is None:
+            return []
+        src, rows, idx, coefs = self._arrays
+        out = []
+        order = np.lexsort((idx, rows // self.m, src))
+        src, rows, idx, coefs = src[order], rows[order], idx[order], coefs[order]
+        cuts = np.flatnonzero(np.diff(rows)) + 1
+        for s_, r_, i_, c_ in zip(*(np.split(a, cuts) for a in (src, rows, idx, coefs))):
+            out.append((int(s_[0]), int(r_[0] // self.m), i_, c_))
+        return out
 
     # -- state update
     def _update_node(self, u, src, rows, idx, coefs):
@@ -881,14 +900,9 @@ class _KernelState:
         self.n_slots[u] = start + count
 
     def apply(self, active, results, parallel):
-        if not self._changes:
+        if self._arrays is None or not self._arrays[0].size:
             return
-        src = np.concatenate([np.full(c[2].size, c[0], dtype=np.intp) for c in self._changes])
-        rows = np.concatenate(
-            [np.full(c[2].size, c[1] * self.m + c[0], dtype=np.intp) for c in self._changes]
-        )
-        idx = np.concatenate([c[2] for c in self._changes])
-        coefs = np.concatenate([c[3] for c in self._changes])
+        src, rows, idx, coefs = self._arrays
         # New kernel rows each receiving node needs (decided here, in a fixed
         # order, so results never depend on n_jobs).
         order = np.argsort(idx, kind="stable")
@@ -899,10 +913,11 @@ class _KernelState:
         cand, cand_src = cand[keep], cand_src[keep]
         # The rows are gathered once; a node that needs all of them (the
         # usual case) gets the gathered block itself.
-        masks = [
-            (cand_src != u) & self.needed[cand_src, u] & (self.slot[u, cand] < 0)
-            for u in range(self.m)
-        ]
+        nodes = np.arange(self.m)
+        masks = list(
+            (cand_src[None, :] != nodes[:, None]) & self.needed[cand_src].T
+            & (self.slot[:, cand] < 0)
+        )
         if self.capacity is not None:
             for u, mask in enumerate(masks):
                 # The first rows up to the bound are cached, the rest recomputed.
@@ -918,11 +933,25 @@ class _KernelState:
             block = gathered if inside.all() else np.ascontiguousarray(gathered[inside])
             jobs.append((u, cand[mask], block))
         _run_parallel(parallel, self._fill_cache, jobs)
+        # Every receiving node adds the changes it holds the vectors of (one
+        # Cython call, or one per block of nodes in parallel); a node with
+        # rows over its cache bound recomputes them (_update_node).
+        held = self.needed[src].T & (src[None, :] != nodes[:, None])
+        slots = np.where(held, self.slot[:, idx], -1)
+        over = np.any(held & (slots < 0), axis=1)
+        local = idx - self.layout.offsets[src]
+        fast = np.flatnonzero(~over).astype(np.intp)
+        blocks = [fast] if parallel is None else [fast[sl] for sl in _chunks(fast.size, self.m)]
+        _run_parallel(
+            parallel, update_states,
+            [(self.blocks, self.cache, self.S, b, src, local, rows, coefs, slots)
+             for b in blocks if b.size],
+        )
         _run_parallel(
             parallel, self._update_node,
-            [(u, src, rows, idx, coefs) for u in range(self.m)],
+            [(u, src, rows, idx, coefs) for u in np.flatnonzero(over)],
         )
-        self._changes = []
+        self._arrays = None
 
     def margins(self, sigma, lam):
         out = np.empty((self.n_problems, self.n))

@@ -456,6 +456,123 @@ def update_state(
                 S[r, i] += a * cache[s, i]
 
 
+
+cdef void _update_nodes(
+    floating** own, floating** caches, double** states, const intp_t* n_rows,
+    intp_t n_recv, const intp_t* receivers, const intp_t* src, const intp_t* local,
+    const intp_t* rows, const double* coefs, const intp_t* slots, intp_t n_changes,
+) noexcept nogil:
+    """The loop of :func:`update_states` (``slots`` is (n_nodes, n_changes))."""
+    cdef intp_t a, u, c, i, n_u
+    cdef double s
+    cdef const floating* row
+    cdef double* out
+    for a in range(n_recv):
+        u = receivers[a]
+        n_u = n_rows[a]
+        for c in range(n_changes):
+            if src[c] == u:
+                row = own[a] + local[c] * n_u
+            elif slots[u * n_changes + c] >= 0:
+                row = caches[a] + slots[u * n_changes + c] * n_u
+            else:
+                continue
+            s = coefs[c]
+            out = states[a] + rows[c] * n_u
+            for i in range(n_u):
+                out[i] += s * row[i]
+
+
+def update_states(
+    list own,                      # IN (n_nodes,) own kernel blocks (n_u, n_u), X's dtype
+    list caches,                   # IN (n_nodes,) received kernel rows (n_slots_u, n_u), same dtype
+    list states,                   # IN/OUT (n_nodes,) S_u (n_problems * n_nodes, n_u) float64
+    const intp_t[::1] receivers,   # IN (n_recv,) the nodes this call updates
+    const intp_t[::1] src,         # IN (n_changes,) source node of each change
+    const intp_t[::1] local,       # IN (n_changes,) index of the changed sample in its node
+    const intp_t[::1] rows,        # IN (n_changes,) row of S: problem * n_nodes + source node
+    const double[::1] coefs,       # IN (n_changes,) dalpha / W_source
+    const intp_t[:, ::1] slots,    # IN (n_nodes, n_changes) cache row on node u; -1: skipped
+):
+    """:func:`update_state` of every receiving node and every change, in one call.
+
+    Node u adds change c to ``S_u[rows[c]]`` with the kernel row of its
+    own block when ``src[c] == u``, else with its cached row ``slots[u,
+    c]`` (skipped when -1: node u does not hold that support vector).  The
+    changes are applied in their order, so every row of ``S_u`` gets the
+    same additions in the same order as one :func:`update_state` call per
+    node (bit-identical).  No Python work per node or change.
+    """
+    cdef intp_t m = len(states), n_recv = receivers.shape[0], n_changes = src.shape[0]
+    cdef intp_t a, u, c, n_u, n_own
+    cdef float[:, ::1] own32, cache32
+    cdef double[:, ::1] own64, cache64, S
+    if len(own) != m or len(caches) != m:
+        raise ValueError("own, caches and states must have one entry per node.")
+    if (local.shape[0] != n_changes or rows.shape[0] != n_changes
+            or coefs.shape[0] != n_changes):
+        raise ValueError("src, local, rows and coefs must have the same length.")
+    if slots.shape[0] != m or slots.shape[1] != n_changes:
+        raise ValueError("slots must be (n_nodes, n_changes).")
+    if n_recv == 0 or n_changes == 0:
+        return
+    cdef bint single = own[receivers[0]].dtype == np.float32
+    cdef intp_t n_slots
+    own_ptr = np.zeros(n_recv, dtype=np.uintp)
+    cache_ptr = np.zeros(n_recv, dtype=np.uintp)
+    state_ptr = np.zeros(n_recv, dtype=np.uintp)
+    cdef intp_t[::1] n_rows = np.empty(n_recv, dtype=np.intp)
+    for a in range(n_recv):
+        u = receivers[a]
+        if not (0 <= u < m):
+            raise ValueError("receivers must be node indices.")
+        S = states[u]
+        n_u = S.shape[1]
+        if S.shape[0] <= <intp_t>0:
+            raise ValueError("states must have one row per (problem, node).")
+        n_rows[a] = n_u
+        if single:
+            own32 = own[u]
+            cache32 = caches[u]
+            n_own, n_slots = own32.shape[0], cache32.shape[0]
+            if own32.shape[1] != n_u or cache32.shape[1] != n_u:
+                raise ValueError("own, caches and states of a node must have n_u columns.")
+            if n_own and n_u:
+                own_ptr[a] = <size_t>&own32[0, 0]
+            if n_slots and n_u:
+                cache_ptr[a] = <size_t>&cache32[0, 0]
+        else:
+            own64 = own[u]
+            cache64 = caches[u]
+            n_own, n_slots = own64.shape[0], cache64.shape[0]
+            if own64.shape[1] != n_u or cache64.shape[1] != n_u:
+                raise ValueError("own, caches and states of a node must have n_u columns.")
+            if n_own and n_u:
+                own_ptr[a] = <size_t>&own64[0, 0]
+            if n_slots and n_u:
+                cache_ptr[a] = <size_t>&cache64[0, 0]
+        if n_u:
+            state_ptr[a] = <size_t>&S[0, 0]
+        for c in range(n_changes):
+            if not (0 <= rows[c] < S.shape[0]):
+                raise ValueError("row index out of range.")
+            if src[c] == u:
+                if not (0 <= local[c] < n_own):
+                    raise ValueError("local index out of range.")
+            elif slots[u, c] >= n_slots:
+                raise ValueError("slot index out of range.")
+    cdef size_t[::1] op = own_ptr, cp = cache_ptr, sp = state_ptr
+    with nogil:
+        if single:
+            _update_nodes(<float**>&op[0], <float**>&cp[0], <double**>&sp[0], &n_rows[0],
+                          n_recv, &receivers[0], &src[0], &local[0], &rows[0], &coefs[0],
+                          &slots[0, 0], n_changes)
+        else:
+            _update_nodes(<double**>&op[0], <double**>&cp[0], <double**>&sp[0], &n_rows[0],
+                          n_recv, &receivers[0], &src[0], &local[0], &rows[0], &coefs[0],
+                          &slots[0, 0], n_changes)
+
+
 def gap_terms(
     const double[::1] f,           # IN (n,) margins f_t(x_i)
     const double[::1] y,           # IN (n,)

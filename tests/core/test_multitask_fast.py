@@ -15,6 +15,7 @@ from skfed._core._multitask_fast import (
     local_solve_kernel,
     local_solve_linear,
     update_state,
+    update_states,
 )
 
 RAND_R_MAX = 0x7FFFFFFF
@@ -305,6 +306,59 @@ def test_update_state_matches_numpy(dtype):
     with pytest.raises(ValueError, match="out of range"):
         update_state(cache, np.array([7], dtype=np.intp), rows[:1], coefs[:1], S)
 
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_update_states_matches_numpy(dtype):
+    # Three nodes of 4, 5 and 3 samples, two problems: every change goes to
+    # its own node through the own block, to the others through their
+    # cached rows, and is skipped where the slot is -1.
+    rng = np.random.RandomState(7)
+    counts = [4, 5, 3]
+    m, P = 3, 2
+    own = [rng.normal(size=(n, n)).astype(dtype) for n in counts]
+    caches = [rng.normal(size=(6, n)).astype(dtype) for n in counts]
+    states = [rng.normal(size=(P * m, n)) for n in counts]
+    src = np.array([0, 1, 1, 2, 0, 2], dtype=np.intp)
+    local = np.array([3, 0, 4, 2, 1, 0], dtype=np.intp)
+    rows = (np.array([0, 1, 1, 0, 1, 0]) * m + src).astype(np.intp)
+    coefs = rng.normal(size=6)
+    slots = rng.randint(-1, 6, size=(m, 6)).astype(np.intp)
+    expected = [S.copy() for S in states]
+    again = [S.copy() for S in states]
+    for u in range(m):
+        for c in range(6):
+            if src[c] == u:
+                row = own[u][local[c]]
+            elif slots[u, c] >= 0:
+                row = caches[u][slots[u, c]]
+            else:
+                continue
+            expected[u][rows[c]] += coefs[c] * row.astype(np.float64)
+    untouched = states[1].copy()
+    update_states(own, caches, states, np.array([0, 2], dtype=np.intp), src, local, rows,
+                  coefs, slots)
+    np.testing.assert_array_equal(states[1], untouched)  # not a receiver of this call
+    update_states(own, caches, states, np.array([1], dtype=np.intp), src, local, rows,
+                  coefs, slots)
+    for u in range(m):
+        np.testing.assert_allclose(states[u], expected[u], rtol=1e-12)
+    # The same additions as one update_state call per node (bit-identical:
+    # each row of S gets its changes in the same order).
+    for u in range(m):
+        mine = src == u
+        update_state(own[u], local[mine], rows[mine], coefs[mine], again[u])
+        other = (~mine) & (slots[u] >= 0)
+        update_state(caches[u], slots[u, other], rows[other], coefs[other], again[u])
+        np.testing.assert_array_equal(again[u], states[u])
+    bad = slots.copy()
+    bad[0, 1] = 6
+    with pytest.raises(ValueError, match="slot index out of range"):
+        update_states(own, caches, states, np.array([0], dtype=np.intp), src, local, rows,
+                      coefs, bad)
+    with pytest.raises(ValueError, match="local index out of range"):
+        update_states(own, caches, states, np.array([2], dtype=np.intp), src,
+                      local + 1, rows, coefs, slots)
 
 @pytest.mark.parametrize("name", ["hinge", "squared_hinge", "logistic", "squared"])
 def test_gap_terms_match_numpy(name):
