@@ -128,7 +128,8 @@ from ._core._multitask_fast import (
     Logistic,
     Squared,
     SquaredHinge,
-    local_solve_kernel,
+    kernel_margins,
+    local_solve_kernel_nodes,
     local_solve_linear,
     local_solve_linear_nodes,
     node_gap_terms,
@@ -721,7 +722,7 @@ class _KernelState:
         self.g = g
         self.layout = layout
         self.totals = totals
-        self.states = [np.array([seed], dtype=np.uint32) for seed in seeds]
+        self.states = np.array(seeds, dtype=np.uint32)  # one xorshift state per node
         self.spec = spec
         self.bias = bias
         self.needed = needed  # needed[t, u]: node u needs node t's changes
@@ -750,6 +751,8 @@ class _KernelState:
             self.node_has[u, layout.node_slice(u)] = True
         self.pending = np.zeros((self.m, self.n), dtype=bool)
         self._arrays = None  # the last uplink's changes (see _changes)
+        self._version = 0  # counts the state updates (see margins)
+        self._margins = None
 
     def kernel(self, A, B, out):
         """``out = k(A, B) + bias^2`` (out is C-contiguous)."""
@@ -790,28 +793,39 @@ class _KernelState:
         return payloads
 
     # -- local work
-    def node_margins(self, t, sigma, lam):
-        S = self.S[t].reshape(self.n_problems, self.m, -1)
-        return np.einsum("u,kui->ki", sigma[t], S) / lam
+    def margins(self, sigma, lam):
+        """Every node's margins ``f_t = sigma_t S_t / lambda`` (one Cython call).
 
-    def _solve_node(self, t, sigma, lam, c, steps, theta, loss):
-        sl = self.layout.node_slice(t)
-        n_t = sl.stop - sl.start
-        p = self.node_margins(t, sigma, lam)
-        deltas = np.zeros((self.n_problems, n_t))
-        perm = np.empty(n_t, dtype=np.intp)
-        for k in range(self.n_problems):
-            local_solve_kernel(
-                self.blocks[t], self.Y[k, sl], self.sw[sl], self.g[k, sl], p[k],
-                deltas[k], c, loss, steps, theta, self.states[t], perm,
-            )
-        return deltas
+        The last result is kept until the states or ``Sigma`` change: the
+        round's local solves start from the margins the gap was computed on.
+        """
+        last = self._margins
+        if last is not None and last[0] is sigma and last[1] == lam and last[2] == self._version:
+            return last[3]
+        out = np.empty((self.n_problems, self.n))
+        kernel_margins(self.S, np.ascontiguousarray(sigma / lam), self.layout.offsets, out)
+        self._margins = (sigma, lam, self._version, out)
+        return out
 
     def solve(self, active, steps, c, sigma, lam, theta, loss, parallel, n_chunks=1):
-        # Shared-memory threads only (see _BaseMultiTask._parallel_context):
-        # the node solves update g and the RNG states in place.
-        items = [(t, sigma, lam, c[t], steps[t], theta, loss) for t in active]
-        return _run_parallel(parallel, self._solve_node, items)
+        """Every active node's local solve, from the margins (one Cython call,
+        or one per block of nodes on threads): updates ``g`` and the RNG
+        states in place, returns each active node's change of ``alpha``."""
+        active = np.asarray(active, dtype=np.intp)
+        local_view = self.margins(sigma, lam).copy()
+        deltas = np.zeros((self.n_problems, self.n))
+        c = np.asarray(c, dtype=np.float64)
+        steps = np.asarray(steps, dtype=np.intp)
+        args = (self.Y, self.sw, self.g, local_view, deltas)
+        tail = (self.layout.offsets, c, steps, theta, loss, self.states)
+        if parallel is None or active.size <= 1:
+            local_solve_kernel_nodes(self.blocks, *args, active, *tail)
+        else:
+            # Shared-memory threads only (see _BaseMultiTask._parallel_context).
+            _run_parallel(parallel, local_solve_kernel_nodes,
+                          [(self.blocks, *args, active[sl], *tail)
+                           for sl in _chunks(active.size, n_chunks)])
+        return [deltas[:, self.layout.node_slice(t)] for t in active]
 
     def uplink(self, active, results):
         entry = _INDEX + self.n_problems * _FLOAT
@@ -902,6 +916,7 @@ class _KernelState:
     def apply(self, active, results, parallel):
         if self._arrays is None or not self._arrays[0].size:
             return
+        self._version += 1
         src, rows, idx, coefs = self._arrays
         # New kernel rows each receiving node needs (decided here, in a fixed
         # order, so results never depend on n_jobs).
@@ -952,12 +967,6 @@ class _KernelState:
             [(u, src, rows, idx, coefs) for u in np.flatnonzero(over)],
         )
         self._arrays = None
-
-    def margins(self, sigma, lam):
-        out = np.empty((self.n_problems, self.n))
-        for t in range(self.m):
-            out[:, self.layout.node_slice(t)] = self.node_margins(t, sigma, lam)
-        return out
 
     def gram_rows(self):
         """``G[t, u] = sum_k sum_i alpha_kti S_t[k, u, i] / n_t`` (exact)."""

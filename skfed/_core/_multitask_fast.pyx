@@ -287,44 +287,180 @@ def local_solve_kernel(
     gap_start, gap_end : float
         Local duality gap (times ``W_t``) at the start and at the end.
     """
-    cdef intp_t n = K.shape[0], i, j, k, done = 0
-    cdef double q, g_new, da, coef, gap0, gap
-    cdef bint stop = False
+    cdef intp_t n = K.shape[0]
     if K.shape[1] != n:
         raise ValueError(f"K must be square, got shape ({K.shape[0]}, {K.shape[1]}).")
     _check_node_arrays(n, y, sw, g, p, delta, perm, state)
     if n == 0:
         return 0, 0.0, 0.0
+    cdef double[3] result
     with nogil:
-        gap0 = _gap_sum(loss, &p[0], &y[0], &sw[0], &g[0], n)
-        gap = gap0
-        for i in range(n):
-            perm[i] = i
-        while done < n_steps and not stop:
-            _shuffle(&perm[0], n, &state[0])
-            for k in range(n):
-                if done >= n_steps:
-                    break
-                i = perm[k]
-                done += 1
-                if sw[i] <= 0.0:
-                    continue
-                q = c * K[i, i] * sw[i]
-                g_new = loss.step(g[i], p[i], y[i], q)
-                if g_new != g[i]:
-                    da = sw[i] * (g_new - g[i])
-                    g[i] = g_new
-                    delta[i] += da
-                    coef = c * da
-                    for j in range(n):
-                        p[j] += coef * K[i, j]
-            if theta > 0.0 and done < n_steps:
-                gap = _gap_sum(loss, &p[0], &y[0], &sw[0], &g[0], n)
-                if gap <= theta * gap0:
-                    stop = True
-        if not stop:
-            gap = _gap_sum(loss, &p[0], &y[0], &sw[0], &g[0], n)
-    return done, gap0, gap
+        _kernel_round(&K[0, 0], &y[0], &sw[0], &g[0], &p[0], &delta[0], n, c, loss, n_steps,
+                      theta, &state[0], &perm[0], result)
+    return <intp_t>result[0], result[1], result[2]
+
+
+
+cdef void _kernel_round(
+    const floating* K, const double* y, const double* sw, double* g, double* p,
+    double* delta, intp_t n, double c, MultiTaskLoss loss, intp_t n_steps, double theta,
+    uint32_t* state, intp_t* perm, double* result,
+) noexcept nogil:
+    """One node's round of :func:`local_solve_kernel` (``n >= 1``; ``K`` is n x n);
+    ``result``: steps done, gap at the start and at the end."""
+    cdef intp_t i, j, k, done = 0
+    cdef double q, g_new, da, coef, gap0, gap
+    cdef bint stop = False
+    cdef const floating* row
+    gap0 = _gap_sum(loss, p, y, sw, g, n)
+    gap = gap0
+    for i in range(n):
+        perm[i] = i
+    while done < n_steps and not stop:
+        _shuffle(perm, n, state)
+        for k in range(n):
+            if done >= n_steps:
+                break
+            i = perm[k]
+            done += 1
+            if sw[i] <= 0.0:
+                continue
+            row = K + i * n
+            q = c * row[i] * sw[i]
+            g_new = loss.step(g[i], p[i], y[i], q)
+            if g_new != g[i]:
+                da = sw[i] * (g_new - g[i])
+                g[i] = g_new
+                delta[i] += da
+                coef = c * da
+                for j in range(n):
+                    p[j] += coef * row[j]
+        if theta > 0.0 and done < n_steps:
+            gap = _gap_sum(loss, p, y, sw, g, n)
+            if gap <= theta * gap0:
+                stop = True
+    if not stop:
+        gap = _gap_sum(loss, p, y, sw, g, n)
+    result[0] = <double>done
+    result[1] = gap0
+    result[2] = gap
+
+
+cdef void _kernel_nodes(
+    floating** blocks, const double* Y, const double* sw, double* G, double* P_,
+    double* delta, intp_t n, intp_t n_problems, const intp_t* active, intp_t n_active,
+    const intp_t* offsets, const double* c, const intp_t* steps, double theta,
+    MultiTaskLoss loss, uint32_t* states, intp_t* perm,
+) noexcept nogil:
+    cdef intp_t a, t, k, lo, n_t
+    cdef double[3] result
+    for a in range(n_active):
+        t = active[a]
+        lo = offsets[t]
+        n_t = offsets[t + 1] - lo
+        if n_t == 0:
+            continue
+        for k in range(n_problems):
+            _kernel_round(blocks[a], Y + k * n + lo, sw + lo, G + k * n + lo, P_ + k * n + lo,
+                          delta + k * n + lo, n_t, c[t], loss, steps[t], theta, &states[t],
+                          perm, result)
+
+
+def local_solve_kernel_nodes(
+    list blocks,                   # IN (n_nodes,) own kernel blocks (n_t, n_t), one dtype
+    const double[:, ::1] Y,        # IN (n_problems, n) targets, node by node
+    const double[::1] sw,          # IN (n,)
+    double[:, ::1] G,              # IN/OUT (n_problems, n) dual variables per unit weight
+    double[:, ::1] P,              # IN margins f; OUT the local views (active nodes' rows)
+    double[:, ::1] delta,          # OUT (n_problems, n) change of alpha; zero on entry
+    const intp_t[::1] active,      # IN (n_active,) node indices
+    const intp_t[::1] offsets,     # IN (n_nodes + 1,) node boundaries
+    const double[::1] c,           # IN (n_nodes,) rho sigma_tt / (lambda W_t)
+    const intp_t[::1] steps,       # IN (n_nodes,) coordinate steps of this round
+    double theta,                  # IN
+    MultiTaskLoss loss,            # IN
+    uint32_t[::1] states,          # IN/OUT (n_nodes,) the nodes' xorshift states
+):
+    """One round of :func:`local_solve_kernel` on every active node, in one call.
+
+    Node ``active[a]`` runs its binary problems one after the other on its
+    columns ``offsets[t]:offsets[t + 1]`` with its own block, drawing from
+    its own state, exactly as one :func:`local_solve_kernel` call per node
+    and problem would (bit-identical results).  No Python work per node.
+    """
+    cdef intp_t n = Y.shape[1], n_problems = Y.shape[0], m = offsets.shape[0] - 1
+    cdef intp_t n_active = active.shape[0], a, t, n_t, widest = 1
+    cdef float[:, ::1] b32
+    cdef double[:, ::1] b64
+    if (sw.shape[0] != n or G.shape[0] != n_problems or G.shape[1] != n
+            or P.shape[0] != n_problems or P.shape[1] != n
+            or delta.shape[0] != n_problems or delta.shape[1] != n):
+        raise ValueError("the per-sample arrays must all have n_samples entries per problem.")
+    if len(blocks) != m or c.shape[0] != m or steps.shape[0] != m or states.shape[0] != m:
+        raise ValueError("blocks, c, steps and states must have one entry per node.")
+    if m < 0 or offsets[0] != 0 or offsets[m] != n:
+        raise ValueError("offsets must run from 0 to n_samples.")
+    if n_active == 0 or n == 0:
+        return
+    cdef bint single = blocks[active[0]].dtype == np.float32
+    pointers = np.zeros(n_active, dtype=np.uintp)
+    for a in range(n_active):
+        t = active[a]
+        if not (0 <= t < m):
+            raise ValueError("active must hold node indices.")
+        n_t = offsets[t + 1] - offsets[t]
+        widest = max(widest, n_t)
+        if single:
+            b32 = blocks[t]
+            if b32.shape[0] != n_t or b32.shape[1] != n_t:
+                raise ValueError(f"the block of node {t} must be ({n_t}, {n_t}).")
+            if n_t:
+                pointers[a] = <size_t>&b32[0, 0]
+        else:
+            b64 = blocks[t]
+            if b64.shape[0] != n_t or b64.shape[1] != n_t:
+                raise ValueError(f"the block of node {t} must be ({n_t}, {n_t}).")
+            if n_t:
+                pointers[a] = <size_t>&b64[0, 0]
+    cdef size_t[::1] ptr = pointers
+    cdef intp_t[::1] perm = np.empty(widest, dtype=np.intp)
+    with nogil:
+        if single:
+            _kernel_nodes(<float**>&ptr[0], &Y[0, 0], &sw[0], &G[0, 0], &P[0, 0], &delta[0, 0],
+                          n, n_problems, &active[0], n_active, &offsets[0], &c[0], &steps[0],
+                          theta, loss, &states[0], &perm[0])
+        else:
+            _kernel_nodes(<double**>&ptr[0], &Y[0, 0], &sw[0], &G[0, 0], &P[0, 0],
+                          &delta[0, 0], n, n_problems, &active[0], n_active, &offsets[0],
+                          &c[0], &steps[0], theta, loss, &states[0], &perm[0])
+
+
+def kernel_margins(
+    list S,                        # IN (n_nodes,) S_t (n_problems * n_nodes, n_t)
+    const double[:, ::1] scaled,   # IN (n_nodes, n_nodes) Sigma / lambda
+    const intp_t[::1] offsets,     # IN (n_nodes + 1,)
+    double[:, ::1] out,            # OUT (n_problems, n) f[k, i] = sum_u scaled[t, u] S_t[k m + u, i]
+):
+    """Every sample's margin under its node's model in exact kernel mode (one call)."""
+    cdef intp_t m = offsets.shape[0] - 1, n_problems = out.shape[0], t, k, u, i, lo, n_t
+    cdef double s
+    cdef double[:, ::1] St
+    if scaled.shape[0] != m or scaled.shape[1] != m or len(S) != m or offsets[m] != out.shape[1]:
+        raise ValueError("S, scaled, offsets and out must describe the same nodes.")
+    for t in range(m):
+        St = S[t]
+        lo = offsets[t]
+        n_t = offsets[t + 1] - lo
+        if St.shape[0] != n_problems * m or St.shape[1] != n_t:
+            raise ValueError(f"S of node {t} must be (n_problems * n_nodes, {n_t}).")
+        with nogil:
+            for k in range(n_problems):
+                for i in range(n_t):
+                    out[k, lo + i] = 0.0
+                for u in range(m):
+                    s = scaled[t, u]
+                    for i in range(n_t):
+                        out[k, lo + i] += s * St[k * m + u, i]
 
 
 cdef void _linear_round(

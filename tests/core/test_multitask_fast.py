@@ -12,7 +12,9 @@ from skfed._core._multitask_fast import (
     Squared,
     SquaredHinge,
     gap_terms,
+    kernel_margins,
     local_solve_kernel,
+    local_solve_kernel_nodes,
     local_solve_linear,
     update_state,
     update_states,
@@ -269,6 +271,67 @@ def test_local_solve_linear_equals_kernel_solver_on_the_linear_kernel(name, dtyp
     np.testing.assert_allclose(delta_l, delta_k, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(dv, X.astype(np.float64).T @ delta_l, rtol=1e-9, atol=1e-12)
 
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name, cls", [("hinge", Hinge), ("logistic", Logistic)])
+def test_kernel_nodes_solver_equals_one_call_per_node(name, cls, dtype):
+    # Three nodes (5, 7 and 4 samples), two problems, node 1 idle this round:
+    # the batched solver is the per-node solver, bit for bit.
+    rng = np.random.RandomState(8)
+    counts = np.array([5, 7, 4])
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
+    n, m, P = counts.sum(), 3, 2
+    blocks = []
+    for n_t in counts:
+        A = rng.normal(size=(n_t, 3))
+        blocks.append(np.ascontiguousarray(np.exp(-((A[:, None] - A[None]) ** 2).sum(-1))
+                                           .astype(dtype)))
+    Y = np.where(rng.rand(P, n) > 0.5, 1.0, -1.0)
+    sw = rng.uniform(0.5, 2.0, n)
+    G = rng.uniform(0.05, 0.5, (P, n)) * Y  # feasible for both losses
+    F = rng.normal(size=(P, n))
+    c = np.array([0.3, 0.7, 1.1])
+    steps = np.array([11, 9, 6], dtype=np.intp)
+    states = np.array([5, 6, 7], dtype=np.uint32)
+    active = np.array([0, 2], dtype=np.intp)
+    G1, F1, D1, st1 = G.copy(), F.copy(), np.zeros((P, n)), states.copy()
+    local_solve_kernel_nodes(blocks, Y, sw, G1, F1, D1, active, offsets, c, steps, 0.0, cls(),
+                             st1)
+    G2, F2, D2, st2 = G.copy(), F.copy(), np.zeros((P, n)), states.copy()
+    for t in active:
+        sl = slice(offsets[t], offsets[t + 1])
+        perm = np.empty(counts[t], dtype=np.intp)
+        for k in range(P):
+            g, p, d = G2[k, sl].copy(), F2[k, sl].copy(), np.zeros(counts[t])
+            state = st2[t:t + 1].copy()
+            local_solve_kernel(blocks[t], Y[k, sl].copy(), sw[sl].copy(), g, p, d, c[t], cls(),
+                               steps[t], 0.0, state, perm)
+            G2[k, sl], F2[k, sl], D2[k, sl], st2[t] = g, p, d, state[0]
+    for a, b in ((G1, G2), (F1, F2), (D1, D2), (st1, st2)):
+        np.testing.assert_array_equal(a, b)
+    assert np.any(D1[:, offsets[0]:offsets[1]] != 0)
+    np.testing.assert_array_equal(D1[:, offsets[1]:offsets[2]], 0.0)  # node 1 idle
+    np.testing.assert_array_equal(G1[:, offsets[1]:offsets[2]], G[:, offsets[1]:offsets[2]])
+    with pytest.raises(ValueError, match="block of node 2"):
+        local_solve_kernel_nodes(blocks[:2] + [blocks[0]], Y, sw, G1, F1, D1, active, offsets,
+                                 c, steps, 0.0, cls(), st1)
+
+
+def test_kernel_margins_match_numpy():
+    rng = np.random.RandomState(9)
+    counts = np.array([3, 6, 2, 4])
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
+    m, P = 4, 3
+    S = [rng.normal(size=(P * m, n_t)) for n_t in counts]
+    scaled = rng.normal(size=(m, m))
+    out = np.empty((P, counts.sum()))
+    kernel_margins(S, scaled, offsets, out)
+    for t in range(m):
+        expected = np.einsum("u,kui->ki", scaled[t], S[t].reshape(P, m, -1))
+        np.testing.assert_allclose(out[:, offsets[t]:offsets[t + 1]], expected, rtol=1e-13)
+    with pytest.raises(ValueError, match="S of node 1"):
+        kernel_margins([S[0], np.ascontiguousarray(S[1][:, :2]), S[2], S[3]], scaled, offsets, out)
 
 def test_solvers_accept_read_only_inputs():
     X, K, y, sw, g0, p0 = _problem("hinge")
