@@ -598,25 +598,46 @@ cdef void _update_nodes(
     intp_t n_recv, const intp_t* receivers, const intp_t* src, const intp_t* local,
     const intp_t* rows, const double* coefs, const intp_t* slots, intp_t n_changes,
 ) noexcept nogil:
-    """The loop of :func:`update_states` (``slots`` is (n_nodes, n_changes))."""
-    cdef intp_t a, u, c, i, n_u
+    """The loop of :func:`update_states` (``slots`` is (n_nodes, n_changes)).
+
+    A run of consecutive changes to the same row of ``S_u`` is added in
+    blocks of columns: every block of the row is loaded and stored once per
+    run, and gets the changes in their order (the same sums as one change
+    at a time, bit for bit).
+    """
+    cdef intp_t a, u, c, c0, c1, i, i0, i1, n_u
     cdef double s
     cdef const floating* row
     cdef double* out
+    cdef double[256] acc
     for a in range(n_recv):
         u = receivers[a]
         n_u = n_rows[a]
-        for c in range(n_changes):
-            if src[c] == u:
-                row = own[a] + local[c] * n_u
-            elif slots[u * n_changes + c] >= 0:
-                row = caches[a] + slots[u * n_changes + c] * n_u
-            else:
-                continue
-            s = coefs[c]
-            out = states[a] + rows[c] * n_u
-            for i in range(n_u):
-                out[i] += s * row[i]
+        c0 = 0
+        while c0 < n_changes:
+            c1 = c0 + 1
+            while c1 < n_changes and rows[c1] == rows[c0]:
+                c1 += 1
+            out = states[a] + rows[c0] * n_u
+            i0 = 0
+            while i0 < n_u:
+                i1 = min(i0 + 256, n_u)
+                for i in range(i0, i1):
+                    acc[i - i0] = out[i]
+                for c in range(c0, c1):
+                    if src[c] == u:
+                        row = own[a] + local[c] * n_u
+                    elif slots[u * n_changes + c] >= 0:
+                        row = caches[a] + slots[u * n_changes + c] * n_u
+                    else:
+                        continue
+                    s = coefs[c]
+                    for i in range(i0, i1):
+                        acc[i - i0] += s * row[i]
+                for i in range(i0, i1):
+                    out[i] = acc[i - i0]
+                i0 = i1
+            c0 = c1
 
 
 def update_states(
