@@ -781,15 +781,17 @@ class _KernelState:
         entry = _INDEX + self.n_problems * _FLOAT
         # sent[a, j]: receiver active[a] gets sample j's pending change (all of
         # them on a flush, else those whose sigma with j's node is non-zero).
-        sent = self.pending[active]
-        if not flush:
-            sent &= (sigma[:, active] != 0)[self.node_of].T
-        has = self.node_has[active]
-        n_new = np.count_nonzero(sent & ~has, axis=1)
+        # (Every node active: slices, not copies.)
+        rows = slice(None) if len(active) == self.m else active
+        sent = self.pending[rows]
+        linked = sigma[:, active] != 0
+        if not (flush or linked.all()):
+            sent = sent & linked[self.node_of].T
+        new = sent & ~self.node_has[rows]
         payloads = (np.count_nonzero(sent, axis=1) * entry
-                    + n_new * self.d * self.dtype_bytes).astype(np.int64)
-        self.node_has[active] = has | sent
-        self.pending[active] &= ~sent
+                    + np.count_nonzero(new, axis=1) * self.d * self.dtype_bytes).astype(np.int64)
+        self.node_has[rows] |= new
+        self.pending[rows] &= ~sent
         return payloads
 
     # -- local work
