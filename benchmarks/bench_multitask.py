@@ -9,7 +9,10 @@ split, one BLAS thread, everything in one process:
    (the Global model), timed interleaved, ``--repeats`` times each; the
    ratio of the medians is reported (goal: <= 1.0, converged).
 2. **Bytes.** The federated fit's bytes against the raw training data
-   shipped once to a server (:func:`skfed.baselines.pooled_data_bytes`).
+   shipped once to a server (:func:`skfed.baselines.pooled_data_bytes`),
+   and the floor of any exact-mode protocol with a dense ``Sigma``: every
+   final support vector delivered to the ``m - 1`` other nodes
+   (``sv_floor_ratio``, in the data's dtype, against the raw upload).
 3. **Errors.** Mean per-node test error of the federated model, of Global
    (``SVC()`` on pooled data) and of Local (``SVC()`` per node,
    :class:`~skfed.baselines.LocalEstimator`).
@@ -84,6 +87,11 @@ def main(argv=None):
             learns_omega=mtl.omega == "learn", rounds=mtl.n_iter_,
             skfed_bytes=int(mtl.n_bytes_sent_), raw_bytes=int(raw),
             bytes_ratio=round(mtl.n_bytes_sent_ / raw, 3),
+            # What any exact-mode protocol must move at least once Sigma is
+            # dense: every final support vector to the m - 1 other nodes.
+            support_vectors=int(mtl.support_.size),
+            sv_floor_ratio=round(mtl.support_.size * Xtr.shape[1] * Xtr.dtype.itemsize
+                                 * (len(mtl.nodes_) - 1) / raw, 3),
             skfed_error=per_node_error(yte, mtl.predict(Xte, groups=gte), gte),
             global_error=per_node_error(yte, svc.predict(Xte), gte),
             local_error=per_node_error(yte, local.predict(Xte, groups=gte), gte),
