@@ -31,6 +31,16 @@ from cython cimport floating
 from scipy.linalg.cython_blas cimport daxpy, ddot
 
 from ._random cimport rand_int
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define SKFED_PREFETCH(p) __builtin_prefetch((const void*)(p))
+    #else
+    #define SKFED_PREFETCH(p) ((void)0)
+    #endif
+    """
+    void SKFED_PREFETCH(const void* p) noexcept nogil
 from ._typedefs cimport intp_t, uint32_t
 
 
@@ -608,6 +618,7 @@ cdef void _update_nodes(
     cdef intp_t a, u, c, c0, c1, i, i0, i1, n_u
     cdef double s
     cdef const floating* row
+    cdef const floating* nxt
     cdef double* out
     cdef double[256] acc
     for a in range(n_recv):
@@ -631,6 +642,11 @@ cdef void _update_nodes(
                         row = caches[a] + slots[u * n_changes + c] * n_u
                     else:
                         continue
+                    if c + 1 < c1 and src[c + 1] != u and slots[u * n_changes + c + 1] >= 0:
+                        # The next row's block: fetched while this one is added.
+                        nxt = caches[a] + slots[u * n_changes + c + 1] * n_u
+                        for i in range(i0, i1, 16):
+                            SKFED_PREFETCH(nxt + i)
                     s = coefs[c]
                     for i in range(i0, i1):
                         acc[i - i0] += s * row[i]
