@@ -128,7 +128,6 @@ from ._core._multitask_fast import (
     Logistic,
     Squared,
     SquaredHinge,
-    kernel_margins,
     local_solve_kernel_nodes,
     local_solve_linear,
     local_solve_linear_nodes,
@@ -796,16 +795,20 @@ class _KernelState:
 
     # -- local work
     def margins(self, sigma, lam):
-        """Every node's margins ``f_t = sigma_t S_t / lambda`` (one Cython call).
+        """Every node's margins ``f_t = sigma_t S_t / lambda``.
 
         The last result is kept until the states or ``Sigma`` change: the
         round's local solves start from the margins the gap was computed on.
+        (Computed node by node as a deployed node does, so the Flower engine
+        gets the same numbers bit for bit.)
         """
         last = self._margins
         if last is not None and last[0] is sigma and last[1] == lam and last[2] == self._version:
             return last[3]
         out = np.empty((self.n_problems, self.n))
-        kernel_margins(self.S, np.ascontiguousarray(sigma / lam), self.layout.offsets, out)
+        for t in range(self.m):
+            S = self.S[t].reshape(self.n_problems, self.m, -1)
+            out[:, self.layout.node_slice(t)] = np.einsum("u,kui->ki", sigma[t], S) / lam
         self._margins = (sigma, lam, self._version, out)
         return out
 

@@ -445,34 +445,6 @@ def local_solve_kernel_nodes(
                           &c[0], &steps[0], theta, loss, &states[0], &perm[0])
 
 
-def kernel_margins(
-    list S,                        # IN (n_nodes,) S_t (n_problems * n_nodes, n_t)
-    const double[:, ::1] scaled,   # IN (n_nodes, n_nodes) Sigma / lambda
-    const intp_t[::1] offsets,     # IN (n_nodes + 1,)
-    double[:, ::1] out,            # OUT (n_problems, n) f[k, i] = sum_u scaled[t, u] S_t[k m + u, i]
-):
-    """Every sample's margin under its node's model in exact kernel mode (one call)."""
-    cdef intp_t m = offsets.shape[0] - 1, n_problems = out.shape[0], t, k, u, i, lo, n_t
-    cdef double s
-    cdef double[:, ::1] St
-    if scaled.shape[0] != m or scaled.shape[1] != m or len(S) != m or offsets[m] != out.shape[1]:
-        raise ValueError("S, scaled, offsets and out must describe the same nodes.")
-    for t in range(m):
-        St = S[t]
-        lo = offsets[t]
-        n_t = offsets[t + 1] - lo
-        if St.shape[0] != n_problems * m or St.shape[1] != n_t:
-            raise ValueError(f"S of node {t} must be (n_problems * n_nodes, {n_t}).")
-        with nogil:
-            for k in range(n_problems):
-                for i in range(n_t):
-                    out[k, lo + i] = 0.0
-                for u in range(m):
-                    s = scaled[t, u]
-                    for i in range(n_t):
-                        out[k, lo + i] += s * St[k * m + u, i]
-
-
 cdef void _linear_round(
     const floating* X, const double* sq_norms, const double* y, const double* sw,
     double* g, const double* w, double* dv, double* delta, double* work, double* p,

@@ -12,7 +12,6 @@ from skfed._core._multitask_fast import (
     Squared,
     SquaredHinge,
     gap_terms,
-    kernel_margins,
     local_solve_kernel,
     local_solve_kernel_nodes,
     local_solve_linear,
@@ -317,21 +316,6 @@ def test_kernel_nodes_solver_equals_one_call_per_node(name, cls, dtype):
         local_solve_kernel_nodes(blocks[:2] + [blocks[0]], Y, sw, G1, F1, D1, active, offsets,
                                  c, steps, 0.0, cls(), st1)
 
-
-def test_kernel_margins_match_numpy():
-    rng = np.random.RandomState(9)
-    counts = np.array([3, 6, 2, 4])
-    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
-    m, P = 4, 3
-    S = [rng.normal(size=(P * m, n_t)) for n_t in counts]
-    scaled = rng.normal(size=(m, m))
-    out = np.empty((P, counts.sum()))
-    kernel_margins(S, scaled, offsets, out)
-    for t in range(m):
-        expected = np.einsum("u,kui->ki", scaled[t], S[t].reshape(P, m, -1))
-        np.testing.assert_allclose(out[:, offsets[t]:offsets[t + 1]], expected, rtol=1e-13)
-    with pytest.raises(ValueError, match="S of node 1"):
-        kernel_margins([S[0], np.ascontiguousarray(S[1][:, :2]), S[2], S[3]], scaled, offsets, out)
 
 def test_solvers_accept_read_only_inputs():
     X, K, y, sw, g0, p0 = _problem("hinge")
