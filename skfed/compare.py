@@ -405,7 +405,7 @@ _METHOD_TABLE = (
         default_datasets=("har-sitting",),
         bytes_note="mocha-rbf: exact kernel mode, support vectors and dual changes through "
         "the server; with a dense learned Omega every node must hold every other node's "
-        "final support vectors to predict, at least (m - 1) (n_SV / n) d / (d + 1) times "
+        "final support vectors to predict, at least about (m - 1) n_SV / n times "
         "the raw upload whatever the protocol (4.1 x on HAR sitting; 118 of its 138 MB are "
         "support vectors): the user guide's 'Score against bytes'",
     ),
