@@ -135,12 +135,13 @@ from ._core._multitask_fast import (
     Logistic,
     Squared,
     SquaredHinge,
-    local_solve_kernel,
+    local_solve_kernel_nodes,
     local_solve_linear,
     local_solve_linear_nodes,
     node_gap_terms,
     node_margins,
     update_state,
+    update_states,
 )
 from .kernels import kernel_params, pairwise_kernel, resolve_kernel
 from .network import resolve_network
@@ -844,7 +845,7 @@ class _KernelState:
         self.g = g
         self.layout = layout
         self.totals = totals
-        self.states = [np.array([seed], dtype=np.uint32) for seed in seeds]
+        self.states = np.array(seeds, dtype=np.uint32)  # one xorshift state per node
         self.spec = spec
         self.bias = bias
         self.needed = needed  # needed[t, u]: node u needs node t's changes
@@ -872,6 +873,9 @@ class _KernelState:
         for u in range(self.m):
             self.node_has[u, layout.node_slice(u)] = True
         self.pending = np.zeros((self.m, self.n), dtype=bool)
+        self._arrays = None  # the last uplink's changes (see _changes)
+        self._version = 0  # counts the state updates (see margins)
+        self._margins = None
 
     def kernel(self, A, B, out):
         """``out = k(A, B) + bias^2`` (out is C-contiguous)."""
@@ -900,67 +904,101 @@ class _KernelState:
         entry = _INDEX + self.n_problems * _FLOAT
         # sent[a, j]: receiver active[a] gets sample j's pending change (all of
         # them on a flush, else those whose sigma with j's node is non-zero).
-        sent = self.pending[active]
-        if not flush:
-            sent &= (sigma[:, active] != 0)[self.node_of].T
-        has = self.node_has[active]
-        n_new = np.count_nonzero(sent & ~has, axis=1)
+        # (Every node active: slices, not copies.)
+        rows = slice(None) if len(active) == self.m else active
+        sent = self.pending[rows]
+        linked = sigma[:, active] != 0
+        if not (flush or linked.all()):
+            sent = sent & linked[self.node_of].T
+        new = sent & ~self.node_has[rows]
         payloads = (np.count_nonzero(sent, axis=1) * entry
-                    + n_new * self.d * self.dtype_bytes).astype(np.int64)
-        self.node_has[active] = has | sent
-        self.pending[active] &= ~sent
+                    + np.count_nonzero(new, axis=1) * self.d * self.dtype_bytes).astype(np.int64)
+        self.node_has[rows] |= new
+        self.pending[rows] &= ~sent
         return payloads
 
     # -- local work
-    def node_margins(self, t, sigma, lam):
-        S = self.S[t].reshape(self.n_problems, self.m, -1)
-        return np.einsum("u,kui->ki", sigma[t], S) / lam
+    def margins(self, sigma, lam):
+        """Every node's margins ``f_t = sigma_t S_t / lambda``.
 
-    def _solve_node(self, t, sigma, lam, c, steps, theta, loss):
-        sl = self.layout.node_slice(t)
-        n_t = sl.stop - sl.start
-        p = self.node_margins(t, sigma, lam)
-        deltas = np.zeros((self.n_problems, n_t))
-        perm = np.empty(n_t, dtype=np.intp)
-        for k in range(self.n_problems):
-            local_solve_kernel(
-                self.blocks[t], self.Y[k, sl], self.sw[sl], self.g[k, sl], p[k],
-                deltas[k], c, loss, steps, theta, self.states[t], perm,
-            )
-        return deltas
+        The last result is kept until the states or ``Sigma`` change: the
+        round's local solves start from the margins the gap was computed on.
+        (Computed node by node as a deployed node does, so the Flower engine
+        gets the same numbers bit for bit.)
+        """
+        last = self._margins
+        if last is not None and last[0] is sigma and last[1] == lam and last[2] == self._version:
+            return last[3]
+        out = np.empty((self.n_problems, self.n))
+        for t in range(self.m):
+            S = self.S[t].reshape(self.n_problems, self.m, -1)
+            out[:, self.layout.node_slice(t)] = np.einsum("u,kui->ki", sigma[t], S) / lam
+        self._margins = (sigma, lam, self._version, out)
+        return out
 
     def solve(self, active, steps, c, sigma, lam, theta, loss, parallel, n_chunks=1):
-        # Shared-memory threads only (see _BaseMultiTask._parallel_context):
-        # the node solves update g and the RNG states in place.
-        items = [(t, sigma, lam, c[t], steps[t], theta, loss) for t in active]
-        return _run_parallel(parallel, self._solve_node, items)
+        """Every active node's local solve, from the margins (one Cython call,
+        or one per block of nodes on threads): updates ``g`` and the RNG
+        states in place, returns each active node's change of ``alpha``."""
+        active = np.asarray(active, dtype=np.intp)
+        local_view = self.margins(sigma, lam).copy()
+        deltas = np.zeros((self.n_problems, self.n))
+        c = np.asarray(c, dtype=np.float64)
+        steps = np.asarray(steps, dtype=np.intp)
+        args = (self.Y, self.sw, self.g, local_view, deltas)
+        tail = (self.layout.offsets, c, steps, theta, loss, self.states)
+        if parallel is None or active.size <= 1:
+            local_solve_kernel_nodes(self.blocks, *args, active, *tail)
+        else:
+            # Shared-memory threads only (see _BaseMultiTask._parallel_context).
+            _run_parallel(parallel, local_solve_kernel_nodes,
+                          [(self.blocks, *args, active[sl], *tail)
+                           for sl in _chunks(active.size, n_chunks)])
+        return [deltas[:, self.layout.node_slice(t)] for t in active]
 
     def uplink(self, active, results):
-        payloads = np.zeros(len(active), dtype=np.int64)
         entry = _INDEX + self.n_problems * _FLOAT
-        self._changes = []
-        changed = []
-        for a, (t, deltas) in enumerate(zip(active, results)):
-            local = np.flatnonzero(np.any(deltas != 0, axis=0))
-            if local.size == 0:
-                continue
-            idx = local + self.layout.offsets[t]
-            new = idx[~self.server_has[idx]]
-            payloads[a] = idx.size * entry + new.size * self.d * self.dtype_bytes
-            self.server_has[new] = True
-            changed.append(idx)
-            for k in range(self.n_problems):
-                nz = np.flatnonzero(deltas[k] != 0)
-                if nz.size:
-                    self._changes.append(
-                        (t, k, nz + self.layout.offsets[t], deltas[k, nz] / self.totals[t])
-                    )
-        if changed:
+        self._arrays = None
+        if len(active) == 0:
+            return np.zeros(0, dtype=np.int64)
+        # All active nodes at once: their samples (node order) and changes.
+        active = np.asarray(active, dtype=np.intp)
+        offsets = self.layout.offsets
+        counts = (offsets[active + 1] - offsets[active]).astype(np.intp)
+        pos = np.repeat(offsets[active] - np.cumsum(counts) + counts, counts)
+        pos += np.arange(pos.size)
+        D = np.concatenate([np.reshape(r, (self.n_problems, -1)) for r in results], axis=1)
+        which = np.repeat(np.arange(len(active)), counts)  # active index of each column
+        nz = D != 0
+        changed = np.any(nz, axis=0)
+        idx = pos[changed]
+        fresh = ~self.server_has[idx]
+        self.server_has[idx[fresh]] = True
+        payloads = (np.bincount(which[changed], minlength=len(active)) * entry
+                    + np.bincount(which[changed][fresh], minlength=len(active))
+                    * self.d * self.dtype_bytes).astype(np.int64)
+        if idx.size:
             # Every other node now has these changes pending (one scatter).
-            changed = np.concatenate(changed)
-            self.pending[:, changed] = True
-            self.pending[self.node_of[changed], changed] = False
+            self.pending[:, idx] = True
+            self.pending[self.node_of[idx], idx] = False
+        k, j = np.nonzero(nz)
+        src = self.node_of[pos[j]]
+        self._arrays = (src, k * self.m + src, pos[j], D[k, j] / self.totals[src])
         return payloads
+
+    @property
+    def _changes(self):
+        """The last uplink's changes as ``(t, k, indices, dalpha / W_t)``, node by node."""
+        if self._arrays is None:
+            return []
+        src, rows, idx, coefs = self._arrays
+        out = []
+        order = np.lexsort((idx, rows // self.m, src))
+        src, rows, idx, coefs = src[order], rows[order], idx[order], coefs[order]
+        cuts = np.flatnonzero(np.diff(rows)) + 1
+        for s_, r_, i_, c_ in zip(*(np.split(a, cuts) for a in (src, rows, idx, coefs))):
+            out.append((int(s_[0]), int(r_[0] // self.m), i_, c_))
+        return out
 
     # -- state update
     def _update_node(self, u, src, rows, idx, coefs):
@@ -1005,14 +1043,10 @@ class _KernelState:
         self.n_slots[u] = start + count
 
     def apply(self, active, results, parallel):
-        if not self._changes:
+        if self._arrays is None or not self._arrays[0].size:
             return
-        src = np.concatenate([np.full(c[2].size, c[0], dtype=np.intp) for c in self._changes])
-        rows = np.concatenate(
-            [np.full(c[2].size, c[1] * self.m + c[0], dtype=np.intp) for c in self._changes]
-        )
-        idx = np.concatenate([c[2] for c in self._changes])
-        coefs = np.concatenate([c[3] for c in self._changes])
+        self._version += 1
+        src, rows, idx, coefs = self._arrays
         # New kernel rows each receiving node needs (decided here, in a fixed
         # order, so results never depend on n_jobs).
         order = np.argsort(idx, kind="stable")
@@ -1023,10 +1057,11 @@ class _KernelState:
         cand, cand_src = cand[keep], cand_src[keep]
         # The rows are gathered once; a node that needs all of them (the
         # usual case) gets the gathered block itself.
-        masks = [
-            (cand_src != u) & self.needed[cand_src, u] & (self.slot[u, cand] < 0)
-            for u in range(self.m)
-        ]
+        nodes = np.arange(self.m)
+        masks = list(
+            (cand_src[None, :] != nodes[:, None]) & self.needed[cand_src].T
+            & (self.slot[:, cand] < 0)
+        )
         if self.capacity is not None:
             for u, mask in enumerate(masks):
                 # The first rows up to the bound are cached, the rest recomputed.
@@ -1042,17 +1077,25 @@ class _KernelState:
             block = gathered if inside.all() else np.ascontiguousarray(gathered[inside])
             jobs.append((u, cand[mask], block))
         _run_parallel(parallel, self._fill_cache, jobs)
+        # Every receiving node adds the changes it holds the vectors of (one
+        # Cython call, or one per block of nodes in parallel); a node with
+        # rows over its cache bound recomputes them (_update_node).
+        held = self.needed[src].T & (src[None, :] != nodes[:, None])
+        slots = np.where(held, self.slot[:, idx], -1)
+        over = np.any(held & (slots < 0), axis=1)
+        local = idx - self.layout.offsets[src]
+        fast = np.flatnonzero(~over).astype(np.intp)
+        blocks = [fast] if parallel is None else [fast[sl] for sl in _chunks(fast.size, self.m)]
+        _run_parallel(
+            parallel, update_states,
+            [(self.blocks, self.cache, self.S, b, src, local, rows, coefs, slots)
+             for b in blocks if b.size],
+        )
         _run_parallel(
             parallel, self._update_node,
-            [(u, src, rows, idx, coefs) for u in range(self.m)],
+            [(u, src, rows, idx, coefs) for u in np.flatnonzero(over)],
         )
-        self._changes = []
-
-    def margins(self, sigma, lam):
-        out = np.empty((self.n_problems, self.n))
-        for t in range(self.m):
-            out[:, self.layout.node_slice(t)] = self.node_margins(t, sigma, lam)
-        return out
+        self._arrays = None
 
     def gram_rows(self):
         """``G[t, u] = sum_k sum_i alpha_kti S_t[k, u, i] / n_t`` (exact)."""

@@ -31,6 +31,16 @@ from cython cimport floating
 from scipy.linalg.cython_blas cimport daxpy, ddot
 
 from ._random cimport rand_int
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define SKFED_PREFETCH(p) __builtin_prefetch((const void*)(p))
+    #else
+    #define SKFED_PREFETCH(p) ((void)0)
+    #endif
+    """
+    void SKFED_PREFETCH(const void* p) noexcept nogil
 from ._typedefs cimport intp_t, uint32_t
 
 
@@ -287,44 +297,152 @@ def local_solve_kernel(
     gap_start, gap_end : float
         Local duality gap (times ``W_t``) at the start and at the end.
     """
-    cdef intp_t n = K.shape[0], i, j, k, done = 0
-    cdef double q, g_new, da, coef, gap0, gap
-    cdef bint stop = False
+    cdef intp_t n = K.shape[0]
     if K.shape[1] != n:
         raise ValueError(f"K must be square, got shape ({K.shape[0]}, {K.shape[1]}).")
     _check_node_arrays(n, y, sw, g, p, delta, perm, state)
     if n == 0:
         return 0, 0.0, 0.0
+    cdef double[3] result
     with nogil:
-        gap0 = _gap_sum(loss, &p[0], &y[0], &sw[0], &g[0], n)
-        gap = gap0
-        for i in range(n):
-            perm[i] = i
-        while done < n_steps and not stop:
-            _shuffle(&perm[0], n, &state[0])
-            for k in range(n):
-                if done >= n_steps:
-                    break
-                i = perm[k]
-                done += 1
-                if sw[i] <= 0.0:
-                    continue
-                q = c * K[i, i] * sw[i]
-                g_new = loss.step(g[i], p[i], y[i], q)
-                if g_new != g[i]:
-                    da = sw[i] * (g_new - g[i])
-                    g[i] = g_new
-                    delta[i] += da
-                    coef = c * da
-                    for j in range(n):
-                        p[j] += coef * K[i, j]
-            if theta > 0.0 and done < n_steps:
-                gap = _gap_sum(loss, &p[0], &y[0], &sw[0], &g[0], n)
-                if gap <= theta * gap0:
-                    stop = True
-        if not stop:
-            gap = _gap_sum(loss, &p[0], &y[0], &sw[0], &g[0], n)
-    return done, gap0, gap
+        _kernel_round(&K[0, 0], &y[0], &sw[0], &g[0], &p[0], &delta[0], n, c, loss, n_steps,
+                      theta, &state[0], &perm[0], result)
+    return <intp_t>result[0], result[1], result[2]
+
+
+
+cdef void _kernel_round(
+    const floating* K, const double* y, const double* sw, double* g, double* p,
+    double* delta, intp_t n, double c, MultiTaskLoss loss, intp_t n_steps, double theta,
+    uint32_t* state, intp_t* perm, double* result,
+) noexcept nogil:
+    """One node's round of :func:`local_solve_kernel` (``n >= 1``; ``K`` is n x n);
+    ``result``: steps done, gap at the start and at the end."""
+    cdef intp_t i, j, k, done = 0
+    cdef double q, g_new, da, coef, gap0, gap
+    cdef bint stop = False
+    cdef const floating* row
+    gap0 = _gap_sum(loss, p, y, sw, g, n)
+    gap = gap0
+    for i in range(n):
+        perm[i] = i
+    while done < n_steps and not stop:
+        _shuffle(perm, n, state)
+        for k in range(n):
+            if done >= n_steps:
+                break
+            i = perm[k]
+            done += 1
+            if sw[i] <= 0.0:
+                continue
+            row = K + i * n
+            q = c * row[i] * sw[i]
+            g_new = loss.step(g[i], p[i], y[i], q)
+            if g_new != g[i]:
+                da = sw[i] * (g_new - g[i])
+                g[i] = g_new
+                delta[i] += da
+                coef = c * da
+                for j in range(n):
+                    p[j] += coef * row[j]
+        if theta > 0.0 and done < n_steps:
+            gap = _gap_sum(loss, p, y, sw, g, n)
+            if gap <= theta * gap0:
+                stop = True
+    if not stop:
+        gap = _gap_sum(loss, p, y, sw, g, n)
+    result[0] = <double>done
+    result[1] = gap0
+    result[2] = gap
+
+
+cdef void _kernel_nodes(
+    floating** blocks, const double* Y, const double* sw, double* G, double* P_,
+    double* delta, intp_t n, intp_t n_problems, const intp_t* active, intp_t n_active,
+    const intp_t* offsets, const double* c, const intp_t* steps, double theta,
+    MultiTaskLoss loss, uint32_t* states, intp_t* perm,
+) noexcept nogil:
+    cdef intp_t a, t, k, lo, n_t
+    cdef double[3] result
+    for a in range(n_active):
+        t = active[a]
+        lo = offsets[t]
+        n_t = offsets[t + 1] - lo
+        if n_t == 0:
+            continue
+        for k in range(n_problems):
+            _kernel_round(blocks[a], Y + k * n + lo, sw + lo, G + k * n + lo, P_ + k * n + lo,
+                          delta + k * n + lo, n_t, c[t], loss, steps[t], theta, &states[t],
+                          perm, result)
+
+
+def local_solve_kernel_nodes(
+    list blocks,                   # IN (n_nodes,) own kernel blocks (n_t, n_t), one dtype
+    const double[:, ::1] Y,        # IN (n_problems, n) targets, node by node
+    const double[::1] sw,          # IN (n,)
+    double[:, ::1] G,              # IN/OUT (n_problems, n) dual variables per unit weight
+    double[:, ::1] P,              # IN margins f; OUT the local views (active nodes' rows)
+    double[:, ::1] delta,          # OUT (n_problems, n) change of alpha; zero on entry
+    const intp_t[::1] active,      # IN (n_active,) node indices
+    const intp_t[::1] offsets,     # IN (n_nodes + 1,) node boundaries
+    const double[::1] c,           # IN (n_nodes,) rho sigma_tt / (lambda W_t)
+    const intp_t[::1] steps,       # IN (n_nodes,) coordinate steps of this round
+    double theta,                  # IN
+    MultiTaskLoss loss,            # IN
+    uint32_t[::1] states,          # IN/OUT (n_nodes,) the nodes' xorshift states
+):
+    """One round of :func:`local_solve_kernel` on every active node, in one call.
+
+    Node ``active[a]`` runs its binary problems one after the other on its
+    columns ``offsets[t]:offsets[t + 1]`` with its own block, drawing from
+    its own state, exactly as one :func:`local_solve_kernel` call per node
+    and problem would (bit-identical results).  No Python work per node.
+    """
+    cdef intp_t n = Y.shape[1], n_problems = Y.shape[0], m = offsets.shape[0] - 1
+    cdef intp_t n_active = active.shape[0], a, t, n_t, widest = 1
+    cdef float[:, ::1] b32
+    cdef double[:, ::1] b64
+    if (sw.shape[0] != n or G.shape[0] != n_problems or G.shape[1] != n
+            or P.shape[0] != n_problems or P.shape[1] != n
+            or delta.shape[0] != n_problems or delta.shape[1] != n):
+        raise ValueError("the per-sample arrays must all have n_samples entries per problem.")
+    if len(blocks) != m or c.shape[0] != m or steps.shape[0] != m or states.shape[0] != m:
+        raise ValueError("blocks, c, steps and states must have one entry per node.")
+    if m < 0 or offsets[0] != 0 or offsets[m] != n:
+        raise ValueError("offsets must run from 0 to n_samples.")
+    if n_active == 0 or n == 0:
+        return
+    cdef bint single = blocks[active[0]].dtype == np.float32
+    pointers = np.zeros(n_active, dtype=np.uintp)
+    for a in range(n_active):
+        t = active[a]
+        if not (0 <= t < m):
+            raise ValueError("active must hold node indices.")
+        n_t = offsets[t + 1] - offsets[t]
+        widest = max(widest, n_t)
+        if single:
+            b32 = blocks[t]
+            if b32.shape[0] != n_t or b32.shape[1] != n_t:
+                raise ValueError(f"the block of node {t} must be ({n_t}, {n_t}).")
+            if n_t:
+                pointers[a] = <size_t>&b32[0, 0]
+        else:
+            b64 = blocks[t]
+            if b64.shape[0] != n_t or b64.shape[1] != n_t:
+                raise ValueError(f"the block of node {t} must be ({n_t}, {n_t}).")
+            if n_t:
+                pointers[a] = <size_t>&b64[0, 0]
+    cdef size_t[::1] ptr = pointers
+    cdef intp_t[::1] perm = np.empty(widest, dtype=np.intp)
+    with nogil:
+        if single:
+            _kernel_nodes(<float**>&ptr[0], &Y[0, 0], &sw[0], &G[0, 0], &P[0, 0], &delta[0, 0],
+                          n, n_problems, &active[0], n_active, &offsets[0], &c[0], &steps[0],
+                          theta, loss, &states[0], &perm[0])
+        else:
+            _kernel_nodes(<double**>&ptr[0], &Y[0, 0], &sw[0], &G[0, 0], &P[0, 0],
+                          &delta[0, 0], n, n_problems, &active[0], n_active, &offsets[0],
+                          &c[0], &steps[0], theta, loss, &states[0], &perm[0])
 
 
 cdef void _linear_round(
@@ -454,6 +572,150 @@ def update_state(
             r = rows[c]
             for i in range(n_u):
                 S[r, i] += a * cache[s, i]
+
+
+
+cdef void _update_nodes(
+    floating** own, floating** caches, double** states, const intp_t* n_rows,
+    intp_t n_recv, const intp_t* receivers, const intp_t* src, const intp_t* local,
+    const intp_t* rows, const double* coefs, const intp_t* slots, intp_t n_changes,
+) noexcept nogil:
+    """The loop of :func:`update_states` (``slots`` is (n_nodes, n_changes)).
+
+    A run of consecutive changes to the same row of ``S_u`` is added in
+    blocks of columns: every block of the row is loaded and stored once per
+    run, and gets the changes in their order (the same sums as one change
+    at a time, bit for bit).
+    """
+    cdef intp_t a, u, c, c0, c1, i, i0, i1, n_u
+    cdef double s
+    cdef const floating* row
+    cdef const floating* nxt
+    cdef double* out
+    cdef double[256] acc
+    for a in range(n_recv):
+        u = receivers[a]
+        n_u = n_rows[a]
+        c0 = 0
+        while c0 < n_changes:
+            c1 = c0 + 1
+            while c1 < n_changes and rows[c1] == rows[c0]:
+                c1 += 1
+            out = states[a] + rows[c0] * n_u
+            i0 = 0
+            while i0 < n_u:
+                i1 = min(i0 + 256, n_u)
+                for i in range(i0, i1):
+                    acc[i - i0] = out[i]
+                for c in range(c0, c1):
+                    if src[c] == u:
+                        row = own[a] + local[c] * n_u
+                    elif slots[u * n_changes + c] >= 0:
+                        row = caches[a] + slots[u * n_changes + c] * n_u
+                    else:
+                        continue
+                    if c + 1 < c1 and src[c + 1] != u and slots[u * n_changes + c + 1] >= 0:
+                        # The next row's block: fetched while this one is added.
+                        nxt = caches[a] + slots[u * n_changes + c + 1] * n_u
+                        for i in range(i0, i1, 16):
+                            SKFED_PREFETCH(nxt + i)
+                    s = coefs[c]
+                    for i in range(i0, i1):
+                        acc[i - i0] += s * row[i]
+                for i in range(i0, i1):
+                    out[i] = acc[i - i0]
+                i0 = i1
+            c0 = c1
+
+
+def update_states(
+    list own,                      # IN (n_nodes,) own kernel blocks (n_u, n_u), X's dtype
+    list caches,                   # IN (n_nodes,) received kernel rows (n_slots_u, n_u), same dtype
+    list states,                   # IN/OUT (n_nodes,) S_u (n_problems * n_nodes, n_u) float64
+    const intp_t[::1] receivers,   # IN (n_recv,) the nodes this call updates
+    const intp_t[::1] src,         # IN (n_changes,) source node of each change
+    const intp_t[::1] local,       # IN (n_changes,) index of the changed sample in its node
+    const intp_t[::1] rows,        # IN (n_changes,) row of S: problem * n_nodes + source node
+    const double[::1] coefs,       # IN (n_changes,) dalpha / W_source
+    const intp_t[:, ::1] slots,    # IN (n_nodes, n_changes) cache row on node u; -1: skipped
+):
+    """:func:`update_state` of every receiving node and every change, in one call.
+
+    Node u adds change c to ``S_u[rows[c]]`` with the kernel row of its
+    own block when ``src[c] == u``, else with its cached row ``slots[u,
+    c]`` (skipped when -1: node u does not hold that support vector).  The
+    changes are applied in their order, so every row of ``S_u`` gets the
+    same additions in the same order as one :func:`update_state` call per
+    node (bit-identical).  No Python work per node or change.
+    """
+    cdef intp_t m = len(states), n_recv = receivers.shape[0], n_changes = src.shape[0]
+    cdef intp_t a, u, c, n_u, n_own
+    cdef float[:, ::1] own32, cache32
+    cdef double[:, ::1] own64, cache64, S
+    if len(own) != m or len(caches) != m:
+        raise ValueError("own, caches and states must have one entry per node.")
+    if (local.shape[0] != n_changes or rows.shape[0] != n_changes
+            or coefs.shape[0] != n_changes):
+        raise ValueError("src, local, rows and coefs must have the same length.")
+    if slots.shape[0] != m or slots.shape[1] != n_changes:
+        raise ValueError("slots must be (n_nodes, n_changes).")
+    if n_recv == 0 or n_changes == 0:
+        return
+    cdef bint single = own[receivers[0]].dtype == np.float32
+    cdef intp_t n_slots
+    own_ptr = np.zeros(n_recv, dtype=np.uintp)
+    cache_ptr = np.zeros(n_recv, dtype=np.uintp)
+    state_ptr = np.zeros(n_recv, dtype=np.uintp)
+    cdef intp_t[::1] n_rows = np.empty(n_recv, dtype=np.intp)
+    for a in range(n_recv):
+        u = receivers[a]
+        if not (0 <= u < m):
+            raise ValueError("receivers must be node indices.")
+        S = states[u]
+        n_u = S.shape[1]
+        if S.shape[0] <= <intp_t>0:
+            raise ValueError("states must have one row per (problem, node).")
+        n_rows[a] = n_u
+        if single:
+            own32 = own[u]
+            cache32 = caches[u]
+            n_own, n_slots = own32.shape[0], cache32.shape[0]
+            if own32.shape[1] != n_u or cache32.shape[1] != n_u:
+                raise ValueError("own, caches and states of a node must have n_u columns.")
+            if n_own and n_u:
+                own_ptr[a] = <size_t>&own32[0, 0]
+            if n_slots and n_u:
+                cache_ptr[a] = <size_t>&cache32[0, 0]
+        else:
+            own64 = own[u]
+            cache64 = caches[u]
+            n_own, n_slots = own64.shape[0], cache64.shape[0]
+            if own64.shape[1] != n_u or cache64.shape[1] != n_u:
+                raise ValueError("own, caches and states of a node must have n_u columns.")
+            if n_own and n_u:
+                own_ptr[a] = <size_t>&own64[0, 0]
+            if n_slots and n_u:
+                cache_ptr[a] = <size_t>&cache64[0, 0]
+        if n_u:
+            state_ptr[a] = <size_t>&S[0, 0]
+        for c in range(n_changes):
+            if not (0 <= rows[c] < S.shape[0]):
+                raise ValueError("row index out of range.")
+            if src[c] == u:
+                if not (0 <= local[c] < n_own):
+                    raise ValueError("local index out of range.")
+            elif slots[u, c] >= n_slots:
+                raise ValueError("slot index out of range.")
+    cdef size_t[::1] op = own_ptr, cp = cache_ptr, sp = state_ptr
+    with nogil:
+        if single:
+            _update_nodes(<float**>&op[0], <float**>&cp[0], <double**>&sp[0], &n_rows[0],
+                          n_recv, &receivers[0], &src[0], &local[0], &rows[0], &coefs[0],
+                          &slots[0, 0], n_changes)
+        else:
+            _update_nodes(<double**>&op[0], <double**>&cp[0], <double**>&sp[0], &n_rows[0],
+                          n_recv, &receivers[0], &src[0], &local[0], &rows[0], &coefs[0],
+                          &slots[0, 0], n_changes)
 
 
 def gap_terms(

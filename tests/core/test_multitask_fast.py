@@ -13,8 +13,10 @@ from skfed._core._multitask_fast import (
     SquaredHinge,
     gap_terms,
     local_solve_kernel,
+    local_solve_kernel_nodes,
     local_solve_linear,
     update_state,
+    update_states,
 )
 
 RAND_R_MAX = 0x7FFFFFFF
@@ -269,6 +271,52 @@ def test_local_solve_linear_equals_kernel_solver_on_the_linear_kernel(name, dtyp
     np.testing.assert_allclose(dv, X.astype(np.float64).T @ delta_l, rtol=1e-9, atol=1e-12)
 
 
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name, cls", [("hinge", Hinge), ("logistic", Logistic)])
+def test_kernel_nodes_solver_equals_one_call_per_node(name, cls, dtype):
+    # Three nodes (5, 7 and 4 samples), two problems, node 1 idle this round:
+    # the batched solver is the per-node solver, bit for bit.
+    rng = np.random.RandomState(8)
+    counts = np.array([5, 7, 4])
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
+    n, m, P = counts.sum(), 3, 2
+    blocks = []
+    for n_t in counts:
+        A = rng.normal(size=(n_t, 3))
+        blocks.append(np.ascontiguousarray(np.exp(-((A[:, None] - A[None]) ** 2).sum(-1))
+                                           .astype(dtype)))
+    Y = np.where(rng.rand(P, n) > 0.5, 1.0, -1.0)
+    sw = rng.uniform(0.5, 2.0, n)
+    G = rng.uniform(0.05, 0.5, (P, n)) * Y  # feasible for both losses
+    F = rng.normal(size=(P, n))
+    c = np.array([0.3, 0.7, 1.1])
+    steps = np.array([11, 9, 6], dtype=np.intp)
+    states = np.array([5, 6, 7], dtype=np.uint32)
+    active = np.array([0, 2], dtype=np.intp)
+    G1, F1, D1, st1 = G.copy(), F.copy(), np.zeros((P, n)), states.copy()
+    local_solve_kernel_nodes(blocks, Y, sw, G1, F1, D1, active, offsets, c, steps, 0.0, cls(),
+                             st1)
+    G2, F2, D2, st2 = G.copy(), F.copy(), np.zeros((P, n)), states.copy()
+    for t in active:
+        sl = slice(offsets[t], offsets[t + 1])
+        perm = np.empty(counts[t], dtype=np.intp)
+        for k in range(P):
+            g, p, d = G2[k, sl].copy(), F2[k, sl].copy(), np.zeros(counts[t])
+            state = st2[t:t + 1].copy()
+            local_solve_kernel(blocks[t], Y[k, sl].copy(), sw[sl].copy(), g, p, d, c[t], cls(),
+                               steps[t], 0.0, state, perm)
+            G2[k, sl], F2[k, sl], D2[k, sl], st2[t] = g, p, d, state[0]
+    for a, b in ((G1, G2), (F1, F2), (D1, D2), (st1, st2)):
+        np.testing.assert_array_equal(a, b)
+    assert np.any(D1[:, offsets[0]:offsets[1]] != 0)
+    np.testing.assert_array_equal(D1[:, offsets[1]:offsets[2]], 0.0)  # node 1 idle
+    np.testing.assert_array_equal(G1[:, offsets[1]:offsets[2]], G[:, offsets[1]:offsets[2]])
+    with pytest.raises(ValueError, match="block of node 2"):
+        local_solve_kernel_nodes(blocks[:2] + [blocks[0]], Y, sw, G1, F1, D1, active, offsets,
+                                 c, steps, 0.0, cls(), st1)
+
+
 def test_solvers_accept_read_only_inputs():
     X, K, y, sw, g0, p0 = _problem("hinge")
     for a in (K, y, sw):
@@ -305,6 +353,59 @@ def test_update_state_matches_numpy(dtype):
     with pytest.raises(ValueError, match="out of range"):
         update_state(cache, np.array([7], dtype=np.intp), rows[:1], coefs[:1], S)
 
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_update_states_matches_numpy(dtype):
+    # Three nodes of 4, 5 and 3 samples, two problems: every change goes to
+    # its own node through the own block, to the others through their
+    # cached rows, and is skipped where the slot is -1.
+    rng = np.random.RandomState(7)
+    counts = [4, 5, 3]
+    m, P = 3, 2
+    own = [rng.normal(size=(n, n)).astype(dtype) for n in counts]
+    caches = [rng.normal(size=(6, n)).astype(dtype) for n in counts]
+    states = [rng.normal(size=(P * m, n)) for n in counts]
+    src = np.array([0, 1, 1, 2, 0, 2], dtype=np.intp)
+    local = np.array([3, 0, 4, 2, 1, 0], dtype=np.intp)
+    rows = (np.array([0, 1, 1, 0, 1, 0]) * m + src).astype(np.intp)
+    coefs = rng.normal(size=6)
+    slots = rng.randint(-1, 6, size=(m, 6)).astype(np.intp)
+    expected = [S.copy() for S in states]
+    again = [S.copy() for S in states]
+    for u in range(m):
+        for c in range(6):
+            if src[c] == u:
+                row = own[u][local[c]]
+            elif slots[u, c] >= 0:
+                row = caches[u][slots[u, c]]
+            else:
+                continue
+            expected[u][rows[c]] += coefs[c] * row.astype(np.float64)
+    untouched = states[1].copy()
+    update_states(own, caches, states, np.array([0, 2], dtype=np.intp), src, local, rows,
+                  coefs, slots)
+    np.testing.assert_array_equal(states[1], untouched)  # not a receiver of this call
+    update_states(own, caches, states, np.array([1], dtype=np.intp), src, local, rows,
+                  coefs, slots)
+    for u in range(m):
+        np.testing.assert_allclose(states[u], expected[u], rtol=1e-12)
+    # The same additions as one update_state call per node (bit-identical:
+    # each row of S gets its changes in the same order).
+    for u in range(m):
+        mine = src == u
+        update_state(own[u], local[mine], rows[mine], coefs[mine], again[u])
+        other = (~mine) & (slots[u] >= 0)
+        update_state(caches[u], slots[u, other], rows[other], coefs[other], again[u])
+        np.testing.assert_array_equal(again[u], states[u])
+    bad = slots.copy()
+    bad[0, 1] = 6
+    with pytest.raises(ValueError, match="slot index out of range"):
+        update_states(own, caches, states, np.array([0], dtype=np.intp), src, local, rows,
+                      coefs, bad)
+    with pytest.raises(ValueError, match="local index out of range"):
+        update_states(own, caches, states, np.array([2], dtype=np.intp), src,
+                      local + 1, rows, coefs, slots)
 
 @pytest.mark.parametrize("name", ["hinge", "squared_hinge", "logistic", "squared"])
 def test_gap_terms_match_numpy(name):
