@@ -40,7 +40,7 @@ from scipy import sparse
 from sklearn.utils import check_random_state
 
 from .._core._boosting_fast import fw_async, fw_local, lin_async, lin_local
-from .._core._graph_fast import cap_node, graph_steps
+from .._core._graph_fast import cap_node, graph_steps, pair_scores
 from ..boosting import (
     _LOSSES,
     _BoostingState,
@@ -213,7 +213,33 @@ class _Run:
             state.public[nodes] = public
             state.losses[nodes] = losses
 
-    def graph_run(self, runner, n_steps, budget, spent):
+    def peer_scores(self, runner):
+        """Every link's peer score, each rank scoring on its own nodes' data.
+
+        The simulated fit computes a score when a graph step first needs it;
+        here each rank scores all its nodes' links at the start of the phase
+        (same arithmetic, :func:`~skfed._core._graph_fast.pair_scores`) and
+        the ranks share them (``"scores"`` in ``mpi_traffic_``), so every
+        step sees the same values.
+        """
+        state, block = self.state, self.block
+        self.share_models()
+        ci, cx = runner.cand_indptr, runner.cand_indices
+        costs = np.zeros(cx.shape[0])
+        H, Y, sw, offsets, confidence = state.score_data()
+        pair_scores(np.ascontiguousarray(state.graph_models()), H, Y, sw, offsets,
+                    confidence, ci, cx, np.ascontiguousarray(block.mine, dtype=np.intp), costs)
+        rows = np.concatenate([np.arange(ci[k], ci[k + 1]) for k in block.mine.tolist()]
+                              or [np.zeros(0, dtype=np.intp)])
+        for where, values in self.peer.allgather("scores", (rows, costs[rows])):
+            costs[where] = values
+        return costs, None
+
+    def score_exchange(self, runner, counter):
+        """``_BoostingState.score_exchange``, this rank counting its own nodes."""
+        return self.state.score_exchange(runner, counter, nodes=self.block.mine)
+
+    def graph_run(self, runner, n_steps, budget, spent, pair_cost=None):
         """``_GraphRunner.run`` with the waking node's rank doing each step."""
         state, peer, block = self.state, self.peer, self.block
         self.share_models()
@@ -251,7 +277,7 @@ class _Run:
             if o == peer.rank:
                 spent = self._graph_step(k, it, before, models, losses, wv, degree, ci, cx,
                                          mirror, n_nb, payloads, capped, runner, params,
-                                         spent)
+                                         spent, pair_cost)
             else:
                 while True:
                     tag, msg = peer.recv(o, what=f"graph step {it} of node {k}")
@@ -274,7 +300,7 @@ class _Run:
         return spent
 
     def _graph_step(self, k, it, before, models, losses, wv, degree, ci, cx, mirror, n_nb,
-                    payloads, capped, runner, params, spent):
+                    payloads, capped, runner, params, spent, pair_cost=None):
         peer, owner = self.peer, self.block.owner
         state_copy = runner.node_state[k: k + 1].copy()
         peers, where = sample_peers(ci, cx, k, runner.kappa, state_copy, 0)
@@ -299,6 +325,7 @@ class _Run:
             models, losses, wv, degree, ci, cx, mu, mu_graph, lam, delta, runner.kappa, 1,
             before, runner.node_state, _EMPTY_U8, payloads, self.counter, False, -1,
             int(spent), 0.0, _EMPTY_D, np.zeros(1, dtype=np.intp), trace_peers, _EMPTY_D, -1,
+            pair_cost,
         )
         if trace_peers[: len(peers)].tolist() != peers:
             raise RuntimeError(
@@ -314,7 +341,8 @@ class _Run:
             for a in involved:
                 _, spent, _, _ = cap_node(models, losses, wv, ci, cx, degree, n_nb, a,
                                           runner.max_neighbors, mu, mu_graph, lam, delta,
-                                          self.counter, int(spent), *self._cap_scratch)
+                                          self.counter, int(spent), *self._cap_scratch,
+                                          pair_cost)
         changed = rows[wv[rows] != old]
         pos = np.unique(np.concatenate([changed, mirror[changed]]))
         nodes = np.unique(np.concatenate([np.asarray(involved, dtype=np.intp), cx[changed]]))
@@ -657,6 +685,12 @@ class _RankState:
     def set_graph(self, W, linear_change=None):
         self._run.set_graph(W)
 
+    def peer_scores(self, runner):
+        return self._run.peer_scores(runner)
+
+    def score_exchange(self, runner, counter):
+        return self._run.score_exchange(runner, counter)
+
     def objective(self):
         # Needs every node's model: computed on rank 0 at the end (_finish).
         return np.nan
@@ -670,8 +704,8 @@ class _RankGraphRunner(_GraphRunner):
         self._run = run
 
     def run(self, models, losses, n_steps, *, model_dtype, budget=-1, spent=0,
-            end_rounds=False, record=False, trace=False):
-        spent = self._run.graph_run(self, n_steps, budget, spent)
+            end_rounds=False, record=False, trace=False, pair_cost=None, score_data=None):
+        spent = self._run.graph_run(self, n_steps, budget, spent, pair_cost)
         return n_steps, spent, np.zeros(0), None
 
 
