@@ -47,11 +47,20 @@ def _run(models, losses, W, *, mu, mu_graph, lam, delta, kappa, n_steps, seed=3,
             trace_peers[: n_done * kappa].reshape(n_done, kappa), trace_lip[:n_done])
 
 
-def ref_graph_step(W, models, losses, k, peers, *, mu, mu_graph, lam, delta):
-    """Projected block gradient step with backtracking, written from eq. 5."""
+def ref_graph_step(W, models, losses, k, peers, *, mu, mu_graph, lam, delta, S=None):
+    """Projected block gradient step with backtracking, written from eq. 5.
+
+    With peer scores ``S`` (symmetric, ``E + E^T``), on ``h(w) + sum_{k<l}
+    w_kl S_kl``: the scores are linear in w.
+    """
     kw = dict(mu=mu, mu_graph=mu_graph, lambda_graph=lam, delta=delta)
-    h0 = graph_objective(W, models, losses, **kw)
-    grad = graph_gradient(W, models, losses, **kw)[k, peers]
+    S = np.zeros_like(W) if S is None else S
+
+    def h(V):
+        return graph_objective(V, models, losses, **kw) + np.sum(np.triu(V * S, 1))
+
+    h0 = h(W)
+    grad = graph_gradient(W, models, losses, **kw)[k, peers] + S[k, peers]
     d = W.sum(axis=1)
     L = mu_graph * (2 * lam + len(peers) / (d[k] + delta) ** 2 + np.max(1 / (d[peers] + delta) ** 2))
     L_max = block_lipschitz_bound(len(peers), mu_graph=mu_graph, lambda_graph=lam, delta=delta)
@@ -61,7 +70,7 @@ def ref_graph_step(W, models, losses, k, peers, *, mu, mu_graph, lam, delta):
         new = W.copy()
         new[k, peers] = new[peers, k] = v
         step = v - W[k, peers]
-        h1 = graph_objective(new, models, losses, **kw)
+        h1 = h(new)
         if h1 <= h0 + grad @ step + 0.5 * L * step @ step + 1e-12 * abs(h0) or L >= L_max:
             return new, L, h1
         L = min(2 * L, L_max)
@@ -288,35 +297,6 @@ def test_pair_scores_match_numpy():
     assert np.all(out[~mine] == -7.0)  # other rows untouched
 
 
-def ref_scored_step(W, models, losses, S, k, peers, **kw):
-    """``ref_graph_step`` on h(w) + sum_{k<l} w_kl S_kl (S = E + E^T): shifted losses."""
-    # The score term is linear in w: it adds S[k, l] to the pair's coefficient.
-    # Emulate it with the losses of a two-node view: l_k + l_l + S_kl.
-    hkw = dict(mu=kw["mu"], mu_graph=kw["mu_graph"], lambda_graph=kw["lam"],
-               delta=kw["delta"])
-
-    def h(V):
-        return graph_objective(V, models, losses, **hkw) + np.sum(np.triu(V * S, 1))
-
-    h0 = h(W)
-    grad = graph_gradient(W, models, losses, **hkw)[k, peers] + S[k, peers]
-    d = W.sum(axis=1)
-    mu_graph, lam, delta = kw["mu_graph"], kw["lam"], kw["delta"]
-    L = mu_graph * (2 * lam + len(peers) / (d[k] + delta) ** 2
-                    + np.max(1 / (d[peers] + delta) ** 2))
-    L_max = block_lipschitz_bound(len(peers), mu_graph=mu_graph, lambda_graph=lam,
-                                  delta=delta)
-    L = min(L, L_max)
-    while True:
-        v = np.maximum(0.0, W[k, peers] - grad / L)
-        new = W.copy()
-        new[k, peers] = new[peers, k] = v
-        step = v - W[k, peers]
-        if h(new) <= h0 + grad @ step + 0.5 * L * step @ step + 1e-12 * abs(h0) or L >= L_max:
-            return new
-        L = min(2 * L, L_max)
-
-
 def ref_scored_cap(W, models, S, node, cap, mu):
     """Remark 2 with peer scores: keep the smallest (mu / 2) z + S (ties: larger index dropped)."""
     W = W.copy()
@@ -345,7 +325,7 @@ def test_peer_scored_steps_replay_in_numpy_lazily_or_given():
     )
     ref, n_dropped = np.zeros((K, K)), 0
     for k, p in zip(nodes, peers):
-        ref = ref_scored_step(ref, models, losses, S, k, p, **kw)
+        ref, _, _ = ref_graph_step(ref, models, losses, k, p, S=S, **kw)
         for node in [k, *p]:
             ref, dropped = ref_scored_cap(ref, models, S, node, cap, kw["mu"])
             n_dropped += dropped
