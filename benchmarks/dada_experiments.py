@@ -213,7 +213,7 @@ def tune_by_grid_search(estimator, grid, X, y, groups, seed, n_splits=3, refit="
     by all the validation fits (each fit's ``n_bytes_sent_``, recorded by a
     second scorer), the refit excluded.  ``refit="defaults"`` (the recipe's
     default) keeps the estimator's defaults unless a setting beats them by
-    more than one standard error (:func:`skfed.model_selection.refit_prefer_defaults`);
+    more than two standard errors (:func:`skfed.model_selection.refit_prefer_defaults`);
     ``refit="accuracy"`` takes the best mean validation accuracy.
     """
     import sklearn
@@ -337,8 +337,8 @@ def main(argv=None):
     parser.add_argument("--datasets", nargs="*", default=["computer", "school", "har"])
     parser.add_argument("--out", default=None)
     parser.add_argument("--refit", choices=["defaults", "accuracy"], default="defaults",
-                        help="tuned rows: keep the defaults unless beaten by one standard "
-                        "error (default), or take the best validation accuracy")
+                        help="tuned rows: keep the defaults unless beaten by two standard "
+                        "errors (default), or take the best validation accuracy")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore", SingleNodeWarning)
     warnings.simplefilter("ignore", FutureWarning)
