@@ -305,7 +305,7 @@ def test_max_neighbors_bounds_the_relearned_graph_and_keeps_the_objective_exact(
     assert capped.score(Xt, yt, groups=gt) >= free.score(Xt, yt, groups=gt) - 0.03
 
 
-@pytest.mark.parametrize("layout, seed, min_inside", [("paper", 0, 0.85), ("random", 1, 0.8)])
+@pytest.mark.parametrize("layout, seed, min_inside", [("paper", 0, 0.95), ("random", 1, 0.85)])
 def test_defaults_beat_local_and_global_boosting_on_moons(layout, seed, min_inside):
     """With no tuning at all, learned-graph Dada beats every Local / Global
     boosting baseline: scikit-learn's AdaBoost of stumps pooled and per node,
@@ -341,9 +341,10 @@ def test_defaults_beat_local_and_global_boosting_on_moons(layout, seed, min_insi
     W = dada.collaboration_graph_.toarray()
     same = clusters[:, None] == clusters[None, :]
     inside = W[same].sum() / W.sum()
-    # Paper layout: 94 % of the weight inside the clusters (random: 84 %; 72 %
-    # with the former max_neighbors=10), 174 / 170 non-zeros against 960 for
-    # the oracle graph.
+    # Paper layout: 100 % of the weight inside the clusters (random: 87 %;
+    # 94 % and 84 % without peer scoring, 72 % on the random layout with the
+    # former max_neighbors=10), 184 / 164 non-zeros against 960 for the
+    # oracle graph.
     assert inside > min_inside
     assert dada.collaboration_graph_.nnz < (oracle > 0).sum()
 
