@@ -897,9 +897,9 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         after each graph step the waking node and its peers set to zero their
         weights toward the neighbours with the most different models.  Bounds
         each node's memory and per-update messages, and keeps the re-learned
-        graph sparse as smoothing makes models alike (on the moons, 89 % of
-        the weight inside the true clusters with 5, 74 % with 10, 48 % with
-        no cap).  A count, not a fraction: it means the same at any number
+        graph sparse as smoothing makes models alike (on the moons without
+        peer scoring, 89 % of the weight inside the true clusters with 5,
+        74 % with 10, 48 % with no cap).  A count, not a fraction: it means the same at any number
         of nodes.  ``None``: no cap.
     peer_scoring : bool, default=True
         Nodes score each other's models on their own data when learning the
@@ -915,7 +915,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         (one float64).  The scores tell apart tasks whose models look alike
         coordinate by coordinate but predict differently: on the held-out
         moons seeds the weight inside the true clusters goes from 89 % to
-        94 % (paper layout) and from 76 % to 79 % (random layout).  Not
+        94 % (paper layout) and from 74 % to 84 % (random layout), at the
+        same accuracy (95.09 -> 95.24, 73.49 -> 73.60).  Not
         used with ``privacy`` (the scores depend on the data; the graph is
         then learned from the models alone).
     sparsify_graph : {"connected", None}, default="connected"
