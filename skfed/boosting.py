@@ -492,8 +492,8 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
     def _peer_scores(self, state, runner, simulation, initial):
         """``(pair_cost, score_data, bytes)`` of a graph phase; Nones without peer scoring.
 
-        With ``peer_scoring`` (not under ``privacy``: the scores depend on
-        the data), every node scores the models it receives on its own
+        With ``peer_scoring`` (not under a finite ``privacy`` budget: the
+        scores depend on the data, like the losses), every node scores the models it receives on its own
         samples (``pair_cost`` NaN: computed when a graph step needs them).
         Before a re-learning (``initial=False``) the nodes first refresh
         the scores of their current graph neighbours, whose models they
@@ -501,7 +501,8 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         A graph step's answer carries the peer's score (counted by the
         graph steps).
         """
-        if not getattr(self, "peer_scoring", False) or state.dp is not None:
+        private = state.dp is not None and math.isfinite(state.dp.epsilon)
+        if not getattr(self, "peer_scoring", False) or private:
             return None, None, 0
         spent = 0 if initial else state.score_exchange(runner, simulation.counter)
         costs, data = state.peer_scores(runner)
@@ -917,8 +918,9 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         moons seeds the weight inside the true clusters goes from 89 % to
         94 % (paper layout) and from 74 % to 84 % (random layout), at the
         same accuracy (95.09 -> 95.24, 73.49 -> 73.60).  Not
-        used with ``privacy`` (the scores depend on the data; the graph is
-        then learned from the models alone).
+        used under a finite ``privacy`` budget (the scores depend on the
+        data, like the losses: the graph is then learned from the models
+        alone).
     sparsify_graph : {"connected", None}, default="connected"
         Post-processing of every learned graph (the initial one and each
         update) before the models use it: ``"connected"`` keeps only the
