@@ -304,8 +304,8 @@ _RAW_NOTE = (
 # Dada and Perso-lin run with their defaults (chosen from evidence across
 # these four datasets, issue 18; benchmarks/dada_experiments.py defaults):
 # beta=3, mu=3, the learned graph re-learned every n_nodes iterations, capped
-# at 5 neighbours and sparsified to connected; Perso-lin alpha=1e-2, its
-# graph learned once.
+# at 5 neighbours, with peer scoring, and sparsified to connected; Perso-lin
+# alpha=1e-2, its graph learned once.
 
 
 def _dada(graph):

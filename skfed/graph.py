@@ -295,8 +295,14 @@ class _GraphRunner:
         )
 
     def run(self, models, losses, n_steps, *, model_dtype, budget=-1, spent=0,
-            end_rounds=False, record=False, trace=False):
-        """Run ``n_steps`` graph steps; return ``(n_done, spent, curve, trace)``."""
+            end_rounds=False, record=False, trace=False, pair_cost=None, score_data=None):
+        """Run ``n_steps`` graph steps; return ``(n_done, spent, curve, trace)``.
+
+        ``pair_cost`` (peer scoring, one value per candidate link in the
+        order of ``cand_indices``, NaN where to be computed) and
+        ``score_data`` (``(H, Y, sw, offsets, confidence)`` for the lazy
+        scores): see ``_graph_fast.graph_steps``.
+        """
         models = np.ascontiguousarray(models)
         if models.dtype not in (np.float32, np.float64):
             models = models.astype(np.float64)
@@ -314,7 +320,8 @@ class _GraphRunner:
             self.clock, self.node_state, offline,
             model_message_bytes(models, model_dtype), self.simulation.counter,
             bool(end_rounds), int(budget), int(spent), float(objective), curve,
-            trace_node, trace_peers, trace_lip, self.max_neighbors,
+            trace_node, trace_peers, trace_lip, self.max_neighbors, pair_cost,
+            *(score_data or ()),
         )
         # Degrees are updated incrementally; recompute them exactly.
         self.degree[:] = self._row_sums()

@@ -36,6 +36,14 @@
 # the neighbour.  The change of h of every drop is added exactly.  The cap
 # is a projection onto a non-convex set: a capped step may increase h.
 
+# Peer scoring (optional, ``pair_cost``): the linear coefficient of a pair
+# also holds ``e_kl + e_lk``, where ``e_kl = c_k (L_k(alpha_l) - L_k(alpha_k))``
+# is how much worse node k's data is fit by l's model than by its own (node k
+# computes it from the model it receives; the answer of a peer carries its
+# own score, one more float64).  The step and the cap then minimize
+# ``h(w) + sum_{k<l} w_kl (e_kl + e_lk)``; ``linear_change`` stays the
+# change of eq. 1 (without the scores).
+
 # Storage: the weights live on the sparsity pattern of the peer candidates
 # (the network topology, CSR with sorted rows): ``w[p]`` is the weight of
 # the pair (k, cand_indices[p]) for p in cand_indptr[k] .. cand_indptr[k+1].
@@ -43,7 +51,7 @@
 # Memory is linear in the topology's links and a step costs
 # O(kappa (n_model + log deg)), whatever the number of nodes.
 
-from libc.math cimport log
+from libc.math cimport exp, isnan, log, INFINITY
 
 import numpy as np
 
@@ -57,6 +65,8 @@ from ._typedefs cimport int64_t, intp_t, uint8_t, uint32_t
 # peer's loss and degree (two float64) to its model.
 cdef int64_t _WEIGHT_BYTES = payload_bytes(1, 0, 0, 0)
 cdef int64_t _LOSS_DEGREE_BYTES = payload_bytes(2, 0, 0, 0)
+# With peer scoring the answer also carries the peer's score of k's model.
+cdef int64_t _SCORE_BYTES = payload_bytes(1, 0, 0, 0)
 
 
 cdef intp_t _sample_peers(
@@ -106,6 +116,114 @@ cdef inline intp_t _position(const intp_t[::1] indptr, const intp_t[::1] indices
     return -1
 
 
+cdef double _node_loss(
+    const floating[:, ::1] models, const floating[:, ::1] H, const floating[:, ::1] Y,
+    const floating[::1] sw, intp_t start, intp_t end, intp_t l, intp_t p, intp_t* nz,
+) noexcept nogil:
+    """``log sum_i s_i exp(-y_pi h(x_i).m_l,p)`` over rows [start, end): Dada's loss of model l.
+
+    One pass (running maximum) over the non-zero weights of the model only
+    (``nz``: scratch of ``n_base`` indices); ``models[l]`` holds the ``P``
+    problems' weights one after the other, ``n_base = H.shape[1]`` each.
+    """
+    cdef intp_t n_base = H.shape[1], i, j, r, n_nz = 0, off = p * n_base
+    cdef double amax = -INFINITY, z = 0.0, a
+    for j in range(n_base):
+        if models[l, off + j] != 0:
+            nz[n_nz] = j
+            n_nz += 1
+    for i in range(start, end):
+        if sw[i] > 0:
+            a = 0.0
+            for r in range(n_nz):
+                j = nz[r]
+                a += H[i, j] * models[l, off + j]
+            a = -Y[p, i] * a
+            if a > amax:
+                z = z * exp(amax - a) + sw[i]
+                amax = a
+            else:
+                z += sw[i] * exp(a - amax)
+    if amax == -INFINITY:
+        return -INFINITY
+    return amax + log(z)
+
+
+cdef struct _Scorer:
+    # Peer scores: ``cost[p]`` (NaN: not computed yet) for the link at
+    # position p, computed from the data when ``lazy``; ``own[k]`` (NaN: not
+    # yet) caches node k's loss of its own model; ``nz`` is scratch.
+    double* cost
+    double* own
+    intp_t* nz
+    bint lazy
+
+
+cdef double _peer_score(
+    _Scorer* sc, const floating[:, ::1] models, const floating[:, ::1] H,
+    const floating[:, ::1] Y, const floating[::1] sw, const intp_t[::1] offsets,
+    const double[::1] confidence, intp_t k, intp_t l,
+) noexcept nogil:
+    """``e_kl = c_k sum_p (L_kp(m_l) - L_kp(m_k))``: node k's score of l's model."""
+    cdef double total = 0.0
+    cdef intp_t p
+    if isnan(sc.own[k]):
+        sc.own[k] = 0.0
+        for p in range(Y.shape[0]):
+            sc.own[k] += _node_loss(models, H, Y, sw, offsets[k], offsets[k + 1], k, p, sc.nz)
+    for p in range(Y.shape[0]):
+        total += _node_loss(models, H, Y, sw, offsets[k], offsets[k + 1], l, p, sc.nz)
+    return confidence[k] * (total - sc.own[k])
+
+
+cdef inline double _link_cost(
+    _Scorer* sc, const floating[:, ::1] models, const floating[:, ::1] H,
+    const floating[:, ::1] Y, const floating[::1] sw, const intp_t[::1] offsets,
+    const double[::1] confidence, const intp_t[::1] indptr, const intp_t[::1] indices,
+    intp_t p, intp_t k,
+) noexcept nogil:
+    """``e_kl + e_lk`` of the link at position p (from k to ``indices[p]``)."""
+    cdef intp_t l = indices[p]
+    cdef intp_t q = _position(indptr, indices, l, k)
+    if sc.lazy:
+        if isnan(sc.cost[p]):
+            sc.cost[p] = _peer_score(sc, models, H, Y, sw, offsets, confidence, k, l)
+        if isnan(sc.cost[q]):
+            sc.cost[q] = _peer_score(sc, models, H, Y, sw, offsets, confidence, l, k)
+    return sc.cost[p] + sc.cost[q]
+
+
+def pair_scores(
+    const floating[:, ::1] models,     # IN (n_nodes, P * n_base) the models nodes send
+    const floating[:, ::1] H,          # IN (n_samples, n_base) base predictions, node-sorted
+    const floating[:, ::1] Y,          # IN (P, n_samples) +-1
+    const floating[::1] sw,            # IN (n_samples,)
+    const intp_t[::1] offsets,         # IN (n_nodes + 1,)
+    const double[::1] confidence,      # IN (n_nodes,)
+    const intp_t[::1] indptr,          # IN links CSR (sorted rows)
+    const intp_t[::1] indices,         # IN
+    const intp_t[::1] nodes,           # IN rows to score
+    double[::1] out,                   # OUT (nnz,) e_kl at the links of the rows of nodes
+):
+    """Peer scores ``e_kl`` of every link of the given rows (as graph_steps computes them)."""
+    cdef intp_t r, k, p
+    own_arr = np.full(offsets.shape[0] - 1, np.nan)
+    nz_arr = np.zeros(max(1, H.shape[1]), dtype=np.intp)
+    cdef double[::1] own = own_arr
+    cdef intp_t[::1] nz = nz_arr
+    cdef _Scorer sc
+    sc.cost = NULL
+    sc.own = &own[0]
+    sc.nz = &nz[0]
+    sc.lazy = True
+    with nogil:
+        for r in range(nodes.shape[0]):
+            k = nodes[r]
+            for p in range(indptr[k], indptr[k + 1]):
+                out[p] = _peer_score(&sc, models, H, Y, sw, offsets, confidence, k,
+                                     indices[p])
+
+
 cdef double _block_value(
     const double* a, const double* v, const double* dl, double dk, intp_t n,
     double mu_g, double lam, double delta,
@@ -124,16 +242,19 @@ cdef intp_t _cap_neighbours(
     double[::1] degree, intp_t* n_neighbours, intp_t k, intp_t cap, double mu,
     double mu_graph, double lam, double delta, CommCounter counter, double* zbuf,
     intp_t* nbuf, double* objective, double* linear_change, int64_t* spent,
+    _Scorer* sc, const floating[:, ::1] H, const floating[:, ::1] Y, const floating[::1] sw,
+    const intp_t[::1] offsets, const double[::1] confidence,
 ) noexcept nogil:
     """Keep node k's ``cap`` closest neighbours (Remark 2); return the edges dropped.
 
     ``n_neighbours`` holds every node's number of non-zero weights; the row
     of k is only scanned when k is over the cap.  ``nbuf`` holds positions
-    in the candidate arrays.
+    in the candidate arrays.  Closest: smallest ``z_km``, or with peer
+    scores (``sc.cost`` not NULL) smallest ``(mu / 2) z_km + e_km + e_mk``.
     """
     cdef intp_t n_model = models.shape[1]
     cdef intp_t m, j, r, p, best, count = 0, n_dropped = 0
-    cdef double z, diff, w_km, a, dk_old, dm_old, dk_new, dm_new
+    cdef double z, diff, w_km, a, e, dk_old, dm_old, dk_new, dm_new
     if n_neighbours[k] <= cap:
         return 0
     for p in range(indptr[k], indptr[k + 1]):
@@ -143,6 +264,9 @@ cdef intp_t _cap_neighbours(
             for j in range(n_model):
                 diff = models[k, j] - models[m, j]
                 z += diff * diff
+            if sc.cost != NULL:
+                z = 0.5 * mu * z + _link_cost(sc, models, H, Y, sw, offsets, confidence,
+                                              indptr, indices, p, k)
             zbuf[count] = z
             nbuf[count] = p
             count += 1
@@ -154,9 +278,15 @@ cdef intp_t _cap_neighbours(
                 best = r
         p = nbuf[best]
         m = indices[p]
-        z = zbuf[best]
         w_km = wv[p]
-        a = losses[k] + losses[m] + 0.5 * mu * z
+        # zbuf holds z, or with scores the pair's coefficient without the
+        # losses; eq. 1's part of it excludes the scores.
+        e = 0.0
+        if sc.cost != NULL:
+            e = sc.cost[p] + sc.cost[_position(indptr, indices, m, k)]
+            a = losses[k] + losses[m] + zbuf[best]
+        else:
+            a = losses[k] + losses[m] + 0.5 * mu * zbuf[best]
         dk_old = degree[k]
         dm_old = degree[m]
         dk_new = dk_old - w_km
@@ -169,7 +299,7 @@ cdef intp_t _cap_neighbours(
             log(dk_new + delta) - log(dk_old + delta) + log(dm_new + delta)
             - log(dm_old + delta)
         )
-        linear_change[0] -= a * w_km
+        linear_change[0] -= (a - e) * w_km
         wv[p] = 0.0
         wv[_position(indptr, indices, m, k)] = 0.0
         n_neighbours[k] -= 1
@@ -212,6 +342,13 @@ def graph_steps(
     intp_t[::1] trace_peers,           # OUT (n_steps * kappa,) or (0,), -1 padded
     double[::1] trace_lipschitz,       # OUT (n_steps,) or (0,) accepted L
     intp_t max_neighbors=-1,           # Remark 2 cap on non-zero weights per node (-1: none)
+    double[::1] pair_cost=None,        # IN/OUT (nnz,) peer scores e_kl on the pattern
+                                       # (NaN: computed when needed), or None
+    const floating[:, ::1] score_H=None,   # IN data of the lazy scores (see pair_scores)
+    const floating[:, ::1] score_Y=None,
+    const floating[::1] score_sw=None,
+    const intp_t[::1] score_offsets=None,
+    const double[::1] score_confidence=None,
 ):
     """Asynchronous decentralized graph learning: ``n_steps`` graph steps.
 
@@ -220,6 +357,12 @@ def graph_steps(
     its loss and its degree (``model_payload[l] + 16``), and the new weight
     ``w_kl`` (8 bytes); each with the counter's header.  With
     ``max_neighbors >= 0``, one 8-byte message per edge dropped by the cap.
+    With ``pair_cost`` (peer scoring: ``pair_cost[p] = e_kl`` for the
+    position p of l in k's row), every pair's coefficient also holds
+    ``e_kl + e_lk`` and every answer carries the peer's score (8 more bytes).
+    A NaN entry is computed (and stored) when first needed, from the
+    ``score_*`` data (Dada's margins, as :func:`pair_scores`); without
+    them every entry must be given.
 
     Returns
     -------
@@ -250,6 +393,25 @@ def graph_steps(
     cdef double[::1] dl = buf[4]
     cdef double[::1] dl_new = buf[5]
     cdef bint capped = max_neighbors >= 0
+    cdef _Scorer sc
+    sc.cost = NULL
+    sc.lazy = False
+    own_arr = np.full(K, np.nan)
+    nz_arr = np.zeros(max(1, score_H.shape[1]) if score_H is not None else 1, dtype=np.intp)
+    cdef double[::1] own = own_arr
+    cdef intp_t[::1] nz = nz_arr
+    sc.own = &own[0] if K else NULL
+    sc.nz = &nz[0]
+    cdef int64_t answer_extra = 0
+    if pair_cost is not None:
+        if pair_cost.shape[0] != wv.shape[0]:
+            raise ValueError("pair_cost must have one value per candidate link.")
+        sc.lazy = score_H is not None
+        if not sc.lazy and np.isnan(np.asarray(pair_cost)).any():
+            raise ValueError("pair_cost has NaN entries and no score_* data to compute them.")
+        if pair_cost.shape[0]:
+            sc.cost = &pair_cost[0]
+        answer_extra = _SCORE_BYTES
     if K and capped:
         max_row = max(1, int(np.diff(np.asarray(cand_indptr)).max()))
     cap_z = np.zeros(max_row, dtype=np.float64)
@@ -300,6 +462,10 @@ def graph_steps(
                 w[r] = wv[where[r]]
                 dl[r] = degree[l]
                 a[r] = losses[k] + losses[l] + 0.5 * mu * z
+                if sc.cost != NULL:
+                    a[r] += _link_cost(&sc, models, score_H, score_Y, score_sw,
+                                       score_offsets, score_confidence, cand_indptr,
+                                       cand_indices, where[r], k)
                 g[r] = a[r] + mu_graph * (2.0 * lam * w[r] - 1.0 / (dk + delta)
                                           - 1.0 / (dl[r] + delta))
                 inv = 1.0 / ((dl[r] + delta) * (dl[r] + delta))
@@ -342,27 +508,34 @@ def graph_steps(
                     q = 1 if v[r] > 0.0 else -1
                     n_neighbours[k] += q
                     n_neighbours[l] += q
-                linear_change += a[r] * (v[r] - w[r])
+                if sc.cost != NULL:
+                    linear_change += (a[r] - sc.cost[where[r]] - sc.cost[
+                        _position(cand_indptr, cand_indices, l, k)]) * (v[r] - w[r])
+                else:
+                    linear_change += a[r] * (v[r] - w[r])
                 wv[where[r]] = v[r]
                 wv[_position(cand_indptr, cand_indices, l, k)] = v[r]
                 degree[l] = dl_new[r]
                 counter.send(k, l, model_payload[k])
-                counter.send(l, k, model_payload[l] + _LOSS_DEGREE_BYTES)
+                counter.send(l, k, model_payload[l] + _LOSS_DEGREE_BYTES + answer_extra)
                 counter.send(k, l, _WEIGHT_BYTES)
                 spent += (3 * header + model_payload[k] + model_payload[l]
-                          + _LOSS_DEGREE_BYTES + _WEIGHT_BYTES)
+                          + _LOSS_DEGREE_BYTES + answer_extra + _WEIGHT_BYTES)
             degree[k] = dk_new
             objective += phi_new - phi_old
             if capped:
                 _cap_neighbours(models, losses, wv, cand_indptr, cand_indices, degree,
                                 &n_neighbours[0], k,
                                 max_neighbors, mu, mu_graph, lam, delta, counter, &zbuf[0],
-                                &nbuf[0], &objective, &linear_change, &spent)
+                                &nbuf[0], &objective, &linear_change, &spent, &sc, score_H,
+                                score_Y, score_sw, score_offsets, score_confidence)
                 for r in range(n_peers):
                     _cap_neighbours(models, losses, wv, cand_indptr, cand_indices, degree,
                                     &n_neighbours[0], peers[r],
                                     max_neighbors, mu, mu_graph, lam, delta, counter,
-                                    &zbuf[0], &nbuf[0], &objective, &linear_change, &spent)
+                                    &zbuf[0], &nbuf[0], &objective, &linear_change, &spent,
+                                    &sc, score_H, score_Y, score_sw, score_offsets,
+                                    score_confidence)
             if has_lip:
                 trace_lipschitz[it] = lip
             if has_obj:
@@ -390,6 +563,7 @@ def cap_node(
     int64_t spent,
     double[::1] zbuf,                  # scratch (longest candidate row,)
     intp_t[::1] nbuf,                  # scratch (longest candidate row,)
+    double[::1] pair_cost=None,        # IN (nnz,) peer scores, every entry given
 ):
     """Remark 2's cap on node k alone, as one step of :func:`graph_steps` applies it.
 
@@ -404,9 +578,23 @@ def cap_node(
     """
     cdef intp_t n_dropped
     cdef double objective = 0.0, linear_change = 0.0
+    cdef _Scorer sc
+    sc.cost = NULL
+    sc.lazy = False
+    empty = np.zeros((1, 0), dtype=np.asarray(models).dtype)
+    cdef const floating[:, ::1] no_H = empty
+    cdef const floating[::1] no_sw = empty[0]
+    cdef const intp_t[::1] no_offsets = np.zeros(0, dtype=np.intp)
+    cdef const double[::1] no_confidence = np.zeros(0)
+    if pair_cost is not None:
+        if np.isnan(np.asarray(pair_cost)).any():
+            raise ValueError("cap_node needs every entry of pair_cost.")
+        if pair_cost.shape[0]:
+            sc.cost = &pair_cost[0]
     with nogil:
         n_dropped = _cap_neighbours(models, losses, wv, cand_indptr, cand_indices, degree,
                                     &n_neighbours[0], k, max_neighbors, mu, mu_graph, lam,
                                     delta, counter, &zbuf[0], &nbuf[0], &objective,
-                                    &linear_change, &spent)
+                                    &linear_change, &spent, &sc, no_H, no_H, no_sw,
+                                    no_offsets, no_confidence)
     return n_dropped, spent, objective, linear_change

@@ -52,7 +52,7 @@ from sklearn.utils.validation import check_array
 from .._base import check_network_faults, node_seeds
 from .._core._boosting_fast import fw_async, fw_local, lin_async, lin_local
 from .._core._comm import CommCounter
-from .._core._graph_fast import cap_node, graph_steps
+from .._core._graph_fast import cap_node, graph_steps, pair_scores
 from ..boosting import (
     _LOSSES,
     _BoostingState,
@@ -317,7 +317,37 @@ class _Run:
             state.public[nodes] = public
             state.losses[nodes] = losses
 
-    def graph_run(self, runner, n_steps, budget, spent, end_rounds=False, record=False):
+    def peer_scores(self, runner):
+        """Every link's peer score, each rank scoring on its own nodes' data.
+
+        The simulated fit computes a score when a graph step first needs it;
+        here each rank scores all its nodes' links at the start of the phase
+        (same arithmetic, :func:`~skfed._core._graph_fast.pair_scores`) and
+        the ranks share them (``"scores"`` in ``mpi_traffic_``), so every
+        step sees the same values.
+        """
+        state, block = self.state, self.block
+        self.share_models()
+        ci, cx = runner.cand_indptr, runner.cand_indices
+        costs = np.zeros(cx.shape[0])
+        H, Y, sw, offsets, confidence = state.score_data()
+        pair_scores(np.ascontiguousarray(state.graph_models()), H, Y, sw, offsets,
+                    confidence, ci, cx, np.ascontiguousarray(block.mine, dtype=np.intp), costs)
+        rows = np.concatenate([np.arange(ci[k], ci[k + 1]) for k in block.mine.tolist()]
+                              or [np.zeros(0, dtype=np.intp)])
+        # Point to point with bounded waits, as every exchange after the setup;
+        # a lost rank's links keep the scores the survivors computed (none: 0).
+        for where, values in self.peer.exchange("scores", (rows, costs[rows]),
+                                                "the peer scores").values():
+            costs[where] = values
+        return costs, None
+
+    def score_exchange(self, runner, counter):
+        """``_BoostingState.score_exchange``, this rank counting its own nodes."""
+        return self.state.score_exchange(runner, counter, nodes=self.block.mine)
+
+    def graph_run(self, runner, n_steps, budget, spent, end_rounds=False, record=False,
+                  pair_cost=None):
         """``_GraphRunner.run`` with the waking node's rank doing each step.
 
         Returns ``(n_done, spent, curve)``: ``curve`` is ``h(w)`` after
@@ -370,7 +400,8 @@ class _Run:
             if o == peer.rank:
                 spent, objective = self._graph_step(
                     k, it, before, models, losses, wv, degree, ci, cx, mirror, n_nb,
-                    payloads, capped, runner, params, spent, end_rounds, objective)
+                    payloads, capped, runner, params, spent, end_rounds, objective,
+                    pair_cost)
                 if record:
                     curve[it] = objective
                 continue
@@ -411,7 +442,8 @@ class _Run:
         return n_done, spent, curve[:n_done]
 
     def _graph_step(self, k, it, before, models, losses, wv, degree, ci, cx, mirror, n_nb,
-                    payloads, capped, runner, params, spent, end_rounds, objective):
+                    payloads, capped, runner, params, spent, end_rounds, objective,
+                    pair_cost=None):
         """Node k's graph step on its rank; returns ``(spent, objective)``."""
         peer, owner = self.peer, self.block.owner
         state_copy = runner.node_state[k: k + 1].copy()
@@ -450,7 +482,7 @@ class _Run:
                 models, losses, wv, degree, ci, cx, mu, mu_graph, lam, delta, runner.kappa,
                 1, before, runner.node_state, _EMPTY_U8, payloads, counter, False, -1,
                 start, objective, _EMPTY_D, np.zeros(1, dtype=np.intp), trace_peers,
-                _EMPTY_D, -1,
+                _EMPTY_D, -1, pair_cost,
             )
             if capped:
                 for w_pos in where:
@@ -461,7 +493,8 @@ class _Run:
                 for a in involved:
                     _, used, change, _ = cap_node(
                         models, losses, wv, ci, cx, degree, n_nb, a, runner.max_neighbors,
-                        mu, mu_graph, lam, delta, counter, int(used), *self._cap_scratch)
+                        mu, mu_graph, lam, delta, counter, int(used), *self._cap_scratch,
+                        pair_cost)
                     value += change
             if end_rounds:
                 counter.next_round()
@@ -970,6 +1003,12 @@ class _RankState:
     def set_graph(self, W, linear_change=None):
         self._run.set_graph(W)
 
+    def peer_scores(self, runner):
+        return self._run.peer_scores(runner)
+
+    def score_exchange(self, runner, counter):
+        return self._run.score_exchange(runner, counter)
+
     def objective(self):
         # Needs every node's model: computed on rank 0 at the end (_finish).
         return np.nan
@@ -983,9 +1022,10 @@ class _RankGraphRunner(_GraphRunner):
         self._run = run
 
     def run(self, models, losses, n_steps, *, model_dtype, budget=-1, spent=0,
-            end_rounds=False, record=False, trace=False):
+            end_rounds=False, record=False, trace=False, pair_cost=None, score_data=None):
         n_done, spent, curve = self._run.graph_run(self, n_steps, budget, spent,
-                                                   end_rounds=end_rounds, record=record)
+                                                   end_rounds=end_rounds, record=record,
+                                                   pair_cost=pair_cost)
         return n_done, spent, curve, None
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from skfed._core._comm import CommCounter
-from skfed._core._graph_fast import graph_steps
+from skfed._core._graph_fast import graph_steps, pair_scores
 from skfed.graph import block_lipschitz_bound, graph_gradient, graph_objective
 
 HEADER = 16
@@ -18,7 +18,7 @@ def _complete(K):
 
 def _run(models, losses, W, *, mu, mu_graph, lam, delta, kappa, n_steps, seed=3,
          cand=None, payload=None, budget=-1, offline=None, end_rounds=True,
-         max_neighbors=-1):
+         max_neighbors=-1, pair_cost=None, score=None):
     """Run graph_steps from the dense W; return the weights as a dense matrix."""
     K = W.shape[0]
     indptr, indices = _complete(K) if cand is None else cand
@@ -38,7 +38,7 @@ def _run(models, losses, W, *, mu, mu_graph, lam, delta, kappa, n_steps, seed=3,
         n_steps, np.array([seed], np.uint32), np.arange(1, K + 1, dtype=np.uint32),
         np.zeros(0, np.uint8) if offline is None else offline.astype(np.uint8), payload,
         counter, end_rounds, budget, 0, objective, curve, trace_node, trace_peers, trace_lip,
-        max_neighbors,
+        max_neighbors, pair_cost, *(score or ()),
     )
     W = np.zeros((K, K))
     W[rows, indices] = weights
@@ -47,11 +47,20 @@ def _run(models, losses, W, *, mu, mu_graph, lam, delta, kappa, n_steps, seed=3,
             trace_peers[: n_done * kappa].reshape(n_done, kappa), trace_lip[:n_done])
 
 
-def ref_graph_step(W, models, losses, k, peers, *, mu, mu_graph, lam, delta):
-    """Projected block gradient step with backtracking, written from eq. 5."""
+def ref_graph_step(W, models, losses, k, peers, *, mu, mu_graph, lam, delta, S=None):
+    """Projected block gradient step with backtracking, written from eq. 5.
+
+    With peer scores ``S`` (symmetric, ``E + E^T``), on ``h(w) + sum_{k<l}
+    w_kl S_kl``: the scores are linear in w.
+    """
     kw = dict(mu=mu, mu_graph=mu_graph, lambda_graph=lam, delta=delta)
-    h0 = graph_objective(W, models, losses, **kw)
-    grad = graph_gradient(W, models, losses, **kw)[k, peers]
+    S = np.zeros_like(W) if S is None else S
+
+    def h(V):
+        return graph_objective(V, models, losses, **kw) + np.sum(np.triu(V * S, 1))
+
+    h0 = h(W)
+    grad = graph_gradient(W, models, losses, **kw)[k, peers] + S[k, peers]
     d = W.sum(axis=1)
     L = mu_graph * (2 * lam + len(peers) / (d[k] + delta) ** 2 + np.max(1 / (d[peers] + delta) ** 2))
     L_max = block_lipschitz_bound(len(peers), mu_graph=mu_graph, lambda_graph=lam, delta=delta)
@@ -61,7 +70,7 @@ def ref_graph_step(W, models, losses, k, peers, *, mu, mu_graph, lam, delta):
         new = W.copy()
         new[k, peers] = new[peers, k] = v
         step = v - W[k, peers]
-        h1 = graph_objective(new, models, losses, **kw)
+        h1 = h(new)
         if h1 <= h0 + grad @ step + 0.5 * L * step @ step + 1e-12 * abs(h0) or L >= L_max:
             return new, L, h1
         L = min(2 * L, L_max)
@@ -239,3 +248,117 @@ def test_float32_models_agree_with_float64():
     W64 = _run(models, losses, np.zeros((K, K)), **args)[1]
     W32 = _run(models.astype(np.float32), losses, np.zeros((K, K)), **args)[1]
     np.testing.assert_allclose(W32, W64, rtol=1e-4, atol=1e-6)
+
+
+# ------------------------------------------------------------ peer scoring
+def _score_problem(seed=0, K=8, P=2, n_base=5):
+    """Dada-like data: +-1 base predictions, +-1 labels, node-sorted samples."""
+    rng = np.random.RandomState(seed)
+    sizes = rng.randint(2, 7, size=K)
+    offsets = np.r_[0, np.cumsum(sizes)].astype(np.intp)
+    n = offsets[-1]
+    H = np.where(rng.uniform(size=(n, n_base)) > 0.5, 1.0, -1.0)
+    Y = np.where(rng.uniform(size=(P, n)) > 0.5, 1.0, -1.0)
+    sw = rng.uniform(0.5, 2.0, size=n)
+    sw[rng.uniform(size=n) < 0.15] = 0.0  # zero-weight samples do not count
+    sw[offsets[:-1]] = 1.0  # every node keeps one weighted sample
+    models = rng.normal(size=(K, P * n_base))
+    models[rng.uniform(size=models.shape) < 0.3] = 0.0  # sparse, as Frank-Wolfe models
+    confidence = rng.uniform(0.2, 1.0, size=K)
+    return models, H, Y, sw, offsets, confidence
+
+
+def ref_scores(models, H, Y, sw, offsets, confidence):
+    """``E[k, l] = c_k sum_p (L_kp(m_l) - L_kp(m_k))``, L the weighted log-sum-exp."""
+    K, n_base = models.shape[0], H.shape[1]
+    P = Y.shape[0]
+    L = np.zeros((K, K))  # L[k, l]: node k's loss of model l
+    for k in range(K):
+        rows = slice(offsets[k], offsets[k + 1])
+        keep = sw[rows] > 0
+        for l in range(K):
+            for p in range(P):
+                margin = Y[p, rows] * (H[rows] @ models[l, p * n_base:(p + 1) * n_base])
+                L[k, l] += np.log(np.sum(sw[rows][keep] * np.exp(-margin[keep])))
+    return confidence[:, None] * (L - np.diag(L)[:, None])
+
+
+def test_pair_scores_match_numpy():
+    models, H, Y, sw, offsets, confidence = _score_problem()
+    K = models.shape[0]
+    indptr, indices = _complete(K)
+    out = np.full(indices.size, -7.0)
+    nodes = np.array([0, 3, 5], dtype=np.intp)
+    pair_scores(models, H, Y, sw, offsets, confidence, indptr, indices, nodes, out)
+    E = ref_scores(models, H, Y, sw, offsets, confidence)
+    rows = np.repeat(np.arange(K), np.diff(indptr))
+    mine = np.isin(rows, nodes)
+    np.testing.assert_allclose(out[mine], E[rows[mine], indices[mine]], rtol=1e-12, atol=1e-12)
+    assert np.all(out[~mine] == -7.0)  # other rows untouched
+
+
+def ref_scored_cap(W, models, S, node, cap, mu):
+    """Remark 2 with peer scores: keep the smallest (mu / 2) z + S (ties: larger index dropped)."""
+    W = W.copy()
+    nbrs = [m for m in np.flatnonzero(W[node] > 0) if m != node]
+    cost = {m: 0.5 * mu * float(np.sum((models[node] - models[m]) ** 2)) + S[node, m]
+            for m in nbrs}
+    order = sorted(nbrs, key=lambda m: (cost[m], m))
+    for m in order[cap:]:
+        W[node, m] = W[m, node] = 0.0
+    return W, len(order[cap:])
+
+
+def test_peer_scored_steps_replay_in_numpy_lazily_or_given():
+    models, H, Y, sw, offsets, confidence = _score_problem(seed=4, K=9)
+    K = models.shape[0]
+    rng = np.random.RandomState(7)
+    losses = rng.uniform(0, 0.5, size=K)
+    kappa, cap, n_steps = 3, 2, 120
+    kw = dict(mu=0.8, mu_graph=1.5, lam=0.5, delta=1e-2)
+    E = ref_scores(models, H, Y, sw, offsets, confidence)
+    S = E + E.T
+    lazy = np.full(K * (K - 1), np.nan)
+    out, W, degree, counter, curve, nodes, peers, _ = _run(
+        models, losses, np.zeros((K, K)), kappa=kappa, n_steps=n_steps, max_neighbors=cap,
+        pair_cost=lazy, score=(H, Y, sw, offsets, confidence), **kw
+    )
+    ref, n_dropped = np.zeros((K, K)), 0
+    for k, p in zip(nodes, peers):
+        ref, _, _ = ref_graph_step(ref, models, losses, k, p, S=S, **kw)
+        for node in [k, *p]:
+            ref, dropped = ref_scored_cap(ref, models, S, node, cap, kw["mu"])
+            n_dropped += dropped
+    np.testing.assert_allclose(W, ref, rtol=1e-9, atol=1e-12)
+    assert n_dropped > 0
+    # Without the scores the same steps learn another graph: they matter here.
+    plain = _run(models, losses, np.zeros((K, K)), kappa=kappa, n_steps=n_steps,
+                 max_neighbors=cap, **kw)[1]
+    assert np.abs(plain - W).max() > 1e-3
+    # The scores computed lazily are E itself (NaN where never needed).
+    indptr, indices = _complete(K)
+    rows = np.repeat(np.arange(K), np.diff(indptr))
+    done = ~np.isnan(lazy)
+    assert done.sum() > 0
+    np.testing.assert_allclose(lazy[done], E[rows[done], indices[done]], rtol=1e-12,
+                               atol=1e-12)
+    # Bytes: an answer carries the peer's score, 8 more bytes per sampled peer.
+    step_bytes = n_steps * kappa * (3 * HEADER + 2 * 8 * models.shape[1] + 24 + 8)
+    assert out[1] == step_bytes + n_dropped * (HEADER + 8)
+    assert counter.snapshot()["pair_bytes"].sum() == out[1]
+    # linear_change is eq. 1's part of the change, without the scores.
+    hkw = dict(mu=0.8, mu_graph=1.5, lambda_graph=0.5, delta=1e-2)
+    linear = graph_objective(W, models, losses, **hkw) - graph_objective(
+        W, models, np.zeros(K), mu=0.0, mu_graph=1.5, lambda_graph=0.5, delta=1e-2)
+    assert out[3] == pytest.approx(linear, rel=1e-9)
+    # Every score given up front (as the MPI engine does): the same graph.
+    full = np.zeros(K * (K - 1))
+    pair_scores(models, H, Y, sw, offsets, confidence, indptr, indices,
+                np.arange(K, dtype=np.intp), full)
+    given = _run(models, losses, np.zeros((K, K)), kappa=kappa, n_steps=n_steps,
+                 max_neighbors=cap, pair_cost=full, **kw)
+    np.testing.assert_array_equal(given[1], W)
+    assert given[0][1] == out[1]
+    with pytest.raises(ValueError, match="NaN"):
+        _run(models, losses, np.zeros((K, K)), kappa=kappa, n_steps=2,
+             pair_cost=np.full(K * (K - 1), np.nan), **kw)
