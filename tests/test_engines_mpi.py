@@ -576,7 +576,8 @@ def _simulated_with_lost_nodes(est, X, y, g, sw, lost, stop, monkeypatch):
     (the ``offline`` masks of the model and graph steps), from model
     iteration ``stop`` on and in every graph phase after it (the graph
     learner on its own: from its iteration ``stop`` on); its neighbours
-    keep its last model.  Which node wakes at a step is read from the
+    keep its last model, and Dada's peer scores of its links that only it
+    could compute (on its own data) are 0.  Which node wakes at a step is read from the
     solvers' clock, replayed (``rand_int`` equals the Cython stream, tested
     above).
     """
@@ -607,6 +608,19 @@ def _simulated_with_lost_nodes(est, X, y, g, sw, lost, stop, monkeypatch):
             return out
 
         monkeypatch.setattr(cls, "async_steps", async_steps)
+    # Dada's peer scores: a node scores its links on its own data, so once it
+    # is lost nobody computes its rows; the survivors use 0 (the MPI driver's
+    # rows of a lost rank), which is what the simulation is told here.
+    original_scores = _BoostingState.peer_scores
+
+    def peer_scores(self, runner):
+        costs, data = original_scores(self, runner)
+        if done[0] > stop:
+            for k in lost:
+                costs[runner.cand_indptr[k]: runner.cand_indptr[k + 1]] = 0.0
+        return costs, data
+
+    monkeypatch.setattr(_BoostingState, "peer_scores", peer_scores)
     graph_offline = _GraphRunner._offline
 
     standalone = isinstance(est, CollaborationGraphLearner)

@@ -32,7 +32,9 @@ equals the simulated fit:
   step, agreed lost (``Peer.agree``), and its nodes dropped from then on
   as the simulation drops a node; the block objectives, model sharing and
   the result are point-to-point exchanges with bounded waits, which also
-  pool the survivors' copies of the lost nodes (:meth:`_Run.pooled_exchange`).
+  pool the survivors' copies of the lost nodes (:meth:`_Run.pooled_exchange`);
+  Dada's peer scores of a lost node's links that only it could compute (on
+  its own data) are 0 from then on.
 
 What a rank holds: the data, margins, losses and models of its own nodes;
 the public copies of its nodes' graph neighbours' models; the graph.  At
