@@ -516,9 +516,14 @@ def test_grid_search_recipe_counts_the_bytes_of_every_fit():
 
 
 
-@pytest.mark.parametrize("params", [dict(gamma=0.5), dict(kernel="linear")],
-                         ids=["rbf", "linear"])
+@pytest.mark.parametrize(
+    "params", [dict(gamma=0.5), dict(kernel="linear", local_solver="coordinate")],
+    ids=["rbf", "linear"],
+)
 def test_warm_start_along_the_C_path_reaches_the_cold_optimum_in_fewer_rounds(params):
+    # Linear mode with coordinate ascent: its default exact local solver
+    # solves a diagonal Sigma's subproblems (the dual's own blocks) in one
+    # round, warm or cold (test_exact_solver_independent_omega_one_round).
     X, y, groups = _data(sizes=(30, 40, 25), seed=9)
     common = dict(omega="independent", tol=1e-6, max_rounds=5000, random_state=0, **params)
     cold = FederatedMultiTaskClassifier(C=10.0, **common).fit(X, y, groups=groups)

@@ -202,3 +202,64 @@ def test_exact_skips_other_nodes_and_checks_its_gram():
         np.zeros(1, dtype=np.uint8), 0, 1e-10, 50,
     )
     assert out == (0, 0.0) and np.array_equal(G[0], g)
+
+
+# ------------------------------------------------------------ in the estimators
+def _nodes(sizes=(30, 40, 25), d=3, seed=9, regression=False):
+    rng = np.random.RandomState(seed)
+    groups = np.repeat(np.arange(len(sizes)), sizes)
+    X = rng.normal(size=(len(groups), d))
+    score = X[:, 0] + 0.4 * (groups - 1) * X[:, 1] + 0.3 * rng.normal(size=len(groups))
+    if regression:
+        return X, score + 0.5 * groups, groups
+    return X, np.where(score > 0, 1, -1), groups
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_exact_solver_independent_omega_one_round(loss):
+    # A diagonal Sigma makes the nodes' subproblems the dual's own blocks:
+    # solved exactly, the first round is the optimum; coordinate ascent
+    # reaches the same objective in many rounds.
+    from skfed.multitask import FederatedMultiTaskClassifier
+
+    X, y, groups = _nodes()
+    common = dict(kernel="linear", loss=loss, omega="independent", tol=1e-7, C=10.0,
+                  max_rounds=20000, random_state=0)
+    exact = FederatedMultiTaskClassifier(**common).fit(X, y, groups=groups)
+    slow = FederatedMultiTaskClassifier(local_solver="coordinate", **common)
+    slow.fit(X, y, groups=groups)
+    assert exact.n_iter_ == 1 and slow.n_iter_ > 20
+    assert exact.duality_gap_curve_[-1] <= 1e-9 * exact.objective_curve_[-1]
+    rel = abs(exact.objective_curve_[-1] - slow.objective_curve_[-1]) / slow.objective_curve_[-1]
+    assert rel < 2e-7
+
+
+def test_exact_solver_fixed_coupled_omega_reaches_the_same_optimum():
+    from skfed.multitask import FederatedMultiTaskRegressor
+
+    X, y, groups = _nodes(regression=True)
+    A = np.random.RandomState(0).normal(size=(3, 3))
+    omega = A @ A.T + 0.5 * np.eye(3)
+    common = dict(kernel="linear", omega=omega, tol=1e-8, max_rounds=20000, random_state=0)
+    exact = FederatedMultiTaskRegressor(**common).fit(X, y, groups=groups)
+    slow = FederatedMultiTaskRegressor(local_solver="coordinate", **common)
+    slow.fit(X, y, groups=groups)
+    rel = abs(exact.objective_curve_[-1] - slow.objective_curve_[-1]) / slow.objective_curve_[-1]
+    assert rel < 1e-7
+    # Here (squared loss, 10 epochs) coordinate ascent is already nearly exact:
+    # the rounds are bound by the coupling, not the local solver.
+    assert exact.n_iter_ <= slow.n_iter_
+    np.testing.assert_allclose(exact.predict(X, groups=groups), slow.predict(X, groups=groups),
+                               atol=1e-3)
+
+
+def test_local_solver_errors_name_the_parameter():
+    from skfed.multitask import FederatedMultiTaskClassifier
+
+    X, y, groups = _nodes()
+    with pytest.raises(ValueError, match="local_solver='exact'.*loss='logistic'"):
+        FederatedMultiTaskClassifier(kernel="linear", loss="logistic", local_solver="exact",
+                                     max_rounds=2).fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="local_solver='exact'.*kernel='rbf'"):
+        FederatedMultiTaskClassifier(kernel="rbf", local_solver="exact",
+                                     max_rounds=2).fit(X, y, groups=groups)
