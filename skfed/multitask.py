@@ -73,7 +73,10 @@ definition; with ``n_problems d' < m`` it is never formed during the fit:
 ``W^T W`` then has rank ``r <= n_problems d'``, and the exact Omega step
 gives ``Sigma = f I + U diag(s) U^T`` (``U``: m x r), kept factored
 (:class:`_LowRankSigma`).  A round costs ``O(local_epochs n d')`` at the
-nodes (one Cython call for all of them) plus ``O(m r d' + n d')`` at the
+nodes with coordinate ascent, or a few ``O(n_t^3)`` Newton iterations per
+node with the exact local solver (``local_solver``; ``sum_t n_t^2`` floats
+of Gram matrices, ``O(n_t^2 d')`` once to form them), in one Cython call
+for all of them, plus ``O(m r d' + n d')`` at the
 server (``W = V Sigma / lambda`` from the factors, the margins for the
 duality gap); an Omega step ``O(m (n_problems d')^2)`` (thin SVDs of the
 m x (n_problems d') matrices ``W`` and ``V``, Lanczos for ``rho``).  With
