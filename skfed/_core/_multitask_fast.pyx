@@ -511,6 +511,25 @@ def node_gap_terms(
             out[t, 2] += xs
 
 
+def _check_node_batch(intp_t n, intp_t d, intp_t P, intp_t m, Y, sw, G, W, dV, delta,
+                      const intp_t[::1] active, const intp_t[::1] offsets):
+    """The shapes shared by the batched node solvers; active increasing."""
+    cdef intp_t a, t
+    if (Y.shape[1] != n or sw.shape[0] != n or G.shape[0] != P
+            or G.shape[1] != n or delta.shape[0] != P or delta.shape[1] != n):
+        raise ValueError("the per-sample arrays must all have n_samples entries per problem.")
+    if W.shape[0] != P or W.shape[1] != m or W.shape[2] != d:
+        raise ValueError("W must be (n_problems, n_nodes, n_features).")
+    if dV.shape[0] != P or dV.shape[1] != active.shape[0] or dV.shape[2] != d:
+        raise ValueError("dV must be (n_problems, n_active, n_features).")
+    if m < 0 or offsets[0] != 0 or offsets[m] != n:
+        raise ValueError("offsets must run from 0 to n_samples.")
+    for a in range(active.shape[0]):
+        t = active[a]
+        if not (0 <= t < m) or (a > 0 and t <= active[a - 1]):
+            raise ValueError("active must hold increasing node indices.")
+
+
 # --------------------------------------------------- batched primal rounds
 def local_solve_linear_nodes(
     const double[:, ::1] X,        # IN (n, d) every node's features, node by node
@@ -541,21 +560,13 @@ def local_solve_linear_nodes(
     cdef intp_t n = X.shape[0], d = X.shape[1], P = Y.shape[0], m = offsets.shape[0] - 1
     cdef intp_t n_active = active.shape[0], a, t, k, lo, n_t, widest = 0
     cdef double[3] result
-    if (sq_norms.shape[0] != n or Y.shape[1] != n or sw.shape[0] != n or G.shape[0] != P
-            or G.shape[1] != n or delta.shape[0] != P or delta.shape[1] != n):
+    if sq_norms.shape[0] != n:
         raise ValueError("the per-sample arrays must all have n_samples entries per problem.")
-    if W.shape[0] != P or W.shape[1] != m or W.shape[2] != d:
-        raise ValueError("W must be (n_problems, n_nodes, n_features).")
-    if dV.shape[0] != P or dV.shape[1] != n_active or dV.shape[2] != d:
-        raise ValueError("dV must be (n_problems, n_active, n_features).")
+    _check_node_batch(n, d, P, m, Y, sw, G, W, dV, delta, active, offsets)
     if c.shape[0] != m or steps.shape[0] != m or states.shape[0] != m:
         raise ValueError("c, steps and states must have one entry per node.")
-    if m < 0 or offsets[0] != 0 or offsets[m] != n:
-        raise ValueError("offsets must run from 0 to n_samples.")
     for a in range(n_active):
         t = active[a]
-        if not (0 <= t < m) or (a > 0 and t <= active[a - 1]):
-            raise ValueError("active must hold increasing node indices.")
         widest = max(widest, offsets[t + 1] - offsets[t])
     cdef double[::1] work = np.empty(max(d, 1))
     cdef double[::1] p = np.empty(max(widest, 1))
@@ -770,21 +781,11 @@ def local_solve_exact_nodes(
     cdef double violation = 0.0, s
     if kind < 0 or kind > 2:
         raise ValueError("kind must be 0 (hinge), 1 (squared hinge) or 2 (squared).")
-    if (Y.shape[1] != n or sw.shape[0] != n or G.shape[0] != P or G.shape[1] != n
-            or delta.shape[0] != P or delta.shape[1] != n):
-        raise ValueError("the per-sample arrays must all have n_samples entries per problem.")
-    if W.shape[0] != P or W.shape[1] != m or W.shape[2] != d:
-        raise ValueError("W must be (n_problems, n_nodes, n_features).")
-    if dV.shape[0] != P or dV.shape[1] != n_active or dV.shape[2] != d:
-        raise ValueError("dV must be (n_problems, n_active, n_features).")
+    _check_node_batch(n, d, P, m, Y, sw, G, W, dV, delta, active, offsets)
     if c.shape[0] != m or exact.shape[0] != m or gram_offsets.shape[0] != m + 1:
         raise ValueError("c, exact and gram_offsets must have one entry per node (+1).")
-    if m < 0 or offsets[0] != 0 or offsets[m] != n:
-        raise ValueError("offsets must run from 0 to n_samples.")
     for a in range(n_active):
         t = active[a]
-        if not (0 <= t < m) or (a > 0 and t <= active[a - 1]):
-            raise ValueError("active must hold increasing node indices.")
         if exact[t]:
             n_t = offsets[t + 1] - offsets[t]
             if (gram_offsets[t + 1] - gram_offsets[t] != n_t * n_t
