@@ -91,11 +91,11 @@ plt.show()
 # person once the learned Omega ties them together (holding the final model
 # alone costs each person the other persons' support vectors).  K-means
 # landmarks make Nystroem more accurate than random ones at the same bytes
-# (here 7.1 % against 8.9 % error at 50 landmarks, 4.2 % against 5.0 % at
+# (here 7.2 % against 8.8 % error at 50 landmarks, 4.2 % against 4.9 % at
 # 200).  Random Fourier features ship no data: only a model vector each way
 # every round, so their bytes grow with the number of rounds the fit needs
-# and with the number of persons; on these 8 persons 250 features match the
-# exact mode's error (3.6 %) at 0.8 x the raw upload, while on all 21 HAR
-# persons the fits need more rounds and more features
-# (``benchmarks/bench_multitask.py --modes``: 1,000 features reach 2.0 %
-# against the exact mode's 1.8 % at 7.4 x the raw upload).
+# and with the number of persons; on these 8 persons 250 features come
+# within 0.1 point of the exact mode's error (3.8 % against 3.65 %) at 0.27 x
+# the raw upload, while on all 21 HAR persons the fits need more rounds and
+# more features (``benchmarks/bench_multitask.py --modes``: 1,000 features
+# reach 2.0 % against the exact mode's 1.8 % at 2.0 x the raw upload).

@@ -56,7 +56,10 @@ APP = '''\
 from skfed.engines.flower import make_client_app, make_server_app
 from skfed.multitask import FederatedMultiTaskClassifier
 
+# The Flower engine runs MOCHA's adding and coordinate ascent (the
+# simulated fit's line search and exact local solver are not deployed).
 estimator = FederatedMultiTaskClassifier(kernel="linear", C=1.0, max_rounds=20,
+                                         aggregation="add", local_solver="coordinate",
                                          random_state=0)
 server = make_server_app(estimator)
 client = make_client_app(estimator)   # loads node_config["data-path"]
@@ -142,7 +145,8 @@ from skfed.multitask import FederatedMultiTaskClassifier
 
 deployed = joblib.load("mocha.joblib")
 simulated = FederatedMultiTaskClassifier(
-    kernel="linear", C=1.0, max_rounds=20, random_state=0
+    kernel="linear", C=1.0, max_rounds=20, aggregation="add", local_solver="coordinate",
+    random_state=0,
 ).fit(X_train, y_train, groups=g_train)
 
 np.testing.assert_allclose(deployed.coef_, simulated.coef_)

@@ -271,8 +271,9 @@ SPARSE_DATASETS = ("school-regression", "sparse-regression")
 def _mocha(kernel):
     """Kernelized MOCHA (Caldas, Smith & Talwalkar; Smith et al. 2017), issue 4.
 
-    The estimators' defaults (``C=1``, learned Omega, 10 local epochs a
-    round, stopping on the joint objective, at most 1000 rounds);
+    The estimators' defaults (``C=1``, learned Omega, exact local solves in
+    linear mode for the hinge and squared losses and 10 local epochs a round
+    otherwise, stopping on the joint objective, at most 1000 rounds);
     ``kernel="linear"`` is MOCHA itself, ``"rbf"`` the exact kernel mode
     with support-vector exchange.  Logistic loss on Landmine (6 %
     positives, as Xue et al.), hinge otherwise; squared loss for regression.

@@ -73,7 +73,10 @@ definition; with ``n_problems d' < m`` it is never formed during the fit:
 ``W^T W`` then has rank ``r <= n_problems d'``, and the exact Omega step
 gives ``Sigma = f I + U diag(s) U^T`` (``U``: m x r), kept factored
 (:class:`_LowRankSigma`).  A round costs ``O(local_epochs n d')`` at the
-nodes (one Cython call for all of them) plus ``O(m r d' + n d')`` at the
+nodes with coordinate ascent, or a few ``O(n_t^3)`` Newton iterations per
+node with the exact local solver (``local_solver``; ``sum_t n_t^2`` floats
+of Gram matrices, ``O(n_t^2 d')`` once to form them), in one Cython call
+for all of them, plus ``O(m r d' + n d')`` at the
 server (``W = V Sigma / lambda`` from the factors, the margins for the
 duality gap); an Omega step ``O(m (n_problems d')^2)`` (thin SVDs of the
 m x (n_problems d') matrices ``W`` and ``V``, Lanczos for ``rho``).  With
@@ -137,6 +140,7 @@ from ._core._multitask_fast import (
     SquaredHinge,
     local_solve_kernel_nodes,
     local_solve_linear,
+    local_solve_exact_nodes,
     local_solve_linear_nodes,
     node_gap_terms,
     node_margins,
@@ -182,6 +186,17 @@ _TINY = 1e-300
 # (rho: 24).
 _COUPLING_MARGIN = 2.0
 _FLOAT = 8  # bytes of a float64 in the byte model
+# local_solver="auto": a node solves its subproblem exactly (projected
+# Newton on its n_t x n_t Gram matrix, n_t^2 floats kept) when the loss has a
+# quadratic conjugate and it holds at most this many samples; above it, a
+# Newton iteration (O(n_t^3)) and the Gram matrix cost more than
+# coordinate ascent's O(local_epochs n_t d') per round.
+_EXACT_MAX_SAMPLES = 1000
+_EXACT_KIND = {"hinge": 0, "squared_hinge": 1, "squared": 2}
+# Exact solver: stop at this projected gradient (margin units, relative to
+# max(1, max |y|)), after at most this many Newton iterations.
+_EXACT_TOL = 1e-10
+_EXACT_MAX_ITER = 200
 _INDEX = 4  # bytes of an int32 index
 
 
@@ -617,7 +632,7 @@ def _primal_node_solve(Z, sq_norms, Y, sw, g, W, c, steps, theta, loss, state):
 
 
 def _primal_solve_chunk(Z, sq_norms, Y, sw, G, W, active, offsets, c, steps, theta, loss,
-                        states):
+                        states, exact=None):
     """One round of a block of consecutive nodes (one task per worker), by value.
 
     The arrays hold the block's rows and nodes only (``active`` and
@@ -632,6 +647,11 @@ def _primal_solve_chunk(Z, sq_norms, Y, sw, G, W, active, offsets, c, steps, the
     deltas = np.zeros_like(G)
     local_solve_linear_nodes(Z, sq_norms, Y, sw, G, W, dV, deltas, active, offsets, c, steps,
                              theta, loss, states)
+    if exact is not None:
+        # (mask, gram, gram_offsets, kind, tol): the exact nodes, whose
+        # coordinate-ascent steps are 0 above
+        local_solve_exact_nodes(Z, exact[1], exact[2], Y, sw, G, W, dV, deltas, active,
+                                offsets, c, exact[0], exact[3], exact[4], _EXACT_MAX_ITER)
     return dV, deltas, G, states
 
 
@@ -651,7 +671,8 @@ class _PrimalState:
     mode with ``n_problems d' < m``).
     """
 
-    def __init__(self, Z, Y, sw, g, layout, totals, seeds, dtype_bytes):
+    def __init__(self, Z, Y, sw, g, layout, totals, seeds, dtype_bytes, exact=None,
+                 loss_name=None):
         self.Z = Z
         self.Y = Y
         self.sw = sw
@@ -666,6 +687,20 @@ class _PrimalState:
         self.sq_norms = np.einsum("ij,ij->i", Z, Z, dtype=np.float64)
         self.dtype_bytes = dtype_bytes
         self.sigma_info_floats = 2
+        # Nodes solving their subproblem exactly keep their Gram matrix
+        # Z_t Z_t^T (n_t^2 floats each), row-major, one block after another.
+        m, counts = self.m, layout.counts
+        self.exact = np.zeros(m, dtype=np.uint8) if exact is None else exact.astype(np.uint8)
+        sizes = np.where(self.exact > 0, counts.astype(np.int64) ** 2, 0)
+        self.gram_offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+        self.grams = np.empty(int(self.gram_offsets[-1]))
+        for t in np.flatnonzero(self.exact):
+            sl = layout.node_slice(t)
+            block = self.grams[self.gram_offsets[t]:self.gram_offsets[t + 1]]
+            block[...] = (Z[sl] @ Z[sl].T).ravel()
+        self.kind = _EXACT_KIND.get(loss_name, -1)
+        scale = max(1.0, float(np.max(np.abs(Y)))) if Y.size else 1.0
+        self.exact_tol = _EXACT_TOL * scale
 
     def weights(self, sigma, lam):
         if isinstance(sigma, _LowRankSigma):
@@ -675,7 +710,14 @@ class _PrimalState:
     def downlink(self, active, sigma, flush=False):
         return np.full(len(active), self.n_problems * self.d * _FLOAT, dtype=np.int64)
 
-    def _block(self, nodes, W, c, steps, theta, loss):
+    def _round_exact(self, full):
+        """The nodes solving exactly this round: the exact ones doing their full
+        work (a straggler does its fraction of coordinate-ascent epochs)."""
+        if full is None or not self.exact.any():
+            return None
+        return (self.exact & np.asarray(full, dtype=np.uint8)).astype(np.uint8)
+
+    def _block(self, nodes, W, c, steps, theta, loss, exact=None):
         """Arguments of :func:`_primal_solve_chunk` for the active ``nodes`` (a
         run of increasing indices): the rows and nodes from the first to the last."""
         first, last = nodes[0], nodes[-1] + 1
@@ -687,10 +729,20 @@ class _PrimalState:
             np.ascontiguousarray(W[:, first:last]), (nodes - first).astype(np.intp),
             (offsets[first:last + 1] - lo).astype(np.intp), c[first:last], steps[first:last],
             theta, loss, self.states[first:last],
+            None if exact is None else (
+                exact[first:last],
+                self.grams[self.gram_offsets[first]:self.gram_offsets[last]],
+                self.gram_offsets[first:last + 1] - self.gram_offsets[first],
+                self.kind, self.exact_tol,
+            ),
         )
 
-    def solve(self, active, steps, c, sigma, lam, theta, loss, parallel, n_chunks=1):
+    def solve(self, active, steps, c, sigma, lam, theta, loss, parallel, n_chunks=1, full=None):
         """Solve the active nodes' subproblems; write ``g`` and the RNG states back.
+
+        ``full`` (n_nodes,) bool: the nodes doing their full work this round;
+        those of them marked exact solve their subproblem to optimality
+        (:func:`local_solve_exact_nodes`), the others run coordinate ascent.
 
         The block solves are pure (:func:`_primal_solve_chunk`), so they may
         run on any joblib backend, Dask worker processes included; with
@@ -704,6 +756,9 @@ class _PrimalState:
         W = self.weights(sigma, lam)
         c = np.asarray(c, dtype=np.float64)
         steps = np.asarray(steps, dtype=np.intp)
+        exact = self._round_exact(full)
+        if exact is not None:
+            steps = np.where(exact > 0, 0, steps)
         if parallel is None or len(active) <= 1:
             dV = np.zeros((self.n_problems, len(active), self.d))
             deltas = np.zeros_like(self.g)
@@ -711,11 +766,17 @@ class _PrimalState:
                 self.Z, self.sq_norms, self.Y, self.sw, self.g, W, dV, deltas, active,
                 self.layout.offsets, c, steps, theta, loss, self.states,
             )
+            if exact is not None:
+                local_solve_exact_nodes(
+                    self.Z, self.grams, self.gram_offsets, self.Y, self.sw, self.g, W, dV,
+                    deltas, active, self.layout.offsets, c, exact, self.kind, self.exact_tol,
+                    _EXACT_MAX_ITER,
+                )
             return _PrimalResults(active, dV, deltas, self.layout)
         blocks = [active[sl] for sl in _chunks(len(active), n_chunks)]
         results = _run_parallel(
             parallel, _primal_solve_chunk,
-            [self._block(nodes, W, c, steps, theta, loss) for nodes in blocks],
+            [self._block(nodes, W, c, steps, theta, loss, exact) for nodes in blocks],
         )
         deltas = np.zeros_like(self.g)
         offsets = self.layout.offsets
@@ -1292,6 +1353,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         "intercept_scaling": [Interval(numbers.Real, 0, None, closed="neither")],
         "local_epochs": [Interval(numbers.Real, 0, None, closed="neither")],
         "local_gap_target": [None, Interval(numbers.Real, 0, 1, closed="neither")],
+        "local_solver": [StrOptions({"auto", "exact", "coordinate"})],
         "aggregation": [StrOptions({"auto", "line_search", "add"})],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "max_rounds": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -1324,6 +1386,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         intercept_scaling=1.0,
         local_epochs=10.0,
         local_gap_target=None,
+        local_solver="auto",
         aggregation="auto",
         tol=1e-3,
         max_rounds=1000,
@@ -1353,6 +1416,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         self.intercept_scaling = intercept_scaling
         self.local_epochs = local_epochs
         self.local_gap_target = local_gap_target
+        self.local_solver = local_solver
         self.aggregation = aggregation
         self.tol = tol
         self.max_rounds = max_rounds
@@ -1479,8 +1543,15 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         if self._primal_mode():
             # The node solver runs on float64 features (BLAS dot / axpy).
             Z = self._features(X).astype(np.float64)
-            state = _PrimalState(Z, Y, sw, g, layout, totals, seeds, dtype_bytes)
+            state = _PrimalState(Z, Y, sw, g, layout, totals, seeds, dtype_bytes,
+                                 exact=self._exact_nodes(layout), loss_name=self.loss)
         else:
+            if self.local_solver == "exact":
+                raise ValueError(
+                    "local_solver='exact' solves the subproblems of the primal modes "
+                    f"(kernel='linear' or an approximation); the exact kernel mode (kernel="
+                    f"{self.kernel!r}) runs coordinate ascent: use local_solver='auto'."
+                )
             needed = np.ones((m, m), dtype=bool) if learn else (sigma != 0) | np.eye(m, dtype=bool)
             parallel = self._parallel_context()
             with parallel as p:
@@ -1557,7 +1628,8 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                     if searching:
                         g_before = state.g.copy()
                     results = state.solve(
-                        active, steps, c, sigma, lam, theta, loss, parallel, n_chunks
+                        active, steps, c, sigma, lam, theta, loss, parallel, n_chunks,
+                        **({"full": work >= 1.0} if self._primal_mode() else {}),
                     )
                     if searching:
                         _, ratio = state.line_search(
@@ -1628,6 +1700,22 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         self._dual_state = dict(nodes=self.nodes_.copy(), counts=layout.counts.copy(),
                                 loss=self.loss, Y=Y.copy(), g=g.copy(), sigma=sigma.copy())
         return self
+
+    def _exact_nodes(self, layout):
+        """The nodes that solve their local subproblem exactly (``local_solver``)."""
+        if self.local_solver == "coordinate":
+            return np.zeros(layout.n_nodes, dtype=bool)
+        if self.loss not in _EXACT_KIND:
+            if self.local_solver == "exact":
+                raise ValueError(
+                    f"local_solver='exact' needs a loss with a quadratic conjugate (hinge, "
+                    f"squared_hinge, squared); loss={self.loss!r} runs coordinate ascent: use "
+                    "local_solver='auto' or 'coordinate'."
+                )
+            return np.zeros(layout.n_nodes, dtype=bool)
+        if self.local_solver == "exact":
+            return np.ones(layout.n_nodes, dtype=bool)
+        return layout.counts <= _EXACT_MAX_SAMPLES
 
     def _line_search(self, dp_spec):
         """Whether the server searches the step (``aggregation``, resolved).
@@ -2094,6 +2182,21 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         MOCHA's theta: a node also stops its round as soon as (after a pass)
         its local duality gap is at most this fraction of its value at the
         start of the round.
+    local_solver : {"auto", "exact", "coordinate"}, default="auto"
+        How a node solves its subproblem in the primal modes.
+        ``"coordinate"``: MOCHA's dual coordinate ascent, ``local_epochs``
+        passes per round.  ``"exact"`` (hinge, squared hinge and squared
+        loss): to optimality (projected gradient at most 1e-10 in margin
+        units) by projected damped Newton on the node's Gram matrix
+        ``Z_t Z_t^T``, which it keeps: ``n_t^2`` floats per node and
+        ``O(n_t^3)`` per Newton iteration (a few to a few tens per round);
+        ``local_epochs`` and ``local_gap_target`` then apply only to
+        stragglers, which do their fraction of coordinate-ascent epochs.
+        ``"auto"``: ``"exact"`` on the nodes with at most 1,000 samples
+        when the loss allows it (at most 8 MB of Gram matrix per node, and
+        at most 1,000 floats per sample in all), ``"coordinate"``
+        otherwise.  The exact kernel mode always runs coordinate ascent, and
+        so does the Flower engine (pass ``"coordinate"`` there).
     aggregation : {"auto", "line_search", "add"}, default="auto"
         How the server combines the nodes' local steps.  ``"add"``:
         CoCoA+ adding, each node's subproblem scaled by the safe ``rho``
@@ -2326,6 +2429,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         intercept_scaling=1.0,
         local_epochs=10.0,
         local_gap_target=None,
+        local_solver="auto",
         aggregation="auto",
         tol=1e-3,
         max_rounds=1000,
@@ -2345,7 +2449,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
             approximation=approximation, n_components=n_components, landmarks=landmarks,
             fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
             local_epochs=local_epochs, local_gap_target=local_gap_target,
-            aggregation=aggregation, tol=tol,
+            local_solver=local_solver, aggregation=aggregation, tol=tol,
             max_rounds=max_rounds, cache_size=cache_size, warm_start=warm_start,
             group_column=group_column,
             handle_unknown=handle_unknown, network=network, random_state=random_state,
@@ -2507,6 +2611,9 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
     intercept_scaling : float > 0, default=1.0
     local_epochs : float > 0, default=10.0
     local_gap_target : float in (0, 1) or None, default=None
+    local_solver : {"auto", "exact", "coordinate"}, default="auto"
+        How a node solves its subproblem (see the classifier); with the
+        squared loss the exact solve is one linear system per node.
     aggregation : {"auto", "line_search", "add"}, default="auto"
         How the server combines the nodes' steps (see the classifier).
     tol : float >= 0, default=1e-3
@@ -2598,6 +2705,7 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
         intercept_scaling=1.0,
         local_epochs=10.0,
         local_gap_target=None,
+        local_solver="auto",
         aggregation="auto",
         tol=1e-3,
         max_rounds=1000,
@@ -2617,7 +2725,7 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
             approximation=approximation, n_components=n_components, landmarks=landmarks,
             fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
             local_epochs=local_epochs, local_gap_target=local_gap_target,
-            aggregation=aggregation, tol=tol,
+            local_solver=local_solver, aggregation=aggregation, tol=tol,
             max_rounds=max_rounds, cache_size=cache_size, warm_start=warm_start,
             group_column=group_column,
             handle_unknown=handle_unknown, network=network, random_state=random_state,

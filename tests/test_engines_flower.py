@@ -223,6 +223,18 @@ if HAVE_FLWR:
 
 
 @needs_flwr
+@pytest.mark.parametrize("params", [dict(aggregation="add", kernel="linear"),
+                                    dict(aggregation="add", approximation="rff"),
+                                    dict(aggregation="add", kernel="linear", loss="squared_hinge",
+                                         local_solver="exact")])
+def test_flower_refuses_the_exact_local_solver(params):
+    from skfed.engines.flower import make_server_app
+
+    with pytest.raises(ValueError, match="local_solver=.*only implemented by the simulated fit"):
+        make_server_app(FederatedMultiTaskClassifier(**params))
+
+
+@needs_flwr
 @pytest.mark.parametrize("params", [dict(kernel="linear"), dict(approximation="rff"),
                                     dict(kernel="rbf")])
 def test_flower_refuses_the_line_search(params):
@@ -299,30 +311,34 @@ def make_data(n_nodes=4, n_per_node=60, d=6, seed=0):
 
 
 CASES = {
-    "linear": (FederatedMultiTaskClassifier(aggregation="add", kernel="linear", max_rounds=25,
+    "linear": (FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                            kernel="linear", max_rounds=25,
                                             omega_update_every=4, random_state=0), "y"),
     "linear-multiclass": (FederatedMultiTaskClassifier(aggregation="add",
+                                                       local_solver="coordinate",
                                                        kernel="linear", max_rounds=12,
                                                        random_state=1), "y3"),
-    "linear-regressor": (FederatedMultiTaskRegressor(aggregation="add",
+    "linear-regressor": (FederatedMultiTaskRegressor(aggregation="add", local_solver="coordinate",
                                                      kernel="linear", max_rounds=30,
                                                      omega_update_every=3, tol=1e-3,
                                                      random_state=0), "yr"),
-    "nystroem": (FederatedMultiTaskClassifier(aggregation="add",
+    "nystroem": (FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
                                               approximation="nystroem", n_components=25,
                                               max_rounds=15, random_state=2), "y"),
-    "rff-logistic": (FederatedMultiTaskClassifier(aggregation="add",
+    "rff-logistic": (FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
                                                   approximation="rff", n_components=30,
                                                   loss="logistic", gamma=0.2, tol=1e-2,
                                                   max_rounds=40, random_state=3), "y"),
-    "rff-regressor": (FederatedMultiTaskRegressor(aggregation="add",
+    "rff-regressor": (FederatedMultiTaskRegressor(aggregation="add", local_solver="coordinate",
                                                   approximation="rff", n_components=20,
                                                   max_rounds=15, random_state=4), "yr"),
     "faults": (FederatedMultiTaskClassifier(
-        aggregation="add", kernel="linear", max_rounds=20, omega_update_every=3, random_state=5,
+        aggregation="add", local_solver="coordinate", kernel="linear", max_rounds=20,
+        omega_update_every=3, random_state=5,
         network=SimulatedNetwork(drop_rate=0.3, straggler_rate=0.3, random_state=0)), "y"),
     "fixed-omega": (FederatedMultiTaskClassifier(
-        aggregation="add", kernel="linear", omega=np.eye(4) + 0.5, max_rounds=10,
+        aggregation="add", local_solver="coordinate", kernel="linear", omega=np.eye(4) + 0.5,
+        max_rounds=10,
         random_state=0), "y"),
 }
 
@@ -504,7 +520,8 @@ def test_early_stop_rolls_back_the_speculative_round(task_identity):
     # Squared loss converges within max_rounds: the last speculative local
     # solves are discarded, and the model equals the simulated one.
     X, _, _, yr, groups = make_data(seed=3)
-    estimator = FederatedMultiTaskRegressor(aggregation="add", kernel="linear", tol=1e-1,
+    estimator = FederatedMultiTaskRegressor(aggregation="add", local_solver="coordinate",
+                                            kernel="linear", tol=1e-1,
                                             omega_update_every=50, random_state=0)
     reference = simulated_fit(estimator, X, yr, groups)
     assert reference.n_iter_ < estimator.max_rounds
@@ -526,7 +543,7 @@ def test_sample_weight_float32_and_string_labels(task_identity):
     X, y, _, _, groups = make_data(seed=1)
     labels = np.array([f"user-{g}" for g in groups])
     weights = np.random.RandomState(0).uniform(0.2, 3.0, size=len(y))
-    estimator = FederatedMultiTaskClassifier(aggregation="add",
+    estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
                                              kernel="linear", loss="squared_hinge",
                                              max_rounds=10, random_state=0)
     X32 = X.astype(np.float32)
@@ -544,7 +561,8 @@ def test_sample_weight_float32_and_string_labels(task_identity):
 @needs_flwr
 def test_flower_fitted_estimator_predicts_scores_and_pickles(task_identity):
     X, y, _, _, groups = make_data(seed=2)
-    estimator = FederatedMultiTaskClassifier(aggregation="add", kernel="linear", loss="logistic",
+    estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                            kernel="linear", loss="logistic",
                                              max_rounds=8, random_state=0)
     reference = simulated_fit(estimator, X, y, groups)
     fitted, _ = flower_fit(estimator, X, y, groups)
@@ -568,7 +586,8 @@ def test_flower_fitted_estimator_predicts_scores_and_pickles(task_identity):
 def test_group_column_gives_the_node_label(task_identity):
     X, y, _, _, groups = make_data(seed=4)
     Xg = np.column_stack([groups, X])
-    estimator = FederatedMultiTaskClassifier(aggregation="add", kernel="linear", group_column=0,
+    estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                            kernel="linear", group_column=0,
                                              max_rounds=6, random_state=0)
     reference = simulated_fit(estimator, Xg, y, None)
     # Nodes know nothing but their rows (with the node-id column).
@@ -594,7 +613,7 @@ def test_dataframes_on_the_nodes_give_feature_names(task_identity):
     pd = pytest.importorskip("pandas")
     X, y, _, _, groups = make_data(seed=5)
     frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
-    estimator = FederatedMultiTaskClassifier(aggregation="add",
+    estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
                                              kernel="linear", max_rounds=4, random_state=0)
     reference = simulated_fit(estimator, frame, y, groups)
 
@@ -676,7 +695,7 @@ def test_node_errors_reach_the_server(task_identity):
     X, y, _, _, groups = make_data()
     weights = np.ones(len(y))
     weights[groups == groups[-1]] = -1.0
-    estimator = FederatedMultiTaskClassifier(aggregation="add",
+    estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
                                              kernel="linear", max_rounds=3, random_state=0)
     with pytest.raises(FlowerRunError, match="sample_weight must be non-negative"):
         flower_fit(estimator, X, y, groups, weights)
@@ -685,7 +704,8 @@ def test_node_errors_reach_the_server(task_identity):
 @needs_flwr
 def test_duplicate_node_labels_are_refused(task_identity):
     X, y, _, _, groups = make_data()
-    estimator = FederatedMultiTaskClassifier(aggregation="add", kernel="linear", random_state=0)
+    estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                            kernel="linear", random_state=0)
     rows = groups == groups[0]
     grid = LoopbackGrid(make_client_app(estimator, lambda context: (X[rows], y[rows]),
                                         label_key="node"), [{"node": 1}, {"node": 1}])
@@ -911,9 +931,10 @@ def test_real_deployment_equals_simulation(tmp_path):
     # Two rounds, an Omega update after each: 4 exchanges (hello, 3 rounds of
     # messages); every exchange costs a few seconds (SuperNodes poll every
     # 3 s and start a fresh ClientApp process per message).
-    mocha_source = ("FederatedMultiTaskClassifier(aggregation='add', kernel='linear', C=1.0, "
+    mocha_source = ("FederatedMultiTaskClassifier(aggregation='add', local_solver='coordinate', "
+                    "kernel='linear', C=1.0, "
                     "max_rounds=2, omega_update_every=1, random_state=0)")
-    mocha_estimator = FederatedMultiTaskClassifier(aggregation="add",
+    mocha_estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
                                                    kernel="linear", C=1.0, max_rounds=2,
                                                    omega_update_every=1, random_state=0)
     # The exact kernel mode: one round and an Omega update (6 exchanges:

@@ -516,9 +516,14 @@ def test_grid_search_recipe_counts_the_bytes_of_every_fit():
 
 
 
-@pytest.mark.parametrize("params", [dict(gamma=0.5), dict(kernel="linear")],
-                         ids=["rbf", "linear"])
+@pytest.mark.parametrize(
+    "params", [dict(gamma=0.5), dict(kernel="linear", local_solver="coordinate")],
+    ids=["rbf", "linear"],
+)
 def test_warm_start_along_the_C_path_reaches_the_cold_optimum_in_fewer_rounds(params):
+    # Linear mode with coordinate ascent: its default exact local solver
+    # solves a diagonal Sigma's subproblems (the dual's own blocks) in one
+    # round, warm or cold (test_exact_solver_independent_omega_one_round).
     X, y, groups = _data(sizes=(30, 40, 25), seed=9)
     common = dict(omega="independent", tol=1e-6, max_rounds=5000, random_state=0, **params)
     cold = FederatedMultiTaskClassifier(C=10.0, **common).fit(X, y, groups=groups)
@@ -1128,8 +1133,10 @@ def test_linear_mode_with_many_nodes_keeps_sigma_factored_and_equals_the_dense_p
 
     X, y, groups = _data(sizes=(12,) * 40, seed=4, regression=regression)
     Est = FederatedMultiTaskRegressor if regression else FederatedMultiTaskClassifier
+    # Coordinate ascent: the exact local solver's stopping test and Newton
+    # damping react to the paths' round-off (3e-12 on Sigma after 60 rounds).
     params = dict(kernel="linear", omega_update_every=7, max_rounds=60, random_state=0,
-                  aggregation=aggregation)
+                  aggregation=aggregation, local_solver="coordinate")
     omega_rtol, objective_rtol = (1e-8, 1e-9) if aggregation == "add" else (1e-6, 1e-8)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

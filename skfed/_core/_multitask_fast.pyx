@@ -29,6 +29,7 @@ import numpy as np
 
 from cython cimport floating
 from scipy.linalg.cython_blas cimport daxpy, ddot
+from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
 
 from ._random cimport rand_int
 
@@ -772,6 +773,25 @@ def node_gap_terms(
             out[t, 2] += xs
 
 
+def _check_node_batch(intp_t n, intp_t d, intp_t P, intp_t m, Y, sw, G, W, dV, delta,
+                      const intp_t[::1] active, const intp_t[::1] offsets):
+    """The shapes shared by the batched node solvers; active increasing."""
+    cdef intp_t a, t
+    if (Y.shape[1] != n or sw.shape[0] != n or G.shape[0] != P
+            or G.shape[1] != n or delta.shape[0] != P or delta.shape[1] != n):
+        raise ValueError("the per-sample arrays must all have n_samples entries per problem.")
+    if W.shape[0] != P or W.shape[1] != m or W.shape[2] != d:
+        raise ValueError("W must be (n_problems, n_nodes, n_features).")
+    if dV.shape[0] != P or dV.shape[1] != active.shape[0] or dV.shape[2] != d:
+        raise ValueError("dV must be (n_problems, n_active, n_features).")
+    if m < 0 or offsets[0] != 0 or offsets[m] != n:
+        raise ValueError("offsets must run from 0 to n_samples.")
+    for a in range(active.shape[0]):
+        t = active[a]
+        if not (0 <= t < m) or (a > 0 and t <= active[a - 1]):
+            raise ValueError("active must hold increasing node indices.")
+
+
 # --------------------------------------------------- batched primal rounds
 def local_solve_linear_nodes(
     const double[:, ::1] X,        # IN (n, d) every node's features, node by node
@@ -802,21 +822,13 @@ def local_solve_linear_nodes(
     cdef intp_t n = X.shape[0], d = X.shape[1], P = Y.shape[0], m = offsets.shape[0] - 1
     cdef intp_t n_active = active.shape[0], a, t, k, lo, n_t, widest = 0
     cdef double[3] result
-    if (sq_norms.shape[0] != n or Y.shape[1] != n or sw.shape[0] != n or G.shape[0] != P
-            or G.shape[1] != n or delta.shape[0] != P or delta.shape[1] != n):
+    if sq_norms.shape[0] != n:
         raise ValueError("the per-sample arrays must all have n_samples entries per problem.")
-    if W.shape[0] != P or W.shape[1] != m or W.shape[2] != d:
-        raise ValueError("W must be (n_problems, n_nodes, n_features).")
-    if dV.shape[0] != P or dV.shape[1] != n_active or dV.shape[2] != d:
-        raise ValueError("dV must be (n_problems, n_active, n_features).")
+    _check_node_batch(n, d, P, m, Y, sw, G, W, dV, delta, active, offsets)
     if c.shape[0] != m or steps.shape[0] != m or states.shape[0] != m:
         raise ValueError("c, steps and states must have one entry per node.")
-    if m < 0 or offsets[0] != 0 or offsets[m] != n:
-        raise ValueError("offsets must run from 0 to n_samples.")
     for a in range(n_active):
         t = active[a]
-        if not (0 <= t < m) or (a > 0 and t <= active[a - 1]):
-            raise ValueError("active must hold increasing node indices.")
         widest = max(widest, offsets[t + 1] - offsets[t])
     cdef double[::1] work = np.empty(max(d, 1))
     cdef double[::1] p = np.empty(max(widest, 1))
@@ -836,6 +848,249 @@ def local_solve_linear_nodes(
                     &dV[k, a, 0], &delta[k, lo], &work[0], &p[0], n_t, d, c[t], loss,
                     steps[t], theta, &states[t], &perm[0], result,
                 )
+
+
+# ------------------------------------------------- exact local subproblems
+# The node's subproblem in the change of its dual variables ``d = dalpha``
+# (rows with positive weight) is, for the losses whose conjugate is
+# quadratic (hinge, squared hinge, squared; ``l*(-g) = A g^2 / 2 - y g``),
+# the box-constrained quadratic program
+#
+#   min_d  sum_i s_i l*(-(g_i + d_i / s_i)) + d . f + (c / 2) d^T K_tt d
+#
+# with ``K_tt = Z_t Z_t^T`` the node's Gram matrix, Hessian
+# ``H = c K_tt + diag(A / s_i)`` and bounds ``g + d / s`` in the loss's
+# domain (``y g in [0, 1]`` hinge, ``y g >= 0`` squared hinge, none squared).
+# It is solved by projected Newton (Bertsekas 1982): the variables at a bound
+# whose gradient points out of the box are fixed, a Newton step (Cholesky of
+# ``H`` on the free set) is taken on the others, projected onto the box,
+# halved until the objective decreases enough; it stops once the projected
+# gradient (in margin units) is at most ``tol``.
+
+cdef double _clip(double x, double lo, double hi) noexcept nogil:
+    if x < lo:
+        return lo
+    if x > hi:
+        return hi
+    return x
+
+
+cdef intp_t _exact_qp(
+    const double* K, const double* y, const double* sw, const double* g, const double* f,
+    intp_t n, double c, int kind, double tol, intp_t max_iter,
+    double* dd, double* p, double* grad, double* step, double* lo, double* hi,
+    double* change, double* Hchange, double* H, intp_t* free, double* result,
+) noexcept nogil:
+    """Projected Newton on one node's quadratic subproblem; ``dd`` (n,) the
+    optimal change of alpha, ``p`` the margins ``f + c K dd`` of the local
+    view; ``result``: the final projected-gradient norm.  Returns the
+    Newton iterations done."""
+    cdef double A = 0.0 if kind == 0 else (0.5 if kind == 1 else 1.0)
+    cdef double viol, mu = 0.0, diag_max, t, slope, curv, value, gi, x
+    cdef intp_t i, j, a, b, nf, it, half
+    cdef bint accepted
+    cdef int nn, ld, info, one = 1
+    cdef char uplo = b'L'
+    for i in range(n):
+        dd[i] = 0.0
+        p[i] = f[i]
+        lo[i] = 0.0
+        hi[i] = 0.0
+        if sw[i] > 0.0:
+            if kind == 0:
+                lo[i] = sw[i] * ((y[i] if y[i] < 0.0 else 0.0) - g[i])
+                hi[i] = sw[i] * ((y[i] if y[i] > 0.0 else 0.0) - g[i])
+            elif kind == 1:
+                lo[i] = -sw[i] * g[i] if y[i] > 0.0 else -INFINITY
+                hi[i] = -sw[i] * g[i] if y[i] < 0.0 else INFINITY
+            else:
+                lo[i] = -INFINITY
+                hi[i] = INFINITY
+            # rounding may leave g a hair outside its domain
+            if lo[i] > 0.0:
+                lo[i] = 0.0
+            if hi[i] < 0.0:
+                hi[i] = 0.0
+    it = 0
+    viol = INFINITY
+    while True:
+        nf = 0
+        viol = 0.0
+        for i in range(n):
+            if sw[i] <= 0.0:
+                continue
+            gi = A * (g[i] + dd[i] / sw[i]) - y[i] + p[i]
+            grad[i] = gi
+            if (dd[i] <= lo[i] and gi > 0.0) or (dd[i] >= hi[i] and gi < 0.0):
+                continue
+            free[nf] = i
+            nf += 1
+            if fabs(gi) > viol:
+                viol = fabs(gi)
+        if viol <= tol or it >= max_iter or nf == 0:
+            break
+        it += 1
+        # Newton step on the free variables, damped: (H_FF + mu I) step =
+        # -grad_F (Levenberg-Marquardt; mu grows while the projected step
+        # fails to decrease the objective, which a singular H_FF, n_t > d',
+        # can cause, and shrinks again after full steps).
+        diag_max = 0.0
+        for a in range(nf):
+            i = free[a]
+            x = c * K[i * n + i] + A / sw[i]
+            if x > diag_max:
+                diag_max = x
+        if diag_max <= 0.0:
+            break
+        if mu < 1e-12 * diag_max:
+            mu = 1e-12 * diag_max
+        info = 1
+        while info != 0 and mu <= 1e12 * diag_max:
+            for a in range(nf):
+                i = free[a]
+                for b in range(a, nf):
+                    H[a * nf + b] = c * K[i * n + free[b]]
+                H[a * nf + a] += A / sw[i] + mu
+            nn = <int>nf
+            ld = <int>nf
+            dpotrf(&uplo, &nn, H, &ld, &info)
+            if info != 0:
+                mu *= 100.0
+        if info != 0:
+            break
+        for a in range(nf):
+            step[a] = -grad[free[a]]
+        dpotrs(&uplo, &nn, &one, H, &ld, step, &ld, &info)
+        # Projected backtracking on the (exact) quadratic decrease.
+        t = 1.0
+        accepted = False
+        for half in range(12):
+            slope = 0.0
+            for i in range(n):
+                change[i] = 0.0
+            for a in range(nf):
+                i = free[a]
+                change[i] = _clip(dd[i] + t * step[a], lo[i], hi[i]) - dd[i]
+                slope += grad[i] * change[i]
+            curv = 0.0
+            for i in range(n):
+                x = 0.0
+                if sw[i] > 0.0:
+                    for a in range(nf):
+                        j = free[a]
+                        x += K[i * n + j] * change[j]
+                Hchange[i] = c * x
+                if sw[i] > 0.0:
+                    curv += change[i] * (Hchange[i] + A / sw[i] * change[i])
+            value = slope + 0.5 * curv
+            if slope < 0.0 and value <= 1e-4 * slope:
+                accepted = True
+                break
+            t *= 0.5
+        if not accepted:
+            mu *= 100.0
+            if mu > 1e12 * diag_max:
+                break
+            continue
+        if half == 0:
+            mu *= 0.1
+        for i in range(n):
+            dd[i] += change[i]
+            p[i] += Hchange[i]
+    result[0] = viol
+    return it
+
+
+def local_solve_exact_nodes(
+    const double[:, ::1] X,        # IN (n, d) every node's features, node by node
+    const double[::1] gram,        # IN the exact nodes' Gram matrices Z_t Z_t^T, row-major
+    const intp_t[::1] gram_offsets,  # IN (n_nodes + 1,) node t's block starts there
+    const double[:, ::1] Y,        # IN (n_problems, n)
+    const double[::1] sw,          # IN (n,)
+    double[:, ::1] G,              # IN/OUT (n_problems, n)
+    const double[:, :, ::1] W,     # IN (n_problems, n_nodes, d)
+    double[:, :, ::1] dV,          # OUT (n_problems, n_active, d) (written for exact nodes)
+    double[:, ::1] delta,          # OUT (n_problems, n) (written for exact nodes)
+    const intp_t[::1] active,      # IN (n_active,) increasing node indices
+    const intp_t[::1] offsets,     # IN (n_nodes + 1,)
+    const double[::1] c,           # IN (n_nodes,)
+    const unsigned char[::1] exact,  # IN (n_nodes,) nodes solved here (others skipped)
+    int kind,                      # IN 0 hinge, 1 squared hinge, 2 squared
+    double tol,                    # IN projected-gradient tolerance (margin units)
+    intp_t max_iter,               # IN Newton iterations per node and problem
+):
+    """Solve the subproblems of the active ``exact`` nodes to optimality.
+
+    The same subproblem as :func:`local_solve_linear_nodes` (for the
+    losses with a quadratic conjugate), solved by projected Newton on the
+    node's ``n_t x n_t`` Gram matrix instead of coordinate ascent: each
+    iteration costs a Cholesky factorization of the free variables'
+    block, ``O(n_free^3)``; the memory is ``n_t^2`` floats for the Gram
+    matrix and as many for the factor.  Writes ``G``, ``delta`` and
+    ``dV[k, a]`` for every exact active node ``active[a]``.
+
+    Returns
+    -------
+    n_iter : int
+        Largest number of Newton iterations of a node and problem.
+    violation : float
+        Largest final projected gradient (at most ``tol`` unless a node
+        hit ``max_iter``).
+    """
+    cdef intp_t n = X.shape[0], d = X.shape[1], P = Y.shape[0], m = offsets.shape[0] - 1
+    cdef intp_t n_active = active.shape[0], a, t, k, lo, n_t, i, widest = 0, it, worst = 0
+    cdef double[1] result
+    cdef double violation = 0.0, s
+    if kind < 0 or kind > 2:
+        raise ValueError("kind must be 0 (hinge), 1 (squared hinge) or 2 (squared).")
+    _check_node_batch(n, d, P, m, Y, sw, G, W, dV, delta, active, offsets)
+    if c.shape[0] != m or exact.shape[0] != m or gram_offsets.shape[0] != m + 1:
+        raise ValueError("c, exact and gram_offsets must have one entry per node (+1).")
+    for a in range(n_active):
+        t = active[a]
+        if exact[t]:
+            n_t = offsets[t + 1] - offsets[t]
+            if (gram_offsets[t + 1] - gram_offsets[t] != n_t * n_t
+                    or gram_offsets[t] < 0 or gram_offsets[t + 1] > gram.shape[0]):
+                raise ValueError("gram must hold an n_t x n_t block per exact node.")
+            widest = max(widest, n_t)
+    if widest == 0:
+        return 0, 0.0
+    cdef double[:, ::1] vec = np.empty((9, widest))
+    cdef double[::1] H = np.empty(widest * widest)
+    cdef intp_t[::1] free = np.empty(widest, dtype=np.intp)
+    with nogil:
+        for a in range(n_active):
+            t = active[a]
+            lo = offsets[t]
+            n_t = offsets[t + 1] - lo
+            if not exact[t] or n_t == 0:
+                continue
+            for k in range(P):
+                # margins f = Z_t w_t (vec[0])
+                for i in range(n_t):
+                    vec[0, i] = _dot_mixed(&X[lo + i, 0], &W[k, t, 0], d)
+                it = _exact_qp(
+                    &gram[gram_offsets[t]], &Y[k, lo], &sw[lo], &G[k, lo], &vec[0, 0], n_t,
+                    c[t], kind, tol, max_iter, &vec[1, 0], &vec[2, 0], &vec[3, 0],
+                    &vec[4, 0], &vec[5, 0], &vec[6, 0], &vec[7, 0], &vec[8, 0], &H[0],
+                    &free[0], result,
+                )
+                worst = max(worst, it)
+                violation = max(violation, result[0])
+                for i in range(n_t):
+                    s = vec[1, i]
+                    if sw[lo + i] > 0.0 and s != 0.0:
+                        G[k, lo + i] += s / sw[lo + i]
+                        if kind < 2:
+                            # a = y g on its bound exactly, not a rounding off it
+                            s = Y[k, lo + i] * G[k, lo + i]
+                            if s < 0.0 or (kind == 0 and s > 1.0):
+                                G[k, lo + i] = Y[k, lo + i] * (0.0 if s < 0.0 else 1.0)
+                            s = vec[1, i]
+                        delta[k, lo + i] += s
+                        _axpy_mixed(s, &X[lo + i, 0], &dV[k, a, 0], d)
+    return worst, violation
 
 
 def node_margins(

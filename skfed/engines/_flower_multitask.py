@@ -101,6 +101,16 @@ def check_supported(estimator):
             "is only implemented by the simulated fit, not on the Flower engine; pass "
             "aggregation='add' or 'auto' (which adds on Flower) there."
         )
+    solver = getattr(estimator, "local_solver", "coordinate")
+    if not _exact_mode(estimator) and (
+        solver == "exact"
+        or (solver == "auto" and estimator.loss in ("hinge", "squared_hinge", "squared"))
+    ):
+        raise ValueError(
+            f"local_solver={solver!r} (the exact local solver of the primal modes) is only "
+            "implemented by the simulated fit, not on the Flower engine; pass "
+            "local_solver='coordinate' there."
+        )
 
 
 def _exact_mode(estimator):
