@@ -2196,7 +2196,8 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         when the loss allows it (at most 8 MB of Gram matrix per node, and
         at most 1,000 floats per sample in all), ``"coordinate"``
         otherwise.  The exact kernel mode always runs coordinate ascent, and
-        so does the Flower engine (pass ``"coordinate"`` there).
+        so does the Flower engine (``"auto"`` means ``"coordinate"`` there;
+        ``"exact"`` is refused).
     aggregation : {"auto", "line_search", "add"}, default="auto"
         How the server combines the nodes' local steps.  ``"add"``:
         CoCoA+ adding, each node's subproblem scaled by the safe ``rho``

@@ -223,15 +223,14 @@ if HAVE_FLWR:
 
 
 @needs_flwr
-@pytest.mark.parametrize("params", [dict(aggregation="add", kernel="linear"),
-                                    dict(aggregation="add", approximation="rff"),
-                                    dict(aggregation="add", kernel="linear", loss="squared_hinge",
-                                         local_solver="exact")])
+@pytest.mark.parametrize("params", [dict(kernel="linear"), dict(approximation="rff"),
+                                    dict(kernel="linear", loss="squared_hinge")])
 def test_flower_refuses_the_exact_local_solver(params):
     from skfed.engines.flower import make_server_app
 
-    with pytest.raises(ValueError, match="local_solver=.*only implemented by the simulated fit"):
-        make_server_app(FederatedMultiTaskClassifier(**params))
+    with pytest.raises(ValueError, match="local_solver='exact'.*only implemented by the "
+                                         "simulated fit"):
+        make_server_app(FederatedMultiTaskClassifier(local_solver="exact", **params))
 
 
 @needs_flwr
@@ -384,14 +383,16 @@ def test_multitask_on_flower_equals_simulation(case, task_identity):
 
 
 @needs_flwr
-def test_flower_auto_aggregation_adds(task_identity):
-    # At its defaults (aggregation="auto") the linear mode runs on Flower and
-    # equals the simulated fit that adds the steps, not the searching one.
+def test_flower_defaults_add_and_run_coordinate_ascent(task_identity):
+    # At its defaults (aggregation="auto", local_solver="auto") the linear
+    # mode runs on Flower and equals the simulated fit that adds the steps
+    # and runs coordinate ascent at the nodes, not the simulated default.
     X, y, _, _, groups = make_data()
     estimator = FederatedMultiTaskClassifier(kernel="linear", max_rounds=25,
                                              omega_update_every=5, random_state=0)
     fitted, _ = flower_fit(estimator, X, y, groups)
-    adding = simulated_fit(clone(estimator).set_params(aggregation="add"), X, y, groups)
+    adding = simulated_fit(
+        clone(estimator).set_params(aggregation="add", local_solver="coordinate"), X, y, groups)
     searching = simulated_fit(estimator, X, y, groups)
     np.testing.assert_array_equal(fitted.coef_, adding.coef_)
     np.testing.assert_array_equal(fitted.duality_gap_curve_, adding.duality_gap_curve_)

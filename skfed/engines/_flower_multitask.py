@@ -68,7 +68,9 @@ def check_supported(estimator):
 
     The server adds the nodes' steps: ``aggregation="auto"`` resolves to
     ``"add"`` on Flower (so a Flower fit equals the simulated fit with
-    ``aggregation="add"``) and ``"line_search"`` is refused.
+    ``aggregation="add"``) and ``"line_search"`` is refused.  The nodes run
+    coordinate ascent: ``local_solver="auto"`` resolves to ``"coordinate"``
+    and ``"exact"`` is refused.
 
     The network's faults are replayed as in the simulated fit, which refuses
     rogue nodes; so does this one.  ``privacy=`` is refused: the clients do
@@ -101,15 +103,13 @@ def check_supported(estimator):
             "is only implemented by the simulated fit, not on the Flower engine; pass "
             "aggregation='add' or 'auto' (which adds on Flower) there."
         )
-    solver = getattr(estimator, "local_solver", "coordinate")
-    if not _exact_mode(estimator) and (
-        solver == "exact"
-        or (solver == "auto" and estimator.loss in ("hinge", "squared_hinge", "squared"))
-    ):
+    # The nodes run coordinate ascent: "auto" means that here, an explicit
+    # request for the exact local solver is refused.
+    if getattr(estimator, "local_solver", "coordinate") == "exact":
         raise ValueError(
-            f"local_solver={solver!r} (the exact local solver of the primal modes) is only "
+            "local_solver='exact' (the exact local solver of the primal modes) is only "
             "implemented by the simulated fit, not on the Flower engine; pass "
-            "local_solver='coordinate' there."
+            "local_solver='coordinate' or 'auto' (coordinate ascent on Flower) there."
         )
 
 
