@@ -45,13 +45,16 @@ def _sqrt_step(wtw):
 
 
 def reference_fit(X, y, groups, *, C=1.0, gamma="scale", intercept_scaling=1.0,
-                  regression=False, max_outer=100, rtol=1e-7, sigma0=None, verbose=False):
+                  regression=False, max_outer=100, rtol=1e-7, sigma0=None, verbose=False,
+                  kernel="rbf"):
     """Alternate the centralized W-step and the closed-form Omega step.
 
     Parameters
     ----------
     X : ndarray (n, d); y : ndarray (n,) (+-1 labels, or targets)
     groups : ndarray (n,) of node codes 0..m-1
+    kernel : {"rbf", "linear"}
+        ``k(x, x') = exp(-gamma ||x - x'||^2)`` or ``x . x'`` (linear MOCHA).
 
     Returns
     -------
@@ -66,9 +69,13 @@ def reference_fit(X, y, groups, *, C=1.0, gamma="scale", intercept_scaling=1.0,
     m = int(groups.max()) + 1
     counts = np.bincount(groups, minlength=m).astype(float)
     lam = 1.0 / (C * n)
-    if gamma == "scale":
-        gamma = 1.0 / (d * X.var())
-    K = rbf_kernel(X, gamma=gamma)
+    if kernel == "linear":
+        gamma = None
+        K = X @ X.T
+    else:
+        if gamma == "scale":
+            gamma = 1.0 / (d * X.var())
+        K = rbf_kernel(X, gamma=gamma)
     K += intercept_scaling**2
     sw = 1.0 / counts[groups]
     sigma = np.eye(m) / m if sigma0 is None else sigma0

@@ -1656,6 +1656,12 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                             counter.broadcast_from_server(active, exchange[0])
                             counter.gather_to_server(active, exchange[1])
                         new_sigma = omega_update(_task_gram(gram, sigma, lam))
+                    if self.verbose:
+                        # The joint objective of the models the W-step reached
+                        # (the Omega step keeps the dual variables, so it moves them).
+                        before = (joint_objectives(primal, dual, gram, sigma, lam)
+                                  if gram is not None else
+                                  state.low_rank_joint_objectives(primal, dual, sigma, lam))[0]
                     if new_sigma is not None:
                         sigma = new_sigma
                         rho = _rho(sigma)
@@ -1674,8 +1680,8 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                     print(
                         f"round {round_ + 1}: gap {gap:.3e} primal {primal:.6e} "
                         f"({active.size}/{m} nodes)"
-                        + (f"; Omega step, joint objective {rule.joint[0]:.6e}"
-                           if rule.stepped else "")
+                        + (f"; Omega step, joint objective {rule.joint[0]:.6e} "
+                           f"({before:.6e} before it)" if rule.stepped else "")
                     )
                 if converged or round_ == self.max_rounds - 1:
                     receivers, payloads = state.final_delivery(sigma)
@@ -2270,7 +2276,9 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         shared memory and always runs on threads, even under the Dask
         backend.  Results do not depend on ``n_jobs`` or the backend.
     verbose : int, default=0
-        Print the gap after every round.
+        Print the gap after every round, and at an Omega step the joint
+        objective after it and that of the models the W-step reached
+        before it.
     privacy : DifferentialPrivacy, default=None
         Make every node's messages ``(epsilon, delta)``-differentially
         private with respect to its whole data set (client level) by

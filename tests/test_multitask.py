@@ -1371,3 +1371,38 @@ def test_line_search_refuses_the_exact_kernel_mode_and_privacy():
             kernel="linear", aggregation="line_search", max_rounds=5, omega_update_every=2,
             privacy=DifferentialPrivacy(epsilon=1.0, delta=1e-5),
         ).fit(X, y, groups=groups)
+
+
+def test_verbose_joint_objective_before_omega_step_matches_numpy(capsys):
+    # The value printed "before it" at the first Omega step is the joint
+    # objective loss(W) + (lam / 2) ||W||_*^2 of the models the first W-step
+    # reached at Sigma = I / m: the fixed-Omega fit (Omega = m I) of as many
+    # rounds, evaluated here in NumPy from its coef_ and intercept_.
+    rng = np.random.default_rng(3)
+    m, n_t, d = 5, 30, 6
+    X = rng.normal(size=(m * n_t, d))
+    groups = np.repeat(np.arange(m), n_t)
+    y = (X[:, 0] + 0.5 * X[:, 1] * (groups % 2 * 2 - 1) + 0.3 * rng.normal(size=m * n_t) > 0)
+    y = y.astype(int)
+    learned = FederatedMultiTaskClassifier(kernel="linear", random_state=0, verbose=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        learned.fit(X, y, groups=groups)
+    first = re.search(r"round (\d+): .*Omega step, joint objective (\S+) \((\S+) before it\)",
+                      capsys.readouterr().out)
+    rounds, after, before = int(first.group(1)), float(first.group(2)), float(first.group(3))
+    fixed = FederatedMultiTaskClassifier(kernel="linear", omega=m * np.eye(m), random_state=0,
+                                         max_rounds=rounds)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fixed.fit(X, y, groups=groups)
+    W = np.column_stack([fixed.coef_, fixed.intercept_ / fixed.intercept_scaling])
+    sign = 2.0 * y - 1.0
+    margins = sign * (np.einsum("nd,nd->n", X, fixed.coef_[groups]) + fixed.intercept_[groups])
+    loss = sum(np.maximum(0.0, 1.0 - margins[groups == t]).mean() for t in range(m))
+    lam = 1.0 / (fixed.C * m * n_t)
+    joint = loss + 0.5 * lam * np.linalg.svd(W, compute_uv=False).sum() ** 2
+    np.testing.assert_allclose(before, joint, rtol=1e-5)
+    # The Omega step keeps the dual variables, so it moves the models: the
+    # value after it is not below the one before (here strictly above).
+    assert after > before
