@@ -204,6 +204,9 @@ class _Run:
         self.block_deltas = []     # objective change of every step of every model block
         self.block_lengths = []    # iterations done in every model block
         self.lost = np.zeros(self.K, dtype=bool)   # nodes of the ranks agreed dead
+        # Set when the peer scores just shared the models: the graph phase that
+        # follows (with no model step between) uses them instead of sharing again.
+        self._models_fresh = False
 
     # ------------------------------------------------------- lost ranks
     def lose(self, suspects, what):
@@ -330,6 +333,7 @@ class _Run:
         """
         state, block = self.state, self.block
         self.share_models()
+        self._models_fresh = True
         ci, cx = runner.cand_indptr, runner.cand_indices
         costs = np.zeros(cx.shape[0])
         H, Y, sw, offsets, confidence = state.score_data()
@@ -357,7 +361,9 @@ class _Run:
         weights), empty otherwise.
         """
         state, peer, block = self.state, self.peer, self.block
-        self.share_models()
+        if not self._models_fresh:
+            self.share_models()
+        self._models_fresh = False
         models = np.ascontiguousarray(state.graph_models())
         if models.dtype not in (np.float32, np.float64):
             models = models.astype(np.float64)
