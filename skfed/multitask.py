@@ -198,6 +198,9 @@ _EXACT_KIND = {"hinge": 0, "squared_hinge": 1, "squared": 2}
 _EXACT_TOL = 1e-10
 _EXACT_MAX_ITER = 200
 _INDEX = 4  # bytes of an int32 index
+# compression="auto": bits per value of the primal modes' model vectors and
+# updates (see quantize).
+_AUTO_BITS = 8
 
 
 # ---------------------------------------------------------------- helpers
@@ -662,6 +665,40 @@ def _chunks(n_items, n_chunks):
     return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
 
 
+def quantize(x, bits):
+    """``x`` rounded to ``bits``-bit integers times one scale per vector.
+
+    The message of a vector ``x`` (the last axis) is its scale ``s =
+    max |x_j|`` (a float64) and the integers ``round(x_j L / s)``, ``L =
+    2^(bits - 1) - 1``, packed ``bits`` bits each; the receiver decodes
+    ``s q_j / L``.  Rounding is to the nearest integer (ties to even), so
+    ``|x_j - decoded_j| <= s / (2 L)`` and the decoded vector is a
+    deterministic function of ``x``: sender and receiver agree on it
+    without any shared randomness.
+
+    Parameters
+    ----------
+    x : ndarray of shape (..., d)
+    bits : int
+        From 2 to 32.
+
+    Returns
+    -------
+    decoded : ndarray of shape (..., d)
+        What the receiver holds.
+    """
+    levels = float(2 ** (int(bits) - 1) - 1)
+    scale = np.max(np.abs(x), axis=-1, keepdims=True)
+    safe = np.where(scale > 0.0, scale, 1.0)
+    return np.rint(x * (levels / safe)) * (safe / levels)
+
+
+def quantized_bytes(d, bits):
+    """Bytes of one quantized vector of ``d`` values: a float64 scale and
+    ``d`` integers of ``bits`` bits, packed."""
+    return _FLOAT + (int(d) * int(bits) + 7) // 8
+
+
 # ------------------------------------------------------------ mode states
 class _PrimalState:
     """Linear MOCHA: ``kernel="linear"`` and the approximate modes.
@@ -672,7 +709,7 @@ class _PrimalState:
     """
 
     def __init__(self, Z, Y, sw, g, layout, totals, seeds, dtype_bytes, exact=None,
-                 loss_name=None):
+                 loss_name=None, bits=None):
         self.Z = Z
         self.Y = Y
         self.sw = sw
@@ -701,14 +738,72 @@ class _PrimalState:
         self.kind = _EXACT_KIND.get(loss_name, -1)
         scale = max(1.0, float(np.max(np.abs(Y)))) if Y.size else 1.0
         self.exact_tol = _EXACT_TOL * scale
+        # compression: every round's w_t and Delta v_t travel as `bits`-bit
+        # integers and one scale (:func:`quantize`).  Node t keeps the part
+        # of its updates the server has not received, R[:, t] = n_t (v_t -
+        # V[:, t]) (error feedback: it goes out with the next update), and
+        # the model it holds, W_node[:, t], which the server knows too: it
+        # sends the quantized difference between w_t and it.
+        self.bits = bits
+        if bits is not None:
+            self.R = np.zeros_like(self.V)
+            self.W_node = np.zeros_like(self.V)
 
     def weights(self, sigma, lam):
         if isinstance(sigma, _LowRankSigma):
             return sigma.apply(self.V) / lam
         return np.einsum("tu,kud->ktd", sigma, self.V) / lam
 
+    def _vector_bytes(self, compressed=True):
+        if self.bits is None or not compressed:
+            return self.n_problems * self.d * _FLOAT
+        return self.n_problems * quantized_bytes(self.d, self.bits)
+
     def downlink(self, active, sigma, flush=False):
-        return np.full(len(active), self.n_problems * self.d * _FLOAT, dtype=np.int64)
+        return np.full(len(active), self._vector_bytes(), dtype=np.int64)
+
+    def true_V(self):
+        """``V`` of the dual variables (the server's ``V`` plus what the
+        nodes have not sent yet)."""
+        if self.bits is None:
+            return self.V
+        return self.V + self.R / self.totals[None, :, None]
+
+    def node_models(self, active, sigma, lam):
+        """The models the nodes solve with this round (after its downlink).
+
+        Uncompressed: ``W = V Sigma / lambda``.  Compressed: an active node
+        adds the quantized difference between the server's ``w_t`` and the
+        model it holds (error feedback: what rounding left out is in the
+        next round's difference)."""
+        W = self.weights(sigma, lam)
+        if self.bits is None:
+            return W
+        held = self.W_node[:, active]
+        self.W_node[:, active] = held + quantize(W[:, active] - held, self.bits)
+        return self.W_node
+
+    def _encode(self, results):
+        """Compressed: replace the nodes' steps by what the server receives,
+        ``quantize(dv_t + R_t)``, keeping the exact steps in ``dV_true``."""
+        if self.bits is not None:
+            results.dV_true = results.dV
+            results.dV = quantize(results.dV + self.R[:, results.active], self.bits)
+        return results
+
+    def quadratic_terms(self, sigma, lam):
+        """Compressed: ``(<V, Sigma V>, <V~, Sigma V~>) / (2 lambda)`` for the
+        server's ``V`` (the returned model's regularizer) and the dual
+        variables' ``V~`` (the dual's quadratic term); None otherwise (they
+        are equal and come from the margins)."""
+        if self.bits is None:
+            return None
+        out = []
+        for V in (self.V, self.true_V()):
+            SV = sigma.apply(V) if isinstance(sigma, _LowRankSigma) else np.einsum(
+                "tu,kud->ktd", sigma, V)
+            out.append(float(np.vdot(V, SV)) / (2.0 * lam))
+        return out
 
     def _round_exact(self, full):
         """The nodes solving exactly this round: the exact ones doing their full
@@ -753,7 +848,7 @@ class _PrimalState:
         in one Cython call (:func:`local_solve_linear_nodes`, the same
         solver, bit-identical results).
         """
-        W = self.weights(sigma, lam)
+        W = self.node_models(active, sigma, lam)
         c = np.asarray(c, dtype=np.float64)
         steps = np.asarray(steps, dtype=np.intp)
         exact = self._round_exact(full)
@@ -772,7 +867,7 @@ class _PrimalState:
                     deltas, active, self.layout.offsets, c, exact, self.kind, self.exact_tol,
                     _EXACT_MAX_ITER,
                 )
-            return _PrimalResults(active, dV, deltas, self.layout)
+            return self._encode(_PrimalResults(active, dV, deltas, self.layout))
         blocks = [active[sl] for sl in _chunks(len(active), n_chunks)]
         results = _run_parallel(
             parallel, _primal_solve_chunk,
@@ -786,10 +881,12 @@ class _PrimalState:
             deltas[:, lo:hi] = block_deltas
             self.states[nodes[0]:nodes[-1] + 1] = states
         dV = np.concatenate([result[0] for result in results], axis=1)
-        return _PrimalResults(active, dV, deltas, self.layout)
+        return self._encode(_PrimalResults(active, dV, deltas, self.layout))
 
     def uplink(self, active, results):
-        return np.full(len(active), self.n_problems * self.d * _FLOAT, dtype=np.int64)
+        # warm-start duals and private updates go out uncompressed
+        compressed = getattr(results, "dV_true", None) is not None
+        return np.full(len(active), self._vector_bytes(compressed), dtype=np.int64)
 
     def line_search(self, active, results, g_before, sigma, lam, loss_name):
         """The server's exact step along the round's combined direction.
@@ -818,6 +915,8 @@ class _PrimalState:
         steps = line_search_step(linear, quadratic, cross, curvature, lam)
         self.g[...] = g_before + steps[:, None] * (self.g - g_before)
         results.dV *= steps[:, None, None]
+        if results.dV_true is not None:
+            results.dV_true = results.dV_true * steps[:, None, None]
         results.deltas *= steps[:, None]
         ratio = float(curvature.sum()) / separable if separable > 0.0 else 1.0
         return steps, ratio
@@ -827,6 +926,9 @@ class _PrimalState:
         # sequence, e.g. after noise is added to each node's update)
         if isinstance(results, _PrimalResults):
             dV = results.dV
+            if results.dV_true is not None:
+                # what the server did not receive stays with the node
+                self.R[:, active] += results.dV_true - dV
         else:
             dV = np.stack([dvs for dvs, _ in results], axis=1)
         self.V[:, active, :] += dV / self.totals[active][None, :, None]
@@ -862,12 +964,24 @@ class _PrimalState:
         ``lambda_max(G)`` and the trace norm of ``W`` from two thin SVDs."""
         SV = sigma.apply(self.V)
         half_cross = float(np.vdot(self.V, SV)) / (2.0 * lam)
+        V_dual = self.true_V()  # the dual's V (the server's one without compression)
+        half_dual = half_cross if V_dual is self.V else float(
+            np.vdot(V_dual, sigma.apply(V_dual))) / (2.0 * lam)
         with _blas_controller().limit(limits=1, user_api="blas"):
-            top = linalg.svd(self._stacked(self.V), compute_uv=False)
+            top = linalg.svd(self._stacked(V_dual), compute_uv=False)
             trace_norm = float(linalg.svd(self._stacked(SV / lam), compute_uv=False).sum())
         top = float(top[0]) ** 2 if top.size else 0.0
         return (primal - half_cross + 0.5 * lam * trace_norm**2,
-                dual + half_cross - top / (2.0 * lam))
+                dual + half_dual - top / (2.0 * lam))
+
+    def compressed_joint_objectives(self, primal, dual, sigma, lam):
+        """Compressed, dense ``Sigma``: :func:`joint_objectives` with the
+        server's ``G`` for the primal (the returned model) and the dual
+        variables' ``G`` for the dual."""
+        V_dual = self.true_V()
+        return (joint_objectives(primal, dual, self.gram(), sigma, lam)[0],
+                joint_objectives(primal, dual, np.einsum("ktd,kud->tu", V_dual, V_dual),
+                                 sigma, lam)[1])
 
     def final_delivery(self, sigma):
         payloads = np.full(self.m, self.n_problems * self.d * _FLOAT, dtype=np.int64)
@@ -881,6 +995,7 @@ class _PrimalResults:
 
     def __init__(self, active, dV, deltas, layout):
         self.active, self.dV, self.deltas, self.layout = active, dV, deltas, layout
+        self.dV_true = None  # compressed: the exact steps (dV is what the server got)
 
     def __len__(self):
         return len(self.active)
@@ -1355,6 +1470,8 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         "local_gap_target": [None, Interval(numbers.Real, 0, 1, closed="neither")],
         "local_solver": [StrOptions({"auto", "exact", "coordinate"})],
         "aggregation": [StrOptions({"auto", "line_search", "add"})],
+        "compression": [StrOptions({"auto", "none"}),
+                        Interval(numbers.Integral, 2, 32, closed="both")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "max_rounds": [Interval(numbers.Integral, 1, None, closed="left")],
         "cache_size": [None, Interval(numbers.Real, 0, None, closed="left")],
@@ -1388,6 +1505,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         local_gap_target=None,
         local_solver="auto",
         aggregation="auto",
+        compression="auto",
         tol=1e-3,
         max_rounds=1000,
         cache_size=None,
@@ -1418,6 +1536,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         self.local_gap_target = local_gap_target
         self.local_solver = local_solver
         self.aggregation = aggregation
+        self.compression = compression
         self.tol = tol
         self.max_rounds = max_rounds
         self.cache_size = cache_size
@@ -1544,7 +1663,8 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
             # The node solver runs on float64 features (BLAS dot / axpy).
             Z = self._features(X).astype(np.float64)
             state = _PrimalState(Z, Y, sw, g, layout, totals, seeds, dtype_bytes,
-                                 exact=self._exact_nodes(layout), loss_name=self.loss)
+                                 exact=self._exact_nodes(layout), loss_name=self.loss,
+                                 bits=self._compression_bits(dp_spec))
         else:
             if self.local_solver == "exact":
                 raise ValueError(
@@ -1552,6 +1672,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                     f"(kernel='linear' or an approximation); the exact kernel mode (kernel="
                     f"{self.kernel!r}) runs coordinate ascent: use local_solver='auto'."
                 )
+            self._compression_bits(dp_spec)  # refuses an explicit setting
             needed = np.ones((m, m), dtype=bool) if learn else (sigma != 0) | np.eye(m, dtype=bool)
             parallel = self._parallel_context()
             with parallel as p:
@@ -1670,6 +1791,8 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                     joint = None if gram is not None else state.low_rank_joint_objectives(
                         primal, dual, sigma, lam
                     )
+                    if joint is None and getattr(state, "bits", None) is not None:
+                        joint = state.compressed_joint_objectives(primal, dual, sigma, lam)
                     converged = rule.after_omega_step(primal, dual, gram, sigma, lam, joint=joint)
                 else:
                     converged = rule.without_omega_step(gap, primal, dual)
@@ -1706,6 +1829,37 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         self._dual_state = dict(nodes=self.nodes_.copy(), counts=layout.counts.copy(),
                                 loss=self.loss, Y=Y.copy(), g=g.copy(), sigma=sigma.copy())
         return self
+
+    def _compression_bits(self, dp_spec):
+        """Bits per value of the primal modes' round messages, or None (float64).
+
+        ``"auto"``: :data:`_AUTO_BITS` in the primal modes, None under
+        ``privacy`` (the noise, not the rounding, bounds what the server
+        learns) and in the exact kernel mode (which sends support vectors
+        and dual changes, not model vectors).  An explicit number of bits
+        there raises, naming the parameter.
+        """
+        if self.compression == "none":
+            return None
+        explicit = self.compression != "auto"
+        if not self._primal_mode():
+            if explicit:
+                raise ValueError(
+                    f"compression={self.compression!r} quantizes the model vectors of the "
+                    "primal modes (kernel='linear' or an approximation); the exact kernel "
+                    f"mode (kernel={self.kernel!r}, approximation=None) sends support vectors "
+                    "and dual changes: use compression='auto' or 'none'."
+                )
+            return None
+        if dp_spec is not None:
+            if explicit:
+                raise ValueError(
+                    f"compression={self.compression!r} cannot be combined with privacy=: the "
+                    "private updates go out with their noise, unquantized; use "
+                    "compression='auto' or 'none'."
+                )
+            return None
+        return int(self.compression) if explicit else _AUTO_BITS
 
     def _exact_nodes(self, layout):
         """The nodes that solve their local subproblem exactly (``local_solver``)."""
@@ -1898,6 +2052,13 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         for k in range(f.shape[0]):
             node_gap_terms(f[k], state.Y[k], state.sw, state.g[k], layout.offsets, loss, sums)
         loss_sum, conj_sum, cross_sum = (sums / totals[:, None]).sum(axis=0)
+        quadratic = getattr(state, "quadratic_terms", lambda *a: None)(sigma, lam)
+        if quadratic is not None:
+            # compression: the server's model is not exactly W(alpha); the
+            # gap of that model against the dual variables' dual objective
+            primal = loss_sum + quadratic[0]
+            dual = -conj_sum - quadratic[1]
+            return primal - dual, primal, dual
         primal = loss_sum + 0.5 * cross_sum
         dual = -conj_sum - 0.5 * cross_sum
         return loss_sum + conj_sum + cross_sum, primal, dual
@@ -2219,6 +2380,21 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         primal modes without ``privacy`` (or with ``epsilon=inf``), ``"add"``
         otherwise (and on the Flower engine, whose server adds the steps).
         See the user guide.
+    compression : {"auto", "none"} or int in [2, 32], default="auto"
+        Precision of the primal modes' round messages (``w_t`` down,
+        ``Delta v_t`` up).  An integer ``b``: each vector travels as one
+        float64 scale and ``b``-bit integers (:func:`quantize`, ``8 +
+        ceil(d' b / 8)`` bytes), with error feedback: node t keeps what
+        rounding left out of its updates and sends it with the next one,
+        and gets the difference between the server's ``w_t`` and the model
+        it holds, so both errors stay within one rounding of the latest
+        change.  The fitted model is the server's (its duality gap, the
+        stopping rule's, is that of the returned model against the dual
+        variables' dual objective, an honest certificate), delivered
+        unquantized at the end.  ``"none"``: float64, as before.
+        ``"auto"``: 8 bits in the primal modes, ``"none"`` under ``privacy``,
+        in the exact kernel mode and on the Flower engine; an explicit
+        number of bits there raises.  See the user guide.
     tol : float >= 0, default=1e-3
         Fixed Omega: stop when the duality gap is at most ``tol`` times the
         primal objective.  ``omega="learn"``: stop at the first Omega step
@@ -2440,6 +2616,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         local_gap_target=None,
         local_solver="auto",
         aggregation="auto",
+        compression="auto",
         tol=1e-3,
         max_rounds=1000,
         cache_size=None,
@@ -2458,7 +2635,8 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
             approximation=approximation, n_components=n_components, landmarks=landmarks,
             fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
             local_epochs=local_epochs, local_gap_target=local_gap_target,
-            local_solver=local_solver, aggregation=aggregation, tol=tol,
+            local_solver=local_solver, aggregation=aggregation, compression=compression,
+            tol=tol,
             max_rounds=max_rounds, cache_size=cache_size, warm_start=warm_start,
             group_column=group_column,
             handle_unknown=handle_unknown, network=network, random_state=random_state,
@@ -2625,6 +2803,8 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
         squared loss the exact solve is one linear system per node.
     aggregation : {"auto", "line_search", "add"}, default="auto"
         How the server combines the nodes' steps (see the classifier).
+    compression : {"auto", "none"} or int in [2, 32], default="auto"
+        Precision of the primal modes' round messages (see the classifier).
     tol : float >= 0, default=1e-3
         Stopping rule, as for the classifier.
     max_rounds : int, default=1000
@@ -2716,6 +2896,7 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
         local_gap_target=None,
         local_solver="auto",
         aggregation="auto",
+        compression="auto",
         tol=1e-3,
         max_rounds=1000,
         cache_size=None,
@@ -2734,7 +2915,8 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
             approximation=approximation, n_components=n_components, landmarks=landmarks,
             fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
             local_epochs=local_epochs, local_gap_target=local_gap_target,
-            local_solver=local_solver, aggregation=aggregation, tol=tol,
+            local_solver=local_solver, aggregation=aggregation, compression=compression,
+            tol=tol,
             max_rounds=max_rounds, cache_size=cache_size, warm_start=warm_start,
             group_column=group_column,
             handle_unknown=handle_unknown, network=network, random_state=random_state,
