@@ -781,7 +781,11 @@ class _PrimalState:
             return W
         held = self.W_node[:, active]
         self.W_node[:, active] = held + quantize(W[:, active] - held, self.bits)
-        return self.W_node
+        # node t adds its own unsent part, sigma_tt R_t / (n_t lambda), which
+        # it knows (the other nodes' it does not)
+        own = _sigma_diag(sigma) / (self.totals * lam)
+        self.views = self.W_node + own[None, :, None] * self.R
+        return self.views
 
     def _encode(self, results):
         """Compressed: replace the nodes' steps by what the server receives,
@@ -905,7 +909,15 @@ class _PrimalState:
         dV[:, active] = results.dV / self.totals[active][None, :, None]
         SdV = sigma.apply(dV) if isinstance(sigma, _LowRankSigma) else np.einsum(
             "tu,kud->ktd", sigma, dV)
-        cross = np.einsum("ktd,ktd->k", SdV, self.V)  # <dV, Sigma V>
+        if results.dV_true is None:
+            cross = np.einsum("ktd,ktd->k", SdV, self.V)  # <dV, Sigma V>
+        else:
+            # Compressed: the server's V and the quantized steps miss the
+            # nodes' residuals (first order in the slope), so each node
+            # sends its own term lambda <dv_t / n_t, w_t> (one float per
+            # problem) from its exact step and the model it solved with.
+            own = results.dV_true / self.totals[active][None, :, None]
+            cross = lam * np.einsum("ktd,ktd->k", own, self.views[:, active])
         curvature = np.einsum("ktd,ktd->k", SdV, dV)  # <dV, Sigma dV>
         separable = float(np.einsum("t,ktd,ktd->", _sigma_diag(sigma), dV, dV))
         linear, quadratic = conjugate_change(
@@ -1690,6 +1702,8 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         step_pending = np.zeros(m, dtype=bool)
         step_floats = Y.shape[0] * _FLOAT
         search_floats = Y.shape[0] * _CONJUGATE_COEFFICIENTS[self.loss] * _FLOAT
+        if getattr(state, "bits", None) is not None:
+            search_floats += Y.shape[0] * _FLOAT  # the node's cross term (compressed)
         faults = _Faults(sim)
         rho = _rho(sigma)
         sigma_sent = np.zeros(m, dtype=bool)
