@@ -186,7 +186,7 @@ def test_linear_mode_satisfies_primal_dual_map(omega):
     lam = 0.02
     clf = FederatedMultiTaskClassifier(
         lam=lam, kernel="linear", omega=_spd(3) if omega == "fixed" else "learn",
-        tol=1e-6, max_rounds=3000, random_state=0,
+        tol=1e-6, max_rounds=3000, random_state=0, compression="none",
     ).fit(X, y, groups=groups)
     sigma = clf.task_covariance_
     Z = np.hstack([clf.support_vectors_, np.ones((len(clf.support_), 1))])
@@ -347,6 +347,7 @@ def test_linear_mode_bytes_equal_closed_form(n_classes):
     X, y, groups = _data(n_classes=n_classes, seed=13)
     clf = FederatedMultiTaskClassifier(
         kernel="linear", omega="independent", tol=0, max_rounds=3, random_state=0,
+        compression="none",
     )
     with pytest.warns(ConvergenceWarning):
         clf.fit(X.astype(np.float32), y, groups=groups)
@@ -360,12 +361,15 @@ def test_linear_mode_bytes_equal_closed_form(n_classes):
 
 def test_setup_bytes_of_gamma_scale_and_nystroem_landmarks():
     X, y, groups = _data(sizes=(10, 20, 30), seed=14)
-    common = dict(kernel="rbf", omega="independent", tol=0, max_rounds=1, random_state=0)
+    common = dict(kernel="rbf", omega="independent", tol=0, max_rounds=1, random_state=0,
+                  compression="none")
     gamma = 1.0 / (X.shape[1] * X.var())
     with pytest.warns(ConvergenceWarning):
-        exact = FederatedMultiTaskClassifier(gamma=gamma, **common).fit(X, y, groups=groups)
+        exact = FederatedMultiTaskClassifier(gamma=gamma, approximation=None,
+                                             **common).fit(X, y, groups=groups)
     with pytest.warns(ConvergenceWarning):
-        scale = FederatedMultiTaskClassifier(gamma="scale", **common).fit(X, y, groups=groups)
+        scale = FederatedMultiTaskClassifier(gamma="scale", approximation=None,
+                                             **common).fit(X, y, groups=groups)
     np.testing.assert_array_equal(exact.dual_coef_, scale.dual_coef_)
     # pooled variance: 3 floats up and gamma down, one message each way per node
     assert scale.n_bytes_sent_ - exact.n_bytes_sent_ == 3 * (2 * HEADER + 3 * 8 + 8)
@@ -1136,7 +1140,7 @@ def test_linear_mode_with_many_nodes_keeps_sigma_factored_and_equals_the_dense_p
     # Coordinate ascent: the exact local solver's stopping test and Newton
     # damping react to the paths' round-off (3e-12 on Sigma after 60 rounds).
     params = dict(kernel="linear", omega_update_every=7, max_rounds=60, random_state=0,
-                  aggregation=aggregation, local_solver="coordinate")
+                  aggregation=aggregation, local_solver="coordinate", compression="none")
     omega_rtol, objective_rtol = (1e-8, 1e-9) if aggregation == "add" else (1e-6, 1e-8)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -1345,7 +1349,7 @@ def test_line_search_bytes_equal_closed_form(loss, coefficients, n_classes):
     X, y, groups = _data(n_classes=n_classes, seed=13)
     clf = FederatedMultiTaskClassifier(
         kernel="linear", loss=loss, omega=_spd(3, seed=4), tol=0, max_rounds=3,
-        random_state=0, aggregation="line_search",
+        random_state=0, aggregation="line_search", compression="none",
     )
     with pytest.warns(ConvergenceWarning):
         clf.fit(X.astype(np.float32), y, groups=groups)
