@@ -99,7 +99,7 @@ def test_compressed_line_search_bytes_equal_closed_form():
     X, y, groups = _classification(seed=13)
     clf = FederatedMultiTaskClassifier(
         kernel="linear", omega=_spd(3, seed=4), tol=0, max_rounds=3, random_state=0,
-        aggregation="line_search", compression=8,
+        aggregation="line_search", compression=8, loss="hinge",
     )
     with pytest.warns(ConvergenceWarning):
         clf.fit(X, y, groups=groups)
