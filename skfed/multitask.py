@@ -67,6 +67,21 @@ modes, which run linear MOCHA on explicit features): the server keeps
   also sends the change of its conjugate sum along its step (1 float per
   binary problem for the hinge and logistic losses, 2 for the others):
   see :func:`line_search_step`.
+- with ``compression=b`` (``"auto"``: 8 bits), ``w_t`` and the change of
+  ``v_t`` travel as one float64 scale and ``b``-bit integers per binary
+  problem (``8 + ceil(d' b / 8)`` bytes, :func:`quantize`).  Error
+  feedback keeps both sides exact up to one rounding: the node adds what
+  rounding left out of its earlier updates to the next one (the server's
+  ``V`` differs from the dual variables' by that residual only), and the
+  server sends the difference between ``w_t`` and the model the node holds
+  (which it knows), so the node's model follows ``w_t`` within one rounding
+  of the last difference; the node solves with its model plus its own
+  residual's term.  With the line search each node also sends its exact
+  term of ``<dV, Sigma V>`` (1 float per binary problem), which the
+  server's ``V`` and the rounded steps would miss.  The stopping rule's gap
+  is that of the server's model (the returned one) against the dual
+  variables' dual objective, so it still bounds the returned model's
+  distance to the optimum; the final ``w_t`` goes out in float64.
 
 *Cost model of linear mode* (``kernel="linear"``).  ``Omega`` is m x m by
 definition; with ``n_problems d' < m`` it is never formed during the fit:
