@@ -1456,6 +1456,11 @@ class _PrivateUpdates:
             self.rng = np.random.default_rng(random_state.randint(1, np.iinfo(np.int32).max))
 
     def privatize(self, active, results, totals):
+        if self.sigma == 0.0:
+            # epsilon=inf: no noise, nothing to bound; the results go on as
+            # they are (compressed ones included)
+            self.uses[active] += 1
+            return results
         out = []
         for t, (dvs, deltas) in zip(active, results):
             self.uses[t] += 1
@@ -1913,8 +1918,8 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         """Bits per value of the primal modes' round messages, or None (float64).
 
         ``"auto"``: :data:`_AUTO_BITS` in the primal modes, None under
-        ``privacy`` (the noise, not the rounding, bounds what the server
-        learns) and in the exact kernel mode (which sends support vectors
+        ``privacy`` with a finite epsilon (the noise, not the rounding,
+        bounds what the server learns) and in the exact kernel mode (which sends support vectors
         and dual changes, not model vectors).  An explicit number of bits
         there raises, naming the parameter.
         """
@@ -1930,7 +1935,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                     "and dual changes: use compression='auto' or 'none'."
                 )
             return None
-        if dp_spec is not None:
+        if dp_spec is not None and math.isfinite(dp_spec.budget()[0]):
             if explicit:
                 raise ValueError(
                     f"compression={self.compression!r} cannot be combined with privacy=: the "
@@ -1938,6 +1943,8 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                     "compression='auto' or 'none'."
                 )
             return None
+        # (privacy with epsilon=inf releases the updates unnoised: the
+        # non-private fit)
         return int(self.compression) if explicit else _AUTO_BITS
 
     def _exact_nodes(self, layout):
@@ -2486,9 +2493,9 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         stopping rule's, is that of the returned model against the dual
         variables' dual objective, an honest certificate), delivered
         unquantized at the end.  ``"none"``: float64, as before.
-        ``"auto"``: 8 bits in the primal modes, ``"none"`` under ``privacy``,
-        in the exact kernel mode and on the Flower engine; an explicit
-        number of bits there raises.  See the user guide.
+        ``"auto"``: 8 bits in the primal modes, ``"none"`` under ``privacy``
+        with a finite epsilon, in the exact kernel mode and on the Flower
+        engine; an explicit number of bits there raises.  See the user guide.
     tol : float >= 0, default=1e-3
         Fixed Omega: stop when the duality gap is at most ``tol`` times the
         primal objective.  ``omega="learn"``: stop at the first Omega step
