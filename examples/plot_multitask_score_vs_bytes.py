@@ -98,13 +98,14 @@ plt.show()
 # %%
 # The exact mode moves the most bytes: every support vector reaches every
 # person once the learned Omega ties them together (holding the final model
-# alone costs each person the other persons' support vectors).  K-means
-# landmarks make Nystroem more accurate than random ones at the same bytes
-# (here 7.2 % against 8.8 % error at 50 landmarks, 4.2 % against 4.9 % at
-# 200).  Random Fourier features ship no data: only a model vector each way
-# every round, so their bytes grow with the number of rounds the fit needs
-# and with the number of persons; on these 8 persons 250 features come
-# within 0.1 point of the exact mode's error (3.8 % against 3.65 %) at 0.27 x
-# the raw upload, while on all 21 HAR persons the fits need more rounds and
-# more features (``benchmarks/bench_multitask.py --modes``: 1,000 features
-# reach 2.0 % against the exact mode's 1.8 % at 2.0 x the raw upload).
+# alone costs each person the other persons' support vectors); here 2.1 %
+# error at 5.4 x the raw upload.  K-means landmarks make Nystroem more
+# accurate than random ones at about the same bytes (here 5.6 % against
+# 6.0 % error at 50 landmarks, 3.3 % against 3.5 % at 200), but the
+# landmarks are raw data.  Random Fourier features ship no data: only a
+# model vector each way every round.  8-bit messages cost about a sixth of
+# float64 ones at the same rounds and error (1,000 features: 0.09 x against
+# 0.60 x the raw upload, 2.46 % either way).  The defaults (631 features
+# for these 8 persons) reach 2.5 % at 0.10 x the raw upload; on all 21 HAR
+# persons they reach 1.14 % (the exact mode with the same loss: 0.98 %) at
+# 0.31 x (``benchmarks/bench_multitask.py --modes``).
