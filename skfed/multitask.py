@@ -1639,15 +1639,16 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         every sample is a support vector, ``(m - 1)`` times the raw upload
         (the logistic and squared losses always get there, the hinge loss
         with a dense ``Sigma`` a fraction ``n_SV / n`` of it); the exact
-        kernel mode otherwise (other kernels, one node, small data).  Under
-        ``privacy`` it is ``"rff"`` for the rbf kernel (nothing about the
-        data leaves a node).
+        kernel mode otherwise (other kernels, one node, small data, or a
+        ``cache_size``, which only the exact mode uses).  Under ``privacy``
+        it is ``"rff"`` for the rbf kernel (nothing about the data leaves a
+        node).
         """
         D = auto_components(n) if self.n_components == "auto" else self.n_components
         mode = self.approximation
         if mode == "auto":
             mode = None
-            if not callable(self.kernel) and self.kernel == "rbf":
+            if not callable(self.kernel) and self.kernel == "rbf" and self.cache_size is None:
                 if self.privacy is not None:
                     mode = "rff"
                 elif m > 1:
@@ -2409,8 +2410,8 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         relative to the model (100 rounds of quantized model vectors cost
         less than ``m - 1`` times the raw upload, what the exact mode ships
         once every sample is a support vector; under ``privacy`` always),
-        ``None`` otherwise; the choice is ``approximation_`` and the user
-        guide gives the evidence.  ``None``: the exact kernel, with
+        ``None`` otherwise (and with a ``cache_size``); the choice is
+        ``approximation_`` and the user guide gives the evidence.  ``None``: the exact kernel, with
         support-vector exchange.
         ``"nystroem"``: linear MOCHA on the features
         ``z(x) = K(x, L) K(L, L)^{-1/2}`` of ``n_components`` landmarks ``L``

@@ -267,6 +267,10 @@ def test_auto_approximation_weighs_the_bytes_of_both_modes():
     assert est.approximation_ is None
     est.set_params(kernel="rbf")._resolve_mode(5137, 561, 1, 1, 4)
     assert est.approximation_ is None
+    # cache_size bounds the exact mode's kernel rows: asking for it keeps that mode
+    est.set_params(cache_size=100.0)._resolve_mode(5137, 561, 21, 1, 4)
+    assert est.approximation_ is None
+    est.set_params(cache_size=None)
     est.set_params(approximation="nystroem", n_components=50)._resolve_mode(10, 2, 2, 1, 8)
     assert est.approximation_ == "nystroem" and est.n_components_ == 50
     # privacy: random features (nothing about the data leaves a node)
