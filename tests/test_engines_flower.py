@@ -321,7 +321,8 @@ def make_data(n_nodes=4, n_per_node=60, d=6, seed=0):
 
 
 CASES = {
-    "linear": (FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate", compression="none",
+    "linear": (FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                            compression="none",
                                             kernel="linear", max_rounds=25,
                                             omega_update_every=4, random_state=0), "y"),
     "linear-multiclass": (FederatedMultiTaskClassifier(aggregation="add",
@@ -329,26 +330,32 @@ CASES = {
                                                        compression="none",
                                                        kernel="linear", max_rounds=12,
                                                        random_state=1), "y3"),
-    "linear-regressor": (FederatedMultiTaskRegressor(aggregation="add", local_solver="coordinate", compression="none",
+    "linear-regressor": (FederatedMultiTaskRegressor(aggregation="add", local_solver="coordinate",
+                                                     compression="none",
                                                      kernel="linear", max_rounds=30,
                                                      omega_update_every=3, tol=1e-3,
                                                      random_state=0), "yr"),
-    "nystroem": (FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate", compression="none",
+    "nystroem": (FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                              compression="none",
                                               approximation="nystroem", n_components=25,
                                               max_rounds=15, random_state=2), "y"),
-    "rff-logistic": (FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate", compression="none",
+    "rff-logistic": (FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                                  compression="none",
                                                   approximation="rff", n_components=30,
                                                   loss="logistic", gamma=0.2, tol=1e-2,
                                                   max_rounds=40, random_state=3), "y"),
-    "rff-regressor": (FederatedMultiTaskRegressor(aggregation="add", local_solver="coordinate", compression="none",
+    "rff-regressor": (FederatedMultiTaskRegressor(aggregation="add", local_solver="coordinate",
+                                                  compression="none",
                                                   approximation="rff", n_components=20,
                                                   max_rounds=15, random_state=4), "yr"),
     "faults": (FederatedMultiTaskClassifier(
-        aggregation="add", local_solver="coordinate", compression="none", kernel="linear", max_rounds=20,
+        aggregation="add", local_solver="coordinate",
+        compression="none", kernel="linear", max_rounds=20,
         omega_update_every=3, random_state=5,
         network=SimulatedNetwork(drop_rate=0.3, straggler_rate=0.3, random_state=0)), "y"),
     "fixed-omega": (FederatedMultiTaskClassifier(
-        aggregation="add", local_solver="coordinate", compression="none", kernel="linear", omega=np.eye(4) + 0.5,
+        aggregation="add", local_solver="coordinate",
+        compression="none", kernel="linear", omega=np.eye(4) + 0.5,
         max_rounds=10,
         random_state=0), "y"),
 }
@@ -440,14 +447,17 @@ EXACT_CASES = {
     "laplacian-regressor": (FederatedMultiTaskRegressor(kernel="laplacian", gamma=0.1,
                                                         max_rounds=10, omega_update_every=4,
                                                         random_state=2), "yr"),
-    "rbf-early-stop": (FederatedMultiTaskRegressor(kernel="rbf", approximation=None, gamma=0.2, tol=5e-2,
+    "rbf-early-stop": (FederatedMultiTaskRegressor(kernel="rbf", approximation=None,
+                                                   gamma=0.2, tol=5e-2,
                                                    max_rounds=60, random_state=3), "yr"),
     "rbf-faults": (FederatedMultiTaskClassifier(
-        kernel="rbf", approximation=None, gamma=0.2, max_rounds=12, omega_update_every=3, random_state=5,
+        kernel="rbf", approximation=None,
+        gamma=0.2, max_rounds=12, omega_update_every=3, random_state=5,
         network=SimulatedNetwork(drop_rate=0.3, straggler_rate=0.3, random_state=0)), "y"),
     # Two blocks of tasks: a node needs (and gets) only its block's vectors.
     "rbf-fixed-omega": (FederatedMultiTaskClassifier(
-        kernel="rbf", approximation=None, gamma=0.2, omega=np.kron(np.eye(2), np.ones((2, 2))) + np.eye(4),
+        kernel="rbf", approximation=None,
+        gamma=0.2, omega=np.kron(np.eye(2), np.ones((2, 2))) + np.eye(4),
         max_rounds=6, random_state=0), "y"),
 }
 
@@ -513,7 +523,8 @@ def test_exact_kernel_mode_float32_sample_weight_string_labels(task_identity):
     X = X.astype(np.float32)
     sw = np.random.RandomState(0).uniform(0, 2, size=len(y))
     labels = np.array(["no", "yes"])[y]
-    estimator = FederatedMultiTaskClassifier(kernel="rbf", approximation=None, gamma=0.2, loss="logistic",
+    estimator = FederatedMultiTaskClassifier(kernel="rbf", approximation=None,
+                                             gamma=0.2, loss="logistic",
                                              max_rounds=5, omega_update_every=2,
                                              random_state=0)
     reference = simulated_fit(estimator, X, labels, groups, sample_weight=sw)
@@ -535,7 +546,8 @@ def test_exact_kernel_mode_gamma_scale_on_flower(task_identity):
     # gamma="scale" comes from the nodes' pooled moments (Chan's update), so
     # it may differ from the pooled variance in the last bits.
     X, y, _, _, groups = make_data(n_per_node=40)
-    estimator = FederatedMultiTaskClassifier(kernel="rbf", approximation=None, max_rounds=6, random_state=0)
+    estimator = FederatedMultiTaskClassifier(kernel="rbf", approximation=None,
+                                             max_rounds=6, random_state=0)
     reference = simulated_fit(estimator, X, y, groups)
     fitted, _ = flower_fit(estimator, X, y, groups)
     assert fitted.n_iter_ == reference.n_iter_
@@ -551,7 +563,8 @@ def test_early_stop_rolls_back_the_speculative_round(task_identity):
     # Squared loss converges within max_rounds: the last speculative local
     # solves are discarded, and the model equals the simulated one.
     X, _, _, yr, groups = make_data(seed=3)
-    estimator = FederatedMultiTaskRegressor(aggregation="add", local_solver="coordinate", compression="none",
+    estimator = FederatedMultiTaskRegressor(aggregation="add", local_solver="coordinate",
+                                            compression="none",
                                             kernel="linear", tol=1e-1,
                                             omega_update_every=50, random_state=0)
     reference = simulated_fit(estimator, X, yr, groups)
@@ -574,7 +587,8 @@ def test_sample_weight_float32_and_string_labels(task_identity):
     X, y, _, _, groups = make_data(seed=1)
     labels = np.array([f"user-{g}" for g in groups])
     weights = np.random.RandomState(0).uniform(0.2, 3.0, size=len(y))
-    estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate", compression="none",
+    estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                             compression="none",
                                              kernel="linear", loss="squared_hinge",
                                              max_rounds=10, random_state=0)
     X32 = X.astype(np.float32)
@@ -592,7 +606,8 @@ def test_sample_weight_float32_and_string_labels(task_identity):
 @needs_flwr
 def test_flower_fitted_estimator_predicts_scores_and_pickles(task_identity):
     X, y, _, _, groups = make_data(seed=2)
-    estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate", compression="none",
+    estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                             compression="none",
                                             kernel="linear", loss="logistic",
                                              max_rounds=8, random_state=0)
     reference = simulated_fit(estimator, X, y, groups)
@@ -617,7 +632,8 @@ def test_flower_fitted_estimator_predicts_scores_and_pickles(task_identity):
 def test_group_column_gives_the_node_label(task_identity):
     X, y, _, _, groups = make_data(seed=4)
     Xg = np.column_stack([groups, X])
-    estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate", compression="none",
+    estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                             compression="none",
                                             kernel="linear", group_column=0,
                                              max_rounds=6, random_state=0)
     reference = simulated_fit(estimator, Xg, y, None)
@@ -644,7 +660,8 @@ def test_dataframes_on_the_nodes_give_feature_names(task_identity):
     pd = pytest.importorskip("pandas")
     X, y, _, _, groups = make_data(seed=5)
     frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
-    estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate", compression="none",
+    estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                             compression="none",
                                              kernel="linear", max_rounds=4, random_state=0)
     reference = simulated_fit(estimator, frame, y, groups)
 
@@ -726,7 +743,8 @@ def test_node_errors_reach_the_server(task_identity):
     X, y, _, _, groups = make_data()
     weights = np.ones(len(y))
     weights[groups == groups[-1]] = -1.0
-    estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate", compression="none",
+    estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                             compression="none",
                                              kernel="linear", max_rounds=3, random_state=0)
     with pytest.raises(FlowerRunError, match="sample_weight must be non-negative"):
         flower_fit(estimator, X, y, groups, weights)
@@ -735,7 +753,8 @@ def test_node_errors_reach_the_server(task_identity):
 @needs_flwr
 def test_duplicate_node_labels_are_refused(task_identity):
     X, y, _, _, groups = make_data()
-    estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate", compression="none",
+    estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                             compression="none",
                                             kernel="linear", random_state=0)
     rows = groups == groups[0]
     grid = LoopbackGrid(make_client_app(estimator, lambda context: (X[rows], y[rows]),
@@ -966,14 +985,16 @@ def test_real_deployment_equals_simulation(tmp_path):
                     "compression='none', "
                     "kernel='linear', C=1.0, "
                     "max_rounds=2, omega_update_every=1, random_state=0)")
-    mocha_estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate", compression="none",
+    mocha_estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                                   compression="none",
                                                    kernel="linear", C=1.0, max_rounds=2,
                                                    omega_update_every=1, random_state=0)
     # The exact kernel mode: one round and an Omega update (6 exchanges:
     # hello, setup, round, eval, omega, final).
-    exact_source = ("FederatedMultiTaskClassifier(kernel='rbf', approximation=None, gamma=0.01, C=1.0, "
-                    "max_rounds=1, omega_update_every=1, random_state=0)")
-    exact_estimator = FederatedMultiTaskClassifier(kernel="rbf", approximation=None, gamma=0.01, C=1.0,
+    exact_source = ("FederatedMultiTaskClassifier(kernel='rbf', approximation=None, "
+                    "gamma=0.01, C=1.0, max_rounds=1, omega_update_every=1, random_state=0)")
+    exact_estimator = FederatedMultiTaskClassifier(kernel="rbf", approximation=None,
+                                                   gamma=0.01, C=1.0,
                                                    max_rounds=1, omega_update_every=1,
                                                    random_state=0)
     support_source = "FederatedSupportRecovery(alpha='auto')"
