@@ -4,10 +4,12 @@ HAR sitting-vs-rest (21 people, 561 features, float32), per-node 70/30
 split, one BLAS thread, everything in one process:
 
 1. **Fit time.** :class:`~skfed.FederatedMultiTaskClassifier` with its
-   defaults (exact rbf kernel, ``gamma="scale"``, ``C=1``, learned Omega,
-   its own stopping rule) against ``SVC()`` on the pooled training data
-   (the Global model), timed interleaved, ``--repeats`` times each; the
-   ratio of the medians is reported (goal: <= 1.0, converged).
+   defaults (rbf kernel, ``gamma="scale"``, ``C=1``, squared hinge loss,
+   learned Omega, its own stopping rule; ``approximation="auto"`` picks
+   1,225 random Fourier features here, ``compression="auto"`` 8-bit
+   messages) against ``SVC()`` on the pooled training data (the Global
+   model), timed interleaved, ``--repeats`` times each; the ratio of the
+   medians is reported (goal: <= 1.0, converged).
 2. **Bytes.** The federated fit's bytes against the raw training data
    shipped once to a server (:func:`skfed.baselines.pooled_data_bytes`),
    and the floor of any exact-mode protocol with a dense ``Sigma``: every
@@ -16,15 +18,24 @@ split, one BLAS thread, everything in one process:
 3. **Errors.** Mean per-node test error of the federated model, of Global
    (``SVC()`` on pooled data) and of Local (``SVC()`` per node,
    :class:`~skfed.baselines.LocalEstimator`).
-4. With ``--modes``: the same at the approximate modes' defaults and a few
-   sizes (Nystroem landmarks drawn at random and as k-means centres,
-   random Fourier features): error against bytes.
-5. With ``--landmine``: mean per-node test AUC on Landmine (29 fields, 6 %
+4. With ``--modes``: error against bytes of the exact kernel mode (the
+   hinge loss, the old default, and the squared hinge), random Fourier
+   features at the default count (``n_components="auto"``) with 8-bit
+   (default), 4-bit, 16-bit and float64 messages and at 500 and 2,000
+   features, and Nystroem landmarks drawn at random and as k-means
+   centres (100 and 400, 8-bit messages; the landmarks themselves are raw
+   data and dominate the bytes).
+5. With ``--defaults``: the defaults against Global (``SVC()`` / ``SVR()``
+   on pooled data) and Local (one per node) on per-node 70/30 splits of
+   HAR sitting and HAR activity (mean per-node accuracy), Landmine (mean
+   per-field AUC) and School (official splits, mean per-school RMSE),
+   seeds / splits 0, 1, 2 (0 chose the defaults, 1 and 2 are held out).
+6. With ``--landmine``: mean per-node test AUC on Landmine (29 fields, 6 %
    mines, features standardized on the training part) over per-node 70/30
    splits of seeds 0, 1, 2: Global (``SVC()`` pooled), Local (``SVC()`` per
    node) and the exact rbf model at its defaults, at ``C=0.1`` and ``10``,
    and with ``loss="logistic"``.
-6. With ``--alternation``: linear MOCHA (``kernel="linear"``, ``C=1``,
+7. With ``--alternation``: linear MOCHA (``kernel="linear"``, ``C=1``,
    learned Omega, the line search and exact local solver of its defaults)
    on the split of ``skfed compare`` (per-node 75/25, seed 0) under four
    Omega schedules: the default (an Omega step once the W-step's relative
@@ -41,7 +52,8 @@ split, one BLAS thread, everything in one process:
 
 The last line printed is one JSON object.
 
-    python benchmarks/bench_multitask.py [--repeats 3] [--modes] [--landmine] [--alternation]
+    python benchmarks/bench_multitask.py [--repeats 3] [--modes] [--defaults] [--landmine]
+        [--alternation]
 """
 
 import argparse
@@ -54,18 +66,73 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import roc_auc_score
 from sklearn.preprocessing import StandardScaler
-from sklearn.svm import SVC
+from sklearn.base import clone
+from sklearn.svm import SVC, SVR
 from threadpoolctl import threadpool_limits
 
-from skfed import FederatedMultiTaskClassifier, LocalEstimator
+from skfed import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor, LocalEstimator
 from skfed.baselines import pooled_data_bytes
-from skfed.datasets import load_har, load_landmine, train_test_split_per_node
+from skfed.datasets import load_har, load_landmine, load_school, train_test_split_per_node
 from multitask_reference import reference_fit
 
 
 def per_node_error(y, pred, groups):
     return float(np.mean([np.mean(pred[groups == t] != y[groups == t])
                           for t in np.unique(groups)]))
+
+
+def per_node_rmse(y, pred, groups):
+    return float(np.mean([np.sqrt(np.mean((pred[groups == t] - y[groups == t]) ** 2))
+                          for t in np.unique(groups)]))
+
+
+def defaults_table(seeds=(0, 1, 2)):
+    """The defaults against Global and Local on the four datasets (item 5)."""
+    rows = []
+    for name in ("har-sitting", "har-activity", "landmine", "school"):
+        for seed in seeds:
+            if name == "school":
+                Xtr, Xte, ytr, yte, gtr, gte = load_school(task="regression", split=seed + 1,
+                                                           return_X_y=True)
+            else:
+                X, y, g = (load_landmine(return_X_y=True) if name == "landmine"
+                           else load_har(task=name.split("-")[1], return_X_y=True))
+                Xtr, Xte, ytr, yte, gtr, gte = train_test_split_per_node(
+                    X, y, g, test_size=0.3, random_state=seed)
+            regression = name == "school"
+            base = SVR() if regression else SVC()
+            mtl = (FederatedMultiTaskRegressor if regression
+                   else FederatedMultiTaskClassifier)(random_state=0)
+            seconds, ok = fit_checked(mtl, Xtr, ytr, gtr)
+            pooled = clone(base).fit(Xtr, ytr)
+            local = LocalEstimator(clone(base)).fit(Xtr, ytr, groups=gtr)
+            if regression:
+                metric = "rmse"
+                scores = [per_node_rmse(yte, est.predict(Xte, groups=gte), gte)
+                          for est in (mtl, local)]
+                scores.insert(1, per_node_rmse(yte, pooled.predict(Xte), gte))
+            elif name == "landmine":
+                metric = "auc"
+                scores = [per_node_auc(yte, est.decision_function(Xte, groups=gte), gte)
+                          for est in (mtl, local)]
+                scores.insert(1, per_node_auc(yte, pooled.decision_function(Xte), gte))
+            else:
+                metric = "accuracy"
+                scores = [1.0 - per_node_error(yte, est.predict(Xte, groups=gte), gte)
+                          for est in (mtl, local)]
+                scores.insert(1, 1.0 - per_node_error(yte, pooled.predict(Xte), gte))
+            raw = pooled_data_bytes(Xtr, ytr, gtr)
+            rows.append(dict(
+                dataset=name, seed=seed, metric=metric, defaults=round(scores[0], 5),
+                global_=round(scores[1], 5), local=round(scores[2], 5),
+                wins=bool(scores[0] < min(scores[1:]) if regression
+                          else scores[0] > max(scores[1:])),
+                mode=mtl.approximation_, n_components=mtl.n_components_,
+                rounds=mtl.n_iter_, converged=ok,
+                bytes_ratio=round(mtl.n_bytes_sent_ / raw, 3), fit_s=round(seconds, 1),
+            ))
+            print(json.dumps(rows[-1]), flush=True)
+    return rows
 
 
 def per_node_auc(y, score, groups):
@@ -159,6 +226,9 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--modes", action="store_true",
                         help="also the approximate modes (error against bytes)")
+    parser.add_argument("--defaults", action="store_true",
+                        help="also the defaults against Global and Local on HAR sitting, HAR "
+                        "activity, Landmine and School, seeds 0-2")
     parser.add_argument("--landmine", action="store_true",
                         help="also Landmine AUC: Global, Local, MOCHA defaults and variants")
     parser.add_argument("--alternation", action="store_true",
@@ -201,28 +271,31 @@ def main(argv=None):
         )
         print(json.dumps(out), flush=True)
         if args.modes:
-            rows = [dict(mode="exact", n_components=None, error=out["skfed_error"],
-                         bytes=out["skfed_bytes"], bytes_ratio=out["bytes_ratio"],
-                         rounds=out["rounds"], converged=converged)]
-            for mode, landmarks, sizes in (("nystroem", "random", (50, 100, 200, 400)),
-                                           ("nystroem", "kmeans", (50, 100, 200, 400)),
-                                           ("rff", "random", (500, 1000, 2000))):
-                for n_components in sizes:
-                    est = FederatedMultiTaskClassifier(approximation=mode,
-                                                       n_components=n_components,
-                                                       landmarks=landmarks,
-                                                       random_state=0)
-                    seconds, ok = fit_checked(est, Xtr, ytr, gtr)
-                    rows.append(dict(
-                        mode=mode if mode == "rff" else f"nystroem-{landmarks}",
-                        n_components=n_components,
-                        error=per_node_error(yte, est.predict(Xte, groups=gte), gte),
-                        bytes=int(est.n_bytes_sent_),
-                        bytes_ratio=round(est.n_bytes_sent_ / raw, 3), rounds=est.n_iter_,
-                        converged=ok, fit_s=round(seconds, 2),
-                    ))
-                    print(json.dumps(rows[-1]), flush=True)
+            rows = []
+            settings = [dict(approximation=None, loss="hinge"),
+                        dict(approximation=None)]
+            settings += [dict(approximation="rff", compression=c)
+                         for c in ("auto", 4, 16, "none")]
+            settings += [dict(approximation="rff", n_components=D) for D in (500, 2000)]
+            settings += [dict(approximation="nystroem", landmarks=lm, n_components=D)
+                         for lm in ("random", "kmeans") for D in (100, 400)]
+            for params in settings:
+                est = FederatedMultiTaskClassifier(random_state=0, **params)
+                seconds, ok = fit_checked(est, Xtr, ytr, gtr)
+                mode = est.approximation_ or "exact"
+                rows.append(dict(
+                    mode=mode if mode != "nystroem" else f"nystroem-{est.landmarks}",
+                    loss=est.loss, n_components=est.n_components_,
+                    compression=est.compression if est.approximation_ else "none",
+                    error=per_node_error(yte, est.predict(Xte, groups=gte), gte),
+                    bytes=int(est.n_bytes_sent_),
+                    bytes_ratio=round(est.n_bytes_sent_ / raw, 3), rounds=est.n_iter_,
+                    converged=ok, fit_s=round(seconds, 2),
+                ))
+                print(json.dumps(rows[-1]), flush=True)
             out["modes"] = rows
+        if args.defaults:
+            out["defaults"] = defaults_table()
         if args.landmine:
             out["landmine"] = landmine_table()
         if args.alternation:

@@ -235,13 +235,24 @@ def test_flower_refuses_the_exact_local_solver(params):
 
 @needs_flwr
 @pytest.mark.parametrize("params", [dict(kernel="linear"), dict(approximation="rff"),
-                                    dict(kernel="rbf")])
+                                    dict(kernel="rbf", approximation=None)])
 def test_flower_refuses_the_line_search(params):
     from skfed.engines.flower import make_server_app
 
     with pytest.raises(ValueError, match="aggregation='line_search'.*only implemented by the "
                                          "simulated fit"):
         make_server_app(FederatedMultiTaskClassifier(aggregation="line_search", **params))
+
+
+@needs_flwr
+@pytest.mark.parametrize("params", [dict(kernel="linear"), dict(approximation="rff"),
+                                    dict(kernel="rbf", approximation=None)])
+def test_flower_refuses_explicit_compression(params):
+    from skfed.engines.flower import make_server_app
+
+    with pytest.raises(ValueError, match="compression=8 .*only implemented by the "
+                                         "simulated fit"):
+        make_server_app(FederatedMultiTaskClassifier(compression=8, **params))
 
 
 @pytest.fixture
@@ -311,32 +322,40 @@ def make_data(n_nodes=4, n_per_node=60, d=6, seed=0):
 
 CASES = {
     "linear": (FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                            compression="none",
                                             kernel="linear", max_rounds=25,
                                             omega_update_every=4, random_state=0), "y"),
     "linear-multiclass": (FederatedMultiTaskClassifier(aggregation="add",
                                                        local_solver="coordinate",
+                                                       compression="none",
                                                        kernel="linear", max_rounds=12,
                                                        random_state=1), "y3"),
     "linear-regressor": (FederatedMultiTaskRegressor(aggregation="add", local_solver="coordinate",
+                                                     compression="none",
                                                      kernel="linear", max_rounds=30,
                                                      omega_update_every=3, tol=1e-3,
                                                      random_state=0), "yr"),
     "nystroem": (FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                              compression="none",
                                               approximation="nystroem", n_components=25,
                                               max_rounds=15, random_state=2), "y"),
     "rff-logistic": (FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                                  compression="none",
                                                   approximation="rff", n_components=30,
                                                   loss="logistic", gamma=0.2, tol=1e-2,
                                                   max_rounds=40, random_state=3), "y"),
     "rff-regressor": (FederatedMultiTaskRegressor(aggregation="add", local_solver="coordinate",
+                                                  compression="none",
                                                   approximation="rff", n_components=20,
                                                   max_rounds=15, random_state=4), "yr"),
     "faults": (FederatedMultiTaskClassifier(
-        aggregation="add", local_solver="coordinate", kernel="linear", max_rounds=20,
+        aggregation="add", local_solver="coordinate",
+        compression="none", kernel="linear", max_rounds=20,
         omega_update_every=3, random_state=5,
         network=SimulatedNetwork(drop_rate=0.3, straggler_rate=0.3, random_state=0)), "y"),
     "fixed-omega": (FederatedMultiTaskClassifier(
-        aggregation="add", local_solver="coordinate", kernel="linear", omega=np.eye(4) + 0.5,
+        aggregation="add", local_solver="coordinate",
+        compression="none", kernel="linear", omega=np.eye(4) + 0.5,
         max_rounds=10,
         random_state=0), "y"),
 }
@@ -392,7 +411,8 @@ def test_flower_defaults_add_and_run_coordinate_ascent(task_identity):
                                              omega_update_every=5, random_state=0)
     fitted, _ = flower_fit(estimator, X, y, groups)
     adding = simulated_fit(
-        clone(estimator).set_params(aggregation="add", local_solver="coordinate"), X, y, groups)
+        clone(estimator).set_params(aggregation="add", local_solver="coordinate",
+                                    compression="none"), X, y, groups)
     searching = simulated_fit(estimator, X, y, groups)
     np.testing.assert_array_equal(fitted.coef_, adding.coef_)
     np.testing.assert_array_equal(fitted.duality_gap_curve_, adding.duality_gap_curve_)
@@ -400,8 +420,25 @@ def test_flower_defaults_add_and_run_coordinate_ascent(task_identity):
     assert fitted.n_bytes_sent_ != searching.n_bytes_sent_
 
 
+@needs_flwr
+def test_flower_defaults_run_the_exact_kernel_mode_in_float64(task_identity):
+    # approximation="auto" and compression="auto" are the exact kernel mode
+    # and float64 messages on Flower: a default fit equals the simulated fit
+    # with approximation=None (here also the simulated rule's choice).
+    X, y, _, _, groups = make_data(n_per_node=40)
+    estimator = FederatedMultiTaskClassifier(max_rounds=6, omega_update_every=3,
+                                             random_state=0)
+    fitted, _ = flower_fit(estimator, X, y, groups)
+    reference = simulated_fit(clone(estimator).set_params(approximation=None), X, y, groups)
+    assert fitted.approximation_ is None and fitted.n_components_ is None
+    assert reference.approximation_ is None
+    np.testing.assert_allclose(fitted.duality_gap_curve_, reference.duality_gap_curve_,
+                               rtol=1e-9, atol=1e-15)
+    assert fitted.n_bytes_sent_ == reference.n_bytes_sent_
+
+
 EXACT_CASES = {
-    "rbf": (FederatedMultiTaskClassifier(kernel="rbf", gamma=0.2, max_rounds=8,
+    "rbf": (FederatedMultiTaskClassifier(kernel="rbf", approximation=None, gamma=0.2, max_rounds=8,
                                          omega_update_every=3, random_state=0), "y"),
     "poly-multiclass": (FederatedMultiTaskClassifier(kernel="poly", gamma=0.3, degree=2,
                                                      loss="squared_hinge", max_rounds=6,
@@ -410,14 +447,17 @@ EXACT_CASES = {
     "laplacian-regressor": (FederatedMultiTaskRegressor(kernel="laplacian", gamma=0.1,
                                                         max_rounds=10, omega_update_every=4,
                                                         random_state=2), "yr"),
-    "rbf-early-stop": (FederatedMultiTaskRegressor(kernel="rbf", gamma=0.2, tol=5e-2,
+    "rbf-early-stop": (FederatedMultiTaskRegressor(kernel="rbf", approximation=None,
+                                                   gamma=0.2, tol=5e-2,
                                                    max_rounds=60, random_state=3), "yr"),
     "rbf-faults": (FederatedMultiTaskClassifier(
-        kernel="rbf", gamma=0.2, max_rounds=12, omega_update_every=3, random_state=5,
+        kernel="rbf", approximation=None,
+        gamma=0.2, max_rounds=12, omega_update_every=3, random_state=5,
         network=SimulatedNetwork(drop_rate=0.3, straggler_rate=0.3, random_state=0)), "y"),
     # Two blocks of tasks: a node needs (and gets) only its block's vectors.
     "rbf-fixed-omega": (FederatedMultiTaskClassifier(
-        kernel="rbf", gamma=0.2, omega=np.kron(np.eye(2), np.ones((2, 2))) + np.eye(4),
+        kernel="rbf", approximation=None,
+        gamma=0.2, omega=np.kron(np.eye(2), np.ones((2, 2))) + np.eye(4),
         max_rounds=6, random_state=0), "y"),
 }
 
@@ -483,7 +523,8 @@ def test_exact_kernel_mode_float32_sample_weight_string_labels(task_identity):
     X = X.astype(np.float32)
     sw = np.random.RandomState(0).uniform(0, 2, size=len(y))
     labels = np.array(["no", "yes"])[y]
-    estimator = FederatedMultiTaskClassifier(kernel="rbf", gamma=0.2, loss="logistic",
+    estimator = FederatedMultiTaskClassifier(kernel="rbf", approximation=None,
+                                             gamma=0.2, loss="logistic",
                                              max_rounds=5, omega_update_every=2,
                                              random_state=0)
     reference = simulated_fit(estimator, X, labels, groups, sample_weight=sw)
@@ -505,7 +546,8 @@ def test_exact_kernel_mode_gamma_scale_on_flower(task_identity):
     # gamma="scale" comes from the nodes' pooled moments (Chan's update), so
     # it may differ from the pooled variance in the last bits.
     X, y, _, _, groups = make_data(n_per_node=40)
-    estimator = FederatedMultiTaskClassifier(kernel="rbf", max_rounds=6, random_state=0)
+    estimator = FederatedMultiTaskClassifier(kernel="rbf", approximation=None,
+                                             max_rounds=6, random_state=0)
     reference = simulated_fit(estimator, X, y, groups)
     fitted, _ = flower_fit(estimator, X, y, groups)
     assert fitted.n_iter_ == reference.n_iter_
@@ -522,6 +564,7 @@ def test_early_stop_rolls_back_the_speculative_round(task_identity):
     # solves are discarded, and the model equals the simulated one.
     X, _, _, yr, groups = make_data(seed=3)
     estimator = FederatedMultiTaskRegressor(aggregation="add", local_solver="coordinate",
+                                            compression="none",
                                             kernel="linear", tol=1e-1,
                                             omega_update_every=50, random_state=0)
     reference = simulated_fit(estimator, X, yr, groups)
@@ -545,6 +588,7 @@ def test_sample_weight_float32_and_string_labels(task_identity):
     labels = np.array([f"user-{g}" for g in groups])
     weights = np.random.RandomState(0).uniform(0.2, 3.0, size=len(y))
     estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                             compression="none",
                                              kernel="linear", loss="squared_hinge",
                                              max_rounds=10, random_state=0)
     X32 = X.astype(np.float32)
@@ -563,6 +607,7 @@ def test_sample_weight_float32_and_string_labels(task_identity):
 def test_flower_fitted_estimator_predicts_scores_and_pickles(task_identity):
     X, y, _, _, groups = make_data(seed=2)
     estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                             compression="none",
                                             kernel="linear", loss="logistic",
                                              max_rounds=8, random_state=0)
     reference = simulated_fit(estimator, X, y, groups)
@@ -588,6 +633,7 @@ def test_group_column_gives_the_node_label(task_identity):
     X, y, _, _, groups = make_data(seed=4)
     Xg = np.column_stack([groups, X])
     estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                             compression="none",
                                             kernel="linear", group_column=0,
                                              max_rounds=6, random_state=0)
     reference = simulated_fit(estimator, Xg, y, None)
@@ -615,6 +661,7 @@ def test_dataframes_on_the_nodes_give_feature_names(task_identity):
     X, y, _, _, groups = make_data(seed=5)
     frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
     estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                             compression="none",
                                              kernel="linear", max_rounds=4, random_state=0)
     reference = simulated_fit(estimator, frame, y, groups)
 
@@ -697,6 +744,7 @@ def test_node_errors_reach_the_server(task_identity):
     weights = np.ones(len(y))
     weights[groups == groups[-1]] = -1.0
     estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                             compression="none",
                                              kernel="linear", max_rounds=3, random_state=0)
     with pytest.raises(FlowerRunError, match="sample_weight must be non-negative"):
         flower_fit(estimator, X, y, groups, weights)
@@ -706,6 +754,7 @@ def test_node_errors_reach_the_server(task_identity):
 def test_duplicate_node_labels_are_refused(task_identity):
     X, y, _, _, groups = make_data()
     estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                             compression="none",
                                             kernel="linear", random_state=0)
     rows = groups == groups[0]
     grid = LoopbackGrid(make_client_app(estimator, lambda context: (X[rows], y[rows]),
@@ -720,8 +769,8 @@ def test_unsupported_estimators_and_modes():
     from sklearn.linear_model import LogisticRegression
 
     # The exact kernel mode has a Flower protocol now.
-    make_server_app(FederatedMultiTaskClassifier(kernel="rbf"))
-    make_client_app(FederatedMultiTaskClassifier(kernel="rbf"))
+    make_server_app(FederatedMultiTaskClassifier(kernel="rbf", approximation=None))
+    make_client_app(FederatedMultiTaskClassifier(kernel="rbf", approximation=None))
     with pytest.raises(TypeError, match="no Flower protocol"):
         make_server_app(LocalEstimator(LogisticRegression()))
 
@@ -933,16 +982,19 @@ def test_real_deployment_equals_simulation(tmp_path):
     # messages); every exchange costs a few seconds (SuperNodes poll every
     # 3 s and start a fresh ClientApp process per message).
     mocha_source = ("FederatedMultiTaskClassifier(aggregation='add', local_solver='coordinate', "
+                    "compression='none', "
                     "kernel='linear', C=1.0, "
                     "max_rounds=2, omega_update_every=1, random_state=0)")
     mocha_estimator = FederatedMultiTaskClassifier(aggregation="add", local_solver="coordinate",
+                                                   compression="none",
                                                    kernel="linear", C=1.0, max_rounds=2,
                                                    omega_update_every=1, random_state=0)
     # The exact kernel mode: one round and an Omega update (6 exchanges:
     # hello, setup, round, eval, omega, final).
-    exact_source = ("FederatedMultiTaskClassifier(kernel='rbf', gamma=0.01, C=1.0, "
-                    "max_rounds=1, omega_update_every=1, random_state=0)")
-    exact_estimator = FederatedMultiTaskClassifier(kernel="rbf", gamma=0.01, C=1.0,
+    exact_source = ("FederatedMultiTaskClassifier(kernel='rbf', approximation=None, "
+                    "gamma=0.01, C=1.0, max_rounds=1, omega_update_every=1, random_state=0)")
+    exact_estimator = FederatedMultiTaskClassifier(kernel="rbf", approximation=None,
+                                                   gamma=0.01, C=1.0,
                                                    max_rounds=1, omega_update_every=1,
                                                    random_state=0)
     support_source = "FederatedSupportRecovery(alpha='auto')"

@@ -186,7 +186,7 @@ def test_linear_mode_satisfies_primal_dual_map(omega):
     lam = 0.02
     clf = FederatedMultiTaskClassifier(
         lam=lam, kernel="linear", omega=_spd(3) if omega == "fixed" else "learn",
-        tol=1e-6, max_rounds=3000, random_state=0,
+        tol=1e-6, max_rounds=3000, random_state=0, compression="none",
     ).fit(X, y, groups=groups)
     sigma = clf.task_covariance_
     Z = np.hstack([clf.support_vectors_, np.ones((len(clf.support_), 1))])
@@ -210,7 +210,8 @@ def test_linear_mode_satisfies_primal_dual_map(omega):
 
 def test_exact_and_linear_modes_agree_on_the_linear_kernel():
     X, y, groups = _data(seed=8)
-    common = dict(lam=0.02, omega=_spd(3, seed=1), tol=1e-10, max_rounds=5000, random_state=0)
+    common = dict(lam=0.02, omega=_spd(3, seed=1), tol=1e-10, max_rounds=5000, random_state=0,
+                  loss="hinge", compression="none")
     linear = FederatedMultiTaskClassifier(kernel="linear", **common).fit(X, y, groups=groups)
     exact = FederatedMultiTaskClassifier(
         kernel="poly", degree=1, gamma=1.0, coef0=0.0, **common
@@ -233,7 +234,8 @@ def test_independent_equals_per_node_linear_svc(kernel):
         kernel="linear"
     )
     clf = FederatedMultiTaskClassifier(
-        lam=lam, omega="independent", tol=1e-12, max_rounds=20000, random_state=0, **params
+        lam=lam, omega="independent", tol=1e-12, max_rounds=20000, random_state=0,
+        loss="hinge", compression="none", **params
     ).fit(X, y, groups=groups)
     scores = clf.decision_function(X, groups=groups)
     for t in range(m):
@@ -270,7 +272,7 @@ def test_independent_rbf_equals_per_node_svc():
     lam, gamma = 0.02, 0.5
     clf = FederatedMultiTaskClassifier(
         lam=lam, gamma=gamma, omega="independent", fit_intercept=False, tol=1e-12,
-        max_rounds=20000, random_state=0,
+        max_rounds=20000, random_state=0, loss="hinge", approximation=None,
     ).fit(X, y, groups=groups)
     scores = clf.decision_function(X, groups=groups)
     for t in range(3):
@@ -347,6 +349,7 @@ def test_linear_mode_bytes_equal_closed_form(n_classes):
     X, y, groups = _data(n_classes=n_classes, seed=13)
     clf = FederatedMultiTaskClassifier(
         kernel="linear", omega="independent", tol=0, max_rounds=3, random_state=0,
+        compression="none", loss="hinge",
     )
     with pytest.warns(ConvergenceWarning):
         clf.fit(X.astype(np.float32), y, groups=groups)
@@ -360,12 +363,15 @@ def test_linear_mode_bytes_equal_closed_form(n_classes):
 
 def test_setup_bytes_of_gamma_scale_and_nystroem_landmarks():
     X, y, groups = _data(sizes=(10, 20, 30), seed=14)
-    common = dict(kernel="rbf", omega="independent", tol=0, max_rounds=1, random_state=0)
+    common = dict(kernel="rbf", omega="independent", tol=0, max_rounds=1, random_state=0,
+                  compression="none", loss="hinge")
     gamma = 1.0 / (X.shape[1] * X.var())
     with pytest.warns(ConvergenceWarning):
-        exact = FederatedMultiTaskClassifier(gamma=gamma, **common).fit(X, y, groups=groups)
+        exact = FederatedMultiTaskClassifier(gamma=gamma, approximation=None,
+                                             **common).fit(X, y, groups=groups)
     with pytest.warns(ConvergenceWarning):
-        scale = FederatedMultiTaskClassifier(gamma="scale", **common).fit(X, y, groups=groups)
+        scale = FederatedMultiTaskClassifier(gamma="scale", approximation=None,
+                                             **common).fit(X, y, groups=groups)
     np.testing.assert_array_equal(exact.dual_coef_, scale.dual_coef_)
     # pooled variance: 3 floats up and gamma down, one message each way per node
     assert scale.n_bytes_sent_ - exact.n_bytes_sent_ == 3 * (2 * HEADER + 3 * 8 + 8)
@@ -898,7 +904,7 @@ def test_C_means_the_per_node_svc_C_with_independent_tasks():
     C, gamma = 2.0, 0.3
     clf = FederatedMultiTaskClassifier(
         C=C, gamma=gamma, omega="independent", fit_intercept=False, tol=1e-10,
-        max_rounds=3000, random_state=0,
+        max_rounds=3000, random_state=0, loss="hinge", approximation=None,
     ).fit(X, y, groups=groups)
     for t in range(3):
         rows = groups == t
@@ -959,7 +965,8 @@ def test_learned_omega_stops_near_the_centralized_joint_optimum(loss, tol, withi
     Est = FederatedMultiTaskRegressor if loss == "squared" else FederatedMultiTaskClassifier
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        est = Est(lam=lam, gamma=gamma, tol=tol, max_rounds=5000, random_state=0).fit(
+        est = Est(lam=lam, gamma=gamma, tol=tol, max_rounds=5000, random_state=0,
+                  loss=loss).fit(
             X, y, groups=groups)
     reference = _reference_alternation(X, y.astype(float), groups, lam, gamma, loss)
     optimum = reference[-1]
@@ -1012,7 +1019,7 @@ def test_linear_mode_at_C_1_stops_near_the_centralized_joint_optimum(loss):
     Est = FederatedMultiTaskRegressor if loss == "squared" else FederatedMultiTaskClassifier
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        est = Est(kernel="linear", random_state=0).fit(X, y, groups=groups)
+        est = Est(kernel="linear", random_state=0, loss=loss).fit(X, y, groups=groups)
     reference = _reference_alternation(
         X, y.astype(float), groups, 1.0 / len(y), None, loss, kernel=lambda A: A @ A.T + 1.0
     )
@@ -1136,7 +1143,8 @@ def test_linear_mode_with_many_nodes_keeps_sigma_factored_and_equals_the_dense_p
     # Coordinate ascent: the exact local solver's stopping test and Newton
     # damping react to the paths' round-off (3e-12 on Sigma after 60 rounds).
     params = dict(kernel="linear", omega_update_every=7, max_rounds=60, random_state=0,
-                  aggregation=aggregation, local_solver="coordinate")
+                  aggregation=aggregation, local_solver="coordinate", compression="none",
+                  **({} if regression else dict(loss="hinge")))
     omega_rtol, objective_rtol = (1e-8, 1e-9) if aggregation == "add" else (1e-6, 1e-8)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -1345,7 +1353,7 @@ def test_line_search_bytes_equal_closed_form(loss, coefficients, n_classes):
     X, y, groups = _data(n_classes=n_classes, seed=13)
     clf = FederatedMultiTaskClassifier(
         kernel="linear", loss=loss, omega=_spd(3, seed=4), tol=0, max_rounds=3,
-        random_state=0, aggregation="line_search",
+        random_state=0, aggregation="line_search", compression="none",
     )
     with pytest.warns(ConvergenceWarning):
         clf.fit(X.astype(np.float32), y, groups=groups)
@@ -1384,7 +1392,8 @@ def test_verbose_joint_objective_before_omega_step_matches_numpy(capsys):
     groups = np.repeat(np.arange(m), n_t)
     y = (X[:, 0] + 0.5 * X[:, 1] * (groups % 2 * 2 - 1) + 0.3 * rng.normal(size=m * n_t) > 0)
     y = y.astype(int)
-    learned = FederatedMultiTaskClassifier(kernel="linear", random_state=0, verbose=1)
+    learned = FederatedMultiTaskClassifier(kernel="linear", random_state=0, verbose=1,
+                                           loss="hinge")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         learned.fit(X, y, groups=groups)
@@ -1392,6 +1401,7 @@ def test_verbose_joint_objective_before_omega_step_matches_numpy(capsys):
                       capsys.readouterr().out)
     rounds, after, before = int(first.group(1)), float(first.group(2)), float(first.group(3))
     fixed = FederatedMultiTaskClassifier(kernel="linear", omega=m * np.eye(m), random_state=0,
+                                         loss="hinge",
                                          max_rounds=rounds)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

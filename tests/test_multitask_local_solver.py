@@ -224,7 +224,7 @@ def test_exact_solver_independent_omega_one_round(loss):
 
     X, y, groups = _nodes()
     common = dict(kernel="linear", loss=loss, omega="independent", tol=1e-7, C=10.0,
-                  max_rounds=20000, random_state=0)
+                  max_rounds=20000, random_state=0, compression="none")
     exact = FederatedMultiTaskClassifier(**common).fit(X, y, groups=groups)
     slow = FederatedMultiTaskClassifier(local_solver="coordinate", **common)
     slow.fit(X, y, groups=groups)

@@ -644,7 +644,8 @@ def test_mocha_privacy_refusals(moons_nodes):
     X, y, groups, _ = moons_nodes
     spec = DifferentialPrivacy(epsilon=1.0)
     cases = [
-        (FederatedMultiTaskClassifier(privacy=spec), "refused in the exact kernel mode"),
+        (FederatedMultiTaskClassifier(approximation=None, privacy=spec),
+         "refused in the exact kernel mode"),
         (FederatedMultiTaskClassifier(approximation="nystroem", privacy=spec),
          "refused with approximation='nystroem'"),
         (FederatedMultiTaskClassifier(approximation="rff", privacy=spec),

@@ -37,6 +37,7 @@ from .._base import check_network_faults, node_seeds
 from ..kernels import pairwise_kernel, resolve_kernel
 from ..multitask import (
     _FLOAT,
+    auto_components,
     _LOSSES,
     _UNSUPPORTED_FAULTS,
     _Faults,
@@ -103,6 +104,14 @@ def check_supported(estimator):
             "is only implemented by the simulated fit, not on the Flower engine; pass "
             "aggregation='add' or 'auto' (which adds on Flower) there."
         )
+    # Round messages travel in float64: "auto" means that here, an explicit
+    # number of bits is refused.
+    if getattr(estimator, "compression", "none") not in ("auto", "none"):
+        raise ValueError(
+            f"compression={estimator.compression!r} (quantized round messages of the "
+            "primal modes) is only implemented by the simulated fit, not on the Flower "
+            "engine; pass compression='none' or 'auto' (float64 on Flower) there."
+        )
     # The nodes run coordinate ascent: "auto" means that here, an explicit
     # request for the exact local solver is refused.
     if getattr(estimator, "local_solver", "coordinate") == "exact":
@@ -113,8 +122,23 @@ def check_supported(estimator):
         )
 
 
+def _approximation(estimator):
+    """The mode on Flower: ``approximation="auto"`` is the exact kernel mode
+    here (the simulated fit's rule weighs quantized messages, which Flower
+    does not send)."""
+    mode = estimator.approximation
+    return None if mode == "auto" else mode
+
+
+def _n_components(estimator, n):
+    """``n_components`` for ``n`` training samples (``"auto"``: the rule of
+    the simulated fit)."""
+    D = estimator.n_components
+    return auto_components(n) if D == "auto" else int(D)
+
+
 def _exact_mode(estimator):
-    return estimator.approximation is None and estimator.kernel != "linear"
+    return _approximation(estimator) is None and estimator.kernel != "linear"
 
 
 def _needs_gamma_stats(estimator):
@@ -198,7 +222,11 @@ def _feature_map(estimator, node, state, X):
     shell = clone(estimator)
     config, arrays = state.config, state.arrays
     d = X.shape[1]
-    if estimator.approximation is not None or (
+    mode = _approximation(estimator)
+    shell.approximation_ = mode
+    if "n_components" in config:
+        shell.n_components_ = int(config["n_components"])
+    if mode is not None or (
         not callable(estimator.kernel) and estimator.kernel != "linear"
     ):
         gamma = config.get("gamma")
@@ -207,7 +235,7 @@ def _feature_map(estimator, node, state, X):
             coef0=estimator.coef0, n_features=d,
         )
         shell._kernel_spec = spec
-    if estimator.approximation == "rff":
+    if mode == "rff":
         generator = np.random.RandomState()
         generator.set_state(
             ("MT19937", arrays["rff_key"], int(config["rff_pos"]),
@@ -218,7 +246,7 @@ def _feature_map(estimator, node, state, X):
             np.empty((0, d), dtype=X.dtype), None, spec, generator, scratch, scratch.copy(),
             X.dtype.itemsize,
         )
-    elif estimator.approximation == "nystroem":
+    elif mode == "nystroem":
         counts = np.asarray(arrays["landmark_counts"], dtype=np.intp)
         t = int(config["index"])
         own = X[np.asarray(arrays["picks"], dtype=np.intp)]
@@ -244,7 +272,7 @@ def _mocha_message(estimator, node, message, context):
             "index": int(control["index"]),
             "rng": int(control["seed"]),
         }
-        for key in ("lam", "gamma", "rff_pos", "rff_has_gauss", "rff_gauss"):
+        for key in ("lam", "gamma", "rff_pos", "rff_has_gauss", "rff_gauss", "n_components"):
             if key in control:
                 state.config[key] = control[key]
         keep = {k: v for k, v in extra.items() if k != "w_before"}
@@ -335,7 +363,7 @@ def _landmark_picks(estimator, counts_per_node, rng):
     """The Nystroem draws of ``_fit_feature_map``: per-node counts and local picks."""
     counts_per_node = np.asarray(counts_per_node, dtype=np.intp)
     n = int(counts_per_node.sum())
-    n_landmarks = min(estimator.n_components, n)
+    n_landmarks = min(_n_components(estimator, n), n)
     share = counts_per_node * n_landmarks / n
     counts = np.floor(share).astype(np.intp)
     remainder = n_landmarks - counts.sum()
@@ -429,7 +457,11 @@ class _Run:
         if is_classifier(est):
             for t in range(m):
                 setup_arrays[t]["classes"] = est.classes_
-        if est.approximation == "rff":
+        mode = est.approximation_
+        if mode is not None:
+            for t in range(m):
+                setup_values[t]["n_components"] = int(est.n_components_)
+        if mode == "rff":
             _, key, pos, has_gauss, gauss = rng.get_state()
             est._fit_feature_map(np.empty((0, d), dtype=self.dtype), None, spec, rng,
                                  setup_up, setup_down, self.dtype_bytes)
@@ -439,10 +471,10 @@ class _Run:
                     {"rff_pos": int(pos), "rff_has_gauss": int(has_gauss),
                      "rff_gauss": float(gauss)}
                 )
-        elif est.approximation == "nystroem":
+        elif mode == "nystroem":
             self._nystroem_setup(rng, spec, setup_up, setup_down, setup_arrays, setup_items)
-        n_cols = {None: d, "rff": est.n_components}.get(
-            est.approximation, getattr(est, "components_", np.empty((0, 0))).shape[0]
+        n_cols = {None: d, "rff": est.n_components_}.get(
+            mode, getattr(est, "components_", np.empty((0, 0))).shape[0]
         ) + int(est.fit_intercept)
         self.n_cols = n_cols
         w_bytes = P * n_cols * _FLOAT
@@ -748,6 +780,9 @@ def fit_server(fitted, driver):
         raise ValueError("max_rounds must be an integer.")
     fitted._validate_params()
     run = _Run(fitted, driver)
+    fitted.approximation_ = _approximation(fitted)
+    fitted.n_components_ = (None if fitted.approximation_ is None
+                            else _n_components(fitted, int(run.counts.sum())))
     if _exact_mode(fitted):
         return fit_exact(run)
     return run.fit()
