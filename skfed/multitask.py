@@ -220,6 +220,12 @@ _AUTO_BITS = 8
 # split 0, hinge loss, 8-bit messages: factors 1, 1.5, 2 give 2.52, 2.37,
 # 2.03 % error against the exact mode's 1.78 %).
 _COMPONENTS_FACTOR = 2.0
+# ... and at most this many: the primal modes hold the n x D feature matrix
+# (8 n D bytes in float64), so an uncapped sqrt(n) ln n would grow faster
+# than the data (13,816 features, 33 GB, at 10,000 nodes of 30 samples).
+# Every shipped data set stays below it (HAR 1,225-1,278, Landmine and
+# School about 2,000).
+_MAX_AUTO_COMPONENTS = 4096
 # approximation="auto": the rounds a random-feature fit is assumed to take
 # when its bytes are weighed against the exact mode's (measured at the
 # defaults on HAR sitting and activity, Landmine and School: 14 to 95).
@@ -717,8 +723,10 @@ def quantize(x, bits):
 
 
 def auto_components(n):
-    """``n_components="auto"``: ``ceil(2 sqrt(n) ln n)``, at least 1."""
-    return max(1, math.ceil(_COMPONENTS_FACTOR * math.sqrt(n) * math.log(max(n, 2))))
+    """``n_components="auto"``: ``ceil(2 sqrt(n) ln n)``, at least 1 and at
+    most 4,096 (the feature matrix is ``n x D``)."""
+    D = math.ceil(_COMPONENTS_FACTOR * math.sqrt(n) * math.log(max(n, 2)))
+    return int(min(max(1, D), _MAX_AUTO_COMPONENTS))
 
 
 def quantized_bytes(d, bits):
@@ -1628,7 +1636,8 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
     def _resolve_mode(self, n, d, m, n_problems, dtype_bytes):
         """Set ``approximation_`` and ``n_components_`` (the ``"auto"`` rules).
 
-        ``n_components="auto"``: ``ceil(2 sqrt(n) ln n)`` (at least 1), ``n`` the
+        ``n_components="auto"``: ``ceil(2 sqrt(n) ln n)`` (at least 1, at
+        most 4,096 so that the ``n x D`` feature matrix grows like ``n``), ``n`` the
         training samples of all nodes: the order of random features
         (Rudi & Rosasco 2017) and Nystroem landmarks (Rudi, Camoriano &
         Rosasco 2015) with which the approximate kernel method keeps the
@@ -2427,7 +2436,9 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         with which random features and Nystroem landmarks keep the exact
         kernel method's learning rate (Rudi & Rosasco 2017; Rudi,
         Camoriano & Rosasco 2015), the factor 2 chosen on HAR (see the user
-        guide): 5,137 samples give 1,225.  The number used is
+        guide): 5,137 samples give 1,225.  At most 4,096: the primal modes
+        hold the ``n x D`` feature matrix (``8 n D`` bytes in float64), which
+        would otherwise grow faster than the data.  The number used is
         ``n_components_``.
     landmarks : {"random", "kmeans"}, default="random"
         Nystroem landmarks (``approximation="nystroem"`` only; any other

@@ -239,9 +239,13 @@ def test_compression_refuses_the_exact_kernel_mode_and_privacy():
 
 
 def test_auto_components_is_2_sqrt_n_log_n():
-    for n in (1, 2, 100, 5137, 10**6):
+    for n in (1, 2, 100, 5137, 30_000):
         assert auto_components(n) == max(1, math.ceil(2 * math.sqrt(n) * math.log(max(n, 2))))
     assert auto_components(5137) == 1225
+    # the cap: at most 4,096 features, so the n x D feature matrix stays
+    # linear in n (300,000 samples would otherwise get 13,816)
+    assert auto_components(300_000) == 4096
+    assert auto_components(37_000) == math.ceil(2 * math.sqrt(37_000) * math.log(37_000))
 
 
 def test_auto_approximation_weighs_the_bytes_of_both_modes():
