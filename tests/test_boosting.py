@@ -648,3 +648,56 @@ def test_stump_placement_against_numpy(placement):
         assert clf.n_bytes_sent_ == n_flood * (16 + 48) + 7 * (16 + 3 * 256 * 4 + 16 + 88)
     if placement == "global_range":
         assert np.all(clf.stump_thresholds_ > lo.min()) and np.all(clf.stump_thresholds_ < hi.max())
+
+
+def test_perso_lin_peer_scores_are_its_mean_loss_differences(monkeypatch):
+    """Perso-lin's peer scores, as its graph steps compute them, against NumPy:
+    ``e_kl = (c_k / m_k) sum_i s_i (log(1 + e^(-y_i theta_l.x_i)) - log(1 + e^(-y_i theta_k.x_i)))``."""
+    from skfed._core._boosting_fast import Logistic
+    from skfed.graph import _GraphRunner
+    from skfed.privacy import DifferentialPrivacy
+
+    X, y, groups = _clusters(3, K=8, m=10)
+    calls = []
+    original = _GraphRunner.run
+
+    def spy(self, models, losses, n_steps, **kw):
+        out = original(self, models, losses, n_steps, **kw)
+        calls.append((self, np.array(models), kw))
+        return out
+
+    monkeypatch.setattr(_GraphRunner, "run", spy)
+    kw = dict(max_iter=400, random_state=0)
+    scored = PersonalizedLinearClassifier(peer_scoring=True, **kw).fit(X, y, groups=groups)
+    runner, models, call = calls[0]
+    Z, Y, sw, offsets, factor, loss = call["score_data"]
+    assert isinstance(loss, Logistic)
+    np.testing.assert_allclose(factor, np.full(8, 1 / 10))  # c_k / m_k, equal nodes
+    K, n = 8, Z.shape[1]
+    L = np.zeros((K, K))
+    for k in range(K):
+        rows = slice(offsets[k], offsets[k + 1])
+        for m in range(K):
+            L[k, m] = np.sum(sw[rows] * np.logaddexp(0, -Y[0, rows] * (Z[rows] @ models[m, :n])))
+    E = factor[:, None] * (L - np.diag(L)[:, None])
+    cost = call["pair_cost"]
+    rows = np.repeat(np.arange(K), np.diff(runner.cand_indptr))
+    done = ~np.isnan(cost)
+    assert done.sum() > 0.5 * cost.size
+    np.testing.assert_allclose(cost[done], E[rows[done], runner.cand_indices[done]],
+                               rtol=1e-10, atol=1e-12)
+    # The scores change the learned graph; the log counts every byte.
+    plain = PersonalizedLinearClassifier(**kw).fit(X, y, groups=groups)
+    assert np.abs((scored.collaboration_graph_ - plain.collaboration_graph_).toarray()).max() > 0
+    assert scored.communication_.total_bytes == scored.n_bytes_sent_
+    # Under a finite privacy budget the scores are not used: the same fit.
+    Xs = (X - X.mean(axis=0)) / X.std(axis=0)
+    spec = DifferentialPrivacy(5.0, delta=1e-5)
+    a = PersonalizedLinearClassifier(peer_scoring=True, privacy=spec, **kw)
+    b = PersonalizedLinearClassifier(peer_scoring=False, privacy=spec, **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a.fit(Xs, y, groups=groups)
+        b.fit(Xs, y, groups=groups)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert (a.collaboration_graph_ != b.collaboration_graph_).nnz == 0
