@@ -206,15 +206,34 @@ def load_run(name, run):
 
 
 # ----------------------------------------------------------------- defaults
-def tune_by_grid_search(estimator, grid, X, y, groups, seed, n_splits=3, refit="defaults"):
-    """The documented tuning recipe: routed GridSearchCV, within-node folds.
+def tuning_splitter(cv, seed):
+    """The validation splits of the tuning recipe.
+
+    ``"kfold"`` (the recipe's): 3-fold
+    :class:`~skfed.model_selection.WithinGroupKFold` (each validation fit
+    sees two thirds of every node's samples); ``"holdout"``:
+    :class:`~skfed.model_selection.WithinGroupShuffleSplit`, 5 splits each
+    holding out one sample of every node (all but one of them).
+    """
+    from skfed.model_selection import WithinGroupShuffleSplit
+
+    if cv == "holdout":
+        return WithinGroupShuffleSplit(5, test_size=1, random_state=seed)
+    return WithinGroupKFold(3, shuffle=True, random_state=seed)
+
+
+def tune_by_grid_search(estimator, grid, X, y, groups, seed, cv="kfold", refit="defaults",
+                        n_se=0.0):
+    """The documented tuning recipe: routed GridSearchCV, within-node validation.
 
     Returns the refitted best estimator, its parameters and the bytes sent
     by all the validation fits (each fit's ``n_bytes_sent_``, recorded by a
     second scorer), the refit excluded.  ``refit="defaults"`` (the recipe's
     default) keeps the estimator's defaults unless a setting beats them by
-    more than two standard errors (:func:`skfed.model_selection.refit_prefer_defaults`);
-    ``refit="accuracy"`` takes the best mean validation accuracy.
+    more than ``n_se`` standard errors
+    (:func:`skfed.model_selection.refit_prefer_defaults`; 0: the best
+    setting, the defaults on a tie); ``refit="accuracy"`` takes the best
+    mean validation accuracy.
     """
     import sklearn
     from sklearn.model_selection import GridSearchCV
@@ -224,20 +243,28 @@ def tune_by_grid_search(estimator, grid, X, y, groups, seed, n_splits=3, refit="
     def bytes_sent(fitted, X, y):
         return fitted.n_bytes_sent_
 
+    splitter = tuning_splitter(cv, seed)
+    n_splits = splitter.get_n_splits()
     with sklearn.config_context(enable_metadata_routing=True):
         search = GridSearchCV(
             estimator, grid,
-            cv=WithinGroupKFold(n_splits, shuffle=True, random_state=seed),
+            cv=splitter,
             scoring={"accuracy": make_group_scorer(), "bytes": bytes_sent},
-            refit=(refit_prefer_defaults(estimator, "accuracy") if refit == "defaults"
-                   else refit),
+            refit=(refit_prefer_defaults(estimator, "accuracy", n_se=n_se)
+                   if refit == "defaults" else refit),
         )
         search.fit(X, y, groups=groups)
     validation_bytes = int(round(search.cv_results_["mean_test_bytes"].sum() * n_splits))
     return search.best_estimator_, search.best_params_, validation_bytes
 
 
-DADA_TUNE_GRID = {"beta": [3.0, 10.0, 30.0], "mu": [0.3, 1.0, 3.0]}
+# Dada's smoothing pulls with mu * beta: the recipe moves beta along mu * beta
+# about 10 (the defaults' 9), the scale-free direction, instead of the full
+# beta x mu grid, whose over-smoothed corner (mu * beta 30-90) small
+# validation fits prefer and the final fit does not want.
+DADA_TUNE_GRID = [{"beta": [3.0], "mu": [3.0]}, {"beta": [10.0], "mu": [1.0]},
+                  {"beta": [30.0], "mu": [0.3]}]
+DADA_FULL_GRID = {"beta": [3.0, 10.0, 30.0], "mu": [0.3, 1.0, 3.0]}
 PERSO_TUNE_GRID = {"mu": [0.1, 1.0, 10.0], "alpha": [1e-3, 1e-2]}
 
 
@@ -268,7 +295,8 @@ def _graph_recovery(model, clusters):
 
 
 def run_defaults(seeds, runs, log, tune=True, layouts=("paper", "random"),
-                 datasets=("computer", "school", "har"), refit="defaults"):
+                 datasets=("computer", "school", "har"), refit="defaults", cv="kfold",
+                 n_se=0.0, full_grid=False):
     """Defaults against tuned Dada / Perso-lin and the Local / Global baselines.
 
     Baselines are tuned by 3-fold within-node CV (``select_and_fit``);
@@ -289,7 +317,7 @@ def run_defaults(seeds, runs, log, tune=True, layouts=("paper", "random"),
             row[method.name] = result["accuracy"]
         fits = {
             "dada": (DecentralizedBoostingClassifier(n_estimators, random_state=run),
-                     DADA_TUNE_GRID),
+                     DADA_FULL_GRID if full_grid else DADA_TUNE_GRID),
             "perso_lin": (PersonalizedLinearClassifier(random_state=run), PERSO_TUNE_GRID),
         }
         for key, (estimator, grid) in fits.items():
@@ -300,7 +328,7 @@ def run_defaults(seeds, runs, log, tune=True, layouts=("paper", "random"),
                 row[f"{key}_defaults_graph"] = _graph_recovery(model, clusters)
             if tune:
                 best, params, validation_bytes = tune_by_grid_search(
-                    clone(estimator), grid, X, y, g, run, refit=refit)
+                    clone(estimator), grid, X, y, g, run, cv=cv, refit=refit, n_se=n_se)
                 row[f"{key}_tuned"] = 100.0 * best.score(X_test, y_test, groups=g_test)
                 row[f"{key}_tuned_params"] = params
                 row[f"{key}_tuned_bytes"] = int(best.n_bytes_sent_)
@@ -336,6 +364,16 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--datasets", nargs="*", default=["computer", "school", "har"])
     parser.add_argument("--out", default=None)
+    parser.add_argument("--run-ids", type=int, nargs="*", default=None,
+                        help="defaults part: these real-data runs instead of 0 .. runs-1")
+    parser.add_argument("--cv", choices=["kfold", "holdout"], default="kfold",
+                        help="tuned rows: 3-fold within-node CV (default), or hold out "
+                        "one sample of every node, 5 times")
+    parser.add_argument("--n-se", type=float, default=0.0,
+                        help="tuned rows: standard errors by which a setting must beat "
+                        "the defaults (default 0: the best, the defaults on a tie)")
+    parser.add_argument("--full-grid", action="store_true",
+                        help="tuned Dada: the full beta x mu grid instead of mu * beta = 10")
     parser.add_argument("--refit", choices=["defaults", "accuracy"], default="defaults",
                         help="tuned rows: keep the defaults unless beaten by two standard "
                         "errors (default), or take the best validation accuracy")
@@ -347,8 +385,10 @@ def main(argv=None):
         print(message, file=sys.stderr, flush=True)
 
     start = time.perf_counter()
-    result = run_defaults(args.seeds, list(range(args.runs)), log, tune=not args.no_tune,
-                          layouts=args.moons, datasets=args.datasets, refit=args.refit)
+    runs = list(range(args.runs)) if args.run_ids is None else args.run_ids
+    result = run_defaults(args.seeds, runs, log, tune=not args.no_tune,
+                          layouts=args.moons, datasets=args.datasets, refit=args.refit,
+                          cv=args.cv, n_se=args.n_se, full_grid=args.full_grid)
     result["seconds"] = time.perf_counter() - start
     text = json.dumps(result, indent=1, default=float)
     if args.out:
