@@ -28,35 +28,38 @@ flooding of the feature ranges, so every Dada figure in them was invalid;
 
 Usage::
 
-    python benchmarks/dada_experiments.py defaults --seeds 0 1 2 3 4 --runs 3
+    python benchmarks/dada_experiments.py defaults --seeds 0 1 2 3 4 --runs 2
 
 Results (2 shared cores; ``--seeds 0 1 2 3 4 --runs 2``; test accuracy %,
-mean over the runs in parentheses; "Dada CV": the tuning recipe with its
-default refit, which keeps the defaults unless beaten by two standard
-errors, ``refit_prefer_defaults(n_se=2)``; last column: runs where Dada's
-defaults beat the best of the four baselines).  Measured with peer scoring
-(``peer_scoring=True``, the default since), the cases split over several
-processes of this part (``--moons``/``--datasets``/``--seeds`` subsets)
-because the machine was shared::
+mean over the runs in parentheses; "Dada CV": the tuning recipe, beta and
+mu along ``mu * beta = 10`` by 3-fold within-node CV, the best setting
+(the defaults on a tie, ``refit_prefer_defaults(n_se=0)``); last column:
+runs where Dada's defaults beat the best of the four baselines).  Measured
+with peer scoring and the first graph learned in ``10 * n_nodes`` steps
+(the defaults since issue 18's second session), as three processes of
+this part (``--moons paper --datasets``, ``--moons random --datasets``,
+``--moons --runs 2``) because the machine was shared::
 
     test accuracy %                     Glob-Ada   Loc-Ada   Glob-l1    Loc-l1  Dada def   Dada CV    PL def
-    moons, paper layout (0,1,2,3,4)        63.10     90.78     63.51     87.63     95.24     95.10     67.91  5/5
-    moons, random layout (0,1,2,3,4)       62.35     67.98     61.20     64.45     73.60     74.31     63.12  5/5
-    Computer buyers (0,1)                  66.04     65.56     66.04     65.49     68.19     67.11     66.32  2/2
-    School (0,1)                           69.94     70.99     69.94     71.04     71.91     71.91     72.06  2/2
-    HAR walking (0,1)                      98.96     92.80     99.41     95.63     99.56     99.56     99.87  1/2
-    mean of the five rows                  72.08     77.62     72.02     76.85     81.70     81.60     73.86
+    moons, paper layout (0,1,2,3,4)        63.10     90.57     63.51     87.63     95.16     95.30     67.91  5/5
+    moons, random layout (0,1,2,3,4)       62.35     68.01     61.20     64.45     73.92     74.32     63.12  5/5
+    Computer buyers (0,1)                  66.05     65.58     66.05     65.48     67.45     67.51     66.32  1/2
+    School (0,1)                           69.94     70.96     69.94     71.04     72.10     72.10     72.06  2/2
+    HAR walking (0,1)                      98.96     92.79     99.40     95.63     99.61     99.61     99.87  2/2
+    mean of the five rows                  72.08     77.58     72.02     76.85     81.65     81.77     73.86
 
-Graph recovery on the moons (Dada defaults): 94 % (paper layout; per seed
-91, 93, 95, 96, 95) and 84 % (random; 88, 80, 83, 84, 84) of the learned
-weight inside the true clusters, 456 and 435 non-zeros against 2,900 for
-the oracle graph (without peer scoring: 89 % and 74 %, 464 and 456
-non-zeros, accuracy 95.09 and 73.49).  Perso-lin defaults (code unchanged):
-89 % and 70 %, 1,444 and 932 non-zeros (this run's seeds 3-4: 92 / 84 %
-and 69 / 77 %).  Dada's defaults lose one run, HAR walking run 1, by 0.1
-point (99.61 against 99.71 for Global l1-boosting).  The tuned Dada's
-validation fits sent 750-800 MB (moons) and 115-120 MB (HAR), against
-31-36 and 4.6-4.8 MB for one default fit.
+Graph recovery on the moons (Dada defaults): 94.4 % (paper layout; per
+seed 91, 92, 96, 97, 96) and 85.9 % (random; 87, 85, 88, 85, 85) of the
+learned weight inside the true clusters, 453 and 435 non-zeros against
+2,900 for the oracle graph (first graph in ``50 * n_nodes`` steps, the
+former default: 93.9 % and 83.9 %, accuracy 95.24 and 73.60; tuned Dada:
+99.4 % and 87.4 %).  Perso-lin defaults: 89.3 % and 69.7 %, 1,444 and 932
+non-zeros.  Dada's defaults lose one run, Computer buyers split 0 (66.58
+against 67.46 for Global AdaBoost).  The tuned Dada's validation fits
+sent 244-258 MB (moons), 356 MB (Computer), 264 MB (School) and 37 MB
+(HAR), against 27-31, 42, 31 and 4.3 MB for one default fit.  The former
+recipe (``--full-grid --n-se 2``, the full beta x mu grid) trailed the
+defaults by 0.10 point with 750-800 MB of validation on the moons.
 """
 
 import argparse
