@@ -47,6 +47,18 @@ __all__ = [
 ]
 
 
+def _node_ids(splitter, X, groups):
+    """``(n_samples, groups)`` checked for a within-node splitter; an error without them."""
+    n_samples = X.shape[0] if hasattr(X, "shape") else len(X)
+    groups = check_groups(groups, n_samples)
+    if groups is None:
+        raise ValueError(
+            f"{type(splitter).__name__} needs the node id of every sample: pass "
+            "groups=... to split (with metadata routing on, GridSearchCV routes it)."
+        )
+    return n_samples, groups
+
+
 class WithinGroupKFold(BaseCrossValidator):
     """K-fold cross-validation inside every node.
 
@@ -105,13 +117,7 @@ class WithinGroupKFold(BaseCrossValidator):
         return self.n_splits
 
     def _iter_test_masks(self, X, y=None, groups=None):
-        n_samples = X.shape[0] if hasattr(X, "shape") else len(X)
-        groups = check_groups(groups, n_samples)
-        if groups is None:
-            raise ValueError(
-                "WithinGroupKFold needs the node id of every sample: pass groups=... "
-                "to split (with metadata routing on, GridSearchCV routes it)."
-            )
+        n_samples, groups = _node_ids(self, X, groups)
         if self.stratify:
             if y is None:
                 raise ValueError("WithinGroupKFold(stratify=True) needs y.")
@@ -215,13 +221,7 @@ class WithinGroupShuffleSplit(BaseCrossValidator):
         return self.n_splits
 
     def _iter_test_masks(self, X, y=None, groups=None):
-        n_samples = X.shape[0] if hasattr(X, "shape") else len(X)
-        groups = check_groups(groups, n_samples)
-        if groups is None:
-            raise ValueError(
-                "WithinGroupShuffleSplit needs the node id of every sample: pass "
-                "groups=... to split (with metadata routing on, GridSearchCV routes it)."
-            )
+        n_samples, groups = _node_ids(self, X, groups)
         rng = check_random_state(self.random_state)
         nodes, codes = np.unique(groups, return_inverse=True)
         order = np.argsort(codes, kind="stable")
