@@ -115,6 +115,10 @@ ESTIMATORS = {
         task="classification", max_nodes=10_000, budget_s=300
     ),
     # Issue 19's goal for the graph methods: 10,000 nodes (sparse graph) in 5 min.
+    # Dada with its defaults (peer scoring on, first graph in 10 * n_nodes
+    # steps) at 10,000 nodes: 182 s, 1,226 MB peak, 7.81 GB sent, score 0.754
+    # (issue 18, 2 shared cores with a test run beside it; 131 s and 8.50 GB
+    # with the former 50 * n_nodes first-graph steps at load 3-7).
     "DecentralizedBoostingClassifier": dict(task="classification", max_nodes=10_000, budget_s=300),
     "PersonalizedLinearClassifier": dict(task="classification", max_nodes=10_000, budget_s=300),
     "DecentralizedKernelSGDClassifier": dict(

@@ -106,6 +106,13 @@ def _cases(tmp):
         network=SimulatedNetwork("erdos_renyi", topology_params={"p": 0.6}, drop_rate=0.1),
     )
     cases.append(("perso_lin_learned_drops", est, X, y, g, sw))
+    # Perso-lin's own peer scores (its mean logistic loss), re-learned graph.
+    X, y, g = _clustered_moons(8, 20, 6)
+    est = PersonalizedLinearClassifier(
+        mu=0.5, max_iter=120, graph_update_every=30, max_neighbors=3, peer_scoring=True,
+        random_state=9,
+    )
+    cases.append(("perso_lin_peer_scoring", est, X, y, g, None))
     X, y, g = _clustered_moons(8, 15, 4, n_classes=3)
     est = DecentralizedKernelSGDClassifier(max_epochs=2, max_dictionary_size=12, random_state=6)
     cases.append(("online_sgd_multiclass", est, X, y, g, None))

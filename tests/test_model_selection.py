@@ -12,7 +12,12 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from skfed import LocalEstimator, SingleNodeWarning
-from skfed.model_selection import WithinGroupKFold, make_group_scorer, refit_prefer_defaults
+from skfed.model_selection import (
+    WithinGroupKFold,
+    WithinGroupShuffleSplit,
+    make_group_scorer,
+    refit_prefer_defaults,
+)
 
 
 @pytest.fixture
@@ -184,3 +189,54 @@ def test_refit_prefer_defaults_keeps_the_defaults_within_k_standard_errors(
         refit_prefer_defaults(estimator, "accuracy")(res)
     with pytest.raises(ValueError, match="n_se"):
         refit_prefer_defaults(estimator, "acc", n_se=-1)
+
+
+def test_within_group_shuffle_split_holds_out_test_size_of_every_node(data):
+    """Each split holds out exactly test_size samples of every node; a node's
+    held-out samples follow one permutation (distinct while it has enough)."""
+    X, y, groups = data
+    groups = np.array([f"n{g}" for g in groups])  # any hashable labels
+    for test_size in (1, 3):
+        cv = WithinGroupShuffleSplit(n_splits=6, test_size=test_size, random_state=0)
+        splits = list(cv.split(X, y, groups))
+        assert len(splits) == cv.get_n_splits() == 6
+        held = {node: [] for node in np.unique(groups)}
+        for train, test in splits:
+            assert len(np.intersect1d(train, test)) == 0
+            assert len(train) + len(test) == len(y)
+            for node in held:
+                mine = test[groups[test] == node]
+                assert len(mine) == test_size
+                held[node].extend(mine.tolist())
+        # 6 * test_size <= 20: no node repeats a held-out sample.
+        for node, rows in held.items():
+            assert len(set(rows)) == len(rows) == 6 * test_size
+    # Seeded; a different seed draws other samples.
+    a = [t.tolist() for _, t in WithinGroupShuffleSplit(4, random_state=1).split(X, y, groups)]
+    b = [t.tolist() for _, t in WithinGroupShuffleSplit(4, random_state=1).split(X, y, groups)]
+    c = [t.tolist() for _, t in WithinGroupShuffleSplit(4, random_state=2).split(X, y, groups)]
+    assert a == b and a != c
+    # A small node cycles through its permutation: with 3 samples, split 3 = split 0.
+    small = np.repeat([0, 1], [3, 8])
+    tests = [t for _, t in WithinGroupShuffleSplit(5, random_state=0).split(
+        np.zeros((11, 1)), groups=small)]
+    node0 = [int(t[t < 3][0]) for t in tests]
+    assert sorted(node0[:3]) == [0, 1, 2] and node0[3:] == node0[:2]
+    node1 = [int(t[t >= 3][0]) for t in tests]
+    assert len(set(node1)) == 5
+    with pytest.raises(ValueError, match="Node 0 has 3 samples, not more than test_size=3"):
+        list(WithinGroupShuffleSplit(2, test_size=3).split(np.zeros((11, 1)), groups=small))
+    with pytest.raises(ValueError, match="test_size"):
+        WithinGroupShuffleSplit(test_size=0)
+    with pytest.raises(ValueError, match="n_splits"):
+        WithinGroupShuffleSplit(n_splits=1)
+    with pytest.raises(ValueError, match="node id"):
+        list(WithinGroupShuffleSplit().split(X, y))
+    # Routed through GridSearchCV like WithinGroupKFold.
+    search = GridSearchCV(LocalEstimator(LogisticRegression()), {"estimator__C": [0.01, 10.0]},
+                          cv=WithinGroupShuffleSplit(5, random_state=0),
+                          scoring=make_group_scorer(accuracy_score))
+    with sklearn.config_context(enable_metadata_routing=True):
+        search.fit(X, y, groups=groups)
+    assert search.n_splits_ == 5
+    assert search.best_estimator_.nodes_.tolist() == ["n0", "n1", "n2"]

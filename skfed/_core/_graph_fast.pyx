@@ -40,7 +40,11 @@
 # also holds ``e_kl + e_lk``, where ``e_kl = c_k (L_k(alpha_l) - L_k(alpha_k))``
 # is how much worse node k's data is fit by l's model than by its own (node k
 # computes it from the model it receives; the answer of a peer carries its
-# own score, one more float64).  The step and the cap then minimize
+# own score, one more float64).  Dada's L_k is the weighted log-sum-exp of
+# the margins; Perso-lin's (a ``LossFunction`` given) is the weighted mean
+# of its margin loss, ``(1 / m_k) sum_i s_i loss(y_i theta.x_i)`` (the data
+# term of F_k, without its l2 term), the factor ``1 / m_k`` folded into the
+# ``confidence`` array the caller passes.  The step and the cap then minimize
 # ``h(w) + sum_{k<l} w_kl (e_kl + e_lk)``; ``linear_change`` stays the
 # change of eq. 1 (without the scores).
 
@@ -55,6 +59,7 @@ from libc.math cimport exp, isnan, log, INFINITY
 
 import numpy as np
 
+from ._boosting_fast cimport LossFunction
 from ._comm cimport CommCounter, payload_bytes
 from ._random cimport rand_int
 from cython cimport floating
@@ -149,47 +154,82 @@ cdef double _node_loss(
     return amax + log(z)
 
 
+cdef double _lin_node_loss(
+    const floating[:, ::1] models, const floating[:, ::1] X, const floating[:, ::1] Y,
+    const floating[::1] sw, intp_t start, intp_t end, intp_t l, intp_t p,
+    LossFunction loss,
+) noexcept nogil:
+    """``sum_i s_i loss(y_pi x_i.m_l,p)`` over rows [start, end): Perso-lin's data loss of model l.
+
+    ``models[l]`` holds the ``P`` problems' weights one after the other,
+    ``X.shape[1]`` each (the intercept, if any, is a column of ``X``).
+    """
+    cdef intp_t n = X.shape[1], i, j, off = p * n
+    cdef double f = 0.0, z
+    for i in range(start, end):
+        if sw[i] > 0:
+            z = 0.0
+            for j in range(n):
+                z += X[i, j] * models[l, off + j]
+            f += sw[i] * loss.loss(Y[p, i] * z)
+    return f
+
+
 cdef struct _Scorer:
     # Peer scores: ``cost[p]`` (NaN: not computed yet) for the link at
     # position p, computed from the data when ``lazy``; ``own[k]`` (NaN: not
-    # yet) caches node k's loss of its own model; ``nz`` is scratch.
+    # yet) caches node k's loss of its own model; ``nz`` is scratch;
+    # ``linear``: Perso-lin's mean margin loss (a LossFunction passed beside),
+    # else Dada's log-sum-exp.
     double* cost
     double* own
     intp_t* nz
     bint lazy
+    bint linear
+
+
+cdef inline double _score_loss(
+    _Scorer* sc, const floating[:, ::1] models, const floating[:, ::1] H,
+    const floating[:, ::1] Y, const floating[::1] sw, const intp_t[::1] offsets,
+    LossFunction loss, intp_t k, intp_t l,
+) noexcept nogil:
+    """Node k's loss of model l, summed over the problems (Dada's or Perso-lin's)."""
+    cdef double total = 0.0
+    cdef intp_t p
+    for p in range(Y.shape[0]):
+        if sc.linear:
+            total += _lin_node_loss(models, H, Y, sw, offsets[k], offsets[k + 1], l, p, loss)
+        else:
+            total += _node_loss(models, H, Y, sw, offsets[k], offsets[k + 1], l, p, sc.nz)
+    return total
 
 
 cdef double _peer_score(
     _Scorer* sc, const floating[:, ::1] models, const floating[:, ::1] H,
     const floating[:, ::1] Y, const floating[::1] sw, const intp_t[::1] offsets,
-    const double[::1] confidence, intp_t k, intp_t l,
+    const double[::1] confidence, LossFunction loss, intp_t k, intp_t l,
 ) noexcept nogil:
     """``e_kl = c_k sum_p (L_kp(m_l) - L_kp(m_k))``: node k's score of l's model."""
-    cdef double total = 0.0
-    cdef intp_t p
     if isnan(sc.own[k]):
-        sc.own[k] = 0.0
-        for p in range(Y.shape[0]):
-            sc.own[k] += _node_loss(models, H, Y, sw, offsets[k], offsets[k + 1], k, p, sc.nz)
-    for p in range(Y.shape[0]):
-        total += _node_loss(models, H, Y, sw, offsets[k], offsets[k + 1], l, p, sc.nz)
-    return confidence[k] * (total - sc.own[k])
+        sc.own[k] = _score_loss(sc, models, H, Y, sw, offsets, loss, k, k)
+    return confidence[k] * (_score_loss(sc, models, H, Y, sw, offsets, loss, k, l)
+                            - sc.own[k])
 
 
 cdef inline double _link_cost(
     _Scorer* sc, const floating[:, ::1] models, const floating[:, ::1] H,
     const floating[:, ::1] Y, const floating[::1] sw, const intp_t[::1] offsets,
-    const double[::1] confidence, const intp_t[::1] indptr, const intp_t[::1] indices,
-    intp_t p, intp_t k,
+    const double[::1] confidence, LossFunction loss, const intp_t[::1] indptr,
+    const intp_t[::1] indices, intp_t p, intp_t k,
 ) noexcept nogil:
     """``e_kl + e_lk`` of the link at position p (from k to ``indices[p]``)."""
     cdef intp_t l = indices[p]
     cdef intp_t q = _position(indptr, indices, l, k)
     if sc.lazy:
         if isnan(sc.cost[p]):
-            sc.cost[p] = _peer_score(sc, models, H, Y, sw, offsets, confidence, k, l)
+            sc.cost[p] = _peer_score(sc, models, H, Y, sw, offsets, confidence, loss, k, l)
         if isnan(sc.cost[q]):
-            sc.cost[q] = _peer_score(sc, models, H, Y, sw, offsets, confidence, l, k)
+            sc.cost[q] = _peer_score(sc, models, H, Y, sw, offsets, confidence, loss, l, k)
     return sc.cost[p] + sc.cost[q]
 
 
@@ -204,6 +244,9 @@ def pair_scores(
     const intp_t[::1] indices,         # IN
     const intp_t[::1] nodes,           # IN rows to score
     double[::1] out,                   # OUT (nnz,) e_kl at the links of the rows of nodes
+    LossFunction loss=None,            # None: Dada's log-sum-exp over H's margins; a
+                                       # LossFunction: Perso-lin's (H the design, intercept
+                                       # column included; confidence c_k / m_k)
 ):
     """Peer scores ``e_kl`` of every link of the given rows (as graph_steps computes them)."""
     cdef intp_t r, k, p
@@ -216,11 +259,12 @@ def pair_scores(
     sc.own = &own[0]
     sc.nz = &nz[0]
     sc.lazy = True
+    sc.linear = loss is not None
     with nogil:
         for r in range(nodes.shape[0]):
             k = nodes[r]
             for p in range(indptr[k], indptr[k + 1]):
-                out[p] = _peer_score(&sc, models, H, Y, sw, offsets, confidence, k,
+                out[p] = _peer_score(&sc, models, H, Y, sw, offsets, confidence, loss, k,
                                      indices[p])
 
 
@@ -243,7 +287,7 @@ cdef intp_t _cap_neighbours(
     double mu_graph, double lam, double delta, CommCounter counter, double* zbuf,
     intp_t* nbuf, double* objective, double* linear_change, int64_t* spent,
     _Scorer* sc, const floating[:, ::1] H, const floating[:, ::1] Y, const floating[::1] sw,
-    const intp_t[::1] offsets, const double[::1] confidence,
+    const intp_t[::1] offsets, const double[::1] confidence, LossFunction loss,
 ) noexcept nogil:
     """Keep node k's ``cap`` closest neighbours (Remark 2); return the edges dropped.
 
@@ -266,7 +310,7 @@ cdef intp_t _cap_neighbours(
                 z += diff * diff
             if sc.cost != NULL:
                 z = 0.5 * mu * z + _link_cost(sc, models, H, Y, sw, offsets, confidence,
-                                              indptr, indices, p, k)
+                                              loss, indptr, indices, p, k)
             zbuf[count] = z
             nbuf[count] = p
             count += 1
@@ -349,6 +393,7 @@ def graph_steps(
     const floating[::1] score_sw=None,
     const intp_t[::1] score_offsets=None,
     const double[::1] score_confidence=None,
+    LossFunction score_loss=None,      # IN Perso-lin's loss (see pair_scores); None: Dada's
 ):
     """Asynchronous decentralized graph learning: ``n_steps`` graph steps.
 
@@ -362,7 +407,8 @@ def graph_steps(
     ``e_kl + e_lk`` and every answer carries the peer's score (8 more bytes).
     A NaN entry is computed (and stored) when first needed, from the
     ``score_*`` data (Dada's margins, as :func:`pair_scores`); without
-    them every entry must be given.
+    them every entry must be given.  ``score_loss`` None scores with
+    Dada's log-sum-exp, a ``LossFunction`` with Perso-lin's mean loss.
 
     Returns
     -------
@@ -396,6 +442,7 @@ def graph_steps(
     cdef _Scorer sc
     sc.cost = NULL
     sc.lazy = False
+    sc.linear = score_loss is not None
     own_arr = np.full(K, np.nan)
     nz_arr = np.zeros(max(1, score_H.shape[1]) if score_H is not None else 1, dtype=np.intp)
     cdef double[::1] own = own_arr
@@ -464,8 +511,8 @@ def graph_steps(
                 a[r] = losses[k] + losses[l] + 0.5 * mu * z
                 if sc.cost != NULL:
                     a[r] += _link_cost(&sc, models, score_H, score_Y, score_sw,
-                                       score_offsets, score_confidence, cand_indptr,
-                                       cand_indices, where[r], k)
+                                       score_offsets, score_confidence, score_loss,
+                                       cand_indptr, cand_indices, where[r], k)
                 g[r] = a[r] + mu_graph * (2.0 * lam * w[r] - 1.0 / (dk + delta)
                                           - 1.0 / (dl[r] + delta))
                 inv = 1.0 / ((dl[r] + delta) * (dl[r] + delta))
@@ -528,14 +575,15 @@ def graph_steps(
                                 &n_neighbours[0], k,
                                 max_neighbors, mu, mu_graph, lam, delta, counter, &zbuf[0],
                                 &nbuf[0], &objective, &linear_change, &spent, &sc, score_H,
-                                score_Y, score_sw, score_offsets, score_confidence)
+                                score_Y, score_sw, score_offsets, score_confidence,
+                                score_loss)
                 for r in range(n_peers):
                     _cap_neighbours(models, losses, wv, cand_indptr, cand_indices, degree,
                                     &n_neighbours[0], peers[r],
                                     max_neighbors, mu, mu_graph, lam, delta, counter,
                                     &zbuf[0], &nbuf[0], &objective, &linear_change, &spent,
                                     &sc, score_H, score_Y, score_sw, score_offsets,
-                                    score_confidence)
+                                    score_confidence, score_loss)
             if has_lip:
                 trace_lipschitz[it] = lip
             if has_obj:
@@ -581,6 +629,8 @@ def cap_node(
     cdef _Scorer sc
     sc.cost = NULL
     sc.lazy = False
+    sc.linear = False
+    cdef LossFunction no_loss = None
     empty = np.zeros((1, 0), dtype=np.asarray(models).dtype)
     cdef const floating[:, ::1] no_H = empty
     cdef const floating[::1] no_sw = empty[0]
@@ -596,5 +646,5 @@ def cap_node(
                                     &n_neighbours[0], k, max_neighbors, mu, mu_graph, lam,
                                     delta, counter, &zbuf[0], &nbuf[0], &objective,
                                     &linear_change, &spent, &sc, no_H, no_H, no_sw,
-                                    no_offsets, no_confidence)
+                                    no_offsets, no_confidence, no_loss)
     return n_dropped, spent, objective, linear_change

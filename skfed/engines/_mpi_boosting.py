@@ -33,7 +33,8 @@ equals the simulated fit:
   as the simulation drops a node; the block objectives, model sharing and
   the result are point-to-point exchanges with bounded waits, which also
   pool the survivors' copies of the lost nodes (:meth:`_Run.pooled_exchange`);
-  Dada's peer scores of a lost node's links that only it could compute (on
+  the peer scores (Dada's, and Perso-lin's with ``peer_scoring=True``) of a lost
+  node's links that only it could compute (on
   its own data) are 0 from then on.
 
 What a rank holds: the data, margins, losses and models of its own nodes;
@@ -336,9 +337,10 @@ class _Run:
         self._models_fresh = True
         ci, cx = runner.cand_indptr, runner.cand_indices
         costs = np.zeros(cx.shape[0])
-        H, Y, sw, offsets, confidence = state.score_data()
+        H, Y, sw, offsets, confidence, loss = state.score_data()
         pair_scores(np.ascontiguousarray(state.graph_models()), H, Y, sw, offsets,
-                    confidence, ci, cx, np.ascontiguousarray(block.mine, dtype=np.intp), costs)
+                    confidence, ci, cx, np.ascontiguousarray(block.mine, dtype=np.intp), costs,
+                    loss)
         rows = np.concatenate([np.arange(ci[k], ci[k + 1]) for k in block.mine.tolist()]
                               or [np.zeros(0, dtype=np.intp)])
         # Point to point with bounded waits, as every exchange after the setup;

@@ -362,3 +362,107 @@ def test_peer_scored_steps_replay_in_numpy_lazily_or_given():
     with pytest.raises(ValueError, match="NaN"):
         _run(models, losses, np.zeros((K, K)), kappa=kappa, n_steps=2,
              pair_cost=np.full(K * (K - 1), np.nan), **kw)
+
+
+# ------------------------------------------------- Perso-lin's peer scoring
+def _linear_score_problem(seed=0, K=8, P=2, n_features=4):
+    """Perso-lin-like data: a real design (last column the intercept), +-1 labels."""
+    rng = np.random.RandomState(seed)
+    sizes = rng.randint(2, 7, size=K)
+    offsets = np.r_[0, np.cumsum(sizes)].astype(np.intp)
+    n = offsets[-1]
+    X = np.column_stack([rng.normal(size=(n, n_features - 1)), np.ones(n)])
+    Y = np.where(rng.uniform(size=(P, n)) > 0.5, 1.0, -1.0)
+    sw = rng.uniform(0.5, 2.0, size=n)
+    sw[rng.uniform(size=n) < 0.15] = 0.0
+    sw[offsets[:-1]] = 1.0
+    models = rng.normal(size=(K, P * n_features))
+    mass = np.add.reduceat(sw, offsets[:-1])
+    factor = (mass / mass.max()) / mass  # c_k / m_k, as _LinearState.score_data
+    return models, X, Y, sw, offsets, factor
+
+
+def ref_linear_scores(models, X, Y, sw, offsets, factor, loss):
+    """``E[k, l] = (c_k / m_k) sum_p sum_i s_i (loss(y z_i(m_l)) - loss(y z_i(m_k)))``."""
+    K, n = models.shape[0], X.shape[1]
+    P = Y.shape[0]
+    L = np.zeros((K, K))
+    for k in range(K):
+        rows = slice(offsets[k], offsets[k + 1])
+        for l in range(K):
+            for p in range(P):
+                margin = Y[p, rows] * (X[rows] @ models[l, p * n:(p + 1) * n])
+                L[k, l] += np.sum(sw[rows] * loss(margin))
+    return factor[:, None] * (L - np.diag(L)[:, None])
+
+
+_NUMPY_LOSSES = {
+    "logistic": lambda z: np.logaddexp(0.0, -z),
+    "squared_hinge": lambda z: np.maximum(0.0, 1.0 - z) ** 2,
+}
+
+
+@pytest.mark.parametrize("name", ["logistic", "squared_hinge"])
+def test_linear_pair_scores_match_numpy(name):
+    from skfed._core._boosting_fast import Logistic, SquaredHinge
+
+    loss = {"logistic": Logistic, "squared_hinge": SquaredHinge}[name]()
+    models, X, Y, sw, offsets, factor = _linear_score_problem(seed=2)
+    K = models.shape[0]
+    indptr, indices = _complete(K)
+    out = np.full(indices.size, -7.0)
+    nodes = np.array([1, 2, 6], dtype=np.intp)
+    pair_scores(models, X, Y, sw, offsets, factor, indptr, indices, nodes, out, loss)
+    E = ref_linear_scores(models, X, Y, sw, offsets, factor, _NUMPY_LOSSES[name])
+    rows = np.repeat(np.arange(K), np.diff(indptr))
+    mine = np.isin(rows, nodes)
+    np.testing.assert_allclose(out[mine], E[rows[mine], indices[mine]], rtol=1e-12,
+                               atol=1e-13)
+    assert np.all(out[~mine] == -7.0)
+    # Not Dada's log-sum-exp of the same margins: the loss matters.
+    dada = np.full(indices.size, -7.0)
+    pair_scores(models, X, Y, sw, offsets, factor, indptr, indices, nodes, dada)
+    assert np.abs(dada[mine] - out[mine]).max() > 1e-2
+    # float32 data and models agree to float32 precision.
+    out32 = np.full(indices.size, -7.0)
+    pair_scores(models.astype(np.float32), X.astype(np.float32), Y.astype(np.float32),
+                sw.astype(np.float32), offsets, factor, indptr, indices, nodes, out32, loss)
+    np.testing.assert_allclose(out32[mine], out[mine], rtol=1e-4, atol=1e-5)
+
+
+def test_linear_peer_scored_steps_replay_in_numpy():
+    """Graph steps with Perso-lin's lazy scores: the NumPy replay with E + E^T."""
+    from skfed._core._boosting_fast import Logistic
+
+    models, X, Y, sw, offsets, factor = _linear_score_problem(seed=5, K=9)
+    K = models.shape[0]
+    rng = np.random.RandomState(8)
+    losses = rng.uniform(0, 0.5, size=K)
+    kappa, cap, n_steps = 3, 2, 120
+    kw = dict(mu=0.8, mu_graph=1.5, lam=0.5, delta=1e-2)
+    E = ref_linear_scores(models, X, Y, sw, offsets, factor, _NUMPY_LOSSES["logistic"])
+    S = E + E.T
+    lazy = np.full(K * (K - 1), np.nan)
+    out, W, *_, nodes, peers, _ = _run(
+        models, losses, np.zeros((K, K)), kappa=kappa, n_steps=n_steps, max_neighbors=cap,
+        pair_cost=lazy, score=(X, Y, sw, offsets, factor, Logistic()), **kw
+    )
+    ref, n_dropped = np.zeros((K, K)), 0
+    for k, p in zip(nodes, peers):
+        ref, _, _ = ref_graph_step(ref, models, losses, k, p, S=S, **kw)
+        for node in [k, *p]:
+            ref, dropped = ref_scored_cap(ref, models, S, node, cap, kw["mu"])
+            n_dropped += dropped
+    np.testing.assert_allclose(W, ref, rtol=1e-9, atol=1e-12)
+    assert n_dropped > 0
+    indptr, indices = _complete(K)
+    rows = np.repeat(np.arange(K), np.diff(indptr))
+    done = ~np.isnan(lazy)
+    assert done.sum() > 0
+    np.testing.assert_allclose(lazy[done], E[rows[done], indices[done]], rtol=1e-12,
+                               atol=1e-13)
+    # Dada's scorer on the same arrays learns another graph.
+    other = _run(models, losses, np.zeros((K, K)), kappa=kappa, n_steps=n_steps,
+                 max_neighbors=cap, pair_cost=np.full(K * (K - 1), np.nan),
+                 score=(X, Y, sw, offsets, factor), **kw)[1]
+    assert np.abs(other - W).max() > 1e-3
