@@ -795,9 +795,9 @@ _COMMON_PARAMS_DOC = """
         ``||x - x'||_1`` for laplacian, ``|x . x'|`` for poly and sigmoid),
         so the kernel width follows the data without any node sharing
         statistics (where that median is 0, ``"scale"``).  ``"scale"`` is
-        ``SVC``'s rule, ``1 / (n_features X_i.var())``, per node; on HAR the
-        median heuristic is about twice as narrow and scores higher (see
-        the user guide).  Both assume features on comparable scales: put a
+        ``SVC``'s rule, ``1 / (n_features X_i.var())``, per node; on HAR, with
+        the rbf kernel, the median heuristic is about twice as narrow and
+        scores higher (see the user guide).  Both assume features on comparable scales: put a
         ``StandardScaler`` in front otherwise.  ``None`` is
         ``1 / n_features``.  One value per node (an array in the order of
         ``nodes_``, or a dict keyed by node label) gives every node its own
@@ -809,7 +809,7 @@ _COMMON_PARAMS_DOC = """
         Independent term of the poly and sigmoid kernels.
     alpha : float, default=1e-4
         RKHS regularization ``lambda`` (about ``SVC(C=33)`` on a node of 300
-        samples, ``lambda = 1 / (C n_i)``; on HAR one ``SVC`` per node
+        samples, ``lambda = 1 / (C n_i)``; on HAR one rbf ``SVC`` per node
         scores 0.936 / 0.987 / 0.986 mean per-node accuracy at ``C`` = 1 /
         10 / 100 on sitting-vs-rest, 0.963 / 0.989 / 0.991 on the six
         activities).  The constant step forgets its start like ``(1 - eta0
