@@ -1189,85 +1189,6 @@ class _KernelState:
         return everyone, self.downlink(everyone, sigma)
 
 
-class _IterateAverage:
-    """A running average of the dual state over the rounds of one W-step.
-
-    For a fixed ``Sigma`` the models are linear in the dual variables
-    (``W = V Sigma / lambda``, ``V`` and the kernel states ``S`` linear in
-    ``alpha``), so the average of the dual iterates ``alpha_bar`` (feasible:
-    the constraints are convex) has the averaged models ``W_bar = V_bar
-    Sigma / lambda``; its dual objective is at least the mean of the
-    iterates' by concavity.  For the hinge loss the last iterate's primal
-    ``W(alpha)`` converges much more slowly than the dual (Shalev-Shwartz &
-    Zhang 2013): the averaged pair certifies a small gap long before.
-
-    Every node keeps the average of its own dual variables and of the
-    models ``w_t`` it receives (nothing more is sent down); it reports the
-    three gap terms of the averaged pair beside those of its last iterate.
-    ``weighting``: ``"linear"`` weighs the ``s``-th iterate of the window
-    by ``s`` (recent iterates more), ``"uniform"`` equally.  The window
-    restarts at every Omega step and when a node missed a round (it did not
-    receive that round's model).
-    """
-
-    def __init__(self, state, weighting):
-        self.state = state
-        self.weighting = weighting
-        self.count = 0
-        self.avg = None
-
-    def _arrays(self):
-        state = self.state
-        if isinstance(state, _PrimalState):
-            return [state.g, state.V]
-        return [state.g, *state.S]
-
-    def reset(self):
-        self.count = 0
-
-    def update(self, everyone_active):
-        """Add the current dual state (after the round's updates)."""
-        if not everyone_active:
-            self.count = 0
-            return
-        arrays = self._arrays()
-        self.count += 1
-        if self.count == 1:
-            self.avg = [a.copy() for a in arrays]
-            return
-        s = self.count
-        if self.weighting.startswith("exp"):
-            step = max(1.0 / s, 1.0 / float(self.weighting[3:]))
-        else:
-            step = 2.0 / (s + 1.0) if self.weighting == "linear" else 1.0 / s
-        for avg, a in zip(self.avg, arrays):
-            avg += step * (a - avg)
-
-    def margins(self, sigma, lam):
-        """The averaged models' margins (the nodes' ``W_bar``, applied to their data)."""
-        state = self.state
-        if isinstance(state, _PrimalState):
-            saved, state.V = state.V, self.avg[1]
-            try:
-                return state.margins(sigma, lam)
-            finally:
-                state.V = saved
-        saved, cache = state.S, state._margins
-        state.S, state._margins = self.avg[1:], None
-        try:
-            return state.margins(sigma, lam)
-        finally:
-            state.S, state._margins = saved, cache
-
-    def adopt(self):
-        """Continue from the averaged dual state (nodes and server, in place)."""
-        for avg, a in zip(self.avg, self._arrays()):
-            a[...] = avg
-        if isinstance(self.state, _KernelState):
-            self.state._version += 1
-        self.count = 0
-
-
 class _StoppingRule:
     """When to take an Omega step and when to stop (every engine's loop).
 
@@ -1471,7 +1392,6 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         "local_gap_target": [None, Interval(numbers.Real, 0, 1, closed="neither")],
         "local_solver": [StrOptions({"auto", "exact", "coordinate"})],
         "aggregation": [StrOptions({"auto", "line_search", "add"})],
-        "averaging": ["boolean", StrOptions({"auto"})],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "max_rounds": [Interval(numbers.Integral, 1, None, closed="left")],
         "cache_size": [None, Interval(numbers.Real, 0, None, closed="left")],
@@ -1505,7 +1425,6 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         local_gap_target=None,
         local_solver="auto",
         aggregation="auto",
-        averaging="auto",
         tol=1e-3,
         max_rounds=1000,
         cache_size=None,
@@ -1536,7 +1455,6 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         self.local_gap_target = local_gap_target
         self.local_solver = local_solver
         self.aggregation = aggregation
-        self.averaging = averaging
         self.tol = tol
         self.max_rounds = max_rounds
         self.cache_size = cache_size
@@ -1699,9 +1617,6 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                 rule = _PrivateSchedule(self, learn and m > 1)
         gaps, objectives, duals = [], [], []
         converged = False
-        import os
-        _w = os.environ.get("SKFED_AVG", "off")
-        average = None if (_w == "off" or private is not None or not rule.learn) else _IterateAverage(state, _w)
         sigma_info = state.sigma_info_floats * _FLOAT
         n_chunks = effective_n_jobs(self.n_jobs) if self._use_parallel() else 1
         # The objective of the all-zero model (every dual variable is 0 here):
@@ -1763,32 +1678,12 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                         results = private.privatize(active, results, totals)
                         # Private fits do not send the three gap terms.
                         gap_terms = 0 if private.sigma > 0.0 else gap_terms
-                    if average is not None:
-                        # The averaged pair's three gap terms.
-                        gap_terms *= 2
                     up = state.uplink(active, results) + gap_terms
                     up += search_floats if searching else 0
                     counter.gather_to_server(active, up)
                     state.apply(active, results, parallel)
                 gap, primal, dual = self._gap(state, sigma, lam, loss, layout, totals)
-                averaged = None
-                if average is not None:
-                    average.update(active.size == m)
-                    if average.count > 1:
-                        averaged = self._gap(state, sigma, lam, loss, layout, totals, average)
-                        # The best certified pair: the lower primal against
-                        # the higher dual (both bound the same optimum).
-                        gap = min(primal, averaged[1]) - max(dual, averaged[2])
-                        primal_best = min(primal, averaged[1])
-                        if os.environ.get("SKFED_AVG_DEBUG"):
-                            print("DBG", round_ + 1, average.count, primal, dual, averaged[1], averaged[2], flush=True)
-                if rule.omega_step_due(gap, primal if averaged is None else primal_best):
-                    if averaged is not None and averaged[1] < primal:
-                        # The W-step ends with the averaged pair: the fit
-                        # continues from it (or returns it).
-                        average.adopt()
-                        gap, primal, dual = averaged
-                        averaged = None
+                if rule.omega_step_due(gap, primal):
                     if isinstance(sigma, _LowRankSigma):
                         gram = None
                         new_sigma = state.low_rank_omega_update(sigma, lam)
@@ -1813,8 +1708,6 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                             sigma = new_sigma
                             rho = _rho(sigma)
                             sigma_sent[:] = False
-                        if average is not None:
-                            average.reset()
                         gap, primal, dual = self._gap(state, sigma, lam, loss, layout, totals)
                         joint = None if gram is not None else state.low_rank_joint_objectives(
                             primal, dual, sigma, lam
@@ -2048,14 +1941,12 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         self.rho_ = rho
         self._set_communication(simulation)
 
-    def _gap(self, state, sigma, lam, loss, layout, totals, average=None):
-        """``(gap, primal, dual)`` at fixed ``Sigma`` (of the averaged pair
-        with ``average``, an :class:`_IterateAverage`)."""
-        f = state.margins(sigma, lam) if average is None else average.margins(sigma, lam)
-        g = state.g if average is None else average.avg[0]
+    def _gap(self, state, sigma, lam, loss, layout, totals):
+        """``(gap, primal, dual)`` at fixed ``Sigma``."""
+        f = state.margins(sigma, lam)
         sums = np.zeros((layout.n_nodes, 3))
         for k in range(f.shape[0]):
-            node_gap_terms(f[k], state.Y[k], state.sw, g[k], layout.offsets, loss, sums)
+            node_gap_terms(f[k], state.Y[k], state.sw, state.g[k], layout.offsets, loss, sums)
         loss_sum, conj_sum, cross_sum = (sums / totals[:, None]).sum(axis=0)
         primal = loss_sum + 0.5 * cross_sum
         dual = -conj_sum - 0.5 * cross_sum
@@ -2608,7 +2499,6 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         local_gap_target=None,
         local_solver="auto",
         aggregation="auto",
-        averaging="auto",
         tol=1e-3,
         max_rounds=1000,
         cache_size=None,
@@ -2627,7 +2517,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
             approximation=approximation, n_components=n_components, landmarks=landmarks,
             fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
             local_epochs=local_epochs, local_gap_target=local_gap_target,
-            local_solver=local_solver, aggregation=aggregation, averaging=averaging, tol=tol,
+            local_solver=local_solver, aggregation=aggregation, tol=tol,
             max_rounds=max_rounds, cache_size=cache_size, warm_start=warm_start,
             group_column=group_column,
             handle_unknown=handle_unknown, network=network, random_state=random_state,
@@ -2885,7 +2775,6 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
         local_gap_target=None,
         local_solver="auto",
         aggregation="auto",
-        averaging="auto",
         tol=1e-3,
         max_rounds=1000,
         cache_size=None,
@@ -2904,7 +2793,7 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
             approximation=approximation, n_components=n_components, landmarks=landmarks,
             fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
             local_epochs=local_epochs, local_gap_target=local_gap_target,
-            local_solver=local_solver, aggregation=aggregation, averaging=averaging, tol=tol,
+            local_solver=local_solver, aggregation=aggregation, tol=tol,
             max_rounds=max_rounds, cache_size=cache_size, warm_start=warm_start,
             group_column=group_column,
             handle_unknown=handle_unknown, network=network, random_state=random_state,
