@@ -176,9 +176,6 @@ _OMEGA_EIG_FLOOR = 1e-7
 # the Omega step is taken, once its relative duality gap is at most this
 # factor times tol.
 _W_STEP_TOL_FACTOR = 10.0
-import os as _os
-_STALL_K = int(_os.environ.get("SKFED_STALL_K", "5"))
-_STALL_EPS = float(_os.environ.get("SKFED_STALL_EPS", "0"))
 _TINY = 1e-300
 # With the line search, the nodes scale their subproblems by this factor
 # times the coupling ratio measured on the last round's steps (within [1,
@@ -1235,26 +1232,15 @@ class _StoppingRule:
         self.last_change = None  # its relative change between finished W-steps
         self.stop_before_step = False  # the fit stopped at a due Omega step, not taking it
         self.curve = []  # joint objective of the W-step's models at every due Omega step
-        self.recent = []
-        self.dual_converged = False
-        self.last_dual = None
 
-    def omega_step_due(self, gap, primal, dual=None):
+    def omega_step_due(self, gap, primal):
         """Count the round; True when an Omega step follows it."""
         self.since_update += 1
         self.stepped = False
         self.curve.append(np.nan)
         self.w_step_done = gap <= _W_STEP_TOL_FACTOR * self.tol * abs(primal)
-        stalled = False
-        if dual is not None:
-            self.recent.append(dual)
-            K = _STALL_K
-            if (_STALL_EPS > 0 and not self.dual_converged and self.since_update >= K
-                    and len(self.recent) > K):
-                stalled = self.recent[-1] - self.recent[-1 - K] <= _STALL_EPS * self.tol * abs(dual)
         return self.learn and (
-            self.w_step_done or stalled
-            or (self.every is not None and self.since_update >= self.every)
+            self.w_step_done or (self.every is not None and self.since_update >= self.every)
         )
 
     def before_omega_step(self, primal, dual, gram, sigma, lam, joint=None):
@@ -1268,12 +1254,6 @@ class _StoppingRule:
         self.best_dual = max(self.best_dual, self.before[1])
         self.curve[-1] = self.before[0]
         stop = False
-        if _STALL_EPS > 0 and not self.dual_converged:
-            if self.last_dual is not None:
-                self.dual_converged = abs(dual - self.last_dual) <= self.tol * abs(dual)
-            self.last_dual = dual
-        if self.w_step_done and self.dual_converged:
-            stop = True
         if self.w_step_done:
             value = self.before[0]
             if self.last_done is not None:
@@ -1288,7 +1268,6 @@ class _StoppingRule:
         """Record the Omega step (objectives at the new Sigma); False: the
         stop is decided before the step (:meth:`before_omega_step`)."""
         self.since_update = 0
-        self.recent = []
         self.stepped = True
         after = joint_objectives(primal, dual, gram, sigma, lam) if joint is None else joint
         self.best_dual = max(self.best_dual, after[1])
@@ -1318,7 +1297,7 @@ class _PrivateSchedule(_StoppingRule):
     rounds when Omega is learned (the curves are still recorded).
     """
 
-    def omega_step_due(self, gap, primal, dual=None):
+    def omega_step_due(self, gap, primal):
         super().omega_step_due(gap, primal)
         self.w_step_done = False
         return self.learn and self.since_update >= self.every
@@ -1704,7 +1683,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                     counter.gather_to_server(active, up)
                     state.apply(active, results, parallel)
                 gap, primal, dual = self._gap(state, sigma, lam, loss, layout, totals)
-                if rule.omega_step_due(gap, primal, dual):
+                if rule.omega_step_due(gap, primal):
                     if isinstance(sigma, _LowRankSigma):
                         gram = None
                         new_sigma = state.low_rank_omega_update(sigma, lam)
