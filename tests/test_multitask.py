@@ -186,7 +186,7 @@ def test_linear_mode_satisfies_primal_dual_map(omega):
     lam = 0.02
     clf = FederatedMultiTaskClassifier(
         lam=lam, kernel="linear", omega=_spd(3) if omega == "fixed" else "learn",
-        tol=1e-6, max_rounds=3000, random_state=0, compression="none",
+        tol=1e-6, max_rounds=3000, random_state=0, compression="none", loss="hinge",
     ).fit(X, y, groups=groups)
     sigma = clf.task_covariance_
     Z = np.hstack([clf.support_vectors_, np.ones((len(clf.support_), 1))])
@@ -1432,8 +1432,8 @@ def test_learned_omega_returns_the_w_step_models_with_their_best_omega(kernel):
     y = y.astype(int)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        est = FederatedMultiTaskClassifier(kernel=kernel, gamma=0.2, random_state=0).fit(
-            X, y, groups=groups)
+        est = FederatedMultiTaskClassifier(kernel=kernel, gamma=0.2, random_state=0,
+                                           loss="hinge").fit(X, y, groups=groups)
     assert est.n_iter_ < est.max_rounds
     sign = 2.0 * y - 1.0
     lam = 1.0 / (est.C * m * n_t)
