@@ -3177,6 +3177,8 @@ class _MultiTaskCV:
         )
         if groups is not None and self.group_column is None:
             groups = np.asarray(groups)
+        if not hasattr(X, "iloc"):  # (sparse X was refused above)
+            X = np.asarray(X)  # lists and array-likes, for the folds' row indexing
         split_groups = layout.codes  # node index of every sample (0 for one node)
         splits = list(self._splitter().split(X, y_checked, groups=split_groups))
         if not splits:
