@@ -58,7 +58,8 @@ def test_classifier_matches_brute_force_cold_reference():
     X, y, groups = _data()
     Cs = [0.01, 0.1, 1.0, 10.0]
     ref, ref_rounds, _ = _reference(FederatedMultiTaskClassifier, X, y, groups, Cs, _TIGHT)
-    cv = FederatedMultiTaskClassifierCV(Cs=Cs, **_TIGHT).fit(X, y, groups=groups)
+    cv = FederatedMultiTaskClassifierCV(Cs=Cs, warm_start=True, **_TIGHT)
+    cv.fit(X, y, groups=groups)
     # Warm and cold reach the same optimum: the same validation predictions
     # (up to a sample sitting on the margin).
     n_test = len(y) / 3
@@ -87,7 +88,8 @@ def test_regressor_scores_match_brute_force_reference():
     Cs = [0.01, 0.1, 1.0, 10.0]
     common = dict(_TIGHT, gamma=0.3)
     ref, _, _ = _reference(FederatedMultiTaskRegressor, X, y, groups, Cs, common)
-    cv = FederatedMultiTaskRegressorCV(Cs=Cs, **common).fit(X, y, groups=groups)
+    cv = FederatedMultiTaskRegressorCV(Cs=Cs, warm_start=True, **common)
+    cv.fit(X, y, groups=groups)
     # R^2 within 3e-4 (the fits stop at a relative gap of 1e-7, not at the
     # optimum), against differences of 0.1-0.5 between the values of C.
     np.testing.assert_allclose(cv.scores_, ref, atol=3e-4)
@@ -95,10 +97,25 @@ def test_regressor_scores_match_brute_force_reference():
     assert np.ptp(ref.mean(axis=0)) > 0.05
 
 
+def test_default_cold_search_equals_independent_fits_exactly():
+    # warm_start=False (default): the fits of GridSearchCV, bit for bit.
+    X, y, groups = _data(seed=6)
+    Cs = [0.1, 1.0, 10.0]
+    common = dict(random_state=0)
+    ref, ref_rounds, ref_bytes = _reference(FederatedMultiTaskClassifier, X, y, groups, Cs,
+                                            common)
+    cv = FederatedMultiTaskClassifierCV(Cs=Cs, **common).fit(X, y, groups=groups)
+    np.testing.assert_array_equal(cv.scores_, ref)
+    np.testing.assert_array_equal(cv.n_bytes_cv_path_, ref_bytes)
+    np.testing.assert_array_equal(cv.n_iter_cv_path_, ref_rounds)
+    assert cv.C_ == Cs[int(np.argmax(ref.mean(axis=0)))]
+
+
 def test_bytes_are_the_sum_of_the_fold_fits():
     X, y, groups = _data(seed=1)
     Cs = [0.1, 1.0, 10.0]
-    cv = FederatedMultiTaskClassifierCV(Cs=Cs, random_state=0).fit(X, y, groups=groups)
+    cv = FederatedMultiTaskClassifierCV(Cs=Cs, warm_start=True, random_state=0)
+    cv.fit(X, y, groups=groups)
     # Rebuild the warm paths by hand.
     by_hand = np.zeros((3, len(Cs)), dtype=np.int64)
     for k, (train, _) in enumerate(WithinGroupKFold(n_splits=3).split(X, y, groups)):
@@ -126,7 +143,8 @@ def test_every_mode_warm_starts_and_matches_cold(params):
     common = dict(omega="independent", tol=1e-7, max_rounds=20000, random_state=0,
                   compression="none", **params)
     ref, _, _ = _reference(FederatedMultiTaskClassifier, X, y, groups, Cs, common)
-    cv = FederatedMultiTaskClassifierCV(Cs=Cs, **common).fit(X, y, groups=groups)
+    cv = FederatedMultiTaskClassifierCV(Cs=Cs, warm_start=True, **common)
+    cv.fit(X, y, groups=groups)
     np.testing.assert_allclose(cv.scores_, ref, atol=1.01 / (len(y) / 3))
     assert cv.approximation_ == params.get("approximation")
 
@@ -185,7 +203,7 @@ def test_pipeline_with_metadata_routing_and_group_scorer():
     # scores_ are negated MAEs of the fold fits (checked by hand for fold 0).
     Xs = StandardScaler().fit_transform(X)
     train, test = next(WithinGroupKFold(n_splits=3).split(Xs, y, groups))
-    model = FederatedMultiTaskRegressor(warm_start=True, random_state=0)
+    model = FederatedMultiTaskRegressor(random_state=0)  # cold fits (the default)
     expected = []
     for C in [0.01, 1.0]:
         model.set_params(C=C).fit(Xs[train], y[train], groups=groups[train])
@@ -202,7 +220,8 @@ def test_params_clone_and_int_Cs():
     est = FederatedMultiTaskClassifierCV(Cs=3, cv=4, tol=1e-2)
     params = est.get_params()
     assert {"Cs", "cv", "scoring", "tol"} <= set(params)
-    assert not {"C", "lam", "warm_start"} & set(params)
+    assert not {"C", "lam"} & set(params)
+    assert params["warm_start"] is False
     assert clone(est).get_params() == params
     X, y, groups = _data(seed=5)
     est.set_params(random_state=0).fit(X, y, groups=groups)
