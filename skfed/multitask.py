@@ -3285,7 +3285,7 @@ class FederatedMultiTaskClassifierCV(_MultiTaskCV, FederatedMultiTaskClassifier)
     every mode: the dual variables' box does not depend on ``C``).  It is
     not the default because it costs more than independent fits at the
     defaults: on 8 HAR people (random features, learned Omega) the warm
-    search took 2,768 rounds and 24.8 MB against 381 rounds and 3.7 MB cold,
+    search took 2,768 rounds and 24.8 MB against 356 rounds and 3.5 MB cold,
     and in the exact kernel mode the warm fits at ``C >= 10`` did not reach
     the stopping rule in 1,000 rounds (cold: 77-198): started from the
     previous ``C``'s learned ``Sigma`` (larger ``rho``), the first W-step
@@ -3510,7 +3510,7 @@ class FederatedMultiTaskRegressorCV(_MultiTaskCV, FederatedMultiTaskRegressor):
     every mode: the dual variables' box does not depend on ``C``).  It is
     not the default because it costs more than independent fits at the
     defaults: on 8 HAR people (random features, learned Omega) the warm
-    search took 2,768 rounds and 24.8 MB against 381 rounds and 3.7 MB cold,
+    search took 2,768 rounds and 24.8 MB against 356 rounds and 3.5 MB cold,
     and in the exact kernel mode the warm fits at ``C >= 10`` did not reach
     the stopping rule in 1,000 rounds (cold: 77-198): started from the
     previous ``C``'s learned ``Sigma`` (larger ``rho``), the first W-step
