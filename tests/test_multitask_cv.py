@@ -227,3 +227,48 @@ def test_params_clone_and_int_Cs():
     est.set_params(random_state=0).fit(X, y, groups=groups)
     np.testing.assert_allclose(est.Cs_, [0.1, np.sqrt(10.0), 100.0])
     assert est.scores_.shape == (4, 3)
+
+
+def test_cold_default_costs_less_than_warm_paths_with_learned_omega():
+    # Why warm_start=False is the default: with a learned Omega the warm
+    # path starts every C from the previous C's Sigma, and the search costs
+    # more (here 2.4x the bytes; 6.7x on 8 HAR people, see the user guide).
+    X, y, groups = _data(sizes=(30, 36, 27, 40), seed=0)
+    cold = FederatedMultiTaskClassifierCV(random_state=0).fit(X, y, groups=groups)
+    warm = FederatedMultiTaskClassifierCV(warm_start=True, random_state=0)
+    warm.fit(X, y, groups=groups)
+    assert cold.n_bytes_cv_ < warm.n_bytes_cv_
+    assert cold.n_iter_cv_path_.sum() < warm.n_iter_cv_path_.sum()
+    # Same first fit of every path (C=0.1 starts from zero either way).
+    np.testing.assert_array_equal(cold.n_bytes_cv_path_[:, 0], warm.n_bytes_cv_path_[:, 0])
+    assert cold.C_ == warm.C_
+    assert cold.n_bytes_sent_ == warm.n_bytes_sent_
+
+
+def test_sample_weight_reaches_the_fits_and_the_score():
+    X, y, groups = _data(seed=7)
+    sw = np.random.RandomState(0).uniform(0.2, 2.0, size=len(y))
+    Cs = [0.1, 10.0]
+    cv = FederatedMultiTaskClassifierCV(Cs=Cs, random_state=0)
+    cv.fit(X, y, groups=groups, sample_weight=sw)
+    train, test = next(WithinGroupKFold(n_splits=3).split(X, y, groups))
+    expected = [
+        FederatedMultiTaskClassifier(C=C, random_state=0)
+        .fit(X[train], y[train], groups=groups[train], sample_weight=sw[train])
+        .score(X[test], y[test], groups=groups[test], sample_weight=sw[test])
+        for C in Cs
+    ]
+    np.testing.assert_array_equal(cv.scores_[0], expected)
+    unweighted = FederatedMultiTaskClassifierCV(Cs=Cs, random_state=0).fit(X, y, groups=groups)
+    assert not np.array_equal(cv.scores_, unweighted.scores_)
+
+
+def test_multiclass():
+    X, _, groups = _data(seed=8)
+    rng = np.random.RandomState(8)
+    y = np.digitize(X[:, 0] + 0.3 * rng.normal(size=len(X)), [-0.5, 0.5])
+    cv = FederatedMultiTaskClassifierCV(Cs=[0.1, 10.0], random_state=0)
+    cv.fit(X, y, groups=groups)
+    np.testing.assert_array_equal(cv.classes_, [0, 1, 2])
+    assert cv.decision_function(X, groups=groups).shape == (len(y), 3)
+    assert cv.score(X, y, groups=groups) > 0.6
