@@ -9,7 +9,6 @@ import warnings
 import numpy as np
 import pytest
 import sklearn
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import mean_absolute_error
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
