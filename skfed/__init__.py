@@ -11,7 +11,12 @@ from ._base import SingleNodeWarning
 from .baselines import LocalEstimator
 from .boosting import DecentralizedBoostingClassifier, PersonalizedLinearClassifier
 from .graph import CollaborationGraphLearner
-from .multitask import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
+from .multitask import (
+    FederatedMultiTaskClassifier,
+    FederatedMultiTaskClassifierCV,
+    FederatedMultiTaskRegressor,
+    FederatedMultiTaskRegressorCV,
+)
 from .network import CommunicationLog, SimulatedNetwork
 from .online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
 from .privacy import DifferentialPrivacy
@@ -25,6 +30,8 @@ __all__ = [
     "LocalEstimator",
     "FederatedMultiTaskClassifier",
     "FederatedMultiTaskRegressor",
+    "FederatedMultiTaskClassifierCV",
+    "FederatedMultiTaskRegressorCV",
     "FederatedSupportRecovery",
     "FederatedSparseLinearRegression",
     "DecentralizedKernelSGDClassifier",
