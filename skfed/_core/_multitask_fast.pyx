@@ -872,8 +872,8 @@ def local_solve_linear_nodes(
 #
 # Projected Newton changes the free set a few variables per iteration (and
 # backtracks along the projected arc when a step crosses bounds), which on
-# nodes of a few hundred samples took 5-40 iterations per round.  It starts
-# instead from the point of a few primal-dual active-set iterations
+# nodes of a few hundred samples took 5-40 iterations per round.  Unless
+# dalpha = 0 meets the tolerance already, it starts instead from the point of a few primal-dual active-set iterations
 # (Hintermueller, Ito & Kunisch 2002): guess every variable's bound from its
 # coordinate-wise Newton step, solve the free variables' Newton system with
 # the others on their bounds, repeat until no guess changes (then the point
@@ -1040,11 +1040,7 @@ cdef intp_t _exact_qp(
             if hi[i] < 0.0:
                 hi[i] = 0.0
     it = 0
-    start = 0
-    if max_iter > 0:
-        start = _active_set_start(K, y, sw, g, f, n, c, A, lo, hi,
-                                  min(max_iter, _ACTIVE_SET_MAX_ITER), dd, p, step, change,
-                                  H, free)
+    start = -1  # the active-set start runs once, unless dd = 0 is optimal already
     viol = INFINITY
     while True:
         nf = 0
@@ -1062,6 +1058,11 @@ cdef intp_t _exact_qp(
                 viol = fabs(gi)
         if viol <= tol or it >= max_iter or nf == 0:
             break
+        if start < 0:
+            start = _active_set_start(K, y, sw, g, f, n, c, A, lo, hi,
+                                      min(max_iter, _ACTIVE_SET_MAX_ITER), dd, p, step,
+                                      change, H, free)
+            continue
         it += 1
         # Newton step on the free variables, damped: (H_FF + mu I) step =
         # -grad_F (Levenberg-Marquardt; mu grows while the projected step
@@ -1131,7 +1132,7 @@ cdef intp_t _exact_qp(
             dd[i] += change[i]
             p[i] += Hchange[i]
     result[0] = viol
-    return start + it
+    return max(start, 0) + it
 
 
 def local_solve_exact_nodes(
