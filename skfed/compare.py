@@ -235,9 +235,10 @@ def raw_data_bytes(estimator, X, y, groups):
 def _online_kernel(ctx):
     """Decentralized online kernel SGD + KOMP (Koppel et al.), issues 6 and 15.
 
-    The estimator's defaults (gamma="median", the median heuristic per
-    node; the "auto" step under the stability bound, alpha=1e-4, 30
-    passes, dictionaries of at most 100 centres, a ring, neighbours' copies
+    The estimator's defaults (the classifier's kernel="auto": laplacian from
+    10 features on, rbf below; gamma="median", the median heuristic per
+    node; the "auto" step under the stability bound, alpha=1e-4, 30 passes,
+    dictionaries of at most 100 centres, a ring, neighbours' copies
     refreshed once per pass), over the dataset's own graph when it has one.
     """
     from .network import SimulatedNetwork
@@ -378,8 +379,10 @@ _METHOD_TABLE = (
         "online-kernel", _online_kernel, tasks=ALL_TASKS,
         description="Decentralized online kernel SGD with consensus penalty and KOMP "
         "(Koppel et al.) at its defaults, peer-to-peer bytes counted",
-        param_grid={"alpha": [1e-4, 3e-4, 1e-3], "consensus_penalty": [0.0, 0.1, 0.3],
-                    "max_epochs": [1, 10, 20]},
+        param_grid={"kernel": ["auto", "rbf"], "gamma": ["median", "scale"],
+                    "alpha": [3e-5, 1e-4, 3e-4], "eta0": ["auto", 0.3],
+                    "max_dictionary_size": [100, 150], "consensus_penalty": [0.0, 0.1, 0.3],
+                    "max_epochs": [10, 30]},
         default_datasets=ONLINE_DATASETS,
         behind_note="streaming SGD, not a converged batch solver: every node learns "
         "from one sample at a time (30 passes) with at most 100 kernel centres",

@@ -1358,12 +1358,27 @@ class _StoppingRule:
     Fixed Omega: stop when the duality gap is at most ``tol`` times the
     primal objective.  Learned Omega (the alternation of W- and Omega
     steps): the W-step counts as finished when its relative duality gap at
-    the current Omega is at most ``10 tol``; the Omega step is taken then
-    (or after ``omega_update_every`` rounds, if set), and the fit stops at
-    the first Omega step after a finished W-step that changes the joint
-    objective (:func:`joint_objectives`) by at most ``tol`` relative to its
-    value at the previous such step: an exact alternation of the two
-    steps, each W-step solved to a relative gap of ``10 tol``.
+    the current Omega is at most ``10 tol``; the Omega step is due then (or
+    after ``omega_update_every`` rounds, if set).  At a due step the engine
+    first reports the joint objective of the models the W-step reached
+    (:meth:`before_omega_step`: ``loss(W) + (lambda / 2) ||W||_*^2``, the
+    objective of ``W`` with its best Omega, and the joint dual of the dual
+    variables, both from :func:`joint_objectives`).  The fit stops there,
+    *without* taking the step (the returned models are those ``W``, the
+    returned Omega the best one for them, which the step computes), when
+    after a finished W-step
+
+    - that joint objective changed by at most ``tol`` (relative) since the
+      previous finished W-step's Omega step, or
+    - the certified joint gap, that objective minus the best joint dual
+      seen so far, is at most ``tol`` times it.
+
+    The joint objectives of successive W-steps' models form the
+    majorize-minimize sequence of the alternation (each Omega step gives
+    the W-step a problem that majorizes the joint objective and touches it
+    at the previous models), so they decrease up to the W-steps' own gaps,
+    unlike the objective just after an Omega step, which keeps the dual
+    variables and so moves the models.
     """
 
     def __init__(self, estimator, learn):
@@ -1374,9 +1389,12 @@ class _StoppingRule:
         self.w_step_done = False
         self.stepped = False
         self.joint = None  # (primal, dual) of the joint problem, last known
-        self.last_done = None  # joint objective at the last step after a finished W-step
-        self.last_change = None  # relative joint change between finished W-steps' Omega steps
-        self.curve = []  # joint objective after every round (NaN: not evaluated)
+        self.before = None  # (primal, dual) of the models the last W-step reached
+        self.best_dual = -np.inf  # best joint dual seen (a lower bound on the optimum)
+        self.last_done = None  # joint objective before the last finished W-step's Omega step
+        self.last_change = None  # its relative change between finished W-steps
+        self.stop_before_step = False  # the fit stopped at a due Omega step, not taking it
+        self.curve = []  # joint objective of the W-step's models at every due Omega step
 
     def omega_step_due(self, gap, primal):
         """Count the round; True when an Omega step follows it."""
@@ -1388,24 +1406,42 @@ class _StoppingRule:
             self.w_step_done or (self.every is not None and self.since_update >= self.every)
         )
 
-    def after_omega_step(self, primal, dual, gram, sigma, lam, joint=None):
-        """Record the Omega step (objectives at the new Sigma); True to stop.
+    def before_omega_step(self, primal, dual, gram, sigma, lam, joint=None):
+        """Record the models the W-step reached (objectives at the current Sigma,
+        before the due Omega step); True to stop without taking the step.
 
         ``joint``: the joint objectives when computed without ``gram``
         (factored Sigma)."""
+        self.before = joint_objectives(primal, dual, gram, sigma, lam) if joint is None else joint
+        self.joint = self.before
+        self.best_dual = max(self.best_dual, self.before[1])
+        self.curve[-1] = self.before[0]
+        stop = False
+        if self.w_step_done:
+            value = self.before[0]
+            if self.last_done is not None:
+                self.last_change = abs(self.last_done - value) / max(abs(value), _TINY)
+                stop = self.last_change <= self.tol
+            stop = stop or value - self.best_dual <= self.tol * abs(value)
+            self.last_done = value
+        self.stop_before_step = stop
+        return stop
+
+    def after_omega_step(self, primal, dual, gram, sigma, lam, joint=None):
+        """Record the Omega step (objectives at the new Sigma); False: the
+        stop is decided before the step (:meth:`before_omega_step`)."""
         self.since_update = 0
         self.stepped = True
-        self.joint = joint_objectives(primal, dual, gram, sigma, lam) if joint is None else joint
-        self.curve[-1] = self.joint[0]
-        converged = False
-        if self.w_step_done:
-            if self.last_done is not None:
-                self.last_change = abs(self.last_done - self.joint[0]) / max(
-                    abs(self.joint[0]), _TINY
-                )
-                converged = self.last_change <= self.tol
-            self.last_done = self.joint[0]
-        return converged
+        after = joint_objectives(primal, dual, gram, sigma, lam) if joint is None else joint
+        self.best_dual = max(self.best_dual, after[1])
+        return False
+
+    @property
+    def joint_gap(self):
+        """The certified joint gap of the last recorded models (NaN if none)."""
+        if self.joint is None:
+            return np.nan
+        return self.joint[0] - max(self.best_dual, self.joint[1])
 
     def without_omega_step(self, gap, primal, dual):
         """A round without Omega step; True to stop (fixed Omega only)."""
@@ -1429,8 +1465,9 @@ class _PrivateSchedule(_StoppingRule):
         self.w_step_done = False
         return self.learn and self.since_update >= self.every
 
-    def after_omega_step(self, primal, dual, gram, sigma, lam, joint=None):
-        super().after_omega_step(primal, dual, gram, sigma, lam, joint=joint)
+    def before_omega_step(self, primal, dual, gram, sigma, lam, joint=None):
+        super().before_omega_step(primal, dual, gram, sigma, lam, joint=joint)
+        self.stop_before_step = False
         return False
 
     def without_omega_step(self, gap, primal, dual):
@@ -1871,23 +1908,25 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                             counter.broadcast_from_server(active, exchange[0])
                             counter.gather_to_server(active, exchange[1])
                         new_sigma = omega_update(_task_gram(gram, sigma, lam))
-                    if self.verbose:
-                        # The joint objective of the models the W-step reached
-                        # (the Omega step keeps the dual variables, so it moves them).
-                        before = (joint_objectives(primal, dual, gram, sigma, lam)
-                                  if gram is not None else
-                                  state.low_rank_joint_objectives(primal, dual, sigma, lam))[0]
-                    if new_sigma is not None:
-                        sigma = new_sigma
-                        rho = _rho(sigma)
-                        sigma_sent[:] = False
-                    gap, primal, dual = self._gap(state, sigma, lam, loss, layout, totals)
-                    joint = None if gram is not None else state.low_rank_joint_objectives(
-                        primal, dual, sigma, lam
+                    # The joint objective of the models the W-step reached
+                    # (the Omega step keeps the dual variables, so it moves them).
+                    converged = rule.before_omega_step(
+                        primal, dual, gram, sigma, lam,
+                        joint=self._joint_override(state, gram, primal, dual, sigma, lam),
                     )
-                    if joint is None and getattr(state, "bits", None) is not None:
-                        joint = state.compressed_joint_objectives(primal, dual, sigma, lam)
-                    converged = rule.after_omega_step(primal, dual, gram, sigma, lam, joint=joint)
+                    if converged:
+                        # Stop with those models; their best Omega is the step's.
+                        best_sigma = sigma if new_sigma is None else new_sigma
+                    else:
+                        if new_sigma is not None:
+                            sigma = new_sigma
+                            rho = _rho(sigma)
+                            sigma_sent[:] = False
+                        gap, primal, dual = self._gap(state, sigma, lam, loss, layout, totals)
+                        rule.after_omega_step(
+                            primal, dual, gram, sigma, lam,
+                            joint=self._joint_override(state, gram, primal, dual, sigma, lam),
+                        )
                 else:
                     converged = rule.without_omega_step(gap, primal, dual)
                 gaps.append(gap)
@@ -1898,7 +1937,9 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                         f"round {round_ + 1}: gap {gap:.3e} primal {primal:.6e} "
                         f"({active.size}/{m} nodes)"
                         + (f"; Omega step, joint objective {rule.joint[0]:.6e} "
-                           f"({before:.6e} before it)" if rule.stepped else "")
+                           f"(dual {rule.best_dual:.6e})"
+                           + (", stop before the step" if rule.stop_before_step else "")
+                           if rule.stepped or rule.stop_before_step else "")
                     )
                 if converged or round_ == self.max_rounds - 1:
                     receivers, payloads = state.final_delivery(sigma)
@@ -1914,15 +1955,30 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                 # so it only warns when it ends worse than the all-zero model.
                 converged = not objectives or objectives[-1] <= zero_objective
             private.finish(self)
+        # Stopped at a due Omega step: the models are those of the last
+        # W-step (at ``sigma``); the Omega reported is the best one for them.
+        reported = best_sigma if rule.stop_before_step else sigma
         self._set_fit_results(
-            gaps, objectives, duals, sigma, rho, sim, converged, zero_objective=zero_objective,
-            rule=rule,
+            gaps, objectives, duals, reported, rho, sim, converged,
+            zero_objective=zero_objective, rule=rule,
         )
         self._store_model(state, X, Y, sw, layout, totals, sigma, lam, bias, dtype)
-        # What warm_start=True starts the next fit from.
+        # What warm_start=True starts the next fit from (the alternation's next Sigma).
         self._dual_state = dict(nodes=self.nodes_.copy(), counts=layout.counts.copy(),
-                                loss=self.loss, Y=Y.copy(), g=g.copy(), sigma=sigma.copy())
+                                loss=self.loss, Y=Y.copy(), g=g.copy(), sigma=reported.copy())
         return self
+
+    @staticmethod
+    def _joint_override(state, gram, primal, dual, sigma, lam):
+        """The joint objectives where :func:`joint_objectives` on the dense
+        ``G`` does not apply (None where it does): factored ``Sigma`` (from
+        the factors) and compressed messages (the server's ``G`` for the
+        primal, the dual variables' for the dual)."""
+        if gram is None:
+            return state.low_rank_joint_objectives(primal, dual, sigma, lam)
+        if getattr(state, "bits", None) is not None:
+            return state.compressed_joint_objectives(primal, dual, sigma, lam)
+        return None
 
     def _compression_bits(self, dp_spec):
         """Bits per value of the primal modes' round messages, or None (float64).
@@ -2086,6 +2142,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         sent, so a wrong answer never comes without a word.
         """
         joint = (np.nan, np.nan) if rule is None or rule.joint is None else rule.joint
+        joint_gap = np.nan if rule is None else rule.joint_gap
         if not converged:
             faults = _fault_note(self.network, simulation)
             worse = ""
@@ -2099,12 +2156,14 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                 change = "none yet" if rule.last_change is None else f"{rule.last_change:.3e}"
                 what = (
                     f"did not meet its learned-Omega stopping rule in "
-                    f"max_rounds={self.max_rounds} rounds (an Omega step after a W-step "
-                    f"solved to relative duality gap {_W_STEP_TOL_FACTOR * self.tol:g} "
-                    f"that changes the joint objective by at most tol={self.tol} relative "
-                    f"to the previous such step; last W-step relative gap "
+                    f"max_rounds={self.max_rounds} rounds (the joint objective of the "
+                    f"models a W-step solved to relative duality gap "
+                    f"{_W_STEP_TOL_FACTOR * self.tol:g} reaches, changing by at most "
+                    f"tol={self.tol} relative since the previous such W-step, or within "
+                    f"tol of the best joint dual; last W-step relative gap "
                     f"{gaps[-1] / max(abs(objectives[-1]), _TINY):.3e}, last relative "
-                    f"change {change}, joint objective {joint[0]:.3e})"
+                    f"change {change}, joint objective {joint[0]:.3e}, certified joint "
+                    f"gap {joint_gap:.3e})"
                 )
             else:
                 what = (
@@ -2123,7 +2182,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         # The joint problem's objective and gap (for a fixed Omega, the
         # W-problem's); NaN when Omega is learned but no Omega step ran.
         self.joint_objective_ = float(joint[0])
-        self.joint_duality_gap_ = float(joint[0] - joint[1])
+        self.joint_duality_gap_ = float(joint_gap)
         self.joint_objective_curve_ = np.asarray(
             rule.curve if rule is not None else np.full(len(gaps), np.nan), dtype=np.float64
         )
@@ -2510,11 +2569,15 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         engine; an explicit number of bits there raises.  See the user guide.
     tol : float >= 0, default=1e-3
         Fixed Omega: stop when the duality gap is at most ``tol`` times the
-        primal objective.  ``omega="learn"``: stop at the first Omega step
-        (taken after a W-step finished to a relative gap of ``10 tol``)
-        that changes the joint objective ``loss(W) + (lam / 2) ||W||_*^2``
-        by at most ``tol`` (relative) since the previous such step; see the
-        user guide for how close to the optimum that lands.
+        primal objective.  ``omega="learn"``: at every Omega step due after
+        a W-step finished to a relative gap of ``10 tol``, the joint
+        objective ``loss(W) + (lam / 2) ||W||_*^2`` of the models that
+        W-step reached is evaluated; the fit stops there, without taking the
+        step, when that value changed by at most ``tol`` (relative) since
+        the previous such step, or is within ``tol`` (relative) of the best
+        joint dual seen (a certified bound).  The models returned are those,
+        with their best Omega; see the user guide for how close to the
+        optimum that lands.
     max_rounds : int, default=1000
         Maximum number of communication rounds; a
         :class:`~sklearn.exceptions.ConvergenceWarning` is raised when they
@@ -2638,14 +2701,17 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         Dual objective after every round.
     joint_objective_curve_ : ndarray of shape (n_iter_,)
         ``omega="learn"``: the joint objective ``loss(W) + (lam / 2)
-        ||W||_*^2`` after every round with an Omega step, NaN in between
+        ||W||_*^2`` of the models the W-step reached, at every round where
+        an Omega step was due (evaluated before the step), NaN in between
         (fixed Omega: the primal objective).
     joint_objective_ : float
-        Its last value.
+        Its last value: for a fit that met the rule, the joint objective of
+        the returned models with the returned Omega.
     joint_duality_gap_ : float
         A certified upper bound on ``joint_objective_`` minus the optimum:
-        the gap to the joint dual ``-sum conjugates - lambda_max(G) / (2
-        lam)`` (loose until Omega has settled); the duality gap for a
+        the gap to the best joint dual ``-sum conjugates - lambda_max(G) /
+        (2 lam)`` seen during the fit (loose until Omega has settled: 12-17 %
+        of the objective on HAR in linear mode); the duality gap for a
         fixed Omega.
     communication_ : CommunicationLog
         Bytes and messages per node and per round.
@@ -2673,7 +2739,10 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
     Node t's model is always ``W(alpha, Sigma) = V Sigma / lam`` for the
     current dual variables (with ``compression``, for the ``V`` the server
     received, within one rounding of the dual variables' own), so an Omega
-    step changes the models at once and the reported duality gap is exact.  (MOCHA's reference code instead
+    step changes the models at once and the reported duality gap is exact;
+    a fit that meets the learned-Omega rule stops before that step and
+    returns the models the W-step reached, which have the lower joint
+    objective, with the step's Omega.  (MOCHA's reference code instead
     keeps ``W`` and adds later updates with the new ``Sigma``.)  The
     alternation of W and Omega steps approaches its fixed point slowly when
     the learned ``Sigma`` is nearly singular; a tight ``tol`` then needs many

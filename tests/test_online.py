@@ -716,6 +716,54 @@ def test_median_and_scale_gamma_per_node_against_numpy(kernel):
     assert reg.gamma_[2] == scale.gamma_[2]
 
 
+def laplacian(A, B, gamma):
+    return np.exp(-gamma * np.abs(A[:, None, :] - B[None, :, :]).sum(-1))
+
+
+@pytest.mark.parametrize("n_features, expected", [(9, "rbf"), (10, "laplacian")])
+def test_auto_kernel_is_laplacian_from_ten_features_against_numpy(n_features, expected):
+    # The classifier's default kernel="auto": the NumPy recursion with the
+    # kernel it stands for, at that kernel's median-heuristic width per node.
+    rng = np.random.RandomState(0)
+    counts = [8, 6, 7]
+    groups = np.repeat(np.arange(3), counts)
+    X = rng.normal(size=(len(groups), n_features)) * np.repeat([1.0, 0.5, 2.0], counts)[:, None]
+    y = rng.randint(3, size=len(groups))
+    A = ring(3)
+    params = dict(eta0=0.3, alpha=0.05, consensus_penalty=0.4, epsilon=0.0,
+                  max_dictionary_size=None, max_epochs=2, shuffle=False, average=0.5,
+                  exchange_every=None, network=SimulatedNetwork(A))
+    est = DecentralizedKernelSGDClassifier(**params).fit(X, y, groups=groups)
+    assert est.kernel == "auto" and est.kernel_ == expected
+    gamma = []
+    for node in range(3):
+        Xi = X[groups == node]
+        a, b = np.triu_indices(len(Xi), 1)
+        if expected == "laplacian":
+            gamma.append(1.0 / np.median(np.abs(Xi[a] - Xi[b]).sum(1)))
+        else:
+            gamma.append(1.0 / np.median(((Xi[a] - Xi[b]) ** 2).sum(1)))
+    assert_allclose(est.gamma_, gamma, rtol=1e-12)
+    D, W = sgd_reference(X, y.astype(float), groups, A, np.array(gamma), d_multiclass_hinge, 3,
+                         eta=0.3, alpha=0.05, c=0.4, epochs=2, average=0.5,
+                         kernel=laplacian if expected == "laplacian" else rbf)
+    other = sgd_reference(X, y.astype(float), groups, A, np.array(gamma), d_multiclass_hinge, 3,
+                          eta=0.3, alpha=0.05, c=0.4, epochs=2, average=0.5,
+                          kernel=rbf if expected == "laplacian" else laplacian)[1]
+    for i in range(3):
+        assert_array_equal(est.dictionaries_[i], D[i])
+        assert_allclose(est.dual_coef_[i], W[i], rtol=1e-12, atol=1e-14)
+        assert not np.allclose(est.dual_coef_[i], other[i], rtol=1e-3)
+    # The explicit kernel gives the same fit; the regressor keeps rbf.
+    explicit = DecentralizedKernelSGDClassifier(kernel=expected, **params).fit(X, y, groups=groups)
+    for i in range(3):
+        assert_array_equal(explicit.dual_coef_[i], est.dual_coef_[i])
+    reg = DecentralizedKernelSGDRegressor(max_epochs=1).fit(X, y.astype(float), groups=groups)
+    assert reg.kernel == "rbf" and reg.kernel_ == "rbf"
+    auto = DecentralizedKernelSGDRegressor(kernel="auto", max_epochs=1)
+    assert auto.fit(X, y.astype(float), groups=groups).kernel_ == expected
+
+
 def test_node_with_one_class_predicts_all_classes_and_unknown_node():
     rng = np.random.RandomState(0)
     X = rng.normal(size=(90, 2))

@@ -410,13 +410,19 @@ def fit_exact(run):
                 traffic.relabel(eval_up[t], "gram_unused", "gram")
             gram = 0.5 * (G + G.T)
             new_sigma = omega_update(_task_gram(gram, sigma, lam))
-            if new_sigma is not None:
-                sigma = new_sigma
-                rho = _rho(sigma)
-                sigma_sent[:] = False
-                sums2, _, _ = evaluate(round_, None, False)
-                gap, primal, dual = gap_of(sums2)
-            converged = rule.after_omega_step(primal, dual, gram, sigma, lam)
+            # The models the W-step reached: the fit may stop with them,
+            # not taking the step (their best Omega is the step's).
+            converged = rule.before_omega_step(primal, dual, gram, sigma, lam)
+            if converged:
+                best_sigma = sigma if new_sigma is None else new_sigma
+            else:
+                if new_sigma is not None:
+                    sigma = new_sigma
+                    rho = _rho(sigma)
+                    sigma_sent[:] = False
+                    sums2, _, _ = evaluate(round_, None, False)
+                    gap, primal, dual = gap_of(sums2)
+                rule.after_omega_step(primal, dual, gram, sigma, lam)
         else:
             converged = rule.without_omega_step(gap, primal, dual)
         gaps.append(gap)
@@ -447,7 +453,9 @@ def fit_exact(run):
     X = np.zeros((n, d), dtype=run.dtype)
     for j in np.flatnonzero(np.any(alpha != 0, axis=0)):
         X[j] = vectors[int(j)]
-    est._set_fit_results(gaps, objectives, duals, sigma, rho, sim, converged, rule=rule)
+    est._set_fit_results(gaps, objectives, duals,
+                         best_sigma if rule.stop_before_step else sigma, rho, sim, converged,
+                         rule=rule)
     layout = SimpleNamespace(order=np.arange(n), counts=counts, n_nodes=m)
     est._store_model(SimpleNamespace(g=alpha), X, None, np.ones(n), layout, totals, sigma,
                      lam, bias, run.dtype)

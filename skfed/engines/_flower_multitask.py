@@ -626,6 +626,15 @@ class _Run:
             do_update = rule.omega_step_due(gap, primal)
             spec_replies, spec_down, spec_up = replies, down, up
             if do_update:
+                # The models the W-step reached (the evaluation at the old
+                # Sigma): the fit may stop with them, not taking the step.
+                gram = np.einsum("ktd,kud->tu", V, V)
+                converged = rule.before_omega_step(primal, dual, gram, sigma, lam)
+            if do_update and converged:
+                best_sigma = sigma_next if changed else omega_update(
+                    _task_gram(gram, sigma, lam))
+                best_sigma = sigma if best_sigma is None else best_sigma
+            elif do_update:
                 if not due:
                     # Gap-triggered update: the speculative round used the old Sigma.
                     gram = np.einsum("ktd,kud->tu", V, V)
@@ -653,7 +662,7 @@ class _Run:
                 if next_version != version:
                     sigma, rho, version = sigma_next, rho_next, next_version
                     sigma_sent[:] = False
-                converged = rule.after_omega_step(primal, dual, gram, sigma, lam)
+                rule.after_omega_step(primal, dual, gram, sigma, lam)
                 gap = gap2
             else:
                 converged = rule.without_omega_step(gap, primal, dual)
@@ -698,8 +707,9 @@ class _Run:
             [int(_config_of(replies[t], "control")["n_support"]) for t in range(m)],
             dtype=np.int32,
         )
-        est._set_fit_results(gaps, objectives, duals, sigma, rho, sim, converged,
-                             rule=rule)
+        est._set_fit_results(gaps, objectives, duals,
+                             best_sigma if rule.stop_before_step else sigma, rho, sim,
+                             converged, rule=rule)
         self._store_model(weights(sigma), n_support)
         return est
 
