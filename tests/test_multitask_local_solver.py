@@ -374,3 +374,32 @@ def test_zero_step_nodes_are_left_untouched():
     np.testing.assert_array_equal(dV[0, 1], dV2[0, 0])
     np.testing.assert_array_equal(delta[0, 20:], delta2[0])
     assert states[1] == states2[0] != 9
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_exact_and_margins_on_float32_features_equal_float64(loss):
+    # Float32 features (float32 data) go to the exact solver and the margins
+    # as they are: the products are exact in double, so only the order of
+    # the sums differs from the float64 copy.
+    from skfed._core._multitask_fast import node_margins
+    n, d = 50, 37
+    Z, w, sw, y, g = _problem(loss, n, d, 21)
+    Z = Z.astype(np.float32).astype(np.float64)
+    out = []
+    for X in (Z, Z.astype(np.float32)):
+        G = g[None].copy()
+        dV = np.zeros((1, 1, d))
+        delta = np.zeros((1, n))
+        local_solve_exact_nodes(
+            X, (Z @ Z.T).ravel(), np.array([0, n * n], dtype=np.intp), y[None].copy(), sw, G,
+            w[None, None].copy(), dV, delta, np.array([0], dtype=np.intp),
+            np.array([0, n], dtype=np.intp), np.array([1.1]), np.ones(1, dtype=np.uint8),
+            KIND[loss], 1e-12, 200,
+        )
+        margins = np.empty((1, n))
+        node_margins(X, w[None, None].copy(), np.array([0, n], dtype=np.intp), margins)
+        out.append((G, dV, delta, margins))
+    for a, b in zip(*out):
+        np.testing.assert_allclose(b, a, rtol=0, atol=1e-11)
+    np.testing.assert_allclose(out[1][3][0], Z @ w, rtol=1e-13, atol=1e-13)
+    assert out[0][2].any()

@@ -250,6 +250,25 @@ cdef inline double _dot_mixed(const floating* x, const double* w, intp_t d) noex
     return total
 
 
+cdef inline double _dot_single(const float* x, const double* w, intp_t d) noexcept nogil:
+    """x . w accumulated in double, for float32 rows (exact products; eight
+    running sums, so the compiler can vectorize it)."""
+    cdef intp_t j, top = d - d % 8
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0, s6 = 0.0, s7 = 0.0
+    for j in range(0, top, 8):
+        s0 += <double>x[j] * w[j]
+        s1 += <double>x[j + 1] * w[j + 1]
+        s2 += <double>x[j + 2] * w[j + 2]
+        s3 += <double>x[j + 3] * w[j + 3]
+        s4 += <double>x[j + 4] * w[j + 4]
+        s5 += <double>x[j + 5] * w[j + 5]
+        s6 += <double>x[j + 6] * w[j + 6]
+        s7 += <double>x[j + 7] * w[j + 7]
+    for j in range(top, d):
+        s0 += <double>x[j] * w[j]
+    return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+
+
 cdef inline void _axpy_mixed(double a, const floating* x, double* y, intp_t d) noexcept nogil:
     """y += a x (BLAS daxpy for float64 rows)."""
     cdef intp_t j
@@ -1136,7 +1155,7 @@ cdef intp_t _exact_qp(
 
 
 def local_solve_exact_nodes(
-    const double[:, ::1] X,        # IN (n, d) every node's features, node by node
+    const floating[:, ::1] X,      # IN (n, d) every node's features, node by node (float32: exact copy)
     const double[::1] gram,        # IN the exact nodes' Gram matrices Z_t Z_t^T, row-major
     const intp_t[::1] gram_offsets,  # IN (n_nodes + 1,) node t's block starts there
     const double[:, ::1] Y,        # IN (n_problems, n)
@@ -1161,7 +1180,10 @@ def local_solve_exact_nodes(
     from a few primal-dual active-set iterations: each iteration costs a
     Cholesky factorization of the free variables' block, ``O(n_free^3)``; the memory is ``n_t^2`` floats for the Gram
     matrix and as many for the factor.  Writes ``G``, ``delta`` and
-    ``dV[k, a]`` for every exact active node ``active[a]``.
+    ``dV[k, a]`` for every exact active node ``active[a]``.  ``X`` may be
+    float32 when the features are float32 values (the margins and ``dV``
+    are then computed in double from the exact products, at half the
+    memory traffic; ``gram`` stays float64).
 
     Returns
     -------
@@ -1205,7 +1227,10 @@ def local_solve_exact_nodes(
             for k in range(P):
                 # margins f = Z_t w_t (vec[0])
                 for i in range(n_t):
-                    vec[0, i] = _dot_mixed(&X[lo + i, 0], &W[k, t, 0], d)
+                    if floating is float:
+                        vec[0, i] = _dot_single(&X[lo + i, 0], &W[k, t, 0], d)
+                    else:
+                        vec[0, i] = _dot_mixed(&X[lo + i, 0], &W[k, t, 0], d)
                 it = _exact_qp(
                     &gram[gram_offsets[t]], &Y[k, lo], &sw[lo], &G[k, lo], &vec[0, 0], n_t,
                     c[t], kind, tol, max_iter, &vec[1, 0], &vec[2, 0], &vec[3, 0],
@@ -1230,12 +1255,16 @@ def local_solve_exact_nodes(
 
 
 def node_margins(
-    const double[:, ::1] X,        # IN (n, d) features, node by node
+    const floating[:, ::1] X,      # IN (n, d) features, node by node
     const double[:, :, ::1] W,     # IN (n_problems, n_nodes, d)
     const intp_t[::1] offsets,     # IN (n_nodes + 1,)
     double[:, ::1] out,            # OUT (n_problems, n) out[k, i] = W[k, node(i)] . x_i
 ):
-    """Every sample's margin under its own node's model, in one call (O(n d))."""
+    """Every sample's margin under its own node's model, in one call (O(n d)).
+
+    ``X`` float64 (BLAS ddot per row) or float32 (products exact in double,
+    summed in double: the same numbers as on the float64 copy up to the
+    order of the sums, at half the memory traffic)."""
     cdef intp_t n = X.shape[0], d = X.shape[1], P = W.shape[0], m = offsets.shape[0] - 1
     cdef intp_t t, i, k
     cdef int dd = <int>d, inc = 1
@@ -1250,4 +1279,8 @@ def node_margins(
         for k in range(P):
             for t in range(m):
                 for i in range(offsets[t], offsets[t + 1]):
-                    out[k, i] = ddot(&dd, <double*>&X[i, 0], &inc, <double*>&W[k, t, 0], &inc)
+                    if floating is float:
+                        out[k, i] = _dot_single(&X[i, 0], &W[k, t, 0], d)
+                    else:
+                        out[k, i] = ddot(&dd, <double*>&X[i, 0], &inc, <double*>&W[k, t, 0],
+                                         &inc)
