@@ -930,14 +930,18 @@ cdef void _local_margins(const double* K, const double* f, const double* dd, int
 cdef intp_t _active_set_start(
     const double* K, const double* y, const double* sw, const double* g, const double* f,
     intp_t n, double c, double A, const double* lo, const double* hi, intp_t max_iter,
-    double* dd, double* p, double* rhs, double* status, double* H, intp_t* free,
+    intp_t rank, double* dd, double* p, double* rhs, double* status, double* H, intp_t* free,
 ) noexcept nogil:
     """Primal-dual active-set iterations on one node's subproblem, from ``dd
     = 0`` (``p = f`` on entry).  Leaves in ``dd`` (feasible) and ``p = f + c
     K dd`` the point projected Newton starts from: their last point clipped
     into the box when its objective is below that of ``dd = 0``, else 0.
-    Returns the factorizations done."""
-    cdef intp_t i, a, b, nf = 0, it, n_changed
+    They stop early (projected Newton takes over) when the free block is
+    singular (hinge, ``A = 0``, more free variables than ``rank``, the
+    features' dimension) or when the number of changed guesses has not
+    fallen for three iterations (the iterations may cycle).  Returns the
+    factorizations done."""
+    cdef intp_t i, a, b, nf = 0, it, n_changed, last_changed = n + 1, stalled = 0
     cdef double h, x, s, diag_max, mu, value
     cdef int nn, ld, info, one = 1
     cdef char uplo = b'L'
@@ -965,8 +969,15 @@ cdef intp_t _active_set_start(
             if s != status[i]:
                 n_changed += 1
                 status[i] = s
-        if n_changed == 0 or it >= max_iter:
+        if n_changed == 0 or it >= max_iter or (A == 0.0 and nf > rank):
             break
+        if n_changed >= last_changed:
+            stalled += 1
+            if stalled >= 3:
+                break
+        else:
+            stalled = 0
+        last_changed = n_changed
         # The guessed-active variables on their bounds, then one Newton step
         # (exact: the objective is quadratic) on the free ones.
         for i in range(n):
@@ -1022,7 +1033,7 @@ cdef intp_t _active_set_start(
 
 cdef intp_t _exact_qp(
     const double* K, const double* y, const double* sw, const double* g, const double* f,
-    intp_t n, double c, int kind, double tol, intp_t max_iter,
+    intp_t n, double c, int kind, double tol, intp_t max_iter, intp_t rank,
     double* dd, double* p, double* grad, double* step, double* lo, double* hi,
     double* change, double* Hchange, double* H, intp_t* free, double* result,
 ) noexcept nogil:
@@ -1079,8 +1090,8 @@ cdef intp_t _exact_qp(
             break
         if start < 0:
             start = _active_set_start(K, y, sw, g, f, n, c, A, lo, hi,
-                                      min(max_iter, _ACTIVE_SET_MAX_ITER), dd, p, step,
-                                      change, H, free)
+                                      min(max_iter, _ACTIVE_SET_MAX_ITER), rank, dd, p,
+                                      step, change, H, free)
             continue
         it += 1
         # Newton step on the free variables, damped: (H_FF + mu I) step =
@@ -1233,7 +1244,7 @@ def local_solve_exact_nodes(
                         vec[0, i] = _dot_mixed(&X[lo + i, 0], &W[k, t, 0], d)
                 it = _exact_qp(
                     &gram[gram_offsets[t]], &Y[k, lo], &sw[lo], &G[k, lo], &vec[0, 0], n_t,
-                    c[t], kind, tol, max_iter, &vec[1, 0], &vec[2, 0], &vec[3, 0],
+                    c[t], kind, tol, max_iter, d, &vec[1, 0], &vec[2, 0], &vec[3, 0],
                     &vec[4, 0], &vec[5, 0], &vec[6, 0], &vec[7, 0], &vec[8, 0], &H[0],
                     &free[0], result,
                 )
