@@ -685,9 +685,9 @@ def _primal_solve_chunk(Z, sq_norms, Y, sw, G, W, active, offsets, c, steps, the
     local_solve_linear_nodes(Z, sq_norms, Y, sw, G, W, dV, deltas, active, offsets, c, steps,
                              theta, loss, states)
     if exact is not None:
-        # (mask, gram, gram_offsets, kind, tol): the exact nodes, whose
-        # coordinate-ascent steps are 0 above
-        local_solve_exact_nodes(Z, exact[1], exact[2], Y, sw, G, W, dV, deltas, active,
+        # (mask, gram, gram_offsets, kind, tol, features): the exact nodes,
+        # whose coordinate-ascent steps are 0 above
+        local_solve_exact_nodes(exact[5], exact[1], exact[2], Y, sw, G, W, dV, deltas, active,
                                 offsets, c, exact[0], exact[3], exact[4], _EXACT_MAX_ITER)
     return dV, deltas, G, states
 
@@ -751,6 +751,14 @@ class _PrimalState:
 
     def __init__(self, Z, Y, sw, g, layout, totals, seeds, dtype_bytes, exact=None,
                  loss_name=None, bits=None):
+        # Float32 features (float32 data) are also kept as they are: they
+        # halve the memory read by the margins and the exact solver, the
+        # passes over Z of every round (their sums stay in float64, from the
+        # same products); the coordinate solver runs on the float64 copy.
+        self.Z_pass = Z if Z.dtype == np.float32 else None
+        Z = np.ascontiguousarray(Z, dtype=np.float64)
+        if self.Z_pass is None:
+            self.Z_pass = Z
         self.Z = Z
         self.Y = Y
         self.sw = sw
@@ -873,7 +881,7 @@ class _PrimalState:
                 exact[first:last],
                 self.grams[self.gram_offsets[first]:self.gram_offsets[last]],
                 self.gram_offsets[first:last + 1] - self.gram_offsets[first],
-                self.kind, self.exact_tol,
+                self.kind, self.exact_tol, self.Z_pass[lo:hi],
             ),
         )
 
@@ -908,7 +916,7 @@ class _PrimalState:
             )
             if exact is not None:
                 local_solve_exact_nodes(
-                    self.Z, self.grams, self.gram_offsets, self.Y, self.sw, self.g, W, dV,
+                    self.Z_pass, self.grams, self.gram_offsets, self.Y, self.sw, self.g, W, dV,
                     deltas, active, self.layout.offsets, c, exact, self.kind, self.exact_tol,
                     _EXACT_MAX_ITER,
                 )
@@ -989,8 +997,8 @@ class _PrimalState:
     def margins(self, sigma, lam):
         W = self.weights(sigma, lam)
         out = np.empty((self.n_problems, self.n))
-        if isinstance(sigma, _LowRankSigma):
-            node_margins(self.Z, np.ascontiguousarray(W), self.layout.offsets, out)
+        if isinstance(sigma, _LowRankSigma) or self.Z_pass is not self.Z:
+            node_margins(self.Z_pass, np.ascontiguousarray(W), self.layout.offsets, out)
             return out
         for t in range(self.m):
             sl = self.layout.node_slice(t)
@@ -1794,9 +1802,9 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         if self.approximation_ is not None:
             self._fit_feature_map(X, layout, spec, rng, setup_up, setup_down, dtype_bytes)
         if self._primal_mode():
-            # The node solver runs on float64 features (BLAS dot / axpy).
-            Z = self._features(X).astype(np.float64)
-            state = _PrimalState(Z, Y, sw, g, layout, totals, seeds, dtype_bytes,
+            # The node solver runs on float64 features (BLAS dot / axpy); the
+            # state makes them (and keeps float32 ones, see _PrimalState).
+            state = _PrimalState(self._features(X), Y, sw, g, layout, totals, seeds, dtype_bytes,
                                  exact=self._exact_nodes(layout), loss_name=self.loss,
                                  bits=self._compression_bits(dp_spec))
         else:

@@ -263,3 +263,146 @@ def test_local_solver_errors_name_the_parameter():
     with pytest.raises(ValueError, match="local_solver='exact'.*kernel='rbf'"):
         FederatedMultiTaskClassifier(kernel="rbf", local_solver="exact",
                                      max_rounds=2).fit(X, y, groups=groups)
+
+
+def _projected_newton(K, f, sw, y, g, c, loss, tol=1e-12, max_iter=500):
+    """Projected Newton from ``d = 0`` in NumPy (the solver without its
+    active-set start): the free set, a damped Newton step on it, projected
+    backtracking.  Returns the optimal change of alpha and the iterations."""
+    A = CURVATURE[loss]
+    pos = sw > 0
+    lo, hi = _bounds(sw, y, g, loss)
+    lo, hi = np.where(pos, np.minimum(lo, 0.0), 0.0), np.where(pos, np.maximum(hi, 0.0), 0.0)
+    s = np.where(pos, sw, 1.0)
+    dd = np.zeros_like(g)
+    mu = 0.0
+    for it in range(max_iter + 1):
+        grad = A * (g + dd / s) - y + f + c * K @ dd
+        out = ((dd <= lo) & (grad > 0)) | ((dd >= hi) & (grad < 0)) | ~pos
+        F = np.flatnonzero(~out)
+        if F.size == 0 or np.max(np.abs(grad[F])) <= tol:
+            return dd, it
+        H = c * K[np.ix_(F, F)] + np.diag(A / s[F])
+        mu = max(mu, 1e-12 * H.diagonal().max())
+        step = np.linalg.solve(H + mu * np.eye(F.size), -grad[F])
+        t = 1.0
+        for _ in range(30):
+            change = np.zeros_like(dd)
+            change[F] = np.clip(dd[F] + t * step, lo[F], hi[F]) - dd[F]
+            slope = grad @ change
+            curv = change @ (c * K @ change) + change[pos] @ (A / s[pos] * change[pos])
+            if slope < 0 and slope + 0.5 * curv <= 1e-4 * slope:
+                break
+            t *= 0.5
+        else:
+            mu *= 100.0
+            continue
+        dd = dd + change
+    raise AssertionError("the NumPy reference did not converge")
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge", "squared"])
+@pytest.mark.parametrize("shape", [(40, 6), (12, 30), (60, 61), (150, 400)])
+def test_exact_active_set_start_equals_cold_projected_newton(loss, shape):
+    # The solver starts projected Newton from primal-dual active-set
+    # iterations; the optimum is that of projected Newton from d = 0, run in
+    # NumPy, to 1e-10 (hinge: 1e-8, where K of rank d < n leaves the
+    # optimum flat along its null space and only the margins are unique).
+    n, d = shape
+    Z, w, sw, y, g = _problem(loss, n, d, 11)
+    c = 1.7
+    G, delta, dv, n_iter, viol = _exact(Z, w, sw, y, g, c, loss)
+    ref, ref_iter = _projected_newton(Z @ Z.T, Z @ w, sw, y, g, c, loss)
+    assert viol <= 1e-12
+    if loss == "hinge" and n > d:
+        # a singular free block: the active-set start gives way at once
+        # (no factorization spent on it), projected Newton does the work
+        assert n_iter <= ref_iter + 1, (n_iter, ref_iter)
+        np.testing.assert_allclose(Z @ (Z.T @ delta), Z @ (Z.T @ ref), atol=1e-8)
+        ours = _objective(delta, Z, w, sw, y, g, c, loss)
+        theirs = _objective(ref, Z, w, sw, y, g, c, loss)
+        assert abs(ours - theirs) <= 1e-10 * max(1.0, abs(theirs))
+    else:
+        np.testing.assert_allclose(delta, ref, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(dv, Z.T @ delta, atol=1e-10)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_exact_active_set_start_saves_factorizations(seed):
+    # A second round on a random-feature node (the first round's step
+    # halved by the line search, the model moved): the hinge subproblem,
+    # from d = 0, takes projected Newton 14-15 factorizations; with the
+    # active-set start the solver needs at most 10, and lands on the same point.
+    rng = np.random.default_rng(seed)
+    n, d = 150, 400
+    X = rng.normal(size=(n, 5))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    Z = np.sqrt(2.0 / d) * np.cos(X @ rng.normal(size=(5, d)) + rng.uniform(0, 2 * np.pi, d))
+    sw, c = np.ones(n), 3.0
+    G, _, dv, _, _ = _exact(Z, np.zeros(d), sw, y, np.zeros(n), c, "hinge")
+    g, w = 0.5 * G, 0.5 * c * dv + 0.05 * rng.normal(size=d)
+    G, delta, dv, n_iter, viol = _exact(Z, w, sw, y, g, c, "hinge")
+    ref, ref_iter = _projected_newton(Z @ Z.T, Z @ w, sw, y, g, c, "hinge")
+    assert viol <= 1e-12
+    np.testing.assert_allclose(delta, ref, rtol=0, atol=1e-10)
+    assert ref_iter >= 14 and n_iter <= 10, (n_iter, ref_iter)
+
+
+def test_zero_step_nodes_are_left_untouched():
+    # A node with no coordinate steps (the exact solver's nodes) costs
+    # nothing in local_solve_linear_nodes and changes nothing; the other
+    # node's results are those of a call on it alone.
+    Z1, w1, sw1, y1, g1 = _problem("squared_hinge", 20, 5, 4)
+    Z2, w2, sw2, y2, g2 = _problem("squared_hinge", 15, 5, 5)
+    Z, sw, y, g = np.vstack([Z1, Z2]), np.r_[sw1, sw2], np.r_[y1, y2], np.r_[g1, g2]
+    W = np.stack([w1, w2])[None]
+    args = (np.einsum("ij,ij->i", Z, Z), y[None].copy(), sw)
+    G = g[None].copy()
+    dV = np.zeros((1, 2, 5))
+    delta = np.zeros((1, 35))
+    states = np.array([3, 9], dtype=np.uint32)
+    local_solve_linear_nodes(Z, *args, G, W, dV, delta, np.array([0, 1], dtype=np.intp),
+                             np.array([0, 20, 35], dtype=np.intp), np.array([0.7, 0.7]),
+                             np.array([0, 40], dtype=np.intp), 0.0, SquaredHinge(), states)
+    np.testing.assert_array_equal(G[0, :20], g1)
+    assert not dV[0, 0].any() and not delta[0, :20].any() and states[0] == 3
+    G2, dV2, delta2 = g2[None].copy(), np.zeros((1, 1, 5)), np.zeros((1, 15))
+    states2 = np.array([9], dtype=np.uint32)
+    local_solve_linear_nodes(Z2, args[0][20:], y2[None].copy(), sw2, G2, w2[None, None].copy(),
+                             dV2, delta2, np.array([0], dtype=np.intp),
+                             np.array([0, 15], dtype=np.intp), np.array([0.7]),
+                             np.array([40], dtype=np.intp), 0.0, SquaredHinge(), states2)
+    assert delta2.any()
+    np.testing.assert_array_equal(G[0, 20:], G2[0])
+    np.testing.assert_array_equal(dV[0, 1], dV2[0, 0])
+    np.testing.assert_array_equal(delta[0, 20:], delta2[0])
+    assert states[1] == states2[0] != 9
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_exact_and_margins_on_float32_features_equal_float64(loss):
+    # Float32 features (float32 data) go to the exact solver and the margins
+    # as they are: the products are exact in double, so only the order of
+    # the sums differs from the float64 copy.
+    from skfed._core._multitask_fast import node_margins
+    n, d = 50, 37
+    Z, w, sw, y, g = _problem(loss, n, d, 21)
+    Z = Z.astype(np.float32).astype(np.float64)
+    out = []
+    for X in (Z, Z.astype(np.float32)):
+        G = g[None].copy()
+        dV = np.zeros((1, 1, d))
+        delta = np.zeros((1, n))
+        local_solve_exact_nodes(
+            X, (Z @ Z.T).ravel(), np.array([0, n * n], dtype=np.intp), y[None].copy(), sw, G,
+            w[None, None].copy(), dV, delta, np.array([0], dtype=np.intp),
+            np.array([0, n], dtype=np.intp), np.array([1.1]), np.ones(1, dtype=np.uint8),
+            KIND[loss], 1e-12, 200,
+        )
+        margins = np.empty((1, n))
+        node_margins(X, w[None, None].copy(), np.array([0, n], dtype=np.intp), margins)
+        out.append((G, dV, delta, margins))
+    for a, b in zip(*out):
+        np.testing.assert_allclose(b, a, rtol=0, atol=1e-11)
+    np.testing.assert_allclose(out[1][3][0], Z @ w, rtol=1e-13, atol=1e-13)
+    assert out[0][2].any()

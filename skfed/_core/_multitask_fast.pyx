@@ -28,7 +28,7 @@ from libc.math cimport exp, fabs, log, log1p, INFINITY
 import numpy as np
 
 from cython cimport floating
-from scipy.linalg.cython_blas cimport daxpy, ddot
+from scipy.linalg.cython_blas cimport daxpy, ddot, dgemv
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
 
 from ._random cimport rand_int
@@ -248,6 +248,25 @@ cdef inline double _dot_mixed(const floating* x, const double* w, intp_t d) noex
     for j in range(d):
         total += x[j] * w[j]
     return total
+
+
+cdef inline double _dot_single(const float* x, const double* w, intp_t d) noexcept nogil:
+    """x . w accumulated in double, for float32 rows (exact products; eight
+    running sums, so the compiler can vectorize it)."""
+    cdef intp_t j, top = d - d % 8
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0, s6 = 0.0, s7 = 0.0
+    for j in range(0, top, 8):
+        s0 += <double>x[j] * w[j]
+        s1 += <double>x[j + 1] * w[j + 1]
+        s2 += <double>x[j + 2] * w[j + 2]
+        s3 += <double>x[j + 3] * w[j + 3]
+        s4 += <double>x[j + 4] * w[j + 4]
+        s5 += <double>x[j + 5] * w[j + 5]
+        s6 += <double>x[j + 6] * w[j + 6]
+        s7 += <double>x[j + 7] * w[j + 7]
+    for j in range(top, d):
+        s0 += <double>x[j] * w[j]
+    return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 
 
 cdef inline void _axpy_mixed(double a, const floating* x, double* y, intp_t d) noexcept nogil:
@@ -817,7 +836,8 @@ def local_solve_linear_nodes(
     drawing from its own state, exactly as one :func:`local_solve_linear`
     call per node and problem would (bit-identical results); its change of
     ``v`` goes to ``dV[k, a]``.  Costs ``O(steps_t d)`` per node and
-    problem, and no Python work per node.
+    problem (nothing for a node with no steps, e.g. one the exact solver
+    handles), and no Python work per node.
     """
     cdef intp_t n = X.shape[0], d = X.shape[1], P = Y.shape[0], m = offsets.shape[0] - 1
     cdef intp_t n_active = active.shape[0], a, t, k, lo, n_t, widest = 0
@@ -840,7 +860,9 @@ def local_solve_linear_nodes(
             t = active[a]
             lo = offsets[t]
             n_t = offsets[t + 1] - lo
-            if n_t == 0:
+            if n_t == 0 or steps[t] <= 0:
+                # No step: the round would only evaluate the node's gap
+                # (two passes over its features), which nobody reads here.
                 continue
             for k in range(P):
                 _linear_round(
@@ -866,6 +888,20 @@ def local_solve_linear_nodes(
 # ``H`` on the free set) is taken on the others, projected onto the box,
 # halved until the objective decreases enough; it stops once the projected
 # gradient (in margin units) is at most ``tol``.
+#
+# Projected Newton changes the free set a few variables per iteration (and
+# backtracks along the projected arc when a step crosses bounds), which on
+# nodes of a few hundred samples took 5-40 iterations per round.  Unless
+# dalpha = 0 meets the tolerance already, it starts instead from the point of a few primal-dual active-set iterations
+# (Hintermueller, Ito & Kunisch 2002): guess every variable's bound from its
+# coordinate-wise Newton step, solve the free variables' Newton system with
+# the others on their bounds, repeat until no guess changes (then the point
+# satisfies the optimality conditions, up to the rounding of the solve).
+# These usually end in 2-4 factorizations; when they do not (they may cycle,
+# the factorization may fail), their point clipped into the box is used only
+# if it improves on dalpha = 0.  Projected Newton then checks the projected
+# gradient and polishes as before, so the tolerance and the guarantees are
+# those of projected Newton alone.
 
 cdef double _clip(double x, double lo, double hi) noexcept nogil:
     if x < lo:
@@ -875,19 +911,141 @@ cdef double _clip(double x, double lo, double hi) noexcept nogil:
     return x
 
 
+# Active-set iterations before projected Newton (they rarely need more than 5).
+cdef intp_t _ACTIVE_SET_MAX_ITER = 25
+
+
+cdef void _local_margins(const double* K, const double* f, const double* dd, intp_t n,
+                         double c, double* p) noexcept nogil:
+    """``p = f + c K dd`` (``K`` symmetric, n x n)."""
+    cdef intp_t i
+    cdef int nn = <int>n, inc = 1
+    cdef double one = 1.0
+    cdef char trans = b'N'
+    for i in range(n):
+        p[i] = f[i]
+    dgemv(&trans, &nn, &nn, &c, <double*>K, &nn, <double*>dd, &inc, &one, p, &inc)
+
+
+cdef intp_t _active_set_start(
+    const double* K, const double* y, const double* sw, const double* g, const double* f,
+    intp_t n, double c, double A, const double* lo, const double* hi, intp_t max_iter,
+    intp_t rank, double* dd, double* p, double* rhs, double* status, double* H, intp_t* free,
+) noexcept nogil:
+    """Primal-dual active-set iterations on one node's subproblem, from ``dd
+    = 0`` (``p = f`` on entry).  Leaves in ``dd`` (feasible) and ``p = f + c
+    K dd`` the point projected Newton starts from: their last point clipped
+    into the box when its objective is below that of ``dd = 0``, else 0.
+    They stop early (projected Newton takes over) when the free block is
+    singular (hinge, ``A = 0``, more free variables than ``rank``, the
+    features' dimension) or when the number of changed guesses has not
+    fallen for three iterations (the iterations may cycle).  Returns the
+    factorizations done."""
+    cdef intp_t i, a, b, nf = 0, it, n_changed, last_changed = n + 1, stalled = 0
+    cdef double h, x, s, diag_max, mu, value
+    cdef int nn, ld, info, one = 1
+    cdef char uplo = b'L'
+    for i in range(n):
+        status[i] = 2.0  # nothing guessed yet
+    it = 0
+    while True:
+        # Guess each variable's bound from its coordinate-wise Newton step.
+        n_changed = 0
+        nf = 0
+        for i in range(n):
+            if sw[i] <= 0.0:
+                continue
+            h = c * K[i * n + i] + A / sw[i]
+            x = A * (g[i] + dd[i] / sw[i]) - y[i] + p[i]
+            x = dd[i] - x / h if h > 0.0 else dd[i]
+            if x <= lo[i]:
+                s = -1.0
+            elif x >= hi[i]:
+                s = 1.0
+            else:
+                s = 0.0
+                free[nf] = i
+                nf += 1
+            if s != status[i]:
+                n_changed += 1
+                status[i] = s
+        if n_changed == 0 or it >= max_iter or (A == 0.0 and nf > rank):
+            break
+        if n_changed >= last_changed:
+            stalled += 1
+            if stalled >= 3:
+                break
+        else:
+            stalled = 0
+        last_changed = n_changed
+        # The guessed-active variables on their bounds, then one Newton step
+        # (exact: the objective is quadratic) on the free ones.
+        for i in range(n):
+            if status[i] < 0.0:
+                dd[i] = lo[i]
+            elif status[i] > 0.0 and status[i] < 2.0:
+                dd[i] = hi[i]
+        it += 1
+        _local_margins(K, f, dd, n, c, p)
+        if nf == 0:
+            continue
+        diag_max = 0.0
+        for a in range(nf):
+            i = free[a]
+            rhs[a] = -(A * (g[i] + dd[i] / sw[i]) - y[i] + p[i])
+            x = c * K[i * n + i] + A / sw[i]
+            if x > diag_max:
+                diag_max = x
+        if not diag_max > 0.0:
+            break
+        mu = 1e-12 * diag_max
+        for a in range(nf):
+            i = free[a]
+            for b in range(a, nf):
+                H[a * nf + b] = c * K[i * n + free[b]]
+            H[a * nf + a] += A / sw[i] + mu
+        nn = <int>nf
+        ld = <int>nf
+        dpotrf(&uplo, &nn, H, &ld, &info)
+        if info != 0:
+            break
+        dpotrs(&uplo, &nn, &one, H, &ld, rhs, &ld, &info)
+        if info != 0:
+            break
+        for a in range(nf):
+            dd[free[a]] += rhs[a]
+        _local_margins(K, f, dd, n, c, p)
+    # Into the box; kept only if it beats dd = 0 (objective 0 there).
+    for i in range(n):
+        dd[i] = _clip(dd[i], lo[i], hi[i]) if sw[i] > 0.0 else 0.0
+    _local_margins(K, f, dd, n, c, p)
+    value = 0.0
+    for i in range(n):
+        if sw[i] > 0.0:
+            value += dd[i] * (A * g[i] - y[i] + f[i] + 0.5 * A * dd[i] / sw[i]
+                              + 0.5 * (p[i] - f[i]))
+    if not value <= 0.0:
+        for i in range(n):
+            dd[i] = 0.0
+            p[i] = f[i]
+    return it
+
+
 cdef intp_t _exact_qp(
     const double* K, const double* y, const double* sw, const double* g, const double* f,
-    intp_t n, double c, int kind, double tol, intp_t max_iter,
+    intp_t n, double c, int kind, double tol, intp_t max_iter, intp_t rank,
     double* dd, double* p, double* grad, double* step, double* lo, double* hi,
     double* change, double* Hchange, double* H, intp_t* free, double* result,
 ) noexcept nogil:
-    """Projected Newton on one node's quadratic subproblem; ``dd`` (n,) the
-    optimal change of alpha, ``p`` the margins ``f + c K dd`` of the local
-    view; ``result``: the final projected-gradient norm.  Returns the
-    Newton iterations done."""
+    """Projected Newton on one node's quadratic subproblem, from the point of
+    :func:`_active_set_start`; ``dd`` (n,) the optimal change of alpha, ``p``
+    the margins ``f + c K dd`` of the local view; ``result``: the final
+    projected-gradient norm.  Returns the factorizations done (active-set
+    iterations, at most ``_ACTIVE_SET_MAX_ITER``, plus Newton iterations, at
+    most ``max_iter``)."""
     cdef double A = 0.0 if kind == 0 else (0.5 if kind == 1 else 1.0)
     cdef double viol, mu = 0.0, diag_max, t, slope, curv, value, gi, x
-    cdef intp_t i, j, a, b, nf, it, half
+    cdef intp_t i, j, a, b, nf, it, half, start
     cdef bint accepted
     cdef int nn, ld, info, one = 1
     cdef char uplo = b'L'
@@ -912,6 +1070,7 @@ cdef intp_t _exact_qp(
             if hi[i] < 0.0:
                 hi[i] = 0.0
     it = 0
+    start = -1  # the active-set start runs once, unless dd = 0 is optimal already
     viol = INFINITY
     while True:
         nf = 0
@@ -929,6 +1088,11 @@ cdef intp_t _exact_qp(
                 viol = fabs(gi)
         if viol <= tol or it >= max_iter or nf == 0:
             break
+        if start < 0:
+            start = _active_set_start(K, y, sw, g, f, n, c, A, lo, hi,
+                                      min(max_iter, _ACTIVE_SET_MAX_ITER), rank, dd, p,
+                                      step, change, H, free)
+            continue
         it += 1
         # Newton step on the free variables, damped: (H_FF + mu I) step =
         # -grad_F (Levenberg-Marquardt; mu grows while the projected step
@@ -998,11 +1162,11 @@ cdef intp_t _exact_qp(
             dd[i] += change[i]
             p[i] += Hchange[i]
     result[0] = viol
-    return it
+    return max(start, 0) + it
 
 
 def local_solve_exact_nodes(
-    const double[:, ::1] X,        # IN (n, d) every node's features, node by node
+    const floating[:, ::1] X,      # IN (n, d) every node's features, node by node (float32: exact copy)
     const double[::1] gram,        # IN the exact nodes' Gram matrices Z_t Z_t^T, row-major
     const intp_t[::1] gram_offsets,  # IN (n_nodes + 1,) node t's block starts there
     const double[:, ::1] Y,        # IN (n_problems, n)
@@ -1023,16 +1187,21 @@ def local_solve_exact_nodes(
 
     The same subproblem as :func:`local_solve_linear_nodes` (for the
     losses with a quadratic conjugate), solved by projected Newton on the
-    node's ``n_t x n_t`` Gram matrix instead of coordinate ascent: each
-    iteration costs a Cholesky factorization of the free variables'
-    block, ``O(n_free^3)``; the memory is ``n_t^2`` floats for the Gram
+    node's ``n_t x n_t`` Gram matrix instead of coordinate ascent, started
+    from a few primal-dual active-set iterations: each iteration costs a
+    Cholesky factorization of the free variables' block, ``O(n_free^3)``; the memory is ``n_t^2`` floats for the Gram
     matrix and as many for the factor.  Writes ``G``, ``delta`` and
-    ``dV[k, a]`` for every exact active node ``active[a]``.
+    ``dV[k, a]`` for every exact active node ``active[a]``.  ``X`` may be
+    float32 when the features are float32 values (the margins and ``dV``
+    are then computed in double from the exact products, at half the
+    memory traffic; ``gram`` stays float64).
 
     Returns
     -------
     n_iter : int
-        Largest number of Newton iterations of a node and problem.
+        Largest number of factorizations of a node and problem (active-set
+        iterations, at most 25, plus projected Newton iterations, at most
+        ``max_iter``).
     violation : float
         Largest final projected gradient (at most ``tol`` unless a node
         hit ``max_iter``).
@@ -1069,10 +1238,13 @@ def local_solve_exact_nodes(
             for k in range(P):
                 # margins f = Z_t w_t (vec[0])
                 for i in range(n_t):
-                    vec[0, i] = _dot_mixed(&X[lo + i, 0], &W[k, t, 0], d)
+                    if floating is float:
+                        vec[0, i] = _dot_single(&X[lo + i, 0], &W[k, t, 0], d)
+                    else:
+                        vec[0, i] = _dot_mixed(&X[lo + i, 0], &W[k, t, 0], d)
                 it = _exact_qp(
                     &gram[gram_offsets[t]], &Y[k, lo], &sw[lo], &G[k, lo], &vec[0, 0], n_t,
-                    c[t], kind, tol, max_iter, &vec[1, 0], &vec[2, 0], &vec[3, 0],
+                    c[t], kind, tol, max_iter, d, &vec[1, 0], &vec[2, 0], &vec[3, 0],
                     &vec[4, 0], &vec[5, 0], &vec[6, 0], &vec[7, 0], &vec[8, 0], &H[0],
                     &free[0], result,
                 )
@@ -1094,12 +1266,16 @@ def local_solve_exact_nodes(
 
 
 def node_margins(
-    const double[:, ::1] X,        # IN (n, d) features, node by node
+    const floating[:, ::1] X,      # IN (n, d) features, node by node
     const double[:, :, ::1] W,     # IN (n_problems, n_nodes, d)
     const intp_t[::1] offsets,     # IN (n_nodes + 1,)
     double[:, ::1] out,            # OUT (n_problems, n) out[k, i] = W[k, node(i)] . x_i
 ):
-    """Every sample's margin under its own node's model, in one call (O(n d))."""
+    """Every sample's margin under its own node's model, in one call (O(n d)).
+
+    ``X`` float64 (BLAS ddot per row) or float32 (products exact in double,
+    summed in double: the same numbers as on the float64 copy up to the
+    order of the sums, at half the memory traffic)."""
     cdef intp_t n = X.shape[0], d = X.shape[1], P = W.shape[0], m = offsets.shape[0] - 1
     cdef intp_t t, i, k
     cdef int dd = <int>d, inc = 1
@@ -1114,4 +1290,8 @@ def node_margins(
         for k in range(P):
             for t in range(m):
                 for i in range(offsets[t], offsets[t + 1]):
-                    out[k, i] = ddot(&dd, <double*>&X[i, 0], &inc, <double*>&W[k, t, 0], &inc)
+                    if floating is float:
+                        out[k, i] = _dot_single(&X[i, 0], &W[k, t, 0], d)
+                    else:
+                        out[k, i] = ddot(&dd, <double*>&X[i, 0], &inc, <double*>&W[k, t, 0],
+                                         &inc)
