@@ -3362,17 +3362,19 @@ class FederatedMultiTaskClassifierCV(_MultiTaskCV, FederatedMultiTaskClassifier)
     every mode: the dual variables' box does not depend on ``C``).  It is
     not the default because it costs more than independent fits at the
     defaults: on 8 HAR people (random features, learned Omega) the warm
-    search took 2,768 rounds and 24.8 MB against 356 rounds and 3.5 MB cold,
+    search took 2,979 rounds and 26.7 MB against 344 rounds and 3.4 MB cold,
     and in the exact kernel mode the warm fits at ``C >= 10`` did not reach
-    the stopping rule in 1,000 rounds (cold: 77-198): started from the
+    the stopping rule in 1,000 rounds (cold: 66-163): started from the
     previous ``C``'s learned ``Sigma`` (larger ``rho``), the first W-step
-    is slow.  With a fixed Omega it helps in the exact kernel mode (the
+    is slow; restarting ``Sigma`` and warm-starting only the dual variables
+    was measured too and is not cheaper at the defaults (see the user
+    guide).  With a fixed Omega it helps in the exact kernel mode (the
     tests' data: fewer rounds than cold fits).  Every fit uses one seed
     (``random_state``, or one draw from it), so all of them share their
     random features, landmarks and coordinate orders.  The ``C`` with the
     best mean validation score over the folds (ties: the smallest) is
-    refitted on all the data from zero (on 8 HAR people: 0.74 MB, 63
-    rounds, against 12.9 MB and 1,147 rounds for the warm path up to
+    refitted on all the data from zero (on 8 HAR people: 0.52 MB, 43
+    rounds, against 12.5 MB and 1,109 rounds for the warm path up to
     ``C_``).
 
     Parameters
@@ -3587,17 +3589,19 @@ class FederatedMultiTaskRegressorCV(_MultiTaskCV, FederatedMultiTaskRegressor):
     every mode: the dual variables' box does not depend on ``C``).  It is
     not the default because it costs more than independent fits at the
     defaults: on 8 HAR people (random features, learned Omega) the warm
-    search took 2,768 rounds and 24.8 MB against 356 rounds and 3.5 MB cold,
+    search took 2,979 rounds and 26.7 MB against 344 rounds and 3.4 MB cold,
     and in the exact kernel mode the warm fits at ``C >= 10`` did not reach
-    the stopping rule in 1,000 rounds (cold: 77-198): started from the
+    the stopping rule in 1,000 rounds (cold: 66-163): started from the
     previous ``C``'s learned ``Sigma`` (larger ``rho``), the first W-step
-    is slow.  With a fixed Omega it helps in the exact kernel mode (the
+    is slow; restarting ``Sigma`` and warm-starting only the dual variables
+    was measured too and is not cheaper at the defaults (see the user
+    guide).  With a fixed Omega it helps in the exact kernel mode (the
     tests' data: fewer rounds than cold fits).  Every fit uses one seed
     (``random_state``, or one draw from it), so all of them share their
     random features, landmarks and coordinate orders.  The ``C`` with the
     best mean validation score over the folds (ties: the smallest) is
-    refitted on all the data from zero (on 8 HAR people: 0.74 MB, 63
-    rounds, against 12.9 MB and 1,147 rounds for the warm path up to
+    refitted on all the data from zero (on 8 HAR people: 0.52 MB, 43
+    rounds, against 12.5 MB and 1,109 rounds for the warm path up to
     ``C_``).
 
     Parameters

@@ -231,7 +231,7 @@ def test_params_clone_and_int_Cs():
 def test_cold_default_costs_less_than_warm_paths_with_learned_omega():
     # Why warm_start=False is the default: with a learned Omega the warm
     # path starts every C from the previous C's Sigma, and the search costs
-    # more (here 2.4x the bytes; 6.7x on 8 HAR people, see the user guide).
+    # more (here 2.4x the bytes; 7.8x on 8 HAR people, see the user guide).
     X, y, groups = _data(sizes=(30, 36, 27, 40), seed=0)
     cold = FederatedMultiTaskClassifierCV(random_state=0).fit(X, y, groups=groups)
     warm = FederatedMultiTaskClassifierCV(warm_start=True, random_state=0)
