@@ -927,6 +927,18 @@ cdef void _local_margins(const double* K, const double* f, const double* dd, int
     dgemv(&trans, &nn, &nn, &c, <double*>K, &nn, <double*>dd, &inc, &one, p, &inc)
 
 
+cdef void _free_hessian(const double* K, const double* sw, const intp_t* free, intp_t nf,
+                        intp_t n, double c, double A, double mu, double* H) noexcept nogil:
+    """Upper triangle of the free block's Hessian, ``c K_FF + diag(A / sw_F) + mu I``
+    (``nf x nf``, row-major, for LAPACK's ``dpotrf``)."""
+    cdef intp_t a, b, i
+    for a in range(nf):
+        i = free[a]
+        for b in range(a, nf):
+            H[a * nf + b] = c * K[i * n + free[b]]
+        H[a * nf + a] += A / sw[i] + mu
+
+
 cdef intp_t _active_set_start(
     const double* K, const double* y, const double* sw, const double* g, const double* f,
     intp_t n, double c, double A, const double* lo, const double* hi, intp_t max_iter,
@@ -999,11 +1011,7 @@ cdef intp_t _active_set_start(
         if not diag_max > 0.0:
             break
         mu = 1e-12 * diag_max
-        for a in range(nf):
-            i = free[a]
-            for b in range(a, nf):
-                H[a * nf + b] = c * K[i * n + free[b]]
-            H[a * nf + a] += A / sw[i] + mu
+        _free_hessian(K, sw, free, nf, n, c, A, mu, H)
         nn = <int>nf
         ld = <int>nf
         dpotrf(&uplo, &nn, H, &ld, &info)
@@ -1110,11 +1118,7 @@ cdef intp_t _exact_qp(
             mu = 1e-12 * diag_max
         info = 1
         while info != 0 and mu <= 1e12 * diag_max:
-            for a in range(nf):
-                i = free[a]
-                for b in range(a, nf):
-                    H[a * nf + b] = c * K[i * n + free[b]]
-                H[a * nf + a] += A / sw[i] + mu
+            _free_hessian(K, sw, free, nf, n, c, A, mu, H)
             nn = <int>nf
             ld = <int>nf
             dpotrf(&uplo, &nn, H, &ld, &info)
