@@ -163,7 +163,7 @@ from ._core._multitask_fast import (
     update_states,
 )
 from .kernels import kernel_params, pairwise_kernel, resolve_kernel
-from .network import resolve_network
+from .network import payload_bytes, resolve_network
 from .privacy import (
     DifferentialPrivacy,
     calibrate_gaussian,
@@ -736,8 +736,9 @@ def auto_components(n):
 
 def quantized_bytes(d, bits):
     """Bytes of one quantized vector of ``d`` values: a float64 scale and
-    ``d`` integers of ``bits`` bits, packed."""
-    return _FLOAT + (int(d) * int(bits) + 7) // 8
+    ``d`` integers of ``bits`` bits, packed (the byte model's
+    :func:`~skfed.network.payload_bytes`)."""
+    return payload_bytes(n_float64=1, n_bits=int(d) * int(bits))
 
 
 # ------------------------------------------------------------ mode states
@@ -3200,7 +3201,8 @@ def _check_Cs(Cs):
 
 
 class _MultiTaskCV:
-    """Within-node cross-validation of ``C`` along a warm-started path.
+    """Within-node cross-validation of ``C`` (independent fits, or a
+    warm-started path per fold with ``warm_start=True``).
 
     Mixed into a subclass of a multi-task estimator whose ``__init__`` takes
     ``Cs``, ``cv``, ``scoring`` and the base's parameters except
@@ -3583,26 +3585,10 @@ class FederatedMultiTaskRegressorCV(_MultiTaskCV, FederatedMultiTaskRegressor):
     as :class:`~sklearn.linear_model.RidgeCV` picks ``alpha``; the search's
     bytes are counted (``n_bytes_cv_``).
 
-    With ``warm_start=True`` the fits of each fold form a path: one
-    estimator is fitted at the values of ``Cs`` in increasing order, each fit
-    starting from the previous one's dual variables and ``Sigma`` (valid in
-    every mode: the dual variables' box does not depend on ``C``).  It is
-    not the default because it costs more than independent fits at the
-    defaults: on 8 HAR people (random features, learned Omega) the warm
-    search took 2,979 rounds and 26.7 MB against 344 rounds and 3.4 MB cold,
-    and in the exact kernel mode the warm fits at ``C >= 10`` did not reach
-    the stopping rule in 1,000 rounds (cold: 66-163): started from the
-    previous ``C``'s learned ``Sigma`` (larger ``rho``), the first W-step
-    is slow; restarting ``Sigma`` and warm-starting only the dual variables
-    was measured too and is not cheaper at the defaults (see the user
-    guide).  With a fixed Omega it helps in the exact kernel mode (the
-    tests' data: fewer rounds than cold fits).  Every fit uses one seed
-    (``random_state``, or one draw from it), so all of them share their
-    random features, landmarks and coordinate orders.  The ``C`` with the
-    best mean validation score over the folds (ties: the smallest) is
-    refitted on all the data from zero (on 8 HAR people: 0.52 MB, 43
-    rounds, against 12.5 MB and 1,109 rounds for the warm path up to
-    ``C_``).
+    The search (independent fits by default, warm-started paths with
+    ``warm_start=True``, one seed for every fit, the refit at the best ``C``
+    from zero) and its measured costs are those of
+    :class:`FederatedMultiTaskClassifierCV`.
 
     Parameters
     ----------
