@@ -1702,13 +1702,21 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         kernel mode otherwise (other kernels, one node, small data, or a
         ``cache_size``, which only the exact mode uses).  Under ``privacy``
         it is ``"rff"`` for the rbf kernel (nothing about the data leaves a
-        node).
+        node).  A number ``n_components`` asks for an approximation:
+        ``"rff"`` for the rbf kernel, ``"nystroem"`` for the others; where
+        the fit has none (``approximation=None``, ``kernel="linear"``, a
+        ``cache_size``) it raises rather than ignore it.
         """
         D = auto_components(n) if self.n_components == "auto" else self.n_components
         mode = self.approximation
-        if mode == "auto":
+        named = None if callable(self.kernel) else self.kernel
+        if mode == "auto" and self.n_components != "auto" and named != "linear" \
+                and self.cache_size is None:
+            # A number of components asks for an approximation.
+            mode = "rff" if named == "rbf" else "nystroem"
+        elif mode == "auto":
             mode = None
-            if not callable(self.kernel) and self.kernel == "rbf" and self.cache_size is None:
+            if named == "rbf" and self.cache_size is None:
                 if self.privacy is not None:
                     mode = "rff"
                 elif m > 1:
@@ -1719,6 +1727,15 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                     rff_bytes = 2 * _AUTO_ROUNDS * m * message
                     if rff_bytes < (m - 1) * n * d * dtype_bytes:
                         mode = "rff"
+        if mode is None and self.n_components != "auto":
+            ran = ("kernel='linear'" if not callable(self.kernel) and self.kernel == "linear"
+                   else "the exact kernel mode" + (
+                       " (cache_size is set)" if self.cache_size is not None else ""))
+            raise ValueError(
+                f"n_components={self.n_components!r} sets the landmarks or random features "
+                f"of approximation='nystroem' / 'rff', but this fit runs {ran}, which has "
+                "none: set approximation='rff' or 'nystroem', or leave n_components='auto'."
+            )
         self.approximation_ = mode
         self.n_components_ = int(D) if mode is not None else None
 
@@ -2492,7 +2509,9 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         relative to the model (100 rounds of quantized model vectors cost
         less than ``m - 1`` times the raw upload, what the exact mode ships
         once every sample is a support vector; under ``privacy`` always),
-        ``None`` otherwise (and with a ``cache_size``); the choice is
+        ``None`` otherwise (and with a ``cache_size``); a number
+        ``n_components`` asks for an approximation (``"rff"`` for the rbf
+        kernel, ``"nystroem"`` for the others); the choice is
         ``approximation_`` and the user guide gives the evidence.  ``None``: the exact kernel, with
         support-vector exchange.
         ``"nystroem"``: linear MOCHA on the features

@@ -654,8 +654,9 @@ def test_float32_and_float64_agree():
 def test_seed_reproducible_and_n_jobs_invariant(approximation):
     X, y, groups = _data(seed=19)
     network = SimulatedNetwork(drop_rate=0.2, straggler_rate=0.5)
-    common = dict(approximation=approximation, n_components=20, max_rounds=30,
-                  network=network, random_state=3)
+    common = dict(approximation=approximation, max_rounds=30, network=network, random_state=3)
+    if approximation is not None:  # the exact mode has no components (n_components raises)
+        common["n_components"] = 20
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         a = FederatedMultiTaskClassifier(**common).fit(X, y, groups=groups)
@@ -1461,3 +1462,32 @@ def test_learned_omega_returns_the_w_step_models_with_their_best_omega(kernel):
     # the models the W-steps reach: a decreasing sequence (up to the W-steps' gaps)
     assert np.all(np.diff(curve) <= 10 * est.tol * curve[1:])
     assert 0.0 <= est.joint_duality_gap_ < est.joint_objective_
+
+
+@pytest.mark.parametrize("params", [
+    dict(approximation=None, n_components=50),
+    dict(kernel="linear", n_components=50),
+    dict(n_components=50, cache_size=10),  # cache_size: the exact mode
+])
+def test_n_components_without_an_approximation_raises(params):
+    X, y, groups = _data(seed=19)
+    with pytest.raises(ValueError, match="n_components=50 sets the landmarks"):
+        FederatedMultiTaskClassifier(random_state=0, **params).fit(X, y, groups=groups)
+    # with an approximation it is used
+    est = FederatedMultiTaskClassifier(approximation="rff", n_components=50, max_rounds=5,
+                                       random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(X, y, groups=groups)
+    assert est.n_components_ == 50 and est.random_weights_.shape[1] == 50
+    # approximation="auto" (which picks the exact mode on data this small)
+    # takes a number of components as a request for an approximation
+    for kernel, mode in (("rbf", "rff"), ("laplacian", "nystroem")):
+        est = FederatedMultiTaskClassifier(kernel=kernel, n_components=20, max_rounds=5,
+                                           random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est.fit(X, y, groups=groups)
+        assert est.approximation_ == mode and est.n_components_ == 20
+    assert FederatedMultiTaskClassifier(random_state=0).fit(
+        X, y, groups=groups).approximation_ is None
