@@ -225,11 +225,19 @@ class RandomizedResponse:
         return self.flip_probability
 
     def apply(self, bits, rng):
-        """Flip each entry of the 0/1 array ``bits`` independently."""
+        """Flip each entry of the 0/1 array ``bits`` independently.
+
+        ``rng``: a :class:`skfed._secure_noise.NoiseSource` (privacy noise)
+        or a NumPy generator (tests of the mechanism alone).
+        """
         bits = np.asarray(bits, dtype=np.uint8)
         if self.flip_probability == 0.0:
             return bits.copy()
-        flips = rng.random(bits.shape) < self.flip_probability
+        if hasattr(rng, "bernoulli"):
+            # A skfed._secure_noise.NoiseSource: exact flips from the OS CSPRNG.
+            flips = rng.bernoulli(self.flip_probability, bits.shape)
+        else:
+            flips = rng.random(bits.shape) < self.flip_probability
         return bits ^ flips.astype(np.uint8)
 
     def pld(self):
