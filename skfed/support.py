@@ -37,7 +37,7 @@ from ._core._support_fast import (
     tally_votes,
     unpack_bits,
 )
-from .engines._joblib import node_chunks
+from ._parallel import node_chunks
 from .network import payload_bytes, resolve_network
 from ._secure_noise import NoiseSource
 from .privacy import (
