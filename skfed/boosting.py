@@ -1075,9 +1075,15 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         Only with ``privacy``: the epsilon each node spent at the
         specification's delta (the accountant's figure for its choices).
     privacy_ : dict
-        Only with ``privacy``: mechanism, per-choice epsilon, Gumbel scales,
-        score sensitivities, uses per node, planned and affordable wake-ups,
+        Only with ``privacy``: mechanism, per-choice epsilon, integer choice
+        scale, score sensitivities, uses per node, planned and affordable wake-ups,
         ``stopped_at`` (iteration at which a node ran out, -1 if never).
+    privacy_public_ : dict
+        Only with ``privacy``: what the fit treats as public (not protected
+        by the noise), each with why.
+    privacy_guarantee_void_ : bool
+        Only with ``privacy``: True when the noise came from
+        ``insecure_noise_seed`` (testing only: no guarantee).
 
     Notes
     -----
@@ -1085,10 +1091,13 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     through the vertex ``(j, sign)`` it picks at each Frank-Wolfe step (the
     step value ``gamma`` is public, set by the schedule, and its models are
     replays of its choices, so the models sent to neighbours and to the
-    graph peers are post-processing).  Each choice is made by report-noisy-max
-    on the scores ``-sign g_j`` of the 2 ``n_base`` vertices: Gumbel noise of
-    scale ``2 Delta_k / epsilon_0`` (the exponential mechanism,
-    ``epsilon_0``-DP per choice), with ``Delta_k = d_k c_k Delta_A`` and
+    graph peers are post-processing).  Each choice is the exponential
+    mechanism over the 2 ``n_base`` vertices, sampled exactly from the
+    secure noise source (:mod:`skfed._secure_noise`): the scores ``-sign
+    g_j`` are floored onto the grid ``Delta_k / 1024`` and vertex ``v``
+    drawn with probability proportional to ``exp(q_v / t)``, ``t`` an
+    integer scale, ``epsilon_0``-DP and ``epsilon_0``-bounded range per
+    choice, with ``Delta_k = d_k c_k Delta_A`` and
     ``Delta_A = 2 / (1 + (m_k - 1) e^(-2 beta))`` the sensitivity of the
     data term to one replaced sample (:func:`fw_score_sensitivity` derives
     it from the bounded softmax weights; the smoothing term depends only on
@@ -1100,8 +1109,10 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     affords stops sending, like a dropped node, with a
     :class:`~skfed.privacy.PrivacyBudgetWarning` naming it and the
     iteration.  The graph steps then use the models alone (the loss values
-    they otherwise exchange are not sent), and node sizes ``m_k`` (the
-    confidences) are treated as public.  The noise grows like ``e^(2 beta)
+    they otherwise exchange are not sent); what is treated as public (node
+    sizes, class set, schedule...) is listed in ``privacy_public_``, and a
+    private fit keeps no objective value (``objective_curve_`` and
+    ``objective_`` are None).  The noise grows like ``e^(2 beta)
     / m_k``: privacy needs many samples per node or a small ``beta``.
 
     See Also
@@ -1657,6 +1668,12 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         Only with ``privacy``: mechanism, noise standard deviation per node
         (``sigma``), clip norm, sensitivities, uses per node, planned and
         affordable wake-ups, ``stopped_at`` (-1: never ran out).
+    privacy_public_ : dict
+        Only with ``privacy``: what the fit treats as public (not protected
+        by the noise), each with why.
+    privacy_guarantee_void_ : bool
+        Only with ``privacy``: True when the noise came from
+        ``insecure_noise_seed`` (testing only: no guarantee).
 
     Notes
     -----
@@ -1677,7 +1694,8 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     has used every wake-up the budget affords stops sending, like a dropped
     node, with a :class:`~skfed.privacy.PrivacyBudgetWarning` naming it and
     the iteration.  The graph steps use the models alone (loss values are
-    not sent); node sizes ``m_k`` are treated as public.  The step size
+    not sent); what is treated as public is listed in ``privacy_public_``
+    and the objective values are not kept.  The step size
     ``1 / L_k`` reads ``||X_k||_2`` off the data, so a private node uses the
     public bound ``L_F = curvature * n_columns + alpha`` instead, valid for
     standardized features (``||X_k||_2^2 / m_k`` is at most the mean squared
