@@ -433,6 +433,9 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
 
     # Graph steps per node of the initial graph learning (graph_init_iter=None).
     _graph_init_per_node = 50
+    # Iterations per node of max_iter=None under a finite privacy budget
+    # (None: the non-private default, 100).
+    _private_iter_per_node = None
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -518,7 +521,11 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
 
     def _schedule(self, n_nodes):
         """``(max_iter, n_local)``: global iterations and purely local steps."""
-        max_iter = 100 * n_nodes if self.max_iter is None else self.max_iter
+        per_node = 100
+        privacy = getattr(self, "privacy", None)
+        if self._private_iter_per_node and privacy is not None and math.isfinite(privacy.epsilon):
+            per_node = self._private_iter_per_node
+        max_iter = per_node * n_nodes if self.max_iter is None else self.max_iter
         learned = self.graph is None and n_nodes > 1
         return max_iter, (max(1, math.ceil(max_iter / n_nodes)) if learned else 0)
 
@@ -1632,7 +1639,10 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         the moons seeds used to choose the defaults).
     graph_iter : see :class:`DecentralizedBoostingClassifier`.
     max_iter : int, default=None
-        Global iterations; ``None``: ``100 * n_nodes``.
+        Global iterations; ``None``: ``100 * n_nodes``, and ``30 * n_nodes``
+        under a finite ``privacy`` budget (fewer, larger private steps: at
+        ``epsilon = 3`` 0.799 instead of 0.769 on the moons, 0.529 instead
+        of 0.516 on Computer buyers).
     communication_budget : int, default=None
     network : SimulatedNetwork, default=None
         A rogue node sends the negated model (``"complement"``) or uniform
@@ -1730,6 +1740,11 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     >>> clf.fit(X, y, groups=groups).score(X, y, groups=groups) > 0.9
     True
     """
+
+    # Fewer, larger private steps: at epsilon 3, 30 iterations per node score
+    # 0.799 instead of 0.769 on the moons (20 nodes) and 0.529 instead of
+    # 0.516 on Computer buyers (190 nodes), seeds 0-2.
+    _private_iter_per_node = 30
 
     _parameter_constraints = {
         "loss": [StrOptions(set(_LOSSES))],
