@@ -25,7 +25,6 @@ from joblib import Parallel, delayed
 from scipy import linalg, sparse
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import FederatedMixin, FederatedRegressorMixin, check_groups
@@ -40,6 +39,7 @@ from ._core._support_fast import (
 )
 from ._parallel import node_chunks
 from .network import payload_bytes, resolve_network
+from ._secure_noise import NoiseSource
 from .privacy import (
     DifferentialPrivacy,
     calibrate_randomized_response,
@@ -296,11 +296,10 @@ class _OneShotSupportMixin(FederatedMixin):
         p = mechanism.flip_probability
         senders = np.flatnonzero(honest)
         if p > 0.0 and len(senders):
-            rng = np.random.default_rng(
-                check_random_state(self.random_state).randint(1, np.iinfo(np.int32).max, size=2)
-            )
+            # The flips are privacy noise: the secure source, never random_state.
+            source = NoiseSource.for_fit(spec, type(self).__name__)
             bits = _unpack(packed[senders], d)
-            sent = mechanism.apply(bits, rng)
+            sent = mechanism.apply(bits, source)
             out = np.zeros((len(senders), packed.shape[1]), dtype=np.uint8)
             pack_bits(np.ascontiguousarray(sent), out)
             packed[senders] = out
@@ -474,8 +473,9 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         is ``R_j >= 1/2`` again: symmetric flips keep the rule consistent
         but it needs more clients (see Notes).  None: no privacy.
     random_state : int, RandomState instance or None, default=None
-        Seeds the network's faults when the network has no seed of its own,
-        and the randomized response of ``privacy``.
+        Seeds the network's faults when the network has no seed of its own.
+        The randomized response of ``privacy`` never depends on it: its
+        flips come from the operating system's CSPRNG.
     n_jobs : int, default=None
         Number of threads that run the client passes.  Results do not
         depend on it.
