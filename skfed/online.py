@@ -73,6 +73,7 @@ from ._base import (
     FederatedClassifierMixin,
     FederatedMixin,
     FederatedRegressorMixin,
+    _check_label_kinds,
     _check_y,
     node_seeds,
     pad_log,
@@ -553,6 +554,12 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         self._slot_ids[:] = -1
         sent = np.zeros(X.shape[0], dtype=np.uint8)
         period = self._exchange_period(X.shape[1], lengths // epochs)
+        if join:
+            # A join: the joining nodes evaluate the neighbours' functions they
+            # received (held fixed, so nothing more is asked) and publish
+            # nothing (their neighbours do not step; the first publication
+            # of a later partial_fit sends them the whole function).
+            period = np.full(n_nodes, np.iinfo(np.int64).max, dtype=np.int64)
         consensus_parts, order_parts = [], []
         pending = None
         with _one_blas_thread():
@@ -813,8 +820,12 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
            ``max_dictionary_size`` as after any step.
         3. **Stream.**  It makes ``max_epochs`` passes over its samples
            (shuffled as in ``fit``) by the same synchronous rounds as
-           ``fit``, its neighbours' functions held fixed: their values enter
-           its consensus term, they do not step.
+           ``fit``, its neighbours' functions held fixed: it evaluates the
+           functions it received in step 2 in its consensus term (nothing
+           more is sent) and they do not step.  It publishes nothing yet:
+           its neighbours receive its function with its first publication
+           of a later ``partial_fit`` (or, with the query exchange, by
+           their queries), counted there.
 
         Its kernel coefficient follows ``gamma`` on its own samples
         (``"median"``, ``"scale"``, a float, or its label in a dict).  What
@@ -887,9 +898,45 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
             sample_weight = np.ones(X.shape[0])
         sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
         queues = self._make_queues(codes, self.max_epochs, self.shuffle)
-        log = self._run(X, y_encoded, sample_weight, queues, self.max_epochs, join=True)
+        held = None
+        if self.exchange_every is None:
+            # The query exchange's neighbours sent their whole dictionaries in
+            # step 2: the joining nodes read those (the solver's copies).
+            joined = self.adjacency_[len(self.nodes_) - len(new_labels):]
+            held = self._hold_received(np.unique(joined.indices))
+        try:
+            log = self._run(X, y_encoded, sample_weight, queues, self.max_epochs, join=True)
+        finally:
+            if held is not None:
+                self._release_received(*held)
         self._record_join(log)
         return self
+
+    def _hold_received(self, nodes):
+        """Load the iterates of ``nodes`` into the copies the solver reads
+        (rounded as received); returns what to restore afterwards."""
+        saved = (nodes, self._pub_points[nodes].copy(), self._pub_weights[nodes].copy(),
+                 self._pub_sizes[nodes].copy())
+        if self._pub_points.shape[1] < self._points.shape[1]:
+            self._grow(self._points.shape[1])
+        for j in nodes:
+            size = self._sizes[j]
+            weights = self._weights[j, :size]
+            if float_bytes(self._dtype) == 4:
+                weights = weights.astype(np.float32).astype(np.float64)
+            self._pub_points[j, :size] = self._points[j, :size]
+            self._pub_weights[j, :size] = weights
+            self._pub_sizes[j] = size
+        return saved
+
+    def _release_received(self, nodes, points, weights, sizes):
+        # The solver may have grown the buffers meanwhile.
+        capacity = points.shape[1]
+        self._pub_points[nodes, :capacity] = points
+        self._pub_points[nodes, capacity:] = 0
+        self._pub_weights[nodes, :capacity] = weights
+        self._pub_weights[nodes, capacity:] = 0
+        self._pub_sizes[nodes] = sizes
 
     def _join_new(self, X, y, sample_weight, codes, new_labels):
         """Steps 1-2 of :meth:`add_nodes` for the samples with codes < 0.
@@ -901,6 +948,7 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         as a join and returns ``codes`` with indices into the grown
         ``nodes_``.
         """
+        _check_label_kinds(self.nodes_, new_labels)
         n_old = len(self.nodes_)
         n_new = len(new_labels)
         new_rows = np.flatnonzero(codes < 0)
