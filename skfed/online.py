@@ -225,6 +225,21 @@ def _check_gamma(gamma, nodes, X, codes, kernel="rbf"):
     return values
 
 
+def _join_rounds(sim, n_old, n_new, visit):
+    """Rounds of a join until ``visit(k, active)`` is True for every new node.
+
+    In every round the faults are drawn for all nodes; a new node ``k``
+    (index ``n_old + k``) that is dropped waits for the next round, and so
+    does one whose ``visit`` (what it sends and receives this round, given
+    who is ``active``) returns False.
+    """
+    waiting = list(range(n_new))
+    while waiting:
+        active = sim.draw_rounds(1)[0][0]
+        waiting = [k for k in waiting if not (active[n_old + k] and visit(k, active))]
+        sim.counter.next_round()
+
+
 def _komp_prune(Z, W, K, epsilon, max_size, compress):
     """Destructive KOMP of ``f = sum_m W[m] k(Z[m], .)`` (``K`` its Gram matrix).
 
@@ -1037,40 +1052,36 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         n_features, n_out = X_new.shape[1], self._n_outputs
         loss = self._make_loss()
         neighbours = [None] * n_new
-        waiting = list(range(n_new))
-        while waiting:
-            active, _ = sim.draw_rounds(1)
-            active = active[0]
-            still = []
-            for k in waiting:
-                i = n_old + k
-                rows = np.flatnonzero(new_codes == k)
-                answer = [j for j in candidates[k] if active[j]]
-                if not active[i] or not answer:
-                    still.append(k)
-                    continue
-                values = self._join_functions(answer, X_new[rows], published=False)
-                query = 2 * header + len(rows) * (n_features + n_out) * value_bytes
-                for j in answer:
-                    dictionary = header + self._sizes[j] * (n_features + n_out) * value_bytes
-                    if dictionary < query:
-                        sim.counter.send_message(j, i, self._sizes[j] * (n_features + n_out) * value_bytes)
-                    else:
-                        sim.counter.send_message(i, j, len(rows) * n_features * value_bytes)
-                        sim.counter.send_message(j, i, len(rows) * n_out * value_bytes)
-                if value_bytes == 4:
-                    values = values.astype(np.float32).astype(np.float64)
-                values = sim.corrupt_value_rows(values, answer)
-                weights = w_new[rows]
-                losses = np.array([
-                    np.dot(weights, [loss.py_value(values[c, s], y_new[rows][s])
-                                     for s in range(len(rows))]) / weights.sum()
-                    for c in range(len(answer))
-                ])
-                best = np.argsort(losses, kind="stable")[:degree]
-                neighbours[k] = np.sort(np.asarray(answer, dtype=np.intp)[best])
-            sim.counter.next_round()
-            waiting = still
+
+        def visit(k, active):
+            i = n_old + k
+            rows = np.flatnonzero(new_codes == k)
+            answer = [j for j in candidates[k] if active[j]]
+            if not answer:
+                return False
+            values = self._join_functions(answer, X_new[rows], published=False)
+            query = 2 * header + len(rows) * (n_features + n_out) * value_bytes
+            for j in answer:
+                dictionary = self._sizes[j] * (n_features + n_out) * value_bytes
+                if header + dictionary < query:
+                    sim.counter.send_message(j, i, dictionary)
+                else:
+                    sim.counter.send_message(i, j, len(rows) * n_features * value_bytes)
+                    sim.counter.send_message(j, i, len(rows) * n_out * value_bytes)
+            if value_bytes == 4:
+                values = values.astype(np.float32).astype(np.float64)
+            values = sim.corrupt_value_rows(values, answer)
+            weights = w_new[rows]
+            losses = np.array([
+                np.dot(weights, [loss.py_value(values[c, s], y_new[rows][s])
+                                 for s in range(len(rows))]) / weights.sum()
+                for c in range(len(answer))
+            ])
+            best = np.argsort(losses, kind="stable")[:degree]
+            neighbours[k] = np.sort(np.asarray(answer, dtype=np.intp)[best])
+            return True
+
+        _join_rounds(sim, n_old, n_new, visit)
         return neighbours
 
     def _join_receive(self, sim, neighbours, gamma, n_old):
@@ -1081,36 +1092,28 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         value_bytes = float_bytes(self._dtype)
         n_features, n_out = self._points.shape[2], self._n_outputs
         received = [dict() for _ in neighbours]
-        waiting = list(range(len(neighbours)))
-        while waiting:
-            active, _ = sim.draw_rounds(1)
-            active = active[0]
-            still = []
-            for k in waiting:
-                i = n_old + k
-                if not active[i]:
-                    still.append(k)
+
+        def visit(k, active):
+            i = n_old + k
+            for j in neighbours[k]:
+                if j in received[k] or not active[j]:
                     continue
-                for j in neighbours[k]:
-                    if j in received[k] or not active[j]:
-                        continue
-                    D, W = self._join_model(j, published)
-                    M = len(D)
-                    if published:
-                        # A whole copy, as _publish sends it to a neighbour
-                        # that holds nothing yet.
-                        payload = M * (n_features * value_bytes + 4) + M * n_out * value_bytes + 4
-                    else:
-                        payload = M * (n_features + n_out) * value_bytes
-                    sim.counter.send_message(j, i, payload)
-                    if value_bytes == 4:
-                        W = W.astype(np.float32).astype(np.float64)
-                    W = sim.corrupt_value_rows(W[None], [j])[0]
-                    received[k][j] = (D, W)
-                if len(received[k]) < len(neighbours[k]):
-                    still.append(k)
-            sim.counter.next_round()
-            waiting = still
+                D, W = self._join_model(j, published)
+                M = len(D)
+                if published:
+                    # A whole copy, as _publish sends it to a neighbour that
+                    # holds nothing yet.
+                    payload = M * (n_features * value_bytes + 4) + M * n_out * value_bytes + 4
+                else:
+                    payload = M * (n_features + n_out) * value_bytes
+                sim.counter.send_message(j, i, payload)
+                if value_bytes == 4:
+                    W = W.astype(np.float32).astype(np.float64)
+                W = sim.corrupt_value_rows(W[None], [j])[0]
+                received[k][j] = (D, W)
+            return len(received[k]) == len(neighbours[k])
+
+        _join_rounds(sim, n_old, len(neighbours), visit)
         return [
             self._join_start([received[k][j] for j in neighbours[k]],
                              [self.gamma_[j] for j in neighbours[k]], gamma[k])
