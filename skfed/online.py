@@ -828,10 +828,9 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
            fitted graph (``adjacency_`` grows by these edges).
         2. **Start.**  It receives its neighbours' functions (the copies
            their other neighbours hold with ``exchange_every`` set, their
-           dictionaries otherwise) and starts from their mean: the union of
-           their dictionaries with the weights that interpolate the mean at
-           those points in its own kernel (exactly the mean when the kernels
-           agree), compressed by KOMP to ``epsilon`` and
+           dictionaries otherwise) and starts from the mean of those of its
+           kernel (see below): the union of their dictionaries with averaged
+           weights, compressed by KOMP to ``epsilon`` and
            ``max_dictionary_size`` as after any step.
         3. **Stream.**  It makes ``max_epochs`` passes over its samples
            (shuffled as in ``fit``) by the same synchronous rounds as
@@ -842,8 +841,13 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
            of a later ``partial_fit`` (or, with the query exchange, by
            their queries), counted there.
 
-        Its kernel coefficient follows ``gamma`` on its own samples
-        (``"median"``, ``"scale"``, a float, or its label in a dict).  What
+        Its kernel coefficient is ``gamma`` when that is a float (or its
+        label's value in a dict); with ``"median"`` or ``"scale"`` it is its
+        closest neighbour's (the one of smallest loss): a width estimated from
+        a newcomer's few samples is poor, and only the neighbours of its
+        width can start it exactly (with several widths the start is the
+        mean of those neighbours; when none shares its width, the
+        interpolant of all neighbours' mean at their points).  What
         steps 1-2 send is in ``join_communication_`` together with step 3's
         rounds; ``n_bytes_sent_`` and ``n_messages_`` are the totals of the
         fit and of every join.  Dropped nodes answer nothing in a round
@@ -986,9 +990,15 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         n_candidates = min(_JOIN_CANDIDATES, n_old)
         candidates = [np.sort(rng.choice(n_old, size=n_candidates, replace=False))
                       for _ in range(n_new)]
-        neighbours = self._join_select(
+        neighbours, closest = self._join_select(
             sim, X_new, y_new, w_new, new_codes, candidates, degree, n_old
         )
+        if isinstance(self.gamma, str):
+            # A data-driven width ("median", "scale") from a newcomer's few
+            # samples is a poor estimate, and a start from functions of
+            # other widths can only be interpolated: the new node takes the
+            # width of its closest neighbour, so that its start is exact.
+            gamma = self.gamma_[closest].astype(np.float64)
         start = self._join_receive(sim, neighbours, gamma, n_old)
         self._extend_state(new_labels, gamma, rogue_new, neighbours, start)
         self._record_join(sim.log(node_labels=self.nodes_))
@@ -1052,6 +1062,7 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         n_features, n_out = X_new.shape[1], self._n_outputs
         loss = self._make_loss()
         neighbours = [None] * n_new
+        closest = np.zeros(n_new, dtype=np.intp)
 
         def visit(k, active):
             i = n_old + k
@@ -1079,10 +1090,11 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
             ])
             best = np.argsort(losses, kind="stable")[:degree]
             neighbours[k] = np.sort(np.asarray(answer, dtype=np.intp)[best])
+            closest[k] = answer[best[0]]
             return True
 
         _join_rounds(sim, n_old, n_new, visit)
-        return neighbours
+        return neighbours, closest
 
     def _join_receive(self, sim, neighbours, gamma, n_old):
         """Step 2: every new node receives its neighbours' functions and
@@ -1131,11 +1143,16 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
                     np.zeros((0, 0)), 0.0)
         Z = np.ascontiguousarray(np.concatenate(points), dtype=self._dtype)
         kernel = self._join_kernel(gamma)
-        if all(g == gamma for g in gammas):
-            # One kernel: the mean is exactly the union with averaged weights.
-            W = np.concatenate([W for D, W in models if len(D)]) / len(models)
+        same = [(D, W) for (D, W), g in zip(models, gammas) if g == gamma]
+        if same:
+            # The neighbours of the new node's kernel: the mean of their
+            # functions is exactly the union with averaged weights.
+            Z = np.ascontiguousarray(np.concatenate([D for D, _ in same]), dtype=self._dtype)
+            W = np.concatenate([W for _, W in same]) / len(same)
             K = kernel(Z, Z)
         else:
+            # No neighbour shares its kernel (gamma given per node): the
+            # interpolant of their mean at their points, in its kernel.
             V = np.zeros((len(Z), n_out))
             for (D, W), g in zip(models, gammas):
                 if len(D):

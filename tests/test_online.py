@@ -1171,3 +1171,34 @@ def test_add_nodes_refuses_fitted_nodes_and_gamma_arrays():
     est.set_params(gamma={0: 1.0, 1: 1.0, 2: 1.0, 3: 1.0, 4: 2.0})
     est.add_nodes(Xn, yn, groups=gn)
     assert est.gamma_[4] == 2.0
+
+
+def test_join_with_median_gamma_takes_its_closest_neighbours_width_and_function():
+    est, Xn, yn, gn = _join_setup(gamma="median")
+    D_old = [D.copy() for D in est.dictionaries_]
+    W_old = [W.copy() for W in est.dual_coef_]
+    gammas = est.gamma_.copy()
+    assert len(np.unique(gammas)) == 4
+    est.add_nodes(Xn, yn, groups=gn)
+    y_enc = np.where(yn == 1, 1.0, -1.0)
+
+    def f(j, x, D=None, W=None, gamma=None):
+        D = D_old[j] if D is None else D
+        W = W_old[j] if W is None else W
+        return rbf(x[None], D, gammas[j] if gamma is None else gamma)[0] @ W[:, 0]
+
+    losses = [np.mean([max(0.0, 1 - t * f(j, x)) for x, t in zip(Xn, y_enc)]) for j in range(4)]
+    order = np.argsort(losses, kind="stable")
+    closest, neighbours = order[0], np.sort(order[:2])
+    assert est.gamma_[4] == gammas[closest]
+    assert_array_equal(est.adjacency_[4].indices, neighbours)
+    D, W = D_old[closest], W_old[closest]  # the only neighbour of its width
+    eta, alpha, c = est.eta0_, 1e-3, 0.3
+    for x, t in list(zip(Xn, y_enc)) * 2:
+        fi = f(None, x, D, W, gammas[closest])
+        grad = -t if t * fi < 1 else 0.0
+        omega = grad + c * sum(fi - f(j, x) for j in neighbours)
+        D = np.vstack([D, x])
+        W = np.vstack([(1 - eta * alpha) * W, [[-eta * omega]]])
+    assert_allclose(est.dictionaries_[4], D)
+    assert_allclose(est.dual_coef_[4], W, rtol=1e-10, atol=1e-12)
