@@ -9,6 +9,13 @@ same arrays:
 
 * ``join``: the fitted estimator's ``add_nodes`` with the ``k`` samples of
   every new node (the fitted nodes stay as they are);
+
+Families: ``local`` (:class:`~skfed.baselines.LocalEstimator` of ``SVC()`` /
+``Ridge()``), ``online`` (the decentralized kernel SGD classifier or
+regressor at its defaults) and ``support``
+(:class:`~skfed.support.FederatedSparseLinearRegression`, regression only:
+School).  The families whose joins wait for their reworks (MOCHA, Dada,
+Perso-lin) are added here as their ``add_nodes`` land.
 * ``global``: the better of the fitted estimator's own prediction for
   unseen nodes (``handle_unknown="global"``: what a user gets without a
   join) and a pooled scikit-learn model on the fitted nodes' data and the
@@ -119,10 +126,16 @@ def make_estimator(family, task, seed):
 
         cls = DecentralizedKernelSGDClassifier if classification else DecentralizedKernelSGDRegressor
         return cls(random_state=seed)
+    if family == "support":
+        from skfed.support import FederatedSparseLinearRegression
+
+        return FederatedSparseLinearRegression(random_state=seed)
     raise ValueError(f"unknown family {family!r}")
 
 
-FAMILIES = ("local", "online")
+FAMILIES = ("local", "online", "support")
+# Families that only have an estimator for one task.
+REGRESSION_ONLY = {"support"}
 
 
 # ------------------------------------------------------------------ measuring
@@ -222,6 +235,8 @@ def main():
             for seed in (int(s) for s in args.seeds.split(",")):
                 data = load(name, seed, args.quick)
                 for family in args.families.split(","):
+                    if family in REGRESSION_ONLY and data[3] != "regression":
+                        continue
                     rows += run_one(family, name, data, seed, ks, args.quick)
                     if args.out:
                         with open(args.out, "w") as fh:
