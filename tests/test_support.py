@@ -731,3 +731,20 @@ def test_regression_join_receives_the_model_and_sets_its_intercept():
     assert reg.join_communication_.total_bytes == 3 * ((4 + 16) + (8 * s + 16))
     with pytest.raises(ValueError, match="already in nodes_"):
         reg.add_nodes(X[:5], y[:5], groups=groups[:5])
+
+
+def test_join_under_dropped_and_rogue_clients():
+    X, y, groups = _join_data()
+    old = groups < 6
+    net = SimulatedNetwork(drop_rate=0.4, rogue_fraction=0.3, random_state=3)
+    sel = FederatedSupportRecovery(network=net).fit(X[old], y[old], groups=groups[old])
+    answered, votes = sel.answered_.copy(), sel.votes_.copy()
+    sel.add_nodes(X[~old], y[~old], groups=groups[~old])
+    new = sel.answered_[6:]
+    np.testing.assert_array_equal(sel.answered_[:6], answered)
+    assert sel.n_answered_ == answered.sum() + new.sum()
+    # Only the new clients that answered sent their bits, as received.
+    assert sel.join_communication_.total_bytes == new.sum() * (4 + 16)
+    received = sel.client_supports_[6:][new].sum(axis=0)
+    np.testing.assert_array_equal(sel.votes_, votes + received)
+    assert sel.rogue_.shape == (9,)
