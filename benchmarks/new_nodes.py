@@ -31,9 +31,8 @@ classification sets (HAR sitting-vs-rest with people as nodes, Dada's
 rotated moons with new nodes of existing clusters, Landmine), R^2 x 100 for
 School (regression; features and target standardized for every method).
 Bytes are what the join (``join_communication_``) or the refit sent; times
-are CPU
-(``time.process_time``) and wall seconds of ``add_nodes`` / ``fit``, one
-BLAS thread.  The goal (issue 32): on every data set and ``k`` the join
+are CPU (``time.process_time``) and wall seconds of ``add_nodes`` / ``fit``,
+one BLAS thread.  The goal (issue 32): on every data set and ``k`` the join
 scores at least the better of global and local and within 1 point of the
 refit, for at most a tenth of the refit's bytes and CPU time.
 
