@@ -1673,7 +1673,11 @@ class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _BaseDecentrali
         """Process a batch of the stream: one pass, in arrival order.
 
         Each node processes its own samples one per synchronous round; the
-        first call fixes the nodes, the classes and the network.
+        first call fixes the classes and the network.  Samples of a node
+        id not seen so far make that node join first, as in
+        :meth:`add_nodes` (neighbours chosen by their losses on its samples
+        of this batch, start from their functions, counted in
+        ``join_communication_``); it then streams with everyone.
 
         Parameters
         ----------
@@ -1909,6 +1913,9 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
 
     def partial_fit(self, X, y, groups=None, sample_weight=None):
         """Process a batch of the stream: one pass, in arrival order.
+
+        Samples of a node id not seen so far make that node join first, as
+        in :meth:`add_nodes`; it then streams with everyone.
 
         Parameters
         ----------
