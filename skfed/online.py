@@ -823,15 +823,16 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
            drawn at random, for their values ``f_j(x)`` on its own samples
            (its samples out and the values back, or ``j``'s whole
            dictionary when that is cheaper, as in the query exchange) and
-           links to the ``deg`` of them whose functions have the smallest
+           chooses the ``deg`` of them whose functions have the smallest
            mean loss on its samples, ``deg`` the median degree of the
-           fitted graph (``adjacency_`` grows by these edges).
+           fitted graph; it links to those of its kernel width (all of them
+           with a float ``gamma``; the closest one with ``"median"`` or
+           ``"scale"``, see below) and ``adjacency_`` grows by these edges.
         2. **Start.**  It receives its neighbours' functions (the copies
            their other neighbours hold with ``exchange_every`` set, their
-           dictionaries otherwise) and starts from the mean of those of its
-           kernel (see below): the union of their dictionaries with averaged
-           weights, compressed by KOMP to ``epsilon`` and
-           ``max_dictionary_size`` as after any step.
+           dictionaries otherwise) and starts from their mean: the union of
+           their dictionaries with averaged weights, compressed by KOMP to
+           ``epsilon`` and ``max_dictionary_size`` as after any step.
         3. **Stream.**  It makes ``max_epochs`` passes over its samples
            (shuffled as in ``fit``) by the same synchronous rounds as
            ``fit``, its neighbours' functions held fixed: it evaluates the
@@ -844,10 +845,10 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         Its kernel coefficient is ``gamma`` when that is a float (or its
         label's value in a dict); with ``"median"`` or ``"scale"`` it is its
         closest neighbour's (the one of smallest loss): a width estimated from
-        a newcomer's few samples is poor, and only the neighbours of its
-        width can start it exactly (with several widths the start is the
-        mean of those neighbours; when none shares its width, the
-        interpolant of all neighbours' mean at their points).  What
+        a newcomer's few samples is poor, and only functions of its width
+        can start it exactly.  (With a dict ``gamma`` whose value no chosen
+        node shares, it links to all of them and starts from the interpolant
+        of their mean at their points.)  What
         steps 1-2 send is in ``join_communication_`` together with step 3's
         rounds; ``n_bytes_sent_`` and ``n_messages_`` are the totals of the
         fit and of every join.  Dropped nodes answer nothing in a round
@@ -999,6 +1000,14 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
             # other widths can only be interpolated: the new node takes the
             # width of its closest neighbour, so that its start is exact.
             gamma = self.gamma_[closest].astype(np.float64)
+        for k in range(n_new):
+            # It links to the chosen nodes of its own width, whose exact mean
+            # it starts from (a neighbour it does not start from would cost
+            # its whole function for its values at a few samples); to all
+            # of them only when none has its width (an interpolated start).
+            same = neighbours[k][self.gamma_[neighbours[k]] == gamma[k]]
+            if len(same):
+                neighbours[k] = same
         start = self._join_receive(sim, neighbours, gamma, n_old)
         self._extend_state(new_labels, gamma, rogue_new, neighbours, start)
         self._record_join(sim.log(node_labels=self.nodes_))
