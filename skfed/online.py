@@ -1480,8 +1480,14 @@ _COMMON_ATTRIBUTES_DOC = """
     communication_ : CommunicationLog
         Bytes and messages per node pair and per round.
     n_bytes_sent_ : int
+        Bytes of the fit and of every join (``communication_`` plus
+        ``join_communication_``).
     n_messages_ : int
     bytes_per_round_ : ndarray of shape (n_iter_,)
+    join_communication_ : CommunicationLog
+        What the joins of nodes after the fit sent (:meth:`add_nodes`, or
+        ``partial_fit`` with new node ids), rounds appended join after
+        join; only after a join.
 """
 
 

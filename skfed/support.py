@@ -611,8 +611,12 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         Defined when ``X`` has feature names that are all strings.
     communication_ : CommunicationLog
         Everything the fit communicated (one round).
+    join_communication_ : CommunicationLog
+        What the clients added by :meth:`add_nodes` sent (one round per
+        join); only after a join.
     n_bytes_sent_ : int
-        ``n_answered_ * (ceil(n_features / 8) + header_bytes)``.
+        ``n_answered_ * (ceil(n_features / 8) + header_bytes)``, over the
+        clients of the fit and of every join.
     n_messages_ : int
         ``n_answered_``.
     bytes_per_round_ : ndarray of shape (1,)
@@ -908,7 +912,10 @@ class FederatedSparseLinearRegression(
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
     communication_ : CommunicationLog
+    join_communication_ : CommunicationLog
+        What :meth:`add_nodes` sent to the new nodes; only after a join.
     n_bytes_sent_ : int
+        Bytes of the fit and of every join.
     n_messages_ : int
     bytes_per_round_ : ndarray of shape (3,)
 
