@@ -36,6 +36,7 @@ from sklearn.base import BaseEstimator
 
 from ._compat import Interval, Options
 from ._base import DocLinkMixin
+from ._extras import install_hint
 
 __all__ = [
     "DifferentialPrivacy",
@@ -87,7 +88,7 @@ def _accounting():
     except ImportError as exc:  # pragma: no cover - exercised without the extra
         raise ImportError(
             "privacy= needs the dp-accounting package for its privacy accountant: "
-            "pip install \"skfed[privacy]\" (or pip install dp-accounting)."
+            + install_hint("privacy")
         ) from exc
     return dp_accounting
 
