@@ -18,7 +18,7 @@ sensitivity; this module holds what they share:
 * their calibration (the noise that makes a planned number of uses spend
   exactly the budget) and their composition per node, both computed by the
   privacy-loss-distribution accountant of Google's ``dp-accounting``
-  (``pip install "skfed[privacy]"``); pure-DP mechanisms at ``delta=0`` use
+  (``pip install ".[privacy]"``); pure-DP mechanisms at ``delta=0`` use
   the exact basic composition (epsilons add up);
 * the budget stop: the number of uses after which a node would exceed its
   budget, after which it stops sending (it is treated like a dropped node).

@@ -114,9 +114,9 @@ def test_clear_error_without_matplotlib(monkeypatch, mocha):
     clf = mocha[0]
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
-    with pytest.raises(ImportError, match=r'pip install "skfed\[plot\]"'):
+    with pytest.raises(ImportError, match=r'pip install "matplotlib>=[^"]+"'):
         TaskRelationshipDisplay.from_estimator(clf)
-    with pytest.raises(ImportError, match=r'pip install "skfed\[plot\]"'):
+    with pytest.raises(ImportError, match=r'pip install "matplotlib>=[^"]+"'):
         PhaseTransitionDisplay.from_arrays([0, 1], [0.0, 1.0])
 
 

@@ -7,13 +7,13 @@ solvers run on existing engines:
   one round is a joblib map, threads by default (the Cython solvers release
   the GIL).  Under ``joblib.parallel_config(backend="dask")`` with a
   ``dask.distributed`` client, the node solves go to the Dask workers
-  instead (``pip install "skfed[dask]"``); :func:`parallel_nodes` is the
+  instead (``pip install ".[dask]"``); :func:`parallel_nodes` is the
   map the estimators use, and :func:`node_parallel_backend` says where the
   node work of a fit would run.
-* **Flower** (:mod:`skfed.engines.flower`, ``pip install "skfed[flower]"``):
+* **Flower** (:mod:`skfed.engines.flower`, ``pip install ".[flower]"``):
   a real client/server deployment of the server-coordinated methods, each
   SuperNode holding its own data.
-* **MPI** (:mod:`skfed.engines.mpi`, ``pip install "skfed[mpi]"``):
+* **MPI** (:mod:`skfed.engines.mpi`, ``pip install ".[mpi]"``):
   peer-to-peer runs of the decentralized methods, each rank holding a
   block of the nodes and their data.
 

@@ -1,6 +1,6 @@
 """Real client/server federated runs of skfed estimators on Flower.
 
-``pip install "skfed[flower]"`` (Flower 1.41.0: ``flwr==1.42.0`` pins a
+``pip install ".[flower]"`` (Flower 1.41.0: ``flwr==1.42.0`` pins a
 ``certifi`` newer than some package indexes serve, so the extra pins the
 release that installs everywhere).
 

@@ -1,6 +1,6 @@
 """Peer-to-peer runs of skfed's decentralized methods on MPI.
 
-``pip install "skfed[mpi]"`` installs ``mpi4py`` and an MPI runtime wheel
+``pip install ".[mpi]"`` installs ``mpi4py`` and an MPI runtime wheel
 (MPICH), so ``mpiexec`` works on a fresh virtual environment with nothing
 else on the machine.
 

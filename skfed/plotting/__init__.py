@@ -28,7 +28,7 @@ display                                what it shows
 =====================================  =============================================
 
 matplotlib is imported only when something is drawn; without it, drawing
-raises an :class:`ImportError` that says ``pip install "skfed[plot]"``.  The
+raises an :class:`ImportError` that says ``pip install ".[plot]"``.  The
 collaboration-graph layout uses networkx when it is installed and a spectral
 or circular layout computed with scipy otherwise.
 

@@ -4,6 +4,8 @@ error when it is missing, and the check of a square weight matrix."""
 import numpy as np
 from scipy import sparse
 
+from .._extras import install_hint
+
 
 def _import_pyplot(caller):
     """Import matplotlib.pyplot, or explain how to install it."""
@@ -12,7 +14,7 @@ def _import_pyplot(caller):
     except ImportError as exc:  # pragma: no cover - exercised by monkeypatching
         raise ImportError(
             f"{caller} needs matplotlib, which is not installed: "
-            'pip install "skfed[plot]"'
+            + install_hint("plot")
         ) from exc
     return plt
 

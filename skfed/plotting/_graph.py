@@ -6,6 +6,7 @@ from scipy import linalg, sparse
 from sklearn.base import is_classifier
 from sklearn.utils.validation import check_is_fitted
 
+from .._extras import install_hint
 from ._base import _check_square, _get_ax
 
 
@@ -133,7 +134,7 @@ def graph_layout(graph, *, layout="auto", random_state=0):
             if layout == "spring":
                 raise ImportError(
                     'layout="spring" needs networkx, which is not installed: '
-                    'pip install "skfed[graph]"'
+                    + install_hint("graph")
                 ) from exc
             layout = "spectral"
         else:
