@@ -22,7 +22,7 @@ import warnings
 
 import numpy as np
 from joblib import Parallel, delayed
-from scipy import linalg, sparse
+from scipy import linalg, sparse, stats
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
@@ -31,8 +31,11 @@ from sklearn.utils.validation import check_is_fitted
 from ._base import FederatedMixin, FederatedRegressorMixin, check_groups
 from ._compat import HasMethods, Interval, StrOptions
 from ._core._support_fast import (
+    client_ols_csr,
+    client_ols_dense,
     client_pass_csr,
     client_pass_dense,
+    ols_work_shape,
     pack_bits,
     refit_statistics,
     tally_votes,
@@ -51,24 +54,58 @@ from .privacy import (
 __all__ = ["FederatedSupportRecovery", "FederatedSparseLinearRegression"]
 
 
-def auto_z(n_features):
-    """The default multiplier of the ``alpha="auto"`` rule: ``sqrt(2 log d)``.
+# The defaults of the auto rule, chosen from the phase-transition evidence of
+# benchmarks/support_phase_transition.py (see the user guide).
+DEFAULT_AUTO_Z = 1.0
+DEFAULT_ROGUE_TOLERANCE = 0.1
+DEFAULT_FWER = 0.05
+# A client uses the OLS t-test when its regression keeps at least this many
+# residual degrees of freedom (n_i - d - fit_intercept), else the marginal
+# correlation test: below it the t statistics are too noisy to beat the
+# marginal test on independent designs (measured at d = 20, 2,000 clients).
+OLS_MIN_DF = 3
 
-    ``sqrt(2 log d)`` is the size of the largest of ``d`` independent
-    standard normal variables, so a client that thresholds its standardized
-    statistics there rarely selects a feature unrelated to the target.
-    ``d`` is taken as at least 2.
+
+def null_selection_rate(z):
+    """The probability ``2 Phi(-z)`` that an auto-rule client selects a null feature.
+
+    Both client tests of ``alpha="auto"`` (the OLS t-test and the marginal
+    correlation test) compare their statistic with the critical value of
+    the t distribution whose two-sided tail is the normal tail beyond
+    ``z``, so a feature outside the support is selected with exactly this
+    probability by every client, whatever its number of samples (Gaussian
+    noise for the OLS test; a Gaussian feature independent of the target
+    and of the other features for the marginal test).
     """
-    return math.sqrt(2.0 * math.log(max(int(n_features), 2)))
+    return float(2.0 * stats.norm.sf(z))
 
 
-def _client_chunk(X, y, sample_weight, offsets, lam, z, auto, center):
+def _critical_values(z, df):
+    """Critical |t| of a two-sided test of level ``2 Phi(-z)`` with ``df`` dof.
+
+    ``df`` may repeat (one entry per client): each distinct value is
+    computed once.  Entries with ``df < 1`` get ``inf`` (nothing selected).
+    """
+    df = np.asarray(df, dtype=np.float64)
+    out = np.full(df.shape, np.inf)
+    ok = df >= 1
+    if ok.any():
+        values, inverse = np.unique(df[ok], return_inverse=True)
+        tail = stats.norm.sf(z)
+        out[ok] = stats.t.isf(tail, values)[inverse] if tail > 0 else np.inf
+    return out
+
+
+def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, center):
     """Client pass of a run of consecutive nodes; returns their rows.
 
     ``X``, ``y`` and ``sample_weight`` hold only these nodes' rows and
     ``offsets`` starts at 0, so a chunk ships only its own data to a joblib
     worker (thread, process or Dask worker) and its result comes back as
-    return values, never through shared memory.
+    return values, never through shared memory.  ``ols`` marks the nodes
+    that run the OLS t-test (critical values ``tcrit``); a node whose Gram
+    matrix is singular falls back to the marginal rule (``lam``) and is
+    unmarked in the returned ``ols``.
     """
     n_nodes = len(offsets) - 1
     d = X.shape[1]
@@ -77,29 +114,64 @@ def _client_chunk(X, y, sample_weight, offsets, lam, z, auto, center):
     threshold = np.zeros((n_nodes, d))
     coef = np.zeros((n_nodes, d))
     packed = np.zeros((n_nodes, (d + 7) // 8), dtype=np.uint8)
-    nodes = np.arange(n_nodes, dtype=np.intp)
-    if sparse.issparse(X):
-        client_pass_csr(
-            X.data, X.indices.astype(np.intp, copy=False),
-            X.indptr.astype(np.intp, copy=False), d, y, sample_weight, offsets, nodes,
-            lam, z, auto, center, sigma, alpha, threshold, coef, packed, np.zeros((2, d)),
-        )
-    else:
-        client_pass_dense(
-            X, y, sample_weight, offsets, nodes, lam, z, auto, center,
-            sigma, alpha, threshold, coef, packed, np.zeros((2, d)),
-        )
-    return sigma, alpha, threshold, coef, packed
+    outputs = (sigma, alpha, threshold, coef, packed)
+    ols = np.array(ols, dtype=bool)
+    is_sparse = sparse.issparse(X)
+    if is_sparse:
+        csr = (X.data, X.indices.astype(np.intp, copy=False),
+               X.indptr.astype(np.intp, copy=False), d)
+    if ols.any():
+        solved = np.zeros(n_nodes, dtype=np.uint8)
+        nodes = np.flatnonzero(ols).astype(np.intp)
+        work = np.zeros(ols_work_shape(d))
+        if is_sparse:
+            client_ols_csr(*csr, y, sample_weight, offsets, nodes, df, tcrit, center,
+                           *outputs, solved, work)
+        else:
+            client_ols_dense(X, y, sample_weight, offsets, nodes, df, tcrit, center,
+                             *outputs, solved, work)
+        ols &= solved.astype(bool)
+    nodes = np.flatnonzero(~ols).astype(np.intp)
+    if len(nodes):
+        if is_sparse:
+            client_pass_csr(*csr, y, sample_weight, offsets, nodes, lam, auto, center,
+                            *outputs, np.zeros((1, d)))
+        else:
+            client_pass_dense(X, y, sample_weight, offsets, nodes, lam, auto, center,
+                              *outputs, np.zeros((1, d)))
+    return (*outputs, ols)
 
 
 def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
     """Run the client pass of every node (joblib over chunks of nodes).
 
-    Returns ``(sigma, alpha, threshold, coef, packed)`` with one row per
-    node; every node's row depends on its own data only, so the result does
-    not depend on ``n_jobs`` or on the joblib backend.
+    ``lam`` holds each client's lambda (a fixed-lambda rule); with ``auto``
+    it is ignored and every client runs the auto rule at multiplier ``z``:
+    the OLS t-test when it has at least ``OLS_MIN_DF`` residual degrees of
+    freedom, else the marginal correlation test, both at the null selection
+    rate :func:`null_selection_rate` ``(z)``.  The degrees of freedom count
+    the client's samples of positive weight.
+
+    Returns ``(sigma, alpha, threshold, coef, packed, ols)`` with one row per
+    node (``ols``: the nodes that used the OLS t-test); every node's row
+    depends on its own data only, so the result does not depend on
+    ``n_jobs`` or on the joblib backend.
     """
     n_nodes = len(offsets) - 1
+    d = X.shape[1]
+    tcrit = np.zeros(n_nodes)
+    df_ols = np.zeros(n_nodes)
+    ols = np.zeros(n_nodes, dtype=bool)
+    if auto:
+        n_positive = np.add.reduceat((sample_weight > 0).astype(np.int64), offsets[:-1])
+        df_ols = n_positive - d - int(center)
+        ols = df_ols >= OLS_MIN_DF
+        tcrit = _critical_values(z, np.where(ols, df_ols, 0))
+        df = n_positive - 1 - int(center)
+        t = _critical_values(z, df)
+        # The marginal test's critical correlation: |r| > t / sqrt(df + t^2).
+        with np.errstate(invalid="ignore"):
+            lam = np.where(np.isfinite(t), t / np.sqrt(np.maximum(df, 1) + t * t), 1.0)
     bounds = node_chunks(n_nodes, n_jobs)
 
     def chunk_args(first, last):
@@ -107,7 +179,10 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
         return (
             X[lo:hi], y[lo:hi], sample_weight[lo:hi],
             np.ascontiguousarray(offsets[first : last + 2] - lo),
-            np.ascontiguousarray(lam[first : last + 1]), z, auto, center,
+            np.ascontiguousarray(lam[first : last + 1], dtype=np.float64),
+            np.ascontiguousarray(df_ols[first : last + 1], dtype=np.float64),
+            np.ascontiguousarray(tcrit[first : last + 1]),
+            ols[first : last + 1], auto, center,
         )
 
     if len(bounds) <= 1:
@@ -161,6 +236,17 @@ def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared):
     return means, total
 
 
+def _privacy_rng():
+    """The generator of the randomized-response flips: fresh OS entropy.
+
+    Never seeded from ``random_state`` (which fixes only public choices),
+    so no seed reproduces the noise.  A NumPy ``Generator`` seeded with 128
+    bits of OS entropy (``SeedSequence()``), not yet the project's
+    cryptographically secure sampler.
+    """
+    return np.random.default_rng(np.random.SeedSequence())
+
+
 def _unpack(packed, n_features):
     bits = np.zeros((packed.shape[0], n_features), dtype=np.uint8)
     unpack_bits(np.ascontiguousarray(packed), bits)
@@ -173,9 +259,12 @@ class _OneShotSupportMixin(FederatedMixin):
     _support_parameter_constraints = {
         "alpha": [Interval(numbers.Real, 0, None, closed="left"), "array-like",
                   StrOptions({"auto"})],
-        "threshold": [Interval(numbers.Real, 0, 1, closed="right")],
+        "threshold": [Interval(numbers.Real, 0, 1, closed="right"), StrOptions({"auto"})],
         "fit_intercept": ["boolean"],
         "auto_z": [None, Interval(numbers.Real, 0, None, closed="left")],
+        "rogue_tolerance": [None, Interval(numbers.Real, 0, 0.5, closed="left")],
+        "fwer": [None, Interval(numbers.Real, 0, 1, closed="neither")],
+        "n_reported": [StrOptions({"auto"}), Interval(numbers.Integral, 1, None, closed="left")],
         **FederatedMixin._federated_parameter_constraints,
         "network": [None, HasMethods(["start"])],
         "privacy": [None, DifferentialPrivacy],
@@ -194,6 +283,12 @@ class _OneShotSupportMixin(FederatedMixin):
         """``(lam, auto)``: one lambda per client, or the auto rule."""
         if isinstance(self.alpha, str):
             return np.zeros(n_nodes), True
+        if self.auto_z is not None:
+            raise ValueError(
+                f"auto_z={self.auto_z!r} is the multiplier of the alpha='auto' rule; with "
+                f"alpha={self.alpha!r} the clients use that lambda and auto_z would be "
+                "ignored. Leave auto_z=None or set alpha='auto'."
+            )
         if np.ndim(self.alpha) == 0:
             return np.full(n_nodes, float(self.alpha)), False
         lam = np.asarray(self.alpha, dtype=np.float64)
@@ -211,6 +306,66 @@ class _OneShotSupportMixin(FederatedMixin):
                 f"{self.nodes_[first].item()!r} has alpha={lam[first]}."
             )
         return lam, False
+
+    def _client_z(self):
+        """The auto rule's multiplier (``auto_z``, or its default)."""
+        return DEFAULT_AUTO_Z if self.auto_z is None else float(self.auto_z)
+
+    def _vote_rule(self, auto, private):
+        """The server's rule: ``(test, base, beta, fwer)``.
+
+        ``test``: whether the server runs the binomial test (else it keeps
+        the features whose vote fraction reaches ``base``); ``base``: the
+        vote fraction a feature outside the support reaches from honest
+        clients (the auto rule's null selection rate) or the fixed
+        threshold; ``beta``: the rogue fraction the test tolerates.
+        Parameters that the rule would not use are refused.
+        """
+        auto_threshold = isinstance(self.threshold, str)
+        test = private or (auto_threshold and auto)
+        if auto_threshold:
+            base = null_selection_rate(self._client_z()) if auto else 0.5
+        else:
+            base = float(self.threshold)
+        with_beta = auto_threshold and auto
+        if self.rogue_tolerance is not None and not with_beta:
+            raise ValueError(
+                f"rogue_tolerance={self.rogue_tolerance!r} is used by the test of "
+                "threshold='auto' with alpha='auto' only (a fixed threshold is its own "
+                "margin against rogue clients); leave it None here."
+            )
+        if self.fwer is not None and not test:
+            raise ValueError(
+                f"fwer={self.fwer!r} is the level of the server's test, which runs with "
+                "threshold='auto' and alpha='auto', or under privacy; with "
+                f"threshold={self.threshold!r}, alpha={self.alpha!r} and no privacy the "
+                "server compares vote fractions with the threshold. Leave fwer=None here."
+            )
+        beta = 0.0
+        if with_beta:
+            beta = DEFAULT_ROGUE_TOLERANCE if self.rogue_tolerance is None else float(
+                self.rogue_tolerance)
+        fwer = DEFAULT_FWER if self.fwer is None else float(self.fwer)
+        return test, base, beta, fwer
+
+    def _n_reported(self, d, spec):
+        """How many features every client reports (``n_reported``)."""
+        if self.n_reported != "auto":
+            k = int(self.n_reported)
+            if k > d:
+                raise ValueError(
+                    f"n_reported={k} exceeds the number of features ({d})."
+                )
+            return k
+        if spec is None or math.isinf(spec.budget()[0]):
+            return d
+        # Each report of a bit flipped with probability p carries (1 - 2 p)^2
+        # of the information of a clean bit, and k reports share the budget
+        # (p = 1 / (1 + exp(epsilon / k)) at delta = 0): maximize
+        # k tanh(epsilon / (2 k))^2.
+        epsilon = spec.budget()[0]
+        ks = np.arange(1, d + 1)
+        return int(ks[np.argmax(ks * np.tanh(epsilon / (2.0 * ks)) ** 2)])
 
     def _recover_support(self, X, y, groups, sample_weight):
         """Validate, run the client pass and the vote; set the fitted attributes.
@@ -238,9 +393,12 @@ class _OneShotSupportMixin(FederatedMixin):
                 "node needs at least one to compute its statistics."
             )
         lam, auto = self._client_lambdas(n_nodes)
-        z = auto_z(d) if self.auto_z is None else float(self.auto_z)
-        abstain = self._abstainers(
-            np.bincount(layout.codes, weights=weights > 0, minlength=n_nodes), auto
+        spec = check_privacy(self.privacy, type(self).__name__)
+        self._vote_rule(auto, spec is not None)  # refuses unused parameters early
+        k = self._n_reported(d, spec)
+        short = self._short_clients(
+            np.bincount(layout.codes, weights=weights > 0, minlength=n_nodes), auto,
+            spec is not None,
         )
 
         if sparse.issparse(X):
@@ -254,10 +412,14 @@ class _OneShotSupportMixin(FederatedMixin):
             X_nodes = layout.sort(X)
             y_nodes = np.ascontiguousarray(y[layout.order], dtype=dtype)
             w_nodes = np.ascontiguousarray(weights[layout.order])
-        _, _, _, _, packed = _client_pass(
-            X_nodes, y_nodes, w_nodes, layout.offsets, lam, z, auto,
+        _, _, _, _, packed, ols = _client_pass(
+            X_nodes, y_nodes, w_nodes, layout.offsets, lam, self._client_z(), auto,
             bool(self.fit_intercept), self.n_jobs,
         )
+        # A client too small for its statistics selects nothing (under
+        # privacy it still sends, see _short_clients).
+        packed[short] = 0
+        self.ols_clients_ = ols & ~short
 
         # Round 1 over the simulated network: who answers, what they send.
         network = resolve_network(self.network)
@@ -266,102 +428,132 @@ class _OneShotSupportMixin(FederatedMixin):
         active, work = sim.draw_round()
         # A straggler has not finished its pass when the one-shot deadline
         # expires: like a dropped client, it does not vote.
-        answered = active & (work >= 1.0) & ~abstain
-        flip = self._privatize_votes(packed, answered & ~sim.rogue, d)
-        self._server_vote(packed, answered, sim, d, flip_probability=flip)
+        answered = active & (work >= 1.0)
+        if spec is None:
+            answered &= ~short
+        reported = None
+        if k < d:
+            # Public randomness (random_state): which k features each client
+            # reports; the server draws the same assignment.
+            rng = np.random.default_rng(
+                check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+            )
+            reported = np.sort(
+                np.argpartition(rng.random((n_nodes, d)), k - 1, axis=1)[:, :k], axis=1
+            ).astype(np.intp)
+        self._server_vote(packed, answered, sim, d, auto=auto, spec=spec, reported=reported)
         return X_nodes, y_nodes, w_nodes, layout, sim
 
-    def _privatize_votes(self, packed, honest, d):
-        """Local differential privacy of the vote: randomized response.
+    def _short_clients(self, n_positive, auto, private):
+        """Clients with too few samples to compute their statistics.
 
-        Every honest answering client flips each of its ``d`` bits with the
-        probability that makes its whole message ``(epsilon, delta)``-DP
-        with respect to its entire data set (client-level local DP: any
-        change of the client's data may change every bit, so the ``d`` bits
-        compose).  Returns the flip probability (0 without ``privacy``) and
-        sets ``privacy_`` and ``privacy_spent_``.
+        Centring (``fit_intercept=True``) needs two samples of positive
+        weight, and the ``alpha="auto"`` tests need one more (one residual
+        degree of freedom).  Without privacy such a client abstains from the
+        vote (``answered_`` is False for it) with a warning naming it.
+        Under privacy it does not abstain: whether a client answers must not
+        depend on its data, so it sends an all-zero vector through the same
+        randomized response as every other client.
         """
-        spec = check_privacy(self.privacy, type(self).__name__)
-        if spec is None:
-            return 0.0
-        epsilon, delta = spec.budget()
-        mechanism = calibrate_randomized_response(epsilon, delta, d)
-        uses = np.where(honest, d, 0)
-        self.privacy_spent_ = epsilon_spent(mechanism, uses, delta)
-        self.privacy_ = describe(
-            mechanism, uses=uses, delta=delta,
-            composition=f"{d} randomized-response bits per answering client, one shot",
-            flip_probability=mechanism.flip_probability, level="client (local DP)",
-        )
-        p = mechanism.flip_probability
-        senders = np.flatnonzero(honest)
-        if p > 0.0 and len(senders):
-            rng = np.random.default_rng(
-                check_random_state(self.random_state).randint(1, np.iinfo(np.int32).max, size=2)
-            )
-            bits = _unpack(packed[senders], d)
-            sent = mechanism.apply(bits, rng)
-            out = np.zeros((len(senders), packed.shape[1]), dtype=np.uint8)
-            pack_bits(np.ascontiguousarray(sent), out)
-            packed[senders] = out
-        return p
-
-    def _abstainers(self, n_positive, auto):
-        """Clients with too few samples to compute their statistics abstain.
-
-        Centring (``fit_intercept=True``) and the ``alpha="auto"`` rule's
-        standard error both need two samples of positive weight; a client
-        with fewer would send a meaningless support (one centred sample is
-        zero, so it would vote against every feature).  It does not vote:
-        ``answered_`` is False for it, and a warning names it.
-        """
-        need = 2 if (auto or self.fit_intercept) else 1
-        abstain = np.asarray(n_positive) < need
-        if abstain.any():
-            bad = self.nodes_[abstain].tolist()
+        need = (2 + int(bool(self.fit_intercept))) if auto else (
+            2 if self.fit_intercept else 1)
+        short = np.asarray(n_positive) < need
+        if short.any():
+            bad = self.nodes_[short].tolist()
             shown = ", ".join(repr(v) for v in bad[:5]) + (", ..." if len(bad) > 5 else "")
-            uses = " and ".join(
-                what for what, on in (
-                    ("centres its data (fit_intercept=True)", self.fit_intercept),
-                    ("estimates its own lambda (alpha='auto')", auto),
-                ) if on
+            what = "alpha='auto' (a residual degree of freedom)" if auto else (
+                "fit_intercept=True (centring)")
+            then = (
+                "under privacy they still send an all-zero vector through randomized "
+                "response, so that answering does not depend on a client's data"
+                if private else "they abstain from the vote (answered_ is False for them)"
             )
             warnings.warn(
                 f"{len(bad)} client(s) of {type(self).__name__} have fewer than {need} "
-                f"samples with a positive sample_weight, too few for a client that "
-                f"{uses}, so they abstain from the vote (answered_ is False for "
-                f"them): node(s) {shown}.",
+                f"samples with a positive sample_weight, too few for {what}; {then}: "
+                f"node(s) {shown}.",
                 UserWarning,
                 stacklevel=4,
             )
-        return abstain
+        return short
 
-    def _server_vote(self, packed, answered, sim, d, flip_probability=0.0):
-        """Round 1 at the server: receive the bit vectors, count them, vote.
+    def _abstainers(self, n_positive, auto):
+        """The clients that abstain without privacy (see :meth:`_short_clients`)."""
+        return self._short_clients(n_positive, auto, False)
 
-        ``packed`` holds every client's honest bits (one row per node);
-        rogue clients' rows are corrupted in place on the way, the messages
-        of the clients in ``answered`` are counted, and the fitted vote
-        attributes are set; ``d`` is the number of features voted on.  Bits
-        flipped by randomized response with ``flip_probability`` p are
-        debiased: ``(R_j - p) / (1 - 2 p)`` is compared with ``threshold``
-        (for the median rule this is the same as ``R_j >= 1/2``).  Shared by the simulated fit and the Flower
-        server, so both count and vote identically.
+    def _server_vote(self, packed, answered, sim, d, *, auto=True, spec=None,
+                     reported=None):
+        """Round 1 at the server: receive the messages, count them, vote.
+
+        ``packed`` holds every client's honest bits (one row per node).
+        Each client in ``answered`` sends the bits of its ``reported``
+        features (all ``d`` when None): under ``spec`` (privacy) they go
+        through randomized response first, then a rogue client corrupts its
+        (randomized) message; the messages are counted in the byte log and
+        tallied, and the server applies its rule (:meth:`_vote_rule`).
+        Shared by the simulated fit and the Flower server.
         """
         senders = np.flatnonzero(answered).astype(np.intp)
-        rogue = senders[sim.rogue[senders]]
-        if rogue.size:
-            bits = sim.corrupt_bit_rows(_unpack(packed[rogue], d), rogue)
-            sent = np.zeros((rogue.size, packed.shape[1]), dtype=np.uint8)
-            pack_bits(np.ascontiguousarray(bits, dtype=np.uint8), sent)
-            packed[rogue] = sent
-        message = payload_bytes(n_bits=d)
-        sim.counter.gather_to_server(senders, np.full(len(senders), message, dtype=np.int64))
+        g = len(senders)
+        k = d if reported is None else reported.shape[1]
+        test, base, beta, fwer = self._vote_rule(auto, spec is not None)
+        p = 0.0
+        for stale in ("privacy_spent_", "privacy_"):
+            if hasattr(self, stale):
+                delattr(self, stale)
+        if spec is not None:
+            epsilon, delta = spec.budget()
+            mechanism = calibrate_randomized_response(epsilon, delta, k)
+            p = mechanism.flip_probability
+            uses = np.where(answered, k, 0)
+            self.privacy_spent_ = epsilon_spent(mechanism, uses, delta)
+            self.privacy_ = describe(
+                mechanism, uses=uses, delta=delta,
+                composition=(
+                    f"{k} randomized-response bits per answering client, one shot"
+                    + ("" if k == d else f" ({k} of the {d} features, chosen by public "
+                       "randomness)")
+                ),
+                flip_probability=p, level="client (local DP)", n_reported=k,
+                public=(
+                    "which features each client reports (random_state) and which "
+                    "clients answer (the network); every answering client randomizes, "
+                    "a rogue corrupts its randomized bits (post-processing), and a "
+                    "client with too few samples sends randomized zeros instead of "
+                    "abstaining"
+                ),
+            )
+        rogue = sim.rogue[senders] if g else np.zeros(0, dtype=bool)
+        simple = reported is None and p == 0.0 and not rogue.any()
+        if simple:
+            votes = np.zeros(d, dtype=np.int64)
+            tally_votes(packed, senders, votes)
+            n_reports = np.full(d, g, dtype=np.int64)
+            client_supports = _unpack(packed, d)
+            client_supports[~answered] = False
+        else:
+            full = _unpack(packed[senders], d)
+            rows = np.arange(g)[:, None]
+            messages = full if reported is None else full[rows, reported[senders]]
+            if p > 0.0 and g:
+                messages = mechanism.apply(messages, _privacy_rng()).astype(bool)
+            if rogue.any():
+                messages[rogue] = sim.corrupt_bit_rows(messages[rogue], senders[rogue])
+            client_supports = np.zeros((len(answered), d), dtype=bool)
+            if reported is None:
+                client_supports[senders] = messages
+                votes = messages.sum(axis=0, dtype=np.int64)
+                n_reports = np.full(d, g, dtype=np.int64)
+            else:
+                idx = reported[senders]
+                client_supports[senders[:, None], idx] = messages
+                votes = np.bincount(idx[messages], minlength=d).astype(np.int64)
+                n_reports = np.bincount(idx.ravel(), minlength=d).astype(np.int64)
+        sim.counter.gather_to_server(
+            senders, np.full(g, payload_bytes(n_bits=k), dtype=np.int64)
+        )
         sim.counter.next_round()
 
-        votes = np.zeros(d, dtype=np.int64)
-        tally_votes(packed, senders, votes)
-        g = len(senders)
         if g == 0:
             warnings.warn(
                 "No client answered (all were dropped, straggling or abstained), so no "
@@ -369,23 +561,50 @@ class _OneShotSupportMixin(FederatedMixin):
                 UserWarning,
                 stacklevel=4,
             )
-            fraction = np.zeros(d)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            fraction = np.where(n_reports > 0, votes / np.maximum(n_reports, 1), 0.0)
+        debiased = (fraction - p) / (1.0 - 2.0 * p)
+        if test:
+            # The highest rate at which a feature outside the support is
+            # reported as 1: honest clients select it at rate ``base``,
+            # randomized response turns that into p + (1 - 2 p) base, and up
+            # to a fraction beta of rogue clients may send anything.
+            reference = (1.0 - beta) * (p + (1.0 - 2.0 * p) * base) + beta
+            pvalues = np.where(
+                n_reports > 0, stats.binom.sf(votes - 1, n_reports, reference), 1.0
+            )
+            support = pvalues <= fwer / d
+            self.pvalues_ = pvalues
+            self.reference_rate_ = reference
+            best = reference ** max(int(n_reports.max()) if g else 0, 0)
+            if g and best > fwer / d:
+                warnings.warn(
+                    f"Too few reports for any feature to be significant: even a feature "
+                    f"that all of its {int(n_reports.max())} reports select has p-value "
+                    f"{best:.2g} > fwer / n_features = {fwer / d:.2g}, so no feature was "
+                    f"selected. More clients (about "
+                    f"{math.ceil(math.log(fwer / d) / math.log(reference))}) are needed, "
+                    "or a larger fwer.",
+                    UserWarning,
+                    stacklevel=4,
+                )
         else:
-            fraction = votes / g
-        client_supports = _unpack(packed, d)
-        client_supports[~answered] = False
-
-        if g:
-            p = flip_probability
-            self.support_ = (fraction - p) / (1.0 - 2.0 * p) >= self.threshold
-        else:
-            self.support_ = np.zeros(d, dtype=bool)
+            support = (fraction >= base) & (n_reports > 0)
+            self.pvalues_ = None
+            self.reference_rate_ = base
+        self.support_ = support
         self.votes_ = votes
+        self.n_reports_ = n_reports
         self.vote_fraction_ = fraction
+        self.debiased_fraction_ = debiased
         self.client_supports_ = client_supports
         self.answered_ = answered
         self.rogue_ = sim.rogue.copy()
         self.n_answered_ = g
+        if reported is not None:
+            self.reported_features_ = reported
+        elif hasattr(self, "reported_features_"):
+            del self.reported_features_
 
     def _group_position(self):
         if self.group_column is None:
@@ -574,9 +793,12 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         self,
         alpha="auto",
         *,
-        threshold=0.5,
+        threshold="auto",
         fit_intercept=True,
         auto_z=None,
+        rogue_tolerance=None,
+        fwer=None,
+        n_reported="auto",
         group_column=None,
         handle_unknown="global",
         network=None,
@@ -588,6 +810,9 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         self.threshold = threshold
         self.fit_intercept = fit_intercept
         self.auto_z = auto_z
+        self.rogue_tolerance = rogue_tolerance
+        self.fwer = fwer
+        self.n_reported = n_reported
         self.group_column = group_column
         self.handle_unknown = handle_unknown
         self.network = network
@@ -793,10 +1018,13 @@ class FederatedSparseLinearRegression(
         self,
         alpha="auto",
         *,
-        threshold=0.5,
+        threshold="auto",
         fit_intercept=True,
         per_node_intercept=True,
         auto_z=None,
+        rogue_tolerance=None,
+        fwer=None,
+        n_reported="auto",
         group_column=None,
         handle_unknown="global",
         network=None,
@@ -809,6 +1037,9 @@ class FederatedSparseLinearRegression(
         self.fit_intercept = fit_intercept
         self.per_node_intercept = per_node_intercept
         self.auto_z = auto_z
+        self.rogue_tolerance = rogue_tolerance
+        self.fwer = fwer
+        self.n_reported = n_reported
         self.group_column = group_column
         self.handle_unknown = handle_unknown
         self.network = network
