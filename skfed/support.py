@@ -582,9 +582,10 @@ class _OneShotSupportMixin(FederatedMixin):
                     f"Too few reports for any feature to be significant: even a feature "
                     f"that all of its {int(n_reports.max())} reports select has p-value "
                     f"{best:.2g} > fwer / n_features = {fwer / d:.2g}, so no feature was "
-                    f"selected. More clients (about "
-                    f"{math.ceil(math.log(fwer / d) / math.log(reference))}) are needed, "
-                    "or a larger fwer.",
+                    f"selected. At least "
+                    f"{math.ceil(math.log(fwer / d) / math.log(reference))} reports per "
+                    "feature are needed (more clients, or more features reported per "
+                    "client), or a larger fwer.",
                     UserWarning,
                     stacklevel=4,
                 )
