@@ -1,11 +1,14 @@
 """One-shot federated exact support recovery for sparse linear regression.
 
 Barik & Honorio, "Exact Support Recovery in Federated Regression with
-One-shot Communication": every client computes, in one pass over its own
-rows, the exact lasso solution for uncorrelated predictors, and sends the
-support of that solution to the server as a packed bit vector, once.  The
-server keeps the features that at least half of the answering clients
-chose.
+One-shot Communication": every client selects features from its own rows
+and sends its selection to the server as a packed bit vector, once; the
+server votes.  With a fixed lambda this is the paper's Algorithm 1 (the
+client's lasso for uncorrelated predictors, the median vote); the default
+``alpha="auto"`` rule makes every client's selection a test with a known
+null selection rate (an OLS t-test, or a marginal correlation test for
+clients with fewer samples than features) and the server a binomial test
+against that rate, so that recovery improves with every client.
 
 * :class:`FederatedSupportRecovery` is the method itself, as a scikit-learn
   feature selector (``transform`` keeps the recovered features).
@@ -618,58 +621,103 @@ class _OneShotSupportMixin(FederatedMixin):
 class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimator):
     """Exact support recovery of a sparse linear model with one-shot communication.
 
-    Barik & Honorio's Algorithm 1.  Every client (node) computes, in one pass
-    over its own rows, the lasso solution for uncorrelated predictors and
-    sends its support to the server, once, as a packed bit vector; the
-    server keeps the features chosen by at least ``threshold`` (half, the
-    median rule) of the clients that answered::
+    Barik & Honorio's one-shot protocol.  Every client (node) selects
+    features from its own rows and sends its selection to the server, once,
+    as a packed bit vector; the server keeps the features that enough of
+    the answering clients selected.
+
+    With a fixed ``alpha`` (the paper's lambda) this is the paper's
+    Algorithm 1: the client's lasso for uncorrelated predictors and, by
+    default, the median vote::
 
         client i, feature j (means over the client's n_i samples):
             sigma_ij = mean_t (x_tj)^2,     alpha_ij = mean_t y_t x_tj
-            w_ij = argmin_w  sigma_ij w^2 / 2 - alpha_ij w + lambda_ij |w|
-                 = sign(alpha_ij) max(0, |alpha_ij| - lambda_ij) / sigma_ij
-            S_i  = {j : w_ij != 0} = {j : |alpha_ij| > lambda_ij}
+            w_ij = sign(alpha_ij) max(0, |alpha_ij| - lambda_i) / sigma_ij
+            S_i  = {j : w_ij != 0} = {j : |alpha_ij| > lambda_i}
         server, over the g clients that answered:
             R_j = (1/g) sum_i [j in S_i],   S = {j : R_j >= threshold}
 
-    Each answering client sends one message of ``ceil(d / 8)`` bytes plus
-    the header; nothing else is communicated (``n_bytes_sent_ ==
-    g * (ceil(d / 8) + header_bytes)``).  The recovered support is exact
-    with high probability when every client has ``O(s^2 log s)`` samples
-    (``s`` the support size, independent of ``d``) and there are
-    ``O(log d)`` clients (paper, Theorems 1-2).
+    The default ``alpha="auto"`` rule is chosen for the vote.  Each client
+    tests every feature at the same, known null selection rate
+    ``q0 = 2 Phi(-auto_z)`` (0.317 at the default ``auto_z=1``):
+
+    * a client with at least ``d + 1 + 3`` samples (3 residual degrees of
+      freedom; ``d + 3`` without intercept) fits ordinary least squares on
+      all features and selects ``j`` when ``|t_ij| > t_{df}(1 - q0 / 2)``,
+      the t-test of its coefficient (conditional on the other features, so
+      a feature correlated with the support but outside it is selected at
+      rate ``q0`` too);
+    * a smaller client selects ``j`` when its sample correlation passes the
+      t-test of ``corr(x_j, y) = 0`` at level ``q0`` (``df = n_i - 2``):
+      the lasso for uncorrelated predictors with the per-feature lambda
+      ``r_i sqrt(sigma_ij var_i(y))``.
+
+    The server then runs, for every feature, a one-sided binomial test of
+    its votes against the highest rate a feature outside the support can
+    reach, ``reference = (1 - beta) q0 + beta`` with ``beta =
+    rogue_tolerance`` (a fraction ``beta`` of rogue clients may send
+    anything), at family-wise level ``fwer`` over the ``d`` features
+    (Bonferroni)::
+
+        S = {j : P(Binomial(g, reference) >= votes_j) <= fwer / d}
+
+    so a feature that clients detect at any rate above ``reference`` is
+    recovered once there are enough clients, and more clients never hurt:
+    the number of clients needed is ``O(log(d / fwer) / KL(q1 || reference))``
+    for a feature detected at rate ``q1``, the paper's ``O(log d)``.
+
+    Each answering client sends one message of ``ceil(k / 8)`` bytes plus
+    the header, ``k = n_reported`` (all ``d`` features by default); nothing
+    else is communicated.
 
     Parameters
     ----------
     alpha : float, array-like of shape (n_nodes,) or "auto", default="auto"
         The paper's lambda.  A number is used by every client; an array
         gives one value per client, in the order of ``nodes_`` (the sorted
-        node labels).  ``"auto"`` is a rule every client applies to its own
-        data, feature by feature: it thresholds the standardized statistic,
-        ``lambda_ij = auto_z * sqrt(var_t(y_t x_tj) / n_i)``, i.e. it keeps
-        feature ``j`` when ``alpha_ij`` is more than ``auto_z`` standard
-        errors away from zero.  With ``auto_z = sqrt(2 log d)`` a feature
-        unrelated to the target is rarely selected by any client, and a
-        support feature is selected once
-        ``n_i > 2 log(d) var(y x_j) / (E[y x_j])^2``, so the auto rule needs
-        about ``log d`` times more samples per client than a well-chosen
-        fixed lambda; it fails when features outside the support are
-        correlated with the support (``E[y x_j] != 0`` for ``j`` outside
-        it) and ``n_i`` is large enough to detect that correlation.
-    threshold : float in (0, 1], default=0.5
-        Fraction of the answering clients that must choose a feature for the
-        server to keep it (``R_j >= threshold``); 0.5 is the paper's median
-        rule, robust to up to half of the clients sending the complement of
-        their support.
+        node labels).  ``"auto"``: the per-client tests described above.
+    threshold : float in (0, 1] or "auto", default="auto"
+        The server's rule.  ``"auto"``: with ``alpha="auto"`` the binomial
+        test against the null selection rate; with a fixed ``alpha``, whose
+        null selection rate is unknown, the paper's median rule (0.5).  A
+        number: keep the features that at least this fraction of the
+        reporting clients selected (0.5 is the median rule, robust to
+        fewer than half of the clients sending the complement of their
+        support when honest clients are never wrong).  Under ``privacy`` a
+        fixed threshold is tested too: a feature is kept only when its
+        randomized votes are significantly above the threshold.
     fit_intercept : bool, default=True
         Whether every client first centres its own features and target
         (weighted means over its samples).  The paper's model has zero-mean
-        data and no centring (``fit_intercept=False`` is exactly its
-        Algorithm 1); with centred data the two differ by ``O(1/n_i)``.
-        Centring is done in the same single pass over the rows.
+        data and no centring (``fit_intercept=False`` with a fixed ``alpha``
+        is exactly its Algorithm 1).
     auto_z : float, default=None
-        Multiplier of the standard error in the ``alpha="auto"`` rule;
-        None means ``sqrt(2 log d)`` (``d`` at least 2).
+        The client tests' level, in standard deviations of the normal
+        distribution: null selection rate ``2 Phi(-auto_z)``.  None means
+        1.0 (chosen on the phase transitions of
+        ``benchmarks/support_phase_transition.py``: a low client threshold
+        lets every client contribute, the server's test removes the noise).
+        Only with ``alpha="auto"`` (refused otherwise).
+    rogue_tolerance : float in [0, 0.5), default=None
+        The fraction ``beta`` of answering clients that may be rogue
+        (sending anything) without a false positive beyond ``fwer``.  None
+        means 0.1.  A larger value protects against more rogue clients but
+        needs clients to detect a support feature at a higher rate,
+        ``(1 - beta) q1 > q0 + beta (1 - q0)``; with ``auto_z=1``,
+        ``rogue_tolerance=0.3`` keeps the features detected at rate 0.75 or
+        more.  Only with ``alpha="auto"`` and ``threshold="auto"``.
+    fwer : float in (0, 1), default=None
+        Family-wise error rate of the server's test over the ``d``
+        features.  None means 0.05.  Used by the binomial test only
+        (``alpha="auto"`` with ``threshold="auto"``, or under privacy).
+    n_reported : int or "auto", default="auto"
+        Number of features each client reports, chosen at random for each
+        client by public randomness (``random_state``; the server knows the
+        assignment, so only the bits are sent).  ``"auto"``: all of them
+        without privacy; under privacy the ``k`` that maximizes
+        ``k tanh(epsilon / (2 k))^2``, the information the server receives
+        when a budget ``epsilon`` is split over ``k`` randomized bits
+        (``k = 1`` up to epsilon 3).
     group_column : int, str or None, default=None
         Column of ``X`` holding the node id of every sample.  The column is
         not a candidate feature; :meth:`transform` keeps it (at its place
@@ -682,20 +730,24 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         The network the protocol runs over (None: a perfect network).
         Dropped and straggling clients do not vote (a straggler misses the
         one-shot deadline); rogue clients send the complement of their
-        support or random bits (``rogue_behavior``).
+        message or random bits (``rogue_behavior``).
     privacy : DifferentialPrivacy, default=None
-        Local differential privacy of every client's message by randomized
-        response: each bit is flipped with the probability ``p`` that makes
-        the client's ``d``-bit message ``(epsilon, delta)``-DP with respect
-        to its whole data set (``p = 1 / (1 + exp(epsilon / d))`` at
-        ``delta = 0``; the accountant allows a smaller ``p`` for
-        ``delta > 0``).  The server debiases the vote,
-        ``(R_j - p) / (1 - 2 p) >= threshold``, which for the median rule
-        is ``R_j >= 1/2`` again: symmetric flips keep the rule consistent
-        but it needs more clients (see Notes).  None: no privacy.
+        Local differential privacy of every client's message (client
+        level: with respect to its whole data set) by randomized response:
+        each of its ``k`` reported bits is flipped with the probability
+        ``p`` that makes the message ``(epsilon, delta)``-DP (``p = 1 / (1 +
+        exp(epsilon / k))`` at ``delta = 0``; the accountant allows a smaller
+        ``p`` for ``delta > 0``).  Every answering client randomizes, a
+        rogue client corrupts its randomized bits (post-processing: it
+        spends the same budget), and a client with too few samples sends
+        randomized zeros rather than abstaining, so whether a client
+        answers does not depend on its data.  The server tests the votes
+        against ``p + (1 - 2 p) reference``: at any epsilon a feature is
+        kept only if its debiased vote is significant.  The flips come from
+        fresh OS entropy, never from ``random_state``.  None: no privacy.
     random_state : int, RandomState instance or None, default=None
-        Seeds the network's faults when the network has no seed of its own,
-        and the randomized response of ``privacy``.
+        Public randomness only: the network's faults when the network has
+        no seed of its own, and the features each client reports.
     n_jobs : int, default=None
         Number of threads that run the client passes.  Results do not
         depend on it.
@@ -706,19 +758,40 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         The recovered support, over the features (without the node-id
         column of ``group_column``).
     votes_ : ndarray of shape (n_features,), dtype=int64
-        Number of answering clients whose message had feature ``j``.
+        Number of answering clients whose message had feature ``j`` (after
+        randomized response and corruption).
+    n_reports_ : ndarray of shape (n_features,), dtype=int64
+        Number of answering clients that reported feature ``j``
+        (``n_answered_`` for every feature unless ``n_reported < d``).
     vote_fraction_ : ndarray of shape (n_features,)
-        ``R_j = votes_ / n_answered_`` (zeros when no client answered).
+        ``votes_ / n_reports_`` (zeros where nobody reported).
+    debiased_fraction_ : ndarray of shape (n_features,)
+        ``(vote_fraction_ - p) / (1 - 2 p)``, the estimated fraction of
+        clients that selected ``j`` (``vote_fraction_`` without privacy).
+    pvalues_ : ndarray of shape (n_features,) or None
+        One-sided binomial p-values of the server's test (before the
+        Bonferroni correction: a feature is kept when ``pvalues_ <= fwer /
+        n_features``); None when the server compares vote fractions with a
+        fixed threshold.
+    reference_rate_ : float
+        The rate the votes were tested against, or the fixed threshold.
     client_supports_ : ndarray of shape (n_nodes, n_features), dtype=bool
         What each client's message said, as the server received it: after
-        corruption for rogue clients and randomized response under
-        ``privacy``, all False for clients that did not answer.
+        randomized response under ``privacy`` and corruption for rogue
+        clients; False for features a client did not report and for
+        clients that did not answer.
+    ols_clients_ : ndarray of shape (n_nodes,), dtype=bool
+        Clients that ran the OLS t-test (``alpha="auto"`` with enough
+        samples and a non-singular Gram matrix); the others ran the
+        marginal test or a fixed lambda.
+    reported_features_ : ndarray of shape (n_nodes, n_reported), dtype=intp
+        Only when ``n_reported < n_features``: the features each client
+        reported (sorted).
     answered_ : ndarray of shape (n_nodes,), dtype=bool
         Clients whose message arrived (not dropped, not straggling, not
-        abstaining).  A client with fewer than two samples of positive
-        weight abstains when it centres its data (``fit_intercept=True``) or
-        uses ``alpha="auto"``: it cannot estimate its statistics, so it does
-        not vote (with a warning naming it).
+        abstaining).  Without privacy a client with too few samples of
+        positive weight for its statistics (2 with ``fit_intercept``, one
+        more for ``alpha="auto"``) abstains, with a warning naming it.
     rogue_ : ndarray of shape (n_nodes,), dtype=bool
         Clients the simulated network made rogue (unknown to the server;
         for analysis).
@@ -733,38 +806,46 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
     communication_ : CommunicationLog
         Everything the fit communicated (one round).
     n_bytes_sent_ : int
-        ``n_answered_ * (ceil(n_features / 8) + header_bytes)``.
+        ``n_answered_ * (ceil(n_reported / 8) + header_bytes)``.
     n_messages_ : int
         ``n_answered_``.
     bytes_per_round_ : ndarray of shape (1,)
     privacy_spent_ : ndarray of shape (n_nodes,)
         Only with ``privacy``: the epsilon each client spent at the
-        specification's delta (0 for clients that did not vote).
+        specification's delta (0 for clients that did not send).
     privacy_ : dict
-        Only with ``privacy``: mechanism, flip probability, bits per message
-        and the accountant used.
+        Only with ``privacy``: mechanism, flip probability, reported
+        features per client, the accountant, and what is public.
 
     See Also
     --------
     FederatedSparseLinearRegression : the recovered support plus a federated
         least-squares refit, to predict.
-    sklearn.linear_model.Lasso : the centralized lasso on pooled data.
+    sklearn.linear_model.LassoCV : the centralized lasso on pooled data.
     sklearn.feature_selection.SelectFromModel : selection from a fitted model.
 
     Notes
     -----
-    Sample weights turn every mean into a weighted mean, and ``n_i`` into
-    the client's total weight.  The bits are packed eight to a byte, feature
-    ``j`` in bit ``j % 8`` (least significant first) of byte ``j // 8``.
+    Both auto tests have the exact null rate ``q0`` under Gaussian noise
+    (OLS) or a Gaussian feature independent of the target and of the other
+    features (marginal test), whatever the client's size.  The marginal
+    test of a small client cannot tell a feature outside the support from
+    a support feature it is correlated with: on correlated designs only
+    clients with more samples than features (the OLS test) keep the vote
+    exact as clients are added; ``rogue_tolerance`` leaves a margin that
+    absorbs weak correlations.
 
-    Under ``privacy`` a bit that a fraction ``q > 1/2`` of the honest
-    clients would send arrives as a 1 with probability
-    ``p + (1 - 2 p) q``, so the server's decision on it is wrong with
-    probability at most ``exp(-2 g (1 - 2 p)^2 (q - 1/2)^2)`` (Hoeffding)
-    for ``g`` answering clients: randomized response multiplies the number
-    of clients the median rule needs by ``1 / (1 - 2 p)^2 =
-    coth(epsilon_bit / 2)^2``, about ``4 / epsilon_bit^2`` for a small
-    per-bit epsilon (``epsilon_bit = epsilon / d`` at ``delta = 0``).
+    The degrees of freedom count a client's samples of positive weight;
+    sample weights turn every mean into a weighted mean (weighted least
+    squares for the OLS test).  The bits are packed eight to a byte,
+    feature ``j`` in bit ``j % 8`` (least significant first) of byte
+    ``j // 8``.
+
+    Under ``privacy`` a feature that a fraction ``q`` of the clients
+    select is reported as 1 with probability ``p + (1 - 2 p) q``: the test
+    needs about ``1 / (1 - 2 p)^2 = coth(epsilon_bit / 2)^2`` times more
+    reports, ``epsilon_bit = epsilon / k``; reporting ``k < d`` features
+    per client spends the budget on fewer, less noisy bits.
 
     References
     ----------
@@ -932,17 +1013,22 @@ class FederatedSparseLinearRegression(
     Parameters
     ----------
     alpha : float, array-like of shape (n_nodes,) or "auto", default="auto"
-        The selection's lambda; see :class:`FederatedSupportRecovery`.
-    threshold : float in (0, 1], default=0.5
-        The server's vote threshold (median rule).
+        The selection's lambda or client tests; see
+        :class:`FederatedSupportRecovery`.
+    threshold : float in (0, 1] or "auto", default="auto"
+        The server's rule in round 1; see :class:`FederatedSupportRecovery`.
     fit_intercept : bool, default=True
         Whether to fit intercepts (and centre the data of each client in the
         selection round).
     per_node_intercept : bool, default=True
         With ``fit_intercept``: one intercept per node (heterogeneous
         nodes) rather than one shared intercept.
-    auto_z : float, default=None
-        Multiplier of the ``alpha="auto"`` rule; None means ``sqrt(2 log d)``.
+    auto_z, rogue_tolerance, fwer : float, default=None
+        The ``alpha="auto"`` rule's level and the server's test; see
+        :class:`FederatedSupportRecovery` (defaults 1.0, 0.1 and 0.05).
+    n_reported : int or "auto", default="auto"
+        Features each client reports in round 1; see
+        :class:`FederatedSupportRecovery`.
     group_column : int, str or None, default=None
         Column of ``X`` holding the node id of every sample.
     handle_unknown : {"global", "error"}, default="global"
@@ -973,7 +1059,8 @@ class FederatedSparseLinearRegression(
     intercept_ : ndarray of shape (n_nodes,) or float
         Per-node intercepts (``per_node_intercept``), else one float (0.0
         without ``fit_intercept``).
-    support_, votes_, vote_fraction_, client_supports_, answered_, rogue_, n_answered_
+    support_, votes_, n_reports_, vote_fraction_, debiased_fraction_, pvalues_, \
+    reference_rate_, client_supports_, ols_clients_, answered_, rogue_, n_answered_
         As in :class:`FederatedSupportRecovery` (round 1).
     refit_answered_ : ndarray of shape (n_nodes,), dtype=bool
         Clients whose statistics arrived in round 2.
