@@ -99,50 +99,60 @@ def _critical_values(z, df):
     return out
 
 
+# Clients are processed this many at a time, so that the per-client
+# statistics the Cython pass fills (four float64 arrays of shape
+# (clients, d)) never take more than a few megabytes.
+_CLIENT_BLOCK = 4096
+
+
 def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, center):
-    """Client pass of a run of consecutive nodes; returns their rows.
+    """Client pass of a run of consecutive nodes; returns their bits.
 
     ``X``, ``y`` and ``sample_weight`` hold only these nodes' rows and
     ``offsets`` starts at 0, so a chunk ships only its own data to a joblib
     worker (thread, process or Dask worker) and its result comes back as
     return values, never through shared memory.  ``ols`` marks the nodes
-    that run the OLS t-test (critical values ``tcrit``); a node whose Gram
-    matrix is singular falls back to the marginal rule (``lam``) and is
-    unmarked in the returned ``ols``.
+    that run the OLS t-test (residual degrees of freedom ``df``, critical
+    values ``tcrit``); a node whose Gram matrix is singular falls back to
+    the marginal rule (``lam``) and is unmarked in the returned ``ols``.
+
+    Returns ``(packed, ols)``.
     """
     n_nodes = len(offsets) - 1
     d = X.shape[1]
-    sigma = np.zeros((n_nodes, d))
-    alpha = np.zeros((n_nodes, d))
-    threshold = np.zeros((n_nodes, d))
-    coef = np.zeros((n_nodes, d))
     packed = np.zeros((n_nodes, (d + 7) // 8), dtype=np.uint8)
-    outputs = (sigma, alpha, threshold, coef, packed)
     ols = np.array(ols, dtype=bool)
+    block = min(n_nodes, _CLIENT_BLOCK)
+    stats_ = [np.zeros((block, d)) for _ in range(4)]
+    work = np.zeros(ols_work_shape(d)) if ols.any() else None
     is_sparse = sparse.issparse(X)
-    if is_sparse:
-        csr = (X.data, X.indices.astype(np.intp, copy=False),
-               X.indptr.astype(np.intp, copy=False), d)
-    if ols.any():
-        solved = np.zeros(n_nodes, dtype=np.uint8)
-        nodes = np.flatnonzero(ols).astype(np.intp)
-        work = np.zeros(ols_work_shape(d))
+    for first in range(0, n_nodes, block):
+        last = min(first + block, n_nodes)
+        lo, hi = offsets[first], offsets[last]
+        Xb, yb, wb = X[lo:hi], y[lo:hi], sample_weight[lo:hi]
+        off = np.ascontiguousarray(offsets[first : last + 1] - lo)
+        out = [a[: last - first] for a in stats_] + [packed[first:last]]
         if is_sparse:
-            client_ols_csr(*csr, y, sample_weight, offsets, nodes, df, tcrit, center,
-                           *outputs, solved, work)
-        else:
-            client_ols_dense(X, y, sample_weight, offsets, nodes, df, tcrit, center,
-                             *outputs, solved, work)
-        ols &= solved.astype(bool)
-    nodes = np.flatnonzero(~ols).astype(np.intp)
-    if len(nodes):
-        if is_sparse:
-            client_pass_csr(*csr, y, sample_weight, offsets, nodes, lam, auto, center,
-                            *outputs, np.zeros((1, d)))
-        else:
-            client_pass_dense(X, y, sample_weight, offsets, nodes, lam, auto, center,
-                              *outputs, np.zeros((1, d)))
-    return (*outputs, ols)
+            csr = (Xb.data, Xb.indices.astype(np.intp, copy=False),
+                   Xb.indptr.astype(np.intp, copy=False), d)
+        todo = ols[first:last]
+        if todo.any():
+            solved = np.zeros(last - first, dtype=np.uint8)
+            nodes = np.flatnonzero(todo).astype(np.intp)
+            args = (off, nodes, df[first:last], tcrit[first:last], center, *out, solved, work)
+            if is_sparse:
+                client_ols_csr(*csr, yb, wb, *args)
+            else:
+                client_ols_dense(Xb, yb, wb, *args)
+            todo &= solved.astype(bool)
+        nodes = np.flatnonzero(~todo).astype(np.intp)
+        if len(nodes):
+            args = (off, nodes, lam[first:last], auto, center, *out, np.zeros((1, d)))
+            if is_sparse:
+                client_pass_csr(*csr, yb, wb, *args)
+            else:
+                client_pass_dense(Xb, yb, wb, *args)
+    return packed, ols
 
 
 def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
@@ -155,10 +165,10 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
     rate :func:`null_selection_rate` ``(z)``.  The degrees of freedom count
     the client's samples of positive weight.
 
-    Returns ``(sigma, alpha, threshold, coef, packed, ols)`` with one row per
-    node (``ols``: the nodes that used the OLS t-test); every node's row
-    depends on its own data only, so the result does not depend on
-    ``n_jobs`` or on the joblib backend.
+    Returns ``(packed, ols)`` with one row per node (``packed``: its bits;
+    ``ols``: the nodes that used the OLS t-test); every node's row depends
+    on its own data only, so the result does not depend on ``n_jobs`` or on
+    the joblib backend.
     """
     n_nodes = len(offsets) - 1
     d = X.shape[1]
@@ -189,11 +199,10 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
         )
 
     if len(bounds) <= 1:
-        parts = [_client_chunk(*chunk_args(0, n_nodes - 1))]
-    else:
-        parts = Parallel(n_jobs=len(bounds), prefer="threads")(
-            delayed(_client_chunk)(*chunk_args(first, stop - 1)) for first, stop in bounds
-        )
+        return _client_chunk(*chunk_args(0, n_nodes - 1))
+    parts = Parallel(n_jobs=len(bounds), prefer="threads")(
+        delayed(_client_chunk)(*chunk_args(first, stop - 1)) for first, stop in bounds
+    )
     return tuple(np.concatenate(arrays) for arrays in zip(*parts))
 
 
@@ -237,6 +246,22 @@ def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared):
         messages = np.asarray(sim.corrupt_value_rows(messages, block), dtype=np.float64)
         total += messages.sum(axis=0)
     return means, total
+
+
+def _balanced_reports(n_nodes, d, k, random_state):
+    """The ``k`` features each of ``n_nodes`` clients reports: every feature
+    reported by ``floor`` or ``ceil(n_nodes k / d)`` clients.
+
+    Clients in a random order take the features of a random permutation
+    cyclically, ``k`` consecutive ones each (distinct, as ``k <= d``); public
+    randomness from ``random_state``.  Rows are sorted.
+    """
+    rng = np.random.default_rng(
+        check_random_state(random_state).randint(np.iinfo(np.int32).max)
+    )
+    features = rng.permutation(d)
+    position = rng.permutation(n_nodes)[:, None] * k + np.arange(k)
+    return np.sort(features[position % d], axis=1).astype(np.intp)
 
 
 def _privacy_rng():
@@ -415,7 +440,7 @@ class _OneShotSupportMixin(FederatedMixin):
             X_nodes = layout.sort(X)
             y_nodes = np.ascontiguousarray(y[layout.order], dtype=dtype)
             w_nodes = np.ascontiguousarray(weights[layout.order])
-        _, _, _, _, packed, ols = _client_pass(
+        packed, ols = _client_pass(
             X_nodes, y_nodes, w_nodes, layout.offsets, lam, self._client_z(), auto,
             bool(self.fit_intercept), self.n_jobs,
         )
@@ -438,12 +463,7 @@ class _OneShotSupportMixin(FederatedMixin):
         if k < d:
             # Public randomness (random_state): which k features each client
             # reports; the server draws the same assignment.
-            rng = np.random.default_rng(
-                check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
-            )
-            reported = np.sort(
-                np.argpartition(rng.random((n_nodes, d)), k - 1, axis=1)[:, :k], axis=1
-            ).astype(np.intp)
+            reported = _balanced_reports(n_nodes, d, k, self.random_state)
         self._server_vote(packed, answered, sim, d, auto=auto, spec=spec, reported=reported)
         return X_nodes, y_nodes, w_nodes, layout, sim
 

@@ -877,6 +877,8 @@ def test_reporting_k_features_per_client(data):
     full = FederatedSupportRecovery().fit(X, y, groups=groups)
     rep = sel.reported_features_
     assert rep.shape == (12, 7) and np.all(np.diff(rep, axis=1) > 0)
+    counts = np.bincount(rep.ravel(), minlength=40)
+    assert counts.min() >= 2 and counts.max() <= 3  # 12 x 7 / 40 = 2.1, balanced
     # What arrives is each client's own bits on its reported features.
     received = np.zeros_like(full.client_supports_)
     rows = np.arange(12)[:, None]
@@ -912,10 +914,15 @@ def private_data():
 
 def test_private_vote_reports_k_features_and_is_exact_at_epsilon_3(private_data):
     X, y, groups, true = private_data
-    sel = _private(3.0, random_state=0).fit(X, y, groups=groups)
-    # n_reported="auto": k maximizing k tanh(epsilon / 2k)^2, 1 at epsilon 3.
+    # The noise is fresh at every fit: exact recovery is a probability, about
+    # 0.95 here (a null feature passes the test with probability <= fwer).
+    fits = [_private(3.0, random_state=r).fit(X, y, groups=groups) for r in range(20)]
+    assert sum(np.array_equal(f.support_, true) for f in fits) >= 16
+    sel = fits[0]
+    # n_reported="auto": k maximizing k tanh(epsilon / 2k)^2, 1 at epsilon 3;
+    # the assignment is balanced (300 clients, 20 features: 15 reports each).
     assert sel.reported_features_.shape == (300, 1) and sel.privacy_["n_reported"] == 1
-    np.testing.assert_array_equal(sel.support_, true)
+    np.testing.assert_array_equal(sel.n_reports_, 15)
     p = sel.privacy_["flip_probability"]
     assert p <= 1 / (1 + math.exp(3.0))
     np.testing.assert_allclose(sel.privacy_spent_, 3.0, rtol=1e-6)

@@ -73,7 +73,7 @@ def _support_message(estimator, node, message):
         X, np.ascontiguousarray(y, dtype=dtype), np.ascontiguousarray(weights), offsets,
         np.array([float(control["lambda"])]), float(control["z"]), bool(control["auto"]),
         bool(estimator.fit_intercept), None,
-    )[4]
+    )[0]
     return RecordDict({"skfed": ArrayRecord({"bits": _array(packed[0])})})
 
 
