@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import FederatedClassifierMixin, FederatedMixin, FederatedRegressorMixin
 from ._compat import HasMethods
-from .engines._joblib import node_chunks
+from ._parallel import node_chunks
 
 __all__ = ["LocalEstimator", "pooled_data_bytes"]
 

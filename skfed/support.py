@@ -44,7 +44,7 @@ from ._core._support_fast import (
     tally_votes,
     unpack_bits,
 )
-from .engines._joblib import node_chunks
+from ._parallel import node_chunks
 from .network import payload_bytes, resolve_network
 from .privacy import (
     DifferentialPrivacy,
