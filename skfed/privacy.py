@@ -118,6 +118,14 @@ class DifferentialPrivacy(BaseEstimator):
         bounds the sensitivity to one sample (``2 clip_norm / m_k`` for a
         mean over ``m_k`` samples).  The methods whose sensitivity is bounded
         by construction (support recovery, Dada) do not clip, and say so.
+    insecure_noise_seed : int, default=None
+        **For tests only.**  ``None``: the privacy noise comes from the
+        operating system's CSPRNG, fresh at every fit (``random_state`` fixes
+        only the public randomness: clocks, peer sampling, stumps, feature
+        maps).  An integer fixes the noise instead (NumPy's PCG64 seeded with
+        it), so anyone who knows it can subtract the noise: a fit that uses
+        it warns (:class:`~skfed._secure_noise.InsecureNoiseWarning`) and
+        sets ``privacy_guarantee_void_ = True``.
 
     See Also
     --------
@@ -141,12 +149,14 @@ class DifferentialPrivacy(BaseEstimator):
         "epsilon": [Interval(numbers.Real, 0, None, closed="neither"), Options(numbers.Real, {math.inf})],
         "delta": [Interval(numbers.Real, 0, 1, closed="left")],
         "clip_norm": [Interval(numbers.Real, 0, None, closed="neither")],
+        "insecure_noise_seed": [None, Interval(numbers.Integral, 0, None, closed="left")],
     }
 
-    def __init__(self, epsilon=1.0, delta=1e-6, clip_norm=1.0):
+    def __init__(self, epsilon=1.0, delta=1e-6, clip_norm=1.0, insecure_noise_seed=None):
         self.epsilon = epsilon
         self.delta = delta
         self.clip_norm = clip_norm
+        self.insecure_noise_seed = insecure_noise_seed
 
     def budget(self):
         """Validate the parameters and return ``(epsilon, delta)`` as floats."""

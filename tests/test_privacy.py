@@ -37,7 +37,9 @@ def analytic_gaussian_delta(sigma, epsilon, sensitivity=1.0):
 def test_specification_validates_and_clones():
     spec = DifferentialPrivacy(epsilon=0.5, delta=1e-5)
     assert spec.budget() == (0.5, 1e-5)
-    assert clone(spec).get_params() == {"epsilon": 0.5, "delta": 1e-5, "clip_norm": 1.0}
+    assert clone(spec).get_params() == {
+        "epsilon": 0.5, "delta": 1e-5, "clip_norm": 1.0, "insecure_noise_seed": None
+    }
     assert DifferentialPrivacy(epsilon=np.inf).budget()[0] == math.inf
     with pytest.raises(ValueError, match="epsilon"):
         DifferentialPrivacy(epsilon=0.0).budget()
