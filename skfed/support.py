@@ -46,6 +46,7 @@ from ._core._support_fast import (
 )
 from ._parallel import node_chunks
 from .network import payload_bytes, resolve_network
+from ._secure_noise import NoiseSource, record_noise_source
 from .privacy import (
     DifferentialPrivacy,
     calibrate_randomized_response,
@@ -262,17 +263,6 @@ def _balanced_reports(n_nodes, d, k, random_state):
     features = rng.permutation(d)
     position = rng.permutation(n_nodes)[:, None] * k + np.arange(k)
     return np.sort(features[position % d], axis=1).astype(np.intp)
-
-
-def _privacy_rng():
-    """The generator of the randomized-response flips: fresh OS entropy.
-
-    Never seeded from ``random_state`` (which fixes only public choices),
-    so no seed reproduces the noise.  A NumPy ``Generator`` seeded with 128
-    bits of OS entropy (``SeedSequence()``), not yet the project's
-    cryptographically secure sampler.
-    """
-    return np.random.default_rng(np.random.SeedSequence())
 
 
 def _unpack(packed, n_features):
@@ -521,10 +511,12 @@ class _OneShotSupportMixin(FederatedMixin):
         k = d if reported is None else reported.shape[1]
         test, base, beta, fwer = self._vote_rule(auto, spec is not None)
         p = 0.0
-        for stale in ("privacy_spent_", "privacy_"):
+        for stale in ("privacy_spent_", "privacy_", "privacy_guarantee_void_"):
             if hasattr(self, stale):
                 delattr(self, stale)
         if spec is not None:
+            source = NoiseSource.for_fit(spec, type(self).__name__)
+            record_noise_source(self, source)
             epsilon, delta = spec.budget()
             mechanism = calibrate_randomized_response(epsilon, delta, k)
             p = mechanism.flip_probability
@@ -538,6 +530,7 @@ class _OneShotSupportMixin(FederatedMixin):
                        "randomness)")
                 ),
                 flip_probability=p, level="client (local DP)", n_reported=k,
+                noise_source=source.describe(),
                 public=(
                     "which features each client reports (random_state) and which "
                     "clients answer (the network); every answering client randomizes, "
@@ -559,7 +552,9 @@ class _OneShotSupportMixin(FederatedMixin):
             rows = np.arange(g)[:, None]
             messages = full if reported is None else full[rows, reported[senders]]
             if p > 0.0 and g:
-                messages = mechanism.apply(messages, _privacy_rng()).astype(bool)
+                # Randomized response: flips from the secure noise source
+                # (OS CSPRNG, exact Bernoulli), never from random_state.
+                messages = messages ^ source.bernoulli(p, messages.shape)
             if rogue.any():
                 messages[rogue] = sim.corrupt_bit_rows(messages[rogue], senders[rogue])
             client_supports = np.zeros((len(answered), d), dtype=bool)
@@ -763,8 +758,11 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         randomized zeros rather than abstaining, so whether a client
         answers does not depend on its data.  The server tests the votes
         against ``p + (1 - 2 p) reference``: at any epsilon a feature is
-        kept only if its debiased vote is significant.  The flips come from
-        fresh OS entropy, never from ``random_state``.  None: no privacy.
+        kept only if its debiased vote is significant.  The flips are exact
+        Bernoulli draws from the operating system's CSPRNG
+        (:mod:`skfed._secure_noise`), never from ``random_state``; only
+        ``DifferentialPrivacy(insecure_noise_seed=...)``, for tests, fixes
+        them (and voids the guarantee).  None: no privacy.
     random_state : int, RandomState instance or None, default=None
         Public randomness only: the network's faults when the network has
         no seed of its own, and the features each client reports.
@@ -835,7 +833,11 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         specification's delta (0 for clients that did not send).
     privacy_ : dict
         Only with ``privacy``: mechanism, flip probability, reported
-        features per client, the accountant, and what is public.
+        features per client, the accountant, the noise source, and what is
+        public.
+    privacy_guarantee_void_ : bool
+        Only with ``privacy``: True when the noise came from
+        ``insecure_noise_seed`` (tests).
 
     See Also
     --------
