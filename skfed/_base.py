@@ -16,9 +16,12 @@ estimator contract of the design once:
   after a multi-node fit raises, and nodes unseen in fit follow
   ``handle_unknown``;
 * the communication attributes (``communication_``, ``n_bytes_sent_``,
-  ``n_messages_``, ``bytes_per_round_``) are set from the network simulation.
+  ``n_messages_``, ``bytes_per_round_``) are set from the network simulation;
+* the HTML representation of every public estimator and parameter object
+  links to its page of the API reference (:class:`DocLinkMixin`).
 """
 
+import itertools
 import numbers
 import warnings
 
@@ -44,6 +47,8 @@ from ._compat import (
 )
 
 __all__ = [
+    "DOCUMENTATION_URL",
+    "DocLinkMixin",
     "SingleNodeWarning",
     "NodeLayout",
     "FederatedMixin",
@@ -54,6 +59,73 @@ __all__ = [
     "check_network_faults",
     "check_node_weights",
 ]
+
+
+# The documentation's home; pyproject.toml's [project.urls] says the same
+# (a test checks that they agree).
+DOCUMENTATION_URL = "https://skfed.readthedocs.io"
+
+
+class DocLinkMixin:
+    """Link the HTML representation of an estimator to its API reference page.
+
+    scikit-learn's HTML representation (``_repr_html_``, what a notebook
+    shows) draws a "?" link to the estimator's documentation, and links from
+    every parameter to its description, only for classes of the package
+    named by ``_doc_link_module``.  This mixin names skfed and points the
+    links at the pages that ``doc/api.rst`` generates: one page per public
+    class, ``generated/<public module>.<class name>.html``, where the public
+    module is the class's module up to its first private part (a class
+    defined in ``skfed.multitask._classes`` is documented as
+    ``skfed.multitask.<name>``).  A development version (``.dev`` in
+    ``skfed.__version__``) links to the ``latest`` documentation, a release
+    to ``stable``.
+
+    Put it before :class:`~sklearn.base.BaseEstimator` in the bases;
+    :class:`FederatedMixin` carries it, so every estimator built on it does.
+    """
+
+    _doc_link_module = "skfed"
+    _doc_link_url_param_generator = None
+
+    @property
+    def _doc_link_template(self):
+        template = getattr(self, "_skfed_doc_link_template", None)
+        if template is not None:
+            return template
+        from . import __version__
+
+        channel = "latest" if "dev" in __version__ else "stable"
+        return (
+            f"{DOCUMENTATION_URL}/en/{channel}/generated/"
+            "{estimator_module}.{estimator_name}.html"
+        )
+
+    @_doc_link_template.setter
+    def _doc_link_template(self, value):
+        # scikit-learn lets a user override the template per instance.
+        self._skfed_doc_link_template = value
+
+    def _get_doc_link(self):
+        """The URL of this class's page in the API reference.
+
+        Returns
+        -------
+        url : str
+            ``""`` for a class outside skfed (e.g. a user's subclass defined
+            in their own module), as scikit-learn does.
+        """
+        module = type(self).__module__
+        if module.split(".")[0] != self._doc_link_module:
+            return ""
+        if self._doc_link_url_param_generator is not None:
+            return self._doc_link_template.format(**self._doc_link_url_param_generator())
+        public_module = ".".join(
+            itertools.takewhile(lambda part: not part.startswith("_"), module.split("."))
+        )
+        return self._doc_link_template.format(
+            estimator_module=public_module, estimator_name=type(self).__name__
+        )
 
 
 class SingleNodeWarning(UserWarning):
@@ -350,7 +422,7 @@ def _column_position(group_column, n_columns):
     return int(group_column) % n_columns
 
 
-class FederatedMixin:
+class FederatedMixin(DocLinkMixin):
     """Node-id handling shared by every skfed estimator.
 
     Subclasses declare ``group_column`` and ``handle_unknown`` constructor

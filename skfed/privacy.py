@@ -35,6 +35,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ._compat import Interval, Options
+from ._base import DocLinkMixin
 
 __all__ = [
     "DifferentialPrivacy",
@@ -93,7 +94,7 @@ def _pld_module():
     return privacy_loss_distribution, common
 
 
-class DifferentialPrivacy(BaseEstimator):
+class DifferentialPrivacy(DocLinkMixin, BaseEstimator):
     """Per-node differential-privacy budget for what nodes send.
 
     Pass it to an estimator as ``privacy=``; ``None`` (the default of every
