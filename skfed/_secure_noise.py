@@ -33,12 +33,12 @@ and real-valued releases live on a grid:
 
 Real values on a grid (the rounding is accounted in the sensitivity):
 
-* :func:`gaussian_grid` / :func:`laplace_grid` give, for a noise level, a
-  power-of-two grid step ``g`` and the integer noise level on the grid
-  (``>= 2^20`` grid steps, so the released noise is at least as large as
-  asked); :meth:`NoiseSource.add_gaussian` / :meth:`NoiseSource.add_laplace`
-  round ``values`` to the nearest grid point and add ``g`` times discrete
-  noise: the release ``g * (round(values / g) + Z)`` is exactly on the grid.
+* :func:`gaussian_grid` / :func:`laplace_grid` give, for a noise level, the
+  grid step ``g = noise / 2^20`` and the integer noise level ``2^20`` on it;
+  :meth:`NoiseSource.add_gaussian` / :meth:`NoiseSource.add_laplace` round
+  ``values`` to the nearest grid point and add ``g`` times discrete noise:
+  the release ``g * (round(values / g) + Z)`` is a one-to-one function of
+  the integer vector ``round(values / g) + Z``, so it is as private as it.
   Rounding moves a vector by at most half a step per coordinate, and a
   floating-point error of at most half a step more is allowed, so the
   sensitivity in grid steps is ``l2 / g + 2 sqrt(dim)`` (Gaussian,
@@ -107,8 +107,8 @@ __all__ = [
     "CHOICE_RESOLUTION",
 ]
 
-# A grid noise level is at least this many grid steps (and below twice it),
-# so the rounding to the grid is negligible next to the noise.
+# Noise level of a grid release, in grid steps: the rounding to the grid
+# (at most 2 sqrt(dim) steps of sensitivity) is negligible next to it.
 GRID_NOISE_STEPS = 2**20
 # Grid steps per sensitivity of the qualities of a private choice.
 CHOICE_RESOLUTION = 2**10
@@ -270,21 +270,19 @@ def _grid(noise, name):
     noise = float(noise)
     if not (noise > 0 and math.isfinite(noise)):
         raise ValueError(f"{name} must be a positive finite number, got {noise}.")
-    step = math.ldexp(1.0, math.floor(math.log2(noise)) - 20)
-    steps = math.ceil(noise / step)
-    # floor(log2) can be off by one at exact powers of two: keep 2^20 <= steps <= 2^21.
-    while steps > 2 * GRID_NOISE_STEPS:
-        step *= 2.0
-        steps = math.ceil(noise / step)
-    while steps < GRID_NOISE_STEPS:
-        step /= 2.0
-        steps = math.ceil(noise / step)
-    return step, int(steps)
+    return noise / GRID_NOISE_STEPS, GRID_NOISE_STEPS
 
 
 def gaussian_grid(sigma):
-    """``(step, steps)``: a power-of-two grid step and the integer standard
-    deviation on it, ``steps * step >= sigma``, ``2^20 <= steps <= 2^21``."""
+    """``(step, steps)``: the grid step ``sigma / 2^20`` and the integer
+    standard deviation ``2^20`` on it.
+
+    The release ``step * (round(values / step) + Z)`` is a one-to-one function
+    of the integer vector ``round(values / step) + Z`` (products of a step by
+    distinct integers below 2^53 are distinct doubles), so it is exactly as
+    private as that vector: any step works, and one noise level in steps for
+    every node lets a loop draw its noise from one pre-drawn pool.
+    """
     return _grid(sigma, "sigma")
 
 
