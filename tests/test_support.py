@@ -1013,23 +1013,24 @@ def test_private_noise_is_not_reproduced_by_random_state(private_data):
 
 # ------------------------------------------------------- clients that join later
 def _join_data():
+    # 30 clients of 60 samples, d = 30: clients 0-19 fit, 20-29 join.
     rng = np.random.RandomState(5)
-    groups = np.repeat(np.arange(9), 60)
-    X = rng.normal(size=(540, 30))
-    y = X[:, 2] - 1.5 * X[:, 11] + 0.8 * rng.normal(size=540)
+    groups = np.repeat(np.arange(30), 60)
+    X = rng.normal(size=(1800, 30))
+    y = X[:, 2] - 1.5 * X[:, 11] + 0.8 * rng.normal(size=1800)
     return X, y, groups
 
 
 def test_join_votes_add_up_to_the_fit_on_all_clients():
     X, y, groups = _join_data()
-    old = groups < 6
+    old = groups < 20
     sel = FederatedSupportRecovery().fit(X[old], y[old], groups=groups[old])
     fitted_supports = sel.client_supports_.copy()
     sel.add_nodes(X[~old], y[~old], groups=groups[~old])
     full = FederatedSupportRecovery().fit(X, y, groups=groups)
     # NumPy: each new client runs the OLS t-test at level 2 Phi(-1) on its
     # own rows (60 samples, 30 features: 29 residual degrees of freedom).
-    for node in range(6, 9):
+    for node in range(20, 30):
         rows = groups == node
         Xc = X[rows] - X[rows].mean(0)
         yc = y[rows] - y[rows].mean()
@@ -1038,15 +1039,16 @@ def test_join_votes_add_up_to_the_fit_on_all_clients():
         se = np.sqrt(np.sum((yc - Xc @ coef) ** 2) / df * np.diag(np.linalg.inv(Xc.T @ Xc)))
         crit = stats.t.isf(stats.norm.sf(1.0), df)
         np.testing.assert_array_equal(sel.client_supports_[node], np.abs(coef / se) > crit)
-    assert sel.ols_clients_.all() and sel.ols_clients_.shape == (9,)
-    np.testing.assert_array_equal(sel.client_supports_[:6], fitted_supports)
+    assert sel.ols_clients_.all() and sel.ols_clients_.shape == (30,)
+    np.testing.assert_array_equal(sel.client_supports_[:20], fitted_supports)
     np.testing.assert_array_equal(sel.votes_, full.votes_)
     np.testing.assert_array_equal(sel.pvalues_, full.pvalues_)
     np.testing.assert_array_equal(sel.support_, full.support_)
-    assert sel.n_answered_ == 9 and sel.nodes_.tolist() == list(range(9))
+    assert np.flatnonzero(sel.support_).tolist() == [2, 11]
+    assert sel.n_answered_ == 30 and sel.nodes_.tolist() == list(range(30))
     # One message of ceil(30 / 8) bytes + header per new client.
-    assert sel.join_communication_.total_bytes == 3 * (4 + 16)
-    assert sel.n_bytes_sent_ == 6 * 20 + 3 * 20
+    assert sel.join_communication_.total_bytes == 10 * (4 + 16)
+    assert sel.n_bytes_sent_ == 20 * 20 + 10 * 20
 
 
 def test_join_under_privacy_accounts_the_new_clients_spend():
@@ -1054,47 +1056,48 @@ def test_join_under_privacy_accounts_the_new_clients_spend():
     from skfed.privacy import DifferentialPrivacy
 
     X, y, groups = _join_data()
-    old = groups < 6
+    old = groups < 20
     sel = FederatedSupportRecovery(privacy=DifferentialPrivacy(epsilon=30.0), random_state=0)
     sel.fit(X[old], y[old], groups=groups[old])
     spent = sel.privacy_spent_.copy()
     sel.add_nodes(X[~old], y[~old], groups=groups[~old])
-    assert sel.privacy_spent_.shape == (9,)
-    np.testing.assert_array_equal(sel.privacy_spent_[:6], spent)
-    np.testing.assert_allclose(sel.privacy_spent_[6:], spent[0])
-    assert sel.privacy_["uses"].shape == (9,)
+    assert sel.privacy_spent_.shape == (30,)
+    np.testing.assert_array_equal(sel.privacy_spent_[:20], spent)
+    np.testing.assert_allclose(sel.privacy_spent_[20:], spent[0])
+    assert sel.privacy_["uses"].shape == (30,)
 
 
 def test_regression_join_receives_the_model_and_sets_its_intercept():
     X, y, groups = _join_data()
     y = y + groups
-    old = groups < 6
+    old = groups < 20
     reg = FederatedSparseLinearRegression().fit(X[old], y[old], groups=groups[old])
     coef, intercepts = reg.coef_.copy(), reg.intercept_.copy()
     reg.add_nodes(X[~old], y[~old], groups=groups[~old])
     np.testing.assert_array_equal(reg.coef_, coef)
-    np.testing.assert_array_equal(reg.intercept_[:6], intercepts)
-    for node in range(6, 9):
+    np.testing.assert_array_equal(reg.intercept_[:20], intercepts)
+    for node in range(20, 30):
         rows = groups == node
         assert np.isclose(reg.intercept_[node], y[rows].mean() - X[rows].mean(0) @ coef)
     s = int(reg.support_.sum())
-    assert reg.join_communication_.total_bytes == 3 * ((4 + 16) + (8 * s + 16))
+    assert np.flatnonzero(reg.support_).tolist() == [2, 11]
+    assert reg.join_communication_.total_bytes == 10 * ((4 + 16) + (8 * s + 16))
     with pytest.raises(ValueError, match="already in nodes_"):
         reg.add_nodes(X[:5], y[:5], groups=groups[:5])
 
 
 def test_join_under_dropped_and_rogue_clients():
     X, y, groups = _join_data()
-    old = groups < 6
+    old = groups < 20
     net = SimulatedNetwork(drop_rate=0.4, rogue_fraction=0.3, random_state=3)
     sel = FederatedSupportRecovery(network=net).fit(X[old], y[old], groups=groups[old])
     answered, votes = sel.answered_.copy(), sel.votes_.copy()
     sel.add_nodes(X[~old], y[~old], groups=groups[~old])
-    new = sel.answered_[6:]
-    np.testing.assert_array_equal(sel.answered_[:6], answered)
+    new = sel.answered_[20:]
+    np.testing.assert_array_equal(sel.answered_[:20], answered)
     assert sel.n_answered_ == answered.sum() + new.sum()
     # Only the new clients that answered sent their bits, as received.
     assert sel.join_communication_.total_bytes == new.sum() * (4 + 16)
-    received = sel.client_supports_[6:][new].sum(axis=0)
+    received = sel.client_supports_[20:][new].sum(axis=0)
     np.testing.assert_array_equal(sel.votes_, votes + received)
-    assert sel.rogue_.shape == (9,)
+    assert sel.rogue_.shape == (30,)
