@@ -847,6 +847,67 @@ def test_rogue_fraction_tolerated_at_the_defaults(behavior):
         np.testing.assert_array_equal(fit(0.45, rogue_tolerance=0.3).support_, true)
 
 
+def _omniscient(monkeypatch, pattern):
+    """Rogue clients send ``pattern`` whatever they hold (the attack of an
+    adversary who knows the support), in place of the simulated behaviours."""
+    from skfed.network import NetworkSimulation
+
+    def corrupt(self, bits, nodes):
+        bits = np.array(bits, dtype=bool)
+        bits[self.rogue[np.asarray(nodes, dtype=np.intp)]] = pattern
+        return bits
+
+    monkeypatch.setattr(NetworkSimulation, "corrupt_bit_rows", corrupt)
+
+
+def test_worst_case_rogues_at_the_tolerated_fraction(monkeypatch):
+    # The strongest attack on the test: every rogue client reports every
+    # feature outside the support and none of the support.  At the
+    # tolerated fraction (10 % of 2,000 clients) a null feature's expected
+    # vote is exactly the reference rate, so the support stays exact; at
+    # 20 % the attack puts every null feature 6 standard errors above the
+    # reference, which the defaults cannot absorb (rogue_tolerance=0.25 can).
+    X, y, groups, true = _independent_clients(2000, 30, 20, [1.0, -1.0, 0.8], seed=21)
+    _omniscient(monkeypatch, ~true)
+
+    def fit(fraction, **params):
+        net = SimulatedNetwork(rogue_fraction=fraction, random_state=0)
+        return FederatedSupportRecovery(network=net, **params).fit(X, y, groups=groups)
+
+    honest = FederatedSupportRecovery().fit(X, y, groups=groups)
+    sel = fit(0.1)
+    rogue = sel.rogue_
+    assert rogue.sum() == 200
+    np.testing.assert_array_equal(sel.client_supports_[rogue], np.tile(~true, (200, 1)))
+    np.testing.assert_array_equal(sel.client_supports_[~rogue], honest.client_supports_[~rogue])
+    np.testing.assert_array_equal(sel.support_, true)
+    assert sel.vote_fraction_[~true].max() < sel.reference_rate_ + 3 * math.sqrt(
+        sel.reference_rate_ * (1 - sel.reference_rate_) / 2000)
+    assert fit(0.2).support_.all()
+    np.testing.assert_array_equal(fit(0.2, rogue_tolerance=0.25).support_, true)
+
+
+def test_dropped_clients_at_the_defaults_vote_over_those_that_answer():
+    # Half the clients dropped or straggling: the server tests the votes of
+    # those that answered against their number (NumPy simulation of the
+    # rule), and the support of a feature detected at rate ~0.6 is still
+    # exact on what is left.
+    X, y, groups, true = _independent_clients(600, 30, 20, [1.0, -0.6, 0.35], seed=22)
+    net = SimulatedNetwork(drop_rate=0.4, straggler_rate=0.2, random_state=4)
+    sel = FederatedSupportRecovery(network=net).fit(X, y, groups=groups)
+    answered = sel.answered_
+    assert 250 < answered.sum() < 400
+    bits = np.array([auto_client_bits(X[groups == k], y[groups == k])[0] for k in range(600)])
+    assert not sel.client_supports_[~answered].any()
+    np.testing.assert_array_equal(sel.votes_, bits[answered].sum(axis=0))
+    q0 = null_selection_rate(1.0)
+    support, pvalues = binomial_vote(sel.votes_, answered.sum(), 0.9 * q0 + 0.1, 0.05, 20)
+    np.testing.assert_allclose(sel.pvalues_, pvalues, rtol=1e-10)
+    np.testing.assert_array_equal(sel.support_, support)
+    np.testing.assert_array_equal(sel.support_, true)
+    assert sel.n_bytes_sent_ == answered.sum() * (3 + HEADER)
+
+
 def test_too_few_clients_warns_that_nothing_can_be_significant():
     X, y, groups, _ = _independent_clients(4, 30, 500, [3.0])
     with pytest.warns(UserWarning, match="Too few reports for any feature to be significant"):
