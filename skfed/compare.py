@@ -35,6 +35,8 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from ._extras import install_hint
+
 __all__ = [
     "MethodSpec",
     "MethodContext",
@@ -1120,7 +1122,7 @@ def _plots(result, output_dir):
     except ImportError:
         warnings.warn(
             "matplotlib is not installed, so node_scores.png and score_vs_bytes.png "
-            'were not written; pip install "skfed[plot]" for them, or pass --no-plots.',
+            f"were not written; {install_hint('plot')} for them, or pass --no-plots.",
             UserWarning,
             stacklevel=3,
         )

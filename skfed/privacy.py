@@ -36,6 +36,7 @@ from sklearn.base import BaseEstimator
 
 from ._compat import Interval, Options
 from ._base import DocLinkMixin
+from ._extras import install_hint
 
 __all__ = [
     "DifferentialPrivacy",
@@ -87,7 +88,7 @@ def _accounting():
     except ImportError as exc:  # pragma: no cover - exercised without the extra
         raise ImportError(
             "privacy= needs the dp-accounting package for its privacy accountant: "
-            "pip install \"skfed[privacy]\" (or pip install dp-accounting)."
+            + install_hint("privacy")
         ) from exc
     return dp_accounting
 
@@ -119,11 +120,13 @@ class DifferentialPrivacy(DocLinkMixin, BaseEstimator):
         Gaussian mechanism refuses it.  A common choice is below one over
         the number of samples of a node.
     clip_norm : float, default=1.0
-        For the methods that add noise to gradients (Perso-lin): every
-        sample's term of a node's gradient is clipped to this l2 norm, which
-        bounds the sensitivity to one sample (``2 clip_norm / m_k`` for a
-        mean over ``m_k`` samples).  The methods whose sensitivity is bounded
-        by construction (support recovery, Dada) do not clip, and say so.
+        For the methods that add noise to gradients or updates.  Perso-lin
+        clips every sample's term of a node's gradient to this l2 norm,
+        which bounds the sensitivity to one sample (``2 clip_norm / m_k`` for
+        a mean over ``m_k`` samples); the multi-task estimators clip every
+        update a node sends (its whole data set is the unit protected).  The
+        methods whose sensitivity is bounded by construction (support
+        recovery, Dada) do not clip, and say so.
     insecure_noise_seed : int, default=None
         **For tests only.**  ``None``: the privacy noise comes from the
         operating system's CSPRNG, fresh at every fit (``random_state`` fixes

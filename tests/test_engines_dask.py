@@ -147,7 +147,7 @@ except ImportError:
     HAVE_DASK = False
 
 needs_dask = pytest.mark.skipif(
-    not HAVE_DASK, reason='Dask is not installed (pip install "skfed[dask]")'
+    not HAVE_DASK, reason='Dask is not installed (pip install ".[dask]")'
 )
 
 

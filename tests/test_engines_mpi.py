@@ -51,7 +51,7 @@ def _mpiexec():
 
 needs_mpi = pytest.mark.skipif(
     not (HAVE_MPI4PY and _mpiexec()),
-    reason='mpi4py or mpiexec is missing (pip install "skfed[mpi]" installs both)',
+    reason='mpi4py or mpiexec is missing (pip install ".[mpi]" installs both)',
 )
 
 # Longest a whole mpiexec launch may take here (2 shared cores, -n 4

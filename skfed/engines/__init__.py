@@ -23,15 +23,17 @@ command that installs it.
 
 import importlib
 
+from .._extras import install_hint
 from ._joblib import node_parallel_backend, parallel_nodes
 
 __all__ = ["parallel_nodes", "node_parallel_backend", "require_extra"]
 
-# extra -> (module to import, pip requirement, what it is for)
+# extra -> (module to import, what it is for); the requirements themselves
+# are read from the installed metadata (skfed._extras).
 _EXTRAS = {
-    "flower": ("flwr", "flwr==1.41.0", "real client/server runs on Flower"),
-    "dask": ("distributed", "dask[distributed]>=2024.1", "node solves on a Dask cluster"),
-    "mpi": ("mpi4py", "mpi4py>=3.1", "peer-to-peer runs on MPI"),
+    "flower": ("flwr", "real client/server runs on Flower"),
+    "dask": ("distributed", "node solves on a Dask cluster"),
+    "mpi": ("mpi4py", "peer-to-peer runs on MPI"),
 }
 
 
@@ -50,15 +52,16 @@ def require_extra(extra):
     Raises
     ------
     ImportError
-        When the package is missing, naming ``pip install "skfed[<extra>]"``.
+        When the package is missing, naming the extra's requirements and a
+        ``pip install`` command for them.
     """
-    module, requirement, purpose = _EXTRAS[extra]
+    module, purpose = _EXTRAS[extra]
     try:
         return importlib.import_module(module)
     except ImportError as exc:
         raise ImportError(
-            f"{purpose} needs the optional dependency {requirement!r}, which is not "
-            f'installed: pip install "skfed[{extra}]"'
+            f"{purpose} needs the optional dependency {module!r}, which is not "
+            f"installed: {install_hint(extra)}"
         ) from exc
 
 

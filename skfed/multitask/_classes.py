@@ -124,8 +124,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         samples; ``"kmeans"`` k-means centres computed once over the
         network (local k-means on every node, weighted k-means of the local
         centres at the server; see :mod:`skfed.multitask` for the bytes).
-        On HAR sitting k-means landmarks cut the error of 100 landmarks
-        from 4.6 % to 4.1 % at the same bytes.
+        k-means landmarks help most when few landmarks are affordable.
     fit_intercept : bool, default=True
         Add a bias: a constant feature ``intercept_scaling`` (the kernel
         becomes ``k(x, x') + intercept_scaling^2``).  The bias is part of
@@ -221,9 +220,8 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         the other nodes in the first round as ordinary changes from zero,
         and their bytes are counted (as if nothing had been kept from the
         previous fit).  Other nodes, samples per node, targets or loss raise.
-        On 8 HAR people (exact rbf, learned Omega) the path ``C = 0.1, 1,
-        10, 100`` took about the same rounds as cold fits and 25-40 % fewer
-        bytes at every ``C`` above the first.
+        What it saves along a path over ``C`` is measured by
+        ``benchmarks/bench_multitask_cv.py``.
     group_column : int, str or None, default=None
         Column of ``X`` holding the node id of every sample.
     handle_unknown : {"global", "error"}, default="global"
