@@ -203,7 +203,7 @@ def _client_tstats(Xi, yi):
 LOCAL_SUPPORT_METHODS = ("t-tests", "LassoLarsIC", "LassoCV")
 
 
-def _local_support_rates(X, y, groups, true, fwer=0.05, cv_clients=200):
+def _local_support_rates(X, y, groups, true, fwer=0.05, cv_clients=60):
     """Local (epsilon 0, nothing sent): each client alone; the mean over
     clients of exact recovery, per method a user would pick on one client's
     data:

@@ -624,6 +624,23 @@ class _OneShotSupportMixin(FederatedMixin):
                     UserWarning,
                     stacklevel=4,
                 )
+            if auto and d >= 4 and support.sum() > d / 2:
+                # The median feature is significantly above the highest rate
+                # of a feature outside the support: the test's premise (most
+                # features are selected at the null rate) does not hold.
+                warnings.warn(
+                    f"{int(support.sum())} of the {d} features are significant: the "
+                    "server's test assumes a sparse model whose features outside the "
+                    "support each client selects at the null rate. Either the model is "
+                    "not sparse, or features outside the support are correlated with "
+                    "it and clients with fewer than n_features + 4 samples (which test "
+                    "each feature's marginal correlation, shared by such features) "
+                    "select them more often; clients with more samples test each "
+                    "feature given the others. See 'When not to use it' in the user "
+                    "guide.",
+                    UserWarning,
+                    stacklevel=4,
+                )
         else:
             support = (fraction >= base) & (n_reports > 0)
             self.pvalues_ = None

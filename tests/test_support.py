@@ -2,6 +2,7 @@
 
 import math
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -906,6 +907,32 @@ def test_dropped_clients_at_the_defaults_vote_over_those_that_answer():
     np.testing.assert_array_equal(sel.support_, support)
     np.testing.assert_array_equal(sel.support_, true)
     assert sel.n_bytes_sent_ == answered.sum() * (3 + HEADER)
+
+
+def test_correlated_features_and_small_clients_warn():
+    # Equicorrelated features (0.3) and clients of 20 samples, d = 30: every
+    # feature outside the support shares the support's marginal correlation
+    # with y, so the marginal tests select it above the null rate and, with
+    # enough clients, every feature is significant: the fit says why.  The
+    # same design with clients of 60 samples (OLS tests) is exact, silently.
+    rng = np.random.default_rng(23)
+    w = np.zeros(30)
+    w[[3, 17]] = [2.0, 1.5]
+
+    def fit(n_samples):
+        groups = np.repeat(np.arange(1500), n_samples)
+        X = np.sqrt(0.7) * rng.normal(size=(len(groups), 30)) + np.sqrt(0.3) * rng.normal(
+            size=(len(groups), 1))
+        y = X @ w + rng.normal(size=len(groups))
+        return FederatedSupportRecovery().fit(X, y, groups=groups)
+
+    with pytest.warns(UserWarning, match="features are significant: the server's test assumes"):
+        sel = fit(20)
+    assert sel.support_.sum() > 15 and not sel.ols_clients_.any()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sel = fit(60)
+    assert sel.ols_clients_.all() and np.flatnonzero(sel.support_).tolist() == [3, 17]
 
 
 def test_too_few_clients_warns_that_nothing_can_be_significant():
