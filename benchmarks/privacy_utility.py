@@ -22,8 +22,9 @@ noise comes from the secure source (fresh OS randomness): reruns differ.
   ``clip_norm=1``) on the same data.  Local: logistic regression per node.
 * ``support-300``, ``support-3000``: one-shot support recovery, rate of exact
   recovery of the support (d=20, s=3, 60 samples per client) over the seeds.
-  Local: each client alone, its own OLS t-tests with a Bonferroni
-  correction; ``--support-table`` also reports the largest number of
+  Local: each client alone, the best of its own OLS t-tests with a
+  Bonferroni correction, ``LassoLarsIC`` (BIC) and ``LassoCV`` (on the first
+  60 clients); ``--support-table`` prints each and the largest number of
   features outside the support any private fit returned.
 * ``mocha-har``: MOCHA with 100 random Fourier features (``gamma="auto"``)
   on HAR sitting vs rest (21 people, 75/25 split per person), 20 rounds,
