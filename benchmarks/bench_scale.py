@@ -24,6 +24,17 @@ memory, ``bytes_slope``) use the points with at least 1,000 nodes (all the
 points when fewer than two have that many): 1 is linear in nodes.
 
 One JSON line per estimator; ``--table`` also prints a Markdown table.
+``fit_cpu_s`` (``time.process_time`` of the fit, all threads) sits beside the
+wall time ``fit_s``: on a shared machine the wall time is noisy.
+
+The million-client point (issue 29): ``FederatedSupportRecovery(float32,
+n_jobs=2)`` draws its data in float32, chunk by chunk (the data alone are
+2.4 GB; 4.8 GB in float64), keeps it float32 through the fit, and has no
+pooled peer beyond 100,000 nodes (``peer_max_nodes``: the pooled
+``LinearRegression`` would copy 30 million rows to float64)::
+
+    python benchmarks/bench_scale.py --only "FederatedSupportRecovery(float32, n_jobs=2)" \
+        --sizes 100000 1000000 --table
 
     python benchmarks/bench_scale.py                       # every estimator, default budgets
     python benchmarks/bench_scale.py --only FederatedSupportRecovery --max-nodes all=100000
@@ -64,6 +75,9 @@ def _make(name, n_nodes):
 
     factories = {
         "FederatedSupportRecovery": lambda: skfed.FederatedSupportRecovery(),
+        "FederatedSupportRecovery(float32, n_jobs=2)": lambda: (
+            skfed.FederatedSupportRecovery(n_jobs=2)
+        ),
         "FederatedSparseLinearRegression": lambda: skfed.FederatedSparseLinearRegression(),
         "LocalEstimator(LogisticRegression)": lambda: skfed.LocalEstimator(
             LogisticRegression(), n_jobs=2
@@ -106,6 +120,10 @@ def _make(name, n_nodes):
 # (14, 15, 18); raise their budgets here once they are.
 ESTIMATORS = {
     "FederatedSupportRecovery": dict(task="support", max_nodes=100_000, budget_s=120),
+    "FederatedSupportRecovery(float32, n_jobs=2)": dict(
+        task="support", max_nodes=1_000_000, budget_s=300, dtype="float32",
+        peer_max_nodes=100_000,
+    ),
     "FederatedSparseLinearRegression": dict(task="regression", max_nodes=100_000, budget_s=120),
     "LocalEstimator(LogisticRegression)": dict(
         task="classification", max_nodes=100_000, budget_s=900
@@ -145,11 +163,13 @@ PEERS = {
 
 
 # ------------------------------------------------------------------------ data
-def make_data(n_nodes, task, seed=0):
+def make_data(n_nodes, task, seed=0, dtype="float64"):
     """Train and test arrays of ``n_nodes`` nodes, node by node.
 
     Each array is drawn in place (no masked copies), so making the data
-    never takes more memory than holding it.
+    never takes more memory than holding it; float32 data are drawn in
+    float32, a million rows at a time.  The support task has no test set
+    (its score is the recovered support).
     """
     rng = np.random.default_rng(seed)
     coef = np.zeros(N_FEATURES)
@@ -159,8 +179,23 @@ def make_data(n_nodes, task, seed=0):
     offset = rng.standard_normal(n_nodes)
     out = []
     for n in (N_TRAIN, N_TEST):
-        X = rng.standard_normal((n_nodes * n, N_FEATURES))
         groups = np.repeat(np.arange(n_nodes), n)
+        if task == "support" and n == N_TEST:
+            out.append((None, None, None))
+            continue
+        if dtype == "float32":
+            X = np.empty((n_nodes * n, N_FEATURES), dtype=np.float32)
+            y = np.empty(n_nodes * n, dtype=np.float32)
+            step = 1_000_000
+            for lo in range(0, len(y), step):
+                hi = min(lo + step, len(y))
+                X[lo:hi] = rng.standard_normal((hi - lo, N_FEATURES), dtype=np.float32)
+                y[lo:hi] = X[lo:hi] @ coef.astype(np.float32) + 0.5 * rng.standard_normal(
+                    hi - lo, dtype=np.float32)
+            y += np.repeat(offset.astype(np.float32), n)
+            out.append((X, y, groups))
+            continue
+        X = rng.standard_normal((n_nodes * n, N_FEATURES))
         if task == "classification":
             margin = (X @ shared).reshape(n_nodes, n)
             margin += np.einsum("kij,kj->ki", X.reshape(n_nodes, n, N_FEATURES), personal)
@@ -191,7 +226,8 @@ def run_point(name, n_nodes):
     import skfed  # noqa: F401
 
     task = ESTIMATORS[name]["task"] if name in ESTIMATORS else name.split(":")[1]
-    (X, y, groups), (X_test, y_test, g_test) = make_data(n_nodes, task)
+    dtype = ESTIMATORS.get(name, {}).get("dtype", "float64")
+    (X, y, groups), (X_test, y_test, g_test) = make_data(n_nodes, task, dtype=dtype)
     data_mb = _rss_mb()
     from sklearn.exceptions import ConvergenceWarning
 
@@ -201,16 +237,20 @@ def run_point(name, n_nodes):
             from sklearn.linear_model import LinearRegression, LogisticRegression
 
             est = LogisticRegression() if task == "classification" else LinearRegression()
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             est.fit(X, y)
-            fit_s = time.perf_counter() - start
-            score = est.score(X_test, y_test)
+            fit_s, fit_cpu = time.perf_counter() - start, time.process_time() - cpu
+            if task == "support":
+                found = set(np.flatnonzero(np.abs(est.coef_) > 0.1).tolist())
+                score = len(found & set(TRUE_SUPPORT)) / len(found | set(TRUE_SUPPORT))
+            else:
+                score = est.score(X_test, y_test)
             n_bytes = None
         else:
             est = _make(name, n_nodes)
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             est.fit(X, y, groups=groups)
-            fit_s = time.perf_counter() - start
+            fit_s, fit_cpu = time.perf_counter() - start, time.process_time() - cpu
             if task == "support":
                 found = set(np.flatnonzero(est.support_).tolist())
                 score = len(found & set(TRUE_SUPPORT)) / len(found | set(TRUE_SUPPORT))
@@ -225,6 +265,8 @@ def run_point(name, n_nodes):
     point = {
         "n_nodes": n_nodes,
         "fit_s": round(fit_s, 4),
+        "fit_cpu_s": round(fit_cpu, 4),
+        "dtype": str(X.dtype),
         "peak_mb": round(peak, 1),
         "data_mb": round(data_mb, 1),
         "fit_mb": round(max(peak - data_mb, 0.0), 1),
@@ -280,9 +322,13 @@ def benchmark(name, config, sizes, peers):
                 break
         point = _subprocess_point(name, n_nodes, timeout=2 * budget + 60)
         key = (PEERS[task], n_nodes)
-        if key not in peers:
-            peers[key] = _subprocess_point(f"peer:{task}", n_nodes, timeout=2 * budget + 60)
-        peer = peers[key]
+        if n_nodes > config.get("peer_max_nodes", n_nodes):
+            peer = {"error": "no peer at this size"}
+        else:
+            if key not in peers:
+                peers[key] = _subprocess_point(f"peer:{task}", n_nodes,
+                                               timeout=2 * budget + 60)
+            peer = peers[key]
         if "error" not in peer:
             point.update(peer_fit_s=peer["fit_s"], peer_peak_mb=peer["peak_mb"],
                          peer_score=peer["score"])
@@ -307,7 +353,7 @@ def benchmark(name, config, sizes, peers):
 
 
 def markdown(results):
-    lines = ["| estimator | nodes | fit s | peak MB (data) | bytes | score | peer fit s | peer peak MB | peer score |",
+    lines = ["| estimator | nodes | fit s (CPU s) | peak MB (data) | bytes | score | peer fit s | peer peak MB | peer score |",
              "|---|---|---|---|---|---|---|---|---|"]
     for res in results:
         for p in res["points"]:
@@ -315,7 +361,8 @@ def markdown(results):
                 lines.append(f"| {res['estimator']} | {p['n_nodes']:,} | {p['error']} | | | | | | |")
                 continue
             lines.append(
-                f"| {res['estimator']} | {p['n_nodes']:,} | {p['fit_s']:.2f} | "
+                f"| {res['estimator']} | {p['n_nodes']:,} | {p['fit_s']:.2f} "
+                f"({p.get('fit_cpu_s', float('nan')):.2f}) | "
                 f"{p['peak_mb']:.0f} ({p['data_mb']:.0f}) | "
                 f"{'-' if p['bytes'] is None else format(p['bytes'], ',')} | {p['score']:.3f} | "
                 f"{p.get('peer_fit_s', float('nan')):.2f} | {p.get('peer_peak_mb', float('nan')):.0f} | "

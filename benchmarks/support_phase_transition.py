@@ -26,6 +26,18 @@ and noise level; one shared s-sparse ``w*``).
     the clients the median rule needs by ``coth(epsilon / (2 d))^2``; the
     JSON holds that predicted factor beside each curve.
 
+At the defaults (issue 29; ``FederatedSupportRecovery()``: per-client OLS
+or correlation t-tests at null rate 0.317, the server's binomial test), on
+the three designs of ``benchmarks/support_vs_pooled.py`` (independent,
+Toeplitz rho = 0.5, heterogeneous clients; d = 50, s = 5, coefficients of
+3 noise sd, a random intercept per client), beside the former default's
+thresholds (per-client z = sqrt(2 log d), the median vote):
+
+(clients) exact recovery against the number of clients, 10 to 10,000, with
+    10 and 30 samples per client (both below d + 4: the marginal test);
+(samples) against the samples per client, 6 to 200, with 100 and 1,000
+    clients (the OLS t-test from n_i = d + 4 = 54 on).
+
 Curves of (a) and (b) stop after two consecutive points at probability 1
 (the grids increase samples or clients); only measured points are written.
 
@@ -38,7 +50,8 @@ client cannot compute it (see ``alpha="auto"`` for a local rule).
 Writes ``<out>/support_phase_transition.json`` (every curve, with the
 settings) and ``<out>/support_phase_transition.png``.
 
-    python benchmarks/support_phase_transition.py            # ~ a few minutes, 2 cores
+    python benchmarks/support_phase_transition.py            # ~ 30 minutes, 2 cores
+    python benchmarks/support_phase_transition.py --only CS  # the defaults only
     python benchmarks/support_phase_transition.py --full     # the paper's grids (hours)
 """
 
@@ -46,8 +59,10 @@ import argparse
 import json
 import math
 import platform
+import sys
 import time
 import warnings
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +70,9 @@ from joblib import Parallel, delayed
 
 from skfed import DifferentialPrivacy, FederatedSupportRecovery, SimulatedNetwork
 from skfed.datasets import make_federated_sparse_regression
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from support_vs_pooled import DESIGNS, make_design  # noqa: E402
 
 # The generator's settings for every experiment: heterogeneous clients.
 DATA = dict(
@@ -204,6 +222,73 @@ def experiment_d(epsilons, client_grid, runs, n_jobs, d=50, s=3, C=1.5):
     return out
 
 
+def default_run(design, g, n, d, s, seed):
+    """Exact recovery (bool) of the defaults and of the former thresholds."""
+    X, y, groups, _, _, _, support = make_design(design, g, n, d, s, seed)
+    out = []
+    for params in ({}, {"auto_z": math.sqrt(2 * math.log(d)), "threshold": 0.5}):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            sel = FederatedSupportRecovery(**params).fit(X, y, groups=groups)
+        out.append(bool(np.array_equal(sel.support_, support)))
+    return out
+
+
+def _default_curve(design, points, runs, n_jobs, d, s, seed0):
+    jobs = [delayed(default_run)(design, g, n, d, s, seed0 + 1000 * p + r)
+            for p, (g, n) in enumerate(points) for r in range(runs)]
+    hits = np.array(Parallel(n_jobs=n_jobs)(jobs), dtype=float).reshape(len(points), runs, 2)
+    return hits.mean(axis=1)
+
+
+def experiment_clients(client_grid, samples, runs, n_jobs, d=50, s=5, designs=DESIGNS):
+    out = {"d": d, "s": s, "x": list(client_grid), "xlabel": "clients", "curves": {}}
+    for design in designs:
+        for n in samples:
+            t0 = time.perf_counter()
+            prob = _default_curve(design, [(g, n) for g in client_grid], runs, n_jobs, d, s,
+                                  seed0=zlib.crc32(f"{design} {n}".encode()) % 100_000 * 1000)
+            out["curves"][f"{design} n_i={n}"] = {
+                "defaults": prob[:, 0].tolist(), "former": prob[:, 1].tolist(),
+                "seconds": round(time.perf_counter() - t0, 1)}
+            print(f"(clients) {design} n_i={n}: defaults {np.round(prob[:, 0], 2).tolist()} "
+                  f"former {np.round(prob[:, 1], 2).tolist()}", flush=True)
+    return out
+
+
+def experiment_samples(sample_grid, clients, runs, n_jobs, d=50, s=5, designs=DESIGNS):
+    out = {"d": d, "s": s, "x": list(sample_grid), "xlabel": "samples per client",
+           "curves": {}}
+    for design in designs:
+        for g in clients:
+            t0 = time.perf_counter()
+            prob = _default_curve(design, [(g, n) for n in sample_grid], runs, n_jobs, d, s,
+                                  seed0=zlib.crc32(f"{design} g{g}".encode()) % 100_000 * 1000)
+            out["curves"][f"{design} g={g}"] = {
+                "defaults": prob[:, 0].tolist(), "former": prob[:, 1].tolist(),
+                "seconds": round(time.perf_counter() - t0, 1)}
+            print(f"(samples) {design} g={g}: defaults {np.round(prob[:, 0], 2).tolist()} "
+                  f"former {np.round(prob[:, 1], 2).tolist()}", flush=True)
+    return out
+
+
+def plot_defaults(results, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from skfed.plotting import PhaseTransitionDisplay
+
+    keys = [k for k in ("clients", "samples") if k in results]
+    fig, axes = plt.subplots(1, len(keys), figsize=(7 * len(keys), 4.5), squeeze=False)
+    for ax, key in zip(axes[0], keys):
+        PhaseTransitionDisplay.from_json(results, experiment=key, ax=ax)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def plot(results, path):
     import matplotlib
 
@@ -250,7 +335,9 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, default=30, help="problems per point")
     parser.add_argument("--n-jobs", type=int, default=2, help="processes over runs")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results"))
-    parser.add_argument("--only", default="abcd", help="which experiments, e.g. 'a' or 'bd'")
+    parser.add_argument("--only", default="abcdCS",
+                        help="which experiments, e.g. 'a' or 'bd'; C: the defaults against "
+                             "clients, S: against samples per client")
     args = parser.parse_args(argv)
 
     if args.full:
@@ -287,18 +374,26 @@ def main(argv=None):
     if "d" in args.only:
         results["d"] = experiment_d([None, 20.0, 10.0, 5.0, 2.0], clients, args.runs,
                                     args.n_jobs)
+    if "C" in args.only:
+        results["clients"] = experiment_clients(
+            [10, 30, 100, 300, 1000, 3000, 10000], (10, 30), args.runs, args.n_jobs)
+    if "S" in args.only:
+        results["samples"] = experiment_samples(
+            [6, 10, 20, 30, 54, 80, 120, 200], (100, 1000), args.runs, args.n_jobs)
     results["settings"]["seconds"] = round(time.perf_counter() - t0, 1)
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    suffix = "" if args.only == "abcd" else f"_{args.only}"
+    suffix = "" if args.only == "abcdCS" else f"_{args.only}"
     json_path = out / f"support_phase_transition{suffix}.json"
     json_path.write_text(json.dumps(results, indent=1))
-    if args.only == "abcd":
-        try:
+    try:
+        if all(k in results for k in "abcd"):
             plot(results, out / "support_phase_transition.png")
-        except ImportError:
-            print("matplotlib is not installed: no figure")
+        if "clients" in results or "samples" in results:
+            plot_defaults(results, out / f"support_phase_transition_defaults{suffix}.png")
+    except ImportError:
+        print("matplotlib is not installed: no figure")
     print(json.dumps({"json": str(json_path), "seconds": results["settings"]["seconds"]}))
 
 

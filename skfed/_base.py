@@ -317,6 +317,19 @@ def _check_object_labels(groups, name):
         )
 
 
+def _factorize(groups):
+    """``np.unique(groups, return_inverse=True)``, in linear time when the
+    node ids are integers already in non-decreasing order (the usual layout
+    of per-node data: a million clients' 30 million rows need no sort)."""
+    if groups.dtype.kind in "iu" and len(groups) and np.all(groups[1:] >= groups[:-1]):
+        starts = np.flatnonzero(groups[1:] != groups[:-1]) + 1
+        codes = np.zeros(len(groups), dtype=np.intp)
+        codes[starts] = 1
+        np.cumsum(codes, out=codes)
+        return groups[np.concatenate([[0], starts])], codes
+    return np.unique(groups, return_inverse=True)
+
+
 class NodeLayout:
     """Samples laid out node by node, for the Cython solvers.
 
@@ -341,7 +354,11 @@ class NodeLayout:
     def __init__(self, codes, n_nodes):
         self.codes = np.asarray(codes, dtype=np.intp)
         self.n_nodes = int(n_nodes)
-        self.order = np.argsort(self.codes, kind="stable").astype(np.intp)
+        if np.all(self.codes[1:] >= self.codes[:-1]):
+            # Already node by node: the stable sort is the identity.
+            self.order = np.arange(len(self.codes), dtype=np.intp)
+        else:
+            self.order = np.argsort(self.codes, kind="stable").astype(np.intp)
         self.counts = np.bincount(self.codes, minlength=self.n_nodes).astype(np.intp)
         self.offsets = np.zeros(self.n_nodes + 1, dtype=np.intp)
         np.cumsum(self.counts, out=self.offsets[1:])
@@ -564,7 +581,7 @@ class FederatedMixin(DocLinkMixin):
             codes = np.zeros(n_samples, dtype=np.intp)
         else:
             try:
-                self.nodes_, codes = np.unique(groups, return_inverse=True)
+                self.nodes_, codes = _factorize(groups)
             except TypeError as exc:
                 raise TypeError(
                     "groups could not be sorted; use node ids of one comparable type."

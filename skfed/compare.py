@@ -391,9 +391,11 @@ _METHOD_TABLE = (
     ),
     MethodSpec(
         "fed-sparse-linear", _sparse_linear, tasks=("regression",),
-        description="One-shot federated support recovery (Barik & Honorio, alpha='auto', "
-        "median vote) + least-squares refit on the support, per-node intercepts",
-        param_grid={"alpha": ["auto", 0.0], "auto_z": [None, 1.0, 2.0]},
+        description="One-shot federated support recovery (Barik & Honorio, alpha='auto': "
+        "per-client t-tests, a binomial vote test) + least-squares refit on the "
+        "support, per-node intercepts",
+        param_grid={"alpha": ["auto"], "auto_z": [None, 0.5, 2.0],
+                    "rogue_tolerance": [None, 0.0, 0.2]},
         default_datasets=SPARSE_DATASETS,
     ),
     MethodSpec(

@@ -392,6 +392,26 @@ def test_phase_transition_from_benchmark_json(tmp_path):
         PhaseTransitionDisplay.from_json(results, experiment="z")
 
 
+def test_phase_transition_of_the_defaults_from_benchmark_json():
+    bench = _benchmark_module()
+    results = {
+        "clients": bench.experiment_clients([10, 40], (10,), runs=2, n_jobs=1, d=12, s=2,
+                                            designs=("independent",)),
+        "samples": bench.experiment_samples([8, 20], (30,), runs=2, n_jobs=1, d=12, s=2,
+                                            designs=("toeplitz",)),
+    }
+    disp = PhaseTransitionDisplay.from_json(results, experiment="clients")
+    curve = results["clients"]["curves"]["independent n_i=10"]
+    assert len(disp.lines_) == 2 and disp.ax_.get_xscale() == "log"
+    np.testing.assert_array_equal(disp.lines_[0].get_xdata(), [10, 40])
+    np.testing.assert_array_equal(disp.lines_[0].get_ydata(), curve["defaults"])
+    np.testing.assert_array_equal(disp.lines_[1].get_ydata(), curve["former"])
+    assert disp.lines_[1].get_linestyle() == "--"
+    disp = PhaseTransitionDisplay.from_json(results, experiment="samples")
+    np.testing.assert_array_equal(disp.lines_[0].get_xdata(), [8, 20])
+    assert disp.ax_.get_xscale() == "linear"
+
+
 def test_phase_transition_from_arrays_of_real_fits():
     # recovery probability of FederatedSupportRecovery at two sample sizes
     from skfed.datasets import make_federated_sparse_regression

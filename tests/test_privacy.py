@@ -191,12 +191,12 @@ def test_support_epsilon_infinity_equals_the_non_private_fit(sparse_clients):
 def test_support_randomized_response_flips_rates_spend_and_recovery(sparse_clients):
     X, y, groups, support = sparse_clients
     network = SimulatedNetwork(drop_rate=0.2)
+    d = X.shape[1]
     plain = FederatedSupportRecovery(network=network, random_state=3).fit(X, y, groups=groups)
     spec = DifferentialPrivacy(epsilon=10.0, delta=0.0)
-    private = FederatedSupportRecovery(network=network, privacy=spec, random_state=3).fit(
-        X, y, groups=groups
-    )
-    d = X.shape[1]
+    private = FederatedSupportRecovery(
+        network=network, privacy=spec, n_reported=d, random_state=3
+    ).fit(X, y, groups=groups)
     p = 1.0 / (1.0 + math.exp(10.0 / d))
     assert private.privacy_["flip_probability"] == pytest.approx(p, rel=1e-14)
     # the same clients answered (same network seed); their honest bits flipped at rate p
@@ -208,10 +208,14 @@ def test_support_randomized_response_flips_rates_spend_and_recovery(sparse_clien
     # each answering client spent exactly its budget (pure DP, d bits), others nothing
     np.testing.assert_allclose(private.privacy_spent_[rows], 10.0, rtol=1e-12)
     assert np.all(private.privacy_spent_[~rows] == 0.0)
-    # debiased median vote still recovers the true support with 300 clients
+    # the server's test on the randomized votes still recovers the support
     np.testing.assert_array_equal(private.support_, support)
     fraction = private.votes_ / private.n_answered_
-    np.testing.assert_array_equal(private.support_, (fraction - p) / (1 - 2 * p) >= 0.5)
+    reference = 0.9 * (p + (1 - 2 * p) * 2 * stats.norm.sf(1.0)) + 0.1
+    pvalues = stats.binom.sf(private.votes_ - 1, private.n_answered_, reference)
+    np.testing.assert_allclose(private.pvalues_, pvalues, rtol=1e-12)
+    np.testing.assert_array_equal(private.support_, pvalues <= 0.05 / d)
+    np.testing.assert_allclose(private.debiased_fraction_, (fraction - p) / (1 - 2 * p))
     # bytes do not change: the same bit vectors, noisier
     assert private.n_bytes_sent_ == plain.n_bytes_sent_
 
@@ -225,8 +229,11 @@ def test_support_debiased_threshold_and_refusals(sparse_clients):
     p = est.privacy_["flip_probability"]
     assert p <= 1.0 / (1.0 + math.exp(4.0 / X.shape[1]))  # delta > 0 never needs more noise
     assert np.all(est.privacy_spent_ <= 4.0)
-    fraction = est.vote_fraction_
-    np.testing.assert_array_equal(est.support_, (fraction - p) / (1 - 2 * p) >= 0.8)
+    # a fixed threshold under privacy: the debiased vote must be significantly
+    # above it (one-sided binomial test against p + (1 - 2 p) 0.8, Bonferroni)
+    n = est.n_reports_
+    pvalues = stats.binom.sf(est.votes_ - 1, n, p + (1 - 2 * p) * 0.8)
+    np.testing.assert_array_equal(est.support_, pvalues <= 0.05 / X.shape[1])
     with pytest.raises(ValueError, match="FederatedSparseLinearRegression does not support privacy="):
         FederatedSparseLinearRegression(privacy=spec).fit(X, y, groups=groups)
     with pytest.raises(TypeError, match="'privacy' parameter of FederatedSupportRecovery"):

@@ -2,10 +2,11 @@
 
 import math
 import pickle
+import warnings
 
 import numpy as np
 import pytest
-from scipy import sparse
+from scipy import sparse, stats
 from sklearn import config_context
 from sklearn.base import clone
 from sklearn.linear_model import LinearRegression
@@ -13,9 +14,13 @@ from sklearn.pipeline import Pipeline
 
 from skfed import SimulatedNetwork
 from skfed.support import (
+    DEFAULT_AUTO_Z,
+    DEFAULT_FWER,
+    DEFAULT_ROGUE_TOLERANCE,
+    OLS_MIN_DF,
     FederatedSparseLinearRegression,
     FederatedSupportRecovery,
-    auto_z,
+    null_selection_rate,
 )
 
 HEADER = 16
@@ -51,31 +56,66 @@ def make_clients(n_clients=12, n_samples=150, d=40, s=3, rho=0.2, noise=0.5,
     return np.vstack(X_parts), np.concatenate(y_parts), np.concatenate(g_parts), true, w
 
 
-def algorithm1(X, y, groups, alpha, *, threshold=0.5, center=False, z=None,
-               answered=None, rogue=None):
-    """Barik & Honorio's Algorithm 1 in plain NumPy (complement rogue clients)."""
+def auto_client_bits(Xi, yi, *, z=1.0, center=True):
+    """The alpha="auto" client rule with numpy and scipy.stats: the OLS
+    t-test with at least OLS_MIN_DF residual degrees of freedom, else the
+    marginal correlation t-test, both two-sided at level 2 Phi(-z)."""
+    n, d = Xi.shape
+    if center:
+        Xi, yi = Xi - Xi.mean(axis=0), yi - yi.mean()
+    tail = stats.norm.sf(z)
+    df = n - d - int(center)
+    if df >= OLS_MIN_DF:
+        G = Xi.T @ Xi
+        beta = np.linalg.solve(G, Xi.T @ yi)
+        rss = np.sum((yi - Xi @ beta) ** 2)
+        t = beta / np.sqrt(rss / df * np.diag(np.linalg.inv(G)))
+        return np.abs(t) > stats.t.isf(tail, df), True
+    df = n - 1 - int(center)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = Xi.T @ yi / np.sqrt((Xi**2).sum(axis=0) * (yi**2).sum())
+        t = np.nan_to_num(r * np.sqrt(df / (1 - r**2)))
+    return np.abs(t) > stats.t.isf(tail, df), False
+
+
+def binomial_vote(votes, n_reports, reference, fwer, d):
+    """The server's test: P(Bin(n, reference) >= votes) <= fwer / d."""
+    pvalues = stats.binom.sf(np.asarray(votes) - 1, n_reports, reference)
+    return pvalues <= fwer / d, pvalues
+
+
+def algorithm1(X, y, groups, alpha, *, threshold=0.5, center=False, z=1.0,
+               answered=None, rogue=None, beta=DEFAULT_ROGUE_TOLERANCE, fwer=DEFAULT_FWER):
+    """Barik & Honorio's Algorithm 1 in plain NumPy (complement rogue clients).
+
+    ``alpha="auto"`` runs :func:`auto_client_bits`; ``threshold="auto"``
+    the binomial test (with alpha="auto") or the median rule."""
     nodes = np.unique(groups)
     d = X.shape[1]
-    z = math.sqrt(2 * math.log(max(d, 2))) if z is None else z
     sent = []
     for i, node in enumerate(nodes):
         Xi, yi = X[groups == node], y[groups == node]
-        if center:
-            Xi, yi = Xi - Xi.mean(axis=0), yi - yi.mean()
-        n = len(yi)
-        a = Xi.T @ yi / n
         if isinstance(alpha, str):
-            lam = z * np.sqrt(np.maximum(((Xi * yi[:, None]) ** 2).mean(axis=0) - a**2, 0) / n)
+            bits = auto_client_bits(Xi, yi, z=z, center=center)[0]
         else:
+            if center:
+                Xi, yi = Xi - Xi.mean(axis=0), yi - yi.mean()
             lam = np.broadcast_to(alpha, len(nodes))[i]
-        bits = np.abs(a) > lam
+            bits = np.abs(Xi.T @ yi / len(yi)) > lam
         if rogue is not None and rogue[i]:
             bits = ~bits
         sent.append(bits)
     sent = np.array(sent)
     answered = np.ones(len(nodes), dtype=bool) if answered is None else answered
     votes = sent[answered].sum(axis=0)
-    return votes / answered.sum() >= threshold, votes, sent
+    g = answered.sum()
+    if threshold == "auto" and isinstance(alpha, str):
+        q0 = 2 * stats.norm.sf(z)
+        support, _ = binomial_vote(votes, g, q0 + beta * (1 - q0), fwer, d)
+    else:
+        t = 0.5 if threshold == "auto" else threshold
+        support = votes / g >= t
+    return support, votes, sent
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +124,7 @@ def data():
 
 
 # ---------------------------------------------------- Algorithm 1, bit for bit
-@pytest.mark.parametrize("threshold", [0.5, 0.25, 1.0])
+@pytest.mark.parametrize("threshold", ["auto", 0.5, 0.25, 1.0])
 @pytest.mark.parametrize("center", [False, True])
 @pytest.mark.parametrize("alpha", [0.6, "per-client", "auto", 0.0])
 def test_support_equals_numpy_algorithm1(data, alpha, center, threshold):
@@ -110,9 +150,10 @@ def test_recovers_the_true_support(data):
         np.testing.assert_array_equal(sel.support_, true)
 
 
-def test_auto_z_default():
-    assert auto_z(1000) == pytest.approx(math.sqrt(2 * math.log(1000)))
-    assert auto_z(1) == auto_z(2)
+def test_null_selection_rate_and_defaults():
+    assert null_selection_rate(DEFAULT_AUTO_Z) == pytest.approx(0.3173, abs=1e-4)
+    assert null_selection_rate(0.0) == 1.0
+    assert (DEFAULT_AUTO_Z, DEFAULT_ROGUE_TOLERANCE, DEFAULT_FWER) == (1.0, 0.1, 0.05)
 
 
 # ----------------------------------------------------------------- bytes
@@ -226,26 +267,41 @@ def test_auto_recovers_with_enough_samples_per_client():
     X, y, groups, true, _ = make_clients(n_clients=15, n_samples=200, d=200, s=4, seed=7)
     sel = FederatedSupportRecovery("auto").fit(X, y, groups=groups)
     np.testing.assert_array_equal(sel.support_, true)
-    assert sel.vote_fraction_[true].min() > 0.9 and sel.vote_fraction_[~true].max() < 0.2
+    # Clients with n_i >= d + 1 + OLS_MIN_DF ran the OLS t-test, the others
+    # the marginal correlation test: both select a null feature at 2 Phi(-1).
+    counts = np.bincount(groups)
+    np.testing.assert_array_equal(sel.ols_clients_, counts - 200 - 1 >= OLS_MIN_DF)
+    assert 0 < sel.ols_clients_.sum() < 15
+    assert sel.vote_fraction_[true].min() > 0.9
+    assert sel.vote_fraction_[~true].mean() == pytest.approx(0.317, abs=0.03)
 
 
-def test_auto_misses_the_support_with_too_few_samples():
-    # 10 samples a client: the standard error sqrt(2 log d) / sqrt(n) hides
-    # the smaller coefficients.
+def test_auto_misses_weak_features_with_too_few_clients_and_errs_on_missing():
+    # 10 samples a client, noise 2: the weaker coefficients are detected by
+    # few clients, and 15 clients are too few for the test to keep them.
     X, y, groups, true, _ = make_clients(n_clients=15, n_samples=10, d=200, s=4, noise=2.0, seed=8)
     sel = FederatedSupportRecovery("auto").fit(X, y, groups=groups)
     assert not sel.support_[true].all()
     assert not sel.support_[~true].any()  # it errs on the side of missing
+    assert not sel.ols_clients_.any()
 
 
-def test_auto_fails_with_strongly_correlated_predictors():
-    # Equicorrelated predictors: E[y x_j] != 0 off the support, and with
-    # many samples every client detects it; the statistic of Algorithm 1
-    # (marginal correlation) then selects features outside the support.
+def test_correlated_predictors_need_the_ols_test():
+    # Equicorrelated predictors: E[y x_j] != 0 off the support.  Clients
+    # with enough samples run the OLS t-test, whose null is conditional on
+    # the other features: exact.  The marginal test (fixed lambda, or the
+    # auto rule's test for clients with n_i < d + 1 + OLS_MIN_DF) selects
+    # features outside the support.
     X, y, groups, true, _ = make_clients(n_clients=10, n_samples=2000, d=30, s=3, rho=0.0,
                                          equicorrelated=0.6, seed=9)
     sel = FederatedSupportRecovery("auto").fit(X, y, groups=groups)
-    assert sel.support_[~true].any()
+    assert sel.ols_clients_.all()
+    np.testing.assert_array_equal(sel.support_, true)
+    assert FederatedSupportRecovery(0.3).fit(X, y, groups=groups).support_[~true].any()
+    small = make_clients(n_clients=300, n_samples=20, d=30, s=3, rho=0.0,
+                         equicorrelated=0.6, seed=9)
+    marginal = FederatedSupportRecovery("auto").fit(*small[:3])
+    assert not marginal.ols_clients_.any() and marginal.support_[~small[3]].any()
 
 
 def test_fixed_alpha_too_large_or_too_small(data):
@@ -316,14 +372,37 @@ def test_integer_weights_equal_repeated_rows(data):
     X, y, groups, _, _ = data
     rng = np.random.default_rng(1)
     w = rng.integers(1, 4, size=len(y))
-    a = FederatedSupportRecovery("auto").fit(X, y, groups=groups, sample_weight=w)
     rep = np.repeat(np.arange(len(y)), w)
-    b = FederatedSupportRecovery("auto").fit(X[rep], y[rep], groups=groups[rep])
+    a = FederatedSupportRecovery(0.4).fit(X, y, groups=groups, sample_weight=w)
+    b = FederatedSupportRecovery(0.4).fit(X[rep], y[rep], groups=groups[rep])
     np.testing.assert_array_equal(a.client_supports_, b.client_supports_)
     ra = FederatedSparseLinearRegression(0.5).fit(X, y, groups=groups, sample_weight=w)
     rb = FederatedSparseLinearRegression(0.5).fit(X[rep], y[rep], groups=groups[rep])
     np.testing.assert_allclose(ra.coef_, rb.coef_, rtol=1e-10)
     np.testing.assert_allclose(ra.intercept_, rb.intercept_, rtol=1e-10)
+
+
+def test_auto_weights_weigh_samples_and_do_not_add_degrees_of_freedom(data):
+    # The auto tests count a client's samples of positive weight: scaling
+    # every weight changes nothing; weights that are not all equal give a
+    # weighted regression with the same degrees of freedom.
+    X, y, groups, _, _ = data
+    w = np.random.default_rng(1).uniform(0.5, 2.0, size=len(y))
+    a = FederatedSupportRecovery().fit(X, y, groups=groups, sample_weight=w)
+    b = FederatedSupportRecovery().fit(X, y, groups=groups, sample_weight=1000 * w)
+    np.testing.assert_array_equal(a.client_supports_, b.client_supports_)
+    for k, node in enumerate(a.nodes_):
+        m = groups == node
+        sw = np.sqrt(w[m] / w[m].sum())
+        Xc = (X[m] - np.average(X[m], axis=0, weights=w[m])) * sw[:, None]
+        yc = (y[m] - np.average(y[m], weights=w[m])) * sw
+        df = m.sum() - X.shape[1] - 1
+        beta = np.linalg.lstsq(Xc, yc, rcond=None)[0]
+        se = np.sqrt(np.sum((yc - Xc @ beta) ** 2) / df
+                     * np.diag(np.linalg.inv(Xc.T @ Xc)))
+        np.testing.assert_array_equal(
+            a.client_supports_[k], np.abs(beta / se) > stats.t.isf(stats.norm.sf(1), df)
+        )
 
 
 def test_pickle_round_trip(data):
@@ -666,37 +745,398 @@ def test_random_rogue_refit_equals_the_per_node_protocol():
     np.testing.assert_allclose(reg.intercept_, solution[0], rtol=1e-9)
 
 
+# ------------------------------------------------ the default rule (issue 29)
+def _independent_clients(n_clients, n_samples, d, coef, noise=1.0, seed=0, sizes=None):
+    """Independent standard-normal features, w* = coef on the first features,
+    a per-client offset; ``sizes`` (one per client) overrides n_samples."""
+    rng = np.random.default_rng(seed)
+    sizes = np.full(n_clients, n_samples) if sizes is None else np.asarray(sizes)
+    groups = np.repeat(np.arange(n_clients), sizes)
+    X = rng.normal(size=(len(groups), d))
+    w = np.zeros(d)
+    w[: len(coef)] = coef
+    y = X @ w + noise * rng.normal(size=len(groups)) + 3 * rng.normal(size=n_clients)[groups]
+    return X, y, groups, w != 0
+
+
+def test_default_votes_equal_a_numpy_simulation_of_the_rule():
+    # Clients of 8 to 40 samples with d = 12: the small ones run the
+    # marginal test, the large ones the OLS t-test.  Bits, votes, p-values
+    # and the support against numpy/scipy.stats.
+    rng = np.random.default_rng(3)
+    sizes = rng.integers(8, 41, size=120)
+    X, y, groups, true = _independent_clients(120, 0, 12, [1.0, -0.8, 0.5], sizes=sizes)
+    sel = FederatedSupportRecovery().fit(X, y, groups=groups)
+    bits, ols = zip(*(auto_client_bits(X[groups == k], y[groups == k]) for k in range(120)))
+    bits, ols = np.array(bits), np.array(ols)
+    np.testing.assert_array_equal(sel.ols_clients_, ols)
+    assert 0 < ols.sum() < 120
+    np.testing.assert_array_equal(sel.client_supports_, bits)
+    np.testing.assert_array_equal(sel.votes_, bits.sum(axis=0))
+    np.testing.assert_allclose(sel.vote_fraction_, bits.mean(axis=0))
+    q0 = 2 * stats.norm.sf(1.0)
+    reference = q0 + 0.1 * (1 - q0)
+    support, pvalues = binomial_vote(bits.sum(axis=0), 120, reference, 0.05, 12)
+    assert sel.reference_rate_ == pytest.approx(reference, rel=1e-12)
+    np.testing.assert_allclose(sel.pvalues_, pvalues, rtol=1e-10)
+    np.testing.assert_array_equal(sel.support_, support)
+    np.testing.assert_array_equal(sel.support_, true)
+
+
+@pytest.mark.parametrize("n_samples", [9, 30])
+def test_null_features_are_selected_at_the_known_rate(n_samples):
+    # Pure noise (y independent of X): every client selects each feature
+    # with probability 2 Phi(-auto_z), whichever test it runs (marginal at
+    # 9 samples, OLS at 30), so no feature passes the server's test.
+    X, y, groups, _ = _independent_clients(3000, n_samples, 10, [], seed=n_samples)
+    for z in (1.0, 2.0):
+        sel = FederatedSupportRecovery(auto_z=z).fit(X, y, groups=groups)
+        assert sel.ols_clients_.all() == (n_samples == 30)
+        q = null_selection_rate(z)
+        half_width = 4 * math.sqrt(q * (1 - q) / 3000)
+        assert np.all(np.abs(sel.vote_fraction_ - q) < half_width)
+        assert abs(sel.vote_fraction_.mean() - q) < half_width / math.sqrt(10)
+        assert not sel.support_.any()
+
+
+def test_recovery_is_non_decreasing_in_clients():
+    # A weak feature (1 noise sd) beside two strong ones (2 noise sd), 10
+    # samples a client: a client detects the weak one with probability
+    # ~0.51 (a null one with 0.317), so the default rule recovers it from
+    # about 200 clients on and keeps it; the former default (z = sqrt(2 log
+    # d), median vote) recovers nothing at any number of clients.
+    X, y, groups, true = _independent_clients(2000, 10, 40, [2.0, -2.0, 1.0], seed=11)
+    exact, old = [], []
+    for g in (25, 50, 100, 200, 400, 800, 1200, 2000):
+        m = groups < g
+        exact.append(np.array_equal(
+            FederatedSupportRecovery().fit(X[m], y[m], groups=groups[m]).support_, true))
+        old.append(np.array_equal(FederatedSupportRecovery(
+            auto_z=math.sqrt(2 * math.log(40)), threshold=0.5
+        ).fit(X[m], y[m], groups=groups[m]).support_, true))
+    assert exact == sorted(exact) and exact[-1] and not exact[0]
+    assert not any(old)
+
+
+@pytest.mark.parametrize("behavior", ["complement", "random"])
+def test_rogue_fraction_tolerated_at_the_defaults(behavior):
+    # Whatever rogue clients send, while they are at most rogue_tolerance
+    # (0.1) of the answering clients a null feature is reported at a rate of
+    # at most (1 - 0.1) q0 + 0.1, the reference of the test: no false
+    # positive beyond the level fwer.  The simulated attacks are weaker than
+    # "always 1": the complement reports a null feature at 1 - q0, random
+    # bits at 1/2, so they break the defaults only from a fraction
+    # (ref - q0) / (1 - 2 q0) = 0.19 (complement) or (ref - q0) / (1/2 - q0)
+    # = 0.37 (random) on, once there are enough clients to see it.
+    X, y, groups, true = _independent_clients(800, 40, 30, [1.5, -1.0, 1.0], seed=12)
+
+    def fit(fraction, **params):
+        net = SimulatedNetwork(rogue_fraction=fraction, rogue_behavior=behavior,
+                               random_state=0)
+        return FederatedSupportRecovery(network=net, **params).fit(X, y, groups=groups)
+
+    sel = fit(0.1)
+    assert sel.rogue_.sum() == 80
+    np.testing.assert_array_equal(sel.support_, true)
+    if behavior == "complement":
+        # 40 % complement: nulls at 0.317 + 0.4 * 0.366 = 0.46 > 0.386.
+        assert fit(0.4).support_[~true].sum() > 20
+        # The robust version tolerates 0.3 (reference 0.317 + 0.3 * 0.683).
+        np.testing.assert_array_equal(fit(0.4, rogue_tolerance=0.3).support_, true)
+    else:
+        np.testing.assert_array_equal(fit(0.3).support_, true)
+        np.testing.assert_array_equal(fit(0.45, rogue_tolerance=0.3).support_, true)
+
+
+def _omniscient(monkeypatch, pattern):
+    """Rogue clients send ``pattern`` whatever they hold (the attack of an
+    adversary who knows the support), in place of the simulated behaviours."""
+    from skfed.network import NetworkSimulation
+
+    def corrupt(self, bits, nodes):
+        bits = np.array(bits, dtype=bool)
+        bits[self.rogue[np.asarray(nodes, dtype=np.intp)]] = pattern
+        return bits
+
+    monkeypatch.setattr(NetworkSimulation, "corrupt_bit_rows", corrupt)
+
+
+def test_worst_case_rogues_at_the_tolerated_fraction(monkeypatch):
+    # The strongest attack on the test: every rogue client reports every
+    # feature outside the support and none of the support.  At the
+    # tolerated fraction (10 % of 2,000 clients) a null feature's expected
+    # vote is exactly the reference rate, so the support stays exact; at
+    # 20 % the attack puts every null feature 6 standard errors above the
+    # reference, which the defaults cannot absorb (rogue_tolerance=0.25 can).
+    X, y, groups, true = _independent_clients(2000, 30, 20, [1.0, -1.0, 0.8], seed=21)
+    _omniscient(monkeypatch, ~true)
+
+    def fit(fraction, **params):
+        net = SimulatedNetwork(rogue_fraction=fraction, random_state=0)
+        return FederatedSupportRecovery(network=net, **params).fit(X, y, groups=groups)
+
+    honest = FederatedSupportRecovery().fit(X, y, groups=groups)
+    sel = fit(0.1)
+    rogue = sel.rogue_
+    assert rogue.sum() == 200
+    np.testing.assert_array_equal(sel.client_supports_[rogue], np.tile(~true, (200, 1)))
+    np.testing.assert_array_equal(sel.client_supports_[~rogue], honest.client_supports_[~rogue])
+    np.testing.assert_array_equal(sel.support_, true)
+    assert sel.vote_fraction_[~true].max() < sel.reference_rate_ + 3 * math.sqrt(
+        sel.reference_rate_ * (1 - sel.reference_rate_) / 2000)
+    assert fit(0.2).support_.all()
+    np.testing.assert_array_equal(fit(0.2, rogue_tolerance=0.25).support_, true)
+
+
+def test_dropped_clients_at_the_defaults_vote_over_those_that_answer():
+    # Half the clients dropped or straggling: the server tests the votes of
+    # those that answered against their number (NumPy simulation of the
+    # rule), and the support of a feature detected at rate ~0.6 is still
+    # exact on what is left.
+    X, y, groups, true = _independent_clients(600, 30, 20, [1.0, -0.6, 0.35], seed=22)
+    net = SimulatedNetwork(drop_rate=0.4, straggler_rate=0.2, random_state=4)
+    sel = FederatedSupportRecovery(network=net).fit(X, y, groups=groups)
+    answered = sel.answered_
+    assert 250 < answered.sum() < 400
+    bits = np.array([auto_client_bits(X[groups == k], y[groups == k])[0] for k in range(600)])
+    assert not sel.client_supports_[~answered].any()
+    np.testing.assert_array_equal(sel.votes_, bits[answered].sum(axis=0))
+    q0 = null_selection_rate(1.0)
+    support, pvalues = binomial_vote(sel.votes_, answered.sum(), 0.9 * q0 + 0.1, 0.05, 20)
+    np.testing.assert_allclose(sel.pvalues_, pvalues, rtol=1e-10)
+    np.testing.assert_array_equal(sel.support_, support)
+    np.testing.assert_array_equal(sel.support_, true)
+    assert sel.n_bytes_sent_ == answered.sum() * (3 + HEADER)
+
+
+def test_correlated_features_and_small_clients_warn():
+    # Equicorrelated features (0.3) and clients of 20 samples, d = 30: every
+    # feature outside the support shares the support's marginal correlation
+    # with y, so the marginal tests select it above the null rate and, with
+    # enough clients, every feature is significant: the fit says why.  The
+    # same design with clients of 60 samples (OLS tests) is exact, silently.
+    rng = np.random.default_rng(23)
+    w = np.zeros(30)
+    w[[3, 17]] = [2.0, 1.5]
+
+    def fit(n_samples):
+        groups = np.repeat(np.arange(1500), n_samples)
+        X = np.sqrt(0.7) * rng.normal(size=(len(groups), 30)) + np.sqrt(0.3) * rng.normal(
+            size=(len(groups), 1))
+        y = X @ w + rng.normal(size=len(groups))
+        return FederatedSupportRecovery().fit(X, y, groups=groups)
+
+    with pytest.warns(UserWarning, match="features are significant: the server's test assumes"):
+        sel = fit(20)
+    assert sel.support_.sum() > 15 and not sel.ols_clients_.any()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sel = fit(60)
+    assert sel.ols_clients_.all() and np.flatnonzero(sel.support_).tolist() == [3, 17]
+
+
+def test_too_few_clients_warns_that_nothing_can_be_significant():
+    X, y, groups, _ = _independent_clients(4, 30, 500, [3.0])
+    with pytest.warns(UserWarning, match="Too few reports for any feature to be significant"):
+        sel = FederatedSupportRecovery().fit(X, y, groups=groups)
+    assert not sel.support_.any()
+
+
+def test_unused_parameters_are_refused(data):
+    X, y, groups, _, _ = data
+    with pytest.raises(ValueError, match="auto_z=2.0 is the multiplier"):
+        FederatedSupportRecovery(0.5, auto_z=2.0).fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="rogue_tolerance=0.2 is used by the test"):
+        FederatedSupportRecovery(threshold=0.5, rogue_tolerance=0.2).fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="rogue_tolerance=0.2 is used by the test"):
+        FederatedSupportRecovery(0.5, rogue_tolerance=0.2).fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="fwer=0.1 is the level of the server's test"):
+        FederatedSupportRecovery(0.5, fwer=0.1).fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="n_reported=41 exceeds the number of features"):
+        FederatedSupportRecovery(n_reported=41).fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="rogue_tolerance"):
+        FederatedSupportRecovery(rogue_tolerance=0.5).fit(X, y, groups=groups)
+
+
+def test_reporting_k_features_per_client(data):
+    X, y, groups, true, _ = data
+    with pytest.warns(UserWarning, match="Too few reports"):
+        sel = FederatedSupportRecovery(n_reported=7, random_state=0).fit(X, y, groups=groups)
+    full = FederatedSupportRecovery().fit(X, y, groups=groups)
+    rep = sel.reported_features_
+    assert rep.shape == (12, 7) and np.all(np.diff(rep, axis=1) > 0)
+    counts = np.bincount(rep.ravel(), minlength=40)
+    assert counts.min() >= 2 and counts.max() <= 3  # 12 x 7 / 40 = 2.1, balanced
+    # What arrives is each client's own bits on its reported features.
+    received = np.zeros_like(full.client_supports_)
+    rows = np.arange(12)[:, None]
+    received[rows, rep] = full.client_supports_[rows, rep]
+    np.testing.assert_array_equal(sel.client_supports_, received)
+    np.testing.assert_array_equal(sel.n_reports_, np.bincount(rep.ravel(), minlength=40))
+    np.testing.assert_array_equal(sel.votes_, received.sum(axis=0))
+    assert sel.n_bytes_sent_ == 12 * (1 + HEADER)
+    # Same random_state, same public assignment.
+    with pytest.warns(UserWarning, match="Too few reports"):
+        again = FederatedSupportRecovery(n_reported=7, random_state=0).fit(X, y, groups=groups)
+    np.testing.assert_array_equal(again.reported_features_, rep)
+    assert not hasattr(full, "reported_features_")
+
+
+# ------------------------------------------------ private votes (issue 27)
+def _private(epsilon, noise_seed=None, **params):
+    from skfed.privacy import DifferentialPrivacy
+
+    return FederatedSupportRecovery(
+        privacy=DifferentialPrivacy(epsilon=epsilon, delta=1e-6,
+                                    insecure_noise_seed=noise_seed), **params
+    )
+
+
+@pytest.fixture(scope="module")
+def private_data():
+    from skfed.datasets import make_federated_sparse_regression
+
+    return make_federated_sparse_regression(
+        n_clients=300, n_samples=60, n_features=20, n_informative=3, random_state=0
+    )[:4]
+
+
+def test_private_vote_reports_k_features_and_is_exact_at_epsilon_3(private_data):
+    from skfed._secure_noise import InsecureNoiseWarning
+
+    X, y, groups, true = private_data
+    # Exact recovery is a probability over the noise, about 0.95 here (a null
+    # feature passes the test with probability <= fwer); the testing switch
+    # fixes the noise of 20 fits.
+    with pytest.warns(InsecureNoiseWarning):
+        fits = [_private(3.0, noise_seed=r, random_state=r).fit(X, y, groups=groups)
+                for r in range(20)]
+    assert sum(np.array_equal(f.support_, true) for f in fits) >= 17
+    assert all(f.privacy_guarantee_void_ for f in fits)
+    sel = fits[0]
+    # n_reported="auto": k maximizing k tanh(epsilon / 2k)^2, 1 at epsilon 3;
+    # the assignment is balanced (300 clients, 20 features: 15 reports each).
+    assert sel.reported_features_.shape == (300, 1) and sel.privacy_["n_reported"] == 1
+    np.testing.assert_array_equal(sel.n_reports_, 15)
+    p = sel.privacy_["flip_probability"]
+    assert p <= 1 / (1 + math.exp(3.0))
+    np.testing.assert_allclose(sel.privacy_spent_, 3.0, rtol=1e-6)
+    assert sel.n_bytes_sent_ == 300 * (1 + HEADER)
+    # The test: the reported-1 rate of a null feature is at most
+    # 0.9 (p + (1 - 2 p) q0) + 0.1.
+    q0 = 2 * stats.norm.sf(1.0)
+    reference = 0.9 * (p + (1 - 2 * p) * q0) + 0.1
+    pvalues = stats.binom.sf(sel.votes_ - 1, sel.n_reports_, reference)
+    np.testing.assert_allclose(sel.pvalues_, pvalues, rtol=1e-12)
+    np.testing.assert_array_equal(sel.support_, pvalues <= 0.05 / 20)
+    k_all = _private(3.0, n_reported=20, random_state=0).fit(X, y, groups=groups)
+    assert not np.array_equal(k_all.support_, true)  # all 20 bits: p = 0.46
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 3.0, 10.0])
+def test_private_vote_never_turns_noise_into_a_support(epsilon):
+    # 400 clients x 200 samples, d = 50: the former rule returned 24 features
+    # at epsilon 1.  Pure noise here: nothing may be selected; with a real
+    # support (3 features) nothing outside it.
+    rng = np.random.default_rng(int(10 * epsilon))
+    groups = np.repeat(np.arange(400), 200)
+    X = rng.normal(size=(len(groups), 50))
+    noise = rng.normal(size=len(groups))
+    assert not _private(epsilon).fit(X, noise, groups=groups).support_.any()
+    y = X[:, :3] @ np.array([1.0, -1.0, 0.5]) + noise
+    sel = _private(epsilon).fit(X, y, groups=groups)
+    assert not sel.support_[3:].any()
+
+
+def test_private_rogue_randomizes_first_and_spends_its_budget(private_data):
+    X, y, groups, _ = private_data
+    net = SimulatedNetwork(rogue_fraction=0.2, rogue_behavior="complement", random_state=1)
+    sel = _private(2.0, network=net, n_reported=20, random_state=0).fit(X, y, groups=groups)
+    plain = FederatedSupportRecovery(network=net, random_state=0).fit(X, y, groups=groups)
+    rogue = sel.rogue_ & sel.answered_
+    assert rogue.sum() == 60
+    # A rogue's message is the complement of its randomized bits: it agrees
+    # with its honest bits at the flip rate p (an honest client at 1 - p).
+    p = sel.privacy_["flip_probability"]
+    honest_bits = ~plain.client_supports_  # plain: the rogues sent complements
+    agree = (sel.client_supports_[rogue] == honest_bits[rogue]).mean()
+    assert abs(agree - p) < 4 * math.sqrt(p * (1 - p) / (60 * 20))
+    # Its message is post-processing of a private one: it spends what an
+    # honest client spends (the calibrated budget, within the accountant's
+    # bracket below epsilon).
+    spent = sel.privacy_spent_
+    assert np.all(spent == spent[0]) and 0.98 * 2.0 <= spent[0] <= 2.0
+
+
+def test_private_small_clients_send_instead_of_abstaining():
+    rng = np.random.default_rng(0)
+    sizes = np.array([2] * 5 + [40] * 95)
+    groups = np.repeat(np.arange(100), sizes)
+    X = rng.normal(size=(len(groups), 6))
+    y = X[:, 0] + rng.normal(size=len(groups))
+    with pytest.warns(UserWarning, match="abstain from the vote"):
+        plain = FederatedSupportRecovery().fit(X, y, groups=groups)
+    assert plain.n_answered_ == 95
+    with pytest.warns(UserWarning, match="still send an all-zero vector"):
+        sel = _private(4.0).fit(X, y, groups=groups)
+    assert sel.answered_.all() and sel.n_answered_ == 100
+    assert np.all(sel.privacy_spent_ == sel.privacy_spent_[0])
+    assert 0.98 * 4.0 <= sel.privacy_spent_[0] <= 4.0
+
+
+def test_private_noise_is_not_reproduced_by_random_state(private_data):
+    X, y, groups, _ = private_data
+    a = _private(1.0, n_reported=20, random_state=0).fit(X, y, groups=groups)
+    b = _private(1.0, n_reported=20, random_state=0).fit(X, y, groups=groups)
+    # Same public randomness (the network, the reported features), fresh noise.
+    np.testing.assert_array_equal(a.answered_, b.answered_)
+    assert not np.array_equal(a.client_supports_, b.client_supports_)
+    assert not a.privacy_guarantee_void_ and "CSPRNG" in a.privacy_["noise_source"]
+    # Flips at the calibrated rate (exact Bernoulli from the secure source).
+    plain = FederatedSupportRecovery(random_state=0).fit(X, y, groups=groups)
+    p = a.privacy_["flip_probability"]
+    flipped = (a.client_supports_ != plain.client_supports_).mean()
+    assert abs(flipped - p) < 5 * math.sqrt(p * (1 - p) / a.client_supports_.size)
+
+
 # ------------------------------------------------------- clients that join later
 def _join_data():
+    # 30 clients of 60 samples, d = 30: clients 0-19 fit, 20-29 join.
     rng = np.random.RandomState(5)
-    groups = np.repeat(np.arange(9), 60)
-    X = rng.normal(size=(540, 30))
-    y = X[:, 2] - 1.5 * X[:, 11] + 0.8 * rng.normal(size=540)
+    groups = np.repeat(np.arange(30), 60)
+    X = rng.normal(size=(1800, 30))
+    y = X[:, 2] - 1.5 * X[:, 11] + 0.8 * rng.normal(size=1800)
     return X, y, groups
 
 
 def test_join_votes_add_up_to_the_fit_on_all_clients():
     X, y, groups = _join_data()
-    old = groups < 6
-    sel = FederatedSupportRecovery(threshold=0.4).fit(X[old], y[old], groups=groups[old])
+    old = groups < 20
+    sel = FederatedSupportRecovery().fit(X[old], y[old], groups=groups[old])
     fitted_supports = sel.client_supports_.copy()
     sel.add_nodes(X[~old], y[~old], groups=groups[~old])
-    full = FederatedSupportRecovery(threshold=0.4).fit(X, y, groups=groups)
-    # NumPy: each new client's support is |alpha_ij| > lambda_ij on its own rows.
-    for node in range(6, 9):
+    full = FederatedSupportRecovery().fit(X, y, groups=groups)
+    # NumPy: each new client runs the OLS t-test at level 2 Phi(-1) on its
+    # own rows (60 samples, 30 features: 29 residual degrees of freedom).
+    for node in range(20, 30):
         rows = groups == node
         Xc = X[rows] - X[rows].mean(0)
         yc = y[rows] - y[rows].mean()
-        prod = Xc * yc[:, None]
-        lam = np.sqrt(2 * np.log(30)) * np.sqrt(prod.var(0) / rows.sum())
-        np.testing.assert_array_equal(sel.client_supports_[node], np.abs(prod.mean(0)) > lam)
-    np.testing.assert_array_equal(sel.client_supports_[:6], fitted_supports)
+        coef, *_ = np.linalg.lstsq(Xc, yc, rcond=None)
+        df = rows.sum() - 30 - 1
+        se = np.sqrt(np.sum((yc - Xc @ coef) ** 2) / df * np.diag(np.linalg.inv(Xc.T @ Xc)))
+        crit = stats.t.isf(stats.norm.sf(1.0), df)
+        np.testing.assert_array_equal(sel.client_supports_[node], np.abs(coef / se) > crit)
+    assert sel.ols_clients_.all() and sel.ols_clients_.shape == (30,)
+    np.testing.assert_array_equal(sel.client_supports_[:20], fitted_supports)
     np.testing.assert_array_equal(sel.votes_, full.votes_)
+    np.testing.assert_array_equal(sel.pvalues_, full.pvalues_)
     np.testing.assert_array_equal(sel.support_, full.support_)
-    assert sel.n_answered_ == 9 and sel.nodes_.tolist() == list(range(9))
+    assert np.flatnonzero(sel.support_).tolist() == [2, 11]
+    assert sel.n_answered_ == 30 and sel.nodes_.tolist() == list(range(30))
     # One message of ceil(30 / 8) bytes + header per new client.
-    assert sel.join_communication_.total_bytes == 3 * (4 + 16)
-    assert sel.n_bytes_sent_ == 6 * 20 + 3 * 20
+    assert sel.join_communication_.total_bytes == 10 * (4 + 16)
+    assert sel.n_bytes_sent_ == 20 * 20 + 10 * 20
 
 
 def test_join_under_privacy_accounts_the_new_clients_spend():
@@ -704,47 +1144,48 @@ def test_join_under_privacy_accounts_the_new_clients_spend():
     from skfed.privacy import DifferentialPrivacy
 
     X, y, groups = _join_data()
-    old = groups < 6
+    old = groups < 20
     sel = FederatedSupportRecovery(privacy=DifferentialPrivacy(epsilon=30.0), random_state=0)
     sel.fit(X[old], y[old], groups=groups[old])
     spent = sel.privacy_spent_.copy()
     sel.add_nodes(X[~old], y[~old], groups=groups[~old])
-    assert sel.privacy_spent_.shape == (9,)
-    np.testing.assert_array_equal(sel.privacy_spent_[:6], spent)
-    np.testing.assert_allclose(sel.privacy_spent_[6:], spent[0])
-    assert sel.privacy_["uses"].shape == (9,)
+    assert sel.privacy_spent_.shape == (30,)
+    np.testing.assert_array_equal(sel.privacy_spent_[:20], spent)
+    np.testing.assert_allclose(sel.privacy_spent_[20:], spent[0])
+    assert sel.privacy_["uses"].shape == (30,)
 
 
 def test_regression_join_receives_the_model_and_sets_its_intercept():
     X, y, groups = _join_data()
     y = y + groups
-    old = groups < 6
+    old = groups < 20
     reg = FederatedSparseLinearRegression().fit(X[old], y[old], groups=groups[old])
     coef, intercepts = reg.coef_.copy(), reg.intercept_.copy()
     reg.add_nodes(X[~old], y[~old], groups=groups[~old])
     np.testing.assert_array_equal(reg.coef_, coef)
-    np.testing.assert_array_equal(reg.intercept_[:6], intercepts)
-    for node in range(6, 9):
+    np.testing.assert_array_equal(reg.intercept_[:20], intercepts)
+    for node in range(20, 30):
         rows = groups == node
         assert np.isclose(reg.intercept_[node], y[rows].mean() - X[rows].mean(0) @ coef)
     s = int(reg.support_.sum())
-    assert reg.join_communication_.total_bytes == 3 * ((4 + 16) + (8 * s + 16))
+    assert np.flatnonzero(reg.support_).tolist() == [2, 11]
+    assert reg.join_communication_.total_bytes == 10 * ((4 + 16) + (8 * s + 16))
     with pytest.raises(ValueError, match="already in nodes_"):
         reg.add_nodes(X[:5], y[:5], groups=groups[:5])
 
 
 def test_join_under_dropped_and_rogue_clients():
     X, y, groups = _join_data()
-    old = groups < 6
+    old = groups < 20
     net = SimulatedNetwork(drop_rate=0.4, rogue_fraction=0.3, random_state=3)
     sel = FederatedSupportRecovery(network=net).fit(X[old], y[old], groups=groups[old])
     answered, votes = sel.answered_.copy(), sel.votes_.copy()
     sel.add_nodes(X[~old], y[~old], groups=groups[~old])
-    new = sel.answered_[6:]
-    np.testing.assert_array_equal(sel.answered_[:6], answered)
+    new = sel.answered_[20:]
+    np.testing.assert_array_equal(sel.answered_[:20], answered)
     assert sel.n_answered_ == answered.sum() + new.sum()
     # Only the new clients that answered sent their bits, as received.
     assert sel.join_communication_.total_bytes == new.sum() * (4 + 16)
-    received = sel.client_supports_[6:][new].sum(axis=0)
+    received = sel.client_supports_[20:][new].sum(axis=0)
     np.testing.assert_array_equal(sel.votes_, votes + received)
-    assert sel.rogue_.shape == (9,)
+    assert sel.rogue_.shape == (30,)

@@ -13,6 +13,15 @@
 # and its support bit ``|alpha_ij| > lambda_ij`` (the same as w_ij != 0),
 # packed eight to a byte: feature j is bit ``j % 8`` (least significant
 # first) of byte ``j // 8``, as ``numpy.packbits(bits, bitorder="little")``.
+# In the ``auto`` mode the threshold is ``lambda_ij = r_i sqrt(sigma_ij
+# var_i(y))``: the bit is ``|corr_i(x_j, y)| > r_i``, the client's sample
+# correlation against a critical value the caller derives from the t
+# distribution.
+#
+# ``client_ols_dense`` / ``client_ols_csr`` are the other client rule of the
+# ``auto`` mode: a client with more samples than features fits ordinary least
+# squares on all of them and sends the bits ``|t_ij| > c_i`` of its
+# coefficients' t statistics.
 #
 # The server side (``tally_votes``) adds up the bits of the clients that
 # answered.  Python validates, allocates and simulates the network; the
@@ -58,19 +67,22 @@ cdef void _node_target_moments(
 
 cdef void _finish_node(
     intp_t d, double W, double sum_r, double sum_r2, bint center, bint auto,
-    double lam, double z,
-    double* sxx, double* sxy, double* sx, double* q, double* qx,
+    double lam,
+    double* sxx, double* sxy, double* sx,
     double* sigma, double* alpha, double* threshold, double* coef,
     uint8_t* packed,
 ) noexcept nogil:
     """Turn the sums of one client into its statistics, threshold, w and bits.
 
     On entry (r = y - y_mean, x possibly shifted by a constant):
-    sxx = sum w x^2, sxy = sum w r x, sx = sum w x (centre only),
-    q = sum w r^2 x^2 and qx = sum w r^2 x (auto only).
+    sxx = sum w x^2, sxy = sum w r x and sx = sum w x (centre only).
+    ``lam`` is the client's lambda, or (``auto``) its critical correlation.
     """
     cdef intp_t j, n_bytes = (d + 7) // 8
-    cdef double mx, s, a, m2, var, thr, mag
+    cdef double mx, s, a, thr, mag
+    cdef double vy = sum_r2 / W
+    if vy < 0.0:
+        vy = 0.0
     memset(packed, 0, n_bytes)
     for j in range(d):
         mx = sx[j] / W if center else 0.0
@@ -82,14 +94,7 @@ cdef void _finish_node(
         if s < 0.0:
             s = 0.0
         if auto:
-            if center:
-                m2 = (q[j] - 2.0 * mx * qx[j] + mx * mx * sum_r2) / W
-            else:
-                m2 = q[j] / W
-            var = m2 - a * a
-            if var < 0.0:
-                var = 0.0
-            thr = z * sqrt(var / W)
+            thr = lam * sqrt(s * vy)
         else:
             thr = lam
         sigma[j] = s
@@ -119,8 +124,8 @@ DEF ROWS = 8
 
 cdef void _dense_rows(
     const floating* X, intp_t d, intp_t r0, intp_t r1,
-    const floating* y, const floating* w, double ybar, bint center, bint auto,
-    double_r sxx, double_r sxy, double_r sx, double_r q, double_r qx,
+    const floating* y, const floating* w, double ybar, bint center,
+    double_r sxx, double_r sxy, double_r sx,
 ) noexcept nogil:
     """The sums of one client over its rows r0..r1 (one pass over X).
 
@@ -130,16 +135,13 @@ cdef void _dense_rows(
     cdef intp_t t, j, k, m
     cdef double ww[ROWS]
     cdef double aa[ROWS]
-    cdef double bb[ROWS]
-    cdef double x, wx, bx, c, s1, s2, s3, s4, s5
+    cdef double x, wx, c, s1, s2, s3
     cdef const floating* rp[ROWS]
     cdef const floating* shift = X + r0 * d
     for j in range(d):
         sxx[j] = 0.0
         sxy[j] = 0.0
         sx[j] = 0.0
-        q[j] = 0.0
-        qx[j] = 0.0
     t = r0
     while t < r1:
         # A last, partial block is padded with the first row at weight 0
@@ -150,29 +152,10 @@ cdef void _dense_rows(
                 rp[k] = X + (t + k) * d
                 ww[k] = w[t + k]
                 aa[k] = ww[k] * (y[t + k] - ybar)
-                bb[k] = aa[k] * (y[t + k] - ybar)
             else:
                 rp[k] = shift
-                ww[k] = aa[k] = bb[k] = 0.0
-        if center and auto:
-            for j in range(d):
-                c = shift[j]
-                s1 = s2 = s3 = s4 = s5 = 0.0
-                for k in range(ROWS):
-                    x = rp[k][j] - c
-                    wx = ww[k] * x
-                    bx = bb[k] * x
-                    s1 = s1 + wx
-                    s2 = s2 + wx * x
-                    s3 = s3 + aa[k] * x
-                    s4 = s4 + bx
-                    s5 = s5 + bx * x
-                sx[j] += s1
-                sxx[j] += s2
-                sxy[j] += s3
-                qx[j] += s4
-                q[j] += s5
-        elif center:
+                ww[k] = aa[k] = 0.0
+        if center:
             for j in range(d):
                 c = shift[j]
                 s1 = s2 = s3 = 0.0
@@ -185,19 +168,8 @@ cdef void _dense_rows(
                 sx[j] += s1
                 sxx[j] += s2
                 sxy[j] += s3
-        elif auto:
-            for j in range(d):
-                s2 = s3 = s5 = 0.0
-                for k in range(ROWS):
-                    x = rp[k][j]
-                    s2 = s2 + ww[k] * x * x
-                    s3 = s3 + aa[k] * x
-                    s5 = s5 + bb[k] * x * x
-                sxx[j] += s2
-                sxy[j] += s3
-                q[j] += s5
         else:
-            # The paper's client step (fixed lambda, no centring).
+            # The paper's client step (no centring).
             for j in range(d):
                 s2 = s3 = 0.0
                 for k in range(ROWS):
@@ -215,16 +187,15 @@ def client_pass_dense(
     const floating[::1] sample_weight, # IN (n_samples,), ones when unweighted
     const intp_t[::1] offsets,         # IN (n_nodes + 1,) node row offsets
     const intp_t[::1] nodes,           # IN the nodes this call processes
-    const double[::1] lam,             # IN (n_nodes,) lambda per client (not auto)
-    double z,                          # IN multiplier of the "auto" rule
-    bint auto,                         # IN lambda_ij = z sqrt(var_t(r x_j) / n_i)
+    const double[::1] lam,             # IN (n_nodes,) lambda, or critical correlation (auto)
+    bint auto,                         # IN lambda_ij = lam_i sqrt(sigma_ij var_i(y))
     bint center,                       # IN centre x and y on each client first
     double[:, ::1] sigma,              # OUT (n_nodes, d)
     double[:, ::1] alpha,              # OUT (n_nodes, d)
     double[:, ::1] threshold,          # OUT (n_nodes, d) lambda_ij used
     double[:, ::1] coef,               # OUT (n_nodes, d) w_ij
     uint8_t[:, ::1] packed,            # OUT (n_nodes, ceil(d / 8)) support bits
-    double[:, ::1] scratch,            # WORK (2, d)
+    double[:, ::1] scratch,            # WORK (1, d)
 ):
     """One pass over each client's dense rows; see the module comment."""
     cdef intp_t d = X.shape[1]
@@ -248,11 +219,9 @@ def client_pass_dense(
                     packed[i, j] = 0
                 continue
             _dense_rows(&X[0, 0], d, r0, r1, &y[0], &sample_weight[0], moments[1],
-                        center, auto, &sigma[i, 0], &alpha[i, 0], &scratch[0, 0],
-                        &threshold[i, 0], &scratch[1, 0])
-            _finish_node(d, W, moments[2], moments[3], center, auto, lam[i], z,
+                        center, &sigma[i, 0], &alpha[i, 0], &scratch[0, 0])
+            _finish_node(d, W, moments[2], moments[3], center, auto, lam[i],
                          &sigma[i, 0], &alpha[i, 0], &scratch[0, 0],
-                         &threshold[i, 0], &scratch[1, 0],
                          &sigma[i, 0], &alpha[i, 0], &threshold[i, 0],
                          &coef[i, 0], &packed[i, 0])
     return ()
@@ -268,7 +237,6 @@ def client_pass_csr(
     const intp_t[::1] offsets,         # IN (n_nodes + 1,)
     const intp_t[::1] nodes,           # IN
     const double[::1] lam,             # IN (n_nodes,)
-    double z,                          # IN
     bint auto,                         # IN
     bint center,                       # IN
     double[:, ::1] sigma,              # OUT (n_nodes, d)
@@ -276,7 +244,7 @@ def client_pass_csr(
     double[:, ::1] threshold,          # OUT (n_nodes, d)
     double[:, ::1] coef,               # OUT (n_nodes, d)
     uint8_t[:, ::1] packed,            # OUT (n_nodes, ceil(d / 8))
-    double[:, ::1] scratch,            # WORK (2, d)
+    double[:, ::1] scratch,            # WORK (1, d)
 ):
     """The client pass over CSR rows: only the stored entries are visited.
 
@@ -285,12 +253,10 @@ def client_pass_csr(
     """
     cdef intp_t k, i, t, p, j, r0, r1
     cdef double moments[4]
-    cdef double W, ybar, wt, a, b, x
+    cdef double W, ybar, wt, a, x
     cdef double* sxx
     cdef double* sxy
     cdef double* sx = &scratch[0, 0]
-    cdef double* qx = &scratch[1, 0]
-    cdef double* q
     with nogil:
         for k in range(nodes.shape[0]):
             i = nodes[k]
@@ -298,23 +264,22 @@ def client_pass_csr(
             r1 = offsets[i + 1]
             sxx = &sigma[i, 0]
             sxy = &alpha[i, 0]
-            q = &threshold[i, 0]
             _zero(sxx, d)
             _zero(sxy, d)
             _zero(sx, d)
-            _zero(q, d)
-            _zero(qx, d)
             _node_target_moments(&y[0], &sample_weight[0], r0, r1, center, moments)
             W = moments[0]
             ybar = moments[1]
             if W <= 0.0:
+                for j in range(d):
+                    threshold[i, j] = 0.0
+                    coef[i, j] = 0.0
                 for j in range(packed.shape[1]):
                     packed[i, j] = 0
                 continue
             for t in range(r0, r1):
                 wt = sample_weight[t]
                 a = wt * (y[t] - ybar)
-                b = a * (y[t] - ybar)
                 for p in range(indptr[t], indptr[t + 1]):
                     j = indices[p]
                     x = data[p]
@@ -322,13 +287,312 @@ def client_pass_csr(
                     sxy[j] += a * x
                     if center:
                         sx[j] += wt * x
-                    if auto:
-                        q[j] += b * x * x
-                        if center:
-                            qx[j] += b * x
-            _finish_node(d, W, moments[2], moments[3], center, auto, lam[i], z,
-                         sxx, sxy, sx, q, qx,
-                         sxx, sxy, q, &coef[i, 0], &packed[i, 0])
+            _finish_node(d, W, moments[2], moments[3], center, auto, lam[i],
+                         sxx, sxy, sx,
+                         sxx, sxy, &threshold[i, 0], &coef[i, 0], &packed[i, 0])
+    return ()
+
+
+# ---------------------------------------------------------------------------
+# The OLS client rule: Gram matrix, Cholesky, t statistics.
+# ---------------------------------------------------------------------------
+
+# Rows of a client are centred into a double buffer this many at a time.
+DEF OLS_BLOCK = 64
+
+# A pivot of the Cholesky factorization below this fraction of the
+# feature's own centred sum of squares means the feature is (numerically) a
+# linear combination of the others: the Gram matrix is singular.
+cdef double SINGULAR_RTOL = 1e-9
+
+
+cdef void _gram_block(
+    double* B, const double* wb, const double* rb, intp_t m, intp_t d,
+    double* G, double* b,
+) noexcept nogil:
+    """G += sum_k wb_k B_k B_k^T (upper triangle) and b += sum_k wb_k rb_k B_k
+    over the m rows of the block B, stored feature-major (B[j * OLS_BLOCK + k]
+    is feature j of row k); B is scaled in place by sqrt(wb_k).
+
+    Each entry of G is a dot product over the block's rows, summed with
+    four independent accumulators (the loop is latency-bound otherwise).
+    """
+    cdef intp_t k, a, c, m4 = m - m % 4
+    cdef double s0, s1, s2, s3
+    cdef double* u
+    cdef double* v
+    cdef double sw[OLS_BLOCK]
+    cdef double wr[OLS_BLOCK]
+    for k in range(m):
+        sw[k] = sqrt(wb[k])
+        wr[k] = sw[k] * rb[k]
+    for a in range(d):
+        u = B + a * OLS_BLOCK
+        for k in range(m):
+            u[k] *= sw[k]
+    for a in range(d):
+        u = B + a * OLS_BLOCK
+        s0 = s1 = s2 = s3 = 0.0
+        for k in range(0, m4, 4):
+            s0 += wr[k] * u[k]
+            s1 += wr[k + 1] * u[k + 1]
+            s2 += wr[k + 2] * u[k + 2]
+            s3 += wr[k + 3] * u[k + 3]
+        for k in range(m4, m):
+            s0 += wr[k] * u[k]
+        b[a] += (s0 + s1) + (s2 + s3)
+        for c in range(a, d):
+            v = B + c * OLS_BLOCK
+            s0 = s1 = s2 = s3 = 0.0
+            for k in range(0, m4, 4):
+                s0 += u[k] * v[k]
+                s1 += u[k + 1] * v[k + 1]
+                s2 += u[k + 2] * v[k + 2]
+                s3 += u[k + 3] * v[k + 3]
+            for k in range(m4, m):
+                s0 += u[k] * v[k]
+            G[a * d + c] += (s0 + s1) + (s2 + s3)
+
+
+cdef int _ols_solve(
+    intp_t d, double W, double syy, double df, double tcrit,
+    double* G, double* A, double* b, double* diag,
+    double* sigma, double* alpha, double* threshold, double* coef,
+    uint8_t* packed,
+) noexcept nogil:
+    """From the centred Gram G (upper triangle) and b = X^T r: the OLS
+    coefficients, their t statistics and the bits ``|t_j| > tcrit``.
+
+    Symmetric sweeps (Goodnight's operator) of the bordered matrix
+    ``A = [[G, b], [b^T, syy]]``, upper triangle only, on its first d
+    pivots leave ``[[-G^-1, beta], [., RSS]]`` in A.  Returns 0 (and
+    touches no output) when G is numerically singular.
+    """
+    cdef intp_t i, j, k, D = d + 1, n_bytes = (d + 7) // 8
+    cdef double piv, f, rss, s2, se, ginv
+    cdef double* Ai
+    cdef double* c = diag + d   # (D,) the pivot's column, gathered
+    for i in range(d):
+        diag[i] = G[i * d + i]
+        if not diag[i] > 0.0:
+            return 0
+        for j in range(i, d):
+            A[i * D + j] = G[i * d + j]
+        A[i * D + d] = b[i]
+    A[d * D + d] = syy
+    for k in range(d):
+        piv = A[k * D + k]
+        if not piv > SINGULAR_RTOL * diag[k]:
+            return 0
+        for i in range(k):
+            c[i] = A[i * D + k]
+        c[k] = 0.0
+        for i in range(k + 1, D):
+            c[i] = A[k * D + i]
+        for i in range(D):
+            if i == k:
+                continue
+            f = c[i] / piv
+            Ai = A + i * D
+            for j in range(i, D):
+                Ai[j] -= f * c[j]
+        for i in range(k):
+            A[i * D + k] = c[i] / piv
+        for i in range(k + 1, D):
+            A[k * D + i] = c[i] / piv
+        A[k * D + k] = -1.0 / piv
+    rss = A[d * D + d]
+    # An exact fit (rss = 0 up to rounding) would make every rounding-size
+    # coefficient significant: the residual variance is floored relative
+    # to the target's.
+    if rss < 1e-12 * syy:
+        rss = 1e-12 * syy
+    s2 = rss / df
+    memset(packed, 0, n_bytes)
+    for j in range(d):
+        coef[j] = A[j * D + d]
+        ginv = -A[j * D + j]
+        se = sqrt(s2 * ginv) if ginv > 0.0 else 0.0
+        sigma[j] = diag[j] / W
+        alpha[j] = b[j] / W
+        threshold[j] = tcrit * se
+        if fabs(coef[j]) > tcrit * se:
+            packed[j >> 3] |= <uint8_t>(1 << (j & 7))
+    return 1
+
+
+cdef int _ols_node(
+    const floating* X, intp_t d, intp_t r0, intp_t r1,
+    const floating* y, const floating* w, bint center, double df, double tcrit,
+    double* work,
+    double* sigma, double* alpha, double* threshold, double* coef,
+    uint8_t* packed,
+) noexcept nogil:
+    """OLS client rule on one client's dense rows (see ``client_ols_dense``)."""
+    cdef double* G = work
+    cdef double* A = G + d * d
+    cdef double* mean = A + (d + 1) * (d + 1)
+    cdef double* b = mean + d
+    cdef double* diag = b + d
+    cdef double* wb = diag + 2 * d + 1
+    cdef double* rb = wb + OLS_BLOCK
+    cdef double* B = rb + OLS_BLOCK
+    cdef intp_t t, j, k, m
+    cdef double W = 0.0, ybar = 0.0, syy = 0.0, r
+    cdef const floating* row
+    for j in range(d):
+        mean[j] = 0.0
+        b[j] = 0.0
+    for j in range(d * d):
+        G[j] = 0.0
+    for t in range(r0, r1):
+        W += w[t]
+        ybar += w[t] * y[t]
+        if center:
+            row = X + t * d
+            for j in range(d):
+                mean[j] += w[t] * row[j]
+    if center:
+        ybar /= W
+        for j in range(d):
+            mean[j] /= W
+    else:
+        ybar = 0.0
+    t = r0
+    while t < r1:
+        m = min(<intp_t>OLS_BLOCK, r1 - t)
+        for k in range(m):
+            row = X + (t + k) * d
+            for j in range(d):
+                B[j * OLS_BLOCK + k] = row[j] - mean[j]
+            wb[k] = w[t + k]
+            r = y[t + k] - ybar
+            rb[k] = r
+            syy += wb[k] * r * r
+        _gram_block(B, wb, rb, m, d, G, b)
+        t += m
+    return _ols_solve(d, W, syy, df, tcrit, G, A, b, diag,
+                      sigma, alpha, threshold, coef, packed)
+
+
+def ols_work_shape(intp_t d):
+    """Shape of the ``work`` array of the OLS client passes."""
+    return (1, d * d + (d + 1) * (d + 1) + 4 * d + 1 + 2 * OLS_BLOCK + OLS_BLOCK * d)
+
+
+def client_ols_dense(
+    const floating[:, ::1] X,          # IN (n_samples, d), rows node by node
+    const floating[::1] y,             # IN (n_samples,)
+    const floating[::1] sample_weight, # IN (n_samples,)
+    const intp_t[::1] offsets,         # IN (n_nodes + 1,) node row offsets
+    const intp_t[::1] nodes,           # IN the nodes this call processes
+    const double[::1] df,              # IN (n_nodes,) residual degrees of freedom
+    const double[::1] tcrit,           # IN (n_nodes,) critical |t| of each client
+    bint center,                       # IN intercept (centre x and y) or not
+    double[:, ::1] sigma,              # OUT (n_nodes, d) centred variance of x_j
+    double[:, ::1] alpha,              # OUT (n_nodes, d) mean of x_j r
+    double[:, ::1] threshold,          # OUT (n_nodes, d) tcrit * se_j
+    double[:, ::1] coef,               # OUT (n_nodes, d) OLS coefficients
+    uint8_t[:, ::1] packed,            # OUT (n_nodes, ceil(d / 8)) |t_j| > tcrit
+    uint8_t[::1] solved,               # OUT (n_nodes,) 0 where the Gram was singular
+    double[:, ::1] work,               # WORK ols_work_shape(d)
+):
+    """OLS client rule: every listed client regresses y on all d features.
+
+    With ``center`` each client centres its features and target on its own
+    weighted means (an intercept); ``t_j = beta_j / se_j`` with
+    ``se_j^2 = RSS / df (G^-1)_jj``, ``RSS`` the weighted residual sum of
+    squares, ``G`` the client's
+    centred weighted Gram matrix and ``df`` its residual degrees of freedom
+    (given: the caller counts them from the client's samples, so that the
+    test does not depend on the scale of the sample weights).  A client whose
+    Gram matrix is numerically singular (a constant or collinear feature)
+    gets ``solved = 0`` and no output; the caller uses another rule for it.
+    """
+    cdef intp_t d = X.shape[1]
+    cdef intp_t k, i
+    with nogil:
+        for k in range(nodes.shape[0]):
+            i = nodes[k]
+            solved[i] = _ols_node(
+                &X[0, 0], d, offsets[i], offsets[i + 1], &y[0], &sample_weight[0],
+                center, df[i], tcrit[i], &work[0, 0],
+                &sigma[i, 0], &alpha[i, 0], &threshold[i, 0], &coef[i, 0], &packed[i, 0],
+            )
+    return ()
+
+
+def client_ols_csr(
+    const floating[::1] data,          # IN CSR values, rows node by node
+    const intp_t[::1] indices,         # IN CSR column indices
+    const intp_t[::1] indptr,          # IN (n_samples + 1,)
+    intp_t d,                          # IN number of features
+    const floating[::1] y,             # IN (n_samples,)
+    const floating[::1] sample_weight, # IN (n_samples,)
+    const intp_t[::1] offsets,         # IN (n_nodes + 1,)
+    const intp_t[::1] nodes,           # IN
+    const double[::1] df,              # IN (n_nodes,)
+    const double[::1] tcrit,           # IN (n_nodes,)
+    bint center,                       # IN
+    double[:, ::1] sigma,              # OUT (n_nodes, d)
+    double[:, ::1] alpha,              # OUT (n_nodes, d)
+    double[:, ::1] threshold,          # OUT (n_nodes, d)
+    double[:, ::1] coef,               # OUT (n_nodes, d)
+    uint8_t[:, ::1] packed,            # OUT (n_nodes, ceil(d / 8))
+    uint8_t[::1] solved,               # OUT (n_nodes,)
+    double[:, ::1] work,               # WORK ols_work_shape(d)
+):
+    """:func:`client_ols_dense` over CSR rows (densified a block at a time)."""
+    cdef intp_t k, i, t, p, j, r0, r1, m, q
+    cdef double W, ybar, syy, r
+    cdef double* G = &work[0, 0]
+    cdef double* A = G + d * d
+    cdef double* mean = A + (d + 1) * (d + 1)
+    cdef double* b = mean + d
+    cdef double* diag = b + d
+    cdef double* wb = diag + 2 * d + 1
+    cdef double* rb = wb + OLS_BLOCK
+    cdef double* B = rb + OLS_BLOCK
+    with nogil:
+        for k in range(nodes.shape[0]):
+            i = nodes[k]
+            r0 = offsets[i]
+            r1 = offsets[i + 1]
+            W = ybar = syy = 0.0
+            for j in range(d):
+                mean[j] = 0.0
+                b[j] = 0.0
+            for j in range(d * d):
+                G[j] = 0.0
+            for t in range(r0, r1):
+                W += sample_weight[t]
+                ybar += sample_weight[t] * y[t]
+                if center:
+                    for p in range(indptr[t], indptr[t + 1]):
+                        mean[indices[p]] += sample_weight[t] * data[p]
+            if center:
+                ybar /= W
+                for j in range(d):
+                    mean[j] /= W
+            else:
+                ybar = 0.0
+            t = r0
+            while t < r1:
+                m = min(<intp_t>OLS_BLOCK, r1 - t)
+                for q in range(m):
+                    for j in range(d):
+                        B[j * OLS_BLOCK + q] = -mean[j]
+                    for p in range(indptr[t + q], indptr[t + q + 1]):
+                        B[indices[p] * OLS_BLOCK + q] += data[p]
+                    wb[q] = sample_weight[t + q]
+                    r = y[t + q] - ybar
+                    rb[q] = r
+                    syy += wb[q] * r * r
+                _gram_block(B, wb, rb, m, d, G, b)
+                t += m
+            solved[i] = _ols_solve(d, W, syy, df[i], tcrit[i], G, A, b, diag,
+                                   &sigma[i, 0], &alpha[i, 0], &threshold[i, 0],
+                                   &coef[i, 0], &packed[i, 0])
     return ()
 
 

@@ -14,7 +14,7 @@ from scipy import sparse
 from flwr.app import ArrayRecord, ConfigRecord, Message, RecordDict
 
 from ..network import resolve_network
-from ..support import _client_pass, auto_z
+from ..support import _client_pass
 from ._flower_records import SUPPORT, _array, _arrays_of, _config_of, _hello_reply
 
 ACCEPT_SPARSE = True
@@ -26,6 +26,12 @@ def check_supported(estimator):
             f"The Flower engine does not run {type(estimator).__name__}'s "
             "randomized response on its clients yet, so privacy= is refused "
             "there; fit the estimator itself (simulated network) for a private vote."
+        )
+    if getattr(estimator, "n_reported", "auto") != "auto":
+        raise ValueError(
+            f"The Flower engine runs {type(estimator).__name__}'s clients with "
+            "n_reported='auto' only (every client sends all its bits); got "
+            f"n_reported={estimator.n_reported!r}."
         )
     return None
 
@@ -63,11 +69,11 @@ def _support_message(estimator, node, message):
     else:
         X = np.ascontiguousarray(X)
     offsets = np.array([0, X.shape[0]], dtype=np.intp)
-    _, _, _, _, packed = _client_pass(
+    packed = _client_pass(
         X, np.ascontiguousarray(y, dtype=dtype), np.ascontiguousarray(weights), offsets,
         np.array([float(control["lambda"])]), float(control["z"]), bool(control["auto"]),
         bool(estimator.fit_intercept), None,
-    )
+    )[0]
     return RecordDict({"skfed": ArrayRecord({"bits": _array(packed[0])})})
 
 
@@ -85,7 +91,7 @@ def fit_server(fitted, driver):
     n_nodes = len(infos)
     d = int(infos[0]["n_features"])
     lam, auto = est._client_lambdas(n_nodes)
-    z = auto_z(d) if est.auto_z is None else float(est.auto_z)
+    z = est._client_z()
 
     network = resolve_network(est.network)
     sim = network.start(n_nodes, server=True, random_state=est.random_state,
@@ -109,6 +115,6 @@ def fit_server(fitted, driver):
     for t in senders:
         packed[t] = _arrays_of(replies[int(t)], "skfed")["bits"]
     # Replayed faults, byte counts and the vote: the simulated fit's own code.
-    est._server_vote(packed, answered, sim, d)
+    est._server_vote(packed, answered, sim, d, auto=auto)
     est._set_communication(sim)
     return est

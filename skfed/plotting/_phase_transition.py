@@ -113,12 +113,15 @@ class PhaseTransitionDisplay:
         results : str, path-like or dict
             The JSON file the benchmark writes
             (``support_phase_transition.json``), or its content.
-        experiment : {"a", "b", "rogue", "drop"}, default="a"
+        experiment : {"a", "b", "rogue", "drop", "clients", "samples"}, default="a"
             ``"a"``: recovery against samples per client, one curve per
             dimension d with the fixed lambda (solid) and ``alpha="auto"``
             (dashed); ``"b"``: against the number of clients, one curve per
             support size s; ``"rogue"`` / ``"drop"``: against the fraction of
-            rogue clients / the drop rate (experiment (c)).
+            rogue clients / the drop rate (experiment (c)); ``"clients"`` /
+            ``"samples"``: the defaults (solid) and the former default's
+            thresholds (dashed) against the number of clients (log scale) /
+            the samples per client, one colour per design.
         ax : matplotlib Axes, default=None
         **kwargs
             Passed to :meth:`matplotlib.axes.Axes.plot`.
@@ -130,10 +133,12 @@ class PhaseTransitionDisplay:
         if isinstance(results, (str, PathLike)):
             with open(results) as f:
                 results = json.load(f)
-        key = {"a": "a", "b": "b", "rogue": "c", "drop": "c"}.get(experiment)
+        key = {"a": "a", "b": "b", "rogue": "c", "drop": "c", "clients": "clients",
+               "samples": "samples"}.get(experiment)
         if key is None:
             raise ValueError(
-                f"experiment must be 'a', 'b', 'rogue' or 'drop', got {experiment!r}."
+                "experiment must be 'a', 'b', 'rogue', 'drop', 'clients' or 'samples', "
+                f"got {experiment!r}."
             )
         if key not in results:
             raise ValueError(f"The results hold no experiment {key!r} (keys: {sorted(results)}).")
@@ -150,6 +155,17 @@ class PhaseTransitionDisplay:
                         styles.append(style)
             xlabel = r"C  ($n_i = 10^C s^2 \log s$, s = %s)" % part.get("s", "s")
             title = "Samples per client"
+        elif experiment in ("clients", "samples"):
+            for name, c in part["curves"].items():
+                for which, style, tag in (("defaults", "-", "defaults"),
+                                          ("former", "--", "former thresholds")):
+                    if which in c:
+                        xs.append(part["x"][: len(c[which])])
+                        probs.append(c[which])
+                        labels.append(f"{name}, {tag}")
+                        styles.append(style)
+            xlabel = part.get("xlabel", experiment)
+            title = f"At the defaults (d={part.get('d')}, s={part.get('s')})"
         elif experiment == "b":
             for s, c in part["curves"].items():
                 xs.append(c["C"])
@@ -173,7 +189,10 @@ class PhaseTransitionDisplay:
         disp = cls([np.asarray(v, dtype=np.float64) for v in xs],
                    [np.asarray(v, dtype=np.float64) for v in probs],
                    labels=labels, xlabel=xlabel, title=title, linestyles=styles)
-        return disp.plot(ax=ax, **kwargs)
+        disp.plot(ax=ax, **kwargs)
+        if experiment == "clients":
+            disp.ax_.set_xscale("log")
+        return disp
 
     def plot(self, *, ax=None, **kwargs):
         """Draw the curves.

@@ -5,8 +5,11 @@ import pytest
 from scipy import sparse
 
 from skfed._core._support_fast import (
+    client_ols_csr,
+    client_ols_dense,
     client_pass_csr,
     client_pass_dense,
+    ols_work_shape,
     pack_bits,
     refit_statistics,
     tally_votes,
@@ -23,8 +26,9 @@ def reference_client(X, y, w, lam, z, auto, center):
     sigma = (w[:, None] * X**2).sum(axis=0) / W
     alpha = (w[:, None] * X * y[:, None]).sum(axis=0) / W
     if auto:
-        var = (w[:, None] * (X * y[:, None]) ** 2).sum(axis=0) / W - alpha**2
-        threshold = z * np.sqrt(np.maximum(var, 0) / W)
+        # lam is the critical correlation: |corr(x_j, y)| > lam.
+        var_y = (w * y**2).sum() / W
+        threshold = lam * np.sqrt(sigma * var_y)
     else:
         threshold = np.full(X.shape[1], lam)
     bits = np.abs(alpha) > threshold
@@ -41,15 +45,15 @@ def run(X, y, w, offsets, lam, z, auto, center, *, csr=False, nodes=None):
     out = [np.full((n_nodes, d), np.nan) for _ in range(4)]
     packed = np.full((n_nodes, (d + 7) // 8), 255, dtype=np.uint8)
     nodes = np.arange(n_nodes, dtype=np.intp) if nodes is None else nodes
-    scratch = np.zeros((2, d))
+    scratch = np.zeros((1, d))
     if csr:
         Xs = sparse.csr_matrix(X)
         client_pass_csr(
             Xs.data, Xs.indices.astype(np.intp), Xs.indptr.astype(np.intp), d, y, w,
-            offsets, nodes, lam, z, auto, center, *out, packed, scratch,
+            offsets, nodes, lam, auto, center, *out, packed, scratch,
         )
     else:
-        client_pass_dense(X, y, w, offsets, nodes, lam, z, auto, center, *out, packed, scratch)
+        client_pass_dense(X, y, w, offsets, nodes, lam, auto, center, *out, packed, scratch)
     return (*out, packed)
 
 
@@ -69,7 +73,7 @@ def make_data(n=157, d=45, seed=0, dtype=np.float64, sparsity=0.0):
 @pytest.mark.parametrize("auto", [False, True])
 def test_client_statistics_match_numpy(auto, center, csr):
     X, y, w, offsets = make_data(sparsity=0.3 if csr else 0.0)
-    lam = np.array([0.5, 1.0, 0.0, 2.0])
+    lam = np.array([0.5, 1.0, 0.0, 2.0]) if not auto else np.array([0.3, 0.1, 0.0, 0.2])
     sigma, alpha, threshold, coef, packed = run(X, y, w, offsets, lam, 1.7, auto, center, csr=csr)
     d = X.shape[1]
     for i in range(len(offsets) - 1):
@@ -81,12 +85,6 @@ def test_client_statistics_match_numpy(auto, center, csr):
                 assert np.all(sigma[i] == 0) and np.all(alpha[i] == 0)
                 assert not packed[i].any()
                 continue
-            if auto:
-                # var_t(y x_j) of one sample is 0 up to the rounding of
-                # mean(z^2) - mean(z)^2 (then square-rooted).
-                assert np.all(threshold[i] < 1e-6)
-                threshold[i] = ref[2]
-                coef[i], packed[i] = ref[3], np.packbits(ref[4], bitorder="little")
         np.testing.assert_allclose(sigma[i], ref[0], rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(alpha[i], ref[1], rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(threshold[i], ref[2], rtol=1e-12, atol=1e-12)
@@ -210,3 +208,92 @@ def test_refit_statistics_equal_per_node_numpy(dtype, center, add_intercept):
             Z = np.column_stack([np.ones(b - a), Z])
         G = Z.T @ (wi[:, None] * Z)
         np.testing.assert_allclose(out[k], np.concatenate([G[iu], Z.T @ (wi * r)]), rtol=1e-10, atol=1e-12)
+
+
+# --------------------------------------------------------------- OLS clients
+def run_ols(X, y, w, offsets, df, tcrit, center, *, csr=False):
+    n_nodes = len(offsets) - 1
+    d = X.shape[1]
+    out = [np.full((n_nodes, d), np.nan) for _ in range(4)]
+    packed = np.full((n_nodes, (d + 7) // 8), 255, dtype=np.uint8)
+    solved = np.full(n_nodes, 7, dtype=np.uint8)
+    nodes = np.arange(n_nodes, dtype=np.intp)
+    work = np.zeros(ols_work_shape(d))
+    if csr:
+        Xs = sparse.csr_matrix(X)
+        client_ols_csr(Xs.data, Xs.indices.astype(np.intp), Xs.indptr.astype(np.intp), d,
+                       y, w, offsets, nodes, df, tcrit, center, *out, packed, solved, work)
+    else:
+        client_ols_dense(X, y, w, offsets, nodes, df, tcrit, center, *out, packed, solved,
+                         work)
+    return (*out, packed, solved)
+
+
+def reference_ols(X, y, w, df, tcrit, center):
+    """Weighted least squares and its t statistics with numpy.linalg."""
+    if center:
+        X = X - np.average(X, axis=0, weights=w)
+        y = y - np.average(y, weights=w)
+    G = X.T @ (w[:, None] * X)
+    beta = np.linalg.solve(G, X.T @ (w * y))
+    rss = np.sum(w * (y - X @ beta) ** 2)
+    se = np.sqrt(rss / df * np.diag(np.linalg.inv(G)))
+    return beta, tcrit * se, np.abs(beta / se) > tcrit
+
+
+@pytest.mark.parametrize("csr", [False, True])
+@pytest.mark.parametrize("center", [False, True])
+@pytest.mark.parametrize("d", [1, 9, 70])
+def test_ols_client_matches_numpy(d, center, csr):
+    rng = np.random.default_rng(d)
+    sizes = np.array([d + 5, d + 40, 3 * d + 7])
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+    n = offsets[-1]
+    X = rng.normal(loc=2.0, size=(n, d))
+    if csr:
+        X[rng.uniform(size=X.shape) < 0.3] = 0.0
+    y = X[:, 0] - 0.3 * X[:, d // 2] + rng.normal(size=n) + 4.0
+    w = rng.uniform(0.3, 2.5, size=n)
+    df = sizes - d - float(center)
+    tcrit = np.array([0.7, 1.3, 2.1])
+    *out, packed, solved = run_ols(X, y, w, offsets, df, tcrit, center, csr=csr)
+    assert np.all(solved == 1)
+    for i in range(3):
+        rows = slice(offsets[i], offsets[i + 1])
+        beta, thr, bits = reference_ols(X[rows], y[rows], w[rows], df[i], tcrit[i], center)
+        np.testing.assert_allclose(out[3][i], beta, rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(out[2][i], thr, rtol=1e-8)
+        np.testing.assert_array_equal(
+            packed[i], np.packbits(bits, bitorder="little")
+        )
+
+
+def test_ols_singular_gram_is_flagged_and_untouched():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 5))
+    X[30:, 4] = 2 * X[30:, 1] - X[30:, 2]   # collinear on node 1
+    X[:30, 3] = 1.5                          # constant on node 0 (centred: zero)
+    y = rng.normal(size=60)
+    offsets = np.array([0, 30, 60], dtype=np.intp)
+    out = run_ols(X, y, np.ones(60), offsets, np.array([24.0, 24.0]), np.ones(2), True)
+    np.testing.assert_array_equal(out[5], [0, 0])
+    assert np.all(np.isnan(out[0])) and np.all(out[4] == 255)
+    # Without centring the constant column is a regressor like any other.
+    out = run_ols(X[:30], y[:30], np.ones(30), offsets[:2], np.array([25.0]), np.ones(1), False)
+    assert out[5][0] == 1
+
+
+def test_ols_float32_close_and_read_only():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(200, 12))
+    y = X[:, 3] + rng.normal(size=200)
+    w = np.ones(200)
+    offsets = np.array([0, 80, 200], dtype=np.intp)
+    df, tcrit = np.array([67.0, 107.0]), np.ones(2)
+    ref = run_ols(X, y, w, offsets, df, tcrit, True)
+    args = [a.astype(np.float32) for a in (X, y, w)]
+    for a in args:
+        a.setflags(write=False)
+    got = run_ols(*args, offsets, df, tcrit, True)
+    np.testing.assert_allclose(got[3], ref[3], rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got[2], ref[2], rtol=1e-4)
