@@ -247,7 +247,12 @@ from skfed._core._boosting_fast import (  # noqa: E402
     fw_async,
     private_vertex_draws,
 )
-from skfed._secure_noise import CHOICE_RESOLUTION, GRID_NOISE_STEPS, NoiseSource  # noqa: E402
+from skfed._secure_noise import (  # noqa: E402
+    CHOICE_RESOLUTION,
+    GRID_NOISE_STEPS,
+    InsecureNoiseWarning,
+    NoiseSource,
+)
 from skfed.privacy import (  # noqa: E402
     DiscreteGaussianMechanism,
     ExponentialMechanism,
@@ -666,28 +671,33 @@ def test_mocha_epsilon_infinity_is_the_non_private_fit(moons_nodes):
 
 
 def test_mocha_private_updates_clip_noise_and_spend(moons_nodes):
+    from skfed._secure_noise import NoiseSource
     from skfed.network import SimulatedNetwork
+    from skfed.privacy import calibrate_discrete_gaussian, zcdp_epsilon
 
     X, y, groups, _ = moons_nodes
-    spec = DifferentialPrivacy(epsilon=4.0, delta=1e-5, clip_norm=0.3)
-    # the mechanism: clip to 0.3 in Frobenius norm, then N(0, sigma^2) per entry
-    private = _PrivateUpdates(spec, 2, 25, np.random.RandomState(0))
-    sigma_1 = private.sigma / (2 * 0.3) / math.sqrt(25)
-    assert analytic_gaussian_delta(sigma_1, 4.0) == pytest.approx(1e-5, rel=1e-6)
+    # the mechanism: clip to 0.3 in Frobenius norm, then the discrete Gaussian
+    # of sensitivity 2 * 0.3 whose 25 uses spend (4, 1e-5), from the source of
+    # the testing switch (which reproduces it)
+    spec = DifferentialPrivacy(epsilon=4.0, delta=1e-5, clip_norm=0.3, insecure_noise_seed=5)
+    with pytest.warns(InsecureNoiseWarning):
+        private = _PrivateUpdates(spec, 2, 25, 3)
+    reference = calibrate_discrete_gaussian(4.0, 1e-5, 0.6, 25, 3)
+    assert private.sigma == reference.sigma
+    assert zcdp_epsilon(25 * private.mechanism.rho, 1e-5) <= 4.0
     totals = np.array([10.0, 4.0])
     big = np.full((1, 3), 2.0)  # update norm 2 sqrt(3) / 10 > 0.3: clipped
     small = np.array([[0.1, -0.2, 0.0]])  # update norm 0.056 / ... < 0.3: kept
-    reference = np.random.default_rng(
-        np.random.RandomState(0).randint(1, np.iinfo(np.int32).max)
-    )
     out = private.privatize(np.array([0, 1]), [(big, None), (small, None)], totals)
+    source = NoiseSource(5)
     u0 = big / 10.0
     u0 = u0 * (0.3 / np.linalg.norm(u0))
-    expected0 = (u0 + reference.normal(0.0, private.sigma, size=(1, 3))) * 10.0
-    expected1 = (small / 4.0 + reference.normal(0.0, private.sigma, size=(1, 3))) * 4.0
+    expected0 = source.add_gaussian(u0, private.sigma) * 10.0
+    expected1 = source.add_gaussian(small / 4.0, private.sigma) * 4.0
     np.testing.assert_allclose(out[0][0], expected0, rtol=1e-12)
     np.testing.assert_allclose(out[1][0], expected1, rtol=1e-12)
     # a fit: each node spends what its rounds cost (dropped rounds cost nothing)
+    spec = DifferentialPrivacy(epsilon=4.0, delta=1e-5, clip_norm=0.3)
     est = FederatedMultiTaskClassifier(
         approximation="rff", gamma=1.0, n_components=30, omega_update_every=5, max_rounds=20,
         network=SimulatedNetwork(drop_rate=0.3), privacy=spec, random_state=0,
@@ -696,13 +706,17 @@ def test_mocha_private_updates_clip_noise_and_spend(moons_nodes):
         warnings.simplefilter("ignore")
         est.fit(X, y, groups=groups)
     assert est.n_iter_ == 20  # no gap is sent: every round runs
+    assert est.privacy_guarantee_void_ is False
+    assert "os.urandom" in est.privacy_["noise_source"]
     uses = est.privacy_["uses"]
     assert np.all(uses <= 20) and uses.min() < 20
-    mech = GaussianMechanism(est.privacy_["noise"], 1.0)
+    mech = calibrate_discrete_gaussian(4.0, 1e-5, 0.6, 20, 31)
+    assert est.privacy_["noise"] == mech.sigma
     for k in range(len(uses)):
-        assert est.privacy_spent_[k] == epsilon_after(mech, uses[k], 1e-5)
+        assert est.privacy_spent_[k] == pytest.approx(
+            zcdp_epsilon(uses[k] * mech.rho, 1e-5), rel=1e-12)
     assert np.all(est.privacy_spent_ <= 4.0 + 1e-9)
-    assert epsilon_after(mech, 20, 1e-5) == pytest.approx(4.0, rel=1e-6)
+    assert zcdp_epsilon(20 * mech.rho, 1e-5) == pytest.approx(4.0, rel=1e-6)
 
 
 def test_mocha_privacy_refusals(moons_nodes):

@@ -1,9 +1,10 @@
-"""The privacy hooks of kernelized MOCHA (``privacy=``): the Gaussian mechanism
+"""The privacy hooks of kernelized MOCHA (``privacy=``): the discrete Gaussian mechanism
 on the nodes' updates and the fixed round schedule of a private fit."""
 
 import numpy as np
 
-from ..privacy import calibrate_gaussian, describe, epsilon_spent
+from .._secure_noise import NoiseSource
+from ..privacy import calibrate_discrete_gaussian, describe, epsilon_spent
 from ._omega import _StoppingRule
 
 
@@ -31,29 +32,50 @@ class _PrivateSchedule(_StoppingRule):
 
 
 class _PrivateUpdates:
-    """Gaussian mechanism on every node's update ``Delta v_t`` (primal modes).
+    """Discrete Gaussian mechanism on every node's update ``Delta v_t`` (primal modes).
 
     Each round a participating node clips its update (all problems together)
-    to Frobenius norm ``B`` (``clip_norm``) and adds ``N(0, sigma^2)`` to every
-    entry, ``sigma = sigma_1 * 2 B``: whatever its data, a clipped update
-    moves by at most ``2 B``, so every release is a Gaussian mechanism of
-    sensitivity ``2 B`` with respect to the node's whole data set
-    (client-level privacy, which implies it for every one of its samples).
-    ``sigma_1`` makes ``max_rounds`` releases spend the budget, and a node
-    sends at most one update a round, so it never runs out.  With
-    ``epsilon=inf`` nothing is clipped or noised, and the gap terms are sent
-    as in the non-private fit (which it then equals).
+    to Frobenius norm ``B`` (``clip_norm``) and releases it through the
+    discrete Gaussian mechanism (:class:`~skfed.privacy.DiscreteGaussianMechanism`):
+    rounded to a grid of ``sigma / 2^20`` and added exact discrete Gaussian
+    noise of standard deviation ``sigma`` per entry, drawn from the fit's
+    secure source (:class:`~skfed._secure_noise.NoiseSource`: the operating
+    system's CSPRNG, never ``random_state``).  Whatever its data, a clipped
+    update moves by at most ``2 B``, so every release has sensitivity ``2 B``
+    with respect to the node's whole data set (client-level privacy, which
+    implies it for every one of its samples); ``sigma`` makes ``max_rounds``
+    releases spend the budget (zCDP composition, converted to ``(epsilon,
+    delta)``), and a node sends at most one update a round, so it never
+    runs out.  With ``epsilon=inf`` nothing is clipped or noised, and the
+    gap terms are sent as in the non-private fit (which it then equals).
+
+    Parameters
+    ----------
+    spec : DifferentialPrivacy
+    n_nodes, max_rounds, dim : int
+        ``dim``: the entries of one update (``n_problems d'``).
+    estimator_name : str
+        For the warning of the testing switch (``insecure_noise_seed``).
     """
 
-    def __init__(self, spec, n_nodes, max_rounds, random_state):
+    def __init__(self, spec, n_nodes, max_rounds, dim, estimator_name="MOCHA"):
         self.epsilon, self.delta = spec.budget()
         self.clip = float(spec.clip_norm)
-        self.mechanism = calibrate_gaussian(self.epsilon, self.delta, 1.0, int(max_rounds))
-        self.sigma = self.mechanism.sigma * 2.0 * self.clip
+        self.mechanism = calibrate_discrete_gaussian(
+            self.epsilon, self.delta, 2.0 * self.clip, int(max_rounds), int(dim)
+        )
+        self.sigma = self.mechanism.sigma
         self.uses = np.zeros(n_nodes, dtype=np.int64)
-        self.rng = None
+        self.source = None
         if self.sigma > 0.0:
-            self.rng = np.random.default_rng(random_state.randint(1, np.iinfo(np.int32).max))
+            self.source = NoiseSource.for_fit(spec, estimator_name)
+
+    def release(self, update):
+        """``update`` clipped to ``B`` and released through the mechanism."""
+        norm = float(np.linalg.norm(update))
+        if norm > self.clip:
+            update = update * (self.clip / norm)
+        return self.mechanism.apply(update, self.source)
 
     def privatize(self, active, results, totals):
         if self.sigma == 0.0:
@@ -64,23 +86,19 @@ class _PrivateUpdates:
         out = []
         for t, (dvs, deltas) in zip(active, results):
             self.uses[t] += 1
-            if self.sigma == 0.0:
-                # epsilon=inf: no noise, nothing to bound.
-                out.append((dvs, deltas))
-                continue
-            update = dvs / totals[t]
-            norm = float(np.linalg.norm(update))
-            if norm > self.clip:
-                update = update * (self.clip / norm)
-            update = update + self.rng.normal(0.0, self.sigma, size=update.shape)
-            out.append((update * totals[t], deltas))
+            out.append((self.release(dvs / totals[t]) * totals[t], deltas))
         return out
 
     def finish(self, estimator):
         estimator.privacy_spent_ = epsilon_spent(self.mechanism, self.uses, self.delta)
         estimator.privacy_ = describe(
             self.mechanism, uses=self.uses, delta=self.delta,
-            composition="one Gaussian release of the clipped update per round the node "
-            "takes part in, composed over its rounds",
+            composition="one discrete Gaussian release of the clipped update per round the "
+            "node takes part in, composed over its rounds (zCDP)",
             sigma=self.sigma, clip_norm=self.clip, level="client (the node's whole data set)",
+            noise_source=("none (epsilon=inf)" if self.source is None
+                          else self.source.describe()),
+        )
+        estimator.privacy_guarantee_void_ = (
+            self.source is not None and not self.source.secure
         )

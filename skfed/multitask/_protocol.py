@@ -236,7 +236,8 @@ class _RoundProtocol:
     The constructor makes the random draws every engine makes first, in
     this order: the nodes' seeds (:attr:`seeds`), then the network's
     simulation; :attr:`rng` then draws the setup's random numbers (random
-    features, landmarks) and the privacy noise's seed.
+    features, landmarks).  The privacy noise comes from its own secure
+    source, never from ``random_state``.
     """
 
     def __init__(self, estimator, n_nodes):
@@ -321,7 +322,8 @@ class _RoundProtocol:
         self.private = None
         self.rule = _StoppingRule(est, learn and m > 1)
         if dp_spec is not None:
-            self.private = _PrivateUpdates(dp_spec, m, est.max_rounds, self.rng)
+            dim = n_problems * getattr(state, "d", 1)
+            self.private = _PrivateUpdates(dp_spec, m, est.max_rounds, dim, type(est).__name__)
             if self.private.sigma > 0.0:
                 self.rule = _PrivateSchedule(est, learn and m > 1)
         # Private fits with noise do not send the three gap terms.
