@@ -686,16 +686,19 @@ def test_mocha_private_updates_clip_noise_and_spend(moons_nodes):
     assert private.sigma == reference.sigma
     assert zcdp_epsilon(25 * private.mechanism.rho, 1e-5) <= 4.0
     totals = np.array([10.0, 4.0])
-    big = np.full((1, 3), 2.0)  # update norm 2 sqrt(3) / 10 > 0.3: clipped
+    big = np.full((1, 3), 2.0)  # one problem; update norm 2 sqrt(3) / 10 > 0.3: clipped
     small = np.array([[0.1, -0.2, 0.0]])  # update norm 0.056 / ... < 0.3: kept
     out = private.privatize(np.array([0, 1]), [(big, None), (small, None)], totals)
     source = NoiseSource(5)
     u0 = big / 10.0
     u0 = u0 * (0.3 / np.linalg.norm(u0))
-    expected0 = source.add_gaussian(u0, private.sigma) * 10.0
-    expected1 = source.add_gaussian(small / 4.0, private.sigma) * 4.0
-    np.testing.assert_allclose(out[0][0], expected0, rtol=1e-12)
-    np.testing.assert_allclose(out[1][0], expected1, rtol=1e-12)
+    expected0 = source.add_gaussian(u0, private.sigma)
+    expected1 = source.add_gaussian(small / 4.0, private.sigma)
+    # the release is the change of v_t itself, not scaled back by n_t (which
+    # would reveal the node's size in the noise's scale)
+    np.testing.assert_allclose(out.released[:, 0], expected0, rtol=1e-12)
+    np.testing.assert_allclose(out.released[:, 1], expected1, rtol=1e-12)
+    np.testing.assert_array_equal(out.dV[:, 0], big)  # the exact step stays on the node
     # a fit: each node spends what its rounds cost (dropped rounds cost nothing)
     spec = DifferentialPrivacy(epsilon=4.0, delta=1e-5, clip_norm=0.3)
     est = FederatedMultiTaskClassifier(

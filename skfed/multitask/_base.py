@@ -659,7 +659,11 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         sv_node = node_of[support_sorted]
         if self._primal_mode():
             W = state.weights(sigma, lam)  # (n_problems, m, d')
-            W = np.concatenate([W, W.mean(axis=1, keepdims=True)], axis=1)
+            # The average model (column m, for unseen nodes) is the server's;
+            # under privacy each node's own model uses its exact share of V
+            # (which it never sent) in place of its noisy one.
+            W = np.concatenate([W + state.own_correction(sigma, lam),
+                                W.mean(axis=1, keepdims=True)], axis=1)
             self._W = W
             n_feat = W.shape[2] - int(self.fit_intercept)
             coef = W[:, :m, :n_feat]

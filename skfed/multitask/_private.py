@@ -6,6 +6,7 @@ import numpy as np
 from .._secure_noise import NoiseSource
 from ..privacy import calibrate_discrete_gaussian, describe, epsilon_spent
 from ._omega import _StoppingRule
+from ._state import _PrivateRelease
 
 
 class _PrivateSchedule(_StoppingRule):
@@ -78,16 +79,26 @@ class _PrivateUpdates:
         return self.mechanism.apply(update, self.source)
 
     def privatize(self, active, results, totals):
+        """The active nodes' releases: node t sends ``clip(Delta v_t) + noise``.
+
+        The release is the change of ``v_t = sum_i alpha_ti x_ti / n_t``
+        itself, which the server adds to its ``V`` as it is: no message is
+        scaled by ``n_t``, so the node's size is not revealed (a release of
+        ``(clip(Delta v_t) + noise) n_t`` would show it in the noise's
+        scale).  Returns a :class:`~skfed.multitask._state._PrivateRelease`
+        (the exact steps stay with the nodes).
+        """
         if self.sigma == 0.0:
             # epsilon=inf: no noise, nothing to bound; the results go on as
             # they are (compressed ones included)
             self.uses[active] += 1
             return results
-        out = []
-        for t, (dvs, deltas) in zip(active, results):
+        dV = np.stack([dvs for dvs, _ in results], axis=1)
+        released = np.empty_like(dV)
+        for i, t in enumerate(active):
             self.uses[t] += 1
-            out.append((self.release(dvs / totals[t]) * totals[t], deltas))
-        return out
+            released[:, i] = self.release(dV[:, i] / totals[t])
+        return _PrivateRelease(active, released, dV, getattr(results, "deltas", None))
 
     def finish(self, estimator):
         estimator.privacy_spent_ = epsilon_spent(self.mechanism, self.uses, self.delta)

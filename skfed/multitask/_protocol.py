@@ -326,6 +326,7 @@ class _RoundProtocol:
             self.private = _PrivateUpdates(dp_spec, m, est.max_rounds, dim, type(est).__name__)
             if self.private.sigma > 0.0:
                 self.rule = _PrivateSchedule(est, learn and m > 1)
+                state.start_private()
         # Private fits with noise do not send the three gap terms.
         noised = self.private is not None and self.private.sigma > 0.0
         self.gap_terms = 0 if noised else 3 * _FLOAT
