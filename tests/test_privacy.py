@@ -473,6 +473,9 @@ def test_dada_privacy_refusals(moons_nodes):
     spec = DifferentialPrivacy(epsilon=1.0)
     with pytest.raises(ValueError, match="needs base_predictors on a public feature range"):
         DecentralizedBoostingClassifier(privacy=spec).fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="does not accept warm_start=True"):
+        FederatedMultiTaskClassifier(kernel="linear", omega="independent", warm_start=True,
+                                     privacy=spec).fit(X, y, groups=groups)
     with pytest.raises(ValueError, match="does not accept sample_weight"):
         DecentralizedBoostingClassifier(base_predictors=stumps, privacy=spec).fit(
             X, y, groups=groups, sample_weight=np.ones(len(y))
@@ -536,6 +539,9 @@ def test_persolin_noise_scale_and_spend_are_the_closed_forms(moons_nodes):
         PersonalizedLinearClassifier(privacy=DifferentialPrivacy(1.0, delta=0.0)).fit(
             X, y, groups=groups
         )
+    with pytest.raises(ValueError, match="does not accept warm_start=True"):
+        FederatedMultiTaskClassifier(kernel="linear", omega="independent", warm_start=True,
+                                     privacy=spec).fit(X, y, groups=groups)
     with pytest.raises(ValueError, match="does not accept sample_weight"):
         PersonalizedLinearClassifier(privacy=spec).fit(
             X, y, groups=groups, sample_weight=np.ones(len(y))
@@ -738,7 +744,35 @@ def test_mocha_privacy_refusals(moons_nodes):
     for est, message in cases:
         with pytest.raises(ValueError, match=message):
             est.fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="does not accept warm_start=True"):
+        FederatedMultiTaskClassifier(kernel="linear", omega="independent", warm_start=True,
+                                     privacy=spec).fit(X, y, groups=groups)
     with pytest.raises(ValueError, match="does not accept sample_weight"):
         FederatedMultiTaskRegressor(kernel="linear", omega="independent", privacy=spec).fit(
             X, y.astype(float), groups=groups, sample_weight=np.ones(len(y))
         )
+
+
+def test_mocha_private_fit_keeps_no_rows_duals_or_exact_curves(moons_nodes):
+    X, y, groups, _ = moons_nodes
+    kw = dict(kernel="linear", omega="independent", max_rounds=5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = FederatedMultiTaskClassifier(
+            privacy=DifferentialPrivacy(1.0, delta=1e-5), **kw).fit(X, y, groups=groups)
+        plain = FederatedMultiTaskClassifier(**kw).fit(X, y, groups=groups)
+    assert est.support_vectors_.shape == (0, X.shape[1])
+    assert est.dual_coef_.shape == (1, 0) and est.support_.shape == (0,)
+    assert est.n_support_.sum() == 0
+    for name in ("duality_gap_curve_", "objective_curve_", "dual_objective_curve_",
+                 "joint_objective_curve_", "joint_objective_", "joint_duality_gap_"):
+        assert getattr(est, name) is None, name
+        assert getattr(plain, name) is not None, name
+    assert est._dual_state is None
+    assert plain.support_vectors_.shape[0] > 0
+    # the fitted models still predict (from coef_ and intercept_ alone)
+    decision = est.decision_function(X, groups=groups)
+    codes = np.searchsorted(est.nodes_, groups)
+    np.testing.assert_allclose(
+        decision, np.einsum("id,id->i", X, est.coef_[codes]) + est.intercept_[codes],
+        rtol=1e-6, atol=1e-8)

@@ -241,7 +241,7 @@ def _arrays(value, seen=None):
 
 def _holds_a_row(array, X):
     rows = set(map(tuple, np.round(X, 12)))
-    if array.ndim == 0:
+    if array.ndim == 0 or array.size == 0:
         return False
     flat = array.reshape(-1, array.shape[-1]) if array.ndim >= 2 else array[None, :]
     if flat.shape[-1] != X.shape[1]:

@@ -326,7 +326,12 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
             warm=warm,
         )
         reported = protocol.finish()
-        self._store_model(state, X, Y, sw, layout, totals, protocol.sigma, lam, bias, dtype)
+        self._store_model(state, X, Y, sw, layout, totals, protocol.sigma, lam, bias, dtype,
+                          private=protocol.noised())
+        if protocol.noised():
+            # the dual variables stay on the nodes: nothing to warm-start from
+            self._dual_state = None
+            return self
         # What warm_start=True starts the next fit from (the alternation's next Sigma).
         self._dual_state = dict(nodes=self.nodes_.copy(), counts=layout.counts.copy(),
                                 loss=self.loss, Y=Y.copy(), g=g.copy(), sigma=reported.copy())
@@ -436,6 +441,11 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
             )
         if sample_weight is not None:
             raise ValueError(f"{name}(privacy=...) does not accept sample_weight.")
+        if self.warm_start and math.isfinite(self.privacy.budget()[0]):
+            raise ValueError(
+                f"{name}(privacy=...) does not accept warm_start=True: the previous "
+                "fit's dual variables would reach the server unnoised."
+            )
 
     def _warm_start_duals(self, Y, layout):
         """``warm_start=True``: the previous fit's dual variables (node order), or None.
@@ -647,10 +657,16 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         return np.ascontiguousarray(Z)
 
     # ------------------------------------------------------------ model
-    def _store_model(self, state, X, Y, sw, layout, totals, sigma, lam, bias, dtype):
+    def _store_model(self, state, X, Y, sw, layout, totals, sigma, lam, bias, dtype,
+                     private=False):
         m = layout.n_nodes
         alpha = state.g * sw  # (n_problems, n), node order
         support_sorted = np.flatnonzero(np.any(alpha != 0, axis=0))
+        if private:
+            # A private fit keeps no training row and no per-sample dual
+            # variable: they stay on the nodes (the models below do not need
+            # them in the primal modes, the only private ones).
+            support_sorted = support_sorted[:0]
         node_of = np.repeat(np.arange(m), layout.counts)
         self.support_ = layout.order[support_sorted]
         self.n_support_ = np.bincount(node_of[support_sorted], minlength=m).astype(np.int32)

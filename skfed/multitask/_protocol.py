@@ -510,23 +510,36 @@ class _RoundProtocol:
         """
         est = self.estimator
         converged = self.converged
+        if self.noised():
+            # A private fit runs its max_rounds by design (no gap is sent) and
+            # computes no exact objective: nothing to warn about.
+            converged = True
         if self.private is not None:
-            if self.private.sigma > 0.0:
-                # A private fit runs its max_rounds by design (no gap is sent),
-                # so it only warns when it ends worse than the all-zero model.
-                converged = not self.objectives or self.objectives[-1] <= self.zero_objective
             self.private.finish(est)
         reported = self.best_sigma if self.rule.stop_before_step else self.sigma
         est._set_fit_results(
             self.gaps, self.objectives, self.duals, reported, self.rho, self.simulation,
             converged, zero_objective=self.zero_objective, rule=self.rule,
         )
+        if self.noised():
+            # The objective and duality-gap values are exact functions of the
+            # training data: a private fit neither computes nor keeps them.
+            for name in ("duality_gap_curve_", "objective_curve_", "dual_objective_curve_",
+                         "joint_objective_curve_", "joint_objective_", "joint_duality_gap_"):
+                setattr(est, name, None)
         return reported
+
+    def noised(self):
+        """Whether the fit is private with a finite budget (noised releases)."""
+        return self.private is not None and self.private.sigma > 0.0
 
     # --------------------------------------------- the simulated fit
     def gap(self):
         """``(gap, primal, dual)`` at the current ``Sigma``, over every node's
-        data (in a deployment: the sum of the nodes' three-float reports)."""
+        data (in a deployment: the sum of the nodes' three-float reports).
+        A private fit sends no gap terms: NaN, computed from nothing."""
+        if self.noised():
+            return np.nan, np.nan, np.nan
         state, sigma, lam = self.state, self.sigma, self.lam
         f = state.margins(sigma, lam)
         sums = np.zeros((self.m, 3))
