@@ -736,10 +736,6 @@ def test_mocha_privacy_refusals(moons_nodes):
          "refused in the exact kernel mode"),
         (FederatedMultiTaskClassifier(approximation="nystroem", privacy=spec),
          "refused with approximation='nystroem'"),
-        (FederatedMultiTaskClassifier(approximation="rff", privacy=spec),
-         "needs a numeric gamma"),
-        (FederatedMultiTaskClassifier(approximation="rff", gamma=1.0, privacy=spec),
-         "needs omega_update_every"),
     ]
     for est, message in cases:
         with pytest.raises(ValueError, match=message):
@@ -776,3 +772,54 @@ def test_mocha_private_fit_keeps_no_rows_duals_or_exact_curves(moons_nodes):
     np.testing.assert_allclose(
         decision, np.einsum("id,id->i", X, est.coef_[codes]) + est.intercept_[codes],
         rtol=1e-6, atol=1e-8)
+
+
+def test_mocha_privacy_works_at_the_defaults(moons_nodes):
+    # kernel="rbf", gamma="scale", omega="learn", omega_update_every=None,
+    # max_rounds="auto": random features, gamma = 1 / n_features (no pooled
+    # variance is released), an Omega step every 5 rounds, 20 rounds
+    X, y, groups, _ = moons_nodes
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = FederatedMultiTaskClassifier(
+            privacy=DifferentialPrivacy(1.0, delta=1e-5), random_state=0).fit(X, y, groups=groups)
+        fixed = FederatedMultiTaskClassifier(
+            gamma="auto", omega_update_every=5, max_rounds=20, random_state=0,
+            privacy=DifferentialPrivacy(1.0, delta=1e-5)).fit(X, y, groups=groups)
+    assert est.approximation_ == "rff" and est.n_iter_ == 20
+    np.testing.assert_array_equal(est.random_weights_, fixed.random_weights_)
+    assert est.privacy_["uses"].max() == 20
+    assert np.all(est.privacy_spent_ <= 1.0 + 1e-9)
+    assert est.privacy_spent_.max() == pytest.approx(1.0, rel=1e-3)
+    # no gamma setup exchange under a finite budget: the bytes of the two fits agree
+    assert est.n_bytes_sent_ == fixed.n_bytes_sent_
+    assert est.score(X, y, groups=groups) > 0.5
+
+
+def test_mocha_noise_aware_omega_step():
+    # The server's V is the nodes' exact v_u plus the sum of their noise draws
+    # (uses_u of standard deviation sigma per entry); the step debiases the
+    # diagonal of V^T V and keeps only the pairs that noise does not explain.
+    spec = DifferentialPrivacy(epsilon=1.0, delta=1e-6)
+    m, d = 6, 50
+    private = _PrivateUpdates(spec, m, 10, d)
+    private.uses[:] = 10
+    rng = np.random.default_rng(0)
+    s = math.sqrt(10) * private.sigma
+    # no relation, or a relation far below the noise: the step keeps Sigma
+    V = rng.normal(0.0, 0.01, size=(1, m, d)) + rng.normal(0.0, s, size=(1, m, d))
+    assert private.denoised_gram(V) is None and private.last_kept == 0
+    # nodes 0-2 share a model 20 times the noise's norm, nodes 3-5 share another
+    a, b = rng.normal(size=(2, d))
+    a *= 20 * s * math.sqrt(d) / np.linalg.norm(a)
+    b *= 20 * s * math.sqrt(d) / np.linalg.norm(b)
+    exact = np.stack([a, a, a, b, b, b])[None]
+    V = exact + rng.normal(0.0, s, size=(1, m, d))
+    gram = private.denoised_gram(V)
+    truth = np.einsum("ktd,kud->tu", exact, exact)
+    assert private.last_kept >= 6  # the 6 pairs inside the two groups
+    # the diagonal is debiased: within a few noise standard deviations of G_uu
+    # (without the correction it would be d s^2 = G_uu / 400 too high on average)
+    np.testing.assert_allclose(np.diag(gram), np.diag(truth), rtol=0.05)
+    for t, u in [(0, 1), (0, 2), (1, 2), (3, 4), (3, 5), (4, 5)]:
+        assert gram[t, u] == pytest.approx(truth[t, u], rel=0.05)

@@ -28,6 +28,15 @@ from ._protocol import _RoundProtocol, _fault_note
 from ._state import _EXACT_KIND, _EXACT_MAX_SAMPLES, _LOSSES, _KernelState, _PrimalState
 
 
+# A private fit (finite budget) at the defaults: its rounds
+# (max_rounds="auto") and the rounds between its Omega steps
+# (omega="learn", omega_update_every=None).  Without privacy
+# max_rounds="auto" is 1000.
+_PRIVATE_MAX_ROUNDS = 20
+_PRIVATE_OMEGA_EVERY = 5
+_MAX_ROUNDS = 1000
+
+
 class _BaseMultiTask(FederatedMixin, BaseEstimator):
     """Fitting machinery shared by the classifier and the regressor."""
 
@@ -52,7 +61,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         "compression": [StrOptions({"auto", "none"}),
                         Interval(numbers.Integral, 2, 32, closed="both")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
-        "max_rounds": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_rounds": [StrOptions({"auto"}), Interval(numbers.Integral, 1, None, closed="left")],
         "cache_size": [None, Interval(numbers.Real, 0, None, closed="left")],
         "warm_start": ["boolean"],
         **FederatedMixin._federated_parameter_constraints,
@@ -86,7 +95,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         aggregation="auto",
         compression="auto",
         tol=1e-3,
-        max_rounds=1000,
+        max_rounds="auto",
         cache_size=None,
         warm_start=False,
         group_column=None,
@@ -156,6 +165,24 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         self._omega = value
 
     # ------------------------------------------------------------ fitting
+    def _noised(self):
+        """Whether ``privacy`` asks for noise (a finite epsilon)."""
+        return self.privacy is not None and math.isfinite(self.privacy.budget()[0])
+
+    def _max_rounds(self):
+        """``max_rounds`` resolved: ``"auto"`` is 1000, or 20 under a finite
+        privacy budget (the noise grows with the number of releases)."""
+        if self.max_rounds != "auto":
+            return int(self.max_rounds)
+        return _PRIVATE_MAX_ROUNDS if self._noised() else _MAX_ROUNDS
+
+    def _omega_update_every(self):
+        """``omega_update_every`` resolved: None (the gap decides), or every 5
+        rounds under a finite privacy budget (no gap is sent)."""
+        if self.omega_update_every is None and self._noised():
+            return _PRIVATE_OMEGA_EVERY
+        return self.omega_update_every
+
     def _primal_mode(self):
         return self.approximation_ is not None or self.kernel == "linear"
 
@@ -216,7 +243,10 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
 
     def _gamma_value(self, X):
         if isinstance(self.gamma, str):
-            if self.gamma == "auto":
+            if self.gamma == "auto" or self._noised():
+                # Under a finite privacy budget "scale" does not release the
+                # pooled variance: it takes the variance of standardized
+                # features, 1, i.e. gamma = 1 / n_features.
                 return 1.0 / X.shape[1]
             var = float(X.var(dtype=np.float64))
             return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
@@ -258,7 +288,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         # Omega.  Linear mode keeps Sigma factored when W^T W has rank below
         # m (n_problems * (d + intercept) < m): see _LowRankSigma.
         factored = (
-            self.kernel == "linear" and self.approximation_ is None
+            self.kernel == "linear" and self.approximation_ is None and not self._noised()
             and Y.shape[0] * (d + int(bool(self.fit_intercept))) < m
         )
         learn, sigma = self._initial_task_covariance(m, factored=factored)
@@ -424,21 +454,6 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                 "landmarks are raw samples sent to every node. Use approximation='rff' "
                 "(data-independent features) or kernel='linear'."
             )
-        if math.isinf(self.privacy.budget()[0]):
-            # No noise: the gap terms and the setup statistics may be sent.
-            pass
-        elif self.kernel != "linear" and isinstance(self.gamma, str) and self.gamma == "scale":
-            raise ValueError(
-                f"{name}(privacy=...) needs a numeric gamma or gamma='auto': "
-                "gamma='scale' sends every node's feature sums and sums of squares."
-            )
-        elif (isinstance(self.omega, str) and self.omega == "learn"
-              and self.omega_update_every is None):
-            raise ValueError(
-                f"{name}(privacy=...) with omega='learn' needs omega_update_every: the "
-                "learned-Omega stopping rule reads the nodes' duality-gap terms, which a "
-                "private fit does not send."
-            )
         if sample_weight is not None:
             raise ValueError(f"{name}(privacy=...) does not accept sample_weight.")
         if self.warm_start and math.isfinite(self.privacy.budget()[0]):
@@ -518,7 +533,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                 change = "none yet" if rule.last_change is None else f"{rule.last_change:.3e}"
                 what = (
                     f"did not meet its learned-Omega stopping rule in "
-                    f"max_rounds={self.max_rounds} rounds (the joint objective of the "
+                    f"max_rounds={self._max_rounds()} rounds (the joint objective of the "
                     f"models a W-step solved to relative duality gap "
                     f"{_W_STEP_TOL_FACTOR * self.tol:g} reaches, changing by at most "
                     f"tol={self.tol} relative since the previous such W-step, or within "
@@ -530,7 +545,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
             else:
                 what = (
                     f"did not reach the duality gap tol={self.tol} (relative) in "
-                    f"max_rounds={self.max_rounds} rounds (gap {gaps[-1]:.3e}, objective "
+                    f"max_rounds={self._max_rounds()} rounds (gap {gaps[-1]:.3e}, objective "
                     f"{objectives[-1]:.3e})"
                 )
             warnings.warn(

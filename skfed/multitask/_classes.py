@@ -74,7 +74,9 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         Kernel coefficient (rbf, poly, sigmoid, laplacian). ``"scale"`` is
         ``1 / (n_features * X.var())`` over the pooled training data (the
         nodes share three numbers each to compute it), ``"auto"`` is
-        ``1 / n_features``.
+        ``1 / n_features``.  Under ``privacy`` with a finite epsilon the
+        pooled variance is not released: ``"scale"`` takes that of
+        standardized features, 1 (the same as ``"auto"``).
     degree : float >= 1, default=3
         Degree of the poly kernel.
     coef0 : float, default=1.0
@@ -89,7 +91,8 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         ``omega="learn"``: the Omega step is taken once the W-step's
         relative duality gap is at most ``10 tol``; with an int ``H``, also
         after ``H`` rounds without an Omega step (the paper's fixed
-        schedule).
+        schedule).  Under ``privacy`` with a finite epsilon no gap is sent,
+        and None means every 5 rounds.
     approximation : {"auto", None, "nystroem", "rff"}, default="auto"
         ``"auto"``: ``"rff"`` for the rbf kernel when the data are large
         relative to the model (100 rounds of quantized model vectors cost
@@ -197,10 +200,12 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         joint dual seen (a certified bound).  The models returned are those,
         with their best Omega; see the user guide for how close to the
         optimum that lands.
-    max_rounds : int, default=1000
+    max_rounds : int or "auto", default="auto"
         Maximum number of communication rounds; a
         :class:`~sklearn.exceptions.ConvergenceWarning` is raised when they
-        run out.
+        run out.  ``"auto"``: 1,000, or 20 under ``privacy`` with a finite
+        epsilon (a private fit runs all its rounds, and its noise grows
+        with their number).
     cache_size : float >= 0 or None, default=None
         Exact kernel mode: a bound, in MB summed over all nodes, on the
         kernel rows of received support vectors the nodes cache (node u
@@ -432,7 +437,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         aggregation="auto",
         compression="auto",
         tol=1e-3,
-        max_rounds=1000,
+        max_rounds="auto",
         cache_size=None,
         warm_start=False,
         group_column=None,
@@ -623,7 +628,7 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
         Precision of the primal modes' round messages (see the classifier).
     tol : float >= 0, default=1e-3
         Stopping rule, as for the classifier.
-    max_rounds : int, default=1000
+    max_rounds : int or "auto", default="auto"
     cache_size : float >= 0 or None, default=None
         Memory bound (MB, all nodes) on the cached kernel rows of the exact
         kernel mode (see the classifier).
@@ -714,7 +719,7 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
         aggregation="auto",
         compression="auto",
         tol=1e-3,
-        max_rounds=1000,
+        max_rounds="auto",
         cache_size=None,
         warm_start=False,
         group_column=None,

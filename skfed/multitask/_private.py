@@ -2,6 +2,7 @@
 on the nodes' updates and the fixed round schedule of a private fit."""
 
 import numpy as np
+from scipy import stats
 
 from .._secure_noise import NoiseSource
 from ..privacy import calibrate_discrete_gaussian, describe, epsilon_spent
@@ -99,6 +100,43 @@ class _PrivateUpdates:
             self.uses[t] += 1
             released[:, i] = self.release(dV[:, i] / totals[t])
         return _PrivateRelease(active, released, dV, getattr(results, "deltas", None))
+
+    def denoised_gram(self, V):
+        """The noise-aware Omega step's Gram matrix ``G = V^T V``, or None.
+
+        The server's ``V`` is the sum of the nodes' releases: node u's
+        column carries ``uses_u`` independent noise vectors of variance
+        ``sigma^2`` per entry (``s_u^2 = uses_u sigma^2``, public), so
+        ``V^T V`` overestimates ``G_uu`` by ``dim s_u^2`` and its
+        off-diagonal entries carry noise of standard deviation about
+        ``sqrt(dim s_t^2 s_u^2 + G_tt s_u^2 + G_uu s_t^2)``.  The step
+        subtracts the bias from the diagonal (floored at 0) and keeps an
+        off-diagonal entry only where it exceeds ``z`` of those standard
+        deviations, ``z`` the two-sided Bonferroni threshold at 5 % over
+        the ``m (m - 1) / 2`` pairs: an entry that noise alone explains is
+        taken as 0 (no relation).  When no pair survives, the noise
+        dominates every relation, and the step keeps the current ``Sigma``
+        (None): with the initial diagonal one every node keeps learning
+        from its own exact share alone, the ``omega="independent"`` fit,
+        rather than from noise.  All of it is post-processing of the
+        releases.
+        """
+        dim = V.shape[0] * V.shape[2]
+        m = V.shape[1]
+        noisy = np.einsum("ktd,kud->tu", V, V)
+        var = self.uses.astype(float) * self.sigma**2  # s_u^2 per entry
+        diag = np.maximum(np.diag(noisy) - dim * var, 0.0)
+        sd = np.sqrt(dim * np.outer(var, var) + np.outer(diag, var) + np.outer(var, diag))
+        n_pairs = max(m * (m - 1) // 2, 1)
+        z = float(stats.norm.isf(0.025 / n_pairs))
+        keep = np.abs(noisy) > z * sd
+        np.fill_diagonal(keep, False)
+        self.last_kept = int(keep.sum() // 2)
+        if not keep.any():
+            return None
+        gram = np.where(keep, noisy, 0.0)
+        gram[np.diag_indices(m)] = diag
+        return gram
 
     def finish(self, estimator):
         estimator.privacy_spent_ = epsilon_spent(self.mechanism, self.uses, self.delta)

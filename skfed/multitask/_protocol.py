@@ -261,7 +261,7 @@ class _RoundProtocol:
         and sum of squares (3 floats) and receives ``gamma`` (1 float).
         Returns whether the exchange takes place."""
         est = self.estimator
-        if (callable(est.kernel) or est.kernel == "linear"
+        if (callable(est.kernel) or est.kernel == "linear" or est._noised()
                 or not (isinstance(est.gamma, str) and est.gamma == "scale")):
             return False
         self.setup_up += 3 * _FLOAT
@@ -323,9 +323,10 @@ class _RoundProtocol:
         self.rule = _StoppingRule(est, learn and m > 1)
         if dp_spec is not None:
             dim = n_problems * getattr(state, "d", 1)
-            self.private = _PrivateUpdates(dp_spec, m, est.max_rounds, dim, type(est).__name__)
+            self.private = _PrivateUpdates(dp_spec, m, est._max_rounds(), dim, type(est).__name__)
             if self.private.sigma > 0.0:
                 self.rule = _PrivateSchedule(est, learn and m > 1)
+                self.rule.every = est._omega_update_every()
                 state.start_private()
         # Private fits with noise do not send the three gap terms.
         noised = self.private is not None and self.private.sigma > 0.0
@@ -413,7 +414,7 @@ class _RoundProtocol:
         """Whether the next round's gap will be followed by a scheduled Omega
         step (``omega_update_every``) whatever the gap (for an engine that
         prepares the step's messages before it knows the gap)."""
-        rule, every = self.rule, self.estimator.omega_update_every
+        rule, every = self.rule, self.rule.every
         return rule.learn and every is not None and rule.since_update + 1 >= every
 
     def omega_step_or_stop(self, gap, primal, dual, *, step, evaluate, joint=None):
@@ -485,7 +486,7 @@ class _RoundProtocol:
 
     def last_round(self):
         """Whether the fit stops after this round."""
-        return self.converged or self.round == self.estimator.max_rounds - 1
+        return self.converged or self.round == self.estimator._max_rounds() - 1
 
     def count_final(self, receivers, payloads):
         """End of fit: what every node still lacks to predict on its own
@@ -593,7 +594,7 @@ class _RoundProtocol:
             self.warm_start(warm)
         with est._parallel_context() as parallel:
             parallel = parallel if est._use_parallel() else None
-            for _ in range(est.max_rounds):
+            for _ in range(est._max_rounds()):
                 self.simulated_round(parallel)
                 if self.converged:
                     break
@@ -636,8 +637,18 @@ class _RoundProtocol:
         state.apply(active, results, parallel)
 
     def omega_step(self, active):
-        """The simulated Omega step: ``(gram, new_sigma)``."""
+        """The simulated Omega step: ``(gram, new_sigma)``.
+
+        Under a finite privacy budget the server's ``G`` is that of its noisy
+        ``V``: the noise-aware step
+        (:meth:`~skfed.multitask._private._PrivateUpdates.denoised_gram`)
+        takes the pairs the noise does not explain, or keeps ``Sigma``."""
         state, sigma = self.state, self.sigma
+        if self.noised():
+            gram = self.private.denoised_gram(state.V)
+            if gram is None:
+                return None, None
+            return gram, self.omega_candidate(gram)
         if isinstance(sigma, _LowRankSigma):
             return None, state.low_rank_omega_update(sigma, self.lam)
         gram, exchange = state.omega_exchange(active, sigma)
@@ -651,6 +662,8 @@ class _RoundProtocol:
         the factors) and compressed messages (the server's ``G`` for the
         primal, the dual variables' for the dual)."""
         state = self.state
+        if self.noised():
+            return np.nan, np.nan  # a private fit computes no exact objective
         if gram is None:
             return state.low_rank_joint_objectives(primal, dual, sigma, self.lam)
         if getattr(state, "bits", None) is not None:
