@@ -23,10 +23,18 @@ noise comes from the secure source (fresh OS randomness): reruns differ.
 * ``support-300``, ``support-3000``: one-shot support recovery, rate of exact
   recovery of the support (d=20, s=3, 60 samples per client) over the seeds.
   Rows of the support-recovery owner (Local: left empty here).
-* ``mocha-har``: MOCHA with 100 random Fourier features (``gamma="auto"``)
-  on HAR sitting vs rest (21 people, 75/25 split per person), 20 rounds,
-  Omega step every 5 rounds; privacy client level.  Row of the MOCHA owner
-  (Local: left empty here); ``mocha-school`` is to be added by its owner.
+* ``mocha-har``: MOCHA itself (``kernel="linear"``, other parameters at
+  their defaults: under privacy 20 rounds, an Omega step every 5; off: up to
+  1,000 rounds and the gap's stopping rule) on HAR sitting vs rest (21
+  people, 75/25 split per person, 561 features); privacy client level (a
+  person's whole data set).  Local: the better of LinearSVC, SVC and
+  LogisticRegression per person (by test accuracy).
+* ``mocha-school``: the same on School (Dada's classification protocol:
+  139 schools, 17 features, score > 20; split ``seed + 1`` of the 10
+  official ones).  Same Local.
+* ``mocha-har-defaults``: ``FederatedMultiTaskClassifier()`` at every
+  default on HAR (off: the exact rbf kernel; private: 1,280 random Fourier
+  features of the same kernel at gamma = 1 / n_features).
 
 Usage::
 
@@ -53,6 +61,7 @@ from skfed import (
 )
 from sklearn.ensemble import AdaBoostClassifier
 from sklearn.linear_model import LogisticRegression
+from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
 from skfed.baselines import LocalEstimator
@@ -60,6 +69,7 @@ from skfed.boosting import make_stump_predictors
 from skfed.datasets import (
     load_computer_buyers,
     load_har,
+    load_school,
     make_federated_sparse_regression,
     make_rotated_moons,
     train_test_split_per_node,
@@ -163,16 +173,36 @@ def support(n_clients):
     return run
 
 
-def mocha_har(epsilon, seed):
-    data = _har(seed)
+def _school(seed):
+    return load_school(task="classification", split=seed + 1, return_X_y=True)
 
-    def make(privacy, seed):
-        return FederatedMultiTaskClassifier(
-            approximation="rff", n_components=100, gamma="auto", max_rounds=20,
-            omega_update_every=5, privacy=privacy, random_state=seed,
-        )
 
-    return _score(make, data, epsilon, seed)
+def _local_best(data):
+    """Local (epsilon 0): the better of LinearSVC, SVC and LogisticRegression
+    per node, by pooled test accuracy (the strongest of the three)."""
+    X, X_test, y, y_test, g, g_test = data
+    scores = []
+    for base in (LinearSVC(), SVC(), LogisticRegression(max_iter=1000)):
+        est = LocalEstimator(base)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(X, y, groups=g)
+        scores.append(float(est.score(X_test, y_test, groups=g_test)))
+    return max(scores)
+
+
+def mocha(data_of, **params):
+    def run(epsilon, seed):
+        data = data_of(seed)
+        if epsilon == LOCAL:
+            return _local_best(data)
+
+        def make(privacy, seed):
+            return FederatedMultiTaskClassifier(privacy=privacy, random_state=seed, **params)
+
+        return _score(make, data, epsilon, seed)
+
+    return run
 
 
 ROWS = {
@@ -183,8 +213,10 @@ ROWS = {
     "persolin-computer": persolin(_computer),
     "support-300": support(300),
     "support-3000": support(3000),
-    "mocha-har": mocha_har,
-    # TODO(MOCHA owner): "mocha-school", and Local columns of the MOCHA and support rows.
+    "mocha-har": mocha(_har, kernel="linear"),
+    "mocha-school": mocha(_school, kernel="linear"),
+    "mocha-har-defaults": mocha(_har),
+    # TODO(support owner): the Local column of the support rows.
 }
 
 

@@ -33,6 +33,27 @@ class _PrivateSchedule(_StoppingRule):
         return False
 
 
+# What a private MOCHA fit treats as public (``privacy_public_``): not
+# protected by the noise, known to the server and every node.
+_MOCHA_PUBLIC = {
+    "total_samples": "the total number of training samples n, through lambda = 1 / (C n) "
+                     "(one number for the federation; a node's own size n_t is never "
+                     "released: each message is the change of v_t itself, not scaled by n_t)",
+    "class_set": "classes_, the set of labels present in the pooled data (one problem per "
+                 "class, one-vs-rest)",
+    "n_features": "the number of features",
+    "feature_map": "the random Fourier features (drawn from random_state, "
+                   "data-independent) and gamma (1 / n_features under privacy: the pooled "
+                   "variance is not released)",
+    "schedule": "the rounds (max_rounds), the Omega steps (every omega_update_every rounds) "
+                "and each round's participating nodes (network faults drawn from "
+                "random_state)",
+    "omega": "Omega and every w_t the server sends, computed from the noisy releases "
+             "only (post-processing; the Omega step's noise correction uses the public "
+             "noise scale)",
+}
+
+
 class _PrivateUpdates:
     """Discrete Gaussian mechanism on every node's update ``Delta v_t`` (primal modes).
 
@@ -151,3 +172,4 @@ class _PrivateUpdates:
         estimator.privacy_guarantee_void_ = (
             self.source is not None and not self.source.secure
         )
+        estimator.privacy_public_ = dict(_MOCHA_PUBLIC)
