@@ -327,6 +327,8 @@ class _RoundProtocol:
             if self.private.sigma > 0.0:
                 self.rule = _PrivateSchedule(est, learn and m > 1)
                 self.rule.every = est._omega_update_every()
+                if self.rule.every is not None:
+                    self.private.planned_steps = est._max_rounds() // self.rule.every
                 state.start_private()
         # Private fits with noise do not send the three gap terms.
         noised = self.private is not None and self.private.sigma > 0.0
