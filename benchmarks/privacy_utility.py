@@ -36,6 +36,13 @@ noise comes from the secure source (fresh OS randomness): reruns differ.
   default on HAR (off: the exact rbf kernel; private: 1,280 random Fourier
   features of the same kernel at gamma = 1 / n_features).
 
+Measured (seeds 0 1 2; ``--only mocha-har mocha-school mocha-har-defaults``)::
+
+    accuracy               local   eps=0.3     eps=1     eps=3    eps=10       off
+    mocha-har              0.990     0.989     0.989     0.989     0.989     0.995
+    mocha-school           0.713     0.711     0.711     0.711     0.711     0.708
+    mocha-har-defaults     0.990     0.944     0.944     0.944     0.944     0.989
+
 Usage::
 
     python benchmarks/privacy_utility.py
