@@ -398,7 +398,7 @@ def test_multitask_on_flower_equals_simulation(case, task_identity):
     assert purposes.count("round") == reference.n_iter_ + 1
     assert purposes.count("hello") == 1
     assert purposes.count("landmarks") == int(estimator.approximation == "nystroem")
-    assert purposes.count("final") == int(reference.n_iter_ < estimator.max_rounds)
+    assert purposes.count("final") == int(reference.n_iter_ < estimator._max_rounds())
 
 
 @needs_flwr
@@ -500,7 +500,7 @@ def test_exact_kernel_mode_on_flower_equals_simulation(case, task_identity):
     assert purposes.count("eval") == reference.n_iter_
     assert purposes.count("setup") == purposes.count("final") == purposes.count("hello") == 1
     if case == "rbf-early-stop":
-        assert reference.n_iter_ < estimator.max_rounds
+        assert reference.n_iter_ < estimator._max_rounds()
     # The node-side state lives in each client's Context: its cache holds
     # the other nodes' support vectors it needs, each received once.
     labels = np.unique(groups)
@@ -568,7 +568,7 @@ def test_early_stop_rolls_back_the_speculative_round(task_identity):
                                             kernel="linear", tol=1e-1,
                                             omega_update_every=50, random_state=0)
     reference = simulated_fit(estimator, X, yr, groups)
-    assert reference.n_iter_ < estimator.max_rounds
+    assert reference.n_iter_ < estimator._max_rounds()
     fitted, grid = flower_fit(estimator, X, yr, groups)
     assert fitted.n_iter_ == reference.n_iter_
     np.testing.assert_array_equal(fitted.coef_, reference.coef_)

@@ -1005,7 +1005,7 @@ def test_no_convergence_warning_at_defaults_on_the_shipped_datasets(dataset):
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         est = Est(random_state=0).fit(X, y, groups=g)
-    assert est.n_iter_ < est.max_rounds
+    assert est.n_iter_ < est._max_rounds()
     assert est.joint_duality_gap_ >= 0
 
 
@@ -1435,7 +1435,7 @@ def test_learned_omega_returns_the_w_step_models_with_their_best_omega(kernel):
         warnings.simplefilter("error", ConvergenceWarning)
         est = FederatedMultiTaskClassifier(kernel=kernel, gamma=0.2, random_state=0,
                                            loss="hinge").fit(X, y, groups=groups)
-    assert est.n_iter_ < est.max_rounds
+    assert est.n_iter_ < est._max_rounds()
     sign = 2.0 * y - 1.0
     lam = 1.0 / (est.C * m * n_t)
     f = est.decision_function(X, groups=groups)

@@ -254,7 +254,12 @@ from skfed._core._boosting_fast import (  # noqa: E402
     fw_async,
     private_vertex_draws,
 )
-from skfed._secure_noise import CHOICE_RESOLUTION, GRID_NOISE_STEPS, NoiseSource  # noqa: E402
+from skfed._secure_noise import (  # noqa: E402
+    CHOICE_RESOLUTION,
+    GRID_NOISE_STEPS,
+    InsecureNoiseWarning,
+    NoiseSource,
+)
 from skfed.privacy import (  # noqa: E402
     DiscreteGaussianMechanism,
     ExponentialMechanism,
@@ -475,6 +480,9 @@ def test_dada_privacy_refusals(moons_nodes):
     spec = DifferentialPrivacy(epsilon=1.0)
     with pytest.raises(ValueError, match="needs base_predictors on a public feature range"):
         DecentralizedBoostingClassifier(privacy=spec).fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="does not accept warm_start=True"):
+        FederatedMultiTaskClassifier(kernel="linear", omega="independent", warm_start=True,
+                                     privacy=spec).fit(X, y, groups=groups)
     with pytest.raises(ValueError, match="does not accept sample_weight"):
         DecentralizedBoostingClassifier(base_predictors=stumps, privacy=spec).fit(
             X, y, groups=groups, sample_weight=np.ones(len(y))
@@ -538,6 +546,9 @@ def test_persolin_noise_scale_and_spend_are_the_closed_forms(moons_nodes):
         PersonalizedLinearClassifier(privacy=DifferentialPrivacy(1.0, delta=0.0)).fit(
             X, y, groups=groups
         )
+    with pytest.raises(ValueError, match="does not accept warm_start=True"):
+        FederatedMultiTaskClassifier(kernel="linear", omega="independent", warm_start=True,
+                                     privacy=spec).fit(X, y, groups=groups)
     with pytest.raises(ValueError, match="does not accept sample_weight"):
         PersonalizedLinearClassifier(privacy=spec).fit(
             X, y, groups=groups, sample_weight=np.ones(len(y))
@@ -673,28 +684,36 @@ def test_mocha_epsilon_infinity_is_the_non_private_fit(moons_nodes):
 
 
 def test_mocha_private_updates_clip_noise_and_spend(moons_nodes):
+    from skfed._secure_noise import NoiseSource
     from skfed.network import SimulatedNetwork
+    from skfed.privacy import calibrate_discrete_gaussian, zcdp_epsilon
 
     X, y, groups, _ = moons_nodes
-    spec = DifferentialPrivacy(epsilon=4.0, delta=1e-5, clip_norm=0.3)
-    # the mechanism: clip to 0.3 in Frobenius norm, then N(0, sigma^2) per entry
-    private = _PrivateUpdates(spec, 2, 25, np.random.RandomState(0))
-    sigma_1 = private.sigma / (2 * 0.3) / math.sqrt(25)
-    assert analytic_gaussian_delta(sigma_1, 4.0) == pytest.approx(1e-5, rel=1e-6)
+    # the mechanism: clip to 0.3 in Frobenius norm, then the discrete Gaussian
+    # of sensitivity 2 * 0.3 whose 25 uses spend (4, 1e-5), from the source of
+    # the testing switch (which reproduces it)
+    spec = DifferentialPrivacy(epsilon=4.0, delta=1e-5, clip_norm=0.3, insecure_noise_seed=5)
+    with pytest.warns(InsecureNoiseWarning):
+        private = _PrivateUpdates(spec, 2, 25, 3)
+    reference = calibrate_discrete_gaussian(4.0, 1e-5, 0.6, 25, 3)
+    assert private.sigma == reference.sigma
+    assert zcdp_epsilon(25 * private.mechanism.rho, 1e-5) <= 4.0
     totals = np.array([10.0, 4.0])
-    big = np.full((1, 3), 2.0)  # update norm 2 sqrt(3) / 10 > 0.3: clipped
+    big = np.full((1, 3), 2.0)  # one problem; update norm 2 sqrt(3) / 10 > 0.3: clipped
     small = np.array([[0.1, -0.2, 0.0]])  # update norm 0.056 / ... < 0.3: kept
-    reference = np.random.default_rng(
-        np.random.RandomState(0).randint(1, np.iinfo(np.int32).max)
-    )
     out = private.privatize(np.array([0, 1]), [(big, None), (small, None)], totals)
+    source = NoiseSource(5)
     u0 = big / 10.0
     u0 = u0 * (0.3 / np.linalg.norm(u0))
-    expected0 = (u0 + reference.normal(0.0, private.sigma, size=(1, 3))) * 10.0
-    expected1 = (small / 4.0 + reference.normal(0.0, private.sigma, size=(1, 3))) * 4.0
-    np.testing.assert_allclose(out[0][0], expected0, rtol=1e-12)
-    np.testing.assert_allclose(out[1][0], expected1, rtol=1e-12)
+    expected0 = source.add_gaussian(u0, private.sigma)
+    expected1 = source.add_gaussian(small / 4.0, private.sigma)
+    # the release is the change of v_t itself, not scaled back by n_t (which
+    # would reveal the node's size in the noise's scale)
+    np.testing.assert_allclose(out.released[:, 0], expected0, rtol=1e-12)
+    np.testing.assert_allclose(out.released[:, 1], expected1, rtol=1e-12)
+    np.testing.assert_array_equal(out.dV[:, 0], big)  # the exact step stays on the node
     # a fit: each node spends what its rounds cost (dropped rounds cost nothing)
+    spec = DifferentialPrivacy(epsilon=4.0, delta=1e-5, clip_norm=0.3)
     est = FederatedMultiTaskClassifier(
         approximation="rff", gamma=1.0, n_components=30, omega_update_every=5, max_rounds=20,
         network=SimulatedNetwork(drop_rate=0.3), privacy=spec, random_state=0,
@@ -703,13 +722,17 @@ def test_mocha_private_updates_clip_noise_and_spend(moons_nodes):
         warnings.simplefilter("ignore")
         est.fit(X, y, groups=groups)
     assert est.n_iter_ == 20  # no gap is sent: every round runs
+    assert est.privacy_guarantee_void_ is False
+    assert "os.urandom" in est.privacy_["noise_source"]
     uses = est.privacy_["uses"]
     assert np.all(uses <= 20) and uses.min() < 20
-    mech = GaussianMechanism(est.privacy_["noise"], 1.0)
+    mech = calibrate_discrete_gaussian(4.0, 1e-5, 0.6, 20, 31)
+    assert est.privacy_["noise"] == mech.sigma
     for k in range(len(uses)):
-        assert est.privacy_spent_[k] == epsilon_after(mech, uses[k], 1e-5)
+        assert est.privacy_spent_[k] == pytest.approx(
+            zcdp_epsilon(uses[k] * mech.rho, 1e-5), rel=1e-12)
     assert np.all(est.privacy_spent_ <= 4.0 + 1e-9)
-    assert epsilon_after(mech, 20, 1e-5) == pytest.approx(4.0, rel=1e-6)
+    assert zcdp_epsilon(20 * mech.rho, 1e-5) == pytest.approx(4.0, rel=1e-6)
 
 
 def test_mocha_privacy_refusals(moons_nodes):
@@ -720,15 +743,90 @@ def test_mocha_privacy_refusals(moons_nodes):
          "refused in the exact kernel mode"),
         (FederatedMultiTaskClassifier(approximation="nystroem", privacy=spec),
          "refused with approximation='nystroem'"),
-        (FederatedMultiTaskClassifier(approximation="rff", privacy=spec),
-         "needs a numeric gamma"),
-        (FederatedMultiTaskClassifier(approximation="rff", gamma=1.0, privacy=spec),
-         "needs omega_update_every"),
     ]
     for est, message in cases:
         with pytest.raises(ValueError, match=message):
             est.fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="does not accept warm_start=True"):
+        FederatedMultiTaskClassifier(kernel="linear", omega="independent", warm_start=True,
+                                     privacy=spec).fit(X, y, groups=groups)
     with pytest.raises(ValueError, match="does not accept sample_weight"):
         FederatedMultiTaskRegressor(kernel="linear", omega="independent", privacy=spec).fit(
             X, y.astype(float), groups=groups, sample_weight=np.ones(len(y))
         )
+
+
+def test_mocha_private_fit_keeps_no_rows_duals_or_exact_curves(moons_nodes):
+    X, y, groups, _ = moons_nodes
+    kw = dict(kernel="linear", omega="independent", max_rounds=5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = FederatedMultiTaskClassifier(
+            privacy=DifferentialPrivacy(1.0, delta=1e-5), **kw).fit(X, y, groups=groups)
+        plain = FederatedMultiTaskClassifier(**kw).fit(X, y, groups=groups)
+    assert est.support_vectors_.shape == (0, X.shape[1])
+    assert est.dual_coef_.shape == (1, 0) and est.support_.shape == (0,)
+    assert est.n_support_.sum() == 0
+    for name in ("duality_gap_curve_", "objective_curve_", "dual_objective_curve_",
+                 "joint_objective_curve_", "joint_objective_", "joint_duality_gap_"):
+        assert getattr(est, name) is None, name
+        assert getattr(plain, name) is not None, name
+    assert est._dual_state is None
+    assert plain.support_vectors_.shape[0] > 0
+    # the fitted models still predict (from coef_ and intercept_ alone)
+    decision = est.decision_function(X, groups=groups)
+    codes = np.searchsorted(est.nodes_, groups)
+    np.testing.assert_allclose(
+        decision, np.einsum("id,id->i", X, est.coef_[codes]) + est.intercept_[codes],
+        rtol=1e-6, atol=1e-8)
+
+
+def test_mocha_privacy_works_at_the_defaults(moons_nodes):
+    # kernel="rbf", gamma="scale", omega="learn", omega_update_every=None,
+    # max_rounds="auto": random features, gamma = 1 / n_features (no pooled
+    # variance is released), an Omega step every 5 rounds, 20 rounds
+    X, y, groups, _ = moons_nodes
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = FederatedMultiTaskClassifier(
+            privacy=DifferentialPrivacy(1.0, delta=1e-5), random_state=0).fit(X, y, groups=groups)
+        fixed = FederatedMultiTaskClassifier(
+            gamma="auto", omega_update_every=5, max_rounds=20, random_state=0,
+            privacy=DifferentialPrivacy(1.0, delta=1e-5)).fit(X, y, groups=groups)
+    assert est.approximation_ == "rff" and est.n_iter_ == 20
+    np.testing.assert_array_equal(est.random_weights_, fixed.random_weights_)
+    assert est.privacy_["uses"].max() == 20
+    assert np.all(est.privacy_spent_ <= 1.0 + 1e-9)
+    assert est.privacy_spent_.max() == pytest.approx(1.0, rel=1e-3)
+    # no gamma setup exchange under a finite budget: the bytes of the two fits agree
+    assert est.n_bytes_sent_ == fixed.n_bytes_sent_
+    assert est.score(X, y, groups=groups) > 0.5
+
+
+def test_mocha_noise_aware_omega_step():
+    # The server's V is the nodes' exact v_u plus the sum of their noise draws
+    # (uses_u of standard deviation sigma per entry); the step debiases the
+    # diagonal of V^T V and keeps only the pairs that noise does not explain.
+    spec = DifferentialPrivacy(epsilon=1.0, delta=1e-6)
+    m, d = 6, 50
+    private = _PrivateUpdates(spec, m, 10, d)
+    private.uses[:] = 10
+    rng = np.random.default_rng(0)
+    s = math.sqrt(10) * private.sigma
+    # no relation, or a relation far below the noise: the step keeps Sigma
+    V = rng.normal(0.0, 0.01, size=(1, m, d)) + rng.normal(0.0, s, size=(1, m, d))
+    assert private.denoised_gram(V) is None and private.last_kept == 0
+    # nodes 0-2 share a model 20 times the noise's norm, nodes 3-5 share another
+    a, b = rng.normal(size=(2, d))
+    a *= 20 * s * math.sqrt(d) / np.linalg.norm(a)
+    b *= 20 * s * math.sqrt(d) / np.linalg.norm(b)
+    exact = np.stack([a, a, a, b, b, b])[None]
+    V = exact + rng.normal(0.0, s, size=(1, m, d))
+    gram = private.denoised_gram(V)
+    truth = np.einsum("ktd,kud->tu", exact, exact)
+    assert private.last_kept >= 6  # the 6 pairs inside the two groups
+    # the diagonal is debiased: within a few noise standard deviations of G_uu
+    # (without the correction it would be d s^2 = G_uu / 400 too high on average)
+    np.testing.assert_allclose(np.diag(gram), np.diag(truth), rtol=0.05)
+    for t, u in [(0, 1), (0, 2), (1, 2), (3, 4), (3, 5), (4, 5)]:
+        assert gram[t, u] == pytest.approx(truth[t, u], rel=0.05)

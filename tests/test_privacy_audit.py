@@ -153,6 +153,78 @@ def test_audit_one_dada_choice():
     assert bound > 0.7 * epsilon
 
 
+def test_audit_one_mocha_round():
+    # One private MOCHA round at client level: node 0's whole data set is
+    # replaced (its labels flipped), everything else equal.  The exact first
+    # updates Delta v_0 are the estimator's own (recorded from two fits of one
+    # round); each run of the audit is one release of them through the fit's
+    # mechanism (clip to B, discrete Gaussian of the calibration of one
+    # round, noise from the secure source), vectorized over the runs.
+    from skfed.multitask import _PrivateUpdates
+
+    X, y, groups = _node_data(seed=4, K=3, m=20)
+    y2 = y.copy()
+    y2[groups == 0] = 1 - y2[groups == 0]  # a neighbouring data set of node 0
+    epsilon, delta, clip = 1.0, 1e-5, 0.05
+    spec = DifferentialPrivacy(epsilon, delta=delta, clip_norm=clip)
+    recorded = []
+    release = _PrivateUpdates.release
+
+    def recording(self, update):
+        recorded.append((self, update.copy()))
+        return release(self, update)
+
+    updates, mechanisms = [], []
+    for labels in (y, y2):
+        recorded.clear()
+        _PrivateUpdates.release = recording
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                FederatedMultiTaskClassifier(kernel="linear", omega="independent", max_rounds=1,
+                                             privacy=spec, random_state=0).fit(
+                    X, labels, groups=groups)
+        finally:
+            _PrivateUpdates.release = release
+        private, update = recorded[0]  # node 0's release (nodes go in order)
+        updates.append(update.ravel())
+        mechanisms.append(private.mechanism)
+    a, b = updates
+    assert np.linalg.norm(a) > clip and np.linalg.norm(b) > clip  # both clipped
+    np.testing.assert_allclose(a, -b, rtol=1e-12)  # the flip reverses the update
+    mechanism = mechanisms[0]
+    assert mechanism.sigma == mechanisms[1].sigma
+    assert mechanism.sensitivity == 2 * clip
+    clipped = [u * (clip / np.linalg.norm(u)) for u in (a, b)]
+    n = 200_000
+    source = NoiseSource()
+    out = [mechanism.apply(np.tile(u, (n, 1)), source) for u in clipped]
+    direction = (clipped[0] - clipped[1]) / np.linalg.norm(clipped[0] - clipped[1])
+    # the adversary's test, fixed in advance: 2 sigma past the midpoint, on D's side
+    threshold = direction @ (clipped[0] + clipped[1]) / 2 + 2.0 * mechanism.sigma
+    hits = [int(np.sum(o @ direction > threshold)) for o in out]
+    bound = _epsilon_lower_bound(hits[0], hits[1], n, delta)
+    assert bound <= epsilon
+    assert bound > 0.3 * epsilon
+
+
+def test_mocha_release_does_not_reveal_the_node_size():
+    # Client level: a node whose data set is its own twice over (twice the
+    # samples, the same v_t) sends messages of the same distribution; with
+    # the testing switch fixing the noise, the very same messages.
+    from skfed.multitask import _PrivateUpdates
+
+    spec = DifferentialPrivacy(1.0, delta=1e-5, clip_norm=1.0, insecure_noise_seed=3)
+    update = np.array([[0.3, -0.1, 0.2]])
+    sent = []
+    for n_t in (20.0, 40.0):
+        with pytest.warns(InsecureNoiseWarning):
+            private = _PrivateUpdates(spec, 1, 5, 3)
+        out = private.privatize(np.array([0]), [(update * n_t, None)], np.array([n_t]))
+        sent.append(out.released)
+    np.testing.assert_array_equal(sent[0], sent[1])
+
+
 # ----------------------------------------------------------- fitted estimators
 def _node_data(seed=0, K=4, m=30):
     rng = np.random.default_rng(seed)
@@ -241,7 +313,7 @@ def _arrays(value, seen=None):
 
 def _holds_a_row(array, X):
     rows = set(map(tuple, np.round(X, 12)))
-    if array.ndim == 0:
+    if array.ndim == 0 or array.size == 0:
         return False
     flat = array.reshape(-1, array.shape[-1]) if array.ndim >= 2 else array[None, :]
     if flat.shape[-1] != X.shape[1]:
@@ -269,15 +341,39 @@ def test_no_fitted_attribute_holds_a_training_row(which):
             est = FederatedSupportRecovery(privacy=spec, random_state=0).fit(
                 X, X[:, 0] + y, groups=groups)
         else:
+            # at its defaults (random features), and in linear mode
             est = FederatedMultiTaskClassifier(max_rounds=3, privacy=spec, random_state=0)
-            try:
-                est.fit(X, y, groups=groups)
-            except ValueError as exc:  # MOCHA's privacy defaults are its owner's (issue 27)
-                pytest.xfail(f"MOCHA refuses privacy at its defaults: {exc}")
+            est.fit(X, y, groups=groups)
+            assert est.approximation_ == "rff"
     offenders = [
         name for name, value in vars(est).items()
         if name.endswith("_") and any(_holds_a_row(a, X) for a in _arrays(value))
     ]
-    if which == "mocha" and offenders:
-        pytest.xfail(f"TODO(lead, MOCHA owner): private MOCHA stores training rows in {offenders}")
     assert offenders == []
+
+
+def test_mocha_same_random_state_different_noise_and_the_testing_switch():
+    # What the server holds is the sum of the releases: its average model (the
+    # prediction for a node never seen in fit) shows the noise.  Each node's
+    # own model uses its exact share, which no noise enters while Sigma stays
+    # diagonal.
+    X, y, groups = _node_data()
+    unseen = np.full(len(y), 99)
+
+    def fit(spec):
+        est = FederatedMultiTaskClassifier(kernel="linear", max_rounds=4, privacy=spec,
+                                           random_state=0).fit(X, y, groups=groups)
+        return est, est.decision_function(X, groups=unseen)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (a, da), (b, db) = [fit(DifferentialPrivacy(1.0, delta=1e-5)) for _ in range(2)]
+    assert not np.array_equal(da, db)
+    assert a.privacy_guarantee_void_ is False and "os.urandom" in a.privacy_["noise_source"]
+    spec = DifferentialPrivacy(1.0, delta=1e-5, insecure_noise_seed=12)
+    with pytest.warns(InsecureNoiseWarning, match="guarantee of this fit is void"):
+        c, dc = fit(spec)
+    with pytest.warns(InsecureNoiseWarning):
+        d, dd = fit(spec)
+    np.testing.assert_array_equal(dc, dd)
+    assert c.privacy_guarantee_void_ is True and "INSECURE" in c.privacy_["noise_source"]

@@ -310,7 +310,7 @@ def fit_exact(run):
         return _objectives(*(sums / totals[:, None]).sum(axis=0))
 
     theta_steps = est.local_epochs
-    for round_ in range(est.max_rounds):
+    for round_ in range(est._max_rounds()):
         active_mask, work, active = protocol.draw_round()
         protocol.count_setup()
         changes = []

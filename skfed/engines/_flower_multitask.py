@@ -578,7 +578,7 @@ class _Run:
         round_active = active_mask.astype(bool)
         while True:
             round_ = protocol.round
-            last = round_ == est.max_rounds - 1
+            last = round_ == est._max_rounds() - 1
             # A scheduled Omega step is known before the gap: the speculative
             # solves of the next round then start from the new Sigma (the gap
             # of the W-step's models comes back with them, as w_before).
@@ -741,8 +741,8 @@ class _Run:
 
 
 def fit_server(fitted, driver):
-    if not isinstance(fitted.max_rounds, numbers.Integral):
-        raise ValueError("max_rounds must be an integer.")
+    if not (fitted.max_rounds == "auto" or isinstance(fitted.max_rounds, numbers.Integral)):
+        raise ValueError("max_rounds must be 'auto' or an integer.")
     fitted._validate_params()
     run = _Run(fitted, driver)
     fitted.approximation_ = _approximation(fitted)

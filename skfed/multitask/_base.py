@@ -28,6 +28,15 @@ from ._protocol import _RoundProtocol, _fault_note
 from ._state import _EXACT_KIND, _EXACT_MAX_SAMPLES, _LOSSES, _KernelState, _PrimalState
 
 
+# A private fit (finite budget) at the defaults: its rounds
+# (max_rounds="auto") and the rounds between its Omega steps
+# (omega="learn", omega_update_every=None).  Without privacy
+# max_rounds="auto" is 1000.
+_PRIVATE_MAX_ROUNDS = 20
+_PRIVATE_OMEGA_EVERY = 5
+_MAX_ROUNDS = 1000
+
+
 class _BaseMultiTask(FederatedMixin, BaseEstimator):
     """Fitting machinery shared by the classifier and the regressor."""
 
@@ -52,7 +61,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         "compression": [StrOptions({"auto", "none"}),
                         Interval(numbers.Integral, 2, 32, closed="both")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
-        "max_rounds": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_rounds": [StrOptions({"auto"}), Interval(numbers.Integral, 1, None, closed="left")],
         "cache_size": [None, Interval(numbers.Real, 0, None, closed="left")],
         "warm_start": ["boolean"],
         **FederatedMixin._federated_parameter_constraints,
@@ -86,7 +95,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         aggregation="auto",
         compression="auto",
         tol=1e-3,
-        max_rounds=1000,
+        max_rounds="auto",
         cache_size=None,
         warm_start=False,
         group_column=None,
@@ -156,6 +165,24 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         self._omega = value
 
     # ------------------------------------------------------------ fitting
+    def _noised(self):
+        """Whether ``privacy`` asks for noise (a finite epsilon)."""
+        return self.privacy is not None and math.isfinite(self.privacy.budget()[0])
+
+    def _max_rounds(self):
+        """``max_rounds`` resolved: ``"auto"`` is 1000, or 20 under a finite
+        privacy budget (the noise grows with the number of releases)."""
+        if self.max_rounds != "auto":
+            return int(self.max_rounds)
+        return _PRIVATE_MAX_ROUNDS if self._noised() else _MAX_ROUNDS
+
+    def _omega_update_every(self):
+        """``omega_update_every`` resolved: None (the gap decides), or every 5
+        rounds under a finite privacy budget (no gap is sent)."""
+        if self.omega_update_every is None and self._noised():
+            return _PRIVATE_OMEGA_EVERY
+        return self.omega_update_every
+
     def _primal_mode(self):
         return self.approximation_ is not None or self.kernel == "linear"
 
@@ -216,7 +243,10 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
 
     def _gamma_value(self, X):
         if isinstance(self.gamma, str):
-            if self.gamma == "auto":
+            if self.gamma == "auto" or self._noised():
+                # Under a finite privacy budget "scale" does not release the
+                # pooled variance: it takes the variance of standardized
+                # features, 1, i.e. gamma = 1 / n_features.
                 return 1.0 / X.shape[1]
             var = float(X.var(dtype=np.float64))
             return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
@@ -258,7 +288,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         # Omega.  Linear mode keeps Sigma factored when W^T W has rank below
         # m (n_problems * (d + intercept) < m): see _LowRankSigma.
         factored = (
-            self.kernel == "linear" and self.approximation_ is None
+            self.kernel == "linear" and self.approximation_ is None and not self._noised()
             and Y.shape[0] * (d + int(bool(self.fit_intercept))) < m
         )
         learn, sigma = self._initial_task_covariance(m, factored=factored)
@@ -326,7 +356,12 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
             warm=warm,
         )
         reported = protocol.finish()
-        self._store_model(state, X, Y, sw, layout, totals, protocol.sigma, lam, bias, dtype)
+        self._store_model(state, X, Y, sw, layout, totals, protocol.sigma, lam, bias, dtype,
+                          private=protocol.noised())
+        if protocol.noised():
+            # the dual variables stay on the nodes: nothing to warm-start from
+            self._dual_state = None
+            return self
         # What warm_start=True starts the next fit from (the alternation's next Sigma).
         self._dual_state = dict(nodes=self.nodes_.copy(), counts=layout.counts.copy(),
                                 loss=self.loss, Y=Y.copy(), g=g.copy(), sigma=reported.copy())
@@ -419,23 +454,13 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                 "landmarks are raw samples sent to every node. Use approximation='rff' "
                 "(data-independent features) or kernel='linear'."
             )
-        if math.isinf(self.privacy.budget()[0]):
-            # No noise: the gap terms and the setup statistics may be sent.
-            pass
-        elif self.kernel != "linear" and isinstance(self.gamma, str) and self.gamma == "scale":
-            raise ValueError(
-                f"{name}(privacy=...) needs a numeric gamma or gamma='auto': "
-                "gamma='scale' sends every node's feature sums and sums of squares."
-            )
-        elif (isinstance(self.omega, str) and self.omega == "learn"
-              and self.omega_update_every is None):
-            raise ValueError(
-                f"{name}(privacy=...) with omega='learn' needs omega_update_every: the "
-                "learned-Omega stopping rule reads the nodes' duality-gap terms, which a "
-                "private fit does not send."
-            )
         if sample_weight is not None:
             raise ValueError(f"{name}(privacy=...) does not accept sample_weight.")
+        if self.warm_start and math.isfinite(self.privacy.budget()[0]):
+            raise ValueError(
+                f"{name}(privacy=...) does not accept warm_start=True: the previous "
+                "fit's dual variables would reach the server unnoised."
+            )
 
     def _warm_start_duals(self, Y, layout):
         """``warm_start=True``: the previous fit's dual variables (node order), or None.
@@ -508,7 +533,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                 change = "none yet" if rule.last_change is None else f"{rule.last_change:.3e}"
                 what = (
                     f"did not meet its learned-Omega stopping rule in "
-                    f"max_rounds={self.max_rounds} rounds (the joint objective of the "
+                    f"max_rounds={self._max_rounds()} rounds (the joint objective of the "
                     f"models a W-step solved to relative duality gap "
                     f"{_W_STEP_TOL_FACTOR * self.tol:g} reaches, changing by at most "
                     f"tol={self.tol} relative since the previous such W-step, or within "
@@ -520,7 +545,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
             else:
                 what = (
                     f"did not reach the duality gap tol={self.tol} (relative) in "
-                    f"max_rounds={self.max_rounds} rounds (gap {gaps[-1]:.3e}, objective "
+                    f"max_rounds={self._max_rounds()} rounds (gap {gaps[-1]:.3e}, objective "
                     f"{objectives[-1]:.3e})"
                 )
             warnings.warn(
@@ -647,10 +672,16 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         return np.ascontiguousarray(Z)
 
     # ------------------------------------------------------------ model
-    def _store_model(self, state, X, Y, sw, layout, totals, sigma, lam, bias, dtype):
+    def _store_model(self, state, X, Y, sw, layout, totals, sigma, lam, bias, dtype,
+                     private=False):
         m = layout.n_nodes
         alpha = state.g * sw  # (n_problems, n), node order
         support_sorted = np.flatnonzero(np.any(alpha != 0, axis=0))
+        if private:
+            # A private fit keeps no training row and no per-sample dual
+            # variable: they stay on the nodes (the models below do not need
+            # them in the primal modes, the only private ones).
+            support_sorted = support_sorted[:0]
         node_of = np.repeat(np.arange(m), layout.counts)
         self.support_ = layout.order[support_sorted]
         self.n_support_ = np.bincount(node_of[support_sorted], minlength=m).astype(np.int32)
@@ -659,7 +690,11 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         sv_node = node_of[support_sorted]
         if self._primal_mode():
             W = state.weights(sigma, lam)  # (n_problems, m, d')
-            W = np.concatenate([W, W.mean(axis=1, keepdims=True)], axis=1)
+            # The average model (column m, for unseen nodes) is the server's;
+            # under privacy each node's own model uses its exact share of V
+            # (which it never sent) in place of its noisy one.
+            W = np.concatenate([W + state.own_correction(sigma, lam),
+                                W.mean(axis=1, keepdims=True)], axis=1)
             self._W = W
             n_feat = W.shape[2] - int(self.fit_intercept)
             coef = W[:, :m, :n_feat]

@@ -74,7 +74,9 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         Kernel coefficient (rbf, poly, sigmoid, laplacian). ``"scale"`` is
         ``1 / (n_features * X.var())`` over the pooled training data (the
         nodes share three numbers each to compute it), ``"auto"`` is
-        ``1 / n_features``.
+        ``1 / n_features``.  Under ``privacy`` with a finite epsilon the
+        pooled variance is not released: ``"scale"`` takes that of
+        standardized features, 1 (the same as ``"auto"``).
     degree : float >= 1, default=3
         Degree of the poly kernel.
     coef0 : float, default=1.0
@@ -89,7 +91,8 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         ``omega="learn"``: the Omega step is taken once the W-step's
         relative duality gap is at most ``10 tol``; with an int ``H``, also
         after ``H`` rounds without an Omega step (the paper's fixed
-        schedule).
+        schedule).  Under ``privacy`` with a finite epsilon no gap is sent,
+        and None means every 5 rounds.
     approximation : {"auto", None, "nystroem", "rff"}, default="auto"
         ``"auto"``: ``"rff"`` for the rbf kernel when the data are large
         relative to the model (100 rounds of quantized model vectors cost
@@ -196,10 +199,12 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         joint dual seen (a certified bound).  The models returned are those,
         with their best Omega; see the user guide for how close to the
         optimum that lands.
-    max_rounds : int, default=1000
+    max_rounds : int or "auto", default="auto"
         Maximum number of communication rounds; a
         :class:`~sklearn.exceptions.ConvergenceWarning` is raised when they
-        run out.
+        run out.  ``"auto"``: 1,000, or 20 under ``privacy`` with a finite
+        epsilon (a private fit runs all its rounds, and its noise grows
+        with their number).
     cache_size : float >= 0 or None, default=None
         Exact kernel mode: a bound, in MB summed over all nodes, on the
         kernel rows of received support vectors the nodes cache (node u
@@ -250,22 +255,35 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         before it.
     privacy : DifferentialPrivacy, default=None
         Make every node's messages ``(epsilon, delta)``-differentially
-        private with respect to its whole data set (client level) by
-        clipping each round's update ``Delta v_t`` (all problems) to
-        Frobenius norm ``B = privacy.clip_norm`` and adding Gaussian noise
-        of standard deviation ``sigma_1 * 2 B`` to every entry (sensitivity
-        ``2 B`` whatever the data; ``sigma_1`` calibrated by the analytic
-        Gaussian mechanism so that ``max_rounds`` releases spend the budget;
-        the server's ``V`` and everything sent from it are post-processing).
-        The nodes' duality-gap terms are not sent, so a private fit runs
-        ``max_rounds`` rounds, with an Omega step every
-        ``omega_update_every`` rounds (required with ``omega="learn"``).
-        Only the modes that send no raw data: ``approximation="rff"`` (with
-        a numeric ``gamma`` or ``"auto"``: ``"scale"`` sends feature sums)
-        and ``kernel="linear"``; the exact kernel and Nystroem modes send
-        samples and are refused with an error, as is ``sample_weight``.
-        Sets ``privacy_spent_`` (epsilon per node, from the accountant, for
-        the rounds it took part in) and ``privacy_``.  None: no privacy.
+        private with respect to its whole data set (client level: the node's
+        data set replaced by any other, of any size).  Every round a node
+        clips its update ``Delta v_t`` (the change of ``v_t = sum_i alpha_ti
+        x_ti / n_t``, all problems together) to Frobenius norm ``B =
+        privacy.clip_norm`` and releases it through the discrete Gaussian
+        mechanism (sensitivity ``2 B``; exact sampler on a grid, noise from
+        the operating system's CSPRNG, never from ``random_state``;
+        ``sigma`` calibrated in zCDP so that ``max_rounds`` releases spend
+        the budget).  The release is not scaled by ``n_t``, so it does not
+        reveal the node's size; the server adds it to its ``V``, and
+        everything it sends is post-processing.  Each node keeps its exact
+        ``v_t`` and solves, and predicts, with its own exact share in place
+        of its noisy one.  The Omega step is noise-aware: the server removes
+        the noise's bias from the diagonal of ``V^T V`` and keeps only the
+        task relations that the (public) noise scale does not explain; when
+        none survives it keeps ``Sigma`` (the nodes then learn from their own
+        data alone, the ``omega="independent"`` fit, never from noise).
+        No gap terms are sent, so a private fit runs ``max_rounds`` rounds
+        (``"auto"``: 20) with an Omega step every ``omega_update_every``
+        (None: 5); ``gamma="scale"`` releases no pooled variance (it means
+        ``1 / n_features`` then).  The exact kernel and Nystroem modes send
+        samples and are refused, as are ``sample_weight`` and
+        ``warm_start=True``; ``approximation="auto"`` is random features.
+        A private fit keeps no training row (``support_vectors_``,
+        ``support_`` and ``dual_coef_`` are empty) and no exact objective or
+        gap (the curves are None).  Sets ``privacy_spent_`` (epsilon per
+        node, from the accountant, for the rounds it took part in),
+        ``privacy_``, ``privacy_public_`` and ``privacy_guarantee_void_``.
+        None: no privacy.
 
     Attributes
     ----------
@@ -336,6 +354,19 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
     bytes_per_round_ : ndarray of shape (n_iter_,)
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
+    privacy_spent_ : ndarray of shape (n_nodes,)
+        Under ``privacy``: the epsilon each node spent, at the
+        specification's delta.
+    privacy_ : dict
+        Under ``privacy``: mechanism, noise, sensitivity, uses per node,
+        composition, accountant, protection level and noise source.
+    privacy_public_ : dict
+        Under ``privacy``: what the fit treats as public (the total number
+        of samples behind ``lam``, the class set, the feature map, the
+        schedule, Omega and the server's models), each with why.
+    privacy_guarantee_void_ : bool
+        Under ``privacy``: True when the noise came from
+        ``insecure_noise_seed`` (testing only).
 
     See Also
     --------
@@ -430,7 +461,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         aggregation="auto",
         compression="auto",
         tol=1e-3,
-        max_rounds=1000,
+        max_rounds="auto",
         cache_size=None,
         warm_start=False,
         group_column=None,
@@ -621,7 +652,7 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
         Precision of the primal modes' round messages (see the classifier).
     tol : float >= 0, default=1e-3
         Stopping rule, as for the classifier.
-    max_rounds : int, default=1000
+    max_rounds : int or "auto", default="auto"
     cache_size : float >= 0 or None, default=None
         Memory bound (MB, all nodes) on the cached kernel rows of the exact
         kernel mode (see the classifier).
@@ -659,6 +690,8 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
     bytes_per_round_ : ndarray of shape (n_iter_,)
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
+    privacy_spent_, privacy_, privacy_public_, privacy_guarantee_void_
+        Under ``privacy`` (see the classifier).
 
     See Also
     --------
@@ -712,7 +745,7 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
         aggregation="auto",
         compression="auto",
         tol=1e-3,
-        max_rounds=1000,
+        max_rounds="auto",
         cache_size=None,
         warm_start=False,
         group_column=None,

@@ -236,7 +236,8 @@ class _RoundProtocol:
     The constructor makes the random draws every engine makes first, in
     this order: the nodes' seeds (:attr:`seeds`), then the network's
     simulation; :attr:`rng` then draws the setup's random numbers (random
-    features, landmarks) and the privacy noise's seed.
+    features, landmarks).  The privacy noise comes from its own secure
+    source, never from ``random_state``.
     """
 
     def __init__(self, estimator, n_nodes):
@@ -260,7 +261,7 @@ class _RoundProtocol:
         and sum of squares (3 floats) and receives ``gamma`` (1 float).
         Returns whether the exchange takes place."""
         est = self.estimator
-        if (callable(est.kernel) or est.kernel == "linear"
+        if (callable(est.kernel) or est.kernel == "linear" or est._noised()
                 or not (isinstance(est.gamma, str) and est.gamma == "scale")):
             return False
         self.setup_up += 3 * _FLOAT
@@ -321,9 +322,14 @@ class _RoundProtocol:
         self.private = None
         self.rule = _StoppingRule(est, learn and m > 1)
         if dp_spec is not None:
-            self.private = _PrivateUpdates(dp_spec, m, est.max_rounds, self.rng)
+            dim = n_problems * getattr(state, "d", 1)
+            self.private = _PrivateUpdates(dp_spec, m, est._max_rounds(), dim, type(est).__name__)
             if self.private.sigma > 0.0:
                 self.rule = _PrivateSchedule(est, learn and m > 1)
+                self.rule.every = est._omega_update_every()
+                if self.rule.every is not None:
+                    self.private.planned_steps = est._max_rounds() // self.rule.every
+                state.start_private()
         # Private fits with noise do not send the three gap terms.
         noised = self.private is not None and self.private.sigma > 0.0
         self.gap_terms = 0 if noised else 3 * _FLOAT
@@ -410,7 +416,7 @@ class _RoundProtocol:
         """Whether the next round's gap will be followed by a scheduled Omega
         step (``omega_update_every``) whatever the gap (for an engine that
         prepares the step's messages before it knows the gap)."""
-        rule, every = self.rule, self.estimator.omega_update_every
+        rule, every = self.rule, self.rule.every
         return rule.learn and every is not None and rule.since_update + 1 >= every
 
     def omega_step_or_stop(self, gap, primal, dual, *, step, evaluate, joint=None):
@@ -482,7 +488,7 @@ class _RoundProtocol:
 
     def last_round(self):
         """Whether the fit stops after this round."""
-        return self.converged or self.round == self.estimator.max_rounds - 1
+        return self.converged or self.round == self.estimator._max_rounds() - 1
 
     def count_final(self, receivers, payloads):
         """End of fit: what every node still lacks to predict on its own
@@ -507,23 +513,36 @@ class _RoundProtocol:
         """
         est = self.estimator
         converged = self.converged
+        if self.noised():
+            # A private fit runs its max_rounds by design (no gap is sent) and
+            # computes no exact objective: nothing to warn about.
+            converged = True
         if self.private is not None:
-            if self.private.sigma > 0.0:
-                # A private fit runs its max_rounds by design (no gap is sent),
-                # so it only warns when it ends worse than the all-zero model.
-                converged = not self.objectives or self.objectives[-1] <= self.zero_objective
             self.private.finish(est)
         reported = self.best_sigma if self.rule.stop_before_step else self.sigma
         est._set_fit_results(
             self.gaps, self.objectives, self.duals, reported, self.rho, self.simulation,
             converged, zero_objective=self.zero_objective, rule=self.rule,
         )
+        if self.noised():
+            # The objective and duality-gap values are exact functions of the
+            # training data: a private fit neither computes nor keeps them.
+            for name in ("duality_gap_curve_", "objective_curve_", "dual_objective_curve_",
+                         "joint_objective_curve_", "joint_objective_", "joint_duality_gap_"):
+                setattr(est, name, None)
         return reported
+
+    def noised(self):
+        """Whether the fit is private with a finite budget (noised releases)."""
+        return self.private is not None and self.private.sigma > 0.0
 
     # --------------------------------------------- the simulated fit
     def gap(self):
         """``(gap, primal, dual)`` at the current ``Sigma``, over every node's
-        data (in a deployment: the sum of the nodes' three-float reports)."""
+        data (in a deployment: the sum of the nodes' three-float reports).
+        A private fit sends no gap terms: NaN, computed from nothing."""
+        if self.noised():
+            return np.nan, np.nan, np.nan
         state, sigma, lam = self.state, self.sigma, self.lam
         f = state.margins(sigma, lam)
         sums = np.zeros((self.m, 3))
@@ -577,7 +596,7 @@ class _RoundProtocol:
             self.warm_start(warm)
         with est._parallel_context() as parallel:
             parallel = parallel if est._use_parallel() else None
-            for _ in range(est.max_rounds):
+            for _ in range(est._max_rounds()):
                 self.simulated_round(parallel)
                 if self.converged:
                     break
@@ -620,8 +639,18 @@ class _RoundProtocol:
         state.apply(active, results, parallel)
 
     def omega_step(self, active):
-        """The simulated Omega step: ``(gram, new_sigma)``."""
+        """The simulated Omega step: ``(gram, new_sigma)``.
+
+        Under a finite privacy budget the server's ``G`` is that of its noisy
+        ``V``: the noise-aware step
+        (:meth:`~skfed.multitask._private._PrivateUpdates.denoised_gram`)
+        takes the pairs the noise does not explain, or keeps ``Sigma``."""
         state, sigma = self.state, self.sigma
+        if self.noised():
+            gram = self.private.denoised_gram(state.V)
+            if gram is None:
+                return None, None
+            return gram, self.omega_candidate(gram)
         if isinstance(sigma, _LowRankSigma):
             return None, state.low_rank_omega_update(sigma, self.lam)
         gram, exchange = state.omega_exchange(active, sigma)
@@ -635,6 +664,8 @@ class _RoundProtocol:
         the factors) and compressed messages (the server's ``G`` for the
         primal, the dual variables' for the dual)."""
         state = self.state
+        if self.noised():
+            return np.nan, np.nan  # a private fit computes no exact objective
         if gram is None:
             return state.low_rank_joint_objectives(primal, dual, sigma, self.lam)
         if getattr(state, "bits", None) is not None:

@@ -259,6 +259,10 @@ class _PrimalState(_PrimalMessages):
         next round's difference)."""
         W = self.weights(sigma, lam)
         if self.bits is None:
+            if getattr(self, "V_own", None) is not None:
+                # privacy: node t solves with the server's w_t plus its own
+                # exact share in place of its noisy one
+                W = W + self.own_correction(sigma, lam)
             return W
         held = self.W_node[:, active]
         self.W_node[:, active] = held + quantize(W[:, active] - held, self.bits)
@@ -409,9 +413,29 @@ class _PrimalState(_PrimalMessages):
         ratio = float(curvature.sum()) / separable if separable > 0.0 else 1.0
         return steps, ratio
 
+    def start_private(self):
+        """A private fit: the server's ``V`` is the sum of the nodes' noisy
+        releases, and every node also keeps its exact ``v_t`` (``V_own``),
+        which it never sends."""
+        self.V_own = np.zeros_like(self.V)
+
+    def own_correction(self, sigma, lam):
+        """``sigma_tt (v_t - v~_t) / lambda`` per node: what node t adds to the
+        server's ``w_t`` to use its own exact share (zero without privacy)."""
+        if getattr(self, "V_own", None) is None:
+            return 0.0
+        own = _sigma_diag(sigma) / lam
+        return own[None, :, None] * (self.V_own - self.V)
+
     def apply(self, active, results, parallel):
-        # results: _PrimalResults, or (dvs, deltas) per active node (any
-        # sequence, e.g. after noise is added to each node's update)
+        # results: _PrimalResults, _PrivateRelease, or (dvs, deltas) per
+        # active node (any sequence)
+        if isinstance(results, _PrivateRelease):
+            # the server adds the released change of v_t as it is (it never
+            # sees n_t); the node adds its exact change to its own copy
+            self.V[:, active, :] += results.released
+            self.V_own[:, active, :] += results.dV / self.totals[active][None, :, None]
+            return
         if isinstance(results, _PrimalResults):
             dV = results.dV
             if results.dV_true is not None:
@@ -488,6 +512,22 @@ class _PrimalResults:
 
     def __iter__(self):
         return (self[i] for i in range(len(self)))
+
+
+class _PrivateRelease:
+    """A private round's output (primal modes): what the server receives,
+    ``released`` (n_problems, n_active, d'), the active nodes' clipped and
+    noised changes of ``v_t`` (not scaled by ``n_t``), and the exact steps
+    ``dV`` (unnormalized, as in :class:`_PrimalResults`), which stay on the
+    nodes."""
+
+    dV_true = None  # never compressed
+
+    def __init__(self, active, released, dV, deltas):
+        self.active, self.released, self.dV, self.deltas = active, released, dV, deltas
+
+    def __len__(self):
+        return len(self.active)
 
 
 class _KernelState:
