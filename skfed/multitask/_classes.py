@@ -21,7 +21,8 @@ from ..privacy import DifferentialPrivacy, check_privacy
 from ._compression import _AUTO_BITS, quantized_bytes
 from ._features import _AUTO_ROUNDS, _kmeans_landmarks, _proportional_shares, auto_components
 from ._omega import _TINY, _W_STEP_TOL_FACTOR, _LowRankSigma, _blas_controller, _check_omega
-from ._protocol import _RoundProtocol, _fault_note
+from ._protocol import _RoundProtocol, _fault_note, _steps
+from ._shared import _SharedFit, _SharedNodes, shared_sigma
 from ._state import _EXACT_KIND, _EXACT_MAX_SAMPLES, _LOSSES, _KernelState, _PrimalState
 
 
@@ -35,7 +36,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         "gamma": [StrOptions({"scale", "auto"}), Interval(numbers.Real, 0, None, closed="neither")],
         "degree": [Interval(numbers.Real, 1, None, closed="left")],
         "coef0": [Interval(numbers.Real, None, None, closed="neither")],
-        "omega": [StrOptions({"learn", "independent"}), "array-like"],
+        "omega": [StrOptions({"auto", "shared", "learn", "independent"}), "array-like"],
         "omega_update_every": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "approximation": [None, StrOptions({"auto", "nystroem", "rff"})],
         "n_components": [StrOptions({"auto"}), Interval(numbers.Integral, 1, None, closed="left")],
@@ -236,6 +237,9 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         dp_spec = check_privacy(self.privacy, type(self).__name__)
         if dp_spec is not None:
             self._check_private_mode(sample_weight)
+        self.omega_mode_ = self._resolve_omega(dp_spec)
+        for name in ("shared_coef_", "shared_intercept_", "shared_weight_"):
+            self.__dict__.pop(name, None)  # from an earlier fit of the shared model
         protocol = _RoundProtocol(self, m)
         rng = protocol.rng
 
@@ -289,6 +293,9 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
             self._fit_feature_map(X, layout, spec, rng, protocol.setup_up, protocol.setup_down,
                                   dtype_bytes)
         seeds = protocol.seeds
+        if self.omega_mode_ == "shared":
+            return self._fit_shared(X, Y, sw, layout, totals, protocol, lam, loss, dtype,
+                                    dtype_bytes)
         if self._primal_mode():
             # The node solver runs on float64 features (BLAS dot / axpy); the
             # state makes them (and keeps float32 ones, see _PrimalState).
@@ -470,11 +477,116 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         per_node = float(self.cache_size) * 2**20 / layout.n_nodes
         return np.floor(per_node / (layout.counts * np.dtype(dtype).itemsize)).astype(np.intp)
 
+    def _resolve_omega(self, dp_spec):
+        """The model ``omega`` asks for: ``"shared"``, ``"learn"``,
+        ``"independent"`` or ``"fixed"`` (an array).
+
+        ``"auto"``: the shared-component model in the primal modes
+        (``kernel="linear"`` or an approximation) without ``privacy``; the
+        learned Omega otherwise (the exact kernel mode, whose support-vector
+        exchange has no shared model to optimize, and private fits, whose
+        updates are clipped and noised MOCHA updates).  ``"shared"`` where it
+        does not run raises, naming what to change.
+        """
+        omega = self.omega
+        if not isinstance(omega, str):
+            return "fixed"
+        if omega == "auto":
+            return "shared" if self._primal_mode() and dp_spec is None else "learn"
+        if omega != "shared":
+            return omega
+        if not self._primal_mode():
+            raise ValueError(
+                "omega='shared' optimizes a shared model w_0 at the server, which needs "
+                f"explicit features: kernel='linear' or an approximation; this fit runs the "
+                f"exact kernel mode (kernel={self.kernel!r}, approximation="
+                f"{self.approximation!r}): set approximation='rff' or 'auto', or "
+                "omega='learn'."
+            )
+        if dp_spec is not None:
+            raise ValueError(
+                "omega='shared' has no private updates (privacy= clips and noises the "
+                "updates of omega='learn' or 'independent'): use omega='learn' or "
+                "'independent' with privacy=."
+            )
+        for name, value, default in (("omega_update_every", self.omega_update_every, None),
+                                     ("aggregation", self.aggregation, "auto")):
+            if value != default:
+                raise ValueError(
+                    f"{name}={value!r} sets MOCHA's W-steps (omega='learn', 'independent' "
+                    "or a fixed Omega); omega='shared' has no W-step to schedule or "
+                    f"aggregate (its server runs L-BFGS on the shared model): leave {name}="
+                    f"{default!r} or set omega='learn'."
+                )
+        return "shared"
+
+    def _fit_shared(self, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_bytes):
+        """The shared-component model (:mod:`skfed.multitask._shared`)."""
+        m = layout.n_nodes
+        g = np.zeros(Y.shape)
+        nodes = _SharedNodes(self._features(X), Y, sw, g, layout, totals, protocol.seeds,
+                             dtype_bytes, exact=self._exact_nodes(layout), loss_name=self.loss)
+        warm = self._warm_start_duals(Y, layout)
+        start = None
+        if warm is not None:
+            # The nodes start from their previous dual variables (feasible at
+            # any C) and the server from its previous shared model and share;
+            # every node's dual vector reaches the server once (float64),
+            # counted with the first round.
+            g[...] = warm
+            alpha = warm * sw
+            for t in range(m):
+                sl = layout.node_slice(t)
+                nodes.V[:, t] = alpha[:, sl] @ nodes.Z[sl] / totals[t]
+            start = self._dual_state.get("shared")
+            protocol.setup_up += Y.shape[0] * nodes.d * 8
+        fit = _SharedFit(
+            self, protocol, nodes, lam, loss, self._compression_bits(None),
+            steps=lambda work: _steps(work, layout.counts, self.local_epochs),
+            theta=0.0 if self.local_gap_target is None else float(self.local_gap_target),
+            n_chunks=effective_n_jobs(self.n_jobs) if self._use_parallel() else 1,
+            warm=start,
+        )
+        if warm is not None:
+            fit.U[...] = nodes.V
+        with self._parallel_context() as parallel:
+            fit.run(parallel if self._use_parallel() else None)
+        best = fit.finish()
+        if not fit.converged:
+            warnings.warn(
+                f"{type(self).__name__} (omega='shared') did not certify its joint "
+                f"objective within tol={self.tol} (relative) in max_rounds={self.max_rounds} "
+                f"rounds (best joint objective {best['joint']:.3e}, certified gap "
+                f"{fit.joint_gap:.3e}){_fault_note(self.network, protocol.simulation)}; "
+                "increase max_rounds or tol.",
+                ConvergenceWarning,
+            )
+        b = float(best["b"])
+        self.shared_weight_ = b
+        self.n_iter_ = len(fit.gaps)
+        self.joint_objective_ = float(best["joint"])
+        self.joint_duality_gap_ = float(fit.joint_gap)
+        self.joint_objective_curve_ = np.asarray(fit.joint_curve, dtype=np.float64)
+        self.duality_gap_curve_ = np.asarray(fit.gaps, dtype=np.float64)
+        self.objective_curve_ = np.asarray(fit.objectives, dtype=np.float64)
+        self.dual_objective_curve_ = np.asarray(fit.duals, dtype=np.float64)
+        sigma = shared_sigma(m, b)
+        self.task_covariance_ = sigma
+        self.omega_ = sigma  # formed (m x m) on access only
+        self.rho_ = 1.0 - b + m * b  # lambda_max(D^-1/2 Sigma D^-1/2), D = I / m
+        self._set_communication(protocol.simulation)
+        self._store_model(nodes, X, Y, sw, layout, totals, None, lam, 0.0, dtype)
+        self._dual_state = dict(nodes=self.nodes_.copy(), counts=layout.counts.copy(),
+                                loss=self.loss, Y=Y.copy(), g=g.copy(), sigma=None,
+                                shared=dict(w0=best["w0"].copy(), share=b))
+        return self
+
     def _initial_task_covariance(self, n_nodes, factored=False):
         """``(learn, Sigma_0)``: identity / m when Omega is learned or independent
         (a :class:`_LowRankSigma` if ``factored``), else the inverse of the
-        given Omega (validated)."""
-        learn = isinstance(self.omega, str) and self.omega == "learn"
+        given Omega (validated).  ``omega="auto"`` here (the modes and engines
+        without the shared model) is the learned Omega."""
+        learn = isinstance(self.omega, str) and self.omega in ("learn", "auto")
         if isinstance(self.omega, str):
             if factored:
                 return learn, _LowRankSigma.scaled_identity(n_nodes)
@@ -656,7 +768,11 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         sv_node = node_of[support_sorted]
         if self._primal_mode():
             W = state.weights(sigma, lam)  # (n_problems, m, d')
-            W = np.concatenate([W, W.mean(axis=1, keepdims=True)], axis=1)
+            # Column m: the model of a node unseen in fit, the shared model
+            # w_0 of omega="shared", else the average of the node models.
+            unseen = (state.w0[:, None, :] if isinstance(state, _SharedNodes)
+                      else W.mean(axis=1, keepdims=True))
+            W = np.concatenate([W, unseen], axis=1)
             self._W = W
             n_feat = W.shape[2] - int(self.fit_intercept)
             coef = W[:, :m, :n_feat]
@@ -670,6 +786,14 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
             else:
                 self.coef_ = np.transpose(coef, (1, 0, 2)).astype(dtype)
                 self.intercept_ = intercept.T.astype(dtype)
+            if isinstance(state, _SharedNodes):
+                shared = W[:, m, :n_feat]
+                shared_intercept = (W[:, m, n_feat] * self.intercept_scaling
+                                    if self.fit_intercept else np.zeros(W.shape[0]))
+                self.shared_coef_ = (shared[0] if W.shape[0] == 1 else shared).astype(dtype)
+                self.shared_intercept_ = (
+                    shared_intercept[0] if W.shape[0] == 1 else shared_intercept
+                ).astype(dtype)
         else:
             # Coefficients of the personalized models over the support vectors:
             # f_t(x) = sum_j B[k, j, t] k(x_j, x); column m is the average model.

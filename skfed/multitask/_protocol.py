@@ -307,7 +307,7 @@ class _RoundProtocol:
         self.search_floats = n_problems * _CONJUGATE_COEFFICIENTS[est.loss] * _FLOAT
         if compressed:
             self.search_floats += n_problems * _FLOAT  # the node's cross term
-        self.faults = _Faults(self.simulation)
+        self.start_rounds()
         self.sigma = sigma
         self.rho = _rho(sigma)
         self.version = 0  # counts the adopted Sigmas
@@ -326,6 +326,11 @@ class _RoundProtocol:
         self.converged = False
         self.best_sigma = None
         self.zero_objective = None
+
+    def start_rounds(self):
+        """The fault draws and the round count (also for the shared model's
+        own loop, :class:`skfed.multitask._shared._SharedFit`)."""
+        self.faults = _Faults(self.simulation)
         self.round = 0
 
     # ------------------------------------------------------- one round
