@@ -23,7 +23,14 @@ from ._features import _AUTO_ROUNDS, _kmeans_landmarks, _proportional_shares, au
 from ._omega import _TINY, _W_STEP_TOL_FACTOR, _LowRankSigma, _blas_controller, _check_omega
 from ._protocol import _RoundProtocol, _fault_note, _steps
 from ._shared import _SharedFit, _SharedNodes, shared_sigma
-from ._state import _EXACT_KIND, _EXACT_MAX_SAMPLES, _LOSSES, _KernelState, _PrimalState
+from ._state import (
+    _EXACT_COST_RATIO,
+    _EXACT_KIND,
+    _EXACT_MAX_SAMPLES,
+    _LOSSES,
+    _KernelState,
+    _PrimalState,
+)
 
 
 class _BaseMultiTask(FederatedMixin, BaseEstimator):
@@ -299,8 +306,9 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         if self._primal_mode():
             # The node solver runs on float64 features (BLAS dot / axpy); the
             # state makes them (and keeps float32 ones, see _PrimalState).
-            state = _PrimalState(self._features(X), Y, sw, g, layout, totals, seeds, dtype_bytes,
-                                 exact=self._exact_nodes(layout), loss_name=self.loss,
+            Z = self._features(X)
+            state = _PrimalState(Z, Y, sw, g, layout, totals, seeds, dtype_bytes,
+                                 exact=self._exact_nodes(layout, Z.shape[1]), loss_name=self.loss,
                                  bits=self._compression_bits(dp_spec))
         else:
             if self.local_solver == "exact":
@@ -331,6 +339,9 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         )
         reported = protocol.finish()
         self._store_model(state, X, Y, sw, layout, totals, protocol.sigma, lam, bias, dtype)
+        # The Sigma the returned models were computed at (W = V Sigma / lambda);
+        # with a learned Omega, omega_ is the best one for them (the next step's).
+        self._model_sigma = protocol.sigma
         # What warm_start=True starts the next fit from (the alternation's next Sigma).
         self._dual_state = dict(nodes=self.nodes_.copy(), counts=layout.counts.copy(),
                                 loss=self.loss, Y=Y.copy(), g=g.copy(), sigma=reported.copy())
@@ -369,8 +380,19 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         # non-private fit)
         return int(self.compression) if explicit else _AUTO_BITS
 
-    def _exact_nodes(self, layout):
-        """The nodes that solve their local subproblem exactly (``local_solver``)."""
+    def _exact_nodes(self, layout, n_features):
+        """The nodes that solve their local subproblem exactly (``local_solver``).
+
+        ``"auto"``: the loss must have an exact solver (a quadratic
+        conjugate) and the node at most :data:`_EXACT_MAX_SAMPLES` samples
+        (its Gram matrix is kept), and a factorization of its Gram matrix
+        must not cost much more than a round of coordinate ascent, ``n_t^2
+        <= _EXACT_COST_RATIO local_epochs d'`` (``d'`` the features, the
+        intercept's included): small nodes in many dimensions (HAR, the
+        synthetic regimes, School) solve exactly, large nodes in few
+        dimensions (Landmine: 357 samples, 10 features) run coordinate
+        ascent, which costs ``O(n_t d')`` a pass.
+        """
         if self.local_solver == "coordinate":
             return np.zeros(layout.n_nodes, dtype=bool)
         if self.loss not in _EXACT_KIND:
@@ -383,7 +405,9 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
             return np.zeros(layout.n_nodes, dtype=bool)
         if self.local_solver == "exact":
             return np.ones(layout.n_nodes, dtype=bool)
-        return layout.counts <= _EXACT_MAX_SAMPLES
+        counts = layout.counts.astype(np.float64)
+        return (counts <= _EXACT_MAX_SAMPLES) & (
+            counts**2 <= _EXACT_COST_RATIO * self.local_epochs * n_features)
 
     def _line_search(self, dp_spec):
         """Whether the server searches the step (``aggregation``, resolved).
@@ -524,8 +548,9 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         """The shared-component model (:mod:`skfed.multitask._shared`)."""
         m = layout.n_nodes
         g = np.zeros(Y.shape)
-        nodes = _SharedNodes(self._features(X), Y, sw, g, layout, totals, protocol.seeds,
-                             dtype_bytes, exact=self._exact_nodes(layout), loss_name=self.loss)
+        Z = self._features(X)
+        nodes = _SharedNodes(Z, Y, sw, g, layout, totals, protocol.seeds, dtype_bytes,
+                             exact=self._exact_nodes(layout, Z.shape[1]), loss_name=self.loss)
         warm = self._warm_start_duals(Y, layout)
         start = None
         if warm is not None:
