@@ -14,7 +14,8 @@ each round every participating node solves its local subproblem and ships
 only what changed) and ``Omega`` (closed form, at the server).
 
 
-The package: the estimators (``_classes``), their cross-validated variants
+The package: the estimators (``_classes``, their shared machinery in
+``_base``), their cross-validated variants
 (``_cv``), the round protocol and its byte counts (``_protocol``), the mode
 states (``_state``), the Omega step and its math (``_omega``), compression
 (``_compression``), explicit features (``_features``) and the privacy hooks
@@ -23,11 +24,8 @@ states (``_state``), the Omega step and its math (``_omega``), compression
 
 # Besides the public estimators, the private names the engines and the tests
 # import from skfed.multitask.
-from ._classes import (
-    FederatedMultiTaskClassifier,
-    FederatedMultiTaskRegressor,
-    _BaseMultiTask,
-)
+from ._base import _BaseMultiTask
+from ._classes import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
 from ._compression import _FLOAT, _INDEX, quantize, quantized_bytes
 from ._cv import FederatedMultiTaskClassifierCV, FederatedMultiTaskRegressorCV
 from ._features import auto_components

@@ -53,10 +53,10 @@ modes, which run linear MOCHA on explicit features): the server keeps
   binary problem) with its next message or the final delivery; the node
   also sends the change of its conjugate sum along its step (1 float per
   binary problem for the hinge and logistic losses, 2 for the others):
-  see :func:`line_search_step`.
+  see :func:`~skfed.multitask._omega.line_search_step`.
 - with ``compression=b`` (``"auto"``: 8 bits), ``w_t`` and the change of
   ``v_t`` travel as one float64 scale and ``b``-bit integers per binary
-  problem (``8 + ceil(d' b / 8)`` bytes, :func:`quantize`).  Error
+  problem (``8 + ceil(d' b / 8)`` bytes, :func:`~skfed.multitask._compression.quantize`).  Error
   feedback keeps both sides exact up to one rounding: the node adds what
   rounding left out of its earlier updates to the next one (the server's
   ``V`` differs from the dual variables' by that residual only), and the
@@ -74,7 +74,7 @@ modes, which run linear MOCHA on explicit features): the server keeps
 definition; with ``n_problems d' < m`` it is never formed during the fit:
 ``W^T W`` then has rank ``r <= n_problems d'``, and the exact Omega step
 gives ``Sigma = f I + U diag(s) U^T`` (``U``: m x r), kept factored
-(:class:`_LowRankSigma`).  A round costs ``O(local_epochs n d')`` at the
+(:class:`~skfed.multitask._omega._LowRankSigma`).  A round costs ``O(local_epochs n d')`` at the
 nodes with coordinate ascent, or a few ``O(n_t^3)`` Newton iterations per
 node with the exact local solver (``local_solver``; ``sum_t n_t^2`` floats
 of Gram matrices, ``O(n_t^2 d')`` once to form them), in one Cython call
@@ -109,6 +109,11 @@ its own (pending changes and vectors, its ``Sigma`` row, or its final
 The duality gap that decides when to stop is the exact one, evaluated by the
 simulation over all nodes after every round; in a deployment it is the sum
 of the three-float reports the nodes send.
+
+The server's side of this protocol is one object, :class:`_RoundProtocol`:
+the simulated fit runs it with the nodes in the same process, the Flower
+engine with the nodes on SuperNodes; both count the bytes above through
+it, so a change of the protocol is made there once.
 """
 
 import numpy as np

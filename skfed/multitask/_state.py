@@ -9,6 +9,8 @@ message bytes; the round loop that drives them is
 :class:`skfed.multitask._protocol._RoundProtocol`.
 """
 
+from types import SimpleNamespace
+
 import numpy as np
 from joblib import delayed
 from scipy import linalg
@@ -141,7 +143,57 @@ def _chunks(n_items, n_chunks):
     return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
 
 
-class _PrimalState:
+class _PrimalMessages:
+    """The byte model's round messages of the primal modes (any engine's server).
+
+    Server -> node t: ``w_t``; node t -> server: the change of ``v_t``
+    (``n_problems`` vectors of ``d'`` values each way, quantized to
+    ``bits`` bits a value when compressed); the ``Sigma`` information of a
+    node is ``sigma_tt`` and ``rho``; at the end of the fit every node gets
+    its final ``w_t`` in float64.  See :mod:`skfed.multitask._protocol`.
+
+    Parameters
+    ----------
+    n_problems : int
+    d : int
+        ``d'``, the features with the intercept column.
+    n_nodes : int
+    bits : int, default=None
+        Bits a value of the compressed messages (None: float64).
+    """
+
+    sigma_info_floats = 2
+
+    def __init__(self, n_problems, d, n_nodes, bits=None):
+        self.n_problems = n_problems
+        self.d = d
+        self.m = n_nodes
+        self.bits = bits
+
+    def vector_bytes(self, compressed=True):
+        """Bytes of one model vector or update (all binary problems)."""
+        if self.bits is None or not compressed:
+            return self.n_problems * self.d * _FLOAT
+        return self.n_problems * quantized_bytes(self.d, self.bits)
+
+    def downlink(self, active, sigma=None, flush=False):
+        """Server -> active nodes: ``w_t``."""
+        return np.full(len(active), self.vector_bytes(), dtype=np.int64)
+
+    def uplink(self, active, results=None):
+        """Active nodes -> server: the change of ``v_t`` (compressed
+        ``results`` only: warm-start duals and private updates go out in
+        float64)."""
+        compressed = getattr(results, "dV_true", None) is not None
+        return np.full(len(active), self.vector_bytes(compressed), dtype=np.int64)
+
+    def final_delivery(self, sigma=None):
+        """End of fit: every node's final ``w_t``, in float64."""
+        payloads = np.full(self.m, self.n_problems * self.d * _FLOAT, dtype=np.int64)
+        return np.arange(self.m, dtype=np.intp), payloads
+
+
+class _PrimalState(_PrimalMessages):
     """Linear MOCHA: ``kernel="linear"`` and the approximate modes.
 
     The server keeps ``V`` (n_problems, m, d'); node t the features ``Z_t``.
@@ -172,7 +224,6 @@ class _PrimalState:
         self.V = np.zeros((self.n_problems, self.m, self.d))
         self.sq_norms = np.einsum("ij,ij->i", Z, Z, dtype=np.float64)
         self.dtype_bytes = dtype_bytes
-        self.sigma_info_floats = 2
         # Nodes solving their subproblem exactly keep their Gram matrix
         # Z_t Z_t^T (n_t^2 floats each), row-major, one block after another.
         m, counts = self.m, layout.counts
@@ -202,14 +253,6 @@ class _PrimalState:
         if isinstance(sigma, _LowRankSigma):
             return sigma.apply(self.V) / lam
         return np.einsum("tu,kud->ktd", sigma, self.V) / lam
-
-    def _vector_bytes(self, compressed=True):
-        if self.bits is None or not compressed:
-            return self.n_problems * self.d * _FLOAT
-        return self.n_problems * quantized_bytes(self.d, self.bits)
-
-    def downlink(self, active, sigma, flush=False):
-        return np.full(len(active), self._vector_bytes(), dtype=np.int64)
 
     def true_V(self):
         """``V`` of the dual variables (the server's ``V`` plus what the
@@ -336,11 +379,6 @@ class _PrimalState:
         dV = np.concatenate([result[0] for result in results], axis=1)
         return self._encode(_PrimalResults(active, dV, deltas, self.layout))
 
-    def uplink(self, active, results):
-        # warm-start duals and private updates go out uncompressed
-        compressed = getattr(results, "dV_true", None) is not None
-        return np.full(len(active), self._vector_bytes(compressed), dtype=np.int64)
-
     def line_search(self, active, results, g_before, sigma, lam, loss_name):
         """The server's exact step along the round's combined direction.
 
@@ -444,11 +482,6 @@ class _PrimalState:
                 joint_objectives(primal, dual, np.einsum("ktd,kud->tu", V_dual, V_dual),
                                  sigma, lam)[1])
 
-    def final_delivery(self, sigma):
-        payloads = np.full(self.m, self.n_problems * self.d * _FLOAT, dtype=np.int64)
-        return np.arange(self.m, dtype=np.intp), payloads
-
-
 class _PrimalResults:
     """The serial round's output: ``dV`` (n_problems, n_active, d') and the
     changes of ``alpha`` (n_problems, n), with ``results[i] = (dvs, deltas)``
@@ -513,6 +546,30 @@ class _KernelState:
         self._arrays = None  # the last uplink's changes (see _changes)
         self._version = 0  # counts the state updates (see margins)
         self._margins = None
+
+    @classmethod
+    def server_side(cls, counts, n_problems, d, dtype_bytes, totals):
+        """The server's part of the state, without data: the byte model's
+        bookkeeping of which vectors and changes each endpoint holds
+        (:meth:`downlink`, :meth:`uplink`, :attr:`_changes`), for an engine
+        whose nodes hold the data (Flower)."""
+        bk = cls.__new__(cls)
+        m = len(counts)
+        n = int(np.sum(counts))
+        bk.m, bk.n, bk.n_problems, bk.d = m, n, n_problems, d
+        bk.dtype_bytes = dtype_bytes
+        bk.totals = totals
+        bk.sigma_info_floats = m + 1
+        bk.node_of = np.repeat(np.arange(m), counts)
+        bk.layout = SimpleNamespace(
+            offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
+        )
+        bk.server_has = np.zeros(n, dtype=bool)
+        bk.node_has = np.zeros((m, n), dtype=bool)
+        for u in range(m):
+            bk.node_has[u, bk.layout.offsets[u]:bk.layout.offsets[u + 1]] = True
+        bk.pending = np.zeros((m, n), dtype=bool)
+        return bk
 
     def kernel(self, A, B, out):
         """``out = k(A, B) + bias^2`` (out is C-contiguous)."""
