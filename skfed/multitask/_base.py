@@ -30,6 +30,7 @@ from ._state import (
     _EXACT_COST_RATIO,
     _EXACT_KIND,
     _EXACT_MAX_SAMPLES,
+    _EXACT_SMALL,
     _LOSSES,
     _KernelState,
     _PrimalState,
@@ -391,10 +392,12 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         (its Gram matrix is kept), and a factorization of its Gram matrix
         must not cost much more than a round of coordinate ascent, ``n_t^2
         <= _EXACT_COST_RATIO local_epochs d'`` (``d'`` the features, the
-        intercept's included): small nodes in many dimensions (HAR, the
-        synthetic regimes, School) solve exactly, large nodes in few
-        dimensions (Landmine: 357 samples, 10 features) run coordinate
-        ascent, which costs ``O(n_t d')`` a pass.
+        intercept's included), or the node is small, at most
+        :data:`_EXACT_SMALL` samples (its factorization costs milliseconds,
+        an inexact solve costs rounds): small nodes (HAR, the synthetic
+        regimes, School) solve exactly, large nodes in few dimensions
+        (Landmine: 357 samples, 10 features) run coordinate ascent, which
+        costs ``O(n_t d')`` a pass.
         """
         if self.local_solver == "coordinate":
             return np.zeros(layout.n_nodes, dtype=bool)
@@ -409,7 +412,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         if self.local_solver == "exact":
             return np.ones(layout.n_nodes, dtype=bool)
         counts = layout.counts.astype(np.float64)
-        return (counts <= _EXACT_MAX_SAMPLES) & (
+        return (counts <= _EXACT_SMALL) | (counts <= _EXACT_MAX_SAMPLES) & (
             counts**2 <= _EXACT_COST_RATIO * self.local_epochs * n_features)
 
     def _line_search(self, dp_spec):
