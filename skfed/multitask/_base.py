@@ -78,11 +78,11 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         C=1.0,
         lam=None,
         loss,
-        kernel="rbf",
+        kernel="linear",
         gamma="scale",
         degree=3,
         coef0=1.0,
-        omega="learn",
+        omega="auto",
         omega_update_every=None,
         approximation="auto",
         n_components="auto",
@@ -177,13 +177,13 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         (Rudi & Rosasco 2017) and Nystroem landmarks (Rudi, Camoriano &
         Rosasco 2015) with which the approximate kernel method keeps the
         exact one's learning rate.  ``approximation="auto"``: ``"rff"`` for
-        the rbf kernel when :data:`_AUTO_ROUNDS` rounds of its messages (one
-        model vector per binary problem each way per node, at the
-        compression's precision) cost less than the exact mode ships once
-        every sample is a support vector, ``(m - 1)`` times the raw upload
-        (the logistic and squared losses always get there, the hinge loss
-        with a dense ``Sigma`` a fraction ``n_SV / n`` of it); the exact
-        kernel mode otherwise (other kernels, one node, small data, or a
+        the rbf kernel with at most as many of those features as keep
+        :data:`_AUTO_ROUNDS` rounds of its messages (one model vector per
+        binary problem each way per node, at the compression's precision)
+        within the raw upload, ``n d`` values (the exact mode ships every
+        support vector to the ``m - 1`` other nodes, up to ``m - 1`` times
+        the raw upload); the exact kernel mode otherwise (other kernels,
+        one node, data so small that not one feature fits, or a
         ``cache_size``, which only the exact mode uses).  Under ``privacy``
         it is ``"rff"`` for the rbf kernel (nothing about the data leaves a
         node).  A number ``n_components`` asks for an approximation:
@@ -204,12 +204,25 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                 if self.privacy is not None:
                     mode = "rff"
                 elif m > 1:
+                    # At most the raw upload: the most features whose
+                    # _AUTO_ROUNDS rounds of one quantized model vector each
+                    # way per node and binary problem cost at most n d values.
                     bits = {"auto": _AUTO_BITS, "none": 64}.get(self.compression,
                                                                self.compression)
-                    message = n_problems * quantized_bytes(D + int(bool(self.fit_intercept)),
-                                                           bits)
-                    rff_bytes = 2 * _AUTO_ROUNDS * m * message
-                    if rff_bytes < (m - 1) * n * d * dtype_bytes:
+                    intercept = int(bool(self.fit_intercept))
+                    raw = n * d * dtype_bytes
+
+                    def rff_bytes(D):
+                        return 2 * _AUTO_ROUNDS * m * n_problems * quantized_bytes(
+                            D + intercept, bits)
+
+                    if rff_bytes(D) > raw:
+                        lo, hi = 0, D  # rff_bytes(lo) <= raw < rff_bytes(hi)
+                        while hi - lo > 1:
+                            mid = (lo + hi) // 2
+                            lo, hi = (mid, hi) if rff_bytes(mid) <= raw else (lo, mid)
+                        D = lo
+                    if D >= 1:
                         mode = "rff"
         if mode is None and self.n_components != "auto":
             ran = ("kernel='linear'" if not callable(self.kernel) and self.kernel == "linear"
@@ -461,10 +474,11 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                 f"{name}(privacy=...) needs a numeric gamma or gamma='auto': "
                 "gamma='scale' sends every node's feature sums and sums of squares."
             )
-        elif (isinstance(self.omega, str) and self.omega == "learn"
+        elif (isinstance(self.omega, str) and self.omega in ("learn", "auto")
               and self.omega_update_every is None):
             raise ValueError(
-                f"{name}(privacy=...) with omega='learn' needs omega_update_every: the "
+                f"{name}(privacy=...) with omega={self.omega!r} (a learned Omega under "
+                "privacy) needs omega_update_every: the "
                 "learned-Omega stopping rule reads the nodes' duality-gap terms, which a "
                 "private fit does not send."
             )
@@ -514,15 +528,19 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         ``"auto"``: the shared-component model in the primal modes
         (``kernel="linear"`` or an approximation) without ``privacy``; the
         learned Omega otherwise (the exact kernel mode, whose support-vector
-        exchange has no shared model to optimize, and private fits, whose
-        updates are clipped and noised MOCHA updates).  ``"shared"`` where it
-        does not run raises, naming what to change.
+        exchange has no shared model to optimize, private fits, whose
+        updates are clipped and noised MOCHA updates, and fits that set
+        MOCHA's W-step schedule or aggregation, ``omega_update_every`` or
+        ``aggregation``).  ``"shared"`` where it does not run raises, naming
+        what to change.
         """
         omega = self.omega
         if not isinstance(omega, str):
             return "fixed"
         if omega == "auto":
-            return "shared" if self._primal_mode() and dp_spec is None else "learn"
+            mocha = self.omega_update_every is not None or self.aggregation != "auto"
+            return ("shared" if self._primal_mode() and dp_spec is None and not mocha
+                    else "learn")
         if omega != "shared":
             return omega
         if not self._primal_mode():
