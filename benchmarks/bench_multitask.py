@@ -341,6 +341,9 @@ def main(argv=None):
                         help="with --defaults: the seeds (School: split seed + 1)")
     parser.add_argument("--cache", default=None,
                         help="with --defaults: a JSON file keeping the baselines' scores")
+    parser.add_argument("--svc-max-rows", type=int, default=SVC_MAX_ROWS,
+                        help="with --defaults: skip the rbf SVC()/SVR() baselines above this "
+                        "many pooled training rows (libsvm is quadratic in them)")
     parser.add_argument("--landmine", action="store_true",
                         help="also Landmine AUC: Global, Local, MOCHA defaults and variants")
     parser.add_argument("--alternation", action="store_true",
@@ -348,6 +351,7 @@ def main(argv=None):
                         "objective against rounds)")
     args = parser.parse_args(argv)
     if args.defaults:
+        globals()["SVC_MAX_ROWS"] = args.svc_max_rows
         with threadpool_limits(1):
             rows = defaults_table(tuple(args.seeds), tuple(args.datasets), args.cache)
         print(defaults_markdown(rows))
