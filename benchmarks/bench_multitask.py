@@ -4,10 +4,10 @@ HAR sitting-vs-rest (21 people, 561 features, float32), per-node 70/30
 split, one BLAS thread, everything in one process:
 
 1. **Fit time.** :class:`~skfed.FederatedMultiTaskClassifier` with its
-   defaults (rbf kernel, ``gamma="scale"``, ``C=1``, squared hinge loss,
-   learned Omega, its own stopping rule; ``approximation="auto"`` picks
-   1,225 random Fourier features here, ``compression="auto"`` 8-bit
-   messages) against ``SVC()`` on the pooled training data (the Global
+   defaults (linear kernel, the shared model ``w_t = w_0 + v_t`` of
+   ``omega="auto"``, logistic loss, ``C=1``, its own stopping rule,
+   ``compression="auto"`` 8-bit messages; before issue 28: rbf random
+   features, learned Omega, squared hinge) against ``SVC()`` on the pooled training data (the Global
    model), timed interleaved, ``--repeats`` times each; the ratio of the
    medians is reported (goal: <= 1.0, converged), in wall time
    (``fit_time_ratio``) and in process CPU time (``cpu_time_ratio``, less
@@ -36,8 +36,9 @@ split, one BLAS thread, everything in one process:
    School's official splits (mean per-school RMSE), and the shared and
    clustered regimes of :func:`~skfed.datasets.make_related_tasks` at
    1,000 and 10,000 nodes of 30 training samples (accuracy); seeds 0, 1, 2
-   (School: splits 1, 2, 3).  Above 50,000 pooled rows the rbf ``SVC()``
-   Global is not run (libsvm takes hours there; the row shows None).  Per
+   (School: splits 1, 2, 3).  Above 50,000 pooled rows (``--svc-max-rows``)
+   the rbf ``SVC()`` / ``SVR()`` baselines are not run (libsvm takes hours
+   there; the row shows None).  Per
    row: whether the target is met (at least the better baseline minus 0.1
    point, or at most 0.5 % above its RMSE), converged, bytes against the
    raw upload, rounds, fit wall and CPU seconds; then a Markdown table of
@@ -66,7 +67,7 @@ The last line printed is one JSON object.
 
     python benchmarks/bench_multitask.py [--repeats 3] [--modes] [--landmine] [--alternation]
     python benchmarks/bench_multitask.py --defaults [--datasets ...] [--seeds 0 1 2]
-        [--cache baselines.json]
+        [--cache baselines.json] [--svc-max-rows 50000]
 """
 
 import argparse
