@@ -204,7 +204,8 @@ def test_multiclass_problems_share_one_budget():
 def test_shared_bytes_equal_closed_form():
     # 3 nodes, d' = 3 (2 features and the bias), 8-bit messages; every round
     # evaluates one point: w_0's change and mu down, u_t's change and four
-    # floats up; the end of fit sends w_0 in float64 and one float.
+    # floats up; the end of fit sends one float (the round whose w_0 and own
+    # part to keep: every node holds the evaluated points' w_0 exactly).
     rng = np.random.RandomState(7)
     g = np.repeat(np.arange(3), 10)
     X = rng.normal(size=(30, 2))
@@ -216,7 +217,7 @@ def test_shared_bytes_equal_closed_form():
     quantized = 8 + 3  # a float64 scale and 3 values of 8 bits
     down = HEADER + quantized + 8
     up = HEADER + quantized + 4 * 8
-    final = HEADER + 3 * 8 + 8
+    final = HEADER + 8
     per_round = 3 * (down + up)
     np.testing.assert_array_equal(est.bytes_per_round_,
                                   [per_round] * 3 + [per_round + 3 * final])

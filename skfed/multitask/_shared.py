@@ -59,8 +59,10 @@ loss and conjugate sums, ``||u_t||^2`` and the norm of the part of ``u_t``
 the server's copy misses (so the dual bound stays a bound under
 quantization).  A round in which a node is dropped is repeated for the
 nodes still missing at the same point, so every evaluation is exact.  At
-the end every node gets the returned ``w_0`` in float64 and the number of
-the round whose own part it keeps.
+the end every node gets the number of the round whose ``w_0`` (which it
+holds exactly: every node solved at every evaluated point) and own part it
+keeps (the returned ``w_0`` travels in float64 only if ``max_rounds`` ran
+out before the first evaluation completed).
 """
 
 import numpy as np
@@ -370,19 +372,23 @@ class _SharedFit:
     def finish(self):
         """Restore the best point in the nodes; count the final delivery; return it."""
         protocol, nodes, best = self.protocol, self.nodes, self.best
-        if best is None:  # max_rounds ran out before the first evaluation completed
+        # Every node solved at every evaluated point, so it holds the best
+        # point's w0 exactly (the published, quantized sums): the round whose
+        # w0 and own part to keep is enough.  Only if max_rounds ran out
+        # before the first evaluation completed does w0 travel in float64.
+        final = _FLOAT
+        if best is None:
             best = dict(self._values(_share(_logit(self.b0))), g=nodes.g.copy(),
                         V=nodes.V.copy(), mu=nodes.mu, round=self.rounds)
             self.best = best
             self.joint_gap = np.nan
+            final += self._vector_bytes(False)
         nodes.g[...] = best["g"]
         nodes.V[...] = best["V"]
         nodes.w0 = best["w0"]
         nodes.mu = best["mu"]
-        # The returned w0 in float64 and the round whose own part to keep.
         protocol.counter.broadcast_from_server(
-            np.arange(self.m, dtype=np.intp),
-            np.full(self.m, self._vector_bytes(False) + _FLOAT, dtype=np.int64))
+            np.arange(self.m, dtype=np.intp), np.full(self.m, final, dtype=np.int64))
         protocol.end_round()
         return best
 
