@@ -33,7 +33,7 @@ from skfed.datasets import make_related_tasks, make_rotated_moons
 
 CANDIDATES = {
     "former defaults (rbf, learned Omega, squared hinge)": dict(
-        kernel="rbf", omega="learn", loss="squared_hinge"),
+        kernel="rbf", approximation="rff", omega="learn", loss="squared_hinge"),
     "linear, learned Omega, squared hinge": dict(
         kernel="linear", omega="learn", loss="squared_hinge"),
     "linear, shared, squared hinge": dict(kernel="linear", omega="shared",
