@@ -101,7 +101,8 @@ _MULTITASK_XFAIL = {
 # parameter instead of ignoring it.  The same properties run with the rbf
 # kernel below (n_components=1 is then one random feature).
 _N_COMPONENTS_CHECKS = (
-    "check_fit2d_1feature", "check_fit2d_predict1d", "check_dont_overwrite_parameters",
+    "check_fit2d_1feature", "check_fit2d_1sample", "check_fit2d_predict1d",
+    "check_dont_overwrite_parameters",
     "check_methods_sample_order_invariance", "check_methods_subset_invariance",
 )
 _MULTITASK_XFAIL.update({

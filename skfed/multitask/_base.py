@@ -288,7 +288,8 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         )
         learn, sigma = self._initial_task_covariance(m, factored=factored)
         warm = self._warm_start_duals(Y, layout)
-        if warm is not None and learn:
+        if warm is not None and learn and self._dual_state.get("sigma") is not None:
+            # (a previous fit of the shared model keeps no Sigma)
             sigma = self._dual_state["sigma"].copy()
 
         # Kernel and features.
