@@ -470,7 +470,7 @@ def test_cache_size_bounds_memory_and_leaves_the_fit_unchanged():
     import tracemalloc
 
     X, y, groups = _data(sizes=(200, 200, 200), seed=21)
-    common = dict(C=10.0, gamma=1.0, random_state=0, max_rounds=30)
+    common = dict(C=10.0, gamma=1.0, approximation=None, random_state=0, max_rounds=30)
     peaks, fits = {}, {}
     for cache_size in (None, 0.0, 0.5):
         clf = FederatedMultiTaskClassifier(cache_size=cache_size, **common)
@@ -1027,7 +1027,9 @@ def test_no_convergence_warning_at_defaults_on_the_shipped_datasets(dataset):
     X, y, g = X[rows], y[rows], g[rows]
     if not dataset.startswith("har"):
         X = StandardScaler().fit_transform(X)
-    Est = FederatedMultiTaskRegressor if dataset == "school" else FederatedMultiTaskClassifier
+    # the true defaults (issue 28: linear, the shared model, logistic loss)
+    Est = (_FederatedMultiTaskRegressor if dataset == "school"
+           else _FederatedMultiTaskClassifier)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         est = Est(random_state=0).fit(X, y, groups=g)

@@ -86,7 +86,7 @@ def _largest_components(n, d, m, n_problems, dtype_bytes, auto_D, bits=8, rounds
     return best
 
 
-@pytest.mark.parametrize("n_nodes, n_features, n_problems", [(29, 9, 1), (40, 4, 3), (5, 60, 1)])
+@pytest.mark.parametrize("n_nodes, n_features, n_problems", [(29, 9, 1), (40, 20, 3), (5, 60, 1)])
 def test_rbf_auto_components_capped_by_raw_upload(n_nodes, n_features, n_problems):
     from skfed.multitask import auto_components
 
@@ -103,7 +103,7 @@ def test_rbf_auto_components_capped_by_raw_upload(n_nodes, n_features, n_problem
             > n * n_features * 8
 
 
-def test_rbf_auto_falls_back_to_exact_when_no_feature_fits():
+def test_rbf_auto_keeps_the_exact_mode_on_small_data():
     est = FederatedMultiTaskClassifier(kernel="rbf")
     est._resolve_mode(40, 2, 20, 1, 8)  # 640 bytes of data, 20 nodes
     assert est.approximation_ is None and est.n_components_ is None
@@ -115,8 +115,9 @@ def test_rbf_auto_falls_back_to_exact_when_no_feature_fits():
 
 @pytest.mark.parametrize("params", [dict(), dict(kernel="rbf")])
 def test_defaults_send_less_than_the_raw_data_on_low_dimensional_data(params):
-    # Landmine-like: few features per sample, many samples per node.
-    X, y, g = _tasks(n_nodes=10, n_features=4, n_samples=200, seed=1)
+    # Landmine's shape: 29 nodes of 300 samples in 9 dimensions (rbf: random
+    # features, capped from 1,676 to what the raw upload allows).
+    X, y, g = _tasks(n_nodes=29, n_features=9, n_samples=300, seed=1)
     est = FederatedMultiTaskClassifier(random_state=0, **params).fit(X, y, groups=g)
     assert est.n_bytes_sent_ <= pooled_data_bytes(X, y, g)
 

@@ -177,14 +177,14 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         (Rudi & Rosasco 2017) and Nystroem landmarks (Rudi, Camoriano &
         Rosasco 2015) with which the approximate kernel method keeps the
         exact one's learning rate.  ``approximation="auto"``: ``"rff"`` for
-        the rbf kernel with at most as many of those features as keep
-        :data:`_AUTO_ROUNDS` rounds of its messages (one model vector per
-        binary problem each way per node, at the compression's precision)
-        within the raw upload, ``n d`` values (the exact mode ships every
-        support vector to the ``m - 1`` other nodes, up to ``m - 1`` times
-        the raw upload); the exact kernel mode otherwise (other kernels,
-        one node, data so small that not one feature fits, or a
-        ``cache_size``, which only the exact mode uses).  Under ``privacy``
+        the rbf kernel when :data:`_AUTO_ROUNDS` rounds of its messages (one
+        model vector per binary problem each way per node, at the
+        compression's precision) cost less than the exact mode ships once
+        every sample is a support vector, ``(m - 1)`` times the raw upload,
+        with ``n_components`` then capped so that those rounds cost at most
+        the raw upload, ``n d`` values; the exact kernel mode otherwise
+        (other kernels, one node, small data, or a ``cache_size``, which
+        only the exact mode uses).  Under ``privacy``
         it is ``"rff"`` for the rbf kernel (nothing about the data leaves a
         node).  A number ``n_components`` asks for an approximation:
         ``"rff"`` for the rbf kernel, ``"nystroem"`` for the others; where
@@ -216,14 +216,18 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                         return 2 * _AUTO_ROUNDS * m * n_problems * quantized_bytes(
                             D + intercept, bits)
 
-                    if rff_bytes(D) > raw:
-                        lo, hi = 0, D  # rff_bytes(lo) <= raw < rff_bytes(hi)
-                        while hi - lo > 1:
-                            mid = (lo + hi) // 2
-                            lo, hi = (mid, hi) if rff_bytes(mid) <= raw else (lo, mid)
-                        D = lo
-                    if D >= 1:
-                        mode = "rff"
+                    # Random features when they cost less than the exact mode
+                    # ships once every sample is a support vector ((m - 1)
+                    # raw uploads), capped to the raw upload.
+                    if rff_bytes(D) < (m - 1) * raw:
+                        if rff_bytes(D) > raw:
+                            lo, hi = 0, D  # rff_bytes(lo) <= raw < rff_bytes(hi)
+                            while hi - lo > 1:
+                                mid = (lo + hi) // 2
+                                lo, hi = (mid, hi) if rff_bytes(mid) <= raw else (lo, mid)
+                            D = lo
+                        if D >= 1:
+                            mode = "rff"
         if mode is None and self.n_components != "auto":
             ran = ("kernel='linear'" if not callable(self.kernel) and self.kernel == "linear"
                    else "the exact kernel mode" + (

@@ -117,13 +117,14 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         schedule).
     approximation : {"auto", None, "nystroem", "rff"}, default="auto"
         ``"auto"``: ``"rff"`` for the rbf kernel (``kernel="linear"`` has
-        nothing to approximate), with ``n_components="auto"`` capped so that
-        100 rounds of quantized model vectors each way cost at most the raw
-        upload (Landmine 119 features, School 83, HAR sitting the full
-        1,225; the exact mode ships every support vector to the ``m - 1``
-        other nodes, up to ``m - 1`` times the raw upload; under
-        ``privacy`` uncapped), ``None`` on one node, when not one feature
-        fits, and with a ``cache_size``; a number
+        nothing to approximate) when the data are large relative to the
+        model (100 rounds of quantized model vectors cost less than ``m -
+        1`` times the raw upload, what the exact mode ships once every
+        sample is a support vector; under ``privacy`` always), with
+        ``n_components="auto"`` then capped so that those rounds cost at
+        most the raw upload (Landmine 119 features, School 83, HAR sitting
+        the full 1,225; not under ``privacy``); ``None`` otherwise (small
+        data, one node, and with a ``cache_size``); a number
         ``n_components`` asks for an approximation (``"rff"`` for the rbf
         kernel, ``"nystroem"`` for the others); the choice is
         ``approximation_`` and the user guide gives the evidence.  ``None``: the exact kernel, with
