@@ -82,21 +82,22 @@ def _make(name, n_nodes):
         "LocalEstimator(LogisticRegression)": lambda: skfed.LocalEstimator(
             LogisticRegression(), n_jobs=2
         ),
-        "FederatedMultiTaskClassifier(linear)": lambda: skfed.FederatedMultiTaskClassifier(
-            kernel="linear", random_state=0
+        # The defaults: linear, the shared model (omega="auto"), logistic loss.
+        "FederatedMultiTaskClassifier": lambda: skfed.FederatedMultiTaskClassifier(
+            random_state=0
         ),
-        "FederatedMultiTaskRegressor(linear)": lambda: skfed.FederatedMultiTaskRegressor(
-            kernel="linear", random_state=0
+        "FederatedMultiTaskRegressor": lambda: skfed.FederatedMultiTaskRegressor(
+            random_state=0
         ),
-        # The learned Omega's alternation needs more rounds as nodes are
-        # added (1,016 at 1,000 nodes, 1,546 at 10,000): the same estimator
-        # with a larger round limit.
-        "FederatedMultiTaskClassifier(linear, max_rounds=2500)": lambda: (
-            skfed.FederatedMultiTaskClassifier(kernel="linear", max_rounds=2500,
-                                               random_state=0)
+        # MOCHA's learned Omega (the defaults before issue 28, linear): its
+        # alternation needs more rounds as nodes are added (1,016 at 1,000
+        # nodes, 1,546 at 10,000), so a larger round limit.
+        "FederatedMultiTaskClassifier(omega=learn, max_rounds=2500)": lambda: (
+            skfed.FederatedMultiTaskClassifier(omega="learn", loss="squared_hinge",
+                                               max_rounds=2500, random_state=0)
         ),
-        "FederatedMultiTaskClassifier(linear, omega=independent)": lambda: (
-            skfed.FederatedMultiTaskClassifier(kernel="linear", omega="independent",
+        "FederatedMultiTaskClassifier(omega=independent)": lambda: (
+            skfed.FederatedMultiTaskClassifier(omega="independent", loss="squared_hinge",
                                                random_state=0)
         ),
         "DecentralizedBoostingClassifier": lambda: skfed.DecentralizedBoostingClassifier(
@@ -128,19 +129,19 @@ ESTIMATORS = {
     "LocalEstimator(LogisticRegression)": dict(
         task="classification", max_nodes=100_000, budget_s=900
     ),
-    # Learned Omega: a round costs O(n d' + m r d') (issue 19).  At the
-    # defaults (squared hinge, 8-bit messages) the alternation meets its rule
-    # in 200 rounds at 100 nodes, 1,016 at 1,000 and 1,546 at 10,000, so the
-    # default max_rounds=1000 warns from 1,000 nodes on; the max_rounds=2500
-    # row converges at 10,000 nodes (176 s measured).
-    "FederatedMultiTaskClassifier(linear)": dict(
+    # The defaults (the shared model, issue 28): server L-BFGS, the rounds do
+    # not grow with the nodes.  Learned Omega (MOCHA, squared hinge, 8-bit
+    # messages): a round costs O(n d' + m r d') (issue 19) and the
+    # alternation meets its rule in 200 rounds at 100 nodes, 1,016 at 1,000
+    # and 1,546 at 10,000 (176 s measured), hence max_rounds=2500 there.
+    "FederatedMultiTaskClassifier": dict(
         task="classification", max_nodes=10_000, budget_s=300
     ),
-    "FederatedMultiTaskClassifier(linear, max_rounds=2500)": dict(
+    "FederatedMultiTaskClassifier(omega=learn, max_rounds=2500)": dict(
         task="classification", max_nodes=10_000, budget_s=400
     ),
-    "FederatedMultiTaskRegressor(linear)": dict(task="regression", max_nodes=1_000, budget_s=120),
-    "FederatedMultiTaskClassifier(linear, omega=independent)": dict(
+    "FederatedMultiTaskRegressor": dict(task="regression", max_nodes=10_000, budget_s=120),
+    "FederatedMultiTaskClassifier(omega=independent)": dict(
         task="classification", max_nodes=10_000, budget_s=300
     ),
     # Issue 19's goal for the graph methods: 10,000 nodes (sparse graph) in 5 min.

@@ -95,6 +95,20 @@ _MULTITASK_XFAIL = {
         "not to the check's rtol=1e-7"
     ),
 }
+# These checks set n_components=1 on any estimator that has it: a number of
+# components asks for random features or Nystroem landmarks, which the default
+# kernel="linear" (issue 28) has none of, so the fit refuses it naming the
+# parameter instead of ignoring it.  The same properties run with the rbf
+# kernel below (n_components=1 is then one random feature).
+_N_COMPONENTS_CHECKS = (
+    "check_fit2d_1feature", "check_fit2d_1sample", "check_fit2d_predict1d",
+    "check_dont_overwrite_parameters",
+    "check_methods_sample_order_invariance", "check_methods_subset_invariance",
+)
+_MULTITASK_XFAIL.update({
+    name: "sets n_components=1, refused with kernel='linear' (the default)"
+    for name in _N_COMPONENTS_CHECKS
+})
 ESTIMATORS += [
     (FederatedMultiTaskClassifier(), _MULTITASK_XFAIL),
     (FederatedMultiTaskRegressor(), _MULTITASK_XFAIL),
@@ -111,6 +125,13 @@ ESTIMATORS += [
         _group_column_variant(FederatedMultiTaskRegressor(omega="independent")),
         {**GROUP_COLUMN_XFAIL, **_MULTITASK_XFAIL},
     ),
+]
+
+# The n_components checks on a kernel that has components (random features).
+_SW_XFAIL = {k: v for k, v in _MULTITASK_XFAIL.items() if k not in _N_COMPONENTS_CHECKS}
+ESTIMATORS += [
+    (FederatedMultiTaskClassifier(kernel="rbf"), _SW_XFAIL),
+    (FederatedMultiTaskRegressor(kernel="rbf"), _SW_XFAIL),
 ]
 
 # The CV variants (issue 14), with the checks' one-node fits.  No

@@ -25,6 +25,25 @@ from skfed.multitask import FederatedMultiTaskClassifier, FederatedMultiTaskRegr
 from skfed.support import FederatedSparseLinearRegression
 
 
+# MOCHA's machinery, the defaults these tests were written for (rbf kernel,
+# learned Omega, squared hinge): issue 28 made the defaults linear, the shared
+# model (omega="auto") and the logistic loss, so the former ones are pinned
+# here (tests/test_multitask_defaults.py tests the new defaults).
+_MOCHA = dict(kernel="rbf", omega="learn")
+_FederatedMultiTaskClassifier = FederatedMultiTaskClassifier
+_FederatedMultiTaskRegressor = FederatedMultiTaskRegressor
+
+
+def FederatedMultiTaskClassifier(**params):  # noqa: N802, F811
+    return _FederatedMultiTaskClassifier(**{**_MOCHA, "loss": "squared_hinge", **params})
+
+
+def FederatedMultiTaskRegressor(**params):  # noqa: N802, F811
+    return _FederatedMultiTaskRegressor(**{**_MOCHA, **params})
+
+
+
+
 def _boosting():
     from skfed.boosting import DecentralizedBoostingClassifier, PersonalizedLinearClassifier
 

@@ -34,7 +34,22 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
 from skfed import FederatedSupportRecovery, SimulatedNetwork
-from skfed.multitask import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
+from skfed.multitask import FederatedMultiTaskClassifier as _FederatedMultiTaskClassifier
+from skfed.multitask import FederatedMultiTaskRegressor as _FederatedMultiTaskRegressor
+
+# Flower runs MOCHA's formulations (the learned Omega, what omega="auto" means
+# there); these cases were written for MOCHA's former defaults (rbf kernel,
+# squared hinge), which issue 28 changed to linear / shared / logistic, so
+# they are pinned here.
+_MOCHA = dict(kernel="rbf", omega="learn")
+
+
+def FederatedMultiTaskClassifier(**params):  # noqa: N802
+    return _FederatedMultiTaskClassifier(**{**_MOCHA, "loss": "squared_hinge", **params})
+
+
+def FederatedMultiTaskRegressor(**params):  # noqa: N802
+    return _FederatedMultiTaskRegressor(**{**_MOCHA, **params})
 
 try:
     import flwr  # noqa: F401

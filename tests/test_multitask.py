@@ -23,9 +23,25 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC, LinearSVC
 
-from skfed import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
+from skfed import FederatedMultiTaskClassifier as _FederatedMultiTaskClassifier
+from skfed import FederatedMultiTaskRegressor as _FederatedMultiTaskRegressor
 from skfed.multitask import omega_update
 from skfed.network import SimulatedNetwork
+
+# These tests check MOCHA's machinery (the learned Omega, the exact kernel and
+# random-feature modes, the squared hinge), the defaults they were written
+# for.  Issue 28 made the defaults kernel="linear", omega="auto" (the shared
+# model) and the logistic loss, so here the former ones are pinned;
+# test_multitask_defaults.py tests the new defaults.
+_MOCHA = dict(kernel="rbf", omega="learn")
+
+
+def FederatedMultiTaskClassifier(**params):  # noqa: N802
+    return _FederatedMultiTaskClassifier(**{**_MOCHA, "loss": "squared_hinge", **params})
+
+
+def FederatedMultiTaskRegressor(**params):  # noqa: N802
+    return _FederatedMultiTaskRegressor(**{**_MOCHA, **params})
 
 HEADER = 16
 
@@ -146,9 +162,12 @@ def test_omega_update_equals_sqrtm():
 @pytest.mark.parametrize("kernel", ["rbf", "linear"])
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_fitted_omega_step_equals_sqrtm_of_the_models(kernel, n_classes):
-    # One Omega step at the end of round H = max_rounds, from Sigma = I / m:
-    # the fitted Sigma is sqrtm(sum_k W_k^T W_k) / trace, W_k built here from
-    # the fitted dual variables and an independent kernel.
+    # One Omega step at the end of round H = max_rounds, from Sigma = I / m;
+    # the fit returns the better (by joint objective) of the W-step's models
+    # (at I / m) and the models after the step (the same dual variables at
+    # the step's Sigma_1), with the Omega step of those models: the fitted
+    # Sigma is sqrtm(sum_k W_k^T W_k) / trace for one of the two, W_k built
+    # here from the fitted dual variables and an independent kernel.
     X, y, groups = _data(n_classes=n_classes, seed=6)
     lam, gamma, m = 0.05, 0.5, 3
     clf = FederatedMultiTaskClassifier(
@@ -165,14 +184,19 @@ def test_fitted_omega_step_equals_sqrtm_of_the_models(kernel, n_classes):
         K = rbf_kernel(X, gamma=gamma) + 1.0
     else:
         K = X @ X.T + 1.0
-    gram = np.zeros((m, m))
+    G = np.zeros((m, m))
     for k in range(A.shape[1]):
         B = np.zeros((len(y), m))
         B[np.arange(len(y)), groups] = A[:, k] / n_of  # v_t = Phi^T B[:, t]
-        G = B.T @ K @ B
-        gram += sigma0 @ G @ sigma0 / lam**2
-    root = np.real(linalg.sqrtm(gram))
-    np.testing.assert_allclose(clf.task_covariance_, root / np.trace(root), rtol=1e-8)
+        G += B.T @ K @ B
+
+    def step(sigma):
+        root = np.real(linalg.sqrtm(sigma @ G @ sigma / lam**2))
+        return root / np.trace(root)
+
+    sigma1 = step(sigma0)
+    errors = [np.abs(clf.task_covariance_ - step(s)).max() for s in (sigma0, sigma1)]
+    assert min(errors) <= 1e-8 * np.abs(sigma1).max()
     np.testing.assert_allclose(clf.omega_ @ clf.task_covariance_, np.eye(m), atol=1e-8)
 
 
@@ -188,7 +212,9 @@ def test_linear_mode_satisfies_primal_dual_map(omega):
         lam=lam, kernel="linear", omega=_spd(3) if omega == "fixed" else "learn",
         tol=1e-6, max_rounds=3000, random_state=0, compression="none", loss="hinge",
     ).fit(X, y, groups=groups)
-    sigma = clf.task_covariance_
+    # the Sigma of the models (with a learned Omega, task_covariance_ is the
+    # best one for them, the alternation's next)
+    sigma = clf._model_sigma
     Z = np.hstack([clf.support_vectors_, np.ones((len(clf.support_), 1))])
     sv_node = np.repeat(np.arange(3), clf.n_support_)
     n_t = np.bincount(groups)
@@ -444,7 +470,7 @@ def test_cache_size_bounds_memory_and_leaves_the_fit_unchanged():
     import tracemalloc
 
     X, y, groups = _data(sizes=(200, 200, 200), seed=21)
-    common = dict(C=10.0, gamma=1.0, random_state=0, max_rounds=30)
+    common = dict(C=10.0, gamma=1.0, approximation=None, random_state=0, max_rounds=30)
     peaks, fits = {}, {}
     for cache_size in (None, 0.0, 0.5):
         clf = FederatedMultiTaskClassifier(cache_size=cache_size, **common)
@@ -1001,7 +1027,9 @@ def test_no_convergence_warning_at_defaults_on_the_shipped_datasets(dataset):
     X, y, g = X[rows], y[rows], g[rows]
     if not dataset.startswith("har"):
         X = StandardScaler().fit_transform(X)
-    Est = FederatedMultiTaskRegressor if dataset == "school" else FederatedMultiTaskClassifier
+    # the true defaults (issue 28: linear, the shared model, logistic loss)
+    Est = (_FederatedMultiTaskRegressor if dataset == "school"
+           else _FederatedMultiTaskClassifier)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         est = Est(random_state=0).fit(X, y, groups=g)
@@ -1491,3 +1519,33 @@ def test_n_components_without_an_approximation_raises(params):
         assert est.approximation_ == mode and est.n_components_ == 20
     assert FederatedMultiTaskClassifier(random_state=0).fit(
         X, y, groups=groups).approximation_ is None
+
+
+@pytest.mark.parametrize("max_rounds", [7, 40])
+def test_learned_omega_out_of_rounds_reports_the_returned_models_objective(max_rounds):
+    # max_rounds runs out in the middle of a W-step: the returned models are
+    # the better of the current ones and the best W-step's, and
+    # joint_objective_ is theirs: loss(W) + (lam / 2) ||W||_*^2 from coef_.
+    rng = np.random.RandomState(21)
+    m, n_t = 6, 25
+    groups = np.repeat(np.arange(m), n_t)
+    X = rng.normal(size=(m * n_t, 3))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] * (groups % 2 * 2 - 1)
+                 + 0.3 * rng.normal(size=m * n_t) > 0, 1, -1)
+    est = FederatedMultiTaskClassifier(kernel="linear", omega="learn", C=100.0,
+                                       max_rounds=max_rounds, tol=1e-8, random_state=0)
+    with pytest.warns(ConvergenceWarning):
+        est.fit(X, y, groups=groups)
+    lam = 1.0 / (100.0 * len(y))
+    W = np.column_stack([est.coef_, est.intercept_])
+    z = est.decision_function(X, groups=groups)
+    loss = np.bincount(groups, weights=np.maximum(0.0, 1.0 - y * z) ** 2 / n_t).sum()
+    trace_norm = np.linalg.svd(W, compute_uv=False).sum()
+    np.testing.assert_allclose(est.joint_objective_, loss + 0.5 * lam * trace_norm**2,
+                               rtol=1e-6)
+    # ... and Omega is the best one for the returned models
+    gram = W @ W.T
+    evals, evecs = np.linalg.eigh(gram)
+    evals = np.maximum(evals, 1e-7 * evals[-1])
+    sigma = (evecs * np.sqrt(evals)) @ evecs.T
+    np.testing.assert_allclose(est.task_covariance_, sigma / np.trace(sigma), atol=1e-6)

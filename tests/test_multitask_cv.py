@@ -23,6 +23,35 @@ from skfed import (
 from skfed.model_selection import WithinGroupKFold, make_group_scorer
 
 
+# MOCHA's machinery, the defaults these tests were written for (rbf kernel,
+# learned Omega, squared hinge): issue 28 made the defaults linear, the shared
+# model (omega="auto") and the logistic loss, so the former ones are pinned
+# here (tests/test_multitask_defaults.py tests the new defaults).
+_MOCHA = dict(kernel="rbf", omega="learn")
+_FederatedMultiTaskClassifier = FederatedMultiTaskClassifier
+_FederatedMultiTaskRegressor = FederatedMultiTaskRegressor
+_FederatedMultiTaskClassifierCV = FederatedMultiTaskClassifierCV
+_FederatedMultiTaskRegressorCV = FederatedMultiTaskRegressorCV
+
+
+def FederatedMultiTaskClassifier(**params):  # noqa: N802, F811
+    return _FederatedMultiTaskClassifier(**{**_MOCHA, "loss": "squared_hinge", **params})
+
+
+def FederatedMultiTaskRegressor(**params):  # noqa: N802, F811
+    return _FederatedMultiTaskRegressor(**{**_MOCHA, **params})
+
+
+def FederatedMultiTaskClassifierCV(**params):  # noqa: N802, F811
+    return _FederatedMultiTaskClassifierCV(**{**_MOCHA, "loss": "squared_hinge", **params})
+
+
+def FederatedMultiTaskRegressorCV(**params):  # noqa: N802, F811
+    return _FederatedMultiTaskRegressorCV(**{**_MOCHA, **params})
+
+
+
+
 def _data(sizes=(30, 36, 27), d=3, seed=0, regression=False):
     rng = np.random.RandomState(seed)
     groups = np.repeat(np.arange(len(sizes)), sizes)

@@ -669,7 +669,10 @@ from skfed.multitask import _PrivateUpdates  # noqa: E402
 
 def test_mocha_epsilon_infinity_is_the_non_private_fit(moons_nodes):
     X, y, groups, _ = moons_nodes
-    kw = dict(approximation="rff", gamma=1.0, n_components=30, max_rounds=30, random_state=0)
+    # MOCHA's updates (the learned Omega; the default shared model has no
+    # private updates), on random features
+    kw = dict(kernel="rbf", omega="learn", loss="squared_hinge", approximation="rff",
+              gamma=1.0, n_components=30, max_rounds=30, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         plain = FederatedMultiTaskClassifier(**kw).fit(X, y, groups=groups)
@@ -715,7 +718,8 @@ def test_mocha_private_updates_clip_noise_and_spend(moons_nodes):
     # a fit: each node spends what its rounds cost (dropped rounds cost nothing)
     spec = DifferentialPrivacy(epsilon=4.0, delta=1e-5, clip_norm=0.3)
     est = FederatedMultiTaskClassifier(
-        approximation="rff", gamma=1.0, n_components=30, omega_update_every=5, max_rounds=20,
+        kernel="rbf", loss="squared_hinge", approximation="rff", gamma=1.0, n_components=30,
+        omega_update_every=5, max_rounds=20,
         network=SimulatedNetwork(drop_rate=0.3), privacy=spec, random_state=0,
     )
     with warnings.catch_warnings():
@@ -739,9 +743,9 @@ def test_mocha_privacy_refusals(moons_nodes):
     X, y, groups, _ = moons_nodes
     spec = DifferentialPrivacy(epsilon=1.0)
     cases = [
-        (FederatedMultiTaskClassifier(approximation=None, privacy=spec),
+        (FederatedMultiTaskClassifier(kernel="rbf", approximation=None, privacy=spec),
          "refused in the exact kernel mode"),
-        (FederatedMultiTaskClassifier(approximation="nystroem", privacy=spec),
+        (FederatedMultiTaskClassifier(kernel="rbf", approximation="nystroem", privacy=spec),
          "refused with approximation='nystroem'"),
     ]
     for est, message in cases:

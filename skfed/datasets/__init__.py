@@ -10,7 +10,8 @@ internet):
 - :func:`load_landmine` — radar landmine detection, 29 mine fields.
 
 Generators: :func:`make_rotated_moons` (Dada), :func:`make_federated_sparse_regression`
-(Barik & Honorio), :func:`make_gaussian_mixture_network` (Koppel et al.).
+(Barik & Honorio), :func:`make_gaussian_mixture_network` (Koppel et al.),
+:func:`make_related_tasks` (shared and clustered linear tasks: the pooling regimes).
 
 Splitting: :func:`train_test_split_per_node`.
 """
@@ -18,6 +19,7 @@ Splitting: :func:`train_test_split_per_node`.
 from ._generators import (
     make_federated_sparse_regression,
     make_gaussian_mixture_network,
+    make_related_tasks,
     make_rotated_moons,
 )
 from ._real import (
@@ -40,6 +42,7 @@ __all__ = [
     "make_rotated_moons",
     "make_federated_sparse_regression",
     "make_gaussian_mixture_network",
+    "make_related_tasks",
     "train_test_split_per_node",
     "per_node_split_indices",
 ]

@@ -10,6 +10,7 @@ __all__ = [
     "make_rotated_moons",
     "make_federated_sparse_regression",
     "make_gaussian_mixture_network",
+    "make_related_tasks",
 ]
 
 
@@ -612,3 +613,107 @@ def make_gaussian_mixture_network(
         np.concatenate(g_parts),
         np.asarray(adjacency, dtype=bool),
     )
+
+
+# ------------------------------------------------------------ related tasks
+def make_related_tasks(
+    n_nodes=100,
+    *,
+    structure="shared",
+    n_clusters=4,
+    n_samples_per_node=30,
+    n_test_per_node=50,
+    n_features=20,
+    personal_scale=0.3,
+    noise=0.5,
+    random_state=None,
+):
+    """Linear classification tasks that share one rule, or one rule per cluster.
+
+    The two regimes in which a personalized model must pool well: node k's
+    labels are ``y = sign(x . w_k + noise e)`` with ``x ~ N(0, I)``, ``e ~
+    N(0, 1)`` and its rule ``w_k = c + personal_scale u_k`` (``u_k ~ N(0,
+    I)``, one per node), where
+
+    * ``structure="shared"``: ``c ~ N(0, I)`` is one rule for every node
+      (nearly alike nodes: pooled data are worth more than a node's own);
+    * ``structure="clustered"``: ``c`` is the rule of the node's cluster,
+      ``n_clusters`` rules ``N(0, I)`` drawn independently, the nodes split
+      into clusters of (almost) equal size with consecutive ids (one pooled
+      model fits no cluster well; a node's own data are too few alone).
+
+    With the defaults (30 samples a node) a linear model of one node alone
+    scores about 0.77 in both regimes; a pooled one about 0.88 in the shared
+    regime and 0.65 in the clustered one.
+
+    Parameters
+    ----------
+    n_nodes : int, default=100
+    structure : {"shared", "clustered"}, default="shared"
+    n_clusters : int, default=4
+        Clusters of ``structure="clustered"`` (at most ``n_nodes``).
+    n_samples_per_node : int, default=30
+        Training samples of every node.
+    n_test_per_node : int, default=50
+        Test samples of every node (0 for none), from the same rule.
+    n_features : int, default=20
+    personal_scale : float >= 0, default=0.3
+        Size of every node's own deviation from its shared rule (the rules
+        have unit variance per feature).
+    noise : float >= 0, default=0.5
+        Standard deviation of the noise added to the margin ``x . w_k``.
+    random_state : int, RandomState instance or None, default=None
+
+    Returns
+    -------
+    X_train : ndarray of shape (n_nodes * n_samples_per_node, n_features)
+    X_test : ndarray of shape (n_nodes * n_test_per_node, n_features)
+    y_train : ndarray of shape (n_nodes * n_samples_per_node,), values in {-1, +1}
+    y_test : ndarray of shape (n_nodes * n_test_per_node,)
+    groups_train : ndarray of shape (n_nodes * n_samples_per_node,)
+        Node id (0 .. n_nodes - 1) of every training sample, node by node.
+    groups_test : ndarray of shape (n_nodes * n_test_per_node,)
+    coef : ndarray of shape (n_nodes, n_features)
+        Every node's rule ``w_k``.
+
+    The six data arrays come in the order of
+    :func:`~skfed.datasets.train_test_split_per_node`.  The arrays are drawn
+    node block by node block in place, so 10,000 nodes of the defaults take
+    about 130 MB.
+
+    Examples
+    --------
+    >>> from skfed.datasets import make_related_tasks
+    >>> X, X_test, y, y_test, g, g_test, coef = make_related_tasks(
+    ...     n_nodes=6, structure="clustered", n_clusters=2, random_state=0)
+    >>> X.shape, X_test.shape, coef.shape
+    ((180, 20), (300, 20), (6, 20))
+    """
+    n_nodes = _check_int(n_nodes, "n_nodes")
+    if structure not in ("shared", "clustered"):
+        raise ValueError(f'structure must be "shared" or "clustered", got {structure!r}.')
+    n_samples_per_node = _check_int(n_samples_per_node, "n_samples_per_node")
+    n_test_per_node = _check_int(n_test_per_node, "n_test_per_node", minimum=0)
+    n_features = _check_int(n_features, "n_features")
+    for name, value in (("personal_scale", personal_scale), ("noise", noise)):
+        if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+                or not np.isfinite(value) or value < 0):
+            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}.")
+    rng = check_random_state(random_state)
+    if structure == "shared":
+        centres = rng.normal(size=(1, n_features))
+        clusters = np.zeros(n_nodes, dtype=np.intp)
+    else:
+        sizes = _cluster_sizes(n_nodes, n_clusters, None)
+        centres = rng.normal(size=(sizes.shape[0], n_features))
+        clusters = np.repeat(np.arange(sizes.shape[0]), sizes)
+    coef = centres[clusters] + personal_scale * rng.normal(size=(n_nodes, n_features))
+    out = []
+    for n in (n_samples_per_node, n_test_per_node):
+        X = rng.normal(size=(n_nodes * n, n_features))
+        margin = np.einsum("kij,kj->ki", X.reshape(n_nodes, n, n_features), coef).ravel()
+        margin += noise * rng.normal(size=margin.shape[0])
+        y = np.where(margin > 0, 1, -1)
+        out.append((X, y, np.repeat(np.arange(n_nodes), n)))
+    (X, y, g), (X_test, y_test, g_test) = out
+    return X, X_test, y, y_test, g, g_test, coef

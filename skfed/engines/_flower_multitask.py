@@ -57,7 +57,9 @@ _STATE_ARRAYS = "skfed.mocha.arrays"
 
 
 def check_supported(estimator):
-    """Every mode runs on Flower (the exact kernel mode: ``_flower_exact``).
+    """Every mode runs on Flower (the exact kernel mode: ``_flower_exact``),
+    MOCHA's formulations only: ``omega="auto"`` is the learned Omega here and
+    ``omega="shared"`` is refused.
 
     The server adds the nodes' steps: ``aggregation="auto"`` resolves to
     ``"add"`` on Flower (so a Flower fit equals the simulated fit with
@@ -76,6 +78,14 @@ def check_supported(estimator):
             "refused there; fit the estimator itself (simulated network)."
         )
     check_network_faults(estimator, estimator.network, _UNSUPPORTED_FAULTS)
+    # The shared-component model runs on the simulated network only: "auto"
+    # means the learned Omega here, an explicit request is refused.
+    if isinstance(getattr(estimator, "omega", None), str) and estimator.omega == "shared":
+        raise ValueError(
+            "omega='shared' (the shared-component model, whose server runs L-BFGS on "
+            "the shared model) is only implemented by the simulated fit, not on the Flower "
+            "engine; pass omega='learn' or 'auto' (the learned Omega on Flower) there."
+        )
     # Settings of the simulated fit that the Flower loops do not implement.
     unsupported = [
         f"{name}={getattr(estimator, name)!r}"
@@ -746,6 +756,10 @@ def fit_server(fitted, driver):
     fitted._validate_params()
     run = _Run(fitted, driver)
     fitted.approximation_ = _approximation(fitted)
+    fitted.omega_mode_ = ("fixed" if not isinstance(fitted.omega, str)
+                          else "learn" if fitted.omega == "auto" else fitted.omega)
+    for name in ("shared_coef_", "shared_intercept_", "shared_weight_"):
+        fitted.__dict__.pop(name, None)
     fitted.n_components_ = (None if fitted.approximation_ is None
                             else _n_components(fitted, int(run.counts.sum())))
     if _exact_mode(fitted):

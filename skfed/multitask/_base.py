@@ -24,8 +24,17 @@ from ..privacy import DifferentialPrivacy, check_privacy
 from ._compression import _AUTO_BITS, quantized_bytes
 from ._features import _AUTO_ROUNDS, _kmeans_landmarks, _proportional_shares, auto_components
 from ._omega import _TINY, _W_STEP_TOL_FACTOR, _LowRankSigma, _blas_controller, _check_omega
-from ._protocol import _RoundProtocol, _fault_note
-from ._state import _EXACT_KIND, _EXACT_MAX_SAMPLES, _LOSSES, _KernelState, _PrimalState
+from ._protocol import _RoundProtocol, _fault_note, _steps
+from ._shared import _SharedFit, _SharedNodes, shared_sigma
+from ._state import (
+    _EXACT_COST_RATIO,
+    _EXACT_KIND,
+    _EXACT_MAX_SAMPLES,
+    _EXACT_SMALL,
+    _LOSSES,
+    _KernelState,
+    _PrimalState,
+)
 
 
 # A private fit (finite budget) at the defaults: its rounds
@@ -47,7 +56,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         "gamma": [StrOptions({"scale", "auto"}), Interval(numbers.Real, 0, None, closed="neither")],
         "degree": [Interval(numbers.Real, 1, None, closed="left")],
         "coef0": [Interval(numbers.Real, None, None, closed="neither")],
-        "omega": [StrOptions({"learn", "independent"}), "array-like"],
+        "omega": [StrOptions({"auto", "shared", "learn", "independent"}), "array-like"],
         "omega_update_every": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "approximation": [None, StrOptions({"auto", "nystroem", "rff"})],
         "n_components": [StrOptions({"auto"}), Interval(numbers.Integral, 1, None, closed="left")],
@@ -78,11 +87,11 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         C=1.0,
         lam=None,
         loss,
-        kernel="rbf",
+        kernel="linear",
         gamma="scale",
         degree=3,
         coef0=1.0,
-        omega="learn",
+        omega="auto",
         omega_update_every=None,
         approximation="auto",
         n_components="auto",
@@ -198,11 +207,11 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         the rbf kernel when :data:`_AUTO_ROUNDS` rounds of its messages (one
         model vector per binary problem each way per node, at the
         compression's precision) cost less than the exact mode ships once
-        every sample is a support vector, ``(m - 1)`` times the raw upload
-        (the logistic and squared losses always get there, the hinge loss
-        with a dense ``Sigma`` a fraction ``n_SV / n`` of it); the exact
-        kernel mode otherwise (other kernels, one node, small data, or a
-        ``cache_size``, which only the exact mode uses).  Under ``privacy``
+        every sample is a support vector, ``(m - 1)`` times the raw upload,
+        with ``n_components`` then capped so that those rounds cost at most
+        the raw upload, ``n d`` values; the exact kernel mode otherwise
+        (other kernels, one node, small data, or a ``cache_size``, which
+        only the exact mode uses).  Under ``privacy``
         it is ``"rff"`` for the rbf kernel (nothing about the data leaves a
         node).  A number ``n_components`` asks for an approximation:
         ``"rff"`` for the rbf kernel, ``"nystroem"`` for the others; where
@@ -222,13 +231,30 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                 if self.privacy is not None:
                     mode = "rff"
                 elif m > 1:
+                    # At most the raw upload: the most features whose
+                    # _AUTO_ROUNDS rounds of one quantized model vector each
+                    # way per node and binary problem cost at most n d values.
                     bits = {"auto": _AUTO_BITS, "none": 64}.get(self.compression,
                                                                self.compression)
-                    message = n_problems * quantized_bytes(D + int(bool(self.fit_intercept)),
-                                                           bits)
-                    rff_bytes = 2 * _AUTO_ROUNDS * m * message
-                    if rff_bytes < (m - 1) * n * d * dtype_bytes:
-                        mode = "rff"
+                    intercept = int(bool(self.fit_intercept))
+                    raw = n * d * dtype_bytes
+
+                    def rff_bytes(D):
+                        return 2 * _AUTO_ROUNDS * m * n_problems * quantized_bytes(
+                            D + intercept, bits)
+
+                    # Random features when they cost less than the exact mode
+                    # ships once every sample is a support vector ((m - 1)
+                    # raw uploads), capped to the raw upload.
+                    if rff_bytes(D) < (m - 1) * raw:
+                        if rff_bytes(D) > raw:
+                            lo, hi = 0, D  # rff_bytes(lo) <= raw < rff_bytes(hi)
+                            while hi - lo > 1:
+                                mid = (lo + hi) // 2
+                                lo, hi = (mid, hi) if rff_bytes(mid) <= raw else (lo, mid)
+                            D = lo
+                        if D >= 1:
+                            mode = "rff"
         if mode is None and self.n_components != "auto":
             ran = ("kernel='linear'" if not callable(self.kernel) and self.kernel == "linear"
                    else "the exact kernel mode" + (
@@ -269,6 +295,9 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         dp_spec = check_privacy(self.privacy, type(self).__name__)
         if dp_spec is not None:
             self._check_private_mode(sample_weight)
+        self.omega_mode_ = self._resolve_omega(dp_spec)
+        for name in ("shared_coef_", "shared_intercept_", "shared_weight_"):
+            self.__dict__.pop(name, None)  # from an earlier fit of the shared model
         protocol = _RoundProtocol(self, m)
         rng = protocol.rng
 
@@ -293,7 +322,8 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         )
         learn, sigma = self._initial_task_covariance(m, factored=factored)
         warm = self._warm_start_duals(Y, layout)
-        if warm is not None and learn:
+        if warm is not None and learn and self._dual_state.get("sigma") is not None:
+            # (a previous fit of the shared model keeps no Sigma)
             sigma = self._dual_state["sigma"].copy()
 
         # Kernel and features.
@@ -322,11 +352,15 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
             self._fit_feature_map(X, layout, spec, rng, protocol.setup_up, protocol.setup_down,
                                   dtype_bytes)
         seeds = protocol.seeds
+        if self.omega_mode_ == "shared":
+            return self._fit_shared(X, Y, sw, layout, totals, protocol, lam, loss, dtype,
+                                    dtype_bytes)
         if self._primal_mode():
             # The node solver runs on float64 features (BLAS dot / axpy); the
             # state makes them (and keeps float32 ones, see _PrimalState).
-            state = _PrimalState(self._features(X), Y, sw, g, layout, totals, seeds, dtype_bytes,
-                                 exact=self._exact_nodes(layout), loss_name=self.loss,
+            Z = self._features(X)
+            state = _PrimalState(Z, Y, sw, g, layout, totals, seeds, dtype_bytes,
+                                 exact=self._exact_nodes(layout, Z.shape[1]), loss_name=self.loss,
                                  bits=self._compression_bits(dp_spec))
         else:
             if self.local_solver == "exact":
@@ -358,6 +392,9 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         reported = protocol.finish()
         self._store_model(state, X, Y, sw, layout, totals, protocol.sigma, lam, bias, dtype,
                           private=protocol.noised())
+        # The Sigma the returned models were computed at (W = V Sigma / lambda);
+        # with a learned Omega, omega_ is the best one for them (the next step's).
+        self._model_sigma = protocol.sigma
         if protocol.noised():
             # the dual variables stay on the nodes: nothing to warm-start from
             self._dual_state = None
@@ -400,8 +437,21 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         # non-private fit)
         return int(self.compression) if explicit else _AUTO_BITS
 
-    def _exact_nodes(self, layout):
-        """The nodes that solve their local subproblem exactly (``local_solver``)."""
+    def _exact_nodes(self, layout, n_features):
+        """The nodes that solve their local subproblem exactly (``local_solver``).
+
+        ``"auto"``: the loss must have an exact solver (a quadratic
+        conjugate) and the node at most :data:`_EXACT_MAX_SAMPLES` samples
+        (its Gram matrix is kept), and a factorization of its Gram matrix
+        must not cost much more than a round of coordinate ascent, ``n_t^2
+        <= _EXACT_COST_RATIO local_epochs d'`` (``d'`` the features, the
+        intercept's included), or the node is small, at most
+        :data:`_EXACT_SMALL` samples (its factorization costs milliseconds,
+        an inexact solve costs rounds): small nodes (HAR, the synthetic
+        regimes, School) solve exactly, large nodes in few dimensions
+        (Landmine: 357 samples, 10 features) run coordinate ascent, which
+        costs ``O(n_t d')`` a pass.
+        """
         if self.local_solver == "coordinate":
             return np.zeros(layout.n_nodes, dtype=bool)
         if self.loss not in _EXACT_KIND:
@@ -414,7 +464,9 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
             return np.zeros(layout.n_nodes, dtype=bool)
         if self.local_solver == "exact":
             return np.ones(layout.n_nodes, dtype=bool)
-        return layout.counts <= _EXACT_MAX_SAMPLES
+        counts = layout.counts.astype(np.float64)
+        return (counts <= _EXACT_SMALL) | (counts <= _EXACT_MAX_SAMPLES) & (
+            counts**2 <= _EXACT_COST_RATIO * self.local_epochs * n_features)
 
     def _line_search(self, dp_spec):
         """Whether the server searches the step (``aggregation``, resolved).
@@ -498,11 +550,121 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         per_node = float(self.cache_size) * 2**20 / layout.n_nodes
         return np.floor(per_node / (layout.counts * np.dtype(dtype).itemsize)).astype(np.intp)
 
+    def _resolve_omega(self, dp_spec):
+        """The model ``omega`` asks for: ``"shared"``, ``"learn"``,
+        ``"independent"`` or ``"fixed"`` (an array).
+
+        ``"auto"``: the shared-component model in the primal modes
+        (``kernel="linear"`` or an approximation) without ``privacy``; the
+        learned Omega otherwise (the exact kernel mode, whose support-vector
+        exchange has no shared model to optimize, private fits, whose
+        updates are clipped and noised MOCHA updates, and fits that set
+        MOCHA's W-step schedule or aggregation, ``omega_update_every`` or
+        ``aggregation``).  ``"shared"`` where it does not run raises, naming
+        what to change.
+        """
+        omega = self.omega
+        if not isinstance(omega, str):
+            return "fixed"
+        if omega == "auto":
+            mocha = self.omega_update_every is not None or self.aggregation != "auto"
+            return ("shared" if self._primal_mode() and dp_spec is None and not mocha
+                    else "learn")
+        if omega != "shared":
+            return omega
+        if not self._primal_mode():
+            raise ValueError(
+                "omega='shared' optimizes a shared model w_0 at the server, which needs "
+                f"explicit features: kernel='linear' or an approximation; this fit runs the "
+                f"exact kernel mode (kernel={self.kernel!r}, approximation="
+                f"{self.approximation!r}): set approximation='rff' or 'auto', or "
+                "omega='learn'."
+            )
+        if dp_spec is not None:
+            raise ValueError(
+                "omega='shared' has no private updates (privacy= clips and noises the "
+                "updates of omega='learn' or 'independent'): use omega='learn' or "
+                "'independent' with privacy=."
+            )
+        for name, value, default in (("omega_update_every", self.omega_update_every, None),
+                                     ("aggregation", self.aggregation, "auto")):
+            if value != default:
+                raise ValueError(
+                    f"{name}={value!r} sets MOCHA's W-steps (omega='learn', 'independent' "
+                    "or a fixed Omega); omega='shared' has no W-step to schedule or "
+                    f"aggregate (its server runs L-BFGS on the shared model): leave {name}="
+                    f"{default!r} or set omega='learn'."
+                )
+        return "shared"
+
+    def _fit_shared(self, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_bytes):
+        """The shared-component model (:mod:`skfed.multitask._shared`)."""
+        m = layout.n_nodes
+        g = np.zeros(Y.shape)
+        Z = self._features(X)
+        nodes = _SharedNodes(Z, Y, sw, g, layout, totals, protocol.seeds, dtype_bytes,
+                             exact=self._exact_nodes(layout, Z.shape[1]), loss_name=self.loss)
+        warm = self._warm_start_duals(Y, layout)
+        start = None
+        if warm is not None:
+            # The nodes start from their previous dual variables (feasible at
+            # any C) and the server from its previous shared model and share;
+            # every node's dual vector reaches the server once (float64),
+            # counted with the first round.
+            g[...] = warm
+            alpha = warm * sw
+            for t in range(m):
+                sl = layout.node_slice(t)
+                nodes.V[:, t] = alpha[:, sl] @ nodes.Z[sl] / totals[t]
+            start = self._dual_state.get("shared")
+            protocol.setup_up += Y.shape[0] * nodes.d * 8
+        fit = _SharedFit(
+            self, protocol, nodes, lam, loss, self._compression_bits(None),
+            steps=lambda work: _steps(work, layout.counts, self.local_epochs),
+            theta=0.0 if self.local_gap_target is None else float(self.local_gap_target),
+            n_chunks=effective_n_jobs(self.n_jobs) if self._use_parallel() else 1,
+            warm=start,
+        )
+        if warm is not None:
+            fit.U[...] = nodes.V
+        with self._parallel_context() as parallel:
+            fit.run(parallel if self._use_parallel() else None)
+        best = fit.finish()
+        if not fit.converged:
+            warnings.warn(
+                f"{type(self).__name__} (omega='shared') did not certify its joint "
+                f"objective within tol={self.tol} (relative) in max_rounds={self.max_rounds} "
+                f"rounds (best joint objective {best['joint']:.3e}, certified gap "
+                f"{fit.joint_gap:.3e}){_fault_note(self.network, protocol.simulation)}; "
+                "increase max_rounds or tol.",
+                ConvergenceWarning,
+            )
+        b = float(best["b"])
+        self.shared_weight_ = b
+        self.n_iter_ = len(fit.gaps)
+        self.joint_objective_ = float(best["joint"])
+        self.joint_duality_gap_ = float(fit.joint_gap)
+        self.joint_objective_curve_ = np.asarray(fit.joint_curve, dtype=np.float64)
+        self.duality_gap_curve_ = np.asarray(fit.gaps, dtype=np.float64)
+        self.objective_curve_ = np.asarray(fit.objectives, dtype=np.float64)
+        self.dual_objective_curve_ = np.asarray(fit.duals, dtype=np.float64)
+        sigma = shared_sigma(m, b)
+        self.task_covariance_ = sigma
+        self.omega_ = sigma  # formed (m x m) on access only
+        self.rho_ = 1.0 - b + m * b  # lambda_max(D^-1/2 Sigma D^-1/2), D = I / m
+        self._set_communication(protocol.simulation)
+        self._store_model(nodes, X, Y, sw, layout, totals, None, lam, 0.0, dtype)
+        self._dual_state = dict(nodes=self.nodes_.copy(), counts=layout.counts.copy(),
+                                loss=self.loss, Y=Y.copy(), g=g.copy(), sigma=None,
+                                shared=dict(w0=best["w0"].copy(), share=b))
+        return self
+
     def _initial_task_covariance(self, n_nodes, factored=False):
         """``(learn, Sigma_0)``: identity / m when Omega is learned or independent
         (a :class:`_LowRankSigma` if ``factored``), else the inverse of the
-        given Omega (validated)."""
-        learn = isinstance(self.omega, str) and self.omega == "learn"
+        given Omega (validated).  ``omega="auto"`` here (the modes and engines
+        without the shared model) is the learned Omega."""
+        learn = isinstance(self.omega, str) and self.omega in ("learn", "auto")
         if isinstance(self.omega, str):
             if factored:
                 return learn, _LowRankSigma.scaled_identity(n_nodes)
@@ -690,11 +852,13 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         sv_node = node_of[support_sorted]
         if self._primal_mode():
             W = state.weights(sigma, lam)  # (n_problems, m, d')
-            # The average model (column m, for unseen nodes) is the server's;
-            # under privacy each node's own model uses its exact share of V
-            # (which it never sent) in place of its noisy one.
-            W = np.concatenate([W + state.own_correction(sigma, lam),
-                                W.mean(axis=1, keepdims=True)], axis=1)
+            # Column m: the model of a node unseen in fit, the shared model
+            # w_0 of omega="shared", else the average of the server's node
+            # models.  Under privacy each node's own model uses its exact
+            # share of V (which it never sent) in place of its noisy one.
+            unseen = (state.w0[:, None, :] if isinstance(state, _SharedNodes)
+                      else W.mean(axis=1, keepdims=True))
+            W = np.concatenate([W + state.own_correction(sigma, lam), unseen], axis=1)
             self._W = W
             n_feat = W.shape[2] - int(self.fit_intercept)
             coef = W[:, :m, :n_feat]
@@ -708,6 +872,14 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
             else:
                 self.coef_ = np.transpose(coef, (1, 0, 2)).astype(dtype)
                 self.intercept_ = intercept.T.astype(dtype)
+            if isinstance(state, _SharedNodes):
+                shared = W[:, m, :n_feat]
+                shared_intercept = (W[:, m, n_feat] * self.intercept_scaling
+                                    if self.fit_intercept else np.zeros(W.shape[0]))
+                self.shared_coef_ = (shared[0] if W.shape[0] == 1 else shared).astype(dtype)
+                self.shared_intercept_ = (
+                    shared_intercept[0] if W.shape[0] == 1 else shared_intercept
+                ).astype(dtype)
         else:
             # Coefficients of the personalized models over the support vectors:
             # f_t(x) = sum_j B[k, j, t] k(x_j, x); column m is the average model.

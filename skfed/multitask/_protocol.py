@@ -131,6 +131,7 @@ from ._omega import (
     _rho,
     _sigma_diag,
     _task_gram,
+    joint_objectives,
     omega_update,
 )
 from ._private import _PrivateSchedule, _PrivateUpdates
@@ -313,7 +314,7 @@ class _RoundProtocol:
         self.search_floats = n_problems * _CONJUGATE_COEFFICIENTS[est.loss] * _FLOAT
         if compressed:
             self.search_floats += n_problems * _FLOAT  # the node's cross term
-        self.faults = _Faults(self.simulation)
+        self.start_rounds()
         self.sigma = sigma
         self.rho = _rho(sigma)
         self.version = 0  # counts the adopted Sigmas
@@ -337,6 +338,14 @@ class _RoundProtocol:
         self.converged = False
         self.best_sigma = None
         self.zero_objective = None
+        # Learned Omega: the models of the W-step with the lowest joint
+        # objective so far (restored when max_rounds runs out with worse ones).
+        self.best_models = None
+
+    def start_rounds(self):
+        """The fault draws and the round count (also for the shared model's
+        own loop, :class:`skfed.multitask._shared._SharedFit`)."""
+        self.faults = _Faults(self.simulation)
         self.round = 0
 
     # ------------------------------------------------------- one round
@@ -456,6 +465,7 @@ class _RoundProtocol:
             primal, dual, gram, sigma, lam,
             joint=None if joint is None else joint(gram, primal, dual, sigma),
         )
+        self.keep_if_best(rule.before, sigma, new_sigma)
         if self.converged:
             # Stop with those models; their best Omega is the step's.
             self.best_sigma = sigma if new_sigma is None else new_sigma
@@ -468,6 +478,58 @@ class _RoundProtocol:
             joint=None if joint is None else joint(gram, primal, dual, self.sigma),
         )
         return gap, primal, dual
+
+    def keep_if_best(self, joint, sigma, new_sigma):
+        """Keep the models a W-step reached when their joint objective is the
+        lowest so far (the simulated fit: a copy of the dual variables and of
+        the server's ``V``; :meth:`best_or_current` returns to them)."""
+        state = self.state
+        if state is None or not self.rule.learn:
+            return
+        if self.best_models is not None and not joint[0] < self.best_models["joint"][0]:
+            return
+        self.best_models = dict(
+            joint=tuple(joint), g=state.g.copy(), sigma=sigma,
+            best_sigma=sigma if new_sigma is None else new_sigma,
+            V=state.V.copy() if isinstance(state, _PrimalState) else None,
+        )
+
+    def best_or_current(self):
+        """When max_rounds ran out in the middle of a learned-Omega W-step: the
+        returned models are the better, by joint objective, of the current
+        ones (with their best Omega) and the best W-step's, and
+        ``joint_objective_`` is theirs."""
+        rule, state, best = self.rule, self.state, self.best_models
+        if (state is None or not rule.learn or self.converged or rule.stop_before_step
+                or self.private is not None):
+            return
+        _, primal, dual = self.gap()
+        gram, new_sigma = self.omega_step_quiet()
+        sigma = self.sigma
+        current = self.joint_objectives(gram, primal, dual, sigma)
+        if current is None:
+            current = joint_objectives(primal, dual, gram, sigma, self.lam)
+        rule.best_dual = max(rule.best_dual, current[1])
+        if best is None or current[0] <= best["joint"][0]:
+            rule.joint = current
+            self.best_sigma = sigma if new_sigma is None else new_sigma
+        else:
+            state.g[...] = best["g"]
+            if best["V"] is not None:
+                state.V[...] = best["V"]
+            self.sigma = best["sigma"]
+            rule.joint = best["joint"]
+            self.best_sigma = best["best_sigma"]
+        rule.stop_before_step = True  # report best_sigma, the models' best Omega
+
+    def omega_step_quiet(self):
+        """The Omega step's ``(gram, new_sigma)`` without counting messages
+        (the simulation's own evaluation of the returned models)."""
+        state, sigma = self.state, self.sigma
+        if isinstance(sigma, _LowRankSigma):
+            return None, state.low_rank_omega_update(sigma, self.lam)
+        gram = state.gram()
+        return gram, self.omega_candidate(gram)
 
     def record(self, gap, primal, dual, n_active, engine=""):
         """The round's point of the curves (and its line with ``verbose``)."""
@@ -519,6 +581,7 @@ class _RoundProtocol:
             converged = True
         if self.private is not None:
             self.private.finish(est)
+        self.best_or_current()
         reported = self.best_sigma if self.rule.stop_before_step else self.sigma
         est._set_fit_results(
             self.gaps, self.objectives, self.duals, reported, self.rho, self.simulation,

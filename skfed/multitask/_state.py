@@ -51,10 +51,30 @@ _LOSSES = {
 
 # local_solver="auto": a node solves its subproblem exactly (projected
 # Newton on its n_t x n_t Gram matrix, n_t^2 floats kept) when the loss has a
-# quadratic conjugate and it holds at most this many samples; above it, a
-# Newton iteration (O(n_t^3)) and the Gram matrix cost more than
-# coordinate ascent's O(local_epochs n_t d') per round.
+# quadratic conjugate, it holds at most this many samples (8 MB of Gram
+# matrix) ...
 _EXACT_MAX_SAMPLES = 1000
+
+
+# ... and when n_t^2 <= this times local_epochs d' (the cost of a Gram
+# factorization, about n_t^3 / 3, against a round of coordinate ascent,
+# local_epochs n_t d' multiply-adds, within a factor of about 30).  Measured
+# (omega="shared", linear, CPU s and rounds, exact / coordinate): School
+# (n_t 83, d' 29, ratio 23) 0.2 s, 12 rounds / 12.6 s, not converged in
+# 1,000; 1,000 synthetic nodes (n_t 30, d' 21, ratio 4, hinge) 0.37 s, 13
+# / 0.45 s, 23; Landmine (n_t 357, d' 10, ratio 1,276) squared hinge 0.43
+# s, 6 / 0.12 s, 15, hinge 6.5 s, 8 / 0.16 s, 26 (learned Omega, hinge:
+# 35.7 s / 0.27 s).
+_EXACT_COST_RATIO = 100.0
+
+
+# ... or whatever that ratio when it holds at most this many samples: its
+# factorization then costs at most 256^3 / 3 (6 million) multiply-adds, a few
+# milliseconds, while an inexact local solve costs rounds.  School's largest
+# schools (188 samples in 29 dimensions, ratio 122) ran coordinate ascent
+# under the ratio alone, and the shared model took 171-419 rounds (1.3-3.2x
+# the raw upload) instead of 12 (0.1x) with every node exact.
+_EXACT_SMALL = 256
 
 
 _EXACT_KIND = {"hinge": 0, "squared_hinge": 1, "squared": 2}

@@ -1,0 +1,244 @@
+"""The shared-component model (``omega="shared"``) against independent references.
+
+* at the learned share ``b``, the fitted models equal libsvm's solution of
+  the same kernel machine (the precomputed multi-task kernel ``(b + (1 - b)
+  [t = u]) k(x, x') / m`` with per-sample weights ``1 / (lambda n_t)``), and
+  the joint objective is the minimum over ``b`` of libsvm's optimum;
+* the reported ``joint_objective_`` is the objective of the returned models
+  (from ``coef_`` and ``shared_coef_``, recomputed here);
+* its two ends: pooled data give the pooled SVM, unrelated nodes the
+  per-node SVMs, each at the same ``C``;
+* bytes equal a closed form; dropped nodes reach the same model.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize_scalar
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC
+
+from skfed import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
+from skfed.network import SimulatedNetwork
+
+HEADER = 16
+
+
+def _symmetric_data(m=5, n_t=12, d=4, seed=0):
+    """Related linear tasks, every sample also negated (``(x, y)`` and
+    ``(-x, -y)``): libsvm's free intercept is then 0 at the optimum, so its
+    SVM is the intercept-free model (``fit_intercept=False``) exactly."""
+    rng = np.random.RandomState(seed)
+    g = np.repeat(np.arange(m), n_t)
+    X = rng.normal(size=(m * n_t, d))
+    w = rng.normal(size=d)
+    U = 0.5 * rng.normal(size=(m, d))
+    y = np.sign(np.einsum("ij,ij->i", X, w + U[g]) + 0.3 * rng.normal(size=m * n_t))
+    X, y, g = np.vstack([X, -X]), np.concatenate([y, -y]), np.concatenate([g, g])
+    order = np.argsort(g, kind="stable")
+    return X[order], y[order].astype(int), g[order]
+
+
+def _libsvm(X, y, g, b, lam):
+    """libsvm on the multi-task kernel at share ``b``: (decision values, objective)."""
+    m = g.max() + 1
+    sigma = (b * np.ones((m, m)) + (1.0 - b) * np.eye(m)) / m
+    K = sigma[np.ix_(g, g)] * (X @ X.T)
+    counts = np.bincount(g)
+    svc = SVC(kernel="precomputed", C=1.0, tol=1e-10)
+    svc.fit(K, y, sample_weight=1.0 / (lam * counts[g]))
+    a = np.zeros(len(y))
+    a[svc.support_] = svc.dual_coef_[0]
+    f = K @ a + svc.intercept_[0]
+    losses = np.maximum(0.0, 1.0 - y * f)
+    objective = np.bincount(g, weights=losses / counts[g]).sum() + 0.5 * lam * a @ K @ a
+    return f, objective, float(svc.intercept_[0])
+
+
+def _fit_hinge(X, y, g, **params):
+    return FederatedMultiTaskClassifier(
+        kernel="linear", omega="shared", loss="hinge", fit_intercept=False, tol=1e-9,
+        max_rounds=500, compression="none", random_state=0, **params,
+    ).fit(X, y, groups=g)
+
+
+def test_shared_model_equals_libsvm_on_the_multitask_kernel():
+    X, y, g = _symmetric_data()
+    est = _fit_hinge(X, y, g)
+    b, lam = est.shared_weight_, 1.0 / len(y)
+    assert 0.0 < b < 1.0
+    f, objective, intercept = _libsvm(X, y, g, b, lam)
+    assert abs(intercept) < 1e-8  # the symmetric data: no free intercept
+    np.testing.assert_allclose(est.decision_function(X, groups=g), f, atol=1e-5)
+    # the fixed-b objective of the returned model, from its attributes
+    m = g.max() + 1
+    w0, V = est.shared_coef_, est.coef_ - est.shared_coef_
+    losses = np.maximum(0.0, 1.0 - y * est.decision_function(X, groups=g))
+    ours = (np.bincount(g, weights=losses / np.bincount(g)[g]).sum()
+            + 0.5 * lam * m * (w0 @ w0 / b + np.sum(V * V) / (1.0 - b)))
+    assert ours == pytest.approx(objective, rel=1e-6)
+
+
+def test_joint_objective_is_the_minimum_over_the_share_of_libsvm():
+    X, y, g = _symmetric_data(seed=1)
+    est = _fit_hinge(X, y, g)
+    lam = 1.0 / len(y)
+    # An independent 1-D search of the share with libsvm solving each point.
+    best = minimize_scalar(lambda b: _libsvm(X, y, g, b, lam)[1], bounds=(1e-4, 1 - 1e-4),
+                           method="bounded", options=dict(xatol=1e-7))
+    assert est.joint_objective_ == pytest.approx(best.fun, rel=1e-6)
+    assert est.shared_weight_ == pytest.approx(best.x, abs=1e-3)
+    # the certificate holds: the gap is at most tol relative, and nonnegative
+    assert 0.0 <= est.joint_duality_gap_ <= 1e-9 * est.joint_objective_
+
+
+def _joint_objective(est, X, y, g, loss):
+    """``loss(W) + (lam m / 2)(||w_0|| + ||V||_F)^2`` of the returned model,
+    from ``coef_``, ``intercept_``, ``shared_coef_`` and ``shared_intercept_``."""
+    m = len(est.nodes_)
+    lam = 1.0 / (est.C * len(y))
+    z = est.decision_function(X, groups=g)
+    s = np.where(y == est.classes_[1], 1.0, -1.0)
+    value = {"squared_hinge": np.maximum(0.0, 1.0 - s * z) ** 2,
+             "logistic": np.logaddexp(0.0, -s * z)}[loss]
+    counts = np.bincount(g)
+    scale = est.intercept_scaling
+    w0 = np.append(est.shared_coef_, est.shared_intercept_ / scale)
+    W = np.column_stack([est.coef_, est.intercept_ / scale])
+    V = W - w0
+    return (np.bincount(g, weights=value / counts[g]).sum()
+            + 0.5 * lam * m * (np.linalg.norm(w0) + np.linalg.norm(V)) ** 2)
+
+
+@pytest.mark.parametrize("loss", ["squared_hinge", "logistic"])
+@pytest.mark.parametrize("compression", ["auto", "none"])
+def test_reported_joint_objective_is_the_returned_models(loss, compression):
+    rng = np.random.RandomState(3)
+    g = np.repeat(np.arange(6), [10, 14, 8, 12, 9, 11])
+    X = rng.normal(size=(len(g), 3))
+    y = (X[:, 0] + 0.4 * (g % 3) * X[:, 1] + 0.3 * rng.normal(size=len(g)) > 0).astype(int)
+    est = FederatedMultiTaskClassifier(kernel="linear", omega="shared", loss=loss,
+                                       compression=compression, random_state=0)
+    est.fit(X, y, groups=g)
+    assert est.joint_objective_ == pytest.approx(_joint_objective(est, X, y, g, loss),
+                                                 rel=1e-10)
+    # ... the best of the evaluated points, certified within tol
+    curve = est.joint_objective_curve_
+    assert est.joint_objective_ == pytest.approx(np.nanmin(curve), rel=1e-12)
+    assert est.joint_duality_gap_ <= est.tol * est.joint_objective_
+    # Stopped by max_rounds: still the best evaluated model and its objective.
+    short = FederatedMultiTaskClassifier(kernel="linear", omega="shared", loss=loss,
+                                         compression=compression, max_rounds=3,
+                                         random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        short.fit(X, y, groups=g)
+    assert short.joint_objective_ == pytest.approx(_joint_objective(short, X, y, g, loss),
+                                                   rel=1e-10)
+    assert short.joint_objective_ == pytest.approx(np.nanmin(short.joint_objective_curve_),
+                                                   rel=1e-12)
+
+
+def test_identical_nodes_pool_and_unrelated_nodes_stay_apart():
+    rng = np.random.RandomState(4)
+    m, n_t, d = 8, 40, 3
+    g = np.repeat(np.arange(m), n_t)
+    X = rng.normal(size=(m * n_t, d))
+    same = (X @ np.array([1.0, -1.0, 0.5]) + 0.2 * rng.normal(size=len(g)) > 0).astype(int)
+    est = FederatedMultiTaskClassifier(kernel="linear", omega="shared", random_state=0)
+    est.fit(X, same, groups=g)
+    # one rule: most of the budget goes to the shared part, and the node
+    # models are close to it
+    assert est.shared_weight_ > 0.5
+    personal = np.linalg.norm(est.coef_ - est.shared_coef_, axis=1)
+    assert personal.max() < 0.3 * np.linalg.norm(est.shared_coef_)
+    # opposite rules on half the nodes: little is shared
+    flip = np.where(g % 2 == 0, same, 1 - same)
+    est.fit(X, flip, groups=g)
+    assert est.shared_weight_ < 0.1
+    assert np.linalg.norm(est.shared_coef_) < 0.3 * np.linalg.norm(est.coef_, axis=1).min()
+
+
+def test_unseen_node_gets_the_shared_model():
+    X, y, g = _symmetric_data(seed=2)
+    est = _fit_hinge(X, y, g)
+    new = np.full(len(y), 99)
+    np.testing.assert_allclose(est.decision_function(X, groups=new), X @ est.shared_coef_,
+                               rtol=1e-6, atol=1e-8)
+
+
+def test_regressor_equals_its_closed_form_at_the_learned_share():
+    # Squared loss: at the share b the models solve a linear system (kernel
+    # ridge with the multi-task kernel and weights 1 / n_t).
+    rng = np.random.RandomState(5)
+    m, n_t = 4, 15
+    g = np.repeat(np.arange(m), n_t)
+    X = rng.normal(size=(m * n_t, 3))
+    y = X @ np.array([1.0, 2.0, -1.0]) + 0.5 * g * X[:, 0] + 0.1 * rng.normal(size=len(g))
+    est = FederatedMultiTaskRegressor(kernel="linear", omega="shared", fit_intercept=False,
+                                      tol=1e-10, max_rounds=500, compression="none",
+                                      random_state=0).fit(X, y, groups=g)
+    b, lam, n = est.shared_weight_, 1.0 / len(y), len(y)
+    sigma = (b * np.ones((m, m)) + (1 - b) * np.eye(m)) / m
+    K = sigma[np.ix_(g, g)] * (X @ X.T)
+    weights = 1.0 / np.bincount(g)[g]
+    # minimize sum_i w_i (f_i - y_i)^2 / 2 + lam / 2 a^T K a, f = K a:
+    # (diag(w) K + lam I) a = diag(w) y
+    a = np.linalg.solve(weights[:, None] * K + lam * np.eye(n), weights * y)
+    np.testing.assert_allclose(est.predict(X, groups=g), K @ a, rtol=1e-6, atol=1e-6)
+
+
+def test_multiclass_problems_share_one_budget():
+    rng = np.random.RandomState(6)
+    g = np.repeat(np.arange(5), 30)
+    X = rng.normal(size=(150, 3))
+    y = np.digitize(X[:, 0] + 0.2 * g * X[:, 1], [-0.5, 0.5])
+    est = FederatedMultiTaskClassifier(kernel="linear", omega="shared", random_state=0)
+    est.fit(X, y, groups=g)
+    assert est.coef_.shape == (5, 3, 3) and est.shared_coef_.shape == (3, 3)
+    assert np.ndim(est.shared_weight_) == 0
+    assert est.joint_duality_gap_ <= est.tol * est.joint_objective_
+
+
+def test_shared_bytes_equal_closed_form():
+    # 3 nodes, d' = 3 (2 features and the bias), 8-bit messages; every round
+    # evaluates one point: w_0's change and mu down, u_t's change and four
+    # floats up; the end of fit sends one float (the round whose w_0 and own
+    # part to keep: every node holds the evaluated points' w_0 exactly).
+    rng = np.random.RandomState(7)
+    g = np.repeat(np.arange(3), 10)
+    X = rng.normal(size=(30, 2))
+    y = (X[:, 0] > 0).astype(int)
+    est = FederatedMultiTaskClassifier(kernel="linear", omega="shared", tol=0, max_rounds=4,
+                                       random_state=0)
+    with pytest.warns(ConvergenceWarning):
+        est.fit(X, y, groups=g)
+    quantized = 8 + 3  # a float64 scale and 3 values of 8 bits
+    down = HEADER + quantized + 8
+    up = HEADER + quantized + 4 * 8
+    final = HEADER + 8
+    per_round = 3 * (down + up)
+    np.testing.assert_array_equal(est.bytes_per_round_,
+                                  [per_round] * 3 + [per_round + 3 * final])
+    assert est.n_iter_ == 4
+
+
+def test_dropped_nodes_reach_the_same_model():
+    X, y, g = _symmetric_data(seed=8)
+    perfect = _fit_hinge(X, y, g)
+    dropped = _fit_hinge(X, y, g, network=SimulatedNetwork(drop_rate=0.3, random_state=0))
+    assert dropped.n_iter_ > perfect.n_iter_
+    np.testing.assert_allclose(dropped.decision_function(X, groups=g),
+                               perfect.decision_function(X, groups=g), atol=1e-4)
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(kernel="rbf", approximation=None), "explicit features"),
+    (dict(kernel="linear", omega_update_every=5), "omega_update_every"),
+    (dict(kernel="linear", aggregation="add"), "aggregation"),
+])
+def test_shared_refuses_what_it_cannot_run(params, match):
+    X, y, g = _symmetric_data()
+    with pytest.raises(ValueError, match=match):
+        FederatedMultiTaskClassifier(omega="shared", **params).fit(X, y, groups=g)
