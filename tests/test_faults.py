@@ -221,13 +221,41 @@ def test_mocha_with_almost_every_node_dropped_says_so():
     message = str(record[-1].message)
     assert "network.drop_rate=0.99" in message
     assert "least active node sent" in message
-    assert "WORSE than the all-zero model" in message
-    assert est.score(X, y_reg, groups=groups) < 0
+    # The model returned is the best W-step's (joint_objective_), which here
+    # is better than the all-zero one (the last round's was not): the warning
+    # must not call it worse.
+    assert "WORSE" not in message
+    assert f"joint objective {est.joint_objective_:.3e}" in message
+    assert est.score(X, y_reg, groups=groups) > 0
     # Without faults the same fit converges and says nothing.
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         clean = FederatedMultiTaskRegressor(random_state=0).fit(X, y_reg, groups=groups)
     assert clean.score(X, y_reg, groups=groups) > 0.9
+
+
+@pytest.mark.parametrize("learn, joint, worse", [
+    (False, np.nan, True),    # fixed Omega: the last round's model is returned
+    (True, 4.0, False),       # learned Omega: the best W-step's, below zero's
+    (True, 12.0, True),
+    (True, np.nan, True),     # no W-step finished: the last round's
+])
+def test_the_worse_than_zero_warning_reads_the_returned_model(learn, joint, worse):
+    from types import SimpleNamespace
+
+    est = FederatedMultiTaskRegressor()
+    est._set_communication = lambda simulation: None
+    rule = SimpleNamespace(learn=learn, joint=(joint, np.nan), joint_gap=np.nan,
+                           last_change=None, curve=[np.nan, np.nan])
+    with pytest.warns(ConvergenceWarning) as record:
+        # the last round's objective 11 is above the all-zero model's 10
+        est._set_fit_results([1.0, 1.0], [5.0, 11.0], [0.0, 0.0], np.eye(2), 1.0, None,
+                             False, zero_objective=10.0, rule=rule)
+    message = str(record[-1].message)
+    assert ("WORSE than the all-zero model" in message) == worse
+    if worse:
+        shown = 11.0 if np.isnan(joint) or not learn else joint
+        assert f"objective {shown:.3e} > {10.0:.3e}" in message
 
 
 def test_support_client_with_one_sample_abstains():

@@ -64,11 +64,13 @@ def test_omega_auto_resolves(params, mode):
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-def test_omega_auto_under_privacy_is_learned_and_needs_a_schedule():
+def test_omega_auto_under_privacy_is_learned_on_a_schedule():
     X, y, g = _tasks(n_nodes=4, n_samples=20)
     dp = DifferentialPrivacy(epsilon=5.0, delta=1e-5, clip_norm=1.0)
-    with pytest.raises(ValueError, match="omega_update_every"):
-        FederatedMultiTaskClassifier(privacy=dp, max_rounds=5).fit(X, y, groups=g)
+    # no schedule given: a private fit steps Omega every 5 rounds (no gap is sent)
+    est = FederatedMultiTaskClassifier(privacy=dp, max_rounds=5, random_state=0).fit(
+        X, y, groups=g)
+    assert est.omega_mode_ == "learn" and est._omega_update_every() == 5
     est = FederatedMultiTaskClassifier(privacy=dp, omega_update_every=2, max_rounds=4,
                                        random_state=0).fit(X, y, groups=g)
     assert est.omega_mode_ == "learn"

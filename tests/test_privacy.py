@@ -786,17 +786,25 @@ def test_mocha_private_fit_keeps_no_rows_duals_or_exact_curves(moons_nodes):
 
 
 def test_mocha_privacy_works_at_the_defaults(moons_nodes):
-    # kernel="rbf", gamma="scale", omega="learn", omega_update_every=None,
-    # max_rounds="auto": random features, gamma = 1 / n_features (no pooled
-    # variance is released), an Omega step every 5 rounds, 20 rounds
+    # kernel="rbf" with gamma="scale", omega="auto" (a learned Omega under
+    # privacy), omega_update_every=None, max_rounds="auto": random features,
+    # gamma = 1 / n_features (no pooled variance is released), an Omega step
+    # every 5 rounds, 20 rounds
     X, y, groups, _ = moons_nodes
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est = FederatedMultiTaskClassifier(
-            privacy=DifferentialPrivacy(1.0, delta=1e-5), random_state=0).fit(X, y, groups=groups)
+            kernel="rbf", privacy=DifferentialPrivacy(1.0, delta=1e-5),
+            random_state=0).fit(X, y, groups=groups)
         fixed = FederatedMultiTaskClassifier(
-            gamma="auto", omega_update_every=5, max_rounds=20, random_state=0,
-            privacy=DifferentialPrivacy(1.0, delta=1e-5)).fit(X, y, groups=groups)
+            kernel="rbf", gamma="auto", omega="learn", omega_update_every=5, max_rounds=20,
+            random_state=0, privacy=DifferentialPrivacy(1.0, delta=1e-5)).fit(X, y, groups=groups)
+        # every default (the linear kernel): a learned Omega, 20 rounds
+        linear = FederatedMultiTaskClassifier(
+            privacy=DifferentialPrivacy(1.0, delta=1e-5), random_state=0).fit(X, y, groups=groups)
+    assert linear.approximation_ is None and linear.omega_mode_ == "learn"
+    assert linear.n_iter_ == 20 and linear.privacy_["uses"].max() == 20
+    assert linear.score(X, y, groups=groups) > 0.5
     assert est.approximation_ == "rff" and est.n_iter_ == 20
     np.testing.assert_array_equal(est.random_weights_, fixed.random_weights_)
     assert est.privacy_["uses"].max() == 20

@@ -326,7 +326,7 @@ def _holds_a_row(array, X):
     return any(tuple(np.round(r.astype(float), 12)) in rows for r in flat)
 
 
-@pytest.mark.parametrize("which", ["dada", "persolin", "support", "mocha"])
+@pytest.mark.parametrize("which", ["dada", "persolin", "support", "mocha", "mocha-linear"])
 def test_no_fitted_attribute_holds_a_training_row(which):
     X, y, groups = _node_data(seed=3)
     X = X + np.random.default_rng(1).uniform(0.1, 0.2, size=X.shape)  # no round values
@@ -340,9 +340,15 @@ def test_no_fitted_attribute_holds_a_training_row(which):
         elif which == "support":
             est = FederatedSupportRecovery(privacy=spec, random_state=0).fit(
                 X, X[:, 0] + y, groups=groups)
-        else:
-            # at its defaults (random features), and in linear mode
+        elif which == "mocha-linear":
+            # every default (the linear kernel)
             est = FederatedMultiTaskClassifier(max_rounds=3, privacy=spec, random_state=0)
+            est.fit(X, y, groups=groups)
+            assert est.approximation_ is None
+        else:
+            # the rbf kernel (random features)
+            est = FederatedMultiTaskClassifier(kernel="rbf", max_rounds=3, privacy=spec,
+                                               random_state=0)
             est.fit(X, y, groups=groups)
             assert est.approximation_ == "rff"
     offenders = [

@@ -685,10 +685,14 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         if not converged:
             faults = _fault_note(self.network, simulation)
             worse = ""
-            if zero_objective is not None and objectives[-1] > zero_objective:
+            # The objective of the model returned: with a learned Omega the
+            # best W-step's (joint_objective_), else the last round's.
+            returned = (joint[0] if rule is not None and rule.learn and np.isfinite(joint[0])
+                        else objectives[-1])
+            if zero_objective is not None and returned > zero_objective:
                 worse = (
                     f"; the returned model is WORSE than the all-zero model (objective "
-                    f"{objectives[-1]:.3e} > {zero_objective:.3e}): do not use it"
+                    f"{returned:.3e} > {zero_objective:.3e}): do not use it"
                 )
             if rule is not None and rule.learn:
                 # Learned Omega: the rule of _StoppingRule, not a duality gap.
