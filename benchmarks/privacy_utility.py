@@ -32,6 +32,7 @@ Usage::
 
     python benchmarks/privacy_utility.py
     python benchmarks/privacy_utility.py --only dada-moons persolin-moons --seeds 0
+    python benchmarks/privacy_utility.py --only persolin-moons --epsilons local 1 3
 
 It prints one line per (row, column) as it goes, then the table, and a JSON
 line of the table at the end.
@@ -192,19 +193,25 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--only", nargs="+", choices=sorted(ROWS), default=list(ROWS))
+    parser.add_argument("--epsilons", nargs="+", default=None,
+                        help="columns to run (e.g. local 1 3 off); default: all")
     parser.add_argument("--out", default=None, help="also write the table as JSON")
     args = parser.parse_args(argv)
+    columns = [LOCAL, *EPSILONS]
+    if args.epsilons is not None:
+        columns = [LOCAL if e == LOCAL else None if e == "off" else float(e)
+                   for e in args.epsilons]
     table = {}
     for name in args.only:
         table[name] = {}
-        for epsilon in [LOCAL, *EPSILONS]:
+        for epsilon in columns:
             start = time.perf_counter()
             scores = [ROWS[name](epsilon, seed) for seed in args.seeds]
             key = "off" if epsilon is None else (LOCAL if epsilon == LOCAL else f"{epsilon:g}")
             table[name][key] = float(np.mean(scores))
             print(f"{name:18s} eps={key:>4s} {table[name][key]:.3f} "
                   f"({time.perf_counter() - start:.1f} s)", file=sys.stderr, flush=True)
-    keys = [LOCAL] + ["off" if e is None else f"{e:g}" for e in EPSILONS]
+    keys = [LOCAL if e == LOCAL else "off" if e is None else f"{e:g}" for e in columns]
     print(f"{'accuracy':18s}" + "".join(
         f"{k if k in ('off', LOCAL) else 'eps=' + k:>10s}" for k in keys))
     for name, row in table.items():

@@ -46,6 +46,7 @@ from ._core._boosting_fast import (
 from .graph import _GraphRunner, _csr_arrays
 from .network import check_adjacency, index_bits, payload_bytes, resolve_network
 from ._secure_noise import CHOICE_RESOLUTION, NoiseSource, gaussian_grid, record_noise_source
+from ._private_refit import neighbour_prior, refit_boosting, refit_linear
 from .privacy import (
     DifferentialPrivacy,
     PrivacyBudgetWarning,
@@ -553,6 +554,34 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         spent = 0 if initial else state.score_exchange(runner, simulation.counter)
         costs, data = state.peer_scores(runner)
         return costs, data, spent
+
+    def _refit_private_final(self, state, rng):
+        """Each node's final (kept, never sent) models under a finite budget.
+
+        Returns ``(models, trust, radius)``: the node refits its own block
+        on its exact samples with its graph neighbours held at their
+        released models (:mod:`skfed._private_refit`); the released models
+        stay in ``state.public``.  Returns None without a finite budget.
+        """
+        if state.dp is None or not math.isfinite(state.dp.epsilon):
+            return None
+        released = np.asarray(state.public, dtype=np.float64)
+        models = np.empty_like(released)
+        trust = np.zeros(released.shape[:2])
+        radius = np.zeros(released.shape[:2])
+        W = state.graph.tocsr()
+        for k in range(state.K):
+            rows = slice(state.offsets[k], state.offsets[k + 1])
+            prior = neighbour_prior(W, released, k)
+            S = np.asarray(state.Y[:, rows], dtype=np.float64)
+            if isinstance(state, _BoostingState):
+                H = np.asarray(state.H[rows], dtype=np.float64)
+                models[k], trust[k], radius[k] = refit_boosting(H, S, prior, rng)
+            else:
+                Z = np.asarray(state.X[rows], dtype=np.float64)
+                models[k], trust[k] = refit_linear(Z, S, prior, state.n_penalized,
+                                                   self.loss, rng)
+        return models.astype(state.dtype), trust, radius
 
     # ------------------------------------------------------------------- fit
     def _fit_alternating(self, state, simulation, seeds, n_jobs_nodes, graph_runner=_GraphRunner):
@@ -1369,17 +1398,14 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
                 quality_resolution=CHOICE_RESOLUTION,
             )
         n_stumps = H.shape[1] - int(self.fit_intercept)
-        alpha = state.alpha
-        coef = alpha[:, :, :n_stumps]
-        intercept = (
-            alpha[:, :, n_stumps] if self.fit_intercept else np.zeros(alpha.shape[:2], dtype)
-        )
-        if alpha.shape[1] == 1:
-            self.coef_ = np.ascontiguousarray(coef[:, 0, :])
-            self.intercept_ = np.ascontiguousarray(intercept[:, 0])
-        else:
-            self.coef_ = np.ascontiguousarray(coef)
-            self.intercept_ = np.ascontiguousarray(intercept)
+        refit = self._refit_private_final(state, rng)
+        if refit is not None:
+            self.released_coef_, self.released_intercept_ = _split_models(
+                state.public, n_stumps, self.fit_intercept)
+            self.refit_trust_ = _squeeze_problems(refit[1])
+            self.refit_radius_ = _squeeze_problems(refit[2])
+        self.coef_, self.intercept_ = _split_models(
+            state.alpha if refit is None else refit[0], n_stumps, self.fit_intercept)
         self.n_base_predictors_ = H.shape[1]
         return self
 
@@ -1443,6 +1469,21 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]
+
+
+def _squeeze_problems(values):
+    """(n_nodes, n_problems) -> (n_nodes,) for a binary problem."""
+    return np.ascontiguousarray(values[:, 0] if values.shape[1] == 1 else values)
+
+
+def _split_models(models, n_cols, fit_intercept):
+    """(n_nodes, n_problems, n_cols [+ 1]) models -> ``coef_``, ``intercept_`` shapes."""
+    coef = models[:, :, :n_cols]
+    intercept = (models[:, :, n_cols] if fit_intercept
+                 else np.zeros(models.shape[:2], models.dtype))
+    if models.shape[1] == 1:
+        return np.ascontiguousarray(coef[:, 0, :]), np.ascontiguousarray(intercept[:, 0])
+    return np.ascontiguousarray(coef), np.ascontiguousarray(intercept)
 
 
 def _personalized_scores(Z, codes, coef):
@@ -1855,17 +1896,13 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
                 lipschitz=state.lipschitz.copy(),
             )
         n_features = Xs.shape[1]
-        theta = state.theta
-        coef = theta[:, :, :n_features]
-        intercept = (
-            theta[:, :, n_features] if self.fit_intercept else np.zeros(theta.shape[:2], dtype)
-        )
-        if theta.shape[1] == 1:
-            self.coef_ = np.ascontiguousarray(coef[:, 0, :])
-            self.intercept_ = np.ascontiguousarray(intercept[:, 0])
-        else:
-            self.coef_ = np.ascontiguousarray(coef)
-            self.intercept_ = np.ascontiguousarray(intercept)
+        refit = self._refit_private_final(state, rng)
+        if refit is not None:
+            self.released_coef_, self.released_intercept_ = _split_models(
+                state.public, n_features, self.fit_intercept)
+            self.refit_trust_ = _squeeze_problems(refit[1])
+        self.coef_, self.intercept_ = _split_models(
+            state.theta if refit is None else refit[0], n_features, self.fit_intercept)
         return self
 
     def _plan_private_gradients(self, state, spec, mass):
