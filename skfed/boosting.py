@@ -1120,6 +1120,18 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     privacy_guarantee_void_ : bool
         Only with ``privacy``: True when the noise came from
         ``insecure_noise_seed`` (testing only: no guarantee).
+    released_coef_, released_intercept_ : ndarray
+        Only with a finite ``privacy`` budget: the models the nodes released
+        (shapes of ``coef_`` and ``intercept_``), which the guarantee
+        covers; ``coef_`` and ``intercept_`` are then each node's own
+        refit, never sent (see Notes).
+    refit_trust_ : ndarray of shape (n_nodes,) or (n_nodes, n_classes)
+        Only with a finite ``privacy`` budget: the weight ``mu_f`` each
+        node's refit put on its neighbours' released models (0: the node
+        alone).
+    refit_radius_ : ndarray of shape (n_nodes,) or (n_nodes, n_classes)
+        Only with a finite ``privacy`` budget: the l1 radius ``beta_f`` of
+        each node's refit model.
 
     Notes
     -----
@@ -1150,6 +1162,26 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     private fit keeps no objective value (``objective_curve_`` and
     ``objective_`` are None).  The noise grows like ``e^(2 beta)
     / m_k``: privacy needs many samples per node or a small ``beta``.
+
+    **What a node keeps** (finite budget).  The guarantee covers what a
+    node sends: the models its neighbours hold, ``released_coef_`` and
+    ``released_intercept_``.  Its final model ``coef_`` / ``intercept_`` is
+    never sent, so each node refits it on its own samples, exactly (a node
+    needs no protection from itself), with its graph neighbours held at
+    their released models (post-processing: no budget spent).  It runs
+    Frank-Wolfe on its own block of eq. 1, ``min_a log sum_i exp(-[A_k
+    a]_i) + (mu_f / 2) ||a - beta_f u_k||^2`` over the l1 ball of radius
+    ``beta_f``, where ``u_k`` is the graph-weighted mean of its neighbours'
+    released models, l1-normalized.  The radius ``beta_f`` in {1, 3, 10}
+    and the trust ``mu_f`` in {0, 1, 10} are chosen by 5-fold
+    cross-validation on the node's own samples (0-1 error; folds from
+    ``random_state``); a candidate that trusts the neighbours replaces the
+    node alone (``mu_f = 0``) only when it validates better by more than
+    one standard error.  ``coef_`` is therefore, like a Local model, not
+    private with respect to the node's own samples, and depends on the
+    other nodes' data only through their released models; the choices are
+    in ``refit_trust_`` and ``refit_radius_``.  Measured at ``epsilon`` 1
+    and 3 in the privacy user guide.
 
     See Also
     --------
@@ -1725,6 +1757,15 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     privacy_guarantee_void_ : bool
         Only with ``privacy``: True when the noise came from
         ``insecure_noise_seed`` (testing only: no guarantee).
+    released_coef_, released_intercept_ : ndarray
+        Only with a finite ``privacy`` budget: the models the nodes released
+        (shapes of ``coef_`` and ``intercept_``), which the guarantee
+        covers; ``coef_`` and ``intercept_`` are then each node's own
+        refit, never sent (see Notes).
+    refit_trust_ : ndarray of shape (n_nodes,) or (n_nodes, n_classes)
+        Only with a finite ``privacy`` budget: the weight ``lam`` each
+        node's refit put on its neighbours' released models (0: the node
+        alone, ``LogisticRegression()`` on its samples).
 
     Notes
     -----
@@ -1753,6 +1794,27 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     row norm, ``n_columns`` then): standardize the features under
     ``privacy``.  With ``epsilon=np.inf`` nothing is clipped, noised or
     changed.
+
+    **What a node keeps** (finite budget).  The guarantee covers what a
+    node sends: the models its neighbours hold, ``released_coef_`` and
+    ``released_intercept_``.  Its final model ``coef_`` / ``intercept_`` is
+    never sent, so each node refits it on its own samples, exactly (a node
+    needs no protection from itself), with its graph neighbours held at
+    their released models (post-processing: no budget spent): Newton's
+    method on ``min_theta (1 / m_k) sum_i loss(y_i theta . x_i) + (lam /
+    2) ||theta_w - u_w||^2``, ``u`` the graph-weighted mean of its
+    neighbours' released models (``theta_w``, ``u_w`` without the
+    intercept).  The candidates are the node alone (``u = 0``, ``lam = 1 /
+    m_k``: scikit-learn's ``LogisticRegression()`` on its samples, with the
+    logistic loss) and ``lam`` in {0.03, 0.3, 3} toward ``u``; 5-fold
+    cross-validation of the loss on the node's own samples (folds from
+    ``random_state``) chooses, and a candidate that trusts the neighbours
+    replaces the node alone only when it validates better by more than one
+    standard error.  ``coef_`` is therefore, like a Local model, not
+    private with respect to the node's own samples, and depends on the
+    other nodes' data only through their released models; the choice is in
+    ``refit_trust_``.  Measured at ``epsilon`` 1 and 3 in the privacy user
+    guide.
 
     See Also
     --------
