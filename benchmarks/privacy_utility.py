@@ -178,8 +178,9 @@ def mocha_har(epsilon, seed):
 
 ROWS = {
     "dada-moons": dada(_moons, lambda X: ([-2.0, -2.0], [2.0, 2.0]), 40),
+    # one stump per attribute (14, the first constant): 13 left the last attribute out
     "dada-computer": dada(_computer, lambda X: (-np.ones(X.shape[1]), np.ones(X.shape[1])),
-                          13),
+                          14),
     "persolin-moons": persolin(_moons),
     "persolin-computer": persolin(_computer),
     "support-300": support(300),
