@@ -583,6 +583,10 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
                                                    self.loss, rng)
         return models.astype(state.dtype), trust, radius
 
+    def _shared_coef(self):
+        """Models a node unseen in fit averages: the released ones of a private fit."""
+        return self._full_coef(released=True) if hasattr(self, "released_coef_") else None
+
     # ------------------------------------------------------------------- fit
     def _fit_alternating(self, state, simulation, seeds, n_jobs_nodes, graph_runner=_GraphRunner):
         """Alternate asynchronous model steps and graph steps; set attributes.
@@ -1063,7 +1067,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     group_column : int, str or None, default=None
         Column of ``X`` holding the node id of every sample.
     handle_unknown : {"global", "error"}, default="global"
-        A node unseen in fit predicts with the average of the node models.
+        A node unseen in fit predicts with the average of the node models
+        (of the released models under a finite ``privacy`` budget).
     random_state : int, RandomState instance or None, default=None
     n_jobs : int, default=None
         Threads for the purely local phase (results do not depend on it).
@@ -1431,6 +1436,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             )
         n_stumps = H.shape[1] - int(self.fit_intercept)
         refit = self._refit_private_final(state, rng)
+        for name in _REFIT_ATTRIBUTES:  # a previous private fit's
+            self.__dict__.pop(name, None)
         if refit is not None:
             self.released_coef_, self.released_intercept_ = _split_models(
                 state.public, n_stumps, self.fit_intercept)
@@ -1460,9 +1467,11 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             state.unit, state.choice_scale = None, 0
 
     # ------------------------------------------------------------- predict
-    def _full_coef(self):
-        coef = self.coef_ if self.coef_.ndim == 3 else self.coef_[:, None, :]
-        intercept = self.intercept_ if self.intercept_.ndim == 2 else self.intercept_[:, None]
+    def _full_coef(self, released=False):
+        coef_, intercept_ = ((self.released_coef_, self.released_intercept_) if released
+                             else (self.coef_, self.intercept_))
+        coef = coef_ if coef_.ndim == 3 else coef_[:, None, :]
+        intercept = intercept_ if intercept_.ndim == 2 else intercept_[:, None]
         if self.fit_intercept:
             return np.concatenate([coef, intercept[:, :, None]], axis=2)
         return coef
@@ -1483,7 +1492,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         check_is_fitted(self)
         X, codes = self._validate_predict_data(X, groups)
         H = self._base_matrix(X, np.float64)
-        return _personalized_scores(H, codes, self._full_coef())
+        return _personalized_scores(H, codes, self._full_coef(), self._shared_coef())
 
     def predict(self, X, groups=None):
         """Class of every sample under its node's model.
@@ -1503,6 +1512,9 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         return self.classes_[np.argmax(scores, axis=1)]
 
 
+_REFIT_ATTRIBUTES = ("released_coef_", "released_intercept_", "refit_trust_", "refit_radius_")
+
+
 def _squeeze_problems(values):
     """(n_nodes, n_problems) -> (n_nodes,) for a binary problem."""
     return np.ascontiguousarray(values[:, 0] if values.shape[1] == 1 else values)
@@ -1518,11 +1530,13 @@ def _split_models(models, n_cols, fit_intercept):
     return np.ascontiguousarray(coef), np.ascontiguousarray(intercept)
 
 
-def _personalized_scores(Z, codes, coef):
-    """``scores[i] = Z[i] @ coef[codes[i]].T``; the mean model for code -1."""
+def _personalized_scores(Z, codes, coef, shared=None):
+    """``scores[i] = Z[i] @ coef[codes[i]].T``; for code -1 the mean of ``shared``
+    (default ``coef``): a private fit passes the released models, since a new
+    node only ever receives those."""
     n_problems = coef.shape[1]
     scores = np.zeros((Z.shape[0], n_problems))
-    mean = coef.mean(axis=0)
+    mean = (coef if shared is None else shared).mean(axis=0)
     for code in np.unique(codes):
         rows = np.flatnonzero(codes == code)
         model = coef[code] if code >= 0 else mean
@@ -1959,6 +1973,8 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
             )
         n_features = Xs.shape[1]
         refit = self._refit_private_final(state, rng)
+        for name in _REFIT_ATTRIBUTES:  # a previous private fit's
+            self.__dict__.pop(name, None)
         if refit is not None:
             self.released_coef_, self.released_intercept_ = _split_models(
                 state.public, n_features, self.fit_intercept)
@@ -2006,8 +2022,8 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         else:
             state.grid_step, state.grid_steps = None, 0
 
-    def _full_coef(self):
-        return DecentralizedBoostingClassifier._full_coef(self)
+    def _full_coef(self, released=False):
+        return DecentralizedBoostingClassifier._full_coef(self, released)
 
     def decision_function(self, X, groups=None):
         """Score of every sample under its node's linear model.
@@ -2023,6 +2039,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         """
         check_is_fitted(self)
         X, codes = self._validate_predict_data(X, groups)
-        return _personalized_scores(self._design(X, np.float64), codes, self._full_coef())
+        return _personalized_scores(self._design(X, np.float64), codes, self._full_coef(),
+                                    self._shared_coef())
 
     predict = DecentralizedBoostingClassifier.predict

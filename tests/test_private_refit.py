@@ -132,3 +132,19 @@ def test_one_standard_error_rule_keeps_the_node_alone_on_noise():
     assert _one_se_choice(np.vstack([alone, alone - 0.3])) == 1
     # the best of several candidates is the one compared with the node alone
     assert _one_se_choice(np.vstack([alone, alone - 0.1, alone - 0.3])) == 2
+
+
+def test_unseen_node_uses_the_released_models_and_refit_attributes_do_not_linger():
+    X, y, groups = _data(seed=4)
+    spec = DifferentialPrivacy(3.0, delta=1e-6)
+    est = _fit(PersonalizedLinearClassifier(max_iter=60, privacy=spec, random_state=0),
+               X, y, groups)
+    Xn = np.random.default_rng(5).normal(size=(7, 2))
+    expected = Xn @ est.released_coef_.mean(axis=0) + est.released_intercept_.mean()
+    np.testing.assert_allclose(est.decision_function(Xn, groups=np.full(7, 99)), expected)
+    est.set_params(privacy=None)
+    _fit(est, X, y, groups)
+    assert not any(hasattr(est, name) for name in
+                   ("released_coef_", "released_intercept_", "refit_trust_"))
+    expected = Xn @ est.coef_.mean(axis=0) + est.intercept_.mean()
+    np.testing.assert_allclose(est.decision_function(Xn, groups=np.full(7, 99)), expected)
