@@ -1728,8 +1728,8 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     max_iter : int, default=None
         Global iterations; ``None``: ``100 * n_nodes``, and ``30 * n_nodes``
         under a finite ``privacy`` budget (fewer, larger private steps: at
-        ``epsilon = 3`` the released models score 0.799 instead of 0.769 on the moons, 0.529 instead
-        of 0.516 on Computer buyers).
+        ``epsilon = 3`` the released models score 0.799 instead of 0.769 on
+        the moons, 0.529 instead of 0.516 on Computer buyers).
     communication_budget : int, default=None
     network : SimulatedNetwork, default=None
         A rogue node sends the negated model (``"complement"``) or uniform
