@@ -46,6 +46,7 @@ from ._core._boosting_fast import (
 from .graph import _GraphRunner, _csr_arrays
 from .network import check_adjacency, index_bits, payload_bytes, resolve_network
 from ._secure_noise import CHOICE_RESOLUTION, NoiseSource, gaussian_grid, record_noise_source
+from ._private_refit import neighbour_prior, refit_boosting, refit_linear
 from .privacy import (
     DifferentialPrivacy,
     PrivacyBudgetWarning,
@@ -554,6 +555,38 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         costs, data = state.peer_scores(runner)
         return costs, data, spent
 
+    def _refit_private_final(self, state, rng):
+        """Each node's final (kept, never sent) models under a finite budget.
+
+        Returns ``(models, trust, radius)``: the node refits its own block
+        on its exact samples with its graph neighbours held at their
+        released models (:mod:`skfed._private_refit`); the released models
+        stay in ``state.public``.  Returns None without a finite budget.
+        """
+        if state.dp is None or not math.isfinite(state.dp.epsilon):
+            return None
+        released = np.asarray(state.public, dtype=np.float64)
+        models = np.empty_like(released)
+        trust = np.zeros(released.shape[:2])
+        radius = np.zeros(released.shape[:2])
+        W = state.graph.tocsr()
+        for k in range(state.K):
+            rows = slice(state.offsets[k], state.offsets[k + 1])
+            prior = neighbour_prior(W, released, k)
+            S = np.asarray(state.Y[:, rows], dtype=np.float64)
+            if isinstance(state, _BoostingState):
+                H = np.asarray(state.H[rows], dtype=np.float64)
+                models[k], trust[k], radius[k] = refit_boosting(H, S, prior, rng)
+            else:
+                Z = np.asarray(state.X[rows], dtype=np.float64)
+                models[k], trust[k] = refit_linear(Z, S, prior, state.n_penalized,
+                                                   self.loss, rng)
+        return models.astype(state.dtype), trust, radius
+
+    def _shared_coef(self):
+        """Models a node unseen in fit averages: the released ones of a private fit."""
+        return self._full_coef(released=True) if hasattr(self, "released_coef_") else None
+
     # ------------------------------------------------------------------- fit
     def _fit_alternating(self, state, simulation, seeds, n_jobs_nodes, graph_runner=_GraphRunner):
         """Alternate asynchronous model steps and graph steps; set attributes.
@@ -1034,7 +1067,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     group_column : int, str or None, default=None
         Column of ``X`` holding the node id of every sample.
     handle_unknown : {"global", "error"}, default="global"
-        A node unseen in fit predicts with the average of the node models.
+        A node unseen in fit predicts with the average of the node models
+        (of the released models under a finite ``privacy`` budget).
     random_state : int, RandomState instance or None, default=None
     n_jobs : int, default=None
         Threads for the purely local phase (results do not depend on it).
@@ -1091,6 +1125,18 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     privacy_guarantee_void_ : bool
         Only with ``privacy``: True when the noise came from
         ``insecure_noise_seed`` (testing only: no guarantee).
+    released_coef_, released_intercept_ : ndarray
+        Only with a finite ``privacy`` budget: the models the nodes released
+        (shapes of ``coef_`` and ``intercept_``), which the guarantee
+        covers; ``coef_`` and ``intercept_`` are then each node's own
+        refit, never sent (see Notes).
+    refit_trust_ : ndarray of shape (n_nodes,) or (n_nodes, n_classes)
+        Only with a finite ``privacy`` budget: the weight ``mu_f`` each
+        node's refit put on its neighbours' released models (0: the node
+        alone).
+    refit_radius_ : ndarray of shape (n_nodes,) or (n_nodes, n_classes)
+        Only with a finite ``privacy`` budget: the l1 radius ``beta_f`` of
+        each node's refit model.
 
     Notes
     -----
@@ -1121,6 +1167,26 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     private fit keeps no objective value (``objective_curve_`` and
     ``objective_`` are None).  The noise grows like ``e^(2 beta)
     / m_k``: privacy needs many samples per node or a small ``beta``.
+
+    **What a node keeps** (finite budget).  The guarantee covers what a
+    node sends: the models its neighbours hold, ``released_coef_`` and
+    ``released_intercept_``.  Its final model ``coef_`` / ``intercept_`` is
+    never sent, so each node refits it on its own samples, exactly (a node
+    needs no protection from itself), with its graph neighbours held at
+    their released models (post-processing: no budget spent).  It runs
+    Frank-Wolfe on its own block of eq. 1, ``min_a log sum_i exp(-[A_k
+    a]_i) + (mu_f / 2) ||a - beta_f u_k||^2`` over the l1 ball of radius
+    ``beta_f``, where ``u_k`` is the graph-weighted mean of its neighbours'
+    released models, l1-normalized.  The radius ``beta_f`` in {1, 3, 10}
+    and the trust ``mu_f`` in {0, 1, 10} are chosen by 5-fold
+    cross-validation on the node's own samples (0-1 error; folds from
+    ``random_state``); a candidate that trusts the neighbours replaces the
+    node alone (``mu_f = 0``) only when it validates better by more than
+    one standard error.  ``coef_`` is therefore, like a Local model, not
+    private with respect to the node's own samples, and depends on the
+    other nodes' data only through their released models; the choices are
+    in ``refit_trust_`` and ``refit_radius_``.  Measured at ``epsilon`` 1
+    and 3 in the privacy user guide.
 
     See Also
     --------
@@ -1369,17 +1435,16 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
                 quality_resolution=CHOICE_RESOLUTION,
             )
         n_stumps = H.shape[1] - int(self.fit_intercept)
-        alpha = state.alpha
-        coef = alpha[:, :, :n_stumps]
-        intercept = (
-            alpha[:, :, n_stumps] if self.fit_intercept else np.zeros(alpha.shape[:2], dtype)
-        )
-        if alpha.shape[1] == 1:
-            self.coef_ = np.ascontiguousarray(coef[:, 0, :])
-            self.intercept_ = np.ascontiguousarray(intercept[:, 0])
-        else:
-            self.coef_ = np.ascontiguousarray(coef)
-            self.intercept_ = np.ascontiguousarray(intercept)
+        refit = self._refit_private_final(state, rng)
+        for name in _REFIT_ATTRIBUTES:  # a previous private fit's
+            self.__dict__.pop(name, None)
+        if refit is not None:
+            self.released_coef_, self.released_intercept_ = _split_models(
+                state.public, n_stumps, self.fit_intercept)
+            self.refit_trust_ = _squeeze_problems(refit[1])
+            self.refit_radius_ = _squeeze_problems(refit[2])
+        self.coef_, self.intercept_ = _split_models(
+            state.alpha if refit is None else refit[0], n_stumps, self.fit_intercept)
         self.n_base_predictors_ = H.shape[1]
         return self
 
@@ -1402,9 +1467,11 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             state.unit, state.choice_scale = None, 0
 
     # ------------------------------------------------------------- predict
-    def _full_coef(self):
-        coef = self.coef_ if self.coef_.ndim == 3 else self.coef_[:, None, :]
-        intercept = self.intercept_ if self.intercept_.ndim == 2 else self.intercept_[:, None]
+    def _full_coef(self, released=False):
+        coef_, intercept_ = ((self.released_coef_, self.released_intercept_) if released
+                             else (self.coef_, self.intercept_))
+        coef = coef_ if coef_.ndim == 3 else coef_[:, None, :]
+        intercept = intercept_ if intercept_.ndim == 2 else intercept_[:, None]
         if self.fit_intercept:
             return np.concatenate([coef, intercept[:, :, None]], axis=2)
         return coef
@@ -1425,7 +1492,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         check_is_fitted(self)
         X, codes = self._validate_predict_data(X, groups)
         H = self._base_matrix(X, np.float64)
-        return _personalized_scores(H, codes, self._full_coef())
+        return _personalized_scores(H, codes, self._full_coef(), self._shared_coef())
 
     def predict(self, X, groups=None):
         """Class of every sample under its node's model.
@@ -1445,11 +1512,31 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         return self.classes_[np.argmax(scores, axis=1)]
 
 
-def _personalized_scores(Z, codes, coef):
-    """``scores[i] = Z[i] @ coef[codes[i]].T``; the mean model for code -1."""
+_REFIT_ATTRIBUTES = ("released_coef_", "released_intercept_", "refit_trust_", "refit_radius_")
+
+
+def _squeeze_problems(values):
+    """(n_nodes, n_problems) -> (n_nodes,) for a binary problem."""
+    return np.ascontiguousarray(values[:, 0] if values.shape[1] == 1 else values)
+
+
+def _split_models(models, n_cols, fit_intercept):
+    """(n_nodes, n_problems, n_cols [+ 1]) models -> ``coef_``, ``intercept_`` shapes."""
+    coef = models[:, :, :n_cols]
+    intercept = (models[:, :, n_cols] if fit_intercept
+                 else np.zeros(models.shape[:2], models.dtype))
+    if models.shape[1] == 1:
+        return np.ascontiguousarray(coef[:, 0, :]), np.ascontiguousarray(intercept[:, 0])
+    return np.ascontiguousarray(coef), np.ascontiguousarray(intercept)
+
+
+def _personalized_scores(Z, codes, coef, shared=None):
+    """``scores[i] = Z[i] @ coef[codes[i]].T``; for code -1 the mean of ``shared``
+    (default ``coef``): a private fit passes the released models, since a new
+    node only ever receives those."""
     n_problems = coef.shape[1]
     scores = np.zeros((Z.shape[0], n_problems))
-    mean = coef.mean(axis=0)
+    mean = (coef if shared is None else shared).mean(axis=0)
     for code in np.unique(codes):
         rows = np.flatnonzero(codes == code)
         model = coef[code] if code >= 0 else mean
@@ -1641,8 +1728,8 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     max_iter : int, default=None
         Global iterations; ``None``: ``100 * n_nodes``, and ``30 * n_nodes``
         under a finite ``privacy`` budget (fewer, larger private steps: at
-        ``epsilon = 3`` 0.799 instead of 0.769 on the moons, 0.529 instead
-        of 0.516 on Computer buyers).
+        ``epsilon = 3`` the released models score 0.799 instead of 0.769 on
+        the moons, 0.529 instead of 0.516 on Computer buyers).
     communication_budget : int, default=None
     network : SimulatedNetwork, default=None
         A rogue node sends the negated model (``"complement"``) or uniform
@@ -1684,6 +1771,15 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     privacy_guarantee_void_ : bool
         Only with ``privacy``: True when the noise came from
         ``insecure_noise_seed`` (testing only: no guarantee).
+    released_coef_, released_intercept_ : ndarray
+        Only with a finite ``privacy`` budget: the models the nodes released
+        (shapes of ``coef_`` and ``intercept_``), which the guarantee
+        covers; ``coef_`` and ``intercept_`` are then each node's own
+        refit, never sent (see Notes).
+    refit_trust_ : ndarray of shape (n_nodes,) or (n_nodes, n_classes)
+        Only with a finite ``privacy`` budget: the weight ``lam`` each
+        node's refit put on its neighbours' released models (0: the node
+        alone, ``LogisticRegression()`` on its samples).
 
     Notes
     -----
@@ -1712,6 +1808,27 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     row norm, ``n_columns`` then): standardize the features under
     ``privacy``.  With ``epsilon=np.inf`` nothing is clipped, noised or
     changed.
+
+    **What a node keeps** (finite budget).  The guarantee covers what a
+    node sends: the models its neighbours hold, ``released_coef_`` and
+    ``released_intercept_``.  Its final model ``coef_`` / ``intercept_`` is
+    never sent, so each node refits it on its own samples, exactly (a node
+    needs no protection from itself), with its graph neighbours held at
+    their released models (post-processing: no budget spent): Newton's
+    method on ``min_theta (1 / m_k) sum_i loss(y_i theta . x_i) + (lam /
+    2) ||theta_w - u_w||^2``, ``u`` the graph-weighted mean of its
+    neighbours' released models (``theta_w``, ``u_w`` without the
+    intercept).  The candidates are the node alone (``u = 0``, ``lam = 1 /
+    m_k``: scikit-learn's ``LogisticRegression()`` on its samples, with the
+    logistic loss) and ``lam`` in {0.03, 0.3, 3} toward ``u``; 5-fold
+    cross-validation of the loss on the node's own samples (folds from
+    ``random_state``) chooses, and a candidate that trusts the neighbours
+    replaces the node alone only when it validates better by more than one
+    standard error.  ``coef_`` is therefore, like a Local model, not
+    private with respect to the node's own samples, and depends on the
+    other nodes' data only through their released models; the choice is in
+    ``refit_trust_``.  Measured at ``epsilon`` 1 and 3 in the privacy user
+    guide.
 
     See Also
     --------
@@ -1855,17 +1972,15 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
                 lipschitz=state.lipschitz.copy(),
             )
         n_features = Xs.shape[1]
-        theta = state.theta
-        coef = theta[:, :, :n_features]
-        intercept = (
-            theta[:, :, n_features] if self.fit_intercept else np.zeros(theta.shape[:2], dtype)
-        )
-        if theta.shape[1] == 1:
-            self.coef_ = np.ascontiguousarray(coef[:, 0, :])
-            self.intercept_ = np.ascontiguousarray(intercept[:, 0])
-        else:
-            self.coef_ = np.ascontiguousarray(coef)
-            self.intercept_ = np.ascontiguousarray(intercept)
+        refit = self._refit_private_final(state, rng)
+        for name in _REFIT_ATTRIBUTES:  # a previous private fit's
+            self.__dict__.pop(name, None)
+        if refit is not None:
+            self.released_coef_, self.released_intercept_ = _split_models(
+                state.public, n_features, self.fit_intercept)
+            self.refit_trust_ = _squeeze_problems(refit[1])
+        self.coef_, self.intercept_ = _split_models(
+            state.theta if refit is None else refit[0], n_features, self.fit_intercept)
         return self
 
     def _plan_private_gradients(self, state, spec, mass):
@@ -1907,8 +2022,8 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         else:
             state.grid_step, state.grid_steps = None, 0
 
-    def _full_coef(self):
-        return DecentralizedBoostingClassifier._full_coef(self)
+    def _full_coef(self, released=False):
+        return DecentralizedBoostingClassifier._full_coef(self, released)
 
     def decision_function(self, X, groups=None):
         """Score of every sample under its node's linear model.
@@ -1924,6 +2039,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         """
         check_is_fitted(self)
         X, codes = self._validate_predict_data(X, groups)
-        return _personalized_scores(self._design(X, np.float64), codes, self._full_coef())
+        return _personalized_scores(self._design(X, np.float64), codes, self._full_coef(),
+                                    self._shared_coef())
 
     predict = DecentralizedBoostingClassifier.predict

@@ -1,0 +1,150 @@
+"""Final models of private Dada and Perso-lin fits (skfed._private_refit).
+
+Each node's kept model depends on the other nodes' data only through the
+models they released: it is recomputed here from the node's own samples,
+``released_coef_`` / ``released_intercept_`` and ``collaboration_graph_``
+alone, by independent solvers (scikit-learn's LogisticRegression for a node
+that trusts nobody, scipy's L-BFGS for the prior-regularized problem, the
+Frank-Wolfe gap of Dada's block problem).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from sklearn.linear_model import LogisticRegression
+
+pytest.importorskip("dp_accounting")
+
+from skfed import DecentralizedBoostingClassifier, PersonalizedLinearClassifier  # noqa: E402
+from skfed._private_refit import _one_se_choice  # noqa: E402
+from skfed.boosting import make_stump_predictors  # noqa: E402
+from skfed.privacy import DifferentialPrivacy  # noqa: E402
+
+
+def _data(seed=0, K=6, m=40):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(K * m, 2))
+    groups = np.repeat(np.arange(K), m)
+    w = np.where((groups < K // 2)[:, None], [1.0, 0.2], [0.2, 1.0])
+    y = (np.sum(w * X, axis=1) + 0.5 * rng.normal(size=K * m) > 0).astype(int)
+    return X, y, groups
+
+
+def _fit(est, X, y, groups):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return est.fit(X, y, groups=groups)
+
+
+def _neighbour_mean(est, k, released):
+    row = est.collaboration_graph_.getrow(k)
+    w = row.data / row.data.sum()
+    return w @ released[row.indices]
+
+
+def test_persolin_final_models_from_own_data_and_released_models_only():
+    X, y, groups = _data()
+    spec = DifferentialPrivacy(3.0, delta=1e-6)
+    est = _fit(PersonalizedLinearClassifier(max_iter=120, privacy=spec, random_state=0),
+               X, y, groups)
+    released = np.column_stack([est.released_coef_, est.released_intercept_])
+    assert est.refit_trust_.shape == (6,)
+    s_all = np.where(y == 1, 1.0, -1.0)
+    for k in range(6):
+        rows = groups == k
+        Xk, sk = X[rows], s_all[rows]
+        lam = est.refit_trust_[k]
+        if lam == 0:
+            # trusts nobody: exactly LogisticRegression(C=1) on the node alone
+            ref = LogisticRegression(tol=1e-10, max_iter=1000).fit(Xk, y[rows])
+            np.testing.assert_allclose(est.coef_[k], ref.coef_[0], atol=1e-5)
+            np.testing.assert_allclose(est.intercept_[k], ref.intercept_[0], atol=1e-5)
+            continue
+        prior = _neighbour_mean(est, k, released)
+        Z = np.column_stack([Xk, np.ones(len(sk))])
+
+        def f(t):
+            r = t[:2] - prior[:2]
+            return np.mean(np.logaddexp(0, -sk * (Z @ t))) + 0.5 * lam * r @ r
+
+        ref = minimize(f, prior, method="L-BFGS-B", options={"gtol": 1e-12, "ftol": 1e-15}).x
+        np.testing.assert_allclose(est.coef_[k], ref[:2], atol=1e-4)
+        np.testing.assert_allclose(est.intercept_[k], ref[2], atol=1e-4)
+
+
+def test_persolin_released_models_unchanged_by_the_refit():
+    # The released models are what the guarantee covers: with the noise fixed
+    # (testing switch), they are the models of the protocol itself.
+    X, y, groups = _data(seed=1)
+    spec = DifferentialPrivacy(3.0, delta=1e-6, insecure_noise_seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = PersonalizedLinearClassifier(max_iter=60, privacy=spec, random_state=0)
+        est.fit(X, y, groups=groups)
+        other = PersonalizedLinearClassifier(max_iter=60, privacy=spec, random_state=0)
+        other.fit(X, y, groups=groups)
+    np.testing.assert_array_equal(est.released_coef_, other.released_coef_)
+    assert not np.allclose(est.released_coef_, est.coef_)
+    # a non-private fit has no refit
+    off = _fit(PersonalizedLinearClassifier(max_iter=60, random_state=0), X, y, groups)
+    assert not hasattr(off, "released_coef_")
+
+
+def test_dada_final_models_solve_their_block_problem():
+    X, y, groups = _data(seed=2)
+    stumps = make_stump_predictors([-3.0, -3.0], [3.0, 3.0], 10)
+    spec = DifferentialPrivacy(3.0, delta=1e-6)
+    est = _fit(DecentralizedBoostingClassifier(base_predictors=stumps, beta=0.1, mu=100.0,
+                                               max_iter=120, privacy=spec, random_state=0),
+               X, y, groups)
+    released = np.column_stack([est.released_coef_, est.released_intercept_])
+    final = np.column_stack([est.coef_, est.intercept_])
+    H = est._base_matrix(X, np.float64)
+    s_all = np.where(y == 1, 1.0, -1.0)
+    for k in range(6):
+        rows = groups == k
+        A = s_all[rows, None] * H[rows]
+        a, mu, beta = final[k], est.refit_trust_[k], est.refit_radius_[k]
+        assert beta > 0
+        assert np.abs(a).sum() <= beta * (1 + 1e-9)
+        prior = np.zeros_like(a)
+        if mu > 0:
+            d = _neighbour_mean(est, k, released)
+            prior = d / np.abs(d).sum() * beta
+        z = -A @ a
+        e = np.exp(z - z.max())
+        e /= e.sum()
+        grad = -(A.T @ e) + mu * (a - prior)
+        # Frank-Wolfe gap of the node's own block problem: small at its solution
+        gap = grad @ a + beta * np.abs(grad).max()
+        assert gap < 0.05 * (1 + mu * beta), (k, gap)
+
+
+def test_one_standard_error_rule_keeps_the_node_alone_on_noise():
+    alone = np.linspace(0.2, 0.9, 8)
+    # better on average by 0.05, but the per-sample differences spread by 0.5:
+    # one standard error (0.5 / sqrt(8) ~ 0.19) is not cleared
+    spread = np.array([0.5, -0.5] * 4) + 0.05
+    assert _one_se_choice(np.vstack([alone, alone - spread])) == 0
+    # better by 0.3 on every sample: chosen
+    assert _one_se_choice(np.vstack([alone, alone - 0.3])) == 1
+    # the best of several candidates is the one compared with the node alone
+    assert _one_se_choice(np.vstack([alone, alone - 0.1, alone - 0.3])) == 2
+
+
+def test_unseen_node_uses_the_released_models_and_refit_attributes_do_not_linger():
+    X, y, groups = _data(seed=4)
+    spec = DifferentialPrivacy(3.0, delta=1e-6)
+    est = _fit(PersonalizedLinearClassifier(max_iter=60, privacy=spec, random_state=0),
+               X, y, groups)
+    Xn = np.random.default_rng(5).normal(size=(7, 2))
+    expected = Xn @ est.released_coef_.mean(axis=0) + est.released_intercept_.mean()
+    np.testing.assert_allclose(est.decision_function(Xn, groups=np.full(7, 99)), expected)
+    est.set_params(privacy=None)
+    _fit(est, X, y, groups)
+    assert not any(hasattr(est, name) for name in
+                   ("released_coef_", "released_intercept_", "refit_trust_"))
+    expected = Xn @ est.coef_.mean(axis=0) + est.intercept_.mean()
+    np.testing.assert_allclose(est.decision_function(Xn, groups=np.full(7, 99)), expected)
