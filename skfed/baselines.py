@@ -19,7 +19,12 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import FederatedClassifierMixin, FederatedMixin, FederatedRegressorMixin
+from ._base import (
+    N_JOBS_CONSTRAINT,
+    FederatedClassifierMixin,
+    FederatedMixin,
+    FederatedRegressorMixin,
+)
 from ._compat import HasMethods
 from .engines._joblib import node_chunks
 
@@ -167,7 +172,7 @@ class LocalEstimator(FederatedMixin, MetaEstimatorMixin, BaseEstimator):
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "predict"])],
         **FederatedMixin._federated_parameter_constraints,
-        "n_jobs": [None, numbers.Integral],
+        "n_jobs": N_JOBS_CONSTRAINT,
     }
 
     def __init__(self, estimator, *, group_column=None, handle_unknown="global", n_jobs=None):

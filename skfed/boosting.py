@@ -31,7 +31,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import FederatedClassifierMixin, FederatedMixin, node_seeds
-from ._base import check_network_faults
+from ._base import N_JOBS_CONSTRAINT, check_network_faults
 from ._compat import Interval, StrOptions
 from ._core._boosting_fast import (
     Logistic,
@@ -391,7 +391,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         "communication_budget": [None, Interval(numbers.Integral, 0, None, closed="left")],
         "network": "no_validation",
         "random_state": ["random_state"],
-        "n_jobs": [None, numbers.Integral],
+        "n_jobs": N_JOBS_CONSTRAINT,
         **FederatedMixin._federated_parameter_constraints,
     }
 
