@@ -26,7 +26,7 @@ from ._base import (
     FederatedRegressorMixin,
 )
 from ._compat import HasMethods
-from .engines._joblib import node_chunks
+from .engines._joblib import capped_n_jobs, node_chunks
 
 __all__ = ["LocalEstimator", "pooled_data_bytes"]
 
@@ -261,7 +261,7 @@ class LocalEstimator(FederatedMixin, MetaEstimatorMixin, BaseEstimator):
         fitted = _fit_chunk(*chunk_args(0, head, False))
         if head < n_nodes:
             bounds = node_chunks(n_nodes - head, self.n_jobs, chunks_per_worker=4)
-            parts = Parallel(n_jobs=self.n_jobs)(
+            parts = Parallel(n_jobs=capped_n_jobs(self.n_jobs, len(bounds)))(
                 delayed(_fit_chunk)(*chunk_args(head + first, head + stop, True))
                 for first, stop in bounds
             )
