@@ -118,8 +118,11 @@ def check_network_faults(estimator, network, unsupported):
         Fault parameter (``"drop_rate"``, ``"straggler_rate"``,
         ``"rogue_fraction"``) -> why the method has no such fault.
     """
+    from .network import resolve_network
+
     if network is None:
         return
+    network = resolve_network(network)  # a TypeError naming network for anything else
     for param, why in unsupported.items():
         value = getattr(network, param)
         if value:

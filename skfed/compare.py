@@ -1344,7 +1344,7 @@ def save_results(result, output_dir, plots=True):
         writer.writerow(["method", "seed", "node", "score"])
         for run in result.runs:
             for node, score in run["node_scores"].items():
-                writer.writerow([run["method"], run["seed"], node, repr(score)])
+                writer.writerow([run["method"], run["seed"], node, _csv_value(score)])
     paths.append(path)
     path = output_dir / "results.json"
     payload = result.to_dict()
@@ -1362,9 +1362,14 @@ def save_results(result, output_dir, plots=True):
     return paths
 
 
+def _rounded(value):
+    """A float at 6 significant digits: 0.4982, not 0.49819999999999987."""
+    return float(f"{value:.6g}")
+
+
 def _csv_value(value):
     if isinstance(value, float):
-        return repr(value)
+        return repr(_rounded(value))
     return value
 
 
@@ -1373,10 +1378,10 @@ def _jsonable(value):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
-    if isinstance(value, float) and math.isnan(value):
-        return None
+    if isinstance(value, float):
+        return None if math.isnan(value) else _rounded(value)
     if isinstance(value, np.generic):
-        return value.item()
+        return _jsonable(value.item())
     return value
 
 
@@ -1396,39 +1401,82 @@ def _plots(result, output_dir):
         return []
     metric = result.info["metric"]
     methods = [row["method"] for row in result.table]
-    paths = []
+    paths = [_node_scores_plot(plt, result, methods, metric, output_dir),
+             _score_vs_bytes_plot(plt, result, metric, output_dir)]
+    return paths
 
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.3 * len(methods)), 4.0))
+
+def _node_scores_plot(plt, result, methods, metric, output_dir):
+    """Box plot of the per-node scores of every method, with a legend of its marks."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(methods) + 2.5), 4.5))
     data = [
         [s for run in result.runs if run["method"] == m for s in run["node_scores"].values()]
         for m in methods
     ]
-    ax.boxplot(data, showmeans=True)
+    ax.boxplot(
+        data, showmeans=True,
+        medianprops={"color": "tab:orange", "linewidth": 2},
+        meanprops={"marker": "^", "markerfacecolor": "tab:green",
+                   "markeredgecolor": "tab:green"},
+        flierprops={"marker": "o", "markerfacecolor": "none", "markeredgecolor": "0.4"},
+    )
     ax.set_xticks(range(1, len(methods) + 1), methods, rotation=30, ha="right")
     ax.set_ylabel(f"per-node test {metric}")
-    ax.set_title(f"{result.info['dataset']}: per-node scores")
+    ax.set_title(f"{result.info['dataset']}: per-node scores ({result.info['n_nodes']} nodes)")
+    handles = [
+        Line2D([], [], color="tab:orange", linewidth=2, label="median node"),
+        Line2D([], [], color="tab:green", marker="^", linestyle="none",
+               label="mean node (table's mean)"),
+        Patch(facecolor="none", edgecolor="black", label="middle half of the nodes"),
+        Line2D([], [], color="black", label="whiskers: to 1.5 box heights"),
+        Line2D([], [], color="0.4", marker="o", markerfacecolor="none", linestyle="none",
+               label="nodes beyond the whiskers"),
+    ]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
+              frameon=False)
     fig.tight_layout()
     path = Path(output_dir) / "node_scores.png"
     fig.savefig(path, dpi=120)
     plt.close(fig)
-    paths.append(path)
+    return path
 
-    fig, ax = plt.subplots(figsize=(5.5, 4.0))
-    for row in result.table:
-        ax.scatter(row["bytes_sent"], row["mean_node_score"], s=40)
-        ax.annotate(row["method"], (row["bytes_sent"], row["mean_node_score"]),
-                    textcoords="offset points", xytext=(4, 4), fontsize=8)
+
+def _score_vs_bytes_plot(plt, result, metric, output_dir):
+    """Mean node score against bytes, one marker per method named in a legend.
+
+    A legend instead of labels next to the points: methods with the same
+    bytes (the Global baselines' raw upload) and close scores would write
+    their labels over each other.
+    """
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    markers = "osD^vP*Xph<>"
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, row in enumerate(result.table):
+        ax.scatter(row["bytes_sent"], row["mean_node_score"], s=60, alpha=0.8,
+                   marker=markers[i % len(markers)], color=colors[i % len(colors)],
+                   label=f"{row['method']} ({row['bytes_sent']:,} B, "
+                   f"{row['mean_node_score']:.3f})")
     positive = [row["bytes_sent"] for row in result.table if row["bytes_sent"] > 0]
-    ax.set_xscale("symlog", linthresh=max(1.0, min(positive) / 10) if positive else 1.0)
-    ax.set_xlabel("bytes communicated during fit (symlog)")
+    if positive:
+        # Linear from 0 to the decade below the smallest count, logarithmic
+        # above, with a tick at 0 and at every decade (none crowding 0).
+        low = int(np.floor(np.log10(min(positive))))
+        high = int(np.ceil(np.log10(max(positive))))
+        ax.set_xscale("symlog", linthresh=10.0**low, linscale=0.5)
+        ax.set_xticks([0] + [10.0**k for k in range(low, high + 1)])
+        ax.set_xlim(-0.1 * 10.0**low, 10.0 ** (high + 0.1))
+    ax.set_xlabel("bytes communicated during fit (symlog; Local rows at 0)")
     ax.set_ylabel(f"mean per-node test {metric}")
     ax.set_title(f"{result.info['dataset']}: score against communication")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
     fig.tight_layout()
     path = Path(output_dir) / "score_vs_bytes.png"
     fig.savefig(path, dpi=120)
     plt.close(fig)
-    paths.append(path)
-    return paths
+    return path
 
 
 # -------------------------------------------------------------------- CLI
