@@ -41,6 +41,7 @@ from ._core._comm import CommCounter, py_index_bits, py_payload_bytes
 __all__ = [
     "SimulatedNetwork",
     "NetworkSimulation",
+    "ActiveRounds",
     "CommunicationLog",
     "payload_bytes",
     "index_bits",
