@@ -900,7 +900,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     delta : float, default=1e-3
         Offset of the degree log-barrier.
     kappa : int, default=5
-        Peers sampled by a node at each graph step.
+        Peers sampled by a node at each graph step (all its neighbours when
+        it has fewer); a value above ``n_nodes - 1`` warns.
     max_neighbors : int, default=5
         Most non-zero graph weights a node keeps (Remark 2 of the paper):
         after each graph step the waking node and its peers set to zero their

@@ -48,6 +48,7 @@ __all__ = [
     "applicable_methods",
     "compare",
     "CompareResult",
+    "loss_reasons",
 ]
 
 TASKS = ("binary", "multiclass", "regression")
