@@ -1121,8 +1121,12 @@ def format_table(result):
     out.extend(_column_definitions(result))
     reasons = loss_reasons(result)
     if reasons:
-        out.append("Why a row scores below a baseline or sends more than the raw upload "
-                   "(measured on these runs):")
+        out.append(textwrap.fill(
+            "Why a row scores below a baseline or sends more than the raw upload, measured "
+            "on these runs (a/b: this row / the baseline; ± one standard error of the "
+            "paired difference; noise: under two of them, or under two binomial standard "
+            "errors of the worst node's accuracy; under/overfits: its training score is "
+            "lower / higher than the baseline's):", width=100))
         for reason in reasons:
             out.append(textwrap.fill(reason, width=100, initial_indent="- ",
                                      subsequent_indent="  "))
@@ -1227,18 +1231,16 @@ def _first_run(result, method):
     return next(run for run in result.runs if run["method"] == method)
 
 
-def _fit_diagnosis(result, method, baseline, metric):
-    """Underfits or overfits next to the baseline, from the training scores."""
+def _fit_diagnosis(result, method, baseline):
+    """Training scores ``a/b`` and whether ``method`` underfits or overfits next to ``baseline``."""
     runs = [r for r in result.runs if r["method"] in (method, baseline) and "train_score" in r]
     train = {m: float(np.mean([r["train_score"] for r in runs if r["method"] == m] or [np.nan]))
              for m in (method, baseline)}
     if any(math.isnan(v) for v in train.values()):
         return ""
-    if train[method] < train[baseline]:
-        return (f"it also fits its training data less well (training {metric} "
-                f"{train[method]:.3f} vs {train[baseline]:.3f})")
-    return (f"it fits its training data as well or better (training {metric} "
-            f"{train[method]:.3f} vs {train[baseline]:.3f}) but generalizes less")
+    gap = train[method] - train[baseline]
+    how = "underfits" if gap < -5e-4 else ("overfits" if gap > 5e-4 else "fits as well")
+    return f"training {train[method]:.3f}/{train[baseline]:.3f}: {how}"
 
 
 def _why_behind(method, baseline):
@@ -1246,40 +1248,37 @@ def _why_behind(method, baseline):
     mine, theirs = _baseline_kind(method), _baseline_kind(baseline)
     if mine and mine == theirs:
         # Two baselines on the same data: only the model class differs.
-        return (f"both fit the same {mine} data; {method.split('-', 1)[-1]} and "
-                f"{baseline.split('-', 1)[-1]} are different model classes")
+        return (f"vs {baseline}: the same {mine} data, another model class "
+                f"({method.split('-', 1)[-1]} vs {baseline.split('-', 1)[-1]})")
     return METHODS[method].behind_note if method in METHODS else ""
 
 
-_COLUMN_WORDS = {"mean_node_score": "mean node", "worst_node_score": "worst node",
+_COLUMN_WORDS = {"mean_node_score": "mean", "worst_node_score": "worst",
                  "pooled_score": "pooled"}
 
 
-def _against(result, method, baseline, columns, metric):
-    """Why ``method`` scores below ``baseline`` in ``columns`` (one sentence)."""
+def _against(result, method, baseline, columns):
+    """``(text, significant)``: the losses of ``method`` to ``baseline`` in ``columns``."""
     table = {row["method"]: row for row in result.table}
     noise, real = [], []
     for column in columns:
         mine, theirs = table[method][column], table[baseline][column]
-        words = f"{_COLUMN_WORDS[column]} {mine:.3f} vs {theirs:.3f}"
+        words = f"{_COLUMN_WORDS[column]} {mine:.3f}/{theirs:.3f}"
         if column == "worst_node_score":
             within, detail = _worst_node(result, method, baseline)
         else:
             unit = "node" if column == "mean_node_score" else "sample"
             mean, se = _noise(_paired(result, method, baseline, unit))
             within = abs(mean) < _NOISE_SE * se
-            detail = f"paired over {unit}s {mean:+.3f} ± {se:.3f} s.e."
+            detail = f"{mean:+.3f} ± {se:.3f} over {unit}s"
         (noise if within else real).append(f"{words} ({detail})")
     parts = []
     if noise:
-        parts.append("within noise: " + ", ".join(noise))
+        parts.append("noise: " + ", ".join(noise))
     if real:
-        why = [w for w in (_fit_diagnosis(result, method, baseline, metric),
-                           _why_behind(method, baseline)) if w]
-        parts.append("below it: " + ", ".join(real) + ("; " + "; ".join(why) if why else ""))
-    return f"vs {baseline}, " + "; ".join(parts)
-
-
+        diagnosis = _fit_diagnosis(result, method, baseline)
+        parts.append("below: " + ", ".join(real) + (f", {diagnosis}" if diagnosis else ""))
+    return f"vs {baseline} [" + "; ".join(parts) + "]", bool(real)
 def _worst_node(result, method, baseline):
     """``(within noise, detail)`` of a worst-node loss (first seed's runs)."""
     a, b = _first_run(result, method), _first_run(result, baseline)
@@ -1288,26 +1287,24 @@ def _worst_node(result, method, baseline):
     n_test = a.get("node_test_sizes", {}).get(node)
     n_train = a.get("node_train_sizes", {}).get(node)
     gap = b["worst_node_score"] - score
-    detail = (f"node {node!r}, {n_train} training / {n_test} test samples, "
-              f"{b['node_scores'].get(node, math.nan):.3f} under {baseline}")
     if result.info["metric"] == "accuracy" and n_test and len(result.info["seeds"]) == 1:
         # One node's accuracy is a proportion over its test samples.
         se = math.sqrt(max(score * (1 - score), 1.0 / n_test) / n_test)
         if gap < _NOISE_SE * se:
-            return True, (f"{round(gap * n_test)} of node {node!r}'s {n_test} test samples; "
-                          f"one node's accuracy has a ±{se:.3f} binomial s.e.")
-    return False, detail
+            return True, (f"{round(gap * n_test)} of node {node!r}'s {n_test} test samples, "
+                          f"binomial s.e. {se:.3f}")
+    return False, (f"node {node!r}: {n_train} training samples, "
+                   f"{b['node_scores'].get(node, math.nan):.3f} under {baseline}")
 
 
 def _bytes_reason(result, method, baseline):
     table = {row["method"]: row for row in result.table}
     run = _first_run(result, method)
     n_bytes, raw = table[method]["bytes_sent"], table[baseline]["bytes_sent"]
-    text = (f"sends {n_bytes:,} bytes, {n_bytes / max(raw, 1):.1f} x {baseline}'s raw "
-            f"upload of {raw:,}")
+    text = f"bytes {n_bytes / max(raw, 1):.1f} x the raw upload"
     if run.get("n_messages"):
-        text += (f" ({run['n_messages']:,} messages over {run['n_rounds']:,} rounds, "
-                 f"{n_bytes / run['n_messages']:,.0f} bytes each)")
+        text += (f" ({run['n_messages']:,} messages in {run['n_rounds']:,} rounds, "
+                 f"{n_bytes / run['n_messages']:,.0f} B each)")
     why = METHODS[method].bytes_why if method in METHODS else ""
     return text + (f": {why}" if why else "")
 
@@ -1341,7 +1338,15 @@ def loss_reasons(result):
             for b in baselines:
                 if b != name and table[b][column] > row[column]:
                     lost.setdefault(b, []).append(column)
-        parts = [_against(result, name, b, columns, metric) for b, columns in lost.items()]
+        parts, why = [], []
+        for b, columns in lost.items():
+            text, significant = _against(result, name, b, columns)
+            parts.append(text)
+            note = _why_behind(name, b) if significant else ""
+            if note and note not in why:
+                why.append(note)
+        if why:
+            parts.append("why: " + "; ".join(why))
         uploads = [b for b in baselines if _baseline_kind(b) == "global" and b != name
                    and not getattr(METHODS.get(name), "pooled", False)
                    and 0 < table[b]["bytes_sent"] < row["bytes_sent"]]
@@ -1349,7 +1354,7 @@ def loss_reasons(result):
             parts.append(_bytes_reason(
                 result, name, min(uploads, key=lambda b: table[b]["bytes_sent"])))
         if parts:
-            lines.append(f"{name} ({metric}): " + "; ".join(parts) + ".")
+            lines.append(f"{name}: " + "; ".join(parts) + ".")
     return lines
 
 

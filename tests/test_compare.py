@@ -310,24 +310,27 @@ def test_every_loss_to_a_baseline_gets_a_measured_reason(monkeypatch):
         _run("strong", strong_nodes, np.ones(4000), train=0.9, n_bytes=900, n_messages=3),
     ]
     result = _result(runs)
-    reasons = {line.split(" ")[0]: line for line in cmp.loss_reasons(result)}
+    reasons = {line.split(":")[0]: line for line in cmp.loss_reasons(result)}
     assert set(reasons) == {"noisy", "weak"}  # the strong row and the baseline lose nothing
     noisy = reasons["noisy"]
-    mean = np.mean([noisy_nodes[k] - base_nodes[k] for k in nodes])
-    se = np.std([noisy_nodes[k] - base_nodes[k] for k in nodes], ddof=1) / np.sqrt(40)
+    diff = [noisy_nodes[k] - base_nodes[k] for k in nodes]
+    mean, se = np.mean(diff), np.std(diff, ddof=1) / np.sqrt(40)
     assert abs(mean) < 2 * se
-    assert f"within noise: mean node {result.table[1]['mean_node_score']:.3f}" in noisy
-    assert f"paired over nodes {mean:+.3f} ± {se:.3f} s.e." in noisy
-    assert "NOISY NOTE" not in noisy and "sends" not in noisy  # 500 B < the upload
+    row = next(r for r in result.table if r["method"] == "noisy")
+    assert (f"vs global-linear [noise: mean {row['mean_node_score']:.3f}/"
+            f"{result.table[0]['mean_node_score']:.3f} ({mean:+.3f} ± {se:.3f} over nodes)"
+            in noisy)
+    assert "below" not in noisy and "NOISY NOTE" not in noisy  # no significant loss
+    assert "bytes" not in noisy  # 500 B, under the raw upload
     weak = reasons["weak"]
-    assert "below it: mean node" in weak and "paired over nodes -0.200" in weak
-    assert "training accuracy 0.600 vs 0.800" in weak and "WEAK NOTE" in weak
-    assert ("sends 35,000 bytes, 3.5 x global-linear's raw upload of 10,000 (70 messages "
-            "over 10 rounds, 500 bytes each): WEAK BYTES") in weak
+    assert "below: mean" in weak and "(-0.200 ± 0.000 over nodes)" in weak
+    assert "training 0.600/0.800: underfits" in weak and "why: WEAK NOTE" in weak
+    assert ("bytes 3.5 x the raw upload (70 messages in 10 rounds, 500 B each): "
+            "WEAK BYTES") in weak
     # The worst node: 0.2 below, 20 of its 100 test samples, beyond one
     # node's binomial noise.
     worst = min(weak_nodes, key=weak_nodes.get)
-    assert f"node {worst!r}, 20 training / 100 test samples" in weak
+    assert f"node {worst!r}: 20 training samples" in weak
     text = result.format()
     assert "Why a row scores below a baseline" in text
     assert "pooled accuracy: accuracy over the test samples of all nodes together" in text
