@@ -84,7 +84,7 @@ PENDING = {
         "matrix: MemoryError, not an error naming n_components") for name in _MOCHA},
     **{(name, "n_jobs=huge"): (
         "Parallel(n_jobs=10**9) is joblib's error; multitask should pass "
-        "engines._joblib.capped_n_jobs(n_jobs, n_chunks)") for name in _MOCHA},
+        "_parallel.capped_n_jobs(n_jobs, n_chunks)") for name in _MOCHA},
 }
 
 
