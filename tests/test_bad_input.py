@@ -74,18 +74,9 @@ CAPPED = {"kappa": r"kappa=\d+ is more than the n_nodes - 1 = 7"}
 # Not probed: seeds and verbosity have no wrong number.
 NOT_PROBED = {"random_state", "verbose"}
 
-# Cases that skfed/multitask.py must still fix (it is being split into a
-# package; the lead ports these lines).  strict: they fail loudly once fixed.
-_MOCHA = ("FederatedMultiTaskClassifier", "FederatedMultiTaskRegressor",
-          "FederatedMultiTaskClassifierCV", "FederatedMultiTaskRegressorCV")
-PENDING = {
-    **{(name, "n_components=huge"): (
-        "n_components=10**9 allocates a (n_features, n_components) random-feature "
-        "matrix: MemoryError, not an error naming n_components") for name in _MOCHA},
-    **{(name, "n_jobs=huge"): (
-        "Parallel(n_jobs=10**9) is joblib's error; multitask should pass "
-        "_parallel.capped_n_jobs(n_jobs, n_chunks)") for name in _MOCHA},
-}
+# Cases an estimator must still fix, as {(estimator, case): reason}; they are
+# marked xfail(strict=True), so they fail loudly once fixed.  None pending.
+PENDING = {}
 
 
 # ------------------------------------------------------------------- data

@@ -1491,3 +1491,52 @@ def test_n_components_without_an_approximation_raises(params):
         assert est.approximation_ == mode and est.n_components_ == 20
     assert FederatedMultiTaskClassifier(random_state=0).fit(
         X, y, groups=groups).approximation_ is None
+
+
+def test_n_components_past_the_memory_is_refused_by_name(monkeypatch):
+    # Issue 31: n_components=10**9 allocated a (n_features, n_components)
+    # random-feature matrix (MemoryError); it is now refused before any
+    # allocation, naming n_components and the size asked for.
+    import skfed.multitask._base as mt_base
+
+    X, y, groups = _data(seed=19)  # 47 samples, 3 features
+    needed_gib = 8 * (47 + 3) * (10**9 + 1) / 2**30  # the features and the random weights
+    monkeypatch.setattr(mt_base, "_physical_memory", lambda: 2**30)
+    est = FederatedMultiTaskClassifier(approximation="rff", n_components=10**9)
+    with pytest.raises(ValueError, match=rf"n_components=1000000000 random features on 47 "
+                                         rf"samples and 3 features need {needed_gib:,.1f} GiB"
+                                         r".* than this machine's 1.0 GiB"):
+        est.fit(X, y, groups=groups)
+    # Nystroem's landmarks are at most the samples: 47 x 48 floats fit.
+    est = FederatedMultiTaskClassifier(approximation="nystroem", n_components=10**9,
+                                       max_rounds=3, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(X, y, groups=groups)
+    assert est.components_.shape == (47, 3)
+    # Where the memory is unknown, nothing is refused up front.
+    monkeypatch.setattr(mt_base, "_physical_memory", lambda: None)
+    mt_base._check_feature_memory(10**9, "rff", 47, 3)
+
+
+@pytest.mark.parametrize("n_jobs, ok", [(0, False), (1.5, False), (-1, True), (10**9, True)])
+def test_n_jobs_is_validated_and_capped_at_the_nodes(n_jobs, ok):
+    # Issue 31: n_jobs=0 went to joblib, and n_jobs=10**9 was joblib's error;
+    # the constraint is the shared one and the workers are capped at the nodes.
+    from joblib import parallel_config
+
+    X, y, groups = _data(seed=19)
+    est = FederatedMultiTaskClassifier(kernel="linear", max_rounds=3, n_jobs=n_jobs,
+                                       random_state=0)
+    if not ok:
+        with pytest.raises(ValueError, match=r"The 'n_jobs' parameter of "
+                                             r"FederatedMultiTaskClassifier must be None"):
+            est.fit(X, y, groups=groups)
+        return
+    reference = FederatedMultiTaskClassifier(kernel="linear", max_rounds=3, random_state=0)
+    with warnings.catch_warnings(), parallel_config(backend="threading"):
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(X, y, groups=groups)
+        assert est._parallel_context()._effective_n_jobs() <= 3
+        reference.fit(X, y, groups=groups)
+    np.testing.assert_allclose(est.coef_, reference.coef_, rtol=1e-12, atol=1e-14)
