@@ -1540,3 +1540,26 @@ def test_n_jobs_is_validated_and_capped_at_the_nodes(n_jobs, ok):
         assert est._parallel_context()._effective_n_jobs() <= 3
         reference.fit(X, y, groups=groups)
     np.testing.assert_allclose(est.coef_, reference.coef_, rtol=1e-12, atol=1e-14)
+
+
+# The four named-topology cases the server-coordinated fits never checked
+# (issue 31); 3 nodes here.
+BAD_TOPOLOGIES = [
+    (dict(topology="hypercube"), r"topology='hypercube' is not one of"),
+    (dict(topology="k_regular", topology_params={"degree": 50}),
+     r"topology_params\['degree'\] must be an integer in \[1, 2\]"),
+    (dict(topology="erdos_renyi", topology_params={"p": 1.5}),
+     r"topology_params\['p'\] must be in \(0, 1\]"),
+    (dict(topology="k_regular", topology_params={"degre": 3}),
+     r"topology_params \['degre'\] do not apply to topology='k_regular'"),
+]
+
+
+@pytest.mark.parametrize("cls", [FederatedMultiTaskClassifier, FederatedMultiTaskRegressor])
+@pytest.mark.parametrize("network, match", BAD_TOPOLOGIES)
+def test_bad_named_topology_is_refused_at_fit(cls, network, match):
+    # MOCHA coordinates through a server and never drew the graph, so a
+    # misspelt or impossible topology was accepted silently.
+    X, y, groups = _data(regression=cls is FederatedMultiTaskRegressor)
+    with pytest.raises(ValueError, match=match):
+        cls(max_rounds=2, network=SimulatedNetwork(**network)).fit(X, y, groups=groups)

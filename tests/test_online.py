@@ -1275,3 +1275,21 @@ def test_join_with_median_gamma_takes_its_closest_neighbours_width_and_function(
         W = np.vstack([(1 - eta * alpha) * W, [[-eta * omega]]])
     assert_allclose(est.dictionaries_[4], D)
     assert_allclose(est.dual_coef_[4], W, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("cls", [DecentralizedKernelSGDClassifier,
+                                 DecentralizedKernelSGDRegressor])
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def test_negative_sample_weight_is_refused_by_name(cls, method):
+    # Issue 31: the regressor accepted weights of -1 and predicted about 7e7
+    # on targets within +-9; the classifier accepted them silently.
+    X, y, groups = _small()
+    if cls is DecentralizedKernelSGDRegressor:
+        y = X[:, 0] + 0.1 * X[:, 1]
+    w = np.ones(len(y))
+    w[7] = -1.0
+    kwargs = {"classes": [0, 1]} if method == "partial_fit" and cls is not \
+        DecentralizedKernelSGDRegressor else {}
+    with pytest.raises(ValueError, match=r"sample_weight must be non-negative; 1 of its 90 "
+                                         r"values are negative \(the first, at index 7, is -1.0\)"):
+        getattr(cls(max_epochs=2), method)(X, y, groups=groups, sample_weight=w, **kwargs)
