@@ -141,6 +141,11 @@ _THREADPOOLS = []
 # Node steps (rounds x nodes) of the epoch orders and fault draws held at a
 # time: the orders of max_epochs passes are made as the rounds need them.
 _ROUND_BLOCK = 1 << 20
+# A node short of steps gets at least this many made at once (all its passes
+# when they are fewer): a node whose whole order is short never keeps its
+# RandomState (about 2.5 KiB of Mersenne-Twister state, more than its order),
+# and a fill over many nodes is not repeated every few rounds.
+_MIN_FILL_STEPS = 512
 
 
 class _EpochOrders:
@@ -148,8 +153,9 @@ class _EpochOrders:
 
     Holds the flat ``queue`` / ``queue_end`` / ``position`` arrays the
     Cython solver reads (each node's next samples, node by node) and appends
-    a node's next passes only when its rounds need them (:meth:`fill`), so
-    memory is ``O(n_samples + rounds held x n_nodes)`` whatever ``epochs``.
+    a node's next passes only when its rounds need them (:meth:`fill`, at
+    least ``_MIN_FILL_STEPS`` steps at a time), so memory is ``O(n_samples +
+    rounds held x n_nodes)`` whatever ``epochs``.
     The orders are those of one up-front draw: arrival order repeated, or,
     with ``shuffle``, one permutation per pass from the node's own
     ``RandomState([seed, call])``, kept while the node has passes to make.
@@ -206,7 +212,8 @@ class _EpochOrders:
         # Passes each short node needs: enough to hold n_rounds steps.
         passes = np.zeros(len(self._counts), dtype=np.int64)
         counts = np.maximum(self._counts[short], 1)
-        passes[short] = np.minimum(unmade[short], -((held[short] - n_rounds) // counts))
+        wanted = np.maximum(n_rounds - held[short], _MIN_FILL_STEPS)
+        passes[short] = np.minimum(unmade[short], -(-wanted // counts))
         parts = []
         for node in range(len(self._counts)):
             parts.append(self.queue[self.position[node]:self.queue_end[node]])

@@ -1037,6 +1037,27 @@ def test_streamed_epoch_orders_equal_the_up_front_orders(shuffle, block):
         assert_array_equal(consumed[node], expected[node])
 
 
+def test_short_orders_are_made_at_once_and_keep_no_random_state():
+    # A node's whole order under _MIN_FILL_STEPS steps is made at the first
+    # fill, whatever the block: no RandomState is kept (2.5 KiB each, more
+    # than the order itself over 10^5 nodes).
+    from skfed.online import _MIN_FILL_STEPS, _EpochOrders
+
+    codes = np.repeat(np.arange(50), 3)
+    seeds = np.arange(1, 51, dtype=np.uint32)
+    orders = _EpochOrders(codes, 50, 10, True, seeds, 0)
+    orders.fill(1)
+    assert orders.queue.size == 50 * 30 and not orders._rngs
+    assert_array_equal(orders.queue, np.concatenate(
+        _up_front_orders(codes, 50, 10, True, seeds, call=0)))
+    # A longer one is made _MIN_FILL_STEPS steps (whole passes) ahead.
+    orders = _EpochOrders(np.repeat(np.arange(2), 100), 2, 10, True, seeds[:2], 0)
+    orders.fill(1)
+    passes = -(-_MIN_FILL_STEPS // 100)
+    assert_array_equal(orders.queue_end - orders.position, [100 * passes] * 2)
+    assert len(orders._rngs) == 2
+
+
 def test_huge_max_epochs_holds_only_the_orders_in_use():
     # Issue 31: max_epochs=10**9 built every pass's order up front (MemoryError).
     from skfed.online import _EpochOrders
@@ -1060,6 +1081,7 @@ def test_fit_does_not_depend_on_the_round_block(monkeypatch):
                   network=SimulatedNetwork(drop_rate=0.3, rogue_fraction=0.34))
     one = DecentralizedKernelSGDClassifier(**params).fit(X, y, groups=groups)
     monkeypatch.setattr(online, "_ROUND_BLOCK", 3 * len(one.nodes_))
+    monkeypatch.setattr(online, "_MIN_FILL_STEPS", 1)  # a pass at a time
     blocks = DecentralizedKernelSGDClassifier(**params).fit(X, y, groups=groups)
     assert_array_equal(blocks.decision_function(X, groups=groups),
                        one.decision_function(X, groups=groups))
