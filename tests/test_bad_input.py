@@ -51,7 +51,7 @@ def public_estimators():
 # Constructor arguments an estimator requires, and settings that keep its fits
 # on the tiny data short.  An estimator not listed is built with its defaults.
 BUILD = {
-    "LocalEstimator": dict(estimator=LogisticRegression()),
+    "LocalEstimator": dict(estimator=LogisticRegression(solver="liblinear")),
     "FederatedMultiTaskClassifier": dict(max_rounds=5),
     "FederatedMultiTaskRegressor": dict(max_rounds=5),
     "FederatedMultiTaskClassifierCV": dict(Cs=[1.0], cv=2, max_rounds=3),
