@@ -1463,6 +1463,7 @@ def _node_scores_plot(plt, result, methods, metric, output_dir):
         flierprops={"marker": "o", "markerfacecolor": "none", "markeredgecolor": "0.4"},
     )
     ax.set_xticks(range(1, len(methods) + 1), methods, rotation=30, ha="right")
+    floor = _floor_line(ax, result)
     ax.set_ylabel(f"per-node test {metric}")
     ax.set_title(f"{result.info['dataset']}: per-node scores ({result.info['n_nodes']} nodes)")
     handles = [
@@ -1473,7 +1474,7 @@ def _node_scores_plot(plt, result, methods, metric, output_dir):
         Line2D([], [], color="black", label="whiskers: farthest nodes within 1.5 box heights"),
         Line2D([], [], color="0.4", marker="o", markerfacecolor="none", linestyle="none",
                label="nodes beyond the whiskers"),
-    ]
+    ] + floor
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
               frameon=False)
     fig.tight_layout()
@@ -1481,6 +1482,16 @@ def _node_scores_plot(plt, result, methods, metric, output_dir):
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+
+
+def _floor_line(ax, result):
+    """Draw the majority-label floor of a classification task; its legend handle(s)."""
+    floor = result.info.get("majority_class")
+    if not floor:
+        return []
+    line = ax.axhline(floor[0], color="0.5", linestyle="--", linewidth=1,
+                      label=f"floor: every node predicts its majority label (mean {floor[0]:.3f})")
+    return [line]
 
 
 def _score_vs_bytes_plot(plt, result, metric, output_dir):
@@ -1498,6 +1509,12 @@ def _score_vs_bytes_plot(plt, result, metric, output_dir):
                    marker=markers[i % len(markers)], color=colors[i % len(colors)],
                    label=f"{row['method']} ({row['bytes_sent']:,} B, "
                    f"{row['mean_node_score']:.3f})")
+    _floor_line(ax, result)
+    uploads = [row["bytes_sent"] for row in result.table
+               if _baseline_kind(row["method"]) == "global"]
+    if uploads:
+        ax.axvline(min(uploads), color="0.5", linestyle=":", linewidth=1,
+                   label="raw-data upload (the Global rows)")
     positive = [row["bytes_sent"] for row in result.table if row["bytes_sent"] > 0]
     if positive:
         # Linear from 0 to the decade below the smallest count, logarithmic

@@ -198,6 +198,39 @@ def test_plots_written_when_matplotlib_is_installed(tmp_path):
     assert (tmp_path / "node_scores.png").stat().st_size > 1000
 
 
+def test_plots_have_a_legend_for_every_mark(tmp_path, monkeypatch):
+    # Issue 31: node_scores.png had no legend for its mean and median marks and
+    # score_vs_bytes.png wrote labels over each other; the majority floor and
+    # the raw upload the reasons refer to are drawn and named too.
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    figures = []
+    monkeypatch.setattr(plt, "close", figures.append)
+    result = cmp.compare("landmine", quick=True, verbose=0)
+    result.save(tmp_path)
+    monkeypatch.undo()
+    legends = {fig.axes[0].get_title().split(": ")[1]:
+               [t.get_text() for t in fig.axes[0].get_legend().get_texts()] for fig in figures}
+    floor = result.info["majority_class"][0]
+    boxes = legends["per-node scores (6 nodes)"]
+    assert boxes == ["median node", "mean node (table's mean)", "middle half of the nodes",
+                     "whiskers: farthest nodes within 1.5 box heights",
+                     "nodes beyond the whiskers",
+                     f"floor: every node predicts its majority label (mean {floor:.3f})"]
+    points = legends["score against communication"]
+    rows = {row["method"]: row for row in result.table}
+    assert points[:len(rows)] == [
+        f"{m} ({r['bytes_sent']:,} B, {r['mean_node_score']:.3f})" for m, r in rows.items()]
+    assert points[len(rows):] == [
+        f"floor: every node predicts its majority label (mean {floor:.3f})",
+        "raw-data upload (the Global rows)"]
+    # No text is written next to the points (the labels are in the legend).
+    assert not figures[1].axes[0].texts
+    for fig in figures:
+        plt.close(fig)
+
+
 def test_progress_to_given_stream():
     log = io.StringIO()
     cmp.compare("landmine", ["local-linear"], quick=True, verbose=1, log=log)
