@@ -1020,6 +1020,22 @@ def compare(
     return CompareResult(table=_summarize(runs, methods), runs=runs, info=info, notes=notes)
 
 
+def _below_floor(row, mean, pooled, n_test):
+    """``"name (by ...)"``: how far a row is below the majority-label floor.
+
+    The pooled gap is also given in test samples (``n_test`` per seed), so a
+    reader sees whether it is a handful of predictions or a real loss.
+    """
+    gaps = []
+    if row["mean_node_score"] < mean:
+        gaps.append(f"{mean - row['mean_node_score']:.4f} mean node")
+    if row["pooled_score"] < pooled:
+        samples = int(round((pooled - row["pooled_score"]) * n_test))
+        gaps.append(f"{pooled - row['pooled_score']:.4f} pooled, {samples:,} of {n_test:,} "
+                    "test samples")
+    return f"{row['method']} (by {', '.join(gaps)})"
+
+
 def _majority_scores(data):
     """``(mean node, pooled)`` accuracy of predicting each node's majority training label.
 
@@ -1112,12 +1128,12 @@ def format_table(result):
     out.append("")
     if info.get("majority_class"):
         mean, pooled = info["majority_class"]
-        below = [row["method"] for row in result.table
+        below = [_below_floor(row, mean, pooled, info["n_test"]) for row in result.table
                  if row["mean_node_score"] < mean or row["pooled_score"] < pooled]
         out.append(textwrap.fill(
             f"Floor: predicting each node's most frequent training label scores {mean:.4f} "
             f"mean node / {pooled:.4f} pooled accuracy"
-            + (f"; below it (in either): {', '.join(below)}." if below else "."), width=100))
+            + (f"; below it: {'; '.join(below)}." if below else "."), width=100))
     out.extend(_column_definitions(result))
     reasons = loss_reasons(result)
     if reasons:
