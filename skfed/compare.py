@@ -1466,7 +1466,8 @@ def _node_scores_plot(plt, result, methods, metric, output_dir):
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(methods) + 2.5), 4.5))
+    # The legend (about 4.5 in) sits right of the boxes, which get 0.8 in each.
+    fig, ax = plt.subplots(figsize=(max(3.0, 0.8 * len(methods) + 1.2) + 4.5, 4.5))
     data = [
         [s for run in result.runs if run["method"] == m for s in run["node_scores"].values()]
         for m in methods
@@ -1479,7 +1480,7 @@ def _node_scores_plot(plt, result, methods, metric, output_dir):
         flierprops={"marker": "o", "markerfacecolor": "none", "markeredgecolor": "0.4"},
     )
     ax.set_xticks(range(1, len(methods) + 1), methods, rotation=30, ha="right")
-    floor = _floor_line(ax, result)
+    floor = _floor_line(ax, result, [s for scores in data for s in scores])
     ax.set_ylabel(f"per-node test {metric}")
     ax.set_title(f"{result.info['dataset']}: per-node scores ({result.info['n_nodes']} nodes)")
     handles = [
@@ -1500,14 +1501,26 @@ def _node_scores_plot(plt, result, methods, metric, output_dir):
     return path
 
 
-def _floor_line(ax, result):
-    """Draw the majority-label floor of a classification task; its legend handle(s)."""
+def _floor_line(ax, result, scores):
+    """Draw the majority-label floor of a classification task; its legend handle(s).
+
+    A floor far below the plotted ``scores`` (more than half their range
+    under the lowest) is only named in the legend: drawn, it would squeeze
+    the scores into a strip at the top (HAR: 0.826 under scores of 0.98).
+    """
+    from matplotlib.lines import Line2D
+
     floor = result.info.get("majority_class")
     if not floor:
         return []
-    line = ax.axhline(floor[0], color="0.5", linestyle="--", linewidth=1,
-                      label=f"floor: every node predicts its majority label (mean {floor[0]:.3f})")
-    return [line]
+    label = f"floor: every node predicts its majority label (mean {floor[0]:.3f})"
+    scores = np.asarray(scores, dtype=float)
+    scores = scores[np.isfinite(scores)]
+    if scores.size and floor[0] < scores.min() - 0.5 * max(np.ptp(scores), 0.01):
+        # A legend entry only (not added to the axes).
+        return [Line2D([], [], color="0.5", linestyle="--", linewidth=1,
+                       label=label + ", below the axis")]
+    return [ax.axhline(floor[0], color="0.5", linestyle="--", linewidth=1, label=label)]
 
 
 def _score_vs_bytes_plot(plt, result, metric, output_dir):
@@ -1517,7 +1530,7 @@ def _score_vs_bytes_plot(plt, result, metric, output_dir):
     bytes (the Global baselines' raw upload) and close scores would write
     their labels over each other.
     """
-    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    fig, ax = plt.subplots(figsize=(9.5, 4.5))
     markers = "osD^vP*Xph<>"
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, row in enumerate(result.table):
@@ -1525,7 +1538,7 @@ def _score_vs_bytes_plot(plt, result, metric, output_dir):
                    marker=markers[i % len(markers)], color=colors[i % len(colors)],
                    label=f"{row['method']} ({row['bytes_sent']:,} B, "
                    f"{row['mean_node_score']:.3f})")
-    _floor_line(ax, result)
+    floor = _floor_line(ax, result, [row["mean_node_score"] for row in result.table])
     uploads = [row["bytes_sent"] for row in result.table
                if _baseline_kind(row["method"]) == "global"]
     if uploads:
@@ -1543,7 +1556,11 @@ def _score_vs_bytes_plot(plt, result, metric, output_dir):
     ax.set_xlabel("bytes communicated during fit (symlog; Local rows at 0)")
     ax.set_ylabel(f"mean per-node test {metric}")
     ax.set_title(f"{result.info['dataset']}: score against communication")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+    handles = ax.get_legend_handles_labels()[0]
+    if floor and floor[0] not in handles:  # named only: after the methods' points
+        handles.insert(len(result.table), floor[0])
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
+              frameon=False)
     fig.tight_layout()
     path = Path(output_dir) / "score_vs_bytes.png"
     fig.savefig(path, dpi=120)

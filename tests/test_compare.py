@@ -394,3 +394,23 @@ def test_rows_below_the_majority_floor_say_by_how_much():
     assert ("below it: global-linear (by 0.0011 mean node, 0.0010 pooled, 4 of 3,718 test "
             "samples).") in text
     assert "local-linear (by" not in text
+
+
+def test_a_floor_far_below_the_scores_is_named_not_drawn():
+    # HAR: a floor of 0.826 under scores of 0.98-0.995 would squeeze the
+    # points into a strip; it is then a legend entry only.
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    result = _result([_run("global-linear", {0: 0.98, 1: 0.99}, np.ones(10), train=1.0)])
+    result.info["majority_class"] = [0.826, 0.825]
+    fig, ax = plt.subplots()
+    far = cmp._floor_line(ax, result, [0.98, 0.995])
+    near = cmp._floor_line(ax, result, [0.83, 0.995])
+    assert far[0].get_label().endswith("(mean 0.826), below the axis")
+    assert near[0].get_label().endswith("(mean 0.826)")
+    assert [line.get_ydata()[0] for line in ax.get_lines()] == [0.826]  # only `near` drawn
+    plt.close(fig)
