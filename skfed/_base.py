@@ -61,6 +61,7 @@ from sklearn.utils.validation import (
 )
 
 from ._compat import (
+    Interval,
     StrOptions,
     _check_feature_names,
     _check_n_features,
@@ -79,7 +80,18 @@ __all__ = [
     "check_groups",
     "check_network_faults",
     "check_node_weights",
+    "check_sample_weight",
     "pad_log",
+    "N_JOBS_CONSTRAINT",
+]
+
+# ``n_jobs`` as scikit-learn and joblib understand it: None, a positive
+# number of workers or a negative one (-1 all CPUs, -2 all but one, ...);
+# 0 means nothing and is refused by parameter validation, naming n_jobs.
+N_JOBS_CONSTRAINT = [
+    None,
+    Interval(numbers.Integral, None, -1, closed="right"),
+    Interval(numbers.Integral, 1, None, closed="left"),
 ]
 
 
@@ -200,8 +212,11 @@ def check_network_faults(estimator, network, unsupported):
         Fault parameter (``"drop_rate"``, ``"straggler_rate"``,
         ``"rogue_fraction"``) -> why the method has no such fault.
     """
+    from .network import resolve_network
+
     if network is None:
         return
+    network = resolve_network(network)  # a TypeError naming network for anything else
     for param, why in unsupported.items():
         value = getattr(network, param)
         if value:
@@ -209,6 +224,39 @@ def check_network_faults(estimator, network, unsupported):
                 f"{type(estimator).__name__} does not model {_FAULTS[param]} "
                 f"(network.{param}={value!r}): {why}. Set network.{param}=0."
             )
+
+
+def check_sample_weight(sample_weight, X, *, dtype=None):
+    """Validate ``sample_weight`` of a fit: shape, finiteness and sign.
+
+    The one check every skfed estimator applies (through
+    :meth:`FederatedMixin._validate_fit_data`): one finite, non-negative
+    weight per sample.  A negative weight is refused, naming the first one;
+    a weight of zero is allowed (the sample is ignored), and
+    :func:`check_node_weights` names a node left with no positive weight.
+
+    Parameters
+    ----------
+    sample_weight : array-like of shape (n_samples,), scalar or None
+        None or a scalar gives the same weight to every sample.
+    X : array-like of shape (n_samples, n_features)
+    dtype : dtype, default=None
+        Of the returned weights (float64 when None).
+
+    Returns
+    -------
+    sample_weight : ndarray of shape (n_samples,)
+    """
+    sample_weight = _check_sample_weight(sample_weight, X, dtype=dtype)
+    negative = np.flatnonzero(sample_weight < 0)
+    if negative.size:
+        first = negative[0]
+        raise ValueError(
+            f"sample_weight must be non-negative; {negative.size} of its "
+            f"{sample_weight.shape[0]} values are negative (the first, at index "
+            f"{first}, is {float(sample_weight[first])!r})."
+        )
+    return sample_weight
 
 
 def check_node_weights(estimator, codes, sample_weight, *, min_samples=1, why=""):
@@ -588,7 +636,7 @@ class FederatedMixin(DocLinkMixin):
                 ) from exc
         self._fitted_with_groups = groups is not None
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X_features, dtype=X_features.dtype)
+            sample_weight = check_sample_weight(sample_weight, X_features, dtype=X_features.dtype)
         layout = NodeLayout(codes, len(self.nodes_))
         return X_features, y, sample_weight, layout
 

@@ -17,7 +17,7 @@ two ways to be correct everywhere are
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 
-__all__ = ["parallel_nodes", "node_parallel_backend", "node_chunks"]
+__all__ = ["parallel_nodes", "node_parallel_backend", "node_chunks", "capped_n_jobs"]
 
 
 def node_chunks(n_nodes, n_jobs=None, *, chunks_per_worker=1):
@@ -57,6 +57,33 @@ def node_chunks(n_nodes, n_jobs=None, *, chunks_per_worker=1):
     return [(int(stop - size), int(stop)) for size, stop in zip(sizes, stops)]
 
 
+def capped_n_jobs(n_jobs, n_tasks):
+    """``n_jobs`` with no more workers than tasks.
+
+    A positive ``n_jobs`` above ``n_tasks`` would start idle workers (and
+    joblib refuses values past a million); ``None`` and negative values
+    (``parallel_config`` and the CPU count decide) pass unchanged.
+
+    Parameters
+    ----------
+    n_jobs : int or None
+    n_tasks : int
+
+    Returns
+    -------
+    n_jobs : int or None
+
+    Examples
+    --------
+    >>> from skfed._parallel import capped_n_jobs
+    >>> capped_n_jobs(10**9, 4), capped_n_jobs(-1, 4), capped_n_jobs(None, 4)
+    (4, -1, None)
+    """
+    if n_jobs is None or n_jobs < 0:
+        return n_jobs
+    return max(1, min(int(n_jobs), int(n_tasks)))
+
+
 def parallel_nodes(function, items, *, n_jobs=None, shared_memory=False):
     """``[function(*item) for item in items]``, node by node, through joblib.
 
@@ -91,6 +118,7 @@ def parallel_nodes(function, items, *, n_jobs=None, shared_memory=False):
     if len(items) <= 1 or effective_n_jobs(n_jobs) == 1:
         return [function(*item) for item in items]
     require = "sharedmem" if shared_memory else None
+    n_jobs = capped_n_jobs(n_jobs, len(items))
     return Parallel(n_jobs=n_jobs, prefer="threads", require=require)(
         delayed(function)(*item) for item in items
     )

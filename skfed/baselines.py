@@ -19,9 +19,14 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import FederatedClassifierMixin, FederatedMixin, FederatedRegressorMixin
+from ._base import (
+    N_JOBS_CONSTRAINT,
+    FederatedClassifierMixin,
+    FederatedMixin,
+    FederatedRegressorMixin,
+)
 from ._compat import HasMethods
-from ._parallel import node_chunks
+from ._parallel import capped_n_jobs, node_chunks
 
 __all__ = ["LocalEstimator", "pooled_data_bytes"]
 
@@ -167,7 +172,7 @@ class LocalEstimator(FederatedMixin, MetaEstimatorMixin, BaseEstimator):
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "predict"])],
         **FederatedMixin._federated_parameter_constraints,
-        "n_jobs": [None, numbers.Integral],
+        "n_jobs": N_JOBS_CONSTRAINT,
     }
 
     def __init__(self, estimator, *, group_column=None, handle_unknown="global", n_jobs=None):
@@ -317,7 +322,7 @@ class LocalEstimator(FederatedMixin, MetaEstimatorMixin, BaseEstimator):
         fitted = _fit_chunk(*chunk_args(0, head, False))
         if head < n_nodes:
             bounds = node_chunks(n_nodes - head, self.n_jobs, chunks_per_worker=4)
-            parts = Parallel(n_jobs=self.n_jobs)(
+            parts = Parallel(n_jobs=capped_n_jobs(self.n_jobs, len(bounds)))(
                 delayed(_fit_chunk)(*chunk_args(head + first, head + stop, True))
                 for first, stop in bounds
             )

@@ -31,7 +31,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import FederatedClassifierMixin, FederatedMixin, node_seeds
-from ._base import check_network_faults
+from ._base import N_JOBS_CONSTRAINT, check_network_faults
 from ._compat import Interval, StrOptions
 from ._core._boosting_fast import (
     Logistic,
@@ -428,7 +428,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         "communication_budget": [None, Interval(numbers.Integral, 0, None, closed="left")],
         "network": "no_validation",
         "random_state": ["random_state"],
-        "n_jobs": [None, numbers.Integral],
+        "n_jobs": N_JOBS_CONSTRAINT,
         **FederatedMixin._federated_parameter_constraints,
     }
 
@@ -987,7 +987,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     delta : float, default=1e-3
         Offset of the degree log-barrier.
     kappa : int, default=5
-        Peers sampled by a node at each graph step.
+        Peers sampled by a node at each graph step (all its neighbours when
+        it has fewer); a value above ``n_nodes - 1`` warns.
     max_neighbors : int, default=5
         Most non-zero graph weights a node keeps (Remark 2 of the paper):
         after each graph step the waking node and its peers set to zero their

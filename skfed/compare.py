@@ -50,6 +50,7 @@ __all__ = [
     "applicable_methods",
     "compare",
     "CompareResult",
+    "loss_reasons",
 ]
 
 TASKS = ("binary", "multiclass", "regression")
@@ -133,9 +134,15 @@ class MethodSpec:
         None means every dataset of a matching task.  Named explicitly, a
         method runs on any dataset of a matching task.
     behind_note : str, default=""
-        Why the method can score below both linear baselines; printed under
-        the table when its mean node score is below global-linear's and
-        local-linear's.
+        A documented property of the method that makes it score below a
+        baseline (its model class, its budget); printed, with the measured
+        numbers, when it loses to a baseline by more than the noise.
+    baseline : {"", "global", "local"}, default=""
+        Whether the row is a Global or a Local baseline.
+    bytes_why : str, default=""
+        What the method's messages carry, so that its bytes can exceed the
+        raw upload of the Global baselines; printed, with the measured
+        rounds and messages, when they do.
     """
 
     name: str
@@ -148,6 +155,8 @@ class MethodSpec:
     param_grid: Optional[dict] = None
     default_datasets: Optional[tuple] = None
     behind_note: str = ""
+    baseline: str = ""
+    bytes_why: str = ""
 
 
 @dataclass
@@ -359,23 +368,33 @@ _METHOD_TABLE = (
         description="Global baseline: standardized LinearSVC (Ridge for "
         "regression) on the pooled data of all nodes",
         param_grid={"linearsvc__C": [0.01, 0.1, 1.0, 10.0]},
+        baseline="global",
+        behind_note="one linear model shared by every node cannot follow node-specific "
+        "decision boundaries",
     ),
     MethodSpec(
         "local-linear", _local(_linear), tasks=ALL_TASKS,
         description="Local baseline: one standardized LinearSVC (Ridge) per node, "
         "nothing communicated",
         param_grid={"estimator__linearsvc__C": [0.01, 0.1, 1.0, 10.0]},
+        baseline="local",
+        behind_note="every node fits its model on its own training samples only",
     ),
     MethodSpec(
         "global-adaboost", _adaboost, pooled=True,
         communication=raw_data_bytes, bytes_note=_RAW_NOTE,
         description="Global baseline: AdaBoost over decision stumps on the pooled data",
         default_datasets=DADA_DATASETS,
+        baseline="global",
+        behind_note="one ensemble of decision stumps (axis-aligned thresholds) shared by "
+        "every node",
     ),
     MethodSpec(
         "local-adaboost", _local(_adaboost),
         description="Local baseline: AdaBoost over decision stumps per node",
         default_datasets=DADA_DATASETS,
+        baseline="local",
+        behind_note="every node boosts 100 stumps on its own training samples only",
     ),
     MethodSpec(
         "online-kernel", _online_kernel, tasks=ALL_TASKS,
@@ -388,6 +407,9 @@ _METHOD_TABLE = (
         default_datasets=ONLINE_DATASETS,
         behind_note="streaming SGD, not a converged batch solver: every node learns "
         "from one sample at a time (30 passes) with at most 100 kernel centres",
+        bytes_why="its messages carry kernel centres, i.e. the node's own training rows: "
+        "a node sends each row at most once to each of its ring neighbours (the raw "
+        "upload sends it once, to the server), plus its centres' weights once per pass",
     ),
     MethodSpec(
         "fed-sparse-linear", _sparse_linear, tasks=("regression",),
@@ -397,6 +419,10 @@ _METHOD_TABLE = (
         param_grid={"alpha": ["auto"], "auto_z": [None, 0.5, 2.0],
                     "rogue_tolerance": [None, 0.0, 0.2]},
         default_datasets=SPARSE_DATASETS,
+        behind_note="a least-squares refit on the features of one support shared by all "
+        "nodes (per-node intercepts only)",
+        bytes_why="support votes (a bit per feature), then every node's sufficient "
+        "statistics on the support, then the coefficients back",
     ),
     MethodSpec(
         "mocha-linear", _mocha("linear"), tasks=ALL_TASKS,
@@ -404,6 +430,11 @@ _METHOD_TABLE = (
         "server-coordinated; model vectors each round",
         param_grid={"C": [0.1, 1.0, 10.0, 100.0]},
         default_datasets=MOCHA_DATASETS,
+        behind_note="a linear model per node (C=1), coupled to the others through the "
+        "learned task relationships",
+        bytes_why="every round each node receives and returns a model vector "
+        "(n_features + 1 values, 8-bit quantized), for as many rounds as its stopping "
+        "rule takes",
     ),
     MethodSpec(
         "mocha-rbf", _mocha("rbf"),
@@ -413,6 +444,10 @@ _METHOD_TABLE = (
         "one model vector each way per node and round, no data leaves a node",
         param_grid={"C": [0.1, 1.0, 10.0, 100.0]},
         default_datasets=("har-sitting",),
+        behind_note="a linear model per node on random Fourier features of the rbf kernel, "
+        "coupled through the learned task relationships",
+        bytes_why="every round each node receives and returns a model vector over the "
+        "random features (8-bit quantized), for as many rounds as its stopping rule takes",
     ),
     MethodSpec(
         "dada-learned", _dada("learned"),
@@ -421,12 +456,22 @@ _METHOD_TABLE = (
         "bytes counted",
         param_grid={"beta": [3.0, 10.0, 30.0], "mu": [0.3, 1.0, 3.0]},
         default_datasets=DADA_DATASETS,
+        behind_note="each node's model is an l1-bounded (beta=3) combination of stumps "
+        "built by 100 Frank-Wolfe wake-ups per node and pulled toward its learned "
+        "neighbours' models (mu=3)",
+        bytes_why="every wake-up sends a stump index and a step to each graph neighbour, "
+        "and every graph update exchanges whole models with up to kappa=5 sampled peers",
     ),
     MethodSpec(
         "dada-oracle", _dada("oracle"),
         description="Dada on the dataset's oracle similarity graph (moons)",
         param_grid={"beta": [3.0, 10.0, 30.0], "mu": [0.3, 1.0, 3.0]},
         default_datasets=("moons",),
+        behind_note="each node's model is an l1-bounded (beta=3) combination of stumps "
+        "built by 100 Frank-Wolfe wake-ups per node and pulled toward its neighbours' "
+        "models on the given graph (mu=3)",
+        bytes_why="every wake-up sends a stump index and a step to each neighbour of the "
+        "given graph",
     ),
     MethodSpec(
         "perso-linear", _perso_linear,
@@ -434,6 +479,11 @@ _METHOD_TABLE = (
         "as in Dada (asynchronous block coordinate descent)",
         param_grid={"mu": [0.1, 1.0, 10.0], "alpha": [1e-3, 1e-2]},
         default_datasets=DADA_DATASETS,
+        behind_note="a logistic model per node (l2 alpha=1e-2, unstandardized features) "
+        "pulled toward its learned neighbours' models (mu=1)",
+        bytes_why="every wake-up sends the node's model (n_features + 1 values) to its "
+        "graph neighbours, and the graph learning exchanges models with up to kappa=5 "
+        "sampled peers",
     ),
 )
 
@@ -698,6 +748,12 @@ def _run_one(spec, ctx, data):
             y_pred = estimator.predict(data.X_test)
         else:
             y_pred = estimator.predict(data.X_test, groups=data.groups_test)
+        # The training score, to tell a model that cannot fit (underfits)
+        # from one that fits and does not generalize (overfits).
+        if spec.pooled:
+            y_fit = estimator.predict(data.X_train)
+        else:
+            y_fit = estimator.predict(data.X_train, groups=data.groups_train)
     if spec.communication is not None:
         n_bytes = spec.communication(estimator, data.X_train, data.y_train, data.groups_train)
     else:
@@ -710,14 +766,14 @@ def _run_one(spec, ctx, data):
     y_pred = np.asarray(y_pred)
     y_test = np.asarray(data.y_test)
     groups_test = np.asarray(data.groups_test)
+    groups_train = np.asarray(data.groups_train)
     node_scores = _node_scores(ctx.task, y_test, y_pred, groups_test)
     values = np.array(list(node_scores.values()), dtype=float)
-    if ctx.task == "regression":
-        from sklearn.metrics import r2_score
-
-        pooled = float(r2_score(y_test, y_pred))
-    else:
-        pooled = float(np.mean(y_pred == y_test))
+    pooled = _pooled_score(ctx.task, y_test, y_pred)
+    train_score = _pooled_score(ctx.task, np.asarray(data.y_train), np.asarray(y_fit))
+    node_train_scores = _node_scores(ctx.task, np.asarray(data.y_train), np.asarray(y_fit),
+                                     groups_train)
+    rounds = getattr(estimator, "bytes_per_round_", None)
     # The whole first line of each warning (a cut one can drop the advice at
     # its end); the CLI wraps long lines at word boundaries.
     messages = sorted({f"{w.category.__name__}: {str(w.message).splitlines()[0]}" for w in caught})
@@ -732,7 +788,36 @@ def _run_one(spec, ctx, data):
         "n_nodes_scored": int(values.size),
         "node_scores": node_scores,
         "warnings": messages,
+        # What the reasons under the table are computed from.
+        "train_score": train_score,
+        "node_train_scores": node_train_scores,
+        "node_train_sizes": _node_sizes(groups_train),
+        "node_test_sizes": _node_sizes(groups_test),
+        "n_rounds": 0 if rounds is None else int(len(rounds)),
+        "n_messages": int(getattr(estimator, "n_messages_", 0) or 0),
+        "raw_bytes": int(raw_data_bytes(None, data.X_train, data.y_train, groups_train)),
+        "n_features": int(data.X_train.shape[1]),
+        # Per test sample: 1 / 0 correct (classification) or minus the squared
+        # error (regression), for paired comparisons; not written to files.
+        "_sample_scores": (
+            -((y_pred.astype(float) - y_test.astype(float)) ** 2) if ctx.task == "regression"
+            else (y_pred == y_test).astype(float)
+        ),
     }
+
+
+def _pooled_score(task, y_true, y_pred):
+    """Accuracy, or R^2 for regression, over all samples at once."""
+    if task == "regression":
+        from sklearn.metrics import r2_score
+
+        return float(r2_score(y_true, y_pred))
+    return float(np.mean(y_pred == y_true))
+
+
+def _node_sizes(groups):
+    labels, counts = np.unique(groups, return_counts=True)
+    return {(k.item() if hasattr(k, "item") else k): int(c) for k, c in zip(labels, counts)}
 
 
 SUMMARY_FIELDS = (
@@ -807,7 +892,9 @@ class CompareResult:
         return format_table(self)
 
     def to_dict(self):
-        return {"info": self.info, "table": self.table, "runs": self.runs, "notes": self.notes}
+        runs = [{k: v for k, v in run.items() if not k.startswith("_")} for run in self.runs]
+        return {"info": self.info, "table": self.table, "runs": runs, "notes": self.notes,
+                "reasons": loss_reasons(self)}
 
     def save(self, output_dir, plots=True):
         """Write ``results.csv``, ``runs.csv``, ``node_scores.csv``,
@@ -887,7 +974,7 @@ def compare(
         if verbose:
             print(message, file=log, flush=True)
 
-    runs, info = [], None
+    runs, info, majority = [], None, []
     total = len(seeds) * len(methods)
     step = 0
     for seed in seeds:
@@ -920,6 +1007,8 @@ def compare(
                 "bytes_notes": {m: METHODS[m].bytes_note for m in methods if METHODS[m].bytes_note},
                 "versions": _versions(),
             }
+        if spec.task != "regression":
+            majority.append(_majority_scores(data))
         for name in methods:
             step += 1
             say(f"[skfed compare] [{step}/{total}] seed {seed}: fitting {name} on {n_nodes} nodes ...")
@@ -929,8 +1018,48 @@ def compare(
                 f"{run['fit_time_s']:.2f} s, mean node score {run['mean_node_score']:.4f}"
             )
             runs.append(run)
+    if majority:
+        info["majority_class"] = np.mean(majority, axis=0).tolist()
     notes = sorted({f"{r['method']}: {w}" for r in runs for w in r["warnings"]})
     return CompareResult(table=_summarize(runs, methods), runs=runs, info=info, notes=notes)
+
+
+def _below_floor(row, mean, pooled, n_test):
+    """``"name (by ...)"``: how far a row is below the majority-label floor.
+
+    The pooled gap is also given in test samples (``n_test`` per seed), so a
+    reader sees whether it is a handful of predictions or a real loss.
+    """
+    gaps = []
+    if row["mean_node_score"] < mean:
+        gaps.append(f"{mean - row['mean_node_score']:.4f} mean node")
+    if row["pooled_score"] < pooled:
+        samples = int(round((pooled - row["pooled_score"]) * n_test))
+        gaps.append(f"{pooled - row['pooled_score']:.4f} pooled, {samples:,} of {n_test:,} "
+                    "test samples")
+    return f"{row['method']} (by {', '.join(gaps)})"
+
+
+def _majority_scores(data):
+    """``(mean node, pooled)`` accuracy of predicting each node's majority training label.
+
+    The floor a classifier must clear on unbalanced data (Landmine: 6 %
+    mines, so predicting "no mine" everywhere is already about 0.94).
+    """
+    y_train, y_test = np.asarray(data.y_train), np.asarray(data.y_test)
+    g_train, g_test = np.asarray(data.groups_train), np.asarray(data.groups_test)
+    labels, counts = np.unique(y_train, return_counts=True)
+    overall = labels[np.argmax(counts)]
+    pred = np.empty(len(y_test), dtype=y_train.dtype)
+    for node in np.unique(g_test):
+        own = y_train[g_train == node]
+        if own.size:
+            values, n = np.unique(own, return_counts=True)
+            pred[g_test == node] = values[np.argmax(n)]
+        else:
+            pred[g_test == node] = overall
+    nodes = _node_scores("binary", y_test, pred, g_test)
+    return float(np.mean(list(nodes.values()))), float(np.mean(pred == y_test))
 
 
 def _versions():
@@ -1001,20 +1130,31 @@ def format_table(result):
     ]
     out.extend(line(r) for r in rows)
     out.append("")
-    out.extend(_behind_notes(result.table))
-    notes = sorted(set(info.get("bytes_notes", {}).values()))
-    for note in notes:
-        out.append(f"* {note}")
-    out.append(
-        "Per-node scores: each node's test samples scored by the model that node "
-        "would use (its own for Local, the shared one for Global)."
-    )
+    if info.get("majority_class"):
+        mean, pooled = info["majority_class"]
+        below = [_below_floor(row, mean, pooled, info["n_test"]) for row in result.table
+                 if row["mean_node_score"] < mean or row["pooled_score"] < pooled]
+        out.append(textwrap.fill(
+            f"Floor: predicting each node's most frequent training label scores {mean:.4f} "
+            f"mean node / {pooled:.4f} pooled accuracy"
+            + (f"; below it: {'; '.join(below)}." if below else "."), width=100))
+    out.extend(_column_definitions(result))
+    reasons = loss_reasons(result)
+    if reasons:
+        out.append(textwrap.fill(
+            "Why a row scores below a baseline or sends more than the raw upload, measured "
+            "on these runs (a/b: this row / the baseline; ± one standard error of the "
+            "paired difference; noise: under two of them, or under two binomial standard "
+            "errors of the worst node's accuracy; under/overfits: its training score is "
+            "lower / higher than the baseline's):", width=100))
+        for reason in reasons:
+            out.append(textwrap.fill(reason, width=100, initial_indent="- ",
+                                     subsequent_indent="  "))
     if info.get("not_run_by_default"):
-        out.append(
-            "Also applicable to this task, but this dataset is not among those each "
-            "runs on by default, the ones it is benchmarked on (add them with "
-            f"--methods): {', '.join(info['not_run_by_default'])}."
-        )
+        out.append(textwrap.fill(
+            f"Not run by default, since {info['dataset']} is not among the datasets they "
+            f"are benchmarked on (add them with --methods): "
+            f"{', '.join(info['not_run_by_default'])}.", width=100))
     if info.get("quick"):
         quick = (
             "--quick: a smoke run on a small slice with short fits (fewer iterations, "
@@ -1038,18 +1178,204 @@ def format_table(result):
     return "\n".join(out)
 
 
-def _behind_notes(table):
-    """One line for every method below both linear baselines, saying why."""
-    scores = {row["method"]: row["mean_node_score"] for row in table}
-    baselines = [scores[m] for m in ("global-linear", "local-linear") if m in scores]
-    if len(baselines) < 2:
-        return []
-    return [
-        f"{row['method']} is below both linear baselines: {METHODS[row['method']].behind_note}"
-        for row in table
-        if row["method"] in METHODS and METHODS[row["method"]].behind_note
-        and row["mean_node_score"] < min(baselines)
+# A loss smaller than this many standard errors is called noise.
+_NOISE_SE = 2.0
+
+
+def _column_definitions(result):
+    """What every column of the table means (printed under it)."""
+    info = result.info
+    metric = info["metric"]
+    name = "R^2" if metric == "r2" else "accuracy"
+    lines = [
+        "Columns:",
+        f"  mean node {metric}: each node's {name} on its own test samples, scored with the "
+        "model that node uses",
+        "    (its own for Local, the shared one for Global), averaged over the nodes: every "
+        "node counts once.",
+        f"  worst node {metric}: the lowest of these per-node scores.",
+        f"  pooled {metric}: {name} over the test samples of all nodes together: a node "
+        "counts by its number",
+        "    of test samples.",
+        "  bytes sent: bytes communicated during fit under skfed's byte model (a 16-byte "
+        "header per message,",
+        "    8 bytes a float64 value); Local baselines send nothing.",
     ]
+    notes = sorted(set(info.get("bytes_notes", {}).values()))
+    lines.extend(textwrap.fill(f"* {note}.", width=100, initial_indent="    ",
+                               subsequent_indent="    ") for note in notes)
+    lines.append("  fit time (s): wall-clock seconds of fit on this machine.")
+    if len(info.get("seeds", [])) > 1:
+        lines.append("  mean ± std: over the seeds (one split and fit each).")
+    return lines
+
+
+def _baseline_kind(name):
+    spec = METHODS.get(name)
+    return spec.baseline if spec is not None else ""
+
+
+def _paired(result, method, baseline, key):
+    """Paired differences ``method - baseline``: per node, or per test sample.
+
+    ``key`` is ``"node"`` (every node of every seed with a score for both)
+    or ``"sample"`` (every test sample of every seed).
+    """
+    by_seed = {}
+    for run in result.runs:
+        if run["method"] in (method, baseline):
+            by_seed.setdefault(run["seed"], {})[run["method"]] = run
+    diffs = []
+    for pair in by_seed.values():
+        if len(pair) < 2:
+            continue
+        a, b = pair[method], pair[baseline]
+        if key == "sample":
+            if "_sample_scores" in a and "_sample_scores" in b:
+                diffs.append(np.asarray(a["_sample_scores"]) - np.asarray(b["_sample_scores"]))
+            continue
+        nodes = [n for n in a["node_scores"] if n in b["node_scores"]]
+        diffs.append(np.array([a["node_scores"][n] - b["node_scores"][n] for n in nodes]))
+    return np.concatenate(diffs) if diffs else np.zeros(0)
+
+
+def _noise(diffs):
+    """``(mean, standard error)`` of paired differences."""
+    if diffs.size < 2:
+        return (float(diffs.mean()) if diffs.size else 0.0), math.inf
+    return float(diffs.mean()), float(diffs.std(ddof=1) / np.sqrt(diffs.size))
+
+
+def _first_run(result, method):
+    """The run of ``method`` on the first seed."""
+    return next(run for run in result.runs if run["method"] == method)
+
+
+def _fit_diagnosis(result, method, baseline):
+    """Training scores ``a/b`` and whether ``method`` underfits or overfits next to ``baseline``."""
+    runs = [r for r in result.runs if r["method"] in (method, baseline) and "train_score" in r]
+    train = {m: float(np.mean([r["train_score"] for r in runs if r["method"] == m] or [np.nan]))
+             for m in (method, baseline)}
+    if any(math.isnan(v) for v in train.values()):
+        return ""
+    gap = train[method] - train[baseline]
+    how = "underfits" if gap < -5e-4 else ("overfits" if gap > 5e-4 else "fits as well")
+    return f"training {train[method]:.3f}/{train[baseline]:.3f}: {how}"
+
+
+def _why_behind(method, baseline):
+    """The documented property that makes ``method`` score below ``baseline``."""
+    mine, theirs = _baseline_kind(method), _baseline_kind(baseline)
+    if mine and mine == theirs:
+        # Two baselines on the same data: only the model class differs.
+        return (f"vs {baseline}: the same {mine} data, another model class "
+                f"({method.split('-', 1)[-1]} vs {baseline.split('-', 1)[-1]})")
+    return METHODS[method].behind_note if method in METHODS else ""
+
+
+_COLUMN_WORDS = {"mean_node_score": "mean", "worst_node_score": "worst",
+                 "pooled_score": "pooled"}
+
+
+def _against(result, method, baseline, columns):
+    """``(text, significant)``: the losses of ``method`` to ``baseline`` in ``columns``."""
+    table = {row["method"]: row for row in result.table}
+    noise, real = [], []
+    for column in columns:
+        mine, theirs = table[method][column], table[baseline][column]
+        words = f"{_COLUMN_WORDS[column]} {mine:.3f}/{theirs:.3f}"
+        if column == "worst_node_score":
+            within, detail = _worst_node(result, method, baseline)
+        else:
+            unit = "node" if column == "mean_node_score" else "sample"
+            mean, se = _noise(_paired(result, method, baseline, unit))
+            within = abs(mean) < _NOISE_SE * se
+            detail = f"{mean:+.3f} ± {se:.3f} over {unit}s"
+        (noise if within else real).append(f"{words} ({detail})")
+    parts = []
+    if noise:
+        parts.append("noise: " + ", ".join(noise))
+    if real:
+        diagnosis = _fit_diagnosis(result, method, baseline)
+        parts.append("below: " + ", ".join(real) + (f", {diagnosis}" if diagnosis else ""))
+    return f"vs {baseline} [" + "; ".join(parts) + "]", bool(real)
+def _worst_node(result, method, baseline):
+    """``(within noise, detail)`` of a worst-node loss (first seed's runs)."""
+    a, b = _first_run(result, method), _first_run(result, baseline)
+    node = min(a["node_scores"], key=a["node_scores"].get)
+    score = a["node_scores"][node]
+    n_test = a.get("node_test_sizes", {}).get(node)
+    n_train = a.get("node_train_sizes", {}).get(node)
+    gap = b["worst_node_score"] - score
+    if result.info["metric"] == "accuracy" and n_test and len(result.info["seeds"]) == 1:
+        # One node's accuracy is a proportion over its test samples.
+        se = math.sqrt(max(score * (1 - score), 1.0 / n_test) / n_test)
+        if gap < _NOISE_SE * se:
+            return True, (f"{round(gap * n_test)} of node {node!r}'s {n_test} test samples, "
+                          f"binomial s.e. {se:.3f}")
+    return False, (f"node {node!r}: {n_train} training samples, "
+                   f"{b['node_scores'].get(node, math.nan):.3f} under {baseline}")
+
+
+def _bytes_reason(result, method, baseline):
+    table = {row["method"]: row for row in result.table}
+    run = _first_run(result, method)
+    n_bytes, raw = table[method]["bytes_sent"], table[baseline]["bytes_sent"]
+    text = f"bytes {n_bytes / max(raw, 1):.1f} x the raw upload"
+    if run.get("n_messages"):
+        text += (f" ({run['n_messages']:,} messages in {run['n_rounds']:,} rounds, "
+                 f"{n_bytes / run['n_messages']:,.0f} B each)")
+    why = METHODS[method].bytes_why if method in METHODS else ""
+    return text + (f": {why}" if why else "")
+
+
+def loss_reasons(result):
+    """One line for every row whose score or bytes lose to a baseline, saying why.
+
+    Scores: the mean node score, the worst node score and the pooled score
+    of each row are compared with every baseline row (Global and Local);
+    a loss is either within noise (the paired difference over nodes, or
+    over test samples for the pooled score, is below two standard errors;
+    for the worst node, below the binomial standard error of one node's
+    accuracy) or explained by the measured training scores and the
+    method's documented ``behind_note``.  Bytes: a row sending more than a
+    Global baseline's raw-data upload is explained by its measured
+    messages and rounds and its documented ``bytes_why``.  A Local baseline
+    sends nothing; that every collaborating method sends more is the point
+    of the comparison, not a loss to explain.
+
+    Returns
+    -------
+    list of str
+    """
+    metric = result.info["metric"]
+    table = {row["method"]: row for row in result.table}
+    baselines = [m for m in table if _baseline_kind(m)]
+    lines = []
+    for name, row in table.items():
+        lost = {}  # every baseline ahead -> the columns where it is ahead
+        for column in _COLUMN_WORDS:
+            for b in baselines:
+                if b != name and table[b][column] > row[column]:
+                    lost.setdefault(b, []).append(column)
+        parts, why = [], []
+        for b, columns in lost.items():
+            text, significant = _against(result, name, b, columns)
+            parts.append(text)
+            note = _why_behind(name, b) if significant else ""
+            if note and note not in why:
+                why.append(note)
+        if why:
+            parts.append("why: " + "; ".join(why))
+        uploads = [b for b in baselines if _baseline_kind(b) == "global" and b != name
+                   and not getattr(METHODS.get(name), "pooled", False)
+                   and 0 < table[b]["bytes_sent"] < row["bytes_sent"]]
+        if uploads:
+            parts.append(_bytes_reason(
+                result, name, min(uploads, key=lambda b: table[b]["bytes_sent"])))
+        if parts:
+            lines.append(f"{name}: " + "; ".join(parts) + ".")
+    return lines
 
 
 def save_results(result, output_dir, plots=True):
@@ -1077,7 +1403,7 @@ def save_results(result, output_dir, plots=True):
         writer.writerow(["method", "seed", "node", "score"])
         for run in result.runs:
             for node, score in run["node_scores"].items():
-                writer.writerow([run["method"], run["seed"], node, repr(score)])
+                writer.writerow([run["method"], run["seed"], node, _csv_value(score)])
     paths.append(path)
     path = output_dir / "results.json"
     payload = result.to_dict()
@@ -1095,9 +1421,14 @@ def save_results(result, output_dir, plots=True):
     return paths
 
 
+def _rounded(value):
+    """A float at 6 significant digits: 0.4982, not 0.49819999999999987."""
+    return float(f"{value:.6g}")
+
+
 def _csv_value(value):
     if isinstance(value, float):
-        return repr(value)
+        return repr(_rounded(value))
     return value
 
 
@@ -1106,10 +1437,10 @@ def _jsonable(value):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
-    if isinstance(value, float) and math.isnan(value):
-        return None
+    if isinstance(value, float):
+        return None if math.isnan(value) else _rounded(value)
     if isinstance(value, np.generic):
-        return value.item()
+        return _jsonable(value.item())
     return value
 
 
@@ -1129,39 +1460,116 @@ def _plots(result, output_dir):
         return []
     metric = result.info["metric"]
     methods = [row["method"] for row in result.table]
-    paths = []
+    paths = [_node_scores_plot(plt, result, methods, metric, output_dir),
+             _score_vs_bytes_plot(plt, result, metric, output_dir)]
+    return paths
 
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.3 * len(methods)), 4.0))
+
+def _node_scores_plot(plt, result, methods, metric, output_dir):
+    """Box plot of the per-node scores of every method, with a legend of its marks."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    # The legend (about 4.5 in) sits right of the boxes, which get 0.8 in each.
+    fig, ax = plt.subplots(figsize=(max(3.0, 0.8 * len(methods) + 1.2) + 4.5, 4.5))
     data = [
         [s for run in result.runs if run["method"] == m for s in run["node_scores"].values()]
         for m in methods
     ]
-    ax.boxplot(data, showmeans=True)
+    ax.boxplot(
+        data, showmeans=True,
+        medianprops={"color": "tab:orange", "linewidth": 2},
+        meanprops={"marker": "^", "markerfacecolor": "tab:green",
+                   "markeredgecolor": "tab:green"},
+        flierprops={"marker": "o", "markerfacecolor": "none", "markeredgecolor": "0.4"},
+    )
     ax.set_xticks(range(1, len(methods) + 1), methods, rotation=30, ha="right")
+    floor = _floor_line(ax, result, [s for scores in data for s in scores])
     ax.set_ylabel(f"per-node test {metric}")
-    ax.set_title(f"{result.info['dataset']}: per-node scores")
+    ax.set_title(f"{result.info['dataset']}: per-node scores ({result.info['n_nodes']} nodes)")
+    handles = [
+        Line2D([], [], color="tab:orange", linewidth=2, label="median node"),
+        Line2D([], [], color="tab:green", marker="^", linestyle="none",
+               label="mean node (table's mean)"),
+        Patch(facecolor="none", edgecolor="black", label="middle half of the nodes"),
+        Line2D([], [], color="black", label="whiskers: farthest nodes within 1.5 box heights"),
+        Line2D([], [], color="0.4", marker="o", markerfacecolor="none", linestyle="none",
+               label="nodes beyond the whiskers"),
+    ] + floor
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
+              frameon=False)
     fig.tight_layout()
     path = Path(output_dir) / "node_scores.png"
     fig.savefig(path, dpi=120)
     plt.close(fig)
-    paths.append(path)
+    return path
 
-    fig, ax = plt.subplots(figsize=(5.5, 4.0))
-    for row in result.table:
-        ax.scatter(row["bytes_sent"], row["mean_node_score"], s=40)
-        ax.annotate(row["method"], (row["bytes_sent"], row["mean_node_score"]),
-                    textcoords="offset points", xytext=(4, 4), fontsize=8)
+
+def _floor_line(ax, result, scores):
+    """Draw the majority-label floor of a classification task; its legend handle(s).
+
+    A floor far below the plotted ``scores`` (more than half their range
+    under the lowest) is only named in the legend: drawn, it would squeeze
+    the scores into a strip at the top (HAR: 0.826 under scores of 0.98).
+    """
+    from matplotlib.lines import Line2D
+
+    floor = result.info.get("majority_class")
+    if not floor:
+        return []
+    label = f"floor: every node predicts its majority label (mean {floor[0]:.3f})"
+    scores = np.asarray(scores, dtype=float)
+    scores = scores[np.isfinite(scores)]
+    if scores.size and floor[0] < scores.min() - 0.5 * max(np.ptp(scores), 0.01):
+        # A legend entry only (not added to the axes).
+        return [Line2D([], [], color="0.5", linestyle="--", linewidth=1,
+                       label=label + ", below the axis")]
+    return [ax.axhline(floor[0], color="0.5", linestyle="--", linewidth=1, label=label)]
+
+
+def _score_vs_bytes_plot(plt, result, metric, output_dir):
+    """Mean node score against bytes, one marker per method named in a legend.
+
+    A legend instead of labels next to the points: methods with the same
+    bytes (the Global baselines' raw upload) and close scores would write
+    their labels over each other.
+    """
+    fig, ax = plt.subplots(figsize=(9.5, 4.5))
+    markers = "osD^vP*Xph<>"
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, row in enumerate(result.table):
+        ax.scatter(row["bytes_sent"], row["mean_node_score"], s=60, alpha=0.8,
+                   marker=markers[i % len(markers)], color=colors[i % len(colors)],
+                   label=f"{row['method']} ({row['bytes_sent']:,} B, "
+                   f"{row['mean_node_score']:.3f})")
+    floor = _floor_line(ax, result, [row["mean_node_score"] for row in result.table])
+    uploads = [row["bytes_sent"] for row in result.table
+               if _baseline_kind(row["method"]) == "global"]
+    if uploads:
+        ax.axvline(min(uploads), color="0.5", linestyle=":", linewidth=1,
+                   label="raw-data upload (the Global rows)")
     positive = [row["bytes_sent"] for row in result.table if row["bytes_sent"] > 0]
-    ax.set_xscale("symlog", linthresh=max(1.0, min(positive) / 10) if positive else 1.0)
-    ax.set_xlabel("bytes communicated during fit (symlog)")
+    if positive:
+        # Linear from 0 to the decade below the smallest count, logarithmic
+        # above, with a tick at 0 and at every decade (none crowding 0).
+        low = int(np.floor(np.log10(min(positive))))
+        high = int(np.ceil(np.log10(max(positive))))
+        ax.set_xscale("symlog", linthresh=10.0**low, linscale=0.5)
+        ax.set_xticks([0] + [10.0**k for k in range(low, high + 1)])
+        ax.set_xlim(-0.1 * 10.0**low, 10.0 ** (high + 0.1))
+    ax.set_xlabel("bytes communicated during fit (symlog; Local rows at 0)")
     ax.set_ylabel(f"mean per-node test {metric}")
     ax.set_title(f"{result.info['dataset']}: score against communication")
+    handles = ax.get_legend_handles_labels()[0]
+    if floor and floor[0] not in handles:  # named only: after the methods' points
+        handles.insert(len(result.table), floor[0])
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
+              frameon=False)
     fig.tight_layout()
     path = Path(output_dir) / "score_vs_bytes.png"
     fig.savefig(path, dpi=120)
     plt.close(fig)
-    paths.append(path)
-    return paths
+    return path
 
 
 # -------------------------------------------------------------------- CLI

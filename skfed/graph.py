@@ -26,6 +26,7 @@ model of the messages are documented in :class:`CollaborationGraphLearner`.
 """
 
 import numbers
+import warnings
 
 import numpy as np
 from scipy import sparse
@@ -238,6 +239,26 @@ def _csr_arrays(matrix):
     )
 
 
+def _capped_kappa(kappa, n_nodes, cand_indptr):
+    """``kappa`` bounded by the most peers any node can sample.
+
+    A node samples ``min(kappa, its candidates)`` peers, so a larger
+    ``kappa`` changes nothing but the scratch buffers the solver allocates
+    (``O(kappa)``): they are sized by the bound.  A ``kappa`` above
+    ``n_nodes - 1`` (more peers than there are nodes) warns.
+    """
+    if kappa > max(n_nodes - 1, 1):
+        warnings.warn(
+            f"kappa={kappa} is more than the n_nodes - 1 = {n_nodes - 1} other nodes; "
+            f"every wake-up samples all of a node's neighbours, as with "
+            f"kappa={max(n_nodes - 1, 1)}.",
+            UserWarning,
+            stacklevel=4,
+        )
+    widest = int(np.diff(cand_indptr).max()) if len(cand_indptr) > 1 else 0
+    return int(min(kappa, max(widest, 1)))
+
+
 class _GraphRunner:
     """State of the decentralized graph learner during one fit.
 
@@ -266,6 +287,7 @@ class _GraphRunner:
         pattern.sort_indices()
         self.cand_indptr = np.ascontiguousarray(pattern.indptr, dtype=np.intp)
         self.cand_indices = np.ascontiguousarray(pattern.indices, dtype=np.intp)
+        self.kappa = _capped_kappa(self.kappa, simulation.n_nodes, self.cand_indptr)
         self.weights = np.zeros(pattern.nnz)
         if W is not None:
             W = sparse.csr_matrix(W, dtype=np.float64)
@@ -422,7 +444,9 @@ class CollaborationGraphLearner(DocLinkMixin, BaseEstimator):
     delta : float, default=1e-3
         Offset of the log barrier ``log(d_k + delta)``.
     kappa : int, default=5
-        Number of peers a node samples at each step.
+        Number of peers a node samples at each step; a node with fewer
+        neighbours samples all of them.  A value above ``n_nodes - 1``
+        warns (it is then ``n_nodes - 1``).
     max_neighbors : int, default=None
         Most non-zero weights a node keeps (Remark 2): the weights toward
         the most different models are kept at zero.  ``None``: no cap.
@@ -545,8 +569,8 @@ class CollaborationGraphLearner(DocLinkMixin, BaseEstimator):
         y : None
             Ignored.
         losses : array-like of shape (n_nodes,), default=None
-            Confidence-weighted loss ``l_k`` of every node's model on its own
-            data; zeros when None.
+            Confidence-weighted loss ``l_k >= 0`` of every node's model on its
+            own data; zeros when None.
         init_graph : array-like, sparse matrix or networkx graph, default=None
             Starting weights (symmetric, non-negative); the empty graph when
             None.
@@ -565,6 +589,12 @@ class CollaborationGraphLearner(DocLinkMixin, BaseEstimator):
             raise ValueError(
                 f"losses must have one value per node (shape ({n_nodes},)), got shape "
                 f"{losses.shape}."
+            )
+        if np.any(losses < 0):
+            first = int(np.flatnonzero(losses < 0)[0])
+            raise ValueError(
+                f"losses must be non-negative (a node's confidence-weighted loss); node "
+                f"{first} has {float(losses[first])!r}."
             )
         mu_graph = self._mu_graph()
         check_network_faults(self, self.network, {

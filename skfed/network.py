@@ -42,6 +42,7 @@ from ._core._comm import CommCounter, py_index_bits, py_payload_bytes
 __all__ = [
     "SimulatedNetwork",
     "NetworkSimulation",
+    "ActiveRounds",
     "CommunicationLog",
     "payload_bytes",
     "index_bits",
@@ -101,18 +102,17 @@ def _edges_to_csr(rows, cols, n_nodes):
 
 
 def _ring_lattice(n_nodes, degree):
-    half = max(1, degree // 2)
+    """Every node linked to its ``degree`` nearest nodes on a ring.
+
+    ``degree // 2`` neighbours on each side, plus the opposite node when
+    ``degree`` is odd (``n_nodes`` even: :func:`check_topology` checks it).
+    """
     idx = np.arange(n_nodes)
-    rows = [idx] * half
-    cols = [(idx + shift) % n_nodes for shift in range(1, half + 1)]
+    shifts = list(range(1, degree // 2 + 1))
     if degree % 2 == 1:
-        if n_nodes % 2 == 1:
-            raise ValueError(
-                f"A k_regular graph with odd degree={degree} needs an even number "
-                f"of nodes, got {n_nodes}."
-            )
-        rows.append(idx)
-        cols.append((idx + n_nodes // 2) % n_nodes)
+        shifts.append(n_nodes // 2)
+    rows = [idx] * len(shifts)
+    cols = [(idx + shift) % n_nodes for shift in shifts]
     return _edges_to_csr(np.concatenate(rows), np.concatenate(cols), n_nodes)
 
 
@@ -170,30 +170,97 @@ def _geometric_edges(points, radius):
     return i[keep], j[keep]
 
 
+# Parameters of every named topology.
+_TOPOLOGY_PARAMS = {
+    "complete": (),
+    "ring": (),
+    "star": (),
+    "k_regular": ("degree",),
+    "erdos_renyi": ("p",),
+    "random_geometric": ("radius",),
+}
+
+
+def _is_real(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def check_topology(name, params, n_nodes):
+    """Validate a named topology for ``n_nodes`` nodes, without building it.
+
+    Checks the name, that every key of ``params`` applies to it, the range
+    of every parameter and that the topology exists on ``n_nodes`` nodes.
+    Cheap (no graph is drawn), so the server-coordinated methods, which
+    never route over the topology, check it at ``start`` just as the
+    peer-to-peer ones do.
+
+    Parameters
+    ----------
+    name : str
+    params : dict or None
+        ``topology_params``.
+    n_nodes : int
+
+    Returns
+    -------
+    dict
+        The parameters with their defaults filled in.
+
+    Raises
+    ------
+    ValueError
+        Naming ``topology`` or the offending ``topology_params`` key.
+    """
+    if name not in _TOPOLOGY_PARAMS:
+        raise ValueError(
+            f"topology={name!r} is not one of {sorted(_TOPOLOGY_PARAMS)} (or an "
+            "adjacency matrix, a networkx graph or a callable)."
+        )
+    if params is not None and not isinstance(params, dict):
+        raise TypeError(f"topology_params must be a dict or None, got {type(params).__name__}.")
+    params = dict(params or {})
+    allowed = _TOPOLOGY_PARAMS[name]
+    unknown = set(params) - set(allowed)
+    if unknown:
+        raise ValueError(
+            f"topology_params {sorted(map(str, unknown))} do not apply to topology={name!r} "
+            f"(allowed: {sorted(allowed) or 'none'})."
+        )
+    n = max(int(n_nodes), 1)
+    if name == "k_regular":
+        degree = params.setdefault("degree", 4)
+        if not (isinstance(degree, numbers.Integral) and not isinstance(degree, bool)
+                and 1 <= degree < n):
+            raise ValueError(
+                f"topology_params['degree'] must be an integer in [1, {n - 1}] (a "
+                f"k_regular graph on {n_nodes} nodes), got {degree!r}."
+            )
+        if degree % 2 == 1 and n_nodes % 2 == 1:
+            raise ValueError(
+                f"A k_regular graph with odd degree={degree} needs an even number of "
+                f"nodes, got {n_nodes}; set topology_params['degree'] to an even value."
+            )
+    elif name == "erdos_renyi":
+        p = params.setdefault("p", min(1.0, 2.0 * np.log(max(n, 2)) / n))
+        if not (_is_real(p) and 0 < p <= 1):
+            raise ValueError(f"topology_params['p'] must be in (0, 1], got {p!r}.")
+    elif name == "random_geometric":
+        radius = params.setdefault("radius", np.sqrt(2.0 * np.log(max(n, 2)) / (np.pi * n)))
+        if not (_is_real(radius) and 0 < radius < np.inf):
+            raise ValueError(
+                f"topology_params['radius'] must be a finite number > 0, got {radius!r}."
+            )
+    return params
+
+
 def _topology_csr(name, n_nodes, params=None, random_state=None):
     """Sparse adjacency (bool CSR) of a named topology; see :func:`make_topology`.
 
     Memory and time are linear in the number of edges, except the
     Erdos-Renyi draw, whose time is ``O(n_nodes^2)`` (memory stays linear).
     """
-    params = dict(params or {})
+    params = check_topology(name, params, n_nodes)
     rng = check_random_state(random_state)
-    allowed = {
-        "complete": set(),
-        "ring": set(),
-        "star": set(),
-        "k_regular": {"degree"},
-        "erdos_renyi": {"p"},
-        "random_geometric": {"radius"},
-    }
-    if name not in allowed:
-        raise ValueError(f"topology={name!r} is not one of {sorted(allowed)}.")
-    unknown = set(params) - allowed[name]
-    if unknown:
-        raise ValueError(
-            f"topology_params {sorted(unknown)} do not apply to topology={name!r} "
-            f"(allowed: {sorted(allowed[name]) or 'none'})."
-        )
     idx = np.arange(n_nodes)
     if name == "complete":
         # n (n - 1) edges: the complete graph is quadratic by definition.
@@ -209,28 +276,16 @@ def _topology_csr(name, n_nodes, params=None, random_state=None):
     elif name == "star":
         adjacency = _edges_to_csr(np.zeros(n_nodes - 1, dtype=np.intp), idx[1:], n_nodes)
     elif name == "k_regular":
-        degree = params.get("degree", 4)
-        if not (isinstance(degree, numbers.Integral) and 1 <= degree < n_nodes):
-            raise ValueError(
-                f"topology_params['degree'] must be an integer in [1, {n_nodes - 1}], "
-                f"got {degree!r}."
-            )
-        adjacency = _ring_lattice(n_nodes, int(degree))
+        adjacency = _ring_lattice(n_nodes, int(params["degree"]))
     elif name == "erdos_renyi":
-        p = params.get("p", min(1.0, 2.0 * np.log(max(n_nodes, 2)) / max(n_nodes, 1)))
-        if not (0 < p <= 1):
-            raise ValueError(f"topology_params['p'] must be in (0, 1], got {p!r}.")
+        p = params["p"]
 
         def draw(rng):
             return _edges_to_csr(*_erdos_renyi_edges(n_nodes, p, rng), n_nodes)
 
         adjacency = _random_connected(n_nodes, draw, name, rng)
     else:  # random_geometric
-        radius = params.get(
-            "radius", np.sqrt(2.0 * np.log(max(n_nodes, 2)) / (np.pi * max(n_nodes, 1)))
-        )
-        if not radius > 0:
-            raise ValueError(f"topology_params['radius'] must be > 0, got {radius!r}.")
+        radius = params["radius"]
 
         def draw(rng):
             points = rng.uniform(size=(n_nodes, 2))
@@ -339,8 +394,10 @@ class SimulatedNetwork(DocLinkMixin, BaseEstimator):
     ----------
     topology : str, array-like, sparse matrix, networkx graph or callable, default=None
         Who may talk to whom, for the peer-to-peer methods (the
-        server-coordinated ones do not route over it, but check that an
-        explicit one has the right size).  ``None`` is the complete graph.
+        server-coordinated ones do not route over it, but check it all the
+        same: an explicit graph must have the right size, a named one a
+        valid name and ``topology_params`` for the number of nodes).
+        ``None`` is the complete graph.
         A string names a generator: ``"complete"``, ``"ring"``, ``"star"``,
         ``"k_regular"``, ``"erdos_renyi"``, ``"random_geometric"``, configured
         by ``topology_params``.  An array, sparse matrix or networkx graph
@@ -459,6 +516,13 @@ class SimulatedNetwork(DocLinkMixin, BaseEstimator):
             seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
         if self.random_state is not None:
             seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        if isinstance(self.topology, str):
+            # Checked here for every method, without drawing the graph: a
+            # server-coordinated one never routes over it (it is built
+            # lazily, by the peer-to-peer methods only), but a misspelt
+            # name or parameter, or one impossible on n_nodes nodes, is a
+            # mistake to report whoever the estimator is.
+            check_topology(self.topology, self.topology_params, n_nodes)
         simulation = NetworkSimulation(
             self, n_nodes, server=server, seed=seed, node_labels=node_labels
         )
@@ -575,6 +639,39 @@ class NetworkSimulation:
         work[~active] = 0.0
         return active, work
 
+    def stream_active(self, n_rounds):
+        """The ``active`` array of :meth:`draw_rounds`, drawn a block at a time.
+
+        ``draw_rounds(n_rounds)`` allocates ``3 n_rounds n_nodes`` floats at
+        once; a method that needs only ``active`` over many rounds reads it
+        from the returned :class:`ActiveRounds` a block at a time, in memory
+        ``O(block n_nodes)``, and gets the very same rows.  This simulation's
+        stream is left where ``draw_rounds(n_rounds)`` leaves it, so the
+        draws that follow are the same too.
+
+        Parameters
+        ----------
+        n_rounds : int
+
+        Returns
+        -------
+        ActiveRounds
+        """
+        n_rounds = int(n_rounds)
+        # A stream of its own, starting where draw_rounds would start...
+        own = np.random.Generator(type(self.rng.bit_generator)())
+        own.bit_generator.state = self.rng.bit_generator.state
+        # ...and this one moved past the 3 n_rounds n_nodes doubles that
+        # draw_rounds takes (active, straggling, fractions; one 64-bit
+        # output each), keeping the buffered 32-bit half that doubles do
+        # not touch.
+        state = self.rng.bit_generator.state
+        self.rng.bit_generator.advance(3 * n_rounds * self.n_nodes)
+        moved = self.rng.bit_generator.state
+        moved["has_uint32"], moved["uinteger"] = state["has_uint32"], state["uinteger"]
+        self.rng.bit_generator.state = moved
+        return ActiveRounds(own, n_rounds, self.n_nodes, self.network.drop_rate)
+
     def draw_round(self):
         """Faults of one round: ``(active, work)`` of shape (n_nodes,)."""
         active, work = self.draw_rounds(1)
@@ -647,6 +744,38 @@ class NetworkSimulation:
     def log(self, node_labels=None):
         """The counts so far as a :class:`CommunicationLog`."""
         return CommunicationLog.from_counter(self.counter, node_labels=node_labels)
+
+
+class ActiveRounds:
+    """Which nodes are up in each of ``n_rounds`` rounds, read a block at a time.
+
+    Made by :meth:`NetworkSimulation.stream_active`; the rows are those of
+    ``draw_rounds(n_rounds)[0]``.
+
+    Attributes
+    ----------
+    remaining : int
+        Rounds not read yet.
+    """
+
+    def __init__(self, rng, n_rounds, n_nodes, drop_rate):
+        self._rng = rng
+        self.remaining = int(n_rounds)
+        self._n_nodes = int(n_nodes)
+        self._drop_rate = drop_rate
+
+    def read(self, n_rounds):
+        """The next ``min(n_rounds, remaining)`` rounds.
+
+        Returns
+        -------
+        ndarray of shape (min(n_rounds, remaining), n_nodes), dtype=uint8
+            1 where a node is up, 0 where it is dropped.
+        """
+        n_rounds = min(int(n_rounds), self.remaining)
+        self.remaining -= n_rounds
+        draws = self._rng.uniform(size=(n_rounds, self._n_nodes))
+        return np.ascontiguousarray(draws >= self._drop_rate, dtype=np.uint8)
 
 
 # ---------------------------------------------------------------------- the log

@@ -78,7 +78,7 @@ from ._base import (
     node_seeds,
     pad_log,
 )
-from ._base import check_network_faults, check_node_weights
+from ._base import check_network_faults, check_node_weights, check_sample_weight
 from ._compat import HasMethods, Interval, StrOptions
 from ._core import _online_fast
 from .kernels import kernel_params, resolve_kernel
@@ -136,6 +136,107 @@ _MEDIAN_ROWS = 1000
 # Rows of the kernel matrix computed at once at predict time.
 _PREDICT_CHUNK = 1024
 _THREADPOOLS = []
+
+
+# Node steps (rounds x nodes) of the epoch orders and fault draws held at a
+# time: the orders of max_epochs passes are made as the rounds need them.
+_ROUND_BLOCK = 1 << 20
+# A node short of steps gets at least this many made at once (all its passes
+# when they are fewer): a node whose whole order is short never keeps its
+# RandomState (about 2.5 KiB of Mersenne-Twister state, more than its order),
+# and a fill over many nodes is not repeated every few rounds.
+_MIN_FILL_STEPS = 512
+
+
+class _EpochOrders:
+    """Every node's processing order over ``epochs`` passes, made pass by pass.
+
+    Holds the flat ``queue`` / ``queue_end`` / ``position`` arrays the
+    Cython solver reads (each node's next samples, node by node) and appends
+    a node's next passes only when its rounds need them (:meth:`fill`, at
+    least ``_MIN_FILL_STEPS`` steps at a time), so memory is ``O(n_samples +
+    rounds held x n_nodes)`` whatever ``epochs``.
+    The orders are those of one up-front draw: arrival order repeated, or,
+    with ``shuffle``, one permutation per pass from the node's own
+    ``RandomState([seed, call])``, kept while the node has passes to make.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_samples,)
+        Node index of every sample.
+    n_nodes, epochs : int
+    shuffle : bool
+    seeds : ndarray of shape (n_nodes,)
+        Every node's seed.
+    call : int
+        Index of the fit / partial_fit call (part of the shuffle seed).
+
+    Attributes
+    ----------
+    lengths : ndarray of shape (n_nodes,), dtype=int64
+        Every node's steps over all passes.
+    queue, queue_end, position : ndarray, dtype=intp
+        The orders made and not yet consumed (``position`` advances as the
+        solver steps).
+    """
+
+    def __init__(self, codes, n_nodes, epochs, shuffle, seeds, call):
+        order = np.argsort(codes, kind="stable").astype(np.intp)
+        counts = np.bincount(codes, minlength=n_nodes).astype(np.int64)
+        self._offsets = np.concatenate([[0], np.cumsum(counts)])
+        self._order = order
+        self._counts = counts
+        self._epochs = int(epochs)
+        self._shuffle = bool(shuffle)
+        self._seeds = seeds
+        self._call = int(call)
+        self._rngs = {}
+        self.lengths = counts * self._epochs
+        self._made = np.zeros(n_nodes, dtype=np.int64)  # passes made per node
+        self.queue = np.zeros(0, dtype=np.intp)
+        self.queue_end = np.zeros(n_nodes, dtype=np.intp)
+        self.position = np.zeros(n_nodes, dtype=np.intp)
+
+    def remaining(self):
+        """Steps left to every node: made and not consumed, plus unmade passes."""
+        unmade = (self._epochs - self._made) * self._counts
+        return (self.queue_end - self.position) + unmade
+
+    def fill(self, n_rounds):
+        """Make passes so that every node holds its next ``n_rounds`` steps (or all)."""
+        held = (self.queue_end - self.position).astype(np.int64)
+        unmade = self._epochs - self._made
+        short = (held < n_rounds) & (unmade > 0) & (self._counts > 0)
+        if not short.any():
+            return
+        # Passes each short node needs: enough to hold n_rounds steps.
+        passes = np.zeros(len(self._counts), dtype=np.int64)
+        counts = np.maximum(self._counts[short], 1)
+        wanted = np.maximum(n_rounds - held[short], _MIN_FILL_STEPS)
+        passes[short] = np.minimum(unmade[short], -(-wanted // counts))
+        parts = []
+        for node in range(len(self._counts)):
+            parts.append(self.queue[self.position[node]:self.queue_end[node]])
+            if passes[node]:
+                parts.append(self._next_passes(node, int(passes[node])))
+        sizes = held + passes * self._counts
+        self.queue = np.ascontiguousarray(np.concatenate(parts), dtype=np.intp)
+        self.queue_end = np.cumsum(sizes).astype(np.intp)
+        self.position = (self.queue_end - sizes).astype(np.intp)
+
+    def _next_passes(self, node, n_passes):
+        """Node ``node``'s next ``n_passes`` passes over its samples, in order."""
+        rows = self._order[self._offsets[node]:self._offsets[node + 1]]
+        self._made[node] += n_passes
+        if not self._shuffle:
+            return np.tile(rows, n_passes)
+        rng = self._rngs.pop(node, None)
+        if rng is None:
+            rng = np.random.RandomState([int(self._seeds[node]), self._call])
+        out = np.concatenate([rows[rng.permutation(len(rows))] for _ in range(n_passes)])
+        if self._made[node] < self._epochs:
+            self._rngs[node] = rng  # kept while the node has passes to make
+        return out
 
 
 def _one_blas_thread():
@@ -455,9 +556,7 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
             mapped[mapped < 0] = -1 - np.arange(len(new_labels))
             codes = mapped[inverse.ravel()].astype(np.intp)
         if sample_weight is not None:
-            from ._compat import _check_sample_weight
-
-            sample_weight = _check_sample_weight(sample_weight, X_features)
+            sample_weight = check_sample_weight(sample_weight, X_features)
         if classes is not None and hasattr(self, "classes_"):
             if not np.array_equal(np.unique(classes), self.classes_):
                 raise ValueError(
@@ -469,25 +568,9 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         return X_features.astype(self._dtype, copy=False), y, sample_weight, codes, new_labels
 
     def _make_queues(self, codes, epochs, shuffle):
-        """Per-node processing order: arrival order, or shuffled passes."""
-        n_nodes = len(self.nodes_)
-        order = np.argsort(codes, kind="stable")
-        counts = np.bincount(codes, minlength=n_nodes)
-        offsets = np.concatenate([[0], np.cumsum(counts)])
-        parts = []
-        for node in range(n_nodes):
-            rows = order[offsets[node] : offsets[node + 1]]
-            if shuffle:
-                node_rng = np.random.RandomState(
-                    [int(self._node_seeds[node]), self._n_calls]
-                )
-                parts.append(
-                    np.concatenate([rows[node_rng.permutation(len(rows))] for _ in range(epochs)])
-                    if len(rows) else rows
-                )
-            else:
-                parts.append(np.tile(rows, epochs))
-        return parts
+        """Per-node processing order: arrival order, or shuffled passes (streamed)."""
+        return _EpochOrders(codes, len(self.nodes_), epochs, shuffle, self._node_seeds,
+                            self._n_calls)
 
     def _start_network(self):
         n_nodes = len(self.nodes_)
@@ -549,10 +632,7 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
         sim, network = self._start_network()
         self._resolve_step(X, sample_weight)
         self._n_calls += 1
-        queue = np.ascontiguousarray(np.concatenate(queues), dtype=np.intp)
-        lengths = np.array([len(q) for q in queues], dtype=np.intp)
-        queue_end = np.cumsum(lengths).astype(np.intp)
-        position = (queue_end - lengths).astype(np.intp)
+        lengths = queues.lengths
         limit = self._reserve(lengths, epochs)
         indptr, indices = self._exchange_graph()
         rogue = np.ascontiguousarray(self._rogue, dtype=np.uint8)
@@ -576,32 +656,42 @@ class _BaseDecentralizedKernelSGD(FederatedMixin, BaseEstimator):
             # of a later partial_fit sends them the whole function).
             period = np.full(n_nodes, np.iinfo(np.int64).max, dtype=np.int64)
         consensus_parts, order_parts = [], []
-        pending = None
+        # The fault draws of the rounds ahead (`stream`) and the block of them
+        # in use (`pending`), read a block at a time like the epoch orders.
+        stream, pending = None, None
+        block = max(1, _ROUND_BLOCK // max(n_nodes, 1))
         with _one_blas_thread():
             while True:
-                remaining = queue_end - position
+                remaining = queues.remaining()
                 if not np.any(remaining > 0):
                     break
                 if pending is None or len(pending) == 0:
-                    active, _ = sim.draw_rounds(int(remaining.max()))
-                    pending = np.ascontiguousarray(active, dtype=np.uint8)
+                    if stream is None or stream.remaining == 0:
+                        stream = sim.stream_active(int(remaining.max()))
+                    pending = stream.read(block)
+                # Every node holds the steps of these rounds: one step a round.
+                queues.fill(len(pending))
                 capacity = self._points.shape[1]
                 n_rounds = pending.shape[0]
                 consensus_out = np.empty(n_rounds)
                 order_out = np.empty((n_rounds, n_nodes), dtype=np.intp)
                 done, status, bad_node = self._run_rounds(
-                    X, y, sample_weight, queue, queue_end, position, pending, indptr,
-                    indices, loss, rogue, rogue_mode, sim.counter, value_bytes, avg_start,
-                    averaging, sent, period, consensus_out, order_out,
+                    X, y, sample_weight, queues.queue, queues.queue_end, queues.position,
+                    pending, indptr, indices, loss, rogue, rogue_mode, sim.counter,
+                    value_bytes, avg_start, averaging, sent, period, consensus_out,
+                    order_out,
                 )
                 consensus_parts.append(consensus_out[:done])
                 order_parts.append(order_out[:done])
                 pending = pending[done:]
                 if status == _online_fast.STATUS_DIVERGED:
-                    self._diverged(f"node {self.nodes_[bad_node]!r} after {done} rounds")
+                    n_done = sum(len(part) for part in consensus_parts)
+                    self._diverged(f"node {self.nodes_[bad_node]!r} after {n_done} rounds")
                 if status == _online_fast.STATUS_NEED_CAPACITY:
                     self._grow(min(2 * capacity, limit))
-                elif status == _online_fast.STATUS_ALL_DONE:
+                elif status == _online_fast.STATUS_ALL_DONE and not np.any(
+                    queues.remaining() > 0
+                ):
                     break
         finite = np.isfinite(self._weights).all(axis=(1, 2))
         finite &= np.isfinite(self._avg_weights).all(axis=(1, 2))

@@ -31,7 +31,13 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import FederatedMixin, FederatedRegressorMixin, check_groups
+from ._base import (
+    N_JOBS_CONSTRAINT,
+    FederatedMixin,
+    FederatedRegressorMixin,
+    check_groups,
+    check_node_weights,
+)
 from ._compat import HasMethods, Interval, StrOptions
 from ._core._support_fast import (
     client_ols_csr,
@@ -287,7 +293,7 @@ class _OneShotSupportMixin(FederatedMixin):
         "network": [None, HasMethods(["start"])],
         "privacy": [None, DifferentialPrivacy],
         "random_state": ["random_state"],
-        "n_jobs": [None, numbers.Integral],
+        "n_jobs": N_JOBS_CONSTRAINT,
     }
 
     def __sklearn_tags__(self):
@@ -397,19 +403,11 @@ class _OneShotSupportMixin(FederatedMixin):
         dtype = X.dtype
         n_nodes = layout.n_nodes
         d = X.shape[1]
-        if sample_weight is None:
-            weights = np.ones(X.shape[0], dtype=dtype)
-        else:
-            weights = np.asarray(sample_weight, dtype=dtype)
-            if np.any(weights < 0):
-                raise ValueError("sample_weight must be non-negative.")
-        node_weight = np.bincount(layout.codes, weights=weights, minlength=n_nodes)
-        if np.any(node_weight <= 0):
-            bad = self.nodes_[np.flatnonzero(node_weight <= 0)[0]].item()
-            raise ValueError(
-                f"Node {bad!r} has no sample with a positive sample_weight; every "
-                "node needs at least one to compute its statistics."
-            )
+        # sample_weight is non-negative (checked by _validate_fit_data).
+        weights = (np.ones(X.shape[0], dtype=dtype) if sample_weight is None
+                   else np.asarray(sample_weight, dtype=dtype))
+        check_node_weights(self, layout.codes, sample_weight,
+                           why=" to compute its statistics")
         lam, auto = self._client_lambdas(n_nodes)
         spec = check_privacy(self.privacy, type(self).__name__)
         self._vote_rule(auto, spec is not None)  # refuses unused parameters early

@@ -219,6 +219,47 @@ def test_predict_codes_for_many_nodes_with_unseen_ones():
     np.testing.assert_array_equal(codes[-3:], -1)
 
 
+def test_one_sample_weight_check_for_every_estimator():
+    # Issue 31: negative weights were accepted by the online learners and
+    # Dada, and broke Perso-lin's SVD; one check in _validate_fit_data now
+    # refuses them for every estimator, naming the first one.
+    from skfed._base import check_sample_weight
+
+    X = np.zeros((5, 2))
+    np.testing.assert_array_equal(check_sample_weight([1, 0, 2, 3, 4], X), [1, 0, 2, 3, 4])
+    np.testing.assert_array_equal(check_sample_weight(None, X), np.ones(5))
+    with pytest.raises(ValueError, match=r"sample_weight must be non-negative; 2 of its 5 "
+                                         r"values are negative \(the first, at index 1, is -1.0\)"):
+        check_sample_weight([1, -1, 2, -3, 4], X)
+    with pytest.raises(ValueError, match=r"sample_weight"):
+        check_sample_weight([1, np.nan, 2, 3, 4], X)
+    groups = np.repeat([0, 1], 10)
+    Xg = np.random.RandomState(0).normal(size=(20, 2))
+    w = np.ones(20)
+    w[3] = -1
+    with pytest.raises(ValueError, match=r"sample_weight must be non-negative"):
+        LocalEstimator(LinearRegression()).fit(Xg, Xg[:, 0], groups=groups, sample_weight=w)
+
+
+@pytest.mark.parametrize("n_jobs, ok", [(None, True), (1, True), (-1, True), (-2, True),
+                                        (0, False), (1.5, False)])
+def test_n_jobs_validated_like_scikit_learn(n_jobs, ok):
+    # Issue 31: n_jobs=0 was accepted by Dada and Perso-lin; one constraint
+    # (_base.N_JOBS_CONSTRAINT) now holds for every estimator with n_jobs.
+    from skfed import DecentralizedBoostingClassifier, FederatedSupportRecovery
+
+    for est in (LocalEstimator(LinearRegression(), n_jobs=n_jobs),
+                DecentralizedBoostingClassifier(n_jobs=n_jobs),
+                FederatedSupportRecovery(n_jobs=n_jobs)):
+        if ok:
+            est._validate_params()
+        else:
+            with pytest.raises(ValueError, match=rf"The 'n_jobs' parameter of "
+                                                 rf"{type(est).__name__} must be None, an int "
+                                                 r"in the range \(-inf, -1\] or an int"):
+                est._validate_params()
+
+
 def test_lookup_after_nodes_joined_in_any_order():
     from skfed._base import _lookup_labels
 

@@ -715,3 +715,49 @@ def test_perso_lin_peer_scores_are_its_mean_loss_differences(monkeypatch):
         b.fit(Xs, y, groups=groups)
     np.testing.assert_array_equal(a.coef_, b.coef_)
     assert (a.collaboration_graph_ != b.collaboration_graph_).nnz == 0
+
+
+# ------------------------------------------------------ bad input (issue 31)
+@pytest.mark.parametrize("cls", [DecentralizedBoostingClassifier, PersonalizedLinearClassifier])
+def test_negative_sample_weight_is_refused_by_name(cls):
+    # Dada accepted negative weights silently; Perso-lin's SVD did not converge.
+    X, y, groups = _clusters(9, K=3)
+    w = np.ones(len(y))
+    w[[4, 20]] = [-1.0, -0.5]
+    with pytest.raises(ValueError, match=r"sample_weight must be non-negative; 2 of its 45 "
+                                         r"values are negative \(the first, at index 4, is -1.0\)"):
+        cls(max_iter=20).fit(X, y, groups=groups, sample_weight=w)
+
+
+@pytest.mark.parametrize("cls", [DecentralizedBoostingClassifier, PersonalizedLinearClassifier])
+def test_n_jobs_zero_is_refused_by_name(cls):
+    X, y, groups = _clusters(9, K=3)
+    with pytest.raises(ValueError, match=rf"The 'n_jobs' parameter of {cls.__name__} must be "
+                                         r"None, an int in the range \(-inf, -1\]"):
+        cls(n_jobs=0, max_iter=20).fit(X, y, groups=groups)
+
+
+@pytest.mark.parametrize("cls", [DecentralizedBoostingClassifier, PersonalizedLinearClassifier])
+def test_kappa_above_the_other_nodes_warns_allocates_by_the_cap_and_changes_nothing(cls):
+    # kappa=10**9 on 6 nodes allocated O(kappa) scratch (7.45 GiB on 8 nodes)
+    # before it was capped at n_nodes - 1, and kappa=20 was capped silently.
+    import tracemalloc
+
+    X, y, groups = _clusters(3, K=6, m=10)
+    params = dict(max_iter=60, graph_iter=200, random_state=0)
+    capped = cls(kappa=5, **params).fit(X, y, groups=groups)
+    for kappa in (20, 10**9):
+        tracemalloc.start()
+        try:
+            with pytest.warns(UserWarning, match=rf"kappa={kappa} is more than the "
+                                                 r"n_nodes - 1 = 5 other nodes"):
+                big = cls(kappa=kappa, **params).fit(X, y, groups=groups)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 64 * 2**20, peak
+        np.testing.assert_array_equal(big.collaboration_graph_.toarray(),
+                                      capped.collaboration_graph_.toarray())
+        np.testing.assert_array_equal(big.decision_function(X, groups=groups),
+                                      capped.decision_function(X, groups=groups))
+        assert big.n_bytes_sent_ == capped.n_bytes_sent_

@@ -521,7 +521,7 @@ def test_online_sgd_survives_a_stopped_rank(mpi_cases, monkeypatch, stopped):
     """
     import json
 
-    from skfed.network import NetworkSimulation
+    from skfed.network import ActiveRounds
 
     tmp, cases, _ = mpi_cases
     name, est, directory, X, y, g, _ = next(c for c in cases if c[0] == "online_sgd_multiclass")
@@ -535,18 +535,23 @@ def test_online_sgd_survives_a_stopped_rank(mpi_cases, monkeypatch, stopped):
     make_queues = reference._make_queues
 
     def truncated(codes, epochs, shuffle):
-        parts = make_queues(codes, epochs, shuffle)
-        return [p[:stop] if i in lost else p for i, p in enumerate(parts)]
+        # Every pass made up front (tiny data), then the lost nodes' orders
+        # cut after their first `stop` steps.
+        orders = make_queues(codes, epochs, shuffle)
+        orders.fill(int(orders.lengths.max()))
+        orders.queue_end[lost] = orders.position[lost] + stop
+        orders.lengths = (orders.queue_end - orders.position).astype(np.int64)
+        return orders
 
-    draw_rounds = NetworkSimulation.draw_rounds
+    read = ActiveRounds.read
     drawn = [0]
 
     def dropped_after(self, n_rounds):
-        active, work = draw_rounds(self, n_rounds)
+        active = read(self, n_rounds)
         rounds = drawn[0] + np.arange(active.shape[0])
-        active[np.ix_(rounds > stop, lost)] = False
+        active[np.ix_(rounds > stop, lost)] = 0
         drawn[0] += active.shape[0]
-        return active, work
+        return active
 
     # The stopped nodes publish their copies on their full pass length, as
     # on MPI (the truncation must not change when they publish).
@@ -558,7 +563,7 @@ def test_online_sgd_survives_a_stopped_rank(mpi_cases, monkeypatch, stopped):
 
     monkeypatch.setattr(reference, "_make_queues", truncated)
     monkeypatch.setattr(reference, "_exchange_period", full_passes)
-    monkeypatch.setattr(NetworkSimulation, "draw_rounds", dropped_after)
+    monkeypatch.setattr(ActiveRounds, "read", dropped_after)
     reference.fit(X, y, groups=g)
     assert run.n_iter_ == reference.n_iter_
     for k in kept:

@@ -246,3 +246,27 @@ def test_learner_sparsifies_its_graph_by_default():
     assert kept.n_bytes_sent_ == full.n_bytes_sent_
     with pytest.raises(ValueError, match="sparsify_graph"):
         CollaborationGraphLearner(sparsify_graph="tree").fit(models)
+
+
+def test_kappa_above_the_other_nodes_warns_and_changes_nothing():
+    # Issue 31: kappa=10**9 allocated 7.45 GiB before the cap, kappa=20 was
+    # capped silently.  Every node then samples all its neighbours, as with
+    # kappa = n_nodes - 1.
+    models = np.random.RandomState(0).normal(size=(8, 3))
+    capped = CollaborationGraphLearner(kappa=7, max_iter=100, random_state=0).fit(models)
+    for kappa in (20, 10**9):
+        with pytest.warns(UserWarning, match=rf"kappa={kappa} is more than the "
+                                             r"n_nodes - 1 = 7 other nodes"):
+            big = CollaborationGraphLearner(kappa=kappa, max_iter=100,
+                                            random_state=0).fit(models)
+        np.testing.assert_array_equal(big.collaboration_graph_.toarray(),
+                                      capped.collaboration_graph_.toarray())
+        assert big.n_bytes_sent_ == capped.n_bytes_sent_
+
+
+def test_negative_losses_are_refused():
+    models = np.random.RandomState(0).normal(size=(8, 3))
+    losses = np.ones(8)
+    losses[2] = -0.5
+    with pytest.raises(ValueError, match=r"losses must be non-negative .* node 2 has -0.5"):
+        CollaborationGraphLearner(max_iter=10).fit(models, losses=losses)

@@ -1549,3 +1549,75 @@ def test_learned_omega_out_of_rounds_reports_the_returned_models_objective(max_r
     evals = np.maximum(evals, 1e-7 * evals[-1])
     sigma = (evecs * np.sqrt(evals)) @ evecs.T
     np.testing.assert_allclose(est.task_covariance_, sigma / np.trace(sigma), atol=1e-6)
+
+
+def test_n_components_past_the_memory_is_refused_by_name(monkeypatch):
+    # Issue 31: n_components=10**9 allocated a (n_features, n_components)
+    # random-feature matrix (MemoryError); it is now refused before any
+    # allocation, naming n_components and the size asked for.
+    import skfed.multitask._base as mt_base
+
+    X, y, groups = _data(seed=19)  # 47 samples, 3 features
+    needed_gib = 8 * (47 + 3) * (10**9 + 1) / 2**30  # the features and the random weights
+    monkeypatch.setattr(mt_base, "_physical_memory", lambda: 2**30)
+    est = FederatedMultiTaskClassifier(kernel="rbf", approximation="rff", n_components=10**9)
+    with pytest.raises(ValueError, match=rf"n_components=1000000000 random features on 47 "
+                                         rf"samples and 3 features need {needed_gib:,.1f} GiB"
+                                         r".* than this machine's 1.0 GiB"):
+        est.fit(X, y, groups=groups)
+    # Nystroem's landmarks are at most the samples: 47 x 48 floats fit.
+    est = FederatedMultiTaskClassifier(kernel="rbf", approximation="nystroem",
+                                       n_components=10**9, max_rounds=3, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(X, y, groups=groups)
+    assert est.components_.shape == (47, 3)
+    # Where the memory is unknown, nothing is refused up front.
+    monkeypatch.setattr(mt_base, "_physical_memory", lambda: None)
+    mt_base._check_feature_memory(10**9, "rff", 47, 3)
+
+
+@pytest.mark.parametrize("n_jobs, ok", [(0, False), (1.5, False), (-1, True), (10**9, True)])
+def test_n_jobs_is_validated_and_capped_at_the_nodes(n_jobs, ok):
+    # Issue 31: n_jobs=0 went to joblib, and n_jobs=10**9 was joblib's error;
+    # the constraint is the shared one and the workers are capped at the nodes.
+    from joblib import parallel_config
+
+    X, y, groups = _data(seed=19)
+    est = FederatedMultiTaskClassifier(kernel="linear", max_rounds=3, n_jobs=n_jobs,
+                                       random_state=0)
+    if not ok:
+        with pytest.raises(ValueError, match=r"The 'n_jobs' parameter of "
+                                             r"FederatedMultiTaskClassifier must be None"):
+            est.fit(X, y, groups=groups)
+        return
+    reference = FederatedMultiTaskClassifier(kernel="linear", max_rounds=3, random_state=0)
+    with warnings.catch_warnings(), parallel_config(backend="threading"):
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(X, y, groups=groups)
+        assert est._parallel_context()._effective_n_jobs() <= 3
+        reference.fit(X, y, groups=groups)
+    np.testing.assert_allclose(est.coef_, reference.coef_, rtol=1e-12, atol=1e-14)
+
+
+# The four named-topology cases the server-coordinated fits never checked
+# (issue 31); 3 nodes here.
+BAD_TOPOLOGIES = [
+    (dict(topology="hypercube"), r"topology='hypercube' is not one of"),
+    (dict(topology="k_regular", topology_params={"degree": 50}),
+     r"topology_params\['degree'\] must be an integer in \[1, 2\]"),
+    (dict(topology="erdos_renyi", topology_params={"p": 1.5}),
+     r"topology_params\['p'\] must be in \(0, 1\]"),
+    (dict(topology="k_regular", topology_params={"degre": 3}),
+     r"topology_params \['degre'\] do not apply to topology='k_regular'"),
+]
+
+
+@pytest.mark.parametrize("cls", [FederatedMultiTaskClassifier, FederatedMultiTaskRegressor])
+@pytest.mark.parametrize("network, match", BAD_TOPOLOGIES)
+def test_bad_named_topology_is_refused_at_fit(cls, network, match):
+    # MOCHA coordinates through a server and never drew the graph, so a
+    # misspelt or impossible topology was accepted silently.
+    X, y, groups = _data(regression=cls is FederatedMultiTaskRegressor)
+    with pytest.raises(ValueError, match=match):
+        cls(max_rounds=2, network=SimulatedNetwork(**network)).fit(X, y, groups=groups)

@@ -300,3 +300,23 @@ def test_multiclass():
     np.testing.assert_array_equal(cv.classes_, [0, 1, 2])
     assert cv.decision_function(X, groups=groups).shape == (len(y), 3)
     assert cv.score(X, y, groups=groups) > 0.6
+
+
+@pytest.mark.parametrize("cls", [FederatedMultiTaskClassifierCV, FederatedMultiTaskRegressorCV])
+@pytest.mark.parametrize("network, match", [
+    (dict(topology="hypercube"), r"topology='hypercube' is not one of"),
+    (dict(topology="k_regular", topology_params={"degree": 50}),
+     r"topology_params\['degree'\] must be an integer in \[1, 2\]"),
+    (dict(topology="erdos_renyi", topology_params={"p": 1.5}),
+     r"topology_params\['p'\] must be in \(0, 1\]"),
+    (dict(topology="k_regular", topology_params={"degre": 3}),
+     r"topology_params \['degre'\] do not apply to topology='k_regular'"),
+])
+def test_bad_named_topology_is_refused_at_fit(cls, network, match):
+    # Issue 31: the search's fits never drew the graph, so these were accepted.
+    from skfed import SimulatedNetwork
+
+    X, y, groups = _data(regression=cls is FederatedMultiTaskRegressorCV)
+    est = cls(Cs=[1.0], cv=2, max_rounds=2, network=SimulatedNetwork(**network))
+    with pytest.raises(ValueError, match=match):
+        est.fit(X, y, groups=groups)

@@ -291,3 +291,56 @@ def test_simulated_topology_of_many_nodes_is_sparse():
     degree = np.diff(geometric.adjacency.indptr)
     # Mean degree of a random geometric graph ~ n pi r^2 = 2 log n (edges cut at the border).
     assert 0.7 * 2 * np.log(20_000) < degree.mean() < 2 * np.log(20_000)
+
+
+@pytest.mark.parametrize("topology, params, match", [
+    ("hypercube", None, r"topology='hypercube' is not one of"),
+    ("k_regular", {"degree": 50}, r"topology_params\['degree'\] must be an integer in \[1, 7\]"),
+    ("k_regular", {"degree": 2.0}, r"topology_params\['degree'\] must be an integer"),
+    ("k_regular", {"degre": 3}, r"topology_params \['degre'\] do not apply to "
+                                r"topology='k_regular' \(allowed: \['degree'\]\)"),
+    ("erdos_renyi", {"p": 1.5}, r"topology_params\['p'\] must be in \(0, 1\]"),
+    ("erdos_renyi", {"p": "half"}, r"topology_params\['p'\] must be in \(0, 1\]"),
+    ("random_geometric", {"radius": 0.0}, r"topology_params\['radius'\] must be a finite"),
+    ("ring", {"p": 0.5}, r"topology_params \['p'\] do not apply to topology='ring'"),
+])
+@pytest.mark.parametrize("server", [False, True])
+def test_named_topology_checked_at_start_for_every_method(topology, params, match, server):
+    # Issue 31: a server-coordinated fit never built the (lazy) topology, so
+    # none of these was refused there.
+    net = SimulatedNetwork(topology=topology, topology_params=params)
+    with pytest.raises(ValueError, match=match):
+        net.start(8, server=server)
+
+
+def test_k_regular_odd_degree_needs_an_even_number_of_nodes():
+    with pytest.raises(ValueError, match=r"odd degree=3 needs an even number of nodes, got 7"):
+        SimulatedNetwork(topology="k_regular", topology_params={"degree": 3}).start(
+            7, server=True)
+    # The check does not draw: a server method over 10^6 nodes pays nothing.
+    SimulatedNetwork(topology="erdos_renyi").start(10**6, server=True)
+
+
+@pytest.mark.parametrize("n_nodes, degree", [(8, 1), (8, 3), (8, 7), (9, 4), (2, 1)])
+def test_k_regular_has_exactly_its_degree(n_nodes, degree):
+    # degree=1 used to give degree 3 (a ring plus the opposite node).
+    adjacency = make_topology("k_regular", n_nodes, {"degree": degree})
+    assert adjacency.sum(axis=1).tolist() == [degree] * n_nodes
+    assert (adjacency == adjacency.T).all() and not adjacency.diagonal().any()
+
+
+@pytest.mark.parametrize("drop_rate", [0.0, 0.3])
+def test_streamed_active_rounds_equal_draw_rounds(drop_rate):
+    net = SimulatedNetwork(drop_rate=drop_rate, straggler_rate=0.2, rogue_fraction=0.2)
+    a = net.start(5, random_state=np.random.RandomState(1))
+    b = net.start(5, random_state=np.random.RandomState(1))
+    active, _ = a.draw_rounds(17)
+    stream = b.stream_active(17)
+    parts = []
+    while stream.remaining:
+        parts.append(stream.read(4))
+    np.testing.assert_array_equal(np.concatenate(parts), active.astype(np.uint8))
+    # ...and the simulation's stream goes on as after draw_rounds(17).
+    for x, y in zip(a.draw_rounds(3), b.draw_rounds(3)):
+        np.testing.assert_array_equal(x, y)
+    np.testing.assert_array_equal(a.rng.integers(1000, size=5), b.rng.integers(1000, size=5))

@@ -996,6 +996,99 @@ def test_finite_outputs_at_defaults_on_1000_nodes_with_2_samples():
     assert clf.score(X, y > 0, groups=groups) > 0.8
 
 
+def _up_front_orders(codes, n_nodes, epochs, shuffle, seeds, call):
+    """Every node's order over all passes at once (the orders before issue 31)."""
+    orders = []
+    for node in range(n_nodes):
+        rows = np.flatnonzero(codes == node)
+        if not shuffle:
+            orders.append(np.tile(rows, epochs))
+            continue
+        rng = np.random.RandomState([int(seeds[node]), call])
+        orders.append(np.concatenate([rows[rng.permutation(len(rows))] for _ in range(epochs)])
+                      if len(rows) else rows)
+    return orders
+
+
+@pytest.mark.parametrize("shuffle", [True, False])
+@pytest.mark.parametrize("block", [1, 7, 1000])
+def test_streamed_epoch_orders_equal_the_up_front_orders(shuffle, block):
+    from skfed.online import _EpochOrders
+
+    rng = np.random.RandomState(0)
+    codes = rng.randint(0, 5, size=60)
+    codes[codes == 3] = 2  # a node with no sample
+    seeds = np.arange(11, 16, dtype=np.uint32)
+    expected = _up_front_orders(codes, 5, 6, shuffle, seeds, call=2)
+    orders = _EpochOrders(codes, 5, 6, shuffle, seeds, call=2)
+    assert_array_equal(orders.lengths, [len(o) for o in expected])
+    consumed = [[] for _ in range(5)]
+    while orders.remaining().any():
+        orders.fill(block)
+        held = orders.queue_end - orders.position
+        # Every node holds the next `block` steps, or all it has left.
+        assert np.all(held >= np.minimum(block, orders.remaining()))
+        for node in range(5):  # consume up to `block` steps, as `block` rounds would
+            take = min(block, held[node], rng.randint(0, block + 1))
+            start = orders.position[node]
+            consumed[node].extend(orders.queue[start:start + take].tolist())
+            orders.position[node] += take
+    for node in range(5):
+        assert_array_equal(consumed[node], expected[node])
+
+
+def test_short_orders_are_made_at_once_and_keep_no_random_state():
+    # A node's whole order under _MIN_FILL_STEPS steps is made at the first
+    # fill, whatever the block: no RandomState is kept (2.5 KiB each, more
+    # than the order itself over 10^5 nodes).
+    from skfed.online import _MIN_FILL_STEPS, _EpochOrders
+
+    codes = np.repeat(np.arange(50), 3)
+    seeds = np.arange(1, 51, dtype=np.uint32)
+    orders = _EpochOrders(codes, 50, 10, True, seeds, 0)
+    orders.fill(1)
+    assert orders.queue.size == 50 * 30 and not orders._rngs
+    assert_array_equal(orders.queue, np.concatenate(
+        _up_front_orders(codes, 50, 10, True, seeds, call=0)))
+    # A longer one is made _MIN_FILL_STEPS steps (whole passes) ahead.
+    orders = _EpochOrders(np.repeat(np.arange(2), 100), 2, 10, True, seeds[:2], 0)
+    orders.fill(1)
+    passes = -(-_MIN_FILL_STEPS // 100)
+    assert_array_equal(orders.queue_end - orders.position, [100 * passes] * 2)
+    assert len(orders._rngs) == 2
+
+
+def test_huge_max_epochs_holds_only_the_orders_in_use():
+    # Issue 31: max_epochs=10**9 built every pass's order up front (MemoryError).
+    from skfed.online import _EpochOrders
+
+    codes = np.repeat(np.arange(8), 30)
+    orders = _EpochOrders(codes, 8, 10**9, True, np.arange(1, 9, dtype=np.uint32), 0)
+    assert orders.remaining().tolist() == [30 * 10**9] * 8
+    orders.fill(1000)
+    assert orders.queue.size == 8 * 1020  # 34 passes of 30 samples per node
+    est = DecentralizedKernelSGDClassifier(max_epochs=10**9)
+    est._validate_params()
+
+
+def test_fit_does_not_depend_on_the_round_block(monkeypatch):
+    # The orders and fault draws are streamed a block of rounds at a time;
+    # any block gives the same fit (the default holds this fit in one block).
+    import skfed.online as online
+
+    X, y, groups = _small(seed=1)
+    params = dict(max_epochs=4, random_state=0,
+                  network=SimulatedNetwork(drop_rate=0.3, rogue_fraction=0.34))
+    one = DecentralizedKernelSGDClassifier(**params).fit(X, y, groups=groups)
+    monkeypatch.setattr(online, "_ROUND_BLOCK", 3 * len(one.nodes_))
+    monkeypatch.setattr(online, "_MIN_FILL_STEPS", 1)  # a pass at a time
+    blocks = DecentralizedKernelSGDClassifier(**params).fit(X, y, groups=groups)
+    assert_array_equal(blocks.decision_function(X, groups=groups),
+                       one.decision_function(X, groups=groups))
+    assert_array_equal(blocks.bytes_per_round_, one.bytes_per_round_)
+    assert blocks.n_iter_ == one.n_iter_
+
+
 # ------------------------------------------------------- nodes that join later
 def _join_setup(kind="classifier", loss="hinge", header=16, exchange_every=None, **params):
     rng = np.random.RandomState(3)
@@ -1204,3 +1297,21 @@ def test_join_with_median_gamma_takes_its_closest_neighbours_width_and_function(
         W = np.vstack([(1 - eta * alpha) * W, [[-eta * omega]]])
     assert_allclose(est.dictionaries_[4], D)
     assert_allclose(est.dual_coef_[4], W, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("cls", [DecentralizedKernelSGDClassifier,
+                                 DecentralizedKernelSGDRegressor])
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def test_negative_sample_weight_is_refused_by_name(cls, method):
+    # Issue 31: the regressor accepted weights of -1 and predicted about 7e7
+    # on targets within +-9; the classifier accepted them silently.
+    X, y, groups = _small()
+    if cls is DecentralizedKernelSGDRegressor:
+        y = X[:, 0] + 0.1 * X[:, 1]
+    w = np.ones(len(y))
+    w[7] = -1.0
+    kwargs = {"classes": [0, 1]} if method == "partial_fit" and cls is not \
+        DecentralizedKernelSGDRegressor else {}
+    with pytest.raises(ValueError, match=r"sample_weight must be non-negative; 1 of its 90 "
+                                         r"values are negative \(the first, at index 7, is -1.0\)"):
+        getattr(cls(max_epochs=2), method)(X, y, groups=groups, sample_weight=w, **kwargs)

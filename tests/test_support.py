@@ -1197,3 +1197,21 @@ def test_join_under_dropped_and_rogue_clients():
     received = sel.client_supports_[20:][new].sum(axis=0)
     np.testing.assert_array_equal(sel.votes_, votes + received)
     assert sel.rogue_.shape == (30,)
+
+
+@pytest.mark.parametrize("cls", [FederatedSupportRecovery, FederatedSparseLinearRegression])
+@pytest.mark.parametrize("network, match", [
+    (dict(topology="hypercube"), r"topology='hypercube' is not one of"),
+    (dict(topology="k_regular", topology_params={"degree": 50}),
+     r"topology_params\['degree'\] must be an integer in \[1, 5\]"),
+    (dict(topology="erdos_renyi", topology_params={"p": 1.5}),
+     r"topology_params\['p'\] must be in \(0, 1\]"),
+    (dict(topology="k_regular", topology_params={"degre": 3}),
+     r"topology_params \['degre'\] do not apply to topology='k_regular'"),
+])
+def test_bad_named_topology_is_refused_at_fit(cls, network, match):
+    # Issue 31: the one-shot server protocol never drew the graph, so a
+    # misspelt or impossible topology was accepted silently.
+    X, y, groups, _, _ = make_clients(n_clients=6, n_samples=40, d=8)
+    with pytest.raises(ValueError, match=match):
+        cls(network=SimulatedNetwork(**network)).fit(X, y, groups=groups)

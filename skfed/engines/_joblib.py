@@ -5,6 +5,6 @@ algorithm modules (:mod:`skfed.support`, :mod:`skfed.baselines`) use them
 without importing :mod:`skfed.engines`; the engines re-export them here.
 """
 
-from .._parallel import node_chunks, node_parallel_backend, parallel_nodes
+from .._parallel import capped_n_jobs, node_chunks, node_parallel_backend, parallel_nodes
 
-__all__ = ["parallel_nodes", "node_parallel_backend", "node_chunks"]
+__all__ = ["parallel_nodes", "node_parallel_backend", "node_chunks", "capped_n_jobs"]

@@ -31,7 +31,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from .._base import check_network_faults, check_node_weights
 from .._core import _online_fast
 from ..network import float_bytes
-from ..online import _ROGUE, _one_blas_thread
+from ..online import _ROGUE, _ROUND_BLOCK, _one_blas_thread
 from ._mpi_boosting import _merge_counts, refuse_privacy, warn_lost
 from ._mpi_comm import MPITimeoutError, Traffic
 
@@ -110,13 +110,10 @@ def _run(est, peer, block, X, y, sample_weight, queues, epochs):
     est._kernel_sup_seen = max(s for s, _ in sups)
     est._resolve_step(X[:0], np.array([max(m for _, m in sups)]))
     est._n_calls += 1
-    queue = np.ascontiguousarray(np.concatenate(queues), dtype=np.intp)
-    lengths = np.array([len(q) for q in queues], dtype=np.intp)
-    all_lengths = np.zeros(K, dtype=np.intp)
+    lengths = queues.lengths
+    all_lengths = np.zeros(K, dtype=np.int64)
     for nodes, values in peer.allgather("setup", (block.mine, lengths[block.mine])):
         all_lengths[nodes] = values
-    queue_end = np.cumsum(lengths).astype(np.intp)
-    position = (queue_end - lengths).astype(np.intp)
     done_all = np.zeros(K, dtype=np.intp)          # every node's steps so far
     limit = est._reserve(all_lengths, epochs)
     indptr, indices = est._exchange_graph()
@@ -136,7 +133,7 @@ def _run(est, peer, block, X, y, sample_weight, queues, epochs):
     est._slot_ids[:] = -1
     sent = np.zeros(X.shape[0], dtype=np.uint8)
     consensus, orders = [], []
-    pending = None
+    stream, pending = None, None
     in_chunk = 0
     alive = np.ones(peer.size, dtype=bool)   # ranks still answering
     round_index = 0
@@ -147,9 +144,14 @@ def _run(est, peer, block, X, y, sample_weight, queues, epochs):
             if not np.any(remaining > 0):
                 break
             if pending is None or len(pending) == 0:
-                active, _ = sim.draw_rounds(int(remaining.max()))
-                pending = np.ascontiguousarray(active, dtype=np.uint8)
-                in_chunk = 0
+                # The fault draws, read a block at a time (as the simulation).
+                if stream is None or stream.remaining == 0:
+                    stream = sim.stream_active(int(remaining.max()))
+                    in_chunk = 0
+                pending = stream.read(max(1, _ROUND_BLOCK // max(K, 1)))
+                # Every node holds the steps of these rounds: one step a round.
+                queues.fill(len(pending))
+                queue, queue_end, position = queues.queue, queues.queue_end, queues.position
             row = pending[:1].copy()
             row[0, ~node_alive] = 0     # a stopped rank's nodes neither step nor answer
             peer.stop_if_told(round_index)

@@ -8,6 +8,7 @@ every engine sets, and prediction.
 
 import math
 import numbers
+import os
 import warnings
 
 import numpy as np
@@ -17,8 +18,9 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import FederatedMixin
+from .._base import N_JOBS_CONSTRAINT, FederatedMixin
 from .._compat import HasMethods, Interval, StrOptions
+from .._parallel import capped_n_jobs
 from ..kernels import pairwise_kernel, resolve_kernel
 from ..privacy import DifferentialPrivacy, check_privacy
 from ._compression import _AUTO_BITS, quantized_bytes
@@ -44,6 +46,36 @@ from ._state import (
 _PRIVATE_MAX_ROUNDS = 20
 _PRIVATE_OMEGA_EVERY = 5
 _MAX_ROUNDS = 1000
+
+
+def _physical_memory():
+    """Bytes of physical memory of this machine, or None where unknown."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _check_feature_memory(n_components, mode, n, d):
+    """Refuse, naming ``n_components``, features larger than the machine's memory.
+
+    The primal modes hold an ``n x (D + 1)`` float64 feature matrix (``D``
+    random features, or ``min(D, n)`` Nystroem landmarks) and, for random
+    features, a ``d x D`` weight matrix: a number ``n_components`` whose
+    matrices cannot fit in physical memory is refused before anything is
+    allocated (it was a ``MemoryError`` deep in the feature map, or the
+    machine swapping).
+    """
+    D = int(n_components) if mode == "rff" else min(int(n_components), n)
+    needed = 8 * ((n + (d if mode == "rff" else D)) * (D + 1))
+    memory = _physical_memory()
+    if memory is not None and needed > memory:
+        raise ValueError(
+            f"n_components={n_components!r} {'random features' if mode == 'rff' else 'landmarks'}"
+            f" on {n} samples and {d} features need {needed / 2**30:,.1f} GiB of features, "
+            f"more than this machine's {memory / 2**30:,.1f} GiB of memory: lower n_components "
+            "(n_components='auto' chooses ceil(2 sqrt(n) ln n), at most 4,096)."
+        )
 
 
 class _BaseMultiTask(FederatedMixin, BaseEstimator):
@@ -76,7 +108,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         **FederatedMixin._federated_parameter_constraints,
         "network": [None, HasMethods(["start"])],
         "random_state": ["random_state"],
-        "n_jobs": [None, numbers.Integral],
+        "n_jobs": N_JOBS_CONSTRAINT,
         "verbose": ["verbose"],
         "privacy": [None, DifferentialPrivacy],
     }
@@ -264,6 +296,8 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                 f"of approximation='nystroem' / 'rff', but this fit runs {ran}, which has "
                 "none: set approximation='rff' or 'nystroem', or leave n_components='auto'."
             )
+        if mode is not None and self.n_components != "auto":
+            _check_feature_memory(self.n_components, mode, n, d)
         self.approximation_ = mode
         self.n_components_ = int(D) if mode is not None else None
 
@@ -778,7 +812,9 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
             # even under parallel_config(backend="dask").  The primal modes'
             # node solves are pure and go to any backend.
             require = None if self._primal_mode() else "sharedmem"
-            return Parallel(n_jobs=self.n_jobs, prefer="threads", require=require)
+            # No more workers than nodes (n_jobs=10**9 is joblib's error).
+            n_jobs = capped_n_jobs(self.n_jobs, len(self.nodes_))
+            return Parallel(n_jobs=n_jobs, prefer="threads", require=require)
         return _NullContext()
 
     # ----------------------------------------------------- feature maps

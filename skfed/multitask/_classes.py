@@ -149,8 +149,10 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         guide): 5,137 samples give 1,225 (``approximation="auto"`` may cap
         it by the bytes, see there).  At most 4,096: the primal modes
         hold the ``n x D`` feature matrix (``8 n D`` bytes in float64), which
-        would otherwise grow faster than the data.  The number used is
-        ``n_components_``.
+        would otherwise grow faster than the data.  A number whose
+        features (and random weights) exceed the machine's physical memory
+        is refused, naming ``n_components``; Nystroem uses at most ``n``
+        landmarks.  The number used is ``n_components_``.
     landmarks : {"random", "kmeans"}, default="random"
         Nystroem landmarks (``approximation="nystroem"`` only; any other
         mode raises): ``"random"`` samples drawn by every node from its own
@@ -284,6 +286,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         caches and margin states in place every round, so it requires
         shared memory and always runs on threads, even under the Dask
         backend.  Results do not depend on ``n_jobs`` or the backend.
+        ``0`` is refused; more workers than nodes are not started.
     verbose : int, default=0
         Print the gap after every round, and at an Omega step the joint
         objective after it and that of the models the W-step reached
