@@ -285,7 +285,7 @@ class _OneShotSupportMixin(FederatedMixin):
                   StrOptions({"auto"})],
         "threshold": [Interval(numbers.Real, 0, 1, closed="right"), StrOptions({"auto"})],
         "fit_intercept": ["boolean"],
-        "auto_z": [None, Interval(numbers.Real, 0, None, closed="left")],
+        "auto_z": [None, Interval(numbers.Real, 0, None, closed="neither")],
         "rogue_tolerance": [None, Interval(numbers.Real, 0, 0.5, closed="left")],
         "fwer": [None, Interval(numbers.Real, 0, 1, closed="neither")],
         "n_reported": [StrOptions({"auto"}), Interval(numbers.Integral, 1, None, closed="left")],
@@ -833,7 +833,8 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         1.0 (chosen on the phase transitions of
         ``benchmarks/support_phase_transition.py``: a low client threshold
         lets every client contribute, the server's test removes the noise).
-        Only with ``alpha="auto"`` (refused otherwise).
+        Only with ``alpha="auto"`` (refused otherwise).  Must be positive:
+        at 0 every client would select every feature.
     rogue_tolerance : float in [0, 0.5), default=None
         The fraction ``beta`` of answering clients that may be rogue
         (sending anything) without a false positive beyond ``fwer``.  None
