@@ -249,10 +249,11 @@ def test_row_corruption_equals_one_call_per_node(behavior):
 
 
 def test_sparse_topologies_equal_their_dense_definitions(monkeypatch):
+    import skfed._topology as _topology
     import skfed.network as network
 
     # Erdos-Renyi: the same stream as one dense uniform draw, whatever the block.
-    monkeypatch.setattr(network, "_DRAW_BLOCK", 23)
+    monkeypatch.setattr(_topology, "_DRAW_BLOCK", 23)
     n, p = 40, 0.15
     rng = np.random.RandomState(3)
     for _ in range(1000):  # the dense definition, redrawn until connected
