@@ -949,11 +949,17 @@ class _BoostingState(_StateMixin):
     def score_data(self):
         """What the graph steps need to score a received model on a node's data.
 
-        ``(H, Y, sw, offsets, factor, loss)``: the log-sum-exp of the margins
-        (``loss`` None), weighted by the confidence ``c_k``.
+        ``(H, Y, sw, offsets, factor, loss, H8)``: the log-sum-exp of the
+        margins (``loss`` None), weighted by the confidence ``c_k``; ``H8``
+        is H as int8 when every entry is +-1 (decision stumps and the
+        intercept), read by the scores instead of H (the same values, an
+        eighth of the memory traffic), else None.
         """
+        if not hasattr(self, "_H8"):
+            exact = self.H.size and np.all(np.abs(self.H) == 1)
+            self._H8 = np.ascontiguousarray(self.H, dtype=np.int8) if exact else None
         return (self.H, self.Y, self.sw, self.offsets,
-                np.ascontiguousarray(self.confidence, dtype=np.float64), None)
+                np.ascontiguousarray(self.confidence, dtype=np.float64), None, self._H8)
 
     def async_steps(self, t, n_steps, clock, node_state, offline, simulation, budget, spent):
         curve = np.zeros(n_steps)

@@ -137,37 +137,56 @@ cdef inline intp_t _find(const intp_t[::1] nbr, const intp_t[::1] n_slots, intp_
 
 
 cdef void _insert(double[::1] wv, intp_t[::1] nbr, intp_t[::1] n_slots, double* cost,
-                  intp_t R, intp_t k, intp_t l, double w, double c) noexcept nogil:
-    """Put (l, w, c) into k's row at its sorted place (the caller checked room)."""
+                  double* zc, intp_t R, intp_t k, intp_t l, double w, double c,
+                  double z) noexcept nogil:
+    """Put (l, w, c, z) into k's row at its sorted place (the caller checked room).
+
+    ``cost`` (peer scores) may be NULL; ``zc`` caches the squared model
+    distances of the stored links (NaN: not computed yet).
+    """
     cdef intp_t start = k * R, end = k * R + n_slots[k], p = end
     while p > start and nbr[p - 1] > l:
         nbr[p] = nbr[p - 1]
         wv[p] = wv[p - 1]
+        zc[p] = zc[p - 1]
         if cost != NULL:
             cost[p] = cost[p - 1]
         p -= 1
     nbr[p] = l
     wv[p] = w
+    zc[p] = z
     if cost != NULL:
         cost[p] = c
     n_slots[k] += 1
 
 
 cdef void _remove(double[::1] wv, intp_t[::1] nbr, intp_t[::1] n_slots, double* cost,
-                  intp_t R, intp_t k, intp_t p) noexcept nogil:
+                  double* zc, intp_t R, intp_t k, intp_t p) noexcept nogil:
     """Remove slot p of k's row, keeping the row sorted."""
     cdef intp_t end = k * R + n_slots[k] - 1
     while p < end:
         nbr[p] = nbr[p + 1]
         wv[p] = wv[p + 1]
+        zc[p] = zc[p + 1]
         if cost != NULL:
             cost[p] = cost[p + 1]
         p += 1
     nbr[end] = -1
     wv[end] = 0.0
+    zc[end] = NAN
     if cost != NULL:
         cost[end] = NAN
     n_slots[k] -= 1
+
+
+cdef inline double _distance(const floating[:, ::1] models, intp_t k, intp_t l) noexcept nogil:
+    """``||models[k] - models[l]||^2``."""
+    cdef intp_t j
+    cdef double z = 0.0, diff
+    for j in range(models.shape[1]):
+        diff = models[k, j] - models[l, j]
+        z += diff * diff
+    return z
 
 
 cdef double _node_loss(
@@ -192,6 +211,37 @@ cdef double _node_loss(
             for r in range(n_nz):
                 j = nz[r]
                 a += H[i, j] * models[l, off + j]
+            a = -Y[p, i] * a
+            if a > amax:
+                z = z * exp(amax - a) + sw[i]
+                amax = a
+            else:
+                z += sw[i] * exp(a - amax)
+    if amax == -INFINITY:
+        return -INFINITY
+    return amax + log(z)
+
+
+cdef double _node_loss_i8(
+    const floating[:, ::1] models, const signed char* H8, intp_t n_base,
+    const floating[:, ::1] Y, const floating[::1] sw, intp_t start, intp_t end, intp_t l,
+    intp_t p, intp_t* nz,
+) noexcept nogil:
+    """:func:`_node_loss` reading the base predictions from int8 rows (+-1 values)."""
+    cdef intp_t i, j, r, n_nz = 0, off = p * n_base
+    cdef double amax = -INFINITY, z = 0.0, a
+    cdef const signed char* row
+    for j in range(n_base):
+        if models[l, off + j] != 0:
+            nz[n_nz] = j
+            n_nz += 1
+    for i in range(start, end):
+        if sw[i] > 0:
+            a = 0.0
+            row = H8 + i * n_base
+            for r in range(n_nz):
+                j = nz[r]
+                a += row[j] * models[l, off + j]
             a = -Y[p, i] * a
             if a > amax:
                 z = z * exp(amax - a) + sw[i]
@@ -235,6 +285,10 @@ cdef struct _Scorer:
     intp_t* nz
     bint lazy
     bint linear
+    # Dada's base predictions as int8 (+-1), when given: an eighth of the
+    # memory traffic of reading H's float rows (the cost of a score).
+    const signed char* h8
+    intp_t h8_cols
 
 
 cdef inline double _score_loss(
@@ -248,6 +302,9 @@ cdef inline double _score_loss(
     for p in range(Y.shape[0]):
         if sc.linear:
             total += _lin_node_loss(models, H, Y, sw, offsets[k], offsets[k + 1], l, p, loss)
+        elif sc.h8 != NULL:
+            total += _node_loss_i8(models, sc.h8, sc.h8_cols, Y, sw, offsets[k],
+                                   offsets[k + 1], l, p, sc.nz)
         else:
             total += _node_loss(models, H, Y, sw, offsets[k], offsets[k + 1], l, p, sc.nz)
     return total
@@ -300,6 +357,8 @@ def pair_scores(
     LossFunction loss=None,            # None: Dada's log-sum-exp over H's margins; a
                                        # LossFunction: Perso-lin's (H the design, intercept
                                        # column included; confidence c_k / m_k)
+    const signed char[:, ::1] H8=None, # IN H as int8 when every entry is +-1 (Dada's stumps):
+                                       # read instead of H (the same values)
 ):
     """Peer scores ``e_kl`` of the given pairs (as graph_steps computes them)."""
     cdef intp_t r
@@ -313,6 +372,12 @@ def pair_scores(
     sc.nz = &nz[0]
     sc.lazy = True
     sc.linear = loss is not None
+    sc.h8 = NULL
+    sc.h8_cols = H.shape[1]
+    if H8 is not None and loss is None and H8.shape[0] * H8.shape[1] > 0:
+        if H8.shape[0] != H.shape[0] or H8.shape[1] != H.shape[1]:
+            raise ValueError("H8 must have the shape of H.")
+        sc.h8 = &H8[0, 0]
     with nogil:
         for r in range(rows.shape[0]):
             out[r] = _peer_score(&sc, models, H, Y, sw, offsets, confidence, loss, rows[r],
@@ -333,7 +398,7 @@ cdef double _block_value(
 
 cdef intp_t _cap_neighbours(
     const floating[:, ::1] models, const double[::1] losses, double[::1] wv,
-    intp_t[::1] nbr, intp_t[::1] n_slots, intp_t R,
+    intp_t[::1] nbr, intp_t[::1] n_slots, double* zc, intp_t R,
     double[::1] degree, intp_t k, intp_t cap, double mu,
     double mu_graph, double lam, double delta, CommCounter counter, double* zbuf,
     intp_t* nbuf, double* objective, double* linear_change, int64_t* spent,
@@ -347,19 +412,18 @@ cdef intp_t _cap_neighbours(
     (``sc.cost`` not NULL) smallest ``(mu / 2) z_km + e_km + e_mk``.
     ``nbuf`` holds neighbour ids (slots move as links are removed).
     """
-    cdef intp_t n_model = models.shape[1]
-    cdef intp_t m, j, r, p, q, best, count = 0, n_dropped = 0, start = k * R
-    cdef double z, diff, w_km, a, e, dk_old, dm_old, dk_new, dm_new
+    cdef intp_t m, r, p, q, best, count = 0, n_dropped = 0, start = k * R
+    cdef double z, w_km, a, e, dk_old, dm_old, dk_new, dm_new
     if n_slots[k] <= cap:
         return 0
     for p in range(start, start + n_slots[k]):
         m = nbr[p]
-        z = 0.0
-        for j in range(n_model):
-            diff = models[k, j] - models[m, j]
-            z += diff * diff
+        q = _find(nbr, n_slots, R, m, k)
+        if isnan(zc[p]):
+            zc[p] = _distance(models, k, m)
+            zc[q] = zc[p]
+        z = zc[p]
         if sc.cost != NULL:
-            q = _find(nbr, n_slots, R, m, k)
             z = 0.5 * mu * z + _score(sc, models, H, Y, sw, offsets, confidence, loss, k, m,
                                       p, NAN) \
                 + _score(sc, models, H, Y, sw, offsets, confidence, loss, m, k, q, NAN)
@@ -396,8 +460,8 @@ cdef intp_t _cap_neighbours(
             - log(dm_old + delta)
         )
         linear_change[0] -= (a - e) * w_km
-        _remove(wv, nbr, n_slots, sc.cost, R, k, p)
-        _remove(wv, nbr, n_slots, sc.cost, R, m, q)
+        _remove(wv, nbr, n_slots, sc.cost, zc, R, k, p)
+        _remove(wv, nbr, n_slots, sc.cost, zc, R, m, q)
         degree[k] = dk_new
         degree[m] = dm_new
         counter.send(k, m, _WEIGHT_BYTES)
@@ -447,6 +511,7 @@ def graph_steps(
     const intp_t[::1] score_offsets=None,
     const double[::1] score_confidence=None,
     LossFunction score_loss=None,      # IN Perso-lin's loss (see pair_scores); None: Dada's
+    const signed char[:, ::1] score_H8=None,  # IN score_H as int8 (+-1 entries), or None
     const double[::1] peer_cost=None,  # IN (2 kappa,) e_{k,l_r} then e_{l_r,k} of the
                                        # sampled peers of a one-step call (MPI engine)
 ):
@@ -495,7 +560,7 @@ def graph_steps(
     pos_arr = np.zeros(kappa, dtype=np.intp)
     cdef intp_t[::1] picks = picks_arr
     cdef intp_t[::1] pos = pos_arr
-    buf = np.zeros((9, kappa), dtype=np.float64)
+    buf = np.zeros((9, kappa), dtype=np.float64)  # a, g, w, v, dl, dl_new, e_kl, e_lk, z
     cdef intp_t[::1] peers = peers_arr
     cdef double[::1] a = buf[0]
     cdef double[::1] g = buf[1]
@@ -505,11 +570,18 @@ def graph_steps(
     cdef double[::1] dl_new = buf[5]
     cdef double[::1] e_kl = buf[6]
     cdef double[::1] e_lk = buf[7]
+    cdef double[::1] zs = buf[8]
     cdef bint capped = max_neighbors >= 0
     cdef _Scorer sc
     sc.cost = NULL
     sc.lazy = False
     sc.linear = score_loss is not None
+    sc.h8 = NULL
+    sc.h8_cols = score_H.shape[1] if score_H is not None else 0
+    if score_H8 is not None and score_loss is None and score_H8.shape[0] * score_H8.shape[1]:
+        if score_H8.shape[0] != score_H.shape[0] or score_H8.shape[1] != score_H.shape[1]:
+            raise ValueError("score_H8 must have the shape of score_H.")
+        sc.h8 = &score_H8[0, 0]
     own_arr = np.full(K, np.nan)
     nz_arr = np.zeros(max(1, score_H.shape[1]) if score_H is not None else 1, dtype=np.intp)
     cdef double[::1] own = own_arr
@@ -533,6 +605,9 @@ def graph_steps(
                                          "score_* data to compute them.")
         sc.cost = &slot_cost[0]
         answer_extra = _SCORE_BYTES
+    # Squared distances of the stored links' models (fixed during the call).
+    zc_arr = np.full(K * R, np.nan)
+    cdef double[::1] zc = zc_arr
     cap_z = np.zeros(R + kappa + 1, dtype=np.float64)
     cap_n = np.zeros(R + kappa + 1, dtype=np.intp)
     cdef double[::1] zbuf = cap_z
@@ -569,11 +644,12 @@ def graph_steps(
                 l = peers[r]
                 if has_trace:
                     trace_peers[it * kappa + r] = l
-                z = 0.0
-                for j in range(n_model):
-                    diff = models[k, j] - models[l, j]
-                    z += diff * diff
                 pos[r] = _find(nbr, n_slots, R, k, l)
+                if pos[r] >= 0 and not isnan(zc[pos[r]]):
+                    z = zc[pos[r]]
+                else:
+                    z = _distance(models, k, l)
+                zs[r] = z
                 w[r] = wv[pos[r]] if pos[r] >= 0 else 0.0
                 dl[r] = degree[l]
                 a[r] = losses[k] + losses[l] + 0.5 * mu * z
@@ -644,14 +720,22 @@ def graph_steps(
                     linear_change += a[r] * (v[r] - w[r])
                 if v[r] > 0.0:
                     if pos[r] >= 0:
-                        wv[_find(nbr, n_slots, R, k, l)] = v[r]
-                        wv[_find(nbr, n_slots, R, l, k)] = v[r]
+                        q = _find(nbr, n_slots, R, k, l)
+                        wv[q] = v[r]
+                        zc[q] = zs[r]
+                        q = _find(nbr, n_slots, R, l, k)
+                        wv[q] = v[r]
+                        zc[q] = zs[r]
                     else:
-                        _insert(wv, nbr, n_slots, sc.cost, R, k, l, v[r], e_kl[r])
-                        _insert(wv, nbr, n_slots, sc.cost, R, l, k, v[r], e_lk[r])
+                        _insert(wv, nbr, n_slots, sc.cost, &zc[0], R, k, l, v[r], e_kl[r],
+                                zs[r])
+                        _insert(wv, nbr, n_slots, sc.cost, &zc[0], R, l, k, v[r], e_lk[r],
+                                zs[r])
                 elif pos[r] >= 0:
-                    _remove(wv, nbr, n_slots, sc.cost, R, k, _find(nbr, n_slots, R, k, l))
-                    _remove(wv, nbr, n_slots, sc.cost, R, l, _find(nbr, n_slots, R, l, k))
+                    _remove(wv, nbr, n_slots, sc.cost, &zc[0], R, k,
+                            _find(nbr, n_slots, R, k, l))
+                    _remove(wv, nbr, n_slots, sc.cost, &zc[0], R, l,
+                            _find(nbr, n_slots, R, l, k))
                 degree[l] = dl_new[r]
                 counter.send(k, l, model_payload[k])
                 counter.send(l, k, model_payload[l] + _LOSS_DEGREE_BYTES + answer_extra)
@@ -661,13 +745,14 @@ def graph_steps(
             degree[k] = dk_new
             objective += phi_new - phi_old
             if capped:
-                _cap_neighbours(models, losses, wv, nbr, n_slots, R, degree, k,
+                _cap_neighbours(models, losses, wv, nbr, n_slots, &zc[0], R, degree, k,
                                 max_neighbors, mu, mu_graph, lam, delta, counter, &zbuf[0],
                                 &nbuf[0], &objective, &linear_change, &spent, &sc, score_H,
                                 score_Y, score_sw, score_offsets, score_confidence,
                                 score_loss)
                 for r in range(n_peers):
-                    _cap_neighbours(models, losses, wv, nbr, n_slots, R, degree, peers[r],
+                    _cap_neighbours(models, losses, wv, nbr, n_slots, &zc[0], R, degree,
+                                    peers[r],
                                     max_neighbors, mu, mu_graph, lam, delta, counter,
                                     &zbuf[0], &nbuf[0], &objective, &linear_change, &spent,
                                     &sc, score_H, score_Y, score_sw, score_offsets,
@@ -716,6 +801,8 @@ def cap_node(
     sc.cost = NULL
     sc.lazy = False
     sc.linear = False
+    sc.h8 = NULL
+    sc.h8_cols = 0
     cdef LossFunction no_loss = None
     empty = np.zeros((1, 0), dtype=np.asarray(models).dtype)
     cdef const floating[:, ::1] no_H = empty
@@ -724,13 +811,15 @@ def cap_node(
     cdef const double[::1] no_confidence = np.zeros(0)
     scratch_z = np.zeros(R + 1)
     scratch_n = np.zeros(R + 1, dtype=np.intp)
+    zc_arr = np.full(K * R, np.nan)
+    cdef double[::1] zc = zc_arr
     cdef double[::1] zbuf = scratch_z
     cdef intp_t[::1] nbuf = scratch_n
     if slot_cost is not None:
         if slot_cost.shape[0]:
             sc.cost = &slot_cost[0]
     with nogil:
-        n_dropped = _cap_neighbours(models, losses, wv, nbr, n_slots, R, degree, k,
+        n_dropped = _cap_neighbours(models, losses, wv, nbr, n_slots, &zc[0], R, degree, k,
                                     max_neighbors, mu, mu_graph, lam, delta, counter,
                                     &zbuf[0], &nbuf[0], &objective, &linear_change, &spent,
                                     &sc, no_H, no_H, no_sw, no_offsets, no_confidence, no_loss)

@@ -433,10 +433,10 @@ class _Run:
         """``e_kl`` for pairs whose scoring nodes ``rows`` are this rank's."""
         out = np.zeros(len(rows))
         if len(rows):
-            H, Y, sw, offsets, confidence, loss = self.state.score_data()
+            H, Y, sw, offsets, confidence, loss, *fast = self.state.score_data()
             pair_scores(np.ascontiguousarray(self.state.graph_models()), H, Y, sw, offsets,
                         confidence, np.ascontiguousarray(rows, dtype=np.intp),
-                        np.ascontiguousarray(cols, dtype=np.intp), out, loss)
+                        np.ascontiguousarray(cols, dtype=np.intp), out, loss, *fast)
         return out
 
     def score_exchange(self, runner, counter):

@@ -330,6 +330,39 @@ def test_pair_scores_match_numpy():
     np.testing.assert_allclose(out, E[rows, cols], rtol=1e-12, atol=1e-12)
 
 
+
+def test_int8_base_predictions_score_and_step_as_the_floats():
+    # Dada passes its +-1 stump predictions as int8 as well: the same values,
+    # so the same scores and graphs bit for bit.
+    models, H, Y, sw, offsets, confidence = _score_problem(seed=2, K=9)
+    K = models.shape[0]
+    H8 = H.astype(np.int8)
+    rows, cols = _all_pairs(K)
+    out, out8 = np.zeros(rows.size), np.zeros(rows.size)
+    pair_scores(models, H, Y, sw, offsets, confidence, rows, cols, out)
+    pair_scores(models, H, Y, sw, offsets, confidence, rows, cols, out8, None, H8)
+    np.testing.assert_array_equal(out8, out)
+    kw = dict(mu=0.8, mu_graph=1.5, lam=0.5, delta=1e-2, kappa=3, n_steps=80,
+              max_neighbors=2)
+    rng = np.random.RandomState(1)
+    losses = rng.uniform(0, 0.5, size=K)
+    cost, cost8 = np.full(K * K, np.nan), np.full(K * K, np.nan)
+    W = _run(models, losses, np.zeros((K, K)), pair_cost=cost,
+             score=(H, Y, sw, offsets, confidence), **kw)[1]
+    W8 = _run(models, losses, np.zeros((K, K)), pair_cost=cost8,
+              score=(H, Y, sw, offsets, confidence, None, H8), **kw)[1]
+    assert W.any()
+    np.testing.assert_array_equal(W8, W)
+    np.testing.assert_array_equal(cost8, cost)
+    with pytest.raises(ValueError, match="score_H8"):
+        _run(models, losses, np.zeros((K, K)), pair_cost=np.full(K * K, np.nan),
+             score=(H, Y, sw, offsets, confidence, None,
+                    np.ascontiguousarray(H8[:, :-1])), **kw)
+    with pytest.raises(ValueError, match="H8"):
+        pair_scores(models, H, Y, sw, offsets, confidence, rows, cols, out8, None,
+                    H8[:-1])
+
+
 def _stored(W, R):
     """``(rows, cols, slots)`` of the non-zero weights of W in graph_steps' storage."""
     rows, cols = np.nonzero(W > 0)
