@@ -73,6 +73,8 @@ __all__ = [
 _LOSSES = {"logistic": Logistic, "squared_hinge": SquaredHinge}
 # Bins per feature of the histograms behind ``stump_placement="quantile"``.
 _N_BINS = 256
+# Expected number of features the feature vote selects by chance.
+_VOTE_LEVEL = 0.05
 
 
 # ------------------------------------------------------------------ stumps
@@ -445,7 +447,7 @@ def _count_votes(ballots, varying, n_votes):
     """``(selected, votes, threshold)`` of the vote; every varying feature if none is."""
     voters = int(ballots.any(axis=1).sum())
     votes = ballots.sum(axis=0).astype(np.int64)
-    threshold = vote_threshold(voters, n_votes, int(varying.sum()))
+    threshold = vote_threshold(voters, n_votes, int(varying.sum()), level=_VOTE_LEVEL)
     selected = (votes >= threshold) & varying
     if not selected.any():
         selected = varying.copy()
