@@ -278,12 +278,64 @@ def _defaults_cases(seeds, runs, layouts=("paper", "random"),
     return cases
 
 
+# The moons families: the paper's two layouts (zero padding, as the authors'
+# code) and two held-out generators (issue 33): "noisy", four clusters at
+# uniformly random angles with a per-node jitter, 18 N(0, 1) features and
+# label flips; "jitter", the paper's diagonal clusters with a per-node jitter
+# and label flips (zero padding).
+MOONS_FAMILIES = {
+    "paper": dict(layout="paper", padding_std=0.0),
+    "random": dict(layout="random", padding_std=0.0),
+    "noisy": dict(layout="random", padding_std=1.0, noise=0.15, angle_jitter=0.15,
+                  label_noise=0.05, angles="uniform"),
+    "jitter": dict(layout="paper", padding_std=0.0, noise=0.15, angle_jitter=0.15,
+                   label_noise=0.05),
+}
+
+
+# Least angle between two clusters of the "noisy" family: 30 degrees, about
+# 3.5 standard deviations of the nodes' jitter.  Uniform angles put two
+# clusters closer than the jitter spreads a cluster's own nodes (seed 0: 3
+# degrees): their tasks are then one task, which no graph can split.
+MIN_CLUSTER_GAP = np.pi / 6
+
+
+def cluster_angles(seed, n_clusters=4, min_gap=MIN_CLUSTER_GAP):
+    """Uniform angles in [0, 2 pi), redrawn until every two are ``min_gap`` apart.
+
+    From a stream of their own (seed ``10_000 + seed``).
+    """
+    rng = np.random.RandomState(10_000 + seed)
+    while True:
+        angles = rng.uniform(0.0, 2.0 * np.pi, n_clusters)
+        ordered = np.sort(angles)
+        if np.diff(np.r_[ordered, ordered[0] + 2.0 * np.pi]).min() >= min_gap:
+            return angles
+
+
+def moons_family(family, seed, n_nodes=100, cluster_sizes=(10, 20, 30, 40)):
+    """One draw of a moons family: ``make_rotated_moons``' eight arrays.
+
+    ``angles="uniform"``: the clusters' angles from :func:`cluster_angles`
+    (nearby clusters, down to 30 degrees apart).
+    """
+    params = dict(MOONS_FAMILIES[family])
+    if params.get("angles") == "uniform":
+        params["angles"] = cluster_angles(seed, len(cluster_sizes))
+    if n_nodes != 100:
+        base = np.asarray(cluster_sizes) * n_nodes // 100
+        base[-1] += n_nodes - base.sum()
+        cluster_sizes = base.tolist()
+    return make_rotated_moons(
+        n_nodes, cluster_sizes=list(cluster_sizes), n_samples_range=(3, 14), n_features=20,
+        random_state=seed, **params,
+    )
+
+
 def _load_case(name, run):
     if name.startswith("moons"):
-        X, X_test, y, y_test, g, g_test, oracle, clusters = make_rotated_moons(
-            100, cluster_sizes=[10, 20, 30, 40], n_samples_range=(3, 14), n_features=20,
-            padding_std=0.0, layout=name.split("-")[1], random_state=run,
-        )
+        X, X_test, y, y_test, g, g_test, oracle, clusters = moons_family(
+            name.split("-")[1], run)
         return X, X_test, y, y_test, g, g_test, 200, clusters
     X, X_test, y, y_test, g, g_test, n_estimators = load_run(name, run)
     return X, X_test, y, y_test, g, g_test, n_estimators, None
@@ -356,11 +408,85 @@ def run_defaults(seeds, runs, log, tune=True, layouts=("paper", "random"),
     return {"summary": summary, "per_run": rows}
 
 
+# ------------------------------------------------------------------- timing
+TIMED = ("dada", "perso_lin", "graph_learner")
+
+
+def timing_one(method, n_nodes, seed=0):
+    """One default fit at ``n_nodes`` nodes of the "noisy" moons family, measured.
+
+    Run in a fresh process (:func:`run_timing`) so that its peak resident
+    memory is its own.  ``"graph_learner"``: a
+    :class:`~skfed.graph.CollaborationGraphLearner` at its defaults on
+    every node's local linear model ``sum_i y_i x_i / m_k`` (20 numbers)
+    with zero losses.  Returns CPU seconds of the fit
+    (``time.process_time``), peak resident memory of the process and
+    before the fit (MB), test accuracy and, for the boosting estimators,
+    the graph recovery.
+    """
+    import resource
+
+    from skfed.graph import CollaborationGraphLearner
+
+    X, X_test, y, y_test, g, g_test, _, clusters = moons_family("noisy", seed, n_nodes)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    out = {"method": method, "n_nodes": n_nodes, "n_train": int(X.shape[0])}
+    start = time.process_time()
+    if method == "graph_learner":
+        counts = np.bincount(g, minlength=n_nodes).astype(float)
+        models = np.zeros((n_nodes, X.shape[1]))
+        np.add.at(models, g, np.where(y == y.max(), 1.0, -1.0)[:, None] * X)
+        models /= counts[:, None]
+        model = CollaborationGraphLearner(random_state=seed).fit(models, losses=np.zeros(n_nodes))
+        out["cpu_seconds"] = time.process_time() - start
+        W = model.collaboration_graph_
+    else:
+        estimator = (DecentralizedBoostingClassifier(200, random_state=seed) if method == "dada"
+                     else PersonalizedLinearClassifier(random_state=seed))
+        model = estimator.fit(X, y, groups=g)
+        out["cpu_seconds"] = time.process_time() - start
+        out["accuracy"] = 100.0 * model.score(X_test, y_test, groups=g_test)
+        W = model.collaboration_graph_
+    W = W.tocoo()
+    inside = clusters[W.row] == clusters[W.col]
+    out["weight_inside_clusters"] = float(W.data[inside].sum() / max(W.data.sum(), 1e-300))
+    out["graph_nnz"] = int(W.nnz)
+    out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    out["mb_before_fit"] = before
+    return out
+
+
+def run_timing(node_counts, log, seed=0, methods=TIMED):
+    """:func:`timing_one` of every method at every node count, each in a new process."""
+    import subprocess
+
+    rows = []
+    for n_nodes in node_counts:
+        for method in methods:
+            done = subprocess.run(
+                [sys.executable, __file__, "timing-one", method, str(n_nodes), str(seed)],
+                capture_output=True, text=True, check=True,
+            )
+            row = json.loads(done.stdout.strip().splitlines()[-1])
+            log(f"timing {method} {n_nodes}: " + " ".join(
+                f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
+            rows.append(row)
+    return rows
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "timing-one":
+        warnings.simplefilter("ignore", SingleNodeWarning)
+        print(json.dumps(timing_one(argv[1], int(argv[2]), int(argv[3]))))
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("part", choices=["defaults"])
-    parser.add_argument("--moons", nargs="*", default=["paper", "random"],
-                        help="defaults part: moons layouts (none: no moons)")
+    parser.add_argument("--moons", nargs="*", default=list(MOONS_FAMILIES),
+                        help="defaults part: moons families (%(default)s; none: no moons)")
+    parser.add_argument("--timing", type=int, nargs="*", default=[1000, 10000],
+                        help="defaults part: node counts of the timing of the default "
+                        "fits (%(default)s; none: no timing)")
     parser.add_argument("--no-tune", action="store_true",
                         help="defaults part: skip the tuned Dada / Perso-lin rows")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
@@ -392,6 +518,8 @@ def main(argv=None):
     result = run_defaults(args.seeds, runs, log, tune=not args.no_tune,
                           layouts=args.moons, datasets=args.datasets, refit=args.refit,
                           cv=args.cv, n_se=args.n_se, full_grid=args.full_grid)
+    if args.timing:
+        result["timing"] = run_timing(args.timing, log)
     result["seconds"] = time.perf_counter() - start
     text = json.dumps(result, indent=1, default=float)
     if args.out:
