@@ -1,53 +1,40 @@
-"""Utility against the privacy budget: test accuracy for epsilon 0.1 .. 10 and off.
+"""Utility against the privacy budget: test accuracy at epsilon 0.3 .. 10, Local and off.
 
 One table, one command.  Every row keeps the method's hyper-parameters fixed
 and changes only ``privacy=DifferentialPrivacy(epsilon, delta=1e-6)``
-("off": ``privacy=None``); accuracies are pooled over the test samples of
-all nodes, averaged over ``--seeds``.
+("off": ``privacy=None``); beside them ``local`` is each node alone (epsilon
+0: nothing is sent), the baseline a private fit must beat for collaborating
+under privacy to be worth anything.  Accuracies are pooled over the test
+samples of all nodes, averaged over ``--seeds`` (default 0 1 2).  All privacy
+noise comes from the secure source (fresh OS randomness): reruns differ.
 
 * ``dada-moons``: Dada on clustered rotated moons (20 nodes in 4 clusters,
   100..200 training samples per node, 2 features), 40 stumps on the public
-  range [-2, 2]^2 (:func:`skfed.boosting.make_stump_predictors`), beta=1,
-  mu=10 (the user guide's ``mu beta = 10``; the noise grows like
-  ``e^(2 beta) / m_k``), 100 iterations per node.
+  range [-2, 2]^2 (:func:`skfed.boosting.make_stump_predictors`), beta=0.1,
+  mu=100 (the noise of a choice grows like ``e^(2 beta) / m_k``: the budget
+  asks for a small beta), 100 iterations per node.  Local: AdaBoost (50
+  stumps) per node.
 * ``dada-computer``: Dada on Computer buyers (Dada's split: 190 people, 5..10
   training computers each); the attributes are +-1, so the public range is
-  [-1, 1] and one stump per attribute sits at 0.  Same beta and mu.
+  [-1, 1] and one stump per attribute sits at 0.  Same beta and mu.  Local:
+  AdaBoost per node.
 * ``persolin-moons``, ``persolin-computer``: Perso-lin (defaults,
-  ``clip_norm=1``) on the same data.
-* ``support``: one-shot support recovery, rate of exact recovery of the
-  support (d=20, s=3, 60 samples per client, 300 clients) over the seeds.
+  ``clip_norm=1``) on the same data.  Local: logistic regression per node.
+* ``support-300``, ``support-3000``: one-shot support recovery, rate of exact
+  recovery of the support (d=20, s=3, 60 samples per client) over the seeds.
+  Rows of the support-recovery owner (Local: left empty here).
 * ``mocha-har``: MOCHA with 100 random Fourier features (``gamma="auto"``)
   on HAR sitting vs rest (21 people, 75/25 split per person), 20 rounds,
-  Omega step every 5 rounds; privacy here is client level (each person's
-  whole data).
+  Omega step every 5 rounds; privacy client level.  Row of the MOCHA owner
+  (Local: left empty here); ``mocha-school`` is to be added by its owner.
 
 Usage::
 
-    python benchmarks/privacy_utility.py --seeds 0 1
+    python benchmarks/privacy_utility.py
     python benchmarks/privacy_utility.py --only dada-moons persolin-moons --seeds 0
 
-It prints one line per (row, epsilon) as it goes, then the table.
-
-Results (``--seeds 0 1``, delta=1e-6, 2 shared cores, about 7 minutes; test
-accuracy, ``support``: rate of exact recovery)::
-
-    accuracy             eps=0.1   eps=0.3     eps=1     eps=3    eps=10       off
-    dada-moons             0.506     0.509     0.522     0.564     0.665     0.830
-    dada-computer          0.489     0.490     0.491     0.491     0.495     0.610
-    persolin-moons         0.517     0.537     0.657     0.804     0.817     0.820
-    persolin-computer      0.497     0.498     0.502     0.521     0.559     0.663
-    support                0.000     0.000     0.000     0.000     1.000     1.000
-    mocha-har              0.480     0.480     0.480     0.481     0.484     0.933
-
-Reading: Perso-lin reaches its non-private accuracy on the moons from
-epsilon = 3 (150 samples per node); Dada's report-noisy-max needs larger
-nodes (noise ~ e^(2 beta) / m_k) and stays near chance on Computer buyers
-(5..10 samples per node); support recovery needs epsilon = 10 at 300
-clients (more clients at smaller epsilon: ``examples/plot_private_support.py``);
-client-level noise on MOCHA's updates leaves no signal with 21 nodes (worse
-than the majority class, and the fit warns that it ends worse than the
-all-zero model).
+It prints one line per (row, column) as it goes, then the table, and a JSON
+line of the table at the end.
 """
 
 import argparse
@@ -64,6 +51,11 @@ from skfed import (
     FederatedSupportRecovery,
     PersonalizedLinearClassifier,
 )
+from sklearn.ensemble import AdaBoostClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.tree import DecisionTreeClassifier
+
+from skfed.baselines import LocalEstimator
 from skfed.boosting import make_stump_predictors
 from skfed.datasets import (
     load_computer_buyers,
@@ -74,7 +66,8 @@ from skfed.datasets import (
 )
 from skfed.privacy import DifferentialPrivacy
 
-EPSILONS = [0.1, 0.3, 1.0, 3.0, 10.0, None]
+EPSILONS = [0.3, 1.0, 3.0, 10.0, None]
+LOCAL = "local"
 DELTA = 1e-6
 
 
@@ -96,8 +89,21 @@ def _har(seed):
     return train_test_split_per_node(X, y, groups=g, test_size=0.25, random_state=seed)
 
 
-def _score(make, data, epsilon, seed):
+def _local_adaboost(privacy, seed):
+    return LocalEstimator(AdaBoostClassifier(DecisionTreeClassifier(max_depth=1),
+                                             n_estimators=50, random_state=seed))
+
+
+def _local_logistic(privacy, seed):
+    return LocalEstimator(LogisticRegression())
+
+
+def _score(make, data, epsilon, seed, local=None):
     X, X_test, y, y_test, g, g_test = data
+    if epsilon == LOCAL:
+        if local is None:
+            return float("nan")
+        make, epsilon = local, None
     privacy = None if epsilon is None else DifferentialPrivacy(epsilon, delta=DELTA)
     est = make(privacy, seed)
     with warnings.catch_warnings():
@@ -115,11 +121,11 @@ def dada(data_of, public_range, n_estimators):
         def make(privacy, seed):
             n_nodes = len(np.unique(data[4]))
             return DecentralizedBoostingClassifier(
-                base_predictors=stumps, beta=1.0, mu=10.0, max_iter=100 * n_nodes,
+                base_predictors=stumps, beta=0.1, mu=100.0, max_iter=100 * n_nodes,
                 privacy=privacy, random_state=seed,
             )
 
-        return _score(make, data, epsilon, seed)
+        return _score(make, data, epsilon, seed, _local_adaboost)
 
     return run
 
@@ -134,18 +140,27 @@ def persolin(data_of):
                 max_iter=100 * n_nodes, privacy=privacy, random_state=seed
             )
 
-        return _score(make, data, epsilon, seed)
+        return _score(make, data, epsilon, seed, _local_logistic)
 
     return run
 
 
-def support(epsilon, seed):
-    X, y, groups, true_support, _ = make_federated_sparse_regression(
-        n_clients=300, n_samples=60, n_features=20, n_informative=3, random_state=seed
-    )
-    privacy = None if epsilon is None else DifferentialPrivacy(epsilon, delta=DELTA)
-    est = FederatedSupportRecovery(privacy=privacy, random_state=seed).fit(X, y, groups=groups)
-    return float(np.array_equal(est.support_, true_support))
+def support(n_clients):
+    def run(epsilon, seed):
+        if epsilon == LOCAL:
+            return float("nan")  # TODO(support owner): each client alone
+        X, y, groups, true_support, _ = make_federated_sparse_regression(
+            n_clients=n_clients, n_samples=60, n_features=20, n_informative=3,
+            random_state=seed,
+        )
+        privacy = None if epsilon is None else DifferentialPrivacy(epsilon, delta=DELTA)
+        est = FederatedSupportRecovery(privacy=privacy, random_state=seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(X, y, groups=groups)
+        return float(np.array_equal(est.support_, true_support))
+
+    return run
 
 
 def mocha_har(epsilon, seed):
@@ -166,31 +181,35 @@ ROWS = {
                           13),
     "persolin-moons": persolin(_moons),
     "persolin-computer": persolin(_computer),
-    "support": support,
+    "support-300": support(300),
+    "support-3000": support(3000),
     "mocha-har": mocha_har,
+    # TODO(MOCHA owner): "mocha-school", and Local columns of the MOCHA and support rows.
 }
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--only", nargs="+", choices=sorted(ROWS), default=list(ROWS))
     parser.add_argument("--out", default=None, help="also write the table as JSON")
     args = parser.parse_args(argv)
     table = {}
     for name in args.only:
         table[name] = {}
-        for epsilon in EPSILONS:
+        for epsilon in [LOCAL, *EPSILONS]:
             start = time.perf_counter()
             scores = [ROWS[name](epsilon, seed) for seed in args.seeds]
-            key = "off" if epsilon is None else f"{epsilon:g}"
+            key = "off" if epsilon is None else (LOCAL if epsilon == LOCAL else f"{epsilon:g}")
             table[name][key] = float(np.mean(scores))
             print(f"{name:18s} eps={key:>4s} {table[name][key]:.3f} "
                   f"({time.perf_counter() - start:.1f} s)", file=sys.stderr, flush=True)
-    keys = ["off" if e is None else f"{e:g}" for e in EPSILONS]
-    print(f"{'accuracy':18s}" + "".join(f"{'eps=' + k if k != 'off' else 'off':>10s}" for k in keys))
+    keys = [LOCAL] + ["off" if e is None else f"{e:g}" for e in EPSILONS]
+    print(f"{'accuracy':18s}" + "".join(
+        f"{k if k in ('off', LOCAL) else 'eps=' + k:>10s}" for k in keys))
     for name, row in table.items():
         print(f"{name:18s}" + "".join(f"{row[k]:10.3f}" for k in keys))
+    print(json.dumps({"seeds": args.seeds, "delta": DELTA, "table": table}))
     if args.out:
         with open(args.out, "w") as handle:
             json.dump({"seeds": args.seeds, "delta": DELTA, "table": table}, handle, indent=1)

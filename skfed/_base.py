@@ -16,15 +16,39 @@ estimator contract of the design once:
   after a multi-node fit raises, and nodes unseen in fit follow
   ``handle_unknown``;
 * the communication attributes (``communication_``, ``n_bytes_sent_``,
-  ``n_messages_``, ``bytes_per_round_``) are set from the network simulation.
+  ``n_messages_``, ``bytes_per_round_``) are set from the network simulation;
+* nodes that join after the fit (``add_nodes``): their data are validated
+  against the fit (features, classes, node ids not in ``nodes_``), their
+  labels are appended to ``nodes_`` (the fitted nodes keep their indices, so
+  their per-node attributes do not move) and what the join sent is kept in
+  its own log, ``join_communication_``, while ``n_bytes_sent_`` and
+  ``n_messages_`` stay the running totals of the fit and every join;
+* the HTML representation of every public estimator and parameter object
+  links to its page of the API reference (:class:`DocLinkMixin`).
+
+Why a dedicated method (``add_nodes``) and not ``partial_fit``
+----------------------------------------------------------------
+In scikit-learn ``partial_fit`` means "learn from more samples of the same
+problem": every call may move every parameter, and most skfed families are
+batch methods without one.  A join is a different contract: only the new
+nodes learn, from what the fitted federation already knows, and the fitted
+nodes' models stay bit-identical.  A method of its own states that
+contract, refuses node ids that are already in ``nodes_`` (so a typo in a
+node id cannot silently retrain a node or create a duplicate), and exists
+for every family with the same signature ``add_nodes(X, y, groups=...,
+sample_weight=None)``, returning ``self`` as ``fit`` does.  The online
+learner, whose ``partial_fit`` is a stream, also lets samples of unseen
+nodes join through ``partial_fit``: they join by the same code and then
+stream with everyone else.
 """
 
+import itertools
 import numbers
 import warnings
 
 import numpy as np
 from scipy import sparse
-from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
 from sklearn.utils import assert_all_finite
@@ -44,6 +68,8 @@ from ._compat import (
 )
 
 __all__ = [
+    "DOCUMENTATION_URL",
+    "DocLinkMixin",
     "SingleNodeWarning",
     "NodeLayout",
     "FederatedMixin",
@@ -53,7 +79,75 @@ __all__ = [
     "check_groups",
     "check_network_faults",
     "check_node_weights",
+    "pad_log",
 ]
+
+
+# The documentation's home; pyproject.toml's [project.urls] says the same
+# (a test checks that they agree).
+DOCUMENTATION_URL = "https://skfed.readthedocs.io"
+
+
+class DocLinkMixin:
+    """Link the HTML representation of an estimator to its API reference page.
+
+    scikit-learn's HTML representation (``_repr_html_``, what a notebook
+    shows) draws a "?" link to the estimator's documentation, and links from
+    every parameter to its description, only for classes of the package
+    named by ``_doc_link_module``.  This mixin names skfed and points the
+    links at the pages that ``doc/api.rst`` generates: one page per public
+    class, ``generated/<public module>.<class name>.html``, where the public
+    module is the class's module up to its first private part (a class
+    defined in ``skfed.multitask._classes`` is documented as
+    ``skfed.multitask.<name>``).  A development version (``.dev`` in
+    ``skfed.__version__``) links to the ``latest`` documentation, a release
+    to ``stable``.
+
+    Put it before :class:`~sklearn.base.BaseEstimator` in the bases;
+    :class:`FederatedMixin` carries it, so every estimator built on it does.
+    """
+
+    _doc_link_module = "skfed"
+    _doc_link_url_param_generator = None
+
+    @property
+    def _doc_link_template(self):
+        template = getattr(self, "_skfed_doc_link_template", None)
+        if template is not None:
+            return template
+        from . import __version__
+
+        channel = "latest" if "dev" in __version__ else "stable"
+        return (
+            f"{DOCUMENTATION_URL}/en/{channel}/generated/"
+            "{estimator_module}.{estimator_name}.html"
+        )
+
+    @_doc_link_template.setter
+    def _doc_link_template(self, value):
+        # scikit-learn lets a user override the template per instance.
+        self._skfed_doc_link_template = value
+
+    def _get_doc_link(self):
+        """The URL of this class's page in the API reference.
+
+        Returns
+        -------
+        url : str
+            ``""`` for a class outside skfed (e.g. a user's subclass defined
+            in their own module), as scikit-learn does.
+        """
+        module = type(self).__module__
+        if module.split(".")[0] != self._doc_link_module:
+            return ""
+        if self._doc_link_url_param_generator is not None:
+            return self._doc_link_template.format(**self._doc_link_url_param_generator())
+        public_module = ".".join(
+            itertools.takewhile(lambda part: not part.startswith("_"), module.split("."))
+        )
+        return self._doc_link_template.format(
+            estimator_module=public_module, estimator_name=type(self).__name__
+        )
 
 
 class SingleNodeWarning(UserWarning):
@@ -333,7 +427,7 @@ def _column_position(group_column, n_columns):
     return int(group_column) % n_columns
 
 
-class FederatedMixin:
+class FederatedMixin(DocLinkMixin):
     """Node-id handling shared by every skfed estimator.
 
     Subclasses declare ``group_column`` and ``handle_unknown`` constructor
@@ -531,6 +625,127 @@ class FederatedMixin:
                 )
         return codes
 
+    # ---------------------------------------------------------- joining nodes
+    def _validate_join_data(
+        self,
+        X,
+        y,
+        groups=None,
+        sample_weight=None,
+        *,
+        accept_sparse=False,
+        y_numeric=False,
+    ):
+        """Validate the data of ``add_nodes``: every sample is of a new node.
+
+        ``X`` must have the fit's features (count and names, and the node-id
+        column when ``group_column`` is set), node ids are required and must
+        all be absent from ``nodes_``; a classifier's ``y`` must hold classes
+        of ``classes_`` only.  Nothing of the estimator changes here.
+
+        Returns
+        -------
+        X : ndarray or sparse matrix of shape (n_samples, n_features)
+            Cast to the fit's dtype when the estimator recorded one
+            (``_dtype``).
+        y : ndarray of shape (n_samples,)
+        sample_weight : ndarray of shape (n_samples,) or None
+        new_labels : ndarray of shape (n_new,)
+            The new nodes' labels, sorted, in the order they will be appended
+            to ``nodes_``.
+        layout : NodeLayout
+            Samples laid out by new node (codes index ``new_labels``).
+        """
+        check_is_fitted(self)
+        name = type(self).__name__
+        if y is None:
+            raise ValueError(f"{name}.add_nodes requires y (the new nodes' targets).")
+        X_features, column_groups = self._split_X(X, reset=False)
+        check_params = dict(accept_sparse=accept_sparse, dtype=[np.float64, np.float32])
+        if self.group_column is None:
+            X_features, y = validate_data(
+                self, X_features, y, reset=False, y_numeric=y_numeric, **check_params
+            )
+        else:
+            X_features = check_array(X_features, **check_params)
+            y = _check_y(y, multi_output=False, y_numeric=y_numeric)
+            check_consistent_length(X_features, y)
+        n_samples = X_features.shape[0]
+        groups = self._resolve_groups(groups, column_groups, n_samples)
+        if groups is None:
+            raise ValueError(
+                f"{name}.add_nodes needs the node id of every sample, to know "
+                "which new node each sample belongs to: " + _GROUPS_HELP + "."
+            )
+        try:
+            new_labels, codes = np.unique(groups, return_inverse=True)
+        except TypeError as exc:
+            raise TypeError(
+                "groups could not be sorted; use node ids of one comparable type."
+            ) from exc
+        _check_label_kinds(self.nodes_, new_labels)
+        known = _lookup_labels(self.nodes_, new_labels) >= 0
+        if known.any():
+            shown = ", ".join(repr(v) for v in new_labels[known][:5].tolist())
+            raise ValueError(
+                f"add_nodes got samples of {int(known.sum())} node(s) already in "
+                f"nodes_ ({shown}{', ...' if known.sum() > 5 else ''}); add_nodes "
+                "adds new nodes and leaves the fitted ones unchanged. Pass only "
+                "the new nodes' samples (refit with fit to retrain the others)."
+            )
+        if hasattr(self, "classes_") and is_classifier(self):
+            unseen = np.setdiff1d(np.unique(y), self.classes_)
+            if unseen.size:
+                raise ValueError(
+                    f"y of the new nodes contains class(es) {unseen[:5].tolist()!r} "
+                    f"that are not in classes_ {self.classes_.tolist()!r}: the "
+                    "fitted federation has no model of them. Refit with fit to add "
+                    "classes."
+                )
+        dtype = getattr(self, "_dtype", None)
+        if dtype is not None and X_features.dtype != dtype:
+            X_features = X_features.astype(dtype)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(
+                sample_weight, X_features, dtype=X_features.dtype
+            )
+        return X_features, y, sample_weight, new_labels, NodeLayout(codes, len(new_labels))
+
+    def _append_nodes(self, new_labels):
+        """Append ``new_labels`` to ``nodes_``; return the first new index.
+
+        The fitted nodes keep their indices, so every per-node attribute is
+        extended by appending rows, never reordered.
+        """
+        n_old = len(self.nodes_)
+        nodes = np.concatenate([self.nodes_, np.asarray(new_labels)])
+        if nodes.dtype.kind == "O" or self.nodes_.dtype.kind == "O":
+            nodes = np.array(self.nodes_.tolist() + list(new_labels), dtype=object)
+        self.nodes_ = nodes
+        self._fitted_with_groups = True
+        return n_old
+
+    def _record_join(self, log):
+        """Keep the join's ``log`` in ``join_communication_`` and update the totals.
+
+        Successive joins add up in one log over all nodes (rounds
+        appended); ``n_bytes_sent_`` and ``n_messages_`` stay the totals of
+        the fit (``communication_``) and of every join.
+        """
+        previous = getattr(self, "join_communication_", None)
+        if previous is not None:
+            log = pad_log(previous, log.node_labels).combine(log)
+        self.join_communication_ = log
+        self._set_totals()
+        return log
+
+    def _set_totals(self):
+        """``n_bytes_sent_`` / ``n_messages_``: the fit's log plus the joins'."""
+        logs = [getattr(self, name, None) for name in ("communication_", "join_communication_")]
+        logs = [log for log in logs if log is not None]
+        self.n_bytes_sent_ = sum(log.total_bytes for log in logs)
+        self.n_messages_ = sum(log.total_messages for log in logs)
+
     # ------------------------------------------------------------ communication
     def _set_communication(self, simulation):
         """Set the communication attributes from a :class:`NetworkSimulation`."""
@@ -540,6 +755,73 @@ class FederatedMixin:
         self.n_messages_ = log.total_messages
         self.bytes_per_round_ = log.bytes_per_round
         return log
+
+
+def pad_log(log, node_labels):
+    """``log`` over the longer node list ``node_labels`` (new nodes sent nothing).
+
+    The nodes of ``log`` must be the first ones of ``node_labels``; the
+    server, if any, stays the last endpoint.  Used to add up the logs of a
+    fit and of later joins, whose networks have more nodes.
+
+    Parameters
+    ----------
+    log : CommunicationLog
+    node_labels : array-like of shape (n_nodes,)
+
+    Returns
+    -------
+    CommunicationLog
+    """
+    from .network import CommunicationLog
+
+    n_new = len(node_labels) - log.n_nodes
+    if n_new < 0:
+        raise ValueError(
+            f"Cannot pad a log over {log.n_nodes} nodes to {len(node_labels)} nodes."
+        )
+    if n_new == 0:
+        return log
+    n_end = log.n_endpoints + n_new
+    # Old endpoint e keeps its index below n_old; the server moves to the end.
+    index = np.arange(log.n_endpoints)
+    if log.has_server:
+        index[-1] = n_end - 1
+
+    def grow(matrix):
+        coo = matrix.tocoo()
+        return sparse.csr_array(
+            (coo.data, (index[coo.row], index[coo.col])), shape=(n_end, n_end)
+        )
+
+    return CommunicationLog(
+        grow(log.pair_bytes_sparse),
+        grow(log.pair_messages_sparse),
+        log.bytes_per_round,
+        log.messages_per_round,
+        node_labels=node_labels,
+        has_server=log.has_server,
+        header_bytes=log.header_bytes,
+    )
+
+
+def _check_label_kinds(nodes, labels):
+    """Refuse new node ids of another kind than ``nodes_`` (e.g. str vs int)."""
+    families = ({"i", "u"}, {"f"}, {"U", "S"}, {"O"})
+
+    def family(kind):
+        return next(k for k, fam in enumerate(families) if kind in fam)
+
+    old, new = nodes.dtype.kind, labels.dtype.kind
+    if "O" in (old, new) or old == new:
+        return
+    if {old, new} <= {"i", "u", "f"}:
+        return
+    if family(old) != family(new):
+        raise TypeError(
+            f"The new node ids have dtype {labels.dtype} but nodes_ has dtype "
+            f"{nodes.dtype}; use node ids of one type."
+        )
 
 
 def _same_labels(a, b):
@@ -568,8 +850,12 @@ def _lookup_labels(nodes, labels):
     if kinds <= set("iuf") or kinds <= set("US"):
         if len(nodes) == 0:
             return np.full(len(labels), -1, dtype=np.intp)
-        position = np.searchsorted(nodes, labels)
+        # nodes_ is sorted after fit; nodes that joined later are appended.
+        sorter = None if np.all(nodes[1:] >= nodes[:-1]) else np.argsort(nodes, kind="stable")
+        position = np.searchsorted(nodes, labels, sorter=sorter)
         position = np.minimum(position, len(nodes) - 1)
+        if sorter is not None:
+            position = sorter[position]
         found = nodes[position] == labels
         return np.where(found, position, -1).astype(np.intp)
     lookup = {label: index for index, label in enumerate(nodes.tolist())}

@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import FederatedClassifierMixin, FederatedMixin, FederatedRegressorMixin
 from ._compat import HasMethods
-from .engines._joblib import node_chunks
+from ._parallel import node_chunks
 
 __all__ = ["LocalEstimator", "pooled_data_bytes"]
 
@@ -217,7 +217,68 @@ class LocalEstimator(FederatedMixin, MetaEstimatorMixin, BaseEstimator):
         if classifier:
             check_classification_targets(y)
             self.classes_ = np.unique(y)
-        labels = self.nodes_.tolist()
+        self.estimators_ = dict(
+            zip(self.nodes_.tolist(), self._fit_nodes(X, y, sample_weight, layout, self.nodes_))
+        )
+        self.n_bytes_sent_ = 0
+        return self
+
+    def add_nodes(self, X, y, groups=None, sample_weight=None):
+        """Fit one clone of ``estimator`` on each new node's samples only.
+
+        The nodes of ``fit`` (and of earlier joins) keep their fitted
+        estimators untouched; nothing is communicated.  Each new node's
+        estimator is fitted exactly as :meth:`fit` would fit it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples of the new nodes, with the features of ``fit``.
+        y : array-like of shape (n_samples,)
+            Their targets (classes of ``classes_`` for a classifier).
+        groups : array-like of shape (n_samples,), default=None
+            Node id of every sample (not needed with ``group_column``); each
+            must be absent from ``nodes_``.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Passed to each new node's ``fit``.
+
+        Returns
+        -------
+        self : LocalEstimator
+            With the new nodes appended to ``nodes_`` and ``estimators_``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from skfed.baselines import LocalEstimator
+        >>> rng = np.random.RandomState(0)
+        >>> X = rng.normal(size=(60, 2)); groups = np.repeat(["a", "b", "c"], 20)
+        >>> y = (X[:, 0] > 0).astype(int)
+        >>> local = LocalEstimator(LogisticRegression()).fit(X[:40], y[:40], groups=groups[:40])
+        >>> local.add_nodes(X[40:], y[40:], groups=groups[40:]).nodes_.tolist()
+        ['a', 'b', 'c']
+        """
+        check_is_fitted(self)
+        X, y, sample_weight, new_labels, layout = self._validate_join_data(
+            X,
+            y,
+            groups,
+            sample_weight,
+            accept_sparse=get_tags(self.estimator).input_tags.sparse and ["csr", "csc"],
+            y_numeric=not is_classifier(self.estimator),
+        )
+        if is_classifier(self.estimator):
+            check_classification_targets(y)
+        fitted = self._fit_nodes(X, y, sample_weight, layout, new_labels)
+        self._append_nodes(new_labels)
+        self.estimators_.update(zip(new_labels.tolist(), fitted))
+        return self
+
+    def _fit_nodes(self, X, y, sample_weight, layout, node_labels):
+        """Fitted copies of ``estimator``, one per node of ``layout``."""
+        classifier = is_classifier(self.estimator)
+        labels = np.asarray(node_labels).tolist()
         n_nodes = layout.n_nodes
         if np.all(layout.codes[1:] >= layout.codes[:-1]):
             # Already node by node (the usual layout of per-node data): no copy.
@@ -261,9 +322,7 @@ class LocalEstimator(FederatedMixin, MetaEstimatorMixin, BaseEstimator):
                 for first, stop in bounds
             )
             fitted = fitted + [est for part in parts for est in part]
-        self.estimators_ = dict(zip(self.nodes_.tolist(), fitted))
-        self.n_bytes_sent_ = 0
-        return self
+        return fitted
 
     # ---------------------------------------------------------------- helpers
     def _per_node(self, X, groups, method, n_outputs, unseen_method=None):

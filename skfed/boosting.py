@@ -45,11 +45,12 @@ from ._core._boosting_fast import (
 )
 from .graph import _GraphRunner, _csr_arrays
 from .network import check_adjacency, index_bits, payload_bytes, resolve_network
+from ._secure_noise import CHOICE_RESOLUTION, NoiseSource, gaussian_grid, record_noise_source
 from .privacy import (
     DifferentialPrivacy,
     PrivacyBudgetWarning,
-    calibrate_gaussian,
-    calibrate_report_noisy_max,
+    calibrate_discrete_gaussian,
+    calibrate_exponential,
     check_privacy,
     describe,
     epsilon_spent,
@@ -514,6 +515,31 @@ def _tree_round_trip(simulation, up, down, nodes=None):
 
 # ------------------------------------------------------------------ privacy
 # ------------------------------------------------------------------ privacy
+# What a private fit treats as public (``privacy_public_``): not protected by
+# the noise, known to every node and to an observer.
+_SHARED_PUBLIC = {
+    "node_sizes": "every node's number of samples m_k (its confidence c_k = m_k / max_l "
+                  "m_l and its noise scale depend on it)",
+    "class_set": "classes_, the set of labels present in the pooled data (one problem "
+                 "per class, one-vs-rest)",
+    "n_features": "the number of features",
+    "schedule": "wake-up times, peer sampling, the step sizes and the budget stop "
+                "(public randomness fixed by random_state, and counts)",
+    "graph": "the collaboration graph, learned from the nodes' released models only "
+             "(post-processing; no loss value or peer score is sent)",
+}
+_DADA_PUBLIC = dict(
+    _SHARED_PUBLIC,
+    base_predictors="the base predictors (stumps on a feature range given without "
+                    "looking at the data)",
+)
+_PERSOLIN_PUBLIC = dict(
+    _SHARED_PUBLIC,
+    feature_scale="the bound on the feature scale behind the step size (features "
+                  "standardized: mean square 1 per column)",
+)
+
+
 class _WakeupBudget:
     """Per-node privacy budget of an asynchronous fit: plan, stop, account.
 
@@ -544,15 +570,25 @@ class _WakeupBudget:
     def uses(self):
         return self.per * (self.local_done + self.affordable - self.wakeups_left)
 
-    def finish(self, estimator, composition, **extra):
-        """Set ``privacy_spent_`` and ``privacy_``; warn about stopped nodes."""
+    def finish(self, estimator, state, composition, public, **extra):
+        """Set ``privacy_spent_``, ``privacy_``, ``privacy_public_`` and
+        ``privacy_guarantee_void_``; drop the exact objective curve of a
+        finite budget; warn about stopped nodes."""
         uses = self.uses()
         estimator.privacy_spent_ = epsilon_spent(self.mechanism, uses, self.delta)
         estimator.privacy_ = describe(
             self.mechanism, uses=uses, delta=self.delta, composition=composition,
             planned_wakeups=self.planned, affordable_wakeups=self.affordable,
-            stopped_at=self.stopped_at.copy(), level="sample (replace one)", **extra,
+            stopped_at=self.stopped_at.copy(), level="sample (replace one)",
+            noise_source=state.source.describe(), **extra,
         )
+        estimator.privacy_public_ = dict(public)
+        record_noise_source(estimator, state.source)
+        if math.isfinite(self.epsilon):
+            # The objective values are exact functions of the training data:
+            # a private fit does not keep them.
+            estimator.objective_curve_ = None
+            estimator.objective_ = None
         stopped = np.flatnonzero(self.stopped_at >= 0)
         if stopped.size:
             labels = estimator.nodes_.tolist()
@@ -632,6 +668,9 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
 
     # Graph steps per node of the initial graph learning (graph_init_iter=None).
     _graph_init_per_node = 50
+    # Iterations per node of max_iter=None under a finite privacy budget
+    # (None: the non-private default, 100).
+    _private_iter_per_node = None
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -719,7 +758,11 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
 
     def _schedule(self, n_nodes):
         """``(max_iter, n_local)``: global iterations and purely local steps."""
-        max_iter = 100 * n_nodes if self.max_iter is None else self.max_iter
+        per_node = 100
+        privacy = getattr(self, "privacy", None)
+        if self._private_iter_per_node and privacy is not None and math.isfinite(privacy.epsilon):
+            per_node = self._private_iter_per_node
+        max_iter = per_node * n_nodes if self.max_iter is None else self.max_iter
         learned = self.graph is None and n_nodes > 1
         return max_iter, (max(1, math.ceil(max_iter / n_nodes)) if learned else 0)
 
@@ -846,7 +889,9 @@ class _StateMixin:
 
     current = None  # running value of eq. 1, kept exact by the kernels
     dp = None  # _WakeupBudget of a private fit
-    node_state = None  # per-node random states (set by the driver)
+    source = None  # NoiseSource of a private fit: all of its noise
+    stream = None  # its stream of the asynchronous phase
+    node_state = None  # per-node public random states (set by the driver)
     n_iter_done = 0
 
     def graph_models(self):
@@ -908,6 +953,9 @@ class _StateMixin:
 class _BoostingState(_StateMixin):
     """Arrays of one Dada fit, node-ordered (see ``_boosting_fast``)."""
 
+    unit = None  # per node: quality grid step of its private choices
+    choice_scale = 0
+
     def __init__(self, H, Y, sw, offsets, confidence, beta, mu, dtype, rogue, rogue_mode):
         self.H, self.Y, self.sw, self.offsets = H, Y, sw, offsets
         self.confidence = confidence
@@ -932,12 +980,15 @@ class _BoostingState(_StateMixin):
 
         private = {}
         if self.dp is not None:
-            private = {"noise_unit": self.noise_unit, "node_state": self.node_state}
+            private = {"unit": self.unit, "scale": self.choice_scale}
             self.dp.local_done[:] = n_steps
+        # One stream of secure words per thread.
+        streams = {chunk: self.source.stream() for chunk in chunks} if private else {}
 
         def run(chunk):
+            extra = dict(private, stream=streams[chunk]) if private else {}
             fw_local(self.H, self.Y, self.sw, self.offsets, self.alpha, self.margins,
-                     self.losses, self.beta, n_steps, chunk[0], chunk[1], **private)
+                     self.losses, self.beta, n_steps, chunk[0], chunk[1], **extra)
 
         _run_chunks(run, chunks)
         self.public[...] = self.alpha
@@ -981,8 +1032,11 @@ class _BoostingState(_StateMixin):
     def _private_args(self):
         if self.dp is None:
             return {}
-        return {"noise_unit": self.noise_unit, "wakeups_left": self.dp.wakeups_left,
-                "stopped_at": self.dp.stopped_at, "it_offset": int(self.n_iter_done)}
+        if self.stream is None:
+            self.stream = self.source.stream()
+        return {"unit": self.unit, "scale": self.choice_scale, "stream": self.stream,
+                "wakeups_left": self.dp.wakeups_left, "stopped_at": self.dp.stopped_at,
+                "it_offset": int(self.n_iter_done)}
 
 
 def _graph_objective_value(models, losses, graph, degree, confidence, mu):
@@ -1305,9 +1359,15 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         Only with ``privacy``: the epsilon each node spent at the
         specification's delta (the accountant's figure for its choices).
     privacy_ : dict
-        Only with ``privacy``: mechanism, per-choice epsilon, Gumbel scales,
-        score sensitivities, uses per node, planned and affordable wake-ups,
+        Only with ``privacy``: mechanism, per-choice epsilon, integer choice
+        scale, score sensitivities, uses per node, planned and affordable wake-ups,
         ``stopped_at`` (iteration at which a node ran out, -1 if never).
+    privacy_public_ : dict
+        Only with ``privacy``: what the fit treats as public (not protected
+        by the noise), each with why.
+    privacy_guarantee_void_ : bool
+        Only with ``privacy``: True when the noise came from
+        ``insecure_noise_seed`` (testing only: no guarantee).
 
     Notes
     -----
@@ -1315,10 +1375,13 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     through the vertex ``(j, sign)`` it picks at each Frank-Wolfe step (the
     step value ``gamma`` is public, set by the schedule, and its models are
     replays of its choices, so the models sent to neighbours and to the
-    graph peers are post-processing).  Each choice is made by report-noisy-max
-    on the scores ``-sign g_j`` of the 2 ``n_base`` vertices: Gumbel noise of
-    scale ``2 Delta_k / epsilon_0`` (the exponential mechanism,
-    ``epsilon_0``-DP per choice), with ``Delta_k = d_k c_k Delta_A`` and
+    graph peers are post-processing).  Each choice is the exponential
+    mechanism over the 2 ``n_base`` vertices, sampled exactly from the
+    secure noise source (:mod:`skfed._secure_noise`): the scores ``-sign
+    g_j`` are floored onto the grid ``Delta_k / 1024`` and vertex ``v``
+    drawn with probability proportional to ``exp(q_v / t)``, ``t`` an
+    integer scale, ``epsilon_0``-DP and ``epsilon_0``-bounded range per
+    choice, with ``Delta_k = d_k c_k Delta_A`` and
     ``Delta_A = 2 / (1 + (m_k - 1) e^(-2 beta))`` the sensitivity of the
     data term to one replaced sample (:func:`fw_score_sensitivity` derives
     it from the bounded softmax weights; the smoothing term depends only on
@@ -1330,8 +1393,10 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     affords stops sending, like a dropped node, with a
     :class:`~skfed.privacy.PrivacyBudgetWarning` naming it and the
     iteration.  The graph steps then use the models alone (the loss values
-    they otherwise exchange are not sent), and node sizes ``m_k`` (the
-    confidences) are treated as public.  The noise grows like ``e^(2 beta)
+    they otherwise exchange are not sent); what is treated as public (node
+    sizes, class set, schedule...) is listed in ``privacy_public_``, and a
+    private fit keeps no objective value (``objective_curve_`` and
+    ``objective_`` are None).  The noise grows like ``e^(2 beta)
     / m_k``: privacy needs many samples per node or a small ``beta``.
 
     See Also
@@ -1623,12 +1688,14 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         state = self._fit_alternating(state, simulation, seeds, self.n_jobs)
         if spec is not None:
             state.dp.finish(
-                self, composition=(
-                    f"{state.P} report-noisy-max choice(s) per local step and per "
+                self, state, composition=(
+                    f"{state.P} exponential-mechanism choice(s) per local step and per "
                     "wake-up of the node, composed over its steps"
                 ),
+                public=_DADA_PUBLIC,
                 score_sensitivity_per_unit_weight=state.sensitivity,
-                gumbel_scale_per_unit_weight=state.noise_unit,
+                choice_scale=state.choice_scale,
+                quality_resolution=CHOICE_RESOLUTION,
             )
         n_stumps = H.shape[1] - int(self.fit_intercept)
         alpha = state.alpha
@@ -1646,18 +1713,22 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         return self
 
     def _plan_private_choices(self, state, spec, mass):
-        """Calibrate report-noisy-max on the Frank-Wolfe scores; set the budget."""
+        """Calibrate the exponential mechanism on the Frank-Wolfe scores; set the budget."""
         K = len(self.nodes_)
         max_iter, n_local = self._schedule(K)
         state.dp = _WakeupBudget(
-            spec, lambda eps, delta, n: calibrate_report_noisy_max(eps, delta, 1.0, n),
+            spec, lambda eps, delta, n: calibrate_exponential(eps, delta, n),
             n_nodes=K, max_iter=max_iter, n_local=n_local, uses_per_step=state.P,
         )
+        state.source = NoiseSource.for_fit(spec, type(self).__name__)
         state.sensitivity = fw_score_sensitivity(mass, self.beta)
-        # Gumbel scale 2 Delta / epsilon_0, Delta = d_k c_k Delta_A (times d_k c_k in Cython).
-        state.noise_unit = np.ascontiguousarray(
-            state.dp.mechanism.noise * state.sensitivity, dtype=np.float64
-        )
+        if math.isfinite(state.dp.mechanism.epsilon):
+            # Quality grid step Delta / resolution per unit loss weight (times
+            # d_k c_k in Cython), at the mechanism's integer scale.
+            state.unit = np.ascontiguousarray(state.sensitivity / CHOICE_RESOLUTION)
+            state.choice_scale = int(state.dp.mechanism.scale)
+        else:
+            state.unit, state.choice_scale = None, 0
 
     # ------------------------------------------------------------- predict
     def _full_coef(self):
@@ -1719,6 +1790,8 @@ def _personalized_scores(Z, codes, coef):
 class _LinearState(_StateMixin):
     """Arrays of one Perso-lin fit, node-ordered (see ``_boosting_fast``)."""
 
+    grid_step = None  # per node: the grid of its private gradient releases
+
     def __init__(self, X, Y, sw, offsets, mass, confidence, loss, l2, n_penalized, mu,
                  dtype, rogue, rogue_mode):
         self.X, self.Y, self.sw, self.offsets = X, Y, sw, offsets
@@ -1757,8 +1830,10 @@ class _LinearState(_StateMixin):
 
         private = {}
         if self.dp is not None:
-            private = {"sigma_unit": self.sigma_unit, "node_state": self.node_state,
-                       "row_norm": self.row_norm, "clip": self.clip}
+            private = {"row_norm": self.row_norm, "clip": self.clip}
+            if self.grid_step is not None:
+                private["grid_step"] = self.grid_step
+                private["noise"] = self.draw_noise(self.K * n_steps)
             self.dp.local_done[:] = n_steps
 
         def run(chunk):
@@ -1794,17 +1869,26 @@ class _LinearState(_StateMixin):
             self.indptr, self.indices, self.weights, self.degree, self.confidence, self.mu,
             int(n_steps), clock, node_state, offline, self.rogue, self.rogue_mode,
             simulation.counter, payload, int(budget), int(spent), self.running_objective(), curve,
-            np.zeros(0, dtype=np.intp), **self._private_args(),
+            np.zeros(0, dtype=np.intp), **self._private_args(n_steps),
         )
         self.n_iter_done += n_done
         return n_done, n_updates, spent, curve[:n_done]
 
-    def _private_args(self):
+    def draw_noise(self, n_rows):
+        """``n_rows`` releases' worth of discrete Gaussian integers (secure source)."""
+        return self.source.discrete_gaussian(self.grid_steps, (int(n_rows), self.P * self.n_features))
+
+    def _private_args(self, n_steps):
         if self.dp is None:
             return {}
-        return {"sigma_unit": self.sigma_unit, "row_norm": self.row_norm, "clip": self.clip,
+        args = {"row_norm": self.row_norm, "clip": self.clip,
                 "wakeups_left": self.dp.wakeups_left, "stopped_at": self.dp.stopped_at,
                 "it_offset": int(self.n_iter_done)}
+        if self.grid_step is not None:
+            rows = min(int(n_steps), int(self.dp.wakeups_left.sum()))
+            args.update(grid_step=self.grid_step, noise=self.draw_noise(rows),
+                        noise_used=np.zeros(1, dtype=np.int64))
+        return args
 
 
 class PersonalizedLinearClassifier(_BaseGraphPersonalized):
@@ -1884,7 +1968,10 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         the moons seeds used to choose the defaults).
     graph_iter : see :class:`DecentralizedBoostingClassifier`.
     max_iter : int, default=None
-        Global iterations; ``None``: ``100 * n_nodes``.
+        Global iterations; ``None``: ``100 * n_nodes``, and ``30 * n_nodes``
+        under a finite ``privacy`` budget (fewer, larger private steps: at
+        ``epsilon = 3`` 0.799 instead of 0.769 on the moons, 0.529 instead
+        of 0.516 on Computer buyers).
     communication_budget : int, default=None
     network : SimulatedNetwork, default=None
         A rogue node sends the negated model (``"complement"``) or uniform
@@ -1920,6 +2007,12 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         Only with ``privacy``: mechanism, noise standard deviation per node
         (``sigma``), clip norm, sensitivities, uses per node, planned and
         affordable wake-ups, ``stopped_at`` (-1: never ran out).
+    privacy_public_ : dict
+        Only with ``privacy``: what the fit treats as public (not protected
+        by the noise), each with why.
+    privacy_guarantee_void_ : bool
+        Only with ``privacy``: True when the noise came from
+        ``insecure_noise_seed`` (testing only: no guarantee).
 
     Notes
     -----
@@ -1940,7 +2033,8 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     has used every wake-up the budget affords stops sending, like a dropped
     node, with a :class:`~skfed.privacy.PrivacyBudgetWarning` naming it and
     the iteration.  The graph steps use the models alone (loss values are
-    not sent); node sizes ``m_k`` are treated as public.  The step size
+    not sent); what is treated as public is listed in ``privacy_public_``
+    and the objective values are not kept.  The step size
     ``1 / L_k`` reads ``||X_k||_2`` off the data, so a private node uses the
     public bound ``L_F = curvature * n_columns + alpha`` instead, valid for
     standardized features (``||X_k||_2^2 / m_k`` is at most the mean squared
@@ -1975,6 +2069,11 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     >>> clf.fit(X, y, groups=groups).score(X, y, groups=groups) > 0.9
     True
     """
+
+    # Fewer, larger private steps: at epsilon 3, 30 iterations per node score
+    # 0.799 instead of 0.769 on the moons (20 nodes) and 0.529 instead of
+    # 0.516 on Computer buyers (190 nodes), seeds 0-2.
+    _private_iter_per_node = 30
 
     _parameter_constraints = {
         "loss": [StrOptions(set(_LOSSES))],
@@ -2074,12 +2173,15 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         state = self._fit_alternating(state, simulation, seeds, self.n_jobs)
         if spec is not None:
             state.dp.finish(
-                self, composition=(
-                    "one Gaussian release of the clipped gradient (all problems) per "
-                    "local step and per wake-up of the node, composed over its steps"
+                self, state, composition=(
+                    "one discrete Gaussian release of the clipped gradient (all problems) "
+                    "per local step and per wake-up of the node, composed over its steps "
+                    "(zCDP)"
                 ),
+                public=_PERSOLIN_PUBLIC,
                 clip_norm=state.clip, gradient_sensitivity=state.sensitivity,
-                sigma=state.sigma_unit, lipschitz=state.lipschitz.copy(),
+                sigma=state.sigma, grid_step=state.grid_step,
+                lipschitz=state.lipschitz.copy(),
             )
         n_features = Xs.shape[1]
         theta = state.theta
@@ -2096,13 +2198,15 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         return self
 
     def _plan_private_gradients(self, state, spec, mass):
-        """Calibrate the Gaussian noise on the local gradients; set the budget."""
+        """Calibrate the discrete Gaussian noise on the local gradients; set the budget."""
         K = len(self.nodes_)
         max_iter, n_local = self._schedule(K)
+        dim = state.P * state.X.shape[1]
         state.dp = _WakeupBudget(
-            spec, lambda eps, delta, n: calibrate_gaussian(eps, delta, 1.0, n),
+            spec, lambda eps, delta, n: calibrate_discrete_gaussian(eps, delta, 1.0, n, dim),
             n_nodes=K, max_iter=max_iter, n_local=n_local, uses_per_step=1,
         )
+        state.source = NoiseSource.for_fit(spec, type(self).__name__)
         finite = math.isfinite(state.dp.epsilon)
         # No noise, nothing to bound: epsilon=inf leaves the gradients unclipped.
         state.clip = float(spec.clip_norm) if finite else 0.0
@@ -2120,9 +2224,17 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         # One replaced sample moves each problem's clipped mean gradient by at
         # most 2 C / m_k in l2, so the P blocks together by 2 C sqrt(P) / m_k.
         state.sensitivity = 2.0 * float(spec.clip_norm) * math.sqrt(state.P) / mass
-        state.sigma_unit = np.ascontiguousarray(
+        # The mechanism is calibrated for sensitivity 1: its sigma is the noise
+        # multiplier; node k's grid step sigma_k / 2^20 makes its grid
+        # sensitivity, hence its rho, the calibrated one.
+        state.sigma = np.ascontiguousarray(
             state.dp.mechanism.sigma * state.sensitivity, dtype=np.float64
         )
+        if finite:
+            step, state.grid_steps = gaussian_grid(1.0)
+            state.grid_step = np.ascontiguousarray(state.sigma * step)
+        else:
+            state.grid_step, state.grid_steps = None, 0
 
     def _full_coef(self):
         return DecentralizedBoostingClassifier._full_coef(self)

@@ -35,7 +35,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._base import node_seeds
-from ._base import check_network_faults
+from ._base import DocLinkMixin, check_network_faults
 from ._compat import Interval, StrOptions
 from ._core._graph_fast import graph_steps
 from .network import check_adjacency, index_bits, payload_bytes, resolve_network
@@ -449,7 +449,7 @@ class _GraphRunner:
         self.set_graph(sparsify_to_connected(self.graph_csr()))
 
 
-class CollaborationGraphLearner(BaseEstimator):
+class CollaborationGraphLearner(DocLinkMixin, BaseEstimator):
     """Decentralized learning of a sparse collaboration graph from node models.
 
     Each row of ``X`` is the model of one node (for instance the

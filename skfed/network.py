@@ -35,6 +35,7 @@ from scipy import sparse
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from ._compat import Interval, StrOptions
+from ._base import DocLinkMixin
 
 from ._core._comm import CommCounter, py_index_bits, py_payload_bytes
 
@@ -325,7 +326,7 @@ def check_adjacency(adjacency, n_nodes, *, name="topology", allow_weights=False)
 
 
 # ------------------------------------------------------------------ the network
-class SimulatedNetwork(BaseEstimator):
+class SimulatedNetwork(DocLinkMixin, BaseEstimator):
     """A simulated network with a topology, dropped nodes, stragglers and rogue nodes.
 
     Pass it as the ``network`` parameter of any skfed estimator; ``None``

@@ -35,6 +35,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ._compat import Interval, Options
+from ._base import DocLinkMixin
 
 __all__ = [
     "DifferentialPrivacy",
@@ -42,6 +43,11 @@ __all__ = [
     "GaussianMechanism",
     "LaplaceMechanism",
     "ReportNoisyMax",
+    "DiscreteGaussianMechanism",
+    "ExponentialMechanism",
+    "calibrate_discrete_gaussian",
+    "calibrate_exponential",
+    "zcdp_epsilon",
     "epsilon_after",
     "epsilon_spent",
     "max_uses",
@@ -93,7 +99,7 @@ def _pld_module():
     return privacy_loss_distribution, common
 
 
-class DifferentialPrivacy(BaseEstimator):
+class DifferentialPrivacy(DocLinkMixin, BaseEstimator):
     """Per-node differential-privacy budget for what nodes send.
 
     Pass it to an estimator as ``privacy=``; ``None`` (the default of every
@@ -118,6 +124,14 @@ class DifferentialPrivacy(BaseEstimator):
         bounds the sensitivity to one sample (``2 clip_norm / m_k`` for a
         mean over ``m_k`` samples).  The methods whose sensitivity is bounded
         by construction (support recovery, Dada) do not clip, and say so.
+    insecure_noise_seed : int, default=None
+        **For tests only.**  ``None``: the privacy noise comes from the
+        operating system's CSPRNG, fresh at every fit (``random_state`` fixes
+        only the public randomness: clocks, peer sampling, stumps, feature
+        maps).  An integer fixes the noise instead (NumPy's PCG64 seeded with
+        it), so anyone who knows it can subtract the noise: a fit that uses
+        it warns (:class:`~skfed._secure_noise.InsecureNoiseWarning`) and
+        sets ``privacy_guarantee_void_ = True``.
 
     See Also
     --------
@@ -141,12 +155,14 @@ class DifferentialPrivacy(BaseEstimator):
         "epsilon": [Interval(numbers.Real, 0, None, closed="neither"), Options(numbers.Real, {math.inf})],
         "delta": [Interval(numbers.Real, 0, 1, closed="left")],
         "clip_norm": [Interval(numbers.Real, 0, None, closed="neither")],
+        "insecure_noise_seed": [None, Interval(numbers.Integral, 0, None, closed="left")],
     }
 
-    def __init__(self, epsilon=1.0, delta=1e-6, clip_norm=1.0):
+    def __init__(self, epsilon=1.0, delta=1e-6, clip_norm=1.0, insecure_noise_seed=None):
         self.epsilon = epsilon
         self.delta = delta
         self.clip_norm = clip_norm
+        self.insecure_noise_seed = insecure_noise_seed
 
     def budget(self):
         """Validate the parameters and return ``(epsilon, delta)`` as floats."""
@@ -210,11 +226,19 @@ class RandomizedResponse:
         return self.flip_probability
 
     def apply(self, bits, rng):
-        """Flip each entry of the 0/1 array ``bits`` independently."""
+        """Flip each entry of the 0/1 array ``bits`` independently.
+
+        ``rng``: a :class:`skfed._secure_noise.NoiseSource` (privacy noise)
+        or a NumPy generator (tests of the mechanism alone).
+        """
         bits = np.asarray(bits, dtype=np.uint8)
         if self.flip_probability == 0.0:
             return bits.copy()
-        flips = rng.random(bits.shape) < self.flip_probability
+        if hasattr(rng, "bernoulli"):
+            # A skfed._secure_noise.NoiseSource: exact flips from the OS CSPRNG.
+            flips = rng.bernoulli(self.flip_probability, bits.shape)
+        else:
+            flips = rng.random(bits.shape) < self.flip_probability
         return bits ^ flips.astype(np.uint8)
 
     def pld(self):
@@ -341,6 +365,194 @@ class ReportNoisyMax:
         )
 
 
+# Orders of the Renyi divergences on which a zCDP guarantee is converted to
+# (epsilon, delta): fine near 1 (large budgets) and up to 1e5 (small ones).
+_ZCDP_ORDERS = np.unique(np.concatenate([
+    np.linspace(1.02, 2.0, 50), np.linspace(2.0, 64.0, 1241), np.geomspace(64.0, 1e5, 400),
+]))
+
+
+def zcdp_epsilon(rho, delta):
+    """The epsilon at ``delta`` of a ``rho``-zCDP mechanism.
+
+    A ``rho``-zCDP mechanism has Renyi divergence at most ``rho alpha`` at
+    every order ``alpha``; ``dp-accounting``'s conversion of Renyi DP to
+    ``(epsilon, delta)`` (Canonne, Kamath & Steinke 2020, Proposition 12)
+    reads the epsilon off that curve on a fine grid of orders.
+    """
+    rho = float(rho)
+    if rho == 0.0:
+        return 0.0
+    if math.isinf(rho) or delta == 0.0:
+        return math.inf
+    _accounting()
+    from dp_accounting.rdp.rdp_privacy_accountant import compute_epsilon
+
+    epsilon, _ = compute_epsilon(_ZCDP_ORDERS, rho * _ZCDP_ORDERS, float(delta))
+    return float(epsilon)
+
+
+class DiscreteGaussianMechanism:
+    """Discrete Gaussian noise on a grid (the secure Gaussian mechanism).
+
+    The release of a vector ``x`` of ``dim`` coordinates and l2-sensitivity
+    ``sensitivity`` is ``step * (round(x / step) + Z)``, ``Z`` a vector of
+    independent discrete Gaussians of integer standard deviation ``steps =
+    2^20`` and ``step = sigma / steps``
+    (:meth:`skfed._secure_noise.NoiseSource.add_gaussian`).  The integer
+    vector ``round(x / step)`` moves by at most ``D = sensitivity / step +
+    2 sqrt(dim)`` in l2 (half a step of rounding per coordinate, and half a
+    step of floating-point error allowed), and a discrete Gaussian of
+    standard deviation ``steps`` on integer vectors at l2 distance ``D`` is
+    ``rho = D^2 / (2 steps^2)``-zCDP (its Renyi divergences are those of the
+    continuous Gaussian; Canonne, Kamath & Steinke 2020).  ``n`` uses are
+    ``n rho``-zCDP, converted to ``(epsilon, delta)`` by
+    :func:`zcdp_epsilon`.  Never pure: needs ``delta > 0``.
+    """
+
+    name = "discrete Gaussian (grid of sigma / 2^20, exact sampler)"
+    pure = False
+
+    def __init__(self, sigma, sensitivity, dim):
+        from ._secure_noise import gaussian_grid, grid_l2_sensitivity
+
+        self.sigma = float(sigma)
+        self.sensitivity = float(sensitivity)
+        self.dim = int(dim)
+        if self.sigma == 0.0:
+            self.step, self.steps, self.rho = 0.0, 0, math.inf
+            return
+        self.step, self.steps = gaussian_grid(self.sigma)
+        self.grid_sensitivity = grid_l2_sensitivity(self.sensitivity, self.step, self.dim)
+        self.rho = self.grid_sensitivity**2 / (2.0 * self.steps**2)
+
+    @property
+    def noise(self):
+        return self.sigma
+
+    def epsilon_after(self, n_uses, delta):
+        if n_uses == 0:
+            return 0.0
+        return zcdp_epsilon(n_uses * self.rho, delta)
+
+    def apply(self, values, source):
+        """``values`` released through the mechanism, noise from ``source``
+        (a :class:`skfed._secure_noise.NoiseSource`)."""
+        values = np.asarray(values, dtype=float)
+        if self.sigma == 0.0:
+            return values.copy()
+        return source.add_gaussian(values, self.sigma)
+
+
+def calibrate_discrete_gaussian(epsilon, delta, sensitivity, n_uses, dim):
+    """The :class:`DiscreteGaussianMechanism` whose ``n_uses`` uses spend
+    ``epsilon`` at ``delta`` (its least ``sigma``, to a relative 1e-6).
+
+    Bisection on the total ``rho`` (``zcdp_epsilon`` grows with it), then
+    ``sigma`` from ``rho`` per use, raised until the grid's rounding term
+    fits too.
+    """
+    if math.isinf(epsilon):
+        return DiscreteGaussianMechanism(0.0, sensitivity, dim)
+    if delta == 0.0:
+        raise ValueError(
+            "The Gaussian mechanism cannot give pure differential privacy: "
+            "DifferentialPrivacy(delta=0) is refused here; use delta > 0."
+        )
+    lo, hi = 0.0, 1.0
+    while zcdp_epsilon(hi, delta) <= epsilon:
+        lo, hi = hi, 2.0 * hi
+    while hi - lo > 1e-9 * hi:
+        mid = 0.5 * (lo + hi)
+        if zcdp_epsilon(mid, delta) <= epsilon:
+            lo = mid
+        else:
+            hi = mid
+    rho_use = lo / int(n_uses)
+    sigma = float(sensitivity) / math.sqrt(2.0 * rho_use)
+    mechanism = DiscreteGaussianMechanism(sigma, sensitivity, dim)
+    while mechanism.rho > rho_use:
+        sigma *= math.sqrt(mechanism.rho / rho_use) * (1.0 + 1e-9)
+        mechanism = DiscreteGaussianMechanism(sigma, sensitivity, dim)
+    return mechanism
+
+
+# Up to this many choices the PLD composition of pure DP is also computed
+# (it can beat the bounded-range bound for a handful of choices only).
+_PLD_MAX_CHOICES = 32
+
+
+class ExponentialMechanism:
+    """The exponential mechanism sampled exactly, accounted as bounded range.
+
+    A private choice among candidates whose real scores move by at most
+    ``Delta`` between neighbouring data sets: the scores are floored onto the
+    grid ``Delta / 1024`` (integer qualities of sensitivity ``D = 1025``) and
+    candidate j drawn with probability proportional to ``exp(q_j / t)``,
+    ``t = ceil(2 D / epsilon)`` an integer
+    (:meth:`skfed._secure_noise.NoiseSource.private_choice`), by an exact
+    sampler.  Each choice is ``epsilon_0 = 2 D / t``-DP (at most the epsilon
+    asked), and ``epsilon_0``-bounded range, hence ``epsilon_0^2 / 8``-zCDP
+    (Cesar & Rogers 2021); ``n`` choices spend the least of ``n epsilon_0``
+    (pure composition, the only bound at ``delta = 0``), the PLD
+    accountant's composition of ``epsilon_0``-DP mechanisms and the zCDP
+    bound ``n epsilon_0^2 / 8`` converted by :func:`zcdp_epsilon` (about
+    twice the per-choice epsilon of pure composition for the same total at
+    hundreds of choices).
+    """
+
+    name = "exponential mechanism (exact sampler, bounded-range accounting)"
+    pure = True
+
+    def __init__(self, epsilon):
+        from ._secure_noise import choice_epsilon, choice_scale
+
+        epsilon = float(epsilon)
+        if math.isinf(epsilon):
+            self.scale, self.epsilon = 0, math.inf
+        else:
+            self.scale = choice_scale(epsilon)
+            self.epsilon = choice_epsilon(self.scale)
+
+    @property
+    def noise(self):
+        """The integer scale of the choice, in grid steps (0: exact argmax)."""
+        return self.scale
+
+    def pld(self):
+        pld_mod, common = _pld_module()
+        return pld_mod.from_privacy_parameters(
+            common.DifferentialPrivacyParameters(self.epsilon, 0.0),
+            value_discretization_interval=_pure_discretization(self.epsilon),
+        )
+
+    def epsilon_after(self, n_uses, delta):
+        if n_uses == 0:
+            return 0.0
+        if math.isinf(self.epsilon):
+            return math.inf
+        basic = n_uses * self.epsilon
+        if delta == 0.0:
+            return basic
+        bounded = min(basic, zcdp_epsilon(n_uses * self.epsilon**2 / 8.0, delta))
+        if n_uses > _PLD_MAX_CHOICES:
+            # The bounded-range bound is the smaller one there (measured: from
+            # about 10 choices on), and composing the PLD costs seconds.
+            return float(bounded)
+        pld = self.pld()
+        if n_uses > 1:
+            pld = pld.self_compose(n_uses)
+        return float(min(bounded, pld.get_epsilon_for_delta(delta)))
+
+
+def calibrate_exponential(epsilon, delta, n_uses):
+    """The :class:`ExponentialMechanism` whose ``n_uses`` choices spend
+    ``epsilon`` at ``delta`` (the largest per-choice epsilon, to 1e-3)."""
+    if math.isinf(epsilon):
+        return ExponentialMechanism(math.inf)
+    return _calibrate_per_use_epsilon(ExponentialMechanism, epsilon, n_uses, delta)
+
+
 def epsilon_after(mechanism, n_uses, delta):
     """The epsilon that ``n_uses`` uses of ``mechanism`` spend at ``delta``.
 
@@ -354,7 +566,7 @@ def epsilon_after(mechanism, n_uses, delta):
         raise ValueError(f"n_uses must be >= 0, got {n_uses}.")
     if n_uses == 0:
         return 0.0
-    if isinstance(mechanism, GaussianMechanism):
+    if hasattr(mechanism, "epsilon_after"):
         return mechanism.epsilon_after(n_uses, delta)
     if math.isinf(mechanism.epsilon):
         return math.inf

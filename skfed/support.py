@@ -25,7 +25,6 @@ from joblib import Parallel, delayed
 from scipy import linalg, sparse
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import FederatedMixin, FederatedRegressorMixin, check_groups
@@ -38,8 +37,9 @@ from ._core._support_fast import (
     tally_votes,
     unpack_bits,
 )
-from .engines._joblib import node_chunks
+from ._parallel import node_chunks
 from .network import payload_bytes, resolve_network
+from ._secure_noise import NoiseSource
 from .privacy import (
     DifferentialPrivacy,
     calibrate_randomized_response,
@@ -296,11 +296,10 @@ class _OneShotSupportMixin(FederatedMixin):
         p = mechanism.flip_probability
         senders = np.flatnonzero(honest)
         if p > 0.0 and len(senders):
-            rng = np.random.default_rng(
-                check_random_state(self.random_state).randint(1, np.iinfo(np.int32).max, size=2)
-            )
+            # The flips are privacy noise: the secure source, never random_state.
+            source = NoiseSource.for_fit(spec, type(self).__name__)
             bits = _unpack(packed[senders], d)
-            sent = mechanism.apply(bits, rng)
+            sent = mechanism.apply(bits, source)
             out = np.zeros((len(senders), packed.shape[1]), dtype=np.uint8)
             pack_bits(np.ascontiguousarray(sent), out)
             packed[senders] = out
@@ -386,6 +385,105 @@ class _OneShotSupportMixin(FederatedMixin):
         self.answered_ = answered
         self.rogue_ = sim.rogue.copy()
         self.n_answered_ = g
+
+    # --------------------------------------------------------- joining nodes
+    def _join_vote(self, X, y, sample_weight, layout, new_labels):
+        """The new clients' round 1: their passes, their votes added to the counts.
+
+        The server keeps what it received from the fitted clients
+        (``client_supports_``) and adds the bit vectors of the new clients
+        that answer; the vote rule of the fit (:meth:`_server_vote`) is then
+        applied to the counts over all answering clients.  Only the new
+        clients' messages travel: the join's log counts them.
+        """
+        from ._core._comm import CommCounter
+
+        n_old, n_new = len(self.nodes_), layout.n_nodes
+        d = X.shape[1]
+        dtype = X.dtype
+        weights = (np.ones(X.shape[0], dtype=dtype) if sample_weight is None
+                   else np.asarray(sample_weight, dtype=dtype))
+        if np.any(weights < 0):
+            raise ValueError("sample_weight must be non-negative.")
+        node_weight = np.bincount(layout.codes, weights=weights, minlength=n_new)
+        if np.any(node_weight <= 0):
+            bad = new_labels[np.flatnonzero(node_weight <= 0)[0]]
+            raise ValueError(
+                f"Node {bad!r} has no sample with a positive sample_weight; every "
+                "node needs at least one to compute its statistics."
+            )
+        if isinstance(self.alpha, str):
+            lam, auto = np.zeros(n_new), True
+        elif np.ndim(self.alpha) == 0:
+            lam, auto = np.full(n_new, float(self.alpha)), False
+        else:
+            raise ValueError(
+                "alpha is an array of one value per fitted client, so it has no value "
+                "for the new clients; use a number or 'auto' (set_params) before "
+                "add_nodes."
+            )
+        z = auto_z(d) if self.auto_z is None else float(self.auto_z)
+        labels, self.nodes_ = self.nodes_, new_labels  # name the new clients in warnings
+        try:
+            abstain = self._abstainers(
+                np.bincount(layout.codes, weights=weights > 0, minlength=n_new), auto
+            )
+        finally:
+            self.nodes_ = labels
+        if sparse.issparse(X):
+            X = sparse.csr_matrix(X)
+        X_nodes = layout.sort(X)
+        y_nodes = np.ascontiguousarray(np.asarray(y)[layout.order], dtype=dtype)
+        w_nodes = np.ascontiguousarray(weights[layout.order])
+        packed_new = _client_pass(
+            X_nodes, y_nodes, w_nodes, layout.offsets, lam, z, auto,
+            bool(self.fit_intercept), self.n_jobs,
+        )[4]
+        # One round over the grown network: faults for every client, but
+        # only the new ones send; a new client is rogue with probability
+        # rogue_fraction.
+        network = resolve_network(self.network)
+        rng = check_random_state(self.random_state)
+        seed = [int(rng.randint(np.iinfo(np.int32).max)), n_old, 7919]
+        sim = network.start(n_old + n_new, server=True, random_state=np.random.RandomState(seed),
+                            node_labels=np.concatenate([self.nodes_, new_labels]))
+        join_rng = np.random.RandomState(seed[:2] + [7907])
+        rogue_new = join_rng.uniform(size=n_new) < network.rogue_fraction
+        sim.rogue[:] = np.concatenate([self.rogue_, rogue_new])
+        active, work = sim.draw_round()
+        answered_new = (active & (work >= 1.0))[n_old:] & ~abstain
+        # Privacy: the new clients' randomized response, accounted per client.
+        old_spent = getattr(self, "privacy_spent_", None)
+        old_info = getattr(self, "privacy_", None)
+        flip = self._privatize_votes(packed_new, answered_new & ~rogue_new, d)
+        if old_spent is not None:
+            self.privacy_spent_ = np.concatenate([old_spent, self.privacy_spent_])
+            self.privacy_["uses"] = np.concatenate([old_info["uses"], self.privacy_["uses"]])
+        # What the server holds of the fitted clients, as received.
+        packed_old = np.zeros((n_old, packed_new.shape[1]), dtype=np.uint8)
+        pack_bits(np.ascontiguousarray(self.client_supports_, dtype=np.uint8), packed_old)
+
+        class _Server:
+            # The fitted clients' bits are already as received (no second
+            # corruption) and their messages are not sent again.
+            rogue = np.concatenate([np.zeros(n_old, dtype=bool), rogue_new])
+            counter = CommCounter(n_old + n_new, server=True,
+                                  header_bytes=sim.counter.header_bytes)
+            corrupt_bit_rows = staticmethod(sim.corrupt_bit_rows)
+
+        senders = np.flatnonzero(answered_new).astype(np.intp) + n_old
+        self._server_vote(
+            np.concatenate([packed_old, packed_new]),
+            np.concatenate([self.answered_, answered_new]), _Server, d, flip_probability=flip,
+        )
+        self.rogue_ = sim.rogue.copy()
+        sim.counter.gather_to_server(
+            senders, np.full(len(senders), payload_bytes(n_bits=d), dtype=np.int64)
+        )
+        sim.counter.next_round()
+        self._append_nodes(new_labels)
+        return sim
+
 
     def _group_position(self):
         if self.group_column is None:
@@ -474,8 +572,9 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         is ``R_j >= 1/2`` again: symmetric flips keep the rule consistent
         but it needs more clients (see Notes).  None: no privacy.
     random_state : int, RandomState instance or None, default=None
-        Seeds the network's faults when the network has no seed of its own,
-        and the randomized response of ``privacy``.
+        Seeds the network's faults when the network has no seed of its own.
+        The randomized response of ``privacy`` never depends on it: its
+        flips come from the operating system's CSPRNG.
     n_jobs : int, default=None
         Number of threads that run the client passes.  Results do not
         depend on it.
@@ -512,8 +611,12 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         Defined when ``X`` has feature names that are all strings.
     communication_ : CommunicationLog
         Everything the fit communicated (one round).
+    join_communication_ : CommunicationLog
+        What the clients added by :meth:`add_nodes` sent (one round per
+        join); only after a join.
     n_bytes_sent_ : int
-        ``n_answered_ * (ceil(n_features / 8) + header_bytes)``.
+        ``n_answered_ * (ceil(n_features / 8) + header_bytes)``, over the
+        clients of the fit and of every join.
     n_messages_ : int
         ``n_answered_``.
     bytes_per_round_ : ndarray of shape (1,)
@@ -640,6 +743,60 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
             X, groups=groups
         )
 
+    def add_nodes(self, X, y, groups=None, sample_weight=None):
+        """Add clients after the fit: their votes join the server's counts.
+
+        Every new client runs the client pass of :meth:`fit` on its own rows
+        and sends its support bits once (one-shot stays one-shot); the
+        server adds them to the votes it holds (``votes_``) and applies the
+        same rule over all answering clients, so ``support_`` may change.
+        The fitted clients send nothing and their messages are not
+        recounted.  Under the network's faults a new client may be dropped
+        or straggle (it does not vote) or be rogue (with probability
+        ``rogue_fraction``); under ``privacy`` its bits get the same
+        randomized response and ``privacy_spent_`` grows by its spend.  The
+        join's bytes are in ``join_communication_`` (``ceil(d / 8) +
+        header`` per new client that answered); ``n_bytes_sent_`` and
+        ``n_messages_`` are the totals of the fit and every join.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows of the new clients, with the features of ``fit``.
+        y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,), default=None
+            Client id of every row (not needed with ``group_column``);
+            every id must be absent from ``nodes_``.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : FederatedSupportRecovery
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skfed.support import FederatedSupportRecovery
+        >>> rng = np.random.RandomState(0)
+        >>> groups = np.repeat(np.arange(12), 200)
+        >>> X = rng.normal(size=(2400, 50))
+        >>> y = X[:, 3] - 2 * X[:, 17] + 0.5 * rng.normal(size=2400)
+        >>> old = groups < 10
+        >>> selector = FederatedSupportRecovery().fit(X[old], y[old], groups=groups[old])
+        >>> selector.add_nodes(X[~old], y[~old], groups=groups[~old]).n_answered_
+        12
+        >>> np.flatnonzero(selector.support_)
+        array([ 3, 17])
+        >>> selector.join_communication_.total_bytes  # 2 clients x (ceil(50 / 8) + 16)
+        46
+        """
+        X, y, sample_weight, new_labels, layout = self._validate_join_data(
+            X, y, groups, sample_weight, accept_sparse=["csr", "csc"], y_numeric=True,
+        )
+        sim = self._join_vote(X, y, sample_weight, layout, new_labels)
+        self._record_join(sim.log(node_labels=self.nodes_))
+        return self
+
     def transform(self, X, groups=None):
         """Keep the recovered features (and the node-id column, if any).
 
@@ -755,7 +912,10 @@ class FederatedSparseLinearRegression(
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
     communication_ : CommunicationLog
+    join_communication_ : CommunicationLog
+        What :meth:`add_nodes` sent to the new nodes; only after a join.
     n_bytes_sent_ : int
+        Bytes of the fit and of every join.
     n_messages_ : int
     bytes_per_round_ : ndarray of shape (3,)
 
@@ -899,6 +1059,96 @@ class FederatedSparseLinearRegression(
             self.intercept_ = 0.0
         self.refit_answered_ = answered
         self._set_communication(sim)
+        return self
+
+    def add_nodes(self, X, y, groups=None, sample_weight=None):
+        """Add nodes after the fit: each receives the model and sets its intercept.
+
+        The shared model (``support_``, ``coef_``) was refitted on the
+        fitted clients' statistics, so a new node does not vote (its vote
+        could change the support, and the coefficients would then need a
+        refit by every client): the server sends it the support bits and
+        the coefficients, as in round 3 (``ceil(d / 8) + header`` and ``8 m
+        + header`` bytes, ``m = s`` plus 1 for a shared intercept), and with
+        per-node intercepts it computes its own, ``mean(y) - mean(X_S)
+        coef_S`` (weighted), from its rows.  A node dropped by the network
+        in that round receives it in the next one.  The fitted nodes are
+        unchanged; their votes and statistics are not sent again.  New
+        nodes are not in ``answered_`` / ``refit_answered_``
+        (``client_supports_`` rows are all False).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,), default=None
+            Node id of every row; every id must be absent from ``nodes_``.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : FederatedSparseLinearRegression
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skfed.support import FederatedSparseLinearRegression
+        >>> rng = np.random.RandomState(0)
+        >>> groups = np.repeat(np.arange(12), 100)
+        >>> X = rng.normal(size=(1200, 20))
+        >>> y = X[:, 3] - 2 * X[:, 7] + groups + 0.1 * rng.normal(size=1200)
+        >>> old = groups < 10
+        >>> reg = FederatedSparseLinearRegression().fit(X[old], y[old], groups=groups[old])
+        >>> reg = reg.add_nodes(X[~old][::10], y[~old][::10], groups=groups[~old][::10])
+        >>> bool(reg.score(X[~old], y[~old], groups=groups[~old]) > 0.95)
+        True
+        """
+        X, y, w, new_labels, layout = self._validate_join_data(
+            X, y, groups, sample_weight, accept_sparse=["csr", "csc"], y_numeric=True,
+        )
+        w = np.ones(X.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
+        n_old, n_new, d = len(self.nodes_), layout.n_nodes, X.shape[1]
+        node_weight = np.bincount(layout.codes, weights=w, minlength=n_new)
+        per_node = self.fit_intercept and self.per_node_intercept
+        if per_node and np.any(node_weight <= 0):
+            bad = new_labels[np.flatnonzero(node_weight <= 0)[0]]
+            raise ValueError(
+                f"Node {bad!r} has no sample with a positive sample_weight; it needs "
+                "one to compute its intercept."
+            )
+        support = np.flatnonzero(self.support_)
+        m = len(support) + int(self.fit_intercept and not self.per_node_intercept)
+        network = resolve_network(self.network)
+        rng = check_random_state(self.random_state)
+        seed = [int(rng.randint(np.iinfo(np.int32).max)), n_old, 7919]
+        sim = network.start(n_old + n_new, server=True, random_state=np.random.RandomState(seed),
+                            node_labels=np.concatenate([self.nodes_, new_labels]))
+        rogue_new = np.random.RandomState(seed[:2] + [7907]).uniform(size=n_new) < (
+            network.rogue_fraction)
+        waiting = np.arange(n_old, n_old + n_new, dtype=np.intp)
+        while len(waiting):
+            active, _ = sim.draw_round()
+            arrived = waiting[active[waiting]]
+            sim.counter.broadcast_from_server(
+                arrived, np.full(len(arrived), payload_bytes(n_bits=d), dtype=np.int64))
+            sim.counter.broadcast_from_server(
+                arrived, np.full(len(arrived), payload_bytes(n_float64=m), dtype=np.int64))
+            sim.counter.next_round()
+            waiting = waiting[~active[waiting]]
+        if per_node:
+            XS = X[:, support].toarray() if sparse.issparse(X) else X[:, support]
+            sums = np.zeros((n_new, len(support) + 1))
+            np.add.at(sums, layout.codes,
+                      np.column_stack([y, XS]).astype(np.float64) * w[:, None])
+            means = sums / node_weight[:, None]
+            intercepts = means[:, 0] - means[:, 1:] @ self.coef_[support]
+            self.intercept_ = np.concatenate([self.intercept_, intercepts])
+        self.client_supports_ = np.vstack([self.client_supports_, np.zeros((n_new, d), bool)])
+        self.answered_ = np.concatenate([self.answered_, np.zeros(n_new, bool)])
+        self.refit_answered_ = np.concatenate([self.refit_answered_, np.zeros(n_new, bool)])
+        self.rogue_ = np.concatenate([self.rogue_, rogue_new])
+        self._append_nodes(new_labels)
+        self._record_join(sim.log(node_labels=self.nodes_))
         return self
 
     def predict(self, X, groups=None):

@@ -217,3 +217,31 @@ def test_predict_codes_for_many_nodes_with_unseen_ones():
     codes = est._node_codes(query, len(query))
     np.testing.assert_array_equal(codes[:-3], groups // 2)
     np.testing.assert_array_equal(codes[-3:], -1)
+
+
+def test_lookup_after_nodes_joined_in_any_order():
+    from skfed._base import _lookup_labels
+
+    nodes = np.array([1, 4, 9, 2, 0])  # fitted 1, 4, 9; then 2 and 0 joined
+    labels = np.array([0, 9, 3, 2, 4, 1])
+    assert _lookup_labels(nodes, labels).tolist() == [4, 2, -1, 3, 1, 0]
+    names = np.array(["b", "d", "a"])
+    assert _lookup_labels(names, np.array(["a", "c", "d"])).tolist() == [2, -1, 1]
+
+
+def test_pad_log_adds_silent_nodes_and_keeps_the_server_last():
+    from skfed._base import pad_log
+    from skfed.network import CommunicationLog
+
+    pair = np.array([[0, 5, 7], [1, 0, 2], [3, 4, 0]])  # 2 nodes + server
+    log = CommunicationLog(pair, (pair > 0).astype(int), [18], [6],
+                           node_labels=["a", "b"], has_server=True)
+    padded = pad_log(log, ["a", "b", "c"])
+    assert padded.n_endpoints == 4 and padded.node_labels.tolist() == ["a", "b", "c"]
+    expected = np.zeros((4, 4), dtype=int)
+    expected[np.ix_([0, 1, 3], [0, 1, 3])] = pair
+    np.testing.assert_array_equal(padded.pair_bytes, expected)
+    assert padded.total_bytes == log.total_bytes
+    np.testing.assert_array_equal(padded.bytes_per_round, [18])
+    with pytest.raises(ValueError, match="Cannot pad"):
+        pad_log(padded, ["a"])

@@ -151,3 +151,26 @@ def test_twenty_thousand_nodes_predict_their_own_means():
     np.testing.assert_allclose(local.predict(X, groups=groups), means[groups], rtol=1e-12)
     unseen = local.predict(X[:2], groups=[-1, -2])  # the average node model
     np.testing.assert_allclose(unseen, means.mean(), rtol=1e-12)
+
+
+def test_add_nodes_fits_the_new_nodes_only(data):
+    X, y_reg, y_cls, groups = data
+    old = groups < 3
+    local = LocalEstimator(LogisticRegression()).fit(X[old], y_cls[old], groups=groups[old])
+    fitted = dict(local.estimators_)
+    local.add_nodes(X[~old], y_cls[~old], groups=groups[~old] + 10)
+    assert local.nodes_.tolist() == [0, 1, 2, 13]
+    for node, est in fitted.items():  # the same objects, untouched
+        assert local.estimators_[node] is est
+    ref = LogisticRegression().fit(X[~old], y_cls[~old])
+    assert_array_equal = np.testing.assert_array_equal
+    assert_array_equal(local.predict(X[~old], groups=groups[~old] + 10), ref.predict(X[~old]))
+    assert_array_equal(local.predict(X[old], groups=groups[old]),
+                       LocalEstimator(LogisticRegression()).fit(
+                           X[old], y_cls[old], groups=groups[old]).predict(X[old], groups=groups[old]))
+    with pytest.raises(ValueError, match="already in nodes_"):
+        local.add_nodes(X[:3], y_cls[:3], groups=[0, 0, 0])
+    with pytest.raises(ValueError, match="not in classes_"):
+        local.add_nodes(X[:3], ["a", "b", "a"], groups=[20, 20, 20])
+    with pytest.raises(TypeError, match="node ids of one type"):
+        local.add_nodes(X[:3], y_cls[:3], groups=["x", "x", "x"])

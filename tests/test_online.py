@@ -840,8 +840,8 @@ def test_partial_fit_errors():
     with pytest.raises(ValueError, match="classes must be passed"):
         DecentralizedKernelSGDClassifier().partial_fit(X, y, groups=groups)
     clf = DecentralizedKernelSGDClassifier().partial_fit(X, y, groups=groups, classes=[0, 1])
-    with pytest.raises(ValueError, match="not in the first call"):
-        clf.partial_fit(X[:3], y[:3], groups=["new"] * 3)
+    with pytest.raises(TypeError, match="node ids of one type"):
+        clf.partial_fit(X[:3], y[:3], groups=[7] * 3)
     with pytest.raises(ValueError, match="not in classes_"):
         clf.partial_fit(X[:3], [5, 5, 5], groups=groups[:3])
     with pytest.raises(ValueError, match="needs the node id"):
@@ -994,3 +994,213 @@ def test_finite_outputs_at_defaults_on_1000_nodes_with_2_samples():
     scores = clf.decision_function(X, groups=groups)
     assert np.all(np.isfinite(scores)) and np.abs(scores).max() < 10
     assert clf.score(X, y > 0, groups=groups) > 0.8
+
+
+# ------------------------------------------------------- nodes that join later
+def _join_setup(kind="classifier", loss="hinge", header=16, exchange_every=None, **params):
+    rng = np.random.RandomState(3)
+    n_old, n, d, k = 4, 8, 2, 5
+    X = rng.normal(size=((n_old + 1) * n, d))
+    groups = np.repeat(np.arange(n_old + 1), n)
+    if kind == "classifier":
+        y = (X[:, 0] + 0.3 * groups * X[:, 1] > 0).astype(int)
+        est = DecentralizedKernelSGDClassifier(loss=loss)
+    else:
+        y = np.sin(X[:, 0]) + 0.1 * groups
+        est = DecentralizedKernelSGDRegressor()
+    est.set_params(**{**dict(
+        gamma=0.7, epsilon=0.0, max_dictionary_size=None, average=0.0, max_epochs=2,
+        shuffle=False, exchange_every=exchange_every, alpha=1e-3, consensus_penalty=0.3,
+        network=SimulatedNetwork(ring(n_old), header_bytes=header), random_state=0), **params})
+    old = groups < n_old
+    est.fit(X[old], y[old], groups=groups[old])
+    new_rows = np.flatnonzero(~old)[:k]
+    return est, X[new_rows], y[new_rows], groups[new_rows]
+
+
+def _value_loss(kind, loss):
+    if kind == "regressor":
+        return lambda f, y: 0.5 * (f - y) ** 2, d_squared
+    if loss == "hinge":
+        return (lambda f, y: max(0.0, 1 - y * f)), (lambda f, y: -y if y * f < 1 else 0.0)
+    return (lambda f, y: np.log1p(np.exp(-y * f))), d_logistic
+
+
+@pytest.mark.parametrize("kind, loss", [("classifier", "hinge"), ("classifier", "log_loss"),
+                                        ("regressor", "squared_error")])
+def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss):
+    est, Xn, yn, gn = _join_setup(kind, loss)
+    D_old = [D.copy() for D in est.dictionaries_]
+    W_old = [W.copy() for W in est.dual_coef_]
+    est.add_nodes(Xn, yn, groups=gn)
+    y_enc = np.where(yn == 1, 1.0, -1.0) if kind == "classifier" else yn
+    value, dloss = _value_loss(kind, loss)
+
+    def f(D, W, x):
+        return rbf(x[None], D, 0.7)[0] @ W[:, 0]
+
+    # 1. neighbours: the 2 (median degree of the ring) of the 4 fitted nodes
+    # (all candidates) with the smallest mean loss on the new node's samples.
+    losses = [np.mean([value(f(D_old[j], W_old[j], x), t) for x, t in zip(Xn, y_enc)])
+              for j in range(4)]
+    neighbours = np.sort(np.argsort(losses, kind="stable")[:2])
+    assert_array_equal(est.adjacency_[4].indices, neighbours)
+    assert_array_equal(est.adjacency_[:, 4].nonzero()[0], neighbours)
+    # 2. start: the mean of the neighbours' functions (same kernel: union).
+    D = np.vstack([D_old[j] for j in neighbours])
+    W = np.vstack([W_old[j] for j in neighbours]) / 2
+    # 3. its own steps, neighbours fixed.
+    eta, alpha, c = est.eta0_, 1e-3, 0.3
+    for x, t in list(zip(Xn, y_enc)) * 2:
+        fi = f(D, W, x)
+        omega = dloss(fi, t) + c * sum(fi - f(D_old[j], W_old[j], x) for j in neighbours)
+        D = np.vstack([D, x])
+        W = np.vstack([(1 - eta * alpha) * W, [[-eta * omega]]])
+    assert_allclose(est.dictionaries_[4], D)
+    assert_allclose(est.dual_coef_[4], W, rtol=1e-10, atol=1e-12)
+    # The fitted nodes are bit-identical.
+    for j in range(4):
+        assert_array_equal(est.dictionaries_[j], D_old[j])
+        assert_array_equal(est.dual_coef_[j], W_old[j])
+    assert est.nodes_.tolist() == [0, 1, 2, 3, 4]
+    assert est.n_steps_[4] == 2 * len(Xn)
+
+
+@pytest.mark.parametrize("header", [16, 1000])
+def test_join_bytes_match_closed_form(header):
+    est, Xn, yn, gn = _join_setup(header=header)
+    fit_bytes, fit_messages = est.n_bytes_sent_, est.n_messages_
+    sizes = est.model_order_.copy()
+    est.add_nodes(Xn, yn, groups=gn)
+    d, k, unit = 2, len(Xn), 3 * 8  # a point and a weight, float64
+    neighbours = est.adjacency_[4].indices
+    # 1. every candidate (all 4 fitted nodes): the cheaper of the query and
+    # its dictionary; 2. the neighbours' dictionaries; 3. the 2 k steps read
+    # what step 2 received: nothing more is sent.
+    select = sum(min(2 * header + k * unit, header + sizes[j] * unit) for j in range(4))
+    receive = sum(header + sizes[j] * unit for j in neighbours)
+    steps = 0
+    assert est.join_communication_.n_rounds == 2 + 2 * k
+    assert est.join_communication_.total_bytes == select + receive + steps
+    assert est.n_bytes_sent_ == fit_bytes + select + receive + steps
+    assert est.n_messages_ == fit_messages + est.join_communication_.total_messages
+    # The fit's log and curves are untouched.
+    assert est.communication_.total_bytes == fit_bytes
+    assert len(est.bytes_per_round_) == est.n_iter_ == len(est.consensus_error_curve_)
+    assert est.model_order_curve_.shape == (est.n_iter_, 5)
+
+
+@pytest.mark.parametrize("exchange_every", ["auto", 2])
+def test_join_with_copies_keeps_old_nodes_and_later_partial_fit_uses_new_node(exchange_every):
+    est, Xn, yn, gn = _join_setup(exchange_every=exchange_every, epsilon=0.05,
+                                  max_dictionary_size=6)
+    old = [W.copy() for W in est.dual_coef_]
+    est.add_nodes(Xn, yn, groups=gn)
+    for j in range(4):
+        assert_array_equal(est.dual_coef_[j], old[j])
+    assert est.model_order_[4] <= 6
+    assert est.komp_error_[4] >= 0
+    # The new node is an ordinary node afterwards.
+    rng = np.random.RandomState(1)
+    X = rng.normal(size=(10, 2))
+    g = np.array([0, 1, 2, 3, 4] * 2)
+    y = (X[:, 0] > 0).astype(int)
+    bytes_before = est.n_bytes_sent_
+    est.partial_fit(X, y, groups=g)
+    assert est.n_steps_[4] == 2 * len(Xn) + 2
+    assert est.n_bytes_sent_ == (est.communication_.total_bytes
+                                 + est.join_communication_.total_bytes)
+    assert est.n_bytes_sent_ > bytes_before
+
+
+def test_partial_fit_with_new_node_ids_joins_them():
+    est, Xn, yn, gn = _join_setup()
+    rng = np.random.RandomState(2)
+    X = rng.normal(size=(6, 2))
+    g = np.array([0, 7, 1, 7, 9, 9])
+    y = (X[:, 0] > 0).astype(int)
+    est.partial_fit(X, y, groups=g)
+    assert est.nodes_.tolist() == [0, 1, 2, 3, 7, 9]
+    assert est.adjacency_.shape == (6, 6)
+    assert est.n_steps_[4] == 2 and est.n_steps_[5] == 2
+    assert est.join_communication_.total_bytes > 0
+    assert est.communication_.n_nodes == 6
+    pred = est.predict(X, groups=g)
+    assert pred.shape == (6,)
+
+
+def test_join_under_dropped_and_rogue_nodes():
+    est, Xn, yn, gn = _join_setup()
+    est.set_params(network=SimulatedNetwork(ring(4), drop_rate=0.5, rogue_fraction=0.25,
+                                            random_state=0))
+    est.fit(*_join_fit_data())
+    old = [W.copy() for W in est.dual_coef_]
+    rogue = est._rogue.copy()
+    est.add_nodes(Xn, yn, groups=gn)
+    for j in range(4):
+        assert_array_equal(est.dual_coef_[j], old[j])
+    # Every sample of the new node is processed despite the drops.
+    assert est.n_steps_[4] == 2 * len(Xn)
+    assert est.join_communication_.n_rounds > 2 * len(Xn) + 2
+    assert_array_equal(est._rogue[:4], rogue)
+
+
+def _join_fit_data():
+    rng = np.random.RandomState(3)
+    X = rng.normal(size=(32, 2))
+    groups = np.repeat(np.arange(4), 8)
+    return X, (X[:, 0] + 0.3 * groups * X[:, 1] > 0).astype(int), groups
+
+
+def test_add_nodes_refuses_fitted_nodes_and_gamma_arrays():
+    est, Xn, yn, gn = _join_setup()
+    with pytest.raises(ValueError, match=r"already in nodes_ \(0\)"):
+        est.add_nodes(Xn, yn, groups=np.zeros(len(Xn), dtype=int))
+    with pytest.raises(ValueError, match="needs the node id of every sample"):
+        est.add_nodes(Xn, yn)
+    with pytest.raises(ValueError, match="features"):
+        est.add_nodes(np.hstack([Xn, Xn]), yn, groups=gn)
+    with pytest.raises(ValueError, match="not in classes_"):
+        est.add_nodes(Xn, np.full(len(Xn), 5), groups=gn)
+    est.set_params(gamma=np.full(4, 0.7))
+    with pytest.raises(ValueError, match="gamma is an array"):
+        est.add_nodes(Xn, yn, groups=gn)
+    est.set_params(gamma={0: 1.0, 1: 1.0, 2: 1.0, 3: 1.0})
+    with pytest.raises(ValueError, match=r"no value for the new node\(s\) \[4\]"):
+        est.add_nodes(Xn, yn, groups=gn)
+    est.set_params(gamma={0: 1.0, 1: 1.0, 2: 1.0, 3: 1.0, 4: 2.0})
+    est.add_nodes(Xn, yn, groups=gn)
+    assert est.gamma_[4] == 2.0
+
+
+def test_join_with_median_gamma_takes_its_closest_neighbours_width_and_function():
+    est, Xn, yn, gn = _join_setup(gamma="median")
+    D_old = [D.copy() for D in est.dictionaries_]
+    W_old = [W.copy() for W in est.dual_coef_]
+    gammas = est.gamma_.copy()
+    assert len(np.unique(gammas)) == 4
+    est.add_nodes(Xn, yn, groups=gn)
+    y_enc = np.where(yn == 1, 1.0, -1.0)
+
+    def f(j, x, D=None, W=None, gamma=None):
+        D = D_old[j] if D is None else D
+        W = W_old[j] if W is None else W
+        return rbf(x[None], D, gammas[j] if gamma is None else gamma)[0] @ W[:, 0]
+
+    losses = [np.mean([max(0.0, 1 - t * f(j, x)) for x, t in zip(Xn, y_enc)]) for j in range(4)]
+    order = np.argsort(losses, kind="stable")
+    closest = order[0]
+    assert est.gamma_[4] == gammas[closest]
+    # It links to the chosen node of its width only, and starts from it.
+    neighbours = [closest]
+    assert_array_equal(est.adjacency_[4].indices, neighbours)
+    D, W = D_old[closest], W_old[closest]
+    eta, alpha, c = est.eta0_, 1e-3, 0.3
+    for x, t in list(zip(Xn, y_enc)) * 2:
+        fi = f(None, x, D, W, gammas[closest])
+        grad = -t if t * fi < 1 else 0.0
+        omega = grad + c * sum(fi - f(j, x) for j in neighbours)
+        D = np.vstack([D, x])
+        W = np.vstack([(1 - eta * alpha) * W, [[-eta * omega]]])
+    assert_allclose(est.dictionaries_[4], D)
+    assert_allclose(est.dual_coef_[4], W, rtol=1e-10, atol=1e-12)

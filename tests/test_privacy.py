@@ -37,7 +37,9 @@ def analytic_gaussian_delta(sigma, epsilon, sensitivity=1.0):
 def test_specification_validates_and_clones():
     spec = DifferentialPrivacy(epsilon=0.5, delta=1e-5)
     assert spec.budget() == (0.5, 1e-5)
-    assert clone(spec).get_params() == {"epsilon": 0.5, "delta": 1e-5, "clip_norm": 1.0}
+    assert clone(spec).get_params() == {
+        "epsilon": 0.5, "delta": 1e-5, "clip_norm": 1.0, "insecure_noise_seed": None
+    }
     assert DifferentialPrivacy(epsilon=np.inf).budget()[0] == math.inf
     with pytest.raises(ValueError, match="epsilon"):
         DifferentialPrivacy(epsilon=0.0).budget()
@@ -243,7 +245,15 @@ from skfed import DecentralizedBoostingClassifier  # noqa: E402
 from skfed._core._boosting_fast import (  # noqa: E402
     Logistic,
     fw_async,
-    noisy_vertex_draws,
+    private_vertex_draws,
+)
+from skfed._secure_noise import CHOICE_RESOLUTION, GRID_NOISE_STEPS, NoiseSource  # noqa: E402
+from skfed.privacy import (  # noqa: E402
+    DiscreteGaussianMechanism,
+    ExponentialMechanism,
+    calibrate_discrete_gaussian,
+    calibrate_exponential,
+    zcdp_epsilon,
 )
 from skfed.boosting import fw_score_sensitivity, make_stump_predictors  # noqa: E402
 from skfed.privacy import PrivacyBudgetWarning  # noqa: E402
@@ -280,20 +290,60 @@ def test_fw_score_sensitivity_bounds_and_is_attained():
     assert fw_score_sensitivity(1, 0.1) == pytest.approx(2.0)  # one sample: all of [-1, 1]
 
 
-def test_cython_noisy_vertex_frequencies_are_the_softmax():
+def test_cython_private_vertex_frequencies_are_the_exponential_mechanism():
     grad = np.array([0.3, -0.8, 0.0, 1.1])
-    noise = 0.5
+    unit, scale = 0.01, 50
     n = 60_000
-    js, signs = noisy_vertex_draws(grad, noise, n, 12345)
-    # vertex (j, s) with probability proportional to exp(-s g_j / noise)
-    scores = np.concatenate([-grad, grad])  # s = +1, then s = -1
-    expected = np.exp(scores / noise)
+    js, signs = private_vertex_draws(grad, unit, scale, n, NoiseSource(insecure_seed=1).stream())
+    # vertex (j, s) with probability proportional to exp(floor(-s g_j / unit) / scale)
+    quality = np.floor(np.concatenate([-grad, grad]) / unit)  # s = +1, then s = -1
+    expected = np.exp(quality / scale)
     expected /= expected.sum()
     index = np.where(signs > 0, js, js + grad.size)
     freq = np.bincount(index, minlength=2 * grad.size) / n
     np.testing.assert_array_less(
         np.abs(freq - expected), 5 * np.sqrt(expected * (1 - expected) / n) + 1e-12
     )
+
+
+def _cks_zcdp_epsilon(rho, delta):
+    """Independent conversion of rho-zCDP to (epsilon, delta): Canonne,
+    Kamath & Steinke 2020, Proposition 12, minimized over the order."""
+    from scipy.optimize import minimize_scalar
+
+    def eps(log_a):
+        a = 1.0 + math.exp(log_a)
+        return rho * a + math.log1p(-1.0 / a) - math.log(delta * a) / (a - 1.0)
+
+    return minimize_scalar(eps, bounds=(-6.0, 14.0), method="bounded",
+                           options={"xatol": 1e-10}).fun
+
+
+def test_discrete_gaussian_and_exponential_accounting():
+    for rho, delta in [(0.01, 1e-6), (0.3, 1e-5), (2.0, 1e-6)]:
+        assert zcdp_epsilon(rho, delta) == pytest.approx(_cks_zcdp_epsilon(rho, delta), rel=2e-3)
+        assert zcdp_epsilon(rho, delta) >= _cks_zcdp_epsilon(rho, delta) * (1 - 1e-9)
+    # grid sensitivity: Delta / step + 2 sqrt(dim), step = sigma / 2^20
+    mech = DiscreteGaussianMechanism(3.0, 1.5, 4)
+    assert mech.step == 3.0 / GRID_NOISE_STEPS
+    assert mech.rho == pytest.approx((1.5 / 3.0 + 4.0 / GRID_NOISE_STEPS) ** 2 / 2, rel=1e-12)
+    mech = calibrate_discrete_gaussian(1.0, 1e-6, 2.0, 40, 3)
+    assert mech.epsilon_after(40, 1e-6) <= 1.0
+    assert mech.epsilon_after(40, 1e-6) > 1.0 - 1e-6
+    # within 10 % of the continuous Gaussian's exact (PLD) noise
+    assert 1.0 < mech.sigma / calibrate_gaussian(1.0, 1e-6, 2.0, 40).sigma < 1.1
+    # exponential mechanism: integer scale, epsilon at most the one asked
+    em = ExponentialMechanism(0.2)
+    assert em.scale == math.ceil(2 * (CHOICE_RESOLUTION + 1) / 0.2)
+    assert 0.2 * (1 - 1e-3) < em.epsilon <= 0.2
+    # bounded range: n choices are n eps^2 / 8 zCDP, below pure composition
+    assert em.epsilon_after(200, 1e-6) == pytest.approx(
+        _cks_zcdp_epsilon(200 * em.epsilon**2 / 8, 1e-6), rel=2e-3)
+    assert em.epsilon_after(3, 0.0) == 3 * em.epsilon
+    cal = calibrate_exponential(3.0, 1e-6, 200)
+    assert cal.epsilon_after(200, 1e-6) <= 3.0
+    # about twice the per-choice epsilon of the PLD composition of pure DP
+    assert cal.epsilon > 1.7 * calibrate_report_noisy_max(3.0, 1e-6, 1.0, 200).epsilon
 
 
 @pytest.fixture(scope="module")
@@ -331,13 +381,18 @@ def test_dada_spend_noise_and_accountant(moons_nodes):
     n_local = math.ceil(max_iter / K)
     planned = math.ceil(max_iter / K + 2 * math.sqrt(max_iter / K))
     assert info["planned_wakeups"] == planned
-    # pure DP: basic composition, epsilon / (n_local + planned) per choice
-    eps0 = 3.0 / (n_local + planned)
+    # pure DP: basic composition, epsilon / (n_local + planned) per choice, on
+    # the integer scale ceil(2 (R + 1) / epsilon_0) of the exact sampler
+    asked = 3.0 / (n_local + planned)
+    scale = math.ceil(2 * (CHOICE_RESOLUTION + 1) / asked)
+    assert info["choice_scale"] == scale
+    eps0 = 2 * (CHOICE_RESOLUTION + 1) / scale
     assert info["epsilon_per_use"] == pytest.approx(eps0, rel=1e-12)
+    assert asked * (1 - 1e-3) < eps0 <= asked
     assert info["affordable_wakeups"] == planned
-    # Gumbel scale 2 Delta_A / eps0 per unit loss weight, Delta_A the closed form
+    # score sensitivity Delta_A per unit loss weight, the closed form
     delta_a = 2.0 / (1.0 + 39.0 * math.exp(-2.0))
-    np.testing.assert_allclose(info["gumbel_scale_per_unit_weight"], 2 * delta_a / eps0, rtol=1e-12)
+    np.testing.assert_allclose(info["score_sensitivity_per_unit_weight"], delta_a, rtol=1e-12)
     # every node: n_local local choices plus one per wake-up that updated
     uses = info["uses"]
     assert np.all(uses >= n_local) and np.all(uses <= n_local + planned)
@@ -352,7 +407,9 @@ def test_dada_spend_noise_and_accountant(moons_nodes):
             base_predictors=stumps, max_iter=n_iter, graph_update_every=None, beta=1.0,
             mu=10.0, privacy=spec, random_state=1,
         ).fit(X, y, groups=groups)
-        mech = ReportNoisyMax(est.privacy_["epsilon_per_use"], 1.0)
+        n_plan = math.ceil(n_iter / K) + math.ceil(n_iter / K + 2 * math.sqrt(n_iter / K))
+        mech = calibrate_exponential(3.0, 1e-6, n_plan)
+        assert est.privacy_["epsilon_per_use"] == mech.epsilon
         for k in range(K):
             assert est.privacy_spent_[k] == epsilon_after(mech, est.privacy_["uses"][k], 1e-6)
         assert np.all(est.privacy_spent_ <= 3.0)
@@ -393,7 +450,8 @@ def test_dada_budget_stop_at_the_right_wakeup():
         np.array([7], dtype=np.uint32), np.arange(1, K + 1, dtype=np.uint32),
         np.zeros(0, dtype=np.uint8), np.zeros(K, dtype=np.uint8), 0, sim.counter, 10, -1, 0,
         0.0, np.zeros(n_steps), trace_node, trace_coord, np.zeros(n_steps),
-        noise_unit=np.full(K, 0.3), wakeups_left=left, stopped_at=stopped, it_offset=100,
+        unit=np.full(K, 0.01), scale=30, stream=NoiseSource(insecure_seed=0).stream(),
+        wakeups_left=left, stopped_at=stopped, it_offset=100,
     )
     for k, budget in enumerate([2, 5, 0]):
         wakes = np.flatnonzero(trace_node == k)
@@ -449,22 +507,23 @@ def test_persolin_noise_scale_and_spend_are_the_closed_forms(moons_nodes):
     n_local = math.ceil(max_iter / K)
     planned = math.ceil(max_iter / K + 2 * math.sqrt(max_iter / K))
     n_plan = n_local + planned
-    # sigma_k = sigma_1 sqrt(n_plan) * 2 C sqrt(P) / m_k, sigma_1 the analytic
-    # Gaussian mechanism's noise for one (2, 1e-5) release of sensitivity 1
+    # sigma_k = z * 2 C sqrt(P) / m_k, z the discrete Gaussian's noise
+    # multiplier: n_plan releases of grid sensitivity 2^20 / z + 2 sqrt(3)
+    # (3 coordinates) at 2^20 steps are rho = n_plan D^2 / (2 2^40)-zCDP,
+    # which converts to epsilon = 2 at delta = 1e-5
     sigma_k = info["sigma"]
     np.testing.assert_allclose(info["gradient_sensitivity"], 2 * 0.5 / m, rtol=1e-12)
-    sigma_1 = sigma_k[0] / (2 * 0.5 / m) / math.sqrt(n_plan)
-    assert analytic_gaussian_delta(sigma_1, 2.0) == pytest.approx(1e-5, rel=1e-6)
     np.testing.assert_allclose(sigma_k, sigma_k[0], rtol=1e-15)
-    # the accountant: n releases at sigma are one at sigma / sqrt(n)
+    z = sigma_k[0] / (2 * 0.5 / m)
+    np.testing.assert_allclose(info["grid_step"], sigma_k / GRID_NOISE_STEPS, rtol=1e-15)
+    D = GRID_NOISE_STEPS / z + 2 * math.sqrt(3)
+    rho = D**2 / (2.0 * GRID_NOISE_STEPS**2)
+    assert _cks_zcdp_epsilon(n_plan * rho, 1e-5) == pytest.approx(2.0, rel=3e-3)
     uses = info["uses"]
     assert uses.sum() == K * n_local + est.n_updates_
     for k in range(K):
-        single = sigma_1 * math.sqrt(n_plan / uses[k])
-        expected = 0.0 if uses[k] == 0 else float(
-            __import__("dp_accounting").get_epsilon_gaussian(single, 1e-5)
-        )
-        assert est.privacy_spent_[k] == pytest.approx(expected, rel=1e-9)
+        expected = 0.0 if uses[k] == 0 else _cks_zcdp_epsilon(uses[k] * rho, 1e-5)
+        assert est.privacy_spent_[k] == pytest.approx(expected, rel=3e-3)
     assert np.all(est.privacy_spent_ <= 2.0 + 1e-9)
     # the step size is public: logistic curvature 1/4 times 3 columns, plus alpha
     np.testing.assert_allclose(info["lipschitz"], 0.25 * 3 + 1e-2, rtol=1e-15)
@@ -478,7 +537,7 @@ def test_persolin_noise_scale_and_spend_are_the_closed_forms(moons_nodes):
         )
 
 
-def _one_local_step(Z, Yrow, *, n_nodes, sigma, clip, l2=0.1, seed_base=1):
+def _one_local_step(Z, Yrow, *, n_nodes, sigma, clip, l2=0.1, seed=1):
     """lin_local: one logistic step from theta = 0 on n_nodes copies of (Z, Yrow)."""
     m, n = Z.shape
     Xall = np.ascontiguousarray(np.tile(Z, (n_nodes, 1)))
@@ -486,15 +545,16 @@ def _one_local_step(Z, Yrow, *, n_nodes, sigma, clip, l2=0.1, seed_base=1):
     offsets = np.arange(0, n_nodes * m + 1, m).astype(np.intp)
     theta = np.zeros((n_nodes, 1, n))
     lip = np.full(n_nodes, 2.0)
+    private = {}
+    if sigma > 0:
+        private = dict(
+            grid_step=np.full(n_nodes, sigma / GRID_NOISE_STEPS),
+            noise=NoiseSource(insecure_seed=seed).discrete_gaussian(GRID_NOISE_STEPS, (n_nodes, n)),
+        )
     lin_local(
         Xall, Yall, np.ones(n_nodes * m), offsets, theta, Logistic(), np.full(n_nodes, 1.0 / m),
         lip, l2, n - 1, np.zeros((n_nodes, 1)), 1, 0, n_nodes,
-        sigma_unit=np.full(n_nodes, sigma),
-        # independent random seeds, as node_seeds draws them (consecutive
-        # xorshift seeds give correlated first draws)
-        node_state=np.random.default_rng(seed_base).integers(
-            1, 2**32 - 1, size=n_nodes, dtype=np.uint32),
-        row_norm=np.linalg.norm(Xall, axis=1), clip=clip,
+        row_norm=np.linalg.norm(Xall, axis=1), clip=clip, **private,
     )
     return theta[:, 0, :]
 
@@ -514,10 +574,15 @@ def test_persolin_clipped_step_matches_numpy_and_noise_has_sigma():
     expected = -terms.mean(axis=0) / 2.0
     got = _one_local_step(Z, Yrow, n_nodes=1, sigma=0.0, clip=clip)
     np.testing.assert_allclose(got[0], expected, rtol=1e-12, atol=1e-15)
-    # Gaussian noise: theta = expected - noise / L, noise ~ N(0, sigma^2) per coordinate
+    # Gaussian noise: theta = expected - noise / L, noise ~ N(0, sigma^2) per
+    # coordinate (discrete Gaussian on the grid sigma / 2^20: the gradient is
+    # rounded to it, which moves it by at most half a step)
     n_nodes, sigma = 4000, 0.3
     noisy = _one_local_step(Z, Yrow, n_nodes=n_nodes, sigma=sigma, clip=clip)
     noise = (expected - noisy) * 2.0
+    step = sigma / GRID_NOISE_STEPS
+    released = -2.0 * noisy  # the released gradient is on the grid
+    np.testing.assert_allclose(released / step, np.rint(released / step), rtol=0, atol=1e-3)
     assert np.all(np.abs(noise.mean(axis=0)) < 5 * sigma / math.sqrt(n_nodes))
     np.testing.assert_array_less(
         np.abs(noise.std(axis=0) - sigma), 5 * sigma / math.sqrt(2 * n_nodes)
@@ -558,8 +623,8 @@ def test_budget_stop_spends_exactly_the_budget(moons_nodes, Estimator):
         assert est.privacy_["uses"][k] == afford
         assert est.privacy_spent_[k] <= 1.0
         # one more use would have exceeded the budget
-        mech = ReportNoisyMax(est.privacy_["epsilon_per_use"], 1.0) if extra else GaussianMechanism(
-            est.privacy_["noise"], 1.0)
+        mech = (ExponentialMechanism(est.privacy_["epsilon_per_use"] * (1 + 1e-12)) if extra
+                else DiscreteGaussianMechanism(est.privacy_["noise"], 1.0, 3))
         assert epsilon_after(mech, est.privacy_["uses"][k] + 1, spec.delta) > 1.0
 
 

@@ -664,3 +664,87 @@ def test_random_rogue_refit_equals_the_per_node_protocol():
     solution = np.linalg.lstsq(gram, rhs, rcond=None)[0]
     np.testing.assert_allclose(reg.coef_[support], solution[1:], rtol=1e-9)
     np.testing.assert_allclose(reg.intercept_, solution[0], rtol=1e-9)
+
+
+# ------------------------------------------------------- clients that join later
+def _join_data():
+    rng = np.random.RandomState(5)
+    groups = np.repeat(np.arange(9), 60)
+    X = rng.normal(size=(540, 30))
+    y = X[:, 2] - 1.5 * X[:, 11] + 0.8 * rng.normal(size=540)
+    return X, y, groups
+
+
+def test_join_votes_add_up_to_the_fit_on_all_clients():
+    X, y, groups = _join_data()
+    old = groups < 6
+    sel = FederatedSupportRecovery(threshold=0.4).fit(X[old], y[old], groups=groups[old])
+    fitted_supports = sel.client_supports_.copy()
+    sel.add_nodes(X[~old], y[~old], groups=groups[~old])
+    full = FederatedSupportRecovery(threshold=0.4).fit(X, y, groups=groups)
+    # NumPy: each new client's support is |alpha_ij| > lambda_ij on its own rows.
+    for node in range(6, 9):
+        rows = groups == node
+        Xc = X[rows] - X[rows].mean(0)
+        yc = y[rows] - y[rows].mean()
+        prod = Xc * yc[:, None]
+        lam = np.sqrt(2 * np.log(30)) * np.sqrt(prod.var(0) / rows.sum())
+        np.testing.assert_array_equal(sel.client_supports_[node], np.abs(prod.mean(0)) > lam)
+    np.testing.assert_array_equal(sel.client_supports_[:6], fitted_supports)
+    np.testing.assert_array_equal(sel.votes_, full.votes_)
+    np.testing.assert_array_equal(sel.support_, full.support_)
+    assert sel.n_answered_ == 9 and sel.nodes_.tolist() == list(range(9))
+    # One message of ceil(30 / 8) bytes + header per new client.
+    assert sel.join_communication_.total_bytes == 3 * (4 + 16)
+    assert sel.n_bytes_sent_ == 6 * 20 + 3 * 20
+
+
+def test_join_under_privacy_accounts_the_new_clients_spend():
+    pytest.importorskip("dp_accounting")
+    from skfed.privacy import DifferentialPrivacy
+
+    X, y, groups = _join_data()
+    old = groups < 6
+    sel = FederatedSupportRecovery(privacy=DifferentialPrivacy(epsilon=30.0), random_state=0)
+    sel.fit(X[old], y[old], groups=groups[old])
+    spent = sel.privacy_spent_.copy()
+    sel.add_nodes(X[~old], y[~old], groups=groups[~old])
+    assert sel.privacy_spent_.shape == (9,)
+    np.testing.assert_array_equal(sel.privacy_spent_[:6], spent)
+    np.testing.assert_allclose(sel.privacy_spent_[6:], spent[0])
+    assert sel.privacy_["uses"].shape == (9,)
+
+
+def test_regression_join_receives_the_model_and_sets_its_intercept():
+    X, y, groups = _join_data()
+    y = y + groups
+    old = groups < 6
+    reg = FederatedSparseLinearRegression().fit(X[old], y[old], groups=groups[old])
+    coef, intercepts = reg.coef_.copy(), reg.intercept_.copy()
+    reg.add_nodes(X[~old], y[~old], groups=groups[~old])
+    np.testing.assert_array_equal(reg.coef_, coef)
+    np.testing.assert_array_equal(reg.intercept_[:6], intercepts)
+    for node in range(6, 9):
+        rows = groups == node
+        assert np.isclose(reg.intercept_[node], y[rows].mean() - X[rows].mean(0) @ coef)
+    s = int(reg.support_.sum())
+    assert reg.join_communication_.total_bytes == 3 * ((4 + 16) + (8 * s + 16))
+    with pytest.raises(ValueError, match="already in nodes_"):
+        reg.add_nodes(X[:5], y[:5], groups=groups[:5])
+
+
+def test_join_under_dropped_and_rogue_clients():
+    X, y, groups = _join_data()
+    old = groups < 6
+    net = SimulatedNetwork(drop_rate=0.4, rogue_fraction=0.3, random_state=3)
+    sel = FederatedSupportRecovery(network=net).fit(X[old], y[old], groups=groups[old])
+    answered, votes = sel.answered_.copy(), sel.votes_.copy()
+    sel.add_nodes(X[~old], y[~old], groups=groups[~old])
+    new = sel.answered_[6:]
+    np.testing.assert_array_equal(sel.answered_[:6], answered)
+    assert sel.n_answered_ == answered.sum() + new.sum()
+    # Only the new clients that answered sent their bits, as received.
+    assert sel.join_communication_.total_bytes == new.sum() * (4 + 16)
+    received = sel.client_supports_[6:][new].sum(axis=0)
+    np.testing.assert_array_equal(sel.votes_, votes + received)
+    assert sel.rogue_.shape == (9,)

@@ -21,15 +21,17 @@
 # only compute.  ``# IN`` arrays are read, ``# IN/OUT`` arrays are updated in
 # place, ``# OUT`` arrays are written.
 
-from libc.math cimport cos, exp, log, log1p, fabs, sqrt, INFINITY, M_PI
+from libc.math cimport exp, floor, log, log1p, fabs, rint, INFINITY
 from cython cimport floating
 from scipy.linalg.cython_blas cimport dgemv
 
 import numpy as np
 
 from ._comm cimport CommCounter
-from ._random cimport RAND_R_MAX, our_rand_r, rand_int, rand_uniform
+from ._random cimport rand_int, rand_uniform
+from ._secure_noise cimport BitStream, exponential_choice
 from ._typedefs cimport int64_t, intp_t, uint8_t, uint32_t
+from libc.stdint cimport uint64_t
 
 
 # ----------------------------------------------------------------- losses
@@ -166,7 +168,7 @@ cdef void _fw_node(
     double beta, double gamma,
     double* grad, double* coef_buf,
     intp_t* j_out, double* s_out, double* loss_out,
-    double noise=0.0, uint32_t* rng=NULL,
+    double unit, uint64_t scale, BitStream stream, int64_t* quality,
 ) noexcept nogil:
     """One Frank-Wolfe step of node k on problem p (eqs. 3-4).
 
@@ -177,10 +179,11 @@ cdef void _fw_node(
     whose |g_j| is within a relative 1e-12 of the largest) and the new loss.  ``coef_buf`` holds
     at least ``end - start`` doubles (scratch for the BLAS gradient).
 
-    With ``noise > 0`` the vertex is chosen privately instead: report-noisy-max
-    over the 2 n vertices ``s e_j`` (s = +-1) of the scores ``-s g_j`` plus
-    independent Gumbel(``noise``) draws from ``rng`` (the exponential
-    mechanism; see ``skfed.boosting``).
+    With ``scale > 0`` the vertex is chosen privately instead: the
+    exponential mechanism over the 2 n vertices ``s e_j`` (s = +-1) with
+    integer qualities ``floor(-s g_j / unit)`` and integer scale ``scale``,
+    sampled exactly from ``stream`` (``quality`` is scratch for 2 n values;
+    see ``_private_vertex`` and ``skfed.boosting``).
     """
     cdef int n = <int>H.shape[1], m = <int>(end - start), inc = 1
     cdef intp_t i, j, best = 0
@@ -209,8 +212,8 @@ cdef void _fw_node(
                     coef = -loss_weight * sw[i] * exp(-margins[p, i] - amax) / z * Y[p, i]
                     for j in range(n):
                         grad[j] += coef * H[i, j]
-    if noise > 0.0:
-        best, s = _noisy_vertex(grad, n, noise, rng)
+    if scale > 0:
+        best, s = _private_vertex(grad, n, unit, scale, stream, quality)
         s *= beta
     else:
         for j in range(n):
@@ -235,51 +238,61 @@ cdef void _fw_node(
     loss_out[0] = _node_lse(margins, sw, p, start, end, &amax, &z)
 
 
-cdef inline double _gumbel(double scale, uint32_t* rng) noexcept nogil:
-    """A Gumbel(0, scale) draw: ``-scale log(-log U)``, U uniform on (0, 1)."""
-    cdef double u = (<double>our_rand_r(rng) + 0.5) / (<double>RAND_R_MAX + 1.0)
-    return -scale * log(-log(u))
+# Qualities are clamped to +-2^50 grid steps: clamping never increases a
+# sensitivity, and below 2^50 the rounding of ``score / unit`` is at most
+# 1/8 of a step, inside the half step of floating-point error the
+# accounting allows (``skfed._secure_noise.choice_qualities``).
+cdef double _QUALITY_LIMIT = 1125899906842624.0
 
 
-cdef (intp_t, double) _noisy_vertex(
-    const double* grad, intp_t n, double noise, uint32_t* rng,
+cdef inline int64_t _quality(double score, double unit) noexcept nogil:
+    cdef double q = floor(score / unit)
+    if q > _QUALITY_LIMIT:
+        q = _QUALITY_LIMIT
+    elif q < -_QUALITY_LIMIT:
+        q = -_QUALITY_LIMIT
+    return <int64_t>q
+
+
+cdef (intp_t, double) _private_vertex(
+    const double* grad, intp_t n, double unit, uint64_t scale, BitStream stream,
+    int64_t* quality,
 ) noexcept nogil:
-    """Report-noisy-max over the vertices ``s e_j``: ``argmax -s g_j + Gumbel``.
+    """The exponential mechanism over the vertices ``s e_j``, exactly.
 
-    Returns ``(j, s)`` with s = +-1.  Gumbel noise of scale ``noise`` makes
-    the choice the exponential mechanism: ``(j, s)`` is drawn with
-    probability proportional to ``exp(-s g_j / noise)``.
+    Returns ``(j, s)`` with s = +-1, drawn with probability proportional to
+    ``exp(q_(j,s) / scale)``, ``q_(j,s) = floor(-s g_j / unit)`` (``unit``:
+    the score sensitivity over the resolution of the grid).
     """
-    cdef intp_t j, best = 0
-    cdef double u, top = -INFINITY, sign = 1.0
+    cdef intp_t j, pick
     for j in range(n):
-        u = -grad[j] + _gumbel(noise, rng)
-        if u > top:
-            top, best, sign = u, j, 1.0
-        u = grad[j] + _gumbel(noise, rng)
-        if u > top:
-            top, best, sign = u, j, -1.0
-    return best, sign
+        quality[2 * j] = _quality(-grad[j], unit)
+        quality[2 * j + 1] = _quality(grad[j], unit)
+    pick = exponential_choice(stream, quality, 2 * n, scale)
+    return pick // 2, (1.0 if pick % 2 == 0 else -1.0)
 
 
-def noisy_vertex_draws(const double[::1] grad, double noise, intp_t n_draws, uint32_t seed):
+def private_vertex_draws(const double[::1] grad, double unit, uint64_t scale,
+                         intp_t n_draws, BitStream stream):
     """``n_draws`` private vertex choices on fixed scores (tests).
 
     Returns the chosen ``j`` and sign of every draw, from the same
-    ``_noisy_vertex`` the Frank-Wolfe steps use.
+    ``_private_vertex`` the Frank-Wolfe steps use.
     """
     cdef intp_t d, n = grad.shape[0]
-    cdef uint32_t state = seed
     cdef (intp_t, double) choice
     js = np.zeros(n_draws, dtype=np.intp)
     signs = np.zeros(n_draws)
+    quality_arr = np.zeros(max(2 * n, 1), dtype=np.int64)
+    cdef int64_t[::1] quality = quality_arr
     cdef intp_t[::1] js_v = js
     cdef double[::1] signs_v = signs
     with nogil:
         for d in range(n_draws):
-            choice = _noisy_vertex(&grad[0], n, noise, &state)
+            choice = _private_vertex(&grad[0], n, unit, scale, stream, &quality[0])
             js_v[d] = choice[0]
             signs_v[d] = choice[1]
+    stream.check()
     return js, signs
 
 
@@ -348,22 +361,26 @@ def fw_local(
     intp_t n_steps,
     intp_t node_start,
     intp_t node_end,
-    const double[::1] noise_unit=None, # IN (n_nodes,) private choices: Gumbel scale
-    uint32_t[::1] node_state=None,     # IN/OUT (n_nodes,) their random states
+    const double[::1] unit=None,       # IN (n_nodes,) private choices: quality grid step
+    uint64_t scale=0,                  # integer scale of the private choices
+    BitStream stream=None,             # IN/OUT secure random words of the choices
 ):
     """Purely local Frank-Wolfe: nodes [node_start, node_end) alone.
 
     Each node runs ``n_steps`` steps of classical Frank-Wolfe on its own loss
     ``L_k`` over the l1 ball (step ``2 / (tau + 2)``), without
     communicating.  Nodes are independent, so disjoint node ranges can run in
-    parallel threads.  With ``noise_unit`` every vertex is chosen by
-    report-noisy-max with Gumbel scale ``noise_unit[k]`` (loss weight 1).
+    parallel threads (one ``stream`` each).  With ``unit`` every vertex is
+    chosen by the exponential mechanism on qualities of grid step
+    ``unit[k]`` (loss weight 1) at integer scale ``scale``.
     """
     cdef intp_t n = H.shape[1], P = Y.shape[0], k, p, tau, j
-    cdef double s, loss, noise = 0.0
-    cdef bint private = noise_unit is not None
-    cdef uint32_t* rng = NULL
+    cdef double s, loss, u = 0.0
+    cdef bint private = unit is not None and scale > 0
+    cdef uint64_t sc = scale if private else 0
     grad_arr = np.zeros(max(n, 1), dtype=np.float64)
+    quality_arr = np.zeros(max(2 * n, 1), dtype=np.int64)
+    cdef int64_t[::1] quality = quality_arr
     coef_arr = np.zeros(max(_max_node_size(offsets), 1), dtype=np.float64)
     cdef double[::1] grad = grad_arr
     cdef double[::1] coef = coef_arr
@@ -371,14 +388,15 @@ def fw_local(
     with nogil:
         for k in range(node_start, node_end):
             if private:
-                noise = noise_unit[k]
-                rng = &node_state[k]
+                u = unit[k]
             for tau in range(n_steps):
                 for p in range(P):
                     _fw_node(H, Y, sw, offsets[k], offsets[k + 1], p, k, alpha, margins,
                              1.0, 0.0, 0.0, &dummy, beta, 2.0 / (tau + 2.0),
-                             &grad[0], &coef[0], &j, &s, &loss, noise, rng)
+                             &grad[0], &coef[0], &j, &s, &loss, u, sc, stream, &quality[0])
                     losses[k, p] = loss
+    if private:
+        stream.check()
     return None
 
 
@@ -414,7 +432,9 @@ def fw_async(
     intp_t[::1] trace_node,            # OUT (n_steps,) or (0,)
     intp_t[::1] trace_coord,           # OUT (n_steps,) or (0,)
     double[::1] trace_step,            # OUT (n_steps,) or (0,)
-    const double[::1] noise_unit=None, # IN (n_nodes,) private choices: Gumbel scale / (d_k c_k)
+    const double[::1] unit=None,       # IN (n_nodes,) private choices: grid step / (d_k c_k)
+    uint64_t scale=0,                  # integer scale of the private choices
+    BitStream stream=None,             # IN/OUT secure random words of the choices
     int64_t[::1] wakeups_left=None,    # IN/OUT (n_nodes,) private steps each node can afford
     int64_t[::1] stopped_at=None,      # IN/OUT (n_nodes,) iteration of the first refused step
     int64_t it_offset=0,               # global index of this call's first iteration
@@ -427,8 +447,9 @@ def fw_async(
     ``t_start``), and sends ``(coordinate index, signed step)`` to each of
     its neighbours; every iteration is one round of the counter.
 
-    With ``noise_unit`` (privacy) the vertex of every problem is chosen by
-    report-noisy-max with Gumbel scale ``noise_unit[k] * d_k c_k``; a node
+    With ``unit`` (privacy) the vertex of every problem is chosen by the
+    exponential mechanism on qualities of grid step ``unit[k] * d_k c_k``
+    at integer scale ``scale`` (``_private_vertex``); a node
     whose ``wakeups_left`` is 0 when it wakes up does nothing, like an
     offline node (its budget is spent), and the first such iteration
     (``it_offset`` + index) is written to ``stopped_at[k]`` if still -1.
@@ -444,9 +465,10 @@ def fw_async(
     cdef intp_t P = Y.shape[0], n = H.shape[1]
     cdef intp_t it, k, p, e, j, jr, n_done = 0, n_updates = 0
     cdef double gamma, dk, lw, s, sr, new_loss, sq_old, dot_old, sq_new, dot_new
-    cdef double noise = 0.0
-    cdef bint private = noise_unit is not None
-    cdef uint32_t* rng = NULL
+    cdef double u = 0.0
+    cdef bint private = unit is not None and scale > 0
+    cdef uint64_t sc = scale if private else 0
+    cdef bint budgeted = wakeups_left is not None
     cdef bint has_offline = offline.shape[0] > 0
     cdef bint has_trace = trace_node.shape[0] > 0
     cdef bint any_rogue = False
@@ -454,6 +476,8 @@ def fw_async(
     for k in range(K):
         if rogue[k]:
             any_rogue = True
+    quality_arr = np.zeros(max(2 * n, 1), dtype=np.int64)
+    cdef int64_t[::1] quality = quality_arr
     S_arr = np.zeros(max(n, 1), dtype=np.float64)
     St_arr = np.zeros(max(n, 1), dtype=np.float64)
     grad_arr = np.zeros(max(n, 1), dtype=np.float64)
@@ -477,7 +501,7 @@ def fw_async(
                 objective_out[it] = objective
                 counter.end_round()
                 continue
-            if private and _budget_spent(wakeups_left, stopped_at, k, it_offset + it):
+            if budgeted and _budget_spent(wakeups_left, stopped_at, k, it_offset + it):
                 objective_out[it] = objective
                 counter.end_round()
                 continue
@@ -485,8 +509,7 @@ def fw_async(
             dk = degree[k]
             lw = (dk if dk > 0 else 1.0) * confidence[k]
             if private:
-                noise = noise_unit[k] * lw
-                rng = &node_state[k]
+                u = unit[k] * lw
             for p in range(P):
                 _neighbour_sum(public, p, indptr, indices, weights, k, &S[0], n)
                 if any_rogue:
@@ -497,7 +520,7 @@ def fw_async(
                 sq_old = _reg_terms(alpha, k, p, S_obj, n, &dot_old)
                 _fw_node(H, Y, sw, offsets[k], offsets[k + 1], p, k, alpha, margins,
                          lw, mu, dk, &S[0], beta, gamma, &grad[0], &coef[0], &j, &s,
-                         &new_loss, noise, rng)
+                         &new_loss, u, sc, stream, &quality[0])
                 sq_new = _reg_terms(alpha, k, p, S_obj, n, &dot_new)
                 objective += lw * (new_loss - losses[k, p])
                 objective += 0.5 * mu * (dk * (sq_new - sq_old) - 2.0 * (dot_new - dot_old))
@@ -521,14 +544,27 @@ def fw_async(
             spent += (indptr[k + 1] - indptr[k]) * (payload + header)
             objective_out[it] = objective
             counter.end_round()
+    if private:
+        stream.check()
     return n_done, n_updates, spent, objective
 
 
 # ------------------------------------------------------------------ Perso-lin
-cdef inline double _normal(uint32_t* rng) noexcept nogil:
-    """A standard normal draw (Box-Muller)."""
-    cdef double u = (<double>our_rand_r(rng) + 0.5) / (<double>RAND_R_MAX + 1.0)
-    return sqrt(-2.0 * log(u)) * cos(2.0 * M_PI * rand_uniform(0.0, 1.0, rng))
+# Gradients are clamped to +-2^50 grid steps before rounding (a clamp never
+# increases a sensitivity; below 2^50 steps the rounding of ``g / step`` is
+# at most 1/8 of a step, inside the half step of floating-point error that
+# ``skfed._secure_noise.grid_l2_sensitivity`` allows).
+cdef double _GRID_LIMIT = 1125899906842624.0
+
+
+cdef inline double _on_grid(double value, double step, int64_t z) noexcept nogil:
+    """``step * (round(value / step) + z)``: a grid release (see ``skfed._secure_noise``)."""
+    cdef double q = rint(value / step)
+    if q > _GRID_LIMIT:
+        q = _GRID_LIMIT
+    elif q < -_GRID_LIMIT:
+        q = -_GRID_LIMIT
+    return step * (q + <double>z)
 
 
 cdef double _lin_node_loss(
@@ -600,22 +636,23 @@ cdef void _lin_node_step(
     floating[:, :, ::1] theta, LossFunction loss,
     double inv_mass, double l2, intp_t n_penalized,
     double loss_weight, double mu, double dk, const double* S, double lipschitz,
-    double* grad, double sigma=0.0, uint32_t* rng=NULL,
+    double* grad, double step=0.0, const int64_t* z=NULL,
     const double* row_norm=NULL, double clip=0.0,
 ) noexcept nogil:
     """Block gradient step of node k: ``theta_k -= grad_k / L_k``.
 
     ``grad_k = d_k c_k grad F_k(theta_k) + mu (d_k theta_k - sum_l w_kl theta_l)``
-    and ``L_k = d_k c_k L_F + mu d_k`` (``lipschitz``).  With ``sigma > 0``
+    and ``L_k = d_k c_k L_F + mu d_k`` (``lipschitz``).  With ``step > 0``
     (privacy) ``grad F_k`` has its per-sample terms clipped to ``clip`` and
-    gets independent N(0, sigma^2) noise on every coordinate.
+    is released on the grid of ``step`` with the pre-drawn discrete Gaussian
+    integers ``z`` (one per coordinate): ``step (round(g / step) + z)``.
     """
     cdef intp_t n = X.shape[1], j
     _lin_node_loss(X, Y, sw, start, end, p, k, theta, loss, inv_mass, l2, n_penalized, grad,
                    row_norm, clip)
-    if sigma > 0.0:
+    if step > 0.0:
         for j in range(n):
-            grad[j] += sigma * _normal(rng)
+            grad[j] = _on_grid(grad[j], step, z[j])
     for j in range(n):
         grad[j] = loss_weight * grad[j]
         if mu != 0.0:
@@ -638,34 +675,40 @@ def lin_local(
     intp_t n_steps,
     intp_t node_start,
     intp_t node_end,
-    const double[::1] sigma_unit=None, # IN (n_nodes,) privacy: noise std on grad F_k
-    uint32_t[::1] node_state=None,     # IN/OUT (n_nodes,) its random states
+    const double[::1] grid_step=None,  # IN (n_nodes,) privacy: grid step of the release
+    const int64_t[:, ::1] noise=None,  # IN (n_nodes * n_steps, P * n_features) integers
     const double[::1] row_norm=None,   # IN (n_samples,) ||x_i|| for the clipping
     double clip=0.0,                   # per-sample gradient clip (0: none)
 ):
     """Purely local models: ``n_steps`` gradient steps ``1 / L_F`` on each F_k.
 
-    With ``sigma_unit`` every step is private (see ``_lin_node_step``).
+    With ``grid_step`` every step is private (see ``_lin_node_step``); step
+    tau of node k uses row ``k * n_steps + tau`` of ``noise``.
     """
     cdef intp_t n = X.shape[1], P = Y.shape[0], k, p, tau
     grad_arr = np.zeros(max(n, 1), dtype=np.float64)
     cdef double[::1] grad = grad_arr
-    cdef double dummy = 0.0, sigma = 0.0
-    cdef bint private = sigma_unit is not None
-    cdef uint32_t* rng = NULL
+    cdef double dummy = 0.0, step = 0.0
+    cdef bint private = grid_step is not None
+    cdef const int64_t* z = NULL
     cdef const double* norms = NULL
-    if private and clip > 0.0:
+    if private and noise.shape[0] < offsets.shape[0] * n_steps - n_steps:
+        raise ValueError("noise must hold one row per node and step.")
+    if clip > 0.0:
+        if row_norm is None:
+            raise ValueError("clip > 0 needs row_norm.")
         norms = &row_norm[0]
     with nogil:
         for k in range(node_start, node_end):
             if private:
-                sigma = sigma_unit[k]
-                rng = &node_state[k]
+                step = grid_step[k]
             for tau in range(n_steps):
                 for p in range(P):
+                    if private:
+                        z = &noise[k * n_steps + tau, p * n]
                     _lin_node_step(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss,
                                    inv_mass[k], l2, n_penalized, 1.0, 0.0, 0.0, &dummy,
-                                   lipschitz[k], &grad[0], sigma, rng, norms, clip)
+                                   lipschitz[k], &grad[0], step, z, norms, clip)
             for p in range(P):
                 losses[k, p] = _lin_node_loss(X, Y, sw, offsets[k], offsets[k + 1], p, k,
                                               theta, loss, inv_mass[k], l2, n_penalized, NULL)
@@ -703,7 +746,9 @@ def lin_async(
     double objective,
     double[::1] objective_out,         # OUT (n_steps,)
     intp_t[::1] trace_node,            # OUT (n_steps,) or (0,)
-    const double[::1] sigma_unit=None, # IN (n_nodes,) privacy: noise std on grad F_k
+    const double[::1] grid_step=None,  # IN (n_nodes,) privacy: grid step of the release
+    const int64_t[:, ::1] noise=None,  # IN (n_rows, P * n_features) discrete Gaussian integers
+    int64_t[::1] noise_used=None,      # IN/OUT (1,) rows of noise used so far
     const double[::1] row_norm=None,   # IN (n_samples,) ||x_i|| for the clipping
     double clip=0.0,                   # per-sample gradient clip (0: none)
     int64_t[::1] wakeups_left=None,    # IN/OUT (n_nodes,) private steps each node can afford
@@ -715,8 +760,11 @@ def lin_async(
     At each global iteration a node drawn uniformly at random takes a block
     gradient step on its own model (every problem), with step ``1 / L_k``,
     ``L_k = d_k c_k L_F + mu d_k``, and sends its new model to its
-    neighbours.  With ``sigma_unit`` (privacy) the gradient of ``F_k`` is
-    clipped and noised (``_lin_node_step``), and a node whose
+    neighbours.  With ``grid_step`` (privacy) the gradient of ``F_k`` is
+    clipped and released on the grid with the next row of ``noise``
+    (``_lin_node_step``; every wake-up that steps uses one of
+    ``wakeups_left``, so ``min(n_steps, sum(wakeups_left))`` rows suffice),
+    and a node whose
     ``wakeups_left`` is 0 does nothing, like an offline node (the first
     such iteration goes to ``stopped_at[k]``, as in ``fw_async``).
 
@@ -728,12 +776,19 @@ def lin_async(
     cdef intp_t P = Y.shape[0], n = X.shape[1]
     cdef intp_t it, k, p, e, j, n_done = 0, n_updates = 0
     cdef double dk, lw, lip, new_loss, sq_old, dot_old, sq_new, dot_new, scale
-    cdef double sigma = 0.0
-    cdef bint private = sigma_unit is not None
-    cdef uint32_t* rng = NULL
+    cdef double step = 0.0
+    cdef bint private = grid_step is not None
+    cdef bint budgeted = wakeups_left is not None
+    cdef const int64_t* z = NULL
+    cdef const int64_t* row = NULL
     cdef const double* norms = NULL
-    if private and clip > 0.0:
+    if clip > 0.0:
+        if row_norm is None:
+            raise ValueError("clip > 0 needs row_norm.")
         norms = &row_norm[0]
+    if private and (wakeups_left is None or noise_used is None
+                    or noise.shape[0] < min(n_steps, int(np.sum(wakeups_left)))):
+        raise ValueError("noise must hold min(n_steps, sum(wakeups_left)) rows.")
     cdef bint has_offline = offline.shape[0] > 0
     cdef bint has_trace = trace_node.shape[0] > 0
     cdef bint any_rogue = False
@@ -760,13 +815,15 @@ def lin_async(
                 objective_out[it] = objective
                 counter.end_round()
                 continue
-            if private:
+            if budgeted:
                 if _budget_spent(wakeups_left, stopped_at, k, it_offset + it):
                     objective_out[it] = objective
                     counter.end_round()
                     continue
-                sigma = sigma_unit[k]
-                rng = &node_state[k]
+            if private:
+                step = grid_step[k]
+                row = &noise[noise_used[0], 0]
+                noise_used[0] += 1
             dk = degree[k]
             lw = (dk if dk > 0 else 1.0) * confidence[k]
             lip = lw * lipschitz[k] + mu * dk
@@ -778,9 +835,11 @@ def lin_async(
                 else:
                     S_obj = &S[0]
                 sq_old = _reg_terms(theta, k, p, S_obj, n, &dot_old)
+                if private:
+                    z = row + p * n
                 _lin_node_step(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss,
                                inv_mass[k], l2, n_penalized, lw, mu, dk, &S[0], lip, &grad[0],
-                               sigma, rng, norms, clip)
+                               step, z, norms, clip)
                 new_loss = _lin_node_loss(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta,
                                           loss, inv_mass[k], l2, n_penalized, NULL)
                 sq_new = _reg_terms(theta, k, p, S_obj, n, &dot_new)

@@ -1,9 +1,10 @@
 """Kernelized MOCHA in the exact kernel mode on Flower (support-vector exchange).
 
-The server loop mirrors the exact-mode branch of ``_BaseMultiTask._fit`` of
-:mod:`skfed.multitask` (same draws, same rounds, same Omega updates, and the
-same byte counts through the bookkeeping of ``_KernelState``, which the
-server runs without data).  Each node keeps in its Flower ``Context``: its
+The server runs the simulated fit's round protocol object
+(:class:`skfed.multitask._protocol._RoundProtocol`: the same draws, rounds,
+Omega updates and stop, and the same byte counts through the bookkeeping of
+``_KernelState``, which the server runs without data) and carries its
+messages over Flower.  Each node keeps in its Flower ``Context``: its
 dual variables, xorshift state, the margin states ``S_t`` (one row per
 binary problem and source node), the kernel rows of the support vectors it
 has received (its cache, keyed by the vectors' global indices), which of
@@ -33,26 +34,15 @@ Exchanges of one round ``r`` (the simulation's round, step by step):
 from types import SimpleNamespace
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 from flwr.app import ArrayRecord, ConfigRecord, RecordDict
 
-from .._base import node_seeds
 from .._core._kernels import pairwise_kernel_fast
 from .._core._multitask_fast import local_solve_kernel, node_gap_terms, update_state
 from ..kernels import kernel_params, pairwise_kernel, resolve_kernel
-from ..multitask import (
-    _FLOAT,
-    _LOSSES,
-    _Faults,
-    _KernelState,
-    _StoppingRule,
-    _rho,
-    _steps,
-    _task_gram,
-    omega_update,
-)
-from ..network import resolve_network
+from ..multitask._compression import _FLOAT
+from ..multitask._protocol import _RoundProtocol, _objectives, _steps
+from ..multitask._state import _LOSSES, _KernelState
 from ._flower_records import EXACT, _array, _arrays_of, _config_of
 
 _STATE = "skfed.exact"
@@ -202,57 +192,40 @@ def exact_message(estimator, node, message, context, helpers):
 
 
 # ----------------------------------------------------------- server side
-def _bookkeeping(m, counts, P, d, dtype_bytes, totals):
-    """A data-free ``_KernelState`` that does the protocol's byte counts."""
-    bk = _KernelState.__new__(_KernelState)
-    n = int(counts.sum())
-    bk.m, bk.n, bk.n_problems, bk.d = m, n, P, d
-    bk.dtype_bytes = dtype_bytes
-    bk.totals = totals
-    bk.sigma_info_floats = m + 1
-    bk.node_of = np.repeat(np.arange(m), counts)
-    bk.layout = SimpleNamespace(offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.intp))
-    bk.server_has = np.zeros(n, dtype=bool)
-    bk.node_has = np.zeros((m, n), dtype=bool)
-    for u in range(m):
-        bk.node_has[u, bk.layout.offsets[u]:bk.layout.offsets[u + 1]] = True
-    bk.pending = np.zeros((m, n), dtype=bool)
-    return bk
-
-
 def fit_exact(run):
-    """The exact kernel mode's server loop (``run``: the primal ``_Run`` set up by hello)."""
+    """The exact kernel mode's server loop (``run``: the primal ``_Run`` set up by hello).
+
+    The protocol object (:class:`~skfed.multitask._protocol._RoundProtocol`)
+    draws the faults, counts the byte model's messages and decides the
+    Omega steps and the stop, as in the simulated fit; this loop carries
+    the messages.
+    """
     est, driver = run.est, run.driver
     m, P, d = run.m, run.n_problems, run.d
     counts, totals = run.counts, run.totals
     everyone = np.arange(m, dtype=np.intp)
     traffic = driver.traffic
     lam = est._regularization(int(counts.sum()))
-    rng = check_random_state(est.random_state)
-    seeds = node_seeds(rng, m)
-    network = resolve_network(est.network)
-    sim = network.start(m, server=True, random_state=rng, node_labels=est.nodes_)
-    counter = sim.counter
+    protocol = _RoundProtocol(est, m)
+    seeds = protocol.seeds
     learn, sigma = est._initial_task_covariance(m)
-    setup_up = np.zeros(m, dtype=np.int64)
-    setup_down = np.zeros(m, dtype=np.int64)
     gamma = _pooled_gamma(est, run.infos, d) if not callable(est.kernel) else None
-    gamma_item = {}
-    if isinstance(est.gamma, str) and est.gamma == "scale" and not callable(est.kernel):
-        setup_up += 3 * _FLOAT
-        setup_down += _FLOAT
-        gamma_item = {"gamma": _FLOAT}
+    gamma_item = {"gamma": _FLOAT} if protocol.add_gamma_setup() else {}
     spec = resolve_kernel(est.kernel, gamma=gamma, degree=est.degree, coef0=est.coef0,
                           n_features=d)
     est._kernel_spec = spec
     bias = float(est.intercept_scaling) if est.fit_intercept else 0.0
     needed = np.ones((m, m), dtype=bool) if learn else (sigma != 0) | np.eye(m, dtype=bool)
-    bk = _bookkeeping(m, counts, P, d, run.dtype_bytes, totals)
+    # The byte model's bookkeeping of the relayed vectors and changes (no data).
+    bk = _KernelState.server_side(counts, P, d, run.dtype_bytes, totals)
     offsets = bk.layout.offsets
     delivered = bk.node_has.copy()  # what the eager relay gave each node
     vectors = {}  # global index -> the vector, as the server received it
     relay_pool = [[] for _ in range(m)]  # eval messages with uncounted relay bytes
     last_sigma_entry = [None] * m
+    protocol.begin(sigma=sigma, learn=learn, lam=lam, totals=totals, counts=counts,
+                   n_problems=P, sigma_info_floats=bk.sigma_info_floats)
+    s_info = protocol.sigma_info
 
     def consume(u, nbytes):
         nbytes = int(nbytes)
@@ -267,7 +240,7 @@ def fit_exact(run):
             raise AssertionError(f"skfed's byte model counts relay bytes node {u} never got.")
 
     def downlink(active, flush=False):
-        payloads = bk.downlink(active, sigma, flush=flush)
+        payloads = bk.downlink(active, protocol.sigma, flush=flush)
         for a, u in enumerate(active):
             consume(u, payloads[a])
         return payloads
@@ -287,7 +260,7 @@ def fit_exact(run):
                     purpose="setup")
 
     def sigma_info(t):
-        return np.concatenate([sigma[t], [rho]])
+        return np.concatenate([protocol.sigma[t], [protocol.rho]])
 
     def evaluate(round_, changes, gram):
         """Relay ``changes`` to every node; return the (m, 3) gap sums and G rows."""
@@ -334,32 +307,16 @@ def fit_exact(run):
         return sums, G, up
 
     def gap_of(sums):
-        loss_sum, conj_sum, cross_sum = (sums / totals[:, None]).sum(axis=0)
-        primal = loss_sum + 0.5 * cross_sum
-        dual = -conj_sum - 0.5 * cross_sum
-        return loss_sum + conj_sum + cross_sum, primal, dual
+        return _objectives(*(sums / totals[:, None]).sum(axis=0))
 
     theta_steps = est.local_epochs
-    faults = _Faults(sim)
-    rho = _rho(sigma)
-    sigma_sent = np.zeros(m, dtype=bool)
-    rule = _StoppingRule(est, learn and m > 1)
-    gaps, objectives, duals = [], [], []
-    converged = False
-    s_info = (m + 1) * _FLOAT
     for round_ in range(est.max_rounds):
-        active_mask, work = faults.next()
-        active = np.flatnonzero(active_mask).astype(np.intp)
-        if round_ == 0 and (setup_up.any() or setup_down.any()):
-            counter.gather_to_server(everyone[setup_up > 0], setup_up[setup_up > 0])
-            counter.broadcast_from_server(everyone[setup_down > 0], setup_down[setup_down > 0])
+        active_mask, work, active = protocol.draw_round()
+        protocol.count_setup()
         changes = []
         if active.size:
-            down = downlink(active)
-            give = ~sigma_sent[active]
-            down += np.where(give, s_info, 0)
-            sigma_sent[active] = True
-            counter.broadcast_from_server(active, down)
+            give = ~protocol.sigma_sent[active]
+            protocol.count_downlink(active, downlink(active))
             steps = _steps(work, counts, theta_steps)
             contents, items = {}, {}
             for a, t in enumerate(active):
@@ -394,58 +351,49 @@ def fit_exact(run):
             for a, t in enumerate(active):  # the node sent what the byte model counts
                 if round_up[t]["items"].get("sv", 0) != up[a]:
                     raise AssertionError(f"node {t} sent {round_up[t]['items']}, not {up[a]}.")
-            up += 3 * _FLOAT
-            counter.gather_to_server(active, up)
+            protocol.count_uplink(active, up)
             changes = list(bk._changes)
-        ask_gram = learn and m > 1
-        sums, G, eval_up = evaluate(round_, changes, ask_gram)
+        sums, G, eval_up = evaluate(round_, changes, learn and m > 1)
         for t in active:
             traffic.relabel(eval_up[t], "gap_extra", "gap")
         gap, primal, dual = gap_of(sums)
-        if rule.omega_step_due(gap, primal):
+
+        def omega_step():
+            # Participating nodes get every pending change and report their
+            # G row (sent with the evaluation above).
             if active.size:
-                counter.broadcast_from_server(active, downlink(active, flush=True))
-                counter.gather_to_server(active, np.full(active.size, m * _FLOAT, dtype=np.int64))
+                protocol.count_omega_exchange(
+                    active, downlink(active, flush=True),
+                    np.full(active.size, m * _FLOAT, dtype=np.int64),
+                )
             for t in active:
                 traffic.relabel(eval_up[t], "gram_unused", "gram")
             gram = 0.5 * (G + G.T)
-            new_sigma = omega_update(_task_gram(gram, sigma, lam))
-            # The models the W-step reached: the fit may stop with them,
-            # not taking the step (their best Omega is the step's).
-            converged = rule.before_omega_step(primal, dual, gram, sigma, lam)
-            if converged:
-                best_sigma = sigma if new_sigma is None else new_sigma
-            else:
-                if new_sigma is not None:
-                    sigma = new_sigma
-                    rho = _rho(sigma)
-                    sigma_sent[:] = False
-                    sums2, _, _ = evaluate(round_, None, False)
-                    gap, primal, dual = gap_of(sums2)
-                rule.after_omega_step(primal, dual, gram, sigma, lam)
-        else:
-            converged = rule.without_omega_step(gap, primal, dual)
-        gaps.append(gap)
-        objectives.append(primal)
-        duals.append(dual)
-        if est.verbose:
-            print(f"round {round_ + 1}: gap {gap:.3e} primal {primal:.6e} "
-                  f"({active.size}/{m} nodes) [Flower]")
-        if converged or round_ == est.max_rounds - 1:
+            return gram, protocol.omega_candidate(gram)
+
+        def evaluate_at(new_sigma):
+            if new_sigma is None:
+                return gap, primal, dual
+            return gap_of(evaluate(round_, None, False)[0])
+
+        gap, primal, dual = protocol.omega_step_or_stop(
+            gap, primal, dual, step=omega_step, evaluate=evaluate_at,
+        )
+        protocol.record(gap, primal, dual, active.size, engine=" [Flower]")
+        if protocol.last_round():
             payloads = downlink(everyone)
             for t in range(m):
-                if not sigma_sent[t]:
+                if not protocol.sigma_sent[t]:
                     traffic.relabel(last_sigma_entry[t], "sigma_eval", "sigma", s_info)
-            payloads = payloads + np.where(sigma_sent, 0, s_info)
-            counter.broadcast_from_server(everyone, payloads.astype(np.int64))
-        counter.next_round()
-        if converged:
+            protocol.count_final(everyone, payloads)
+        protocol.end_round()
+        if protocol.converged:
             break
     # The nodes' dual coefficients, for the fitted model.
     contents = {t: RecordDict({"skfed": ArrayRecord({}), "extra": ArrayRecord({}),
                                "control": ConfigRecord({"final": True})}) for t in range(m)}
     replies, _, _ = driver.exchange(
-        EXACT, contents, len(gaps) - 1, purpose="final",
+        EXACT, contents, len(protocol.gaps) - 1, purpose="final",
         up_items=lambda t, reply: {"alpha_final": P * int(counts[t]) * _FLOAT},
     )
     alpha = np.concatenate([_arrays_of(replies[t], "skfed")["alpha"] for t in range(m)], axis=1)
@@ -453,12 +401,10 @@ def fit_exact(run):
     X = np.zeros((n, d), dtype=run.dtype)
     for j in np.flatnonzero(np.any(alpha != 0, axis=0)):
         X[j] = vectors[int(j)]
-    est._set_fit_results(gaps, objectives, duals,
-                         best_sigma if rule.stop_before_step else sigma, rho, sim, converged,
-                         rule=rule)
+    protocol.finish()
     layout = SimpleNamespace(order=np.arange(n), counts=counts, n_nodes=m)
-    est._store_model(SimpleNamespace(g=alpha), X, None, np.ones(n), layout, totals, sigma,
-                     lam, bias, run.dtype)
+    est._store_model(SimpleNamespace(g=alpha), X, None, np.ones(n), layout, totals,
+                     protocol.sigma, lam, bias, run.dtype)
     return est
 
 

@@ -1,0 +1,728 @@
+"""The fitting machinery the multi-task estimators share: :class:`_BaseMultiTask`.
+
+Parameters and their validation, the ``"auto"`` rules (mode, features,
+local solver, line search, compression), the simulated fit's setup (it runs
+:class:`~skfed.multitask._protocol._RoundProtocol`), the fitted attributes
+every engine sets, and prediction.
+"""
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+from joblib import Parallel, effective_n_jobs
+from scipy import linalg
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
+
+from .._base import FederatedMixin
+from .._compat import HasMethods, Interval, StrOptions
+from ..kernels import pairwise_kernel, resolve_kernel
+from ..privacy import DifferentialPrivacy, check_privacy
+from ._compression import _AUTO_BITS, quantized_bytes
+from ._features import _AUTO_ROUNDS, _kmeans_landmarks, _proportional_shares, auto_components
+from ._omega import _TINY, _W_STEP_TOL_FACTOR, _LowRankSigma, _blas_controller, _check_omega
+from ._protocol import _RoundProtocol, _fault_note
+from ._state import _EXACT_KIND, _EXACT_MAX_SAMPLES, _LOSSES, _KernelState, _PrimalState
+
+
+class _BaseMultiTask(FederatedMixin, BaseEstimator):
+    """Fitting machinery shared by the classifier and the regressor."""
+
+    _parameter_constraints = {
+        "C": [Interval(numbers.Real, 0, None, closed="neither")],
+        "lam": [None, Interval(numbers.Real, 0, None, closed="neither")],
+        "kernel": [StrOptions({"linear", "rbf", "poly", "sigmoid", "laplacian"}), callable],
+        "gamma": [StrOptions({"scale", "auto"}), Interval(numbers.Real, 0, None, closed="neither")],
+        "degree": [Interval(numbers.Real, 1, None, closed="left")],
+        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
+        "omega": [StrOptions({"learn", "independent"}), "array-like"],
+        "omega_update_every": [None, Interval(numbers.Integral, 1, None, closed="left")],
+        "approximation": [None, StrOptions({"auto", "nystroem", "rff"})],
+        "n_components": [StrOptions({"auto"}), Interval(numbers.Integral, 1, None, closed="left")],
+        "landmarks": [StrOptions({"random", "kmeans"})],
+        "fit_intercept": ["boolean"],
+        "intercept_scaling": [Interval(numbers.Real, 0, None, closed="neither")],
+        "local_epochs": [Interval(numbers.Real, 0, None, closed="neither")],
+        "local_gap_target": [None, Interval(numbers.Real, 0, 1, closed="neither")],
+        "local_solver": [StrOptions({"auto", "exact", "coordinate"})],
+        "aggregation": [StrOptions({"auto", "line_search", "add"})],
+        "compression": [StrOptions({"auto", "none"}),
+                        Interval(numbers.Integral, 2, 32, closed="both")],
+        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "max_rounds": [Interval(numbers.Integral, 1, None, closed="left")],
+        "cache_size": [None, Interval(numbers.Real, 0, None, closed="left")],
+        "warm_start": ["boolean"],
+        **FederatedMixin._federated_parameter_constraints,
+        "network": [None, HasMethods(["start"])],
+        "random_state": ["random_state"],
+        "n_jobs": [None, numbers.Integral],
+        "verbose": ["verbose"],
+        "privacy": [None, DifferentialPrivacy],
+    }
+
+    def __init__(
+        self,
+        *,
+        C=1.0,
+        lam=None,
+        loss,
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=1.0,
+        omega="learn",
+        omega_update_every=None,
+        approximation="auto",
+        n_components="auto",
+        landmarks="random",
+        fit_intercept=True,
+        intercept_scaling=1.0,
+        local_epochs=10.0,
+        local_gap_target=None,
+        local_solver="auto",
+        aggregation="auto",
+        compression="auto",
+        tol=1e-3,
+        max_rounds=1000,
+        cache_size=None,
+        warm_start=False,
+        group_column=None,
+        handle_unknown="global",
+        network=None,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+        privacy=None,
+    ):
+        self.C = C
+        self.lam = lam
+        self.loss = loss
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.omega = omega
+        self.omega_update_every = omega_update_every
+        self.approximation = approximation
+        self.n_components = n_components
+        self.landmarks = landmarks
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.local_epochs = local_epochs
+        self.local_gap_target = local_gap_target
+        self.local_solver = local_solver
+        self.aggregation = aggregation
+        self.compression = compression
+        self.tol = tol
+        self.max_rounds = max_rounds
+        self.cache_size = cache_size
+        self.warm_start = warm_start
+        self.group_column = group_column
+        self.handle_unknown = handle_unknown
+        self.network = network
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.privacy = privacy
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False
+        tags.input_tags.allow_nan = False
+        tags.target_tags.required = True
+        return tags
+
+    # Sigma and Omega are m x m by definition; linear mode with many nodes
+    # keeps them factored (_LowRankSigma) and forms them on access only.
+    @property
+    def task_covariance_(self):
+        sigma = self._task_covariance
+        return sigma.dense() if isinstance(sigma, _LowRankSigma) else sigma
+
+    @task_covariance_.setter
+    def task_covariance_(self, value):
+        self._task_covariance = value
+
+    @property
+    def omega_(self):
+        omega = self._omega
+        return omega.inverse_dense() if isinstance(omega, _LowRankSigma) else omega
+
+    @omega_.setter
+    def omega_(self, value):
+        self._omega = value
+
+    # ------------------------------------------------------------ fitting
+    def _primal_mode(self):
+        return self.approximation_ is not None or self.kernel == "linear"
+
+    def _resolve_mode(self, n, d, m, n_problems, dtype_bytes):
+        """Set ``approximation_`` and ``n_components_`` (the ``"auto"`` rules).
+
+        ``n_components="auto"``: ``ceil(2 sqrt(n) ln n)`` (at least 1, at
+        most 4,096 so that the ``n x D`` feature matrix grows like ``n``), ``n`` the
+        training samples of all nodes: the order of random features
+        (Rudi & Rosasco 2017) and Nystroem landmarks (Rudi, Camoriano &
+        Rosasco 2015) with which the approximate kernel method keeps the
+        exact one's learning rate.  ``approximation="auto"``: ``"rff"`` for
+        the rbf kernel when :data:`_AUTO_ROUNDS` rounds of its messages (one
+        model vector per binary problem each way per node, at the
+        compression's precision) cost less than the exact mode ships once
+        every sample is a support vector, ``(m - 1)`` times the raw upload
+        (the logistic and squared losses always get there, the hinge loss
+        with a dense ``Sigma`` a fraction ``n_SV / n`` of it); the exact
+        kernel mode otherwise (other kernels, one node, small data, or a
+        ``cache_size``, which only the exact mode uses).  Under ``privacy``
+        it is ``"rff"`` for the rbf kernel (nothing about the data leaves a
+        node).  A number ``n_components`` asks for an approximation:
+        ``"rff"`` for the rbf kernel, ``"nystroem"`` for the others; where
+        the fit has none (``approximation=None``, ``kernel="linear"``, a
+        ``cache_size``) it raises rather than ignore it.
+        """
+        D = auto_components(n) if self.n_components == "auto" else self.n_components
+        mode = self.approximation
+        named = None if callable(self.kernel) else self.kernel
+        if mode == "auto" and self.n_components != "auto" and named != "linear" \
+                and self.cache_size is None:
+            # A number of components asks for an approximation.
+            mode = "rff" if named == "rbf" else "nystroem"
+        elif mode == "auto":
+            mode = None
+            if named == "rbf" and self.cache_size is None:
+                if self.privacy is not None:
+                    mode = "rff"
+                elif m > 1:
+                    bits = {"auto": _AUTO_BITS, "none": 64}.get(self.compression,
+                                                               self.compression)
+                    message = n_problems * quantized_bytes(D + int(bool(self.fit_intercept)),
+                                                           bits)
+                    rff_bytes = 2 * _AUTO_ROUNDS * m * message
+                    if rff_bytes < (m - 1) * n * d * dtype_bytes:
+                        mode = "rff"
+        if mode is None and self.n_components != "auto":
+            ran = ("kernel='linear'" if not callable(self.kernel) and self.kernel == "linear"
+                   else "the exact kernel mode" + (
+                       " (cache_size is set)" if self.cache_size is not None else ""))
+            raise ValueError(
+                f"n_components={self.n_components!r} sets the landmarks or random features "
+                f"of approximation='nystroem' / 'rff', but this fit runs {ran}, which has "
+                "none: set approximation='rff' or 'nystroem', or leave n_components='auto'."
+            )
+        self.approximation_ = mode
+        self.n_components_ = int(D) if mode is not None else None
+
+    def _gamma_value(self, X):
+        if isinstance(self.gamma, str):
+            if self.gamma == "auto":
+                return 1.0 / X.shape[1]
+            var = float(X.var(dtype=np.float64))
+            return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+        return float(self.gamma)
+
+    def _fit(self, X, Y, sample_weight, layout):
+        """Run kernelized MOCHA on node-ordered data; ``Y`` is (n_problems, n).
+
+        Sets up the mode's state (``Sigma``, kernel, features, the nodes'
+        data) and runs the round protocol over the simulated network
+        (:class:`~skfed.multitask._protocol._RoundProtocol`).
+        """
+        m = layout.n_nodes
+        dtype = X.dtype
+        dtype_bytes = 4 if dtype == np.float32 else 8
+        n, d = X.shape
+        self._resolve_mode(n, d, m, Y.shape[0], dtype_bytes)
+        loss = _LOSSES[self.loss]()
+        lam = self._regularization(n)
+        dp_spec = check_privacy(self.privacy, type(self).__name__)
+        if dp_spec is not None:
+            self._check_private_mode(sample_weight)
+        protocol = _RoundProtocol(self, m)
+        rng = protocol.rng
+
+        if sample_weight is None:
+            sw = np.ones(n)
+        else:
+            sw = np.asarray(sample_weight, dtype=np.float64)
+            if np.any(sw < 0):
+                raise ValueError("sample_weight must be non-negative.")
+        totals = np.add.reduceat(sw, layout.offsets[:-1]) if n else np.zeros(m)
+        for t in range(m):
+            if not totals[t] > 0:
+                raise ValueError(
+                    f"Node {self.nodes_.tolist()[t]!r} has no samples with positive weight."
+                )
+
+        # Omega.  Linear mode keeps Sigma factored when W^T W has rank below
+        # m (n_problems * (d + intercept) < m): see _LowRankSigma.
+        factored = (
+            self.kernel == "linear" and self.approximation_ is None
+            and Y.shape[0] * (d + int(bool(self.fit_intercept))) < m
+        )
+        learn, sigma = self._initial_task_covariance(m, factored=factored)
+        warm = self._warm_start_duals(Y, layout)
+        if warm is not None and learn:
+            sigma = self._dual_state["sigma"].copy()
+
+        # Kernel and features.
+        gamma = None
+        if not callable(self.kernel) and self.kernel != "linear":
+            gamma = self._gamma_value(X)
+            protocol.add_gamma_setup()
+        spec = resolve_kernel(
+            self.kernel, gamma=gamma, degree=self.degree, coef0=self.coef0, n_features=d
+        )
+        self._kernel_spec = spec
+        bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
+        g = np.zeros(Y.shape)
+        if self.cache_size is not None and self._primal_mode():
+            raise ValueError(
+                f"cache_size={self.cache_size!r} bounds the kernel rows of the exact "
+                "kernel mode; the primal modes (kernel='linear', approximation="
+                f"{self.approximation_!r}) keep none: leave cache_size=None."
+            )
+        if self.landmarks != "random" and self.approximation_ != "nystroem":
+            raise ValueError(
+                f"landmarks={self.landmarks!r} chooses Nystroem landmarks; it needs "
+                f"approximation='nystroem' (got approximation={self.approximation!r})."
+            )
+        if self.approximation_ is not None:
+            self._fit_feature_map(X, layout, spec, rng, protocol.setup_up, protocol.setup_down,
+                                  dtype_bytes)
+        seeds = protocol.seeds
+        if self._primal_mode():
+            # The node solver runs on float64 features (BLAS dot / axpy); the
+            # state makes them (and keeps float32 ones, see _PrimalState).
+            state = _PrimalState(self._features(X), Y, sw, g, layout, totals, seeds, dtype_bytes,
+                                 exact=self._exact_nodes(layout), loss_name=self.loss,
+                                 bits=self._compression_bits(dp_spec))
+        else:
+            if self.local_solver == "exact":
+                raise ValueError(
+                    "local_solver='exact' solves the subproblems of the primal modes "
+                    f"(kernel='linear' or an approximation); the exact kernel mode (kernel="
+                    f"{self.kernel!r}) runs coordinate ascent: use local_solver='auto'."
+                )
+            self._compression_bits(dp_spec)  # refuses an explicit setting
+            needed = np.ones((m, m), dtype=bool) if learn else (sigma != 0) | np.eye(m, dtype=bool)
+            parallel = self._parallel_context()
+            with parallel as p:
+                state = _KernelState(
+                    X, Y, sw, g, layout, totals, seeds, spec, bias, needed, dtype_bytes,
+                    p if self._use_parallel() else None, self._cache_rows(layout, dtype),
+                )
+
+        protocol.begin(
+            sigma=sigma, learn=learn, lam=lam, totals=totals, counts=layout.counts,
+            n_problems=Y.shape[0], sigma_info_floats=state.sigma_info_floats, state=state,
+            loss=loss, dp_spec=dp_spec, line_search=self._line_search(dp_spec),
+            compressed=getattr(state, "bits", None) is not None,
+        )
+        protocol.run(
+            theta=0.0 if self.local_gap_target is None else float(self.local_gap_target),
+            n_chunks=effective_n_jobs(self.n_jobs) if self._use_parallel() else 1,
+            warm=warm,
+        )
+        reported = protocol.finish()
+        self._store_model(state, X, Y, sw, layout, totals, protocol.sigma, lam, bias, dtype)
+        # What warm_start=True starts the next fit from (the alternation's next Sigma).
+        self._dual_state = dict(nodes=self.nodes_.copy(), counts=layout.counts.copy(),
+                                loss=self.loss, Y=Y.copy(), g=g.copy(), sigma=reported.copy())
+        return self
+
+    def _compression_bits(self, dp_spec):
+        """Bits per value of the primal modes' round messages, or None (float64).
+
+        ``"auto"``: :data:`_AUTO_BITS` in the primal modes, None under
+        ``privacy`` with a finite epsilon (the noise, not the rounding,
+        bounds what the server learns) and in the exact kernel mode (which sends support vectors
+        and dual changes, not model vectors).  An explicit number of bits
+        there raises, naming the parameter.
+        """
+        if self.compression == "none":
+            return None
+        explicit = self.compression != "auto"
+        if not self._primal_mode():
+            if explicit:
+                raise ValueError(
+                    f"compression={self.compression!r} quantizes the model vectors of the "
+                    "primal modes (kernel='linear' or an approximation); the exact kernel "
+                    f"mode (kernel={self.kernel!r}, approximation=None) sends support vectors "
+                    "and dual changes: use compression='auto' or 'none'."
+                )
+            return None
+        if dp_spec is not None and math.isfinite(dp_spec.budget()[0]):
+            if explicit:
+                raise ValueError(
+                    f"compression={self.compression!r} cannot be combined with privacy=: the "
+                    "private updates go out with their noise, unquantized; use "
+                    "compression='auto' or 'none'."
+                )
+            return None
+        # (privacy with epsilon=inf releases the updates unnoised: the
+        # non-private fit)
+        return int(self.compression) if explicit else _AUTO_BITS
+
+    def _exact_nodes(self, layout):
+        """The nodes that solve their local subproblem exactly (``local_solver``)."""
+        if self.local_solver == "coordinate":
+            return np.zeros(layout.n_nodes, dtype=bool)
+        if self.loss not in _EXACT_KIND:
+            if self.local_solver == "exact":
+                raise ValueError(
+                    f"local_solver='exact' needs a loss with a quadratic conjugate (hinge, "
+                    f"squared_hinge, squared); loss={self.loss!r} runs coordinate ascent: use "
+                    "local_solver='auto' or 'coordinate'."
+                )
+            return np.zeros(layout.n_nodes, dtype=bool)
+        if self.local_solver == "exact":
+            return np.ones(layout.n_nodes, dtype=bool)
+        return layout.counts <= _EXACT_MAX_SAMPLES
+
+    def _line_search(self, dp_spec):
+        """Whether the server searches the step (``aggregation``, resolved).
+
+        A private fit with ``epsilon=inf`` releases its updates unnoised, so
+        it is the non-private fit and searches too."""
+        noised = dp_spec is not None and math.isfinite(dp_spec.budget()[0])
+        if self.aggregation == "add":
+            return False
+        if self.aggregation == "auto":
+            return self._primal_mode() and not noised
+        if not self._primal_mode():
+            raise ValueError(
+                "aggregation='line_search' is implemented for the primal modes "
+                "(kernel='linear', approximation='nystroem' or 'rff'); the exact kernel "
+                f"mode (kernel={self.kernel!r}) adds the steps: use aggregation='add' or 'auto'."
+            )
+        if noised:
+            raise ValueError(
+                "aggregation='line_search' needs the nodes' exact conjugate changes, which "
+                "privacy= does not release; use aggregation='add' or 'auto' with privacy."
+            )
+        return True
+
+    def _check_private_mode(self, sample_weight):
+        """Refuse the modes and settings whose messages ``privacy=`` cannot cover."""
+        name = type(self).__name__
+        if not self._primal_mode():
+            raise ValueError(
+                f"{name}(privacy=...) is refused in the exact kernel mode "
+                "(approximation=None): its messages carry support vectors, raw samples "
+                "of the nodes. Use approximation='rff' or kernel='linear'."
+            )
+        if self.approximation_ == "nystroem":
+            raise ValueError(
+                f"{name}(privacy=...) is refused with approximation='nystroem': its "
+                "landmarks are raw samples sent to every node. Use approximation='rff' "
+                "(data-independent features) or kernel='linear'."
+            )
+        if math.isinf(self.privacy.budget()[0]):
+            # No noise: the gap terms and the setup statistics may be sent.
+            pass
+        elif self.kernel != "linear" and isinstance(self.gamma, str) and self.gamma == "scale":
+            raise ValueError(
+                f"{name}(privacy=...) needs a numeric gamma or gamma='auto': "
+                "gamma='scale' sends every node's feature sums and sums of squares."
+            )
+        elif (isinstance(self.omega, str) and self.omega == "learn"
+              and self.omega_update_every is None):
+            raise ValueError(
+                f"{name}(privacy=...) with omega='learn' needs omega_update_every: the "
+                "learned-Omega stopping rule reads the nodes' duality-gap terms, which a "
+                "private fit does not send."
+            )
+        if sample_weight is not None:
+            raise ValueError(f"{name}(privacy=...) does not accept sample_weight.")
+
+    def _warm_start_duals(self, Y, layout):
+        """``warm_start=True``: the previous fit's dual variables (node order), or None.
+
+        They are feasible at any ``C`` (the dual variables' box does not
+        depend on it), so they start a fit at another ``C`` on the same
+        samples; other samples, targets or loss raise.
+        """
+        state = getattr(self, "_dual_state", None)
+        if not self.warm_start or state is None:
+            return None
+        same = (
+            state["loss"] == self.loss
+            and np.array_equal(state["nodes"], self.nodes_)
+            and np.array_equal(state["counts"], layout.counts)
+            and state["Y"].shape == Y.shape
+            and np.array_equal(state["Y"], Y)
+        )
+        if not same:
+            raise ValueError(
+                "warm_start=True starts from the previous fit's dual variables, so it "
+                "needs the same nodes, samples per node, targets and loss as that fit; "
+                "set warm_start=False to fit other data."
+            )
+        return state["g"]
+
+    def _cache_rows(self, layout, dtype):
+        """Received kernel rows each node may cache under ``cache_size`` (None: all).
+
+        The bound is split evenly over the nodes: node u keeps at most
+        ``cache_size MB / (n_nodes n_u itemsize)`` rows of ``n_u`` values.
+        """
+        if self.cache_size is None:
+            return None
+        per_node = float(self.cache_size) * 2**20 / layout.n_nodes
+        return np.floor(per_node / (layout.counts * np.dtype(dtype).itemsize)).astype(np.intp)
+
+    def _initial_task_covariance(self, n_nodes, factored=False):
+        """``(learn, Sigma_0)``: identity / m when Omega is learned or independent
+        (a :class:`_LowRankSigma` if ``factored``), else the inverse of the
+        given Omega (validated)."""
+        learn = isinstance(self.omega, str) and self.omega == "learn"
+        if isinstance(self.omega, str):
+            if factored:
+                return learn, _LowRankSigma.scaled_identity(n_nodes)
+            return learn, np.eye(n_nodes) / n_nodes
+        return learn, _check_omega(self.omega, n_nodes)[1]
+
+    def _set_fit_results(self, gaps, objectives, duals, sigma, rho, simulation, converged,
+                         *, zero_objective=None, rule=None):
+        """Curves, Omega and communication attributes, shared by every engine's loop.
+
+        A fit that did not converge warns; when it also ends worse than the
+        all-zero model (objective ``zero_objective``), the warning says so,
+        with the network's faults and how few updates the least active node
+        sent, so a wrong answer never comes without a word.
+        """
+        joint = (np.nan, np.nan) if rule is None or rule.joint is None else rule.joint
+        joint_gap = np.nan if rule is None else rule.joint_gap
+        if not converged:
+            faults = _fault_note(self.network, simulation)
+            worse = ""
+            if zero_objective is not None and objectives[-1] > zero_objective:
+                worse = (
+                    f"; the returned model is WORSE than the all-zero model (objective "
+                    f"{objectives[-1]:.3e} > {zero_objective:.3e}): do not use it"
+                )
+            if rule is not None and rule.learn:
+                # Learned Omega: the rule of _StoppingRule, not a duality gap.
+                change = "none yet" if rule.last_change is None else f"{rule.last_change:.3e}"
+                what = (
+                    f"did not meet its learned-Omega stopping rule in "
+                    f"max_rounds={self.max_rounds} rounds (the joint objective of the "
+                    f"models a W-step solved to relative duality gap "
+                    f"{_W_STEP_TOL_FACTOR * self.tol:g} reaches, changing by at most "
+                    f"tol={self.tol} relative since the previous such W-step, or within "
+                    f"tol of the best joint dual; last W-step relative gap "
+                    f"{gaps[-1] / max(abs(objectives[-1]), _TINY):.3e}, last relative "
+                    f"change {change}, joint objective {joint[0]:.3e}, certified joint "
+                    f"gap {joint_gap:.3e})"
+                )
+            else:
+                what = (
+                    f"did not reach the duality gap tol={self.tol} (relative) in "
+                    f"max_rounds={self.max_rounds} rounds (gap {gaps[-1]:.3e}, objective "
+                    f"{objectives[-1]:.3e})"
+                )
+            warnings.warn(
+                f"{type(self).__name__} {what}"
+                f"{faults}{worse}; "
+                "increase max_rounds or tol"
+                + (", or lower the network's fault rates" if faults else "") + ".",
+                ConvergenceWarning,
+            )
+        self.n_iter_ = len(gaps)
+        # The joint problem's objective and gap (for a fixed Omega, the
+        # W-problem's); NaN when Omega is learned but no Omega step ran.
+        self.joint_objective_ = float(joint[0])
+        self.joint_duality_gap_ = float(joint_gap)
+        self.joint_objective_curve_ = np.asarray(
+            rule.curve if rule is not None else np.full(len(gaps), np.nan), dtype=np.float64
+        )
+        self.duality_gap_curve_ = np.asarray(gaps)
+        self.objective_curve_ = np.asarray(objectives)
+        self.dual_objective_curve_ = np.asarray(duals)
+        self.task_covariance_ = sigma
+        if isinstance(sigma, _LowRankSigma):
+            self.omega_ = sigma  # formed (m x m) on access only
+        else:
+            with _blas_controller().limit(limits=1, user_api="blas"):
+                evals, evecs = linalg.eigh(sigma)
+                omega = (evecs / evals) @ evecs.T
+            self.omega_ = 0.5 * (omega + omega.T)
+        self.rho_ = rho
+        self._set_communication(simulation)
+
+    def _regularization(self, n_samples, warn=True):
+        """``lambda`` of the objective: ``1 / (C n_samples)``, or the deprecated ``lam``.
+
+        Every node needs it; in the byte model it travels folded into the
+        ``Sigma`` entries the server sends (``sigma_tu / lambda``), at no cost.
+        """
+        if self.lam is None:
+            return 1.0 / (float(self.C) * n_samples)
+        if not warn:
+            return float(self.lam)
+        if self.C != 1.0:
+            raise ValueError(
+                f"Set C or the deprecated lam, not both (got C={self.C!r}, "
+                f"lam={self.lam!r}); C = 1 / (lam * n_samples)."
+            )
+        warnings.warn(
+            "lam was deprecated in skfed 0.1 and will be removed in 0.3; use "
+            f"C = 1 / (lam * n_samples) instead (here C={1.0 / (self.lam * n_samples):.6g}), "
+            "which means the same at any number of nodes and samples.",
+            FutureWarning,
+        )
+        return float(self.lam)
+
+    def _use_parallel(self):
+        # n_jobs=None is parallel inside a joblib.parallel_config context.
+        return effective_n_jobs(self.n_jobs) > 1
+
+    def _parallel_context(self):
+        if self._use_parallel():
+            # The exact kernel mode updates its kernel caches, margin states,
+            # dual variables and RNG states in place every round (too large to
+            # ship to other processes): it requires shared memory, i.e. threads
+            # even under parallel_config(backend="dask").  The primal modes'
+            # node solves are pure and go to any backend.
+            require = None if self._primal_mode() else "sharedmem"
+            return Parallel(n_jobs=self.n_jobs, prefer="threads", require=require)
+        return _NullContext()
+
+    # ----------------------------------------------------- feature maps
+    def _fit_feature_map(self, X, layout, spec, rng, setup_up, setup_down, dtype_bytes):
+        d = X.shape[1]
+        if self.approximation_ == "rff":
+            if spec.name != "rbf":
+                raise ValueError(
+                    "approximation='rff' needs kernel='rbf' (random Fourier features "
+                    f"of the Gaussian kernel); got kernel={self.kernel!r}."
+                )
+            D = self.n_components_
+            self.random_weights_ = rng.normal(
+                scale=np.sqrt(2.0 * spec.gamma), size=(d, D)
+            ).astype(X.dtype)
+            self.random_offset_ = rng.uniform(0.0, 2.0 * np.pi, size=D).astype(X.dtype)
+            return
+        # Nystroem: every node contributes a share of the landmarks (or of the
+        # local centres) proportional to its number of samples.
+        n = X.shape[0]
+        n_landmarks = min(self.n_components_, n)
+        counts = _proportional_shares(layout.counts, n_landmarks)
+        if self.landmarks == "kmeans":
+            self.components_ = _kmeans_landmarks(
+                X, layout, n_landmarks, rng, setup_up, setup_down, dtype_bytes
+            )
+        else:
+            picks = []
+            for t in range(layout.n_nodes):
+                if counts[t]:
+                    local = rng.choice(layout.counts[t], size=counts[t], replace=False)
+                    picks.append(np.sort(local) + layout.offsets[t])
+            picks = np.concatenate(picks) if picks else np.zeros(0, dtype=np.intp)
+            self.components_ = np.ascontiguousarray(X[picks])
+            setup_up += counts * d * dtype_bytes
+            setup_down += (len(picks) - counts) * d * dtype_bytes
+        self._landmark_counts = counts
+        K = pairwise_kernel(self.components_, kernel=spec).astype(np.float64)
+        evals, evecs = linalg.eigh(0.5 * (K + K.T))
+        evals = np.maximum(evals, 1e-12 * max(evals[-1], 1e-300))
+        self.normalization_ = ((evecs / np.sqrt(evals)) @ evecs.T).astype(X.dtype)
+
+    def _features(self, X):
+        """Features the primal modes work on (with the intercept column)."""
+        if self.approximation_ == "rff":
+            D = self.n_components_
+            Z = np.cos(X @ self.random_weights_ + self.random_offset_)
+            Z *= np.sqrt(2.0 / D)
+        elif self.approximation_ == "nystroem":
+            Z = pairwise_kernel(X, self.components_, kernel=self._kernel_spec) @ self.normalization_
+        else:
+            Z = X
+        Z = np.asarray(Z, dtype=X.dtype)
+        if self.fit_intercept:
+            column = np.full((Z.shape[0], 1), self.intercept_scaling, dtype=X.dtype)
+            Z = np.hstack([Z, column])
+        return np.ascontiguousarray(Z)
+
+    # ------------------------------------------------------------ model
+    def _store_model(self, state, X, Y, sw, layout, totals, sigma, lam, bias, dtype):
+        m = layout.n_nodes
+        alpha = state.g * sw  # (n_problems, n), node order
+        support_sorted = np.flatnonzero(np.any(alpha != 0, axis=0))
+        node_of = np.repeat(np.arange(m), layout.counts)
+        self.support_ = layout.order[support_sorted]
+        self.n_support_ = np.bincount(node_of[support_sorted], minlength=m).astype(np.int32)
+        self.support_vectors_ = np.ascontiguousarray(X[support_sorted])
+        self.dual_coef_ = alpha[:, support_sorted].astype(dtype)
+        sv_node = node_of[support_sorted]
+        if self._primal_mode():
+            W = state.weights(sigma, lam)  # (n_problems, m, d')
+            W = np.concatenate([W, W.mean(axis=1, keepdims=True)], axis=1)
+            self._W = W
+            n_feat = W.shape[2] - int(self.fit_intercept)
+            coef = W[:, :m, :n_feat]
+            intercept = (
+                W[:, :m, n_feat] * self.intercept_scaling if self.fit_intercept
+                else np.zeros(W.shape[:2])[:, :m]
+            )
+            if W.shape[0] == 1:
+                self.coef_ = coef[0].astype(dtype)
+                self.intercept_ = intercept[0].astype(dtype)
+            else:
+                self.coef_ = np.transpose(coef, (1, 0, 2)).astype(dtype)
+                self.intercept_ = intercept.T.astype(dtype)
+        else:
+            # Coefficients of the personalized models over the support vectors:
+            # f_t(x) = sum_j B[k, j, t] k(x_j, x); column m is the average model.
+            scaled = alpha[:, support_sorted] / totals[sv_node]
+            B = scaled[:, :, None] * sigma[sv_node][None, :, :] / lam
+            B = np.concatenate([B, B.mean(axis=2, keepdims=True)], axis=2)
+            self._sv_coef = B
+            # The intercept is the bias feature's weight times intercept_scaling.
+            intercept = bias * bias * B[:, :, :m].sum(axis=1)  # (n_problems, m)
+            self.intercept_ = (intercept[0] if B.shape[0] == 1 else intercept.T).astype(dtype)
+
+    def _raw_decision(self, X, groups):
+        """Scores (n_samples, n_problems) of each sample's personalized model."""
+        check_is_fitted(self)
+        X, codes = self._validate_predict_data(X, groups)
+        m = len(self.nodes_)
+        columns = np.where(codes < 0, m, codes)
+        dtype = self.support_vectors_.dtype if hasattr(self, "support_vectors_") else X.dtype
+        X = np.ascontiguousarray(X, dtype=dtype)
+        n_problems = self.dual_coef_.shape[0]
+        out = np.empty((X.shape[0], n_problems))
+        if X.shape[0] == 0:
+            return out
+        if self._primal_mode():
+            Z = self._features(X).astype(np.float64)
+            W = self._W  # (n_problems, m + 1, d')
+            for k in range(n_problems):
+                out[:, k] = np.einsum("id,id->i", Z, W[k, columns])
+            return out
+        bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
+        batch = 2048
+        for start in range(0, X.shape[0], batch):
+            stop = min(start + batch, X.shape[0])
+            Xb = X[start:stop]
+            if self.support_vectors_.shape[0]:
+                Kb = pairwise_kernel(Xb, self.support_vectors_, kernel=self._kernel_spec)
+                Kb = Kb.astype(np.float64)
+                if bias:
+                    Kb += bias * bias
+            else:
+                Kb = np.zeros((stop - start, 0))
+            for k in range(n_problems):
+                scores = Kb @ self._sv_coef[k]  # (batch, m + 1)
+                out[start:stop, k] = scores[np.arange(stop - start), columns[start:stop]]
+        return out
+
+
+class _NullContext:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False

@@ -1,0 +1,777 @@
+"""The multi-task estimators: :class:`FederatedMultiTaskClassifier` and
+:class:`FederatedMultiTaskRegressor` (their shared machinery:
+:class:`~skfed.multitask._base._BaseMultiTask`)."""
+
+import numpy as np
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+
+from .._base import FederatedClassifierMixin, FederatedRegressorMixin
+from .._compat import StrOptions
+from ._base import _BaseMultiTask
+
+
+class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
+    """Federated kernel multi-task classifier with a learned task relationship (kernelized MOCHA).
+
+    Every node t (phone, user, hospital: the ``groups`` of its samples)
+    learns its own classifier ``f_t(x) = w_t . phi(x)``; the node models are
+    coupled by a task-relationship matrix ``Omega`` learned from the data
+    (or fixed), and trained over a simulated network in which only dual
+    updates, support vectors and small summaries travel.  The objective
+    (Caldas, Smith & Talwalkar; Smith et al. 2017)::
+
+        min_{W, Omega}  sum_t (1 / n_t) sum_i loss(w_t . phi(x_ti), y_ti)
+                        + (lam / 2) tr(W Omega W^T)
+        s.t.  Sigma = Omega^{-1} positive definite,  tr(Sigma) = 1
+
+    with dual (paper eq. 3), for fixed Omega, minimised over ``alpha``::
+
+        (1 / (2 lam)) alpha^T K alpha + sum_t (1 / n_t) sum_i loss*(-alpha_ti)
+        K[(t, i), (u, j)] = sigma_tu k(x_ti, x_uj) / (n_t n_u)
+
+    Each round every participating node runs dual coordinate ascent on its
+    local subproblem (MOCHA's eq. 4, with the safe scaling ``rho =
+    lambda_max(D^-1/2 Sigma D^-1/2)``, ``D = diag(Sigma)``, at most MOCHA's
+    ``max_t sum_u |sigma_tu| / sigma_tt``; in the primal modes, by default,
+    with the coupling ratio measured on the last round's steps instead, the
+    server then taking the exact best step along the nodes' combined step:
+    ``aggregation``) and ships what changed; once that
+    W-step is finished (relative duality gap ``10 tol``) the server sets
+    ``Sigma = (W^T W)^{1/2} / tr((W^T W)^{1/2})`` (eqs. 5-6), keeping the
+    dual variables (warm start).  ``lam = 1 / (C n_samples)``.  With sample weights ``s_ti`` the loss
+    average of node t is weighted, ``(1 / sum_i s_ti) sum_i s_ti loss(...)``.
+    The protocol and what it costs in bytes are described in
+    :mod:`skfed.multitask`.
+
+    Parameters
+    ----------
+    C : float > 0, default=1.0
+        Inverse regularization per sample, as in :class:`~sklearn.svm.SVC`:
+        ``lam = 1 / (C n_samples)``.  It means the same at any number of
+        nodes and samples: with ``omega="independent"`` node t solves an
+        SVM with ``C_t = C n_samples / (n_nodes n_t)`` (``C`` for equal
+        node sizes), and when the learned Omega ties every node into one
+        model the problem is the pooled SVM with this ``C``.
+    lam : float > 0 or None, default=None
+        The objective's ``lambda`` directly.
+
+        .. deprecated:: 0.1
+           ``lam`` is deprecated and will be removed in 0.3; use
+           ``C = 1 / (lam n_samples)``, which gives exactly the same fit.
+    loss : {"hinge", "squared_hinge", "logistic"}, default="squared_hinge"
+        ``hinge``: ``max(0, 1 - y z)`` (SVM); ``squared_hinge``:
+        ``max(0, 1 - y z)^2`` (the default, as for
+        :class:`~sklearn.svm.LinearSVC`: on HAR sitting, HAR activity and
+        Landmine it scores above the hinge loss, on Landmine's 6 % positives
+        by 0.04 AUC; see the user guide); ``logistic``: ``log(1 +
+        exp(-y z))`` (enables :meth:`predict_proba`).
+    kernel : {"rbf", "linear", "poly", "sigmoid", "laplacian"} or callable, default="rbf"
+        The kernel, as in :func:`skfed.kernels.pairwise_kernel`.
+        ``"linear"`` without approximation is MOCHA itself: the primal
+        ``W`` is kept and a round costs ``d`` floats per node each way.
+    gamma : {"scale", "auto"} or float > 0, default="scale"
+        Kernel coefficient (rbf, poly, sigmoid, laplacian). ``"scale"`` is
+        ``1 / (n_features * X.var())`` over the pooled training data (the
+        nodes share three numbers each to compute it), ``"auto"`` is
+        ``1 / n_features``.
+    degree : float >= 1, default=3
+        Degree of the poly kernel.
+    coef0 : float, default=1.0
+        Independent term of the poly and sigmoid kernels.
+    omega : {"learn", "independent"} or array-like of shape (n_nodes, n_nodes), default="learn"
+        ``"learn"``: start from ``Sigma = I / n_nodes`` and learn ``Omega``;
+        ``"independent"``: keep ``Omega = n_nodes I`` (purely local models,
+        nothing but gap terms is communicated); an array: a fixed ``Omega``
+        (symmetric positive definite, rows in the order of ``nodes_``),
+        used as given (not rescaled to ``tr(Omega^{-1}) = 1``).
+    omega_update_every : int >= 1 or None, default=None
+        ``omega="learn"``: the Omega step is taken once the W-step's
+        relative duality gap is at most ``10 tol``; with an int ``H``, also
+        after ``H`` rounds without an Omega step (the paper's fixed
+        schedule).
+    approximation : {"auto", None, "nystroem", "rff"}, default="auto"
+        ``"auto"``: ``"rff"`` for the rbf kernel when the data are large
+        relative to the model (100 rounds of quantized model vectors cost
+        less than ``m - 1`` times the raw upload, what the exact mode ships
+        once every sample is a support vector; under ``privacy`` always),
+        ``None`` otherwise (and with a ``cache_size``); a number
+        ``n_components`` asks for an approximation (``"rff"`` for the rbf
+        kernel, ``"nystroem"`` for the others); the choice is
+        ``approximation_`` and the user guide gives the evidence.  ``None``: the exact kernel, with
+        support-vector exchange.
+        ``"nystroem"``: linear MOCHA on the features
+        ``z(x) = K(x, L) K(L, L)^{-1/2}`` of ``n_components`` landmarks ``L``
+        drawn once, each node contributing a share proportional to its
+        number of samples drawn uniformly from its own samples (the
+        landmarks are sent to every node; their bytes are counted).
+        ``"rff"``: linear MOCHA on random Fourier features
+        ``sqrt(2 / D) cos(x V + b)``, ``V ~ N(0, 2 gamma)``, ``b ~ U(0, 2 pi)``
+        from a seed all nodes share (rbf only; no data leaves a node).
+    n_components : int or "auto", default="auto"
+        Number of landmarks or random features; ``"auto"``: ``ceil(2
+        sqrt(n) ln n)`` for ``n`` training samples (all nodes), the order
+        with which random features and Nystroem landmarks keep the exact
+        kernel method's learning rate (Rudi & Rosasco 2017; Rudi,
+        Camoriano & Rosasco 2015), the factor 2 chosen on HAR (see the user
+        guide): 5,137 samples give 1,225.  At most 4,096: the primal modes
+        hold the ``n x D`` feature matrix (``8 n D`` bytes in float64), which
+        would otherwise grow faster than the data.  The number used is
+        ``n_components_``.
+    landmarks : {"random", "kmeans"}, default="random"
+        Nystroem landmarks (``approximation="nystroem"`` only; any other
+        mode raises): ``"random"`` samples drawn by every node from its own
+        samples; ``"kmeans"`` k-means centres computed once over the
+        network (local k-means on every node, weighted k-means of the local
+        centres at the server; see :mod:`skfed.multitask` for the bytes).
+        On HAR sitting k-means landmarks cut the error of 100 landmarks
+        from 4.6 % to 4.1 % at the same bytes.
+    fit_intercept : bool, default=True
+        Add a bias: a constant feature ``intercept_scaling`` (the kernel
+        becomes ``k(x, x') + intercept_scaling^2``).  The bias is part of
+        ``w_t``, so it is regularized and coupled through Omega like the
+        other weights (as in :class:`~sklearn.svm.LinearSVC`).
+    intercept_scaling : float > 0, default=1.0
+        Value of the constant bias feature.
+    local_epochs : float > 0, default=10.0
+        Passes over its samples a node makes per round (MOCHA's local
+        iterations; stragglers of ``network`` do a random fraction of them).
+    local_gap_target : float in (0, 1) or None, default=None
+        MOCHA's theta: a node also stops its round as soon as (after a pass)
+        its local duality gap is at most this fraction of its value at the
+        start of the round.
+    local_solver : {"auto", "exact", "coordinate"}, default="auto"
+        How a node solves its subproblem in the primal modes.
+        ``"coordinate"``: MOCHA's dual coordinate ascent, ``local_epochs``
+        passes per round.  ``"exact"`` (hinge, squared hinge and squared
+        loss): to optimality (projected gradient at most 1e-10 in margin
+        units) by projected damped Newton on the node's Gram matrix
+        ``Z_t Z_t^T``, which it keeps: ``n_t^2`` floats per node and
+        ``O(n_t^3)`` per Newton iteration (a few to a few tens per round);
+        ``local_epochs`` and ``local_gap_target`` then apply only to
+        stragglers, which do their fraction of coordinate-ascent epochs.
+        ``"auto"``: ``"exact"`` on the nodes with at most 1,000 samples
+        when the loss allows it (at most 8 MB of Gram matrix per node, and
+        at most 1,000 floats per sample in all), ``"coordinate"``
+        otherwise.  The exact kernel mode always runs coordinate ascent, and
+        so does the Flower engine (``"auto"`` means ``"coordinate"`` there;
+        ``"exact"`` is refused).
+    aggregation : {"auto", "line_search", "add"}, default="auto"
+        How the server combines the nodes' local steps.  ``"add"``:
+        CoCoA+ adding, each node's subproblem scaled by the safe ``rho``
+        (``rho_``), every step taken in full.  ``"line_search"`` (primal
+        modes: ``kernel="linear"`` and the approximate modes): the nodes
+        scale their subproblems by twice the coupling ratio the server
+        measured on the previous round's steps (within [1, ``rho``]), and the
+        server takes the step in [0, 1] along the sum of their steps that
+        maximizes the dual exactly; each node sends one or two more floats
+        (its conjugate's change) and gets the step back with its next
+        message.  With a diagonal ``Sigma`` (``rho = 1``) both are the same
+        and nothing is searched.  ``"auto"``: ``"line_search"`` in the
+        primal modes without ``privacy`` (or with ``epsilon=inf``), ``"add"``
+        otherwise (and on the Flower engine, whose server adds the steps).
+        See the user guide.
+    compression : {"auto", "none"} or int in [2, 32], default="auto"
+        Precision of the primal modes' round messages (``w_t`` down,
+        ``Delta v_t`` up).  An integer ``b``: each vector travels as one
+        float64 scale and ``b``-bit integers (:func:`quantize`, ``8 +
+        ceil(d' b / 8)`` bytes), with error feedback: node t keeps what
+        rounding left out of its updates and sends it with the next one,
+        and gets the difference between the server's ``w_t`` and the model
+        it holds, so both errors stay within one rounding of the latest
+        change.  The fitted model is the server's (its duality gap, the
+        stopping rule's, is that of the returned model against the dual
+        variables' dual objective, an honest certificate), delivered
+        unquantized at the end.  ``"none"``: float64, as before.
+        ``"auto"``: 8 bits in the primal modes, ``"none"`` under ``privacy``
+        with a finite epsilon, in the exact kernel mode and on the Flower
+        engine; an explicit number of bits there raises.  See the user guide.
+    tol : float >= 0, default=1e-3
+        Fixed Omega: stop when the duality gap is at most ``tol`` times the
+        primal objective.  ``omega="learn"``: at every Omega step due after
+        a W-step finished to a relative gap of ``10 tol``, the joint
+        objective ``loss(W) + (lam / 2) ||W||_*^2`` of the models that
+        W-step reached is evaluated; the fit stops there, without taking the
+        step, when that value changed by at most ``tol`` (relative) since
+        the previous such step, or is within ``tol`` (relative) of the best
+        joint dual seen (a certified bound).  The models returned are those,
+        with their best Omega; see the user guide for how close to the
+        optimum that lands.
+    max_rounds : int, default=1000
+        Maximum number of communication rounds; a
+        :class:`~sklearn.exceptions.ConvergenceWarning` is raised when they
+        run out.
+    cache_size : float >= 0 or None, default=None
+        Exact kernel mode: a bound, in MB summed over all nodes, on the
+        kernel rows of received support vectors the nodes cache (node u
+        keeps at most ``cache_size / n_nodes`` MB, rows of ``n_u``
+        values); None: every row is cached.  Rows beyond the bound are
+        recomputed whenever their dual variable changes: each costs
+        ``n_u d`` kernel operations per change instead of memory.  The fit
+        (and its bytes) does not depend on it.  Not bounded by it: each
+        node's own kernel block (``n_t^2`` values) and margin states
+        (``n_problems n_nodes n_t`` floats).  Unbounded, the cache grows to
+        ``n_SV n_t`` values per node (20 nodes of 1,000 samples: up to
+        3 GB); any other mode raises.
+    warm_start : bool, default=False
+        Start from the previous fit's dual variables (and, with
+        ``omega="learn"``, its ``Sigma``) instead of zero and ``I /
+        n_nodes``: for a path over ``C`` on the same data (the dual
+        variables stay feasible at any ``C``).  They reach the server and
+        the other nodes in the first round as ordinary changes from zero,
+        and their bytes are counted (as if nothing had been kept from the
+        previous fit).  Other nodes, samples per node, targets or loss raise.
+        On 8 HAR people (exact rbf, learned Omega) the path ``C = 0.1, 1,
+        10, 100`` took about the same rounds as cold fits and 25-40 % fewer
+        bytes at every ``C`` above the first.
+    group_column : int, str or None, default=None
+        Column of ``X`` holding the node id of every sample.
+    handle_unknown : {"global", "error"}, default="global"
+        Nodes never seen in fit: ``"global"`` predicts with the average of
+        the node models, ``"error"`` raises.
+    network : SimulatedNetwork or None, default=None
+        The simulated network (drops, stragglers); None is a perfect one.
+        Rogue nodes are refused with an error (the paper defines none).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the coordinate order of every node, the faults, landmarks and
+        random features.
+    n_jobs : int or None, default=None
+        Nodes solved in parallel through joblib (threads by default: the
+        node solvers release the GIL).  ``None`` means 1 unless inside a
+        :func:`joblib.parallel_config` context.  In the primal modes
+        (``kernel="linear"``, ``approximation="nystroem"`` or ``"rff"``)
+        the node solves are pure, so any joblib backend works, Dask workers
+        included (``parallel_config(backend="dask")``: one chunk of nodes
+        per worker and round).  The exact kernel mode updates its kernel
+        caches and margin states in place every round, so it requires
+        shared memory and always runs on threads, even under the Dask
+        backend.  Results do not depend on ``n_jobs`` or the backend.
+    verbose : int, default=0
+        Print the gap after every round, and at an Omega step the joint
+        objective after it and that of the models the W-step reached
+        before it.
+    privacy : DifferentialPrivacy, default=None
+        Make every node's messages ``(epsilon, delta)``-differentially
+        private with respect to its whole data set (client level) by
+        clipping each round's update ``Delta v_t`` (all problems) to
+        Frobenius norm ``B = privacy.clip_norm`` and adding Gaussian noise
+        of standard deviation ``sigma_1 * 2 B`` to every entry (sensitivity
+        ``2 B`` whatever the data; ``sigma_1`` calibrated by the analytic
+        Gaussian mechanism so that ``max_rounds`` releases spend the budget;
+        the server's ``V`` and everything sent from it are post-processing).
+        The nodes' duality-gap terms are not sent, so a private fit runs
+        ``max_rounds`` rounds, with an Omega step every
+        ``omega_update_every`` rounds (required with ``omega="learn"``).
+        Only the modes that send no raw data: ``approximation="rff"`` (with
+        a numeric ``gamma`` or ``"auto"``: ``"scale"`` sends feature sums)
+        and ``kernel="linear"``; the exact kernel and Nystroem modes send
+        samples and are refused with an error, as is ``sample_weight``.
+        Sets ``privacy_spent_`` (epsilon per node, from the accountant, for
+        the rounds it took part in) and ``privacy_``.  None: no privacy.
+
+    Attributes
+    ----------
+    nodes_ : ndarray of shape (n_nodes,)
+        Node labels seen in fit.
+    classes_ : ndarray of shape (n_classes,)
+        All classes seen in fit (over every node).
+    omega_ : ndarray of shape (n_nodes, n_nodes)
+        The task-relationship matrix ``Omega`` (m x m by definition).  In
+        linear mode with ``n_problems * (n_features + fit_intercept) <
+        n_nodes`` the fit keeps it as identity plus low rank and forms this
+        matrix only when it is read (``O(n_nodes^2)`` memory then).
+    task_covariance_ : ndarray of shape (n_nodes, n_nodes)
+        ``Sigma = Omega^{-1}`` (formed on access likewise).
+    rho_ : float
+        The safe scaling ``rho`` for the final ``Sigma``.
+    dual_coef_ : ndarray of shape (n_problems, n_SV)
+        Dual variables ``alpha`` of the support vectors (one row per binary
+        problem: one for two classes, one per class otherwise).
+    support_ : ndarray of shape (n_SV,)
+        Indices (into the training ``X``) of the support vectors, node by
+        node in the order of ``nodes_``.
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+    n_support_ : ndarray of shape (n_nodes,)
+        Support vectors of each node.
+    coef_ : ndarray of shape (n_nodes, n_features') or (n_nodes, n_classes, n_features')
+        Per-node weights, in the primal modes (``kernel="linear"``: input
+        features; approximate modes: the ``n_components`` features).
+    intercept_ : ndarray of shape (n_nodes,) or (n_nodes, n_classes)
+        Per-node bias (``intercept_scaling`` times the bias weight).
+    components_ : ndarray of shape (n_components, n_features)
+        Nystroem landmarks.
+    normalization_ : ndarray of shape (n_components, n_components)
+        ``K(L, L)^{-1/2}`` (Nystroem).
+    random_weights_, random_offset_ : ndarray
+        ``V`` and ``b`` of the random Fourier features.
+    approximation_ : {None, "nystroem", "rff"}
+        The mode the fit used (``approximation="auto"`` resolved).
+    n_components_ : int or None
+        Landmarks or random features used (None in the exact kernel and
+        linear modes).
+    n_iter_ : int
+        Communication rounds run.
+    duality_gap_curve_ : ndarray of shape (n_iter_,)
+        Duality gap after every round (after the Omega update of that round,
+        if any).
+    objective_curve_ : ndarray of shape (n_iter_,)
+        Primal objective after every round.
+    dual_objective_curve_ : ndarray of shape (n_iter_,)
+        Dual objective after every round.
+    joint_objective_curve_ : ndarray of shape (n_iter_,)
+        ``omega="learn"``: the joint objective ``loss(W) + (lam / 2)
+        ||W||_*^2`` of the models the W-step reached, at every round where
+        an Omega step was due (evaluated before the step), NaN in between
+        (fixed Omega: the primal objective).
+    joint_objective_ : float
+        Its last value: for a fit that met the rule, the joint objective of
+        the returned models with the returned Omega.
+    joint_duality_gap_ : float
+        A certified upper bound on ``joint_objective_`` minus the optimum:
+        the gap to the best joint dual ``-sum conjugates - lambda_max(G) /
+        (2 lam)`` seen during the fit (loose until Omega has settled: 12-17 %
+        of the objective on HAR in linear mode); the duality gap for a
+        fixed Omega.
+    communication_ : CommunicationLog
+        Bytes and messages per node and per round.
+    n_bytes_sent_, n_messages_ : int
+    bytes_per_round_ : ndarray of shape (n_iter_,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    See Also
+    --------
+    FederatedMultiTaskRegressor : The same method with the squared loss.
+    skfed.baselines.LocalEstimator : One model per node, no communication.
+    sklearn.svm.SVC : The global kernel SVM on pooled data.
+
+    Notes
+    -----
+    Multiclass problems are solved one-vs-rest, one binary problem per
+    class, with one Omega shared by all of them: the Omega step uses
+    ``sum_k W_k^T W_k``.
+
+    ``omega_`` is never used by the solver (only ``Sigma`` is); the Omega
+    step raises eigenvalues of ``W^T W`` below ``1e-7`` times the largest
+    (MOCHA raises negative ones to ``1e-7``), so ``omega_`` stays finite.
+
+    Node t's model is always ``W(alpha, Sigma) = V Sigma / lam`` for the
+    current dual variables (with ``compression``, for the ``V`` the server
+    received, within one rounding of the dual variables' own), so an Omega
+    step changes the models at once and the reported duality gap is exact;
+    a fit that meets the learned-Omega rule stops before that step and
+    returns the models the W-step reached, which have the lower joint
+    objective, with the step's Omega.  (MOCHA's reference code instead
+    keeps ``W`` and adds later updates with the new ``Sigma``.)  The
+    alternation of W and Omega steps approaches its fixed point slowly when
+    the learned ``Sigma`` is nearly singular; a tight ``tol`` then needs many
+    rounds, while the accuracy usually settles much earlier.
+
+    Cost of the exact kernel mode: every node keeps its own kernel block
+    (``n_t^2`` values) and the kernel rows of the support vectors it has
+    received (``n_SV x n_t``), and each round costs one kernel row per new
+    support vector and ``n_t`` operations per changed dual variable on every
+    node; ``cache_size`` bounds the received rows, trading memory for
+    recomputed kernel rows.  Every support vector eventually reaches every node that needs it,
+    which for many support vectors is more bytes than the raw data; the
+    approximate modes trade accuracy for bytes and memory.
+
+    References
+    ----------
+    .. [1] S. Caldas, V. Smith, A. Talwalkar. "Federated Kernelized
+       Multi-Task Learning". SysML 2018.
+    .. [2] V. Smith, C.-K. Chiang, M. Sanjabi, A. Talwalkar. "Federated
+       Multi-Task Learning". NeurIPS 2017.
+    .. [3] A. Rudi, L. Rosasco. "Generalization Properties of Learning with
+       Random Features". NeurIPS 2017.
+    .. [4] A. Rudi, R. Camoriano, L. Rosasco. "Less is More: Nystrom
+       Computational Regularization". NeurIPS 2015.
+    .. [5] F. Seide, H. Fu, J. Droppo, G. Li, D. Yu. "1-Bit Stochastic
+       Gradient Descent and its Application to Data-Parallel Distributed
+       Training of Speech DNNs". Interspeech 2014 (error feedback).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed.multitask import FederatedMultiTaskClassifier
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(120, 2)); groups = np.repeat([0, 1, 2], 40)
+    >>> y = (X[:, 0] + 0.3 * groups * X[:, 1] > 0).astype(int)
+    >>> clf = FederatedMultiTaskClassifier(random_state=0)
+    >>> clf.fit(X, y, groups=groups).score(X, y, groups=groups) > 0.9
+    True
+    >>> clf.omega_.shape
+    (3, 3)
+    """
+
+    _parameter_constraints = {
+        **_BaseMultiTask._parameter_constraints,
+        "loss": [StrOptions({"hinge", "squared_hinge", "logistic"})],
+    }
+
+    def __init__(
+        self,
+        *,
+        C=1.0,
+        lam=None,
+        loss="squared_hinge",
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=1.0,
+        omega="learn",
+        omega_update_every=None,
+        approximation="auto",
+        n_components="auto",
+        landmarks="random",
+        fit_intercept=True,
+        intercept_scaling=1.0,
+        local_epochs=10.0,
+        local_gap_target=None,
+        local_solver="auto",
+        aggregation="auto",
+        compression="auto",
+        tol=1e-3,
+        max_rounds=1000,
+        cache_size=None,
+        warm_start=False,
+        group_column=None,
+        handle_unknown="global",
+        network=None,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+        privacy=None,
+    ):
+        super().__init__(
+            C=C, lam=lam, loss=loss, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+            omega=omega, omega_update_every=omega_update_every,
+            approximation=approximation, n_components=n_components, landmarks=landmarks,
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
+            local_epochs=local_epochs, local_gap_target=local_gap_target,
+            local_solver=local_solver, aggregation=aggregation, compression=compression,
+            tol=tol,
+            max_rounds=max_rounds, cache_size=cache_size, warm_start=warm_start,
+            group_column=group_column,
+            handle_unknown=handle_unknown, network=network, random_state=random_state,
+            n_jobs=n_jobs, verbose=verbose, privacy=privacy,
+        )
+
+    def fit(self, X, y, groups=None, sample_weight=None):
+        """Fit the per-node classifiers and Omega over the simulated network.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,), default=None
+            Node id of every sample.  ``None`` (and no ``group_column``)
+            means one node, with a :class:`~skfed.SingleNodeWarning`.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; every node needs a positive total.
+
+        Returns
+        -------
+        self : FederatedMultiTaskClassifier
+        """
+        self._validate_params()
+        X, y, sample_weight, layout = self._validate_fit_data(X, y, groups, sample_weight)
+        check_classification_targets(y)
+        self.classes_, y_codes = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                "The number of classes has to be greater than one; got 1 class "
+                f"({self.classes_[0]!r}) over all nodes."
+            )
+        Xs = layout.sort(X)
+        codes = layout.sort(y_codes.ravel())
+        if len(self.classes_) == 2:
+            Y = np.where(codes == 1, 1.0, -1.0)[None, :]
+        else:
+            Y = np.where(codes[None, :] == np.arange(len(self.classes_))[:, None], 1.0, -1.0)
+        sw = layout.sort(sample_weight) if sample_weight is not None else None
+        return self._fit(Xs, np.ascontiguousarray(Y), sw, layout)
+
+    def decision_function(self, X, groups=None):
+        """Score of each sample under its node's personalized model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        groups : array-like of shape (n_samples,), default=None
+            Node id of every sample (not needed with ``group_column`` or
+            after a one-node fit).
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For two classes, positive means ``classes_[1]``.
+        """
+        scores = self._raw_decision(X, groups)
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def predict(self, X, groups=None):
+        """Class of each sample under its node's personalized model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        groups : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        scores = self._raw_decision(X, groups)
+        if scores.shape[1] == 1:
+            return self.classes_[(scores[:, 0] > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def _has_proba(self):
+        return self.loss == "logistic"
+
+    @available_if(_has_proba)
+    def predict_proba(self, X, groups=None):
+        """Class probabilities (``loss="logistic"`` only).
+
+        Binary: the logistic function of the score; multiclass: the
+        one-vs-rest logistic probabilities, normalized to sum to one.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        groups : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        """
+        scores = self._raw_decision(X, groups)
+        if scores.shape[1] == 1:
+            p = 1.0 / (1.0 + np.exp(-scores[:, 0]))
+            return np.column_stack([1.0 - p, p])
+        p = 1.0 / (1.0 + np.exp(-scores))
+        return p / p.sum(axis=1, keepdims=True)
+
+    @available_if(_has_proba)
+    def predict_log_proba(self, X, groups=None):
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        groups : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+        """
+        return np.log(self.predict_proba(X, groups=groups))
+
+
+class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
+    """Federated kernel multi-task regression with a learned task relationship (kernelized MOCHA).
+
+    The regression counterpart of :class:`FederatedMultiTaskClassifier`,
+    with the squared loss::
+
+        min_{W, Omega}  sum_t (1 / n_t) sum_i (w_t . phi(x_ti) - y_ti)^2 / 2
+                        + (lam / 2) tr(W Omega W^T)
+        s.t.  Sigma = Omega^{-1} positive definite,  tr(Sigma) = 1
+
+    (for fixed Omega a multi-task kernel ridge regression).  The dual
+    coordinate step is closed form: ``delta = (y - p - alpha) / (1 + q)``.
+    Protocol, modes and byte counts as in :mod:`skfed.multitask`.
+
+    Parameters
+    ----------
+    C : float > 0, default=1.0
+        ``lam = 1 / (C n_samples)`` (see the classifier).
+    lam : float > 0 or None, default=None
+        The objective's ``lambda`` directly.
+
+        .. deprecated:: 0.1
+           Use ``C = 1 / (lam n_samples)``; removed in 0.3.
+    loss : {"squared"}, default="squared"
+        ``(z - y)^2 / 2``.
+    kernel : {"rbf", "linear", "poly", "sigmoid", "laplacian"} or callable, default="rbf"
+        See :class:`FederatedMultiTaskClassifier`.
+    gamma : {"scale", "auto"} or float > 0, default="scale"
+    degree : float >= 1, default=3
+    coef0 : float, default=1.0
+    omega : {"learn", "independent"} or array-like of shape (n_nodes, n_nodes), default="learn"
+    omega_update_every : int >= 1 or None, default=None
+    approximation : {"auto", None, "nystroem", "rff"}, default="auto"
+        Exact kernel or an approximation (see the classifier).
+    n_components : int or "auto", default="auto"
+        Number of landmarks or random features (see the classifier).
+    landmarks : {"random", "kmeans"}, default="random"
+        Nystroem landmarks (see the classifier).
+    fit_intercept : bool, default=True
+        Regularized bias through a constant feature (see the classifier).
+        Targets are not centred: for targets far from zero use a larger
+        ``intercept_scaling`` or centre ``y``.
+    intercept_scaling : float > 0, default=1.0
+    local_epochs : float > 0, default=10.0
+    local_gap_target : float in (0, 1) or None, default=None
+    local_solver : {"auto", "exact", "coordinate"}, default="auto"
+        How a node solves its subproblem (see the classifier); with the
+        squared loss the exact solve is one linear system per node.
+    aggregation : {"auto", "line_search", "add"}, default="auto"
+        How the server combines the nodes' steps (see the classifier).
+    compression : {"auto", "none"} or int in [2, 32], default="auto"
+        Precision of the primal modes' round messages (see the classifier).
+    tol : float >= 0, default=1e-3
+        Stopping rule, as for the classifier.
+    max_rounds : int, default=1000
+    cache_size : float >= 0 or None, default=None
+        Memory bound (MB, all nodes) on the cached kernel rows of the exact
+        kernel mode (see the classifier).
+    warm_start : bool, default=False
+        Start from the previous fit's dual variables and ``Sigma`` (see the
+        classifier).
+    group_column : int, str or None, default=None
+    handle_unknown : {"global", "error"}, default="global"
+    network : SimulatedNetwork or None, default=None
+    random_state : int, RandomState instance or None, default=None
+    n_jobs : int or None, default=None
+    verbose : int, default=0
+    privacy : DifferentialPrivacy, default=None
+        See :class:`FederatedMultiTaskClassifier`.
+
+    Attributes
+    ----------
+    nodes_ : ndarray of shape (n_nodes,)
+    omega_ : ndarray of shape (n_nodes, n_nodes)
+    task_covariance_ : ndarray of shape (n_nodes, n_nodes)
+    rho_ : float
+    dual_coef_ : ndarray of shape (1, n_SV)
+    support_ : ndarray of shape (n_SV,)
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+    n_support_ : ndarray of shape (n_nodes,)
+    coef_ : ndarray of shape (n_nodes, n_features')
+        Primal modes only.
+    intercept_ : ndarray of shape (n_nodes,)
+    n_iter_ : int
+    duality_gap_curve_, objective_curve_, dual_objective_curve_ : ndarray of shape (n_iter_,)
+    joint_objective_curve_ : ndarray of shape (n_iter_,)
+    joint_objective_, joint_duality_gap_ : float
+    communication_ : CommunicationLog
+    n_bytes_sent_, n_messages_ : int
+    bytes_per_round_ : ndarray of shape (n_iter_,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    See Also
+    --------
+    FederatedMultiTaskClassifier : The classifier, with the full description.
+    sklearn.kernel_ridge.KernelRidge : The global kernel ridge on pooled data.
+
+    References
+    ----------
+    .. [1] S. Caldas, V. Smith, A. Talwalkar. "Federated Kernelized
+       Multi-Task Learning". SysML 2018.
+    .. [2] V. Smith, C.-K. Chiang, M. Sanjabi, A. Talwalkar. "Federated
+       Multi-Task Learning". NeurIPS 2017.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed.multitask import FederatedMultiTaskRegressor
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(90, 3)); groups = np.repeat(["a", "b", "c"], 30)
+    >>> y = X @ [1.0, -1.0, 0.5] + 0.1 * rng.normal(size=90)
+    >>> reg = FederatedMultiTaskRegressor(kernel="linear", random_state=0)
+    >>> reg.fit(X, y, groups=groups).score(X, y, groups=groups) > 0.95
+    True
+    """
+
+    _parameter_constraints = {
+        **_BaseMultiTask._parameter_constraints,
+        "loss": [StrOptions({"squared"})],
+    }
+
+    def __init__(
+        self,
+        *,
+        C=1.0,
+        lam=None,
+        loss="squared",
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=1.0,
+        omega="learn",
+        omega_update_every=None,
+        approximation="auto",
+        n_components="auto",
+        landmarks="random",
+        fit_intercept=True,
+        intercept_scaling=1.0,
+        local_epochs=10.0,
+        local_gap_target=None,
+        local_solver="auto",
+        aggregation="auto",
+        compression="auto",
+        tol=1e-3,
+        max_rounds=1000,
+        cache_size=None,
+        warm_start=False,
+        group_column=None,
+        handle_unknown="global",
+        network=None,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+        privacy=None,
+    ):
+        super().__init__(
+            C=C, lam=lam, loss=loss, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+            omega=omega, omega_update_every=omega_update_every,
+            approximation=approximation, n_components=n_components, landmarks=landmarks,
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
+            local_epochs=local_epochs, local_gap_target=local_gap_target,
+            local_solver=local_solver, aggregation=aggregation, compression=compression,
+            tol=tol,
+            max_rounds=max_rounds, cache_size=cache_size, warm_start=warm_start,
+            group_column=group_column,
+            handle_unknown=handle_unknown, network=network, random_state=random_state,
+            n_jobs=n_jobs, verbose=verbose, privacy=privacy,
+        )
+
+    def fit(self, X, y, groups=None, sample_weight=None):
+        """Fit the per-node regressors and Omega over the simulated network.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,), default=None
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : FederatedMultiTaskRegressor
+        """
+        self._validate_params()
+        X, y, sample_weight, layout = self._validate_fit_data(
+            X, y, groups, sample_weight, y_numeric=True
+        )
+        Y = layout.sort(np.asarray(y, dtype=np.float64).ravel())[None, :]
+        sw = layout.sort(sample_weight) if sample_weight is not None else None
+        return self._fit(X=layout.sort(X), Y=np.ascontiguousarray(Y), sample_weight=sw,
+                         layout=layout)
+
+    def predict(self, X, groups=None):
+        """Prediction of each sample's node model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        groups : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        return self._raw_decision(X, groups)[:, 0]
