@@ -72,6 +72,10 @@ import warnings
 import numpy as np
 from sklearn.base import clone
 from sklearn.ensemble import AdaBoostClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
 from skfed import SingleNodeWarning
@@ -189,6 +193,31 @@ def boosting_methods(n_estimators, n_nodes, max_iter, seed, beta_grid=(1.0, 3.0,
     return methods
 
 
+LINEAR_KINDS = {
+    "linearsvc": lambda C, seed: LinearSVC(C=C, max_iter=20000, random_state=seed),
+    "svc": lambda C, seed: SVC(C=C, random_state=seed),
+    "logistic": lambda C, seed: LogisticRegression(C=C, max_iter=5000),
+}
+
+
+def linear_methods(seed, C_grid=(0.1, 1.0, 10.0)):
+    """The strongest plain baselines, pooled and per node.
+
+    The better of ``LinearSVC``, ``SVC`` (RBF) and ``LogisticRegression``
+    on standardized features, the estimator and ``C`` chosen together by
+    the same 3-fold within-node CV as the boosting baselines.
+    """
+
+    def build(kind, C):
+        return make_pipeline(StandardScaler(), LINEAR_KINDS[kind](C, seed))
+
+    grid = _grid(kind=list(LINEAR_KINDS), C=list(C_grid))
+    return [
+        Method("global_linear", build, grid, uses_groups=False),
+        Method("local_linear", lambda kind, C: LocalEstimator(build(kind, C)), grid),
+    ]
+
+
 # --------------------------------------------------------------------- real
 def load_run(name, run):
     if name.startswith("computer"):
@@ -269,6 +298,12 @@ DADA_TUNE_GRID = [{"beta": [3.0], "mu": [3.0]}, {"beta": [10.0], "mu": [1.0]},
                   {"beta": [30.0], "mu": [0.3]}]
 DADA_FULL_GRID = {"beta": [3.0, 10.0, 30.0], "mu": [0.3, 1.0, 3.0]}
 PERSO_TUNE_GRID = {"mu": [0.1, 1.0, 10.0], "alpha": [1e-3, 1e-2]}
+
+
+# Every baseline of the table; "strongest_baseline" is, per run, the best
+# of them on the test set (the baselines' side of every comparison).
+BASELINES = ("global_adaboost", "local_adaboost", "global_linear", "local_linear",
+             "global_l1_boosting", "local_l1_boosting")
 
 
 def _defaults_cases(seeds, runs, layouts=("paper", "random"),
@@ -366,10 +401,12 @@ def run_defaults(seeds, runs, log, tune=True, layouts=("paper", "random"),
         K = len(np.unique(g))
         log(f"{name} {run}: {X.shape[0]} train / {X_test.shape[0]} test, {K} nodes")
         row = {"case": name, "run": run}
-        for method in boosting_methods(n_estimators, K, 100 * K, run):
+        for method in boosting_methods(n_estimators, K, 100 * K, run) + linear_methods(run):
             result, _ = select_and_fit(method, X, y, g, X_test, y_test, g_test, run,
                                        lambda message: None, 1)
             row[method.name] = result["accuracy"]
+            row[f"{method.name}_params"] = result["params"]
+        row["strongest_baseline"] = max(row[name] for name in BASELINES)
         fits = {
             "dada": (DecentralizedBoostingClassifier(n_estimators, random_state=run),
                      DADA_FULL_GRID if full_grid else DADA_TUNE_GRID),
@@ -404,6 +441,9 @@ def run_defaults(seeds, runs, log, tune=True, layouts=("paper", "random"),
                 entry[key] = {k: float(np.mean([r[key][k] for r in mine])) for k in value}
             elif key.endswith("_bytes"):
                 entry[key] = float(np.mean([r[key] for r in mine]))
+        entry["runs"] = [r["run"] for r in mine]
+        entry["dada_defaults_wins"] = int(sum(
+            r["dada_defaults"] > r["strongest_baseline"] for r in mine))
         summary[case] = entry
     return {"summary": summary, "per_run": rows}
 
@@ -474,8 +514,68 @@ def run_timing(node_counts, log, seed=0, methods=TIMED):
     return rows
 
 
+# ------------------------------------------------------------------- tables
+CASE_NAMES = {"moons-paper": "moons, paper layout", "moons-random": "moons, random layout",
+              "moons-noisy": "moons, noisy (held out)", "moons-jitter": "moons, jitter (held out)",
+              "computer": "Computer buyers", "school": "School", "har": "HAR walking"}
+COLUMNS = (("global_adaboost", "Glob-Ada"), ("local_adaboost", "Loc-Ada"),
+           ("global_linear", "Glob-lin"), ("local_linear", "Loc-lin"),
+           ("global_l1_boosting", "Glob-l1"), ("local_l1_boosting", "Loc-l1"),
+           ("strongest_baseline", "best-base"), ("dada_defaults", "Dada def"),
+           ("perso_lin_defaults", "PL def"))
+
+
+def format_tables(result):
+    """The accuracy table, the graph recovery and the timing as plain text."""
+    summary = result["summary"]
+    lines = ["test accuracy %".ljust(34) + "".join(f"{title:>10s}" for _, title in COLUMNS)
+             + "   wins"]
+    for case in [c for c in CASE_NAMES if c in summary]:
+        entry = summary[case]
+        runs = ",".join(str(r) for r in entry["runs"])
+        lines.append(f"{CASE_NAMES[case]} ({runs})".ljust(34)
+                     + "".join(f"{entry.get(key, float('nan')):10.2f}" for key, _ in COLUMNS)
+                     + f"   {entry['dada_defaults_wins']}/{len(entry['runs'])}")
+    lines.append("")
+    lines.append("graph recovery (defaults)".ljust(34)
+                 + "weight inside clusters %, non-zeros / oracle non-zeros")
+    for case in [c for c in CASE_NAMES if c in summary and c.startswith("moons")]:
+        entry = summary[case]
+        parts = []
+        for key, title in (("dada", "Dada"), ("perso_lin", "PL")):
+            graph = entry.get(f"{key}_defaults_graph")
+            if graph:
+                parts.append(f"{title} {100 * graph['weight_inside_clusters']:.1f} % "
+                             f"{graph['graph_nnz']:.0f}/{graph['oracle_nnz']:.0f}")
+        lines.append(CASE_NAMES[case].ljust(34) + "   ".join(parts))
+    if result.get("timing"):
+        lines.append("")
+        lines.append("timing (noisy moons, defaults)   nodes   CPU s   peak MB   accuracy   "
+                     "inside %   non-zeros")
+        for row in result["timing"]:
+            lines.append(f"{row['method']:32s} {row['n_nodes']:6d} {row['cpu_seconds']:7.1f} "
+                         f"{row['peak_mb']:9.0f} {row.get('accuracy', float('nan')):10.2f} "
+                         f"{100 * row['weight_inside_clusters']:10.1f} {row['graph_nnz']:11d}")
+    return "\n".join(lines)
+
+
+def merge_results(paths):
+    """One result from the JSON files of several processes of this part."""
+    merged = {"summary": {}, "per_run": [], "timing": []}
+    for path in paths:
+        with open(path) as handle:
+            part = json.load(handle)
+        merged["summary"].update(part.get("summary", {}))
+        merged["per_run"].extend(part.get("per_run", []))
+        merged["timing"].extend(part.get("timing", []))
+    return merged
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "table":
+        print(format_tables(merge_results(argv[1:])))
+        return
     if argv and argv[0] == "timing-one":
         warnings.simplefilter("ignore", SingleNodeWarning)
         print(json.dumps(timing_one(argv[1], int(argv[2]), int(argv[3]))))
@@ -525,9 +625,7 @@ def main(argv=None):
     if args.out:
         with open(args.out, "w") as handle:
             handle.write(text)
-    summary = result.get("summary", {k: v["summary"] for k, v in result.items()
-                                     if isinstance(v, dict) and "summary" in v})
-    print(json.dumps(summary, default=float))
+    print(format_tables(result))
 
 
 if __name__ == "__main__":

@@ -233,6 +233,45 @@ def test_sparsify_to_connected_matches_a_brute_force_threshold_search(seed):
     assert connected_threshold(np.zeros((4, 4))) == 0.0
 
 
+def _authors_threshold(W):
+    """The authors' post-processing as the docs describe it, in NumPy: thresholds
+    ``max(W) / sqrt(10) ** j``, j = 1, 2, ..., the first at which the second
+    smallest eigenvalue of the thresholded graph's Laplacian exceeds 1e-3
+    (None when no threshold above the smallest weight passes)."""
+    top, low = W.max(), W[W > 0].min()
+    j = 1
+    while top / np.sqrt(10) ** j >= low:
+        t = top / np.sqrt(10) ** j
+        kept = np.where(W >= t, W, 0.0)
+        laplacian = np.diag(kept.sum(axis=1)) - kept
+        if np.linalg.eigvalsh(laplacian)[1] > 1e-3:
+            return t
+        j += 1
+    return None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_exact_threshold_keeps_fewer_edges_than_the_authors_grid(seed):
+    """The documented difference from the authors' code: their grid keeps at
+    least the exact threshold's edges (up to sqrt(10) below it) on a connected
+    graph, and on a disconnected one no grid threshold passes (every edge
+    kept) while the exact threshold still drops edges inside the components."""
+    rng = np.random.RandomState(seed)
+    K = 20
+    W = np.triu(rng.uniform(size=(K, K)) * (rng.uniform(size=(K, K)) < 0.4), 1)
+    W[np.arange(K - 1), np.arange(1, K)] = rng.uniform(0.01, 1.0, K - 1)  # connected
+    W = W + W.T
+    t_exact, t_authors = connected_threshold(W), _authors_threshold(W)
+    assert t_authors is not None and t_exact / np.sqrt(10) < t_authors <= t_exact
+    assert np.count_nonzero(W >= t_authors) >= np.count_nonzero(W >= t_exact)
+    # Two components: no Laplacian of a thresholded graph has lambda_2 > 0.
+    W[: K // 2, K // 2:] = W[K // 2:, : K // 2] = 0.0
+    assert _authors_threshold(W) is None
+    kept = sparsify_to_connected(W)
+    assert connected_components(kept, directed=False)[0] == 2
+    assert kept.nnz < np.count_nonzero(W)
+
+
 def test_learner_sparsifies_its_graph_by_default():
     models, losses = _problem(2, K=12)
     kw = dict(mu=5.0, lambda_graph=0.5, kappa=4, random_state=0)
