@@ -623,6 +623,31 @@ def test_learned_graph_is_sparsified_to_connected(Estimator):
     assert kept.n_bytes_sent_ < full.n_bytes_sent_
 
 
+@pytest.mark.parametrize("Estimator", [DecentralizedBoostingClassifier,
+                                       PersonalizedLinearClassifier])
+def test_learned_graph_leaves_no_node_alone(Estimator):
+    """The documented effect of the log barrier and of the sparsification: at
+    the defaults every node of the learned graph keeps a neighbour, with or
+    without the cut, and the cut keeps the learned graph's components."""
+    from scipy.sparse.csgraph import connected_components
+
+    from skfed.graph import sparsify_to_connected
+
+    X, X_test, y, y_test, g, g_test, oracle, clusters = make_rotated_moons(
+        40, cluster_sizes=[10, 30], n_samples_range=(3, 14), n_features=4, padding_std=0.0,
+        random_state=3,
+    )
+    kw = dict(max_iter=40 * 20, random_state=0)
+    kept = Estimator(**kw).fit(X, y, groups=g).collaboration_graph_
+    assert np.asarray(kept.sum(axis=1)).ravel().min() > 0
+    full = Estimator(sparsify_graph=None, **kw).fit(X, y, groups=g).collaboration_graph_
+    assert np.asarray(full.sum(axis=1)).ravel().min() > 0
+    # Cutting keeps the components (so no node loses its last neighbour);
+    # the learned graph need not be connected.
+    n_full = connected_components(full, directed=False)[0]
+    assert connected_components(sparsify_to_connected(full), directed=False)[0] == n_full
+
+
 @pytest.mark.parametrize("placement", ["range", "global_range", "quantile"])
 def test_stump_placement_against_numpy(placement):
     K, m = 8, 25

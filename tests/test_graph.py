@@ -405,3 +405,13 @@ def test_complete_topology_is_never_built(monkeypatch):
                 PersonalizedLinearClassifier(max_iter=2 * K, random_state=0)):
         est.fit(X, y, groups=groups)
         assert est.collaboration_graph_.nnz > 0
+
+
+def test_learned_graph_leaves_no_node_alone():
+    """The log barrier at the defaults: every node keeps a neighbour, before
+    and after the cut to the connected threshold."""
+    models, losses = _problem(4, K=30)
+    for sparsify in ("connected", None):
+        learner = CollaborationGraphLearner(sparsify_graph=sparsify, random_state=0)
+        W = learner.fit(models, losses=losses).collaboration_graph_
+        assert np.asarray(W.sum(axis=1)).ravel().min() > 0
