@@ -97,8 +97,34 @@ def _stumps_per_feature(varying, n_estimators):
     return counts.tolist()
 
 
+def _stump_counts(feature_min, feature_max, n_estimators, features=None,
+                  max_per_feature=None):
+    """Stumps per feature: ``n_estimators`` spread over the allowed features that vary.
+
+    With ``max_per_feature``, an allowed feature takes at most that many and
+    the stumps they leave are spread evenly over the other varying
+    features (none left out: the cap is then not applied).
+    """
+    n_features = feature_min.shape[0]
+    allowed = np.ones(n_features, dtype=bool) if features is None else np.asarray(
+        features, dtype=bool)
+    if allowed.shape != (n_features,) or not allowed.any():
+        raise ValueError("features must be a boolean mask of the features with at least one "
+                         "True entry.")
+    varying = (feature_max > feature_min) & allowed
+    counts = np.asarray(_stumps_per_feature(varying if varying.any() else allowed,
+                                            n_estimators), dtype=np.intp)
+    if max_per_feature is not None:
+        others = (feature_max > feature_min) & ~allowed
+        if others.any() and counts.max() > max_per_feature:
+            counts = np.minimum(counts, int(max_per_feature))
+            counts += np.asarray(_stumps_per_feature(others, n_estimators - counts.sum()),
+                                 dtype=np.intp) * others
+    return counts
+
+
 def make_stumps(feature_min, feature_max, n_estimators, placement="range", histogram=None,
-                features=None):
+                features=None, max_per_feature=None):
     """Decision stumps spread evenly over the features that vary.
 
     Each of the ``n_varying`` features with ``feature_max > feature_min``
@@ -134,6 +160,13 @@ def make_stumps(feature_min, feature_max, n_estimators, placement="range", histo
     features : array-like of shape (n_features,), dtype=bool, default=None
         The features that may get stumps (e.g. those a feature vote
         selected); None: all.
+    max_per_feature : int, default=None
+        At most this many stumps on each of ``features``; the stumps they
+        cannot take are spread evenly over the other varying features (when
+        there is none, the cap is not applied).  A feature's ``n`` training
+        samples split it at most ``n - 1`` different ways, so a feature vote
+        passes the pooled number of training samples: a vote that singles
+        out a few features of many does not pile redundant stumps on them.
 
     Returns
     -------
@@ -143,13 +176,8 @@ def make_stumps(feature_min, feature_max, n_estimators, placement="range", histo
     feature_min = np.asarray(feature_min, dtype=np.float64)
     feature_max = np.asarray(feature_max, dtype=np.float64)
     n_features = feature_min.shape[0]
-    allowed = np.ones(n_features, dtype=bool) if features is None else np.asarray(
-        features, dtype=bool)
-    if allowed.shape != (n_features,) or not allowed.any():
-        raise ValueError("features must be a boolean mask of the features with at least one "
-                         "True entry.")
-    varying = (feature_max > feature_min) & allowed
-    counts = _stumps_per_feature(varying if varying.any() else allowed, n_estimators)
+    counts = _stump_counts(feature_min, feature_max, n_estimators, features,
+                           max_per_feature).tolist()
     if placement == "global_range":
         feature_min = np.full(n_features, feature_min.min())
         feature_max = np.full(n_features, feature_max.max())
@@ -458,8 +486,8 @@ def _count_votes(ballots, varying, n_votes):
 def _vote_messages(simulation, ballots, selected, nodes=None):
     """Count the feature vote's messages up and down the aggregation tree.
 
-    A node sends its parent the number of voters of its subtree and the
-    subtree's non-zero counts (an int32 and a ``ceil(log2 n_features)``-bit
+    A node sends its parent the numbers of voters and of training samples
+    of its subtree and the subtree's non-zero counts (an int32 and a ``ceil(log2 n_features)``-bit
     index each, or all ``n_features`` counts when that is smaller); the
     parent sends the selection back (a bit per feature, or the selected
     indices when that is smaller).  Only the messages sent by ``nodes`` are
@@ -471,7 +499,7 @@ def _vote_messages(simulation, ballots, selected, nodes=None):
     parent, order = _aggregation_tree(simulation)
     n_counted = _subtree_union(ballots, parent, order).sum(axis=1)
     bits = index_bits(d)
-    dense = payload_bytes(n_int32=1 + d)
+    dense = payload_bytes(n_int32=2 + d)
     down = payload_bytes(n_bits=min(d, int(selected.sum()) * bits))
     mine = None if nodes is None else set(np.asarray(nodes).tolist())
     counter = simulation.counter
@@ -481,7 +509,7 @@ def _vote_messages(simulation, ballots, selected, nodes=None):
         if p < 0:
             continue
         m = int(n_counted[k])
-        up = min(dense, payload_bytes(n_int32=1 + m, n_bits=m * bits))
+        up = min(dense, payload_bytes(n_int32=2 + m, n_bits=m * bits))
         if mine is None or k in mine:
             counter.send_message(k, p, up)
         if mine is None or p in mine:
@@ -1167,8 +1195,9 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         outliers); ``"global_range"`` evenly inside the range of all features
         together, the same for every feature (suits features on one common
         scale, e.g. standardized or pixel data; a feature with a narrow range
-        gets few useful stumps; the authors' code places its thresholds
-        this way but not its count of them, see :func:`make_stumps`);
+        gets few useful stumps; the authors' code also shares one range
+        between the features, but counts and spaces its thresholds
+        differently, see :func:`make_stumps`);
         ``"quantile"`` at
         the quantiles of the pooled data of each feature, read from per-node
         histograms (256 bins over the agreed range) summed up a spanning tree
@@ -1661,13 +1690,17 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             self.selected_features_ = selected
             self.feature_votes_ = votes
             self.vote_threshold_ = threshold
+            # The vote also sums the training samples (the cap of a feature's stumps).
+            cap = int(layout.offsets[-1]) if votes is not None else None
             histogram = None
             if self.stump_placement == "quantile":
+                stumped = _stump_counts(lo, hi, self.n_estimators, selected, cap) > 0
                 histogram, spent = self._agree_on_histogram(
-                    Xs, sws, layout, simulation, lo, hi, selected)
+                    Xs, sws, layout, simulation, lo, hi, stumped)
                 setup_bytes += spent
             self.stump_features_, self.stump_thresholds_ = make_stumps(
-                lo, hi, self.n_estimators, self.stump_placement, histogram, features=selected
+                lo, hi, self.n_estimators, self.stump_placement, histogram, features=selected,
+                max_per_feature=cap,
             )
             self.base_predictors_ = None
         else:

@@ -819,7 +819,8 @@ def test_feature_vote_against_numpy():
         subtree[parent[k]] |= subtree[k]
     bits = index_bits(d)
     down = (min(d, int(selected.sum()) * bits) + 7) // 8
-    vote_bytes = sum(16 + min(4 * (1 + d), 4 * (1 + m) + (m * bits + 7) // 8) + 16 + down
+    # Up: the subtree's voters and samples, then its non-zero counts.
+    vote_bytes = sum(16 + min(4 * (2 + d), 4 * (2 + m) + (m * bits + 7) // 8) + 16 + down
                      for m in subtree[1:].sum(axis=1))
     range_bytes = 2 * (K - 1) * (16 + 2 * d * 8)
     assert clf.n_bytes_sent_ == range_bytes + vote_bytes
@@ -847,6 +848,29 @@ def test_n_estimators_means_the_same_with_noise_features():
     spread = DecentralizedBoostingClassifier(40, feature_selection=None, **kw).fit(
         X, y, groups=groups)
     assert np.isin(spread.stump_features_, [0, 1]).sum() <= 2
+
+
+def test_vote_caps_a_features_stumps_at_the_training_samples():
+    """A vote that singles out a few features of many: each takes at most as
+    many stumps as there are training samples (no more distinct splits
+    exist), the rest spread evenly over the other varying features."""
+    X, y, groups = _vote_problem(0, K=40, n_noise=10)
+    n, K = X.shape[0], 40
+    n_est = 2 * n + 10 * 7 + 3  # 7 or 8 stumps on each of the 10 others
+    kw = dict(graph=np.zeros((K, K)), mu=0.0, max_iter=1, random_state=0)
+    clf = DecentralizedBoostingClassifier(n_est, **kw).fit(X, y, groups=groups)
+    np.testing.assert_array_equal(np.flatnonzero(clf.selected_features_), [0, 1])
+    counts = np.bincount(clf.stump_features_, minlength=12)
+    np.testing.assert_array_equal(counts, [n, n] + [8, 8, 8] + [7] * 7)
+    lo, hi = clf.feature_range_
+    np.testing.assert_allclose(clf.stump_thresholds_[:n],
+                               lo[0] + np.arange(1, n + 1) * (hi[0] - lo[0]) / (n + 1))
+    # No cap when no feature is left out, nor without the vote.
+    features, _ = make_stumps(lo, hi, n_est, features=np.ones(12, bool), max_per_feature=5)
+    assert features.size == n_est and np.bincount(features).max() > 5
+    every = DecentralizedBoostingClassifier(3 * n * 12, feature_selection=None, **kw).fit(
+        X, y, groups=groups)
+    np.testing.assert_array_equal(np.bincount(every.stump_features_), np.full(12, 3 * n))
 
 
 def test_feature_vote_keeps_every_feature_when_none_stands_out():

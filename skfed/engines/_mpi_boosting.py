@@ -935,7 +935,11 @@ def fit_dada(est, peer, block, validate, random_state):
     est.feature_range_ = np.vstack([lo0, hi0])
     varying = hi0 > lo0
     selected, votes, threshold = varying.copy(), None, None
+    n_rows = None
     if est.feature_selection == "vote":
+        # The pooled number of training samples, summed with the vote: the cap
+        # of a feature's stumps (make_stumps' max_per_feature).
+        n_rows = int(peer.allreduce_sum("setup", int(Xs.shape[0])))
         n_varying = int(varying.sum())
         q = _vote_size(n_varying)
         votes = np.zeros(d, dtype=np.int64)
@@ -960,7 +964,8 @@ def fit_dada(est, peer, block, validate, random_state):
     est.feature_votes_ = votes
     est.vote_threshold_ = threshold
     est.stump_features_, est.stump_thresholds_ = make_stumps(
-        lo0, hi0, est.n_estimators, est.stump_placement, features=selected
+        lo0, hi0, est.n_estimators, est.stump_placement, features=selected,
+        max_per_feature=n_rows,
     )
     est.base_predictors_ = None
     H = est._base_matrix(Xs, dtype) if Xs.shape[0] else np.zeros(
