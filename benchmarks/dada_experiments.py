@@ -605,14 +605,21 @@ def format_tables(result):
 
 
 def merge_results(paths):
-    """One result from the JSON files of several processes of this part."""
-    merged = {"summary": {}, "per_run": [], "timing": []}
+    """One result from the JSON files of several processes of this part.
+
+    Also takes the output of ``timing-one`` (one JSON row).
+    """
+    rows, timing = {}, []
     for path in paths:
         with open(path) as handle:
             part = json.load(handle)
-        merged["summary"].update(part.get("summary", {}))
-        merged["per_run"].extend(part.get("per_run", []))
-        merged["timing"].extend(part.get("timing", []))
+        if "method" in part:  # one timing-one row
+            part = {"timing": [part]}
+        # A later file's row of the same case and run replaces an earlier one.
+        rows.update({(r["case"], r["run"]): r for r in part.get("per_run", [])})
+        timing.extend(part.get("timing", []))
+    merged = _summarize(sorted(rows.values(), key=lambda r: (r["case"], r["run"])))
+    merged["timing"] = sorted(timing, key=lambda r: (r["n_nodes"], TIMED.index(r["method"])))
     return merged
 
 
