@@ -6,13 +6,19 @@ to one JSON file: the estimators' defaults against the tuning recipe of the
 user guide (routed ``GridSearchCV`` with ``WithinGroupKFold``, selecting
 beta and mu for Dada, mu and alpha for Perso-lin, refit anchored at the
 defaults by :func:`skfed.model_selection.refit_prefer_defaults`, bytes of
-every validation fit counted) and against Local / Global boosting
-(scikit-learn's AdaBoost of stumps pooled and per node, l1-boosting pooled
-and per node, each tuned by 3-fold within-node CV), on the rotated moons
-in both layouts (K = 100 nodes in clusters of 10/20/30/40, 3..14 training
-samples per node, D = 20 with the 18 extra coordinates set to 0 as in the
-paper's code, 200 stumps; seeds 0-4, the defaults were chosen on seeds
-10-14), Computer buyers (5..10 training computers per person, shared random
+every validation fit counted) and against Local / Global baselines
+(scikit-learn's AdaBoost of stumps pooled and per node, the better of
+LinearSVC, SVC and LogisticRegression on standardized features pooled and
+per node, l1-boosting pooled and per node, each tuned by 3-fold
+within-node CV; "best-base" is, run by run, the best of the six on the
+test set), on the rotated moons (K = 100 nodes in clusters of
+10/20/30/40, 3..14 training samples per node, D = 20, 200 stumps; seeds
+0-4): the paper's two layouts (the 18 extra coordinates set to 0 as in
+the paper's code; the defaults were chosen on seeds 10-14) and two
+families held out for issue 33, "noisy" (four clusters at random angles at
+least 30 degrees apart, every node's rotation jittered by N(0, 0.15 rad),
+moons noise 0.15, 18 N(0, 1) features, 5 % label flips) and "jitter" (the
+paper's layout with the same node jitter and flips), Computer buyers (5..10 training computers per person, shared random
 permutation), School (official splits, scores > 20) and HAR walking (2 % of
 every person's windows for training, as in the paper's code): runs 0-2,
 the defaults chosen on runs 10-11, School splits 6-7 and HAR run 10.  It
@@ -29,6 +35,20 @@ flooding of the feature ranges, so every Dada figure in them was invalid;
 Usage::
 
     python benchmarks/dada_experiments.py defaults --seeds 0 1 2 3 4 --runs 2
+
+``--timing 1000 10000`` (the default) adds default fits of Dada, Perso-lin
+and :class:`~skfed.graph.CollaborationGraphLearner` on the "noisy" family
+at 1,000 and 10,000 nodes, each in a fresh process: CPU seconds and peak
+memory of the fit.  ``--no-tune`` skips the tuned rows, ``--moons`` and
+``--datasets`` choose the cases (several processes can share the work:
+``python benchmarks/dada_experiments.py table A.json B.json`` prints the
+tables of their results together), ``--reuse-baselines A.json`` refits only
+Dada and Perso-lin.
+
+The tables of issue 33 (``--no-tune``; the user guide's "Measured
+results") are in the user guide and on the benchmarks page.  The table
+below is the earlier one, with the tuned rows and without the linear
+baselines, the held-out families or the feature vote:
 
 Results (2 shared cores; ``--seeds 0 1 2 3 4 --runs 2``; test accuracy %,
 mean over the runs in parentheses; "Dada CV": the tuning recipe, beta and
@@ -72,6 +92,10 @@ import warnings
 import numpy as np
 from sklearn.base import clone
 from sklearn.ensemble import AdaBoostClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
 from skfed import SingleNodeWarning
@@ -189,6 +213,31 @@ def boosting_methods(n_estimators, n_nodes, max_iter, seed, beta_grid=(1.0, 3.0,
     return methods
 
 
+LINEAR_KINDS = {
+    "linearsvc": lambda C, seed: LinearSVC(C=C, max_iter=20000, random_state=seed),
+    "svc": lambda C, seed: SVC(C=C, random_state=seed),
+    "logistic": lambda C, seed: LogisticRegression(C=C, max_iter=5000),
+}
+
+
+def linear_methods(seed, C_grid=(0.1, 1.0, 10.0)):
+    """The strongest plain baselines, pooled and per node.
+
+    The better of ``LinearSVC``, ``SVC`` (RBF) and ``LogisticRegression``
+    on standardized features, the estimator and ``C`` chosen together by
+    the same 3-fold within-node CV as the boosting baselines.
+    """
+
+    def build(kind, C):
+        return make_pipeline(StandardScaler(), LINEAR_KINDS[kind](C, seed))
+
+    grid = _grid(kind=list(LINEAR_KINDS), C=list(C_grid))
+    return [
+        Method("global_linear", build, grid, uses_groups=False),
+        Method("local_linear", lambda kind, C: LocalEstimator(build(kind, C)), grid),
+    ]
+
+
 # --------------------------------------------------------------------- real
 def load_run(name, run):
     if name.startswith("computer"):
@@ -271,6 +320,12 @@ DADA_FULL_GRID = {"beta": [3.0, 10.0, 30.0], "mu": [0.3, 1.0, 3.0]}
 PERSO_TUNE_GRID = {"mu": [0.1, 1.0, 10.0], "alpha": [1e-3, 1e-2]}
 
 
+# Every baseline of the table; "strongest_baseline" is, per run, the best
+# of them on the test set (the baselines' side of every comparison).
+BASELINES = ("global_adaboost", "local_adaboost", "global_linear", "local_linear",
+             "global_l1_boosting", "local_l1_boosting")
+
+
 def _defaults_cases(seeds, runs, layouts=("paper", "random"),
                     datasets=("computer", "school", "har")):
     cases = [(f"moons-{layout}", seed) for layout in layouts for seed in seeds]
@@ -278,12 +333,64 @@ def _defaults_cases(seeds, runs, layouts=("paper", "random"),
     return cases
 
 
+# The moons families: the paper's two layouts (zero padding, as the authors'
+# code) and two held-out generators (issue 33): "noisy", four clusters at
+# uniformly random angles with a per-node jitter, 18 N(0, 1) features and
+# label flips; "jitter", the paper's diagonal clusters with a per-node jitter
+# and label flips (zero padding).
+MOONS_FAMILIES = {
+    "paper": dict(layout="paper", padding_std=0.0),
+    "random": dict(layout="random", padding_std=0.0),
+    "noisy": dict(layout="random", padding_std=1.0, noise=0.15, angle_jitter=0.15,
+                  label_noise=0.05, angles="uniform"),
+    "jitter": dict(layout="paper", padding_std=0.0, noise=0.15, angle_jitter=0.15,
+                   label_noise=0.05),
+}
+
+
+# Least angle between two clusters of the "noisy" family: 30 degrees, about
+# 3.5 standard deviations of the nodes' jitter.  Uniform angles put two
+# clusters closer than the jitter spreads a cluster's own nodes (seed 0: 3
+# degrees): their tasks are then one task, which no graph can split.
+MIN_CLUSTER_GAP = np.pi / 6
+
+
+def cluster_angles(seed, n_clusters=4, min_gap=MIN_CLUSTER_GAP):
+    """Uniform angles in [0, 2 pi), redrawn until every two are ``min_gap`` apart.
+
+    From a stream of their own (seed ``10_000 + seed``).
+    """
+    rng = np.random.RandomState(10_000 + seed)
+    while True:
+        angles = rng.uniform(0.0, 2.0 * np.pi, n_clusters)
+        ordered = np.sort(angles)
+        if np.diff(np.r_[ordered, ordered[0] + 2.0 * np.pi]).min() >= min_gap:
+            return angles
+
+
+def moons_family(family, seed, n_nodes=100, cluster_sizes=(10, 20, 30, 40)):
+    """One draw of a moons family: ``make_rotated_moons``' eight arrays.
+
+    ``angles="uniform"``: the clusters' angles from :func:`cluster_angles`
+    (nearby clusters, down to 30 degrees apart).
+    """
+    params = dict(MOONS_FAMILIES[family])
+    if params.get("angles") == "uniform":
+        params["angles"] = cluster_angles(seed, len(cluster_sizes))
+    if n_nodes != 100:
+        base = np.asarray(cluster_sizes) * n_nodes // 100
+        base[-1] += n_nodes - base.sum()
+        cluster_sizes = base.tolist()
+    return make_rotated_moons(
+        n_nodes, cluster_sizes=list(cluster_sizes), n_samples_range=(3, 14), n_features=20,
+        random_state=seed, **params,
+    )
+
+
 def _load_case(name, run):
     if name.startswith("moons"):
-        X, X_test, y, y_test, g, g_test, oracle, clusters = make_rotated_moons(
-            100, cluster_sizes=[10, 20, 30, 40], n_samples_range=(3, 14), n_features=20,
-            padding_std=0.0, layout=name.split("-")[1], random_state=run,
-        )
+        X, X_test, y, y_test, g, g_test, oracle, clusters = moons_family(
+            name.split("-")[1], run)
         return X, X_test, y, y_test, g, g_test, 200, clusters
     X, X_test, y, y_test, g, g_test, n_estimators = load_run(name, run)
     return X, X_test, y, y_test, g, g_test, n_estimators, None
@@ -299,25 +406,35 @@ def _graph_recovery(model, clusters):
 
 def run_defaults(seeds, runs, log, tune=True, layouts=("paper", "random"),
                  datasets=("computer", "school", "har"), refit="defaults", cv="kfold",
-                 n_se=0.0, full_grid=False):
+                 n_se=0.0, full_grid=False, save=None, reuse=None):
     """Defaults against tuned Dada / Perso-lin and the Local / Global baselines.
 
     Baselines are tuned by 3-fold within-node CV (``select_and_fit``);
     ``*_defaults`` are fitted once with the estimator's defaults (only
     ``n_estimators``, two stumps per feature on real data and 200 on moons,
     and ``random_state`` are set); ``*_tuned`` follow the user guide's
-    recipe (:func:`tune_by_grid_search`).
+    recipe (:func:`tune_by_grid_search`).  ``save``: called with the result
+    so far after every case (a long run keeps what it measured).  ``reuse``:
+    per-run rows of an earlier result whose baselines (which do not depend
+    on skfed's Dada or Perso-lin) are taken instead of refitted.
     """
+    reused = {(r["case"], r["run"]): r for r in (reuse or [])}
     rows = []
     for name, run in _defaults_cases(seeds, runs, layouts, datasets):
         X, X_test, y, y_test, g, g_test, n_estimators, clusters = _load_case(name, run)
         K = len(np.unique(g))
         log(f"{name} {run}: {X.shape[0]} train / {X_test.shape[0]} test, {K} nodes")
         row = {"case": name, "run": run}
-        for method in boosting_methods(n_estimators, K, 100 * K, run):
+        for method in boosting_methods(n_estimators, K, 100 * K, run) + linear_methods(run):
+            if (name, run) in reused:
+                for key in (method.name, f"{method.name}_params"):
+                    row[key] = reused[(name, run)][key]
+                continue
             result, _ = select_and_fit(method, X, y, g, X_test, y_test, g_test, run,
                                        lambda message: None, 1)
             row[method.name] = result["accuracy"]
+            row[f"{method.name}_params"] = result["params"]
+        row["strongest_baseline"] = max(row[name] for name in BASELINES)
         fits = {
             "dada": (DecentralizedBoostingClassifier(n_estimators, random_state=run),
                      DADA_FULL_GRID if full_grid else DADA_TUNE_GRID),
@@ -341,6 +458,13 @@ def run_defaults(seeds, runs, log, tune=True, layouts=("paper", "random"),
         log("    " + " ".join(f"{k}={v:.2f}" for k, v in row.items()
                               if isinstance(v, float)))
         rows.append(row)
+        if save is not None:
+            save(_summarize(rows))
+    return _summarize(rows)
+
+
+def _summarize(rows):
+    """Means over the runs of every case, beside the per-run rows."""
     summary = {}
     for case in sorted({r["case"] for r in rows}):
         mine = [r for r in rows if r["case"] == case]
@@ -352,21 +476,178 @@ def run_defaults(seeds, runs, log, tune=True, layouts=("paper", "random"),
                 entry[key] = {k: float(np.mean([r[key][k] for r in mine])) for k in value}
             elif key.endswith("_bytes"):
                 entry[key] = float(np.mean([r[key] for r in mine]))
+        entry["runs"] = [r["run"] for r in mine]
+        entry["dada_defaults_wins"] = int(sum(
+            r["dada_defaults"] > r["strongest_baseline"] for r in mine))
         summary[case] = entry
     return {"summary": summary, "per_run": rows}
 
 
+# ------------------------------------------------------------------- timing
+TIMED = ("dada", "perso_lin", "graph_learner")
+
+
+def timing_one(method, n_nodes, seed=0):
+    """One default fit at ``n_nodes`` nodes of the "noisy" moons family, measured.
+
+    Run in a fresh process (:func:`run_timing`) so that its peak resident
+    memory is its own.  ``"graph_learner"``: a
+    :class:`~skfed.graph.CollaborationGraphLearner` at its defaults on
+    every node's local linear model ``sum_i y_i x_i / m_k`` (20 numbers)
+    with zero losses.  Returns CPU seconds of the fit
+    (``time.process_time``), peak resident memory of the process at the end
+    of the fit and before it (MB; the data are generated before), test
+    accuracy (scored after the peak is read) and the graph recovery.
+    """
+    import resource
+
+    from skfed.graph import CollaborationGraphLearner
+
+    X, X_test, y, y_test, g, g_test, _, clusters = moons_family("noisy", seed, n_nodes)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    out = {"method": method, "n_nodes": n_nodes, "n_train": int(X.shape[0])}
+    start = time.process_time()
+    if method == "graph_learner":
+        counts = np.bincount(g, minlength=n_nodes).astype(float)
+        models = np.zeros((n_nodes, X.shape[1]))
+        np.add.at(models, g, np.where(y == y.max(), 1.0, -1.0)[:, None] * X)
+        models /= counts[:, None]
+        model = CollaborationGraphLearner(random_state=seed).fit(models, losses=np.zeros(n_nodes))
+        out["cpu_seconds"] = time.process_time() - start
+        W = model.collaboration_graph_
+    else:
+        estimator = (DecentralizedBoostingClassifier(200, random_state=seed) if method == "dada"
+                     else PersonalizedLinearClassifier(random_state=seed))
+        model = estimator.fit(X, y, groups=g)
+        out["cpu_seconds"] = time.process_time() - start
+        out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+        # Scored in slices, so that the test set's stump predictions (100
+        # test samples per node) do not count as the fit's memory.
+        correct = 0
+        for part in np.array_split(np.arange(X_test.shape[0]), max(1, n_nodes // 500)):
+            correct += int((model.predict(X_test[part], groups=g_test[part])
+                            == y_test[part]).sum())
+        out["accuracy"] = 100.0 * correct / X_test.shape[0]
+        W = model.collaboration_graph_
+    if "peak_mb" not in out:
+        out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    W = W.tocoo()
+    inside = clusters[W.row] == clusters[W.col]
+    out["weight_inside_clusters"] = float(W.data[inside].sum() / max(W.data.sum(), 1e-300))
+    out["graph_nnz"] = int(W.nnz)
+    out["mb_before_fit"] = before
+    return out
+
+
+def run_timing(node_counts, log, seed=0, methods=TIMED, save=None):
+    """:func:`timing_one` of every method at every node count, each in a new process."""
+    import subprocess
+
+    rows = []
+    for n_nodes in node_counts:
+        for method in methods:
+            done = subprocess.run(
+                [sys.executable, __file__, "timing-one", method, str(n_nodes), str(seed)],
+                capture_output=True, text=True, check=True,
+            )
+            row = json.loads(done.stdout.strip().splitlines()[-1])
+            log(f"timing {method} {n_nodes}: " + " ".join(
+                f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
+            rows.append(row)
+            if save is not None:
+                save(rows)
+    return rows
+
+
+# ------------------------------------------------------------------- tables
+CASE_NAMES = {"moons-paper": "moons, paper layout", "moons-random": "moons, random layout",
+              "moons-noisy": "moons, noisy (held out)", "moons-jitter": "moons, jitter (held out)",
+              "computer": "Computer buyers", "school": "School", "har": "HAR walking"}
+COLUMNS = (("global_adaboost", "Glob-Ada"), ("local_adaboost", "Loc-Ada"),
+           ("global_linear", "Glob-lin"), ("local_linear", "Loc-lin"),
+           ("global_l1_boosting", "Glob-l1"), ("local_l1_boosting", "Loc-l1"),
+           ("strongest_baseline", "best-base"), ("dada_defaults", "Dada def"),
+           ("perso_lin_defaults", "PL def"))
+
+
+def format_tables(result):
+    """The accuracy table, the graph recovery and the timing as plain text."""
+    summary = result["summary"]
+    lines = ["test accuracy %".ljust(34) + "".join(f"{title:>10s}" for _, title in COLUMNS)
+             + "   wins"]
+    for case in [c for c in CASE_NAMES if c in summary]:
+        entry = summary[case]
+        runs = ",".join(str(r) for r in entry["runs"])
+        lines.append(f"{CASE_NAMES[case]} ({runs})".ljust(34)
+                     + "".join(f"{entry.get(key, float('nan')):10.2f}" for key, _ in COLUMNS)
+                     + f"   {entry['dada_defaults_wins']}/{len(entry['runs'])}")
+    lines.append("")
+    lines.append("graph recovery (defaults)".ljust(34)
+                 + "weight inside clusters %, non-zeros / oracle non-zeros")
+    for case in [c for c in CASE_NAMES if c in summary and c.startswith("moons")]:
+        entry = summary[case]
+        parts = []
+        for key, title in (("dada", "Dada"), ("perso_lin", "PL")):
+            graph = entry.get(f"{key}_defaults_graph")
+            if graph:
+                parts.append(f"{title} {100 * graph['weight_inside_clusters']:.1f} % "
+                             f"{graph['graph_nnz']:.0f}/{graph['oracle_nnz']:.0f}")
+        lines.append(CASE_NAMES[case].ljust(34) + "   ".join(parts))
+    if result.get("timing"):
+        lines.append("")
+        lines.append("timing (noisy moons, defaults)   nodes   CPU s   peak MB   accuracy   "
+                     "inside %   non-zeros")
+        for row in result["timing"]:
+            lines.append(f"{row['method']:32s} {row['n_nodes']:6d} {row['cpu_seconds']:7.1f} "
+                         f"{row['peak_mb']:9.0f} {row.get('accuracy', float('nan')):10.2f} "
+                         f"{100 * row['weight_inside_clusters']:10.1f} {row['graph_nnz']:11d}")
+    return "\n".join(lines)
+
+
+def merge_results(paths):
+    """One result from the JSON files of several processes of this part.
+
+    Also takes the output of ``timing-one`` (one JSON row).
+    """
+    rows, timing = {}, []
+    for path in paths:
+        with open(path) as handle:
+            part = json.load(handle)
+        if "method" in part:  # one timing-one row
+            part = {"timing": [part]}
+        # A later file's row of the same case and run replaces an earlier one.
+        rows.update({(r["case"], r["run"]): r for r in part.get("per_run", [])})
+        timing.extend(part.get("timing", []))
+    merged = _summarize(sorted(rows.values(), key=lambda r: (r["case"], r["run"])))
+    merged["timing"] = sorted(timing, key=lambda r: (r["n_nodes"], TIMED.index(r["method"])))
+    return merged
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "table":
+        print(format_tables(merge_results(argv[1:])))
+        return
+    if argv and argv[0] == "timing-one":
+        warnings.simplefilter("ignore", SingleNodeWarning)
+        print(json.dumps(timing_one(argv[1], int(argv[2]), int(argv[3]))))
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("part", choices=["defaults"])
-    parser.add_argument("--moons", nargs="*", default=["paper", "random"],
-                        help="defaults part: moons layouts (none: no moons)")
+    parser.add_argument("--moons", nargs="*", default=list(MOONS_FAMILIES),
+                        help="defaults part: moons families (%(default)s; none: no moons)")
+    parser.add_argument("--timing", type=int, nargs="*", default=[1000, 10000],
+                        help="defaults part: node counts of the timing of the default "
+                        "fits (%(default)s; none: no timing)")
     parser.add_argument("--no-tune", action="store_true",
                         help="defaults part: skip the tuned Dada / Perso-lin rows")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--datasets", nargs="*", default=["computer", "school", "har"])
     parser.add_argument("--out", default=None)
+    parser.add_argument("--reuse-baselines", nargs="*", default=[],
+                        help="result files of earlier runs: their baselines are reused "
+                        "for the same cases (only Dada and Perso-lin are refitted)")
     parser.add_argument("--run-ids", type=int, nargs="*", default=None,
                         help="defaults part: these real-data runs instead of 0 .. runs-1")
     parser.add_argument("--cv", choices=["kfold", "holdout"], default="kfold",
@@ -389,17 +670,21 @@ def main(argv=None):
 
     start = time.perf_counter()
     runs = list(range(args.runs)) if args.run_ids is None else args.run_ids
+    def save(result):
+        if args.out:
+            with open(args.out, "w") as handle:
+                handle.write(json.dumps(result, indent=1, default=float))
+
     result = run_defaults(args.seeds, runs, log, tune=not args.no_tune,
                           layouts=args.moons, datasets=args.datasets, refit=args.refit,
-                          cv=args.cv, n_se=args.n_se, full_grid=args.full_grid)
+                          cv=args.cv, n_se=args.n_se, full_grid=args.full_grid, save=save,
+                          reuse=merge_results(args.reuse_baselines)["per_run"])
+    if args.timing:
+        result["timing"] = run_timing(args.timing, log,
+                                      save=lambda rows: save(dict(result, timing=rows)))
     result["seconds"] = time.perf_counter() - start
-    text = json.dumps(result, indent=1, default=float)
-    if args.out:
-        with open(args.out, "w") as handle:
-            handle.write(text)
-    summary = result.get("summary", {k: v["summary"] for k, v in result.items()
-                                     if isinstance(v, dict) and "summary" in v})
-    print(json.dumps(summary, default=float))
+    save(result)
+    print(format_tables(result))
 
 
 if __name__ == "__main__":

@@ -42,10 +42,11 @@ print(f"{n_nodes} nodes, {X.shape[0]} training samples "
 # average, ``beta=3``, ``mu=3``.  With ``graph=None`` the graph is learned
 # from purely local models first, then re-learned every ``n_nodes`` model
 # iterations (the paper's alternation: 100 iterations for 100 nodes); every
-# node keeps at most 10 neighbours (the paper's Remark 2, dropping those
+# node keeps at most 5 neighbours (the paper's Remark 2, dropping those
 # with the most different models) and every learned graph is sparsified to
-# connected (the authors' post-processing: only the weights above the
-# largest threshold at which the graph stays connected are kept).
+# connected (only the weights above the largest threshold at which the
+# graph stays connected are kept; the authors' code thresholds its graphs
+# on a coarser grid).
 common = dict(n_estimators=200, random_state=0)
 models = {
     "Local (no graph)": DecentralizedBoostingClassifier(

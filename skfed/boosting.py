@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy import sparse
-from scipy.sparse.csgraph import breadth_first_tree, connected_components
+from scipy.sparse.csgraph import breadth_first_order, connected_components
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
@@ -63,6 +63,9 @@ __all__ = [
     "PersonalizedLinearClassifier",
     "make_stumps",
     "make_stump_predictors",
+    "feature_relevance",
+    "node_votes",
+    "vote_threshold",
     "Stump",
     "fw_score_sensitivity",
     "stump_predictions",
@@ -72,6 +75,8 @@ __all__ = [
 _LOSSES = {"logistic": Logistic, "squared_hinge": SquaredHinge}
 # Bins per feature of the histograms behind ``stump_placement="quantile"``.
 _N_BINS = 256
+# Expected number of features the feature vote selects by chance.
+_VOTE_LEVEL = 0.05
 
 
 # ------------------------------------------------------------------ stumps
@@ -93,20 +98,54 @@ def _stumps_per_feature(varying, n_estimators):
     return counts.tolist()
 
 
-def make_stumps(feature_min, feature_max, n_estimators, placement="range", histogram=None):
+def _stump_counts(feature_min, feature_max, n_estimators, features=None,
+                  max_per_feature=None):
+    """Stumps per feature: ``n_estimators`` spread over the allowed features that vary.
+
+    With ``max_per_feature``, an allowed feature takes at most that many and
+    the stumps they leave are spread evenly over the other varying
+    features (none left out: the cap is then not applied).
+    """
+    n_features = feature_min.shape[0]
+    allowed = np.ones(n_features, dtype=bool) if features is None else np.asarray(
+        features, dtype=bool)
+    if allowed.shape != (n_features,) or not allowed.any():
+        raise ValueError("features must be a boolean mask of the features with at least one "
+                         "True entry.")
+    varying = (feature_max > feature_min) & allowed
+    counts = np.asarray(_stumps_per_feature(varying if varying.any() else allowed,
+                                            n_estimators), dtype=np.intp)
+    if max_per_feature is not None:
+        others = (feature_max > feature_min) & ~allowed
+        if others.any() and counts.max() > max_per_feature:
+            counts = np.minimum(counts, int(max_per_feature))
+            counts += np.asarray(_stumps_per_feature(others, n_estimators - counts.sum()),
+                                 dtype=np.intp) * others
+    return counts
+
+
+def make_stumps(feature_min, feature_max, n_estimators, placement="range", histogram=None,
+                features=None, max_per_feature=None):
     """Decision stumps spread evenly over the features that vary.
 
     Each of the ``n_varying`` features with ``feature_max > feature_min``
-    gets ``n_estimators // n_varying`` stumps (the first ``n_estimators %
-    n_varying`` of them one more) and a constant feature none (all features
-    share them when none varies); feature f gets q of them, with
-    thresholds placed by ``placement``:
+    (among ``features`` when given) gets ``n_estimators // n_varying``
+    stumps (the first ``n_estimators % n_varying`` of them one more) and a
+    constant feature none (all of them share the stumps when none varies);
+    feature f gets q of them, with thresholds placed by ``placement``:
 
     * ``"range"``: evenly spaced strictly inside the feature's own range,
       ``min_f + (r + 1) (max_f - min_f) / (q + 1)``, ``r = 0 .. q - 1``;
     * ``"global_range"``: the same over the range of all features together,
-      ``[min_f' min_f', max_f' max_f']``, for every feature (the stumps of
-      the authors' code; suits features on one common scale);
+      ``[min_f' min_f', max_f' max_f']``, for every feature (suits features
+      on one common scale).  The authors' code also puts the same
+      thresholds on every feature over the range of all of them, but not
+      these stumps: it gives every column of its data (the features and a
+      constant column it appends), constant ones included, ``q =
+      ceil(n_estimators / (n_features + 1))`` thresholds at ``min + (r + 1)
+      (max - min) / q``, the last at the maximum (a stump constant on the
+      data), where skfed spreads ``n_estimators`` over the varying features
+      strictly inside the range;
     * ``"quantile"``: at the levels ``(r + 1) / (q + 1)`` of the feature's
       distribution, read from ``histogram`` (counts of the pooled samples
       in ``n_bins`` equal bins over ``[min_f, max_f]``) by linear
@@ -119,6 +158,16 @@ def make_stumps(feature_min, feature_max, n_estimators, placement="range", histo
     placement : {"range", "global_range", "quantile"}, default="range"
     histogram : array-like of shape (n_features, n_bins), default=None
         Needed by ``"quantile"``.
+    features : array-like of shape (n_features,), dtype=bool, default=None
+        The features that may get stumps (e.g. those a feature vote
+        selected); None: all.
+    max_per_feature : int, default=None
+        At most this many stumps on each of ``features``; the stumps they
+        cannot take are spread evenly over the other varying features (when
+        there is none, the cap is not applied).  A feature's ``n`` training
+        samples split it at most ``n - 1`` different ways, so a feature vote
+        passes the pooled number of training samples: a vote that singles
+        out a few features of many does not pile redundant stumps on them.
 
     Returns
     -------
@@ -128,7 +177,8 @@ def make_stumps(feature_min, feature_max, n_estimators, placement="range", histo
     feature_min = np.asarray(feature_min, dtype=np.float64)
     feature_max = np.asarray(feature_max, dtype=np.float64)
     n_features = feature_min.shape[0]
-    counts = _stumps_per_feature(feature_max > feature_min, n_estimators)
+    counts = _stump_counts(feature_min, feature_max, n_estimators, features,
+                           max_per_feature).tolist()
     if placement == "global_range":
         feature_min = np.full(n_features, feature_min.min())
         feature_max = np.full(n_features, feature_max.max())
@@ -162,6 +212,117 @@ def make_stumps(feature_min, feature_max, n_estimators, placement="range", histo
                 feature_min[f] + r * (feature_max[f] - feature_min[f]) / (q + 1)
             )
     return np.concatenate(features), np.concatenate(thresholds)
+
+
+def _vote_size(n_candidates):
+    """Features a node votes for: ``ceil(sqrt(n_candidates))``."""
+    return int(math.ceil(math.sqrt(max(int(n_candidates), 1))))
+
+
+def feature_relevance(X, y, offsets, sample_weight=None):
+    """Every node's correlation ratio of every feature with its labels.
+
+    For node k (rows ``offsets[k]:offsets[k + 1]`` of ``X``) and feature j,
+    with ``s_i`` the sample weights, ``m`` the node's weighted mean of
+    ``x_j`` and ``m_c`` its mean over the node's samples of class c (weight
+    ``S_c``)::
+
+        eta2[k, j] = sum_c S_c (m_c - m)^2 / sum_i s_i (x_ij - m)^2,
+
+    the share of the feature's variance at the node that its classes
+    explain (the squared point-biserial correlation for two classes); 0
+    where the feature is constant at the node (or the node holds one
+    class).  Scale-free and invariant to any affine change of a feature.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Samples sorted by node.
+    y : ndarray of shape (n_samples,)
+        Class codes ``0 .. n_classes - 1``.
+    offsets : ndarray of shape (n_nodes + 1,)
+    sample_weight : ndarray of shape (n_samples,), default=None
+
+    Returns
+    -------
+    eta2 : ndarray of shape (n_nodes, n_features)
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    offsets = np.asarray(offsets, dtype=np.intp)
+    sw = np.ones(X.shape[0]) if sample_weight is None else np.asarray(
+        sample_weight, dtype=np.float64)
+    K = offsets.shape[0] - 1
+    if np.any(np.diff(offsets) <= 0):
+        raise ValueError("feature_relevance needs at least one sample per node.")
+    starts = offsets[:-1]
+    node = np.repeat(np.arange(K), np.diff(offsets))
+    mass = np.add.reduceat(sw, starts)
+    mean = np.add.reduceat(sw[:, None] * X, starts, axis=0) / np.where(
+        mass > 0, mass, 1.0)[:, None]
+    centred = X - mean[node]
+    weighted = sw[:, None] * centred
+    total = np.add.reduceat(weighted * centred, starts, axis=0)
+    between = np.zeros_like(total)
+    for c in np.unique(y):
+        inside = (y == c).astype(np.float64)
+        weight = np.add.reduceat(sw * inside, starts)
+        part = np.add.reduceat(weighted * inside[:, None], starts, axis=0)
+        # S_c (m_c - m)^2 = (sum over class c of s_i (x_ij - m))^2 / S_c
+        between += part**2 / np.where(weight > 0, weight, np.inf)[:, None]
+    # A feature constant at the node (up to rounding) explains nothing, and
+    # a node with one class has no between-class variance (only rounding).
+    scale = np.add.reduceat(sw[:, None] * X**2, starts, axis=0)
+    varies = total > 1e-12 * scale
+    eta2 = np.where(varies, np.minimum(between / np.where(varies, total, 1.0), 1.0), 0.0)
+    return np.where(eta2 > 1e-12, eta2, 0.0)
+
+
+def node_votes(relevance, candidates, n_votes, tie_key):
+    """Each node's vote: its ``n_votes`` most relevant candidate features.
+
+    A node votes for the features of ``candidates`` with the largest
+    ``relevance`` in its row, among those with positive relevance (at most
+    ``n_votes``; a node with none abstains); ties are broken by ``tie_key``
+    (a random permutation key per node and feature), so that features of
+    equal relevance are equally likely to be chosen.
+
+    Returns
+    -------
+    votes : ndarray of shape (n_nodes, n_features), dtype=bool
+    """
+    relevance = np.where(candidates[None, :], relevance, 0.0)
+    # Sort by relevance (descending), ties by the random key.
+    order = np.lexsort((tie_key, -relevance), axis=1)
+    top = order[:, :n_votes]
+    votes = np.zeros(relevance.shape, dtype=bool)
+    rows = np.repeat(np.arange(relevance.shape[0]), top.shape[1])
+    chosen = top.ravel()
+    keep = relevance[rows, chosen] > 0
+    votes[rows[keep], chosen[keep]] = True
+    return votes
+
+
+def vote_threshold(n_voters, n_votes, n_candidates, level=0.05):
+    """Least number of votes that singles a feature out of ``n_candidates``.
+
+    Under the null hypothesis that no candidate is more relevant than
+    another, each of the ``n_voters`` nodes votes for a given feature with
+    probability ``p = n_votes / n_candidates`` (its ranks are exchangeable),
+    so the feature's count is Binomial(n_voters, p); the threshold is the
+    smallest ``v`` with ``P(count >= v) <= level / n_candidates``, so that
+    on average at most ``level`` features are selected by chance
+    (Bonferroni).  Relevant features only take votes from the others, which
+    keeps the test conservative.
+    """
+    from scipy.stats import binom
+
+    n_voters, n_candidates = int(n_voters), int(n_candidates)
+    p = min(1.0, n_votes / max(n_candidates, 1))
+    v = np.arange(n_voters + 2)
+    # P(count >= v); 0 at v = n_voters + 1, so some v always qualifies.
+    tail = binom.sf(v - 1, n_voters, p)
+    return int(v[np.argmax(tail <= level / max(n_candidates, 1))])
 
 
 class Stump:
@@ -280,6 +441,108 @@ def _flood_extremes(lo, hi, adjacency, counter, payload):
     return lo, hi, spent, n_rounds
 
 
+def _aggregation_tree(simulation):
+    """A spanning tree of the topology for the setup's sums: ``(parent, order)``.
+
+    On a complete topology, the binary heap over the node indices (node k's
+    parent is ``(k - 1) // 2``: depth ``log2 n_nodes``, no adjacency built);
+    otherwise a breadth-first tree of the topology rooted at node 0.
+    ``parent[root] = -1``; ``order`` lists the nodes parents first.
+    """
+    K = simulation.n_nodes
+    if simulation.is_complete:
+        order = np.arange(K)
+        parent = (order - 1) // 2
+        parent[0] = -1
+        return parent, order
+    adjacency = simulation.adjacency
+    _check_connected(adjacency)
+    order, parent = breadth_first_order(adjacency, 0, directed=False,
+                                        return_predecessors=True)
+    parent = np.asarray(parent, dtype=np.intp)
+    parent[parent < 0] = -1
+    return parent, np.asarray(order, dtype=np.intp)
+
+
+def _subtree_union(flags, parent, order):
+    """``flags`` OR-ed over every node's subtree (children before parents)."""
+    out = np.array(flags, dtype=bool, copy=True)
+    for k in order[::-1].tolist():
+        if parent[k] >= 0:
+            out[parent[k]] |= out[k]
+    return out
+
+
+def _count_votes(ballots, varying, n_votes):
+    """``(selected, votes, threshold)`` of the vote; every varying feature if none is."""
+    voters = int(ballots.any(axis=1).sum())
+    votes = ballots.sum(axis=0).astype(np.int64)
+    threshold = vote_threshold(voters, n_votes, int(varying.sum()), level=_VOTE_LEVEL)
+    selected = (votes >= threshold) & varying
+    if not selected.any():
+        selected = varying.copy()
+    return selected, votes, threshold
+
+
+def _vote_messages(simulation, ballots, selected, nodes=None):
+    """Count the feature vote's messages up and down the aggregation tree.
+
+    A node sends its parent the numbers of voters and of training samples
+    of its subtree and the subtree's non-zero counts (an int32 and a ``ceil(log2 n_features)``-bit
+    index each, or all ``n_features`` counts when that is smaller); the
+    parent sends the selection back (a bit per feature, or the selected
+    indices when that is smaller).  Only the messages sent by ``nodes`` are
+    counted (all by default); returns the bytes of all the messages.
+    """
+    K, d = ballots.shape
+    if K < 2:
+        return 0
+    parent, order = _aggregation_tree(simulation)
+    n_counted = _subtree_union(ballots, parent, order).sum(axis=1)
+    bits = index_bits(d)
+    dense = payload_bytes(n_int32=2 + d)
+    down = payload_bytes(n_bits=min(d, int(selected.sum()) * bits))
+    mine = None if nodes is None else set(np.asarray(nodes).tolist())
+    counter = simulation.counter
+    spent = 0
+    for k in order.tolist():
+        p = int(parent[k])
+        if p < 0:
+            continue
+        m = int(n_counted[k])
+        up = min(dense, payload_bytes(n_int32=2 + m, n_bits=m * bits))
+        if mine is None or k in mine:
+            counter.send_message(k, p, up)
+        if mine is None or p in mine:
+            counter.send_message(p, k, down)
+        spent += up + down + 2 * counter.header_bytes
+    return spent
+
+
+def _tree_round_trip(simulation, up, down, nodes=None):
+    """Count one convergecast (``up`` bytes per child) and broadcast (``down``).
+
+    Every non-root node of the aggregation tree sends ``up`` payload bytes
+    to its parent, and its parent sends it ``down``; only the messages sent
+    by ``nodes`` are counted (all by default).  Returns the bytes of all the
+    messages (headers included).
+    """
+    if simulation.n_nodes < 2:
+        return 0
+    parent, order = _aggregation_tree(simulation)
+    mine = None if nodes is None else set(np.asarray(nodes).tolist())
+    counter = simulation.counter
+    for k in order.tolist():
+        p = int(parent[k])
+        if p >= 0:
+            if mine is None or k in mine:
+                counter.send_message(k, p, up)
+            if mine is None or p in mine:
+                counter.send_message(p, k, down)
+    return (simulation.n_nodes - 1) * (up + down + 2 * counter.header_bytes)
+
+
+# ------------------------------------------------------------------ privacy
 # ------------------------------------------------------------------ privacy
 # What a private fit treats as public (``privacy_public_``): not protected by
 # the noise, known to every node and to an observer.
@@ -464,6 +727,8 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
 
                 graph = nx.to_scipy_sparse_array(graph, nodelist=labels, weight="weight")
         W = check_adjacency(graph, K, name="graph", allow_weights=True)
+        if simulation.is_complete:
+            return W
         outside = sparse.csr_matrix(W - W.multiply(simulation.adjacency))
         outside.eliminate_zeros()
         if outside.nnz:
@@ -537,23 +802,22 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         return (simulation.rng.uniform(size=n_steps) < drop).astype(np.uint8)
 
     def _peer_scores(self, state, runner, simulation, initial):
-        """``(pair_cost, score_data, bytes)`` of a graph phase; Nones without peer scoring.
+        """``(score_data, bytes)`` of a graph phase; ``(None, 0)`` without peer scoring.
 
         With ``peer_scoring`` (not under a finite ``privacy`` budget: the
-        scores depend on the data, like the losses), every node scores the models it receives on its own
-        samples (``pair_cost`` NaN: computed when a graph step needs them).
-        Before a re-learning (``initial=False``) the nodes first refresh
-        the scores of their current graph neighbours, whose models they
-        hold: one float64 message per neighbour, whose bytes are returned.
-        A graph step's answer carries the peer's score (counted by the
-        graph steps).
+        scores depend on the data, like the losses), every node scores the
+        models it receives on its own samples (computed when a graph step
+        needs them).  Before a re-learning (``initial=False``) the nodes
+        first refresh the scores of their current graph neighbours, whose
+        models they hold: one float64 message per neighbour, whose bytes
+        are returned.  A graph step's answer carries the peer's score
+        (counted by the graph steps).
         """
         private = state.dp is not None and math.isfinite(state.dp.epsilon)
         if not getattr(self, "peer_scoring", False) or private:
-            return None, None, 0
+            return None, 0
         spent = 0 if initial else state.score_exchange(runner, simulation.counter)
-        costs, data = state.peer_scores(runner)
-        return costs, data, spent
+        return state.peer_scores(runner), spent
 
     def _refit_private_final(self, state, rng):
         """Each node's final (kept, never sent) models under a finite budget.
@@ -616,11 +880,10 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
             state.local_models(n_local, n_jobs_nodes)
             init_iter = (self._graph_init_per_node * K if self.graph_init_iter is None
                          else self.graph_init_iter)
-            costs, data, _ = self._peer_scores(state, runner, simulation, initial=True)
+            data, _ = self._peer_scores(state, runner, simulation, initial=True)
             _, spent, _, _ = runner.run(
                 state.graph_models(), state.graph_losses(), init_iter,
-                model_dtype=state.dtype, budget=budget, spent=spent, pair_cost=costs,
-                score_data=data,
+                model_dtype=state.dtype, budget=budget, spent=spent, score_data=data,
             )
             if self.sparsify_graph == "connected":
                 runner.sparsify_to_connected()
@@ -652,13 +915,12 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
             t += n_updates
             stopped = n_done < block or (budget >= 0 and spent >= budget)
             if updating and n_iter < max_iter and not stopped and graph_iter > 0:
-                costs, data, exchanged = self._peer_scores(state, runner, simulation,
-                                                           initial=False)
+                data, exchanged = self._peer_scores(state, runner, simulation,
+                                                    initial=False)
                 spent += exchanged
                 _, spent, _, _ = runner.run(
                     state.graph_models(), state.graph_losses(), graph_iter,
-                    model_dtype=state.dtype, budget=budget, spent=spent, pair_cost=costs,
-                    score_data=data,
+                    model_dtype=state.dtype, budget=budget, spent=spent, score_data=data,
                 )
                 self.n_graph_updates_ += 1
                 if self.sparsify_graph == "connected":
@@ -727,8 +989,8 @@ class _StateMixin:
         return self.current
 
     def peer_scores(self, runner):
-        """Pair costs of a graph phase (all NaN: computed lazily) and their data."""
-        return np.full(runner.cand_indices.shape[0], np.nan), self.score_data()
+        """What the graph steps of a phase need to score the models they receive."""
+        return self.score_data()
 
     def score_exchange(self, runner, counter, nodes=None):
         """Count every node's score of each graph neighbour (one float64 each).
@@ -737,14 +999,16 @@ class _StateMixin:
         bytes of all nodes' messages.
         """
         payload = payload_bytes(n_float64=1)
-        ptr, ind, w = runner.cand_indptr, runner.cand_indices, runner.weights
-        counted = None if nodes is None else set(np.asarray(nodes).tolist())
-        for k in np.flatnonzero(runner.degree > 0).tolist():
-            if counted is None or k in counted:
-                row = slice(ptr[k], ptr[k + 1])
-                dst = np.ascontiguousarray(ind[row][w[row] > 0], dtype=np.intp)
-                counter.multicast_message(k, dst, payload)
-        return int(np.count_nonzero(w > 0)) * (payload + counter.header_bytes)
+        rows, cols, _, _ = runner.links()
+        if nodes is not None:
+            mine = np.isin(rows, np.asarray(nodes))
+            counted_rows, counted_cols = rows[mine], cols[mine]
+        else:
+            counted_rows, counted_cols = rows, cols
+        counter.send_pairs(np.ascontiguousarray(counted_rows, dtype=np.intp),
+                           np.ascontiguousarray(counted_cols, dtype=np.intp),
+                           np.full(counted_rows.size, payload, dtype=np.int64))
+        return int(rows.size) * (payload + counter.header_bytes)
 
 
 class _BoostingState(_StateMixin):
@@ -799,11 +1063,17 @@ class _BoostingState(_StateMixin):
     def score_data(self):
         """What the graph steps need to score a received model on a node's data.
 
-        ``(H, Y, sw, offsets, factor, loss)``: the log-sum-exp of the margins
-        (``loss`` None), weighted by the confidence ``c_k``.
+        ``(H, Y, sw, offsets, factor, loss, H8)``: the log-sum-exp of the
+        margins (``loss`` None), weighted by the confidence ``c_k``; ``H8``
+        is H as int8 when every entry is +-1 (decision stumps and the
+        intercept), read by the scores instead of H (the same values, an
+        eighth of the memory traffic), else None.
         """
+        if not hasattr(self, "_H8"):
+            exact = self.H.size and np.all(np.abs(self.H) == 1)
+            self._H8 = np.ascontiguousarray(self.H, dtype=np.int8) if exact else None
         return (self.H, self.Y, self.sw, self.offsets,
-                np.ascontiguousarray(self.confidence, dtype=np.float64), None)
+                np.ascontiguousarray(self.confidence, dtype=np.float64), None, self._H8)
 
     def async_steps(self, t, n_steps, clock, node_state, offline, simulation, budget, spent):
         curve = np.zeros(n_steps)
@@ -956,14 +1226,43 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         (:func:`make_stumps`): ``"range"`` evenly inside the feature's own
         agreed range (suits features on different scales with no strong
         outliers); ``"global_range"`` evenly inside the range of all features
-        together, the same for every feature, as in the authors' code (suits
-        features on one common scale, e.g. standardized or pixel data; a
-        feature with a narrow range gets few useful stumps); ``"quantile"`` at
+        together, the same for every feature (suits features on one common
+        scale, e.g. standardized or pixel data; a feature with a narrow range
+        gets few useful stumps; the authors' code also shares one range
+        between the features, but counts and spaces its thresholds
+        differently, see :func:`make_stumps`);
+        ``"quantile"`` at
         the quantiles of the pooled data of each feature, read from per-node
         histograms (256 bins over the agreed range) summed up a spanning tree
         of the topology (suits skewed or heavy-tailed features, and binary or
         ordinal ones, where evenly spaced thresholds repeat the same split).
         Ignored when ``base_predictors`` is given.
+    feature_selection : {"vote", None}, default="vote"
+        Which features get stumps.  ``"vote"``: the nodes vote, without
+        pooling any data, for the features that carry their labels' signal,
+        and the ``n_estimators`` stumps are spread over the features the
+        vote singles out, so that features without signal do not dilute
+        them and ``n_estimators`` means the same with 2 or 2,000 features.
+        Each node ranks the varying features by their correlation ratio with
+        its labels (:func:`feature_relevance`: the share of the feature's
+        variance at the node that the classes explain, scale-free) and votes
+        for its ``q = ceil(sqrt(n_varying))`` best; the counts are summed up a
+        spanning tree of the topology and a feature is kept when its count
+        exceeds what chance gives with probability ``0.05 / n_varying``
+        (:func:`vote_threshold`; under the null, every node votes for a
+        given feature with probability ``q / n_varying``).  When no feature
+        stands out (all are alike, or ``q >= n_varying``: with 3 or fewer
+        varying features), every varying feature keeps its stumps.  A
+        selected feature takes at most as many stumps as there are training
+        samples (no more distinct splits exist); the stumps it cannot take
+        go evenly to the other varying features (``max_per_feature`` of
+        :func:`make_stumps`: on HAR walking, 21 nodes single out 4 to 6 of
+        561 features for 1,122 stumps).  A node's message up the tree is
+        its subtree's numbers of voters and samples and its non-zero counts
+        (an int32 and a feature index each); the selection comes back down
+        as a bit per feature.  ``None``: every varying feature.  Ignored when
+        ``base_predictors`` is given (the private mode, which needs them on
+        a public range, makes no data-dependent choice of stumps).
     fit_intercept : bool, default=True
         Add the constant base predictor ``h(x) = 1`` (last coordinate,
         exposed as ``intercept_``), inside the same l1 ball.
@@ -1024,11 +1323,16 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         update) before the models use it: ``"connected"`` keeps only the
         weights at or above the largest threshold at which the graph keeps
         its connected components (:func:`~skfed.graph.sparsify_to_connected`,
-        as the authors post-process every learned graph); ``None`` keeps
-        every learned weight.  The threshold is computed on the whole graph
-        (a maximum spanning forest), a global step outside the decentralized
-        protocol whose messages are not counted.  A fixed ``graph`` is
-        used as given.
+        exact: the smallest weight of a maximum spanning forest); ``None``
+        keeps every learned weight.  The authors' code also thresholds every
+        learned graph, differently: it tries the largest weight divided by
+        ``sqrt(10)``, 10, ``10 sqrt(10)``, ... and keeps the first threshold
+        at which the Laplacian's second eigenvalue exceeds 1e-3, which keeps
+        more edges than the exact threshold and, on a graph that cannot be
+        connected, almost all of them.  The threshold is computed on the
+        whole graph (O(nnz log nnz)), a global step outside the
+        decentralized protocol whose messages are not counted.  A fixed
+        ``graph`` is used as given.
     graph_update_every : int, "n_nodes" or None, default="n_nodes"
         Model iterations between two graph updates (learned graph only);
         ``"n_nodes"``: as many as there are nodes (every node wakes up once
@@ -1095,6 +1399,13 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         else -1`` (None with ``base_predictors``).
     feature_range_ : ndarray of shape (2, n_features)
         The agreed minimum and maximum of every feature.
+    selected_features_ : ndarray of shape (n_features,), dtype=bool
+        The features that got stumps (None with ``base_predictors``).
+    feature_votes_ : ndarray of shape (n_features,), dtype=int64
+        Nodes that voted for every feature (``feature_selection="vote"``;
+        zeros when no vote was needed, None otherwise).
+    vote_threshold_ : int
+        Votes a feature needed to be selected (None without a vote).
     collaboration_graph_ : scipy.sparse.csr_matrix of shape (n_nodes, n_nodes)
         The graph used by the final models: symmetric, non-negative, zero diagonal.
     confidence_ : ndarray of shape (n_nodes,)
@@ -1222,6 +1533,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         "n_estimators": [Interval(numbers.Integral, 1, None, closed="left")],
         "base_predictors": [None, list, tuple],
         "stump_placement": [StrOptions({"range", "global_range", "quantile"})],
+        "feature_selection": [None, StrOptions({"vote"})],
         "beta": [Interval(numbers.Real, 0, None, closed="neither")],
         "peer_scoring": ["boolean"],
         "privacy": [None, DifferentialPrivacy],
@@ -1234,6 +1546,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         *,
         base_predictors=None,
         stump_placement="range",
+        feature_selection="vote",
         fit_intercept=True,
         beta=3.0,
         mu=3.0,
@@ -1260,6 +1573,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         self.n_estimators = n_estimators
         self.base_predictors = base_predictors
         self.stump_placement = stump_placement
+        self.feature_selection = feature_selection
         self.fit_intercept = fit_intercept
         self.beta = beta
         self.mu = mu
@@ -1285,10 +1599,14 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
 
     # -------------------------------------------------------- base predictors
     def _agree_on_ranges(self, Xs, sws, layout, simulation):
-        """Decentralized min/max flooding over the topology; count its messages.
+        """Agree on the global extremes of every feature; count the messages.
 
         Every node starts from the extremes of its own (positively weighted)
-        samples; see :func:`_flood_extremes` for the protocol.  Returns the
+        samples.  On a complete topology they are combined up the
+        aggregation tree (:func:`_aggregation_tree`: each node sends its
+        subtree's ``2 n_features`` extremes to its parent, the root sends the
+        global ones back down), ``2 (n_nodes - 1)`` messages; on any other
+        topology by min/max flooding (:func:`_flood_extremes`).  Returns the
         extremes every node ends with (they agree) and the bytes spent.
         """
         starts = layout.offsets[:-1]
@@ -1296,46 +1614,75 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         lo = np.minimum.reduceat(np.where(keep, Xs, np.inf), starts, axis=0)
         hi = np.maximum.reduceat(np.where(keep, Xs, -np.inf), starts, axis=0)
         lo, hi = lo.astype(np.float64), hi.astype(np.float64)
-        adjacency = simulation.adjacency
-        _check_connected(adjacency)
         payload = payload_bytes(
             **{("n_float32" if Xs.dtype == np.float32 else "n_float64"): 2 * Xs.shape[1]}
         )
+        if simulation.is_complete:
+            spent = _tree_round_trip(simulation, payload, payload)
+            return lo.min(axis=0), hi.max(axis=0), spent
+        adjacency = simulation.adjacency
+        _check_connected(adjacency)
         lo, hi, spent, _ = _flood_extremes(lo, hi, adjacency, simulation.counter, payload)
         # The topology is connected, so every node holds the global extremes.
         return lo[0], hi[0], spent
 
-    def _agree_on_histogram(self, Xs, sws, layout, simulation, lo, hi):
+    def _vote_on_features(self, Xs, y_codes, sws, layout, simulation, varying, seeds):
+        """The federated vote on the stumps' features (``feature_selection="vote"``).
+
+        Every node ranks the features that vary (on the agreed ranges) by
+        their correlation ratio with its labels (:func:`feature_relevance`)
+        and votes for its ``q = ceil(sqrt(n_varying))`` most relevant ones
+        (ties broken at random; a node where nothing is relevant abstains).
+        The counts are summed up the aggregation tree
+        (:func:`_aggregation_tree`): each node sends its parent its subtree's
+        number of voters and its non-zero counts (int32 each, with a
+        ``ceil(log2 n_features)``-bit index; or all ``n_features`` counts
+        when that is smaller); the root sends the selected features back
+        down (a bit per feature or their indices, whichever is smaller).
+        A feature is selected when its count reaches
+        :func:`vote_threshold`; if none does, or ``q >= n_varying``, every
+        varying feature is kept.
+
+        Returns ``(selected, votes, threshold, bytes)``.
+        """
+        d = Xs.shape[1]
+        n_varying = int(varying.sum())
+        q = _vote_size(n_varying)
+        if n_varying <= 1 or q >= n_varying:
+            return varying.copy(), np.zeros(d, dtype=np.int64), 0, 0
+        relevance = feature_relevance(Xs, y_codes, layout.offsets, sws)
+        tie_key = np.random.default_rng(seeds).random(relevance.shape)
+        ballots = node_votes(relevance, varying, q, tie_key)
+        selected, votes, threshold = _count_votes(ballots, varying, q)
+        spent = _vote_messages(simulation, ballots, selected)
+        return selected, votes, threshold, spent
+
+    def _agree_on_histogram(self, Xs, sws, layout, simulation, lo, hi, features):
         """Pooled per-feature histograms by a convergecast and broadcast.
 
         Every node bins its positively weighted samples into ``_N_BINS``
-        equal bins per feature over the agreed range; the counts are summed
-        up a breadth-first spanning tree of the topology rooted at node 0
-        (each node sends its subtree's ``n_features * _N_BINS`` int32 counts
-        to its parent), and the root sends the resulting thresholds back
-        down the tree (``n_estimators`` values per node).  Returns the
-        histogram and the bytes spent.
+        equal bins per feature over the agreed range, for the stumps'
+        ``features`` (a mask); the counts are summed up the aggregation tree
+        (:func:`_aggregation_tree`: each node sends its subtree's
+        ``n_stump_features * _N_BINS`` int32 counts to its parent), and the
+        root sends the resulting thresholds back down the tree
+        (``n_estimators`` values per node).  Returns the histogram (rows of
+        the other features are zero) and the bytes spent.
         """
         keep = sws > 0
         width = np.where(hi > lo, hi - lo, 1.0)
         bins = np.clip(((Xs[keep] - lo) / width * _N_BINS).astype(np.intp), 0, _N_BINS - 1)
         n_features = Xs.shape[1]
         histogram = np.zeros((n_features, _N_BINS))
-        for f in range(n_features):
+        for f in np.flatnonzero(features).tolist():
             histogram[f] = np.bincount(bins[:, f], minlength=_N_BINS)
         spent = 0
-        K = layout.n_nodes
-        if K > 1:
-            tree = breadth_first_tree(simulation.adjacency, 0, directed=False).tocoo()
-            counter = simulation.counter
-            up = payload_bytes(n_int32=n_features * _N_BINS)
+        if layout.n_nodes > 1:
+            up = payload_bytes(n_int32=int(np.count_nonzero(features)) * _N_BINS)
             down = payload_bytes(
                 **{("n_float32" if Xs.dtype == np.float32 else "n_float64"): self.n_estimators}
             )
-            for parent, child in zip(tree.row.tolist(), tree.col.tolist()):
-                counter.send_message(child, parent, up)
-                counter.send_message(parent, child, down)
-            spent = tree.nnz * (up + down + 2 * counter.header_bytes)
+            spent = _tree_round_trip(simulation, up, down)
         return histogram, spent
 
     def _base_matrix(self, X, dtype):
@@ -1401,18 +1748,38 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         if self.base_predictors is None:
             lo, hi, setup_bytes = self._agree_on_ranges(Xs, sws, layout, simulation)
             self.feature_range_ = np.vstack([lo, hi])
+            varying = hi > lo
+            if self.feature_selection == "vote":
+                codes = (Y[0] > 0).astype(np.intp) if Y.shape[0] == 1 else np.argmax(Y, axis=0)
+                selected, votes, threshold, spent = self._vote_on_features(
+                    Xs, codes, sws, layout, simulation, varying, seeds[: len(self.nodes_)]
+                )
+                setup_bytes += spent
+            else:
+                selected, votes, threshold = varying.copy(), None, None
+            if not selected.any():
+                selected = np.ones_like(varying)
+            self.selected_features_ = selected
+            self.feature_votes_ = votes
+            self.vote_threshold_ = threshold
+            # The vote also sums the training samples (the cap of a feature's stumps).
+            cap = int(layout.offsets[-1]) if votes is not None else None
             histogram = None
             if self.stump_placement == "quantile":
-                histogram, spent = self._agree_on_histogram(Xs, sws, layout, simulation, lo, hi)
+                stumped = _stump_counts(lo, hi, self.n_estimators, selected, cap) > 0
+                histogram, spent = self._agree_on_histogram(
+                    Xs, sws, layout, simulation, lo, hi, stumped)
                 setup_bytes += spent
             self.stump_features_, self.stump_thresholds_ = make_stumps(
-                lo, hi, self.n_estimators, self.stump_placement, histogram
+                lo, hi, self.n_estimators, self.stump_placement, histogram, features=selected,
+                max_per_feature=cap,
             )
             self.base_predictors_ = None
         else:
             self.base_predictors_ = list(self.base_predictors)
             self.stump_features_ = self.stump_thresholds_ = None
             self.feature_range_ = None
+            self.selected_features_ = self.feature_votes_ = self.vote_threshold_ = None
         H = self._base_matrix(Xs, dtype)
         rogue = simulation.rogue.astype(np.uint8)
         rogue_mode = 0 if simulation.network.rogue_behavior == "complement" else 1

@@ -208,9 +208,16 @@ def connected_threshold(W):
 def sparsify_to_connected(W):
     """Keep only the weights at or above :func:`connected_threshold`.
 
-    The post-processing Zantedeschi, Bellet & Tommasi apply to every
-    learned graph: drop the weakest edges as long as no connected component
-    of the graph splits.
+    Drop the weakest edges as long as no connected component of the graph
+    splits, with the exact threshold (the smallest weight of a maximum
+    spanning forest).  Zantedeschi, Bellet & Tommasi's code thresholds
+    every learned graph in the same spirit but not the same way: it tries
+    the largest weight divided by ``sqrt(10)``, 10, ``10 sqrt(10)``, ...
+    and stops at the first threshold at which the Laplacian's second
+    smallest eigenvalue exceeds 1e-3.  That grid keeps more edges than the
+    exact threshold (up to a factor ``sqrt(10)`` below it), and on a graph
+    that is not connected no threshold passes, so nearly every edge is
+    kept; this function keeps the components the graph has.
 
     Parameters
     ----------
@@ -263,11 +270,14 @@ class _GraphRunner:
     """State of the decentralized graph learner during one fit.
 
     Shared by :class:`CollaborationGraphLearner` and the alternating
-    estimators of :mod:`skfed.boosting`: the symmetric weights, stored on the
-    sparsity pattern of the peer candidates (the network topology: a weight
-    can only be learned between two nodes that may sample each other), the
-    degrees and the random states.  Memory and the cost of every call are
-    linear in the topology's links, never quadratic in the nodes.
+    estimators of :mod:`skfed.boosting`: the symmetric non-zero weights, in
+    per-node rows of ``row_capacity`` slots (see ``_graph_fast``), the
+    degrees and the random states.  Peers are drawn from the topology by
+    the peer-sampling service at every step: uniformly among all other
+    nodes on a complete topology, whose ``n_nodes (n_nodes - 1)`` links are
+    never built, among the node's links otherwise.  Memory and the cost of
+    every call are linear in the nodes (and in the links of an explicit
+    topology), never quadratic.
     """
 
     def __init__(self, simulation, *, mu, mu_graph, lambda_graph, delta, kappa, clock,
@@ -281,34 +291,109 @@ class _GraphRunner:
         self.max_neighbors = -1 if max_neighbors is None else int(max_neighbors)
         self.clock = clock
         self.node_state = node_state
-        pattern = sparse.csr_matrix(simulation.adjacency, dtype=np.float64, copy=True)
-        pattern.setdiag(0.0)
-        pattern.eliminate_zeros()
-        pattern.sort_indices()
-        self.cand_indptr = np.ascontiguousarray(pattern.indptr, dtype=np.intp)
-        self.cand_indices = np.ascontiguousarray(pattern.indices, dtype=np.intp)
-        self.kappa = _capped_kappa(self.kappa, simulation.n_nodes, self.cand_indptr)
-        self.weights = np.zeros(pattern.nnz)
+        self.n_nodes = K = simulation.n_nodes
+        self.complete = bool(simulation.is_complete)
+        if self.complete:
+            self.topo_indptr = np.zeros(K + 1, dtype=np.intp)
+            self.topo_indices = np.zeros(0, dtype=np.intp)
+        else:
+            pattern = sparse.csr_matrix(simulation.adjacency, dtype=np.float64, copy=True)
+            pattern.setdiag(0.0)
+            pattern.eliminate_zeros()
+            pattern.sort_indices()
+            self.topo_indptr = np.ascontiguousarray(pattern.indptr, dtype=np.intp)
+            self.topo_indices = np.ascontiguousarray(pattern.indices, dtype=np.intp)
+        # kappa bounded by the most peers any node can sample (a kappa above
+        # n_nodes - 1 warns), before any buffer is sized by it.
+        widest = (np.array([0, K - 1], dtype=np.intp) if self.complete else self.topo_indptr)
+        self.kappa = _capped_kappa(self.kappa, K, widest)
+        # Room for the capped rows plus one step's new links; rows grow on demand.
+        cap = self.max_neighbors if self.max_neighbors >= 0 else self.kappa
+        self.slot_cost = None
+        self._allocate(max(cap + self.kappa + 1, 2))
         if W is not None:
             W = sparse.csr_matrix(W, dtype=np.float64)
-            # Entries of W on the pattern; W must lie inside it.
-            on = sparse.csr_matrix(
-                (np.ones(pattern.nnz), self.cand_indices, self.cand_indptr), shape=W.shape
-            )
-            if W.multiply(on).nnz != W.count_nonzero():
-                raise ValueError(
-                    "init_graph has edges between nodes that the network topology does "
-                    "not connect."
-                )
-            self.weights[:] = np.asarray(W[self._rows(), self.cand_indices]).ravel()
-        self.degree = self._row_sums()
+            if not self.complete:
+                outside = W - W.multiply(sparse.csr_matrix(
+                    (np.ones(self.topo_indices.size), self.topo_indices, self.topo_indptr),
+                    shape=W.shape))
+                if sparse.csr_matrix(outside).count_nonzero():
+                    raise ValueError(
+                        "init_graph has edges between nodes that the network topology does "
+                        "not connect."
+                    )
+            self.set_graph(W)
 
-    def _rows(self):
-        return np.repeat(np.arange(self.cand_indptr.shape[0] - 1), np.diff(self.cand_indptr))
+    # ---------------------------------------------------------------- storage
+    def _allocate(self, capacity):
+        K = self.n_nodes
+        self.row_capacity = int(capacity)
+        self.nbr = np.full(K * self.row_capacity, -1, dtype=np.intp)
+        self.wv = np.zeros(K * self.row_capacity)
+        self.n_slots = np.zeros(K, dtype=np.intp)
+        self.degree = np.zeros(K)
+        if self.slot_cost is not None:
+            self.slot_cost = np.full(self.wv.shape[0], np.nan)
+
+    def links(self):
+        """``(rows, cols, weights)`` of every stored link, both directions, rows sorted."""
+        R = self.row_capacity
+        rows = np.repeat(np.arange(self.n_nodes), self.n_slots)
+        slots = np.arange(rows.size) - np.repeat(np.cumsum(self.n_slots) - self.n_slots,
+                                                  self.n_slots) + rows * R
+        return rows, self.nbr[slots], self.wv[slots], slots
+
+    def graph_csr(self):
+        """The current graph as a symmetric CSR matrix without explicit zeros."""
+        rows, cols, weights, _ = self.links()
+        K = self.n_nodes
+        indptr = np.zeros(K + 1, dtype=np.intp)
+        np.cumsum(self.n_slots, out=indptr[1:])
+        matrix = sparse.csr_matrix((weights.copy(), cols.copy(), indptr), shape=(K, K))
+        matrix.eliminate_zeros()
+        matrix.sort_indices()
+        return matrix
+
+    def set_graph(self, W):
+        """Store the symmetric non-negative weights of ``W`` (the rest is zero)."""
+        W = sparse.csr_matrix(W, dtype=np.float64, copy=True)
+        W.setdiag(0.0)
+        W.data[W.data < 0] = 0.0
+        W.eliminate_zeros()
+        W.sort_indices()
+        counts = np.diff(W.indptr)
+        needed = int(counts.max()) if counts.size else 0
+        capacity = max(self.row_capacity, needed + self.kappa + 1)
+        scored = self.slot_cost is not None
+        self._allocate(capacity)
+        self.n_slots[:] = counts
+        rows = np.repeat(np.arange(self.n_nodes), counts)
+        slots = rows * capacity + (np.arange(W.nnz) - W.indptr[rows])
+        self.nbr[slots] = W.indices
+        self.wv[slots] = W.data
+        if scored:
+            self.slot_cost = np.full(self.wv.shape[0], np.nan)
+        self.degree[:] = np.asarray(W.sum(axis=1)).ravel()
+
+    def _grow(self):
+        """Double the row capacity, keeping every stored link (and score)."""
+        rows, cols, weights, old = self.links()
+        cost = None if self.slot_cost is None else self.slot_cost[old]
+        degree = self.degree.copy()
+        counts = self.n_slots.copy()
+        capacity = 2 * self.row_capacity
+        self._allocate(capacity)
+        self.n_slots[:] = counts
+        slots = rows * capacity + (old - rows * (capacity // 2))
+        self.nbr[slots] = cols
+        self.wv[slots] = weights
+        if cost is not None:
+            self.slot_cost[slots] = cost
+        self.degree[:] = degree
 
     def _row_sums(self):
-        csum = np.r_[0.0, np.cumsum(self.weights)]
-        return csum[self.cand_indptr[1:]] - csum[self.cand_indptr[:-1]]
+        rows, _, weights, _ = self.links()
+        return np.bincount(rows, weights, minlength=self.n_nodes)
 
     def objective(self, models, losses):
         return graph_objective(
@@ -316,14 +401,18 @@ class _GraphRunner:
             lambda_graph=self.lambda_graph, delta=self.delta,
         )
 
+    def reset_scores(self):
+        """Forget every cached peer score (the models changed); start scoring."""
+        self.slot_cost = np.full(self.wv.shape[0], np.nan)
+
     def run(self, models, losses, n_steps, *, model_dtype, budget=-1, spent=0,
-            end_rounds=False, record=False, trace=False, pair_cost=None, score_data=None):
+            end_rounds=False, record=False, trace=False, score_data=None):
         """Run ``n_steps`` graph steps; return ``(n_done, spent, curve, trace)``.
 
-        ``pair_cost`` (peer scoring, one value per candidate link in the
-        order of ``cand_indices``, NaN where to be computed) and
-        ``score_data`` (``(H, Y, sw, offsets, confidence)`` for the lazy
-        scores): see ``_graph_fast.graph_steps``.
+        ``score_data`` (peer scoring: ``(H, Y, sw, offsets, confidence,
+        loss)``, see ``_graph_fast.graph_steps``): the scores are computed
+        when a step first needs them and kept with the stored links for
+        this call (the models are fixed during it).
         """
         models = np.ascontiguousarray(models)
         if models.dtype not in (np.float32, np.float64):
@@ -336,15 +425,32 @@ class _GraphRunner:
         trace_node = np.zeros(n_steps if trace else 0, dtype=np.intp)
         trace_peers = np.zeros(n_steps * self.kappa if trace else 0, dtype=np.intp)
         trace_lip = np.zeros(n_steps if trace else 0)
-        n_done, spent, _, linear_change = graph_steps(
-            models, losses, self.weights, self.degree, self.cand_indptr, self.cand_indices,
-            self.mu, self.mu_graph, self.lambda_graph, self.delta, self.kappa, n_steps,
-            self.clock, self.node_state, offline,
-            model_message_bytes(models, model_dtype), self.simulation.counter,
-            bool(end_rounds), int(budget), int(spent), float(objective), curve,
-            trace_node, trace_peers, trace_lip, self.max_neighbors, pair_cost,
-            *(score_data or ()),
-        )
+        if score_data is not None:
+            self.reset_scores()
+        else:
+            self.slot_cost = None
+        payload = model_message_bytes(models, model_dtype)
+        n_done, linear_change = 0, 0.0
+        while True:
+            offset, kk = n_done, self.kappa
+            n, spent, objective, change, full = graph_steps(
+                models, losses, self.wv, self.nbr, self.n_slots, self.degree,
+                self.topo_indptr, self.topo_indices, self.complete,
+                self.mu, self.mu_graph, self.lambda_graph, self.delta, self.kappa,
+                n_steps - offset, self.clock, self.node_state,
+                offline[offset:] if offline.size else offline, payload,
+                self.simulation.counter, bool(end_rounds), int(budget), int(spent),
+                float(objective), curve[offset:] if record else curve,
+                trace_node[offset:] if trace else trace_node,
+                trace_peers[offset * kk:] if trace else trace_peers,
+                trace_lip[offset:] if trace else trace_lip,
+                self.max_neighbors, self.slot_cost, *(score_data or ()),
+            )
+            n_done += n
+            linear_change += change
+            if full < 0:
+                break
+            self._grow()
         # Degrees are updated incrementally; recompute them exactly.
         self.degree[:] = self._row_sums()
         self.linear_change = linear_change
@@ -365,20 +471,7 @@ class _GraphRunner:
 
     def sparsify_to_connected(self):
         """Drop the weights below :func:`connected_threshold` (in place)."""
-        threshold = connected_threshold(self.graph_csr())
-        self.weights[self.weights < threshold] = 0.0
-        self.degree[:] = self._row_sums()
-
-    def graph_csr(self):
-        """The current graph as a symmetric CSR matrix without explicit zeros."""
-        K = self.cand_indptr.shape[0] - 1
-        matrix = sparse.csr_matrix(
-            (self.weights.copy(), self.cand_indices.copy(), self.cand_indptr.copy()),
-            shape=(K, K),
-        )
-        matrix.eliminate_zeros()
-        matrix.sort_indices()
-        return matrix
+        self.set_graph(sparsify_to_connected(self.graph_csr()))
 
 
 class CollaborationGraphLearner(DocLinkMixin, BaseEstimator):
@@ -453,10 +546,10 @@ class CollaborationGraphLearner(DocLinkMixin, BaseEstimator):
     sparsify_graph : {"connected", None}, default="connected"
         Post-processing of the learned graph: ``"connected"`` keeps only the
         weights at or above the largest threshold at which the graph keeps
-        its connected components (:func:`~skfed.graph.sparsify_to_connected`,
-        as the authors post-process every learned graph); ``None`` keeps
-        every learned weight.  The threshold is computed on the whole graph
-        (a maximum spanning forest), a global step outside the decentralized
+        its connected components (:func:`~skfed.graph.sparsify_to_connected`;
+        not the authors' coarser search, see there); ``None`` keeps every
+        learned weight.  The threshold is computed on the whole graph (a
+        maximum spanning forest), a global step outside the decentralized
         protocol whose messages are not counted.
     max_iter : int, default=None
         Number of iterations (node wake-ups); ``None`` means

@@ -293,6 +293,17 @@ class NetworkSimulation:
         self.counter = CommCounter(self.n_nodes, server=server, header_bytes=network.header_bytes)
 
     @property
+    def is_complete(self):
+        """True when the topology is the complete graph (``None`` or ``"complete"``).
+
+        Every node may then talk to every other: a method can draw its peers
+        without building the ``n_nodes (n_nodes - 1)`` links of
+        :attr:`adjacency`.
+        """
+        topology = self.network.topology
+        return topology is None or (isinstance(topology, str) and topology == "complete")
+
+    @property
     def adjacency(self):
         """The topology as a CSR matrix (1.0 on edges), built on first use."""
         if self._adjacency is None:

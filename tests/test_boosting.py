@@ -130,15 +130,16 @@ def test_bytes_equal_the_closed_form_on_a_ring():
     ring = _ring(K)
     clf = DecentralizedBoostingClassifier(10, graph=ring, max_iter=T, random_state=0)
     clf.fit(X, y, groups=groups)
-    # Range agreement: complete topology, diameter 1, every node sends its
-    # (min, max) of 2 features (4 float64) to the 5 others.
-    range_bytes = K * (K - 1) * (16 + 2 * n_features * 8)
+    # Range agreement on the complete topology: up and down the aggregation
+    # tree (5 edges), every message the (min, max) of 2 features (4 float64).
+    # (Two features: no feature vote, q = ceil(sqrt(2)) = 2 would keep both.)
+    range_bytes = 2 * (K - 1) * (16 + 2 * n_features * 8)
     # A Frank-Wolfe message: 4 bits of index (10 stumps + intercept) and one
     # float64 signed step, to each of the 2 ring neighbours.
     message = 16 + 8 + (index_bits(11) + 7) // 8
     assert message == 16 + fw_message_bytes(11)
     assert clf.n_bytes_sent_ == range_bytes + T * 2 * message
-    assert clf.n_messages_ == K * (K - 1) + 2 * T
+    assert clf.n_messages_ == 2 * (K - 1) + 2 * T
     assert len(clf.bytes_per_round_) == clf.n_iter_ == T == len(clf.objective_curve_)
     assert clf.bytes_per_round_[0] == range_bytes + 2 * message
     np.testing.assert_array_equal(clf.bytes_per_round_[1:], 2 * message)
@@ -190,17 +191,22 @@ def test_feature_range_is_the_global_range(topology):
     keep = sw > 0
     network = SimulatedNetwork(topology=topology)
     clf = DecentralizedBoostingClassifier(
-        12, graph=np.zeros((K, K)), mu=0.0, max_iter=1, network=network, random_state=0
+        12, graph=np.zeros((K, K)), mu=0.0, max_iter=1, network=network, random_state=0,
+        feature_selection=None,
     ).fit(X, y, groups=groups, sample_weight=sw)
     np.testing.assert_array_equal(clf.feature_range_[0], X[keep].min(axis=0))
     np.testing.assert_array_equal(clf.feature_range_[1], X[keep].max(axis=0))
     assert clf.feature_range_[1, 0] < 50.0
-    # Message count and bytes of the flood against the NumPy reference.
+    # Message count and bytes of the flood against the NumPy reference; on
+    # the complete topology, once up and once down a spanning tree.
     lo = np.array([X[(groups == k) & keep].min(axis=0) for k in range(K)])
     hi = np.array([X[(groups == k) & keep].max(axis=0) for k in range(K)])
-    adjacency = network.start(K, random_state=0).adjacency.toarray() > 0
-    ref_lo, ref_hi, n_messages = _flood_reference(lo, hi, adjacency)
-    np.testing.assert_array_equal(ref_lo[0], clf.feature_range_[0])
+    if topology is None:
+        n_messages = 2 * (K - 1)
+    else:
+        adjacency = network.start(K, random_state=0).adjacency.toarray() > 0
+        ref_lo, ref_hi, n_messages = _flood_reference(lo, hi, adjacency)
+        np.testing.assert_array_equal(ref_lo[0], clf.feature_range_[0])
     assert clf.n_messages_ == n_messages
     assert clf.n_bytes_sent_ == n_messages * (16 + 3 * 2 * 8)
     features, thresholds = make_stumps(X[keep].min(axis=0), X[keep].max(axis=0), 12)
@@ -617,6 +623,31 @@ def test_learned_graph_is_sparsified_to_connected(Estimator):
     assert kept.n_bytes_sent_ < full.n_bytes_sent_
 
 
+@pytest.mark.parametrize("Estimator", [DecentralizedBoostingClassifier,
+                                       PersonalizedLinearClassifier])
+def test_learned_graph_leaves_no_node_alone(Estimator):
+    """The documented effect of the log barrier and of the sparsification: at
+    the defaults every node of the learned graph keeps a neighbour, with or
+    without the cut, and the cut keeps the learned graph's components."""
+    from scipy.sparse.csgraph import connected_components
+
+    from skfed.graph import sparsify_to_connected
+
+    X, X_test, y, y_test, g, g_test, oracle, clusters = make_rotated_moons(
+        40, cluster_sizes=[10, 30], n_samples_range=(3, 14), n_features=4, padding_std=0.0,
+        random_state=3,
+    )
+    kw = dict(max_iter=40 * 20, random_state=0)
+    kept = Estimator(**kw).fit(X, y, groups=g).collaboration_graph_
+    assert np.asarray(kept.sum(axis=1)).ravel().min() > 0
+    full = Estimator(sparsify_graph=None, **kw).fit(X, y, groups=g).collaboration_graph_
+    assert np.asarray(full.sum(axis=1)).ravel().min() > 0
+    # Cutting keeps the components (so no node loses its last neighbour);
+    # the learned graph need not be connected.
+    n_full = connected_components(full, directed=False)[0]
+    assert connected_components(sparsify_to_connected(full), directed=False)[0] == n_full
+
+
 @pytest.mark.parametrize("placement", ["range", "global_range", "quantile"])
 def test_stump_placement_against_numpy(placement):
     K, m = 8, 25
@@ -629,7 +660,7 @@ def test_stump_placement_against_numpy(placement):
     n_est = 11  # 4, 4, 3 stumps
     clf = DecentralizedBoostingClassifier(
         n_est, stump_placement=placement, graph=np.zeros((K, K)), mu=0.0, max_iter=1,
-        network=SimulatedNetwork(topology="ring"), random_state=0,
+        network=SimulatedNetwork(topology="ring"), random_state=0, feature_selection=None,
     ).fit(X, y, groups=groups)
     lo, hi = X.min(axis=0), X.max(axis=0)
     counts = [4, 4, 3]
@@ -676,13 +707,15 @@ def test_perso_lin_peer_scores_are_its_mean_loss_differences(monkeypatch):
 
     def spy(self, models, losses, n_steps, **kw):
         out = original(self, models, losses, n_steps, **kw)
-        calls.append((self, np.array(models), kw))
+        # The scores kept with the stored links after the phase.
+        calls.append((self.links(), None if self.slot_cost is None else self.slot_cost.copy(),
+                      np.array(models), kw))
         return out
 
     monkeypatch.setattr(_GraphRunner, "run", spy)
     kw = dict(max_iter=400, random_state=0)
     scored = PersonalizedLinearClassifier(peer_scoring=True, **kw).fit(X, y, groups=groups)
-    runner, models, call = calls[0]
+    (link_rows, link_cols, _, slots), cost, models, call = calls[0]
     Z, Y, sw, offsets, factor, loss = call["score_data"]
     assert isinstance(loss, Logistic)
     np.testing.assert_allclose(factor, np.full(8, 1 / 10))  # c_k / m_k, equal nodes
@@ -693,12 +726,9 @@ def test_perso_lin_peer_scores_are_its_mean_loss_differences(monkeypatch):
         for m in range(K):
             L[k, m] = np.sum(sw[rows] * np.logaddexp(0, -Y[0, rows] * (Z[rows] @ models[m, :n])))
     E = factor[:, None] * (L - np.diag(L)[:, None])
-    cost = call["pair_cost"]
-    rows = np.repeat(np.arange(K), np.diff(runner.cand_indptr))
-    done = ~np.isnan(cost)
-    assert done.sum() > 0.5 * cost.size
-    np.testing.assert_allclose(cost[done], E[rows[done], runner.cand_indices[done]],
-                               rtol=1e-10, atol=1e-12)
+    cost = cost[slots]
+    assert link_rows.size > 0 and not np.isnan(cost).any()
+    np.testing.assert_allclose(cost, E[link_rows, link_cols], rtol=1e-10, atol=1e-12)
     # The scores change the learned graph; the log counts every byte.
     plain = PersonalizedLinearClassifier(**kw).fit(X, y, groups=groups)
     assert np.abs((scored.collaboration_graph_ - plain.collaboration_graph_).toarray()).max() > 0
@@ -761,3 +791,144 @@ def test_kappa_above_the_other_nodes_warns_allocates_by_the_cap_and_changes_noth
         np.testing.assert_array_equal(big.decision_function(X, groups=groups),
                                       capped.decision_function(X, groups=groups))
         assert big.n_bytes_sent_ == capped.n_bytes_sent_
+
+
+# ------------------------------------------------------------ feature vote
+def _vote_problem(seed=0, K=40, n_noise=10):
+    """Nodes of 4-12 samples whose labels follow features 0 and 1 (signs vary by node)."""
+    rng = np.random.RandomState(seed)
+    sizes = rng.randint(4, 13, size=K)
+    groups = np.repeat(np.arange(K), sizes)
+    X = rng.normal(size=(groups.size, 2 + n_noise))
+    X[:, 2:] *= rng.uniform(0.1, 10.0, size=n_noise)  # scales must not matter
+    flip = np.where(rng.uniform(size=K) < 0.5, 1.0, -1.0)[groups]
+    y = (flip * (X[:, 0] + X[:, 1]) + 0.3 * rng.normal(size=groups.size) > 0).astype(int)
+    return X, y, groups
+
+
+def test_feature_vote_against_numpy():
+    """The vote of feature_selection="vote", recomputed in NumPy: each node's
+    correlation ratios, its q best varying features (ties by the same random
+    keys), the binomial threshold, the selection and the bytes of the vote
+    up and down the aggregation tree."""
+    import math
+
+    from skfed._base import node_seeds
+
+    X, y, groups = _vote_problem()
+    K, d = 40, X.shape[1]
+    X[groups == 3, 5] = 1.5  # a feature constant at one node: no relevance there
+    clf = DecentralizedBoostingClassifier(
+        50, graph=np.zeros((K, K)), mu=0.0, max_iter=1, random_state=0).fit(X, y, groups=groups)
+    # eta2[k, j] = sum_c n_c (m_c - m)^2 / sum_i (x_i - m)^2, node by node.
+    eta2 = np.zeros((K, d))
+    for k in range(K):
+        Xk, yk = X[groups == k], y[groups == k]
+        for j in range(d):
+            x = Xk[:, j]
+            total = np.sum((x - x.mean()) ** 2)
+            if total > 1e-12 * np.sum(x ** 2):
+                eta2[k, j] = sum(np.sum(yk == c) * (x[yk == c].mean() - x.mean()) ** 2
+                                 for c in np.unique(yk)) / total
+    assert eta2[3, 5] == 0.0
+    # The estimator's draws: the network's seed, then one seed per node (+2).
+    rng = np.random.RandomState(0)
+    SimulatedNetwork().start(K, random_state=rng)
+    seeds = node_seeds(rng, K + 2)[:K]
+    key = np.random.default_rng(seeds).random((K, d))
+    q = math.ceil(math.sqrt(d))
+    ballots = np.zeros((K, d), dtype=bool)
+    for k in range(K):
+        order = sorted(range(d), key=lambda j: (-eta2[k, j], key[k, j]))
+        for j in order[:q]:
+            ballots[k, j] = eta2[k, j] > 0
+    votes = ballots.sum(axis=0)
+    one_class = [k for k in range(K) if len(np.unique(y[groups == k])) == 1]
+    assert one_class and not ballots[one_class].any()  # they abstain
+    np.testing.assert_array_equal(clf.feature_votes_, votes)
+    # Threshold: least v with P(Binomial(n_voters, q / d) >= v) <= 0.05 / d.
+    n, p = int(ballots.any(axis=1).sum()), q / d
+
+    def tail(v):
+        return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(v, n + 1))
+
+    threshold = next(v for v in range(n + 2) if tail(v) <= 0.05 / d)
+    assert clf.vote_threshold_ == threshold
+    selected = votes >= threshold
+    np.testing.assert_array_equal(clf.selected_features_, selected)
+    assert selected[:2].all() and not selected[2:].any()
+    assert set(clf.stump_features_.tolist()) == {0, 1}
+    # Bytes: ranges and votes up and down the heap tree (parent of k: (k - 1) // 2).
+    parent = (np.arange(K) - 1) // 2
+    subtree = ballots.copy()
+    for k in range(K - 1, 0, -1):
+        subtree[parent[k]] |= subtree[k]
+    bits = index_bits(d)
+    down = (min(d, int(selected.sum()) * bits) + 7) // 8
+    # Up: the subtree's voters and samples, then its non-zero counts.
+    vote_bytes = sum(16 + min(4 * (2 + d), 4 * (2 + m) + (m * bits + 7) // 8) + 16 + down
+                     for m in subtree[1:].sum(axis=1))
+    range_bytes = 2 * (K - 1) * (16 + 2 * d * 8)
+    assert clf.n_bytes_sent_ == range_bytes + vote_bytes
+    # Without the vote: stumps on every feature, fewer bytes.
+    every = DecentralizedBoostingClassifier(
+        50, graph=np.zeros((K, K)), mu=0.0, max_iter=1, random_state=0,
+        feature_selection=None).fit(X, y, groups=groups)
+    assert every.selected_features_.all() and every.feature_votes_ is None
+    assert len(set(every.stump_features_.tolist())) == d
+    assert every.n_bytes_sent_ == range_bytes
+
+
+def test_n_estimators_means_the_same_with_noise_features():
+    """With 200 noise features added, the vote keeps the two that carry the
+    labels: the same stumps as a fit on those two alone."""
+    X, y, groups = _vote_problem(1, K=60, n_noise=200)
+    K = 60
+    kw = dict(graph=np.zeros((K, K)), mu=0.0, max_iter=1, random_state=0)
+    wide = DecentralizedBoostingClassifier(40, **kw).fit(X, y, groups=groups)
+    narrow = DecentralizedBoostingClassifier(40, **kw).fit(X[:, :2], y, groups=groups)
+    np.testing.assert_array_equal(np.flatnonzero(wide.selected_features_), [0, 1])
+    np.testing.assert_array_equal(wide.stump_features_, narrow.stump_features_)
+    np.testing.assert_array_equal(wide.stump_thresholds_, narrow.stump_thresholds_)
+    # Without the vote the 40 stumps are spread over all 202 features.
+    spread = DecentralizedBoostingClassifier(40, feature_selection=None, **kw).fit(
+        X, y, groups=groups)
+    assert np.isin(spread.stump_features_, [0, 1]).sum() <= 2
+
+
+def test_vote_caps_a_features_stumps_at_the_training_samples():
+    """A vote that singles out a few features of many: each takes at most as
+    many stumps as there are training samples (no more distinct splits
+    exist), the rest spread evenly over the other varying features."""
+    X, y, groups = _vote_problem(0, K=40, n_noise=10)
+    n, K = X.shape[0], 40
+    n_est = 2 * n + 10 * 7 + 3  # 7 or 8 stumps on each of the 10 others
+    kw = dict(graph=np.zeros((K, K)), mu=0.0, max_iter=1, random_state=0)
+    clf = DecentralizedBoostingClassifier(n_est, **kw).fit(X, y, groups=groups)
+    np.testing.assert_array_equal(np.flatnonzero(clf.selected_features_), [0, 1])
+    counts = np.bincount(clf.stump_features_, minlength=12)
+    np.testing.assert_array_equal(counts, [n, n] + [8, 8, 8] + [7] * 7)
+    lo, hi = clf.feature_range_
+    np.testing.assert_allclose(clf.stump_thresholds_[:n],
+                               lo[0] + np.arange(1, n + 1) * (hi[0] - lo[0]) / (n + 1))
+    # No cap when no feature is left out, nor without the vote.
+    features, _ = make_stumps(lo, hi, n_est, features=np.ones(12, bool), max_per_feature=5)
+    assert features.size == n_est and np.bincount(features).max() > 5
+    every = DecentralizedBoostingClassifier(3 * n * 12, feature_selection=None, **kw).fit(
+        X, y, groups=groups)
+    np.testing.assert_array_equal(np.bincount(every.stump_features_), np.full(12, 3 * n))
+
+
+def test_feature_vote_keeps_every_feature_when_none_stands_out():
+    rng = np.random.RandomState(3)
+    K = 30
+    groups = np.repeat(np.arange(K), 6)
+    X = rng.normal(size=(groups.size, 9))
+    y = rng.randint(0, 2, size=groups.size)  # labels unrelated to every feature
+    clf = DecentralizedBoostingClassifier(27, graph=np.zeros((K, K)), mu=0.0, max_iter=1,
+                                          random_state=0).fit(X, y, groups=groups)
+    assert clf.feature_votes_.max() < clf.vote_threshold_
+    assert clf.selected_features_.all()
+    np.testing.assert_array_equal(np.bincount(clf.stump_features_), np.full(9, 3))
+    with pytest.raises(ValueError, match="feature_selection"):
+        DecentralizedBoostingClassifier(feature_selection="all").fit(X, y, groups=groups)

@@ -550,3 +550,32 @@ def test_split_per_node_pandas_and_errors():
         train_test_split_per_node(X, y, None)
     with pytest.raises(ValueError):
         train_test_split_per_node(X, y, g[:5])
+
+
+def test_rotated_moons_angle_jitter_rotates_each_node_by_its_own_angle():
+    kwargs = dict(n_nodes=12, n_clusters=3, n_samples_range=(6, 6), n_features=3,
+                  noise=0.0, padding_std=0.0, n_test_per_node=0, layout="paper")
+    angles = np.array([0.3, 1.9, 4.0])
+    plain = make_rotated_moons(angles=angles, random_state=3, **kwargs)
+    assert np.array_equal(plain[0], make_rotated_moons(
+        angles=angles, angle_jitter=0.0, random_state=3, **kwargs)[0])
+    X, _, y, _, g, _, graph, clusters = make_rotated_moons(
+        angles=angles, angle_jitter=0.15, random_state=3, **kwargs)
+    # The same draws as the generator's: the jitter comes right after the
+    # angles, one normal per node.
+    rng = np.random.RandomState(3)
+    jitter = rng.normal(scale=0.15, size=12)
+    own = angles[clusters] + jitter
+    # Rotating a node's noiseless points back by its own angle puts them on
+    # make_moons' two circles; by the cluster angle alone, not all of them.
+    def on_circles(a_):
+        c, s_ = np.cos(a_), np.sin(a_)
+        x0 = X[:, 0] * c + X[:, 1] * s_ + 0.5
+        x1 = -X[:, 0] * s_ + X[:, 1] * c + 0.25
+        return (np.isclose(x0**2 + x1**2, 1.0) | np.isclose((x0 - 1) ** 2 + (x1 - 0.5) ** 2, 1.0))
+    assert np.all(on_circles(own[g]))
+    assert not np.all(on_circles(angles[clusters][g]))
+    assert graph[0, 1] == 1 and graph[0, 4] == 0
+    for bad in (-0.1, np.nan, "x"):
+        with pytest.raises(ValueError, match="angle_jitter"):
+            make_rotated_moons(angle_jitter=bad)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import sparse
 from sklearn.base import clone
 
 import skfed
@@ -372,29 +373,36 @@ def test_xorshift_replay_is_the_solvers_wake_up_order():
     K, n_steps = 7, 200
     rng = np.random.RandomState(0)
     models = rng.standard_normal((K, 3))
-    pattern = np.ones((K, K)) - np.eye(K)
-    indptr = np.arange(0, K * (K - 1) + 1, K - 1).astype(np.intp)
-    indices = np.array([l for k in range(K) for l in range(K) if l != k], dtype=np.intp)
-    assert pattern.sum() == indices.size
-    clock = np.array([12345], dtype=np.uint32)
-    states = np.arange(1, K + 1, dtype=np.uint32) * 7919
-    from skfed.network import SimulatedNetwork as Net
+    ring = np.zeros((K, K), dtype=bool)
+    for k in range(K):
+        ring[k, (k + 1) % K] = ring[(k + 1) % K, k] = ring[k, (k + 3) % K] = True
+        ring[(k + 3) % K, k] = True
+    csr = sparse.csr_matrix(ring)
+    topologies = [(np.zeros(K + 1, np.intp), np.zeros(0, np.intp), True),
+                  (csr.indptr.astype(np.intp), csr.indices.astype(np.intp), False)]
+    for indptr, indices, complete in topologies:
+        clock = np.array([12345], dtype=np.uint32)
+        states = np.arange(1, K + 1, dtype=np.uint32) * 7919
+        from skfed.network import SimulatedNetwork as Net
 
-    counter = Net().start(K).counter
-    trace_node = np.zeros(n_steps, dtype=np.intp)
-    trace_peers = np.zeros(n_steps * 3, dtype=np.intp)
-    graph_steps(models, np.zeros(K), np.zeros(indices.size), np.zeros(K), indptr, indices,
-                1.0, 1.0, 1.0, 1e-3, 3, n_steps, clock.copy(), states.copy(),
-                np.zeros(0, dtype=np.uint8), np.full(K, 8, dtype=np.int64), counter, False,
-                -1, 0, 0.0, np.zeros(0), trace_node, trace_peers, np.zeros(0))
-    replay_clock = clock.copy()
-    replay_states = states.copy()
-    for it in range(n_steps):
-        k = rand_int(K, replay_clock)
-        assert k == trace_node[it]
-        peers, where = sample_peers(indptr, indices, k, 3, replay_states, k)
-        assert peers == trace_peers[it * 3: it * 3 + 3].tolist()
-        assert [indices[p] for p in where] == peers
+        counter = Net().start(K).counter
+        trace_node = np.zeros(n_steps, dtype=np.intp)
+        trace_peers = np.zeros(n_steps * 3, dtype=np.intp)
+        graph_steps(models, np.zeros(K), np.zeros(K * K), np.full(K * K, -1, np.intp),
+                    np.zeros(K, np.intp), np.zeros(K), indptr, indices, complete,
+                    1.0, 1.0, 1.0, 1e-3, 3, n_steps, clock.copy(), states.copy(),
+                    np.zeros(0, dtype=np.uint8), np.full(K, 8, dtype=np.int64), counter, False,
+                    -1, 0, 0.0, np.zeros(0), trace_node, trace_peers, np.zeros(0))
+        replay_clock = clock.copy()
+        replay_states = states.copy()
+        for it in range(n_steps):
+            k = rand_int(K, replay_clock)
+            assert k == trace_node[it]
+            peers = sample_peers(indptr, indices, complete, K, k, 3, replay_states, k)
+            n = len(peers)
+            assert peers == trace_peers[it * 3: it * 3 + n].tolist()
+            if not complete:
+                assert set(peers) <= set(np.flatnonzero(ring[k]).tolist())
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -479,7 +487,7 @@ def test_command_line_and_a_hung_rank(mpi_cases):
     with open(out, "rb") as f:
         _assert_same_fit(simulated[name], pickle.load(f))
     # A rank of Dada that stops answering while the ranks set the run up
-    # (its 4th message: its nodes' feature extremes): the other gives up
+    # (its 3rd message: its nodes' feature extremes): the other gives up
     # after --timeout and the command line aborts every rank, so every
     # process ends.  (Once the run is set up, a lost rank is survived: see
     # test_dada_and_perso_lin_survive_a_stopped_rank.)
@@ -487,7 +495,7 @@ def test_command_line_and_a_hung_rank(mpi_cases):
     dada_params = json.dumps({k: v for k, v in dada.get_params().items()
                               if k in ("n_estimators", "max_iter", "random_state")})
     start = time.monotonic()
-    proc = _cli(2, ["--data", dada_directory, "--params", dada_params, "--hang-rank", "1:3",
+    proc = _cli(2, ["--data", dada_directory, "--params", dada_params, "--hang-rank", "1:2",
                     "--timeout", "3", "--max-time", "120"], tmp)
     assert proc.returncode != 0
     assert "MPITimeoutError" in proc.stderr and "aborting every rank" in proc.stderr
@@ -626,11 +634,13 @@ def _simulated_with_lost_nodes(est, X, y, g, sw, lost, stop, monkeypatch):
     original_scores = _BoostingState.peer_scores
 
     def peer_scores(self, runner):
-        costs, data = original_scores(self, runner)
+        data = original_scores(self, runner)
         if done[0] > stop:
-            for k in lost:
-                costs[runner.cand_indptr[k]: runner.cand_indptr[k + 1]] = 0.0
-        return costs, data
+            # e_kl = c_k (...): a zero confidence in the scorer's data is a 0 score.
+            confidence = np.array(data[4])
+            confidence[lost] = 0.0
+            data = data[:4] + (confidence,) + data[5:]
+        return data
 
     monkeypatch.setattr(_BoostingState, "peer_scores", peer_scores)
     graph_offline = _GraphRunner._offline

@@ -233,6 +233,45 @@ def test_sparsify_to_connected_matches_a_brute_force_threshold_search(seed):
     assert connected_threshold(np.zeros((4, 4))) == 0.0
 
 
+def _authors_threshold(W):
+    """The authors' post-processing as the docs describe it, in NumPy: thresholds
+    ``max(W) / sqrt(10) ** j``, j = 1, 2, ..., the first at which the second
+    smallest eigenvalue of the thresholded graph's Laplacian exceeds 1e-3
+    (None when no threshold above the smallest weight passes)."""
+    top, low = W.max(), W[W > 0].min()
+    j = 1
+    while top / np.sqrt(10) ** j >= low:
+        t = top / np.sqrt(10) ** j
+        kept = np.where(W >= t, W, 0.0)
+        laplacian = np.diag(kept.sum(axis=1)) - kept
+        if np.linalg.eigvalsh(laplacian)[1] > 1e-3:
+            return t
+        j += 1
+    return None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_exact_threshold_keeps_fewer_edges_than_the_authors_grid(seed):
+    """The documented difference from the authors' code: their grid keeps at
+    least the exact threshold's edges (up to sqrt(10) below it) on a connected
+    graph, and on a disconnected one no grid threshold passes (every edge
+    kept) while the exact threshold still drops edges inside the components."""
+    rng = np.random.RandomState(seed)
+    K = 20
+    W = np.triu(rng.uniform(size=(K, K)) * (rng.uniform(size=(K, K)) < 0.4), 1)
+    W[np.arange(K - 1), np.arange(1, K)] = rng.uniform(0.01, 1.0, K - 1)  # connected
+    W = W + W.T
+    t_exact, t_authors = connected_threshold(W), _authors_threshold(W)
+    assert t_authors is not None and t_exact / np.sqrt(10) < t_authors <= t_exact
+    assert np.count_nonzero(W >= t_authors) >= np.count_nonzero(W >= t_exact)
+    # Two components: no Laplacian of a thresholded graph has lambda_2 > 0.
+    W[: K // 2, K // 2:] = W[K // 2:, : K // 2] = 0.0
+    assert _authors_threshold(W) is None
+    kept = sparsify_to_connected(W)
+    assert connected_components(kept, directed=False)[0] == 2
+    assert kept.nnz < np.count_nonzero(W)
+
+
 def test_learner_sparsifies_its_graph_by_default():
     models, losses = _problem(2, K=12)
     kw = dict(mu=5.0, lambda_graph=0.5, kappa=4, random_state=0)
@@ -270,3 +309,133 @@ def test_negative_losses_are_refused():
     losses[2] = -0.5
     with pytest.raises(ValueError, match=r"losses must be non-negative .* node 2 has -0.5"):
         CollaborationGraphLearner(max_iter=10).fit(models, losses=losses)
+
+
+# ------------------------------------------- peer sampling without the K^2 links
+def test_sampled_candidates_decrease_h_as_the_dense_step_in_expectation():
+    """The steps draw their peers from all the other nodes without holding the
+    K (K - 1) candidate links: from one state, the mean decrease of h over
+    seeded one-step runs equals the dense computation's expectation (every
+    waking node and every kappa-subset of its peers, enumerated in NumPy)."""
+    import itertools
+
+    from skfed._base import node_seeds
+    from skfed.graph import _GraphRunner
+
+    rng = np.random.RandomState(0)
+    K, kappa = 6, 2
+    models = rng.normal(size=(K, 3))
+    models[:3] += 1.5
+    losses = rng.uniform(0, 0.3, size=K)
+    kw = dict(mu=1.0, mu_graph=0.7, lambda_graph=0.8, delta=1e-2)
+    W = np.triu(rng.uniform(0, 0.6, size=(K, K)) * (rng.uniform(size=(K, K)) < 0.5), 1)
+    W = W + W.T
+    h0 = graph_objective(W, models, losses, **kw)
+
+    def dense_step(k, peers):
+        # Projected block gradient step with backtracking on the dense W.
+        d = W.sum(axis=1)
+        grad = graph_gradient(W, models, losses, **kw)[k, peers]
+        L = kw["mu_graph"] * (2 * kw["lambda_graph"] + len(peers) / (d[k] + kw["delta"]) ** 2
+                              + np.max(1 / (d[peers] + kw["delta"]) ** 2))
+        L_max = block_lipschitz_bound(len(peers), mu_graph=kw["mu_graph"],
+                                      lambda_graph=kw["lambda_graph"], delta=kw["delta"])
+        L = min(L, L_max)
+        while True:
+            v = np.maximum(0.0, W[k, peers] - grad / L)
+            new = W.copy()
+            new[k, peers] = new[peers, k] = v
+            step = v - W[k, peers]
+            h1 = graph_objective(new, models, losses, **kw)
+            if h1 <= h0 + grad @ step + 0.5 * L * step @ step + 1e-12 * abs(h0) or L >= L_max:
+                return h0 - h1
+            L = min(2 * L, L_max)
+
+    decrease = {(k, frozenset(p)): dense_step(k, list(p))
+                for k in range(K) for p in itertools.combinations(
+                    [l for l in range(K) if l != k], kappa)}
+    expected = np.mean(list(decrease.values()))  # uniform node, uniform peer subset
+    sim_rng = np.random.RandomState(1)
+    observed, draws = [], {}
+    n_runs = 1500
+    sim = SimulatedNetwork().start(K, random_state=0)
+    runner = _GraphRunner(sim, kappa=kappa, clock=np.ones(1, np.uint32),
+                          node_state=np.ones(K, np.uint32), **kw)
+    for _ in range(n_runs):
+        seeds = node_seeds(sim_rng, K + 1)
+        runner.clock[:] = seeds[K:]
+        runner.node_state[:] = seeds[:K]
+        runner.set_graph(W)
+        _, _, _, (node, peers, _) = runner.run(models, losses, 1, model_dtype=np.float64,
+                                               trace=True)
+        key = (int(node[0]), frozenset(peers[0].tolist()))
+        h1 = graph_objective(runner.graph_csr(), models, losses, **kw)
+        # Each seeded step is exactly the dense step of its draw ...
+        assert h0 - h1 == pytest.approx(decrease[key], rel=1e-9, abs=1e-12)
+        observed.append(h0 - h1)
+        draws[key] = draws.get(key, 0) + 1
+        # ... and never holds more than the stored links.
+        assert runner.wv.size == K * runner.row_capacity
+    # ... drawn uniformly, so the mean decrease is the dense expectation.
+    values = np.array(list(decrease.values()))
+    se = values.std() / np.sqrt(len(observed))
+    assert abs(np.mean(observed) - expected) < 4 * se
+    counts = np.array([draws.get(key, 0) for key in decrease])
+    n_outcomes = len(decrease)
+    chi2 = np.sum((counts - n_runs / n_outcomes) ** 2 / (n_runs / n_outcomes))
+    assert chi2 < n_outcomes + 5 * np.sqrt(2 * n_outcomes)
+
+
+def test_rows_grow_without_changing_the_fit():
+    """A step that needs a slot in a full row is retaken after the rows grow:
+    the learned graph, the bytes and the curve do not depend on the capacity."""
+    from skfed.graph import _GraphRunner
+
+    models, losses = _problem(6, K=14)
+    kw = dict(mu=1.0, mu_graph=1.0, lambda_graph=0.3, delta=1e-3, kappa=4)
+    out = []
+    for capacity in (None, 2):
+        sim = SimulatedNetwork().start(14, random_state=0)
+        runner = _GraphRunner(sim, clock=np.array([7], np.uint32),
+                              node_state=np.arange(1, 15, dtype=np.uint32), **kw)
+        if capacity:
+            runner._allocate(capacity)
+        _, spent, curve, _ = runner.run(models, losses, 400, model_dtype=np.float64,
+                                        record=True)
+        out.append((runner.graph_csr().toarray(), spent, curve, runner.row_capacity))
+    np.testing.assert_array_equal(out[0][0], out[1][0])
+    assert out[0][1] == out[1][1]
+    np.testing.assert_array_equal(out[0][2], out[1][2])
+    assert out[1][3] > 2 and (out[0][0] > 0).sum(axis=1).max() > 2
+
+
+def test_complete_topology_is_never_built(monkeypatch):
+    """On the default (complete) network the graph learner, Dada and Perso-lin
+    never build the n (n - 1) links of the topology."""
+    from skfed.boosting import DecentralizedBoostingClassifier, PersonalizedLinearClassifier
+    from skfed.network import NetworkSimulation
+
+    def refuse(self, labels):
+        raise AssertionError("the complete topology was built")
+
+    monkeypatch.setattr(NetworkSimulation, "_build_topology", refuse)
+    rng = np.random.RandomState(0)
+    K = 300
+    CollaborationGraphLearner(max_iter=2 * K, random_state=0).fit(rng.normal(size=(K, 3)))
+    X = rng.normal(size=(4 * K, 3))
+    y = (X[:, 0] > 0).astype(int)
+    groups = np.repeat(np.arange(K), 4)
+    for est in (DecentralizedBoostingClassifier(12, max_iter=2 * K, random_state=0),
+                PersonalizedLinearClassifier(max_iter=2 * K, random_state=0)):
+        est.fit(X, y, groups=groups)
+        assert est.collaboration_graph_.nnz > 0
+
+
+def test_learned_graph_leaves_no_node_alone():
+    """The log barrier at the defaults: every node keeps a neighbour, before
+    and after the cut to the connected threshold."""
+    models, losses = _problem(4, K=30)
+    for sparsify in ("connected", None):
+        learner = CollaborationGraphLearner(sparsify_graph=sparsify, random_state=0)
+        W = learner.fit(models, losses=losses).collaboration_graph_
+        assert np.asarray(W.sum(axis=1)).ravel().min() > 0

@@ -188,6 +188,21 @@ cdef class CommCounter:
             with nogil:
                 self.multicast(src, &dst[0], dst.shape[0], payload)
 
+    def send_pairs(self, const intp_t[::1] src, const intp_t[::1] dst,
+                   const int64_t[::1] payloads):
+        """Count one message ``src[i] -> dst[i]`` of ``payloads[i]`` bytes for every i."""
+        cdef intp_t i
+        if src.shape[0] != dst.shape[0] or src.shape[0] != payloads.shape[0]:
+            raise ValueError("src, dst and payloads must have the same length.")
+        self._check_endpoints(src, "src")
+        self._check_endpoints(dst, "dst")
+        for i in range(payloads.shape[0]):
+            if payloads[i] < 0:
+                raise ValueError(f"payloads must be >= 0 bytes, got {payloads[i]}.")
+        with nogil:
+            for i in range(src.shape[0]):
+                self.send(src[i], dst[i], payloads[i])
+
     def gather_to_server(self, const intp_t[::1] senders, const int64_t[::1] payloads):
         """Each node in ``senders`` sends its payload to the server."""
         cdef intp_t k

@@ -48,14 +48,20 @@
 # ``h(w) + sum_{k<l} w_kl (e_kl + e_lk)``; ``linear_change`` stays the
 # change of eq. 1 (without the scores).
 
-# Storage: the weights live on the sparsity pattern of the peer candidates
-# (the network topology, CSR with sorted rows): ``w[p]`` is the weight of
-# the pair (k, cand_indices[p]) for p in cand_indptr[k] .. cand_indptr[k+1].
-# The pattern is symmetric, so both copies of a weight are kept equal.
-# Memory is linear in the topology's links and a step costs
-# O(kappa (n_model + log deg)), whatever the number of nodes.
+# Storage: only the non-zero weights are kept, in rows of a fixed capacity R
+# (``nbr.shape[0] // n_nodes`` slots a node): slots k R .. k R + n_slots[k] - 1
+# hold node k's pairs (k, l) with w_kl > 0, sorted by l (``nbr[p]`` is l,
+# ``wv[p]`` the weight, ``slot_cost[p]`` the peer score e_kl when scoring).
+# Both copies of a weight, in row k and row l, are kept equal.  Peers are
+# drawn by the peer-sampling service from the topology: uniformly among all
+# other nodes on a complete topology (which is never built), among the node's
+# links otherwise.  Memory is O(n_nodes R), linear in the nodes, never the
+# n (n - 1) candidate links, and a step costs O(kappa (n_model + R)).  A
+# step that needs a slot in a full row is not taken: graph_steps returns that
+# row's node with the random states as they were before the step, and Python
+# grows R and resumes (the result does not depend on R).
 
-from libc.math cimport exp, isnan, log, INFINITY
+from libc.math cimport exp, isnan, log, INFINITY, NAN
 
 import numpy as np
 
@@ -74,51 +80,113 @@ cdef int64_t _LOSS_DEGREE_BYTES = payload_bytes(2, 0, 0, 0)
 cdef int64_t _SCORE_BYTES = payload_bytes(1, 0, 0, 0)
 
 
+
 cdef intp_t _sample_peers(
-    const intp_t[::1] cand_indptr, const intp_t[::1] cand_indices, intp_t k,
-    intp_t kappa, uint32_t* state, intp_t* peers, intp_t* where,
+    const intp_t[::1] topo_indptr, const intp_t[::1] topo_indices, bint complete,
+    intp_t K, intp_t k, intp_t kappa, uint32_t* state, intp_t* peers, intp_t* picks,
 ) noexcept nogil:
     """Draw min(kappa, n_candidates) distinct peers of k uniformly.
 
-    ``where[r]`` is the position of ``peers[r]`` in the candidate arrays.
+    The candidates are the other nodes (``complete``) or k's links in the
+    topology CSR; the r-th draw is uniform over their positions, redrawn
+    while it repeats an earlier one.  On a complete topology, position
+    ``pick`` is node ``pick + (pick >= k)``: the row of k in the complete
+    graph's sorted CSR, never built.
     """
-    cdef intp_t start = cand_indptr[k], n_cand = cand_indptr[k + 1] - cand_indptr[k]
-    cdef intp_t n_take, r, q, pick
+    cdef intp_t start = 0, n_cand, n_take, r, q, pick
     cdef bint fresh
+    if complete:
+        n_cand = K - 1
+    else:
+        start = topo_indptr[k]
+        n_cand = topo_indptr[k + 1] - start
     if kappa >= n_cand:
         for r in range(n_cand):
-            peers[r] = cand_indices[start + r]
-            where[r] = start + r
+            peers[r] = (r + (r >= k)) if complete else topo_indices[start + r]
         return n_cand
     n_take = kappa
     r = 0
     while r < n_take:
-        pick = start + rand_int(n_cand, state)
+        pick = rand_int(n_cand, state)
         fresh = True
         for q in range(r):
-            if where[q] == pick:
+            if picks[q] == pick:
                 fresh = False
                 break
         if fresh:
-            peers[r] = cand_indices[pick]
-            where[r] = pick
+            picks[r] = pick
+            peers[r] = (pick + (pick >= k)) if complete else topo_indices[start + pick]
             r += 1
     return n_take
 
 
-cdef inline intp_t _position(const intp_t[::1] indptr, const intp_t[::1] indices, intp_t k,
-                             intp_t l) noexcept nogil:
-    """Position of l in the sorted candidate row of k (binary search), -1 if absent."""
-    cdef intp_t lo = indptr[k], hi = indptr[k + 1], mid
+cdef inline intp_t _find(const intp_t[::1] nbr, const intp_t[::1] n_slots, intp_t R,
+                         intp_t k, intp_t l) noexcept nogil:
+    """Slot of l in the sorted row of k (binary search), -1 if absent."""
+    cdef intp_t lo = k * R, end = k * R + n_slots[k], hi, mid
+    hi = end
     while lo < hi:
         mid = (lo + hi) // 2
-        if indices[mid] < l:
+        if nbr[mid] < l:
             lo = mid + 1
         else:
             hi = mid
-    if lo < indptr[k + 1] and indices[lo] == l:
+    if lo < end and nbr[lo] == l:
         return lo
     return -1
+
+
+cdef void _insert(double[::1] wv, intp_t[::1] nbr, intp_t[::1] n_slots, double* cost,
+                  double* zc, intp_t R, intp_t k, intp_t l, double w, double c,
+                  double z) noexcept nogil:
+    """Put (l, w, c, z) into k's row at its sorted place (the caller checked room).
+
+    ``cost`` (peer scores) may be NULL; ``zc`` caches the squared model
+    distances of the stored links (NaN: not computed yet).
+    """
+    cdef intp_t start = k * R, end = k * R + n_slots[k], p = end
+    while p > start and nbr[p - 1] > l:
+        nbr[p] = nbr[p - 1]
+        wv[p] = wv[p - 1]
+        zc[p] = zc[p - 1]
+        if cost != NULL:
+            cost[p] = cost[p - 1]
+        p -= 1
+    nbr[p] = l
+    wv[p] = w
+    zc[p] = z
+    if cost != NULL:
+        cost[p] = c
+    n_slots[k] += 1
+
+
+cdef void _remove(double[::1] wv, intp_t[::1] nbr, intp_t[::1] n_slots, double* cost,
+                  double* zc, intp_t R, intp_t k, intp_t p) noexcept nogil:
+    """Remove slot p of k's row, keeping the row sorted."""
+    cdef intp_t end = k * R + n_slots[k] - 1
+    while p < end:
+        nbr[p] = nbr[p + 1]
+        wv[p] = wv[p + 1]
+        zc[p] = zc[p + 1]
+        if cost != NULL:
+            cost[p] = cost[p + 1]
+        p += 1
+    nbr[end] = -1
+    wv[end] = 0.0
+    zc[end] = NAN
+    if cost != NULL:
+        cost[end] = NAN
+    n_slots[k] -= 1
+
+
+cdef inline double _distance(const floating[:, ::1] models, intp_t k, intp_t l) noexcept nogil:
+    """``||models[k] - models[l]||^2``."""
+    cdef intp_t j
+    cdef double z = 0.0, diff
+    for j in range(models.shape[1]):
+        diff = models[k, j] - models[l, j]
+        z += diff * diff
+    return z
 
 
 cdef double _node_loss(
@@ -154,6 +222,37 @@ cdef double _node_loss(
     return amax + log(z)
 
 
+cdef double _node_loss_i8(
+    const floating[:, ::1] models, const signed char* H8, intp_t n_base,
+    const floating[:, ::1] Y, const floating[::1] sw, intp_t start, intp_t end, intp_t l,
+    intp_t p, intp_t* nz,
+) noexcept nogil:
+    """:func:`_node_loss` reading the base predictions from int8 rows (+-1 values)."""
+    cdef intp_t i, j, r, n_nz = 0, off = p * n_base
+    cdef double amax = -INFINITY, z = 0.0, a
+    cdef const signed char* row
+    for j in range(n_base):
+        if models[l, off + j] != 0:
+            nz[n_nz] = j
+            n_nz += 1
+    for i in range(start, end):
+        if sw[i] > 0:
+            a = 0.0
+            row = H8 + i * n_base
+            for r in range(n_nz):
+                j = nz[r]
+                a += row[j] * models[l, off + j]
+            a = -Y[p, i] * a
+            if a > amax:
+                z = z * exp(amax - a) + sw[i]
+                amax = a
+            else:
+                z += sw[i] * exp(a - amax)
+    if amax == -INFINITY:
+        return -INFINITY
+    return amax + log(z)
+
+
 cdef double _lin_node_loss(
     const floating[:, ::1] models, const floating[:, ::1] X, const floating[:, ::1] Y,
     const floating[::1] sw, intp_t start, intp_t end, intp_t l, intp_t p,
@@ -176,16 +275,20 @@ cdef double _lin_node_loss(
 
 
 cdef struct _Scorer:
-    # Peer scores: ``cost[p]`` (NaN: not computed yet) for the link at
-    # position p, computed from the data when ``lazy``; ``own[k]`` (NaN: not
-    # yet) caches node k's loss of its own model; ``nz`` is scratch;
-    # ``linear``: Perso-lin's mean margin loss (a LossFunction passed beside),
-    # else Dada's log-sum-exp.
+    # Peer scores: ``cost[p]`` (NaN: not known yet) is e_kl of the stored
+    # link at slot p (NULL: no peer scoring), computed from the data when
+    # ``lazy``; ``own[k]`` (NaN: not yet) caches node k's loss of its own
+    # model; ``nz`` is scratch; ``linear``: Perso-lin's mean margin loss (a
+    # LossFunction passed beside), else Dada's log-sum-exp.
     double* cost
     double* own
     intp_t* nz
     bint lazy
     bint linear
+    # Dada's base predictions as int8 (+-1), when given: an eighth of the
+    # memory traffic of reading H's float rows (the cost of a score).
+    const signed char* h8
+    intp_t h8_cols
 
 
 cdef inline double _score_loss(
@@ -199,6 +302,9 @@ cdef inline double _score_loss(
     for p in range(Y.shape[0]):
         if sc.linear:
             total += _lin_node_loss(models, H, Y, sw, offsets[k], offsets[k + 1], l, p, loss)
+        elif sc.h8 != NULL:
+            total += _node_loss_i8(models, sc.h8, sc.h8_cols, Y, sw, offsets[k],
+                                   offsets[k + 1], l, p, sc.nz)
         else:
             total += _node_loss(models, H, Y, sw, offsets[k], offsets[k + 1], l, p, sc.nz)
     return total
@@ -216,21 +322,26 @@ cdef double _peer_score(
                             - sc.own[k])
 
 
-cdef inline double _link_cost(
+cdef inline double _score(
     _Scorer* sc, const floating[:, ::1] models, const floating[:, ::1] H,
     const floating[:, ::1] Y, const floating[::1] sw, const intp_t[::1] offsets,
-    const double[::1] confidence, LossFunction loss, const intp_t[::1] indptr,
-    const intp_t[::1] indices, intp_t p, intp_t k,
+    const double[::1] confidence, LossFunction loss, intp_t k, intp_t l, intp_t slot,
+    double given,
 ) noexcept nogil:
-    """``e_kl + e_lk`` of the link at position p (from k to ``indices[p]``)."""
-    cdef intp_t l = indices[p]
-    cdef intp_t q = _position(indptr, indices, l, k)
-    if sc.lazy:
-        if isnan(sc.cost[p]):
-            sc.cost[p] = _peer_score(sc, models, H, Y, sw, offsets, confidence, loss, k, l)
-        if isnan(sc.cost[q]):
-            sc.cost[q] = _peer_score(sc, models, H, Y, sw, offsets, confidence, loss, l, k)
-    return sc.cost[p] + sc.cost[q]
+    """e_kl: the value cached at ``slot`` (>= 0), else ``given`` (not NaN), else computed.
+
+    A computed value is cached at ``slot`` when the link is stored.
+    """
+    cdef double e
+    if slot >= 0 and not isnan(sc.cost[slot]):
+        return sc.cost[slot]
+    if not isnan(given):
+        e = given
+    else:
+        e = _peer_score(sc, models, H, Y, sw, offsets, confidence, loss, k, l)
+    if slot >= 0:
+        sc.cost[slot] = e
+    return e
 
 
 def pair_scores(
@@ -240,16 +351,17 @@ def pair_scores(
     const floating[::1] sw,            # IN (n_samples,)
     const intp_t[::1] offsets,         # IN (n_nodes + 1,)
     const double[::1] confidence,      # IN (n_nodes,)
-    const intp_t[::1] indptr,          # IN links CSR (sorted rows)
-    const intp_t[::1] indices,         # IN
-    const intp_t[::1] nodes,           # IN rows to score
-    double[::1] out,                   # OUT (nnz,) e_kl at the links of the rows of nodes
+    const intp_t[::1] rows,            # IN (n_pairs,) the scoring nodes k
+    const intp_t[::1] cols,            # IN (n_pairs,) the scored models l
+    double[::1] out,                   # OUT (n_pairs,) e_kl
     LossFunction loss=None,            # None: Dada's log-sum-exp over H's margins; a
                                        # LossFunction: Perso-lin's (H the design, intercept
                                        # column included; confidence c_k / m_k)
+    const signed char[:, ::1] H8=None, # IN H as int8 when every entry is +-1 (Dada's stumps):
+                                       # read instead of H (the same values)
 ):
-    """Peer scores ``e_kl`` of every link of the given rows (as graph_steps computes them)."""
-    cdef intp_t r, k, p
+    """Peer scores ``e_kl`` of the given pairs (as graph_steps computes them)."""
+    cdef intp_t r
     own_arr = np.full(offsets.shape[0] - 1, np.nan)
     nz_arr = np.zeros(max(1, H.shape[1]), dtype=np.intp)
     cdef double[::1] own = own_arr
@@ -260,12 +372,16 @@ def pair_scores(
     sc.nz = &nz[0]
     sc.lazy = True
     sc.linear = loss is not None
+    sc.h8 = NULL
+    sc.h8_cols = H.shape[1]
+    if H8 is not None and loss is None and H8.shape[0] * H8.shape[1] > 0:
+        if H8.shape[0] != H.shape[0] or H8.shape[1] != H.shape[1]:
+            raise ValueError("H8 must have the shape of H.")
+        sc.h8 = &H8[0, 0]
     with nogil:
-        for r in range(nodes.shape[0]):
-            k = nodes[r]
-            for p in range(indptr[k], indptr[k + 1]):
-                out[p] = _peer_score(&sc, models, H, Y, sw, offsets, confidence, loss, k,
-                                     indices[p])
+        for r in range(rows.shape[0]):
+            out[r] = _peer_score(&sc, models, H, Y, sw, offsets, confidence, loss, rows[r],
+                                 cols[r])
 
 
 cdef double _block_value(
@@ -282,8 +398,8 @@ cdef double _block_value(
 
 cdef intp_t _cap_neighbours(
     const floating[:, ::1] models, const double[::1] losses, double[::1] wv,
-    const intp_t[::1] indptr, const intp_t[::1] indices,
-    double[::1] degree, intp_t* n_neighbours, intp_t k, intp_t cap, double mu,
+    intp_t[::1] nbr, intp_t[::1] n_slots, double* zc, intp_t R,
+    double[::1] degree, intp_t k, intp_t cap, double mu,
     double mu_graph, double lam, double delta, CommCounter counter, double* zbuf,
     intp_t* nbuf, double* objective, double* linear_change, int64_t* spent,
     _Scorer* sc, const floating[:, ::1] H, const floating[:, ::1] Y, const floating[::1] sw,
@@ -291,43 +407,43 @@ cdef intp_t _cap_neighbours(
 ) noexcept nogil:
     """Keep node k's ``cap`` closest neighbours (Remark 2); return the edges dropped.
 
-    ``n_neighbours`` holds every node's number of non-zero weights; the row
-    of k is only scanned when k is over the cap.  ``nbuf`` holds positions
-    in the candidate arrays.  Closest: smallest ``z_km``, or with peer
-    scores (``sc.cost`` not NULL) smallest ``(mu / 2) z_km + e_km + e_mk``.
+    Every stored link is a non-zero weight, so k is over the cap when
+    ``n_slots[k] > cap``.  Closest: smallest ``z_km``, or with peer scores
+    (``sc.cost`` not NULL) smallest ``(mu / 2) z_km + e_km + e_mk``.
+    ``nbuf`` holds neighbour ids (slots move as links are removed).
     """
-    cdef intp_t n_model = models.shape[1]
-    cdef intp_t m, j, r, p, best, count = 0, n_dropped = 0
-    cdef double z, diff, w_km, a, e, dk_old, dm_old, dk_new, dm_new
-    if n_neighbours[k] <= cap:
+    cdef intp_t m, r, p, q, best, count = 0, n_dropped = 0, start = k * R
+    cdef double z, w_km, a, e, dk_old, dm_old, dk_new, dm_new
+    if n_slots[k] <= cap:
         return 0
-    for p in range(indptr[k], indptr[k + 1]):
-        m = indices[p]
-        if m != k and wv[p] > 0.0:
-            z = 0.0
-            for j in range(n_model):
-                diff = models[k, j] - models[m, j]
-                z += diff * diff
-            if sc.cost != NULL:
-                z = 0.5 * mu * z + _link_cost(sc, models, H, Y, sw, offsets, confidence,
-                                              loss, indptr, indices, p, k)
-            zbuf[count] = z
-            nbuf[count] = p
-            count += 1
+    for p in range(start, start + n_slots[k]):
+        m = nbr[p]
+        q = _find(nbr, n_slots, R, m, k)
+        if isnan(zc[p]):
+            zc[p] = _distance(models, k, m)
+            zc[q] = zc[p]
+        z = zc[p]
+        if sc.cost != NULL:
+            z = 0.5 * mu * z + _score(sc, models, H, Y, sw, offsets, confidence, loss, k, m,
+                                      p, NAN) \
+                + _score(sc, models, H, Y, sw, offsets, confidence, loss, m, k, q, NAN)
+        zbuf[count] = z
+        nbuf[count] = m
+        count += 1
     while count > cap:
         best = 0
         for r in range(1, count):
-            if zbuf[r] > zbuf[best] or (zbuf[r] == zbuf[best]
-                                        and indices[nbuf[r]] > indices[nbuf[best]]):
+            if zbuf[r] > zbuf[best] or (zbuf[r] == zbuf[best] and nbuf[r] > nbuf[best]):
                 best = r
-        p = nbuf[best]
-        m = indices[p]
+        m = nbuf[best]
+        p = _find(nbr, n_slots, R, k, m)
+        q = _find(nbr, n_slots, R, m, k)
         w_km = wv[p]
         # zbuf holds z, or with scores the pair's coefficient without the
         # losses; eq. 1's part of it excludes the scores.
         e = 0.0
         if sc.cost != NULL:
-            e = sc.cost[p] + sc.cost[_position(indptr, indices, m, k)]
+            e = sc.cost[p] + sc.cost[q]
             a = losses[k] + losses[m] + zbuf[best]
         else:
             a = losses[k] + losses[m] + 0.5 * mu * zbuf[best]
@@ -344,10 +460,8 @@ cdef intp_t _cap_neighbours(
             - log(dm_old + delta)
         )
         linear_change[0] -= (a - e) * w_km
-        wv[p] = 0.0
-        wv[_position(indptr, indices, m, k)] = 0.0
-        n_neighbours[k] -= 1
-        n_neighbours[m] -= 1
+        _remove(wv, nbr, n_slots, sc.cost, zc, R, k, p)
+        _remove(wv, nbr, n_slots, sc.cost, zc, R, m, q)
         degree[k] = dk_new
         degree[m] = dm_new
         counter.send(k, m, _WEIGHT_BYTES)
@@ -362,10 +476,13 @@ cdef intp_t _cap_neighbours(
 def graph_steps(
     const floating[:, ::1] models,     # IN (n_nodes, n_model) the models nodes send
     const double[::1] losses,          # IN (n_nodes,) l_k = c_k L_k
-    double[::1] wv,                    # IN/OUT (nnz,) weights on the candidates' pattern
+    double[::1] wv,                    # IN/OUT (n_nodes * R,) stored weights (see Storage)
+    intp_t[::1] nbr,                   # IN/OUT (n_nodes * R,) neighbour of every slot
+    intp_t[::1] n_slots,               # IN/OUT (n_nodes,) stored links of every node
     double[::1] degree,                # IN/OUT (n_nodes,)
-    const intp_t[::1] cand_indptr,     # IN peer candidates (topology) CSR, sorted rows,
-    const intp_t[::1] cand_indices,    # IN symmetric pattern
+    const intp_t[::1] topo_indptr,     # IN topology CSR (no self-loop), sorted rows;
+    const intp_t[::1] topo_indices,    # IN ignored when ``complete``
+    bint complete,                     # IN every node may sample every other
     double mu,
     double mu_graph,
     double lam,
@@ -386,14 +503,17 @@ def graph_steps(
     intp_t[::1] trace_peers,           # OUT (n_steps * kappa,) or (0,), -1 padded
     double[::1] trace_lipschitz,       # OUT (n_steps,) or (0,) accepted L
     intp_t max_neighbors=-1,           # Remark 2 cap on non-zero weights per node (-1: none)
-    double[::1] pair_cost=None,        # IN/OUT (nnz,) peer scores e_kl on the pattern
-                                       # (NaN: computed when needed), or None
+    double[::1] slot_cost=None,        # IN/OUT (n_nodes * R,) peer scores e_kl of the stored
+                                       # links (NaN: computed when needed), or None: no scoring
     const floating[:, ::1] score_H=None,   # IN data of the lazy scores (see pair_scores)
     const floating[:, ::1] score_Y=None,
     const floating[::1] score_sw=None,
     const intp_t[::1] score_offsets=None,
     const double[::1] score_confidence=None,
     LossFunction score_loss=None,      # IN Perso-lin's loss (see pair_scores); None: Dada's
+    const signed char[:, ::1] score_H8=None,  # IN score_H as int8 (+-1 entries), or None
+    const double[::1] peer_cost=None,  # IN (2 kappa,) e_{k,l_r} then e_{l_r,k} of the
+                                       # sampled peers of a one-step call (MPI engine)
 ):
     """Asynchronous decentralized graph learning: ``n_steps`` graph steps.
 
@@ -402,35 +522,45 @@ def graph_steps(
     its loss and its degree (``model_payload[l] + 16``), and the new weight
     ``w_kl`` (8 bytes); each with the counter's header.  With
     ``max_neighbors >= 0``, one 8-byte message per edge dropped by the cap.
-    With ``pair_cost`` (peer scoring: ``pair_cost[p] = e_kl`` for the
-    position p of l in k's row), every pair's coefficient also holds
+    With ``slot_cost`` (peer scoring), every pair's coefficient also holds
     ``e_kl + e_lk`` and every answer carries the peer's score (8 more bytes).
-    A NaN entry is computed (and stored) when first needed, from the
-    ``score_*`` data (Dada's margins, as :func:`pair_scores`); without
-    them every entry must be given.  ``score_loss`` None scores with
-    Dada's log-sum-exp, a ``LossFunction`` with Perso-lin's mean loss.
+    A score not yet known is computed when first needed, from the
+    ``score_*`` data (Dada's margins, as :func:`pair_scores`), and kept with
+    the link while it is stored; without them, the scores of the sampled
+    peers come in ``peer_cost`` and those of the stored links must be
+    given.  ``score_loss`` None scores with Dada's log-sum-exp, a
+    ``LossFunction`` with Perso-lin's mean loss.
 
     Returns
     -------
-    (n_done, spent, objective, linear_change)
+    (n_done, spent, objective, linear_change, full)
         ``linear_change`` is the total change of the part of h that is
         linear in w, ``sum_k d_k l_k + (mu / 2) sum_{k<l} w_kl z_kl``: the
         change of the models' objective (eq. 1) caused by the new graph.
+        ``full`` is -1, or the node whose row had no free slot for step
+        ``n_done`` (not taken, random states restored): grow R and resume.
     """
     cdef intp_t K = degree.shape[0], n_model = models.shape[1]
-    cdef intp_t it, k, r, q, l, j, n_peers, n_done = 0, max_row = 1
+    cdef intp_t R = nbr.shape[0] // K if K else 1
+    cdef intp_t it, k, r, q, l, j, n_peers, n_done = 0, full = -1, need
     cdef double dk, dk_new, z, diff, lip, lip_max, inv, phi_old, phi_new, quad, step_sq
     cdef double gdot, max_inv, linear_change = 0.0
+    cdef uint32_t clock_before, state_before
     cdef bint has_offline = offline.shape[0] > 0
     cdef bint has_trace = trace_node.shape[0] > 0
     cdef bint has_obj = objective_out.shape[0] > 0
     cdef bint has_lip = trace_lipschitz.shape[0] > 0
+    cdef bint has_given = peer_cost is not None
     cdef int64_t header = counter.header_bytes
     kappa = max(kappa, 1)
+    if has_given and (n_steps > 1 or peer_cost.shape[0] != 2 * kappa):
+        raise ValueError("peer_cost is for one step: 2 * kappa scores.")
     peers_arr = np.zeros(kappa, dtype=np.intp)
-    where_arr = np.zeros(kappa, dtype=np.intp)
-    cdef intp_t[::1] where = where_arr
-    buf = np.zeros((6, kappa), dtype=np.float64)
+    picks_arr = np.zeros(kappa, dtype=np.intp)
+    pos_arr = np.zeros(kappa, dtype=np.intp)
+    cdef intp_t[::1] picks = picks_arr
+    cdef intp_t[::1] pos = pos_arr
+    buf = np.zeros((9, kappa), dtype=np.float64)  # a, g, w, v, dl, dl_new, e_kl, e_lk, z
     cdef intp_t[::1] peers = peers_arr
     cdef double[::1] a = buf[0]
     cdef double[::1] g = buf[1]
@@ -438,11 +568,20 @@ def graph_steps(
     cdef double[::1] v = buf[3]
     cdef double[::1] dl = buf[4]
     cdef double[::1] dl_new = buf[5]
+    cdef double[::1] e_kl = buf[6]
+    cdef double[::1] e_lk = buf[7]
+    cdef double[::1] zs = buf[8]
     cdef bint capped = max_neighbors >= 0
     cdef _Scorer sc
     sc.cost = NULL
     sc.lazy = False
     sc.linear = score_loss is not None
+    sc.h8 = NULL
+    sc.h8_cols = score_H.shape[1] if score_H is not None else 0
+    if score_H8 is not None and score_loss is None and score_H8.shape[0] * score_H8.shape[1]:
+        if score_H8.shape[0] != score_H.shape[0] or score_H8.shape[1] != score_H.shape[1]:
+            raise ValueError("score_H8 must have the shape of score_H.")
+        sc.h8 = &score_H8[0, 0]
     own_arr = np.full(K, np.nan)
     nz_arr = np.zeros(max(1, score_H.shape[1]) if score_H is not None else 1, dtype=np.intp)
     cdef double[::1] own = own_arr
@@ -450,32 +589,34 @@ def graph_steps(
     sc.own = &own[0] if K else NULL
     sc.nz = &nz[0]
     cdef int64_t answer_extra = 0
-    if pair_cost is not None:
-        if pair_cost.shape[0] != wv.shape[0]:
-            raise ValueError("pair_cost must have one value per candidate link.")
+    if wv.shape[0] != nbr.shape[0] or nbr.shape[0] != K * R or R < 1:
+        raise ValueError("wv and nbr must hold n_nodes * R slots.")
+    if slot_cost is not None:
+        if slot_cost.shape[0] != wv.shape[0]:
+            raise ValueError("slot_cost must have one value per slot.")
         sc.lazy = score_H is not None
-        if not sc.lazy and np.isnan(np.asarray(pair_cost)).any():
-            raise ValueError("pair_cost has NaN entries and no score_* data to compute them.")
-        if pair_cost.shape[0]:
-            sc.cost = &pair_cost[0]
+        if not sc.lazy and not has_given:
+            raise ValueError("Peer scoring needs the score_* data or peer_cost.")
+        if not sc.lazy:
+            for j in range(K):
+                for q in range(j * R, j * R + n_slots[j]):
+                    if isnan(slot_cost[q]):
+                        raise ValueError("slot_cost has NaN entries of stored links and no "
+                                         "score_* data to compute them.")
+        sc.cost = &slot_cost[0]
         answer_extra = _SCORE_BYTES
-    if K and capped:
-        max_row = max(1, int(np.diff(np.asarray(cand_indptr)).max()))
-    cap_z = np.zeros(max_row, dtype=np.float64)
-    cap_n = np.zeros(max_row, dtype=np.intp)
-    if capped:
-        csum = np.r_[0, np.cumsum(np.asarray(wv) > 0)]
-        ptr = np.asarray(cand_indptr)
-        counts = (csum[ptr[1:]] - csum[ptr[:-1]]).astype(np.intp)
-    else:
-        counts = np.zeros(1, dtype=np.intp)
+    # Squared distances of the stored links' models (fixed during the call).
+    zc_arr = np.full(K * R, np.nan)
+    cdef double[::1] zc = zc_arr
+    cap_z = np.zeros(R + kappa + 1, dtype=np.float64)
+    cap_n = np.zeros(R + kappa + 1, dtype=np.intp)
     cdef double[::1] zbuf = cap_z
     cdef intp_t[::1] nbuf = cap_n
-    cdef intp_t[::1] n_neighbours = counts
     with nogil:
         for it in range(n_steps):
             if budget >= 0 and spent >= budget:
                 break
+            clock_before = clock[0]
             k = rand_int(K, &clock[0])
             n_done += 1
             if has_trace:
@@ -488,8 +629,9 @@ def graph_steps(
                 if end_rounds:
                     counter.end_round()
                 continue
-            n_peers = _sample_peers(cand_indptr, cand_indices, k, kappa, &node_state[k],
-                                    &peers[0], &where[0])
+            state_before = node_state[k]
+            n_peers = _sample_peers(topo_indptr, topo_indices, complete, K, k, kappa,
+                                    &node_state[k], &peers[0], &picks[0])
             if n_peers == 0:
                 if has_obj:
                     objective_out[it] = objective
@@ -502,17 +644,24 @@ def graph_steps(
                 l = peers[r]
                 if has_trace:
                     trace_peers[it * kappa + r] = l
-                z = 0.0
-                for j in range(n_model):
-                    diff = models[k, j] - models[l, j]
-                    z += diff * diff
-                w[r] = wv[where[r]]
+                pos[r] = _find(nbr, n_slots, R, k, l)
+                if pos[r] >= 0 and not isnan(zc[pos[r]]):
+                    z = zc[pos[r]]
+                else:
+                    z = _distance(models, k, l)
+                zs[r] = z
+                w[r] = wv[pos[r]] if pos[r] >= 0 else 0.0
                 dl[r] = degree[l]
                 a[r] = losses[k] + losses[l] + 0.5 * mu * z
                 if sc.cost != NULL:
-                    a[r] += _link_cost(&sc, models, score_H, score_Y, score_sw,
-                                       score_offsets, score_confidence, score_loss,
-                                       cand_indptr, cand_indices, where[r], k)
+                    e_kl[r] = _score(&sc, models, score_H, score_Y, score_sw, score_offsets,
+                                     score_confidence, score_loss, k, l, pos[r],
+                                     peer_cost[r] if has_given else NAN)
+                    e_lk[r] = _score(&sc, models, score_H, score_Y, score_sw, score_offsets,
+                                     score_confidence, score_loss, l, k,
+                                     _find(nbr, n_slots, R, l, k),
+                                     peer_cost[kappa + r] if has_given else NAN)
+                    a[r] += e_kl[r] + e_lk[r]
                 g[r] = a[r] + mu_graph * (2.0 * lam * w[r] - 1.0 / (dk + delta)
                                           - 1.0 / (dl[r] + delta))
                 inv = 1.0 / ((dl[r] + delta) * (dl[r] + delta))
@@ -549,19 +698,44 @@ def graph_steps(
                 lip = 2.0 * lip
                 if lip > lip_max:
                     lip = lip_max
+            # Room for the new links (before anything is sent or stored).
+            need = 0
+            for r in range(n_peers):
+                if v[r] > 0.0 and pos[r] < 0:
+                    need += 1
+                    if n_slots[peers[r]] >= R:
+                        full = peers[r]
+            if n_slots[k] + need > R:
+                full = k
+            if full >= 0:
+                clock[0] = clock_before
+                node_state[k] = state_before
+                n_done -= 1
+                break
             for r in range(n_peers):
                 l = peers[r]
-                if capped and (v[r] > 0.0) != (w[r] > 0.0):
-                    q = 1 if v[r] > 0.0 else -1
-                    n_neighbours[k] += q
-                    n_neighbours[l] += q
                 if sc.cost != NULL:
-                    linear_change += (a[r] - sc.cost[where[r]] - sc.cost[
-                        _position(cand_indptr, cand_indices, l, k)]) * (v[r] - w[r])
+                    linear_change += (a[r] - e_kl[r] - e_lk[r]) * (v[r] - w[r])
                 else:
                     linear_change += a[r] * (v[r] - w[r])
-                wv[where[r]] = v[r]
-                wv[_position(cand_indptr, cand_indices, l, k)] = v[r]
+                if v[r] > 0.0:
+                    if pos[r] >= 0:
+                        q = _find(nbr, n_slots, R, k, l)
+                        wv[q] = v[r]
+                        zc[q] = zs[r]
+                        q = _find(nbr, n_slots, R, l, k)
+                        wv[q] = v[r]
+                        zc[q] = zs[r]
+                    else:
+                        _insert(wv, nbr, n_slots, sc.cost, &zc[0], R, k, l, v[r], e_kl[r],
+                                zs[r])
+                        _insert(wv, nbr, n_slots, sc.cost, &zc[0], R, l, k, v[r], e_lk[r],
+                                zs[r])
+                elif pos[r] >= 0:
+                    _remove(wv, nbr, n_slots, sc.cost, &zc[0], R, k,
+                            _find(nbr, n_slots, R, k, l))
+                    _remove(wv, nbr, n_slots, sc.cost, &zc[0], R, l,
+                            _find(nbr, n_slots, R, l, k))
                 degree[l] = dl_new[r]
                 counter.send(k, l, model_payload[k])
                 counter.send(l, k, model_payload[l] + _LOSS_DEGREE_BYTES + answer_extra)
@@ -571,15 +745,14 @@ def graph_steps(
             degree[k] = dk_new
             objective += phi_new - phi_old
             if capped:
-                _cap_neighbours(models, losses, wv, cand_indptr, cand_indices, degree,
-                                &n_neighbours[0], k,
+                _cap_neighbours(models, losses, wv, nbr, n_slots, &zc[0], R, degree, k,
                                 max_neighbors, mu, mu_graph, lam, delta, counter, &zbuf[0],
                                 &nbuf[0], &objective, &linear_change, &spent, &sc, score_H,
                                 score_Y, score_sw, score_offsets, score_confidence,
                                 score_loss)
                 for r in range(n_peers):
-                    _cap_neighbours(models, losses, wv, cand_indptr, cand_indices, degree,
-                                    &n_neighbours[0], peers[r],
+                    _cap_neighbours(models, losses, wv, nbr, n_slots, &zc[0], R, degree,
+                                    peers[r],
                                     max_neighbors, mu, mu_graph, lam, delta, counter,
                                     &zbuf[0], &nbuf[0], &objective, &linear_change, &spent,
                                     &sc, score_H, score_Y, score_sw, score_offsets,
@@ -590,17 +763,16 @@ def graph_steps(
                 objective_out[it] = objective
             if end_rounds:
                 counter.end_round()
-    return n_done, spent, objective, linear_change
+    return n_done, spent, objective, linear_change, full
 
 
 def cap_node(
     const floating[:, ::1] models,     # IN (n_nodes, n_model)
     const double[::1] losses,          # IN (n_nodes,)
-    double[::1] wv,                    # IN/OUT (nnz,) weights on the candidates' pattern
-    const intp_t[::1] cand_indptr,     # IN peer candidates CSR (as in graph_steps)
-    const intp_t[::1] cand_indices,    # IN
+    double[::1] wv,                    # IN/OUT (n_nodes * R,) stored weights (as graph_steps)
+    intp_t[::1] nbr,                   # IN/OUT (n_nodes * R,)
+    intp_t[::1] n_slots,               # IN/OUT (n_nodes,)
     double[::1] degree,                # IN/OUT (n_nodes,)
-    intp_t[::1] n_neighbours,          # IN/OUT (n_nodes,) non-zero weights per node
     intp_t k,
     intp_t max_neighbors,
     double mu,
@@ -609,42 +781,46 @@ def cap_node(
     double delta,
     CommCounter counter,
     int64_t spent,
-    double[::1] zbuf,                  # scratch (longest candidate row,)
-    intp_t[::1] nbuf,                  # scratch (longest candidate row,)
-    double[::1] pair_cost=None,        # IN (nnz,) peer scores, every entry given
+    double[::1] slot_cost=None,        # IN/OUT (n_nodes * R,) peer scores, every stored one given
 ):
     """Remark 2's cap on node k alone, as one step of :func:`graph_steps` applies it.
 
     For engines that run the steps of :func:`graph_steps` one node at a time
     (``skfed.engines.mpi``): call :func:`graph_steps` with
-    ``max_neighbors=-1``, update ``n_neighbours`` from the weights it
-    changed, then this on the waking node and on each sampled peer in order.
+    ``max_neighbors=-1``, then this on the waking node and on each sampled
+    peer in order.
 
     Returns
     -------
     (n_dropped, spent, objective_change, linear_change)
     """
-    cdef intp_t n_dropped
+    cdef intp_t n_dropped, K = degree.shape[0]
+    cdef intp_t R = nbr.shape[0] // K
     cdef double objective = 0.0, linear_change = 0.0
     cdef _Scorer sc
     sc.cost = NULL
     sc.lazy = False
     sc.linear = False
+    sc.h8 = NULL
+    sc.h8_cols = 0
     cdef LossFunction no_loss = None
     empty = np.zeros((1, 0), dtype=np.asarray(models).dtype)
     cdef const floating[:, ::1] no_H = empty
     cdef const floating[::1] no_sw = empty[0]
     cdef const intp_t[::1] no_offsets = np.zeros(0, dtype=np.intp)
     cdef const double[::1] no_confidence = np.zeros(0)
-    if pair_cost is not None:
-        if np.isnan(np.asarray(pair_cost)).any():
-            raise ValueError("cap_node needs every entry of pair_cost.")
-        if pair_cost.shape[0]:
-            sc.cost = &pair_cost[0]
+    scratch_z = np.zeros(R + 1)
+    scratch_n = np.zeros(R + 1, dtype=np.intp)
+    zc_arr = np.full(K * R, np.nan)
+    cdef double[::1] zc = zc_arr
+    cdef double[::1] zbuf = scratch_z
+    cdef intp_t[::1] nbuf = scratch_n
+    if slot_cost is not None:
+        if slot_cost.shape[0]:
+            sc.cost = &slot_cost[0]
     with nogil:
-        n_dropped = _cap_neighbours(models, losses, wv, cand_indptr, cand_indices, degree,
-                                    &n_neighbours[0], k, max_neighbors, mu, mu_graph, lam,
-                                    delta, counter, &zbuf[0], &nbuf[0], &objective,
-                                    &linear_change, &spent, &sc, no_H, no_H, no_sw,
-                                    no_offsets, no_confidence, no_loss)
+        n_dropped = _cap_neighbours(models, losses, wv, nbr, n_slots, &zc[0], R, degree, k,
+                                    max_neighbors, mu, mu_graph, lam, delta, counter,
+                                    &zbuf[0], &nbuf[0], &objective, &linear_change, &spent,
+                                    &sc, no_H, no_H, no_sw, no_offsets, no_confidence, no_loss)
     return n_dropped, spent, objective, linear_change

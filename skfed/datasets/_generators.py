@@ -82,6 +82,7 @@ def make_rotated_moons(
     padding_std=1.0,
     label_noise=None,
     layout="random",
+    angle_jitter=0.0,
     random_state=None,
 ):
     """Clustered, rotated two-moons tasks: Dada's synthetic setup.
@@ -95,7 +96,7 @@ def make_rotated_moons(
     For node k of cluster c, a sample is drawn by
     :func:`sklearn.datasets.make_moons` (Gaussian noise ``noise``), centred
     at the origin (the moons' centre (0.5, 0.25) is subtracted), rotated by
-    ``angles[c]`` and padded with ``n_features - 2`` independent
+    ``angles[c]`` (plus the node's own jitter, ``angle_jitter``) and padded with ``n_features - 2`` independent
     ``N(0, padding_std^2)`` coordinates; its label in {-1, +1} (+1 the lower
     moon) is then flipped with probability ``label_noise``.
 
@@ -138,6 +139,12 @@ def make_rotated_moons(
         layout of the paper's figure, clusters on the diagonals (offset
         ``pi / 4``), balanced moons (``n // 2`` samples on the upper moon)
         and no flipped labels unless ``label_noise`` says so.
+    angle_jitter : float, default=0.0
+        Standard deviation (radians) of a per-node rotation added to its
+        cluster's angle, ``N(0, angle_jitter^2)`` drawn once per node: the
+        nodes of a cluster then solve similar but not identical tasks.  The
+        oracle graph still links the whole cluster.  With 0 nothing is
+        drawn, so the other draws are those of a call without it.
     random_state : int, RandomState instance or None, default=None
 
     Returns
@@ -180,6 +187,9 @@ def make_rotated_moons(
         raise ValueError(f"label_noise must be in [0, 0.5), got {label_noise!r}.")
     if noise < 0 or padding_std < 0:
         raise ValueError("noise and padding_std must be non-negative.")
+    if not (isinstance(angle_jitter, numbers.Real) and np.isfinite(angle_jitter)
+            and angle_jitter >= 0):
+        raise ValueError(f"angle_jitter must be a finite number >= 0, got {angle_jitter!r}.")
     rng = check_random_state(random_state)
     if angles is None:
         offset = rng.uniform(0.0, 2.0 * np.pi) if layout == "random" else np.pi / 4
@@ -192,6 +202,9 @@ def make_rotated_moons(
                 f"{angles.shape}."
             )
     clusters = np.repeat(np.arange(n_clusters), sizes)
+    node_angles = angles[clusters]
+    if angle_jitter > 0:
+        node_angles = node_angles + rng.normal(scale=angle_jitter, size=n_nodes)
     n_train = rng.randint(low, high + 1, size=n_nodes)
     centre = np.array([0.5, 0.25])
 
@@ -215,7 +228,7 @@ def make_rotated_moons(
 
     X_tr, y_tr, g_tr, X_te, y_te, g_te = [], [], [], [], [], []
     for k in range(n_nodes):
-        angle = angles[clusters[k]]
+        angle = node_angles[k]
         X_k, y_k = draw(n_train[k], angle)
         X_tr.append(X_k)
         y_tr.append(y_k)

@@ -61,9 +61,15 @@ from ..boosting import (
     _BoostingState,
     _LinearState,
     _check_connected,
+    _count_votes,
     _graph_objective_value,
+    _tree_round_trip,
+    _vote_messages,
+    _vote_size,
+    feature_relevance,
     fw_message_bytes,
     make_stumps,
+    node_votes,
 )
 from ..graph import _GraphRunner, model_message_bytes, sparsify_to_connected
 from ..network import CommunicationLog, payload_bytes, resolve_network
@@ -186,6 +192,78 @@ def flood_extremes(peer, block, lo, hi, adjacency, counter, payload):
         lo, hi = new_lo, new_hi
     peer.flush()
     return lo, hi, spent
+
+
+# ------------------------------------------------------ replicated graph rows
+def _near(runner, nodes):
+    """``nodes`` and their current graph neighbours (the rows a step may change)."""
+    R = runner.row_capacity
+    out = [np.asarray(nodes, dtype=np.intp)]
+    for a in nodes:
+        out.append(runner.nbr[a * R: a * R + runner.n_slots[a]])
+    return np.unique(np.concatenate(out))
+
+
+def _row_snapshot(runner, nodes):
+    """``(nodes, counts, neighbours, weights, scores, degrees)`` of these rows."""
+    R = runner.row_capacity
+    nodes = np.asarray(nodes, dtype=np.intp)
+    counts = runner.n_slots[nodes].copy()
+    slots = np.concatenate([np.arange(a * R, a * R + c) for a, c in zip(nodes, counts)]
+                           or [np.zeros(0, dtype=np.intp)]).astype(np.intp)
+    cost = None if runner.slot_cost is None else runner.slot_cost[slots].copy()
+    return (nodes, counts, runner.nbr[slots].copy(), runner.wv[slots].copy(), cost,
+            runner.degree[nodes].copy())
+
+
+def _changed_rows(before, after):
+    """The nodes whose row (links, weights or degree) differs between two snapshots."""
+    def rows(snap):
+        nodes, counts, nbr, wv, _, degree = snap
+        ends = np.cumsum(counts)
+        return {int(a): (tuple(nbr[e - c: e]), tuple(wv[e - c: e]), float(d))
+                for a, c, e, d in zip(nodes, counts, ends, degree)}
+
+    old, new = rows(before), rows(after)
+    return np.array(sorted(a for a in new if old.get(a) != new[a]), dtype=np.intp)
+
+
+def _apply_rows(runner, update):
+    """Overwrite the rows of ``update`` (a :func:`_row_snapshot` plus the capacity)."""
+    nodes, counts, nbr, wv, cost, degree, capacity = update
+    while runner.row_capacity < capacity:
+        runner._grow()
+    R = runner.row_capacity
+    start = 0
+    for a, c in zip(nodes.tolist(), counts.tolist()):
+        row = slice(a * R, a * R + c)
+        runner.nbr[a * R: (a + 1) * R] = -1
+        runner.wv[a * R: (a + 1) * R] = 0.0
+        runner.nbr[row] = nbr[start: start + c]
+        runner.wv[row] = wv[start: start + c]
+        if runner.slot_cost is not None:
+            runner.slot_cost[a * R: (a + 1) * R] = np.nan
+            if cost is not None:
+                runner.slot_cost[row] = cost[start: start + c]
+        runner.n_slots[a] = c
+        start += c
+    runner.degree[nodes] = degree
+
+
+def _share(peer, item, obj, what):
+    """Every rank's ``obj`` (a list in rank order), point to point with bounded waits.
+
+    For the setup, before a lost rank can be survived: a rank that does not
+    answer raises :class:`MPITimeoutError` (the command line then aborts).
+    """
+    for r in range(peer.size):
+        if r != peer.rank:
+            peer.send(r, TAG_FLOOD, item, obj)
+    out = []
+    for r in range(peer.size):
+        out.append(obj if r == peer.rank else peer.recv(r, TAG_FLOOD, what=what)[1])
+    peer.flush()
+    return out
 
 
 # ----------------------------------------------------------- the schedule
@@ -324,43 +402,55 @@ class _Run:
             state.losses[nodes] = losses
 
     def peer_scores(self, runner):
-        """Every link's peer score, each rank scoring on its own nodes' data.
+        """The peer scores of every stored link, each rank scoring on its own nodes' data.
 
-        The simulated fit computes a score when a graph step first needs it;
-        here each rank scores all its nodes' links at the start of the phase
-        (same arithmetic, :func:`~skfed._core._graph_fast.pair_scores`) and
-        the ranks share them (``"scores"`` in ``mpi_traffic_``), so every
-        step sees the same values.
+        The simulated fit computes a score when a graph step first needs it
+        and keeps it with the link; here each rank scores its nodes' stored
+        links at the start of the phase (same arithmetic,
+        :func:`~skfed._core._graph_fast.pair_scores`) and the ranks share
+        them (``"scores"`` in ``mpi_traffic_``), so every step sees the same
+        values; a step's new links get theirs from the step (the peer's
+        answer carries its score).  Returns the marker the graph steps read
+        as "scoring on".
         """
         state, block = self.state, self.block
         self.share_models()
         self._models_fresh = True
-        ci, cx = runner.cand_indptr, runner.cand_indices
-        costs = np.zeros(cx.shape[0])
-        H, Y, sw, offsets, confidence, loss = state.score_data()
-        pair_scores(np.ascontiguousarray(state.graph_models()), H, Y, sw, offsets,
-                    confidence, ci, cx, np.ascontiguousarray(block.mine, dtype=np.intp), costs,
-                    loss)
-        rows = np.concatenate([np.arange(ci[k], ci[k + 1]) for k in block.mine.tolist()]
-                              or [np.zeros(0, dtype=np.intp)])
+        runner.reset_scores()
+        rows, cols, _, slots = runner.links()
+        mine = np.isin(rows, block.mine)
+        values = self._scores(rows[mine], cols[mine])
         # Point to point with bounded waits, as every exchange after the setup;
         # a lost rank's links keep the scores the survivors computed (none: 0).
-        for where, values in self.peer.exchange("scores", (rows, costs[rows]),
-                                                "the peer scores").values():
-            costs[where] = values
-        return costs, None
+        for where, got in self.peer.exchange("scores", (slots[mine], values),
+                                             "the peer scores").values():
+            runner.slot_cost[where] = got
+        lost = np.isnan(runner.slot_cost[slots])
+        runner.slot_cost[slots[lost]] = 0.0
+        return "given"
+
+    def _scores(self, rows, cols):
+        """``e_kl`` for pairs whose scoring nodes ``rows`` are this rank's."""
+        out = np.zeros(len(rows))
+        if len(rows):
+            H, Y, sw, offsets, confidence, loss, *fast = self.state.score_data()
+            pair_scores(np.ascontiguousarray(self.state.graph_models()), H, Y, sw, offsets,
+                        confidence, np.ascontiguousarray(rows, dtype=np.intp),
+                        np.ascontiguousarray(cols, dtype=np.intp), out, loss, *fast)
+        return out
 
     def score_exchange(self, runner, counter):
         """``_BoostingState.score_exchange``, this rank counting its own nodes."""
         return self.state.score_exchange(runner, counter, nodes=self.block.mine)
 
     def graph_run(self, runner, n_steps, budget, spent, end_rounds=False, record=False,
-                  pair_cost=None):
+                  scoring=False):
         """``_GraphRunner.run`` with the waking node's rank doing each step.
 
-        Returns ``(n_done, spent, curve)``: ``curve`` is ``h(w)`` after
-        every step when ``record`` (the step's rank sends it with the
-        weights), empty otherwise.
+        Every rank keeps the whole graph (the runner's rows); a step's rank
+        sends the rows it changed to the others.  Returns ``(n_done, spent,
+        curve)``: ``curve`` is ``h(w)`` after every step when ``record``
+        (the step's rank sends it with the rows), empty otherwise.
         """
         state, peer, block = self.state, self.peer, self.block
         if not self._models_fresh:
@@ -373,19 +463,8 @@ class _Run:
         n_steps = int(n_steps)
         offline = runner._offline(n_steps)
         payloads = model_message_bytes(models, state.dtype)
-        wv, degree = runner.weights, runner.degree
-        ci, cx = runner.cand_indptr, runner.cand_indices
-        if not hasattr(runner, "_mirror"):
-            rows = runner._rows()
-            pattern = sparse.csr_matrix((np.arange(cx.size) + 1, cx, ci), shape=(self.K, self.K))
-            runner._mirror = np.asarray(pattern.T.tocsr()[rows, cx]).ravel().astype(np.intp) - 1
-            runner._row_of = rows
-        mirror, row_of = runner._mirror, runner._row_of
-        capped = runner.max_neighbors >= 0
-        longest = max(1, int(np.diff(ci).max())) if self.K else 1
-        self._cap_scratch = (np.zeros(longest), np.zeros(longest, dtype=np.intp))
-        csum = np.r_[0, np.cumsum(wv > 0)]
-        n_nb = (csum[ci[1:]] - csum[ci[:-1]]).astype(np.intp)
+        if not scoring:
+            runner.slot_cost = None
         owner = block.owner
         params = (runner.mu, runner.mu_graph, runner.lambda_graph, runner.delta)
         clock = runner.clock
@@ -409,9 +488,8 @@ class _Run:
             o = int(owner[k])
             if o == peer.rank:
                 spent, objective = self._graph_step(
-                    k, it, before, models, losses, wv, degree, ci, cx, mirror, n_nb,
-                    payloads, capped, runner, params, spent, end_rounds, objective,
-                    pair_cost)
+                    k, it, before, models, losses, payloads, runner, params, spent,
+                    end_rounds, objective, scoring)
                 if record:
                     curve[it] = objective
                 continue
@@ -422,8 +500,11 @@ class _Run:
                                          what=f"graph step {it} of node {k}")
                     if tag == TAG_REQUEST:
                         _, asked = msg
+                        scores = self._scores(asked, np.full(len(asked), k)) if scoring \
+                            else None
                         peer.send(o, TAG_REQUEST, "peer_answer",
-                                  (asked, models[asked], losses[asked], degree[asked]))
+                                  (asked, models[asked], losses[asked],
+                                   runner.degree[asked], scores))
                         continue
                     break
             except MPITimeoutError:
@@ -431,17 +512,13 @@ class _Run:
                 if end_rounds:
                     self.counter.next_round()
                 continue
-            _, pos, vals, nodes, degs, spent, suspects, theirs, objective = msg
+            _, rows, spent, suspects, theirs, objective = msg
             self.add_counts(theirs)
             if end_rounds:
                 self.counter.next_round()
             if record:
                 curve[it] = objective
-            if capped:
-                old = wv[pos] > 0
-                np.add.at(n_nb, row_of[pos], (vals > 0).astype(np.intp) - old)
-            wv[pos] = vals
-            degree[nodes] = degs
+            _apply_rows(runner, rows)
             if suspects:
                 peer.dead |= set(suspects) - {peer.rank}
                 self.update_lost()
@@ -451,60 +528,71 @@ class _Run:
         runner.linear_change = None
         return n_done, spent, curve[:n_done]
 
-    def _graph_step(self, k, it, before, models, losses, wv, degree, ci, cx, mirror, n_nb,
-                    payloads, capped, runner, params, spent, end_rounds, objective,
-                    pair_cost=None):
+    def _graph_step(self, k, it, before, models, losses, payloads, runner, params, spent,
+                    end_rounds, objective, scoring):
         """Node k's graph step on its rank; returns ``(spent, objective)``."""
         peer, owner = self.peer, self.block.owner
         state_copy = runner.node_state[k: k + 1].copy()
-        peers, where = sample_peers(ci, cx, k, runner.kappa, state_copy, 0)
+        peers = sample_peers(runner.topo_indptr, runner.topo_indices, runner.complete,
+                             self.K, k, runner.kappa, state_copy, 0)
+        kappa = max(runner.kappa, 1)
+        peer_cost = np.zeros(2 * kappa) if scoring else None
         by_rank = {}
-        for l in peers:
+        for r_, l in enumerate(peers):
             # A lost peer is not asked: the step uses the copies every rank holds
-            # (its last shared model and loss, its degree in the replicated graph).
+            # (its last shared model and loss, its degree in the replicated graph)
+            # and a score of 0.
             if owner[l] != peer.rank and not self.lost[l]:
                 by_rank.setdefault(int(owner[l]), []).append(l)
+            elif owner[l] == peer.rank and scoring:
+                peer_cost[kappa + r_] = self._scores([l], [k])[0]
         for r, asked in by_rank.items():
             peer.send(r, TAG_REQUEST, "peer_request", (k, np.asarray(asked, dtype=np.intp)))
         suspects = set()
         for r in by_rank:
             try:
-                _, (asked, _, their_losses, their_degree) = peer.recv(
+                _, (asked, _, their_losses, their_degree, scores) = peer.recv(
                     r, TAG_REQUEST, what=f"peer answers of node {k}"
                 )
             except MPITimeoutError:
                 suspects.add(r)
                 continue
             losses[asked] = their_losses
-            degree[asked] = their_degree
+            runner.degree[asked] = their_degree
+            if scoring:
+                for l, e in zip(asked.tolist(), scores):
+                    peer_cost[kappa + peers.index(l)] = e
         if suspects:
             peer.dead |= suspects
             self.update_lost()
+        if scoring:
+            peer_cost[: len(peers)] = self._scores([k] * len(peers), peers)
         involved = [k] + peers
-        rows = np.concatenate([np.arange(ci[a], ci[a + 1]) for a in involved])
-        old = wv[rows].copy()
-        trace_peers = np.zeros(max(runner.kappa, 1), dtype=np.intp)
+        rows_before = _row_snapshot(runner, _near(runner, involved))
+        trace_peers = np.zeros(kappa, dtype=np.intp)
         mu, mu_graph, lam, delta = params
         start = int(spent)
 
         def step(counter):
-            _, used, value, _ = graph_steps(
-                models, losses, wv, degree, ci, cx, mu, mu_graph, lam, delta, runner.kappa,
-                1, before, runner.node_state, _EMPTY_U8, payloads, counter, False, -1,
-                start, objective, _EMPTY_D, np.zeros(1, dtype=np.intp), trace_peers,
-                _EMPTY_D, -1, pair_cost,
-            )
-            if capped:
-                for w_pos in where:
-                    q = int(wv[w_pos] > 0) - int(old[w_pos - ci[k]] > 0)
-                    if q:
-                        n_nb[k] += q
-                        n_nb[cx[w_pos]] += q
+            while True:
+                clock = before.copy()
+                _, used, value, _, full = graph_steps(
+                    models, losses, runner.wv, runner.nbr, runner.n_slots, runner.degree,
+                    runner.topo_indptr, runner.topo_indices, runner.complete, mu, mu_graph,
+                    lam, delta, runner.kappa, 1, clock, runner.node_state, _EMPTY_U8,
+                    payloads, counter, False, -1, start, objective, _EMPTY_D,
+                    np.zeros(1, dtype=np.intp), trace_peers, _EMPTY_D, -1,
+                    runner.slot_cost, peer_cost=peer_cost,
+                )
+                if full < 0:
+                    break
+                runner._grow()
+            if runner.max_neighbors >= 0:
                 for a in involved:
                     _, used, change, _ = cap_node(
-                        models, losses, wv, ci, cx, degree, n_nb, a, runner.max_neighbors,
-                        mu, mu_graph, lam, delta, counter, int(used), *self._cap_scratch,
-                        pair_cost)
+                        models, losses, runner.wv, runner.nbr, runner.n_slots, runner.degree,
+                        a, runner.max_neighbors, mu, mu_graph, lam, delta, counter, int(used),
+                        runner.slot_cost)
                     value += change
             if end_rounds:
                 counter.next_round()
@@ -517,11 +605,11 @@ class _Run:
                 f"The replayed peer sampling of node {k} disagrees with the solver's "
                 f"({peers} vs {trace_peers.tolist()})."
             )
-        changed = rows[wv[rows] != old]
-        pos = np.unique(np.concatenate([changed, mirror[changed]]))
-        nodes = np.unique(np.concatenate([np.asarray(involved, dtype=np.intp), cx[changed]]))
-        update = (it, pos, wv[pos], nodes, degree[nodes], int(spent), sorted(suspects), theirs,
-                  objective)
+        nodes = np.union1d(rows_before[0], _near(runner, involved))
+        now = _row_snapshot(runner, nodes)
+        changed = _changed_rows(rows_before, now)
+        rows = _row_snapshot(runner, changed) + (runner.row_capacity,)
+        update = (it, rows, int(spent), sorted(suspects), theirs, objective)
         for r in peer.live_others():
             peer.send(r, TAG_GRAPH, "weights" if r in by_rank else "graph_update", update)
         return spent, objective
@@ -815,26 +903,69 @@ def fit_dada(est, peer, block, validate, random_state):
     Xs, Y, sws, offsets, mass, dtype = _prepare(est, peer, block, validate)
     K = block.K
     simulation, seeds = est._start(check_random_state(random_state))
-    # Feature ranges by flooding, then the stumps.
-    lo = np.zeros((K, est.n_features_in_))
-    hi = np.zeros((K, est.n_features_in_))
-    for k in block.mine.tolist():
+    # Feature ranges (up and down the aggregation tree on a complete
+    # topology, by flooding otherwise), the feature vote, then the stumps.
+    d = est.n_features_in_
+    mine = block.mine
+    lo = np.zeros((K, d))
+    hi = np.zeros((K, d))
+    for k in mine.tolist():
         rows = slice(offsets[k], offsets[k + 1])
         keep = (sws[rows] > 0)[:, None]
         lo[k] = np.where(keep, Xs[rows], np.inf).min(axis=0)
         hi[k] = np.where(keep, Xs[rows], -np.inf).max(axis=0)
-    _check_connected(simulation.adjacency)
     payload = payload_bytes(
-        **{("n_float32" if dtype == np.float32 else "n_float64"): 2 * est.n_features_in_}
+        **{("n_float32" if dtype == np.float32 else "n_float64"): 2 * d}
     )
-    lo, hi, spent = flood_extremes(peer, block, lo, hi, simulation.adjacency,
-                                   simulation.counter, payload)
-    setup_bytes = peer.allreduce_sum("control", spent)
-    ranges = peer.allgather("control", (lo[block.lo], hi[block.lo]) if block.mine.size else None)
-    lo0, hi0 = next(r for r in ranges if r is not None)
+    if simulation.is_complete:
+        # The tree's sums: every rank sends its nodes' extremes to the others
+        # (bounded waits); the tree's messages are what the counters count.
+        parts = _share(peer, "extremes", (lo[mine].min(axis=0), hi[mine].max(axis=0))
+                       if mine.size else None, "feature extremes")
+        lo0 = np.min([p[0] for p in parts if p is not None], axis=0)
+        hi0 = np.max([p[1] for p in parts if p is not None], axis=0)
+        setup_bytes = _tree_round_trip(simulation, payload, payload, nodes=mine)
+    else:
+        _check_connected(simulation.adjacency)
+        lo, hi, spent = flood_extremes(peer, block, lo, hi, simulation.adjacency,
+                                       simulation.counter, payload)
+        setup_bytes = peer.allreduce_sum("control", spent)
+        ranges = peer.allgather("control", (lo[block.lo], hi[block.lo]) if mine.size else None)
+        lo0, hi0 = next(r for r in ranges if r is not None)
     est.feature_range_ = np.vstack([lo0, hi0])
+    varying = hi0 > lo0
+    selected, votes, threshold = varying.copy(), None, None
+    n_rows = None
+    if est.feature_selection == "vote":
+        # The pooled number of training samples, summed with the vote: the cap
+        # of a feature's stumps (make_stumps' max_per_feature).
+        n_rows = int(peer.allreduce_sum("setup", int(Xs.shape[0])))
+        n_varying = int(varying.sum())
+        q = _vote_size(n_varying)
+        votes = np.zeros(d, dtype=np.int64)
+        threshold = 0
+        if n_varying > 1 and q < n_varying:
+            # Every rank ranks its own nodes' features (same tie keys on every rank).
+            tie_key = np.random.default_rng(seeds[:K]).random((K, d))
+            own = np.zeros((mine.size, d), dtype=bool)
+            if mine.size:
+                counts = np.diff(offsets)[mine]
+                codes = (Y[0] > 0).astype(np.intp) if Y.shape[0] == 1 else np.argmax(Y, axis=0)
+                relevance = feature_relevance(Xs, codes, np.r_[0, np.cumsum(counts)], sws)
+                own = node_votes(relevance, varying, q, tie_key[mine])
+            ballots = np.zeros((K, d), dtype=bool)
+            for nodes, part in _share(peer, "votes", (mine, own), "feature votes"):
+                ballots[nodes] = part
+            selected, votes, threshold = _count_votes(ballots, varying, q)
+            setup_bytes += _vote_messages(simulation, ballots, selected, nodes=mine)
+    if not selected.any():
+        selected = np.ones(d, dtype=bool)
+    est.selected_features_ = selected
+    est.feature_votes_ = votes
+    est.vote_threshold_ = threshold
     est.stump_features_, est.stump_thresholds_ = make_stumps(
-        lo0, hi0, est.n_estimators, est.stump_placement
+        lo0, hi0, est.n_estimators, est.stump_placement, features=selected,
+        max_per_feature=n_rows,
     )
     est.base_predictors_ = None
     H = est._base_matrix(Xs, dtype) if Xs.shape[0] else np.zeros(
@@ -1032,10 +1163,10 @@ class _RankGraphRunner(_GraphRunner):
         self._run = run
 
     def run(self, models, losses, n_steps, *, model_dtype, budget=-1, spent=0,
-            end_rounds=False, record=False, trace=False, pair_cost=None, score_data=None):
+            end_rounds=False, record=False, trace=False, score_data=None):
         n_done, spent, curve = self._run.graph_run(self, n_steps, budget, spent,
                                                    end_rounds=end_rounds, record=record,
-                                                   pair_cost=pair_cost)
+                                                   scoring=score_data is not None)
         return n_done, spent, curve, None
 
 

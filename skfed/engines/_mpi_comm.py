@@ -42,26 +42,38 @@ def rand_int(end, state_array, index=0):
     return value % int(end)
 
 
-def sample_peers(cand_indptr, cand_indices, k, kappa, state_array, index):
+def sample_peers(topo_indptr, topo_indices, complete, n_nodes, k, kappa, state_array, index):
     """The peers ``_graph_fast._sample_peers`` draws for node k (advances the state).
+
+    Candidates: the other nodes (``complete``; position ``p`` is node ``p +
+    (p >= k)``) or k's links in the topology CSR; draws are uniform over the
+    positions, redrawn while they repeat.
 
     Returns
     -------
-    peers, where : list of int
-        The peers in draw order and their positions in the candidate arrays.
+    peers : list of int
+        The peers in draw order.
     """
-    start, end = int(cand_indptr[k]), int(cand_indptr[k + 1])
-    n_cand = end - start
+    if complete:
+        n_cand = int(n_nodes) - 1
+
+        def node(p):
+            return p + (p >= k)
+    else:
+        start = int(topo_indptr[k])
+        n_cand = int(topo_indptr[k + 1]) - start
+
+        def node(p):
+            return int(topo_indices[start + p])
     kappa = max(int(kappa), 1)
     if kappa >= n_cand:
-        where = list(range(start, end))
-        return [int(cand_indices[p]) for p in where], where
-    where = []
-    while len(where) < kappa:
-        pick = start + rand_int(n_cand, state_array, index)
-        if pick not in where:
-            where.append(pick)
-    return [int(cand_indices[p]) for p in where], where
+        return [node(p) for p in range(n_cand)]
+    picks = []
+    while len(picks) < kappa:
+        pick = rand_int(n_cand, state_array, index)
+        if pick not in picks:
+            picks.append(pick)
+    return [node(p) for p in picks]
 
 
 # ------------------------------------------------------------------- traffic

@@ -217,3 +217,23 @@ def test_vectorised_endpoint_checks_name_the_bad_entry():
     with pytest.raises(ValueError, match="participants=9"):
         counter.reduce_scatter_ring(np.array([0, 9], dtype=np.intp), 8)
     assert counter.n_pairs == 0  # nothing was counted
+
+
+def test_send_pairs_equals_one_send_per_pair():
+    rng = np.random.RandomState(0)
+    src = rng.randint(0, 6, size=40).astype(np.intp)
+    dst = rng.randint(0, 6, size=40).astype(np.intp)
+    payloads = rng.randint(0, 50, size=40).astype(np.int64)
+    bulk, single = CommCounter(6), CommCounter(6)
+    bulk.send_pairs(src, dst, payloads)
+    for s, d, b in zip(src, dst, payloads):
+        single.send_message(int(s), int(d), int(b))
+    a, b = bulk.snapshot(), single.snapshot()
+    np.testing.assert_array_equal(a["pair_bytes"], b["pair_bytes"])
+    np.testing.assert_array_equal(a["pair_messages"], b["pair_messages"])
+    with pytest.raises(ValueError, match="dst=6"):
+        bulk.send_pairs(src[:1], np.array([6], dtype=np.intp), payloads[:1])
+    with pytest.raises(ValueError, match="payloads"):
+        bulk.send_pairs(src[:1], dst[:1], np.array([-1], dtype=np.int64))
+    with pytest.raises(ValueError, match="same length"):
+        bulk.send_pairs(src, dst[:3], payloads)

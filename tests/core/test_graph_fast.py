@@ -16,14 +16,45 @@ def _complete(K):
     return indptr, indices
 
 
+def _slots(W, R):
+    """The non-zero weights of dense W in rows of R sorted slots (graph_steps' storage)."""
+    K = W.shape[0]
+    nbr = np.full(K * R, -1, dtype=np.intp)
+    wv = np.zeros(K * R)
+    n_slots = np.zeros(K, dtype=np.intp)
+    for k in range(K):
+        cols = np.flatnonzero(W[k] > 0)
+        n_slots[k] = cols.size
+        nbr[k * R: k * R + cols.size] = cols
+        wv[k * R: k * R + cols.size] = W[k, cols]
+    return wv, nbr, n_slots
+
+
+def _dense(wv, nbr, n_slots, K):
+    R = nbr.size // K
+    W = np.zeros((K, K))
+    for k in range(K):
+        cols = nbr[k * R: k * R + n_slots[k]]
+        assert np.all(np.diff(cols) > 0) and np.all(wv[k * R: k * R + n_slots[k]] > 0)
+        W[k, cols] = wv[k * R: k * R + n_slots[k]]
+    return W
+
+
 def _run(models, losses, W, *, mu, mu_graph, lam, delta, kappa, n_steps, seed=3,
          cand=None, payload=None, budget=-1, offline=None, end_rounds=True,
-         max_neighbors=-1, pair_cost=None, score=None):
-    """Run graph_steps from the dense W; return the weights as a dense matrix."""
+         max_neighbors=-1, pair_cost=None, score=None, capacity=None):
+    """Run graph_steps from the dense W; return the weights as a dense matrix.
+
+    ``cand``: the topology's CSR (complete when None); ``pair_cost``: the
+    slots' peer scores (``n_nodes * capacity`` values, NaN: computed from
+    ``score``), filled in place.  The rows hold ``capacity`` slots (all the
+    other nodes by default).
+    """
     K = W.shape[0]
-    indptr, indices = _complete(K) if cand is None else cand
-    rows = np.repeat(np.arange(K), np.diff(indptr))
-    weights = W[rows, indices].copy()  # W on the candidates' pattern
+    complete = cand is None
+    indptr, indices = (np.zeros(K + 1, np.intp), np.zeros(0, np.intp)) if complete else cand
+    R = K if capacity is None else capacity
+    wv, nbr, n_slots = _slots(W, R)
     degree = W.sum(axis=1)
     counter = CommCounter(K, header_bytes=HEADER)
     payload = np.full(K, 8 * models.shape[1], np.int64) if payload is None else payload
@@ -33,15 +64,16 @@ def _run(models, losses, W, *, mu, mu_graph, lam, delta, kappa, n_steps, seed=3,
     curve = np.zeros(n_steps)
     objective = graph_objective(W, models, losses, mu=mu, mu_graph=mu_graph,
                                 lambda_graph=lam, delta=delta)
+    slot_cost = pair_cost
     out = graph_steps(
-        models, losses, weights, degree, indptr, indices, mu, mu_graph, lam, delta, kappa,
-        n_steps, np.array([seed], np.uint32), np.arange(1, K + 1, dtype=np.uint32),
+        models, losses, wv, nbr, n_slots, degree, indptr, indices, complete, mu, mu_graph,
+        lam, delta, kappa, n_steps, np.array([seed], np.uint32),
+        np.arange(1, K + 1, dtype=np.uint32),
         np.zeros(0, np.uint8) if offline is None else offline.astype(np.uint8), payload,
         counter, end_rounds, budget, 0, objective, curve, trace_node, trace_peers, trace_lip,
-        max_neighbors, pair_cost, *(score or ()),
+        max_neighbors, slot_cost, *(score or ()),
     )
-    W = np.zeros((K, K))
-    W[rows, indices] = weights
+    W = _dense(wv, nbr, n_slots, K)
     n_done = out[0]
     return (out, W, degree, counter, curve[:n_done], trace_node[:n_done],
             trace_peers[: n_done * kappa].reshape(n_done, kappa), trace_lip[:n_done])
@@ -283,18 +315,73 @@ def ref_scores(models, H, Y, sw, offsets, confidence):
     return confidence[:, None] * (L - np.diag(L)[:, None])
 
 
+def _all_pairs(K):
+    rows, cols = np.nonzero(~np.eye(K, dtype=bool))
+    return rows.astype(np.intp), cols.astype(np.intp)
+
+
 def test_pair_scores_match_numpy():
     models, H, Y, sw, offsets, confidence = _score_problem()
     K = models.shape[0]
-    indptr, indices = _complete(K)
-    out = np.full(indices.size, -7.0)
-    nodes = np.array([0, 3, 5], dtype=np.intp)
-    pair_scores(models, H, Y, sw, offsets, confidence, indptr, indices, nodes, out)
+    rows, cols = _all_pairs(K)
+    out = np.full(rows.size, -7.0)
+    pair_scores(models, H, Y, sw, offsets, confidence, rows, cols, out)
     E = ref_scores(models, H, Y, sw, offsets, confidence)
-    rows = np.repeat(np.arange(K), np.diff(indptr))
-    mine = np.isin(rows, nodes)
-    np.testing.assert_allclose(out[mine], E[rows[mine], indices[mine]], rtol=1e-12, atol=1e-12)
-    assert np.all(out[~mine] == -7.0)  # other rows untouched
+    np.testing.assert_allclose(out, E[rows, cols], rtol=1e-12, atol=1e-12)
+
+
+
+def test_int8_base_predictions_score_and_step_as_the_floats():
+    # Dada passes its +-1 stump predictions as int8 as well: the same values,
+    # so the same scores and graphs bit for bit.
+    models, H, Y, sw, offsets, confidence = _score_problem(seed=2, K=9)
+    K = models.shape[0]
+    H8 = H.astype(np.int8)
+    rows, cols = _all_pairs(K)
+    out, out8 = np.zeros(rows.size), np.zeros(rows.size)
+    pair_scores(models, H, Y, sw, offsets, confidence, rows, cols, out)
+    pair_scores(models, H, Y, sw, offsets, confidence, rows, cols, out8, None, H8)
+    np.testing.assert_array_equal(out8, out)
+    kw = dict(mu=0.8, mu_graph=1.5, lam=0.5, delta=1e-2, kappa=3, n_steps=80,
+              max_neighbors=2)
+    rng = np.random.RandomState(1)
+    losses = rng.uniform(0, 0.5, size=K)
+    cost, cost8 = np.full(K * K, np.nan), np.full(K * K, np.nan)
+    W = _run(models, losses, np.zeros((K, K)), pair_cost=cost,
+             score=(H, Y, sw, offsets, confidence), **kw)[1]
+    W8 = _run(models, losses, np.zeros((K, K)), pair_cost=cost8,
+              score=(H, Y, sw, offsets, confidence, None, H8), **kw)[1]
+    assert W.any()
+    np.testing.assert_array_equal(W8, W)
+    np.testing.assert_array_equal(cost8, cost)
+    with pytest.raises(ValueError, match="score_H8"):
+        _run(models, losses, np.zeros((K, K)), pair_cost=np.full(K * K, np.nan),
+             score=(H, Y, sw, offsets, confidence, None,
+                    np.ascontiguousarray(H8[:, :-1])), **kw)
+    with pytest.raises(ValueError, match="H8"):
+        pair_scores(models, H, Y, sw, offsets, confidence, rows, cols, out8, None,
+                    H8[:-1])
+
+
+def _stored(W, R):
+    """``(rows, cols, slots)`` of the non-zero weights of W in graph_steps' storage."""
+    rows, cols = np.nonzero(W > 0)
+    first = np.searchsorted(rows, rows)  # each row's first entry
+    return rows, cols, rows * R + (np.arange(rows.size) - first)
+
+
+def _replay_peers(K, k, kappa, state):
+    """The peers graph_steps draws for k on a complete topology (advances ``state``)."""
+    from skfed.engines._mpi_comm import rand_int
+
+    if kappa >= K - 1:
+        return [l for l in range(K) if l != k]
+    picks = []
+    while len(picks) < kappa:
+        pick = rand_int(K - 1, state)
+        if pick not in picks:
+            picks.append(pick)
+    return [p + (p >= k) for p in picks]
 
 
 def ref_scored_cap(W, models, S, node, cap, mu):
@@ -318,7 +405,7 @@ def test_peer_scored_steps_replay_in_numpy_lazily_or_given():
     kw = dict(mu=0.8, mu_graph=1.5, lam=0.5, delta=1e-2)
     E = ref_scores(models, H, Y, sw, offsets, confidence)
     S = E + E.T
-    lazy = np.full(K * (K - 1), np.nan)
+    lazy = np.full(K * K, np.nan)
     out, W, degree, counter, curve, nodes, peers, _ = _run(
         models, losses, np.zeros((K, K)), kappa=kappa, n_steps=n_steps, max_neighbors=cap,
         pair_cost=lazy, score=(H, Y, sw, offsets, confidence), **kw
@@ -335,13 +422,10 @@ def test_peer_scored_steps_replay_in_numpy_lazily_or_given():
     plain = _run(models, losses, np.zeros((K, K)), kappa=kappa, n_steps=n_steps,
                  max_neighbors=cap, **kw)[1]
     assert np.abs(plain - W).max() > 1e-3
-    # The scores computed lazily are E itself (NaN where never needed).
-    indptr, indices = _complete(K)
-    rows = np.repeat(np.arange(K), np.diff(indptr))
-    done = ~np.isnan(lazy)
-    assert done.sum() > 0
-    np.testing.assert_allclose(lazy[done], E[rows[done], indices[done]], rtol=1e-12,
-                               atol=1e-12)
+    # The scores kept with the stored links are E itself.
+    rows, cols, slots = _stored(W, K)
+    assert rows.size > 0 and not np.isnan(lazy[slots]).any()
+    np.testing.assert_allclose(lazy[slots], E[rows, cols], rtol=1e-12, atol=1e-12)
     # Bytes: an answer carries the peer's score, 8 more bytes per sampled peer.
     step_bytes = n_steps * kappa * (3 * HEADER + 2 * 8 * models.shape[1] + 24 + 8)
     assert out[1] == step_bytes + n_dropped * (HEADER + 8)
@@ -351,17 +435,37 @@ def test_peer_scored_steps_replay_in_numpy_lazily_or_given():
     linear = graph_objective(W, models, losses, **hkw) - graph_objective(
         W, models, np.zeros(K), mu=0.0, mu_graph=1.5, lambda_graph=0.5, delta=1e-2)
     assert out[3] == pytest.approx(linear, rel=1e-9)
-    # Every score given up front (as the MPI engine does): the same graph.
-    full = np.zeros(K * (K - 1))
-    pair_scores(models, H, Y, sw, offsets, confidence, indptr, indices,
-                np.arange(K, dtype=np.intp), full)
-    given = _run(models, losses, np.zeros((K, K)), kappa=kappa, n_steps=n_steps,
-                 max_neighbors=cap, pair_cost=full, **kw)
-    np.testing.assert_array_equal(given[1], W)
-    assert given[0][1] == out[1]
-    with pytest.raises(ValueError, match="NaN"):
+    # The scores given instead (as the MPI engine does: the stored links'
+    # scores, and the sampled peers' ones step by step): the same graph.
+    pr, pc = _all_pairs(K)
+    flat = np.zeros(pr.size)
+    pair_scores(models, H, Y, sw, offsets, confidence, pr, pc, flat)
+    E = np.zeros((K, K))
+    E[pr, pc] = flat  # the solver's own arithmetic, so the graphs are equal bit for bit
+    wv, nbr, n_slots = _slots(np.zeros((K, K)), K)
+    given, degree = np.full(K * K, np.nan), np.zeros(K)
+    clock, states = np.array([3], np.uint32), np.arange(1, K + 1, dtype=np.uint32)
+    counter = CommCounter(K, header_bytes=HEADER)
+    spent = 0
+    for it in range(n_steps):
+        probe = clock.copy()
+        from skfed.engines._mpi_comm import rand_int
+        k = rand_int(K, probe)
+        p = _replay_peers(K, k, kappa, states[k:k + 1].copy())
+        assert p == peers[it].tolist()
+        peer_cost = np.r_[E[k, p], E[p, k]]
+        _, spent, _, _, full = graph_steps(
+            models, losses, wv, nbr, n_slots, degree, np.zeros(K + 1, np.intp),
+            np.zeros(0, np.intp), True, kw["mu"], kw["mu_graph"], kw["lam"], kw["delta"],
+            kappa, 1, clock, states, np.zeros(0, np.uint8), np.full(K, 8 * models.shape[1]),
+            counter, True, -1, spent, 0.0, np.zeros(0), np.zeros(0, np.intp),
+            np.zeros(0, np.intp), np.zeros(0), cap, given, peer_cost=peer_cost)
+        assert full == -1
+    np.testing.assert_array_equal(_dense(wv, nbr, n_slots, K), W)
+    assert spent == out[1]
+    with pytest.raises(ValueError, match="score"):
         _run(models, losses, np.zeros((K, K)), kappa=kappa, n_steps=2,
-             pair_cost=np.full(K * (K - 1), np.nan), **kw)
+             pair_cost=np.full(K * K, np.nan), **kw)
 
 
 # ------------------------------------------------- Perso-lin's peer scoring
@@ -409,25 +513,20 @@ def test_linear_pair_scores_match_numpy(name):
     loss = {"logistic": Logistic, "squared_hinge": SquaredHinge}[name]()
     models, X, Y, sw, offsets, factor = _linear_score_problem(seed=2)
     K = models.shape[0]
-    indptr, indices = _complete(K)
-    out = np.full(indices.size, -7.0)
-    nodes = np.array([1, 2, 6], dtype=np.intp)
-    pair_scores(models, X, Y, sw, offsets, factor, indptr, indices, nodes, out, loss)
+    rows, cols = _all_pairs(K)
+    out = np.full(rows.size, -7.0)
+    pair_scores(models, X, Y, sw, offsets, factor, rows, cols, out, loss)
     E = ref_linear_scores(models, X, Y, sw, offsets, factor, _NUMPY_LOSSES[name])
-    rows = np.repeat(np.arange(K), np.diff(indptr))
-    mine = np.isin(rows, nodes)
-    np.testing.assert_allclose(out[mine], E[rows[mine], indices[mine]], rtol=1e-12,
-                               atol=1e-13)
-    assert np.all(out[~mine] == -7.0)
+    np.testing.assert_allclose(out, E[rows, cols], rtol=1e-12, atol=1e-13)
     # Not Dada's log-sum-exp of the same margins: the loss matters.
-    dada = np.full(indices.size, -7.0)
-    pair_scores(models, X, Y, sw, offsets, factor, indptr, indices, nodes, dada)
-    assert np.abs(dada[mine] - out[mine]).max() > 1e-2
+    dada = np.full(rows.size, -7.0)
+    pair_scores(models, X, Y, sw, offsets, factor, rows, cols, dada)
+    assert np.abs(dada - out).max() > 1e-2
     # float32 data and models agree to float32 precision.
-    out32 = np.full(indices.size, -7.0)
+    out32 = np.full(rows.size, -7.0)
     pair_scores(models.astype(np.float32), X.astype(np.float32), Y.astype(np.float32),
-                sw.astype(np.float32), offsets, factor, indptr, indices, nodes, out32, loss)
-    np.testing.assert_allclose(out32[mine], out[mine], rtol=1e-4, atol=1e-5)
+                sw.astype(np.float32), offsets, factor, rows, cols, out32, loss)
+    np.testing.assert_allclose(out32, out, rtol=1e-4, atol=1e-5)
 
 
 def test_linear_peer_scored_steps_replay_in_numpy():
@@ -442,7 +541,7 @@ def test_linear_peer_scored_steps_replay_in_numpy():
     kw = dict(mu=0.8, mu_graph=1.5, lam=0.5, delta=1e-2)
     E = ref_linear_scores(models, X, Y, sw, offsets, factor, _NUMPY_LOSSES["logistic"])
     S = E + E.T
-    lazy = np.full(K * (K - 1), np.nan)
+    lazy = np.full(K * K, np.nan)
     out, W, *_, nodes, peers, _ = _run(
         models, losses, np.zeros((K, K)), kappa=kappa, n_steps=n_steps, max_neighbors=cap,
         pair_cost=lazy, score=(X, Y, sw, offsets, factor, Logistic()), **kw
@@ -455,14 +554,11 @@ def test_linear_peer_scored_steps_replay_in_numpy():
             n_dropped += dropped
     np.testing.assert_allclose(W, ref, rtol=1e-9, atol=1e-12)
     assert n_dropped > 0
-    indptr, indices = _complete(K)
-    rows = np.repeat(np.arange(K), np.diff(indptr))
-    done = ~np.isnan(lazy)
-    assert done.sum() > 0
-    np.testing.assert_allclose(lazy[done], E[rows[done], indices[done]], rtol=1e-12,
-                               atol=1e-13)
+    rows, cols, slots = _stored(W, K)
+    assert rows.size > 0
+    np.testing.assert_allclose(lazy[slots], E[rows, cols], rtol=1e-12, atol=1e-13)
     # Dada's scorer on the same arrays learns another graph.
     other = _run(models, losses, np.zeros((K, K)), kappa=kappa, n_steps=n_steps,
-                 max_neighbors=cap, pair_cost=np.full(K * (K - 1), np.nan),
+                 max_neighbors=cap, pair_cost=np.full(K * K, np.nan),
                  score=(X, Y, sw, offsets, factor), **kw)[1]
     assert np.abs(other - W).max() > 1e-3
