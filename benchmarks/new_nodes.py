@@ -12,10 +12,11 @@ same arrays:
 
 Families: ``local`` (:class:`~skfed.baselines.LocalEstimator` of ``SVC()`` /
 ``Ridge()``), ``online`` (the decentralized kernel SGD classifier or
-regressor at its defaults) and ``support``
+regressor at its defaults), ``support``
 (:class:`~skfed.support.FederatedSparseLinearRegression`, regression only:
-School).  The families whose joins wait for their reworks (MOCHA, Dada,
-Perso-lin) are added here as their ``add_nodes`` land.
+School), ``dada`` and ``persolin`` (classification only; joined through the
+prototype ``skfed._graph_join`` until their ``add_nodes`` lands).  MOCHA is
+added here as its ``add_nodes`` lands.
 * ``global``: the better of the fitted estimator's own prediction for
   unseen nodes (``handle_unknown="global"``: what a user gets without a
   join) and a pooled scikit-learn model on the fitted nodes' data and the
@@ -133,12 +134,33 @@ def make_estimator(family, task, seed):
         from skfed.support import FederatedSparseLinearRegression
 
         return FederatedSparseLinearRegression(random_state=seed)
+    if family == "dada":
+        from skfed.boosting import DecentralizedBoostingClassifier
+
+        return DecentralizedBoostingClassifier(random_state=seed)
+    if family == "persolin":
+        from skfed.boosting import PersonalizedLinearClassifier
+
+        return PersonalizedLinearClassifier(random_state=seed)
     raise ValueError(f"unknown family {family!r}")
 
 
-FAMILIES = ("local", "online", "support")
+FAMILIES = ("local", "online", "support", "dada", "persolin")
 # Families that only have an estimator for one task.
 REGRESSION_ONLY = {"support"}
+CLASSIFICATION_ONLY = {"dada", "persolin"}
+
+
+def add_nodes(estimator, X, y, groups, fit_data):
+    """``estimator.add_nodes``; Dada and Perso-lin through the prototype of
+    ``skfed._graph_join`` until their ``add_nodes`` lands (it needs what the
+    fit will keep, recomputed here from the fit's data)."""
+    if hasattr(estimator, "add_nodes"):
+        return estimator.add_nodes(X, y, groups=groups)
+    from skfed._graph_join import graph_join_nodes, join_info_from_data
+
+    info = join_info_from_data(estimator, *fit_data)
+    return graph_join_nodes(estimator, X, y, groups, info=info)
 
 
 # ------------------------------------------------------------------ measuring
@@ -167,7 +189,8 @@ def run_one(family, name, data, seed, ks, quick):
         Xt, yt, gt = X[test], y[test], groups[test]
         joined = copy.deepcopy(base)
         before = getattr(base, "n_bytes_sent_", 0)
-        _, join_cpu, join_wall = timed(lambda: joined.add_nodes(Xk, yk, groups=gk))
+        fit_data = (X[fit_rows], y[fit_rows], groups[fit_rows])
+        _, join_cpu, join_wall = timed(lambda: add_nodes(joined, Xk, yk, gk, fit_data))
         log = getattr(joined, "join_communication_", None)
         join_bytes = 0 if log is None else log.total_bytes
         assert joined.n_bytes_sent_ == before + join_bytes
@@ -242,6 +265,8 @@ def main():
                 data = load(name, seed, args.quick)
                 for family in args.families.split(","):
                     if family in REGRESSION_ONLY and data[3] != "regression":
+                        continue
+                    if family in CLASSIFICATION_ONLY and data[3] != "classification":
                         continue
                     rows += run_one(family, name, data, seed, ks, args.quick)
                     if args.out:
