@@ -88,6 +88,7 @@ _CANDIDATES_PER_KAPPA = 10
 # A newcomer re-solves its row every this many model steps when the fit
 # re-learns its graph every n_nodes iterations (about one step per node).
 _RESOLVE_EVERY = 10
+_SPARSIFY = True
 # Bytes of a loss and a degree in an answer; of one weight.
 _LOSS_DEGREE_BYTES = payload_bytes(n_float64=2)
 _WEIGHT_BYTES = payload_bytes(n_float64=1)
@@ -325,7 +326,7 @@ def _row(node, cand, est, private, threshold):
         graph_row(np.ascontiguousarray(a[kept]), np.ascontiguousarray(cand.degrees[kept]),
                   0.0, mu_graph, lam, delta, sub)
         v[kept] = sub
-    if threshold is not None and v.max() > 0:
+    if threshold is not None and _SPARSIFY and v.max() > 0:
         v[v < min(threshold, v.max())] = 0.0
     return v
 
@@ -374,8 +375,25 @@ class _PrivateSteps:
                 "clip": clip}
 
 
-def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info, mechanism=None,
-                     affordable=None, source=None):
+def _fit_budget(estimator, n_fitted, n_problems, n_columns):
+    """The fit's privacy plan (``_WakeupBudget``): its calibrated mechanism and
+    the wake-ups a node can afford.  A deterministic function of the privacy
+    specification and the fit's schedule, so it is rebuilt, not stored."""
+    from .boosting import _WakeupBudget
+    from .privacy import calibrate_discrete_gaussian, calibrate_exponential
+
+    max_iter, n_local = estimator._schedule(n_fitted)
+    if _is_dada(estimator):
+        calibrate, per = (lambda eps, delta, n: calibrate_exponential(eps, delta, n)), n_problems
+    else:
+        dim = n_problems * n_columns
+        calibrate, per = (lambda eps, delta, n: calibrate_discrete_gaussian(
+            eps, delta, 1.0, n, dim)), 1
+    return _WakeupBudget(estimator.privacy, calibrate, n_nodes=n_fitted, max_iter=max_iter,
+                         n_local=n_local, uses_per_step=per)
+
+
+def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info):
     """Join new nodes to a fitted Dada / Perso-lin estimator (see the module).
 
     PROTOTYPE of ``add_nodes``: appends the new nodes to ``nodes_``,
@@ -391,9 +409,6 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info, mecha
         The new nodes' samples (every id absent from ``nodes_``).
     info : dict
         What the fit keeps (:func:`join_info_from_data`).
-    mechanism, affordable, source
-        Under a finite privacy budget: the fit's calibrated mechanism, the
-        wake-ups a node could afford, and the noise source.
 
     Returns
     -------
@@ -434,10 +449,16 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info, mecha
     dtype = models.dtype
     n_old, n_new = len(est.nodes_), len(new_labels)
     private = _private(est)
-    steps = _PrivateSteps(est, mechanism, source) if private else None
     n_local, n_steps = _schedule(est, n_old)
-    if private and affordable is not None:
-        n_steps = min(n_steps, int(affordable))
+    steps = budget = None
+    if private:
+        from ._secure_noise import NoiseSource
+
+        budget = _fit_budget(est, n_old, models.shape[1], models.shape[2])
+        steps = _PrivateSteps(est, budget.mechanism,
+                              NoiseSource.for_fit(est.privacy, type(est).__name__))
+        # As many model steps as a fitted node could afford.
+        n_steps = min(n_steps, int(budget.affordable))
     update = est.graph_update_every
     every = None
     if update is not None:
@@ -549,11 +570,11 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info, mecha
         (np.concatenate([old.data, w, w]),
          (np.concatenate([old.row, r, c]), np.concatenate([old.col, c, r]))),
         shape=(n_all, n_all))
-    if private and mechanism is not None:
+    if private:
         from .privacy import epsilon_spent
 
         est.privacy_spent_ = np.concatenate([
-            est.privacy_spent_, epsilon_spent(mechanism, uses, est.privacy.delta)])
+            est.privacy_spent_, epsilon_spent(budget.mechanism, uses, budget.delta)])
     est._join_seed = int(seed) + 1
     est._record_join(sim.log(node_labels=est.nodes_))
     return est

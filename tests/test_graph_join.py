@@ -289,3 +289,28 @@ def test_join_refuses_fitted_ids_and_unknown_classes():
         graph_join_nodes(est, X[:5], y[:5], groups[:5], info=info)
     with pytest.raises(ValueError, match="not in classes_"):
         graph_join_nodes(est, X[new], np.full(new.sum(), 7), groups[new], info=info)
+
+
+@pytest.mark.parametrize("cls", [DecentralizedBoostingClassifier, PersonalizedLinearClassifier])
+def test_private_join_accounts_the_newcomers_spend(cls):
+    from skfed.boosting import make_stump_predictors
+    from skfed.privacy import DifferentialPrivacy
+
+    X, y, groups = _data(n_nodes=8, n_per=30)
+    params = dict(max_iter=120, privacy=DifferentialPrivacy(epsilon=3.0, insecure_noise_seed=0))
+    if cls is DecentralizedBoostingClassifier:
+        params["base_predictors"] = make_stump_predictors(np.full(2, -3.0), np.full(2, 3.0), 10)
+    with pytest.warns(UserWarning):
+        est, info, new = _fit(cls, X, y, groups, **params)
+    assert np.all(info["losses"] == 0)  # private fits send no loss
+    before = est.coef_.copy()
+    spent = est.privacy_spent_.copy()
+    with pytest.warns(UserWarning, match="insecure_noise_seed"):
+        graph_join_nodes(est, X[new], y[new], groups[new], info=info)
+    K = len(before)
+    np.testing.assert_array_equal(est.coef_[:K], before)
+    np.testing.assert_array_equal(est.privacy_spent_[:K], spent)
+    assert est.privacy_spent_.shape == (K + 2,)
+    assert np.all(est.privacy_spent_[K:] > 0)
+    assert np.all(est.privacy_spent_[K:] <= 3.0 + 1e-9)
+    assert np.all(np.isfinite(est.coef_))
