@@ -25,6 +25,7 @@ from joblib import Parallel, delayed
 from scipy import linalg, sparse
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import FederatedMixin, FederatedRegressorMixin, check_groups
