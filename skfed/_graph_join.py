@@ -1,16 +1,14 @@
 """Nodes that join a fitted Dada or Perso-lin federation (issue 32).
 
-PROTOTYPE: not wired into the public API yet.  ``skfed/boosting.py`` is
-being reworked on other branches (sampled graph candidates, the feature
-vote, the privacy-utility work, then the ``skfed/boosting/`` package);
 :func:`graph_join_nodes` is what ``add_nodes`` of
 :class:`~skfed.boosting.DecentralizedBoostingClassifier` and
-:class:`~skfed.boosting.PersonalizedLinearClassifier` will run once those
-land.  It needs three things the fit will keep (:func:`join_info_from_data`
-recomputes them from the training data meanwhile): every fitted node's
-confidence-weighted loss ``l_j = c_j sum_p L_j(alpha_j)`` (what it sends in
-a graph step), the largest node mass (the confidences ``c = m / m_max``)
-and which fitted nodes are rogue.
+:class:`~skfed.boosting.PersonalizedLinearClassifier` runs.  Besides the
+fitted models and graph it needs what the fit keeps in ``_join_info``:
+every fitted node's confidence-weighted loss ``l_j = c_j sum_p
+L_j(alpha_j)`` (what it sends in a graph step), the largest node mass (the
+confidences ``c = m / m_max``), which fitted nodes are rogue and the fit's
+node count (its schedule).  :func:`join_info_from_data` recomputes the
+first three from the training data (an independent reference for tests).
 
 A new node n joins in four steps, the fitted nodes' models and weights
 held fixed (they only answer, and they gain one edge each toward the
@@ -48,8 +46,10 @@ newcomers that choose them):
    from its local model (``fw_join``) or gradient steps ``1 / L``
    (``lin_join``).  When the fit re-learns its graph
    (``graph_update_every``), the newcomer re-solves its row with its
-   current model as often (every step for ``"n_nodes"``); it then sends each
-   final neighbour its weight (8 bytes).
+   current model as often (every ``ceil(graph_update_every / n_fitted)``
+   of its steps; every 10 for ``"n_nodes"``, about 10 re-learnings of the
+   fit, since re-solving holds no message but costs a row solve); it then
+   sends each final neighbour its weight (8 bytes).
 
 What is sent (byte model of :mod:`skfed.network`): per candidate asked, a
 request (header only) and, if it answers, its model
@@ -88,7 +88,6 @@ _CANDIDATES_PER_KAPPA = 10
 # A newcomer re-solves its row every this many model steps when the fit
 # re-learns its graph every n_nodes iterations (about one step per node).
 _RESOLVE_EVERY = 10
-_SPARSIFY = True
 # Bytes of a loss and a degree in an answer; of one weight.
 _LOSS_DEGREE_BYTES = payload_bytes(n_float64=2)
 _WEIGHT_BYTES = payload_bytes(n_float64=1)
@@ -326,7 +325,7 @@ def _row(node, cand, est, private, threshold):
         graph_row(np.ascontiguousarray(a[kept]), np.ascontiguousarray(cand.degrees[kept]),
                   0.0, mu_graph, lam, delta, sub)
         v[kept] = sub
-    if threshold is not None and _SPARSIFY and v.max() > 0:
+    if threshold is not None and v.max() > 0:
         v[v < min(threshold, v.max())] = 0.0
     return v
 
@@ -393,13 +392,13 @@ def _fit_budget(estimator, n_fitted, n_problems, n_columns):
                          n_local=n_local, uses_per_step=per)
 
 
-def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info):
+def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
     """Join new nodes to a fitted Dada / Perso-lin estimator (see the module).
 
-    PROTOTYPE of ``add_nodes``: appends the new nodes to ``nodes_``,
-    ``coef_``, ``intercept_``, ``confidence_`` and ``collaboration_graph_``
-    and records what the join sent in ``join_communication_``; the fitted
-    nodes' models are not touched.
+    Appends the new nodes to ``nodes_``, ``coef_``, ``intercept_``,
+    ``confidence_`` and ``collaboration_graph_`` and records what the join
+    sent in ``join_communication_``; the fitted nodes' models are not
+    touched.
 
     Parameters
     ----------
@@ -407,8 +406,9 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info):
         Fitted.
     X, y, groups, sample_weight
         The new nodes' samples (every id absent from ``nodes_``).
-    info : dict
-        What the fit keeps (:func:`join_info_from_data`).
+    info : dict, default=None
+        What the fit keeps (``estimator._join_info``, by default; or
+        :func:`join_info_from_data`).
 
     Returns
     -------
@@ -428,16 +428,40 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info):
     >>> clf = graph_join_nodes(clf, X[80:90], y[80:90], groups[80:90], info=info)
     >>> clf.nodes_.tolist(), bool(np.array_equal(clf.coef_[:4], before))
     ([0, 1, 2, 3, 4], True)
-    >>> bool(clf.score(X[90:], y[90:], groups=groups[90:]) > 0.8)
-    True
     """
     est = estimator
+    name = type(est).__name__
+    if info is None:
+        info = getattr(est, "_join_info", None)
+        if info is None:
+            raise ValueError(
+                f"This {name} was fitted by a version of skfed that did not keep what "
+                "add_nodes needs (the nodes' losses and masses); refit it with fit "
+                "first."
+            )
     X, y, sample_weight, new_labels, layout = est._validate_join_data(
         X, y, groups, sample_weight)
-    if sample_weight is not None and _private(est):
+    private = _private(est)
+    if sample_weight is not None and getattr(est, "privacy", None) is not None:
         from .boosting import _check_private_inputs
 
         _check_private_inputs(est, sample_weight)
+    sw_all = (np.ones(X.shape[0], dtype=X.dtype) if sample_weight is None
+              else np.asarray(sample_weight))
+    if np.any(sw_all < 0):
+        raise ValueError(
+            f"{name}.add_nodes: sample_weight must be non-negative (the weights "
+            "inside a node's loss)."
+        )
+    mass_new = np.bincount(layout.codes, weights=sw_all.astype(np.float64),
+                           minlength=len(new_labels))
+    if np.any(mass_new <= 0):
+        bad = new_labels[np.flatnonzero(mass_new <= 0)[0]]
+        bad = bad.item() if hasattr(bad, "item") else bad
+        raise ValueError(
+            f"New node {bad!r} has no sample with a positive sample_weight; every "
+            "node that joins needs data."
+        )
     from ._base import check_network_faults
 
     check_network_faults(est, est.network, {
@@ -448,21 +472,30 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info):
     models = _models(est)
     dtype = models.dtype
     n_old, n_new = len(est.nodes_), len(new_labels)
-    private = _private(est)
-    n_local, n_steps = _schedule(est, n_old)
+    losses_old = np.asarray(info["losses"], dtype=np.float64)
+    rogue_old = np.asarray(info.get("rogue", np.zeros(n_old, bool)), dtype=bool)
+    if losses_old.shape != (n_old,) or rogue_old.shape != (n_old,):
+        raise ValueError(
+            f"info holds {losses_old.shape[0]} losses and {rogue_old.shape[0]} rogue flags "
+            f"for {n_old} nodes."
+        )
+    # The fit's node count sets the schedule (joined nodes answer, not step).
+    n_fit = int(info.get("n_fit", n_old))
+    n_local, n_steps = _schedule(est, n_fit)
     steps = budget = None
+    if getattr(est, "privacy", None) is not None:
+        budget = _fit_budget(est, n_fit, models.shape[1], models.shape[2])
     if private:
         from ._secure_noise import NoiseSource
 
-        budget = _fit_budget(est, n_old, models.shape[1], models.shape[2])
         steps = _PrivateSteps(est, budget.mechanism,
                               NoiseSource.for_fit(est.privacy, type(est).__name__))
         # As many model steps as a fitted node could afford.
         n_steps = min(n_steps, int(budget.affordable))
     update = est.graph_update_every
     every = None
-    if update is not None:
-        every = _RESOLVE_EVERY if update == "n_nodes" else max(1, math.ceil(int(update) / n_old))
+    if update is not None and est.graph is None:
+        every = _RESOLVE_EVERY if update == "n_nodes" else max(1, math.ceil(int(update) / n_fit))
     threshold = None
     W_old = sparse.csr_matrix(est.collaboration_graph_)
     if est.sparsify_graph == "connected" and W_old.nnz:
@@ -479,11 +512,8 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info):
         topology=None, topology_params=None,
         random_state=np.random.RandomState([_random_seed(est), int(seed), 104723]),
     ).start(n_old + n_new, server=False)
-    rogue_old = np.asarray(info.get("rogue", np.zeros(n_old, bool)), dtype=bool)
     sim.rogue[:] = np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)])
     payloads = model_message_bytes(models.reshape(n_old, -1), dtype)
-    header = sim.counter.header_bytes
-    losses_old = np.asarray(info["losses"], dtype=np.float64)
     n_candidates = min(n_old, _CANDIDATES_PER_KAPPA * int(est.kappa))
     candidates = [np.sort(rng.choice(n_old, size=n_candidates, replace=False))
                   for _ in range(n_new)]
@@ -512,9 +542,10 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info):
 
     Z_all = _design(est, X, dtype)
     Y_all = _targets(est, y, dtype)
-    sw_all = (np.ones(X.shape[0]) if sample_weight is None else sample_weight)
     new_models = np.zeros((n_new, models.shape[1], models.shape[2]), dtype=dtype)
-    rows, confidences, uses = [], np.zeros(n_new), np.zeros(n_new, dtype=np.int64)
+    rows, confidences = [], np.zeros(n_new)
+    uses, graph_losses = np.zeros(n_new, dtype=np.int64), np.zeros(n_new)
+    newcomers = []
     for k in range(n_new):
         idx = layout.node_indices(k)
         node = _Newcomer(est, np.ascontiguousarray(Z_all[idx]),
@@ -539,7 +570,9 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info):
         new_models[k] = node.model[0]
         rows.append((cand, v))
         confidences[k] = node.confidence
+        graph_losses[k] = node.graph_loss(private)
         uses[k] = node.P * (n_local + n_steps) if node.dada else (n_local + n_steps)
+        newcomers.append(node)
     # Step 4's last message: each newcomer tells its neighbours their weight.
     for k, (cand, v) in enumerate(rows):
         nbrs = np.ascontiguousarray(cand[v > 0], dtype=np.intp)
@@ -570,14 +603,51 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info):
         (np.concatenate([old.data, w, w]),
          (np.concatenate([old.row, r, c]), np.concatenate([old.col, c, r]))),
         shape=(n_all, n_all))
-    if private:
-        from .privacy import epsilon_spent
-
-        est.privacy_spent_ = np.concatenate([
-            est.privacy_spent_, epsilon_spent(budget.mechanism, uses, budget.delta)])
+    if budget is not None:
+        _record_privacy(est, budget, uses, newcomers, steps)
+    # Joined nodes answer later joins like fitted ones.
+    est._join_info = {
+        "losses": np.concatenate([losses_old, graph_losses]),
+        "max_mass": float(info["max_mass"]),
+        "rogue": np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)]),
+        "n_fit": n_fit,
+    }
     est._join_seed = int(seed) + 1
     est._record_join(sim.log(node_labels=est.nodes_))
     return est
+
+
+def _record_privacy(est, budget, uses, newcomers, steps):
+    """Append the newcomers' spend to ``privacy_spent_`` and their per-node
+    entries to ``privacy_`` (uses, ``stopped_at`` -1: a join takes only the
+    steps it can afford, and the mechanism's per-node scales)."""
+    from .boosting import fw_score_sensitivity
+    from .privacy import epsilon_spent
+
+    est.privacy_spent_ = np.concatenate([
+        est.privacy_spent_, epsilon_spent(budget.mechanism, uses, budget.delta)])
+    record = getattr(est, "privacy_", None)
+    if not isinstance(record, dict):
+        return
+    record = dict(record)
+    n_new = len(newcomers)
+    mass = np.array([node.mass for node in newcomers])
+    extra = {"uses": uses, "stopped_at": np.full(n_new, -1, dtype=np.int64)}
+    if _is_dada(est):
+        extra["score_sensitivity_per_unit_weight"] = fw_score_sensitivity(mass, est.beta)
+    else:
+        P = newcomers[0].P if newcomers else 1
+        sensitivity = 2.0 * float(est.privacy.clip_norm) * math.sqrt(P) / mass
+        extra["gradient_sensitivity"] = sensitivity
+        extra["sigma"] = budget.mechanism.sigma * sensitivity
+        extra["lipschitz"] = np.array([node.lipschitz for node in newcomers])
+        if steps is not None and record.get("grid_step") is not None:
+            extra["grid_step"] = extra["sigma"] * steps.gaussian_grid(1.0)[0]
+    for key, values in extra.items():
+        old = record.get(key)
+        if isinstance(old, np.ndarray) and old.ndim == 1:
+            record[key] = np.concatenate([old, np.asarray(values, dtype=old.dtype)])
+    est.privacy_ = record
 
 
 def _random_seed(estimator):
