@@ -7,8 +7,10 @@ fitted models and graph it needs what the fit keeps in ``_join_info``:
 every fitted node's confidence-weighted loss ``l_j = c_j sum_p
 L_j(alpha_j)`` (what it sends in a graph step), the largest node mass (the
 confidences ``c = m / m_max``), which fitted nodes are rogue and the fit's
-node count (its schedule).  :func:`join_info_from_data` recomputes the
-first three from the training data (an independent reference for tests).
+node count (its schedule), and, when the fit learned its graph once, the
+models the graph was learned from.  :func:`join_info_from_data` recomputes
+the losses and the mass from the training data (an independent reference
+for tests).
 
 A new node n joins in four steps, the fitted nodes' models and weights
 held fixed (they only answer, and they gain one edge each toward the
@@ -21,6 +23,12 @@ newcomers that choose them):
    at random by the peer-sampling service, for their model, loss and degree
    (the answer of a graph step); dropped nodes do not answer, rogue ones
    answer a corrupted model and loss (``SimulatedNetwork.rogue_behavior``).
+   The model and loss are those the fitted graph was learned from: the
+   local ones when the fit learned its graph once (``graph_update_every=
+   None``), so that the newcomer places itself as the fit placed everyone
+   (on rotated moons its neighbours' weight in its own cluster went from
+   0.36 with the final, smoothed models to 0.79, a refit's newcomers 0.89);
+   the final ones when the fit re-learned it or the graph was given.
 3. **Its row of the graph.**  With every other weight fixed, its weights
    ``v_r`` toward the candidates that answered minimize its row of the graph
    objective (eq. 5, :mod:`skfed.graph`)::
@@ -39,7 +47,8 @@ newcomers that choose them):
    "connected"`` drops the weights below ``min(t, max_r v_r)``, ``t`` the
    fitted graph's connectivity threshold (exactly what sparsifying the
    joined graph does to the newcomer's row, since every fitted weight is at
-   least ``t``).
+   least ``t``).  If the candidates answered with their local models, the
+   chosen neighbours then send their final models.
 4. **Its model.**  It runs the fit's mean number of wake-ups of a node
    (``max_iter / n_fitted``) of model steps on its block of eq. 1 with its
    neighbours' models fixed: Frank-Wolfe steps ``gamma = 2 / (tau + 2)``
@@ -54,7 +63,8 @@ newcomers that choose them):
 What is sent (byte model of :mod:`skfed.network`): per candidate asked, a
 request (header only) and, if it answers, its model
 (:func:`~skfed.graph.model_message_bytes`) plus its loss and degree (16
-bytes); per final neighbour one float64 weight.  Nothing else: the fitted
+bytes); after answers with local models, per neighbour a request and its
+final model; per final neighbour one float64 weight.  Nothing else: the fitted
 nodes never step.  Under a finite ``privacy`` budget the losses are not
 sent (zeros, as in the fit), there is no peer scoring, and every local and
 model step of the newcomer is private with the fit's mechanism (Dada's
@@ -138,7 +148,7 @@ def _schedule(estimator, n_fitted):
     return n_local, max(1, math.ceil(max_iter / n_fitted))
 
 
-def join_info_from_data(estimator, X, y, groups, sample_weight=None):
+def join_info_from_data(estimator, X, y, groups, sample_weight=None, models=None):
     """What a fit keeps for later joins, recomputed from its training data.
 
     Parameters
@@ -147,6 +157,9 @@ def join_info_from_data(estimator, X, y, groups, sample_weight=None):
         Fitted on ``X, y, groups``.
     X, y, groups, sample_weight
         The fit's training data.
+    models : ndarray of shape (n_fitted, n_problems, n_base), default=None
+        The models whose losses to compute (default: the fitted ones; the
+        fit keeps those of the models its graph was learned from).
 
     Returns
     -------
@@ -179,7 +192,7 @@ def join_info_from_data(estimator, X, y, groups, sample_weight=None):
     mass = np.add.reduceat(sw.astype(np.float64), offsets[:-1])
     Z = _design(estimator, np.ascontiguousarray(X[order], dtype=dtype), dtype)
     Y = _targets(estimator, np.asarray(y)[order], dtype)
-    models = _models(estimator)
+    models = _models(estimator) if models is None else np.ascontiguousarray(models, dtype=dtype)
     losses = np.zeros((len(counts), Y.shape[0]))
     if _is_dada(estimator):
         margins = np.ascontiguousarray(
@@ -514,6 +527,15 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
     ).start(n_old + n_new, server=False)
     sim.rogue[:] = np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)])
     payloads = model_message_bytes(models.reshape(n_old, -1), dtype)
+    # What the candidates answer with: the models the graph was learned from
+    # (a graph learned once), else their final models.
+    graph_models = info.get("graph_models")
+    if graph_models is None:
+        graph_models, answer_bytes = models, payloads
+    else:
+        graph_models = np.asarray(graph_models, dtype=dtype).reshape(models.shape)
+        answer_bytes = model_message_bytes(graph_models.reshape(n_old, -1), dtype)
+    separate = graph_models is not models
     n_candidates = min(n_old, _CANDIDATES_PER_KAPPA * int(est.kappa))
     candidates = [np.sort(rng.choice(n_old, size=n_candidates, replace=False))
                   for _ in range(n_new)]
@@ -532,7 +554,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
             sim.counter.multicast_message(n_old + k, np.ascontiguousarray(cand, np.intp), 0)
             ok = cand[active[cand]]
             for j in ok.tolist():
-                sim.counter.send_message(j, n_old + k, int(payloads[j]) + _LOSS_DEGREE_BYTES)
+                sim.counter.send_message(j, n_old + k, int(answer_bytes[j]) + _LOSS_DEGREE_BYTES)
             if len(ok):
                 answered[k] = ok
             else:
@@ -543,6 +565,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
     Z_all = _design(est, X, dtype)
     Y_all = _targets(est, y, dtype)
     new_models = np.zeros((n_new, models.shape[1], models.shape[2]), dtype=dtype)
+    local_models = np.zeros_like(new_models)
     rows, confidences = [], np.zeros(n_new)
     uses, graph_losses = np.zeros(n_new, dtype=np.int64), np.zeros(n_new)
     newcomers = []
@@ -553,12 +576,25 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
                          np.ascontiguousarray(sw_all[idx], dtype=dtype),
                          float(info["max_mass"]), dtype)
         cand = answered[k]
-        received = sim.corrupt_value_rows(models[cand].astype(np.float64), cand)
+        received = sim.corrupt_value_rows(graph_models[cand].astype(np.float64), cand)
         received_losses = sim.corrupt_value_rows(losses_old[cand][:, None], cand)[:, 0]
         node.local(n_local, steps)
+        local_models[k] = node.model[0]
+        local_loss = node.graph_loss(private)
         scoring = bool(getattr(est, "peer_scoring", False)) and not private
         cands = _Candidates(node, received, received_losses, degrees_old[cand], scoring)
         v = _row(node, cands, est, private, threshold)
+        if separate:
+            # Step 3b: its neighbours send their final models (the row was
+            # learned from the graph models, as in the fit).
+            nbrs = np.ascontiguousarray(cand[v > 0], dtype=np.intp)
+            if len(nbrs):
+                sim.counter.multicast_message(n_old + k, nbrs, 0)
+                for j in nbrs.tolist():
+                    sim.counter.send_message(j, n_old + k, int(payloads[j]))
+            cands.models = np.ascontiguousarray(
+                sim.corrupt_value_rows(models[cand].astype(np.float64), cand)
+                .reshape(len(cand), -1))
         tau = 0
         while tau < n_steps:
             block = n_steps - tau if every is None else min(every, n_steps - tau)
@@ -570,7 +606,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
         new_models[k] = node.model[0]
         rows.append((cand, v))
         confidences[k] = node.confidence
-        graph_losses[k] = node.graph_loss(private)
+        graph_losses[k] = local_loss if separate else node.graph_loss(private)
         uses[k] = node.P * (n_local + n_steps) if node.dada else (n_local + n_steps)
         newcomers.append(node)
     # Step 4's last message: each newcomer tells its neighbours their weight.
@@ -608,6 +644,8 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
     # Joined nodes answer later joins like fitted ones.
     est._join_info = {
         "losses": np.concatenate([losses_old, graph_losses]),
+        "graph_models": (None if not separate else
+                         np.concatenate([graph_models, local_models])),
         "max_mass": float(info["max_mass"]),
         "rogue": np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)]),
         "n_fit": n_fit,

@@ -591,6 +591,10 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
             )
             if self.sparsify_graph == "connected":
                 runner.sparsify_to_connected()
+            # The models and losses the graph was learned from (kept for
+            # add_nodes when the graph is not re-learned later).
+            graph_models = state.graph_models().copy()
+            graph_losses = np.array(state.graph_losses(), dtype=np.float64)
             # The joint phase continues from the local models (alternating
             # minimization of the joint objective); the step counter starts at 0.
             W = runner.graph_csr()
@@ -648,12 +652,20 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         self._set_communication(simulation)
         # What add_nodes needs later (skfed._graph_join): every node's
         # confidence-weighted loss as its graph-step answers carry it (zeros
-        # under a finite privacy budget), the largest node mass (the
-        # newcomers' confidences), the rogue draw and the fit's node count
-        # (the schedule).  Public or already sent; no raw row is kept.
+        # under a finite privacy budget), the models the graph was learned
+        # from, the largest node mass (the newcomers' confidences), the rogue
+        # draw and the fit's node count (the schedule).  Public or already
+        # sent; no raw row is kept.
+        # With a graph learned once (graph_update_every=None) a newcomer
+        # learns its row as the fit did, from the models and losses the
+        # graph was learned from (the local ones); otherwise from the final
+        # ones.
         mass = np.add.reduceat(state.sw.astype(np.float64), state.offsets[:-1])
+        once = learned and self.graph_update_every is None
         self._join_info = {
-            "losses": np.array(state.graph_losses(), dtype=np.float64),
+            "losses": (graph_losses if once
+                       else np.array(state.graph_losses(), dtype=np.float64)),
+            "graph_models": graph_models.reshape(state.public.shape) if once else None,
             "max_mass": float(mass.max()),
             "rogue": np.asarray(simulation.rogue, dtype=bool).copy(),
             "n_fit": int(K),
@@ -672,11 +684,13 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         1. the fit's purely local steps (``ceil(max_iter / n_fitted)``);
         2. a query to ``min(n_nodes, 10 kappa)`` nodes drawn by the
            peer-sampling service for their model, loss and degree (what a
-           graph step receives; dropped nodes do not answer, rogue ones
-           answer corrupted values);
+           graph step receives: the models the graph was learned from, the
+           local ones when it was learned once; dropped nodes do not
+           answer, rogue ones answer corrupted values);
         3. its row of the graph objective with every other weight fixed,
            solved exactly, then the fit's ``max_neighbors`` cap and
-           ``sparsify_graph`` threshold;
+           ``sparsify_graph`` threshold (its neighbours then send their
+           final models if they answered with local ones);
         4. the fit's mean number of wake-ups of a node
            (``ceil(max_iter / n_fitted)``) of model steps (Frank-Wolfe for
            Dada, gradient steps for Perso-lin) with its neighbours' models

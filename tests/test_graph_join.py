@@ -197,11 +197,16 @@ def _newcomer_reference(est, info, X, y, sw, n_local, n_steps, resolve):
         extra = 0.0 if dada else 0.5 * l2 * np.sum(mdl[:, :n_pen] ** 2)
         return data_loss(mdl) + extra
 
+    # The row is learned from the models the graph was learned from, when
+    # the fit kept them; the model steps use the final ones.
+    graph_models = info.get("graph_models")
+    graph_models = models if graph_models is None else graph_models.astype(np.float64)
+
     def row(mdl):
-        z = ((models - mdl) ** 2).reshape(K, -1).sum(axis=1)
+        z = ((graph_models - mdl) ** 2).reshape(K, -1).sum(axis=1)
         pair = 0.5 * mu * z
         if getattr(est, "peer_scoring", False):
-            pair = pair + 2 * c * (np.array([data_loss(models[r]) for r in range(K)])
+            pair = pair + 2 * c * (np.array([data_loss(graph_models[r]) for r in range(K)])
                                    - data_loss(mdl))
         a = c * own_loss(mdl) + info["losses"] + pair
         return _row_numpy(a, d_old, 0.0, mu_graph, est.lambda_graph, est.delta)
@@ -220,15 +225,25 @@ def _newcomer_reference(est, info, X, y, sw, n_local, n_steps, resolve):
 
 @pytest.mark.parametrize("cls", [DecentralizedBoostingClassifier, PersonalizedLinearClassifier])
 @pytest.mark.parametrize("update", [None, "n_nodes"])
-def test_join_equals_numpy_per_node_computation(cls, update):
+@pytest.mark.parametrize("kept", [False, True])
+def test_join_equals_numpy_per_node_computation(cls, update, kept):
+    """kept=False: the final models and their losses recomputed from the
+    data; kept=True: add_nodes with what the fit kept (the local models the
+    graph was learned from, with update=None)."""
     X, y, groups = _data()
     params = dict(max_iter=6 * 3 * _RESOLVE_EVERY, sparsify_graph=None,
                   max_neighbors=None, graph_update_every=update)
     if cls is DecentralizedBoostingClassifier:
         params.update(n_estimators=8, peer_scoring=True)
     est, info, new = _fit(cls, X, y, groups, **params)
+    if kept:
+        info = copy.deepcopy(est._join_info)
+        assert (info["graph_models"] is None) == (update is not None)
     before = copy.deepcopy(est)
-    graph_join_nodes(est, X[new], y[new], groups[new], info=info)
+    if kept:
+        est.add_nodes(X[new], y[new], groups=groups[new])
+    else:
+        graph_join_nodes(est, X[new], y[new], groups[new], info=info)
     K = len(before.nodes_)
     # Old nodes bit-identical.
     np.testing.assert_array_equal(est.coef_[:K], before.coef_)
@@ -247,20 +262,29 @@ def test_join_equals_numpy_per_node_computation(cls, update):
 
 
 @pytest.mark.parametrize("cls", [DecentralizedBoostingClassifier, PersonalizedLinearClassifier])
-def test_join_bytes_closed_form(cls):
+@pytest.mark.parametrize("update", [None, "n_nodes"])
+def test_join_bytes_closed_form(cls, update):
     X, y, groups = _data()
-    est, info, new = _fit(cls, X, y, groups, max_iter=60)
+    est, _, new = _fit(cls, X, y, groups, max_iter=60, graph_update_every=update)
     before = est.n_bytes_sent_
     models = est._full_coef()
-    graph_join_nodes(est, X[new], y[new], groups[new], info=info)
     K = len(models)
+    graph_models = est._join_info["graph_models"]
+    assert (graph_models is None) == (update is not None)
+    est.add_nodes(X[new], y[new], groups=groups[new])
     header = SimulatedNetwork().header_bytes
-    answers = int(model_message_bytes(models.reshape(K, -1), models.dtype).sum())
-    n_neighbours = est.collaboration_graph_[K:, :K].nnz
+    answered = models if graph_models is None else graph_models
+    answers = int(model_message_bytes(answered.reshape(K, -1), models.dtype).sum())
+    finals = model_message_bytes(models.reshape(K, -1), models.dtype)
+    W = est.collaboration_graph_[K:, :K].tocoo()
+    n_neighbours = W.nnz
     n_new = 2
     expected = (n_new * K * header                      # requests
                 + n_new * (answers + K * (16 + header))  # model, loss, degree
                 + n_neighbours * (8 + header))           # final weights
+    if graph_models is not None:
+        # A request to each neighbour, which sends its final model.
+        expected += n_neighbours * header + int(finals[W.col].sum()) + n_neighbours * header
     assert est.join_communication_.total_bytes == expected
     assert est.n_bytes_sent_ == before + expected
     np.testing.assert_array_equal(est.communication_.total_bytes, before)
@@ -328,8 +352,13 @@ def test_fit_keeps_what_the_join_needs(cls, n_classes):
     w = np.random.RandomState(0).uniform(0.5, 2.0, len(y))
     est = cls(random_state=0, max_iter=120, network=net).fit(
         X[fit], y[fit], groups=groups[fit], sample_weight=w[fit])
-    info = join_info_from_data(est, X[fit], y[fit], groups[fit], w[fit])
-    np.testing.assert_allclose(est._join_info["losses"], info["losses"], rtol=1e-9, atol=1e-12)
+    kept = est._join_info
+    # Perso-lin learns its graph once by default: the losses are those of the
+    # models the graph was learned from (its local models); Dada re-learns it.
+    assert (kept["graph_models"] is None) == (cls is DecentralizedBoostingClassifier)
+    info = join_info_from_data(est, X[fit], y[fit], groups[fit], w[fit],
+                               models=kept["graph_models"])
+    np.testing.assert_allclose(kept["losses"], info["losses"], rtol=1e-9, atol=1e-12)
     assert est._join_info["max_mass"] == pytest.approx(info["max_mass"], rel=1e-12)
     assert est._join_info["n_fit"] == len(est.nodes_)
     assert est._join_info["rogue"].sum() == round(0.25 * len(est.nodes_))
@@ -338,7 +367,11 @@ def test_fit_keeps_what_the_join_needs(cls, n_classes):
 @pytest.mark.parametrize("cls", [DecentralizedBoostingClassifier, PersonalizedLinearClassifier])
 def test_add_nodes_equals_the_join_from_the_fits_data(cls):
     X, y, groups = _data()
-    est, info, new = _fit(cls, X, y, groups, max_iter=120)
+    est, _, new = _fit(cls, X, y, groups, max_iter=120)
+    fit = ~new
+    graph_models = est._join_info["graph_models"]
+    info = join_info_from_data(est, X[fit], y[fit], groups[fit], models=graph_models)
+    info["graph_models"] = graph_models
     other = copy.deepcopy(est)
     est.add_nodes(X[new], y[new], groups=groups[new])
     graph_join_nodes(other, X[new], y[new], groups[new], info=info)
