@@ -660,13 +660,12 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         # learns its row as the fit did, from the models and losses the
         # graph was learned from (the local ones); otherwise from the final
         # ones.
-        mass = np.add.reduceat(state.sw.astype(np.float64), state.offsets[:-1])
         once = learned and self.graph_update_every is None
         self._join_info = {
             "losses": (graph_losses if once
                        else np.array(state.graph_losses(), dtype=np.float64)),
             "graph_models": graph_models.reshape(state.public.shape) if once else None,
-            "max_mass": float(mass.max()),
+            "max_mass": float(state.max_mass),
             "rogue": np.asarray(simulation.rogue, dtype=bool).copy(),
             "n_fit": int(K),
         }
@@ -761,6 +760,7 @@ class _StateMixin:
     stream = None  # its stream of the asynchronous phase
     node_state = None  # per-node public random states (set by the driver)
     n_iter_done = 0
+    max_mass = None  # the largest node mass (the confidences' scale), set by the fit
 
     def graph_models(self):
         return self.public.reshape(self.K, -1)
@@ -1461,6 +1461,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             rogue, rogue_mode,
         )
         state.setup_bytes = setup_bytes
+        state.max_mass = float(mass.max())
         if spec is not None:
             self._plan_private_choices(state, spec, mass)
         state = self._fit_alternating(state, simulation, seeds, self.n_jobs)
@@ -1950,6 +1951,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
             Z, Y, sws, layout.offsets, mass, mass / mass.max(), _LOSSES[self.loss](),
             self.alpha, Xs.shape[1], self.mu, dtype, rogue, rogue_mode,
         )
+        state.max_mass = float(mass.max())
         if spec is not None:
             self._plan_private_gradients(state, spec, mass)
         state = self._fit_alternating(state, simulation, seeds, self.n_jobs)
