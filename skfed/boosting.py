@@ -887,6 +887,10 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
             )
             if self.sparsify_graph == "connected":
                 runner.sparsify_to_connected()
+            # The models and losses the graph was learned from (kept for
+            # add_nodes when the graph is not re-learned later).
+            graph_models = state.graph_models().copy()
+            graph_losses = np.array(state.graph_losses(), dtype=np.float64)
             # The joint phase continues from the local models (alternating
             # minimization of the joint objective); the step counter starts at 0.
             W = runner.graph_csr()
@@ -941,7 +945,104 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         self.collaboration_graph_ = graph
         self.confidence_ = state.confidence.copy()
         self._set_communication(simulation)
+        # What add_nodes needs later (skfed._graph_join): every node's
+        # confidence-weighted loss as its graph-step answers carry it (zeros
+        # under a finite privacy budget), the models the graph was learned
+        # from, the largest node mass (the newcomers' confidences), the rogue
+        # draw and the fit's node count (the schedule).  Public or already
+        # sent; no raw row is kept.
+        # With a graph learned once (graph_update_every=None) a newcomer
+        # learns its row as the fit did, from the models and losses the
+        # graph was learned from (the local ones); otherwise from the final
+        # ones.
+        once = learned and self.graph_update_every is None
+        self._join_info = {
+            "losses": (graph_losses if once
+                       else np.array(state.graph_losses(), dtype=np.float64)),
+            "graph_models": graph_models.reshape(state.public.shape) if once else None,
+            "max_mass": float(state.max_mass),
+            "rogue": np.asarray(simulation.rogue, dtype=bool).copy(),
+            "n_fit": int(K),
+        }
         return state
+
+
+    # ------------------------------------------------------------- joining
+    def add_nodes(self, X, y, groups=None, sample_weight=None):
+        """Give nodes that join after the fit their place in the graph and a model.
+
+        The fitted nodes' models and weights are held fixed; each new node
+        (every id of ``groups``, none of them in ``nodes_``) runs, on its
+        own samples only:
+
+        1. the fit's purely local steps (``ceil(max_iter / n_fitted)``);
+        2. a query to ``min(n_nodes, 10 kappa)`` nodes drawn by the
+           peer-sampling service for their model, loss and degree (what a
+           graph step receives: the models the graph was learned from, the
+           local ones when it was learned once; dropped nodes do not
+           answer, rogue ones answer corrupted values);
+        3. its row of the graph objective with every other weight fixed,
+           solved exactly, then the fit's ``max_neighbors`` cap and
+           ``sparsify_graph`` threshold (its neighbours then send their
+           final models if they answered with local ones);
+        4. the fit's mean number of wake-ups of a node
+           (``ceil(max_iter / n_fitted)``) of model steps (Frank-Wolfe for
+           Dada, gradient steps for Perso-lin) with its neighbours' models
+           fixed, re-solving its row as often as the fit re-learns its graph
+           (``graph_update_every``); it then sends each neighbour its weight.
+
+        Nodes joined earlier answer like fitted ones.  With a fixed
+        ``graph`` a new node still learns its row by the graph objective
+        (``mu_graph``, ``lambda_graph``, ``delta``): the given graph does not
+        say where newcomers belong.  Under a finite
+        ``privacy`` budget no loss is sent, every step of a new node is
+        private with the fit's mechanism (as many as a fitted node could
+        afford) and its spend is appended to ``privacy_spent_``.  Stragglers
+        are refused as in ``fit``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples of the new nodes, with the features of ``fit``.
+        y : array-like of shape (n_samples,)
+            Their classes (classes of ``classes_`` only).
+        groups : array-like of shape (n_samples,), default=None
+            Node id of every sample (not needed with ``group_column``); each
+            must be absent from ``nodes_``.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights inside each new node's loss; every new node
+            needs a positive total (its mass sets its confidence, relative
+            to the largest node mass of the fit).
+
+        Returns
+        -------
+        self
+            With the new nodes appended to ``nodes_``, ``coef_``,
+            ``intercept_``, ``confidence_`` and ``collaboration_graph_``
+            (rows of the fitted nodes unchanged but for their edges to the
+            new nodes), and what the join sent in ``join_communication_``
+            (``n_bytes_sent_`` and ``n_messages_`` include it).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skfed.boosting import PersonalizedLinearClassifier
+        >>> rng = np.random.RandomState(0)
+        >>> X = rng.normal(size=(100, 2)); y = (X[:, 0] > 0).astype(int)
+        >>> groups = np.repeat([0, 1, 2, 3, 4], 20)
+        >>> clf = PersonalizedLinearClassifier(random_state=0)
+        >>> clf = clf.fit(X[:80], y[:80], groups=groups[:80])
+        >>> before = clf.coef_.copy()
+        >>> clf = clf.add_nodes(X[80:90], y[80:90], groups=groups[80:90])
+        >>> clf.nodes_.tolist(), bool(np.array_equal(clf.coef_[:4], before))
+        ([0, 1, 2, 3, 4], True)
+        >>> bool(clf.score(X[90:], y[90:], groups=groups[90:]) > 0.8)
+        True
+        """
+        from ._graph_join import graph_join_nodes
+
+        check_is_fitted(self)
+        return graph_join_nodes(self, X, y, groups, sample_weight)
 
 
 # ------------------------------------------------------------- Dada state
@@ -954,6 +1055,7 @@ class _StateMixin:
     stream = None  # its stream of the asynchronous phase
     node_state = None  # per-node public random states (set by the driver)
     n_iter_done = 0
+    max_mass = None  # the largest node mass (the confidences' scale), set by the fit
 
     def graph_models(self):
         return self.public.reshape(self.K, -1)
@@ -1421,7 +1523,12 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         Final objective, recomputed from scratch.
     communication_ : CommunicationLog
     n_bytes_sent_, n_messages_ : int
+        Bytes and messages of the fit and of every join (``communication_``
+        plus ``join_communication_``).
     bytes_per_round_ : ndarray of shape (n_iter_,)
+    join_communication_ : CommunicationLog
+        What the joins of :meth:`add_nodes` sent, rounds appended join after
+        join; only after a join.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
     privacy_spent_ : ndarray of shape (n_nodes,)
@@ -1788,6 +1895,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             rogue, rogue_mode,
         )
         state.setup_bytes = setup_bytes
+        state.max_mass = float(mass.max())
         if spec is not None:
             self._plan_private_choices(state, spec, mass)
         state = self._fit_alternating(state, simulation, seeds, self.n_jobs)
@@ -2125,6 +2233,10 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     objective_curve_ : ndarray of shape (n_iter_,)
     objective_ : float
     communication_, n_bytes_sent_, n_messages_, bytes_per_round_
+        As for :class:`DecentralizedBoostingClassifier` (the totals include
+        the joins).
+    join_communication_ : CommunicationLog
+        What the joins of :meth:`add_nodes` sent; only after a join.
     n_features_in_ : int
     privacy_spent_ : ndarray of shape (n_nodes,)
         Only with ``privacy``: the epsilon each node spent at the
@@ -2324,6 +2436,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
             Z, Y, sws, layout.offsets, mass, mass / mass.max(), _LOSSES[self.loss](),
             self.alpha, Xs.shape[1], self.mu, dtype, rogue, rogue_mode,
         )
+        state.max_mass = float(mass.max())
         if spec is not None:
             self._plan_private_gradients(state, spec, mass)
         state = self._fit_alternating(state, simulation, seeds, self.n_jobs)

@@ -868,3 +868,179 @@ def lin_async(
             objective_out[it] = objective
             counter.end_round()
     return n_done, n_updates, spent, objective
+
+
+# ------------------------------------------------------------------ joining
+# A node that joins after the fit (issue 32) learns alone: its neighbours'
+# models and weights are fixed, so its part of eq. 1 is a function of its
+# own model only, and its row of the graph objective (eq. 5 of skfed.graph)
+# a function of its own weights only.
+
+cdef inline double _join_weight(double a, double u, double e, double lam) noexcept nogil:
+    """Minimizer over v >= 0 of ``a v + lam v^2 - u v - log(e + v)``.
+
+    The stationarity condition ``(c + 2 lam v)(e + v) = 1``, ``c = a - u``,
+    has one positive root when ``c e < 1`` (the derivative at 0 is negative),
+    written without cancellation; otherwise the minimizer is 0.
+    """
+    cdef double c = a - u, b
+    if c * e >= 1.0:
+        return 0.0
+    b = c - 2.0 * lam * e
+    return 2.0 * (1.0 - c * e) / (c + 2.0 * lam * e + (b * b + 8.0 * lam) ** 0.5)
+
+
+def graph_row(
+    const double[::1] a,               # IN (q,) linear coefficient of each candidate pair
+    const double[::1] d,               # IN (q,) the candidates' degrees (fixed edges)
+    double d0,                         # IN the joining node's degree over fixed edges
+    double mu_graph,
+    double lam,
+    double delta,
+    double[::1] out,                   # OUT (q,) the weights
+):
+    """Exact minimizer of one node's row of the graph objective.
+
+    With every other weight fixed, node k's weights ``v_r = w_k,l_r`` toward
+    its ``q`` candidates minimize::
+
+        phi(v) = sum_r a_r v_r + mu_graph (lam sum_r v_r^2 - log(D + delta)
+                                           - sum_r log(d_r + v_r + delta)),
+
+    ``D = d0 + sum_r v_r``, over ``v >= 0`` (``a_r = l_k + l_r + (mu / 2)
+    z_kr`` plus peer scores; ``d_r`` the candidates' degrees).  Given D, each
+    ``v_r`` minimizes a strictly convex scalar function in closed form
+    (``_join_weight`` with ``u = 1 / (D + delta)``) and decreases with D, so
+    the optimal D is the unique fixed point of ``D = d0 + sum_r v_r(D)``,
+    found by bisection to a relative 1e-15.  Returns the number of bisection
+    steps.
+    """
+    cdef intp_t q = a.shape[0], r, it = 0
+    cdef double lo = d0, hi, mid, total, u
+    cdef double lam_g = lam, inv_mu = 1.0 / mu_graph
+    with nogil:
+        u = 1.0 / (lo + delta)
+        hi = d0
+        for r in range(q):
+            hi += _join_weight(a[r] * inv_mu, u, d[r] + delta, lam_g)
+        # F(D) - D decreases from F(lo) - lo >= 0 to F(hi) - hi <= 0.
+        while it < 200 and hi - lo > 1e-15 * hi:
+            mid = 0.5 * (lo + hi)
+            u = 1.0 / (mid + delta)
+            total = d0
+            for r in range(q):
+                total += _join_weight(a[r] * inv_mu, u, d[r] + delta, lam_g)
+            if total > mid:
+                lo = mid
+            else:
+                hi = mid
+            it += 1
+        u = 1.0 / (hi + delta)
+        for r in range(q):
+            out[r] = _join_weight(a[r] * inv_mu, u, d[r] + delta, lam_g)
+    return it
+
+
+def fw_join(
+    const floating[:, ::1] H,          # IN (m, n_base) the joining node's samples
+    const floating[:, ::1] Y,          # IN (P, m), +-1
+    const floating[::1] sw,            # IN (m,)
+    floating[:, :, ::1] alpha,         # IN/OUT (1, P, n_base) its model
+    double[:, ::1] margins,            # IN/OUT (P, m)
+    double[::1] losses,                # OUT (P,)
+    const double[:, ::1] S,            # IN (P, n_base) sum_l w_kl alpha_l, neighbours fixed
+    double dk,                         # IN its degree
+    double confidence,                 # IN c_k
+    double beta,
+    double mu,
+    intp_t tau_start,                  # its steps done so far
+    intp_t n_steps,
+    double unit=0.0,                   # privacy: quality grid step per unit loss weight
+    uint64_t scale=0,                  # integer scale of the private choices (0: exact)
+    BitStream stream=None,
+):
+    """Frank-Wolfe steps of one node on its block of eq. 1, neighbours fixed.
+
+    Step tau (counting ``tau_start``) moves alpha toward the vertex of
+    ``g = -d_k c_k A_k^T eta + mu (d_k alpha - S)`` with ``gamma = 2 / (tau
+    + 2)`` (the step of a node's tau-th wake-up in ``fw_async``: ``2 K / (t
+    + 2 K)`` at ``t ~ tau K``).  A node of degree 0 weighs its loss by 1.
+    With ``scale > 0`` the vertex is drawn by the exponential mechanism on
+    qualities of grid step ``unit d_k c_k`` (as in ``fw_async``).
+    """
+    cdef intp_t n = H.shape[1], P = Y.shape[0], m = H.shape[0], tau, p, j
+    cdef double s, loss, lw = (dk if dk > 0 else 1.0) * confidence
+    cdef double u = unit * lw
+    cdef uint64_t sc = scale if (scale > 0 and stream is not None) else 0
+    grad_arr = np.zeros(max(n, 1), dtype=np.float64)
+    coef_arr = np.zeros(max(m, 1), dtype=np.float64)
+    quality_arr = np.zeros(max(2 * n, 1), dtype=np.int64)
+    cdef double[::1] grad = grad_arr
+    cdef double[::1] coef = coef_arr
+    cdef int64_t[::1] quality = quality_arr
+    with nogil:
+        for tau in range(tau_start, tau_start + n_steps):
+            for p in range(P):
+                _fw_node(H, Y, sw, 0, m, p, 0, alpha, margins, lw, mu, dk, &S[p, 0], beta,
+                         2.0 / (tau + 2.0), &grad[0], &coef[0], &j, &s, &loss, u, sc,
+                         stream, &quality[0])
+                losses[p] = loss
+    if sc > 0:
+        stream.check()
+    return None
+
+
+def lin_join(
+    const floating[:, ::1] X,          # IN (m, n_features) the joining node's samples
+    const floating[:, ::1] Y,          # IN (P, m)
+    const floating[::1] sw,            # IN (m,)
+    floating[:, :, ::1] theta,         # IN/OUT (1, P, n_features) its model
+    double[::1] losses,                # OUT (P,) F_k after the steps
+    LossFunction loss,
+    double inv_mass,
+    double lipschitz,                  # L_F of its F_k
+    double l2,
+    intp_t n_penalized,
+    const double[:, ::1] S,            # IN (P, n_features) sum_l w_kl theta_l, fixed
+    double dk,
+    double confidence,
+    double mu,
+    intp_t n_steps,
+    double grid_step=0.0,              # privacy: grid step of the releases (0: exact)
+    const int64_t[:, ::1] noise=None,  # IN (n_steps, P * n_features) discrete Gaussian integers
+    const double[::1] row_norm=None,   # IN (m,) ||x_i|| for the clipping
+    double clip=0.0,
+):
+    """Block gradient steps of one node on its part of Perso-lin's objective.
+
+    Each step is ``theta -= g / L`` with ``g = d_k c_k grad F_k(theta) + mu
+    (d_k theta - S)`` and ``L = d_k c_k L_F + mu d_k`` (a node of degree 0
+    weighs its loss by 1), the neighbours' models fixed: the step of a
+    wake-up in ``lin_async``.  With ``grid_step > 0`` the gradient of F_k is
+    clipped and released on the grid with row tau of ``noise``.
+    """
+    cdef intp_t n = X.shape[1], P = Y.shape[0], m = X.shape[0], tau, p
+    cdef double lw = (dk if dk > 0 else 1.0) * confidence
+    cdef double lip = lw * lipschitz + mu * dk
+    cdef bint private = grid_step > 0.0
+    cdef const int64_t* z = NULL
+    cdef const double* norms = NULL
+    if private and (noise is None or noise.shape[0] < n_steps):
+        raise ValueError("noise must hold one row per step.")
+    if clip > 0.0:
+        if row_norm is None:
+            raise ValueError("clip > 0 needs row_norm.")
+        norms = &row_norm[0]
+    grad_arr = np.zeros(max(n, 1), dtype=np.float64)
+    cdef double[::1] grad = grad_arr
+    with nogil:
+        for tau in range(n_steps):
+            for p in range(P):
+                if private:
+                    z = &noise[tau, p * n]
+                _lin_node_step(X, Y, sw, 0, m, p, 0, theta, loss, inv_mass, l2, n_penalized,
+                               lw, mu, dk, &S[p, 0], lip, &grad[0], grid_step, z, norms, clip)
+        for p in range(P):
+            losses[p] = _lin_node_loss(X, Y, sw, 0, m, p, 0, theta, loss, inv_mass, l2,
+                                       n_penalized, NULL)
+    return None

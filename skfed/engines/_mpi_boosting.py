@@ -973,6 +973,7 @@ def fit_dada(est, peer, block, validate, random_state):
     state = _BoostingState(H, Y, sws, offsets, mass / mass.max(), est.beta, est.mu, dtype,
                            np.zeros(K, dtype=np.uint8), 0)
     state.setup_bytes = setup_bytes
+    state.max_mass = float(mass.max())
     run = _Run(est, _Dada, peer, block, state, simulation)
     _alternate(est, run, simulation, seeds)
     fitted = _finish(est, run, state, H.shape[1] - int(est.fit_intercept))
@@ -991,6 +992,7 @@ def fit_perso_lin(est, peer, block, validate, random_state):
         Z, Y, sws, offsets, mass, mass / mass.max(), _LOSSES[est.loss](), est.alpha,
         Xs.shape[1], est.mu, dtype, np.zeros(block.K, dtype=np.uint8), 0,
     )
+    state.max_mass = float(mass.max())
     run = _Run(est, _PersoLin, peer, block, state, simulation)
     _alternate(est, run, simulation, seeds)
     return _finish(est, run, state, Xs.shape[1])
@@ -1212,6 +1214,16 @@ def _finish(est, run, state, n_weights):
                                             state.confidence, state.mu)
     est.collaboration_graph_ = state.graph.copy()
     est.confidence_ = state.confidence.copy()
+    # What add_nodes needs, from the gathered final models and losses (a
+    # rank holds only its own nodes' models of the graph phase, so joins
+    # after an MPI fit are answered with the final models).
+    est._join_info = {
+        "losses": state.confidence * losses.sum(axis=1),
+        "graph_models": None,
+        "max_mass": float(state.max_mass),
+        "rogue": np.zeros(len(est.nodes_), dtype=bool),
+        "n_fit": len(est.nodes_),
+    }
     log = _merge_counts(snaps, est.nodes_)
     est.communication_ = log
     est.n_bytes_sent_ = log.total_bytes

@@ -1,0 +1,695 @@
+"""Nodes that join a fitted Dada or Perso-lin federation (issue 32).
+
+:func:`graph_join_nodes` is what ``add_nodes`` of
+:class:`~skfed.boosting.DecentralizedBoostingClassifier` and
+:class:`~skfed.boosting.PersonalizedLinearClassifier` runs.  Besides the
+fitted models and graph it needs what the fit keeps in ``_join_info``:
+every fitted node's confidence-weighted loss ``l_j = c_j sum_p
+L_j(alpha_j)`` (what it sends in a graph step), the largest node mass (the
+confidences ``c = m / m_max``), which fitted nodes are rogue and the fit's
+node count (its schedule), and, when the fit learned its graph once, the
+models the graph was learned from.  :func:`join_info_from_data` recomputes
+the losses and the mass from the training data (an independent reference
+for tests).
+
+A new node n joins in four steps, the fitted nodes' models and weights
+held fixed (they only answer, and they gain one edge each toward the
+newcomers that choose them):
+
+1. **Local model.**  It runs the fit's purely local steps on its samples
+   (``ceil(max_iter / n_fitted)`` Frank-Wolfe steps for Dada, gradient
+   steps for Perso-lin), as every node did before the graph was learned.
+2. **Candidates.**  It asks ``min(n_fitted, 10 kappa)`` fitted nodes, drawn
+   at random by the peer-sampling service, for their model, loss and degree
+   (the answer of a graph step); dropped nodes do not answer, rogue ones
+   answer a corrupted model and loss (``SimulatedNetwork.rogue_behavior``).
+   The model and loss are those the fitted graph was learned from: the
+   local ones when the fit learned its graph once (``graph_update_every=
+   None``), so that the newcomer places itself as the fit placed everyone
+   (on rotated moons its neighbours' weight in its own cluster went from
+   0.36 with the final, smoothed models to 0.79, a refit's newcomers 0.89);
+   the final ones when the fit re-learned it or the graph was given.
+3. **Its row of the graph.**  With every other weight fixed, its weights
+   ``v_r`` toward the candidates that answered minimize its row of the graph
+   objective (eq. 5, :mod:`skfed.graph`)::
+
+       sum_r v_r (l_n + l_r + (mu / 2) ||alpha_n - alpha_r||^2)
+       + mu_graph (lambda_graph sum_r v_r^2 - log(D + delta)
+                   - sum_r log(d_r + v_r + delta)),      D = sum_r v_r,
+
+   solved exactly (``graph_row``: each ``v_r`` in closed form given D, D by
+   bisection).  With ``peer_scoring`` the pair also pays ``2 e_nr``, the
+   newcomer's own score ``e_nr = c_n (L_n(alpha_r) - L_n(alpha_n))`` counted
+   for both directions (the fitted node's score of the newcomer would need
+   its data, which it does not revisit).  Then the fit's post-processing:
+   ``max_neighbors`` keeps the weights of the smallest ``(mu / 2) z_nr``
+   (plus scores) and the row is solved again on them; ``sparsify_graph=
+   "connected"`` drops the weights below ``min(t, max_r v_r)``, ``t`` the
+   fitted graph's connectivity threshold (exactly what sparsifying the
+   joined graph does to the newcomer's row, since every fitted weight is at
+   least ``t``).  If the candidates answered with their local models, the
+   chosen neighbours then send their final models.
+4. **Its model.**  It runs the fit's mean number of wake-ups of a node
+   (``max_iter / n_fitted``) of model steps on its block of eq. 1 with its
+   neighbours' models fixed: Frank-Wolfe steps ``gamma = 2 / (tau + 2)``
+   from its local model (``fw_join``) or gradient steps ``1 / L``
+   (``lin_join``).  When the fit re-learns its graph
+   (``graph_update_every``), the newcomer re-solves its row with its
+   current model as often (every ``ceil(graph_update_every / n_fitted)``
+   of its steps; every 10 for ``"n_nodes"``, about 10 re-learnings of the
+   fit, since re-solving holds no message but costs a row solve); it then
+   sends each final neighbour its weight (8 bytes).
+
+What is sent (byte model of :mod:`skfed.network`): per candidate asked, a
+request (header only) and, if it answers, its model
+(:func:`~skfed.graph.model_message_bytes`) plus its loss and degree (16
+bytes); after answers with local models, per neighbour a request and its
+final model; per final neighbour one float64 weight.  Nothing else: the fitted
+nodes never step.  Under a finite ``privacy`` budget the losses are not
+sent (zeros, as in the fit), there is no peer scoring, and every local and
+model step of the newcomer is private with the fit's mechanism (Dada's
+exponential mechanism on its own grid, Perso-lin's clipped discrete Gaussian
+release); it takes as many steps as a fitted node could afford, and its
+spend is appended to ``privacy_spent_``.
+"""
+
+import math
+
+import numpy as np
+from scipy import sparse
+from sklearn.utils import check_random_state
+
+from ._core._boosting_fast import (
+    fw_join,
+    fw_local,
+    graph_row,
+    lin_join,
+    lin_local,
+    lin_losses,
+    lse_losses,
+)
+from .graph import connected_threshold, model_message_bytes
+from .network import payload_bytes, resolve_network
+
+__all__ = ["graph_join_nodes", "join_info_from_data"]
+
+# A newcomer asks this many fitted nodes per peer of a graph step (kappa).
+_CANDIDATES_PER_KAPPA = 10
+# A newcomer re-solves its row every this many model steps when the fit
+# re-learns its graph every n_nodes iterations (about one step per node).
+_RESOLVE_EVERY = 10
+# Bytes of a loss and a degree in an answer; of one weight.
+_LOSS_DEGREE_BYTES = payload_bytes(n_float64=2)
+_WEIGHT_BYTES = payload_bytes(n_float64=1)
+
+
+def _is_dada(estimator):
+    return hasattr(estimator, "n_estimators")
+
+
+def _targets(estimator, y, dtype):
+    """``(P, m)`` +-1 targets of the one-vs-rest problems of the fit."""
+    classes = estimator.classes_
+    codes = np.searchsorted(classes, y)
+    if len(classes) == 2:
+        Y = np.where(codes == 1, 1.0, -1.0)[None, :]
+    else:
+        Y = np.where(codes[None, :] == np.arange(len(classes))[:, None], 1.0, -1.0)
+    return np.ascontiguousarray(Y, dtype=dtype)
+
+
+def _models(estimator):
+    """Fitted models ``(n_nodes, P, n_base)`` (intercept last), the fit's dtype."""
+    return np.ascontiguousarray(estimator._full_coef())
+
+
+def _design(estimator, X, dtype):
+    if _is_dada(estimator):
+        return np.ascontiguousarray(estimator._base_matrix(X, dtype))
+    return estimator._design(X, dtype)
+
+
+def _loss(estimator):
+    from .boosting import _LOSSES
+
+    return _LOSSES[estimator.loss]()
+
+
+def _private(estimator):
+    spec = getattr(estimator, "privacy", None)
+    return spec is not None and math.isfinite(spec.epsilon)
+
+
+def _schedule(estimator, n_fitted):
+    """``(n_local, n_steps)`` of a newcomer: the fit's local steps and mean wake-ups."""
+    max_iter, n_local = estimator._schedule(n_fitted)
+    if n_local == 0:  # a fixed graph: no local phase in the fit
+        n_local = max(1, math.ceil(max_iter / n_fitted))
+    return n_local, max(1, math.ceil(max_iter / n_fitted))
+
+
+def join_info_from_data(estimator, X, y, groups, sample_weight=None, models=None):
+    """What a fit keeps for later joins, recomputed from its training data.
+
+    Parameters
+    ----------
+    estimator : DecentralizedBoostingClassifier or PersonalizedLinearClassifier
+        Fitted on ``X, y, groups``.
+    X, y, groups, sample_weight
+        The fit's training data.
+    models : ndarray of shape (n_fitted, n_problems, n_base), default=None
+        The models whose losses to compute (default: the fitted ones; the
+        fit keeps those of the models its graph was learned from).
+
+    Returns
+    -------
+    dict
+        ``losses`` (n_fitted,): ``l_j = c_j sum_p L_j(alpha_j)``, zeros under
+        a finite privacy budget; ``max_mass``: the largest node mass;
+        ``rogue`` (n_fitted,): all False (the fit's draw is not kept yet).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed.boosting import PersonalizedLinearClassifier
+    >>> from skfed._graph_join import join_info_from_data
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(60, 2)); y = (X[:, 0] > 0).astype(int)
+    >>> groups = np.repeat([0, 1, 2], 20)
+    >>> clf = PersonalizedLinearClassifier(random_state=0).fit(X, y, groups=groups)
+    >>> info = join_info_from_data(clf, X, y, groups)
+    >>> info["losses"].shape, info["max_mass"]
+    ((3,), 20.0)
+    """
+    X = np.asarray(X)
+    dtype = _models(estimator).dtype
+    codes = np.searchsorted(estimator.nodes_, np.asarray(groups))
+    order = np.argsort(codes, kind="stable")
+    counts = np.bincount(codes, minlength=len(estimator.nodes_))
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
+    sw = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, np.float64)
+    sw = np.ascontiguousarray(sw[order], dtype=dtype)
+    mass = np.add.reduceat(sw.astype(np.float64), offsets[:-1])
+    Z = _design(estimator, np.ascontiguousarray(X[order], dtype=dtype), dtype)
+    Y = _targets(estimator, np.asarray(y)[order], dtype)
+    models = _models(estimator) if models is None else np.ascontiguousarray(models, dtype=dtype)
+    losses = np.zeros((len(counts), Y.shape[0]))
+    if _is_dada(estimator):
+        margins = np.ascontiguousarray(
+            np.stack([Y[p] * np.einsum("ij,ij->i", Z, models[codes[order], p])
+                      for p in range(Y.shape[0])]), dtype=np.float64)
+        lse_losses(margins, sw, offsets, losses)
+    else:
+        lin_losses(Z, Y, sw, offsets, models, _loss(estimator), 1.0 / mass,
+                   float(estimator.alpha), X.shape[1], losses)
+    confidence = mass / mass.max()
+    node_losses = confidence * losses.sum(axis=1)
+    if _private(estimator):
+        node_losses[:] = 0.0
+    return {"losses": node_losses, "max_mass": float(mass.max()),
+            "rogue": np.zeros(len(counts), dtype=bool)}
+
+
+# ------------------------------------------------------------------ the join
+class _Newcomer:
+    """One joining node's data and model, and its steps (see the module)."""
+
+    def __init__(self, estimator, Z, Y, sw, max_mass, dtype):
+        self.est = estimator
+        self.dada = _is_dada(estimator)
+        self.Z, self.Y, self.sw = Z, Y, sw
+        self.P, self.n = Y.shape[0], Z.shape[1]
+        self.mass = float(sw.sum(dtype=np.float64))
+        self.confidence = self.mass / max(max_mass, self.mass)
+        self.model = np.zeros((1, self.P, self.n), dtype=dtype)
+        self.losses = np.zeros(self.P)
+        self.offsets = np.array([0, Z.shape[0]], dtype=np.intp)
+        self.margins = np.zeros((self.P, Z.shape[0]))
+        if not self.dada:
+            self.loss = _loss(estimator)
+            self.l2, self.n_penalized = float(estimator.alpha), Z.shape[1] - int(
+                estimator.fit_intercept)
+            self.lipschitz = self._lipschitz()
+
+    def _lipschitz(self):
+        rows = np.sqrt(self.sw.astype(np.float64))[:, None] * self.Z.astype(np.float64)
+        top = np.linalg.norm(rows, 2) ** 2 if rows.size else 0.0
+        return max(self.loss.py_curvature() * top / self.mass + self.l2, 1e-12)
+
+    # ---------------------------------------------------------------- steps
+    def local(self, n_steps, private=None):
+        if self.dada:
+            extra = {} if private is None else private.local_args(self)
+            losses = np.zeros((1, self.P))
+            fw_local(self.Z, self.Y, self.sw, self.offsets, self.model, self.margins, losses,
+                     float(self.est.beta), int(n_steps), 0, 1, **extra)
+        else:
+            extra = {} if private is None else private.local_args(self, n_steps)
+            losses = np.zeros((1, self.P))
+            lin_local(self.Z, self.Y, self.sw, self.offsets, self.model, self.loss,
+                      np.array([1.0 / self.mass]), np.array([self.lipschitz]), self.l2,
+                      self.n_penalized, losses, int(n_steps), 0, 1, **extra)
+        self.losses = losses[0].copy()
+
+    def model_steps(self, S, degree, tau, n_steps, private=None):
+        mu = float(self.est.mu)
+        if self.dada:
+            extra = {} if private is None else private.step_args(self)
+            fw_join(self.Z, self.Y, self.sw, self.model, self.margins, self.losses, S,
+                    float(degree), self.confidence, float(self.est.beta), mu, int(tau),
+                    int(n_steps), **extra)
+        else:
+            extra = {} if private is None else private.step_args(self, n_steps)
+            lin_join(self.Z, self.Y, self.sw, self.model, self.losses, self.loss,
+                     1.0 / self.mass, self.lipschitz, self.l2, self.n_penalized, S,
+                     float(degree), self.confidence, mu, int(n_steps), **extra)
+
+    def graph_loss(self, private):
+        return 0.0 if private else self.confidence * float(self.losses.sum())
+
+    def own_data_loss(self):
+        """``sum_p L_n(alpha_n)`` from the losses the steps keep."""
+        total = float(self.losses.sum())
+        if not self.dada:
+            pen = self.model[0, :, :self.n_penalized].astype(np.float64)
+            total -= 0.5 * self.l2 * float(np.sum(pen * pen))
+        return total
+
+    def data_losses(self, models):
+        """``sum_p L_n(model)`` of every model of ``models`` (q, P, n): Dada's
+        log-sum-exp of the margins, or Perso-lin's mean margin loss (the data
+        term of F_n, without its l2 term), by the fit's kernels on the
+        newcomer's samples repeated once per model."""
+        q, m = models.shape[0], self.Z.shape[0]
+        offsets = np.arange(q + 1, dtype=np.intp) * m
+        out = np.zeros((q, self.P))
+        sw = np.ascontiguousarray(np.tile(self.sw, q))
+        if self.dada:
+            # margins[p, r m + i] = y_pi (Z alpha_r,p)_i
+            margins = np.einsum("ij,rpj->pri", self.Z.astype(np.float64),
+                                models.astype(np.float64)) * self.Y[:, None, :]
+            lse_losses(np.ascontiguousarray(margins.reshape(self.P, q * m)), sw, offsets, out)
+        else:
+            lin_losses(np.ascontiguousarray(np.tile(self.Z, (q, 1))),
+                       np.ascontiguousarray(np.tile(self.Y, (1, q))), sw, offsets,
+                       np.ascontiguousarray(models, dtype=self.Z.dtype), self.loss,
+                       np.full(q, 1.0 / self.mass), 0.0, 0, out)
+        return out.sum(axis=1)
+
+
+class _Candidates:
+    """What a newcomer received: models (fixed), losses, degrees; its scores of them."""
+
+    def __init__(self, node, models, losses, degrees, scoring):
+        self.models = np.ascontiguousarray(models.reshape(len(models), -1), dtype=np.float64)
+        self.sq = np.einsum("ij,ij->i", self.models, self.models)
+        self.losses = np.asarray(losses, dtype=np.float64)
+        self.degrees = np.ascontiguousarray(degrees, dtype=np.float64)
+        self.data_losses = node.data_losses(models) if scoring else None
+
+    def neighbour_sum(self, v, shape):
+        return np.ascontiguousarray((v @ self.models).reshape(shape))
+
+
+def _row(node, cand, est, private, threshold):
+    """The newcomer's weights toward its candidates (see step 3 of the module)."""
+    q = len(cand.losses)
+    mu_graph = float(est.mu if est.mu_graph is None else est.mu_graph)
+    if q == 0 or mu_graph <= 0:
+        return np.zeros(q)
+    flat = node.model.reshape(-1).astype(np.float64)
+    z = np.maximum(cand.sq - 2.0 * (cand.models @ flat) + flat @ flat, 0.0)
+    pair = 0.5 * float(est.mu) * z
+    if cand.data_losses is not None and not private:
+        # e_nr = c_n (L_n(alpha_r) - L_n(alpha_n)), for both directions.
+        pair = pair + 2.0 * node.confidence * (cand.data_losses - node.own_data_loss())
+    a = np.ascontiguousarray(node.graph_loss(private) + cand.losses + pair)
+    lam, delta = float(est.lambda_graph), float(est.delta)
+    v = np.zeros(q)
+    graph_row(a, cand.degrees, 0.0, mu_graph, lam, delta, v)
+    cap = est.max_neighbors
+    if cap is not None and np.count_nonzero(v) > cap:
+        # The fit's cap keeps the most alike neighbours; the row is then
+        # solved again on them.
+        kept = np.flatnonzero(v > 0)
+        kept = np.sort(kept[np.argsort(pair[kept], kind="stable")[:cap]])
+        v[:] = 0.0
+        sub = np.zeros(len(kept))
+        graph_row(np.ascontiguousarray(a[kept]), np.ascontiguousarray(cand.degrees[kept]),
+                  0.0, mu_graph, lam, delta, sub)
+        v[kept] = sub
+    if threshold is not None and v.max() > 0:
+        v[v < min(threshold, v.max())] = 0.0
+    return v
+
+
+class _PrivateSteps:
+    """The newcomer's private steps: the fit's mechanism, its own grid."""
+
+    def __init__(self, estimator, mechanism, source):
+        from ._secure_noise import CHOICE_RESOLUTION, gaussian_grid
+
+        self.est, self.mechanism, self.source = estimator, mechanism, source
+        self.resolution = CHOICE_RESOLUTION
+        self.gaussian_grid = gaussian_grid
+        self.stream = source.stream()
+
+    # Dada: exponential mechanism on the Frank-Wolfe scores.
+    def _unit(self, node):
+        from .boosting import fw_score_sensitivity
+
+        return float(fw_score_sensitivity(node.mass, self.est.beta)) / self.resolution
+
+    def local_args(self, node, n_steps=None):
+        if node.dada:
+            return {"unit": np.array([self._unit(node)]), "scale": int(self.mechanism.scale),
+                    "stream": self.stream}
+        args = self._linear(node, n_steps)
+        args["grid_step"] = np.array([args["grid_step"]])
+        return args
+
+    def step_args(self, node, n_steps=None):
+        if node.dada:
+            return {"unit": self._unit(node), "scale": int(self.mechanism.scale),
+                    "stream": self.stream}
+        return self._linear(node, n_steps)
+
+    # Perso-lin: clipped gradients released on a grid with discrete Gaussian noise.
+    def _linear(self, node, n_steps):
+        clip = float(self.est.privacy.clip_norm)
+        sensitivity = 2.0 * clip * math.sqrt(node.P) / node.mass
+        step, grid_steps = self.gaussian_grid(1.0)
+        noise = self.source.discrete_gaussian(grid_steps, (int(n_steps), node.P * node.n))
+        # The public bound of the fit on the step (standardized features).
+        node.lipschitz = node.loss.py_curvature() * node.n + node.l2
+        return {"grid_step": float(self.mechanism.sigma * sensitivity * step),
+                "noise": noise, "row_norm": np.linalg.norm(node.Z.astype(np.float64), axis=1),
+                "clip": clip}
+
+
+def _fit_budget(estimator, n_fitted, n_problems, n_columns):
+    """The fit's privacy plan (``_WakeupBudget``): its calibrated mechanism and
+    the wake-ups a node can afford.  A deterministic function of the privacy
+    specification and the fit's schedule, so it is rebuilt, not stored."""
+    from .boosting import _WakeupBudget
+    from .privacy import calibrate_discrete_gaussian, calibrate_exponential
+
+    max_iter, n_local = estimator._schedule(n_fitted)
+    if _is_dada(estimator):
+        calibrate, per = (lambda eps, delta, n: calibrate_exponential(eps, delta, n)), n_problems
+    else:
+        dim = n_problems * n_columns
+        calibrate, per = (lambda eps, delta, n: calibrate_discrete_gaussian(
+            eps, delta, 1.0, n, dim)), 1
+    return _WakeupBudget(estimator.privacy, calibrate, n_nodes=n_fitted, max_iter=max_iter,
+                         n_local=n_local, uses_per_step=per)
+
+
+def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
+    """Join new nodes to a fitted Dada / Perso-lin estimator (see the module).
+
+    Appends the new nodes to ``nodes_``, ``coef_``, ``intercept_``,
+    ``confidence_`` and ``collaboration_graph_`` and records what the join
+    sent in ``join_communication_``; the fitted nodes' models are not
+    touched.
+
+    Parameters
+    ----------
+    estimator : DecentralizedBoostingClassifier or PersonalizedLinearClassifier
+        Fitted.
+    X, y, groups, sample_weight
+        The new nodes' samples (every id absent from ``nodes_``).
+    info : dict, default=None
+        What the fit keeps (``estimator._join_info``, by default; or
+        :func:`join_info_from_data`).
+
+    Returns
+    -------
+    estimator
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed.boosting import PersonalizedLinearClassifier
+    >>> from skfed._graph_join import graph_join_nodes, join_info_from_data
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(100, 2)); y = (X[:, 0] > 0).astype(int)
+    >>> groups = np.repeat([0, 1, 2, 3, 4], 20)
+    >>> clf = PersonalizedLinearClassifier(random_state=0).fit(X[:80], y[:80], groups[:80])
+    >>> before = clf.coef_.copy()
+    >>> info = join_info_from_data(clf, X[:80], y[:80], groups[:80])
+    >>> clf = graph_join_nodes(clf, X[80:90], y[80:90], groups[80:90], info=info)
+    >>> clf.nodes_.tolist(), bool(np.array_equal(clf.coef_[:4], before))
+    ([0, 1, 2, 3, 4], True)
+    """
+    est = estimator
+    name = type(est).__name__
+    if info is None:
+        info = getattr(est, "_join_info", None)
+        if info is None:
+            raise ValueError(
+                f"This {name} was fitted by a version of skfed that did not keep what "
+                "add_nodes needs (the nodes' losses and masses); refit it with fit "
+                "first."
+            )
+    X, y, sample_weight, new_labels, layout = est._validate_join_data(
+        X, y, groups, sample_weight)
+    private = _private(est)
+    if sample_weight is not None and getattr(est, "privacy", None) is not None:
+        from .boosting import _check_private_inputs
+
+        _check_private_inputs(est, sample_weight)
+    sw_all = (np.ones(X.shape[0], dtype=X.dtype) if sample_weight is None
+              else np.asarray(sample_weight))
+    if np.any(sw_all < 0):
+        raise ValueError(
+            f"{name}.add_nodes: sample_weight must be non-negative (the weights "
+            "inside a node's loss)."
+        )
+    mass_new = np.bincount(layout.codes, weights=sw_all.astype(np.float64),
+                           minlength=len(new_labels))
+    if np.any(mass_new <= 0):
+        bad = new_labels[np.flatnonzero(mass_new <= 0)[0]]
+        bad = bad.item() if hasattr(bad, "item") else bad
+        raise ValueError(
+            f"New node {bad!r} has no sample with a positive sample_weight; every "
+            "node that joins needs data."
+        )
+    from ._base import check_network_faults
+
+    check_network_faults(est, est.network, {
+        "straggler_rate": "a node's step is atomic and asynchronous (a slow "
+        "node wakes up less often, which its random clock already models), "
+        "so there is no partial work to cut",
+    })
+    models = _models(est)
+    dtype = models.dtype
+    n_old, n_new = len(est.nodes_), len(new_labels)
+    losses_old = np.asarray(info["losses"], dtype=np.float64)
+    rogue_old = np.asarray(info.get("rogue", np.zeros(n_old, bool)), dtype=bool)
+    if losses_old.shape != (n_old,) or rogue_old.shape != (n_old,):
+        raise ValueError(
+            f"info holds {losses_old.shape[0]} losses and {rogue_old.shape[0]} rogue flags "
+            f"for {n_old} nodes."
+        )
+    # The fit's node count sets the schedule (joined nodes answer, not step).
+    n_fit = int(info.get("n_fit", n_old))
+    n_local, n_steps = _schedule(est, n_fit)
+    steps = budget = None
+    if getattr(est, "privacy", None) is not None:
+        budget = _fit_budget(est, n_fit, models.shape[1], models.shape[2])
+    if private:
+        from ._secure_noise import NoiseSource
+
+        steps = _PrivateSteps(est, budget.mechanism,
+                              NoiseSource.for_fit(est.privacy, type(est).__name__))
+        # As many model steps as a fitted node could afford.
+        n_steps = min(n_steps, int(budget.affordable))
+    update = est.graph_update_every
+    every = None
+    if update is not None and est.graph is None:
+        every = _RESOLVE_EVERY if update == "n_nodes" else max(1, math.ceil(int(update) / n_fit))
+    threshold = None
+    W_old = sparse.csr_matrix(est.collaboration_graph_)
+    if est.sparsify_graph == "connected" and W_old.nnz:
+        threshold = connected_threshold(W_old)
+    degrees_old = np.asarray(W_old.sum(axis=1)).ravel()
+
+    # The network of the join: the fitted nodes, then the newcomers.
+    seed = getattr(est, "_join_seed", 0)
+    rng = np.random.RandomState([_random_seed(est), int(seed), 104729])
+    network = resolve_network(est.network)
+    from sklearn.base import clone
+
+    sim = clone(network).set_params(
+        topology=None, topology_params=None,
+        random_state=np.random.RandomState([_random_seed(est), int(seed), 104723]),
+    ).start(n_old + n_new, server=False)
+    sim.rogue[:] = np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)])
+    payloads = model_message_bytes(models.reshape(n_old, -1), dtype)
+    # What the candidates answer with: the models the graph was learned from
+    # (a graph learned once), else their final models.
+    graph_models = info.get("graph_models")
+    if graph_models is None:
+        graph_models, answer_bytes = models, payloads
+    else:
+        graph_models = np.asarray(graph_models, dtype=dtype).reshape(models.shape)
+        answer_bytes = model_message_bytes(graph_models.reshape(n_old, -1), dtype)
+    separate = graph_models is not models
+    n_candidates = min(n_old, _CANDIDATES_PER_KAPPA * int(est.kappa))
+    candidates = [np.sort(rng.choice(n_old, size=n_candidates, replace=False))
+                  for _ in range(n_new)]
+
+    # Step 2: every newcomer queries its candidates (rounds until one answers).
+    answered = [None] * n_new
+    waiting = list(range(n_new))
+    while waiting:
+        active = sim.draw_rounds(1)[0][0]
+        still = []
+        for k in waiting:
+            if not active[n_old + k]:
+                still.append(k)
+                continue
+            cand = candidates[k]
+            sim.counter.multicast_message(n_old + k, np.ascontiguousarray(cand, np.intp), 0)
+            ok = cand[active[cand]]
+            for j in ok.tolist():
+                sim.counter.send_message(j, n_old + k, int(answer_bytes[j]) + _LOSS_DEGREE_BYTES)
+            if len(ok):
+                answered[k] = ok
+            else:
+                still.append(k)
+        waiting = still
+        sim.counter.next_round()
+
+    Z_all = _design(est, X, dtype)
+    Y_all = _targets(est, y, dtype)
+    new_models = np.zeros((n_new, models.shape[1], models.shape[2]), dtype=dtype)
+    local_models = np.zeros_like(new_models)
+    rows, confidences = [], np.zeros(n_new)
+    uses, graph_losses = np.zeros(n_new, dtype=np.int64), np.zeros(n_new)
+    newcomers = []
+    for k in range(n_new):
+        idx = layout.node_indices(k)
+        node = _Newcomer(est, np.ascontiguousarray(Z_all[idx]),
+                         np.ascontiguousarray(Y_all[:, idx]),
+                         np.ascontiguousarray(sw_all[idx], dtype=dtype),
+                         float(info["max_mass"]), dtype)
+        cand = answered[k]
+        received = sim.corrupt_value_rows(graph_models[cand].astype(np.float64), cand)
+        received_losses = sim.corrupt_value_rows(losses_old[cand][:, None], cand)[:, 0]
+        node.local(n_local, steps)
+        local_models[k] = node.model[0]
+        local_loss = node.graph_loss(private)
+        scoring = bool(getattr(est, "peer_scoring", False)) and not private
+        cands = _Candidates(node, received, received_losses, degrees_old[cand], scoring)
+        v = _row(node, cands, est, private, threshold)
+        if separate:
+            # Step 3b: its neighbours send their final models (the row was
+            # learned from the graph models, as in the fit).
+            nbrs = np.ascontiguousarray(cand[v > 0], dtype=np.intp)
+            if len(nbrs):
+                sim.counter.multicast_message(n_old + k, nbrs, 0)
+                for j in nbrs.tolist():
+                    sim.counter.send_message(j, n_old + k, int(payloads[j]))
+            cands.models = np.ascontiguousarray(
+                sim.corrupt_value_rows(models[cand].astype(np.float64), cand)
+                .reshape(len(cand), -1))
+        tau = 0
+        while tau < n_steps:
+            block = n_steps - tau if every is None else min(every, n_steps - tau)
+            node.model_steps(cands.neighbour_sum(v, node.model.shape[1:]), float(v.sum()),
+                             tau, block, steps)
+            tau += block
+            if every is not None and tau < n_steps:
+                v = _row(node, cands, est, private, threshold)
+        new_models[k] = node.model[0]
+        rows.append((cand, v))
+        confidences[k] = node.confidence
+        graph_losses[k] = local_loss if separate else node.graph_loss(private)
+        uses[k] = node.P * (n_local + n_steps) if node.dada else (n_local + n_steps)
+        newcomers.append(node)
+    # Step 4's last message: each newcomer tells its neighbours their weight.
+    for k, (cand, v) in enumerate(rows):
+        nbrs = np.ascontiguousarray(cand[v > 0], dtype=np.intp)
+        if len(nbrs):
+            sim.counter.multicast_message(n_old + k, nbrs, _WEIGHT_BYTES)
+    sim.counter.next_round()
+
+    # Append the newcomers.
+    est._append_nodes(new_labels)
+    n_base = models.shape[2]
+    n_coef = n_base - int(est.fit_intercept)
+    coef, intercept = new_models[:, :, :n_coef], (
+        new_models[:, :, n_coef] if est.fit_intercept else np.zeros(new_models.shape[:2], dtype))
+    if est.coef_.ndim == 2:
+        est.coef_ = np.ascontiguousarray(np.concatenate([est.coef_, coef[:, 0, :]]))
+        est.intercept_ = np.ascontiguousarray(np.concatenate([est.intercept_, intercept[:, 0]]))
+    else:
+        est.coef_ = np.ascontiguousarray(np.concatenate([est.coef_, coef]))
+        est.intercept_ = np.ascontiguousarray(np.concatenate([est.intercept_, intercept]))
+    est.confidence_ = np.concatenate([est.confidence_, confidences])
+    n_all = n_old + n_new
+    r = np.concatenate([np.full(np.count_nonzero(v), n_old + k) for k, (_, v) in enumerate(rows)]
+                       + [np.zeros(0, dtype=np.intp)]).astype(np.intp)
+    c = np.concatenate([cand[v > 0] for cand, v in rows] + [np.zeros(0, dtype=np.intp)])
+    w = np.concatenate([v[v > 0] for _, v in rows] + [np.zeros(0)])
+    old = W_old.tocoo()
+    est.collaboration_graph_ = sparse.csr_matrix(
+        (np.concatenate([old.data, w, w]),
+         (np.concatenate([old.row, r, c]), np.concatenate([old.col, c, r]))),
+        shape=(n_all, n_all))
+    if budget is not None:
+        _record_privacy(est, budget, uses, newcomers, steps)
+    # Joined nodes answer later joins like fitted ones.
+    est._join_info = {
+        "losses": np.concatenate([losses_old, graph_losses]),
+        "graph_models": (None if not separate else
+                         np.concatenate([graph_models, local_models])),
+        "max_mass": float(info["max_mass"]),
+        "rogue": np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)]),
+        "n_fit": n_fit,
+    }
+    est._join_seed = int(seed) + 1
+    est._record_join(sim.log(node_labels=est.nodes_))
+    return est
+
+
+def _record_privacy(est, budget, uses, newcomers, steps):
+    """Append the newcomers' spend to ``privacy_spent_`` and their per-node
+    entries to ``privacy_`` (uses, ``stopped_at`` -1: a join takes only the
+    steps it can afford, and the mechanism's per-node scales)."""
+    from .boosting import fw_score_sensitivity
+    from .privacy import epsilon_spent
+
+    est.privacy_spent_ = np.concatenate([
+        est.privacy_spent_, epsilon_spent(budget.mechanism, uses, budget.delta)])
+    record = getattr(est, "privacy_", None)
+    if not isinstance(record, dict):
+        return
+    record = dict(record)
+    n_new = len(newcomers)
+    mass = np.array([node.mass for node in newcomers])
+    extra = {"uses": uses, "stopped_at": np.full(n_new, -1, dtype=np.int64)}
+    if _is_dada(est):
+        extra["score_sensitivity_per_unit_weight"] = fw_score_sensitivity(mass, est.beta)
+    else:
+        P = newcomers[0].P if newcomers else 1
+        sensitivity = 2.0 * float(est.privacy.clip_norm) * math.sqrt(P) / mass
+        extra["gradient_sensitivity"] = sensitivity
+        extra["sigma"] = budget.mechanism.sigma * sensitivity
+        extra["lipschitz"] = np.array([node.lipschitz for node in newcomers])
+        if steps is not None and record.get("grid_step") is not None:
+            extra["grid_step"] = extra["sigma"] * steps.gaussian_grid(1.0)[0]
+    for key, values in extra.items():
+        old = record.get(key)
+        if isinstance(old, np.ndarray) and old.ndim == 1:
+            record[key] = np.concatenate([old, np.asarray(values, dtype=old.dtype)])
+    est.privacy_ = record
+
+
+def _random_seed(estimator):
+    rs = estimator.random_state
+    if isinstance(rs, (int, np.integer)):
+        return int(rs) % (2**31)
+    return int(check_random_state(rs).randint(2**31 - 1))
