@@ -119,8 +119,11 @@ def _targets(estimator, y, dtype):
 
 
 def _models(estimator):
-    """Fitted models ``(n_nodes, P, n_base)`` (intercept last), the fit's dtype."""
-    return np.ascontiguousarray(estimator._full_coef())
+    """The models the fitted nodes send, ``(n_nodes, P, n_base)`` (intercept
+    last), in the fit's dtype: under a finite privacy budget the released
+    ones (``released_coef_``), never the refits a node keeps for itself."""
+    return np.ascontiguousarray(
+        estimator._full_coef(released=hasattr(estimator, "released_coef_")))
 
 
 def _design(estimator, X, dtype):
@@ -628,6 +631,21 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
     else:
         est.coef_ = np.ascontiguousarray(np.concatenate([est.coef_, coef]))
         est.intercept_ = np.ascontiguousarray(np.concatenate([est.intercept_, intercept]))
+    if hasattr(est, "released_coef_"):
+        # A private fit: a newcomer's model is its released one (it keeps no
+        # refit of its own), and it records no refit choice (NaN).
+        if est.released_coef_.ndim == 2:
+            est.released_coef_ = np.concatenate([est.released_coef_, coef[:, 0, :]])
+            est.released_intercept_ = np.concatenate([est.released_intercept_,
+                                                      intercept[:, 0]])
+        else:
+            est.released_coef_ = np.concatenate([est.released_coef_, coef])
+            est.released_intercept_ = np.concatenate([est.released_intercept_, intercept])
+        for name in ("refit_trust_", "refit_radius_"):
+            if hasattr(est, name):
+                kept = getattr(est, name)
+                setattr(est, name, np.concatenate(
+                    [kept, np.full((n_new,) + kept.shape[1:], np.nan)]))
     est.confidence_ = np.concatenate([est.confidence_, confidences])
     n_all = n_old + n_new
     r = np.concatenate([np.full(np.count_nonzero(v), n_old + k) for k, (_, v) in enumerate(rows)]

@@ -329,9 +329,22 @@ def test_private_join_accounts_the_newcomers_spend(cls):
     assert np.all(info["losses"] == 0)  # private fits send no loss
     before = est.coef_.copy()
     spent = est.privacy_spent_.copy()
+    # What the fitted nodes send a newcomer are their released models, never
+    # the refits they keep: spoiling the kept models changes nothing.
+    import copy
+
+    spoiled = copy.deepcopy(est)
+    spoiled.coef_ = np.full_like(est.coef_, 1e6)
     with pytest.warns(UserWarning, match="insecure_noise_seed"):
         graph_join_nodes(est, X[new], y[new], groups[new], info=info)
+    with pytest.warns(UserWarning, match="insecure_noise_seed"):
+        graph_join_nodes(spoiled, X[new], y[new], groups[new], info=info)
     K = len(before)
+    np.testing.assert_array_equal(spoiled.coef_[K:], est.coef_[K:])
+    # A newcomer's model is its released one, with no refit choice.
+    np.testing.assert_array_equal(est.released_coef_[K:], est.coef_[K:])
+    assert est.released_coef_.shape == est.coef_.shape
+    assert np.all(np.isnan(est.refit_trust_[K:])) and np.all(est.refit_trust_[:K] >= 0)
     np.testing.assert_array_equal(est.coef_[:K], before)
     np.testing.assert_array_equal(est.privacy_spent_[:K], spent)
     assert est.privacy_spent_.shape == (K + 2,)
