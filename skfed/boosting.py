@@ -1389,7 +1389,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         Offset of the degree log-barrier.
     kappa : int, default=5
         Peers sampled by a node at each graph step (all its neighbours when
-        it has fewer); a value above ``n_nodes - 1`` warns.
+        it has fewer); a value above ``n_nodes - 1`` warns, except the
+        default (on 5 nodes or fewer it is every other node).
     max_neighbors : int, default=5
         Most non-zero graph weights a node keeps (Remark 2 of the paper):
         after each graph step the waking node and its peers set to zero their

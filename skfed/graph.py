@@ -246,15 +246,21 @@ def _csr_arrays(matrix):
     )
 
 
+# Peers a node samples at each graph step unless told otherwise.
+DEFAULT_KAPPA = 5
+
+
 def _capped_kappa(kappa, n_nodes, cand_indptr):
     """``kappa`` bounded by the most peers any node can sample.
 
     A node samples ``min(kappa, its candidates)`` peers, so a larger
     ``kappa`` changes nothing but the scratch buffers the solver allocates
     (``O(kappa)``): they are sized by the bound.  A ``kappa`` above
-    ``n_nodes - 1`` (more peers than there are nodes) warns.
+    ``n_nodes - 1`` (more peers than there are nodes) warns, unless it is
+    the default (5), which on a federation of 5 nodes or fewer simply means
+    every other node.
     """
-    if kappa > max(n_nodes - 1, 1):
+    if kappa > max(n_nodes - 1, 1) and kappa != DEFAULT_KAPPA:
         warnings.warn(
             f"kappa={kappa} is more than the n_nodes - 1 = {n_nodes - 1} other nodes; "
             f"every wake-up samples all of a node's neighbours, as with "
@@ -539,7 +545,8 @@ class CollaborationGraphLearner(DocLinkMixin, BaseEstimator):
     kappa : int, default=5
         Number of peers a node samples at each step; a node with fewer
         neighbours samples all of them.  A value above ``n_nodes - 1``
-        warns (it is then ``n_nodes - 1``).
+        warns (it is then ``n_nodes - 1``), except the default: on 5 nodes
+        or fewer it samples every other node without a word.
     max_neighbors : int, default=None
         Most non-zero weights a node keeps (Remark 2): the weights toward
         the most different models are kept at zero.  ``None``: no cap.

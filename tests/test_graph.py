@@ -2,6 +2,8 @@
 
 import pickle
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import sparse
@@ -439,3 +441,17 @@ def test_learned_graph_leaves_no_node_alone():
         learner = CollaborationGraphLearner(sparsify_graph=sparsify, random_state=0)
         W = learner.fit(models, losses=losses).collaboration_graph_
         assert np.asarray(W.sum(axis=1)).ravel().min() > 0
+
+
+def test_default_kappa_on_a_small_federation_does_not_warn():
+    # kappa=5 is the default: on 4 nodes it means the 3 other nodes, and a
+    # user who set nothing gets no warning about it; the fit equals kappa=3.
+    models = np.random.RandomState(1).normal(size=(4, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        default = CollaborationGraphLearner(max_iter=50, random_state=0).fit(models)
+    three = CollaborationGraphLearner(kappa=3, max_iter=50, random_state=0).fit(models)
+    np.testing.assert_array_equal(default.collaboration_graph_.toarray(),
+                                  three.collaboration_graph_.toarray())
+    with pytest.warns(UserWarning, match=r"kappa=6 is more than the n_nodes - 1 = 3"):
+        CollaborationGraphLearner(kappa=6, max_iter=50, random_state=0).fit(models)
