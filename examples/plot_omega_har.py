@@ -57,7 +57,7 @@ with warnings.catch_warnings():
     glob = make_pipeline(StandardScaler(), LinearSVC(C=0.1)).fit(X_train, y_train)
     local = LocalEstimator(LinearSVC(C=0.1), n_jobs=2).fit(X_train, y_train, groups=g_train)
     mocha = FederatedMultiTaskClassifier(
-        kernel="linear", C=0.18, max_rounds=100, random_state=0
+        kernel="linear", omega="learn", C=0.18, max_rounds=100, random_state=0
     ).fit(X_train, y_train, groups=g_train)
 
 
