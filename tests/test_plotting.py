@@ -60,7 +60,9 @@ def mocha():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # C = 1 / (lam n): the lam = 0.1 this fixture was written with
-        clf = FederatedMultiTaskClassifier(kernel="linear", C=1 / (0.1 * len(X)), max_rounds=60,
+        # a learned Omega (the display's subject) with the squared hinge
+        clf = FederatedMultiTaskClassifier(kernel="linear", omega="learn", loss="squared_hinge",
+                                           C=1 / (0.1 * len(X)), max_rounds=60,
                                            random_state=0).fit(X, y, groups=labels)
     return clf, X, y, labels
 
