@@ -37,6 +37,7 @@ from ._base import (
     FederatedRegressorMixin,
     check_groups,
     check_node_weights,
+    check_sample_weight,
 )
 from ._compat import HasMethods, Interval, StrOptions
 from ._core._support_fast import (
@@ -670,10 +671,7 @@ class _OneShotSupportMixin(FederatedMixin):
         n_old, n_new = len(self.nodes_), layout.n_nodes
         d = X.shape[1]
         dtype = X.dtype
-        weights = (np.ones(X.shape[0], dtype=dtype) if sample_weight is None
-                   else np.asarray(sample_weight, dtype=dtype))
-        if np.any(weights < 0):
-            raise ValueError("sample_weight must be non-negative.")
+        weights = check_sample_weight(sample_weight, X, dtype=dtype)
         node_weight = np.bincount(layout.codes, weights=weights, minlength=n_new)
         if np.any(node_weight <= 0):
             bad = new_labels[np.flatnonzero(node_weight <= 0)[0]]
