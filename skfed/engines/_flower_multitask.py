@@ -33,7 +33,7 @@ from sklearn.base import clone, is_classifier
 
 from flwr.app import ArrayRecord, ConfigRecord, Message, RecordDict
 
-from .._base import check_network_faults
+from .._base import check_network_faults, check_sample_weight
 from ..kernels import pairwise_kernel, resolve_kernel
 from ..multitask._compression import _FLOAT
 from ..multitask._features import auto_components
@@ -155,12 +155,7 @@ def _needs_gamma_stats(estimator):
 # ------------------------------------------------------------ node side
 def _node_weights(node):
     n = node.X.shape[0]
-    if node.sample_weight is None:
-        sw = np.ones(n)
-    else:
-        sw = np.asarray(node.sample_weight, dtype=np.float64)
-        if np.any(sw < 0):
-            raise ValueError("sample_weight must be non-negative.")
+    sw = check_sample_weight(node.sample_weight, node.X, dtype=np.float64)
     total = float(np.add.reduceat(sw, [0])[0]) if n else 0.0
     if not total > 0:
         raise ValueError(f"Node {node.label!r} has no samples with positive weight.")

@@ -13,6 +13,7 @@ from scipy import sparse
 
 from flwr.app import ArrayRecord, ConfigRecord, Message, RecordDict
 
+from .._base import check_sample_weight
 from ..network import resolve_network
 from ..support import _client_pass
 from ._flower_records import SUPPORT, _array, _arrays_of, _config_of, _hello_reply
@@ -53,12 +54,7 @@ def _support_message(estimator, node, message):
     control = _config_of(message.content, "control")
     X, y = node.X, node.y
     dtype = X.dtype
-    weights = (
-        np.ones(X.shape[0], dtype=dtype) if node.sample_weight is None
-        else np.asarray(node.sample_weight, dtype=dtype)
-    )
-    if np.any(weights < 0):
-        raise ValueError("sample_weight must be non-negative.")
+    weights = check_sample_weight(node.sample_weight, X, dtype=dtype)
     if not weights.sum() > 0:
         raise ValueError(
             f"Node {node.label!r} has no sample with a positive sample_weight; every "
