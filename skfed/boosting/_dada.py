@@ -30,10 +30,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import FederatedClassifierMixin, FederatedMixin, node_seeds
-from ._base import N_JOBS_CONSTRAINT, check_network_faults
-from ._compat import Interval, StrOptions
-from ._core._boosting_fast import (
+from .._base import FederatedClassifierMixin, FederatedMixin, node_seeds
+from .._base import N_JOBS_CONSTRAINT, check_network_faults
+from .._compat import Interval, StrOptions
+from .._core._boosting_fast import (
     Logistic,
     SquaredHinge,
     fw_async,
@@ -43,11 +43,11 @@ from ._core._boosting_fast import (
     lin_losses,
     lse_losses,
 )
-from .graph import _GraphRunner, _csr_arrays
-from .network import check_adjacency, index_bits, payload_bytes, resolve_network
-from ._secure_noise import CHOICE_RESOLUTION, NoiseSource, gaussian_grid, record_noise_source
-from ._private_refit import neighbour_prior, refit_boosting, refit_linear
-from .privacy import (
+from ..graph import _GraphRunner, _csr_arrays
+from ..network import check_adjacency, index_bits, payload_bytes, resolve_network
+from .._secure_noise import CHOICE_RESOLUTION, NoiseSource, gaussian_grid, record_noise_source
+from .._private_refit import neighbour_prior, refit_boosting, refit_linear
+from ..privacy import (
     DifferentialPrivacy,
     PrivacyBudgetWarning,
     calibrate_discrete_gaussian,
@@ -1039,7 +1039,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         >>> bool(clf.score(X[90:], y[90:], groups=groups[90:]) > 0.8)
         True
         """
-        from ._graph_join import graph_join_nodes
+        from .._graph_join import graph_join_nodes
 
         check_is_fitted(self)
         return graph_join_nodes(self, X, y, groups, sample_weight)
