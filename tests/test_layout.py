@@ -24,8 +24,6 @@ REASON_WITHIN = 15
 # what it waits for.  Remove an entry with the split; an entry for a module
 # that is already short enough fails, so the list cannot go stale.
 PENDING_SPLITS = {
-    "skfed.boosting": "issue 30: skfed/boosting/ package after the Dada and privacy work",
-    "skfed.engines._mpi_boosting": "issue 30: Dada and Perso-lin drivers apart, with boosting",
 }
 
 
