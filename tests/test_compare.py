@@ -414,3 +414,29 @@ def test_a_floor_far_below_the_scores_is_named_not_drawn():
     assert near[0].get_label().endswith("(mean 0.826)")
     assert [line.get_ydata()[0] for line in ax.get_lines()] == [0.826]  # only `near` drawn
     plt.close(fig)
+
+
+def test_a_replaced_registry_is_seen_by_every_function_and_restored(monkeypatch):
+    # skfed.compare is a package (issue 30): its functions read METHODS and
+    # DATASETS through the package namespace, so a copy put there (as the
+    # tests above do) is what they all see, and nothing leaks into the
+    # original registries.
+    methods, datasets = cmp.METHODS, cmp.DATASETS
+    monkeypatch.setattr(cmp, "METHODS", dict(methods))
+    monkeypatch.setattr(cmp, "DATASETS", dict(datasets))
+    cmp.register_method(cmp.MethodSpec("only-here", lambda ctx: _AlwaysOne(),
+                                       tasks=("binary",)))
+    cmp.register_dataset(cmp.DatasetSpec("toy-here", "binary", datasets["landmine"].load,
+                                         "a copy of landmine"))
+    assert "only-here" in cmp.applicable_methods("binary", "har-sitting")
+    assert "only-here" in cmp.list_registry() and "toy-here" in cmp.list_registry()
+    with pytest.raises(ValueError, match="Unknown method"):
+        cmp.compare("landmine", ["not-here"], quick=True, verbose=0)
+    result = cmp.compare("toy-here", ["only-here"], quick=True, verbose=0)
+    assert [row["method"] for row in result.table] == ["only-here"]
+    assert "only-here" not in methods and "toy-here" not in datasets
+    monkeypatch.undo()
+    assert cmp.METHODS is methods and cmp.DATASETS is datasets
+    assert "only-here" not in cmp.applicable_methods("binary")
+    with pytest.raises(ValueError, match="Unknown dataset"):
+        cmp.compare("toy-here", quick=True, verbose=0)

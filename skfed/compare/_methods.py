@@ -103,12 +103,12 @@ SPARSE_DATASETS = ("school-regression", "sparse-regression")
 
 
 def _mocha(kernel):
-    """Kernelized MOCHA (Caldas, Smith & Talwalkar; Smith et al. 2017), issue 4.
+    """Kernelized MOCHA (Caldas, Smith & Talwalkar; Smith et al. 2017), issues 4 and 28.
 
-    The estimators' defaults (``C=1``, squared hinge loss, squared loss for
-    regression, learned Omega, exact local solves in the primal modes,
-    stopping on the joint objective, at most 1000 rounds, 8-bit round
-    messages with error feedback); ``kernel="linear"`` is MOCHA itself,
+    The estimators' defaults (``C=1``, logistic loss, squared loss for
+    regression, ``omega="auto"``: the shared model ``w_t = w_0 + v_t`` with
+    the share learned in the primal modes, at most 1000 rounds, 8-bit round
+    messages with error feedback); ``kernel="linear"`` is the default,
     ``"rbf"`` lets ``approximation="auto"`` choose between random Fourier
     features and the exact kernel mode by their bytes (random features on
     HAR, Landmine and School).
@@ -248,12 +248,13 @@ _METHOD_TABLE = (
     ),
     MethodSpec(
         "mocha-linear", _mocha("linear"), tasks=ALL_TASKS,
-        description="Federated multi-task learning with learned Omega (MOCHA, linear), "
-        "server-coordinated; model vectors each round",
+        description="Federated multi-task learning (MOCHA, linear) at its defaults: a "
+        "shared model plus each node's own part, the share learned; server-coordinated, "
+        "model vectors each round",
         param_grid={"C": [0.1, 1.0, 10.0, 100.0]},
         default_datasets=MOCHA_DATASETS,
-        behind_note="a linear model per node (C=1), coupled to the others through the "
-        "learned task relationships",
+        behind_note="a linear model per node (C=1): a part shared with the other nodes "
+        "plus its own, the share learned",
         bytes_why="every round each node receives and returns a model vector "
         "(n_features + 1 values, 8-bit quantized), for as many rounds as its stopping "
         "rule takes",
@@ -262,12 +263,13 @@ _METHOD_TABLE = (
         "mocha-rbf", _mocha("rbf"),
         description="Kernelized MOCHA, rbf kernel (gamma='scale') at its defaults: "
         "approximation='auto' (here random Fourier features from a shared seed, "
-        "ceil(2 sqrt(n) ln n) of them), 8-bit messages with error feedback, learned Omega; "
+        "ceil(2 sqrt(n) ln n) of them), 8-bit messages with error feedback, the shared "
+        "model; "
         "one model vector each way per node and round, no data leaves a node",
         param_grid={"C": [0.1, 1.0, 10.0, 100.0]},
         default_datasets=("har-sitting",),
-        behind_note="a linear model per node on random Fourier features of the rbf kernel, "
-        "coupled through the learned task relationships",
+        behind_note="a linear model per node on random Fourier features of the rbf kernel "
+        "(a part shared with the other nodes plus its own)",
         bytes_why="every round each node receives and returns a model vector over the "
         "random features (8-bit quantized), for as many rounds as its stopping rule takes",
     ),

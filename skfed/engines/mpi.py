@@ -123,6 +123,7 @@ require_extra("mpi")
 
 from mpi4py import MPI  # noqa: E402
 
+from .._base import check_sample_weight  # noqa: E402
 from ..boosting import DecentralizedBoostingClassifier, PersonalizedLinearClassifier  # noqa: E402
 from ..graph import CollaborationGraphLearner  # noqa: E402
 from ..network import SimulatedNetwork  # noqa: E402
@@ -176,17 +177,11 @@ def _validate_node(label, X, y, sample_weight, regressor=False):
         y = y.astype(np.float64)
     else:
         check_classification_targets(y)
-    if sample_weight is None:
-        sample_weight = np.ones(X.shape[0])
-    else:
-        sample_weight = np.asarray(sample_weight, dtype=np.float64)
-        if sample_weight.shape != (X.shape[0],):
-            raise ValueError(
-                f"sample_weight of node {label!r} has shape {sample_weight.shape}, expected "
-                f"({X.shape[0]},)."
-            )
-        if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
-            raise ValueError(f"sample_weight of node {label!r} must be finite and >= 0.")
+    try:
+        # The check fit applies to the pooled data: shape, finiteness, sign.
+        sample_weight = check_sample_weight(sample_weight, X, dtype=np.float64)
+    except ValueError as exc:
+        raise ValueError(f"Node {label!r}: {exc}") from exc
     return X, y, sample_weight
 
 

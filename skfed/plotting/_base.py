@@ -1,5 +1,6 @@
 """Shared pieces of the displays: matplotlib imported lazily, with a clear
-error when it is missing, and the check of a square weight matrix."""
+error when it is missing, the Axes and figure every ``plot`` draws on, and
+the check of a square weight matrix."""
 
 import numpy as np
 from scipy import sparse
@@ -19,11 +20,39 @@ def _import_pyplot(caller):
     return plt
 
 
-def _get_ax(ax, caller):
+def _get_ax(ax, caller, *, ncols=1, figsize=None):
+    """The Axes a display draws on, and their figure.
+
+    Every display's ``plot`` starts here: matplotlib is imported (or the
+    error names the ``plot`` extra), and ``ax=None`` makes a new figure of
+    ``ncols`` panels side by side.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes, sequence of ``ncols`` Axes, or None
+    caller : str
+        The display's name, for the error without matplotlib.
+    ncols : int, default=1
+        Panels the display draws; with more than one, ``ax`` must hold that
+        many Axes and they are returned as a 1-d object array.
+    figsize : tuple of float, default=None
+        Of a new figure (matplotlib's default when None).
+
+    Returns
+    -------
+    ax : matplotlib Axes, or ndarray of ``ncols`` Axes
+    figure : matplotlib Figure
+    """
     plt = _import_pyplot(caller)
     if ax is None:
-        _, ax = plt.subplots()
-    return ax
+        _, ax = plt.subplots(1, ncols, figsize=figsize)
+    if ncols == 1:
+        return ax, ax.figure
+    axes = np.ravel(np.asarray(ax, dtype=object))
+    if axes.shape != (ncols,):
+        count = {2: "two", 3: "three"}.get(ncols, str(ncols))
+        raise ValueError(f"ax must hold {count} Axes, got {axes.shape[0]}.")
+    return axes, axes[0].figure
 
 
 def _check_square(graph, name):

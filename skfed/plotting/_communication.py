@@ -134,7 +134,7 @@ class CommunicationCurveDisplay:
         -------
         self
         """
-        ax = _get_ax(ax, "CommunicationCurveDisplay")
+        ax, figure = _get_ax(ax, "CommunicationCurveDisplay")
         x = np.asarray(self.bytes_sent, dtype=np.float64)
         y = np.asarray(self.values, dtype=np.float64)
         if x.shape != y.shape or x.ndim != 1:
@@ -153,7 +153,6 @@ class CommunicationCurveDisplay:
         ax.set_ylabel(self.ylabel)
         if label is not None:
             ax.legend()
-        self.ax_ = ax
-        self.figure_ = ax.figure
+        self.ax_, self.figure_ = ax, figure
         return self
 

@@ -326,7 +326,7 @@ class CollaborationGraphDisplay:
         -------
         self
         """
-        ax = _get_ax(ax, "CollaborationGraphDisplay")
+        ax, figure = _get_ax(ax, "CollaborationGraphDisplay")
         from matplotlib.collections import LineCollection
 
         graph = _check_square(self.graph, "graph")
@@ -364,7 +364,7 @@ class CollaborationGraphDisplay:
                                      plotnonfinite=True, edgecolors="k", linewidths=0.5,
                                      zorder=2)
             if colorbar:
-                self.colorbar_ = ax.figure.colorbar(self.nodes_, ax=ax, label="local loss")
+                self.colorbar_ = figure.colorbar(self.nodes_, ax=ax, label="local loss")
         self.pos_ = pos
         ax.set_aspect("equal", adjustable="datalim")
         ax.autoscale_view()
@@ -372,7 +372,6 @@ class CollaborationGraphDisplay:
         ax.set_yticks([])
         if title is not None:
             ax.set_title(title)
-        self.ax_ = ax
-        self.figure_ = ax.figure
+        self.ax_, self.figure_ = ax, figure
         return self
 

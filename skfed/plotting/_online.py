@@ -3,7 +3,7 @@
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import _import_pyplot
+from ._base import _get_ax
 
 
 class OnlineLearningDisplay:
@@ -84,12 +84,7 @@ class OnlineLearningDisplay:
         -------
         self
         """
-        plt = _import_pyplot("OnlineLearningDisplay")
-        if ax is None:
-            _, ax = plt.subplots(1, 2, figsize=(10, 3.8))
-        axes = np.ravel(np.asarray(ax, dtype=object))
-        if axes.shape != (2,):
-            raise ValueError(f"ax must hold two Axes, got {axes.shape[0]}.")
+        axes, figure = _get_ax(ax, "OnlineLearningDisplay", ncols=2, figsize=(10, 3.8))
         order = np.asarray(self.model_order, dtype=np.float64)
         error = np.asarray(self.consensus_error, dtype=np.float64)
         if order.ndim != 2 or error.shape != (order.shape[0],):
@@ -112,7 +107,6 @@ class OnlineLearningDisplay:
         axes[1].set_yscale("log")
         axes[1].set(xlabel="round (one sample per node)",
                     ylabel=r"mean $(f_i(x) - f_j(x))^2$", title="Consensus error")
-        self.axes_ = axes
-        self.figure_ = axes[0].figure
+        self.axes_, self.figure_ = axes, figure
         return self
 

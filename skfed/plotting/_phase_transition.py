@@ -207,7 +207,7 @@ class PhaseTransitionDisplay:
         -------
         self
         """
-        ax = _get_ax(ax, "PhaseTransitionDisplay")
+        ax, figure = _get_ax(ax, "PhaseTransitionDisplay")
         styles = self.linestyles or ["-"] * len(self.probabilities)
         self.lines_ = []
         colors = {}
@@ -227,8 +227,7 @@ class PhaseTransitionDisplay:
             ax.set_title(self.title)
         ax.grid(alpha=0.3)
         ax.legend(fontsize="small")
-        self.ax_ = ax
-        self.figure_ = ax.figure
+        self.ax_, self.figure_ = ax, figure
         return self
 
 

@@ -235,7 +235,7 @@ class TaskRelationshipDisplay:
         -------
         self
         """
-        ax = _get_ax(ax, "TaskRelationshipDisplay")
+        ax, figure = _get_ax(ax, "TaskRelationshipDisplay")
         matrix = np.asarray(self.matrix, dtype=np.float64)
         n = matrix.shape[0]
         order = np.arange(n) if self.order is None else np.asarray(self.order, dtype=np.intp)
@@ -256,8 +256,7 @@ class TaskRelationshipDisplay:
         ax.set_ylabel("node")
         name, short = self._KINDS.get(self.kind, (str(self.kind), str(self.kind)))
         ax.set_title(name if title is None else title)
-        self.colorbar_ = ax.figure.colorbar(self.im_, ax=ax, label=short) if colorbar else None
-        self.ax_ = ax
-        self.figure_ = ax.figure
+        self.colorbar_ = figure.colorbar(self.im_, ax=ax, label=short) if colorbar else None
+        self.ax_, self.figure_ = ax, figure
         return self
 
