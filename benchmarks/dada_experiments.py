@@ -45,6 +45,20 @@ memory of the fit.  ``--no-tune`` skips the tuned rows, ``--moons`` and
 tables of their results together), ``--reuse-baselines A.json`` refits only
 Dada and Perso-lin.
 
+Two diagnostic parts (issue 33), each one process, no baselines to tune::
+
+    python benchmarks/dada_experiments.py har-gap 0 1 2
+    python benchmarks/dada_experiments.py graph-variants noisy,jitter 0 1 2 3 4
+
+``har-gap``: on HAR walking, the pooled linear baseline, pooled
+l1-regularized logistic regression over all-feature stumps and over the
+vote's stumps (what the dictionary allows a pooled model), Dada's
+defaults, Dada on a fixed complete graph, and one-knob variants.
+``graph-variants``: Dada's defaults and one-knob variants of its graph
+learning on moons families, accuracy and share of the learned weight
+inside the true clusters.  The timing rows also give the communication
+log's pairs per node and size.
+
 The tables of issue 33 (``--no-tune``; the user guide's "Measured
 results") are in the user guide and on the benchmarks page.  The table
 below is the earlier one, with the tuned rows and without the linear
