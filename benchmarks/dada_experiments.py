@@ -45,6 +45,20 @@ memory of the fit.  ``--no-tune`` skips the tuned rows, ``--moons`` and
 tables of their results together), ``--reuse-baselines A.json`` refits only
 Dada and Perso-lin.
 
+Two diagnostic parts (issue 33), each one process, no baselines to tune::
+
+    python benchmarks/dada_experiments.py har-gap 0 1 2
+    python benchmarks/dada_experiments.py graph-variants noisy,jitter 0 1 2 3 4
+
+``har-gap``: on HAR walking, the pooled linear baseline, pooled
+l1-regularized logistic regression over all-feature stumps and over the
+vote's stumps (what the dictionary allows a pooled model), Dada's
+defaults, Dada on a fixed complete graph, and one-knob variants.
+``graph-variants``: Dada's defaults and one-knob variants of its graph
+learning on moons families, accuracy and share of the learned weight
+inside the true clusters.  The timing rows also give the communication
+log's pairs per node and size.
+
 The tables of issue 33 (``--no-tune``; the user guide's "Measured
 results") are in the user guide and on the benchmarks page.  The table
 below is the earlier one, with the tuned rows and without the linear
@@ -531,6 +545,18 @@ def timing_one(method, n_nodes, seed=0):
         W = model.collaboration_graph_
     if "peak_mb" not in out:
         out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    # What the fitted estimator keeps beyond its models: the communication
+    # log, one record per (sender, receiver) pair that talked.  Peers are
+    # drawn uniformly on the complete topology, so a node's distinct partners
+    # grow as n_nodes (1 - exp(-2 D / n_nodes)) for D peer draws per node:
+    # saturated below n_nodes ~ 2 D, about 2 D per node above (linear).
+    log = model.communication_
+    pair_matrices = [m for m in (getattr(log, "pair_bytes_sparse", None),
+                                 getattr(log, "pair_messages_sparse", None)) if m is not None]
+    out["pairs_talked"] = int(pair_matrices[0].nnz) if pair_matrices else 0
+    out["pairs_per_node"] = out["pairs_talked"] / n_nodes
+    out["log_mb"] = sum(m.data.nbytes + m.indices.nbytes + m.indptr.nbytes
+                        for m in pair_matrices) / 2.0**20
     W = W.tocoo()
     inside = clusters[W.row] == clusters[W.col]
     out["weight_inside_clusters"] = float(W.data[inside].sum() / max(W.data.sum(), 1e-300))
@@ -557,6 +583,111 @@ def run_timing(node_counts, log, seed=0, methods=TIMED, save=None):
             if save is not None:
                 save(rows)
     return rows
+
+
+# ------------------------------------------------------------------ har gap
+def har_gap(runs, log):
+    """Where Dada's defaults lose to the pooled linear baseline on HAR walking.
+
+    Per run (2 % of every person's windows for training): the pooled
+    ``LinearSVC(C=0.1)`` on standardized features; pooled l1-regularized
+    logistic regression (C by 3-fold CV) over stumps on every feature (4 per
+    feature, ``"range"`` placement) and over the stumps of Dada's default fit
+    (the vote's dictionary): the best a pooled model does with each
+    dictionary; Dada's defaults; Dada on a fixed complete graph (uniform
+    weights; no graph learning); the same with ``feature_selection=None``;
+    and the default-fit variants ``max_iter = 300 * n_nodes``,
+    ``n_estimators = 4 * n_features`` and ``peer_scoring=False``.  Returns
+    the accuracies (%) per run and their means.
+    """
+    from sklearn.linear_model import LogisticRegressionCV
+
+    from skfed.boosting import make_stumps, stump_predictions
+
+    rows = []
+    for run in runs:
+        X, X_test, y, y_test, g, g_test, n_estimators = load_run("har", run)
+        K = len(np.unique(g))
+        complete = (np.ones((K, K)) - np.eye(K)) / (K - 1)
+        row = {"run": run}
+        linear = make_pipeline(StandardScaler(), LinearSVC(C=0.1, max_iter=20000))
+        row["pooled_linearsvc"] = 100 * linear.fit(X, y).score(X_test, y_test)
+        dada = DecentralizedBoostingClassifier(n_estimators, random_state=run).fit(
+            X, y, groups=g)
+        row["dada_defaults"] = 100 * dada.score(X_test, y_test, groups=g_test)
+        dictionaries = {
+            "all_features": make_stumps(X.min(axis=0), X.max(axis=0), 4 * X.shape[1]),
+            "dada_vote": (dada.stump_features_, dada.stump_thresholds_),
+        }
+        for name, (features, thresholds) in dictionaries.items():
+            l1 = LogisticRegressionCV(Cs=8, penalty="l1", solver="liblinear", cv=3)
+            l1.fit(stump_predictions(X, features, thresholds), y)
+            row[f"pooled_l1_stumps_{name}"] = 100 * l1.score(
+                stump_predictions(X_test, features, thresholds), y_test)
+        variants = {
+            "dada_complete_graph": dict(graph=complete),
+            "dada_complete_graph_no_vote": dict(graph=complete, feature_selection=None),
+            "dada_no_vote": dict(feature_selection=None),
+            "dada_max_iter_300": dict(max_iter=300 * K),
+            "dada_4_stumps_per_feature": dict(n_estimators=4 * X.shape[1]),
+            "dada_no_peer_scoring": dict(peer_scoring=False),
+        }
+        for name, params in variants.items():
+            params = dict(dict(n_estimators=n_estimators, random_state=run), **params)
+            model = DecentralizedBoostingClassifier(**params).fit(X, y, groups=g)
+            row[name] = 100 * model.score(X_test, y_test, groups=g_test)
+        log(f"har run {run}: " + " ".join(f"{k}={v:.2f}" for k, v in row.items()
+                                          if k != "run"))
+        rows.append(row)
+    means = {k: float(np.mean([r[k] for r in rows])) for k in rows[0] if k != "run"}
+    return {"per_run": rows, "mean": means}
+
+
+# ------------------------------------------------------------- graph knobs
+GRAPH_VARIANTS = {
+    "defaults": {},
+    "max_neighbors=3": dict(max_neighbors=3),
+    "max_neighbors=10": dict(max_neighbors=10),
+    "kappa=10": dict(kappa=10),
+    "lambda_graph=0.3": dict(lambda_graph=0.3),
+    "lambda_graph=3": dict(lambda_graph=3.0),
+    "mu_graph=1": dict(mu_graph=1.0),
+    "mu_graph=10": dict(mu_graph=10.0),
+    "sparsify_graph=None": dict(sparsify_graph=None),
+    "peer_scoring=False": dict(peer_scoring=False),
+    "graph_update_every=None": dict(graph_update_every=None),
+    "max_iter=300*n_nodes": dict(max_iter=30000),
+}
+
+
+def graph_variants(families, seeds, names, log):
+    """Dada's defaults and one-knob variants on moons families: accuracy and graph recovery.
+
+    No baselines (they do not depend on the knobs): test accuracy %, share of
+    the learned weight inside the true clusters and non-zeros, means over
+    the seeds, per family; CPU seconds of every variant's fits.
+    """
+    data = {(family, seed): moons_family(family, seed) for family in families
+            for seed in seeds}
+    result = {}
+    for name in names:
+        start = time.process_time()
+        per_family = {}
+        for (family, seed), arrays in data.items():
+            X, X_test, y, y_test, g, g_test, _, clusters = arrays
+            model = DecentralizedBoostingClassifier(
+                200, random_state=seed, **GRAPH_VARIANTS[name]).fit(X, y, groups=g)
+            graph = _graph_recovery(model, clusters)
+            per_family.setdefault(family, []).append(
+                (100 * model.score(X_test, y_test, groups=g_test),
+                 100 * graph["weight_inside_clusters"], graph["graph_nnz"]))
+        result[name] = {family: [float(v) for v in np.mean(rows, axis=0)]
+                        for family, rows in per_family.items()}
+        result[name]["inside_per_seed"] = {
+            family: [round(r[1], 1) for r in rows] for family, rows in per_family.items()}
+        result[name]["cpu_seconds"] = time.process_time() - start
+        log(f"{name}: {result[name]}")
+    return result
 
 
 # ------------------------------------------------------------------- tables
@@ -595,12 +726,15 @@ def format_tables(result):
         lines.append(CASE_NAMES[case].ljust(34) + "   ".join(parts))
     if result.get("timing"):
         lines.append("")
-        lines.append("timing (noisy moons, defaults)   nodes   CPU s   peak MB   accuracy   "
-                     "inside %   non-zeros")
+        lines.append("timing (noisy moons, defaults)   nodes   CPU s   peak MB  fit adds MB   "
+                     "accuracy   inside %   non-zeros   pairs/node   log MB")
         for row in result["timing"]:
             lines.append(f"{row['method']:32s} {row['n_nodes']:6d} {row['cpu_seconds']:7.1f} "
-                         f"{row['peak_mb']:9.0f} {row.get('accuracy', float('nan')):10.2f} "
-                         f"{100 * row['weight_inside_clusters']:10.1f} {row['graph_nnz']:11d}")
+                         f"{row['peak_mb']:9.0f} {row['peak_mb'] - row['mb_before_fit']:12.0f} "
+                         f"{row.get('accuracy', float('nan')):10.2f} "
+                         f"{100 * row['weight_inside_clusters']:10.1f} {row['graph_nnz']:11d} "
+                         f"{row.get('pairs_per_node', float('nan')):12.0f} "
+                         f"{row.get('log_mb', float('nan')):8.1f}")
     return "\n".join(lines)
 
 
@@ -627,6 +761,31 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] == "table":
         print(format_tables(merge_results(argv[1:])))
+        return
+    if argv and argv[0] == "har-gap":
+        warnings.simplefilter("ignore")
+        runs = [int(r) for r in argv[1:]] or [0, 1, 2]
+        result = har_gap(runs, lambda message: print(message, file=sys.stderr, flush=True))
+        for key, value in result["mean"].items():
+            print(f"{key:36s} {value:7.2f}   " + " ".join(
+                f"{r[key]:6.2f}" for r in result["per_run"]))
+        return
+    if argv and argv[0] == "graph-variants":
+        # graph-variants FAMILY[,FAMILY] SEED [SEED ...] [-- NAME ...]
+        warnings.simplefilter("ignore")
+        rest = argv[2:]
+        names = list(GRAPH_VARIANTS)
+        if "--" in rest:
+            names = rest[rest.index("--") + 1:]
+            rest = rest[:rest.index("--")]
+        result = graph_variants(argv[1].split(","), [int(s) for s in rest], names,
+                                lambda message: print(message, file=sys.stderr, flush=True))
+        print("variant (acc %, inside %, non-zeros)".ljust(26) + "".join(
+            f"{family:>24s}" for family in argv[1].split(",")) + "   CPU s")
+        for name, entry in result.items():
+            print(name.ljust(26) + "".join(
+                "{:>8.2f}{:>8.1f}{:>8.0f}".format(*entry[family])
+                for family in argv[1].split(",")) + f"{entry['cpu_seconds']:8.0f}")
         return
     if argv and argv[0] == "timing-one":
         warnings.simplefilter("ignore", SingleNodeWarning)
