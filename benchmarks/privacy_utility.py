@@ -390,10 +390,11 @@ def main(argv=None):
                    for e in args.epsilons]
     table = {}
     released = {}
+    cpu_times = {}
     for name in args.only:
         table[name] = {}
         for epsilon in columns:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             RELEASED.clear()
             scores = [ROWS[name](epsilon, seed) for seed in args.seeds]
             key = "off" if epsilon is None else (LOCAL if epsilon == LOCAL else f"{epsilon:g}")
@@ -402,8 +403,11 @@ def main(argv=None):
             if len(RELEASED) == len(scores):
                 released[name, key] = float(np.mean(RELEASED))
                 extra = f" (released models {released[name, key]:.3f})"
+            cpu = time.process_time() - cpu
+            cpu_times[name] = cpu_times.get(name, 0.0) + cpu
             print(f"{name:18s} eps={key:>4s} {table[name][key]:.3f}{extra} "
-                  f"({time.perf_counter() - start:.1f} s)", file=sys.stderr, flush=True)
+                  f"({time.perf_counter() - start:.1f} s wall, {cpu:.1f} s CPU)",
+                  file=sys.stderr, flush=True)
     keys = [LOCAL if e == LOCAL else "off" if e is None else f"{e:g}" for e in columns]
     print(f"{'accuracy':18s}" + "".join(
         f"{k if k in ('off', LOCAL) else 'eps=' + k:>10s}" for k in keys))
@@ -413,8 +417,11 @@ def main(argv=None):
         print("released models (what the nodes sent; the table scores each node's refit):")
         for (name, key), value in released.items():
             print(f"  {name:18s} eps={key:>4s} {value:.3f}")
+    print("CPU time per row (all its columns and seeds): " + ", ".join(
+        f"{name} {seconds:.0f} s" for name, seconds in cpu_times.items()))
     print(json.dumps({"seeds": args.seeds, "delta": DELTA, "table": table,
-                      "released": {f"{n} {k}": v for (n, k), v in released.items()}}))
+                      "released": {f"{n} {k}": v for (n, k), v in released.items()},
+                      "cpu_seconds": cpu_times}))
     if args.out:
         with open(args.out, "w") as handle:
             json.dump({"seeds": args.seeds, "delta": DELTA, "table": table}, handle, indent=1)
