@@ -24,11 +24,6 @@ REASON_WITHIN = 15
 # what it waits for.  Remove an entry with the split; an entry for a module
 # that is already short enough fails, so the list cannot go stale.
 PENDING_SPLITS = {
-    "skfed.compare": "issue 30: split after the bad-input rewrite of its output",
-    "skfed.boosting": "issue 30: skfed/boosting/ package after the Dada and privacy work",
-    "skfed.engines._mpi_boosting": "issue 30: Dada and Perso-lin drivers apart, with boosting",
-    "skfed.online": "issue 30: split after the bad-input streaming of the epoch orders",
-    "skfed.support": "over the limit since issue 32's add_nodes, still being extended there",
 }
 
 

@@ -15,7 +15,7 @@ from flwr.app import ArrayRecord, ConfigRecord, Message, RecordDict
 
 from .._base import check_sample_weight
 from ..network import resolve_network
-from ..support import _client_pass
+from ..support._rules import _client_pass
 from ._flower_records import SUPPORT, _array, _arrays_of, _config_of, _hello_reply
 
 ACCEPT_SPARSE = True

@@ -1,0 +1,186 @@
+"""The network steps of a Dada fit before its first boosting step.
+
+Min/max flooding of the feature ranges over the topology, the feature vote's
+ballots and the histograms counted up and down a breadth-first aggregation
+tree, and the size of one Frank-Wolfe message.  Every message is counted on
+the simulation's ``CommCounter``.
+"""
+
+import numpy as np
+from scipy import sparse
+from scipy.sparse.csgraph import breadth_first_order, connected_components
+
+from ..network import index_bits, payload_bytes
+from ._stumps import _VOTE_LEVEL, vote_threshold
+
+def fw_message_bytes(n_base, n_problems=1):
+    """Payload of one Frank-Wolfe update message: per problem, the coordinate
+    index (``ceil(log2 n_base)`` bits) and the signed step (one float64)."""
+    return payload_bytes(n_float64=n_problems, n_bits=n_problems * index_bits(n_base))
+
+
+def _check_connected(adjacency):
+    n_components, _ = connected_components(adjacency, directed=False)
+    if n_components > 1:
+        raise ValueError(
+            "The network topology is disconnected: the nodes cannot agree on the "
+            "feature ranges of the stumps. Use a connected topology."
+        )
+
+
+def _flood_extremes(lo, hi, adjacency, counter, payload):
+    """Decentralized min/max flooding of per-node extremes over ``adjacency``.
+
+    Round 1: every node sends its ``(lo, hi)`` to its topology neighbours.
+    Later rounds: a node sends again only if a message improved one of its
+    extremes in the previous round (flooding on change), so the flood stops
+    by itself after at most ``diameter`` rounds, with no global knowledge.
+    On a complete topology every node hears every other node directly in
+    round 1, so no node forwards anything.  Time and memory per round are
+    linear in the number of links used.
+
+    Returns
+    -------
+    lo, hi : ndarray of shape (n_nodes, n_features)
+        What every node holds at the end (the global extremes when the
+        topology is connected).
+    spent : int
+        Bytes sent (headers included).
+    n_rounds : int
+    """
+    adjacency = sparse.csr_matrix(adjacency)
+    K = lo.shape[0]
+    indptr, indices = adjacency.indptr, adjacency.indices.astype(np.intp)
+    out_degree = np.diff(indptr)
+    complete = adjacency.nnz == K * (K - 1)
+    senders = np.arange(K)
+    spent, n_rounds = 0, 0
+    while senders.size and adjacency.nnz:
+        n_rounds += 1
+        for k in senders.tolist():
+            if out_degree[k]:
+                counter.multicast_message(k, indices[indptr[k]: indptr[k + 1]], payload)
+        spent += int(out_degree[senders].sum()) * (payload + counter.header_bytes)
+        if complete:
+            # Each node received every other node's extremes.
+            lo = np.broadcast_to(lo.min(axis=0), lo.shape).copy()
+            hi = np.broadcast_to(hi.max(axis=0), hi.shape).copy()
+            break
+        # Column l of ``heard`` lists the senders whose message l received.
+        heard = adjacency[senders].tocsc()
+        cols = np.flatnonzero(np.diff(heard.indptr))
+        starts = heard.indptr[cols]
+        from_rows = senders[heard.indices]
+        new_lo = lo.copy()
+        new_hi = hi.copy()
+        for f in range(lo.shape[1]):
+            new_lo[cols, f] = np.minimum(
+                lo[cols, f], np.minimum.reduceat(lo[from_rows, f], starts)
+            )
+            new_hi[cols, f] = np.maximum(
+                hi[cols, f], np.maximum.reduceat(hi[from_rows, f], starts)
+            )
+        senders = np.flatnonzero(((new_lo < lo) | (new_hi > hi)).any(axis=1))
+        lo, hi = new_lo, new_hi
+    return lo, hi, spent, n_rounds
+
+
+def _aggregation_tree(simulation):
+    """A spanning tree of the topology for the setup's sums: ``(parent, order)``.
+
+    On a complete topology, the binary heap over the node indices (node k's
+    parent is ``(k - 1) // 2``: depth ``log2 n_nodes``, no adjacency built);
+    otherwise a breadth-first tree of the topology rooted at node 0.
+    ``parent[root] = -1``; ``order`` lists the nodes parents first.
+    """
+    K = simulation.n_nodes
+    if simulation.is_complete:
+        order = np.arange(K)
+        parent = (order - 1) // 2
+        parent[0] = -1
+        return parent, order
+    adjacency = simulation.adjacency
+    _check_connected(adjacency)
+    order, parent = breadth_first_order(adjacency, 0, directed=False,
+                                        return_predecessors=True)
+    parent = np.asarray(parent, dtype=np.intp)
+    parent[parent < 0] = -1
+    return parent, np.asarray(order, dtype=np.intp)
+
+
+def _subtree_union(flags, parent, order):
+    """``flags`` OR-ed over every node's subtree (children before parents)."""
+    out = np.array(flags, dtype=bool, copy=True)
+    for k in order[::-1].tolist():
+        if parent[k] >= 0:
+            out[parent[k]] |= out[k]
+    return out
+
+
+def _count_votes(ballots, varying, n_votes):
+    """``(selected, votes, threshold)`` of the vote; every varying feature if none is."""
+    voters = int(ballots.any(axis=1).sum())
+    votes = ballots.sum(axis=0).astype(np.int64)
+    threshold = vote_threshold(voters, n_votes, int(varying.sum()), level=_VOTE_LEVEL)
+    selected = (votes >= threshold) & varying
+    if not selected.any():
+        selected = varying.copy()
+    return selected, votes, threshold
+
+
+def _vote_messages(simulation, ballots, selected, nodes=None):
+    """Count the feature vote's messages up and down the aggregation tree.
+
+    A node sends its parent the numbers of voters and of training samples
+    of its subtree and the subtree's non-zero counts (an int32 and a ``ceil(log2 n_features)``-bit
+    index each, or all ``n_features`` counts when that is smaller); the
+    parent sends the selection back (a bit per feature, or the selected
+    indices when that is smaller).  Only the messages sent by ``nodes`` are
+    counted (all by default); returns the bytes of all the messages.
+    """
+    K, d = ballots.shape
+    if K < 2:
+        return 0
+    parent, order = _aggregation_tree(simulation)
+    n_counted = _subtree_union(ballots, parent, order).sum(axis=1)
+    bits = index_bits(d)
+    dense = payload_bytes(n_int32=2 + d)
+    down = payload_bytes(n_bits=min(d, int(selected.sum()) * bits))
+    mine = None if nodes is None else set(np.asarray(nodes).tolist())
+    counter = simulation.counter
+    spent = 0
+    for k in order.tolist():
+        p = int(parent[k])
+        if p < 0:
+            continue
+        m = int(n_counted[k])
+        up = min(dense, payload_bytes(n_int32=2 + m, n_bits=m * bits))
+        if mine is None or k in mine:
+            counter.send_message(k, p, up)
+        if mine is None or p in mine:
+            counter.send_message(p, k, down)
+        spent += up + down + 2 * counter.header_bytes
+    return spent
+
+
+def _tree_round_trip(simulation, up, down, nodes=None):
+    """Count one convergecast (``up`` bytes per child) and broadcast (``down``).
+
+    Every non-root node of the aggregation tree sends ``up`` payload bytes
+    to its parent, and its parent sends it ``down``; only the messages sent
+    by ``nodes`` are counted (all by default).  Returns the bytes of all the
+    messages (headers included).
+    """
+    if simulation.n_nodes < 2:
+        return 0
+    parent, order = _aggregation_tree(simulation)
+    mine = None if nodes is None else set(np.asarray(nodes).tolist())
+    counter = simulation.counter
+    for k in order.tolist():
+        p = int(parent[k])
+        if p >= 0:
+            if mine is None or k in mine:
+                counter.send_message(k, p, up)
+            if mine is None or p in mine:
+                counter.send_message(p, k, down)
+    return (simulation.n_nodes - 1) * (up + down + 2 * counter.header_bytes)

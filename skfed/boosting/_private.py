@@ -1,0 +1,241 @@
+"""Differential privacy of Dada and Perso-lin: what is public, budgets, calibration.
+
+* What a private fit treats as public (``privacy_public_``).
+* :class:`_WakeupBudget`, the per-node budget of an asynchronous fit.
+* Dada's private Frank-Wolfe choices: the exponential mechanism on the
+  scores, whose sensitivity :func:`fw_score_sensitivity` derives.
+* Perso-lin's private gradient releases: discrete Gaussian noise on the
+  clipped local gradients.
+* The final private refit of each node's kept models.
+
+The estimators call these functions; the Cython kernels do the draws.
+"""
+
+import math
+import warnings
+
+import numpy as np
+
+from .._private_refit import neighbour_prior, refit_boosting, refit_linear
+from .._secure_noise import CHOICE_RESOLUTION, NoiseSource, gaussian_grid, record_noise_source
+from ..privacy import (
+    PrivacyBudgetWarning,
+    calibrate_discrete_gaussian,
+    calibrate_exponential,
+    describe,
+    epsilon_spent,
+    max_uses,
+)
+
+# ------------------------------------------------------------------ privacy
+# What a private fit treats as public (``privacy_public_``): not protected by
+# the noise, known to every node and to an observer.
+_SHARED_PUBLIC = {
+    "node_sizes": "every node's number of samples m_k (its confidence c_k = m_k / max_l "
+                  "m_l and its noise scale depend on it)",
+    "class_set": "classes_, the set of labels present in the pooled data (one problem "
+                 "per class, one-vs-rest)",
+    "n_features": "the number of features",
+    "schedule": "wake-up times, peer sampling, the step sizes and the budget stop "
+                "(public randomness fixed by random_state, and counts)",
+    "graph": "the collaboration graph, learned from the nodes' released models only "
+             "(post-processing; no loss value or peer score is sent)",
+}
+_DADA_PUBLIC = dict(
+    _SHARED_PUBLIC,
+    base_predictors="the base predictors (stumps on a feature range given without "
+                    "looking at the data)",
+)
+_PERSOLIN_PUBLIC = dict(
+    _SHARED_PUBLIC,
+    feature_scale="the bound on the feature scale behind the step size (features "
+                  "standardized: mean square 1 per column)",
+)
+
+
+class _WakeupBudget:
+    """Per-node privacy budget of an asynchronous fit: plan, stop, account.
+
+    Every private step of a node (a local step or a wake-up) uses the
+    calibrated mechanism ``uses_per_step`` times.  The mechanism is
+    calibrated so that ``n_local`` local steps plus ``ceil(a + 2 sqrt(a))``
+    wake-ups spend exactly the budget, ``a = max_iter / n_nodes`` the
+    expected wake-ups of a node (its count is Binomial(max_iter, 1 /
+    n_nodes): mean plus two standard deviations, so that few nodes run out);
+    a node that has used all the wake-ups the accountant allows stops
+    sending (the budget stop).
+    """
+
+    def __init__(self, spec, calibrate, *, n_nodes, max_iter, n_local, uses_per_step):
+        self.epsilon, self.delta = spec.budget()
+        mean = max_iter / n_nodes
+        self.planned = math.ceil(mean + 2.0 * math.sqrt(mean))
+        self.n_local, self.per = int(n_local), int(uses_per_step)
+        n_plan = self.per * (self.n_local + self.planned)
+        self.mechanism = calibrate(self.epsilon, self.delta, n_plan)
+        limit = self.per * (self.n_local + int(max_iter))
+        affordable = max_uses(self.mechanism, self.epsilon, self.delta, limit, n_plan)
+        self.affordable = max(affordable // self.per - self.n_local, 0)
+        self.wakeups_left = np.full(n_nodes, self.affordable, dtype=np.int64)
+        self.stopped_at = np.full(n_nodes, -1, dtype=np.int64)
+        self.local_done = np.zeros(n_nodes, dtype=np.int64)
+
+    def uses(self):
+        return self.per * (self.local_done + self.affordable - self.wakeups_left)
+
+    def finish(self, estimator, state, composition, public, **extra):
+        """Set ``privacy_spent_``, ``privacy_``, ``privacy_public_`` and
+        ``privacy_guarantee_void_``; drop the exact objective curve of a
+        finite budget; warn about stopped nodes."""
+        uses = self.uses()
+        estimator.privacy_spent_ = epsilon_spent(self.mechanism, uses, self.delta)
+        estimator.privacy_ = describe(
+            self.mechanism, uses=uses, delta=self.delta, composition=composition,
+            planned_wakeups=self.planned, affordable_wakeups=self.affordable,
+            stopped_at=self.stopped_at.copy(), level="sample (replace one)",
+            noise_source=state.source.describe(), **extra,
+        )
+        estimator.privacy_public_ = dict(public)
+        record_noise_source(estimator, state.source)
+        if math.isfinite(self.epsilon):
+            # The objective values are exact functions of the training data:
+            # a private fit does not keep them.
+            estimator.objective_curve_ = None
+            estimator.objective_ = None
+        stopped = np.flatnonzero(self.stopped_at >= 0)
+        if stopped.size:
+            labels = estimator.nodes_.tolist()
+            names = ", ".join(
+                f"{labels[k]!r} at iteration {self.stopped_at[k]}" for k in stopped
+            )
+            warnings.warn(
+                f"{type(estimator).__name__}: {stopped.size} node(s) spent their privacy "
+                f"budget (epsilon={self.epsilon:g}, delta={self.delta:g}) after "
+                f"{self.affordable} wake-ups and stopped sending, like dropped nodes: "
+                f"{names}.",
+                PrivacyBudgetWarning,
+                stacklevel=3,
+            )
+
+
+def fw_score_sensitivity(n_samples, beta):
+    """Sensitivity of Dada's Frank-Wolfe scores to one replaced sample.
+
+    The data part of node k's gradient is ``-d_k c_k A_k^T eta_k``, with
+    ``eta_k`` the softmax weights ``w_i / sum_l w_l``, ``w_i =
+    exp(-margin_i)``, and ``|A_k[i, j]| <= 1``.  A model in the l1 ball of
+    radius ``beta`` over base predictors with values in [-1, 1] has margins
+    in ``[-beta, beta]``, so every ``w_i`` lies in ``[e^-beta, e^beta]``.
+    Write ``(A_k^T eta)_j = nu + w (a - nu) / (R + w)`` for the sample
+    ``(a, w)`` that changes, with ``R >= (m - 1) e^-beta`` the weight of the
+    ``m - 1`` others and ``nu`` in [-1, 1] their weighted mean.  Replacing
+    it by ``(a', w')`` moves the score by ``(a' - nu) f(w') - (a - nu) f(w)``,
+    ``f(x) = x / (R + x)`` increasing, which is at most ``(1 - nu) f(e^beta)
+    + (1 + nu) f(e^beta) = 2 f(e^beta)``::
+
+        Delta_A = 2 e^beta / ((m - 1) e^-beta + e^beta) = 2 / (1 + (m - 1) e^(-2 beta)),
+
+    attained when the others all have margin ``beta`` and the replaced
+    sample margin ``-beta`` with ``a = -1, a' = +1``.  The score of node k
+    moves by at most ``d_k c_k Delta_A`` (the smoothing term depends only on
+    models, which are post-processing of earlier private choices).
+    """
+    n_samples = np.asarray(n_samples, dtype=np.float64)
+    return 2.0 / (1.0 + (n_samples - 1.0) * math.exp(-2.0 * float(beta)))
+
+
+def _check_private_inputs(estimator, sample_weight):
+    if sample_weight is not None:
+        raise ValueError(
+            f"{type(estimator).__name__}(privacy=...) does not accept sample_weight: "
+            "the sensitivities are derived for unit-weight samples (one replaced "
+            "sample); a weighted sample would need a public bound on its weight."
+        )
+
+
+def plan_private_choices(estimator, state, spec, mass):
+    """Calibrate the exponential mechanism on the Frank-Wolfe scores; set the budget."""
+    K = len(estimator.nodes_)
+    max_iter, n_local = estimator._schedule(K)
+    state.dp = _WakeupBudget(
+        spec, lambda eps, delta, n: calibrate_exponential(eps, delta, n),
+        n_nodes=K, max_iter=max_iter, n_local=n_local, uses_per_step=state.P,
+    )
+    state.source = NoiseSource.for_fit(spec, type(estimator).__name__)
+    state.sensitivity = fw_score_sensitivity(mass, estimator.beta)
+    if math.isfinite(state.dp.mechanism.epsilon):
+        # Quality grid step Delta / resolution per unit loss weight (times
+        # d_k c_k in Cython), at the mechanism's integer scale.
+        state.unit = np.ascontiguousarray(state.sensitivity / CHOICE_RESOLUTION)
+        state.choice_scale = int(state.dp.mechanism.scale)
+    else:
+        state.unit, state.choice_scale = None, 0
+
+
+def plan_private_gradients(estimator, state, spec, mass):
+    """Calibrate the discrete Gaussian noise on the local gradients; set the budget."""
+    K = len(estimator.nodes_)
+    max_iter, n_local = estimator._schedule(K)
+    dim = state.P * state.X.shape[1]
+    state.dp = _WakeupBudget(
+        spec, lambda eps, delta, n: calibrate_discrete_gaussian(eps, delta, 1.0, n, dim),
+        n_nodes=K, max_iter=max_iter, n_local=n_local, uses_per_step=1,
+    )
+    state.source = NoiseSource.for_fit(spec, type(estimator).__name__)
+    finite = math.isfinite(state.dp.epsilon)
+    # No noise, nothing to bound: epsilon=inf leaves the gradients unclipped.
+    state.clip = float(spec.clip_norm) if finite else 0.0
+    if finite:
+        # The step 1 / L_F,k read ||X_k||_2 off the data; a private node uses
+        # the public bound for features on a unit scale instead:
+        # ||X_k||_2^2 / m_k <= mean ||x_i||^2 = n_columns when every column
+        # has mean square 1 (standardized features, intercept column 1).
+        state.lipschitz = np.full(
+            state.K, state.loss.py_curvature() * state.X.shape[1] + state.l2
+        )
+    state.row_norm = np.ascontiguousarray(
+        np.linalg.norm(state.X.astype(np.float64), axis=1)
+    )
+    # One replaced sample moves each problem's clipped mean gradient by at
+    # most 2 C / m_k in l2, so the P blocks together by 2 C sqrt(P) / m_k.
+    state.sensitivity = 2.0 * float(spec.clip_norm) * math.sqrt(state.P) / mass
+    # The mechanism is calibrated for sensitivity 1: its sigma is the noise
+    # multiplier; node k's grid step sigma_k / 2^20 makes its grid
+    # sensitivity, hence its rho, the calibrated one.
+    state.sigma = np.ascontiguousarray(
+        state.dp.mechanism.sigma * state.sensitivity, dtype=np.float64
+    )
+    if finite:
+        step, state.grid_steps = gaussian_grid(1.0)
+        state.grid_step = np.ascontiguousarray(state.sigma * step)
+    else:
+        state.grid_step, state.grid_steps = None, 0
+
+
+def refit_private_final(estimator, state, rng):
+    """Each node's final (kept, never sent) models under a finite budget.
+
+    Returns ``(models, trust, radius)``: the node refits its own block
+    on its exact samples with its graph neighbours held at their
+    released models (:mod:`skfed._private_refit`); the released models
+    stay in ``state.public``.  Returns None without a finite budget.
+    """
+    if state.dp is None or not math.isfinite(state.dp.epsilon):
+        return None
+    released = np.asarray(state.public, dtype=np.float64)
+    models = np.empty_like(released)
+    trust = np.zeros(released.shape[:2])
+    radius = np.zeros(released.shape[:2])
+    W = state.graph.tocsr()
+    for k in range(state.K):
+        rows = slice(state.offsets[k], state.offsets[k + 1])
+        prior = neighbour_prior(W, released, k)
+        S = np.asarray(state.Y[:, rows], dtype=np.float64)
+        if hasattr(state, "H"):  # Dada (stump outputs), else Perso-lin (features)
+            H = np.asarray(state.H[rows], dtype=np.float64)
+            models[k], trust[k], radius[k] = refit_boosting(H, S, prior, rng)
+        else:
+            Z = np.asarray(state.X[rows], dtype=np.float64)
+            models[k], trust[k] = refit_linear(Z, S, prior, state.n_penalized,
+                                               estimator.loss, rng)
+    return models.astype(state.dtype), trust, radius

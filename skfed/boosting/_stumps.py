@@ -1,0 +1,307 @@
+"""Dada's base predictors: decision stumps, where they go, and the feature vote.
+
+The stumps are shared by every node (same features, same thresholds), so that
+the nodes' models are comparable coordinate by coordinate.  Where they go is
+agreed without pooling data: from the feature ranges, from merged per-feature
+histograms (``stump_placement="quantile"``), and on the features a federated
+vote of per-node relevance selects (``feature_selection="vote"``).
+"""
+
+import math
+
+import numpy as np
+
+# Bins per feature of the histograms behind ``stump_placement="quantile"``.
+_N_BINS = 256
+# Expected number of features the feature vote selects by chance.
+_VOTE_LEVEL = 0.05
+
+
+# ------------------------------------------------------------------ stumps
+def _stumps_per_feature(varying, n_estimators):
+    """Spread ``n_estimators`` stumps over the features that vary.
+
+    The ``n_varying`` features with ``max > min`` get ``n_estimators //
+    n_varying`` stumps each, the first ``n_estimators % n_varying`` of them
+    one more; a constant feature gets none (each of its stumps would be the
+    same constant).  When no feature varies, all features share them.
+    """
+    varying = np.asarray(varying, dtype=bool)
+    if not varying.any():
+        varying = np.ones_like(varying)
+    base, extra = divmod(int(n_estimators), int(varying.sum()))
+    counts = np.zeros(varying.shape[0], dtype=np.intp)
+    counts[varying] = base
+    counts[np.flatnonzero(varying)[:extra]] += 1
+    return counts.tolist()
+
+
+def _stump_counts(feature_min, feature_max, n_estimators, features=None,
+                  max_per_feature=None):
+    """Stumps per feature: ``n_estimators`` spread over the allowed features that vary.
+
+    With ``max_per_feature``, an allowed feature takes at most that many and
+    the stumps they leave are spread evenly over the other varying
+    features (none left out: the cap is then not applied).
+    """
+    n_features = feature_min.shape[0]
+    allowed = np.ones(n_features, dtype=bool) if features is None else np.asarray(
+        features, dtype=bool)
+    if allowed.shape != (n_features,) or not allowed.any():
+        raise ValueError("features must be a boolean mask of the features with at least one "
+                         "True entry.")
+    varying = (feature_max > feature_min) & allowed
+    counts = np.asarray(_stumps_per_feature(varying if varying.any() else allowed,
+                                            n_estimators), dtype=np.intp)
+    if max_per_feature is not None:
+        others = (feature_max > feature_min) & ~allowed
+        if others.any() and counts.max() > max_per_feature:
+            counts = np.minimum(counts, int(max_per_feature))
+            counts += np.asarray(_stumps_per_feature(others, n_estimators - counts.sum()),
+                                 dtype=np.intp) * others
+    return counts
+
+
+def make_stumps(feature_min, feature_max, n_estimators, placement="range", histogram=None,
+                features=None, max_per_feature=None):
+    """Decision stumps spread evenly over the features that vary.
+
+    Each of the ``n_varying`` features with ``feature_max > feature_min``
+    (among ``features`` when given) gets ``n_estimators // n_varying``
+    stumps (the first ``n_estimators % n_varying`` of them one more) and a
+    constant feature none (all of them share the stumps when none varies);
+    feature f gets q of them, with thresholds placed by ``placement``:
+
+    * ``"range"``: evenly spaced strictly inside the feature's own range,
+      ``min_f + (r + 1) (max_f - min_f) / (q + 1)``, ``r = 0 .. q - 1``;
+    * ``"global_range"``: the same over the range of all features together,
+      ``[min_f' min_f', max_f' max_f']``, for every feature (suits features
+      on one common scale).  The authors' code also puts the same
+      thresholds on every feature over the range of all of them, but not
+      these stumps: it gives every column of its data (the features and a
+      constant column it appends), constant ones included, ``q =
+      ceil(n_estimators / (n_features + 1))`` thresholds at ``min + (r + 1)
+      (max - min) / q``, the last at the maximum (a stump constant on the
+      data), where skfed spreads ``n_estimators`` over the varying features
+      strictly inside the range;
+    * ``"quantile"``: at the levels ``(r + 1) / (q + 1)`` of the feature's
+      distribution, read from ``histogram`` (counts of the pooled samples
+      in ``n_bins`` equal bins over ``[min_f, max_f]``) by linear
+      interpolation inside the bin (suits skewed or heavy-tailed features).
+
+    Parameters
+    ----------
+    feature_min, feature_max : array-like of shape (n_features,)
+    n_estimators : int
+    placement : {"range", "global_range", "quantile"}, default="range"
+    histogram : array-like of shape (n_features, n_bins), default=None
+        Needed by ``"quantile"``.
+    features : array-like of shape (n_features,), dtype=bool, default=None
+        The features that may get stumps (e.g. those a feature vote
+        selected); None: all.
+    max_per_feature : int, default=None
+        At most this many stumps on each of ``features``; the stumps they
+        cannot take are spread evenly over the other varying features (when
+        there is none, the cap is not applied).  A feature's ``n`` training
+        samples split it at most ``n - 1`` different ways, so a feature vote
+        passes the pooled number of training samples: a vote that singles
+        out a few features of many does not pile redundant stumps on them.
+
+    Returns
+    -------
+    features : ndarray of shape (n_estimators,), dtype=intp
+    thresholds : ndarray of shape (n_estimators,), dtype=float64
+    """
+    feature_min = np.asarray(feature_min, dtype=np.float64)
+    feature_max = np.asarray(feature_max, dtype=np.float64)
+    n_features = feature_min.shape[0]
+    counts = _stump_counts(feature_min, feature_max, n_estimators, features,
+                           max_per_feature).tolist()
+    if placement == "global_range":
+        feature_min = np.full(n_features, feature_min.min())
+        feature_max = np.full(n_features, feature_max.max())
+    elif placement == "quantile":
+        if histogram is None:
+            raise ValueError('placement="quantile" needs the histogram of every feature.')
+        histogram = np.asarray(histogram, dtype=np.float64)
+    elif placement != "range":
+        raise ValueError(
+            f'placement must be "range", "global_range" or "quantile", got {placement!r}.'
+        )
+    features, thresholds = [], []
+    for f, q in enumerate(counts):
+        if q == 0:
+            continue
+        r = np.arange(1, q + 1)
+        features.append(np.full(q, f, dtype=np.intp))
+        if placement == "quantile":
+            cdf = np.concatenate([[0.0], np.cumsum(histogram[f])])
+            cdf /= cdf[-1]
+            edges = np.linspace(feature_min[f], feature_max[f], histogram.shape[1] + 1)
+            # cdf is non-decreasing: interpolate the inverse, first crossing.
+            levels = r / (q + 1)
+            right = np.searchsorted(cdf, levels, side="left")
+            left = right - 1
+            span = cdf[right] - cdf[left]
+            frac = np.where(span > 0, (levels - cdf[left]) / np.where(span > 0, span, 1), 0)
+            thresholds.append(edges[left] + frac * (edges[right] - edges[left]))
+        else:
+            thresholds.append(
+                feature_min[f] + r * (feature_max[f] - feature_min[f]) / (q + 1)
+            )
+    return np.concatenate(features), np.concatenate(thresholds)
+
+
+def _vote_size(n_candidates):
+    """Features a node votes for: ``ceil(sqrt(n_candidates))``."""
+    return int(math.ceil(math.sqrt(max(int(n_candidates), 1))))
+
+
+def feature_relevance(X, y, offsets, sample_weight=None):
+    """Every node's correlation ratio of every feature with its labels.
+
+    For node k (rows ``offsets[k]:offsets[k + 1]`` of ``X``) and feature j,
+    with ``s_i`` the sample weights, ``m`` the node's weighted mean of
+    ``x_j`` and ``m_c`` its mean over the node's samples of class c (weight
+    ``S_c``)::
+
+        eta2[k, j] = sum_c S_c (m_c - m)^2 / sum_i s_i (x_ij - m)^2,
+
+    the share of the feature's variance at the node that its classes
+    explain (the squared point-biserial correlation for two classes); 0
+    where the feature is constant at the node (or the node holds one
+    class).  Scale-free and invariant to any affine change of a feature.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Samples sorted by node.
+    y : ndarray of shape (n_samples,)
+        Class codes ``0 .. n_classes - 1``.
+    offsets : ndarray of shape (n_nodes + 1,)
+    sample_weight : ndarray of shape (n_samples,), default=None
+
+    Returns
+    -------
+    eta2 : ndarray of shape (n_nodes, n_features)
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    offsets = np.asarray(offsets, dtype=np.intp)
+    sw = np.ones(X.shape[0]) if sample_weight is None else np.asarray(
+        sample_weight, dtype=np.float64)
+    K = offsets.shape[0] - 1
+    if np.any(np.diff(offsets) <= 0):
+        raise ValueError("feature_relevance needs at least one sample per node.")
+    starts = offsets[:-1]
+    node = np.repeat(np.arange(K), np.diff(offsets))
+    mass = np.add.reduceat(sw, starts)
+    mean = np.add.reduceat(sw[:, None] * X, starts, axis=0) / np.where(
+        mass > 0, mass, 1.0)[:, None]
+    centred = X - mean[node]
+    weighted = sw[:, None] * centred
+    total = np.add.reduceat(weighted * centred, starts, axis=0)
+    between = np.zeros_like(total)
+    for c in np.unique(y):
+        inside = (y == c).astype(np.float64)
+        weight = np.add.reduceat(sw * inside, starts)
+        part = np.add.reduceat(weighted * inside[:, None], starts, axis=0)
+        # S_c (m_c - m)^2 = (sum over class c of s_i (x_ij - m))^2 / S_c
+        between += part**2 / np.where(weight > 0, weight, np.inf)[:, None]
+    # A feature constant at the node (up to rounding) explains nothing, and
+    # a node with one class has no between-class variance (only rounding).
+    scale = np.add.reduceat(sw[:, None] * X**2, starts, axis=0)
+    varies = total > 1e-12 * scale
+    eta2 = np.where(varies, np.minimum(between / np.where(varies, total, 1.0), 1.0), 0.0)
+    return np.where(eta2 > 1e-12, eta2, 0.0)
+
+
+def node_votes(relevance, candidates, n_votes, tie_key):
+    """Each node's vote: its ``n_votes`` most relevant candidate features.
+
+    A node votes for the features of ``candidates`` with the largest
+    ``relevance`` in its row, among those with positive relevance (at most
+    ``n_votes``; a node with none abstains); ties are broken by ``tie_key``
+    (a random permutation key per node and feature), so that features of
+    equal relevance are equally likely to be chosen.
+
+    Returns
+    -------
+    votes : ndarray of shape (n_nodes, n_features), dtype=bool
+    """
+    relevance = np.where(candidates[None, :], relevance, 0.0)
+    # Sort by relevance (descending), ties by the random key.
+    order = np.lexsort((tie_key, -relevance), axis=1)
+    top = order[:, :n_votes]
+    votes = np.zeros(relevance.shape, dtype=bool)
+    rows = np.repeat(np.arange(relevance.shape[0]), top.shape[1])
+    chosen = top.ravel()
+    keep = relevance[rows, chosen] > 0
+    votes[rows[keep], chosen[keep]] = True
+    return votes
+
+
+def vote_threshold(n_voters, n_votes, n_candidates, level=0.05):
+    """Least number of votes that singles a feature out of ``n_candidates``.
+
+    Under the null hypothesis that no candidate is more relevant than
+    another, each of the ``n_voters`` nodes votes for a given feature with
+    probability ``p = n_votes / n_candidates`` (its ranks are exchangeable),
+    so the feature's count is Binomial(n_voters, p); the threshold is the
+    smallest ``v`` with ``P(count >= v) <= level / n_candidates``, so that
+    on average at most ``level`` features are selected by chance
+    (Bonferroni).  Relevant features only take votes from the others, which
+    keeps the test conservative.
+    """
+    from scipy.stats import binom
+
+    n_voters, n_candidates = int(n_voters), int(n_candidates)
+    p = min(1.0, n_votes / max(n_candidates, 1))
+    v = np.arange(n_voters + 2)
+    # P(count >= v); 0 at v = n_voters + 1, so some v always qualifies.
+    tail = binom.sf(v - 1, n_voters, p)
+    return int(v[np.argmax(tail <= level / max(n_candidates, 1))])
+
+
+class Stump:
+    """The decision stump ``h(x) = +1 if x[feature] > threshold else -1``.
+
+    A picklable base predictor for ``base_predictors``.
+    """
+
+    def __init__(self, feature, threshold):
+        self.feature = int(feature)
+        self.threshold = float(threshold)
+
+    def __call__(self, X):
+        return np.where(np.asarray(X)[:, self.feature] > self.threshold, 1.0, -1.0)
+
+    def __repr__(self):
+        return f"Stump(feature={self.feature}, threshold={self.threshold:g})"
+
+
+def make_stump_predictors(feature_min, feature_max, n_estimators, placement="range"):
+    """Stumps on a *public* feature range, as ``base_predictors``.
+
+    The stumps of :func:`make_stumps` for the given range, one
+    :class:`Stump` each.  Under ``privacy=`` Dada needs them: its own stumps
+    are placed on the extremes of the nodes' samples, which it would have to
+    send in the clear; give instead a range known without looking at the
+    data (the domain of the features, e.g. ``[0, 1]`` for rates).
+
+    Examples
+    --------
+    >>> from skfed.boosting import make_stump_predictors
+    >>> make_stump_predictors([0, 0], [1, 1], 2)
+    [Stump(feature=0, threshold=0.5), Stump(feature=1, threshold=0.5)]
+    """
+    features, thresholds = make_stumps(feature_min, feature_max, n_estimators, placement)
+    return [Stump(f, t) for f, t in zip(features.tolist(), thresholds.tolist())]
+
+
+def stump_predictions(X, features, thresholds, dtype=None):
+    """``H[i, j] = +1 if X[i, features[j]] > thresholds[j] else -1``."""
+    X = np.asarray(X)
+    dtype = X.dtype if dtype is None else dtype
+    H = np.where(X[:, features] > thresholds[None, :], 1.0, -1.0)
+    return np.ascontiguousarray(H, dtype=dtype)

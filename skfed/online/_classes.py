@@ -1,0 +1,731 @@
+"""The estimators: :class:`DecentralizedKernelSGDClassifier` and
+:class:`DecentralizedKernelSGDRegressor`, and their shared base (validation,
+set-up, fitted attributes, prediction).  The rounds are in ``_consensus``,
+the dictionaries in ``_dictionary``, joins in ``_join``.
+"""
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from .._base import (
+    FederatedClassifierMixin,
+    FederatedMixin,
+    FederatedRegressorMixin,
+    _check_y,
+    node_seeds,
+)
+from .._base import check_network_faults, check_node_weights, check_sample_weight
+from .._compat import HasMethods, Interval, StrOptions
+from ..kernels import kernel_params, resolve_kernel
+from ..privacy import DifferentialPrivacy
+from ._consensus import _ConsensusMixin
+from ._dictionary import _DictionaryMixin
+from ._docs import _doc
+from ._join import _JoinMixin
+from ._validation import _AUTO_LAPLACIAN_FEATURES, _LOSSES, _SCHEDULES, _check_gamma
+
+__all__ = ["DecentralizedKernelSGDClassifier", "DecentralizedKernelSGDRegressor"]
+
+
+class _BaseDecentralizedKernelSGD(_JoinMixin, _ConsensusMixin, _DictionaryMixin, FederatedMixin,
+                                  BaseEstimator):
+    """Shared machinery of the classifier and the regressor."""
+
+    _parameter_constraints = {
+        "kernel": [StrOptions({"auto", "rbf", "laplacian", "poly", "linear", "sigmoid"})],
+        "gamma": [
+            StrOptions({"median", "scale"}), None,
+            Interval(numbers.Real, 0, None, closed="neither"),
+            "array-like", dict,
+        ],
+        "degree": [Interval(numbers.Real, 1, None, closed="left")],
+        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
+        "alpha": [Interval(numbers.Real, 0, None, closed="left")],
+        "consensus_penalty": [Interval(numbers.Real, 0, None, closed="left")],
+        "eta0": [StrOptions({"auto"}), Interval(numbers.Real, 0, None, closed="neither")],
+        "learning_rate": [StrOptions(set(_SCHEDULES))],
+        "power_t": [Interval(numbers.Real, 0, None, closed="neither")],
+        "epsilon": [Interval(numbers.Real, 0, None, closed="left")],
+        "max_dictionary_size": [None, Interval(numbers.Integral, 1, None, closed="left")],
+        "max_epochs": [Interval(numbers.Integral, 1, None, closed="left")],
+        "average": [Interval(numbers.Real, 0, 1, closed="left")],
+        "exchange_every": [
+            StrOptions({"auto"}), None, Interval(numbers.Integral, 1, None, closed="left")
+        ],
+        "shuffle": ["boolean"],
+        "network": [None, HasMethods(["start"])],
+        "random_state": ["random_state"],
+        "privacy": [None, DifferentialPrivacy],
+        **FederatedMixin._federated_parameter_constraints,
+    }
+
+    # ------------------------------------------------------------ validation
+    def _check_hyperparameters(self):
+        if self.learning_rate == "diminishing" and not 0.5 < self.power_t <= 1:
+            raise ValueError(
+                f"power_t must be in (0.5, 1] with learning_rate='diminishing' (the "
+                f"paper's conditions sum eta_t = inf and sum eta_t^2 < inf for eta_t = "
+                f"eta0 / (1 + t)^power_t), got power_t={self.power_t}."
+            )
+        compress = self.epsilon > 0 or self.max_dictionary_size is not None
+        if compress and self.kernel == "sigmoid":
+            raise ValueError(
+                "kernel='sigmoid' is not positive semi-definite, so KOMP (epsilon > 0 "
+                "or max_dictionary_size) cannot prune with it; use epsilon=0 and "
+                "max_dictionary_size=None, or another kernel."
+            )
+        return compress
+
+    def _resolve_kernel_name(self, n_features):
+        """The kernel ``kernel="auto"`` stands for at ``n_features`` features."""
+        if self.kernel != "auto":
+            return self.kernel
+        return "laplacian" if n_features >= _AUTO_LAPLACIAN_FEATURES else "rbf"
+
+    def _make_loss(self):
+        return _LOSSES[self._loss_name()]()
+
+    # ----------------------------------------------------------- public API
+    def _fit(self, X, y, groups, sample_weight, *, classes=None, partial):
+        first = partial is False or not hasattr(self, "_sizes")
+        if first:
+            self._validate_params()
+            if self.privacy is not None:
+                raise ValueError(
+                    f"{type(self).__name__} does not support privacy=: its exchanges send "
+                    "raw samples (new dictionary centres) and whole dictionaries to the "
+                    "neighbours, whose sensitivity to one sample is unbounded, and no "
+                    "sound mechanism for them is implemented. Use privacy=None."
+                )
+            X, y, sample_weight, layout = self._validate_fit_data(
+                X, y, groups, sample_weight, y_numeric=self._is_regressor()
+            )
+            codes = layout.codes
+            self._dtype = X.dtype
+            self._init_targets(y, classes, partial)
+            compress = self._check_hyperparameters()
+            self._setup(X, codes, compress)
+        else:
+            X, y, sample_weight, codes, new_labels = self._validate_more_data(
+                X, y, groups, sample_weight, classes
+            )
+            self._check_hyperparameters()
+            if len(new_labels):
+                # Samples of nodes unseen so far: they join first (graph and
+                # starting function from their neighbours, as in add_nodes),
+                # then stream with everyone in the pass below.
+                codes = self._join_new(X, y, sample_weight, codes, new_labels)
+        check_network_faults(self, self.network, {
+            "straggler_rate": "a step is one sample and cannot be cut",
+        })
+        check_node_weights(self, codes, sample_weight)
+        y_encoded = self._encode_targets(y)
+        scale = float(np.abs(y_encoded).max()) if self._is_regressor() and len(y) else 1.0
+        self._target_scale = max(getattr(self, "_target_scale", 0.0), scale)
+        if sample_weight is None:
+            sample_weight = np.ones(X.shape[0])
+        sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
+        X = np.ascontiguousarray(X, dtype=self._dtype)
+        epochs = 1 if partial else self.max_epochs
+        shuffle = self.shuffle and not partial
+        queues = self._make_queues(codes, epochs, shuffle)
+        self._run(X, y_encoded, sample_weight, queues, epochs)
+        return self
+
+    def _setup(self, X, codes, compress):
+        n_nodes = len(self.nodes_)
+        n_features = X.shape[1]
+        self.kernel_ = self._resolve_kernel_name(n_features)
+        spec = resolve_kernel(
+            self.kernel_, gamma=1.0, degree=self.degree, coef0=self.coef0,
+            n_features=n_features,
+        )
+        self._kernel_kind, _, self._coef0, self._degree = kernel_params(spec)
+        self.gamma_ = _check_gamma(self.gamma, self.nodes_, X, codes, self.kernel_)
+        self._compress = compress
+        self._max_size = 0 if self.max_dictionary_size is None else int(self.max_dictionary_size)
+        n_out = self._n_outputs
+        self._points = np.zeros((n_nodes, 0, n_features), dtype=self._dtype)
+        self._weights = np.zeros((n_nodes, 0, n_out))
+        self._gram_inv = np.zeros((n_nodes, 0, 0))
+        self._sizes = np.zeros(n_nodes, dtype=np.intp)
+        self._slot_ids = np.full((n_nodes, 0), -1, dtype=np.intp)
+        self._avg_weights = np.zeros((n_nodes, 0, n_out))
+        self._pub_points = np.zeros((n_nodes, 0, n_features), dtype=self._dtype)
+        self._pub_weights = np.zeros((n_nodes, 0, n_out))
+        self._pub_sizes = np.zeros(n_nodes, dtype=np.intp)
+        self._since_publish = np.zeros(n_nodes, dtype=np.int64)
+        self._n_steps = np.zeros(n_nodes, dtype=np.int64)
+        self._komp_error = np.zeros(n_nodes)
+        rng = check_random_state(self.random_state)
+        self._node_seeds = node_seeds(rng, n_nodes)
+        self._rng_state = self._node_seeds.copy()
+        self._network_seed = int(rng.randint(np.iinfo(np.int32).max))
+        self._n_calls = 0
+        self._consensus_curve = np.zeros(0)
+        self._order_curve = np.zeros((0, n_nodes), dtype=np.intp)
+        self._log = None
+        self.adjacency_ = None
+        self._rogue = None
+
+    def _validate_more_data(self, X, y, groups, sample_weight, classes):
+        """Validation of a later partial_fit call (no reset)."""
+        X_features, column_groups = self._split_X(X, reset=False)
+        if self.group_column is None:
+            X_features, y = validate_data(
+                self, X_features, y, reset=False, dtype=[np.float64, np.float32],
+                y_numeric=self._is_regressor(),
+            )
+        else:
+            X_features = check_array(X_features, dtype=[np.float64, np.float32])
+            y = _check_y(y, multi_output=False, y_numeric=self._is_regressor())
+            if len(y) != X_features.shape[0]:
+                raise ValueError(
+                    f"X has {X_features.shape[0]} samples but y has {len(y)}."
+                )
+        n_samples = X_features.shape[0]
+        groups = self._resolve_groups(groups, column_groups, n_samples)
+        if groups is None:
+            if len(self.nodes_) > 1:
+                self._node_codes(None, n_samples)  # raises, explaining how
+            codes = np.zeros(n_samples, dtype=np.intp)
+        else:
+            lookup = {label: index for index, label in enumerate(self.nodes_.tolist())}
+            unique, inverse = np.unique(groups, return_inverse=True)
+            mapped = np.array([lookup.get(label, -1) for label in unique.tolist()])
+            # Nodes not seen so far join the network (codes -1 - k for the
+            # k-th of new_labels).
+            new_labels = unique[mapped < 0]
+            mapped[mapped < 0] = -1 - np.arange(len(new_labels))
+            codes = mapped[inverse.ravel()].astype(np.intp)
+        if sample_weight is not None:
+            sample_weight = check_sample_weight(sample_weight, X_features)
+        if classes is not None and hasattr(self, "classes_"):
+            if not np.array_equal(np.unique(classes), self.classes_):
+                raise ValueError(
+                    f"classes={classes!r} is not the same as in the first call to "
+                    f"partial_fit ({self.classes_!r})."
+                )
+        if groups is None:
+            new_labels = np.zeros(0)
+        return X_features.astype(self._dtype, copy=False), y, sample_weight, codes, new_labels
+
+    def _set_fitted(self):
+        sizes = self._sizes
+        self.dictionaries_ = [self._points[i, : sizes[i]].copy() for i in range(len(sizes))]
+        weights = self._avg_weights if self.average > 0 else self._weights
+        self.dual_coef_ = [weights[i, : sizes[i]].copy() for i in range(len(sizes))]
+        self.model_order_ = sizes.copy()
+        self.model_order_curve_ = self._order_curve
+        self.consensus_error_curve_ = self._consensus_curve
+        self.n_iter_ = len(self._consensus_curve)
+        self.n_steps_ = self._n_steps.copy()
+        self.komp_error_ = self._komp_error.copy()
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        # Trim the dictionary buffers to what is used (capacity regrows on demand).
+        if "_sizes" in state and state.get("_points") is not None:
+            sizes = np.concatenate([state["_sizes"], state.get("_pub_sizes", [])])
+            used = int(sizes.max()) if len(sizes) else 0
+            for name in ("_points", "_weights", "_avg_weights", "_pub_points", "_pub_weights",
+                         "_slot_ids"):
+                state[name] = state[name][:, :used].copy()
+            if state.get("_compress"):
+                state["_gram_inv"] = state["_gram_inv"][:, :used, :used].copy()
+        return state
+
+    # --------------------------------------------------------------- predict
+    def _raw_decision(self, X, groups):
+        check_is_fitted(self, "dictionaries_")
+        X, codes = self._validate_predict_data(X, groups)
+        X = np.ascontiguousarray(X, dtype=self._dtype)
+        n_out = self._n_outputs
+        out = np.zeros((X.shape[0], n_out))
+        for node in np.unique(codes[codes >= 0]):
+            rows = np.flatnonzero(codes == node)
+            out[rows] = self._node_function(node, X[rows])
+        unknown = np.flatnonzero(codes < 0)
+        if len(unknown):
+            # A node never seen in fit: the average of all nodes' functions.
+            for node in range(len(self.nodes_)):
+                out[unknown] += self._node_function(node, X[unknown]) / len(self.nodes_)
+        return out
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False
+        return tags
+
+
+class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _BaseDecentralizedKernelSGD):
+    """Decentralized online kernel classifier (functional SGD + consensus + KOMP).
+
+    Every node ``i`` learns its own function ``f_i`` in an RKHS from its own
+    stream of samples, talking only to its neighbours, on the objective::
+
+        sum_i E[loss(f_i(x_i), y_i)] + (alpha / 2) sum_i ||f_i||^2
+            + (c / 2) sum_i sum_{j in N_i} E[(f_i(x_i) - f_j(x_i))^2]
+
+    In every synchronous round each node steps on its next sample ``x``::
+
+        omega = loss'(f_i(x), y) + c sum_{j in N_i} (f_i(x) - f_j(x))
+        f_i  <- (1 - eta alpha) f_i - eta omega k_i(x, .)
+
+    and compresses ``f_i`` by destructive kernel orthogonal matching pursuit
+    with error budget ``epsilon``, which keeps the model order (dictionary
+    size) bounded.  Binary problems use one function (``hinge`` or
+    ``log_loss`` with labels -1/+1); with more classes every node keeps one
+    function per class on a shared dictionary, with the multiclass hinge
+    ``max(0, 1 + f_r(x) - f_y(x))`` (``r`` the best wrong class,
+    Crammer-Singer) or the multinomial logistic loss.
+
+    Read more in :mod:`skfed.online`, which also documents how the
+    exchanges with the neighbours are counted.
+
+    Parameters
+    ----------
+    loss : {"hinge", "log_loss"}, default="hinge"
+        Loss; multiclass problems use its multiclass form.
+%(params)s
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Classes seen in fit (or given to the first ``partial_fit``), global
+        across nodes.
+%(attributes)s
+
+    See Also
+    --------
+    DecentralizedKernelSGDRegressor : The same method with the squared loss.
+    sklearn.linear_model.SGDClassifier : Centralized linear SGD; with
+        :class:`~sklearn.kernel_approximation.RBFSampler` features, the
+        online kernel baseline.
+
+    References
+    ----------
+    .. [1] A. Koppel, S. Paternain, C. Richard and A. Ribeiro, "Decentralized
+       Online Learning With Kernels", IEEE Transactions on Signal
+       Processing 66(12), 2018 (Asilomar 2017/2018 for the short version).
+    .. [2] A. Koppel, G. Warnell, E. Stump and A. Ribeiro, "Parsimonious
+       Online Learning with Kernels via Sparse Projections in Function
+       Space", JMLR 20, 2019 (KOMP and the model-order bound).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed.online import DecentralizedKernelSGDClassifier
+    >>> from skfed.network import SimulatedNetwork
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(200, 2)); groups = np.repeat([0, 1, 2, 3], 50)
+    >>> y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    >>> clf = DecentralizedKernelSGDClassifier(
+    ...     gamma=1.0, eta0=0.5, epsilon=0.05, network=SimulatedNetwork("ring"),
+    ...     max_epochs=10, random_state=0).fit(X, y, groups=groups)
+    >>> bool(clf.score(X, y, groups=groups) > 0.9)
+    True
+    >>> bool(clf.model_order_.max() < 200)
+    True
+    """
+
+    _parameter_constraints = {
+        **_BaseDecentralizedKernelSGD._parameter_constraints,
+        "loss": [StrOptions({"hinge", "log_loss"})],
+    }
+
+    def __init__(
+        self,
+        loss="hinge",
+        *,
+        kernel="auto",
+        gamma="median",
+        degree=3,
+        coef0=1.0,
+        alpha=1e-4,
+        consensus_penalty=0.1,
+        eta0="auto",
+        learning_rate="constant",
+        power_t=0.75,
+        epsilon=0.01,
+        max_dictionary_size=100,
+        max_epochs=30,
+        average=0.5,
+        exchange_every="auto",
+        shuffle=True,
+        group_column=None,
+        handle_unknown="global",
+        network=None,
+        random_state=None,
+        privacy=None,
+    ):
+        self.loss = loss
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.alpha = alpha
+        self.consensus_penalty = consensus_penalty
+        self.eta0 = eta0
+        self.learning_rate = learning_rate
+        self.power_t = power_t
+        self.epsilon = epsilon
+        self.max_dictionary_size = max_dictionary_size
+        self.max_epochs = max_epochs
+        self.average = average
+        self.exchange_every = exchange_every
+        self.shuffle = shuffle
+        self.group_column = group_column
+        self.handle_unknown = handle_unknown
+        self.network = network
+        self.random_state = random_state
+        self.privacy = privacy
+
+    def _is_regressor(self):
+        return False
+
+    def _loss_name(self):
+        if len(self.classes_) > 2:
+            return "multiclass_hinge" if self.loss == "hinge" else "multinomial_log_loss"
+        return self.loss
+
+    def _init_targets(self, y, classes, partial):
+        check_classification_targets(y)
+        if partial:
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit (all "
+                    "classes of the stream, across nodes)."
+                )
+            classes = np.unique(np.asarray(classes))
+            unseen = np.setdiff1d(np.unique(y), classes)
+            if len(unseen):
+                raise ValueError(f"y contains labels {unseen[:5]!r} not in classes={classes!r}.")
+        else:
+            classes = np.unique(y)
+        if len(classes) < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least 2 classes; got one "
+                f"class ({classes[0]!r})."
+                if len(classes)
+                else "classes is empty."
+            )
+        self.classes_ = classes
+        self._n_outputs = 1 if len(classes) == 2 else len(classes)
+
+    def _encode_targets(self, y):
+        index = np.searchsorted(self.classes_, y)
+        index = np.clip(index, 0, len(self.classes_) - 1)
+        if np.any(self.classes_[index] != y):
+            bad = np.asarray(y)[self.classes_[index] != y]
+            raise ValueError(
+                f"y contains labels {np.unique(bad)[:5]!r} that are not in classes_ "
+                f"{self.classes_!r}."
+            )
+        if len(self.classes_) == 2:
+            return np.where(index == 1, 1.0, -1.0)
+        return index.astype(np.float64)
+
+    def fit(self, X, y, groups=None, sample_weight=None):
+        """Fit by ``max_epochs`` passes over every node's samples.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,), default=None
+            Node id of every sample (not needed with ``group_column``).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Multiplies the loss derivative of every sample.
+
+        Returns
+        -------
+        self
+        """
+        return self._fit(X, y, groups, sample_weight, partial=False)
+
+    def partial_fit(self, X, y, groups=None, classes=None, sample_weight=None):
+        """Process a batch of the stream: one pass, in arrival order.
+
+        Each node processes its own samples one per synchronous round; the
+        first call fixes the classes and the network.  Samples of a node
+        id not seen so far make that node join first, as in
+        :meth:`add_nodes` (neighbours chosen by their losses on its samples
+        of this batch, start from their functions, counted in
+        ``join_communication_``); it then streams with everyone.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,), default=None
+        classes : array-like of shape (n_classes,), default=None
+            All classes of the stream; required on the first call.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        return self._fit(X, y, groups, sample_weight, classes=classes, partial=True)
+
+    def decision_function(self, X, groups=None):
+        """Values of the nodes' functions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        groups : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            ``f_i(x)`` of every sample's node (positive for ``classes_[1]``
+            in the binary case).
+        """
+        out = self._raw_decision(X, groups)
+        return out[:, 0] if self._n_outputs == 1 else out
+
+    def predict(self, X, groups=None):
+        """Class of every sample by its node's function.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        groups : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        scores = self.decision_function(X, groups)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def _has_log_loss(self):
+        return self.loss == "log_loss"
+
+    @available_if(_has_log_loss)
+    def predict_proba(self, X, groups=None):
+        """Class probabilities (``loss="log_loss"`` only).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        groups : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        scores = self.decision_function(X, groups)
+        if scores.ndim == 1:
+            p = 1.0 / (1.0 + np.exp(-scores))
+            return np.column_stack([1.0 - p, p])
+        scores = scores - scores.max(axis=1, keepdims=True)
+        e = np.exp(scores)
+        return e / e.sum(axis=1, keepdims=True)
+
+    @available_if(_has_log_loss)
+    def predict_log_proba(self, X, groups=None):
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        groups : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X, groups))
+
+
+class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralizedKernelSGD):
+    """Decentralized online kernel regression (functional SGD + consensus + KOMP).
+
+    Every node ``i`` learns its own function ``f_i`` in an RKHS from its own
+    stream of samples, talking only to its neighbours, on the objective::
+
+        sum_i E[(f_i(x_i) - y_i)^2 / 2] + (alpha / 2) sum_i ||f_i||^2
+            + (c / 2) sum_i sum_{j in N_i} E[(f_i(x_i) - f_j(x_i))^2]
+
+    In every synchronous round each node steps on its next sample ``x``::
+
+        omega = (f_i(x) - y) + c sum_{j in N_i} (f_i(x) - f_j(x))
+        f_i  <- (1 - eta alpha) f_i - eta omega k_i(x, .)
+
+    and compresses ``f_i`` by destructive kernel orthogonal matching pursuit
+    with error budget ``epsilon``, which keeps the model order bounded.
+
+    Read more in :mod:`skfed.online`, which also documents how the
+    exchanges with the neighbours are counted.
+
+    Parameters
+    ----------
+    loss : {"squared_error"}, default="squared_error"
+%(params)s
+
+    Attributes
+    ----------
+%(attributes)s
+
+    See Also
+    --------
+    DecentralizedKernelSGDClassifier : The same method for classification.
+    sklearn.linear_model.SGDRegressor : Centralized linear SGD.
+
+    References
+    ----------
+    .. [1] A. Koppel, S. Paternain, C. Richard and A. Ribeiro, "Decentralized
+       Online Learning With Kernels", IEEE Transactions on Signal
+       Processing 66(12), 2018.
+    .. [2] A. Koppel, G. Warnell, E. Stump and A. Ribeiro, "Parsimonious
+       Online Learning with Kernels via Sparse Projections in Function
+       Space", JMLR 20, 2019.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed.online import DecentralizedKernelSGDRegressor
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(-3, 3, size=(300, 1)); groups = np.repeat([0, 1, 2], 100)
+    >>> y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=300)
+    >>> reg = DecentralizedKernelSGDRegressor(
+    ...     gamma=1.0, eta0=0.5, epsilon=0.01, max_epochs=10,
+    ...     random_state=0).fit(X, y, groups=groups)
+    >>> bool(reg.score(X, y, groups=groups) > 0.9)
+    True
+    """
+
+    _parameter_constraints = {
+        **_BaseDecentralizedKernelSGD._parameter_constraints,
+        "loss": [StrOptions({"squared_error"})],
+    }
+
+    def __init__(
+        self,
+        loss="squared_error",
+        *,
+        kernel="rbf",
+        gamma="median",
+        degree=3,
+        coef0=1.0,
+        alpha=1e-4,
+        consensus_penalty=0.1,
+        eta0="auto",
+        learning_rate="constant",
+        power_t=0.75,
+        epsilon=0.01,
+        max_dictionary_size=100,
+        max_epochs=30,
+        average=0.5,
+        exchange_every="auto",
+        shuffle=True,
+        group_column=None,
+        handle_unknown="global",
+        network=None,
+        random_state=None,
+        privacy=None,
+    ):
+        self.loss = loss
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.alpha = alpha
+        self.consensus_penalty = consensus_penalty
+        self.eta0 = eta0
+        self.learning_rate = learning_rate
+        self.power_t = power_t
+        self.epsilon = epsilon
+        self.max_dictionary_size = max_dictionary_size
+        self.max_epochs = max_epochs
+        self.average = average
+        self.exchange_every = exchange_every
+        self.shuffle = shuffle
+        self.group_column = group_column
+        self.handle_unknown = handle_unknown
+        self.network = network
+        self.random_state = random_state
+        self.privacy = privacy
+
+    def _is_regressor(self):
+        return True
+
+    def _loss_name(self):
+        return self.loss
+
+    def _init_targets(self, y, classes, partial):
+        self._n_outputs = 1
+
+    def _encode_targets(self, y):
+        y = np.asarray(y, dtype=np.float64)
+        if not np.all(np.isfinite(y)):
+            raise ValueError("y contains NaN or infinity.")
+        return np.ascontiguousarray(y)
+
+    def fit(self, X, y, groups=None, sample_weight=None):
+        """Fit by ``max_epochs`` passes over every node's samples.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,), default=None
+            Node id of every sample (not needed with ``group_column``).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Multiplies the loss derivative of every sample.
+
+        Returns
+        -------
+        self
+        """
+        return self._fit(X, y, groups, sample_weight, partial=False)
+
+    def partial_fit(self, X, y, groups=None, sample_weight=None):
+        """Process a batch of the stream: one pass, in arrival order.
+
+        Samples of a node id not seen so far make that node join first, as
+        in :meth:`add_nodes`; it then streams with everyone.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,), default=None
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        return self._fit(X, y, groups, sample_weight, partial=True)
+
+    def predict(self, X, groups=None):
+        """Value of every sample's node function.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        groups : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self._raw_decision(X, groups)[:, 0]
+
+
+DecentralizedKernelSGDClassifier.__doc__ = _doc(DecentralizedKernelSGDClassifier.__doc__, '"auto"')
+# The regressor keeps the rbf kernel: "auto" was chosen on classification data.
+DecentralizedKernelSGDRegressor.__doc__ = _doc(DecentralizedKernelSGDRegressor.__doc__, '"rbf"')

@@ -1,0 +1,220 @@
+"""The parameter and attribute sections shared by the two estimators' docstrings."""
+
+_COMMON_PARAMS_DOC = """
+    kernel : {"auto", "rbf", "laplacian", "poly", "linear", "sigmoid"}, \
+            default=%(kernel_default)s
+        Kernel of the nodes' RKHS (as in :mod:`sklearn.metrics.pairwise`).
+        ``"auto"`` is ``"laplacian"`` (``exp(-gamma ||x - x'||_1)``) with 10
+        features or more and ``"rbf"`` below (``kernel_`` says which): one
+        ``SVC(C=33)`` per node at ``gamma="median"`` scores higher with the
+        laplacian kernel on the real data sets measured (HAR sitting-vs-rest
+        and activities, 561 features, inner splits of the training parts:
+        0.993 / 0.994 mean per-node accuracy against 0.990 / 0.991; digits,
+        breast cancer and wine, 64 / 30 / 13 standardized features, 4
+        random nodes: at least as high on 8 of 9 splits) and lower on the
+        2-feature Gaussian mixtures (0.960 against 0.967), whose classes
+        are isotropic Gaussians; L1 distances keep more contrast than
+        Euclidean ones between many features (Aggarwal, Hinneburg & Keim,
+        2001).  ``"sigmoid"`` is not positive semi-definite and only
+        works without compression (``epsilon=0``).
+    gamma : "median", "scale", float, array-like of shape (n_nodes,), dict \
+            or None, default="median"
+        Kernel coefficient.  ``"median"`` is the median heuristic applied by
+        every node to its own training data: one over the median, over the
+        pairs of its samples (at most 1,000 evenly spaced ones), of the
+        kernel's argument at ``gamma=1`` (``||x - x'||^2`` for rbf,
+        ``||x - x'||_1`` for laplacian, ``|x . x'|`` for poly and sigmoid),
+        so the kernel width follows the data without any node sharing
+        statistics (where that median is 0, ``"scale"``).  ``"scale"`` is
+        ``SVC``'s rule, ``1 / (n_features X_i.var())``, per node; on HAR, with
+        the rbf kernel, the median heuristic is about twice as narrow and
+        scores higher (see the user guide).  Both assume features on comparable scales: put a
+        ``StandardScaler`` in front otherwise.  ``None`` is
+        ``1 / n_features``.  One value per node (an array in the order of
+        ``nodes_``, or a dict keyed by node label) gives every node its own
+        kernel: the consensus penalty only compares function values, so it
+        works across kernels.
+    degree : float, default=3
+        Degree of the poly kernel.
+    coef0 : float, default=1.0
+        Independent term of the poly and sigmoid kernels.
+    alpha : float, default=1e-4
+        RKHS regularization ``lambda`` (about ``SVC(C=33)`` on a node of 300
+        samples, ``lambda = 1 / (C n_i)``; on HAR one rbf ``SVC`` per node
+        scores 0.936 / 0.987 / 0.986 mean per-node accuracy at ``C`` = 1 /
+        10 / 100 on sitting-vs-rest, 0.963 / 0.989 / 0.991 on the six
+        activities).  The constant step forgets its start like ``(1 - eta0
+        alpha)^t``, so a smaller ``alpha`` needs more passes.
+    consensus_penalty : float, default=0.1
+        Consensus penalty ``c``.  At the penalized optimum the disagreement
+        between neighbours is at most ``2 p* / c`` (``p*`` the optimal value
+        of the consensus-constrained problem), so it shrinks like ``1 / c``;
+        a larger ``c`` lowers the stable step (see ``eta0``).
+    eta0 : "auto" or float, default="auto"
+        Step size (``eta``).  Every fit derives the stability bound
+        ``2 / (alpha + K (beta s_max + c lambda_max(L)))`` from what it
+        knows (``K = max k(x, x)`` over the samples, ``beta`` the loss's
+        smoothness: 1 squared, 1/4 logistic, 1/2 multinomial, 0 hinge;
+        ``s_max`` the largest sample weight, ``lambda_max(L)`` the largest
+        eigenvalue of the graph Laplacian) and exposes it as
+        ``step_bound_``: at or above it the synchronous recursion diverges
+        (every node's value at a shared point is multiplied by ``1 - eta
+        (alpha + K (beta s + c mu))`` per round, ``mu`` an eigenvalue of
+        ``L``).  ``"auto"`` takes ``1 / (alpha + K (s_max + c
+        lambda_max(L)))``, at most half the bound.  A constant step at or
+        above the bound, or any ``eta0`` with ``eta0 alpha >= 1`` (the
+        paper's ``eta_0 < 1 / lambda``), raises a ``ValueError`` naming the
+        values (a diminishing step may start above the bound: it falls
+        below it after finitely many steps).  As a guard, a fit
+        during which a node's value becomes non-finite or larger than
+        ``10^6 max(1, max |y|, K s_max / alpha)`` raises
+        ``FloatingPointError`` and keeps no model.
+    learning_rate : {"constant", "diminishing"}, default="constant"
+        ``"constant"``: ``eta_t = eta0`` and a constant KOMP budget
+        ``epsilon`` (the regime where the model order provably stays
+        finite: ``epsilon = K eta0^(3/2)``).  ``"diminishing"``:
+        ``eta_t = eta0 / (1 + t)^power_t`` with ``t`` the node's step count
+        and budget ``epsilon_t = epsilon (eta_t / eta0)^2`` (the exact
+        convergence regime, where the model order may grow).
+    power_t : float, default=0.75
+        Exponent of the diminishing schedule; must be in ``(0.5, 1]`` with
+        ``learning_rate="diminishing"`` (``sum eta_t = inf``, ``sum eta_t^2
+        < inf``, the paper's conditions).
+    epsilon : float, default=0.01
+        KOMP error budget: after every step the compressed function is
+        within ``epsilon`` (RKHS norm) of the uncompressed one.  0 disables
+        compression (the dictionary grows by one point per step).
+    max_dictionary_size : int or None, default=100
+        Hard cap ``M`` on every node's dictionary; when KOMP alone would
+        leave more elements, the cheapest are removed anyway (the cap wins
+        over the budget, so the error can then exceed ``epsilon``).  It
+        bounds the cost of a step: ``(1 + deg) M`` kernel evaluations (own
+        value and the neighbours' answers) and ``O(M^2)`` for KOMP, and the
+        memory, ``M (n_features + M + n_outputs)`` floats a node.  ``None``
+        lets the budget alone decide (the model order is then finite but
+        data-dependent).
+    max_epochs : int, default=30
+        Passes over every node's samples in ``fit`` (``partial_fit`` makes
+        one pass in arrival order).  With ``"auto"`` exchanges a pass costs
+        every neighbour the node's ``M n_outputs`` weights plus the samples
+        that newly entered its dictionary.
+    average : float in [0, 1), default=0.5
+        Averaged SGD: the returned functions (``dual_coef_``, ``predict``)
+        are the running mean of every node's iterates over the last
+        ``average`` fraction of its steps in ``fit`` (of each
+        ``partial_fit`` call), on the node's dictionary (KOMP projects the
+        mean with the same formulas as the iterate; a new point enters it
+        with weight 0).  The neighbours keep exchanging the iterates, so the
+        algorithm and its bytes do not change; the mean removes most of the
+        constant step's noise (HAR sitting-vs-rest at the issue-6
+        defaults: 0.977 mean per-node accuracy against 0.973 for the last
+        iterate).  0 returns the last iterate.
+    exchange_every : "auto", int or None, default="auto"
+        How a node learns its neighbours' values ``f_j(x)`` (with
+        ``consensus_penalty=0`` nobody needs them and nothing is sent).
+        ``None``: at every step it asks them (query exchange: ``x`` out,
+        ``f_j(x)`` back, or ``j``'s whole dictionary when that is cheaper),
+        ``deg (d + n_outputs)`` values a step.  Otherwise every node keeps a
+        copy of its neighbours' functions and evaluates them itself; a node
+        brings its neighbours' copies up to date by a delta (the dictionary
+        slots that changed since its last update, an int32 index and ``d``
+        values each, or an int32 index and an int32 reference for a sample
+        it sent them before; plus all ``M n_outputs`` weights) once per
+        pass over its own samples (``"auto"``: ``n_i`` steps, a whole
+        ``partial_fit`` call) or after every ``T``-th of its steps (an int
+        ``T``).  With ``T = 1`` and float64 data the fit is exactly the
+        query exchange's (only the bytes differ; with float32 data the two
+        round different values to float32); otherwise the copies are up to
+        a pass (or ``T`` steps) old.  A node never sends one of its samples twice, so
+        a fit sends every neighbour at most the node's own data plus the
+        weights (``"auto"``: ``M n_outputs`` values a pass), however many
+        passes it makes.
+    shuffle : bool, default=True
+        Shuffle each node's samples at every pass of ``fit`` (one seed per
+        node).
+    group_column : int, str or None, default=None
+        Column of ``X`` holding the node id of every sample.
+    handle_unknown : {"global", "error"}, default="global"
+        A node never seen in fit is predicted with the average of all
+        nodes' functions (``"global"``) or raises (``"error"``).
+    network : SimulatedNetwork or None, default=None
+        The peer-to-peer network (topology, dropped nodes, rogue nodes);
+        ``None`` is a perfect network.  Without a topology (``None`` or a
+        ``SimulatedNetwork`` whose ``topology`` is None) the nodes talk over
+        a ring (``"k_regular"`` of degree 2; the complete graph below 4
+        nodes), so a round costs the same per node at any number of nodes,
+        and a fit sends every neighbour at most about the node's own data
+        (see ``exchange_every``).  A dropped node neither steps
+        nor answers in that round: its sample waits for its next round, and
+        its neighbours leave it out of their consensus sums (with copies, its
+        once-a-pass update of their copies waits for its next step).  Stragglers are
+        refused with an error (a step is one sample and cannot be cut).  A
+        rogue node answers ``-f_j(x)`` (``"complement"``) or noise of the
+        same magnitude (``"random"``).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the per-node shuffles, the network and the rogue noise.
+    privacy : None, default=None
+        Differential privacy is not supported: the exchanges send raw
+        samples (new dictionary centres) and whole dictionaries, whose
+        sensitivity to one sample is unbounded, so a
+        :class:`~skfed.privacy.DifferentialPrivacy` is refused with an error.
+"""
+
+_COMMON_ATTRIBUTES_DOC = """
+    nodes_ : ndarray of shape (n_nodes,)
+        Node labels seen in fit; every per-node attribute follows this order.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Defined when ``X`` has feature names that are all strings.
+    kernel_ : str
+        The kernel used (``kernel``, or what ``"auto"`` stands for).
+    gamma_ : ndarray of shape (n_nodes,)
+        Kernel coefficient of every node.
+    eta0_ : float
+        The step size used (``eta0``, or its ``"auto"`` value).
+    step_bound_ : float
+        The stability bound of the step derived at fit (see ``eta0``).
+    dictionaries_ : list of ndarray of shape (model_order_[i], n_features)
+        Dictionary (kernel centres) of every node (KOMP fills a freed slot
+        with the last element, so the order is not arrival order).
+    dual_coef_ : list of ndarray of shape (model_order_[i], n_outputs)
+        Weights of every node's dictionary: ``f_i(x) = sum_m
+        dual_coef_[i][m] k_i(dictionaries_[i][m], x)`` (the averaged
+        iterates when ``average > 0``, the last iterate otherwise).
+    model_order_ : ndarray of shape (n_nodes,)
+        Dictionary size of every node.
+    model_order_curve_ : ndarray of shape (n_iter_, n_nodes)
+        Dictionary sizes after every round.
+    consensus_error_curve_ : ndarray of shape (n_iter_,)
+        Mean over the (node, neighbour) exchanges of a round of
+        ``||f_i(x_i) - f_j(x_i)||^2`` (honest values), NaN for a round
+        without exchanges (every round with ``consensus_penalty=0``);
+        aligned with ``bytes_per_round_``.
+    komp_error_ : ndarray of shape (n_nodes,)
+        Largest RKHS distance between a compressed and an uncompressed
+        iterate over all steps of every node.
+    n_steps_ : ndarray of shape (n_nodes,)
+        Samples processed by every node.
+    n_iter_ : int
+        Synchronous rounds run (cumulative over ``partial_fit`` calls).
+    adjacency_ : scipy.sparse.csr_matrix of shape (n_nodes, n_nodes)
+        The communication graph used.
+    communication_ : CommunicationLog
+        Bytes and messages per node pair and per round.
+    n_bytes_sent_ : int
+        Bytes of the fit and of every join (``communication_`` plus
+        ``join_communication_``).
+    n_messages_ : int
+    bytes_per_round_ : ndarray of shape (n_iter_,)
+    join_communication_ : CommunicationLog
+        What the joins of nodes after the fit sent (:meth:`add_nodes`, or
+        ``partial_fit`` with new node ids), rounds appended join after
+        join; only after a join.
+"""
+
+
+def _doc(template, kernel_default):
+    params = _COMMON_PARAMS_DOC.strip("\n").replace("%(kernel_default)s", kernel_default)
+    return template.replace("%(params)s", params).replace(
+        "%(attributes)s", _COMMON_ATTRIBUTES_DOC.strip("\n")
+    )

@@ -1,0 +1,470 @@
+"""Nodes that join after the fit (:meth:`add_nodes`, or ``partial_fit`` with new ids).
+
+A newcomer chooses its neighbours among fitted nodes by the loss of their
+functions on its own samples, receives their functions, starts from their
+mean, and streams its samples with its neighbours' functions held fixed;
+the fitted nodes do not change.  Every exchange is counted on a simulated
+network with the estimator's faults.
+"""
+
+import numbers
+
+import numpy as np
+from scipy import sparse
+from sklearn.base import clone
+from sklearn.utils.validation import check_is_fitted
+
+from .._base import _check_label_kinds, check_network_faults, node_seeds
+from .._core import _online_fast
+from ..network import float_bytes, resolve_network
+from ._dictionary import _komp_prune
+from ._validation import _check_gamma
+
+# A node that joins after the fit (add_nodes, or partial_fit with a new node
+# id) asks this many fitted nodes, drawn at random, for their values on its
+# samples and links to the ones whose functions fit them best (as many as the
+# median degree of the fitted graph).
+_JOIN_CANDIDATES = 10
+
+
+def _join_rounds(sim, n_old, n_new, visit):
+    """Rounds of a join until ``visit(k, active)`` is True for every new node.
+
+    In every round the faults are drawn for all nodes; a new node ``k``
+    (index ``n_old + k``) that is dropped waits for the next round, and so
+    does one whose ``visit`` (what it sends and receives this round, given
+    who is ``active``) returns False.
+    """
+    waiting = list(range(n_new))
+    while waiting:
+        active = sim.draw_rounds(1)[0][0]
+        waiting = [k for k in waiting if not (active[n_old + k] and visit(k, active))]
+        sim.counter.next_round()
+
+
+class _JoinMixin:
+    """Adding nodes to a fitted online learner."""
+
+    def add_nodes(self, X, y, groups=None, sample_weight=None):
+        """Add nodes after the fit: each joins the graph and learns its function.
+
+        Every new node (a node id absent from ``nodes_``) joins as follows,
+        while the fitted nodes' functions stay exactly as they are:
+
+        1. **Neighbours.**  It asks ``min(10, n_fitted)`` fitted nodes,
+           drawn at random, for their values ``f_j(x)`` on its own samples
+           (its samples out and the values back, or ``j``'s whole
+           dictionary when that is cheaper, as in the query exchange) and
+           chooses the ``deg`` of them whose functions have the smallest
+           mean loss on its samples, ``deg`` the median degree of the
+           fitted graph; it links to those of its kernel width (all of them
+           with a float ``gamma``; the closest one with ``"median"`` or
+           ``"scale"``, see below) and ``adjacency_`` grows by these edges.
+        2. **Start.**  It receives its neighbours' functions (the copies
+           their other neighbours hold with ``exchange_every`` set, their
+           dictionaries otherwise) and starts from their mean: the union of
+           their dictionaries with averaged weights, compressed by KOMP to
+           ``epsilon`` and ``max_dictionary_size`` as after any step.
+        3. **Stream.**  It makes ``max_epochs`` passes over its samples
+           (shuffled as in ``fit``) by the same synchronous rounds as
+           ``fit``, its neighbours' functions held fixed: it evaluates the
+           functions it received in step 2 in its consensus term (nothing
+           more is sent) and they do not step.  It publishes nothing yet:
+           its neighbours receive its function with its first publication
+           of a later ``partial_fit`` (or, with the query exchange, by
+           their queries), counted there.
+
+        Its kernel coefficient is ``gamma`` when that is a float (or its
+        label's value in a dict); with ``"median"`` or ``"scale"`` it is its
+        closest neighbour's (the one of smallest loss): a width estimated from
+        a newcomer's few samples is poor, and only functions of its width
+        can start it exactly.  (With a dict ``gamma`` whose value no chosen
+        node shares, it links to all of them and starts from the interpolant
+        of their mean at their points.)  What
+        steps 1-2 send is in ``join_communication_`` together with step 3's
+        rounds; ``n_bytes_sent_`` and ``n_messages_`` are the totals of the
+        fit and of every join.  Dropped nodes answer nothing in a round
+        (the joining node asks again in the next one), rogue nodes answer
+        corrupted values (and so are rarely chosen); a new node is rogue
+        with probability ``network.rogue_fraction``.  Later ``partial_fit``
+        calls treat the new nodes as any other node.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples of the new nodes, with the features of ``fit``.
+        y : array-like of shape (n_samples,)
+            Their targets (classes of ``classes_`` for the classifier).
+        groups : array-like of shape (n_samples,), default=None
+            Node id of every sample (not needed with ``group_column``);
+            every id must be absent from ``nodes_``.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Multiplies the loss derivative of every sample.
+
+        Returns
+        -------
+        self
+            With the new nodes appended to ``nodes_`` and to every per-node
+            attribute.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skfed.online import DecentralizedKernelSGDClassifier
+        >>> rng = np.random.RandomState(0)
+        >>> X = rng.normal(size=(250, 2)); groups = np.repeat([0, 1, 2, 3, 4], 50)
+        >>> y = (X[:, 0] * X[:, 1] > 0).astype(int)
+        >>> clf = DecentralizedKernelSGDClassifier(
+        ...     gamma=1.0, max_epochs=10, random_state=0).fit(X[:200], y[:200], groups[:200])
+        >>> before = clf.dual_coef_[0].copy()
+        >>> clf = clf.add_nodes(X[200:210], y[200:210], groups=groups[200:210])
+        >>> clf.nodes_.tolist()
+        [0, 1, 2, 3, 4]
+        >>> bool(np.array_equal(clf.dual_coef_[0], before))
+        True
+        >>> bool(clf.score(X[210:], y[210:], groups=groups[210:]) > 0.8)
+        True
+        """
+        check_is_fitted(self, "dictionaries_")
+        X, y, sample_weight, new_labels, layout = self._validate_join_data(
+            X, y, groups, sample_weight, y_numeric=self._is_regressor()
+        )
+        check_network_faults(self, self.network, {
+            "straggler_rate": "a step is one sample and cannot be cut",
+        })
+        if sample_weight is not None:
+            positive = np.bincount(layout.codes, weights=sample_weight > 0,
+                                   minlength=len(new_labels))
+            if np.any(positive == 0):
+                node = new_labels[np.flatnonzero(positive == 0)[0]]
+                raise ValueError(
+                    f"Node {node!r} has no sample with a positive sample_weight; "
+                    f"{type(self).__name__} needs at least 1 per node."
+                )
+        X = np.ascontiguousarray(X, dtype=self._dtype)
+        codes = self._join_new(X, y, sample_weight, -1 - layout.codes, new_labels)
+        y_encoded = self._encode_targets(y)
+        if self._is_regressor() and len(y):
+            self._target_scale = max(self._target_scale, float(np.abs(y_encoded).max()))
+        if sample_weight is None:
+            sample_weight = np.ones(X.shape[0])
+        sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
+        queues = self._make_queues(codes, self.max_epochs, self.shuffle)
+        held = None
+        if self.exchange_every is None:
+            # The query exchange's neighbours sent their whole dictionaries in
+            # step 2: the joining nodes read those (the solver's copies).
+            joined = self.adjacency_[len(self.nodes_) - len(new_labels):]
+            held = self._hold_received(np.unique(joined.indices))
+        try:
+            log = self._run(X, y_encoded, sample_weight, queues, self.max_epochs, join=True)
+        finally:
+            if held is not None:
+                self._release_received(*held)
+        self._record_join(log)
+        return self
+
+    def _hold_received(self, nodes):
+        """Load the iterates of ``nodes`` into the copies the solver reads
+        (rounded as received); returns what to restore afterwards."""
+        saved = (nodes, self._pub_points[nodes].copy(), self._pub_weights[nodes].copy(),
+                 self._pub_sizes[nodes].copy())
+        if self._pub_points.shape[1] < self._points.shape[1]:
+            self._grow(self._points.shape[1])
+        for j in nodes:
+            size = self._sizes[j]
+            weights = self._weights[j, :size]
+            if float_bytes(self._dtype) == 4:
+                weights = weights.astype(np.float32).astype(np.float64)
+            self._pub_points[j, :size] = self._points[j, :size]
+            self._pub_weights[j, :size] = weights
+            self._pub_sizes[j] = size
+        return saved
+
+    def _release_received(self, nodes, points, weights, sizes):
+        # The solver may have grown the buffers meanwhile.
+        capacity = points.shape[1]
+        self._pub_points[nodes, :capacity] = points
+        self._pub_points[nodes, capacity:] = 0
+        self._pub_weights[nodes, :capacity] = weights
+        self._pub_weights[nodes, capacity:] = 0
+        self._pub_sizes[nodes] = sizes
+
+    def _join_new(self, X, y, sample_weight, codes, new_labels):
+        """Steps 1-2 of :meth:`add_nodes` for the samples with codes < 0.
+
+        ``codes`` holds ``-1 - k`` for a sample of ``new_labels[k]`` (and
+        the index into ``nodes_`` of a fitted node's sample).  Appends the
+        new nodes to ``nodes_`` and every per-node array, links them into
+        ``adjacency_``, sets their starting functions, records what was sent
+        as a join and returns ``codes`` with indices into the grown
+        ``nodes_``.
+        """
+        _check_label_kinds(self.nodes_, new_labels)
+        n_old = len(self.nodes_)
+        n_new = len(new_labels)
+        new_rows = np.flatnonzero(codes < 0)
+        new_codes = -1 - codes[new_rows]
+        X_new = X[new_rows]
+        y_new = self._encode_targets(np.asarray(y)[new_rows])
+        w_new = (np.ones(len(new_rows)) if sample_weight is None
+                 else np.asarray(sample_weight, dtype=np.float64)[new_rows])
+        gamma = self._join_gamma(new_labels, X_new, new_codes)
+        rng = np.random.RandomState([self._network_seed, self._n_calls, 7919])
+        network = resolve_network(self.network)
+        rogue_new = rng.uniform(size=n_new) < network.rogue_fraction
+        sim = clone(network).set_params(
+            topology=None, topology_params=None,
+            random_state=np.random.RandomState([self._network_seed, self._n_calls, 7907]),
+        ).start(n_old + n_new, server=False)
+        sim.rogue[:] = np.concatenate([self._rogue, rogue_new])
+        degrees = np.diff(self.adjacency_.indptr)
+        degree = max(1, int(round(np.median(degrees)))) if n_old else 0
+        n_candidates = min(_JOIN_CANDIDATES, n_old)
+        candidates = [np.sort(rng.choice(n_old, size=n_candidates, replace=False))
+                      for _ in range(n_new)]
+        neighbours, closest = self._join_select(
+            sim, X_new, y_new, w_new, new_codes, candidates, degree, n_old
+        )
+        if isinstance(self.gamma, str):
+            # A data-driven width ("median", "scale") from a newcomer's few
+            # samples is a poor estimate, and a start from functions of
+            # other widths can only be interpolated: the new node takes the
+            # width of its closest neighbour, so that its start is exact.
+            gamma = self.gamma_[closest].astype(np.float64)
+        for k in range(n_new):
+            # It links to the chosen nodes of its own width, whose exact mean
+            # it starts from (a neighbour it does not start from would cost
+            # its whole function for its values at a few samples); to all
+            # of them only when none has its width (an interpolated start).
+            same = neighbours[k][self.gamma_[neighbours[k]] == gamma[k]]
+            if len(same):
+                neighbours[k] = same
+        start = self._join_receive(sim, neighbours, gamma, n_old)
+        self._extend_state(new_labels, gamma, rogue_new, neighbours, start)
+        self._record_join(sim.log(node_labels=self.nodes_))
+        codes = codes.copy()
+        codes[new_rows] = n_old + new_codes
+        return codes
+
+    def _join_gamma(self, new_labels, X_new, new_codes):
+        """Kernel coefficient of every new node by the ``gamma`` rule."""
+        gamma = self.gamma
+        if isinstance(gamma, dict):
+            missing = [label for label in new_labels.tolist() if label not in gamma]
+            if missing:
+                raise ValueError(
+                    f"gamma is a dict but has no value for the new node(s) {missing[:5]}; "
+                    "add their labels to it (set_params) before add_nodes."
+                )
+            return np.array([gamma[label] for label in new_labels.tolist()], dtype=np.float64)
+        if not (gamma is None or isinstance(gamma, (str, numbers.Real))):
+            raise ValueError(
+                "gamma is an array of one value per fitted node, so it has no value "
+                "for the new nodes; pass gamma as a dict keyed by node label that "
+                "includes them (set_params) before add_nodes."
+            )
+        return _check_gamma(gamma, new_labels, X_new, new_codes, self.kernel_)
+
+    def _join_functions(self, nodes, X, published):
+        """Values on ``X`` of the functions of ``nodes`` (iterates, or the
+        copies their neighbours hold when ``published``): (len(nodes), n, n_out)."""
+        out = np.zeros((len(nodes), X.shape[0], self._n_outputs))
+        for k, node in enumerate(nodes):
+            D, W = self._join_model(node, published)
+            if len(D):
+                K = np.empty((X.shape[0], len(D)), dtype=self._dtype)
+                _online_fast.kernel_matrix(
+                    np.ascontiguousarray(X), np.ascontiguousarray(D), K,
+                    self._kernel_kind, float(self.gamma_[node]), self._coef0, self._degree,
+                )
+                out[k] = K.astype(np.float64) @ W
+        return out
+
+    def _join_model(self, node, published):
+        if published:
+            size = self._pub_sizes[node]
+            return self._pub_points[node, :size], self._pub_weights[node, :size]
+        size = self._sizes[node]
+        return self._points[node, :size], self._weights[node, :size]
+
+    def _join_select(self, sim, X_new, y_new, w_new, new_codes, candidates, degree, n_old):
+        """Step 1: every new node's neighbours, from its candidates' losses.
+
+        A round at a time: a new node that is dropped, or all of whose
+        candidates are, asks again in the next round.  Every candidate that
+        answers costs the cheaper of the query (the node's ``k`` samples
+        out, ``k n_outputs`` values back: two messages) and the candidate's
+        dictionary (one message), under the byte model.
+        """
+        n_new = len(candidates)
+        value_bytes = float_bytes(self._dtype)
+        header = sim.counter.header_bytes
+        n_features, n_out = X_new.shape[1], self._n_outputs
+        loss = self._make_loss()
+        neighbours = [None] * n_new
+        closest = np.zeros(n_new, dtype=np.intp)
+
+        def visit(k, active):
+            i = n_old + k
+            rows = np.flatnonzero(new_codes == k)
+            answer = [j for j in candidates[k] if active[j]]
+            if not answer:
+                return False
+            values = self._join_functions(answer, X_new[rows], published=False)
+            query = 2 * header + len(rows) * (n_features + n_out) * value_bytes
+            for j in answer:
+                dictionary = self._sizes[j] * (n_features + n_out) * value_bytes
+                if header + dictionary < query:
+                    sim.counter.send_message(j, i, dictionary)
+                else:
+                    sim.counter.send_message(i, j, len(rows) * n_features * value_bytes)
+                    sim.counter.send_message(j, i, len(rows) * n_out * value_bytes)
+            if value_bytes == 4:
+                values = values.astype(np.float32).astype(np.float64)
+            values = sim.corrupt_value_rows(values, answer)
+            weights = w_new[rows]
+            losses = np.array([
+                np.dot(weights, [loss.py_value(values[c, s], y_new[rows][s])
+                                 for s in range(len(rows))]) / weights.sum()
+                for c in range(len(answer))
+            ])
+            best = np.argsort(losses, kind="stable")[:degree]
+            neighbours[k] = np.sort(np.asarray(answer, dtype=np.intp)[best])
+            closest[k] = answer[best[0]]
+            return True
+
+        _join_rounds(sim, n_old, n_new, visit)
+        return neighbours, closest
+
+    def _join_receive(self, sim, neighbours, gamma, n_old):
+        """Step 2: every new node receives its neighbours' functions and
+        starts from their mean; returns ``(points, weights, gram_inv, err)``
+        per new node."""
+        published = self.exchange_every is not None
+        value_bytes = float_bytes(self._dtype)
+        n_features, n_out = self._points.shape[2], self._n_outputs
+        received = [dict() for _ in neighbours]
+
+        def visit(k, active):
+            i = n_old + k
+            for j in neighbours[k]:
+                if j in received[k] or not active[j]:
+                    continue
+                D, W = self._join_model(j, published)
+                M = len(D)
+                if published:
+                    # A whole copy, as _publish sends it to a neighbour that
+                    # holds nothing yet.
+                    payload = M * (n_features * value_bytes + 4) + M * n_out * value_bytes + 4
+                else:
+                    payload = M * (n_features + n_out) * value_bytes
+                sim.counter.send_message(j, i, payload)
+                if value_bytes == 4:
+                    W = W.astype(np.float32).astype(np.float64)
+                W = sim.corrupt_value_rows(W[None], [j])[0]
+                received[k][j] = (D, W)
+            return len(received[k]) == len(neighbours[k])
+
+        _join_rounds(sim, n_old, len(neighbours), visit)
+        return [
+            self._join_start([received[k][j] for j in neighbours[k]],
+                             [self.gamma_[j] for j in neighbours[k]], gamma[k])
+            for k in range(len(neighbours))
+        ]
+
+    def _join_start(self, models, gammas, gamma):
+        """The mean of the neighbours' ``models`` as a function of the new
+        node's kernel, compressed by KOMP: ``(points, weights, gram_inv, err)``."""
+        n_features = self._points.shape[2]
+        n_out = self._n_outputs
+        points = [np.asarray(D) for D, _ in models if len(D)]
+        if not points:
+            return (np.zeros((0, n_features), dtype=self._dtype), np.zeros((0, n_out)),
+                    np.zeros((0, 0)), 0.0)
+        Z = np.ascontiguousarray(np.concatenate(points), dtype=self._dtype)
+        kernel = self._join_kernel(gamma)
+        same = [(D, W) for (D, W), g in zip(models, gammas) if g == gamma]
+        if same:
+            # The neighbours of the new node's kernel: the mean of their
+            # functions is exactly the union with averaged weights.
+            Z = np.ascontiguousarray(np.concatenate([D for D, _ in same]), dtype=self._dtype)
+            W = np.concatenate([W for _, W in same]) / len(same)
+            K = kernel(Z, Z)
+        else:
+            # No neighbour shares its kernel (gamma given per node): the
+            # interpolant of their mean at their points, in its kernel.
+            V = np.zeros((len(Z), n_out))
+            for (D, W), g in zip(models, gammas):
+                if len(D):
+                    V += self._join_kernel(g)(Z, np.ascontiguousarray(D)) @ W
+            V /= len(models)
+            K = kernel(Z, Z)
+            W = np.linalg.lstsq(K, V, rcond=None)[0]
+        return _komp_prune(Z, W, K, self.epsilon if self._compress else 0.0,
+                           self._max_size if self._compress else 0, self._compress)
+
+    def _join_kernel(self, gamma):
+        def kernel(A, B):
+            K = np.empty((A.shape[0], B.shape[0]), dtype=self._dtype)
+            _online_fast.kernel_matrix(
+                np.ascontiguousarray(A, dtype=self._dtype),
+                np.ascontiguousarray(B, dtype=self._dtype), K,
+                self._kernel_kind, float(gamma), self._coef0, self._degree,
+            )
+            return K.astype(np.float64)
+
+        return kernel
+
+    def _extend_state(self, new_labels, gamma, rogue_new, neighbours, start):
+        """Append the new nodes to every per-node array and to the graph."""
+        n_old = len(self.nodes_)
+        n_new = len(new_labels)
+        n_total = n_old + n_new
+        self._append_nodes(new_labels)
+        largest = max([len(s[0]) for s in start] + [0])
+        if largest > self._points.shape[1]:
+            self._grow(largest)
+
+        def append(array, fill=0):
+            extra = np.full((n_new,) + array.shape[1:], fill, dtype=array.dtype)
+            return np.concatenate([array, extra])
+
+        for name in ("_points", "_weights", "_avg_weights", "_pub_points", "_pub_weights",
+                     "_gram_inv", "_pub_sizes", "_since_publish", "_n_steps",
+                     "_komp_error", "_sizes"):
+            setattr(self, name, append(getattr(self, name)))
+        self._slot_ids = append(self._slot_ids, -1)
+        for k, (D, W, Q, err) in enumerate(start):
+            i = n_old + k
+            M = len(D)
+            self._points[i, :M] = D
+            self._weights[i, :M] = W
+            self._avg_weights[i, :M] = W
+            if self._compress:
+                self._gram_inv[i, :M, :M] = Q
+            self._sizes[i] = M
+            self._komp_error[i] = err
+        self.gamma_ = np.concatenate([self.gamma_, gamma])
+        rng = np.random.RandomState([self._network_seed, self._n_calls, 7901])
+        seeds = node_seeds(rng, n_new)
+        self._node_seeds = np.concatenate([self._node_seeds, seeds])
+        self._rng_state = np.concatenate([self._rng_state, seeds])
+        self._rogue = np.concatenate([self._rogue, rogue_new])
+        rows = np.concatenate([np.full(len(nb), n_old + k) for k, nb in enumerate(neighbours)]
+                              + [np.zeros(0, dtype=np.intp)]).astype(np.intp)
+        cols = np.concatenate(list(neighbours) + [np.zeros(0, dtype=np.intp)]).astype(np.intp)
+        A = sparse.coo_matrix(self.adjacency_)
+        data = np.concatenate([A.data, np.ones(2 * len(rows), dtype=A.dtype)])
+        self.adjacency_ = sparse.csr_matrix(
+            (data, (np.concatenate([A.row, rows, cols]), np.concatenate([A.col, cols, rows]))),
+            shape=(n_total, n_total),
+        )
+        self.adjacency_.sort_indices()
+        # The stability bound of the step depends on the graph.
+        self.__dict__.pop("_lambda_max", None)
+        self._order_curve = np.concatenate(
+            [self._order_curve, np.zeros((len(self._order_curve), n_new), dtype=np.intp)],
+            axis=1,
+        )
+        self._set_fitted()

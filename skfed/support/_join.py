@@ -1,0 +1,100 @@
+"""Clients joining a fitted selector: their one-shot votes added to the held counts."""
+
+import numpy as np
+from scipy import sparse
+from sklearn.utils import check_random_state
+
+from .._base import check_sample_weight
+from ..network import resolve_network
+from ..privacy import check_privacy
+from ._private import _balanced_reports
+from ._rules import _client_pass
+
+
+class _JoinVoteMixin:
+    """``add_nodes``' round 1 (:meth:`_join_vote`), for ``_OneShotSupportMixin``."""
+
+    def _join_vote(self, X, y, sample_weight, layout, new_labels):
+        """The new clients' round 1: their passes, their votes added to the counts.
+
+        The server keeps what it received from the fitted clients
+        (``client_supports_``) and adds the bit vectors of the new clients
+        that answer; the vote rule of the fit (:meth:`_server_vote`) is then
+        applied to the counts over all answering clients.  Only the new
+        clients' messages travel: the join's log counts them.
+        """
+        n_old, n_new = len(self.nodes_), layout.n_nodes
+        d = X.shape[1]
+        dtype = X.dtype
+        weights = check_sample_weight(sample_weight, X, dtype=dtype)
+        node_weight = np.bincount(layout.codes, weights=weights, minlength=n_new)
+        if np.any(node_weight <= 0):
+            bad = new_labels[np.flatnonzero(node_weight <= 0)[0]]
+            raise ValueError(
+                f"Node {bad!r} has no sample with a positive sample_weight; every "
+                "node needs at least one to compute its statistics."
+            )
+        if isinstance(self.alpha, str):
+            lam, auto = np.zeros(n_new), True
+        elif np.ndim(self.alpha) == 0:
+            lam, auto = np.full(n_new, float(self.alpha)), False
+        else:
+            raise ValueError(
+                "alpha is an array of one value per fitted client, so it has no value "
+                "for the new clients; use a number or 'auto' (set_params) before "
+                "add_nodes."
+            )
+        spec = check_privacy(self.privacy, type(self).__name__)
+        labels, self.nodes_ = self.nodes_, new_labels  # name the new clients in warnings
+        try:
+            short = self._short_clients(
+                np.bincount(layout.codes, weights=weights > 0, minlength=n_new), auto,
+                spec is not None,
+            )
+        finally:
+            self.nodes_ = labels
+        if sparse.issparse(X):
+            X = sparse.csr_matrix(X)
+        X_nodes = layout.sort(X)
+        y_nodes = np.ascontiguousarray(np.asarray(y)[layout.order], dtype=dtype)
+        w_nodes = np.ascontiguousarray(weights[layout.order])
+        packed_new, ols = _client_pass(
+            X_nodes, y_nodes, w_nodes, layout.offsets, lam, self._client_z(), auto,
+            bool(self.fit_intercept), self.n_jobs,
+        )
+        packed_new[short] = 0
+        # One round over the grown network: faults for every client, but
+        # only the new ones send; a new client is rogue with probability
+        # rogue_fraction.
+        network = resolve_network(self.network)
+        rng = check_random_state(self.random_state)
+        seed = [int(rng.randint(np.iinfo(np.int32).max)), n_old, 7919]
+        sim = network.start(n_old + n_new, server=True, random_state=np.random.RandomState(seed),
+                            node_labels=np.concatenate([self.nodes_, new_labels]))
+        join_rng = np.random.RandomState(seed[:2] + [7907])
+        rogue_new = join_rng.uniform(size=n_new) < network.rogue_fraction
+        sim.rogue[:] = np.concatenate([self.rogue_, rogue_new])
+        active, work = sim.draw_round()
+        answered_new = (active & (work >= 1.0))[n_old:]
+        if spec is None:
+            answered_new &= ~short
+        # The new clients report as many features as the fitted ones, chosen
+        # by public randomness (random_state and the number of fitted nodes).
+        held_reported = getattr(self, "reported_features_", None)
+        reported = None
+        if held_reported is not None:
+            reported = _balanced_reports(n_new, d, held_reported.shape[1],
+                                         np.random.RandomState(seed[:2] + [7901]))
+        held = {
+            "votes": self.votes_, "n_reports": self.n_reports_,
+            "client_supports": self.client_supports_, "answered": self.answered_,
+            "reported": held_reported,
+            "uses": (self.privacy_["uses"] if getattr(self, "privacy_", None) is not None
+                     else np.zeros(n_old, dtype=np.int64)),
+        }
+        ols_old = self.ols_clients_
+        self._server_vote(packed_new, answered_new, sim, d, auto=auto, spec=spec,
+                          reported=reported, held=held)
+        self.ols_clients_ = np.concatenate([ols_old, ols & ~short])
+        self._append_nodes(new_labels)
+        return sim

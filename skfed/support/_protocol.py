@@ -1,0 +1,382 @@
+"""Round 1 of the one-shot protocol, shared by the selector and the regressor.
+
+Validation, the client pass (:mod:`._rules`), the network round and the
+server's vote (``_OneShotSupportMixin._server_vote``, also run by the Flower
+server and, through :mod:`._join`, by ``add_nodes``).
+"""
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+from scipy import sparse, stats
+
+from .._base import N_JOBS_CONSTRAINT, FederatedMixin, check_node_weights
+from .._compat import HasMethods, Interval, StrOptions
+from .._core._support_fast import tally_votes, unpack_bits
+from ..network import payload_bytes, resolve_network
+from ..privacy import DifferentialPrivacy, check_privacy
+from ._join import _JoinVoteMixin
+from ._private import _balanced_reports, choose_n_reported, randomized_response
+from ._rules import (
+    DEFAULT_AUTO_Z,
+    DEFAULT_FWER,
+    DEFAULT_ROGUE_TOLERANCE,
+    _client_pass,
+    null_selection_rate,
+)
+
+
+def _unpack(packed, n_features):
+    bits = np.zeros((packed.shape[0], n_features), dtype=np.uint8)
+    unpack_bits(np.ascontiguousarray(packed), bits)
+    return bits.astype(bool)
+
+
+class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
+    """Round 1 of the protocol, shared by the selector and the regressor."""
+
+    _support_parameter_constraints = {
+        "alpha": [Interval(numbers.Real, 0, None, closed="left"), "array-like",
+                  StrOptions({"auto"})],
+        "threshold": [Interval(numbers.Real, 0, 1, closed="right"), StrOptions({"auto"})],
+        "fit_intercept": ["boolean"],
+        "auto_z": [None, Interval(numbers.Real, 0, None, closed="neither")],
+        "rogue_tolerance": [None, Interval(numbers.Real, 0, 0.5, closed="left")],
+        "fwer": [None, Interval(numbers.Real, 0, 1, closed="neither")],
+        "n_reported": [StrOptions({"auto"}), Interval(numbers.Integral, 1, None, closed="left")],
+        **FederatedMixin._federated_parameter_constraints,
+        "network": [None, HasMethods(["start"])],
+        "privacy": [None, DifferentialPrivacy],
+        "random_state": ["random_state"],
+        "n_jobs": N_JOBS_CONSTRAINT,
+    }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.input_tags.sparse = True
+        tags.input_tags.allow_nan = False
+        return tags
+
+    def _client_lambdas(self, n_nodes):
+        """``(lam, auto)``: one lambda per client, or the auto rule."""
+        if isinstance(self.alpha, str):
+            return np.zeros(n_nodes), True
+        if self.auto_z is not None:
+            raise ValueError(
+                f"auto_z={self.auto_z!r} is the multiplier of the alpha='auto' rule; with "
+                f"alpha={self.alpha!r} the clients use that lambda and auto_z would be "
+                "ignored. Leave auto_z=None or set alpha='auto'."
+            )
+        if np.ndim(self.alpha) == 0:
+            return np.full(n_nodes, float(self.alpha)), False
+        lam = np.asarray(self.alpha, dtype=np.float64)
+        if lam.ndim != 1 or lam.shape[0] != n_nodes:
+            raise ValueError(
+                f"alpha must be a non-negative number, 'auto' or one value per node "
+                f"(in the order of nodes_, {n_nodes} nodes here); got an array of "
+                f"shape {lam.shape}."
+            )
+        invalid = ~(np.isfinite(lam) & (lam >= 0))
+        if np.any(invalid):
+            first = np.flatnonzero(invalid)[0]
+            raise ValueError(
+                f"alpha must be finite and >= 0 for every node; node "
+                f"{self.nodes_[first].item()!r} has alpha={lam[first]}."
+            )
+        return lam, False
+
+    def _client_z(self):
+        """The auto rule's multiplier (``auto_z``, or its default)."""
+        return DEFAULT_AUTO_Z if self.auto_z is None else float(self.auto_z)
+
+    def _vote_rule(self, auto, private):
+        """The server's rule: ``(test, base, beta, fwer)``.
+
+        ``test``: whether the server runs the binomial test (else it keeps
+        the features whose vote fraction reaches ``base``); ``base``: the
+        vote fraction a feature outside the support reaches from honest
+        clients (the auto rule's null selection rate) or the fixed
+        threshold; ``beta``: the rogue fraction the test tolerates.
+        Parameters that the rule would not use are refused.
+        """
+        auto_threshold = isinstance(self.threshold, str)
+        test = private or (auto_threshold and auto)
+        if auto_threshold:
+            base = null_selection_rate(self._client_z()) if auto else 0.5
+        else:
+            base = float(self.threshold)
+        with_beta = auto_threshold and auto
+        if self.rogue_tolerance is not None and not with_beta:
+            raise ValueError(
+                f"rogue_tolerance={self.rogue_tolerance!r} is used by the test of "
+                "threshold='auto' with alpha='auto' only (a fixed threshold is its own "
+                "margin against rogue clients); leave it None here."
+            )
+        if self.fwer is not None and not test:
+            raise ValueError(
+                f"fwer={self.fwer!r} is the level of the server's test, which runs with "
+                "threshold='auto' and alpha='auto', or under privacy; with "
+                f"threshold={self.threshold!r}, alpha={self.alpha!r} and no privacy the "
+                "server compares vote fractions with the threshold. Leave fwer=None here."
+            )
+        beta = 0.0
+        if with_beta:
+            beta = DEFAULT_ROGUE_TOLERANCE if self.rogue_tolerance is None else float(
+                self.rogue_tolerance)
+        fwer = DEFAULT_FWER if self.fwer is None else float(self.fwer)
+        return test, base, beta, fwer
+
+    def _n_reported(self, d, spec):
+        """How many features every client reports (``n_reported``)."""
+        return choose_n_reported(self.n_reported, d, spec)
+
+    def _recover_support(self, X, y, groups, sample_weight):
+        """Validate, run the client pass and the vote; set the fitted attributes.
+
+        Returns what the refit round needs: the node-ordered data, the
+        layout and the running :class:`~skfed.network.NetworkSimulation`.
+        """
+        X, y, sample_weight, layout = self._validate_fit_data(
+            X, y, groups, sample_weight, accept_sparse=["csr", "csc"], y_numeric=True,
+        )
+        dtype = X.dtype
+        n_nodes = layout.n_nodes
+        d = X.shape[1]
+        # sample_weight is non-negative (checked by _validate_fit_data).
+        weights = (np.ones(X.shape[0], dtype=dtype) if sample_weight is None
+                   else np.asarray(sample_weight, dtype=dtype))
+        check_node_weights(self, layout.codes, sample_weight,
+                           why=" to compute its statistics")
+        lam, auto = self._client_lambdas(n_nodes)
+        spec = check_privacy(self.privacy, type(self).__name__)
+        self._vote_rule(auto, spec is not None)  # refuses unused parameters early
+        k = self._n_reported(d, spec)
+        short = self._short_clients(
+            np.bincount(layout.codes, weights=weights > 0, minlength=n_nodes), auto,
+            spec is not None,
+        )
+
+        if sparse.issparse(X):
+            X = sparse.csr_matrix(X)
+        if np.all(layout.codes[1:] >= layout.codes[:-1]):
+            # Already node by node (the usual layout of per-node data): no copy.
+            X_nodes = X if sparse.issparse(X) else np.ascontiguousarray(X)
+            y_nodes = np.ascontiguousarray(y, dtype=dtype)
+            w_nodes = np.ascontiguousarray(weights)
+        else:
+            X_nodes = layout.sort(X)
+            y_nodes = np.ascontiguousarray(y[layout.order], dtype=dtype)
+            w_nodes = np.ascontiguousarray(weights[layout.order])
+        packed, ols = _client_pass(
+            X_nodes, y_nodes, w_nodes, layout.offsets, lam, self._client_z(), auto,
+            bool(self.fit_intercept), self.n_jobs,
+        )
+        # A client too small for its statistics selects nothing (under
+        # privacy it still sends, see _short_clients).
+        packed[short] = 0
+        self.ols_clients_ = ols & ~short
+
+        # Round 1 over the simulated network: who answers, what they send.
+        network = resolve_network(self.network)
+        sim = network.start(n_nodes, server=True, random_state=self.random_state,
+                            node_labels=self.nodes_)
+        active, work = sim.draw_round()
+        # A straggler has not finished its pass when the one-shot deadline
+        # expires: like a dropped client, it does not vote.
+        answered = active & (work >= 1.0)
+        if spec is None:
+            answered &= ~short
+        reported = None
+        if k < d:
+            # Public randomness (random_state): which k features each client
+            # reports; the server draws the same assignment.
+            reported = _balanced_reports(n_nodes, d, k, self.random_state)
+        self._server_vote(packed, answered, sim, d, auto=auto, spec=spec, reported=reported)
+        return X_nodes, y_nodes, w_nodes, layout, sim
+
+    def _short_clients(self, n_positive, auto, private):
+        """Clients with too few samples to compute their statistics.
+
+        Centring (``fit_intercept=True``) needs two samples of positive
+        weight, and the ``alpha="auto"`` tests need one more (one residual
+        degree of freedom).  Without privacy such a client abstains from the
+        vote (``answered_`` is False for it) with a warning naming it.
+        Under privacy it does not abstain: whether a client answers must not
+        depend on its data, so it sends an all-zero vector through the same
+        randomized response as every other client.
+        """
+        need = (2 + int(bool(self.fit_intercept))) if auto else (
+            2 if self.fit_intercept else 1)
+        short = np.asarray(n_positive) < need
+        if short.any():
+            bad = self.nodes_[short].tolist()
+            shown = ", ".join(repr(v) for v in bad[:5]) + (", ..." if len(bad) > 5 else "")
+            what = "alpha='auto' (a residual degree of freedom)" if auto else (
+                "fit_intercept=True (centring)")
+            then = (
+                "under privacy they still send an all-zero vector through randomized "
+                "response, so that answering does not depend on a client's data"
+                if private else "they abstain from the vote (answered_ is False for them)"
+            )
+            warnings.warn(
+                f"{len(bad)} client(s) of {type(self).__name__} have fewer than {need} "
+                f"samples with a positive sample_weight, too few for {what}; {then}: "
+                f"node(s) {shown}.",
+                UserWarning,
+                stacklevel=4,
+            )
+        return short
+
+    def _abstainers(self, n_positive, auto):
+        """The clients that abstain without privacy (see :meth:`_short_clients`)."""
+        return self._short_clients(n_positive, auto, False)
+
+    def _server_vote(self, packed, answered, sim, d, *, auto=True, spec=None,
+                     reported=None, held=None):
+        """Round 1 at the server: receive the messages, count them, vote.
+
+        ``packed`` holds every client's honest bits (one row per node).
+        Each client in ``answered`` sends the bits of its ``reported``
+        features (all ``d`` when None): under ``spec`` (privacy) they go
+        through randomized response first, then a rogue client corrupts its
+        (randomized) message; the messages are counted in the byte log and
+        tallied, and the server applies its rule (:meth:`_vote_rule`).
+        Shared by the simulated fit, the Flower server and
+        :meth:`add_nodes`: with ``held`` (what the server holds of the
+        fitted clients: their received bits, counts, answers, reported
+        features and privacy uses) the rows of ``packed``, ``answered`` and
+        ``reported`` are the new clients, nodes ``n_old:`` of ``sim``, and
+        their counts are added to the held ones before the test.
+        """
+        n_old = 0 if held is None else len(held["answered"])
+        local = np.flatnonzero(answered).astype(np.intp)
+        senders = local + n_old
+        g = len(senders)
+        k = d if reported is None else reported.shape[1]
+        test, base, beta, fwer = self._vote_rule(auto, spec is not None)
+        p = 0.0
+        for stale in ("privacy_spent_", "privacy_", "privacy_guarantee_void_"):
+            if hasattr(self, stale):
+                delattr(self, stale)
+        if spec is not None:
+            p, source = randomized_response(self, spec, k, d, answered, held)
+        rogue = sim.rogue[senders] if g else np.zeros(0, dtype=bool)
+        simple = reported is None and p == 0.0 and not rogue.any()
+        if simple:
+            votes = np.zeros(d, dtype=np.int64)
+            tally_votes(packed, local, votes)
+            n_reports = np.full(d, g, dtype=np.int64)
+            client_supports = _unpack(packed, d)
+            client_supports[~answered] = False
+        else:
+            full = _unpack(packed[local], d)
+            rows = np.arange(g)[:, None]
+            messages = full if reported is None else full[rows, reported[local]]
+            if p > 0.0 and g:
+                # Randomized response: flips from the secure noise source
+                # (OS CSPRNG, exact Bernoulli), never from random_state.
+                messages = messages ^ source.bernoulli(p, messages.shape)
+            if rogue.any():
+                messages[rogue] = sim.corrupt_bit_rows(messages[rogue], senders[rogue])
+            client_supports = np.zeros((len(answered), d), dtype=bool)
+            if reported is None:
+                client_supports[local] = messages
+                votes = messages.sum(axis=0, dtype=np.int64)
+                n_reports = np.full(d, g, dtype=np.int64)
+            else:
+                idx = reported[local]
+                client_supports[local[:, None], idx] = messages
+                votes = np.bincount(idx[messages], minlength=d).astype(np.int64)
+                n_reports = np.bincount(idx.ravel(), minlength=d).astype(np.int64)
+        sim.counter.gather_to_server(
+            senders, np.full(g, payload_bytes(n_bits=k), dtype=np.int64)
+        )
+        sim.counter.next_round()
+        if held is not None:
+            votes = votes + held["votes"]
+            n_reports = n_reports + held["n_reports"]
+            client_supports = np.vstack([held["client_supports"], client_supports])
+            answered = np.concatenate([held["answered"], answered])
+            if reported is not None:
+                reported = np.vstack([held["reported"], reported])
+            g = int(answered.sum())
+
+        if g == 0:
+            warnings.warn(
+                "No client answered (all were dropped, straggling or abstained), so no "
+                "feature was selected.",
+                UserWarning,
+                stacklevel=4,
+            )
+        with np.errstate(invalid="ignore", divide="ignore"):
+            fraction = np.where(n_reports > 0, votes / np.maximum(n_reports, 1), 0.0)
+        debiased = (fraction - p) / (1.0 - 2.0 * p)
+        if test:
+            # The highest rate at which a feature outside the support is
+            # reported as 1: honest clients select it at rate ``base``,
+            # randomized response turns that into p + (1 - 2 p) base, and up
+            # to a fraction beta of rogue clients may send anything.
+            reference = (1.0 - beta) * (p + (1.0 - 2.0 * p) * base) + beta
+            pvalues = np.where(
+                n_reports > 0, stats.binom.sf(votes - 1, n_reports, reference), 1.0
+            )
+            support = pvalues <= fwer / d
+            self.pvalues_ = pvalues
+            self.reference_rate_ = reference
+            best = reference ** max(int(n_reports.max()) if g else 0, 0)
+            if g and best > fwer / d:
+                warnings.warn(
+                    f"Too few reports for any feature to be significant: even a feature "
+                    f"that all of its {int(n_reports.max())} reports select has p-value "
+                    f"{best:.2g} > fwer / n_features = {fwer / d:.2g}, so no feature was "
+                    f"selected. At least "
+                    f"{math.ceil(math.log(fwer / d) / math.log(reference))} reports per "
+                    "feature are needed (more clients, or more features reported per "
+                    "client), or a larger fwer.",
+                    UserWarning,
+                    stacklevel=4,
+                )
+            if auto and d >= 4 and support.sum() > d / 2:
+                # The median feature is significantly above the highest rate
+                # of a feature outside the support: the test's premise (most
+                # features are selected at the null rate) does not hold.
+                warnings.warn(
+                    f"{int(support.sum())} of the {d} features are significant: the "
+                    "server's test assumes a sparse model whose features outside the "
+                    "support each client selects at the null rate. Either the model is "
+                    "not sparse, or features outside the support are correlated with "
+                    "it and clients with fewer than n_features + 4 samples (which test "
+                    "each feature's marginal correlation, shared by such features) "
+                    "select them more often; clients with more samples test each "
+                    "feature given the others. See 'When not to use it' in the user "
+                    "guide.",
+                    UserWarning,
+                    stacklevel=4,
+                )
+        else:
+            support = (fraction >= base) & (n_reports > 0)
+            self.pvalues_ = None
+            self.reference_rate_ = base
+        self.support_ = support
+        self.votes_ = votes
+        self.n_reports_ = n_reports
+        self.vote_fraction_ = fraction
+        self.debiased_fraction_ = debiased
+        self.client_supports_ = client_supports
+        self.answered_ = answered
+        self.rogue_ = sim.rogue.copy()
+        self.n_answered_ = g
+        if reported is not None:
+            self.reported_features_ = reported
+        elif hasattr(self, "reported_features_"):
+            del self.reported_features_
+
+    def _group_position(self):
+        if self.group_column is None:
+            return None
+        if isinstance(self.group_column, str):
+            return list(self.feature_names_in_).index(self.group_column)
+        return int(self.group_column) % self.n_features_in_

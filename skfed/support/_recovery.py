@@ -1,0 +1,436 @@
+"""The one-shot selector: :class:`FederatedSupportRecovery`."""
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._base import check_groups
+from ._protocol import _OneShotSupportMixin
+
+
+class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimator):
+    """Exact support recovery of a sparse linear model with one-shot communication.
+
+    Barik & Honorio's one-shot protocol.  Every client (node) selects
+    features from its own rows and sends its selection to the server, once,
+    as a packed bit vector; the server keeps the features that enough of
+    the answering clients selected.
+
+    With a fixed ``alpha`` (the paper's lambda) this is the paper's
+    Algorithm 1: the client's lasso for uncorrelated predictors and, by
+    default, the median vote::
+
+        client i, feature j (means over the client's n_i samples):
+            sigma_ij = mean_t (x_tj)^2,     alpha_ij = mean_t y_t x_tj
+            w_ij = sign(alpha_ij) max(0, |alpha_ij| - lambda_i) / sigma_ij
+            S_i  = {j : w_ij != 0} = {j : |alpha_ij| > lambda_i}
+        server, over the g clients that answered:
+            R_j = (1/g) sum_i [j in S_i],   S = {j : R_j >= threshold}
+
+    The default ``alpha="auto"`` rule is chosen for the vote.  Each client
+    tests every feature at the same, known null selection rate
+    ``q0 = 2 Phi(-auto_z)`` (0.317 at the default ``auto_z=1``):
+
+    * a client with at least ``d + 1 + 3`` samples (3 residual degrees of
+      freedom; ``d + 3`` without intercept) fits ordinary least squares on
+      all features and selects ``j`` when ``|t_ij| > t_{df}(1 - q0 / 2)``,
+      the t-test of its coefficient (conditional on the other features, so
+      a feature correlated with the support but outside it is selected at
+      rate ``q0`` too);
+    * a smaller client selects ``j`` when its sample correlation passes the
+      t-test of ``corr(x_j, y) = 0`` at level ``q0`` (``df = n_i - 2``):
+      the lasso for uncorrelated predictors with the per-feature lambda
+      ``r_i sqrt(sigma_ij var_i(y))``.
+
+    The server then runs, for every feature, a one-sided binomial test of
+    its votes against the highest rate a feature outside the support can
+    reach, ``reference = (1 - beta) q0 + beta`` with ``beta =
+    rogue_tolerance`` (a fraction ``beta`` of rogue clients may send
+    anything), at family-wise level ``fwer`` over the ``d`` features
+    (Bonferroni)::
+
+        S = {j : P(Binomial(g, reference) >= votes_j) <= fwer / d}
+
+    so a feature that clients detect at any rate above ``reference`` is
+    recovered once there are enough clients, and more clients never hurt:
+    the number of clients needed is ``O(log(d / fwer) / KL(q1 || reference))``
+    for a feature detected at rate ``q1``, the paper's ``O(log d)``.
+
+    Each answering client sends one message of ``ceil(k / 8)`` bytes plus
+    the header, ``k = n_reported`` (all ``d`` features by default); nothing
+    else is communicated.
+
+    Parameters
+    ----------
+    alpha : float, array-like of shape (n_nodes,) or "auto", default="auto"
+        The paper's lambda.  A number is used by every client; an array
+        gives one value per client, in the order of ``nodes_`` (the sorted
+        node labels).  ``"auto"``: the per-client tests described above.
+    threshold : float in (0, 1] or "auto", default="auto"
+        The server's rule.  ``"auto"``: with ``alpha="auto"`` the binomial
+        test against the null selection rate; with a fixed ``alpha``, whose
+        null selection rate is unknown, the paper's median rule (0.5).  A
+        number: keep the features that at least this fraction of the
+        reporting clients selected (0.5 is the median rule, robust to
+        fewer than half of the clients sending the complement of their
+        support when honest clients are never wrong).  Under ``privacy`` a
+        fixed threshold is tested too: a feature is kept only when its
+        randomized votes are significantly above the threshold.
+    fit_intercept : bool, default=True
+        Whether every client first centres its own features and target
+        (weighted means over its samples).  The paper's model has zero-mean
+        data and no centring (``fit_intercept=False`` with a fixed ``alpha``
+        is exactly its Algorithm 1).
+    auto_z : float, default=None
+        The client tests' level, in standard deviations of the normal
+        distribution: null selection rate ``2 Phi(-auto_z)``.  None means
+        1.0 (chosen on the phase transitions of
+        ``benchmarks/support_phase_transition.py``: a low client threshold
+        lets every client contribute, the server's test removes the noise).
+        Only with ``alpha="auto"`` (refused otherwise).  Must be positive:
+        at 0 every client would select every feature.
+    rogue_tolerance : float in [0, 0.5), default=None
+        The fraction ``beta`` of answering clients that may be rogue
+        (sending anything) without a false positive beyond ``fwer``.  None
+        means 0.1.  A larger value protects against more rogue clients but
+        needs clients to detect a support feature at a higher rate,
+        ``(1 - beta) q1 > q0 + beta (1 - q0)``; with ``auto_z=1``,
+        ``rogue_tolerance=0.3`` keeps the features detected at rate 0.75 or
+        more.  Only with ``alpha="auto"`` and ``threshold="auto"``.
+    fwer : float in (0, 1), default=None
+        Family-wise error rate of the server's test over the ``d``
+        features.  None means 0.05.  Used by the binomial test only
+        (``alpha="auto"`` with ``threshold="auto"``, or under privacy).
+    n_reported : int or "auto", default="auto"
+        Number of features each client reports, chosen at random for each
+        client by public randomness (``random_state``; the server knows the
+        assignment, so only the bits are sent).  ``"auto"``: all of them
+        without privacy; under privacy the ``k`` that maximizes
+        ``k tanh(epsilon / (2 k))^2``, the information the server receives
+        when a budget ``epsilon`` is split over ``k`` randomized bits
+        (``k = 1`` up to epsilon 3).
+    group_column : int, str or None, default=None
+        Column of ``X`` holding the node id of every sample.  The column is
+        not a candidate feature; :meth:`transform` keeps it (at its place
+        among the selected columns) so that a federated estimator later in
+        a pipeline still finds the node ids.
+    handle_unknown : {"global", "error"}, default="global"
+        Kept for a uniform API: :meth:`transform` selects the same features
+        for every node, seen in fit or not.
+    network : SimulatedNetwork, default=None
+        The network the protocol runs over (None: a perfect network).
+        Dropped and straggling clients do not vote (a straggler misses the
+        one-shot deadline); rogue clients send the complement of their
+        message or random bits (``rogue_behavior``).
+    privacy : DifferentialPrivacy, default=None
+        Local differential privacy of every client's message (client
+        level: with respect to its whole data set) by randomized response:
+        each of its ``k`` reported bits is flipped with the probability
+        ``p`` that makes the message ``(epsilon, delta)``-DP (``p = 1 / (1 +
+        exp(epsilon / k))`` at ``delta = 0``; the accountant allows a smaller
+        ``p`` for ``delta > 0``).  Every answering client randomizes, a
+        rogue client corrupts its randomized bits (post-processing: it
+        spends the same budget), and a client with too few samples sends
+        randomized zeros rather than abstaining, so whether a client
+        answers does not depend on its data.  The server tests the votes
+        against ``p + (1 - 2 p) reference``: at any epsilon a feature is
+        kept only if its debiased vote is significant.  The flips are exact
+        Bernoulli draws from the operating system's CSPRNG
+        (:mod:`skfed._secure_noise`), never from ``random_state``; only
+        ``DifferentialPrivacy(insecure_noise_seed=...)``, for tests, fixes
+        them (and voids the guarantee).  None: no privacy.
+    random_state : int, RandomState instance or None, default=None
+        Public randomness only: the network's faults when the network has
+        no seed of its own, and the features each client reports.  The
+        randomized response of ``privacy`` never depends on it: its flips
+        come from the operating system's CSPRNG.
+    n_jobs : int, default=None
+        Number of threads that run the client passes.  Results do not
+        depend on it.
+
+    Attributes
+    ----------
+    support_ : ndarray of shape (n_features,), dtype=bool
+        The recovered support, over the features (without the node-id
+        column of ``group_column``).
+    votes_ : ndarray of shape (n_features,), dtype=int64
+        Number of answering clients whose message had feature ``j`` (after
+        randomized response and corruption).
+    n_reports_ : ndarray of shape (n_features,), dtype=int64
+        Number of answering clients that reported feature ``j``
+        (``n_answered_`` for every feature unless ``n_reported < d``).
+    vote_fraction_ : ndarray of shape (n_features,)
+        ``votes_ / n_reports_`` (zeros where nobody reported).
+    debiased_fraction_ : ndarray of shape (n_features,)
+        ``(vote_fraction_ - p) / (1 - 2 p)``, the estimated fraction of
+        clients that selected ``j`` (``vote_fraction_`` without privacy).
+    pvalues_ : ndarray of shape (n_features,) or None
+        One-sided binomial p-values of the server's test (before the
+        Bonferroni correction: a feature is kept when ``pvalues_ <= fwer /
+        n_features``); None when the server compares vote fractions with a
+        fixed threshold.
+    reference_rate_ : float
+        The rate the votes were tested against, or the fixed threshold.
+    client_supports_ : ndarray of shape (n_nodes, n_features), dtype=bool
+        What each client's message said, as the server received it: after
+        randomized response under ``privacy`` and corruption for rogue
+        clients; False for features a client did not report and for
+        clients that did not answer.
+    ols_clients_ : ndarray of shape (n_nodes,), dtype=bool
+        Clients that ran the OLS t-test (``alpha="auto"`` with enough
+        samples and a non-singular Gram matrix); the others ran the
+        marginal test or a fixed lambda.
+    reported_features_ : ndarray of shape (n_nodes, n_reported), dtype=intp
+        Only when ``n_reported < n_features``: the features each client
+        reported (sorted).
+    answered_ : ndarray of shape (n_nodes,), dtype=bool
+        Clients whose message arrived (not dropped, not straggling, not
+        abstaining).  Without privacy a client with too few samples of
+        positive weight for its statistics (2 with ``fit_intercept``, one
+        more for ``alpha="auto"``) abstains, with a warning naming it.
+    rogue_ : ndarray of shape (n_nodes,), dtype=bool
+        Clients the simulated network made rogue (unknown to the server;
+        for analysis).
+    n_answered_ : int
+        ``g``, the number of clients that voted.
+    nodes_ : ndarray of shape (n_nodes,)
+        Node labels seen in fit, the order of every per-node axis.
+    n_features_in_ : int
+        Number of columns of ``X`` seen in fit (with the node-id column).
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Defined when ``X`` has feature names that are all strings.
+    communication_ : CommunicationLog
+        Everything the fit communicated (one round).
+    join_communication_ : CommunicationLog
+        What the clients added by :meth:`add_nodes` sent (one round per
+        join); only after a join.
+    n_bytes_sent_ : int
+        ``n_answered_ * (ceil(n_reported / 8) + header_bytes)``, over the
+        clients of the fit and of every join.
+    n_messages_ : int
+        ``n_answered_``.
+    bytes_per_round_ : ndarray of shape (1,)
+    privacy_spent_ : ndarray of shape (n_nodes,)
+        Only with ``privacy``: the epsilon each client spent at the
+        specification's delta (0 for clients that did not send).
+    privacy_ : dict
+        Only with ``privacy``: mechanism, flip probability, reported
+        features per client, the accountant, the noise source, and what is
+        public.
+    privacy_guarantee_void_ : bool
+        Only with ``privacy``: True when the noise came from
+        ``insecure_noise_seed`` (tests).
+
+    See Also
+    --------
+    FederatedSparseLinearRegression : the recovered support plus a federated
+        least-squares refit, to predict.
+    sklearn.linear_model.LassoCV : the centralized lasso on pooled data.
+    sklearn.feature_selection.SelectFromModel : selection from a fitted model.
+
+    Notes
+    -----
+    Both auto tests have the exact null rate ``q0`` under Gaussian noise
+    (OLS) or a Gaussian feature independent of the target and of the other
+    features (marginal test), whatever the client's size.  The marginal
+    test of a small client cannot tell a feature outside the support from
+    a support feature it is correlated with: on correlated designs only
+    clients with more samples than features (the OLS test) keep the vote
+    exact as clients are added; ``rogue_tolerance`` leaves a margin that
+    absorbs weak correlations.
+
+    The degrees of freedom count a client's samples of positive weight;
+    sample weights turn every mean into a weighted mean (weighted least
+    squares for the OLS test).  The bits are packed eight to a byte,
+    feature ``j`` in bit ``j % 8`` (least significant first) of byte
+    ``j // 8``.
+
+    Under ``privacy`` a feature that a fraction ``q`` of the clients
+    select is reported as 1 with probability ``p + (1 - 2 p) q``: the test
+    needs about ``1 / (1 - 2 p)^2 = coth(epsilon_bit / 2)^2`` times more
+    reports, ``epsilon_bit = epsilon / k``; reporting ``k < d`` features
+    per client spends the budget on fewer, less noisy bits.
+
+    References
+    ----------
+    A. Barik and J. Honorio, "Exact Support Recovery in Federated Regression
+    with One-shot Communication", arXiv:2006.12583, 2020.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed.support import FederatedSupportRecovery
+    >>> rng = np.random.RandomState(0)
+    >>> groups = np.repeat(np.arange(10), 200)
+    >>> X = rng.normal(size=(2000, 50))
+    >>> y = X[:, 3] - 2 * X[:, 17] + 0.5 * rng.normal(size=2000)
+    >>> selector = FederatedSupportRecovery().fit(X, y, groups=groups)
+    >>> np.flatnonzero(selector.support_)
+    array([ 3, 17])
+    >>> selector.transform(X).shape
+    (2000, 2)
+    >>> int(selector.n_bytes_sent_)  # 10 clients x (ceil(50 / 8) + 16) bytes
+    230
+    """
+
+    _parameter_constraints = dict(_OneShotSupportMixin._support_parameter_constraints)
+
+    def __init__(
+        self,
+        alpha="auto",
+        *,
+        threshold="auto",
+        fit_intercept=True,
+        auto_z=None,
+        rogue_tolerance=None,
+        fwer=None,
+        n_reported="auto",
+        group_column=None,
+        handle_unknown="global",
+        network=None,
+        privacy=None,
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.alpha = alpha
+        self.threshold = threshold
+        self.fit_intercept = fit_intercept
+        self.auto_z = auto_z
+        self.rogue_tolerance = rogue_tolerance
+        self.fwer = fwer
+        self.n_reported = n_reported
+        self.group_column = group_column
+        self.handle_unknown = handle_unknown
+        self.network = network
+        self.privacy = privacy
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
+
+    def fit(self, X, y, groups=None, sample_weight=None):
+        """Run the one-shot protocol: client passes, votes, the server's rule.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,), default=None
+            Node id of every sample.  ``None`` (and no ``group_column``)
+            means one client, with a :class:`~skfed.SingleNodeWarning`.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the client means; every node needs a positive total.
+
+        Returns
+        -------
+        self : FederatedSupportRecovery
+        """
+        self._validate_params()
+        _, _, _, _, sim = self._recover_support(X, y, groups, sample_weight)
+        self._set_communication(sim)
+        return self
+
+    def fit_transform(self, X, y, groups=None, sample_weight=None):
+        """Fit, then keep the recovered features of ``X``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,), default=None
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        X_new : {ndarray, sparse matrix} of shape (n_samples, n_selected)
+        """
+        return self.fit(X, y, groups=groups, sample_weight=sample_weight).transform(
+            X, groups=groups
+        )
+
+    def add_nodes(self, X, y, groups=None, sample_weight=None):
+        """Add clients after the fit: their votes join the server's counts.
+
+        Every new client runs the client pass of :meth:`fit` on its own rows
+        and sends its support bits once (one-shot stays one-shot); the
+        server adds them to the votes it holds (``votes_``) and applies the
+        same rule over all answering clients, so ``support_`` may change.
+        The fitted clients send nothing and their messages are not
+        recounted.  Under the network's faults a new client may be dropped
+        or straggle (it does not vote) or be rogue (with probability
+        ``rogue_fraction``); under ``privacy`` its bits get the same
+        randomized response and ``privacy_spent_`` grows by its spend.  The
+        join's bytes are in ``join_communication_`` (``ceil(d / 8) +
+        header`` per new client that answered); ``n_bytes_sent_`` and
+        ``n_messages_`` are the totals of the fit and every join.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows of the new clients, with the features of ``fit``.
+        y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,), default=None
+            Client id of every row (not needed with ``group_column``);
+            every id must be absent from ``nodes_``.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : FederatedSupportRecovery
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skfed.support import FederatedSupportRecovery
+        >>> rng = np.random.RandomState(0)
+        >>> groups = np.repeat(np.arange(12), 200)
+        >>> X = rng.normal(size=(2400, 50))
+        >>> y = X[:, 3] - 2 * X[:, 17] + 0.5 * rng.normal(size=2400)
+        >>> old = groups < 10
+        >>> selector = FederatedSupportRecovery().fit(X[old], y[old], groups=groups[old])
+        >>> selector.add_nodes(X[~old], y[~old], groups=groups[~old]).n_answered_
+        12
+        >>> np.flatnonzero(selector.support_)
+        array([ 3, 17])
+        >>> selector.join_communication_.total_bytes  # 2 clients x (ceil(50 / 8) + 16)
+        46
+        """
+        X, y, sample_weight, new_labels, layout = self._validate_join_data(
+            X, y, groups, sample_weight, accept_sparse=["csr", "csc"], y_numeric=True,
+        )
+        sim = self._join_vote(X, y, sample_weight, layout, new_labels)
+        self._record_join(sim.log(node_labels=self.nodes_))
+        return self
+
+    def transform(self, X, groups=None):
+        """Keep the recovered features (and the node-id column, if any).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        groups : array-like of shape (n_samples,), default=None
+            Accepted so that pipelines routing node ids work; the selection
+            is the same for every node, so it is only checked for length.
+
+        Returns
+        -------
+        X_new : {ndarray, sparse matrix} of shape (n_samples, n_selected)
+        """
+        check_is_fitted(self)
+        if groups is not None:
+            n_samples = X.shape[0] if hasattr(X, "shape") else len(X)
+            check_groups(groups, n_samples)
+        return super().transform(X)
+
+    def _get_support_mask(self):
+        check_is_fitted(self)
+        position = self._group_position()
+        if position is None:
+            return self.support_
+        mask = np.ones(self.n_features_in_, dtype=bool)
+        mask[np.arange(self.n_features_in_) != position] = self.support_
+        return mask

@@ -1,0 +1,170 @@
+"""The client rules of the one-shot protocol and their null selection rate.
+
+A client's selection is either the paper's fixed-lambda rule (the lasso for
+uncorrelated predictors, ``|alpha_ij| > lambda_i``) or the ``alpha="auto"``
+tests, whose null selection rate :func:`null_selection_rate` the server's
+binomial test uses (``_OneShotSupportMixin._vote_rule`` in :mod:`._protocol`).
+The Cython side is :mod:`skfed._core._support_fast`.
+"""
+
+import numpy as np
+from joblib import Parallel, delayed
+from scipy import sparse, stats
+
+from .._core._support_fast import (
+    client_ols_csr,
+    client_ols_dense,
+    client_pass_csr,
+    client_pass_dense,
+    ols_work_shape,
+)
+from .._parallel import node_chunks
+
+
+# The defaults of the auto rule, chosen from the phase-transition evidence of
+# benchmarks/support_phase_transition.py (see the user guide).
+DEFAULT_AUTO_Z = 1.0
+DEFAULT_ROGUE_TOLERANCE = 0.1
+DEFAULT_FWER = 0.05
+# A client uses the OLS t-test when its regression keeps at least this many
+# residual degrees of freedom (n_i - d - fit_intercept), else the marginal
+# correlation test: below it the t statistics are too noisy to beat the
+# marginal test on independent designs (measured at d = 20, 2,000 clients).
+OLS_MIN_DF = 3
+
+
+def null_selection_rate(z):
+    """The probability ``2 Phi(-z)`` that an auto-rule client selects a null feature.
+
+    Both client tests of ``alpha="auto"`` (the OLS t-test and the marginal
+    correlation test) compare their statistic with the critical value of
+    the t distribution whose two-sided tail is the normal tail beyond
+    ``z``, so a feature outside the support is selected with exactly this
+    probability by every client, whatever its number of samples (Gaussian
+    noise for the OLS test; a Gaussian feature independent of the target
+    and of the other features for the marginal test).
+    """
+    return float(2.0 * stats.norm.sf(z))
+
+
+def _critical_values(z, df):
+    """Critical |t| of a two-sided test of level ``2 Phi(-z)`` with ``df`` dof.
+
+    ``df`` may repeat (one entry per client): each distinct value is
+    computed once.  Entries with ``df < 1`` get ``inf`` (nothing selected).
+    """
+    df = np.asarray(df, dtype=np.float64)
+    out = np.full(df.shape, np.inf)
+    ok = df >= 1
+    if ok.any():
+        values, inverse = np.unique(df[ok], return_inverse=True)
+        tail = stats.norm.sf(z)
+        out[ok] = stats.t.isf(tail, values)[inverse] if tail > 0 else np.inf
+    return out
+
+
+# Clients are processed this many at a time, so that the per-client
+# statistics the Cython pass fills (four float64 arrays of shape
+# (clients, d)) never take more than a few megabytes.
+_CLIENT_BLOCK = 4096
+
+
+def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, center):
+    """Client pass of a run of consecutive nodes; returns their bits.
+
+    ``X``, ``y`` and ``sample_weight`` hold only these nodes' rows and
+    ``offsets`` starts at 0, so a chunk ships only its own data to a joblib
+    worker (thread, process or Dask worker) and its result comes back as
+    return values, never through shared memory.  ``ols`` marks the nodes
+    that run the OLS t-test (residual degrees of freedom ``df``, critical
+    values ``tcrit``); a node whose Gram matrix is singular falls back to
+    the marginal rule (``lam``) and is unmarked in the returned ``ols``.
+
+    Returns ``(packed, ols)``.
+    """
+    n_nodes = len(offsets) - 1
+    d = X.shape[1]
+    packed = np.zeros((n_nodes, (d + 7) // 8), dtype=np.uint8)
+    ols = np.array(ols, dtype=bool)
+    block = min(n_nodes, _CLIENT_BLOCK)
+    stats_ = [np.zeros((block, d)) for _ in range(4)]
+    work = np.zeros(ols_work_shape(d)) if ols.any() else None
+    is_sparse = sparse.issparse(X)
+    for first in range(0, n_nodes, block):
+        last = min(first + block, n_nodes)
+        lo, hi = offsets[first], offsets[last]
+        Xb, yb, wb = X[lo:hi], y[lo:hi], sample_weight[lo:hi]
+        off = np.ascontiguousarray(offsets[first : last + 1] - lo)
+        out = [a[: last - first] for a in stats_] + [packed[first:last]]
+        if is_sparse:
+            csr = (Xb.data, Xb.indices.astype(np.intp, copy=False),
+                   Xb.indptr.astype(np.intp, copy=False), d)
+        todo = ols[first:last]
+        if todo.any():
+            solved = np.zeros(last - first, dtype=np.uint8)
+            nodes = np.flatnonzero(todo).astype(np.intp)
+            args = (off, nodes, df[first:last], tcrit[first:last], center, *out, solved, work)
+            if is_sparse:
+                client_ols_csr(*csr, yb, wb, *args)
+            else:
+                client_ols_dense(Xb, yb, wb, *args)
+            todo &= solved.astype(bool)
+        nodes = np.flatnonzero(~todo).astype(np.intp)
+        if len(nodes):
+            args = (off, nodes, lam[first:last], auto, center, *out, np.zeros((1, d)))
+            if is_sparse:
+                client_pass_csr(*csr, yb, wb, *args)
+            else:
+                client_pass_dense(Xb, yb, wb, *args)
+    return packed, ols
+
+
+def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
+    """Run the client pass of every node (joblib over chunks of nodes).
+
+    ``lam`` holds each client's lambda (a fixed-lambda rule); with ``auto``
+    it is ignored and every client runs the auto rule at multiplier ``z``:
+    the OLS t-test when it has at least ``OLS_MIN_DF`` residual degrees of
+    freedom, else the marginal correlation test, both at the null selection
+    rate :func:`null_selection_rate` ``(z)``.  The degrees of freedom count
+    the client's samples of positive weight.
+
+    Returns ``(packed, ols)`` with one row per node (``packed``: its bits;
+    ``ols``: the nodes that used the OLS t-test); every node's row depends
+    on its own data only, so the result does not depend on ``n_jobs`` or on
+    the joblib backend.
+    """
+    n_nodes = len(offsets) - 1
+    d = X.shape[1]
+    tcrit = np.zeros(n_nodes)
+    df_ols = np.zeros(n_nodes)
+    ols = np.zeros(n_nodes, dtype=bool)
+    if auto:
+        n_positive = np.add.reduceat((sample_weight > 0).astype(np.int64), offsets[:-1])
+        df_ols = n_positive - d - int(center)
+        ols = df_ols >= OLS_MIN_DF
+        tcrit = _critical_values(z, np.where(ols, df_ols, 0))
+        df = n_positive - 1 - int(center)
+        t = _critical_values(z, df)
+        # The marginal test's critical correlation: |r| > t / sqrt(df + t^2).
+        with np.errstate(invalid="ignore"):
+            lam = np.where(np.isfinite(t), t / np.sqrt(np.maximum(df, 1) + t * t), 1.0)
+    bounds = node_chunks(n_nodes, n_jobs)
+
+    def chunk_args(first, last):
+        lo, hi = offsets[first], offsets[last + 1]
+        return (
+            X[lo:hi], y[lo:hi], sample_weight[lo:hi],
+            np.ascontiguousarray(offsets[first : last + 2] - lo),
+            np.ascontiguousarray(lam[first : last + 1], dtype=np.float64),
+            np.ascontiguousarray(df_ols[first : last + 1], dtype=np.float64),
+            np.ascontiguousarray(tcrit[first : last + 1]),
+            ols[first : last + 1], auto, center,
+        )
+
+    if len(bounds) <= 1:
+        return _client_chunk(*chunk_args(0, n_nodes - 1))
+    parts = Parallel(n_jobs=len(bounds), prefer="threads")(
+        delayed(_client_chunk)(*chunk_args(first, stop - 1)) for first, stop in bounds
+    )
+    return tuple(np.concatenate(arrays) for arrays in zip(*parts))

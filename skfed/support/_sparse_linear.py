@@ -1,0 +1,416 @@
+"""Support recovery plus a federated least-squares refit:
+:class:`FederatedSparseLinearRegression`."""
+
+import warnings
+
+import numpy as np
+from scipy import linalg, sparse
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from .._base import FederatedRegressorMixin
+from .._core._support_fast import refit_statistics
+from ..network import payload_bytes, resolve_network
+from ._protocol import _OneShotSupportMixin
+
+
+# Messages of the refit round are computed this many values at a time.
+_REFIT_BLOCK = 1 << 22
+
+
+def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared):
+    """Round 2 of the refit: every node's means, the sum of what the senders sent.
+
+    Returns ``means`` (n_nodes, s + 1), each node's weighted ``[mean y,
+    mean x_S]``, and ``total``, the sum over ``senders`` of their messages
+    (``G[triu_indices(m)]`` then ``b``; see
+    :func:`~skfed._core._support_fast.refit_statistics`), rogue senders'
+    messages corrupted on the way.  Linear in nodes, no Python loop over
+    them: messages are computed in Cython a block of senders at a time.
+    """
+    s = len(support)
+    m = s + 1 if shared else s
+    if sparse.issparse(X):
+        XS = X[:, support].toarray()
+    else:
+        XS = X[:, support]
+    XS = np.ascontiguousarray(XS, dtype=X.dtype)
+    starts = layout.offsets[:-1]
+    node_weight = np.add.reduceat(w.astype(np.float64), starts)
+    weighted = np.column_stack([y, XS]).astype(np.float64) * w[:, None]
+    means = np.add.reduceat(weighted, starts, axis=0) / node_weight[:, None]
+    del weighted
+    n_values = m * (m + 1) // 2 + m
+    total = np.zeros(n_values)
+    step = max(1, _REFIT_BLOCK // max(n_values, 1))
+    row = np.zeros(max(m, 1))
+    for first in range(0, len(senders) if n_values else 0, step):
+        block = np.ascontiguousarray(senders[first : first + step])
+        messages = np.zeros((len(block), n_values))
+        refit_statistics(
+            XS, y, w, layout.offsets, block, means, bool(per_node), bool(shared),
+            messages, row,
+        )
+        messages = np.asarray(sim.corrupt_value_rows(messages, block), dtype=np.float64)
+        total += messages.sum(axis=0)
+    return means, total
+
+
+class FederatedSparseLinearRegression(
+    _OneShotSupportMixin, FederatedRegressorMixin, BaseEstimator
+):
+    """Sparse linear regression: one-shot support recovery, then a federated refit.
+
+    Round 1 is :class:`FederatedSupportRecovery` (Barik & Honorio's
+    Algorithm 1).  Round 2 refits ordinary least squares on the recovered
+    support ``S`` (``s = |S|`` features) from sufficient statistics: the
+    server broadcasts ``S`` and every answering client sends the upper
+    triangle of its Gram matrix ``X_S^T X_S`` and ``X_S^T y``; round 3
+    broadcasts the coefficients::
+
+        round 1:  S = FederatedSupportRecovery(...).support_
+        round 2:  coef_S = argmin_b  sum_{i answered} || y_i - c_i - X_{i,S} b ||^2
+                  (c_i: the node's intercept, the client's own means when
+                  per_node_intercept, one shared intercept otherwise)
+        round 3:  every node receives coef_S (and the shared intercept)
+
+    Bytes (``header_bytes`` per message, float64 values):
+
+    * round 1: ``g1 * (ceil(d / 8) + header)`` (the support bits);
+    * round 2: ``n_nodes * (ceil(d / 8) + header)`` for the support
+      broadcast, plus ``g2 * (8 m (m + 1) / 2 + 8 m + header)`` from the
+      answering clients, ``m = s`` (with per-node intercepts the clients
+      centre their data first; without intercept) or ``m = s + 1`` (a shared
+      intercept: the statistics of ``[1, X_S]``);
+    * round 3: ``n_nodes * (8 s + header)``, plus 8 bytes each for a shared
+      intercept.
+
+    With per-node intercepts each node computes its own intercept
+    ``mean(y_i) - mean(X_{i,S}) coef_S`` from the broadcast coefficients;
+    nothing more is sent.
+
+    Parameters
+    ----------
+    alpha : float, array-like of shape (n_nodes,) or "auto", default="auto"
+        The selection's lambda or client tests; see
+        :class:`FederatedSupportRecovery`.
+    threshold : float in (0, 1] or "auto", default="auto"
+        The server's rule in round 1; see :class:`FederatedSupportRecovery`.
+    fit_intercept : bool, default=True
+        Whether to fit intercepts (and centre the data of each client in the
+        selection round).
+    per_node_intercept : bool, default=True
+        With ``fit_intercept``: one intercept per node (heterogeneous
+        nodes) rather than one shared intercept.
+    auto_z, rogue_tolerance, fwer : float, default=None
+        The ``alpha="auto"`` rule's level and the server's test; see
+        :class:`FederatedSupportRecovery` (defaults 1.0, 0.1 and 0.05).
+    n_reported : int or "auto", default="auto"
+        Features each client reports in round 1; see
+        :class:`FederatedSupportRecovery`.
+    group_column : int, str or None, default=None
+        Column of ``X`` holding the node id of every sample.
+    handle_unknown : {"global", "error"}, default="global"
+        With per-node intercepts, a node never seen in fit is predicted with
+        the mean of the nodes' intercepts; ``"error"`` raises.
+    network : SimulatedNetwork, default=None
+        Faults are drawn for rounds 1 and 2; dropped and straggling clients
+        neither vote nor contribute to the refit.  Rogue clients corrupt
+        both their bits and their statistics
+        (:meth:`~skfed.network.NetworkSimulation.corrupt_values`): the
+        vote is robust to fewer than half rogue clients, the refit (a sum of
+        statistics) is not.
+    privacy : None, default=None
+        Must be None: the refit round sends sufficient statistics
+        (``X_S^T X_S``, ``X_S^T y``) whose sensitivity is unbounded without a
+        bound on the features and targets, so no noise scale makes them
+        private; a :class:`~skfed.privacy.DifferentialPrivacy` is refused
+        with an error.  Use :class:`FederatedSupportRecovery` with
+        ``privacy`` (randomized response on the vote) and refit locally.
+    random_state : int, RandomState instance or None, default=None
+    n_jobs : int, default=None
+        Number of threads that run the client passes.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        Shared coefficients, zero outside ``support_``.
+    intercept_ : ndarray of shape (n_nodes,) or float
+        Per-node intercepts (``per_node_intercept``), else one float (0.0
+        without ``fit_intercept``).
+    support_, votes_, n_reports_, vote_fraction_, debiased_fraction_, pvalues_, \
+    reference_rate_, client_supports_, ols_clients_, answered_, rogue_, n_answered_
+        As in :class:`FederatedSupportRecovery` (round 1).
+    refit_answered_ : ndarray of shape (n_nodes,), dtype=bool
+        Clients whose statistics arrived in round 2.
+    nodes_ : ndarray of shape (n_nodes,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+    communication_ : CommunicationLog
+    join_communication_ : CommunicationLog
+        What :meth:`add_nodes` sent to the new nodes; only after a join.
+    n_bytes_sent_ : int
+        Bytes of the fit and of every join.
+    n_messages_ : int
+    bytes_per_round_ : ndarray of shape (3,)
+
+    See Also
+    --------
+    FederatedSupportRecovery : the selection round alone.
+    sklearn.linear_model.Lasso : the centralized lasso on pooled data.
+
+    References
+    ----------
+    A. Barik and J. Honorio, "Exact Support Recovery in Federated Regression
+    with One-shot Communication", arXiv:2006.12583, 2020.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed.support import FederatedSparseLinearRegression
+    >>> rng = np.random.RandomState(0)
+    >>> groups = np.repeat(np.arange(10), 200)
+    >>> X = rng.normal(size=(2000, 50))
+    >>> y = X[:, 3] - 2 * X[:, 17] + groups + 0.1 * rng.normal(size=2000)
+    >>> reg = FederatedSparseLinearRegression().fit(X, y, groups=groups)
+    >>> np.flatnonzero(reg.support_), np.round(reg.coef_[[3, 17]], 2)
+    (array([ 3, 17]), array([ 1., -2.]))
+    >>> round(reg.score(X, y, groups=groups), 3)
+    0.999
+    """
+
+    _parameter_constraints = {
+        **_OneShotSupportMixin._support_parameter_constraints,
+        "per_node_intercept": ["boolean"],
+    }
+
+    def __init__(
+        self,
+        alpha="auto",
+        *,
+        threshold="auto",
+        fit_intercept=True,
+        per_node_intercept=True,
+        auto_z=None,
+        rogue_tolerance=None,
+        fwer=None,
+        n_reported="auto",
+        group_column=None,
+        handle_unknown="global",
+        network=None,
+        privacy=None,
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.alpha = alpha
+        self.threshold = threshold
+        self.fit_intercept = fit_intercept
+        self.per_node_intercept = per_node_intercept
+        self.auto_z = auto_z
+        self.rogue_tolerance = rogue_tolerance
+        self.fwer = fwer
+        self.n_reported = n_reported
+        self.group_column = group_column
+        self.handle_unknown = handle_unknown
+        self.network = network
+        self.privacy = privacy
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y, groups=None, sample_weight=None):
+        """Recover the support (round 1), then refit on it (rounds 2 and 3).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,), default=None
+            Node id of every sample.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : FederatedSparseLinearRegression
+        """
+        self._validate_params()
+        if self.privacy is not None:
+            raise ValueError(
+                "FederatedSparseLinearRegression does not support privacy=: its refit "
+                "round sends sufficient statistics (X_S^T X_S, X_S^T y) whose "
+                "sensitivity is unbounded, so no noise makes them differentially "
+                "private. Use FederatedSupportRecovery(privacy=...) for a private "
+                "support and refit on each node."
+            )
+        X, y, w, layout, sim = self._recover_support(X, y, groups, sample_weight)
+        n_nodes, d = layout.n_nodes, X.shape[1]
+        support = np.flatnonzero(self.support_)
+        s = len(support)
+        per_node = self.fit_intercept and self.per_node_intercept
+        shared = self.fit_intercept and not self.per_node_intercept
+        m = s + 1 if shared else s
+        all_nodes = np.arange(n_nodes, dtype=np.intp)
+
+        # Round 2: the server broadcasts S; answering clients send statistics.
+        counter = sim.counter
+        counter.broadcast_from_server(
+            all_nodes, np.full(n_nodes, payload_bytes(n_bits=d), dtype=np.int64)
+        )
+        active, work = sim.draw_round()
+        answered = active & (work >= 1.0)
+        senders = np.flatnonzero(answered).astype(np.intp)
+        iu = np.triu_indices(m)
+        means, total = _refit_round(X, y, w, layout, support, senders, sim, per_node, shared)
+        gram = np.zeros((m, m))
+        gram[iu] = total[: len(iu[0])]
+        gram = gram + np.triu(gram, 1).T
+        rhs = total[len(iu[0]) :]
+        n_values = len(iu[0]) + m
+        counter.gather_to_server(
+            senders,
+            np.full(len(senders), payload_bytes(n_float64=n_values), dtype=np.int64),
+        )
+        counter.next_round()
+
+        if len(senders) == 0:
+            warnings.warn(
+                "No client answered the refit round, so coef_ is zero.",
+                UserWarning,
+                stacklevel=2,
+            )
+            solution = np.zeros(m)
+        elif m:
+            solution = linalg.lstsq(gram, rhs, cond=None)[0]
+        else:
+            solution = np.zeros(0)
+
+        # Round 3: the server broadcasts the coefficients.
+        counter.broadcast_from_server(
+            all_nodes, np.full(n_nodes, payload_bytes(n_float64=m), dtype=np.int64)
+        )
+        counter.next_round()
+
+        coef_S = solution[1:] if shared else solution
+        self.coef_ = np.zeros(d)
+        self.coef_[support] = coef_S
+        if per_node:
+            self.intercept_ = means[:, 0] - means[:, 1:] @ coef_S
+        elif shared:
+            self.intercept_ = float(solution[0])
+        else:
+            self.intercept_ = 0.0
+        self.refit_answered_ = answered
+        self._set_communication(sim)
+        return self
+
+    def add_nodes(self, X, y, groups=None, sample_weight=None):
+        """Add nodes after the fit: each receives the model and sets its intercept.
+
+        The shared model (``support_``, ``coef_``) was refitted on the
+        fitted clients' statistics, so a new node does not vote (its vote
+        could change the support, and the coefficients would then need a
+        refit by every client): the server sends it the support bits and
+        the coefficients, as in round 3 (``ceil(d / 8) + header`` and ``8 m
+        + header`` bytes, ``m = s`` plus 1 for a shared intercept), and with
+        per-node intercepts it computes its own, ``mean(y) - mean(X_S)
+        coef_S`` (weighted), from its rows.  A node dropped by the network
+        in that round receives it in the next one.  The fitted nodes are
+        unchanged; their votes and statistics are not sent again.  New
+        nodes are not in ``answered_`` / ``refit_answered_``
+        (``client_supports_`` rows are all False).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,), default=None
+            Node id of every row; every id must be absent from ``nodes_``.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : FederatedSparseLinearRegression
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skfed.support import FederatedSparseLinearRegression
+        >>> rng = np.random.RandomState(0)
+        >>> groups = np.repeat(np.arange(12), 100)
+        >>> X = rng.normal(size=(1200, 20))
+        >>> y = X[:, 3] - 2 * X[:, 7] + groups + 0.1 * rng.normal(size=1200)
+        >>> old = groups < 10
+        >>> reg = FederatedSparseLinearRegression().fit(X[old], y[old], groups=groups[old])
+        >>> reg = reg.add_nodes(X[~old][::10], y[~old][::10], groups=groups[~old][::10])
+        >>> bool(reg.score(X[~old], y[~old], groups=groups[~old]) > 0.95)
+        True
+        """
+        X, y, w, new_labels, layout = self._validate_join_data(
+            X, y, groups, sample_weight, accept_sparse=["csr", "csc"], y_numeric=True,
+        )
+        w = np.ones(X.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
+        n_old, n_new, d = len(self.nodes_), layout.n_nodes, X.shape[1]
+        node_weight = np.bincount(layout.codes, weights=w, minlength=n_new)
+        per_node = self.fit_intercept and self.per_node_intercept
+        if per_node and np.any(node_weight <= 0):
+            bad = new_labels[np.flatnonzero(node_weight <= 0)[0]]
+            raise ValueError(
+                f"Node {bad!r} has no sample with a positive sample_weight; it needs "
+                "one to compute its intercept."
+            )
+        support = np.flatnonzero(self.support_)
+        m = len(support) + int(self.fit_intercept and not self.per_node_intercept)
+        network = resolve_network(self.network)
+        rng = check_random_state(self.random_state)
+        seed = [int(rng.randint(np.iinfo(np.int32).max)), n_old, 7919]
+        sim = network.start(n_old + n_new, server=True, random_state=np.random.RandomState(seed),
+                            node_labels=np.concatenate([self.nodes_, new_labels]))
+        rogue_new = np.random.RandomState(seed[:2] + [7907]).uniform(size=n_new) < (
+            network.rogue_fraction)
+        waiting = np.arange(n_old, n_old + n_new, dtype=np.intp)
+        while len(waiting):
+            active, _ = sim.draw_round()
+            arrived = waiting[active[waiting]]
+            sim.counter.broadcast_from_server(
+                arrived, np.full(len(arrived), payload_bytes(n_bits=d), dtype=np.int64))
+            sim.counter.broadcast_from_server(
+                arrived, np.full(len(arrived), payload_bytes(n_float64=m), dtype=np.int64))
+            sim.counter.next_round()
+            waiting = waiting[~active[waiting]]
+        if per_node:
+            XS = X[:, support].toarray() if sparse.issparse(X) else X[:, support]
+            sums = np.zeros((n_new, len(support) + 1))
+            np.add.at(sums, layout.codes,
+                      np.column_stack([y, XS]).astype(np.float64) * w[:, None])
+            means = sums / node_weight[:, None]
+            intercepts = means[:, 0] - means[:, 1:] @ self.coef_[support]
+            self.intercept_ = np.concatenate([self.intercept_, intercepts])
+        self.client_supports_ = np.vstack([self.client_supports_, np.zeros((n_new, d), bool)])
+        self.answered_ = np.concatenate([self.answered_, np.zeros(n_new, bool)])
+        self.refit_answered_ = np.concatenate([self.refit_answered_, np.zeros(n_new, bool)])
+        self.rogue_ = np.concatenate([self.rogue_, rogue_new])
+        self._append_nodes(new_labels)
+        self._record_join(sim.log(node_labels=self.nodes_))
+        return self
+
+    def predict(self, X, groups=None):
+        """Predict with the shared coefficients and each sample's intercept.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        groups : array-like of shape (n_samples,), default=None
+            Node id of every sample (needed for per-node intercepts after a
+            multi-node fit, unless ``group_column`` is set).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X, codes = self._validate_predict_data(X, groups, accept_sparse=["csr", "csc"])
+        pred = np.asarray(X @ self.coef_, dtype=np.float64).ravel()
+        if np.ndim(self.intercept_) == 0:
+            return pred + self.intercept_
+        intercepts = np.append(self.intercept_, self.intercept_.mean())
+        return pred + intercepts[codes]
