@@ -362,6 +362,12 @@ ROWS = {
     "mocha-har": mocha(_har, kernel="linear"),
     "mocha-school": mocha(_school, kernel="linear"),
     "mocha-har-rbf": mocha(_har, kernel="rbf"),
+    # the squared hinge: the private fit is each node's own model (no task
+    # relation survives client-level noise), and per person the squared
+    # hinge beats the logistic default on HAR (LinearSVC 0.986 against
+    # LogisticRegression 0.983 on seed 0)
+    "mocha-har-sqhinge": mocha(_har, kernel="linear", loss="squared_hinge"),
+    "mocha-school-sqhinge": mocha(_school, kernel="linear", loss="squared_hinge"),
 }
 
 
