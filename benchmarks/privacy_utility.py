@@ -51,6 +51,7 @@ command and CPU times are in doc/user_guide/privacy.rst)::
     persolin-moons         0.825     0.825     0.825     0.826     0.826     0.824
     persolin-computer      0.653     0.653     0.653     0.654     0.667     0.686
     support-300            0.963     0.000     0.000     1.000     1.000     1.000
+    support-3000           0.963     0.000     1.000     1.000     1.000     1.000
     mocha-har              0.990     0.984     0.984     0.984     0.984     0.992
     mocha-har-sqhinge      0.990     0.989     0.989     0.989     0.989     0.996
     mocha-school           0.713     0.712     0.712     0.712     0.712     0.719
