@@ -4,22 +4,28 @@ A :class:`DifferentialPrivacy` specification passed to an estimator as
 ``privacy=`` asks every node to keep what it *sends* ``(epsilon,
 delta)``-differentially private with respect to its own data: whatever a
 node's neighbours, the server or an eavesdropper see of its messages changes
-by at most a factor ``exp(epsilon)`` (up to probability ``delta``) when one of
-the node's samples is replaced (record-level privacy), or when the node's
-whole data set is replaced for the one-shot methods whose single message is
-local DP by construction (client-level privacy; each estimator says which).
+by at most a factor ``exp(epsilon)`` (up to probability ``delta``) between
+neighbouring data sets of the node.  Each estimator says which: one sample
+replaced (sample level: Dada and Perso-lin, whose node sizes are public), or
+the node's whole data set replaced by any other (client level: support
+recovery's one-shot randomized response, MOCHA's clipped updates), which
+implies sample level with samples replaced, added or removed.
 
 Each method applies the mechanism that fits what it sends and documents its
 sensitivity; this module holds what they share:
 
-* the mechanisms themselves (randomized response on bits, Gaussian and
-  Laplace noise on vectors, report-noisy-max for a private choice), drawn
-  from a per-node :class:`numpy.random.Generator`;
+* the mechanisms themselves (randomized response on bits, the discrete
+  Gaussian mechanism on vectors, the exponential mechanism for a private
+  choice, and their continuous twins for reference), whose estimator noise
+  comes from :class:`skfed._secure_noise.NoiseSource` (the operating
+  system's CSPRNG, exact integer samplers; never ``random_state``);
 * their calibration (the noise that makes a planned number of uses spend
-  exactly the budget) and their composition per node, both computed by the
-  privacy-loss-distribution accountant of Google's ``dp-accounting``
-  (``pip install ".[privacy]"``); pure-DP mechanisms at ``delta=0`` use
-  the exact basic composition (epsilons add up);
+  exactly the budget) and their composition per node, computed by Google's
+  ``dp-accounting`` (``pip install ".[privacy]"``): the privacy-loss
+  distribution accountant, or zCDP converted through its Renyi accountant
+  for the discrete Gaussian and the bounded-range exponential mechanism;
+  pure-DP mechanisms at ``delta=0`` use the exact basic composition
+  (epsilons add up);
 * the budget stop: the number of uses after which a node would exceed its
   budget, after which it stops sending (it is treated like a dropped node).
 
