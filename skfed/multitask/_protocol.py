@@ -363,6 +363,10 @@ class _RoundProtocol:
         if self.round == 0 and (up.any() or down.any()):
             self.counter.gather_to_server(self.everyone[up > 0], up[up > 0])
             self.counter.broadcast_from_server(self.everyone[down > 0], down[down > 0])
+            # counted once, also when one fit runs several round loops
+            # (the shared model's share selection)
+            up[:] = 0
+            down[:] = 0
 
     def searching(self):
         """Whether this round's step is searched.  With a diagonal Sigma
