@@ -35,7 +35,10 @@ split, one BLAS thread, everything in one process:
    HAR activity (mean per-node accuracy) and Landmine (mean per-field AUC),
    School's official splits (mean per-school RMSE), and the shared and
    clustered regimes of :func:`~skfed.datasets.make_related_tasks` at
-   1,000 and 10,000 nodes of 30 training samples (accuracy); seeds 0, 1, 2
+   1,000 and 10,000 nodes of 30 training samples (accuracy), and any
+   ``<structure>-<nodes>x<samples>x<features>`` family of it, e.g. the
+   held-out ``shared-100x50x300`` (100 nodes of 50 samples in 300
+   dimensions); seeds 0, 1, 2
    (School: splits 1, 2, 3).  Above 50,000 pooled rows (``--svc-max-rows``)
    the rbf ``SVC()`` / ``SVR()`` baselines are not run (libsvm takes hours
    there; the row shows None).  Per
@@ -122,8 +125,12 @@ def load_split(name, seed):
         X, y, g = (load_landmine(return_X_y=True) if name == "landmine"
                    else load_har(task=name.split("-")[1], return_X_y=True))
         return train_test_split_per_node(X, y, g, test_size=0.3, random_state=seed)
-    structure, n_nodes = name.split("-")
-    return make_related_tasks(int(n_nodes), structure=structure, random_state=seed)[:6]
+    structure, size = name.split("-")
+    if "x" in size:  # e.g. shared-100x50x300: nodes x samples per node x features
+        n_nodes, per_node, n_features = (int(v) for v in size.split("x"))
+        return make_related_tasks(n_nodes, structure=structure, n_samples_per_node=per_node,
+                                  n_features=n_features, random_state=seed)[:6]
+    return make_related_tasks(int(size), structure=structure, random_state=seed)[:6]
 
 
 def node_score(metric, estimator, Xte, yte, gte, pooled=False):

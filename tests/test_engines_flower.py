@@ -51,36 +51,6 @@ def FederatedMultiTaskClassifier(**params):  # noqa: N802
 def FederatedMultiTaskRegressor(**params):  # noqa: N802
     return _FederatedMultiTaskRegressor(**{**_MOCHA, **params})
 
-# Known divergence (issue 28's returned-model rule, merged 2026-11-27): when
-# max_rounds ends a learned-Omega fit in the middle of a W-step, the
-# simulated fit returns the better of the current and the best W-step's
-# models with their best Omega, while the Flower server, which holds no
-# node state, still reports the current Sigma (and the exact-kernel engine
-# the current models).  The equality tests below fail until the Flower
-# engines apply the same rule; strict, so the marker goes with the fix.
-_DIVERGES_ON_FLOWER = {
-    "test_multitask_on_flower_equals_simulation[faults]",
-    "test_multitask_on_flower_equals_simulation[linear]",
-    "test_multitask_on_flower_equals_simulation[linear-multiclass]",
-    "test_multitask_on_flower_equals_simulation[linear-regressor]",
-    "test_exact_kernel_mode_on_flower_equals_simulation[laplacian-regressor]",
-    "test_exact_kernel_mode_on_flower_equals_simulation[poly-multiclass]",
-    "test_exact_kernel_mode_on_flower_equals_simulation[rbf]",
-    "test_exact_kernel_mode_float32_sample_weight_string_labels",
-    "test_exact_kernel_mode_gamma_scale_on_flower",
-    "test_sample_weight_float32_and_string_labels",
-    "test_dataframes_on_the_nodes_give_feature_names",
-    "test_real_deployment_equals_simulation",
-}
-
-
-@pytest.fixture(autouse=True)
-def _known_flower_divergence(request):
-    if request.node.name in _DIVERGES_ON_FLOWER:
-        request.applymarker(pytest.mark.xfail(
-            reason="Flower does not yet apply the simulated fit's best-W-step "
-                   "returned-model rule (issue 28)", strict=True))
-
 
 try:
     import flwr  # noqa: F401

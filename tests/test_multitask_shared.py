@@ -20,6 +20,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from skfed import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
+from skfed.baselines import pooled_data_bytes
 from skfed.network import SimulatedNetwork
 
 HEADER = 16
@@ -242,3 +243,93 @@ def test_shared_refuses_what_it_cannot_run(params, match):
     X, y, g = _symmetric_data()
     with pytest.raises(ValueError, match=match):
         FederatedMultiTaskClassifier(omega="shared", **params).fit(X, y, groups=g)
+
+
+# ------------------------------------------- omega="auto": the share by validation
+def _rule_data(related, seed=4, m=8, n_t=40, d=3):
+    """Nodes with one rule (``related``) or each its own independent rule."""
+    rng = np.random.RandomState(seed)
+    g = np.repeat(np.arange(m), n_t)
+    X = rng.normal(size=(m * n_t, d))
+    W = np.tile([1.0, -1.0, 0.5], (m, 1)) if related else rng.normal(size=(m, d))
+    y = (np.einsum("ij,ij->i", X, W[g]) + 0.2 * rng.normal(size=len(g)) > 0).astype(int)
+    return X, y, g
+
+
+@pytest.fixture
+def unlimited_selection(monkeypatch):
+    """These tiny data cost more to fit than to upload raw, so at the default
+    byte budget the defaults skip the selection; the rule is tested without it."""
+    from skfed.multitask import _shared
+
+    monkeypatch.setattr(_shared, "SELECTION_BYTE_BUDGET", np.inf)
+
+
+def test_share_selection_pools_identical_tasks_and_separates_unrelated_ones(
+        unlimited_selection):
+    # identical tasks: the validation picks (close to) full sharing
+    X, y, g = _rule_data(related=True)
+    est = FederatedMultiTaskClassifier(kernel="linear", random_state=0).fit(X, y, groups=g)
+    sel = est.share_selection_
+    assert sel["n_folds"] == 5  # 320 samples: every sample held out once
+    np.testing.assert_array_equal(sel["shares"][1:], [0.9, 0.99, 0.5])
+    assert np.isnan(sel["shares"][0])  # the share the training objective learns
+    assert sel["selected"] == est.shared_weight_ == 0.99
+    assert sel["validation_error"][2] == sel["validation_error"].min() < 0.04
+    personal = np.linalg.norm(est.coef_ - est.shared_coef_, axis=1)
+    assert personal.max() < 0.1 * np.linalg.norm(est.shared_coef_)
+    # unrelated tasks: a small share (every node mostly its own); full
+    # sharing is far worse on the held-out samples
+    X, y, g = _rule_data(related=False)
+    est = FederatedMultiTaskClassifier(kernel="linear", random_state=0).fit(X, y, groups=g)
+    sel = est.share_selection_
+    assert np.isnan(sel["selected"])  # the learned share, 0.015
+    assert est.shared_weight_ < 0.05
+    assert sel["validation_error"][0] == sel["validation_error"].min() < 0.1
+    assert sel["validation_error"][2] > 0.3
+    # the curves and the per-round bytes run over every fit of the selection
+    assert len(est.bytes_per_round_) == est.n_iter_ == len(est.duality_gap_curve_)
+    shared = FederatedMultiTaskClassifier(kernel="linear", omega="shared",
+                                          random_state=0).fit(X, y, groups=g)
+    assert est.n_bytes_sent_ > 5 * shared.n_bytes_sent_
+
+
+def test_share_selection_stays_within_its_byte_budget():
+    # At the default budget (half the raw upload) these tiny data skip the
+    # selection: omega="auto" is then omega="shared", at the same bytes.
+    X, y, g = _rule_data(related=True)
+    est = FederatedMultiTaskClassifier(kernel="linear", random_state=0).fit(X, y, groups=g)
+    assert est.share_selection_ is None
+    shared = FederatedMultiTaskClassifier(kernel="linear", omega="shared",
+                                          random_state=0).fit(X, y, groups=g)
+    assert est.n_bytes_sent_ == shared.n_bytes_sent_
+    np.testing.assert_array_equal(est.coef_, shared.coef_)
+    # 40 times the samples: the selection runs, and spends at most half of
+    # the raw upload (plus the one fit it projects from)
+    X, y, g = _rule_data(related=True, n_t=400, d=3)
+    est = FederatedMultiTaskClassifier(kernel="linear", random_state=0).fit(X, y, groups=g)
+    shared = FederatedMultiTaskClassifier(kernel="linear", omega="shared",
+                                          random_state=0).fit(X, y, groups=g)
+    assert est.share_selection_ is not None
+    raw = pooled_data_bytes(X, y, g)
+    assert 0 < est.n_bytes_sent_ - shared.n_bytes_sent_ <= 0.75 * raw
+
+
+def test_selected_share_refit_equals_libsvm_at_that_share(unlimited_selection):
+    # omega="auto" at its selected share is the fixed-share kernel machine:
+    # libsvm on the multi-task kernel at that share (hinge, no intercept)
+    X, y, g = _symmetric_data(seed=3)
+    est = FederatedMultiTaskClassifier(
+        kernel="linear", loss="hinge", fit_intercept=False, tol=1e-9, max_rounds=500,
+        compression="none", random_state=0,
+    ).fit(X, y, groups=g)
+    b = est.shared_weight_
+    assert b in (0.5, 0.9, 0.99)
+    assert est.share_selection_["selected"] == b
+    lam = 1.0 / len(y)
+    f, objective, intercept = _libsvm(X, y, g, b, lam)
+    assert abs(intercept) < 1e-8
+    np.testing.assert_allclose(est.decision_function(X, groups=g), f, atol=1e-5)
+    # joint_objective_ is the objective at the selected share (the one minimized)
+    assert est.joint_objective_ == pytest.approx(objective, rel=1e-6)
+    assert 0.0 <= est.joint_duality_gap_ <= 1e-9 * est.joint_objective_

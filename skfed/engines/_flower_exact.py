@@ -29,6 +29,14 @@ Exchanges of one round ``r`` (the simulation's round, step by step):
   ``Sigma``.
 * ``final`` (every node, once): the node's dual coefficients, for the
   fitted estimator (``dual_coef_``, ``support_vectors_``).
+
+The returned-model rule (issue 28: when ``max_rounds`` ends a
+learned-Omega fit in the middle of a W-step, the better of the current and
+the best W-step's models, :meth:`~skfed.multitask._protocol._RoundProtocol.best_or_current`)
+costs no message: a node told ``keep`` (with its next message after the
+server kept a W-step's models) keeps its dual variables, the server
+judges the current models with the ``G`` rows of the last ``eval``, and
+``final`` carries ``restore`` when the kept models are returned.
 """
 
 from types import SimpleNamespace
@@ -107,6 +115,10 @@ def exact_message(estimator, node, message, context, helpers):
         cache_ids = np.zeros(0, dtype=np.int64)
         sent = np.zeros(n_t, dtype=bool)
     reply = {}
+    if control.get("keep", False):
+        # The server kept the models of the W-step this node last evaluated
+        # as the best so far: keep their dual variables.
+        saved["g_best"] = g.copy()
     if "sigma" in arrays:  # the node's Sigma row and rho, for its local solves
         saved["sigma_row"] = np.asarray(arrays["sigma"][:m], dtype=np.float64)
         config["rho"] = float(arrays["sigma"][m])
@@ -182,6 +194,8 @@ def exact_message(estimator, node, message, context, helpers):
             alpha = g * sw
             reply["gram"] = _array(np.einsum("ki,kui->u", alpha, S.reshape(P, m, -1)) / total)
     if control.get("final", False):
+        if control.get("restore", False):  # the fit returns the kept models
+            g = np.array(saved["g_best"], dtype=np.float64, order="C")
         reply["alpha"] = _array(g * sw)
     config["rho"] = config.get("rho", 0.0)
     saved.update({"g": g, "S": S, "cache": cache, "cache_ids": cache_ids,
@@ -192,6 +206,33 @@ def exact_message(estimator, node, message, context, helpers):
 
 
 # ----------------------------------------------------------- server side
+class _ExactKeeper:
+    """The exact mode server's side of the returned-model rule: the nodes
+    keep the dual variables (told with their next message), the server the
+    last reported ``G`` rows."""
+
+    def __init__(self, m):
+        self.pending = np.zeros(m, dtype=bool)  # nodes not yet told to keep
+        self.G = None
+        self.restored = False
+
+    def keep(self):
+        self.pending[:] = True
+
+    def gram(self):
+        return 0.5 * (self.G + self.G.T)
+
+    def restore(self, models):
+        self.restored = True
+
+    def control(self, t, control):
+        """``control`` with the node's pending ``keep``, which is then sent."""
+        if self.pending[t]:
+            control["keep"] = True
+            self.pending[t] = False
+        return ConfigRecord(control)
+
+
 def fit_exact(run):
     """The exact kernel mode's server loop (``run``: the primal ``_Run`` set up by hello).
 
@@ -226,6 +267,7 @@ def fit_exact(run):
     protocol.begin(sigma=sigma, learn=learn, lam=lam, totals=totals, counts=counts,
                    n_problems=P, sigma_info_floats=bk.sigma_info_floats)
     s_info = protocol.sigma_info
+    keeper = protocol.keeper = _ExactKeeper(m)
 
     def consume(u, nbytes):
         nbytes = int(nbytes)
@@ -283,7 +325,7 @@ def fit_exact(run):
                 extra["relay_vectors"] = _array(np.ascontiguousarray(rows, dtype=run.dtype))
                 item["sv_relay"] = idx.size * (4 + P * _FLOAT) + new.size * d * run.dtype_bytes
             contents[u] = RecordDict({"skfed": ArrayRecord({}), "extra": ArrayRecord(extra),
-                                      "control": ConfigRecord({"gram": bool(gram)})})
+                                      "control": keeper.control(u, {"gram": bool(gram)})})
             items[u] = item
 
         def up_items(t, reply):
@@ -304,6 +346,8 @@ def fit_exact(run):
         sums = np.stack([_arrays_of(replies[u], "skfed")["gap"] for u in range(m)])
         G = (np.stack([_arrays_of(replies[u], "skfed")["gram"] for u in range(m)])
              if gram else None)
+        if G is not None:
+            keeper.G = G
         return sums, G, up
 
     def gap_of(sums):
@@ -325,7 +369,7 @@ def fit_exact(run):
                     skfed["sigma"] = _array(sigma_info(t))
                 contents[t] = RecordDict({
                     "skfed": ArrayRecord(skfed), "extra": ArrayRecord({}),
-                    "control": ConfigRecord({"train": True, "steps": int(steps[t])}),
+                    "control": keeper.control(t, {"train": True, "steps": int(steps[t])}),
                 })
                 items[t] = {"sigma": s_info} if give[a] else {}
 
@@ -389,9 +433,12 @@ def fit_exact(run):
         protocol.end_round()
         if protocol.converged:
             break
-    # The nodes' dual coefficients, for the fitted model.
+    # The returned models (the current ones or the best W-step's), then the
+    # nodes' dual coefficients of them, for the fitted model.
+    protocol.best_or_current()
+    final = {"final": True, "restore": keeper.restored}
     contents = {t: RecordDict({"skfed": ArrayRecord({}), "extra": ArrayRecord({}),
-                               "control": ConfigRecord({"final": True})}) for t in range(m)}
+                               "control": keeper.control(t, dict(final))}) for t in range(m)}
     replies, _, _ = driver.exchange(
         EXACT, contents, len(protocol.gaps) - 1, purpose="final",
         up_items=lambda t, reply: {"alpha_final": P * int(counts[t]) * _FLOAT},

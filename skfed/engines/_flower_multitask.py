@@ -16,13 +16,18 @@ Messages (``train.skfed_mocha``), server to node ``t``:
 * arrays ``extra``: ``w_before`` (the model before an Omega update, for the
   gap before the update), and in the first message the setup (classes,
   other nodes' landmarks, the random-feature generator state);
-* config ``control``: ``train``, ``steps``, ``rollback``, ``final``, and
-  in the first message the node's seed, index and ``gamma``.
+* config ``control``: ``train``, ``steps``, ``rollback``, ``final``,
+  ``keep`` (the server kept the models the node last evaluated as the best
+  W-step's: the node keeps their dual variables), and in the first message
+  the node's seed, index and ``gamma``.
 
 Node ``t`` to server: ``gap`` (n_eval, n_problems, 3) raw sums
 ``(sum s l(f, y), sum s l*(-g), sum alpha f)`` at each model it was asked
-to evaluate, ``dv`` (n_problems, d') when it trained, and its number of
-support vectors in the final answer.
+to evaluate, ``dv`` (n_problems, d') when it trained, and in the final
+answer its number of support vectors, of its current dual variables and
+of the kept ones (the server returns the best W-step's models when
+``max_rounds`` ends a learned-Omega fit with worse ones: see
+:meth:`~skfed.multitask._protocol._RoundProtocol.best_or_current`).
 """
 
 import numbers
@@ -289,6 +294,10 @@ def _mocha_message(estimator, node, message, context):
     if g is None:
         g = np.zeros((n_problems, n))
     g = np.array(g, dtype=np.float64, order="C")
+    if control.get("keep", False):
+        # The server kept the models this node last evaluated (the W-step's,
+        # before any speculative solve): keep their dual variables.
+        state.arrays["g_best"] = np.array(state.arrays.get("g_backup", g), dtype=np.float64)
     if control.get("rollback", False) and "g_backup" in state.arrays:
         g = np.array(state.arrays["g_backup"], dtype=np.float64, order="C")
         config["rng"] = int(config["rng_backup"])
@@ -322,6 +331,8 @@ def _mocha_message(estimator, node, message, context):
     reply_config = {}
     if control.get("final", False):
         reply_config["n_support"] = int(np.count_nonzero(np.any(g * sw != 0, axis=0)))
+        g_best = state.arrays.get("g_best", g)
+        reply_config["n_support_best"] = int(np.count_nonzero(np.any(g_best * sw != 0, axis=0)))
     state.save()
     return RecordDict(
         {"skfed": ArrayRecord(reply_arrays), "control": ConfigRecord(reply_config)}
@@ -373,6 +384,32 @@ def _landmark_picks(estimator, counts_per_node, rng):
         if counts[t]:
             picks[t] = np.sort(rng.choice(counts_per_node[t], size=counts[t], replace=False))
     return counts, picks
+
+
+class _PrimalKeeper:
+    """The primal server's side of the returned-model rule (issue 28).
+
+    The server holds ``V`` and keeps a copy of the best W-step's; every node
+    keeps the dual variables of the models it last evaluated when told
+    (``keep`` rides on its next message, free in the byte model), so a
+    return to the best W-step costs no message.
+    """
+
+    def __init__(self, V):
+        self.V = V
+        self.pending = np.zeros(V.shape[1], dtype=bool)  # nodes not yet told to keep
+        self.restored = False
+
+    def keep(self):
+        self.pending[:] = True
+        return self.V.copy()
+
+    def gram(self):
+        return np.einsum("ktd,kud->tu", self.V, self.V)
+
+    def restore(self, V):
+        self.V[...] = V
+        self.restored = True
 
 
 class _Run:
@@ -486,6 +523,7 @@ class _Run:
                        sigma_info_floats=messages.sigma_info_floats)
 
         V = np.zeros((P, m, n_cols))
+        keeper = protocol.keeper = _PrimalKeeper(V)
 
         def weights(s):
             return np.einsum("tu,kud->ktd", s, V) / lam
@@ -529,6 +567,9 @@ class _Run:
                     "rollback": bool(rollback), "final": bool(final),
                     "evaluate": int(evaluate),
                 }
+                if keeper.pending[t]:
+                    control["keep"] = True
+                    keeper.pending[t] = False
                 wt = None if w is None or not (evaluate or train[t] or final) else w[:, t, :]
                 contents[t] = self._content(
                     w=wt, sigma=(float(diag[t]), float(rho)) if give_sigma else None,
@@ -668,11 +709,14 @@ class _Run:
             round_active = next_mask.astype(bool)
             count_round_start(np.flatnonzero(next_mask).astype(np.intp))
 
-        n_support = np.array(
-            [int(_config_of(replies[t], "control")["n_support"]) for t in range(m)],
-            dtype=np.int32,
-        )
         protocol.finish()
+        # Returned the best W-step's models: the nodes' kept dual variables
+        # (or their current ones when the keep came after their final answer).
+        key = ("n_support_best" if keeper.restored and not keeper.pending.any()
+               else "n_support")
+        n_support = np.array(
+            [int(_config_of(replies[t], "control")[key]) for t in range(m)], dtype=np.int32,
+        )
         self._store_model(weights(protocol.sigma), n_support)
         return est
 

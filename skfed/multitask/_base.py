@@ -27,7 +27,7 @@ from ._compression import _AUTO_BITS, quantized_bytes
 from ._features import _AUTO_ROUNDS, _kmeans_landmarks, _proportional_shares, auto_components
 from ._omega import _TINY, _W_STEP_TOL_FACTOR, _LowRankSigma, _blas_controller, _check_omega
 from ._protocol import _RoundProtocol, _fault_note, _steps
-from ._shared import _SharedFit, _SharedNodes, shared_sigma
+from ._shared import _SharedFit, _SharedNodes, select_share, shared_sigma
 from ._state import (
     _EXACT_COST_RATIO,
     _EXACT_KIND,
@@ -330,7 +330,8 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         if dp_spec is not None:
             self._check_private_mode(sample_weight)
         self.omega_mode_ = self._resolve_omega(dp_spec)
-        for name in ("shared_coef_", "shared_intercept_", "shared_weight_"):
+        for name in ("shared_coef_", "shared_intercept_", "shared_weight_",
+                     "share_selection_"):
             self.__dict__.pop(name, None)  # from an earlier fit of the shared model
         protocol = _RoundProtocol(self, m)
         rng = protocol.rng
@@ -652,18 +653,65 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
                 nodes.V[:, t] = alpha[:, sl] @ nodes.Z[sl] / totals[t]
             start = self._dual_state.get("shared")
             protocol.setup_up += Y.shape[0] * nodes.d * 8
-        fit = _SharedFit(
-            self, protocol, nodes, lam, loss, self._compression_bits(None),
-            steps=lambda work: _steps(work, layout.counts, self.local_epochs),
-            theta=0.0 if self.local_gap_target is None else float(self.local_gap_target),
-            n_chunks=effective_n_jobs(self.n_jobs) if self._use_parallel() else 1,
-            warm=start,
-        )
-        if warm is not None:
-            fit.U[...] = nodes.V
+        bits = self._compression_bits(None)
+
+        def make_fit(fit_nodes, start, fixed, tol=None):
+            return _SharedFit(
+                self, protocol, fit_nodes, lam, loss, bits,
+                steps=lambda work: _steps(work, layout.counts, self.local_epochs),
+                theta=0.0 if self.local_gap_target is None else float(self.local_gap_target),
+                n_chunks=effective_n_jobs(self.n_jobs) if self._use_parallel() else 1,
+                warm=start, fixed_share=fixed, tol=tol,
+            )
+
+        # omega="auto": the share by within-node validation (omega="shared":
+        # the share the training objective learns).
+        fixed, selection = None, None
+        validate = self.omega == "auto" and m > 1 and warm is None
         with self._parallel_context() as parallel:
-            fit.run(parallel if self._use_parallel() else None)
+            parallel = parallel if self._use_parallel() else None
+            if validate:
+                def make_nodes(sw_train, train_totals):
+                    train_nodes = _SharedNodes(
+                        Z, Y, sw_train, np.zeros(Y.shape), layout, train_totals,
+                        protocol.seeds, dtype_bytes,
+                        exact=self._exact_nodes(layout, Z.shape[1]), loss_name=self.loss)
+                    train_nodes.loss_obj = loss
+                    return train_nodes
+
+                chosen = select_share(
+                    protocol, layout, sw, make_nodes, loss, make_fit, parallel,
+                    seed=protocol.rng.randint(np.iinfo(np.int32).max),
+                    # the raw upload (skfed.baselines.pooled_data_bytes): every
+                    # node's rows and targets in one message
+                    raw_bytes=X.shape[0] * (X.shape[1] * dtype_bytes + 8) + m * 16)
+                if chosen is None:  # not even one candidate fits the byte budget
+                    self.share_selection_ = None
+            if validate and chosen is not None:
+                fixed, point, selection = chosen
+                # The refit on all samples starts from the selected point: the
+                # nodes' dual variables (feasible at any weights) and the shared
+                # model they hold; their u_t reach the server with the first round.
+                g[...] = point["g"]
+                alpha = g * sw
+                for t in range(m):
+                    sl = layout.node_slice(t)
+                    nodes.V[:, t] = alpha[:, sl] @ nodes.Z[sl] / totals[t]
+                start = dict(w0=point["w0"], share=point["share"])
+            fit = make_fit(nodes, start, fixed)
+            if warm is not None:
+                fit.U[...] = nodes.V
+            fit.run(parallel)
         best = fit.finish()
+        if selection is not None:
+            # The curves run over every fit (the candidates', then the refit).
+            for name, key in (("gaps", "gaps"), ("objectives", "objectives"),
+                              ("duals", "duals"), ("joint_curve", "joint")):
+                setattr(fit, name, selection[key] + getattr(fit, name))
+            self.share_selection_ = {
+                key: selection[key] for key in ("shares", "validation_error",
+                                                "validation_loss", "n_folds")}
+            self.share_selection_["selected"] = np.nan if fixed is None else float(fixed)
         if not fit.converged:
             warnings.warn(
                 f"{type(self).__name__} (omega='shared') did not certify its joint "

@@ -21,10 +21,11 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
     updates, support vectors and small summaries travel.
 
     By default (``omega="auto"``, ``kernel="linear"``) every node's model
-    is a shared part plus its own, ``w_t = w_0 + v_t``, and the fit learns
+    is a shared part plus its own, ``w_t = w_0 + v_t``, and the fit chooses
     how much to share (``shared_weight_``; :mod:`skfed.multitask._shared`,
-    Evgeniou & Pontil's multi-task kernel): from one pooled model to
-    independent node models, in 6 to 30 rounds at 20 to 10,000 nodes.
+    Evgeniou & Pontil's multi-task kernel) by validation within the nodes
+    (``share_selection_``): from one pooled model to independent node
+    models.
     With ``omega="learn"`` (and in the exact kernel mode) it is MOCHA's
     objective (Caldas, Smith & Talwalkar; Smith et al. 2017)::
 
@@ -106,7 +107,15 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         ``"auto"``: ``"shared"`` where it runs and nothing of MOCHA's
         W-step is set (``omega_update_every``, ``aggregation``),
         ``"learn"`` otherwise (the exact kernel mode, ``privacy``, the
-        Flower engine); ``omega_mode_`` says which.
+        Flower engine); ``omega_mode_`` says which.  With ``"auto"`` the
+        share is chosen by within-node validation (``share_selection_``)
+        among the learned one and 0.5, 0.9 and 0.99: every node holds out
+        its samples fold by fold (5 folds up to 20,000 samples, else one
+        fold of a fifth), the candidates are fitted warm-started on the
+        rest, each node reports its error and loss on its held-out samples
+        (2 floats a candidate and fold, counted), the lowest mean error per
+        node wins (ties: loss), and the model is refitted on all samples at
+        that share (``warm_start=True`` keeps the learned share).
         ``"learn"``: start from ``Sigma = I / n_nodes`` and learn ``Omega``;
         ``"independent"``: keep ``Omega = n_nodes I`` (purely local models,
         nothing but gap terms is communicated); an array: a fixed ``Omega``
@@ -365,7 +374,15 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
     shared_weight_ : float
         ``omega_mode_ == "shared"``: the learned share ``b`` in (0, 1) of
         the regularization on the shared part (near 1: nearly one pooled
-        model; near 0: nearly independent node models).
+        model; near 0: nearly independent node models): learned, or with
+        ``omega="auto"`` the validated one.
+    share_selection_ : dict
+        ``omega="auto"`` with the shared model: ``shares`` (the candidates,
+        NaN for the learned share), ``validation_error`` and
+        ``validation_loss`` (mean over the nodes of their held-out error,
+        or squared error for regression, and loss), ``n_folds`` and
+        ``selected`` (NaN: the learned share).  The curves and
+        ``bytes_per_round_`` cover the candidates' fits, then the refit.
     shared_coef_, shared_intercept_ : ndarray
         ``omega_mode_ == "shared"``: the shared model ``w_0`` (also the
         model of nodes unseen in fit).

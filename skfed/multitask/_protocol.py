@@ -341,6 +341,9 @@ class _RoundProtocol:
         # Learned Omega: the models of the W-step with the lowest joint
         # objective so far (restored when max_rounds runs out with worse ones).
         self.best_models = None
+        # An engine whose nodes hold the dual variables: its keep / restore /
+        # gram hooks for the returned-model rule (see best_or_current).
+        self.keeper = None
 
     def start_rounds(self):
         """The fault draws and the round count (also for the shared model's
@@ -360,6 +363,10 @@ class _RoundProtocol:
         if self.round == 0 and (up.any() or down.any()):
             self.counter.gather_to_server(self.everyone[up > 0], up[up > 0])
             self.counter.broadcast_from_server(self.everyone[down > 0], down[down > 0])
+            # counted once, also when one fit runs several round loops
+            # (the shared model's share selection)
+            up[:] = 0
+            down[:] = 0
 
     def searching(self):
         """Whether this round's step is searched.  With a diagonal Sigma
@@ -481,30 +488,50 @@ class _RoundProtocol:
 
     def keep_if_best(self, joint, sigma, new_sigma):
         """Keep the models a W-step reached when their joint objective is the
-        lowest so far (the simulated fit: a copy of the dual variables and of
-        the server's ``V``; :meth:`best_or_current` returns to them)."""
-        state = self.state
-        if state is None or not self.rule.learn:
+        lowest so far; :meth:`best_or_current` returns to them.
+
+        The simulated fit copies the dual variables and the server's ``V``;
+        an engine whose nodes hold the dual variables passes its
+        :attr:`keeper` (:meth:`keep` tells it to keep them, at no message's
+        cost: each node keeps its own)."""
+        state, keeper = self.state, self.keeper
+        if (state is None and keeper is None) or not self.rule.learn:
             return
         if self.best_models is not None and not joint[0] < self.best_models["joint"][0]:
             return
+        if keeper is not None:
+            models = keeper.keep()
+        else:
+            models = (state.g.copy(),
+                      state.V.copy() if isinstance(state, _PrimalState) else None)
         self.best_models = dict(
-            joint=tuple(joint), g=state.g.copy(), sigma=sigma,
+            joint=tuple(joint), models=models, sigma=sigma,
             best_sigma=sigma if new_sigma is None else new_sigma,
-            V=state.V.copy() if isinstance(state, _PrimalState) else None,
         )
 
     def best_or_current(self):
         """When max_rounds ran out in the middle of a learned-Omega W-step: the
         returned models are the better, by joint objective, of the current
         ones (with their best Omega) and the best W-step's, and
-        ``joint_objective_`` is theirs."""
-        rule, state, best = self.rule, self.state, self.best_models
-        if (state is None or not rule.learn or self.converged or rule.stop_before_step
-                or self.private is not None):
+        ``joint_objective_`` is theirs.
+
+        Every engine runs this rule, without a message: the current models'
+        objectives are the last round's (recorded), their Omega step's Gram
+        matrix is the server's (the simulation's state, or the
+        :attr:`keeper`'s ``gram()``: the primal server's ``V``, the exact
+        mode's last reported rows), and a return to the best W-step is the
+        keeper's ``restore`` (the simulation restores its copies).  Called
+        again, it does nothing."""
+        rule, state, best, keeper = self.rule, self.state, self.best_models, self.keeper
+        if ((state is None and keeper is None) or not rule.learn or self.converged
+                or rule.stop_before_step or self.private is not None or not self.gaps):
             return
-        _, primal, dual = self.gap()
-        gram, new_sigma = self.omega_step_quiet()
+        primal, dual = self.objectives[-1], self.duals[-1]
+        if keeper is not None:
+            gram = keeper.gram()
+            new_sigma = self.omega_candidate(gram)
+        else:
+            gram, new_sigma = self.omega_step_quiet()
         sigma = self.sigma
         current = self.joint_objectives(gram, primal, dual, sigma)
         if current is None:
@@ -514,9 +541,13 @@ class _RoundProtocol:
             rule.joint = current
             self.best_sigma = sigma if new_sigma is None else new_sigma
         else:
-            state.g[...] = best["g"]
-            if best["V"] is not None:
-                state.V[...] = best["V"]
+            if keeper is not None:
+                keeper.restore(best["models"])
+            else:
+                g, V = best["models"]
+                state.g[...] = g
+                if V is not None:
+                    state.V[...] = V
             self.sigma = best["sigma"]
             rule.joint = best["joint"]
             self.best_sigma = best["best_sigma"]

@@ -148,10 +148,16 @@ class _SharedFit:
         As in :meth:`_PrimalState.solve`.
     warm : dict or None
         ``w0`` and ``share`` of a previous fit to start from.
+    tol : float or None
+        The relative certified gap to stop at (None: the estimator's ``tol``).
+    fixed_share : float or None
+        Fix the share ``b`` (the problem at fixed ``b``, one kernel machine on
+        the multi-task kernel): the server's L-BFGS moves ``w0`` only, and the
+        objective and certificate are the fixed-``b`` ones (``F`` and its dual).
     """
 
     def __init__(self, estimator, protocol, nodes, lam, loss, bits, steps, theta, n_chunks,
-                 warm=None):
+                 warm=None, fixed_share=None, tol=None):
         self.est = estimator
         self.protocol = protocol
         protocol.start_rounds()
@@ -173,6 +179,10 @@ class _SharedFit:
         self.U = np.zeros((P, m, d))
         self.report = np.zeros((m, _REPORT_FLOATS))
         self.b0 = 0.5 if warm is None else float(warm["share"])
+        self.fixed = None if fixed_share is None else float(fixed_share)
+        self.tol = estimator.tol if tol is None else float(tol)
+        if self.fixed is not None:
+            self.b0 = self.fixed
         if warm is not None:
             self.w0_pub = np.array(warm["w0"], dtype=np.float64)
         self.best = None
@@ -263,6 +273,10 @@ class _SharedFit:
         s_norm = float(np.sqrt(np.vdot(S, S))) + missing
         dual_joint = -conj_sum - max(s_norm**2, uu) / (2.0 * lam * m)
         dual_fixed = -conj_sum - (b * s_norm**2 + (1.0 - b) * uu) / (2.0 * lam * m)
+        if self.fixed is not None:
+            # b is fixed: the objective is F itself, bounded by its own dual.
+            grad[-1] = 0.0
+            joint, dual_joint = F, dual_fixed
         return dict(F=F, grad=grad, joint=joint, dual_joint=dual_joint, dual=dual_fixed,
                     b=b, w0=w0.copy())
 
@@ -294,7 +308,7 @@ class _SharedFit:
             print(f"round {self.rounds}: joint objective {values['joint']:.6e} "
                   f"(best {self.best['joint']:.6e}, dual bound {self.best_dual:.6e}), "
                   f"share b {values['b']:.4g}")
-        return gap <= self.est.tol * abs(self.best["joint"])
+        return gap <= self.tol * abs(self.best["joint"])
 
     # ------------------------------------------------------------- L-BFGS
     def run(self, parallel):
@@ -318,7 +332,7 @@ class _SharedFit:
             t = 1.0
             while True:
                 target = x + t * direction
-                b_new = _share(target[-1])
+                b_new = _share(target[-1]) if self.fixed is None else self.fixed
                 new = self.evaluate(target[:-1].reshape(self.P, self.d), b_new, parallel)
                 if new is None:
                     vals = None
@@ -329,7 +343,7 @@ class _SharedFit:
                     break
                 # A rejected trial point still counts (and may be the best seen).
                 if self._record(new) or self.rounds >= self.est._max_rounds():
-                    self.converged = self.joint_gap <= self.est.tol * abs(self.best["joint"])
+                    self.converged = self.joint_gap <= self.tol * abs(self.best["joint"])
                     vals = None
                     break
                 protocol.end_round()
@@ -378,7 +392,8 @@ class _SharedFit:
         # before the first evaluation completed does w0 travel in float64.
         final = _FLOAT
         if best is None:
-            best = dict(self._values(_share(_logit(self.b0))), g=nodes.g.copy(),
+            b0 = _share(_logit(self.b0)) if self.fixed is None else self.fixed
+            best = dict(self._values(b0), g=nodes.g.copy(),
                         V=nodes.V.copy(), mu=nodes.mu, round=self.rounds)
             self.best = best
             self.joint_gap = np.nan
@@ -397,3 +412,188 @@ def shared_sigma(m, b):
     """``Sigma`` of the fixed-``b`` problem, ``(b 1 1^T + (1 - b) I) / m``, factored."""
     U = np.full((m, 1), 1.0 / np.sqrt(m))
     return _LowRankSigma((1.0 - b) / m, U, np.array([b]))
+
+
+# ------------------------------------------------ the share by validation
+# omega="auto": the share b is chosen by within-node validation among the
+# share the training objective learns and these values (C b is the shared
+# part's C, C (1 - b) the personal parts').
+SHARE_GRID = (0.9, 0.99, 0.5)
+# The candidates' fits stop at this multiple of tol (the validation error
+# does not need the last digits of the optimum).
+SELECTION_TOL_FACTOR = 10.0
+# The selection spends at most this fraction of the raw upload's bytes
+# (every node's rows and targets sent once, one header per node): each next
+# fit is run only if, costing what the last one cost, it stays within.
+SELECTION_BYTE_BUDGET = 0.5
+# Rounds of a typical fit (measured: 6 to 30) and the network's default
+# header, for the check that one candidate's fit can fit the budget at all.
+_TYPICAL_ROUNDS = 10
+_HEADER = 16
+# Up to this many samples the validation is K-fold within every node
+# (every sample is held out once); above it one held-out fold of 1 / K of
+# each node's samples (enough validation samples, and the cost of the
+# selection stays that of a few warm-started fits).
+VALIDATION_FOLDS = 5
+ALL_FOLDS_MAX_SAMPLES = 20_000
+
+
+def validation_folds(layout, seed, n_folds):
+    """Every sample's fold (node order), -1 for a sample never held out.
+
+    Each node deals its own samples, in an order drawn from one seed, to the
+    folds in turn (a node of fewer than 2 samples holds none out), so the
+    split costs no message.
+    """
+    rng = np.random.RandomState(seed)
+    fold = np.full(int(layout.offsets[-1]), -1, dtype=np.intp)
+    for t in range(layout.n_nodes):
+        lo, hi = int(layout.offsets[t]), int(layout.offsets[t + 1])
+        n_t = hi - lo
+        if n_t >= 2:
+            fold[lo + rng.permutation(n_t)] = np.arange(n_t) % max(n_folds, 2)
+    return fold
+
+
+def validation_sums(nodes, sw_val, loss):
+    """Every node's weighted error and loss sums on its held-out samples at its
+    model ``w0 + u_t / mu`` (what each node reports: two floats).
+
+    The error is the misclassification (the largest margin's class; with
+    one problem, the margin's sign) or, for the squared loss, the squared
+    error."""
+    W = np.ascontiguousarray(nodes.node_models(None, None, None))
+    f = np.empty((nodes.n_problems, nodes.n))
+    offsets = nodes.layout.offsets
+    node_margins(nodes.Z_pass, W, offsets, f)
+    sums = np.zeros((nodes.m, 3))
+    zero = np.zeros(nodes.n)
+    for k in range(nodes.n_problems):
+        node_gap_terms(f[k], nodes.Y[k], sw_val, zero, offsets, loss, sums)
+    Y = nodes.Y
+    if type(loss).__name__ == "Squared":
+        err = ((f - Y) ** 2).sum(axis=0)
+    elif Y.shape[0] == 1:
+        err = (Y[0] * f[0] <= 0).astype(np.float64)
+    else:
+        err = (np.argmax(f, axis=0) != np.argmax(Y, axis=0)).astype(np.float64)
+    errors = np.add.reduceat(sw_val * err, offsets[:-1]) if nodes.n else np.zeros(nodes.m)
+    return errors, sums[:, 0]
+
+
+def select_share(protocol, layout, sw, make_nodes, loss, make_fit, parallel, seed,
+                 raw_bytes):
+    """The share ``b`` with the lowest within-node validation error.
+
+    Candidates: the share the training objective learns (``None``), then
+    :data:`SHARE_GRID` in that order, each fitted (to ``SELECTION_TOL_FACTOR
+    tol``) on every node's samples outside the held-out fold
+    (``make_nodes(sw_train, totals)``; held-out samples weigh 0), warm-started
+    from the previous candidate's shared model and dual variables (the nodes
+    keep them).  After each fit (whose final message tells every node the
+    point it keeps) every node with held-out samples sends its error and
+    loss sums there (2 floats).  Fold 0 first, candidate by candidate; then,
+    up to :data:`ALL_FOLDS_MAX_SAMPLES` samples, the other folds with the
+    candidates fold 0 ran.  A fit runs only if, costing what the last one
+    cost, the selection stays within :data:`SELECTION_BYTE_BUDGET` of
+    ``raw_bytes``.  The score of a candidate is the mean over the nodes of
+    their validation error (ties: of their mean validation loss) over the
+    folds run, the metric of ``score`` node by node.
+
+    Returns None (no selection) when one fit of ``_TYPICAL_ROUNDS`` rounds
+    would already exceed the budget (tiny data, whose raw upload is cheap).
+
+    Returns
+    -------
+    share : float or None
+        The selected fixed share, or None for the learned one.
+    point : dict
+        The selected candidate's point (``w0``, ``share``, ``g``) in the last
+        fold, to warm-start the refit on all samples.
+    selection : dict
+        ``shares`` (the candidates run; the learned one NaN),
+        ``validation_error``, ``validation_loss``, ``n_folds`` and the
+        candidates' curves (``gaps``, ``objectives``, ``duals``, ``joint``)
+        in round order.
+    """
+    n = int(layout.offsets[-1])
+    max_folds = VALIDATION_FOLDS if n <= ALL_FOLDS_MAX_SAMPLES else 1
+    fold = validation_folds(layout, seed, VALIDATION_FOLDS)
+    grid = [None] + list(SHARE_GRID)
+    m = layout.n_nodes
+    errors = np.zeros((len(grid), m))
+    losses = np.zeros((len(grid), m))
+    weights = np.zeros(m)
+    curves = dict(gaps=[], objectives=[], duals=[], joint=[])
+    points = [None] * len(grid)
+    starts = layout.offsets[:-1]
+    node_of = np.repeat(np.arange(m), np.diff(layout.offsets))
+    counter = protocol.counter
+    budget = SELECTION_BYTE_BUDGET * raw_bytes
+
+    def spent():
+        return int(np.sum(counter.pair_counts()[2]))
+
+    base = spent()
+    tol = SELECTION_TOL_FACTOR * protocol.estimator.tol
+    n_candidates, n_folds, fold_cost = len(grid), 0, None
+    for f in range(max_folds):
+        if f and spent() - base + fold_cost > budget:
+            break
+        fold_start = spent()
+        held = fold == f
+        # A node whose other samples weigh nothing holds none out in this fold.
+        lacking = np.add.reduceat(np.where(held, 0.0, sw), starts) <= 0
+        held &= ~lacking[node_of]
+        sw_train = np.where(held, 0.0, sw)
+        sw_val = np.where(held, sw, 0.0)
+        train_totals = np.add.reduceat(sw_train, starts)
+        val_totals = np.add.reduceat(sw_val, starts)
+        reporters = np.flatnonzero(val_totals > 0).astype(np.intp)
+        nodes = make_nodes(sw_train, train_totals)
+        start, last_cost = None, None
+        for c in range(n_candidates):
+            before = spent()
+            if f == 0 and c and before - base + last_cost > budget:
+                n_candidates = c  # the remaining candidates do not fit the budget
+                break
+            fit = make_fit(nodes, start, grid[c], tol)
+            if f == 0 and c == 0:
+                # Not even one fit of _TYPICAL_ROUNDS rounds fits the budget:
+                # no selection (the caller fits the learned share).
+                per_round = m * (2 * fit._vector_bytes(True) + (1 + _REPORT_FLOATS) * _FLOAT
+                                 + 2 * _HEADER)
+                if _TYPICAL_ROUNDS * per_round > budget:
+                    return None
+            fit.run(parallel)
+            best = fit.finish()
+            for key, values in (("gaps", fit.gaps), ("objectives", fit.objectives),
+                                ("duals", fit.duals), ("joint", fit.joint_curve)):
+                curves[key].extend(values)
+            err, lss = validation_sums(nodes, sw_val, loss)
+            errors[c] += err
+            losses[c] += lss
+            counter.gather_to_server(
+                reporters, np.full(reporters.size, 2 * _FLOAT, dtype=np.int64))
+            start = dict(w0=best["w0"].copy(), share=float(best["b"]))
+            points[c] = dict(start, g=nodes.g.copy())
+            last_cost = spent() - before
+        weights += val_totals
+        n_folds += 1
+        fold_cost = spent() - fold_start
+    grid = grid[:n_candidates]
+    errors, losses = errors[:n_candidates], losses[:n_candidates]
+    scored = weights > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_error = (errors[:, scored] / weights[scored]).mean(axis=1)
+        mean_loss = (losses[:, scored] / weights[scored]).mean(axis=1)
+    order = np.lexsort((mean_loss, mean_error))
+    i = int(order[0])
+    # Every node kept each candidate's point of the last fold: the server
+    # tells them which one the refit starts from (1 float).
+    everyone = np.arange(m, dtype=np.intp)
+    counter.broadcast_from_server(everyone, np.full(m, _FLOAT, dtype=np.int64))
+    selection = dict(shares=np.array([np.nan if c is None else c for c in grid]),
+                     validation_error=mean_error, validation_loss=mean_loss,
+                     n_folds=n_folds, **curves)
+    return grid[i], points[i], selection
