@@ -1,0 +1,416 @@
+"""Nodes that join a fitted kernelized-MOCHA federation (issue 32).
+
+:func:`multitask_join_nodes` is what ``add_nodes`` of
+:class:`~skfed.multitask.FederatedMultiTaskClassifier` and
+:class:`~skfed.multitask.FederatedMultiTaskRegressor` runs.  The fitted
+tasks' models ``W_o`` and their block ``Sigma_oo`` of the task covariance
+are held fixed; a new task n adds one row and column to ``Sigma``::
+
+    Sigma' = [[Sigma_oo, s], [s^T, sigma_nn]],
+
+and with ``W_o`` fixed the joint objective's regularizer splits by the
+block inverse (the Gaussian conditional of the matrix-normal prior)::
+
+    tr(W Omega' W^T) = tr(W_o Omega_oo W_o^T) + ||w_n - m_n||^2 / c_n,
+    m_n = sum_t a_t w_t,  a = Omega_oo s,  c_n = sigma_nn - s^T Omega_oo s,
+
+so the new task solves its own problem with a prior mean::
+
+    min_w  (1 / W_n) sum_i s_i loss(w . phi(x_i), y_i) + (lambda / (2 c_n)) ||w - m_n||^2
+
+by the fit's local solver (dual coordinate ascent, or the exact solver of
+``local_solver``) on ``v = w - m_n``: it is the fit's local subproblem with
+``Sigma`` diagonal, run to a relative duality gap of :data:`_GAP_TOL`.
+
+How ``a`` and ``c_n`` are chosen depends on ``omega_mode_``:
+
+* ``"shared"`` (the default ``omega="auto"`` of the primal modes): the
+  model is ``w_t = w_0 + v_t`` with the learned share ``b``; the newcomer
+  is ``w_0 + v_n``, ``v_n`` solved on its data with the fit's personal
+  weight ``mu = lambda m / (1 - b)`` (``m`` the fit's number of nodes), i.e.
+  ``m_n = w_0`` and ``c_n = lambda / mu``.  It is exactly the local problem
+  every fitted node solved at the returned ``w_0``.
+* ``"independent"``: ``a = 0`` and ``c_n`` the fit's ``sigma_tt = 1 / m``:
+  the per-node model of the fit.
+* ``"learn"`` and a given Omega (``"fixed"``): the Omega step restricted to
+  the new row and column.  The newcomer first solves its independent
+  problem (``m_n = 0``, ``c_n`` the mean of ``diag(Sigma_oo)``); then, up
+  to :data:`_ROW_STEPS` times, it forms the Gram matrix of the ``m + 1``
+  models (its own and ``W_o``, summed over the binary problems), takes the
+  fit's Omega step of it, ``S = sqrtm(W^T W) / tr(sqrtm(W^T W))``
+  (:func:`~skfed.multitask._omega.omega_update`), and conditions it on the
+  old tasks: ``a = S_oo^{-1} S_on``, ``c_n = kappa (S_nn - S_no a)`` with
+  ``kappa = tr(Sigma_oo) / tr(S_oo)`` (``S``'s scale matched to the fitted
+  block's), then re-solves its problem with ``m_n = W_o^T a``; it stops
+  when its model moves by less than :data:`_ROW_TOL` (relative).  The
+  fitted ``Sigma`` grows by ``s = Sigma_oo a`` and ``sigma_nn = c_n + a^T
+  Sigma_oo a``, which gives back ``a`` and ``c_n`` exactly and keeps
+  ``Sigma'`` positive definite (its Schur complement is ``c_n > 0``).
+
+Protocol and bytes (byte model of :mod:`skfed.network`, float64 values, one
+header a message): in the first round it is not dropped, a newcomer
+downloads what its problem needs and uploads its result:
+
+* ``"shared"``: down ``w_0`` and ``mu`` (``P d' + 1`` floats), up its own
+  part ``v_n`` (``P d'``);
+* ``"independent"``: down ``c_n`` (1 float), up ``w_n`` (``P d'``);
+* ``"learn"`` / fixed: down ``W_o`` and ``tr(Sigma_oo)`` (``P m d' + 1``
+  floats), up ``w_n``, ``a`` and ``c_n`` (``P d' + m + 1``), from which the
+  server forms the new row of ``Sigma``;
+
+``P`` the binary problems, ``d'`` the features with the intercept column,
+``m`` the nodes before the join.  A dropped newcomer asks again in the next
+round; a straggler finishes its solve (a join has no deadline); rogue
+nodes are refused as in the fit.  Under a finite ``privacy`` budget a
+newcomer downloads the server's models (the post-processing of the fit's
+noisy releases: no extra spend for the fitted nodes) and uploads nothing:
+its model and row of ``Sigma`` stay with it, its spend is 0 and is
+appended to ``privacy_spent_``.  The exact kernel mode has no join yet (a
+newcomer would need the other nodes' support vectors, which are raw
+samples).
+"""
+
+import math
+
+import numpy as np
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+
+from .._base import check_network_faults, node_seeds
+from .._core._multitask_fast import node_gap_terms, node_margins
+from ..network import resolve_network
+from ._compression import _FLOAT
+from ._omega import _LowRankSigma, omega_update
+from ._protocol import _UNSUPPORTED_FAULTS
+from ._state import _LOSSES, _PrimalState
+
+__all__ = ["multitask_join_nodes", "omega_row"]
+
+# A newcomer's local solve stops at this relative duality gap ...
+_GAP_TOL = 1e-10
+# ... or after this many passes of its local solver.
+_MAX_PASSES = 10000
+# Restricted Omega steps of a newcomer (omega="learn" or fixed) and the
+# relative change of its model below which it stops.
+_ROW_STEPS = 20
+_ROW_TOL = 1e-6
+# Rounds after which a join whose newcomers are all dropped gives up.
+_MAX_JOIN_ROUNDS = 10000
+
+
+def omega_row(W_old, w_new, trace_old):
+    """The Omega step restricted to a new task: ``(a, c)``.
+
+    Parameters
+    ----------
+    W_old : ndarray of shape (n_problems, m, d)
+        The fitted tasks' models.
+    w_new : ndarray of shape (n_problems, d)
+        The new task's model.
+    trace_old : float
+        ``tr(Sigma_oo)``, the trace of the fitted tasks' block of ``Sigma``.
+
+    Returns
+    -------
+    a : ndarray of shape (m,)
+        Weights of the prior mean ``m_n = sum_t a_t w_t``.
+    c : float
+        The conditional variance ``c_n > 0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed.multitask._join import omega_row
+    >>> W = np.array([[[1.0, 0.0], [0.0, 1.0]]])
+    >>> a, c = omega_row(W, np.array([[1.0, 0.0]]), trace_old=1.0)
+    >>> bool(a[0] > a[1]), bool(c > 0)
+    (True, True)
+    """
+    W = np.concatenate([W_old, w_new[:, None, :]], axis=1)
+    gram = np.einsum("ktd,kud->tu", W, W)
+    S = omega_update(gram)
+    m = W_old.shape[1]
+    A, b = S[:m, :m], S[:m, m]
+    a = np.linalg.solve(A, b)
+    c = float(S[m, m] - b @ a)
+    scale = float(trace_old) / float(np.trace(A))
+    # omega_update floors the eigenvalues of S, so c > 0; keep it so in floats.
+    c = max(c, 1e-12 * float(S[m, m])) * scale
+    return a, c
+
+
+class _JoinNodes(_PrimalState):
+    """The newcomers: features, dual variables and their priors ``(M, mu)``.
+
+    Node k solves ``min_v L_k(M_k + v) + (mu_k / 2) ||v||^2``; its model is
+    ``M_k + u_k / mu_k`` (``u_k = V[:, k]``, the dual vector).
+    """
+
+    def set_prior(self, M, mu):
+        self.M = np.ascontiguousarray(M, dtype=np.float64)
+        self.mu = np.asarray(mu, dtype=np.float64)
+
+    def node_models(self, active, sigma, lam):
+        return np.ascontiguousarray(self.M + self.V / self.mu[None, :, None])
+
+    def local_scaling(self):
+        return 1.0 / (self.mu * self.totals)
+
+    def gaps(self, loss):
+        """Per node ``(gap, primal)`` of its problem, divided by its weight."""
+        W = self.node_models(None, None, None)
+        f = np.empty((self.n_problems, self.n))
+        node_margins(self.Z, W, self.layout.offsets, f)
+        sums = np.zeros((self.m, 3))
+        for k in range(self.n_problems):
+            node_gap_terms(f[k], self.Y[k], self.sw, self.g[k], self.layout.offsets, loss, sums)
+        sums /= self.totals[:, None]
+        uu = np.einsum("ktd,ktd->t", self.V, self.V)
+        primal = sums[:, 0] + uu / (2.0 * self.mu)
+        return sums.sum(axis=1), primal
+
+    def solve_all(self, loss, steps):
+        """Run the local solver until every node's relative gap is at most
+        :data:`_GAP_TOL` (or :data:`_MAX_PASSES` passes)."""
+        everyone = np.arange(self.m, dtype=np.intp)
+        full = np.ones(self.m, dtype=bool)
+        todo = everyone
+        for _ in range(_MAX_PASSES):
+            results = self.solve(todo, steps, self.local_scaling(), None, None, 0.0, loss,
+                                 None, full=full)
+            self.apply(todo, results, None)
+            gap, primal = self.gaps(loss)
+            todo = everyone[gap > _GAP_TOL * np.maximum(np.abs(primal), 1e-300)]
+            if not todo.size:
+                return True
+        return False
+
+
+def _targets(est, y):
+    """``(P, n)`` targets of the fit's problems (``+-1`` per class, or ``y``)."""
+    if hasattr(est, "classes_"):
+        codes = np.searchsorted(est.classes_, y)
+        if len(est.classes_) == 2:
+            return np.where(codes == 1, 1.0, -1.0)[None, :]
+        return np.where(codes[None, :] == np.arange(len(est.classes_))[:, None], 1.0, -1.0)
+    return np.asarray(y, dtype=np.float64)[None, :]
+
+
+def _dense_sigma(est):
+    sigma = est._task_covariance
+    return sigma.dense() if isinstance(sigma, _LowRankSigma) else np.asarray(sigma)
+
+
+def multitask_join_nodes(est, X, y, groups, sample_weight=None):
+    """Join new nodes to a fitted kernelized-MOCHA estimator (see the module).
+
+    Appends the new nodes to ``nodes_``, ``coef_``, ``intercept_``,
+    ``task_covariance_`` / ``omega_`` (and ``privacy_spent_`` under
+    ``privacy``) and records what the join sent in ``join_communication_``;
+    the fitted nodes' models are not touched.
+
+    Parameters
+    ----------
+    est : FederatedMultiTaskClassifier or FederatedMultiTaskRegressor
+        Fitted.
+    X, y, groups, sample_weight
+        The new nodes' samples (every id absent from ``nodes_``).
+
+    Returns
+    -------
+    est
+    """
+    name = type(est).__name__
+    classifier = hasattr(est, "classes_")
+    X, y, sample_weight, new_labels, layout = est._validate_join_data(
+        X, y, groups, sample_weight, y_numeric=not classifier)
+    if classifier:
+        check_classification_targets(y)
+    if not est._primal_mode():
+        raise ValueError(
+            f"{name}.add_nodes is not available in the exact kernel mode (approximation="
+            "None with a non-linear kernel): a newcomer's model is a combination of the "
+            "other nodes' support vectors, raw samples that would have to leave their "
+            "nodes. Fit with approximation='rff' (or 'nystroem', or kernel='linear') to "
+            "add nodes later."
+        )
+    private = est._noised()
+    if private and sample_weight is not None:
+        raise ValueError(f"{name}(privacy=...).add_nodes does not accept sample_weight.")
+    check_network_faults(est, est.network, _UNSUPPORTED_FAULTS)
+    lam = getattr(est, "_join_lam", None)
+    if lam is None:
+        raise ValueError(
+            f"This {name} was fitted by a version of skfed that did not keep what "
+            "add_nodes needs (lambda); refit it with fit first."
+        )
+    n_old, n_new = len(est.nodes_), len(new_labels)
+    n_fit = int(getattr(est, "_join_n_fit", n_old))
+
+    # The newcomers' data, node by node.
+    Xs = layout.sort(X)
+    Y = np.ascontiguousarray(_targets(est, layout.sort(np.asarray(y))))
+    sw = (np.ones(X.shape[0]) if sample_weight is None
+          else np.asarray(layout.sort(sample_weight), dtype=np.float64))
+    totals = np.add.reduceat(sw, layout.offsets[:-1]) if len(sw) else np.zeros(n_new)
+    for k in range(n_new):
+        if not totals[k] > 0:
+            raise ValueError(
+                f"New node {new_labels.tolist()[k]!r} has no sample with a positive "
+                "sample_weight; every node that joins needs data."
+            )
+    Z = est._features(Xs)
+    P, d = Y.shape[0], Z.shape[1]
+    seed = int(getattr(est, "_join_seed", 0))
+    rng = np.random.RandomState([_random_seed(est), seed, 7919])
+    nodes = _JoinNodes(Z, Y, np.ascontiguousarray(sw), np.zeros(Y.shape), layout, totals,
+                       node_seeds(rng, n_new), 8, exact=est._exact_nodes(layout, d),
+                       loss_name=est.loss)
+    loss = _LOSSES[est.loss]()
+    steps = np.maximum(1, np.ceil(float(est.local_epochs) * layout.counts)).astype(np.intp)
+    # The models the newcomers download: the server's (under privacy the
+    # post-processing of the noisy releases, not the nodes' own corrections).
+    W_server = getattr(est, "_released_W", None)
+    if W_server is None:
+        W_server = est._W[:, :n_old]
+    W_server = np.asarray(W_server, dtype=np.float64)
+
+    mode = est.omega_mode_
+    A = np.zeros((n_new, n_old))
+    if mode == "shared":
+        b = float(est.shared_weight_)
+        mu = lam * n_fit / (1.0 - b)
+        w0 = np.asarray(est._W[:, -1], dtype=np.float64)
+        nodes.set_prior(np.repeat(w0[:, None, :], n_new, axis=1), np.full(n_new, mu))
+        converged = nodes.solve_all(loss, steps)
+        c = np.full(n_new, lam / mu)
+        down = P * d + 1
+        up = P * d
+    else:
+        sigma_old = _dense_sigma(est)
+        diag = np.diag(sigma_old)
+        c = np.full(n_new, float(np.mean(diag)) if mode != "independent" else 1.0 / n_fit)
+        nodes.set_prior(np.zeros((P, n_new, d)), lam / c)
+        converged = nodes.solve_all(loss, steps)
+        if mode == "independent":
+            down, up = 1, P * d
+        else:
+            trace = float(np.trace(sigma_old))
+            for k in range(n_new):
+                # the restricted Omega steps of newcomer k, its prior updated
+                w = nodes.node_models(None, None, None)[:, k]
+                for _ in range(_ROW_STEPS):
+                    a, c_k = omega_row(W_server, w, trace)
+                    A[k], c[k] = a, c_k
+                    M = nodes.M.copy()
+                    M[:, k] = np.einsum("t,ktd->kd", a, W_server)
+                    # the dual variables stay feasible: warm start from them
+                    nodes.set_prior(M, lam / c)
+                    converged &= nodes.solve_all(loss, steps)
+                    w_next = nodes.node_models(None, None, None)[:, k]
+                    change = np.linalg.norm(w_next - w) / max(np.linalg.norm(w_next), 1e-300)
+                    w = w_next
+                    if change <= _ROW_TOL:
+                        break
+            down, up = P * n_old * d + 1, P * d + n_old + 1
+    if not converged:
+        import warnings
+
+        from sklearn.exceptions import ConvergenceWarning
+
+        warnings.warn(
+            f"{name}.add_nodes: a new node's local solve did not reach the relative "
+            f"duality gap {_GAP_TOL:g} in {_MAX_PASSES} passes.", ConvergenceWarning)
+    W_new = nodes.node_models(None, None, None)  # (P, n_new, d)
+
+    # The network of the join: the nodes so far, the newcomers, the server.
+    network = resolve_network(est.network)
+    sim = network.start(n_old + n_new, server=True,
+                        random_state=np.random.RandomState([_random_seed(est), seed, 7907]))
+    pending = np.ones(n_new, dtype=bool)
+    rounds = 0
+    while pending.any():
+        active = sim.draw_rounds(1)[0][0][n_old:]
+        now = np.flatnonzero(active & pending)
+        if now.size:
+            ids = (n_old + now).astype(np.intp)
+            sim.counter.broadcast_from_server(ids, np.full(len(ids), down * _FLOAT, np.int64))
+            if not private:
+                sim.counter.gather_to_server(ids, np.full(len(ids), up * _FLOAT, np.int64))
+            pending[now] = False
+        sim.counter.next_round()
+        rounds += 1
+        if rounds >= _MAX_JOIN_ROUNDS and pending.any():
+            raise RuntimeError(
+                f"{name}.add_nodes: {int(pending.sum())} new node(s) were dropped in "
+                f"{_MAX_JOIN_ROUNDS} rounds in a row; lower the network's drop_rate.")
+
+    # Append the newcomers (the fitted nodes' rows are not touched).
+    est._join_n_fit = n_fit
+    est._append_nodes(new_labels)
+    W_all = est._W
+    est._W = np.ascontiguousarray(np.concatenate(
+        [W_all[:, :n_old], W_new.astype(W_all.dtype), W_all[:, n_old:]], axis=1))
+    if getattr(est, "_released_W", None) is not None:
+        # the newcomers' models stay with them: the server holds none
+        est._released_W = np.concatenate(
+            [est._released_W, np.full((P, n_new, d), np.nan)], axis=1)
+    n_feat = d - int(bool(est.fit_intercept))
+    dtype = est.coef_.dtype
+    coef = W_new[:, :, :n_feat]
+    intercept = (W_new[:, :, n_feat] * est.intercept_scaling if est.fit_intercept
+                 else np.zeros((P, n_new)))
+    if est.coef_.ndim == 2:
+        est.coef_ = np.concatenate([est.coef_, coef[0].astype(dtype)])
+        est.intercept_ = np.concatenate([est.intercept_, intercept[0].astype(dtype)])
+    else:
+        est.coef_ = np.concatenate([est.coef_, np.transpose(coef, (1, 0, 2)).astype(dtype)])
+        est.intercept_ = np.concatenate([est.intercept_, intercept.T.astype(dtype)])
+    est.n_support_ = np.concatenate([est.n_support_, np.zeros(n_new, dtype=np.int32)])
+    _grow_sigma(est, mode, A, c, n_fit)
+    if getattr(est, "privacy_spent_", None) is not None:
+        # the newcomers released nothing
+        est.privacy_spent_ = np.concatenate([est.privacy_spent_, np.zeros(n_new)])
+        record = getattr(est, "privacy_", None)
+        if isinstance(record, dict):
+            record = dict(record)
+            for key, value in record.items():
+                if isinstance(value, np.ndarray) and value.ndim == 1 and len(value) == n_old:
+                    record[key] = np.concatenate([value, np.zeros(n_new, dtype=value.dtype)])
+            est.privacy_ = record
+    # warm_start needs the fit's nodes: a joined estimator refits from scratch
+    est._dual_state = None
+    est._join_seed = seed + 1
+    est._record_join(sim.log(node_labels=est.nodes_))
+    return est
+
+
+def _grow_sigma(est, mode, A, c, n_fit):
+    """``task_covariance_`` and ``omega_`` over the fitted and new tasks."""
+    n_new, n_old = A.shape
+    n_all = n_old + n_new
+    if mode == "shared":
+        b = float(est.shared_weight_)
+        sigma = _LowRankSigma((1.0 - b) / n_fit, np.full((n_all, 1), 1.0 / math.sqrt(n_all)),
+                              np.array([b * n_all / n_fit]))
+        est.task_covariance_ = sigma
+        est.omega_ = sigma
+        return
+    S_oo = _dense_sigma(est)
+    O_oo = np.asarray(est.omega_)
+    # New tasks are conditionally independent given the old ones.
+    S_on = S_oo @ A.T  # (n_old, n_new)
+    S_nn = A @ S_oo @ A.T + np.diag(c)
+    sigma = np.block([[S_oo, S_on], [S_on.T, S_nn]])
+    # Block inverse: Omega' = [[O_oo + A^T C^-1 A, -A^T C^-1], [-C^-1 A, C^-1]].
+    Ac = A / c[:, None]
+    omega = np.block([[O_oo + A.T @ Ac, -Ac.T], [-Ac, np.diag(1.0 / c)]])
+    est.task_covariance_ = 0.5 * (sigma + sigma.T)
+    est.omega_ = 0.5 * (omega + omega.T)
+
+
+def _random_seed(est):
+    rs = est.random_state
+    if isinstance(rs, (int, np.integer)):
+        return int(rs) % (2**31)
+    return int(check_random_state(rs).randint(2**31 - 1))
