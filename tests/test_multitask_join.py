@@ -54,7 +54,12 @@ def _logistic_solve(Z, y, mean, c, lam):
 
     res = optimize.minimize(f, mean.copy(), jac=True, method="L-BFGS-B",
                             options=dict(gtol=1e-12, ftol=1e-15, maxiter=10000))
-    return res.x
+    w = res.x
+    for _ in range(5):  # Newton polish: L-BFGS stops at a gradient of ~1e-8
+        p = 0.5 * (1.0 - np.tanh(0.5 * s * (Z @ w)))
+        H = (Z.T * (p * (1.0 - p))) @ Z / len(s) + lam / c * np.eye(len(w))
+        w = w - np.linalg.solve(H, f(w)[1])
+    return w
 
 
 def _fit_join(est, n_new=2, k=12, seed=0, regression=False):
@@ -112,15 +117,21 @@ def test_learned_omega_join_is_the_block_inverse_prior():
         w = _logistic_solve(_design(Xn[rows]), yn[rows], a @ W_old, c, lam)
         np.testing.assert_allclose(est.coef_[m + j], w[:-1], atol=1e-6)
         np.testing.assert_allclose(est.intercept_[m + j], w[-1], atol=1e-6)
-        # the row is the fit's Omega step restricted to the newcomer, at its
-        # final model (NumPy: sqrtm of the Gram matrix, trace-normalized)
-        W = np.vstack([W_old, np.append(est.coef_[m + j], est.intercept_[m + j])])
-        S = np.real(linalg.sqrtm(W @ W.T))
+        # the row is the fit's Omega step restricted to the newcomer, from
+        # its independent model (NumPy: the square root of the Gram matrix,
+        # eigenvalues floored at 1e-7 of the largest, trace-normalized)
+        local = _logistic_solve(_design(Xn[rows]), yn[rows], np.zeros(W_old.shape[1]),
+                                np.mean(np.diag(sigma[:m, :m])), lam)
+        W = np.vstack([W_old, local])
+        evals, evecs = np.linalg.eigh(W @ W.T)
+        evals = np.maximum(evals, 1e-7 * evals[-1])
+        S = (evecs * np.sqrt(evals)) @ evecs.T
         S /= np.trace(S)
         a_ref = np.linalg.solve(S[:m, :m], S[:m, m])
         c_ref = (S[m, m] - S[:m, m] @ a_ref) * np.trace(sigma[:m, :m]) / np.trace(S[:m, :m])
-        np.testing.assert_allclose(a, a_ref, rtol=1e-3, atol=1e-4 * np.abs(a_ref).max())
-        np.testing.assert_allclose(c, c_ref, rtol=1e-3)
+        # W_o has rank <= d' < m, so a is ill-conditioned: compare the mean
+        np.testing.assert_allclose(a @ W_old, a_ref @ W_old, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(c, c_ref, rtol=1e-5)
 
 
 def test_independent_regressor_join_is_ridge():
@@ -208,5 +219,4 @@ def test_private_join_spends_nothing_and_uploads_nothing():
     assert np.array_equal(est.coef_[:m], coef)
     np.testing.assert_array_equal(est.privacy_spent_, np.append(spent, [0.0, 0.0]))
     assert est.join_communication_.total_bytes == 2 * ((m * d + 1) * 8 + HEADER)
-    sent = est.join_communication_.to_dict()
-    assert np.all(np.asarray(sent["sent"])[m:m + 2] == 0)
+    assert np.all(est.join_communication_.bytes_sent[m:m + 2] == 0)
