@@ -86,10 +86,13 @@ def test_shared_join_is_the_newcomers_own_problem_at_w0():
     assert np.array_equal(est._W[:, -1], W_before[:, -1])  # unseen nodes: w_0
     lam = 1.0 / (est.C * len(Xo))
     b = est.shared_weight_
-    mu = lam * m / (1.0 - b)
     w0 = np.append(est.shared_coef_, est.shared_intercept_)
     for j, node in enumerate(np.unique(gn)):
         rows = gn == node
+        # the newcomer's confidence: its samples against a fitted node's mean
+        confidence = min(1.0, rows.sum() / (len(Xo) / m))
+        assert confidence < 1.0
+        mu = lam * m / (1.0 - b) / confidence
         w = _logistic_solve(_design(Xn[rows]), yn[rows], w0, lam / mu, lam)
         assert est.nodes_[m + j] == node
         np.testing.assert_allclose(est.coef_[m + j], w[:-1], atol=1e-6)
@@ -131,7 +134,8 @@ def test_learned_omega_join_is_the_block_inverse_prior():
         c_ref = (S[m, m] - S[:m, m] @ a_ref) * np.trace(sigma[:m, :m]) / np.trace(S[:m, :m])
         # W_o has rank <= d' < m, so a is ill-conditioned: compare the mean
         np.testing.assert_allclose(a @ W_old, a_ref @ W_old, rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(c, c_ref, rtol=1e-5)
+        confidence = min(1.0, rows.sum() / (len(Xo) / m))
+        np.testing.assert_allclose(c, c_ref * confidence, rtol=1e-5)
 
 
 def test_independent_regressor_join_is_ridge():

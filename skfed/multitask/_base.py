@@ -893,6 +893,7 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         # What add_nodes needs (skfed.multitask._join): lambda and, under
         # privacy, the models the server holds (the newcomers download them).
         self._join_lam = float(lam)
+        self._join_mass = float(np.mean(totals))  # a fitted node's mean weight
         for name in ("_released_W", "join_communication_", "_join_n_fit", "_join_seed"):
             self.__dict__.pop(name, None)  # from an earlier fit and its joins
         if self._primal_mode():

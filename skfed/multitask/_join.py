@@ -93,6 +93,8 @@ __all__ = ["multitask_join_nodes", "omega_row"]
 _GAP_TOL = 1e-14
 # ... or after this many passes of its local solver.
 _MAX_PASSES = 10000
+# Scale a light newcomer's prior variance by its confidence (see the module).
+_CONFIDENCE = True
 # Rounds after which a join whose newcomers are all dropped gives up.
 _MAX_JOIN_ROUNDS = 10000
 
@@ -276,13 +278,17 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
 
     mode = est.omega_mode_
     A = np.zeros((n_new, n_old))
+    # A newcomer lighter than the fitted nodes' mean weight trusts its prior
+    # that much more (see the module): c_n is scaled by its confidence.
+    mean_mass = float(getattr(est, "_join_mass", np.mean(totals)))
+    confidence = np.minimum(1.0, totals / mean_mass) if _CONFIDENCE else np.ones(n_new)
     if mode == "shared":
         b = float(est.shared_weight_)
-        mu = lam * n_fit / (1.0 - b)
+        mu = lam * n_fit / (1.0 - b) / confidence
         w0 = np.asarray(est._W[:, -1], dtype=np.float64)
-        nodes.set_prior(np.repeat(w0[:, None, :], n_new, axis=1), np.full(n_new, mu))
+        nodes.set_prior(np.repeat(w0[:, None, :], n_new, axis=1), mu)
         converged = nodes.solve_all(loss, steps)
-        c = np.full(n_new, lam / mu)
+        c = lam / mu
         down = P * d + 1
         up = P * d
     else:
@@ -300,6 +306,7 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
             M = np.zeros((P, n_new, d))
             for k in range(n_new):
                 A[k], c[k] = omega_row(W_server, W_local[:, k], trace)
+                c[k] *= confidence[k]
                 M[:, k] = np.einsum("t,ktd->kd", A[k], W_server)
             # (the dual variables stay feasible: warm start from them)
             nodes.set_prior(M, lam / c)
