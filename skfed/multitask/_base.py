@@ -25,6 +25,7 @@ from ..kernels import pairwise_kernel, resolve_kernel
 from ..privacy import DifferentialPrivacy, check_privacy
 from ._compression import _AUTO_BITS, quantized_bytes
 from ._features import _AUTO_ROUNDS, _kmeans_landmarks, _proportional_shares, auto_components
+from ._join import _AddNodesMixin
 from ._omega import _TINY, _W_STEP_TOL_FACTOR, _LowRankSigma, _blas_controller, _check_omega
 from ._protocol import _RoundProtocol, _fault_note, _steps
 from ._shared import _SharedFit, _SharedNodes, shared_sigma
@@ -78,7 +79,7 @@ def _check_feature_memory(n_components, mode, n, d):
         )
 
 
-class _BaseMultiTask(FederatedMixin, BaseEstimator):
+class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
     """Fitting machinery shared by the classifier and the regressor."""
 
     _parameter_constraints = {
@@ -938,55 +939,6 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
             # The intercept is the bias feature's weight times intercept_scaling.
             intercept = bias * bias * B[:, :, :m].sum(axis=1)  # (n_problems, m)
             self.intercept_ = (intercept[0] if B.shape[0] == 1 else intercept.T).astype(dtype)
-
-    def add_nodes(self, X, y, groups=None, sample_weight=None):
-        """Give nodes that join after the fit their own models; the others stay.
-
-        Every fitted node's model and the fitted block of ``Sigma`` are held
-        fixed; each new task solves its own problem with the prior mean and
-        variance they give it (the block inverse of ``Sigma`` extended by
-        the new task's row): with ``omega_mode_ == "shared"`` it is ``w_0 +
-        v_n`` with ``v_n`` solved on its data at the learned share; with a
-        learned or given Omega its row is the fit's Omega step restricted to
-        it.  See :mod:`skfed.multitask._join` and the user guide's page on
-        growing federations.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples of the new nodes, with the features of ``fit``.
-        y : array-like of shape (n_samples,)
-            Their targets (classes of ``classes_`` for a classifier).
-        groups : array-like of shape (n_samples,), default=None
-            Node id of every sample (not needed with ``group_column``); each
-            must be absent from ``nodes_``.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights; every new node needs a positive total.
-
-        Returns
-        -------
-        self : object
-            With the new nodes appended to ``nodes_``, ``coef_``,
-            ``intercept_``, ``task_covariance_`` and ``omega_`` (and
-            ``privacy_spent_``), and what the join sent in
-            ``join_communication_``.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from skfed.multitask import FederatedMultiTaskClassifier
-        >>> rng = np.random.RandomState(0)
-        >>> X = rng.normal(size=(100, 2)); y = (X[:, 0] > 0).astype(int)
-        >>> groups = np.repeat([0, 1, 2, 3, 4], 20)
-        >>> clf = FederatedMultiTaskClassifier(random_state=0).fit(X[:80], y[:80], groups=groups[:80])
-        >>> before = clf.coef_.copy()
-        >>> clf = clf.add_nodes(X[80:], y[80:], groups=groups[80:])
-        >>> clf.nodes_.tolist(), bool(np.array_equal(clf.coef_[:4], before))
-        ([0, 1, 2, 3, 4], True)
-        """
-        from ._join import multitask_join_nodes
-
-        return multitask_join_nodes(self, X, y, groups, sample_weight)
 
     def _raw_decision(self, X, groups):
         """Scores (n_samples, n_problems) of each sample's personalized model."""

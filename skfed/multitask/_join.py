@@ -98,7 +98,7 @@ from ._omega import _LowRankSigma, omega_update
 from ._protocol import _UNSUPPORTED_FAULTS
 from ._state import _LOSSES, _PrimalState
 
-__all__ = ["multitask_join_nodes", "omega_row"]
+__all__ = ["multitask_join_nodes", "omega_row"]  # and _AddNodesMixin
 
 # A newcomer's local solve stops at this relative duality gap ...
 _GAP_TOL = 1e-14
@@ -425,3 +425,54 @@ def _random_seed(est):
     if isinstance(rs, (int, np.integer)):
         return int(rs) % (2**31)
     return int(check_random_state(rs).randint(2**31 - 1))
+
+
+class _AddNodesMixin:
+    """``add_nodes`` of the kernelized-MOCHA estimators (this module)."""
+
+    def add_nodes(self, X, y, groups=None, sample_weight=None):
+        """Give nodes that join after the fit their own models; the others stay.
+
+        Every fitted node's model and the fitted block of ``Sigma`` are held
+        fixed; each new task solves its own problem with the prior mean and
+        variance they give it (the block inverse of ``Sigma`` extended by
+        the new task's row): with ``omega_mode_ == "shared"`` it is ``w_0 +
+        v_n`` with ``v_n`` solved on its data at the learned share; with a
+        learned or given Omega its row is the fit's Omega step restricted to
+        it.  See :mod:`skfed.multitask._join` and the user guide's page on
+        growing federations.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples of the new nodes, with the features of ``fit``.
+        y : array-like of shape (n_samples,)
+            Their targets (classes of ``classes_`` for a classifier).
+        groups : array-like of shape (n_samples,), default=None
+            Node id of every sample (not needed with ``group_column``); each
+            must be absent from ``nodes_``.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; every new node needs a positive total.
+
+        Returns
+        -------
+        self : object
+            With the new nodes appended to ``nodes_``, ``coef_``,
+            ``intercept_``, ``task_covariance_`` and ``omega_`` (and
+            ``privacy_spent_``), and what the join sent in
+            ``join_communication_``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skfed.multitask import FederatedMultiTaskClassifier
+        >>> rng = np.random.RandomState(0)
+        >>> X = rng.normal(size=(100, 2)); y = (X[:, 0] > 0).astype(int)
+        >>> groups = np.repeat([0, 1, 2, 3, 4], 20)
+        >>> clf = FederatedMultiTaskClassifier(random_state=0).fit(X[:80], y[:80], groups=groups[:80])
+        >>> before = clf.coef_.copy()
+        >>> clf = clf.add_nodes(X[80:], y[80:], groups=groups[80:])
+        >>> clf.nodes_.tolist(), bool(np.array_equal(clf.coef_[:4], before))
+        ([0, 1, 2, 3, 4], True)
+        """
+        return multitask_join_nodes(self, X, y, groups, sample_weight)
