@@ -224,3 +224,39 @@ def test_private_join_spends_nothing_and_uploads_nothing():
     np.testing.assert_array_equal(est.privacy_spent_, np.append(spent, [0.0, 0.0]))
     assert est.join_communication_.total_bytes == 2 * ((m * d + 1) * 8 + HEADER)
     assert np.all(est.join_communication_.bytes_sent[m:m + 2] == 0)
+
+
+def test_shared_regressor_newcomer_chooses_its_prior_by_leave_one_out():
+    """NumPy: closed-form ridge toward w_0 for every fold and scale of c_n."""
+    from skfed.multitask._join import _LOO_SCALES
+
+    est = FederatedMultiTaskRegressor(random_state=0)
+    est, before, _, _, (Xo, _, _), (Xn, yn, gn) = _fit_join(est, k=6, regression=True)
+    assert est.omega_mode_ == "shared"
+    m = len(before["coef_"])
+    assert np.array_equal(est.coef_[:m], before["coef_"])
+    lam = 1.0 / (est.C * len(Xo))
+    w0 = np.append(est.shared_coef_, est.shared_intercept_)
+
+    def ridge(Z, y, c):
+        n = len(Z)
+        A = Z.T @ Z / n + lam / c * np.eye(Z.shape[1])
+        return np.linalg.solve(A, Z.T @ y / n + lam / c * w0)
+
+    chosen = []
+    for j, node in enumerate(np.unique(gn)):
+        rows = gn == node
+        Z, y = _design(Xn[rows]), yn[rows]
+        confidence = min(1.0, len(Z) / (len(Xo) / m))
+        c = lam / (lam * m / (1.0 - est.shared_weight_) / confidence)
+        losses = []
+        for scale in _LOO_SCALES:
+            held = [0.5 * (Z[i] @ ridge(np.delete(Z, i, 0), np.delete(y, i), c * scale) - y[i]) ** 2
+                    for i in range(len(Z))]
+            losses.append(sum(held))
+        scale = _LOO_SCALES[int(np.argmin(losses))]
+        chosen.append(scale)
+        w = ridge(Z, y, c * scale)
+        np.testing.assert_allclose(est.coef_[m + j], w[:-1], rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(est.intercept_[m + j], w[-1], rtol=1e-6, atol=1e-8)
+    assert chosen  # (which scales won is data-dependent)
