@@ -117,7 +117,7 @@ _GAP_TOL = 1e-14
 _MAX_PASSES = 10000
 # Scale a light newcomer's prior variance by its confidence (see the module).
 _CONFIDENCE = True
-# Scales of c_n a newcomer chooses from by leave-one-out on its samples (the
+# Scales of c_n a newcomer chooses from by cross-validation on its samples (the
 # first wins ties); () keeps c_n.
 _LOO_SCALES = (1.0, 0.25, 1.0 / 16, 1.0 / 256)
 # ... in at most this many folds ...
