@@ -101,6 +101,8 @@ _RESOLVE_EVERY = 10
 # Newcomers linked to each other step in this many synchronous blocks (they
 # exchange their current models between blocks).
 _SYNC_BLOCKS = 10
+# Whether newcomers of one call sample each other.
+_PEERS = True
 # Bytes of a loss and a degree in an answer; of one weight.
 _LOSS_DEGREE_BYTES = payload_bytes(n_float64=2)
 _WEIGHT_BYTES = payload_bytes(n_float64=1)
@@ -602,13 +604,16 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
     # graph is learned from (their local one), its loss and their degree
     # toward the fitted nodes.
     peers = [np.zeros(0, dtype=np.intp) for _ in range(n_new)]
-    if n_new > 1:
+    # Only newcomers at least as heavy as the fitted nodes' mean take part.
+    mean_mass = float(np.mean(est.confidence_[:n_old])) * float(info["max_mass"])
+    eligible = np.flatnonzero(np.array([node.mass for node in newcomers]) >= mean_mass)
+    if len(eligible) > 1 and _PEERS:
         new_payloads = model_message_bytes(local_models.reshape(n_new, -1), dtype)
         degrees_new = np.array([v.sum() for v in rows])
-        n_peers = min(n_new - 1, n_candidates)
+        n_peers = min(len(eligible) - 1, n_candidates)
         active = sim.draw_rounds(1)[0][0]
-        for k in range(n_new):
-            others = np.delete(np.arange(n_new), k)
+        for k in eligible.tolist():
+            others = eligible[eligible != k]
             drawn = np.sort(rng.choice(others, size=n_peers, replace=False))
             if not active[n_old + k]:
                 continue  # a dropped newcomer keeps the fitted candidates only
