@@ -60,6 +60,16 @@ newcomers that choose them):
    fit, since re-solving holds no message but costs a row solve); it then
    sends each final neighbour its weight (8 bytes).
 
+Newcomers of one call that hold at least the fitted nodes' mean weight
+(``mean(confidence_) max_mass``) also sample each other after step 1: each
+asks ``min(n_peers - 1, 10 kappa)`` of them for the same answer (local
+model, loss, its degree toward the fitted nodes), re-solves its row over
+its fitted candidates and them (the weight between two newcomers is the
+mean of the two rows' weights), and linked newcomers run step 4 in
+:data:`_SYNC_BLOCKS` synchronous blocks, sending each other their current
+model between blocks.  Lighter newcomers keep to the fitted nodes (their
+local models are poor guides: on HAR the exchange cost Dada 4-8 points).
+
 What is sent (byte model of :mod:`skfed.network`): per candidate asked, a
 request (header only) and, if it answers, its model
 (:func:`~skfed.graph.model_message_bytes`) plus its loss and degree (16
