@@ -4,7 +4,7 @@ fitted nodes bit-identical, the join's bytes in closed form."""
 
 import numpy as np
 import pytest
-from scipy import linalg, optimize
+from scipy import optimize
 
 from skfed.multitask import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
 from skfed.network import SimulatedNetwork
@@ -160,8 +160,8 @@ def test_join_bytes_closed_form(omega):
     est = FederatedMultiTaskClassifier(omega=omega, random_state=0)
     est, before, _, n_bytes, _, (Xn, _, gn) = _fit_join(est, n_new=3)
     m, n_new, P, d = len(before["coef_"]), 3, 1, Xn.shape[1] + 1
-    down, up = {"auto": (P * d + 1, P * d), "independent": (1, P * d),
-                "learn": (P * m * d + 1, P * d + m + 1)}[omega]
+    down, up = {"auto": (P * d + 2, P * d), "independent": (1, P * d),
+                "learn": (P * m * d + 2, P * d + m + 1)}[omega]
     expected = n_new * (down * 8 + HEADER + up * 8 + HEADER)
     assert est.join_communication_.total_bytes == expected
     assert est.n_bytes_sent_ == n_bytes + expected
@@ -222,7 +222,7 @@ def test_private_join_spends_nothing_and_uploads_nothing():
     m, d = len(coef), Xn.shape[1] + 1
     assert np.array_equal(est.coef_[:m], coef)
     np.testing.assert_array_equal(est.privacy_spent_, np.append(spent, [0.0, 0.0]))
-    assert est.join_communication_.total_bytes == 2 * ((m * d + 1) * 8 + HEADER)
+    assert est.join_communication_.total_bytes == 2 * ((m * d + 2) * 8 + HEADER)
     assert np.all(est.join_communication_.bytes_sent[m:m + 2] == 0)
 
 

@@ -50,8 +50,8 @@ How ``a`` and ``c_n`` are chosen depends on ``omega_mode_``:
   model is ``w_t = w_0 + v_t`` with the learned share ``b``; the newcomer
   is ``w_0 + v_n``, ``v_n`` solved on its data with the fit's personal
   weight ``mu = lambda m / (1 - b)`` (``m`` the fit's number of nodes), i.e.
-  ``m_n = w_0`` and ``c_n = lambda / mu``.  It is exactly the local problem
-  every fitted node solved at the returned ``w_0``.
+  ``m_n = w_0`` and ``c_n = lambda / mu`` (times its confidence): the
+  local problem every fitted node solved at the returned ``w_0``.
 * ``"independent"``: ``a = 0`` and ``c_n`` the fit's ``sigma_tt = 1 / m``:
   the per-node model of the fit.
 * ``"learn"`` and a given Omega (``"fixed"``): the Omega step restricted to
@@ -76,11 +76,11 @@ Protocol and bytes (byte model of :mod:`skfed.network`, float64 values, one
 header a message): in the first round it is not dropped, a newcomer
 downloads what its problem needs and uploads its result:
 
-* ``"shared"``: down ``w_0`` and ``mu`` (``P d' + 1`` floats), up its own
-  part ``v_n`` (``P d'``);
+* ``"shared"``: down ``w_0``, ``mu`` and the fitted nodes' mean weight
+  (``P d' + 2`` floats), up its own part ``v_n`` (``P d'``);
 * ``"independent"``: down ``c_n`` (1 float), up ``w_n`` (``P d'``);
-* ``"learn"`` / fixed: down ``W_o`` and ``tr(Sigma_oo)`` (``P m d' + 1``
-  floats), up ``w_n``, ``a`` and ``c_n`` (``P d' + m + 1``), from which the
+* ``"learn"`` / fixed: down ``W_o``, ``tr(Sigma_oo)`` and the fitted
+  nodes' mean weight (``P m d' + 2`` floats), up ``w_n``, ``a`` and ``c_n`` (``P d' + m + 1``), from which the
   server forms the new row of ``Sigma``;
 
 ``P`` the binary problems, ``d'`` the features with the intercept column,
@@ -388,7 +388,7 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
         c = c * _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, est.loss)
         nodes.set_prior(M, lam / c)
         converged = nodes.solve_all(loss, steps)
-        down = P * d + 1
+        down = P * d + 2  # w_0, mu and the fitted nodes' mean weight
         up = P * d
     else:
         sigma_old = _dense_sigma(est)
@@ -411,7 +411,8 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
             # (the dual variables stay feasible: warm start from them)
             nodes.set_prior(M, lam / c)
             converged &= nodes.solve_all(loss, steps)
-            down, up = P * n_old * d + 1, P * d + n_old + 1
+            # W_o, tr(Sigma_oo) and the fitted nodes' mean weight
+            down, up = P * n_old * d + 2, P * d + n_old + 1
     if not converged:
         import warnings
 
