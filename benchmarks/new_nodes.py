@@ -25,8 +25,9 @@ Families: ``local`` (:class:`~skfed.baselines.LocalEstimator` of ``SVC()`` /
 ``Ridge()``), ``online`` (the decentralized kernel SGD classifier or
 regressor at its defaults), ``support``
 (:class:`~skfed.support.FederatedSparseLinearRegression`, regression only:
-School), ``dada`` and ``persolin`` (classification only; their defaults).
-MOCHA is added here as its ``add_nodes`` lands.
+School), ``dada`` and ``persolin`` (classification only; their defaults) and
+``mocha`` (the federated multi-task classifier or regressor at its
+defaults: the shared model ``w_0 + v_t`` of ``omega="auto"``).
 
 Scores are over the pooled test samples of the new nodes: accuracy for the
 classification sets (HAR sitting-vs-rest with people as nodes, Dada's
@@ -143,10 +144,15 @@ def make_estimator(family, task, seed):
         from skfed.boosting import PersonalizedLinearClassifier
 
         return PersonalizedLinearClassifier(random_state=seed)
+    if family == "mocha":
+        from skfed.multitask import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
+
+        cls = FederatedMultiTaskClassifier if classification else FederatedMultiTaskRegressor
+        return cls(random_state=seed)
     raise ValueError(f"unknown family {family!r}")
 
 
-FAMILIES = ("local", "online", "support", "dada", "persolin")
+FAMILIES = ("local", "online", "support", "dada", "persolin", "mocha")
 # Families that only have an estimator for one task.
 REGRESSION_ONLY = {"support"}
 CLASSIFICATION_ONLY = {"dada", "persolin"}

@@ -60,6 +60,16 @@ newcomers that choose them):
    fit, since re-solving holds no message but costs a row solve); it then
    sends each final neighbour its weight (8 bytes).
 
+Newcomers of one call that hold at least the fitted nodes' mean weight
+(``mean(confidence_) max_mass``) also sample each other after step 1: each
+asks ``min(n_peers - 1, 10 kappa)`` of them for the same answer (local
+model, loss, its degree toward the fitted nodes), re-solves its row over
+its fitted candidates and them (the weight between two newcomers is the
+mean of the two rows' weights), and linked newcomers run step 4 in
+:data:`_SYNC_BLOCKS` synchronous blocks, sending each other their current
+model between blocks.  Lighter newcomers keep to the fitted nodes (their
+local models are poor guides: on HAR the exchange cost Dada 4-8 points).
+
 What is sent (byte model of :mod:`skfed.network`): per candidate asked, a
 request (header only) and, if it answers, its model
 (:func:`~skfed.graph.model_message_bytes`) plus its loss and degree (16
@@ -98,6 +108,11 @@ _CANDIDATES_PER_KAPPA = 10
 # A newcomer re-solves its row every this many model steps when the fit
 # re-learns its graph every n_nodes iterations (about one step per node).
 _RESOLVE_EVERY = 10
+# Newcomers linked to each other step in this many synchronous blocks (they
+# exchange their current models between blocks).
+_SYNC_BLOCKS = 10
+# Whether newcomers of one call sample each other.
+_PEERS = True
 # Bytes of a loss and a degree in an answer; of one weight.
 _LOSS_DEGREE_BYTES = payload_bytes(n_float64=2)
 _WEIGHT_BYTES = payload_bytes(n_float64=1)
@@ -567,11 +582,15 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
 
     Z_all = _design(est, X, dtype)
     Y_all = _targets(est, y, dtype)
-    new_models = np.zeros((n_new, models.shape[1], models.shape[2]), dtype=dtype)
+    shape = models.shape[1:]
+    new_models = np.zeros((n_new,) + shape, dtype=dtype)
     local_models = np.zeros_like(new_models)
-    rows, confidences = [], np.zeros(n_new)
+    confidences = np.zeros(n_new)
     uses, graph_losses = np.zeros(n_new, dtype=np.int64), np.zeros(n_new)
-    newcomers = []
+    local_losses = np.zeros(n_new)
+    scoring = bool(getattr(est, "peer_scoring", False)) and not private
+    newcomers, cands_old, rows = [], [], []
+    # Step 1 and the row toward the fitted candidates.
     for k in range(n_new):
         idx = layout.node_indices(k)
         node = _Newcomer(est, np.ascontiguousarray(Z_all[idx]),
@@ -583,41 +602,127 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
         received_losses = sim.corrupt_value_rows(losses_old[cand][:, None], cand)[:, 0]
         node.local(n_local, steps)
         local_models[k] = node.model[0]
-        local_loss = node.graph_loss(private)
-        scoring = bool(getattr(est, "peer_scoring", False)) and not private
+        local_losses[k] = node.graph_loss(private)
         cands = _Candidates(node, received, received_losses, degrees_old[cand], scoring)
-        v = _row(node, cands, est, private, threshold)
-        if separate:
-            # Step 3b: its neighbours send their final models (the row was
-            # learned from the graph models, as in the fit).
+        rows.append(_row(node, cands, est, private, threshold))
+        cands_old.append(cands)
+        confidences[k] = node.confidence
+        newcomers.append(node)
+
+    # Step 2b: the newcomers of this call sample each other (after their
+    # local models exist) and answer as fitted nodes do: the model the
+    # graph is learned from (their local one), its loss and their degree
+    # toward the fitted nodes.
+    peers = [np.zeros(0, dtype=np.intp) for _ in range(n_new)]
+    # Only newcomers at least as heavy as the fitted nodes' mean take part.
+    mean_mass = float(np.mean(est.confidence_[:n_old])) * float(info["max_mass"])
+    eligible = np.flatnonzero(np.array([node.mass for node in newcomers]) >= mean_mass)
+    if len(eligible) > 1 and _PEERS:
+        new_payloads = model_message_bytes(local_models.reshape(n_new, -1), dtype)
+        degrees_new = np.array([v.sum() for v in rows])
+        n_peers = min(len(eligible) - 1, n_candidates)
+        active = sim.draw_rounds(1)[0][0]
+        for k in eligible.tolist():
+            others = eligible[eligible != k]
+            drawn = np.sort(rng.choice(others, size=n_peers, replace=False))
+            if not active[n_old + k]:
+                continue  # a dropped newcomer keeps the fitted candidates only
+            sim.counter.multicast_message(n_old + k, np.ascontiguousarray(n_old + drawn,
+                                                                         dtype=np.intp), 0)
+            ok = drawn[active[n_old + drawn]]
+            for j in ok.tolist():
+                sim.counter.send_message(n_old + j, n_old + k,
+                                         int(new_payloads[j]) + _LOSS_DEGREE_BYTES)
+            peers[k] = ok
+        sim.counter.next_round()
+
+    def full_candidates(k, current):
+        """Newcomer k's candidates: the fitted ones it asked, then its peers
+        (with ``current``: their current models, else their answers)."""
+        node, cands, p = newcomers[k], cands_old[k], peers[k]
+        if not len(p):
+            return cands
+        peer_models = local_models[p] if current is None else current[p]
+        both = _Candidates.__new__(_Candidates)
+        both.models = np.ascontiguousarray(np.concatenate(
+            [cands.models, peer_models.reshape(len(p), -1).astype(np.float64)]))
+        both.sq = np.einsum("ij,ij->i", both.models, both.models)
+        both.losses = np.concatenate([cands.losses, local_losses[p]])
+        both.degrees = np.ascontiguousarray(np.concatenate([cands.degrees, degrees_new[p]]))
+        both.data_losses = (None if cands.data_losses is None else np.concatenate(
+            [cands.data_losses, node.data_losses(peer_models.astype(dtype))]))
+        return both
+
+    def solve_rows(current):
+        """Every newcomer's row over its fitted candidates and peers; the
+        weight between two newcomers is the mean of what each chose."""
+        toward_new = np.zeros((n_new, n_new))
+        for k in range(n_new):
+            v = _row(newcomers[k], full_candidates(k, current), est, private, threshold)
+            q = len(cands_old[k].losses)
+            rows[k] = v[:q]
+            toward_new[k, peers[k]] = v[q:]
+        return 0.5 * (toward_new + toward_new.T)
+
+    W_new = solve_rows(None) if n_new > 1 else np.zeros((n_new, n_new))
+    if separate:
+        # Step 3b: its fitted neighbours send their final models (the row
+        # was learned from the graph models, as in the fit).
+        for k in range(n_new):
+            cand, v = answered[k], rows[k]
             nbrs = np.ascontiguousarray(cand[v > 0], dtype=np.intp)
             if len(nbrs):
                 sim.counter.multicast_message(n_old + k, nbrs, 0)
                 for j in nbrs.tolist():
                     sim.counter.send_message(j, n_old + k, int(payloads[j]))
-            cands.models = np.ascontiguousarray(
+            cands_old[k].models = np.ascontiguousarray(
                 sim.corrupt_value_rows(models[cand].astype(np.float64), cand)
                 .reshape(len(cand), -1))
-        tau = 0
-        while tau < n_steps:
-            block = n_steps - tau if every is None else min(every, n_steps - tau)
-            node.model_steps(cands.neighbour_sum(v, node.model.shape[1:]), float(v.sum()),
-                             tau, block, steps)
-            tau += block
-            if every is not None and tau < n_steps:
-                v = _row(node, cands, est, private, threshold)
+            cands_old[k].sq = np.einsum("ij,ij->i", cands_old[k].models, cands_old[k].models)
+
+    # Step 4: model steps with the fitted neighbours' models fixed; newcomers
+    # linked to each other step in synchronous blocks and exchange their
+    # current models after each.
+    linked = bool(np.any(W_new > 0))
+    block = n_steps if every is None else every
+    if linked:
+        block = min(block, max(1, math.ceil(n_steps / _SYNC_BLOCKS)))
+    tau, next_resolve = 0, every
+    while tau < n_steps:
+        size = min(block, n_steps - tau)
+        if every is not None:
+            size = min(size, next_resolve - tau)
+        current = np.stack([node.model[0] for node in newcomers]).astype(np.float64)
+        flat = current.reshape(n_new, -1)
+        for k, node in enumerate(newcomers):
+            S = rows[k] @ cands_old[k].models + W_new[k] @ flat
+            node.model_steps(np.ascontiguousarray(S.reshape(shape)),
+                             float(rows[k].sum() + W_new[k].sum()), tau, size, steps)
+        tau += size
+        if tau >= n_steps:
+            break
+        current = np.stack([node.model[0] for node in newcomers])
+        if linked:
+            pay = model_message_bytes(current.reshape(n_new, -1), dtype)
+            for k, j in zip(*np.nonzero(W_new > 0)):
+                sim.counter.send_message(n_old + j, n_old + k, int(pay[j]))
+            sim.counter.next_round()
+        if every is not None and tau >= next_resolve:
+            next_resolve += every
+            W_new = solve_rows(current.astype(np.float64))
+            linked = bool(np.any(W_new > 0))
+    for k, node in enumerate(newcomers):
         new_models[k] = node.model[0]
-        rows.append((cand, v))
-        confidences[k] = node.confidence
-        graph_losses[k] = local_loss if separate else node.graph_loss(private)
+        graph_losses[k] = local_losses[k] if separate else node.graph_loss(private)
         uses[k] = node.P * (n_local + n_steps) if node.dada else (n_local + n_steps)
-        newcomers.append(node)
-    # Step 4's last message: each newcomer tells its neighbours their weight.
-    for k, (cand, v) in enumerate(rows):
-        nbrs = np.ascontiguousarray(cand[v > 0], dtype=np.intp)
+    # Step 4's last message: each newcomer tells its fitted neighbours their
+    # weight (a weight between two newcomers is known to both).
+    for k in range(n_new):
+        nbrs = np.ascontiguousarray(answered[k][rows[k] > 0], dtype=np.intp)
         if len(nbrs):
             sim.counter.multicast_message(n_old + k, nbrs, _WEIGHT_BYTES)
     sim.counter.next_round()
+    rows = [(answered[k], rows[k]) for k in range(n_new)]
 
     # Append the newcomers.
     est._append_nodes(new_labels)
@@ -653,9 +758,11 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
     c = np.concatenate([cand[v > 0] for cand, v in rows] + [np.zeros(0, dtype=np.intp)])
     w = np.concatenate([v[v > 0] for _, v in rows] + [np.zeros(0)])
     old = W_old.tocoo()
+    nn = sparse.coo_matrix(np.triu(W_new, 1))
     est.collaboration_graph_ = sparse.csr_matrix(
-        (np.concatenate([old.data, w, w]),
-         (np.concatenate([old.row, r, c]), np.concatenate([old.col, c, r]))),
+        (np.concatenate([old.data, w, w, nn.data, nn.data]),
+         (np.concatenate([old.row, r, c, n_old + nn.row, n_old + nn.col]),
+          np.concatenate([old.col, c, r, n_old + nn.col, n_old + nn.row]))),
         shape=(n_all, n_all))
     if budget is not None:
         _record_privacy(est, budget, uses, newcomers, steps)

@@ -25,6 +25,7 @@ from ..kernels import pairwise_kernel, resolve_kernel
 from ..privacy import DifferentialPrivacy, check_privacy
 from ._compression import _AUTO_BITS, quantized_bytes
 from ._features import _AUTO_ROUNDS, _kmeans_landmarks, _proportional_shares, auto_components
+from ._join import _AddNodesMixin
 from ._omega import _TINY, _W_STEP_TOL_FACTOR, _LowRankSigma, _blas_controller, _check_omega
 from ._protocol import _RoundProtocol, _fault_note, _steps
 from ._shared import _SharedFit, _SharedNodes, select_share, shared_sigma
@@ -78,7 +79,7 @@ def _check_feature_memory(n_components, mode, n, d):
         )
 
 
-class _BaseMultiTask(FederatedMixin, BaseEstimator):
+class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
     """Fitting machinery shared by the classifier and the regressor."""
 
     _parameter_constraints = {
@@ -938,8 +939,16 @@ class _BaseMultiTask(FederatedMixin, BaseEstimator):
         self.support_vectors_ = np.ascontiguousarray(X[support_sorted])
         self.dual_coef_ = alpha[:, support_sorted].astype(dtype)
         sv_node = node_of[support_sorted]
+        # What add_nodes needs (skfed.multitask._join): lambda and, under
+        # privacy, the models the server holds (the newcomers download them).
+        self._join_lam = float(lam)
+        self._join_mass = float(np.mean(totals))  # a fitted node's mean weight
+        for name in ("_released_W", "join_communication_", "_join_n_fit", "_join_seed"):
+            self.__dict__.pop(name, None)  # from an earlier fit and its joins
         if self._primal_mode():
             W = state.weights(sigma, lam)  # (n_problems, m, d')
+            if private:
+                self._released_W = W.copy()
             # Column m: the model of a node unseen in fit, the shared model
             # w_0 of omega="shared", else the average of the server's node
             # models.  Under privacy each node's own model uses its exact
