@@ -350,10 +350,10 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
                     "support each client selects at the null rate. Either the model is "
                     "not sparse, or features outside the support are correlated with "
                     "it and clients with fewer than n_features + 4 samples (which test "
-                    "each feature's marginal correlation, shared by such features) "
-                    "select them more often; clients with more samples test each "
-                    "feature given the others. See 'When not to use it' in the user "
-                    "guide.",
+                    "each feature given only its few closest features, or its marginal "
+                    "correlation below 6 samples) select them more often; clients with "
+                    "more samples test each feature given all the others. See 'When not "
+                    "to use it' in the user guide.",
                     UserWarning,
                     stacklevel=4,
                 )
