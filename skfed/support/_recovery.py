@@ -258,8 +258,8 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
     ``rogue_tolerance`` absorbs the first when it is rare.  The controls cost
     power on independent designs (their sample correlation with ``x_j`` is
     the largest of ``d - 1`` chance correlations): at 10 samples a client
-    detects a feature of 2 noise sd beside two of 3 noise sd at about 0.45
-    (the marginal test: 0.55).
+    detects a feature of 2 noise sd beside two of 3 noise sd at about 0.44
+    (the marginal test: 0.62).
 
     The degrees of freedom count a client's samples of positive weight;
     sample weights turn every mean into a weighted mean (weighted least
