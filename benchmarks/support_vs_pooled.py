@@ -3,7 +3,8 @@
 For every design and size, one table row per method on the same arrays:
 
 * ``skfed``: :class:`skfed.FederatedSupportRecovery` with its defaults
-  (``alpha="auto"``: per-client OLS or correlation t-tests, the server's
+  (``alpha="auto"``: per-client OLS t-tests, or t-tests given k controls
+  for clients with fewer than d + 4 samples, the server's
   binomial test), one-shot; bytes are what it sent.
 * ``LassoCV``: :class:`~sklearn.linear_model.LassoCV` (5-fold, 100 alphas)
   on the pooled data;

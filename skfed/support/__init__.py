@@ -6,8 +6,9 @@ and sends its selection to the server as a packed bit vector, once; the
 server votes.  With a fixed lambda this is the paper's Algorithm 1 (the
 client's lasso for uncorrelated predictors, the median vote); the default
 ``alpha="auto"`` rule makes every client's selection a test with a known
-null selection rate (an OLS t-test, or a marginal correlation test for
-clients with fewer samples than features) and the server a binomial test
+null selection rate (an OLS t-test, or for clients with fewer than d + 4
+samples a t-test of each feature given its few closest features) and the
+server a binomial test
 against that rate, so that recovery improves with every client.
 
 * :class:`FederatedSupportRecovery` is the method itself, as a scikit-learn

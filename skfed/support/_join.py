@@ -58,7 +58,7 @@ class _JoinVoteMixin:
         X_nodes = layout.sort(X)
         y_nodes = np.ascontiguousarray(np.asarray(y)[layout.order], dtype=dtype)
         w_nodes = np.ascontiguousarray(weights[layout.order])
-        packed_new, ols = _client_pass(
+        packed_new, ols, controls = _client_pass(
             X_nodes, y_nodes, w_nodes, layout.offsets, lam, self._client_z(), auto,
             bool(self.fit_intercept), self.n_jobs,
         )
@@ -93,8 +93,10 @@ class _JoinVoteMixin:
                      else np.zeros(n_old, dtype=np.int64)),
         }
         ols_old = self.ols_clients_
+        controls_old = self.n_controls_
         self._server_vote(packed_new, answered_new, sim, d, auto=auto, spec=spec,
                           reported=reported, held=held)
         self.ols_clients_ = np.concatenate([ols_old, ols & ~short])
+        self.n_controls_ = np.concatenate([controls_old, np.where(short, 0, controls)])
         self._append_nodes(new_labels)
         return sim

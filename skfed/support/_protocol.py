@@ -170,7 +170,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             X_nodes = layout.sort(X)
             y_nodes = np.ascontiguousarray(y[layout.order], dtype=dtype)
             w_nodes = np.ascontiguousarray(weights[layout.order])
-        packed, ols = _client_pass(
+        packed, ols, controls = _client_pass(
             X_nodes, y_nodes, w_nodes, layout.offsets, lam, self._client_z(), auto,
             bool(self.fit_intercept), self.n_jobs,
         )
@@ -178,6 +178,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         # privacy it still sends, see _short_clients).
         packed[short] = 0
         self.ols_clients_ = ols & ~short
+        self.n_controls_ = np.where(short, 0, controls)
 
         # Round 1 over the simulated network: who answers, what they send.
         network = resolve_network(self.network)
@@ -349,10 +350,10 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
                     "support each client selects at the null rate. Either the model is "
                     "not sparse, or features outside the support are correlated with "
                     "it and clients with fewer than n_features + 4 samples (which test "
-                    "each feature's marginal correlation, shared by such features) "
-                    "select them more often; clients with more samples test each "
-                    "feature given the others. See 'When not to use it' in the user "
-                    "guide.",
+                    "each feature given only its few closest features, or its marginal "
+                    "correlation below 6 samples) select them more often; clients with "
+                    "more samples test each feature given all the others. See 'When not "
+                    "to use it' in the user guide.",
                     UserWarning,
                     stacklevel=4,
                 )

@@ -38,10 +38,21 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
       the t-test of its coefficient (conditional on the other features, so
       a feature correlated with the support but outside it is selected at
       rate ``q0`` too);
-    * a smaller client selects ``j`` when its sample correlation passes the
-      t-test of ``corr(x_j, y) = 0`` at level ``q0`` (``df = n_i - 2``):
-      the lasso for uncorrelated predictors with the per-feature lambda
-      ``r_i sqrt(sigma_ij var_i(y))``.
+    * a smaller client tests each feature given its ``k`` closest ones: it
+      picks the ``k`` features most correlated with ``x_j`` in its own rows
+      (from ``X`` alone, never ``y``), regresses ``y`` on ``x_j`` and them,
+      and selects ``j`` when the t-test of ``x_j``'s coefficient passes at
+      level ``q0`` (``df = n_i - 2 - k``), ``k = min(4, d - 1, (n_i - 1) //
+      4, n_i - 5)`` (``n_i`` instead of ``n_i - 1`` without intercept).  A
+      feature outside the support whose controls hold the support features
+      it is correlated with (its two neighbours on a Toeplitz design) is
+      selected at rate ``q0``, where the marginal test would select it as
+      often as a support feature;
+    * a client too small for one control (``k = 0``, 5 samples or fewer)
+      selects ``j`` when its sample correlation passes the t-test of
+      ``corr(x_j, y) = 0`` at level ``q0`` (``df = n_i - 2``): the lasso for
+      uncorrelated predictors with the per-feature lambda ``r_i
+      sqrt(sigma_ij var_i(y))``.
 
     The server then runs, for every feature, a one-sided binomial test of
     its votes against the highest rate a feature outside the support can
@@ -180,7 +191,11 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
     ols_clients_ : ndarray of shape (n_nodes,), dtype=bool
         Clients that ran the OLS t-test (``alpha="auto"`` with enough
         samples and a non-singular Gram matrix); the others ran the
-        marginal test or a fixed lambda.
+        test given ``k`` controls, the marginal test or a fixed lambda.
+    n_controls_ : ndarray of shape (n_nodes,), dtype=int64
+        ``k``, the number of controls of each client that tested every
+        feature given its closest features (``alpha="auto"`` with fewer
+        than ``d + 4`` samples); 0 for the others.
     reported_features_ : ndarray of shape (n_nodes, n_reported), dtype=intp
         Only when ``n_reported < n_features``: the features each client
         reported (sorted).
@@ -231,14 +246,20 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
 
     Notes
     -----
-    Both auto tests have the exact null rate ``q0`` under Gaussian noise
-    (OLS) or a Gaussian feature independent of the target and of the other
-    features (marginal test), whatever the client's size.  The marginal
-    test of a small client cannot tell a feature outside the support from
-    a support feature it is correlated with: on correlated designs only
-    clients with more samples than features (the OLS test) keep the vote
-    exact as clients are added; ``rogue_tolerance`` leaves a margin that
-    absorbs weak correlations.
+    The auto tests have the exact null rate ``q0`` under Gaussian noise
+    (OLS), and when the target is independent of the features (the test
+    given ``k`` controls, whose controls do not depend on ``y``, and the
+    marginal test), whatever the client's size.  With fewer than ``d + 4``
+    samples, a feature outside the support correlated with a support feature
+    that its controls miss is selected above ``q0`` (towards the marginal
+    test's rate), and one whose controls were chosen over an omitted support
+    feature is selected slightly below it (the omitted one is less
+    correlated with it in the client's rows than at random); the margin of
+    ``rogue_tolerance`` absorbs the first when it is rare.  The controls cost
+    power on independent designs (their sample correlation with ``x_j`` is
+    the largest of ``d - 1`` chance correlations): at 10 samples a client
+    detects a feature of 2 noise sd beside two of 3 noise sd at about 0.44
+    (the marginal test: 0.62).
 
     The degrees of freedom count a client's samples of positive weight;
     sample weights turn every mean into a weighted mean (weighted least

@@ -19,6 +19,7 @@ from .._core._support_fast import (
     ols_work_shape,
 )
 from .._parallel import node_chunks
+from ._partial import n_controls, partial_pass
 
 
 # The defaults of the auto rule, chosen from the phase-transition evidence of
@@ -69,7 +70,8 @@ def _critical_values(z, df):
 _CLIENT_BLOCK = 4096
 
 
-def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, center):
+def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, center,
+                  controls=None, df_partial=None, tcrit_partial=None):
     """Client pass of a run of consecutive nodes; returns their bits.
 
     ``X``, ``y`` and ``sample_weight`` hold only these nodes' rows and
@@ -79,13 +81,19 @@ def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, cente
     that run the OLS t-test (residual degrees of freedom ``df``, critical
     values ``tcrit``); a node whose Gram matrix is singular falls back to
     the marginal rule (``lam``) and is unmarked in the returned ``ols``.
+    The other nodes with ``controls >= 1`` run the partial test of
+    :mod:`._partial` (``df_partial``, ``tcrit_partial``), the rest the
+    marginal test or the fixed lambda in Cython.
 
-    Returns ``(packed, ols)``.
+    Returns ``(packed, ols, controls)`` (``controls``: 0 for the nodes that
+    did not run the partial test).
     """
     n_nodes = len(offsets) - 1
     d = X.shape[1]
     packed = np.zeros((n_nodes, (d + 7) // 8), dtype=np.uint8)
     ols = np.array(ols, dtype=bool)
+    controls = (np.zeros(n_nodes, dtype=np.int64) if controls is None
+                else np.array(controls, dtype=np.int64))
     block = min(n_nodes, _CLIENT_BLOCK)
     stats_ = [np.zeros((block, d)) for _ in range(4)]
     work = np.zeros(ols_work_shape(d)) if ols.any() else None
@@ -109,14 +117,23 @@ def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, cente
             else:
                 client_ols_dense(Xb, yb, wb, *args)
             todo &= solved.astype(bool)
-        nodes = np.flatnonzero(~todo).astype(np.intp)
+        controls[first:last][todo] = 0
+        partial = ~todo & (controls[first:last] > 0)
+        if partial.any():
+            nodes = np.flatnonzero(partial).astype(np.intp)
+            bits = partial_pass(
+                Xb, yb, wb, off, nodes, controls[first:last], df_partial[first:last],
+                tcrit_partial[first:last], center,
+            )
+            packed[first:last][nodes] = np.packbits(bits, axis=1, bitorder="little")
+        nodes = np.flatnonzero(~todo & ~partial).astype(np.intp)
         if len(nodes):
             args = (off, nodes, lam[first:last], auto, center, *out, np.zeros((1, d)))
             if is_sparse:
                 client_pass_csr(*csr, yb, wb, *args)
             else:
                 client_pass_dense(Xb, yb, wb, *args)
-    return packed, ols
+    return packed, ols, controls
 
 
 def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
@@ -125,12 +142,15 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
     ``lam`` holds each client's lambda (a fixed-lambda rule); with ``auto``
     it is ignored and every client runs the auto rule at multiplier ``z``:
     the OLS t-test when it has at least ``OLS_MIN_DF`` residual degrees of
-    freedom, else the marginal correlation test, both at the null selection
-    rate :func:`null_selection_rate` ``(z)``.  The degrees of freedom count
-    the client's samples of positive weight.
+    freedom, else the partial test of each feature given its ``k``
+    closest features (:mod:`._partial`; ``k = 0``, the marginal correlation
+    test, for the smallest clients), all at the null selection rate
+    :func:`null_selection_rate` ``(z)``.  The degrees of freedom count the
+    client's samples of positive weight.
 
-    Returns ``(packed, ols)`` with one row per node (``packed``: its bits;
-    ``ols``: the nodes that used the OLS t-test); every node's row depends
+    Returns ``(packed, ols, controls)`` with one row per node (``packed``:
+    its bits; ``ols``: the nodes that used the OLS t-test; ``controls``:
+    ``k`` of the nodes that ran the partial test, else 0); every node's row depends
     on its own data only, so the result does not depend on ``n_jobs`` or on
     the joblib backend.
     """
@@ -139,6 +159,9 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
     tcrit = np.zeros(n_nodes)
     df_ols = np.zeros(n_nodes)
     ols = np.zeros(n_nodes, dtype=bool)
+    controls = np.zeros(n_nodes, dtype=np.int64)
+    df_partial = np.zeros(n_nodes)
+    tcrit_partial = np.zeros(n_nodes)
     if auto:
         n_positive = np.add.reduceat((sample_weight > 0).astype(np.int64), offsets[:-1])
         df_ols = n_positive - d - int(center)
@@ -149,6 +172,12 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
         # The marginal test's critical correlation: |r| > t / sqrt(df + t^2).
         with np.errstate(invalid="ignore"):
             lam = np.where(np.isfinite(t), t / np.sqrt(np.maximum(df, 1) + t * t), 1.0)
+        # Clients that cannot run OLS test each feature given its closest
+        # ones; a node whose Gram matrix turns out singular falls back to
+        # this test too (controls are then k of its size).
+        controls = n_controls(n_positive, d, center)
+        df_partial = (n_positive - int(center) - 1 - controls).astype(np.float64)
+        tcrit_partial = _critical_values(z, df_partial)
     bounds = node_chunks(n_nodes, n_jobs)
 
     def chunk_args(first, last):
@@ -160,6 +189,8 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
             np.ascontiguousarray(df_ols[first : last + 1], dtype=np.float64),
             np.ascontiguousarray(tcrit[first : last + 1]),
             ols[first : last + 1], auto, center,
+            controls[first : last + 1], df_partial[first : last + 1],
+            tcrit_partial[first : last + 1],
         )
 
     if len(bounds) <= 1:

@@ -140,7 +140,8 @@ class FederatedSparseLinearRegression(
         Per-node intercepts (``per_node_intercept``), else one float (0.0
         without ``fit_intercept``).
     support_, votes_, n_reports_, vote_fraction_, debiased_fraction_, pvalues_, \
-    reference_rate_, client_supports_, ols_clients_, answered_, rogue_, n_answered_
+    reference_rate_, client_supports_, ols_clients_, n_controls_, answered_, rogue_, \
+    n_answered_
         As in :class:`FederatedSupportRecovery` (round 1).
     refit_answered_ : ndarray of shape (n_nodes,), dtype=bool
         Clients whose statistics arrived in round 2.
