@@ -25,6 +25,47 @@ from ._validation import _check_gamma
 # samples and links to the ones whose functions fit them best (as many as the
 # median degree of the fitted graph).
 _JOIN_CANDIDATES = 10
+# A newcomer's join costs at most this fraction of what a fitted node sent,
+# on average, during the fit (its candidates are as many as this leaves,
+# beyond the functions of its neighbours, between its degree and
+# _JOIN_CANDIDATES): with a fifth of the nodes joining, the joins then
+# cost about a tenth of a refit.
+_JOIN_BUDGET = 0.4
+# Passes over its samples a newcomer may make with its neighbours fixed
+# (these up to max_epochs, and max_epochs); cross-validation on its samples
+# chooses.
+_JOIN_PASSES = (0, 1, 3, 10)
+# A newcomer judges its candidates on at most this many of its samples (so
+# that a query costs little and more candidates fit in its budget).
+_JOIN_QUERY_SAMPLES = 5
+# Folds of that cross-validation (leave-one-out below this many samples).
+_JOIN_FOLDS = 5
+
+
+def _combination(values, targets, weights):
+    """Weights of the neighbours' functions in a newcomer's start.
+
+    ``values`` (m, n, n_out): the m functions at the newcomer's n samples;
+    ``targets`` (n, n_out).  Least squares on the (weighted) samples,
+    shrunk towards the mean of the functions::
+
+        a = argmin sum_s w_s ||sum_j a_j v_js - t_s||^2 + rho ||a - 1/m||^2
+
+    with ``rho`` the mean over the functions of ``sum_s w_s ||v_js||^2``, so
+    that a few samples cannot move the start far from the mean.
+    """
+    m = values.shape[0]
+    if m == 0:
+        return np.zeros(0)
+    root = np.sqrt(weights / max(weights.sum(), 1e-300) * len(weights))[:, None]
+    A = (values * root[None]).reshape(m, -1).T
+    t = (targets * root).ravel()
+    u = np.full(m, 1.0 / m)
+    G = A.T @ A
+    rho = np.trace(G) / m
+    if not rho > 0:
+        return u
+    return u + np.linalg.solve(G + rho * np.eye(m), A.T @ (t - A @ u))
 
 
 def _join_rounds(sim, n_old, n_new, visit):
@@ -40,6 +81,36 @@ def _join_rounds(sim, n_old, n_new, visit):
         active = sim.draw_rounds(1)[0][0]
         waiting = [k for k in waiting if not (active[n_old + k] and visit(k, active))]
         sim.counter.next_round()
+
+
+def _value_stream(K, start, neighbour_sum, y, w, train, n_passes, loss, eta, alpha, c,
+                  degree, average):
+    """A newcomer's ``n_passes`` passes over its samples ``train`` (arrival
+    order) with its neighbours fixed, in function values at its samples.
+
+    ``K`` its kernel between its samples, ``start`` (n, n_out) its start's
+    values there, ``neighbour_sum`` (n, n_out) the sum of its neighbours'
+    values there.  A step on sample ``s`` is the solver's: ``omega =
+    w_s loss'(f(x_s), y_s) + c (degree f(x_s) - sum_j f_j(x_s))`` and ``f <-
+    (1 - eta alpha) f - eta omega k(x_s, .)``.  Returns the values of the
+    last iterate, or of the mean of the iterates over the last ``average``
+    fraction of the steps.
+    """
+    V = start.copy()
+    steps = n_passes * len(train)
+    if steps == 0:
+        return V
+    avg_from = int(np.floor((1 - average) * steps)) if average > 0 else steps - 1
+    mean, count = np.zeros_like(V), 0
+    for t in range(steps):
+        s = train[t % len(train)]
+        omega = w[s] * loss.py_derivative(V[s], y[s]) + c * (degree * V[s] - neighbour_sum[s])
+        step = eta(t)
+        V = (1 - step * alpha) * V - step * np.outer(K[:, s], omega)
+        if t >= avg_from:
+            count += 1
+            mean += (V - mean) / count
+    return mean
 
 
 class _JoinMixin:
@@ -149,7 +220,13 @@ class _JoinMixin:
         if sample_weight is None:
             sample_weight = np.ones(X.shape[0])
         sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
-        queues = self._make_queues(codes, self.max_epochs, self.shuffle)
+        # The step of the grown graph, as the stream below derives it.
+        self._resolve_step(X, sample_weight)
+        try:
+            passes = self._join_passes(X, y_encoded, sample_weight, self.gamma_[-len(new_labels):])
+        finally:
+            del self._join_values
+        self.join_passes_ = passes
         held = None
         if self.exchange_every is None:
             # The query exchange's neighbours sent their whole dictionaries in
@@ -157,11 +234,18 @@ class _JoinMixin:
             joined = self.adjacency_[len(self.nodes_) - len(new_labels):]
             held = self._hold_received(np.unique(joined.indices))
         try:
-            log = self._run(X, y_encoded, sample_weight, queues, self.max_epochs, join=True)
+            row_passes = passes[codes - (len(self.nodes_) - len(new_labels))]
+            for n_passes in np.unique(passes[passes > 0]):
+                # The newcomers of this many passes stream together.
+                rows = np.flatnonzero(row_passes == n_passes)
+                queues = self._make_queues(codes[rows], int(n_passes), self.shuffle)
+                log = self._run(X[rows], y_encoded[rows], sample_weight[rows], queues,
+                                int(n_passes), join=True)
+                self._record_join(log)
         finally:
             if held is not None:
                 self._release_received(*held)
-        self._record_join(log)
+        self._set_fitted()
         return self
 
     def _hold_received(self, nodes):
@@ -220,7 +304,7 @@ class _JoinMixin:
         sim.rogue[:] = np.concatenate([self._rogue, rogue_new])
         degrees = np.diff(self.adjacency_.indptr)
         degree = max(1, int(round(np.median(degrees)))) if n_old else 0
-        n_candidates = min(_JOIN_CANDIDATES, n_old)
+        n_candidates, degree = self._join_sizes(X_new, new_codes, degree, n_old)
         candidates = [np.sort(rng.choice(n_old, size=n_candidates, replace=False))
                       for _ in range(n_new)]
         neighbours, closest = self._join_select(
@@ -240,12 +324,120 @@ class _JoinMixin:
             same = neighbours[k][self.gamma_[neighbours[k]] == gamma[k]]
             if len(same):
                 neighbours[k] = same
-        start = self._join_receive(sim, neighbours, gamma, n_old)
+        received = self._join_receive(sim, neighbours, n_old)
+        start, self._join_values = [], []
+        for k in range(n_new):
+            rows = np.flatnonzero(new_codes == k)
+            models = received[k]
+            gammas = [self.gamma_[j] for j in neighbours[k]]
+            # The received functions' values at its samples (it evaluates
+            # them itself) choose the weights of its start.
+            values = np.stack([self._join_eval(D, W, g, X_new[rows])
+                               for (D, W), g in zip(models, gammas)])
+            coef = _combination(values, self._join_targets(y_new[rows]), w_new[rows])
+            start.append(self._join_start(models, gammas, gamma[k], coef))
+            D0, W0 = start[-1][:2]
+            self._join_values.append((rows, values.sum(axis=0),
+                                      self._join_eval(D0, W0, gamma[k], X_new[rows])))
         self._extend_state(new_labels, gamma, rogue_new, neighbours, start)
         self._record_join(sim.log(node_labels=self.nodes_))
+
         codes = codes.copy()
         codes[new_rows] = n_old + new_codes
         return codes
+
+    def _join_targets(self, y):
+        """Targets of the start's least squares: ``y`` (regression, binary
+        classes as -1 / +1), one-vs-rest -1 / +1 columns for more classes."""
+        y = np.asarray(y, dtype=np.float64)
+        if self._n_outputs == 1:
+            return y[:, None]
+        return np.where(np.arange(self._n_outputs)[None] == y[:, None], 1.0, -1.0)
+
+    def _join_eval(self, D, W, gamma, X):
+        """``sum_m W[m] k_gamma(D[m], x)`` at the rows of ``X``: (n, n_out)."""
+        if len(D) == 0:
+            return np.zeros((X.shape[0], self._n_outputs))
+        return self._join_kernel(gamma)(X, np.ascontiguousarray(D)) @ W
+
+    def _join_sizes(self, X_new, new_codes, degree, n_old):
+        """``(n_candidates, n_neighbours)`` of a newcomer within its byte budget.
+
+        The budget is ``_JOIN_BUDGET`` times the mean bytes a fitted node sent
+        in the fit.  A candidate costs the cheaper of a query and its
+        dictionary, a neighbour its dictionary (means over the fitted nodes).
+        Candidates come first (between ``degree`` and ``_JOIN_CANDIDATES``,
+        keeping room for one neighbour): choosing by their losses is what
+        finds the functions that fit it; then as many neighbours as the rest
+        allows, between 1 and ``degree``.  Without a fit log (nothing was
+        sent) the most of both.
+        """
+        n_most = min(_JOIN_CANDIDATES, n_old)
+        log = getattr(self, "communication_", None)
+        if log is None or log.total_bytes == 0 or n_old == 0:
+            return n_most, degree
+        b = float_bytes(self._dtype)
+        header = resolve_network(self.network).header_bytes
+        n_features, n_out = X_new.shape[1], self._n_outputs
+        dictionary = header + float(np.mean(self._sizes[:n_old])) * (n_features + n_out) * b
+        counts = np.minimum(np.bincount(new_codes), _JOIN_QUERY_SAMPLES)
+        n_samples = float(counts.mean()) if len(counts) else 0.0
+        query = 2 * header + n_samples * (n_features + n_out) * b
+        budget = _JOIN_BUDGET * log.total_bytes / n_old
+        candidate = min(query, dictionary)
+        n_candidates = int(np.clip((budget - dictionary) // candidate, min(degree, n_most),
+                                   n_most))
+        n_neighbours = int(np.clip((budget - n_candidates * candidate) // dictionary, 1,
+                                   degree))
+        return n_candidates, n_neighbours
+
+    def _join_passes(self, X_new, y_new, w_new, gamma):
+        """Every newcomer's passes over its samples, chosen by cross-validation.
+
+        For every choice ``E`` of ``_JOIN_PASSES`` (up to ``max_epochs``)
+        and every fold of its samples (``_JOIN_FOLDS``, leave-one-out below),
+        it runs ``E`` passes of the solver's step with its neighbours fixed
+        on the other samples, in arrival order, exactly in function values
+        at its samples (no compression: its own points are all it adds) and
+        averaged as ``average`` says, and scores the held-out samples by the
+        loss; it keeps the ``E`` of smallest mean held-out loss (the fewest
+        passes on a tie).  Its own data only: nothing is sent.
+        """
+        loss = self._make_loss()
+        choices = sorted({E for E in _JOIN_PASSES if E <= self.max_epochs}
+                         | {int(self.max_epochs)})
+        c, alpha = float(self.consensus_penalty), float(self.alpha)
+        passes = []
+        for k, (rows, neighbour_sum, start) in enumerate(self._join_values):
+            i = len(self.nodes_) - len(self._join_values) + k
+            degree = len(self.adjacency_[i].indices)
+            X, y, w = X_new[rows], y_new[rows], w_new[rows]
+            n = len(rows)
+            K = self._join_kernel(gamma[k])(X, X)
+            n_folds = min(n, _JOIN_FOLDS)
+            fold = np.arange(n) % n_folds
+            scores = []
+            for E in choices:
+                total = 0.0
+                for f in range(n_folds):
+                    train = np.flatnonzero(fold != f)
+                    V = _value_stream(K, start, neighbour_sum, y, w, train, E, loss,
+                                      self._join_eta, alpha, c * (degree > 0),
+                                      degree, self.average)
+                    held = np.flatnonzero(fold == f)
+                    total += sum(w[s] * loss.py_value(V[s], y[s]) for s in held)
+                scores.append(total / max(w.sum(), 1e-300))
+            # The most passes on a tie (the stream of a fit, unless its own
+            # samples say otherwise).
+            best = len(scores) - 1 - int(np.argmin(scores[::-1]))
+            passes.append(choices[best])
+        return np.asarray(passes, dtype=np.intp)
+
+    def _join_eta(self, t):
+        """The step of a node's step ``t`` (counting from 0) under the schedule."""
+        if self.learning_rate == "diminishing":
+            return float(self.eta0_) / (1.0 + t) ** float(self.power_t)
+        return float(self.eta0_)
 
     def _join_gamma(self, new_labels, X_new, new_codes):
         """Kernel coefficient of every new node by the ``gamma`` rule."""
@@ -292,10 +484,11 @@ class _JoinMixin:
         """Step 1: every new node's neighbours, from its candidates' losses.
 
         A round at a time: a new node that is dropped, or all of whose
-        candidates are, asks again in the next round.  Every candidate that
-        answers costs the cheaper of the query (the node's ``k`` samples
-        out, ``k n_outputs`` values back: two messages) and the candidate's
-        dictionary (one message), under the byte model.
+        candidates are, asks again in the next round.  The candidates are
+        judged on the node's first ``q = min(k, _JOIN_QUERY_SAMPLES)``
+        samples; every candidate that answers costs the cheaper of the query
+        (those ``q`` samples out, ``q n_outputs`` values back: two messages)
+        and the candidate's dictionary (one message), under the byte model.
         """
         n_new = len(candidates)
         value_bytes = float_bytes(self._dtype)
@@ -307,7 +500,8 @@ class _JoinMixin:
 
         def visit(k, active):
             i = n_old + k
-            rows = np.flatnonzero(new_codes == k)
+            # Its first _JOIN_QUERY_SAMPLES samples (arrival order) judge.
+            rows = np.flatnonzero(new_codes == k)[:_JOIN_QUERY_SAMPLES]
             answer = [j for j in candidates[k] if active[j]]
             if not answer:
                 return False
@@ -337,10 +531,10 @@ class _JoinMixin:
         _join_rounds(sim, n_old, n_new, visit)
         return neighbours, closest
 
-    def _join_receive(self, sim, neighbours, gamma, n_old):
-        """Step 2: every new node receives its neighbours' functions and
-        starts from their mean; returns ``(points, weights, gram_inv, err)``
-        per new node."""
+    def _join_receive(self, sim, neighbours, n_old):
+        """Step 2: every new node receives its neighbours' functions (as
+        received: rounded, corrupted by rogue senders); returns the list of
+        ``(points, weights)`` of every new node's neighbours."""
         published = self.exchange_every is not None
         value_bytes = float_bytes(self._dtype)
         n_features, n_out = self._points.shape[2], self._n_outputs
@@ -367,15 +561,12 @@ class _JoinMixin:
             return len(received[k]) == len(neighbours[k])
 
         _join_rounds(sim, n_old, len(neighbours), visit)
-        return [
-            self._join_start([received[k][j] for j in neighbours[k]],
-                             [self.gamma_[j] for j in neighbours[k]], gamma[k])
-            for k in range(len(neighbours))
-        ]
+        return [[received[k][j] for j in neighbours[k]] for k in range(len(neighbours))]
 
-    def _join_start(self, models, gammas, gamma):
-        """The mean of the neighbours' ``models`` as a function of the new
-        node's kernel, compressed by KOMP: ``(points, weights, gram_inv, err)``."""
+    def _join_start(self, models, gammas, gamma, coef):
+        """``sum_j coef[j] f_j`` over the neighbours' ``models`` as a function of
+        the new node's kernel, compressed by KOMP: ``(points, weights,
+        gram_inv, err)``."""
         n_features = self._points.shape[2]
         n_out = self._n_outputs
         points = [np.asarray(D) for D, _ in models if len(D)]
@@ -384,21 +575,20 @@ class _JoinMixin:
                     np.zeros((0, 0)), 0.0)
         Z = np.ascontiguousarray(np.concatenate(points), dtype=self._dtype)
         kernel = self._join_kernel(gamma)
-        same = [(D, W) for (D, W), g in zip(models, gammas) if g == gamma]
-        if same:
-            # The neighbours of the new node's kernel: the mean of their
-            # functions is exactly the union with averaged weights.
+        same = [(D, W * a) for (D, W), g, a in zip(models, gammas, coef) if g == gamma]
+        if len(same) == len(models):
+            # The neighbours of the new node's kernel: their combination is
+            # exactly the union with the weights scaled by the coefficients.
             Z = np.ascontiguousarray(np.concatenate([D for D, _ in same]), dtype=self._dtype)
-            W = np.concatenate([W for _, W in same]) / len(same)
+            W = np.concatenate([W for _, W in same])
             K = kernel(Z, Z)
         else:
             # No neighbour shares its kernel (gamma given per node): the
-            # interpolant of their mean at their points, in its kernel.
+            # interpolant of their combination at their points, in its kernel.
             V = np.zeros((len(Z), n_out))
-            for (D, W), g in zip(models, gammas):
+            for (D, W), g, a in zip(models, gammas, coef):
                 if len(D):
-                    V += self._join_kernel(g)(Z, np.ascontiguousarray(D)) @ W
-            V /= len(models)
+                    V += a * (self._join_kernel(g)(Z, np.ascontiguousarray(D)) @ W)
             K = kernel(Z, Z)
             W = np.linalg.lstsq(K, V, rcond=None)[0]
         return _komp_prune(Z, W, K, self.epsilon if self._compress else 0.0,
