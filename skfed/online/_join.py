@@ -374,7 +374,7 @@ class _JoinMixin:
         """
         n_most = min(_JOIN_CANDIDATES, n_old)
         log = getattr(self, "communication_", None)
-        if log is None or log.total_bytes == 0 or n_old == 0:
+        if log is None or log.total_bytes == 0 or n_old == 0 or not np.isfinite(_JOIN_BUDGET):
             return n_most, degree
         b = float_bytes(self._dtype)
         header = resolve_network(self.network).header_bytes
