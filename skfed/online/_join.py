@@ -40,6 +40,8 @@ _JOIN_PASSES = (0, 1, 3, 10)
 _JOIN_QUERY_SAMPLES = 5
 # Folds of that cross-validation (leave-one-out below this many samples).
 _JOIN_FOLDS = 5
+# Cross-validation runs (newcomer x fold) computed together.
+_JOIN_BATCH = 64
 
 
 def _combination(values, targets, weights):
@@ -83,34 +85,113 @@ def _join_rounds(sim, n_old, n_new, visit):
         sim.counter.next_round()
 
 
-def _value_stream(K, start, neighbour_sum, y, w, train, n_passes, loss, eta, alpha, c,
-                  degree, average):
-    """A newcomer's ``n_passes`` passes over its samples ``train`` (arrival
-    order) with its neighbours fixed, in function values at its samples.
+def _loss_arrays(name, F, y):
+    """Values and derivatives of the loss ``name`` (as the solver's) at the
+    rows of ``F`` (B, n_out) with targets ``y`` (B,): ``(value, derivative)``."""
+    if name == "squared_error":
+        r = F[:, 0] - y
+        return 0.5 * r * r, r[:, None]
+    if name == "hinge":
+        z = y * F[:, 0]
+        return np.maximum(0.0, 1.0 - z), np.where(z < 1.0, -y, 0.0)[:, None]
+    if name == "log_loss":
+        z = y * F[:, 0]
+        value = np.logaddexp(0.0, -z)
+        return value, (-y * np.exp(-np.logaddexp(0.0, z)))[:, None]
+    index = y.astype(np.intp)
+    rows = np.arange(len(y))
+    if name == "multiclass_hinge":
+        others = F.copy()
+        others[rows, index] = -np.inf
+        best = np.argmax(others, axis=1)
+        margin = 1.0 + F[rows, best] - F[rows, index]
+        grad = np.zeros_like(F)
+        hit = margin > 0
+        grad[rows[hit], best[hit]] = 1.0
+        grad[rows[hit], index[hit]] = -1.0
+        return np.maximum(margin, 0.0), grad
+    # multinomial_log_loss
+    top = F.max(axis=1, keepdims=True)
+    e = np.exp(F - top)
+    total = e.sum(axis=1)
+    grad = e / total[:, None]
+    grad[rows, index] -= 1.0
+    return np.log(total) + top[:, 0] - F[rows, index], grad
 
-    ``K`` its kernel between its samples, ``start`` (n, n_out) its start's
-    values there, ``neighbour_sum`` (n, n_out) the sum of its neighbours'
-    values there.  A step on sample ``s`` is the solver's: ``omega =
-    w_s loss'(f(x_s), y_s) + c (degree f(x_s) - sum_j f_j(x_s))`` and ``f <-
-    (1 - eta alpha) f - eta omega k(x_s, .)``.  Returns the values of the
-    last iterate, or of the mean of the iterates over the last ``average``
-    fraction of the steps.
+
+def _cross_validated_passes(runs, choices, loss_name, eta, alpha, c, average):
+    """Mean held-out loss of every choice of passes, for a batch of runs.
+
+    Every run is one fold of one newcomer: ``(K, start, neighbour_sum,
+    degree, y, w, train, held)`` with ``K`` its kernel between its ``n``
+    samples, ``start`` (n, n_out) its start's values there,
+    ``neighbour_sum`` (n, n_out) the sum of its neighbours' values there,
+    ``train`` the samples it steps on (arrival order, pass after pass) and
+    ``held`` those it is scored on.  A step on sample ``s`` is the
+    solver's, in function values at the ``n`` samples: ``omega = w_s
+    loss'(f(x_s), y_s) + c (degree f(x_s) - sum_j f_j(x_s))`` and ``f <- (1
+    - eta_t alpha) f - eta_t omega k(x_s, .)``; the run for ``E`` passes is
+    the first ``E |train|`` steps of the longest one.  The value of ``E``
+    passes is the last iterate's, or the mean of the iterates over the last
+    ``average`` fraction of the ``E |train|`` steps.  Returns (n_runs,
+    len(choices)) sums of ``w_s loss`` over the held-out samples.
     """
-    V = start.copy()
-    steps = n_passes * len(train)
-    if steps == 0:
-        return V
-    avg_from = int(np.floor((1 - average) * steps)) if average > 0 else steps - 1
-    mean, count = np.zeros_like(V), 0
-    for t in range(steps):
-        s = train[t % len(train)]
-        omega = w[s] * loss.py_derivative(V[s], y[s]) + c * (degree * V[s] - neighbour_sum[s])
+    B = len(runs)
+    n = max(len(run[4]) for run in runs)
+    n_out = runs[0][1].shape[1]
+    K = np.zeros((B, n, n))
+    V = np.zeros((B, n, n_out))
+    S = np.zeros((B, n, n_out))
+    y = np.zeros((B, n))
+    w = np.zeros((B, n))
+    held = np.zeros((B, n), dtype=bool)
+    lengths = np.array([len(run[6]) for run in runs], dtype=np.intp)
+    L = max(int(lengths.max()), 1)
+    seq = np.zeros((B, L), dtype=np.intp)
+    degree = np.zeros(B)
+    for r, (Kr, start, nsum, deg, yr, wr, train, out) in enumerate(runs):
+        m = len(yr)
+        K[r, :m, :m], V[r, :m], S[r, :m] = Kr, start, nsum
+        y[r, :m], w[r, :m], degree[r] = yr, wr, deg
+        held[r, out] = True
+        seq[r, :len(train)] = train
+    E_max = max(choices)
+    T = E_max * L
+    steps = lengths * E_max  # every run's steps
+    # Cumulative sums of the iterates (after each step) for the averages.
+    cumulative = np.zeros((T + 1, B, n, n_out))
+    cumulative[0] = 0.0
+    rows = np.arange(B)
+    start_values = V.copy()
+    for t in range(T):
+        active = t < steps
+        if not active.any():
+            cumulative[t + 1:] = cumulative[t]
+            break
+        s = seq[rows, t % np.maximum(lengths, 1)]
+        v = V[rows, s]
+        _, grad = _loss_arrays(loss_name, v, y[rows, s])
+        omega = w[rows, s][:, None] * grad + c * (degree[:, None] * v - S[rows, s])
         step = eta(t)
-        V = (1 - step * alpha) * V - step * np.outer(K[:, s], omega)
-        if t >= avg_from:
-            count += 1
-            mean += (V - mean) / count
-    return mean
+        update = (1.0 - step * alpha) * V - step * K[rows, :, s][:, :, None] * omega[:, None, :]
+        V = np.where(active[:, None, None], update, V)
+        cumulative[t + 1] = cumulative[t] + V
+    scores = np.zeros((B, len(choices)))
+    for e, E in enumerate(choices):
+        end = E * lengths  # steps of E passes
+        if average > 0:
+            first = np.floor((1 - average) * end).astype(np.intp)
+        else:
+            first = np.maximum(end - 1, 0)
+        count = np.maximum(end - first, 1)
+        mean = (cumulative[end, rows] - cumulative[first, rows]) / count[:, None, None]
+        values = np.where((end > 0)[:, None, None], mean, start_values)
+        for r in range(B):
+            out = np.flatnonzero(held[r])
+            if len(out):
+                loss, _ = _loss_arrays(loss_name, values[r, out], y[r, out])
+                scores[r, e] = np.dot(w[r, out], loss)
+    return scores
 
 
 class _JoinMixin:
@@ -400,37 +481,41 @@ class _JoinMixin:
         on the other samples, in arrival order, exactly in function values
         at its samples (no compression: its own points are all it adds) and
         averaged as ``average`` says, and scores the held-out samples by the
-        loss; it keeps the ``E`` of smallest mean held-out loss (the fewest
-        passes on a tie).  Its own data only: nothing is sent.
+        loss; it keeps the ``E`` of smallest mean held-out loss (the most
+        passes on a tie).  Its own data only: nothing is sent.  All
+        newcomers and folds run together, ``_JOIN_BATCH`` runs at a time.
         """
-        loss = self._make_loss()
         choices = sorted({E for E in _JOIN_PASSES if E <= self.max_epochs}
                          | {int(self.max_epochs)})
         c, alpha = float(self.consensus_penalty), float(self.alpha)
-        passes = []
+        n_joined = len(self._join_values)
+        runs, owner, totals = [], [], []
         for k, (rows, neighbour_sum, start) in enumerate(self._join_values):
-            i = len(self.nodes_) - len(self._join_values) + k
+            i = len(self.nodes_) - n_joined + k
             degree = len(self.adjacency_[i].indices)
             X, y, w = X_new[rows], y_new[rows], w_new[rows]
             n = len(rows)
             K = self._join_kernel(gamma[k])(X, X)
             n_folds = min(n, _JOIN_FOLDS)
             fold = np.arange(n) % n_folds
-            scores = []
-            for E in choices:
-                total = 0.0
-                for f in range(n_folds):
-                    train = np.flatnonzero(fold != f)
-                    V = _value_stream(K, start, neighbour_sum, y, w, train, E, loss,
-                                      self._join_eta, alpha, c * (degree > 0),
-                                      degree, self.average)
-                    held = np.flatnonzero(fold == f)
-                    total += sum(w[s] * loss.py_value(V[s], y[s]) for s in held)
-                scores.append(total / max(w.sum(), 1e-300))
-            # The most passes on a tie (the stream of a fit, unless its own
-            # samples say otherwise).
-            best = len(scores) - 1 - int(np.argmin(scores[::-1]))
-            passes.append(choices[best])
+            for f in range(n_folds):
+                runs.append((K, start, neighbour_sum, degree, y, w,
+                             np.flatnonzero(fold != f), np.flatnonzero(fold == f)))
+                owner.append(k)
+            totals.append(max(w.sum(), 1e-300))
+        scores = np.zeros((n_joined, len(choices)))
+        owner = np.asarray(owner, dtype=np.intp)
+        for first in range(0, len(runs), _JOIN_BATCH):
+            part = _cross_validated_passes(
+                runs[first:first + _JOIN_BATCH], choices, self._loss_name(),
+                self._join_eta, alpha, c, float(self.average),
+            )
+            np.add.at(scores, owner[first:first + _JOIN_BATCH], part)
+        scores /= np.asarray(totals)[:, None]
+        # The most passes on a tie (the stream of a fit, unless its own
+        # samples say otherwise).
+        best = len(choices) - 1 - np.argmin(scores[:, ::-1], axis=1)
+        passes = np.asarray(choices)[best] if n_joined else np.zeros(0)
         return np.asarray(passes, dtype=np.intp)
 
     def _join_eta(self, t):
