@@ -203,28 +203,50 @@ class _JoinMixin:
         Every new node (a node id absent from ``nodes_``) joins as follows,
         while the fitted nodes' functions stay exactly as they are:
 
-        1. **Neighbours.**  It asks ``min(10, n_fitted)`` fitted nodes,
-           drawn at random, for their values ``f_j(x)`` on its own samples
-           (its samples out and the values back, or ``j``'s whole
+        1. **Neighbours.**  It asks ``C`` fitted nodes, drawn at random,
+           for their values ``f_j(x)`` on its first ``min(k, 5)`` samples
+           (those samples out and the values back, or ``j``'s whole
            dictionary when that is cheaper, as in the query exchange) and
-           chooses the ``deg`` of them whose functions have the smallest
-           mean loss on its samples, ``deg`` the median degree of the
-           fitted graph; it links to those of its kernel width (all of them
-           with a float ``gamma``; the closest one with ``"median"`` or
-           ``"scale"``, see below) and ``adjacency_`` grows by these edges.
+           chooses the ``m`` of them whose functions have the smallest
+           mean loss on those samples; it links to those of its kernel
+           width (all of them with a float ``gamma``; the closest one with
+           ``"median"`` or ``"scale"``, see below) and ``adjacency_`` grows
+           by these edges.  ``C`` and ``m`` keep its join within a budget:
+           0.4 times the bytes a fitted node sent in the fit, on average
+           (with a fifth of the nodes joining, the joins then cost about a
+           tenth of a refit).  A candidate is priced at the cheaper of its
+           query and a dictionary, a neighbour at a dictionary; ``C`` is
+           what the budget leaves after one neighbour, between the median
+           degree ``deg`` of the fitted graph and ``min(10, n_fitted)``,
+           and ``m`` what is left after the candidates, between 1 and
+           ``deg``.  Without a fit log (nothing sent in the fit) ``C =
+           min(10, n_fitted)`` and ``m = deg``.
         2. **Start.**  It receives its neighbours' functions (the copies
            their other neighbours hold with ``exchange_every`` set, their
-           dictionaries otherwise) and starts from their mean: the union of
-           their dictionaries with averaged weights, compressed by KOMP to
-           ``epsilon`` and ``max_dictionary_size`` as after any step.
-        3. **Stream.**  It makes ``max_epochs`` passes over its samples
-           (shuffled as in ``fit``) by the same synchronous rounds as
-           ``fit``, its neighbours' functions held fixed: it evaluates the
-           functions it received in step 2 in its consensus term (nothing
-           more is sent) and they do not step.  It publishes nothing yet:
-           its neighbours receive its function with its first publication
-           of a later ``partial_fit`` (or, with the query exchange, by
-           their queries), counted there.
+           dictionaries otherwise) and starts from their combination
+           ``sum_j a_j f_j``, the weights fitted on its own samples by
+           least squares (its targets: ``y``, or -1 / +1 per class) shrunk
+           towards the mean: ``a = argmin sum_s w_s ||sum_j a_j f_j(x_s) -
+           t_s||^2 + rho ||a - 1/m||^2`` with ``rho`` the mean of ``sum_s
+           w_s ||f_j(x_s)||^2`` over the neighbours, so that a few samples
+           cannot move it far from the mean.  Of one kernel, that is the
+           union of their dictionaries with scaled weights, compressed by
+           KOMP to ``epsilon`` and ``max_dictionary_size`` as after any
+           step.
+        3. **Stream.**  It makes ``E`` passes over its samples (shuffled as
+           in ``fit``) by the same synchronous rounds as ``fit``, its
+           neighbours' functions held fixed: it evaluates the functions it
+           received in step 2 in its consensus term (nothing more is sent)
+           and they do not step.  ``E`` (``join_passes_``) is chosen among
+           0, 1, 3, 10 (those up to ``max_epochs``) and ``max_epochs`` by
+           cross-validation on its own samples (5 folds, leave-one-out
+           below 5 samples): the solver's step with its neighbours fixed,
+           run exactly in function values at its samples (its own points
+           are all a step adds; KOMP is left out), averaged as ``average``
+           says, and the held-out loss; the most passes on a tie.  It
+           publishes nothing yet: its neighbours receive its function with
+           its first publication of a later ``partial_fit`` (or, with the
+           query exchange, by their queries), counted there.
 
         Its kernel coefficient is ``gamma`` when that is a float (or its
         label's value in a dict); with ``"median"`` or ``"scale"`` it is its
