@@ -1119,9 +1119,60 @@ def _value_loss(kind, loss):
     return (lambda f, y: np.log1p(np.exp(-y * f))), d_logistic
 
 
+@pytest.fixture
+def join_constants(monkeypatch):
+    """Set the join's budget and pass choices (``skfed.online._join``)."""
+    import skfed.online._join as join
+
+    def set_(budget=np.inf, passes=None):
+        monkeypatch.setattr(join, "_JOIN_BUDGET", budget)
+        if passes is not None:
+            monkeypatch.setattr(join, "_JOIN_PASSES", passes)
+
+    return set_
+
+
+def _numpy_start(values, targets):
+    """The start's weights: least squares shrunk to the mean (unit weights)."""
+    m = len(values)
+    A = np.stack([v.ravel() for v in values], axis=1)
+    G = A.T @ A
+    rho = np.trace(G) / m
+    u = np.full(m, 1.0 / m)
+    return u + np.linalg.solve(G + rho * np.eye(m), A.T @ (targets.ravel() - A @ u))
+
+
+def _numpy_passes(f_old, neighbours, D0, W0, Xn, y_enc, gamma, value, dloss, *, eta, alpha,
+                  c, choices):
+    """Cross-validated passes of a newcomer: dictionary-based steps on the
+    other samples (leave-one-out for 5 samples), mean held-out loss."""
+    n = len(Xn)
+    scores = []
+    for E in choices:
+        total = 0.0
+        for h in range(n):
+            D, W = D0.copy(), W0.copy()
+            train = [s for s in range(n) if s != h]
+            for s in train * E:
+                x = Xn[s]
+                fi = rbf(x[None], D, gamma)[0] @ W[:, 0]
+                omega = dloss(fi, y_enc[s]) + c * sum(fi - f_old(j, x) for j in neighbours)
+                D = np.vstack([D, x])
+                W = np.vstack([(1 - eta * alpha) * W, [[-eta * omega]]])
+            total += value(rbf(Xn[h][None], D, gamma)[0] @ W[:, 0], y_enc[h])
+        scores.append(total / n)
+    scores = np.array(scores)
+    return choices[np.flatnonzero(scores == scores.min())[-1]], scores
+
+
 @pytest.mark.parametrize("kind, loss", [("classifier", "hinge"), ("classifier", "log_loss"),
                                         ("regressor", "squared_error")])
-def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss):
+@pytest.mark.parametrize("passes", [None, (2,)])
+def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes,
+                                                            join_constants):
+    # passes=None: the passes are cross-validated among 0, 1 and 2
+    # (max_epochs); (2,): always 2, so the steps are always checked.
+    join_constants(passes=passes or (0, 1, 3, 10))
     est, Xn, yn, gn = _join_setup(kind, loss)
     D_old = [D.copy() for D in est.dictionaries_]
     W_old = [W.copy() for W in est.dual_coef_]
@@ -1132,21 +1183,30 @@ def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss):
     def f(D, W, x):
         return rbf(x[None], D, 0.7)[0] @ W[:, 0]
 
+    def f_old(j, x):
+        return f(D_old[j], W_old[j], x)
+
     # 1. neighbours: the 2 (median degree of the ring) of the 4 fitted nodes
     # (all candidates) with the smallest mean loss on the new node's samples.
-    losses = [np.mean([value(f(D_old[j], W_old[j], x), t) for x, t in zip(Xn, y_enc)])
-              for j in range(4)]
+    losses = [np.mean([value(f_old(j, x), t) for x, t in zip(Xn, y_enc)]) for j in range(4)]
     neighbours = np.sort(np.argsort(losses, kind="stable")[:2])
     assert_array_equal(est.adjacency_[4].indices, neighbours)
     assert_array_equal(est.adjacency_[:, 4].nonzero()[0], neighbours)
-    # 2. start: the mean of the neighbours' functions (same kernel: union).
+    # 2. start: the least-squares combination of the neighbours' functions
+    # at its samples, shrunk towards their mean (same kernel: union).
+    values = [np.array([f_old(j, x) for x in Xn]) for j in neighbours]
+    a = _numpy_start(values, y_enc)
     D = np.vstack([D_old[j] for j in neighbours])
-    W = np.vstack([W_old[j] for j in neighbours]) / 2
-    # 3. its own steps, neighbours fixed.
+    W = np.vstack([a[n] * W_old[j] for n, j in enumerate(neighbours)])
+    # 3. its passes (cross-validated on its samples), neighbours fixed.
     eta, alpha, c = est.eta0_, 1e-3, 0.3
-    for x, t in list(zip(Xn, y_enc)) * 2:
+    E, scores = _numpy_passes(f_old, neighbours, D, W, Xn, y_enc, 0.7, value, dloss,
+                              eta=eta, alpha=alpha, c=c,
+                              choices=[0, 1, 2] if passes is None else [2])
+    assert est.join_passes_.tolist() == [E]
+    for x, t in list(zip(Xn, y_enc)) * E:
         fi = f(D, W, x)
-        omega = dloss(fi, t) + c * sum(fi - f(D_old[j], W_old[j], x) for j in neighbours)
+        omega = dloss(fi, t) + c * sum(fi - f_old(j, x) for j in neighbours)
         D = np.vstack([D, x])
         W = np.vstack([(1 - eta * alpha) * W, [[-eta * omega]]])
     assert_allclose(est.dictionaries_[4], D)
@@ -1156,26 +1216,54 @@ def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss):
         assert_array_equal(est.dictionaries_[j], D_old[j])
         assert_array_equal(est.dual_coef_[j], W_old[j])
     assert est.nodes_.tolist() == [0, 1, 2, 3, 4]
-    assert est.n_steps_[4] == 2 * len(Xn)
+    assert est.n_steps_[4] == E * len(Xn)
+
+
+def test_join_passes_choose_what_its_samples_say():
+    # The cross-validation is not a constant: on these joins it keeps the
+    # start (0 passes) for some settings and streams for others.
+    chosen = set()
+    for kind, loss in [("classifier", "hinge"), ("classifier", "log_loss"),
+                       ("regressor", "squared_error")]:
+        for c in (0.0, 0.3, 3.0):
+            est, Xn, yn, gn = _join_setup(kind, loss, consensus_penalty=c)
+            chosen.add(int(est.add_nodes(Xn, yn, groups=gn).join_passes_[0]))
+    assert len(chosen) > 1, chosen
 
 
 @pytest.mark.parametrize("header", [16, 1000])
-def test_join_bytes_match_closed_form(header):
-    est, Xn, yn, gn = _join_setup(header=header)
+@pytest.mark.parametrize("k", [5, 8])
+def test_join_bytes_match_closed_form(header, k, join_constants):
+    join_constants(budget=0.4, passes=())  # the default budget; always max_epochs passes
+    est, _, _, _ = _join_setup(header=header)
+    rng = np.random.RandomState(3)
+    Xn = rng.normal(size=(k, 2))
+    yn = (Xn[:, 0] > 0).astype(int)
+    gn = np.full(k, 4)
     fit_bytes, fit_messages = est.n_bytes_sent_, est.n_messages_
     sizes = est.model_order_.copy()
+    draws = np.random.RandomState([est._network_seed, est._n_calls, 7919])
     est.add_nodes(Xn, yn, groups=gn)
-    d, k, unit = 2, len(Xn), 3 * 8  # a point and a weight, float64
+    unit = 3 * 8  # a point and a weight, float64
+    q = min(k, 5)  # the samples a candidate is judged on
+    # Its budget: 0.4 x the mean bytes of a fitted node's fit; a candidate
+    # costs the cheaper of a query and a dictionary, a neighbour a dictionary.
+    budget = 0.4 * fit_bytes / 4
+    dictionary = header + sizes.mean() * unit
+    candidate = min(2 * header + q * unit, dictionary)
+    n_candidates = int(np.clip((budget - dictionary) // candidate, 2, 4))
+    n_neighbours = int(np.clip((budget - n_candidates * candidate) // dictionary, 1, 2))
+    draws.uniform(size=1)  # whether it is rogue
+    candidates = np.sort(draws.choice(4, size=n_candidates, replace=False))
     neighbours = est.adjacency_[4].indices
-    # 1. every candidate (all 4 fitted nodes): the cheaper of the query and
-    # its dictionary; 2. the neighbours' dictionaries; 3. the 2 k steps read
-    # what step 2 received: nothing more is sent.
-    select = sum(min(2 * header + k * unit, header + sizes[j] * unit) for j in range(4))
+    assert len(neighbours) == n_neighbours and set(neighbours) <= set(candidates)
+    # 1. every candidate: the cheaper of the query and its dictionary; 2. the
+    # neighbours' dictionaries; 3. the steps read what step 2 received.
+    select = sum(min(2 * header + q * unit, header + sizes[j] * unit) for j in candidates)
     receive = sum(header + sizes[j] * unit for j in neighbours)
-    steps = 0
     assert est.join_communication_.n_rounds == 2 + 2 * k
-    assert est.join_communication_.total_bytes == select + receive + steps
-    assert est.n_bytes_sent_ == fit_bytes + select + receive + steps
+    assert est.join_communication_.total_bytes == select + receive
+    assert est.n_bytes_sent_ == fit_bytes + select + receive
     assert est.n_messages_ == fit_messages + est.join_communication_.total_messages
     # The fit's log and curves are untouched.
     assert est.communication_.total_bytes == fit_bytes
@@ -1184,7 +1272,9 @@ def test_join_bytes_match_closed_form(header):
 
 
 @pytest.mark.parametrize("exchange_every", ["auto", 2])
-def test_join_with_copies_keeps_old_nodes_and_later_partial_fit_uses_new_node(exchange_every):
+def test_join_with_copies_keeps_old_nodes_and_later_partial_fit_uses_new_node(exchange_every,
+                                                                               join_constants):
+    join_constants(passes=())  # max_epochs passes
     est, Xn, yn, gn = _join_setup(exchange_every=exchange_every, epsilon=0.05,
                                   max_dictionary_size=6)
     old = [W.copy() for W in est.dual_coef_]
@@ -1222,7 +1312,8 @@ def test_partial_fit_with_new_node_ids_joins_them():
     assert pred.shape == (6,)
 
 
-def test_join_under_dropped_and_rogue_nodes():
+def test_join_under_dropped_and_rogue_nodes(join_constants):
+    join_constants(passes=())  # max_epochs passes
     est, Xn, yn, gn = _join_setup()
     est.set_params(network=SimulatedNetwork(ring(4), drop_rate=0.5, rogue_fraction=0.25,
                                             random_state=0))
@@ -1266,7 +1357,8 @@ def test_add_nodes_refuses_fitted_nodes_and_gamma_arrays():
     assert est.gamma_[4] == 2.0
 
 
-def test_join_with_median_gamma_takes_its_closest_neighbours_width_and_function():
+def test_join_with_median_gamma_takes_its_closest_neighbours_width_and_function(join_constants):
+    join_constants(passes=())  # all 4 candidates, max_epochs passes
     est, Xn, yn, gn = _join_setup(gamma="median")
     D_old = [D.copy() for D in est.dictionaries_]
     W_old = [W.copy() for W in est.dual_coef_]
@@ -1284,10 +1376,12 @@ def test_join_with_median_gamma_takes_its_closest_neighbours_width_and_function(
     order = np.argsort(losses, kind="stable")
     closest = order[0]
     assert est.gamma_[4] == gammas[closest]
-    # It links to the chosen node of its width only, and starts from it.
+    # It links to the chosen node of its width only.
     neighbours = [closest]
     assert_array_equal(est.adjacency_[4].indices, neighbours)
-    D, W = D_old[closest], W_old[closest]
+    # Its start: that function scaled by the least squares shrunk to 1.
+    a = _numpy_start([np.array([f(closest, x) for x in Xn])], y_enc)
+    D, W = D_old[closest], a[0] * W_old[closest]
     eta, alpha, c = est.eta0_, 1e-3, 0.3
     for x, t in list(zip(Xn, y_enc)) * 2:
         fi = f(None, x, D, W, gammas[closest])

@@ -210,6 +210,10 @@ _COMMON_ATTRIBUTES_DOC = """
         What the joins of nodes after the fit sent (:meth:`add_nodes`, or
         ``partial_fit`` with new node ids), rounds appended join after
         join; only after a join.
+    join_passes_ : ndarray of shape (n_new,)
+        Passes over its samples every node of the last :meth:`add_nodes`
+        made with its neighbours fixed (chosen by cross-validation on its
+        samples); only after :meth:`add_nodes`.
 """
 
 

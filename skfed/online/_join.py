@@ -25,6 +25,49 @@ from ._validation import _check_gamma
 # samples and links to the ones whose functions fit them best (as many as the
 # median degree of the fitted graph).
 _JOIN_CANDIDATES = 10
+# A newcomer's join costs at most this fraction of what a fitted node sent,
+# on average, during the fit (its candidates are as many as this leaves,
+# beyond the functions of its neighbours, between its degree and
+# _JOIN_CANDIDATES): with a fifth of the nodes joining, the joins then
+# cost about a tenth of a refit.
+_JOIN_BUDGET = 0.4
+# Passes over its samples a newcomer may make with its neighbours fixed
+# (these up to max_epochs, and max_epochs); cross-validation on its samples
+# chooses.
+_JOIN_PASSES = (0, 1, 3, 10)
+# A newcomer judges its candidates on at most this many of its samples (so
+# that a query costs little and more candidates fit in its budget).
+_JOIN_QUERY_SAMPLES = 5
+# Folds of that cross-validation (leave-one-out below this many samples).
+_JOIN_FOLDS = 5
+# Cross-validation runs (newcomer x fold) computed together.
+_JOIN_BATCH = 64
+
+
+def _combination(values, targets, weights):
+    """Weights of the neighbours' functions in a newcomer's start.
+
+    ``values`` (m, n, n_out): the m functions at the newcomer's n samples;
+    ``targets`` (n, n_out).  Least squares on the (weighted) samples,
+    shrunk towards the mean of the functions::
+
+        a = argmin sum_s w_s ||sum_j a_j v_js - t_s||^2 + rho ||a - 1/m||^2
+
+    with ``rho`` the mean over the functions of ``sum_s w_s ||v_js||^2``, so
+    that a few samples cannot move the start far from the mean.
+    """
+    m = values.shape[0]
+    if m == 0:
+        return np.zeros(0)
+    root = np.sqrt(weights / max(weights.sum(), 1e-300) * len(weights))[:, None]
+    A = (values * root[None]).reshape(m, -1).T
+    t = (targets * root).ravel()
+    u = np.full(m, 1.0 / m)
+    G = A.T @ A
+    rho = np.trace(G) / m
+    if not rho > 0:
+        return u
+    return u + np.linalg.solve(G + rho * np.eye(m), A.T @ (t - A @ u))
 
 
 def _join_rounds(sim, n_old, n_new, visit):
@@ -42,6 +85,115 @@ def _join_rounds(sim, n_old, n_new, visit):
         sim.counter.next_round()
 
 
+def _loss_arrays(name, F, y):
+    """Values and derivatives of the loss ``name`` (as the solver's) at the
+    rows of ``F`` (B, n_out) with targets ``y`` (B,): ``(value, derivative)``."""
+    if name == "squared_error":
+        r = F[:, 0] - y
+        return 0.5 * r * r, r[:, None]
+    if name == "hinge":
+        z = y * F[:, 0]
+        return np.maximum(0.0, 1.0 - z), np.where(z < 1.0, -y, 0.0)[:, None]
+    if name == "log_loss":
+        z = y * F[:, 0]
+        value = np.logaddexp(0.0, -z)
+        return value, (-y * np.exp(-np.logaddexp(0.0, z)))[:, None]
+    index = y.astype(np.intp)
+    rows = np.arange(len(y))
+    if name == "multiclass_hinge":
+        others = F.copy()
+        others[rows, index] = -np.inf
+        best = np.argmax(others, axis=1)
+        margin = 1.0 + F[rows, best] - F[rows, index]
+        grad = np.zeros_like(F)
+        hit = margin > 0
+        grad[rows[hit], best[hit]] = 1.0
+        grad[rows[hit], index[hit]] = -1.0
+        return np.maximum(margin, 0.0), grad
+    # multinomial_log_loss
+    top = F.max(axis=1, keepdims=True)
+    e = np.exp(F - top)
+    total = e.sum(axis=1)
+    grad = e / total[:, None]
+    grad[rows, index] -= 1.0
+    return np.log(total) + top[:, 0] - F[rows, index], grad
+
+
+def _cross_validated_passes(runs, choices, loss_name, eta, alpha, c, average):
+    """Mean held-out loss of every choice of passes, for a batch of runs.
+
+    Every run is one fold of one newcomer: ``(K, start, neighbour_sum,
+    degree, y, w, train, held)`` with ``K`` its kernel between its ``n``
+    samples, ``start`` (n, n_out) its start's values there,
+    ``neighbour_sum`` (n, n_out) the sum of its neighbours' values there,
+    ``train`` the samples it steps on (arrival order, pass after pass) and
+    ``held`` those it is scored on.  A step on sample ``s`` is the
+    solver's, in function values at the ``n`` samples: ``omega = w_s
+    loss'(f(x_s), y_s) + c (degree f(x_s) - sum_j f_j(x_s))`` and ``f <- (1
+    - eta_t alpha) f - eta_t omega k(x_s, .)``; the run for ``E`` passes is
+    the first ``E |train|`` steps of the longest one.  The value of ``E``
+    passes is the last iterate's, or the mean of the iterates over the last
+    ``average`` fraction of the ``E |train|`` steps.  Returns (n_runs,
+    len(choices)) sums of ``w_s loss`` over the held-out samples.
+    """
+    B = len(runs)
+    n = max(len(run[4]) for run in runs)
+    n_out = runs[0][1].shape[1]
+    K = np.zeros((B, n, n))
+    V = np.zeros((B, n, n_out))
+    S = np.zeros((B, n, n_out))
+    y = np.zeros((B, n))
+    w = np.zeros((B, n))
+    held = np.zeros((B, n), dtype=bool)
+    lengths = np.array([len(run[6]) for run in runs], dtype=np.intp)
+    L = max(int(lengths.max()), 1)
+    seq = np.zeros((B, L), dtype=np.intp)
+    degree = np.zeros(B)
+    for r, (Kr, start, nsum, deg, yr, wr, train, out) in enumerate(runs):
+        m = len(yr)
+        K[r, :m, :m], V[r, :m], S[r, :m] = Kr, start, nsum
+        y[r, :m], w[r, :m], degree[r] = yr, wr, deg
+        held[r, out] = True
+        seq[r, :len(train)] = train
+    E_max = max(choices)
+    T = E_max * L
+    steps = lengths * E_max  # every run's steps
+    # Cumulative sums of the iterates (after each step) for the averages.
+    cumulative = np.zeros((T + 1, B, n, n_out))
+    cumulative[0] = 0.0
+    rows = np.arange(B)
+    start_values = V.copy()
+    for t in range(T):
+        active = t < steps
+        if not active.any():
+            cumulative[t + 1:] = cumulative[t]
+            break
+        s = seq[rows, t % np.maximum(lengths, 1)]
+        v = V[rows, s]
+        _, grad = _loss_arrays(loss_name, v, y[rows, s])
+        omega = w[rows, s][:, None] * grad + c * (degree[:, None] * v - S[rows, s])
+        step = eta(t)
+        update = (1.0 - step * alpha) * V - step * K[rows, :, s][:, :, None] * omega[:, None, :]
+        V = np.where(active[:, None, None], update, V)
+        cumulative[t + 1] = cumulative[t] + V
+    scores = np.zeros((B, len(choices)))
+    for e, E in enumerate(choices):
+        end = E * lengths  # steps of E passes
+        if average > 0:
+            first = np.floor((1 - average) * end).astype(np.intp)
+        else:
+            first = np.maximum(end - 1, 0)
+        count = np.maximum(end - first, 1)
+        mean = (cumulative[end, rows] - cumulative[first, rows]) / count[:, None, None]
+        values = np.where((end > 0)[:, None, None], mean, start_values)
+        for r in range(B):
+            out = np.flatnonzero(held[r])
+            if len(out):
+                loss, _ = _loss_arrays(loss_name, values[r, out], y[r, out])
+                scores[r, e] = np.dot(w[r, out], loss)
+    return scores
+
+
 class _JoinMixin:
     """Adding nodes to a fitted online learner."""
 
@@ -51,28 +203,50 @@ class _JoinMixin:
         Every new node (a node id absent from ``nodes_``) joins as follows,
         while the fitted nodes' functions stay exactly as they are:
 
-        1. **Neighbours.**  It asks ``min(10, n_fitted)`` fitted nodes,
-           drawn at random, for their values ``f_j(x)`` on its own samples
-           (its samples out and the values back, or ``j``'s whole
+        1. **Neighbours.**  It asks ``C`` fitted nodes, drawn at random,
+           for their values ``f_j(x)`` on its first ``min(k, 5)`` samples
+           (those samples out and the values back, or ``j``'s whole
            dictionary when that is cheaper, as in the query exchange) and
-           chooses the ``deg`` of them whose functions have the smallest
-           mean loss on its samples, ``deg`` the median degree of the
-           fitted graph; it links to those of its kernel width (all of them
-           with a float ``gamma``; the closest one with ``"median"`` or
-           ``"scale"``, see below) and ``adjacency_`` grows by these edges.
+           chooses the ``m`` of them whose functions have the smallest
+           mean loss on those samples; it links to those of its kernel
+           width (all of them with a float ``gamma``; the closest one with
+           ``"median"`` or ``"scale"``, see below) and ``adjacency_`` grows
+           by these edges.  ``C`` and ``m`` keep its join within a budget:
+           0.4 times the bytes a fitted node sent in the fit, on average
+           (with a fifth of the nodes joining, the joins then cost about a
+           tenth of a refit).  A candidate is priced at the cheaper of its
+           query and a dictionary, a neighbour at a dictionary; ``C`` is
+           what the budget leaves after one neighbour, between the median
+           degree ``deg`` of the fitted graph and ``min(10, n_fitted)``,
+           and ``m`` what is left after the candidates, between 1 and
+           ``deg``.  Without a fit log (nothing sent in the fit) ``C =
+           min(10, n_fitted)`` and ``m = deg``.
         2. **Start.**  It receives its neighbours' functions (the copies
            their other neighbours hold with ``exchange_every`` set, their
-           dictionaries otherwise) and starts from their mean: the union of
-           their dictionaries with averaged weights, compressed by KOMP to
-           ``epsilon`` and ``max_dictionary_size`` as after any step.
-        3. **Stream.**  It makes ``max_epochs`` passes over its samples
-           (shuffled as in ``fit``) by the same synchronous rounds as
-           ``fit``, its neighbours' functions held fixed: it evaluates the
-           functions it received in step 2 in its consensus term (nothing
-           more is sent) and they do not step.  It publishes nothing yet:
-           its neighbours receive its function with its first publication
-           of a later ``partial_fit`` (or, with the query exchange, by
-           their queries), counted there.
+           dictionaries otherwise) and starts from their combination
+           ``sum_j a_j f_j``, the weights fitted on its own samples by
+           least squares (its targets: ``y``, or -1 / +1 per class) shrunk
+           towards the mean: ``a = argmin sum_s w_s ||sum_j a_j f_j(x_s) -
+           t_s||^2 + rho ||a - 1/m||^2`` with ``rho`` the mean of ``sum_s
+           w_s ||f_j(x_s)||^2`` over the neighbours, so that a few samples
+           cannot move it far from the mean.  Of one kernel, that is the
+           union of their dictionaries with scaled weights, compressed by
+           KOMP to ``epsilon`` and ``max_dictionary_size`` as after any
+           step.
+        3. **Stream.**  It makes ``E`` passes over its samples (shuffled as
+           in ``fit``) by the same synchronous rounds as ``fit``, its
+           neighbours' functions held fixed: it evaluates the functions it
+           received in step 2 in its consensus term (nothing more is sent)
+           and they do not step.  ``E`` (``join_passes_``) is chosen among
+           0, 1, 3, 10 (those up to ``max_epochs``) and ``max_epochs`` by
+           cross-validation on its own samples (5 folds, leave-one-out
+           below 5 samples): the solver's step with its neighbours fixed,
+           run exactly in function values at its samples (its own points
+           are all a step adds; KOMP is left out), averaged as ``average``
+           says, and the held-out loss; the most passes on a tie.  It
+           publishes nothing yet: its neighbours receive its function with
+           its first publication of a later ``partial_fit`` (or, with the
+           query exchange, by their queries), counted there.
 
         Its kernel coefficient is ``gamma`` when that is a float (or its
         label's value in a dict); with ``"median"`` or ``"scale"`` it is its
@@ -149,7 +323,13 @@ class _JoinMixin:
         if sample_weight is None:
             sample_weight = np.ones(X.shape[0])
         sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
-        queues = self._make_queues(codes, self.max_epochs, self.shuffle)
+        # The step of the grown graph, as the stream below derives it.
+        self._resolve_step(X, sample_weight)
+        try:
+            passes = self._join_passes(X, y_encoded, sample_weight, self.gamma_[-len(new_labels):])
+        finally:
+            del self._join_values
+        self.join_passes_ = passes
         held = None
         if self.exchange_every is None:
             # The query exchange's neighbours sent their whole dictionaries in
@@ -157,11 +337,18 @@ class _JoinMixin:
             joined = self.adjacency_[len(self.nodes_) - len(new_labels):]
             held = self._hold_received(np.unique(joined.indices))
         try:
-            log = self._run(X, y_encoded, sample_weight, queues, self.max_epochs, join=True)
+            row_passes = passes[codes - (len(self.nodes_) - len(new_labels))]
+            for n_passes in np.unique(passes[passes > 0]):
+                # The newcomers of this many passes stream together.
+                rows = np.flatnonzero(row_passes == n_passes)
+                queues = self._make_queues(codes[rows], int(n_passes), self.shuffle)
+                log = self._run(X[rows], y_encoded[rows], sample_weight[rows], queues,
+                                int(n_passes), join=True)
+                self._record_join(log)
         finally:
             if held is not None:
                 self._release_received(*held)
-        self._record_join(log)
+        self._set_fitted()
         return self
 
     def _hold_received(self, nodes):
@@ -220,7 +407,7 @@ class _JoinMixin:
         sim.rogue[:] = np.concatenate([self._rogue, rogue_new])
         degrees = np.diff(self.adjacency_.indptr)
         degree = max(1, int(round(np.median(degrees)))) if n_old else 0
-        n_candidates = min(_JOIN_CANDIDATES, n_old)
+        n_candidates, degree = self._join_sizes(X_new, new_codes, degree, n_old)
         candidates = [np.sort(rng.choice(n_old, size=n_candidates, replace=False))
                       for _ in range(n_new)]
         neighbours, closest = self._join_select(
@@ -240,12 +427,124 @@ class _JoinMixin:
             same = neighbours[k][self.gamma_[neighbours[k]] == gamma[k]]
             if len(same):
                 neighbours[k] = same
-        start = self._join_receive(sim, neighbours, gamma, n_old)
+        received = self._join_receive(sim, neighbours, n_old)
+        start, self._join_values = [], []
+        for k in range(n_new):
+            rows = np.flatnonzero(new_codes == k)
+            models = received[k]
+            gammas = [self.gamma_[j] for j in neighbours[k]]
+            # The received functions' values at its samples (it evaluates
+            # them itself) choose the weights of its start.
+            values = np.stack([self._join_eval(D, W, g, X_new[rows])
+                               for (D, W), g in zip(models, gammas)])
+            coef = _combination(values, self._join_targets(y_new[rows]), w_new[rows])
+            start.append(self._join_start(models, gammas, gamma[k], coef))
+            D0, W0 = start[-1][:2]
+            self._join_values.append((rows, values.sum(axis=0),
+                                      self._join_eval(D0, W0, gamma[k], X_new[rows])))
         self._extend_state(new_labels, gamma, rogue_new, neighbours, start)
         self._record_join(sim.log(node_labels=self.nodes_))
+
         codes = codes.copy()
         codes[new_rows] = n_old + new_codes
         return codes
+
+    def _join_targets(self, y):
+        """Targets of the start's least squares: ``y`` (regression, binary
+        classes as -1 / +1), one-vs-rest -1 / +1 columns for more classes."""
+        y = np.asarray(y, dtype=np.float64)
+        if self._n_outputs == 1:
+            return y[:, None]
+        return np.where(np.arange(self._n_outputs)[None] == y[:, None], 1.0, -1.0)
+
+    def _join_eval(self, D, W, gamma, X):
+        """``sum_m W[m] k_gamma(D[m], x)`` at the rows of ``X``: (n, n_out)."""
+        if len(D) == 0:
+            return np.zeros((X.shape[0], self._n_outputs))
+        return self._join_kernel(gamma)(X, np.ascontiguousarray(D)) @ W
+
+    def _join_sizes(self, X_new, new_codes, degree, n_old):
+        """``(n_candidates, n_neighbours)`` of a newcomer within its byte budget.
+
+        The budget is ``_JOIN_BUDGET`` times the mean bytes a fitted node sent
+        in the fit.  A candidate costs the cheaper of a query and its
+        dictionary, a neighbour its dictionary (means over the fitted nodes).
+        Candidates come first (between ``degree`` and ``_JOIN_CANDIDATES``,
+        keeping room for one neighbour): choosing by their losses is what
+        finds the functions that fit it; then as many neighbours as the rest
+        allows, between 1 and ``degree``.  Without a fit log (nothing was
+        sent) the most of both.
+        """
+        n_most = min(_JOIN_CANDIDATES, n_old)
+        log = getattr(self, "communication_", None)
+        if log is None or log.total_bytes == 0 or n_old == 0 or not np.isfinite(_JOIN_BUDGET):
+            return n_most, degree
+        b = float_bytes(self._dtype)
+        header = resolve_network(self.network).header_bytes
+        n_features, n_out = X_new.shape[1], self._n_outputs
+        dictionary = header + float(np.mean(self._sizes[:n_old])) * (n_features + n_out) * b
+        counts = np.minimum(np.bincount(new_codes), _JOIN_QUERY_SAMPLES)
+        n_samples = float(counts.mean()) if len(counts) else 0.0
+        query = 2 * header + n_samples * (n_features + n_out) * b
+        budget = _JOIN_BUDGET * log.total_bytes / n_old
+        candidate = min(query, dictionary)
+        n_candidates = int(np.clip((budget - dictionary) // candidate, min(degree, n_most),
+                                   n_most))
+        n_neighbours = int(np.clip((budget - n_candidates * candidate) // dictionary, 1,
+                                   degree))
+        return n_candidates, n_neighbours
+
+    def _join_passes(self, X_new, y_new, w_new, gamma):
+        """Every newcomer's passes over its samples, chosen by cross-validation.
+
+        For every choice ``E`` of ``_JOIN_PASSES`` (up to ``max_epochs``)
+        and every fold of its samples (``_JOIN_FOLDS``, leave-one-out below),
+        it runs ``E`` passes of the solver's step with its neighbours fixed
+        on the other samples, in arrival order, exactly in function values
+        at its samples (no compression: its own points are all it adds) and
+        averaged as ``average`` says, and scores the held-out samples by the
+        loss; it keeps the ``E`` of smallest mean held-out loss (the most
+        passes on a tie).  Its own data only: nothing is sent.  All
+        newcomers and folds run together, ``_JOIN_BATCH`` runs at a time.
+        """
+        choices = sorted({E for E in _JOIN_PASSES if E <= self.max_epochs}
+                         | {int(self.max_epochs)})
+        c, alpha = float(self.consensus_penalty), float(self.alpha)
+        n_joined = len(self._join_values)
+        runs, owner, totals = [], [], []
+        for k, (rows, neighbour_sum, start) in enumerate(self._join_values):
+            i = len(self.nodes_) - n_joined + k
+            degree = len(self.adjacency_[i].indices)
+            X, y, w = X_new[rows], y_new[rows], w_new[rows]
+            n = len(rows)
+            K = self._join_kernel(gamma[k])(X, X)
+            n_folds = min(n, _JOIN_FOLDS)
+            fold = np.arange(n) % n_folds
+            for f in range(n_folds):
+                runs.append((K, start, neighbour_sum, degree, y, w,
+                             np.flatnonzero(fold != f), np.flatnonzero(fold == f)))
+                owner.append(k)
+            totals.append(max(w.sum(), 1e-300))
+        scores = np.zeros((n_joined, len(choices)))
+        owner = np.asarray(owner, dtype=np.intp)
+        for first in range(0, len(runs), _JOIN_BATCH):
+            part = _cross_validated_passes(
+                runs[first:first + _JOIN_BATCH], choices, self._loss_name(),
+                self._join_eta, alpha, c, float(self.average),
+            )
+            np.add.at(scores, owner[first:first + _JOIN_BATCH], part)
+        scores /= np.asarray(totals)[:, None]
+        # The most passes on a tie (the stream of a fit, unless its own
+        # samples say otherwise).
+        best = len(choices) - 1 - np.argmin(scores[:, ::-1], axis=1)
+        passes = np.asarray(choices)[best] if n_joined else np.zeros(0)
+        return np.asarray(passes, dtype=np.intp)
+
+    def _join_eta(self, t):
+        """The step of a node's step ``t`` (counting from 0) under the schedule."""
+        if self.learning_rate == "diminishing":
+            return float(self.eta0_) / (1.0 + t) ** float(self.power_t)
+        return float(self.eta0_)
 
     def _join_gamma(self, new_labels, X_new, new_codes):
         """Kernel coefficient of every new node by the ``gamma`` rule."""
@@ -292,10 +591,11 @@ class _JoinMixin:
         """Step 1: every new node's neighbours, from its candidates' losses.
 
         A round at a time: a new node that is dropped, or all of whose
-        candidates are, asks again in the next round.  Every candidate that
-        answers costs the cheaper of the query (the node's ``k`` samples
-        out, ``k n_outputs`` values back: two messages) and the candidate's
-        dictionary (one message), under the byte model.
+        candidates are, asks again in the next round.  The candidates are
+        judged on the node's first ``q = min(k, _JOIN_QUERY_SAMPLES)``
+        samples; every candidate that answers costs the cheaper of the query
+        (those ``q`` samples out, ``q n_outputs`` values back: two messages)
+        and the candidate's dictionary (one message), under the byte model.
         """
         n_new = len(candidates)
         value_bytes = float_bytes(self._dtype)
@@ -307,7 +607,8 @@ class _JoinMixin:
 
         def visit(k, active):
             i = n_old + k
-            rows = np.flatnonzero(new_codes == k)
+            # Its first _JOIN_QUERY_SAMPLES samples (arrival order) judge.
+            rows = np.flatnonzero(new_codes == k)[:_JOIN_QUERY_SAMPLES]
             answer = [j for j in candidates[k] if active[j]]
             if not answer:
                 return False
@@ -337,10 +638,10 @@ class _JoinMixin:
         _join_rounds(sim, n_old, n_new, visit)
         return neighbours, closest
 
-    def _join_receive(self, sim, neighbours, gamma, n_old):
-        """Step 2: every new node receives its neighbours' functions and
-        starts from their mean; returns ``(points, weights, gram_inv, err)``
-        per new node."""
+    def _join_receive(self, sim, neighbours, n_old):
+        """Step 2: every new node receives its neighbours' functions (as
+        received: rounded, corrupted by rogue senders); returns the list of
+        ``(points, weights)`` of every new node's neighbours."""
         published = self.exchange_every is not None
         value_bytes = float_bytes(self._dtype)
         n_features, n_out = self._points.shape[2], self._n_outputs
@@ -367,15 +668,12 @@ class _JoinMixin:
             return len(received[k]) == len(neighbours[k])
 
         _join_rounds(sim, n_old, len(neighbours), visit)
-        return [
-            self._join_start([received[k][j] for j in neighbours[k]],
-                             [self.gamma_[j] for j in neighbours[k]], gamma[k])
-            for k in range(len(neighbours))
-        ]
+        return [[received[k][j] for j in neighbours[k]] for k in range(len(neighbours))]
 
-    def _join_start(self, models, gammas, gamma):
-        """The mean of the neighbours' ``models`` as a function of the new
-        node's kernel, compressed by KOMP: ``(points, weights, gram_inv, err)``."""
+    def _join_start(self, models, gammas, gamma, coef):
+        """``sum_j coef[j] f_j`` over the neighbours' ``models`` as a function of
+        the new node's kernel, compressed by KOMP: ``(points, weights,
+        gram_inv, err)``."""
         n_features = self._points.shape[2]
         n_out = self._n_outputs
         points = [np.asarray(D) for D, _ in models if len(D)]
@@ -384,21 +682,20 @@ class _JoinMixin:
                     np.zeros((0, 0)), 0.0)
         Z = np.ascontiguousarray(np.concatenate(points), dtype=self._dtype)
         kernel = self._join_kernel(gamma)
-        same = [(D, W) for (D, W), g in zip(models, gammas) if g == gamma]
-        if same:
-            # The neighbours of the new node's kernel: the mean of their
-            # functions is exactly the union with averaged weights.
+        same = [(D, W * a) for (D, W), g, a in zip(models, gammas, coef) if g == gamma]
+        if len(same) == len(models):
+            # The neighbours of the new node's kernel: their combination is
+            # exactly the union with the weights scaled by the coefficients.
             Z = np.ascontiguousarray(np.concatenate([D for D, _ in same]), dtype=self._dtype)
-            W = np.concatenate([W for _, W in same]) / len(same)
+            W = np.concatenate([W for _, W in same])
             K = kernel(Z, Z)
         else:
             # No neighbour shares its kernel (gamma given per node): the
-            # interpolant of their mean at their points, in its kernel.
+            # interpolant of their combination at their points, in its kernel.
             V = np.zeros((len(Z), n_out))
-            for (D, W), g in zip(models, gammas):
+            for (D, W), g, a in zip(models, gammas, coef):
                 if len(D):
-                    V += self._join_kernel(g)(Z, np.ascontiguousarray(D)) @ W
-            V /= len(models)
+                    V += a * (self._join_kernel(g)(Z, np.ascontiguousarray(D)) @ W)
             K = kernel(Z, Z)
             W = np.linalg.lstsq(K, V, rcond=None)[0]
         return _komp_prune(Z, W, K, self.epsilon if self._compress else 0.0,
