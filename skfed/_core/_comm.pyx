@@ -415,10 +415,12 @@ cdef class CommCounter:
             pair_bytes[src, dst] = n_bytes
             pair_messages[src, dst] = n_messages
         else:
-            # Both matrices share one (read-only) index structure.
+            # Each matrix owns its index arrays (scipy edits them in place,
+            # e.g. eliminate_zeros), int32 when they fit.
             indices, indptr = _csr_structure(src, dst, shape)
             del src, dst
-            pair_bytes = sparse.csr_array((n_bytes, indices, indptr), shape=shape, copy=False)
+            pair_bytes = sparse.csr_array((n_bytes, indices.copy(), indptr.copy()),
+                                          shape=shape, copy=False)
             pair_messages = sparse.csr_array((n_messages, indices, indptr), shape=shape,
                                              copy=False)
         return {
@@ -435,17 +437,13 @@ cdef class CommCounter:
 def _csr_structure(src, dst, shape):
     """CSR ``indices`` and ``indptr`` of pairs sorted by (src, dst), without duplicates.
 
-    int32 when they fit (4 bytes a pair instead of 8), and read-only, so
-    that the byte and message matrices can share them.
+    int32 when they fit (4 bytes a pair instead of 8).
     """
     small = max(shape[0], len(dst)) < np.iinfo(np.int32).max
     index_dtype = np.int32 if small else np.int64
     indptr = np.zeros(shape[0] + 1, dtype=index_dtype)
     np.cumsum(np.bincount(src, minlength=shape[0]), out=indptr[1:])
-    indices = dst.astype(index_dtype)
-    indices.flags.writeable = False
-    indptr.flags.writeable = False
-    return indices, indptr
+    return dst.astype(index_dtype), indptr
 
 
 def py_payload_bytes(int64_t n_float64=0, int64_t n_float32=0, int64_t n_int32=0,
