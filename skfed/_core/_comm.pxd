@@ -13,6 +13,8 @@
 # Node-parallel solvers give each worker its own messages to report, or
 # report them after the parallel section.
 
+from libc.stdint cimport uint32_t, uint64_t
+
 from ._typedefs cimport int64_t, intp_t
 
 
@@ -30,11 +32,14 @@ cdef inline int64_t index_bits(int64_t n_choices) noexcept nogil:
     return bits
 
 
-# One slot of the pair table: key = src * n_endpoints + dst (-1 when empty).
-cdef struct PairCount:
-    int64_t key
+# One slot of the pair table, packed in 20 bytes: ``key`` is
+# ``src * n_endpoints + dst + 1`` (0 when the slot is empty, so a calloc'ed
+# table is empty), ``n_messages`` the low 32 bits of the pair's message count
+# (each wrap past 2^32 - 1 is recorded in ``CommCounter.message_wraps``).
+cdef packed struct PairCount:
+    uint64_t key
     int64_t n_bytes
-    int64_t n_messages
+    uint32_t n_messages
 
 
 cdef class CommCounter:
@@ -44,11 +49,13 @@ cdef class CommCounter:
     cdef readonly int64_t header_bytes
     cdef readonly intp_t n_rounds
     # Open-addressing hash table of the pairs that talked (linear probing,
-    # capacity a power of two, at most half full).
+    # capacity a power of two, at most 3/4 full).
     cdef PairCount* pairs
     cdef readonly intp_t n_pairs
     cdef readonly intp_t pair_capacity
     cdef bint out_of_memory
+    # key -> number of times the pair's 32-bit message count wrapped.
+    cdef dict message_wraps
     cdef int64_t[::1] round_bytes
     cdef int64_t[::1] round_messages
 
@@ -57,5 +64,6 @@ cdef class CommCounter:
                         int64_t payload) noexcept nogil
     cdef void end_round(self) noexcept nogil
     cdef void _grow(self) noexcept nogil
-    cdef PairCount* _pair(self, int64_t key) noexcept nogil
+    cdef PairCount* _pair(self, uint64_t key) noexcept nogil
+    cdef void _wrap_messages(self, uint64_t key) noexcept nogil
     cdef bint _rehash(self, intp_t capacity) noexcept nogil

@@ -10,8 +10,16 @@ at the end of ``fit``.
 Memory is linear in the number of nodes and in the number of pairs that
 actually talked: the per-pair counts live in an open-addressing hash table
 keyed by ``src * n_endpoints + dst`` that holds only the pairs that sent at
-least one message (24 bytes a slot, at most half the slots used), so a
-server round with 100,000 clients costs 200,000 pairs, never 10^10.
+least one message, so a server round with 100,000 clients costs 200,000
+pairs, never 10^10.  The table (linear probing) has a power-of-two number
+of packed 20-byte slots (key, 64-bit byte count, 32-bit message count) and
+doubles before more than 3/4 of them would be used: with ``P`` pairs it has
+``C`` slots, the smallest power of two ``>= 64`` with ``P <= 3 C / 4``
+(:func:`pair_capacity_for`), so ``20 C`` bytes, between ``26.7 P`` and
+``53.3 P`` once ``P > 24``.  Doubling holds the old and the new table at
+once (``30 C`` bytes for the time of the move).  A pair's message count
+that passes ``2^32 - 1`` carries into a Python dict (one entry a pair that
+wrapped; none in practice), so no count is ever truncated.
 
 The counter is not thread-safe: one thread at a time may report messages
 (a send that inserts a new pair may reallocate the table).
@@ -24,13 +32,32 @@ is endpoint ``n_nodes`` (``counter.server``), otherwise ``counter.server`` is
 import numpy as np
 from scipy import sparse
 
-from libc.stdlib cimport free, malloc
-from libc.stdint cimport uint64_t
+from libc.stdlib cimport calloc, free
+from libc.stdint cimport uint32_t, uint64_t
 
 from ._typedefs cimport int64_t, intp_t
 
-# Smallest pair table (slots); it doubles whenever it is half full.
+# Smallest pair table (slots); it doubles before more than
+# MAX_LOAD_NUM / MAX_LOAD_DEN of its slots would be used.
 cdef intp_t MIN_PAIR_CAPACITY = 64
+cdef intp_t MAX_LOAD_NUM = 3
+cdef intp_t MAX_LOAD_DEN = 4
+# Bytes of one slot of the pair table (sizeof(PairCount), packed).
+PAIR_SLOT_BYTES = sizeof(PairCount)
+
+
+def pair_capacity_for(n_pairs):
+    """Slots of the pair table once it holds ``n_pairs`` distinct pairs.
+
+    The smallest power of two ``C >= 64`` with ``n_pairs <= 3 C / 4``; the
+    table then takes ``PAIR_SLOT_BYTES * C`` (20 C) bytes.
+    """
+    if n_pairs < 0:
+        raise ValueError(f"n_pairs must be >= 0, got {n_pairs}.")
+    capacity = MIN_PAIR_CAPACITY
+    while MAX_LOAD_DEN * n_pairs > MAX_LOAD_NUM * capacity:
+        capacity *= 2
+    return capacity
 
 
 cdef inline uint64_t _mix(uint64_t key) noexcept nogil:
@@ -61,10 +88,13 @@ cdef class CommCounter:
         Number of sender -> receiver pairs that exchanged at least one
         message so far.
     pair_capacity : int
-        Slots of the pair table (a power of two, at least ``2 n_pairs``).
+        Slots of the pair table: ``pair_capacity_for(n_pairs)``, the smallest
+        power of two ``>= 64`` with ``n_pairs <= 3 pair_capacity / 4``.
     nbytes : int
-        Memory held by the counts, in bytes: ``24 pair_capacity`` plus the
-        per-round arrays (``16`` bytes a round of capacity).
+        Memory held by the counts, in bytes: ``20 pair_capacity`` (packed
+        slots) plus the per-round arrays (``16`` bytes a round of capacity)
+        plus, in the never-seen-in-practice case of pairs that sent more
+        than ``2^32 - 1`` messages, their dict entries (not counted).
     """
 
     def __cinit__(self, intp_t n_nodes, bint server=False, int64_t header_bytes=16,
@@ -82,6 +112,7 @@ cdef class CommCounter:
         self.n_pairs = 0
         self.pair_capacity = 0
         self.out_of_memory = False
+        self.message_wraps = {}
         if not self._rehash(MIN_PAIR_CAPACITY):
             raise MemoryError("could not allocate the pair table of CommCounter.")
         capacity = max(capacity, 1)
@@ -95,10 +126,13 @@ cdef class CommCounter:
     cdef void send(self, intp_t src, intp_t dst, int64_t payload) noexcept nogil:
         """Count one message of ``payload`` bytes (header added here)."""
         cdef int64_t total = payload + self.header_bytes
-        cdef PairCount* slot = self._pair(<int64_t>src * self.n_endpoints + dst)
+        cdef uint64_t key = <uint64_t>src * <uint64_t>self.n_endpoints + <uint64_t>dst + 1
+        cdef PairCount* slot = self._pair(key)
         if slot != NULL:
             slot.n_bytes += total
             slot.n_messages += 1
+            if slot.n_messages == 0:
+                self._wrap_messages(key)
         self.round_bytes[self.n_rounds] += total
         self.round_messages[self.n_rounds] += 1
 
@@ -125,17 +159,22 @@ cdef class CommCounter:
             self.round_bytes = round_bytes
             self.round_messages = round_messages
 
-    cdef PairCount* _pair(self, int64_t key) noexcept nogil:
-        """The slot of pair ``key``, inserted (zero counts) on first use.
+    cdef void _wrap_messages(self, uint64_t key) noexcept nogil:
+        """Record that pair ``key``'s 32-bit message count wrapped to 0."""
+        with gil:
+            self.message_wraps[key] = self.message_wraps.get(key, 0) + 1
+
+    cdef PairCount* _pair(self, uint64_t key) noexcept nogil:
+        """The slot of pair ``key`` (``>= 1``), inserted (zero counts) on first use.
 
         NULL only when the table could not grow (``out_of_memory`` is set
         and reported by :meth:`snapshot`).
         """
         cdef uint64_t mask = <uint64_t>(self.pair_capacity - 1)
-        cdef uint64_t h = _mix(<uint64_t>key) & mask
+        cdef uint64_t h = _mix(key) & mask
         while self.pairs[h].key != key:
-            if self.pairs[h].key < 0:
-                if 2 * (self.n_pairs + 1) > self.pair_capacity:
+            if self.pairs[h].key == 0:
+                if MAX_LOAD_DEN * (self.n_pairs + 1) > MAX_LOAD_NUM * self.pair_capacity:
                     if not self._rehash(2 * self.pair_capacity):
                         self.out_of_memory = True
                         return NULL
@@ -147,21 +186,21 @@ cdef class CommCounter:
         return &self.pairs[h]
 
     cdef bint _rehash(self, intp_t capacity) noexcept nogil:
-        """Move the pairs into a table of ``capacity`` slots; False if out of memory."""
+        """Move the pairs into a table of ``capacity`` slots; False if out of memory.
+
+        The new table comes zeroed from ``calloc`` (key 0: empty), so only
+        the slots that receive a pair are written here.
+        """
         cdef PairCount* old = self.pairs
         cdef intp_t old_capacity = self.pair_capacity, i
         cdef uint64_t mask = <uint64_t>(capacity - 1), h
-        cdef PairCount* table = <PairCount*>malloc(capacity * sizeof(PairCount))
+        cdef PairCount* table = <PairCount*>calloc(capacity, sizeof(PairCount))
         if table == NULL:
             return False
-        for i in range(capacity):
-            table[i].key = -1
-            table[i].n_bytes = 0
-            table[i].n_messages = 0
         for i in range(old_capacity):
-            if old[i].key >= 0:
-                h = _mix(<uint64_t>old[i].key) & mask
-                while table[h].key >= 0:
+            if old[i].key != 0:
+                h = _mix(old[i].key) & mask
+                while table[h].key != 0:
                     h = (h + 1) & mask
                 table[h] = old[i]
         self.pairs = table
@@ -276,6 +315,24 @@ cdef class CommCounter:
         if bad >= 0:
             self._check_endpoint(endpoints[bad], name)
 
+    def _set_pair_messages(self, intp_t src, intp_t dst, int64_t n_messages):
+        """Testing hook: set the stored 32-bit message count of a pair that talked.
+
+        Only the low 32 bits are stored (what a long run reaches after that
+        many sends); lets the tests check the wrap-around without sending
+        2^32 messages.
+        """
+        self._check_endpoint(src, "src")
+        self._check_endpoint(dst, "dst")
+        cdef uint64_t key = <uint64_t>src * <uint64_t>self.n_endpoints + <uint64_t>dst + 1
+        cdef uint64_t mask = <uint64_t>(self.pair_capacity - 1)
+        cdef uint64_t h = _mix(key) & mask
+        while self.pairs[h].key != key:
+            if self.pairs[h].key == 0:
+                raise ValueError(f"pair {src} -> {dst} has not talked.")
+            h = (h + 1) & mask
+        self.pairs[h].n_messages = <uint32_t>(n_messages & 0xFFFFFFFF)
+
     @property
     def nbytes(self):
         return int(self.pair_capacity * sizeof(PairCount)
@@ -291,26 +348,41 @@ cdef class CommCounter:
         """
         cdef intp_t i, k = 0
         cdef int64_t[::1] keys, nb, nm
+        cdef PairCount* slot
         if self.out_of_memory:
             raise MemoryError(
                 f"CommCounter ran out of memory growing its pair table past "
                 f"{self.pair_capacity} slots; the per-pair counts are incomplete."
             )
+        # Peak: 5 arrays of n_pairs int64 (keys, counts, the sort order and
+        # one reordered copy), never more.
         keys = np.empty(self.n_pairs, dtype=np.int64)
         nb = np.empty(self.n_pairs, dtype=np.int64)
         nm = np.empty(self.n_pairs, dtype=np.int64)
         with nogil:
             for i in range(self.pair_capacity):
-                if self.pairs[i].key >= 0:
-                    keys[k] = self.pairs[i].key
-                    nb[k] = self.pairs[i].n_bytes
-                    nm[k] = self.pairs[i].n_messages
+                slot = &self.pairs[i]
+                if slot.key != 0:
+                    keys[k] = <int64_t>(slot.key - 1)
+                    nb[k] = slot.n_bytes
+                    nm[k] = slot.n_messages
                     k += 1
-        order = np.argsort(keys, kind="stable")
-        keys_sorted = np.asarray(keys)[order]
-        src, dst = np.divmod(keys_sorted, self.n_endpoints)
-        return (src.astype(np.intp), dst.astype(np.intp),
-                np.asarray(nb)[order], np.asarray(nm)[order])
+        keys_np = np.asarray(keys)
+        keys = None
+        order = np.argsort(keys_np)  # keys are distinct: any sort is stable
+        keys_np = keys_np[order]
+        n_bytes = np.asarray(nb)[order]
+        nb = None
+        n_messages = np.asarray(nm)[order]
+        nm = None
+        del order
+        if self.message_wraps:
+            wrapped = np.fromiter(self.message_wraps.keys(), dtype=np.int64) - 1
+            wraps = np.fromiter(self.message_wraps.values(), dtype=np.int64)
+            n_messages[np.searchsorted(keys_np, wrapped)] += wraps << 32
+        src = np.empty_like(keys_np)
+        np.divmod(keys_np, self.n_endpoints, out=(src, keys_np))
+        return src, keys_np, n_bytes, n_messages
 
     def snapshot(self, dense=True):
         """Counts as plain NumPy / SciPy arrays (copies).
@@ -343,8 +415,14 @@ cdef class CommCounter:
             pair_bytes[src, dst] = n_bytes
             pair_messages[src, dst] = n_messages
         else:
-            pair_bytes = _pairs_to_csr(src, dst, n_bytes, shape)
-            pair_messages = _pairs_to_csr(src, dst, n_messages, shape)
+            # Each matrix owns its index arrays (scipy edits them in place,
+            # e.g. eliminate_zeros), int32 when they fit.
+            indices, indptr = _csr_structure(src, dst, shape)
+            del src, dst
+            pair_bytes = sparse.csr_array((n_bytes, indices.copy(), indptr.copy()),
+                                          shape=shape, copy=False)
+            pair_messages = sparse.csr_array((n_messages, indices, indptr), shape=shape,
+                                             copy=False)
         return {
             "pair_bytes": pair_bytes,
             "pair_messages": pair_messages,
@@ -356,11 +434,16 @@ cdef class CommCounter:
         }
 
 
-def _pairs_to_csr(src, dst, values, shape):
-    """CSR array from pairs sorted by (src, dst), without duplicates."""
-    indptr = np.zeros(shape[0] + 1, dtype=np.int64)
+def _csr_structure(src, dst, shape):
+    """CSR ``indices`` and ``indptr`` of pairs sorted by (src, dst), without duplicates.
+
+    int32 when they fit (4 bytes a pair instead of 8).
+    """
+    small = max(shape[0], len(dst)) < np.iinfo(np.int32).max
+    index_dtype = np.int32 if small else np.int64
+    indptr = np.zeros(shape[0] + 1, dtype=index_dtype)
     np.cumsum(np.bincount(src, minlength=shape[0]), out=indptr[1:])
-    return sparse.csr_array((values, dst.astype(np.int64), indptr), shape=shape)
+    return dst.astype(index_dtype), indptr
 
 
 def py_payload_bytes(int64_t n_float64=0, int64_t n_float32=0, int64_t n_int32=0,

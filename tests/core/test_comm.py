@@ -1,10 +1,18 @@
 """The Cython message counters against closed forms on tiny networks."""
 
+import itertools
+
 import numpy as np
 import pytest
 from scipy import sparse
 
-from skfed._core._comm import CommCounter, py_index_bits, py_payload_bytes
+from skfed._core._comm import (
+    PAIR_SLOT_BYTES,
+    CommCounter,
+    pair_capacity_for,
+    py_index_bits,
+    py_payload_bytes,
+)
 from skfed.network import SimulatedNetwork, make_topology
 
 HEADER = 16
@@ -167,8 +175,9 @@ def test_sparse_pair_counts_equal_a_dense_reference(n_nodes, server, n_messages)
     talked = ref_messages > 0
     assert counter.n_pairs == talked.sum()
     # The table grew past its initial 64 slots on the larger networks and
-    # stays at most half full.
-    assert counter.pair_capacity >= 2 * counter.n_pairs
+    # stays at most 3/4 full.
+    assert 4 * counter.n_pairs <= 3 * counter.pair_capacity
+    assert counter.pair_capacity == pair_capacity_for(counter.n_pairs)
     src, dst, n_bytes, n_messages_ = counter.pair_counts()
     np.testing.assert_array_equal(np.c_[src, dst], np.argwhere(talked))
     np.testing.assert_array_equal(n_bytes, ref_bytes[talked])
@@ -196,8 +205,10 @@ def test_memory_is_linear_in_the_pairs_that_talked():
     counter.broadcast_from_server(everyone, np.full(n_nodes, 3, dtype=np.int64))
     counter.next_round()
     assert counter.n_pairs == 2 * n_nodes
-    assert 2 * counter.n_pairs <= counter.pair_capacity <= 4 * counter.n_pairs
-    assert counter.nbytes <= 24 * 4 * counter.n_pairs + idle
+    assert 4 * counter.n_pairs <= 3 * counter.pair_capacity <= 8 * counter.n_pairs
+    assert counter.pair_capacity == pair_capacity_for(counter.n_pairs) == 2**19
+    assert counter.nbytes == 20 * counter.pair_capacity + idle - 20 * 64
+    assert counter.nbytes <= 20 * 8 * counter.n_pairs // 3 + idle
     snap = counter.snapshot(dense=False)
     assert snap["pair_bytes"].nnz == 2 * n_nodes
     assert snap["pair_bytes"][17, n_nodes] == 19 and snap["pair_bytes"][n_nodes, 17] == 19
@@ -237,3 +248,95 @@ def test_send_pairs_equals_one_send_per_pair():
         bulk.send_pairs(src[:1], dst[:1], np.array([-1], dtype=np.int64))
     with pytest.raises(ValueError, match="same length"):
         bulk.send_pairs(src, dst[:3], payloads)
+
+
+def _splitmix_finalizer(key):
+    """The table's hash (splitmix64's finalizer), in Python integers."""
+    mask = (1 << 64) - 1
+    key = ((key ^ (key >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    key = ((key ^ (key >> 27)) * 0x94D049BB133111EB) & mask
+    return key ^ (key >> 31)
+
+
+@pytest.mark.parametrize("n_pairs", [0, 1, 48, 49, 96, 97, 1000, 3 * 2**12, 3 * 2**12 + 1])
+def test_table_holds_n_distinct_pairs_in_the_documented_capacity(n_pairs):
+    # Documented: 20-byte slots, the smallest power of two C >= 64 with
+    # n_pairs <= 3 C / 4; nbytes = 20 C + 16 bytes a round of capacity.
+    expected = 64
+    while 4 * n_pairs > 3 * expected:
+        expected *= 2
+    assert pair_capacity_for(n_pairs) == expected
+    assert PAIR_SLOT_BYTES == 20
+    n_nodes = 200
+    counter = CommCounter(n_nodes, header_bytes=HEADER, capacity=8)
+    keys = np.random.default_rng(n_pairs).choice(n_nodes * n_nodes, size=n_pairs, replace=False)
+    src, dst = np.divmod(keys, n_nodes)
+    counter.send_pairs(src.astype(np.intp), dst.astype(np.intp), np.full(n_pairs, 5, dtype=np.int64))
+    assert counter.n_pairs == n_pairs
+    assert counter.pair_capacity == expected
+    assert counter.nbytes == 20 * expected + 16 * 8
+    # Sending again on the same pairs never grows the table.
+    counter.send_pairs(src.astype(np.intp), dst.astype(np.intp), np.full(n_pairs, 5, dtype=np.int64))
+    assert counter.pair_capacity == expected and counter.n_pairs == n_pairs
+    got_src, got_dst, n_bytes, n_messages = counter.pair_counts()
+    order = np.argsort(keys)
+    np.testing.assert_array_equal(got_src, src[order])
+    np.testing.assert_array_equal(got_dst, dst[order])
+    np.testing.assert_array_equal(n_bytes, 2 * (5 + HEADER))
+    np.testing.assert_array_equal(n_messages, 2)
+
+
+def test_counts_equal_a_dict_reference_on_colliding_traffic():
+    # Half of the pairs share one home slot in every table up to 1024 slots
+    # (the same 10 low bits of the hash), so their probe sequences collide;
+    # the rest are random.  Counts must equal a plain dict's.
+    n_nodes = 1000
+    rng = np.random.default_rng(7)
+    colliding = list(itertools.islice(
+        (key for key in range(n_nodes * n_nodes) if _splitmix_finalizer(key + 1) & 1023 == 5),
+        300,
+    ))
+    assert len(colliding) == 300
+    pool = np.concatenate([colliding, rng.choice(n_nodes * n_nodes, size=300, replace=False)])
+    counter = CommCounter(n_nodes, header_bytes=HEADER)
+    ref = {}
+    for _ in range(6):
+        keys = rng.choice(pool, size=2000)
+        payloads = rng.integers(0, 1000, size=2000)
+        src, dst = np.divmod(keys, n_nodes)
+        counter.send_pairs(src.astype(np.intp), dst.astype(np.intp), payloads.astype(np.int64))
+        counter.next_round()
+        for key, payload in zip(keys.tolist(), payloads.tolist()):
+            n_bytes, n_messages = ref.get(key, (0, 0))
+            ref[key] = (n_bytes + payload + HEADER, n_messages + 1)
+    assert counter.n_pairs == len(ref)
+    assert counter.pair_capacity == pair_capacity_for(len(ref))
+    src, dst, n_bytes, n_messages = counter.pair_counts()
+    got = {
+        int(s) * n_nodes + int(d): (int(b), int(m))
+        for s, d, b, m in zip(src, dst, n_bytes, n_messages)
+    }
+    assert got == ref
+    assert list(src * n_nodes + dst) == sorted(ref)
+
+
+def test_message_counts_carry_past_32_bits():
+    # The table stores 32 bits of a pair's message count; a pair that
+    # passes 2^32 - 1 messages carries into a dict, so counts stay exact.
+    counter = CommCounter(3, header_bytes=HEADER)
+    counter.send_message(0, 1, 4)
+    counter.send_message(2, 1, 4)
+    counter._set_pair_messages(0, 1, 2**32 - 2)
+    for _ in range(3):  # 2^32 - 1, then 2^32 (wraps), then 2^32 + 1
+        counter.send_message(0, 1, 4)
+    counter._set_pair_messages(2, 1, 2**32 - 1)
+    counter.send_message(2, 1, 4)  # wraps to 2^32
+    counter._set_pair_messages(2, 1, 2**32 - 1)
+    counter.send_message(2, 1, 4)  # wraps a second time: 2 * 2^32
+    src, dst, n_bytes, n_messages = counter.pair_counts()
+    np.testing.assert_array_equal(np.c_[src, dst], [[0, 1], [2, 1]])
+    np.testing.assert_array_equal(n_messages, [2**32 + 1, 2 * 2**32])
+    np.testing.assert_array_equal(n_bytes, [4 * (4 + HEADER), 3 * (4 + HEADER)])
+    assert counter.snapshot(dense=False)["pair_messages"][0, 1] == 2**32 + 1
+    with pytest.raises(ValueError, match="has not talked"):
+        counter._set_pair_messages(1, 0, 3)
