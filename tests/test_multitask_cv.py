@@ -381,7 +381,7 @@ def test_a_split_without_positive_training_weight_names_the_fold_and_node():
     # The unshuffled WithinGroupKFold: fold 0 trains node 0 on rows 17..49,
     # fold 1 on 0..16 and 34..49, fold 2 on rows 0..33 (all zero weight).
     cv = list(WithinGroupKFold(n_splits=3).split(X, y, groups))
-    with pytest.raises(ValueError, match=r"Fold 2 of cv=.* node 0 no training sample with "
+    with pytest.raises(ValueError, match=r"Fold 2 of the cv iterable leaves node 0 no training sample with "
                                          r"positive weight \(the node has 16 in all\)"):
         _FederatedMultiTaskClassifierCV(Cs=[1.0], cv=cv, random_state=0).fit(
             X, y, groups=groups, sample_weight=sw)

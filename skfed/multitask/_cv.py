@@ -203,6 +203,9 @@ def _check_positive_training_weight(splits, codes, sample_weight, nodes, cv):
     sample_weight = np.asarray(sample_weight)
     codes = np.asarray(codes)
     n_nodes = len(nodes)
+    # (An iterable of index arrays is not repeated in the message.)
+    where = (f"cv={cv!r}" if cv is None or isinstance(cv, numbers.Integral)
+             or hasattr(cv, "split") else "the cv iterable")
     for k, (train, _) in enumerate(splits):
         train = np.asarray(train)
         if train.dtype == bool:
@@ -213,7 +216,7 @@ def _check_positive_training_weight(splits, codes, sample_weight, nodes, cv):
             node = np.asarray(nodes).tolist()[empty[0]]
             total = int(np.count_nonzero(sample_weight[codes == empty[0]] > 0))
             raise ValueError(
-                f"Fold {k} of cv={cv!r} leaves node {node!r} no training sample with "
+                f"Fold {k} of {where} leaves node {node!r} no training sample with "
                 f"positive weight (the node has {total} in all): a node's model needs "
                 "some. With cv=None or an int the folds split each node's positive- and "
                 "zero-weight samples separately, which needs at least 2 positive-weight "
