@@ -203,6 +203,8 @@ def _check_positive_training_weight(splits, codes, sample_weight, nodes, cv):
     sample_weight = np.asarray(sample_weight)
     codes = np.asarray(codes)
     n_nodes = len(nodes)
+    # A node without any positive weight is refused by the fits themselves.
+    weighted = np.bincount(codes, weights=sample_weight, minlength=n_nodes)[:n_nodes] > 0
     # (An iterable of index arrays is not repeated in the message.)
     where = (f"cv={cv!r}" if cv is None or isinstance(cv, numbers.Integral)
              or hasattr(cv, "split") else "the cv iterable")
@@ -211,7 +213,7 @@ def _check_positive_training_weight(splits, codes, sample_weight, nodes, cv):
         if train.dtype == bool:
             train = np.flatnonzero(train)
         weight = np.bincount(codes[train], weights=sample_weight[train], minlength=n_nodes)
-        empty = np.flatnonzero(weight[:n_nodes] <= 0)
+        empty = np.flatnonzero((weight[:n_nodes] <= 0) & weighted)
         if empty.size:
             node = np.asarray(nodes).tolist()[empty[0]]
             total = int(np.count_nonzero(sample_weight[codes == empty[0]] > 0))
