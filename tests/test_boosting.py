@@ -932,3 +932,73 @@ def test_feature_vote_keeps_every_feature_when_none_stands_out():
     np.testing.assert_array_equal(np.bincount(clf.stump_features_), np.full(9, 3))
     with pytest.raises(ValueError, match="feature_selection"):
         DecentralizedBoostingClassifier(feature_selection="all").fit(X, y, groups=groups)
+
+
+def _vote_data(n_nodes=6, n_per=30, d=10, seed=0):
+    """Related linear tasks on few samples, where the vote singles out one
+    feature and its stump cap (the distinct samples) binds."""
+    rng = np.random.RandomState(seed)
+    w0 = rng.randn(d)
+    groups = np.repeat(np.arange(n_nodes), n_per)
+    X = rng.randn(n_nodes * n_per, d)
+    W = w0 + 0.3 * rng.randn(n_nodes, d)
+    y = ((X * W[groups]).sum(axis=1) + 0.3 * rng.randn(len(groups)) > 0).astype(int)
+    return X, y, groups
+
+
+def _weighted_eta2(X, y, groups, sw):
+    """NumPy reference of the weighted correlation ratio, node by node."""
+    nodes = np.unique(groups)
+    eta2 = np.zeros((len(nodes), X.shape[1]))
+    for k, node in enumerate(nodes):
+        at = (groups == node) & (sw > 0)
+        x, c, s = X[at], y[at], sw[at]
+        m = np.average(x, axis=0, weights=s)
+        total = (s[:, None] * (x - m) ** 2).sum(axis=0)
+        between = sum(s[c == v].sum() * (np.average(x[c == v], axis=0, weights=s[c == v]) - m) ** 2
+                      for v in np.unique(c))
+        eta2[k] = between / total
+    return eta2
+
+
+def test_feature_vote_weights_samples_like_duplicates_and_drops():
+    from skfed.boosting import feature_relevance
+
+    X, y, groups = _vote_data()
+    offsets = np.r_[0, np.cumsum(np.bincount(groups))]
+    rng = np.random.RandomState(1)
+    sw = rng.choice([0.0, 1.0, 2.0], size=len(y), p=[0.2, 0.5, 0.3])
+    np.testing.assert_allclose(feature_relevance(X, y, offsets, sw),
+                               _weighted_eta2(X, y, groups, sw), rtol=1e-10)
+    # Weight 2 == the row duplicated, weight 0 == the row dropped.
+    rows = np.repeat(np.arange(len(y)), sw.astype(int))
+    offsets_rows = np.r_[0, np.cumsum(np.bincount(groups[rows]))]
+    np.testing.assert_allclose(feature_relevance(X[rows], y[rows], offsets_rows),
+                               _weighted_eta2(X, y, groups, sw), rtol=1e-10)
+
+    # The whole fit: the same vote, the same stumps, the same model.  (The
+    # selected feature's stumps were capped at the number of rows, so weight
+    # 2 vs duplicated rows changed 16.7 % of the test predictions.)
+    fits = {}
+    for placement in ("range", "quantile"):
+        common = dict(stump_placement=placement, random_state=0)
+        weighted = DecentralizedBoostingClassifier(**common).fit(
+            X, y, groups=groups, sample_weight=sw)
+        expanded = DecentralizedBoostingClassifier(**common).fit(
+            X[rows], y[rows], groups=groups[rows])
+        fits[placement] = weighted
+        for name in ("selected_features_", "feature_votes_", "vote_threshold_",
+                     "stump_features_", "stump_thresholds_"):
+            np.testing.assert_array_equal(getattr(weighted, name), getattr(expanded, name),
+                                          err_msg=f"{placement}: {name}")
+        X_new = np.random.RandomState(2).randn(120, X.shape[1])
+        g_new = np.repeat(np.arange(6), 20)
+        np.testing.assert_allclose(weighted.decision_function(X_new, groups=g_new),
+                                   expanded.decision_function(X_new, groups=g_new),
+                                   rtol=1e-9, atol=1e-12)
+    # The cap binds here: the one selected feature takes as many stumps as
+    # there are distinct positive-weight samples, the rest go to the others.
+    fit = fits["range"]
+    (selected,) = np.flatnonzero(fit.selected_features_)
+    n_distinct = int(np.count_nonzero(sw > 0))
+    assert np.count_nonzero(fit.stump_features_ == selected) == n_distinct < fit.n_estimators

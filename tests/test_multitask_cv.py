@@ -320,3 +320,73 @@ def test_bad_named_topology_is_refused_at_fit(cls, network, match):
     est = cls(Cs=[1.0], cv=2, max_rounds=2, network=SimulatedNetwork(**network))
     with pytest.raises(ValueError, match=match):
         est.fit(X, y, groups=groups)
+
+
+def _zero_weight_folds(n_splits=3):
+    """Expected folds: each node's positive- and zero-weight rows split apart, in order."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(300, 10)
+    groups = np.repeat(np.arange(6), 50)
+    y = (X @ rng.randn(10) + 0.3 * rng.randn(300) > 0).astype(int)
+    sw = np.ones(300)
+    sw[:34] = 0  # node 0: the first 34 rows have zero weight, 16 positive
+    fold_of = np.empty(300, dtype=int)
+    for node in range(6):
+        for part in (np.flatnonzero((groups == node) & (sw > 0)),
+                     np.flatnonzero((groups == node) & (sw == 0))):
+            # KFold's sizes: the first len % n_splits parts one larger.
+            sizes = np.full(n_splits, len(part) // n_splits)
+            sizes[: len(part) % n_splits] += 1
+            fold_of[part] = np.repeat(np.arange(n_splits), sizes)
+    return X, y, groups, sw, fold_of
+
+
+def test_zero_weight_rows_leave_every_training_fold_positive_weight():
+    # The unshuffled within-node 3-fold split used to give fold 0 of node 0
+    # only zero-weight training rows ("Node 0 has no samples with positive
+    # weight."); zero- and positive-weight rows are now split apart.
+    X, y, groups, sw, fold_of = _zero_weight_folds()
+    Cs = [0.1, 10.0]
+    cv = _FederatedMultiTaskClassifierCV(Cs=Cs, random_state=0)
+    cv.fit(X, y, groups=groups, sample_weight=sw)
+    # Node 0's 16 positive-weight rows (34..49) go 6, 5, 5 into the folds.
+    np.testing.assert_array_equal(np.bincount(fold_of[34:50]), [6, 5, 5])
+    for k in range(3):
+        train, test = fold_of != k, fold_of == k
+        assert all(sw[train & (groups == t)].sum() > 0 for t in range(6))
+        expected = [
+            _FederatedMultiTaskClassifier(C=C, random_state=0)
+            .fit(X[train], y[train], groups=groups[train], sample_weight=sw[train])
+            .score(X[test], y[test], groups=groups[test], sample_weight=sw[test])
+            for C in Cs
+        ]
+        np.testing.assert_array_equal(cv.scores_[k], expected)
+
+
+def test_without_zero_weights_the_folds_are_within_group_kfold():
+    X, y, groups, _, _ = _zero_weight_folds()
+    sw = np.random.RandomState(1).uniform(0.5, 2.0, size=len(y))
+    Cs = [1.0]
+    cv = _FederatedMultiTaskClassifierCV(Cs=Cs, random_state=0)
+    cv.fit(X, y, groups=groups, sample_weight=sw)
+    for k, (train, test) in enumerate(WithinGroupKFold(n_splits=3).split(X, y, groups)):
+        expected = (_FederatedMultiTaskClassifier(C=1.0, random_state=0)
+                    .fit(X[train], y[train], groups=groups[train], sample_weight=sw[train])
+                    .score(X[test], y[test], groups=groups[test], sample_weight=sw[test]))
+        assert cv.scores_[k, 0] == expected
+
+
+def test_a_split_without_positive_training_weight_names_the_fold_and_node():
+    X, y, groups, sw, _ = _zero_weight_folds()
+    # The unshuffled WithinGroupKFold: fold 0 trains node 0 on rows 17..49,
+    # fold 1 on 0..16 and 34..49, fold 2 on rows 0..33 (all zero weight).
+    cv = list(WithinGroupKFold(n_splits=3).split(X, y, groups))
+    with pytest.raises(ValueError, match=r"Fold 2 of the cv iterable leaves node 0 no training sample with "
+                                         r"positive weight \(the node has 16 in all\)"):
+        _FederatedMultiTaskClassifierCV(Cs=[1.0], cv=cv, random_state=0).fit(
+            X, y, groups=groups, sample_weight=sw)
+    one = np.ones(300)
+    one[:49] = 0  # node 0: one positive-weight row, cannot be in every training fold
+    with pytest.raises(ValueError, match=r"Fold 0 of cv=None leaves node 0 .*has 1 in all"):
+        _FederatedMultiTaskClassifierCV(Cs=[1.0], random_state=0).fit(
+            X, y, groups=groups, sample_weight=one)

@@ -145,6 +145,20 @@ class _BoostingState(_StateMixin):
 
 
 # ------------------------------------------------------------------- Dada
+def _distinct_samples(Xs, sws, offsets):
+    """Distinct samples of positive weight per node, summed over the nodes.
+
+    Rows are compared exactly; a node counts its own (a sample held by two
+    nodes counts twice, an upper bound).
+    """
+    total = 0
+    for start, stop in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
+        rows = Xs[start:stop][sws[start:stop] > 0]
+        if rows.shape[0]:
+            total += int(np.unique(rows, axis=0).shape[0])
+    return total
+
+
 class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     """Dada: personalized l1-boosting per node, over a learned collaboration graph.
 
@@ -262,8 +276,10 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         given feature with probability ``q / n_varying``).  When no feature
         stands out (all are alike, or ``q >= n_varying``: with 3 or fewer
         varying features), every varying feature keeps its stumps.  A
-        selected feature takes at most as many stumps as there are training
-        samples (no more distinct splits exist); the stumps it cannot take
+        selected feature takes at most as many stumps as there are distinct
+        training samples of positive weight, summed over the nodes (no more
+        distinct splits exist; a duplicated sample, like one of weight 2,
+        counts once, and one of weight 0 not at all); the stumps it cannot take
         go evenly to the other varying features (``max_per_feature`` of
         :func:`make_stumps`: on HAR walking, 21 nodes single out 4 to 6 of
         561 features for 1,122 stumps).  A node's message up the tree is
@@ -677,23 +693,31 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
 
         Every node bins its positively weighted samples into ``_N_BINS``
         equal bins per feature over the agreed range, for the stumps'
-        ``features`` (a mask); the counts are summed up the aggregation tree
+        ``features`` (a mask), counting each with its sample weight; the
+        counts are summed up the aggregation tree
         (:func:`_aggregation_tree`: each node sends its subtree's
-        ``n_stump_features * _N_BINS`` int32 counts to its parent), and the
+        ``n_stump_features * _N_BINS`` counts to its parent, int32 when every
+        weight is a whole number, else float64), and the
         root sends the resulting thresholds back down the tree
         (``n_estimators`` values per node).  Returns the histogram (rows of
         the other features are zero) and the bytes spent.
         """
         keep = sws > 0
+        # Counts weighted by the sample weights (a weight of 2 is a
+        # duplicated sample; the unweighted counts when all are 1).
+        weights = np.asarray(sws[keep], dtype=np.float64)
+        integral = bool(np.all(weights == np.round(weights)))
         width = np.where(hi > lo, hi - lo, 1.0)
         bins = np.clip(((Xs[keep] - lo) / width * _N_BINS).astype(np.intp), 0, _N_BINS - 1)
         n_features = Xs.shape[1]
         histogram = np.zeros((n_features, _N_BINS))
         for f in np.flatnonzero(features).tolist():
-            histogram[f] = np.bincount(bins[:, f], minlength=_N_BINS)
+            histogram[f] = np.bincount(bins[:, f], weights=weights, minlength=_N_BINS)
         spent = 0
         if layout.n_nodes > 1:
-            up = payload_bytes(n_int32=int(np.count_nonzero(features)) * _N_BINS)
+            n_counts = int(np.count_nonzero(features)) * _N_BINS
+            # Weighted counts: int32 while every weight is a whole number.
+            up = payload_bytes(**{("n_int32" if integral else "n_float64"): n_counts})
             down = payload_bytes(
                 **{("n_float32" if Xs.dtype == np.float32 else "n_float64"): self.n_estimators}
             )
@@ -777,8 +801,11 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             self.selected_features_ = selected
             self.feature_votes_ = votes
             self.vote_threshold_ = threshold
-            # The vote also sums the training samples (the cap of a feature's stumps).
-            cap = int(layout.offsets[-1]) if votes is not None else None
+            # The vote also sums the training samples (the cap of a feature's
+            # stumps): each node's distinct positive-weight samples, so that a
+            # zero weight counts as a dropped row and a weight of 2 as a
+            # duplicated row (neither adds a distinct split).
+            cap = _distinct_samples(Xs, sws, layout.offsets) if votes is not None else None
             histogram = None
             if self.stump_placement == "quantile":
                 stumped = _stump_counts(lo, hi, self.n_estimators, selected, cap) > 0

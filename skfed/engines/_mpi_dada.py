@@ -23,6 +23,7 @@ from ..boosting import (
     make_stumps,
     node_votes,
 )
+from ..boosting._dada import _distinct_samples
 from ..network import payload_bytes
 from ._mpi_graph_fit import _alternate, _finish, _prepare, _refuse
 from ._mpi_graph_run import _EMPTY_D, _EMPTY_I, _EMPTY_U8, _Run, _share, flood_extremes
@@ -146,9 +147,9 @@ def fit_dada(est, peer, block, validate, random_state):
     selected, votes, threshold = varying.copy(), None, None
     n_rows = None
     if est.feature_selection == "vote":
-        # The pooled number of training samples, summed with the vote: the cap
-        # of a feature's stumps (make_stumps' max_per_feature).
-        n_rows = int(peer.allreduce_sum("setup", int(Xs.shape[0])))
+        # The pooled number of distinct positive-weight samples, summed with
+        # the vote: the cap of a feature's stumps (make_stumps' max_per_feature).
+        n_rows = int(peer.allreduce_sum("setup", _distinct_samples(Xs, sws, offsets)))
         n_varying = int(varying.sum())
         q = _vote_size(n_varying)
         votes = np.zeros(d, dtype=np.int64)

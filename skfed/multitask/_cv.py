@@ -54,13 +54,18 @@ class _MultiTaskCV:
         params["random_state"] = seed
         return self._base_class(**params)
 
-    def _splitter(self):
+    def _splitter(self, sample_weight=None):
         from ..model_selection import WithinGroupKFold
 
+        n_splits = None
         if self.cv is None:
-            return WithinGroupKFold(n_splits=3)
-        if isinstance(self.cv, numbers.Integral) and not isinstance(self.cv, bool):
-            return WithinGroupKFold(n_splits=int(self.cv))
+            n_splits = 3
+        elif isinstance(self.cv, numbers.Integral) and not isinstance(self.cv, bool):
+            n_splits = int(self.cv)
+        if n_splits is not None:
+            if sample_weight is not None and np.any(np.asarray(sample_weight) == 0):
+                return _WeightedWithinGroupKFold(n_splits, sample_weight)
+            return WithinGroupKFold(n_splits=n_splits)
         if hasattr(self.cv, "split"):
             return self.cv
         return _Splits(list(self.cv))
@@ -96,9 +101,11 @@ class _MultiTaskCV:
         if not hasattr(X, "iloc"):  # (sparse X was refused above)
             X = np.asarray(X)  # lists and array-likes, for the folds' row indexing
         split_groups = layout.codes  # node index of every sample (0 for one node)
-        splits = list(self._splitter().split(X, y_checked, groups=split_groups))
+        splits = list(self._splitter(sw).split(X, y_checked, groups=split_groups))
         if not splits:
             raise ValueError(f"cv={self.cv!r} produced no splits.")
+        if sw is not None:
+            _check_positive_training_weight(splits, split_groups, sw, self.nodes_, self.cv)
         random_state = self.random_state
         if not isinstance(random_state, numbers.Integral):
             # One seed for every fit: the same random features, landmarks and
@@ -158,6 +165,66 @@ class _MultiTaskCV:
             "n_iter": n_iter.sum(axis=0),
         }
         return self
+
+
+class _WeightedWithinGroupKFold:
+    """:class:`~skfed.model_selection.WithinGroupKFold` (unshuffled) that
+    splits each node's positive-weight and zero-weight samples separately.
+
+    Fold k holds out the k-th contiguous part (in the order of the data) of
+    a node's positive-weight samples and the k-th part of its zero-weight
+    samples, so every training fold of every node keeps positive weight.
+    Without zero weights the folds are those of ``WithinGroupKFold``.
+    """
+
+    def __init__(self, n_splits, sample_weight):
+        self.n_splits = n_splits
+        self.sample_weight = np.asarray(sample_weight)
+
+    def split(self, X, y=None, groups=None):
+        codes = np.asarray(groups)
+        positive = self.sample_weight > 0
+        fold_of = np.empty(codes.shape[0], dtype=np.intp)
+        for node in np.unique(codes).tolist():
+            at_node = codes == node
+            for part in (at_node & positive, at_node & ~positive):
+                rows = np.flatnonzero(part)
+                # KFold's fold sizes: the first len % n_splits folds one larger.
+                for fold, chunk in enumerate(np.array_split(rows, self.n_splits)):
+                    fold_of[chunk] = fold
+        indices = np.arange(codes.shape[0])
+        for fold in range(self.n_splits):
+            test = fold_of == fold
+            yield indices[~test], indices[test]
+
+
+def _check_positive_training_weight(splits, codes, sample_weight, nodes, cv):
+    """Refuse a split whose training part leaves a node without positive weight."""
+    sample_weight = np.asarray(sample_weight)
+    codes = np.asarray(codes)
+    n_nodes = len(nodes)
+    # A node without any positive weight is refused by the fits themselves.
+    weighted = np.bincount(codes, weights=sample_weight, minlength=n_nodes)[:n_nodes] > 0
+    # (An iterable of index arrays is not repeated in the message.)
+    where = (f"cv={cv!r}" if cv is None or isinstance(cv, numbers.Integral)
+             or hasattr(cv, "split") else "the cv iterable")
+    for k, (train, _) in enumerate(splits):
+        train = np.asarray(train)
+        if train.dtype == bool:
+            train = np.flatnonzero(train)
+        weight = np.bincount(codes[train], weights=sample_weight[train], minlength=n_nodes)
+        empty = np.flatnonzero((weight[:n_nodes] <= 0) & weighted)
+        if empty.size:
+            node = np.asarray(nodes).tolist()[empty[0]]
+            total = int(np.count_nonzero(sample_weight[codes == empty[0]] > 0))
+            raise ValueError(
+                f"Fold {k} of {where} leaves node {node!r} no training sample with "
+                f"positive weight (the node has {total} in all): a node's model needs "
+                "some. With cv=None or an int the folds split each node's positive- and "
+                "zero-weight samples separately, which needs at least 2 positive-weight "
+                "samples per node; give the node more, or pass a splitter that keeps "
+                "positive-weight samples of every node in every training fold."
+            )
 
 
 class _Splits:
@@ -229,6 +296,12 @@ class FederatedMultiTaskClassifierCV(_MultiTaskCV, FederatedMultiTaskClassifier)
         :class:`~skfed.model_selection.WithinGroupKFold`; an int, that many
         folds of it; a splitter (its ``split`` gets the node index of every
         sample as ``groups``) or an iterable of ``(train, test)`` indices.
+        With zero entries in ``sample_weight``, None and an int split each
+        node's positive-weight samples and its zero-weight samples into the
+        folds separately (in the order of the data, as ``WithinGroupKFold``
+        does), so that every training fold keeps positive-weight samples of
+        every node (a node needs two); a split that leaves a node none is
+        refused, naming the fold and the node.
     scoring : callable or None, default=None
         None: the estimator's ``score`` (mean accuracy of the personalized
         predictions of the validation samples of all nodes, weighted by
