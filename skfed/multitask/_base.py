@@ -27,8 +27,8 @@ from ._compression import _AUTO_BITS, quantized_bytes
 from ._features import _AUTO_ROUNDS, _kmeans_landmarks, _proportional_shares, auto_components
 from ._join import _AddNodesMixin
 from ._omega import _TINY, _W_STEP_TOL_FACTOR, _LowRankSigma, _blas_controller, _check_omega
-from ._protocol import _RoundProtocol, _fault_note, _steps
-from ._shared import _SharedFit, _SharedNodes, select_share, shared_sigma
+from ._protocol import _RoundProtocol, _fault_note
+from ._shared import _SharedNodes, fit_shared
 from ._state import (
     _EXACT_COST_RATIO,
     _EXACT_KIND,
@@ -634,113 +634,9 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         return "shared"
 
     def _fit_shared(self, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_bytes):
-        """The shared-component model (:mod:`skfed.multitask._shared`)."""
-        m = layout.n_nodes
-        g = np.zeros(Y.shape)
-        Z = self._features(X)
-        nodes = _SharedNodes(Z, Y, sw, g, layout, totals, protocol.seeds, dtype_bytes,
-                             exact=self._exact_nodes(layout, Z.shape[1]), loss_name=self.loss)
-        warm = self._warm_start_duals(Y, layout)
-        start = None
-        if warm is not None:
-            # The nodes start from their previous dual variables (feasible at
-            # any C) and the server from its previous shared model and share;
-            # every node's dual vector reaches the server once (float64),
-            # counted with the first round.
-            g[...] = warm
-            alpha = warm * sw
-            for t in range(m):
-                sl = layout.node_slice(t)
-                nodes.V[:, t] = alpha[:, sl] @ nodes.Z[sl] / totals[t]
-            start = self._dual_state.get("shared")
-            protocol.setup_up += Y.shape[0] * nodes.d * 8
-        bits = self._compression_bits(None)
-
-        def make_fit(fit_nodes, start, fixed, tol=None):
-            return _SharedFit(
-                self, protocol, fit_nodes, lam, loss, bits,
-                steps=lambda work: _steps(work, layout.counts, self.local_epochs),
-                theta=0.0 if self.local_gap_target is None else float(self.local_gap_target),
-                n_chunks=effective_n_jobs(self.n_jobs) if self._use_parallel() else 1,
-                warm=start, fixed_share=fixed, tol=tol,
-            )
-
-        # omega="auto": the share by within-node validation (omega="shared":
-        # the share the training objective learns).
-        fixed, selection = None, None
-        validate = self.omega == "auto" and m > 1 and warm is None
-        with self._parallel_context() as parallel:
-            parallel = parallel if self._use_parallel() else None
-            if validate:
-                def make_nodes(sw_train, train_totals):
-                    train_nodes = _SharedNodes(
-                        Z, Y, sw_train, np.zeros(Y.shape), layout, train_totals,
-                        protocol.seeds, dtype_bytes,
-                        exact=self._exact_nodes(layout, Z.shape[1]), loss_name=self.loss)
-                    train_nodes.loss_obj = loss
-                    return train_nodes
-
-                chosen = select_share(
-                    protocol, layout, sw, make_nodes, loss, make_fit, parallel,
-                    seed=protocol.rng.randint(np.iinfo(np.int32).max),
-                    # the raw upload (skfed.baselines.pooled_data_bytes): every
-                    # node's rows and targets in one message
-                    raw_bytes=X.shape[0] * (X.shape[1] * dtype_bytes + 8) + m * 16)
-                if chosen is None:  # not even one candidate fits the byte budget
-                    self.share_selection_ = None
-            if validate and chosen is not None:
-                fixed, point, selection = chosen
-                # The refit on all samples starts from the selected point: the
-                # nodes' dual variables (feasible at any weights) and the shared
-                # model they hold; their u_t reach the server with the first round.
-                g[...] = point["g"]
-                alpha = g * sw
-                for t in range(m):
-                    sl = layout.node_slice(t)
-                    nodes.V[:, t] = alpha[:, sl] @ nodes.Z[sl] / totals[t]
-                start = dict(w0=point["w0"], share=point["share"])
-            fit = make_fit(nodes, start, fixed)
-            if warm is not None:
-                fit.U[...] = nodes.V
-            fit.run(parallel)
-        best = fit.finish()
-        if selection is not None:
-            # The curves run over every fit (the candidates', then the refit).
-            for name, key in (("gaps", "gaps"), ("objectives", "objectives"),
-                              ("duals", "duals"), ("joint_curve", "joint")):
-                setattr(fit, name, selection[key] + getattr(fit, name))
-            self.share_selection_ = {
-                key: selection[key] for key in ("shares", "validation_error",
-                                                "validation_loss", "n_folds")}
-            self.share_selection_["selected"] = np.nan if fixed is None else float(fixed)
-        if not fit.converged:
-            warnings.warn(
-                f"{type(self).__name__} (omega='shared') did not certify its joint "
-                f"objective within tol={self.tol} (relative) in max_rounds={self.max_rounds} "
-                f"rounds (best joint objective {best['joint']:.3e}, certified gap "
-                f"{fit.joint_gap:.3e}){_fault_note(self.network, protocol.simulation)}; "
-                "increase max_rounds or tol.",
-                ConvergenceWarning,
-            )
-        b = float(best["b"])
-        self.shared_weight_ = b
-        self.n_iter_ = len(fit.gaps)
-        self.joint_objective_ = float(best["joint"])
-        self.joint_duality_gap_ = float(fit.joint_gap)
-        self.joint_objective_curve_ = np.asarray(fit.joint_curve, dtype=np.float64)
-        self.duality_gap_curve_ = np.asarray(fit.gaps, dtype=np.float64)
-        self.objective_curve_ = np.asarray(fit.objectives, dtype=np.float64)
-        self.dual_objective_curve_ = np.asarray(fit.duals, dtype=np.float64)
-        sigma = shared_sigma(m, b)
-        self.task_covariance_ = sigma
-        self.omega_ = sigma  # formed (m x m) on access only
-        self.rho_ = 1.0 - b + m * b  # lambda_max(D^-1/2 Sigma D^-1/2), D = I / m
-        self._set_communication(protocol.simulation)
-        self._store_model(nodes, X, Y, sw, layout, totals, None, lam, 0.0, dtype)
-        self._dual_state = dict(nodes=self.nodes_.copy(), counts=layout.counts.copy(),
-                                loss=self.loss, Y=Y.copy(), g=g.copy(), sigma=None,
-                                shared=dict(w0=best["w0"].copy(), share=b))
-        return self
+        """The shared-component model (:func:`skfed.multitask._shared.fit_shared`)."""
+        return fit_shared(self, X, Y, sw, layout, totals, protocol, lam, loss, dtype,
+                          dtype_bytes)
 
     def _initial_task_covariance(self, n_nodes, factored=False):
         """``(learn, Sigma_0)``: identity / m when Omega is learned or independent

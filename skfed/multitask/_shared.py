@@ -65,11 +65,16 @@ keeps (the returned ``w_0`` travels in float64 only if ``max_rounds`` ran
 out before the first evaluation completed).
 """
 
+import warnings
+
 import numpy as np
+from joblib import effective_n_jobs
+from sklearn.exceptions import ConvergenceWarning
 
 from .._core._multitask_fast import node_gap_terms, node_margins
 from ._compression import _FLOAT, quantize, quantized_bytes
 from ._omega import _LowRankSigma
+from ._protocol import _fault_note, _steps
 from ._state import _PrimalState
 
 # L-BFGS at the server: curvature pairs kept, Armijo constant and backtracking factor.
@@ -597,3 +602,118 @@ def select_share(protocol, layout, sw, make_nodes, loss, make_fit, parallel, see
                      validation_error=mean_error, validation_loss=mean_loss,
                      n_folds=n_folds, **curves)
     return grid[i], points[i], selection
+
+
+def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_bytes):
+    """Fit the shared-component model for ``est`` (omega="shared" or "auto").
+
+    The simulated fit of :class:`~skfed.multitask._base._BaseMultiTask`
+    when its Omega is the shared model: the share selection (omega="auto"),
+    the refit at the chosen share, and the fitted attributes.  Returns ``est``.
+    """
+    m = layout.n_nodes
+    g = np.zeros(Y.shape)
+    Z = est._features(X)
+    nodes = _SharedNodes(Z, Y, sw, g, layout, totals, protocol.seeds, dtype_bytes,
+                         exact=est._exact_nodes(layout, Z.shape[1]), loss_name=est.loss)
+    warm = est._warm_start_duals(Y, layout)
+    start = None
+    if warm is not None:
+        # The nodes start from their previous dual variables (feasible at
+        # any C) and the server from its previous shared model and share;
+        # every node's dual vector reaches the server once (float64),
+        # counted with the first round.
+        g[...] = warm
+        alpha = warm * sw
+        for t in range(m):
+            sl = layout.node_slice(t)
+            nodes.V[:, t] = alpha[:, sl] @ nodes.Z[sl] / totals[t]
+        start = est._dual_state.get("shared")
+        protocol.setup_up += Y.shape[0] * nodes.d * 8
+    bits = est._compression_bits(None)
+
+    def make_fit(fit_nodes, start, fixed, tol=None):
+        return _SharedFit(
+            est, protocol, fit_nodes, lam, loss, bits,
+            steps=lambda work: _steps(work, layout.counts, est.local_epochs),
+            theta=0.0 if est.local_gap_target is None else float(est.local_gap_target),
+            n_chunks=effective_n_jobs(est.n_jobs) if est._use_parallel() else 1,
+            warm=start, fixed_share=fixed, tol=tol,
+        )
+
+    # omega="auto": the share by within-node validation (omega="shared":
+    # the share the training objective learns).
+    fixed, selection = None, None
+    validate = est.omega == "auto" and m > 1 and warm is None
+    with est._parallel_context() as parallel:
+        parallel = parallel if est._use_parallel() else None
+        if validate:
+            def make_nodes(sw_train, train_totals):
+                train_nodes = _SharedNodes(
+                    Z, Y, sw_train, np.zeros(Y.shape), layout, train_totals,
+                    protocol.seeds, dtype_bytes,
+                    exact=est._exact_nodes(layout, Z.shape[1]), loss_name=est.loss)
+                train_nodes.loss_obj = loss
+                return train_nodes
+
+            chosen = select_share(
+                protocol, layout, sw, make_nodes, loss, make_fit, parallel,
+                seed=protocol.rng.randint(np.iinfo(np.int32).max),
+                # the raw upload (skfed.baselines.pooled_data_bytes): every
+                # node's rows and targets in one message
+                raw_bytes=X.shape[0] * (X.shape[1] * dtype_bytes + 8) + m * 16)
+            if chosen is None:  # not even one candidate fits the byte budget
+                est.share_selection_ = None
+        if validate and chosen is not None:
+            fixed, point, selection = chosen
+            # The refit on all samples starts from the selected point: the
+            # nodes' dual variables (feasible at any weights) and the shared
+            # model they hold; their u_t reach the server with the first round.
+            g[...] = point["g"]
+            alpha = g * sw
+            for t in range(m):
+                sl = layout.node_slice(t)
+                nodes.V[:, t] = alpha[:, sl] @ nodes.Z[sl] / totals[t]
+            start = dict(w0=point["w0"], share=point["share"])
+        fit = make_fit(nodes, start, fixed)
+        if warm is not None:
+            fit.U[...] = nodes.V
+        fit.run(parallel)
+    best = fit.finish()
+    if selection is not None:
+        # The curves run over every fit (the candidates', then the refit).
+        for name, key in (("gaps", "gaps"), ("objectives", "objectives"),
+                          ("duals", "duals"), ("joint_curve", "joint")):
+            setattr(fit, name, selection[key] + getattr(fit, name))
+        est.share_selection_ = {
+            key: selection[key] for key in ("shares", "validation_error",
+                                            "validation_loss", "n_folds")}
+        est.share_selection_["selected"] = np.nan if fixed is None else float(fixed)
+    if not fit.converged:
+        warnings.warn(
+            f"{type(est).__name__} (omega='shared') did not certify its joint "
+            f"objective within tol={est.tol} (relative) in max_rounds={est.max_rounds} "
+            f"rounds (best joint objective {best['joint']:.3e}, certified gap "
+            f"{fit.joint_gap:.3e}){_fault_note(est.network, protocol.simulation)}; "
+            "increase max_rounds or tol.",
+            ConvergenceWarning,
+        )
+    b = float(best["b"])
+    est.shared_weight_ = b
+    est.n_iter_ = len(fit.gaps)
+    est.joint_objective_ = float(best["joint"])
+    est.joint_duality_gap_ = float(fit.joint_gap)
+    est.joint_objective_curve_ = np.asarray(fit.joint_curve, dtype=np.float64)
+    est.duality_gap_curve_ = np.asarray(fit.gaps, dtype=np.float64)
+    est.objective_curve_ = np.asarray(fit.objectives, dtype=np.float64)
+    est.dual_objective_curve_ = np.asarray(fit.duals, dtype=np.float64)
+    sigma = shared_sigma(m, b)
+    est.task_covariance_ = sigma
+    est.omega_ = sigma  # formed (m x m) on access only
+    est.rho_ = 1.0 - b + m * b  # lambda_max(D^-1/2 Sigma D^-1/2), D = I / m
+    est._set_communication(protocol.simulation)
+    est._store_model(nodes, X, Y, sw, layout, totals, None, lam, 0.0, dtype)
+    est._dual_state = dict(nodes=est.nodes_.copy(), counts=layout.counts.copy(),
+                            loss=est.loss, Y=Y.copy(), g=g.copy(), sigma=None,
+                            shared=dict(w0=best["w0"].copy(), share=b))
+    return est
