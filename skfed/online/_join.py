@@ -44,6 +44,12 @@ _JOIN_FOLDS = 5
 _JOIN_BATCH = 64
 
 
+def _rows_bytes(n_rows, n_features, n_out, value_bytes):
+    """Payload bytes of ``n_rows`` points with their values: a dictionary
+    (points and weights), or query rows out plus their answers back."""
+    return n_rows * (n_features + n_out) * value_bytes
+
+
 def _combination(values, targets, weights):
     """Weights of the neighbours' functions in a newcomer's start.
 
@@ -482,10 +488,10 @@ class _JoinMixin:
         b = float_bytes(self._dtype)
         header = resolve_network(self.network).header_bytes
         n_features, n_out = X_new.shape[1], self._n_outputs
-        dictionary = header + float(np.mean(self._sizes[:n_old])) * (n_features + n_out) * b
+        dictionary = header + _rows_bytes(float(np.mean(self._sizes[:n_old])), n_features, n_out, b)
         counts = np.minimum(np.bincount(new_codes), _JOIN_QUERY_SAMPLES)
         n_samples = float(counts.mean()) if len(counts) else 0.0
-        query = 2 * header + n_samples * (n_features + n_out) * b
+        query = 2 * header + _rows_bytes(n_samples, n_features, n_out, b)
         budget = _JOIN_BUDGET * log.total_bytes / n_old
         candidate = min(query, dictionary)
         n_candidates = int(np.clip((budget - dictionary) // candidate, min(degree, n_most),
@@ -613,9 +619,9 @@ class _JoinMixin:
             if not answer:
                 return False
             values = self._join_functions(answer, X_new[rows], published=False)
-            query = 2 * header + len(rows) * (n_features + n_out) * value_bytes
+            query = 2 * header + _rows_bytes(len(rows), n_features, n_out, value_bytes)
             for j in answer:
-                dictionary = self._sizes[j] * (n_features + n_out) * value_bytes
+                dictionary = _rows_bytes(self._sizes[j], n_features, n_out, value_bytes)
                 if header + dictionary < query:
                     sim.counter.send_message(j, i, dictionary)
                 else:
@@ -659,7 +665,7 @@ class _JoinMixin:
                     # holds nothing yet.
                     payload = M * (n_features * value_bytes + 4) + M * n_out * value_bytes + 4
                 else:
-                    payload = M * (n_features + n_out) * value_bytes
+                    payload = _rows_bytes(M, n_features, n_out, value_bytes)
                 sim.counter.send_message(j, i, payload)
                 if value_bytes == 4:
                     W = W.astype(np.float32).astype(np.float64)
