@@ -656,15 +656,30 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
     def solve_rows(current):
         """Every newcomer's row over its fitted candidates and peers; the
         weight between two newcomers is the mean of what each chose."""
-        toward_new = np.zeros((n_new, n_new))
+        toward = []
         for k in range(n_new):
             v = _row(newcomers[k], full_candidates(k, current), est, private, threshold)
             q = len(cands_old[k].losses)
             rows[k] = v[:q]
-            toward_new[k, peers[k]] = v[q:]
-        return 0.5 * (toward_new + toward_new.T)
+            toward.append(v[q:])
+        # Sparse: a newcomer weighs at most its few peers (no n_new^2 array).
+        toward_new = sparse.csr_matrix(
+            (np.concatenate(toward + [np.zeros(0)]),
+             (np.repeat(np.arange(n_new), [len(p) for p in peers]),
+              np.concatenate(peers + [np.zeros(0, dtype=np.intp)]))),
+            shape=(n_new, n_new))
+        W = (0.5 * (toward_new + toward_new.T)).tocsr()
+        W.eliminate_zeros()
+        return W
 
-    W_new = solve_rows(None) if n_new > 1 else np.zeros((n_new, n_new))
+    def links(W):
+        """``(k, j)`` of every positive weight, row by row."""
+        coo = W.tocoo()
+        order = np.lexsort((coo.col, coo.row))
+        keep = order[coo.data[order] > 0]
+        return coo.row[keep], coo.col[keep]
+
+    W_new = solve_rows(None) if n_new > 1 else sparse.csr_matrix((n_new, n_new))
     if separate:
         # Step 3b: its fitted neighbours send their final models (the row
         # was learned from the graph models, as in the fit).
@@ -683,7 +698,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
     # Step 4: model steps with the fitted neighbours' models fixed; newcomers
     # linked to each other step in synchronous blocks and exchange their
     # current models after each.
-    linked = bool(np.any(W_new > 0))
+    linked = len(links(W_new)[0]) > 0
     block = n_steps if every is None else every
     if linked:
         block = min(block, max(1, math.ceil(n_steps / _SYNC_BLOCKS)))
@@ -694,23 +709,25 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
             size = min(size, next_resolve - tau)
         current = np.stack([node.model[0] for node in newcomers]).astype(np.float64)
         flat = current.reshape(n_new, -1)
+        mixed = W_new @ flat
+        mass = np.asarray(W_new.sum(axis=1)).ravel()
         for k, node in enumerate(newcomers):
-            S = rows[k] @ cands_old[k].models + W_new[k] @ flat
+            S = rows[k] @ cands_old[k].models + mixed[k]
             node.model_steps(np.ascontiguousarray(S.reshape(shape)),
-                             float(rows[k].sum() + W_new[k].sum()), tau, size, steps)
+                             float(rows[k].sum() + mass[k]), tau, size, steps)
         tau += size
         if tau >= n_steps:
             break
         current = np.stack([node.model[0] for node in newcomers])
         if linked:
             pay = model_message_bytes(current.reshape(n_new, -1), dtype)
-            for k, j in zip(*np.nonzero(W_new > 0)):
+            for k, j in zip(*links(W_new)):
                 sim.counter.send_message(n_old + j, n_old + k, int(pay[j]))
             sim.counter.next_round()
         if every is not None and tau >= next_resolve:
             next_resolve += every
             W_new = solve_rows(current.astype(np.float64))
-            linked = bool(np.any(W_new > 0))
+            linked = len(links(W_new)[0]) > 0
     for k, node in enumerate(newcomers):
         new_models[k] = node.model[0]
         graph_losses[k] = local_losses[k] if separate else node.graph_loss(private)
@@ -758,7 +775,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
     c = np.concatenate([cand[v > 0] for cand, v in rows] + [np.zeros(0, dtype=np.intp)])
     w = np.concatenate([v[v > 0] for _, v in rows] + [np.zeros(0)])
     old = W_old.tocoo()
-    nn = sparse.coo_matrix(np.triu(W_new, 1))
+    nn = sparse.triu(W_new, 1, format="coo")
     est.collaboration_graph_ = sparse.csr_matrix(
         (np.concatenate([old.data, w, w, nn.data, nn.data]),
          (np.concatenate([old.row, r, c, n_old + nn.row, n_old + nn.col]),
