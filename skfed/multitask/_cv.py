@@ -183,16 +183,25 @@ class _WeightedWithinGroupKFold:
 
     def split(self, X, y=None, groups=None):
         codes = np.asarray(groups)
+        n = codes.shape[0]
         positive = self.sample_weight > 0
-        fold_of = np.empty(codes.shape[0], dtype=np.intp)
-        for node in np.unique(codes).tolist():
-            at_node = codes == node
-            for part in (at_node & positive, at_node & ~positive):
-                rows = np.flatnonzero(part)
-                # KFold's fold sizes: the first len % n_splits folds one larger.
-                for fold, chunk in enumerate(np.array_split(rows, self.n_splits)):
-                    fold_of[chunk] = fold
-        indices = np.arange(codes.shape[0])
+        # One pass over the samples (not one per node): the parts (a node's
+        # positive-weight samples, then its zero-weight ones) in data order.
+        _, part = np.unique(2 * np.unique(codes, return_inverse=True)[1] + ~positive,
+                            return_inverse=True)
+        order = np.argsort(part, kind="stable")
+        size = np.bincount(part)
+        start = np.concatenate(([0], np.cumsum(size)[:-1]))
+        rank = np.empty(n, dtype=np.intp)
+        rank[order] = np.arange(n) - start[part[order]]
+        # KFold's fold sizes (np.array_split): the first m % n_splits folds
+        # of a part of m samples hold one more.
+        m = size[part]
+        q, rem = np.divmod(m, self.n_splits)
+        edge = rem * (q + 1)
+        fold_of = np.where(rank < edge, rank // (q + 1),
+                           rem + (rank - edge) // np.maximum(q, 1))
+        indices = np.arange(n)
         for fold in range(self.n_splits):
             test = fold_of == fold
             yield indices[~test], indices[test]
