@@ -21,14 +21,19 @@
 # ``client_ols_dense`` / ``client_ols_csr`` are the other client rule of the
 # ``auto`` mode: a client with more samples than features fits ordinary least
 # squares on all of them and sends the bits ``|t_ij| > c_i`` of its
-# coefficients' t statistics.
+# coefficients' t statistics.  ``client_partial_dense`` / ``_csr`` are the
+# rule of a client with too few samples for that: each feature's t
+# statistic given its closest features, when the client's design is
+# correlated (skfed/support/_partial.py states the rule and holds its NumPy
+# reference).
 #
 # The server side (``tally_votes``) adds up the bits of the clients that
 # answered.  Python validates, allocates and simulates the network; the
 # functions here only compute, without the GIL.
 
-from libc.math cimport fabs, sqrt
+from libc.math cimport INFINITY, NAN, fabs, sqrt
 from libc.string cimport memset
+from scipy.linalg.cython_blas cimport dsyrk
 
 from cython cimport floating
 
@@ -688,4 +693,313 @@ def refit_statistics(
                         msg[p] += wa * row[b]
                         p += 1
                     msg[n_tri + a] += wa * r
+    return ()
+
+
+# ---------------------------------------------------------------------------
+# The partial client rule (fewer than d + 4 samples): see
+# skfed/support/_partial.py for the rule and its NumPy reference.
+# ---------------------------------------------------------------------------
+
+cdef double PARTIAL_SINGULAR_DET = 1e-10
+cdef double RSS_FLOOR = 1e-12
+DEF MAX_CONTROLS = 8
+
+
+def partial_work_size(intp_t n_rows, intp_t d):
+    """Doubles of the ``work`` array of the partial passes (clients of at
+    most ``n_rows`` rows)."""
+    return n_rows * d + d * d + n_rows * n_rows + 6 * d + 3 * n_rows
+
+
+cdef void _top_controls(
+    const double* Rj, intp_t d, intp_t j, intp_t k, intp_t* best, double* val,
+) noexcept nogil:
+    """The k indices l != j of largest |Rj[l]|, in decreasing order, the lower
+    index first among equal values (as repeated argmax)."""
+    cdef intp_t l, p, q, filled = 0
+    cdef double v
+    for l in range(d):
+        if l == j:
+            continue
+        v = fabs(Rj[l])
+        if filled == k and not v > val[k - 1]:
+            continue
+        # Insert after every kept value >= v (earlier indices win ties).
+        p = filled if filled < k else k - 1
+        while p > 0 and val[p - 1] < v:
+            p -= 1
+        q = (filled if filled < k else k - 1)
+        while q > p:
+            val[q] = val[q - 1]
+            best[q] = best[q - 1]
+            q -= 1
+        val[p] = v
+        best[p] = l
+        if filled < k:
+            filled += 1
+
+
+cdef intp_t _partial_core(
+    double* Z, intp_t n, intp_t d, const double* wt, double* r, const double* raw,
+    bint center, intp_t k_max, double m, double gate, double tcrit_k, double tcrit_0,
+    double* work, double* tstat, uint8_t* packed, double* sphericity,
+) noexcept nogil:
+    """The partial rule on one client's rows ``Z`` (n x d, raw values in
+    double), targets ``r`` and weights ``wt``; ``raw`` holds each feature's
+    weighted sum of squares before centring.  Fills ``tstat`` (NaN where
+    undefined), the bits and the sphericity statistic; returns the number of
+    controls used."""
+    cdef double* R = work
+    cdef double* inv_sd = R + d * d
+    cdef double* cz = inv_sd + d
+    cdef double* mean = cz + d
+    cdef double* ss = mean + d
+    cdef double* sw = ss + d
+    cdef intp_t t, j, l, a, b, kk, n_live = 0, n_bytes = (d + 7) // 8
+    cdef intp_t idx[MAX_CONTROLS + 1]
+    cdef double val[MAX_CONTROLS + 1]
+    cdef double L[(MAX_CONTROLS + 1) * (MAX_CONTROLS + 1)]
+    cdef double u[MAX_CONTROLS + 1]
+    cdef double W = 0.0, ybar = 0.0, yy = 0.0, s, v, P, mu, var, S, df, tcrit
+    cdef double det, rss, piv
+    cdef bint ok
+    cdef char uplo = b'U', trans = b'N'
+    cdef int dn = <int>d, nn = <int>n
+    cdef double one = 1.0, zero = 0.0
+    memset(packed, 0, n_bytes)
+    for j in range(d):
+        tstat[j] = NAN
+        mean[j] = 0.0
+        ss[j] = 0.0
+    for t in range(n):
+        W += wt[t]
+        sw[t] = sqrt(wt[t])
+    if center:
+        for t in range(n):
+            ybar += wt[t] * r[t]
+            for j in range(d):
+                mean[j] += wt[t] * Z[t * d + j]
+        ybar /= W
+        for j in range(d):
+            mean[j] /= W
+    for t in range(n):
+        r[t] = sw[t] * (r[t] - ybar)
+        yy += r[t] * r[t]
+        for j in range(d):
+            v = sw[t] * (Z[t * d + j] - mean[j])
+            Z[t * d + j] = v
+            ss[j] += v * v
+    for j in range(d):
+        if ss[j] <= CONSTANT_RTOL * raw[j]:
+            inv_sd[j] = 0.0
+        else:
+            inv_sd[j] = 1.0 / sqrt(ss[j])
+            n_live += 1
+    for j in range(d):
+        cz[j] = 0.0
+    for t in range(n):
+        for j in range(d):
+            Z[t * d + j] *= inv_sd[j]
+            cz[j] += Z[t * d + j] * r[t]
+    # Sphericity: sum_{j<l} r_jl^2 = (||Z Z^T||_F^2 - n_live) / 2.
+    S = -INFINITY
+    if n_live >= 2 and m >= 2.0:
+        s = 0.0
+        for a in range(n):
+            for b in range(a, n):
+                v = 0.0
+                for j in range(d):
+                    v += Z[a * d + j] * Z[b * d + j]
+                s += v * v if a == b else 2.0 * v * v
+        P = n_live * (n_live - 1.0) / 2.0
+        mu = 1.0 / m
+        var = 2.0 * (m - 1.0) / (m * m * (m + 2.0))
+        S = ((s - n_live) / 2.0 - P * mu) / sqrt(P * var)
+    sphericity[0] = S
+    kk = k_max if S > gate else 0
+    df = m - 1.0 - kk
+    tcrit = tcrit_k if kk else tcrit_0
+    if df < 1.0 or not yy > 0.0:
+        return kk
+    if kk == 0:
+        for j in range(d):
+            if inv_sd[j] == 0.0:
+                continue
+            rss = yy - cz[j] * cz[j]
+            if rss < RSS_FLOOR * yy:
+                rss = RSS_FLOOR * yy
+            tstat[j] = cz[j] * sqrt(df / rss)
+            if fabs(tstat[j]) > tcrit:
+                packed[j >> 3] |= <uint8_t>(1 << (j & 7))
+        return kk
+    # R = Z^T Z: Z is row-major n x d, i.e. column-major d x n.
+    dsyrk(&uplo, &trans, &dn, &nn, &one, Z, &dn, &zero, R, &dn)
+    # Column-major upper triangle = row-major lower: mirror it.
+    for j in range(d):
+        for l in range(j + 1, d):
+            R[j * d + l] = R[l * d + j]
+    for j in range(d):
+        if inv_sd[j] == 0.0:
+            continue
+        _top_controls(R + j * d, d, j, kk, idx, val)
+        idx[kk] = j  # the tested feature last: t = u_last sqrt(df / rss)
+        ok = True
+        for a in range(kk):
+            if inv_sd[idx[a]] == 0.0:
+                ok = False
+        if not ok:
+            continue
+        # Cholesky of the standardized system, its determinant, u = L^-1 c.
+        det = 1.0
+        for a in range(kk + 1):
+            for b in range(a + 1):
+                s = R[idx[a] * d + idx[b]]
+                for l in range(b):
+                    s -= L[a * (MAX_CONTROLS + 1) + l] * L[b * (MAX_CONTROLS + 1) + l]
+                if a == b:
+                    if not s > 0.0:
+                        ok = False
+                        break
+                    det *= s
+                    L[a * (MAX_CONTROLS + 1) + a] = sqrt(s)
+                else:
+                    L[a * (MAX_CONTROLS + 1) + b] = s / L[b * (MAX_CONTROLS + 1) + b]
+            if not ok:
+                break
+        if not ok or not det > PARTIAL_SINGULAR_DET:
+            continue
+        rss = yy
+        for a in range(kk + 1):
+            s = cz[idx[a]]
+            for b in range(a):
+                s -= L[a * (MAX_CONTROLS + 1) + b] * u[b]
+            u[a] = s / L[a * (MAX_CONTROLS + 1) + a]
+            rss -= u[a] * u[a]
+        if rss < RSS_FLOOR * yy:
+            rss = RSS_FLOOR * yy
+        tstat[j] = u[kk] * sqrt(df / rss)
+        if fabs(tstat[j]) > tcrit:
+            packed[j >> 3] |= <uint8_t>(1 << (j & 7))
+    return kk
+
+
+def client_partial_dense(
+    const floating[:, ::1] X,          # IN (n_samples, d), rows node by node
+    const floating[::1] y,             # IN (n_samples,)
+    const floating[::1] sample_weight, # IN (n_samples,)
+    const intp_t[::1] offsets,         # IN (n_nodes + 1,) node row offsets
+    const intp_t[::1] nodes,           # IN the nodes this call processes
+    const intp_t[::1] k_max,           # IN (n_nodes,) controls of a correlated client
+    const double[::1] dof,             # IN (n_nodes,) positive-weight samples - center
+    const double[::1] tcrit_k,         # IN (n_nodes,) critical |t| with k_max controls
+    const double[::1] tcrit_0,         # IN (n_nodes,) critical |t| without controls
+    double gate,                       # IN sphericity above which controls are used
+    bint center,                       # IN centre x and y on each client
+    double[:, ::1] tstat,              # OUT (n_nodes, d) t statistics (NaN: undefined)
+    uint8_t[:, ::1] packed,            # OUT (n_nodes, ceil(d / 8)) |t_j| > tcrit
+    intp_t[::1] used,                  # OUT (n_nodes,) controls used (k_max or 0)
+    double[::1] sphericity,            # OUT (n_nodes,) standardized sum of r_jl^2
+    double[::1] work,                  # WORK (partial_work_size(max rows, d),)
+):
+    """The partial rule (skfed/support/_partial.py) on dense rows."""
+    cdef intp_t d = X.shape[1]
+    cdef intp_t q, i, t, j, r0, n, n_max = 0
+    cdef double* Z
+    cdef double* r
+    cdef double* wt
+    cdef double* raw
+    cdef double* rest
+    for q in range(nodes.shape[0]):
+        i = nodes[q]
+        n_max = max(n_max, offsets[i + 1] - offsets[i])
+    if work.shape[0] < partial_work_size(n_max, d):
+        raise ValueError("work is too small")
+    for q in range(nodes.shape[0]):
+        if k_max[nodes[q]] > MAX_CONTROLS:
+            raise ValueError(f"at most {MAX_CONTROLS} controls")
+    with nogil:
+        for q in range(nodes.shape[0]):
+            i = nodes[q]
+            r0 = offsets[i]
+            n = offsets[i + 1] - r0
+            Z = &work[0]
+            r = Z + n * d
+            wt = r + n
+            raw = wt + n
+            rest = raw + d
+            for j in range(d):
+                raw[j] = 0.0
+            for t in range(n):
+                wt[t] = sample_weight[r0 + t]
+                r[t] = y[r0 + t]
+                for j in range(d):
+                    Z[t * d + j] = X[r0 + t, j]
+                    raw[j] += wt[t] * Z[t * d + j] * Z[t * d + j]
+            used[i] = _partial_core(Z, n, d, wt, r, raw, center, k_max[i], dof[i], gate,
+                                    tcrit_k[i], tcrit_0[i], rest, &tstat[i, 0],
+                                    &packed[i, 0], &sphericity[i])
+    return ()
+
+
+def client_partial_csr(
+    const floating[::1] data,          # IN CSR values, rows node by node
+    const intp_t[::1] indices,         # IN CSR column indices
+    const intp_t[::1] indptr,          # IN (n_samples + 1,)
+    intp_t d,                          # IN number of features
+    const floating[::1] y,             # IN (n_samples,)
+    const floating[::1] sample_weight, # IN (n_samples,)
+    const intp_t[::1] offsets,         # IN (n_nodes + 1,)
+    const intp_t[::1] nodes,           # IN
+    const intp_t[::1] k_max,           # IN (n_nodes,)
+    const double[::1] dof,             # IN (n_nodes,)
+    const double[::1] tcrit_k,         # IN (n_nodes,)
+    const double[::1] tcrit_0,         # IN (n_nodes,)
+    double gate,                       # IN
+    bint center,                       # IN
+    double[:, ::1] tstat,              # OUT (n_nodes, d)
+    uint8_t[:, ::1] packed,            # OUT (n_nodes, ceil(d / 8))
+    intp_t[::1] used,                  # OUT (n_nodes,)
+    double[::1] sphericity,            # OUT (n_nodes,)
+    double[::1] work,                  # WORK as client_partial_dense
+):
+    """:func:`client_partial_dense` over CSR rows (a client's rows densified)."""
+    cdef intp_t q, i, t, j, p, r0, n, n_max = 0
+    cdef double x
+    cdef double* Z
+    cdef double* r
+    cdef double* wt
+    cdef double* raw
+    cdef double* rest
+    for q in range(nodes.shape[0]):
+        i = nodes[q]
+        n_max = max(n_max, offsets[i + 1] - offsets[i])
+    if work.shape[0] < partial_work_size(n_max, d):
+        raise ValueError("work is too small")
+    for q in range(nodes.shape[0]):
+        if k_max[nodes[q]] > MAX_CONTROLS:
+            raise ValueError(f"at most {MAX_CONTROLS} controls")
+    with nogil:
+        for q in range(nodes.shape[0]):
+            i = nodes[q]
+            r0 = offsets[i]
+            n = offsets[i + 1] - r0
+            Z = &work[0]
+            r = Z + n * d
+            wt = r + n
+            raw = wt + n
+            rest = raw + d
+            memset(Z, 0, n * d * sizeof(double))
+            for j in range(d):
+                raw[j] = 0.0
+            for t in range(n):
+                wt[t] = sample_weight[r0 + t]
+                r[t] = y[r0 + t]
+                for p in range(indptr[r0 + t], indptr[r0 + t + 1]):
+                    x = data[p]
+                    Z[t * d + indices[p]] = x
+                    raw[indices[p]] += wt[t] * x * x
+            used[i] = _partial_core(Z, n, d, wt, r, raw, center, k_max[i], dof[i], gate,
+                                    tcrit_k[i], tcrit_0[i], rest, &tstat[i, 0],
+                                    &packed[i, 0], &sphericity[i])
     return ()

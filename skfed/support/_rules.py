@@ -14,12 +14,15 @@ from scipy import sparse, stats
 from .._core._support_fast import (
     client_ols_csr,
     client_ols_dense,
+    client_partial_csr,
+    client_partial_dense,
     client_pass_csr,
     client_pass_dense,
     ols_work_shape,
+    partial_work_size,
 )
 from .._parallel import node_chunks
-from ._partial import n_controls, partial_pass
+from ._partial import PARTIAL_SPHERICITY_Z, n_controls
 
 
 # The defaults of the auto rule, chosen from the phase-transition evidence of
@@ -71,7 +74,7 @@ _CLIENT_BLOCK = 4096
 
 
 def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, center,
-                  controls=None, df_partial=None, tcrit_partial=None):
+                  controls=None, dof=None, tcrit_partial=None, tcrit_marginal=None):
     """Client pass of a run of consecutive nodes; returns their bits.
 
     ``X``, ``y`` and ``sample_weight`` hold only these nodes' rows and
@@ -80,24 +83,27 @@ def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, cente
     return values, never through shared memory.  ``ols`` marks the nodes
     that run the OLS t-test (residual degrees of freedom ``df``, critical
     values ``tcrit``); a node whose Gram matrix is singular falls back to
-    the marginal rule (``lam``) and is unmarked in the returned ``ols``.
-    The other nodes with ``controls >= 1`` run the partial test of
-    :mod:`._partial` (``df_partial``, ``tcrit_partial``), the rest the
-    marginal test or the fixed lambda in Cython.
+    the partial rule and is unmarked in the returned ``ols``.  With
+    ``auto`` every other node runs the partial rule of :mod:`._partial`
+    (``controls``: its number of controls when its design is correlated;
+    ``dof``: its positive-weight samples minus ``center``; the critical
+    values with those controls and with none), else the fixed lambda.
 
-    Returns ``(packed, ols, controls)`` (``controls``: 0 for the nodes that
-    did not run the partial test).
+    Returns ``(packed, ols, controls)`` (``controls``: the controls each
+    node used, 0 for the OLS nodes and the marginal tests).
     """
     n_nodes = len(offsets) - 1
     d = X.shape[1]
     packed = np.zeros((n_nodes, (d + 7) // 8), dtype=np.uint8)
     ols = np.array(ols, dtype=bool)
-    controls = (np.zeros(n_nodes, dtype=np.int64) if controls is None
-                else np.array(controls, dtype=np.int64))
+    used = np.zeros(n_nodes, dtype=np.intp)
     block = min(n_nodes, _CLIENT_BLOCK)
     stats_ = [np.zeros((block, d)) for _ in range(4)]
     work = np.zeros(ols_work_shape(d)) if ols.any() else None
     is_sparse = sparse.issparse(X)
+    partial_work = np.zeros(0)
+    sphericity = np.zeros(block)
+    sizes = np.diff(offsets)
     for first in range(0, n_nodes, block):
         last = min(first + block, n_nodes)
         lo, hi = offsets[first], offsets[last]
@@ -117,23 +123,28 @@ def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, cente
             else:
                 client_ols_dense(Xb, yb, wb, *args)
             todo &= solved.astype(bool)
-        controls[first:last][todo] = 0
-        partial = ~todo & (controls[first:last] > 0)
-        if partial.any():
-            nodes = np.flatnonzero(partial).astype(np.intp)
-            bits = partial_pass(
-                Xb, yb, wb, off, nodes, controls[first:last], df_partial[first:last],
-                tcrit_partial[first:last], center,
-            )
-            packed[first:last][nodes] = np.packbits(bits, axis=1, bitorder="little")
-        nodes = np.flatnonzero(~todo & ~partial).astype(np.intp)
-        if len(nodes):
+        nodes = np.flatnonzero(~todo).astype(np.intp)
+        if not len(nodes):
+            continue
+        if auto:
+            need = partial_work_size(int(sizes[first:last][nodes].max()), d)
+            if len(partial_work) < need:
+                partial_work = np.zeros(need)
+            args = (off, nodes, controls[first:last], dof[first:last],
+                    tcrit_partial[first:last], tcrit_marginal[first:last],
+                    PARTIAL_SPHERICITY_Z, center, out[0], packed[first:last],
+                    used[first:last], sphericity[: last - first], partial_work)
+            if is_sparse:
+                client_partial_csr(*csr, yb, wb, *args)
+            else:
+                client_partial_dense(Xb, yb, wb, *args)
+        else:
             args = (off, nodes, lam[first:last], auto, center, *out, np.zeros((1, d)))
             if is_sparse:
                 client_pass_csr(*csr, yb, wb, *args)
             else:
                 client_pass_dense(Xb, yb, wb, *args)
-    return packed, ols, controls
+    return packed, ols, used.astype(np.int64)
 
 
 def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
@@ -142,42 +153,38 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
     ``lam`` holds each client's lambda (a fixed-lambda rule); with ``auto``
     it is ignored and every client runs the auto rule at multiplier ``z``:
     the OLS t-test when it has at least ``OLS_MIN_DF`` residual degrees of
-    freedom, else the partial test of each feature given its ``k``
-    closest features (:mod:`._partial`; ``k = 0``, the marginal correlation
-    test, for the smallest clients), all at the null selection rate
-    :func:`null_selection_rate` ``(z)``.  The degrees of freedom count the
-    client's samples of positive weight.
+    freedom, else the partial rule of :mod:`._partial` (each feature given
+    its ``k`` closest features when the client's design is correlated, the
+    marginal t-test otherwise and for the smallest clients), all at the null
+    selection rate :func:`null_selection_rate` ``(z)``.  The degrees of
+    freedom count the client's samples of positive weight.
 
     Returns ``(packed, ols, controls)`` with one row per node (``packed``:
     its bits; ``ols``: the nodes that used the OLS t-test; ``controls``:
-    ``k`` of the nodes that ran the partial test, else 0); every node's row depends
-    on its own data only, so the result does not depend on ``n_jobs`` or on
-    the joblib backend.
+    the controls used by the nodes that ran the partial rule, else 0);
+    every node's row depends on its own data only, so the result does not
+    depend on ``n_jobs`` or on the joblib backend.
     """
     n_nodes = len(offsets) - 1
     d = X.shape[1]
     tcrit = np.zeros(n_nodes)
     df_ols = np.zeros(n_nodes)
     ols = np.zeros(n_nodes, dtype=bool)
-    controls = np.zeros(n_nodes, dtype=np.int64)
-    df_partial = np.zeros(n_nodes)
+    controls = np.zeros(n_nodes, dtype=np.intp)
+    dof = np.zeros(n_nodes)
     tcrit_partial = np.zeros(n_nodes)
+    tcrit_marginal = np.zeros(n_nodes)
     if auto:
         n_positive = np.add.reduceat((sample_weight > 0).astype(np.int64), offsets[:-1])
         df_ols = n_positive - d - int(center)
         ols = df_ols >= OLS_MIN_DF
         tcrit = _critical_values(z, np.where(ols, df_ols, 0))
-        df = n_positive - 1 - int(center)
-        t = _critical_values(z, df)
-        # The marginal test's critical correlation: |r| > t / sqrt(df + t^2).
-        with np.errstate(invalid="ignore"):
-            lam = np.where(np.isfinite(t), t / np.sqrt(np.maximum(df, 1) + t * t), 1.0)
-        # Clients that cannot run OLS test each feature given its closest
-        # ones; a node whose Gram matrix turns out singular falls back to
-        # this test too (controls are then k of its size).
-        controls = n_controls(n_positive, d, center)
-        df_partial = (n_positive - int(center) - 1 - controls).astype(np.float64)
-        tcrit_partial = _critical_values(z, df_partial)
+        # Every client may run the partial rule (an OLS client whose Gram
+        # matrix turns out singular falls back to it).
+        controls = n_controls(n_positive, d, center).astype(np.intp)
+        dof = (n_positive - int(center)).astype(np.float64)
+        tcrit_partial = _critical_values(z, dof - 1 - controls)
+        tcrit_marginal = _critical_values(z, dof - 1)
     bounds = node_chunks(n_nodes, n_jobs)
 
     def chunk_args(first, last):
@@ -189,8 +196,10 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
             np.ascontiguousarray(df_ols[first : last + 1], dtype=np.float64),
             np.ascontiguousarray(tcrit[first : last + 1]),
             ols[first : last + 1], auto, center,
-            controls[first : last + 1], df_partial[first : last + 1],
-            tcrit_partial[first : last + 1],
+            np.ascontiguousarray(controls[first : last + 1]),
+            np.ascontiguousarray(dof[first : last + 1]),
+            np.ascontiguousarray(tcrit_partial[first : last + 1]),
+            np.ascontiguousarray(tcrit_marginal[first : last + 1]),
         )
 
     if len(bounds) <= 1:
