@@ -761,7 +761,7 @@ cdef intp_t _partial_core(
     cdef double val[MAX_CONTROLS + 1]
     cdef double L[(MAX_CONTROLS + 1) * (MAX_CONTROLS + 1)]
     cdef double u[MAX_CONTROLS + 1]
-    cdef double W = 0.0, ybar = 0.0, yy = 0.0, s, v, P, mu, var, S, df, tcrit
+    cdef double W = 0.0, ybar = 0.0, yy = 0.0, raw_y = 0.0, s, v, P, mu, var, S, df, tcrit
     cdef double det, rss, piv
     cdef bint ok
     cdef char uplo = b'U', trans = b'N'
@@ -775,6 +775,7 @@ cdef intp_t _partial_core(
     for t in range(n):
         W += wt[t]
         sw[t] = sqrt(wt[t])
+        raw_y += wt[t] * r[t] * r[t]
     if center:
         for t in range(n):
             ybar += wt[t] * r[t]
@@ -790,6 +791,8 @@ cdef intp_t _partial_core(
             v = sw[t] * (Z[t * d + j] - mean[j])
             Z[t * d + j] = v
             ss[j] += v * v
+    if yy <= CONSTANT_RTOL * raw_y:
+        yy = 0.0  # a constant target (up to rounding): no statistic
     for j in range(d):
         if ss[j] <= CONSTANT_RTOL * raw[j]:
             inv_sd[j] = 0.0

@@ -91,6 +91,7 @@ def _client_arrays(Xi, yi, wi, center):
     yi = np.asarray(yi, dtype=np.float64)
     wi = np.asarray(wi, dtype=np.float64)
     raw = wi @ (Xi * Xi)
+    raw_y = wi @ (yi * yi)
     if center:
         W = wi.sum()
         Xi = Xi - (wi @ Xi) / W
@@ -99,6 +100,8 @@ def _client_arrays(Xi, yi, wi, center):
     Z, r = Xi * root[:, None], yi * root
     ss = np.sum(Z * Z, axis=0)
     const = ss <= CONSTANT_RTOL * raw
+    if r @ r <= CONSTANT_RTOL * raw_y:
+        r = np.zeros_like(r)  # a constant target (up to rounding)
     return Z, r, ss, const
 
 

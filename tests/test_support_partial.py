@@ -1,0 +1,173 @@
+"""The small-client rule of FederatedSupportRecovery (skfed/support/_partial.py):
+the Cython pass against its NumPy reference, and the rule's intermediates."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import sparse, stats
+
+from skfed._core._support_fast import (
+    client_partial_csr,
+    client_partial_dense,
+    partial_work_size,
+)
+from skfed.support._partial import (
+    PARTIAL_SPHERICITY_Z,
+    n_controls,
+    partial_reference,
+    sphericity_null_moments,
+)
+from skfed.support._rules import _critical_values
+
+
+def _clients(rng, n_clients, d, sizes, kind):
+    """Rows of clients of the given sizes: independent, Toeplitz, or with
+    rank-deficient columns (duplicates, a constant, a scaled copy)."""
+    X, y, g = [], [], []
+    for i in range(n_clients):
+        n = int(sizes[i])
+        z = rng.normal(size=(n, d))
+        if kind == "toeplitz":
+            for j in range(1, d):
+                z[:, j] = 0.6 * z[:, j - 1] + 0.8 * z[:, j]
+        if kind == "deficient":
+            z[:, 1] = z[:, 0]
+            z[:, 3] = 2.5 * z[:, 2]
+            z[:, 5] = 0.7
+        X.append(z)
+        yi = z[:, 0] * 2.0 - z[:, 4] + rng.normal(size=n)
+        if kind == "deficient" and i % 5 == 0:
+            yi = np.full(n, 1.5)  # a constant target: nothing is defined
+        y.append(yi)
+        g.append(np.full(n, i))
+    return np.vstack(X), np.concatenate(y), np.concatenate(g)
+
+
+def _run(X, y, w, offsets, k, dof, tk, t0, center, dtype, csr):
+    n_nodes, d = len(offsets) - 1, X.shape[1]
+    tstat = np.zeros((n_nodes, d))
+    packed = np.zeros((n_nodes, (d + 7) // 8), dtype=np.uint8)
+    used = np.zeros(n_nodes, dtype=np.intp)
+    sph = np.zeros(n_nodes)
+    work = np.zeros(partial_work_size(int(np.diff(offsets).max()), d))
+    nodes = np.arange(n_nodes, dtype=np.intp)
+    args = (offsets, nodes, k, dof, tk, t0, PARTIAL_SPHERICITY_Z, center, tstat, packed,
+            used, sph, work)
+    X, y, w = X.astype(dtype), y.astype(dtype), w.astype(dtype)
+    if csr:
+        A = sparse.csr_matrix(X)
+        client_partial_csr(A.data, A.indices.astype(np.intp), A.indptr.astype(np.intp), d,
+                           y, w, *args)
+    else:
+        client_partial_dense(X, y, w, *args)
+    bits = np.unpackbits(packed, axis=1, bitorder="little")[:, :d].astype(bool)
+    return bits, tstat, used, sph
+
+
+@pytest.mark.parametrize("kind", ["independent", "toeplitz", "deficient"])
+@pytest.mark.parametrize("center", [True, False])
+@pytest.mark.parametrize("csr", [False, True])
+def test_cython_partial_pass_equals_the_numpy_reference(kind, center, csr):
+    rng = np.random.default_rng(["independent", "toeplitz", "deficient"].index(kind))
+    d, n_clients = 9, 60
+    sizes = rng.integers(4, d + 4, size=n_clients)
+    X, y, groups = _clients(rng, n_clients, d, sizes, kind)
+    if csr:
+        X[rng.random(X.shape) < 0.3] = 0.0
+    w = rng.uniform(0.2, 3.0, size=len(y))
+    w[rng.random(len(y)) < 0.1] = 0.0
+    offsets = np.r_[0, np.cumsum(sizes)].astype(np.intp)
+    n_pos = np.add.reduceat((w > 0).astype(np.int64), offsets[:-1])
+    k = n_controls(n_pos, d, center).astype(np.intp)
+    dof = (n_pos - int(center)).astype(np.float64)
+    tk, t0 = _critical_values(1.0, dof - 1 - k), _critical_values(1.0, dof - 1)
+    bits, tstat, used, sph = _run(X, y, w, offsets, k, dof, tk, t0, center, np.float64, csr)
+    n_gated = n_defined = 0
+    for i in range(n_clients):
+        rows = slice(offsets[i], offsets[i + 1])
+        rb, rt, rk, rs = partial_reference(X[rows], y[rows], w[rows], k[i], dof[i], center,
+                                           tk[i], t0[i])
+        np.testing.assert_array_equal(np.isnan(tstat[i]), np.isnan(rt), err_msg=f"client {i}")
+        ok = ~np.isnan(rt)
+        # rtol 1e-10; the absolute tolerance only matters for the exact fits
+        # (without centring a constant target is a multiple of the constant
+        # column), whose t statistics are rounding noise far below 1.
+        np.testing.assert_allclose(tstat[i, ok], rt[ok], rtol=1e-10, atol=1e-8)
+        np.testing.assert_array_equal(bits[i], rb)
+        assert used[i] == rk
+        if np.isfinite(rs):
+            assert sph[i] == pytest.approx(rs, rel=1e-10, abs=1e-10)
+        else:
+            assert sph[i] == -np.inf
+        n_gated += rk > 0
+        n_defined += ok.sum()
+    # Both branches of the gate ran, and most statistics were defined.
+    assert 0 < n_gated < n_clients or kind == "independent"
+    assert n_defined > (0.3 if kind == "deficient" else 0.8) * n_clients * d
+    if kind == "deficient" and not csr:
+        # (Zeroing entries for CSR breaks the duplicates.)  Duplicated columns never get a statistic in a client that used
+        # controls (their systems are singular), nor does a constant column
+        # once centred.
+        gated = used > 0
+        assert gated.any()
+        assert np.isnan(tstat[gated][:, [0, 1, 2, 3] + ([5] if center else [])]).all()
+
+
+def test_float32_input_gives_the_float64_statistics():
+    rng = np.random.default_rng(4)
+    d, n_clients = 12, 40
+    sizes = np.full(n_clients, 11)
+    X, y, _ = _clients(rng, n_clients, d, sizes, "toeplitz")
+    X, y = X.astype(np.float32).astype(np.float64), y.astype(np.float32).astype(np.float64)
+    w = np.ones(len(y))
+    offsets = np.r_[0, np.cumsum(sizes)].astype(np.intp)
+    k = n_controls(sizes, d, True).astype(np.intp)
+    dof = (sizes - 1).astype(np.float64)
+    tk, t0 = _critical_values(1.0, dof - 1 - k), _critical_values(1.0, dof - 1)
+    ref = _run(X, y, w, offsets, k, dof, tk, t0, True, np.float64, False)
+    out = _run(X, y, w, offsets, k, dof, tk, t0, True, np.float32, False)
+    np.testing.assert_allclose(out[1], ref[1], rtol=1e-10)
+    np.testing.assert_array_equal(out[0], ref[0])
+
+
+def test_sphericity_statistic_is_standardized_on_independent_features():
+    # Independent Gaussian features: every squared sample correlation over
+    # m degrees of freedom has mean 1/m and variance 2(m-1)/(m^2(m+2))
+    # (a Beta(1/2, (m-1)/2) variable), the pairs are uncorrelated, so the
+    # statistic has mean 0 and variance 1; a Toeplitz design moves it up.
+    rng = np.random.default_rng(5)
+    d, n, n_clients = 15, 10, 3000
+    m = n - 1
+    mean, var = sphericity_null_moments(m)
+    assert mean == pytest.approx(stats.beta(0.5, (m - 1) / 2).mean())
+    assert var == pytest.approx(stats.beta(0.5, (m - 1) / 2).var())
+    X = rng.normal(size=(n_clients * n, d))
+    y = rng.normal(size=n_clients * n)
+    offsets = np.arange(0, n_clients * n + 1, n, dtype=np.intp)
+    k = np.full(n_clients, 2, dtype=np.intp)
+    dof = np.full(n_clients, float(m))
+    tk, t0 = np.full(n_clients, 1.1), np.full(n_clients, 1.05)
+    _, _, used, sph = _run(X, y, np.ones(len(y)), offsets, k, dof, tk, t0, True, np.float64,
+                           False)
+    assert abs(sph.mean()) < 4 / math.sqrt(n_clients)
+    assert 0.9 < sph.std() < 1.1
+    np.testing.assert_array_equal(used, np.where(sph > PARTIAL_SPHERICITY_Z, 2, 0))
+    assert abs((used > 0).mean() - stats.norm.sf(PARTIAL_SPHERICITY_Z)) < 0.04
+    T = rng.normal(size=(n_clients * n, d))
+    for j in range(1, d):
+        T[:, j] = 0.5 * T[:, j - 1] + math.sqrt(0.75) * T[:, j]
+    _, _, used, sph = _run(T, y, np.ones(len(y)), offsets, k, dof, tk, t0, True, np.float64,
+                           False)
+    assert sph.mean() > 2.0 and (used > 0).mean() > 0.75
+
+
+def test_the_work_array_is_checked():
+    X = np.zeros((10, 4))
+    offsets = np.array([0, 10], dtype=np.intp)
+    with pytest.raises(ValueError, match="work is too small"):
+        client_partial_dense(X, np.zeros(10), np.ones(10), offsets, np.array([0], dtype=np.intp),
+                             np.array([1], dtype=np.intp), np.array([9.0]), np.array([1.0]),
+                             np.array([1.0]), 0.5, True, np.zeros((1, 4)),
+                             np.zeros((1, 1), dtype=np.uint8), np.zeros(1, dtype=np.intp),
+                             np.zeros(1), np.zeros(3))
