@@ -2,6 +2,7 @@
 the Cython pass against its NumPy reference, and the rule's intermediates."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -171,3 +172,53 @@ def test_the_work_array_is_checked():
                              np.array([1.0]), 0.5, True, np.zeros((1, 4)),
                              np.zeros((1, 1), dtype=np.uint8), np.zeros(1, dtype=np.intp),
                              np.zeros(1), np.zeros(3))
+
+
+def test_detectable_correlation_matches_a_simulation_of_the_marginal_test():
+    # The rate at which clients of m + 1 samples select a feature whose
+    # correlation with the target is the returned rho, simulated, equals
+    # the asked fraction.
+    from skfed.support._rules import detectable_correlation
+
+    rng = np.random.default_rng(6)
+    for n, fraction in [(4, 0.45), (10, 0.6)]:
+        rho = detectable_correlation(n - 1, 1.0, fraction)
+        x = rng.normal(size=(40000, n))
+        y = rho * x + math.sqrt(1 - rho * rho) * rng.normal(size=(40000, n))
+        x -= x.mean(axis=1, keepdims=True)
+        y -= y.mean(axis=1, keepdims=True)
+        r = (x * y).sum(axis=1) / np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
+        df = n - 2
+        t = r * np.sqrt(df / (1 - r * r))
+        rate = np.mean(np.abs(t) > stats.t.isf(stats.norm.sf(1.0), df))
+        assert abs(rate - fraction) < 0.01
+
+
+def test_tiny_clients_warn_that_the_vote_has_no_power():
+    # The probe's finding: clients of 4 rows, 1,000 of them, three features
+    # (correlations 0.73, 0.48, 0.39 with the target).  A client of 4 rows
+    # detects the weakest at about the server test's threshold, so the
+    # refit misses it; the fit says why, with the numbers.  Clients of 30
+    # rows (the OLS test) stay silent.
+    from skfed import FederatedSparseLinearRegression
+
+    rng = np.random.default_rng(0)
+    w = np.zeros(10)
+    w[:3] = [1.5, -1.0, 0.8]
+    for n, warns in [(4, True), (30, False)]:
+        g = np.repeat(np.arange(1000), n)
+        X = rng.normal(size=(len(g), 10))
+        y = X @ w + 0.5 * rng.normal(size=len(g))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            reg = FederatedSparseLinearRegression().fit(X, y, groups=g)
+        messages = [str(c.message) for c in caught if "answering clients" in str(c.message)]
+        assert bool(messages) == warns
+        if warns:
+            assert "1000 of the 1000 answering clients of FederatedSparseLinearRegression" in \
+                messages[0]
+            assert "fewer than n_features + 4 = 14 samples (median 4)" in messages[0]
+            assert "correlation with the target is at least 0.4" in messages[0]
+            assert not reg.support_[2]
+        else:
+            np.testing.assert_array_equal(reg.support_, w != 0)

@@ -25,6 +25,7 @@ from ._rules import (
     DEFAULT_ROGUE_TOLERANCE,
     _client_pass,
     null_selection_rate,
+    small_client_warning,
 )
 
 
@@ -154,10 +155,8 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         spec = check_privacy(self.privacy, type(self).__name__)
         self._vote_rule(auto, spec is not None)  # refuses unused parameters early
         k = self._n_reported(d, spec)
-        short = self._short_clients(
-            np.bincount(layout.codes, weights=weights > 0, minlength=n_nodes), auto,
-            spec is not None,
-        )
+        n_positive = np.bincount(layout.codes, weights=weights > 0, minlength=n_nodes)
+        short = self._short_clients(n_positive, auto, spec is not None)
 
         if sparse.issparse(X):
             X = sparse.csr_matrix(X)
@@ -196,6 +195,13 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             # reports; the server draws the same assignment.
             reported = _balanced_reports(n_nodes, d, k, self.random_state)
         self._server_vote(packed, answered, sim, d, auto=auto, spec=spec, reported=reported)
+        if auto and spec is None and self.pvalues_ is not None and self.n_answered_:
+            message = small_client_warning(
+                n_positive, self.ols_clients_, self.answered_, self.n_reports_,
+                self.reference_rate_, DEFAULT_FWER if self.fwer is None else self.fwer,
+                self._client_z(), bool(self.fit_intercept), type(self).__name__)
+            if message:
+                warnings.warn(message, UserWarning, stacklevel=3)
         return X_nodes, y_nodes, w_nodes, layout, sim
 
     def _short_clients(self, n_positive, auto, private):

@@ -208,3 +208,77 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
         delayed(_client_chunk)(*chunk_args(first, stop - 1)) for first, stop in bounds
     )
     return tuple(np.concatenate(arrays) for arrays in zip(*parts))
+
+
+# The small-client warning fires when a feature must be correlated with the
+# target at least this much for the typical small client to detect it often
+# enough to be kept (a feature of 3 noise sd among 3 such has correlation
+# 0.55; among 10, 0.31).
+WEAK_CLIENT_CORRELATION = 0.4
+
+
+def detectable_correlation(m, z, min_fraction):
+    """The smallest |corr(x_j, y)| that a client running the marginal test
+    with ``m`` centred Gaussian samples detects with probability ``min_fraction``.
+
+    Given the feature's sum of squares ``s`` (``chi^2_m`` times its
+    variance), the test's statistic is noncentral t with ``m - 1`` degrees
+    of freedom and noncentrality ``sqrt(s) rho / sqrt(1 - rho^2)`` (in units
+    of the feature's and the residual's sd); the detection rate averages
+    that over 256 quantiles of ``chi^2_m``.  Returns 1.0 when even a
+    correlation of 0.999 would not do.
+    """
+    df = m - 1
+    if df < 1 or min_fraction >= 1.0:
+        return 1.0
+    t = _critical_values(z, [df])[0]
+    root = np.sqrt(stats.chi2.ppf((np.arange(256) + 0.5) / 256, m))
+
+    def rate(rho):
+        nc = root * rho / np.sqrt(1.0 - rho * rho)
+        return float(np.mean(stats.nct.sf(t, df, nc) + stats.nct.cdf(-t, df, nc)))
+
+    lo, hi = 0.0, 0.999
+    if rate(hi) < min_fraction:
+        return 1.0
+    for _ in range(30):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if rate(mid) < min_fraction else (lo, mid)
+    return hi
+
+
+def small_client_warning(n_positive, ols, answered, n_reports, reference, fwer, z, center,
+                         name):
+    """The message that small clients leave the vote without power, or None.
+
+    When most answering clients have fewer than ``d + 4`` samples, a feature
+    must reach the vote fraction the server's test needs (given the number
+    of reports) in clients of the median such size; if only a feature
+    correlated at least :data:`WEAK_CLIENT_CORRELATION` with the target
+    reaches it, the fit returns few or no features and the user should hear
+    why.
+    """
+    small = answered & ~ols
+    if not small.any() or small.sum() < 0.5 * answered.sum():
+        return None
+    n_max = int(n_reports.max())
+    d = len(n_reports)
+    votes = np.arange(n_max + 1)
+    passing = stats.binom.sf(votes - 1, n_max, reference) <= fwer / d
+    min_fraction = votes[passing][0] / n_max if passing.any() else 1.0
+    n_median = int(np.median(n_positive[small]))
+    rho = detectable_correlation(n_median - int(center), z, min_fraction)
+    if rho < WEAK_CLIENT_CORRELATION:
+        return None
+    need = ("no correlation is enough" if rho >= 1.0 else
+            f"only a feature whose correlation with the target is at least {rho:.2f} "
+            f"(one that explains {rho * rho:.0%} of its variance) reaches that")
+    return (
+        f"{int(small.sum())} of the {int(answered.sum())} answering clients of {name} have "
+        f"fewer than n_features + 4 = {d + 4} samples (median {n_median}), so each tests a "
+        f"feature with very few residual degrees of freedom. With {n_max} reports a "
+        f"feature must be selected by {min_fraction:.1%} of the clients to pass the server's "
+        f"test, and in a client of {n_median} samples {need}: weaker features are missed "
+        "and the support may be nearly empty. More samples per client, more clients, or "
+        "fewer features help; see 'When not to use it' in the user guide."
+    )
