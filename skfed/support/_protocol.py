@@ -149,13 +149,17 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         # sample_weight is non-negative (checked by _validate_fit_data).
         weights = (np.ones(X.shape[0], dtype=dtype) if sample_weight is None
                    else np.asarray(sample_weight, dtype=dtype))
-        check_node_weights(self, layout.codes, sample_weight,
-                           why=" to compute its statistics")
+        if sample_weight is not None:
+            # (Without weights every node present has a sample.)
+            check_node_weights(self, layout.codes, sample_weight,
+                               why=" to compute its statistics")
         lam, auto = self._client_lambdas(n_nodes)
         spec = check_privacy(self.privacy, type(self).__name__)
         self._vote_rule(auto, spec is not None)  # refuses unused parameters early
         k = self._n_reported(d, spec)
-        n_positive = np.bincount(layout.codes, weights=weights > 0, minlength=n_nodes)
+        n_positive = (layout.counts.astype(np.int64) if sample_weight is None else
+                      np.bincount(layout.codes, weights=weights > 0,
+                                  minlength=n_nodes).astype(np.int64))
         short = self._short_clients(n_positive, auto, spec is not None)
 
         if sparse.issparse(X):
@@ -171,7 +175,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             w_nodes = np.ascontiguousarray(weights[layout.order])
         packed, ols, controls = _client_pass(
             X_nodes, y_nodes, w_nodes, layout.offsets, lam, self._client_z(), auto,
-            bool(self.fit_intercept), self.n_jobs,
+            bool(self.fit_intercept), self.n_jobs, n_positive=n_positive,
         )
         # A client too small for its statistics selects nothing (under
         # privacy it still sends, see _short_clients).

@@ -55,15 +55,27 @@ def _critical_values(z, df):
     """Critical |t| of a two-sided test of level ``2 Phi(-z)`` with ``df`` dof.
 
     ``df`` may repeat (one entry per client): each distinct value is
-    computed once.  Entries with ``df < 1`` get ``inf`` (nothing selected).
+    computed once (integer degrees of freedom through a lookup table, in
+    linear time).  Entries with ``df < 1`` get ``inf`` (nothing selected).
     """
     df = np.asarray(df, dtype=np.float64)
     out = np.full(df.shape, np.inf)
     ok = df >= 1
-    if ok.any():
-        values, inverse = np.unique(df[ok], return_inverse=True)
-        tail = stats.norm.sf(z)
-        out[ok] = stats.t.isf(tail, values)[inverse] if tail > 0 else np.inf
+    if not ok.any():
+        return out
+    tail = stats.norm.sf(z)
+    if not tail > 0:
+        return out
+    dfs = df[ok]
+    whole = dfs.astype(np.int64)
+    if np.array_equal(whole, dfs) and whole.max() < 10 * len(dfs) + 1000:
+        values = np.flatnonzero(np.bincount(whole))
+        table = np.full(int(whole.max()) + 1, np.inf)
+        table[values] = stats.t.isf(tail, values)
+        out[ok] = table[whole]
+    else:
+        values, inverse = np.unique(dfs, return_inverse=True)
+        out[ok] = stats.t.isf(tail, values)[inverse]
     return out
 
 
@@ -147,7 +159,8 @@ def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, cente
     return packed, ols, used.astype(np.int64)
 
 
-def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
+def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs,
+                 n_positive=None):
     """Run the client pass of every node (joblib over chunks of nodes).
 
     ``lam`` holds each client's lambda (a fixed-lambda rule); with ``auto``
@@ -175,7 +188,9 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs):
     tcrit_partial = np.zeros(n_nodes)
     tcrit_marginal = np.zeros(n_nodes)
     if auto:
-        n_positive = np.add.reduceat((sample_weight > 0).astype(np.int64), offsets[:-1])
+        if n_positive is None:
+            n_positive = np.add.reduceat((sample_weight > 0).astype(np.int64), offsets[:-1])
+        n_positive = np.asarray(n_positive, dtype=np.int64)
         df_ols = n_positive - d - int(center)
         ols = df_ols >= OLS_MIN_DF
         tcrit = _critical_values(z, np.where(ols, df_ols, 0))
