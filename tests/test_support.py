@@ -838,9 +838,10 @@ def test_null_features_are_selected_at_the_known_rate(n_samples):
 def test_recovery_is_non_decreasing_in_clients():
     # A weaker feature (2 noise sd) beside two strong ones (3 noise sd), 10
     # samples a client: a client detects the weak one with probability
-    # ~0.44 (a null one with 0.317), so the default rule recovers it from
-    # about 2,000 clients on; the former default (z = sqrt(2 log d), median
-    # vote) recovers nothing at any number of clients.
+    # ~0.58 (a null one with 0.317; 0.44 when every small client used 2
+    # controls, before the gate), so the default rule recovers it from
+    # 400 clients on; the former default (z = sqrt(2 log d), median vote)
+    # recovers nothing at any number of clients.
     X, y, groups, true = _independent_clients(3000, 10, 40, [3.0, -3.0, 2.0], seed=11)
     exact, old = [], []
     for g in (25, 100, 400, 1200, 2000, 3000):

@@ -290,8 +290,8 @@ def small_client_warning(n_positive, ols, answered, n_reports, reference, fwer, 
             f"(one that explains {rho * rho:.0%} of its variance) reaches that")
     return (
         f"{int(small.sum())} of the {int(answered.sum())} answering clients of {name} have "
-        f"fewer than n_features + 4 = {d + 4} samples (median {n_median}), so each tests a "
-        f"feature with very few residual degrees of freedom. With {n_max} reports a "
+        f"fewer than n_features + 4 = {d + 4} samples (median {n_median}), so each tests "
+        f"every feature on its own few samples. With {n_max} reports a "
         f"feature must be selected by {min_fraction:.1%} of the clients to pass the server's "
         f"test, and in a client of {n_median} samples {need}: weaker features are missed "
         "and the support may be nearly empty. More samples per client, more clients, or "
