@@ -222,3 +222,45 @@ def test_tiny_clients_warn_that_the_vote_has_no_power():
             assert not reg.support_[2]
         else:
             np.testing.assert_array_equal(reg.support_, w != 0)
+
+
+def test_worst_case_rogues_with_small_clients_at_the_tolerated_fraction(monkeypatch):
+    # Rogue tolerance at the defaults with clients of 10 samples on a
+    # Toeplitz design (the partial rule, controls gated by each client's
+    # design): rogue clients that know the support report every feature
+    # outside it and none of it.  10 % of them (rogue_tolerance) leave the
+    # support exact; at 20 % every feature becomes significant.
+    from skfed import FederatedSupportRecovery, SimulatedNetwork
+    from skfed.network import NetworkSimulation
+
+    rng = np.random.default_rng(5)
+    d, n, g = 20, 10, 3000
+    groups = np.repeat(np.arange(g), n)
+    X = rng.normal(size=(g * n, d))
+    for j in range(1, d):
+        X[:, j] = 0.5 * X[:, j - 1] + math.sqrt(0.75) * X[:, j]
+    w = np.zeros(d)
+    w[[4, 9, 15]] = [3.0, -3.0, 3.0]
+    y = X @ w + rng.normal(size=g * n) + 3 * rng.normal(size=g)[groups]
+    true = w != 0
+
+    def corrupt(self, bits, nodes):
+        bits = np.array(bits, dtype=bool)
+        bits[:] = ~true
+        return bits
+
+    monkeypatch.setattr(NetworkSimulation, "corrupt_bit_rows", corrupt)
+    honest = FederatedSupportRecovery().fit(X, y, groups=groups)
+    assert (honest.n_controls_ > 0).mean() > 0.8 and not honest.ols_clients_.any()
+
+    def fit(fraction):
+        net = SimulatedNetwork(rogue_fraction=fraction, random_state=0)
+        return FederatedSupportRecovery(network=net).fit(X, y, groups=groups)
+
+    sel = fit(0.1)
+    rogue = sel.rogue_
+    assert rogue.sum() == 300
+    np.testing.assert_array_equal(sel.client_supports_[~rogue], honest.client_supports_[~rogue])
+    np.testing.assert_array_equal(sel.support_, true)
+    with pytest.warns(UserWarning, match="features are significant"):
+        assert fit(0.2).support_.all()
