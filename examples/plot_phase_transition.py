@@ -6,10 +6,12 @@ Support recovery that improves with every client
 :class:`~skfed.support.FederatedSupportRecovery` runs Barik & Honorio's
 one-shot protocol: every client sends one bit per feature, once, and the
 server votes.  Its default rule is chosen for the vote: each client tests
-every feature at a known null selection rate (0.317; the OLS t-test when it
-has more samples than features, else the test of the feature's correlation
-with the target), and the server keeps a feature when its votes are
-significantly above that rate, with a correction over the ``d`` features.
+every feature at a known null selection rate (0.317): the OLS t-test when it
+has more samples than features; else, when its own rows show correlated
+features, the t-test of the feature given its few closest features, and
+otherwise the test of the feature's correlation with the target.  The
+server keeps a feature when its votes are significantly above that rate,
+with a correction over the ``d`` features.
 A feature that clients detect a little more often than a null one is then
 recovered once there are enough clients, and more clients never hurt.
 
@@ -79,14 +81,14 @@ for design in designs:
 # %%
 # Exact recovery against the number of clients
 # ---------------------------------------------
-# Solid lines: the defaults; dashed: the former thresholds.  On the
-# independent and heterogeneous designs the defaults reach exact recovery
-# from a few hundred clients and stay there.  On the Toeplitz design a
-# 10-sample client can only test each feature's *marginal* correlation,
-# which a feature next to a support feature shares: the server's margin
-# (``rogue_tolerance``) absorbs weak correlations, strong ones need clients
-# with more samples than features, whose OLS t-test is conditional on the
-# other features (next section).
+# Solid lines: the defaults; dashed: the former thresholds.  The defaults
+# reach exact recovery on every design once there are enough clients and
+# stay there.  On the Toeplitz design a feature next to a support feature
+# shares its marginal correlation with the target; a 10-sample client whose
+# rows show the correlation (most of them here) tests each feature given
+# its two closest features, which removes it, and the server's margin
+# (``rogue_tolerance``) absorbs the rest.  ``n_controls_`` says which
+# clients used controls.
 fig, ax = plt.subplots(figsize=(7, 4))
 PhaseTransitionDisplay.from_arrays(
     [clients] * len(curves), curves, labels=labels, ax=ax, xlabel="clients",
