@@ -21,11 +21,8 @@
 # ``client_ols_dense`` / ``client_ols_csr`` are the other client rule of the
 # ``auto`` mode: a client with more samples than features fits ordinary least
 # squares on all of them and sends the bits ``|t_ij| > c_i`` of its
-# coefficients' t statistics.  ``client_partial_dense`` / ``_csr`` are the
-# rule of a client with too few samples for that: each feature's t
-# statistic given its closest features, when the client's design is
-# correlated (skfed/support/_partial.py states the rule and holds its NumPy
-# reference).
+# coefficients' t statistics; ``client_partial_dense`` / ``_csr``, the rule
+# of smaller clients (skfed/support/_partial.py: the rule, NumPy reference).
 #
 # The server side (``tally_votes``) adds up the bits of the clients that
 # answered.  Python validates, allocates and simulates the network; the
@@ -887,6 +884,17 @@ cdef intp_t _partial_core(
     return kk
 
 
+def _check_partial(const intp_t[::1] offsets, const intp_t[::1] nodes,
+                   const intp_t[::1] k_max, intp_t d, intp_t work_size):
+    cdef intp_t q, n_max = 0
+    for q in range(nodes.shape[0]):
+        n_max = max(n_max, offsets[nodes[q] + 1] - offsets[nodes[q]])
+        if k_max[nodes[q]] > MAX_CONTROLS:
+            raise ValueError(f"at most {MAX_CONTROLS} controls")
+    if work_size < partial_work_size(n_max, d):
+        raise ValueError("work is too small")
+
+
 def client_partial_dense(
     const floating[:, ::1] X,          # IN (n_samples, d), rows node by node
     const floating[::1] y,             # IN (n_samples,)
@@ -907,20 +915,9 @@ def client_partial_dense(
 ):
     """The partial rule (skfed/support/_partial.py) on dense rows."""
     cdef intp_t d = X.shape[1]
-    cdef intp_t q, i, t, j, r0, n, n_max = 0
-    cdef double* Z
-    cdef double* r
-    cdef double* wt
-    cdef double* raw
-    cdef double* rest
-    for q in range(nodes.shape[0]):
-        i = nodes[q]
-        n_max = max(n_max, offsets[i + 1] - offsets[i])
-    if work.shape[0] < partial_work_size(n_max, d):
-        raise ValueError("work is too small")
-    for q in range(nodes.shape[0]):
-        if k_max[nodes[q]] > MAX_CONTROLS:
-            raise ValueError(f"at most {MAX_CONTROLS} controls")
+    cdef intp_t q, i, t, j, r0, n
+    cdef double *Z, *r, *wt, *raw, *rest
+    _check_partial(offsets, nodes, k_max, d, work.shape[0])
     with nogil:
         for q in range(nodes.shape[0]):
             i = nodes[q]
@@ -967,21 +964,10 @@ def client_partial_csr(
     double[::1] work,                  # WORK as client_partial_dense
 ):
     """:func:`client_partial_dense` over CSR rows (a client's rows densified)."""
-    cdef intp_t q, i, t, j, p, r0, n, n_max = 0
+    cdef intp_t q, i, t, j, p, r0, n
     cdef double x
-    cdef double* Z
-    cdef double* r
-    cdef double* wt
-    cdef double* raw
-    cdef double* rest
-    for q in range(nodes.shape[0]):
-        i = nodes[q]
-        n_max = max(n_max, offsets[i + 1] - offsets[i])
-    if work.shape[0] < partial_work_size(n_max, d):
-        raise ValueError("work is too small")
-    for q in range(nodes.shape[0]):
-        if k_max[nodes[q]] > MAX_CONTROLS:
-            raise ValueError(f"at most {MAX_CONTROLS} controls")
+    cdef double *Z, *r, *wt, *raw, *rest
+    _check_partial(offsets, nodes, k_max, d, work.shape[0])
     with nogil:
         for q in range(nodes.shape[0]):
             i = nodes[q]
