@@ -28,13 +28,14 @@ from ._consensus import _ConsensusMixin
 from ._dictionary import _DictionaryMixin
 from ._docs import _doc
 from ._join import _JoinMixin
-from ._validation import _AUTO_LAPLACIAN_FEATURES, _LOSSES, _SCHEDULES, _check_gamma
+from ._selection import _KernelSelectionMixin, _nonlinear_kernel
+from ._validation import _LOSSES, _SCHEDULES, _check_gamma
 
 __all__ = ["DecentralizedKernelSGDClassifier", "DecentralizedKernelSGDRegressor"]
 
 
-class _BaseDecentralizedKernelSGD(_JoinMixin, _ConsensusMixin, _DictionaryMixin, FederatedMixin,
-                                  BaseEstimator):
+class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _ConsensusMixin,
+                                  _DictionaryMixin, FederatedMixin, BaseEstimator):
     """Shared machinery of the classifier and the regressor."""
 
     _parameter_constraints = {
@@ -83,10 +84,20 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _ConsensusMixin, _DictionaryMixin,
         return compress
 
     def _resolve_kernel_name(self, n_features):
-        """The kernel ``kernel="auto"`` stands for at ``n_features`` features."""
+        """The kernel before any selection (``"auto"``: its nonlinear candidate)."""
         if self.kernel != "auto":
             return self.kernel
-        return "laplacian" if n_features >= _AUTO_LAPLACIAN_FEATURES else "rbf"
+        return _nonlinear_kernel(n_features)
+
+    def _set_kernel(self, X, codes, kernel):
+        """``kernel_``, its parameters for the solver and every node's ``gamma_``."""
+        self.kernel_ = kernel
+        spec = resolve_kernel(
+            kernel, gamma=1.0, degree=self.degree, coef0=self.coef0,
+            n_features=X.shape[1],
+        )
+        self._kernel_kind, _, self._coef0, self._degree = kernel_params(spec)
+        self.gamma_ = _check_gamma(self.gamma, self.nodes_, X, codes, kernel)
 
     def _make_loss(self):
         return _LOSSES[self._loss_name()]()
@@ -135,6 +146,10 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _ConsensusMixin, _DictionaryMixin,
         X = np.ascontiguousarray(X, dtype=self._dtype)
         epochs = 1 if partial else self.max_epochs
         shuffle = self.shuffle and not partial
+        if first and self.kernel == "auto":
+            # Validation within the nodes (counted in the first round).
+            kernel = self._select_kernel(X, y, codes, sample_weight, y_encoded, epochs)
+            self._set_kernel(X, codes, kernel)
         queues = self._make_queues(codes, epochs, shuffle)
         self._run(X, y_encoded, sample_weight, queues, epochs)
         return self
@@ -142,13 +157,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _ConsensusMixin, _DictionaryMixin,
     def _setup(self, X, codes, compress):
         n_nodes = len(self.nodes_)
         n_features = X.shape[1]
-        self.kernel_ = self._resolve_kernel_name(n_features)
-        spec = resolve_kernel(
-            self.kernel_, gamma=1.0, degree=self.degree, coef0=self.coef0,
-            n_features=n_features,
-        )
-        self._kernel_kind, _, self._coef0, self._degree = kernel_params(spec)
-        self.gamma_ = _check_gamma(self.gamma, self.nodes_, X, codes, self.kernel_)
+        self._set_kernel(X, codes, self._resolve_kernel_name(n_features))
         self._compress = compress
         self._max_size = 0 if self.max_dictionary_size is None else int(self.max_dictionary_size)
         n_out = self._n_outputs
@@ -617,7 +626,7 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         self,
         loss="squared_error",
         *,
-        kernel="rbf",
+        kernel="auto",
         gamma="median",
         degree=3,
         coef0=1.0,
@@ -728,5 +737,4 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
 
 
 DecentralizedKernelSGDClassifier.__doc__ = _doc(DecentralizedKernelSGDClassifier.__doc__, '"auto"')
-# The regressor keeps the rbf kernel: "auto" was chosen on classification data.
-DecentralizedKernelSGDRegressor.__doc__ = _doc(DecentralizedKernelSGDRegressor.__doc__, '"rbf"')
+DecentralizedKernelSGDRegressor.__doc__ = _doc(DecentralizedKernelSGDRegressor.__doc__, '"auto"')
