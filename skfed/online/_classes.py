@@ -146,10 +146,14 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _ConsensusM
         X = np.ascontiguousarray(X, dtype=self._dtype)
         epochs = 1 if partial else self.max_epochs
         shuffle = self.shuffle and not partial
-        if first and self.kernel == "auto":
-            # Validation within the nodes (counted in the first round).
-            kernel = self._select_kernel(X, y, codes, sample_weight, y_encoded, epochs)
-            self._set_kernel(X, codes, kernel)
+        if first:
+            self.kernel_selection_ = None
+            if self.kernel == "auto" and self.eta0 == "auto":
+                # Validation within the nodes (counted in a round of its own).
+                # A fixed eta0 is a step for one kernel's scale (k(x, x) = 1
+                # for rbf and laplacian, ||x||^2 for linear): no selection.
+                kernel = self._select_kernel(X, y, codes, sample_weight, y_encoded, epochs)
+                self._set_kernel(X, codes, kernel)
         queues = self._make_queues(codes, epochs, shuffle)
         self._run(X, y_encoded, sample_weight, queues, epochs)
         return self

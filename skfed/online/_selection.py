@@ -1,6 +1,6 @@
 """``kernel="auto"``: the kernel chosen by validation within the nodes.
 
-Every node holds out a quarter of its samples (a seeded draw of its own),
+Every node holds out every 4th of its samples (in arrival order),
 fits every candidate kernel alone on the rest (``consensus_penalty=0``: no
 message), and reports its mean validation loss for each candidate, the loss
 the estimator minimizes.  The network sums the reports over a spanning tree
@@ -24,10 +24,6 @@ from sklearn.base import clone
 
 from ..network import payload_bytes
 from ._validation import _AUTO_LAPLACIAN_FEATURES
-
-# Fraction of every node's samples held out to choose the kernel.
-_HOLDOUT = 0.25
-
 
 def _nonlinear_kernel(n_features):
     """The nonlinear candidate of ``kernel="auto"`` at ``n_features`` features."""
@@ -68,20 +64,17 @@ def loss_values(loss, F, y):
     raise ValueError(f"unknown loss {loss!r}")
 
 
-def holdout_mask(codes, n_nodes, seeds, fraction=_HOLDOUT):
-    """Which samples every node holds out: ``floor(fraction n_i)`` of its own,
-    drawn by ``RandomState(seeds[i])``; a node of fewer than 4 samples holds
-    out none (it reports nothing)."""
-    mask = np.zeros(len(codes), dtype=bool)
+def holdout_mask(codes, n_nodes, every=4):
+    """Which samples every node holds out: every ``every``-th of its samples
+    in arrival order (the 4th, 8th, ...), so the choice does not depend on
+    the node labels or any seed; a node of fewer than ``every`` samples
+    holds out none (it reports nothing)."""
     order = np.argsort(codes, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n_nodes))])
-    for node in range(n_nodes):
-        rows = order[bounds[node]:bounds[node + 1]]
-        n_out = int(np.floor(fraction * len(rows)))
-        if len(rows) >= 4 and n_out >= 1:
-            rng = np.random.RandomState(int(seeds[node]) ^ 0x5EED)
-            mask[rows[rng.permutation(len(rows))[:n_out]]] = True
-    return mask
+    counts = np.bincount(codes, minlength=n_nodes)
+    starts = np.concatenate([[0], np.cumsum(counts)])[:-1]
+    rank = np.empty(len(codes), dtype=np.intp)
+    rank[order] = np.arange(len(codes)) - np.repeat(starts, counts)
+    return rank % every == every - 1
 
 
 def node_mean_losses(values, codes, n_nodes):
@@ -137,7 +130,7 @@ class _KernelSelectionMixin:
         ``epochs`` passes); fills ``kernel_selection_``."""
         n_nodes = len(self.nodes_)
         candidates = self._kernel_candidates(X.shape[1])
-        held = holdout_mask(codes, n_nodes, self._node_seeds)
+        held = holdout_mask(codes, n_nodes)
         train = ~held
         losses = np.full((len(candidates), n_nodes), np.nan)
         if held.any() and self._held_out_classes_ok(y[~held]):
