@@ -380,9 +380,9 @@ def held_out_rows(families, seeds, variants):
                 row[label] = {"score": score, "bytes_over_raw": est.n_bytes_sent_ / raw,
                               "cpu_s": cpu, "kernel_": est.kernel_,
                               "model_order_mean": float(est.model_order_.mean())}
-                for extra in ("consensus_penalty_", "selection_"):
-                    if hasattr(est, extra):
-                        row[label][extra] = _jsonable(getattr(est, extra))
+                if getattr(est, "kernel_selection_", None) is not None:
+                    row[label]["mean_validation_loss"] = _jsonable(
+                        est.kernel_selection_["mean_validation_loss"])
             rows.append(row)
             print(json.dumps(row), flush=True)
     return rows
