@@ -115,12 +115,14 @@ def _cases(tmp):
     )
     cases.append(("perso_lin_peer_scoring", est, X, y, g, None))
     X, y, g = _clustered_moons(8, 15, 4, n_classes=3)
-    est = DecentralizedKernelSGDClassifier(max_epochs=2, max_dictionary_size=12, random_state=6)
+    est = DecentralizedKernelSGDClassifier(kernel="rbf", max_epochs=2, max_dictionary_size=12,
+                                           random_state=6)
     cases.append(("online_sgd_multiclass", est, X, y, g, None))
     X, _, g = _clustered_moons(9, 12, 5)
     y = X[:, 0] * (1 + g % 2) + np.sin(X[:, 1])
     est = DecentralizedKernelSGDRegressor(
-        max_epochs=2, max_dictionary_size=8, exchange_every=3, average=0.5, random_state=7,
+        kernel="rbf", max_epochs=2, max_dictionary_size=8, exchange_every=3, average=0.5,
+        random_state=7,
         network=SimulatedNetwork("ring", drop_rate=0.2),
     )
     cases.append(("online_sgd_regressor_copies_drops", est, X, y, g, None))

@@ -393,7 +393,7 @@ def test_bytes_match_closed_form(header):
     groups = np.repeat(np.arange(n_nodes), n)
     X = rng.normal(size=(n_nodes * n, d))
     y = rng.randint(2, size=n_nodes * n)
-    clf = DecentralizedKernelSGDClassifier(
+    clf = DecentralizedKernelSGDClassifier(kernel="rbf",
         epsilon=0.0, network=SimulatedNetwork(ring(n_nodes), header_bytes=header),
         max_epochs=1, shuffle=False, exchange_every=None,
     ).fit(X, y, groups=groups)
@@ -412,7 +412,7 @@ def test_bytes_match_closed_form(header):
     assert clf.n_messages_ == messages
     assert clf.communication_.n_rounds == clf.n_iter_ == n
     # float32 data: 4 bytes a value.
-    clf32 = DecentralizedKernelSGDClassifier(
+    clf32 = DecentralizedKernelSGDClassifier(kernel="rbf",
         epsilon=0.0, network=SimulatedNetwork(ring(n_nodes), header_bytes=header),
         max_epochs=1, shuffle=False, exchange_every=None,
     ).fit(X.astype(np.float32), y, groups=groups)
@@ -444,7 +444,7 @@ def test_copy_exchange_bytes_match_closed_form(period, header):
     groups = np.repeat(np.arange(n_nodes), n)
     X = rng.normal(size=(n_nodes * n, d))
     y = rng.normal(size=n_nodes * n)
-    reg = DecentralizedKernelSGDRegressor(
+    reg = DecentralizedKernelSGDRegressor(kernel="rbf",
         epsilon=0.0, max_dictionary_size=None, exchange_every=period, max_epochs=1,
         network=SimulatedNetwork(ring(n_nodes), header_bytes=header),
     ).fit(X, y, groups=groups)
@@ -460,7 +460,7 @@ def test_copy_exchange_bytes_match_closed_form(period, header):
     assert reg.n_bytes_sent_ == sum(per_round)
     assert reg.n_messages_ == n_directed_edges * (n // period)
     # float32 data: 4 bytes a value (points and weights).
-    reg32 = DecentralizedKernelSGDRegressor(
+    reg32 = DecentralizedKernelSGDRegressor(kernel="rbf",
         epsilon=0.0, max_dictionary_size=None, exchange_every=1, max_epochs=1,
         network=SimulatedNetwork(ring(n_nodes), header_bytes=header),
     ).fit(X.astype(np.float32), y, groups=groups)
@@ -479,7 +479,7 @@ def test_copy_exchange_sends_a_seen_point_as_a_reference():
     y = rng.normal(size=n_nodes * n)
     params = dict(epsilon=0.0, max_dictionary_size=None, max_epochs=2, shuffle=False,
                   network=SimulatedNetwork(ring(n_nodes), header_bytes=header))
-    reg = DecentralizedKernelSGDRegressor(exchange_every=n, **params).fit(X, y, groups=groups)
+    reg = DecentralizedKernelSGDRegressor(kernel="rbf", exchange_every=n, **params).fit(X, y, groups=groups)
     first = header + n * (4 + d * 8) + n * 8 + 4
     second = header + n * (4 + 4) + 2 * n * 8 + 4
     n_directed_edges = 2 * n_nodes
@@ -489,10 +489,10 @@ def test_copy_exchange_sends_a_seen_point_as_a_reference():
     assert_array_equal(reg.bytes_per_round_, per_round)
     assert_array_equal(reg.model_order_, 2 * n)
     # "auto" publishes once per pass: after n steps here.
-    auto = DecentralizedKernelSGDRegressor(**params).fit(X, y, groups=groups)
+    auto = DecentralizedKernelSGDRegressor(kernel="rbf", **params).fit(X, y, groups=groups)
     assert_array_equal(auto.bytes_per_round_, per_round)
     # float32 data: the neighbours hold the weights as float32 values, as sent.
-    reg32 = DecentralizedKernelSGDRegressor(exchange_every=n, **params).fit(
+    reg32 = DecentralizedKernelSGDRegressor(kernel="rbf", exchange_every=n, **params).fit(
         X.astype(np.float32), y, groups=groups)
     held = reg32._pub_weights[:, : 2 * n]
     assert_array_equal(held, held.astype(np.float32))
@@ -508,7 +508,7 @@ def test_copy_exchange_counts_only_changed_slots():
     y = (X[:, 0] * X[:, 1] > 0).astype(int)
     groups = np.zeros(60, dtype=int)
     groups[30:] = 1
-    clf = DecentralizedKernelSGDClassifier(
+    clf = DecentralizedKernelSGDClassifier(kernel="rbf",
         gamma=1.0, epsilon=0.3, max_dictionary_size=8, exchange_every=1, shuffle=False,
         network=SimulatedNetwork(np.array([[0, 1], [1, 0]], bool)), random_state=0,
     )
@@ -531,11 +531,11 @@ def test_copy_exchange_counts_only_changed_slots():
 
 def test_no_consensus_sends_nothing_and_auto_exchange_rule():
     X, y, groups = _small()
-    alone = DecentralizedKernelSGDClassifier(consensus_penalty=0.0, random_state=0).fit(
+    alone = DecentralizedKernelSGDClassifier(kernel="rbf", consensus_penalty=0.0, random_state=0).fit(
         X, y, groups=groups)
     assert alone.n_bytes_sent_ == alone.n_messages_ == 0
     assert np.all(np.isnan(alone.consensus_error_curve_))
-    copies = DecentralizedKernelSGDClassifier(
+    copies = DecentralizedKernelSGDClassifier(kernel="rbf",
         consensus_penalty=0.0, exchange_every=1, random_state=0).fit(X, y, groups=groups)
     assert copies.n_bytes_sent_ == 0
     assert_array_equal(copies.decision_function(X, groups=groups),
@@ -545,7 +545,7 @@ def test_no_consensus_sends_nothing_and_auto_exchange_rule():
     for n_pass, sizes in [(30, None), (None, [20, 30, 40])]:
         g = groups if sizes is None else np.repeat(["a", "b", "c"], sizes)
         fits = {
-            every: DecentralizedKernelSGDClassifier(
+            every: DecentralizedKernelSGDClassifier(kernel="rbf",
                 max_epochs=4, exchange_every=every, random_state=0).fit(X, y, groups=g)
             for every in ("auto", n_pass)
         }
@@ -565,8 +565,8 @@ def test_dropped_nodes_process_every_sample_later():
     # dropped and whose margin is met takes a zero step, which KOMP folds).
     params = dict(epsilon=0.0, max_dictionary_size=None, max_epochs=1, random_state=0,
                   exchange_every=None)
-    perfect = DecentralizedKernelSGDClassifier(**params)
-    lossy = DecentralizedKernelSGDClassifier(
+    perfect = DecentralizedKernelSGDClassifier(kernel="rbf", **params)
+    lossy = DecentralizedKernelSGDClassifier(kernel="rbf",
         **params,
         network=SimulatedNetwork(drop_rate=0.4, random_state=0),
     )
@@ -623,8 +623,8 @@ def test_reproducible_and_pickle_round_trip():
 def test_float32_kept_and_close_to_float64():
     X, y, groups = _small()
     params = dict(epsilon=0.0, max_dictionary_size=None, shuffle=False)
-    a = DecentralizedKernelSGDClassifier(**params).fit(X, y, groups=groups)
-    b = DecentralizedKernelSGDClassifier(**params).fit(
+    a = DecentralizedKernelSGDClassifier(kernel="rbf", **params).fit(X, y, groups=groups)
+    b = DecentralizedKernelSGDClassifier(kernel="rbf", **params).fit(
         X.astype(np.float32), y, groups=groups
     )
     assert b.dictionaries_[0].dtype == np.float32
@@ -650,16 +650,16 @@ def test_invariant_to_relabelling_and_permuting_nodes():
 def test_fit_one_pass_equals_partial_fit_and_stream_batches():
     X, y, groups = _small()
     params = dict(epsilon=0.05, shuffle=False, max_epochs=1, random_state=0, average=0.0)
-    a = DecentralizedKernelSGDClassifier(**params).fit(X, y, groups=groups)
-    b = DecentralizedKernelSGDClassifier(**params).partial_fit(X, y, groups=groups, classes=[0, 1])
+    a = DecentralizedKernelSGDClassifier(kernel="rbf", **params).fit(X, y, groups=groups)
+    b = DecentralizedKernelSGDClassifier(kernel="rbf", **params).partial_fit(X, y, groups=groups, classes=[0, 1])
     assert_allclose(b.decision_function(X, groups=groups), a.decision_function(X, groups=groups))
     # Without coupling (c = 0) the nodes are independent, so the stream can
     # be cut into batches anywhere (with a fixed gamma: "scale" reads the
     # first batch).
     params["consensus_penalty"] = 0.0
     params["gamma"] = None
-    c = DecentralizedKernelSGDClassifier(**params).fit(X, y, groups=groups)
-    d = DecentralizedKernelSGDClassifier(**params)
+    c = DecentralizedKernelSGDClassifier(kernel="rbf", **params).fit(X, y, groups=groups)
+    d = DecentralizedKernelSGDClassifier(kernel="rbf", **params)
     interleaved = np.arange(len(y)).reshape(3, -1).T.ravel()  # nodes take turns
     for batch in np.array_split(interleaved, 4):
         d.partial_fit(X[batch], y[batch], groups=groups[batch], classes=[0, 1])
@@ -671,13 +671,13 @@ def test_fit_one_pass_equals_partial_fit_and_stream_batches():
 def test_per_node_gamma_gives_each_node_its_own_kernel():
     X, y, groups = _small()
     gammas = {"a": 0.2, "b": 1.0, "c": 5.0}
-    joint = DecentralizedKernelSGDClassifier(
+    joint = DecentralizedKernelSGDClassifier(kernel="rbf",
         gamma=gammas, consensus_penalty=0.0, epsilon=0.0, shuffle=False
     ).fit(X, y, groups=groups)
     assert_allclose(joint.gamma_, [0.2, 1.0, 5.0])
     for node, gamma in gammas.items():
         mask = groups == node
-        alone = DecentralizedKernelSGDClassifier(
+        alone = DecentralizedKernelSGDClassifier(kernel="rbf",
             gamma=gamma, consensus_penalty=0.0, epsilon=0.0, shuffle=False
         ).fit(X[mask], y[mask], groups=groups[mask])
         assert_allclose(
@@ -754,14 +754,15 @@ def test_auto_kernel_is_laplacian_from_ten_features_against_numpy(n_features, ex
         assert_array_equal(est.dictionaries_[i], D[i])
         assert_allclose(est.dual_coef_[i], W[i], rtol=1e-12, atol=1e-14)
         assert not np.allclose(est.dual_coef_[i], other[i], rtol=1e-3)
-    # The explicit kernel gives the same fit; the regressor keeps rbf.
+    # The explicit kernel gives the same fit; with a fixed eta0 nothing is
+    # selected (the regressor's default is "auto" too).
     explicit = DecentralizedKernelSGDClassifier(kernel=expected, **params).fit(X, y, groups=groups)
     for i in range(3):
         assert_array_equal(explicit.dual_coef_[i], est.dual_coef_[i])
-    reg = DecentralizedKernelSGDRegressor(max_epochs=1).fit(X, y.astype(float), groups=groups)
-    assert reg.kernel == "rbf" and reg.kernel_ == "rbf"
-    auto = DecentralizedKernelSGDRegressor(kernel="auto", max_epochs=1)
-    assert auto.fit(X, y.astype(float), groups=groups).kernel_ == expected
+    assert est.kernel_selection_ is None
+    reg = DecentralizedKernelSGDRegressor(eta0=0.3, max_epochs=1)
+    assert reg.fit(X, y.astype(float), groups=groups).kernel_ == expected
+    assert reg.kernel == "auto" and reg.kernel_selection_ is None
 
 
 def test_node_with_one_class_predicts_all_classes_and_unknown_node():
@@ -794,7 +795,7 @@ def test_hinge_has_no_predict_proba():
 
 def test_max_dictionary_size_caps_every_node():
     X, y, groups = _small(n=300)
-    clf = DecentralizedKernelSGDClassifier(epsilon=0.0, max_dictionary_size=7).fit(
+    clf = DecentralizedKernelSGDClassifier(kernel="rbf", epsilon=0.0, max_dictionary_size=7).fit(
         X, y, groups=groups
     )
     assert clf.model_order_curve_.max() == 7
@@ -903,20 +904,20 @@ def test_step_bound_against_numpy_recursion(c):
                                          kxx=1.0, n_rounds=n)
     assert np.abs(above).max() > 1e3
     with pytest.raises(ValueError, match="stability bound") as info:
-        DecentralizedKernelSGDRegressor(eta0=1.05 * bound, **params).fit(X, y, groups=groups)
+        DecentralizedKernelSGDRegressor(kernel="rbf", eta0=1.05 * bound, **params).fit(X, y, groups=groups)
     assert f"{bound:.6g}" in str(info.value) and "eta0=" in str(info.value)
     # 5 % below it converges, and the fit follows the recursion exactly.
     below = numpy_shared_point_recursion(A, targets, eta=0.95 * bound, alpha=alpha, c=c,
                                          kxx=1.0, n_rounds=n)
     fixed = np.linalg.solve((alpha + 1.0) * np.eye(len(targets)) + c * L, targets)
     assert_allclose(below, fixed, atol=1e-3)
-    reg = DecentralizedKernelSGDRegressor(eta0=0.95 * bound, **params).fit(X, y, groups=groups)
+    reg = DecentralizedKernelSGDRegressor(kernel="rbf", eta0=0.95 * bound, **params).fit(X, y, groups=groups)
     assert reg.step_bound_ == pytest.approx(bound, rel=1e-9)
     assert reg.eta0_ == 0.95 * bound
     values = [reg.predict(X[:1], groups=[i])[0] for i in range(len(targets))]
     assert_allclose(values, below, rtol=1e-8, atol=1e-10)
     # "auto": 1 / (alpha + K (1 + c lambda_max)), half the bound for the squared loss.
-    auto = DecentralizedKernelSGDRegressor(**params).fit(X, y, groups=groups)
+    auto = DecentralizedKernelSGDRegressor(kernel="rbf", **params).fit(X, y, groups=groups)
     assert auto.eta0_ == pytest.approx(bound / 2, rel=1e-9)
     values = [auto.predict(X[:1], groups=[i])[0] for i in range(len(targets))]
     assert_allclose(values, fixed, atol=1e-3)
@@ -933,11 +934,11 @@ def test_step_bound_uses_loss_smoothness_kernel_sup_and_sample_weight():
     ).fit(X, y, groups=groups, sample_weight=sw)
     K = float(X[0] @ X[0])
     assert reg.step_bound_ == pytest.approx(2 / (K * (4.0 + 0.5 * lam_max)), rel=1e-9)
-    clf = DecentralizedKernelSGDClassifier(
+    clf = DecentralizedKernelSGDClassifier(kernel="rbf",
         loss="log_loss", alpha=0.1, consensus_penalty=0.5, network=SimulatedNetwork(A)
     ).fit(X, (y > 0).astype(int), groups=groups)
     assert clf.step_bound_ == pytest.approx(2 / (0.1 + 0.25 + 0.5 * lam_max), rel=1e-9)
-    hinge = DecentralizedKernelSGDClassifier(
+    hinge = DecentralizedKernelSGDClassifier(kernel="rbf",
         alpha=0.1, consensus_penalty=0.5, network=SimulatedNetwork(A)
     ).fit(X, (y > 0).astype(int), groups=groups)
     assert hinge.step_bound_ == pytest.approx(2 / (0.1 + 0.5 * lam_max), rel=1e-9)
@@ -1097,10 +1098,10 @@ def _join_setup(kind="classifier", loss="hinge", header=16, exchange_every=None,
     groups = np.repeat(np.arange(n_old + 1), n)
     if kind == "classifier":
         y = (X[:, 0] + 0.3 * groups * X[:, 1] > 0).astype(int)
-        est = DecentralizedKernelSGDClassifier(loss=loss)
+        est = DecentralizedKernelSGDClassifier(kernel="rbf", loss=loss)
     else:
         y = np.sin(X[:, 0]) + 0.1 * groups
-        est = DecentralizedKernelSGDRegressor()
+        est = DecentralizedKernelSGDRegressor(kernel="rbf")
     est.set_params(**{**dict(
         gamma=0.7, epsilon=0.0, max_dictionary_size=None, average=0.0, max_epochs=2,
         shuffle=False, exchange_every=exchange_every, alpha=1e-3, consensus_penalty=0.3,

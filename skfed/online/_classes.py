@@ -28,13 +28,14 @@ from ._consensus import _ConsensusMixin
 from ._dictionary import _DictionaryMixin
 from ._docs import _doc
 from ._join import _JoinMixin
-from ._validation import _AUTO_LAPLACIAN_FEATURES, _LOSSES, _SCHEDULES, _check_gamma
+from ._selection import _KernelSelectionMixin, _nonlinear_kernel
+from ._validation import _LOSSES, _SCHEDULES, _check_gamma
 
 __all__ = ["DecentralizedKernelSGDClassifier", "DecentralizedKernelSGDRegressor"]
 
 
-class _BaseDecentralizedKernelSGD(_JoinMixin, _ConsensusMixin, _DictionaryMixin, FederatedMixin,
-                                  BaseEstimator):
+class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _ConsensusMixin,
+                                  _DictionaryMixin, FederatedMixin, BaseEstimator):
     """Shared machinery of the classifier and the regressor."""
 
     _parameter_constraints = {
@@ -83,10 +84,20 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _ConsensusMixin, _DictionaryMixin,
         return compress
 
     def _resolve_kernel_name(self, n_features):
-        """The kernel ``kernel="auto"`` stands for at ``n_features`` features."""
+        """The kernel before any selection (``"auto"``: its nonlinear candidate)."""
         if self.kernel != "auto":
             return self.kernel
-        return "laplacian" if n_features >= _AUTO_LAPLACIAN_FEATURES else "rbf"
+        return _nonlinear_kernel(n_features)
+
+    def _set_kernel(self, X, codes, kernel):
+        """``kernel_``, its parameters for the solver and every node's ``gamma_``."""
+        self.kernel_ = kernel
+        spec = resolve_kernel(
+            kernel, gamma=1.0, degree=self.degree, coef0=self.coef0,
+            n_features=X.shape[1],
+        )
+        self._kernel_kind, _, self._coef0, self._degree = kernel_params(spec)
+        self.gamma_ = _check_gamma(self.gamma, self.nodes_, X, codes, kernel)
 
     def _make_loss(self):
         return _LOSSES[self._loss_name()]()
@@ -110,7 +121,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _ConsensusMixin, _DictionaryMixin,
             self._dtype = X.dtype
             self._init_targets(y, classes, partial)
             compress = self._check_hyperparameters()
-            self._setup(X, codes, compress)
+            self._setup(X, codes, compress, selects=True)
         else:
             X, y, sample_weight, codes, new_labels = self._validate_more_data(
                 X, y, groups, sample_weight, classes
@@ -135,20 +146,30 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _ConsensusMixin, _DictionaryMixin,
         X = np.ascontiguousarray(X, dtype=self._dtype)
         epochs = 1 if partial else self.max_epochs
         shuffle = self.shuffle and not partial
+        if first:
+            self.kernel_selection_ = None
+            if self.kernel == "auto" and self.eta0 == "auto":
+                # Validation within the nodes (counted in a round of its own).
+                # A fixed eta0 is a step for one kernel's scale (k(x, x) = 1
+                # for rbf and laplacian, ||x||^2 for linear): no selection.
+                kernel = self._select_kernel(X, y, codes, sample_weight, y_encoded, epochs)
+                self._set_kernel(X, codes, kernel)
         queues = self._make_queues(codes, epochs, shuffle)
         self._run(X, y_encoded, sample_weight, queues, epochs)
         return self
 
-    def _setup(self, X, codes, compress):
+    def _setup(self, X, codes, compress, selects=False):
+        """Fit-time state; ``selects``: the caller runs ``kernel="auto"``'s
+        selection (``fit`` / ``partial_fit``; an engine that does not is refused)."""
+        if not selects and self.kernel == "auto" and self.eta0 == "auto":
+            raise ValueError(
+                f"{type(self).__name__}(kernel='auto') chooses the kernel by validation "
+                "within the nodes, which this engine does not run; pass kernel= "
+                "explicitly (e.g. the kernel_ of a simulated fit on the same data)."
+            )
         n_nodes = len(self.nodes_)
         n_features = X.shape[1]
-        self.kernel_ = self._resolve_kernel_name(n_features)
-        spec = resolve_kernel(
-            self.kernel_, gamma=1.0, degree=self.degree, coef0=self.coef0,
-            n_features=n_features,
-        )
-        self._kernel_kind, _, self._coef0, self._degree = kernel_params(spec)
-        self.gamma_ = _check_gamma(self.gamma, self.nodes_, X, codes, self.kernel_)
+        self._set_kernel(X, codes, self._resolve_kernel_name(n_features))
         self._compress = compress
         self._max_size = 0 if self.max_dictionary_size is None else int(self.max_dictionary_size)
         n_out = self._n_outputs
@@ -617,7 +638,7 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         self,
         loss="squared_error",
         *,
-        kernel="rbf",
+        kernel="auto",
         gamma="median",
         degree=3,
         coef0=1.0,
@@ -728,5 +749,4 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
 
 
 DecentralizedKernelSGDClassifier.__doc__ = _doc(DecentralizedKernelSGDClassifier.__doc__, '"auto"')
-# The regressor keeps the rbf kernel: "auto" was chosen on classification data.
-DecentralizedKernelSGDRegressor.__doc__ = _doc(DecentralizedKernelSGDRegressor.__doc__, '"rbf"')
+DecentralizedKernelSGDRegressor.__doc__ = _doc(DecentralizedKernelSGDRegressor.__doc__, '"auto"')

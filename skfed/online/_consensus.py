@@ -23,6 +23,7 @@ from threadpoolctl import ThreadpoolController
 from .._base import pad_log
 from .._core import _online_fast
 from ..network import float_bytes, resolve_network
+from ._selection import count_selection_messages, tree_parents
 from ._validation import _ROGUE, _SCHEDULES, _SMOOTHNESS
 
 # Degree of the default topology (a ring lattice, "k_regular"): 2, a ring.
@@ -191,6 +192,14 @@ class _ConsensusMixin:
     def _run(self, X, y, sample_weight, queues, epochs, *, join=False):
         n_nodes = len(self.nodes_)
         sim, network = self._start_network()
+        n_candidates = self.__dict__.pop("_pending_selection", 0)
+        if n_candidates:
+            # kernel="auto": the validation losses summed over spanning trees
+            # of the topology and the choice sent back (one round of its own).
+            count_selection_messages(sim.counter, tree_parents(self.adjacency_), n_candidates)
+            sim.counter.next_round()
+            self._consensus_curve = np.concatenate([self._consensus_curve, [np.nan]])
+            self._order_curve = np.concatenate([self._order_curve, self._sizes[None]])
         self._resolve_step(X, sample_weight)
         self._n_calls += 1
         lengths = queues.lengths

@@ -4,19 +4,30 @@ _COMMON_PARAMS_DOC = """
     kernel : {"auto", "rbf", "laplacian", "poly", "linear", "sigmoid"}, \
             default=%(kernel_default)s
         Kernel of the nodes' RKHS (as in :mod:`sklearn.metrics.pairwise`).
-        ``"auto"`` is ``"laplacian"`` (``exp(-gamma ||x - x'||_1)``) with 10
-        features or more and ``"rbf"`` below (``kernel_`` says which): one
+        ``"auto"`` chooses, by validation within the nodes, between the
+        linear kernel and a nonlinear one: ``"laplacian"`` (``exp(-gamma
+        ||x - x'||_1)``) with 10 features or more, ``"rbf"`` below.  Every
+        node holds out every 4th of its samples (in arrival order), fits
+        both candidates alone on the others (no message), and reports its
+        mean held-out loss for each; the reports are summed over spanning
+        trees of the topology (every node sends its parent 3 float64
+        values and receives the choice, one int32; counted, in a round of
+        its own, the first of ``bytes_per_round_``) and every node streams
+        with the kernel of least mean loss (``kernel_``; the reports are in
+        ``kernel_selection_``).  The candidates cost about as much CPU as a
+        fit without consensus each.  A linear rule shared by alike nodes,
+        or few samples a node in many dimensions, favour the linear kernel;
+        a curved boundary (HAR, two moons) the nonlinear one.  With a fixed
+        ``eta0`` (a step for one kernel's scale: ``k(x, x)`` is 1 for rbf
+        and laplacian, ``||x||^2`` for linear) ``"auto"`` is the nonlinear
+        candidate, without selection.  Between the nonlinear kernels: one
         ``SVC(C=33)`` per node at ``gamma="median"`` scores higher with the
-        laplacian kernel on the real data sets measured (HAR sitting-vs-rest
-        and activities, 561 features, inner splits of the training parts:
-        0.993 / 0.994 mean per-node accuracy against 0.990 / 0.991; digits,
-        breast cancer and wine, 64 / 30 / 13 standardized features, 4
-        random nodes: at least as high on 8 of 9 splits) and lower on the
-        2-feature Gaussian mixtures (0.960 against 0.967), whose classes
-        are isotropic Gaussians; L1 distances keep more contrast than
-        Euclidean ones between many features (Aggarwal, Hinneburg & Keim,
-        2001).  ``"sigmoid"`` is not positive semi-definite and only
-        works without compression (``epsilon=0``).
+        laplacian kernel on the real data sets measured (HAR, digits,
+        breast cancer, wine) and lower on the 2-feature Gaussian mixtures;
+        L1 distances keep more contrast than Euclidean ones between many
+        features (Aggarwal, Hinneburg & Keim, 2001).  ``"sigmoid"`` is not
+        positive semi-definite and only works without compression
+        (``epsilon=0``).
     gamma : "median", "scale", float, array-like of shape (n_nodes,), dict \
             or None, default="median"
         Kernel coefficient.  ``"median"`` is the median heuristic applied by
@@ -167,7 +178,13 @@ _COMMON_ATTRIBUTES_DOC = """
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Defined when ``X`` has feature names that are all strings.
     kernel_ : str
-        The kernel used (``kernel``, or what ``"auto"`` stands for).
+        The kernel used (``kernel``, or what ``"auto"`` chose).
+    kernel_selection_ : dict or None
+        How ``kernel="auto"`` chose (None when nothing was selected):
+        ``"candidates"`` (nonlinear first), ``"node_validation_loss"``
+        (n_candidates, n_nodes; NaN for a node of fewer than 4 samples,
+        which reports nothing), ``"mean_validation_loss"`` (over the
+        reporting nodes) and ``"kernel"``.
     gamma_ : ndarray of shape (n_nodes,)
         Kernel coefficient of every node.
     eta0_ : float

@@ -1,0 +1,161 @@
+"""kernel="auto": the kernel chosen by validation within the nodes.
+
+Every check is against an independent computation: the losses against the
+Cython losses, the held-out rows against their definition, the reported
+validation losses against explicit fits of each candidate alone scored in
+NumPy, the bytes against their closed form.
+"""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+from skfed.network import SimulatedNetwork
+from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
+from skfed.online._selection import holdout_mask, loss_values, tree_parents
+from skfed.online._validation import _LOSSES
+
+
+@pytest.mark.parametrize("loss, n_out", [("squared_error", 1), ("hinge", 1), ("log_loss", 1),
+                                         ("multiclass_hinge", 4),
+                                         ("multinomial_log_loss", 4)])
+def test_loss_values_equal_the_solver_losses(loss, n_out):
+    rng = np.random.RandomState(0)
+    F = 3 * rng.normal(size=(50, n_out))
+    if loss == "squared_error":
+        y = rng.normal(size=50)
+    elif n_out == 1:
+        y = rng.choice([-1.0, 1.0], size=50)
+    else:
+        y = rng.randint(n_out, size=50).astype(float)
+    solver = _LOSSES[loss]()
+    expected = [solver.py_value(F[i], y[i]) for i in range(50)]
+    assert_allclose(loss_values(loss, F, y), expected, rtol=1e-12, atol=1e-14)
+
+
+def test_holdout_is_every_fourth_sample_of_a_node_in_arrival_order():
+    codes = np.array([1, 0, 1, 1, 0, 1, 2, 1, 0, 0, 1, 1, 1, 2, 2])
+    mask = holdout_mask(codes, 3)
+    for node in range(3):
+        rows = np.flatnonzero(codes == node)
+        expected = np.zeros(len(rows), bool)
+        expected[3::4] = True
+        assert_array_equal(mask[rows], expected)
+    assert mask.sum() == 1 + 2 + 0
+
+
+def test_tree_parents_span_every_component():
+    # Two components: a path 0-1-2-3 and an edge 4-5; node 6 alone.
+    A = np.zeros((7, 7))
+    for i, j in [(0, 1), (1, 2), (2, 3), (4, 5)]:
+        A[i, j] = A[j, i] = 1
+    parents = tree_parents(A)
+    assert_array_equal(parents, [-1, 0, 1, 2, -1, 4, -1])
+
+
+def _alike_linear(n_nodes=12, n=24, d=5, seed=0):
+    rng = np.random.RandomState(seed)
+    w = rng.normal(size=d)
+    groups = np.repeat(np.arange(n_nodes), n)
+    X = rng.normal(size=(n_nodes * n, d))
+    coef = w + 0.3 * rng.normal(size=(n_nodes, d))
+    y = np.einsum("ij,ij->i", X, coef[groups])
+    return X, y, groups
+
+
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+def test_selection_equals_candidates_fitted_alone_and_scored_in_numpy(kind):
+    X, margin, groups = _alike_linear()
+    n_nodes = 12
+    if kind == "classifier":
+        y = (margin > 0).astype(int)
+        Est = DecentralizedKernelSGDClassifier
+    else:
+        y = margin + 0.3 * np.random.RandomState(1).normal(size=len(margin))
+        Est = DecentralizedKernelSGDRegressor
+    params = dict(max_epochs=3, shuffle=False, random_state=0)
+    est = Est(**params).fit(X, y, groups=groups)
+    sel = est.kernel_selection_
+    assert sel["candidates"] == ["rbf", "linear"]
+    # The reference: each candidate alone (no consensus) on the rows not
+    # held out (every 4th of a node), scored on the held-out rows by the
+    # estimator's own loss, node by node, then averaged over the nodes.
+    held = np.zeros(len(y), bool)
+    for node in range(n_nodes):
+        held[np.flatnonzero(groups == node)[3::4]] = True
+    means = []
+    for kernel in sel["candidates"]:
+        alone = Est(kernel=kernel, consensus_penalty=0.0, **params).fit(
+            X[~held], y[~held], groups=groups[~held])
+        if kind == "classifier":
+            f = alone.decision_function(X[held], groups=groups[held])
+            t = np.where(y[held] == 1, 1.0, -1.0)
+            values = np.maximum(0.0, 1.0 - t * f)
+        else:
+            values = 0.5 * (alone.predict(X[held], groups=groups[held]) - y[held]) ** 2
+        per_node = [values[groups[held] == k].mean() for k in range(n_nodes)]
+        assert_allclose(sel["node_validation_loss"][len(means)], per_node, rtol=1e-10)
+        means.append(np.mean(per_node))
+    assert_allclose(sel["mean_validation_loss"], means, rtol=1e-10)
+    assert est.kernel_ == sel["kernel"] == sel["candidates"][int(np.argmin(means))]
+    # A linear rule shared by alike nodes: the linear kernel wins.
+    assert est.kernel_ == "linear"
+    # The main fit is the explicit kernel's fit, plus the selection round.
+    explicit = Est(kernel=est.kernel_, **params).fit(X, y, groups=groups)
+    for i in range(n_nodes):
+        assert_array_equal(est.dual_coef_[i], explicit.dual_coef_[i])
+    assert est.n_iter_ == explicit.n_iter_ + 1
+
+
+def test_curved_boundary_selects_the_nonlinear_kernel():
+    rng = np.random.RandomState(0)
+    groups = np.repeat(np.arange(6), 40)
+    X = rng.uniform(-2, 2, size=(240, 2))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)  # XOR: no linear rule
+    clf = DecentralizedKernelSGDClassifier(max_epochs=5, random_state=0).fit(X, y, groups=groups)
+    assert clf.kernel_ == "rbf"
+    loss = clf.kernel_selection_["mean_validation_loss"]
+    assert loss[0] < loss[1]
+
+
+@pytest.mark.parametrize("header", [16, 100])
+def test_selection_bytes_are_a_spanning_tree_sum_and_the_choice_back(header):
+    X, margin, groups = _alike_linear(n_nodes=7)
+    y = (margin > 0).astype(int)
+    net = SimulatedNetwork("ring", header_bytes=header)
+    clf = DecentralizedKernelSGDClassifier(max_epochs=1, random_state=0, network=net)
+    clf.fit(X, y, groups=groups)
+    explicit = DecentralizedKernelSGDClassifier(
+        kernel=clf.kernel_, max_epochs=1, random_state=0, network=net).fit(X, y, groups=groups)
+    # 6 tree edges: up, 2 candidates' losses + a count (3 float64); down, an int32.
+    assert clf.bytes_per_round_[0] == 6 * ((header + 3 * 8) + (header + 4))
+    assert_array_equal(clf.bytes_per_round_[1:], explicit.bytes_per_round_)
+    assert clf.n_bytes_sent_ == clf.bytes_per_round_.sum()
+    assert np.isnan(clf.consensus_error_curve_[0])
+    assert clf.model_order_curve_.shape == (clf.n_iter_, 7)
+    assert clf.n_messages_ == explicit.n_messages_ + 12
+
+
+def test_fixed_step_or_explicit_kernel_selects_nothing():
+    X, margin, groups = _alike_linear()
+    y = (margin > 0).astype(int)
+    fixed = DecentralizedKernelSGDClassifier(eta0=0.1, max_epochs=1).fit(X, y, groups=groups)
+    assert fixed.kernel_selection_ is None and fixed.kernel_ == "rbf"
+    rbf = DecentralizedKernelSGDClassifier(kernel="rbf", max_epochs=1).fit(X, y, groups=groups)
+    assert rbf.kernel_selection_ is None
+
+
+def test_an_engine_that_does_not_select_refuses_auto_kernel():
+    # The MPI engine prepares a fit with _setup only: kernel="auto" (eta0
+    # "auto") would silently skip the selection, so it is refused.
+    X, margin, groups = _alike_linear(n_nodes=3)
+    est = DecentralizedKernelSGDClassifier()
+    est.nodes_ = np.arange(3)
+    with pytest.raises(ValueError, match="kernel='auto'.*pass kernel= explicitly"):
+        est._setup(X, groups, compress=True)
+    explicit = DecentralizedKernelSGDClassifier(kernel="rbf")
+    explicit.nodes_ = np.arange(3)
+    explicit._n_outputs = 1
+    explicit._dtype = X.dtype
+    explicit._setup(X, groups, compress=True)
+    assert explicit.kernel_ == "rbf"
