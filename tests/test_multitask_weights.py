@@ -132,3 +132,36 @@ def test_rows_read_directly_break_the_equivalence():
     repeated = _fit(FederatedMultiTaskClassifier(**params), Xr, yr, gr)
     assert np.abs(weighted.decision_function(Xte, groups=gte)
                   - repeated.decision_function(Xte, groups=gte)).max() > 1e-3
+
+
+def test_weighted_shared_model_equals_libsvm_with_per_sample_C():
+    """The shared model with sample weights against libsvm on the precomputed
+    multi-task kernel with ``C_ti = s_ti / (lam S_t)``, ``lam = 1 / S``."""
+    from sklearn.svm import SVC
+
+    rng = np.random.RandomState(5)
+    m, n_t, d = 4, 15, 3
+    g = np.repeat(np.arange(m), n_t)
+    X = rng.normal(size=(m * n_t, d))
+    U = 0.5 * rng.normal(size=(m, d))
+    y = np.sign(np.einsum("ij,ij->i", X, 1.0 + U[g]) + 0.3 * rng.normal(size=m * n_t))
+    s = rng.uniform(0.2, 3.0, size=m * n_t)
+    # every sample also negated with the same weight: libsvm's free intercept
+    # is then 0, its SVM the intercept-free model
+    X, y, g, s = np.vstack([X, -X]), np.concatenate([y, -y]), np.tile(g, 2), np.tile(s, 2)
+    est = FederatedMultiTaskClassifier(
+        kernel="linear", omega="shared", loss="hinge", fit_intercept=False, tol=1e-9,
+        max_rounds=500, compression="none", random_state=0,
+    ).fit(X, y.astype(int), groups=g, sample_weight=s)
+    b = est.shared_weight_
+    assert 0.0 < b < 1.0
+    S_t = np.bincount(g, weights=s)
+    lam = 1.0 / s.sum()
+    sigma = (b * np.ones((m, m)) + (1.0 - b) * np.eye(m)) / m
+    K = sigma[np.ix_(g, g)] * (X @ X.T)
+    svc = SVC(kernel="precomputed", C=1.0, tol=1e-10)
+    svc.fit(K, y, sample_weight=s / (lam * S_t[g]))
+    assert abs(svc.intercept_[0]) < 1e-8
+    a = np.zeros(len(y))
+    a[svc.support_] = svc.dual_coef_[0]
+    np.testing.assert_allclose(est.decision_function(X, groups=g), K @ a, atol=1e-5)
