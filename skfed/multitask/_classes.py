@@ -117,7 +117,11 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         rest, each node reports its error and loss on its held-out samples
         (2 floats a candidate and fold, counted), the lowest mean error per
         node wins (ties: loss), and the model is refitted on all samples at
-        that share (``warm_start=True`` keeps the learned share).
+        that share (``warm_start=True`` keeps the learned share).  The
+        selection spends at most a quarter of the raw upload's bytes (a fit
+        runs only if, costing what the last one did, it stays within) and
+        is skipped (``share_selection_ = None``, the learned share) when two
+        candidate fits would not fit.
         ``"learn"``: start from ``Sigma = I / n_nodes`` and learn ``Omega``;
         ``"independent"``: keep ``Omega = n_nodes I`` (purely local models,
         nothing but gap terms is communicated); an array: a fixed ``Omega``
