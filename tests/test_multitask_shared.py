@@ -21,6 +21,7 @@ from sklearn.svm import SVC
 
 from skfed import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
 from skfed.baselines import pooled_data_bytes
+from skfed.multitask import _shared
 from skfed.network import SimulatedNetwork
 
 HEADER = 16
@@ -295,8 +296,8 @@ def test_share_selection_pools_identical_tasks_and_separates_unrelated_ones(
 
 
 def test_share_selection_stays_within_its_byte_budget():
-    # At the default budget (half the raw upload) these tiny data skip the
-    # selection: omega="auto" is then omega="shared", at the same bytes.
+    # At the default budget (a quarter of the raw upload) these tiny data
+    # skip the selection: omega="auto" is then omega="shared", at the same bytes.
     X, y, g = _rule_data(related=True)
     est = FederatedMultiTaskClassifier(kernel="linear", random_state=0).fit(X, y, groups=g)
     assert est.share_selection_ is None
@@ -304,15 +305,36 @@ def test_share_selection_stays_within_its_byte_budget():
                                           random_state=0).fit(X, y, groups=g)
     assert est.n_bytes_sent_ == shared.n_bytes_sent_
     np.testing.assert_array_equal(est.coef_, shared.coef_)
-    # 40 times the samples: the selection runs, and spends at most half of
-    # the raw upload (plus the one fit it projects from)
+    # 40 times the samples: the selection runs, and spends at most its
+    # budget of the raw upload (plus the one fit it projects from)
     X, y, g = _rule_data(related=True, n_t=400, d=3)
     est = FederatedMultiTaskClassifier(kernel="linear", random_state=0).fit(X, y, groups=g)
     shared = FederatedMultiTaskClassifier(kernel="linear", omega="shared",
                                           random_state=0).fit(X, y, groups=g)
     assert est.share_selection_ is not None
+    assert len(est.share_selection_["shares"]) >= 2
     raw = pooled_data_bytes(X, y, g)
-    assert 0 < est.n_bytes_sent_ - shared.n_bytes_sent_ <= 0.75 * raw
+    assert 0 < est.n_bytes_sent_ - shared.n_bytes_sent_ <= 2 * _shared.SELECTION_BYTE_BUDGET * raw
+
+
+def test_share_selection_is_skipped_when_only_the_learned_share_fits(monkeypatch):
+    # A budget of 1.5 typical fits admits the learned share's fit but not a
+    # second candidate: no selection (it could only return the learned
+    # share), the same model and bytes as omega="shared".
+    X, y, g = _rule_data(related=True, n_t=400, d=3)
+    m = len(np.unique(g))
+    # a round: w_0 down and v_t up (d + 1 float64 each), the report, headers
+    per_round = m * (2 * (3 + 1) * 8 + (1 + _shared._REPORT_FLOATS) * 8 + 2 * _shared._HEADER)
+    raw = pooled_data_bytes(X, y, g)
+    monkeypatch.setattr(_shared, "SELECTION_BYTE_BUDGET",
+                        1.5 * _shared._TYPICAL_ROUNDS * per_round / raw)
+    est = FederatedMultiTaskClassifier(kernel="linear", compression="none",
+                                       random_state=0).fit(X, y, groups=g)
+    shared = FederatedMultiTaskClassifier(kernel="linear", omega="shared", compression="none",
+                                          random_state=0).fit(X, y, groups=g)
+    assert est.share_selection_ is None
+    assert est.n_bytes_sent_ == shared.n_bytes_sent_
+    np.testing.assert_array_equal(est.coef_, shared.coef_)
 
 
 def test_selected_share_refit_equals_libsvm_at_that_share(unlimited_selection):

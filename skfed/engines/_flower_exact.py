@@ -87,7 +87,7 @@ def exact_message(estimator, node, message, context, helpers):
     n_t = X.shape[0]
     if control.get("setup", False):
         config = {"index": int(control["index"]), "rng": int(control["seed"]),
-                  "gamma": control.get("gamma")}
+                  "gamma": control.get("gamma"), "lam": float(control["lam"])}
         saved = {k: v for k, v in extra.items()}
     classes = saved.get("classes")
     Y = targets(node, estimator, classes)
@@ -100,7 +100,7 @@ def exact_message(estimator, node, message, context, helpers):
     spec = resolve_kernel(estimator.kernel, gamma=config.get("gamma"), degree=estimator.degree,
                           coef0=estimator.coef0, n_features=X.shape[1])
     bias = float(estimator.intercept_scaling) if estimator.fit_intercept else 0.0
-    lam = estimator._regularization(int(counts.sum()), warn=False)
+    lam = float(config["lam"])  # 1 / (C total sample weight), from the server
     loss = _LOSSES[estimator.loss]()
     if "g" in saved:
         g = np.array(saved["g"], dtype=np.float64, order="C")
@@ -246,7 +246,7 @@ def fit_exact(run):
     counts, totals = run.counts, run.totals
     everyone = np.arange(m, dtype=np.intp)
     traffic = driver.traffic
-    lam = est._regularization(int(counts.sum()))
+    lam = est._regularization(float(totals.sum()))  # the total sample weight
     protocol = _RoundProtocol(est, m)
     seeds = protocol.seeds
     learn, sigma = est._initial_task_covariance(m)
@@ -290,7 +290,9 @@ def fit_exact(run):
     # Setup: seeds, indices, gamma, classes, node sizes.
     contents = {}
     for t in range(m):
-        control = {"setup": True, "seed": int(seeds[t]), "index": t}
+        # lambda travels folded into the Sigma entries in the byte model
+        # (at no cost): here in the setup's control record.
+        control = {"setup": True, "seed": int(seeds[t]), "index": t, "lam": float(lam)}
         if gamma is not None:
             control["gamma"] = float(gamma)
         extra = {"counts": _array(counts.astype(np.int64))}

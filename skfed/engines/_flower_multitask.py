@@ -470,7 +470,7 @@ class _Run:
         est, driver = self.est, self.driver
         m, P, d = self.m, self.n_problems, self.d
         everyone = np.arange(m, dtype=np.intp)
-        lam = est._regularization(int(self.counts.sum()))
+        lam = est._regularization(float(self.totals.sum()))  # the total sample weight
         protocol = _RoundProtocol(est, m)
         rng, seeds = protocol.rng, protocol.seeds
         learn, sigma = est._initial_task_covariance(m)

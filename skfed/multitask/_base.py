@@ -326,7 +326,6 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         n, d = X.shape
         self._resolve_mode(n, d, m, Y.shape[0], dtype_bytes)
         loss = _LOSSES[self.loss]()
-        lam = self._regularization(n)
         dp_spec = check_privacy(self.privacy, type(self).__name__)
         if dp_spec is not None:
             self._check_private_mode(sample_weight)
@@ -349,6 +348,9 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
                 raise ValueError(
                     f"Node {self.nodes_.tolist()[t]!r} has no samples with positive weight."
                 )
+        # C scales with the total sample weight (an integer weight is a
+        # repeated row; sample_weight=None: the number of samples).
+        lam = self._regularization(float(np.sum(totals)))
 
         # Omega.  Linear mode keeps Sigma factored when W^T W has rank below
         # m (n_problems * (d + intercept) < m): see _LowRankSigma.
@@ -725,6 +727,8 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
     def _regularization(self, n_samples, warn=True):
         """``lambda`` of the objective: ``1 / (C n_samples)``, or the deprecated ``lam``.
 
+        ``n_samples`` is the total sample weight (the number of samples
+        without ``sample_weight``): a sample of weight 2 counts as two.
         Every node needs it; in the byte model it travels folded into the
         ``Sigma`` entries the server sends (``sigma_tu / lambda``), at no cost.
         """

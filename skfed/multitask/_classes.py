@@ -48,7 +48,9 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
     W-step is finished (relative duality gap ``10 tol``) the server sets
     ``Sigma = (W^T W)^{1/2} / tr((W^T W)^{1/2})`` (eqs. 5-6), keeping the
     dual variables (warm start).  ``lam = 1 / (C n_samples)``.  With sample weights ``s_ti`` the loss
-    average of node t is weighted, ``(1 / sum_i s_ti) sum_i s_ti loss(...)``.
+    average of node t is weighted, ``(1 / sum_i s_ti) sum_i s_ti loss(...)``,
+    and ``n_samples`` is the total weight: a weight is a per-sample ``C``
+    and an integer weight a repeated row (see :meth:`fit`).
     The protocol and what it costs in bytes are described in
     :mod:`skfed.multitask`.
 
@@ -115,7 +117,11 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         rest, each node reports its error and loss on its held-out samples
         (2 floats a candidate and fold, counted), the lowest mean error per
         node wins (ties: loss), and the model is refitted on all samples at
-        that share (``warm_start=True`` keeps the learned share).
+        that share (``warm_start=True`` keeps the learned share).  The
+        selection spends at most a quarter of the raw upload's bytes (a fit
+        runs only if, costing what the last one did, it stays within) and
+        is skipped (``share_selection_ = None``, the learned share) when two
+        candidate fits would not fit.
         ``"learn"``: start from ``Sigma = I / n_nodes`` and learn ``Omega``;
         ``"independent"``: keep ``Omega = n_nodes I`` (purely local models,
         nothing but gap terms is communicated); an array: a fixed ``Omega``
@@ -561,7 +567,23 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
             Node id of every sample.  ``None`` (and no ``group_column``)
             means one node, with a :class:`~skfed.SingleNodeWarning`.
         sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights; every node needs a positive total.
+            Non-negative weights; every node needs a positive total.  A
+            weight multiplies its sample's loss term, as a per-sample ``C``
+            in :class:`~sklearn.svm.SVC`: node t's loss is ``(1 / S_t)
+            sum_i s_ti loss_ti`` (``S_t`` its total weight) and ``lam = 1 /
+            (C S)`` with ``S`` the total weight (the number of samples
+            without weights), so with one node the objective is ``C sum_i
+            s_i loss_i + ||w||^2 / 2``.  An integer weight k therefore equals
+            repeating the row k times, and weight 0 dropping it (to the
+            solver's tolerance), wherever the fit sees the rows only through
+            this objective: the linear kernel, the exact kernel mode, and
+            random features with a numeric ``gamma`` and ``n_components``.
+            It does not hold exactly where the fit reads the rows themselves:
+            ``gamma="scale"`` (their unweighted variance, as in ``SVC``),
+            ``n_components="auto"``, ``approximation="auto"`` and the Nystroem
+            landmarks (drawn among the rows), and ``omega="auto"``'s
+            held-out folds (a repeated row may fall in another fold than its
+            twin).
 
         Returns
         -------
@@ -845,7 +867,10 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         groups : array-like of shape (n_samples,), default=None
+            Node id of every sample (see the classifier).
         sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights, a per-sample ``C``: an integer weight
+            equals a repeated row (see the classifier's ``fit``).
 
         Returns
         -------
