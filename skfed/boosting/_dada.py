@@ -33,6 +33,7 @@ from ._base import (
     _REFIT_ATTRIBUTES,
     _BaseGraphPersonalized,
     _StateMixin,
+    _fill_released_doc,
     _graph_objective_value,
     _node_chunks,
     _personalized_scores,
@@ -487,15 +488,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     privacy_guarantee_void_ : bool
         Only with ``privacy``: True when the noise came from
         ``insecure_noise_seed`` (testing only: no guarantee).
-    released_coef_, released_intercept_ : ndarray
-        Only with a finite ``privacy`` budget: the models the nodes released
-        (shapes of ``coef_`` and ``intercept_``), which the guarantee
-        covers; ``coef_`` and ``intercept_`` are then each node's own
-        refit, never sent (see Notes).
-    refit_trust_ : ndarray of shape (n_nodes,) or (n_nodes, n_classes)
-        Only with a finite ``privacy`` budget: the weight ``mu_f`` each
-        node's refit put on its neighbours' released models (0: the node
-        alone).
+    <released and refit attributes>
     refit_radius_ : ndarray of shape (n_nodes,) or (n_nodes, n_classes)
         Only with a finite ``privacy`` budget: the l1 radius ``beta_f`` of
         each node's refit model.
@@ -577,6 +570,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     True
     """
 
+    __doc__ = _fill_released_doc(__doc__, "mu_f")
     _graph_init_per_node = 10
 
     _parameter_constraints = {
