@@ -27,7 +27,6 @@ from ._stumps import (
     make_stump_predictors,
     make_stumps,
     node_votes,
-    vote_eligible,
     stump_predictions,
     vote_threshold,
 )
@@ -54,7 +53,6 @@ __all__ = [
     "make_stump_predictors",
     "feature_relevance",
     "node_votes",
-    "vote_eligible",
     "vote_threshold",
     "Stump",
     "fw_score_sensitivity",
