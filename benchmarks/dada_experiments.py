@@ -656,6 +656,7 @@ GRAPH_VARIANTS = {
     "sparsify_graph=None": dict(sparsify_graph=None),
     "peer_scoring=False": dict(peer_scoring=False),
     "graph_update_every=None": dict(graph_update_every=None),
+    "graph_update_every=10*n_nodes": dict(graph_update_every=1000),
     "max_iter=300*n_nodes": dict(max_iter=30000),
 }
 

@@ -818,6 +818,7 @@ def test_feature_vote_against_numpy():
     X, y, groups = _vote_problem()
     K, d = 40, X.shape[1]
     X[groups == 3, 5] = 1.5  # a feature constant at one node: no relevance there
+    y[groups == np.argmax(np.bincount(groups))] = 1  # a voter with one class
     clf = DecentralizedBoostingClassifier(
         50, graph=np.zeros((K, K)), mu=0.0, max_iter=1, random_state=0).fit(X, y, groups=groups)
     # eta2[k, j] = sum_c n_c (m_c - m)^2 / sum_i (x_i - m)^2, node by node.
@@ -837,13 +838,20 @@ def test_feature_vote_against_numpy():
     seeds = node_seeds(rng, K + 2)[:K]
     key = np.random.default_rng(seeds).random((K, d))
     q = math.ceil(math.sqrt(d))
+    # Only the nodes with at least the median number of samples vote.
+    sizes = np.bincount(groups, minlength=K)
+    median = float(np.median(sizes))
+    assert clf.vote_min_samples_ == median and (sizes < median).sum() >= 10
     ballots = np.zeros((K, d), dtype=bool)
     for k in range(K):
+        if sizes[k] < median:
+            continue
         order = sorted(range(d), key=lambda j: (-eta2[k, j], key[k, j]))
         for j in order[:q]:
             ballots[k, j] = eta2[k, j] > 0
     votes = ballots.sum(axis=0)
-    one_class = [k for k in range(K) if len(np.unique(y[groups == k])) == 1]
+    one_class = [k for k in range(K) if len(np.unique(y[groups == k])) == 1
+                 and sizes[k] >= median]
     assert one_class and not ballots[one_class].any()  # they abstain
     np.testing.assert_array_equal(clf.feature_votes_, votes)
     # Threshold: least v with P(Binomial(n_voters, q / d) >= v) <= 0.05 / d.
@@ -869,7 +877,13 @@ def test_feature_vote_against_numpy():
     vote_bytes = sum(16 + min(4 * (2 + d), 4 * (2 + m) + (m * bits + 7) // 8) + 16 + down
                      for m in subtree[1:].sum(axis=1))
     range_bytes = 2 * (K - 1) * (16 + 2 * d * 8)
-    assert clf.n_bytes_sent_ == range_bytes + vote_bytes
+    # The median of the sizes: each subtree's distinct sizes up (two int32
+    # each), the median down (one float64).
+    subtree_sizes = [{int(sizes[k])} for k in range(K)]
+    for k in range(K - 1, 0, -1):
+        subtree_sizes[parent[k]] |= subtree_sizes[k]
+    median_bytes = sum(16 + 8 * len(subtree_sizes[k]) + 16 + 8 for k in range(1, K))
+    assert clf.n_bytes_sent_ == range_bytes + median_bytes + vote_bytes
     # Without the vote: stumps on every feature, fewer bytes.
     every = DecentralizedBoostingClassifier(
         50, graph=np.zeros((K, K)), mu=0.0, max_iter=1, random_state=0,
@@ -964,7 +978,9 @@ def _weighted_eta2(X, y, groups, sw):
 def test_feature_vote_weights_samples_like_duplicates_and_drops():
     from skfed.boosting import feature_relevance
 
-    X, y, groups = _vote_data()
+    # (12 nodes: only those with at least the median positive-weight samples
+    # vote, and the vote must single out one feature.)
+    X, y, groups = _vote_data(n_nodes=12, n_per=15, seed=2)
     offsets = np.r_[0, np.cumsum(np.bincount(groups))]
     rng = np.random.RandomState(1)
     sw = rng.choice([0.0, 1.0, 2.0], size=len(y), p=[0.2, 0.5, 0.3])
@@ -992,7 +1008,7 @@ def test_feature_vote_weights_samples_like_duplicates_and_drops():
             np.testing.assert_array_equal(getattr(weighted, name), getattr(expanded, name),
                                           err_msg=f"{placement}: {name}")
         X_new = np.random.RandomState(2).randn(120, X.shape[1])
-        g_new = np.repeat(np.arange(6), 20)
+        g_new = np.repeat(np.arange(12), 10)
         np.testing.assert_allclose(weighted.decision_function(X_new, groups=g_new),
                                    expanded.decision_function(X_new, groups=g_new),
                                    rtol=1e-9, atol=1e-12)

@@ -163,6 +163,40 @@ def _vote_messages(simulation, ballots, selected, nodes=None):
     return spent
 
 
+def _size_median_messages(simulation, sizes, nodes=None):
+    """Count the agreement on the median node size (who votes, :func:`vote_eligible`).
+
+    Up the aggregation tree each node sends its subtree's size histogram,
+    a pair of int32 (size, number of nodes) per distinct size; the root
+    sends the median back down (one float64).  Only the messages sent by
+    ``nodes`` are counted (all by default); returns the bytes of all the
+    messages.
+    """
+    K = simulation.n_nodes
+    if K < 2:
+        return 0
+    parent, order = _aggregation_tree(simulation)
+    subtree = [{int(s)} for s in np.asarray(sizes).tolist()]
+    for k in order[::-1].tolist():
+        if parent[k] >= 0:
+            subtree[parent[k]] |= subtree[k]
+    down = payload_bytes(n_float64=1)
+    mine = None if nodes is None else set(np.asarray(nodes).tolist())
+    counter = simulation.counter
+    spent = 0
+    for k in order.tolist():
+        p = int(parent[k])
+        if p < 0:
+            continue
+        up = payload_bytes(n_int32=2 * len(subtree[k]))
+        if mine is None or k in mine:
+            counter.send_message(k, p, up)
+        if mine is None or p in mine:
+            counter.send_message(p, k, down)
+        spent += up + down + 2 * counter.header_bytes
+    return spent
+
+
 def _tree_round_trip(simulation, up, down, nodes=None):
     """Count one convergecast (``up`` bytes per child) and broadcast (``down``).
 

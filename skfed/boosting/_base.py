@@ -486,6 +486,34 @@ def _run_chunks(function, chunks):
 
 _REFIT_ATTRIBUTES = ("released_coef_", "released_intercept_", "refit_trust_", "refit_radius_")
 
+# Marker in the Dada and Perso-lin class docstrings, replaced by
+# _released_attributes_doc (one text for both estimators).
+_RELEASED_DOC_MARKER = "    <released and refit attributes>\n"
+
+
+def _released_attributes_doc(trust, alone):
+    """The numpydoc entries of ``released_coef_``, ``released_intercept_`` and
+    ``refit_trust_`` (``trust``: the symbol of the refit's trust weight;
+    ``alone``: what a trust of 0 means)."""
+    return (
+        "    released_coef_, released_intercept_ : ndarray\n"
+        "        Only with a finite ``privacy`` budget: the models the nodes released\n"
+        "        (shapes of ``coef_`` and ``intercept_``), which the guarantee\n"
+        "        covers; ``coef_`` and ``intercept_`` are then each node's own\n"
+        "        refit, never sent (see Notes).\n"
+        "    refit_trust_ : ndarray of shape (n_nodes,) or (n_nodes, n_classes)\n"
+        f"        Only with a finite ``privacy`` budget: the weight ``{trust}`` each\n"
+        "        node's refit put on its neighbours' released models (0: the node\n"
+        f"        alone{alone}).\n"
+    )
+
+
+def _fill_released_doc(doc, trust, alone=""):
+    """``doc`` with its released-attributes marker replaced (it must hold one)."""
+    if _RELEASED_DOC_MARKER not in doc:
+        raise AssertionError("docstring lacks the released-attributes marker")
+    return doc.replace(_RELEASED_DOC_MARKER, _released_attributes_doc(trust, alone))
+
 
 def _squeeze_problems(values):
     """(n_nodes, n_problems) -> (n_nodes,) for a binary problem."""

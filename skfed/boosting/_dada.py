@@ -24,6 +24,7 @@ from ._agreement import (
     _check_connected,
     _count_votes,
     _flood_extremes,
+    _size_median_messages,
     _tree_round_trip,
     _vote_messages,
     fw_message_bytes,
@@ -32,6 +33,7 @@ from ._base import (
     _REFIT_ATTRIBUTES,
     _BaseGraphPersonalized,
     _StateMixin,
+    _fill_released_doc,
     _graph_objective_value,
     _node_chunks,
     _personalized_scores,
@@ -49,6 +51,7 @@ from ._stumps import (
     make_stumps,
     node_votes,
     stump_predictions,
+    vote_eligible,
 )
 
 
@@ -145,18 +148,27 @@ class _BoostingState(_StateMixin):
 
 
 # ------------------------------------------------------------------- Dada
+def _node_sizes(Xs, sws, offsets):
+    """Distinct samples of positive weight of every node (rows compared exactly).
+
+    A duplicated row, like a row of weight 2, counts once; a row of weight
+    0 not at all.
+    """
+    sizes = np.zeros(len(offsets) - 1, dtype=np.int64)
+    for k, (start, stop) in enumerate(zip(offsets[:-1].tolist(), offsets[1:].tolist())):
+        rows = Xs[start:stop][sws[start:stop] > 0]
+        if rows.shape[0]:
+            sizes[k] = np.unique(rows, axis=0).shape[0]
+    return sizes
+
+
 def _distinct_samples(Xs, sws, offsets):
     """Distinct samples of positive weight per node, summed over the nodes.
 
-    Rows are compared exactly; a node counts its own (a sample held by two
-    nodes counts twice, an upper bound).
+    A node counts its own (a sample held by two nodes counts twice, an
+    upper bound).
     """
-    total = 0
-    for start, stop in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
-        rows = Xs[start:stop][sws[start:stop] > 0]
-        if rows.shape[0]:
-            total += int(np.unique(rows, axis=0).shape[0])
-    return total
+    return int(_node_sizes(Xs, sws, offsets).sum())
 
 
 class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
@@ -266,7 +278,12 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         and the ``n_estimators`` stumps are spread over the features the
         vote singles out, so that features without signal do not dilute
         them and ``n_estimators`` means the same with 2 or 2,000 features.
-        Each node ranks the varying features by their correlation ratio with
+        The nodes with at least the median number of distinct
+        positive-weight samples vote (:func:`vote_eligible`: a node with a
+        handful of samples ranks the features mostly at random; agreeing on
+        the median costs one round trip up and down a spanning tree, a pair
+        of int32 per distinct size up and one float64 down).  Each voter
+        ranks the varying features by their correlation ratio with
         its labels (:func:`feature_relevance`: the share of the feature's
         variance at the node that the classes explain, scale-free) and votes
         for its ``q = ceil(sqrt(n_varying))`` best; the counts are summed up a
@@ -432,6 +449,9 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         zeros when no vote was needed, None otherwise).
     vote_threshold_ : int
         Votes a feature needed to be selected (None without a vote).
+    vote_min_samples_ : float
+        Median of the nodes' distinct positive-weight samples: the nodes
+        with at least that many voted (None when no vote was held).
     collaboration_graph_ : scipy.sparse.csr_matrix of shape (n_nodes, n_nodes)
         The graph used by the final models: symmetric, non-negative, zero diagonal.
     confidence_ : ndarray of shape (n_nodes,)
@@ -468,15 +488,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     privacy_guarantee_void_ : bool
         Only with ``privacy``: True when the noise came from
         ``insecure_noise_seed`` (testing only: no guarantee).
-    released_coef_, released_intercept_ : ndarray
-        Only with a finite ``privacy`` budget: the models the nodes released
-        (shapes of ``coef_`` and ``intercept_``), which the guarantee
-        covers; ``coef_`` and ``intercept_`` are then each node's own
-        refit, never sent (see Notes).
-    refit_trust_ : ndarray of shape (n_nodes,) or (n_nodes, n_classes)
-        Only with a finite ``privacy`` budget: the weight ``mu_f`` each
-        node's refit put on its neighbours' released models (0: the node
-        alone).
+    <released and refit attributes>
     refit_radius_ : ndarray of shape (n_nodes,) or (n_nodes, n_classes)
         Only with a finite ``privacy`` budget: the l1 radius ``beta_f`` of
         each node's refit model.
@@ -558,6 +570,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     True
     """
 
+    __doc__ = _fill_released_doc(__doc__, "mu_f")
     _graph_init_per_node = 10
 
     _parameter_constraints = {
@@ -660,7 +673,10 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     def _vote_on_features(self, Xs, y_codes, sws, layout, simulation, varying, seeds):
         """The federated vote on the stumps' features (``feature_selection="vote"``).
 
-        Every node ranks the features that vary (on the agreed ranges) by
+        The nodes first agree on the median of their sizes (distinct
+        positive-weight samples; :func:`_size_median_messages`); the nodes
+        at or above it vote (:func:`vote_eligible`), the others abstain.
+        Every voter ranks the features that vary (on the agreed ranges) by
         their correlation ratio with its labels (:func:`feature_relevance`)
         and votes for its ``q = ceil(sqrt(n_varying))`` most relevant ones
         (ties broken at random; a node where nothing is relevant abstains).
@@ -683,9 +699,13 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             return varying.copy(), np.zeros(d, dtype=np.int64), 0, 0
         relevance = feature_relevance(Xs, y_codes, layout.offsets, sws)
         tie_key = np.random.default_rng(seeds).random(relevance.shape)
-        ballots = node_votes(relevance, varying, q, tie_key)
+        sizes = _node_sizes(Xs, sws, layout.offsets)
+        voters = vote_eligible(sizes)
+        self.vote_min_samples_ = float(np.median(sizes))
+        ballots = node_votes(relevance, varying, q, tie_key, voters)
         selected, votes, threshold = _count_votes(ballots, varying, q)
-        spent = _vote_messages(simulation, ballots, selected)
+        spent = _size_median_messages(simulation, sizes)
+        spent += _vote_messages(simulation, ballots, selected)
         return selected, votes, threshold, spent
 
     def _agree_on_histogram(self, Xs, sws, layout, simulation, lo, hi, features):
@@ -788,6 +808,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             lo, hi, setup_bytes = self._agree_on_ranges(Xs, sws, layout, simulation)
             self.feature_range_ = np.vstack([lo, hi])
             varying = hi > lo
+            self.vote_min_samples_ = None
             if self.feature_selection == "vote":
                 codes = (Y[0] > 0).astype(np.intp) if Y.shape[0] == 1 else np.argmax(Y, axis=0)
                 selected, votes, threshold, spent = self._vote_on_features(
@@ -822,6 +843,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             self.stump_features_ = self.stump_thresholds_ = None
             self.feature_range_ = None
             self.selected_features_ = self.feature_votes_ = self.vote_threshold_ = None
+            self.vote_min_samples_ = None
         H = self._base_matrix(Xs, dtype)
         rogue = simulation.rogue.astype(np.uint8)
         rogue_mode = 0 if simulation.network.rogue_behavior == "complement" else 1

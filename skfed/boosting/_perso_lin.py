@@ -21,6 +21,7 @@ from ._base import (
     _REFIT_ATTRIBUTES,
     _BaseGraphPersonalized,
     _StateMixin,
+    _fill_released_doc,
     _graph_objective_value,
     _node_chunks,
     _personalized_scores,
@@ -262,15 +263,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     privacy_guarantee_void_ : bool
         Only with ``privacy``: True when the noise came from
         ``insecure_noise_seed`` (testing only: no guarantee).
-    released_coef_, released_intercept_ : ndarray
-        Only with a finite ``privacy`` budget: the models the nodes released
-        (shapes of ``coef_`` and ``intercept_``), which the guarantee
-        covers; ``coef_`` and ``intercept_`` are then each node's own
-        refit, never sent (see Notes).
-    refit_trust_ : ndarray of shape (n_nodes,) or (n_nodes, n_classes)
-        Only with a finite ``privacy`` budget: the weight ``lam`` each
-        node's refit put on its neighbours' released models (0: the node
-        alone, ``LogisticRegression()`` on its samples).
+    <released and refit attributes>
 
     Notes
     -----
@@ -353,6 +346,8 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     # 0.799 instead of 0.769 on the moons (20 nodes) and 0.529 instead of
     # 0.516 on Computer buyers (190 nodes), seeds 0-2.
     _private_iter_per_node = 30
+
+    __doc__ = _fill_released_doc(__doc__, "lam", ", ``LogisticRegression()`` on its samples")
 
     _parameter_constraints = {
         "loss": [StrOptions(set(_LOSSES))],

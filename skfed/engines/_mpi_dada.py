@@ -23,7 +23,9 @@ from ..boosting import (
     make_stumps,
     node_votes,
 )
-from ..boosting._dada import _distinct_samples
+from ..boosting._agreement import _size_median_messages
+from ..boosting._dada import _node_sizes
+from ..boosting._stumps import vote_eligible
 from ..network import payload_bytes
 from ._mpi_graph_fit import _alternate, _finish, _prepare, _refuse
 from ._mpi_graph_run import _EMPTY_D, _EMPTY_I, _EMPTY_U8, _Run, _share, flood_extremes
@@ -145,11 +147,14 @@ def fit_dada(est, peer, block, validate, random_state):
     est.feature_range_ = np.vstack([lo0, hi0])
     varying = hi0 > lo0
     selected, votes, threshold = varying.copy(), None, None
+    est.vote_min_samples_ = None
     n_rows = None
     if est.feature_selection == "vote":
         # The pooled number of distinct positive-weight samples, summed with
         # the vote: the cap of a feature's stumps (make_stumps' max_per_feature).
-        n_rows = int(peer.allreduce_sum("setup", _distinct_samples(Xs, sws, offsets)))
+        # Every node's size (who votes: vote_eligible), summed over the ranks.
+        sizes = peer.allreduce_sum("setup", _node_sizes(Xs, sws, offsets))
+        n_rows = int(sizes.sum())
         n_varying = int(varying.sum())
         q = _vote_size(n_varying)
         votes = np.zeros(d, dtype=np.int64)
@@ -162,11 +167,14 @@ def fit_dada(est, peer, block, validate, random_state):
                 counts = np.diff(offsets)[mine]
                 codes = (Y[0] > 0).astype(np.intp) if Y.shape[0] == 1 else np.argmax(Y, axis=0)
                 relevance = feature_relevance(Xs, codes, np.r_[0, np.cumsum(counts)], sws)
-                own = node_votes(relevance, varying, q, tie_key[mine])
+                own = node_votes(relevance, varying, q, tie_key[mine],
+                                 vote_eligible(sizes)[mine])
             ballots = np.zeros((K, d), dtype=bool)
             for nodes, part in _share(peer, "votes", (mine, own), "feature votes"):
                 ballots[nodes] = part
             selected, votes, threshold = _count_votes(ballots, varying, q)
+            est.vote_min_samples_ = float(np.median(sizes))
+            setup_bytes += _size_median_messages(simulation, sizes, nodes=mine)
             setup_bytes += _vote_messages(simulation, ballots, selected, nodes=mine)
     if not selected.any():
         selected = np.ones(d, dtype=bool)

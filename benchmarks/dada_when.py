@@ -1,0 +1,116 @@
+"""When Dada is the right choice: defaults against Perso-lin, MOCHA and the baselines.
+
+The user guide's "Choosing a method" page rests on this table (issue 33,
+probe finding): Dada's, Perso-lin's and MOCHA's defaults
+(``FederatedMultiTaskClassifier``) against Global and Local (each the better
+of ``LinearSVC``, ``SVC`` and ``LogisticRegression`` at C = 1 on
+standardized features, chosen on the test set: an upper bound on the
+baselines), with every method's bytes divided by the raw upload
+(:func:`skfed.baselines.pooled_data_bytes`), on:
+
+* ``linear-K-n-d``: related linear tasks, node k's labels
+  ``sign(x.(w0 + 0.3 u_k) + noise)``, ``u_k`` and the features N(0, 1),
+  K nodes of n training samples (200 test samples each), d features;
+* ``moons-noisy``: the held-out noisy moons of ``dada_experiments.py``
+  (four clusters of nonlinear tasks, 3-14 samples a node, 18 noise features).
+
+Usage::
+
+    python benchmarks/dada_when.py 0 1 2
+
+prints one row per case (means over the seeds) and one JSON line.
+"""
+
+import json
+import sys
+import time
+import warnings
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC, LinearSVC
+
+from skfed import FederatedMultiTaskClassifier, PersonalizedLinearClassifier
+from skfed.baselines import LocalEstimator, pooled_data_bytes
+from skfed.boosting import DecentralizedBoostingClassifier
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from dada_experiments import moons_family  # noqa: E402
+
+
+def related_linear(K, n, d, seed, noise=0.3, n_test=200):
+    rng = np.random.RandomState(seed)
+    w0 = rng.normal(size=d)
+    W = w0 + 0.3 * rng.normal(size=(K, d))
+
+    def draw(m):
+        g = np.repeat(np.arange(K), m)
+        X = rng.normal(size=(g.size, d))
+        y = ((X * W[g]).sum(axis=1) + noise * rng.normal(size=g.size) > 0).astype(int)
+        return X, y, g
+
+    X, y, g = draw(n)
+    Xt, yt, gt = draw(n_test)
+    return X, Xt, y, yt, g, gt
+
+
+def baselines(X, y, g, Xt, yt, gt, seed):
+    kinds = {"linearsvc": lambda: LinearSVC(max_iter=20000, random_state=seed),
+             "svc": lambda: SVC(random_state=seed), "logistic": lambda: LogisticRegression(max_iter=5000)}
+    best_global, best_local = 0.0, 0.0
+    for make in kinds.values():
+        glob = make_pipeline(StandardScaler(), make()).fit(X, y)
+        best_global = max(best_global, glob.score(Xt, yt))
+        loc = LocalEstimator(make_pipeline(StandardScaler(), make())).fit(X, y, groups=g)
+        best_local = max(best_local, loc.score(Xt, yt, groups=gt))
+    return 100 * best_global, 100 * best_local
+
+
+def one_case(name, seed):
+    if name.startswith("linear"):
+        _, K, n, d = name.split("-")
+        X, Xt, y, yt, g, gt = related_linear(int(K), int(n), int(d), seed)
+        n_estimators = 2 * X.shape[1]
+    else:
+        X, Xt, y, yt, g, gt, _, _ = moons_family("noisy", seed)
+        n_estimators = 200
+    raw = pooled_data_bytes(X, y, groups=g)
+    row = {"case": name, "seed": seed}
+    row["global"], row["local"] = baselines(X, y, g, Xt, yt, gt, seed)
+    methods = {
+        "dada": DecentralizedBoostingClassifier(n_estimators, random_state=seed),
+        "perso_lin": PersonalizedLinearClassifier(random_state=seed),
+        "mocha": FederatedMultiTaskClassifier(random_state=seed),
+    }
+    for key, model in methods.items():
+        start = time.process_time()
+        model.fit(X, y, groups=g)
+        row[key] = 100 * model.score(Xt, yt, groups=gt)
+        row[f"{key}_bytes_per_raw"] = model.n_bytes_sent_ / raw
+        row[f"{key}_cpu"] = time.process_time() - start
+    return row
+
+
+CASES = ("linear-100-10-10", "linear-100-50-10", "linear-20-200-20", "linear-1000-10-20",
+         "moons-noisy")
+
+
+def main(argv):
+    warnings.simplefilter("ignore")
+    seeds = [int(s) for s in argv] or [0]
+    rows = []
+    keys = ("global", "local", "dada", "perso_lin", "mocha", "dada_bytes_per_raw",
+            "perso_lin_bytes_per_raw", "mocha_bytes_per_raw")
+    print("case".ljust(20) + "".join(f"{k[:14]:>15s}" for k in keys))
+    for name in CASES:
+        mine = [one_case(name, s) for s in seeds]
+        rows.extend(mine)
+        print(name.ljust(20) + "".join(
+            f"{np.mean([r[k] for r in mine]):15.2f}" for k in keys), flush=True)
+    print(json.dumps(rows))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
