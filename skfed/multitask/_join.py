@@ -129,16 +129,6 @@ _LOO_LOSSES = {"squared"}
 # (a choice among scales 4x apart needs no more).
 _LOO_GAP_TOL = 1e-6
 _LOO_PASSES = 20
-# What a newcomer may fall back to (fallback="cv"): its joined model, the
-# federation's model it was pulled toward (the prior mean), or a model of its
-# own data alone; in this order on ties.
-_CHOICES = ("join", "federation", "local")
-# Criterion of the choice for classifiers: held-out errors, ties broken by
-# the fit's loss when True (else the first choice wins ties).
-_CHOICE_LOSS_TIES = False
-# An alternative to the joined model must make this many fewer held-out
-# errors (in samples of the mean weight) to be chosen.
-_CHOICE_MARGIN = 0
 # Rounds after which a join whose newcomers are all dropped gives up.
 _MAX_JOIN_ROUNDS = 10000
 
@@ -288,93 +278,6 @@ def _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, loss_name):
     return scales[np.argmin(scores, axis=0)]
 
 
-def _folds(layout, sw, fold, n_folds):
-    """Rows left out by fold ``fold`` of ``n_folds`` and their newcomers (or
-    None): newcomer k leaves out its samples ``fold, fold + F, ...`` if it has
-    at least two and keeps some weight."""
-    counts, offsets = layout.counts, layout.offsets
-    held = np.flatnonzero((counts >= 2) & (counts > fold))
-    if not held.size:
-        return None
-    node_of = np.concatenate([np.full(len(range(fold, counts[k], n_folds)), k)
-                              for k in held]).astype(np.intp)
-    rows = np.concatenate([offsets[k] + np.arange(fold, counts[k], n_folds)
-                           for k in held]).astype(np.intp)
-    weights = sw.copy()
-    weights[rows] = 0.0
-    mass = np.add.reduceat(weights, offsets[:-1])
-    keep = mass[node_of] > 0
-    node_of, rows = node_of[keep], rows[keep]
-    if not rows.size:
-        return None
-    weights = sw.copy()
-    weights[rows] = 0.0
-    return rows, node_of, weights
-
-
-def _held_out_errors(name, f, Y):
-    """Errors of margins ``f`` (P, n) against targets ``Y`` (+-1 per problem,
-    or real): misclassified samples (the largest margin's class), or the
-    squared error of a regressor."""
-    if name == "squared":
-        return 0.5 * (f[0] - Y[0]) ** 2
-    if f.shape[0] == 1:
-        return (np.where(f[0] > 0, 1.0, -1.0) != Y[0]).astype(np.float64)
-    return (np.argmax(f, axis=0) != np.argmax(Y, axis=0)).astype(np.float64)
-
-
-def _held_out_choice(make_nodes, sw, layout, candidates, loss, steps, loss_name):
-    """Each newcomer's choice among ``candidates`` by cross-validation.
-
-    ``candidates`` is a list of ``(M, mu)``: the model solved on the kept
-    samples with prior mean ``M`` and weight ``mu = lambda / c`` (per
-    newcomer), or the prior mean itself when ``mu`` is None (a model the newcomer does not
-    train: its samples are all held out).  The folds are those of
-    :func:`_held_out_scales`; the score of a candidate is the weighted
-    held-out errors (misclassified samples; a regressor's squared error),
-    ties broken by the fit's loss if :data:`_CHOICE_LOSS_TIES`, else by the
-    order of ``candidates``.  A newcomer with one sample keeps the first.
-    Local: nothing is sent.
-
-    Returns
-    -------
-    choice : ndarray of shape (n_new,), int
-    """
-    counts = layout.counts
-    n_new, n_cand = layout.n_nodes, len(candidates)
-    if counts.max() < 2:
-        return np.zeros(n_new, dtype=np.intp)
-    errors = np.zeros((n_cand, n_new))
-    losses = np.zeros((n_cand, n_new))
-    n_folds = min(int(counts.max()), _LOO_FOLDS)
-    for fold in range(n_folds):
-        split = _folds(layout, sw, fold, n_folds)
-        if split is None:
-            continue
-        rows, node_of, weights = split
-        nodes = make_nodes(weights)
-        for j, (M, mu) in enumerate(candidates):
-            if mu is None:
-                W = M
-            else:
-                # (the dual variables stay feasible: warm start from them)
-                nodes.set_prior(M, mu)
-                nodes.solve_all(loss, steps, _LOO_PASSES, _LOO_GAP_TOL)
-                W = nodes.node_models(None, None, None)
-            f = np.einsum("id,pid->pi", nodes.Z[rows], W[:, node_of])
-            np.add.at(errors[j], node_of, sw[rows] * _held_out_errors(loss_name, f, nodes.Y[:, rows]))
-            np.add.at(losses[j], node_of,
-                      sw[rows] * _sample_losses(loss_name, f, nodes.Y[:, rows]).sum(axis=0))
-    if _CHOICE_MARGIN:
-        # an alternative must make this many fewer errors (in samples)
-        mean_w = np.add.reduceat(sw, layout.offsets[:-1]) / np.maximum(counts, 1)
-        errors[1:] += _CHOICE_MARGIN * mean_w
-    if _CHOICE_LOSS_TIES:
-        order = np.lexsort((losses, np.round(errors, 12)), axis=0)
-        return order[0]
-    return np.argmin(np.round(errors, 12), axis=0)
-
-
 def _targets(est, y):
     """``(P, n)`` targets of the fit's problems (``+-1`` per class, or ``y``)."""
     if hasattr(est, "classes_"):
@@ -390,7 +293,7 @@ def _dense_sigma(est):
     return sigma.dense() if isinstance(sigma, _LowRankSigma) else np.asarray(sigma)
 
 
-def multitask_join_nodes(est, X, y, groups, sample_weight=None, fallback="cv"):
+def multitask_join_nodes(est, X, y, groups, sample_weight=None):
     """Join new nodes to a fitted kernelized-MOCHA estimator (see the module).
 
     Appends the new nodes to ``nodes_``, ``coef_``, ``intercept_``,
@@ -410,8 +313,6 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None, fallback="cv"):
     est
     """
     name = type(est).__name__
-    if fallback not in ("cv", None):
-        raise ValueError(f"{name}.add_nodes: fallback must be 'cv' or None, got {fallback!r}.")
     classifier = hasattr(est, "classes_")
     X, y, sample_weight, new_labels, layout = est._validate_join_data(
         X, y, groups, sample_weight, y_numeric=not classifier)
@@ -512,25 +413,6 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None, fallback="cv"):
             converged &= nodes.solve_all(loss, steps)
             # W_o, tr(Sigma_oo) and the fitted nodes' mean weight
             down, up = P * n_old * d + 2, P * d + n_old + 1
-    W_new = nodes.node_models(None, None, None)  # (P, n_new, d)
-    choice = np.zeros(n_new, dtype=np.intp)
-    if fallback == "cv" and mode != "independent":
-        # the fit's weight of a node's own model, without the prior's pull
-        mu_local = (lam * n_fit / (1.0 - float(est.shared_weight_)) if mode == "shared"
-                    else lam / float(np.mean(np.diag(_dense_sigma(est)))))
-        mu_local = np.full(n_new, mu_local)
-        zeros = np.zeros((P, n_new, d))
-        candidates = [(M, lam / c), (M, None), (zeros, mu_local)]
-        choice = _held_out_choice(make_nodes, sw, layout, candidates, loss, steps, est.loss)
-        if np.any(choice == 1):
-            W_new[:, choice == 1] = M[:, choice == 1]
-        if np.any(choice == 2):
-            own = make_nodes(sw)
-            own.set_prior(zeros, mu_local)
-            converged &= own.solve_all(loss, steps)
-            W_local = own.node_models(None, None, None)
-            W_new[:, choice == 2] = W_local[:, choice == 2]
-
     if not converged:
         import warnings
 
@@ -539,6 +421,8 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None, fallback="cv"):
         warnings.warn(
             f"{name}.add_nodes: a new node's local solve did not reach the relative "
             f"duality gap {_GAP_TOL:g} in {_MAX_PASSES} passes.", ConvergenceWarning)
+    W_new = nodes.node_models(None, None, None)  # (P, n_new, d)
+
     # The network of the join: the nodes so far, the newcomers, the server.
     network = resolve_network(est.network)
     sim = network.start(n_old + n_new, server=True,
@@ -596,9 +480,6 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None, fallback="cv"):
             est.privacy_ = record
     # warm_start needs the fit's nodes: a joined estimator refits from scratch
     est._dual_state = None
-    previous = getattr(est, "join_choice_", None)
-    chosen = np.asarray(_CHOICES, dtype=object)[choice]
-    est.join_choice_ = chosen if previous is None else np.concatenate([previous, chosen])
     est._join_seed = seed + 1
     est._record_join(sim.log(node_labels=est.nodes_))
     return est
@@ -639,7 +520,7 @@ def _random_seed(est):
 class _AddNodesMixin:
     """``add_nodes`` of the kernelized-MOCHA estimators (this module)."""
 
-    def add_nodes(self, X, y, groups=None, sample_weight=None, *, fallback="cv"):
+    def add_nodes(self, X, y, groups=None, sample_weight=None):
         """Give nodes that join after the fit their own models; the others stay.
 
         Every fitted node's model and the fitted block of ``Sigma`` are held
@@ -662,24 +543,14 @@ class _AddNodesMixin:
             must be absent from ``nodes_``.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights; every new node needs a positive total.
-        fallback : {"cv", None}, default="cv"
-            ``"cv"``: each newcomer then keeps, of its joined model, the
-            federation's model it was pulled toward (the prior mean: ``w_0``
-            of the shared model) and a model of its own samples alone,
-            the one with the fewest errors in cross-validation on its own
-            samples (the joined model on ties; locally, nothing sent).
-            ``None``: the joined model.  With ``omega="independent"`` the
-            three coincide and nothing is chosen.
 
         Returns
         -------
         self : object
             With the new nodes appended to ``nodes_``, ``coef_``,
             ``intercept_``, ``task_covariance_`` and ``omega_`` (and
-            ``privacy_spent_``), what the join sent in
-            ``join_communication_`` and each joined node's choice
-            (``"join"``, ``"federation"`` or ``"local"``) in
-            ``join_choice_``.
+            ``privacy_spent_``), and what the join sent in
+            ``join_communication_``.
 
         Examples
         --------
@@ -694,4 +565,4 @@ class _AddNodesMixin:
         >>> clf.nodes_.tolist(), bool(np.array_equal(clf.coef_[:4], before))
         ([0, 1, 2, 3, 4], True)
         """
-        return multitask_join_nodes(self, X, y, groups, sample_weight, fallback=fallback)
+        return multitask_join_nodes(self, X, y, groups, sample_weight)
