@@ -11,18 +11,23 @@ same arrays:
   every new node (the fitted nodes stay as they are);
 * ``global``: the better of the fitted estimator's own prediction for
   unseen nodes (``handle_unknown="global"``: what a user gets without a
-  join) and a pooled scikit-learn model on the fitted nodes' data and the
-  new nodes' ``k`` samples (``SVC()`` / ``Ridge()``: the data would have to
-  leave the nodes);
-* ``local``: one ``SVC()`` / ``Ridge()`` per new node on its ``k`` samples
-  (``LocalEstimator``; a node with one class predicts it); for
-  classification the table's Local is the better of it and one
-  ``LogisticRegression()`` per node (``local_lr`` in the rows);
+  join) and pooled scikit-learn models on the fitted nodes' data and the
+  new nodes' ``k`` samples (the data would have to leave the nodes):
+  ``LinearSVC()``, ``SVC()`` and ``LogisticRegression()``, or ``Ridge()``,
+  ``SVR()`` and ``LassoCV()`` for regression;
+* ``local``: one of the same estimators per new node on its ``k`` samples
+  (``LocalEstimator``; a node with one class predicts it; ``LassoCV`` with
+  at most ``k`` folds);
+
 * ``refit``: the same estimator fitted from scratch on the fitted nodes'
   data and the new nodes' ``k`` samples (every node pays again).
 
+The table's Global and Local are the candidates with the best mean over
+the seeds (named in the last column); every candidate's score is in the
+JSON rows (``pooled``, ``locals``).
+
 Families: ``local`` (:class:`~skfed.baselines.LocalEstimator` of ``SVC()`` /
-``Ridge()``), ``online`` (the decentralized kernel SGD classifier or
+``Ridge()``, the join that is Local itself), ``online`` (the decentralized kernel SGD classifier or
 regressor at its defaults), ``support``
 (:class:`~skfed.support.FederatedSparseLinearRegression`, regression only:
 School), ``dada`` and ``persolin`` (classification only; their defaults) and
@@ -52,12 +57,14 @@ import copy
 import json
 import platform
 import time
+import warnings
 
 import numpy as np
 from sklearn.base import clone, is_classifier
-from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LassoCV, LogisticRegression, Ridge
 from sklearn.metrics import accuracy_score, r2_score
-from sklearn.svm import SVC
+from sklearn.svm import SVC, SVR, LinearSVC
 from threadpoolctl import threadpool_limits
 
 from skfed.baselines import LocalEstimator
@@ -158,6 +165,17 @@ REGRESSION_ONLY = {"support"}
 CLASSIFICATION_ONLY = {"dada", "persolin"}
 
 
+def baseline_makers(task, n_samples):
+    """The standard baselines' estimators, by name (Global and Local take the
+    better of them): LinearSVC / SVC / LogisticRegression, or Ridge / SVR /
+    LassoCV (at most 5 folds, no more than the samples)."""
+    if task == "classification":
+        return {"LinearSVC": LinearSVC, "SVC": SVC,
+                "LogisticRegression": lambda: LogisticRegression(max_iter=1000)}
+    folds = max(2, min(5, n_samples))
+    return {"Ridge": Ridge, "SVR": SVR, "LassoCV": lambda: LassoCV(cv=folds)}
+
+
 def add_nodes(estimator, X, y, groups):
     return estimator.add_nodes(X, y, groups=groups)
 
@@ -194,16 +212,13 @@ def run_one(family, name, data, seed, ks, quick):
         assert joined.n_bytes_sent_ == before + join_bytes
         join_score = score(task, yt, joined.predict(Xt, groups=gt))
         unseen_score = score(task, yt, base.predict(Xt, groups=gt))
-        pooled = SVC() if task == "classification" else Ridge()
         Xp = np.concatenate([X[fit_rows], Xk])
         yp = np.concatenate([y[fit_rows], yk])
-        pooled_score = score(task, yt, pooled.fit(Xp, yp).predict(Xt))
-        local = LocalEstimator(SVC() if task == "classification" else Ridge())
-        local_score = score(task, yt, local.fit(Xk, yk, groups=gk).predict(Xt, groups=gt))
-        local_lr = None
-        if task == "classification":
-            local = LocalEstimator(LogisticRegression())
-            local_lr = score(task, yt, local.fit(Xk, yk, groups=gk).predict(Xt, groups=gt))
+        pooled = {name: score(task, yt, make().fit(Xp, yp).predict(Xt))
+                  for name, make in baseline_makers(task, len(yp)).items()}
+        local = {name: score(task, yt, LocalEstimator(make()).fit(Xk, yk, groups=gk)
+                             .predict(Xt, groups=gt))
+                 for name, make in baseline_makers(task, k).items()}
         refit = clone(base)
         gp = np.concatenate([groups[fit_rows], gk])
         _, refit_cpu, refit_wall = timed(lambda: refit.fit(Xp, yp, groups=gp))
@@ -211,8 +226,9 @@ def run_one(family, name, data, seed, ks, quick):
         refit_bytes = int(getattr(refit, "n_bytes_sent_", 0))
         row = dict(
             family=family, dataset=name, seed=seed, k=k, n_fitted=len(np.unique(groups[fit_rows])),
-            n_new=len(new), join=join_score, global_unseen=unseen_score, global_pooled=pooled_score,
-            local=local_score, local_lr=local_lr, refit=refit_score, join_bytes=int(join_bytes),
+            n_new=len(new), join=join_score, global_unseen=unseen_score,
+            global_pooled=max(pooled.values()), local=max(local.values()),
+            pooled=pooled, locals=local, refit=refit_score, join_bytes=int(join_bytes),
             refit_bytes=refit_bytes, join_cpu=join_cpu, join_wall=join_wall,
             refit_cpu=refit_cpu, refit_wall=refit_wall, fit_cpu=fit_cpu, fit_wall=fit_wall,
         )
@@ -225,7 +241,7 @@ def run_one(family, name, data, seed, ks, quick):
 def summarize(rows):
     keys = sorted({(r["family"], r["dataset"], r["k"]) for r in rows})
     header = (f"{'family':7s} {'data':9s} {'k':>3s} {'join':>6s} {'global':>6s} {'local':>6s} "
-              f"{'refit':>6s} {'bytes j/r':>10s} {'cpu j/r':>8s}  goal")
+              f"{'refit':>6s} {'bytes j/r':>10s} {'cpu j/r':>8s}  goal  (global / local won by)")
     lines = [header]
     for family, dataset, k in keys:
         sel = [r for r in rows if (r["family"], r["dataset"], r["k"]) == (family, dataset, k)]
@@ -233,10 +249,15 @@ def summarize(rows):
         def mean(key):
             return float(np.mean([r[key] for r in sel]))
 
-        glob = max(mean("global_unseen"), mean("global_pooled"))
-        local = mean("local")
-        if all(r.get("local_lr") is not None for r in sel):
-            local = max(local, mean("local_lr"))
+        # Global and Local: the baseline of the best mean over the seeds.
+        globs = {"own": mean("global_unseen")}
+        globs.update({name: float(np.mean([r["pooled"][name] for r in sel]))
+                      for name in sel[0]["pooled"]})
+        locs = {name: float(np.mean([r["locals"][name] for r in sel]))
+                for name in sel[0]["locals"]}
+        glob_name = max(globs, key=globs.get)
+        local_name = max(locs, key=locs.get)
+        glob, local = globs[glob_name], locs[local_name]
         jb, rb = mean("join_bytes"), mean("refit_bytes")
         jc, rc = mean("join_cpu"), mean("refit_cpu")
         byte_ratio = jb / rb if rb else 0.0
@@ -248,7 +269,7 @@ def summarize(rows):
         lines.append(
             f"{family:7s} {dataset:9s} {k:3d} {mean('join'):6.1f} {glob:6.1f} "
             f"{local:6.1f} {mean('refit'):6.1f} {byte_ratio:10.4f} {jc / rc:8.4f}  "
-            f"{verdict}"
+            f"{verdict:4s}  ({glob_name} / {local_name})"
         )
     return "\n".join(lines)
 
@@ -264,6 +285,8 @@ def main():
     args = parser.parse_args()
     ks = [int(k) for k in args.ks.split(",")]
     rows = []
+    # (LinearSVC and LassoCV on a few samples warn that they stopped early)
+    warnings.filterwarnings("ignore", category=ConvergenceWarning)
     with threadpool_limits(1):
         for name in args.datasets.split(","):
             for seed in (int(s) for s in args.seeds.split(",")):

@@ -422,7 +422,7 @@ def test_second_join_sees_the_first_newcomers(cls):
     assert est.join_communication_.total_bytes > bytes_first
     assert est.n_bytes_sent_ == (est.communication_.total_bytes
                                  + est.join_communication_.total_bytes)
-    # Every node is a candidate (10 kappa >= 8): node 7 answered node 8 and 9.
+    # Every node is a candidate (20 kappa >= 8): node 7 answered node 8 and 9.
     assert est.join_communication_.pair_bytes_sparse[7, 8] > 0
     assert est.join_communication_.pair_bytes_sparse[7, 9] > 0
     assert est.collaboration_graph_.shape == (10, 10)

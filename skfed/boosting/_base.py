@@ -312,7 +312,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         own samples only:
 
         1. the fit's purely local steps (``ceil(max_iter / n_fitted)``);
-        2. a query to ``min(n_nodes, 10 kappa)`` nodes drawn by the
+        2. a query to ``min(n_nodes, 20 kappa)`` nodes drawn by the
            peer-sampling service for their model, loss and degree (what a
            graph step receives: the models the graph was learned from, the
            local ones when it was learned once; dropped nodes do not

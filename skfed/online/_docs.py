@@ -229,8 +229,9 @@ _COMMON_ATTRIBUTES_DOC = """
         join; only after a join.
     join_passes_ : ndarray of shape (n_new,)
         Passes over its samples every node of the last :meth:`add_nodes`
-        made with its neighbours fixed (chosen by cross-validation on its
-        samples); only after :meth:`add_nodes`.
+        made with its neighbours fixed (``max_epochs`` for a classifier;
+        chosen by cross-validation on its samples for a regressor); only
+        after :meth:`add_nodes`.
 """
 
 

@@ -1,0 +1,202 @@
+"""add_nodes after an MPI fit (issue 32): the join's checks of the in-process
+tests on estimators that ``mpiexec -n 2`` fitted.
+
+Dada and Perso-lin: the newcomer's model and row equal the per-node
+computation written in NumPy (``tests/test_graph_join.py``'s reference),
+the fitted nodes are bit-identical after the join and its bytes are the
+closed form.  Every family the MPI engine fits (Dada, Perso-lin, the online
+kernel SGD): the join after the MPI fit equals the join after the simulated
+fit of the same data, model for model and byte for byte.
+"""
+
+import copy
+import importlib.util
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+import skfed
+from skfed._graph_join import _RESOLVE_EVERY
+from skfed.boosting import DecentralizedBoostingClassifier, PersonalizedLinearClassifier
+from skfed.engines._partitions import save_partitions
+from skfed.graph import model_message_bytes
+from skfed.network import SimulatedNetwork
+from skfed.online import DecentralizedKernelSGDClassifier
+
+try:
+    import mpi4py  # noqa: F401  (only whether it is there)
+
+    HAVE_MPI4PY = True
+except ImportError:
+    HAVE_MPI4PY = False
+
+
+def _mpiexec():
+    here = Path(sys.executable).parent / "mpiexec"
+    return str(here) if here.exists() else shutil.which("mpiexec")
+
+
+needs_mpi = pytest.mark.skipif(
+    not (HAVE_MPI4PY and _mpiexec()),
+    reason='mpi4py or mpiexec is missing (pip install ".[mpi]" installs both)',
+)
+LAUNCH_TIMEOUT = 240
+
+
+def _graph_join_tests():
+    """tests/test_graph_join.py (its NumPy reference of a newcomer's join)."""
+    path = Path(__file__).parent / "test_graph_join.py"
+    spec = importlib.util.spec_from_file_location("_graph_join_tests", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _data(seed=0, n_nodes=8, n_per=25):
+    rng = np.random.RandomState(seed)
+    groups = np.repeat(np.arange(n_nodes), n_per)
+    X = rng.normal(size=(n_nodes * n_per, 2))
+    flip = np.where(np.arange(n_nodes) % 2 == 0, 1.0, -1.0)[groups]
+    y = (flip * X[:, 0] + 0.3 * X[:, 1] > 0).astype(int)
+    return X, y, groups
+
+
+# The graph methods as tests/test_graph_join.py's reference computes them
+# (every fitted node a candidate, no cap, no sparsification; the graph
+# re-learned, so the join's answers are the final models on MPI as in the
+# simulation).
+_GRAPH = dict(max_iter=6 * 3 * _RESOLVE_EVERY, sparsify_graph=None, max_neighbors=None,
+              graph_update_every="n_nodes", random_state=0)
+
+
+def _cases():
+    X, y, g = _data()
+    fit = g < g.max() - 1  # nodes 0-5 fitted; 7 joins
+    new = g == g.max()
+    return [
+        ("dada", DecentralizedBoostingClassifier(n_estimators=8, peer_scoring=True, **_GRAPH),
+         X, y, g, fit, new),
+        ("perso_lin", PersonalizedLinearClassifier(**_GRAPH), X, y, g, fit, new),
+        ("online", DecentralizedKernelSGDClassifier(max_epochs=2, max_dictionary_size=12,
+                                                    random_state=6),
+         X, y, g, fit, new),
+    ]
+
+
+_DRIVER = textwrap.dedent("""
+    import pickle, sys
+    from mpi4py import MPI
+    from skfed.engines import mpi
+
+    cases = pickle.load(open(sys.argv[1], "rb"))
+    results = {name: mpi.fit(est, directory, timeout=60) for name, est, directory in cases}
+    if MPI.COMM_WORLD.Get_rank() == 0:
+        pickle.dump(results, open(sys.argv[2], "wb"))
+""")
+
+
+@pytest.fixture(scope="module")
+def mpi_fits(tmp_path_factory):
+    """``{name: (mpi_fit, simulated_fit, X, y, groups, new)}`` (2 ranks)."""
+    tmp = tmp_path_factory.mktemp("mpi_join")
+    cases = _cases()
+    launch = []
+    for name, est, X, y, g, fit, _ in cases:
+        directory = tmp / name
+        save_partitions(X[fit], y[fit], g[fit], directory)
+        launch.append((name, est, str(directory)))
+    (tmp / "driver.py").write_text(_DRIVER)
+    with open(tmp / "cases.pkl", "wb") as f:
+        pickle.dump(launch, f)
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(skfed.__file__).parent.parent)] + env.get("PYTHONPATH", "").split(os.pathsep)
+    )
+    proc = subprocess.run(
+        [_mpiexec(), "-n", "2", sys.executable, str(tmp / "driver.py"),
+         str(tmp / "cases.pkl"), str(tmp / "out.pkl")],
+        cwd=tmp, env=env, capture_output=True, text=True, timeout=LAUNCH_TIMEOUT,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    with open(tmp / "out.pkl", "rb") as f:
+        results = pickle.load(f)
+    return {name: (results[name], clone(est).fit(X[fit], y[fit], groups=g[fit]), X, y, g, new)
+            for name, est, X, y, g, fit, new in cases}
+
+
+def _join(est, X, y, g, new):
+    before = copy.deepcopy(est)
+    est = copy.deepcopy(est)
+    est.add_nodes(X[new], y[new], groups=g[new])
+    return before, est
+
+
+@needs_mpi
+@pytest.mark.parametrize("name", ["dada", "perso_lin"])
+def test_graph_join_after_mpi_fit_is_the_numpy_computation(mpi_fits, name):
+    run, _, X, y, g, new = mpi_fits[name]
+    assert run.mpi_n_ranks_ == 2
+    before, est = _join(run, X, y, g, new)
+    K = len(before.nodes_)
+    # The fitted nodes are bit-identical.
+    np.testing.assert_array_equal(est.coef_[:K], before.coef_)
+    np.testing.assert_array_equal(est.intercept_[:K], before.intercept_)
+    np.testing.assert_array_equal(est.collaboration_graph_[:K, :K].toarray(),
+                                  before.collaboration_graph_.toarray())
+    # The newcomer's model and row: NumPy, from what the MPI fit kept.
+    reference = _graph_join_tests()._newcomer_reference
+    n_steps = 3 * _RESOLVE_EVERY  # max_iter / n_fitted
+    model, v = reference(before, before._join_info, X[new], y[new], np.ones(new.sum()),
+                         n_steps, n_steps, resolve=True)
+    np.testing.assert_allclose(est._full_coef()[K], model, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(est.collaboration_graph_[K, :K].toarray()[0], v,
+                               rtol=1e-7, atol=1e-10)
+    # Bytes: requests, answers (model, loss, degree) of every fitted node,
+    # the newcomer's weight to each neighbour (the closed form of the
+    # in-process test with the final models answering).
+    models = before._full_coef()
+    header = SimulatedNetwork().header_bytes
+    answers = int(model_message_bytes(models.reshape(K, -1), models.dtype).sum())
+    n_neighbours = est.collaboration_graph_[K:, :K].nnz
+    assert n_neighbours > 0
+    expected = K * header + answers + K * (16 + header) + n_neighbours * (8 + header)
+    assert est.join_communication_.total_bytes == expected
+    assert est.n_bytes_sent_ == before.n_bytes_sent_ + expected
+
+
+@needs_mpi
+@pytest.mark.parametrize("name", ["dada", "perso_lin", "online"])
+def test_join_after_mpi_fit_equals_join_after_simulation(mpi_fits, name):
+    run, sim, X, y, g, new = mpi_fits[name]
+    (_, joined_run), (_, joined_sim) = _join(run, X, y, g, new), _join(sim, X, y, g, new)
+    K = len(run.nodes_)
+    np.testing.assert_array_equal(joined_run.nodes_, joined_sim.nodes_)
+    log_run, log_sim = joined_run.join_communication_, joined_sim.join_communication_
+    assert log_run.total_bytes == log_sim.total_bytes > 0
+    assert log_run.total_messages == log_sim.total_messages
+    assert (log_run.pair_bytes_sparse != log_sim.pair_bytes_sparse).nnz == 0
+    assert (joined_run.n_bytes_sent_ - run.n_bytes_sent_
+            == joined_sim.n_bytes_sent_ - sim.n_bytes_sent_ == log_run.total_bytes)
+    if name == "online":
+        for attr in ("dictionaries_", "dual_coef_"):
+            for a, b in zip(getattr(joined_run, attr), getattr(joined_sim, attr)):
+                np.testing.assert_array_equal(a, b)
+            # the fitted nodes are untouched
+            for a, b in zip(getattr(joined_run, attr)[:K], getattr(run, attr)):
+                np.testing.assert_array_equal(a, b)
+        assert (joined_run.adjacency_ != joined_sim.adjacency_).nnz == 0
+        np.testing.assert_array_equal(joined_run.join_passes_, joined_sim.join_passes_)
+    else:
+        np.testing.assert_array_equal(joined_run.coef_, joined_sim.coef_)
+        np.testing.assert_array_equal(joined_run.intercept_, joined_sim.intercept_)
+        assert (joined_run.collaboration_graph_ != joined_sim.collaboration_graph_).nnz == 0
+    np.testing.assert_array_equal(joined_run.predict(X[new], groups=g[new]),
+                                  joined_sim.predict(X[new], groups=g[new]))
