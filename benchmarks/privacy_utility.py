@@ -126,21 +126,20 @@ def _har(seed):
     return train_test_split_per_node(X, y, groups=g, test_size=0.25, random_state=seed)
 
 
-def _local_adaboost(privacy, seed):
-    return LocalEstimator(AdaBoostClassifier(DecisionTreeClassifier(max_depth=1),
-                                             n_estimators=50, random_state=seed))
+LOCAL_SCORES = {}  # (row data, seed) -> {baseline: score}, for the JSON line
 
 
-def _local_logistic(privacy, seed):
-    return LocalEstimator(LogisticRegression())
+def _local_adaboost(seed):
+    return AdaBoostClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=50,
+                              random_state=seed)
 
 
-def _score(make, data, epsilon, seed, local=None):
+def _score(make, data, epsilon, seed, local=()):
     X, X_test, y, y_test, g, g_test = data
     if epsilon == LOCAL:
-        if local is None:
-            return float("nan")
-        make, epsilon = local, None
+        # the strongest Local: LinearSVC, SVC, LogisticRegression (and the
+        # method family's own local model, e.g. AdaBoost on stumps for Dada)
+        return _local_best(data, extra=local, seed=seed)
     privacy = None if epsilon is None else DifferentialPrivacy(epsilon, delta=DELTA)
     est = make(privacy, seed)
     with warnings.catch_warnings():
@@ -168,7 +167,7 @@ def dada(data_of, public_range, n_estimators):
                 privacy=privacy, random_state=seed,
             )
 
-        return _score(make, data, epsilon, seed, _local_adaboost)
+        return _score(make, data, epsilon, seed, local=("AdaBoost",))
 
     return run
 
@@ -183,7 +182,7 @@ def persolin(data_of):
                 max_iter=100 * n_nodes, privacy=privacy, random_state=seed
             )
 
-        return _score(make, data, epsilon, seed, _local_logistic)
+        return _score(make, data, epsilon, seed)
 
     return run
 
@@ -210,18 +209,26 @@ def _school(seed):
     return load_school(task="classification", split=seed + 1, return_X_y=True)
 
 
-def _local_best(data):
-    """Local (epsilon 0): the better of LinearSVC, SVC and LogisticRegression
-    per node, by pooled test accuracy (the strongest of the three)."""
+def _local_best(data, extra=(), seed=0):
+    """Local (epsilon 0): the best of LinearSVC, SVC and LogisticRegression
+    (and ``extra``: ``"AdaBoost"``, 50 stumps) fitted per node, by pooled
+    test accuracy (the strongest of them: an oracle choice of the model
+    class).  Every baseline's score is kept in ``LOCAL_SCORES``."""
     X, X_test, y, y_test, g, g_test = data
-    scores = []
-    for base in (LinearSVC(), SVC(), LogisticRegression(max_iter=1000)):
+    bases = {"LinearSVC": LinearSVC(), "SVC": SVC(),
+             "LogisticRegression": LogisticRegression(max_iter=1000)}
+    if "AdaBoost" in extra:
+        bases["AdaBoost"] = _local_adaboost(seed)
+    scores = {}
+    for name, base in bases.items():
         est = LocalEstimator(base)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est.fit(X, y, groups=g)
-        scores.append(float(est.score(X_test, y_test, groups=g_test)))
-    return max(scores)
+        scores[name] = float(est.score(X_test, y_test, groups=g_test))
+    for name, value in scores.items():
+        LOCAL_SCORES.setdefault(name, []).append(value)
+    return max(scores.values())
 
 
 def mocha(data_of, **params):
@@ -404,16 +411,21 @@ def main(argv=None):
                    for e in args.epsilons]
     table = {}
     released = {}
+    local_each = {}
     cpu_times = {}
     for name in args.only:
         table[name] = {}
         for epsilon in columns:
             start, cpu = time.perf_counter(), time.process_time()
             RELEASED.clear()
+            LOCAL_SCORES.clear()
             scores = [ROWS[name](epsilon, seed) for seed in args.seeds]
             key = "off" if epsilon is None else (LOCAL if epsilon == LOCAL else f"{epsilon:g}")
             table[name][key] = float(np.mean(scores))
             extra = ""
+            if LOCAL_SCORES:
+                local_each[name] = {b: float(np.mean(v)) for b, v in LOCAL_SCORES.items()}
+                extra = " (" + ", ".join(f"{b} {v:.3f}" for b, v in local_each[name].items()) + ")"
             if len(RELEASED) == len(scores):
                 released[name, key] = float(np.mean(RELEASED))
                 extra = f" (released models {released[name, key]:.3f})"
@@ -435,10 +447,12 @@ def main(argv=None):
         f"{name} {seconds:.0f} s" for name, seconds in cpu_times.items()))
     print(json.dumps({"seeds": args.seeds, "delta": DELTA, "table": table,
                       "released": {f"{n} {k}": v for (n, k), v in released.items()},
+                      "local_baselines": local_each,
                       "cpu_seconds": cpu_times}))
     if args.out:
         with open(args.out, "w") as handle:
-            json.dump({"seeds": args.seeds, "delta": DELTA, "table": table}, handle, indent=1)
+            json.dump({"seeds": args.seeds, "delta": DELTA, "table": table,
+                       "local_baselines": local_each}, handle, indent=1)
 
 
 if __name__ == "__main__":
