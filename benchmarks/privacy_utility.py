@@ -12,14 +12,15 @@ noise comes from the secure source (fresh OS randomness): reruns differ.
   100..200 training samples per node, 2 features), 40 stumps on the public
   range [-2, 2]^2 (:func:`skfed.boosting.make_stump_predictors`), beta=0.1,
   mu=100 (the noise of a choice grows like ``e^(2 beta) / m_k``: the budget
-  asks for a small beta), 100 iterations per node.  Local: AdaBoost (50
-  stumps) per node.
+  asks for a small beta), 100 iterations per node.  Local: the best of
+  LinearSVC, SVC, LogisticRegression and AdaBoost (50 stumps) per node.
 * ``dada-computer``: Dada on Computer buyers (Dada's split: 190 people, 5..10
   training computers each); the attributes are +-1, so the public range is
-  [-1, 1] and one stump per attribute sits at 0.  Same beta and mu.  Local:
-  AdaBoost per node.
+  [-1, 1] and one stump per attribute sits at 0.  Same beta and mu.  Same
+  Local.
 * ``persolin-moons``, ``persolin-computer``: Perso-lin (defaults,
-  ``clip_norm=1``) on the same data.  Local: logistic regression per node.
+  ``clip_norm=1``) on the same data.  Local: the best of LinearSVC, SVC and
+  LogisticRegression per node.
 * ``support-300``, ``support-3000``: one-shot support recovery, rate of exact
   recovery of the support (d=20, s=3, 60 samples per client) over the seeds.
   Local: each client alone, the best of its own OLS t-tests with a
@@ -30,8 +31,9 @@ noise comes from the secure source (fresh OS randomness): reruns differ.
   their defaults: under privacy 20 rounds, an Omega step every 5; off: up to
   1,000 rounds and the gap's stopping rule) on HAR sitting vs rest (21
   people, 75/25 split per person, 561 features); privacy client level (a
-  person's whole data set).  Local: the better of LinearSVC, SVC and
-  LogisticRegression per person (by test accuracy).
+  person's whole data set), scored with each node's kept model (chosen by
+  cross-validation on its own samples, ``refit_choice_``).  Local: the best
+  of LinearSVC, SVC and LogisticRegression per person (by test accuracy).
 * ``mocha-school``: the same on School (Dada's classification protocol:
   139 schools, 17 features, score > 20; split ``seed + 1`` of the 10
   official ones).  Same Local.
