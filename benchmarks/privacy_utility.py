@@ -44,20 +44,21 @@ noise comes from the secure source (fresh OS randomness): reruns differ.
   made the linear kernel, the logistic loss and ``omega="auto"`` the
   defaults (``mocha-har`` then ran the squared hinge).
 
-Measured (seeds 0 1 2, issue 27's closing table; the full table, its
-command and CPU times are in doc/user_guide/privacy.rst)::
+Measured (seeds 0 1 2, 27 November 2026, each row in its own process with
+one BLAS thread; Local the strongest per-node baseline; "--": not re-run,
+see doc/user_guide/privacy.rst)::
 
     accuracy               local   eps=0.3     eps=1     eps=3    eps=10       off
-    dada-moons             0.921     0.924     0.924     0.924     0.925     0.803
-    dada-computer          0.649     0.653     0.648     0.649     0.650     0.709
-    persolin-moons         0.825     0.825     0.825     0.826     0.826     0.824
-    persolin-computer      0.653     0.653     0.653     0.654     0.667     0.686
+    dada-moons             0.943     0.923     0.924     0.925     0.924     0.803
+    dada-computer          0.662     0.651     0.647     0.647     0.654     0.709
+    persolin-moons         0.943     0.825     0.825     0.825     0.827     0.824
+    persolin-computer      0.657     0.653     0.653     0.650     0.663     0.686
     support-300            0.963     0.000     0.000     1.000     1.000     1.000
     support-3000           0.963     0.000     1.000     1.000     1.000     1.000
-    mocha-har              0.990     0.984     0.984     0.984     0.984     0.992
-    mocha-har-sqhinge      0.990     0.989     0.989     0.989     0.989     0.996
-    mocha-school           0.713     0.712     0.712     0.712     0.712     0.719
-    mocha-school-sqhinge   0.713     0.711     0.711     0.711     0.711     0.712
+    mocha-har              0.989        --        --     0.987        --        --
+    mocha-har-sqhinge      0.989        --        --     0.989        --        --
+    mocha-school           0.713     0.711     0.711     0.711     0.711     0.725
+    mocha-school-sqhinge   0.713     0.710     0.710     0.710     0.710     0.728
 
 Usage::
 
