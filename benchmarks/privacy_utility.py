@@ -55,8 +55,8 @@ see doc/user_guide/privacy.rst)::
     persolin-computer      0.657     0.653     0.653     0.650     0.663     0.686
     support-300            0.963     0.000     0.000     1.000     1.000     1.000
     support-3000           0.963     0.000     1.000     1.000     1.000     1.000
-    mocha-har              0.989        --        --     0.987        --        --
-    mocha-har-sqhinge      0.989        --        --     0.989        --        --
+    mocha-har              0.989        --     0.987     0.987     0.987        --
+    mocha-har-sqhinge      0.989        --     0.989     0.989     0.989        --
     mocha-school           0.713     0.711     0.711     0.711     0.711     0.725
     mocha-school-sqhinge   0.713     0.710     0.710     0.710     0.710     0.728
 
