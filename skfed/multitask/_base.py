@@ -27,6 +27,7 @@ from ._compression import _AUTO_BITS, quantized_bytes
 from ._features import _AUTO_ROUNDS, _kmeans_landmarks, _proportional_shares, auto_components
 from ._join import _AddNodesMixin
 from ._omega import _TINY, _W_STEP_TOL_FACTOR, _LowRankSigma, _blas_controller, _check_omega
+from ._private import kept_node_models
 from ._protocol import _RoundProtocol, _fault_note
 from ._shared import _SharedNodes, fit_shared
 from ._state import (
@@ -843,7 +844,8 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         # privacy, the models the server holds (the newcomers download them).
         self._join_lam = float(lam)
         self._join_mass = float(np.mean(totals))  # a fitted node's mean weight
-        for name in ("_released_W", "join_communication_", "_join_n_fit", "_join_seed"):
+        for name in ("_released_W", "join_communication_", "_join_n_fit", "_join_seed",
+                     "refit_choice_"):
             self.__dict__.pop(name, None)  # from an earlier fit and its joins
         if self._primal_mode():
             W = state.weights(sigma, lam)  # (n_problems, m, d')
@@ -856,6 +858,8 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
             unseen = (state.w0[:, None, :] if isinstance(state, _SharedNodes)
                       else W.mean(axis=1, keepdims=True))
             W = np.concatenate([W + state.own_correction(sigma, lam), unseen], axis=1)
+            if private:  # each node's kept model, chosen on its own data (issue 27)
+                W[:, :m], self.refit_choice_ = kept_node_models(self, state, sigma, lam)
             self._W = W
             n_feat = W.shape[2] - int(self.fit_intercept)
             coef = W[:, :m, :n_feat]
