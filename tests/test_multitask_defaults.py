@@ -19,9 +19,10 @@ def _alike(n_nodes=30, n=12, d=4, seed=0):
     return X, y, g
 
 
-def _ridge_part(Z, r, mu):
-    """argmin_v (1/n) sum 0.5 (z.v - r)^2 + (mu / 2) ||v||^2 (closed form)."""
-    n = len(r)
+def _ridge_part(Z, r, mu, n=None):
+    """argmin_v (1/n) sum 0.5 (z.v - r)^2 + (mu / 2) ||v||^2 (closed form; n
+    the node's samples, also on a training fold)."""
+    n = len(r) if n is None else n
     return np.linalg.solve(Z.T @ Z / n + mu * np.eye(Z.shape[1]), Z.T @ r / n)
 
 
@@ -57,7 +58,7 @@ def test_personal_selection_against_closed_form(monkeypatch):
             Zt, yt, ft = Z[g == t], y[g == t], fold[g == t]
             for f in range(shared.VALIDATION_FOLDS):
                 tr, va = ft != f, ft == f
-                v = _ridge_part(Zt[tr], yt[tr] - Zt[tr] @ w0, mu)
+                v = _ridge_part(Zt[tr], yt[tr] - Zt[tr] @ w0, mu, n)
                 errors[c, t] += ((Zt[va] @ (w0 + v) - yt[va]) ** 2).sum()
     expected = (errors / n).mean(axis=1)
     np.testing.assert_allclose(sel["validation_error"], expected, rtol=1e-7)
@@ -133,3 +134,11 @@ def test_auto_mode_never_exact_when_features_send_less():
                                          random_state=0).fit(X, y, groups=g)
     assert auto.approximation_ == "rff"
     assert auto.n_bytes_sent_ < exact.n_bytes_sent_
+
+
+def test_no_personal_selection_on_few_nodes():
+    """Below _PERSONAL_MIN_NODES nodes (the shared model weighs each held-out
+    sample too much) the learned share is kept, as before."""
+    X, y, g = _alike(n_nodes=shared._PERSONAL_MIN_NODES - 1)
+    est = FederatedMultiTaskRegressor(random_state=0).fit(X, y, groups=g)
+    assert est.share_selection_ is None
