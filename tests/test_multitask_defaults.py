@@ -26,9 +26,12 @@ def _ridge_part(Z, r, mu, n=None):
     return np.linalg.solve(Z.T @ Z / n + mu * np.eye(Z.shape[1]), Z.T @ r / n)
 
 
-def test_personal_selection_against_closed_form(monkeypatch):
+@pytest.mark.parametrize("samples, n_folds", [(2000, 5), (100, 2)])
+def test_personal_selection_against_closed_form(monkeypatch, samples, n_folds):
     """Squared loss: every candidate's validation error, the returned node
-    models and joint_objective_ against per-node ridge solves at the fitted w0."""
+    models and joint_objective_ against per-node ridge solves at the fitted w0
+    (folds until ``samples`` were held out: 72 a fold here)."""
+    monkeypatch.setattr(shared, "_PERSONAL_VALIDATION_SAMPLES", samples)
     folds = []
     real = shared.validation_folds
 
@@ -52,15 +55,17 @@ def test_personal_selection_against_closed_form(monkeypatch):
     np.testing.assert_allclose(sel["shares"], 1.0 - lam * m / mus)
     Z = np.hstack([X, np.ones((m * n, 1))])
     fold = folds[-1]
+    assert sel["n_folds"] == n_folds
     errors = np.zeros((len(mus), m))
     for c, mu in enumerate(mus):
         for t in range(m):
             Zt, yt, ft = Z[g == t], y[g == t], fold[g == t]
-            for f in range(shared.VALIDATION_FOLDS):
+            for f in range(n_folds):
                 tr, va = ft != f, ft == f
                 v = _ridge_part(Zt[tr], yt[tr] - Zt[tr] @ w0, mu, n)
                 errors[c, t] += ((Zt[va] @ (w0 + v) - yt[va]) ** 2).sum()
-    expected = (errors / n).mean(axis=1)
+    held = np.array([np.count_nonzero(fold[g == t] < n_folds) for t in range(m)])
+    expected = (errors / held).mean(axis=1)
     np.testing.assert_allclose(sel["validation_error"], expected, rtol=1e-7)
     chosen = int(np.argmin(expected))
     assert est.shared_weight_ == pytest.approx(sel["shares"][chosen])

@@ -621,7 +621,11 @@ def select_share(protocol, layout, sw, make_nodes, loss, make_fit, parallel, see
 # 1 / (1 - b) times lambda m (the last: the shared model alone), and the
 # local solver's calls per candidate on nodes without an exact solver.
 PERSONAL_GRID = (1.0, 4.0, 16.0, 64.0, 256.0, 1e6)
-_PERSONAL_PASSES = 4
+_PERSONAL_PASSES = 1
+# Folds are run until this many samples were held out (or all folds): the
+# validation of 1,000 nodes x 30 samples needs one fold (6,000 samples),
+# that of 300 x 20 two; each fold costs every candidate's local solves.
+_PERSONAL_VALIDATION_SAMPLES = 2000
 # ... and only with at least this many nodes: the shared model was fitted
 # with the held-out samples, so with few nodes it favours sharing (measured,
 # 5 seeds of 10 nodes x 10 samples x 8 features: R^2 .685 -> .674; 20 nodes
@@ -662,7 +666,9 @@ def select_personal(protocol, layout, sw, make_nodes, loss, est, parallel, seed,
     whose raw upload is a few rows).  The shared model ``w0`` of the
     learned-share fit stays; every node, on its own, fits its personal part
     ``v`` (``min_v L_t(w0 + v) + (mu / 2) ||v||^2``) on all but one of
-    :data:`VALIDATION_FOLDS` folds of its samples for every candidate ``mu``
+    :data:`VALIDATION_FOLDS` folds of its samples (the folds in turn until
+    :data:`_PERSONAL_VALIDATION_SAMPLES` samples were held out) for every
+    candidate ``mu``
     of :data:`PERSONAL_GRID` (multiples of the learned ``lambda m / (1 -
     b)``; the last, the shared model alone) and sums its validation error
     and loss over the held-out folds: it sends two floats per candidate, the
@@ -689,11 +695,13 @@ def select_personal(protocol, layout, sw, make_nodes, loss, est, parallel, seed,
     errors = np.zeros((len(mus), m))
     losses = np.zeros((len(mus), m))
     weights = np.zeros(m)
-    n_folds = 0
+    n_folds, held_out = 0, 0
     for f in range(VALIDATION_FOLDS):
         held = fold == f
         if not held.any():
             continue
+        if held_out >= _PERSONAL_VALIDATION_SAMPLES:
+            break
         lacking = np.add.reduceat(np.where(held, 0.0, sw), starts) <= 0
         held &= ~lacking[node_of]
         sw_train = np.where(held, 0.0, sw)
@@ -712,6 +720,7 @@ def select_personal(protocol, layout, sw, make_nodes, loss, est, parallel, seed,
             errors[c] += err
             losses[c] += lss
         weights += np.add.reduceat(sw_val, starts)
+        held_out += int(np.count_nonzero(held))
         n_folds += 1
     counter = protocol.counter
     reporters = np.flatnonzero(weights > 0).astype(np.intp)
@@ -816,7 +825,7 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
                 point=dict(w0=best["w0"], b=best["b"], g=best["g"]), lam=lam)
             if mu != nodes.mu:
                 _solve_personal(nodes, best["w0"], mu, layout, est, loss, parallel,
-                                2 * _PERSONAL_PASSES)
+                                3 * _PERSONAL_PASSES)
             # The returned model's joint objective (every node reports its
             # loss sum and ||u_t||^2: counted as one report).
             loss_sum, _ = nodes.node_terms(np.arange(m))
