@@ -24,17 +24,22 @@ from .._parallel import capped_n_jobs
 from ..kernels import pairwise_kernel, resolve_kernel
 from ..privacy import DifferentialPrivacy, check_privacy
 from ._compression import _AUTO_BITS, _FLOAT, _INDEX, quantized_bytes
-from ._features import _AUTO_ROUNDS, _kmeans_landmarks, _proportional_shares, auto_components
+from ._features import (
+    _AUTO_ROUNDS,
+    _kmeans_landmarks,
+    _proportional_shares,
+    auto_components,
+)
 from ._join import _AddNodesMixin
 from ._omega import (
     _CONJUGATE_COEFFICIENTS,
     _TINY,
     _W_STEP_TOL_FACTOR,
-    _LowRankSigma,
     _blas_controller,
     _check_omega,
+    _LowRankSigma,
 )
-from ._protocol import _RoundProtocol, _fault_note
+from ._protocol import _fault_note, _RoundProtocol
 from ._shared import _SharedNodes, fit_shared
 from ._state import (
     _EXACT_COST_RATIO,
@@ -45,7 +50,6 @@ from ._state import (
     _KernelState,
     _PrimalState,
 )
-
 
 # A private fit (finite budget) at the defaults: its rounds
 # (max_rounds="auto") and the rounds between its Omega steps
