@@ -78,6 +78,8 @@ def test_personal_selection_against_closed_form(monkeypatch, samples, n_folds):
     joint = loss + 0.5 * lam * m * (np.linalg.norm(w0) + np.linalg.norm(V)) ** 2
     assert est.joint_objective_ == pytest.approx(joint, rel=1e-10)
     assert est.joint_duality_gap_ >= 0
+    # its messages are in the fit's last round
+    assert len(est.bytes_per_round_) == est.n_iter_ == len(est.duality_gap_curve_)
 
 
 def test_personal_selection_bytes(monkeypatch):

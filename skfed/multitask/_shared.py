@@ -814,15 +814,22 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
         if warm is not None:
             fit.U[...] = nodes.V
         fit.run(parallel)
-        best = fit.finish()
+        personal = None
         if validate and chosen is None and m >= _PERSONAL_MIN_NODES \
-                and np.isfinite(best["joint"]):
+                and fit.best is not None and np.isfinite(fit.best["joint"]):
             # The share selection's fits do not fit its budget (small nodes):
-            # the personal parts' weight by local validation at the fitted w0.
-            share, mu, selection = select_personal(
+            # the personal parts' weight by local validation at the fitted w0
+            # (its messages, and the nodes' report of the returned model's
+            # objective, in the fit's last round).
+            personal = select_personal(
                 protocol, layout, sw, make_nodes, loss, est, parallel,
                 seed=protocol.rng.randint(np.iinfo(np.int32).max),
-                point=dict(w0=best["w0"], b=best["b"], g=best["g"]), lam=lam)
+                point=dict(w0=fit.best["w0"], b=fit.best["b"], g=fit.best["g"]), lam=lam)
+            protocol.counter.gather_to_server(
+                np.arange(m, dtype=np.intp), np.full(m, 2 * _FLOAT, dtype=np.int64))
+        best = fit.finish()
+        if personal is not None:
+            share, mu, selection = personal
             if mu != nodes.mu:
                 _solve_personal(nodes, best["w0"], mu, layout, est, loss, parallel,
                                 3 * _PERSONAL_PASSES)
@@ -832,8 +839,6 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
             uu = float(np.einsum("ktd,ktd->", nodes.V, nodes.V))
             w_norm = float(np.sqrt(np.vdot(best["w0"], best["w0"])))
             joint = float(loss_sum.sum()) + 0.5 * lam * m * (w_norm + np.sqrt(uu) / mu) ** 2
-            protocol.counter.gather_to_server(
-                np.arange(m, dtype=np.intp), np.full(m, 2 * _FLOAT, dtype=np.int64))
             best = dict(best, joint=joint, b=share, g=nodes.g.copy(), V=nodes.V.copy(), mu=mu)
             fit.joint_gap = joint - fit.best_dual
             selection = dict(selection, gaps=[], objectives=[], duals=[], joint=[])
