@@ -29,7 +29,7 @@ from skfed.support import FederatedSparseLinearRegression
 # learned Omega, squared hinge): issue 28 made the defaults linear, the shared
 # model (omega="auto") and the logistic loss, so the former ones are pinned
 # here (tests/test_multitask_defaults.py tests the new defaults).
-_MOCHA = dict(kernel="rbf", omega="learn")
+_MOCHA = dict(kernel="rbf", omega="learn", approximation=None)
 _FederatedMultiTaskClassifier = FederatedMultiTaskClassifier
 _FederatedMultiTaskRegressor = FederatedMultiTaskRegressor
 
@@ -86,8 +86,8 @@ ESTIMATORS = {
         lambda e: np.concatenate([e.coef_.ravel(), e.omega_.ravel()]),
     ),
     "mocha-rbf-exact": (
-        lambda j: FederatedMultiTaskClassifier(kernel="rbf", max_rounds=6, random_state=0,
-                                               n_jobs=j), "yc",
+        lambda j: FederatedMultiTaskClassifier(kernel="rbf", approximation=None, max_rounds=6,
+                                               random_state=0, n_jobs=j), "yc",
         lambda e: np.concatenate([e.dual_coef_.ravel(), e.omega_.ravel()]),
     ),
     "support-recovery": (

@@ -34,7 +34,7 @@ from skfed import (
 # learned Omega, squared hinge): issue 28 made the defaults linear, the shared
 # model (omega="auto") and the logistic loss, so the former ones are pinned
 # here (tests/test_multitask_defaults.py tests the new defaults).
-_MOCHA = dict(kernel="rbf", omega="learn")
+_MOCHA = dict(kernel="rbf", omega="learn", approximation=None)
 _FederatedMultiTaskClassifier = FederatedMultiTaskClassifier
 _FederatedMultiTaskRegressor = FederatedMultiTaskRegressor
 

@@ -32,12 +32,21 @@ from skfed.privacy import DifferentialPrivacy
 _MOCHA = dict(kernel="rbf", omega="learn")
 
 
+def _exact(params):
+    """The exact kernel mode unless the test asks for an approximation
+    (approximation="auto" takes random features with several nodes: the
+    exact mode relays every dual change to every node each round)."""
+    if "approximation" in params or "n_components" in params:
+        return params
+    return {"approximation": None, **params}
+
+
 def FederatedMultiTaskClassifier(**params):  # noqa: N802
-    return _FederatedMultiTaskClassifier(**{**_MOCHA, "loss": "squared_hinge", **params})
+    return _FederatedMultiTaskClassifier(**{**_MOCHA, "loss": "squared_hinge", **_exact(params)})
 
 
 def FederatedMultiTaskRegressor(**params):  # noqa: N802
-    return _FederatedMultiTaskRegressor(**{**_MOCHA, **params})
+    return _FederatedMultiTaskRegressor(**{**_MOCHA, **_exact(params)})
 
 HEADER = 16
 
@@ -264,23 +273,26 @@ def test_auto_components_is_2_sqrt_n_log_n():
 
 
 def test_auto_approximation_weighs_the_bytes_of_both_modes():
-    est = FederatedMultiTaskClassifier()
+    est = FederatedMultiTaskClassifier(approximation="auto")
     # HAR sitting's sizes: 5137 samples, 561 float32 features, 21 nodes
     est._resolve_mode(5137, 561, 21, 1, 4)
     assert est.approximation_ == "rff" and est.n_components_ == 1225
-    # the boundary: 100 rounds of two 8-bit messages of D + 1 values per node
-    # against (m - 1) n d bytes of every sample shipped once
-    m, n = 4, 2000
-    D = auto_components(n)
-    rff = 2 * 100 * m * (8 + D + 1)
-    d_cut = rff / ((m - 1) * n * 8)
-    est._resolve_mode(n, math.floor(d_cut), m, 1, 8)
-    assert est.approximation_ is None and est.n_components_ is None
-    est._resolve_mode(n, math.floor(d_cut) + 1, m, 1, 8)
-    assert est.approximation_ == "rff"
-    # uncompressed messages cost 8 times more: the exact mode again
-    est.set_params(compression="none")._resolve_mode(n, math.floor(d_cut) + 1, m, 1, 8)
-    assert est.approximation_ is None
+    # the rule: random features when 100 rounds of them cost less than the
+    # exact mode's 100 rounds (exact_mode_bytes: every row to every node and
+    # every dual change relayed to every node each round)
+    from skfed.multitask._base import exact_mode_bytes
+    from skfed.multitask._compression import quantized_bytes
+
+    for n, d, m, compression in [(2000, 3, 4, "auto"), (2000, 3, 4, "none"),
+                                 (60, 2, 2, "none"), (40, 2, 20, "auto")]:
+        est.set_params(compression=compression)._resolve_mode(n, d, m, 1, 8)
+        bits = 8 if compression == "auto" else 64
+        exact = exact_mode_bytes(n, d, m, 1, 8, 100, 0)
+        if est.approximation_ == "rff":
+            assert 2 * 100 * m * quantized_bytes(est.n_components_ + 1, bits) < exact
+        else:
+            assert 2 * 100 * m * quantized_bytes(auto_components(n) + 1, bits) >= exact
+    est.set_params(compression="auto")
     # other kernels, one node, explicit settings
     est.set_params(compression="auto", kernel="laplacian")._resolve_mode(5137, 561, 21, 1, 4)
     assert est.approximation_ is None
@@ -294,7 +306,7 @@ def test_auto_approximation_weighs_the_bytes_of_both_modes():
     assert est.approximation_ == "nystroem" and est.n_components_ == 50
     # privacy: random features (nothing about the data leaves a node)
     private = FederatedMultiTaskClassifier(
-        privacy=DifferentialPrivacy(epsilon=1.0, delta=1e-5, clip_norm=1.0))
+        approximation="auto", privacy=DifferentialPrivacy(epsilon=1.0, delta=1e-5, clip_norm=1.0))
     private._resolve_mode(30, 2, 3, 1, 8)
     assert private.approximation_ == "rff"
 
@@ -304,11 +316,17 @@ def test_default_fit_uses_random_features_on_large_data_and_the_exact_mode_on_sm
     groups = np.repeat(np.arange(4), 500)
     X = rng.normal(size=(2000, 60))
     y = (X[:, 0] + 0.5 * (groups - 1.5) * X[:, 1] > 0).astype(int)
-    clf = FederatedMultiTaskClassifier(random_state=0).fit(X, y, groups=groups)
+    clf = FederatedMultiTaskClassifier(approximation="auto", random_state=0).fit(
+        X, y, groups=groups)
     assert clf.approximation_ == "rff" and clf.n_components_ == auto_components(2000)
     assert clf.coef_.shape == (4, clf.n_components_)
     assert clf.score(X, y, groups=groups) > 0.9
-    # 200 samples of 3 features: the exact mode ships less than 100 rounds would
-    small = FederatedMultiTaskClassifier(random_state=0).fit(X[::10, :3], y[::10],
-                                                             groups=groups[::10])
-    assert small.approximation_ is None and small.n_components_ is None
+    # 200 samples of 3 features on 4 nodes: no number of features keeps 100
+    # rounds within the raw upload, and the exact mode relays every dual
+    # change to every node each round: random features, which send less
+    small = FederatedMultiTaskClassifier(approximation="auto", random_state=0).fit(
+        X[::10, :3], y[::10], groups=groups[::10])
+    exact = FederatedMultiTaskClassifier(approximation=None, random_state=0).fit(
+        X[::10, :3], y[::10], groups=groups[::10])
+    assert small.approximation_ == "rff" and small.n_components_ == auto_components(200)
+    assert small.n_bytes_sent_ < exact.n_bytes_sent_

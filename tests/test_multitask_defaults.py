@@ -105,9 +105,21 @@ def test_rbf_auto_components_capped_by_raw_upload(n_nodes, n_features, n_problem
             > n * n_features * 8
 
 
-def test_rbf_auto_keeps_the_exact_mode_on_small_data():
+def test_rbf_auto_takes_the_cheaper_mode_on_small_data():
+    from skfed.multitask import auto_components
+    from skfed.multitask._base import exact_mode_bytes
+
     est = FederatedMultiTaskClassifier(kernel="rbf")
-    est._resolve_mode(40, 2, 20, 1, 8)  # 640 bytes of data, 20 nodes
+    est._resolve_mode(40, 2, 20, 1, 8)  # 640 bytes of data, 20 nodes of 2 rows
+    # No number of features keeps 100 rounds within the raw upload, and the
+    # exact mode's 100 rounds relay every dual change to every node: random
+    # features, uncapped, the cheaper of the two.
+    D = auto_components(40)
+    assert est.approximation_ == "rff" and est.n_components_ == D
+    assert 2 * 100 * 20 * quantized_bytes(D + 1, 8) < exact_mode_bytes(40, 2, 20, 1, 8, 100, 0)
+    assert 2 * 100 * 20 * quantized_bytes(2, 8) > 40 * 2 * 8
+    # one node: the exact mode (nothing to relay)
+    est._resolve_mode(40, 2, 1, 1, 8)
     assert est.approximation_ is None and est.n_components_ is None
     # an explicit approximation is not capped
     est = FederatedMultiTaskClassifier(kernel="rbf", approximation="rff")

@@ -23,12 +23,24 @@ from .._compat import HasMethods, Interval, StrOptions
 from .._parallel import capped_n_jobs
 from ..kernels import pairwise_kernel, resolve_kernel
 from ..privacy import DifferentialPrivacy, check_privacy
-from ._compression import _AUTO_BITS, quantized_bytes
-from ._features import _AUTO_ROUNDS, _kmeans_landmarks, _proportional_shares, auto_components
+from ._compression import _AUTO_BITS, _FLOAT, _INDEX, quantized_bytes
+from ._features import (
+    _AUTO_ROUNDS,
+    _kmeans_landmarks,
+    _proportional_shares,
+    auto_components,
+)
 from ._join import _AddNodesMixin
-from ._omega import _TINY, _W_STEP_TOL_FACTOR, _LowRankSigma, _blas_controller, _check_omega
+from ._omega import (
+    _CONJUGATE_COEFFICIENTS,
+    _TINY,
+    _W_STEP_TOL_FACTOR,
+    _blas_controller,
+    _check_omega,
+    _LowRankSigma,
+)
 from ._private import kept_node_models
-from ._protocol import _RoundProtocol, _fault_note
+from ._protocol import _fault_note, _RoundProtocol
 from ._shared import _SharedNodes, fit_shared
 from ._state import (
     _EXACT_COST_RATIO,
@@ -40,7 +52,6 @@ from ._state import (
     _PrimalState,
 )
 
-
 # A private fit (finite budget) at the defaults: its rounds
 # (max_rounds="auto") and the rounds between its Omega steps
 # (omega="learn", omega_update_every=None).  Without privacy
@@ -48,6 +59,30 @@ from ._state import (
 _PRIVATE_MAX_ROUNDS = 20
 _PRIVATE_OMEGA_EVERY = 5
 _MAX_ROUNDS = 1000
+
+
+def exact_mode_bytes(n, d, m, n_problems, dtype_bytes, rounds, omega_steps, header=16):
+    """Upper bound on the bytes of the exact kernel mode (dense ``Sigma``).
+
+    Every training row travels at most once to the server and once to each
+    other node (``m n d`` values); every round every node sends the changes
+    of its dual variables (an index and ``n_problems`` floats each) and the
+    server relays each change to every other node (``m n`` entries a round
+    at most); each Omega step sends every node its ``Sigma`` row (``m + 1``
+    floats) and takes its row of ``G`` (``m`` floats); and every message
+    carries a ``header`` and at most a few floats of gap terms, line-search
+    coefficients and steps.  ``rounds`` and ``omega_steps`` as counted by the
+    fit (``n_iter_``; the Omega steps at most ``rounds``).
+    """
+    entry = _INDEX + n_problems * _FLOAT
+    search = max(_CONJUGATE_COEFFICIENTS.values()) + 1
+    rows = m * n * d * dtype_bytes
+    changes = rounds * m * n * entry
+    sigma = (omega_steps + 1) * m * (m + 1) * _FLOAT
+    omega = omega_steps * m * (m * _FLOAT + 2 * header)
+    per_round = rounds * m * (2 * header + (4 + (search + 1) * n_problems) * _FLOAT)
+    setup_final = m * (3 * header + (4 + n_problems) * _FLOAT)
+    return int(rows + changes + sigma + omega + per_round + setup_final)
 
 
 def _physical_memory():
@@ -240,12 +275,15 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         exact one's learning rate.  ``approximation="auto"``: ``"rff"`` for
         the rbf kernel when :data:`_AUTO_ROUNDS` rounds of its messages (one
         model vector per binary problem each way per node, at the
-        compression's precision) cost less than the exact mode ships once
-        every sample is a support vector, ``(m - 1)`` times the raw upload,
-        with ``n_components`` then capped so that those rounds cost at most
-        the raw upload, ``n d`` values; the exact kernel mode otherwise
-        (other kernels, one node, small data, or a ``cache_size``, which
-        only the exact mode uses).  Under ``privacy``
+        compression's precision) cost less than the exact mode's
+        :data:`_AUTO_ROUNDS` rounds (:func:`exact_mode_bytes`: every row to
+        every node, every dual variable's change to every node each round),
+        with ``n_components`` capped so that those rounds cost at most the
+        raw upload, ``n d`` values, when any number of features does (if
+        none does, neither mode fits the raw upload and the cheaper one is
+        taken, at the uncapped ``n_components``); the exact kernel mode
+        otherwise (other kernels, one node, or a ``cache_size``, which only
+        the exact mode uses).  Under ``privacy``
         it is ``"rff"`` for the rbf kernel (nothing about the data leaves a
         node).  A number ``n_components`` asks for an approximation:
         ``"rff"`` for the rbf kernel, ``"nystroem"`` for the others; where
@@ -277,18 +315,23 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
                         return 2 * _AUTO_ROUNDS * m * n_problems * quantized_bytes(
                             D + intercept, bits)
 
+                    # The exact mode over the same rounds: every row to
+                    # every node and every dual variable's change relayed
+                    # to every node each round (exact_mode_bytes).
+                    exact = exact_mode_bytes(n, d, m, n_problems, dtype_bytes,
+                                             _AUTO_ROUNDS, 0)
+                    if rff_bytes(D) > raw:
+                        lo, hi = 0, D  # rff_bytes(lo) <= raw < rff_bytes(hi)
+                        while hi - lo > 1:
+                            mid = (lo + hi) // 2
+                            lo, hi = (mid, hi) if rff_bytes(mid) <= raw else (lo, mid)
+                        if lo >= 1:
+                            D = lo  # random features within the raw upload
                     # Random features when they cost less than the exact mode
-                    # ships once every sample is a support vector ((m - 1)
-                    # raw uploads), capped to the raw upload.
-                    if rff_bytes(D) < (m - 1) * raw:
-                        if rff_bytes(D) > raw:
-                            lo, hi = 0, D  # rff_bytes(lo) <= raw < rff_bytes(hi)
-                            while hi - lo > 1:
-                                mid = (lo + hi) // 2
-                                lo, hi = (mid, hi) if rff_bytes(mid) <= raw else (lo, mid)
-                            D = lo
-                        if D >= 1:
-                            mode = "rff"
+                    # (within the raw upload when any number of them does;
+                    # else, neither mode fitting it, the cheaper one).
+                    if rff_bytes(D) < exact:
+                        mode = "rff"
         if mode is None and self.n_components != "auto":
             ran = ("kernel='linear'" if not callable(self.kernel) and self.kernel == "linear"
                    else "the exact kernel mode" + (

@@ -120,8 +120,13 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         that share (``warm_start=True`` keeps the learned share).  The
         selection spends at most a quarter of the raw upload's bytes (a fit
         runs only if, costing what the last one did, it stays within) and
-        is skipped (``share_selection_ = None``, the learned share) when two
-        candidate fits would not fit.
+        is skipped when two candidate fits would not fit: then, with at
+        least 20 nodes, the personal parts' weight ``mu`` is selected
+        instead at the fitted shared model (every node fits its own part
+        for 6 weights, 1 to 10^6 times the learned one, on its folds and
+        reports 2 floats a weight; ``share_selection_["shares"]`` are ``1 -
+        lam n_nodes / mu``), and with fewer ``share_selection_ = None``
+        (the learned share).
         ``"learn"``: start from ``Sigma = I / n_nodes`` and learn ``Omega``;
         ``"independent"``: keep ``Omega = n_nodes I`` (purely local models,
         nothing but gap terms is communicated); an array: a fixed ``Omega``
@@ -135,14 +140,15 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         and None means every 5 rounds.
     approximation : {"auto", None, "nystroem", "rff"}, default="auto"
         ``"auto"``: ``"rff"`` for the rbf kernel (``kernel="linear"`` has
-        nothing to approximate) when the data are large relative to the
-        model (100 rounds of quantized model vectors cost less than ``m -
-        1`` times the raw upload, what the exact mode ships once every
-        sample is a support vector; under ``privacy`` always), with
-        ``n_components="auto"`` then capped so that those rounds cost at
-        most the raw upload (Landmine 119 features, School 83, HAR sitting
-        the full 1,225; not under ``privacy``); ``None`` otherwise (small
-        data, one node, and with a ``cache_size``); a number
+        nothing to approximate) when 100 rounds of quantized model vectors
+        cost less than the exact mode's 100 rounds (every row sent to every
+        node and every dual variable's change relayed to every node each
+        round; under ``privacy`` always), with ``n_components="auto"``
+        capped so that those rounds cost at most the raw upload when any
+        number of features does (Landmine 119 features, School 83, HAR
+        sitting the full 1,225; not under ``privacy``; nodes of a few rows,
+        where no mode fits the raw upload, keep the uncapped number);
+        ``None`` otherwise (one node, and with a ``cache_size``); a number
         ``n_components`` asks for an approximation (``"rff"`` for the rbf
         kernel, ``"nystroem"`` for the others); the choice is
         ``approximation_`` and the user guide gives the evidence.  ``None``: the exact kernel, with

@@ -616,6 +616,129 @@ def select_share(protocol, layout, sw, make_nodes, loss, make_fit, parallel, see
     return grid[i], points[i], selection
 
 
+# The personal selection (when the share selection's fits do not fit its
+# budget): the personal parts' weight mu as multiples of the learned one,
+# 1 / (1 - b) times lambda m (the last: the shared model alone), and the
+# local solver's calls per candidate on nodes without an exact solver.
+PERSONAL_GRID = (1.0, 4.0, 16.0, 64.0, 256.0, 1e6)
+_PERSONAL_PASSES = 1
+# Folds are run until this many samples were held out (or all folds): the
+# validation of 1,000 nodes x 30 samples needs one fold (6,000 samples),
+# that of 300 x 20 two; each fold costs every candidate's local solves.
+_PERSONAL_VALIDATION_SAMPLES = 2000
+# ... and only with at least this many nodes: the shared model was fitted
+# with the held-out samples, so with few nodes it favours sharing (measured,
+# 5 seeds of 10 nodes x 10 samples x 8 features: R^2 .685 -> .674; 20 nodes
+# .619 -> .633, 40 nodes .705 -> .746).
+_PERSONAL_MIN_NODES = 20
+
+
+def _solve_personal(nodes, w0, mu, layout, est, loss, parallel, passes):
+    """Every node's own part at the shared model ``w0`` and personal weight
+    ``mu``: its local problem, from its current dual variables (node-local
+    work, no message)."""
+    nodes.w0 = w0
+    nodes.mu = mu
+    nodes.loss_obj = loss
+    # u_t of the node's current dual variables at its current weights
+    alpha = nodes.g * nodes.sw
+    for t in range(layout.n_nodes):
+        sl = layout.node_slice(t)
+        nodes.V[:, t] = alpha[:, sl] @ nodes.Z[sl] / max(nodes.totals[t], 1e-300)
+    active = np.flatnonzero(nodes.totals > 0).astype(np.intp)
+    work = np.ones(layout.n_nodes)
+    steps = _steps(work, layout.counts, est.local_epochs)
+    n_passes = 1 if nodes.exact[active].all() else passes
+    for _ in range(n_passes):
+        with np.errstate(divide="ignore"):
+            scaling = nodes.local_scaling()
+        results = nodes.solve(active, steps, scaling, None, None, 0.0, loss, parallel, 1,
+                              full=work >= 1.0)
+        nodes.apply(active, results, parallel)
+
+
+def select_personal(protocol, layout, sw, make_nodes, loss, est, parallel, seed, point, lam):
+    """The personal parts' weight by within-node validation at the fitted
+    shared model: the selection of many small nodes.
+
+    Run when the share selection is skipped (its candidate fits, rounds of
+    model vectors each, would cost more than its byte budget: small nodes,
+    whose raw upload is a few rows).  The shared model ``w0`` of the
+    learned-share fit stays; every node, on its own, fits its personal part
+    ``v`` (``min_v L_t(w0 + v) + (mu / 2) ||v||^2``) on all but one of
+    :data:`VALIDATION_FOLDS` folds of its samples (the folds in turn until
+    :data:`_PERSONAL_VALIDATION_SAMPLES` samples were held out) for every
+    candidate ``mu``
+    of :data:`PERSONAL_GRID` (multiples of the learned ``lambda m / (1 -
+    b)``; the last, the shared model alone) and sums its validation error
+    and loss over the held-out folds: it sends two floats per candidate, the
+    server broadcasts the chosen one (one float) and every node refits its
+    own part on all its samples (node-local).  The score is that of
+    :func:`select_share`.  ``w0`` was fitted with the held-out samples: with
+    many nodes each sample weighs ``1 / n`` in it (run from
+    :data:`_PERSONAL_MIN_NODES` nodes).
+
+    Returns
+    -------
+    share : float
+        The share ``b`` of the chosen ``mu = lambda m / (1 - b)``.
+    selection : dict
+        ``shares``, ``validation_error``, ``validation_loss``, ``n_folds``.
+    """
+    m = layout.n_nodes
+    b = float(point["b"])
+    mus = [lam * m / (1.0 - b) * r for r in PERSONAL_GRID]
+    shares = np.array([1.0 - lam * m / mu for mu in mus])
+    fold = validation_folds(layout, seed, VALIDATION_FOLDS)
+    starts = layout.offsets[:-1]
+    node_of = np.repeat(np.arange(m), np.diff(layout.offsets))
+    errors = np.zeros((len(mus), m))
+    losses = np.zeros((len(mus), m))
+    weights = np.zeros(m)
+    n_folds, held_out = 0, 0
+    for f in range(VALIDATION_FOLDS):
+        held = fold == f
+        if not held.any():
+            continue
+        if held_out >= _PERSONAL_VALIDATION_SAMPLES:
+            break
+        lacking = np.add.reduceat(np.where(held, 0.0, sw), starts) <= 0
+        held &= ~lacking[node_of]
+        sw_train = np.where(held, 0.0, sw)
+        sw_val = np.where(held, sw, 0.0)
+        # The node's full weight as the totals: the training folds' problems
+        # keep the full problem's penalty against the sum of the losses
+        # (the ridge penalty whose best value does not change with the
+        # number of rows), not against their mean, which would favour more
+        # shrinkage the fewer rows a node has.
+        nodes = make_nodes(sw_train, np.add.reduceat(sw, starts))
+        nodes.g[...] = point["g"]
+        for c, mu in enumerate(mus):
+            _solve_personal(nodes, point["w0"], mu, layout, est, loss, parallel,
+                            _PERSONAL_PASSES)
+            err, lss = validation_sums(nodes, sw_val, loss)
+            errors[c] += err
+            losses[c] += lss
+        weights += np.add.reduceat(sw_val, starts)
+        held_out += int(np.count_nonzero(held))
+        n_folds += 1
+    counter = protocol.counter
+    reporters = np.flatnonzero(weights > 0).astype(np.intp)
+    counter.gather_to_server(
+        reporters, np.full(reporters.size, 2 * len(mus) * _FLOAT, dtype=np.int64))
+    counter.broadcast_from_server(np.arange(m, dtype=np.intp),
+                                  np.full(m, _FLOAT, dtype=np.int64))
+    scored = weights > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_error = (errors[:, scored] / weights[scored]).mean(axis=1)
+        mean_loss = (losses[:, scored] / weights[scored]).mean(axis=1)
+    i = int(np.lexsort((mean_loss, mean_error))[0]) if scored.any() else 0
+    selection = dict(shares=shares, validation_error=mean_error,
+                     validation_loss=mean_loss, n_folds=n_folds,
+                     selected=float(shares[i]), kind="personal")
+    return float(shares[i]), mus[i], selection
+
+
 def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_bytes):
     """Fit the shared-component model for ``est`` (omega="shared" or "auto").
 
@@ -691,7 +814,35 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
         if warm is not None:
             fit.U[...] = nodes.V
         fit.run(parallel)
-    best = fit.finish()
+        personal = None
+        if validate and chosen is None and m >= _PERSONAL_MIN_NODES \
+                and fit.best is not None and np.isfinite(fit.best["joint"]):
+            # The share selection's fits do not fit its budget (small nodes):
+            # the personal parts' weight by local validation at the fitted w0
+            # (its messages, and the nodes' report of the returned model's
+            # objective, in the fit's last round).
+            personal = select_personal(
+                protocol, layout, sw, make_nodes, loss, est, parallel,
+                seed=protocol.rng.randint(np.iinfo(np.int32).max),
+                point=dict(w0=fit.best["w0"], b=fit.best["b"], g=fit.best["g"]), lam=lam)
+            protocol.counter.gather_to_server(
+                np.arange(m, dtype=np.intp), np.full(m, 2 * _FLOAT, dtype=np.int64))
+        best = fit.finish()
+        if personal is not None:
+            share, mu, selection = personal
+            if mu != nodes.mu:
+                _solve_personal(nodes, best["w0"], mu, layout, est, loss, parallel,
+                                3 * _PERSONAL_PASSES)
+            # The returned model's joint objective (every node reports its
+            # loss sum and ||u_t||^2: counted as one report).
+            loss_sum, _ = nodes.node_terms(np.arange(m))
+            uu = float(np.einsum("ktd,ktd->", nodes.V, nodes.V))
+            w_norm = float(np.sqrt(np.vdot(best["w0"], best["w0"])))
+            joint = float(loss_sum.sum()) + 0.5 * lam * m * (w_norm + np.sqrt(uu) / mu) ** 2
+            best = dict(best, joint=joint, b=share, g=nodes.g.copy(), V=nodes.V.copy(), mu=mu)
+            fit.joint_gap = joint - fit.best_dual
+            selection = dict(selection, gaps=[], objectives=[], duals=[], joint=[])
+            fixed = share
     if selection is not None:
         # The curves run over every fit (the candidates', then the refit).
         for name, key in (("gaps", "gaps"), ("objectives", "objectives"),
