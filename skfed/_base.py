@@ -544,9 +544,23 @@ class FederatedMixin(DocLinkMixin):
                 "X has 1 feature(s): only the node-id column (group_column="
                 f"{self.group_column!r}); at least one feature is needed besides it."
             )
+        if (
+            not reset
+            and isinstance(self.group_column, str)
+            and hasattr(X, "columns")
+            and self.group_column not in list(X.columns)
+        ):
+            raise ValueError(
+                f"X lacks the node-id column group_column={self.group_column!r} "
+                "that this estimator was fitted with; predicting needs every "
+                "sample's node id in that column."
+            )
         _check_n_features(self, X, reset=reset)
         _check_feature_names(self, X, reset=reset)
         groups, rest = _split_group_column(X, self.group_column)
+        # Node ids are checked before the features, so that a missing id is
+        # reported as one (naming group_column), not as NaN in X.
+        groups = check_groups(groups, groups.shape[0], name="group_column")
         return rest, groups
 
     def _resolve_groups(self, groups, column_groups, n_samples):
@@ -676,6 +690,15 @@ class FederatedMixin(DocLinkMixin):
                 )
             return np.zeros(n_samples, dtype=np.intp)
         unique, inverse = np.unique(groups, return_inverse=True)
+        fitted_kinds, given_kinds = _label_kinds(self.nodes_), _label_kinds(unique)
+        if not given_kinds <= fitted_kinds:
+            raise ValueError(
+                f"groups holds node ids of kind {_kinds_text(given_kinds)} but "
+                f"this {type(self).__name__} was fitted with node ids of kind "
+                f"{_kinds_text(fitted_kinds)} (nodes_ has dtype "
+                f"{self.nodes_.dtype}); pass the ids as in fit (e.g. convert "
+                "ids read back as strings to integers)."
+            )
         mapped = _lookup_labels(self.nodes_, unique)
         codes = mapped[inverse.ravel()]
         if np.any(mapped < 0):
@@ -887,6 +910,34 @@ def _check_label_kinds(nodes, labels):
             f"The new node ids have dtype {labels.dtype} but nodes_ has dtype "
             f"{nodes.dtype}; use node ids of one type."
         )
+
+
+def _label_kinds(labels):
+    """The kinds of node ids in ``labels``: "number", "string", or a type name.
+
+    Numbers of any dtype (int, float, object-held ints) are one kind, since
+    they compare equal across dtypes; strings (``str`` or ``bytes``) are
+    another.  Object arrays are inspected label by label (on the distinct
+    labels, so the cost is small).
+    """
+    kind = labels.dtype.kind
+    if kind in "iufb":
+        return {"number"}
+    if kind in "US":
+        return {"string"}
+    kinds = set()
+    for label in set(labels.tolist()):
+        if isinstance(label, (numbers.Number, np.number)):
+            kinds.add("number")
+        elif isinstance(label, (str, bytes)):
+            kinds.add("string")
+        else:
+            kinds.add(type(label).__name__)
+    return kinds
+
+
+def _kinds_text(kinds):
+    return " and ".join(sorted(kinds)) if kinds else "none"
 
 
 def _same_labels(a, b):
