@@ -389,8 +389,19 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
                                   dtype_bytes)
         seeds = protocol.seeds
         if self.omega_mode_ == "shared":
-            return self._fit_shared(X, Y, sw, layout, totals, protocol, lam, loss, dtype,
-                                    dtype_bytes)
+            self._fit_shared(X, Y, sw, layout, totals, protocol, lam, loss, dtype,
+                             dtype_bytes)
+            if dp_spec is not None:  # epsilon=inf: the non-private fit, reported
+                self.privacy_spent_ = np.full(m, np.inf)
+                self.privacy_ = dict(
+                    mechanism="none", noise="none (epsilon=inf)", uses=np.zeros(m, int),
+                    delta=dp_spec.budget()[1], composition="epsilon=inf adds no noise: "
+                    "the fit is the non-private one (omega_mode_='shared')",
+                )
+                self.privacy_public_ = dict(everything="epsilon=inf: every message is "
+                                            "sent as in the non-private fit")
+                self.privacy_guarantee_void_ = False
+            return self
         if self._primal_mode():
             # The node solver runs on float64 features (BLAS dot / axpy); the
             # state makes them (and keeps float32 ones, see _PrimalState).
@@ -602,9 +613,11 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         omega = self.omega
         if not isinstance(omega, str):
             return "fixed"
+        # An infinite epsilon adds no noise: the fit is the non-private one.
+        noised = dp_spec is not None and math.isfinite(dp_spec.budget()[0])
         if omega == "auto":
             mocha = self.omega_update_every is not None or self.aggregation != "auto"
-            return ("shared" if self._primal_mode() and dp_spec is None and not mocha
+            return ("shared" if self._primal_mode() and not noised and not mocha
                     else "learn")
         if omega != "shared":
             return omega
@@ -616,7 +629,7 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
                 f"{self.approximation!r}): set approximation='rff' or 'auto', or "
                 "omega='learn'."
             )
-        if dp_spec is not None:
+        if noised:
             raise ValueError(
                 "omega='shared' has no private updates (privacy= clips and noises the "
                 "updates of omega='learn' or 'independent'): use omega='learn' or "
@@ -926,3 +939,4 @@ class _NullContext:
 
     def __exit__(self, *exc):
         return False
+
