@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import N_JOBS_CONSTRAINT, FederatedMixin
+from .._base import N_JOBS_CONSTRAINT, FederatedMixin, NodeLayout
 from .._compat import HasMethods, Interval, StrOptions
 from .._parallel import capped_n_jobs
 from ..kernels import pairwise_kernel, resolve_kernel
@@ -321,6 +321,7 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         (:class:`~skfed.multitask._protocol._RoundProtocol`).
         """
         m = layout.n_nodes
+        X, Y, sample_weight, layout = _drop_zero_weight_rows(X, Y, sample_weight, layout)
         dtype = X.dtype
         dtype_bytes = 4 if dtype == np.float32 else 8
         n, d = X.shape
@@ -940,3 +941,25 @@ class _NullContext:
     def __exit__(self, *exc):
         return False
 
+
+def _drop_zero_weight_rows(X, Y, sample_weight, layout):
+    """Node-ordered data without its zero-weight rows (absent rows: they set
+    no kernel width, no sample count, no landmark and are never sent).
+
+    The returned layout's ``order`` still maps rows to the training ``X``
+    (``support_``).  Data with a negative weight or a node without a positive
+    weight are returned as they are, for ``_fit`` to refuse.
+    """
+    if sample_weight is None:
+        return X, Y, sample_weight, layout
+    sw = np.asarray(sample_weight)
+    keep = sw > 0
+    if keep.all() or (sw < 0).any():
+        return X, Y, sample_weight, layout
+    kept_counts = np.add.reduceat(keep.astype(np.intp), layout.offsets[:-1])
+    kept_counts[layout.counts == 0] = 0
+    if np.any(kept_counts == 0):
+        return X, Y, sample_weight, layout
+    kept = NodeLayout(np.repeat(np.arange(layout.n_nodes), kept_counts), layout.n_nodes)
+    kept.order = layout.order[keep]
+    return X[keep], np.ascontiguousarray(Y[:, keep]), sw[keep], kept
