@@ -67,6 +67,13 @@ from ._compat import (
     _check_n_features,
     _check_sample_weight,
 )
+from ._node_ids import (  # (_check_label_kinds, _lookup_labels and _same_labels re-exported)
+    _check_label_kinds,
+    _kinds_text,
+    _label_kinds,
+    _lookup_labels,
+    _same_labels,
+)
 
 __all__ = [
     "DOCUMENTATION_URL",
@@ -544,9 +551,23 @@ class FederatedMixin(DocLinkMixin):
                 "X has 1 feature(s): only the node-id column (group_column="
                 f"{self.group_column!r}); at least one feature is needed besides it."
             )
+        if (
+            not reset
+            and isinstance(self.group_column, str)
+            and hasattr(X, "columns")
+            and self.group_column not in list(X.columns)
+        ):
+            raise ValueError(
+                f"X lacks the node-id column group_column={self.group_column!r} "
+                "that this estimator was fitted with; predicting needs every "
+                "sample's node id in that column."
+            )
         _check_n_features(self, X, reset=reset)
         _check_feature_names(self, X, reset=reset)
         groups, rest = _split_group_column(X, self.group_column)
+        # Node ids are checked before the features, so that a missing id is
+        # reported as one (naming group_column), not as NaN in X.
+        groups = check_groups(groups, groups.shape[0], name="group_column")
         return rest, groups
 
     def _resolve_groups(self, groups, column_groups, n_samples):
@@ -676,6 +697,15 @@ class FederatedMixin(DocLinkMixin):
                 )
             return np.zeros(n_samples, dtype=np.intp)
         unique, inverse = np.unique(groups, return_inverse=True)
+        fitted_kinds, given_kinds = _label_kinds(self.nodes_), _label_kinds(unique)
+        if not given_kinds <= fitted_kinds:
+            raise ValueError(
+                f"groups holds node ids of kind {_kinds_text(given_kinds)} but "
+                f"this {type(self).__name__} was fitted with node ids of kind "
+                f"{_kinds_text(fitted_kinds)} (nodes_ has dtype "
+                f"{self.nodes_.dtype}); pass the ids as in fit (e.g. convert "
+                "ids read back as strings to integers)."
+            )
         mapped = _lookup_labels(self.nodes_, unique)
         codes = mapped[inverse.ravel()]
         if np.any(mapped < 0):
@@ -868,63 +898,6 @@ def pad_log(log, node_labels):
         has_server=log.has_server,
         header_bytes=log.header_bytes,
     )
-
-
-def _check_label_kinds(nodes, labels):
-    """Refuse new node ids of another kind than ``nodes_`` (e.g. str vs int)."""
-    families = ({"i", "u"}, {"f"}, {"U", "S"}, {"O"})
-
-    def family(kind):
-        return next(k for k, fam in enumerate(families) if kind in fam)
-
-    old, new = nodes.dtype.kind, labels.dtype.kind
-    if "O" in (old, new) or old == new:
-        return
-    if {old, new} <= {"i", "u", "f"}:
-        return
-    if family(old) != family(new):
-        raise TypeError(
-            f"The new node ids have dtype {labels.dtype} but nodes_ has dtype "
-            f"{nodes.dtype}; use node ids of one type."
-        )
-
-
-def _same_labels(a, b):
-    """Whether two per-sample node-id arrays agree element by element."""
-    if len(a) != len(b):
-        return False
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            equal = np.asarray(a == b)
-    except (TypeError, ValueError):
-        return False
-    if equal.shape != a.shape:  # numpy compared the arrays as wholes
-        return all(x == y for x, y in zip(a.tolist(), b.tolist()))
-    return bool(equal.all())
-
-
-def _lookup_labels(nodes, labels):
-    """Index into the sorted ``nodes`` of every label, -1 when absent.
-
-    A binary search for labels of the nodes' kind (numbers, strings); a dict
-    for any other labels (Python objects), which compares them the same way
-    (``==`` and hashing).
-    """
-    kinds = {nodes.dtype.kind, labels.dtype.kind}
-    if kinds <= set("iuf") or kinds <= set("US"):
-        if len(nodes) == 0:
-            return np.full(len(labels), -1, dtype=np.intp)
-        # nodes_ is sorted after fit; nodes that joined later are appended.
-        sorter = None if np.all(nodes[1:] >= nodes[:-1]) else np.argsort(nodes, kind="stable")
-        position = np.searchsorted(nodes, labels, sorter=sorter)
-        position = np.minimum(position, len(nodes) - 1)
-        if sorter is not None:
-            position = sorter[position]
-        found = nodes[position] == labels
-        return np.where(found, position, -1).astype(np.intp)
-    lookup = {label: index for index, label in enumerate(nodes.tolist())}
-    return np.array([lookup.get(label, -1) for label in labels.tolist()], dtype=np.intp)
 
 
 def _check_y(y, *, multi_output, y_numeric):

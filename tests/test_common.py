@@ -63,12 +63,14 @@ ESTIMATORS = [
     (_group_column_variant(FederatedSparseLinearRegression()), GROUP_COLUMN_XFAIL),
 ]
 
-# Online kernel SGD (issue 6).  A sample weight multiplies one step's loss
-# derivative, which is not the iterate of repeating or dropping the sample.
+# Online kernel SGD (issue 6).  A positive sample weight multiplies one step's
+# loss derivative, which is not the iterate of repeating the sample; weight 0
+# drops the row (tests/test_zero_weight_rows.py).
 _ONLINE_XFAIL = {
     "check_sample_weight_equivalence_on_dense_data": (
-        "online SGD: a weight scales one step, it does not repeat the sample "
-        "(scikit-learn's SGDClassifier fails this check the same way)"
+        "online SGD: a weight of 2 scales one step, it does not repeat the sample "
+        "(scikit-learn's SGDClassifier fails this check the same way); weight 0 "
+        "does equal dropping the row"
     ),
 }
 ESTIMATORS += [

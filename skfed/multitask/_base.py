@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import N_JOBS_CONSTRAINT, FederatedMixin
+from .._base import N_JOBS_CONSTRAINT, FederatedMixin, NodeLayout
 from .._compat import HasMethods, Interval, StrOptions
 from .._parallel import capped_n_jobs
 from ..kernels import pairwise_kernel, resolve_kernel
@@ -365,6 +365,7 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         (:class:`~skfed.multitask._protocol._RoundProtocol`).
         """
         m = layout.n_nodes
+        X, Y, sample_weight, layout = _drop_zero_weight_rows(X, Y, sample_weight, layout)
         dtype = X.dtype
         dtype_bytes = 4 if dtype == np.float32 else 8
         n, d = X.shape
@@ -435,8 +436,19 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
                                   dtype_bytes)
         seeds = protocol.seeds
         if self.omega_mode_ == "shared":
-            return self._fit_shared(X, Y, sw, layout, totals, protocol, lam, loss, dtype,
-                                    dtype_bytes)
+            self._fit_shared(X, Y, sw, layout, totals, protocol, lam, loss, dtype,
+                             dtype_bytes)
+            if dp_spec is not None:  # epsilon=inf: the non-private fit, reported
+                self.privacy_spent_ = np.full(m, np.inf)
+                self.privacy_ = dict(
+                    mechanism="none", noise="none (epsilon=inf)", uses=np.zeros(m, int),
+                    delta=dp_spec.budget()[1], composition="epsilon=inf adds no noise: "
+                    "the fit is the non-private one (omega_mode_='shared')",
+                )
+                self.privacy_public_ = dict(everything="epsilon=inf: every message is "
+                                            "sent as in the non-private fit")
+                self.privacy_guarantee_void_ = False
+            return self
         if self._primal_mode():
             # The node solver runs on float64 features (BLAS dot / axpy); the
             # state makes them (and keeps float32 ones, see _PrimalState).
@@ -648,9 +660,11 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         omega = self.omega
         if not isinstance(omega, str):
             return "fixed"
+        # An infinite epsilon adds no noise: the fit is the non-private one.
+        noised = dp_spec is not None and math.isfinite(dp_spec.budget()[0])
         if omega == "auto":
             mocha = self.omega_update_every is not None or self.aggregation != "auto"
-            return ("shared" if self._primal_mode() and dp_spec is None and not mocha
+            return ("shared" if self._primal_mode() and not noised and not mocha
                     else "learn")
         if omega != "shared":
             return omega
@@ -662,7 +676,7 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
                 f"{self.approximation!r}): set approximation='rff' or 'auto', or "
                 "omega='learn'."
             )
-        if dp_spec is not None:
+        if noised:
             raise ValueError(
                 "omega='shared' has no private updates (privacy= clips and noises the "
                 "updates of omega='learn' or 'independent'): use omega='learn' or "
@@ -977,3 +991,26 @@ class _NullContext:
 
     def __exit__(self, *exc):
         return False
+
+
+def _drop_zero_weight_rows(X, Y, sample_weight, layout):
+    """Node-ordered data without its zero-weight rows (absent rows: they set
+    no kernel width, no sample count, no landmark and are never sent).
+
+    The returned layout's ``order`` still maps rows to the training ``X``
+    (``support_``).  Data with a negative weight or a node without a positive
+    weight are returned as they are, for ``_fit`` to refuse.
+    """
+    if sample_weight is None:
+        return X, Y, sample_weight, layout
+    sw = np.asarray(sample_weight)
+    keep = sw > 0
+    if keep.all() or (sw < 0).any():
+        return X, Y, sample_weight, layout
+    kept_counts = np.add.reduceat(keep.astype(np.intp), layout.offsets[:-1])
+    kept_counts[layout.counts == 0] = 0
+    if np.any(kept_counts == 0):
+        return X, Y, sample_weight, layout
+    kept = NodeLayout(np.repeat(np.arange(layout.n_nodes), kept_counts), layout.n_nodes)
+    kept.order = layout.order[keep]
+    return X[keep], np.ascontiguousarray(Y[:, keep]), sw[keep], kept

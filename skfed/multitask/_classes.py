@@ -258,11 +258,17 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         with their best Omega; see the user guide for how close to the
         optimum that lands.
     max_rounds : int or "auto", default="auto"
-        Maximum number of communication rounds; a
-        :class:`~sklearn.exceptions.ConvergenceWarning` is raised when they
-        run out.  ``"auto"``: 1,000, or 20 under ``privacy`` with a finite
-        epsilon (a private fit runs all its rounds, and its noise grows
-        with their number).
+        Maximum number of communication rounds of each fit the estimator
+        runs; a :class:`~sklearn.exceptions.ConvergenceWarning` is raised
+        when they run out.  ``"auto"``: 1,000, or 20 under ``privacy`` with
+        a finite epsilon (a private fit runs all its rounds, and its noise
+        grows with their number).  With the shared-component model chosen
+        by ``omega="auto"`` (``omega_mode_ == "shared"``) the share
+        selection runs up to 4 candidate fits on each of up to 5 validation
+        folds before the final fit on all samples; each of them is bounded
+        by ``max_rounds``, and ``n_iter_`` and the curves count the rounds
+        of all of them, so ``n_iter_`` can exceed ``max_rounds``
+        (``share_selection_`` tells whether a selection ran).
     cache_size : float >= 0 or None, default=None
         Exact kernel mode: a bound, in MB summed over all nodes, on the
         kernel rows of received support vectors the nodes cache (node u
@@ -402,7 +408,8 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         Landmarks or random features used (None in the exact kernel and
         linear modes).
     n_iter_ : int
-        Communication rounds run.
+        Communication rounds run, over every fit (the share selection's
+        included, see ``max_rounds``).
     duality_gap_curve_ : ndarray of shape (n_iter_,)
         Duality gap after every round (after the Omega update of that round,
         if any).

@@ -118,6 +118,12 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _ConsensusM
                 X, y, groups, sample_weight, y_numeric=self._is_regressor()
             )
             codes = layout.codes
+            # Zero-weight rows are absent rows: they set no kernel width and
+            # never become (or are sent as) dictionary centres.
+            check_node_weights(self, codes, sample_weight)
+            if sample_weight is not None and not np.all(sample_weight > 0):
+                keep = sample_weight > 0
+                X, y, sample_weight, codes = X[keep], y[keep], sample_weight[keep], codes[keep]
             self._dtype = X.dtype
             self._init_targets(y, classes, partial)
             compress = self._check_hyperparameters()
@@ -127,6 +133,11 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _ConsensusM
                 X, y, groups, sample_weight, classes
             )
             self._check_hyperparameters()
+            if sample_weight is not None and not np.all(sample_weight > 0):
+                known = codes >= 0  # (a new node's rows are checked as it joins)
+                check_node_weights(self, codes[known], sample_weight[known])
+                keep = ~known | (sample_weight > 0)
+                X, y, sample_weight, codes = X[keep], y[keep], sample_weight[keep], codes[keep]
             if len(new_labels):
                 # Samples of nodes unseen so far: they join first (graph and
                 # starting function from their neighbours, as in add_nodes),

@@ -96,7 +96,8 @@ class _JoinVoteMixin:
         controls_old = self.n_controls_
         self._server_vote(packed_new, answered_new, sim, d, auto=auto, spec=spec,
                           reported=reported, held=held)
-        self.ols_clients_ = np.concatenate([ols_old, ols & ~short])
-        self.n_controls_ = np.concatenate([controls_old, np.where(short, 0, controls)])
+        if ols_old is not None:  # (None under a finite privacy budget: never sent)
+            self.ols_clients_ = np.concatenate([ols_old, ols & ~short])
+            self.n_controls_ = np.concatenate([controls_old, np.where(short, 0, controls)])
         self._append_nodes(new_labels)
         return sim

@@ -68,7 +68,24 @@ def randomized_response(estimator, spec, k, d, answered, held):
             "abstaining"
         ),
     )
+    estimator.privacy_public_ = dict(_SUPPORT_PUBLIC)
     return p, source
+
+
+# What a private fit treats as public (``privacy_public_``): not protected by
+# the randomized response, each with why.  Per-client quantities computed on
+# the clients and never sent (the test each client ran, ``ols_clients_`` and
+# ``n_controls_``) are not kept: they are None under a finite epsilon.
+_SUPPORT_PUBLIC = {
+    "n_features": "the number of features (the length of every message)",
+    "reported_features": "which features each client reports, drawn from "
+    "random_state (public randomness the server shares)",
+    "answering_clients": "which clients answer, decided by the network (drops, "
+    "stragglers), never by the data: a client with too few samples sends "
+    "randomized zeros instead of abstaining",
+    "rogue_clients": "a rogue client corrupts its randomized bits "
+    "(post-processing of its release)",
+}
 
 
 def _balanced_reports(n_nodes, d, k, random_state):

@@ -180,8 +180,13 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         # A client too small for its statistics selects nothing (under
         # privacy it still sends, see _short_clients).
         packed[short] = 0
-        self.ols_clients_ = ols & ~short
-        self.n_controls_ = np.where(short, 0, controls)
+        if spec is not None and math.isfinite(spec.budget()[0]):
+            # Computed on the clients and never sent (they reveal n_t >= d + 4
+            # and a singular Gram matrix): not the server's to keep.
+            self.ols_clients_ = self.n_controls_ = None
+        else:
+            self.ols_clients_ = ols & ~short
+            self.n_controls_ = np.where(short, 0, controls)
 
         # Round 1 over the simulated network: who answers, what they send.
         network = resolve_network(self.network)

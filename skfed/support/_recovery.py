@@ -197,10 +197,13 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         Clients that ran the OLS t-test (``alpha="auto"`` with enough
         samples and a non-singular Gram matrix); the others ran the
         test given ``k`` controls, the marginal test or a fixed lambda.
+        None under ``privacy`` with a finite epsilon: it is computed on the
+        clients and never sent.
     n_controls_ : ndarray of shape (n_nodes,), dtype=int64
         ``k``, the number of controls of each client that tested every
         feature given its closest features (``alpha="auto"`` with fewer
         than ``d + 4`` samples and a correlated design); 0 for the others.
+        None under ``privacy`` with a finite epsilon (never sent).
     reported_features_ : ndarray of shape (n_nodes, n_reported), dtype=intp
         Only when ``n_reported < n_features``: the features each client
         reported (sorted).
@@ -238,6 +241,9 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         Only with ``privacy``: mechanism, flip probability, reported
         features per client, the accountant, the noise source, and what is
         public.
+    privacy_public_ : dict
+        Only with ``privacy``: what the fit treats as public (not protected
+        by the randomized response), each with why.
     privacy_guarantee_void_ : bool
         Only with ``privacy``: True when the noise came from
         ``insecure_noise_seed`` (tests).

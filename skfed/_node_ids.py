@@ -1,0 +1,95 @@
+"""Node ids compared across calls: kinds, equality and lookup in ``nodes_``.
+
+Kept apart from :mod:`skfed._base` (which re-exports these helpers) to keep
+modules under the size limit.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+
+
+def _check_label_kinds(nodes, labels):
+    """Refuse new node ids of another kind than ``nodes_`` (e.g. str vs int)."""
+    families = ({"i", "u"}, {"f"}, {"U", "S"}, {"O"})
+
+    def family(kind):
+        return next(k for k, fam in enumerate(families) if kind in fam)
+
+    old, new = nodes.dtype.kind, labels.dtype.kind
+    if "O" in (old, new) or old == new:
+        return
+    if {old, new} <= {"i", "u", "f"}:
+        return
+    if family(old) != family(new):
+        raise TypeError(
+            f"The new node ids have dtype {labels.dtype} but nodes_ has dtype "
+            f"{nodes.dtype}; use node ids of one type."
+        )
+
+
+def _label_kinds(labels):
+    """The kinds of node ids in ``labels``: "number", "string", or a type name.
+
+    Numbers of any dtype (int, float, object-held ints) are one kind, since
+    they compare equal across dtypes; strings (``str`` or ``bytes``) are
+    another.  Object arrays are inspected label by label (on the distinct
+    labels, so the cost is small).
+    """
+    kind = labels.dtype.kind
+    if kind in "iufb":
+        return {"number"}
+    if kind in "US":
+        return {"string"}
+    kinds = set()
+    for label in set(labels.tolist()):
+        if isinstance(label, (numbers.Number, np.number)):
+            kinds.add("number")
+        elif isinstance(label, (str, bytes)):
+            kinds.add("string")
+        else:
+            kinds.add(type(label).__name__)
+    return kinds
+
+
+def _kinds_text(kinds):
+    return " and ".join(sorted(kinds)) if kinds else "none"
+
+
+def _same_labels(a, b):
+    """Whether two per-sample node-id arrays agree element by element."""
+    if len(a) != len(b):
+        return False
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            equal = np.asarray(a == b)
+    except (TypeError, ValueError):
+        return False
+    if equal.shape != a.shape:  # numpy compared the arrays as wholes
+        return all(x == y for x, y in zip(a.tolist(), b.tolist()))
+    return bool(equal.all())
+
+
+def _lookup_labels(nodes, labels):
+    """Index into the sorted ``nodes`` of every label, -1 when absent.
+
+    A binary search for labels of the nodes' kind (numbers, strings); a dict
+    for any other labels (Python objects), which compares them the same way
+    (``==`` and hashing).
+    """
+    kinds = {nodes.dtype.kind, labels.dtype.kind}
+    if kinds <= set("iuf") or kinds <= set("US"):
+        if len(nodes) == 0:
+            return np.full(len(labels), -1, dtype=np.intp)
+        # nodes_ is sorted after fit; nodes that joined later are appended.
+        sorter = None if np.all(nodes[1:] >= nodes[:-1]) else np.argsort(nodes, kind="stable")
+        position = np.searchsorted(nodes, labels, sorter=sorter)
+        position = np.minimum(position, len(nodes) - 1)
+        if sorter is not None:
+            position = sorter[position]
+        found = nodes[position] == labels
+        return np.where(found, position, -1).astype(np.intp)
+    lookup = {label: index for index, label in enumerate(nodes.tolist())}
+    return np.array([lookup.get(label, -1) for label in labels.tolist()], dtype=np.intp)
