@@ -261,8 +261,8 @@ def test_local_solver_errors_name_the_parameter():
         FederatedMultiTaskClassifier(kernel="linear", loss="logistic", local_solver="exact",
                                      max_rounds=2).fit(X, y, groups=groups)
     with pytest.raises(ValueError, match="local_solver='exact'.*kernel='rbf'"):
-        FederatedMultiTaskClassifier(kernel="rbf", local_solver="exact",
-                                     max_rounds=2).fit(X, y, groups=groups)
+        FederatedMultiTaskClassifier(kernel="rbf", approximation=None, loss="squared_hinge",
+                                     local_solver="exact", max_rounds=2).fit(X, y, groups=groups)
 
 
 def _projected_newton(K, f, sw, y, g, c, loss, tol=1e-12, max_iter=500):
