@@ -479,7 +479,7 @@ def test_command_line_and_a_hung_rank(mpi_cases):
     tmp, cases, simulated = mpi_cases
     name, est, directory, *_ = next(c for c in cases if c[0] == "online_sgd_multiclass")
     params = json.dumps({k: v for k, v in est.get_params().items()
-                         if k in ("max_epochs", "max_dictionary_size", "random_state")})
+                         if k in ("kernel", "max_epochs", "max_dictionary_size", "random_state")})
     out = tmp / "cli.pkl"
     proc = _cli(2, ["--data", directory, "--estimator", type(est).__name__,
                     "--params", params, "--output", str(out), "--timeout", "60"], tmp)
@@ -536,7 +536,7 @@ def test_online_sgd_survives_a_stopped_rank(mpi_cases, monkeypatch, stopped):
     tmp, cases, _ = mpi_cases
     name, est, directory, X, y, g, _ = next(c for c in cases if c[0] == "online_sgd_multiclass")
     params = json.dumps({k: v for k, v in est.get_params().items()
-                         if k in ("max_epochs", "max_dictionary_size", "random_state")})
+                         if k in ("kernel", "max_epochs", "max_dictionary_size", "random_state")})
     run, lost, kept = _stopped_run(
         3, ["--data", directory, "--estimator", type(est).__name__, "--params", params, 10],
         stopped, 8, tmp)

@@ -85,7 +85,7 @@ def _cases():
         ("dada", DecentralizedBoostingClassifier(n_estimators=8, peer_scoring=True, **_GRAPH),
          X, y, g, fit, new),
         ("perso_lin", PersonalizedLinearClassifier(**_GRAPH), X, y, g, fit, new),
-        ("online", DecentralizedKernelSGDClassifier(max_epochs=2, max_dictionary_size=12,
+        ("online", DecentralizedKernelSGDClassifier(kernel="rbf", max_epochs=2, max_dictionary_size=12,
                                                     random_state=6),
          X, y, g, fit, new),
     ]

@@ -10,8 +10,10 @@ from skfed import FederatedMultiTaskClassifier
 
 def test_max_rounds_bounds_each_fit_and_n_iter_counts_all():
     rng = np.random.RandomState(0)
-    groups = np.repeat(np.arange(10), 50)
-    X = rng.normal(size=(500, 10))
+    # 400 samples a node: the share selection fits its byte budget (with 50
+    # it is skipped, and only one fit runs)
+    groups = np.repeat(np.arange(10), 400)
+    X = rng.normal(size=(4000, 10))
     X[:, 0] *= 1000  # badly scaled: every fit runs out of rounds
     W = rng.normal(size=10) + 0.3 * rng.normal(size=(10, 10))
     y = ((X * W[groups]).sum(1) > 0).astype(int)

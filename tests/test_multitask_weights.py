@@ -116,15 +116,15 @@ def test_unweighted_fit_is_weight_one():
 
 
 def test_rows_read_directly_break_the_equivalence():
-    """``gamma="scale"`` reads the rows' (unweighted) variance, as
-    scikit-learn's SVC does: repeating rows changes it, weighting them does
-    not (the docstring's caveat)."""
+    """``gamma="scale"`` reads the (unweighted) variance of the rows of
+    positive weight, as scikit-learn's SVC does: repeating rows changes it,
+    weighting them does not (the docstring's caveat)."""
     Xtr, Xte, ytr, _, gtr, gte, weights = _data()
     params = dict(kernel="rbf", approximation="rff", n_components=50, omega="shared",
                   tol=1e-8, random_state=0)
     weighted = _fit(FederatedMultiTaskClassifier(**params), Xtr, ytr, gtr,
                     sample_weight=weights.astype(float))
-    explicit = _fit(FederatedMultiTaskClassifier(**{**params, "gamma": 1.0 / (5 * Xtr.var())}),
+    explicit = _fit(FederatedMultiTaskClassifier(**{**params, "gamma": 1.0 / (5 * Xtr[weights > 0].var())}),
                     Xtr, ytr, gtr, sample_weight=weights.astype(float))
     np.testing.assert_allclose(weighted.decision_function(Xte, groups=gte),
                                explicit.decision_function(Xte, groups=gte), rtol=1e-9)

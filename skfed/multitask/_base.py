@@ -23,7 +23,7 @@ from .._compat import HasMethods, Interval, StrOptions
 from .._parallel import capped_n_jobs
 from ..kernels import pairwise_kernel, resolve_kernel
 from ..privacy import DifferentialPrivacy, check_privacy
-from ._compression import _AUTO_BITS, _FLOAT, _INDEX, quantized_bytes
+from ._compression import _AUTO_BITS, quantized_bytes
 from ._features import (
     _AUTO_ROUNDS,
     _kmeans_landmarks,
@@ -32,7 +32,6 @@ from ._features import (
 )
 from ._join import _AddNodesMixin
 from ._omega import (
-    _CONJUGATE_COEFFICIENTS,
     _TINY,
     _W_STEP_TOL_FACTOR,
     _blas_controller,
@@ -50,6 +49,8 @@ from ._state import (
     _LOSSES,
     _KernelState,
     _PrimalState,
+    _drop_zero_weight_rows,
+    exact_mode_bytes,
 )
 
 # A private fit (finite budget) at the defaults: its rounds
@@ -59,30 +60,6 @@ from ._state import (
 _PRIVATE_MAX_ROUNDS = 20
 _PRIVATE_OMEGA_EVERY = 5
 _MAX_ROUNDS = 1000
-
-
-def exact_mode_bytes(n, d, m, n_problems, dtype_bytes, rounds, omega_steps, header=16):
-    """Upper bound on the bytes of the exact kernel mode (dense ``Sigma``).
-
-    Every training row travels at most once to the server and once to each
-    other node (``m n d`` values); every round every node sends the changes
-    of its dual variables (an index and ``n_problems`` floats each) and the
-    server relays each change to every other node (``m n`` entries a round
-    at most); each Omega step sends every node its ``Sigma`` row (``m + 1``
-    floats) and takes its row of ``G`` (``m`` floats); and every message
-    carries a ``header`` and at most a few floats of gap terms, line-search
-    coefficients and steps.  ``rounds`` and ``omega_steps`` as counted by the
-    fit (``n_iter_``; the Omega steps at most ``rounds``).
-    """
-    entry = _INDEX + n_problems * _FLOAT
-    search = max(_CONJUGATE_COEFFICIENTS.values()) + 1
-    rows = m * n * d * dtype_bytes
-    changes = rounds * m * n * entry
-    sigma = (omega_steps + 1) * m * (m + 1) * _FLOAT
-    omega = omega_steps * m * (m * _FLOAT + 2 * header)
-    per_round = rounds * m * (2 * header + (4 + (search + 1) * n_problems) * _FLOAT)
-    setup_final = m * (3 * header + (4 + n_problems) * _FLOAT)
-    return int(rows + changes + sigma + omega + per_round + setup_final)
 
 
 def _physical_memory():
@@ -991,26 +968,3 @@ class _NullContext:
 
     def __exit__(self, *exc):
         return False
-
-
-def _drop_zero_weight_rows(X, Y, sample_weight, layout):
-    """Node-ordered data without its zero-weight rows (absent rows: they set
-    no kernel width, no sample count, no landmark and are never sent).
-
-    The returned layout's ``order`` still maps rows to the training ``X``
-    (``support_``).  Data with a negative weight or a node without a positive
-    weight are returned as they are, for ``_fit`` to refuse.
-    """
-    if sample_weight is None:
-        return X, Y, sample_weight, layout
-    sw = np.asarray(sample_weight)
-    keep = sw > 0
-    if keep.all() or (sw < 0).any():
-        return X, Y, sample_weight, layout
-    kept_counts = np.add.reduceat(keep.astype(np.intp), layout.offsets[:-1])
-    kept_counts[layout.counts == 0] = 0
-    if np.any(kept_counts == 0):
-        return X, Y, sample_weight, layout
-    kept = NodeLayout(np.repeat(np.arange(layout.n_nodes), kept_counts), layout.n_nodes)
-    kept.order = layout.order[keep]
-    return X[keep], np.ascontiguousarray(Y[:, keep]), sw[keep], kept

@@ -587,12 +587,14 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
             (C S)`` with ``S`` the total weight (the number of samples
             without weights), so with one node the objective is ``C sum_i
             s_i loss_i + ||w||^2 / 2``.  An integer weight k therefore equals
-            repeating the row k times, and weight 0 dropping it (to the
-            solver's tolerance), wherever the fit sees the rows only through
-            this objective: the linear kernel, the exact kernel mode, and
-            random features with a numeric ``gamma`` and ``n_components``.
-            It does not hold exactly where the fit reads the rows themselves:
-            ``gamma="scale"`` (their unweighted variance, as in ``SVC``),
+            repeating the row k times (to the solver's tolerance) wherever
+            the fit sees the rows only through this objective: the linear
+            kernel, the exact kernel mode, and random features with a
+            numeric ``gamma`` and ``n_components``.  Rows of weight 0 are
+            removed before the fit reads anything, so weight 0 is exactly
+            dropping the row.  Repetition does not equal weighting exactly
+            where the fit reads the rows themselves: ``gamma="scale"`` (the
+            unweighted variance of the rows of positive weight, as in ``SVC``),
             ``n_components="auto"``, ``approximation="auto"`` and the Nystroem
             landmarks (drawn among the rows), and ``omega="auto"``'s
             held-out folds (a repeated row may fall in another fold than its
