@@ -146,21 +146,8 @@ def _vote_messages(simulation, ballots, selected, nodes=None):
     bits = index_bits(d)
     dense = payload_bytes(n_int32=2 + d)
     down = payload_bytes(n_bits=min(d, int(selected.sum()) * bits))
-    mine = None if nodes is None else set(np.asarray(nodes).tolist())
-    counter = simulation.counter
-    spent = 0
-    for k in order.tolist():
-        p = int(parent[k])
-        if p < 0:
-            continue
-        m = int(n_counted[k])
-        up = min(dense, payload_bytes(n_int32=2 + m, n_bits=m * bits))
-        if mine is None or k in mine:
-            counter.send_message(k, p, up)
-        if mine is None or p in mine:
-            counter.send_message(p, k, down)
-        spent += up + down + 2 * counter.header_bytes
-    return spent
+    up = [min(dense, payload_bytes(n_int32=2 + m, n_bits=m * bits)) for m in n_counted.tolist()]
+    return _tree_round_trip(simulation, up, down, nodes=nodes, tree=(parent, order))
 
 
 def _size_median_messages(simulation, sizes, nodes=None):
@@ -181,40 +168,32 @@ def _size_median_messages(simulation, sizes, nodes=None):
         if parent[k] >= 0:
             subtree[parent[k]] |= subtree[k]
     down = payload_bytes(n_float64=1)
-    mine = None if nodes is None else set(np.asarray(nodes).tolist())
-    counter = simulation.counter
-    spent = 0
-    for k in order.tolist():
-        p = int(parent[k])
-        if p < 0:
-            continue
-        up = payload_bytes(n_int32=2 * len(subtree[k]))
-        if mine is None or k in mine:
-            counter.send_message(k, p, up)
-        if mine is None or p in mine:
-            counter.send_message(p, k, down)
-        spent += up + down + 2 * counter.header_bytes
-    return spent
+    up = [payload_bytes(n_int32=2 * len(sub)) for sub in subtree]
+    return _tree_round_trip(simulation, up, down, nodes=nodes, tree=(parent, order))
 
 
-def _tree_round_trip(simulation, up, down, nodes=None):
+def _tree_round_trip(simulation, up, down, nodes=None, tree=None):
     """Count one convergecast (``up`` bytes per child) and broadcast (``down``).
 
-    Every non-root node of the aggregation tree sends ``up`` payload bytes
-    to its parent, and its parent sends it ``down``; only the messages sent
-    by ``nodes`` are counted (all by default).  Returns the bytes of all the
-    messages (headers included).
+    Every non-root node ``k`` of the aggregation tree sends ``up`` payload
+    bytes (a number, or ``up[k]`` per node) to its parent, and its parent
+    sends it ``down``; only the messages sent by ``nodes`` are counted (all
+    by default).  ``tree`` is the ``(parent, order)`` of
+    :func:`_aggregation_tree` when the caller has it.  Returns the bytes of
+    all the messages (headers included).
     """
-    if simulation.n_nodes < 2:
+    K = simulation.n_nodes
+    if K < 2:
         return 0
-    parent, order = _aggregation_tree(simulation)
+    parent, order = _aggregation_tree(simulation) if tree is None else tree
+    up = np.broadcast_to(np.asarray(up, dtype=np.int64), (K,))
     mine = None if nodes is None else set(np.asarray(nodes).tolist())
     counter = simulation.counter
     for k in order.tolist():
         p = int(parent[k])
         if p >= 0:
             if mine is None or k in mine:
-                counter.send_message(k, p, up)
+                counter.send_message(k, p, int(up[k]))
             if mine is None or p in mine:
                 counter.send_message(p, k, down)
-    return (simulation.n_nodes - 1) * (up + down + 2 * counter.header_bytes)
+    return int(up[parent >= 0].sum()) + (K - 1) * (down + 2 * counter.header_bytes)
