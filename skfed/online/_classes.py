@@ -29,7 +29,7 @@ from ._dictionary import _DictionaryMixin
 from ._docs import _doc
 from ._join import _JoinMixin
 from ._selection import _KernelSelectionMixin, _nonlinear_kernel
-from ._validation import _LOSSES, _SCHEDULES, _check_gamma
+from ._validation import _LOSSES, _SCHEDULES, _check_gamma, _check_groups_kind
 
 __all__ = ["DecentralizedKernelSGDClassifier", "DecentralizedKernelSGDRegressor"]
 
@@ -229,6 +229,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _ConsensusM
                 self._node_codes(None, n_samples)  # raises, explaining how
             codes = np.zeros(n_samples, dtype=np.intp)
         else:
+            _check_groups_kind(self, groups)
             lookup = {label: index for index, label in enumerate(self.nodes_.tolist())}
             unique, inverse = np.unique(groups, return_inverse=True)
             mapped = np.array([lookup.get(label, -1) for label in unique.tolist()])
