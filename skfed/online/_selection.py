@@ -3,7 +3,8 @@
 Every node holds out every 4th of its samples (in arrival order),
 fits every candidate kernel alone on the rest (``consensus_penalty=0``: no
 message), and reports its mean validation loss for each candidate, the loss
-the estimator minimizes.  The network sums the reports over a spanning tree
+the estimator minimizes weighted by ``sample_weight`` (the held-out samples
+and the losses are those of :mod:`._holdout`, shared with the joins).  The network sums the reports over a spanning tree
 of its topology (every node but the root sends its parent one message of
 ``n_candidates + 1`` float64 values, the root sends the choice back down as
 one int32), and every node then streams with the kernel of least mean loss,
@@ -19,49 +20,16 @@ import warnings
 import numpy as np
 from scipy import sparse
 from scipy.sparse.csgraph import breadth_first_order
-from scipy.special import logsumexp
 from sklearn.base import clone
 
 from ..network import payload_bytes
+from ._holdout import arrival_folds, loss_values, node_mean_losses
 from ._validation import _AUTO_LAPLACIAN_FEATURES
+
 
 def _nonlinear_kernel(n_features):
     """The nonlinear candidate of ``kernel="auto"`` at ``n_features`` features."""
     return "laplacian" if n_features >= _AUTO_LAPLACIAN_FEATURES else "rbf"
-
-
-def loss_values(loss, F, y):
-    """Value of ``loss`` (a name of ``_validation._LOSSES``) at every row.
-
-    Parameters
-    ----------
-    loss : str
-    F : ndarray of shape (n_samples, n_outputs)
-        Function values.
-    y : ndarray of shape (n_samples,)
-        Encoded targets: -1/+1 (binary), the class index (multiclass) or
-        the value (regression).
-
-    Returns
-    -------
-    ndarray of shape (n_samples,)
-    """
-    F = np.asarray(F, dtype=np.float64).reshape(len(y), -1)
-    if loss == "squared_error":
-        return 0.5 * (F[:, 0] - y) ** 2
-    if loss == "hinge":
-        return np.maximum(0.0, 1.0 - y * F[:, 0])
-    if loss == "log_loss":
-        return np.logaddexp(0.0, -y * F[:, 0])
-    index = y.astype(np.intp)
-    own = F[np.arange(len(y)), index]
-    if loss == "multiclass_hinge":
-        others = F.copy()
-        others[np.arange(len(y)), index] = -np.inf
-        return np.maximum(0.0, 1.0 + others.max(axis=1) - own)
-    if loss == "multinomial_log_loss":
-        return logsumexp(F, axis=1) - own
-    raise ValueError(f"unknown loss {loss!r}")
 
 
 def holdout_mask(codes, n_nodes, every=4):
@@ -69,20 +37,7 @@ def holdout_mask(codes, n_nodes, every=4):
     in arrival order (the 4th, 8th, ...), so the choice does not depend on
     the node labels or any seed; a node of fewer than ``every`` samples
     holds out none (it reports nothing)."""
-    order = np.argsort(codes, kind="stable")
-    counts = np.bincount(codes, minlength=n_nodes)
-    starts = np.concatenate([[0], np.cumsum(counts)])[:-1]
-    rank = np.empty(len(codes), dtype=np.intp)
-    rank[order] = np.arange(len(codes)) - np.repeat(starts, counts)
-    return rank % every == every - 1
-
-
-def node_mean_losses(values, codes, n_nodes):
-    """Every node's mean of ``values`` over its rows (NaN for a node with none)."""
-    counts = np.bincount(codes, minlength=n_nodes).astype(np.float64)
-    sums = np.bincount(codes, weights=values, minlength=n_nodes)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(counts > 0, sums / np.where(counts > 0, counts, 1), np.nan)
+    return arrival_folds(codes, n_nodes, every) == every - 1
 
 
 def tree_parents(adjacency):
@@ -143,7 +98,8 @@ class _KernelSelectionMixin:
                 alone._fit_alone(X[train], y[train], codes[train], weight, self)
                 F = alone._raw_decision_codes(X[held], codes[held])
                 values = loss_values(self._loss_name(), F, y_encoded[held])
-                losses[k] = node_mean_losses(values, codes[held], n_nodes)
+                losses[k] = node_mean_losses(values, codes[held], n_nodes,
+                                             sample_weight[held])
         reporting = ~np.isnan(losses[0])
         mean = (losses[:, reporting].mean(axis=1) if reporting.any()
                 else np.zeros(len(candidates)))
