@@ -169,19 +169,3 @@ def test_fixed_step_or_explicit_kernel_selects_nothing():
     assert fixed.kernel_selection_ is None and fixed.kernel_ == "rbf"
     rbf = DecentralizedKernelSGDClassifier(kernel="rbf", max_epochs=1).fit(X, y, groups=groups)
     assert rbf.kernel_selection_ is None
-
-
-def test_an_engine_that_does_not_select_refuses_auto_kernel():
-    # The MPI engine prepares a fit with _setup only: kernel="auto" (eta0
-    # "auto") would silently skip the selection, so it is refused.
-    X, margin, groups = _alike_linear(n_nodes=3)
-    est = DecentralizedKernelSGDClassifier()
-    est.nodes_ = np.arange(3)
-    with pytest.raises(ValueError, match="kernel='auto'.*pass kernel= explicitly"):
-        est._setup(X, groups, compress=True)
-    explicit = DecentralizedKernelSGDClassifier(kernel="rbf")
-    explicit.nodes_ = np.arange(3)
-    explicit._n_outputs = 1
-    explicit._dtype = X.dtype
-    explicit._setup(X, groups, compress=True)
-    assert explicit.kernel_ == "rbf"
