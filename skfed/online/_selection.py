@@ -4,11 +4,13 @@ Every node holds out every 4th of its samples (in arrival order),
 fits every candidate kernel alone on the rest (``consensus_penalty=0``: no
 message), and reports its mean validation loss for each candidate, the loss
 the estimator minimizes weighted by ``sample_weight`` (the held-out samples
-and the losses are those of :mod:`._holdout`, shared with the joins).  The network sums the reports over a spanning tree
-of its topology (every node but the root sends its parent one message of
-``n_candidates + 1`` float64 values, the root sends the choice back down as
-one int32), and every node then streams with the kernel of least mean loss,
-every node counting the same.  The candidates are the linear kernel and the
+and the losses are those of :mod:`._holdout`, shared with the joins).  The
+network sums the reports over a spanning tree of its topology (every node
+but the root sends its parent one message of ``n_candidates + 1`` float64
+values, the root sends the choice back down as one int32), and every node
+then streams with the kernel of least mean loss, every node counting the
+same.  The MPI engine runs the same selection, each rank on its own nodes
+(``combine``: one allgather, one allreduce).  The candidates are the linear kernel and the
 nonlinear one of ``_nonlinear_kernel`` (the laplacian kernel from
 ``_AUTO_LAPLACIAN_FEATURES`` features on, the rbf kernel below): a rule
 shared by many nodes that are alike or a few samples a node in many
