@@ -10,11 +10,11 @@ but the root sends its parent one message of ``n_candidates + 1`` float64
 values, the root sends the choice back down as one int32), and every node
 then streams with the kernel of least mean loss, every node counting the
 same.  The MPI engine runs the same selection, each rank on its own nodes
-(``combine``: one allgather, one allreduce).  The candidates are the linear kernel and the
-nonlinear one of ``_nonlinear_kernel`` (the laplacian kernel from
-``_AUTO_LAPLACIAN_FEATURES`` features on, the rbf kernel below): a rule
-shared by many nodes that are alike or a few samples a node in many
-dimensions favour the first, a curved boundary the second.
+(``combine``: one allgather, one allreduce).  The candidates are the
+linear kernel and the nonlinear one of ``_nonlinear_kernel`` (the
+laplacian kernel from ``_AUTO_LAPLACIAN_FEATURES`` features on, the rbf
+kernel below): a rule shared by many nodes that are alike or a few samples
+a node in many dimensions favour the first, a curved boundary the second.
 """
 
 import numpy as np
