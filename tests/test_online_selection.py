@@ -13,7 +13,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from skfed.network import SimulatedNetwork
 from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
 from skfed.online._holdout import arrival_folds, arrival_rank, loss_values, node_mean_losses
-from skfed.online._selection import holdout_mask, tree_parents
+from skfed.online._selection import count_selection_messages, holdout_mask, tree_parents
 from skfed.online._validation import _LOSSES
 
 
@@ -62,6 +62,30 @@ def test_arrival_folds_and_weighted_node_means_against_their_definitions():
     assert np.isnan(means[3])
     assert_allclose(node_mean_losses(values, codes, 4)[:3],
                     [values[codes == k].mean() for k in range(3)])
+
+
+def test_selection_messages_split_by_sender_add_up_to_the_whole():
+    # An MPI rank counts the messages its nodes send; over any split of the
+    # nodes the counts add up to the one-process count, pair by pair.
+    from skfed._core._comm import CommCounter
+
+    A = np.zeros((7, 7))
+    for i, j in [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 0)]:
+        A[i, j] = A[j, i] = 1
+    parents = tree_parents(A)
+    whole = CommCounter(7, server=False, header_bytes=16)
+    count_selection_messages(whole, parents, 2)
+    parts = []
+    for senders in ([0, 1, 2], [3, 4, 5, 6]):
+        part = CommCounter(7, server=False, header_bytes=16)
+        count_selection_messages(part, parents, 2, senders=senders)
+        parts.append(part.snapshot())
+    expected = whole.snapshot()
+    assert_array_equal(parts[0]["pair_bytes"] + parts[1]["pair_bytes"], expected["pair_bytes"])
+    assert_array_equal(parts[0]["pair_messages"] + parts[1]["pair_messages"],
+                       expected["pair_messages"])
+    # 6 tree edges, up 16 + 3 x 8 bytes and down 16 + 4.
+    assert expected["pair_bytes"].sum() == 6 * (40 + 20)
 
 
 def test_tree_parents_span_every_component():
