@@ -39,7 +39,9 @@ and the best Local (each the better of LinearSVC / SVC / LogisticRegression,
 or Ridge / SVR) on synthetic families never used to choose the defaults
 (many small alike nodes, clustered rules, noise features, 2-D moons, 200
 features, linear and nonlinear regression; see ``held_out_family``), with
-bytes over the raw upload and CPU seconds.
+bytes over the raw upload and CPU seconds.  A variant's
+``"random_regular_degree": k`` fits over a random k-regular graph
+(``random_regular_topology``) instead of the default ring.
 
 The defaults (issue 15: kernel="auto", the laplacian kernel on HAR's 561
 features, gamma="median", alpha=1e-4, 30 passes, a ring, copies refreshed
@@ -350,6 +352,39 @@ def held_out_baselines(task, Xtr, Xte, ytr, yte, gtr, gte):
     return out
 
 
+def random_regular_topology(n_nodes, degree, seed):
+    """A random graph of even ``degree`` (an expander with high probability)
+    at linear cost: the union of ``degree / 2`` cycles through the nodes in
+    random orders (a repeated edge counts once, so a few nodes have a
+    smaller degree); connected, since each cycle visits every node."""
+    from scipy import sparse
+
+    rng = np.random.RandomState(seed)
+    rows, cols = [], []
+    for _ in range(degree // 2):
+        order = rng.permutation(n_nodes)
+        rows.append(order)
+        cols.append(np.roll(order, -1))
+    rows, cols = np.concatenate(rows + cols), np.concatenate(cols + rows)
+    keep = rows != cols
+    A = sparse.csr_matrix((np.ones(int(keep.sum())), (rows[keep], cols[keep])),
+                          shape=(n_nodes, n_nodes))
+    A.sum_duplicates()
+    A.data[:] = 1.0
+    return A
+
+
+def _variant_params(params, n_nodes, seed):
+    """A variant's estimator parameters; ``"random_regular_degree": k``
+    becomes ``network=SimulatedNetwork(topology=...)`` of that graph."""
+    params = dict(params)
+    degree = params.pop("random_regular_degree", None)
+    if degree is not None:
+        params["network"] = SimulatedNetwork(
+            topology=random_regular_topology(n_nodes, int(degree), seed))
+    return params
+
+
 def held_out_rows(families, seeds, variants):
     """The defaults (and any ``variants``: dicts of parameters) against the
     best Global and best Local on every held-out family and seed."""
@@ -374,7 +409,8 @@ def held_out_rows(families, seeds, variants):
                    else DecentralizedKernelSGDClassifier)
             for label, params in variants:
                 t0 = time.process_time()
-                est = Est(random_state=seed, **params).fit(Xtr, ytr, groups=gtr)
+                est = Est(random_state=seed, **_variant_params(params, row["n_nodes"], seed))
+                est.fit(Xtr, ytr, groups=gtr)
                 cpu = time.process_time() - t0
                 score = _node_score(task, est.predict(Xte, groups=gte), yte, gte)
                 row[label] = {"score": score, "bytes_over_raw": est.n_bytes_sent_ / raw,
@@ -430,7 +466,8 @@ def held_out_main(argv):
                         choices=HELD_OUT_FAMILIES)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--variant", action="append", default=[], metavar="LABEL=JSON",
-                        help='extra parameter sets, e.g. linear=\'{"kernel": "linear"}\'')
+                        help='extra parameter sets, e.g. linear=\'{"kernel": "linear"}\'; '
+                             '"random_regular_degree": k fits over a random k-regular graph')
     parser.add_argument("--output", default="online_held_out.json")
     args = parser.parse_args(argv)
     variants = [("defaults", {})]

@@ -841,8 +841,13 @@ def test_partial_fit_errors():
     with pytest.raises(ValueError, match="classes must be passed"):
         DecentralizedKernelSGDClassifier().partial_fit(X, y, groups=groups)
     clf = DecentralizedKernelSGDClassifier().partial_fit(X, y, groups=groups, classes=[0, 1])
-    with pytest.raises(TypeError, match="node ids of one type"):
+    # Fitted with string ids: integer ids are refused naming groups (a
+    # ValueError, still a TypeError as before), before anything changes.
+    n_nodes = len(clf.nodes_)
+    with pytest.raises(ValueError, match="groups holds node ids of kind number") as info:
         clf.partial_fit(X[:3], y[:3], groups=[7] * 3)
+    assert isinstance(info.value, TypeError)
+    assert len(clf.nodes_) == n_nodes
     with pytest.raises(ValueError, match="not in classes_"):
         clf.partial_fit(X[:3], [5, 5, 5], groups=groups[:3])
     with pytest.raises(ValueError, match="needs the node id"):

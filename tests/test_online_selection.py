@@ -12,7 +12,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from skfed.network import SimulatedNetwork
 from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
-from skfed.online._selection import holdout_mask, loss_values, tree_parents
+from skfed.online._holdout import arrival_folds, arrival_rank, loss_values, node_mean_losses
+from skfed.online._selection import count_selection_messages, holdout_mask, tree_parents
 from skfed.online._validation import _LOSSES
 
 
@@ -44,6 +45,49 @@ def test_holdout_is_every_fourth_sample_of_a_node_in_arrival_order():
     assert mask.sum() == 1 + 2 + 0
 
 
+def test_arrival_folds_and_weighted_node_means_against_their_definitions():
+    rng = np.random.RandomState(0)
+    codes = rng.randint(4, size=40)
+    codes[codes == 3] = 2  # node 3 has no sample
+    rank, folds = arrival_rank(codes, 4), arrival_folds(codes, 4, 3)
+    for node in range(4):
+        rows = np.flatnonzero(codes == node)
+        assert_array_equal(rank[rows], np.arange(len(rows)))
+        assert_array_equal(folds[rows], np.arange(len(rows)) % 3)
+    values, w = rng.uniform(size=40), rng.uniform(0.1, 2.0, size=40)
+    means = node_mean_losses(values, codes, 4, w)
+    for node in range(3):
+        rows = codes == node
+        assert_allclose(means[node], (w[rows] * values[rows]).sum() / w[rows].sum())
+    assert np.isnan(means[3])
+    assert_allclose(node_mean_losses(values, codes, 4)[:3],
+                    [values[codes == k].mean() for k in range(3)])
+
+
+def test_selection_messages_split_by_sender_add_up_to_the_whole():
+    # An MPI rank counts the messages its nodes send; over any split of the
+    # nodes the counts add up to the one-process count, pair by pair.
+    from skfed._core._comm import CommCounter
+
+    A = np.zeros((7, 7))
+    for i, j in [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 0)]:
+        A[i, j] = A[j, i] = 1
+    parents = tree_parents(A)
+    whole = CommCounter(7, server=False, header_bytes=16)
+    count_selection_messages(whole, parents, 2)
+    parts = []
+    for senders in ([0, 1, 2], [3, 4, 5, 6]):
+        part = CommCounter(7, server=False, header_bytes=16)
+        count_selection_messages(part, parents, 2, senders=senders)
+        parts.append(part.snapshot())
+    expected = whole.snapshot()
+    assert_array_equal(parts[0]["pair_bytes"] + parts[1]["pair_bytes"], expected["pair_bytes"])
+    assert_array_equal(parts[0]["pair_messages"] + parts[1]["pair_messages"],
+                       expected["pair_messages"])
+    # 6 tree edges, up 16 + 3 x 8 bytes and down 16 + 4.
+    assert expected["pair_bytes"].sum() == 6 * (40 + 20)
+
+
 def test_tree_parents_span_every_component():
     # Two components: a path 0-1-2-3 and an edge 4-5; node 6 alone.
     A = np.zeros((7, 7))
@@ -63,10 +107,13 @@ def _alike_linear(n_nodes=12, n=24, d=5, seed=0):
     return X, y, groups
 
 
-@pytest.mark.parametrize("kind", ["classifier", "regressor"])
-def test_selection_equals_candidates_fitted_alone_and_scored_in_numpy(kind):
+@pytest.mark.parametrize("kind, weighted", [("classifier", False), ("regressor", False),
+                                            ("classifier", True)])
+def test_selection_equals_candidates_fitted_alone_and_scored_in_numpy(kind, weighted):
     X, margin, groups = _alike_linear()
     n_nodes = 12
+    sw = (np.random.RandomState(2).uniform(0.2, 3.0, size=len(groups)) if weighted
+          else np.ones(len(groups)))
     if kind == "classifier":
         y = (margin > 0).astype(int)
         Est = DecentralizedKernelSGDClassifier
@@ -74,7 +121,7 @@ def test_selection_equals_candidates_fitted_alone_and_scored_in_numpy(kind):
         y = margin + 0.3 * np.random.RandomState(1).normal(size=len(margin))
         Est = DecentralizedKernelSGDRegressor
     params = dict(max_epochs=3, shuffle=False, random_state=0)
-    est = Est(**params).fit(X, y, groups=groups)
+    est = Est(**params).fit(X, y, groups=groups, sample_weight=sw)
     sel = est.kernel_selection_
     assert sel["candidates"] == ["rbf", "linear"]
     # The reference: each candidate alone (no consensus) on the rows not
@@ -86,22 +133,25 @@ def test_selection_equals_candidates_fitted_alone_and_scored_in_numpy(kind):
     means = []
     for kernel in sel["candidates"]:
         alone = Est(kernel=kernel, consensus_penalty=0.0, **params).fit(
-            X[~held], y[~held], groups=groups[~held])
+            X[~held], y[~held], groups=groups[~held], sample_weight=sw[~held])
         if kind == "classifier":
             f = alone.decision_function(X[held], groups=groups[held])
             t = np.where(y[held] == 1, 1.0, -1.0)
             values = np.maximum(0.0, 1.0 - t * f)
         else:
             values = 0.5 * (alone.predict(X[held], groups=groups[held]) - y[held]) ** 2
-        per_node = [values[groups[held] == k].mean() for k in range(n_nodes)]
+        # Means weighted by sample_weight (plain means without it).
+        per_node = [np.average(values[groups[held] == k], weights=sw[held][groups[held] == k])
+                    for k in range(n_nodes)]
         assert_allclose(sel["node_validation_loss"][len(means)], per_node, rtol=1e-10)
         means.append(np.mean(per_node))
     assert_allclose(sel["mean_validation_loss"], means, rtol=1e-10)
     assert est.kernel_ == sel["kernel"] == sel["candidates"][int(np.argmin(means))]
-    # A linear rule shared by alike nodes: the linear kernel wins.
-    assert est.kernel_ == "linear"
+    # A linear rule shared by alike nodes: the linear kernel wins (with
+    # equal weights; the random weights here make the step small).
+    assert weighted or est.kernel_ == "linear"
     # The main fit is the explicit kernel's fit, plus the selection round.
-    explicit = Est(kernel=est.kernel_, **params).fit(X, y, groups=groups)
+    explicit = Est(kernel=est.kernel_, **params).fit(X, y, groups=groups, sample_weight=sw)
     for i in range(n_nodes):
         assert_array_equal(est.dual_coef_[i], explicit.dual_coef_[i])
     assert est.n_iter_ == explicit.n_iter_ + 1
@@ -143,19 +193,3 @@ def test_fixed_step_or_explicit_kernel_selects_nothing():
     assert fixed.kernel_selection_ is None and fixed.kernel_ == "rbf"
     rbf = DecentralizedKernelSGDClassifier(kernel="rbf", max_epochs=1).fit(X, y, groups=groups)
     assert rbf.kernel_selection_ is None
-
-
-def test_an_engine_that_does_not_select_refuses_auto_kernel():
-    # The MPI engine prepares a fit with _setup only: kernel="auto" (eta0
-    # "auto") would silently skip the selection, so it is refused.
-    X, margin, groups = _alike_linear(n_nodes=3)
-    est = DecentralizedKernelSGDClassifier()
-    est.nodes_ = np.arange(3)
-    with pytest.raises(ValueError, match="kernel='auto'.*pass kernel= explicitly"):
-        est._setup(X, groups, compress=True)
-    explicit = DecentralizedKernelSGDClassifier(kernel="rbf")
-    explicit.nodes_ = np.arange(3)
-    explicit._n_outputs = 1
-    explicit._dtype = X.dtype
-    explicit._setup(X, groups, compress=True)
-    assert explicit.kernel_ == "rbf"

@@ -32,6 +32,7 @@ from .._base import check_network_faults, check_node_weights
 from .._core import _online_fast
 from ..network import float_bytes
 from ..online import _ROGUE, _ROUND_BLOCK, _one_blas_thread
+from ..online._selection import count_selection_messages, tree_parents
 from ._mpi_boosting import _merge_counts, refuse_privacy, warn_lost
 from ._mpi_comm import MPITimeoutError, Traffic
 
@@ -81,15 +82,26 @@ def fit_online(est, peer, block, validate, random_state):
     y = np.concatenate([y for _, y, _ in local]) if local else np.zeros(0)
     sw = np.concatenate([s for _, _, s in local]) if local else np.zeros(0)
     est._setup(X, codes, compress)
-    gamma = np.zeros(K)
-    for nodes, values in peer.allgather("setup", (block.mine, est.gamma_[block.mine])):
-        gamma[nodes] = values
-    est.gamma_ = gamma
     check_network_faults(est, est.network, {
         "straggler_rate": "a step is one sample and cannot be cut",
     })
     check_node_weights(est, codes, sw)
     y_encoded = est._encode_targets(y)
+    est.kernel_selection_ = None
+    if est.kernel == "auto" and est.eta0 == "auto":
+        # kernel="auto": every rank fits the candidates alone on its nodes'
+        # training rows (the statistics the fits share by one allgather) and
+        # the per-node held-out losses are summed by one allreduce, so every
+        # rank chooses as the simulation does.
+        kernel = est._select_kernel(
+            X, codes, np.ascontiguousarray(sw, dtype=np.float64), y_encoded,
+            est.max_epochs, est.shuffle, combine=_RankReduce(peer),
+        )
+        est._set_kernel(X, codes, kernel)
+    gamma = np.zeros(K)
+    for nodes, values in peer.allgather("setup", (block.mine, est.gamma_[block.mine])):
+        gamma[nodes] = values
+    est.gamma_ = gamma
     scale = float(np.abs(y_encoded).max()) if regressor and len(y) else (0.0 if regressor
                                                                         else 1.0)
     scale = max(peer.allgather("setup", scale))
@@ -99,10 +111,35 @@ def fit_online(est, peer, block, validate, random_state):
     return _run(est, peer, block, X, y_encoded, sample_weight, queues, est.max_epochs)
 
 
+class _RankReduce:
+    """The kernel selection's reductions over the ranks (``"selection"`` in
+    ``mpi_traffic_``): the element-wise max of the statistics, and the sum
+    of the per-node losses (each node's are non-zero on its rank only, so
+    the sum is exact)."""
+
+    def __init__(self, peer):
+        self.peer = peer
+
+    def max(self, values):
+        return np.max(self.peer.allgather("selection", values), axis=0)
+
+    def sum(self, values):
+        return self.peer.allreduce_sum("selection", values)
+
+
 def _run(est, peer, block, X, y, sample_weight, queues, epochs):
     """``_BaseDecentralizedKernelSGD._run``, one round at a time on every rank."""
     K = len(est.nodes_)
     sim, network = est._start_network()
+    n_candidates = est.__dict__.pop("_pending_selection", 0)
+    if n_candidates:
+        # kernel="auto": the simulation's round of the selection, counted by
+        # the rank of every sender (the tree sum up, the choice back down).
+        count_selection_messages(sim.counter, tree_parents(est.adjacency_), n_candidates,
+                                 senders=block.mine)
+        sim.counter.next_round()
+        est._consensus_curve = np.concatenate([est._consensus_curve, [np.nan]])
+        est._order_curve = np.concatenate([est._order_curve, est._sizes[None]])
     # The step bound uses the largest k(x, x) and sample weight of all nodes.
     sup = est._kernel_sup(X) if len(X) else 0.0
     s_max = float(sample_weight.max()) if len(sample_weight) else 0.0

@@ -68,7 +68,9 @@ step, to the peers' ranks and to the others, since every rank keeps the
 whole learned graph), ``"models"`` (every node's current model and loss at
 the start of each graph phase, as a graph step may sample any peer),
 ``"round"`` (online kernel SGD: a rank's report and dictionaries),
-``"setup"``, ``"control"`` (sums, and the agreement on lost ranks) and
+``"selection"`` (online kernel SGD's ``kernel="auto"``: the statistics its
+alone fits share and the per-node validation losses, one allgather and one
+allreduce), ``"setup"``, ``"control"`` (sums, and the agreement on lost ranks) and
 ``"result"``.
 
 Lost ranks

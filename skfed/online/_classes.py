@@ -29,7 +29,7 @@ from ._dictionary import _DictionaryMixin
 from ._docs import _doc
 from ._join import _JoinMixin
 from ._selection import _KernelSelectionMixin, _nonlinear_kernel
-from ._validation import _LOSSES, _SCHEDULES, _check_gamma
+from ._validation import _LOSSES, _SCHEDULES, _check_gamma, _check_groups_kind
 
 __all__ = ["DecentralizedKernelSGDClassifier", "DecentralizedKernelSGDRegressor"]
 
@@ -127,7 +127,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _ConsensusM
             self._dtype = X.dtype
             self._init_targets(y, classes, partial)
             compress = self._check_hyperparameters()
-            self._setup(X, codes, compress, selects=True)
+            self._setup(X, codes, compress)
         else:
             X, y, sample_weight, codes, new_labels = self._validate_more_data(
                 X, y, groups, sample_weight, classes
@@ -163,21 +163,15 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _ConsensusM
                 # Validation within the nodes (counted in a round of its own).
                 # A fixed eta0 is a step for one kernel's scale (k(x, x) = 1
                 # for rbf and laplacian, ||x||^2 for linear): no selection.
-                kernel = self._select_kernel(X, y, codes, sample_weight, y_encoded, epochs)
+                kernel = self._select_kernel(X, codes, sample_weight, y_encoded, epochs,
+                                             shuffle)
                 self._set_kernel(X, codes, kernel)
         queues = self._make_queues(codes, epochs, shuffle)
         self._run(X, y_encoded, sample_weight, queues, epochs)
         return self
 
-    def _setup(self, X, codes, compress, selects=False):
-        """Fit-time state; ``selects``: the caller runs ``kernel="auto"``'s
-        selection (``fit`` / ``partial_fit``; an engine that does not is refused)."""
-        if not selects and self.kernel == "auto" and self.eta0 == "auto":
-            raise ValueError(
-                f"{type(self).__name__}(kernel='auto') chooses the kernel by validation "
-                "within the nodes, which this engine does not run; pass kernel= "
-                "explicitly (e.g. the kernel_ of a simulated fit on the same data)."
-            )
+    def _setup(self, X, codes, compress):
+        """Fit-time state (the kernel before any ``kernel="auto"`` selection)."""
         n_nodes = len(self.nodes_)
         n_features = X.shape[1]
         self._set_kernel(X, codes, self._resolve_kernel_name(n_features))
@@ -229,6 +223,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _ConsensusM
                 self._node_codes(None, n_samples)  # raises, explaining how
             codes = np.zeros(n_samples, dtype=np.intp)
         else:
+            _check_groups_kind(self, groups)
             lookup = {label: index for index, label in enumerate(self.nodes_.tolist())}
             unique, inverse = np.unique(groups, return_inverse=True)
             mapped = np.array([lookup.get(label, -1) for label in unique.tolist()])

@@ -379,6 +379,8 @@ class _ConsensusMixin:
         kernel_sup = max(self._kernel_sup(X), getattr(self, "_kernel_sup_seen", 0.0))
         self._kernel_sup_seen = kernel_sup
         s_max = float(sample_weight.max()) if len(sample_weight) else 1.0
+        # (kernel="auto"'s alone fits: the largest weight of all nodes' rows)
+        s_max = max(s_max, getattr(self, "_s_max_seen", 0.0))
         if not hasattr(self, "_lambda_max"):
             self._lambda_max = self._laplacian_lambda_max()
         c = float(self.consensus_penalty)

@@ -18,6 +18,7 @@ from .._base import _check_label_kinds, check_network_faults, node_seeds
 from .._core import _online_fast
 from ..network import float_bytes, resolve_network
 from ._dictionary import _komp_prune
+from ._holdout import arrival_rank, loss_arrays, loss_values
 from ._validation import _check_gamma
 
 # A node that joins after the fit (add_nodes, or partial_fit with a new node
@@ -101,40 +102,6 @@ def _join_rounds(sim, n_old, n_new, visit):
         sim.counter.next_round()
 
 
-def _loss_arrays(name, F, y):
-    """Values and derivatives of the loss ``name`` (as the solver's) at the
-    rows of ``F`` (B, n_out) with targets ``y`` (B,): ``(value, derivative)``."""
-    if name == "squared_error":
-        r = F[:, 0] - y
-        return 0.5 * r * r, r[:, None]
-    if name == "hinge":
-        z = y * F[:, 0]
-        return np.maximum(0.0, 1.0 - z), np.where(z < 1.0, -y, 0.0)[:, None]
-    if name == "log_loss":
-        z = y * F[:, 0]
-        value = np.logaddexp(0.0, -z)
-        return value, (-y * np.exp(-np.logaddexp(0.0, z)))[:, None]
-    index = y.astype(np.intp)
-    rows = np.arange(len(y))
-    if name == "multiclass_hinge":
-        others = F.copy()
-        others[rows, index] = -np.inf
-        best = np.argmax(others, axis=1)
-        margin = 1.0 + F[rows, best] - F[rows, index]
-        grad = np.zeros_like(F)
-        hit = margin > 0
-        grad[rows[hit], best[hit]] = 1.0
-        grad[rows[hit], index[hit]] = -1.0
-        return np.maximum(margin, 0.0), grad
-    # multinomial_log_loss
-    top = F.max(axis=1, keepdims=True)
-    e = np.exp(F - top)
-    total = e.sum(axis=1)
-    grad = e / total[:, None]
-    grad[rows, index] -= 1.0
-    return np.log(total) + top[:, 0] - F[rows, index], grad
-
-
 def _cross_validated_passes(runs, choices, loss_name, eta, alpha, c, average):
     """Mean held-out loss of every choice of passes, for a batch of runs.
 
@@ -186,7 +153,7 @@ def _cross_validated_passes(runs, choices, loss_name, eta, alpha, c, average):
             break
         s = seq[rows, t % np.maximum(lengths, 1)]
         v = V[rows, s]
-        _, grad = _loss_arrays(loss_name, v, y[rows, s])
+        _, grad = loss_arrays(loss_name, v, y[rows, s])
         omega = w[rows, s][:, None] * grad + c * (degree[:, None] * v - S[rows, s])
         step = eta(t)
         update = (1.0 - step * alpha) * V - step * K[rows, :, s][:, :, None] * omega[:, None, :]
@@ -205,7 +172,7 @@ def _cross_validated_passes(runs, choices, loss_name, eta, alpha, c, average):
         for r in range(B):
             out = np.flatnonzero(held[r])
             if len(out):
-                loss, _ = _loss_arrays(loss_name, values[r, out], y[r, out])
+                loss, _ = loss_arrays(loss_name, values[r, out], y[r, out])
                 scores[r, e] = np.dot(w[r, out], loss)
     return scores
 
@@ -536,6 +503,10 @@ class _JoinMixin:
         c, alpha = float(self.consensus_penalty), float(self.alpha)
         n_joined = len(self._join_values)
         runs, owner, totals = [], [], []
+        new_codes = np.zeros(len(y_new), dtype=np.intp)
+        for k, (rows, _, _) in enumerate(self._join_values):
+            new_codes[rows] = k
+        rank = arrival_rank(new_codes, n_joined)
         for k, (rows, neighbour_sum, start) in enumerate(self._join_values):
             i = len(self.nodes_) - n_joined + k
             degree = len(self.adjacency_[i].indices)
@@ -543,7 +514,7 @@ class _JoinMixin:
             n = len(rows)
             K = self._join_kernel(gamma[k])(X, X)
             n_folds = min(n, _JOIN_FOLDS)
-            fold = np.arange(n) % n_folds
+            fold = rank[rows] % n_folds  # arrival order within the node
             for f in range(n_folds):
                 runs.append((K, start, neighbour_sum, degree, y, w,
                              np.flatnonzero(fold != f), np.flatnonzero(fold == f)))
@@ -625,14 +596,15 @@ class _JoinMixin:
         value_bytes = float_bytes(self._dtype)
         header = sim.counter.header_bytes
         n_features, n_out = X_new.shape[1], self._n_outputs
-        loss = self._make_loss()
+        loss_name = self._loss_name()
+        rank = arrival_rank(new_codes, n_new)
         neighbours = [None] * n_new
         closest = np.zeros(n_new, dtype=np.intp)
 
         def visit(k, active):
             i = n_old + k
             # Its first _JOIN_QUERY_SAMPLES samples (arrival order) judge.
-            rows = np.flatnonzero(new_codes == k)[:_JOIN_QUERY_SAMPLES]
+            rows = np.flatnonzero((new_codes == k) & (rank < _JOIN_QUERY_SAMPLES))
             answer = [j for j in candidates[k] if active[j]]
             if not answer:
                 return False
@@ -650,8 +622,7 @@ class _JoinMixin:
             values = sim.corrupt_value_rows(values, answer)
             weights = w_new[rows]
             losses = np.array([
-                np.dot(weights, [loss.py_value(values[c, s], y_new[rows][s])
-                                 for s in range(len(rows))]) / weights.sum()
+                np.dot(weights, loss_values(loss_name, values[c], y_new[rows])) / weights.sum()
                 for c in range(len(answer))
             ])
             best = np.argsort(losses, kind="stable")[:degree]

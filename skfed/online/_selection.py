@@ -3,65 +3,33 @@
 Every node holds out every 4th of its samples (in arrival order),
 fits every candidate kernel alone on the rest (``consensus_penalty=0``: no
 message), and reports its mean validation loss for each candidate, the loss
-the estimator minimizes.  The network sums the reports over a spanning tree
-of its topology (every node but the root sends its parent one message of
-``n_candidates + 1`` float64 values, the root sends the choice back down as
-one int32), and every node then streams with the kernel of least mean loss,
-every node counting the same.  The candidates are the linear kernel and the
-nonlinear one of ``_nonlinear_kernel`` (the laplacian kernel from
-``_AUTO_LAPLACIAN_FEATURES`` features on, the rbf kernel below): a rule
-shared by many nodes that are alike or a few samples a node in many
-dimensions favour the first, a curved boundary the second.
+the estimator minimizes weighted by ``sample_weight`` (the held-out samples
+and the losses are those of :mod:`._holdout`, shared with the joins).  The
+network sums the reports over a spanning tree of its topology (every node
+but the root sends its parent one message of ``n_candidates + 1`` float64
+values, the root sends the choice back down as one int32), and every node
+then streams with the kernel of least mean loss, every node counting the
+same.  The MPI engine runs the same selection, each rank on its own nodes
+(``combine``: one allgather, one allreduce).  The candidates are the
+linear kernel and the nonlinear one of ``_nonlinear_kernel`` (the
+laplacian kernel from ``_AUTO_LAPLACIAN_FEATURES`` features on, the rbf
+kernel below): a rule shared by many nodes that are alike or a few samples
+a node in many dimensions favour the first, a curved boundary the second.
 """
-
-import warnings
 
 import numpy as np
 from scipy import sparse
 from scipy.sparse.csgraph import breadth_first_order
-from scipy.special import logsumexp
 from sklearn.base import clone
 
 from ..network import payload_bytes
+from ._holdout import arrival_folds, loss_values, node_mean_losses
 from ._validation import _AUTO_LAPLACIAN_FEATURES
+
 
 def _nonlinear_kernel(n_features):
     """The nonlinear candidate of ``kernel="auto"`` at ``n_features`` features."""
     return "laplacian" if n_features >= _AUTO_LAPLACIAN_FEATURES else "rbf"
-
-
-def loss_values(loss, F, y):
-    """Value of ``loss`` (a name of ``_validation._LOSSES``) at every row.
-
-    Parameters
-    ----------
-    loss : str
-    F : ndarray of shape (n_samples, n_outputs)
-        Function values.
-    y : ndarray of shape (n_samples,)
-        Encoded targets: -1/+1 (binary), the class index (multiclass) or
-        the value (regression).
-
-    Returns
-    -------
-    ndarray of shape (n_samples,)
-    """
-    F = np.asarray(F, dtype=np.float64).reshape(len(y), -1)
-    if loss == "squared_error":
-        return 0.5 * (F[:, 0] - y) ** 2
-    if loss == "hinge":
-        return np.maximum(0.0, 1.0 - y * F[:, 0])
-    if loss == "log_loss":
-        return np.logaddexp(0.0, -y * F[:, 0])
-    index = y.astype(np.intp)
-    own = F[np.arange(len(y)), index]
-    if loss == "multiclass_hinge":
-        others = F.copy()
-        others[np.arange(len(y)), index] = -np.inf
-        return np.maximum(0.0, 1.0 + others.max(axis=1) - own)
-    if loss == "multinomial_log_loss":
-        return logsumexp(F, axis=1) - own
-    raise ValueError(f"unknown loss {loss!r}")
 
 
 def holdout_mask(codes, n_nodes, every=4):
@@ -69,20 +37,7 @@ def holdout_mask(codes, n_nodes, every=4):
     in arrival order (the 4th, 8th, ...), so the choice does not depend on
     the node labels or any seed; a node of fewer than ``every`` samples
     holds out none (it reports nothing)."""
-    order = np.argsort(codes, kind="stable")
-    counts = np.bincount(codes, minlength=n_nodes)
-    starts = np.concatenate([[0], np.cumsum(counts)])[:-1]
-    rank = np.empty(len(codes), dtype=np.intp)
-    rank[order] = np.arange(len(codes)) - np.repeat(starts, counts)
-    return rank % every == every - 1
-
-
-def node_mean_losses(values, codes, n_nodes):
-    """Every node's mean of ``values`` over its rows (NaN for a node with none)."""
-    counts = np.bincount(codes, minlength=n_nodes).astype(np.float64)
-    sums = np.bincount(codes, weights=values, minlength=n_nodes)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(counts > 0, sums / np.where(counts > 0, counts, 1), np.nan)
+    return arrival_folds(codes, n_nodes, every) == every - 1
 
 
 def tree_parents(adjacency):
@@ -103,13 +58,38 @@ def tree_parents(adjacency):
     return parents
 
 
-def count_selection_messages(counter, parents, n_candidates):
-    """Count the sum over the spanning trees and the choice sent back down."""
+def count_selection_messages(counter, parents, n_candidates, senders=None):
+    """Count the sum over the spanning trees and the choice sent back down
+    (only the messages sent by ``senders`` when given: an MPI rank's nodes)."""
     up = payload_bytes(n_float64=n_candidates + 1)
     down = payload_bytes(n_int32=1)
+    counts = None
+    if senders is not None:
+        counts = np.zeros(len(parents), dtype=bool)
+        counts[np.asarray(senders, dtype=np.intp)] = True
     for node in np.flatnonzero(parents >= 0):
-        counter.send_message(int(node), int(parents[node]), up)
-        counter.send_message(int(parents[node]), int(node), down)
+        parent = int(parents[node])
+        if counts is None or counts[node]:
+            counter.send_message(int(node), parent, up)
+        if counts is None or counts[parent]:
+            counter.send_message(parent, int(node), down)
+
+
+class _Alone:
+    """How the selection combines what the nodes report, in one process:
+    every node's values are here already (the MPI engine passes its own,
+    which reduces over the ranks)."""
+
+    def max(self, values):
+        return values
+
+    def sum(self, values):
+        return values
+
+
+def _candidate_sup(kernel, max_square_norm):
+    """``max k(x, x)`` of a candidate kernel (linear: ``max ||x||^2``)."""
+    return max_square_norm if kernel == "linear" else 1.0
 
 
 class _KernelSelectionMixin:
@@ -118,33 +98,57 @@ class _KernelSelectionMixin:
     def _kernel_candidates(self, n_features):
         return [_nonlinear_kernel(n_features), "linear"]
 
-    def _held_out_classes_ok(self, y_train):
-        """Every class keeps a training sample (else the candidates' outputs
-        would not line up with the classes)."""
-        if not hasattr(self, "classes_"):
-            return True
-        return len(np.unique(y_train)) == len(self.classes_)
-
-    def _select_kernel(self, X, y, codes, sample_weight, y_encoded, epochs):
+    def _select_kernel(self, X, codes, sample_weight, y_encoded, epochs, shuffle,
+                       combine=None):
         """Choose ``kernel_`` among the candidates (each fitted alone by
-        ``epochs`` passes); fills ``kernel_selection_``."""
+        ``epochs`` passes on every node's training rows); fills
+        ``kernel_selection_``.
+
+        ``combine`` reduces over the processes that hold the nodes
+        (``max`` of the statistics the alone fits share, ``sum`` of the
+        per-node losses); by default every node is here.  A node's losses
+        are non-zero in one process only, so the sum is exact and every
+        process chooses as one process would.
+        """
+        combine = _Alone() if combine is None else combine
         n_nodes = len(self.nodes_)
         candidates = self._kernel_candidates(X.shape[1])
         held = holdout_mask(codes, n_nodes)
         train = ~held
+        # What every alone fit reads of all nodes' training rows: the largest
+        # ||x||^2, sample weight and |target| (its step and its divergence
+        # guard), whether any row is held out, and the classes they hold.
+        n_classes = len(getattr(self, "classes_", ()))
+        stats = np.zeros(4 + n_classes)
+        if train.any():
+            stats[0] = np.einsum("ij,ij->i", X[train], X[train], dtype=np.float64).max()
+            stats[1] = sample_weight[train].max()
+            stats[2] = np.abs(y_encoded[train]).max()
+        stats[3] = float(held.any())
+        if n_classes:
+            index = (y_encoded[train] > 0).astype(np.intp) if n_classes == 2 \
+                else y_encoded[train].astype(np.intp)
+            stats[4 + np.unique(index)] = 1.0
+        stats = combine.max(stats)
         losses = np.full((len(candidates), n_nodes), np.nan)
-        if held.any() and self._held_out_classes_ok(y[~held]):
-            weight = None if sample_weight is None else sample_weight[train]
+        # Every class keeps a training row (else the candidates' outputs
+        # would not line up with the classes).
+        if stats[3] and np.all(stats[4:] > 0):
             for k, kernel in enumerate(candidates):
-                alone = clone(self).set_params(
-                    kernel=kernel, consensus_penalty=0.0, network=None, group_column=None,
-                    random_state=int(self._node_seeds[0]), max_epochs=epochs,
-                )
-                alone._fit_alone(X[train], y[train], codes[train], weight, self)
-                F = alone._raw_decision_codes(X[held], codes[held])
+                alone = self._fit_alone(kernel, X[train], y_encoded[train], codes[train],
+                                        sample_weight[train], epochs, shuffle, stats)
+                F = np.zeros((int(held.sum()), self._n_outputs))
+                held_codes = codes[held]
+                for node in np.unique(held_codes):
+                    rows = np.flatnonzero(held_codes == node)
+                    F[rows] = alone._node_function(int(node), X[held][rows])
                 values = loss_values(self._loss_name(), F, y_encoded[held])
-                losses[k] = node_mean_losses(values, codes[held], n_nodes)
+                losses[k] = node_mean_losses(values, held_codes, n_nodes, sample_weight[held])
         reporting = ~np.isnan(losses[0])
+        total = combine.sum(np.vstack([np.where(np.isnan(losses), 0.0, losses),
+                                       reporting[None].astype(np.float64)]))
+        reporting = total[-1] > 0
+        losses = np.where(reporting[None], total[:-1], np.nan)
         mean = (losses[:, reporting].mean(axis=1) if reporting.any()
                 else np.zeros(len(candidates)))
         choice = int(np.argmin(mean))  # ties: the nonlinear kernel (first)
@@ -155,21 +159,24 @@ class _KernelSelectionMixin:
         }
         return candidates[choice]
 
-    def _fit_alone(self, X, y, codes, sample_weight, parent):
-        """Fit with the parent's node labels and classes (nodes by code)."""
-        groups = parent.nodes_[codes]
-        with warnings.catch_warnings():
-            # one node: the parent has said so already
-            warnings.simplefilter("ignore", UserWarning)
-            self.fit(X, y, groups=groups if len(parent.nodes_) > 1 else None,
-                     sample_weight=sample_weight)
-        # A node whose samples were all held out is missing from this fit.
-        self._code_map = np.searchsorted(self.nodes_, parent.nodes_)
-        return self
-
-    def _raw_decision_codes(self, X, codes):
-        out = np.zeros((X.shape[0], self._n_outputs))
-        for node in np.unique(codes):
-            rows = np.flatnonzero(codes == node)
-            out[rows] = self._node_function(int(self._code_map[node]), X[rows])
-        return out
+    def _fit_alone(self, kernel, X, y_encoded, codes, sample_weight, epochs, shuffle, stats):
+        """A fit of ``kernel`` with no consensus on these rows (every node
+        alone, no message): the fit ``fit`` would make with
+        ``consensus_penalty=0`` and ``random_state`` the first node seed, its
+        step and guard from ``stats`` (all nodes' training rows)."""
+        alone = clone(self).set_params(
+            kernel=kernel, consensus_penalty=0.0, network=None, group_column=None,
+            random_state=int(self._node_seeds[0]), max_epochs=epochs,
+        )
+        alone.nodes_ = self.nodes_
+        alone._dtype = self._dtype
+        alone._n_outputs = self._n_outputs
+        if hasattr(self, "classes_"):
+            alone.classes_ = self.classes_
+        alone._setup(X, codes, self._compress)
+        alone._kernel_sup_seen = _candidate_sup(kernel, float(stats[0]))
+        alone._s_max_seen = float(stats[1])
+        alone._target_scale = float(stats[2]) if self._is_regressor() else 1.0
+        queues = alone._make_queues(codes, epochs, shuffle)
+        alone._run(X, y_encoded, sample_weight, queues, epochs)
+        return alone

@@ -10,6 +10,7 @@ import numbers
 import numpy as np
 from scipy.spatial.distance import pdist
 
+from .._base import _kinds_text, _label_kinds
 from .._core import _online_fast
 
 _LOSSES = {
@@ -123,3 +124,23 @@ def _check_gamma(gamma, nodes, X, codes, kernel="rbf"):
     if not np.all(np.isfinite(values)) or np.any(values <= 0):
         raise ValueError(f"gamma must be finite and > 0 for every node, got {values}.")
     return values
+
+
+class NodeIdKindError(ValueError, TypeError):
+    """Node ids of another kind than at fit (a ``ValueError`` naming
+    ``groups``; also a ``TypeError``, what a mix of kinds raised before)."""
+
+
+def _check_groups_kind(estimator, groups):
+    """Refuse ``groups`` holding node ids of another kind than ``nodes_``
+    (numbers of any dtype are one kind, strings another): such an id can
+    never match a fitted node, so it would silently make a new node."""
+    fitted, given = _label_kinds(estimator.nodes_), _label_kinds(np.asarray(groups))
+    if not given <= fitted:
+        raise NodeIdKindError(
+            f"groups holds node ids of kind {_kinds_text(given)} but this "
+            f"{type(estimator).__name__} was fitted with node ids of kind "
+            f"{_kinds_text(fitted)} (nodes_ has dtype {estimator.nodes_.dtype}); "
+            "use node ids of one type, as in fit (e.g. convert ids read back as "
+            "strings to integers)."
+        )
