@@ -94,7 +94,7 @@ def launch(n_ranks, cases, tmp, faults=None):
     Parameters
     ----------
     n_ranks : int
-        Number of MPI processes.
+        As in :func:`run_ranks`.
     cases : list of tuple
         Each starts with ``(name, estimator, data directory)`` (a directory
         of :func:`skfed.engines._partitions.save_partitions`); anything
