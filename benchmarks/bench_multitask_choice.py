@@ -67,21 +67,63 @@ def _fit(params, regression, Xtr, ytr, gtr, Xte, yte, gte, metric):
                 share=getattr(est, "shared_weight_", None), cpu_s=round(cpu[0], 1))
 
 
+def load_cache(cache):
+    """The baseline scores stored in the JSON file ``cache`` (``{}`` if none)."""
+    if cache and os.path.exists(cache):
+        with open(cache) as f:
+            return json.load(f)
+    return {}
+
+
+def split_with_baselines(name, seed, stored, cache=None):
+    """One row of the defaults table: its split and its better baseline.
+
+    Parameters
+    ----------
+    name : str
+        A data set of ``bench_multitask.py``'s defaults table.
+    seed : int
+        Its split.
+    stored : dict
+        Baseline scores by ``"name/seed"``; the row's are measured and added
+        when missing (only the missing estimators, as in
+        ``bench_multitask.defaults_table``).
+    cache : str or None, default=None
+        JSON file that ``stored`` is written to after a measurement.
+
+    Returns
+    -------
+    split : tuple
+        ``Xtr, Xte, ytr, yte, gtr, gte``.
+    regression : bool
+        Whether the row is a regression (School).
+    metric : {"rmse", "auc", "accuracy"}
+        The row's score.
+    best : float
+        The better of the best Global and the best Local score (the lower
+        RMSE, or the higher AUC or accuracy).
+    """
+    split = load_split(name, seed)
+    regression = name == "school"
+    metric = "rmse" if regression else "auc" if name == "landmine" else "accuracy"
+    key = f"{name}/{seed}"
+    # A cache written before LassoCV joined the regression baselines lacks it.
+    if key not in stored or (regression and "local_LassoCV" not in stored[key]):
+        stored[key] = baselines(name, *split, metric, known=stored.get(key))
+        if cache:
+            with open(cache, "w") as f:
+                json.dump(stored, f)
+    pick = min if regression else max
+    best = pick(_best(stored[key], "global_", regression),
+                _best(stored[key], "local_", regression))
+    return split, regression, metric, best
+
+
 def selection(cache=None):
-    stored = json.load(open(cache)) if cache and os.path.exists(cache) else {}
+    stored = load_cache(cache)
     for name in SELECTION:
-        Xtr, Xte, ytr, yte, gtr, gte = load_split(name, 0)
-        regression = name == "school"
-        metric = "rmse" if regression else "auc" if name == "landmine" else "accuracy"
-        key = f"{name}/0"
-        if key not in stored:
-            stored[key] = baselines(name, Xtr, Xte, ytr, yte, gtr, gte, metric)
-            if cache:
-                with open(cache, "w") as f:
-                    json.dump(stored, f)
-        pick = min if regression else max
-        best = pick(_best(stored[key], "global_", regression),
-                    _best(stored[key], "local_", regression))
+        split, regression, metric, best = split_with_baselines(name, 0, stored, cache)
+        Xtr, Xte, ytr, yte, gtr, gte = split
         for label, params in CANDIDATES.items():
             if regression:  # the regressor has the squared loss only
                 if params.get("loss") in ("logistic", "hinge"):

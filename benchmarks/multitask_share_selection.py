@@ -25,12 +25,12 @@ one BLAS thread.
 
 import argparse
 import json
-import os
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from bench_multitask import _best, baselines, fit_checked, load_split, node_score
+from bench_multitask import fit_checked, node_score
+from bench_multitask_choice import load_cache, split_with_baselines
 from skfed import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
 from skfed.baselines import pooled_data_bytes
 from skfed.multitask import _shared
@@ -49,25 +49,12 @@ def parse_variant(text):
 
 
 def run(datasets, seeds, variants, cache=None):
-    stored = {}
-    if cache and os.path.exists(cache):
-        with open(cache) as f:
-            stored = json.load(f)
+    stored = load_cache(cache)
     defaults = {name: getattr(_shared, name) for name in _CONSTANTS.values()}
     for name in datasets:
         for seed in seeds:
-            Xtr, Xte, ytr, yte, gtr, gte = load_split(name, seed)
-            regression = name == "school"
-            metric = "rmse" if regression else "auc" if name == "landmine" else "accuracy"
-            key = f"{name}/{seed}"
-            if key not in stored:
-                stored[key] = baselines(name, Xtr, Xte, ytr, yte, gtr, gte, metric)
-                if cache:
-                    with open(cache, "w") as f:
-                        json.dump(stored, f)
-            base = stored[key]
-            best_g, best_l = _best(base, "global_", regression), _best(base, "local_", regression)
-            best = min(best_g, best_l) if regression else max(best_g, best_l)
+            split, regression, metric, best = split_with_baselines(name, seed, stored, cache)
+            Xtr, Xte, ytr, yte, gtr, gte = split
             raw = pooled_data_bytes(Xtr, ytr, gtr)
             Est = FederatedMultiTaskRegressor if regression else FederatedMultiTaskClassifier
             for label, constants in [("learned", None), ("auto", {})] + variants:

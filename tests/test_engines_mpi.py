@@ -10,20 +10,14 @@ without MPI.
 """
 
 import importlib
-import os
 import pickle
-import shutil
-import subprocess
 import sys
-import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import sparse
 from sklearn.base import clone
 
-import skfed
 from skfed.boosting import (
     DecentralizedBoostingClassifier,
     PersonalizedLinearClassifier,
@@ -36,28 +30,7 @@ from skfed.graph import CollaborationGraphLearner
 from skfed.network import SimulatedNetwork
 from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
 
-try:
-    import mpi4py  # noqa: F401  (only whether it is there)
-
-    HAVE_MPI4PY = True
-except ImportError:
-    HAVE_MPI4PY = False
-
-
-def _mpiexec():
-    """The mpiexec beside this Python (the mpich wheel's), else the one on PATH."""
-    here = Path(sys.executable).parent / "mpiexec"
-    return str(here) if here.exists() else shutil.which("mpiexec")
-
-
-needs_mpi = pytest.mark.skipif(
-    not (HAVE_MPI4PY and _mpiexec()),
-    reason='mpi4py or mpiexec is missing (pip install ".[mpi]" installs both)',
-)
-
-# Longest a whole mpiexec launch may take here (2 shared cores, -n 4
-# oversubscribes them); the engine's own message timeout is shorter.
-LAUNCH_TIMEOUT = 240
+from ._helpers.mpi import LAUNCH_TIMEOUT, launch, needs_mpi, run_ranks
 
 
 # ------------------------------------------------------------------ data
@@ -143,41 +116,6 @@ def _cases(tmp):
     return out
 
 
-_DRIVER = textwrap.dedent("""
-    import pickle, sys
-    from mpi4py import MPI
-    from skfed.engines import mpi
-
-    cases = pickle.load(open(sys.argv[1], "rb"))
-    faults = pickle.loads(bytes.fromhex(sys.argv[3]))
-    results = {}
-    for name, est, directory in cases:
-        results[name] = mpi.fit(est, directory, timeout=60, faults=faults)
-    if MPI.COMM_WORLD.Get_rank() == 0:
-        pickle.dump(results, open(sys.argv[2], "wb"))
-""")
-
-
-def _launch(n_ranks, cases, tmp, faults=None):
-    tmp.mkdir(parents=True, exist_ok=True)
-    (tmp / "driver.py").write_text(_DRIVER)
-    with open(tmp / "cases.pkl", "wb") as f:
-        pickle.dump([(name, est, d) for name, est, d, *_ in cases], f)
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-    # The ranks import the same skfed as this process.
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(Path(skfed.__file__).parent.parent)] + env.get("PYTHONPATH", "").split(os.pathsep)
-    )
-    proc = subprocess.run(
-        [_mpiexec(), "-n", str(n_ranks), sys.executable, str(tmp / "driver.py"),
-         str(tmp / "cases.pkl"), str(tmp / "out.pkl"), pickle.dumps(faults).hex()],
-        cwd=tmp, env=env, capture_output=True, text=True, timeout=LAUNCH_TIMEOUT,
-    )
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    with open(tmp / "out.pkl", "rb") as f:
-        return pickle.load(f)
-
-
 @pytest.fixture(scope="module")
 def mpi_cases(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("mpi")
@@ -253,7 +191,7 @@ def test_fits_on_mpi_equal_simulation(mpi_cases, n_ranks):
     # On two ranks, rank 1 is slow (it waits before every message): the
     # schedule is agreed, so only the time changes.
     faults = {"slow": {1: 2e-4}} if n_ranks == 2 else None
-    results = _launch(n_ranks, cases, tmp / f"n{n_ranks}", faults)
+    results = launch(n_ranks, cases, tmp / f"n{n_ranks}", faults)
     for name, *_ in cases:
         sim, run = simulated[name], results[name]
         _assert_same_fit(sim, run)
@@ -442,14 +380,7 @@ def test_blocks_and_traffic_bookkeeping(tmp_path):
 
 # ------------------------------------------------------------------ faults
 def _cli(n_ranks, args, tmp, timeout=LAUNCH_TIMEOUT):
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(Path(skfed.__file__).parent.parent)] + env.get("PYTHONPATH", "").split(os.pathsep)
-    )
-    return subprocess.run(
-        [_mpiexec(), "-n", str(n_ranks), sys.executable, "-m", "skfed.engines.mpi", *args],
-        cwd=tmp, env=env, capture_output=True, text=True, timeout=timeout,
-    )
+    return run_ranks(n_ranks, ["-m", "skfed.engines.mpi", *args], tmp, timeout)
 
 
 def _stopped_run(n_ranks, args, stopped, n_nodes, tmp, timeout="3"):

@@ -10,20 +10,11 @@ fit of the same data, model for model and byte for byte.
 """
 
 import copy
-import importlib.util
-import os
-import pickle
-import shutil
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 from sklearn.base import clone
 
-import skfed
 from skfed._graph_join import _RESOLVE_EVERY
 from skfed.boosting import DecentralizedBoostingClassifier, PersonalizedLinearClassifier
 from skfed.engines._partitions import save_partitions
@@ -31,42 +22,8 @@ from skfed.graph import model_message_bytes
 from skfed.network import SimulatedNetwork
 from skfed.online import DecentralizedKernelSGDClassifier
 
-try:
-    import mpi4py  # noqa: F401  (only whether it is there)
-
-    HAVE_MPI4PY = True
-except ImportError:
-    HAVE_MPI4PY = False
-
-
-def _mpiexec():
-    here = Path(sys.executable).parent / "mpiexec"
-    return str(here) if here.exists() else shutil.which("mpiexec")
-
-
-needs_mpi = pytest.mark.skipif(
-    not (HAVE_MPI4PY and _mpiexec()),
-    reason='mpi4py or mpiexec is missing (pip install ".[mpi]" installs both)',
-)
-LAUNCH_TIMEOUT = 240
-
-
-def _graph_join_tests():
-    """tests/test_graph_join.py (its NumPy reference of a newcomer's join)."""
-    path = Path(__file__).parent / "test_graph_join.py"
-    spec = importlib.util.spec_from_file_location("_graph_join_tests", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _data(seed=0, n_nodes=8, n_per=25):
-    rng = np.random.RandomState(seed)
-    groups = np.repeat(np.arange(n_nodes), n_per)
-    X = rng.normal(size=(n_nodes * n_per, 2))
-    flip = np.where(np.arange(n_nodes) % 2 == 0, 1.0, -1.0)[groups]
-    y = (flip * X[:, 0] + 0.3 * X[:, 1] > 0).astype(int)
-    return X, y, groups
+from ._helpers.mpi import launch, needs_mpi
+from .test_graph_join import _data, _newcomer_reference
 
 
 # The graph methods as tests/test_graph_join.py's reference computes them
@@ -91,43 +48,14 @@ def _cases():
     ]
 
 
-_DRIVER = textwrap.dedent("""
-    import pickle, sys
-    from mpi4py import MPI
-    from skfed.engines import mpi
-
-    cases = pickle.load(open(sys.argv[1], "rb"))
-    results = {name: mpi.fit(est, directory, timeout=60) for name, est, directory in cases}
-    if MPI.COMM_WORLD.Get_rank() == 0:
-        pickle.dump(results, open(sys.argv[2], "wb"))
-""")
-
-
 @pytest.fixture(scope="module")
 def mpi_fits(tmp_path_factory):
     """``{name: (mpi_fit, simulated_fit, X, y, groups, new)}`` (2 ranks)."""
     tmp = tmp_path_factory.mktemp("mpi_join")
     cases = _cases()
-    launch = []
-    for name, est, X, y, g, fit, _ in cases:
-        directory = tmp / name
-        save_partitions(X[fit], y[fit], g[fit], directory)
-        launch.append((name, est, str(directory)))
-    (tmp / "driver.py").write_text(_DRIVER)
-    with open(tmp / "cases.pkl", "wb") as f:
-        pickle.dump(launch, f)
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(Path(skfed.__file__).parent.parent)] + env.get("PYTHONPATH", "").split(os.pathsep)
-    )
-    proc = subprocess.run(
-        [_mpiexec(), "-n", "2", sys.executable, str(tmp / "driver.py"),
-         str(tmp / "cases.pkl"), str(tmp / "out.pkl")],
-        cwd=tmp, env=env, capture_output=True, text=True, timeout=LAUNCH_TIMEOUT,
-    )
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    with open(tmp / "out.pkl", "rb") as f:
-        results = pickle.load(f)
+    for name, _, X, y, g, fit, _ in cases:
+        save_partitions(X[fit], y[fit], g[fit], tmp / name)
+    results = launch(2, [(name, est, tmp / name) for name, est, *_ in cases], tmp)
     return {name: (results[name], clone(est).fit(X[fit], y[fit], groups=g[fit]), X, y, g, new)
             for name, est, X, y, g, fit, new in cases}
 
@@ -152,10 +80,9 @@ def test_graph_join_after_mpi_fit_is_the_numpy_computation(mpi_fits, name):
     np.testing.assert_array_equal(est.collaboration_graph_[:K, :K].toarray(),
                                   before.collaboration_graph_.toarray())
     # The newcomer's model and row: NumPy, from what the MPI fit kept.
-    reference = _graph_join_tests()._newcomer_reference
     n_steps = 3 * _RESOLVE_EVERY  # max_iter / n_fitted
-    model, v = reference(before, before._join_info, X[new], y[new], np.ones(new.sum()),
-                         n_steps, n_steps, resolve=True)
+    model, v = _newcomer_reference(before, before._join_info, X[new], y[new],
+                                   np.ones(new.sum()), n_steps, n_steps, resolve=True)
     np.testing.assert_allclose(est._full_coef()[K], model, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(est.collaboration_graph_[K, :K].toarray()[0], v,
                                rtol=1e-7, atol=1e-10)

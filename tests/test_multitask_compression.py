@@ -24,21 +24,14 @@ from skfed.multitask import (
 )
 from skfed.privacy import DifferentialPrivacy
 
+from ._helpers.multitask import exact_kernel as _exact
+
 # These tests check MOCHA's machinery (the learned Omega, the exact kernel and
 # random-feature modes, the squared hinge), the defaults they were written
 # for.  Issue 28 made the defaults kernel="linear", omega="auto" (the shared
 # model) and the logistic loss, so here the former ones are pinned;
 # test_multitask_defaults.py tests the new defaults.
 _MOCHA = dict(kernel="rbf", omega="learn")
-
-
-def _exact(params):
-    """The exact kernel mode unless the test asks for an approximation
-    (approximation="auto" takes random features with several nodes: the
-    exact mode relays every dual change to every node each round)."""
-    if "approximation" in params or "n_components" in params:
-        return params
-    return {"approximation": None, **params}
 
 
 def FederatedMultiTaskClassifier(**params):  # noqa: N802

@@ -22,6 +22,8 @@ from skfed import (
 )
 from skfed.model_selection import WithinGroupKFold, make_group_scorer
 
+from ._helpers.multitask import exact_kernel as _exact
+
 
 # MOCHA's machinery, the defaults these tests were written for (rbf kernel,
 # learned Omega, squared hinge): issue 28 made the defaults linear, the shared
@@ -30,13 +32,6 @@ from skfed.model_selection import WithinGroupKFold, make_group_scorer
 _MOCHA = dict(kernel="rbf", omega="learn")
 
 
-def _exact(params):
-    """The exact kernel mode unless the test asks for an approximation
-    (approximation="auto" takes random features with several nodes: the
-    exact mode relays every dual change to every node each round)."""
-    if "approximation" in params or "n_components" in params:
-        return params
-    return {"approximation": None, **params}
 _FederatedMultiTaskClassifier = FederatedMultiTaskClassifier
 _FederatedMultiTaskRegressor = FederatedMultiTaskRegressor
 _FederatedMultiTaskClassifierCV = FederatedMultiTaskClassifierCV

@@ -10,15 +10,11 @@ from skfed import (
     FederatedMultiTaskRegressor,
 )
 
+from ._helpers.data import related_linear_tasks
+
 
 def _nodes(regression):
-    rng = np.random.RandomState(0)
-    groups = np.repeat(np.arange(6), 40)
-    X = rng.normal(size=(240, 5))
-    W = rng.normal(size=5) + 0.3 * rng.normal(size=(6, 5))
-    score = (X * W[groups]).sum(1)
-    y = score + 0.3 * rng.normal(size=240) if regression else (score > 0).astype(int)
-    return X, y, groups
+    return related_linear_tasks(np.random.RandomState(0), 6, 40, regression=regression)
 
 
 @pytest.mark.parametrize("cls", [FederatedMultiTaskClassifier, FederatedMultiTaskRegressor])

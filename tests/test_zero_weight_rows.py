@@ -11,14 +11,12 @@ from skfed import (
     FederatedMultiTaskClassifier,
 )
 
+from ._helpers.data import related_linear_tasks
+
 
 def _with_outliers(regression):
     rng = np.random.RandomState(0)
-    groups = np.repeat(np.arange(4), 40)
-    X = rng.normal(size=(160, 5))
-    W = rng.normal(size=5) + 0.3 * rng.normal(size=(4, 5))
-    score = (X * W[groups]).sum(1)
-    y = score + 0.3 * rng.normal(size=160) if regression else (score > 0).astype(int)
+    X, y, groups = related_linear_tasks(rng, 4, 40, regression=regression)
     X_out = 50 * rng.normal(size=(20, 5))
     y_out = 100 * rng.normal(size=20) if regression else rng.randint(2, size=20)
     # The outliers sit inside node 0's rows and at the end (node 0 and 2).
