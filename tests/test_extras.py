@@ -1,9 +1,11 @@
 """The install hints of missing optional dependencies match pyproject.toml."""
 
-import tomllib
 from pathlib import Path
 
 import pytest
+
+# tomllib is in the standard library from Python 3.11; the package supports 3.10.
+tomllib = pytest.importorskip("tomllib")
 
 from skfed._extras import _FALLBACK, extra_requirements, install_hint
 
