@@ -267,9 +267,11 @@ def test_output_explains_itself(monkeypatch, tmp_path, capsys):
     assert all(len(line) <= 100 for line in out.split("Warnings raised")[1].splitlines())
 
     result = cmp.compare("computer-regression", quick=True, verbose=0)
-    assert [row["method"] for row in result.table] == ["global-linear", "local-linear"]
+    baselines = ["global-linear", "local-linear", "global-svm", "local-svm",
+                 "global-lassocv", "local-lassocv"]
+    assert [row["method"] for row in result.table] == baselines
     assert set(result.info["not_run_by_default"]) == (
-        set(cmp.applicable_methods("regression")) - {"global-linear", "local-linear"}
+        set(cmp.applicable_methods("regression")) - set(baselines)
     )
     text = result.format()
     note = text[text.index("Not run by default, since computer-regression is not among"):]
