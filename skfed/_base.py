@@ -451,6 +451,13 @@ class NodeLayout:
             self._order = np.arange(len(self.codes), dtype=np.intp)
         return self._order
 
+    @order.setter
+    def order(self, value):
+        # A caller that maps the rows elsewhere (e.g. the kept rows of a
+        # larger training set) sets it; ``in_order`` then no longer holds.
+        self._order = np.asarray(value, dtype=np.intp)
+        self.in_order = False
+
     def node_slice(self, node):
         """Slice of node ``node``'s rows in the node-ordered arrays."""
         return slice(self.offsets[node], self.offsets[node + 1])
