@@ -376,13 +376,28 @@ def _factorize(groups):
     """``np.unique(groups, return_inverse=True)``, in linear time when the
     node ids are integers already in non-decreasing order (the usual layout
     of per-node data: a million clients' 30 million rows need no sort)."""
-    if groups.dtype.kind in "iu" and len(groups) and np.all(groups[1:] >= groups[:-1]):
+    labels, codes, _ = _factorize_counts(groups)
+    return labels, codes
+
+
+def _factorize_counts(groups):
+    """:func:`_factorize` plus each label's count when the ids were sorted.
+
+    Returns ``(labels, codes, counts)``; ``counts`` (one per label, in the
+    order of ``labels``) is None unless the node ids are integers in
+    non-decreasing order, where the codes are written run by run (no
+    cumulative sum) and the counts let :class:`NodeLayout` skip its own
+    order check and counting pass.
+    """
+    if (groups.dtype.kind in "iu" and len(groups)
+            and np.all(groups[1:] >= groups[:-1])):
         starts = np.flatnonzero(groups[1:] != groups[:-1]) + 1
-        codes = np.zeros(len(groups), dtype=np.intp)
-        codes[starts] = 1
-        np.cumsum(codes, out=codes)
-        return groups[np.concatenate([[0], starts])], codes
-    return np.unique(groups, return_inverse=True)
+        bounds = np.concatenate([[0], starts, [len(groups)]]).astype(np.intp)
+        counts = np.diff(bounds)
+        codes = np.repeat(np.arange(len(counts), dtype=np.intp), counts)
+        return groups[bounds[:-1]], codes, counts
+    labels, codes = np.unique(groups, return_inverse=True)
+    return labels, codes, None
 
 
 class NodeLayout:
@@ -393,6 +408,9 @@ class NodeLayout:
     codes : ndarray of shape (n_samples,)
         Node index (0 .. n_nodes - 1) of every sample.
     n_nodes : int
+    counts : ndarray of shape (n_nodes,), default=None
+        Samples of every node, given only when ``codes`` are known to be in
+        non-decreasing order (then neither checked nor counted again).
 
     Attributes
     ----------
@@ -404,19 +422,41 @@ class NodeLayout:
         their original order.
     offsets : ndarray of shape (n_nodes + 1,), dtype=intp
     counts : ndarray of shape (n_nodes,), dtype=intp
+    in_order : bool
+        Whether the samples already are node by node (``order`` is then the
+        identity, and only built if asked for).
     """
 
-    def __init__(self, codes, n_nodes):
+    def __init__(self, codes, n_nodes, *, counts=None):
         self.codes = np.asarray(codes, dtype=np.intp)
         self.n_nodes = int(n_nodes)
-        if np.all(self.codes[1:] >= self.codes[:-1]):
-            # Already node by node: the stable sort is the identity.
-            self.order = np.arange(len(self.codes), dtype=np.intp)
-        else:
-            self.order = np.argsort(self.codes, kind="stable").astype(np.intp)
-        self.counts = np.bincount(self.codes, minlength=self.n_nodes).astype(np.intp)
+        # ``counts`` is given only by a caller that knows the codes are in
+        # non-decreasing order (:func:`_factorize_counts`): it saves the
+        # order check and the counting pass over the samples.
+        self.in_order = counts is not None or bool(np.all(self.codes[1:] >= self.codes[:-1]))
+        self._order = None
+        if not self.in_order:
+            self._order = np.argsort(self.codes, kind="stable").astype(np.intp)
+        if counts is None:
+            counts = np.bincount(self.codes, minlength=self.n_nodes)
+        self.counts = np.asarray(counts).astype(np.intp)
         self.offsets = np.zeros(self.n_nodes + 1, dtype=np.intp)
         np.cumsum(self.counts, out=self.offsets[1:])
+
+    @property
+    def order(self):
+        """Stable permutation grouping the samples node by node (the identity
+        when they already are, built on first use)."""
+        if self._order is None:
+            self._order = np.arange(len(self.codes), dtype=np.intp)
+        return self._order
+
+    @order.setter
+    def order(self, value):
+        # A caller that maps the rows elsewhere (e.g. the kept rows of a
+        # larger training set) sets it; ``in_order`` then no longer holds.
+        self._order = np.asarray(value, dtype=np.intp)
+        self.in_order = False
 
     def node_slice(self, node):
         """Slice of node ``node``'s rows in the node-ordered arrays."""
@@ -648,9 +688,10 @@ class FederatedMixin(DocLinkMixin):
                 )
             self.nodes_ = np.array([0])
             codes = np.zeros(n_samples, dtype=np.intp)
+            counts = np.array([n_samples], dtype=np.intp)
         else:
             try:
-                self.nodes_, codes = _factorize(groups)
+                self.nodes_, codes, counts = _factorize_counts(groups)
             except TypeError as exc:
                 raise TypeError(
                     "groups could not be sorted; use node ids of one comparable type."
@@ -658,7 +699,7 @@ class FederatedMixin(DocLinkMixin):
         self._fitted_with_groups = groups is not None
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X_features, dtype=X_features.dtype)
-        layout = NodeLayout(codes, len(self.nodes_))
+        layout = NodeLayout(codes, len(self.nodes_), counts=counts)
         return X_features, y, sample_weight, layout
 
     # -------------------------------------------------------------- predict side

@@ -895,6 +895,31 @@ def _check_partial(const intp_t[::1] offsets, const intp_t[::1] nodes,
         raise ValueError("work is too small")
 
 
+cdef void _partial_node(
+    intp_t n, intp_t d, const floating* y, const floating* sw, double* work,
+    bint center, intp_t k_max, double dof, double tcrit_k, double tcrit_0, double gate,
+    double* tstat, uint8_t* packed, intp_t* used, double* sphericity,
+) noexcept nogil:
+    """The part of the partial entry points after a client's rows are loaded
+    into ``work[:n * d]`` (row-major, raw values): load its targets
+    ``y[:n]`` and weights ``sw[:n]``, sum each feature's weighted squares
+    and run :func:`_partial_core`."""
+    cdef intp_t t, j
+    cdef double* Z = work
+    cdef double* r = Z + n * d
+    cdef double* wt = r + n
+    cdef double* raw = wt + n
+    for j in range(d):
+        raw[j] = 0.0
+    for t in range(n):
+        wt[t] = sw[t]
+        r[t] = y[t]
+        for j in range(d):
+            raw[j] += wt[t] * Z[t * d + j] * Z[t * d + j]
+    used[0] = _partial_core(Z, n, d, wt, r, raw, center, k_max, dof, gate, tcrit_k,
+                            tcrit_0, raw + d, tstat, packed, sphericity)
+
+
 def client_partial_dense(
     const floating[:, ::1] X,          # IN (n_samples, d), rows node by node
     const floating[::1] y,             # IN (n_samples,)
@@ -916,29 +941,18 @@ def client_partial_dense(
     """The partial rule (skfed/support/_partial.py) on dense rows."""
     cdef intp_t d = X.shape[1]
     cdef intp_t q, i, t, j, r0, n
-    cdef double *Z, *r, *wt, *raw, *rest
     _check_partial(offsets, nodes, k_max, d, work.shape[0])
     with nogil:
         for q in range(nodes.shape[0]):
             i = nodes[q]
             r0 = offsets[i]
             n = offsets[i + 1] - r0
-            Z = &work[0]
-            r = Z + n * d
-            wt = r + n
-            raw = wt + n
-            rest = raw + d
-            for j in range(d):
-                raw[j] = 0.0
             for t in range(n):
-                wt[t] = sample_weight[r0 + t]
-                r[t] = y[r0 + t]
                 for j in range(d):
-                    Z[t * d + j] = X[r0 + t, j]
-                    raw[j] += wt[t] * Z[t * d + j] * Z[t * d + j]
-            used[i] = _partial_core(Z, n, d, wt, r, raw, center, k_max[i], dof[i], gate,
-                                    tcrit_k[i], tcrit_0[i], rest, &tstat[i, 0],
-                                    &packed[i, 0], &sphericity[i])
+                    work[t * d + j] = X[r0 + t, j]
+            _partial_node(n, d, &y[r0], &sample_weight[r0], &work[0], center, k_max[i],
+                          dof[i], tcrit_k[i], tcrit_0[i], gate, &tstat[i, 0],
+                          &packed[i, 0], &used[i], &sphericity[i])
     return ()
 
 
@@ -947,48 +961,35 @@ def client_partial_csr(
     const intp_t[::1] indices,         # IN CSR column indices
     const intp_t[::1] indptr,          # IN (n_samples + 1,)
     intp_t d,                          # IN number of features
-    const floating[::1] y,             # IN (n_samples,)
-    const floating[::1] sample_weight, # IN (n_samples,)
-    const intp_t[::1] offsets,         # IN (n_nodes + 1,)
-    const intp_t[::1] nodes,           # IN
-    const intp_t[::1] k_max,           # IN (n_nodes,)
-    const double[::1] dof,             # IN (n_nodes,)
-    const double[::1] tcrit_k,         # IN (n_nodes,)
-    const double[::1] tcrit_0,         # IN (n_nodes,)
-    double gate,                       # IN
-    bint center,                       # IN
-    double[:, ::1] tstat,              # OUT (n_nodes, d)
-    uint8_t[:, ::1] packed,            # OUT (n_nodes, ceil(d / 8))
-    intp_t[::1] used,                  # OUT (n_nodes,)
-    double[::1] sphericity,            # OUT (n_nodes,)
-    double[::1] work,                  # WORK as client_partial_dense
+    const floating[::1] y,             # then as client_partial_dense
+    const floating[::1] sample_weight,
+    const intp_t[::1] offsets,
+    const intp_t[::1] nodes,
+    const intp_t[::1] k_max,
+    const double[::1] dof,
+    const double[::1] tcrit_k,
+    const double[::1] tcrit_0,
+    double gate,
+    bint center,
+    double[:, ::1] tstat,
+    uint8_t[:, ::1] packed,
+    intp_t[::1] used,
+    double[::1] sphericity,
+    double[::1] work,
 ):
     """:func:`client_partial_dense` over CSR rows (a client's rows densified)."""
-    cdef intp_t q, i, t, j, p, r0, n
-    cdef double x
-    cdef double *Z, *r, *wt, *raw, *rest
+    cdef intp_t q, i, t, p, r0, n
     _check_partial(offsets, nodes, k_max, d, work.shape[0])
     with nogil:
         for q in range(nodes.shape[0]):
             i = nodes[q]
             r0 = offsets[i]
             n = offsets[i + 1] - r0
-            Z = &work[0]
-            r = Z + n * d
-            wt = r + n
-            raw = wt + n
-            rest = raw + d
-            memset(Z, 0, n * d * sizeof(double))
-            for j in range(d):
-                raw[j] = 0.0
+            memset(&work[0], 0, n * d * sizeof(double))
             for t in range(n):
-                wt[t] = sample_weight[r0 + t]
-                r[t] = y[r0 + t]
                 for p in range(indptr[r0 + t], indptr[r0 + t + 1]):
-                    x = data[p]
-                    Z[t * d + indices[p]] = x
-                    raw[indices[p]] += wt[t] * x * x
-            used[i] = _partial_core(Z, n, d, wt, r, raw, center, k_max[i], dof[i], gate,
-                                    tcrit_k[i], tcrit_0[i], rest, &tstat[i, 0],
-                                    &packed[i, 0], &sphericity[i])
+                    work[t * d + indices[p]] = data[p]
+            _partial_node(n, d, &y[r0], &sample_weight[r0], &work[0], center, k_max[i],
+                          dof[i], tcrit_k[i], tcrit_0[i], gate, &tstat[i, 0],
+                          &packed[i, 0], &used[i], &sphericity[i])
     return ()

@@ -164,7 +164,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
 
         if sparse.issparse(X):
             X = sparse.csr_matrix(X)
-        if np.all(layout.codes[1:] >= layout.codes[:-1]):
+        if layout.in_order:
             # Already node by node (the usual layout of per-node data): no copy.
             X_nodes = X if sparse.issparse(X) else np.ascontiguousarray(X)
             y_nodes = np.ascontiguousarray(y, dtype=dtype)
