@@ -454,6 +454,7 @@ def test_flower_resolves_auto_mode_as_the_simulation(task_identity, n_per_node, 
     assert reference.approximation_ == mode
     assert fitted.approximation_ == reference.approximation_
     assert fitted.n_components_ == reference.n_components_
+    assert fitted.gamma_ == pytest.approx(reference.gamma_, rel=1e-12)
     if mode is not None:
         assert fitted.n_components_ == 170
     np.testing.assert_allclose(fitted.duality_gap_curve_, reference.duality_gap_curve_,

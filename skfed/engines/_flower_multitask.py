@@ -504,6 +504,7 @@ class _Run:
         spec = resolve_kernel(est.kernel, gamma=gamma, degree=est.degree, coef0=est.coef0,
                               n_features=d)
         est._kernel_spec = spec
+        est.gamma_ = None if gamma is None else float(gamma)
         if is_classifier(est):
             for t in range(m):
                 setup_arrays[t]["classes"] = est.classes_
