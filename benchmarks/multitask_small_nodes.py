@@ -19,8 +19,14 @@ the baselines, the margin to the better one (target: at least -0.001),
 converged, bytes against the raw upload, rounds, the selected share and CPU
 seconds of the fit.  One JSON line per row, one BLAS thread.
 
+``few-5``, ``few-10``, ``few-20``, ``few-40``: 5, 10, 20 and 40 nodes of 10 training
+samples, 8 features, a 0.3 perturbation, to compare the personal
+selection (``--personal-min-nodes 1``) with the learned share alone
+(``--personal-min-nodes 1000000``) where the default threshold (20 nodes)
+lies.
+
     python benchmarks/multitask_small_nodes.py [--seeds 0 1 2] [--families alike uninformative]
-        [--tasks classification regression]
+        [--tasks classification regression] [--personal-min-nodes N]
 """
 
 import argparse
@@ -43,6 +49,11 @@ FAMILIES = {
     # n_nodes, training samples a node, features, informative features, spread
     "alike": (300, 20, 10, 10, 0.1),
     "uninformative": (100, 30, 50, 5, 0.3),
+    # few nodes, for the personal selection's minimum number of nodes
+    "few-5": (5, 10, 8, 8, 0.3),
+    "few-10": (10, 10, 8, 8, 0.3),
+    "few-20": (20, 10, 8, 8, 0.3),
+    "few-40": (40, 10, 8, 8, 0.3),
 }
 
 
@@ -121,10 +132,17 @@ def run(families, tasks, seeds):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    parser.add_argument("--families", nargs="+", default=list(FAMILIES), choices=list(FAMILIES))
+    parser.add_argument("--families", nargs="+", default=["alike", "uninformative"],
+                        choices=list(FAMILIES))
     parser.add_argument("--tasks", nargs="+", default=["classification", "regression"],
                         choices=["classification", "regression"])
+    parser.add_argument("--personal-min-nodes", type=int, default=None,
+                        help="override the personal selection's minimum number of nodes")
     args = parser.parse_args(argv)
+    if args.personal_min_nodes is not None:
+        import skfed.multitask._shared as shared
+
+        shared._PERSONAL_MIN_NODES = args.personal_min_nodes
     with threadpool_limits(1):
         rows = run(args.families, args.tasks, args.seeds)
     print(json.dumps(dict(rows=len(rows), target_met=sum(r["target_met"] for r in rows),

@@ -205,9 +205,11 @@ def test_multiclass_problems_share_one_budget():
 
 def test_shared_bytes_equal_closed_form():
     # 3 nodes, d' = 3 (2 features and the bias), 8-bit messages; every round
-    # evaluates one point: w_0's change and mu down, u_t's change and four
-    # floats up; the end of fit sends one float (the round whose w_0 and own
-    # part to keep: every node holds the evaluated points' w_0 exactly).
+    # evaluates one point: w_0's change and mu down (in the first round mu
+    # only: every node holds w_0 = 0; the share, so mu, moves every round),
+    # u_t's change and four floats up; the end of fit sends one float (the
+    # round whose w_0 and own part to keep: every node holds the evaluated
+    # points' w_0 exactly).
     rng = np.random.RandomState(7)
     g = np.repeat(np.arange(3), 10)
     X = rng.normal(size=(30, 2))
@@ -221,8 +223,9 @@ def test_shared_bytes_equal_closed_form():
     up = HEADER + quantized + 4 * 8
     final = HEADER + 8
     per_round = 3 * (down + up)
+    first = 3 * (HEADER + 8 + up)
     np.testing.assert_array_equal(est.bytes_per_round_,
-                                  [per_round] * 3 + [per_round + 3 * final])
+                                  [first] + [per_round] * 2 + [per_round + 3 * final])
     assert est.n_iter_ == 4
 
 
