@@ -121,7 +121,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         selection spends at most a quarter of the raw upload's bytes (a fit
         runs only if, costing what the last one did, it stays within) and
         is skipped when two candidate fits would not fit: then, with at
-        least 20 nodes, the personal parts' weight ``mu`` is selected
+        least 5 nodes, the personal parts' weight ``mu`` is selected
         instead at the fitted shared model (every node fits its own part
         for 6 weights, 1 to 10^6 times the learned one, on its folds and
         reports its error and loss for each in float32;
