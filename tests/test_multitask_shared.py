@@ -298,9 +298,12 @@ def test_share_selection_pools_identical_tasks_and_separates_unrelated_ones(
     assert est.n_bytes_sent_ > 5 * shared.n_bytes_sent_
 
 
-def test_share_selection_stays_within_its_byte_budget():
+def test_share_selection_stays_within_its_byte_budget(monkeypatch):
     # At the default budget (a quarter of the raw upload) these tiny data
-    # skip the selection: omega="auto" is then omega="shared", at the same bytes.
+    # skip the selection: omega="auto" is then omega="shared", at the same
+    # bytes (without the personal selection that then runs from 5 nodes:
+    # tests/test_multitask_small_nodes.py).
+    monkeypatch.setattr(_shared, "_PERSONAL_MIN_NODES", 10**9)
     X, y, g = _rule_data(related=True)
     est = FederatedMultiTaskClassifier(kernel="linear", random_state=0).fit(X, y, groups=g)
     assert est.share_selection_ is None
@@ -323,7 +326,9 @@ def test_share_selection_stays_within_its_byte_budget():
 def test_share_selection_is_skipped_when_only_the_learned_share_fits(monkeypatch):
     # A budget of 1.5 typical fits admits the learned share's fit but not a
     # second candidate: no selection (it could only return the learned
-    # share), the same model and bytes as omega="shared".
+    # share), the same model and bytes as omega="shared" (without the
+    # personal selection that then runs from 5 nodes).
+    monkeypatch.setattr(_shared, "_PERSONAL_MIN_NODES", 10**9)
     X, y, g = _rule_data(related=True, n_t=400, d=3)
     m = len(np.unique(g))
     # a round: w_0 down and v_t up (d + 1 float64 each), the report, headers
