@@ -437,19 +437,31 @@ def test_flower_defaults_add_and_run_coordinate_ascent(task_identity):
 
 
 @needs_flwr
-def test_flower_defaults_run_the_exact_kernel_mode_in_float64(task_identity):
-    # approximation="auto" and compression="auto" are the exact kernel mode
-    # and float64 messages on Flower: a default fit equals the simulated fit
-    # with approximation=None (here also the simulated rule's choice).
-    X, y, _, _, groups = make_data(n_per_node=40)
+@pytest.mark.parametrize("n_per_node, mode", [(40, None), (60, "rff")])
+def test_flower_resolves_auto_mode_as_the_simulation(task_identity, n_per_node, mode):
+    # approximation="auto" is resolved on Flower by the simulated fit's rule
+    # at the precision of Flower's messages (float64, what compression="auto"
+    # means there): the mode and feature count the simulated fit resolves
+    # with compression="none" (4 nodes x 40 rows: the exact mode; x 60: 170
+    # random features), and the same fit.
+    X, y, _, _, groups = make_data(n_per_node=n_per_node)
     estimator = FederatedMultiTaskClassifier(max_rounds=6, omega_update_every=3,
                                              random_state=0)
     fitted, _ = flower_fit(estimator, X, y, groups)
-    reference = simulated_fit(clone(estimator).set_params(approximation=None), X, y, groups)
-    assert fitted.approximation_ is None and fitted.n_components_ is None
-    assert reference.approximation_ is None
+    reference = simulated_fit(
+        clone(estimator).set_params(compression="none", aggregation="add",
+                                    local_solver="coordinate"), X, y, groups)
+    assert reference.approximation_ == mode
+    assert fitted.approximation_ == reference.approximation_
+    assert fitted.n_components_ == reference.n_components_
+    assert fitted.gamma_ == pytest.approx(reference.gamma_, rel=1e-12)
+    if mode is not None:
+        assert fitted.n_components_ == 170
     np.testing.assert_allclose(fitted.duality_gap_curve_, reference.duality_gap_curve_,
                                rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(fitted.coef_ if mode else fitted.dual_coef_,
+                               reference.coef_ if mode else reference.dual_coef_,
+                               rtol=1e-9, atol=1e-12)
     assert fitted.n_bytes_sent_ == reference.n_bytes_sent_
 
 

@@ -205,9 +205,11 @@ def test_multiclass_problems_share_one_budget():
 
 def test_shared_bytes_equal_closed_form():
     # 3 nodes, d' = 3 (2 features and the bias), 8-bit messages; every round
-    # evaluates one point: w_0's change and mu down, u_t's change and four
-    # floats up; the end of fit sends one float (the round whose w_0 and own
-    # part to keep: every node holds the evaluated points' w_0 exactly).
+    # evaluates one point: w_0's change and mu down (in the first round mu
+    # only: every node holds w_0 = 0; the share, so mu, moves every round),
+    # u_t's change and four floats up; the end of fit sends one float (the
+    # round whose w_0 and own part to keep: every node holds the evaluated
+    # points' w_0 exactly).
     rng = np.random.RandomState(7)
     g = np.repeat(np.arange(3), 10)
     X = rng.normal(size=(30, 2))
@@ -221,8 +223,9 @@ def test_shared_bytes_equal_closed_form():
     up = HEADER + quantized + 4 * 8
     final = HEADER + 8
     per_round = 3 * (down + up)
+    first = 3 * (HEADER + 8 + up)
     np.testing.assert_array_equal(est.bytes_per_round_,
-                                  [per_round] * 3 + [per_round + 3 * final])
+                                  [first] + [per_round] * 2 + [per_round + 3 * final])
     assert est.n_iter_ == 4
 
 
@@ -295,9 +298,12 @@ def test_share_selection_pools_identical_tasks_and_separates_unrelated_ones(
     assert est.n_bytes_sent_ > 5 * shared.n_bytes_sent_
 
 
-def test_share_selection_stays_within_its_byte_budget():
+def test_share_selection_stays_within_its_byte_budget(monkeypatch):
     # At the default budget (a quarter of the raw upload) these tiny data
-    # skip the selection: omega="auto" is then omega="shared", at the same bytes.
+    # skip the selection: omega="auto" is then omega="shared", at the same
+    # bytes (without the personal selection that then runs from 5 nodes:
+    # tests/test_multitask_small_nodes.py).
+    monkeypatch.setattr(_shared, "_PERSONAL_MIN_NODES", 10**9)
     X, y, g = _rule_data(related=True)
     est = FederatedMultiTaskClassifier(kernel="linear", random_state=0).fit(X, y, groups=g)
     assert est.share_selection_ is None
@@ -320,7 +326,9 @@ def test_share_selection_stays_within_its_byte_budget():
 def test_share_selection_is_skipped_when_only_the_learned_share_fits(monkeypatch):
     # A budget of 1.5 typical fits admits the learned share's fit but not a
     # second candidate: no selection (it could only return the learned
-    # share), the same model and bytes as omega="shared".
+    # share), the same model and bytes as omega="shared" (without the
+    # personal selection that then runs from 5 nodes).
+    monkeypatch.setattr(_shared, "_PERSONAL_MIN_NODES", 10**9)
     X, y, g = _rule_data(related=True, n_t=400, d=3)
     m = len(np.unique(g))
     # a round: w_0 down and v_t up (d + 1 float64 each), the report, headers

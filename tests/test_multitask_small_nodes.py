@@ -26,12 +26,48 @@ def _ridge_part(Z, r, mu, n=None):
     return np.linalg.solve(Z.T @ Z / n + mu * np.eye(Z.shape[1]), Z.T @ r / n)
 
 
+def _two_weight_ridge(Z, y, g, lam, b_w, b):
+    """The shared model's fixed-share problem for the squared loss, solved in
+    closed form: argmin over (w0, V) of sum_t (1 / n_t) sum_i 0.5 (z.(w0 + v_t)
+    - y)^2 + (lam m / 2) (||w0||^2 / b_w + ||V||^2 / (1 - b))."""
+    m, d = int(g.max()) + 1, Z.shape[1]
+    n_t = np.bincount(g)
+    A = np.zeros((len(y), (m + 1) * d))
+    A[:, :d] = Z
+    for i, t in enumerate(g):
+        A[i, (t + 1) * d:(t + 2) * d] = Z[i]
+    w = 1.0 / n_t[g]
+    penalty = np.r_[np.full(d, lam * m / b_w), np.full(m * d, lam * m / (1.0 - b))]
+    theta = np.linalg.solve(A.T @ (w[:, None] * A) + np.diag(penalty), A.T @ (w * y))
+    return theta[:d], theta[d:].reshape(m, d)
+
+
+def _fixed_share_objective(loss, Z, y, g, lam, b_w, b, w0, V):
+    m = V.shape[0]
+    f = np.einsum("id,id->i", Z, w0 + V[g])
+    data = sum(loss(f[g == t], y[g == t]).mean() for t in range(m))
+    return data + 0.5 * lam * m * (w0 @ w0 / b_w + np.sum(V * V) / (1.0 - b))
+
+
+def _squared(f, y):
+    return 0.5 * (f - y) ** 2
+
+
+def _logistic(f, y):
+    return np.logaddexp(0.0, -y * f)
+
+
 @pytest.mark.parametrize("samples, n_folds", [(2000, 5), (100, 2)])
 def test_personal_selection_against_closed_form(monkeypatch, samples, n_folds):
-    """Squared loss: every candidate's validation error, the returned node
-    models and joint_objective_ against per-node ridge solves at the fitted w0
-    (folds until ``samples`` were held out: 72 a fold here)."""
+    """Squared loss: every candidate's validation error at the learned share's
+    shared model, then the returned model against the closed-form optimum of
+    the fixed-share problem it is refitted to (folds until ``samples`` were
+    held out: 72 a fold here), and joint_objective_ as that problem's
+    objective of the returned model."""
     monkeypatch.setattr(shared, "_PERSONAL_VALIDATION_SAMPLES", samples)
+    # the learned share's fit to tol (its shared model is then the optimum
+    # at the learned share, in closed form below)
+    monkeypatch.setattr(shared, "_PERSONAL_TOL_FACTOR", 1.0)
     folds = []
     real = shared.validation_folds
 
@@ -43,17 +79,18 @@ def test_personal_selection_against_closed_form(monkeypatch, samples, n_folds):
     monkeypatch.setattr(shared, "validation_folds", record)
     X, y, g = _alike()
     m, n, d = 30, 12, 4
-    est = FederatedMultiTaskRegressor(random_state=0).fit(X, y, groups=g)
+    est = FederatedMultiTaskRegressor(random_state=0, tol=1e-9).fit(X, y, groups=g)
     sel = est.share_selection_
     # The share selection's fits would exceed its budget: the personal one ran.
     assert len(sel["shares"]) == len(shared.PERSONAL_GRID)
     assert not np.isnan(sel["shares"]).any()
-    w0 = est._dual_state["shared"]["w0"][0]
     lam = 1.0 / (m * n)
-    b_learned = sel["shares"][0]
+    b_learned = sel["shared_part_share"]
+    Z = np.hstack([X, np.ones((m * n, 1))])
+    # the learned share's model: the optimum at its share
+    w0, _ = _two_weight_ridge(Z, y, g, lam, b_learned, b_learned)
     mus = lam * m / (1.0 - b_learned) * np.asarray(shared.PERSONAL_GRID)
     np.testing.assert_allclose(sel["shares"], 1.0 - lam * m / mus)
-    Z = np.hstack([X, np.ones((m * n, 1))])
     fold = folds[-1]
     assert sel["n_folds"] == n_folds
     errors = np.zeros((len(mus), m))
@@ -66,33 +103,88 @@ def test_personal_selection_against_closed_form(monkeypatch, samples, n_folds):
                 errors[c, t] += ((Zt[va] @ (w0 + v) - yt[va]) ** 2).sum()
     held = np.array([np.count_nonzero(fold[g == t] < n_folds) for t in range(m)])
     expected = (errors / held).mean(axis=1)
-    np.testing.assert_allclose(sel["validation_error"], expected, rtol=1e-7)
+    np.testing.assert_allclose(sel["validation_error"], expected, rtol=1e-6)
     chosen = int(np.argmin(expected))
     assert est.shared_weight_ == pytest.approx(sel["shares"][chosen])
     assert chosen > 0  # these nodes are alike: more shrinkage than the learned share
-    V = np.array([_ridge_part(Z[g == t], y[g == t] - Z[g == t] @ w0, mus[chosen])
-                  for t in range(m)])
-    np.testing.assert_allclose(est.coef_, (w0 + V)[:, :d], atol=1e-9)
-    np.testing.assert_allclose(est.intercept_, (w0 + V)[:, d], atol=1e-9)
-    loss = sum(0.5 * ((Z[g == t] @ (w0 + V[t]) - y[g == t]) ** 2).mean() for t in range(m))
-    joint = loss + 0.5 * lam * m * (np.linalg.norm(w0) + np.linalg.norm(V)) ** 2
-    assert est.joint_objective_ == pytest.approx(joint, rel=1e-10)
-    assert est.joint_duality_gap_ >= 0
-    # its messages are in the fit's last round
+    # The returned model: the optimum of the fixed-share problem with the
+    # shared part's share the learned one and the personal parts' the chosen.
+    b = sel["shares"][chosen]
+    w0_opt, V_opt = _two_weight_ridge(Z, y, g, lam, b_learned, b)
+    W = w0_opt + V_opt
+    np.testing.assert_allclose(est.coef_, W[:, :d], atol=1e-6)
+    np.testing.assert_allclose(est.intercept_, W[:, d], atol=1e-6)
+    np.testing.assert_allclose(est.shared_coef_, w0_opt[:d], atol=1e-6)
+    # joint_objective_ is the returned model's objective, and its gap certifies it
+    w0_ret = np.r_[est.shared_coef_, est.shared_intercept_]
+    V_ret = np.column_stack([est.coef_, est.intercept_]) - w0_ret
+    returned = _fixed_share_objective(_squared, Z, y, g, lam, b_learned, b, w0_ret, V_ret)
+    optimum = _fixed_share_objective(_squared, Z, y, g, lam, b_learned, b, w0_opt, V_opt)
+    assert est.joint_objective_ == pytest.approx(returned, rel=1e-10)
+    assert 0 <= est.joint_objective_ - optimum <= est.joint_duality_gap_
+    assert est.joint_duality_gap_ <= 1e-9 * est.joint_objective_
+    # the reported Sigma is that problem's: (b_w 1 1^T + (1 - b) I) / m
+    np.testing.assert_allclose(
+        est.task_covariance_, (b_learned * np.ones((m, m)) + (1 - b) * np.eye(m)) / m)
+    # its messages are in the fit's rounds
     assert len(est.bytes_per_round_) == est.n_iter_ == len(est.duality_gap_curve_)
 
 
-def test_personal_selection_bytes(monkeypatch):
-    """Each candidate costs every node two floats (one message either way)."""
+def test_personal_selection_returns_certified_model_logistic():
+    """Logistic loss (no closed form): joint_objective_ is the fixed-share
+    objective of the returned coef_ and intercept_ (NumPy), and the reported
+    gap bounds its distance to that problem's optimum, found by SciPy's
+    L-BFGS on the same objective."""
+    from scipy.optimize import minimize
+
     X, y, g = _alike()
-    full = FederatedMultiTaskRegressor(random_state=0).fit(X, y, groups=g)
-    n_candidates = len(shared.PERSONAL_GRID)
+    y = np.where(y > np.median(y), 1, -1)
+    m, n, d = 30, 12, 4
+    est = FederatedMultiTaskClassifier(random_state=0).fit(X, y, groups=g)
+    sel = est.share_selection_
+    assert len(sel["shares"]) == len(shared.PERSONAL_GRID)
+    lam = 1.0 / (m * n)
+    b_w, b = sel["shared_part_share"], est.shared_weight_
+    Z = np.hstack([X, np.ones((m * n, 1))])
+    w0_ret = np.r_[est.shared_coef_.ravel(), est.shared_intercept_]
+    V_ret = np.column_stack([est.coef_, est.intercept_]) - w0_ret
+    returned = _fixed_share_objective(_logistic, Z, y, g, lam, b_w, b, w0_ret, V_ret)
+    assert est.joint_objective_ == pytest.approx(returned, rel=1e-9)
+
+    def objective(theta):
+        return _fixed_share_objective(_logistic, Z, y, g, lam, b_w, b, theta[:d + 1],
+                                      theta[d + 1:].reshape(m, d + 1))
+
+    optimum = minimize(objective, np.r_[w0_ret, V_ret.ravel()], method="L-BFGS-B",
+                       options=dict(ftol=1e-15, gtol=1e-12, maxiter=10000)).fun
+    assert optimum <= est.joint_objective_ + 1e-12
+    assert est.joint_objective_ - optimum <= est.joint_duality_gap_ + 1e-12
+    assert 0 < est.joint_duality_gap_ <= est.tol * est.joint_objective_
+    # the last entry of the joint curve is a refit round, at the returned objective
+    assert est.joint_objective_curve_.min() <= est.joint_objective_ + 1e-12
+
+
+@pytest.mark.parametrize("Estimator, per_candidate", [
+    (FederatedMultiTaskRegressor, 4),  # the squared error (twice the loss), float32
+    (FederatedMultiTaskClassifier, 8),  # the error and the loss, float32
+])
+def test_personal_selection_bytes(monkeypatch, Estimator, per_candidate):
+    """Each candidate costs every node its validation sums in float32 (in one
+    message either way): a duplicated candidate (same choice, same refit)
+    adds exactly that."""
+    X, y, g = _alike()
+    if Estimator is FederatedMultiTaskClassifier:
+        y = (y > np.median(y)).astype(int)
     monkeypatch.setattr(shared, "PERSONAL_GRID", (1.0,))
-    one = FederatedMultiTaskRegressor(random_state=0).fit(X, y, groups=g)
-    extra = 30 * 2 * (n_candidates - 1) * 8
-    assert full.n_bytes_sent_ - one.n_bytes_sent_ == extra
-    # the learned share alone: the model of the fit at the learned share
+    one = Estimator(random_state=0).fit(X, y, groups=g)
+    monkeypatch.setattr(shared, "PERSONAL_GRID", (1.0, 1.0, 1.0))
+    three = Estimator(random_state=0).fit(X, y, groups=g)
+    assert three.n_iter_ == one.n_iter_
+    np.testing.assert_array_equal(three.coef_, one.coef_)
+    assert three.n_bytes_sent_ - one.n_bytes_sent_ == 30 * 2 * per_candidate
+    # the learned share alone: refitted at the learned share
     assert one.shared_weight_ == pytest.approx(one.share_selection_["shares"][0])
+    assert one.share_selection_["shared_part_share"] == pytest.approx(one.shared_weight_)
 
 
 def test_share_selection_unchanged_on_large_nodes():

@@ -255,6 +255,7 @@ def fit_exact(run):
     spec = resolve_kernel(est.kernel, gamma=gamma, degree=est.degree, coef0=est.coef0,
                           n_features=d)
     est._kernel_spec = spec
+    est.gamma_ = None if gamma is None else float(gamma)
     bias = float(est.intercept_scaling) if est.fit_intercept else 0.0
     needed = np.ones((m, m), dtype=bool) if learn else (sigma != 0) | np.eye(m, dtype=bool)
     # The byte model's bookkeeping of the relayed vectors and changes (no data).

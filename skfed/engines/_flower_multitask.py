@@ -70,7 +70,8 @@ def check_supported(estimator):
     ``"add"`` on Flower (so a Flower fit equals the simulated fit with
     ``aggregation="add"``) and ``"line_search"`` is refused.  The nodes run
     coordinate ascent: ``local_solver="auto"`` resolves to ``"coordinate"``
-    and ``"exact"`` is refused.
+    and ``"exact"`` is refused.  ``approximation="auto"`` is resolved by the
+    simulated fit's rule at Flower's float64 messages (:func:`resolve_mode`).
 
     The network's faults are replayed as in the simulated fit, which refuses
     rogue nodes; so does this one.  ``privacy=`` is refused: the clients do
@@ -129,23 +130,32 @@ def check_supported(estimator):
         )
 
 
-def _approximation(estimator):
-    """The mode on Flower: ``approximation="auto"`` is the exact kernel mode
-    here (the simulated fit's rule weighs quantized messages, which Flower
-    does not send)."""
-    mode = estimator.approximation
-    return None if mode == "auto" else mode
+def resolve_mode(estimator, n, d, m, n_problems, dtype_bytes):
+    """``approximation_`` and ``n_components_`` of a Flower fit: the simulated
+    fit's rule (:meth:`~skfed.multitask._base._BaseMultiTask._resolve_mode`:
+    ``approximation="auto"`` weighs the random features' rounds against the
+    exact mode's and the raw upload) at the precision of Flower's round
+    messages, float64: the simulated rule of ``compression="none"``, which
+    ``compression="auto"`` means on Flower.  ``n`` training samples of ``d``
+    features on ``m`` nodes (the nodes' hello answers)."""
+    rule = clone(estimator).set_params(compression="none")
+    rule._resolve_mode(int(n), int(d), int(m), int(n_problems), int(dtype_bytes))
+    estimator.approximation_ = rule.approximation_
+    estimator.n_components_ = rule.n_components_
+    return rule.approximation_
 
 
 def _n_components(estimator, n):
-    """``n_components`` for ``n`` training samples (``"auto"``: the rule of
-    the simulated fit)."""
-    D = estimator.n_components
-    return auto_components(n) if D == "auto" else int(D)
+    """``n_components`` for ``n`` training samples: the resolved one."""
+    D = getattr(estimator, "n_components_", None)
+    if D is None:
+        D = estimator.n_components
+        D = auto_components(n) if D == "auto" else D
+    return int(D)
 
 
 def _exact_mode(estimator):
-    return _approximation(estimator) is None and estimator.kernel != "linear"
+    return estimator.approximation_ is None and estimator.kernel != "linear"
 
 
 def _needs_gamma_stats(estimator):
@@ -224,7 +234,9 @@ def _feature_map(estimator, node, state, X):
     shell = clone(estimator)
     config, arrays = state.config, state.arrays
     d = X.shape[1]
-    mode = _approximation(estimator)
+    # the mode the server resolved (its first message)
+    mode = config.get("approximation", "none")
+    mode = None if mode == "none" else mode
     shell.approximation_ = mode
     if "n_components" in config:
         shell.n_components_ = int(config["n_components"])
@@ -274,7 +286,8 @@ def _mocha_message(estimator, node, message, context):
             "index": int(control["index"]),
             "rng": int(control["seed"]),
         }
-        for key in ("lam", "gamma", "rff_pos", "rff_has_gauss", "rff_gauss", "n_components"):
+        for key in ("lam", "gamma", "rff_pos", "rff_has_gauss", "rff_gauss", "n_components",
+                    "approximation"):
             if key in control:
                 state.config[key] = control[key]
         keep = {k: v for k, v in extra.items() if k != "w_before"}
@@ -491,10 +504,13 @@ class _Run:
         spec = resolve_kernel(est.kernel, gamma=gamma, degree=est.degree, coef0=est.coef0,
                               n_features=d)
         est._kernel_spec = spec
+        est.gamma_ = None if gamma is None else float(gamma)
         if is_classifier(est):
             for t in range(m):
                 setup_arrays[t]["classes"] = est.classes_
         mode = est.approximation_
+        for t in range(m):
+            setup_values[t]["approximation"] = "none" if mode is None else mode
         if mode is not None:
             for t in range(m):
                 setup_values[t]["n_components"] = int(est.n_components_)
@@ -794,13 +810,11 @@ def fit_server(fitted, driver):
         raise ValueError("max_rounds must be 'auto' or an integer.")
     fitted._validate_params()
     run = _Run(fitted, driver)
-    fitted.approximation_ = _approximation(fitted)
+    resolve_mode(fitted, run.counts.sum(), run.d, run.m, run.n_problems, run.dtype_bytes)
     fitted.omega_mode_ = ("fixed" if not isinstance(fitted.omega, str)
                           else "learn" if fitted.omega == "auto" else fitted.omega)
     for name in ("shared_coef_", "shared_intercept_", "shared_weight_"):
         fitted.__dict__.pop(name, None)
-    fitted.n_components_ = (None if fitted.approximation_ is None
-                            else _n_components(fitted, int(run.counts.sum())))
     if _exact_mode(fitted):
         return fit_exact(run)
     return run.fit()

@@ -395,6 +395,7 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
             self.kernel, gamma=gamma, degree=self.degree, coef0=self.coef0, n_features=d
         )
         self._kernel_spec = spec
+        self.gamma_ = None if gamma is None else float(gamma)
         bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
         g = np.zeros(Y.shape)
         if self.cache_size is not None and self._primal_mode():

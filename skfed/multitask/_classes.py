@@ -121,12 +121,14 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         selection spends at most a quarter of the raw upload's bytes (a fit
         runs only if, costing what the last one did, it stays within) and
         is skipped when two candidate fits would not fit: then, with at
-        least 20 nodes, the personal parts' weight ``mu`` is selected
+        least 5 nodes, the personal parts' weight ``mu`` is selected
         instead at the fitted shared model (every node fits its own part
         for 6 weights, 1 to 10^6 times the learned one, on its folds and
-        reports 2 floats a weight; ``share_selection_["shares"]`` are ``1 -
-        lam n_nodes / mu``), and with fewer ``share_selection_ = None``
-        (the learned share).
+        reports its error and loss for each in float32;
+        ``share_selection_["shares"]`` are ``1 - lam n_nodes / mu``) and the
+        model refitted at the chosen weight (the shared part's penalty
+        stays the learned share's), and with fewer ``share_selection_ =
+        None`` (the learned share).
         ``"learn"``: start from ``Sigma = I / n_nodes`` and learn ``Omega``;
         ``"independent"``: keep ``Omega = n_nodes I`` (purely local models,
         nothing but gap terms is communicated); an array: a fixed ``Omega``
@@ -399,14 +401,26 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         NaN for the learned share), ``validation_error`` and
         ``validation_loss`` (mean over the nodes of their held-out error,
         or squared error for regression, and loss), ``n_folds`` and
-        ``selected`` (NaN: the learned share).  The curves and
-        ``bytes_per_round_`` cover the candidates' fits, then the refit.
+        ``selected`` (NaN: the learned share).  On small nodes (the
+        personal selection, when the share selection's fits would cost
+        more than its byte budget): ``shares`` are the personal weight's
+        candidates as shares, and ``shared_part_share`` the learned share
+        that the shared part's penalty keeps in the refit (``omega_``,
+        ``task_covariance_`` and ``joint_objective_`` are that problem's).
+        The curves and ``bytes_per_round_`` cover the candidates' fits,
+        then the refit.
     shared_coef_, shared_intercept_ : ndarray
         ``omega_mode_ == "shared"``: the shared model ``w_0`` (also the
         model of nodes unseen in fit).
     n_components_ : int or None
         Landmarks or random features used (None in the exact kernel and
         linear modes).
+    gamma_ : float or None
+        The kernel width the fit used (``gamma="scale"`` or ``"auto"``
+        resolved: ``1 / (n_features X.var())`` over the pooled training
+        data, or ``1 / n_features``; ``1 / n_features`` for ``"scale"``
+        under a finite privacy budget); None for ``kernel="linear"`` and a
+        callable kernel.
     n_iter_ : int
         Communication rounds run, over every fit (the share selection's
         included, see ``max_rounds``).
@@ -424,7 +438,12 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         (fixed Omega: the primal objective).
     joint_objective_ : float
         Its last value: for a fit that met the rule, the joint objective of
-        the returned models with the returned Omega.
+        the returned models with the returned Omega.  The shared model
+        (``omega_mode_ == "shared"``): the objective of the returned model,
+        the joint one of the learned share, or with ``omega="auto"`` that
+        of the fixed-share problem at the selected share (see
+        ``share_selection_``), whose optimum the returned model is to
+        within ``joint_duality_gap_``.
     joint_duality_gap_ : float
         A certified upper bound on ``joint_objective_`` minus the optimum:
         the gap to the best joint dual ``-sum conjugates - lambda_max(G) /
@@ -450,6 +469,13 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
     privacy_guarantee_void_ : bool
         Under ``privacy``: True when the noise came from
         ``insecure_noise_seed`` (testing only).
+    refit_choice_ : ndarray of shape (n_nodes, n_problems), dtype object
+        Under a finite privacy budget (primal modes): the model each node
+        kept, per binary problem, chosen on its own samples by
+        cross-validation (one standard error rule) among the fit's loss and
+        ``C`` and other candidates, with or without the part of its model
+        the other nodes' releases make (e.g. ``"hinge C=1 +others"``); each
+        node's ``coef_`` is that refit.
 
     See Also
     --------
@@ -794,7 +820,11 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
     bytes_per_round_ : ndarray of shape (n_iter_,)
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
-    privacy_spent_, privacy_, privacy_public_, privacy_guarantee_void_
+    gamma_ : float or None
+        The kernel width the fit used (see the classifier).
+    shared_weight_, share_selection_, shared_coef_, shared_intercept_
+        The shared model's (see the classifier).
+    privacy_spent_, privacy_, privacy_public_, privacy_guarantee_void_, refit_choice_
         Under ``privacy`` (see the classifier).
 
     See Also

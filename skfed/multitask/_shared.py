@@ -47,11 +47,21 @@ when the best ``J`` seen minus the best ``D`` is at most ``tol`` times the
 best ``J``, and returns the model with that best ``J``
 (:attr:`joint_objective_` is its ``J``).
 
+With ``omega="auto"`` the share is validated, and the returned model is the
+certified optimum of one fixed-share problem (its objective ``F`` and
+dual, :attr:`joint_objective_` is ``F`` of the returned model): at the
+selected share ``b`` (the share selection), or, on small nodes (the
+personal selection), with the personal parts' penalty ``||V||_F^2 / (1 -
+b)`` at the selected ``b`` and the shared part's ``||w_0||^2 / b_w`` at the
+learned share ``b_w`` (``share_selection_["shared_part_share"]``).
+
 Protocol and bytes (per round, per participating node).  Server -> node:
 the change of ``w_0`` since the node's copy (``n_problems`` vectors of d'
 values; quantized with ``compression``, each difference computed once and
 the same for every node holding the previous point; a node that missed
-rounds gets the point in float64) and ``mu`` (1 float).  Node -> server:
+rounds gets the point in float64; nothing when the point did not move, as
+in a fit's first round) and ``mu`` (1 float, when it differs from the
+node's).  Node -> server:
 the change of ``u_t`` since the server's copy (quantized with
 ``compression``: the server's copy stays within one rounding of the
 latest change, and the node knows that copy exactly) and four floats: its
@@ -86,6 +96,7 @@ _SHARE_FLOOR = 1e-9
 # Floats a node reports besides its vector: loss sum, conjugate sum, ||u_t||^2
 # and the norm of what the server's copy of u_t misses.
 _REPORT_FLOATS = 4
+_FLOAT32 = 4
 
 
 class _SharedNodes(_PrimalState):
@@ -162,7 +173,7 @@ class _SharedFit:
     """
 
     def __init__(self, estimator, protocol, nodes, lam, loss, bits, steps, theta, n_chunks,
-                 warm=None, fixed_share=None, tol=None):
+                 warm=None, fixed_share=None, tol=None, carry=0, shared_share=None):
         self.est = estimator
         self.protocol = protocol
         protocol.start_rounds()
@@ -188,6 +199,9 @@ class _SharedFit:
         self.tol = estimator.tol if tol is None else float(tol)
         if self.fixed is not None:
             self.b0 = self.fixed
+        # The shared part's share in its penalty (lambda m ||w0||^2 / (2 b_w)):
+        # the share b unless fixed apart (then with b fixed too).
+        self.b_w = None if shared_share is None else float(shared_share)
         if warm is not None:
             self.w0_pub = np.array(warm["w0"], dtype=np.float64)
         self.best = None
@@ -196,6 +210,12 @@ class _SharedFit:
         self.converged = False
         self.rounds = 0
         self.evaluations = 0
+        self.moved = True
+        # The personal weight every node holds (sent only when it changes),
+        # and floats of the previous fit's end that travel with this fit's
+        # first message to every node.
+        self.node_mu = np.full(m, np.nan)
+        self.carry = np.full(m, int(carry) * _FLOAT, dtype=np.int64)
 
     # ---------------------------------------------------------------- bytes
     def _vector_bytes(self, quantized):
@@ -216,6 +236,9 @@ class _SharedFit:
         previous = self.w0_pub
         self.w0_pub = previous + step
         stale = ~self.holds  # nodes that missed a published point: float64 catch-up
+        # A point that did not move (a refit's first, at a new share) sends
+        # the nodes that hold it only the personal weight.
+        self.moved = bool(np.any(step))
         self.holds[:] = False
         nodes.w0 = self.w0_pub
         nodes.mu = self.lam * m / (1.0 - b)
@@ -240,8 +263,12 @@ class _SharedFit:
 
     def _node_round(self, active, work, stale, parallel):
         nodes, counter = self.nodes, self.protocol.counter
-        down = np.where(stale[active], self._vector_bytes(False), self._vector_bytes(True))
-        counter.broadcast_from_server(active, down + _FLOAT)  # + mu
+        down = np.where(stale[active], self._vector_bytes(False),
+                        self._vector_bytes(True) if self.moved else 0)
+        down = down + np.where(self.node_mu[active] != nodes.mu, _FLOAT, 0) + self.carry[active]
+        self.node_mu[active] = nodes.mu
+        self.carry[active] = 0
+        counter.broadcast_from_server(active, down)
         steps = self.steps(work)
         results = nodes.solve(active, steps, nodes.local_scaling(), None, None,
                               self.theta_local, self.loss, parallel, self.n_chunks,
@@ -268,8 +295,9 @@ class _SharedFit:
         loss_sum, conj_sum, uu, missing = self.report.sum(axis=0)
         S = self.U.sum(axis=1)  # (P, d): the server's sum of the u_t
         w_norm2 = float(np.vdot(w0, w0))
-        F = lam * m * w_norm2 / (2.0 * b) + loss_sum + uu / (2.0 * mu)
-        grad_w = lam * m * w0 / b - S
+        b_w = b if self.b_w is None else self.b_w
+        F = lam * m * w_norm2 / (2.0 * b_w) + loss_sum + uu / (2.0 * mu)
+        grad_w = lam * m * w0 / b_w - S
         dF_db = -lam * m * w_norm2 / (2.0 * b * b) + uu * lam * m / (2.0 * mu * mu * (1.0 - b) ** 2)
         grad = np.append(grad_w.ravel(), dF_db * b * (1.0 - b))
         joint = loss_sum + 0.5 * lam * m * (np.sqrt(w_norm2) + np.sqrt(uu) / mu) ** 2
@@ -277,7 +305,7 @@ class _SharedFit:
         # that keeps the dual a lower bound under quantization.
         s_norm = float(np.sqrt(np.vdot(S, S))) + missing
         dual_joint = -conj_sum - max(s_norm**2, uu) / (2.0 * lam * m)
-        dual_fixed = -conj_sum - (b * s_norm**2 + (1.0 - b) * uu) / (2.0 * lam * m)
+        dual_fixed = -conj_sum - (b_w * s_norm**2 + (1.0 - b) * uu) / (2.0 * lam * m)
         if self.fixed is not None:
             # b is fixed: the objective is F itself, bounded by its own dual.
             grad[-1] = 0.0
@@ -381,15 +409,18 @@ class _SharedFit:
             r = q * ((S[-1] @ Y[-1]) / (Y[-1] @ Y[-1]))
         else:
             r = q.copy()
-            r[:-1] /= self.lam * self.m / b + self.m * self.nodes.mu
+            b_w = b if self.b_w is None else self.b_w
+            r[:-1] /= self.lam * self.m / b_w + self.m * self.nodes.mu
             r[-1] /= 4.0 * max(abs(g[-1]), 1.0)
         for (s, y), a in zip(zip(S, Y), reversed(alphas)):
             r += s * (a - (y @ r) / (y @ s))
         return -r
 
     # --------------------------------------------------------------- finish
-    def finish(self):
-        """Restore the best point in the nodes; count the final delivery; return it."""
+    def finish(self, deliver=True):
+        """Restore the best point in the nodes; count the final delivery
+        (``deliver=False``: it travels with the next fit's first message,
+        ``carry``); return it."""
         protocol, nodes, best = self.protocol, self.nodes, self.best
         # Every node solved at every evaluated point, so it holds the best
         # point's w0 exactly (the published, quantized sums): the round whose
@@ -407,16 +438,18 @@ class _SharedFit:
         nodes.V[...] = best["V"]
         nodes.w0 = best["w0"]
         nodes.mu = best["mu"]
-        protocol.counter.broadcast_from_server(
-            np.arange(self.m, dtype=np.intp), np.full(self.m, final, dtype=np.int64))
+        if deliver or final > _FLOAT:
+            protocol.counter.broadcast_from_server(
+                np.arange(self.m, dtype=np.intp), np.full(self.m, final, dtype=np.int64))
         protocol.end_round()
         return best
 
 
-def shared_sigma(m, b):
-    """``Sigma`` of the fixed-``b`` problem, ``(b 1 1^T + (1 - b) I) / m``, factored."""
+def shared_sigma(m, b, b_w=None):
+    """``Sigma`` of the fixed-``b`` problem, ``(b_w 1 1^T + (1 - b) I) / m``
+    (``b_w``: the shared part's share, ``b`` unless given), factored."""
     U = np.full((m, 1), 1.0 / np.sqrt(m))
-    return _LowRankSigma((1.0 - b) / m, U, np.array([b]))
+    return _LowRankSigma((1.0 - b) / m, U, np.array([b if b_w is None else b_w]))
 
 
 # ------------------------------------------------ the share by validation
@@ -626,11 +659,21 @@ _PERSONAL_PASSES = 1
 # validation of 1,000 nodes x 30 samples needs one fold (6,000 samples),
 # that of 300 x 20 two; each fold costs every candidate's local solves.
 _PERSONAL_VALIDATION_SAMPLES = 2000
-# ... and only with at least this many nodes: the shared model was fitted
-# with the held-out samples, so with few nodes it favours sharing (measured,
-# 5 seeds of 10 nodes x 10 samples x 8 features: R^2 .685 -> .674; 20 nodes
-# .619 -> .633, 40 nodes .705 -> .746).
-_PERSONAL_MIN_NODES = 20
+# ... and only with at least this many nodes (the shared model was fitted
+# with the held-out samples, a bias toward sharing that grows as the nodes
+# get fewer).  Measured with the refit (benchmarks/multitask_small_nodes.py
+# --families few-5 few-10 few-20 few-40 --tasks regression --seeds 0 1 2 3 4,
+# --personal-min-nodes 1 against 1000000): mean per-node R^2 with the
+# personal selection .777 / .794 / .773 / .843 at 5 / 10 / 20 / 40 nodes of
+# 10 samples x 8 features, the learned share alone .767 / .777 / .701 / .788;
+# below 5 nodes there is no evidence.
+_PERSONAL_MIN_NODES = 5
+# The learned share's fit before the personal selection stops at this
+# multiple of tol: its shared model is refitted at the selected weight, so
+# it needs no more (measured, 300 nodes x 20 samples x 10 features,
+# regressor, seeds 0-2: the same R^2 for 0.44-0.50 of the raw upload
+# instead of 1.04 at 10 tol).
+_PERSONAL_TOL_FACTOR = 100.0
 
 
 def _solve_personal(nodes, w0, mu, layout, est, loss, parallel, passes):
@@ -671,17 +714,22 @@ def select_personal(protocol, layout, sw, make_nodes, loss, est, parallel, seed,
     candidate ``mu``
     of :data:`PERSONAL_GRID` (multiples of the learned ``lambda m / (1 -
     b)``; the last, the shared model alone) and sums its validation error
-    and loss over the held-out folds: it sends two floats per candidate, the
-    server broadcasts the chosen one (one float) and every node refits its
-    own part on all its samples (node-local).  The score is that of
-    :func:`select_share`.  ``w0`` was fitted with the held-out samples: with
-    many nodes each sample weighs ``1 / n`` in it (run from
-    :data:`_PERSONAL_MIN_NODES` nodes).
+    and loss over the held-out folds, and sends them for every candidate in
+    float32 (they only rank the candidates; with the squared loss one
+    value, the error being twice the loss).  The score is that of
+    :func:`select_share`.  The caller then refits the model at the chosen
+    weight to ``tol`` (the shared part's penalty stays the learned
+    share's); the refit's first message brings every node the chosen
+    ``mu``.  ``w0`` was fitted with the held-out samples: with many nodes
+    each sample weighs ``1 / n`` in it (run from :data:`_PERSONAL_MIN_NODES`
+    nodes).
 
     Returns
     -------
     share : float
         The share ``b`` of the chosen ``mu = lambda m / (1 - b)``.
+    mu : float
+        The chosen weight.
     selection : dict
         ``shares``, ``validation_error``, ``validation_loss``, ``n_folds``.
     """
@@ -724,10 +772,13 @@ def select_personal(protocol, layout, sw, make_nodes, loss, est, parallel, seed,
         n_folds += 1
     counter = protocol.counter
     reporters = np.flatnonzero(weights > 0).astype(np.intp)
+    # Each node's sums for every candidate, in float32 (they only rank the
+    # candidates; with the squared loss the error is twice the loss: one
+    # value).  The chosen weight reaches the nodes as the refit's personal
+    # weight.
+    per_candidate = (1 if type(loss).__name__ == "Squared" else 2) * _FLOAT32
     counter.gather_to_server(
-        reporters, np.full(reporters.size, 2 * len(mus) * _FLOAT, dtype=np.int64))
-    counter.broadcast_from_server(np.arange(m, dtype=np.intp),
-                                  np.full(m, _FLOAT, dtype=np.int64))
+        reporters, np.full(reporters.size, per_candidate * len(mus), dtype=np.int64))
     scored = weights > 0
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_error = (errors[:, scored] / weights[scored]).mean(axis=1)
@@ -767,18 +818,18 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
         protocol.setup_up += Y.shape[0] * nodes.d * 8
     bits = est._compression_bits(None)
 
-    def make_fit(fit_nodes, start, fixed, tol=None):
+    def make_fit(fit_nodes, start, fixed, tol=None, carry=0, shared_share=None):
         return _SharedFit(
             est, protocol, fit_nodes, lam, loss, bits,
             steps=lambda work: _steps(work, layout.counts, est.local_epochs),
             theta=0.0 if est.local_gap_target is None else float(est.local_gap_target),
             n_chunks=effective_n_jobs(est.n_jobs) if est._use_parallel() else 1,
-            warm=start, fixed_share=fixed, tol=tol,
+            warm=start, fixed_share=fixed, tol=tol, carry=carry, shared_share=shared_share,
         )
 
     # omega="auto": the share by within-node validation (omega="shared":
     # the share the training objective learns).
-    fixed, selection = None, None
+    fixed, selection, shared_share = None, None, None
     validate = est.omega == "auto" and m > 1 and warm is None
     with est._parallel_context() as parallel:
         parallel = parallel if est._use_parallel() else None
@@ -810,39 +861,44 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
                 sl = layout.node_slice(t)
                 nodes.V[:, t] = alpha[:, sl] @ nodes.Z[sl] / totals[t]
             start = dict(w0=point["w0"], share=point["share"])
-        fit = make_fit(nodes, start, fixed)
+        # Small nodes (no share selection): the learned share is fitted as a
+        # candidate (to SELECTION_TOL_FACTOR tol), the personal weight
+        # selected at its shared model, then the fixed-share problem at the
+        # selected share refitted to tol.
+        personal_path = validate and chosen is None and m >= _PERSONAL_MIN_NODES
+        fit = make_fit(nodes, start, fixed,
+                       _PERSONAL_TOL_FACTOR * est.tol if personal_path else None)
         if warm is not None:
             fit.U[...] = nodes.V
         fit.run(parallel)
         personal = None
-        if validate and chosen is None and m >= _PERSONAL_MIN_NODES \
-                and fit.best is not None and np.isfinite(fit.best["joint"]):
+        if personal_path and fit.best is not None and np.isfinite(fit.best["joint"]):
             # The share selection's fits do not fit its budget (small nodes):
             # the personal parts' weight by local validation at the fitted w0
-            # (its messages, and the nodes' report of the returned model's
-            # objective, in the fit's last round).
+            # (its messages in the fit's last round).
             personal = select_personal(
                 protocol, layout, sw, make_nodes, loss, est, parallel,
                 seed=protocol.rng.randint(np.iinfo(np.int32).max),
                 point=dict(w0=fit.best["w0"], b=fit.best["b"], g=fit.best["g"]), lam=lam)
-            protocol.counter.gather_to_server(
-                np.arange(m, dtype=np.intp), np.full(m, 2 * _FLOAT, dtype=np.int64))
-        best = fit.finish()
+        best = fit.finish(deliver=personal is None)
         if personal is not None:
             share, mu, selection = personal
-            if mu != nodes.mu:
-                _solve_personal(nodes, best["w0"], mu, layout, est, loss, parallel,
-                                3 * _PERSONAL_PASSES)
-            # The returned model's joint objective (every node reports its
-            # loss sum and ||u_t||^2: counted as one report).
-            loss_sum, _ = nodes.node_terms(np.arange(m))
-            uu = float(np.einsum("ktd,ktd->", nodes.V, nodes.V))
-            w_norm = float(np.sqrt(np.vdot(best["w0"], best["w0"])))
-            joint = float(loss_sum.sum()) + 0.5 * lam * m * (w_norm + np.sqrt(uu) / mu) ** 2
-            best = dict(best, joint=joint, b=share, g=nodes.g.copy(), V=nodes.V.copy(), mu=mu)
-            fit.joint_gap = joint - fit.best_dual
             selection = dict(selection, gaps=[], objectives=[], duals=[], joint=[])
             fixed = share
+            # The returned model is the optimum of one objective: the
+            # fixed-share problem at the selected share, refitted to tol from
+            # the learned fit's best point (the nodes hold its w0 and dual
+            # variables, the server their u_t as it copied them; the round
+            # of that point travels with the refit's first message).
+            learned = fit
+            shared_share = float(best["b"])
+            fit = make_fit(nodes, dict(w0=best["w0"], share=share), share, carry=1,
+                           shared_share=shared_share)
+            fit.U[...] = learned.U
+            fit.run(parallel)
+            best = fit.finish()
+            for name in ("gaps", "objectives", "duals", "joint_curve"):
+                setattr(fit, name, getattr(learned, name) + getattr(fit, name))
     if selection is not None:
         # The curves run over every fit (the candidates', then the refit).
         for name, key in (("gaps", "gaps"), ("objectives", "objectives"),
@@ -852,6 +908,8 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
             key: selection[key] for key in ("shares", "validation_error",
                                             "validation_loss", "n_folds")}
         est.share_selection_["selected"] = np.nan if fixed is None else float(fixed)
+        if shared_share is not None:
+            est.share_selection_["shared_part_share"] = shared_share
     if not fit.converged:
         warnings.warn(
             f"{type(est).__name__} (omega='shared') did not certify its joint "
@@ -870,10 +928,11 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
     est.duality_gap_curve_ = np.asarray(fit.gaps, dtype=np.float64)
     est.objective_curve_ = np.asarray(fit.objectives, dtype=np.float64)
     est.dual_objective_curve_ = np.asarray(fit.duals, dtype=np.float64)
-    sigma = shared_sigma(m, b)
+    b_w = b if shared_share is None else shared_share
+    sigma = shared_sigma(m, b, b_w)
     est.task_covariance_ = sigma
     est.omega_ = sigma  # formed (m x m) on access only
-    est.rho_ = 1.0 - b + m * b  # lambda_max(D^-1/2 Sigma D^-1/2), D = I / m
+    est.rho_ = 1.0 - b + m * b_w  # lambda_max(D^-1/2 Sigma D^-1/2), D = I / m
     est._set_communication(protocol.simulation)
     est._store_model(nodes, X, Y, sw, layout, totals, None, lam, 0.0, dtype)
     est._dual_state = dict(nodes=est.nodes_.copy(), counts=layout.counts.copy(),

@@ -1,0 +1,154 @@
+"""The multi-task defaults on many small nodes: the families where the share
+selection does not fit its byte budget and the personal selection runs.
+
+Two families, classification and regression, drawn per seed (train and test
+halves of every node's samples)::
+
+    alike          300 nodes x 20 training samples, 10 features, one rule
+                   plus a 0.1 perturbation per node
+    uninformative  100 nodes x 30 training samples, 50 features of which 45
+                   are noise, one rule plus a 0.3 perturbation per node
+
+Labels (classification): ``y = [x . w_t / sqrt(k) + 0.3 e > 0]``;
+targets: ``x . w_t / sqrt(k) + 0.3 e`` (``k`` informative features).
+Scores: mean per-node test accuracy or R^2.  Baselines on the same arrays:
+Global (one model on the pooled data) and Local (one per node), each the
+better of ``LinearSVC()``, ``SVC()`` and ``LogisticRegression()``, or
+``Ridge()``, ``SVR()`` and ``LassoCV()``.  Per row: the defaults' score,
+the baselines, the margin to the better one (target: at least -0.001),
+converged, bytes against the raw upload, rounds, the selected share and CPU
+seconds of the fit.  One JSON line per row, one BLAS thread.
+
+``few-5``, ``few-10``, ``few-20``, ``few-40``: 5, 10, 20 and 40 nodes of 10 training
+samples, 8 features, a 0.3 perturbation, to compare the personal
+selection (``--personal-min-nodes 1``) with the learned share alone
+(``--personal-min-nodes 1000000``) where the default threshold (20 nodes)
+lies.
+
+    python benchmarks/multitask_small_nodes.py [--seeds 0 1 2] [--families alike uninformative]
+        [--tasks classification regression] [--personal-min-nodes N]
+"""
+
+import argparse
+import json
+import time
+import warnings
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LassoCV, LogisticRegression, Ridge
+from sklearn.metrics import r2_score
+from sklearn.svm import SVC, SVR, LinearSVC
+from threadpoolctl import threadpool_limits
+
+from skfed import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor, LocalEstimator
+from skfed.baselines import pooled_data_bytes
+
+FAMILIES = {
+    # n_nodes, training samples a node, features, informative features, spread
+    "alike": (300, 20, 10, 10, 0.1),
+    "uninformative": (100, 30, 50, 5, 0.3),
+    # few nodes, for the personal selection's minimum number of nodes
+    "few-5": (5, 10, 8, 8, 0.3),
+    "few-10": (10, 10, 8, 8, 0.3),
+    "few-20": (20, 10, 8, 8, 0.3),
+    "few-40": (40, 10, 8, 8, 0.3),
+}
+
+
+def make_family(name, task, seed):
+    """``Xtr, ytr, gtr, Xte, yte, gte`` of one family, task and seed."""
+    n_nodes, n, d, k, spread = FAMILIES[name]
+    rng = np.random.RandomState(seed)
+    g = np.repeat(np.arange(n_nodes), 2 * n)
+    X = rng.randn(len(g), d)
+    informative = np.arange(d) < k
+    W = np.where(informative, rng.randn(1, d), 0.0) + spread * rng.randn(n_nodes, d) * informative
+    s = (X * W[g]).sum(axis=1) / np.sqrt(k)
+    noisy = s + 0.3 * rng.randn(len(g))
+    y = (noisy > 0).astype(int) if task == "classification" else noisy
+    train = np.tile(np.r_[np.ones(n, bool), np.zeros(n, bool)], n_nodes)
+    return X[train], y[train], g[train], X[~train], y[~train], g[~train]
+
+
+def per_node_score(task, y, pred, groups):
+    score = (lambda a, b: np.mean(a == b)) if task == "classification" else r2_score
+    return float(np.mean([score(y[groups == t], pred[groups == t]) for t in np.unique(groups)]))
+
+
+def baselines(task, Xtr, ytr, gtr, Xte, yte, gte):
+    estimators = ({"LinearSVC": LinearSVC(), "SVC": SVC(), "LogisticRegression": LogisticRegression()}
+                  if task == "classification" else
+                  {"Ridge": Ridge(), "SVR": SVR(), "LassoCV": LassoCV()})
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for label, est in estimators.items():
+            out[f"global_{label}"] = per_node_score(
+                task, yte, clone(est).fit(Xtr, ytr).predict(Xte), gte)
+            local = LocalEstimator(clone(est)).fit(Xtr, ytr, groups=gtr)
+            out[f"local_{label}"] = per_node_score(task, yte, local.predict(Xte, groups=gte), gte)
+    return out
+
+
+def run(families, tasks, seeds):
+    rows = []
+    for name in families:
+        for task in tasks:
+            for seed in seeds:
+                Xtr, ytr, gtr, Xte, yte, gte = make_family(name, task, seed)
+                Est = (FederatedMultiTaskClassifier if task == "classification"
+                       else FederatedMultiTaskRegressor)
+                est = Est(random_state=0)
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", ConvergenceWarning)
+                    cpu = time.process_time()
+                    est.fit(Xtr, ytr, groups=gtr)
+                    cpu = time.process_time() - cpu
+                converged = not any(issubclass(w.category, ConvergenceWarning) for w in caught)
+                score = per_node_score(task, yte, est.predict(Xte, groups=gte), gte)
+                base = baselines(task, Xtr, ytr, gtr, Xte, yte, gte)
+                best_global = max(v for k, v in base.items() if k.startswith("global_"))
+                best_local = max(v for k, v in base.items() if k.startswith("local_"))
+                best = max(best_global, best_local)
+                selection = est.share_selection_
+                rows.append(dict(
+                    family=name, task=task, seed=seed, defaults=round(score, 5),
+                    best_global=round(best_global, 5), best_local=round(best_local, 5),
+                    margin=round(score - best, 5), target_met=bool(score >= best - 0.001),
+                    converged=converged,
+                    bytes_ratio=round(est.n_bytes_sent_ / pooled_data_bytes(Xtr, ytr, gtr), 3),
+                    rounds=int(est.n_iter_),
+                    selection=None if selection is None else (
+                        "personal" if "shared_part_share" in selection else "share"),
+                    shared_weight=round(float(est.shared_weight_), 5), fit_cpu_s=round(cpu, 2),
+                    baselines={k: round(v, 5) for k, v in base.items()},
+                ))
+                print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--families", nargs="+", default=["alike", "uninformative"],
+                        choices=list(FAMILIES))
+    parser.add_argument("--tasks", nargs="+", default=["classification", "regression"],
+                        choices=["classification", "regression"])
+    parser.add_argument("--personal-min-nodes", type=int, default=None,
+                        help="override the personal selection's minimum number of nodes")
+    args = parser.parse_args(argv)
+    if args.personal_min_nodes is not None:
+        import skfed.multitask._shared as shared
+
+        shared._PERSONAL_MIN_NODES = args.personal_min_nodes
+    with threadpool_limits(1):
+        rows = run(args.families, args.tasks, args.seeds)
+    print(json.dumps(dict(rows=len(rows), target_met=sum(r["target_met"] for r in rows),
+                          converged=sum(r["converged"] for r in rows),
+                          max_bytes_ratio=max(r["bytes_ratio"] for r in rows))))
+
+
+if __name__ == "__main__":
+    main()
