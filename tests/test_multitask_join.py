@@ -75,12 +75,15 @@ def _fit_join(est, n_new=2, k=12, seed=0, regression=False):
 
 
 def _rehearsed_scale(est, n):
-    """The rehearsal's best scale at the size nearest n (log scale), if it
-    beats scale 1 by _REHEARSAL_EVIDENCE standard errors; else 1."""
+    """The rehearsal's best scale at the size nearest n (log scale, within a
+    factor 2), if it beats scale 1 by _REHEARSAL_EVIDENCE standard errors;
+    else 1."""
     from skfed.multitask._join import _REHEARSAL_EVIDENCE, _REHEARSAL_SCALES
 
     table = est._join_rehearsal
     near = int(np.argmin(np.abs(np.log(n) - np.log(table["sizes"]))))
+    if not 0.5 <= n / table["sizes"][near] <= 2.0:  # no rehearsal of its size
+        return 1.0
     errors, se = table["errors"][near], table["standard_errors"][near]
     best = int(np.argmin(errors))
     if errors[best] + _REHEARSAL_EVIDENCE * se[best] < errors[0]:

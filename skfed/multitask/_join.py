@@ -41,8 +41,9 @@ fit ends (:func:`rehearse_newcomers`).  For each size k of 2, 5, 10, 20 and
 solve the newcomer's problem at the fitted ``w_0`` with ``c_n`` times 1, 4,
 1/4, 1/16 and 0 (``w_0`` alone) and score the node's other samples (the
 error of ``score``).  A newcomer takes the scale with the lowest mean
-error at the rehearsed size nearest its own (log scale) if it beats 1 by
-at least 2 standard errors of the paired difference, else 1: a hyperparameter
+error at the rehearsed size nearest its own (log scale; within a factor
+2, else no rehearsal applies) if it beats 1 by at least one standard
+error of the paired difference over the draws, else 1: a hyperparameter
 transferred from nodes with data to spare, not chosen on the newcomer's
 5-20 samples.  Measured (``benchmarks/new_nodes.py``, seeds 0-2, ``k = 5
 / 10 / 20``, means): HAR 95.9 / 97.0 / 97.6 -> see the user guide's table,
@@ -154,7 +155,9 @@ _REHEARSAL_DRAWS = 2
 _REHEARSAL_MAX_DRAWS = 32
 _REHEARSAL_GAP_TOL = 1e-4
 _REHEARSAL_PASSES = 3
-_REHEARSAL_EVIDENCE = 2.0
+_REHEARSAL_EVIDENCE = 1.0
+# A newcomer uses the rehearsed size nearest its own only within this factor.
+_REHEARSAL_REACH = 2.0
 # Scales of c_n a newcomer chooses from by cross-validation on its samples (the
 # first wins ties); () keeps c_n.
 _LOO_SCALES = (1.0, 0.25, 1.0 / 16, 1.0 / 256)
@@ -458,8 +461,10 @@ def rehearse_newcomers(est, nodes, lam):
 
 def _rehearsed_scales(est, counts):
     """Each newcomer's scale of ``c_n``: the rehearsal's best at the size
-    nearest its number of samples (log scale; ties to the first scale, 1),
-    or 1 without a rehearsal."""
+    nearest its number of samples (log scale) if that size is within a
+    factor :data:`_REHEARSAL_REACH` of it and the scale beats 1 by
+    :data:`_REHEARSAL_EVIDENCE` standard errors of the paired difference;
+    else 1 (also without a rehearsal)."""
     table = getattr(est, "_join_rehearsal", None)
     if table is None or not len(table["sizes"]):
         return np.ones(len(counts))
@@ -471,9 +476,12 @@ def _rehearsed_scales(est, counts):
     better = (errors[rows, i] - errors[:, 0]
               + _REHEARSAL_EVIDENCE * table["standard_errors"][rows, i]) < 0
     best = np.where(better, np.asarray(_REHEARSAL_SCALES)[i], 1.0)
-    near = np.abs(np.log(np.maximum(counts, 1))[:, None]
-                  - np.log(table["sizes"])[None, :]).argmin(axis=1)
-    return best[near]
+    distance = np.abs(np.log(np.maximum(counts, 1))[:, None]
+                      - np.log(table["sizes"])[None, :])
+    near = distance.argmin(axis=1)
+    # no rehearsal within a factor _REHEARSAL_REACH of its size: 1
+    reach = distance[np.arange(len(near)), near] <= np.log(_REHEARSAL_REACH)
+    return np.where(reach, best[near], 1.0)
 
 
 def _targets(est, y):
