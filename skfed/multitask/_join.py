@@ -143,6 +143,10 @@ __all__ = ["multitask_join_nodes", "omega_row", "rehearse_newcomers", "rehearsal
 _GAP_TOL = 1e-14
 # ... or after this many passes of its local solver.
 _MAX_PASSES = 10000
+# ... or once its gap, below this relative floor, stopped decreasing for this
+# many passes (rounding).
+_GAP_FLOOR = 1e-10
+_STALL_PASSES = 5
 # Scale a light newcomer's prior variance by its confidence (see the module).
 _CONFIDENCE = True
 # The fitted nodes' rehearsal of a newcomer (omega_mode_ "shared", see the
@@ -247,16 +251,26 @@ class _JoinNodes(_PrimalState):
 
     def solve_all(self, loss, steps, max_passes=_MAX_PASSES, tol=_GAP_TOL):
         """Run the local solver until every node's relative gap is at most
-        ``tol`` (or ``max_passes`` passes)."""
+        ``tol`` (or ``max_passes`` passes).  A node whose gap has not
+        decreased for :data:`_STALL_PASSES` passes while below
+        :data:`_GAP_FLOOR` (relative) is done too: it is at the rounding
+        floor of its sums (measured: HAR, 5 samples, 1.9e-14 after 10,000
+        passes)."""
         everyone = np.arange(self.m, dtype=np.intp)
         full = np.ones(self.m, dtype=bool)
         todo = everyone
+        best = np.full(self.m, np.inf)
+        stalled = np.zeros(self.m, dtype=np.intp)
         for _ in range(max_passes):
             results = self.solve(todo, steps, self.local_scaling(), None, None, 0.0, loss,
                                  None, full=full)
             self.apply(todo, results, None)
             gap, primal = self.gaps(loss)
-            todo = everyone[gap > tol * np.maximum(np.abs(primal), 1e-300)]
+            scale = np.maximum(np.abs(primal), 1e-300)
+            stalled = np.where(gap < best, 0, stalled + 1)
+            best = np.minimum(best, gap)
+            floor = (stalled >= _STALL_PASSES) & (gap <= _GAP_FLOOR * scale)
+            todo = everyone[(gap > tol * scale) & ~floor]
             if not todo.size:
                 return True
         return False
