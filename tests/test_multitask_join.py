@@ -74,6 +74,23 @@ def _fit_join(est, n_new=2, k=12, seed=0, regression=False):
     return est, before, W_before, n_bytes, (Xo, yo, go), (Xn, yn, gn)
 
 
+def _rehearsed_scale(est, n):
+    """The rehearsal's best scale at the size nearest n (log scale, within a
+    factor 2), if it beats scale 1 by _REHEARSAL_EVIDENCE standard errors;
+    else 1."""
+    from skfed.multitask._join import _REHEARSAL_EVIDENCE, _REHEARSAL_SCALES
+
+    table = est._join_rehearsal
+    near = int(np.argmin(np.abs(np.log(n) - np.log(table["sizes"]))))
+    if not 0.5 <= n / table["sizes"][near] <= 2.0:  # no rehearsal of its size
+        return 1.0
+    errors, se = table["errors"][near], table["standard_errors"][near]
+    best = int(np.argmin(errors))
+    if errors[best] + _REHEARSAL_EVIDENCE * se[best] < errors[0]:
+        return _REHEARSAL_SCALES[best]
+    return 1.0
+
+
 def test_shared_join_is_the_newcomers_own_problem_at_w0():
     est = FederatedMultiTaskClassifier(random_state=0)
     est, before, W_before, _, (Xo, _, _), (Xn, yn, gn) = _fit_join(est)
@@ -92,7 +109,11 @@ def test_shared_join_is_the_newcomers_own_problem_at_w0():
         # the newcomer's confidence: its samples against a fitted node's mean
         confidence = min(1.0, rows.sum() / (len(Xo) / m))
         assert confidence < 1.0
-        mu = lam * m / (1.0 - b) / confidence
+        scale = _rehearsed_scale(est, rows.sum())
+        if scale == 0.0:  # the rehearsal chose w_0 alone
+            np.testing.assert_array_equal(est._W[:, m + j], est._W[:, -1])
+            continue
+        mu = lam * m / (1.0 - b) / (confidence * scale)
         w = _logistic_solve(_design(Xn[rows]), yn[rows], w0, lam / mu, lam)
         assert est.nodes_[m + j] == node
         np.testing.assert_allclose(est.coef_[m + j], w[:-1], atol=1e-6)
@@ -158,11 +179,22 @@ def test_independent_regressor_join_is_ridge():
 @pytest.mark.parametrize("omega", ["auto", "learn", "independent"])
 def test_join_bytes_closed_form(omega):
     est = FederatedMultiTaskClassifier(omega=omega, random_state=0)
-    est, before, _, n_bytes, _, (Xn, _, gn) = _fit_join(est, n_new=3)
+    est, before, _, n_bytes, (_, _, go), (Xn, _, gn) = _fit_join(est, n_new=3)
     m, n_new, P, d = len(before["coef_"]), 3, 1, Xn.shape[1] + 1
     down, up = {"auto": (P * d + 2, P * d), "independent": (1, P * d),
                 "learn": (P * m * d + 2, P * d + m + 1)}[omega]
-    expected = n_new * (down * 8 + HEADER + up * 8 + HEADER)
+    collected = 0
+    if omega == "auto":
+        from skfed.multitask._join import _REHEARSAL_SCALES, rehearsal_draws
+
+        # the newcomer also downloads the rehearsal's sizes and best scales;
+        # the first join collects every rehearsing node's errors (one float
+        # per draw and scale, one message per node)
+        draws = rehearsal_draws(np.bincount(np.searchsorted(est.nodes_[:m], go)), 0)
+        down += 2 * len(draws)
+        per_node = np.bincount(np.concatenate([o for _, o, _ in draws]), minlength=m)
+        collected = int(np.sum(per_node[per_node > 0] * len(_REHEARSAL_SCALES) * 8 + HEADER))
+    expected = n_new * (down * 8 + HEADER + up * 8 + HEADER) + collected
     assert est.join_communication_.total_bytes == expected
     assert est.n_bytes_sent_ == n_bytes + expected
     assert est.communication_.total_bytes == n_bytes
@@ -226,15 +258,20 @@ def test_private_join_spends_nothing_and_uploads_nothing():
     assert np.all(est.join_communication_.bytes_sent[m:m + 2] == 0)
 
 
-def test_shared_regressor_newcomer_chooses_its_prior_by_leave_one_out():
+def test_shared_regressor_newcomer_without_rehearsal_chooses_its_prior_by_leave_one_out():
     """NumPy: closed-form ridge toward w_0 for every fold and scale of c_n."""
     from skfed.multitask._join import _LOO_FOLDS, _LOO_SCALES
 
-    est = FederatedMultiTaskRegressor(random_state=0)
-    est, before, _, _, (Xo, _, _), (Xn, yn, gn) = _fit_join(est, k=8, regression=True)
+    # (without the fitted nodes' rehearsal: a fit that kept none)
+    X, y, g = _tasks(regression=True)
+    (Xo, yo, go), (Xn, yn, gn) = _split(X, y, g, 2, 8)
+    est = FederatedMultiTaskRegressor(random_state=0).fit(Xo, yo, groups=go)
     assert est.omega_mode_ == "shared"
-    m = len(before["coef_"])
-    assert np.array_equal(est.coef_[:m], before["coef_"])
+    est._join_rehearsal = None
+    m = len(est.nodes_)
+    coef = est.coef_.copy()
+    est.add_nodes(Xn, yn, groups=gn)
+    assert np.array_equal(est.coef_[:m], coef)
     lam = 1.0 / (est.C * len(Xo))
     w0 = np.append(est.shared_coef_, est.shared_intercept_)
 
@@ -264,3 +301,61 @@ def test_shared_regressor_newcomer_chooses_its_prior_by_leave_one_out():
         np.testing.assert_allclose(est.coef_[m + j], w[:-1], rtol=1e-6, atol=1e-8)
         np.testing.assert_allclose(est.intercept_[m + j], w[-1], rtol=1e-6, atol=1e-8)
     assert chosen  # (which scales won is data-dependent)
+
+
+def test_rehearsal_is_the_fitted_nodes_ridge_solves_at_w0():
+    """NumPy: every draw's closed-form ridge toward w_0 at every scale of
+    c_n, scored on the node's other samples; and a
+    regressor's newcomer solves its problem at the best scale of its size."""
+    from skfed.multitask._join import _REHEARSAL_SCALES, rehearsal_draws
+
+    X, y, g = _tasks(regression=True)
+    (Xo, yo, go), (Xn, yn, gn) = _split(X, y, g, 2, 8)
+    est = FederatedMultiTaskRegressor(random_state=0).fit(Xo, yo, groups=go)
+    assert est.omega_mode_ == "shared"
+    m, n = len(est.nodes_), len(Xo)
+    lam = 1.0 / (est.C * n)
+    b = est.shared_weight_
+    mu = lam * m / (1.0 - b)
+    w0 = np.append(est.shared_coef_, est.shared_intercept_)
+    order = np.argsort(go, kind="stable")
+    Z, t_of = _design(Xo[order]), go[order]
+    Y = yo[order]
+    counts = np.bincount(t_of)
+    table, se = [], []
+    for k, owners, perms in rehearsal_draws(counts, 0):
+        errors = np.zeros((len(_REHEARSAL_SCALES), len(owners)))
+        for j, (t, perm) in enumerate(zip(owners, perms)):
+            Zt, yt = Z[t_of == t], Y[t_of == t]
+            tr, held = perm[:k], perm[k:]
+            prior = w0
+            confidence = min(1.0, k / (n / m))
+            for i, s in enumerate(_REHEARSAL_SCALES):
+                w = prior
+                if s > 0:
+                    mu_k = mu / (confidence * s)
+                    A = Zt[tr].T @ Zt[tr] / k + mu_k * np.eye(Z.shape[1])
+                    w = np.linalg.solve(A, Zt[tr].T @ yt[tr] / k + mu_k * prior)
+                errors[i, j] = np.mean((Zt[held] @ w - yt[held]) ** 2)
+        table.append(errors.mean(axis=1))
+        diff = errors - errors[0]
+        se.append(diff.std(axis=1, ddof=1) / np.sqrt(len(owners)))
+    np.testing.assert_allclose(est._join_rehearsal["errors"], np.array(table), rtol=1e-5)
+    np.testing.assert_allclose(est._join_rehearsal["standard_errors"], np.array(se),
+                               rtol=1e-5, atol=1e-12)
+
+    coef = est.coef_.copy()
+    est.add_nodes(Xn, yn, groups=gn)
+    assert np.array_equal(est.coef_[:m], coef)
+    for j, node in enumerate(np.unique(gn)):
+        rows = gn == node
+        Zn, k = _design(Xn[rows]), rows.sum()
+        scale = _rehearsed_scale(est, k)
+        if scale == 0.0:
+            np.testing.assert_allclose(est.coef_[m + j], w0[:-1])
+            continue
+        mu_k = mu / (min(1.0, k / (n / m)) * scale)
+        A = Zn.T @ Zn / k + mu_k * np.eye(Zn.shape[1])
+        w = np.linalg.solve(A, Zn.T @ yn[rows] / k + mu_k * w0)
+        np.testing.assert_allclose(est.coef_[m + j], w[:-1], rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(est.intercept_[m + j], w[-1], rtol=1e-6, atol=1e-8)

@@ -30,7 +30,7 @@ from ._features import (
     _proportional_shares,
     auto_components,
 )
-from ._join import _AddNodesMixin
+from ._join import _AddNodesMixin, rehearse_newcomers
 from ._omega import (
     _TINY,
     _W_STEP_TOL_FACTOR,
@@ -880,7 +880,7 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         self._join_lam = float(lam)
         self._join_mass = float(np.mean(totals))  # a fitted node's mean weight
         for name in ("_released_W", "join_communication_", "_join_n_fit", "_join_seed",
-                     "refit_choice_"):
+                     "refit_choice_", "_join_rehearsal"):
             self.__dict__.pop(name, None)  # from an earlier fit and its joins
         if self._primal_mode():
             W = state.weights(sigma, lam)  # (n_problems, m, d')
@@ -896,6 +896,8 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
             if private:  # each node's kept model, chosen on its own data (issue 27)
                 W[:, :m], self.refit_choice_ = kept_node_models(self, state, sigma, lam)
             self._W = W
+            if isinstance(state, _SharedNodes) and not private:  # hook: _join (issue 32)
+                self._join_rehearsal = rehearse_newcomers(self, state, lam)
             n_feat = W.shape[2] - int(self.fit_intercept)
             coef = W[:, :m, :n_feat]
             intercept = (
