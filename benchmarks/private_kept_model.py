@@ -49,11 +49,11 @@ import numpy as np
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 
-from privacy_utility import LOCAL_SCORES, _local_best  # noqa: E402
+from privacy_utility import LOCAL_SCORES, _local_best
 
-import skfed.boosting._private as private_module  # noqa: E402
-from skfed import DecentralizedBoostingClassifier  # noqa: E402
-from skfed._private_refit import (  # noqa: E402
+import skfed.boosting._private as private_module
+from skfed import DecentralizedBoostingClassifier
+from skfed._private_refit import (
     BOOST_RADII,
     BOOST_TRUST,
     _boost_fit,
@@ -61,16 +61,16 @@ from skfed._private_refit import (  # noqa: E402
     _one_se_choice,
     refit_boosting,
 )
-from skfed.boosting import make_stump_predictors  # noqa: E402
-from skfed.datasets import make_rotated_moons  # noqa: E402
-from skfed.privacy import DifferentialPrivacy  # noqa: E402
+from skfed.boosting import make_stump_predictors
+from skfed.datasets import make_rotated_moons
+from skfed.privacy import DifferentialPrivacy
 
 FAMILIES = {
-    "many-small": dict(n_nodes=100, n_samples_range=(20, 40), n_features=2),
-    "noisy-features": dict(n_nodes=20, n_samples_range=(100, 200), n_features=6),
-    "alike": dict(n_nodes=20, n_clusters=1, n_samples_range=(30, 60), n_features=2),
-    "label-noise": dict(n_nodes=20, n_samples_range=(50, 100), n_features=2,
-                        label_noise=0.15),
+    "many-small": {"n_nodes": 100, "n_samples_range": (20, 40), "n_features": 2},
+    "noisy-features": {"n_nodes": 20, "n_samples_range": (100, 200), "n_features": 6},
+    "alike": {"n_nodes": 20, "n_clusters": 1, "n_samples_range": (30, 60), "n_features": 2},
+    "label-noise": {"n_nodes": 20, "n_samples_range": (50, 100), "n_features": 2,
+                    "label_noise": 0.15},
 }
 
 
