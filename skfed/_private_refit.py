@@ -19,11 +19,19 @@ with ``prior`` the graph-weighted mean of its neighbours' released models.
 The trust weight (``lam`` or ``mu``, and Dada's radius) is chosen by K-fold
 cross-validation on the node's own samples among a few candidates, one of
 which trusts nobody: Perso-lin's ``prior = 0, lam = 1 / m`` is exactly
-scikit-learn's ``LogisticRegression()`` (C = 1) on the node alone, Dada's
-``mu = 0`` is boosting alone.  The one-standard-error rule keeps the
-trust-nobody candidate unless a candidate that trusts the neighbours
-validates better by more than one standard error of the difference: on a
-node with 5-10 samples a noisy validation would otherwise follow noise.
+scikit-learn's ``LogisticRegression()`` (C = 1) on the node alone; Dada's
+is the same logistic regression on the base predictions (``radius = 0``),
+and boosting alone (``mu = 0``) at each radius is a further candidate.
+The one-standard-error rule keeps the trust-nobody candidate 0 unless
+another candidate validates better by more than one standard error of the
+difference: on a node with 5-10 samples a noisy validation would otherwise
+follow noise.
+
+What this choice protects and what it does not: the kept model is never
+sent, so it spends no budget and the guarantee on what the node sends is
+unchanged; but the kept model is an exact function of the node's own
+samples, like a Local model, so publishing ``coef_`` (rather than the
+released models) publishes non-private information about that node's data.
 """
 
 import numpy as np
@@ -162,13 +170,32 @@ def _boost_fit(A, priors, mus, betas, n_steps=BOOST_STEPS):
     return alpha
 
 
+def _logistic_on_base(H, s, lam):
+    """The node alone, logistic: ``min_a mean log(1 + e^(-s_i [H a]_i)) + lam / 2
+    ||a||^2`` (Newton's method), scikit-learn's ``LogisticRegression(C=1 /
+    (lam m), fit_intercept=False)`` on the base predictions."""
+    from .multitask._private import _newton
+
+    return _newton(H, s, np.zeros(H.shape[0]), np.full(H.shape[1], lam), "logistic")
+
+
 def refit_boosting(H, S, prior, rng):
     """Node's final Dada models, one per problem; returns (alpha, trust, radius).
 
     H : (m, n_base) base predictions; S : (P, m) labels in {-1, +1};
-    prior : (P, n_base) neighbours' mean released model or None.  The
-    held-out loss is the 0-1 error (the radius changes the scale of the
-    margins, so their log-sum-exp does not compare candidates).
+    prior : (P, n_base) neighbours' mean released model or None.
+
+    Candidate 0 is the node alone by l2-regularized logistic regression on
+    the base predictions at ``C = 1`` (:func:`_logistic_on_base`; radius
+    and trust 0); the others are boosting alone (Frank-Wolfe on the
+    log-sum-exp loss) at every radius of ``BOOST_RADII`` and, with a
+    prior, boosting toward the neighbours' mean released model at every
+    (radius, ``BOOST_TRUST``).  A candidate replaces candidate 0 only when
+    its cross-validated 0-1 error is lower by more than one standard error
+    (the radius changes the scale of the margins, so losses do not compare
+    candidates).  Measured at epsilon 3 (seeds 0-2, ``privacy_utility.py``):
+    the moons 0.924 -> 0.937, Computer buyers 0.648 -> 0.654, against
+    boosting alone as candidate 0.
     """
     m, n_base = H.shape
     P = S.shape[0]
@@ -177,7 +204,8 @@ def refit_boosting(H, S, prior, rng):
     trust = np.zeros(P)
     radius = np.zeros(P)
     for p in range(P):
-        A = S[p][:, None] * H
+        s = S[p]
+        A = s[:, None] * H
         cands = [(0.0, b) for b in BOOST_RADII]
         direction = np.zeros(n_base)
         if prior is not None and np.abs(prior[p]).sum() > 0:
@@ -186,23 +214,22 @@ def refit_boosting(H, S, prior, rng):
         mus = np.array([c[0] for c in cands])
         betas = np.array([c[1] for c in cands])
         priors = direction[None, :] * betas[:, None] * (mus > 0)[:, None]
-        if m >= 2:
-            held = np.zeros((len(cands), m))
+        chosen = 0
+        if n_folds >= 2:
+            held = np.zeros((len(cands) + 1, m))
             for f in range(n_folds):
                 test = fold == f
-                a = _boost_fit(A[~test], priors, mus, betas)
-                held[:, test] = (A[test] @ a.T <= 0).T
-            # The trust-nobody candidate of the one-SE rule: the best radius alone.
-            alone = int(np.argmin(held[: len(BOOST_RADII)].mean(axis=1)))
-            order = [alone] + [c for c in range(len(cands)) if c != alone]
-            chosen = order[_one_se_choice(held[order])]
-            if chosen < len(BOOST_RADII):
-                chosen = alone
-        else:
-            chosen = 1
-        a = _boost_fit(A, priors[chosen:chosen + 1], mus[chosen:chosen + 1],
-                       betas[chosen:chosen + 1])
-        alpha[p] = a[0]
-        trust[p] = mus[chosen]
-        radius[p] = betas[chosen]
+                train = ~test
+                logistic = _logistic_on_base(H[train], s[train], 1.0 / train.sum())
+                held[0, test] = A[test] @ logistic <= 0
+                a = _boost_fit(A[train], priors, mus, betas)
+                held[1:, test] = (A[test] @ a.T <= 0).T
+            chosen = _one_se_choice(held)
+        if chosen == 0:
+            alpha[p] = _logistic_on_base(H, s, 1.0 / m)
+            continue
+        c = slice(chosen - 1, chosen)
+        alpha[p] = _boost_fit(A, priors[c], mus[c], betas[c])[0]
+        trust[p] = mus[c][0]
+        radius[p] = betas[c][0]
     return alpha, trust, radius

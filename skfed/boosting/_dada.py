@@ -491,7 +491,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     <released and refit attributes>
     refit_radius_ : ndarray of shape (n_nodes,) or (n_nodes, n_classes)
         Only with a finite ``privacy`` budget: the l1 radius ``beta_f`` of
-        each node's refit model.
+        each node's refit model (0: logistic regression on the base
+        predictions, the node alone).
 
     Notes
     -----
@@ -528,16 +529,17 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     ``released_intercept_``.  Its final model ``coef_`` / ``intercept_`` is
     never sent, so each node refits it on its own samples, exactly (a node
     needs no protection from itself), with its graph neighbours held at
-    their released models (post-processing: no budget spent).  It runs
+    their released models (post-processing: no budget spent).  Candidate
+    0 is the node alone by ``LogisticRegression(C=1, fit_intercept=False)``
+    on the base predictions (``refit_radius_`` 0); the others run
     Frank-Wolfe on its own block of eq. 1, ``min_a log sum_i exp(-[A_k
     a]_i) + (mu_f / 2) ||a - beta_f u_k||^2`` over the l1 ball of radius
     ``beta_f``, where ``u_k`` is the graph-weighted mean of its neighbours'
-    released models, l1-normalized.  The radius ``beta_f`` in {1, 3, 10}
-    and the trust ``mu_f`` in {0, 1, 10} are chosen by 5-fold
-    cross-validation on the node's own samples (0-1 error; folds from
-    ``random_state``); a candidate that trusts the neighbours replaces the
-    node alone (``mu_f = 0``) only when it validates better by more than
-    one standard error.  ``coef_`` is therefore, like a Local model, not
+    released models, l1-normalized, at the radius ``beta_f`` in {1, 3, 10}
+    and the trust ``mu_f`` in {0, 1, 10}.  5-fold cross-validation on the
+    node's own samples (0-1 error; folds from ``random_state``) chooses; a
+    candidate replaces candidate 0 only when it validates better by more
+    than one standard error.  ``coef_`` is therefore, like a Local model, not
     private with respect to the node's own samples, and depends on the
     other nodes' data only through their released models; the choices are
     in ``refit_trust_`` and ``refit_radius_``.  Measured at ``epsilon`` 1
