@@ -343,8 +343,10 @@ def _row(node, cand, est, private, threshold):
     z = np.maximum(cand.sq - 2.0 * (cand.models @ flat) + flat @ flat, 0.0)
     pair = 0.5 * float(est.mu) * z
     if cand.data_losses is not None and not private:
-        # e_nr = c_n (L_n(alpha_r) - L_n(alpha_n)), for both directions.
-        pair = pair + 2.0 * node.confidence * (cand.data_losses - node.own_data_loss())
+        # e_nr = s_n (L_n(alpha_r) - L_n(alpha_n)), for both directions, s_n the
+        # estimator's score factor (Dada: peer_scoring's weight; Perso-lin: c_n).
+        pair = pair + 2.0 * est._peer_score_scale(node.confidence) * (
+            cand.data_losses - node.own_data_loss())
     a = np.ascontiguousarray(node.graph_loss(private) + cand.losses + pair)
     lam, delta = float(est.lambda_graph), float(est.delta)
     v = np.zeros(q)
