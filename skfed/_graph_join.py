@@ -532,7 +532,8 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
     update = est.graph_update_every
     every = None
     if update is not None and est.graph is None:
-        every = _RESOLVE_EVERY if update == "n_nodes" else max(1, math.ceil(int(update) / n_fit))
+        every = (_RESOLVE_EVERY if update in ("n_nodes", "geometric")
+                 else max(1, math.ceil(int(update) / n_fit)))
     threshold = None
     W_old = sparse.csr_matrix(est.collaboration_graph_)
     if est.sparsify_graph == "connected" and W_old.nnz:

@@ -388,13 +388,19 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         whole graph (O(nnz log nnz)), a global step outside the
         decentralized protocol whose messages are not counted.  A fixed
         ``graph`` is used as given.
-    graph_update_every : int, "n_nodes" or None, default="n_nodes"
+    graph_update_every : int, "n_nodes", "geometric" or None, default="n_nodes"
         Model iterations between two graph updates (learned graph only);
         ``"n_nodes"``: as many as there are nodes (every node wakes up once
         on average between two updates; the paper's 100 iterations for its
         100 users), so the number of graph updates, ``max_iter /
-        n_nodes``, does not grow with the number of nodes; ``None`` learns
-        the graph once, from the local models, and keeps it.
+        n_nodes``, does not grow with the number of nodes; ``"geometric"``:
+        ``n_nodes`` iterations before the first update, each later gap twice
+        the one before (7 updates at the default ``max_iter``, a tenth of
+        the graph bytes: on the held-out "noisy" / "jitter" moons, seeds
+        0-4, 74.6 / 80.0 % accuracy against 75.5 / 80.1 %, but 58.4 / 62.8
+        % of the weight inside the true clusters against 72.9 / 83.4 %,
+        measured with the former confidence-weighted scores); ``None``
+        learns the graph once, from the local models, and keeps it.
     graph_init_iter : int, default=None
         Graph steps of the initial graph learning; ``None``: ``10 * n_nodes``
         (each node wakes up about 10 times and samples ``kappa`` peers each
