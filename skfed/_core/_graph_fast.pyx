@@ -30,8 +30,7 @@
 # the waking node and each of its sampled peers keep at most
 # ``max_neighbors`` non-zero weights; a node with more sets to zero its
 # weights toward the neighbours whose models are the most different from
-# its own (largest z; ties: the largest node index goes first), sparing a
-# neighbour for which the link is its last one while others can go.  A node
+# its own (largest z; ties: the largest node index goes first).  A node
 # holds copies of its neighbours' models for its model updates, so it
 # knows these distances; each dropped edge costs one 8-byte message telling
 # the neighbour.  The change of h of every drop is added exactly.  The cap
@@ -419,19 +418,10 @@ cdef intp_t _cap_neighbours(
         nbuf[count] = m
         count += 1
     while count > cap:
-        # The most different neighbour, among those for which this link is
-        # not their last one when there are any (a hard cap otherwise).
-        best = -1
-        for r in range(count):
-            if n_slots[nbuf[r]] > 1 and (
-                    best < 0 or zbuf[r] > zbuf[best]
-                    or (zbuf[r] == zbuf[best] and nbuf[r] > nbuf[best])):
+        best = 0
+        for r in range(1, count):
+            if zbuf[r] > zbuf[best] or (zbuf[r] == zbuf[best] and nbuf[r] > nbuf[best]):
                 best = r
-        if best < 0:
-            best = 0
-            for r in range(1, count):
-                if zbuf[r] > zbuf[best] or (zbuf[r] == zbuf[best] and nbuf[r] > nbuf[best]):
-                    best = r
         m = nbuf[best]
         p = _find(nbr, n_slots, R, k, m)
         q = _find(nbr, n_slots, R, m, k)
