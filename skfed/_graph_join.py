@@ -343,8 +343,10 @@ def _row(node, cand, est, private, threshold):
     z = np.maximum(cand.sq - 2.0 * (cand.models @ flat) + flat @ flat, 0.0)
     pair = 0.5 * float(est.mu) * z
     if cand.data_losses is not None and not private:
-        # e_nr = c_n (L_n(alpha_r) - L_n(alpha_n)), for both directions.
-        pair = pair + 2.0 * node.confidence * (cand.data_losses - node.own_data_loss())
+        # e_nr = s_n (L_n(alpha_r) - L_n(alpha_n)), for both directions, s_n the
+        # estimator's score factor (Dada: peer_scoring's weight; Perso-lin: c_n).
+        pair = pair + 2.0 * est._peer_score_scale(node.confidence) * (
+            cand.data_losses - node.own_data_loss())
     a = np.ascontiguousarray(node.graph_loss(private) + cand.losses + pair)
     lam, delta = float(est.lambda_graph), float(est.delta)
     v = np.zeros(q)
@@ -530,7 +532,8 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
     update = est.graph_update_every
     every = None
     if update is not None and est.graph is None:
-        every = _RESOLVE_EVERY if update == "n_nodes" else max(1, math.ceil(int(update) / n_fit))
+        every = (_RESOLVE_EVERY if update in ("n_nodes", "geometric")
+                 else max(1, math.ceil(int(update) / n_fit)))
     threshold = None
     W_old = sparse.csr_matrix(est.collaboration_graph_)
     if est.sparsify_graph == "connected" and W_old.nnz:

@@ -212,7 +212,10 @@ def _newcomer_reference(est, info, X, y, sw, n_local, n_steps, resolve):
         z = ((graph_models - mdl) ** 2).reshape(K, -1).sum(axis=1)
         pair = 0.5 * mu * z
         if getattr(est, "peer_scoring", False):
-            pair = pair + 2 * c * (np.array([data_loss(graph_models[r]) for r in range(K)])
+            # Dada weighs every node's score by 3 (peer_scoring=True),
+            # Perso-lin by the node's confidence.
+            s = 3.0 if dada else c
+            pair = pair + 2 * s * (np.array([data_loss(graph_models[r]) for r in range(K)])
                                    - data_loss(mdl))
         a = c * own_loss(mdl) + info["losses"] + pair
         return _row_numpy(a, d_old, 0.0, mu_graph, est.lambda_graph, est.delta)

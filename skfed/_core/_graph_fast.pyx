@@ -189,65 +189,56 @@ cdef inline double _distance(const floating[:, ::1] models, intp_t k, intp_t l) 
     return z
 
 
+cdef inline intp_t _nonzero_coords(const floating[:, ::1] models, intp_t l, intp_t off,
+                                   intp_t n_base, intp_t* nz) noexcept nogil:
+    """Indices j < n_base of the non-zero ``models[l, off + j]``, into ``nz``; their count."""
+    cdef intp_t j, n_nz = 0
+    for j in range(n_base):
+        if models[l, off + j] != 0:
+            nz[n_nz] = j
+            n_nz += 1
+    return n_nz
+
+
+cdef inline void _lse_push(double a, double s, double* amax, double* z) noexcept nogil:
+    """Add ``s exp(a)`` to the running ``exp(amax) z`` (running maximum)."""
+    if a > amax[0]:
+        z[0] = z[0] * exp(amax[0] - a) + s
+        amax[0] = a
+    else:
+        z[0] += s * exp(a - amax[0])
+
+
 cdef double _node_loss(
-    const floating[:, ::1] models, const floating[:, ::1] H, const floating[:, ::1] Y,
-    const floating[::1] sw, intp_t start, intp_t end, intp_t l, intp_t p, intp_t* nz,
+    const floating[:, ::1] models, const floating[:, ::1] H, const signed char* H8,
+    const floating[:, ::1] Y, const floating[::1] sw, intp_t start, intp_t end, intp_t l,
+    intp_t p, intp_t* nz,
 ) noexcept nogil:
     """``log sum_i s_i exp(-y_pi h(x_i).m_l,p)`` over rows [start, end): Dada's loss of model l.
 
     One pass (running maximum) over the non-zero weights of the model only
     (``nz``: scratch of ``n_base`` indices); ``models[l]`` holds the ``P``
     problems' weights one after the other, ``n_base = H.shape[1]`` each.
+    The base predictions are read from ``H8`` (int8 rows of +-1 values,
+    the same as H's) when it is not NULL, else from H.
     """
-    cdef intp_t n_base = H.shape[1], i, j, r, n_nz = 0, off = p * n_base
-    cdef double amax = -INFINITY, z = 0.0, a
-    for j in range(n_base):
-        if models[l, off + j] != 0:
-            nz[n_nz] = j
-            n_nz += 1
-    for i in range(start, end):
-        if sw[i] > 0:
-            a = 0.0
-            for r in range(n_nz):
-                j = nz[r]
-                a += H[i, j] * models[l, off + j]
-            a = -Y[p, i] * a
-            if a > amax:
-                z = z * exp(amax - a) + sw[i]
-                amax = a
-            else:
-                z += sw[i] * exp(a - amax)
-    if amax == -INFINITY:
-        return -INFINITY
-    return amax + log(z)
-
-
-cdef double _node_loss_i8(
-    const floating[:, ::1] models, const signed char* H8, intp_t n_base,
-    const floating[:, ::1] Y, const floating[::1] sw, intp_t start, intp_t end, intp_t l,
-    intp_t p, intp_t* nz,
-) noexcept nogil:
-    """:func:`_node_loss` reading the base predictions from int8 rows (+-1 values)."""
-    cdef intp_t i, j, r, n_nz = 0, off = p * n_base
+    cdef intp_t n_base = H.shape[1], i, j, r, off = p * n_base
+    cdef intp_t n_nz = _nonzero_coords(models, l, off, n_base, nz)
     cdef double amax = -INFINITY, z = 0.0, a
     cdef const signed char* row
-    for j in range(n_base):
-        if models[l, off + j] != 0:
-            nz[n_nz] = j
-            n_nz += 1
     for i in range(start, end):
         if sw[i] > 0:
             a = 0.0
-            row = H8 + i * n_base
-            for r in range(n_nz):
-                j = nz[r]
-                a += row[j] * models[l, off + j]
-            a = -Y[p, i] * a
-            if a > amax:
-                z = z * exp(amax - a) + sw[i]
-                amax = a
+            if H8 != NULL:
+                row = H8 + i * n_base
+                for r in range(n_nz):
+                    j = nz[r]
+                    a += row[j] * models[l, off + j]
             else:
-                z += sw[i] * exp(a - amax)
+                for r in range(n_nz):
+                    j = nz[r]
+                    a += H[i, j] * models[l, off + j]
+            _lse_push(-Y[p, i] * a, sw[i], &amax, &z)
     if amax == -INFINITY:
         return -INFINITY
     return amax + log(z)
@@ -288,7 +279,6 @@ cdef struct _Scorer:
     # Dada's base predictions as int8 (+-1), when given: an eighth of the
     # memory traffic of reading H's float rows (the cost of a score).
     const signed char* h8
-    intp_t h8_cols
 
 
 cdef inline double _score_loss(
@@ -302,11 +292,9 @@ cdef inline double _score_loss(
     for p in range(Y.shape[0]):
         if sc.linear:
             total += _lin_node_loss(models, H, Y, sw, offsets[k], offsets[k + 1], l, p, loss)
-        elif sc.h8 != NULL:
-            total += _node_loss_i8(models, sc.h8, sc.h8_cols, Y, sw, offsets[k],
-                                   offsets[k + 1], l, p, sc.nz)
         else:
-            total += _node_loss(models, H, Y, sw, offsets[k], offsets[k + 1], l, p, sc.nz)
+            total += _node_loss(models, H, sc.h8, Y, sw, offsets[k], offsets[k + 1], l, p,
+                                sc.nz)
     return total
 
 
@@ -373,7 +361,6 @@ def pair_scores(
     sc.lazy = True
     sc.linear = loss is not None
     sc.h8 = NULL
-    sc.h8_cols = H.shape[1]
     if H8 is not None and loss is None and H8.shape[0] * H8.shape[1] > 0:
         if H8.shape[0] != H.shape[0] or H8.shape[1] != H.shape[1]:
             raise ValueError("H8 must have the shape of H.")
@@ -577,7 +564,6 @@ def graph_steps(
     sc.lazy = False
     sc.linear = score_loss is not None
     sc.h8 = NULL
-    sc.h8_cols = score_H.shape[1] if score_H is not None else 0
     if score_H8 is not None and score_loss is None and score_H8.shape[0] * score_H8.shape[1]:
         if score_H8.shape[0] != score_H.shape[0] or score_H8.shape[1] != score_H.shape[1]:
             raise ValueError("score_H8 must have the shape of score_H.")
@@ -802,7 +788,6 @@ def cap_node(
     sc.lazy = False
     sc.linear = False
     sc.h8 = NULL
-    sc.h8_cols = 0
     cdef LossFunction no_loss = None
     empty = np.zeros((1, 0), dtype=np.asarray(models).dtype)
     cdef const floating[:, ::1] no_H = empty

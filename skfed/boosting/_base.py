@@ -41,7 +41,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         "kappa": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_neighbors": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "sparsify_graph": [None, StrOptions({"connected"})],
-        "graph_update_every": [None, StrOptions({"n_nodes"}),
+        "graph_update_every": [None, StrOptions({"n_nodes", "geometric"}),
                                Interval(numbers.Integral, 1, None, closed="left")],
         "graph_init_iter": [None, Interval(numbers.Integral, 0, None, closed="left")],
         "graph_iter": [None, Interval(numbers.Integral, 0, None, closed="left")],
@@ -59,6 +59,8 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
     # Iterations per node of max_iter=None under a finite privacy budget
     # (None: the non-private default, 100).
     _private_iter_per_node = None
+    # graph_update_every="geometric": growth of the gap between two updates.
+    _gap_growth = 2.0
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -154,6 +156,20 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         learned = self.graph is None and n_nodes > 1
         return max_iter, (max(1, math.ceil(max_iter / n_nodes)) if learned else 0)
 
+    def _peer_score_scale(self, confidence):
+        """Factor of a node's peer score ``e_kl`` given its confidence ``c_k``
+        (Perso-lin: ``c_k`` itself; Dada overrides it)."""
+        return confidence
+
+    def _update_gap(self, n_nodes, n_done):
+        """Model iterations before the next graph update, ``n_done`` updates done."""
+        every = self.graph_update_every
+        if every == "n_nodes":
+            return n_nodes
+        if every == "geometric":
+            return max(1, int(round(n_nodes * self._gap_growth ** n_done)))
+        return every
+
     def _offline(self, simulation, n_steps):
         drop = simulation.network.drop_rate
         if drop == 0 or n_steps == 0:
@@ -244,8 +260,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
             block = max_iter - n_iter
             updating = learned and self.graph_update_every is not None
             if updating:
-                every = K if self.graph_update_every == "n_nodes" else self.graph_update_every
-                block = min(block, every)
+                block = min(block, self._update_gap(K, self.n_graph_updates_))
             offline = self._offline(simulation, block)
             n_done, n_updates, spent, curve = state.async_steps(
                 t, block, clock, node_state, offline, simulation, budget, spent

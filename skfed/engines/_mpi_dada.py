@@ -189,7 +189,7 @@ def fit_dada(est, peer, block, validate, random_state):
     H = est._base_matrix(Xs, dtype) if Xs.shape[0] else np.zeros(
         (0, est.n_estimators + int(est.fit_intercept)), dtype=dtype)
     state = _BoostingState(H, Y, sws, offsets, mass / mass.max(), est.beta, est.mu, dtype,
-                           np.zeros(K, dtype=np.uint8), 0)
+                           np.zeros(K, dtype=np.uint8), 0, score_weight=est._score_weight())
     state.setup_bytes = setup_bytes
     state.max_mass = float(mass.max())
     run = _Run(est, _Dada, peer, block, state, simulation)
