@@ -179,8 +179,20 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     mu : float, default=1.0
     graph : None, array-like, sparse matrix or networkx graph, default=None
         ``None`` learns the graph; otherwise the fixed graph.
-    mu_graph, lambda_graph, delta, kappa, max_neighbors, sparsify_graph : see
+    mu_graph, lambda_graph, delta, kappa, sparsify_graph : see
         :class:`DecentralizedBoostingClassifier`.
+    max_neighbors : int, default=10
+        As in :class:`DecentralizedBoostingClassifier`.  A count, so that a
+        node's messages do not grow with the number of nodes: uncapped
+        (``None``), the learned graph gets denser as nodes are added (each
+        node samples about ``2 * 50 * kappa`` peers once or twice in the
+        initial graph learning, too few visits to zero their weights, and
+        ``sparsify_graph="connected"`` keeps weaker edges on a larger
+        graph), and every wake-up sends the model to every neighbour: mean
+        degree 4.7 / 12.2 / 14.0 at 100 / 400 / 1,600 nodes of 10 rows
+        (72 / 120 / 132 kB a node).  With 10: 76 / 91 / 101 kB a node
+        (each of a node's 100 wake-ups sends at most 10 models), accuracy within 0.4 point of ``None`` (3 seeds: 0.922 / 0.929 /
+        0.904 against 0.918 / 0.931 / 0.908).
     peer_scoring : bool, default=False
         As in :class:`DecentralizedBoostingClassifier`, with Perso-lin's own
         loss: node k scores a received model ``theta_l`` on its samples by
@@ -369,7 +381,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         lambda_graph=1.0,
         delta=1e-3,
         kappa=5,
-        max_neighbors=None,
+        max_neighbors=10,
         peer_scoring=False,
         sparsify_graph="connected",
         graph_update_every=None,

@@ -26,6 +26,7 @@ from ..privacy import DifferentialPrivacy, check_privacy
 from ._compression import _AUTO_BITS, quantized_bytes
 from ._features import (
     _AUTO_ROUNDS,
+    _MAX_UNFIT_COMPONENTS,
     _kmeans_landmarks,
     _proportional_shares,
     auto_components,
@@ -258,7 +259,10 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         with ``n_components`` capped so that those rounds cost at most the
         raw upload, ``n d`` values, when any number of features does (if
         none does, neither mode fits the raw upload and the cheaper one is
-        taken, at the uncapped ``n_components``); the exact kernel mode
+        taken, with ``n_components`` at most
+        :data:`~skfed.multitask._features._MAX_UNFIT_COMPONENTS` (512): the
+        rate rule counts the rows of all nodes, so uncapped every node's
+        messages would grow with the number of nodes); the exact kernel mode
         otherwise (other kernels, one node, or a ``cache_size``, which only
         the exact mode uses).  Under ``privacy``
         it is ``"rff"`` for the rbf kernel (nothing about the data leaves a
@@ -304,6 +308,11 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
                             lo, hi = (mid, hi) if rff_bytes(mid) <= raw else (lo, mid)
                         if lo >= 1:
                             D = lo  # random features within the raw upload
+                        else:
+                            # None fits (nodes of a few rows): at most
+                            # _MAX_UNFIT_COMPONENTS, so that no node's
+                            # messages grow with the number of nodes.
+                            D = min(D, _MAX_UNFIT_COMPONENTS)
                     # Random features when they cost less than the exact mode
                     # (within the raw upload when any number of them does;
                     # else, neither mode fitting it, the cheaper one).

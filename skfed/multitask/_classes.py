@@ -149,7 +149,8 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         capped so that those rounds cost at most the raw upload when any
         number of features does (Landmine 119 features, School 83, HAR
         sitting the full 1,225; not under ``privacy``; nodes of a few rows,
-        where no mode fits the raw upload, keep the uncapped number);
+        where no mode fits the raw upload, take at most 512, so that no
+        node's bytes grow with the number of nodes);
         ``None`` otherwise (one node, and with a ``cache_size``); a number
         ``n_components`` asks for an approximation (``"rff"`` for the rbf
         kernel, ``"nystroem"`` for the others); the choice is

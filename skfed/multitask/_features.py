@@ -22,6 +22,16 @@ _COMPONENTS_FACTOR = 2.0
 _MAX_AUTO_COMPONENTS = 4096
 
 
+# ... and at most this many when no number of features keeps the rounds'
+# bytes within the raw upload (nodes of a few rows): the rate rule counts
+# the rows of all nodes, so uncapped every node's messages would grow with
+# the number of nodes (437 features at 100 nodes of 10 rows, 2,449 at
+# 1,600; per node 19.5 kB -> 120 kB) for no accuracy (probe data, 400 and
+# 1,600 nodes: 0.9299 / 0.8955 with the rate rule, 0.9297 / 0.8946 with
+# 437 features).
+_MAX_UNFIT_COMPONENTS = 512
+
+
 # approximation="auto": the rounds a random-feature fit is assumed to take
 # when its bytes are held to the raw upload (measured with random features:
 # the learned Omega 14 to 95 rounds on HAR sitting and activity, Landmine and
