@@ -7,28 +7,19 @@ node's validation losses, the models and the counted bytes, including the
 selection's spanning-tree round), whatever the split of the nodes.
 """
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
-import pytest
 from sklearn.base import clone
 
 from skfed.engines._partitions import save_partitions
 from skfed.network import SimulatedNetwork
-from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
+from skfed.online import (
+    DecentralizedKernelSGDClassifier,
+    DecentralizedKernelSGDRegressor,
+)
 
-
-def _mpi_tests():
-    """tests/test_engines_mpi.py (its launcher and its equality checks)."""
-    path = Path(__file__).parent / "test_engines_mpi.py"
-    spec = importlib.util.spec_from_file_location("_mpi_tests_for_auto", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-MPI = _mpi_tests()
+# tests/test_engines_mpi.py's equality checks; the launcher of tests/_helpers.
+from . import test_engines_mpi as MPI
+from ._helpers.mpi import launch
 
 
 def _cases(tmp):
@@ -64,7 +55,7 @@ def _cases(tmp):
 @MPI.needs_mpi
 def test_kernel_auto_on_mpi_equals_simulation(tmp_path):
     cases = _cases(tmp_path)
-    results = MPI._launch(2, cases, tmp_path / "n2")
+    results = launch(2, cases, tmp_path / "n2")
     expected_kernels = {"auto_linear_classifier": "linear",
                         "auto_rbf_regressor_weights_drops": "rbf"}
     for name, est, _, X, y, g, sw in cases:

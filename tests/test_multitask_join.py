@@ -359,3 +359,27 @@ def test_rehearsal_is_the_fitted_nodes_ridge_solves_at_w0():
         w = np.linalg.solve(A, Zn.T @ yn[rows] / k + mu_k * w0)
         np.testing.assert_allclose(est.coef_[m + j], w[:-1], rtol=1e-6, atol=1e-8)
         np.testing.assert_allclose(est.intercept_[m + j], w[-1], rtol=1e-6, atol=1e-8)
+
+
+def test_shared_join_keeps_the_small_node_sigma():
+    """On the personal-selection path the shared part keeps the learned share
+    b_w (``share_selection_["shared_part_share"]``), the personal parts the
+    selected b: a join extends that Sigma and leaves its fitted block as fitted."""
+    rng = np.random.RandomState(0)
+    K, n = 14, 8  # 12 alike nodes of 8 rows fitted, 2 newcomers
+    w = rng.normal(size=3)
+    X = rng.normal(size=(K * n, 3))
+    g = np.repeat(np.arange(K), n)
+    y = X @ w + 0.5 * rng.normal(size=K * n)
+    (Xo, yo, go), (Xn, yn, gn) = _split(X, y, g, n_new=2, k=6)
+    est = FederatedMultiTaskRegressor(random_state=0).fit(Xo, yo, groups=go)
+    b_w = est.share_selection_["shared_part_share"]
+    b = est.shared_weight_
+    assert abs(b - b_w) > 0.1  # alike nodes: the selection moved the personal share
+    m = len(est.nodes_)
+    S_before = np.array(est.task_covariance_)
+    np.testing.assert_allclose(S_before, (b_w * np.ones((m, m)) + (1 - b) * np.eye(m)) / m,
+                               rtol=1e-12)
+    est.add_nodes(Xn, yn, groups=gn)
+    S_after = np.array(est.task_covariance_)
+    np.testing.assert_allclose(S_after[:m, :m], S_before, rtol=1e-12, atol=1e-15)

@@ -731,8 +731,11 @@ def _grow_sigma(est, mode, A, c, n_fit):
     n_all = n_old + n_new
     if mode == "shared":
         b = float(est.shared_weight_)
+        # On the small-node path the shared part keeps the learned share b_w.
+        selection = getattr(est, "share_selection_", None) or {}
+        b_w = float(selection.get("shared_part_share", b))
         sigma = _LowRankSigma((1.0 - b) / n_fit, np.full((n_all, 1), 1.0 / math.sqrt(n_all)),
-                              np.array([b * n_all / n_fit]))
+                              np.array([b_w * n_all / n_fit]))
         est.task_covariance_ = sigma
         est.omega_ = sigma
         return
