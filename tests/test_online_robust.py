@@ -125,9 +125,10 @@ def test_robust_fit_equals_numpy_functional_sgd(loss):
         shuffle=False, average=0.0, exchange_every=None,
         network=SimulatedNetwork(ring(n_nodes))).fit(X, y, groups=groups)
     scale = numpy_scale(y, groups)
-    assert est.target_scale_ == pytest.approx(scale, rel=1e-12)
-    delta = 0.4 * scale
-    assert est.loss_threshold_ == pytest.approx(delta, rel=1e-12)
+    # (every node's log-scale is rounded to a multiple of 2^-32)
+    assert est.target_scale_ == pytest.approx(scale, rel=1e-9)
+    delta = 0.4 * est.target_scale_
+    assert est.loss_threshold_ == delta
     if loss == "huber":
         def dloss(r):
             return float(np.clip(r, -delta, delta)), int(abs(r) > delta)
@@ -167,13 +168,13 @@ def test_scale_is_a_counted_round_of_its_own():
 def test_scale_contributions_split_over_processes_add_up():
     rng = np.random.RandomState(2)
     groups = np.repeat(np.arange(5), [1, 8, 9, 3, 7])
-    y = rng.standard_t(1.5, size=len(groups))
+    y = rng.standard_t(1.5, size=len(groups)) * np.exp(3 * rng.normal(size=len(groups)))
     y[groups == 3] = 2.0  # MAD 0: no contribution
     whole = node_log_scales(y, groups, 5)
     first = np.isin(groups, [0, 1, 3])
     parts = (node_log_scales(y[first], groups[first], 5)
              + node_log_scales(y[~first], groups[~first], 5))
-    assert_allclose(parts, whole, rtol=1e-14)
+    assert_array_equal(parts, whole)  # exact in any order
     assert whole[1] == 3  # node 0 has one target, node 3 constant ones
     parents = tree_parents(ring(5))
 

@@ -26,6 +26,11 @@ __all__ = ["ROBUST_LOSSES", "MAD_TO_STD", "agreed_scale", "count_scale_messages"
 ROBUST_LOSSES = ("huber", "epsilon_insensitive")
 # 1 / Phi^{-1}(3/4): the MAD of Gaussian values times this is their deviation.
 MAD_TO_STD = 1.482602218505602
+# Every log-scale is sent rounded to a multiple of 2^-32 (a relative error
+# of at most 1.2e-10 in the scale), so the sums are of integers times 2^-32
+# and exact in any order: every split of the nodes over processes (MPI
+# ranks) agrees with one process to the last bit.
+_LOG_GRID = 2.0 ** 32
 
 
 def node_log_scales(y, codes, n_nodes):
@@ -44,7 +49,8 @@ def node_log_scales(y, codes, n_nodes):
     -------
     ndarray of shape (2,)
         ``[sum of log(1.4826 MAD_i), number of nodes with MAD_i > 0]`` over
-        the nodes ``i`` here.
+        the nodes ``i`` here, the logs rounded to multiples of 2^-32 and
+        the sum kept in units of 2^-32 (exact in any order).
     """
     y = np.asarray(y, dtype=np.float64)
     codes = np.asarray(codes, dtype=np.intp)
@@ -57,7 +63,7 @@ def node_log_scales(y, codes, n_nodes):
             continue
         mad = float(np.median(np.abs(values - np.median(values))))
         if mad > 0:
-            total += np.log(MAD_TO_STD * mad)
+            total += float(np.round(np.log(MAD_TO_STD * mad) * _LOG_GRID))
             count += 1
     return np.array([total, float(count)])
 
@@ -65,7 +71,7 @@ def node_log_scales(y, codes, n_nodes):
 def agreed_scale(sums):
     """The geometric mean from the summed ``node_log_scales`` (1 when no
     node has a positive scale)."""
-    return float(np.exp(sums[0] / sums[1])) if sums[1] > 0 else 1.0
+    return float(np.exp(sums[0] / _LOG_GRID / sums[1])) if sums[1] > 0 else 1.0
 
 
 def count_scale_messages(counter, parents, senders=None):
