@@ -152,7 +152,8 @@ def test_scale_is_a_counted_round_of_its_own():
     common = dict(kernel="rbf", max_epochs=1, random_state=0,
                   network=SimulatedNetwork("ring", header_bytes=header))
     huber = DecentralizedKernelSGDRegressor(loss="huber", **common).fit(X, y, groups=groups)
-    plain = DecentralizedKernelSGDRegressor(**common).fit(X, y, groups=groups)
+    plain = DecentralizedKernelSGDRegressor(loss="squared_error", **common).fit(X, y,
+                                                                                groups=groups)
     # 5 tree edges: up, a sum of logs and a count (2 float64); down, the scale.
     assert huber.bytes_per_round_[0] == 5 * ((header + 16) + (header + 8))
     assert np.isnan(huber.consensus_error_curve_[0])
@@ -242,3 +243,42 @@ def test_robust_fit_pickles_and_keeps_learning_alike():
     b.partial_fit(X, y, groups=groups)
     assert b.loss_threshold_ == a.loss_threshold_
     assert_allclose(b.predict(X, groups=groups), a.predict(X, groups=groups), rtol=1e-12)
+
+
+def test_defaults_beat_local_svr_under_heavy_tailed_noise():
+    """The adversarial case that made Huber the default: 30 nodes x 40
+    samples, 10 features (a shared sparse linear rule, 0.1 personal), y =
+    signal + 0.5 t(1.5), scored by R^2 against the noiseless signal.  The
+    squared loss scored -0.48 here (Local SVR 0.43).  Seeded; a different
+    seed could fail."""
+    from sklearn.metrics import r2_score
+    from sklearn.svm import SVR
+
+    from skfed import LocalEstimator
+
+    rng = np.random.RandomState(0)
+    n_nodes, m, test_m, d, informative = 30, 40, 20, 10, 3
+    coef = np.zeros((n_nodes, d))
+    coef[:, :informative] = rng.normal(size=informative) + 0.1 * rng.normal(
+        size=(n_nodes, informative))
+    groups = np.repeat(np.arange(n_nodes), m + test_m)
+    X = rng.normal(size=(len(groups), d))
+    signal = np.einsum("ij,ij->i", X, coef[groups]) / np.sqrt(informative)
+    y = signal + 0.5 * rng.standard_t(1.5, size=len(groups))
+    train = np.tile(np.r_[np.ones(m, bool), np.zeros(test_m, bool)], n_nodes)
+
+    def per_node_r2(pred):
+        te = groups[~train]
+        return np.mean([r2_score(signal[~train][te == k], pred[te == k])
+                        for k in range(n_nodes)])
+
+    reg = DecentralizedKernelSGDRegressor(random_state=0).fit(
+        X[train], y[train], groups=groups[train])
+    local = LocalEstimator(SVR()).fit(X[train], y[train], groups=groups[train])
+    ours = per_node_r2(reg.predict(X[~train], groups=groups[~train]))
+    theirs = per_node_r2(local.predict(X[~train], groups=groups[~train]))
+    assert reg.loss == "huber"
+    assert ours > theirs + 0.1
+    squared = DecentralizedKernelSGDRegressor(loss="squared_error", random_state=0).fit(
+        X[train], y[train], groups=groups[train])
+    assert per_node_r2(squared.predict(X[~train], groups=groups[~train])) < ours - 0.3

@@ -354,7 +354,7 @@ class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _BaseDecentrali
 
     See Also
     --------
-    DecentralizedKernelSGDRegressor : The same method with the squared loss.
+    DecentralizedKernelSGDRegressor : The same method for regression.
     sklearn.linear_model.SGDClassifier : Centralized linear SGD; with
         :class:`~sklearn.kernel_approximation.RBFSampler` features, the
         online kernel baseline.
@@ -606,13 +606,16 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
     Every node ``i`` learns its own function ``f_i`` in an RKHS from its own
     stream of samples, talking only to its neighbours, on the objective::
 
-        sum_i E[(f_i(x_i) - y_i)^2 / 2] + (alpha / 2) sum_i ||f_i||^2
+        sum_i E[loss(f_i(x_i) - y_i)] + (alpha / 2) sum_i ||f_i||^2
             + (c / 2) sum_i sum_{j in N_i} E[(f_i(x_i) - f_j(x_i))^2]
 
     In every synchronous round each node steps on its next sample ``x``::
 
-        omega = (f_i(x) - y) + c sum_{j in N_i} (f_i(x) - f_j(x))
+        omega = loss'(f_i(x) - y) + c sum_{j in N_i} (f_i(x) - f_j(x))
         f_i  <- (1 - eta alpha) f_i - eta omega k_i(x, .)
+
+    (``loss'(r)`` is ``clip(r, -delta, delta)`` for the default Huber loss,
+    ``r`` for the squared loss.)
 
     and compresses ``f_i`` by destructive kernel orthogonal matching pursuit
     with error budget ``epsilon``, which keeps the model order bounded.
@@ -622,13 +625,16 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
 
     Parameters
     ----------
-    loss : {"squared_error", "huber", "epsilon_insensitive"}, \
-            default="squared_error"
-        Loss of the residual ``r = f(x) - y``: ``r^2 / 2``; Huber's
-        (``r^2 / 2`` for ``|r| <= delta``, ``delta (|r| - delta / 2)``
-        beyond, so a sample's pull is at most ``delta``: robust to
-        heavy-tailed noise and outlying targets); or ``max(0, |r| -
-        delta)`` (the SVR's). ``delta`` is ``loss_threshold_``.
+    loss : {"huber", "squared_error", "epsilon_insensitive"}, default="huber"
+        Loss of the residual ``r = f(x) - y``: Huber's (``r^2 / 2`` for
+        ``|r| <= delta``, ``delta (|r| - delta / 2)`` beyond, so a sample's
+        pull is at most ``delta``: robust to heavy-tailed noise and
+        outlying targets); ``r^2 / 2``; or ``max(0, |r| - delta)`` (the
+        SVR's). ``delta`` is ``loss_threshold_``. The default was chosen on
+        six regression families: at ``loss_epsilon=1`` it is within 0.2 %
+        of the squared loss's RMSE where the noise is Gaussian and 2.2 to
+        3.2 times lower with heavy-tailed noise or outlying targets (see
+        the user guide).
     loss_epsilon : float, default=1.0
         Threshold ``delta`` of ``"huber"`` (> 0) and ``"epsilon_insensitive"``
         (>= 0) in units of the nodes' agreed scale of ``y``,
@@ -636,7 +642,7 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         ``1.4826 MAD`` of their own targets, combined over spanning trees
         (a counted round of its own before the first step), so the
         threshold means the same at any unit of ``y``. Not used by
-        ``"squared_error"`` (any value is then refused but the default).
+        ``"squared_error"`` (any value but the default is then refused).
 %(params)s
 
     Attributes
@@ -684,7 +690,7 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
 
     def __init__(
         self,
-        loss="squared_error",
+        loss="huber",
         *,
         loss_epsilon=1.0,
         kernel="auto",
