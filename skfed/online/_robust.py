@@ -19,8 +19,13 @@ import numpy as np
 
 from ..network import payload_bytes
 
-__all__ = ["ROBUST_LOSSES", "MAD_TO_STD", "agreed_scale", "count_scale_messages",
-           "node_log_scales"]
+__all__ = [
+    "MAD_TO_STD",
+    "ROBUST_LOSSES",
+    "agreed_scale",
+    "count_scale_messages",
+    "node_log_scales",
+]
 
 # The losses whose threshold is loss_epsilon times the agreed target scale.
 ROBUST_LOSSES = ("huber", "epsilon_insensitive")
