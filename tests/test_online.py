@@ -1108,7 +1108,9 @@ def _join_setup(kind="classifier", loss="hinge", header=16, exchange_every=None,
         est = DecentralizedKernelSGDClassifier(kernel="rbf", loss=loss)
     else:
         y = np.sin(X[:, 0]) + 0.1 * groups
-        est = DecentralizedKernelSGDRegressor(kernel="rbf", loss="squared_error")
+        est = DecentralizedKernelSGDRegressor(kernel="rbf", loss=loss)
+        if loss == "huber":
+            est.set_params(loss_epsilon=0.2)  # a small threshold: the kink is crossed
     est.set_params(**{**dict(
         gamma=0.7, epsilon=0.0, max_dictionary_size=None, average=0.0, max_epochs=2,
         shuffle=False, exchange_every=exchange_every, alpha=1e-3, consensus_penalty=0.3,
@@ -1119,7 +1121,12 @@ def _join_setup(kind="classifier", loss="hinge", header=16, exchange_every=None,
     return est, X[new_rows], y[new_rows], groups[new_rows]
 
 
-def _value_loss(kind, loss):
+def _value_loss(kind, loss, threshold=None):
+    if kind == "regressor" and loss == "huber":
+        t = threshold
+        return ((lambda f, y: 0.5 * (f - y) ** 2 if abs(f - y) <= t
+                 else t * (abs(f - y) - t / 2)),
+                (lambda f, y: min(max(f - y, -t), t)))
     if kind == "regressor":
         return lambda f, y: 0.5 * (f - y) ** 2, d_squared
     if loss == "hinge":
@@ -1176,7 +1183,7 @@ def _numpy_passes(f_old, neighbours, D0, W0, Xn, y_enc, gamma, value, dloss, *, 
 
 
 @pytest.mark.parametrize("kind, loss", [("classifier", "hinge"), ("classifier", "log_loss"),
-                                        ("regressor", "squared_error")])
+                                        ("regressor", "squared_error"), ("regressor", "huber")])
 @pytest.mark.parametrize("passes", [None, (2,)])
 def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes,
                                                             join_constants):
@@ -1188,7 +1195,7 @@ def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes,
     W_old = [W.copy() for W in est.dual_coef_]
     est.add_nodes(Xn, yn, groups=gn)
     y_enc = np.where(yn == 1, 1.0, -1.0) if kind == "classifier" else yn
-    value, dloss = _value_loss(kind, loss)
+    value, dloss = _value_loss(kind, loss, getattr(est, "loss_threshold_", None))
 
     def f(D, W, x):
         return rbf(x[None], D, 0.7)[0] @ W[:, 0]
