@@ -63,7 +63,8 @@ def choice_row(name, seed):
             F = est.decision_function(Xtr[held], groups=gtr[held])
             index = np.searchsorted(est.classes_, ytr[held])
             target = np.where(index == 1, 1.0, -1.0) if len(est.classes_) == 2 else index
-        values = loss_values(est._loss_name(), F, np.asarray(target, dtype=float))
+        values = loss_values(est._loss_name(), F, np.asarray(target, dtype=float),
+                             est._loss_threshold())
         loss = float(np.nanmean(node_mean_losses(values, codes[held], n_nodes)))
         error = None
         if not regression:

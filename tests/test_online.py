@@ -126,7 +126,7 @@ def test_epsilon_zero_equals_numpy_functional_sgd(kind, loss, n_classes, average
             y_enc, dloss, n_out = y.astype(float), d_multiclass_hinge, n_classes
     else:
         y = rng.normal(size=len(groups))
-        est = DecentralizedKernelSGDRegressor(**params).fit(X, y, groups=groups)
+        est = DecentralizedKernelSGDRegressor(loss="squared_error", **params).fit(X, y, groups=groups)
         y_enc, dloss, n_out = y, d_squared, 1
     D, W = sgd_reference(X, y_enc, groups, ring(n_nodes), gamma, dloss, n_out,
                          eta=0.3, alpha=0.05, c=0.4, epochs=3, average=average)
@@ -155,7 +155,7 @@ def test_float32_query_exchange_uses_what_it_receives():
                   max_dictionary_size=None, max_epochs=2, shuffle=False, average=0.0,
                   exchange_every=None,
                   network=SimulatedNetwork(ring(n_nodes), header_bytes=header))
-    reg = DecentralizedKernelSGDRegressor(**params).fit(X.astype(np.float32), y, groups=groups)
+    reg = DecentralizedKernelSGDRegressor(loss="squared_error", **params).fit(X.astype(np.float32), y, groups=groups)
     # A dictionary is sent while 16 + M 12 < 2 16 + 12 (M <= 2), a query after.
     dictionary_sent = lambda krow: header + len(krow) * (d + 1) * 4 < 2 * header + (d + 1) * 4
 
@@ -274,6 +274,7 @@ def test_komp_projection_of_iterate_and_average_equals_numpy_omp(average):
     y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=60)
     params = dict(gamma=1.0, eta=0.5, alpha=0.01, epsilon=0.05, max_size=8, average=average)
     reg = DecentralizedKernelSGDRegressor(
+        loss="squared_error",
         gamma=1.0, eta0=0.5, alpha=0.01, epsilon=0.05, max_dictionary_size=8, max_epochs=1,
         shuffle=False, average=average,
     ).fit(X, y, groups=np.zeros(len(y), dtype=int))
@@ -363,6 +364,7 @@ def test_consensus_disagreement_matches_fixed_point_and_shrinks_with_c():
     for c in cs:
         F = _exact_fixed_point(X, y, groups, A, 1.0, lam, c)
         reg = DecentralizedKernelSGDRegressor(
+        loss="squared_error",
             gamma=1.0, alpha=lam, consensus_penalty=c, eta0=0.2,
             learning_rate="diminishing", power_t=0.55, epsilon=1e-6,
             max_dictionary_size=None, max_epochs=1000, exchange_every=None,
@@ -444,7 +446,7 @@ def test_copy_exchange_bytes_match_closed_form(period, header):
     groups = np.repeat(np.arange(n_nodes), n)
     X = rng.normal(size=(n_nodes * n, d))
     y = rng.normal(size=n_nodes * n)
-    reg = DecentralizedKernelSGDRegressor(kernel="rbf",
+    reg = DecentralizedKernelSGDRegressor(loss="squared_error", kernel="rbf",
         epsilon=0.0, max_dictionary_size=None, exchange_every=period, max_epochs=1,
         network=SimulatedNetwork(ring(n_nodes), header_bytes=header),
     ).fit(X, y, groups=groups)
@@ -460,7 +462,7 @@ def test_copy_exchange_bytes_match_closed_form(period, header):
     assert reg.n_bytes_sent_ == sum(per_round)
     assert reg.n_messages_ == n_directed_edges * (n // period)
     # float32 data: 4 bytes a value (points and weights).
-    reg32 = DecentralizedKernelSGDRegressor(kernel="rbf",
+    reg32 = DecentralizedKernelSGDRegressor(loss="squared_error", kernel="rbf",
         epsilon=0.0, max_dictionary_size=None, exchange_every=1, max_epochs=1,
         network=SimulatedNetwork(ring(n_nodes), header_bytes=header),
     ).fit(X.astype(np.float32), y, groups=groups)
@@ -479,7 +481,7 @@ def test_copy_exchange_sends_a_seen_point_as_a_reference():
     y = rng.normal(size=n_nodes * n)
     params = dict(epsilon=0.0, max_dictionary_size=None, max_epochs=2, shuffle=False,
                   network=SimulatedNetwork(ring(n_nodes), header_bytes=header))
-    reg = DecentralizedKernelSGDRegressor(kernel="rbf", exchange_every=n, **params).fit(X, y, groups=groups)
+    reg = DecentralizedKernelSGDRegressor(loss="squared_error", kernel="rbf", exchange_every=n, **params).fit(X, y, groups=groups)
     first = header + n * (4 + d * 8) + n * 8 + 4
     second = header + n * (4 + 4) + 2 * n * 8 + 4
     n_directed_edges = 2 * n_nodes
@@ -489,10 +491,10 @@ def test_copy_exchange_sends_a_seen_point_as_a_reference():
     assert_array_equal(reg.bytes_per_round_, per_round)
     assert_array_equal(reg.model_order_, 2 * n)
     # "auto" publishes once per pass: after n steps here.
-    auto = DecentralizedKernelSGDRegressor(kernel="rbf", **params).fit(X, y, groups=groups)
+    auto = DecentralizedKernelSGDRegressor(loss="squared_error", kernel="rbf", **params).fit(X, y, groups=groups)
     assert_array_equal(auto.bytes_per_round_, per_round)
     # float32 data: the neighbours hold the weights as float32 values, as sent.
-    reg32 = DecentralizedKernelSGDRegressor(kernel="rbf", exchange_every=n, **params).fit(
+    reg32 = DecentralizedKernelSGDRegressor(loss="squared_error", kernel="rbf", exchange_every=n, **params).fit(
         X.astype(np.float32), y, groups=groups)
     held = reg32._pub_weights[:, : 2 * n]
     assert_array_equal(held, held.astype(np.float32))
@@ -909,20 +911,20 @@ def test_step_bound_against_numpy_recursion(c):
                                          kxx=1.0, n_rounds=n)
     assert np.abs(above).max() > 1e3
     with pytest.raises(ValueError, match="stability bound") as info:
-        DecentralizedKernelSGDRegressor(kernel="rbf", eta0=1.05 * bound, **params).fit(X, y, groups=groups)
+        DecentralizedKernelSGDRegressor(loss="squared_error", kernel="rbf", eta0=1.05 * bound, **params).fit(X, y, groups=groups)
     assert f"{bound:.6g}" in str(info.value) and "eta0=" in str(info.value)
     # 5 % below it converges, and the fit follows the recursion exactly.
     below = numpy_shared_point_recursion(A, targets, eta=0.95 * bound, alpha=alpha, c=c,
                                          kxx=1.0, n_rounds=n)
     fixed = np.linalg.solve((alpha + 1.0) * np.eye(len(targets)) + c * L, targets)
     assert_allclose(below, fixed, atol=1e-3)
-    reg = DecentralizedKernelSGDRegressor(kernel="rbf", eta0=0.95 * bound, **params).fit(X, y, groups=groups)
+    reg = DecentralizedKernelSGDRegressor(loss="squared_error", kernel="rbf", eta0=0.95 * bound, **params).fit(X, y, groups=groups)
     assert reg.step_bound_ == pytest.approx(bound, rel=1e-9)
     assert reg.eta0_ == 0.95 * bound
     values = [reg.predict(X[:1], groups=[i])[0] for i in range(len(targets))]
     assert_allclose(values, below, rtol=1e-8, atol=1e-10)
     # "auto": 1 / (alpha + K (1 + c lambda_max)), half the bound for the squared loss.
-    auto = DecentralizedKernelSGDRegressor(kernel="rbf", **params).fit(X, y, groups=groups)
+    auto = DecentralizedKernelSGDRegressor(loss="squared_error", kernel="rbf", **params).fit(X, y, groups=groups)
     assert auto.eta0_ == pytest.approx(bound / 2, rel=1e-9)
     values = [auto.predict(X[:1], groups=[i])[0] for i in range(len(targets))]
     assert_allclose(values, fixed, atol=1e-3)
@@ -1106,7 +1108,9 @@ def _join_setup(kind="classifier", loss="hinge", header=16, exchange_every=None,
         est = DecentralizedKernelSGDClassifier(kernel="rbf", loss=loss)
     else:
         y = np.sin(X[:, 0]) + 0.1 * groups
-        est = DecentralizedKernelSGDRegressor(kernel="rbf")
+        est = DecentralizedKernelSGDRegressor(kernel="rbf", loss=loss)
+        if loss == "huber":
+            est.set_params(loss_epsilon=0.2)  # a small threshold: the kink is crossed
     est.set_params(**{**dict(
         gamma=0.7, epsilon=0.0, max_dictionary_size=None, average=0.0, max_epochs=2,
         shuffle=False, exchange_every=exchange_every, alpha=1e-3, consensus_penalty=0.3,
@@ -1117,7 +1121,12 @@ def _join_setup(kind="classifier", loss="hinge", header=16, exchange_every=None,
     return est, X[new_rows], y[new_rows], groups[new_rows]
 
 
-def _value_loss(kind, loss):
+def _value_loss(kind, loss, threshold=None):
+    if kind == "regressor" and loss == "huber":
+        t = threshold
+        return ((lambda f, y: 0.5 * (f - y) ** 2 if abs(f - y) <= t
+                 else t * (abs(f - y) - t / 2)),
+                (lambda f, y: min(max(f - y, -t), t)))
     if kind == "regressor":
         return lambda f, y: 0.5 * (f - y) ** 2, d_squared
     if loss == "hinge":
@@ -1174,7 +1183,7 @@ def _numpy_passes(f_old, neighbours, D0, W0, Xn, y_enc, gamma, value, dloss, *, 
 
 
 @pytest.mark.parametrize("kind, loss", [("classifier", "hinge"), ("classifier", "log_loss"),
-                                        ("regressor", "squared_error")])
+                                        ("regressor", "squared_error"), ("regressor", "huber")])
 @pytest.mark.parametrize("passes", [None, (2,)])
 def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes,
                                                             join_constants):
@@ -1186,7 +1195,7 @@ def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes,
     W_old = [W.copy() for W in est.dual_coef_]
     est.add_nodes(Xn, yn, groups=gn)
     y_enc = np.where(yn == 1, 1.0, -1.0) if kind == "classifier" else yn
-    value, dloss = _value_loss(kind, loss)
+    value, dloss = _value_loss(kind, loss, getattr(est, "loss_threshold_", None))
 
     def f(D, W, x):
         return rbf(x[None], D, 0.7)[0] @ W[:, 0]

@@ -148,6 +148,69 @@ cdef class SquaredLoss(OnlineLoss):
         out[0] = f[0] - y
 
 
+cdef class HuberLoss(OnlineLoss):
+    """Huber loss of the residual ``r = f - y`` at threshold ``delta``:
+    ``r^2 / 2`` where ``|r| <= delta``, ``delta (|r| - delta / 2)`` beyond
+    (regression, one output); derivative ``clip(r, -delta, delta)``."""
+
+    cdef readonly double delta
+
+    def __init__(self, double delta=1.0):
+        if not delta > 0.0:
+            raise ValueError(f"delta must be > 0, got {delta}.")
+        self.delta = delta
+
+    cdef double value(self, const double* f, double y,
+                      intp_t n_outputs) noexcept nogil:
+        cdef double r = fabs(f[0] - y)
+        if r <= self.delta:
+            return 0.5 * r * r
+        return self.delta * (r - 0.5 * self.delta)
+
+    cdef void derivative(self, const double* f, double y, double* out,
+                         intp_t n_outputs) noexcept nogil:
+        cdef double r = f[0] - y
+        if r > self.delta:
+            out[0] = self.delta
+        elif r < -self.delta:
+            out[0] = -self.delta
+        else:
+            out[0] = r
+
+    def __reduce__(self):
+        return (type(self), (self.delta,))
+
+
+cdef class EpsilonInsensitiveLoss(OnlineLoss):
+    """``max(0, |f - y| - delta)`` (regression, one output); subgradient
+    ``sign(f - y)`` outside the tube and 0 inside it and on its edge."""
+
+    cdef readonly double delta
+
+    def __init__(self, double delta=0.0):
+        if not delta >= 0.0:
+            raise ValueError(f"delta must be >= 0, got {delta}.")
+        self.delta = delta
+
+    cdef double value(self, const double* f, double y,
+                      intp_t n_outputs) noexcept nogil:
+        cdef double z = fabs(f[0] - y) - self.delta
+        return z if z > 0.0 else 0.0
+
+    cdef void derivative(self, const double* f, double y, double* out,
+                         intp_t n_outputs) noexcept nogil:
+        cdef double r = f[0] - y
+        if r > self.delta:
+            out[0] = 1.0
+        elif r < -self.delta:
+            out[0] = -1.0
+        else:
+            out[0] = 0.0
+
+    def __reduce__(self):
+        return (type(self), (self.delta,))
+
+
 cdef class HingeLoss(OnlineLoss):
     """``max(0, 1 - y f)`` with ``y`` in {-1, +1}; subgradient 0 at the kink."""
 

@@ -32,6 +32,7 @@ from .._base import check_network_faults, check_node_weights
 from .._core import _online_fast
 from ..network import float_bytes
 from ..online import _ROGUE, _ROUND_BLOCK, _one_blas_thread
+from ..online._robust import count_scale_messages
 from ..online._selection import count_selection_messages, tree_parents
 from ._mpi_boosting import _merge_counts, refuse_privacy, warn_lost
 from ._mpi_comm import MPITimeoutError, Traffic
@@ -87,6 +88,7 @@ def fit_online(est, peer, block, validate, random_state):
     })
     check_node_weights(est, codes, sw)
     y_encoded = est._encode_targets(y)
+    est._set_loss_threshold(y_encoded, codes, combine=_RankReduce(peer, "setup"))
     est.kernel_selection_ = None
     if est.kernel == "auto" and est.eta0 == "auto":
         # kernel="auto": every rank fits the candidates alone on its nodes'
@@ -117,14 +119,15 @@ class _RankReduce:
     of the per-node losses (each node's are non-zero on its rank only, so
     the sum is exact)."""
 
-    def __init__(self, peer):
+    def __init__(self, peer, tag="selection"):
         self.peer = peer
+        self.tag = tag
 
     def max(self, values):
-        return np.max(self.peer.allgather("selection", values), axis=0)
+        return np.max(self.peer.allgather(self.tag, values), axis=0)
 
     def sum(self, values):
-        return self.peer.allreduce_sum("selection", values)
+        return self.peer.allreduce_sum(self.tag, values)
 
 
 def _run(est, peer, block, X, y, sample_weight, queues, epochs):
@@ -132,11 +135,17 @@ def _run(est, peer, block, X, y, sample_weight, queues, epochs):
     K = len(est.nodes_)
     sim, network = est._start_network()
     n_candidates = est.__dict__.pop("_pending_selection", 0)
-    if n_candidates:
-        # kernel="auto": the simulation's round of the selection, counted by
-        # the rank of every sender (the tree sum up, the choice back down).
-        count_selection_messages(sim.counter, tree_parents(est.adjacency_), n_candidates,
-                                 senders=block.mine)
+    scale_pending = est.__dict__.pop("_pending_scale", False)
+    if n_candidates or scale_pending:
+        # The simulation's round of the robust loss's scale and of the
+        # kernel="auto" selection, counted by the rank of every sender (the
+        # tree sums up, the scale and the choice back down).
+        parents = tree_parents(est.adjacency_)
+        if scale_pending:
+            count_scale_messages(sim.counter, parents, senders=block.mine)
+        if n_candidates:
+            count_selection_messages(sim.counter, parents, n_candidates,
+                                     senders=block.mine)
         sim.counter.next_round()
         est._consensus_curve = np.concatenate([est._consensus_curve, [np.nan]])
         est._order_curve = np.concatenate([est._order_curve, est._sizes[None]])

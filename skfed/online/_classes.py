@@ -28,6 +28,7 @@ from ._consensus import _ConsensusMixin
 from ._dictionary import _DictionaryMixin
 from ._docs import _doc
 from ._join import _JoinMixin
+from ._robust import ROBUST_LOSSES, agreed_scale, node_log_scales
 from ._selection import _KernelSelectionMixin, _nonlinear_kernel
 from ._validation import _LOSSES, _SCHEDULES, _check_gamma, _check_groups_kind
 
@@ -100,7 +101,27 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _ConsensusM
         self.gamma_ = _check_gamma(self.gamma, self.nodes_, X, codes, kernel)
 
     def _make_loss(self):
-        return _LOSSES[self._loss_name()]()
+        name = self._loss_name()
+        if name in ROBUST_LOSSES:
+            return _LOSSES[name](self.loss_threshold_)
+        return _LOSSES[name]()
+
+    def _loss_threshold(self):
+        """The robust loss's threshold in target units (None for the others)."""
+        return getattr(self, "loss_threshold_", None)
+
+    def _set_loss_threshold(self, y_encoded, codes, combine=None):
+        """``target_scale_`` and ``loss_threshold_`` of a robust loss (see
+        ``_robust``); ``combine.sum`` adds the contributions of the
+        processes that hold the nodes (by default every node is here)."""
+        if self._loss_name() not in ROBUST_LOSSES:
+            return
+        sums = node_log_scales(y_encoded, codes, len(self.nodes_))
+        if combine is not None:
+            sums = combine.sum(sums)
+        self.target_scale_ = agreed_scale(sums)
+        self.loss_threshold_ = float(self.loss_epsilon) * self.target_scale_
+        self._pending_scale = True
 
     # ----------------------------------------------------------- public API
     def _fit(self, X, y, groups, sample_weight, *, classes=None, partial):
@@ -158,6 +179,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _ConsensusM
         epochs = 1 if partial else self.max_epochs
         shuffle = self.shuffle and not partial
         if first:
+            self._set_loss_threshold(y_encoded, codes)
             self.kernel_selection_ = None
             if self.kernel == "auto" and self.eta0 == "auto":
                 # Validation within the nodes (counted in a round of its own).
@@ -332,7 +354,7 @@ class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _BaseDecentrali
 
     See Also
     --------
-    DecentralizedKernelSGDRegressor : The same method with the squared loss.
+    DecentralizedKernelSGDRegressor : The same method for regression.
     sklearn.linear_model.SGDClassifier : Centralized linear SGD; with
         :class:`~sklearn.kernel_approximation.RBFSampler` features, the
         online kernel baseline.
@@ -584,13 +606,16 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
     Every node ``i`` learns its own function ``f_i`` in an RKHS from its own
     stream of samples, talking only to its neighbours, on the objective::
 
-        sum_i E[(f_i(x_i) - y_i)^2 / 2] + (alpha / 2) sum_i ||f_i||^2
+        sum_i E[loss(f_i(x_i) - y_i)] + (alpha / 2) sum_i ||f_i||^2
             + (c / 2) sum_i sum_{j in N_i} E[(f_i(x_i) - f_j(x_i))^2]
 
     In every synchronous round each node steps on its next sample ``x``::
 
-        omega = (f_i(x) - y) + c sum_{j in N_i} (f_i(x) - f_j(x))
+        omega = loss'(f_i(x) - y) + c sum_{j in N_i} (f_i(x) - f_j(x))
         f_i  <- (1 - eta alpha) f_i - eta omega k_i(x, .)
+
+    (``loss'(r)`` is ``clip(r, -delta, delta)`` for the default Huber loss,
+    ``r`` for the squared loss.)
 
     and compresses ``f_i`` by destructive kernel orthogonal matching pursuit
     with error budget ``epsilon``, which keeps the model order bounded.
@@ -600,11 +625,33 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
 
     Parameters
     ----------
-    loss : {"squared_error"}, default="squared_error"
+    loss : {"huber", "squared_error", "epsilon_insensitive"}, default="huber"
+        Loss of the residual ``r = f(x) - y``: Huber's (``r^2 / 2`` for
+        ``|r| <= delta``, ``delta (|r| - delta / 2)`` beyond, so a sample's
+        pull is at most ``delta``: robust to heavy-tailed noise and
+        outlying targets); ``r^2 / 2``; or ``max(0, |r| - delta)`` (the
+        SVR's). ``delta`` is ``loss_threshold_``. The default was chosen on
+        six regression families: at ``loss_epsilon=1`` it is within 0.2 %
+        of the squared loss's RMSE where the noise is Gaussian and 2.2 to
+        3.2 times lower with heavy-tailed noise or outlying targets (see
+        the user guide).
+    loss_epsilon : float, default=1.0
+        Threshold ``delta`` of ``"huber"`` (> 0) and ``"epsilon_insensitive"``
+        (>= 0) in units of the nodes' agreed scale of ``y``,
+        ``target_scale_``: the geometric mean over the nodes of
+        ``1.4826 MAD`` of their own targets, combined over spanning trees
+        (a counted round of its own before the first step), so the
+        threshold means the same at any unit of ``y``. Not used by
+        ``"squared_error"`` (any value but the default is then refused).
 %(params)s
 
     Attributes
     ----------
+    target_scale_ : float
+        The nodes' agreed robust scale of ``y`` (robust losses only).
+    loss_threshold_ : float
+        ``loss_epsilon * target_scale_``, the robust loss's ``delta`` in
+        the units of ``y`` (robust losses only).
 %(attributes)s
 
     See Also
@@ -637,13 +684,15 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
 
     _parameter_constraints = {
         **_BaseDecentralizedKernelSGD._parameter_constraints,
-        "loss": [StrOptions({"squared_error"})],
+        "loss": [StrOptions({"squared_error", "huber", "epsilon_insensitive"})],
+        "loss_epsilon": [Interval(numbers.Real, 0, None, closed="left")],
     }
 
     def __init__(
         self,
-        loss="squared_error",
+        loss="huber",
         *,
+        loss_epsilon=1.0,
         kernel="auto",
         gamma="median",
         degree=3,
@@ -666,6 +715,7 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         privacy=None,
     ):
         self.loss = loss
+        self.loss_epsilon = loss_epsilon
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -692,6 +742,21 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
 
     def _loss_name(self):
         return self.loss
+
+    def _check_hyperparameters(self):
+        if self.loss == "huber" and not self.loss_epsilon > 0:
+            raise ValueError(
+                f"loss_epsilon must be > 0 with loss='huber' (the threshold between "
+                f"its quadratic and linear parts, in units of the targets' agreed "
+                f"scale), got loss_epsilon={self.loss_epsilon}."
+            )
+        if self.loss == "squared_error" and self.loss_epsilon != 1.0:
+            raise ValueError(
+                f"loss_epsilon={self.loss_epsilon} is not used by loss='squared_error' "
+                "(it is the threshold of loss='huber' and loss='epsilon_insensitive'); "
+                "leave it at its default or choose one of those losses."
+            )
+        return super()._check_hyperparameters()
 
     def _init_targets(self, y, classes, partial):
         self._n_outputs = 1

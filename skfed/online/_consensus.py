@@ -23,6 +23,7 @@ from threadpoolctl import ThreadpoolController
 from .._base import pad_log
 from .._core import _online_fast
 from ..network import float_bytes, resolve_network
+from ._robust import count_scale_messages
 from ._selection import count_selection_messages, tree_parents
 from ._validation import _ROGUE, _SCHEDULES, _SMOOTHNESS
 
@@ -193,10 +194,16 @@ class _ConsensusMixin:
         n_nodes = len(self.nodes_)
         sim, network = self._start_network()
         n_candidates = self.__dict__.pop("_pending_selection", 0)
-        if n_candidates:
-            # kernel="auto": the validation losses summed over spanning trees
-            # of the topology and the choice sent back (one round of its own).
-            count_selection_messages(sim.counter, tree_parents(self.adjacency_), n_candidates)
+        scale_pending = self.__dict__.pop("_pending_scale", False)
+        if n_candidates or scale_pending:
+            # A robust loss's target scale and kernel="auto"'s validation
+            # losses summed over spanning trees of the topology, the scale
+            # and the choice sent back (one round of their own).
+            parents = tree_parents(self.adjacency_)
+            if scale_pending:
+                count_scale_messages(sim.counter, parents)
+            if n_candidates:
+                count_selection_messages(sim.counter, parents, n_candidates)
             sim.counter.next_round()
             self._consensus_curve = np.concatenate([self._consensus_curve, [np.nan]])
             self._order_curve = np.concatenate([self._order_curve, self._sizes[None]])

@@ -50,7 +50,7 @@ def arrival_folds(codes, n_nodes, n_folds):
     return arrival_rank(codes, n_nodes) % int(n_folds)
 
 
-def loss_arrays(name, F, y):
+def loss_arrays(name, F, y, threshold=None):
     """Values and derivatives of the loss ``name`` at every row.
 
     Parameters
@@ -62,6 +62,10 @@ def loss_arrays(name, F, y):
     y : ndarray of shape (n_samples,)
         Encoded targets: -1/+1 (binary), the class index (multiclass) or
         the value (regression).
+    threshold : float, default=None
+        The threshold of ``"huber"`` (> 0) and ``"epsilon_insensitive"``
+        (>= 0) in the units of ``y`` (the fitted ``loss_threshold_``);
+        required by those two, ignored by the others.
 
     Returns
     -------
@@ -75,6 +79,16 @@ def loss_arrays(name, F, y):
     if name == "squared_error":
         r = F[:, 0] - y
         return 0.5 * r * r, r[:, None]
+    if name in ("huber", "epsilon_insensitive"):
+        if threshold is None:
+            raise ValueError(f"loss {name!r} needs its threshold")
+        r = F[:, 0] - y
+        a = np.abs(r)
+        if name == "huber":
+            value = np.where(a <= threshold, 0.5 * r * r, threshold * (a - 0.5 * threshold))
+            return value, np.clip(r, -threshold, threshold)[:, None]
+        grad = np.where(r > threshold, 1.0, np.where(r < -threshold, -1.0, 0.0))
+        return np.maximum(a - threshold, 0.0), grad[:, None]
     if name == "hinge":
         z = y * F[:, 0]
         return np.maximum(0.0, 1.0 - z), np.where(z < 1.0, -y, 0.0)[:, None]
@@ -103,9 +117,9 @@ def loss_arrays(name, F, y):
     raise ValueError(f"unknown loss {name!r}")
 
 
-def loss_values(name, F, y):
+def loss_values(name, F, y, threshold=None):
     """Value of the loss ``name`` at every row (see :func:`loss_arrays`)."""
-    return loss_arrays(name, F, y)[0]
+    return loss_arrays(name, F, y, threshold)[0]
 
 
 def node_mean_losses(values, codes, n_nodes, weights=None):

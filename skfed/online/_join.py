@@ -102,7 +102,8 @@ def _join_rounds(sim, n_old, n_new, visit):
         sim.counter.next_round()
 
 
-def _cross_validated_passes(runs, choices, loss_name, eta, alpha, c, average):
+def _cross_validated_passes(runs, choices, loss_name, eta, alpha, c, average,
+                            threshold=None):
     """Mean held-out loss of every choice of passes, for a batch of runs.
 
     Every run is one fold of one newcomer: ``(K, start, neighbour_sum,
@@ -153,7 +154,7 @@ def _cross_validated_passes(runs, choices, loss_name, eta, alpha, c, average):
             break
         s = seq[rows, t % np.maximum(lengths, 1)]
         v = V[rows, s]
-        _, grad = loss_arrays(loss_name, v, y[rows, s])
+        _, grad = loss_arrays(loss_name, v, y[rows, s], threshold)
         omega = w[rows, s][:, None] * grad + c * (degree[:, None] * v - S[rows, s])
         step = eta(t)
         update = (1.0 - step * alpha) * V - step * K[rows, :, s][:, :, None] * omega[:, None, :]
@@ -172,7 +173,7 @@ def _cross_validated_passes(runs, choices, loss_name, eta, alpha, c, average):
         for r in range(B):
             out = np.flatnonzero(held[r])
             if len(out):
-                loss, _ = loss_arrays(loss_name, values[r, out], y[r, out])
+                loss, _ = loss_arrays(loss_name, values[r, out], y[r, out], threshold)
                 scores[r, e] = np.dot(w[r, out], loss)
     return scores
 
@@ -525,7 +526,7 @@ class _JoinMixin:
         for first in range(0, len(runs), _JOIN_BATCH):
             part = _cross_validated_passes(
                 runs[first:first + _JOIN_BATCH], choices, self._loss_name(),
-                self._join_eta, alpha, c, float(self.average),
+                self._join_eta, alpha, c, float(self.average), self._loss_threshold(),
             )
             np.add.at(scores, owner[first:first + _JOIN_BATCH], part)
         scores /= np.asarray(totals)[:, None]
@@ -597,6 +598,7 @@ class _JoinMixin:
         header = sim.counter.header_bytes
         n_features, n_out = X_new.shape[1], self._n_outputs
         loss_name = self._loss_name()
+        threshold = self._loss_threshold()
         rank = arrival_rank(new_codes, n_new)
         neighbours = [None] * n_new
         closest = np.zeros(n_new, dtype=np.intp)
@@ -622,7 +624,8 @@ class _JoinMixin:
             values = sim.corrupt_value_rows(values, answer)
             weights = w_new[rows]
             losses = np.array([
-                np.dot(weights, loss_values(loss_name, values[c], y_new[rows])) / weights.sum()
+                np.dot(weights, loss_values(loss_name, values[c], y_new[rows], threshold))
+                / weights.sum()
                 for c in range(len(answer))
             ])
             best = np.argsort(losses, kind="stable")[:degree]

@@ -142,7 +142,8 @@ class _KernelSelectionMixin:
                 for node in np.unique(held_codes):
                     rows = np.flatnonzero(held_codes == node)
                     F[rows] = alone._node_function(int(node), X[held][rows])
-                values = loss_values(self._loss_name(), F, y_encoded[held])
+                values = loss_values(self._loss_name(), F, y_encoded[held],
+                                     self._loss_threshold())
                 losses[k] = node_mean_losses(values, held_codes, n_nodes, sample_weight[held])
         reporting = ~np.isnan(losses[0])
         total = combine.sum(np.vstack([np.where(np.isnan(losses), 0.0, losses),
@@ -173,6 +174,8 @@ class _KernelSelectionMixin:
         alone._n_outputs = self._n_outputs
         if hasattr(self, "classes_"):
             alone.classes_ = self.classes_
+        if hasattr(self, "loss_threshold_"):
+            alone.loss_threshold_ = self.loss_threshold_
         alone._setup(X, codes, self._compress)
         alone._kernel_sup_seen = _candidate_sup(kernel, float(stats[0]))
         alone._s_max_seen = float(stats[1])

@@ -15,6 +15,8 @@ from .._core import _online_fast
 
 _LOSSES = {
     "squared_error": _online_fast.SquaredLoss,
+    "huber": _online_fast.HuberLoss,
+    "epsilon_insensitive": _online_fast.EpsilonInsensitiveLoss,
     "hinge": _online_fast.HingeLoss,
     "log_loss": _online_fast.LogisticLoss,
     "multiclass_hinge": _online_fast.MulticlassHingeLoss,
@@ -29,6 +31,8 @@ _SCHEDULES = {
 # bounded instead).
 _SMOOTHNESS = {
     "squared_error": 1.0,
+    "huber": 1.0,
+    "epsilon_insensitive": 0.0,
     "hinge": 0.0,
     "log_loss": 0.25,
     "multiclass_hinge": 0.0,

@@ -1,0 +1,49 @@
+"""The robust losses on MPI (``mpiexec -n 2``): the agreed target scale is
+summed over the ranks, so the MPI fit equals the simulated fit of the
+pooled data (threshold, kernel choice, models and counted bytes, the
+scale's spanning-tree round included)."""
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+from sklearn.base import clone
+
+from skfed.engines._partitions import save_partitions
+from skfed.online import DecentralizedKernelSGDRegressor
+
+
+def _mpi_tests():
+    path = Path(__file__).parent / "test_engines_mpi.py"
+    spec = importlib.util.spec_from_file_location("_mpi_tests_for_robust", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+MPI = _mpi_tests()
+
+
+@MPI.needs_mpi
+def test_robust_losses_on_mpi_equal_simulation(tmp_path):
+    rng = np.random.RandomState(0)
+    n_nodes, n = 7, 20
+    groups = np.repeat(np.arange(n_nodes), n)
+    X = rng.normal(size=(n_nodes * n, 3))
+    y = X[:, 0] - X[:, 1] + 0.5 * rng.standard_t(1.5, size=len(groups))
+    cases = []
+    for loss in ("huber", "epsilon_insensitive"):
+        est = DecentralizedKernelSGDRegressor(loss=loss, loss_epsilon=0.3, max_epochs=2,
+                                              random_state=3)
+        directory = tmp_path / loss
+        save_partitions(X, y, groups, directory)
+        cases.append((loss, est, str(directory), X, y, groups, None))
+    results = MPI._launch(2, cases, tmp_path / "n2")
+    for name, est, _, X, y, g, _ in cases:
+        sim = clone(est).fit(X, y, groups=g)
+        run = results[name]
+        assert run.loss_threshold_ == sim.loss_threshold_
+        assert run.target_scale_ == sim.target_scale_
+        assert run.kernel_ == sim.kernel_
+        MPI._assert_same_online_fit(sim, run)
+        assert np.isnan(run.consensus_error_curve_[0])
