@@ -19,7 +19,7 @@ from skfed.online import (
 
 # tests/test_engines_mpi.py's equality checks; the launcher of tests/_helpers.
 from . import test_engines_mpi as MPI
-from ._helpers.mpi import launch
+from ._helpers.mpi import launch, needs_mpi
 
 
 def _cases(tmp):
@@ -52,7 +52,7 @@ def _cases(tmp):
     return out
 
 
-@MPI.needs_mpi
+@needs_mpi
 def test_kernel_auto_on_mpi_equals_simulation(tmp_path):
     cases = _cases(tmp_path)
     results = launch(2, cases, tmp_path / "n2")

@@ -3,28 +3,18 @@ summed over the ranks, so the MPI fit equals the simulated fit of the
 pooled data (threshold, kernel choice, models and counted bytes, the
 scale's spanning-tree round included)."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 from sklearn.base import clone
 
 from skfed.engines._partitions import save_partitions
 from skfed.online import DecentralizedKernelSGDRegressor
 
-
-def _mpi_tests():
-    path = Path(__file__).parent / "test_engines_mpi.py"
-    spec = importlib.util.spec_from_file_location("_mpi_tests_for_robust", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+# tests/test_engines_mpi.py's equality checks; the launcher of tests/_helpers.
+from . import test_engines_mpi as MPI
+from ._helpers.mpi import launch, needs_mpi
 
 
-MPI = _mpi_tests()
-
-
-@MPI.needs_mpi
+@needs_mpi
 def test_robust_losses_on_mpi_equal_simulation(tmp_path):
     rng = np.random.RandomState(0)
     n_nodes, n = 7, 20
@@ -38,7 +28,7 @@ def test_robust_losses_on_mpi_equal_simulation(tmp_path):
         directory = tmp_path / loss
         save_partitions(X, y, groups, directory)
         cases.append((loss, est, str(directory), X, y, groups, None))
-    results = MPI._launch(2, cases, tmp_path / "n2")
+    results = launch(2, cases, tmp_path / "n2")
     for name, est, _, X, y, g, _ in cases:
         sim = clone(est).fit(X, y, groups=g)
         run = results[name]
