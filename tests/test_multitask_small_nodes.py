@@ -241,3 +241,23 @@ def test_no_personal_selection_on_few_nodes():
     X, y, g = _alike(n_nodes=shared._PERSONAL_MIN_NODES - 1)
     est = FederatedMultiTaskRegressor(random_state=0).fit(X, y, groups=g)
     assert est.share_selection_ is None
+
+
+def test_one_sample_nodes_keep_the_learned_personal_weight_without_warnings():
+    # 600 nodes of one sample: no node can hold a sample out, so the
+    # personal selection validates nothing and keeps the learned weight,
+    # without numpy's "Mean of empty slice" warnings leaking to the user.
+    import warnings
+
+    from skfed.multitask import FederatedMultiTaskClassifier
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(600, 5)
+    y = (X[:, 0] > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        est = FederatedMultiTaskClassifier(random_state=0).fit(X, y, groups=np.arange(600))
+    selection = est.share_selection_
+    assert selection["n_folds"] == 0
+    assert np.isnan(selection["validation_error"]).all()
+    assert selection["selected"] == selection["shares"][0] == selection["shared_part_share"]

@@ -1313,3 +1313,30 @@ def test_bad_named_topology_is_refused_at_fit(cls, network, match):
     X, y, groups, _, _ = make_clients(n_clients=6, n_samples=40, d=8)
     with pytest.raises(ValueError, match=match):
         cls(network=SimulatedNetwork(**network)).fit(X, y, groups=groups)
+
+
+def test_empty_support_behind_the_rogue_margin_warns_and_names_the_features():
+    # Strongly correlated design (AR(1), rho = 0.8) and clients of 10 rows:
+    # honest clients select the three true features at about 0.38-0.41,
+    # significantly above the null rate 0.317 but not above the reference
+    # 0.386 that rogue_tolerance=0.1 sets.  The empty support must not be
+    # silent; without the rogue margin the same votes give the support.
+    rng = np.random.RandomState(0)
+    d, K, m = 20, 2000, 10
+    cov = 0.8 ** np.abs(np.subtract.outer(np.arange(d), np.arange(d)))
+    X = rng.randn(K * m, d) @ np.linalg.cholesky(cov).T
+    w = np.zeros(d)
+    w[[3, 10, 16]] = 1.0
+    y = X @ w + rng.randn(K * m)
+    g = np.repeat(np.arange(K), m)
+    with pytest.warns(UserWarning, match=r"3 feature\(s\) \(3, 10, 16\) are selected "
+                      r"significantly above the null rate 0\.317.*rogue_tolerance=0\.1 sets, "
+                      r"so no feature was selected"):
+        est = FederatedSupportRecovery(random_state=0).fit(X, y, groups=g)
+    assert not est.support_.any()
+    assert est.reference_rate_ == pytest.approx(0.386, abs=1e-3)  # 0.9 * 0.317 + 0.1
+    fractions = np.asarray(est.vote_fraction_)
+    assert np.all((fractions[[3, 10, 16]] > 0.36) & (fractions[[3, 10, 16]] < 0.42))
+    assert np.delete(fractions, [3, 10, 16]).max() < 0.33
+    no_margin = FederatedSupportRecovery(random_state=0, rogue_tolerance=0.0).fit(X, y, groups=g)
+    np.testing.assert_array_equal(np.flatnonzero(no_margin.support_), [3, 10, 16])

@@ -407,7 +407,10 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         more than its byte budget): ``shares`` are the personal weight's
         candidates as shares, and ``shared_part_share`` the learned share
         that the shared part's penalty keeps in the refit (``omega_``,
-        ``task_covariance_`` and ``joint_objective_`` are that problem's).
+        ``task_covariance_`` and ``joint_objective_`` are that problem's);
+        when no node can hold a sample out (nodes of one sample) nothing is
+        validated: ``n_folds`` is 0, the scores NaN and the learned weight
+        stays.
         The curves and ``bytes_per_round_`` cover the candidates' fits,
         then the refit.
     shared_coef_, shared_intercept_ : ndarray

@@ -780,10 +780,16 @@ def select_personal(protocol, layout, sw, make_nodes, loss, est, parallel, seed,
     counter.gather_to_server(
         reporters, np.full(reporters.size, per_candidate * len(mus), dtype=np.int64))
     scored = weights > 0
-    with np.errstate(invalid="ignore", divide="ignore"):
+    if scored.any():
         mean_error = (errors[:, scored] / weights[scored]).mean(axis=1)
         mean_loss = (losses[:, scored] / weights[scored]).mean(axis=1)
-    i = int(np.lexsort((mean_loss, mean_error))[0]) if scored.any() else 0
+        i = int(np.lexsort((mean_loss, mean_error))[0])
+    else:
+        # No node could hold a sample out (nodes of one sample): nothing
+        # was validated, the learned weight (PERSONAL_GRID[0] = 1) stays.
+        mean_error = np.full(len(mus), np.nan)
+        mean_loss = np.full(len(mus), np.nan)
+        i = 0
     selection = dict(shares=shares, validation_error=mean_error,
                      validation_loss=mean_loss, n_folds=n_folds,
                      selected=float(shares[i]), kind="personal")

@@ -355,6 +355,30 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
                     UserWarning,
                     stacklevel=4,
                 )
+            if beta > 0.0 and g and not support.any():
+                # An empty support while features are selected significantly
+                # above the null rate that the rogue margin leaves out: name
+                # them (a partial support is not flagged: with correlated
+                # designs the features next to the support are often there).
+                honest = p + (1.0 - 2.0 * p) * base
+                above = (stats.binom.sf(votes - 1, np.maximum(n_reports, 1), honest)
+                         <= fwer / d) & (n_reports > 0) & ~support
+                if above.any():
+                    shown = np.flatnonzero(above)
+                    warnings.warn(
+                        f"{len(shown)} feature(s) ({', '.join(map(str, shown[:10]))}"
+                        f"{', ...' if len(shown) > 10 else ''}) are selected significantly "
+                        f"above the null rate {honest:.3f} (vote fractions "
+                        f"{', '.join(f'{v:.3f}' for v in fraction[shown[:10]])}) but not "
+                        f"significantly above the reference rate {reference:.3f} that rogue_tolerance={beta:g} "
+                        "sets, so no feature was selected. They are either support features that "
+                        "clients detect weakly (correlated designs, clients of few samples) "
+                        "or features correlated with the support. If no client can be "
+                        "rogue, a smaller rogue_tolerance keeps the first kind; "
+                        "FederatedSupportRecovery.pvalues_ has every feature's p-value.",
+                        UserWarning,
+                        stacklevel=4,
+                    )
             if auto and d >= 4 and support.sum() > d / 2:
                 # The median feature is significantly above the highest rate
                 # of a feature outside the support: the test's premise (most
