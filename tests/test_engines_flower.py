@@ -905,6 +905,9 @@ class LoopbackDeployment:
         )
         self.env = dict(
             os.environ,
+            # The Flower commands of this interpreter's environment first:
+            # another environment's flwr would run the apps without skfed.
+            PATH=os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")]),
             FLWR_HOME=str(home),
             FLWR_TELEMETRY_ENABLED="0",
             FLWR_DISABLE_UPDATE_CHECK="1",
@@ -1007,8 +1010,9 @@ def test_real_deployment_equals_simulation(tmp_path):
 
     from skfed.datasets import load_har
 
+    path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
     for tool in ("flower-superlink", "flower-supernode", "flwr"):
-        if shutil.which(tool) is None:
+        if shutil.which(tool, path=path) is None:
             pytest.skip(f"{tool} is not on PATH")
     X, y, groups = load_har(task="sitting", return_X_y=True)
     users = np.unique(groups)[:3]
