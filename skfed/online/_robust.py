@@ -18,6 +18,7 @@ targets), so it means the same whatever the unit of ``y``.
 import numpy as np
 
 from ..network import payload_bytes
+from ._selection import count_tree_round
 
 __all__ = [
     "MAD_TO_STD",
@@ -83,15 +84,5 @@ def count_scale_messages(counter, parents, senders=None):
     """Count the two sums sent up the spanning trees and the scale sent
     back down (only the messages sent by ``senders`` when given: an MPI
     rank's nodes)."""
-    up = payload_bytes(n_float64=2)
-    down = payload_bytes(n_float64=1)
-    mine = None
-    if senders is not None:
-        mine = np.zeros(len(parents), dtype=bool)
-        mine[np.asarray(senders, dtype=np.intp)] = True
-    for node in np.flatnonzero(parents >= 0):
-        parent = int(parents[node])
-        if mine is None or mine[node]:
-            counter.send_message(int(node), parent, up)
-        if mine is None or mine[parent]:
-            counter.send_message(parent, int(node), down)
+    count_tree_round(counter, parents, payload_bytes(n_float64=2),
+                     payload_bytes(n_float64=1), senders)

@@ -58,21 +58,27 @@ def tree_parents(adjacency):
     return parents
 
 
+def count_tree_round(counter, parents, up, down, senders=None):
+    """Count one round over the spanning trees: ``up`` bytes from every node
+    to its parent, ``down`` bytes back (only the messages sent by
+    ``senders`` when given: an MPI rank's nodes)."""
+    mine = None
+    if senders is not None:
+        mine = np.zeros(len(parents), dtype=bool)
+        mine[np.asarray(senders, dtype=np.intp)] = True
+    for node in np.flatnonzero(parents >= 0):
+        parent = int(parents[node])
+        if mine is None or mine[node]:
+            counter.send_message(int(node), parent, up)
+        if mine is None or mine[parent]:
+            counter.send_message(parent, int(node), down)
+
+
 def count_selection_messages(counter, parents, n_candidates, senders=None):
     """Count the sum over the spanning trees and the choice sent back down
     (only the messages sent by ``senders`` when given: an MPI rank's nodes)."""
-    up = payload_bytes(n_float64=n_candidates + 1)
-    down = payload_bytes(n_int32=1)
-    counts = None
-    if senders is not None:
-        counts = np.zeros(len(parents), dtype=bool)
-        counts[np.asarray(senders, dtype=np.intp)] = True
-    for node in np.flatnonzero(parents >= 0):
-        parent = int(parents[node])
-        if counts is None or counts[node]:
-            counter.send_message(int(node), parent, up)
-        if counts is None or counts[parent]:
-            counter.send_message(parent, int(node), down)
+    count_tree_round(counter, parents, payload_bytes(n_float64=n_candidates + 1),
+                     payload_bytes(n_int32=1), senders)
 
 
 class _Alone:
