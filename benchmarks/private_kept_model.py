@@ -55,10 +55,10 @@ import skfed.boosting._private as private_module
 from skfed import DecentralizedBoostingClassifier
 from skfed._private_refit import (
     BOOST_RADII,
-    BOOST_TRUST,
     _boost_fit,
     _folds,
     _one_se_choice,
+    boosting_candidates,
     refit_boosting,
 )
 from skfed.boosting import make_stump_predictors
@@ -82,23 +82,16 @@ def refit_boosting_alone_first(H, S, prior, rng):
     alpha = np.empty((P, n_base))
     for p in range(P):
         A = S[p][:, None] * H
-        cands = [(0.0, b) for b in BOOST_RADII]
-        direction = np.zeros(n_base)
-        if prior is not None and np.abs(prior[p]).sum() > 0:
-            direction = prior[p] / np.abs(prior[p]).sum()
-            cands += [(mu, b) for b in BOOST_RADII for mu in BOOST_TRUST]
-        mus = np.array([c[0] for c in cands])
-        betas = np.array([c[1] for c in cands])
-        priors = direction[None, :] * betas[:, None] * (mus > 0)[:, None]
+        mus, betas, priors = boosting_candidates(None if prior is None else prior[p], n_base)
         chosen = 1
         if n_folds >= 2:
-            held = np.zeros((len(cands), m))
+            held = np.zeros((len(mus), m))
             for f in range(n_folds):
                 test = fold == f
                 a = _boost_fit(A[~test], priors, mus, betas)
                 held[:, test] = (A[test] @ a.T <= 0).T
             alone = int(np.argmin(held[: len(BOOST_RADII)].mean(axis=1)))
-            order = [alone] + [c for c in range(len(cands)) if c != alone]
+            order = [alone] + [c for c in range(len(mus)) if c != alone]
             chosen = order[_one_se_choice(held[order])]
             if chosen < len(BOOST_RADII):
                 chosen = alone

@@ -179,6 +179,25 @@ def _logistic_on_base(H, s, lam):
     return _newton(H, s, np.zeros(H.shape[0]), np.full(H.shape[1], lam), "logistic")
 
 
+def boosting_candidates(prior, n_base):
+    """The boosting candidates of one problem: ``(mus, betas, priors)``.
+
+    Boosting alone (trust 0) at every radius of ``BOOST_RADII`` and, when
+    the neighbours' mean released model ``prior`` (``(n_base,)`` or None)
+    is not zero, boosting toward it (l1-normalized, scaled by the radius)
+    at every (radius, ``BOOST_TRUST``).
+    """
+    cands = [(0.0, b) for b in BOOST_RADII]
+    direction = np.zeros(n_base)
+    if prior is not None and np.abs(prior).sum() > 0:
+        direction = prior / np.abs(prior).sum()
+        cands += [(mu, b) for b in BOOST_RADII for mu in BOOST_TRUST]
+    mus = np.array([c[0] for c in cands])
+    betas = np.array([c[1] for c in cands])
+    priors = direction[None, :] * betas[:, None] * (mus > 0)[:, None]
+    return mus, betas, priors
+
+
 def refit_boosting(H, S, prior, rng):
     """Node's final Dada models, one per problem; returns (alpha, trust, radius).
 
@@ -206,17 +225,10 @@ def refit_boosting(H, S, prior, rng):
     for p in range(P):
         s = S[p]
         A = s[:, None] * H
-        cands = [(0.0, b) for b in BOOST_RADII]
-        direction = np.zeros(n_base)
-        if prior is not None and np.abs(prior[p]).sum() > 0:
-            direction = prior[p] / np.abs(prior[p]).sum()
-            cands += [(mu, b) for b in BOOST_RADII for mu in BOOST_TRUST]
-        mus = np.array([c[0] for c in cands])
-        betas = np.array([c[1] for c in cands])
-        priors = direction[None, :] * betas[:, None] * (mus > 0)[:, None]
+        mus, betas, priors = boosting_candidates(None if prior is None else prior[p], n_base)
         chosen = 0
         if n_folds >= 2:
-            held = np.zeros((len(cands) + 1, m))
+            held = np.zeros((len(mus) + 1, m))
             for f in range(n_folds):
                 test = fold == f
                 train = ~test
