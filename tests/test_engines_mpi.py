@@ -30,7 +30,7 @@ from skfed.graph import CollaborationGraphLearner
 from skfed.network import SimulatedNetwork
 from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
 
-from ._helpers.mpi import LAUNCH_TIMEOUT, launch, needs_mpi, run_ranks
+from ._helpers.mpi import LAUNCH_TIMEOUT, launch, needs_mpi, run_ranks, saved_cases
 
 
 # ------------------------------------------------------------------ data
@@ -108,12 +108,7 @@ def _cases(tmp):
         network=SimulatedNetwork("erdos_renyi", topology_params={"p": 0.7}, drop_rate=0.1),
     )
     cases.append(("graph_learner", est, models, losses, np.arange(10), None))
-    out = []
-    for name, est, X, y, g, sw in cases:
-        directory = tmp / name
-        save_partitions(X, y, g, directory, sample_weight=sw)
-        out.append((name, est, str(directory), X, y, g, sw))
-    return out
+    return saved_cases(cases, tmp)
 
 
 @pytest.fixture(scope="module")

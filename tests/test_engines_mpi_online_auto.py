@@ -10,7 +10,6 @@ selection's spanning-tree round), whatever the split of the nodes.
 import numpy as np
 from sklearn.base import clone
 
-from skfed.engines._partitions import save_partitions
 from skfed.network import SimulatedNetwork
 from skfed.online import (
     DecentralizedKernelSGDClassifier,
@@ -19,7 +18,7 @@ from skfed.online import (
 
 # tests/test_engines_mpi.py's equality checks; the launcher of tests/_helpers.
 from . import test_engines_mpi as MPI
-from ._helpers.mpi import launch, needs_mpi
+from ._helpers.mpi import launch, needs_mpi, saved_cases
 
 
 def _cases(tmp):
@@ -44,12 +43,7 @@ def _cases(tmp):
         network=SimulatedNetwork("ring", drop_rate=0.2),
     )
     cases.append(("auto_rbf_regressor_weights_drops", est, X, y, labels, sw))
-    out = []
-    for name, est, X, y, g, sw in cases:
-        directory = tmp / name
-        save_partitions(X, y, g, directory, sample_weight=sw)
-        out.append((name, est, str(directory), X, y, g, sw))
-    return out
+    return saved_cases(cases, tmp)
 
 
 @needs_mpi

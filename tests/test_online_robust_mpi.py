@@ -6,12 +6,11 @@ scale's spanning-tree round included)."""
 import numpy as np
 from sklearn.base import clone
 
-from skfed.engines._partitions import save_partitions
 from skfed.online import DecentralizedKernelSGDRegressor
 
 # tests/test_engines_mpi.py's equality checks; the launcher of tests/_helpers.
 from . import test_engines_mpi as MPI
-from ._helpers.mpi import launch, needs_mpi
+from ._helpers.mpi import launch, needs_mpi, saved_cases
 
 
 @needs_mpi
@@ -25,9 +24,8 @@ def test_robust_losses_on_mpi_equal_simulation(tmp_path):
     for loss in ("huber", "epsilon_insensitive"):
         est = DecentralizedKernelSGDRegressor(loss=loss, loss_epsilon=0.3, max_epochs=2,
                                               random_state=3)
-        directory = tmp_path / loss
-        save_partitions(X, y, groups, directory)
-        cases.append((loss, est, str(directory), X, y, groups, None))
+        cases.append((loss, est, X, y, groups, None))
+    cases = saved_cases(cases, tmp_path)
     results = launch(2, cases, tmp_path / "n2")
     for name, est, _, X, y, g, _ in cases:
         sim = clone(est).fit(X, y, groups=g)

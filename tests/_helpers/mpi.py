@@ -88,6 +88,21 @@ _DRIVER = textwrap.dedent("""
 """)
 
 
+def saved_cases(cases, tmp):
+    """Save each ``(name, est, X, y, groups, sample_weight)`` case's data as
+    per-node partitions under ``tmp / name``; returns the cases as
+    :func:`launch` takes them, ``(name, est, directory, X, y, groups,
+    sample_weight)``."""
+    from skfed.engines._partitions import save_partitions
+
+    out = []
+    for name, est, X, y, g, sw in cases:
+        directory = Path(tmp) / name
+        save_partitions(X, y, g, directory, sample_weight=sw)
+        out.append((name, est, str(directory), X, y, g, sw))
+    return out
+
+
 def launch(n_ranks, cases, tmp, faults=None):
     """Fit every case with :func:`skfed.engines.mpi.fit` in one mpiexec run.
 
