@@ -213,7 +213,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         accuracy changes by +0.2 point, while Computer buyers loses 0.3 point
         (School and HAR walking: no change).  Not used under a finite
         ``privacy`` budget.
-    graph_update_every : int, "n_nodes" or None, default=None
+    graph_update_every : int, "n_nodes", "geometric" or None, default=None
         As in :class:`DecentralizedBoostingClassifier`; by default the graph
         is learned once, from the local models (on the data sets of the
         user guide this scores 0.5 point higher than re-learning, with
