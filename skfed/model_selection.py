@@ -72,7 +72,7 @@ class WithinGroupKFold(BaseCrossValidator):
     ----------
     n_splits : int, default=5
         Number of folds, at least 2.  Every node needs at least
-        ``n_splits`` samples.
+        ``n_splits`` samples unless ``small_nodes="keep"``.
     shuffle : bool, default=False
         Shuffle each node's samples before splitting.
     stratify : bool, default=False
@@ -80,6 +80,14 @@ class WithinGroupKFold(BaseCrossValidator):
         (:class:`~sklearn.model_selection.StratifiedKFold` per node).  A
         node whose classes are too rare for stratification is split
         without it, with a warning naming the node.
+    small_nodes : {"raise", "keep"}, default="raise"
+        What to do with a node of fewer than ``n_splits`` samples.
+        ``"raise"`` refuses it (the error names the node).  ``"keep"`` keeps
+        it in every training set: a node of ``m >= 2`` samples holds out one
+        sample in each of ``m`` folds (the first ones, or ``m`` folds drawn
+        at random with ``shuffle=True``) and trains on the other ``m - 1``;
+        a node of one sample is never held out, so it is trained on in every
+        fold and never scored.  The nodes concerned are named in a warning.
     random_state : int, RandomState instance or None, default=None
         Used when ``shuffle=True``; every node gets its own draw.
 
@@ -97,11 +105,14 @@ class WithinGroupKFold(BaseCrossValidator):
 
     __metadata_request__split = {"groups": True}
 
-    def __init__(self, n_splits=5, *, shuffle=False, stratify=False, random_state=None):
+    def __init__(self, n_splits=5, *, shuffle=False, stratify=False, small_nodes="raise",
+                 random_state=None):
         if not isinstance(n_splits, numbers.Integral) or n_splits < 2:
             raise ValueError(f"n_splits must be an integer >= 2, got {n_splits!r}.")
         if not isinstance(shuffle, (bool, np.bool_)):
             raise TypeError(f"shuffle must be True or False, got {shuffle!r}.")
+        if not isinstance(small_nodes, str) or small_nodes not in ("raise", "keep"):
+            raise ValueError(f'small_nodes must be "raise" or "keep", got {small_nodes!r}.')
         if not shuffle and random_state is not None:
             raise ValueError(
                 "Setting a random_state has no effect since shuffle is False; set "
@@ -110,6 +121,7 @@ class WithinGroupKFold(BaseCrossValidator):
         self.n_splits = int(n_splits)
         self.shuffle = shuffle
         self.stratify = stratify
+        self.small_nodes = small_nodes
         self.random_state = random_state
 
     def get_n_splits(self, X=None, y=None, groups=None):
@@ -131,14 +143,19 @@ class WithinGroupKFold(BaseCrossValidator):
         nodes, codes = np.unique(groups, return_inverse=True)
         nodes = nodes.tolist()
         fold_of = np.empty(n_samples, dtype=np.intp)
+        small = []
         for node in range(len(nodes)):
             rows = np.flatnonzero(codes == node)
             if len(rows) < self.n_splits:
-                raise ValueError(
-                    f"Node {nodes[node]!r} has {len(rows)} samples, fewer than "
-                    f"n_splits={self.n_splits}: every fold must hold out part of every "
-                    "node. Lower n_splits or merge small nodes."
-                )
+                if self.small_nodes == "raise":
+                    raise ValueError(
+                        f"Node {nodes[node]!r} has {len(rows)} samples, fewer than "
+                        f"n_splits={self.n_splits}: every fold must hold out part of every "
+                        'node. Lower n_splits, merge small nodes, or set small_nodes="keep".'
+                    )
+                small.append(nodes[node])
+                fold_of[rows] = _small_node_folds(len(rows), self.n_splits, self.shuffle, rng)
+                continue
             seed = rng.randint(np.iinfo(np.int32).max) if self.shuffle else None
             splitter = KFold(self.n_splits, shuffle=self.shuffle, random_state=seed)
             target = None
@@ -159,8 +176,31 @@ class WithinGroupKFold(BaseCrossValidator):
                     )
             for fold, (_, test) in enumerate(splitter.split(rows, target)):
                 fold_of[rows[test]] = fold
+        if small:
+            shown = ", ".join(repr(node) for node in small[:5])
+            more = f" and {len(small) - 5} more" if len(small) > 5 else ""
+            warnings.warn(
+                f"{len(small)} node(s) have fewer than n_splits={self.n_splits} samples "
+                f"({shown}{more}): each is in every training set and holds out at most "
+                "one sample per fold (a node of one sample is never scored).",
+                UserWarning,
+                stacklevel=3,
+            )
         for fold in range(self.n_splits):
             yield fold_of == fold
+
+
+def _small_node_folds(m, n_splits, shuffle, rng):
+    """Fold of each of a small node's ``m < n_splits`` samples (-1: never held out).
+
+    A node of ``m >= 2`` samples holds out one sample in each of ``m`` folds
+    and keeps ``m - 1`` for training; a node of one sample is never held out.
+    """
+    if m == 1:
+        return np.array([-1], dtype=np.intp)
+    if not shuffle:
+        return np.arange(m, dtype=np.intp)
+    return rng.choice(n_splits, size=m, replace=False).astype(np.intp)
 
 
 class WithinGroupShuffleSplit(BaseCrossValidator):

@@ -240,3 +240,53 @@ def test_within_group_shuffle_split_holds_out_test_size_of_every_node(data):
         search.fit(X, y, groups=groups)
     assert search.n_splits_ == 5
     assert search.best_estimator_.nodes_.tolist() == ["n0", "n1", "n2"]
+
+
+def test_small_nodes_keep_trains_on_every_small_node_and_holds_out_one_sample_per_fold(data):
+    X, y, groups = data
+    # Nodes 7 (2 samples) and 8 (1 sample) are smaller than n_splits=3.
+    Xs = np.vstack([X, X[:3]])
+    ys = np.r_[y, y[:3]]
+    gs = np.r_[groups, 7, 7, 8]
+    with pytest.warns(UserWarning, match=r"2 node\(s\) have fewer than n_splits=3 samples \(7, 8\)"):
+        splits = list(WithinGroupKFold(3, small_nodes="keep").split(Xs, ys, gs))
+    held = np.zeros(len(ys), dtype=int)
+    for train, test in splits:
+        # Every node, small ones included, keeps training samples in every fold.
+        assert set(gs[train]) == {0, 1, 2, 7, 8}
+        assert (gs[test] == 7).sum() <= 1
+        held[test] += 1
+    # Node 7's two samples are each held out once; node 8's one sample never.
+    np.testing.assert_array_equal(held[-3:], [1, 1, 0])
+    np.testing.assert_array_equal(held[:-3], 1)
+    # The large nodes' folds are those of the default splitter.
+    plain = list(WithinGroupKFold(3).split(X, y, groups))
+    for (_, t_small), (_, t_plain) in zip(splits, plain):
+        np.testing.assert_array_equal(t_small[t_small < len(y)], t_plain)
+    # Shuffled: m distinct folds, reproducible.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        a = [t for _, t in WithinGroupKFold(3, shuffle=True, small_nodes="keep",
+                                            random_state=1).split(Xs, ys, gs)]
+        b = [t for _, t in WithinGroupKFold(3, shuffle=True, small_nodes="keep",
+                                            random_state=1).split(Xs, ys, gs)]
+    assert all(np.array_equal(u, v) for u, v in zip(a, b))
+    assert sum(int(np.isin(len(ys) - 3, t)) + int(np.isin(len(ys) - 2, t)) for t in a) == 2
+    with pytest.raises(ValueError, match='small_nodes must be "raise" or "keep"'):
+        WithinGroupKFold(3, small_nodes="drop")
+
+
+def test_multitask_cv_fits_a_federation_with_nodes_smaller_than_the_folds(data):
+    from skfed import FederatedMultiTaskClassifierCV
+
+    X, y, groups = data
+    Xs = np.vstack([X, X[:3]])
+    ys = np.r_[y, [0, 1, 1]]
+    gs = np.r_[groups, 7, 7, 8]
+    with pytest.warns(UserWarning, match="fewer than n_splits=3"):
+        model = FederatedMultiTaskClassifierCV(Cs=[0.1, 1.0], kernel="linear",
+                                               random_state=0).fit(Xs, ys, groups=gs)
+    assert model.scores_.shape == (3, 2)
+    assert np.all(np.isfinite(model.scores_))
+    assert set(model.nodes_.tolist()) == {0, 1, 2, 7, 8}
+    assert model.predict(X[:2], groups=[7, 8]).shape == (2,)

@@ -65,7 +65,7 @@ class _MultiTaskCV:
         if n_splits is not None:
             if sample_weight is not None and np.any(np.asarray(sample_weight) == 0):
                 return _WeightedWithinGroupKFold(n_splits, sample_weight)
-            return WithinGroupKFold(n_splits=n_splits)
+            return WithinGroupKFold(n_splits=n_splits, small_nodes="keep")
         if hasattr(self.cv, "split"):
             return self.cv
         return _Splits(list(self.cv))
@@ -303,7 +303,9 @@ class FederatedMultiTaskClassifierCV(_MultiTaskCV, FederatedMultiTaskClassifier)
     cv : int, cross-validation generator or iterable, default=None
         How to split: None, 3 folds of
         :class:`~skfed.model_selection.WithinGroupKFold`; an int, that many
-        folds of it; a splitter (its ``split`` gets the node index of every
+        folds of it, with ``small_nodes="keep"`` (a node of fewer samples
+        than folds stays in every training set and holds out at most one
+        sample per fold; a warning names it); a splitter (its ``split`` gets the node index of every
         sample as ``groups``) or an iterable of ``(train, test)`` indices.
         With zero entries in ``sample_weight``, None and an int split each
         node's positive-weight samples and its zero-weight samples into the
