@@ -8,7 +8,9 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._base import FederatedClassifierMixin, FederatedRegressorMixin
 from .._compat import StrOptions
+from .._core._multitask_fast import Multinomial
 from ._base import _BaseMultiTask
+from ._state import _LOSSES
 
 
 class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
@@ -79,6 +81,20 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         :class:`~sklearn.svm.LinearSVC`; solved exactly by the nodes, so
         faster); ``hinge``: ``max(0, 1 - y z)`` (SVM; ranks rare positives
         poorly).
+    multi_class : {"auto", "multinomial", "ovr"}, default="auto"
+        How more than two classes are learned.  ``"multinomial"``: one
+        softmax loss over the classes, ``log sum_k exp(z_k) - z_y`` with
+        ``z_k = w_tk . phi(x)``, whose dual variable of a sample is a
+        vector over the classes solved jointly by the nodes (each class's
+        models share ``Sigma``, or the shared part ``w_0`` and the share,
+        as the binary problems do); needs ``loss="logistic"`` and a primal
+        mode (``kernel="linear"`` or an approximation), and no ``privacy``.
+        ``"ovr"``: one binary problem per class (one-vs-rest), sharing one
+        ``Sigma``.  ``"auto"``: ``"multinomial"`` where it runs, ``"ovr"``
+        otherwise (``multi_class_`` says which).  On four held-out
+        multiclass families the multinomial loss scored 0.2-5 points above
+        one-vs-rest (see the user guide's "Multiclass" section).  Two
+        classes are one binary problem either way.
     kernel : {"linear", "rbf", "poly", "sigmoid", "laplacian"} or callable, default="linear"
         The kernel, as in :func:`skfed.kernels.pairwise_kernel`.
         ``"linear"`` (the default) keeps the primal ``W`` and a round
@@ -359,6 +375,9 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         Node labels seen in fit.
     classes_ : ndarray of shape (n_classes,)
         All classes seen in fit (over every node).
+    multi_class_ : {"multinomial", "ovr"}
+        The multiclass strategy the fit used (``multi_class="auto"``
+        resolved; ``"ovr"`` for two classes, one binary problem).
     omega_ : ndarray of shape (n_nodes, n_nodes)
         The task-relationship matrix ``Omega`` (m x m by definition).  In
         linear mode with ``n_problems * (n_features + fit_intercept) <
@@ -489,9 +508,14 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
 
     Notes
     -----
-    Multiclass problems are solved one-vs-rest, one binary problem per
-    class, with one Omega shared by all of them: the Omega step uses
-    ``sum_k W_k^T W_k``.
+    Multiclass problems (``multi_class_``) are solved with the multinomial
+    loss, or one-vs-rest, one binary problem per class; either way the
+    classes share one Omega (the Omega step uses ``sum_k W_k^T W_k``) or,
+    with the shared model, one share (the penalty is on ``||w_0||_F`` and
+    ``||V||_F`` over every class).  Under the multinomial loss a node's
+    local step visits one sample and solves its subproblem in the ``K``
+    dual variables exactly (Newton's method on the multiplier of the
+    simplex constraint, Lambert's W per class).
 
     ``omega_`` is never used by the solver (only ``Sigma`` is); the Omega
     step raises eigenvalues of ``W^T W`` below ``1e-7`` times the largest
@@ -549,6 +573,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
     _parameter_constraints = {
         **_BaseMultiTask._parameter_constraints,
         "loss": [StrOptions({"hinge", "squared_hinge", "logistic"})],
+        "multi_class": [StrOptions({"auto", "multinomial", "ovr"})],
     }
 
     def __init__(
@@ -557,6 +582,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         C=1.0,
         lam=None,
         loss="logistic",
+        multi_class="auto",
         kernel="linear",
         gamma="scale",
         degree=3,
@@ -598,6 +624,61 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
             handle_unknown=handle_unknown, network=network, random_state=random_state,
             n_jobs=n_jobs, verbose=verbose, privacy=privacy,
         )
+        self.multi_class = multi_class
+
+    def _resolve_multi_class(self, n_problems):
+        """``multi_class`` resolved for ``n_problems`` rows of targets (refuses
+        an explicit ``"multinomial"`` where it cannot run)."""
+        if n_problems < 2 or self.multi_class == "ovr":
+            return "ovr"
+        reasons = []
+        if self.loss != "logistic":
+            reasons.append(f"loss='logistic' (got loss={self.loss!r})")
+        if not self._primal_mode():
+            reasons.append(
+                f"a primal mode, kernel='linear' or an approximation (got kernel="
+                f"{self.kernel!r} in the exact kernel mode)")
+        if self.privacy is not None:
+            reasons.append("no privacy (privacy= releases one-vs-rest problems)")
+        if not reasons:
+            return "multinomial"
+        if self.multi_class == "multinomial":
+            raise ValueError(
+                "multi_class='multinomial' needs " + " and ".join(reasons)
+                + "; use multi_class='ovr' or 'auto'."
+            )
+        return "ovr"
+
+    def _loss_object(self, n_problems):
+        """The Cython loss of the fit (called by ``_fit`` once the mode is
+        resolved); sets ``multi_class_``."""
+        resolved = self._resolve_multi_class(n_problems)
+        previous = self.__dict__.get("multi_class_")
+        if (self.warm_start and previous is not None and previous != resolved
+                and getattr(self, "_dual_state", None)):
+            raise ValueError(
+                f"warm_start=True continues a fit with multi_class_={previous!r}, whose dual "
+                f"variables do not fit multi_class={self.multi_class!r} (resolved to "
+                f"{resolved!r}); fit with warm_start=False."
+            )
+        self.multi_class_ = resolved
+        if resolved == "multinomial":
+            return Multinomial()
+        return _LOSSES[self.loss]()
+
+    def _line_search(self, dp_spec):
+        """The learned-Omega W-step's exact line search needs the binary
+        conjugates' coefficients; under the multinomial loss the steps are
+        added (``aggregation="auto"``) or the setting is refused."""
+        if getattr(self, "multi_class_", None) == "multinomial":
+            if self.aggregation == "line_search":
+                raise ValueError(
+                    "aggregation='line_search' searches along the binary losses' conjugates; "
+                    "with multi_class_='multinomial' use aggregation='add' or 'auto' (or "
+                    "multi_class='ovr')."
+                )
+            return False
+        return super()._line_search(dp_spec)
 
     def fit(self, X, y, groups=None, sample_weight=None):
         """Fit the per-node classifiers and Omega over the simulated network.
@@ -695,7 +776,9 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         """Class probabilities (``loss="logistic"`` only).
 
         Binary: the logistic function of the score; multiclass: the
-        one-vs-rest logistic probabilities, normalized to sum to one.
+        softmax of the scores (``multi_class_="multinomial"``, the model's
+        own probabilities) or the one-vs-rest logistic probabilities,
+        normalized to sum to one.
 
         Parameters
         ----------
@@ -710,6 +793,10 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         if scores.shape[1] == 1:
             p = 1.0 / (1.0 + np.exp(-scores[:, 0]))
             return np.column_stack([1.0 - p, p])
+        if getattr(self, "multi_class_", "ovr") == "multinomial":
+            scores = scores - scores.max(axis=1, keepdims=True)
+            p = np.exp(scores)
+            return p / p.sum(axis=1, keepdims=True)
         p = 1.0 / (1.0 + np.exp(-scores))
         return p / p.sum(axis=1, keepdims=True)
 
@@ -907,6 +994,10 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
             handle_unknown=handle_unknown, network=network, random_state=random_state,
             n_jobs=n_jobs, verbose=verbose, privacy=privacy,
         )
+
+    def _loss_object(self, n_problems):
+        """The Cython loss of the fit (the squared loss)."""
+        return _LOSSES[self.loss]()
 
     def fit(self, X, y, groups=None, sample_weight=None):
         """Fit the per-node regressors and Omega over the simulated network.
