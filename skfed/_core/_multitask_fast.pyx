@@ -254,8 +254,8 @@ cdef void _softmax_step(const double* p, double* pi, intp_t K, double q) noexcep
     the softmax of ``p``.
     """
     cdef intp_t k
-    cdef double smax, smin, tau, tau_lo, total, slope, pk, step, lq
-    cdef int it
+    cdef double smax, smin, tau, tau_lo, total, slope, pk, step, lq, tau_prev = 0.0
+    cdef int it, tau_start_set = 0
     if K <= 0:
         return
     if q <= 0.0:
@@ -270,6 +270,15 @@ cdef void _softmax_step(const double* p, double* pi, intp_t K, double q) noexcep
         for k in range(K):
             pi[k] /= total
         return
+    # The previous point: at tau = min_k (p_k - log pi_k) every class gets at
+    # least its old probability (the sum is at least 1), and when the
+    # margins did not move this is the root itself.
+    for k in range(K):
+        if pi[k] > 0.0:
+            pk = p[k] - log(pi[k])
+            if tau_start_set == 0 or pk < tau_prev:
+                tau_prev = pk
+                tau_start_set = 1
     for k in range(K):
         pi[k] = p[k] + q * pi[k]  # s_k, kept in pi until the end
     smax = pi[0]
@@ -283,6 +292,8 @@ cdef void _softmax_step(const double* p, double* pi, intp_t K, double q) noexcep
     tau = smax - q
     if tau_lo > tau:
         tau = tau_lo
+    if tau_start_set and tau_prev > tau:
+        tau = tau_prev
     lq = log(q)
     for it in range(100):
         total = -1.0
@@ -291,11 +302,11 @@ cdef void _softmax_step(const double* p, double* pi, intp_t K, double q) noexcep
             pk = _lambertw_exp(lq + pi[k] - tau) / q
             total += pk
             slope += pk / (1.0 + q * pk)
-        if total <= 1e-15 or slope <= 0.0:
+        if fabs(total) <= 1e-15 or slope <= 0.0:
             break
         step = total / slope
         tau += step
-        if step <= 1e-15 * (1.0 + fabs(tau)):
+        if fabs(step) <= 1e-15 * (1.0 + fabs(tau)):
             break
     total = 0.0
     for k in range(K):
