@@ -308,3 +308,21 @@ def test_two_classes_do_not_depend_on_multi_class(omega):
         assert clf.multi_class_ == "ovr"
         coefs.append(clf.coef_)
     assert np.array_equal(coefs[0], coefs[1]) and np.array_equal(coefs[0], coefs[2])
+
+
+def test_nodes_joining_a_multinomial_fit_learn_the_multinomial_model():
+    X, y, groups = _ordinal(n_nodes=8, per_node=60, seed=11)
+    old = groups < 6
+    clf = FederatedMultiTaskClassifier(random_state=0).fit(X[old], y[old], groups=groups[old])
+    assert clf.multi_class_ == "multinomial"
+    new = ~old
+    train = new & (np.arange(len(X)) % 2 == 0)
+    test = new & ~train
+    clf.add_nodes(X[train], y[train], groups=groups[train])
+    P = clf.predict_proba(X[test], groups=groups[test])
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-12)
+    # the newcomers' models are personal multinomial models near the shared one
+    joined = clf.score(X[test], y[test], groups=groups[test])
+    shared = np.mean(np.argmax(X[test] @ clf.shared_coef_.T + clf.shared_intercept_, axis=1)
+                     == y[test])
+    assert joined >= shared - 0.05 and joined > 0.6

@@ -666,6 +666,12 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
             return Multinomial()
         return _LOSSES[self.loss]()
 
+    def _fitted_loss(self):
+        """The Cython loss of the fitted model (for nodes that join later)."""
+        if getattr(self, "multi_class_", "ovr") == "multinomial":
+            return Multinomial()
+        return _LOSSES[self.loss]()
+
     def _line_search(self, dp_spec):
         """The learned-Omega W-step's exact line search needs the binary
         conjugates' coefficients; under the multinomial loss the steps are
@@ -997,6 +1003,10 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
 
     def _loss_object(self, n_problems):
         """The Cython loss of the fit (the squared loss)."""
+        return _LOSSES[self.loss]()
+
+    def _fitted_loss(self):
+        """The Cython loss of the fitted model (for nodes that join later)."""
         return _LOSSES[self.loss]()
 
     def fit(self, X, y, groups=None, sample_weight=None):
