@@ -91,10 +91,12 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _MulticlassMixin, _
         mode (``kernel="linear"`` or an approximation), and no ``privacy``.
         ``"ovr"``: one binary problem per class (one-vs-rest), sharing one
         ``Sigma``.  ``"auto"``: ``"multinomial"`` where it runs, ``"ovr"``
-        otherwise (``multi_class_`` says which).  On four held-out
-        multiclass families the multinomial loss scored 0.2-5 points above
-        one-vs-rest (see the user guide's "Multiclass" section).  Two
-        classes are one binary problem either way.
+        otherwise (``multi_class_`` says which; on the Flower engine
+        ``"ovr"``).  On five held-out multiclass families the multinomial
+        loss scored 0.5-2.8 points above one-vs-rest on four and 0.04
+        point below on HAR activity, at 1.1-1.8 times its CPU (the user
+        guide's "Multiclass" section).  Two classes are one binary problem
+        either way.
     kernel : {"linear", "rbf", "poly", "sigmoid", "laplacian"} or callable, default="linear"
         The kernel, as in :func:`skfed.kernels.pairwise_kernel`.
         ``"linear"`` (the default) keeps the primal ``W`` and a round
