@@ -271,6 +271,16 @@ def test_flower_refuses_explicit_compression(params):
         make_server_app(FederatedMultiTaskClassifier(compression=8, **params))
 
 
+@needs_flwr
+@pytest.mark.parametrize("params", [dict(kernel="linear"), dict(approximation="rff")])
+def test_flower_refuses_the_multinomial_loss(params):
+    from skfed.engines.flower import make_server_app
+
+    with pytest.raises(ValueError, match="multi_class='multinomial'.*only implemented by the "
+                                         "simulated fit"):
+        make_server_app(FederatedMultiTaskClassifier(multi_class="multinomial", **params))
+
+
 @pytest.fixture
 def task_identity():
     """The server-side identity Flower's Message constructor reads."""
@@ -343,7 +353,7 @@ CASES = {
                                             omega_update_every=4, random_state=0), "y"),
     "linear-multiclass": (FederatedMultiTaskClassifier(aggregation="add",
                                                        local_solver="coordinate",
-                                                       compression="none",
+                                                       compression="none", multi_class="ovr",
                                                        kernel="linear", max_rounds=12,
                                                        random_state=1), "y3"),
     "linear-regressor": (FederatedMultiTaskRegressor(aggregation="add", local_solver="coordinate",

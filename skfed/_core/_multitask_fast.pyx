@@ -23,7 +23,7 @@
 # Python validates, allocates, draws the per-node seeds and simulates the
 # network; everything here only computes, without the GIL.
 
-from libc.math cimport exp, fabs, log, log1p, INFINITY
+from libc.math cimport exp, fabs, log, log1p, INFINITY, NAN
 
 import numpy as np
 
@@ -215,6 +215,180 @@ cdef class Squared(MultiTaskLoss):
         return g + (y - p - g) / (1.0 + q)
 
 
+cdef inline double _lambertw_exp(double lz) noexcept nogil:
+    """Lambert's ``W(exp(lz))`` (the root ``w > 0`` of ``w + log w = lz``).
+
+    Newton's method on the concave increasing ``w + log w - lz``: from a
+    start at or right of the root, the first step lands left of it and the
+    later ones climb to it monotonically (so ``w`` stays positive)."""
+    cdef double w, w_new, z
+    cdef int it
+    if lz < -20.0:
+        z = exp(lz)
+        return z * (1.0 - z)  # W(z) = z - z^2 + O(z^3)
+    if lz < 1.0:
+        w = log1p(exp(lz))
+    else:
+        w = lz - log(lz)
+    for it in range(60):
+        w_new = w * (1.0 + lz - log(w)) / (1.0 + w)
+        if fabs(w_new - w) <= 1e-15 * w:
+            return w_new
+        w = w_new
+    return w
+
+
+cdef void _softmax_step(const double* p, double* pi, intp_t K, double q) noexcept nogil:
+    """The joint step of one sample under the multinomial loss (in place on ``pi``).
+
+    Returns in ``pi`` the maximiser over the simplex of::
+
+        -sum_k pi'_k log pi'_k + pi' . p - (q / 2) ||pi' - pi||^2
+
+    Its optimality conditions are ``log pi'_k + q pi'_k = s_k - tau`` with
+    ``s_k = p_k + q pi_k`` and ``tau`` the multiplier of ``sum_k pi'_k =
+    1``, i.e. ``pi'_k = W(q exp(s_k - tau)) / q`` (Lambert's W).  The sum
+    is convex and decreasing in ``tau``: Newton's method from a ``tau``
+    where it is at least 1 (every class at ``1 / K`` or more, or the
+    largest at 1 or more) climbs to the root monotonically.  ``q = 0``:
+    the softmax of ``p``.
+    """
+    cdef intp_t k
+    cdef double smax, smin, tau, tau_lo, total, slope, pk, step, lq, tau_prev = 0.0
+    cdef int it, tau_start_set = 0
+    if K <= 0:
+        return
+    if q <= 0.0:
+        smax = p[0]
+        for k in range(1, K):
+            if p[k] > smax:
+                smax = p[k]
+        total = 0.0
+        for k in range(K):
+            pi[k] = exp(p[k] - smax)
+            total += pi[k]
+        for k in range(K):
+            pi[k] /= total
+        return
+    # The previous point: at tau = min_k (p_k - log pi_k) every class gets at
+    # least its old probability (the sum is at least 1), and when the
+    # margins did not move this is the root itself.
+    for k in range(K):
+        if pi[k] > 0.0:
+            pk = p[k] - log(pi[k])
+            if tau_start_set == 0 or pk < tau_prev:
+                tau_prev = pk
+                tau_start_set = 1
+    for k in range(K):
+        pi[k] = p[k] + q * pi[k]  # s_k, kept in pi until the end
+    smax = pi[0]
+    smin = pi[0]
+    for k in range(1, K):
+        if pi[k] > smax:
+            smax = pi[k]
+        if pi[k] < smin:
+            smin = pi[k]
+    tau_lo = smin + log(<double>K) - q / K
+    tau = smax - q
+    if tau_lo > tau:
+        tau = tau_lo
+    if tau_start_set and tau_prev > tau:
+        tau = tau_prev
+    lq = log(q)
+    for it in range(100):
+        total = -1.0
+        slope = 0.0
+        for k in range(K):
+            pk = _lambertw_exp(lq + pi[k] - tau) / q
+            total += pk
+            slope += pk / (1.0 + q * pk)
+        if fabs(total) <= 1e-15 or slope <= 0.0:
+            break
+        step = total / slope
+        tau += step
+        if fabs(step) <= 1e-15 * (1.0 + fabs(tau)):
+            break
+    total = 0.0
+    for k in range(K):
+        pi[k] = _lambertw_exp(lq + pi[k] - tau) / q
+        total += pi[k]
+    for k in range(K):
+        pi[k] /= total
+
+
+cdef void _joint_terms(const double* f, intp_t fs, const double* Y, intp_t ys,
+                       const double* G, intp_t gs, intp_t K, double* out) noexcept nogil:
+    """One sample's multinomial terms: ``out[0] += logsumexp(f) - f_y``,
+    ``out[1] += sum_k pi_k log pi_k`` (``pi = e_y - g``; +inf outside the
+    simplex), ``out[2] += g . f``; ``f``, ``Y`` and ``G`` strided by class."""
+    cdef intp_t k
+    cdef double fmax = f[0], total = 0.0, fy = 0.0, conj = 0.0, cross = 0.0, pk
+    for k in range(1, K):
+        if f[k * fs] > fmax:
+            fmax = f[k * fs]
+    for k in range(K):
+        total += exp(f[k * fs] - fmax)
+        if Y[k * ys] > 0.0:
+            fy = f[k * fs]
+            pk = 1.0 - G[k * gs]
+        else:
+            pk = -G[k * gs]
+        if pk < 0.0 or pk > 1.0:
+            conj = INFINITY
+        else:
+            conj += _xlogx(pk)
+        cross += G[k * gs] * f[k * fs]
+    out[0] += fmax + log(total) - fy
+    out[1] += conj
+    out[2] += cross
+
+
+cdef class Multinomial(MultiTaskLoss):
+    """The multinomial logistic (softmax) loss over the ``K`` problems of a sample.
+
+    ``l(z, y) = log sum_k exp(z_k) - z_y`` for the vector of margins ``z``
+    (one per class); ``Y`` holds +1 in the row of the sample's class and -1
+    elsewhere.  Its conjugate at ``-g`` is finite on ``g = e_y - pi`` with
+    ``pi`` in the simplex: ``l*(-g) = sum_k pi_k log pi_k``.  Unlike the
+    other losses it couples the rows of a sample, so the scalar methods
+    only give the conjugate's term of one class (``value`` is NaN: the loss
+    of a margin alone is undefined); the solvers and
+    :func:`problem_gap_terms` use the joint step (:meth:`py_step_joint`).
+    """
+
+    cdef double value(self, double z, double y) noexcept nogil:
+        return NAN
+
+    cdef double conjugate(self, double g, double y) noexcept nogil:
+        cdef double pk = 1.0 - g if y > 0.0 else -g
+        if pk < 0.0 or pk > 1.0:
+            return INFINITY
+        return _xlogx(pk)
+
+    cdef double step(self, double g, double p, double y, double q) noexcept nogil:
+        return NAN
+
+    def py_step_joint(self, p, g, y, double q):
+        """The joint step of one sample: the new ``g`` (K,) maximising
+        ``-l*(-g') - (g' - g) . p - (q / 2) ||g' - g||^2``; ``y`` its class index."""
+        cdef double[::1] pv = np.ascontiguousarray(p, dtype=np.float64)
+        cdef double[::1] pi = -np.array(g, dtype=np.float64)
+        cdef intp_t K = pv.shape[0], cls = y
+        if pi.shape[0] != K or not (0 <= cls < K):
+            raise ValueError("p and g must have K entries and y be a class index.")
+        pi[cls] += 1.0
+        _softmax_step(&pv[0], &pi[0], K, q)
+        out = -np.asarray(pi)
+        out[cls] += 1.0
+        return out
+
+    def py_value_joint(self, z, y):
+        """``log sum_k exp(z_k) - z_y`` for the margins ``z`` (K,) and class index ``y``."""
+        z = np.asarray(z, dtype=np.float64)
+        zmax = z.max()
+        return float(zmax + np.log(np.exp(z - zmax).sum()) - z[y])
+
+
 # ------------------------------------------------------------------ helpers
 cdef void _shuffle(intp_t* perm, intp_t n, uint32_t* state) noexcept nogil:
     """Fisher-Yates shuffle driven by the node's xorshift state."""
@@ -317,6 +491,7 @@ def local_solve_kernel(
     gap_start, gap_end : float
         Local duality gap (times ``W_t``) at the start and at the end.
     """
+    _refuse_joint(loss, "local_solve_kernel")
     cdef intp_t n = K.shape[0]
     if K.shape[1] != n:
         raise ValueError(f"K must be square, got shape ({K.shape[0]}, {K.shape[1]}).")
@@ -420,6 +595,7 @@ def local_solve_kernel_nodes(
     """
     cdef intp_t n = Y.shape[1], n_problems = Y.shape[0], m = offsets.shape[0] - 1
     cdef intp_t n_active = active.shape[0], a, t, n_t, widest = 1
+    _refuse_joint(loss, "local_solve_kernel_nodes")
     cdef float[:, ::1] b32
     cdef double[:, ::1] b64
     if (sw.shape[0] != n or G.shape[0] != n_problems or G.shape[1] != n
@@ -546,6 +722,7 @@ def local_solve_linear(
     gap_start, gap_end : float
         Local duality gap (times ``W_t``) at the start and at the end.
     """
+    _refuse_joint(loss, "local_solve_linear")
     cdef intp_t n = X.shape[0], d = X.shape[1]
     cdef double[3] result
     _check_node_arrays(n, y, sw, g, p, delta, perm, state)
@@ -775,6 +952,7 @@ def node_gap_terms(
     """:func:`gap_terms` of every node at once (added to ``out``)."""
     cdef intp_t n = f.shape[0], m = offsets.shape[0] - 1, t, i
     cdef double ls, cs, xs
+    _refuse_joint(loss, "node_gap_terms")
     if y.shape[0] != n or sw.shape[0] != n or g.shape[0] != n:
         raise ValueError("f, y, sw and g must have the same length.")
     if m < 0 or out.shape[0] != m or out.shape[1] != 3 or offsets[0] != 0 or offsets[m] != n:
@@ -811,6 +989,159 @@ def _check_node_batch(intp_t n, intp_t d, intp_t P, intp_t m, Y, sw, G, W, dV, d
             raise ValueError("active must hold increasing node indices.")
 
 
+# ------------------------------------------- multinomial (joint) rounds
+cdef double _joint_gap_sum(const double* p, intp_t ps, const double* Y, intp_t ys,
+                           const double* sw, const double* G, intp_t gs, intp_t n,
+                           intp_t K) noexcept nogil:
+    """sum_i s_i [l(p_i) + l*(-g_i) + g_i . p_i] of the multinomial loss
+    (rows strided by class: ``p[k * ps + i]``, ``Y[k * ys + i]``, ``G[k * gs + i]``)."""
+    cdef intp_t i
+    cdef double total = 0.0
+    cdef double[3] terms
+    for i in range(n):
+        if sw[i] > 0.0:
+            terms[0] = terms[1] = terms[2] = 0.0
+            _joint_terms(&p[i], ps, &Y[i], ys, &G[i], gs, K, terms)
+            total += sw[i] * (terms[0] + terms[1] + terms[2])
+    return total
+
+
+cdef void _joint_linear_round(
+    const double* X, const double* sq_norms, const double* Y, intp_t ys, const double* sw,
+    double* G, intp_t gs, const double* W, intp_t ws, double* dV, intp_t dvs,
+    double* delta, intp_t ds, double* work, double* p, double* pk, double* pi,
+    const intp_t* label, intp_t n, intp_t d, intp_t K, double c, intp_t n_steps, double theta,
+    uint32_t* state, intp_t* perm, double* result,
+) noexcept nogil:
+    """One node's round of joint coordinate ascent under the multinomial loss.
+
+    The same round as :func:`_linear_round` with the ``K`` problems of a
+    sample taken together: a step visits one sample and moves its ``K``
+    dual variables to the maximiser of its local subproblem
+    (:func:`_softmax_step`, ``q = c ||x_i||^2 s_i`` the same for every
+    class, the models of the classes sharing the node's scaling ``c``).
+    ``W + k ws``, ``dV + k dvs``: class k's model and change of ``v``;
+    ``work`` (K d) the local views, ``p`` (K n) scratch margins, ``pk``,
+    ``pi`` (K) scratch; ``label[i]`` the class of row i.
+    """
+    cdef intp_t i, j, k, done = 0, y
+    cdef double q, g_new, da, gap0, gap
+    cdef bint stop = False
+    for k in range(K):
+        for j in range(d):
+            work[k * d + j] = W[k * ws + j]
+    for k in range(K):
+        for i in range(n):
+            p[k * n + i] = _dot_mixed(&X[i * d], &work[k * d], d)
+    gap0 = _joint_gap_sum(p, n, Y, ys, sw, G, gs, n, K)
+    gap = gap0
+    for i in range(n):
+        perm[i] = i
+    while done < n_steps and not stop:
+        _shuffle(perm, n, state)
+        for j in range(n):
+            if done >= n_steps:
+                break
+            i = perm[j]
+            done += 1
+            if sw[i] <= 0.0:
+                continue
+            q = c * sq_norms[i] * sw[i]
+            y = label[i]
+            for k in range(K):
+                pk[k] = _dot_mixed(&X[i * d], &work[k * d], d)
+                pi[k] = -G[k * gs + i]
+            pi[y] += 1.0
+            _softmax_step(pk, pi, K, q)
+            for k in range(K):
+                g_new = (1.0 if k == y else 0.0) - pi[k]
+                if g_new != G[k * gs + i]:
+                    da = sw[i] * (g_new - G[k * gs + i])
+                    G[k * gs + i] = g_new
+                    delta[k * ds + i] += da
+                    _axpy_mixed(da, &X[i * d], &dV[k * dvs], d)
+                    _axpy_mixed(c * da, &X[i * d], &work[k * d], d)
+        if theta > 0.0 and done < n_steps:
+            for k in range(K):
+                for i in range(n):
+                    p[k * n + i] = _dot_mixed(&X[i * d], &work[k * d], d)
+            gap = _joint_gap_sum(p, n, Y, ys, sw, G, gs, n, K)
+            if gap <= theta * gap0:
+                stop = True
+    if not stop:
+        for k in range(K):
+            for i in range(n):
+                p[k * n + i] = _dot_mixed(&X[i * d], &work[k * d], d)
+        gap = _joint_gap_sum(p, n, Y, ys, sw, G, gs, n, K)
+    result[0] = <double>done
+    result[1] = gap0
+    result[2] = gap
+
+
+def _class_labels(const double[:, ::1] Y):
+    """The class index of every column of a one-hot (+1 / -1) ``Y``, checked."""
+    Ya = np.asarray(Y)
+    positive = Ya > 0.0
+    if Ya.shape[0] < 2 or not np.all(positive.sum(axis=0) == 1) or not np.all(
+            positive | (Ya == -1.0)):
+        raise ValueError(
+            "the multinomial loss needs Y with +1 in the row of every sample's class and -1 "
+            "in the others (at least two rows)."
+        )
+    return np.ascontiguousarray(np.argmax(positive, axis=0), dtype=np.intp)
+
+
+def _refuse_joint(MultiTaskLoss loss, str where):
+    if isinstance(loss, Multinomial):
+        raise ValueError(
+            f"{where} solves one problem at a time; the multinomial loss couples the "
+            "problems of a sample (use local_solve_linear_nodes and problem_gap_terms)."
+        )
+
+
+def problem_gap_terms(
+    const double[:, ::1] F,        # IN (n_problems, n) margins, node by node
+    const double[:, ::1] Y,        # IN (n_problems, n)
+    const double[::1] sw,          # IN (n,)
+    const double[:, ::1] G,        # IN (n_problems, n)
+    const intp_t[::1] offsets,     # IN (n_nodes + 1,) node boundaries
+    MultiTaskLoss loss,            # IN
+    double[:, ::1] out,            # OUT (n_nodes, 3) += the sums of gap_terms per node
+):
+    """:func:`node_gap_terms` of every problem, added to ``out``.
+
+    For the losses of one margin, one :func:`node_gap_terms` call per
+    problem in order (the same sums, bit for bit); for the multinomial
+    loss the joint terms of every sample: ``s_i (log sum_k exp(f_ki) -
+    f_{y_i i})``, ``s_i sum_k pi_ki log pi_ki`` and ``s_i g_i . f_i``.
+    """
+    cdef intp_t P = F.shape[0], n = F.shape[1], m = offsets.shape[0] - 1, t, i
+    cdef double s
+    cdef double[3] terms
+    if Y.shape[0] != P or G.shape[0] != P or Y.shape[1] != n or G.shape[1] != n \
+            or sw.shape[0] != n:
+        raise ValueError("F, Y and G must be (n_problems, n) and sw (n,).")
+    if not isinstance(loss, Multinomial):
+        for k in range(P):
+            node_gap_terms(F[k], Y[k], sw, G[k], offsets, loss, out)
+        return
+    if m < 0 or out.shape[0] != m or out.shape[1] != 3 or offsets[0] != 0 or offsets[m] != n:
+        raise ValueError("offsets must run from 0 to n_samples and out be (n_nodes, 3).")
+    _class_labels(Y)
+    if n == 0:
+        return
+    with nogil:
+        for t in range(m):
+            for i in range(offsets[t], offsets[t + 1]):
+                s = sw[i]
+                if s > 0.0:
+                    terms[0] = terms[1] = terms[2] = 0.0
+                    _joint_terms(&F[0, i], n, &Y[0, i], n, &G[0, i], n, P, terms)
+                    out[t, 0] += s * terms[0]
+                    out[t, 1] += s * terms[1]
+                    out[t, 2] += s * terms[2]
+
+
 # --------------------------------------------------- batched primal rounds
 def local_solve_linear_nodes(
     const double[:, ::1] X,        # IN (n, d) every node's features, node by node
@@ -837,7 +1168,10 @@ def local_solve_linear_nodes(
     call per node and problem would (bit-identical results); its change of
     ``v`` goes to ``dV[k, a]``.  Costs ``O(steps_t d)`` per node and
     problem (nothing for a node with no steps, e.g. one the exact solver
-    handles), and no Python work per node.
+    handles), and no Python work per node.  Under the :class:`Multinomial`
+    loss a node's problems are solved together instead
+    (:func:`_joint_linear_round`: one step moves a sample's dual variables
+    of every class; ``steps`` counts samples visited).
     """
     cdef intp_t n = X.shape[0], d = X.shape[1], P = Y.shape[0], m = offsets.shape[0] - 1
     cdef intp_t n_active = active.shape[0], a, t, k, lo, n_t, widest = 0
@@ -850,10 +1184,31 @@ def local_solve_linear_nodes(
     for a in range(n_active):
         t = active[a]
         widest = max(widest, offsets[t + 1] - offsets[t])
-    cdef double[::1] work = np.empty(max(d, 1))
-    cdef double[::1] p = np.empty(max(widest, 1))
+    cdef bint joint = isinstance(loss, Multinomial)
+    cdef intp_t[::1] label
+    cdef double[::1] work = np.empty(max(d * (P if joint else 1), 1))
+    cdef double[::1] p = np.empty(max(widest * (P if joint else 1), 1))
+    cdef double[::1] pk = np.empty(max(P, 1))
+    cdef double[::1] pi = np.empty(max(P, 1))
     cdef intp_t[::1] perm = np.empty(max(widest, 1), dtype=np.intp)
+    if joint:
+        label = _class_labels(Y)
     if n_active == 0 or d == 0:
+        return
+    if joint:
+        with nogil:
+            for a in range(n_active):
+                t = active[a]
+                lo = offsets[t]
+                n_t = offsets[t + 1] - lo
+                if n_t == 0 or steps[t] <= 0:
+                    continue
+                _joint_linear_round(
+                    &X[lo, 0], &sq_norms[lo], &Y[0, lo], n, &sw[lo], &G[0, lo], n,
+                    &W[0, t, 0], m * d, &dV[0, a, 0], n_active * d, &delta[0, lo], n,
+                    &work[0], &p[0], &pk[0], &pi[0], &label[lo], n_t, d, P, c[t], steps[t],
+                    theta, &states[t], &perm[0], result,
+                )
         return
     with nogil:
         for a in range(n_active):

@@ -75,8 +75,17 @@ def check_supported(estimator):
 
     The network's faults are replayed as in the simulated fit, which refuses
     rogue nodes; so does this one.  ``privacy=`` is refused: the clients do
-    not clip and noise their updates on Flower yet.
+    not clip and noise their updates on Flower yet.  More than two classes
+    are learned one-vs-rest: ``multi_class="auto"`` resolves to ``"ovr"`` on
+    Flower (so a Flower fit equals the simulated fit with
+    ``multi_class="ovr"``) and ``"multinomial"`` is refused.
     """
+    if getattr(estimator, "multi_class", "ovr") == "multinomial":
+        raise ValueError(
+            "multi_class='multinomial' (the softmax loss, whose nodes solve the classes of "
+            "a sample jointly) is only implemented by the simulated fit, not on the Flower "
+            "engine; pass multi_class='ovr' or 'auto' (one-vs-rest on Flower) there."
+        )
     if getattr(estimator, "privacy", None) is not None:
         raise ValueError(
             f"The Flower engine does not run {type(estimator).__name__}'s private "
@@ -447,6 +456,7 @@ class _Run:
                     f"({classes[0]!r}) over all nodes."
                 )
             fitted.classes_ = classes
+            fitted.multi_class_ = "ovr"  # multi_class="auto" on Flower (check_supported)
             self.n_problems = 1 if len(classes) == 2 else len(classes)
         else:
             self.n_problems = 1

@@ -356,7 +356,7 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         dtype_bytes = 4 if dtype == np.float32 else 8
         n, d = X.shape
         self._resolve_mode(n, d, m, Y.shape[0], dtype_bytes)
-        loss = _LOSSES[self.loss]()
+        loss = self._loss_object(Y.shape[0])  # the estimator's (multinomial: mtl)
         dp_spec = check_privacy(self.privacy, type(self).__name__)
         if dp_spec is not None:
             self._check_private_mode(sample_weight)

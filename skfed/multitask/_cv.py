@@ -321,7 +321,7 @@ class FederatedMultiTaskClassifierCV(_MultiTaskCV, FederatedMultiTaskClassifier)
         :func:`~skfed.model_selection.make_group_scorer` (``groups`` is
         passed unless ``group_column`` is set, ``sample_weight`` when
         given); greater is better.
-    loss, kernel, gamma, degree, coef0, omega, omega_update_every, approximation, \
+    loss, multi_class, kernel, gamma, degree, coef0, omega, omega_update_every, approximation, \
 n_components, landmarks, fit_intercept, intercept_scaling, local_epochs, \
 local_gap_target, local_solver, aggregation, compression, tol, max_rounds, \
 cache_size, group_column, handle_unknown, network, n_jobs, verbose
@@ -411,6 +411,7 @@ n_components_, n_iter_, communication_, n_features_in_
         cv=None,
         scoring=None,
         loss="logistic",
+        multi_class="auto",
         kernel="linear",
         gamma="scale",
         degree=3,
@@ -443,6 +444,7 @@ n_components_, n_iter_, communication_, n_features_in_
         self.cv = cv
         self.scoring = scoring
         self.loss = loss
+        self.multi_class = multi_class
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree

@@ -134,12 +134,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._base import NodeLayout, check_network_faults, node_seeds
-from .._core._multitask_fast import node_gap_terms, node_margins
+from .._core._multitask_fast import node_margins, problem_gap_terms
 from ..network import resolve_network
 from ._compression import _FLOAT
 from ._omega import _LowRankSigma, omega_update
 from ._protocol import _UNSUPPORTED_FAULTS
-from ._state import _LOSSES, _PrimalState
+from ._state import _PrimalState
 
 __all__ = ["multitask_join_nodes", "omega_row", "rehearse_newcomers", "rehearsal_draws"]  # and _AddNodesMixin
 
@@ -246,8 +246,7 @@ class _JoinNodes(_PrimalState):
         f = np.empty((self.n_problems, self.n))
         node_margins(self.Z, W, self.layout.offsets, f)
         sums = np.zeros((self.m, 3))
-        for k in range(self.n_problems):
-            node_gap_terms(f[k], self.Y[k], self.sw, self.g[k], self.layout.offsets, loss, sums)
+        problem_gap_terms(f, self.Y, self.sw, self.g, self.layout.offsets, loss, sums)
         sums /= self.totals[:, None]
         uu = np.einsum("ktd,ktd->t", self.V, self.V)
         primal = sums[:, 0] + uu / (2.0 * self.mu)
@@ -410,7 +409,7 @@ def rehearse_newcomers(est, nodes, lam):
     seed = _random_seed(est)
     cpu = time.process_time()
     rng = np.random.RandomState([seed, 7919])  # the local solvers' seeds
-    loss = _LOSSES[est.loss]()
+    loss = est._fitted_loss()  # multinomial or the named loss (hook: mtl)
     # 1. every size's draws solve their problems at every scale
     done, owners_of, draws_of, models_of = [], [], [], []
     for k, owners, draws in rehearsal_draws(counts, seed):
@@ -588,7 +587,7 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
                           exact=exact, loss_name=est.loss)
 
     nodes = make_nodes(sw)
-    loss = _LOSSES[est.loss]()
+    loss = est._fitted_loss()  # multinomial or the named loss (hook: mtl)
     steps = np.maximum(1, np.ceil(float(est.local_epochs) * layout.counts)).astype(np.intp)
     # The models the newcomers download: the server's (under privacy the
     # post-processing of the noisy releases, not the nodes' own corrections).

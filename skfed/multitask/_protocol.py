@@ -120,7 +120,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._base import check_network_faults, node_seeds
-from .._core._multitask_fast import node_gap_terms
+from .._core._multitask_fast import problem_gap_terms
 from ..network import resolve_network
 from ._compression import _FLOAT
 from ._omega import (
@@ -640,9 +640,8 @@ class _RoundProtocol:
         state, sigma, lam = self.state, self.sigma, self.lam
         f = state.margins(sigma, lam)
         sums = np.zeros((self.m, 3))
-        for k in range(f.shape[0]):
-            node_gap_terms(f[k], state.Y[k], state.sw, state.g[k], state.layout.offsets,
-                           self.loss, sums)
+        problem_gap_terms(np.ascontiguousarray(f), state.Y, state.sw, state.g,
+                          state.layout.offsets, self.loss, sums)
         loss_sum, conj_sum, cross_sum = (sums / self.totals[:, None]).sum(axis=0)
         quadratic = getattr(state, "quadratic_terms", lambda *a: None)(sigma, lam)
         if quadratic is not None:

@@ -81,7 +81,7 @@ import numpy as np
 from joblib import effective_n_jobs
 from sklearn.exceptions import ConvergenceWarning
 
-from .._core._multitask_fast import node_gap_terms, node_margins
+from .._core._multitask_fast import node_margins, problem_gap_terms
 from ._compression import _FLOAT, quantize, quantized_bytes
 from ._omega import _LowRankSigma
 from ._protocol import _fault_note, _steps
@@ -130,9 +130,7 @@ class _SharedNodes(_PrimalState):
         f = np.empty((self.n_problems, self.n))
         node_margins(self.Z_pass, W, self.layout.offsets, f)
         sums = np.zeros((self.m, 3))
-        for k in range(self.n_problems):
-            node_gap_terms(f[k], self.Y[k], self.sw, self.g[k], self.layout.offsets,
-                           self.loss_obj, sums)
+        problem_gap_terms(f, self.Y, self.sw, self.g, self.layout.offsets, self.loss_obj, sums)
         sums /= self.totals[:, None]
         return sums[nodes, 0], sums[nodes, 1]
 
@@ -513,9 +511,8 @@ def validation_sums(nodes, sw_val, loss):
     offsets = nodes.layout.offsets
     node_margins(nodes.Z_pass, W, offsets, f)
     sums = np.zeros((nodes.m, 3))
-    zero = np.zeros(nodes.n)
-    for k in range(nodes.n_problems):
-        node_gap_terms(f[k], nodes.Y[k], sw_val, zero, offsets, loss, sums)
+    zero = np.zeros((nodes.n_problems, nodes.n))
+    problem_gap_terms(f, nodes.Y, sw_val, zero, offsets, loss, sums)
     Y = nodes.Y
     if type(loss).__name__ == "Squared":
         err = ((f - Y) ** 2).sum(axis=0)

@@ -1,0 +1,84 @@
+"""Multiclass strategies of the multi-task classifier: the multinomial loss or one-vs-rest.
+
+:class:`_MulticlassMixin` resolves ``multi_class`` and hands the fit its
+Cython loss (:class:`~skfed._core._multitask_fast.Multinomial`, whose
+dual variable of a sample is a vector over the classes, or the binary
+loss of every one-vs-rest problem); see the user guide's "Multiclass"
+section and ``benchmarks/multitask_multiclass.py``.
+"""
+
+import numpy as np
+
+from .._core._multitask_fast import Multinomial
+from ._state import _LOSSES
+
+
+def softmax_proba(scores):
+    """Row-wise softmax of ``scores`` (n_samples, n_classes), stabilized."""
+    scores = scores - scores.max(axis=1, keepdims=True)
+    p = np.exp(scores)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+class _MulticlassMixin:
+    """``multi_class`` of :class:`~skfed.multitask.FederatedMultiTaskClassifier`."""
+
+    def _resolve_multi_class(self, n_problems):
+        """``multi_class`` resolved for ``n_problems`` rows of targets (refuses
+        an explicit ``"multinomial"`` where it cannot run)."""
+        if n_problems < 2 or self.multi_class == "ovr":
+            return "ovr"
+        reasons = []
+        if self.loss != "logistic":
+            reasons.append(f"loss='logistic' (got loss={self.loss!r})")
+        if not self._primal_mode():
+            reasons.append(
+                f"a primal mode, kernel='linear' or an approximation (got kernel="
+                f"{self.kernel!r} in the exact kernel mode)")
+        if self.privacy is not None:
+            reasons.append("no privacy (privacy= releases one-vs-rest problems)")
+        if not reasons:
+            return "multinomial"
+        if self.multi_class == "multinomial":
+            raise ValueError(
+                "multi_class='multinomial' needs " + " and ".join(reasons)
+                + "; use multi_class='ovr' or 'auto'."
+            )
+        return "ovr"
+
+    def _loss_object(self, n_problems):
+        """The Cython loss of the fit (called by ``_fit`` once the mode is
+        resolved); sets ``multi_class_``."""
+        resolved = self._resolve_multi_class(n_problems)
+        previous = self.__dict__.get("multi_class_")
+        if (self.warm_start and previous is not None and previous != resolved
+                and getattr(self, "_dual_state", None)):
+            raise ValueError(
+                f"warm_start=True continues a fit with multi_class_={previous!r}, whose dual "
+                f"variables do not fit multi_class={self.multi_class!r} (resolved to "
+                f"{resolved!r}); fit with warm_start=False."
+            )
+        self.multi_class_ = resolved
+        if resolved == "multinomial":
+            return Multinomial()
+        return _LOSSES[self.loss]()
+
+    def _fitted_loss(self):
+        """The Cython loss of the fitted model (for nodes that join later)."""
+        if getattr(self, "multi_class_", "ovr") == "multinomial":
+            return Multinomial()
+        return _LOSSES[self.loss]()
+
+    def _line_search(self, dp_spec):
+        """The learned-Omega W-step's exact line search needs the binary
+        conjugates' coefficients; under the multinomial loss the steps are
+        added (``aggregation="auto"``) or the setting is refused."""
+        if getattr(self, "multi_class_", None) == "multinomial":
+            if self.aggregation == "line_search":
+                raise ValueError(
+                    "aggregation='line_search' searches along the binary losses' conjugates; "
+                    "with multi_class_='multinomial' use aggregation='add' or 'auto' (or "
+                    "multi_class='ovr')."
+                )
+            return False
+        return super()._line_search(dp_spec)
