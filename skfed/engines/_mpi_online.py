@@ -44,6 +44,14 @@ def fit_online(est, peer, block, validate, random_state):
     """Run one online kernel SGD fit on this rank; return the estimator on rank 0."""
     est._validate_params()
     refuse_privacy(est)
+    if est.consensus_penalty == "auto":
+        raise ValueError(
+            "consensus_penalty='auto' is not run by the MPI engine (its selection fits "
+            "two coupled candidates, which the engine does not run yet); pass a number, "
+            "e.g. consensus_penalty=0.1 (the weak candidate) or 1.0 with "
+            "network=SimulatedNetwork(topology='random_regular') and epsilon=0.001 (the "
+            "strong one)."
+        )
     K = block.K
     regressor = est._is_regressor()
     local = [validate(block.labels[k], *d, regressor=regressor)

@@ -25,6 +25,7 @@ from .._compat import HasMethods, Interval, StrOptions
 from ..kernels import kernel_params, resolve_kernel
 from ..privacy import DifferentialPrivacy
 from ._consensus import _ConsensusMixin
+from ._coupling import _CouplingSelectionMixin
 from ._dictionary import _DictionaryMixin
 from ._docs import _doc
 from ._join import _JoinMixin
@@ -35,8 +36,9 @@ from ._validation import _LOSSES, _SCHEDULES, _check_gamma, _check_groups_kind
 __all__ = ["DecentralizedKernelSGDClassifier", "DecentralizedKernelSGDRegressor"]
 
 
-class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _ConsensusMixin,
-                                  _DictionaryMixin, FederatedMixin, BaseEstimator):
+class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _CouplingSelectionMixin,
+                                  _ConsensusMixin, _DictionaryMixin, FederatedMixin,
+                                  BaseEstimator):
     """Shared machinery of the classifier and the regressor."""
 
     _parameter_constraints = {
@@ -49,7 +51,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _ConsensusM
         "degree": [Interval(numbers.Real, 1, None, closed="left")],
         "coef0": [Interval(numbers.Real, None, None, closed="neither")],
         "alpha": [Interval(numbers.Real, 0, None, closed="left")],
-        "consensus_penalty": [Interval(numbers.Real, 0, None, closed="left")],
+        "consensus_penalty": [StrOptions({"auto"}), Interval(numbers.Real, 0, None, closed="left")],
         "eta0": [StrOptions({"auto"}), Interval(numbers.Real, 0, None, closed="neither")],
         "learning_rate": [StrOptions(set(_SCHEDULES))],
         "power_t": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -188,6 +190,11 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _ConsensusM
                 kernel = self._select_kernel(X, codes, sample_weight, y_encoded, epochs,
                                              shuffle)
                 self._set_kernel(X, codes, kernel)
+            self.consensus_selection_ = None
+            if self.consensus_penalty == "auto":
+                # The coupling chosen by validation within the nodes, with the
+                # kernel chosen above (its candidates' messages counted).
+                self._select_coupling(X, codes, sample_weight, y_encoded, epochs, shuffle)
         queues = self._make_queues(codes, epochs, shuffle)
         self._run(X, y_encoded, sample_weight, queues, epochs)
         return self
@@ -198,6 +205,12 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _ConsensusM
         n_features = X.shape[1]
         self._set_kernel(X, codes, self._resolve_kernel_name(n_features))
         self._compress = compress
+        self.consensus_penalty_, self.epsilon_ = self._initial_coupling()
+        # Nothing of an earlier fit steers this one (a refit may have another
+        # graph, other samples, another coupling).
+        for name in ("_lambda_max", "_kernel_sup_seen", "_s_max_seen", "_target_scale",
+                     "_coupling_adjacency"):
+            self.__dict__.pop(name, None)
         self._max_size = 0 if self.max_dictionary_size is None else int(self.max_dictionary_size)
         n_out = self._n_outputs
         self._points = np.zeros((n_nodes, 0, n_features), dtype=self._dtype)

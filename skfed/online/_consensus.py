@@ -162,7 +162,12 @@ class _ConsensusMixin:
     def _start_network(self):
         n_nodes = len(self.nodes_)
         network = resolve_network(self.network)
-        if network.topology is None and n_nodes > 2:
+        if network.topology is None and getattr(self, "_coupling_adjacency", None) is not None:
+            # consensus_penalty="auto" chose the strong coupling: the graph its
+            # candidate was validated on.
+            network = clone(network).set_params(topology=self._coupling_adjacency,
+                                                topology_params=None)
+        elif network.topology is None and n_nodes > 2:
             # The default topology: a ring, so a round costs the same per node
             # at any number of nodes (a complete graph would
             # make it grow like n_nodes and shrink the stable step like 1 / n_nodes).
@@ -304,7 +309,7 @@ class _ConsensusMixin:
             X, y, sample_weight, queue, queue_end, position, active, indptr, indices,
             self.gamma_, self._kernel_kind, self._coef0, self._degree, loss,
             _SCHEDULES[self.learning_rate], float(self.eta0_), float(self.power_t),
-            float(self.alpha), float(self.consensus_penalty), float(self.epsilon),
+            float(self.alpha), float(self.consensus_penalty_), float(self.epsilon_),
             self._max_size, self._compress, 0, float(self._value_limit),
             int(period.max()) if len(period) else 0, self._points, self._weights,
             self._gram_inv, self._sizes, self._n_steps, rogue, rogue_mode, self._rng_state,
@@ -317,7 +322,7 @@ class _ConsensusMixin:
 
     def _exchange_graph(self):
         """``(indptr, indices)`` of the neighbours a node queries (none without consensus)."""
-        if self.consensus_penalty == 0:
+        if self.consensus_penalty_ == 0:
             # Nobody needs its neighbours' values: nothing is exchanged.
             n_nodes = len(self.nodes_)
             return np.zeros(n_nodes + 1, dtype=np.intp), np.zeros(0, dtype=np.intp)
@@ -390,7 +395,7 @@ class _ConsensusMixin:
         s_max = max(s_max, getattr(self, "_s_max_seen", 0.0))
         if not hasattr(self, "_lambda_max"):
             self._lambda_max = self._laplacian_lambda_max()
-        c = float(self.consensus_penalty)
+        c = float(self.consensus_penalty_)
         beta = _SMOOTHNESS[self._loss_name()]
         curvature = kernel_sup * (beta * s_max + c * self._lambda_max)
         bound = 2.0 / (self.alpha + curvature) if self.alpha + curvature > 0 else np.inf
