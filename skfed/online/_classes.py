@@ -31,7 +31,7 @@ from ._docs import _doc
 from ._join import _JoinMixin
 from ._robust import ROBUST_LOSSES, agreed_scale, node_log_scales
 from ._selection import _KernelSelectionMixin, _nonlinear_kernel
-from ._validation import _LOSSES, _SCHEDULES, _check_gamma, _check_groups_kind
+from ._validation import AFFINE_COEF0, _LOSSES, _SCHEDULES, _check_gamma, _check_groups_kind
 
 __all__ = ["DecentralizedKernelSGDClassifier", "DecentralizedKernelSGDRegressor"]
 
@@ -42,7 +42,8 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _CouplingSe
     """Shared machinery of the classifier and the regressor."""
 
     _parameter_constraints = {
-        "kernel": [StrOptions({"auto", "rbf", "laplacian", "poly", "linear", "sigmoid"})],
+        "kernel": [StrOptions({"auto", "rbf", "laplacian", "poly", "linear", "affine",
+                               "sigmoid"})],
         "gamma": [
             StrOptions({"median", "scale"}), None,
             Interval(numbers.Real, 0, None, closed="neither"),
@@ -95,10 +96,17 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _CouplingSe
     def _set_kernel(self, X, codes, kernel):
         """``kernel_``, its parameters for the solver and every node's ``gamma_``."""
         self.kernel_ = kernel
-        spec = resolve_kernel(
-            kernel, gamma=1.0, degree=self.degree, coef0=self.coef0,
-            n_features=X.shape[1],
-        )
+        if kernel == "affine":
+            # gamma x . x' + 1: the linear kernel with an intercept (the
+            # degree-1 polynomial kernel with coef0 1, whatever degree and
+            # coef0 say: those are the poly kernel's).
+            spec = resolve_kernel("poly", gamma=1.0, degree=1, coef0=AFFINE_COEF0,
+                                  n_features=X.shape[1])
+        else:
+            spec = resolve_kernel(
+                kernel, gamma=1.0, degree=self.degree, coef0=self.coef0,
+                n_features=X.shape[1],
+            )
         self._kernel_kind, _, self._coef0, self._degree = kernel_params(spec)
         self.gamma_ = _check_gamma(self.gamma, self.nodes_, X, codes, kernel)
 
@@ -412,7 +420,7 @@ class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _BaseDecentrali
         degree=3,
         coef0=1.0,
         alpha=1e-4,
-        consensus_penalty=0.1,
+        consensus_penalty="auto",
         eta0="auto",
         learning_rate="constant",
         power_t=0.75,
@@ -711,7 +719,7 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         degree=3,
         coef0=1.0,
         alpha=1e-4,
-        consensus_penalty=0.1,
+        consensus_penalty="auto",
         eta0="auto",
         learning_rate="constant",
         power_t=0.75,

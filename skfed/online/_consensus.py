@@ -25,7 +25,7 @@ from .._core import _online_fast
 from ..network import float_bytes, resolve_network
 from ._robust import count_scale_messages
 from ._selection import count_selection_messages, tree_parents
-from ._validation import _ROGUE, _SCHEDULES, _SMOOTHNESS
+from ._validation import AFFINE_COEF0, _ROGUE, _SCHEDULES, _SMOOTHNESS
 
 # Degree of the default topology (a ring lattice, "k_regular"): 2, a ring.
 # With copies a node sends every neighbour each of its samples at most once,
@@ -372,6 +372,8 @@ class _ConsensusMixin:
         sq = np.einsum("ij,ij->i", X, X, dtype=np.float64) if len(X) else np.zeros(1)
         if self.kernel_ == "linear":
             return float(sq.max())
+        if self.kernel_ == "affine":
+            return float(self.gamma_.max() * sq.max() + AFFINE_COEF0)
         if self.kernel_ == "sigmoid":
             return 1.0  # |tanh| <= 1
         return float(np.max(np.abs(self.gamma_.max() * sq + self.coef0) ** self.degree))
