@@ -149,7 +149,7 @@ def test_scale_is_a_counted_round_of_its_own():
     X = rng.normal(size=(60, 3))
     y = X[:, 0] + 0.1 * rng.normal(size=60)
     header = 16
-    common = dict(kernel="rbf", max_epochs=1, random_state=0,
+    common = dict(kernel="rbf", max_epochs=1, random_state=0, consensus_penalty=0.1,
                   network=SimulatedNetwork("ring", header_bytes=header))
     huber = DecentralizedKernelSGDRegressor(loss="huber", **common).fit(X, y, groups=groups)
     plain = DecentralizedKernelSGDRegressor(loss="squared_error", **common).fit(X, y,

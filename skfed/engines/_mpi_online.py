@@ -158,7 +158,7 @@ def _run(est, peer, block, X, y, sample_weight, queues, epochs):
         est._consensus_curve = np.concatenate([est._consensus_curve, [np.nan]])
         est._order_curve = np.concatenate([est._order_curve, est._sizes[None]])
     # The step bound uses the largest k(x, x) and sample weight of all nodes.
-    sup = est._kernel_sup(X) if len(X) else 0.0
+    sup = est._kernel_sup(X, queues.codes) if len(X) else 0.0
     s_max = float(sample_weight.max()) if len(sample_weight) else 0.0
     sups = peer.allgather("setup", (sup, s_max))
     est._kernel_sup_seen = max(s for s, _ in sups)

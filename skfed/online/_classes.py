@@ -199,7 +199,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _CouplingSe
                                              shuffle)
                 self._set_kernel(X, codes, kernel)
             self.consensus_selection_ = None
-            if self.consensus_penalty == "auto":
+            if self.consensus_penalty == "auto" and len(self.nodes_) > 1:
                 # The coupling chosen by validation within the nodes, with the
                 # kernel chosen above (its candidates' messages counted).
                 self._select_coupling(X, codes, sample_weight, y_encoded, epochs, shuffle)

@@ -94,6 +94,7 @@ class _EpochOrders:
         self._seeds = seeds
         self._call = int(call)
         self._rngs = {}
+        self.codes = codes
         self.lengths = counts * self._epochs
         self._made = np.zeros(n_nodes, dtype=np.int64)  # passes made per node
         self.queue = np.zeros(0, dtype=np.intp)
@@ -212,7 +213,7 @@ class _ConsensusMixin:
             sim.counter.next_round()
             self._consensus_curve = np.concatenate([self._consensus_curve, [np.nan]])
             self._order_curve = np.concatenate([self._order_curve, self._sizes[None]])
-        self._resolve_step(X, sample_weight)
+        self._resolve_step(X, sample_weight, queues.codes)
         self._n_calls += 1
         lengths = queues.lengths
         limit = self._reserve(lengths, epochs)
@@ -365,20 +366,23 @@ class _ConsensusMixin:
         value = float(eigsh(L, k=1, which="LA", tol=1e-6, return_eigenvectors=False)[0])
         return min(value * (1 + 1e-6), 2.0 * float(A.sum(axis=1).max()))
 
-    def _kernel_sup(self, X):
-        """``max k(x, x)`` over the samples (and every node's kernel)."""
+    def _kernel_sup(self, X, codes=None):
+        """``max k(x, x)`` over the samples (and every node's kernel; with
+        ``codes``, the node of every sample, each row's own node's)."""
         if self.kernel_ in ("rbf", "laplacian"):
             return 1.0
         sq = np.einsum("ij,ij->i", X, X, dtype=np.float64) if len(X) else np.zeros(1)
         if self.kernel_ == "linear":
             return float(sq.max())
         if self.kernel_ == "affine":
-            return float(self.gamma_.max() * sq.max() + AFFINE_COEF0)
+            if codes is None or not len(X):
+                return float(self.gamma_.max() * sq.max() + AFFINE_COEF0)
+            return float((self.gamma_[codes] * sq).max() + AFFINE_COEF0)
         if self.kernel_ == "sigmoid":
             return 1.0  # |tanh| <= 1
         return float(np.max(np.abs(self.gamma_.max() * sq + self.coef0) ** self.degree))
 
-    def _resolve_step(self, X, sample_weight):
+    def _resolve_step(self, X, sample_weight, codes=None):
         """The step bound of this fit and the step ``eta0_`` that respects it.
 
         At a point ``x`` seen by every node, one synchronous round maps the
@@ -390,7 +394,7 @@ class _ConsensusMixin:
         it with ``beta`` replaced by 1 for the Lipschitz losses (the classic
         ``1 / L`` step), i.e. ``1 / (alpha + K (s_max + c lambda_max(L)))``.
         """
-        kernel_sup = max(self._kernel_sup(X), getattr(self, "_kernel_sup_seen", 0.0))
+        kernel_sup = max(self._kernel_sup(X, codes), getattr(self, "_kernel_sup_seen", 0.0))
         self._kernel_sup_seen = kernel_sup
         s_max = float(sample_weight.max()) if len(sample_weight) else 1.0
         # (kernel="auto"'s alone fits: the largest weight of all nodes' rows)

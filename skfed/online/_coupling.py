@@ -25,8 +25,10 @@ c_strong``: its steps are that much smaller, and at the weak candidate's
 budget they would be pruned away.  With an explicit ``network.topology``
 both candidates use it and only ``c`` and the budget differ.
 
-Each candidate fit's messages are one round of ``bytes_per_round_`` (their
-sum; ``consensus_error_curve_`` is NaN there), before the selection's round.
+The rounds of such a fit: the robust loss's scale and the ``kernel="auto"``
+sum (one round over the weak graph's spanning tree, when either runs), each
+candidate fit (one round: the sum of its messages), the selection's sum;
+``consensus_error_curve_`` is NaN in all of them.
 """
 
 import numpy as np
@@ -36,6 +38,7 @@ from .._core._comm import CommCounter
 from .._topology import random_regular_degree
 from ..network import CommunicationLog, SimulatedNetwork, resolve_network
 from ._holdout import loss_values, node_mean_losses
+from ._robust import count_scale_messages
 from ._selection import count_selection_messages, holdout_mask, tree_parents
 
 __all__ = ["WEAK_COUPLING", "STRONG_COUPLING"]
@@ -122,6 +125,11 @@ class _CouplingSelectionMixin:
             values = (np.argmax(F, axis=1) != y_encoded.astype(np.intp)).astype(np.float64)
         return node_mean_losses(values, codes, n_nodes, sample_weight)
 
+    def _tree_counter(self):
+        """A counter for one round over the spanning trees."""
+        return CommCounter(len(self.nodes_), server=False,
+                           header_bytes=resolve_network(self.network).header_bytes)
+
     def _select_coupling(self, X, codes, sample_weight, y_encoded, epochs, shuffle):
         """Choose ``consensus_penalty_``, ``epsilon_`` and the graph; fills
         ``consensus_selection_`` and the selection's log (prepended to the
@@ -133,7 +141,7 @@ class _CouplingSelectionMixin:
         held = holdout_mask(codes, n_nodes)
         train = ~held
         # The step and the divergence guard of the candidates read every row.
-        self._kernel_sup_seen = self._kernel_sup(X)
+        self._kernel_sup_seen = self._kernel_sup(X, codes)
         self._s_max_seen = float(sample_weight.max()) if len(sample_weight) else 1.0
         covered = True
         if not self._is_regressor():
@@ -156,13 +164,25 @@ class _CouplingSelectionMixin:
                     weak_adjacency = cand.adjacency_
                 else:
                     strong_adjacency = cand.adjacency_
+            # The rounds before the candidates ran, now that their graph is
+            # known: a robust loss's scale and kernel="auto"'s sum, over a
+            # spanning tree of the weak graph (as the fit counts them).
+            n_kernels = self.__dict__.pop("_pending_selection", 0)
+            if self.__dict__.pop("_pending_scale", False) or n_kernels:
+                counter = self._tree_counter()
+                parents = tree_parents(weak_adjacency)
+                if self._loss_threshold() is not None:
+                    count_scale_messages(counter, parents)
+                if n_kernels:
+                    count_selection_messages(counter, parents, n_kernels)
+                counter.next_round()
+                logs.insert(0, CommunicationLog.from_counter(counter, node_labels=self.nodes_))
             reporting = ~np.isnan(errors[0])
             mean = errors[:, reporting].mean(axis=1)
             choice = int(np.argmin(mean))  # ties: the weak coupling (first)
             # The reports summed up a spanning tree of the weak graph, the
             # choice sent back down: one round of its own.
-            counter = CommCounter(n_nodes, server=False,
-                                  header_bytes=resolve_network(self.network).header_bytes)
+            counter = self._tree_counter()
             count_selection_messages(counter, tree_parents(weak_adjacency), len(candidates))
             counter.next_round()
             logs.append(CommunicationLog.from_counter(counter, node_labels=self.nodes_))

@@ -6,20 +6,22 @@ _COMMON_PARAMS_DOC = """
         Kernel of the nodes' RKHS (as in :mod:`sklearn.metrics.pairwise`;
         ``"affine"`` is ``gamma x . x' + 1``, the linear kernel with an
         intercept, whatever ``degree`` and ``coef0``).
-        ``"auto"`` chooses, by validation within the nodes, between the
-        affine kernel and a nonlinear one: ``"laplacian"`` (``exp(-gamma
-        ||x - x'||_1)``) with 10 features or more, ``"rbf"`` below.  Every
-        node holds out every 4th of its samples (in arrival order), fits
-        both candidates alone on the others (no message), and reports its
+        ``"auto"`` chooses, by validation within the nodes, among the
+        linear kernel, the affine one and a nonlinear one: ``"laplacian"``
+        (``exp(-gamma ||x - x'||_1)``) with 10 features or more, ``"rbf"``
+        below.  Every node holds out every 4th of its samples (in arrival
+        order), fits the candidates alone on the others (no message), and
+        reports its
         mean held-out loss for each; the reports are summed over spanning
-        trees of the topology (every node sends its parent 3 float64
+        trees of the topology (every node sends its parent 4 float64
         values and receives the choice, one int32; counted, in a round of
         its own, the first of ``bytes_per_round_``) and every node streams
         with the kernel of least mean loss (``kernel_``; the reports are in
         ``kernel_selection_``).  The candidates cost about as much CPU as a
         fit without consensus each.  A linear rule shared by alike nodes,
-        or few samples a node in many dimensions, favour the affine kernel;
-        a curved boundary (HAR, two moons) the nonlinear one.  With a fixed
+        or few samples a node in many dimensions, favour the linear kernel;
+        a rule with an offset (3 ordinal classes) the affine one; a curved
+        boundary (HAR, two moons) the nonlinear one.  With a fixed
         ``eta0`` (a step for one kernel's scale: ``k(x, x)`` is 1 for rbf
         and laplacian, ``||x||^2`` for linear) ``"auto"`` is the nonlinear
         candidate, without selection.  Between the nonlinear kernels: one
@@ -74,7 +76,8 @@ _COMMON_PARAMS_DOC = """
         reports are summed up a spanning tree (3 float64 values up, one
         int32 back) and every node keeps the candidate of least mean error,
         the weak one on a tie or when no node can hold out a sample
-        (``consensus_penalty_``, ``epsilon_``, ``consensus_selection_``).
+        (``consensus_penalty_``, ``epsilon_``, ``consensus_selection_``; a
+        single node has no neighbour: the weak one, without selection).
         The candidate fits' messages are counted (one round each, the first
         rounds of ``bytes_per_round_``): on the held-out families of the
         user guide the fit sends 4 to 7 times the bytes of ``c = 0.1`` and
@@ -211,7 +214,8 @@ _COMMON_ATTRIBUTES_DOC = """
         The KOMP budget used (``epsilon``, divided by 10 when ``"auto"``
         chose the strong coupling).
     consensus_selection_ : dict or None
-        How ``consensus_penalty="auto"`` chose (None for a number):
+        How ``consensus_penalty="auto"`` chose (None for a number or a
+        single node):
         ``"candidates"`` (``["weak", "strong"]``), their
         ``"consensus_penalty"``, ``"epsilon"`` and ``"topology"``,
         ``"node_validation_error"`` (n_candidates, n_nodes; NaN for a node

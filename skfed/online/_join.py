@@ -311,7 +311,7 @@ class _JoinMixin:
             sample_weight = np.ones(X.shape[0])
         sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
         # The step of the grown graph, as the stream below derives it.
-        self._resolve_step(X, sample_weight)
+        self._resolve_step(X, sample_weight, codes)
         try:
             passes = self._join_passes(X, y_encoded, sample_weight, self.gamma_[-len(new_labels):])
         finally:

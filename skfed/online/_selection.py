@@ -93,13 +93,13 @@ class _Alone:
         return values
 
 
-def _candidate_sup(kernel, max_square_norm, affine_gamma):
+def _candidate_sup(kernel, max_square_norm, affine_sup):
     """``max k(x, x)`` of a candidate kernel (linear: ``max ||x||^2``;
-    affine: its bound ``max gamma_i max ||x||^2 + 1``)."""
+    affine: ``max gamma_i ||x||^2 + 1`` over every node's rows)."""
     if kernel == "linear":
         return max_square_norm
     if kernel == "affine":
-        return float(affine_gamma.max()) * max_square_norm + AFFINE_COEF0
+        return affine_sup
     return 1.0
 
 
@@ -107,7 +107,7 @@ class _KernelSelectionMixin:
     """``kernel="auto"``: fit the candidates alone, choose by held-out loss."""
 
     def _kernel_candidates(self, n_features):
-        return [_nonlinear_kernel(n_features), "affine"]
+        return [_nonlinear_kernel(n_features), "linear", "affine"]
 
     def _select_kernel(self, X, codes, sample_weight, y_encoded, epochs, shuffle,
                        combine=None):
@@ -150,6 +150,11 @@ class _KernelSelectionMixin:
             affine_gamma[has_rows] = _check_gamma(self.gamma, self.nodes_, X[train],
                                                   codes[train], "affine")[has_rows]
         affine_gamma = combine.max(affine_gamma)
+        affine_sup = np.zeros(1)
+        if train.any():
+            sq = np.einsum("ij,ij->i", X[train], X[train], dtype=np.float64)
+            affine_sup[0] = (affine_gamma[codes[train]] * sq).max() + AFFINE_COEF0
+        affine_sup = float(combine.max(affine_sup)[0])
         losses = np.full((len(candidates), n_nodes), np.nan)
         # Every class keeps a training row (else the candidates' outputs
         # would not line up with the classes).
@@ -157,7 +162,7 @@ class _KernelSelectionMixin:
             for k, kernel in enumerate(candidates):
                 alone = self._fit_alone(kernel, X[train], y_encoded[train], codes[train],
                                         sample_weight[train], epochs, shuffle, stats,
-                                        affine_gamma)
+                                        affine_gamma, affine_sup)
                 F = np.zeros((int(held.sum()), self._n_outputs))
                 held_codes = codes[held]
                 for node in np.unique(held_codes):
@@ -182,7 +187,7 @@ class _KernelSelectionMixin:
         return candidates[choice]
 
     def _fit_alone(self, kernel, X, y_encoded, codes, sample_weight, epochs, shuffle, stats,
-                   affine_gamma):
+                   affine_gamma, affine_sup):
         """A fit of ``kernel`` with no consensus on these rows (every node
         alone, no message): the fit ``fit`` would make with
         ``consensus_penalty=0`` and ``random_state`` the first node seed, its
@@ -201,7 +206,7 @@ class _KernelSelectionMixin:
         alone._setup(X, codes, self._compress)
         if kernel == "affine":
             alone.gamma_ = np.where(affine_gamma > 0, affine_gamma, alone.gamma_)
-        alone._kernel_sup_seen = _candidate_sup(kernel, float(stats[0]), affine_gamma)
+        alone._kernel_sup_seen = _candidate_sup(kernel, float(stats[0]), affine_sup)
         alone._s_max_seen = float(stats[1])
         alone._target_scale = float(stats[2]) if self._is_regressor() else 1.0
         queues = alone._make_queues(codes, epochs, shuffle)
