@@ -60,8 +60,11 @@ def test_auto_coupling_equals_explicit_candidate_fits(regression):
     assert sel["topology"] == ["default", "random_regular"]
     held = _held(groups)
     seed0 = int(est._node_seeds[0])
-    networks = [None, SimulatedNetwork(topology="random_regular",
-                                       topology_params={"degree": degree})]
+    # The strong candidate's graph: a random regular graph drawn from the
+    # estimator's own seed (its network seed's stream 1).
+    graph = _topology_csr("random_regular", n_nodes, {"degree": degree},
+                          random_state=np.random.RandomState([est._network_seed, 1]))
+    networks = [None, SimulatedNetwork(topology=graph)]
     errors, refs = [], []
     extra = {}
     if regression:
@@ -123,7 +126,7 @@ def test_auto_coupling_prefers_the_strong_one_on_alike_nodes_and_the_weak_on_clu
     w = rng.normal(size=5)
     y_alike = (X @ w + 0.5 * rng.normal(size=len(groups)) > 0).astype(int)
     est = DecentralizedKernelSGDClassifier(consensus_penalty="auto", kernel="linear",
-                                           random_state=0, max_epochs=10)
+                                           random_state=0, max_epochs=30)
     assert est.fit(X, y_alike, groups=groups).consensus_selection_["choice"] == "strong"
     # Opposite rules in two halves, nodes mixed: pooling hurts.
     sign = np.where(rng.permutation(n_nodes)[groups] % 2 == 0, 1.0, -1.0)

@@ -35,7 +35,7 @@ import numpy as np
 from sklearn.base import clone
 
 from .._core._comm import CommCounter
-from .._topology import random_regular_degree
+from .._topology import _topology_csr, random_regular_degree
 from ..network import CommunicationLog, SimulatedNetwork, resolve_network
 from ._holdout import loss_values, node_mean_losses
 from ._robust import count_scale_messages
@@ -47,6 +47,8 @@ __all__ = ["WEAK_COUPLING", "STRONG_COUPLING"]
 # families, doc/user_guide/online.rst).
 WEAK_COUPLING = 0.1
 STRONG_COUPLING = 1.0
+# Stream of the strong candidate's graph (beside the network seed's).
+_GRAPH_STREAM = 1
 
 
 def _collapsed(log):
@@ -76,7 +78,12 @@ class _CouplingSelectionMixin:
         eps = float(self.epsilon)
         strong_eps = eps * WEAK_COUPLING / STRONG_COUPLING
         if network.topology is None and n_nodes > 3:
-            strong_graph = ("random_regular", {"degree": random_regular_degree(n_nodes)})
+            # Drawn from the estimator's random_state (not the network's,
+            # which draws the faults), so a fault-free network fits as None.
+            graph = _topology_csr(
+                "random_regular", n_nodes, {"degree": random_regular_degree(n_nodes)},
+                random_state=np.random.RandomState([self._network_seed, _GRAPH_STREAM]))
+            strong_graph = (graph, None)
         else:
             strong_graph = (None, None)
         return [("weak", WEAK_COUPLING, eps, None, None),
@@ -189,12 +196,13 @@ class _CouplingSelectionMixin:
         label, c, eps, topology, _ = candidates[choice]
         self.consensus_penalty_, self.epsilon_ = c, eps
         # The chosen graph, when it is not the estimator's own.
-        self._coupling_adjacency = strong_adjacency if (choice == 1 and topology) else None
+        self._coupling_adjacency = strong_adjacency if (choice == 1 and topology is not None) else None
         self.consensus_selection_ = {
             "candidates": labels,
             "consensus_penalty": [cand[1] for cand in candidates],
             "epsilon": [cand[2] for cand in candidates],
-            "topology": [cand[3] or "default" for cand in candidates],
+            "topology": ["default" if cand[3] is None else "random_regular"
+                         for cand in candidates],
             "mean_validation_error": mean,
             "node_validation_error": errors,
             "choice": label,
