@@ -149,6 +149,18 @@ def test_explicit_coupling_and_explicit_topology():
     assert (auto.adjacency_ != make_topology("k_regular", 12, {"degree": 4})).sum() == 0
 
 
+def test_fixed_step_selects_no_coupling():
+    X, y, groups = _alike()
+    est = DecentralizedKernelSGDClassifier(eta0=0.05, max_epochs=2, random_state=0)
+    est.fit(X, y, groups=groups)
+    assert est.consensus_selection_ is None
+    assert (est.consensus_penalty_, est.epsilon_) == (WEAK_COUPLING, 0.01)
+    ref = DecentralizedKernelSGDClassifier(eta0=0.05, max_epochs=2, random_state=0,
+                                           consensus_penalty=WEAK_COUPLING)
+    assert_allclose(est.decision_function(X, groups=groups),
+                    ref.fit(X, y, groups=groups).decision_function(X, groups=groups))
+
+
 def test_nodes_too_small_to_hold_out_keep_the_weak_coupling():
     X, y, groups = _alike(n_nodes=30, n_per=3)
     est = DecentralizedKernelSGDClassifier(consensus_penalty="auto", max_epochs=2,

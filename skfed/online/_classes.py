@@ -199,9 +199,12 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _CouplingSe
                                              shuffle)
                 self._set_kernel(X, codes, kernel)
             self.consensus_selection_ = None
-            if self.consensus_penalty == "auto" and len(self.nodes_) > 1:
+            if (self.consensus_penalty == "auto" and len(self.nodes_) > 1
+                    and self.eta0 == "auto"):
                 # The coupling chosen by validation within the nodes, with the
-                # kernel chosen above (its candidates' messages counted).
+                # kernel chosen above (its candidates' messages counted).  A
+                # fixed eta0 is a step for one coupling (the strong one's
+                # stable step is smaller): the weak one, without selection.
                 self._select_coupling(X, codes, sample_weight, y_encoded, epochs, shuffle)
         queues = self._make_queues(codes, epochs, shuffle)
         self._run(X, y_encoded, sample_weight, queues, epochs)

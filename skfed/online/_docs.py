@@ -77,7 +77,8 @@ _COMMON_PARAMS_DOC = """
         int32 back) and every node keeps the candidate of least mean error,
         the weak one on a tie or when no node can hold out a sample
         (``consensus_penalty_``, ``epsilon_``, ``consensus_selection_``; a
-        single node has no neighbour: the weak one, without selection).
+        single node, or a fixed ``eta0``, a step for one coupling: the weak
+        one, without selection).
         The candidate fits' messages are counted (one round each, the first
         rounds of ``bytes_per_round_``): on the held-out families of the
         user guide the fit sends 4 to 7 times the bytes of ``c = 0.1`` and
@@ -214,8 +215,8 @@ _COMMON_ATTRIBUTES_DOC = """
         The KOMP budget used (``epsilon``, divided by 10 when ``"auto"``
         chose the strong coupling).
     consensus_selection_ : dict or None
-        How ``consensus_penalty="auto"`` chose (None for a number or a
-        single node):
+        How ``consensus_penalty="auto"`` chose (None for a number, a
+        single node or a fixed ``eta0``):
         ``"candidates"`` (``["weak", "strong"]``), their
         ``"consensus_penalty"``, ``"epsilon"`` and ``"topology"``,
         ``"node_validation_error"`` (n_candidates, n_nodes; NaN for a node
