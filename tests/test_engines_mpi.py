@@ -89,13 +89,13 @@ def _cases(tmp):
     cases.append(("perso_lin_peer_scoring", est, X, y, g, None))
     X, y, g = _clustered_moons(8, 15, 4, n_classes=3)
     est = DecentralizedKernelSGDClassifier(kernel="rbf", max_epochs=2, max_dictionary_size=12,
-                                           random_state=6)
+                                           random_state=6, consensus_penalty=0.1)
     cases.append(("online_sgd_multiclass", est, X, y, g, None))
     X, _, g = _clustered_moons(9, 12, 5)
     y = X[:, 0] * (1 + g % 2) + np.sin(X[:, 1])
     est = DecentralizedKernelSGDRegressor(
         kernel="rbf", max_epochs=2, max_dictionary_size=8, exchange_every=3, average=0.5,
-        random_state=7,
+        random_state=7, consensus_penalty=0.1,
         network=SimulatedNetwork("ring", drop_rate=0.2),
     )
     cases.append(("online_sgd_regressor_copies_drops", est, X, y, g, None))
@@ -292,6 +292,9 @@ def test_unsupported_settings_raise_naming_them(mpi_cases):
     with pytest.raises(ValueError, match=r"does not run DecentralizedKernelSGDClassifier"):
         mpi.fit(DecentralizedKernelSGDClassifier(privacy=DifferentialPrivacy(1.0)),
                 online_directory)
+    # consensus_penalty="auto" (the default) is refused by name.
+    with pytest.raises(ValueError, match=r"consensus_penalty='auto' is not run by the MPI"):
+        mpi.fit(DecentralizedKernelSGDClassifier(), online_directory)
 
 
 def test_missing_mpi4py_names_the_pip_command(monkeypatch):
@@ -405,7 +408,8 @@ def test_command_line_and_a_hung_rank(mpi_cases):
     tmp, cases, simulated = mpi_cases
     name, est, directory, *_ = next(c for c in cases if c[0] == "online_sgd_multiclass")
     params = json.dumps({k: v for k, v in est.get_params().items()
-                         if k in ("kernel", "max_epochs", "max_dictionary_size", "random_state")})
+                         if k in ("kernel", "max_epochs", "max_dictionary_size", "random_state",
+                                  "consensus_penalty")})
     out = tmp / "cli.pkl"
     proc = _cli(2, ["--data", directory, "--estimator", type(est).__name__,
                     "--params", params, "--output", str(out), "--timeout", "60"], tmp)
@@ -462,7 +466,8 @@ def test_online_sgd_survives_a_stopped_rank(mpi_cases, monkeypatch, stopped):
     tmp, cases, _ = mpi_cases
     name, est, directory, X, y, g, _ = next(c for c in cases if c[0] == "online_sgd_multiclass")
     params = json.dumps({k: v for k, v in est.get_params().items()
-                         if k in ("kernel", "max_epochs", "max_dictionary_size", "random_state")})
+                         if k in ("kernel", "max_epochs", "max_dictionary_size", "random_state",
+                                  "consensus_penalty")})
     run, lost, kept = _stopped_run(
         3, ["--data", directory, "--estimator", type(est).__name__, "--params", params, 10],
         stopped, 8, tmp)

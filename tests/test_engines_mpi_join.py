@@ -43,7 +43,7 @@ def _cases():
          X, y, g, fit, new),
         ("perso_lin", PersonalizedLinearClassifier(**_GRAPH), X, y, g, fit, new),
         ("online", DecentralizedKernelSGDClassifier(kernel="rbf", max_epochs=2, max_dictionary_size=12,
-                                                    random_state=6),
+                                                    random_state=6, consensus_penalty=0.1),
          X, y, g, fit, new),
     ]
 

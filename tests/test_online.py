@@ -395,7 +395,7 @@ def test_bytes_match_closed_form(header):
     groups = np.repeat(np.arange(n_nodes), n)
     X = rng.normal(size=(n_nodes * n, d))
     y = rng.randint(2, size=n_nodes * n)
-    clf = DecentralizedKernelSGDClassifier(kernel="rbf",
+    clf = DecentralizedKernelSGDClassifier(consensus_penalty=0.1, kernel="rbf",
         epsilon=0.0, network=SimulatedNetwork(ring(n_nodes), header_bytes=header),
         max_epochs=1, shuffle=False, exchange_every=None,
     ).fit(X, y, groups=groups)
@@ -414,7 +414,7 @@ def test_bytes_match_closed_form(header):
     assert clf.n_messages_ == messages
     assert clf.communication_.n_rounds == clf.n_iter_ == n
     # float32 data: 4 bytes a value.
-    clf32 = DecentralizedKernelSGDClassifier(kernel="rbf",
+    clf32 = DecentralizedKernelSGDClassifier(consensus_penalty=0.1, kernel="rbf",
         epsilon=0.0, network=SimulatedNetwork(ring(n_nodes), header_bytes=header),
         max_epochs=1, shuffle=False, exchange_every=None,
     ).fit(X.astype(np.float32), y, groups=groups)
@@ -426,13 +426,13 @@ def test_bytes_match_closed_form(header):
 def test_copies_with_period_one_equal_the_query_exchange():
     X, y, groups = _small()
     params = dict(epsilon=0.05, random_state=0, network=SimulatedNetwork("ring", drop_rate=0.2))
-    query = DecentralizedKernelSGDClassifier(exchange_every=None, **params).fit(
+    query = DecentralizedKernelSGDClassifier(consensus_penalty=0.1, exchange_every=None, **params).fit(
         X, y, groups=groups)
-    copies = DecentralizedKernelSGDClassifier(exchange_every=1, **params).fit(X, y, groups=groups)
+    copies = DecentralizedKernelSGDClassifier(consensus_penalty=0.1, exchange_every=1, **params).fit(X, y, groups=groups)
     assert_array_equal(copies.decision_function(X, groups=groups),
                        query.decision_function(X, groups=groups))
     assert copies.n_bytes_sent_ != query.n_bytes_sent_
-    stale = DecentralizedKernelSGDClassifier(exchange_every=5, **params).fit(X, y, groups=groups)
+    stale = DecentralizedKernelSGDClassifier(consensus_penalty=0.1, exchange_every=5, **params).fit(X, y, groups=groups)
     assert not np.allclose(stale.decision_function(X, groups=groups),
                            query.decision_function(X, groups=groups))
 
@@ -446,7 +446,7 @@ def test_copy_exchange_bytes_match_closed_form(period, header):
     groups = np.repeat(np.arange(n_nodes), n)
     X = rng.normal(size=(n_nodes * n, d))
     y = rng.normal(size=n_nodes * n)
-    reg = DecentralizedKernelSGDRegressor(loss="squared_error", kernel="rbf",
+    reg = DecentralizedKernelSGDRegressor(consensus_penalty=0.1, loss="squared_error", kernel="rbf",
         epsilon=0.0, max_dictionary_size=None, exchange_every=period, max_epochs=1,
         network=SimulatedNetwork(ring(n_nodes), header_bytes=header),
     ).fit(X, y, groups=groups)
@@ -462,7 +462,7 @@ def test_copy_exchange_bytes_match_closed_form(period, header):
     assert reg.n_bytes_sent_ == sum(per_round)
     assert reg.n_messages_ == n_directed_edges * (n // period)
     # float32 data: 4 bytes a value (points and weights).
-    reg32 = DecentralizedKernelSGDRegressor(loss="squared_error", kernel="rbf",
+    reg32 = DecentralizedKernelSGDRegressor(consensus_penalty=0.1, loss="squared_error", kernel="rbf",
         epsilon=0.0, max_dictionary_size=None, exchange_every=1, max_epochs=1,
         network=SimulatedNetwork(ring(n_nodes), header_bytes=header),
     ).fit(X.astype(np.float32), y, groups=groups)
@@ -481,7 +481,7 @@ def test_copy_exchange_sends_a_seen_point_as_a_reference():
     y = rng.normal(size=n_nodes * n)
     params = dict(epsilon=0.0, max_dictionary_size=None, max_epochs=2, shuffle=False,
                   network=SimulatedNetwork(ring(n_nodes), header_bytes=header))
-    reg = DecentralizedKernelSGDRegressor(loss="squared_error", kernel="rbf", exchange_every=n, **params).fit(X, y, groups=groups)
+    reg = DecentralizedKernelSGDRegressor(consensus_penalty=0.1, loss="squared_error", kernel="rbf", exchange_every=n, **params).fit(X, y, groups=groups)
     first = header + n * (4 + d * 8) + n * 8 + 4
     second = header + n * (4 + 4) + 2 * n * 8 + 4
     n_directed_edges = 2 * n_nodes
@@ -491,10 +491,10 @@ def test_copy_exchange_sends_a_seen_point_as_a_reference():
     assert_array_equal(reg.bytes_per_round_, per_round)
     assert_array_equal(reg.model_order_, 2 * n)
     # "auto" publishes once per pass: after n steps here.
-    auto = DecentralizedKernelSGDRegressor(loss="squared_error", kernel="rbf", **params).fit(X, y, groups=groups)
+    auto = DecentralizedKernelSGDRegressor(consensus_penalty=0.1, loss="squared_error", kernel="rbf", **params).fit(X, y, groups=groups)
     assert_array_equal(auto.bytes_per_round_, per_round)
     # float32 data: the neighbours hold the weights as float32 values, as sent.
-    reg32 = DecentralizedKernelSGDRegressor(loss="squared_error", kernel="rbf", exchange_every=n, **params).fit(
+    reg32 = DecentralizedKernelSGDRegressor(consensus_penalty=0.1, loss="squared_error", kernel="rbf", exchange_every=n, **params).fit(
         X.astype(np.float32), y, groups=groups)
     held = reg32._pub_weights[:, : 2 * n]
     assert_array_equal(held, held.astype(np.float32))
@@ -510,7 +510,7 @@ def test_copy_exchange_counts_only_changed_slots():
     y = (X[:, 0] * X[:, 1] > 0).astype(int)
     groups = np.zeros(60, dtype=int)
     groups[30:] = 1
-    clf = DecentralizedKernelSGDClassifier(kernel="rbf",
+    clf = DecentralizedKernelSGDClassifier(consensus_penalty=0.1, kernel="rbf",
         gamma=1.0, epsilon=0.3, max_dictionary_size=8, exchange_every=1, shuffle=False,
         network=SimulatedNetwork(np.array([[0, 1], [1, 0]], bool)), random_state=0,
     )
@@ -547,7 +547,7 @@ def test_no_consensus_sends_nothing_and_auto_exchange_rule():
     for n_pass, sizes in [(30, None), (None, [20, 30, 40])]:
         g = groups if sizes is None else np.repeat(["a", "b", "c"], sizes)
         fits = {
-            every: DecentralizedKernelSGDClassifier(kernel="rbf",
+            every: DecentralizedKernelSGDClassifier(consensus_penalty=0.1, kernel="rbf",
                 max_epochs=4, exchange_every=every, random_state=0).fit(X, y, groups=g)
             for every in ("auto", n_pass)
         }
@@ -567,8 +567,8 @@ def test_dropped_nodes_process_every_sample_later():
     # dropped and whose margin is met takes a zero step, which KOMP folds).
     params = dict(epsilon=0.0, max_dictionary_size=None, max_epochs=1, random_state=0,
                   exchange_every=None)
-    perfect = DecentralizedKernelSGDClassifier(kernel="rbf", **params)
-    lossy = DecentralizedKernelSGDClassifier(kernel="rbf",
+    perfect = DecentralizedKernelSGDClassifier(consensus_penalty=0.1, kernel="rbf", **params)
+    lossy = DecentralizedKernelSGDClassifier(consensus_penalty=0.1, kernel="rbf",
         **params,
         network=SimulatedNetwork(drop_rate=0.4, random_state=0),
     )

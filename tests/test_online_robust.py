@@ -149,7 +149,7 @@ def test_scale_is_a_counted_round_of_its_own():
     X = rng.normal(size=(60, 3))
     y = X[:, 0] + 0.1 * rng.normal(size=60)
     header = 16
-    common = dict(kernel="rbf", max_epochs=1, random_state=0,
+    common = dict(kernel="rbf", max_epochs=1, random_state=0, consensus_penalty=0.1,
                   network=SimulatedNetwork("ring", header_bytes=header))
     huber = DecentralizedKernelSGDRegressor(loss="huber", **common).fit(X, y, groups=groups)
     plain = DecentralizedKernelSGDRegressor(loss="squared_error", **common).fit(X, y,
@@ -159,11 +159,17 @@ def test_scale_is_a_counted_round_of_its_own():
     assert np.isnan(huber.consensus_error_curve_[0])
     assert huber.n_messages_ == plain.n_messages_ + 10
     # With kernel="auto" the scale shares the selection's round.
+    # (3 candidate kernels: 4 float64 up, the choice back.)
     auto = DecentralizedKernelSGDRegressor(
-        loss="huber", max_epochs=1, random_state=0,
+        loss="huber", max_epochs=1, random_state=0, consensus_penalty=0.1,
         network=SimulatedNetwork("ring", header_bytes=header)).fit(X, y, groups=groups)
     assert auto.bytes_per_round_[0] == 5 * ((header + 16) + (header + 8)
-                                            + (header + 3 * 8) + (header + 4))
+                                            + (header + 4 * 8) + (header + 4))
+    # consensus_penalty="auto": the same first round, over the weak graph.
+    both = DecentralizedKernelSGDRegressor(
+        loss="huber", max_epochs=1, random_state=0,
+        network=SimulatedNetwork("ring", header_bytes=header)).fit(X, y, groups=groups)
+    assert both.bytes_per_round_[0] == auto.bytes_per_round_[0]
 
 
 def test_scale_contributions_split_over_processes_add_up():

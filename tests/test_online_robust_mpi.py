@@ -23,6 +23,7 @@ def test_robust_losses_on_mpi_equal_simulation(tmp_path):
     cases = []
     for loss in ("huber", "epsilon_insensitive"):
         est = DecentralizedKernelSGDRegressor(loss=loss, loss_epsilon=0.3, max_epochs=2,
+                                              consensus_penalty=0.1,
                                               random_state=3)
         cases.append((loss, est, X, y, groups, None))
     cases = saved_cases(cases, tmp_path)

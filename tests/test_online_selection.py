@@ -120,14 +120,14 @@ def test_selection_equals_candidates_fitted_alone_and_scored_in_numpy(kind, weig
     else:
         y = margin + 0.3 * np.random.RandomState(1).normal(size=len(margin))
         Est = DecentralizedKernelSGDRegressor
-    params = dict(max_epochs=3, shuffle=False, random_state=0)
+    params = dict(max_epochs=3, shuffle=False, random_state=0, consensus_penalty=0.1)
     if kind == "regressor":
         # (the squared loss: its alone fits on 3/4 of the rows share no
         # target scale with the whole fit, unlike the robust losses')
         params["loss"] = "squared_error"
     est = Est(**params).fit(X, y, groups=groups, sample_weight=sw)
     sel = est.kernel_selection_
-    assert sel["candidates"] == ["rbf", "linear"]
+    assert sel["candidates"] == ["rbf", "linear", "affine"]
     # The reference: each candidate alone (no consensus) on the rows not
     # held out (every 4th of a node), scored on the held-out rows by the
     # estimator's own loss, node by node, then averaged over the nodes.
@@ -136,7 +136,7 @@ def test_selection_equals_candidates_fitted_alone_and_scored_in_numpy(kind, weig
         held[np.flatnonzero(groups == node)[3::4]] = True
     means = []
     for kernel in sel["candidates"]:
-        alone = Est(kernel=kernel, consensus_penalty=0.0, **params).fit(
+        alone = Est(kernel=kernel, **{**params, "consensus_penalty": 0.0}).fit(
             X[~held], y[~held], groups=groups[~held], sample_weight=sw[~held])
         if kind == "classifier":
             f = alone.decision_function(X[held], groups=groups[held])
@@ -181,8 +181,8 @@ def test_selection_bytes_are_a_spanning_tree_sum_and_the_choice_back(header):
     clf.fit(X, y, groups=groups)
     explicit = DecentralizedKernelSGDClassifier(
         kernel=clf.kernel_, max_epochs=1, random_state=0, network=net).fit(X, y, groups=groups)
-    # 6 tree edges: up, 2 candidates' losses + a count (3 float64); down, an int32.
-    assert clf.bytes_per_round_[0] == 6 * ((header + 3 * 8) + (header + 4))
+    # 6 tree edges: up, 3 candidates' losses + a count (4 float64); down, an int32.
+    assert clf.bytes_per_round_[0] == 6 * ((header + 4 * 8) + (header + 4))
     assert_array_equal(clf.bytes_per_round_[1:], explicit.bytes_per_round_)
     assert clf.n_bytes_sent_ == clf.bytes_per_round_.sum()
     assert np.isnan(clf.consensus_error_curve_[0])

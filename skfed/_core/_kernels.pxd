@@ -46,6 +46,11 @@ cdef KernelParams make_kernel_params(int kind, double gamma, double coef0,
 cdef floating kernel_pair(const KernelParams* params, const floating* x,
                           const floating* y, intp_t n_features) noexcept nogil
 
+# The same value before its rounding to the input's precision (kernel_pair
+# is this, cast): for solvers that keep kernel values in double.
+cdef double kernel_pair_double(const KernelParams* params, const floating* x,
+                               const floating* y, intp_t n_features) noexcept nogil
+
 # out[j] = k(x, Y[j]) for the n_y contiguous rows starting at Y (e.g. the
 # active part of an online dictionary); one kernel_pair per row.
 cdef void kernel_row(const KernelParams* params, const floating* x,

@@ -314,23 +314,29 @@ cdef KernelParams make_kernel_params(int kind, double gamma, double coef0,
     return params
 
 
-cdef floating kernel_pair(const KernelParams* params, const floating* x,
-                          const floating* y, intp_t n_features) noexcept nogil:
-    """k(x, y) for two contiguous rows of length n_features."""
+cdef double kernel_pair_double(const KernelParams* params, const floating* x,
+                               const floating* y, intp_t n_features) noexcept nogil:
+    """k(x, y) for two contiguous rows of length n_features, in double."""
     cdef int kind = params.kind
     cdef double dot
     if kind == KERNEL_RBF:
-        return <floating>exp(-params.gamma * _sq_dist(x, y, n_features))
+        return exp(-params.gamma * _sq_dist(x, y, n_features))
     if kind == KERNEL_LAPLACIAN:
-        return <floating>exp(-params.gamma * _l1_dist(x, y, n_features))
+        return exp(-params.gamma * _l1_dist(x, y, n_features))
     dot = _dot(x, y, n_features)
     if kind == KERNEL_LINEAR:
-        return <floating>dot
+        return dot
     if kind == KERNEL_POLY:
-        return <floating>_power(dot * params.gamma + params.coef0, params.degree)
+        return _power(dot * params.gamma + params.coef0, params.degree)
     if kind == KERNEL_SIGMOID:
-        return <floating>tanh(dot * params.gamma + params.coef0)
-    return <floating>NAN
+        return tanh(dot * params.gamma + params.coef0)
+    return NAN
+
+
+cdef floating kernel_pair(const KernelParams* params, const floating* x,
+                          const floating* y, intp_t n_features) noexcept nogil:
+    """k(x, y) for two contiguous rows of length n_features."""
+    return <floating>kernel_pair_double(params, x, y, n_features)
 
 
 cdef void kernel_row(const KernelParams* params, const floating* x,

@@ -68,7 +68,7 @@ from scipy.linalg.cython_lapack cimport dpotrf, dpotri
 from cython cimport floating
 
 from ._comm cimport CommCounter
-from ._kernels cimport KernelParams, kernel_block, kernel_pair, make_kernel_params
+from ._kernels cimport KernelParams, kernel_block, kernel_pair_double, make_kernel_params
 from ._random cimport rand_uniform
 from ._typedefs cimport int64_t, intp_t, uint8_t, uint32_t
 
@@ -314,7 +314,7 @@ cdef void _eval_function(const KernelParams* kp, const floating* x,
     cdef double one = 1.0, zero = 0.0
     cdef char trans = b'N'
     for m in range(M):
-        krow[m] = kernel_pair(kp, x, D + m * n_features, n_features)
+        krow[m] = kernel_pair_double(kp, x, D + m * n_features, n_features)
     if M == 0:
         for r in range(n_outputs):
             out[r] = 0.0
@@ -455,7 +455,7 @@ cdef int _refactor(const KernelParams* kp, const floating* D, intp_t m,
         return 0
     for a in range(m):
         for b in range(a, m):
-            Q[a * ld_q + b] = kernel_pair(kp, D + a * n_features,
+            Q[a * ld_q + b] = kernel_pair_double(kp, D + a * n_features,
                                           D + b * n_features, n_features)
     # The row-major upper triangle filled above is LAPACK's (column-major)
     # lower triangle; dpotri leaves the inverse there, then it is mirrored.
@@ -508,7 +508,7 @@ cdef intp_t _step_node(
 
     for r in range(n_outputs):
         a_sq += a[r] * a[r]
-    kxx = kernel_pair(kp, x, x, n_features)
+    kxx = kernel_pair_double(kp, x, x, n_features)
     s = kxx
     if M > 0:
         dsymv(&uplo, &n, &one, Q, &ld, <double*>krow, &inc, &zero, u, &inc)
@@ -934,7 +934,7 @@ def py_step_node(
     cdef intp_t ld_q = gram_inv.shape[1] if compress else 0
     with nogil:
         for m in range(size):
-            kv[m] = kernel_pair(&kp, &x[0], &points[m, 0], n_features)
+            kv[m] = kernel_pair_double(&kp, &x[0], &points[m, 0], n_features)
         m = _step_node(&kp, &x[0], n_features, &points[0, 0], &weights[0, 0],
                        Q, ld_q, size, &kv[0], &a[0], n_outputs, scale, compress,
                        epsilon * epsilon, max_size, &sv[0, 0], &sv[1, 0],

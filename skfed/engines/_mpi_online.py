@@ -44,6 +44,14 @@ def fit_online(est, peer, block, validate, random_state):
     """Run one online kernel SGD fit on this rank; return the estimator on rank 0."""
     est._validate_params()
     refuse_privacy(est)
+    if est.consensus_penalty == "auto":
+        raise ValueError(
+            "consensus_penalty='auto' is not run by the MPI engine (its selection fits "
+            "two coupled candidates, which the engine does not run yet); pass a number, "
+            "e.g. consensus_penalty=0.1 (the weak candidate) or 1.0 with "
+            "network=SimulatedNetwork(topology='random_regular') and epsilon=0.001 (the "
+            "strong one)."
+        )
     K = block.K
     regressor = est._is_regressor()
     local = [validate(block.labels[k], *d, regressor=regressor)
@@ -150,7 +158,7 @@ def _run(est, peer, block, X, y, sample_weight, queues, epochs):
         est._consensus_curve = np.concatenate([est._consensus_curve, [np.nan]])
         est._order_curve = np.concatenate([est._order_curve, est._sizes[None]])
     # The step bound uses the largest k(x, x) and sample weight of all nodes.
-    sup = est._kernel_sup(X) if len(X) else 0.0
+    sup = est._kernel_sup(X, queues.codes) if len(X) else 0.0
     s_max = float(sample_weight.max()) if len(sample_weight) else 0.0
     sups = peer.allgather("setup", (sup, s_max))
     est._kernel_sup_seen = max(s for s, _ in sups)

@@ -25,22 +25,25 @@ from .._compat import HasMethods, Interval, StrOptions
 from ..kernels import kernel_params, resolve_kernel
 from ..privacy import DifferentialPrivacy
 from ._consensus import _ConsensusMixin
+from ._coupling import _CouplingSelectionMixin
 from ._dictionary import _DictionaryMixin
 from ._docs import _doc
 from ._join import _JoinMixin
 from ._robust import ROBUST_LOSSES, agreed_scale, node_log_scales
 from ._selection import _KernelSelectionMixin, _nonlinear_kernel
-from ._validation import _LOSSES, _SCHEDULES, _check_gamma, _check_groups_kind
+from ._validation import AFFINE_COEF0, _LOSSES, _SCHEDULES, _check_gamma, _check_groups_kind
 
 __all__ = ["DecentralizedKernelSGDClassifier", "DecentralizedKernelSGDRegressor"]
 
 
-class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _ConsensusMixin,
-                                  _DictionaryMixin, FederatedMixin, BaseEstimator):
+class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _CouplingSelectionMixin,
+                                  _ConsensusMixin, _DictionaryMixin, FederatedMixin,
+                                  BaseEstimator):
     """Shared machinery of the classifier and the regressor."""
 
     _parameter_constraints = {
-        "kernel": [StrOptions({"auto", "rbf", "laplacian", "poly", "linear", "sigmoid"})],
+        "kernel": [StrOptions({"auto", "rbf", "laplacian", "poly", "linear", "affine",
+                               "sigmoid"})],
         "gamma": [
             StrOptions({"median", "scale"}), None,
             Interval(numbers.Real, 0, None, closed="neither"),
@@ -49,7 +52,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _ConsensusM
         "degree": [Interval(numbers.Real, 1, None, closed="left")],
         "coef0": [Interval(numbers.Real, None, None, closed="neither")],
         "alpha": [Interval(numbers.Real, 0, None, closed="left")],
-        "consensus_penalty": [Interval(numbers.Real, 0, None, closed="left")],
+        "consensus_penalty": [StrOptions({"auto"}), Interval(numbers.Real, 0, None, closed="left")],
         "eta0": [StrOptions({"auto"}), Interval(numbers.Real, 0, None, closed="neither")],
         "learning_rate": [StrOptions(set(_SCHEDULES))],
         "power_t": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -93,10 +96,17 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _ConsensusM
     def _set_kernel(self, X, codes, kernel):
         """``kernel_``, its parameters for the solver and every node's ``gamma_``."""
         self.kernel_ = kernel
-        spec = resolve_kernel(
-            kernel, gamma=1.0, degree=self.degree, coef0=self.coef0,
-            n_features=X.shape[1],
-        )
+        if kernel == "affine":
+            # gamma x . x' + 1: the linear kernel with an intercept (the
+            # degree-1 polynomial kernel with coef0 1, whatever degree and
+            # coef0 say: those are the poly kernel's).
+            spec = resolve_kernel("poly", gamma=1.0, degree=1, coef0=AFFINE_COEF0,
+                                  n_features=X.shape[1])
+        else:
+            spec = resolve_kernel(
+                kernel, gamma=1.0, degree=self.degree, coef0=self.coef0,
+                n_features=X.shape[1],
+            )
         self._kernel_kind, _, self._coef0, self._degree = kernel_params(spec)
         self.gamma_ = _check_gamma(self.gamma, self.nodes_, X, codes, kernel)
 
@@ -188,6 +198,14 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _ConsensusM
                 kernel = self._select_kernel(X, codes, sample_weight, y_encoded, epochs,
                                              shuffle)
                 self._set_kernel(X, codes, kernel)
+            self.consensus_selection_ = None
+            if (self.consensus_penalty == "auto" and len(self.nodes_) > 1
+                    and self.eta0 == "auto"):
+                # The coupling chosen by validation within the nodes, with the
+                # kernel chosen above (its candidates' messages counted).  A
+                # fixed eta0 is a step for one coupling (the strong one's
+                # stable step is smaller): the weak one, without selection.
+                self._select_coupling(X, codes, sample_weight, y_encoded, epochs, shuffle)
         queues = self._make_queues(codes, epochs, shuffle)
         self._run(X, y_encoded, sample_weight, queues, epochs)
         return self
@@ -198,6 +216,12 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _ConsensusM
         n_features = X.shape[1]
         self._set_kernel(X, codes, self._resolve_kernel_name(n_features))
         self._compress = compress
+        self.consensus_penalty_, self.epsilon_ = self._initial_coupling()
+        # Nothing of an earlier fit steers this one (a refit may have another
+        # graph, other samples, another coupling).
+        for name in ("_lambda_max", "_kernel_sup_seen", "_s_max_seen", "_target_scale",
+                     "_coupling_adjacency"):
+            self.__dict__.pop(name, None)
         self._max_size = 0 if self.max_dictionary_size is None else int(self.max_dictionary_size)
         n_out = self._n_outputs
         self._points = np.zeros((n_nodes, 0, n_features), dtype=self._dtype)
@@ -399,7 +423,7 @@ class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _BaseDecentrali
         degree=3,
         coef0=1.0,
         alpha=1e-4,
-        consensus_penalty=0.1,
+        consensus_penalty="auto",
         eta0="auto",
         learning_rate="constant",
         power_t=0.75,
@@ -698,7 +722,7 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         degree=3,
         coef0=1.0,
         alpha=1e-4,
-        consensus_penalty=0.1,
+        consensus_penalty="auto",
         eta0="auto",
         learning_rate="constant",
         power_t=0.75,

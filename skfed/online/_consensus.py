@@ -25,7 +25,7 @@ from .._core import _online_fast
 from ..network import float_bytes, resolve_network
 from ._robust import count_scale_messages
 from ._selection import count_selection_messages, tree_parents
-from ._validation import _ROGUE, _SCHEDULES, _SMOOTHNESS
+from ._validation import AFFINE_COEF0, _ROGUE, _SCHEDULES, _SMOOTHNESS
 
 # Degree of the default topology (a ring lattice, "k_regular"): 2, a ring.
 # With copies a node sends every neighbour each of its samples at most once,
@@ -94,6 +94,7 @@ class _EpochOrders:
         self._seeds = seeds
         self._call = int(call)
         self._rngs = {}
+        self.codes = codes
         self.lengths = counts * self._epochs
         self._made = np.zeros(n_nodes, dtype=np.int64)  # passes made per node
         self.queue = np.zeros(0, dtype=np.intp)
@@ -162,7 +163,12 @@ class _ConsensusMixin:
     def _start_network(self):
         n_nodes = len(self.nodes_)
         network = resolve_network(self.network)
-        if network.topology is None and n_nodes > 2:
+        if network.topology is None and getattr(self, "_coupling_adjacency", None) is not None:
+            # consensus_penalty="auto" chose the strong coupling: the graph its
+            # candidate was validated on.
+            network = clone(network).set_params(topology=self._coupling_adjacency,
+                                                topology_params=None)
+        elif network.topology is None and n_nodes > 2:
             # The default topology: a ring, so a round costs the same per node
             # at any number of nodes (a complete graph would
             # make it grow like n_nodes and shrink the stable step like 1 / n_nodes).
@@ -207,7 +213,7 @@ class _ConsensusMixin:
             sim.counter.next_round()
             self._consensus_curve = np.concatenate([self._consensus_curve, [np.nan]])
             self._order_curve = np.concatenate([self._order_curve, self._sizes[None]])
-        self._resolve_step(X, sample_weight)
+        self._resolve_step(X, sample_weight, queues.codes)
         self._n_calls += 1
         lengths = queues.lengths
         limit = self._reserve(lengths, epochs)
@@ -304,7 +310,7 @@ class _ConsensusMixin:
             X, y, sample_weight, queue, queue_end, position, active, indptr, indices,
             self.gamma_, self._kernel_kind, self._coef0, self._degree, loss,
             _SCHEDULES[self.learning_rate], float(self.eta0_), float(self.power_t),
-            float(self.alpha), float(self.consensus_penalty), float(self.epsilon),
+            float(self.alpha), float(self.consensus_penalty_), float(self.epsilon_),
             self._max_size, self._compress, 0, float(self._value_limit),
             int(period.max()) if len(period) else 0, self._points, self._weights,
             self._gram_inv, self._sizes, self._n_steps, rogue, rogue_mode, self._rng_state,
@@ -317,7 +323,7 @@ class _ConsensusMixin:
 
     def _exchange_graph(self):
         """``(indptr, indices)`` of the neighbours a node queries (none without consensus)."""
-        if self.consensus_penalty == 0:
+        if self.consensus_penalty_ == 0:
             # Nobody needs its neighbours' values: nothing is exchanged.
             n_nodes = len(self.nodes_)
             return np.zeros(n_nodes + 1, dtype=np.intp), np.zeros(0, dtype=np.intp)
@@ -360,18 +366,23 @@ class _ConsensusMixin:
         value = float(eigsh(L, k=1, which="LA", tol=1e-6, return_eigenvectors=False)[0])
         return min(value * (1 + 1e-6), 2.0 * float(A.sum(axis=1).max()))
 
-    def _kernel_sup(self, X):
-        """``max k(x, x)`` over the samples (and every node's kernel)."""
+    def _kernel_sup(self, X, codes=None):
+        """``max k(x, x)`` over the samples (and every node's kernel; with
+        ``codes``, the node of every sample, each row's own node's)."""
         if self.kernel_ in ("rbf", "laplacian"):
             return 1.0
         sq = np.einsum("ij,ij->i", X, X, dtype=np.float64) if len(X) else np.zeros(1)
         if self.kernel_ == "linear":
             return float(sq.max())
+        if self.kernel_ == "affine":
+            if codes is None or not len(X):
+                return float(self.gamma_.max() * sq.max() + AFFINE_COEF0)
+            return float((self.gamma_[codes] * sq).max() + AFFINE_COEF0)
         if self.kernel_ == "sigmoid":
             return 1.0  # |tanh| <= 1
         return float(np.max(np.abs(self.gamma_.max() * sq + self.coef0) ** self.degree))
 
-    def _resolve_step(self, X, sample_weight):
+    def _resolve_step(self, X, sample_weight, codes=None):
         """The step bound of this fit and the step ``eta0_`` that respects it.
 
         At a point ``x`` seen by every node, one synchronous round maps the
@@ -383,14 +394,14 @@ class _ConsensusMixin:
         it with ``beta`` replaced by 1 for the Lipschitz losses (the classic
         ``1 / L`` step), i.e. ``1 / (alpha + K (s_max + c lambda_max(L)))``.
         """
-        kernel_sup = max(self._kernel_sup(X), getattr(self, "_kernel_sup_seen", 0.0))
+        kernel_sup = max(self._kernel_sup(X, codes), getattr(self, "_kernel_sup_seen", 0.0))
         self._kernel_sup_seen = kernel_sup
         s_max = float(sample_weight.max()) if len(sample_weight) else 1.0
         # (kernel="auto"'s alone fits: the largest weight of all nodes' rows)
         s_max = max(s_max, getattr(self, "_s_max_seen", 0.0))
         if not hasattr(self, "_lambda_max"):
             self._lambda_max = self._laplacian_lambda_max()
-        c = float(self.consensus_penalty)
+        c = float(self.consensus_penalty_)
         beta = _SMOOTHNESS[self._loss_name()]
         curvature = kernel_sup * (beta * s_max + c * self._lambda_max)
         bound = 2.0 / (self.alpha + curvature) if self.alpha + curvature > 0 else np.inf

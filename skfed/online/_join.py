@@ -311,7 +311,7 @@ class _JoinMixin:
             sample_weight = np.ones(X.shape[0])
         sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
         # The step of the grown graph, as the stream below derives it.
-        self._resolve_step(X, sample_weight)
+        self._resolve_step(X, sample_weight, codes)
         try:
             passes = self._join_passes(X, y_encoded, sample_weight, self.gamma_[-len(new_labels):])
         finally:
@@ -501,7 +501,7 @@ class _JoinMixin:
             choices = [int(self.max_epochs)]  # max_epochs passes (see the constant)
         if len(choices) == 1:
             return np.full(len(self._join_values), choices[0], dtype=np.intp)
-        c, alpha = float(self.consensus_penalty), float(self.alpha)
+        c, alpha = float(self.consensus_penalty_), float(self.alpha)
         n_joined = len(self._join_values)
         runs, owner, totals = [], [], []
         new_codes = np.zeros(len(y_new), dtype=np.intp)
@@ -696,7 +696,7 @@ class _JoinMixin:
                     V += a * (self._join_kernel(g)(Z, np.ascontiguousarray(D)) @ W)
             K = kernel(Z, Z)
             W = np.linalg.lstsq(K, V, rcond=None)[0]
-        return _komp_prune(Z, W, K, self.epsilon if self._compress else 0.0,
+        return _komp_prune(Z, W, K, self.epsilon_ if self._compress else 0.0,
                            self._max_size if self._compress else 0, self._compress)
 
     def _join_kernel(self, gamma):

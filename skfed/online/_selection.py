@@ -24,7 +24,7 @@ from sklearn.base import clone
 
 from ..network import payload_bytes
 from ._holdout import arrival_folds, loss_values, node_mean_losses
-from ._validation import _AUTO_LAPLACIAN_FEATURES
+from ._validation import _AUTO_LAPLACIAN_FEATURES, AFFINE_COEF0, _check_gamma
 
 
 def _nonlinear_kernel(n_features):
@@ -93,16 +93,21 @@ class _Alone:
         return values
 
 
-def _candidate_sup(kernel, max_square_norm):
-    """``max k(x, x)`` of a candidate kernel (linear: ``max ||x||^2``)."""
-    return max_square_norm if kernel == "linear" else 1.0
+def _candidate_sup(kernel, max_square_norm, affine_sup):
+    """``max k(x, x)`` of a candidate kernel (linear: ``max ||x||^2``;
+    affine: ``max gamma_i ||x||^2 + 1`` over every node's rows)."""
+    if kernel == "linear":
+        return max_square_norm
+    if kernel == "affine":
+        return affine_sup
+    return 1.0
 
 
 class _KernelSelectionMixin:
     """``kernel="auto"``: fit the candidates alone, choose by held-out loss."""
 
     def _kernel_candidates(self, n_features):
-        return [_nonlinear_kernel(n_features), "linear"]
+        return [_nonlinear_kernel(n_features), "linear", "affine"]
 
     def _select_kernel(self, X, codes, sample_weight, y_encoded, epochs, shuffle,
                        combine=None):
@@ -136,13 +141,28 @@ class _KernelSelectionMixin:
                 else y_encoded[train].astype(np.intp)
             stats[4 + np.unique(index)] = 1.0
         stats = combine.max(stats)
+        # Every node's affine gamma from its own training rows (0 where it
+        # has none here: in MPI, the nodes of the other ranks), so the alone
+        # fits' step reads every node's.
+        affine_gamma = np.zeros(n_nodes)
+        if train.any():
+            has_rows = np.bincount(codes[train], minlength=n_nodes) > 0
+            affine_gamma[has_rows] = _check_gamma(self.gamma, self.nodes_, X[train],
+                                                  codes[train], "affine")[has_rows]
+        affine_gamma = combine.max(affine_gamma)
+        affine_sup = np.zeros(1)
+        if train.any():
+            sq = np.einsum("ij,ij->i", X[train], X[train], dtype=np.float64)
+            affine_sup[0] = (affine_gamma[codes[train]] * sq).max() + AFFINE_COEF0
+        affine_sup = float(combine.max(affine_sup)[0])
         losses = np.full((len(candidates), n_nodes), np.nan)
         # Every class keeps a training row (else the candidates' outputs
         # would not line up with the classes).
         if stats[3] and np.all(stats[4:] > 0):
             for k, kernel in enumerate(candidates):
                 alone = self._fit_alone(kernel, X[train], y_encoded[train], codes[train],
-                                        sample_weight[train], epochs, shuffle, stats)
+                                        sample_weight[train], epochs, shuffle, stats,
+                                        affine_gamma, affine_sup)
                 F = np.zeros((int(held.sum()), self._n_outputs))
                 held_codes = codes[held]
                 for node in np.unique(held_codes):
@@ -166,7 +186,8 @@ class _KernelSelectionMixin:
         }
         return candidates[choice]
 
-    def _fit_alone(self, kernel, X, y_encoded, codes, sample_weight, epochs, shuffle, stats):
+    def _fit_alone(self, kernel, X, y_encoded, codes, sample_weight, epochs, shuffle, stats,
+                   affine_gamma, affine_sup):
         """A fit of ``kernel`` with no consensus on these rows (every node
         alone, no message): the fit ``fit`` would make with
         ``consensus_penalty=0`` and ``random_state`` the first node seed, its
@@ -183,7 +204,9 @@ class _KernelSelectionMixin:
         if hasattr(self, "loss_threshold_"):
             alone.loss_threshold_ = self.loss_threshold_
         alone._setup(X, codes, self._compress)
-        alone._kernel_sup_seen = _candidate_sup(kernel, float(stats[0]))
+        if kernel == "affine":
+            alone.gamma_ = np.where(affine_gamma > 0, affine_gamma, alone.gamma_)
+        alone._kernel_sup_seen = _candidate_sup(kernel, float(stats[0]), affine_sup)
         alone._s_max_seen = float(stats[1])
         alone._target_scale = float(stats[2]) if self._is_regressor() else 1.0
         queues = alone._make_queues(codes, epochs, shuffle)

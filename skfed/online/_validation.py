@@ -48,6 +48,9 @@ _ROGUE = {
 # digits, 64; breast cancer, 30; wine, 13) and lower on the 2-feature Gaussian
 # mixtures, whose classes are isotropic Gaussians (see the user guide).
 _AUTO_LAPLACIAN_FEATURES = 10
+# The affine kernel gamma x . x' + AFFINE_COEF0: the linear kernel with an
+# intercept, whose weight in the kernel is that of a median |gamma x . x'|.
+AFFINE_COEF0 = 1.0
 # gamma="median" reads at most this many (evenly spaced) samples of a node.
 _MEDIAN_ROWS = 1000
 

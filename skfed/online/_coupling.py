@@ -1,0 +1,217 @@
+"""``consensus_penalty="auto"``: how strongly to couple, chosen by validation.
+
+No single coupling suits every federation: a weak one (``c = 0.1`` over a
+ring) keeps every node close to its own data, which wins where the nodes
+differ (clustered rules, personal targets); a strong one (``c = 1`` over a
+faster-mixing random regular graph, :func:`skfed._topology.random_regular_degree`)
+pulls the nodes towards one pooled function, which wins where they share
+one rule.  ``"auto"`` fits both on every node's training rows and keeps the
+one of smaller held-out error:
+
+* every node holds out every 4th of its samples in arrival order (the
+  samples of ``kernel="auto"``, :mod:`._holdout`);
+* both candidates are fitted, with their consensus and their messages
+  (counted), on the other samples, with the kernel already chosen;
+* every node scores both on its held-out samples: the error rate
+  (classification; weighted by ``sample_weight``) or the loss the
+  regressor minimizes; the reports are summed up a spanning tree of the
+  weak candidate's graph (``n_candidates + 1`` float64 values up, one
+  int32 back down, counted in a round of its own) and every node keeps
+  the candidate of least mean error (the weak one on a tie);
+* the fit then runs on all samples with the chosen coupling (and graph).
+
+The strong candidate's KOMP budget is ``epsilon`` times ``c_weak /
+c_strong``: its steps are that much smaller, and at the weak candidate's
+budget they would be pruned away.  With an explicit ``network.topology``
+both candidates use it and only ``c`` and the budget differ.
+
+The rounds of such a fit: the robust loss's scale and the ``kernel="auto"``
+sum (one round over the weak graph's spanning tree, when either runs), each
+candidate fit (one round: the sum of its messages), the selection's sum;
+``consensus_error_curve_`` is NaN in all of them.
+"""
+
+import numpy as np
+from sklearn.base import clone
+
+from .._core._comm import CommCounter
+from .._topology import _topology_csr, random_regular_degree
+from ..network import CommunicationLog, SimulatedNetwork, resolve_network
+from ._holdout import loss_values, node_mean_losses
+from ._robust import count_scale_messages
+from ._selection import count_selection_messages, holdout_mask, tree_parents
+
+__all__ = ["WEAK_COUPLING", "STRONG_COUPLING"]
+
+# The two couplings of consensus_penalty="auto" (measured on the held-out
+# families, doc/user_guide/online.rst).
+WEAK_COUPLING = 0.1
+STRONG_COUPLING = 1.0
+# Stream of the strong candidate's graph (beside the network seed's).
+_GRAPH_STREAM = 1
+
+
+def _collapsed(log):
+    """``log`` as one round (its bytes and messages summed)."""
+    return CommunicationLog(
+        log.pair_bytes_sparse, log.pair_messages_sparse,
+        [int(log.bytes_per_round.sum())], [int(log.messages_per_round.sum())],
+        node_labels=log.node_labels, has_server=log.has_server,
+        header_bytes=log.header_bytes,
+    )
+
+
+class _CouplingSelectionMixin:
+    """``consensus_penalty="auto"``: fit a weak and a strong coupling on
+    every node's training rows, keep the one of least held-out error."""
+
+    def _initial_coupling(self):
+        """``(consensus_penalty_, epsilon_)`` before any selection."""
+        if self.consensus_penalty == "auto":
+            return WEAK_COUPLING, float(self.epsilon)
+        return float(self.consensus_penalty), float(self.epsilon)
+
+    def _coupling_candidates(self, n_nodes):
+        """``[(label, c, epsilon, topology, topology_params)]``; topology
+        ``None``: the estimator's own (the default ring)."""
+        network = resolve_network(self.network)
+        eps = float(self.epsilon)
+        strong_eps = eps * WEAK_COUPLING / STRONG_COUPLING
+        if network.topology is None and n_nodes > 3:
+            # Drawn from the estimator's random_state (not the network's,
+            # which draws the faults), so a fault-free network fits as None.
+            graph = _topology_csr(
+                "random_regular", n_nodes, {"degree": random_regular_degree(n_nodes)},
+                random_state=np.random.RandomState([self._network_seed, _GRAPH_STREAM]))
+            strong_graph = (graph, None)
+        else:
+            strong_graph = (None, None)
+        return [("weak", WEAK_COUPLING, eps, None, None),
+                ("strong", STRONG_COUPLING, strong_eps, *strong_graph)]
+
+    def _fit_coupled(self, c, eps, topology, topology_params, X, y_encoded, codes,
+                     sample_weight, epochs, shuffle):
+        """A fit with coupling ``c`` and budget ``eps`` on these rows (the
+        kernel already chosen; ``random_state`` the first node seed)."""
+        network = resolve_network(self.network)
+        if topology is not None:
+            network = clone(network).set_params(topology=topology,
+                                                topology_params=topology_params)
+        cand = clone(self).set_params(
+            kernel=self.kernel_, consensus_penalty=c, epsilon=eps, network=network,
+            group_column=None, random_state=int(self._node_seeds[0]), max_epochs=epochs,
+        )
+        cand.nodes_ = self.nodes_
+        cand._dtype = self._dtype
+        cand._n_outputs = self._n_outputs
+        if hasattr(self, "classes_"):
+            cand.classes_ = self.classes_
+        if hasattr(self, "loss_threshold_"):
+            cand.loss_threshold_ = self.loss_threshold_
+        cand._setup(X, codes, self._compress)
+        cand.gamma_ = self.gamma_
+        cand._kernel_sup_seen = self._kernel_sup_seen
+        cand._s_max_seen = self._s_max_seen
+        cand._target_scale = self._target_scale
+        queues = cand._make_queues(codes, epochs, shuffle)
+        cand._run(X, y_encoded, sample_weight, queues, epochs)
+        return cand
+
+    def _held_out_errors(self, cand, X, y_encoded, codes, sample_weight):
+        """Every node's mean held-out error of a candidate (NaN: no row)."""
+        n_nodes = len(self.nodes_)
+        F = np.zeros((len(y_encoded), self._n_outputs))
+        for node in np.unique(codes):
+            rows = np.flatnonzero(codes == node)
+            F[rows] = cand._node_function(int(node), X[rows])
+        if self._is_regressor():
+            values = loss_values(self._loss_name(), F, y_encoded, self._loss_threshold())
+        elif self._n_outputs == 1:
+            values = ((F[:, 0] > 0) != (y_encoded > 0)).astype(np.float64)
+        else:
+            values = (np.argmax(F, axis=1) != y_encoded.astype(np.intp)).astype(np.float64)
+        return node_mean_losses(values, codes, n_nodes, sample_weight)
+
+    def _tree_counter(self):
+        """A counter for one round over the spanning trees."""
+        return CommCounter(len(self.nodes_), server=False,
+                           header_bytes=resolve_network(self.network).header_bytes)
+
+    def _select_coupling(self, X, codes, sample_weight, y_encoded, epochs, shuffle):
+        """Choose ``consensus_penalty_``, ``epsilon_`` and the graph; fills
+        ``consensus_selection_`` and the selection's log (prepended to the
+        fit's).  Returns nothing; a federation where no node can hold out
+        a sample, or whose training rows miss a class, keeps the weak
+        coupling (``consensus_selection_`` says so)."""
+        n_nodes = len(self.nodes_)
+        candidates = self._coupling_candidates(n_nodes)
+        held = holdout_mask(codes, n_nodes)
+        train = ~held
+        # The step and the divergence guard of the candidates read every row.
+        self._kernel_sup_seen = self._kernel_sup(X, codes)
+        self._s_max_seen = float(sample_weight.max()) if len(sample_weight) else 1.0
+        covered = True
+        if not self._is_regressor():
+            index = ((y_encoded[train] > 0).astype(np.intp) if self._n_outputs == 1
+                     else y_encoded[train].astype(np.intp))
+            covered = len(np.unique(index)) == len(self.classes_)
+        labels = [label for label, *_ in candidates]
+        errors = np.full((len(candidates), n_nodes), np.nan)
+        mean = np.full(len(candidates), np.nan)
+        choice = 0
+        logs, weak_adjacency, strong_adjacency = [], None, None
+        if held.any() and covered:
+            for k, (_, c, eps, topology, params) in enumerate(candidates):
+                cand = self._fit_coupled(c, eps, topology, params, X[train], y_encoded[train],
+                                         codes[train], sample_weight[train], epochs, shuffle)
+                errors[k] = self._held_out_errors(cand, X[held], y_encoded[held], codes[held],
+                                                  sample_weight[held])
+                logs.append(_collapsed(cand.communication_))
+                if k == 0:
+                    weak_adjacency = cand.adjacency_
+                else:
+                    strong_adjacency = cand.adjacency_
+            # The rounds before the candidates ran, now that their graph is
+            # known: a robust loss's scale and kernel="auto"'s sum, over a
+            # spanning tree of the weak graph (as the fit counts them).
+            n_kernels = self.__dict__.pop("_pending_selection", 0)
+            if self.__dict__.pop("_pending_scale", False) or n_kernels:
+                counter = self._tree_counter()
+                parents = tree_parents(weak_adjacency)
+                if self._loss_threshold() is not None:
+                    count_scale_messages(counter, parents)
+                if n_kernels:
+                    count_selection_messages(counter, parents, n_kernels)
+                counter.next_round()
+                logs.insert(0, CommunicationLog.from_counter(counter, node_labels=self.nodes_))
+            reporting = ~np.isnan(errors[0])
+            mean = errors[:, reporting].mean(axis=1)
+            choice = int(np.argmin(mean))  # ties: the weak coupling (first)
+            # The reports summed up a spanning tree of the weak graph, the
+            # choice sent back down: one round of its own.
+            counter = self._tree_counter()
+            count_selection_messages(counter, tree_parents(weak_adjacency), len(candidates))
+            counter.next_round()
+            logs.append(CommunicationLog.from_counter(counter, node_labels=self.nodes_))
+        label, c, eps, topology, _ = candidates[choice]
+        self.consensus_penalty_, self.epsilon_ = c, eps
+        # The chosen graph, when it is not the estimator's own.
+        self._coupling_adjacency = strong_adjacency if (choice == 1 and topology is not None) else None
+        self.consensus_selection_ = {
+            "candidates": labels,
+            "consensus_penalty": [cand[1] for cand in candidates],
+            "epsilon": [cand[2] for cand in candidates],
+            "topology": ["default" if cand[3] is None else "random_regular"
+                         for cand in candidates],
+            "mean_validation_error": mean,
+            "node_validation_error": errors,
+            "choice": label,
+        }
+        if logs:
+            log = logs[0]
+            for later in logs[1:]:
+                log = log.combine(later)
+            self._log = log
+            self.communication_ = log
+            self._consensus_curve = np.full(len(logs), np.nan)
+            self._order_curve = np.zeros((len(logs), n_nodes), dtype=np.intp)
