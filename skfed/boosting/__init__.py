@@ -26,7 +26,9 @@ from ._stumps import (
     feature_relevance,
     make_stump_predictors,
     make_stumps,
+    node_ballots,
     node_votes,
+    significant_features,
     stump_predictions,
     vote_threshold,
 )
@@ -53,6 +55,8 @@ __all__ = [
     "make_stump_predictors",
     "feature_relevance",
     "node_votes",
+    "node_ballots",
+    "significant_features",
     "vote_threshold",
     "Stump",
     "fw_score_sensitivity",
