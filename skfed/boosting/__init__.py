@@ -23,6 +23,7 @@ from ._agreement import fw_message_bytes
 from ._private import fw_score_sensitivity
 from ._stumps import (
     Stump,
+    binomial_threshold,
     feature_relevance,
     make_stump_predictors,
     make_stumps,
@@ -57,6 +58,7 @@ __all__ = [
     "node_votes",
     "node_ballots",
     "significant_features",
+    "binomial_threshold",
     "vote_threshold",
     "Stump",
     "fw_score_sensitivity",

@@ -297,7 +297,16 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         spanning tree of the topology and a feature is kept when its count
         exceeds what chance gives with probability ``0.05 / n_varying``
         (:func:`vote_threshold`; under the null, every node votes for a
-        given feature with probability ``q / n_varying``).  When no feature
+        given feature with probability ``q / n_varying``).  The ranking
+        keeps only the few strongest features when many carry signal, so
+        every node with two classes or more and more samples than classes
+        also votes for each feature whose correlation ratio is significant
+        at the node (:func:`significant_features`: an F test at level
+        0.05), and a feature is also kept when that count exceeds what
+        chance gives with probability ``0.05 / n_varying``
+        (:func:`binomial_threshold`, Binomial(nodes tested, 0.05); on HAR
+        walking runs 0-9 it keeps 379-403 features instead of 1-7, 99.41 %
+        instead of 98.42 %).  When no feature
         stands out (all are alike, or ``q >= n_varying``: with 3 or fewer
         varying features), every varying feature keeps its stumps.  A
         selected feature takes at most as many stumps as there are distinct
@@ -305,10 +314,10 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         distinct splits exist; a duplicated sample, like one of weight 2,
         counts once, and one of weight 0 not at all); the stumps it cannot take
         go evenly to the other varying features (``max_per_feature`` of
-        :func:`make_stumps`: on HAR walking, 21 nodes single out 4 to 6 of
-        561 features for 1,122 stumps).  A node's message up the tree is
+        :func:`make_stumps`).  A node's message up the tree is
         its subtree's numbers of voters and samples and its non-zero counts
-        (an int32 and a feature index each); the selection comes back down
+        of the two ballots and of the nodes tested (an int32 and an index
+        each, over ``2 n_features + 1`` counts); the selection comes back down
         as a bit per feature.  ``None``: every varying feature.  Ignored when
         ``base_predictors`` is given (the private mode, which needs them on
         a public range, makes no data-dependent choice of stumps).
