@@ -518,7 +518,9 @@ class CollaborationGraphLearner(DocLinkMixin, BaseEstimator):
     each step, the waking node and its sampled peers each keep at most
     ``max_neighbors`` non-zero weights, setting to zero those toward the
     neighbours whose models are the most different from their own (a node
-    holds its neighbours' models, so it knows these distances).  This bounds
+    holds its neighbours' models, so it knows these distances), except a
+    link that is the neighbour's last one: the node keeps it and stays over
+    the cap, so that no cap leaves a node alone.  This bounds
     the memory and the per-update messages of every node and keeps the graph
     sparse when models become alike; it is a heuristic (a projection onto a
     non-convex set), so h may then increase.
@@ -549,7 +551,8 @@ class CollaborationGraphLearner(DocLinkMixin, BaseEstimator):
         or fewer it samples every other node without a word.
     max_neighbors : int, default=None
         Most non-zero weights a node keeps (Remark 2): the weights toward
-        the most different models are kept at zero.  ``None``: no cap.
+        the most different models are kept at zero, except a neighbour's
+        last link (the node then keeps more).  ``None``: no cap.
     sparsify_graph : {"connected", None}, default="connected"
         Post-processing of the learned graph: ``"connected"`` keeps only the
         weights at or above the largest threshold at which the graph keeps

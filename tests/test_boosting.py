@@ -626,12 +626,8 @@ def test_learned_graph_is_sparsified_to_connected(Estimator):
     assert kept.n_bytes_sent_ < full.n_bytes_sent_
 
 
-@pytest.mark.parametrize("Estimator", [
-    pytest.param(DecentralizedBoostingClassifier, marks=pytest.mark.xfail(
-        strict=True, reason="issue 33, open: with peer scores of weight 3 node 30 of this "
-        "instance loses its last link to its neighbours' caps (Remark 2) in a re-learning; "
-        "sparing a neighbour's last link in the cap cost HAR walking 1.2 points")),
-    PersonalizedLinearClassifier])
+@pytest.mark.parametrize("Estimator", [DecentralizedBoostingClassifier,
+                                       PersonalizedLinearClassifier])
 def test_learned_graph_leaves_no_node_alone(Estimator):
     """The documented effect of the log barrier and of the sparsification: at
     the defaults every node of the learned graph keeps a neighbour, with or
@@ -816,9 +812,12 @@ def _vote_problem(seed=0, K=40, n_noise=10):
 def test_feature_vote_against_numpy():
     """The vote of feature_selection="vote", recomputed in NumPy: each node's
     correlation ratios, its q best varying features (ties by the same random
-    keys), the binomial threshold, the selection and the bytes of the vote
-    up and down the aggregation tree."""
+    keys), its significance ballot (F test of each correlation ratio), the
+    two binomial thresholds, the selection and the bytes of the vote up and
+    down the aggregation tree."""
     import math
+
+    from scipy.special import betainc
 
     from skfed._base import node_seeds
 
@@ -860,28 +859,44 @@ def test_feature_vote_against_numpy():
     one_class = [k for k in range(K) if len(np.unique(y[groups == k])) == 1
                  and sizes[k] >= median]
     assert one_class and not ballots[one_class].any()  # they abstain
-    np.testing.assert_array_equal(clf.feature_votes_, votes)
-    # Threshold: least v with P(Binomial(n_voters, q / d) >= v) <= 0.05 / d.
-    n, p = int(ballots.any(axis=1).sum()), q / d
+    # Significance ballots: every node with two classes and more samples
+    # than classes votes for the features whose F statistic has a p-value
+    # below 0.05; P(F(1, n - 2) >= F) = I_{(n-2)/(n-2+F)}((n - 2) / 2, 1 / 2).
+    tested = np.array([len(np.unique(y[groups == k])) == 2 and sizes[k] > 2
+                       for k in range(K)])
+    significant = np.zeros((K, d), dtype=bool)
+    for k in np.flatnonzero(tested):
+        m2 = sizes[k] - 2
+        F = eta2[k] / np.maximum(1 - eta2[k], 1e-300) * m2
+        p_value = betainc(m2 / 2, 0.5, m2 / (m2 + F))
+        significant[k] = (p_value < 0.05) & (eta2[k] > 0)
+    np.testing.assert_array_equal(clf.feature_votes_, [votes, significant.sum(axis=0)])
 
-    def tail(v):
-        return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(v, n + 1))
+    # Thresholds: least v with P(Binomial(n, p) >= v) <= 0.05 / d, for the
+    # n voters at p = q / d and the n nodes tested at p = 0.05.
+    def threshold_of(n, p):
+        def tail(v):
+            return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(v, n + 1))
+        return next(v for v in range(n + 2) if tail(v) <= 0.05 / d)
 
-    threshold = next(v for v in range(n + 2) if tail(v) <= 0.05 / d)
-    assert clf.vote_threshold_ == threshold
-    selected = votes >= threshold
+    thresholds = [threshold_of(int(ballots.any(axis=1).sum()), q / d),
+                  threshold_of(int(tested.sum()), 0.05)]
+    np.testing.assert_array_equal(clf.vote_threshold_, thresholds)
+    selected = (votes >= thresholds[0]) | (significant.sum(axis=0) >= thresholds[1])
     np.testing.assert_array_equal(clf.selected_features_, selected)
     assert selected[:2].all() and not selected[2:].any()
     assert set(clf.stump_features_.tolist()) == {0, 1}
     # Bytes: ranges and votes up and down the heap tree (parent of k: (k - 1) // 2).
     parent = (np.arange(K) - 1) // 2
-    subtree = ballots.copy()
+    # Per node 2 d + 1 counts: ranking votes, significance votes, tested.
+    subtree = np.hstack([ballots, significant, tested[:, None]])
     for k in range(K - 1, 0, -1):
         subtree[parent[k]] |= subtree[k]
-    bits = index_bits(d)
-    down = (min(d, int(selected.sum()) * bits) + 7) // 8
+    width = 2 * d + 1
+    bits = index_bits(width)
+    down = (min(d, int(selected.sum()) * index_bits(d)) + 7) // 8
     # Up: the subtree's voters and samples, then its non-zero counts.
-    vote_bytes = sum(16 + min(4 * (2 + d), 4 * (2 + m) + (m * bits + 7) // 8) + 16 + down
+    vote_bytes = sum(16 + min(4 * (2 + width), 4 * (2 + m) + (m * bits + 7) // 8) + 16 + down
                      for m in subtree[1:].sum(axis=1))
     range_bytes = 2 * (K - 1) * (16 + 2 * d * 8)
     # The median of the sizes: each subtree's distinct sizes up (two int32
@@ -948,7 +963,7 @@ def test_feature_vote_keeps_every_feature_when_none_stands_out():
     y = rng.randint(0, 2, size=groups.size)  # labels unrelated to every feature
     clf = DecentralizedBoostingClassifier(27, graph=np.zeros((K, K)), mu=0.0, max_iter=1,
                                           random_state=0).fit(X, y, groups=groups)
-    assert clf.feature_votes_.max() < clf.vote_threshold_
+    assert np.all(clf.feature_votes_.max(axis=1) < clf.vote_threshold_)
     assert clf.selected_features_.all()
     np.testing.assert_array_equal(np.bincount(clf.stump_features_), np.full(9, 3))
     with pytest.raises(ValueError, match="feature_selection"):
@@ -956,13 +971,14 @@ def test_feature_vote_keeps_every_feature_when_none_stands_out():
 
 
 def _vote_data(n_nodes=6, n_per=30, d=10, seed=0):
-    """Related linear tasks on few samples, where the vote singles out one
-    feature and its stump cap (the distinct samples) binds."""
+    """Related tasks on few samples that follow feature 2 alone, where the
+    vote singles out one feature and its stump cap (the distinct samples)
+    binds."""
     rng = np.random.RandomState(seed)
     w0 = rng.randn(d)
     groups = np.repeat(np.arange(n_nodes), n_per)
     X = rng.randn(n_nodes * n_per, d)
-    W = w0 + 0.3 * rng.randn(n_nodes, d)
+    W = (w0 + 0.3 * rng.randn(n_nodes, d)) * (np.arange(d) == 2)
     y = ((X * W[groups]).sum(axis=1) + 0.3 * rng.randn(len(groups)) > 0).astype(int)
     return X, y, groups
 

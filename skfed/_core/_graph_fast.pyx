@@ -30,7 +30,9 @@
 # the waking node and each of its sampled peers keep at most
 # ``max_neighbors`` non-zero weights; a node with more sets to zero its
 # weights toward the neighbours whose models are the most different from
-# its own (largest z; ties: the largest node index goes first).  A node
+# its own (largest z; ties: the largest node index goes first), except a
+# link that is the neighbour's last one: it is kept, and the node stays
+# over the cap by as many such links (no node is left alone).  A node
 # holds copies of its neighbours' models for its model updates, so it
 # knows these distances; each dropped edge costs one 8-byte message telling
 # the neighbour.  The change of h of every drop is added exactly.  The cap
@@ -396,8 +398,10 @@ cdef intp_t _cap_neighbours(
 
     Every stored link is a non-zero weight, so k is over the cap when
     ``n_slots[k] > cap``.  Closest: smallest ``z_km``, or with peer scores
-    (``sc.cost`` not NULL) smallest ``(mu / 2) z_km + e_km + e_mk``.
-    ``nbuf`` holds neighbour ids (slots move as links are removed).
+    (``sc.cost`` not NULL) smallest ``(mu / 2) z_km + e_km + e_mk``.  A
+    link that is the neighbour's last one is never dropped: k then keeps
+    more than ``cap`` links.  ``nbuf`` holds neighbour ids (slots move as
+    links are removed).
     """
     cdef intp_t m, r, p, q, best, count = 0, n_dropped = 0, start = k * R
     cdef double z, w_km, a, e, dk_old, dm_old, dk_new, dm_new
@@ -418,10 +422,17 @@ cdef intp_t _cap_neighbours(
         nbuf[count] = m
         count += 1
     while count > cap:
-        best = 0
-        for r in range(1, count):
-            if zbuf[r] > zbuf[best] or (zbuf[r] == zbuf[best] and nbuf[r] > nbuf[best]):
+        # The most different neighbour for which this link is not its last
+        # one; when every remaining link is some neighbour's last, k keeps
+        # them and stays over the cap (no node is left alone by a cap).
+        best = -1
+        for r in range(count):
+            if n_slots[nbuf[r]] > 1 and (
+                    best < 0 or zbuf[r] > zbuf[best]
+                    or (zbuf[r] == zbuf[best] and nbuf[r] > nbuf[best])):
                 best = r
+        if best < 0:
+            break
         m = nbuf[best]
         p = _find(nbr, n_slots, R, k, m)
         q = _find(nbr, n_slots, R, m, k)

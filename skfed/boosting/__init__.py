@@ -23,10 +23,13 @@ from ._agreement import fw_message_bytes
 from ._private import fw_score_sensitivity
 from ._stumps import (
     Stump,
+    binomial_threshold,
     feature_relevance,
     make_stump_predictors,
     make_stumps,
+    node_ballots,
     node_votes,
+    significant_features,
     stump_predictions,
     vote_threshold,
 )
@@ -53,6 +56,9 @@ __all__ = [
     "make_stump_predictors",
     "feature_relevance",
     "node_votes",
+    "node_ballots",
+    "significant_features",
+    "binomial_threshold",
     "vote_threshold",
     "Stump",
     "fw_score_sensitivity",

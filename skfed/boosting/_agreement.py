@@ -11,7 +11,7 @@ from scipy import sparse
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from ..network import index_bits, payload_bytes
-from ._stumps import _VOTE_LEVEL, vote_threshold
+from ._stumps import _NODE_LEVEL, _VOTE_LEVEL, binomial_threshold, vote_threshold
 
 def fw_message_bytes(n_base, n_problems=1):
     """Payload of one Frank-Wolfe update message: per problem, the coordinate
@@ -118,11 +118,31 @@ def _subtree_union(flags, parent, order):
 
 
 def _count_votes(ballots, varying, n_votes):
-    """``(selected, votes, threshold)`` of the vote; every varying feature if none is."""
-    voters = int(ballots.any(axis=1).sum())
-    votes = ballots.sum(axis=0).astype(np.int64)
-    threshold = vote_threshold(voters, n_votes, int(varying.sum()), level=_VOTE_LEVEL)
+    """``(selected, votes, threshold)`` of the vote; every varying feature if none is.
+
+    ``ballots``: every node's ranking ballot (``n_features`` columns,
+    :func:`node_votes`), or both its ballots (``2 n_features + 1`` columns,
+    :func:`node_ballots`).  A feature is selected when its ranking count
+    reaches :func:`vote_threshold` or, with both ballots, when its
+    significance count reaches :func:`binomial_threshold` for the nodes
+    that took part at the nodes' level ``_NODE_LEVEL``; ``votes`` then
+    holds both counts (shape ``(2, n_features)``) and ``threshold`` both
+    thresholds.
+    """
+    d = varying.shape[0]
+    n_varying = int(varying.sum())
+    ranked = ballots[:, :d]
+    voters = int(ranked.any(axis=1).sum())
+    votes = ranked.sum(axis=0).astype(np.int64)
+    threshold = vote_threshold(voters, n_votes, n_varying, level=_VOTE_LEVEL)
     selected = (votes >= threshold) & varying
+    if ballots.shape[1] == 2 * d + 1:
+        significant = ballots[:, d:2 * d].sum(axis=0).astype(np.int64)
+        n_tested = int(ballots[:, 2 * d].sum())
+        second = binomial_threshold(n_tested, _NODE_LEVEL, n_varying, level=_VOTE_LEVEL)
+        selected |= (significant >= second) & varying & (n_tested > 0)
+        votes = np.vstack([votes, significant])
+        threshold = np.array([threshold, second], dtype=np.int64)
     if not selected.any():
         selected = varying.copy()
     return selected, votes, threshold
@@ -133,7 +153,9 @@ def _vote_messages(simulation, ballots, selected, nodes=None):
 
     A node sends its parent the numbers of voters and of training samples
     of its subtree and the subtree's non-zero counts (an int32 and a ``ceil(log2 n_features)``-bit
-    index each, or all ``n_features`` counts when that is smaller); the
+    index each, or all the counts when that is smaller: ``n_features`` of the
+    ranking ballots, ``2 n_features + 1`` with the significance ballots and
+    the number of nodes that held the test, :func:`node_ballots`); the
     parent sends the selection back (a bit per feature, or the selected
     indices when that is smaller).  Only the messages sent by ``nodes`` are
     counted (all by default); returns the bytes of all the messages.
@@ -145,7 +167,8 @@ def _vote_messages(simulation, ballots, selected, nodes=None):
     n_counted = _subtree_union(ballots, parent, order).sum(axis=1)
     bits = index_bits(d)
     dense = payload_bytes(n_int32=2 + d)
-    down = payload_bytes(n_bits=min(d, int(selected.sum()) * bits))
+    n_features = selected.shape[0]
+    down = payload_bytes(n_bits=min(n_features, int(selected.sum()) * index_bits(n_features)))
     up = [min(dense, payload_bytes(n_int32=2 + m, n_bits=m * bits)) for m in n_counted.tolist()]
     return _tree_round_trip(simulation, up, down, nodes=nodes, tree=(parent, order))
 

@@ -15,6 +15,9 @@ import numpy as np
 _N_BINS = 256
 # Expected number of features the feature vote selects by chance.
 _VOTE_LEVEL = 0.05
+# Level of a node's own test of a feature's relevance (the significance
+# ballot of :func:`node_ballots`).
+_NODE_LEVEL = 0.05
 
 
 # ------------------------------------------------------------------ stumps
@@ -271,6 +274,84 @@ def node_votes(relevance, candidates, n_votes, tie_key, voters=None):
     return votes
 
 
+def significant_features(relevance, y, offsets, candidates, sample_weight=None,
+                         level=_NODE_LEVEL):
+    """Each node's significance ballot: the features whose relevance is significant there.
+
+    Node k (``n_k`` its total sample weight, so that a weight of 2 counts
+    as a duplicated sample; ``C_k`` classes among its samples of positive
+    weight) tests every candidate feature j with the one-way analysis of
+    variance's F statistic of its correlation ratio ``eta2 =
+    relevance[k, j]`` (:func:`feature_relevance`)::
+
+        F = (eta2 / (C_k - 1)) / ((1 - eta2) / (n_k - C_k)),
+
+    and votes for it when ``P(F(C_k - 1, n_k - C_k) >= F) < level`` (exact
+    for normal features, approximate otherwise).  A node with one class, or
+    with no more samples than classes, takes no part.
+
+    Returns
+    -------
+    votes : ndarray of shape (n_nodes, n_features), dtype=bool
+    takes_part : ndarray of shape (n_nodes,), dtype=bool
+        The nodes that held the test (under the null, each votes for a
+        given feature with probability ``level``, whether or not it votes
+        for any).
+    """
+    from scipy.stats import f as f_distribution
+
+    relevance = np.asarray(relevance, dtype=np.float64)
+    offsets = np.asarray(offsets, dtype=np.intp)
+    y = np.asarray(y)
+    weight = (np.ones(y.shape[0]) if sample_weight is None
+              else np.asarray(sample_weight, dtype=np.float64))
+    positive = weight > 0
+    K = offsets.shape[0] - 1
+    n = np.add.reduceat(np.where(positive, weight, 0.0), offsets[:-1]) if K else np.zeros(0)
+    n_classes = np.array([np.unique(y[a:b][positive[a:b]]).size
+                          for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())],
+                         dtype=np.int64)
+    takes_part = (n_classes > 1) & (n > n_classes)
+    df1 = np.maximum(n_classes - 1, 1).astype(np.float64)[:, None]
+    df2 = np.maximum(n - n_classes, 1).astype(np.float64)[:, None]
+    F = (relevance / df1) / np.maximum(1.0 - relevance, 1e-300) * df2
+    votes = f_distribution.sf(F, df1, df2) < level
+    votes &= takes_part[:, None] & np.asarray(candidates, dtype=bool)[None, :] & (relevance > 0)
+    return votes, takes_part
+
+
+def node_ballots(relevance, y, offsets, candidates, n_votes, tie_key, voters=None,
+                 sample_weight=None):
+    """Every node's two ballots of the feature vote, as one boolean row.
+
+    Columns ``0 .. d - 1``: its ranking ballot (:func:`node_votes`, the
+    ``n_votes`` most relevant candidates, ``voters`` only); columns ``d ..
+    2 d - 1``: its significance ballot (:func:`significant_features`);
+    column ``2 d``: whether it took part in the significance test.  The
+    counts of the columns, summed up the aggregation tree, are all the root
+    needs (:func:`count_ballots`).
+
+    Returns
+    -------
+    ballots : ndarray of shape (n_nodes, 2 n_features + 1), dtype=bool
+    """
+    ranked = node_votes(relevance, candidates, n_votes, tie_key, voters)
+    significant, takes_part = significant_features(relevance, y, offsets, candidates,
+                                                   sample_weight)
+    return np.hstack([ranked, significant, takes_part[:, None]])
+
+
+def binomial_threshold(n_voters, p, n_candidates, level=_VOTE_LEVEL):
+    """Least count ``v`` with ``P(Binomial(n_voters, p) >= v) <= level / n_candidates``."""
+    from scipy.stats import binom
+
+    n_voters, n_candidates = int(n_voters), int(n_candidates)
+    v = np.arange(n_voters + 2)
+    # P(count >= v); 0 at v = n_voters + 1, so some v always qualifies.
+    tail = binom.sf(v - 1, n_voters, min(1.0, float(p)))
+    return int(v[np.argmax(tail <= level / max(n_candidates, 1))])
+
+
 def vote_threshold(n_voters, n_votes, n_candidates, level=0.05):
     """Least number of votes that singles a feature out of ``n_candidates``.
 
@@ -283,14 +364,8 @@ def vote_threshold(n_voters, n_votes, n_candidates, level=0.05):
     (Bonferroni).  Relevant features only take votes from the others, which
     keeps the test conservative.
     """
-    from scipy.stats import binom
-
-    n_voters, n_candidates = int(n_voters), int(n_candidates)
-    p = min(1.0, n_votes / max(n_candidates, 1))
-    v = np.arange(n_voters + 2)
-    # P(count >= v); 0 at v = n_voters + 1, so some v always qualifies.
-    tail = binom.sf(v - 1, n_voters, p)
-    return int(v[np.argmax(tail <= level / max(n_candidates, 1))])
+    return binomial_threshold(n_voters, n_votes / max(int(n_candidates), 1), n_candidates,
+                              level)
 
 
 class Stump:

@@ -21,7 +21,7 @@ from ..boosting import (
     feature_relevance,
     fw_message_bytes,
     make_stumps,
-    node_votes,
+    node_ballots,
 )
 from ..boosting._agreement import _size_median_messages
 from ..boosting._dada import _node_sizes
@@ -162,14 +162,15 @@ def fit_dada(est, peer, block, validate, random_state):
         if n_varying > 1 and q < n_varying:
             # Every rank ranks its own nodes' features (same tie keys on every rank).
             tie_key = np.random.default_rng(seeds[:K]).random((K, d))
-            own = np.zeros((mine.size, d), dtype=bool)
+            own = np.zeros((mine.size, 2 * d + 1), dtype=bool)
             if mine.size:
                 counts = np.diff(offsets)[mine]
                 codes = (Y[0] > 0).astype(np.intp) if Y.shape[0] == 1 else np.argmax(Y, axis=0)
                 relevance = feature_relevance(Xs, codes, np.r_[0, np.cumsum(counts)], sws)
-                own = node_votes(relevance, varying, q, tie_key[mine],
-                                 vote_eligible(sizes)[mine])
-            ballots = np.zeros((K, d), dtype=bool)
+                own = node_ballots(relevance, codes, np.r_[0, np.cumsum(counts)], varying, q,
+                                   tie_key[mine], vote_eligible(sizes)[mine],
+                                   sws)
+            ballots = np.zeros((K, 2 * d + 1), dtype=bool)
             for nodes, part in _share(peer, "votes", (mine, own), "feature votes"):
                 ballots[nodes] = part
             selected, votes, threshold = _count_votes(ballots, varying, q)
