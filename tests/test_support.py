@@ -18,6 +18,7 @@ from skfed.support import (
     DEFAULT_FWER,
     DEFAULT_ROGUE_TOLERANCE,
     OLS_MIN_DF,
+    SMALL_CLIENT_ROGUE_TOLERANCE,
     FederatedSparseLinearRegression,
     FederatedSupportRecovery,
     null_selection_rate,
@@ -811,7 +812,12 @@ def test_default_votes_equal_a_numpy_simulation_of_the_rule():
     np.testing.assert_array_equal(sel.votes_, bits.sum(axis=0))
     np.testing.assert_allclose(sel.vote_fraction_, bits.mean(axis=0))
     q0 = 2 * stats.norm.sf(1.0)
-    reference = q0 + 0.1 * (1 - q0)
+    # rogue_tolerance="auto": 0.1 for the share of clients with n_i >= d + 4,
+    # SMALL_CLIENT_ROGUE_TOLERANCE for the others.
+    f = np.mean(sizes >= 12 + 4)
+    beta = 0.1 * f + SMALL_CLIENT_ROGUE_TOLERANCE * (1 - f)
+    assert sel.rogue_tolerance_ == pytest.approx(beta)
+    reference = q0 + beta * (1 - q0)
     support, pvalues = binomial_vote(bits.sum(axis=0), 120, reference, 0.05, 12)
     assert sel.reference_rate_ == pytest.approx(reference, rel=1e-12)
     np.testing.assert_allclose(sel.pvalues_, pvalues, rtol=1e-10)

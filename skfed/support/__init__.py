@@ -28,6 +28,7 @@ from ._rules import (  # noqa: F401
     DEFAULT_FWER,
     DEFAULT_ROGUE_TOLERANCE,
     OLS_MIN_DF,
+    SMALL_CLIENT_ROGUE_TOLERANCE,
     _client_pass,
     null_selection_rate,
 )
