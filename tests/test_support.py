@@ -1326,7 +1326,9 @@ def test_empty_support_behind_the_rogue_margin_warns_and_names_the_features():
     # honest clients select the three true features at about 0.38-0.41,
     # significantly above the null rate 0.317 but not above the reference
     # 0.386 that rogue_tolerance=0.1 sets.  The empty support must not be
-    # silent; without the rogue margin the same votes give the support.
+    # silent; without the rogue margin the same votes give the support, and
+    # so does the default, whose "auto" tolerance for clients below d + 4
+    # samples is 0.02 (reference 0.331).
     rng = np.random.RandomState(0)
     d, K, m = 20, 2000, 10
     cov = 0.8 ** np.abs(np.subtract.outer(np.arange(d), np.arange(d)))
@@ -1338,7 +1340,8 @@ def test_empty_support_behind_the_rogue_margin_warns_and_names_the_features():
     with pytest.warns(UserWarning, match=r"3 feature\(s\) \(3, 10, 16\) are selected "
                       r"significantly above the null rate 0\.317.*rogue_tolerance=0\.1 sets, "
                       r"so no feature was selected"):
-        est = FederatedSupportRecovery(random_state=0).fit(X, y, groups=g)
+        est = FederatedSupportRecovery(random_state=0, rogue_tolerance=0.1).fit(
+            X, y, groups=g)
     assert not est.support_.any()
     assert est.reference_rate_ == pytest.approx(0.386, abs=1e-3)  # 0.9 * 0.317 + 0.1
     fractions = np.asarray(est.vote_fraction_)
@@ -1346,3 +1349,8 @@ def test_empty_support_behind_the_rogue_margin_warns_and_names_the_features():
     assert np.delete(fractions, [3, 10, 16]).max() < 0.33
     no_margin = FederatedSupportRecovery(random_state=0, rogue_tolerance=0.0).fit(X, y, groups=g)
     np.testing.assert_array_equal(np.flatnonzero(no_margin.support_), [3, 10, 16])
+    default = FederatedSupportRecovery(random_state=0).fit(X, y, groups=g)
+    assert default.rogue_tolerance_ == pytest.approx(0.02)
+    assert default.reference_rate_ == pytest.approx(0.98 * 0.317311 + 0.02, abs=1e-6)
+    np.testing.assert_array_equal(default.votes_, est.votes_)
+    np.testing.assert_array_equal(np.flatnonzero(default.support_), [3, 10, 16])

@@ -228,8 +228,11 @@ def test_worst_case_rogues_with_small_clients_at_the_tolerated_fraction(monkeypa
     # Rogue tolerance at the defaults with clients of 10 samples on a
     # Toeplitz design (the partial rule, controls gated by each client's
     # design): rogue clients that know the support report every feature
-    # outside it and none of it.  10 % of them (rogue_tolerance) leave the
-    # support exact; at 20 % every feature becomes significant.
+    # outside it and none of it.  rogue_tolerance="auto" resolves to 0.02
+    # for these clients: 2 % of them leave the support exact, 10 % add
+    # features (with a warning that the network has more rogues than
+    # that); with rogue_tolerance=0.1 given, 10 % leave it exact and 20 %
+    # make every feature significant.
     from skfed import FederatedSupportRecovery, SimulatedNetwork
     from skfed.network import NetworkSimulation
 
@@ -253,14 +256,20 @@ def test_worst_case_rogues_with_small_clients_at_the_tolerated_fraction(monkeypa
     honest = FederatedSupportRecovery().fit(X, y, groups=groups)
     assert (honest.n_controls_ > 0).mean() > 0.8 and not honest.ols_clients_.any()
 
-    def fit(fraction):
+    def fit(fraction, **params):
         net = SimulatedNetwork(rogue_fraction=fraction, random_state=0)
-        return FederatedSupportRecovery(network=net).fit(X, y, groups=groups)
+        return FederatedSupportRecovery(network=net, **params).fit(X, y, groups=groups)
 
-    sel = fit(0.1)
+    assert honest.rogue_tolerance_ == pytest.approx(0.02)
+    sel = fit(0.02)
+    assert sel.rogue_.sum() == 60
+    np.testing.assert_array_equal(sel.support_, true)
+    with pytest.warns(UserWarning, match="resolved to 0.02"):
+        assert fit(0.1).support_[~true].any()
+    sel = fit(0.1, rogue_tolerance=0.1)
     rogue = sel.rogue_
     assert rogue.sum() == 300
     np.testing.assert_array_equal(sel.client_supports_[~rogue], honest.client_supports_[~rogue])
     np.testing.assert_array_equal(sel.support_, true)
     with pytest.warns(UserWarning, match="features are significant"):
-        assert fit(0.2).support_.all()
+        assert fit(0.2, rogue_tolerance=0.1).support_.all()
