@@ -1,7 +1,6 @@
 """rogue_tolerance="auto": resolved from the clients' sizes, attacked at its value;
 and the selector in a search scored by make_group_scorer."""
 
-import math
 import warnings
 
 import numpy as np
@@ -50,7 +49,7 @@ def reference(beta):
 @pytest.mark.parametrize("sizes", [[30] * 200, [10] * 200, [8, 12, 23, 24, 25, 40] * 40])
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_auto_tolerance_is_the_numpy_rule_on_the_clients_sizes(sizes, fit_intercept):
-    X, y, groups, true = clients(sizes, 20, [2.0, -2.0, 1.5], seed=1)
+    X, y, groups, _ = clients(sizes, 20, [2.0, -2.0, 1.5], seed=1)
     if not fit_intercept:
         y = y - np.repeat(y.reshape(-1, 1)[np.r_[0, np.cumsum(sizes)[:-1]]].ravel(), sizes)
     sel = FederatedSupportRecovery(fit_intercept=fit_intercept).fit(X, y, groups=groups)

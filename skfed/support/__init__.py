@@ -21,6 +21,7 @@ The client pass lives in :mod:`skfed._core._support_fast`.
 """
 
 from ._recovery import FederatedSupportRecovery
+
 # The defaults and the null rate are public (tests, benchmarks, the user
 # guide); _client_pass is the client pass the Flower engine runs.
 from ._rules import (  # noqa: F401
@@ -34,4 +35,4 @@ from ._rules import (  # noqa: F401
 )
 from ._sparse_linear import FederatedSparseLinearRegression
 
-__all__ = ["FederatedSupportRecovery", "FederatedSparseLinearRegression"]
+__all__ = ["FederatedSparseLinearRegression", "FederatedSupportRecovery"]
