@@ -131,9 +131,9 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         0.1 on the independent, Toeplitz and heterogeneous designs of
         ``benchmarks/support_rogue_auto.py``, checked on equicorrelated and
         block designs) still keeps out most features outside the support
-        that such clients select slightly above ``q0``.  Under a finite
-        privacy budget, where the clients' sizes are not sent, ``"auto"`` is
-        0.1.  When the simulated ``network`` makes more clients rogue than
+        that such clients select slightly above ``q0``.  Under
+        ``privacy`` (where the clients' sizes are not sent at a finite
+        budget) ``"auto"`` is 0.1.  When the simulated ``network`` makes more clients rogue than
         the resolved value, the fit warns.  A number is used as given.
         Only with ``alpha="auto"`` and ``threshold="auto"``.
     fwer : float in (0, 1), default=None
