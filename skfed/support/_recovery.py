@@ -127,15 +127,17 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         each feature on its few rows: on dense correlated designs it selects
         a support feature barely above ``q0`` (0.33-0.46 on a Toeplitz
         design with 10 of 20 features at 3 noise sd and 10 samples a
-        client), below the 0.386 that 0.1 requires; 0.02 (chosen over 0 to
-        0.1 on the independent, Toeplitz and heterogeneous designs of
-        ``benchmarks/support_rogue_auto.py``, checked on equicorrelated and
-        block designs) still keeps out most features outside the support
-        that such clients select slightly above ``q0``.  Under
-        ``privacy`` (where the clients' sizes are not sent at a finite
-        budget) ``"auto"`` is 0.1.  When the simulated ``network`` makes more clients rogue than
-        the resolved value, the fit warns.  A number is used as given.
-        Only with ``alpha="auto"`` and ``threshold="auto"``.
+        client), below the 0.386 that 0.1 requires.  0.02 was chosen over
+        0 to 0.1 on the independent, Toeplitz and heterogeneous designs of
+        ``benchmarks/support_rogue_auto.py`` and the phase-transition
+        problems: it recovers those dense supports, but a feature outside
+        the support that such clients select at 0.34-0.37 (next to a strong
+        support feature) becomes significant at 3,000-10,000 clients where
+        0.1 keeps it out (see the user guide).  Under ``privacy`` (whose
+        clients do not send their sizes) ``"auto"`` is 0.1.  When the
+        simulated ``network`` makes more clients rogue than the resolved
+        value, the fit warns.  A number is used as given.  Only with
+        ``alpha="auto"`` and ``threshold="auto"``.
     fwer : float in (0, 1), default=None
         Family-wise error rate of the server's test over the ``d``
         features.  None means 0.05.  Used by the binomial test only
