@@ -6,12 +6,12 @@ For every design and size, one table row per method on the same arrays:
   (``alpha="auto"``: per-client OLS t-tests, or t-tests given k controls
   for clients with fewer than d + 4 samples, the server's
   binomial test), one-shot; bytes are what it sent.
-* ``LassoCV``: :class:`~sklearn.linear_model.LassoCV` (5-fold, 100 alphas)
-  on the pooled data;
+* ``LassoCV``: :class:`~sklearn.linear_model.LassoCV` (5-fold, 100 alphas,
+  ``--lassocv-alphas``; one job) on the pooled data;
 * ``LassoLarsIC``: :class:`~sklearn.linear_model.LassoLarsIC` with BIC on
   the pooled data;
 * ``stability selection`` (Meinshausen & Buehlmann 2010) on the pooled
-  data: 50 random halves, on each the first ``q`` variables of the lasso
+  data: 50 random halves (``--stability-halves``), on each the first ``q`` variables of the lasso
   path, kept when selected in at least 75 % of the halves, ``q =
   ceil(sqrt(0.5 d))`` (at most one false selection expected; R's
   ``stabs`` choice).
@@ -146,7 +146,7 @@ def stability_selection(X, y, rng, n_halves=50, cutoff=0.75, pfer=1.0):
     return freq / n_halves >= cutoff
 
 
-def run_row(design, g, n, d, s, seed, peers, refit):
+def run_row(design, g, n, d, s, seed, peers, refit, n_alphas=100, n_halves=50):
     X, y, groups, X_test, y_test, g_test, true = make_design(
         design, g, n, d, s, seed, n_test=10 if refit else 0)
     rows = []
@@ -166,7 +166,8 @@ def run_row(design, g, n, d, s, seed, peers, refit):
     Xc, yc, mx, my = centred_per_client(X, y, groups)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        cv, wall, cpu = timed(lambda: LassoCV(cv=5, fit_intercept=False).fit(Xc, yc))
+        cv, wall, cpu = timed(lambda: LassoCV(
+            cv=5, alphas=n_alphas, fit_intercept=False, n_jobs=1).fit(Xc, yc))
         row = dict(base, method="LassoCV", f1=f1(cv.coef_ != 0, true),
                    exact=bool(np.array_equal(cv.coef_ != 0, true)), wall_s=wall,
                    cpu_s=cpu, bytes=raw)
@@ -180,7 +181,7 @@ def run_row(design, g, n, d, s, seed, peers, refit):
                          exact=bool(np.array_equal(bic.coef_ != 0, true)), wall_s=wall,
                          cpu_s=cpu, bytes=raw))
         rng = np.random.default_rng(seed)
-        stab, wall, cpu = timed(lambda: stability_selection(Xc, yc, rng))
+        stab, wall, cpu = timed(lambda: stability_selection(Xc, yc, rng, n_halves=n_halves))
         rows.append(dict(base, method="stability selection", f1=f1(stab, true),
                          exact=bool(np.array_equal(stab, true)), wall_s=wall, cpu_s=cpu,
                          bytes=raw))
@@ -217,6 +218,11 @@ def main(argv=None):
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
     parser.add_argument("--peers-up-to", type=int, default=1000,
                         help="run the pooled peers up to this many clients")
+    parser.add_argument("--lassocv-alphas", type=int, default=100,
+                        help="LassoCV's n_alphas (smaller only where the pooled peers are "
+                             "too slow; say so beside the table)")
+    parser.add_argument("--stability-halves", type=int, default=50,
+                        help="random halves of stability selection")
     parser.add_argument("--refit", action="store_true",
                         help="also FederatedSparseLinearRegression vs LassoCV test R^2")
     args = parser.parse_args(argv)
@@ -228,7 +234,7 @@ def main(argv=None):
                 d, s = (int(v) for v in dim.split(":"))
                 for seed in args.seeds:
                     new = run_row(design, g, n, d, s, seed, g <= args.peers_up_to,
-                                  args.refit)
+                                  args.refit, args.lassocv_alphas, args.stability_halves)
                     for r in new:
                         print(json.dumps(r), file=sys.stderr, flush=True)
                     rows += new

@@ -314,9 +314,19 @@ class GroupScorer(_MetadataRequester):
                 method = getattr(estimator, name)
                 break
         else:
+            why = "."
+            if hasattr(estimator, "transform"):
+                # A transformer (e.g. a feature selector) in a search: scikit-learn
+                # turns this error into a NaN score on every split.
+                why = (
+                    ": it is a transformer, so a search would score NaN on every split. "
+                    "Score a Pipeline that ends with a predictor, or an estimator that "
+                    "predicts (for FederatedSupportRecovery, FederatedSparseLinearRegression "
+                    "takes the same selection parameters and refits on the support)."
+                )
             raise AttributeError(
                 f"{type(estimator).__name__} has none of the response methods "
-                f"{methods} the scorer needs."
+                f"{methods} the scorer needs{why}"
             )
         y_pred = method(X, groups=groups)
         if methods[0] in ("predict_proba",) and y_pred.ndim == 2 and y_pred.shape[1] == 2:

@@ -18,6 +18,7 @@ from skfed.support import (
     DEFAULT_FWER,
     DEFAULT_ROGUE_TOLERANCE,
     OLS_MIN_DF,
+    SMALL_CLIENT_ROGUE_TOLERANCE,
     FederatedSparseLinearRegression,
     FederatedSupportRecovery,
     null_selection_rate,
@@ -811,7 +812,12 @@ def test_default_votes_equal_a_numpy_simulation_of_the_rule():
     np.testing.assert_array_equal(sel.votes_, bits.sum(axis=0))
     np.testing.assert_allclose(sel.vote_fraction_, bits.mean(axis=0))
     q0 = 2 * stats.norm.sf(1.0)
-    reference = q0 + 0.1 * (1 - q0)
+    # rogue_tolerance="auto": 0.1 for the share of clients with n_i >= d + 4,
+    # SMALL_CLIENT_ROGUE_TOLERANCE for the others.
+    f = np.mean(sizes >= 12 + 4)
+    beta = 0.1 * f + SMALL_CLIENT_ROGUE_TOLERANCE * (1 - f)
+    assert sel.rogue_tolerance_ == pytest.approx(beta)
+    reference = q0 + beta * (1 - q0)
     support, pvalues = binomial_vote(bits.sum(axis=0), 120, reference, 0.05, 12)
     assert sel.reference_rate_ == pytest.approx(reference, rel=1e-12)
     np.testing.assert_allclose(sel.pvalues_, pvalues, rtol=1e-10)
@@ -1320,7 +1326,9 @@ def test_empty_support_behind_the_rogue_margin_warns_and_names_the_features():
     # honest clients select the three true features at about 0.38-0.41,
     # significantly above the null rate 0.317 but not above the reference
     # 0.386 that rogue_tolerance=0.1 sets.  The empty support must not be
-    # silent; without the rogue margin the same votes give the support.
+    # silent; without the rogue margin the same votes give the support, and
+    # so does the default, whose "auto" tolerance for clients below d + 4
+    # samples is 0.02 (reference 0.331).
     rng = np.random.RandomState(0)
     d, K, m = 20, 2000, 10
     cov = 0.8 ** np.abs(np.subtract.outer(np.arange(d), np.arange(d)))
@@ -1332,7 +1340,8 @@ def test_empty_support_behind_the_rogue_margin_warns_and_names_the_features():
     with pytest.warns(UserWarning, match=r"3 feature\(s\) \(3, 10, 16\) are selected "
                       r"significantly above the null rate 0\.317.*rogue_tolerance=0\.1 sets, "
                       r"so no feature was selected"):
-        est = FederatedSupportRecovery(random_state=0).fit(X, y, groups=g)
+        est = FederatedSupportRecovery(random_state=0, rogue_tolerance=0.1).fit(
+            X, y, groups=g)
     assert not est.support_.any()
     assert est.reference_rate_ == pytest.approx(0.386, abs=1e-3)  # 0.9 * 0.317 + 0.1
     fractions = np.asarray(est.vote_fraction_)
@@ -1340,3 +1349,8 @@ def test_empty_support_behind_the_rogue_margin_warns_and_names_the_features():
     assert np.delete(fractions, [3, 10, 16]).max() < 0.33
     no_margin = FederatedSupportRecovery(random_state=0, rogue_tolerance=0.0).fit(X, y, groups=g)
     np.testing.assert_array_equal(np.flatnonzero(no_margin.support_), [3, 10, 16])
+    default = FederatedSupportRecovery(random_state=0).fit(X, y, groups=g)
+    assert default.rogue_tolerance_ == pytest.approx(0.02)
+    assert default.reference_rate_ == pytest.approx(0.98 * 0.317311 + 0.02, abs=1e-6)
+    np.testing.assert_array_equal(default.votes_, est.votes_)
+    np.testing.assert_array_equal(np.flatnonzero(default.support_), [3, 10, 16])

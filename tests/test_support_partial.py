@@ -197,21 +197,25 @@ def test_detectable_correlation_matches_a_simulation_of_the_marginal_test():
 def test_tiny_clients_warn_that_the_vote_has_no_power():
     # The probe's finding: clients of 4 rows, 1,000 of them, three features
     # (correlations 0.73, 0.48, 0.39 with the target).  A client of 4 rows
-    # detects the weakest at about the server test's threshold, so the
-    # refit misses it; the fit says why, with the numbers.  Clients of 30
-    # rows (the OLS test) stay silent.
+    # detects the weakest at 0.37, under the server test's threshold at
+    # rogue_tolerance=0.1, so the refit misses it; the fit says why, with
+    # the numbers.  The default rogue_tolerance="auto" (0.02 for clients
+    # below d + 4 samples, reference 0.331) recovers all three, silently.
+    # Clients of 30 rows (the OLS test) stay silent.
     from skfed import FederatedSparseLinearRegression
 
     rng = np.random.default_rng(0)
     w = np.zeros(10)
     w[:3] = [1.5, -1.0, 0.8]
-    for n, warns in [(4, True), (30, False)]:
+    for n, warns in [(4, True), (4, False), (30, False)]:
         g = np.repeat(np.arange(1000), n)
-        X = rng.normal(size=(len(g), 10))
-        y = X @ w + 0.5 * rng.normal(size=len(g))
+        if n == 30 or warns:
+            X = rng.normal(size=(len(g), 10))
+            y = X @ w + 0.5 * rng.normal(size=len(g))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            reg = FederatedSparseLinearRegression().fit(X, y, groups=g)
+            reg = FederatedSparseLinearRegression(
+                rogue_tolerance=0.1 if warns else "auto").fit(X, y, groups=g)
         messages = [str(c.message) for c in caught if "answering clients" in str(c.message)]
         assert bool(messages) == warns
         if warns:
@@ -228,8 +232,11 @@ def test_worst_case_rogues_with_small_clients_at_the_tolerated_fraction(monkeypa
     # Rogue tolerance at the defaults with clients of 10 samples on a
     # Toeplitz design (the partial rule, controls gated by each client's
     # design): rogue clients that know the support report every feature
-    # outside it and none of it.  10 % of them (rogue_tolerance) leave the
-    # support exact; at 20 % every feature becomes significant.
+    # outside it and none of it.  rogue_tolerance="auto" resolves to 0.02
+    # for these clients: 2 % of them leave the support exact, 10 % add
+    # features (with a warning that the network has more rogues than
+    # that); with rogue_tolerance=0.1 given, 10 % leave it exact and 20 %
+    # make every feature significant.
     from skfed import FederatedSupportRecovery, SimulatedNetwork
     from skfed.network import NetworkSimulation
 
@@ -253,14 +260,20 @@ def test_worst_case_rogues_with_small_clients_at_the_tolerated_fraction(monkeypa
     honest = FederatedSupportRecovery().fit(X, y, groups=groups)
     assert (honest.n_controls_ > 0).mean() > 0.8 and not honest.ols_clients_.any()
 
-    def fit(fraction):
+    def fit(fraction, **params):
         net = SimulatedNetwork(rogue_fraction=fraction, random_state=0)
-        return FederatedSupportRecovery(network=net).fit(X, y, groups=groups)
+        return FederatedSupportRecovery(network=net, **params).fit(X, y, groups=groups)
 
-    sel = fit(0.1)
+    assert honest.rogue_tolerance_ == pytest.approx(0.02)
+    sel = fit(0.02)
+    assert sel.rogue_.sum() == 60
+    np.testing.assert_array_equal(sel.support_, true)
+    with pytest.warns(UserWarning, match="0.02 that rogue_tolerance='auto' resolved to"):
+        assert fit(0.1).support_[~true].any()
+    sel = fit(0.1, rogue_tolerance=0.1)
     rogue = sel.rogue_
     assert rogue.sum() == 300
     np.testing.assert_array_equal(sel.client_supports_[~rogue], honest.client_supports_[~rogue])
     np.testing.assert_array_equal(sel.support_, true)
     with pytest.warns(UserWarning, match="features are significant"):
-        assert fit(0.2).support_.all()
+        assert fit(0.2, rogue_tolerance=0.1).support_.all()

@@ -111,6 +111,7 @@ def fit_server(fitted, driver):
     for t in senders:
         packed[t] = _arrays_of(replies[int(t)], "skfed")["bits"]
     # Replayed faults, byte counts and the vote: the simulated fit's own code.
-    est._server_vote(packed, answered, sim, d, auto=auto)
+    est._server_vote(packed, answered, sim, d, auto=auto,
+                     n_positive=[int(infos[t]["n_positive"]) for t in range(n_nodes)])
     est._set_communication(sim)
     return est

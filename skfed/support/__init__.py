@@ -21,6 +21,7 @@ The client pass lives in :mod:`skfed._core._support_fast`.
 """
 
 from ._recovery import FederatedSupportRecovery
+
 # The defaults and the null rate are public (tests, benchmarks, the user
 # guide); _client_pass is the client pass the Flower engine runs.
 from ._rules import (  # noqa: F401
@@ -28,9 +29,10 @@ from ._rules import (  # noqa: F401
     DEFAULT_FWER,
     DEFAULT_ROGUE_TOLERANCE,
     OLS_MIN_DF,
+    SMALL_CLIENT_ROGUE_TOLERANCE,
     _client_pass,
     null_selection_rate,
 )
 from ._sparse_linear import FederatedSparseLinearRegression
 
-__all__ = ["FederatedSupportRecovery", "FederatedSparseLinearRegression"]
+__all__ = ["FederatedSparseLinearRegression", "FederatedSupportRecovery"]

@@ -46,11 +46,10 @@ class _JoinVoteMixin:
             )
         spec = check_privacy(self.privacy, type(self).__name__)
         labels, self.nodes_ = self.nodes_, new_labels  # name the new clients in warnings
+        n_positive = np.bincount(layout.codes, weights=weights > 0,
+                                 minlength=n_new).astype(np.int64)
         try:
-            short = self._short_clients(
-                np.bincount(layout.codes, weights=weights > 0, minlength=n_new), auto,
-                spec is not None,
-            )
+            short = self._short_clients(n_positive, auto, spec is not None)
         finally:
             self.nodes_ = labels
         if sparse.issparse(X):
@@ -89,13 +88,14 @@ class _JoinVoteMixin:
             "votes": self.votes_, "n_reports": self.n_reports_,
             "client_supports": self.client_supports_, "answered": self.answered_,
             "reported": held_reported,
+            "n_positive": getattr(self, "_client_sizes", None),
             "uses": (self.privacy_["uses"] if getattr(self, "privacy_", None) is not None
                      else np.zeros(n_old, dtype=np.int64)),
         }
         ols_old = self.ols_clients_
         controls_old = self.n_controls_
         self._server_vote(packed_new, answered_new, sim, d, auto=auto, spec=spec,
-                          reported=reported, held=held)
+                          reported=reported, held=held, n_positive=n_positive)
         if ols_old is not None:  # (None under a finite privacy budget: never sent)
             self.ols_clients_ = np.concatenate([ols_old, ols & ~short])
             self.n_controls_ = np.concatenate([controls_old, np.where(short, 0, controls)])

@@ -24,6 +24,7 @@ from ._rules import (
     DEFAULT_FWER,
     DEFAULT_ROGUE_TOLERANCE,
     _client_pass,
+    auto_rogue_tolerance,
     null_selection_rate,
     small_client_warning,
 )
@@ -44,7 +45,8 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         "threshold": [Interval(numbers.Real, 0, 1, closed="right"), StrOptions({"auto"})],
         "fit_intercept": ["boolean"],
         "auto_z": [None, Interval(numbers.Real, 0, None, closed="neither")],
-        "rogue_tolerance": [None, Interval(numbers.Real, 0, 0.5, closed="left")],
+        "rogue_tolerance": [None, StrOptions({"auto"}),
+                            Interval(numbers.Real, 0, 0.5, closed="left")],
         "fwer": [None, Interval(numbers.Real, 0, 1, closed="neither")],
         "n_reported": [StrOptions({"auto"}), Interval(numbers.Integral, 1, None, closed="left")],
         **FederatedMixin._federated_parameter_constraints,
@@ -93,15 +95,24 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         """The auto rule's multiplier (``auto_z``, or its default)."""
         return DEFAULT_AUTO_Z if self.auto_z is None else float(self.auto_z)
 
-    def _vote_rule(self, auto, private):
+    def _auto_tolerance(self):
+        """Whether ``rogue_tolerance`` is ``"auto"`` (or None, its alias)."""
+        return self.rogue_tolerance is None or isinstance(self.rogue_tolerance, str)
+
+    def _vote_rule(self, auto, private, n_positive=None, d=None):
         """The server's rule: ``(test, base, beta, fwer)``.
 
         ``test``: whether the server runs the binomial test (else it keeps
         the features whose vote fraction reaches ``base``); ``base``: the
         vote fraction a feature outside the support reaches from honest
         clients (the auto rule's null selection rate) or the fixed
-        threshold; ``beta``: the rogue fraction the test tolerates.
-        Parameters that the rule would not use are refused.
+        threshold; ``beta``: the rogue fraction the test tolerates, resolved
+        by :func:`~skfed.support._rules.auto_rogue_tolerance` from the
+        answering clients' sizes ``n_positive`` and the number of features
+        ``d`` for ``rogue_tolerance="auto"``
+        (``DEFAULT_ROGUE_TOLERANCE`` when they are not public: under a
+        finite privacy budget, or unknown).  Parameters that the rule would
+        not use are refused.
         """
         auto_threshold = isinstance(self.threshold, str)
         test = private or (auto_threshold and auto)
@@ -110,11 +121,11 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         else:
             base = float(self.threshold)
         with_beta = auto_threshold and auto
-        if self.rogue_tolerance is not None and not with_beta:
+        if not self._auto_tolerance() and not with_beta:
             raise ValueError(
                 f"rogue_tolerance={self.rogue_tolerance!r} is used by the test of "
                 "threshold='auto' with alpha='auto' only (a fixed threshold is its own "
-                "margin against rogue clients); leave it None here."
+                "margin against rogue clients); leave it 'auto' here."
             )
         if self.fwer is not None and not test:
             raise ValueError(
@@ -125,8 +136,13 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             )
         beta = 0.0
         if with_beta:
-            beta = DEFAULT_ROGUE_TOLERANCE if self.rogue_tolerance is None else float(
-                self.rogue_tolerance)
+            if not self._auto_tolerance():
+                beta = float(self.rogue_tolerance)
+            elif private or n_positive is None or d is None:
+                # Under privacy the clients' sizes are not sent.
+                beta = DEFAULT_ROGUE_TOLERANCE
+            else:
+                beta = auto_rogue_tolerance(n_positive, d, bool(self.fit_intercept))
         fwer = DEFAULT_FWER if self.fwer is None else float(self.fwer)
         return test, base, beta, fwer
 
@@ -203,7 +219,8 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             # Public randomness (random_state): which k features each client
             # reports; the server draws the same assignment.
             reported = _balanced_reports(n_nodes, d, k, self.random_state)
-        self._server_vote(packed, answered, sim, d, auto=auto, spec=spec, reported=reported)
+        self._server_vote(packed, answered, sim, d, auto=auto, spec=spec, reported=reported,
+                          n_positive=n_positive)
         if auto and spec is None and self.pvalues_ is not None and self.n_answered_:
             message = small_client_warning(
                 n_positive, self.ols_clients_, self.answered_, self.n_reports_,
@@ -251,7 +268,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         return self._short_clients(n_positive, auto, False)
 
     def _server_vote(self, packed, answered, sim, d, *, auto=True, spec=None,
-                     reported=None, held=None):
+                     reported=None, held=None, n_positive=None):
         """Round 1 at the server: receive the messages, count them, vote.
 
         ``packed`` holds every client's honest bits (one row per node).
@@ -266,13 +283,18 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         features and privacy uses) the rows of ``packed``, ``answered`` and
         ``reported`` are the new clients, nodes ``n_old:`` of ``sim``, and
         their counts are added to the held ones before the test.
+        ``n_positive``: the clients' numbers of samples of positive weight
+        (one per row of ``packed``; ``held["n_positive"]`` for the fitted
+        ones), which ``rogue_tolerance="auto"`` resolves from; None when the
+        server does not know them (the tolerance is then 0.1).
         """
+        if spec is not None and math.isfinite(spec.budget()[0]):
+            n_positive = None  # the clients' sizes are not sent under privacy
         n_old = 0 if held is None else len(held["answered"])
         local = np.flatnonzero(answered).astype(np.intp)
         senders = local + n_old
         g = len(senders)
         k = d if reported is None else reported.shape[1]
-        test, base, beta, fwer = self._vote_rule(auto, spec is not None)
         p = 0.0
         for stale in ("privacy_spent_", "privacy_", "privacy_guarantee_void_"):
             if hasattr(self, stale):
@@ -319,6 +341,29 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             if reported is not None:
                 reported = np.vstack([held["reported"], reported])
             g = int(answered.sum())
+            if n_positive is not None:
+                n_positive = (None if held.get("n_positive") is None else
+                              np.concatenate([held["n_positive"], n_positive]))
+        if n_positive is not None:
+            n_positive = np.asarray(n_positive, dtype=np.int64)
+            self._client_sizes = n_positive
+        elif hasattr(self, "_client_sizes"):
+            del self._client_sizes
+        test, base, beta, fwer = self._vote_rule(
+            auto, spec is not None,
+            None if n_positive is None else n_positive[answered], d)
+        self.rogue_tolerance_ = beta
+        if (test and self._auto_tolerance() and g
+                and getattr(sim.network, "rogue_fraction", 0.0) > beta + 1e-12):
+            warnings.warn(
+                f"The simulated network makes a fraction {sim.network.rogue_fraction:g} of "
+                f"the clients rogue, above the {beta:g} that rogue_tolerance='auto' "
+                f"resolved to for these clients (rogue_tolerance_): features outside the "
+                "support may be selected. Set rogue_tolerance to the fraction to tolerate "
+                "(the support features then need a higher vote fraction).",
+                UserWarning,
+                stacklevel=4,
+            )
 
         if g == 0:
             warnings.warn(

@@ -62,9 +62,10 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
     The server then runs, for every feature, a one-sided binomial test of
     its votes against the highest rate a feature outside the support can
     reach, ``reference = (1 - beta) q0 + beta`` with ``beta =
-    rogue_tolerance`` (a fraction ``beta`` of rogue clients may send
-    anything), at family-wise level ``fwer`` over the ``d`` features
-    (Bonferroni)::
+    rogue_tolerance_`` (a fraction ``beta`` of rogue clients may send
+    anything; 0.1 at the defaults when the clients have ``d + 4`` samples,
+    0.02 when they have fewer), at family-wise level ``fwer`` over the
+    ``d`` features (Bonferroni)::
 
         S = {j : P(Binomial(g, reference) >= votes_j) <= fwer / d}
 
@@ -106,14 +107,37 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         lets every client contribute, the server's test removes the noise).
         Only with ``alpha="auto"`` (refused otherwise).  Must be positive:
         at 0 every client would select every feature.
-    rogue_tolerance : float in [0, 0.5), default=None
+    rogue_tolerance : float in [0, 0.5), "auto" or None, default="auto"
         The fraction ``beta`` of answering clients that may be rogue
-        (sending anything) without a false positive beyond ``fwer``.  None
-        means 0.1.  A larger value protects against more rogue clients but
-        needs clients to detect a support feature at a higher rate,
-        ``(1 - beta) q1 > q0 + beta (1 - q0)``; with ``auto_z=1``,
-        ``rogue_tolerance=0.3`` keeps the features detected at rate 0.75 or
-        more.  Only with ``alpha="auto"`` and ``threshold="auto"``.
+        (sending anything) without a false positive beyond ``fwer``.  A
+        larger value protects against more rogue clients but needs clients
+        to detect a support feature at a higher rate, ``(1 - beta) q1 > q0 +
+        beta (1 - q0)``; with ``auto_z=1``, ``rogue_tolerance=0.3`` keeps the
+        features detected at rate 0.75 or more.  ``"auto"`` (None is the
+        same) resolves it from public quantities only, the answering
+        clients' numbers of samples and ``d``, never from their votes::
+
+            f    = share of the answering clients with n_i >= d + 4
+                   (d + 3 without intercept): those that run the OLS test
+            beta = 0.02 + (0.1 - 0.02) f
+
+        so the fit tolerates a rogue fraction of 0.1 when every client has
+        at least ``d + 4`` samples and 0.02 when none has (the resolved
+        value is ``rogue_tolerance_``).  A client with fewer samples tests
+        each feature on its few rows: on dense correlated designs it selects
+        a support feature barely above ``q0`` (0.33-0.46 on a Toeplitz
+        design with 10 of 20 features at 3 noise sd and 10 samples a
+        client), below the 0.386 that 0.1 requires.  0.02 was chosen over
+        0 to 0.1 on the independent, Toeplitz and heterogeneous designs of
+        ``benchmarks/support_rogue_auto.py`` and the phase-transition
+        problems: it recovers those dense supports, but a feature outside
+        the support that such clients select at 0.34-0.37 (next to a strong
+        support feature) becomes significant at 3,000-10,000 clients where
+        0.1 keeps it out (see the user guide).  Under ``privacy`` (whose
+        clients do not send their sizes) ``"auto"`` is 0.1.  When the
+        simulated ``network`` makes more clients rogue than the resolved
+        value, the fit warns.  A number is used as given.  Only with
+        ``alpha="auto"`` and ``threshold="auto"``.
     fwer : float in (0, 1), default=None
         Family-wise error rate of the server's test over the ``d``
         features.  None means 0.05.  Used by the binomial test only
@@ -188,6 +212,11 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         fixed threshold.
     reference_rate_ : float
         The rate the votes were tested against, or the fixed threshold.
+    rogue_tolerance_ : float
+        The rogue fraction ``beta`` the server's test tolerated: the
+        resolved ``rogue_tolerance="auto"`` (see ``rogue_tolerance``), the
+        number given, or 0.0 for the fixed-threshold rule (which has no
+        margin beyond its threshold).
     client_supports_ : ndarray of shape (n_nodes, n_features), dtype=bool
         What each client's message said, as the server received it: after
         randomized response under ``privacy`` and corruption for rogue
@@ -319,7 +348,7 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         threshold="auto",
         fit_intercept=True,
         auto_z=None,
-        rogue_tolerance=None,
+        rogue_tolerance="auto",
         fwer=None,
         n_reported="auto",
         group_column=None,

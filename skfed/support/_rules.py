@@ -30,6 +30,11 @@ from ._partial import PARTIAL_SPHERICITY_Z, n_controls
 DEFAULT_AUTO_Z = 1.0
 DEFAULT_ROGUE_TOLERANCE = 0.1
 DEFAULT_FWER = 0.05
+# rogue_tolerance="auto" (see auto_rogue_tolerance): the promised 0.1 for
+# clients with the conditional (OLS) statistic, this for the others, whose
+# support features reach only 0.33-0.46 against q0 = 0.317 on dense
+# correlated designs (benchmarks/support_rogue_auto.py; see the user guide).
+SMALL_CLIENT_ROGUE_TOLERANCE = 0.02
 # A client uses the OLS t-test when its regression keeps at least this many
 # residual degrees of freedom (n_i - d - fit_intercept), else the marginal
 # correlation test: below it the t statistics are too noisy to beat the
@@ -49,6 +54,45 @@ def null_selection_rate(z):
     and of the other features for the marginal test).
     """
     return float(2.0 * stats.norm.sf(z))
+
+
+def ols_client(n_positive, d, center):
+    """Whether a client of ``n_positive`` samples runs the OLS t-test.
+
+    It needs ``n_positive - d - center >= OLS_MIN_DF`` residual degrees of
+    freedom (a client whose Gram matrix turns out singular falls back to the
+    partial rule, which the server cannot know and this ignores).
+    """
+    return np.asarray(n_positive, dtype=np.int64) - int(d) - int(center) >= OLS_MIN_DF
+
+
+def auto_rogue_tolerance(n_positive, d, center):
+    """The rogue fraction ``rogue_tolerance="auto"`` tolerates.
+
+    Resolved from public quantities only (the answering clients' numbers of
+    samples, ``d`` and whether they centre), never from the votes, so rogue
+    clients cannot steer it::
+
+        f    = the fraction of the clients with n_i >= d + center + 3
+               (those that test each feature given all the others)
+        beta = SMALL_CLIENT_ROGUE_TOLERANCE
+               + (DEFAULT_ROGUE_TOLERANCE - SMALL_CLIENT_ROGUE_TOLERANCE) f
+
+    A client with the conditional statistic selects a support feature of a
+    few noise sd with probability near 1 and any other at ``q0``, so the
+    promised margin ``beta / (1 - beta)`` is cheap; a smaller client tests
+    each feature on its few rows (given its closest features, or
+    marginally), where a support feature among many correlated strong ones
+    is selected barely above ``q0`` and the margin would hide it.  The
+    weighting by ``f`` keeps the margin that the OLS clients' votes can
+    pay for in a mix.  Returns 0.0 when no client answered.
+    """
+    n_positive = np.asarray(n_positive, dtype=np.int64)
+    if n_positive.size == 0:
+        return 0.0
+    f = float(np.mean(ols_client(n_positive, d, center)))
+    return SMALL_CLIENT_ROGUE_TOLERANCE + (
+        DEFAULT_ROGUE_TOLERANCE - SMALL_CLIENT_ROGUE_TOLERANCE) * f
 
 
 def _critical_values(z, df):

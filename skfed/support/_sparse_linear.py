@@ -103,9 +103,15 @@ class FederatedSparseLinearRegression(
     per_node_intercept : bool, default=True
         With ``fit_intercept``: one intercept per node (heterogeneous
         nodes) rather than one shared intercept.
-    auto_z, rogue_tolerance, fwer : float, default=None
-        The ``alpha="auto"`` rule's level and the server's test; see
-        :class:`FederatedSupportRecovery` (defaults 1.0, 0.1 and 0.05).
+    auto_z, fwer : float, default=None
+        The ``alpha="auto"`` rule's level and the server's test's family-wise
+        error rate; see :class:`FederatedSupportRecovery` (defaults 1.0 and
+        0.05).
+    rogue_tolerance : float, "auto" or None, default="auto"
+        The rogue fraction the server's test tolerates; ``"auto"`` resolves
+        it from the clients' sizes (0.1 when every client has at least
+        ``d + 4`` samples, 0.02 when none has); see
+        :class:`FederatedSupportRecovery`.
     n_reported : int or "auto", default="auto"
         Features each client reports in round 1; see
         :class:`FederatedSupportRecovery`.
@@ -140,8 +146,8 @@ class FederatedSparseLinearRegression(
         Per-node intercepts (``per_node_intercept``), else one float (0.0
         without ``fit_intercept``).
     support_, votes_, n_reports_, vote_fraction_, debiased_fraction_, pvalues_, \
-    reference_rate_, client_supports_, ols_clients_, n_controls_, answered_, rogue_, \
-    n_answered_
+    reference_rate_, rogue_tolerance_, client_supports_, ols_clients_, n_controls_, \
+    answered_, rogue_, n_answered_
         As in :class:`FederatedSupportRecovery` (round 1).
     refit_answered_ : ndarray of shape (n_nodes,), dtype=bool
         Clients whose statistics arrived in round 2.
@@ -194,7 +200,7 @@ class FederatedSparseLinearRegression(
         fit_intercept=True,
         per_node_intercept=True,
         auto_z=None,
-        rogue_tolerance=None,
+        rogue_tolerance="auto",
         fwer=None,
         n_reported="auto",
         group_column=None,
