@@ -80,7 +80,7 @@ def _rehearsed_scale(est, n):
     else 1."""
     from skfed.multitask._join import _REHEARSAL_EVIDENCE, _REHEARSAL_SCALES
 
-    table = est._join_rehearsal
+    table = est._join_rehearsal.table()
     near = int(np.argmin(np.abs(np.log(n) - np.log(table["sizes"]))))
     if not 0.5 <= n / table["sizes"][near] <= 2.0:  # no rehearsal of its size
         return 1.0
@@ -187,13 +187,22 @@ def test_join_bytes_closed_form(omega):
     if omega == "auto":
         from skfed.multitask._join import _REHEARSAL_SCALES, rehearsal_draws
 
-        # the newcomer also downloads the rehearsal's sizes and best scales;
-        # the first join collects every rehearsing node's errors (one float
-        # per draw and scale, one message per node)
+        # the newcomer first sends its number of samples and also downloads
+        # its scale; the join rehearses the size nearest the newcomers' (12:
+        # 10, within a factor 2): the server asks that size's nodes (one
+        # float, the size) and each reports one float per draw and scale
         draws = rehearsal_draws(np.bincount(np.searchsorted(est.nodes_[:m], go)), 0)
-        down += 2 * len(draws)
-        per_node = np.bincount(np.concatenate([o for _, o, _ in draws]), minlength=m)
-        collected = int(np.sum(per_node[per_node > 0] * len(_REHEARSAL_SCALES) * 8 + HEADER))
+        sizes = np.array([k for k, _, _ in draws])
+        counts = np.bincount(np.searchsorted(np.unique(gn), gn))
+        near = {int(np.argmin(np.abs(np.log(sizes) - np.log(c)))) for c in counts}
+        assert near == {int(np.flatnonzero(sizes == 10)[0])}
+        owners = np.concatenate([draws[a][1] for a in near])
+        per_node = np.bincount(owners, minlength=m)
+        asked = per_node > 0
+        collected = int(np.sum(asked) * (8 + HEADER)
+                        + np.sum(per_node[asked] * len(_REHEARSAL_SCALES) * 8 + HEADER))
+        down += 1
+        collected += n_new * (8 + HEADER)
     expected = n_new * (down * 8 + HEADER + up * 8 + HEADER) + collected
     assert est.join_communication_.total_bytes == expected
     assert est.n_bytes_sent_ == n_bytes + expected
@@ -340,9 +349,9 @@ def test_rehearsal_is_the_fitted_nodes_ridge_solves_at_w0():
         table.append(errors.mean(axis=1))
         diff = errors - errors[0]
         se.append(diff.std(axis=1, ddof=1) / np.sqrt(len(owners)))
-    np.testing.assert_allclose(est._join_rehearsal["errors"], np.array(table), rtol=1e-5)
-    np.testing.assert_allclose(est._join_rehearsal["standard_errors"], np.array(se),
-                               rtol=1e-5, atol=1e-12)
+    found = est._join_rehearsal.table()
+    np.testing.assert_allclose(found["errors"], np.array(table), rtol=1e-5)
+    np.testing.assert_allclose(found["standard_errors"], np.array(se), rtol=1e-5, atol=1e-12)
 
     coef = est.coef_.copy()
     est.add_nodes(Xn, yn, groups=gn)
