@@ -392,3 +392,48 @@ def test_shared_join_keeps_the_small_node_sigma():
     est.add_nodes(Xn, yn, groups=gn)
     S_after = np.array(est.task_covariance_)
     np.testing.assert_allclose(S_after[:m, :m], S_before, rtol=1e-12, atol=1e-15)
+
+
+def test_rehearsal_is_lazy_and_each_size_is_collected_once():
+    """The fit rehearses nothing; a join rehearses the size its newcomers
+    need (and counts the request and reports), a later join of newcomers of
+    that size reuses it (no request, no report), one of another size asks
+    for that size only.  The sizes' errors equal a full rehearsal's."""
+    from skfed.multitask._join import _REHEARSAL_SCALES
+
+    X, y, g = _tasks(n_nodes=10)
+    nodes = np.unique(g)
+    old = ~np.isin(g, nodes[-4:])
+    est = FederatedMultiTaskClassifier(random_state=0).fit(X[old], y[old], groups=g[old])
+    assert est.omega_mode_ == "shared"
+    rehearsal = est._join_rehearsal
+    assert rehearsal.results == {} and rehearsal.cpu == 0.0
+    full = FederatedMultiTaskClassifier(random_state=0).fit(
+        X[old], y[old], groups=g[old])._join_rehearsal.table()
+    m, d = len(est.nodes_), X.shape[1] + 1
+    per_newcomer = 8 + HEADER + (d + 3) * 8 + HEADER + d * 8 + HEADER
+
+    def join(node, k):
+        rows = np.flatnonzero(g == node)[:k]
+        before = est.join_communication_.total_bytes if hasattr(
+            est, "join_communication_") else 0
+        est.add_nodes(X[rows], y[rows], groups=g[rows])
+        return est.join_communication_.total_bytes - before
+
+    def collected(k):
+        a = [i for i, (size, _, _) in enumerate(rehearsal.draws) if size == k][0]
+        owners = rehearsal.draws[a][1]
+        per_node = np.bincount(owners, minlength=m)
+        asked = per_node > 0
+        return int(asked.sum() * (8 + HEADER)
+                   + np.sum(per_node[asked] * len(_REHEARSAL_SCALES) * 8 + HEADER))
+
+    assert join(nodes[-4], 12) == per_newcomer + collected(10)
+    assert sorted(rehearsal.draws[a][0] for a in rehearsal.results) == [10]
+    assert join(nodes[-3], 11) == per_newcomer  # size 10 again: nothing to collect
+    assert join(nodes[-2], 5) == per_newcomer + collected(5)
+    assert sorted(rehearsal.draws[a][0] for a in rehearsal.results) == [5, 10]
+    for a, (errors, se) in rehearsal.results.items():
+        i = list(full["sizes"]).index(rehearsal.draws[a][0])
+        np.testing.assert_array_equal(errors, full["errors"][i])
+        np.testing.assert_array_equal(se, full["standard_errors"][i])
