@@ -433,6 +433,9 @@ def test_rehearsal_is_lazy_and_each_size_is_collected_once():
     assert join(nodes[-3], 11) == per_newcomer  # size 10 again: nothing to collect
     assert join(nodes[-2], 5) == per_newcomer + collected(5)
     assert sorted(rehearsal.draws[a][0] for a in rehearsal.results) == [5, 10]
+    assert rehearsal.data  # sizes 2, 20 and 50 may still be asked for
+    rehearsal.table()
+    assert rehearsal.data == {}  # every size rehearsed: the rows are dropped
     for a, (errors, se) in rehearsal.results.items():
         i = list(full["sizes"]).index(rehearsal.draws[a][0])
         np.testing.assert_array_equal(errors, full["errors"][i])
