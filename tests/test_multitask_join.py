@@ -80,7 +80,7 @@ def _rehearsed_scale(est, n):
     else 1."""
     from skfed.multitask._join import _REHEARSAL_EVIDENCE, _REHEARSAL_SCALES
 
-    table = est._join_rehearsal
+    table = est._join_rehearsal.table()
     near = int(np.argmin(np.abs(np.log(n) - np.log(table["sizes"]))))
     if not 0.5 <= n / table["sizes"][near] <= 2.0:  # no rehearsal of its size
         return 1.0
@@ -187,13 +187,22 @@ def test_join_bytes_closed_form(omega):
     if omega == "auto":
         from skfed.multitask._join import _REHEARSAL_SCALES, rehearsal_draws
 
-        # the newcomer also downloads the rehearsal's sizes and best scales;
-        # the first join collects every rehearsing node's errors (one float
-        # per draw and scale, one message per node)
+        # the newcomer first sends its number of samples and also downloads
+        # its scale; the join rehearses the size nearest the newcomers' (12:
+        # 10, within a factor 2): the server asks that size's nodes (one
+        # float, the size) and each reports one float per draw and scale
         draws = rehearsal_draws(np.bincount(np.searchsorted(est.nodes_[:m], go)), 0)
-        down += 2 * len(draws)
-        per_node = np.bincount(np.concatenate([o for _, o, _ in draws]), minlength=m)
-        collected = int(np.sum(per_node[per_node > 0] * len(_REHEARSAL_SCALES) * 8 + HEADER))
+        sizes = np.array([k for k, _, _ in draws])
+        counts = np.bincount(np.searchsorted(np.unique(gn), gn))
+        near = {int(np.argmin(np.abs(np.log(sizes) - np.log(c)))) for c in counts}
+        assert near == {int(np.flatnonzero(sizes == 10)[0])}
+        owners = np.concatenate([draws[a][1] for a in near])
+        per_node = np.bincount(owners, minlength=m)
+        asked = per_node > 0
+        collected = int(np.sum(asked) * (8 + HEADER)
+                        + np.sum(per_node[asked] * len(_REHEARSAL_SCALES) * 8 + HEADER))
+        down += 1
+        collected += n_new * (8 + HEADER)
     expected = n_new * (down * 8 + HEADER + up * 8 + HEADER) + collected
     assert est.join_communication_.total_bytes == expected
     assert est.n_bytes_sent_ == n_bytes + expected
@@ -340,9 +349,9 @@ def test_rehearsal_is_the_fitted_nodes_ridge_solves_at_w0():
         table.append(errors.mean(axis=1))
         diff = errors - errors[0]
         se.append(diff.std(axis=1, ddof=1) / np.sqrt(len(owners)))
-    np.testing.assert_allclose(est._join_rehearsal["errors"], np.array(table), rtol=1e-5)
-    np.testing.assert_allclose(est._join_rehearsal["standard_errors"], np.array(se),
-                               rtol=1e-5, atol=1e-12)
+    found = est._join_rehearsal.table()
+    np.testing.assert_allclose(found["errors"], np.array(table), rtol=1e-5)
+    np.testing.assert_allclose(found["standard_errors"], np.array(se), rtol=1e-5, atol=1e-12)
 
     coef = est.coef_.copy()
     est.add_nodes(Xn, yn, groups=gn)
@@ -383,3 +392,51 @@ def test_shared_join_keeps_the_small_node_sigma():
     est.add_nodes(Xn, yn, groups=gn)
     S_after = np.array(est.task_covariance_)
     np.testing.assert_allclose(S_after[:m, :m], S_before, rtol=1e-12, atol=1e-15)
+
+
+def test_rehearsal_is_lazy_and_each_size_is_collected_once():
+    """The fit rehearses nothing; a join rehearses the size its newcomers
+    need (and counts the request and reports), a later join of newcomers of
+    that size reuses it (no request, no report), one of another size asks
+    for that size only.  The sizes' errors equal a full rehearsal's."""
+    from skfed.multitask._join import _REHEARSAL_SCALES
+
+    X, y, g = _tasks(n_nodes=10)
+    nodes = np.unique(g)
+    old = ~np.isin(g, nodes[-4:])
+    est = FederatedMultiTaskClassifier(random_state=0).fit(X[old], y[old], groups=g[old])
+    assert est.omega_mode_ == "shared"
+    rehearsal = est._join_rehearsal
+    assert rehearsal.results == {} and rehearsal.cpu == 0.0
+    full = FederatedMultiTaskClassifier(random_state=0).fit(
+        X[old], y[old], groups=g[old])._join_rehearsal.table()
+    m, d = len(est.nodes_), X.shape[1] + 1
+    per_newcomer = 8 + HEADER + (d + 3) * 8 + HEADER + d * 8 + HEADER
+
+    def join(node, k):
+        rows = np.flatnonzero(g == node)[:k]
+        before = est.join_communication_.total_bytes if hasattr(
+            est, "join_communication_") else 0
+        est.add_nodes(X[rows], y[rows], groups=g[rows])
+        return est.join_communication_.total_bytes - before
+
+    def collected(k):
+        a = [i for i, (size, _, _) in enumerate(rehearsal.draws) if size == k][0]
+        owners = rehearsal.draws[a][1]
+        per_node = np.bincount(owners, minlength=m)
+        asked = per_node > 0
+        return int(asked.sum() * (8 + HEADER)
+                   + np.sum(per_node[asked] * len(_REHEARSAL_SCALES) * 8 + HEADER))
+
+    assert join(nodes[-4], 12) == per_newcomer + collected(10)
+    assert sorted(rehearsal.draws[a][0] for a in rehearsal.results) == [10]
+    assert join(nodes[-3], 11) == per_newcomer  # size 10 again: nothing to collect
+    assert join(nodes[-2], 5) == per_newcomer + collected(5)
+    assert sorted(rehearsal.draws[a][0] for a in rehearsal.results) == [5, 10]
+    assert rehearsal.data  # sizes 2, 20 and 50 may still be asked for
+    rehearsal.table()
+    assert rehearsal.data == {}  # every size rehearsed: the rows are dropped
+    for a, (errors, se) in rehearsal.results.items():
+        i = list(full["sizes"]).index(rehearsal.draws[a][0])
+        np.testing.assert_array_equal(errors, full["errors"][i])
+        np.testing.assert_array_equal(se, full["standard_errors"][i])

@@ -339,8 +339,9 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         4. the fit's mean number of wake-ups of a node
            (``ceil(max_iter / n_fitted)``) of model steps (Frank-Wolfe for
            Dada, gradient steps for Perso-lin) with its neighbours' models
-           fixed, re-solving its row as often as the fit re-learns its graph
-           (``graph_update_every``); it then sends each neighbour its weight.
+           fixed, re-solving its row every 25 of its steps when the fit
+           re-learns its graph (``graph_update_every``); it then sends each
+           neighbour its weight.
 
         Nodes joined earlier answer like fitted ones.  With a fixed
         ``graph`` a new node still learns its row by the graph objective

@@ -42,6 +42,7 @@ from .._base import check_network_faults, check_sample_weight
 from ..kernels import pairwise_kernel, resolve_kernel
 from ..multitask._compression import _FLOAT
 from ..multitask._features import auto_components
+from ..multitask._join import keep_for_joins
 from ..multitask._omega import _rho
 from ..multitask._protocol import _UNSUPPORTED_FAULTS, _RoundProtocol, _objectives, _steps
 from ..multitask._state import _LOSSES, _PrimalMessages
@@ -744,6 +745,7 @@ class _Run:
             [int(_config_of(replies[t], "control")[key]) for t in range(m)], dtype=np.int32,
         )
         self._store_model(weights(protocol.sigma), n_support)
+        keep_for_joins(est, lam, self.totals)  # hook: add_nodes (issue 32)
         return est
 
     def _finish(self, send, round_):

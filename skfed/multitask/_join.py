@@ -35,9 +35,9 @@ newcomers hold as much as the fitted nodes (rotated moons).
 
 How much more (or less) a newcomer of ``k`` samples should trust its
 prior than this per-sample rule says, the federation measures: with
-``omega_mode_ == "shared"`` the fitted nodes *rehearse* newcomers when the
-fit ends (:func:`rehearse_newcomers`).  For each size k of 2, 5, 10, 20 and
-50, up to 32 draws of k samples of fitted nodes with more than k samples
+``omega_mode_ == "shared"`` the fitted nodes *rehearse* newcomers
+(:mod:`skfed.multitask._rehearsal`).  For a size k of 2, 5, 10, 20 and 50,
+up to 32 draws of k samples of fitted nodes with more than k samples
 solve the newcomer's problem at the fitted ``w_0`` with ``c_n`` times 1, 4,
 1/4, 1/16 and 0 (``w_0`` alone) and score the node's other samples (the
 error of ``score``).  A newcomer takes the scale with the lowest mean
@@ -55,11 +55,13 @@ choices cost 1-4 points); School R^2 32.5 / 34.1 / 34.8 -> 32.9 / 33.8 /
 35.0; Landmine within 0.1.  On held-out families of
 :func:`~skfed.datasets.make_related_tasks` (alike nodes, clusters, 250
 nodes of 8 samples, 100 noisy features, 5 features) it is within 0.3 of
-no rehearsal.  The rehearsal runs on the nodes' own
-data (nothing is sent during the fit); its CPU time is in
-``_join_rehearsal["cpu"]`` (the benchmark charges it to the join) and
-each rehearsing node's report (one float per draw and scale) is sent,
-and counted, with the first join.
+no rehearsal.  A size is rehearsed by the first join that needs it (the
+fit only fixes the draws and seeds, so the result is the same whichever
+join asks): a fit nobody joins pays nothing for it, where rehearsing
+every size when the fit ended cost 2-20 % of the fit's CPU time.  The
+rehearsal runs on the nodes' own data; the join that needs a size sends
+its nodes a request and collects their reports (one float per draw and
+scale), and counts both.
 
 Without a rehearsal (a fit by another engine, or no fitted node with
 more than 2 samples) a regressor's newcomer (the squared loss) chooses how
@@ -105,10 +107,12 @@ Protocol and bytes (byte model of :mod:`skfed.network`, float64 values, one
 header a message): in the first round it is not dropped, a newcomer
 downloads what its problem needs and uploads its result:
 
-* ``"shared"``: down ``w_0``, ``mu``, the fitted nodes' mean weight and
-  the rehearsal's sizes and chosen scales (``P d' + 2 + 2 n_sizes``
-  floats), up its own part ``v_n`` (``P d'``); the first join also
-  collects the rehearsing nodes' reports (one message each);
+* ``"shared"``: up its number of samples (1 float, with a rehearsal),
+  down ``w_0``, ``mu``, the fitted nodes' mean weight and, with a
+  rehearsal, its scale (``P d' + 2`` or ``P d' + 3`` floats), up its own
+  part ``v_n`` (``P d'``); a join that needs a size not rehearsed yet
+  also sends each of that size's rehearsing nodes a request (one float a
+  size) and collects its report (one float per draw and scale);
 * ``"independent"``: down ``c_n`` (1 float), up ``w_n`` (``P d'``);
 * ``"learn"`` / fixed: down ``W_o``, ``tr(Sigma_oo)`` and the fitted
   nodes' mean weight (``P m d' + 2`` floats), up ``w_n``, ``a`` and ``c_n`` (``P d' + m + 1``), from which the
@@ -127,21 +131,28 @@ samples).
 """
 
 import math
-import time
 
 import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 
-from .._base import NodeLayout, check_network_faults, node_seeds
+from .._base import check_network_faults, node_seeds
 from .._core._multitask_fast import node_margins, problem_gap_terms
 from ..network import resolve_network
 from ._compression import _FLOAT
 from ._omega import _LowRankSigma, omega_update
 from ._protocol import _UNSUPPORTED_FAULTS
+from ._rehearsal import (
+    REHEARSAL_EVIDENCE,
+    REHEARSAL_REACH,
+    REHEARSAL_SCALES,
+    REHEARSAL_SIZES,
+    rehearsal_draws,
+    rehearse_newcomers,
+)
 from ._state import _PrimalState
 
-__all__ = ["multitask_join_nodes", "omega_row", "rehearse_newcomers", "rehearsal_draws"]  # and _AddNodesMixin
+__all__ = ["keep_for_joins", "multitask_join_nodes", "omega_row", "rehearsal_draws", "rehearse_newcomers"]  # and _AddNodesMixin
 
 # A newcomer's local solve stops at this relative duality gap ...
 _GAP_TOL = 1e-14
@@ -153,19 +164,12 @@ _GAP_FLOOR = 1e-10
 _STALL_PASSES = 5
 # Scale a light newcomer's prior variance by its confidence (see the module).
 _CONFIDENCE = True
-# The fitted nodes' rehearsal of a newcomer (omega_mode_ "shared", see the
-# module): the sizes they simulate, the scales of c_n they compare (1 first:
-# it wins ties; 0 is the shared model w_0 alone), the draws of a size per
-# node, and the local solves' relative gap and passes.
-_REHEARSAL_SIZES = (2, 5, 10, 20, 50)
-_REHEARSAL_SCALES = (1.0, 4.0, 0.25, 1.0 / 16, 0.0)
-_REHEARSAL_DRAWS = 2
-_REHEARSAL_MAX_DRAWS = 32
-_REHEARSAL_GAP_TOL = 1e-4
-_REHEARSAL_PASSES = 3
-_REHEARSAL_EVIDENCE = 1.0
-# A newcomer uses the rehearsed size nearest its own only within this factor.
-_REHEARSAL_REACH = 2.0
+# The fitted nodes' rehearsal of a newcomer (omega_mode_ "shared"; see
+# skfed.multitask._rehearsal): its sizes, scales and rules.
+_REHEARSAL_SIZES = REHEARSAL_SIZES
+_REHEARSAL_SCALES = REHEARSAL_SCALES
+_REHEARSAL_EVIDENCE = REHEARSAL_EVIDENCE
+_REHEARSAL_REACH = REHEARSAL_REACH
 # Scales of c_n a newcomer chooses from by cross-validation on its samples (the
 # first wins ties); () keeps c_n.
 _LOO_SCALES = (1.0, 0.25, 1.0 / 16, 1.0 / 256)
@@ -336,171 +340,6 @@ def _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, loss_name):
     return scales[np.argmin(scores, axis=0)]
 
 
-def _errors(loss_name, f, Y):
-    """Per sample: misclassification (the largest margin's class; one
-    problem: the margin's sign) or, for the squared loss, the squared error.
-    ``f`` is (..., P, n), ``Y`` (P, n); the result (..., n)."""
-    if loss_name == "squared":
-        return ((f - Y) ** 2).sum(axis=-2)
-    if Y.shape[0] == 1:
-        return (Y[0] * f[..., 0, :] <= 0).astype(np.float64)
-    return (np.argmax(f, axis=-2) != np.argmax(Y, axis=0)).astype(np.float64)
-
-
-def rehearsal_draws(counts, seed):
-    """The rehearsal's draws: ``(k, owners, permutations)`` for every size k.
-
-    For each size of :data:`_REHEARSAL_SIZES`, every node with more than k
-    samples is a candidate :data:`_REHEARSAL_DRAWS` times; at most
-    :data:`_REHEARSAL_MAX_DRAWS` candidates are drawn (``owners``, sorted),
-    and each draw is a permutation of its node's samples: the first k
-    train, the others are held out.
-    """
-    rng = np.random.RandomState([int(seed), 7901])
-    out = []
-    for k in _REHEARSAL_SIZES:
-        eligible = np.repeat(np.flatnonzero(counts > k), _REHEARSAL_DRAWS)
-        if not eligible.size:
-            continue
-        owners = np.sort(rng.choice(eligible, size=min(_REHEARSAL_MAX_DRAWS, len(eligible)),
-                                    replace=False))
-        out.append((k, owners, [rng.permutation(counts[t]) for t in owners]))
-    return out
-
-
-def rehearse_newcomers(est, nodes, lam):
-    """The fitted nodes' rehearsal of a newcomer: each scale's held-out error.
-
-    For every size k of :data:`_REHEARSAL_SIZES`, fitted nodes with more
-    than k samples (at most :data:`_REHEARSAL_MAX_DRAWS` draws in all,
-    :func:`rehearsal_draws`) each draw k of their samples, solve the
-    newcomer's problem on them at the fitted ``w_0`` for every scale s of
-    :data:`_REHEARSAL_SCALES` (``c_n`` times s: ``min_v L(w_0 + v) +
-    (lambda / (2 s c_n)) ||v||^2``, ``c_n`` as in :func:`multitask_join_nodes`)
-    and scores its other samples with that model (the error of ``score``:
-    misclassification, or the squared error).  Node-local work on the data
-    the node holds, done when the fit ends; the first join collects the
-    table (see :func:`multitask_join_nodes`).
-
-    Parameters
-    ----------
-    est : FederatedMultiTaskClassifier or FederatedMultiTaskRegressor
-        Being fitted, ``omega_mode_ == "shared"``.
-    nodes : _SharedNodes
-        The fitted nodes at the returned point (``w0``, ``mu``).
-    lam : float
-
-    Returns
-    -------
-    dict
-        ``sizes`` (n_sizes,), ``errors`` (n_sizes, n_scales): the mean over
-        the draws of the mean held-out error, ``nodes`` (n_sizes,): how many
-        nodes rehearsed each size, ``upload`` (n_nodes,): the floats each
-        node reports (one per draw and scale; sent with the first join),
-        ``collected`` (False until then) and ``cpu``: the rehearsal's CPU
-        seconds (``time.process_time``; benchmarks charge it to the join).
-    """
-    layout, Z, Y, sw = nodes.layout, nodes.Z, nodes.Y, nodes.sw
-    counts, offsets = layout.counts, layout.offsets
-    P, d = Y.shape[0], Z.shape[1]
-    w0 = np.asarray(nodes.w0, dtype=np.float64)
-    mean_mass = float(np.mean(nodes.totals))
-    scales = np.asarray(_REHEARSAL_SCALES)
-    seed = _random_seed(est)
-    cpu = time.process_time()
-    rng = np.random.RandomState([seed, 7919])  # the local solvers' seeds
-    loss = est._fitted_loss()  # multinomial or the named loss (hook: mtl)
-    # 1. every size's draws solve their problems at every scale
-    done, owners_of, draws_of, models_of = [], [], [], []
-    for k, owners, draws in rehearsal_draws(counts, seed):
-        train = np.concatenate([offsets[t] + rows[:k] for t, rows in zip(owners, draws)])
-        n_new = len(owners)
-        sub = NodeLayout(np.repeat(np.arange(n_new), k), n_new)
-        sw_k = np.ascontiguousarray(sw[train], dtype=np.float64)
-        mass = np.add.reduceat(sw_k, sub.offsets[:-1])
-        rehearsal = _JoinNodes(np.ascontiguousarray(Z[train]), np.ascontiguousarray(Y[:, train]),
-                               sw_k, np.zeros((P, len(train))), sub,
-                               np.where(mass > 0, mass, 1.0),
-                               rng.randint(1, 2**31 - 1, size=n_new).astype(np.uint32), 8,
-                               exact=est._exact_nodes(sub, d), loss_name=est.loss)
-        confidence = np.minimum(1.0, mass / mean_mass)
-        c = np.maximum(confidence, 1e-300) / nodes.mu  # c_n / lambda
-        steps = np.maximum(1, np.ceil(float(est.local_epochs) * sub.counts)).astype(np.intp)
-        M = np.repeat(w0[:, None, :], n_new, axis=1)
-        models = np.empty((n_new, len(scales), P, d))
-        for i, s in enumerate(scales):
-            if s == 0.0:
-                models[:, i] = np.swapaxes(M, 0, 1)
-                continue
-            rehearsal.set_prior(M, 1.0 / (c * s))
-            rehearsal.solve_all(loss, steps, _REHEARSAL_PASSES, _REHEARSAL_GAP_TOL)
-            models[:, i] = np.swapaxes(rehearsal.node_models(None, None, None), 0, 1)
-        models[mass <= 0] = np.nan
-        done.append(k)
-        owners_of.append(owners)
-        draws_of.append(draws)
-        models_of.append(models)
-    # 2. node by node, every draw scores the node's other samples (one product)
-    table = [np.full((len(scales), len(o)), np.nan) for o in owners_of]
-    for t in np.unique(np.concatenate(owners_of + [np.zeros(0, dtype=np.intp)])):
-        which = [(a, j) for a, o in enumerate(owners_of) for j in np.flatnonzero(o == t)]
-        sl = layout.node_slice(t)
-        Zt, Yt, swt = Z[sl], Y[:, sl], sw[sl]
-        stacked = np.stack([models_of[a][j] for a, j in which])  # (q, S, P, d)
-        F = np.einsum("id,qspd->qspi", Zt, stacked)
-        for (a, j), f in zip(which, F):
-            held = draws_of[a][j][done[a]:]
-            weights = swt[held]
-            if not weights.sum() > 0 or np.isnan(f[0, 0, 0]):
-                continue
-            table[a][:, j] = _errors(est.loss, f[:, :, held], Yt[:, held]) @ weights \
-                / weights.sum()
-    # what each node reports: its draws' errors, one float per draw and scale
-    upload = np.zeros(layout.n_nodes, dtype=np.int64)
-    for a in range(len(done)):
-        np.add.at(upload, owners_of[a][~np.isnan(table[a][0])], len(scales))
-    sizes, errors, spread, n_nodes = [], [], [], []
-    for a, k in enumerate(done):
-        kept = ~np.isnan(table[a][0])
-        if kept.sum() >= 2:
-            sizes.append(k)
-            errors.append(table[a][:, kept].mean(axis=1))
-            # the standard error of each scale's paired difference to scale 1
-            diff = table[a][:, kept] - table[a][0, kept]
-            spread.append(diff.std(axis=1, ddof=1) / np.sqrt(kept.sum()))
-            n_nodes.append(len(np.unique(owners_of[a][kept])))
-    return {"sizes": np.array(sizes, dtype=np.intp),
-            "errors": np.array(errors).reshape(len(sizes), len(scales)),
-            "standard_errors": np.array(spread).reshape(len(sizes), len(scales)),
-            "nodes": np.array(n_nodes, dtype=np.intp), "upload": upload,
-            "collected": False, "cpu": time.process_time() - cpu}
-
-
-def _rehearsed_scales(est, counts):
-    """Each newcomer's scale of ``c_n``: the rehearsal's best at the size
-    nearest its number of samples (log scale) if that size is within a
-    factor :data:`_REHEARSAL_REACH` of it and the scale beats 1 by
-    :data:`_REHEARSAL_EVIDENCE` standard errors of the paired difference;
-    else 1 (also without a rehearsal)."""
-    table = getattr(est, "_join_rehearsal", None)
-    if table is None or not len(table["sizes"]):
-        return np.ones(len(counts))
-    errors = table["errors"]
-    i = np.argmin(errors, axis=1)
-    rows = np.arange(len(i))
-    # another scale than 1 only if it beats 1 by _REHEARSAL_EVIDENCE
-    # standard errors of the paired difference
-    better = (errors[rows, i] - errors[:, 0]
-              + _REHEARSAL_EVIDENCE * table["standard_errors"][rows, i]) < 0
-    best = np.where(better, np.asarray(_REHEARSAL_SCALES)[i], 1.0)
-    distance = np.abs(np.log(np.maximum(counts, 1))[:, None]
-                      - np.log(table["sizes"])[None, :])
-    near = distance.argmin(axis=1)
-    # no rehearsal within a factor _REHEARSAL_REACH of its size: 1
-    reach = distance[np.arange(len(near)), near] <= np.log(_REHEARSAL_REACH)
-    return np.where(reach, best[near], 1.0)
-
-
 def _targets(est, y):
     """``(P, n)`` targets of the fit's problems (``+-1`` per class, or ``y``)."""
     if hasattr(est, "classes_"):
@@ -610,8 +449,10 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
         M = np.repeat(w0[:, None, :], n_new, axis=1)
         c = lam / mu
         rehearsal = getattr(est, "_join_rehearsal", None)
-        if rehearsal is not None and len(rehearsal["sizes"]):
-            c = c * _rehearsed_scales(est, layout.counts)
+        if rehearsal is not None and len(rehearsal.sizes):
+            # the sizes this join needs are rehearsed now (skfed.multitask._rehearsal)
+            scales, asked = rehearsal.scales(layout.counts)
+            c = c * scales
         else:
             rehearsal = None
             c = c * _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, est.loss)
@@ -619,7 +460,7 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
         converged = nodes.solve_all(loss, steps)
         down = P * d + 2  # w_0, mu and the fitted nodes' mean weight
         if rehearsal is not None:
-            down += 2 * len(rehearsal["sizes"])  # the sizes and their best scales
+            down += 1  # its scale (it first sends its number of samples)
         up = P * d
     else:
         sigma_old = _dense_sigma(est)
@@ -661,11 +502,10 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
     network = resolve_network(est.network)
     sim = network.start(n_old + n_new, server=True,
                         random_state=np.random.RandomState([_random_seed(est), seed, 7907]))
-    if mode == "shared" and rehearsal is not None and not rehearsal["collected"]:
-        # the fitted nodes' rehearsal reports, collected once (first join)
-        senders = np.flatnonzero(rehearsal["upload"]).astype(np.intp)
-        sim.counter.gather_to_server(senders, rehearsal["upload"][senders] * _FLOAT)
-        est._join_rehearsal = dict(rehearsal, collected=True)
+    if mode == "shared" and rehearsal is not None:
+        # the sizes first rehearsed for this join: the server asks their
+        # nodes, which report their errors (once per size)
+        rehearsal.collect(sim.counter, asked, _FLOAT)
     pending = np.ones(n_new, dtype=bool)
     rounds = 0
     while pending.any():
@@ -673,6 +513,8 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
         now = np.flatnonzero(active & pending)
         if now.size:
             ids = (n_old + now).astype(np.intp)
+            if rehearsal is not None:  # its number of samples
+                sim.counter.gather_to_server(ids, np.full(len(ids), _FLOAT, np.int64))
             sim.counter.broadcast_from_server(ids, np.full(len(ids), down * _FLOAT, np.int64))
             if not private:
                 sim.counter.gather_to_server(ids, np.full(len(ids), up * _FLOAT, np.int64))
@@ -750,6 +592,28 @@ def _grow_sigma(est, mode, A, c, n_fit):
     Ac = A / c[:, None]
     O_new = O_oo + A.T @ Ac
     est.omega_ = np.block([[0.5 * (O_new + O_new.T), -Ac.T], [-Ac, np.diag(1.0 / c)]])
+
+
+def keep_for_joins(est, lam, totals):
+    """Keep what ``add_nodes`` needs from a fit that ran elsewhere (Flower).
+
+    The simulated fit keeps it itself; an engine that fits the learned or
+    given Omega calls this once its models are stored.
+
+    Parameters
+    ----------
+    est : FederatedMultiTaskClassifier or FederatedMultiTaskRegressor
+        Fitted (``_W`` and the task covariance stored).
+    lam : float
+        The fit's regularization ``lambda``.
+    totals : ndarray of shape (n_nodes,)
+        The fitted nodes' total sample weights.
+    """
+    est._join_lam = float(lam)
+    est._join_mass = float(np.mean(totals))  # a fitted node's mean weight
+    for name in ("_released_W", "join_communication_", "_join_n_fit", "_join_seed",
+                 "_join_rehearsal"):
+        est.__dict__.pop(name, None)  # from an earlier fit and its joins
 
 
 def _random_seed(est):
