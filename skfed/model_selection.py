@@ -142,6 +142,12 @@ class WithinGroupKFold(BaseCrossValidator):
         rng = check_random_state(self.random_state)
         nodes, codes = np.unique(groups, return_inverse=True)
         nodes = nodes.tolist()
+        largest = int(np.bincount(codes).max()) if n_samples else 0
+        if self.small_nodes == "keep" and largest < self.n_splits:
+            raise ValueError(
+                f"n_splits={self.n_splits} is more than the largest node's {largest} "
+                "samples: some folds would hold out no sample at all. Lower n_splits."
+            )
         fold_of = np.empty(n_samples, dtype=np.intp)
         small = []
         for node in range(len(nodes)):

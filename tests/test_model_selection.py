@@ -274,6 +274,9 @@ def test_small_nodes_keep_trains_on_every_small_node_and_holds_out_one_sample_pe
     assert sum(int(np.isin(len(ys) - 3, t)) + int(np.isin(len(ys) - 2, t)) for t in a) == 2
     with pytest.raises(ValueError, match='small_nodes must be "raise" or "keep"'):
         WithinGroupKFold(3, small_nodes="drop")
+    # More folds than the largest node has samples: refused, not empty folds.
+    with pytest.raises(ValueError, match="n_splits=40 is more than the largest node's 31"):
+        list(WithinGroupKFold(40, small_nodes="keep").split(Xs, ys, gs))
 
 
 def test_multitask_cv_fits_a_federation_with_nodes_smaller_than_the_folds(data):
