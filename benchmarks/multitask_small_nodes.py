@@ -138,7 +138,14 @@ def main(argv=None):
                         choices=["classification", "regression"])
     parser.add_argument("--personal-min-nodes", type=int, default=None,
                         help="override the personal selection's minimum number of nodes")
+    parser.add_argument("--no-held-out-correction", action="store_true",
+                        help="the personal selection validates at w0 itself, not at "
+                             "w0 less each node's held-out samples' part")
     args = parser.parse_args(argv)
+    if args.no_held_out_correction:
+        import skfed.multitask._shared as shared
+
+        shared._HELD_OUT_CORRECTION = False
     if args.personal_min_nodes is not None:
         import skfed.multitask._shared as shared
 
