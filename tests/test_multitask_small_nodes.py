@@ -68,6 +68,7 @@ def test_personal_selection_against_closed_form(monkeypatch, samples, n_folds):
     # the learned share's fit to tol (its shared model is then the optimum
     # at the learned share, in closed form below)
     monkeypatch.setattr(shared, "_PERSONAL_TOL_FACTOR", 1.0)
+    monkeypatch.setattr(shared, "_PERSONAL_BYTE_BUDGET", np.inf)
     folds = []
     real = shared.validation_folds
 
@@ -161,7 +162,8 @@ def test_personal_selection_returns_certified_model_logistic():
     w0_ret = np.r_[est.shared_coef_.ravel(), est.shared_intercept_]
     V_ret = np.column_stack([est.coef_, est.intercept_]) - w0_ret
     returned = _fixed_share_objective(_logistic, Z, y, g, lam, b_w, b, w0_ret, V_ret)
-    assert est.joint_objective_ == pytest.approx(returned, rel=1e-9)
+    # the nodes' reports travel in float32, rounded up (compression="auto")
+    assert returned * (1 - 1e-12) <= est.joint_objective_ <= returned * (1 + 2.0**-22)
 
     def objective(theta):
         return _fixed_share_objective(_logistic, Z, y, g, lam, b_w, b, theta[:d + 1],

@@ -97,6 +97,9 @@ _SHARE_FLOOR = 1e-9
 # and the norm of what the server's copy of u_t misses.
 _REPORT_FLOATS = 4
 _FLOAT32 = 4
+# The reports travel in float32 (compression on) for fits of at least this
+# relative tol: about 100 times float32's relative rounding (2^-23).
+_FLOAT32_MIN_TOL = 1e-5
 
 
 class _SharedNodes(_PrimalState):
@@ -141,6 +144,22 @@ class _SharedNodes(_PrimalState):
         return sums[nodes, 0], sums[nodes, 1]
 
 
+def round_up_float32(x):
+    """``x`` rounded to float32 toward ``+inf`` (as float64).
+
+    A node's report (loss and conjugate sums, ``||u_t||^2``, the norm the
+    server's copy misses) enters the primal value with a plus sign and the
+    dual bound with a minus sign, so rounded up the primal stays an upper
+    bound and the dual a lower bound: the certificate stays valid in
+    float32 (relative rounding at most ``2^-23`` a value).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = x.astype(np.float32)
+    low = y.astype(np.float64) < x
+    y[low] = np.nextafter(y[low], np.float32(np.inf))
+    return y.astype(np.float64)
+
+
 def _logit(b):
     return float(np.log(b) - np.log1p(-b))
 
@@ -177,7 +196,8 @@ class _SharedFit:
     """
 
     def __init__(self, estimator, protocol, nodes, lam, loss, bits, steps, theta, n_chunks,
-                 warm=None, fixed_share=None, tol=None, carry=0, shared_share=None):
+                 warm=None, fixed_share=None, tol=None, carry=0, shared_share=None,
+                 byte_budget=None):
         self.est = estimator
         self.protocol = protocol
         protocol.start_rounds()
@@ -214,6 +234,9 @@ class _SharedFit:
         self.converged = False
         self.rounds = 0
         self.evaluations = 0
+        # Stop (uncertified) once the fit's messages reach this many bytes.
+        self.byte_budget = byte_budget
+        self.start_bytes = self._spent()
         self.moved = True
         # The personal weight every node holds (sent only when it changes),
         # and floats of the previous fit's end that travel with this fit's
@@ -222,6 +245,13 @@ class _SharedFit:
         self.carry = np.full(m, int(carry) * _FLOAT, dtype=np.int64)
 
     # ---------------------------------------------------------------- bytes
+    def _spent(self):
+        return int(np.sum(self.protocol.counter.pair_counts()[2]))
+
+    def _out_of_bytes(self):
+        return self.byte_budget is not None and \
+            self._spent() - self.start_bytes >= self.byte_budget
+
     def _vector_bytes(self, quantized):
         if quantized and self.bits is not None:
             return self.P * quantized_bytes(self.d, self.bits)
@@ -287,9 +317,20 @@ class _SharedFit:
                                     nodes.V[:, active] - self.U[:, active]))
         loss_sum, conj_sum = nodes.node_terms(active)
         norms = np.einsum("ktd,ktd->t", nodes.V[:, active], nodes.V[:, active])
-        self.report[active] = np.column_stack([loss_sum, conj_sum, norms, missing])
+        report = np.column_stack([loss_sum, conj_sum, norms, missing])
+        if self._report_bytes() == _FLOAT32:
+            report = round_up_float32(report)
+        self.report[active] = report
         counter.gather_to_server(active, np.full(len(active), self._vector_bytes(True)
-                                                 + _REPORT_FLOATS * _FLOAT, dtype=np.int64))
+                                                 + _REPORT_FLOATS * self._report_bytes(),
+                                                 dtype=np.int64))
+
+    def _report_bytes(self):
+        """Bytes of each reported float: float32 under ``compression`` when
+        the fit's ``tol`` is at least :data:`_FLOAT32_MIN_TOL` (float32's
+        rounding, up to ``2^-23`` of every node's values, stays far below the
+        gap to certify), else float64."""
+        return _FLOAT32 if self.bits is not None and self.tol >= _FLOAT32_MIN_TOL else _FLOAT
 
     def _values(self, b):
         """F, its gradient in ``(w0, logit b)`` and the certificates at the point."""
@@ -358,7 +399,7 @@ class _SharedFit:
             if self._record(vals):
                 self.converged = True
                 break
-            if self.rounds >= self.est._max_rounds():
+            if self.rounds >= self.est._max_rounds() or self._out_of_bytes():
                 break  # the round stays open for the final delivery
             protocol.end_round()
             f, g, b = vals["F"], vals["grad"], vals["b"]
@@ -613,8 +654,8 @@ def select_share(protocol, layout, sw, make_nodes, loss, make_fit, parallel, see
                 # Not two fits of _TYPICAL_ROUNDS rounds fit the budget: the
                 # learned share would be the only candidate, so no selection
                 # (the caller fits the learned share).
-                per_round = m * (2 * fit._vector_bytes(True) + (1 + _REPORT_FLOATS) * _FLOAT
-                                 + 2 * _HEADER)
+                per_round = m * (2 * fit._vector_bytes(True) + _FLOAT
+                                 + _REPORT_FLOATS * fit._report_bytes() + 2 * _HEADER)
                 if 2 * _TYPICAL_ROUNDS * per_round > budget:
                     return None
             fit.run(parallel)
@@ -678,6 +719,14 @@ _PERSONAL_MIN_NODES = 5
 # regressor, seeds 0-2: the same R^2 for 0.44-0.50 of the raw upload
 # instead of 1.04 at 10 tol).
 _PERSONAL_TOL_FACTOR = 100.0
+# ... or when its messages reach this fraction of the raw upload (its point
+# only starts the personal selection and the refit).  Measured on nodes of
+# 10 rows (benchmarks/multitask_bytes_small.py --no-baselines --seeds 0 1,
+# 100 / 400 / 1,600 nodes): without it 1.29-1.63 (classifier) and 0.76-1.86
+# (regressor) times the raw upload, at 0.4 1.03-1.59 and 0.76-0.89, at 0.5
+# 1.04-1.60 and 0.76-1.01, the same per-node scores (within 0.01, most
+# equal or higher).
+_PERSONAL_BYTE_BUDGET = 0.4
 
 
 # Each node takes its held-out samples' part off w0 in the personal selection
@@ -896,13 +945,15 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
         protocol.setup_up += Y.shape[0] * nodes.d * 8
     bits = est._compression_bits(None)
 
-    def make_fit(fit_nodes, start, fixed, tol=None, carry=0, shared_share=None):
+    def make_fit(fit_nodes, start, fixed, tol=None, carry=0, shared_share=None,
+                 byte_budget=None):
         return _SharedFit(
             est, protocol, fit_nodes, lam, loss, bits,
             steps=lambda work: _steps(work, layout.counts, est.local_epochs),
             theta=0.0 if est.local_gap_target is None else float(est.local_gap_target),
             n_chunks=effective_n_jobs(est.n_jobs) if est._use_parallel() else 1,
             warm=start, fixed_share=fixed, tol=tol, carry=carry, shared_share=shared_share,
+            byte_budget=byte_budget,
         )
 
     # omega="auto": the share by within-node validation (omega="shared":
@@ -944,8 +995,11 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
         # selected at its shared model, then the fixed-share problem at the
         # selected share refitted to tol.
         personal_path = validate and chosen is None and m >= _PERSONAL_MIN_NODES
+        raw_bytes = X.shape[0] * (X.shape[1] * dtype_bytes + 8) + m * 16
         fit = make_fit(nodes, start, fixed,
-                       _PERSONAL_TOL_FACTOR * est.tol if personal_path else None)
+                       _PERSONAL_TOL_FACTOR * est.tol if personal_path else None,
+                       byte_budget=(_PERSONAL_BYTE_BUDGET * raw_bytes if personal_path
+                                    else None))
         if warm is not None:
             fit.U[...] = nodes.V
         fit.run(parallel)
