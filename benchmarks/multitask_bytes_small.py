@@ -34,7 +34,11 @@ from sklearn.metrics import r2_score
 from sklearn.svm import SVC, SVR, LinearSVC
 from threadpoolctl import threadpool_limits
 
-from skfed import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor, LocalEstimator
+from skfed import (
+    FederatedMultiTaskClassifier,
+    FederatedMultiTaskRegressor,
+    LocalEstimator,
+)
 from skfed.baselines import pooled_data_bytes
 
 

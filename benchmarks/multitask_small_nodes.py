@@ -54,6 +54,9 @@ FAMILIES = {
     "few-10": (10, 10, 8, 8, 0.3),
     "few-20": (20, 10, 8, 8, 0.3),
     "few-40": (40, 10, 8, 8, 0.3),
+    # few nodes in high dimension (issue 28's probe: 10 nodes x 15 rows, d = 500)
+    "few-hd": (10, 15, 500, 500, 0.3),
+    "few-hd-sparse": (10, 15, 500, 10, 0.3),
 }
 
 

@@ -86,6 +86,14 @@ from ._compression import _FLOAT, quantize, quantized_bytes
 from ._omega import _LowRankSigma
 from ._protocol import _fault_note, _steps
 from ._state import _PrimalState
+from ._validation import (
+    beats_by_standard_errors,
+    feature_scale_note,
+    held_out_shift,
+    round_up_float32,
+    validation_folds,
+    validation_sums,
+)
 
 # L-BFGS at the server: curvature pairs kept, Armijo constant and backtracking factor.
 _MEMORY = 10
@@ -142,22 +150,6 @@ class _SharedNodes(_PrimalState):
                            self.loss_obj, sums)
         sums /= self.totals[:, None]
         return sums[nodes, 0], sums[nodes, 1]
-
-
-def round_up_float32(x):
-    """``x`` rounded to float32 toward ``+inf`` (as float64).
-
-    A node's report (loss and conjugate sums, ``||u_t||^2``, the norm the
-    server's copy misses) enters the primal value with a plus sign and the
-    dual bound with a minus sign, so rounded up the primal stays an upper
-    bound and the dual a lower bound: the certificate stays valid in
-    float32 (relative rounding at most ``2^-23`` a value).
-    """
-    x = np.asarray(x, dtype=np.float64)
-    y = x.astype(np.float32)
-    low = y.astype(np.float64) < x
-    y[low] = np.nextafter(y[low], np.float32(np.inf))
-    return y.astype(np.float64)
 
 
 def _logit(b):
@@ -529,49 +521,6 @@ ALL_FOLDS_MAX_SAMPLES = 20_000
 SELECTION_MAX_FOLDS = VALIDATION_FOLDS
 
 
-def validation_folds(layout, seed, n_folds):
-    """Every sample's fold (node order), -1 for a sample never held out.
-
-    Each node deals its own samples, in an order drawn from one seed, to the
-    folds in turn (a node of fewer than 2 samples holds none out), so the
-    split costs no message.
-    """
-    rng = np.random.RandomState(seed)
-    fold = np.full(int(layout.offsets[-1]), -1, dtype=np.intp)
-    for t in range(layout.n_nodes):
-        lo, hi = int(layout.offsets[t]), int(layout.offsets[t + 1])
-        n_t = hi - lo
-        if n_t >= 2:
-            fold[lo + rng.permutation(n_t)] = np.arange(n_t) % max(n_folds, 2)
-    return fold
-
-
-def validation_sums(nodes, sw_val, loss):
-    """Every node's weighted error and loss sums on its held-out samples at its
-    model ``w0 + u_t / mu`` (what each node reports: two floats).
-
-    The error is the misclassification (the largest margin's class; with
-    one problem, the margin's sign) or, for the squared loss, the squared
-    error."""
-    W = np.ascontiguousarray(nodes.node_models(None, None, None))
-    f = np.empty((nodes.n_problems, nodes.n))
-    offsets = nodes.layout.offsets
-    node_margins(nodes.Z_pass, W, offsets, f)
-    sums = np.zeros((nodes.m, 3))
-    zero = np.zeros(nodes.n)
-    for k in range(nodes.n_problems):
-        node_gap_terms(f[k], nodes.Y[k], sw_val, zero, offsets, loss, sums)
-    Y = nodes.Y
-    if type(loss).__name__ == "Squared":
-        err = ((f - Y) ** 2).sum(axis=0)
-    elif Y.shape[0] == 1:
-        err = (Y[0] * f[0] <= 0).astype(np.float64)
-    else:
-        err = (np.argmax(f, axis=0) != np.argmax(Y, axis=0)).astype(np.float64)
-    errors = np.add.reduceat(sw_val * err, offsets[:-1]) if nodes.n else np.zeros(nodes.m)
-    return errors, sums[:, 0]
-
-
 def select_share(protocol, layout, sw, make_nodes, loss, make_fit, parallel, seed,
                  raw_bytes):
     """The share ``b`` with the lowest within-node validation error.
@@ -740,52 +689,6 @@ _HELD_OUT_CORRECTION = True
 # held-out 100 x 30 x 50 classifier and the 20-node regressor of
 # benchmarks/multitask_small_nodes.py lose 0.7 and 3.3 points to Global).
 _PERSONAL_STANDARD_ERRORS = 1.0
-
-
-def beats_by_standard_errors(errors, reference, weights, k):
-    """Whether the pooled error ``sum errors / sum weights`` is below the
-    reference's by more than ``k`` standard errors (the ratio estimator's,
-    over the nodes' differences; nodes are the independent units)."""
-    diff = np.asarray(errors, dtype=np.float64) - reference
-    if diff.size < 2:
-        return False
-    total = float(np.sum(weights))
-    mean = diff.sum() / total
-    se = np.sqrt(np.sum((diff - mean * weights) ** 2) * diff.size / (diff.size - 1)) / total
-    return bool(mean < -k * se)
-
-
-def held_out_shift(nodes, g, sw_held, totals, share, lam):
-    """Every node's estimate of the part of ``w0`` its held-out samples put there.
-
-    The learned-share fit's ``w0`` minimizes ``F(w0) = lambda m ||w0||^2 /
-    (2 b) + sum_t M_t(w0)`` (``M_t`` node t's Moreau envelope, gradient
-    ``-u_t``, ``u_t = sum_i alpha_ti z_ti / n_t``, ``alpha = g *
-    sample_weight``).  Taking node t's held-out samples out of ``M_t`` removes
-    ``r_t = sum_{i held} alpha_ti z_ti / n_t`` from the gradient, and ``w0``
-    moves by about ``H^-1 r_t``, ``H`` the Hessian of ``F``: ``lambda m / b +
-    sum_t nabla^2 M_t``, at most ``lambda m / b + m mu`` (each envelope's
-    curvature is at most ``mu = lambda m / (1 - b)``, reached where the
-    node's loss is much more curved than ``mu``).  The shift is ``r_t`` over
-    that bound: a node validating at ``w0`` minus it scores its held-out
-    samples with a shared model that has (nearly) not seen them.  At ``w0``
-    itself the validation favours sharing.  Node-local: every node knows its
-    dual variables and rows, and ``b``, ``lambda`` and ``m`` (no message).
-
-    Returns
-    -------
-    shift : ndarray of shape (n_problems, n_nodes, d')
-    """
-    layout = nodes.layout
-    m = layout.n_nodes
-    alpha = g * sw_held
-    shift = np.zeros((nodes.n_problems, m, nodes.d))
-    curvature = lam * m / share + m * lam * m / (1.0 - share)
-    for t in range(m):
-        sl = layout.node_slice(t)
-        if totals[t] > 0 and np.any(sw_held[sl]):
-            shift[:, t] = (alpha[:, sl] @ nodes.Z[sl]) / (totals[t] * curvature)
-    return shift
 
 
 def _solve_personal(nodes, w0, mu, layout, est, loss, parallel, passes):
@@ -1048,7 +951,7 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
             f"objective within tol={est.tol} (relative) in max_rounds={est.max_rounds} "
             f"rounds (best joint objective {best['joint']:.3e}, certified gap "
             f"{fit.joint_gap:.3e}){_fault_note(est.network, protocol.simulation)}; "
-            "increase max_rounds or tol.",
+            f"{feature_scale_note(X, layout)}increase max_rounds or tol.",
             ConvergenceWarning,
         )
     b = float(best["b"])
