@@ -54,6 +54,9 @@ FAMILIES = {
     "few-10": (10, 10, 8, 8, 0.3),
     "few-20": (20, 10, 8, 8, 0.3),
     "few-40": (40, 10, 8, 8, 0.3),
+    # few nodes in high dimension (issue 28's probe: 10 nodes x 15 rows, d = 500)
+    "few-hd": (10, 15, 500, 500, 0.3),
+    "few-hd-sparse": (10, 15, 500, 10, 0.3),
 }
 
 
@@ -138,7 +141,14 @@ def main(argv=None):
                         choices=["classification", "regression"])
     parser.add_argument("--personal-min-nodes", type=int, default=None,
                         help="override the personal selection's minimum number of nodes")
+    parser.add_argument("--no-held-out-correction", action="store_true",
+                        help="the personal selection validates at w0 itself, not at "
+                             "w0 less each node's held-out samples' part")
     args = parser.parse_args(argv)
+    if args.no_held_out_correction:
+        import skfed.multitask._shared as shared
+
+        shared._HELD_OUT_CORRECTION = False
     if args.personal_min_nodes is not None:
         import skfed.multitask._shared as shared
 

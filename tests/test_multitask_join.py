@@ -375,11 +375,11 @@ def test_shared_join_keeps_the_small_node_sigma():
     b_w (``share_selection_["shared_part_share"]``), the personal parts the
     selected b: a join extends that Sigma and leaves its fitted block as fitted."""
     rng = np.random.RandomState(0)
-    K, n = 14, 8  # 12 alike nodes of 8 rows fitted, 2 newcomers
+    K, n = 24, 10  # 22 alike nodes of 10 noisy rows fitted, 2 newcomers
     w = rng.normal(size=3)
     X = rng.normal(size=(K * n, 3))
     g = np.repeat(np.arange(K), n)
-    y = X @ w + 0.5 * rng.normal(size=K * n)
+    y = X @ w + 1.0 * rng.normal(size=K * n)
     (Xo, yo, go), (Xn, yn, gn) = _split(X, y, g, n_new=2, k=6)
     est = FederatedMultiTaskRegressor(random_state=0).fit(Xo, yo, groups=go)
     b_w = est.share_selection_["shared_part_share"]

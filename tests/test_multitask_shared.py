@@ -113,6 +113,16 @@ def _joint_objective(est, X, y, g, loss):
             + 0.5 * lam * m * (np.linalg.norm(w0) + np.linalg.norm(V)) ** 2)
 
 
+def _assert_reported(reported, exact, compression):
+    """The reported objective is the exact one; with compression the nodes'
+    reports travel in float32 rounded up: an upper bound within 2^-23 of
+    each (positive) term."""
+    if compression == "none":
+        assert reported == pytest.approx(exact, rel=1e-10)
+    else:
+        assert exact * (1 - 1e-12) <= reported <= exact * (1 + 2.0**-22)
+
+
 @pytest.mark.parametrize("loss", ["squared_hinge", "logistic"])
 @pytest.mark.parametrize("compression", ["auto", "none"])
 def test_reported_joint_objective_is_the_returned_models(loss, compression):
@@ -123,8 +133,7 @@ def test_reported_joint_objective_is_the_returned_models(loss, compression):
     est = FederatedMultiTaskClassifier(kernel="linear", omega="shared", loss=loss,
                                        compression=compression, random_state=0)
     est.fit(X, y, groups=g)
-    assert est.joint_objective_ == pytest.approx(_joint_objective(est, X, y, g, loss),
-                                                 rel=1e-10)
+    _assert_reported(est.joint_objective_, _joint_objective(est, X, y, g, loss), compression)
     # ... the best of the evaluated points, certified within tol
     curve = est.joint_objective_curve_
     assert est.joint_objective_ == pytest.approx(np.nanmin(curve), rel=1e-12)
@@ -136,8 +145,8 @@ def test_reported_joint_objective_is_the_returned_models(loss, compression):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         short.fit(X, y, groups=g)
-    assert short.joint_objective_ == pytest.approx(_joint_objective(short, X, y, g, loss),
-                                                   rel=1e-10)
+    _assert_reported(short.joint_objective_, _joint_objective(short, X, y, g, loss),
+                     compression)
     assert short.joint_objective_ == pytest.approx(np.nanmin(short.joint_objective_curve_),
                                                    rel=1e-12)
 

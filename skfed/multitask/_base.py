@@ -259,10 +259,7 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         with ``n_components`` capped so that those rounds cost at most the
         raw upload, ``n d`` values, when any number of features does (if
         none does, neither mode fits the raw upload and the cheaper one is
-        taken, with ``n_components`` at most
-        :data:`~skfed.multitask._features._MAX_UNFIT_COMPONENTS` (512): the
-        rate rule counts the rows of all nodes, so uncapped every node's
-        messages would grow with the number of nodes); the exact kernel mode
+        taken); the exact kernel mode
         otherwise (other kernels, one node, or a ``cache_size``, which only
         the exact mode uses).  Under ``privacy``
         it is ``"rff"`` for the rbf kernel (nothing about the data leaves a
@@ -270,10 +267,42 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         ``"rff"`` for the rbf kernel, ``"nystroem"`` for the others; where
         the fit has none (``approximation=None``, ``kernel="linear"``, a
         ``cache_size``) it raises rather than ignore it.
+
+        One cap on every path with ``n_components="auto"`` and several nodes
+        (``approximation="auto"``, an explicit ``"rff"`` or ``"nystroem"``,
+        ``privacy``): when no number of features keeps those rounds within
+        the raw upload (nodes of a few rows), ``n_components`` is at most
+        :data:`~skfed.multitask._features._MAX_UNFIT_COMPONENTS` (512): the
+        rate rule counts the rows of all nodes, so uncapped every node's
+        messages would grow with the number of nodes.
         """
         D = auto_components(n) if self.n_components == "auto" else self.n_components
         mode = self.approximation
         named = None if callable(self.kernel) else self.kernel
+        # The bytes of _AUTO_ROUNDS rounds of D features: one quantized model
+        # vector each way per node and binary problem.
+        bits = {"auto": _AUTO_BITS, "none": 64}.get(self.compression, self.compression)
+        intercept = int(bool(self.fit_intercept))
+        raw = n * d * dtype_bytes
+
+        def rff_bytes(D):
+            return 2 * _AUTO_ROUNDS * m * n_problems * quantized_bytes(D + intercept, bits)
+
+        # The most features whose rounds cost at most the raw upload (0: none
+        # does), for n_components="auto" on several nodes.
+        fit_count = None
+        if self.n_components == "auto" and m > 1 and rff_bytes(D) > raw:
+            lo, hi = 0, D  # rff_bytes(lo) <= raw < rff_bytes(hi)
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (mid, hi) if rff_bytes(mid) <= raw else (lo, mid)
+            fit_count = lo
+        if fit_count == 0:
+            # No number of features fits the raw upload (nodes of a few rows):
+            # n_components="auto" is at most _MAX_UNFIT_COMPONENTS on every
+            # path (approximation="auto", an explicit "rff" / "nystroem",
+            # privacy), so that no node's messages grow with the number of nodes.
+            D = min(D, _MAX_UNFIT_COMPONENTS)
         if mode == "auto" and self.n_components != "auto" and named != "linear" \
                 and self.cache_size is None:
             # A number of components asks for an approximation.
@@ -284,35 +313,13 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
                 if self.privacy is not None:
                     mode = "rff"
                 elif m > 1:
-                    # At most the raw upload: the most features whose
-                    # _AUTO_ROUNDS rounds of one quantized model vector each
-                    # way per node and binary problem cost at most n d values.
-                    bits = {"auto": _AUTO_BITS, "none": 64}.get(self.compression,
-                                                               self.compression)
-                    intercept = int(bool(self.fit_intercept))
-                    raw = n * d * dtype_bytes
-
-                    def rff_bytes(D):
-                        return 2 * _AUTO_ROUNDS * m * n_problems * quantized_bytes(
-                            D + intercept, bits)
-
+                    if fit_count:
+                        D = fit_count  # random features within the raw upload
                     # The exact mode over the same rounds: every row to
                     # every node and every dual variable's change relayed
                     # to every node each round (exact_mode_bytes).
                     exact = exact_mode_bytes(n, d, m, n_problems, dtype_bytes,
                                              _AUTO_ROUNDS, 0)
-                    if rff_bytes(D) > raw:
-                        lo, hi = 0, D  # rff_bytes(lo) <= raw < rff_bytes(hi)
-                        while hi - lo > 1:
-                            mid = (lo + hi) // 2
-                            lo, hi = (mid, hi) if rff_bytes(mid) <= raw else (lo, mid)
-                        if lo >= 1:
-                            D = lo  # random features within the raw upload
-                        else:
-                            # None fits (nodes of a few rows): at most
-                            # _MAX_UNFIT_COMPONENTS, so that no node's
-                            # messages grow with the number of nodes.
-                            D = min(D, _MAX_UNFIT_COMPONENTS)
                     # Random features when they cost less than the exact mode
                     # (within the raw upload when any number of them does;
                     # else, neither mode fitting it, the cheaper one).
