@@ -873,14 +873,16 @@ def test_feature_vote_against_numpy():
     np.testing.assert_array_equal(clf.feature_votes_, [votes, significant.sum(axis=0)])
 
     # Thresholds: least v with P(Binomial(n, p) >= v) <= 0.05 / d, for the
-    # n voters at p = q / d and the n nodes tested at p = 0.05.
+    # n voters at p = q / d and the n nodes tested at p = 0.05; the latter
+    # also at least 1.5 * 0.05 = 3 / 40 of the nodes tested.
     def threshold_of(n, p):
         def tail(v):
             return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(v, n + 1))
         return next(v for v in range(n + 2) if tail(v) <= 0.05 / d)
 
+    n_tested = int(tested.sum())
     thresholds = [threshold_of(int(ballots.any(axis=1).sum()), q / d),
-                  threshold_of(int(tested.sum()), 0.05)]
+                  max(threshold_of(n_tested, 0.05), -(-3 * n_tested // 40))]
     np.testing.assert_array_equal(clf.vote_threshold_, thresholds)
     selected = (votes >= thresholds[0]) | (significant.sum(axis=0) >= thresholds[1])
     np.testing.assert_array_equal(clf.selected_features_, selected)
@@ -1041,3 +1043,46 @@ def test_feature_vote_weights_samples_like_duplicates_and_drops():
     (selected,) = np.flatnonzero(fit.selected_features_)
     n_distinct = int(np.count_nonzero(sw > 0))
     assert np.count_nonzero(fit.stump_features_ == selected) == n_distinct < fit.n_estimators
+
+
+def test_significance_ballot_rejects_slightly_miscalibrated_null_at_many_nodes():
+    """At 10,000 nodes the significance count needs an effect size, not only a p-value.
+
+    Feature 0 is voted by 5.7 % of the nodes (a useless
+    feature whose per-node F test is a little liberal), feature 1 by 9 %,
+    the others by 5 %.  The binomial test alone keeps feature 0;
+    the floor of 1.5 * 0.05 of the nodes tested rejects it and keeps
+    feature 1.  Thresholds are checked against an independent computation
+    (normal tail for the binomial count, exact integer floor).
+    """
+    from scipy.stats import binom
+
+    from skfed.boosting import _count_votes, binomial_threshold, significance_threshold
+
+    rng = np.random.RandomState(0)
+    K, d = 10000, 20
+    rates = np.full(d, 0.05)
+    rates[0], rates[1] = 0.057, 0.09
+    # Each feature voted by exactly its expected number of nodes, at random.
+    significant = np.zeros((K, d), dtype=bool)
+    for j in range(d):
+        significant[rng.permutation(K)[:round(rates[j] * K)], j] = True
+    tested = np.ones((K, 1), dtype=bool)
+    ballots = np.hstack([np.zeros((K, d), dtype=bool), significant, tested])
+    selected, votes, threshold = _count_votes(ballots, np.ones(d, dtype=bool), 5)
+    counts = significant.sum(axis=0)
+    np.testing.assert_array_equal(votes[1], counts)
+    # Independent binomial threshold: least v with P(X >= v) <= 0.05 / 20.
+    tail = binom.sf(np.arange(K + 1) - 1, K, 0.05)
+    binomial = int(np.argmax(tail <= 0.05 / d))
+    assert binomial == binomial_threshold(K, 0.05, d)
+    assert 555 < binomial < 570  # about 500 + 2.8 standard deviations (z of 0.0025)
+    assert threshold[1] == max(binomial, 3 * K // 40) == 750
+    assert threshold[1] == significance_threshold(K, d)
+    # The binomial test alone would keep the miscalibrated feature.
+    assert counts[0] >= binomial and counts[1] >= threshold[1]
+    assert selected.tolist() == [False, True] + [False] * (d - 2)
+    # Below a few hundred nodes the binomial threshold is the larger one.
+    assert significance_threshold(100, d) == binomial_threshold(100, 0.05, d)
+    with pytest.raises(ValueError, match="margin"):
+        significance_threshold(100, d, margin=0.5)

@@ -11,7 +11,7 @@ from scipy import sparse
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from ..network import index_bits, payload_bytes
-from ._stumps import _NODE_LEVEL, _VOTE_LEVEL, binomial_threshold, vote_threshold
+from ._stumps import _VOTE_LEVEL, significance_threshold, vote_threshold
 
 def fw_message_bytes(n_base, n_problems=1):
     """Payload of one Frank-Wolfe update message: per problem, the coordinate
@@ -124,8 +124,9 @@ def _count_votes(ballots, varying, n_votes):
     :func:`node_votes`), or both its ballots (``2 n_features + 1`` columns,
     :func:`node_ballots`).  A feature is selected when its ranking count
     reaches :func:`vote_threshold` or, with both ballots, when its
-    significance count reaches :func:`binomial_threshold` for the nodes
-    that took part at the nodes' level ``_NODE_LEVEL``; ``votes`` then
+    significance count reaches :func:`significance_threshold` for the
+    nodes that took part (binomial test at the nodes' level 0.05, and at
+    least 1.5 times that rate of them); ``votes`` then
     holds both counts (shape ``(2, n_features)``) and ``threshold`` both
     thresholds.
     """
@@ -139,7 +140,7 @@ def _count_votes(ballots, varying, n_votes):
     if ballots.shape[1] == 2 * d + 1:
         significant = ballots[:, d:2 * d].sum(axis=0).astype(np.int64)
         n_tested = int(ballots[:, 2 * d].sum())
-        second = binomial_threshold(n_tested, _NODE_LEVEL, n_varying, level=_VOTE_LEVEL)
+        second = significance_threshold(n_tested, n_varying)
         selected |= (significant >= second) & varying & (n_tested > 0)
         votes = np.vstack([votes, significant])
         threshold = np.array([threshold, second], dtype=np.int64)

@@ -304,9 +304,11 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         at the node (:func:`significant_features`: an F test at level
         0.05), and a feature is also kept when that count exceeds what
         chance gives with probability ``0.05 / n_varying``
-        (:func:`binomial_threshold`, Binomial(nodes tested, 0.05); on HAR
-        walking runs 0-9 it keeps 379-403 features instead of 1-7, 99.41 %
-        instead of 98.42 %).  When no feature
+        (Binomial(nodes tested, 0.05)) and reaches 1.5 x 0.05 of the nodes
+        tested (:func:`significance_threshold`: an effect size, so that at
+        thousands of nodes a noise feature whose per-node test is slightly
+        liberal does not pass; on HAR walking runs 0-9 it keeps 379-403
+        features instead of 1-7, 99.41 % instead of 98.42 %).  When no feature
         stands out (all are alike, or ``q >= n_varying``: with 3 or fewer
         varying features), every varying feature keeps its stumps.  A
         selected feature takes at most as many stumps as there are distinct
@@ -725,7 +727,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         down (a bit per feature or their indices, whichever is smaller).
         A feature is selected when its ranking count reaches
         :func:`vote_threshold` or its significance count reaches
-        :func:`binomial_threshold` (of the nodes that held the test, at
+        :func:`significance_threshold` (of the nodes that held the test, at
         their level 0.05); if none does, or ``q >= n_varying``, every
         varying feature is kept.
 

@@ -18,6 +18,10 @@ _VOTE_LEVEL = 0.05
 # Level of a node's own test of a feature's relevance (the significance
 # ballot of :func:`node_ballots`).
 _NODE_LEVEL = 0.05
+# The significance ballot keeps a feature only if at least this multiple of
+# ``_NODE_LEVEL`` of the nodes tested vote for it (an effect size on top of
+# the binomial test, :func:`significance_threshold`).
+_SIGNIFICANCE_MARGIN = 1.5
 
 
 # ------------------------------------------------------------------ stumps
@@ -350,6 +354,37 @@ def binomial_threshold(n_voters, p, n_candidates, level=_VOTE_LEVEL):
     # P(count >= v); 0 at v = n_voters + 1, so some v always qualifies.
     tail = binom.sf(v - 1, n_voters, min(1.0, float(p)))
     return int(v[np.argmax(tail <= level / max(n_candidates, 1))])
+
+
+def significance_threshold(n_tested, n_candidates, level=_NODE_LEVEL,
+                           margin=_SIGNIFICANCE_MARGIN, vote_level=_VOTE_LEVEL):
+    """Least significance count that keeps a feature in the vote.
+
+    The larger of :func:`binomial_threshold` ``(n_tested, level,
+    n_candidates, vote_level)`` (the count is significantly above what
+    ``n_tested`` nodes testing at ``level`` give a useless feature) and
+    ``ceil(margin * level * n_tested)`` (and it is also at least ``margin``
+    times that rate).  The floor keeps the rule's meaning at any number of
+    nodes: the nodes' F test is exact for normal features only, so a useless
+    feature's rate can differ a little from ``level``, and at thousands of
+    nodes the binomial test alone detects that (the "noisy" moons at 10,000
+    nodes: a noise feature voted by 5.7 % of the nodes passed the binomial
+    threshold of 5.6 %; informative features there reach 7.8 % and 14.8 %,
+    see ``benchmarks/dada_ballot_margin.py``).  Below 721 nodes tested
+    with 20 candidates (507 with 5, 1,254 with 561) the binomial threshold
+    is the larger.
+
+    Examples
+    --------
+    >>> from skfed.boosting import significance_threshold
+    >>> significance_threshold(100, 20), significance_threshold(10000, 20)
+    (13, 750)
+    """
+    if margin < 1:
+        raise ValueError(f"margin must be at least 1, got {margin!r}.")
+    n_tested = int(n_tested)
+    floor = math.ceil(margin * level * n_tested - 1e-9)
+    return max(binomial_threshold(n_tested, level, n_candidates, vote_level), int(floor))
 
 
 def vote_threshold(n_voters, n_votes, n_candidates, level=0.05):
