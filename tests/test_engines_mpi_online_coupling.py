@@ -86,3 +86,28 @@ def test_consensus_penalty_auto_on_mpi_equals_simulation(tmp_path):
         # statistics, one allreduce of the errors (each rank sending to the
         # other once) and the counts sent to the root (one message).
         assert run.mpi_traffic_["coupling"]["messages"] == 2 + 2 + 1
+
+
+@needs_mpi
+def test_consensus_penalty_auto_survives_a_rank_stopped_in_the_fit(tmp_path):
+    """An injected stop at round r counts the final fit's rounds: the
+    candidate fits run whole on every rank, so the choice, its errors and
+    the rounds before the fit equal the simulation's, and the stopped
+    rank's nodes are lost from the final fit on (``mpiexec -n 3``)."""
+    import json
+
+    name, est, directory, X, y, g, _ = _cases(tmp_path)[0]
+    params = json.dumps({"random_state": 2, "max_epochs": 4})
+    run, lost, kept = MPI._stopped_run(3, ["--data", directory, "--estimator",
+                                           type(est).__name__, "--params", params, 5],
+                                       2, 10, tmp_path)
+    sim = clone(est).fit(X, y, groups=g)
+    assert run.consensus_selection_["choice"] == sim.consensus_selection_["choice"] == "strong"
+    np.testing.assert_array_equal(run.consensus_selection_["node_validation_error"],
+                                  sim.consensus_selection_["node_validation_error"])
+    assert run.consensus_penalty_ == sim.consensus_penalty_
+    assert run.epsilon_ == sim.epsilon_
+    # kernel="auto"'s round, the two candidates' and the selection's.
+    np.testing.assert_array_equal(run.bytes_per_round_[:4], sim.bytes_per_round_[:4])
+    assert all(len(run.dictionaries_[k]) == 0 for k in lost)
+    assert all(len(run.dictionaries_[k]) > 0 for k in kept)

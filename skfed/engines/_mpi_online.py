@@ -111,17 +111,14 @@ def fit_online(est, peer, block, validate, random_state):
     est._target_scale = max(getattr(est, "_target_scale", 0.0), scale)
     sample_weight = np.ascontiguousarray(sw, dtype=np.float64)
     est.consensus_selection_ = None
-    rounds = [0]    # rounds run so far on this rank (an injected stop counts them all)
     if est.consensus_penalty == "auto" and K > 1 and est.eta0 == "auto":
         _select_coupling(est, peer, block, X, codes, sample_weight, y_encoded,
-                         est.max_epochs, est.shuffle, rounds)
+                         est.max_epochs, est.shuffle)
     queues = est._make_queues(codes, est.max_epochs, est.shuffle)
-    return _run(est, peer, block, X, y_encoded, sample_weight, queues, est.max_epochs,
-                rounds)
+    return _run(est, peer, block, X, y_encoded, sample_weight, queues, est.max_epochs)
 
 
-def _select_coupling(est, peer, block, X, codes, sample_weight, y_encoded, epochs, shuffle,
-                     rounds):
+def _select_coupling(est, peer, block, X, codes, sample_weight, y_encoded, epochs, shuffle):
     """``_CouplingSelectionMixin._select_coupling`` over the ranks.
 
     Every rank holds out its own nodes' samples (every 4th in arrival
@@ -133,7 +130,8 @@ def _select_coupling(est, peer, block, X, codes, sample_weight, y_encoded, epoch
     rank chooses as the simulation does.  The messages of the candidates and
     of the spanning-tree rounds are counted by the rank of every sender and
     summed on the root (one message a rank), so ``communication_`` equals
-    the simulation's.
+    the simulation's.  The candidates' rounds are not stopped by an
+    injected stop (the collectives after them need every rank).
     """
     K = len(est.nodes_)
     candidates = est._coupling_candidates(K)
@@ -164,7 +162,8 @@ def _select_coupling(est, peer, block, X, codes, sample_weight, y_encoded, epoch
             cand, queues = est._coupled_candidate(c, eps, topology, params, X[train],
                                                   codes[train], epochs, shuffle)
             sim, consensus, orders = _rounds(cand, peer, block, X[train], y_encoded[train],
-                                             sample_weight[train], queues, epochs, rounds)
+                                             sample_weight[train], queues, epochs,
+                                             stoppable=False)
             cand._consensus_curve = np.asarray(consensus)
             cand._set_fitted()
             mine = block.mine
@@ -253,18 +252,18 @@ class _RankReduce:
         return self.peer.allreduce_sum(self.tag, values)
 
 
-def _run(est, peer, block, X, y, sample_weight, queues, epochs, rounds=None):
+def _run(est, peer, block, X, y, sample_weight, queues, epochs):
     """``_BaseDecentralizedKernelSGD._run``, one round at a time on every rank."""
-    sim, consensus, orders = _rounds(est, peer, block, X, y, sample_weight, queues, epochs,
-                                     [0] if rounds is None else rounds)
+    sim, consensus, orders = _rounds(est, peer, block, X, y, sample_weight, queues, epochs)
     return _finish(est, peer, block, sim, consensus, orders)
 
 
-def _rounds(est, peer, block, X, y, sample_weight, queues, epochs, rounds):
+def _rounds(est, peer, block, X, y, sample_weight, queues, epochs, stoppable=True):
     """The rounds of ``_run`` (every rank holding its own nodes' dictionaries
     and its neighbours' copies at the end); returns the network simulation,
-    the consensus curve and this rank's nodes' model orders.  ``rounds[0]``
-    counts the rounds run on this rank (advanced here)."""
+    the consensus curve and this rank's nodes' model orders.  An injected
+    stop (``faults={"stop": ...}``) counts the rounds of the fit itself
+    (``stoppable``), not those of ``consensus_penalty="auto"``'s candidates."""
     K = len(est.nodes_)
     sim, network = est._start_network()
     n_candidates = est.__dict__.pop("_pending_selection", 0)
@@ -317,7 +316,7 @@ def _rounds(est, peer, block, X, y, sample_weight, queues, epochs, rounds):
     in_chunk = 0
     alive = np.ones(peer.size, dtype=bool)   # ranks still answering
     alive[sorted(peer.dead)] = False
-    round_index = rounds[0]
+    round_index = 0
     with _one_blas_thread():
         while True:
             node_alive = alive[owner]
@@ -335,7 +334,8 @@ def _rounds(est, peer, block, X, y, sample_weight, queues, epochs, rounds):
                 queue, queue_end, position = queues.queue, queues.queue_end, queues.position
             row = pending[:1].copy()
             row[0, ~node_alive] = 0     # a stopped rank's nodes neither step nor answer
-            peer.stop_if_told(round_index)
+            if stoppable:
+                peer.stop_if_told(round_index)
             stepping = np.flatnonzero(row[0].astype(bool) & (remaining > 0))
             cons, n_pairs, bad = 0.0, 0, -1
             if np.any(position[mine] < queue_end[mine]):
@@ -373,7 +373,6 @@ def _rounds(est, peer, block, X, y, sample_weight, queues, epochs, rounds):
             pending = pending[1:]
             in_chunk += 1
             round_index += 1
-    rounds[0] = round_index
     return sim, consensus, orders
 
 

@@ -223,7 +223,8 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0, faults=None):
         makes a rank wait that long before each message it sends (the run
         is unchanged, only slower); ``{"stop": {rank: r}}`` makes a rank stop
         answering from round ``r`` on (online kernel SGD: synchronous round
-        ``r``; Dada and Perso-lin: global iteration ``r`` of the model
+        ``r`` of the fit itself, after ``consensus_penalty="auto"``'s
+        candidate fits, which run whole; Dada and Perso-lin: global iteration ``r`` of the model
         steps, ``objective_curve_``'s index; the graph learner: its
         iteration ``r``); ``{"hang": {rank: n}}`` makes
         a rank stop answering after its ``n``-th message, wherever the run
