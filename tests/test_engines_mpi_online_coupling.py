@@ -96,7 +96,7 @@ def test_consensus_penalty_auto_survives_a_rank_stopped_in_the_fit(tmp_path):
     rank's nodes are lost from the final fit on (``mpiexec -n 3``)."""
     import json
 
-    name, est, directory, X, y, g, _ = _cases(tmp_path)[0]
+    _, est, directory, X, y, g, _ = _cases(tmp_path)[0]
     params = json.dumps({"random_state": 2, "max_epochs": 4})
     run, lost, kept = MPI._stopped_run(3, ["--data", directory, "--estimator",
                                            type(est).__name__, "--params", params, 5],

@@ -161,9 +161,9 @@ def _select_coupling(est, peer, block, X, codes, sample_weight, y_encoded, epoch
         for k, (_, c, eps, topology, params) in enumerate(candidates):
             cand, queues = est._coupled_candidate(c, eps, topology, params, X[train],
                                                   codes[train], epochs, shuffle)
-            sim, consensus, orders = _rounds(cand, peer, block, X[train], y_encoded[train],
-                                             sample_weight[train], queues, epochs,
-                                             stoppable=False)
+            sim, consensus, _ = _rounds(cand, peer, block, X[train], y_encoded[train],
+                                        sample_weight[train], queues, epochs,
+                                        stoppable=False)
             cand._consensus_curve = np.asarray(consensus)
             cand._set_fitted()
             mine = block.mine
