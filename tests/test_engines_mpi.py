@@ -292,9 +292,7 @@ def test_unsupported_settings_raise_naming_them(mpi_cases):
     with pytest.raises(ValueError, match=r"does not run DecentralizedKernelSGDClassifier"):
         mpi.fit(DecentralizedKernelSGDClassifier(privacy=DifferentialPrivacy(1.0)),
                 online_directory)
-    # consensus_penalty="auto" (the default) is refused by name.
-    with pytest.raises(ValueError, match=r"consensus_penalty='auto' is not run by the MPI"):
-        mpi.fit(DecentralizedKernelSGDClassifier(), online_directory)
+    # (consensus_penalty="auto", the default, runs: test_engines_mpi_online_coupling.py)
 
 
 def test_missing_mpi4py_names_the_pip_command(monkeypatch):

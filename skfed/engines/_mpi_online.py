@@ -32,8 +32,9 @@ from .._base import check_network_faults, check_node_weights
 from .._core import _online_fast
 from ..network import float_bytes
 from ..online import _ROGUE, _ROUND_BLOCK, _one_blas_thread
+from ..online._coupling import _collapsed
 from ..online._robust import count_scale_messages
-from ..online._selection import count_selection_messages, tree_parents
+from ..online._selection import count_selection_messages, holdout_mask, tree_parents
 from ._mpi_boosting import _merge_counts, refuse_privacy, warn_lost
 from ._mpi_comm import MPITimeoutError, Traffic
 
@@ -44,14 +45,6 @@ def fit_online(est, peer, block, validate, random_state):
     """Run one online kernel SGD fit on this rank; return the estimator on rank 0."""
     est._validate_params()
     refuse_privacy(est)
-    if est.consensus_penalty == "auto":
-        raise ValueError(
-            "consensus_penalty='auto' is not run by the MPI engine (its selection fits "
-            "two coupled candidates, which the engine does not run yet); pass a number, "
-            "e.g. consensus_penalty=0.1 (the weak candidate) or 1.0 with "
-            "network=SimulatedNetwork(topology='random_regular') and epsilon=0.001 (the "
-            "strong one)."
-        )
     K = block.K
     regressor = est._is_regressor()
     local = [validate(block.labels[k], *d, regressor=regressor)
@@ -117,8 +110,129 @@ def fit_online(est, peer, block, validate, random_state):
     scale = max(peer.allgather("setup", scale))
     est._target_scale = max(getattr(est, "_target_scale", 0.0), scale)
     sample_weight = np.ascontiguousarray(sw, dtype=np.float64)
+    est.consensus_selection_ = None
+    if est.consensus_penalty == "auto" and K > 1 and est.eta0 == "auto":
+        _select_coupling(est, peer, block, X, codes, sample_weight, y_encoded,
+                         est.max_epochs, est.shuffle)
     queues = est._make_queues(codes, est.max_epochs, est.shuffle)
     return _run(est, peer, block, X, y_encoded, sample_weight, queues, est.max_epochs)
+
+
+def _select_coupling(est, peer, block, X, codes, sample_weight, y_encoded, epochs, shuffle):
+    """``_CouplingSelectionMixin._select_coupling`` over the ranks.
+
+    Every rank holds out its own nodes' samples (every 4th in arrival
+    order, as simulated), runs both candidate fits on the training rows with
+    this engine's rounds (the candidates' seeds and the strong candidate's
+    graph are those of the simulation: every rank draws them from the same
+    seeds), scores its own nodes on their held-out rows, and one allreduce
+    (``"coupling"`` in ``mpi_traffic_``) sums the per-node errors, so every
+    rank chooses as the simulation does.  The messages of the candidates and
+    of the spanning-tree rounds are counted by the rank of every sender and
+    summed on the root (one message a rank), so ``communication_`` equals
+    the simulation's.  The candidates' rounds are not stopped by an
+    injected stop (the collectives after them need every rank).
+    """
+    K = len(est.nodes_)
+    candidates = est._coupling_candidates(K)
+    held = holdout_mask(codes, K)
+    train = ~held
+    # What the simulation reads of every node's rows: the largest k(x, x)
+    # and sample weight, whether any row is held out, the training classes.
+    index = np.zeros(0, dtype=np.intp)
+    if not est._is_regressor():
+        index = np.unique((y_encoded[train] > 0).astype(np.intp) if est._n_outputs == 1
+                          else y_encoded[train].astype(np.intp))
+    parts = peer.allgather("coupling", (
+        est._kernel_sup(X, codes) if len(X) else 0.0,
+        float(sample_weight.max()) if len(sample_weight) else 0.0,
+        bool(held.any()), index))
+    est._kernel_sup_seen = max(p[0] for p in parts)
+    est._s_max_seen = max(p[1] for p in parts)
+    covered = est._is_regressor() or (
+        len(np.unique(np.concatenate([p[3] for p in parts]))) == len(est.classes_))
+    labels = [label for label, *_ in candidates]
+    errors = np.full((len(candidates), K), np.nan)
+    mean = np.full(len(candidates), np.nan)
+    choice = 0
+    strong_adjacency = None
+    if any(p[2] for p in parts) and covered:
+        snaps, finite = [], True
+        for k, (_, c, eps, topology, params) in enumerate(candidates):
+            cand, queues = est._coupled_candidate(c, eps, topology, params, X[train],
+                                                  codes[train], epochs, shuffle)
+            sim, consensus, _ = _rounds(cand, peer, block, X[train], y_encoded[train],
+                                        sample_weight[train], queues, epochs,
+                                        stoppable=False)
+            cand._consensus_curve = np.asarray(consensus)
+            cand._set_fitted()
+            mine = block.mine
+            finite &= bool(np.isfinite(cand._weights[mine]).all()
+                           and np.isfinite(cand._avg_weights[mine]).all())
+            errors[k] = est._held_out_errors(cand, X[held], y_encoded[held], codes[held],
+                                             sample_weight[held])
+            snaps.append(sim.counter.snapshot(dense=False))
+            if k == 0:
+                weak_adjacency = cand.adjacency_
+            else:
+                strong_adjacency = cand.adjacency_
+        # The rounds before the candidates, over the weak graph's spanning
+        # tree (a robust loss's scale, kernel="auto"'s sum), then the
+        # selection's own round: this rank's nodes' messages.
+        parents = tree_parents(weak_adjacency)
+        n_kernels = est.__dict__.pop("_pending_selection", 0)
+        if est.__dict__.pop("_pending_scale", False) or n_kernels:
+            counter = est._tree_counter()
+            if est._loss_threshold() is not None:
+                count_scale_messages(counter, parents, senders=block.mine)
+            if n_kernels:
+                count_selection_messages(counter, parents, n_kernels, senders=block.mine)
+            counter.next_round()
+            snaps.insert(0, counter.snapshot(dense=False))
+        counter = est._tree_counter()
+        count_selection_messages(counter, parents, len(candidates), senders=block.mine)
+        counter.next_round()
+        snaps.append(counter.snapshot(dense=False))
+        # Every node's errors are non-zero on its own rank only: the sum is exact.
+        reporting = ~np.isnan(errors[0])
+        total = peer.allreduce_sum("coupling", np.vstack([
+            np.where(np.isnan(errors), 0.0, errors), reporting[None].astype(np.float64),
+            np.full((1, K), 0.0 if finite else 1.0)]))
+        if np.any(total[-1] > 0):
+            est._diverged("a consensus_penalty='auto' candidate (non-finite weights)")
+        reporting = total[-2] > 0
+        errors = np.where(reporting[None], total[:-2], np.nan)
+        mean = errors[:, reporting].mean(axis=1)
+        choice = int(np.argmin(mean))  # ties: the weak coupling (first)
+        gathered = peer.collect("coupling", snaps)
+        n_logs = len(snaps)
+        est._consensus_curve = np.full(n_logs, np.nan)
+        est._order_curve = np.zeros((n_logs, K), dtype=np.intp)
+        if gathered is not None:
+            logs = [_merge_counts([g[i] for g in gathered], est.nodes_)
+                    for i in range(n_logs)]
+            first = n_logs - 1 - len(candidates)   # the candidates' logs: one round each
+            for i in range(first, n_logs - 1):
+                logs[i] = _collapsed(logs[i])
+            log = logs[0]
+            for later in logs[1:]:
+                log = log.combine(later)
+            est._log = log
+            est.communication_ = log
+    label, c, eps, topology, _ = candidates[choice]
+    est.consensus_penalty_, est.epsilon_ = c, eps
+    est._coupling_adjacency = (strong_adjacency if (choice == 1 and topology is not None)
+                               else None)
+    est.consensus_selection_ = {
+        "candidates": labels,
+        "consensus_penalty": [cand[1] for cand in candidates],
+        "epsilon": [cand[2] for cand in candidates],
+        "topology": ["default" if cand[3] is None else "random_regular"
+                     for cand in candidates],
+        "mean_validation_error": mean,
+        "node_validation_error": errors,
+        "choice": label,
+    }
 
 
 class _RankReduce:
@@ -140,6 +254,16 @@ class _RankReduce:
 
 def _run(est, peer, block, X, y, sample_weight, queues, epochs):
     """``_BaseDecentralizedKernelSGD._run``, one round at a time on every rank."""
+    sim, consensus, orders = _rounds(est, peer, block, X, y, sample_weight, queues, epochs)
+    return _finish(est, peer, block, sim, consensus, orders)
+
+
+def _rounds(est, peer, block, X, y, sample_weight, queues, epochs, stoppable=True):
+    """The rounds of ``_run`` (every rank holding its own nodes' dictionaries
+    and its neighbours' copies at the end); returns the network simulation,
+    the consensus curve and this rank's nodes' model orders.  An injected
+    stop (``faults={"stop": ...}``) counts the rounds of the fit itself
+    (``stoppable``), not those of ``consensus_penalty="auto"``'s candidates."""
     K = len(est.nodes_)
     sim, network = est._start_network()
     n_candidates = est.__dict__.pop("_pending_selection", 0)
@@ -161,7 +285,8 @@ def _run(est, peer, block, X, y, sample_weight, queues, epochs):
     sup = est._kernel_sup(X, queues.codes) if len(X) else 0.0
     s_max = float(sample_weight.max()) if len(sample_weight) else 0.0
     sups = peer.allgather("setup", (sup, s_max))
-    est._kernel_sup_seen = max(s for s, _ in sups)
+    # (a consensus_penalty="auto" candidate: at least every row's, as simulated)
+    est._kernel_sup_seen = max(max(s for s, _ in sups), getattr(est, "_kernel_sup_seen", 0.0))
     est._resolve_step(X[:0], np.array([max(m for _, m in sups)]))
     est._n_calls += 1
     lengths = queues.lengths
@@ -190,6 +315,7 @@ def _run(est, peer, block, X, y, sample_weight, queues, epochs):
     stream, pending = None, None
     in_chunk = 0
     alive = np.ones(peer.size, dtype=bool)   # ranks still answering
+    alive[sorted(peer.dead)] = False
     round_index = 0
     with _one_blas_thread():
         while True:
@@ -208,7 +334,8 @@ def _run(est, peer, block, X, y, sample_weight, queues, epochs):
                 queue, queue_end, position = queues.queue, queues.queue_end, queues.position
             row = pending[:1].copy()
             row[0, ~node_alive] = 0     # a stopped rank's nodes neither step nor answer
-            peer.stop_if_told(round_index)
+            if stoppable:
+                peer.stop_if_told(round_index)
             stepping = np.flatnonzero(row[0].astype(bool) & (remaining > 0))
             cons, n_pairs, bad = 0.0, 0, -1
             if np.any(position[mine] < queue_end[mine]):
@@ -246,7 +373,7 @@ def _run(est, peer, block, X, y, sample_weight, queues, epochs):
             pending = pending[1:]
             in_chunk += 1
             round_index += 1
-    return _finish(est, peer, block, sim, consensus, orders)
+    return sim, consensus, orders
 
 
 def _active_pairs(stepping, mine, indptr, indices, active):

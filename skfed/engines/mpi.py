@@ -32,7 +32,10 @@ Supported estimators
   ranks hold a copy of its dictionary, refreshed after every round
   (``"round"`` in ``mpi_traffic_``), from which they evaluate the
   ``f_j(x)`` the byte model counts as query and answer; dropped nodes, KOMP
-  compression, averaging and ``exchange_every`` copies as in ``fit``.
+  compression, averaging and ``exchange_every`` copies as in ``fit``;
+  ``kernel="auto"`` and ``consensus_penalty="auto"`` (the defaults) choose
+  as ``fit`` does, the latter running both candidate couplings with these
+  rounds on the training rows.
 
 Rogue nodes (``network.rogue_fraction``) are refused with an error: the
 engine runs honest nodes.  A rank that stops answering after the setup is
@@ -70,7 +73,10 @@ the start of each graph phase, as a graph step may sample any peer),
 ``"round"`` (online kernel SGD: a rank's report and dictionaries),
 ``"selection"`` (online kernel SGD's ``kernel="auto"``: the statistics its
 alone fits share and the per-node validation losses, one allgather and one
-allreduce), ``"setup"``, ``"control"`` (sums, and the agreement on lost ranks) and
+allreduce), ``"coupling"`` (online kernel SGD's ``consensus_penalty="auto"``:
+one allgather of the statistics the candidate fits share, one allreduce of
+the per-node held-out errors, and every rank's byte counts of the candidates
+and spanning-tree rounds sent to the root), ``"setup"``, ``"control"`` (sums, and the agreement on lost ranks) and
 ``"result"``.
 
 Lost ranks
@@ -217,7 +223,8 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0, faults=None):
         makes a rank wait that long before each message it sends (the run
         is unchanged, only slower); ``{"stop": {rank: r}}`` makes a rank stop
         answering from round ``r`` on (online kernel SGD: synchronous round
-        ``r``; Dada and Perso-lin: global iteration ``r`` of the model
+        ``r`` of the fit itself, after ``consensus_penalty="auto"``'s
+        candidate fits, which run whole; Dada and Perso-lin: global iteration ``r`` of the model
         steps, ``objective_curve_``'s index; the graph learner: its
         iteration ``r``); ``{"hang": {rank: n}}`` makes
         a rank stop answering after its ``n``-th message, wherever the run

@@ -93,6 +93,15 @@ class _CouplingSelectionMixin:
                      sample_weight, epochs, shuffle):
         """A fit with coupling ``c`` and budget ``eps`` on these rows (the
         kernel already chosen; ``random_state`` the first node seed)."""
+        cand, queues = self._coupled_candidate(c, eps, topology, topology_params, X, codes,
+                                               epochs, shuffle)
+        cand._run(X, y_encoded, sample_weight, queues, epochs)
+        return cand
+
+    def _coupled_candidate(self, c, eps, topology, topology_params, X, codes, epochs,
+                           shuffle):
+        """The candidate estimator of ``_fit_coupled`` and its epoch orders,
+        set up but not run (the MPI engine runs it with its own rounds)."""
         network = resolve_network(self.network)
         if topology is not None:
             network = clone(network).set_params(topology=topology,
@@ -113,9 +122,7 @@ class _CouplingSelectionMixin:
         cand._kernel_sup_seen = self._kernel_sup_seen
         cand._s_max_seen = self._s_max_seen
         cand._target_scale = self._target_scale
-        queues = cand._make_queues(codes, epochs, shuffle)
-        cand._run(X, y_encoded, sample_weight, queues, epochs)
-        return cand
+        return cand, cand._make_queues(codes, epochs, shuffle)
 
     def _held_out_errors(self, cand, X, y_encoded, codes, sample_weight):
         """Every node's mean held-out error of a candidate (NaN: no row)."""

@@ -83,7 +83,8 @@ _COMMON_PARAMS_DOC = """
         rounds of ``bytes_per_round_``): on the held-out families of the
         user guide the fit sends 4 to 7 times the bytes of ``c = 0.1`` and
         scores 4 to 5 points higher where nodes share one rule, the same
-        elsewhere.  The MPI engine refuses ``"auto"``: pass a number.
+        elsewhere.  The MPI engine runs the same selection (its fit equals
+        this one, bytes included).
     eta0 : "auto" or float, default="auto"
         Step size (``eta``).  Every fit derives the stability bound
         ``2 / (alpha + K (beta s_max + c lambda_max(L)))`` from what it
