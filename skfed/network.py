@@ -108,13 +108,16 @@ class SimulatedNetwork(DocLinkMixin, BaseEstimator):
         valid name and ``topology_params`` for the number of nodes).
         ``None`` is the complete graph.
         A string names a generator: ``"complete"``, ``"ring"``, ``"star"``,
-        ``"k_regular"``, ``"erdos_renyi"``, ``"random_geometric"``, configured
-        by ``topology_params``.  An array, sparse matrix or networkx graph
+        ``"k_regular"``, ``"random_regular"`` (a union of random cycles, the
+        online learner's fast-mixing graph), ``"erdos_renyi"``,
+        ``"random_geometric"``, configured by ``topology_params``.  An array, sparse matrix or networkx graph
         is used as given (symmetric, non-negative, no self-loops).  A callable
         ``topology(n_nodes, random_state) -> adjacency`` is called at fit.
     topology_params : dict, default=None
-        Parameters of a named topology: ``degree`` for ``"k_regular"``, ``p``
-        for ``"erdos_renyi"``, ``radius`` for ``"random_geometric"``.
+        Parameters of a named topology: ``degree`` for ``"k_regular"`` and
+        ``"random_regular"`` (even; by default the even number above
+        ``ln(n_nodes)``), ``p`` for ``"erdos_renyi"``, ``radius`` for
+        ``"random_geometric"``.
     drop_rate : float in [0, 1), default=0.0
         Probability that a node is unavailable in a round (it neither works
         nor sends; independent across nodes and rounds).
