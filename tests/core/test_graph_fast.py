@@ -156,14 +156,23 @@ def test_many_graph_steps_replay_in_numpy_and_never_increase_h():
 
 
 def ref_cap(W, models, node, cap):
-    """Remark 2: node keeps its ``cap`` closest neighbours (ties: larger index dropped)."""
+    """Remark 2: node keeps its ``cap`` closest neighbours (ties: larger index
+    dropped), except that a link that is the neighbour's last one is never
+    dropped (the node then stays over the cap by such links)."""
     W = W.copy()
     nbrs = [m for m in np.flatnonzero(W[node] > 0) if m != node]
     dist = {m: float(np.sum((models[node] - models[m]) ** 2)) for m in nbrs}
-    order = sorted(nbrs, key=lambda m: (dist[m], m))
-    for m in order[cap:]:
-        W[node, m] = W[m, node] = 0.0
-    return W, len(order[cap:])
+    count, dropped = len(nbrs), 0
+    # most different first; a neighbour's degree only changes when its own
+    # link to ``node`` is dropped, so one pass in this order is the rule
+    for m in sorted(nbrs, key=lambda m: (dist[m], m), reverse=True):
+        if count <= cap:
+            break
+        if np.count_nonzero(W[m] > 0) > 1:
+            W[node, m] = W[m, node] = 0.0
+            count -= 1
+            dropped += 1
+    return W, dropped
 
 
 def test_max_neighbors_replays_in_numpy_with_exact_objective_and_bytes():
@@ -185,8 +194,11 @@ def test_max_neighbors_replays_in_numpy_with_exact_objective_and_bytes():
     np.testing.assert_allclose(W, ref, rtol=1e-9, atol=1e-12)
     assert n_dropped > 0
     # Counts only grow at the waking node and its peers, which are capped right
-    # after: from the empty graph every node always keeps at most ``cap``.
-    assert np.all((W > 0).sum(axis=1) <= cap)
+    # after: a node over ``cap`` keeps only links that are a neighbour's last.
+    deg = (W > 0).sum(axis=1)
+    for k in np.flatnonzero(deg > cap):
+        over = [m for m in np.flatnonzero(W[k] > 0) if deg[m] > 1]
+        assert len(over) <= cap
     np.testing.assert_allclose(degree, W.sum(axis=1), rtol=1e-9, atol=1e-12)
     hkw = dict(mu=0.5, mu_graph=2.0, lambda_graph=0.3, delta=1e-2)
     assert curve[-1] == pytest.approx(graph_objective(W, models, losses, **hkw), rel=1e-9)
@@ -385,15 +397,22 @@ def _replay_peers(K, k, kappa, state):
 
 
 def ref_scored_cap(W, models, S, node, cap, mu):
-    """Remark 2 with peer scores: keep the smallest (mu / 2) z + S (ties: larger index dropped)."""
+    """Remark 2 with peer scores: keep the smallest (mu / 2) z + S (ties: larger
+    index dropped), never dropping a link that is the neighbour's last one."""
     W = W.copy()
     nbrs = [m for m in np.flatnonzero(W[node] > 0) if m != node]
     cost = {m: 0.5 * mu * float(np.sum((models[node] - models[m]) ** 2)) + S[node, m]
             for m in nbrs}
-    order = sorted(nbrs, key=lambda m: (cost[m], m))
-    for m in order[cap:]:
-        W[node, m] = W[m, node] = 0.0
-    return W, len(order[cap:])
+    count, dropped = len(nbrs), 0
+    # largest cost first, never a neighbour's last link (as ref_cap)
+    for m in sorted(nbrs, key=lambda m: (cost[m], m), reverse=True):
+        if count <= cap:
+            break
+        if np.count_nonzero(W[m] > 0) > 1:
+            W[node, m] = W[m, node] = 0.0
+            count -= 1
+            dropped += 1
+    return W, dropped
 
 
 def test_peer_scored_steps_replay_in_numpy_lazily_or_given():
