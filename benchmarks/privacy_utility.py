@@ -115,6 +115,7 @@ from skfed.privacy import DifferentialPrivacy
 EPSILONS = [0.3, 1.0, 3.0, 10.0, None]
 LOCAL = "local"
 RELEASED = []  # accuracy of the released models of the last private fits
+LOCAL_KEPT = []  # fraction of the nodes keeping a model trained alone, last private fits
 DELTA = 1e-6
 
 
@@ -155,12 +156,18 @@ def _score(make, data, epsilon, seed, local=()):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est.fit(X, y, groups=g)
+    if getattr(est, "kept_local_models_", None) is not None and not hasattr(
+            est, "released_coef_"):
+        LOCAL_KEPT.append(float(np.mean([m is not None for m in est.kept_local_models_])))
     if hasattr(est, "released_coef_"):
         # the models the nodes sent (the refit each node keeps is est.coef_)
-        kept = est.coef_, est.intercept_
+        kept = est.coef_, est.intercept_, est.__dict__.pop("kept_local_models_", None)
         est.coef_, est.intercept_ = est.released_coef_, est.released_intercept_
         RELEASED.append(float(est.score(X_test, y_test, groups=g_test)))
-        est.coef_, est.intercept_ = kept
+        est.coef_, est.intercept_, local = kept
+        if local is not None:
+            est.kept_local_models_ = local
+            LOCAL_KEPT.append(float(np.mean([m is not None for m in local])))
     return float(est.score(X_test, y_test, groups=g_test))
 
 
@@ -421,6 +428,7 @@ def main(argv=None):
                    for e in args.epsilons]
     table = {}
     released = {}
+    kept_alone = {}
     local_each = {}
     cpu_times = {}
     for name in args.only:
@@ -428,6 +436,7 @@ def main(argv=None):
         for epsilon in columns:
             start, cpu = time.perf_counter(), time.process_time()
             RELEASED.clear()
+            LOCAL_KEPT.clear()
             LOCAL_SCORES.clear()
             scores = [ROWS[name](epsilon, seed) for seed in args.seeds]
             key = "off" if epsilon is None else (LOCAL if epsilon == LOCAL else f"{epsilon:g}")
@@ -439,6 +448,9 @@ def main(argv=None):
             if len(RELEASED) == len(scores):
                 released[name, key] = float(np.mean(RELEASED))
                 extra = f" (released models {released[name, key]:.3f})"
+            if LOCAL_KEPT:
+                kept_alone[name, key] = float(np.mean(LOCAL_KEPT))
+                extra += f" (nodes keeping a Local model {kept_alone[name, key]:.2f})"
             cpu = time.process_time() - cpu
             cpu_times[name] = cpu_times.get(name, 0.0) + cpu
             print(f"{name:18s} eps={key:>4s} {table[name][key]:.3f}{extra} "
@@ -463,6 +475,7 @@ def main(argv=None):
         f"{name} {seconds:.0f} s" for name, seconds in cpu_times.items()))
     print(json.dumps({"seeds": args.seeds, "delta": DELTA, "table": table,
                       "released": {f"{n} {k}": v for (n, k), v in released.items()},
+                      "kept_local": {f"{n} {k}": v for (n, k), v in kept_alone.items()},
                       "local_baselines": local_each,
                       "cpu_seconds": cpu_times}))
     if args.out:

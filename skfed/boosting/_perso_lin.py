@@ -30,6 +30,7 @@ from ._base import (
     _squeeze_problems,
 )
 from ._dada import DecentralizedBoostingClassifier
+from .._kept_local import apply_kept_local
 from ._private import _PERSOLIN_PUBLIC, _check_private_inputs, plan_private_gradients
 
 # ------------------------------------------------------------- Perso-lin
@@ -455,6 +456,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
             self.alpha, Xs.shape[1], self.mu, dtype, rogue, rogue_mode,
         )
         state.max_mass = float(mass.max())
+        state.raw_X = Xs  # the nodes' raw features (private kept models)
         if spec is not None:
             self._plan_private_gradients(state, spec, mass)
         state = self._fit_alternating(state, simulation, seeds, self.n_jobs)
@@ -503,7 +505,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         """
         check_is_fitted(self)
         X, codes = self._validate_predict_data(X, groups)
-        return _personalized_scores(self._design(X, np.float64), codes, self._full_coef(),
-                                    self._shared_coef())
+        return apply_kept_local(self, X, codes, _personalized_scores(
+            self._design(X, np.float64), codes, self._full_coef(), self._shared_coef()))
 
     predict = DecentralizedBoostingClassifier.predict
