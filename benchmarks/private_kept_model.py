@@ -97,7 +97,7 @@ def refit_boosting_alone_first(H, S, prior, rng):
                 chosen = alone
         c = slice(chosen, chosen + 1)
         alpha[p] = _boost_fit(A, priors[c], mus[c], betas[c])[0]
-    return alpha, np.zeros(P), np.zeros(P)
+    return alpha, np.zeros(P), np.zeros(P), None, fold, n_folds  # no Local comparison
 
 
 def run(family, seed):

@@ -520,6 +520,14 @@ def _released_attributes_doc(trust, alone):
         f"        Only with a finite ``privacy`` budget: the weight ``{trust}`` each\n"
         "        node's refit put on its neighbours' released models (0: the node\n"
         f"        alone{alone}).\n"
+        "    kept_local_models_ : ndarray of shape (n_nodes,), dtype object\n"
+        "        Only with a finite ``privacy`` budget: the scikit-learn model\n"
+        "        (``LinearSVC()``, ``SVC()`` or ``LogisticRegression()`` on the raw\n"
+        "        features) a node trained alone and predicts with instead of its\n"
+        "        refit, because it validated better by more than one standard error\n"
+        "        on the refit's folds; None for a node that predicts with its refit\n"
+        "        (``coef_``).  Never sent (no budget), not private for the node's own\n"
+        "        samples (an ``SVC`` keeps some as support vectors), like Local.\n"
     )
 
 

@@ -561,8 +561,12 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     than one standard error.  ``coef_`` is therefore, like a Local model, not
     private with respect to the node's own samples, and depends on the
     other nodes' data only through their released models; the choices are
-    in ``refit_trust_`` and ``refit_radius_``.  Measured at ``epsilon`` 1
-    and 3 in the privacy user guide.
+    in ``refit_trust_`` and ``refit_radius_``.  On the same folds the node
+    then compares that refit with the models it can train alone on its raw
+    features (``LinearSVC()``, ``SVC()``, ``LogisticRegression()``) and
+    predicts with the best of those instead when it validates better by
+    more than one standard error (``kept_local_models_``).  Measured at
+    ``epsilon`` 0.3 to 10 in the privacy user guide.
 
     See Also
     --------
