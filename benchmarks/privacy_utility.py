@@ -78,7 +78,14 @@ It prints one line per (row, column) as it goes, then the table, and a JSON
 line of the table at the end.  Private Dada and Perso-lin fits are scored with
 the model each node keeps (its refit on its own data and its neighbours'
 released models); the accuracy of the released models themselves is printed
-beside them and in the JSON line (``released``).
+beside them and in the JSON line (``released``).  Every private Dada,
+Perso-lin and MOCHA node may instead keep a model it trains alone
+(LinearSVC, SVC or LogisticRegression at their defaults, when it validates
+better than the refit by one standard error: ``kept_local_models_``); the
+fraction of nodes that do is printed (``nodes keeping a Local model``) and
+in the JSON line (``kept_local``).  Such a node's final model is what
+Local gives it: the row then says that taking part under privacy cost the
+node nothing, not that collaborating helped it.
 """
 
 import argparse
