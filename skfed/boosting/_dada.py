@@ -565,8 +565,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     then compares that refit with the models it can train alone on its raw
     features (``LinearSVC()``, ``SVC()``, ``LogisticRegression()``) and
     predicts with the best of those instead when it validates better by
-    more than one standard error (``kept_local_models_``).  Measured at
-    ``epsilon`` 0.3 to 10 in the privacy user guide.
+    more than one standard error (``kept_local_models_``).  Measured in the
+    privacy user guide.
 
     See Also
     --------

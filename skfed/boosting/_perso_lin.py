@@ -329,8 +329,8 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     (``LinearSVC()``, ``SVC()``, ``LogisticRegression()``) and predicts with
     the best of those instead when it validates better by more than one
     standard error (``kept_local_models_``): a node that does keeps exactly
-    what Local would give it.  Measured at ``epsilon`` 0.3 to 10 in the
-    privacy user guide.
+    what Local would give it.  Measured in the privacy user
+    guide.
 
     See Also
     --------
