@@ -8,10 +8,24 @@ models, :mod:`skfed._private_refit`, or private MOCHA's
 models it can train alone on its raw features -- the Local baseline's
 candidates -- and keep whichever validates best on its own samples:
 
-* classifiers: ``LinearSVC()``, ``SVC()`` and ``LogisticRegression()``
-  at scikit-learn's default hyper-parameters (``max_iter=1000`` for the
+* classifiers: ``LinearSVC()``, the rbf SVM in the primal on random
+  Fourier features (``rff-LinearSVC``) and ``LogisticRegression()`` at
+  scikit-learn's default hyper-parameters (``max_iter=1000`` for the
   logistic regression, so that the same objective converges);
-* regressors: ``Ridge()``, ``SVR()`` and ``LassoCV()``.
+* regressors: ``Ridge()``, kernel ridge in the primal on random Fourier
+  features (``rff-Ridge``) and ``LassoCV()``.
+
+No candidate stores a training row.  The linear models keep coefficients,
+an intercept, the classes and (LassoCV) the regularization path and its
+per-fold errors; none keeps a sample.  A kernel model with support vectors
+(``SVC``, ``SVR``) would keep some of the node's raw rows in a fitted
+attribute, and a private fit stores no raw rows (issue 27): the kernel
+candidates are therefore the rbf kernel's random-feature approximation,
+``RBFSampler(gamma=1 / n_features, n_components=100)`` followed by the
+linear model.  Its directions and offsets are public randomness (drawn from
+the fit's ``random_state``) and its ``gamma`` is the public rule of private
+MOCHA (``1 / n_features``), not ``gamma="scale"``, whose feature variance
+would be a statistic of the node's data.
 
 The choice is K-fold cross-validation on the node's own samples, on the
 same folds as the collaborative model's choice, with a one-standard-error
@@ -25,7 +39,7 @@ sent and it spends no budget: the guarantee on the node's messages is
 unchanged.  But a node that keeps a model trained alone keeps exactly what
 Local would give it: the choice does not claim that collaborating under
 privacy improved that node, and its kept model is an exact function of its
-own samples (an ``SVC`` or ``SVR`` keeps some of them as support vectors).
+own samples (coefficients fitted on them, though no sample itself).
 ``kept_local_models_`` holds these models; the released models are what the
 privacy guarantee covers.
 """
@@ -34,30 +48,46 @@ import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.kernel_approximation import RBFSampler
 from sklearn.linear_model import LassoCV, LogisticRegression, Ridge
-from sklearn.svm import SVC, SVR, LinearSVC
+from sklearn.pipeline import Pipeline
+from sklearn.svm import LinearSVC
 
-CLASSIFIERS = ("LinearSVC", "SVC", "LogisticRegression")
-REGRESSORS = ("Ridge", "SVR", "LassoCV")
+CLASSIFIERS = ("LinearSVC", "rff-LinearSVC", "LogisticRegression")
+REGRESSORS = ("Ridge", "rff-Ridge", "LassoCV")
+
+# Random Fourier features of the kernel candidates: enough for the rbf
+# kernel's approximation on the low-dimensional rows where it matters
+# (moons: the rff-LinearSVC and SVC() agree to within a point) and cheap on
+# nodes of 5-300 samples.
+N_RFF = 100
 
 
-def make_local(name, seed, n_samples=5):
+def _random_features(n_features, seed):
+    """The public rbf feature map: gamma ``1 / n_features``, directions from ``seed``."""
+    return RBFSampler(gamma=1.0 / max(int(n_features), 1), n_components=N_RFF,
+                      random_state=seed)
+
+
+def make_local(name, seed, n_samples=5, n_features=2):
     """A fresh scikit-learn estimator of the Local candidate ``name``.
 
     ``seed`` (public randomness) fixes the coordinate order of LinearSVC's
-    solver and LassoCV's folds; it does not change the objective.
+    solver, LassoCV's folds and the random Fourier features' directions;
+    ``n_features`` gives the random features' ``gamma = 1 / n_features``.
     LassoCV's internal folds are ``min(5, n_samples)``.
     """
     if name == "LinearSVC":
         return LinearSVC(random_state=seed)
-    if name == "SVC":
-        return SVC()
+    if name == "rff-LinearSVC":
+        return Pipeline([("rff", _random_features(n_features, seed)),
+                         ("linearsvc", LinearSVC(random_state=seed))])
     if name == "LogisticRegression":
         return LogisticRegression(max_iter=1000)
     if name == "Ridge":
         return Ridge()
-    if name == "SVR":
-        return SVR()
+    if name == "rff-Ridge":
+        return Pipeline([("rff", _random_features(n_features, seed)), ("ridge", Ridge())])
     if name == "LassoCV":
         return LassoCV(cv=min(5, int(n_samples)), random_state=seed)
     raise ValueError(f"Unknown Local candidate {name!r}; expected one of "
@@ -68,7 +98,7 @@ def _fit(name, X, y, seed):
     with warnings.catch_warnings():
         # Local at its defaults: its own convergence warnings are Local's
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return make_local(name, seed, X.shape[0]).fit(X, y)
+        return make_local(name, seed, X.shape[0], X.shape[1]).fit(X, y)
 
 
 def classification_errors(X, codes, fold, n_folds, seed, names=CLASSIFIERS):
@@ -191,7 +221,9 @@ def choose_regressor(X, y, collab_err, fold, n_folds, seed):
 
 
 def local_name(model):
-    """The candidate name of a kept Local model (``"local SVC"``)."""
+    """The candidate name of a kept Local model (``"local rff-LinearSVC"``)."""
+    if isinstance(model, Pipeline):
+        return f"local rff-{type(model.steps[-1][1]).__name__}"
     return f"local {type(model).__name__}"
 
 

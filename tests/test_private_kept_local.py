@@ -10,9 +10,11 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.linear_model import LogisticRegression
+from sklearn.kernel_approximation import RBFSampler
+from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import PredefinedSplit, cross_val_predict
-from sklearn.svm import SVC, SVR, LinearSVC
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.svm import LinearSVC
 
 pytest.importorskip("dp_accounting")
 
@@ -36,7 +38,7 @@ SPEC = DifferentialPrivacy(3.0, delta=1e-6)
 
 def _rings(seed=0, K=4, m=80):
     """Per node: class 1 inside a ring, class 0 outside (no linear model
-    separates them, an rbf SVC does)."""
+    separates them, an rbf SVM does)."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(K * m, 2))
     y = (np.linalg.norm(X, axis=1) < 1.1).astype(int)
@@ -77,7 +79,9 @@ def test_classification_errors_equal_cross_val_predict_on_the_same_folds():
     fold = np.arange(60) % 5
     err = classification_errors(X, y, fold, 5, seed=0)
     split = PredefinedSplit(fold)
-    for row, est in zip(err, (LinearSVC(random_state=0), SVC(),
+    rff = make_pipeline(RBFSampler(gamma=0.5, n_components=100, random_state=0),
+                        LinearSVC(random_state=0))  # gamma = 1 / n_features
+    for row, est in zip(err, (LinearSVC(random_state=0), rff,
                               LogisticRegression(max_iter=1000))):
         pred = cross_val_predict(est, X, y, cv=split)
         np.testing.assert_array_equal(row, pred != y)
@@ -92,8 +96,26 @@ def test_a_fold_with_one_class_predicts_it():
     np.testing.assert_array_equal(err[:, 8:], 1.0)  # predicted 0, truth 1
 
 
+def _public_features(model, X):
+    """The kept model's random features, checked against the public rule
+    (gamma = 1 / n_features, directions independent of the data) and
+    recomputed in NumPy: sqrt(2 / D) cos(X W + b)."""
+    assert isinstance(model, Pipeline)
+    rff = model.steps[0][1]
+    d = X.shape[1]
+    assert rff.gamma == 1.0 / d and rff.n_components == 100
+    # the same directions from the seed alone, on data that is not the node's
+    blank = RBFSampler(gamma=1.0 / d, n_components=100,
+                       random_state=rff.random_state).fit(np.zeros((1, d)))
+    np.testing.assert_array_equal(rff.random_weights_, blank.random_weights_)
+    np.testing.assert_array_equal(rff.random_offset_, blank.random_offset_)
+    Z = np.sqrt(2.0 / 100) * np.cos(X @ blank.random_weights_ + blank.random_offset_)
+    np.testing.assert_allclose(rff.transform(X), Z, rtol=1e-10, atol=1e-12)
+    return Z
+
+
 @pytest.mark.parametrize("which", ["persolin", "dada", "mocha"])
-def test_nonlinear_nodes_keep_the_svc_they_train_alone(which):
+def test_nonlinear_nodes_keep_the_rbf_svm_they_train_alone(which):
     X, y, groups = _rings()
     if which == "persolin":
         est = PersonalizedLinearClassifier(max_iter=80, privacy=SPEC, random_state=0)
@@ -108,21 +130,24 @@ def test_nonlinear_nodes_keep_the_svc_they_train_alone(which):
     assert kept.shape == (4,)
     # a linear model cannot draw a ring; logistic regression on stumps can
     # draw a box, which some of Dada's nodes keep
-    svc = [isinstance(model, SVC) for model in kept]
-    assert all(svc) if which != "dada" else any(svc)
+    svm = [isinstance(model, Pipeline) for model in kept]
+    assert all(svm) if which != "dada" else any(svm)
     if which == "mocha":
-        assert (est.refit_choice_ == "local SVC").all()
-    for k in np.flatnonzero(svc):
+        assert (est.refit_choice_ == "local rff-LinearSVC").all()
+    for k in np.flatnonzero(svm):
         rows = groups == k
-        reference = SVC().fit(X[rows], y[rows])  # the node alone, independently
+        Z = _public_features(kept[k], X[rows])
+        # the node alone, independently: the primal SVM on the NumPy features
+        svc = kept[k].steps[-1][1]
+        reference = LinearSVC(random_state=svc.random_state).fit(Z, y[rows])
         np.testing.assert_array_equal(est.predict(X[rows], groups=groups[rows]),
-                                      reference.predict(X[rows]))
+                                      reference.predict(Z))
         np.testing.assert_allclose(
             est.decision_function(X[rows], groups=groups[rows]),
-            reference.decision_function(X[rows]), rtol=1e-10, atol=1e-10)
-        # the kept model holds the node's own rows only
-        own = set(map(tuple, X[rows]))
-        assert set(map(tuple, kept[k].support_vectors_)) <= own
+            reference.decision_function(Z), rtol=1e-6, atol=1e-6)
+        # it draws the ring: far better than any linear model on the node
+        linear = LogisticRegression(max_iter=1000).fit(X[rows], y[rows]).score(X[rows], y[rows])
+        assert reference.score(Z, y[rows]) > linear + 0.1
 
 
 def test_linear_nodes_keep_the_collaborative_model():
@@ -177,15 +202,22 @@ def test_multiclass_scores_of_a_node_that_saw_some_classes():
     np.testing.assert_allclose(out[8:], three.decision_function(X[8:]))
 
 
-def test_private_mocha_regressor_keeps_svr_on_a_nonlinear_target():
+def test_private_mocha_regressor_keeps_kernel_ridge_on_a_nonlinear_target():
     rng = np.random.default_rng(0)
     X = rng.uniform(-3, 3, size=(240, 1))
     groups = np.repeat(np.arange(3), 80)
     y = np.sin(2 * X[:, 0]) + 0.05 * rng.normal(size=240)
     est = _fit(FederatedMultiTaskRegressor(max_rounds=5, privacy=SPEC, random_state=0),
                X, y, groups)
-    assert all(isinstance(model, SVR) for model in est.kept_local_models_)
+    assert all(isinstance(model, Pipeline) for model in est.kept_local_models_)
     for k in range(3):
         rows = groups == k
+        Z = _public_features(est.kept_local_models_[k], X[rows])
+        # ridge in closed form on the NumPy features (intercept by centring)
+        zm, ym = Z.mean(axis=0), y[rows].mean()
+        Zc = Z - zm
+        w = np.linalg.solve(Zc.T @ Zc + np.eye(Z.shape[1]), Zc.T @ (y[rows] - ym))
         np.testing.assert_allclose(est.predict(X[rows], groups=groups[rows]),
-                                   SVR().fit(X[rows], y[rows]).predict(X[rows]))
+                                   Zc @ w + ym, rtol=1e-8, atol=1e-8)
+        np.testing.assert_allclose(Ridge().fit(Z, y[rows]).predict(Z), Zc @ w + ym,
+                                   rtol=1e-8, atol=1e-8)
