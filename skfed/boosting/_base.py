@@ -521,13 +521,16 @@ def _released_attributes_doc(trust, alone):
         "        node's refit put on its neighbours' released models (0: the node\n"
         f"        alone{alone}).\n"
         "    kept_local_models_ : ndarray of shape (n_nodes,), dtype object\n"
-        "        Only with a finite ``privacy`` budget: the scikit-learn model\n"
-        "        (``LinearSVC()``, ``SVC()`` or ``LogisticRegression()`` on the raw\n"
-        "        features) a node trained alone and predicts with instead of its\n"
-        "        refit, because it validated better by more than one standard error\n"
-        "        on the refit's folds; None for a node that predicts with its refit\n"
-        "        (``coef_``).  Never sent (no budget), not private for the node's own\n"
-        "        samples (an ``SVC`` keeps some as support vectors), like Local.\n"
+        "        Only with a finite ``privacy`` budget: the scikit-learn model a\n"
+        "        node trained alone on its raw features and predicts with instead of\n"
+        "        its refit, because it validated better by more than one standard\n"
+        "        error on the refit's folds: ``LinearSVC()``, ``LogisticRegression()``\n"
+        "        or the rbf SVM in the primal, a ``Pipeline`` of public random Fourier\n"
+        "        features (``RBFSampler``, ``gamma = 1 / n_features``, directions from\n"
+        "        ``random_state``) and ``LinearSVC()``; None for a node that predicts\n"
+        "        with its refit (``coef_``).  None stores a training row (no kernel\n"
+        "        model with support vectors).  Never sent (no budget), not private\n"
+        "        for the node's own samples (fitted on them), like Local.\n"
     )
 
 

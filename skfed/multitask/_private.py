@@ -359,8 +359,10 @@ def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X
     raw_X : ndarray of shape (n, n_features), default=None
         The node-ordered raw features: when given, each node also compares
         the collaborative model it chose with the standard models it can
-        train alone on them (:mod:`skfed._kept_local`: LinearSVC, SVC and
-        LogisticRegression, or Ridge, SVR and LassoCV for ``loss="squared"``)
+        train alone on them (:mod:`skfed._kept_local`: LinearSVC, the rbf
+        SVM in the primal on public random features and LogisticRegression,
+        or Ridge, kernel ridge on those features and LassoCV for
+        ``loss="squared"``; none stores a training row)
         on the same folds, and keeps the best of those instead when it
         validates better by more than one standard error.
 
@@ -370,7 +372,7 @@ def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X
         The collaborative kept models (also of a node that keeps a Local
         model).
     choice : ndarray of shape (n_nodes, n_problems), dtype object
-        The chosen candidate's name per node and problem (``"local SVC"``
+        The chosen candidate's name per node and problem (``"local rff-LinearSVC"``
         and so on for every problem of a node that keeps a Local model).
     kept_local : ndarray of shape (n_nodes,), dtype object
         The Local model each node keeps, or None.
