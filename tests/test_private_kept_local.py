@@ -79,8 +79,8 @@ def test_classification_errors_equal_cross_val_predict_on_the_same_folds():
     fold = np.arange(60) % 5
     err = classification_errors(X, y, fold, 5, seed=0)
     split = PredefinedSplit(fold)
-    rff = make_pipeline(RBFSampler(gamma=0.5, n_components=100, random_state=0),
-                        LinearSVC(random_state=0))  # gamma = 1 / n_features
+    rff = make_pipeline(RBFSampler(gamma=0.5, n_components=300, random_state=0),
+                        LinearSVC(C=10, random_state=0))  # gamma = 1 / n_features
     for row, est in zip(err, (LinearSVC(random_state=0), rff,
                               LogisticRegression(max_iter=1000))):
         pred = cross_val_predict(est, X, y, cv=split)
@@ -103,13 +103,13 @@ def _public_features(model, X):
     assert isinstance(model, Pipeline)
     rff = model.steps[0][1]
     d = X.shape[1]
-    assert rff.gamma == 1.0 / d and rff.n_components == 100
+    assert rff.gamma == 1.0 / d and rff.n_components == 300
     # the same directions from the seed alone, on data that is not the node's
-    blank = RBFSampler(gamma=1.0 / d, n_components=100,
+    blank = RBFSampler(gamma=1.0 / d, n_components=300,
                        random_state=rff.random_state).fit(np.zeros((1, d)))
     np.testing.assert_array_equal(rff.random_weights_, blank.random_weights_)
     np.testing.assert_array_equal(rff.random_offset_, blank.random_offset_)
-    Z = np.sqrt(2.0 / 100) * np.cos(X @ blank.random_weights_ + blank.random_offset_)
+    Z = np.sqrt(2.0 / 300) * np.cos(X @ blank.random_weights_ + blank.random_offset_)
     np.testing.assert_allclose(rff.transform(X), Z, rtol=1e-10, atol=1e-12)
     return Z
 
@@ -139,7 +139,8 @@ def test_nonlinear_nodes_keep_the_rbf_svm_they_train_alone(which):
         Z = _public_features(kept[k], X[rows])
         # the node alone, independently: the primal SVM on the NumPy features
         svc = kept[k].steps[-1][1]
-        reference = LinearSVC(random_state=svc.random_state).fit(Z, y[rows])
+        assert svc.C == 10
+        reference = LinearSVC(C=10, random_state=svc.random_state).fit(Z, y[rows])
         np.testing.assert_array_equal(est.predict(X[rows], groups=groups[rows]),
                                       reference.predict(Z))
         np.testing.assert_allclose(

@@ -525,12 +525,13 @@ def _released_attributes_doc(trust, alone):
         "        node trained alone on its raw features and predicts with instead of\n"
         "        its refit, because it validated better by more than one standard\n"
         "        error on the refit's folds: ``LinearSVC()``, ``LogisticRegression()``\n"
-        "        or the rbf SVM in the primal, a ``Pipeline`` of public random Fourier\n"
-        "        features (``RBFSampler``, ``gamma = 1 / n_features``, directions from\n"
-        "        ``random_state``) and ``LinearSVC()``; None for a node that predicts\n"
-        "        with its refit (``coef_``).  None stores a training row (no kernel\n"
-        "        model with support vectors).  Never sent (no budget), not private\n"
-        "        for the node's own samples (fitted on them), like Local.\n"
+        "        or the rbf SVM in the primal, a ``Pipeline`` of 300 public random\n"
+        "        Fourier features (``RBFSampler``, ``gamma = 1 / n_features``,\n"
+        "        directions from ``random_state``) and ``LinearSVC(C=10)``; None for\n"
+        "        a node that predicts with its refit (``coef_``).  None stores a\n"
+        "        training row (no kernel model with support vectors).  Never sent\n"
+        "        (no budget), not private for the node's own samples (fitted on\n"
+        "        them), like Local.\n"
     )
 
 

@@ -487,9 +487,9 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _BaseMultiTask):
         a node trained alone on its raw features and predicts with, because
         it validated better than the refit by more than one standard error
         on the same folds: ``LinearSVC()``, ``LogisticRegression()`` or the
-        rbf SVM in the primal (a ``Pipeline`` of public random Fourier
+        rbf SVM in the primal (a ``Pipeline`` of 300 public random Fourier
         features, ``RBFSampler`` with ``gamma = 1 / n_features`` and
-        directions from ``random_state``, and ``LinearSVC()``); None for a
+        directions from ``random_state``, and ``LinearSVC(C=10)``); None for a
         node that keeps its refit.  None stores a training row (no kernel
         model with support vectors).  Never sent (no budget), not private
         for the node's own samples (fitted on them), like a Local model.
