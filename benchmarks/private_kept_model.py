@@ -53,6 +53,7 @@ from privacy_utility import LOCAL_SCORES, _local_best
 
 import skfed.boosting._private as private_module
 from skfed import DecentralizedBoostingClassifier
+from skfed._kept_local import choose_classifier
 from skfed._private_refit import (
     BOOST_RADII,
     _boost_fit,
@@ -97,7 +98,7 @@ def refit_boosting_alone_first(H, S, prior, rng):
                 chosen = alone
         c = slice(chosen, chosen + 1)
         alpha[p] = _boost_fit(A, priors[c], mus[c], betas[c])[0]
-    return alpha, np.zeros(P), np.zeros(P)
+    return alpha, np.zeros(P), np.zeros(P), None, fold, n_folds  # no Local comparison
 
 
 def run(family, seed):
@@ -108,6 +109,9 @@ def run(family, seed):
     d = X.shape[1]
     stumps = make_stump_predictors([-2.0] * d, [2.0] * d, 20 * d)
     scores = {}
+    # the two rules of the refit alone (without the models a node trains
+    # alone, skfed._kept_local, which benchmarks/private_kept_local.py measures)
+    private_module.choose_classifier = lambda *args: None
     for name, rule in (("boosting", refit_boosting_alone_first), ("logistic", refit_boosting)):
         private_module.refit_boosting = rule
         est = DecentralizedBoostingClassifier(
@@ -118,6 +122,7 @@ def run(family, seed):
             est.fit(X, y, groups=g)
         scores[name] = float(est.score(X_test, y_test, groups=g_test))
     private_module.refit_boosting = refit_boosting
+    private_module.choose_classifier = choose_classifier
     LOCAL_SCORES.clear()
     scores["Local"] = _local_best((X, X_test, y, y_test, g, g_test), extra=("AdaBoost",),
                                   seed=seed)

@@ -111,11 +111,17 @@ def _linear_loss(Z, s, theta, loss):
 
 
 def refit_linear(Z, S, prior, penalized, loss, rng):
-    """Node's final Perso-lin models, one per problem; returns (theta, trust).
+    """Node's final Perso-lin models, one per problem.
 
     Z : (m, d) design (intercept column last when fitted); S : (P, m) labels
-    in {-1, +1}; prior : (P, d) neighbours' mean released model or None;
-    ``trust`` is the chosen prior weight per problem (0: the node alone).
+    in {-1, +1}; prior : (P, d) neighbours' mean released model or None.
+
+    Returns ``(theta, trust, heldout, fold, n_folds)``: ``trust`` is the
+    chosen prior weight per problem (0: the node alone); ``heldout`` (P, m)
+    the chosen candidates' held-out scores on the folds ``fold`` (None
+    when the node has fewer than 2 samples), which
+    :mod:`skfed._kept_local` compares with the models the node can train
+    alone.
     """
     m, d = Z.shape
     P = S.shape[0]
@@ -123,25 +129,30 @@ def refit_linear(Z, S, prior, penalized, loss, rng):
     zero = np.zeros(d)
     theta = np.empty((P, d))
     trust = np.zeros(P)
+    heldout = np.zeros((P, m)) if n_folds >= 2 else None
     for p in range(P):
         s = S[p]
         cands = [(zero, 1.0 / m)]
         if prior is not None:
             cands += [(prior[p], lam) for lam in LINEAR_TRUST]
         chosen = 0
-        if len(cands) > 1 and m >= 2:
+        if n_folds >= 2:
             held = np.zeros((len(cands), m))
+            score = np.zeros((len(cands), m))
             for f in range(n_folds):
                 test = fold == f
                 train = ~test
                 for c, (mean, lam) in enumerate(cands):
                     t = _linear_fit(Z[train], s[train], mean, lam, penalized, loss)
                     held[c, test] = _linear_loss(Z[test], s[test], t, loss)
-            chosen = _one_se_choice(held)
+                    score[c, test] = Z[test] @ t
+            if len(cands) > 1:
+                chosen = _one_se_choice(held)
+            heldout[p] = score[chosen]
         mean, lam = cands[chosen]
         theta[p] = _linear_fit(Z, s, mean, lam, penalized, loss)
         trust[p] = 0.0 if chosen == 0 else lam
-    return theta, trust
+    return theta, trust, heldout, fold, n_folds
 
 
 # ----------------------------------------------------------------------- Dada
@@ -199,7 +210,11 @@ def boosting_candidates(prior, n_base):
 
 
 def refit_boosting(H, S, prior, rng):
-    """Node's final Dada models, one per problem; returns (alpha, trust, radius).
+    """Node's final Dada models, one per problem.
+
+    Returns ``(alpha, trust, radius, heldout, fold, n_folds)``; ``heldout``
+    (P, m) the chosen candidates' held-out scores on the folds ``fold``
+    (None below 2 samples), as in :func:`refit_linear`.
 
     H : (m, n_base) base predictions; S : (P, m) labels in {-1, +1};
     prior : (P, n_base) neighbours' mean released model or None.
@@ -222,21 +237,24 @@ def refit_boosting(H, S, prior, rng):
     alpha = np.empty((P, n_base))
     trust = np.zeros(P)
     radius = np.zeros(P)
+    heldout = np.zeros((P, m)) if n_folds >= 2 else None
     for p in range(P):
         s = S[p]
         A = s[:, None] * H
         mus, betas, priors = boosting_candidates(None if prior is None else prior[p], n_base)
         chosen = 0
         if n_folds >= 2:
-            held = np.zeros((len(mus) + 1, m))
+            score = np.zeros((len(mus) + 1, m))
             for f in range(n_folds):
                 test = fold == f
                 train = ~test
                 logistic = _logistic_on_base(H[train], s[train], 1.0 / train.sum())
-                held[0, test] = A[test] @ logistic <= 0
+                score[0, test] = H[test] @ logistic
                 a = _boost_fit(A[train], priors, mus, betas)
-                held[1:, test] = (A[test] @ a.T <= 0).T
+                score[1:, test] = (H[test] @ a.T).T
+            held = (s[None, :] * score <= 0).astype(float)
             chosen = _one_se_choice(held)
+            heldout[p] = score[chosen]
         if chosen == 0:
             alpha[p] = _logistic_on_base(H, s, 1.0 / m)
             continue
@@ -244,4 +262,4 @@ def refit_boosting(H, S, prior, rng):
         alpha[p] = _boost_fit(A, priors[c], mus[c], betas[c])[0]
         trust[p] = mus[c][0]
         radius[p] = betas[c][0]
-    return alpha, trust, radius
+    return alpha, trust, radius, heldout, fold, n_folds

@@ -777,12 +777,15 @@ def test_mocha_private_fit_keeps_no_rows_duals_or_exact_curves(moons_nodes):
         assert getattr(plain, name) is not None, name
     assert est._dual_state is None
     assert plain.support_vectors_.shape[0] > 0
-    # the fitted models still predict (from coef_ and intercept_ alone)
+    # the fitted models still predict: from coef_ and intercept_ alone, or
+    # (a node that keeps a model it trained alone) from that model
     decision = est.decision_function(X, groups=groups)
     codes = np.searchsorted(est.nodes_, groups)
-    np.testing.assert_allclose(
-        decision, np.einsum("id,id->i", X, est.coef_[codes]) + est.intercept_[codes],
-        rtol=1e-6, atol=1e-8)
+    expected = np.einsum("id,id->i", X, est.coef_[codes]) + est.intercept_[codes]
+    for k, model in enumerate(est.kept_local_models_):
+        if model is not None:
+            expected[codes == k] = model.decision_function(X[codes == k])
+    np.testing.assert_allclose(decision, expected, rtol=1e-6, atol=1e-8)
 
 
 def test_mocha_privacy_works_at_the_defaults(moons_nodes):

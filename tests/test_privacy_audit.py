@@ -6,7 +6,10 @@
   ``log((1 - delta - FNR_hi) / FPR_hi)`` must stay below the claimed epsilon
   (it would exceed it if the noise were too small) and be informative.
 * Two private fits with the same integer ``random_state`` draw different noise.
-* No fitted attribute of a private fit holds a training row.
+* No fitted attribute of a private fit holds a training row of any node, walked
+  recursively through nested estimators (``kept_local_models_`` included: the
+  models a node trains alone store coefficients and public random features,
+  never a sample).
 
 All noise here is the secure source's (no seed), as in a real fit.
 """

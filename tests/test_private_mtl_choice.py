@@ -50,12 +50,25 @@ def test_kept_models_are_each_nodes_chosen_local_fit(nodes):
     est = _fit(X, y, groups)
     assert est.refit_choice_.shape == (6, 1)
     seen = set()
+    checked = 0
     for t in range(6):
         name = est.refit_choice_[t, 0]
-        loss, c = name.split()[0], float(name.split()[1][2:])
         assert "+others" not in name  # no relation survives 5 noisy rounds on 6 nodes
-        seen.add(loss)
         Xt, yt = X[groups == t], y[groups == t]
+        if name.startswith("local "):
+            # a model the node trained alone (skfed._kept_local), scored in
+            # tests/test_private_kept_local.py: here it is the named scikit-learn
+            # fit on the node's own rows
+            kept = est.kept_local_models_[t]
+            assert name == f"local {type(kept).__name__}" or name == "local rff-LinearSVC"
+            if isinstance(kept, LogisticRegression):
+                ref = LogisticRegression(max_iter=1000).fit(Xt, yt)
+                np.testing.assert_allclose(kept.coef_, ref.coef_, rtol=1e-6, atol=1e-8)
+            continue
+        assert est.kept_local_models_[t] is None
+        checked += 1
+        loss, c = name.split()[0], float(name.split()[1][2:])
+        seen.add(loss)
         if loss == "logistic":
             ref = LogisticRegression(C=c, tol=1e-12, max_iter=10_000).fit(Xt, yt)
             np.testing.assert_allclose(est.coef_[t], ref.coef_[0], rtol=1e-4, atol=1e-5)
@@ -69,6 +82,7 @@ def test_kept_models_are_each_nodes_chosen_local_fit(nodes):
             assert np.abs(grad).max() < 1e-4
             best = optimize.minimize(_objective, np.zeros(5), args=(Z, s, 1 / (c * 40), loss))
             assert _objective(theta, Z, s, 1 / (c * 40), loss) <= best.fun + 1e-8
+    assert checked >= 4
     assert est.privacy_spent_.max() == pytest.approx(1.0, rel=1e-3)  # no extra spend
 
 
@@ -78,7 +92,7 @@ def test_choice_is_the_lowest_cross_validated_error():
     rng = np.random.default_rng(3)
     Z = np.hstack([rng.normal(size=(30, 3)), np.ones((30, 1))])
     s = np.sign(Z[:, 0] + 0.8 * rng.normal(size=30))
-    W, choice = choose_node_models(Z, s[None], np.array([0, 30]), np.zeros((1, 1, 4)),
+    W, choice, _ = choose_node_models(Z, s[None], np.array([0, 30]), np.zeros((1, 1, 4)),
                                    "logistic", 1.0, True, np.random.RandomState(7))
     fold = (np.arange(30) % 5)[np.random.RandomState(7).permutation(30)]
     cands = node_candidates("logistic", 1.0, 30, False)
@@ -113,7 +127,7 @@ def test_a_node_trusts_the_others_part_when_it_validates_better():
     others = np.zeros((1, 2, 21))
     others[0, 0] = truth
     Z2 = np.vstack([Z, Z])
-    W, choice = choose_node_models(Z2, np.concatenate([s, s])[None], np.array([0, 12, 24]),
+    W, choice, _ = choose_node_models(Z2, np.concatenate([s, s])[None], np.array([0, 12, 24]),
                                    others, "logistic", 1.0, True, np.random.RandomState(0))
     assert choice[0, 0].endswith("+others")
     assert "+others" not in choice[1, 0]  # node 1 has no prior: alone
@@ -138,16 +152,27 @@ def test_regressor_kept_model_is_the_ridge_solution(nodes):
         est = FederatedMultiTaskRegressor(
             kernel="linear", random_state=0, max_rounds=5,
             privacy=DifferentialPrivacy(1.0, delta=1e-5)).fit(X, target, groups=groups)
+    ridge = 0
     for t in range(6):
         name = est.refit_choice_[t, 0]
-        assert name.startswith("squared C=")
-        c = float(name.split()[1][2:])
         Xt, yt = X[groups == t], target[groups == t]
+        if name.startswith("local "):
+            # a model the node trained alone (skfed._kept_local): it predicts
+            kept = est.kept_local_models_[t]
+            assert name == f"local {type(kept).__name__}"
+            np.testing.assert_allclose(est.predict(Xt, groups=np.full(40, t)),
+                                       kept.predict(Xt))
+            continue
+        assert est.kept_local_models_[t] is None
+        assert name.startswith("squared C=")
+        ridge += 1
+        c = float(name.split()[1][2:])
         Z = np.hstack([Xt, np.ones((40, 1))])
         pen = np.diag(np.r_[np.full(4, 1 / (c * 40)), 0.0])
         theta = np.linalg.solve(Z.T @ Z / 40 + pen, Z.T @ yt / 40)
         np.testing.assert_allclose(est.coef_[t], theta[:4], rtol=1e-6, atol=1e-8)
         np.testing.assert_allclose(est.intercept_[t], theta[4], rtol=1e-6, atol=1e-8)
+    assert ridge >= 1
 
 
 def test_non_private_fit_has_no_choice(nodes):

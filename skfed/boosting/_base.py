@@ -521,6 +521,18 @@ def _released_attributes_doc(trust, alone):
         f"        Only with a finite ``privacy`` budget: the weight ``{trust}`` each\n"
         "        node's refit put on its neighbours' released models (0: the node\n"
         f"        alone{alone}).\n"
+        "    kept_local_models_ : ndarray of shape (n_nodes,), dtype object\n"
+        "        Only with a finite ``privacy`` budget: the scikit-learn model a\n"
+        "        node trained alone on its raw features and predicts with instead of\n"
+        "        its refit, because it validated better by more than one standard\n"
+        "        error on the refit's folds: ``LinearSVC()``, ``LogisticRegression()``\n"
+        "        or the rbf SVM in the primal, a ``Pipeline`` of 300 public random\n"
+        "        Fourier features (``RBFSampler``, ``gamma = 1 / n_features``,\n"
+        "        directions from ``random_state``) and ``LinearSVC(C=10)``; None for\n"
+        "        a node that predicts with its refit (``coef_``).  None stores a\n"
+        "        training row (no kernel model with support vectors).  Never sent\n"
+        "        (no budget), not private for the node's own samples (fitted on\n"
+        "        them), like Local.\n"
     )
 
 

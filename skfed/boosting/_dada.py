@@ -41,6 +41,7 @@ from ._base import (
     _split_models,
     _squeeze_problems,
 )
+from .._kept_local import apply_kept_local
 from ._private import _DADA_PUBLIC, _check_private_inputs
 from ._private import plan_private_choices
 from ._stumps import (
@@ -575,8 +576,12 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     than one standard error.  ``coef_`` is therefore, like a Local model, not
     private with respect to the node's own samples, and depends on the
     other nodes' data only through their released models; the choices are
-    in ``refit_trust_`` and ``refit_radius_``.  Measured at ``epsilon`` 1
-    and 3 in the privacy user guide.
+    in ``refit_trust_`` and ``refit_radius_``.  On the same folds the node
+    then compares that refit with the models it can train alone on its raw
+    features (``LinearSVC()``, ``SVC()``, ``LogisticRegression()``) and
+    predicts with the best of those instead when it validates better by
+    more than one standard error (``kept_local_models_``).  Measured in the
+    privacy user guide.
 
     See Also
     --------
@@ -894,6 +899,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             rogue, rogue_mode, score_weight=self._score_weight(),
         )
         state.setup_bytes = setup_bytes
+        state.raw_X = Xs  # the nodes' raw features (private kept models)
         state.max_mass = float(mass.max())
         if spec is not None:
             self._plan_private_choices(state, spec, mass)
@@ -964,7 +970,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         check_is_fitted(self)
         X, codes = self._validate_predict_data(X, groups)
         H = self._base_matrix(X, np.float64)
-        return _personalized_scores(H, codes, self._full_coef(), self._shared_coef())
+        return apply_kept_local(  # hook: a node's kept Local model (issue 27)
+            self, X, codes, _personalized_scores(H, codes, self._full_coef(), self._shared_coef()))
 
     def predict(self, X, groups=None):
         """Class of every sample under its node's model.

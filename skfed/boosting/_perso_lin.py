@@ -30,6 +30,7 @@ from ._base import (
     _squeeze_problems,
 )
 from ._dada import DecentralizedBoostingClassifier
+from .._kept_local import apply_kept_local
 from ._private import _PERSOLIN_PUBLIC, _check_private_inputs, plan_private_gradients
 
 # ------------------------------------------------------------- Perso-lin
@@ -323,7 +324,12 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     standard error.  ``coef_`` is therefore, like a Local model, not
     private with respect to the node's own samples, and depends on the
     other nodes' data only through their released models; the choice is in
-    ``refit_trust_``.  Measured at ``epsilon`` 1 and 3 in the privacy user
+    ``refit_trust_``.  On the same folds the node then compares that refit
+    with the models it can train alone on its raw features
+    (``LinearSVC()``, ``SVC()``, ``LogisticRegression()``) and predicts with
+    the best of those instead when it validates better by more than one
+    standard error (``kept_local_models_``): a node that does keeps exactly
+    what Local would give it.  Measured in the privacy user
     guide.
 
     See Also
@@ -455,6 +461,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
             self.alpha, Xs.shape[1], self.mu, dtype, rogue, rogue_mode,
         )
         state.max_mass = float(mass.max())
+        state.raw_X = Xs  # the nodes' raw features (private kept models)
         if spec is not None:
             self._plan_private_gradients(state, spec, mass)
         state = self._fit_alternating(state, simulation, seeds, self.n_jobs)
@@ -503,7 +510,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         """
         check_is_fitted(self)
         X, codes = self._validate_predict_data(X, groups)
-        return _personalized_scores(self._design(X, np.float64), codes, self._full_coef(),
-                                    self._shared_coef())
+        return apply_kept_local(self, X, codes, _personalized_scores(
+            self._design(X, np.float64), codes, self._full_coef(), self._shared_coef()))
 
     predict = DecentralizedBoostingClassifier.predict

@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 
+from .._kept_local import choose_classifier
 from .._private_refit import neighbour_prior, refit_boosting, refit_linear
 from .._secure_noise import CHOICE_RESOLUTION, NoiseSource, gaussian_grid, record_noise_source
 from ..privacy import (
@@ -219,13 +220,22 @@ def refit_private_final(estimator, state, rng):
     on its exact samples with its graph neighbours held at their
     released models (:mod:`skfed._private_refit`); the released models
     stay in ``state.public``.  Returns None without a finite budget.
+
+    Sets ``kept_local_models_`` (n_nodes,): the scikit-learn model a node
+    trained alone on its raw features (``state.raw_X``) and keeps instead,
+    when it validates better by one standard error on the same folds
+    (:mod:`skfed._kept_local`), else None; ``models``, ``trust`` and
+    ``radius`` stay the collaborative model's, which such a node does not
+    predict with.
     """
+    estimator.__dict__.pop("kept_local_models_", None)  # a previous private fit's
     if state.dp is None or not math.isfinite(state.dp.epsilon):
         return None
     released = np.asarray(state.public, dtype=np.float64)
     models = np.empty_like(released)
     trust = np.zeros(released.shape[:2])
     radius = np.zeros(released.shape[:2])
+    kept_local = np.full(state.K, None, dtype=object)
     W = state.graph.tocsr()
     for k in range(state.K):
         rows = slice(state.offsets[k], state.offsets[k + 1])
@@ -233,9 +243,17 @@ def refit_private_final(estimator, state, rng):
         S = np.asarray(state.Y[:, rows], dtype=np.float64)
         if hasattr(state, "H"):  # Dada (stump outputs), else Perso-lin (features)
             H = np.asarray(state.H[rows], dtype=np.float64)
-            models[k], trust[k], radius[k] = refit_boosting(H, S, prior, rng)
+            models[k], trust[k], radius[k], heldout, fold, n_folds = refit_boosting(
+                H, S, prior, rng)
         else:
             Z = np.asarray(state.X[rows], dtype=np.float64)
-            models[k], trust[k] = refit_linear(Z, S, prior, state.n_penalized,
-                                               estimator.loss, rng)
+            models[k], trust[k], heldout, fold, n_folds = refit_linear(
+                Z, S, prior, state.n_penalized, estimator.loss, rng)
+        # The models the node can train alone (issue 27): kept instead when
+        # they validate better on the same folds by one standard error.
+        codes = (S[0] > 0).astype(np.intp) if S.shape[0] == 1 else np.argmax(S, axis=0)
+        kept_local[k] = choose_classifier(
+            np.asarray(state.raw_X[rows]), codes, heldout, fold, n_folds,
+            int(rng.randint(2**31 - 1)))
+    estimator.kept_local_models_ = kept_local
     return models.astype(state.dtype), trust, radius

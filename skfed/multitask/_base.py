@@ -39,6 +39,7 @@ from ._omega import (
     _check_omega,
     _LowRankSigma,
 )
+from .._kept_local import apply_kept_local
 from ._private import kept_node_models
 from ._protocol import _fault_note, _RoundProtocol
 from ._shared import _SharedNodes, fit_shared
@@ -896,7 +897,7 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         self._join_lam = float(lam)
         self._join_mass = float(np.mean(totals))  # a fitted node's mean weight
         for name in ("_released_W", "join_communication_", "_join_n_fit", "_join_seed",
-                     "refit_choice_", "_join_rehearsal"):
+                     "refit_choice_", "_join_rehearsal", "kept_local_models_"):
             self.__dict__.pop(name, None)  # from an earlier fit and its joins
         if self._primal_mode():
             W = state.weights(sigma, lam)  # (n_problems, m, d')
@@ -910,7 +911,7 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
                       else W.mean(axis=1, keepdims=True))
             W = np.concatenate([W + state.own_correction(sigma, lam), unseen], axis=1)
             if private:  # each node's kept model, chosen on its own data (issue 27)
-                W[:, :m], self.refit_choice_ = kept_node_models(self, state, sigma, lam)
+                W[:, :m], self.refit_choice_ = kept_node_models(self, state, sigma, lam, X)
             self._W = W
             if isinstance(state, _SharedNodes) and not private:  # hook: _join (issue 32)
                 self._join_rehearsal = rehearse_newcomers(self, state, lam)
@@ -962,7 +963,7 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
             W = self._W  # (n_problems, m + 1, d')
             for k in range(n_problems):
                 out[:, k] = np.einsum("id,id->i", Z, W[k, columns])
-            return out
+            return apply_kept_local(self, X, codes, out)  # hook: kept Local model (issue 27)
         bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
         batch = 2048
         for start in range(0, X.shape[0], batch):

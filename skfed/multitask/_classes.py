@@ -500,7 +500,20 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _MulticlassMixin, _
         cross-validation (one standard error rule) among the fit's loss and
         ``C`` and other candidates, with or without the part of its model
         the other nodes' releases make (e.g. ``"hinge C=1 +others"``); each
-        node's ``coef_`` is that refit.
+        node's ``coef_`` is that refit.  ``"local LinearSVC"``,
+        ``"local rff-LinearSVC"`` (and so on) for a
+        node that keeps a model it trained alone (``kept_local_models_``).
+    kept_local_models_ : ndarray of shape (n_nodes,), dtype object
+        Under a finite privacy budget (primal modes): the scikit-learn model
+        a node trained alone on its raw features and predicts with, because
+        it validated better than the refit by more than one standard error
+        on the same folds: ``LinearSVC()``, ``LogisticRegression()`` or the
+        rbf SVM in the primal (a ``Pipeline`` of 300 public random Fourier
+        features, ``RBFSampler`` with ``gamma = 1 / n_features`` and
+        directions from ``random_state``, and ``LinearSVC(C=10)``); None for a
+        node that keeps its refit.  None stores a training row (no kernel
+        model with support vectors).  Never sent (no budget), not private
+        for the node's own samples (fitted on them), like a Local model.
 
     See Also
     --------
@@ -861,8 +874,11 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
         The kernel width the fit used (see the classifier).
     shared_weight_, share_selection_, shared_coef_, shared_intercept_
         The shared model's (see the classifier).
-    privacy_spent_, privacy_, privacy_public_, privacy_guarantee_void_, refit_choice_
-        Under ``privacy`` (see the classifier).
+    privacy_spent_, privacy_, privacy_public_, privacy_guarantee_void_, refit_choice_,
+    kept_local_models_
+        Under ``privacy`` (see the classifier; the models a node trains
+        alone here are ``Ridge()``, kernel ridge in the primal on the same
+        public random features and ``LassoCV()``).
 
     See Also
     --------

@@ -5,6 +5,7 @@ import numpy as np
 from scipy import linalg, stats
 from threadpoolctl import threadpool_limits
 
+from .._kept_local import choose_classifier, choose_regressor, local_name
 from .._secure_noise import NoiseSource
 from ..privacy import calibrate_discrete_gaussian, describe, epsilon_spent
 from ._omega import _StoppingRule
@@ -327,7 +328,7 @@ def node_candidates(loss, C, m_t, has_prior):
     return cands
 
 
-def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng):
+def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X=None):
     """Each node's kept model of a private MOCHA fit, chosen on its own data.
 
     A node's own model costs no privacy: it is never sent, and uses the
@@ -355,18 +356,33 @@ def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng):
     fit_intercept : bool
     rng : numpy.random.RandomState
         Public randomness (the folds).
+    raw_X : ndarray of shape (n, n_features), default=None
+        The node-ordered raw features: when given, each node also compares
+        the collaborative model it chose with the standard models it can
+        train alone on them (:mod:`skfed._kept_local`: LinearSVC, the rbf
+        SVM in the primal on public random features and LogisticRegression,
+        or Ridge, kernel ridge on those features and LassoCV for
+        ``loss="squared"``; none stores a training row)
+        on the same folds, and keeps the best of those instead when it
+        validates better by more than one standard error.
 
     Returns
     -------
     W : ndarray of shape (n_problems, n_nodes, d')
+        The collaborative kept models (also of a node that keeps a Local
+        model).
     choice : ndarray of shape (n_nodes, n_problems), dtype object
-        The chosen candidate's name per node and problem.
+        The chosen candidate's name per node and problem (``"local rff-LinearSVC"``
+        and so on for every problem of a node that keeps a Local model).
+    kept_local : ndarray of shape (n_nodes,), dtype object
+        The Local model each node keeps, or None.
     """
     P, m = Y.shape[0], len(offsets) - 1
     d = Z.shape[1]
     penalized = d - int(bool(fit_intercept))
     W = np.empty((P, m, d))
     choice = np.empty((m, P), dtype=object)
+    kept_local = np.full(m, None, dtype=object)
     zero = np.zeros(d)
     for t in range(m):
         Zt = np.asarray(Z[offsets[t]:offsets[t + 1]], dtype=np.float64)
@@ -374,28 +390,49 @@ def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng):
         n_folds = min(NODE_FOLDS, m_t)
         fold = (np.arange(m_t) % max(n_folds, 1))[rng.permutation(m_t)]
         design = _NodeDesign(Zt, penalized)
+        held = np.zeros((P, m_t))  # held-out scores of the chosen candidates
         for p in range(P):
             s = np.asarray(Y[p, offsets[t]:offsets[t + 1]], dtype=np.float64)
             prior = others[p, t]
             cands = node_candidates(loss, C, m_t, bool(np.any(prior != 0.0)))
             best = 0
-            if n_folds >= 2 and len(cands) > 1:
+            if n_folds >= 2 and (len(cands) > 1 or raw_X is not None):
                 err = np.zeros((len(cands), m_t))
+                score = np.zeros((len(cands), m_t))
                 for f in range(n_folds):
                     test = fold == f
                     for c, (_, x, lam, trust) in enumerate(cands):
                         theta = design.fit(~test, s[~test], prior if trust else zero, lam, x)
+                        score[c, test] = Zt[test] @ theta
                         err[c, test] = _node_error(Zt[test], s[test], theta, x)
                 best = _one_se_choice(err)
+                held[p] = score[best]
             name, x, lam, trust = cands[best]
             W[p, t] = design.fit(slice(None), s, prior if trust else zero, lam, x)
             choice[t, p] = name
-    return W, choice
+        if raw_X is None or n_folds < 2:
+            continue
+        Xt = np.asarray(raw_X[offsets[t]:offsets[t + 1]])
+        seed = int(rng.randint(2**31 - 1))
+        if loss == "squared":
+            kept = choose_regressor(Xt, np.asarray(Y[0, offsets[t]:offsets[t + 1]], float),
+                                    (held[0] - Y[0, offsets[t]:offsets[t + 1]]) ** 2,
+                                    fold, n_folds, seed)
+        else:
+            S = np.asarray(Y[:, offsets[t]:offsets[t + 1]])
+            codes = (S[0] > 0).astype(np.intp) if P == 1 else np.argmax(S, axis=0)
+            kept = choose_classifier(Xt, codes, held, fold, n_folds, seed)
+        if kept is not None:
+            kept_local[t] = kept
+            choice[t, :] = local_name(kept)
+    return W, choice, kept_local
 
 
-def kept_node_models(estimator, state, sigma, lam):
+def kept_node_models(estimator, state, sigma, lam, raw_X=None):
     """The hook of a private fit's ``_store_model``: every node's kept model
-    (:func:`choose_node_models`) and the choices (``refit_choice_``).
+    (:func:`choose_node_models`) and the choices (``refit_choice_``); sets
+    ``kept_local_models_`` (the Local model a node keeps instead, or None;
+    compared only when the node-ordered raw features ``raw_X`` are given).
 
     ``others`` is the server's ``W = V Sigma / lambda`` less each node's own
     noisy share ``sigma_tt v~_t / lambda``: what the node learns from the
@@ -409,7 +446,9 @@ def kept_node_models(estimator, state, sigma, lam):
     others[np.abs(others) <= 1e-12 * max(float(np.abs(W).max()), 1.0)] = 0.0
     # small dense solves: one BLAS thread (threads only contend on them)
     with threadpool_limits(limits=1, user_api="blas"):
-        return choose_node_models(
+        W, choice, estimator.kept_local_models_ = choose_node_models(
             state.Z, state.Y, state.layout.offsets, others, estimator.loss, estimator.C,
             estimator.fit_intercept, check_random_state(estimator.random_state),
+            raw_X=raw_X,
         )
+    return W, choice

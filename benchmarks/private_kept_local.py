@@ -1,0 +1,226 @@
+"""A private node's kept model: which rule picks between collaborating and training alone.
+
+A private Dada, Perso-lin or MOCHA node keeps, among its collaborative kept
+model and the models it trains alone (LinearSVC, SVC and
+LogisticRegression at their defaults on its raw features,
+:mod:`skfed._kept_local`), the one chosen by 5-fold cross-validation on
+its own samples.  One private fit per (row, seed) records, for every node,
+the held-out errors of the four candidates and the three models trained
+alone; the rules are then applied to the same fit (same noise):
+
+* ``collab``: the collaborative kept model, no model trained alone (the
+  estimators before this choice);
+* ``1se-collab`` (the estimators' rule): the best candidate replaces the
+  collaborative model only when it is better by one standard error;
+* ``1se-logistic``: the reference is the node's LogisticRegression alone;
+* ``argmin``: the lowest mean held-out error, no standard-error margin.
+
+Rows: ``privacy_utility.py``'s (``--only``), and held-out rotated-moons
+families that chose nothing (``--families``): ``many-small`` (100 nodes of
+20-40 samples), ``noisy-features`` (20 nodes, 4 of 6 features
+uninformative), ``alike`` (20 nodes of 30-60 samples, one cluster),
+``label-noise`` (15 % flipped labels), ``high-dim`` (20 nodes of 40-80
+samples, 20 features, 18 uninformative); Dada and Perso-lin each.  Local:
+the strongest per-node baseline (the best of LinearSVC, SVC,
+LogisticRegression, and AdaBoost for Dada, by pooled test accuracy).
+
+Usage::
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/private_kept_local.py \
+        --only dada-computer mocha-school --families many-small --seeds 0
+
+Measured: see the privacy user guide ("The kept model").
+"""
+
+import argparse
+import json
+import os
+import sys
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import privacy_utility as pu  # noqa: E402
+
+import skfed.boosting._private as boosting_private  # noqa: E402
+import skfed.multitask._private as mocha_private  # noqa: E402
+from skfed import DecentralizedBoostingClassifier, PersonalizedLinearClassifier  # noqa: E402
+from skfed._kept_local import (  # noqa: E402
+    CLASSIFIERS,
+    _fit,
+    classification_errors,
+    heldout_errors,
+    one_se_choice,
+)
+from skfed.boosting import make_stump_predictors  # noqa: E402
+from skfed.datasets import make_rotated_moons  # noqa: E402
+from skfed.privacy import DifferentialPrivacy  # noqa: E402
+
+RULES = ("collab", "1se-collab", "1se-logistic", "argmin")
+RECORD = []
+
+
+def _recording_choice(X, codes, collab_scores, fold, n_folds, seed):
+    """Record the candidates' held-out errors and the models trained alone;
+    keep the collaborative model in the estimator (the rules apply later)."""
+    if collab_scores is None or n_folds < 2 or np.unique(codes).size < 2:
+        RECORD.append(None)
+        return None
+    err = np.vstack([heldout_errors(collab_scores, codes),
+                     classification_errors(X, codes, fold, n_folds, seed)])
+    RECORD.append((err, [_fit(name, X, codes, seed) for name in CLASSIFIERS]))
+    return None
+
+
+def _rule_index(rule, err):
+    if rule == "collab":
+        return 0
+    if rule == "1se-collab":
+        return one_se_choice(err, 0)
+    if rule == "1se-logistic":
+        return one_se_choice(err, 1 + CLASSIFIERS.index("LogisticRegression"))
+    return int(np.argmin(err.mean(axis=1)))
+
+
+def score_rules(est, X_test, y_test, g_test):
+    """Pooled test accuracy of every rule, and the fraction of nodes each
+    rule moves to a model trained alone."""
+    record = list(RECORD)
+    assert len(record) == len(est.nodes_)
+    collab = est.predict(X_test, groups=g_test)
+    index = {label: k for k, label in enumerate(est.nodes_.tolist())}
+    node = np.array([index[g] for g in np.asarray(g_test).tolist()])
+    out = {}
+    for rule in RULES:
+        pred = collab.copy()
+        alone = 0
+        for k, rec in enumerate(record):
+            if rec is None:
+                continue
+            c = _rule_index(rule, rec[0])
+            if c == 0:
+                continue
+            alone += 1
+            rows = node == k
+            if rows.any():
+                pred[rows] = est.classes_[rec[1][c - 1].predict(X_test[rows]).astype(int)]
+        out[rule] = float(np.mean(pred == y_test))
+        out[rule + " alone"] = alone / len(record)
+    return out
+
+
+def _patched(fit_and_score):
+    boosting_private.choose_classifier = _recording_choice
+    mocha_private.choose_classifier = _recording_choice
+    RECORD.clear()
+    try:
+        return fit_and_score()
+    finally:
+        from skfed._kept_local import choose_classifier
+        boosting_private.choose_classifier = choose_classifier
+        mocha_private.choose_classifier = choose_classifier
+
+
+FAMILIES = {
+    "many-small": dict(n_nodes=100, n_samples_range=(20, 40), n_features=2),
+    "noisy-features": dict(n_nodes=20, n_samples_range=(100, 200), n_features=6),
+    "alike": dict(n_nodes=20, n_clusters=1, n_samples_range=(30, 60), n_features=2),
+    "label-noise": dict(n_nodes=20, n_samples_range=(50, 100), n_features=2,
+                        label_noise=0.15),
+    "high-dim": dict(n_nodes=20, n_samples_range=(40, 80), n_features=20),
+}
+
+
+def family_data(family, seed):
+    params = dict(FAMILIES[family])
+    n_nodes = params.pop("n_nodes")
+    params.setdefault("n_clusters", 4)
+    X, X_test, y, y_test, g, g_test, _, _ = make_rotated_moons(
+        n_nodes, random_state=100 + seed, **params)
+    return X, X_test, y, y_test, g, g_test
+
+
+def run_family(family, method, seed, epsilon):
+    data = family_data(family, seed)
+    X, X_test, y, y_test, g, g_test = data
+    n_nodes = len(np.unique(g))
+    spec = DifferentialPrivacy(epsilon, delta=pu.DELTA)
+    if method == "dada":
+        d = X.shape[1]
+        est = DecentralizedBoostingClassifier(
+            base_predictors=make_stump_predictors([-2.0] * d, [2.0] * d, 20 * d),
+            beta=0.1, mu=100.0, max_iter=100 * n_nodes, privacy=spec, random_state=seed)
+    else:
+        est = PersonalizedLinearClassifier(max_iter=100 * n_nodes, privacy=spec,
+                                           random_state=seed)
+
+    def fit_and_score():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(X, y, groups=g)
+        return score_rules(est, X_test, y_test, g_test)
+
+    scores = _patched(fit_and_score)
+    scores["Local"] = pu._local_best(data, extra=("AdaBoost",) if method == "dada" else (),
+                                     seed=seed)
+    return scores
+
+
+def run_row(name, seed, epsilon):
+    """One row of privacy_utility.py through its own estimator factory."""
+    holder = {}
+    original = pu._score
+
+    def capture(make, data, eps, seed_, local=()):
+        X, X_test, y, y_test, g, g_test = data
+        est = make(DifferentialPrivacy(eps, delta=pu.DELTA), seed_)
+
+        def fit_and_score():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est.fit(X, y, groups=g)
+            return score_rules(est, X_test, y_test, g_test)
+
+        holder.update(_patched(fit_and_score))
+        return 0.0
+
+    pu._score = capture
+    try:
+        pu.ROWS[name](epsilon, seed)
+    finally:
+        pu._score = original
+    holder["Local"] = pu.ROWS[name](pu.LOCAL, seed)
+    return holder
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
+    parser.add_argument("--only", nargs="*", default=[],
+                        choices=["dada-moons", "dada-computer", "persolin-moons",
+                                 "persolin-computer", "mocha-school", "mocha-har"])
+    parser.add_argument("--families", nargs="*", default=[], choices=sorted(FAMILIES))
+    parser.add_argument("--methods", nargs="+", default=["dada", "persolin"])
+    parser.add_argument("--epsilon", type=float, default=3.0)
+    args = parser.parse_args(argv)
+    jobs = [(row, lambda seed, row=row: run_row(row, seed, args.epsilon))
+            for row in args.only]
+    jobs += [(f"{method}-{family}",
+              lambda seed, f=family, m=method: run_family(f, m, seed, args.epsilon))
+             for family in args.families for method in args.methods]
+    table = {}
+    keys = ["Local", *RULES]
+    print(f"{'row':26s}" + "".join(f"{k:>14s}" for k in keys) + "   nodes alone (1se-collab)")
+    for name, job in jobs:
+        runs = [job(seed) for seed in args.seeds]
+        table[name] = {k: float(np.mean([r[k] for r in runs])) for k in runs[0]}
+        row = table[name]
+        print(f"{name:26s}" + "".join(f"{row[k]:14.3f}" for k in keys)
+              + f"   {row['1se-collab alone']:.2f}", flush=True)
+    print(json.dumps({"seeds": args.seeds, "epsilon": args.epsilon, "table": table}))
+
+
+if __name__ == "__main__":
+    main()

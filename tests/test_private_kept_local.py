@@ -1,0 +1,224 @@
+"""A private node's kept model may be one it trains alone (skfed._kept_local).
+
+The references are independent: scikit-learn's own estimators fitted on one
+node's rows (the kept model must predict exactly like them), scikit-learn's
+``cross_val_predict`` on the same folds (the held-out errors), and the
+one-standard-error rule computed by hand.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.kernel_approximation import RBFSampler
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.model_selection import PredefinedSplit, cross_val_predict
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.svm import LinearSVC
+
+pytest.importorskip("dp_accounting")
+
+from skfed import (  # noqa: E402
+    DecentralizedBoostingClassifier,
+    FederatedMultiTaskClassifier,
+    FederatedMultiTaskRegressor,
+    PersonalizedLinearClassifier,
+)
+from skfed._kept_local import (  # noqa: E402
+    apply_kept_local,
+    classification_errors,
+    heldout_errors,
+    prefer_local,
+)
+from skfed.boosting import make_stump_predictors  # noqa: E402
+from skfed.privacy import DifferentialPrivacy  # noqa: E402
+
+SPEC = DifferentialPrivacy(3.0, delta=1e-6)
+
+
+def _rings(seed=0, K=4, m=80):
+    """Per node: class 1 inside a ring, class 0 outside (no linear model
+    separates them, an rbf SVM does)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(K * m, 2))
+    y = (np.linalg.norm(X, axis=1) < 1.1).astype(int)
+    return X, y, np.repeat(np.arange(K), m)
+
+
+def _fit(est, X, y, groups):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return est.fit(X, y, groups=groups)
+
+
+def test_prefer_local_one_standard_error_rule():
+    collab = np.r_[np.ones(10), np.zeros(10)]  # error 0.5
+    # a Local candidate better by 0.1 with a large spread: not enough
+    noisy = collab.copy()
+    noisy[:4] = 0.0
+    noisy[10:12] = 1.0
+    diff = collab - noisy
+    assert diff.mean() <= diff.std(ddof=1) / np.sqrt(20)
+    assert prefer_local(collab, np.vstack([collab, noisy])) == -1
+    # the second candidate much better: chosen (index among the Local ones)
+    clear = np.zeros(20)
+    assert prefer_local(collab, np.vstack([noisy, clear])) == 1
+    assert prefer_local(collab[:1], clear[None, :1]) == -1  # one sample: no choice
+
+
+def test_heldout_errors_binary_and_multiclass():
+    assert heldout_errors(np.array([[0.5, -1.0, 2.0]]), np.array([1, 1, 0])).tolist() == [
+        0.0, 1.0, 1.0]
+    scores = np.array([[1.0, 0.0], [2.0, 3.0], [0.0, 5.0]])  # 3 problems, 2 samples
+    assert heldout_errors(scores, np.array([1, 0])).tolist() == [0.0, 1.0]
+
+
+def test_classification_errors_equal_cross_val_predict_on_the_same_folds():
+    X, y, _ = _rings(m=60)
+    X, y = X[:60], y[:60]
+    fold = np.arange(60) % 5
+    err = classification_errors(X, y, fold, 5, seed=0)
+    split = PredefinedSplit(fold)
+    rff = make_pipeline(RBFSampler(gamma=0.5, n_components=300, random_state=0),
+                        LinearSVC(C=10, random_state=0))  # gamma = 1 / n_features
+    for row, est in zip(err, (LinearSVC(random_state=0), rff,
+                              LogisticRegression(max_iter=1000))):
+        pred = cross_val_predict(est, X, y, cv=split)
+        np.testing.assert_array_equal(row, pred != y)
+
+
+def test_a_fold_with_one_class_predicts_it():
+    X = np.arange(10.0)[:, None]
+    codes = np.r_[np.zeros(8, int), 1, 1]
+    fold = np.r_[np.zeros(8, int), 1, 1]  # fold 0's training part: class 1 only
+    err = classification_errors(X, codes, fold, 2, seed=0)
+    np.testing.assert_array_equal(err[:, :8], 1.0)  # predicted 1, truth 0
+    np.testing.assert_array_equal(err[:, 8:], 1.0)  # predicted 0, truth 1
+
+
+def _public_features(model, X):
+    """The kept model's random features, checked against the public rule
+    (gamma = 1 / n_features, directions independent of the data) and
+    recomputed in NumPy: sqrt(2 / D) cos(X W + b)."""
+    assert isinstance(model, Pipeline)
+    rff = model.steps[0][1]
+    d = X.shape[1]
+    assert rff.gamma == 1.0 / d and rff.n_components == 300
+    # the same directions from the seed alone, on data that is not the node's
+    blank = RBFSampler(gamma=1.0 / d, n_components=300,
+                       random_state=rff.random_state).fit(np.zeros((1, d)))
+    np.testing.assert_array_equal(rff.random_weights_, blank.random_weights_)
+    np.testing.assert_array_equal(rff.random_offset_, blank.random_offset_)
+    Z = np.sqrt(2.0 / 300) * np.cos(X @ blank.random_weights_ + blank.random_offset_)
+    np.testing.assert_allclose(rff.transform(X), Z, rtol=1e-10, atol=1e-12)
+    return Z
+
+
+@pytest.mark.parametrize("which", ["persolin", "dada", "mocha"])
+def test_nonlinear_nodes_keep_the_rbf_svm_they_train_alone(which):
+    X, y, groups = _rings()
+    if which == "persolin":
+        est = PersonalizedLinearClassifier(max_iter=80, privacy=SPEC, random_state=0)
+    elif which == "dada":
+        est = DecentralizedBoostingClassifier(
+            base_predictors=make_stump_predictors([-3, -3], [3, 3], 10), beta=0.1,
+            mu=100.0, max_iter=80, privacy=SPEC, random_state=0)
+    else:
+        est = FederatedMultiTaskClassifier(max_rounds=5, privacy=SPEC, random_state=0)
+    _fit(est, X, y, groups)
+    kept = est.kept_local_models_
+    assert kept.shape == (4,)
+    # a linear model cannot draw a ring; logistic regression on stumps can
+    # draw a box, which some of Dada's nodes keep
+    svm = [isinstance(model, Pipeline) for model in kept]
+    assert all(svm) if which != "dada" else any(svm)
+    if which == "mocha":
+        assert (est.refit_choice_ == "local rff-LinearSVC").all()
+    for k in np.flatnonzero(svm):
+        rows = groups == k
+        Z = _public_features(kept[k], X[rows])
+        # the node alone, independently: the primal SVM on the NumPy features
+        svc = kept[k].steps[-1][1]
+        assert svc.C == 10
+        reference = LinearSVC(C=10, random_state=svc.random_state).fit(Z, y[rows])
+        np.testing.assert_array_equal(est.predict(X[rows], groups=groups[rows]),
+                                      reference.predict(Z))
+        np.testing.assert_allclose(
+            est.decision_function(X[rows], groups=groups[rows]),
+            reference.decision_function(Z), rtol=1e-6, atol=1e-6)
+        # it draws the ring: far better than any linear model on the node
+        linear = LogisticRegression(max_iter=1000).fit(X[rows], y[rows]).score(X[rows], y[rows])
+        assert reference.score(Z, y[rows]) > linear + 0.1
+
+
+def test_linear_nodes_keep_the_collaborative_model():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(240, 2))
+    X[:, 0] += np.sign(X[:, 0]) * 0.5  # a margin: every candidate separates it
+    groups = np.repeat(np.arange(4), 60)
+    y = (X[:, 0] > 0).astype(int)
+    est = _fit(PersonalizedLinearClassifier(max_iter=80, privacy=SPEC, random_state=0),
+               X, y, groups)
+    # a tie (no held-out error anywhere): the collaborative model stays
+    assert all(model is None for model in est.kept_local_models_)
+    # so the predictions are the coefficients'
+    scores = np.einsum("ij,ij->i", X, est.coef_[groups]) + est.intercept_[groups]
+    np.testing.assert_allclose(est.decision_function(X, groups=groups), scores)
+
+
+def test_non_private_fit_has_no_kept_local_models():
+    X, y, groups = _rings()
+    est = PersonalizedLinearClassifier(max_iter=80, privacy=SPEC, random_state=0)
+    _fit(est, X, y, groups)
+    assert hasattr(est, "kept_local_models_")
+    est.set_params(privacy=None)
+    _fit(est, X, y, groups)
+    assert not hasattr(est, "kept_local_models_")
+    mocha = FederatedMultiTaskClassifier(max_rounds=5, privacy=SPEC, random_state=0)
+    _fit(mocha, X, y, groups)
+    assert hasattr(mocha, "kept_local_models_")
+    mocha.set_params(privacy=None)
+    _fit(mocha, X, y, groups)
+    assert not hasattr(mocha, "kept_local_models_")
+
+
+def test_multiclass_scores_of_a_node_that_saw_some_classes():
+    class _Est:
+        pass
+
+    X = np.random.default_rng(0).normal(size=(12, 2))
+    codes_a = np.r_[np.zeros(6, int), np.full(6, 2)]  # classes 0 and 2 of 0, 1, 2
+    two = LinearSVC(random_state=0).fit(X, codes_a)
+    three = LogisticRegression(max_iter=1000).fit(X, np.arange(12) % 3)
+    est = _Est()
+    est.kept_local_models_ = np.array([two, None, three], dtype=object)
+    nodes = np.r_[np.zeros(4, int), np.ones(4, int), np.full(4, 2)]
+    base = np.arange(36.0).reshape(12, 3)
+    out = apply_kept_local(est, X, nodes, base)
+    f = two.decision_function(X[:4])
+    np.testing.assert_array_equal(out[:4, 0], -f)
+    np.testing.assert_array_equal(out[:4, 2], f)
+    assert np.all(out[:4, 1] == -np.inf)  # a class the node never saw
+    np.testing.assert_array_equal(out[4:8], base[4:8])  # collaborative model kept
+    np.testing.assert_allclose(out[8:], three.decision_function(X[8:]))
+
+
+def test_private_mocha_regressor_keeps_kernel_ridge_on_a_nonlinear_target():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-3, 3, size=(240, 1))
+    groups = np.repeat(np.arange(3), 80)
+    y = np.sin(2 * X[:, 0]) + 0.05 * rng.normal(size=240)
+    est = _fit(FederatedMultiTaskRegressor(max_rounds=5, privacy=SPEC, random_state=0),
+               X, y, groups)
+    assert all(isinstance(model, Pipeline) for model in est.kept_local_models_)
+    for k in range(3):
+        rows = groups == k
+        Z = _public_features(est.kept_local_models_[k], X[rows])
+        # ridge in closed form on the NumPy features (intercept by centring)
+        zm, ym = Z.mean(axis=0), y[rows].mean()
+        Zc = Z - zm
+        w = np.linalg.solve(Zc.T @ Zc + np.eye(Z.shape[1]), Zc.T @ (y[rows] - ym))
+        np.testing.assert_allclose(est.predict(X[rows], groups=groups[rows]),
+                                   Zc @ w + ym, rtol=1e-8, atol=1e-8)
+        np.testing.assert_allclose(Ridge().fit(Z, y[rows]).predict(Z), Zc @ w + ym,
+                                   rtol=1e-8, atol=1e-8)
