@@ -159,13 +159,19 @@ def ref_cap(W, models, node, cap):
     """Remark 2: node keeps its ``cap`` closest neighbours (ties: larger index
     dropped), except that a link that is the neighbour's last one is never
     dropped (the node then stays over the cap by such links)."""
-    W = W.copy()
     nbrs = [m for m in np.flatnonzero(W[node] > 0) if m != node]
     dist = {m: float(np.sum((models[node] - models[m]) ** 2)) for m in nbrs}
+    return _drop_over_cap(W, node, nbrs, dist, cap)
+
+
+def _drop_over_cap(W, node, nbrs, cost, cap):
+    """Drop ``node``'s links of largest ``(cost, index)`` until it keeps ``cap``,
+    skipping a link that is the neighbour's last one.  A neighbour's degree
+    only changes when its own link to ``node`` is dropped, so one pass in
+    that order is the rule."""
+    W = W.copy()
     count, dropped = len(nbrs), 0
-    # most different first; a neighbour's degree only changes when its own
-    # link to ``node`` is dropped, so one pass in this order is the rule
-    for m in sorted(nbrs, key=lambda m: (dist[m], m), reverse=True):
+    for m in sorted(nbrs, key=lambda m: (cost[m], m), reverse=True):
         if count <= cap:
             break
         if np.count_nonzero(W[m] > 0) > 1:
@@ -399,20 +405,10 @@ def _replay_peers(K, k, kappa, state):
 def ref_scored_cap(W, models, S, node, cap, mu):
     """Remark 2 with peer scores: keep the smallest (mu / 2) z + S (ties: larger
     index dropped), never dropping a link that is the neighbour's last one."""
-    W = W.copy()
     nbrs = [m for m in np.flatnonzero(W[node] > 0) if m != node]
     cost = {m: 0.5 * mu * float(np.sum((models[node] - models[m]) ** 2)) + S[node, m]
             for m in nbrs}
-    count, dropped = len(nbrs), 0
-    # largest cost first, never a neighbour's last link (as ref_cap)
-    for m in sorted(nbrs, key=lambda m: (cost[m], m), reverse=True):
-        if count <= cap:
-            break
-        if np.count_nonzero(W[m] > 0) > 1:
-            W[node, m] = W[m, node] = 0.0
-            count -= 1
-            dropped += 1
-    return W, dropped
+    return _drop_over_cap(W, node, nbrs, cost, cap)
 
 
 def test_peer_scored_steps_replay_in_numpy_lazily_or_given():
