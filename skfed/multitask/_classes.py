@@ -3,6 +3,7 @@
 :class:`~skfed.multitask._base._BaseMultiTask`)."""
 
 import numpy as np
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._base import FederatedClassifierMixin, FederatedRegressorMixin
@@ -727,6 +728,41 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _MulticlassMixin, _
         if scores.shape[1] == 1:
             return self.classes_[(scores[:, 0] > 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]
+
+    @available_if(_MulticlassMixin._has_proba)
+    def predict_proba(self, X, groups=None):
+        """Class probabilities (``loss="logistic"`` only).
+
+        Binary: the logistic function of the score; multiclass: the
+        softmax of the scores (``multi_class_="multinomial"``, the model's
+        own probabilities) or the one-vs-rest logistic probabilities,
+        normalized to sum to one.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        groups : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        """
+        return self._proba(X, groups)
+
+    @available_if(_MulticlassMixin._has_proba)
+    def predict_log_proba(self, X, groups=None):
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        groups : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+        """
+        return np.log(self.predict_proba(X, groups=groups))
 
 
 class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):

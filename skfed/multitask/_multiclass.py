@@ -8,7 +8,6 @@ section and ``benchmarks/multitask_multiclass.py``.
 """
 
 import numpy as np
-from sklearn.utils.metaestimators import available_if
 
 from .._core._multitask_fast import Multinomial
 from ._state import _LOSSES
@@ -84,29 +83,13 @@ class _MulticlassMixin:
             return False
         return super()._line_search(dp_spec)
 
-    # Probabilities (the logistic loss): the multinomial model's softmax or
-    # the one-vs-rest logistic probabilities normalized.
     def _has_proba(self):
         return self.loss == "logistic"
 
-    @available_if(_has_proba)
-    def predict_proba(self, X, groups=None):
-        """Class probabilities (``loss="logistic"`` only).
-
-        Binary: the logistic function of the score; multiclass: the
-        softmax of the scores (``multi_class_="multinomial"``, the model's
-        own probabilities) or the one-vs-rest logistic probabilities,
-        normalized to sum to one.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        groups : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-        """
+    def _proba(self, X, groups):
+        """Class probabilities: the logistic function of a binary score, the
+        softmax of the multinomial model's scores, or the one-vs-rest
+        logistic probabilities normalized to sum to one."""
         scores = self._raw_decision(X, groups)
         if scores.shape[1] == 1:
             p = 1.0 / (1.0 + np.exp(-scores[:, 0]))
@@ -115,18 +98,3 @@ class _MulticlassMixin:
             return softmax_proba(scores)
         p = 1.0 / (1.0 + np.exp(-scores))
         return p / p.sum(axis=1, keepdims=True)
-
-    @available_if(_has_proba)
-    def predict_log_proba(self, X, groups=None):
-        """Logarithm of :meth:`predict_proba`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        groups : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-        """
-        return np.log(self.predict_proba(X, groups=groups))
