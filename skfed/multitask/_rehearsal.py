@@ -297,11 +297,8 @@ def rehearse_newcomers(est, nodes, lam):
 
     Parameters
     ----------
-    est : FederatedMultiTaskClassifier or FederatedMultiTaskRegressor
-        Being fitted, ``omega_mode_ == "shared"``.
-    nodes : _SharedNodes
-        The fitted nodes at the returned point (``w0``, ``mu``).
-    lam : float
+    est, nodes, lam
+        As for :class:`Rehearsal`.
 
     Returns
     -------
