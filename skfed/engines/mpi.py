@@ -369,6 +369,20 @@ def _fault_option(values, cast):
     return out
 
 
+#: Seconds a rank waits between writing its last words and ``MPI.Abort``.  The
+#: launcher (Hydra's proxy) forwards a rank's output asynchronously and kills
+#: every process on an abort; without the pause the message explaining the
+#: abort can be lost (seen on a loaded CI machine: empty stderr, status 1).
+ABORT_GRACE = 1.0
+
+
+def _abort(comm, status):
+    sys.stdout.flush()
+    sys.stderr.flush()
+    time.sleep(ABORT_GRACE)
+    comm.Abort(status)
+
+
 def main(argv=None):
     """Entry point of ``mpiexec -n N python -m skfed.engines.mpi``."""
     args = _parse(argv)
@@ -377,7 +391,7 @@ def main(argv=None):
     def abort():
         print(f"skfed.engines.mpi: rank {comm.Get_rank()} hit --max-time={args.max_time:g} s; "
               "aborting every rank", file=sys.stderr, flush=True)
-        comm.Abort(2)
+        _abort(comm, 2)
 
     watchdog = threading.Timer(args.max_time, abort)
     watchdog.daemon = True
@@ -397,8 +411,7 @@ def main(argv=None):
         traceback.print_exc()
         print(f"skfed.engines.mpi: rank {comm.Get_rank()} failed ({type(exc).__name__}); "
               "aborting every rank", file=sys.stderr, flush=True)
-        sys.stderr.flush()
-        comm.Abort(1)
+        _abort(comm, 1)
         return 1
     finally:
         watchdog.cancel()
@@ -420,8 +433,7 @@ def main(argv=None):
         if len(getattr(fitted, "mpi_lost_nodes_", [])):
             # A stopped rank never ends by itself: end it (and every rank) now
             # that the result is written; the exit status stays 0.
-            sys.stderr.flush()
-            comm.Abort(0)
+            _abort(comm, 0)
     return 0
 
 
