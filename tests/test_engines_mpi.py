@@ -428,7 +428,8 @@ def test_command_line_and_a_hung_rank(mpi_cases):
     proc = _cli(2, ["--data", dada_directory, "--params", dada_params, "--hang-rank", "1:2",
                     "--timeout", "3", "--max-time", "120"], tmp)
     assert proc.returncode != 0
-    assert "MPITimeoutError" in proc.stderr and "aborting every rank" in proc.stderr
+    assert "MPITimeoutError" in proc.stderr and "aborting every rank" in proc.stderr, (
+        proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
     assert "rank 0 waited more than 3 s" in proc.stderr
     assert "feature extremes from rank 1" in proc.stderr
     assert time.monotonic() - start < 100
