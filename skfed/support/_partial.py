@@ -50,6 +50,7 @@ from scipy import sparse
 # controls buy (measured on Toeplitz and block designs, d = 20-200).
 PARTIAL_MAX_CONTROLS = 4
 PARTIAL_MIN_DF = 3
+PARTIAL_SAMPLES_PER_CONTROL = 4
 # A client uses its controls when the standardized sum of its squared
 # sample correlations exceeds this (measured with 10-sample clients on
 # independent, Toeplitz and heterogeneous designs, d = 20 and 200: 0 costs
@@ -70,11 +71,12 @@ RSS_FLOOR = 1e-12
 def n_controls(n_positive, d, center):
     """The number of controls ``k`` of a correlated client with ``n_positive`` samples.
 
-    ``min(PARTIAL_MAX_CONTROLS, d - 1, (n - center) // 4, n - center - 1 -
-    PARTIAL_MIN_DF)``, at least 0 (0: the marginal correlation test).
+    ``min(PARTIAL_MAX_CONTROLS, d - 1, (n - center) //
+    PARTIAL_SAMPLES_PER_CONTROL, n - center - 1 - PARTIAL_MIN_DF)``, at
+    least 0 (0: the marginal correlation test).
     """
     n = np.asarray(n_positive, dtype=np.int64) - int(center)
-    k = np.minimum(np.minimum(PARTIAL_MAX_CONTROLS, d - 1), n // 4)
+    k = np.minimum(np.minimum(PARTIAL_MAX_CONTROLS, d - 1), n // PARTIAL_SAMPLES_PER_CONTROL)
     k = np.minimum(k, n - 1 - PARTIAL_MIN_DF)
     return np.maximum(k, 0)
 
