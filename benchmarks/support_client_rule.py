@@ -27,7 +27,7 @@ summary counts the problems with both margins of the right sign
     python benchmarks/support_client_rule.py \\
         --designs independent toeplitz heterogeneous equicorrelated block \\
         --sizes 10000x10 1000x30 --dims 20:3 20:10 200:5 --seeds 0 1 \\
-        --variants 0.5:4 -inf:4 -inf:3 0.5:3
+        --variants 0.5:4 always:4 always:3 0.5:3
 
 The last line is one JSON object with every row.
 """
@@ -88,10 +88,12 @@ def main(argv=None):
     parser.add_argument("--sizes", nargs="+", default=["10000x10", "1000x30"])
     parser.add_argument("--dims", nargs="+", default=["20:3", "20:10", "200:5"])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0])
-    parser.add_argument("--variants", nargs="+", default=["0.5:4", "-inf:3"],
-                        help="gate:samples_per_control (gate -inf: always controls)")
+    parser.add_argument("--variants", nargs="+", default=["0.5:4", "always:3"],
+                        help="gate:samples_per_control (gate 'always': every client "
+                             "uses its controls)")
     args = parser.parse_args(argv)
-    variants = {v: (float(v.split(":")[0]), int(v.split(":")[1])) for v in args.variants}
+    variants = {v: (-np.inf if v.split(":")[0] == "always" else float(v.split(":")[0]),
+                    int(v.split(":")[1])) for v in args.variants}
     rows = []
     for design in args.designs:
         dims = ["50:5"] if design in ("equicorrelated", "block") else args.dims

@@ -45,7 +45,12 @@ def _clients(rng, n_clients, d, sizes, kind):
     return np.vstack(X), np.concatenate(y), np.concatenate(g)
 
 
-def _run(X, y, w, offsets, k, dof, tk, t0, center, dtype, csr):
+# The gate's mechanism is tested at a finite value (it is off by default:
+# PARTIAL_SPHERICITY_Z = -inf, every client uses its controls).
+GATE = 0.5
+
+
+def _run(X, y, w, offsets, k, dof, tk, t0, center, dtype, csr, gate=GATE):
     n_nodes, d = len(offsets) - 1, X.shape[1]
     tstat = np.zeros((n_nodes, d))
     packed = np.zeros((n_nodes, (d + 7) // 8), dtype=np.uint8)
@@ -53,7 +58,7 @@ def _run(X, y, w, offsets, k, dof, tk, t0, center, dtype, csr):
     sph = np.zeros(n_nodes)
     work = np.zeros(partial_work_size(int(np.diff(offsets).max()), d))
     nodes = np.arange(n_nodes, dtype=np.intp)
-    args = (offsets, nodes, k, dof, tk, t0, PARTIAL_SPHERICITY_Z, center, tstat, packed,
+    args = (offsets, nodes, k, dof, tk, t0, gate, center, tstat, packed,
             used, sph, work)
     X, y, w = X.astype(dtype), y.astype(dtype), w.astype(dtype)
     if csr:
@@ -88,7 +93,7 @@ def test_cython_partial_pass_equals_the_numpy_reference(kind, center, csr):
     for i in range(n_clients):
         rows = slice(offsets[i], offsets[i + 1])
         rb, rt, rk, rs = partial_reference(X[rows], y[rows], w[rows], k[i], dof[i], center,
-                                           tk[i], t0[i])
+                                           tk[i], t0[i], gate=GATE)
         np.testing.assert_array_equal(np.isnan(tstat[i]), np.isnan(rt), err_msg=f"client {i}")
         ok = ~np.isnan(rt)
         # rtol 1e-10; the absolute tolerance only matters for the exact fits
@@ -153,8 +158,13 @@ def test_sphericity_statistic_is_standardized_on_independent_features():
                            False)
     assert abs(sph.mean()) < 4 / math.sqrt(n_clients)
     assert 0.9 < sph.std() < 1.1
-    np.testing.assert_array_equal(used, np.where(sph > PARTIAL_SPHERICITY_Z, 2, 0))
-    assert abs((used > 0).mean() - stats.norm.sf(PARTIAL_SPHERICITY_Z)) < 0.04
+    np.testing.assert_array_equal(used, np.where(sph > GATE, 2, 0))
+    assert abs((used > 0).mean() - stats.norm.sf(GATE)) < 0.04
+    # At the default (no gate) every one of these clients uses its controls.
+    assert PARTIAL_SPHERICITY_Z == -np.inf
+    used_default = _run(X, y, np.ones(len(y)), offsets, k, dof, tk, t0, True, np.float64,
+                        False, gate=PARTIAL_SPHERICITY_Z)[2]
+    np.testing.assert_array_equal(used_default, 2)
     T = rng.normal(size=(n_clients * n, d))
     for j in range(1, d):
         T[:, j] = 0.5 * T[:, j - 1] + math.sqrt(0.75) * T[:, j]
@@ -174,7 +184,7 @@ def test_the_work_array_is_checked():
                              np.zeros(1), np.zeros(3))
 
 
-def test_detectable_correlation_matches_a_simulation_of_the_marginal_test():
+def test_detectable_correlation_matches_a_simulation_of_the_client_tests():
     # The rate at which clients of m + 1 samples select a feature whose
     # correlation with the target is the returned rho, simulated, equals
     # the asked fraction.
@@ -192,6 +202,24 @@ def test_detectable_correlation_matches_a_simulation_of_the_marginal_test():
         t = r * np.sqrt(df / (1 - r * r))
         rate = np.mean(np.abs(t) > stats.t.isf(stats.norm.sf(1.0), df))
         assert abs(rate - fraction) < 0.01
+    # Given k controls independent of x_j (the partial rule), simulated by
+    # least squares on [x, controls] in every one of 20,000 clients.
+    for n, fraction, k in [(10, 0.6, 3), (16, 0.5, 4)]:
+        rho = detectable_correlation(n - 1, 1.0, fraction, k)
+        assert rho > detectable_correlation(n - 1, 1.0, fraction)
+        x = rng.normal(size=(20000, n))
+        y = rho * x + math.sqrt(1 - rho * rho) * rng.normal(size=(20000, n))
+        A = np.concatenate([x[:, :, None], rng.normal(size=(20000, n, k))], axis=2)
+        A -= A.mean(axis=1, keepdims=True)
+        y -= y.mean(axis=1, keepdims=True)
+        coef = np.linalg.solve(np.einsum("inp,inq->ipq", A, A),
+                               np.einsum("inp,in->ip", A, y)[:, :, None])[:, :, 0]
+        resid = y - np.einsum("inp,ip->in", A, coef)
+        df = n - 2 - k
+        inv00 = np.linalg.inv(np.einsum("inp,inq->ipq", A, A))[:, 0, 0]
+        t = coef[:, 0] / np.sqrt((resid * resid).sum(axis=1) / df * inv00)
+        rate = np.mean(np.abs(t) > stats.t.isf(stats.norm.sf(1.0), df))
+        assert abs(rate - fraction) < 0.015
 
 
 def test_tiny_clients_warn_that_the_vote_has_no_power():

@@ -276,22 +276,24 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs,
 WEAK_CLIENT_CORRELATION = 0.4
 
 
-def detectable_correlation(m, z, min_fraction):
-    """The smallest |corr(x_j, y)| that a client running the marginal test
-    with ``m`` centred Gaussian samples detects with probability ``min_fraction``.
+def detectable_correlation(m, z, min_fraction, k=0):
+    """The smallest |corr(x_j, y)| that a client of ``m`` centred Gaussian
+    samples detects with probability ``min_fraction``, given ``k`` controls.
 
-    Given the feature's sum of squares ``s`` (``chi^2_m`` times its
-    variance), the test's statistic is noncentral t with ``m - 1`` degrees
-    of freedom and noncentrality ``sqrt(s) rho / sqrt(1 - rho^2)`` (in units
-    of the feature's and the residual's sd); the detection rate averages
-    that over 256 quantiles of ``chi^2_m``.  Returns 1.0 when even a
-    correlation of 0.999 would not do.
+    ``k = 0`` is the marginal test.  With ``k`` controls independent of
+    ``x_j`` (``rho`` is then also the partial correlation), the feature's
+    sum of squares given them is ``s`` (``chi^2_{m - k}`` times its
+    variance) and the test's statistic is noncentral t with ``m - 1 - k``
+    degrees of freedom and noncentrality ``sqrt(s) rho / sqrt(1 - rho^2)``
+    (in units of the feature's and the residual's sd); the detection rate
+    averages that over 256 quantiles of ``chi^2_{m - k}``.  Returns 1.0
+    when even a correlation of 0.999 would not do.
     """
-    df = m - 1
+    df = m - 1 - k
     if df < 1 or min_fraction >= 1.0:
         return 1.0
     t = _critical_values(z, [df])[0]
-    root = np.sqrt(stats.chi2.ppf((np.arange(256) + 0.5) / 256, m))
+    root = np.sqrt(stats.chi2.ppf((np.arange(256) + 0.5) / 256, m - k))
 
     def rate(rho):
         nc = root * rho / np.sqrt(1.0 - rho * rho)
@@ -326,7 +328,10 @@ def small_client_warning(n_positive, ols, answered, n_reports, reference, fwer, 
     passing = stats.binom.sf(votes - 1, n_max, reference) <= fwer / d
     min_fraction = votes[passing][0] / n_max if passing.any() else 1.0
     n_median = int(np.median(n_positive[small]))
-    rho = detectable_correlation(n_median - int(center), z, min_fraction)
+    k = int(n_controls(n_median, d, center))
+    if PARTIAL_SPHERICITY_Z > -np.inf:
+        k = 0  # (with the gate on, the typical independent client runs the marginal test)
+    rho = detectable_correlation(n_median - int(center), z, min_fraction, k)
     if rho < WEAK_CLIENT_CORRELATION:
         return None
     need = ("no correlation is enough" if rho >= 1.0 else
