@@ -8,6 +8,9 @@ every client uses its controls) and ``PARTIAL_SAMPLES_PER_CONTROL`` (one
 control per that many samples, at most ``PARTIAL_MAX_CONTROLS``).  Every
 problem is fitted once per variant (``gate:samples_per_control`` in
 ``--variants``) at the defaults otherwise (``rogue_tolerance="auto"``).
+The variants set the rule of clients with ``d <= 20 median(n_i)``
+(:func:`skfed.support._rules.small_client_rule`); wider clients keep the
+gate at 0.5 and one control per 4 samples whatever the variant.
 
 Reported per problem and variant: exact recovery at this size, and the two
 margins that decide the limit of many clients,

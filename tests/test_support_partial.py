@@ -366,3 +366,36 @@ def test_heterogeneous_small_clients_recovery_is_non_decreasing_in_clients(monke
     exact, sel = curve((10000,))
     assert not exact[-1]
     assert sel.support_[5] and sel.vote_fraction_[5] > sel.reference_rate_ + 0.02
+
+
+def test_wide_clients_keep_the_gate():
+    # d > 20 median(n_i): the gate at 0.5 and one control per 4 samples
+    # (at d = 1000 and 10 samples the controls are chance correlations);
+    # below, no gate and one control per 3 samples.
+    from skfed import FederatedSupportRecovery
+    from skfed.support._rules import (
+        GATE_OFF_FEATURES_PER_SAMPLE,
+        WIDE_SAMPLES_PER_CONTROL,
+        WIDE_SPHERICITY_Z,
+        small_client_rule,
+    )
+
+    assert GATE_OFF_FEATURES_PER_SAMPLE == 20
+    assert small_client_rule(np.full(5, 10), 200) == (-np.inf, 3)
+    assert small_client_rule([8, 10, 12], 200) == (-np.inf, 3)
+    assert small_client_rule(np.full(5, 10), 201) == (WIDE_SPHERICITY_Z, WIDE_SAMPLES_PER_CONTROL)
+    assert (WIDE_SPHERICITY_Z, WIDE_SAMPLES_PER_CONTROL) == (0.5, 4)
+    rng = np.random.default_rng(8)
+    g, n, d = 300, 10, 250
+    X = rng.normal(size=(g * n, d))
+    y = 3.0 * X[:, 7] + rng.normal(size=g * n)
+    groups = np.repeat(np.arange(g), n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        sel = FederatedSupportRecovery().fit(X, y, groups=groups)
+    # Independent features: the gate sends about P(S <= 0.5) = 69 % of the
+    # clients to the marginal test; the others use 9 // 4 = 2 controls.
+    assert set(np.unique(sel.n_controls_)) == {0, 2}
+    assert abs((sel.n_controls_ == 0).mean() - stats.norm.cdf(0.5)) < 0.1
+    narrow = FederatedSupportRecovery().fit(X[:, :200], y, groups=groups)
+    np.testing.assert_array_equal(narrow.n_controls_, 3)

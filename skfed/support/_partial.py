@@ -29,7 +29,10 @@ marginal test instead (``k = 0``)::
 
 ``S`` is the standardized sum of the client's squared sample correlations
 (about standard normal on independent Gaussian features).  The gate is off
-by default (``PARTIAL_SPHERICITY_Z = -inf``): with 10 samples a client
+(``PARTIAL_SPHERICITY_Z = -inf``) unless the clients are very wide (``d >
+20 median(n_i)``, :func:`skfed.support._rules.small_client_rule`, where it
+is 0.5 with one control per 4 samples: there the controls are chance
+correlations): with 10 samples a client
 cannot see a weak correlation (Toeplitz ``rho`` of 0.1-0.3 leaves ``S``
 near 0), yet under the marginal test a feature between two strong support
 features is then selected well above ``q0`` (0.39 against 0.317 on the
@@ -75,15 +78,17 @@ SINGULAR_DET = 1e-10
 RSS_FLOOR = 1e-12
 
 
-def n_controls(n_positive, d, center):
+def n_controls(n_positive, d, center, per_control=None):
     """The number of controls ``k`` of a correlated client with ``n_positive`` samples.
 
-    ``min(PARTIAL_MAX_CONTROLS, d - 1, (n - center) //
-    PARTIAL_SAMPLES_PER_CONTROL, n - center - 1 - PARTIAL_MIN_DF)``, at
-    least 0 (0: the marginal correlation test).
+    ``min(PARTIAL_MAX_CONTROLS, d - 1, (n - center) // per_control, n -
+    center - 1 - PARTIAL_MIN_DF)``, at least 0 (0: the marginal correlation
+    test); ``per_control`` defaults to ``PARTIAL_SAMPLES_PER_CONTROL``.
     """
+    if per_control is None:
+        per_control = PARTIAL_SAMPLES_PER_CONTROL
     n = np.asarray(n_positive, dtype=np.int64) - int(center)
-    k = np.minimum(np.minimum(PARTIAL_MAX_CONTROLS, d - 1), n // PARTIAL_SAMPLES_PER_CONTROL)
+    k = np.minimum(np.minimum(PARTIAL_MAX_CONTROLS, d - 1), n // int(per_control))
     k = np.minimum(k, n - 1 - PARTIAL_MIN_DF)
     return np.maximum(k, 0)
 
