@@ -19,7 +19,7 @@ from skfed.support._partial import (
     partial_reference,
     sphericity_null_moments,
 )
-from skfed.support._rules import _critical_values
+from skfed.support._rules import _critical_values, null_selection_rate
 
 
 def _clients(rng, n_clients, d, sizes, kind):
@@ -45,7 +45,12 @@ def _clients(rng, n_clients, d, sizes, kind):
     return np.vstack(X), np.concatenate(y), np.concatenate(g)
 
 
-def _run(X, y, w, offsets, k, dof, tk, t0, center, dtype, csr):
+# The gate's mechanism is tested at a finite value (it is off by default:
+# PARTIAL_SPHERICITY_Z = -inf, every client uses its controls).
+GATE = 0.5
+
+
+def _run(X, y, w, offsets, k, dof, tk, t0, center, dtype, csr, gate=GATE):
     n_nodes, d = len(offsets) - 1, X.shape[1]
     tstat = np.zeros((n_nodes, d))
     packed = np.zeros((n_nodes, (d + 7) // 8), dtype=np.uint8)
@@ -53,7 +58,7 @@ def _run(X, y, w, offsets, k, dof, tk, t0, center, dtype, csr):
     sph = np.zeros(n_nodes)
     work = np.zeros(partial_work_size(int(np.diff(offsets).max()), d))
     nodes = np.arange(n_nodes, dtype=np.intp)
-    args = (offsets, nodes, k, dof, tk, t0, PARTIAL_SPHERICITY_Z, center, tstat, packed,
+    args = (offsets, nodes, k, dof, tk, t0, gate, center, tstat, packed,
             used, sph, work)
     X, y, w = X.astype(dtype), y.astype(dtype), w.astype(dtype)
     if csr:
@@ -88,7 +93,7 @@ def test_cython_partial_pass_equals_the_numpy_reference(kind, center, csr):
     for i in range(n_clients):
         rows = slice(offsets[i], offsets[i + 1])
         rb, rt, rk, rs = partial_reference(X[rows], y[rows], w[rows], k[i], dof[i], center,
-                                           tk[i], t0[i])
+                                           tk[i], t0[i], gate=GATE)
         np.testing.assert_array_equal(np.isnan(tstat[i]), np.isnan(rt), err_msg=f"client {i}")
         ok = ~np.isnan(rt)
         # rtol 1e-10; the absolute tolerance only matters for the exact fits
@@ -153,8 +158,13 @@ def test_sphericity_statistic_is_standardized_on_independent_features():
                            False)
     assert abs(sph.mean()) < 4 / math.sqrt(n_clients)
     assert 0.9 < sph.std() < 1.1
-    np.testing.assert_array_equal(used, np.where(sph > PARTIAL_SPHERICITY_Z, 2, 0))
-    assert abs((used > 0).mean() - stats.norm.sf(PARTIAL_SPHERICITY_Z)) < 0.04
+    np.testing.assert_array_equal(used, np.where(sph > GATE, 2, 0))
+    assert abs((used > 0).mean() - stats.norm.sf(GATE)) < 0.04
+    # At the default (no gate) every one of these clients uses its controls.
+    assert PARTIAL_SPHERICITY_Z == -np.inf
+    used_default = _run(X, y, np.ones(len(y)), offsets, k, dof, tk, t0, True, np.float64,
+                        False, gate=PARTIAL_SPHERICITY_Z)[2]
+    np.testing.assert_array_equal(used_default, 2)
     T = rng.normal(size=(n_clients * n, d))
     for j in range(1, d):
         T[:, j] = 0.5 * T[:, j - 1] + math.sqrt(0.75) * T[:, j]
@@ -174,7 +184,7 @@ def test_the_work_array_is_checked():
                              np.zeros(1), np.zeros(3))
 
 
-def test_detectable_correlation_matches_a_simulation_of_the_marginal_test():
+def test_detectable_correlation_matches_a_simulation_of_the_client_tests():
     # The rate at which clients of m + 1 samples select a feature whose
     # correlation with the target is the returned rho, simulated, equals
     # the asked fraction.
@@ -192,6 +202,24 @@ def test_detectable_correlation_matches_a_simulation_of_the_marginal_test():
         t = r * np.sqrt(df / (1 - r * r))
         rate = np.mean(np.abs(t) > stats.t.isf(stats.norm.sf(1.0), df))
         assert abs(rate - fraction) < 0.01
+    # Given k controls independent of x_j (the partial rule), simulated by
+    # least squares on [x, controls] in every one of 20,000 clients.
+    for n, fraction, k in [(10, 0.6, 3), (16, 0.5, 4)]:
+        rho = detectable_correlation(n - 1, 1.0, fraction, k)
+        assert rho > detectable_correlation(n - 1, 1.0, fraction)
+        x = rng.normal(size=(20000, n))
+        y = rho * x + math.sqrt(1 - rho * rho) * rng.normal(size=(20000, n))
+        A = np.concatenate([x[:, :, None], rng.normal(size=(20000, n, k))], axis=2)
+        A -= A.mean(axis=1, keepdims=True)
+        y -= y.mean(axis=1, keepdims=True)
+        coef = np.linalg.solve(np.einsum("inp,inq->ipq", A, A),
+                               np.einsum("inp,in->ip", A, y)[:, :, None])[:, :, 0]
+        resid = y - np.einsum("inp,ip->in", A, coef)
+        df = n - 2 - k
+        inv00 = np.linalg.inv(np.einsum("inp,inq->ipq", A, A))[:, 0, 0]
+        t = coef[:, 0] / np.sqrt((resid * resid).sum(axis=1) / df * inv00)
+        rate = np.mean(np.abs(t) > stats.t.isf(stats.norm.sf(1.0), df))
+        assert abs(rate - fraction) < 0.015
 
 
 def test_tiny_clients_warn_that_the_vote_has_no_power():
@@ -277,3 +305,97 @@ def test_worst_case_rogues_with_small_clients_at_the_tolerated_fraction(monkeypa
     np.testing.assert_array_equal(sel.support_, true)
     with pytest.warns(UserWarning, match="features are significant"):
         assert fit(0.2, rogue_tolerance=0.1).support_.all()
+
+
+def _heterogeneous_clients(g, n, d, support, coef, seed):
+    """Clients of the heterogeneous design: each its own Toeplitz rho in
+    [0, 0.5], predictor scale, noise sd and intercept."""
+    rng = np.random.default_rng(seed)
+    rho = rng.uniform(0.0, 0.5, g)
+    scale = np.sqrt(rng.uniform(0.5, 2.0, g))
+    noise = rng.uniform(0.5, 1.5, g)
+    z = rng.standard_normal((g, n, d))
+    q = np.sqrt(1.0 - rho**2)[:, None]
+    for j in range(1, d):
+        z[:, :, j] = rho[:, None] * z[:, :, j - 1] + q * z[:, :, j]
+    X = (z * scale[:, None, None]).reshape(-1, d)
+    w = np.zeros(d)
+    w[support] = coef
+    groups = np.repeat(np.arange(g), n)
+    y = X @ w + rng.normal(0.0, 3.0, g)[groups] + noise[groups] * rng.standard_normal(g * n)
+    return X, y, groups, w != 0
+
+
+def test_heterogeneous_small_clients_recovery_is_non_decreasing_in_clients(monkeypatch):
+    # Issue 29: clients of 10 samples, each with its own weak correlation
+    # (Toeplitz rho in [0, 0.5]); feature 5 lies between two support
+    # features of the same sign.  At the defaults (every small client tests
+    # given its 3 closest features) it stays under the server's reference
+    # and recovery, exact from 100 clients on, stays exact up to 10,000.
+    # The former rule (a sphericity gate at 0.5 sending the clients whose
+    # few rows look uncorrelated to the marginal test, 2 controls) selects
+    # it at about 0.36 > 0.331, so it became significant from 1,000 clients
+    # on (measured: exact at 100 and 300, not from 1,000): recovery fell
+    # with more clients.
+    from skfed import FederatedSupportRecovery
+
+    X, y, groups, true = _heterogeneous_clients(10000, 10, 20, [4, 6, 13], [3.0, 3.0, -3.0], 1)
+
+    def curve(sizes=(100, 300, 1000, 3000, 10000)):
+        out = []
+        for g in sizes:
+            m = groups < g
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                sel = FederatedSupportRecovery().fit(X[m], y[m], groups=groups[m])
+            out.append(np.array_equal(sel.support_, true))
+        return out, sel
+
+    exact, sel = curve()
+    assert exact == sorted(exact) and exact[-1]
+    np.testing.assert_array_equal(sel.n_controls_, 3)
+    assert sel.reference_rate_ == pytest.approx(0.98 * null_selection_rate(1.0) + 0.02)
+    assert sel.vote_fraction_[5] < sel.reference_rate_ - 0.02
+    assert sel.vote_fraction_[true].min() > 0.5
+
+    import skfed.support._partial as partial
+    import skfed.support._rules as rules
+
+    monkeypatch.setattr(rules, "PARTIAL_SPHERICITY_Z", 0.5)
+    monkeypatch.setattr(partial, "PARTIAL_SAMPLES_PER_CONTROL", 4)
+    exact, sel = curve((10000,))
+    assert not exact[-1]
+    assert sel.support_[5] and sel.vote_fraction_[5] > sel.reference_rate_ + 0.02
+
+
+def test_wide_clients_keep_the_gate():
+    # d > 20 median(n_i): the gate at 0.5 and one control per 4 samples
+    # (at d = 1000 and 10 samples the controls are chance correlations);
+    # below, no gate and one control per 3 samples.
+    from skfed import FederatedSupportRecovery
+    from skfed.support._rules import (
+        GATE_OFF_FEATURES_PER_SAMPLE,
+        WIDE_SAMPLES_PER_CONTROL,
+        WIDE_SPHERICITY_Z,
+        small_client_rule,
+    )
+
+    assert GATE_OFF_FEATURES_PER_SAMPLE == 20
+    assert small_client_rule(np.full(5, 10), 200) == (-np.inf, 3)
+    assert small_client_rule([8, 10, 12], 200) == (-np.inf, 3)
+    assert small_client_rule(np.full(5, 10), 201) == (WIDE_SPHERICITY_Z, WIDE_SAMPLES_PER_CONTROL)
+    assert (WIDE_SPHERICITY_Z, WIDE_SAMPLES_PER_CONTROL) == (0.5, 4)
+    rng = np.random.default_rng(8)
+    g, n, d = 300, 10, 250
+    X = rng.normal(size=(g * n, d))
+    y = 3.0 * X[:, 7] + rng.normal(size=g * n)
+    groups = np.repeat(np.arange(g), n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        sel = FederatedSupportRecovery().fit(X, y, groups=groups)
+    # Independent features: the gate sends about P(S <= 0.5) = 69 % of the
+    # clients to the marginal test; the others use 9 // 4 = 2 controls.
+    assert set(np.unique(sel.n_controls_)) == {0, 2}
+    assert abs((sel.n_controls_ == 0).mean() - stats.norm.cdf(0.5)) < 0.1
+    narrow = FederatedSupportRecovery().fit(X[:, :200], y, groups=groups)
+    np.testing.assert_array_equal(narrow.n_controls_, 3)

@@ -1,39 +1,46 @@
 """The ``alpha="auto"`` rule of a client with fewer than ``d + 4`` samples.
 
 Such a client cannot regress its target on all ``d`` features.  It tests
-each feature *given its closest features* when its own design is
-correlated, and marginally when it is close to orthogonal::
+each feature *given its closest features*::
 
     Z = the client's rows, centred (fit_intercept) and scaled by sqrt(w)
     r_jl = corr(z_j, z_l)                      (from X alone, never from y)
-    S = (sum_{j<l} r_jl^2 - P / m) / sqrt(P 2 (m - 1) / (m^2 (m + 2)))
-        m = n_i - fit_intercept, P = d'(d' - 1) / 2 over the d' features
-        that are not constant on the client
-    k = n_controls(n_i, d) if S > PARTIAL_SPHERICITY_Z else 0
+    k = n_controls(n_i, d)
     C_j = the k features l != j with the largest |r_jl| (ties: lower index)
     t_j = the t statistic of x_j in the regression of y on [x_j, x_{C_j}]
     select j when |t_j| > t_{df}(1 - q0 / 2),  df = m - 1 - k
+        m = n_i - fit_intercept
 
-``S`` is the standardized sum of the client's squared sample correlations:
-when its features are independent (Gaussian) each ``r_jl^2`` has mean
-``1 / m`` and variance ``2 (m - 1) / (m^2 (m + 2))`` and the pairs are
-uncorrelated, so ``S`` is about standard normal; a correlated design (a
-Toeplitz, block or equicorrelated covariance) moves it up by a few units.
-On a design close to orthogonal the controls would only be the features
-that happen to be correlated with ``x_j`` in the client's few rows: they
-cost degrees of freedom and power (a 3-sd feature detected at 0.63 instead
-of 0.87 with 10 samples) and buy nothing, so such a client runs the
-marginal test (``k = 0``).
+The controls are chosen without looking at ``y``, so when the target is
+independent of the features every feature is selected at exactly ``q0 =
+2 Phi(-auto_z)``, as with the other auto tests.  A feature outside the
+support is selected at ``q0`` when its controls contain the support
+features it is correlated with (its Markov blanket: the two neighbours on
+a Toeplitz design, its block on a block design); when they miss one its
+rate moves towards the marginal test's, which the server's
+``rogue_tolerance`` margin absorbs when that is rare.
 
-The controls and ``S`` are chosen without looking at ``y``, so when the
-target is independent of the features every feature is selected at exactly
-``q0 = 2 Phi(-auto_z)``, as with the other auto tests.  A feature outside
-the support is selected at ``q0`` when its controls contain the support
-features it is correlated with (its Markov blanket: the two neighbours on a
-Toeplitz design, its block on a block design); when they miss one, or when
-a correlated client's ``S`` stays below the gate, its rate moves towards
-the marginal test's, which the server's ``rogue_tolerance`` margin absorbs
-when that is rare.
+A sphericity gate can send a client whose design looks uncorrelated to the
+marginal test instead (``k = 0``)::
+
+    S = (sum_{j<l} r_jl^2 - P / m) / sqrt(P 2 (m - 1) / (m^2 (m + 2)))
+        P = d'(d' - 1) / 2 over the d' features not constant on the client
+    k = n_controls(n_i, d) if S > PARTIAL_SPHERICITY_Z else 0
+
+``S`` is the standardized sum of the client's squared sample correlations
+(about standard normal on independent Gaussian features).  The gate is off
+(``PARTIAL_SPHERICITY_Z = -inf``) unless the clients are very wide (``d >
+20 median(n_i)``, :func:`skfed.support._rules.small_client_rule`, where it
+is 0.5 with one control per 4 samples: there the controls are chance
+correlations): with 10 samples a client
+cannot see a weak correlation (Toeplitz ``rho`` of 0.1-0.3 leaves ``S``
+near 0), yet under the marginal test a feature between two strong support
+features is then selected well above ``q0`` (0.39 against 0.317 on the
+heterogeneous design), and with enough clients it became significant: the
+gate at 0.5 made recovery *decrease* with more clients on heterogeneous and
+Toeplitz designs (``benchmarks/support_client_rule.py``; see the user
+guide).  Without it independent designs pay for the controls in power
+(their support features are detected less often), not in false positives.
 
 The fast pass is :func:`skfed._core._support_fast.client_partial_dense`
 (and ``_csr``); :func:`partial_reference` here is its NumPy reference, used
@@ -44,18 +51,22 @@ import numpy as np
 from scipy import sparse
 
 # At most this many controls per feature (a Toeplitz feature's Markov
-# blanket is 2 features, a block of 5 features' 4), and one control per 4
-# samples a client has, keeping at least PARTIAL_MIN_DF residual degrees of
-# freedom: below that the t-test of a small client loses the power the
-# controls buy (measured on Toeplitz and block designs, d = 20-200).
+# blanket is 2 features, a block of 5 features' 4), and one control per
+# PARTIAL_SAMPLES_PER_CONTROL samples a client has, keeping at least
+# PARTIAL_MIN_DF residual degrees of freedom: below that the t-test of a
+# small client loses the power the controls buy (measured on Toeplitz and
+# block designs, d = 20-200).  One per 3 samples (3 controls at 10
+# samples, against 2 at one per 4) keeps a feature between two support
+# features below the server's reference on every measured correlated
+# problem (benchmarks/support_client_rule.py).
 PARTIAL_MAX_CONTROLS = 4
 PARTIAL_MIN_DF = 3
+PARTIAL_SAMPLES_PER_CONTROL = 3
 # A client uses its controls when the standardized sum of its squared
-# sample correlations exceeds this (measured with 10-sample clients on
-# independent, Toeplitz and heterogeneous designs, d = 20 and 200: 0 costs
-# independent designs power, 1 lets Toeplitz neighbours through; see the
-# user guide).
-PARTIAL_SPHERICITY_Z = 0.5
+# sample correlations exceeds this; -inf: every client does (see the
+# module docstring; 0.5, the former value, let features next to the
+# support through on weakly correlated clients).
+PARTIAL_SPHERICITY_Z = -np.inf
 # A centred feature whose weighted sum of squares is at most this fraction
 # of its raw one is constant on the client (as in the Cython passes).
 CONSTANT_RTOL = 1e-10
@@ -67,14 +78,17 @@ SINGULAR_DET = 1e-10
 RSS_FLOOR = 1e-12
 
 
-def n_controls(n_positive, d, center):
+def n_controls(n_positive, d, center, per_control=None):
     """The number of controls ``k`` of a correlated client with ``n_positive`` samples.
 
-    ``min(PARTIAL_MAX_CONTROLS, d - 1, (n - center) // 4, n - center - 1 -
-    PARTIAL_MIN_DF)``, at least 0 (0: the marginal correlation test).
+    ``min(PARTIAL_MAX_CONTROLS, d - 1, (n - center) // per_control, n -
+    center - 1 - PARTIAL_MIN_DF)``, at least 0 (0: the marginal correlation
+    test); ``per_control`` defaults to ``PARTIAL_SAMPLES_PER_CONTROL``.
     """
+    if per_control is None:
+        per_control = PARTIAL_SAMPLES_PER_CONTROL
     n = np.asarray(n_positive, dtype=np.int64) - int(center)
-    k = np.minimum(np.minimum(PARTIAL_MAX_CONTROLS, d - 1), n // 4)
+    k = np.minimum(np.minimum(PARTIAL_MAX_CONTROLS, d - 1), n // int(per_control))
     k = np.minimum(k, n - 1 - PARTIAL_MIN_DF)
     return np.maximum(k, 0)
 

@@ -435,8 +435,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
                     "not sparse, or features outside the support are correlated with "
                     "it and clients with fewer than n_features + 4 samples (which test "
                     "each feature given only its few closest features, or its marginal "
-                    "correlation when their design looks uncorrelated or below 6 "
-                    "samples) select them more often; clients with "
+                    "correlation below 6 samples) select them more often; clients with "
                     "more samples test each feature given all the others. See 'When not "
                     "to use it' in the user guide.",
                     UserWarning,

@@ -7,6 +7,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import check_groups
 from ._protocol import _OneShotSupportMixin
+from ._search_guard import refuse_predictor_scoring
 
 
 class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimator):
@@ -38,26 +39,26 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
       the t-test of its coefficient (conditional on the other features, so
       a feature correlated with the support but outside it is selected at
       rate ``q0`` too);
-    * a smaller client whose own design is correlated (the standardized sum
-      of its squared sample correlations, ``S = (sum_{j<l} r_jl^2 - P / m) /
-      sqrt(P 2 (m - 1) / (m^2 (m + 2)))``, about standard normal on
-      independent features, is above 0.5) tests each feature given its
-      ``k`` closest ones: it picks the ``k`` features most correlated with
-      ``x_j`` in its own rows (from ``X`` alone, never ``y``), regresses
-      ``y`` on ``x_j`` and them, and selects ``j`` when the t-test of
-      ``x_j``'s coefficient passes at level ``q0`` (``df = n_i - 2 - k``),
-      ``k = min(4, d - 1, (n_i - 1) // 4, n_i - 5)`` (``n_i`` instead of
-      ``n_i - 1`` without intercept).  A feature outside the support whose
-      controls hold the support features it is correlated with (its two
-      neighbours on a Toeplitz design) is selected at rate ``q0``, where
-      the marginal test would select it as often as a support feature;
-    * the other small clients (``S <= 0.5``, or too small for one control:
-      5 samples or fewer) select ``j`` when the sample correlation passes
-      the t-test of ``corr(x_j, y) = 0`` at level ``q0`` (``df = n_i -
-      2``): the lasso for uncorrelated predictors with the per-feature
-      lambda ``r_i sqrt(sigma_ij var_i(y))``.  On a design close to
-      orthogonal the controls would only be chance correlations, which
-      cost power and buy nothing.
+    * a smaller client tests each feature given its ``k`` closest ones: it
+      picks the ``k`` features most correlated with ``x_j`` in its own rows
+      (from ``X`` alone, never ``y``), regresses ``y`` on ``x_j`` and them,
+      and selects ``j`` when the t-test of ``x_j``'s coefficient passes at
+      level ``q0`` (``df = n_i - 2 - k``), ``k = min(4, d - 1, (n_i - 1) //
+      3, n_i - 5)`` (``n_i`` instead of ``n_i - 1`` without intercept; 3
+      controls at 10 samples, 4 from 13 on).  Very wide clients (``d > 20
+      median(n_i)``) keep a sphericity gate instead: one whose design looks
+      uncorrelated runs the marginal test, the others use ``(n_i - 1) // 4``
+      controls (at ``d = 1000`` and 10 samples the controls are chance
+      correlations).  A feature outside the support
+      whose controls hold the support features it is correlated with (its
+      two neighbours on a Toeplitz design) is selected at rate ``q0``,
+      where the marginal test would select it as often as a support
+      feature;
+    * a client too small for one control (5 samples or fewer) selects ``j``
+      when the sample correlation passes the t-test of ``corr(x_j, y) = 0``
+      at level ``q0`` (``df = n_i - 2``): the lasso for uncorrelated
+      predictors with the per-feature lambda ``r_i sqrt(sigma_ij
+      var_i(y))``.
 
     The server then runs, for every feature, a one-sided binomial test of
     its votes against the highest rate a feature outside the support can
@@ -299,8 +300,11 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
     power on independent designs (their sample correlation with ``x_j`` is
     the largest of ``d - 1`` chance correlations): at 10 samples a client
     detects a feature of 2 noise sd beside two of 3 noise sd at about 0.44
-    with 2 controls and 0.62 with the marginal test, which is why only
-    clients whose design looks correlated use them (0.58 at the defaults).
+    with 2 controls and 0.62 with the marginal test.  Every small client
+    still uses them: one whose design is only weakly correlated cannot tell
+    from its few rows, and under the marginal test it selects a feature
+    between two support features far above ``q0``, which then becomes
+    significant as clients are added (the user guide has the measurements).
     When most clients have fewer than ``d + 4`` samples and the vote
     needs a feature correlated 0.4 or more with the target in such a
     client, the fit warns that weaker features will be missed.
@@ -395,6 +399,7 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         self : FederatedSupportRecovery
         """
         self._validate_params()
+        refuse_predictor_scoring(self, "FederatedSparseLinearRegression")
         _, _, _, _, sim = self._recover_support(X, y, groups, sample_weight)
         self._set_communication(sim)
         return self
