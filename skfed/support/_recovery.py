@@ -7,7 +7,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import check_groups
 from ._protocol import _OneShotSupportMixin
-from ._search_guard import refuse_predictor_scoring
 
 
 class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimator):
@@ -399,7 +398,6 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         self : FederatedSupportRecovery
         """
         self._validate_params()
-        refuse_predictor_scoring(self, "FederatedSparseLinearRegression")
         _, _, _, _, sim = self._recover_support(X, y, groups, sample_weight)
         self._set_communication(sim)
         return self
