@@ -132,10 +132,9 @@ def test_auto_coupling_equals_explicit_candidate_fits(regression, max_epochs):
 def test_continued_fit_averages_over_both_streams(max_epochs):
     """The averaging window of the continued fit: the last ``average``
     fraction of the candidate's and the rest's steps together, each node's
-    running mean kept when the window began within the candidate's
-    stream.  Checked on every node's first averaged step, and on the
-    averaged weights: the rest's mean equals the candidate's when no step
-    of the rest is in it... (it always is), so against a replay."""
+    running mean kept when the window began within the candidate's stream
+    (its own first averaged step), else begun afresh.  Checked on every
+    node's step count and first averaged step against the closed form."""
     X, y, groups = _alike()
     est = DecentralizedKernelSGDClassifier(kernel="rbf", gamma=0.3, random_state=3,
                                            max_epochs=max_epochs, average=0.5)
