@@ -36,7 +36,7 @@ def _cases(tmp):
     w = rng.normal(size=3)
     y = (X @ w + 0.5 * rng.normal(size=len(groups)) > 0).astype(int)
     cases.append(("defaults_strong_classifier",
-                  DecentralizedKernelSGDClassifier(random_state=2, max_epochs=8),
+                  DecentralizedKernelSGDClassifier(random_state=2, max_epochs=4),
                   X, y, groups, None))
     # A curved rule, string labels, sample weights and dropped nodes, the
     # Huber loss (its scale's tree round comes first): the weak coupling.
@@ -97,7 +97,7 @@ def test_consensus_penalty_auto_survives_a_rank_stopped_in_the_fit(tmp_path):
     import json
 
     _, est, directory, X, y, g, _ = _cases(tmp_path)[0]
-    params = json.dumps({"random_state": 2, "max_epochs": 8})
+    params = json.dumps({"random_state": 2, "max_epochs": 4})
     run, lost, kept = MPI._stopped_run(3, ["--data", directory, "--estimator",
                                            type(est).__name__, "--params", params, 5],
                                        2, 10, tmp_path)

@@ -14,7 +14,7 @@ from scipy.sparse.csgraph import connected_components
 
 from skfed.network import SimulatedNetwork, make_topology
 from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
-from skfed.online._coupling import STRONG_COUPLING, WEAK_COUPLING, candidate_passes
+from skfed.online._coupling import STRONG_COUPLING, WEAK_COUPLING
 from skfed._topology import _topology_csr, random_regular_degree
 
 HEADER = 16
@@ -46,20 +46,11 @@ def _huber(r, delta):
 
 
 @pytest.mark.parametrize("regression", [False, True])
-@pytest.mark.parametrize("max_epochs", [2, 1])
-def test_auto_coupling_equals_explicit_candidate_fits(regression, max_epochs):
-    """Candidates: explicit fits of ``candidate_passes`` passes on the
-    training rows.  The fit continues the chosen one: with 2 passes, its
-    second pass on all rows; with 1, one pass on its held-out rows; either
-    is a ``partial_fit`` of the explicit candidate on those rows (without
-    averaging, whose window spans both streams, checked below)."""
+def test_auto_coupling_equals_explicit_candidate_fits(regression):
     X, y, groups = _alike(regression=regression)
     Est = DecentralizedKernelSGDRegressor if regression else DecentralizedKernelSGDClassifier
-    passes = candidate_passes(max_epochs)
-    assert passes == 1
-    common = dict(kernel="rbf", gamma=0.3, random_state=3, shuffle=False, average=0.0)
-    est = Est(consensus_penalty="auto", max_epochs=max_epochs, **common).fit(
-        X, y, groups=groups)
+    common = dict(kernel="rbf", gamma=0.3, max_epochs=4, random_state=3)
+    est = Est(consensus_penalty="auto", **common).fit(X, y, groups=groups)
     sel = est.consensus_selection_
     assert sel["candidates"] == ["weak", "strong"]
     assert sel["consensus_penalty"] == [WEAK_COUPLING, STRONG_COUPLING]
@@ -82,7 +73,7 @@ def test_auto_coupling_equals_explicit_candidate_fits(regression, max_epochs):
         scale = Est(max_epochs=1).fit(X[~held], y[~held], groups=groups[~held]).target_scale_
         extra = {"loss_epsilon": est.loss_threshold_ / scale}
     for c, eps, network in zip(sel["consensus_penalty"], sel["epsilon"], networks):
-        ref = Est(consensus_penalty=c, epsilon=eps, network=network, max_epochs=passes,
+        ref = Est(consensus_penalty=c, epsilon=eps, network=network,
                   **{**common, "random_state": seed0}, **extra).fit(
             X[~held], y[~held], groups=groups[~held])
         if regression:
@@ -101,54 +92,29 @@ def test_auto_coupling_equals_explicit_candidate_fits(regression, max_epochs):
     assert sel["choice"] == sel["candidates"][choice]
     assert est.consensus_penalty_ == sel["consensus_penalty"][choice]
     assert est.epsilon_ == sel["epsilon"][choice]
-    # The rest of the fit: the chosen candidate continued over its graph.
-    final = refs[choice]
-    cand_bytes = [ref.n_bytes_sent_ for ref in refs]
-    rest = slice(None) if max_epochs > passes else held
-    final.partial_fit(X[rest], y[rest], groups=groups[rest])
+    # The final fit: the chosen coupling over the chosen graph, on all rows.
+    final_network = None if choice == 0 else SimulatedNetwork(topology=refs[1].adjacency_)
+    final = Est(consensus_penalty=sel["consensus_penalty"][choice],
+                epsilon=sel["epsilon"][choice], network=final_network, **common)
+    final.fit(X, y, groups=groups)
     assert (est.adjacency_ != final.adjacency_).nnz == 0
-    assert_array_equal(est.model_order_, final.model_order_)
     out = est.predict(X, groups=groups)
     assert_allclose(out, final.predict(X, groups=groups), rtol=1e-10, atol=1e-12)
-    # Bytes: the two candidate fits, the tree round (closed form), the rest.
+    # Bytes: the two candidate fits, the tree round (closed form), the fit.
     # (The explicit fits also agree the Huber scale up and down a tree: 2
     # float64 up, 1 back; the candidates reuse the fit's.)
     tree = (n_nodes - 1) * ((HEADER + 8 * 3) + (HEADER + 4))
     scale_round = (n_nodes - 1) * ((HEADER + 8 * 2) + (HEADER + 8)) if regression else 0
     # The estimator's own scale round comes first (over the weak graph's
-    # tree); the continued fit then has none of its own.
-    cand_bytes = [b - scale_round for b in cand_bytes]
+    # tree); the final fit then has none of its own.
+    cand_bytes = [ref.n_bytes_sent_ - scale_round for ref in refs]
     first = [scale_round] if regression else []
-    rest_bytes = final.bytes_per_round_[len(final.bytes_per_round_) - (
-        len(est.bytes_per_round_) - len(first) - 3):]
-    assert est.n_bytes_sent_ == sum(first) + sum(cand_bytes) + tree + rest_bytes.sum()
+    assert est.n_bytes_sent_ == sum(cand_bytes) + tree + final.n_bytes_sent_
     assert_array_equal(est.bytes_per_round_[:len(first) + 3], first + cand_bytes + [tree])
-    assert_array_equal(est.bytes_per_round_[len(first) + 3:], rest_bytes)
+    assert_array_equal(est.bytes_per_round_[len(first) + 3:],
+                       final.bytes_per_round_[len(first):])
     assert len(est.consensus_error_curve_) == len(est.bytes_per_round_) == est.n_iter_
     assert np.isnan(est.consensus_error_curve_[:len(first) + 3]).all()
-
-
-@pytest.mark.parametrize("max_epochs", [10, 2, 1])
-def test_continued_fit_averages_over_both_streams(max_epochs):
-    """The averaging window of the continued fit: the last ``average``
-    fraction of the candidate's and the rest's steps together, each node's
-    running mean kept when the window began within the candidate's stream
-    (its own first averaged step), else begun afresh.  Checked on every
-    node's step count and first averaged step against the closed form."""
-    X, y, groups = _alike()
-    est = DecentralizedKernelSGDClassifier(kernel="rbf", gamma=0.3, random_state=3,
-                                           max_epochs=max_epochs, average=0.5)
-    est.fit(X, y, groups=groups)
-    held = _held(groups)
-    passes = candidate_passes(max_epochs)
-    n_train = np.bincount(groups[~held], minlength=12)
-    n_all = np.bincount(groups, minlength=12)
-    cand_steps = passes * n_train
-    rest_steps = (max_epochs - passes) * n_all if max_epochs > passes else n_all - n_train
-    assert_array_equal(est._n_steps, cand_steps + rest_steps)
-    cand_start = np.floor(0.5 * cand_steps).astype(int)
-    whole = np.floor(0.5 * (cand_steps + rest_steps)).astype(int)
-    assert_array_equal(est._avg_start, np.where(whole < cand_steps, cand_start, whole))
 
 
 def test_auto_coupling_prefers_the_strong_one_on_alike_nodes_and_the_weak_on_clusters():

@@ -111,16 +111,11 @@ def fit_online(est, peer, block, validate, random_state):
     est._target_scale = max(getattr(est, "_target_scale", 0.0), scale)
     sample_weight = np.ascontiguousarray(sw, dtype=np.float64)
     est.consensus_selection_ = None
-    epochs = est.max_epochs
     if est.consensus_penalty == "auto" and K > 1 and est.eta0 == "auto":
-        # The fit continues the chosen candidate (as simulated).
-        epochs, rows = _select_coupling(est, peer, block, X, codes, sample_weight,
-                                        y_encoded, epochs, est.shuffle)
-        if rows is not None:
-            X, y_encoded, sample_weight, codes = (
-                X[rows], y_encoded[rows], sample_weight[rows], codes[rows])
-    queues = est._make_queues(codes, epochs, est.shuffle)
-    return _run(est, peer, block, X, y_encoded, sample_weight, queues, epochs)
+        _select_coupling(est, peer, block, X, codes, sample_weight, y_encoded,
+                         est.max_epochs, est.shuffle)
+    queues = est._make_queues(codes, est.max_epochs, est.shuffle)
+    return _run(est, peer, block, X, y_encoded, sample_weight, queues, est.max_epochs)
 
 
 def _select_coupling(est, peer, block, X, codes, sample_weight, y_encoded, epochs, shuffle):
@@ -135,28 +130,27 @@ def _select_coupling(est, peer, block, X, codes, sample_weight, y_encoded, epoch
     candidate's graph are the simulation's: every rank draws them from the
     same seeds), scores its own nodes on their held-out rows, and one
     allreduce (``"coupling"`` in ``mpi_traffic_``) sums the per-node
-    errors, so every rank chooses as the simulation does and continues the
-    chosen candidate (its own nodes' state and its copies of their
-    neighbours').  The messages of the candidates and of the spanning-tree
-    rounds are counted by the rank of every sender and summed on the root
-    (one message a rank), so ``communication_`` equals the simulation's.
-    The candidates' rounds are not stopped by an injected stop (the
-    collectives after them need every rank).  Returns ``(passes, rows)``
-    as the mixin's.
+    errors, so every rank chooses as the simulation does.  The messages of
+    the candidates and of the spanning-tree rounds are counted by the rank
+    of every sender and summed on the root (one message a rank), so
+    ``communication_`` equals the simulation's.  The candidates' rounds are
+    not stopped by an injected stop (the collectives after them need every
+    rank).
     """
     K = len(est.nodes_)
-    candidates, held, ready, passes = est._coupling_setup(
-        X, codes, sample_weight, y_encoded, epochs, combine=_RankReduce(peer, "coupling"))
+    candidates, held, ready = est._coupling_setup(X, codes, sample_weight, y_encoded,
+                                                  combine=_RankReduce(peer, "coupling"))
     train = ~held
     errors = np.full((len(candidates), K), np.nan)
     if not ready:
-        return est._adopt_coupling(candidates, errors, None, held, epochs)
+        est._adopt_coupling(candidates, errors, None)
+        return
     snaps, fitted, finite = [], [], True
     for _, c, eps, topology, params in candidates:
         cand, queues = est._coupled_candidate(c, eps, topology, params, X[train],
-                                              codes[train], passes, shuffle)
+                                              codes[train], epochs, shuffle)
         sim, consensus, _ = _rounds(cand, peer, block, X[train], y_encoded[train],
-                                    sample_weight[train], queues, passes, stoppable=False)
+                                    sample_weight[train], queues, epochs, stoppable=False)
         cand._consensus_curve = np.asarray(consensus)
         cand._set_fitted()
         mine = block.mine
@@ -196,7 +190,7 @@ def _select_coupling(est, peer, block, X, codes, sample_weight, y_encoded, epoch
             log = log.combine(later)
         est._log = log
         est.communication_ = log
-    return est._adopt_coupling(candidates, errors, fitted, held, epochs)
+    est._adopt_coupling(candidates, errors, fitted[1].adjacency_)
 
 
 class _RankReduce:
@@ -268,7 +262,7 @@ def _rounds(est, peer, block, X, y, sample_weight, queues, epochs, stoppable=Tru
     value_bytes = float_bytes(est._dtype)
     loss = est._make_loss()
     averaging = est.average > 0
-    avg_start = est._averaging_start(lengths)
+    avg_start = (est._n_steps + np.floor((1 - est.average) * lengths)).astype(np.int64)
     # Every node's publication period, from every node's pass length (as the
     # simulation computes it), and the rows of this rank's samples in the
     # dictionaries: which of them the neighbours already hold.

@@ -205,13 +205,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _CouplingSe
                 # kernel chosen above (its candidates' messages counted).  A
                 # fixed eta0 is a step for one coupling (the strong one's
                 # stable step is smaller): the weak one, without selection.
-                # The fit continues the chosen candidate: the passes it has
-                # not run, on all rows (or its held-out rows alone).
-                epochs, rows = self._select_coupling(X, codes, sample_weight, y_encoded,
-                                                     epochs, shuffle)
-                if rows is not None:
-                    X, y_encoded, sample_weight, codes = (
-                        X[rows], y_encoded[rows], sample_weight[rows], codes[rows])
+                self._select_coupling(X, codes, sample_weight, y_encoded, epochs, shuffle)
         queues = self._make_queues(codes, epochs, shuffle)
         self._run(X, y_encoded, sample_weight, queues, epochs)
         return self
@@ -226,7 +220,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _CouplingSe
         # Nothing of an earlier fit steers this one (a refit may have another
         # graph, other samples, another coupling).
         for name in ("_lambda_max", "_kernel_sup_seen", "_s_max_seen", "_target_scale",
-                     "_coupling_adjacency", "_avg_carry", "_avg_start"):
+                     "_coupling_adjacency"):
             self.__dict__.pop(name, None)
         self._max_size = 0 if self.max_dictionary_size is None else int(self.max_dictionary_size)
         n_out = self._n_outputs

@@ -225,7 +225,7 @@ class _ConsensusMixin:
         # Averaging window: the last `average` fraction of every node's steps
         # of this call (at least its last step).
         averaging = self.average > 0
-        avg_start = self._averaging_start(lengths)
+        avg_start = (self._n_steps + np.floor((1 - self.average) * lengths)).astype(np.int64)
         # Sample rows of this call held in the dictionaries, and which of them
         # the neighbours already received (a re-entering point is then sent as
         # a reference); the points of an earlier call are unknown rows (-1).
@@ -320,25 +320,6 @@ class _ConsensusMixin:
             self._since_publish, self._avg_weights, avg_start, averaging, self._slot_ids,
             sent, period,
         )
-
-    def _averaging_start(self, lengths):
-        """Every node's first averaged step in a call of ``lengths`` steps.
-
-        The last ``average`` fraction of the call's steps; when the call
-        continues a ``consensus_penalty="auto"`` candidate (``_avg_carry``:
-        the candidate's own starts, its stream having begun at step 0), the
-        last fraction of the candidate's and this call's steps together: a
-        window that began within the candidate's stream keeps its running
-        mean (from the candidate's start), a later one starts afresh.
-        Remembered (``_avg_start``) for a fit that continues this one.
-        """
-        avg_start = (self._n_steps + np.floor((1 - self.average) * lengths)).astype(np.int64)
-        carry = self.__dict__.pop("_avg_carry", None)
-        if carry is not None:
-            whole = np.floor((1 - self.average) * (self._n_steps + lengths)).astype(np.int64)
-            avg_start = np.where(whole < self._n_steps, carry, whole)
-        self._avg_start = avg_start
-        return avg_start
 
     def _exchange_graph(self):
         """``(indptr, indices)`` of the neighbours a node queries (none without consensus)."""

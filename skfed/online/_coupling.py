@@ -49,25 +49,6 @@ WEAK_COUPLING = 0.1
 STRONG_COUPLING = 1.0
 # Stream of the strong candidate's graph (beside the network seed's).
 _GRAPH_STREAM = 1
-# Passes of every candidate, as a fraction of the fit's (at least one); the
-# chosen candidate then runs the remaining passes on all rows (measured in
-# doc/user_guide/online.rst).
-_CANDIDATE_PASS_FRACTION = 0.5
-# The state a fit continues from the chosen candidate: its dictionaries,
-# averages and KOMP factors, the copies of them its neighbours hold, its
-# step counts and random streams, its graph and rogue nodes.
-_CONTINUED = ("_points", "_weights", "_gram_inv", "_sizes", "_slot_ids", "_avg_weights",
-              "_pub_points", "_pub_weights", "_pub_sizes", "_since_publish", "_n_steps",
-              "_komp_error", "_rng_state", "adjacency_", "_rogue")
-
-
-def candidate_passes(epochs):
-    """Passes of every ``consensus_penalty="auto"`` candidate in a fit of
-    ``epochs`` passes: ``ceil(_CANDIDATE_PASS_FRACTION * epochs)``, at
-    least one."""
-    return max(1, int(np.ceil(_CANDIDATE_PASS_FRACTION * epochs - 1e-9)))
-
-
 def _collapsed(log):
     """``log`` as one round (its bytes and messages summed)."""
     return CommunicationLog(
@@ -148,16 +129,16 @@ class _CouplingSelectionMixin:
         return node_mean_losses(values, codes, n_nodes, sample_weight)
 
 
-    def _coupling_setup(self, X, codes, sample_weight, y_encoded, epochs, combine=None):
+    def _coupling_setup(self, X, codes, sample_weight, y_encoded, combine=None):
         """What both engines do before the candidates run.
 
         Sets the step's statistics of every row (``_kernel_sup_seen``,
         ``_s_max_seen``: the candidates' step and divergence guard read all
-        rows) and returns ``(candidates, held, ready, passes)``: the
+        rows) and returns ``(candidates, held, ready)``: the
         candidates (:meth:`_coupling_candidates`), the held-out mask of
         these rows, whether the selection runs (some node holds a row out
         and the training rows hold every class; else the weak coupling is
-        kept) and the passes of every candidate (:func:`candidate_passes`).
+        kept).
         ``combine`` (the MPI engine's reduction over the ranks: ``max``,
         one collective) makes these federation-wide when every process
         holds only its own nodes' rows.
@@ -181,7 +162,7 @@ class _CouplingSelectionMixin:
         self._kernel_sup_seen = float(values[0])
         self._s_max_seen = float(values[1]) if len(X) or combine is not None else 1.0
         ready = bool(values[2] > 0 and np.all(values[3:] > 0))
-        return self._coupling_candidates(n_nodes), held, ready, candidate_passes(epochs)
+        return self._coupling_candidates(n_nodes), held, ready
 
     def _selection_counters(self, weak_adjacency, n_candidates, senders=None):
         """The spanning-tree rounds of the selection, counted.
@@ -208,29 +189,28 @@ class _CouplingSelectionMixin:
         after.next_round()
         return before, after
 
-    def _adopt_coupling(self, candidates, errors, winners, held, epochs):
-        """Keep the candidate of least mean held-out error and continue it.
+    def _adopt_coupling(self, candidates, errors, topology_adjacency):
+        """Keep the candidate of least mean held-out error.
 
         ``errors`` (n_candidates, n_nodes) are the federation's held-out
-        errors (NaN: a node without held-out rows), ``winners`` the fitted
-        candidates (``None`` when the selection did not run: the weak
-        coupling, from scratch).  Sets ``consensus_penalty_``,
-        ``epsilon_``, ``consensus_selection_`` and the graph, takes over the
-        chosen candidate's state (its dictionaries, averages, the copies its
-        neighbours hold, its step counts and graph) and returns the rest of
-        the fit: ``(passes, rows)``, the passes still to run and over which
-        rows (``None``: all; the held-out rows alone when the candidate
-        already ran every pass).
+        errors (NaN: a node without held-out rows; all NaN when the
+        selection did not run: the weak coupling), ``topology_adjacency``
+        the strong candidate's graph (``None``: not fitted).  Sets
+        ``consensus_penalty_``, ``epsilon_``, ``consensus_selection_`` and
+        the graph of the fit that follows.
         """
         labels = [label for label, *_ in candidates]
         mean = np.full(len(candidates), np.nan)
         choice = 0
-        if winners is not None:
-            reporting = ~np.isnan(errors[0])
+        reporting = ~np.isnan(errors[0])
+        if reporting.any():
             mean = errors[:, reporting].mean(axis=1)
             choice = int(np.argmin(mean))  # ties: the weak coupling (first)
         label, c, eps, topology, _ = candidates[choice]
         self.consensus_penalty_, self.epsilon_ = c, eps
+        # The chosen graph, when it is not the estimator's own.
+        self._coupling_adjacency = (topology_adjacency if (choice == 1 and topology is not None)
+                                    else None)
         self.consensus_selection_ = {
             "candidates": labels,
             "consensus_penalty": [cand[1] for cand in candidates],
@@ -241,43 +221,25 @@ class _CouplingSelectionMixin:
             "node_validation_error": errors,
             "choice": label,
         }
-        if winners is None:
-            return epochs, None
-        winner = winners[choice]
-        for name in _CONTINUED:
-            setattr(self, name, getattr(winner, name))
-        # The chosen graph (the final rounds keep the candidate's graph, its
-        # rogue nodes and its faults' seed stream).
-        self._coupling_adjacency = winner.adjacency_ if topology is not None else None
-        # The average over the last steps continues across the two streams.
-        self._avg_carry = winner._avg_start
-        done = int(winner.max_epochs)
-        if epochs > done:
-            return epochs - done, None
-        # It ran every pass (a fit of one pass, a first partial_fit): one
-        # pass over the rows it held out, so that each row is seen once.
-        return 1, np.flatnonzero(held)
 
     def _select_coupling(self, X, codes, sample_weight, y_encoded, epochs, shuffle):
-        """Choose ``consensus_penalty_``, ``epsilon_`` and the graph, and
-        start the fit from the chosen candidate (:meth:`_adopt_coupling`,
-        whose ``(passes, rows)`` this returns).  Fills
-        ``consensus_selection_`` and the selection's log (prepended to the
-        fit's).  A federation where no node can hold out a sample, or whose
-        training rows miss a class, keeps the weak coupling from scratch
-        (``consensus_selection_`` says so)."""
+        """Choose ``consensus_penalty_``, ``epsilon_`` and the graph
+        (:meth:`_adopt_coupling`); fills ``consensus_selection_`` and the
+        selection's log (prepended to the fit's).  A federation where no
+        node can hold out a sample, or whose training rows miss a class,
+        keeps the weak coupling (``consensus_selection_`` says so)."""
         n_nodes = len(self.nodes_)
-        candidates, held, ready, passes = self._coupling_setup(
-            X, codes, sample_weight, y_encoded, epochs)
+        candidates, held, ready = self._coupling_setup(X, codes, sample_weight, y_encoded)
         train = ~held
         errors = np.full((len(candidates), n_nodes), np.nan)
         if not ready:
-            return self._adopt_coupling(candidates, errors, None, held, epochs)
+            self._adopt_coupling(candidates, errors, None)
+            return
         logs, fitted = [], []
         for k, (_, c, eps, topology, params) in enumerate(candidates):
             cand, queues = self._coupled_candidate(c, eps, topology, params, X[train],
-                                                   codes[train], passes, shuffle)
-            cand._run(X[train], y_encoded[train], sample_weight[train], queues, passes)
+                                                   codes[train], epochs, shuffle)
+            cand._run(X[train], y_encoded[train], sample_weight[train], queues, epochs)
             errors[k] = self._held_out_errors(cand, X[held], y_encoded[held], codes[held],
                                               sample_weight[held])
             logs.append(_collapsed(cand.communication_))
@@ -293,7 +255,7 @@ class _CouplingSelectionMixin:
         self.communication_ = log
         self._consensus_curve = np.full(len(logs), np.nan)
         self._order_curve = np.zeros((len(logs), n_nodes), dtype=np.intp)
-        return self._adopt_coupling(candidates, errors, fitted, held, epochs)
+        self._adopt_coupling(candidates, errors, fitted[1].adjacency_)
 
     def _tree_counter(self):
         """A counter for one round over the spanning trees."""
