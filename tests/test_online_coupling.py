@@ -214,3 +214,64 @@ def test_random_regular_topology(n_nodes):
 def test_random_regular_bad_params_are_refused(params, match):
     with pytest.raises(ValueError, match=match):
         make_topology("random_regular", 20, params)
+
+
+class _OtherRanks:
+    """A stand-in for the MPI engine's reduction: the element-wise max of
+    this process's values and those the other processes computed."""
+
+    def __init__(self, others):
+        self.others = others
+        self.calls = 0
+
+    def max(self, values):
+        self.calls += 1
+        return np.max([values, *self.others], axis=0)
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_coupling_setup_over_processes_equals_the_pooled_one(regression):
+    """``_coupling_setup`` (shared by fit and the MPI engine): the held-out
+    rows are every node's every 4th, the statistics are those of all rows,
+    and with each process holding half of the nodes, one max-reduction
+    gives every process the pooled statistics and decision."""
+    X, y, groups = _alike(regression=regression)
+    Est = DecentralizedKernelSGDRegressor if regression else DecentralizedKernelSGDClassifier
+    rng = np.random.RandomState(0)
+    sw = rng.uniform(0.5, 3.0, size=len(y))
+    est = Est(kernel="linear", consensus_penalty=0.1, max_epochs=1, random_state=0)
+    est.fit(X, y, groups=groups, sample_weight=sw)
+    y_enc = est._encode_targets(y)
+    candidates, held, ready = est._coupling_setup(X, groups, sw, y_enc)
+    assert [label for label, *_ in candidates] == ["weak", "strong"]
+    assert_array_equal(held, _held(groups))
+    assert ready
+    assert est._kernel_sup_seen == np.max(np.einsum("ij,ij->i", X, X))
+    assert est._s_max_seen == sw.max()
+    # Two processes, nodes 0-5 and 6-11; the second's max is 3x the first's.
+    part = [groups < 6, groups >= 6]
+    sw2 = sw.copy()
+    sw2[part[1]] *= 3
+    values = []
+    for rows in part:
+        values.append(np.concatenate([
+            [np.max(np.einsum("ij,ij->i", X[rows], X[rows])), sw2[rows].max(),
+             float(_held(groups)[rows].any())],
+            [] if regression else
+            [float(np.any(y[rows & ~_held(groups)] == c)) for c in est.classes_]]))
+    combine = _OtherRanks([values[1]])
+    _, held0, ready0 = est._coupling_setup(X[part[0]], groups[part[0]], sw2[part[0]],
+                                           y_enc[part[0]], combine=combine)
+    assert combine.calls == 1
+    assert_array_equal(held0, _held(groups)[part[0]])
+    assert ready0
+    assert est._kernel_sup_seen == np.max(np.einsum("ij,ij->i", X, X))
+    assert est._s_max_seen == sw2.max()
+    if not regression:
+        # A class without a training row in any process: no selection.
+        y_one = np.where(part[0], est.classes_[0], est.classes_[0])
+        combine = _OtherRanks([np.concatenate([values[1][:3], [1.0, 0.0]])])
+        _, _, ready1 = est._coupling_setup(X[part[0]], groups[part[0]], sw2[part[0]],
+                                           est._encode_targets(y_one[part[0]]),
+                                           combine=combine)
+        assert not ready1

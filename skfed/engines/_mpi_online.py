@@ -34,7 +34,7 @@ from ..network import float_bytes
 from ..online import _ROGUE, _ROUND_BLOCK, _one_blas_thread
 from ..online._coupling import _collapsed
 from ..online._robust import count_scale_messages
-from ..online._selection import count_selection_messages, holdout_mask, tree_parents
+from ..online._selection import count_selection_messages, tree_parents
 from ._mpi_boosting import _merge_counts, refuse_privacy, warn_lost
 from ._mpi_comm import MPITimeoutError, Traffic
 
@@ -121,118 +121,76 @@ def fit_online(est, peer, block, validate, random_state):
 def _select_coupling(est, peer, block, X, codes, sample_weight, y_encoded, epochs, shuffle):
     """``_CouplingSelectionMixin._select_coupling`` over the ranks.
 
-    Every rank holds out its own nodes' samples (every 4th in arrival
-    order, as simulated), runs both candidate fits on the training rows with
-    this engine's rounds (the candidates' seeds and the strong candidate's
-    graph are those of the simulation: every rank draws them from the same
-    seeds), scores its own nodes on their held-out rows, and one allreduce
-    (``"coupling"`` in ``mpi_traffic_``) sums the per-node errors, so every
-    rank chooses as the simulation does.  The messages of the candidates and
-    of the spanning-tree rounds are counted by the rank of every sender and
-    summed on the root (one message a rank), so ``communication_`` equals
-    the simulation's.  The candidates' rounds are not stopped by an
-    injected stop (the collectives after them need every rank).
+    The set-up, the counted tree rounds and the choice are the mixin's own
+    (:meth:`_coupling_setup` with this engine's reductions over the ranks,
+    :meth:`_selection_counters`, :meth:`_adopt_coupling`); what differs is
+    where the candidates run: every rank holds out its own nodes' samples
+    (every 4th in arrival order, as simulated), runs both candidates on the
+    training rows with this engine's rounds (their seeds and the strong
+    candidate's graph are the simulation's: every rank draws them from the
+    same seeds), scores its own nodes on their held-out rows, and one
+    allreduce (``"coupling"`` in ``mpi_traffic_``) sums the per-node
+    errors, so every rank chooses as the simulation does.  The messages of
+    the candidates and of the spanning-tree rounds are counted by the rank
+    of every sender and summed on the root (one message a rank), so
+    ``communication_`` equals the simulation's.  The candidates' rounds are
+    not stopped by an injected stop (the collectives after them need every
+    rank).
     """
     K = len(est.nodes_)
-    candidates = est._coupling_candidates(K)
-    held = holdout_mask(codes, K)
+    candidates, held, ready = est._coupling_setup(X, codes, sample_weight, y_encoded,
+                                                  combine=_RankReduce(peer, "coupling"))
     train = ~held
-    # What the simulation reads of every node's rows: the largest k(x, x)
-    # and sample weight, whether any row is held out, the training classes.
-    index = np.zeros(0, dtype=np.intp)
-    if not est._is_regressor():
-        index = np.unique((y_encoded[train] > 0).astype(np.intp) if est._n_outputs == 1
-                          else y_encoded[train].astype(np.intp))
-    parts = peer.allgather("coupling", (
-        est._kernel_sup(X, codes) if len(X) else 0.0,
-        float(sample_weight.max()) if len(sample_weight) else 0.0,
-        bool(held.any()), index))
-    est._kernel_sup_seen = max(p[0] for p in parts)
-    est._s_max_seen = max(p[1] for p in parts)
-    covered = est._is_regressor() or (
-        len(np.unique(np.concatenate([p[3] for p in parts]))) == len(est.classes_))
-    labels = [label for label, *_ in candidates]
     errors = np.full((len(candidates), K), np.nan)
-    mean = np.full(len(candidates), np.nan)
-    choice = 0
-    strong_adjacency = None
-    if any(p[2] for p in parts) and covered:
-        snaps, finite = [], True
-        for k, (_, c, eps, topology, params) in enumerate(candidates):
-            cand, queues = est._coupled_candidate(c, eps, topology, params, X[train],
-                                                  codes[train], epochs, shuffle)
-            sim, consensus, _ = _rounds(cand, peer, block, X[train], y_encoded[train],
-                                        sample_weight[train], queues, epochs,
-                                        stoppable=False)
-            cand._consensus_curve = np.asarray(consensus)
-            cand._set_fitted()
-            mine = block.mine
-            finite &= bool(np.isfinite(cand._weights[mine]).all()
-                           and np.isfinite(cand._avg_weights[mine]).all())
-            errors[k] = est._held_out_errors(cand, X[held], y_encoded[held], codes[held],
-                                             sample_weight[held])
-            snaps.append(sim.counter.snapshot(dense=False))
-            if k == 0:
-                weak_adjacency = cand.adjacency_
-            else:
-                strong_adjacency = cand.adjacency_
-        # The rounds before the candidates, over the weak graph's spanning
-        # tree (a robust loss's scale, kernel="auto"'s sum), then the
-        # selection's own round: this rank's nodes' messages.
-        parents = tree_parents(weak_adjacency)
-        n_kernels = est.__dict__.pop("_pending_selection", 0)
-        if est.__dict__.pop("_pending_scale", False) or n_kernels:
-            counter = est._tree_counter()
-            if est._loss_threshold() is not None:
-                count_scale_messages(counter, parents, senders=block.mine)
-            if n_kernels:
-                count_selection_messages(counter, parents, n_kernels, senders=block.mine)
-            counter.next_round()
-            snaps.insert(0, counter.snapshot(dense=False))
-        counter = est._tree_counter()
-        count_selection_messages(counter, parents, len(candidates), senders=block.mine)
-        counter.next_round()
-        snaps.append(counter.snapshot(dense=False))
-        # Every node's errors are non-zero on its own rank only: the sum is exact.
-        reporting = ~np.isnan(errors[0])
-        total = peer.allreduce_sum("coupling", np.vstack([
-            np.where(np.isnan(errors), 0.0, errors), reporting[None].astype(np.float64),
-            np.full((1, K), 0.0 if finite else 1.0)]))
-        if np.any(total[-1] > 0):
-            est._diverged("a consensus_penalty='auto' candidate (non-finite weights)")
-        reporting = total[-2] > 0
-        errors = np.where(reporting[None], total[:-2], np.nan)
-        mean = errors[:, reporting].mean(axis=1)
-        choice = int(np.argmin(mean))  # ties: the weak coupling (first)
-        gathered = peer.collect("coupling", snaps)
-        n_logs = len(snaps)
-        est._consensus_curve = np.full(n_logs, np.nan)
-        est._order_curve = np.zeros((n_logs, K), dtype=np.intp)
-        if gathered is not None:
-            logs = [_merge_counts([g[i] for g in gathered], est.nodes_)
-                    for i in range(n_logs)]
-            first = n_logs - 1 - len(candidates)   # the candidates' logs: one round each
-            for i in range(first, n_logs - 1):
-                logs[i] = _collapsed(logs[i])
-            log = logs[0]
-            for later in logs[1:]:
-                log = log.combine(later)
-            est._log = log
-            est.communication_ = log
-    label, c, eps, topology, _ = candidates[choice]
-    est.consensus_penalty_, est.epsilon_ = c, eps
-    est._coupling_adjacency = (strong_adjacency if (choice == 1 and topology is not None)
-                               else None)
-    est.consensus_selection_ = {
-        "candidates": labels,
-        "consensus_penalty": [cand[1] for cand in candidates],
-        "epsilon": [cand[2] for cand in candidates],
-        "topology": ["default" if cand[3] is None else "random_regular"
-                     for cand in candidates],
-        "mean_validation_error": mean,
-        "node_validation_error": errors,
-        "choice": label,
-    }
+    if not ready:
+        est._adopt_coupling(candidates, errors, None)
+        return
+    snaps, fitted, finite = [], [], True
+    for _, c, eps, topology, params in candidates:
+        cand, queues = est._coupled_candidate(c, eps, topology, params, X[train],
+                                              codes[train], epochs, shuffle)
+        sim, consensus, _ = _rounds(cand, peer, block, X[train], y_encoded[train],
+                                    sample_weight[train], queues, epochs, stoppable=False)
+        cand._consensus_curve = np.asarray(consensus)
+        cand._set_fitted()
+        mine = block.mine
+        finite &= bool(np.isfinite(cand._weights[mine]).all()
+                       and np.isfinite(cand._avg_weights[mine]).all())
+        errors[len(fitted)] = est._held_out_errors(cand, X[held], y_encoded[held],
+                                                   codes[held], sample_weight[held])
+        snaps.append(sim.counter.snapshot(dense=False))
+        fitted.append(cand)
+    # The rounds before the candidates (a robust loss's scale, kernel="auto"'s
+    # sum) and the selection's own: this rank's nodes' messages.
+    before, after = est._selection_counters(fitted[0].adjacency_, len(candidates),
+                                            senders=block.mine)
+    if before is not None:
+        snaps.insert(0, before.snapshot(dense=False))
+    snaps.append(after.snapshot(dense=False))
+    # Every node's errors are non-zero on its own rank only: the sum is exact.
+    reporting = ~np.isnan(errors[0])
+    total = peer.allreduce_sum("coupling", np.vstack([
+        np.where(np.isnan(errors), 0.0, errors), reporting[None].astype(np.float64),
+        np.full((1, K), 0.0 if finite else 1.0)]))
+    if np.any(total[-1] > 0):
+        est._diverged("a consensus_penalty='auto' candidate (non-finite weights)")
+    reporting = total[-2] > 0
+    errors = np.where(reporting[None], total[:-2], np.nan)
+    gathered = peer.collect("coupling", snaps)
+    n_logs = len(snaps)
+    est._consensus_curve = np.full(n_logs, np.nan)
+    est._order_curve = np.zeros((n_logs, K), dtype=np.intp)
+    if gathered is not None:
+        logs = [_merge_counts([g[i] for g in gathered], est.nodes_) for i in range(n_logs)]
+        first = n_logs - 1 - len(candidates)   # the candidates' logs: one round each
+        for i in range(first, n_logs - 1):
+            logs[i] = _collapsed(logs[i])
+        log = logs[0]
+        for later in logs[1:]:
+            log = log.combine(later)
+        est._log = log
+        est.communication_ = log
+    est._adopt_coupling(candidates, errors, fitted[1].adjacency_)
 
 
 class _RankReduce:

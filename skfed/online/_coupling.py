@@ -36,7 +36,7 @@ from sklearn.base import clone
 
 from .._core._comm import CommCounter
 from .._topology import _topology_csr, random_regular_degree
-from ..network import CommunicationLog, SimulatedNetwork, resolve_network
+from ..network import CommunicationLog, resolve_network
 from ._holdout import loss_values, node_mean_losses
 from ._robust import count_scale_messages
 from ._selection import count_selection_messages, holdout_mask, tree_parents
@@ -49,8 +49,6 @@ WEAK_COUPLING = 0.1
 STRONG_COUPLING = 1.0
 # Stream of the strong candidate's graph (beside the network seed's).
 _GRAPH_STREAM = 1
-
-
 def _collapsed(log):
     """``log`` as one round (its bytes and messages summed)."""
     return CommunicationLog(
@@ -88,15 +86,6 @@ class _CouplingSelectionMixin:
             strong_graph = (None, None)
         return [("weak", WEAK_COUPLING, eps, None, None),
                 ("strong", STRONG_COUPLING, strong_eps, *strong_graph)]
-
-    def _fit_coupled(self, c, eps, topology, topology_params, X, y_encoded, codes,
-                     sample_weight, epochs, shuffle):
-        """A fit with coupling ``c`` and budget ``eps`` on these rows (the
-        kernel already chosen; ``random_state`` the first node seed)."""
-        cand, queues = self._coupled_candidate(c, eps, topology, topology_params, X, codes,
-                                               epochs, shuffle)
-        cand._run(X, y_encoded, sample_weight, queues, epochs)
-        return cand
 
     def _coupled_candidate(self, c, eps, topology, topology_params, X, codes, epochs,
                            shuffle):
@@ -139,71 +128,89 @@ class _CouplingSelectionMixin:
             values = (np.argmax(F, axis=1) != y_encoded.astype(np.intp)).astype(np.float64)
         return node_mean_losses(values, codes, n_nodes, sample_weight)
 
-    def _tree_counter(self):
-        """A counter for one round over the spanning trees."""
-        return CommCounter(len(self.nodes_), server=False,
-                           header_bytes=resolve_network(self.network).header_bytes)
 
-    def _select_coupling(self, X, codes, sample_weight, y_encoded, epochs, shuffle):
-        """Choose ``consensus_penalty_``, ``epsilon_`` and the graph; fills
-        ``consensus_selection_`` and the selection's log (prepended to the
-        fit's).  Returns nothing; a federation where no node can hold out
-        a sample, or whose training rows miss a class, keeps the weak
-        coupling (``consensus_selection_`` says so)."""
+    def _coupling_setup(self, X, codes, sample_weight, y_encoded, combine=None):
+        """What both engines do before the candidates run.
+
+        Sets the step's statistics of every row (``_kernel_sup_seen``,
+        ``_s_max_seen``: the candidates' step and divergence guard read all
+        rows) and returns ``(candidates, held, ready)``: the
+        candidates (:meth:`_coupling_candidates`), the held-out mask of
+        these rows, whether the selection runs (some node holds a row out
+        and the training rows hold every class; else the weak coupling is
+        kept).
+        ``combine`` (the MPI engine's reduction over the ranks: ``max``,
+        one collective) makes these federation-wide when every process
+        holds only its own nodes' rows.
+        """
         n_nodes = len(self.nodes_)
-        candidates = self._coupling_candidates(n_nodes)
         held = holdout_mask(codes, n_nodes)
-        train = ~held
-        # The step and the divergence guard of the candidates read every row.
-        self._kernel_sup_seen = self._kernel_sup(X, codes)
-        self._s_max_seen = float(sample_weight.max()) if len(sample_weight) else 1.0
-        covered = True
-        if not self._is_regressor():
+        # The largest k(x, x) and sample weight; whether a row is held out;
+        # whether each class has a training row.  All combined by a max.
+        n_classes = 0 if self._is_regressor() else len(self.classes_)
+        values = np.zeros(3 + n_classes)
+        values[0] = self._kernel_sup(X, codes) if len(X) else 0.0
+        values[1] = float(sample_weight.max()) if len(sample_weight) else 0.0
+        values[2] = float(held.any())
+        if n_classes:
+            train = ~held
             index = ((y_encoded[train] > 0).astype(np.intp) if self._n_outputs == 1
                      else y_encoded[train].astype(np.intp))
-            covered = len(np.unique(index)) == len(self.classes_)
+            values[3:] = np.bincount(index, minlength=n_classes)[:n_classes] > 0
+        if combine is not None:
+            values = combine.max(values)
+        self._kernel_sup_seen = float(values[0])
+        self._s_max_seen = float(values[1]) if len(X) or combine is not None else 1.0
+        ready = bool(values[2] > 0 and np.all(values[3:] > 0))
+        return self._coupling_candidates(n_nodes), held, ready
+
+    def _selection_counters(self, weak_adjacency, n_candidates, senders=None):
+        """The spanning-tree rounds of the selection, counted.
+
+        Returns ``(before, after)``: the round of a robust loss's scale and
+        ``kernel="auto"``'s sum, which ran before the candidates over a
+        spanning tree of the weak graph (``None`` when neither ran), and the
+        round of the selection itself (the held-out errors summed up the
+        tree, the choice sent back down).  ``senders``: count only these
+        nodes' messages (an MPI rank's own).
+        """
+        parents = tree_parents(weak_adjacency)
+        before = None
+        n_kernels = self.__dict__.pop("_pending_selection", 0)
+        if self.__dict__.pop("_pending_scale", False) or n_kernels:
+            before = self._tree_counter()
+            if self._loss_threshold() is not None:
+                count_scale_messages(before, parents, senders=senders)
+            if n_kernels:
+                count_selection_messages(before, parents, n_kernels, senders=senders)
+            before.next_round()
+        after = self._tree_counter()
+        count_selection_messages(after, parents, n_candidates, senders=senders)
+        after.next_round()
+        return before, after
+
+    def _adopt_coupling(self, candidates, errors, topology_adjacency):
+        """Keep the candidate of least mean held-out error.
+
+        ``errors`` (n_candidates, n_nodes) are the federation's held-out
+        errors (NaN: a node without held-out rows; all NaN when the
+        selection did not run: the weak coupling), ``topology_adjacency``
+        the strong candidate's graph (``None``: not fitted).  Sets
+        ``consensus_penalty_``, ``epsilon_``, ``consensus_selection_`` and
+        the graph of the fit that follows.
+        """
         labels = [label for label, *_ in candidates]
-        errors = np.full((len(candidates), n_nodes), np.nan)
         mean = np.full(len(candidates), np.nan)
         choice = 0
-        logs, weak_adjacency, strong_adjacency = [], None, None
-        if held.any() and covered:
-            for k, (_, c, eps, topology, params) in enumerate(candidates):
-                cand = self._fit_coupled(c, eps, topology, params, X[train], y_encoded[train],
-                                         codes[train], sample_weight[train], epochs, shuffle)
-                errors[k] = self._held_out_errors(cand, X[held], y_encoded[held], codes[held],
-                                                  sample_weight[held])
-                logs.append(_collapsed(cand.communication_))
-                if k == 0:
-                    weak_adjacency = cand.adjacency_
-                else:
-                    strong_adjacency = cand.adjacency_
-            # The rounds before the candidates ran, now that their graph is
-            # known: a robust loss's scale and kernel="auto"'s sum, over a
-            # spanning tree of the weak graph (as the fit counts them).
-            n_kernels = self.__dict__.pop("_pending_selection", 0)
-            if self.__dict__.pop("_pending_scale", False) or n_kernels:
-                counter = self._tree_counter()
-                parents = tree_parents(weak_adjacency)
-                if self._loss_threshold() is not None:
-                    count_scale_messages(counter, parents)
-                if n_kernels:
-                    count_selection_messages(counter, parents, n_kernels)
-                counter.next_round()
-                logs.insert(0, CommunicationLog.from_counter(counter, node_labels=self.nodes_))
-            reporting = ~np.isnan(errors[0])
+        reporting = ~np.isnan(errors[0])
+        if reporting.any():
             mean = errors[:, reporting].mean(axis=1)
             choice = int(np.argmin(mean))  # ties: the weak coupling (first)
-            # The reports summed up a spanning tree of the weak graph, the
-            # choice sent back down: one round of its own.
-            counter = self._tree_counter()
-            count_selection_messages(counter, tree_parents(weak_adjacency), len(candidates))
-            counter.next_round()
-            logs.append(CommunicationLog.from_counter(counter, node_labels=self.nodes_))
         label, c, eps, topology, _ = candidates[choice]
         self.consensus_penalty_, self.epsilon_ = c, eps
         # The chosen graph, when it is not the estimator's own.
-        self._coupling_adjacency = strong_adjacency if (choice == 1 and topology is not None) else None
+        self._coupling_adjacency = (topology_adjacency if (choice == 1 and topology is not None)
+                                    else None)
         self.consensus_selection_ = {
             "candidates": labels,
             "consensus_penalty": [cand[1] for cand in candidates],
@@ -214,11 +221,43 @@ class _CouplingSelectionMixin:
             "node_validation_error": errors,
             "choice": label,
         }
-        if logs:
-            log = logs[0]
-            for later in logs[1:]:
-                log = log.combine(later)
-            self._log = log
-            self.communication_ = log
-            self._consensus_curve = np.full(len(logs), np.nan)
-            self._order_curve = np.zeros((len(logs), n_nodes), dtype=np.intp)
+
+    def _select_coupling(self, X, codes, sample_weight, y_encoded, epochs, shuffle):
+        """Choose ``consensus_penalty_``, ``epsilon_`` and the graph
+        (:meth:`_adopt_coupling`); fills ``consensus_selection_`` and the
+        selection's log (prepended to the fit's).  A federation where no
+        node can hold out a sample, or whose training rows miss a class,
+        keeps the weak coupling (``consensus_selection_`` says so)."""
+        n_nodes = len(self.nodes_)
+        candidates, held, ready = self._coupling_setup(X, codes, sample_weight, y_encoded)
+        train = ~held
+        errors = np.full((len(candidates), n_nodes), np.nan)
+        if not ready:
+            self._adopt_coupling(candidates, errors, None)
+            return
+        logs, fitted = [], []
+        for k, (_, c, eps, topology, params) in enumerate(candidates):
+            cand, queues = self._coupled_candidate(c, eps, topology, params, X[train],
+                                                   codes[train], epochs, shuffle)
+            cand._run(X[train], y_encoded[train], sample_weight[train], queues, epochs)
+            errors[k] = self._held_out_errors(cand, X[held], y_encoded[held], codes[held],
+                                              sample_weight[held])
+            logs.append(_collapsed(cand.communication_))
+            fitted.append(cand)
+        before, after = self._selection_counters(fitted[0].adjacency_, len(candidates))
+        if before is not None:
+            logs.insert(0, CommunicationLog.from_counter(before, node_labels=self.nodes_))
+        logs.append(CommunicationLog.from_counter(after, node_labels=self.nodes_))
+        log = logs[0]
+        for later in logs[1:]:
+            log = log.combine(later)
+        self._log = log
+        self.communication_ = log
+        self._consensus_curve = np.full(len(logs), np.nan)
+        self._order_curve = np.zeros((len(logs), n_nodes), dtype=np.intp)
+        self._adopt_coupling(candidates, errors, fitted[1].adjacency_)
+
+    def _tree_counter(self):
+        """A counter for one round over the spanning trees."""
+        return CommCounter(len(self.nodes_), server=False,
+                           header_bytes=resolve_network(self.network).header_bytes)
