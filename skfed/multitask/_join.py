@@ -107,9 +107,11 @@ Protocol and bytes (byte model of :mod:`skfed.network`, float64 values, one
 header a message): in the first round it is not dropped, a newcomer
 downloads what its problem needs and uploads what the server keeps:
 
-* ``"shared"``: up its number of samples (1 float, with a rehearsal),
-  down ``w_0``, ``mu``, the fitted nodes' mean weight and, with a
-  rehearsal, its scale (``P d' + 2`` or ``P d' + 3`` floats); a join that
+* ``"shared"``: with a rehearsal, up its number of samples and total
+  weight (2 floats) and down ``w_0`` and its prior weight ``lambda /
+  c_n``, which the server forms from them, ``mu``, the fitted nodes' mean
+  weight and the rehearsed scale (``P d' + 1`` floats); without one, down
+  ``w_0``, ``mu`` and the mean weight (``P d' + 2``); a join that
   needs a size not rehearsed yet also sends each of that size's
   rehearsing nodes a request (one float a size) and collects its report
   (one float per draw and scale);
@@ -125,7 +127,8 @@ constant ``c_n``, do not depend on it, and a later newcomer downloads only
 ``w_0``), so it stays with the node that predicts with it, as under
 ``privacy``.  Uploading ``v_n`` was 40 % of a rotated-moons join's bytes
 (168 + 16 of its 416 bytes a newcomer at ``d' = 21``; the join was 15 % of
-that small refit's bytes, now under 10 %).
+that small refit's bytes, 9.7-10.0 % without it, 9.4-9.8 % with the prior
+weight formed by the server).
 
 ``P`` the binary problems, ``d'`` the features with the intercept column,
 ``m`` the nodes before the join.  A dropped newcomer asks again in the next
@@ -467,9 +470,13 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
             c = c * _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, est.loss)
         nodes.set_prior(M, lam / np.where(c > 0, c, lam / mu))  # (c = 0: below)
         converged = nodes.solve_all(loss, steps)
-        down = P * d + 2  # w_0, mu and the fitted nodes' mean weight
         if rehearsal is not None:
-            down += 1  # its scale (it first sends its number of samples)
+            # It first sends its number of samples and total weight; the
+            # server, which holds mu, the mean weight and the rehearsed
+            # scales, answers w_0 and its prior weight lam / c_n.
+            down = P * d + 1
+        else:
+            down = P * d + 2  # w_0, mu and the fitted nodes' mean weight
         up = 0  # v_n stays with the newcomer (see the module)
     else:
         sigma_old = _dense_sigma(est)
@@ -522,8 +529,8 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
         now = np.flatnonzero(active & pending)
         if now.size:
             ids = (n_old + now).astype(np.intp)
-            if rehearsal is not None:  # its number of samples
-                sim.counter.gather_to_server(ids, np.full(len(ids), _FLOAT, np.int64))
+            if rehearsal is not None:  # its number of samples and total weight
+                sim.counter.gather_to_server(ids, np.full(len(ids), 2 * _FLOAT, np.int64))
             sim.counter.broadcast_from_server(ids, np.full(len(ids), down * _FLOAT, np.int64))
             if up and not private:
                 sim.counter.gather_to_server(ids, np.full(len(ids), up * _FLOAT, np.int64))
