@@ -9,9 +9,7 @@ docstring of :mod:`skfed._graph_join`), the same draws of the peer-sampling
 service and the same messages, but each of them for all the newcomers at
 once:
 
-1. their local models: one ``lin_local`` call over all of them (their
-   smoothness constants from one batched eigenvalue call on their Gram
-   matrices ``Z_n^T diag(s) Z_n``);
+1. their local models: one ``lin_local`` call over all of them;
 2. their rows of the graph objective: one ``join_rows`` call
    (:mod:`skfed._core._join_fast`) over their candidates stored back to
    back (and again over the candidates and peers when newcomers sample
@@ -118,8 +116,10 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
     mass = np.add.reduceat(sw64, offsets[:-1])
     confidence = mass / np.maximum(max_mass, mass)
     rows64 = np.sqrt(sw64)[:, None] * Z.astype(np.float64)
-    gram = np.add.reduceat(rows64[:, :, None] * rows64[:, None, :], offsets[:-1], axis=0)
-    top = np.linalg.eigvalsh(gram)[:, -1]
+    # ||diag(sqrt(s)) Z_n||_2^2 of each newcomer, as newcomer by newcomer
+    # (a few samples of many features: never an n x n Gram matrix)
+    top = np.array([np.linalg.norm(rows64[offsets[k]:offsets[k + 1]], 2) ** 2
+                    for k in range(n_new)])
     lipschitz = np.maximum(loss.py_curvature() * top / mass + l2, 1e-12)
     inv_mass = 1.0 / mass
     theta = np.zeros((n_new, P, n), dtype=dtype)
