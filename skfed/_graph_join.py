@@ -125,6 +125,9 @@ _RESOLVE_EVERY = 25
 _SYNC_BLOCKS = 4
 # Whether newcomers of one call sample each other.
 _PEERS = True
+# Whether Perso-lin joins at its defaults run every newcomer in one pass
+# (skfed._graph_join_batch); False runs them one by one (the tests' reference).
+_BATCHED = True
 # Bytes of a loss and a degree in an answer; of one weight.
 _LOSS_DEGREE_BYTES = payload_bytes(n_float64=2)
 _WEIGHT_BYTES = payload_bytes(n_float64=1)
@@ -586,8 +589,8 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
             cand = candidates[k]
             sim.counter.multicast_message(n_old + k, np.ascontiguousarray(cand, np.intp), 0)
             ok = cand[active[cand]]
-            for j in ok.tolist():
-                sim.counter.send_message(j, n_old + k, int(answer_bytes[j]) + _LOSS_DEGREE_BYTES)
+            sim.counter.send_pairs(ok, np.full(len(ok), n_old + k, dtype=np.intp),
+                                   (answer_bytes[ok] + _LOSS_DEGREE_BYTES).astype(np.int64))
             if len(ok):
                 answered[k] = ok
             else:
@@ -595,158 +598,175 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
         waiting = still
         sim.counter.next_round()
 
-    Z_all = _design(est, X, dtype)
-    Y_all = _targets(est, y, dtype)
-    shape = models.shape[1:]
-    new_models = np.zeros((n_new,) + shape, dtype=dtype)
-    local_models = np.zeros_like(new_models)
-    confidences = np.zeros(n_new)
-    uses, graph_losses = np.zeros(n_new, dtype=np.int64), np.zeros(n_new)
-    local_losses = np.zeros(n_new)
     scoring = bool(getattr(est, "peer_scoring", False)) and not private
-    newcomers, cands_old, rows = [], [], []
-    # Step 1 and the row toward the fitted candidates.
-    for k in range(n_new):
-        idx = layout.node_indices(k)
-        node = _Newcomer(est, np.ascontiguousarray(Z_all[idx]),
-                         np.ascontiguousarray(Y_all[:, idx]),
-                         np.ascontiguousarray(sw_all[idx], dtype=dtype),
-                         float(info["max_mass"]), dtype)
-        cand = answered[k]
-        received = sim.corrupt_value_rows(graph_models[cand].astype(np.float64), cand)
-        received_losses = sim.corrupt_value_rows(losses_old[cand][:, None], cand)[:, 0]
-        node.local(n_local, steps)
-        local_models[k] = node.model[0]
-        local_losses[k] = node.graph_loss(private)
-        cands = _Candidates(node, received, received_losses, degrees_old[cand], scoring)
-        rows.append(_row(node, cands, est, private, threshold))
-        cands_old.append(cands)
-        confidences[k] = node.confidence
-        newcomers.append(node)
+    if (_BATCHED and not _is_dada(est) and budget is None and not scoring
+            and not sim.rogue.any()):
+        # Perso-lin at its defaults: every newcomer in one pass
+        # (skfed._graph_join_batch; the same steps, draws and messages).
+        from ._graph_join_batch import lin_join_batched
 
-    # Step 2b: the newcomers of this call sample each other (after their
-    # local models exist) and answer as fitted nodes do: the model the
-    # graph is learned from (their local one), its loss and their degree
-    # toward the fitted nodes.
-    peers = [np.zeros(0, dtype=np.intp) for _ in range(n_new)]
-    # Only newcomers at least as heavy as the fitted nodes' mean take part.
-    mean_mass = float(np.mean(est.confidence_[:n_old])) * float(info["max_mass"])
-    eligible = np.flatnonzero(np.array([node.mass for node in newcomers]) >= mean_mass)
-    if len(eligible) > 1 and _PEERS:
-        new_payloads = model_message_bytes(local_models.reshape(n_new, -1), dtype)
-        degrees_new = np.array([v.sum() for v in rows])
-        n_peers = min(len(eligible) - 1, n_candidates)
-        active = sim.draw_rounds(1)[0][0]
-        for k in eligible.tolist():
-            others = eligible[eligible != k]
-            drawn = np.sort(rng.choice(others, size=n_peers, replace=False))
-            if not active[n_old + k]:
-                continue  # a dropped newcomer keeps the fitted candidates only
-            sim.counter.multicast_message(n_old + k, np.ascontiguousarray(n_old + drawn,
-                                                                         dtype=np.intp), 0)
-            ok = drawn[active[n_old + drawn]]
-            for j in ok.tolist():
-                sim.counter.send_message(n_old + j, n_old + k,
-                                         int(new_payloads[j]) + _LOSS_DEGREE_BYTES)
-            peers[k] = ok
-        sim.counter.next_round()
-
-    def full_candidates(k, current):
-        """Newcomer k's candidates: the fitted ones it asked, then its peers
-        (with ``current``: their current models, else their answers)."""
-        node, cands, p = newcomers[k], cands_old[k], peers[k]
-        if not len(p):
-            return cands
-        peer_models = local_models[p] if current is None else current[p]
-        both = _Candidates.__new__(_Candidates)
-        both.models = np.ascontiguousarray(np.concatenate(
-            [cands.models, peer_models.reshape(len(p), -1).astype(np.float64)]))
-        both.sq = np.einsum("ij,ij->i", both.models, both.models)
-        both.losses = np.concatenate([cands.losses, local_losses[p]])
-        both.degrees = np.ascontiguousarray(np.concatenate([cands.degrees, degrees_new[p]]))
-        both.data_losses = (None if cands.data_losses is None else np.concatenate(
-            [cands.data_losses, node.data_losses(peer_models.astype(dtype))]))
-        return both
-
-    def solve_rows(current):
-        """Every newcomer's row over its fitted candidates and peers; the
-        weight between two newcomers is the mean of what each chose."""
-        toward = []
+        batch = lin_join_batched(
+            est, X, y, sw_all, layout, answered=answered, models=models,
+            graph_models=graph_models, losses_old=losses_old, degrees_old=degrees_old,
+            max_mass=float(info["max_mass"]),
+            mean_confidence=float(np.mean(est.confidence_[:n_old])), n_local=n_local,
+            n_steps=n_steps, every=every, threshold=threshold, sim=sim, rng=rng,
+            n_candidates=n_candidates)
+        new_models, local_models = batch["models"], batch["local_models"]
+        confidences, graph_losses = batch["confidence"], batch["graph_losses"]
+        uses, rows, W_new, newcomers = batch["uses"], batch["rows"], batch["W_new"], []
+    else:
+        Z_all = _design(est, X, dtype)
+        Y_all = _targets(est, y, dtype)
+        shape = models.shape[1:]
+        new_models = np.zeros((n_new,) + shape, dtype=dtype)
+        local_models = np.zeros_like(new_models)
+        confidences = np.zeros(n_new)
+        uses, graph_losses = np.zeros(n_new, dtype=np.int64), np.zeros(n_new)
+        local_losses = np.zeros(n_new)
+        newcomers, cands_old, rows = [], [], []
+        # Step 1 and the row toward the fitted candidates.
         for k in range(n_new):
-            v = _row(newcomers[k], full_candidates(k, current), est, private, threshold)
-            q = len(cands_old[k].losses)
-            rows[k] = v[:q]
-            toward.append(v[q:])
-        # Sparse: a newcomer weighs at most its few peers (no n_new^2 array).
-        toward_new = sparse.csr_matrix(
-            (np.concatenate(toward + [np.zeros(0)]),
-             (np.repeat(np.arange(n_new), [len(p) for p in peers]),
-              np.concatenate(peers + [np.zeros(0, dtype=np.intp)]))),
-            shape=(n_new, n_new))
-        W = (0.5 * (toward_new + toward_new.T)).tocsr()
-        W.eliminate_zeros()
-        return W
+            idx = layout.node_indices(k)
+            node = _Newcomer(est, np.ascontiguousarray(Z_all[idx]),
+                             np.ascontiguousarray(Y_all[:, idx]),
+                             np.ascontiguousarray(sw_all[idx], dtype=dtype),
+                             float(info["max_mass"]), dtype)
+            cand = answered[k]
+            received = sim.corrupt_value_rows(graph_models[cand].astype(np.float64), cand)
+            received_losses = sim.corrupt_value_rows(losses_old[cand][:, None], cand)[:, 0]
+            node.local(n_local, steps)
+            local_models[k] = node.model[0]
+            local_losses[k] = node.graph_loss(private)
+            cands = _Candidates(node, received, received_losses, degrees_old[cand], scoring)
+            rows.append(_row(node, cands, est, private, threshold))
+            cands_old.append(cands)
+            confidences[k] = node.confidence
+            newcomers.append(node)
 
-    def links(W):
-        """``(k, j)`` of every positive weight, row by row."""
-        coo = W.tocoo()
-        order = np.lexsort((coo.col, coo.row))
-        keep = order[coo.data[order] > 0]
-        return coo.row[keep], coo.col[keep]
-
-    W_new = solve_rows(None) if n_new > 1 else sparse.csr_matrix((n_new, n_new))
-    if separate:
-        # Step 3b: its fitted neighbours send their final models (the row
-        # was learned from the graph models, as in the fit).
-        for k in range(n_new):
-            cand, v = answered[k], rows[k]
-            nbrs = np.ascontiguousarray(cand[v > 0], dtype=np.intp)
-            if len(nbrs):
-                sim.counter.multicast_message(n_old + k, nbrs, 0)
-                for j in nbrs.tolist():
-                    sim.counter.send_message(j, n_old + k, int(payloads[j]))
-            cands_old[k].models = np.ascontiguousarray(
-                sim.corrupt_value_rows(models[cand].astype(np.float64), cand)
-                .reshape(len(cand), -1))
-            cands_old[k].sq = np.einsum("ij,ij->i", cands_old[k].models, cands_old[k].models)
-
-    # Step 4: model steps with the fitted neighbours' models fixed; newcomers
-    # linked to each other step in synchronous blocks and exchange their
-    # current models after each.
-    linked = len(links(W_new)[0]) > 0
-    block = n_steps if every is None else every
-    if linked:
-        block = min(block, max(1, math.ceil(n_steps / _SYNC_BLOCKS)))
-    tau, next_resolve = 0, every
-    while tau < n_steps:
-        size = min(block, n_steps - tau)
-        if every is not None:
-            size = min(size, next_resolve - tau)
-        current = np.stack([node.model[0] for node in newcomers]).astype(np.float64)
-        flat = current.reshape(n_new, -1)
-        mixed = W_new @ flat
-        mass = np.asarray(W_new.sum(axis=1)).ravel()
-        for k, node in enumerate(newcomers):
-            S = rows[k] @ cands_old[k].models + mixed[k]
-            node.model_steps(np.ascontiguousarray(S.reshape(shape)),
-                             float(rows[k].sum() + mass[k]), tau, size, steps)
-        tau += size
-        if tau >= n_steps:
-            break
-        current = np.stack([node.model[0] for node in newcomers])
-        if linked:
-            pay = model_message_bytes(current.reshape(n_new, -1), dtype)
-            for k, j in zip(*links(W_new)):
-                sim.counter.send_message(n_old + j, n_old + k, int(pay[j]))
+        # Step 2b: the newcomers of this call sample each other (after their
+        # local models exist) and answer as fitted nodes do: the model the
+        # graph is learned from (their local one), its loss and their degree
+        # toward the fitted nodes.
+        peers = [np.zeros(0, dtype=np.intp) for _ in range(n_new)]
+        # Only newcomers at least as heavy as the fitted nodes' mean take part.
+        mean_mass = float(np.mean(est.confidence_[:n_old])) * float(info["max_mass"])
+        eligible = np.flatnonzero(np.array([node.mass for node in newcomers]) >= mean_mass)
+        if len(eligible) > 1 and _PEERS:
+            new_payloads = model_message_bytes(local_models.reshape(n_new, -1), dtype)
+            degrees_new = np.array([v.sum() for v in rows])
+            n_peers = min(len(eligible) - 1, n_candidates)
+            active = sim.draw_rounds(1)[0][0]
+            for k in eligible.tolist():
+                others = eligible[eligible != k]
+                drawn = np.sort(rng.choice(others, size=n_peers, replace=False))
+                if not active[n_old + k]:
+                    continue  # a dropped newcomer keeps the fitted candidates only
+                sim.counter.multicast_message(n_old + k, np.ascontiguousarray(n_old + drawn,
+                                                                             dtype=np.intp), 0)
+                ok = drawn[active[n_old + drawn]]
+                for j in ok.tolist():
+                    sim.counter.send_message(n_old + j, n_old + k,
+                                             int(new_payloads[j]) + _LOSS_DEGREE_BYTES)
+                peers[k] = ok
             sim.counter.next_round()
-        if every is not None and tau >= next_resolve:
-            next_resolve += every
-            W_new = solve_rows(current.astype(np.float64))
-            linked = len(links(W_new)[0]) > 0
-    for k, node in enumerate(newcomers):
-        new_models[k] = node.model[0]
-        graph_losses[k] = local_losses[k] if separate else node.graph_loss(private)
-        uses[k] = node.P * (n_local + n_steps) if node.dada else (n_local + n_steps)
+
+        def full_candidates(k, current):
+            """Newcomer k's candidates: the fitted ones it asked, then its peers
+            (with ``current``: their current models, else their answers)."""
+            node, cands, p = newcomers[k], cands_old[k], peers[k]
+            if not len(p):
+                return cands
+            peer_models = local_models[p] if current is None else current[p]
+            both = _Candidates.__new__(_Candidates)
+            both.models = np.ascontiguousarray(np.concatenate(
+                [cands.models, peer_models.reshape(len(p), -1).astype(np.float64)]))
+            both.sq = np.einsum("ij,ij->i", both.models, both.models)
+            both.losses = np.concatenate([cands.losses, local_losses[p]])
+            both.degrees = np.ascontiguousarray(np.concatenate([cands.degrees, degrees_new[p]]))
+            both.data_losses = (None if cands.data_losses is None else np.concatenate(
+                [cands.data_losses, node.data_losses(peer_models.astype(dtype))]))
+            return both
+
+        def solve_rows(current):
+            """Every newcomer's row over its fitted candidates and peers; the
+            weight between two newcomers is the mean of what each chose."""
+            toward = []
+            for k in range(n_new):
+                v = _row(newcomers[k], full_candidates(k, current), est, private, threshold)
+                q = len(cands_old[k].losses)
+                rows[k] = v[:q]
+                toward.append(v[q:])
+            # Sparse: a newcomer weighs at most its few peers (no n_new^2 array).
+            toward_new = sparse.csr_matrix(
+                (np.concatenate(toward + [np.zeros(0)]),
+                 (np.repeat(np.arange(n_new), [len(p) for p in peers]),
+                  np.concatenate(peers + [np.zeros(0, dtype=np.intp)]))),
+                shape=(n_new, n_new))
+            W = (0.5 * (toward_new + toward_new.T)).tocsr()
+            W.eliminate_zeros()
+            return W
+
+        def links(W):
+            """``(k, j)`` of every positive weight, row by row."""
+            coo = W.tocoo()
+            order = np.lexsort((coo.col, coo.row))
+            keep = order[coo.data[order] > 0]
+            return coo.row[keep], coo.col[keep]
+
+        W_new = solve_rows(None) if n_new > 1 else sparse.csr_matrix((n_new, n_new))
+        if separate:
+            # Step 3b: its fitted neighbours send their final models (the row
+            # was learned from the graph models, as in the fit).
+            for k in range(n_new):
+                cand, v = answered[k], rows[k]
+                nbrs = np.ascontiguousarray(cand[v > 0], dtype=np.intp)
+                if len(nbrs):
+                    sim.counter.multicast_message(n_old + k, nbrs, 0)
+                    for j in nbrs.tolist():
+                        sim.counter.send_message(j, n_old + k, int(payloads[j]))
+                cands_old[k].models = np.ascontiguousarray(
+                    sim.corrupt_value_rows(models[cand].astype(np.float64), cand)
+                    .reshape(len(cand), -1))
+                cands_old[k].sq = np.einsum("ij,ij->i", cands_old[k].models, cands_old[k].models)
+
+        # Step 4: model steps with the fitted neighbours' models fixed; newcomers
+        # linked to each other step in synchronous blocks and exchange their
+        # current models after each.
+        linked = len(links(W_new)[0]) > 0
+        block = n_steps if every is None else every
+        if linked:
+            block = min(block, max(1, math.ceil(n_steps / _SYNC_BLOCKS)))
+        tau, next_resolve = 0, every
+        while tau < n_steps:
+            size = min(block, n_steps - tau)
+            if every is not None:
+                size = min(size, next_resolve - tau)
+            current = np.stack([node.model[0] for node in newcomers]).astype(np.float64)
+            flat = current.reshape(n_new, -1)
+            mixed = W_new @ flat
+            mass = np.asarray(W_new.sum(axis=1)).ravel()
+            for k, node in enumerate(newcomers):
+                S = rows[k] @ cands_old[k].models + mixed[k]
+                node.model_steps(np.ascontiguousarray(S.reshape(shape)),
+                                 float(rows[k].sum() + mass[k]), tau, size, steps)
+            tau += size
+            if tau >= n_steps:
+                break
+            current = np.stack([node.model[0] for node in newcomers])
+            if linked:
+                pay = model_message_bytes(current.reshape(n_new, -1), dtype)
+                for k, j in zip(*links(W_new)):
+                    sim.counter.send_message(n_old + j, n_old + k, int(pay[j]))
+                sim.counter.next_round()
+            if every is not None and tau >= next_resolve:
+                next_resolve += every
+                W_new = solve_rows(current.astype(np.float64))
+                linked = len(links(W_new)[0]) > 0
+        for k, node in enumerate(newcomers):
+            new_models[k] = node.model[0]
+            graph_losses[k] = local_losses[k] if separate else node.graph_loss(private)
+            uses[k] = node.P * (n_local + n_steps) if node.dada else (n_local + n_steps)
     # Step 4's last message: each newcomer tells its fitted neighbours their
     # weight (a weight between two newcomers is known to both).
     for k in range(n_new):

@@ -181,14 +181,16 @@ def test_join_bytes_closed_form(omega):
     est = FederatedMultiTaskClassifier(omega=omega, random_state=0)
     est, before, _, n_bytes, (_, _, go), (Xn, _, gn) = _fit_join(est, n_new=3)
     m, n_new, P, d = len(before["coef_"]), 3, 1, Xn.shape[1] + 1
-    down, up = {"auto": (P * d + 2, P * d), "independent": (1, P * d),
+    # (the shared and independent newcomers keep their models: no upload)
+    down, up = {"auto": (P * d + 2, 0), "independent": (1, 0),
                 "learn": (P * m * d + 2, P * d + m + 1)}[omega]
     collected = 0
     if omega == "auto":
         from skfed.multitask._join import _REHEARSAL_SCALES, rehearsal_draws
 
-        # the newcomer first sends its number of samples and also downloads
-        # its scale; the join rehearses the size nearest the newcomers' (12:
+        # the newcomer first sends its number of samples and total weight
+        # and downloads w_0 with its prior weight (one float instead of mu
+        # and the mean weight); the join rehearses the size nearest the newcomers' (12:
         # 10, within a factor 2): the server asks that size's nodes (one
         # float, the size) and each reports one float per draw and scale
         draws = rehearsal_draws(np.bincount(np.searchsorted(est.nodes_[:m], go)), 0)
@@ -201,12 +203,16 @@ def test_join_bytes_closed_form(omega):
         asked = per_node > 0
         collected = int(np.sum(asked) * (8 + HEADER)
                         + np.sum(per_node[asked] * len(_REHEARSAL_SCALES) * 8 + HEADER))
-        down += 1
-        collected += n_new * (8 + HEADER)
-    expected = n_new * (down * 8 + HEADER + up * 8 + HEADER) + collected
+        down -= 1
+        collected += n_new * (2 * 8 + HEADER)
+    expected = n_new * (down * 8 + HEADER + (up * 8 + HEADER if up else 0)) + collected
     assert est.join_communication_.total_bytes == expected
     assert est.n_bytes_sent_ == n_bytes + expected
     assert est.communication_.total_bytes == n_bytes
+    # what each newcomer itself sent: its number of samples (auto), nothing
+    # (independent), its model, row weights and c_n (learn)
+    sent = {"auto": 2 * 8 + HEADER, "independent": 0, "learn": up * 8 + HEADER}[omega]
+    np.testing.assert_array_equal(est.join_communication_.bytes_sent[m:m + n_new], sent)
 
 
 def test_dropped_newcomers_retry_with_the_same_models():
@@ -411,7 +417,7 @@ def test_rehearsal_is_lazy_and_each_size_is_collected_once():
     full = FederatedMultiTaskClassifier(random_state=0).fit(
         X[old], y[old], groups=g[old])._join_rehearsal.table()
     m, d = len(est.nodes_), X.shape[1] + 1
-    per_newcomer = 8 + HEADER + (d + 3) * 8 + HEADER + d * 8 + HEADER
+    per_newcomer = 2 * 8 + HEADER + (d + 1) * 8 + HEADER  # (v_n is not uploaded)
 
     def join(node, k):
         rows = np.flatnonzero(g == node)[:k]

@@ -1,0 +1,179 @@
+"""Perso-lin's batched join (skfed._graph_join_batch, skfed._core._join_fast)
+against its kernels' NumPy references and against the newcomer-by-newcomer
+join."""
+
+import copy
+
+import numpy as np
+import pytest
+
+import skfed._graph_join as graph_join
+from skfed._core._boosting_fast import Logistic
+from skfed._core._join_fast import join_rows, lin_join_steps
+from skfed.boosting import PersonalizedLinearClassifier
+from skfed.network import SimulatedNetwork
+
+from .test_graph_join import _lin_numpy, _row_numpy
+
+
+# ------------------------------------------------------------------ kernels
+def _rows_numpy(node_models, node_losses, cand_models, cand_losses, cand_degrees, indptr,
+                mu, mu_graph, lam, delta, cap, threshold):
+    """Each newcomer's row in NumPy: exact row, cap on the smallest pair
+    costs and re-solve, then the threshold."""
+    out = np.zeros(len(cand_losses))
+    for k in range(len(node_models)):
+        seg = slice(indptr[k], indptr[k + 1])
+        z = ((cand_models[seg] - node_models[k]) ** 2).sum(axis=1)
+        pair = 0.5 * mu * z
+        a = node_losses[k] + cand_losses[seg] + pair
+        d = cand_degrees[seg]
+        v = _row_numpy(a, d, 0.0, mu_graph, lam, delta)
+        if cap >= 0 and np.count_nonzero(v) > cap:
+            pos = np.flatnonzero(v > 0)
+            kept = np.sort(pos[np.argsort(pair[pos], kind="stable")[:cap]])
+            v = np.zeros_like(v)
+            v[kept] = _row_numpy(a[kept], d[kept], 0.0, mu_graph, lam, delta)
+        if threshold >= 0 and v.max() > 0:
+            v[v < min(threshold, v.max())] = 0.0
+        out[seg] = v
+    return out
+
+
+@pytest.mark.parametrize("cap, threshold", [(-1, -1.0), (3, -1.0), (-1, 0.05), (2, 0.02)])
+def test_join_rows_equal_numpy_rows(cap, threshold):
+    rng = np.random.RandomState(0)
+    n_new, D = 4, 3
+    lengths = np.array([7, 1, 12, 5])
+    indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
+    T = indptr[-1]
+    node_models = rng.normal(size=(n_new, D))
+    cand_models = node_models[np.repeat(np.arange(n_new), lengths)] + rng.normal(
+        scale=rng.choice([0.1, 2.0], size=(T, 1)), size=(T, D))
+    node_losses = rng.uniform(0.1, 0.6, size=n_new)
+    cand_losses = rng.uniform(0.1, 0.6, size=T)
+    cand_degrees = rng.uniform(0.0, 0.5, size=T)
+    args = (node_models, node_losses, cand_models, cand_losses, cand_degrees, indptr,
+            1.0, 0.7, 1.0, 1e-3)
+    out = np.full(T, np.nan)
+    join_rows(*args, cap, threshold, out)
+    expected = _rows_numpy(*args, cap, threshold)
+    np.testing.assert_allclose(out, expected, rtol=1e-9, atol=1e-12)
+    assert np.array_equal(out > 0, expected > 0)
+    if cap >= 0:
+        for k in range(n_new):
+            assert np.count_nonzero(out[indptr[k]:indptr[k + 1]]) <= cap
+    # no graph term: no weights
+    zero = np.full(T, np.nan)
+    join_rows(*args[:7], 0.0, 1.0, 1e-3, cap, threshold, zero)
+    np.testing.assert_array_equal(zero, 0.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_lin_join_steps_equal_numpy_gradient_steps(dtype):
+    rng = np.random.RandomState(1)
+    counts = np.array([3, 9, 5])
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
+    m, n, P = offsets[-1], 3, 2
+    X = np.ascontiguousarray(np.c_[rng.normal(size=(m, n - 1)), np.ones(m)], dtype=dtype)
+    Y = np.ascontiguousarray(rng.choice([-1.0, 1.0], size=(P, m)), dtype=dtype)
+    sw = np.ascontiguousarray(rng.uniform(0.5, 2.0, size=m), dtype=dtype)
+    theta0 = rng.normal(scale=0.3, size=(3, P, n))
+    S = rng.normal(size=(3, P, n))
+    degree = np.array([0.4, 0.0, 1.3])
+    confidence = np.array([0.5, 1.0, 0.8])
+    mass = np.add.reduceat(sw.astype(np.float64), offsets[:-1])
+    lip = np.array([0.25 * np.linalg.norm(np.sqrt(sw[s].astype(np.float64))[:, None]
+                                          * X[s].astype(np.float64), 2) ** 2 / mass[k] + 0.01
+                    for k, s in enumerate(slice(offsets[k], offsets[k + 1])
+                                          for k in range(3))])
+    theta = np.array(theta0, dtype=dtype)  # (a copy: theta0 is the reference's start)
+    losses = np.zeros((3, P))
+    lin_join_steps(X, Y, sw, offsets, theta, losses, Logistic(), 1.0 / mass, lip, 0.01, n - 1,
+                   S, degree, confidence, 0.9, 7)
+    tol = 1e-11 if dtype == np.float64 else 1e-5
+    for k in range(3):
+        s = slice(offsets[k], offsets[k + 1])
+        expected = _lin_numpy(X[s].astype(np.float64), Y[:, s].astype(np.float64),
+                              sw[s].astype(np.float64), theta0[k].astype(dtype), S[k],
+                              degree[k], confidence[k], 0.9, 0.01, n - 1, lip[k], 7)
+        np.testing.assert_allclose(theta[k], expected, rtol=tol, atol=tol)
+        for p in range(P):
+            z = Y[p, s] * (X[s] @ theta[k, p]).astype(np.float64)
+            F = (sw[s] @ np.log1p(np.exp(-z)) / mass[k]
+                 + 0.005 * np.sum(theta[k, p, :n - 1].astype(np.float64) ** 2))
+            np.testing.assert_allclose(losses[k, p], F, rtol=tol)
+
+
+# ------------------------------------------- the batched join = node by node
+def _clusters(seed, n_nodes=24, n_new=6):
+    """Two clusters of tasks; the newcomers hold 4 to 30 samples (both
+    sides of the fitted nodes' mean: some sample each other)."""
+    rng = np.random.RandomState(seed)
+    counts = np.concatenate([rng.randint(6, 16, size=n_nodes - n_new),
+                             [4, 30, 25, 8, 20, 18][:n_new]])
+    groups = np.repeat(np.arange(n_nodes), counts)
+    X = rng.normal(size=(len(groups), 2))
+    flip = np.where(np.arange(n_nodes) % 2 == 0, 1.0, -1.0)[groups]
+    y = (flip * X[:, 0] + 0.3 * X[:, 1] + 0.3 * rng.normal(size=len(groups)) > 0).astype(int)
+    return X, y, groups, groups >= n_nodes - n_new
+
+
+def _both_ways(params, n_new=6, dtype=np.float64):
+    X, y, groups, new = _clusters(0, n_new=n_new)
+    X = X.astype(dtype)
+    est = PersonalizedLinearClassifier(random_state=0, **params).fit(
+        X[~new], y[~new], groups=groups[~new])
+    before = copy.deepcopy(est)
+    batched = copy.deepcopy(est).add_nodes(X[new], y[new], groups=groups[new])
+    graph_join._BATCHED = False
+    try:
+        one_by_one = copy.deepcopy(est).add_nodes(X[new], y[new], groups=groups[new])
+    finally:
+        graph_join._BATCHED = True
+    return before, batched, one_by_one
+
+
+@pytest.mark.parametrize("params", [
+    {},  # the defaults: graph learned once, cap 10, sparsified
+    dict(graph_update_every="n_nodes"),  # re-solves every 25 steps
+    dict(max_neighbors=None, sparsify_graph=None),
+    dict(network=SimulatedNetwork(drop_rate=0.3, random_state=2)),
+], ids=["defaults", "resolve", "uncapped", "drops"])
+def test_batched_join_equals_the_newcomer_by_newcomer_join(params):
+    before, batched, one_by_one = _both_ways(params)
+    K = len(before.nodes_)
+    for est in (batched, one_by_one):
+        np.testing.assert_array_equal(est.coef_[:K], before.coef_)
+        np.testing.assert_array_equal(est.collaboration_graph_[:K, :K].toarray(),
+                                      before.collaboration_graph_.toarray())
+    np.testing.assert_allclose(batched.coef_, one_by_one.coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(batched.intercept_, one_by_one.intercept_, rtol=1e-9,
+                               atol=1e-12)
+    np.testing.assert_allclose(batched.confidence_, one_by_one.confidence_, rtol=1e-12)
+    G, H = batched.collaboration_graph_.toarray(), one_by_one.collaboration_graph_.toarray()
+    np.testing.assert_allclose(G, H, rtol=1e-9, atol=1e-12)
+    assert np.array_equal(G > 0, H > 0)
+    if "network" not in params:
+        # some newcomers linked to each other (the heavy ones), not all
+        assert (G[K:, K:] > 0).any() and not (G[K:, K:] > 0).all()
+    # the same messages
+    a, b = batched.join_communication_, one_by_one.join_communication_
+    assert a.total_bytes == b.total_bytes and a.total_messages == b.total_messages
+    np.testing.assert_array_equal(a.bytes_per_round, b.bytes_per_round)
+    assert (a.pair_bytes_sparse != b.pair_bytes_sparse).nnz == 0
+    for key in ("losses", "graph_models"):
+        x, z = batched._join_info[key], one_by_one._join_info[key]
+        if x is None:
+            assert z is None
+        else:
+            np.testing.assert_allclose(x, z, rtol=1e-9, atol=1e-12)
+
+
+def test_batched_join_in_float32_and_of_one_newcomer():
+    before, batched, one_by_one = _both_ways({}, dtype=np.float32)
+    assert batched.coef_.dtype == np.float32
+    np.testing.assert_allclose(batched.coef_, one_by_one.coef_, rtol=1e-4, atol=1e-5)
+    before, batched, one_by_one = _both_ways({}, n_new=1)
+    np.testing.assert_allclose(batched.coef_, one_by_one.coef_, rtol=1e-9, atol=1e-12)
+    assert batched.join_communication_.total_bytes == one_by_one.join_communication_.total_bytes
