@@ -214,7 +214,8 @@ cdef inline void _lse_push(double a, double s, double* amax, double* z) noexcept
 cdef double _node_loss(
     const floating[:, ::1] models, const floating[:, ::1] H, const signed char* H8,
     const floating[:, ::1] Y, const floating[::1] sw, intp_t start, intp_t end, intp_t l,
-    intp_t p, intp_t* nz,
+    intp_t p, intp_t* nz, const intp_t* nz_ptr=NULL, const intp_t* nz_idx=NULL,
+    const double* nz_val=NULL, intp_t n_problems=1,
 ) noexcept nogil:
     """``log sum_i s_i exp(-y_pi h(x_i).m_l,p)`` over rows [start, end): Dada's loss of model l.
 
@@ -225,9 +226,25 @@ cdef double _node_loss(
     the same as H's) when it is not NULL, else from H.
     """
     cdef intp_t n_base = H.shape[1], i, j, r, off = p * n_base
-    cdef intp_t n_nz = _nonzero_coords(models, l, off, n_base, nz)
+    cdef intp_t n_nz, first, last
     cdef double amax = -INFINITY, z = 0.0, a
     cdef const signed char* row
+    if nz_ptr != NULL:
+        # The listed non-zero weights, in the order of the scan below: the
+        # same sums (the products by +-1 are exact in any precision).
+        first = nz_ptr[l * n_problems + p]
+        last = nz_ptr[l * n_problems + p + 1]
+        for i in range(start, end):
+            if sw[i] > 0:
+                a = 0.0
+                row = H8 + i * n_base
+                for r in range(first, last):
+                    a += row[nz_idx[r]] * nz_val[r]
+                _lse_push(-Y[p, i] * a, sw[i], &amax, &z)
+        if amax == -INFINITY:
+            return -INFINITY
+        return amax + log(z)
+    n_nz = _nonzero_coords(models, l, off, n_base, nz)
     for i in range(start, end):
         if sw[i] > 0:
             a = 0.0
@@ -281,6 +298,14 @@ cdef struct _Scorer:
     # Dada's base predictions as int8 (+-1), when given: an eighth of the
     # memory traffic of reading H's float rows (the cost of a score).
     const signed char* h8
+    # With h8: every model's non-zero weights, listed once per call (the
+    # models are fixed during it): model l's problem p holds
+    # ``nz_idx[nz_ptr[l P + p] : nz_ptr[l P + p + 1]]`` (ascending) with
+    # values ``nz_val[...]``; NULL: scanned at every score.
+    const intp_t* nz_ptr
+    const intp_t* nz_idx
+    const double* nz_val
+    intp_t n_problems
 
 
 cdef inline double _score_loss(
@@ -296,7 +321,7 @@ cdef inline double _score_loss(
             total += _lin_node_loss(models, H, Y, sw, offsets[k], offsets[k + 1], l, p, loss)
         else:
             total += _node_loss(models, H, sc.h8, Y, sw, offsets[k], offsets[k + 1], l, p,
-                                sc.nz)
+                                sc.nz, sc.nz_ptr, sc.nz_idx, sc.nz_val, sc.n_problems)
     return total
 
 
@@ -334,6 +359,40 @@ cdef inline double _score(
     return e
 
 
+def _nonzero_lists(models, n_base):
+    """Non-zero weights of every model and problem: ``(ptr, idx, val, n_problems)``.
+
+    ``models`` is ``(n_nodes, P * n_base)``; entry ``l P + p`` of ``ptr``
+    starts the ascending indices ``j`` (and values ``models[l, p n_base +
+    j]``, as float64) of model l's problem p.
+    """
+    flat = np.asarray(models)
+    n_base = max(int(n_base), 1)
+    n_problems = max(flat.shape[1] // n_base, 1)
+    blocks = flat.reshape(flat.shape[0] * n_problems, n_base)
+    mask = blocks != 0
+    ptr = np.zeros(blocks.shape[0] + 1, dtype=np.intp)
+    np.cumsum(mask.sum(axis=1), out=ptr[1:])
+    rows, cols = np.nonzero(mask)
+    idx = np.ascontiguousarray(cols, dtype=np.intp)
+    val = np.ascontiguousarray(blocks[rows, cols], dtype=np.float64)
+    if idx.size == 0:  # pointers into empty arrays: one unused slot each
+        idx = np.zeros(1, dtype=np.intp)
+        val = np.zeros(1)
+    return ptr, idx, val, n_problems
+
+
+cdef void _use_lists(_Scorer* sc, tuple lists):
+    """Point the scorer at the arrays of :func:`_nonzero_lists` (kept alive by the caller)."""
+    cdef const intp_t[::1] ptr = lists[0]
+    cdef const intp_t[::1] idx = lists[1]
+    cdef const double[::1] val = lists[2]
+    sc.nz_ptr = &ptr[0]
+    sc.nz_idx = &idx[0]
+    sc.nz_val = &val[0]
+    sc.n_problems = lists[3]
+
+
 def pair_scores(
     const floating[:, ::1] models,     # IN (n_nodes, P * n_base) the models nodes send
     const floating[:, ::1] H,          # IN (n_samples, n_base) base predictions, node-sorted
@@ -363,10 +422,16 @@ def pair_scores(
     sc.lazy = True
     sc.linear = loss is not None
     sc.h8 = NULL
+    sc.nz_ptr = NULL
+    sc.nz_idx = NULL
+    sc.nz_val = NULL
+    sc.n_problems = 1
     if H8 is not None and loss is None and H8.shape[0] * H8.shape[1] > 0:
         if H8.shape[0] != H.shape[0] or H8.shape[1] != H.shape[1]:
             raise ValueError("H8 must have the shape of H.")
         sc.h8 = &H8[0, 0]
+        nz_lists = _nonzero_lists(models, H.shape[1])
+        _use_lists(&sc, nz_lists)
     with nogil:
         for r in range(rows.shape[0]):
             out[r] = _peer_score(&sc, models, H, Y, sw, offsets, confidence, loss, rows[r],
@@ -575,10 +640,16 @@ def graph_steps(
     sc.lazy = False
     sc.linear = score_loss is not None
     sc.h8 = NULL
+    sc.nz_ptr = NULL
+    sc.nz_idx = NULL
+    sc.nz_val = NULL
+    sc.n_problems = 1
     if score_H8 is not None and score_loss is None and score_H8.shape[0] * score_H8.shape[1]:
         if score_H8.shape[0] != score_H.shape[0] or score_H8.shape[1] != score_H.shape[1]:
             raise ValueError("score_H8 must have the shape of score_H.")
         sc.h8 = &score_H8[0, 0]
+        nz_lists = _nonzero_lists(models, score_H.shape[1])
+        _use_lists(&sc, nz_lists)
     own_arr = np.full(K, np.nan)
     nz_arr = np.zeros(max(1, score_H.shape[1]) if score_H is not None else 1, dtype=np.intp)
     cdef double[::1] own = own_arr
@@ -799,6 +870,10 @@ def cap_node(
     sc.lazy = False
     sc.linear = False
     sc.h8 = NULL
+    sc.nz_ptr = NULL
+    sc.nz_idx = NULL
+    sc.nz_val = NULL
+    sc.n_problems = 1
     cdef LossFunction no_loss = None
     empty = np.zeros((1, 0), dtype=np.asarray(models).dtype)
     cdef const floating[:, ::1] no_H = empty
