@@ -191,6 +191,31 @@ cdef inline double _distance(const floating[:, ::1] models, intp_t k, intp_t l) 
     return z
 
 
+cdef inline double _sparse_distance(const intp_t* ptr, const intp_t* idx, const double* val,
+                                   intp_t k, intp_t l) noexcept nogil:
+    """``||m_k - m_l||^2`` from the non-zero lists, merged in ascending index.
+
+    The same terms in the same order as :func:`_distance` on float64
+    models, without its ``(0 - 0)^2 = +0`` terms (which leave the sum
+    unchanged): the same value.
+    """
+    cdef intp_t i = ptr[k], i_end = ptr[k + 1], j = ptr[l], j_end = ptr[l + 1]
+    cdef double z = 0.0, diff
+    while i < i_end or j < j_end:
+        if j >= j_end or (i < i_end and idx[i] < idx[j]):
+            diff = val[i]
+            i += 1
+        elif i >= i_end or idx[j] < idx[i]:
+            diff = -val[j]
+            j += 1
+        else:
+            diff = val[i] - val[j]
+            i += 1
+            j += 1
+        z += diff * diff
+    return z
+
+
 cdef inline intp_t _nonzero_coords(const floating[:, ::1] models, intp_t l, intp_t off,
                                    intp_t n_base, intp_t* nz) noexcept nogil:
     """Indices j < n_base of the non-zero ``models[l, off + j]``, into ``nz``; their count."""
@@ -306,6 +331,20 @@ cdef struct _Scorer:
     const intp_t* nz_idx
     const double* nz_val
     intp_t n_problems
+    # float64 models with few non-zeros: every model's non-zero weights over
+    # its whole row (as above with one problem), for the squared distances;
+    # NULL: dense distances.
+    const intp_t* d_ptr
+    const intp_t* d_idx
+    const double* d_val
+
+
+cdef inline double _pair_distance(_Scorer* sc, const floating[:, ::1] models, intp_t k,
+                                  intp_t l) noexcept nogil:
+    """``||models[k] - models[l]||^2``, from the scorer's non-zero lists when it has them."""
+    if sc.d_ptr != NULL:
+        return _sparse_distance(sc.d_ptr, sc.d_idx, sc.d_val, k, l)
+    return _distance(models, k, l)
 
 
 cdef inline double _score_loss(
@@ -426,6 +465,9 @@ def pair_scores(
     sc.nz_idx = NULL
     sc.nz_val = NULL
     sc.n_problems = 1
+    sc.d_ptr = NULL
+    sc.d_idx = NULL
+    sc.d_val = NULL
     if H8 is not None and loss is None and H8.shape[0] * H8.shape[1] > 0:
         if H8.shape[0] != H.shape[0] or H8.shape[1] != H.shape[1]:
             raise ValueError("H8 must have the shape of H.")
@@ -476,7 +518,7 @@ cdef intp_t _cap_neighbours(
         m = nbr[p]
         q = _find(nbr, n_slots, R, m, k)
         if isnan(zc[p]):
-            zc[p] = _distance(models, k, m)
+            zc[p] = _pair_distance(sc, models, k, m)
             zc[q] = zc[p]
         z = zc[p]
         if sc.cost != NULL:
@@ -644,6 +686,10 @@ def graph_steps(
     sc.nz_idx = NULL
     sc.nz_val = NULL
     sc.n_problems = 1
+    sc.d_ptr = NULL
+    sc.d_idx = NULL
+    sc.d_val = NULL
+    nz_lists = None  # keeps the arrays the scorer points into alive
     if score_H8 is not None and score_loss is None and score_H8.shape[0] * score_H8.shape[1]:
         if score_H8.shape[0] != score_H.shape[0] or score_H8.shape[1] != score_H.shape[1]:
             raise ValueError("score_H8 must have the shape of score_H.")
@@ -656,6 +702,23 @@ def graph_steps(
     cdef intp_t[::1] nz = nz_arr
     sc.own = &own[0] if K else NULL
     sc.nz = &nz[0]
+    # Squared distances from the non-zero lists: float64 models (the same
+    # values as the dense loop) that are at most half non-zero (Dada's).
+    cdef const intp_t[::1] d_ptr_view
+    cdef const intp_t[::1] d_idx_view
+    cdef const double[::1] d_val_view
+    if floating is double and K > 0 and n_model > 0:
+        if sc.nz_ptr != NULL and sc.n_problems == 1:
+            dist_lists = nz_lists
+        else:
+            dist_lists = _nonzero_lists(models, n_model)
+        if 2 * (<intp_t>dist_lists[0][K]) <= K * n_model:
+            d_ptr_view = dist_lists[0]
+            d_idx_view = dist_lists[1]
+            d_val_view = dist_lists[2]
+            sc.d_ptr = &d_ptr_view[0]
+            sc.d_idx = &d_idx_view[0]
+            sc.d_val = &d_val_view[0]
     cdef int64_t answer_extra = 0
     if wv.shape[0] != nbr.shape[0] or nbr.shape[0] != K * R or R < 1:
         raise ValueError("wv and nbr must hold n_nodes * R slots.")
@@ -716,7 +779,7 @@ def graph_steps(
                 if pos[r] >= 0 and not isnan(zc[pos[r]]):
                     z = zc[pos[r]]
                 else:
-                    z = _distance(models, k, l)
+                    z = _pair_distance(&sc, models, k, l)
                 zs[r] = z
                 w[r] = wv[pos[r]] if pos[r] >= 0 else 0.0
                 dl[r] = degree[l]
@@ -874,6 +937,9 @@ def cap_node(
     sc.nz_idx = NULL
     sc.nz_val = NULL
     sc.n_problems = 1
+    sc.d_ptr = NULL
+    sc.d_idx = NULL
+    sc.d_val = NULL
     cdef LossFunction no_loss = None
     empty = np.zeros((1, 0), dtype=np.asarray(models).dtype)
     cdef const floating[:, ::1] no_H = empty
