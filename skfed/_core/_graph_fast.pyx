@@ -191,6 +191,31 @@ cdef inline double _distance(const floating[:, ::1] models, intp_t k, intp_t l) 
     return z
 
 
+cdef inline double _sparse_distance(const intp_t* ptr, const intp_t* idx, const double* val,
+                                   intp_t k, intp_t l) noexcept nogil:
+    """``||m_k - m_l||^2`` from the non-zero lists, merged in ascending index.
+
+    The same terms in the same order as :func:`_distance` on float64
+    models, without its ``(0 - 0)^2 = +0`` terms (which leave the sum
+    unchanged): the same value.
+    """
+    cdef intp_t i = ptr[k], i_end = ptr[k + 1], j = ptr[l], j_end = ptr[l + 1]
+    cdef double z = 0.0, diff
+    while i < i_end or j < j_end:
+        if j >= j_end or (i < i_end and idx[i] < idx[j]):
+            diff = val[i]
+            i += 1
+        elif i >= i_end or idx[j] < idx[i]:
+            diff = -val[j]
+            j += 1
+        else:
+            diff = val[i] - val[j]
+            i += 1
+            j += 1
+        z += diff * diff
+    return z
+
+
 cdef inline intp_t _nonzero_coords(const floating[:, ::1] models, intp_t l, intp_t off,
                                    intp_t n_base, intp_t* nz) noexcept nogil:
     """Indices j < n_base of the non-zero ``models[l, off + j]``, into ``nz``; their count."""
@@ -214,7 +239,8 @@ cdef inline void _lse_push(double a, double s, double* amax, double* z) noexcept
 cdef double _node_loss(
     const floating[:, ::1] models, const floating[:, ::1] H, const signed char* H8,
     const floating[:, ::1] Y, const floating[::1] sw, intp_t start, intp_t end, intp_t l,
-    intp_t p, intp_t* nz,
+    intp_t p, intp_t* nz, const intp_t* nz_ptr=NULL, const intp_t* nz_idx=NULL,
+    const double* nz_val=NULL, intp_t n_problems=1,
 ) noexcept nogil:
     """``log sum_i s_i exp(-y_pi h(x_i).m_l,p)`` over rows [start, end): Dada's loss of model l.
 
@@ -225,9 +251,25 @@ cdef double _node_loss(
     the same as H's) when it is not NULL, else from H.
     """
     cdef intp_t n_base = H.shape[1], i, j, r, off = p * n_base
-    cdef intp_t n_nz = _nonzero_coords(models, l, off, n_base, nz)
+    cdef intp_t n_nz, first, last
     cdef double amax = -INFINITY, z = 0.0, a
     cdef const signed char* row
+    if nz_ptr != NULL:
+        # The listed non-zero weights, in the order of the scan below: the
+        # same sums (the products by +-1 are exact in any precision).
+        first = nz_ptr[l * n_problems + p]
+        last = nz_ptr[l * n_problems + p + 1]
+        for i in range(start, end):
+            if sw[i] > 0:
+                a = 0.0
+                row = H8 + i * n_base
+                for r in range(first, last):
+                    a += row[nz_idx[r]] * nz_val[r]
+                _lse_push(-Y[p, i] * a, sw[i], &amax, &z)
+        if amax == -INFINITY:
+            return -INFINITY
+        return amax + log(z)
+    n_nz = _nonzero_coords(models, l, off, n_base, nz)
     for i in range(start, end):
         if sw[i] > 0:
             a = 0.0
@@ -281,6 +323,28 @@ cdef struct _Scorer:
     # Dada's base predictions as int8 (+-1), when given: an eighth of the
     # memory traffic of reading H's float rows (the cost of a score).
     const signed char* h8
+    # With h8: every model's non-zero weights, listed once per call (the
+    # models are fixed during it): model l's problem p holds
+    # ``nz_idx[nz_ptr[l P + p] : nz_ptr[l P + p + 1]]`` (ascending) with
+    # values ``nz_val[...]``; NULL: scanned at every score.
+    const intp_t* nz_ptr
+    const intp_t* nz_idx
+    const double* nz_val
+    intp_t n_problems
+    # float64 models with few non-zeros: every model's non-zero weights over
+    # its whole row (as above with one problem), for the squared distances;
+    # NULL: dense distances.
+    const intp_t* d_ptr
+    const intp_t* d_idx
+    const double* d_val
+
+
+cdef inline double _pair_distance(_Scorer* sc, const floating[:, ::1] models, intp_t k,
+                                  intp_t l) noexcept nogil:
+    """``||models[k] - models[l]||^2``, from the scorer's non-zero lists when it has them."""
+    if sc.d_ptr != NULL:
+        return _sparse_distance(sc.d_ptr, sc.d_idx, sc.d_val, k, l)
+    return _distance(models, k, l)
 
 
 cdef inline double _score_loss(
@@ -296,7 +360,7 @@ cdef inline double _score_loss(
             total += _lin_node_loss(models, H, Y, sw, offsets[k], offsets[k + 1], l, p, loss)
         else:
             total += _node_loss(models, H, sc.h8, Y, sw, offsets[k], offsets[k + 1], l, p,
-                                sc.nz)
+                                sc.nz, sc.nz_ptr, sc.nz_idx, sc.nz_val, sc.n_problems)
     return total
 
 
@@ -334,6 +398,40 @@ cdef inline double _score(
     return e
 
 
+def _nonzero_lists(models, n_base):
+    """Non-zero weights of every model and problem: ``(ptr, idx, val, n_problems)``.
+
+    ``models`` is ``(n_nodes, P * n_base)``; entry ``l P + p`` of ``ptr``
+    starts the ascending indices ``j`` (and values ``models[l, p n_base +
+    j]``, as float64) of model l's problem p.
+    """
+    flat = np.asarray(models)
+    n_base = max(int(n_base), 1)
+    n_problems = max(flat.shape[1] // n_base, 1)
+    blocks = flat.reshape(flat.shape[0] * n_problems, n_base)
+    mask = blocks != 0
+    ptr = np.zeros(blocks.shape[0] + 1, dtype=np.intp)
+    np.cumsum(mask.sum(axis=1), out=ptr[1:])
+    rows, cols = np.nonzero(mask)
+    idx = np.ascontiguousarray(cols, dtype=np.intp)
+    val = np.ascontiguousarray(blocks[rows, cols], dtype=np.float64)
+    if idx.size == 0:  # pointers into empty arrays: one unused slot each
+        idx = np.zeros(1, dtype=np.intp)
+        val = np.zeros(1)
+    return ptr, idx, val, n_problems
+
+
+cdef void _use_lists(_Scorer* sc, tuple lists):
+    """Point the scorer at the arrays of :func:`_nonzero_lists` (kept alive by the caller)."""
+    cdef const intp_t[::1] ptr = lists[0]
+    cdef const intp_t[::1] idx = lists[1]
+    cdef const double[::1] val = lists[2]
+    sc.nz_ptr = &ptr[0]
+    sc.nz_idx = &idx[0]
+    sc.nz_val = &val[0]
+    sc.n_problems = lists[3]
+
+
 def pair_scores(
     const floating[:, ::1] models,     # IN (n_nodes, P * n_base) the models nodes send
     const floating[:, ::1] H,          # IN (n_samples, n_base) base predictions, node-sorted
@@ -363,10 +461,19 @@ def pair_scores(
     sc.lazy = True
     sc.linear = loss is not None
     sc.h8 = NULL
+    sc.nz_ptr = NULL
+    sc.nz_idx = NULL
+    sc.nz_val = NULL
+    sc.n_problems = 1
+    sc.d_ptr = NULL
+    sc.d_idx = NULL
+    sc.d_val = NULL
     if H8 is not None and loss is None and H8.shape[0] * H8.shape[1] > 0:
         if H8.shape[0] != H.shape[0] or H8.shape[1] != H.shape[1]:
             raise ValueError("H8 must have the shape of H.")
         sc.h8 = &H8[0, 0]
+        nz_lists = _nonzero_lists(models, H.shape[1])
+        _use_lists(&sc, nz_lists)
     with nogil:
         for r in range(rows.shape[0]):
             out[r] = _peer_score(&sc, models, H, Y, sw, offsets, confidence, loss, rows[r],
@@ -411,7 +518,7 @@ cdef intp_t _cap_neighbours(
         m = nbr[p]
         q = _find(nbr, n_slots, R, m, k)
         if isnan(zc[p]):
-            zc[p] = _distance(models, k, m)
+            zc[p] = _pair_distance(sc, models, k, m)
             zc[q] = zc[p]
         z = zc[p]
         if sc.cost != NULL:
@@ -575,16 +682,43 @@ def graph_steps(
     sc.lazy = False
     sc.linear = score_loss is not None
     sc.h8 = NULL
+    sc.nz_ptr = NULL
+    sc.nz_idx = NULL
+    sc.nz_val = NULL
+    sc.n_problems = 1
+    sc.d_ptr = NULL
+    sc.d_idx = NULL
+    sc.d_val = NULL
+    nz_lists = None  # keeps the arrays the scorer points into alive
     if score_H8 is not None and score_loss is None and score_H8.shape[0] * score_H8.shape[1]:
         if score_H8.shape[0] != score_H.shape[0] or score_H8.shape[1] != score_H.shape[1]:
             raise ValueError("score_H8 must have the shape of score_H.")
         sc.h8 = &score_H8[0, 0]
+        nz_lists = _nonzero_lists(models, score_H.shape[1])
+        _use_lists(&sc, nz_lists)
     own_arr = np.full(K, np.nan)
     nz_arr = np.zeros(max(1, score_H.shape[1]) if score_H is not None else 1, dtype=np.intp)
     cdef double[::1] own = own_arr
     cdef intp_t[::1] nz = nz_arr
     sc.own = &own[0] if K else NULL
     sc.nz = &nz[0]
+    # Squared distances from the non-zero lists: float64 models (the same
+    # values as the dense loop) that are at most half non-zero (Dada's).
+    cdef const intp_t[::1] d_ptr_view
+    cdef const intp_t[::1] d_idx_view
+    cdef const double[::1] d_val_view
+    if floating is double and K > 0 and n_model > 0:
+        if sc.nz_ptr != NULL and sc.n_problems == 1:
+            dist_lists = nz_lists
+        else:
+            dist_lists = _nonzero_lists(models, n_model)
+        if 2 * (<intp_t>dist_lists[0][K]) <= K * n_model:
+            d_ptr_view = dist_lists[0]
+            d_idx_view = dist_lists[1]
+            d_val_view = dist_lists[2]
+            sc.d_ptr = &d_ptr_view[0]
+            sc.d_idx = &d_idx_view[0]
+            sc.d_val = &d_val_view[0]
     cdef int64_t answer_extra = 0
     if wv.shape[0] != nbr.shape[0] or nbr.shape[0] != K * R or R < 1:
         raise ValueError("wv and nbr must hold n_nodes * R slots.")
@@ -645,7 +779,7 @@ def graph_steps(
                 if pos[r] >= 0 and not isnan(zc[pos[r]]):
                     z = zc[pos[r]]
                 else:
-                    z = _distance(models, k, l)
+                    z = _pair_distance(&sc, models, k, l)
                 zs[r] = z
                 w[r] = wv[pos[r]] if pos[r] >= 0 else 0.0
                 dl[r] = degree[l]
@@ -799,6 +933,13 @@ def cap_node(
     sc.lazy = False
     sc.linear = False
     sc.h8 = NULL
+    sc.nz_ptr = NULL
+    sc.nz_idx = NULL
+    sc.nz_val = NULL
+    sc.n_problems = 1
+    sc.d_ptr = NULL
+    sc.d_idx = NULL
+    sc.d_val = NULL
     cdef LossFunction no_loss = None
     empty = np.zeros((1, 0), dtype=np.asarray(models).dtype)
     cdef const floating[:, ::1] no_H = empty
