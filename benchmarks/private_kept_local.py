@@ -58,7 +58,8 @@ from skfed.boosting import make_stump_predictors  # noqa: E402
 from skfed.datasets import make_rotated_moons  # noqa: E402
 from skfed.privacy import DifferentialPrivacy  # noqa: E402
 
-RULES = ("collab", "1se-collab", "1se-logistic", "1se-rff", "argmin", "1se-simplest")
+RULES = ("collab", "1se-collab", "1se-logistic", "1se-rff", "argmin", "1se-simplest",
+         "argmin-logistic")
 # candidates from the simplest (Breiman's one-standard-error rule keeps the
 # simplest within one standard error of the best): the node's linear models
 # alone, then the collaborative model, then the rbf model alone
@@ -94,7 +95,15 @@ def _rule_index(rule, err):
         m = err.shape[1]
         se = err[best].std(ddof=1) / np.sqrt(m) if m > 1 else 0.0
         return next(c for c in SIMPLEST if mean[c] <= mean[best] + se)
-    return int(np.argmin(err.mean(axis=1)))
+    if rule == "argmin-logistic":
+        # the lowest mean error; ties to the simplest (SIMPLEST's order)
+        mean = err.mean(axis=1)
+        return next(c for c in SIMPLEST if mean[c] <= mean.min() + 1e-12)
+    return int(np.argmin(mean_err(err)))
+
+
+def mean_err(err):
+    return err.mean(axis=1)
 
 
 def score_rules(est, X_test, y_test, g_test):
