@@ -28,11 +28,13 @@ MOCHA (``1 / n_features``), not ``gamma="scale"``, whose feature variance
 would be a statistic of the node's data.
 
 The choice is K-fold cross-validation on the node's own samples, on the
-same folds as the collaborative model's choice, with a one-standard-error
-rule: the best model trained alone replaces the collaborative model only
-when its mean held-out error is lower by more than one standard error of
-the per-sample difference (on nodes of 5-10 samples a plain minimum would
-follow the folds' noise).
+same folds as the collaborative model's choice: the candidate of lowest
+mean held-out error, ties going to the simplest (the node's logistic
+regression alone, then LinearSVC alone, the collaborative model, the rbf
+model alone), which is how a node alone would pick its model class
+(``RULE``; the earlier rule kept the collaborative model unless another
+candidate was better by one standard error, which left the private rows
+below a Local that chooses its class the same way).
 
 What this protects and what it does not claim.  Nothing of this choice is
 sent and it spends no budget: the guarantee on the node's messages is
