@@ -123,6 +123,11 @@ import time
 import warnings
 
 import numpy as np
+from sklearn.base import clone
+from sklearn.ensemble import AdaBoostClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.svm import SVC, LinearSVC
+from sklearn.tree import DecisionTreeClassifier
 
 from skfed import (
     DecentralizedBoostingClassifier,
@@ -130,12 +135,6 @@ from skfed import (
     FederatedSupportRecovery,
     PersonalizedLinearClassifier,
 )
-from sklearn.base import clone
-from sklearn.ensemble import AdaBoostClassifier
-from sklearn.linear_model import LogisticRegression
-from sklearn.svm import SVC, LinearSVC
-from sklearn.tree import DecisionTreeClassifier
-
 from skfed.baselines import LocalEstimator
 from skfed.boosting import make_stump_predictors
 from skfed.datasets import (
