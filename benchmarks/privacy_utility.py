@@ -89,10 +89,10 @@ above::
 
     accuracy               local    oracle    local CV   eps=3 (new rule)
     dada-moons             0.943     0.943     0.942     0.945
-    dada-computer          0.667     0.662     0.667     --
+    dada-computer          0.667     0.662     0.667     0.669
     persolin-moons         0.943     0.943     0.943     --
     persolin-computer      0.653     0.657     0.648     0.654
-    mocha-school           0.712     0.713     0.710     --
+    mocha-school           0.712     0.713     0.710     0.708
     mocha-har              0.989     0.989     0.988     0.985 (seed 0)
 
 Usage::
