@@ -58,7 +58,13 @@ from skfed.boosting import make_stump_predictors  # noqa: E402
 from skfed.datasets import make_rotated_moons  # noqa: E402
 from skfed.privacy import DifferentialPrivacy  # noqa: E402
 
-RULES = ("collab", "1se-collab", "1se-logistic", "argmin")
+RULES = ("collab", "1se-collab", "1se-logistic", "1se-rff", "argmin", "1se-simplest",
+         "argmin-logistic")
+# candidates from the simplest (Breiman's one-standard-error rule keeps the
+# simplest within one standard error of the best): the node's linear models
+# alone, then the collaborative model, then the rbf model alone
+SIMPLEST = (1 + CLASSIFIERS.index("LogisticRegression"), 1 + CLASSIFIERS.index("LinearSVC"),
+            0, 1 + CLASSIFIERS.index("rff-LinearSVC"))
 RECORD = []
 
 
@@ -81,7 +87,23 @@ def _rule_index(rule, err):
         return one_se_choice(err, 0)
     if rule == "1se-logistic":
         return one_se_choice(err, 1 + CLASSIFIERS.index("LogisticRegression"))
-    return int(np.argmin(err.mean(axis=1)))
+    if rule == "1se-rff":
+        return one_se_choice(err, 1 + CLASSIFIERS.index("rff-LinearSVC"))
+    if rule == "1se-simplest":
+        mean = err.mean(axis=1)
+        best = int(np.argmin(mean))
+        m = err.shape[1]
+        se = err[best].std(ddof=1) / np.sqrt(m) if m > 1 else 0.0
+        return next(c for c in SIMPLEST if mean[c] <= mean[best] + se)
+    if rule == "argmin-logistic":
+        # the lowest mean error; ties to the simplest (SIMPLEST's order)
+        mean = err.mean(axis=1)
+        return next(c for c in SIMPLEST if mean[c] <= mean.min() + 1e-12)
+    return int(np.argmin(mean_err(err)))
+
+
+def mean_err(err):
+    return err.mean(axis=1)
 
 
 def score_rules(est, X_test, y_test, g_test):
@@ -163,8 +185,9 @@ def run_family(family, method, seed, epsilon):
         return score_rules(est, X_test, y_test, g_test)
 
     scores = _patched(fit_and_score)
-    scores["Local"] = pu._local_best(data, extra=("AdaBoost",) if method == "dada" else (),
-                                     seed=seed)
+    local = pu._local_scores(data, extra=("AdaBoost",) if method == "dada" else (),
+                             seed=seed)
+    scores["Local"], scores["Local CV"] = local["oracle"], local["CV"]
     return scores
 
 
@@ -191,7 +214,8 @@ def run_row(name, seed, epsilon):
         pu.ROWS[name](epsilon, seed)
     finally:
         pu._score = original
-    holder["Local"] = pu.ROWS[name](pu.LOCAL, seed)
+    local = pu.ROWS[name](pu.LOCAL, seed)
+    holder["Local"], holder["Local CV"] = local["oracle"], local["CV"]
     return holder
 
 
@@ -211,11 +235,11 @@ def main(argv=None):
               lambda seed, f=family, m=method: run_family(f, m, seed, args.epsilon))
              for family in args.families for method in args.methods]
     table = {}
-    keys = ["Local", *RULES]
+    keys = ["Local", "Local CV", *RULES]
     print(f"{'row':26s}" + "".join(f"{k:>14s}" for k in keys) + "   nodes alone (1se-collab)")
     for name, job in jobs:
         runs = [job(seed) for seed in args.seeds]
-        table[name] = {k: float(np.mean([r[k] for r in runs])) for k in runs[0]}
+        table[name] = {k: float(np.mean([r.get(k, np.nan) for r in runs])) for k in runs[0]}
         row = table[name]
         print(f"{name:26s}" + "".join(f"{row[k]:14.3f}" for k in keys)
               + f"   {row['1se-collab alone']:.2f}", flush=True)

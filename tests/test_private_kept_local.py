@@ -151,7 +151,7 @@ def test_nonlinear_nodes_keep_the_rbf_svm_they_train_alone(which):
         assert reference.score(Z, y[rows]) > linear + 0.1
 
 
-def test_linear_nodes_keep_the_collaborative_model():
+def test_tied_nodes_keep_the_simplest_model_they_train_alone():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(240, 2))
     X[:, 0] += np.sign(X[:, 0]) * 0.5  # a margin: every candidate separates it
@@ -159,11 +159,46 @@ def test_linear_nodes_keep_the_collaborative_model():
     y = (X[:, 0] > 0).astype(int)
     est = _fit(PersonalizedLinearClassifier(max_iter=80, privacy=SPEC, random_state=0),
                X, y, groups)
-    # a tie (no held-out error anywhere): the collaborative model stays
+    # a tie (no held-out error anywhere): the simplest candidate, the
+    # node's logistic regression alone, exactly scikit-learn's on its rows
+    for k, model in enumerate(est.kept_local_models_):
+        assert isinstance(model, LogisticRegression)
+        rows = groups == k
+        reference = LogisticRegression(max_iter=1000).fit(X[rows], y[rows])
+        np.testing.assert_allclose(model.coef_, reference.coef_, rtol=1e-6)
+        np.testing.assert_allclose(est.decision_function(X[rows], groups=groups[rows]),
+                                   reference.decision_function(X[rows]), rtol=1e-6)
+
+
+def test_linear_nodes_keep_the_collaborative_model_under_the_1se_rule(monkeypatch):
+    import skfed._kept_local as kept_local
+
+    monkeypatch.setattr(kept_local, "RULE", "1se-collab")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(240, 2))
+    X[:, 0] += np.sign(X[:, 0]) * 0.5
+    groups = np.repeat(np.arange(4), 60)
+    y = (X[:, 0] > 0).astype(int)
+    est = _fit(PersonalizedLinearClassifier(max_iter=80, privacy=SPEC, random_state=0),
+               X, y, groups)
+    # a tie: the collaborative model stays
     assert all(model is None for model in est.kept_local_models_)
     # so the predictions are the coefficients'
     scores = np.einsum("ij,ij->i", X, est.coef_[groups]) + est.intercept_[groups]
     np.testing.assert_allclose(est.decision_function(X, groups=groups), scores)
+
+
+def test_argmin_simplest_by_hand():
+    from skfed._kept_local import argmin_simplest
+
+    err = np.array([[0, 1, 0, 0],    # 0.25
+                    [1, 0, 0, 0],    # 0.25
+                    [1, 1, 1, 0],    # 0.75
+                    [0, 0, 0, 0.5]])  # 0.125
+    assert argmin_simplest(err, [0, 1, 2, 3]) == 3
+    err[3] = [1, 0, 0, 0]  # now 0, 1 and 3 tie at 0.25
+    assert argmin_simplest(err, [2, 3, 1, 0]) == 3
+    assert argmin_simplest(err, [1, 0, 3, 2]) == 1
 
 
 def test_non_private_fit_has_no_kept_local_models():

@@ -326,10 +326,10 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     other nodes' data only through their released models; the choice is in
     ``refit_trust_``.  On the same folds the node then compares that refit
     with the models it can train alone on its raw features
-    (``LinearSVC()``, ``SVC()``, ``LogisticRegression()``) and predicts with
-    the best of those instead when it validates better by more than one
-    standard error (``kept_local_models_``): a node that does keeps exactly
-    what Local would give it.  Measured in the privacy user
+    (``LinearSVC()``, the rbf SVM on public random Fourier features,
+    ``LogisticRegression()``) and predicts with the one of lowest held-out
+    error, ties to the simplest (``kept_local_models_`` when it is one
+    trained alone): a node that does keeps exactly what Local would give it.  Measured in the privacy user
     guide.
 
     See Also
