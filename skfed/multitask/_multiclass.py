@@ -10,7 +10,53 @@ section and ``benchmarks/multitask_multiclass.py``.
 import numpy as np
 
 from .._core._multitask_fast import Multinomial
-from ._state import _LOSSES
+from ._compression import quantize
+
+
+def rows_sent(state):
+    """Class rows of a model vector or update that travel in a round message.
+
+    Under the multinomial loss a sample's dual variables ``g_i = e_y - pi``
+    sum to zero over the classes (``pi`` is in the simplex), so every dual
+    vector ``v_t = sum_i alpha_i x_i / n_t``, every ``w_t = V Sigma /
+    lambda`` and every shared model (the L-BFGS iterates are combinations of
+    such vectors) has class rows that sum to zero: the first ``K - 1`` rows
+    travel and the receiver forms the last as minus their sum (the softmax
+    is invariant to a common shift of the scores, so the model is the same
+    one).  ``state.multinomial`` is set by the round protocol
+    (:meth:`~skfed.multitask._protocol._RoundProtocol.begin`) or the shared
+    model's fit.
+
+    Parameters
+    ----------
+    state : _PrimalMessages
+        Holds ``n_problems`` and ``multinomial``.
+
+    Returns
+    -------
+    int
+    """
+    n_problems = state.n_problems
+    if getattr(state, "multinomial", False) and n_problems > 1:
+        return n_problems - 1
+    return n_problems
+
+
+def quantize_rows(x, bits, state):
+    """``quantize(x, bits)`` as the receiver decodes it (``x``: (n_problems, ..., d)).
+
+    Under the multinomial loss (:func:`rows_sent`) the first ``K - 1`` class
+    rows are quantized and sent, and the last is minus their decoded sum:
+    the decoded rows sum to zero exactly, and the last row's rounding is the
+    sum of the others' (the error feedback of the compressed protocol
+    carries it as any other rounding).
+    """
+    if rows_sent(state) == state.n_problems:
+        return quantize(x, bits)
+    out = np.empty_like(x)
+    out[:-1] = quantize(x[:-1], bits)
+    out[-1] = -out[:-1].sum(axis=0)
+    return out
 
 
 def softmax_proba(scores):
@@ -61,12 +107,14 @@ class _MulticlassMixin:
         self.multi_class_ = resolved
         if resolved == "multinomial":
             return Multinomial()
+        from ._state import _LOSSES  # (_state imports this module)
         return _LOSSES[self.loss]()
 
     def _fitted_loss(self):
         """The Cython loss of the fitted model (for nodes that join later)."""
         if getattr(self, "multi_class_", "ovr") == "multinomial":
             return Multinomial()
+        from ._state import _LOSSES
         return _LOSSES[self.loss]()
 
     def _line_search(self, dp_spec):

@@ -81,8 +81,9 @@ import numpy as np
 from joblib import effective_n_jobs
 from sklearn.exceptions import ConvergenceWarning
 
-from .._core._multitask_fast import node_margins, problem_gap_terms
-from ._compression import _FLOAT, quantize, quantized_bytes
+from .._core._multitask_fast import Multinomial, node_margins, problem_gap_terms
+from ._compression import _FLOAT, quantized_bytes
+from ._multiclass import quantize_rows, rows_sent
 from ._omega import _LowRankSigma
 from ._protocol import _fault_note, _steps
 from ._state import _PrimalState
@@ -195,6 +196,7 @@ class _SharedFit:
         self.lam = lam
         self.loss = loss
         nodes.loss_obj = loss
+        nodes.multinomial = isinstance(loss, Multinomial)  # K - 1 rows travel (mtl)
         self.bits = bits
         self.steps = steps
         self.theta_local = theta
@@ -244,8 +246,8 @@ class _SharedFit:
 
     def _vector_bytes(self, quantized):
         if quantized and self.bits is not None:
-            return self.P * quantized_bytes(self.d, self.bits)
-        return self.P * self.d * _FLOAT
+            return rows_sent(self.nodes) * quantized_bytes(self.d, self.bits)
+        return rows_sent(self.nodes) * self.d * _FLOAT
 
     # ------------------------------------------------------------ one point
     def evaluate(self, w0_target, b, parallel):
@@ -256,7 +258,7 @@ class _SharedFit:
         m = self.m
         step = w0_target - self.w0_pub
         if self.bits is not None:
-            step = quantize(step, self.bits)
+            step = quantize_rows(step, self.bits, self.nodes)
         previous = self.w0_pub
         self.w0_pub = previous + step
         stale = ~self.holds  # nodes that missed a published point: float64 catch-up
@@ -301,7 +303,7 @@ class _SharedFit:
         # Uplink: the change of u_t since the server's copy (quantized).
         change = nodes.V[:, active] - self.U[:, active]
         if self.bits is not None:
-            change = quantize(change, self.bits)
+            change = quantize_rows(change, self.bits, self.nodes)
         self.U[:, active] += change
         missing = np.sqrt(np.einsum("ktd,ktd->t", nodes.V[:, active] - self.U[:, active],
                                     nodes.V[:, active] - self.U[:, active]))
