@@ -10,7 +10,7 @@ section and ``benchmarks/multitask_multiclass.py``.
 import numpy as np
 
 from .._core._multitask_fast import Multinomial
-from ._compression import quantize
+from ._compression import quantize, quantized_bytes
 
 
 def rows_sent(state):
@@ -54,9 +54,18 @@ def quantize_rows(x, bits, state):
     if rows_sent(state) == state.n_problems:
         return quantize(x, bits)
     out = np.empty_like(x)
-    out[:-1] = quantize(x[:-1], bits)
+    rows = np.moveaxis(x[:-1], 0, -2)  # (..., K - 1, d)
+    flat = quantize(rows.reshape(rows.shape[:-2] + (-1,)), bits)
+    out[:-1] = np.moveaxis(flat.reshape(rows.shape), -2, 0)
     out[-1] = -out[:-1].sum(axis=0)
     return out
+
+
+def quantized_rows_bytes(state, d, bits):
+    """Bytes of one quantized model vector or update of every class row."""
+    if rows_sent(state) == state.n_problems:
+        return state.n_problems * quantized_bytes(d, bits)
+    return quantized_bytes(rows_sent(state) * d, bits)
 
 
 def softmax_proba(scores):

@@ -83,7 +83,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._core._multitask_fast import Multinomial, node_margins, problem_gap_terms
 from ._compression import _FLOAT, quantized_bytes
-from ._multiclass import quantize_rows, rows_sent
+from ._multiclass import quantize_rows, quantized_rows_bytes, rows_sent
 from ._omega import _LowRankSigma
 from ._protocol import _fault_note, _steps
 from ._state import _PrimalState
@@ -246,7 +246,7 @@ class _SharedFit:
 
     def _vector_bytes(self, quantized):
         if quantized and self.bits is not None:
-            return rows_sent(self.nodes) * quantized_bytes(self.d, self.bits)
+            return quantized_rows_bytes(self.nodes, self.d, self.bits)
         return rows_sent(self.nodes) * self.d * _FLOAT
 
     # ------------------------------------------------------------ one point

@@ -32,7 +32,7 @@ from .._core._multitask_fast import (
 from .._base import NodeLayout
 from ..kernels import kernel_params, pairwise_kernel
 from ._compression import _FLOAT, _INDEX, quantized_bytes
-from ._multiclass import quantize_rows, rows_sent
+from ._multiclass import quantize_rows, quantized_rows_bytes, rows_sent
 from ._omega import (
     _CONJUGATE_COEFFICIENTS,
     _LowRankSigma,
@@ -187,7 +187,7 @@ class _PrimalMessages:
         """Bytes of one model vector or update (all binary problems)."""
         if self.bits is None or not compressed:
             return rows_sent(self) * self.d * _FLOAT
-        return rows_sent(self) * quantized_bytes(self.d, self.bits)
+        return quantized_rows_bytes(self, self.d, self.bits)
 
     def downlink(self, active, sigma=None, flush=False):
         """Server -> active nodes: ``w_t``."""
