@@ -52,7 +52,9 @@ modes, which run linear MOCHA on explicit features): the server keeps
   ``w_t`` (and the shared model's ``w_0`` and ``u_t``) has class rows that
   sum to zero: ``K - 1`` rows travel and the receiver forms the last
   (:func:`~skfed.multitask._multiclass.rows_sent`), here and in the
-  shared model's messages.
+  shared model's messages; compressed, the ``K - 1`` rows share one
+  scale (``8 + ceil((K - 1) d' b / 8)`` bytes,
+  :func:`~skfed.multitask._multiclass.quantize_rows`).
 - with ``aggregation`` searching the step (the default here), in rounds
   where ``rho > 1``: the server also sends the nodes' scaling (1 float)
   with every message and the step of a node's last update (1 float per

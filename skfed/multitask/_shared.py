@@ -82,7 +82,7 @@ from joblib import effective_n_jobs
 from sklearn.exceptions import ConvergenceWarning
 
 from .._core._multitask_fast import Multinomial, node_margins, problem_gap_terms
-from ._compression import _FLOAT, quantized_bytes
+from ._compression import _FLOAT
 from ._multiclass import quantize_rows, quantized_rows_bytes, rows_sent
 from ._omega import _LowRankSigma
 from ._protocol import _fault_note, _steps

@@ -31,7 +31,7 @@ from .._core._multitask_fast import (
 )
 from .._base import NodeLayout
 from ..kernels import kernel_params, pairwise_kernel
-from ._compression import _FLOAT, _INDEX, quantized_bytes
+from ._compression import _FLOAT, _INDEX
 from ._multiclass import quantize_rows, quantized_rows_bytes, rows_sent
 from ._omega import (
     _CONJUGATE_COEFFICIENTS,
