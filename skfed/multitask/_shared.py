@@ -187,7 +187,7 @@ class _SharedFit:
 
     def __init__(self, estimator, protocol, nodes, lam, loss, bits, steps, theta, n_chunks,
                  warm=None, fixed_share=None, tol=None, carry=0, shared_share=None,
-                 byte_budget=None):
+                 byte_budget=None, memory=None):
         self.est = estimator
         self.protocol = protocol
         protocol.start_rounds()
@@ -233,6 +233,8 @@ class _SharedFit:
         # first message to every node.
         self.node_mu = np.full(m, np.nan)
         self.carry = np.full(m, int(carry) * _FLOAT, dtype=np.int64)
+        # L-BFGS curvature pairs to start from (a previous fit's), and this fit's.
+        self.memory = ([], []) if memory is None else memory
 
     # ---------------------------------------------------------------- bytes
     def _spent(self):
@@ -384,7 +386,7 @@ class _SharedFit:
         protocol = self.protocol
         x = np.append(self.w0_pub.ravel(), _logit(self.b0))
         vals = self.evaluate(self.w0_pub, self.b0, parallel)
-        S, Y = [], []
+        S, Y = self.memory
         while vals is not None:
             if self._record(vals):
                 self.converged = True
@@ -426,6 +428,7 @@ class _SharedFit:
                     S.pop(0)
                     Y.pop(0)
             x, vals = x_new, new
+        self.memory = (S, Y)
         return self
 
     def _direction(self, g, S, Y, b):
@@ -478,6 +481,20 @@ class _SharedFit:
                 np.arange(self.m, dtype=np.intp), np.full(self.m, final, dtype=np.int64))
         protocol.end_round()
         return best
+
+
+def _fixed_share_memory(fit):
+    """The L-BFGS curvature pairs of ``fit`` for a fit at a fixed share:
+    their ``w0`` blocks (the share's coordinate zeroed), the pairs that keep
+    a positive curvature."""
+    S, Y = [], []
+    for s, y in zip(*fit.memory):
+        s, y = s.copy(), y.copy()
+        s[-1] = y[-1] = 0.0
+        if s @ y > 1e-12 * (y @ y):
+            S.append(s)
+            Y.append(y)
+    return S, Y
 
 
 def shared_sigma(m, b, b_w=None):
@@ -847,14 +864,14 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
     bits = est._compression_bits(None)
 
     def make_fit(fit_nodes, start, fixed, tol=None, carry=0, shared_share=None,
-                 byte_budget=None):
+                 byte_budget=None, memory=None):
         return _SharedFit(
             est, protocol, fit_nodes, lam, loss, bits,
             steps=lambda work: _steps(work, layout.counts, est.local_epochs),
             theta=0.0 if est.local_gap_target is None else float(est.local_gap_target),
             n_chunks=effective_n_jobs(est.n_jobs) if est._use_parallel() else 1,
             warm=start, fixed_share=fixed, tol=tol, carry=carry, shared_share=shared_share,
-            byte_budget=byte_budget,
+            byte_budget=byte_budget, memory=memory,
         )
 
     # omega="auto": the share by within-node validation (omega="shared":
@@ -926,7 +943,7 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
             learned = fit
             shared_share = float(best["b"])
             fit = make_fit(nodes, dict(w0=best["w0"], share=share), share, carry=1,
-                           shared_share=shared_share)
+                           shared_share=shared_share, memory=_fixed_share_memory(learned))
             fit.U[...] = learned.U
             fit.run(parallel)
             best = fit.finish()
