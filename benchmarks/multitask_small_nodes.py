@@ -144,7 +144,14 @@ def main(argv=None):
     parser.add_argument("--no-held-out-correction", action="store_true",
                         help="the personal selection validates at w0 itself, not at "
                              "w0 less each node's held-out samples' part")
+    parser.add_argument("--personal-byte-budget", type=float, default=None,
+                        help="override the learned share's byte budget before the personal "
+                             "selection (a fraction of the raw upload)")
     args = parser.parse_args(argv)
+    if args.personal_byte_budget is not None:
+        import skfed.multitask._shared as shared
+
+        shared._PERSONAL_BYTE_BUDGET = args.personal_byte_budget
     if args.no_held_out_correction:
         import skfed.multitask._shared as shared
 

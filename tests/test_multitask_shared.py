@@ -217,8 +217,8 @@ def test_shared_bytes_equal_closed_form():
     # evaluates one point: w_0's change and mu down (in the first round mu
     # only: every node holds w_0 = 0; the share, so mu, moves every round),
     # u_t's change and four floats up; the end of fit sends one float (the
-    # round whose w_0 and own part to keep: every node holds the evaluated
-    # points' w_0 exactly).
+    # round whose w_0 and own part to keep, an int32 index: every node holds
+    # the evaluated points' w_0 exactly).
     rng = np.random.RandomState(7)
     g = np.repeat(np.arange(3), 10)
     X = rng.normal(size=(30, 2))
@@ -227,10 +227,10 @@ def test_shared_bytes_equal_closed_form():
                                        random_state=0)
     with pytest.warns(ConvergenceWarning):
         est.fit(X, y, groups=g)
-    quantized = 8 + 3  # a float64 scale and 3 values of 8 bits
+    quantized = 4 + 3  # a float32 scale and 3 values of 8 bits
     down = HEADER + quantized + 8
-    up = HEADER + quantized + 4 * 8
-    final = HEADER + 8
+    up = HEADER + quantized + 4 * 8  # float64 reports: tol = 0
+    final = HEADER + 4
     per_round = 3 * (down + up)
     first = 3 * (HEADER + 8 + up)
     np.testing.assert_array_equal(est.bytes_per_round_,

@@ -181,24 +181,31 @@ def test_personal_selection_returns_certified_model_logistic():
     assert est.joint_objective_curve_.min() <= est.joint_objective_ + 1e-12
 
 
-@pytest.mark.parametrize("Estimator, per_candidate", [
-    (FederatedMultiTaskRegressor, 4),  # the squared error (twice the loss), float32
-    (FederatedMultiTaskClassifier, 8),  # the error and the loss, float32
+@pytest.mark.parametrize("Estimator, weight, extra", [
+    # the squared error (twice the loss): one float32 a candidate
+    (FederatedMultiTaskRegressor, 1.0, 2 * 4),
+    # the loss in float32 and the error as a count of the node's 12 held-out
+    # samples, index_bits(13) = 4 bits, after one flag bit: 1 + 4 = 5 bits
+    # (1 byte) for one candidate, 1 + 12 = 13 bits (2 bytes) for three
+    (FederatedMultiTaskClassifier, 1.0, 2 * 4 + 1),
+    # weights other than 1: the error in float32 too (the flag bit: 1 byte)
+    (FederatedMultiTaskClassifier, 2.0, 2 * (4 + 4)),
 ])
-def test_personal_selection_bytes(monkeypatch, Estimator, per_candidate):
-    """Each candidate costs every node its validation sums in float32 (in one
-    message either way): a duplicated candidate (same choice, same refit)
-    adds exactly that."""
+def test_personal_selection_bytes(monkeypatch, Estimator, weight, extra):
+    """Each candidate costs every node its validation sums (in one message
+    either way): a duplicated candidate (same choice, same refit) adds
+    exactly that."""
     X, y, g = _alike()
     if Estimator is FederatedMultiTaskClassifier:
         y = (y > np.median(y)).astype(int)
+    sw = np.full(len(y), weight)
     monkeypatch.setattr(shared, "PERSONAL_GRID", (1.0,))
-    one = Estimator(random_state=0).fit(X, y, groups=g)
+    one = Estimator(random_state=0).fit(X, y, groups=g, sample_weight=sw)
     monkeypatch.setattr(shared, "PERSONAL_GRID", (1.0, 1.0, 1.0))
-    three = Estimator(random_state=0).fit(X, y, groups=g)
+    three = Estimator(random_state=0).fit(X, y, groups=g, sample_weight=sw)
     assert three.n_iter_ == one.n_iter_
     np.testing.assert_array_equal(three.coef_, one.coef_)
-    assert three.n_bytes_sent_ - one.n_bytes_sent_ == 30 * 2 * per_candidate
+    assert three.n_bytes_sent_ - one.n_bytes_sent_ == 30 * extra
     # the learned share alone: refitted at the learned share
     assert one.shared_weight_ == pytest.approx(one.share_selection_["shares"][0])
     assert one.share_selection_["shared_part_share"] == pytest.approx(one.shared_weight_)

@@ -57,19 +57,21 @@ learned share ``b_w`` (``share_selection_["shared_part_share"]``).
 
 Protocol and bytes (per round, per participating node).  Server -> node:
 the change of ``w_0`` since the node's copy (``n_problems`` vectors of d'
-values; quantized with ``compression``, each difference computed once and
+values; quantized with ``compression``, with a float32 scale
+(:mod:`~skfed.multitask._shared_messages`), each difference computed once and
 the same for every node holding the previous point; a node that missed
 rounds gets the point in float64; nothing when the point did not move, as
 in a fit's first round) and ``mu`` (1 float, when it differs from the
 node's).  Node -> server:
 the change of ``u_t`` since the server's copy (quantized with
 ``compression``: the server's copy stays within one rounding of the
-latest change, and the node knows that copy exactly) and four floats: its
+latest change, and the node knows that copy exactly) and four floats (float32
+under ``compression`` at ``tol >= 1e-5``): its
 loss and conjugate sums, ``||u_t||^2`` and the norm of the part of ``u_t``
 the server's copy misses (so the dual bound stays a bound under
 quantization).  A round in which a node is dropped is repeated for the
 nodes still missing at the same point, so every evaluation is exact.  At
-the end every node gets the number of the round whose ``w_0`` (which it
+the end every node gets the number (int32) of the round whose ``w_0`` (which it
 holds exactly: every node solved at every evaluated point) and own part it
 keeps (the returned ``w_0`` travels in float64 only if ``max_rounds`` ran
 out before the first evaluation completed).
@@ -82,9 +84,10 @@ from joblib import effective_n_jobs
 from sklearn.exceptions import ConvergenceWarning
 
 from .._core._multitask_fast import node_margins, problem_gap_terms
-from ._compression import _FLOAT, quantize, quantized_bytes
+from ._compression import _FLOAT, _INDEX
 from ._omega import _LowRankSigma
 from ._protocol import _fault_note, _steps
+from ._shared_messages import error_report_bytes, quantize_float32_scale, quantized_vector_bytes
 from ._state import _PrimalState
 from ._validation import (
     beats_by_standard_errors,
@@ -229,10 +232,10 @@ class _SharedFit:
         self.start_bytes = self._spent()
         self.moved = True
         # The personal weight every node holds (sent only when it changes),
-        # and floats of the previous fit's end that travel with this fit's
+        # and bytes of the previous fit's end that travel with this fit's
         # first message to every node.
         self.node_mu = np.full(m, np.nan)
-        self.carry = np.full(m, int(carry) * _FLOAT, dtype=np.int64)
+        self.carry = np.full(m, int(carry), dtype=np.int64)
         # L-BFGS curvature pairs to start from (a previous fit's), and this fit's.
         self.memory = ([], []) if memory is None else memory
 
@@ -246,7 +249,7 @@ class _SharedFit:
 
     def _vector_bytes(self, quantized):
         if quantized and self.bits is not None:
-            return self.P * quantized_bytes(self.d, self.bits)
+            return self.P * quantized_vector_bytes(self.d, self.bits)
         return self.P * self.d * _FLOAT
 
     # ------------------------------------------------------------ one point
@@ -258,7 +261,7 @@ class _SharedFit:
         m = self.m
         step = w0_target - self.w0_pub
         if self.bits is not None:
-            step = quantize(step, self.bits)
+            step = quantize_float32_scale(step, self.bits)
         previous = self.w0_pub
         self.w0_pub = previous + step
         stale = ~self.holds  # nodes that missed a published point: float64 catch-up
@@ -303,7 +306,7 @@ class _SharedFit:
         # Uplink: the change of u_t since the server's copy (quantized).
         change = nodes.V[:, active] - self.U[:, active]
         if self.bits is not None:
-            change = quantize(change, self.bits)
+            change = quantize_float32_scale(change, self.bits)
         self.U[:, active] += change
         missing = np.sqrt(np.einsum("ktd,ktd->t", nodes.V[:, active] - self.U[:, active],
                                     nodes.V[:, active] - self.U[:, active]))
@@ -431,6 +434,13 @@ class _SharedFit:
         self.memory = (S, Y)
         return self
 
+    def fixed_share_memory(self):
+        """This fit's L-BFGS pairs for a fixed-share fit: their ``w0`` blocks,
+        where still of positive curvature."""
+        pairs = [(np.append(s[:-1], 0.0), np.append(y[:-1], 0.0)) for s, y in zip(*self.memory)]
+        pairs = [(s, y) for s, y in pairs if s @ y > 1e-12 * (y @ y)]
+        return [s for s, _ in pairs], [y for _, y in pairs]
+
     def _direction(self, g, S, Y, b):
         """The L-BFGS direction (two-loop recursion).  Without curvature
         pairs: the gradient scaled by an upper bound on the ``w0`` block's
@@ -462,9 +472,10 @@ class _SharedFit:
         protocol, nodes, best = self.protocol, self.nodes, self.best
         # Every node solved at every evaluated point, so it holds the best
         # point's w0 exactly (the published, quantized sums): the round whose
-        # w0 and own part to keep is enough.  Only if max_rounds ran out
-        # before the first evaluation completed does w0 travel in float64.
-        final = _FLOAT
+        # w0 and own part to keep is enough (an int32 index).  Only if
+        # max_rounds ran out before the first evaluation completed does w0
+        # travel in float64.
+        final = _INDEX
         if best is None:
             b0 = _share(_logit(self.b0)) if self.fixed is None else self.fixed
             best = dict(self._values(b0), g=nodes.g.copy(),
@@ -476,25 +487,11 @@ class _SharedFit:
         nodes.V[...] = best["V"]
         nodes.w0 = best["w0"]
         nodes.mu = best["mu"]
-        if deliver or final > _FLOAT:
+        if deliver or final > _INDEX:
             protocol.counter.broadcast_from_server(
                 np.arange(self.m, dtype=np.intp), np.full(self.m, final, dtype=np.int64))
         protocol.end_round()
         return best
-
-
-def _fixed_share_memory(fit):
-    """The L-BFGS curvature pairs of ``fit`` for a fit at a fixed share:
-    their ``w0`` blocks (the share's coordinate zeroed), the pairs that keep
-    a positive curvature."""
-    S, Y = [], []
-    for s, y in zip(*fit.memory):
-        s, y = s.copy(), y.copy()
-        s[-1] = y[-1] = 0.0
-        if s @ y > 1e-12 * (y @ y):
-            S.append(s)
-            Y.append(y)
-    return S, Y
 
 
 def shared_sigma(m, b, b_w=None):
@@ -649,9 +646,9 @@ def select_share(protocol, layout, sw, make_nodes, loss, make_fit, parallel, see
     order = np.lexsort((mean_loss, mean_error))
     i = int(order[0])
     # Every node kept each candidate's point of the last fold: the server
-    # tells them which one the refit starts from (1 float).
+    # tells them which one the refit starts from (an int32 index).
     everyone = np.arange(m, dtype=np.intp)
-    counter.broadcast_from_server(everyone, np.full(m, _FLOAT, dtype=np.int64))
+    counter.broadcast_from_server(everyone, np.full(m, _INDEX, dtype=np.int64))
     selection = dict(shares=np.array([np.nan if c is None else c for c in grid]),
                      validation_error=mean_error, validation_loss=mean_loss,
                      n_folds=n_folds, **curves)
@@ -773,6 +770,10 @@ def select_personal(protocol, layout, sw, make_nodes, loss, est, parallel, seed,
     errors = np.zeros((len(mus), m))
     losses = np.zeros((len(mus), m))
     weights = np.zeros(m)
+    # Per node: the samples its folds run deal out (from its size) and
+    # whether every held-out sample weighs 1 (the error is then a count).
+    dealt = np.zeros(m, dtype=np.int64)
+    unit = np.ones(m, dtype=bool)
     n_folds, held_out = 0, 0
     for f in range(VALIDATION_FOLDS):
         held = fold == f
@@ -780,10 +781,12 @@ def select_personal(protocol, layout, sw, make_nodes, loss, est, parallel, seed,
             continue
         if held_out >= _PERSONAL_VALIDATION_SAMPLES:
             break
+        dealt += np.bincount(node_of[held], minlength=m)
         lacking = np.add.reduceat(np.where(held, 0.0, sw), starts) <= 0
         held &= ~lacking[node_of]
         sw_train = np.where(held, 0.0, sw)
         sw_val = np.where(held, sw, 0.0)
+        unit &= np.bincount(node_of[held & (sw != 1.0)], minlength=m) == 0
         # The node's full weight as the totals: the training folds' problems
         # keep the full problem's penalty against the sum of the losses
         # (the ridge penalty whose best value does not change with the
@@ -805,13 +808,13 @@ def select_personal(protocol, layout, sw, make_nodes, loss, est, parallel, seed,
         n_folds += 1
     counter = protocol.counter
     reporters = np.flatnonzero(weights > 0).astype(np.intp)
-    # Each node's sums for every candidate, in float32 (they only rank the
-    # candidates; with the squared loss the error is twice the loss: one
-    # value).  The chosen weight reaches the nodes as the refit's personal
-    # weight.
-    per_candidate = (1 if type(loss).__name__ == "Squared" else 2) * _FLOAT32
-    counter.gather_to_server(
-        reporters, np.full(reporters.size, per_candidate * len(mus), dtype=np.int64))
+    # Each node's sums for every candidate (they only rank the candidates):
+    # float32, or counts of misclassified samples packed in bits
+    # (error_report_bytes).  The chosen weight reaches the nodes as the
+    # refit's personal weight.
+    counter.gather_to_server(reporters, error_report_bytes(
+        len(mus), dealt[reporters], unit[reporters],
+        classification=type(loss).__name__ != "Squared"))
     scored = weights > 0
     if scored.any():
         # Pooled over the held-out samples (each counts once: nodes of more
@@ -939,11 +942,13 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
             # fixed-share problem at the selected share, refitted to tol from
             # the learned fit's best point (the nodes hold its w0 and dual
             # variables, the server their u_t as it copied them; the round
-            # of that point travels with the refit's first message).
+            # of that point travels with the refit's first message), and
+            # from its L-BFGS pairs (the first step, scaled by the curvature
+            # bound lambda m / b + m mu, is tiny at a large personal weight).
             learned = fit
             shared_share = float(best["b"])
-            fit = make_fit(nodes, dict(w0=best["w0"], share=share), share, carry=1,
-                           shared_share=shared_share, memory=_fixed_share_memory(learned))
+            fit = make_fit(nodes, dict(w0=best["w0"], share=share), share, carry=_INDEX,
+                           shared_share=shared_share, memory=learned.fixed_share_memory())
             fit.U[...] = learned.U
             fit.run(parallel)
             best = fit.finish()

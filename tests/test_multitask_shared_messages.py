@@ -1,0 +1,55 @@
+"""The shared model's message encodings (skfed/multitask/_shared_messages.py)
+against closed forms."""
+
+import numpy as np
+import pytest
+
+from skfed.multitask._shared_messages import (
+    error_report_bytes,
+    quantize_float32_scale,
+    quantized_vector_bytes,
+)
+
+
+@pytest.mark.parametrize("bits", [2, 4, 8, 16])
+def test_quantize_float32_scale_matches_the_integer_code(bits):
+    rng = np.random.RandomState(0)
+    x = rng.randn(3, 11) * np.array([[1e-3], [1.0], [1e4]])
+    x[1, :] = 0.0  # a zero vector decodes to zeros
+    decoded = quantize_float32_scale(x, bits)
+    L = 2 ** (bits - 1) - 1
+    for row, out in zip(x, decoded):
+        s = np.float32(np.abs(row).max())
+        if float(s) < np.abs(row).max():
+            s = np.nextafter(s, np.float32(np.inf))
+        s = float(s)
+        if s == 0.0:
+            np.testing.assert_array_equal(out, 0.0)
+            continue
+        q = np.round(row / s * L)  # integers within the levels
+        assert np.abs(q).max() <= L
+        np.testing.assert_allclose(out, q * s / L, rtol=1e-15)
+        assert np.abs(out - row).max() <= s / (2 * L) * (1 + 1e-12)
+    # deterministic: the receiver decodes what the sender kept
+    np.testing.assert_array_equal(decoded, quantize_float32_scale(x, bits))
+
+
+def test_quantized_vector_bytes():
+    # a float32 scale and d integers of b bits, packed to whole bytes
+    assert quantized_vector_bytes(9, 8) == 4 + 9
+    assert quantized_vector_bytes(10, 4) == 4 + 5
+    assert quantized_vector_bytes(3, 3) == 4 + 2
+
+
+def test_error_report_bytes():
+    n_held = np.array([12, 7, 8, 12, 0])
+    unit = np.array([True, True, True, False, True])
+    out = error_report_bytes(6, n_held, unit, classification=True)
+    # counts: a flag bit and 6 counts of ceil(log2(n_held + 1)) bits, 6 float32 losses
+    expected = [24 + -(-(1 + 6 * 4) // 8), 24 + -(-(1 + 6 * 3) // 8),
+                24 + -(-(1 + 6 * 4) // 8), 48 + 1, 24 + 1]
+    np.testing.assert_array_equal(out, expected)
+    # the squared loss: one float32 a candidate
+    np.testing.assert_array_equal(error_report_bytes(6, n_held, unit, classification=False),
+                                  np.full(5, 24))
+    assert error_report_bytes(6, np.zeros(0, int), np.zeros(0, bool), True).shape == (0,)
