@@ -153,9 +153,9 @@ def main(argv=None):
 
         shared._PERSONAL_BYTE_BUDGET = args.personal_byte_budget
     if args.no_held_out_correction:
-        import skfed.multitask._shared as shared
+        import skfed.multitask._personal as personal
 
-        shared._HELD_OUT_CORRECTION = False
+        personal._HELD_OUT_CORRECTION = False
     if args.personal_min_nodes is not None:
         import skfed.multitask._shared as shared
 

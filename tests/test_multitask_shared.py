@@ -216,9 +216,9 @@ def test_shared_bytes_equal_closed_form():
     # 3 nodes, d' = 3 (2 features and the bias), 8-bit messages; every round
     # evaluates one point: w_0's change and mu down (in the first round mu
     # only: every node holds w_0 = 0; the share, so mu, moves every round),
-    # u_t's change and four floats up; the end of fit sends one float (the
-    # round whose w_0 and own part to keep, an int32 index: every node holds
-    # the evaluated points' w_0 exactly).
+    # u_t's change, three floats and the residual's norm (1 byte) up; the end
+    # of fit sends the round whose w_0 and own part to keep, an int32 index
+    # (every node holds the evaluated points' w_0 exactly).
     rng = np.random.RandomState(7)
     g = np.repeat(np.arange(3), 10)
     X = rng.normal(size=(30, 2))
@@ -229,7 +229,8 @@ def test_shared_bytes_equal_closed_form():
         est.fit(X, y, groups=g)
     quantized = 4 + 3  # a float32 scale and 3 values of 8 bits
     down = HEADER + quantized + 8
-    up = HEADER + quantized + 4 * 8  # float64 reports: tol = 0
+    # float64 reports (tol = 0) and the residual's norm in 8 bits
+    up = HEADER + quantized + 3 * 8 + 1
     final = HEADER + 4
     per_round = 3 * (down + up)
     first = 3 * (HEADER + 8 + up)

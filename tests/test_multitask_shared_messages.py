@@ -8,6 +8,7 @@ from skfed.multitask._shared_messages import (
     error_report_bytes,
     quantize_float32_scale,
     quantized_vector_bytes,
+    residual_norm_code,
 )
 
 
@@ -53,3 +54,25 @@ def test_error_report_bytes():
     np.testing.assert_array_equal(error_report_bytes(6, n_held, unit, classification=False),
                                   np.full(5, 24))
     assert error_report_bytes(6, np.zeros(0, int), np.zeros(0, bool), True).shape == (0,)
+
+
+def test_residual_norm_code_bounds_the_norm_in_one_byte():
+    rng = np.random.RandomState(1)
+    d, bits = 9, 8
+    change = rng.randn(2, 50, d) * rng.gamma(1.0, size=(1, 50, 1))  # 2 problems, 50 nodes
+    kept = quantize_float32_scale(change, bits)
+    residual = np.sqrt(((change - kept) ** 2).sum(axis=(0, 2)))
+    scales = np.abs(change).max(axis=2).astype(np.float32).astype(np.float64)
+    scales = np.where(scales < np.abs(change).max(axis=2),
+                      np.nextafter(scales.astype(np.float32), np.float32(np.inf)), scales)
+    bound = np.sqrt(d * (scales**2).sum(axis=0)) / (2 * 127)
+    decoded = residual_norm_code(residual, scales, d, bits)
+    # a multiple of bound / 255, at least the norm and less than one step above
+    code = decoded / bound * 255
+    np.testing.assert_allclose(code, np.round(code), atol=1e-9)
+    assert np.all(code <= 255)
+    assert np.all(decoded >= residual)
+    assert np.all(decoded - residual <= bound / 255 * (1 + 1e-9))
+    assert np.all(residual <= bound)
+    # nothing missing (a zero change): zero
+    assert residual_norm_code(np.zeros(1), np.zeros((1, 1)), d, bits)[0] == 0.0

@@ -5,6 +5,7 @@ the exact kernel mode's byte bound behind approximation="auto"."""
 import numpy as np
 import pytest
 
+import skfed.multitask._personal as personal
 import skfed.multitask._shared as shared
 from skfed.multitask import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
 from skfed.multitask._base import exact_mode_bytes
@@ -64,26 +65,26 @@ def test_personal_selection_against_closed_form(monkeypatch, samples, n_folds):
     the fixed-share problem it is refitted to (folds until ``samples`` were
     held out: 72 a fold here), and joint_objective_ as that problem's
     objective of the returned model."""
-    monkeypatch.setattr(shared, "_PERSONAL_VALIDATION_SAMPLES", samples)
+    monkeypatch.setattr(personal, "_PERSONAL_VALIDATION_SAMPLES", samples)
     # the learned share's fit to tol (its shared model is then the optimum
     # at the learned share, in closed form below)
     monkeypatch.setattr(shared, "_PERSONAL_TOL_FACTOR", 1.0)
     monkeypatch.setattr(shared, "_PERSONAL_BYTE_BUDGET", np.inf)
     folds = []
-    real = shared.validation_folds
+    real = personal.validation_folds
 
     def record(*args):
         out = real(*args)
         folds.append(out)
         return out
 
-    monkeypatch.setattr(shared, "validation_folds", record)
+    monkeypatch.setattr(personal, "validation_folds", record)
     X, y, g = _alike()
     m, n, d = 30, 12, 4
     est = FederatedMultiTaskRegressor(random_state=0, tol=1e-9).fit(X, y, groups=g)
     sel = est.share_selection_
     # The share selection's fits would exceed its budget: the personal one ran.
-    assert len(sel["shares"]) == len(shared.PERSONAL_GRID)
+    assert len(sel["shares"]) == len(personal.PERSONAL_GRID)
     assert not np.isnan(sel["shares"]).any()
     lam = 1.0 / (m * n)
     b_learned = sel["shared_part_share"]
@@ -95,7 +96,7 @@ def test_personal_selection_against_closed_form(monkeypatch, samples, n_folds):
     # each node validates at w0 less its held-out samples' residual-weighted
     # rows over n_t (lambda m / b + m lambda m / (1 - b))
     curvature = lam * m / b_learned + m * lam * m / (1.0 - b_learned)
-    mus = lam * m / (1.0 - b_learned) * np.asarray(shared.PERSONAL_GRID)
+    mus = lam * m / (1.0 - b_learned) * np.asarray(personal.PERSONAL_GRID)
     np.testing.assert_allclose(sel["shares"], 1.0 - lam * m / mus)
     fold = folds[-1]
     assert sel["n_folds"] == n_folds
@@ -158,7 +159,7 @@ def test_personal_selection_returns_certified_model_logistic():
     m, n, d = 30, 12, 4
     est = FederatedMultiTaskClassifier(random_state=0).fit(X, y, groups=g)
     sel = est.share_selection_
-    assert len(sel["shares"]) == len(shared.PERSONAL_GRID)
+    assert len(sel["shares"]) == len(personal.PERSONAL_GRID)
     lam = 1.0 / (m * n)
     b_w, b = sel["shared_part_share"], est.shared_weight_
     Z = np.hstack([X, np.ones((m * n, 1))])
@@ -199,9 +200,9 @@ def test_personal_selection_bytes(monkeypatch, Estimator, weight, extra):
     if Estimator is FederatedMultiTaskClassifier:
         y = (y > np.median(y)).astype(int)
     sw = np.full(len(y), weight)
-    monkeypatch.setattr(shared, "PERSONAL_GRID", (1.0,))
+    monkeypatch.setattr(personal, "PERSONAL_GRID", (1.0,))
     one = Estimator(random_state=0).fit(X, y, groups=g, sample_weight=sw)
-    monkeypatch.setattr(shared, "PERSONAL_GRID", (1.0, 1.0, 1.0))
+    monkeypatch.setattr(personal, "PERSONAL_GRID", (1.0, 1.0, 1.0))
     three = Estimator(random_state=0).fit(X, y, groups=g, sample_weight=sw)
     assert three.n_iter_ == one.n_iter_
     np.testing.assert_array_equal(three.coef_, one.coef_)

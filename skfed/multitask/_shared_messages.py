@@ -43,11 +43,7 @@ def quantize_float32_scale(x, bits):
     decoded : ndarray of shape (..., d)
     """
     levels = float(2 ** (int(bits) - 1) - 1)
-    scale = np.max(np.abs(x), axis=-1, keepdims=True)
-    scale32 = scale.astype(np.float32)
-    low = scale32.astype(np.float64) < scale
-    scale32[low] = np.nextafter(scale32[low], np.float32(np.inf))
-    scale = scale32.astype(np.float64)
+    scale = float32_scale(x)[..., None]
     safe = np.where(scale > 0.0, scale, 1.0)
     return np.rint(x * (levels / safe)) * (safe / levels)
 
@@ -94,3 +90,50 @@ def error_report_bytes(n_candidates, n_held, unit_weights, classification):
         bits = 1 + n_candidates * index_bits(int(k) + 1)
         out[unit_weights & (n_held == k)] = payload_bytes(n_float32=n_candidates, n_bits=bits)
     return out
+
+
+# Bits of the code of a node's quantization residual norm (a fraction of the
+# bound the server knows, rounded up).
+RESIDUAL_BITS = 8
+
+
+def float32_scale(x):
+    """The float32 scale :func:`quantize_float32_scale` sends with each
+    vector of ``x`` (``max |x_j|`` rounded up to float32), as float64."""
+    scale = np.max(np.abs(x), axis=-1)
+    scale32 = np.asarray(scale, dtype=np.float32)
+    low = scale32.astype(np.float64) < scale
+    scale32[low] = np.nextafter(scale32[low], np.float32(np.inf))
+    return scale32.astype(np.float64)
+
+
+def residual_norm_code(residual_norm, scales, d, bits):
+    """A node's quantization residual norm as the server decodes it.
+
+    After a quantized change of scale ``s_k`` per problem, each coordinate
+    of what the server's copy misses is at most ``s_k / (2 L)``, so its norm
+    is at most ``bound = sqrt(d sum_k s_k^2) / (2 L)``, which the server
+    knows from the scales it received.  The node sends the norm as the
+    fraction ``ceil(255 norm / bound) / 255`` of it (:data:`RESIDUAL_BITS`
+    bits): the decoded value is at least the norm, so the dual bound that
+    adds it stays a bound.
+
+    Parameters
+    ----------
+    residual_norm : ndarray of shape (n_nodes,)
+    scales : ndarray of shape (n_problems, n_nodes)
+        The float32 scales of the nodes' quantized changes.
+    d : int
+    bits : int
+        The quantization's bits.
+
+    Returns
+    -------
+    decoded : ndarray of shape (n_nodes,)
+    """
+    levels = 2 ** (int(bits) - 1) - 1
+    top = 2**RESIDUAL_BITS - 1
+    bound = np.sqrt(d * np.sum(np.asarray(scales) ** 2, axis=0)) / (2 * levels)
+    safe = np.where(bound > 0, bound, 1.0)
+    code = np.minimum(np.ceil(np.asarray(residual_norm) * (top / safe) * (1 + 1e-12)), top)
+    return np.where(bound > 0, code * safe / top, 0.0)
