@@ -414,7 +414,7 @@ class _SharedFit:
             if not g @ direction < 0:
                 S, Y = [], []
                 direction = self._direction(g, S, Y, b)
-            t = 1.0
+            t, retried = 1.0, False
             while True:
                 target = x + t * direction
                 b_new = _share(target[-1]) if self.fixed is None else self.fixed
@@ -432,12 +432,12 @@ class _SharedFit:
                     vals = None
                     break
                 protocol.end_round()
-                # The rejected point's curvature pair gives the next trial
-                # (shorter than the rejected step), else backtracking.
+                # The first rejected point's curvature pair gives the next
+                # trial (shorter than the rejected step), else backtracking.
                 rejected = x_new - x
                 t *= _BACKTRACK
-                if _retry_pairs(S, Y, rejected, new["grad"] - g):
-                    retry = self._direction(g, S, Y, b)
+                if not retried and _retry_pairs(S, Y, rejected, new["grad"] - g):
+                    retried, retry = True, self._direction(g, S, Y, b)
                     if g @ retry < 0 and retry @ retry < rejected @ rejected:
                         direction, t = retry, 1.0
             if vals is None or new is None:
