@@ -75,7 +75,7 @@ def standard_estimators(task):
     return {"Ridge": Ridge(), "SVR": SVR(), "LassoCV": LassoCV()}
 
 
-def standard_baselines(task, Xtr, ytr, gtr, Xte, yte, gte, skip_local=()):
+def standard_baselines(task, Xtr, ytr, gtr, Xte, yte, gte, skip_local=(), skip_global=()):
     """Global and Local per-node scores of every standard estimator.
 
     Parameters
@@ -85,6 +85,8 @@ def standard_baselines(task, Xtr, ytr, gtr, Xte, yte, gte, skip_local=()):
     skip_local : tuple of str
         Estimators not fitted per node (e.g. ``LassoCV`` on nodes of 10
         rows: not a contender, and slow).
+    skip_global : tuple of str
+        Estimators not fitted on the pooled rows.
 
     Returns
     -------
@@ -96,8 +98,9 @@ def standard_baselines(task, Xtr, ytr, gtr, Xte, yte, gte, skip_local=()):
         # the baselines run at their defaults, as a user would
         warnings.simplefilter("ignore", ConvergenceWarning)
         for label, est in standard_estimators(task).items():
-            out[f"global_{label}"] = per_node_score(
-                task, yte, clone(est).fit(Xtr, ytr).predict(Xte), gte)
+            if label not in skip_global:
+                out[f"global_{label}"] = per_node_score(
+                    task, yte, clone(est).fit(Xtr, ytr).predict(Xte), gte)
             if label in skip_local:
                 continue
             local = LocalEstimator(clone(est)).fit(Xtr, ytr, groups=gtr)
