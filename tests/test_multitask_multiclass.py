@@ -358,6 +358,19 @@ def test_quantize_rows_sends_k_minus_one_rows_under_one_scale():
     np.testing.assert_array_equal(quantize_rows(x, 8, ovr), quantize(x, 8))
     assert quantized_rows_bytes(multinomial, 7, 8) == quantized_bytes(21, 8) == 8 + 21
     assert quantized_rows_bytes(ovr, 7, 8) == 4 * quantized_bytes(7, 8)
+    # the shared model's quantizer (a float32 scale): the same K - 1 rows of
+    # one scale, 4 + ceil(3 x 7 x 5 / 8) bytes; one-vs-rest as mtl2's rows
+    from skfed.multitask._shared_messages import (quantize_float32_scale,
+                                                  quantized_vector_bytes)
+    q32 = quantize_rows(x, 5, multinomial, quantize_float32_scale)
+    np.testing.assert_array_equal(q32.sum(axis=0), 0.0)
+    flat = np.moveaxis(x[:-1], 0, -2).reshape(5, 21)
+    np.testing.assert_array_equal(np.moveaxis(q32[:-1], 0, -2).reshape(5, 21),
+                                  quantize_float32_scale(flat, 5))
+    np.testing.assert_array_equal(quantize_rows(x, 5, ovr, quantize_float32_scale),
+                                  quantize_float32_scale(x, 5))
+    assert quantized_rows_bytes(multinomial, 7, 5, quantized_vector_bytes) == 4 + 14
+    assert quantized_rows_bytes(ovr, 7, 5, quantized_vector_bytes) == 4 * (4 + 5)
 
 
 @pytest.mark.parametrize("compression, vector", [(5, 8 + 5), ("none", 2 * 4 * 8)])
@@ -385,18 +398,19 @@ def test_multinomial_linear_mode_bytes_equal_closed_form(compression, vector):
 
 def test_multinomial_shared_bytes_equal_closed_form():
     # As test_multitask_shared's closed form with 3 classes: w_0's change
-    # and u_t's change are 2 class rows of d' = 3 values under one scale
-    # (8 + 6 bytes), the reports four float64 (tol=0), mu one float.
+    # and u_t's change are 2 class rows of d' = 3 values under one float32
+    # scale (4 + 6 bytes), the reports three float64 (tol=0) and the
+    # residual's norm in one byte, mu one float, the kept round an int32.
     X, y, groups = _ordinal(n_nodes=3, per_node=10, d=2, seed=7)
     est = FederatedMultiTaskClassifier(kernel="linear", omega="shared", tol=0, max_rounds=4,
                                        random_state=0)
     with pytest.warns(ConvergenceWarning):
         est.fit(X, y, groups=groups)
     assert est.multi_class_ == "multinomial"
-    quantized = 8 + 6
+    quantized = 4 + 6
     down = HEADER + quantized + 8
-    up = HEADER + quantized + 4 * 8
-    final = HEADER + 8
+    up = HEADER + quantized + 3 * 8 + 1
+    final = HEADER + 4
     per_round = 3 * (down + up)
     first = 3 * (HEADER + 8 + up)
     np.testing.assert_array_equal(est.bytes_per_round_,

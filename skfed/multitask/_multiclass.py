@@ -11,6 +11,7 @@ import numpy as np
 
 from .._core._multitask_fast import Multinomial
 from ._compression import quantize, quantized_bytes
+from ._shared_messages import float32_scale, residual_norm_code
 
 
 def rows_sent(state):
@@ -42,30 +43,80 @@ def rows_sent(state):
     return n_problems
 
 
-def quantize_rows(x, bits, state):
-    """``quantize(x, bits)`` as the receiver decodes it (``x``: (n_problems, ..., d)).
+def _sent_block(x):
+    """The first ``K - 1`` class rows of ``x`` (``(K, ..., d)``) as one
+    vector per message: shape ``(..., (K - 1) d)``."""
+    rows = np.moveaxis(x[:-1], 0, -2)  # (..., K - 1, d)
+    return rows.reshape(rows.shape[:-2] + (-1,))
 
-    Under the multinomial loss (:func:`rows_sent`) the first ``K - 1`` class
-    rows are quantized and sent, and the last is minus their decoded sum:
-    the decoded rows sum to zero exactly, and the last row's rounding is the
-    sum of the others' (the error feedback of the compressed protocol
-    carries it as any other rounding).
+
+def quantize_rows(x, bits, state, quantizer=quantize):
+    """``quantizer(x, bits)`` as the receiver decodes it (``x``: (n_problems, ..., d)).
+
+    Without the multinomial loss every class row is one quantized vector
+    (``quantizer(x, bits)`` itself).  Under it (:func:`rows_sent`) the first
+    ``K - 1`` class rows are quantized as ONE vector (one scale) and sent,
+    and the last is minus their decoded sum: the decoded rows sum to zero
+    exactly, and the last row's rounding is the sum of the others' (the
+    error feedback of the compressed protocol carries it as any other
+    rounding).
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_problems, ..., d)
+    bits : int
+    state : object
+        Holds ``n_problems`` and ``multinomial`` (:func:`rows_sent`).
+    quantizer : callable, default=:func:`~skfed.multitask._compression.quantize`
+        ``quantizer(v, bits)`` quantizes each vector of the last axis of
+        ``v`` with one scale (the linear modes' float64 scale, or the shared
+        model's :func:`~skfed.multitask._shared_messages.quantize_float32_scale`).
+
+    Returns
+    -------
+    decoded : ndarray of the shape of ``x``
     """
     if rows_sent(state) == state.n_problems:
-        return quantize(x, bits)
+        return quantizer(x, bits)
     out = np.empty_like(x)
-    rows = np.moveaxis(x[:-1], 0, -2)  # (..., K - 1, d)
-    flat = quantize(rows.reshape(rows.shape[:-2] + (-1,)), bits)
+    rows = np.moveaxis(x[:-1], 0, -2)
+    flat = quantizer(_sent_block(x), bits)
     out[:-1] = np.moveaxis(flat.reshape(rows.shape), -2, 0)
     out[-1] = -out[:-1].sum(axis=0)
     return out
 
 
-def quantized_rows_bytes(state, d, bits):
-    """Bytes of one quantized model vector or update of every class row."""
+def quantized_rows_bytes(state, d, bits, vector_bytes=quantized_bytes):
+    """Bytes of one quantized model vector or update of every class row.
+
+    ``vector_bytes(n, bits)`` is the bytes of one quantized vector of ``n``
+    values (one scale): ``n_problems`` vectors of ``d`` values, or under the
+    multinomial loss one vector of ``(K - 1) d`` values.
+    """
     if rows_sent(state) == state.n_problems:
-        return state.n_problems * quantized_bytes(d, bits)
-    return quantized_bytes(rows_sent(state) * d, bits)
+        return state.n_problems * vector_bytes(d, bits)
+    return vector_bytes(rows_sent(state) * d, bits)
+
+
+def sent_scales(x, state):
+    """The float32 scales the receiver gets with ``quantize_rows(x, bits,
+    state, quantize_float32_scale)``: shape ``(n_problems, ...)``, or under
+    the multinomial loss ``(1, ...)`` (one scale for the ``K - 1`` rows)."""
+    if rows_sent(state) == state.n_problems:
+        return float32_scale(x)
+    return float32_scale(_sent_block(x))[None]
+
+
+def residual_code(residual_norm, scales, state, d, bits):
+    """:func:`~skfed.multitask._shared_messages.residual_norm_code` of the
+    rows as they travel: the bound the server knows from the scales it
+    received (:func:`sent_scales`) covers, under the multinomial loss, the
+    ``K - 1`` rows of one scale and the rebuilt last row (its rounding,
+    minus the sum of theirs, up to ``K - 1`` times theirs per coordinate)."""
+    if rows_sent(state) == state.n_problems:
+        return residual_norm_code(residual_norm, scales, d, bits)
+    return residual_norm_code(residual_norm, scales, d, bits,
+                              rows_per_scale=rows_sent(state), rebuilt_row=True)
 
 
 def softmax_proba(scores):

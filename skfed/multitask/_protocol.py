@@ -53,7 +53,8 @@ modes, which run linear MOCHA on explicit features): the server keeps
   sum to zero: ``K - 1`` rows travel and the receiver forms the last
   (:func:`~skfed.multitask._multiclass.rows_sent`), here and in the
   shared model's messages; compressed, the ``K - 1`` rows share one
-  scale (``8 + ceil((K - 1) d' b / 8)`` bytes,
+  scale (here a float64 one: ``8 + ceil((K - 1) d' b / 8)`` bytes; in the
+  shared model's messages a float32 one: ``4 + ceil((K - 1) d' b / 8)``,
   :func:`~skfed.multitask._multiclass.quantize_rows`).
 - with ``aggregation`` searching the step (the default here), in rounds
   where ``rho > 1``: the server also sends the nodes' scaling (1 float)
