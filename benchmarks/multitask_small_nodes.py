@@ -31,19 +31,19 @@ lies.
 
 import argparse
 import json
-import time
-import warnings
 
-import numpy as np
-from sklearn.base import clone
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import LassoCV, LogisticRegression, Ridge
-from sklearn.metrics import r2_score
-from sklearn.svm import SVC, SVR, LinearSVC
 from threadpoolctl import threadpool_limits
 
-from skfed import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor, LocalEstimator
 from skfed.baselines import pooled_data_bytes
+from multitask_common import (
+    TASKS,
+    best_baselines,
+    fit_defaults,
+    linear_rule_family,
+    per_node_score,
+    selection_path,
+    standard_baselines,
+)
 
 FAMILIES = {
     # n_nodes, training samples a node, features, informative features, spread
@@ -62,37 +62,7 @@ FAMILIES = {
 
 def make_family(name, task, seed):
     """``Xtr, ytr, gtr, Xte, yte, gte`` of one family, task and seed."""
-    n_nodes, n, d, k, spread = FAMILIES[name]
-    rng = np.random.RandomState(seed)
-    g = np.repeat(np.arange(n_nodes), 2 * n)
-    X = rng.randn(len(g), d)
-    informative = np.arange(d) < k
-    W = np.where(informative, rng.randn(1, d), 0.0) + spread * rng.randn(n_nodes, d) * informative
-    s = (X * W[g]).sum(axis=1) / np.sqrt(k)
-    noisy = s + 0.3 * rng.randn(len(g))
-    y = (noisy > 0).astype(int) if task == "classification" else noisy
-    train = np.tile(np.r_[np.ones(n, bool), np.zeros(n, bool)], n_nodes)
-    return X[train], y[train], g[train], X[~train], y[~train], g[~train]
-
-
-def per_node_score(task, y, pred, groups):
-    score = (lambda a, b: np.mean(a == b)) if task == "classification" else r2_score
-    return float(np.mean([score(y[groups == t], pred[groups == t]) for t in np.unique(groups)]))
-
-
-def baselines(task, Xtr, ytr, gtr, Xte, yte, gte):
-    estimators = ({"LinearSVC": LinearSVC(), "SVC": SVC(), "LogisticRegression": LogisticRegression()}
-                  if task == "classification" else
-                  {"Ridge": Ridge(), "SVR": SVR(), "LassoCV": LassoCV()})
-    out = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        for label, est in estimators.items():
-            out[f"global_{label}"] = per_node_score(
-                task, yte, clone(est).fit(Xtr, ytr).predict(Xte), gte)
-            local = LocalEstimator(clone(est)).fit(Xtr, ytr, groups=gtr)
-            out[f"local_{label}"] = per_node_score(task, yte, local.predict(Xte, groups=gte), gte)
-    return out
+    return linear_rule_family(*FAMILIES[name], task=task, seed=seed)
 
 
 def run(families, tasks, seeds):
@@ -101,30 +71,18 @@ def run(families, tasks, seeds):
         for task in tasks:
             for seed in seeds:
                 Xtr, ytr, gtr, Xte, yte, gte = make_family(name, task, seed)
-                Est = (FederatedMultiTaskClassifier if task == "classification"
-                       else FederatedMultiTaskRegressor)
-                est = Est(random_state=0)
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always", ConvergenceWarning)
-                    cpu = time.process_time()
-                    est.fit(Xtr, ytr, groups=gtr)
-                    cpu = time.process_time() - cpu
-                converged = not any(issubclass(w.category, ConvergenceWarning) for w in caught)
+                est, converged, cpu = fit_defaults(task, Xtr, ytr, gtr)
                 score = per_node_score(task, yte, est.predict(Xte, groups=gte), gte)
-                base = baselines(task, Xtr, ytr, gtr, Xte, yte, gte)
-                best_global = max(v for k, v in base.items() if k.startswith("global_"))
-                best_local = max(v for k, v in base.items() if k.startswith("local_"))
+                base = standard_baselines(task, Xtr, ytr, gtr, Xte, yte, gte)
+                best_global, best_local = best_baselines(base)
                 best = max(best_global, best_local)
-                selection = est.share_selection_
                 rows.append(dict(
                     family=name, task=task, seed=seed, defaults=round(score, 5),
                     best_global=round(best_global, 5), best_local=round(best_local, 5),
                     margin=round(score - best, 5), target_met=bool(score >= best - 0.001),
                     converged=converged,
                     bytes_ratio=round(est.n_bytes_sent_ / pooled_data_bytes(Xtr, ytr, gtr), 3),
-                    rounds=int(est.n_iter_),
-                    selection=None if selection is None else (
-                        "personal" if "shared_part_share" in selection else "share"),
+                    rounds=int(est.n_iter_), selection=selection_path(est),
                     shared_weight=round(float(est.shared_weight_), 5), fit_cpu_s=round(cpu, 2),
                     baselines={k: round(v, 5) for k, v in base.items()},
                 ))
@@ -137,18 +95,24 @@ def main(argv=None):
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--families", nargs="+", default=["alike", "uninformative"],
                         choices=list(FAMILIES))
-    parser.add_argument("--tasks", nargs="+", default=["classification", "regression"],
-                        choices=["classification", "regression"])
+    parser.add_argument("--tasks", nargs="+", default=list(TASKS), choices=TASKS)
     parser.add_argument("--personal-min-nodes", type=int, default=None,
                         help="override the personal selection's minimum number of nodes")
     parser.add_argument("--no-held-out-correction", action="store_true",
                         help="the personal selection validates at w0 itself, not at "
                              "w0 less each node's held-out samples' part")
+    parser.add_argument("--personal-byte-budget", type=float, default=None,
+                        help="override the learned share's byte budget before the personal "
+                             "selection (a fraction of the raw upload)")
     args = parser.parse_args(argv)
-    if args.no_held_out_correction:
+    if args.personal_byte_budget is not None:
         import skfed.multitask._shared as shared
 
-        shared._HELD_OUT_CORRECTION = False
+        shared._PERSONAL_BYTE_BUDGET = args.personal_byte_budget
+    if args.no_held_out_correction:
+        import skfed.multitask._personal as personal
+
+        personal._HELD_OUT_CORRECTION = False
     if args.personal_min_nodes is not None:
         import skfed.multitask._shared as shared
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 from scipy.special import logsumexp, softmax, xlogy
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils._param_validation import InvalidParameterError
 
@@ -326,3 +327,108 @@ def test_nodes_joining_a_multinomial_fit_learn_the_multinomial_model():
     shared = np.mean(np.argmax(X[test] @ clf.shared_coef_.T + clf.shared_intercept_, axis=1)
                      == y[test])
     assert joined >= shared - 0.05 and joined > 0.6
+
+
+# ------------------------------------------------- K - 1 class rows travel
+HEADER = 16
+
+
+def test_quantize_rows_sends_k_minus_one_rows_under_one_scale():
+    from types import SimpleNamespace
+
+    from skfed.multitask._compression import quantize, quantized_bytes
+    from skfed.multitask._multiclass import quantize_rows, quantized_rows_bytes, rows_sent
+
+    rng = np.random.RandomState(0)
+    x = rng.normal(size=(4, 5, 7))
+    x -= x.mean(axis=0)  # class rows summing to zero, as the dual vectors do
+    multinomial = SimpleNamespace(n_problems=4, multinomial=True)
+    ovr = SimpleNamespace(n_problems=4, multinomial=False)
+    assert rows_sent(multinomial) == 3 and rows_sent(ovr) == 4
+    q = quantize_rows(x, 8, multinomial)
+    # the receiver's rows sum to zero exactly; the K - 1 sent rows are the
+    # rounding of one message per node: one scale over its 3 x 7 values
+    np.testing.assert_array_equal(q.sum(axis=0), 0.0)
+    scale = np.abs(x[:-1]).max(axis=(0, 2))  # (5,): one per message
+    assert np.all(np.abs(q[:-1] - x[:-1]) <= scale[None, :, None] / (2 * 127) * (1 + 1e-12))
+    np.testing.assert_allclose(np.abs(q[:-1]).max(axis=(0, 2)), scale, rtol=1e-12)
+    # the last row's error is the sum of the others' (at most 3 half-levels)
+    assert np.all(np.abs(q[-1] - x[-1]) <= 3 * scale[:, None] / (2 * 127) * (1 + 1e-12))
+    # one-vs-rest: the binary rows as before, each with its scale
+    np.testing.assert_array_equal(quantize_rows(x, 8, ovr), quantize(x, 8))
+    assert quantized_rows_bytes(multinomial, 7, 8) == quantized_bytes(21, 8) == 8 + 21
+    assert quantized_rows_bytes(ovr, 7, 8) == 4 * quantized_bytes(7, 8)
+    # the shared model's quantizer (a float32 scale): the same K - 1 rows of
+    # one scale, 4 + ceil(3 x 7 x 5 / 8) bytes; one-vs-rest as mtl2's rows
+    from skfed.multitask._shared_messages import (quantize_float32_scale,
+                                                  quantized_vector_bytes)
+    q32 = quantize_rows(x, 5, multinomial, quantize_float32_scale)
+    np.testing.assert_array_equal(q32.sum(axis=0), 0.0)
+    flat = np.moveaxis(x[:-1], 0, -2).reshape(5, 21)
+    np.testing.assert_array_equal(np.moveaxis(q32[:-1], 0, -2).reshape(5, 21),
+                                  quantize_float32_scale(flat, 5))
+    np.testing.assert_array_equal(quantize_rows(x, 5, ovr, quantize_float32_scale),
+                                  quantize_float32_scale(x, 5))
+    assert quantized_rows_bytes(multinomial, 7, 5, quantized_vector_bytes) == 4 + 14
+    assert quantized_rows_bytes(ovr, 7, 5, quantized_vector_bytes) == 4 * (4 + 5)
+
+
+@pytest.mark.parametrize("compression, vector", [(5, 8 + 5), ("none", 2 * 4 * 8)])
+def test_multinomial_linear_mode_bytes_equal_closed_form(compression, vector):
+    # omega="independent" (rho = 1): every round each node gets w_t and sends
+    # Delta v_t: K - 1 = 2 class rows of d + 1 = 4 values (compressed: one
+    # float64 scale and 8 values of 5 bits, 5 bytes) and its three gap terms;
+    # Sigma's two floats go out once; the final w_t in float64 (2 rows).
+    X, y, groups = _ordinal(n_nodes=3, per_node=30, d=3, seed=13)
+    clf = FederatedMultiTaskClassifier(
+        kernel="linear", omega="independent", tol=0, max_rounds=3, random_state=0,
+        compression=compression,
+    )
+    with pytest.warns(ConvergenceWarning):
+        clf.fit(X, y, groups=groups)
+    assert clf.multi_class_ == "multinomial"
+    down, up, sigma_info = HEADER + vector, HEADER + vector + 24, 16
+    final = HEADER + 2 * 4 * 8
+    per_round = 3 * (down + up)
+    np.testing.assert_array_equal(
+        clf.bytes_per_round_, [per_round + 3 * sigma_info, per_round, per_round + 3 * final])
+    # the model the nodes hold: class rows summing to zero
+    np.testing.assert_allclose(clf.coef_.sum(axis=1), 0.0, atol=1e-12)
+
+
+def test_multinomial_shared_bytes_equal_closed_form():
+    # As test_multitask_shared's closed form with 3 classes: w_0's change
+    # and u_t's change are 2 class rows of d' = 3 values under one float32
+    # scale (4 + 6 bytes), the reports three float64 (tol=0) and the
+    # residual's norm in one byte, mu one float, the kept round an int32.
+    X, y, groups = _ordinal(n_nodes=3, per_node=10, d=2, seed=7)
+    est = FederatedMultiTaskClassifier(kernel="linear", omega="shared", tol=0, max_rounds=4,
+                                       random_state=0)
+    with pytest.warns(ConvergenceWarning):
+        est.fit(X, y, groups=groups)
+    assert est.multi_class_ == "multinomial"
+    quantized = 4 + 6
+    down = HEADER + quantized + 8
+    up = HEADER + quantized + 3 * 8 + 1
+    final = HEADER + 4
+    per_round = 3 * (down + up)
+    first = 3 * (HEADER + 8 + up)
+    np.testing.assert_array_equal(est.bytes_per_round_,
+                                  [first] + [per_round] * 2 + [per_round + 3 * final])
+
+
+@pytest.mark.parametrize("omega", ["shared", "independent"])
+def test_multinomial_compressed_fit_reaches_the_float64_optimum(omega):
+    # The K - 1 quantized rows change only the rounding of the messages: the
+    # fits certify the same optimum as the float64 messages (whose values
+    # are those of the K-row protocol) to the solver's tolerance.
+    X, y, groups = _ordinal(n_nodes=6, per_node=40, seed=5)
+    fits = [FederatedMultiTaskClassifier(kernel="linear", omega=omega, compression=c,
+                                         tol=1e-6, random_state=0).fit(X, y, groups=groups)
+            for c in (8, "none")]
+    assert all(f.multi_class_ == "multinomial" for f in fits)
+    compressed, exact = fits
+    assert compressed.n_bytes_sent_ < exact.n_bytes_sent_
+    np.testing.assert_allclose(compressed.decision_function(X, groups=groups),
+                               exact.decision_function(X, groups=groups), atol=5e-3)
+    np.testing.assert_allclose(compressed.coef_.sum(axis=1), 0.0, atol=1e-10)

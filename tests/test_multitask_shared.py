@@ -212,25 +212,39 @@ def test_multiclass_problems_share_one_budget():
     assert est.joint_duality_gap_ <= est.tol * est.joint_objective_
 
 
-def test_shared_bytes_equal_closed_form():
+@pytest.mark.parametrize("multi_class, quantized", [
+    (None, 4 + 3),  # binary: a float32 scale and 3 values of 8 bits
+    ("ovr", 3 * (4 + 3)),  # 3 classes, one vector (and scale) per class
+    ("multinomial", 4 + 6),  # K - 1 = 2 class rows under one float32 scale
+])
+def test_shared_bytes_equal_closed_form(multi_class, quantized):
     # 3 nodes, d' = 3 (2 features and the bias), 8-bit messages; every round
     # evaluates one point: w_0's change and mu down (in the first round mu
     # only: every node holds w_0 = 0; the share, so mu, moves every round),
-    # u_t's change and four floats up; the end of fit sends one float (the
-    # round whose w_0 and own part to keep: every node holds the evaluated
-    # points' w_0 exactly).
+    # u_t's change, three floats and the residual's norm (1 byte) up; the end
+    # of fit sends the round whose w_0 and own part to keep, an int32 index
+    # (every node holds the evaluated points' w_0 exactly).  Under the
+    # multinomial loss the class rows sum to zero: K - 1 rows travel as one
+    # vector (skfed.multitask._multiclass.quantize_rows).
     rng = np.random.RandomState(7)
     g = np.repeat(np.arange(3), 10)
     X = rng.normal(size=(30, 2))
-    y = (X[:, 0] > 0).astype(int)
+    if multi_class is None:
+        y = (X[:, 0] > 0).astype(int)
+        params = {}
+    else:
+        y = np.digitize(X[:, 0], [-0.4, 0.4])
+        params = dict(multi_class=multi_class)
     est = FederatedMultiTaskClassifier(kernel="linear", omega="shared", tol=0, max_rounds=4,
-                                       random_state=0)
+                                       random_state=0, **params)
     with pytest.warns(ConvergenceWarning):
         est.fit(X, y, groups=g)
-    quantized = 8 + 3  # a float64 scale and 3 values of 8 bits
+    if multi_class is not None:
+        assert est.multi_class_ == multi_class
     down = HEADER + quantized + 8
-    up = HEADER + quantized + 4 * 8
-    final = HEADER + 8
+    # float64 reports (tol = 0) and the residual's norm in 8 bits
+    up = HEADER + quantized + 3 * 8 + 1
+    final = HEADER + 4
     per_round = 3 * (down + up)
     first = 3 * (HEADER + 8 + up)
     np.testing.assert_array_equal(est.bytes_per_round_,

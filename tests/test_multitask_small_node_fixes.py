@@ -13,7 +13,8 @@ import skfed.multitask._shared as shared
 from skfed._base import NodeLayout
 from skfed.multitask import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
 from skfed.multitask._features import _MAX_UNFIT_COMPONENTS, auto_components
-from skfed.multitask._shared import _SharedNodes, held_out_shift, round_up_float32
+from skfed.multitask._shared import _SharedNodes
+from skfed.multitask._validation import held_out_shift, round_up_float32
 
 
 def _weighted_two_part_ridge(Z, y, g, weights, lam, b):

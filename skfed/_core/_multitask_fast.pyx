@@ -454,6 +454,32 @@ cdef inline void _axpy_mixed(double a, const floating* x, double* y, intp_t d) n
         y[j] += a * x[j]
 
 
+cdef inline void _view_margins(const floating* X, const double* work, double* p, intp_t n,
+                               intp_t d, intp_t K) noexcept nogil:
+    """``p[k n + i] = x_i . work[k d:(k + 1) d]``: the margins of a node's
+    ``n`` rows under its ``K`` local views (one per problem solved together)."""
+    cdef intp_t i, k
+    for k in range(K):
+        for i in range(n):
+            p[k * n + i] = _dot_mixed(&X[i * d], &work[k * d], d)
+
+
+cdef inline void _pass_setup(const floating* X, const double* W, intp_t ws, double* work,
+                             double* p, intp_t* perm, intp_t n, intp_t d,
+                             intp_t K) noexcept nogil:
+    """The set-up of a node's dual pass (binary ``K = 1`` or multinomial):
+    the local views ``work`` (K d) start at the models ``W + k ws``, ``p``
+    (K n) holds their margins and ``perm`` the identity before its first
+    shuffle."""
+    cdef intp_t i, j, k
+    for k in range(K):
+        for j in range(d):
+            work[k * d + j] = W[k * ws + j]
+    _view_margins(X, work, p, n, d, K)
+    for i in range(n):
+        perm[i] = i
+
+
 def _check_node_arrays(intp_t n, y, sw, g, p, delta, perm, state):
     if (y.shape[0] != n or sw.shape[0] != n or g.shape[0] != n or p.shape[0] != n
             or delta.shape[0] != n or perm.shape[0] != n):
@@ -649,17 +675,12 @@ cdef void _linear_round(
 ) noexcept nogil:
     """One node's round of :func:`local_solve_linear` on its ``n`` rows
     (``n >= 1``); ``result``: steps done, gap at the start and at the end."""
-    cdef intp_t i, j, k, done = 0
+    cdef intp_t i, k, done = 0
     cdef double q, g_new, da, gap0, gap
     cdef bint stop = False
-    for j in range(d):
-        work[j] = w[j]
-    for i in range(n):
-        p[i] = _dot_mixed(&X[i * d], work, d)
+    _pass_setup(X, w, 0, work, p, perm, n, d, 1)
     gap0 = _gap_sum(loss, p, y, sw, g, n)
     gap = gap0
-    for i in range(n):
-        perm[i] = i
     while done < n_steps and not stop:
         _shuffle(perm, n, state)
         for k in range(n):
@@ -678,14 +699,12 @@ cdef void _linear_round(
                 _axpy_mixed(da, &X[i * d], dv, d)
                 _axpy_mixed(c * da, &X[i * d], work, d)
         if theta > 0.0 and done < n_steps:
-            for i in range(n):
-                p[i] = _dot_mixed(&X[i * d], work, d)
+            _view_margins(X, work, p, n, d, 1)
             gap = _gap_sum(loss, p, y, sw, g, n)
             if gap <= theta * gap0:
                 stop = True
     if not stop:
-        for i in range(n):
-            p[i] = _dot_mixed(&X[i * d], work, d)
+        _view_margins(X, work, p, n, d, 1)
         gap = _gap_sum(loss, p, y, sw, g, n)
     result[0] = <double>done
     result[1] = gap0
@@ -1027,16 +1046,9 @@ cdef void _joint_linear_round(
     cdef intp_t i, j, k, done = 0, y
     cdef double q, g_new, da, gap0, gap
     cdef bint stop = False
-    for k in range(K):
-        for j in range(d):
-            work[k * d + j] = W[k * ws + j]
-    for k in range(K):
-        for i in range(n):
-            p[k * n + i] = _dot_mixed(&X[i * d], &work[k * d], d)
+    _pass_setup(X, W, ws, work, p, perm, n, d, K)
     gap0 = _joint_gap_sum(p, n, Y, ys, sw, G, gs, n, K)
     gap = gap0
-    for i in range(n):
-        perm[i] = i
     while done < n_steps and not stop:
         _shuffle(perm, n, state)
         for j in range(n):
@@ -1062,16 +1074,12 @@ cdef void _joint_linear_round(
                     _axpy_mixed(da, &X[i * d], &dV[k * dvs], d)
                     _axpy_mixed(c * da, &X[i * d], &work[k * d], d)
         if theta > 0.0 and done < n_steps:
-            for k in range(K):
-                for i in range(n):
-                    p[k * n + i] = _dot_mixed(&X[i * d], &work[k * d], d)
+            _view_margins(X, work, p, n, d, K)
             gap = _joint_gap_sum(p, n, Y, ys, sw, G, gs, n, K)
             if gap <= theta * gap0:
                 stop = True
     if not stop:
-        for k in range(K):
-            for i in range(n):
-                p[k * n + i] = _dot_mixed(&X[i * d], &work[k * d], d)
+        _view_margins(X, work, p, n, d, K)
         gap = _joint_gap_sum(p, n, Y, ys, sw, G, gs, n, K)
     result[0] = <double>done
     result[1] = gap0

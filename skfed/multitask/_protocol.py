@@ -47,6 +47,15 @@ modes, which run linear MOCHA on explicit features): the server keeps
   ``sigma_tt`` and ``rho`` (2 floats) when they changed;
 - node t -> server: the change of ``v_t`` (d' floats per binary problem)
   plus three floats of gap terms.  The Omega update needs no messages.
+- under the multinomial loss (``multi_class_="multinomial"``) a sample's
+  dual variables sum to zero over the ``K`` classes, so every ``v_t``,
+  ``w_t`` (and the shared model's ``w_0`` and ``u_t``) has class rows that
+  sum to zero: ``K - 1`` rows travel and the receiver forms the last
+  (:func:`~skfed.multitask._multiclass.rows_sent`), here and in the
+  shared model's messages; compressed, the ``K - 1`` rows share one
+  scale (here a float64 one: ``8 + ceil((K - 1) d' b / 8)`` bytes; in the
+  shared model's messages a float32 one: ``4 + ceil((K - 1) d' b / 8)``,
+  :func:`~skfed.multitask._multiclass.quantize_rows`).
 - with ``aggregation`` searching the step (the default here), in rounds
   where ``rho > 1``: the server also sends the nodes' scaling (1 float)
   with every message and the step of a node's last update (1 float per
@@ -120,7 +129,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._base import check_network_faults, node_seeds
-from .._core._multitask_fast import problem_gap_terms
+from .._core._multitask_fast import Multinomial, problem_gap_terms
 from ..network import resolve_network
 from ._compression import _FLOAT
 from ._omega import (
@@ -301,6 +310,9 @@ class _RoundProtocol:
         m = self.m
         self.state = state
         self.loss = loss
+        if state is not None and hasattr(state, "multinomial"):
+            # the primal modes send K - 1 class rows (_multiclass.rows_sent)
+            state.multinomial = isinstance(loss, Multinomial)
         self.lam = lam
         self.totals = totals
         self.counts = counts

@@ -57,19 +57,26 @@ learned share ``b_w`` (``share_selection_["shared_part_share"]``).
 
 Protocol and bytes (per round, per participating node).  Server -> node:
 the change of ``w_0`` since the node's copy (``n_problems`` vectors of d'
-values; quantized with ``compression``, each difference computed once and
+values; quantized with ``compression``, with a float32 scale
+(:mod:`~skfed.multitask._shared_messages`), each difference computed once and
 the same for every node holding the previous point; a node that missed
 rounds gets the point in float64; nothing when the point did not move, as
 in a fit's first round) and ``mu`` (1 float, when it differs from the
 node's).  Node -> server:
 the change of ``u_t`` since the server's copy (quantized with
 ``compression``: the server's copy stays within one rounding of the
-latest change, and the node knows that copy exactly) and four floats: its
-loss and conjugate sums, ``||u_t||^2`` and the norm of the part of ``u_t``
-the server's copy misses (so the dual bound stays a bound under
-quantization).  A round in which a node is dropped is repeated for the
+latest change, and the node knows that copy exactly), three floats (float32
+under ``compression`` at ``tol >= 1e-5``): its loss and conjugate sums and
+``||u_t||^2``, and under ``compression`` the norm of the part of ``u_t`` the
+server's copy misses in one byte (a fraction, rounded up, of the bound the
+server knows from the scale: the dual bound stays a bound).  Under the
+multinomial loss the vectors' class rows sum to zero: ``K - 1`` rows travel
+as one vector of one float32 scale and the receiver rebuilds the last
+(:func:`~skfed.multitask._multiclass.quantize_rows`; the residual's bound
+covers the rebuilt row, :func:`~skfed.multitask._multiclass.residual_code`).
+A round in which a node is dropped is repeated for the
 nodes still missing at the same point, so every evaluation is exact.  At
-the end every node gets the number of the round whose ``w_0`` (which it
+the end every node gets the number (int32) of the round whose ``w_0`` (which it
 holds exactly: every node solved at every evaluated point) and own part it
 keeps (the returned ``w_0`` travels in float64 only if ``max_rounds`` ran
 out before the first evaluation completed).
@@ -81,15 +88,17 @@ import numpy as np
 from joblib import effective_n_jobs
 from sklearn.exceptions import ConvergenceWarning
 
-from .._core._multitask_fast import node_margins, problem_gap_terms
-from ._compression import _FLOAT, quantize, quantized_bytes
+from .._core._multitask_fast import Multinomial, node_margins, problem_gap_terms
+from ._compression import _FLOAT, _INDEX
+from ._multiclass import quantize_rows, quantized_rows_bytes, residual_code, rows_sent, sent_scales
 from ._omega import _LowRankSigma
 from ._protocol import _fault_note, _steps
+from ._shared_messages import RESIDUAL_BITS, quantize_float32_scale, quantized_vector_bytes
 from ._state import _PrimalState
+from ._personal import select_personal
 from ._validation import (
-    beats_by_standard_errors,
+    VALIDATION_FOLDS,
     feature_scale_note,
-    held_out_shift,
     round_up_float32,
     validation_folds,
     validation_sums,
@@ -101,9 +110,10 @@ _ARMIJO = 1e-4
 _BACKTRACK = 0.3
 # The share b is kept in [_SHARE_FLOOR, 1 - _SHARE_FLOOR] (logit bounded).
 _SHARE_FLOOR = 1e-9
-# Floats a node reports besides its vector: loss sum, conjugate sum, ||u_t||^2
-# and the norm of what the server's copy of u_t misses.
-_REPORT_FLOATS = 4
+# Floats a node reports besides its vector: loss sum, conjugate sum and
+# ||u_t||^2 (and, under compression, the norm of what the server's copy of
+# u_t misses, in RESIDUAL_BITS bits).
+_REPORT_FLOATS = 3
 _FLOAT32 = 4
 # The reports travel in float32 (compression on) for fits of at least this
 # relative tol: about 100 times float32's relative rounding (2^-23).
@@ -187,7 +197,7 @@ class _SharedFit:
 
     def __init__(self, estimator, protocol, nodes, lam, loss, bits, steps, theta, n_chunks,
                  warm=None, fixed_share=None, tol=None, carry=0, shared_share=None,
-                 byte_budget=None):
+                 byte_budget=None, memory=None):
         self.est = estimator
         self.protocol = protocol
         protocol.start_rounds()
@@ -195,6 +205,7 @@ class _SharedFit:
         self.lam = lam
         self.loss = loss
         nodes.loss_obj = loss
+        nodes.multinomial = isinstance(loss, Multinomial)  # K - 1 rows travel (rows_sent)
         self.bits = bits
         self.steps = steps
         self.theta_local = theta
@@ -207,7 +218,7 @@ class _SharedFit:
         self.holds = np.ones(m, dtype=bool)
         # The server's copies of the nodes' dual vectors, and what each node reported.
         self.U = np.zeros((P, m, d))
-        self.report = np.zeros((m, _REPORT_FLOATS))
+        self.report = np.zeros((m, _REPORT_FLOATS + 1))
         self.b0 = 0.5 if warm is None else float(warm["share"])
         self.fixed = None if fixed_share is None else float(fixed_share)
         self.tol = estimator.tol if tol is None else float(tol)
@@ -229,10 +240,12 @@ class _SharedFit:
         self.start_bytes = self._spent()
         self.moved = True
         # The personal weight every node holds (sent only when it changes),
-        # and floats of the previous fit's end that travel with this fit's
+        # and bytes of the previous fit's end that travel with this fit's
         # first message to every node.
         self.node_mu = np.full(m, np.nan)
-        self.carry = np.full(m, int(carry) * _FLOAT, dtype=np.int64)
+        self.carry = np.full(m, int(carry), dtype=np.int64)
+        # L-BFGS curvature pairs to start from (a previous fit's), and this fit's.
+        self.memory = ([], []) if memory is None else memory
 
     # ---------------------------------------------------------------- bytes
     def _spent(self):
@@ -244,8 +257,8 @@ class _SharedFit:
 
     def _vector_bytes(self, quantized):
         if quantized and self.bits is not None:
-            return self.P * quantized_bytes(self.d, self.bits)
-        return self.P * self.d * _FLOAT
+            return quantized_rows_bytes(self.nodes, self.d, self.bits, quantized_vector_bytes)
+        return rows_sent(self.nodes) * self.d * _FLOAT
 
     # ------------------------------------------------------------ one point
     def evaluate(self, w0_target, b, parallel):
@@ -256,7 +269,7 @@ class _SharedFit:
         m = self.m
         step = w0_target - self.w0_pub
         if self.bits is not None:
-            step = quantize(step, self.bits)
+            step = quantize_rows(step, self.bits, self.nodes, quantize_float32_scale)
         previous = self.w0_pub
         self.w0_pub = previous + step
         stale = ~self.holds  # nodes that missed a published point: float64 catch-up
@@ -300,20 +313,28 @@ class _SharedFit:
         nodes.apply(active, results, parallel)
         # Uplink: the change of u_t since the server's copy (quantized).
         change = nodes.V[:, active] - self.U[:, active]
+        scales = None
         if self.bits is not None:
-            change = quantize(change, self.bits)
+            scales = sent_scales(change, self.nodes)
+            change = quantize_rows(change, self.bits, self.nodes, quantize_float32_scale)
         self.U[:, active] += change
         missing = np.sqrt(np.einsum("ktd,ktd->t", nodes.V[:, active] - self.U[:, active],
                                     nodes.V[:, active] - self.U[:, active]))
+        if scales is not None:
+            missing = residual_code(missing, scales, self.nodes, self.d, self.bits)
         loss_sum, conj_sum = nodes.node_terms(active)
         norms = np.einsum("ktd,ktd->t", nodes.V[:, active], nodes.V[:, active])
-        report = np.column_stack([loss_sum, conj_sum, norms, missing])
+        report = np.column_stack([loss_sum, conj_sum, norms])
         if self._report_bytes() == _FLOAT32:
             report = round_up_float32(report)
-        self.report[active] = report
+        self.report[active] = np.column_stack([report, missing])
         counter.gather_to_server(active, np.full(len(active), self._vector_bytes(True)
-                                                 + _REPORT_FLOATS * self._report_bytes(),
-                                                 dtype=np.int64))
+                                                 + self._report_payload(), dtype=np.int64))
+
+    def _report_payload(self):
+        """Bytes of a node's report besides its vector."""
+        return _REPORT_FLOATS * self._report_bytes() + (
+            0 if self.bits is None else -(-RESIDUAL_BITS // 8))
 
     def _report_bytes(self):
         """Bytes of each reported float: float32 under ``compression`` when
@@ -384,7 +405,8 @@ class _SharedFit:
         protocol = self.protocol
         x = np.append(self.w0_pub.ravel(), _logit(self.b0))
         vals = self.evaluate(self.w0_pub, self.b0, parallel)
-        S, Y = [], []
+        S, Y = self.memory
+        inherited = bool(S)
         while vals is not None:
             if self._record(vals):
                 self.converged = True
@@ -397,7 +419,7 @@ class _SharedFit:
             if not g @ direction < 0:
                 S, Y = [], []
                 direction = self._direction(g, S, Y, b)
-            t = 1.0
+            t, retried = 1.0, False
             while True:
                 target = x + t * direction
                 b_new = _share(target[-1]) if self.fixed is None else self.fixed
@@ -415,18 +437,30 @@ class _SharedFit:
                     vals = None
                     break
                 protocol.end_round()
+                # The first rejected point's curvature pair gives the next
+                # trial (shorter than the rejected step), else backtracking.
+                rejected = x_new - x
                 t *= _BACKTRACK
+                if not retried and _retry_pairs(S, Y, rejected, new["grad"] - g):
+                    retried, retry = True, self._direction(g, S, Y, b)
+                    if g @ retry < 0 and retry @ retry < rejected @ rejected:
+                        direction, t = retry, 1.0
             if vals is None or new is None:
                 break
-            s, y = x_new - x, new["grad"] - g
-            if s @ y > 1e-12 * (y @ y):
-                S.append(s)
-                Y.append(y)
-                if len(S) > _MEMORY:
-                    S.pop(0)
-                    Y.pop(0)
+            if inherited:
+                # the pairs of a previous fit served the first step only
+                S, Y, inherited = [], [], False
+            _retry_pairs(S, Y, x_new - x, new["grad"] - g)
             x, vals = x_new, new
+        self.memory = (S, Y)
         return self
+
+    def fixed_share_memory(self):
+        """This fit's L-BFGS pairs for a fixed-share fit: their ``w0`` blocks,
+        where still of positive curvature."""
+        pairs = [(np.append(s[:-1], 0.0), np.append(y[:-1], 0.0)) for s, y in zip(*self.memory)]
+        pairs = [(s, y) for s, y in pairs if s @ y > 1e-12 * (y @ y)]
+        return [s for s, _ in pairs], [y for _, y in pairs]
 
     def _direction(self, g, S, Y, b):
         """The L-BFGS direction (two-loop recursion).  Without curvature
@@ -459,9 +493,10 @@ class _SharedFit:
         protocol, nodes, best = self.protocol, self.nodes, self.best
         # Every node solved at every evaluated point, so it holds the best
         # point's w0 exactly (the published, quantized sums): the round whose
-        # w0 and own part to keep is enough.  Only if max_rounds ran out
-        # before the first evaluation completed does w0 travel in float64.
-        final = _FLOAT
+        # w0 and own part to keep is enough (an int32 index).  Only if
+        # max_rounds ran out before the first evaluation completed does w0
+        # travel in float64.
+        final = _INDEX
         if best is None:
             b0 = _share(_logit(self.b0)) if self.fixed is None else self.fixed
             best = dict(self._values(b0), g=nodes.g.copy(),
@@ -473,11 +508,24 @@ class _SharedFit:
         nodes.V[...] = best["V"]
         nodes.w0 = best["w0"]
         nodes.mu = best["mu"]
-        if deliver or final > _FLOAT:
+        if deliver or final > _INDEX:
             protocol.counter.broadcast_from_server(
                 np.arange(self.m, dtype=np.intp), np.full(self.m, final, dtype=np.int64))
         protocol.end_round()
         return best
+
+
+def _retry_pairs(S, Y, s, y):
+    """Add the curvature pair ``(s, y)`` to the L-BFGS memory if its
+    curvature is positive (the oldest pair leaves past ``_MEMORY``)."""
+    if not s @ y > 1e-12 * (y @ y):
+        return False
+    S.append(s)
+    Y.append(y)
+    if len(S) > _MEMORY:
+        S.pop(0)
+        Y.pop(0)
+    return True
 
 
 def shared_sigma(m, b, b_w=None):
@@ -512,7 +560,7 @@ _HEADER = 16
 # (every sample is held out once); above it one held-out fold of 1 / K of
 # each node's samples (enough validation samples, and the cost of the
 # selection stays that of a few warm-started fits).
-VALIDATION_FOLDS = 5
+# (VALIDATION_FOLDS = 5 folds, skfed.multitask._validation)
 ALL_FOLDS_MAX_SAMPLES = 20_000
 # At most this many of the folds are run (each a warm-started fit of every
 # candidate).
@@ -602,7 +650,7 @@ def select_share(protocol, layout, sw, make_nodes, loss, make_fit, parallel, see
                 # learned share would be the only candidate, so no selection
                 # (the caller fits the learned share).
                 per_round = m * (2 * fit._vector_bytes(True) + _FLOAT
-                                 + _REPORT_FLOATS * fit._report_bytes() + 2 * _HEADER)
+                                 + fit._report_payload() + 2 * _HEADER)
                 if 2 * _TYPICAL_ROUNDS * per_round > budget:
                     return None
             fit.run(parallel)
@@ -632,26 +680,17 @@ def select_share(protocol, layout, sw, make_nodes, loss, make_fit, parallel, see
     order = np.lexsort((mean_loss, mean_error))
     i = int(order[0])
     # Every node kept each candidate's point of the last fold: the server
-    # tells them which one the refit starts from (1 float).
+    # tells them which one the refit starts from (an int32 index).
     everyone = np.arange(m, dtype=np.intp)
-    counter.broadcast_from_server(everyone, np.full(m, _FLOAT, dtype=np.int64))
+    counter.broadcast_from_server(everyone, np.full(m, _INDEX, dtype=np.int64))
     selection = dict(shares=np.array([np.nan if c is None else c for c in grid]),
                      validation_error=mean_error, validation_loss=mean_loss,
                      n_folds=n_folds, **curves)
     return grid[i], points[i], selection
 
 
-# The personal selection (when the share selection's fits do not fit its
-# budget): the personal parts' weight mu as multiples of the learned one,
-# 1 / (1 - b) times lambda m (the last: the shared model alone), and the
-# local solver's calls per candidate on nodes without an exact solver.
-PERSONAL_GRID = (1.0, 4.0, 16.0, 64.0, 256.0, 1e6)
-_PERSONAL_PASSES = 1
-# Folds are run until this many samples were held out (or all folds): the
-# validation of 1,000 nodes x 30 samples needs one fold (6,000 samples),
-# that of 300 x 20 two; each fold costs every candidate's local solves.
-_PERSONAL_VALIDATION_SAMPLES = 2000
-# ... and only with at least this many nodes (the shared model was fitted
+# The personal selection (skfed.multitask._personal) runs only with at least
+# this many nodes (the shared model was fitted
 # with the held-out samples, a bias toward sharing that grows as the nodes
 # get fewer).  Measured with the refit (benchmarks/multitask_small_nodes.py
 # --families few-5 few-10 few-20 few-40 --tasks regression --seeds 0 1 2 3 4,
@@ -674,148 +713,6 @@ _PERSONAL_TOL_FACTOR = 100.0
 # 1.04-1.60 and 0.76-1.01, the same per-node scores (within 0.01, most
 # equal or higher).
 _PERSONAL_BYTE_BUDGET = 0.4
-
-
-# Each node takes its held-out samples' part off w0 in the personal selection
-# (held_out_shift): measured on Dada's moons (benchmarks/new_nodes.py
-# --families mocha --datasets moons), without it the selection kept nearly
-# only the shared model (refit 52.7 / 55.8 / 58.4 at k = 5 / 10 / 20 against
-# Local 55.9 / 59.1 / 62.6), with it 56.4 / 60.4 / 62.6.
-_HELD_OUT_CORRECTION = True
-# Another personal weight than the learned one only when its pooled
-# validation error is lower by this many standard errors (measured: at 2 the
-# held-out 100 x 30 x 50 classifier and the 20-node regressor of
-# benchmarks/multitask_small_nodes.py lose 0.7 and 3.3 points to Global).
-_PERSONAL_STANDARD_ERRORS = 1.0
-
-
-def _solve_personal(nodes, w0, mu, layout, est, loss, parallel, passes):
-    """Every node's own part at the shared model ``w0`` and personal weight
-    ``mu``: its local problem, from its current dual variables (node-local
-    work, no message)."""
-    nodes.w0 = w0
-    nodes.mu = mu
-    nodes.loss_obj = loss
-    # u_t of the node's current dual variables at its current weights
-    alpha = nodes.g * nodes.sw
-    for t in range(layout.n_nodes):
-        sl = layout.node_slice(t)
-        nodes.V[:, t] = alpha[:, sl] @ nodes.Z[sl] / max(nodes.totals[t], 1e-300)
-    active = np.flatnonzero(nodes.totals > 0).astype(np.intp)
-    work = np.ones(layout.n_nodes)
-    steps = _steps(work, layout.counts, est.local_epochs)
-    n_passes = 1 if nodes.exact[active].all() else passes
-    for _ in range(n_passes):
-        with np.errstate(divide="ignore"):
-            scaling = nodes.local_scaling()
-        results = nodes.solve(active, steps, scaling, None, None, 0.0, loss, parallel, 1,
-                              full=work >= 1.0)
-        nodes.apply(active, results, parallel)
-
-
-def select_personal(protocol, layout, sw, make_nodes, loss, est, parallel, seed, point, lam):
-    """The personal parts' weight by within-node validation at the fitted
-    shared model: the selection of many small nodes.
-
-    Run when the share selection is skipped (its candidate fits, rounds of
-    model vectors each, would cost more than its byte budget: small nodes,
-    whose raw upload is a few rows).  The shared model ``w0`` of the
-    learned-share fit stays; every node, on its own, fits its personal part
-    ``v`` (``min_v L_t(w0 + v) + (mu / 2) ||v||^2``) on all but one of
-    :data:`VALIDATION_FOLDS` folds of its samples (the folds in turn until
-    :data:`_PERSONAL_VALIDATION_SAMPLES` samples were held out) for every
-    candidate ``mu``
-    of :data:`PERSONAL_GRID` (multiples of the learned ``lambda m / (1 -
-    b)``; the last, the shared model alone) and sums its validation error
-    and loss over the held-out folds, and sends them for every candidate in
-    float32 (they only rank the candidates; with the squared loss one
-    value, the error being twice the loss).  The score is that of
-    :func:`select_share`.  The caller then refits the model at the chosen
-    weight to ``tol`` (the shared part's penalty stays the learned
-    share's); the refit's first message brings every node the chosen
-    ``mu``.  ``w0`` was fitted with the held-out samples: with many nodes
-    each sample weighs ``1 / n`` in it (run from :data:`_PERSONAL_MIN_NODES`
-    nodes).
-
-    Returns
-    -------
-    share : float
-        The share ``b`` of the chosen ``mu = lambda m / (1 - b)``.
-    mu : float
-        The chosen weight.
-    selection : dict
-        ``shares``, ``validation_error``, ``validation_loss``, ``n_folds``.
-    """
-    m = layout.n_nodes
-    b = float(point["b"])
-    mus = [lam * m / (1.0 - b) * r for r in PERSONAL_GRID]
-    shares = np.array([1.0 - lam * m / mu for mu in mus])
-    fold = validation_folds(layout, seed, VALIDATION_FOLDS)
-    starts = layout.offsets[:-1]
-    node_of = np.repeat(np.arange(m), np.diff(layout.offsets))
-    errors = np.zeros((len(mus), m))
-    losses = np.zeros((len(mus), m))
-    weights = np.zeros(m)
-    n_folds, held_out = 0, 0
-    for f in range(VALIDATION_FOLDS):
-        held = fold == f
-        if not held.any():
-            continue
-        if held_out >= _PERSONAL_VALIDATION_SAMPLES:
-            break
-        lacking = np.add.reduceat(np.where(held, 0.0, sw), starts) <= 0
-        held &= ~lacking[node_of]
-        sw_train = np.where(held, 0.0, sw)
-        sw_val = np.where(held, sw, 0.0)
-        # The node's full weight as the totals: the training folds' problems
-        # keep the full problem's penalty against the sum of the losses
-        # (the ridge penalty whose best value does not change with the
-        # number of rows), not against their mean, which would favour more
-        # shrinkage the fewer rows a node has.
-        nodes = make_nodes(sw_train, np.add.reduceat(sw, starts))
-        nodes.g[...] = point["g"]
-        if _HELD_OUT_CORRECTION:
-            nodes.w0_shift = held_out_shift(nodes, point["g"], np.where(held, sw, 0.0),
-                                            np.add.reduceat(sw, starts), b, lam)
-        for c, mu in enumerate(mus):
-            _solve_personal(nodes, point["w0"], mu, layout, est, loss, parallel,
-                            _PERSONAL_PASSES)
-            err, lss = validation_sums(nodes, sw_val, loss)
-            errors[c] += err
-            losses[c] += lss
-        weights += np.add.reduceat(sw_val, starts)
-        held_out += int(np.count_nonzero(held))
-        n_folds += 1
-    counter = protocol.counter
-    reporters = np.flatnonzero(weights > 0).astype(np.intp)
-    # Each node's sums for every candidate, in float32 (they only rank the
-    # candidates; with the squared loss the error is twice the loss: one
-    # value).  The chosen weight reaches the nodes as the refit's personal
-    # weight.
-    per_candidate = (1 if type(loss).__name__ == "Squared" else 2) * _FLOAT32
-    counter.gather_to_server(
-        reporters, np.full(reporters.size, per_candidate * len(mus), dtype=np.int64))
-    scored = weights > 0
-    if scored.any():
-        # Pooled over the held-out samples (each counts once: nodes of more
-        # samples, which want less shrinkage, count more).
-        total = weights[scored].sum()
-        mean_error = errors[:, scored].sum(axis=1) / total
-        mean_loss = losses[:, scored].sum(axis=1) / total
-        i = int(np.lexsort((mean_loss, mean_error))[0])
-        if i and not beats_by_standard_errors(errors[i, scored], errors[0, scored],
-                                              weights[scored], _PERSONAL_STANDARD_ERRORS):
-            i = 0  # the learned weight stays
-    else:
-        # No node could hold a sample out (nodes of one sample): nothing
-        # was validated, the learned weight (PERSONAL_GRID[0] = 1) stays.
-        mean_error = np.full(len(mus), np.nan)
-        mean_loss = np.full(len(mus), np.nan)
-        i = 0
-    selection = dict(shares=shares, validation_error=mean_error,
-                     validation_loss=mean_loss, n_folds=n_folds,
-                     selected=float(shares[i]), kind="personal")
-    return float(shares[i]), mus[i], selection
 
 
 def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_bytes):
@@ -847,14 +744,14 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
     bits = est._compression_bits(None)
 
     def make_fit(fit_nodes, start, fixed, tol=None, carry=0, shared_share=None,
-                 byte_budget=None):
+                 byte_budget=None, memory=None):
         return _SharedFit(
             est, protocol, fit_nodes, lam, loss, bits,
             steps=lambda work: _steps(work, layout.counts, est.local_epochs),
             theta=0.0 if est.local_gap_target is None else float(est.local_gap_target),
             n_chunks=effective_n_jobs(est.n_jobs) if est._use_parallel() else 1,
             warm=start, fixed_share=fixed, tol=tol, carry=carry, shared_share=shared_share,
-            byte_budget=byte_budget,
+            byte_budget=byte_budget, memory=memory,
         )
 
     # omega="auto": the share by within-node validation (omega="shared":
@@ -922,11 +819,13 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
             # fixed-share problem at the selected share, refitted to tol from
             # the learned fit's best point (the nodes hold its w0 and dual
             # variables, the server their u_t as it copied them; the round
-            # of that point travels with the refit's first message).
+            # of that point travels with the refit's first message), and
+            # from its L-BFGS pairs (the first step, scaled by the curvature
+            # bound lambda m / b + m mu, is tiny at a large personal weight).
             learned = fit
             shared_share = float(best["b"])
-            fit = make_fit(nodes, dict(w0=best["w0"], share=share), share, carry=1,
-                           shared_share=shared_share)
+            fit = make_fit(nodes, dict(w0=best["w0"], share=share), share, carry=_INDEX,
+                           shared_share=shared_share, memory=learned.fixed_share_memory())
             fit.U[...] = learned.U
             fit.run(parallel)
             best = fit.finish()

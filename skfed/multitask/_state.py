@@ -31,7 +31,8 @@ from .._core._multitask_fast import (
 )
 from .._base import NodeLayout
 from ..kernels import kernel_params, pairwise_kernel
-from ._compression import _FLOAT, _INDEX, quantize, quantized_bytes
+from ._compression import _FLOAT, _INDEX
+from ._multiclass import quantize_rows, quantized_rows_bytes, rows_sent
 from ._omega import (
     _CONJUGATE_COEFFICIENTS,
     _LowRankSigma,
@@ -174,6 +175,7 @@ class _PrimalMessages:
     """
 
     sigma_info_floats = 2
+    multinomial = False  # K - 1 class rows travel (_multiclass.rows_sent)
 
     def __init__(self, n_problems, d, n_nodes, bits=None):
         self.n_problems = n_problems
@@ -184,8 +186,8 @@ class _PrimalMessages:
     def vector_bytes(self, compressed=True):
         """Bytes of one model vector or update (all binary problems)."""
         if self.bits is None or not compressed:
-            return self.n_problems * self.d * _FLOAT
-        return self.n_problems * quantized_bytes(self.d, self.bits)
+            return rows_sent(self) * self.d * _FLOAT
+        return quantized_rows_bytes(self, self.d, self.bits)
 
     def downlink(self, active, sigma=None, flush=False):
         """Server -> active nodes: ``w_t``."""
@@ -200,7 +202,7 @@ class _PrimalMessages:
 
     def final_delivery(self, sigma=None):
         """End of fit: every node's final ``w_t``, in float64."""
-        payloads = np.full(self.m, self.n_problems * self.d * _FLOAT, dtype=np.int64)
+        payloads = np.full(self.m, rows_sent(self) * self.d * _FLOAT, dtype=np.int64)
         return np.arange(self.m, dtype=np.intp), payloads
 
 
@@ -287,7 +289,7 @@ class _PrimalState(_PrimalMessages):
                 W = W + self.own_correction(sigma, lam)
             return W
         held = self.W_node[:, active]
-        self.W_node[:, active] = held + quantize(W[:, active] - held, self.bits)
+        self.W_node[:, active] = held + quantize_rows(W[:, active] - held, self.bits, self)
         # node t adds its own unsent part, sigma_tt R_t / (n_t lambda), which
         # it knows (the other nodes' it does not)
         own = _sigma_diag(sigma) / (self.totals * lam)
@@ -299,7 +301,7 @@ class _PrimalState(_PrimalMessages):
         ``quantize(dv_t + R_t)``, keeping the exact steps in ``dV_true``."""
         if self.bits is not None:
             results.dV_true = results.dV
-            results.dV = quantize(results.dV + self.R[:, results.active], self.bits)
+            results.dV = quantize_rows(results.dV + self.R[:, results.active], self.bits, self)
         return results
 
     def quadratic_terms(self, sigma, lam):

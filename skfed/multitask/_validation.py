@@ -12,6 +12,9 @@ import numpy as np
 
 from .._core._multitask_fast import node_margins, problem_gap_terms
 
+# Folds of the within-node validation (the share and personal selections).
+VALIDATION_FOLDS = 5
+
 
 def round_up_float32(x):
     """``x`` rounded to float32 toward ``+inf`` (as float64).

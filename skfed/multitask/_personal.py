@@ -1,0 +1,178 @@
+"""The personal selection of the shared-component model: on many small nodes,
+the personal parts' weight by within-node validation at the fitted shared model.
+
+Run by :func:`skfed.multitask._shared.fit_shared` (``omega="auto"``) when the
+share selection's candidate fits do not fit their byte budget; see
+:func:`select_personal`.
+"""
+
+import numpy as np
+
+from ._protocol import _steps
+from ._shared_messages import error_report_bytes
+from ._validation import (
+    VALIDATION_FOLDS,
+    beats_by_standard_errors,
+    held_out_shift,
+    validation_folds,
+    validation_sums,
+)
+
+# The personal selection (when the share selection's fits do not fit its
+# budget): the personal parts' weight mu as multiples of the learned one,
+# 1 / (1 - b) times lambda m (the last: the shared model alone), and the
+# local solver's calls per candidate on nodes without an exact solver.
+PERSONAL_GRID = (1.0, 4.0, 16.0, 64.0, 256.0, 1e6)
+_PERSONAL_PASSES = 1
+# Folds are run until this many samples were held out (or all folds): the
+# validation of 1,000 nodes x 30 samples needs one fold (6,000 samples),
+# that of 300 x 20 two; each fold costs every candidate's local solves.
+_PERSONAL_VALIDATION_SAMPLES = 2000
+
+
+# Each node takes its held-out samples' part off w0 in the personal selection
+# (held_out_shift): measured on Dada's moons (benchmarks/new_nodes.py
+# --families mocha --datasets moons), without it the selection kept nearly
+# only the shared model (refit 52.7 / 55.8 / 58.4 at k = 5 / 10 / 20 against
+# Local 55.9 / 59.1 / 62.6), with it 56.4 / 60.4 / 62.6.
+_HELD_OUT_CORRECTION = True
+# Another personal weight than the learned one only when its pooled
+# validation error is lower by this many standard errors (measured: at 2 the
+# held-out 100 x 30 x 50 classifier and the 20-node regressor of
+# benchmarks/multitask_small_nodes.py lose 0.7 and 3.3 points to Global).
+_PERSONAL_STANDARD_ERRORS = 1.0
+
+
+def _solve_personal(nodes, w0, mu, layout, est, loss, parallel, passes):
+    """Every node's own part at the shared model ``w0`` and personal weight
+    ``mu``: its local problem, from its current dual variables (node-local
+    work, no message)."""
+    nodes.w0 = w0
+    nodes.mu = mu
+    nodes.loss_obj = loss
+    # u_t of the node's current dual variables at its current weights
+    alpha = nodes.g * nodes.sw
+    for t in range(layout.n_nodes):
+        sl = layout.node_slice(t)
+        nodes.V[:, t] = alpha[:, sl] @ nodes.Z[sl] / max(nodes.totals[t], 1e-300)
+    active = np.flatnonzero(nodes.totals > 0).astype(np.intp)
+    work = np.ones(layout.n_nodes)
+    steps = _steps(work, layout.counts, est.local_epochs)
+    n_passes = 1 if nodes.exact[active].all() else passes
+    for _ in range(n_passes):
+        with np.errstate(divide="ignore"):
+            scaling = nodes.local_scaling()
+        results = nodes.solve(active, steps, scaling, None, None, 0.0, loss, parallel, 1,
+                              full=work >= 1.0)
+        nodes.apply(active, results, parallel)
+
+
+def select_personal(protocol, layout, sw, make_nodes, loss, est, parallel, seed, point, lam):
+    """The personal parts' weight by within-node validation at the fitted
+    shared model: the selection of many small nodes.
+
+    Run when the share selection is skipped (its candidate fits, rounds of
+    model vectors each, would cost more than its byte budget: small nodes,
+    whose raw upload is a few rows).  The shared model ``w0`` of the
+    learned-share fit stays; every node, on its own, fits its personal part
+    ``v`` (``min_v L_t(w0 + v) + (mu / 2) ||v||^2``) on all but one of
+    :data:`VALIDATION_FOLDS` folds of its samples (the folds in turn until
+    :data:`_PERSONAL_VALIDATION_SAMPLES` samples were held out) for every
+    candidate ``mu``
+    of :data:`PERSONAL_GRID` (multiples of the learned ``lambda m / (1 -
+    b)``; the last, the shared model alone) and sums its validation error
+    and loss over the held-out folds, and sends them for every candidate in
+    float32 (they only rank the candidates; with the squared loss one
+    value, the error being twice the loss).  The score is that of
+    :func:`select_share`.  The caller then refits the model at the chosen
+    weight to ``tol`` (the shared part's penalty stays the learned
+    share's); the refit's first message brings every node the chosen
+    ``mu``.  ``w0`` was fitted with the held-out samples: with many nodes
+    each sample weighs ``1 / n`` in it (run from :data:`_PERSONAL_MIN_NODES`
+    nodes).
+
+    Returns
+    -------
+    share : float
+        The share ``b`` of the chosen ``mu = lambda m / (1 - b)``.
+    mu : float
+        The chosen weight.
+    selection : dict
+        ``shares``, ``validation_error``, ``validation_loss``, ``n_folds``.
+    """
+    m = layout.n_nodes
+    b = float(point["b"])
+    mus = [lam * m / (1.0 - b) * r for r in PERSONAL_GRID]
+    shares = np.array([1.0 - lam * m / mu for mu in mus])
+    fold = validation_folds(layout, seed, VALIDATION_FOLDS)
+    starts = layout.offsets[:-1]
+    node_of = np.repeat(np.arange(m), np.diff(layout.offsets))
+    errors = np.zeros((len(mus), m))
+    losses = np.zeros((len(mus), m))
+    weights = np.zeros(m)
+    # Per node: the samples its folds run deal out (from its size) and
+    # whether every held-out sample weighs 1 (the error is then a count).
+    dealt = np.zeros(m, dtype=np.int64)
+    unit = np.ones(m, dtype=bool)
+    n_folds, held_out = 0, 0
+    for f in range(VALIDATION_FOLDS):
+        held = fold == f
+        if not held.any():
+            continue
+        if held_out >= _PERSONAL_VALIDATION_SAMPLES:
+            break
+        dealt += np.bincount(node_of[held], minlength=m)
+        lacking = np.add.reduceat(np.where(held, 0.0, sw), starts) <= 0
+        held &= ~lacking[node_of]
+        sw_train = np.where(held, 0.0, sw)
+        sw_val = np.where(held, sw, 0.0)
+        unit &= np.bincount(node_of[held & (sw != 1.0)], minlength=m) == 0
+        # The node's full weight as the totals: the training folds' problems
+        # keep the full problem's penalty against the sum of the losses
+        # (the ridge penalty whose best value does not change with the
+        # number of rows), not against their mean, which would favour more
+        # shrinkage the fewer rows a node has.
+        nodes = make_nodes(sw_train, np.add.reduceat(sw, starts))
+        nodes.g[...] = point["g"]
+        if _HELD_OUT_CORRECTION:
+            nodes.w0_shift = held_out_shift(nodes, point["g"], np.where(held, sw, 0.0),
+                                            np.add.reduceat(sw, starts), b, lam)
+        for c, mu in enumerate(mus):
+            _solve_personal(nodes, point["w0"], mu, layout, est, loss, parallel,
+                            _PERSONAL_PASSES)
+            err, lss = validation_sums(nodes, sw_val, loss)
+            errors[c] += err
+            losses[c] += lss
+        weights += np.add.reduceat(sw_val, starts)
+        held_out += int(np.count_nonzero(held))
+        n_folds += 1
+    counter = protocol.counter
+    reporters = np.flatnonzero(weights > 0).astype(np.intp)
+    # Each node's sums for every candidate (they only rank the candidates):
+    # float32, or counts of misclassified samples packed in bits
+    # (error_report_bytes).  The chosen weight reaches the nodes as the
+    # refit's personal weight.
+    counter.gather_to_server(reporters, error_report_bytes(
+        len(mus), dealt[reporters], unit[reporters],
+        classification=type(loss).__name__ != "Squared"))
+    scored = weights > 0
+    if scored.any():
+        # Pooled over the held-out samples (each counts once: nodes of more
+        # samples, which want less shrinkage, count more).
+        total = weights[scored].sum()
+        mean_error = errors[:, scored].sum(axis=1) / total
+        mean_loss = losses[:, scored].sum(axis=1) / total
+        i = int(np.lexsort((mean_loss, mean_error))[0])
+        if i and not beats_by_standard_errors(errors[i, scored], errors[0, scored],
+                                              weights[scored], _PERSONAL_STANDARD_ERRORS):
+            i = 0  # the learned weight stays
+    else:
+        # No node could hold a sample out (nodes of one sample): nothing
+        # was validated, the learned weight (PERSONAL_GRID[0] = 1) stays.
+        mean_error = np.full(len(mus), np.nan)
+        mean_loss = np.full(len(mus), np.nan)
+        i = 0
+    selection = dict(shares=shares, validation_error=mean_error,
+                     validation_loss=mean_loss, n_folds=n_folds,
+                     selected=float(shares[i]), kind="personal")
+    return float(shares[i]), mus[i], selection
