@@ -42,8 +42,16 @@ def quantize(x, bits):
     decoded : ndarray of shape (..., d)
         What the receiver holds.
     """
+    return quantize_with_scale(x, bits, np.max(np.abs(x), axis=-1, keepdims=True))
+
+
+def quantize_with_scale(x, bits, scale):
+    """``x`` rounded to ``bits``-bit integers of a given per-vector ``scale``.
+
+    The decoding of :func:`quantize` for any scale ``scale >= max |x_j|``
+    (shape ``(..., 1)``; a zero scale decodes to zeros).
+    """
     levels = float(2 ** (int(bits) - 1) - 1)
-    scale = np.max(np.abs(x), axis=-1, keepdims=True)
     safe = np.where(scale > 0.0, scale, 1.0)
     return np.rint(x * (levels / safe)) * (safe / levels)
 

@@ -18,6 +18,7 @@ features: about a ninth), so every field is sent at the precision it needs:
 import numpy as np
 
 from ..network import index_bits, payload_bytes
+from ._compression import quantize_with_scale
 
 _FLOAT32 = 4
 
@@ -42,10 +43,7 @@ def quantize_float32_scale(x, bits):
     -------
     decoded : ndarray of shape (..., d)
     """
-    levels = float(2 ** (int(bits) - 1) - 1)
-    scale = float32_scale(x)[..., None]
-    safe = np.where(scale > 0.0, scale, 1.0)
-    return np.rint(x * (levels / safe)) * (safe / levels)
+    return quantize_with_scale(x, bits, float32_scale(x)[..., None])
 
 
 def quantized_vector_bytes(d, bits):
