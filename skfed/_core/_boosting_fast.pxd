@@ -1,3 +1,7 @@
+from cython cimport floating
+
+from ._typedefs cimport intp_t
+
 # The margin losses of the Perso-lin models, shared with the graph learner's
 # peer scores (``_graph_fast``).
 
@@ -5,3 +9,14 @@ cdef class LossFunction:
     cdef double loss(self, double z) noexcept nogil
     cdef double dloss(self, double z) noexcept nogil
     cdef double curvature(self) noexcept nogil
+
+
+# A Perso-lin node's local objective and gradient (the newcomers' batched
+# join in ``_join_fast`` takes the same steps).
+cdef double _lin_node_loss(
+    const floating[:, ::1] X, const floating[:, ::1] Y, const floating[::1] sw,
+    intp_t start, intp_t end, intp_t p, intp_t k,
+    const floating[:, :, ::1] theta, LossFunction loss,
+    double inv_mass, double l2, intp_t n_penalized,
+    double* grad, const double* row_norm=*, double clip=*,
+) noexcept nogil

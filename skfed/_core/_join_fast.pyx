@@ -22,7 +22,7 @@ from cython cimport floating
 
 import numpy as np
 
-from ._boosting_fast cimport LossFunction
+from ._boosting_fast cimport LossFunction, _lin_node_loss
 from ._typedefs cimport intp_t
 
 
@@ -181,39 +181,6 @@ def join_rows(
 
 
 # ------------------------------------------------------------ model steps
-cdef double _node_loss_grad(
-    const floating[:, ::1] X, const floating[:, ::1] Y, const floating[::1] sw,
-    intp_t start, intp_t end, intp_t k, intp_t p, const floating[:, :, ::1] theta,
-    LossFunction loss, double inv_mass, double l2, intp_t n_penalized, double* grad,
-) noexcept nogil:
-    """``F_n(theta) = inv_mass sum_i s_i loss(y_i theta.x_i) + (l2 / 2)
-    ||theta_pen||^2`` of newcomer k, problem p; its gradient into ``grad``
-    when not NULL."""
-    cdef intp_t n = X.shape[1], i, j
-    cdef double f = 0.0, z, y, coef, v
-    if grad != NULL:
-        for j in range(n):
-            grad[j] = 0.0
-    for i in range(start, end):
-        if sw[i] > 0:
-            z = 0.0
-            for j in range(n):
-                z += theta[k, p, j] * X[i, j]
-            y = Y[p, i]
-            f += sw[i] * loss.loss(y * z)
-            if grad != NULL:
-                coef = inv_mass * sw[i] * loss.dloss(y * z) * y
-                for j in range(n):
-                    grad[j] += coef * X[i, j]
-    f *= inv_mass
-    for j in range(n_penalized):
-        v = theta[k, p, j]
-        f += 0.5 * l2 * v * v
-        if grad != NULL:
-            grad[j] += l2 * v
-    return f
-
-
 def lin_join_steps(
     const floating[:, ::1] X,          # IN (n_samples, n_features) the newcomers' samples
     const floating[:, ::1] Y,          # IN (P, n_samples)
@@ -252,16 +219,16 @@ def lin_join_steps(
                 lip = lw * lipschitz[k] + mu * dk
                 for tau in range(n_steps):
                     for p in range(P):
-                        _node_loss_grad(X, Y, sw, offsets[k], offsets[k + 1], k, p, theta,
-                                        loss, inv_mass[k], l2, n_penalized, grad)
+                        _lin_node_loss(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta,
+                                       loss, inv_mass[k], l2, n_penalized, grad)
                         for j in range(n):
                             g = lw * grad[j]
                             if mu != 0.0:
                                 g = g + mu * (dk * theta[k, p, j] - S[k, p, j])
                             theta[k, p, j] = <floating>(theta[k, p, j] - g / lip)
                 for p in range(P):
-                    losses[k, p] = _node_loss_grad(X, Y, sw, offsets[k], offsets[k + 1], k,
-                                                   p, theta, loss, inv_mass[k], l2,
-                                                   n_penalized, NULL)
+                    losses[k, p] = _lin_node_loss(X, Y, sw, offsets[k], offsets[k + 1], p,
+                                                  k, theta, loss, inv_mass[k], l2,
+                                                  n_penalized, NULL)
     finally:
         free(grad)
