@@ -133,6 +133,30 @@ _LOSS_DEGREE_BYTES = payload_bytes(n_float64=2)
 _WEIGHT_BYTES = payload_bytes(n_float64=1)
 
 
+def _step_blocks(n_steps, every, linked):
+    """The newcomers' model steps in synchronous blocks (step 4 of a join).
+
+    Yields ``(start, size, last, resolve)`` per block: linked newcomers step
+    in at most ``_SYNC_BLOCKS`` blocks and exchange their models after each
+    but the last; with ``every`` the rows are re-solved every ``every``
+    steps (``resolve``: after this block).  Shared by the one-by-one join
+    and the batched one (``_graph_join_batch``).
+    """
+    block = n_steps if every is None else every
+    if linked:
+        block = min(block, max(1, math.ceil(n_steps / _SYNC_BLOCKS)))
+    tau, next_resolve = 0, every
+    while tau < n_steps:
+        size = min(block, n_steps - tau)
+        if every is not None:
+            size = min(size, next_resolve - tau)
+        start, tau = tau, tau + size
+        resolve = every is not None and tau < n_steps and tau >= next_resolve
+        if resolve:
+            next_resolve += every
+        yield start, size, tau >= n_steps, resolve
+
+
 def _is_dada(estimator):
     return hasattr(estimator, "n_estimators")
 
@@ -734,14 +758,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
         # linked to each other step in synchronous blocks and exchange their
         # current models after each.
         linked = len(links(W_new)[0]) > 0
-        block = n_steps if every is None else every
-        if linked:
-            block = min(block, max(1, math.ceil(n_steps / _SYNC_BLOCKS)))
-        tau, next_resolve = 0, every
-        while tau < n_steps:
-            size = min(block, n_steps - tau)
-            if every is not None:
-                size = min(size, next_resolve - tau)
+        for tau, size, last, resolve in _step_blocks(n_steps, every, linked):
             current = np.stack([node.model[0] for node in newcomers]).astype(np.float64)
             flat = current.reshape(n_new, -1)
             mixed = W_new @ flat
@@ -750,8 +767,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
                 S = rows[k] @ cands_old[k].models + mixed[k]
                 node.model_steps(np.ascontiguousarray(S.reshape(shape)),
                                  float(rows[k].sum() + mass[k]), tau, size, steps)
-            tau += size
-            if tau >= n_steps:
+            if last:
                 break
             current = np.stack([node.model[0] for node in newcomers])
             if linked:
@@ -759,8 +775,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
                 for k, j in zip(*links(W_new)):
                     sim.counter.send_message(n_old + j, n_old + k, int(pay[j]))
                 sim.counter.next_round()
-            if every is not None and tau >= next_resolve:
-                next_resolve += every
+            if resolve:
                 W_new = solve_rows(current.astype(np.float64))
                 linked = len(links(W_new)[0]) > 0
         for k, node in enumerate(newcomers):

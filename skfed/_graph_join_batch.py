@@ -24,8 +24,6 @@ rotated moons (80 fitted nodes, 20 newcomers of 10 samples, seed 0) a
 join took 16.5 ms of CPU instead of 30-34 ms (a refit: 37-40 ms).
 """
 
-import math
-
 import numpy as np
 from scipy import sparse
 
@@ -93,7 +91,7 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
         ``answered[k]``) and ``W_new`` (the weights between newcomers).
     """
     from ._graph_join import (
-        _LOSS_DEGREE_BYTES, _PEERS, _SYNC_BLOCKS, _design, _loss, _targets)
+        _LOSS_DEGREE_BYTES, _PEERS, _design, _loss, _step_blocks, _targets)
 
     dtype = models.dtype
     n_old, n_new = models.shape[0], layout.n_nodes
@@ -222,21 +220,13 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
 
     S_fixed, d_fixed = fixed_part()
     linked = len(_links(W_new)[0]) > 0
-    block = n_steps if every is None else every
-    if linked:
-        block = min(block, max(1, math.ceil(n_steps / _SYNC_BLOCKS)))
-    tau, next_resolve = 0, every
-    while tau < n_steps:
-        size = min(block, n_steps - tau)
-        if every is not None:
-            size = min(size, next_resolve - tau)
+    for _, size, last, resolve in _step_blocks(n_steps, every, linked):
         current = flat(theta)
         S = np.ascontiguousarray((S_fixed + W_new @ current).reshape(n_new, P, n))
         degree = np.ascontiguousarray(d_fixed + np.asarray(W_new.sum(axis=1)).ravel())
         lin_join_steps(Z, Y, sw, offsets, theta, losses, loss, inv_mass, lipschitz, l2, n_pen,
                        S, degree, confidence, mu, int(size))
-        tau += size
-        if tau >= n_steps:
+        if last:
             break
         if linked:
             pay = model_message_bytes(theta.reshape(n_new, -1), dtype)
@@ -245,8 +235,7 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
                                    np.ascontiguousarray(n_old + k_, dtype=np.intp),
                                    pay[j_].astype(np.int64))
             sim.counter.next_round()
-        if every is not None and tau >= next_resolve:
-            next_resolve += every
+        if resolve:
             W_new = solve_rows(theta.astype(np.float64), confidence * losses.sum(axis=1),
                                step_models)
             S_fixed, d_fixed = fixed_part()

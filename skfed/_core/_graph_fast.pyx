@@ -339,6 +339,24 @@ cdef struct _Scorer:
     const double* d_val
 
 
+cdef inline void _scorer_init(_Scorer* sc, bint lazy, bint linear) noexcept nogil:
+    """A scorer with no peer costs, no caches and no non-zero lists (the
+    caller points the fields it uses)."""
+    sc.cost = NULL
+    sc.own = NULL
+    sc.nz = NULL
+    sc.lazy = lazy
+    sc.linear = linear
+    sc.h8 = NULL
+    sc.nz_ptr = NULL
+    sc.nz_idx = NULL
+    sc.nz_val = NULL
+    sc.n_problems = 1
+    sc.d_ptr = NULL
+    sc.d_idx = NULL
+    sc.d_val = NULL
+
+
 cdef inline double _pair_distance(_Scorer* sc, const floating[:, ::1] models, intp_t k,
                                   intp_t l) noexcept nogil:
     """``||models[k] - models[l]||^2``, from the scorer's non-zero lists when it has them."""
@@ -455,19 +473,9 @@ def pair_scores(
     cdef double[::1] own = own_arr
     cdef intp_t[::1] nz = nz_arr
     cdef _Scorer sc
-    sc.cost = NULL
+    _scorer_init(&sc, True, loss is not None)
     sc.own = &own[0]
     sc.nz = &nz[0]
-    sc.lazy = True
-    sc.linear = loss is not None
-    sc.h8 = NULL
-    sc.nz_ptr = NULL
-    sc.nz_idx = NULL
-    sc.nz_val = NULL
-    sc.n_problems = 1
-    sc.d_ptr = NULL
-    sc.d_idx = NULL
-    sc.d_val = NULL
     if H8 is not None and loss is None and H8.shape[0] * H8.shape[1] > 0:
         if H8.shape[0] != H.shape[0] or H8.shape[1] != H.shape[1]:
             raise ValueError("H8 must have the shape of H.")
@@ -678,17 +686,7 @@ def graph_steps(
     cdef double[::1] zs = buf[8]
     cdef bint capped = max_neighbors >= 0
     cdef _Scorer sc
-    sc.cost = NULL
-    sc.lazy = False
-    sc.linear = score_loss is not None
-    sc.h8 = NULL
-    sc.nz_ptr = NULL
-    sc.nz_idx = NULL
-    sc.nz_val = NULL
-    sc.n_problems = 1
-    sc.d_ptr = NULL
-    sc.d_idx = NULL
-    sc.d_val = NULL
+    _scorer_init(&sc, False, score_loss is not None)
     nz_lists = None  # keeps the arrays the scorer points into alive
     if score_H8 is not None and score_loss is None and score_H8.shape[0] * score_H8.shape[1]:
         if score_H8.shape[0] != score_H.shape[0] or score_H8.shape[1] != score_H.shape[1]:
@@ -929,17 +927,7 @@ def cap_node(
     cdef intp_t R = nbr.shape[0] // K
     cdef double objective = 0.0, linear_change = 0.0
     cdef _Scorer sc
-    sc.cost = NULL
-    sc.lazy = False
-    sc.linear = False
-    sc.h8 = NULL
-    sc.nz_ptr = NULL
-    sc.nz_idx = NULL
-    sc.nz_val = NULL
-    sc.n_problems = 1
-    sc.d_ptr = NULL
-    sc.d_idx = NULL
-    sc.d_val = NULL
+    _scorer_init(&sc, False, False)
     cdef LossFunction no_loss = None
     empty = np.zeros((1, 0), dtype=np.asarray(models).dtype)
     cdef const floating[:, ::1] no_H = empty
