@@ -29,6 +29,7 @@ from ._coupling import _CouplingSelectionMixin
 from ._dictionary import _DictionaryMixin
 from ._docs import _doc
 from ._join import _JoinMixin
+from ._network_function import _NetworkFunctionMixin
 from ._robust import ROBUST_LOSSES, agreed_scale, node_log_scales
 from ._selection import _KernelSelectionMixin, _nonlinear_kernel
 from ._validation import AFFINE_COEF0, _LOSSES, _SCHEDULES, _check_gamma, _check_groups_kind
@@ -36,9 +37,9 @@ from ._validation import AFFINE_COEF0, _LOSSES, _SCHEDULES, _check_gamma, _check
 __all__ = ["DecentralizedKernelSGDClassifier", "DecentralizedKernelSGDRegressor"]
 
 
-class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _CouplingSelectionMixin,
-                                  _ConsensusMixin, _DictionaryMixin, FederatedMixin,
-                                  BaseEstimator):
+class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSelectionMixin,
+                                  _CouplingSelectionMixin, _ConsensusMixin, _DictionaryMixin,
+                                  FederatedMixin, BaseEstimator):
     """Shared machinery of the classifier and the regressor."""
 
     _parameter_constraints = {
@@ -208,6 +209,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _CouplingSe
                 self._select_coupling(X, codes, sample_weight, y_encoded, epochs, shuffle)
         queues = self._make_queues(codes, epochs, shuffle)
         self._run(X, y_encoded, sample_weight, queues, epochs)
+        self._network_round()
         return self
 
     def _setup(self, X, codes, compress):
@@ -327,10 +329,21 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _CouplingSe
             out[rows] = self._node_function(node, X[rows])
         unknown = np.flatnonzero(codes < 0)
         if len(unknown):
-            # A node never seen in fit: the average of all nodes' functions.
-            for node in range(len(self.nodes_)):
-                out[unknown] += self._node_function(node, X[unknown]) / len(self.nodes_)
+            # A node never seen in fit: the network function (the compressed
+            # mean of all nodes' functions that the fit ended with).
+            out[unknown] = self._network_values(X[unknown])
         return out
+
+    def _network_round(self):
+        """End a fit with the network function (its rounds appended to the
+        fit's log and curves)."""
+        log = self._build_network_function()
+        n_rounds = len(log.bytes_per_round)
+        self._consensus_curve = np.concatenate([self._consensus_curve, np.full(n_rounds, np.nan)])
+        self._order_curve = np.concatenate(
+            [self._order_curve, np.repeat(self._sizes[None], n_rounds, axis=0)])
+        self._merge_log(log)
+        self._set_fitted()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

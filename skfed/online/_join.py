@@ -19,6 +19,7 @@ from .._core import _online_fast
 from ..network import float_bytes, resolve_network
 from ._dictionary import _komp_prune
 from ._holdout import arrival_rank, loss_arrays, loss_values
+from ._network_function import in_width, union
 from ._validation import _check_gamma
 
 # A node that joins after the fit (add_nodes, or partial_fit with a new node
@@ -402,10 +403,10 @@ class _JoinMixin:
         )
         if isinstance(self.gamma, str):
             # A data-driven width ("median", "scale") from a newcomer's few
-            # samples is a poor estimate, and a start from functions of
-            # other widths can only be interpolated: the new node takes the
-            # width of its closest neighbour, so that its start is exact.
-            gamma = self.gamma_[closest].astype(np.float64)
+            # samples is a poor estimate: the new node takes the width of
+            # the network function it starts from (its closest neighbour's
+            # component's), which it then holds exactly.
+            gamma = self.network_gamma_[self.network_component_[closest]].astype(np.float64)
         for k in range(n_new):
             # It links to the chosen nodes of its own width, whose exact mean
             # it starts from (a neighbour it does not start from would cost
@@ -415,21 +416,27 @@ class _JoinMixin:
             if len(same):
                 neighbours[k] = same
         received = self._join_receive(sim, neighbours, n_old)
+        network = self._join_receive_network(sim, neighbours, n_old)
         start, self._join_values = [], []
         for k in range(n_new):
             rows = np.flatnonzero(new_codes == k)
-            models = received[k]
-            gammas = [self.gamma_[j] for j in neighbours[k]]
-            # The received functions' values at its samples (it evaluates
-            # them itself) choose the weights of its start.
+            # The network function and its neighbours' functions; their
+            # values at its samples (it evaluates them itself) choose the
+            # weights of its start.
+            models = [network[k][:2]] + received[k]
+            gammas = [network[k][2]] + [self.gamma_[j] for j in neighbours[k]]
             values = np.stack([self._join_eval(D, W, g, X_new[rows])
                                for (D, W), g in zip(models, gammas)])
             coef = _combination(values, self._join_targets(y_new[rows]), w_new[rows])
             start.append(self._join_start(models, gammas, gamma[k], coef))
             D0, W0 = start[-1][:2]
-            self._join_values.append((rows, values.sum(axis=0),
+            self._join_values.append((rows, values[1:].sum(axis=0),
                                       self._join_eval(D0, W0, gamma[k], X_new[rows])))
         self._extend_state(new_labels, gamma, rogue_new, neighbours, start)
+        # It holds the network function of its neighbours' component (the
+        # function itself is rebuilt by the next fit or partial_fit).
+        self.network_component_ = np.concatenate([self.network_component_,
+                                                  self.network_component_[closest]])
         self._record_join(sim.log(node_labels=self.nodes_))
 
         codes = codes.copy()
@@ -668,35 +675,49 @@ class _JoinMixin:
         _join_rounds(sim, n_old, len(neighbours), visit)
         return [[received[k][j] for j in neighbours[k]] for k in range(len(neighbours))]
 
+    def _join_receive_network(self, sim, neighbours, n_old):
+        """Step 2 (continued): every new node receives the network function
+        from its first neighbour that is active (one message: its points and
+        weights); returns ``(points, weights, gamma)`` of every new node."""
+        value_bytes = float_bytes(self._dtype)
+        n_features, n_out = self._points.shape[2], self._n_outputs
+        received = [None] * len(neighbours)
+
+        def visit(k, active):
+            senders = [j for j in neighbours[k] if active[j]]
+            if not senders:
+                return False
+            j = senders[0]
+            c = self.network_component_[j]
+            D, W = self.network_dictionary_[c], self.network_coef_[c]
+            sim.counter.send_message(j, n_old + k, _rows_bytes(len(D), n_features, n_out,
+                                                               value_bytes))
+            if value_bytes == 4:
+                W = W.astype(np.float32).astype(np.float64)
+            W = sim.corrupt_value_rows(W[None], [j])[0]
+            received[k] = (D, W, float(self.network_gamma_[c]))
+            return True
+
+        _join_rounds(sim, n_old, len(neighbours), visit)
+        return received
+
     def _join_start(self, models, gammas, gamma, coef):
-        """``sum_j coef[j] f_j`` over the neighbours' ``models`` as a function of
+        """``sum_j coef[j] f_j`` over the received ``models`` as a function of
         the new node's kernel, compressed by KOMP: ``(points, weights,
-        gram_inv, err)``."""
+        gram_inv, err)``.  A function of its width enters exactly, one of
+        another width by its interpolant at its own points
+        (:func:`in_width`); a point held by several once
+        (:func:`union`)."""
         n_features = self._points.shape[2]
-        n_out = self._n_outputs
-        points = [np.asarray(D) for D, _ in models if len(D)]
-        if not points:
-            return (np.zeros((0, n_features), dtype=self._dtype), np.zeros((0, n_out)),
+        parts = [in_width(D, W * a, g, gamma, self._join_kernel)
+                 for (D, W), g, a in zip(models, gammas, coef)]
+        Z, W = union(parts)
+        if Z is None:
+            return (np.zeros((0, n_features), dtype=self._dtype), np.zeros((0, self._n_outputs)),
                     np.zeros((0, 0)), 0.0)
-        Z = np.ascontiguousarray(np.concatenate(points), dtype=self._dtype)
-        kernel = self._join_kernel(gamma)
-        same = [(D, W * a) for (D, W), g, a in zip(models, gammas, coef) if g == gamma]
-        if len(same) == len(models):
-            # The neighbours of the new node's kernel: their combination is
-            # exactly the union with the weights scaled by the coefficients.
-            Z = np.ascontiguousarray(np.concatenate([D for D, _ in same]), dtype=self._dtype)
-            W = np.concatenate([W for _, W in same])
-            K = kernel(Z, Z)
-        else:
-            # No neighbour shares its kernel (gamma given per node): the
-            # interpolant of their combination at their points, in its kernel.
-            V = np.zeros((len(Z), n_out))
-            for (D, W), g, a in zip(models, gammas, coef):
-                if len(D):
-                    V += a * (self._join_kernel(g)(Z, np.ascontiguousarray(D)) @ W)
-            K = kernel(Z, Z)
-            W = np.linalg.lstsq(K, V, rcond=None)[0]
-        return _komp_prune(Z, W, K, self.epsilon_ if self._compress else 0.0,
+        Z = np.ascontiguousarray(Z, dtype=self._dtype)
+        return _komp_prune(Z, W, self._join_kernel(gamma)(Z, Z),
+                           self.epsilon_ if self._compress else 0.0,
                            self._max_size if self._compress else 0, self._compress)
 
     def _join_kernel(self, gamma):
