@@ -17,9 +17,8 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import _check_label_kinds, check_network_faults, node_seeds
 from .._core import _online_fast
 from ..network import float_bytes, resolve_network
-from ._dictionary import _komp_prune
 from ._holdout import arrival_rank, loss_arrays, loss_values
-from ._network_function import in_width, union
+from ._network_function import compress_union, in_width, union
 from ._validation import _check_gamma
 
 # A node that joins after the fit (add_nodes, or partial_fit with a new node
@@ -709,16 +708,16 @@ class _JoinMixin:
         (:func:`in_width`); a point held by several once
         (:func:`union`)."""
         n_features = self._points.shape[2]
-        parts = [in_width(D, W * a, g, gamma, self._join_kernel)
+        parts = [in_width(D, W * a, g, gamma, self._join_kernel, self.kernel_ == "linear")
                  for (D, W), g, a in zip(models, gammas, coef)]
         Z, W = union(parts)
         if Z is None:
             return (np.zeros((0, n_features), dtype=self._dtype), np.zeros((0, self._n_outputs)),
                     np.zeros((0, 0)), 0.0)
         Z = np.ascontiguousarray(Z, dtype=self._dtype)
-        return _komp_prune(Z, W, self._join_kernel(gamma)(Z, Z),
-                           self.epsilon_ if self._compress else 0.0,
-                           self._max_size if self._compress else 0, self._compress)
+        return compress_union(Z, W, self._join_kernel(gamma)(Z, Z),
+                              self.epsilon_ if self._compress else 0.0,
+                              self._max_size if self._compress else 0, self._compress)
 
     def _join_kernel(self, gamma):
         def kernel(A, B):

@@ -67,6 +67,44 @@ def union(parts):
     return np.ascontiguousarray(Z[first[order]]), summed[order]
 
 
+# Relative residual below which a point of a union is in the span of the
+# others (pivoted Cholesky of its Gram matrix): its weight is projected onto
+# them before KOMP, whose inverse Gram matrix must exist.
+_SPAN_TOL = 1e-10
+
+
+def spanning_points(K, tol=_SPAN_TOL):
+    """Indices (sorted) of points whose kernel functions span those of all,
+    by pivoted Cholesky of ``K`` down to ``tol`` times its largest diagonal."""
+    n = len(K)
+    residual = np.diag(K).astype(np.float64).copy()
+    scale = residual.max() if n else 0.0
+    L = np.zeros((n, n))
+    chosen = []
+    for r in range(n):
+        j = int(np.argmax(residual))
+        if not residual[j] > tol * scale:
+            break
+        chosen.append(j)
+        L[:, r] = (K[:, j] - L[:, :r] @ L[j, :r]) / np.sqrt(residual[j])
+        residual -= L[:, r] ** 2
+        residual[chosen] = -np.inf
+    return np.sort(np.asarray(chosen, dtype=np.intp))
+
+
+def compress_union(Z, W, K, epsilon, max_size, compress):
+    """KOMP (:func:`_komp_prune`) of ``sum_m W[m] k(Z[m], .)`` after
+    projecting it onto the span of :func:`spanning_points` (exact up to
+    ``_SPAN_TOL``; a linear kernel's union has rank at most the features)."""
+    if not compress:
+        return _komp_prune(Z, W, K, epsilon, max_size, compress)
+    keep = spanning_points(K)
+    if len(keep) < len(Z):
+        W = np.linalg.solve(K[np.ix_(keep, keep)], K[keep] @ W)
+        Z, K = Z[keep], K[np.ix_(keep, keep)]
+    return _komp_prune(Z, W, K, epsilon, max_size, compress)
+
+
 def merge_means(parts, counts, kernel, epsilon, max_size, compress):
     """The mean of functions held as subtree means, compressed by KOMP.
 
@@ -81,7 +119,7 @@ def merge_means(parts, counts, kernel, epsilon, max_size, compress):
     if Z is None:
         D0, W0 = parts[0]
         return D0[:0], W0[:0]
-    D, W, _, _ = _komp_prune(Z, W, kernel(Z, Z), epsilon, max_size, compress)
+    D, W, _, _ = compress_union(Z, W, kernel(Z, Z), epsilon, max_size, compress)
     return D, W
 
 
@@ -90,13 +128,17 @@ def merge_means(parts, counts, kernel, epsilon, max_size, compress):
 _INTERPOLATION_RIDGE = 1e-6
 
 
-def in_width(D, W, gamma_from, gamma_to, kernel_of):
+def in_width(D, W, gamma_from, gamma_to, kernel_of, linear=False):
     """``sum_m W[m] k_from(D[m], .)`` in the kernel of ``gamma_to``: the same
-    function when the widths agree, else its (ridge) interpolant at ``D``:
-    ``(K_to + r I)^-1 K_from W`` with ``r`` ``_INTERPOLATION_RIDGE`` times
-    the mean of ``diag(K_to)``."""
+    function when the widths agree or the kernel is ``linear`` (the weights
+    rescaled), else its (ridge) interpolant at ``D``: ``(K_to + r I)^-1
+    K_from W`` with ``r`` ``_INTERPOLATION_RIDGE`` times the mean of
+    ``diag(K_to)``."""
     if gamma_from == gamma_to or not len(D):
         return D, W
+    if linear:
+        # gamma x . x': the same function with the weights rescaled.
+        return D, W * (gamma_from / gamma_to)
     values = kernel_of(gamma_from)(D, D) @ W
     K = kernel_of(gamma_to)(D, D)
     ridge = _INTERPOLATION_RIDGE * max(float(np.trace(K)) / len(K), 1e-300)
@@ -158,7 +200,8 @@ class _NetworkFunctionMixin:
                 if mean[node] is None and len(received[node]) == len(children[node]):
                     gamma = widths[component[node]]
                     own = in_width(self.dictionaries_[node], self.dual_coef_[node],
-                                   self.gamma_[node], gamma, self._join_kernel)
+                                   self.gamma_[node], gamma, self._join_kernel,
+                                   self.kernel_ == "linear")
                     parts = [own] + [(D, W) for D, W, _ in received[node]]
                     counts = [1] + [c for _, _, c in received[node]]
                     D, W = merge_means(parts, counts, self._join_kernel(gamma), eps,
