@@ -19,6 +19,7 @@ from .._base import (
     FederatedRegressorMixin,
     _check_y,
     node_seeds,
+    pad_log,
 )
 from .._base import check_network_faults, check_node_weights, check_sample_weight
 from .._compat import HasMethods, Interval, StrOptions
@@ -222,7 +223,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
         # Nothing of an earlier fit steers this one (a refit may have another
         # graph, other samples, another coupling).
         for name in ("_lambda_max", "_kernel_sup_seen", "_s_max_seen", "_target_scale",
-                     "_coupling_adjacency"):
+                     "_coupling_adjacency", "network_communication_"):
             self.__dict__.pop(name, None)
         self._max_size = 0 if self.max_dictionary_size is None else int(self.max_dictionary_size)
         n_out = self._n_outputs
@@ -335,15 +336,24 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
         return out
 
     def _network_round(self):
-        """End a fit with the network function (its rounds appended to the
-        fit's log and curves)."""
+        """End a fit with the network function; its rounds are kept in
+        ``network_communication_`` (appended call after call) and counted in
+        ``n_bytes_sent_`` and ``n_messages_``."""
         log = self._build_network_function()
-        n_rounds = len(log.bytes_per_round)
-        self._consensus_curve = np.concatenate([self._consensus_curve, np.full(n_rounds, np.nan)])
-        self._order_curve = np.concatenate(
-            [self._order_curve, np.repeat(self._sizes[None], n_rounds, axis=0)])
-        self._merge_log(log)
-        self._set_fitted()
+        previous = getattr(self, "network_communication_", None)
+        if previous is not None:
+            log = pad_log(previous, log.node_labels).combine(log)
+        self.network_communication_ = log
+        self._set_totals()
+
+    def _set_totals(self):
+        """``n_bytes_sent_`` / ``n_messages_``: the fit's log, the network
+        function's and the joins'."""
+        logs = [getattr(self, name, None) for name in
+                ("communication_", "network_communication_", "join_communication_")]
+        logs = [log for log in logs if log is not None]
+        self.n_bytes_sent_ = sum(log.total_bytes for log in logs)
+        self.n_messages_ = sum(log.total_messages for log in logs)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
