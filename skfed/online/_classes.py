@@ -176,7 +176,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
                 # starting function from their neighbours, as in add_nodes),
                 # then stream with everyone in the pass below.
                 codes = self._join_new(X, y, sample_weight, codes, new_labels)
-                del self._join_values  # what add_nodes' passes read
+                del self._join_values, self._join_keep  # what add_nodes' passes read
         check_network_faults(self, self.network, {
             "straggler_rate": "a step is one sample and cannot be cut",
         })
