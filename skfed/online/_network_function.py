@@ -6,7 +6,8 @@ kernel width, over breadth-first spanning trees of the communication graph
 (one per connected component):
 
 1. **Width.**  With a float ``gamma`` (or ``None``) every node has the same
-   width, which is the network function's.  Otherwise (``"median"``,
+   width, which is the network function's (the linear kernel has none).
+   Otherwise (``"median"``,
    ``"scale"``, an array or a dict) the width is the geometric mean of the
    nodes' widths, summed up the tree (every node but the root sends its
    parent two float64: the sum of its subtree's log widths and its count)
@@ -130,15 +131,15 @@ _INTERPOLATION_RIDGE = 1e-6
 
 def in_width(D, W, gamma_from, gamma_to, kernel_of, linear=False):
     """``sum_m W[m] k_from(D[m], .)`` in the kernel of ``gamma_to``: the same
-    function when the widths agree or the kernel is ``linear`` (the weights
-    rescaled), else its (ridge) interpolant at ``D``: ``(K_to + r I)^-1
-    K_from W`` with ``r`` ``_INTERPOLATION_RIDGE`` times the mean of
+    function when the widths agree or the kernel is ``linear`` (which has
+    none), else its (ridge) interpolant at ``D``: ``(K_to + r I)^-1 K_from
+    W`` with ``r`` ``_INTERPOLATION_RIDGE`` times the mean of
     ``diag(K_to)``."""
     if gamma_from == gamma_to or not len(D):
         return D, W
     if linear:
-        # gamma x . x': the same function with the weights rescaled.
-        return D, W * (gamma_from / gamma_to)
+        # x . x' has no width: the same function.
+        return D, W
     values = kernel_of(gamma_from)(D, D) @ W
     K = kernel_of(gamma_to)(D, D)
     ridge = _INTERPOLATION_RIDGE * max(float(np.trace(K)) / len(K), 1e-300)
@@ -176,7 +177,7 @@ class _NetworkFunctionMixin:
             while parents[top] >= 0:
                 top = parents[top]
             component[node] = np.searchsorted(roots, top)
-        if _width_shared(self.gamma) or n == 1:
+        if _width_shared(self.gamma) or n == 1 or self.kernel_ == "linear":
             widths = np.array([common_width(self.gamma_[component == c])
                                for c in range(len(roots))])
         else:
