@@ -1,9 +1,10 @@
 """Nodes that join after the fit (:meth:`add_nodes`, or ``partial_fit`` with new ids).
 
 A newcomer chooses its neighbours among fitted nodes by the loss of their
-functions on its own samples, receives their functions, starts from their
-mean, and streams its samples with its neighbours' functions held fixed;
-the fitted nodes do not change.  Every exchange is counted on a simulated
+functions on its own samples, receives their functions and the network
+function, starts from the network function or from its neighbours'
+combination (whichever its samples prefer), and streams its samples with
+its neighbours' functions held fixed; the fitted nodes do not change.  Every exchange is counted on a simulated
 network with the estimator's faults.
 """
 
@@ -219,23 +220,35 @@ class _JoinMixin:
            min(10, n_fitted)`` and ``m = deg``.
         2. **Start.**  It receives its neighbours' functions (the copies
            their other neighbours hold with ``exchange_every`` set, their
-           dictionaries otherwise) and starts from their combination
-           ``sum_j a_j f_j``, the weights fitted on its own samples by
-           least squares (its targets: ``y``, or -1 / +1 per class) shrunk
-           towards the mean: ``a = argmin sum_s w_s ||sum_j a_j f_j(x_s) -
-           t_s||^2 + rho ||a - 1/m||^2`` with ``rho`` the mean of ``sum_s
-           w_s ||f_j(x_s)||^2`` over the neighbours, so that a few samples
-           cannot move it far from the mean.  Of one kernel, that is the
-           union of their dictionaries with scaled weights, compressed by
-           KOMP to ``epsilon`` and ``max_dictionary_size`` as after any
-           step.
+           dictionaries otherwise) and, from its first neighbour that
+           answers, the network function (one dictionary, see
+           ``network_dictionary_``).  It starts from the network function
+           if that does at least as well on its samples as its neighbours
+           (a regressor: the summed loss; a classifier: the errors, since a
+           mean has small margins), the neighbours judged by leave-one-out
+           over the samples that chose them in step 1 (the choice made
+           without each in turn) plus their mean on its other samples; it
+           then takes the network function's width.  Otherwise it starts
+           from its neighbours' combination ``sum_j a_j f_j``, the weights
+           fitted on its own samples by least squares (its targets: ``y``,
+           or -1 / +1 per class) shrunk towards the mean: ``a = argmin
+           sum_s w_s ||sum_j a_j f_j(x_s) - t_s||^2 + rho ||a - 1/m||^2``
+           with ``rho`` the mean of ``sum_s w_s ||f_j(x_s)||^2`` over the
+           neighbours, so that a few samples cannot move it far from the
+           mean.  Of one kernel, that is the union of their dictionaries
+           with scaled weights (a repeated point once), compressed by KOMP
+           to ``epsilon`` and ``max_dictionary_size`` as after any step.
         3. **Stream.**  It makes ``E`` passes over its samples (shuffled as
            in ``fit``) by the same synchronous rounds as ``fit``, its
            neighbours' functions held fixed: it evaluates the functions it
            received in step 2 in its consensus term (nothing more is sent)
            and they do not step.  A classifier's newcomer makes ``E =
            max_epochs`` passes, as the fit's nodes do (on rotated moons and
-           HAR, a choice by its held-out samples kept the start too often).
+           HAR, a choice by its held-out samples kept the start too often),
+           or none when it starts from the network function and that
+           misclassifies at most a tenth of its samples (a mean's small
+           margins give way to a few samples' hinge steps: on HAR the
+           passes cost it 5 to 10 points).
            A regressor's ``E`` (``join_passes_``) is chosen among
            0, 1, 3, 10 (those up to ``max_epochs``) and ``max_epochs`` by
            cross-validation on its own samples (5 folds, leave-one-out
@@ -249,11 +262,12 @@ class _JoinMixin:
 
         Its kernel coefficient is ``gamma`` when that is a float (or its
         label's value in a dict); with ``"median"`` or ``"scale"`` it is its
-        closest neighbour's (the one of smallest loss): a width estimated from
-        a newcomer's few samples is poor, and only functions of its width
-        can start it exactly.  (With a dict ``gamma`` whose value no chosen
-        node shares, it links to all of them and starts from the interpolant
-        of their mean at their points.)  What
+        closest neighbour's (the one of smallest loss), or the network
+        function's when it starts from that: a width estimated from a
+        newcomer's few samples is poor, and only functions of its width can
+        start it exactly.  (A function of another width enters its start by
+        its ridge interpolant at its own points; with a dict ``gamma`` whose
+        value no chosen node shares, it links to all of them.)  What
         steps 1-2 send is in ``join_communication_`` together with step 3's
         rounds; ``n_bytes_sent_`` and ``n_messages_`` are the totals of the
         fit and of every join.  Dropped nodes answer nothing in a round
@@ -456,8 +470,9 @@ class _JoinMixin:
                 if not self._is_regressor():
                     # (see _JOIN_NETWORK_KEEP_ERRORS: net_loss counts errors)
                     keep[k] = net_loss <= _JOIN_NETWORK_KEEP_ERRORS * w_new[rows].sum()
-                gamma[k] = g_net
-                start.append(self._join_start([(D_net, W_net)], [g_net], g_net, [1.0]))
+                if isinstance(self.gamma, str):
+                    gamma[k] = g_net  # (a given gamma is kept: interpolated)
+                start.append(self._join_start([(D_net, W_net)], [g_net], gamma[k], [1.0]))
                 self.join_start_[k] = "network"
             else:
                 coef = _combination(values, self._join_targets(y_new[rows]), w_new[rows])
@@ -526,7 +541,9 @@ class _JoinMixin:
         """Every newcomer's passes over its samples, chosen by cross-validation.
 
         A classifier's newcomer makes ``max_epochs`` passes (see
-        ``_JOIN_CLASSIFIER_PASSES_CV``); a regressor's chooses.  For every choice ``E`` of ``_JOIN_PASSES`` (up to ``max_epochs``)
+        ``_JOIN_CLASSIFIER_PASSES_CV``), or none where it keeps the network
+        function's start (``_JOIN_NETWORK_KEEP_ERRORS``); a regressor's
+        chooses.  For every choice ``E`` of ``_JOIN_PASSES`` (up to ``max_epochs``)
         and every fold of its samples (``_JOIN_FOLDS``, leave-one-out below),
         it runs ``E`` passes of the solver's step with its neighbours fixed
         on the other samples, in arrival order, exactly in function values
