@@ -691,19 +691,17 @@ class _JoinMixin:
             per_row = np.array([loss_values(loss_name, values[c], y_new[rows], threshold)
                                 for c in range(len(answer))]) * weights[None]
             losses = per_row.sum(axis=1) / weights.sum()
-            crit = np.array([self._join_criterion(values[c], y_new[rows])
-                             for c in range(len(answer))]) * weights[None]
             best = np.argsort(losses, kind="stable")[:degree]
             neighbours[k] = np.sort(np.asarray(answer, dtype=np.intp)[best])
             closest[k] = answer[best[0]]
-            held_out[k] = self._join_held_out(per_row, crit, values, y_new[rows], weights,
+            held_out[k] = self._join_held_out(per_row, values, y_new[rows], weights,
                                               np.asarray(answer), degree)
             return True
 
         _join_rounds(sim, n_old, n_new, visit)
         return neighbours, closest, held_out
 
-    def _join_held_out(self, per_row, crit, values, y, weights, answer, degree):
+    def _join_held_out(self, per_row, values, y, weights, answer, degree):
         """Leave-one-out loss of step 1's choice on the samples it judged by.
 
         For every judged sample ``s``: the ``degree`` candidates of least
@@ -713,16 +711,15 @@ class _JoinMixin:
         summed over ``s``.  Its own candidates' answers only: nothing is
         sent.
         """
-        total = 0.0
+        means = np.empty(values.shape[1:])
         for s in range(per_row.shape[1]):
             rest = per_row.sum(axis=1) - per_row[:, s]
             order = np.argsort(rest, kind="stable")[:degree]
             if isinstance(self.gamma, str):
                 width = self.gamma_[answer[order]]
                 order = order[width == width[0]]
-            mean = values[order, s].mean(axis=0)[None]
-            total += weights[s] * self._join_criterion(mean, y[s:s + 1])[0]
-        return total
+            means[s] = values[order, s].mean(axis=0)
+        return float(np.dot(weights, self._join_criterion(means, y)))
 
     def _join_criterion(self, F, y):
         """Per-row criterion of the start's choice: a regressor's loss, a

@@ -59,7 +59,8 @@ def union(parts):
         return None, None
     Z = np.ascontiguousarray(np.concatenate([D for D, _ in parts]))
     W = np.concatenate([W for _, W in parts])
-    _, first, inverse = np.unique(Z, axis=0, return_index=True, return_inverse=True)
+    rows = Z.view(np.dtype((np.void, Z.dtype.itemsize * Z.shape[1]))).ravel()
+    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
     if len(first) == len(Z):
         return Z, W
     summed = np.zeros((len(first), W.shape[1]))
@@ -99,7 +100,13 @@ def compress_union(Z, W, K, epsilon, max_size, compress):
     ``_SPAN_TOL``; a linear kernel's union has rank at most the features)."""
     if not compress:
         return _komp_prune(Z, W, K, epsilon, max_size, compress)
-    keep = spanning_points(K)
+    try:
+        # (most unions: every pivot of the plain Cholesky factor is large)
+        pivots = np.diag(np.linalg.cholesky(K)) ** 2
+        full = len(K) == 0 or pivots.min() > _SPAN_TOL * np.diag(K).max()
+    except np.linalg.LinAlgError:
+        full = False
+    keep = np.arange(len(Z)) if full else spanning_points(K)
     if len(keep) < len(Z):
         W = np.linalg.solve(K[np.ix_(keep, keep)], K[keep] @ W)
         Z, K = Z[keep], K[np.ix_(keep, keep)]
