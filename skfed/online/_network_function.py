@@ -33,6 +33,8 @@ is modelled as sent unchanged).  The bytes are counted in the fit's
 import numbers
 
 import numpy as np
+from scipy import sparse
+from scipy.sparse.csgraph import connected_components
 from sklearn.base import clone
 
 from ..network import float_bytes, payload_bytes, resolve_network
@@ -178,12 +180,10 @@ class _NetworkFunctionMixin:
         sim.rogue[:] = self._rogue
         parents = tree_parents(self.adjacency_)
         roots = np.flatnonzero(parents < 0)
-        component = np.empty(n, dtype=np.intp)
-        for node in range(n):
-            top = node
-            while parents[top] >= 0:
-                top = parents[top]
-            component[node] = np.searchsorted(roots, top)
+        _, labels = connected_components(sparse.csr_matrix(self.adjacency_), directed=False)
+        lookup = np.empty(len(roots), dtype=np.intp)
+        lookup[labels[roots]] = np.arange(len(roots))
+        component = lookup[labels]   # index into roots (each its smallest node)
         if _width_shared(self.gamma) or n == 1 or self.kernel_ == "linear":
             widths = np.array([common_width(self.gamma_[component == c])
                                for c in range(len(roots))])
@@ -201,53 +201,66 @@ class _NetworkFunctionMixin:
         for node in np.flatnonzero(parents >= 0):
             children[parents[node]].append(int(node))
         received = [[] for _ in range(n)]   # (points, weights, count) from children
-        mean = [None] * n                   # a node's subtree mean, once merged
-        sent = parents < 0                  # roots send nothing up
+        n_children = np.array([len(c) for c in children], dtype=np.intp)
+        # Up: a node merges once all its children have reported and sends
+        # its subtree mean to its parent in a later round where both are
+        # active (only the nodes in flight are visited: O(n) in all).
+        merging = [int(node) for node in np.flatnonzero(n_children == 0)]
+        flight, final = [], {}
         while True:
-            for node in range(n):
-                if mean[node] is None and len(received[node]) == len(children[node]):
-                    gamma = widths[component[node]]
-                    own = in_width(self.dictionaries_[node], self.dual_coef_[node],
-                                   self.gamma_[node], gamma, self._join_kernel,
-                                   self.kernel_ == "linear")
-                    parts = [own] + [(D, W) for D, W, _ in received[node]]
-                    counts = [1] + [c for _, _, c in received[node]]
-                    D, W = merge_means(parts, counts, self._join_kernel(gamma), eps,
-                                       max_size, self._compress)
-                    mean[node] = (D, W, int(np.sum(counts)))
-            if sent.all():
+            for node in merging:
+                gamma = widths[component[node]]
+                own = in_width(self.dictionaries_[node], self.dual_coef_[node],
+                               self.gamma_[node], gamma, self._join_kernel,
+                               self.kernel_ == "linear")
+                parts = [own] + [(D, W) for D, W, _ in received[node]]
+                counts = [1] + [c for _, _, c in received[node]]
+                received[node] = None
+                D, W = merge_means(parts, counts, self._join_kernel(gamma), eps,
+                                   max_size, self._compress)
+                if parents[node] < 0:
+                    final[node] = (D, W)
+                else:
+                    flight.append((node, D, W, int(np.sum(counts))))
+            if not flight:
                 break
             active = sim.draw_rounds(1)[0][0]
-            ready = [node for node in np.flatnonzero(~sent) if mean[node] is not None]
-            for node in ready:
+            merging, waiting = [], []
+            for node, D, W, count in flight:
                 parent = parents[node]
                 if not (active[node] and active[parent]):
+                    waiting.append((node, D, W, count))
                     continue
-                D, W, count = mean[node]
                 sim.counter.send_message(int(node), int(parent), payload_bytes(n_int32=1)
                                          + len(D) * (n_features + n_out) * b)
                 if b == 4:
                     W = W.astype(np.float32).astype(np.float64)
                 W = sim.corrupt_value_rows(W[None], [node])[0]
                 received[parent].append((D, W, count))
-                sent[node] = True
+                if len(received[parent]) == n_children[parent]:
+                    merging.append(int(parent))
+            flight = waiting
             sim.counter.next_round()
-        # Down: every edge carries the root's mean once.
-        holds = parents < 0
-        while not holds.all():
+        # Down: every edge carries the root's mean once (what a node
+        # receives it forwards from the next round on).
+        waiting = [child for root in roots for child in children[root]]
+        while waiting:
             active = sim.draw_rounds(1)[0][0]
-            senders = holds & active   # (what a node receives it forwards next round)
-            for node in np.flatnonzero(~holds):
+            later, received_now = [], []
+            for node in waiting:
                 parent = parents[node]
-                if senders[parent] and active[node]:
-                    size = len(mean[roots[component[node]]][0])
+                if active[parent] and active[node]:
+                    size = len(final[roots[component[node]]][0])
                     sim.counter.send_message(int(parent), int(node),
                                              size * (n_features + n_out) * b)
-                    holds[node] = True
+                    received_now.extend(children[node])
+                else:
+                    later.append(node)
+            waiting = later + received_now
             sim.counter.next_round()
         self.network_gamma_ = widths
-        self.network_dictionary_ = [mean[root][0].copy() for root in roots]
-        self.network_coef_ = [mean[root][1].copy() for root in roots]
+        self.network_dictionary_ = [final[root][0].copy() for root in roots]
+        self.network_coef_ = [final[root][1].copy() for root in roots]
         self.network_component_ = component
         return sim.log(node_labels=self.nodes_)
 
