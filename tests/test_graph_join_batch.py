@@ -137,6 +137,31 @@ def test_symmetric_pattern_equals_scipy_mean_of_both_rows():
     assert (0, 3) not in set(zip(k.tolist(), j.tolist())) and len(k) == 8
 
 
+@pytest.mark.parametrize("scale, lam, mu_graph", [
+    (1e-4, 1e-3, 1.0),    # nearly free pairs, weak square penalty: large weights
+    (3.0, 1.0, 0.5),      # costly pairs, small graph weight: 6 of 58 weights positive
+    (1.0, 100.0, 3.0),    # strong square penalty: many small weights
+])
+def test_join_rows_newton_root_at_extreme_scales(scale, lam, mu_graph):
+    # the row's degree is found by bracketed Newton steps: the same row as
+    # the NumPy bisection where weights are huge, tiny or mostly zero
+    rng = np.random.RandomState(5)
+    lengths = np.array([40, 3, 15])
+    indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
+    T = indptr[-1]
+    node_models = scale * rng.normal(size=(3, 2))
+    cand_models = node_models[np.repeat(np.arange(3), lengths)] + scale * rng.normal(
+        size=(T, 2))
+    args = (node_models, scale * rng.uniform(0.1, 0.6, size=3), cand_models,
+            scale * rng.uniform(0.1, 0.6, size=T), rng.uniform(0.0, 2.0, size=T), indptr,
+            1.0, mu_graph, lam, 1e-3)
+    out = np.full(T, np.nan)
+    join_rows(*args, -1, -1.0, out)
+    expected = _rows_numpy(*args, -1, -1.0)
+    np.testing.assert_allclose(out, expected, rtol=1e-9, atol=1e-12 * max(1.0, expected.max()))
+    assert np.array_equal(out > 0, expected > 0)
+
+
 # ------------------------------------------- the batched join = node by node
 def _clusters(seed, n_nodes=24, n_new=6):
     """Two clusters of tasks; the newcomers hold 4 to 30 samples (both
