@@ -206,18 +206,26 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
         new_payloads = model_message_bytes(local_models.reshape(n_new, -1), dtype)
         n_peers = min(len(eligible) - 1, n_candidates)
         active = sim.draw_rounds(1)[0][0]
-        for k in eligible.tolist():
+        # Every eligible newcomer draws its peers (the draws of
+        # RandomState.choice without replacement: a permutation's head),
+        # then the active ones' requests and answers are counted at once.
+        drawn = np.empty((len(eligible), n_peers), dtype=np.intp)
+        for i, k in enumerate(eligible.tolist()):
             others = eligible[eligible != k]
-            drawn = np.sort(rng.choice(others, size=n_peers, replace=False))
-            if not active[n_old + k]:
-                continue
-            sim.counter.multicast_message(n_old + k, np.ascontiguousarray(n_old + drawn,
-                                                                         dtype=np.intp), 0)
-            ok = drawn[active[n_old + drawn]]
-            sim.counter.send_pairs(np.ascontiguousarray(n_old + ok, dtype=np.intp),
-                                   np.full(len(ok), n_old + k, dtype=np.intp),
-                                   (new_payloads[ok] + _LOSS_DEGREE_BYTES).astype(np.int64))
-            peers[k] = ok
+            drawn[i] = others[rng.permutation(len(others))[:n_peers]]
+        drawn.sort(axis=1)
+        asking = active[n_old + eligible]
+        drawn, askers = drawn[asking], eligible[asking]
+        sender = np.repeat(n_old + askers, n_peers).astype(np.intp)
+        sim.counter.send_pairs(sender, np.ascontiguousarray(n_old + drawn.ravel(), dtype=np.intp),
+                               np.zeros(drawn.size, dtype=np.int64))
+        ok = active[n_old + drawn]
+        got = drawn[ok]
+        sim.counter.send_pairs(np.ascontiguousarray(n_old + got, dtype=np.intp),
+                               sender[ok.ravel()],
+                               (new_payloads[got] + _LOSS_DEGREE_BYTES).astype(np.int64))
+        for i, k in enumerate(askers.tolist()):
+            peers[k] = drawn[i][ok[i]]
         sim.counter.next_round()
     n_peer = np.array([len(p) for p in peers], dtype=np.intp)
     # Every newcomer's fitted candidates, then its peers, back to back (a
