@@ -108,7 +108,27 @@ def load(name, seed, quick=False):
         return (np.concatenate([X, Xt]), np.concatenate([y, yt]),
                 np.concatenate([g, gt]), "classification",
                 {"train_rows": np.arange(len(X))})
+    if name in RELATED:
+        # Held-out families of make_related_tasks (not used to choose
+        # anything in the joins): new nodes of the same generator, their k
+        # samples and test samples drawn from their training and test rows.
+        from skfed.datasets import make_related_tasks
+
+        X, Xt, y, yt, g, gt, _ = make_related_tasks(**RELATED[name], random_state=seed)
+        return (np.concatenate([X, Xt]), np.concatenate([y, yt]),
+                np.concatenate([g, gt]), "classification",
+                {"train_rows": np.arange(len(X))})
     raise ValueError(f"unknown data set {name!r}")
+
+
+# Held-out families of make_related_tasks (``--datasets related`` runs all).
+RELATED = {
+    "related-alike": dict(n_nodes=100, structure="shared"),
+    "related-clustered": dict(n_nodes=100, structure="clustered"),
+    "related-small": dict(n_nodes=250, n_samples_per_node=8),
+    "related-wide": dict(n_nodes=100, n_features=100),
+    "related-narrow": dict(n_nodes=100, n_features=5),
+}
 
 
 def split(X, y, groups, seed, extra=None, quick=False):
@@ -329,7 +349,10 @@ def main():
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
     _import_joins()
     with threadpool_limits(1):
+        names = []
         for name in args.datasets.split(","):
+            names += list(RELATED) if name == "related" else [name]
+        for name in names:
             cache = {}
             for seed in (int(s) for s in args.seeds.split(",")):
                 data = load(name, seed, args.quick)

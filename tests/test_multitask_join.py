@@ -14,16 +14,18 @@ HEADER = 16
 
 
 def _tasks(n_nodes=8, n_per=30, d=3, seed=0, regression=False):
+    """``n_per``: every node's number of samples, or one number per node."""
     rng = np.random.RandomState(seed)
     centers = rng.normal(size=(2, d))
+    sizes = np.broadcast_to(np.asarray(n_per), (n_nodes,))
     X, y, g = [], [], []
     for t in range(n_nodes):
         w = centers[t % 2] + 0.3 * rng.normal(size=d)
-        Xt = rng.normal(size=(n_per, d))
-        f = Xt @ w + 0.1 * rng.normal(size=n_per)
+        Xt = rng.normal(size=(sizes[t], d))
+        f = Xt @ w + 0.1 * rng.normal(size=sizes[t])
         X.append(Xt)
         y.append(f if regression else (f > 0).astype(int))
-        g.append(np.full(n_per, t))
+        g.append(np.full(sizes[t], t))
     return np.concatenate(X), np.concatenate(y), np.concatenate(g)
 
 
@@ -318,14 +320,22 @@ def test_shared_regressor_newcomer_without_rehearsal_chooses_its_prior_by_leave_
     assert chosen  # (which scales won is data-dependent)
 
 
-def test_rehearsal_is_the_fitted_nodes_ridge_solves_at_w0():
+@pytest.mark.parametrize("n_per, k", [
+    (30, 8),
+    # fitted nodes of 6-30 samples (mean 11.3): size 20 is rehearsed
+    # on draws heavier than the mean, and the newcomers (25 samples) are
+    # heavier too: their confidence W_n / W_mean exceeds 1 (not capped)
+    ([6, 6, 8, 8, 10, 30, 40, 40], 25),
+], ids=["light", "heavy"])
+def test_rehearsal_is_the_fitted_nodes_ridge_solves_at_w0(n_per, k):
     """NumPy: every draw's closed-form ridge toward w_0 at every scale of
-    c_n, scored on the node's other samples; and a
-    regressor's newcomer solves its problem at the best scale of its size."""
+    c_n (times its confidence k / W_mean), scored on the node's other
+    samples; and a regressor's newcomer solves its problem at the best
+    scale of its size."""
     from skfed.multitask._join import _REHEARSAL_SCALES, rehearsal_draws
 
-    X, y, g = _tasks(regression=True)
-    (Xo, yo, go), (Xn, yn, gn) = _split(X, y, g, 2, 8)
+    X, y, g = _tasks(n_per=n_per, regression=True)
+    (Xo, yo, go), (Xn, yn, gn) = _split(X, y, g, 2, k)
     est = FederatedMultiTaskRegressor(random_state=0).fit(Xo, yo, groups=go)
     assert est.omega_mode_ == "shared"
     m, n = len(est.nodes_), len(Xo)
@@ -344,7 +354,7 @@ def test_rehearsal_is_the_fitted_nodes_ridge_solves_at_w0():
             Zt, yt = Z[t_of == t], Y[t_of == t]
             tr, held = perm[:k], perm[k:]
             prior = w0
-            confidence = min(1.0, k / (n / m))
+            confidence = k / (n / m)
             for i, s in enumerate(_REHEARSAL_SCALES):
                 w = prior
                 if s > 0:
@@ -356,6 +366,9 @@ def test_rehearsal_is_the_fitted_nodes_ridge_solves_at_w0():
         diff = errors - errors[0]
         se.append(diff.std(axis=1, ddof=1) / np.sqrt(len(owners)))
     found = est._join_rehearsal.table()
+    if not isinstance(n_per, int):
+        # size 20 rehearsed above the fitted nodes' mean weight (11.3)
+        assert list(found["sizes"]) == [2, 5, 10, 20] and 10 < n / m < 20
     np.testing.assert_allclose(found["errors"], np.array(table), rtol=1e-5)
     np.testing.assert_allclose(found["standard_errors"], np.array(se), rtol=1e-5, atol=1e-12)
 
@@ -369,7 +382,8 @@ def test_rehearsal_is_the_fitted_nodes_ridge_solves_at_w0():
         if scale == 0.0:
             np.testing.assert_allclose(est.coef_[m + j], w0[:-1])
             continue
-        mu_k = mu / (min(1.0, k / (n / m)) * scale)
+        assert (k / (n / m) > 1.0) == (not isinstance(n_per, int))
+        mu_k = mu / (k / (n / m) * scale)
         A = Zn.T @ Zn / k + mu_k * np.eye(Zn.shape[1])
         w = np.linalg.solve(A, Zn.T @ yn[rows] / k + mu_k * w0)
         np.testing.assert_allclose(est.coef_[m + j], w[:-1], rtol=1e-6, atol=1e-8)
