@@ -185,7 +185,12 @@ def test_join_bytes_closed_form(omega):
     m, n_new, P, d = len(before["coef_"]), 3, 1, Xn.shape[1] + 1
     # (the shared and independent newcomers keep their models: no upload)
     down, up = {"auto": (P * d + 2, 0), "independent": (1, 0),
-                "learn": (P * m * d + 2, P * d + m + 1)}[omega]
+                # the server computes a learned row: down the independent
+                # solve's prior weight, up that model and the total weight,
+                # down m_n and c_n, up the final model and c_n
+                "learn": (1 + P * d + 1, 2 * (P * d + 1))}[omega]
+    # messages each way (auto's upload, its sample count, is counted below)
+    n_down, n_up = {"auto": (1, 0), "independent": (1, 0), "learn": (2, 2)}[omega]
     collected = 0
     if omega == "auto":
         from skfed.multitask._join import _REHEARSAL_SCALES, rehearsal_draws
@@ -207,26 +212,35 @@ def test_join_bytes_closed_form(omega):
                         + np.sum(per_node[asked] * len(_REHEARSAL_SCALES) * 8 + HEADER))
         down -= 1
         collected += n_new * (2 * 8 + HEADER)
-    expected = n_new * (down * 8 + HEADER + (up * 8 + HEADER if up else 0)) + collected
+    expected = n_new * (down * 8 + n_down * HEADER + up * 8 + n_up * HEADER) + collected
+    if omega == "learn":
+        # not growing with the fitted nodes: downloading W_o was P m d + 2
+        assert down < P * m * d
     assert est.join_communication_.total_bytes == expected
     assert est.n_bytes_sent_ == n_bytes + expected
     assert est.communication_.total_bytes == n_bytes
     # what each newcomer itself sent: its number of samples (auto), nothing
     # (independent), its model, row weights and c_n (learn)
-    sent = {"auto": 2 * 8 + HEADER, "independent": 0, "learn": up * 8 + HEADER}[omega]
+    sent = {"auto": 2 * 8 + HEADER, "independent": 0,
+            "learn": up * 8 + n_up * HEADER}[omega]
     np.testing.assert_array_equal(est.join_communication_.bytes_sent[m:m + n_new], sent)
 
 
-def test_dropped_newcomers_retry_with_the_same_models():
-    clean = FederatedMultiTaskClassifier(random_state=0)
+@pytest.mark.parametrize("omega", ["auto", "learn"])
+def test_dropped_newcomers_retry_with_the_same_models(omega):
+    clean = FederatedMultiTaskClassifier(omega=omega, random_state=0)
     clean = _fit_join(clean, n_new=3)[0]
     faulty = FederatedMultiTaskClassifier(
-        random_state=0, network=SimulatedNetwork(drop_rate=0.5, random_state=1))
+        omega=omega, random_state=0, network=SimulatedNetwork(drop_rate=0.5, random_state=1))
     X, y, g = _tasks()
     (Xo, yo, go), (Xn, yn, gn) = _split(X, y, g, 3, 12)
     faulty.fit(Xo, yo, groups=go)
     faulty.add_nodes(Xn, yn, groups=gn)
-    assert faulty.join_communication_.n_rounds >= 1
+    # a learned row takes three exchanges with the server, each in a round
+    # in which the newcomer is not dropped: more rounds than without drops
+    phases = 3 if omega == "learn" else 1
+    assert clean.join_communication_.n_rounds == phases
+    assert faulty.join_communication_.n_rounds > phases
     # the same messages, whatever the rounds they took
     assert faulty.join_communication_.total_bytes == clean.join_communication_.total_bytes
     np.testing.assert_allclose(faulty.coef_[-3:], clean.coef_[-3:], atol=0.05)

@@ -108,8 +108,9 @@ How ``a`` and ``c_n`` are chosen depends on ``omega_mode_``:
   ``Sigma'`` positive definite (its Schur complement is ``c_n > 0``).
 
 Protocol and bytes (byte model of :mod:`skfed.network`, float64 values, one
-header a message): in the first round it is not dropped, a newcomer
-downloads what its problem needs and uploads what the server keeps:
+header a message): a newcomer downloads what its problem needs and uploads
+what the server keeps, one exchange (phase) in each round it is not
+dropped:
 
 * ``"shared"``: with a rehearsal, up its number of samples and total
   weight (2 floats) and down ``w_0`` and its prior weight ``lambda /
@@ -120,10 +121,17 @@ downloads what its problem needs and uploads what the server keeps:
   rehearsing nodes a request (one float a size) and collects its report
   (one float per draw and scale);
 * ``"independent"``: down ``c_n`` (1 float);
-* ``"learn"`` / fixed: down ``W_o``, ``tr(Sigma_oo)`` and the fitted
-  nodes' mean weight (``P m d' + 2`` floats), up ``w_n``, ``a`` and
-  ``c_n`` (``P d' + m + 1``), from which the server forms the new row of
-  ``Sigma`` (and later newcomers download ``w_n`` with ``W_o``);
+* ``"learn"`` / fixed: the server, which holds ``W_o`` and ``Sigma_oo``
+  (it takes the fit's Omega steps), computes the newcomer's row, in three
+  phases: down the prior weight of its independent solve (1 float); up
+  that model and its total weight (``P d' + 1``), down ``m_n = W_o^T a``
+  and ``c_n`` (``P d' + 1``); up its final model and ``c_n`` (``P d' +
+  1``; ``c_n`` times the scale a regressor's newcomer chose), from which
+  the server forms the new row of ``Sigma`` and keeps the model for later
+  joins.  The same numbers as when the newcomer computed the row itself,
+  which downloaded ``W_o`` (``P m d' + 2`` floats, 80 models on rotated
+  moons) and uploaded ``w_n``, ``a`` and ``c_n`` (``P d' + m + 1``): a
+  join's bytes no longer grow with the number of fitted nodes;
 
 In the first two modes the newcomer uploads no model: nobody else uses it
 (the server's ``w_0`` and ``Sigma``'s new row, ``a = 0`` and the fit's
@@ -139,7 +147,8 @@ weight formed by the server).
 round; a straggler finishes its solve (a join has no deadline); rogue
 nodes are refused as in the fit.  Under a finite ``privacy`` budget a
 newcomer downloads the server's models (the post-processing of the fit's
-noisy releases: no extra spend for the fitted nodes) and uploads nothing:
+noisy releases: no extra spend for the fitted nodes; with a learned Omega
+it computes its row itself from ``W_o``, as above) and uploads nothing:
 its model and row of ``Sigma`` stay with it, its spend is 0 and is
 appended to ``privacy_spent_``.  The exact kernel mode has no join yet (a
 newcomer would need the other nodes' support vectors, which are raw
@@ -490,10 +499,11 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
             # It first sends its number of samples and total weight; the
             # server, which holds mu, the mean weight and the rehearsed
             # scales, answers w_0 and its prior weight lam / c_n.
-            down = P * d + 1
+            phases = [[("up", 2), ("down", P * d + 1)]]
         else:
-            down = P * d + 2  # w_0, mu and the fitted nodes' mean weight
-        up = 0  # v_n stays with the newcomer (see the module)
+            # w_0, mu and the fitted nodes' mean weight
+            phases = [[("down", P * d + 2)]]
+        # (v_n stays with the newcomer: see the module)
     else:
         sigma_old = _dense_sigma(est)
         diag = np.diag(sigma_old)
@@ -501,7 +511,7 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
         nodes.set_prior(np.zeros((P, n_new, d)), lam / c)
         converged = nodes.solve_all(loss, steps)
         if mode == "independent":
-            down, up = 1, 0  # w_n stays with the newcomer
+            phases = [[("down", 1)]]  # c_n; w_n stays with the newcomer
         else:
             trace = float(np.trace(sigma_old))
             # one restricted Omega step from each newcomer's independent model
@@ -515,8 +525,20 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
             # (the dual variables stay feasible: warm start from them)
             nodes.set_prior(M, lam / c)
             converged &= nodes.solve_all(loss, steps)
-            # W_o, tr(Sigma_oo) and the fitted nodes' mean weight
-            down, up = P * n_old * d + 2, P * d + n_old + 1
+            if private:
+                # it downloads W_o, tr(Sigma_oo) and the fitted nodes' mean
+                # weight, computes its row itself and uploads nothing
+                phases = [[("down", P * n_old * d + 2)]]
+            else:
+                # The server, which holds W_o and Sigma_oo (it takes the
+                # fit's Omega steps), computes the row: the newcomer
+                # downloads the prior weight of its independent solve,
+                # uploads that model and its total weight, downloads its
+                # prior mean m_n = W_o^T a and c_n, and uploads its final
+                # model and c_n (after its own choice of scale; the server
+                # keeps both for Sigma and later joins).
+                phases = [[("down", 1)], [("up", P * d + 1), ("down", P * d + 1)],
+                          [("up", P * d + 1)]]
     if not converged:
         import warnings
 
@@ -538,19 +560,24 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
         # the sizes first rehearsed for this join: the server asks their
         # nodes, which report their errors (once per size)
         rehearsal.collect(sim.counter, asked, _FLOAT)
-    pending = np.ones(n_new, dtype=bool)
+    # Each newcomer takes its exchanges with the server in order, one phase
+    # a round in which it is not dropped.
+    done = np.zeros(n_new, dtype=np.intp)
+    pending = done < len(phases)
     rounds = 0
     while pending.any():
         active = sim.draw_rounds(1)[0][0][n_old:]
         now = np.flatnonzero(active & pending)
-        if now.size:
-            ids = (n_old + now).astype(np.intp)
-            if rehearsal is not None:  # its number of samples and total weight
-                sim.counter.gather_to_server(ids, np.full(len(ids), 2 * _FLOAT, np.int64))
-            sim.counter.broadcast_from_server(ids, np.full(len(ids), down * _FLOAT, np.int64))
-            if up and not private:
-                sim.counter.gather_to_server(ids, np.full(len(ids), up * _FLOAT, np.int64))
-            pending[now] = False
+        for phase in np.unique(done[now]).tolist():
+            ids = (n_old + now[done[now] == phase]).astype(np.intp)
+            for kind, floats in phases[phase]:
+                payload = np.full(len(ids), floats * _FLOAT, np.int64)
+                if kind == "up":
+                    sim.counter.gather_to_server(ids, payload)
+                else:
+                    sim.counter.broadcast_from_server(ids, payload)
+        done[now] += 1
+        pending = done < len(phases)
         sim.counter.next_round()
         rounds += 1
         if rounds >= _MAX_JOIN_ROUNDS and pending.any():
