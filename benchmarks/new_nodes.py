@@ -129,11 +129,11 @@ def load(name, seed, quick=False):
 
 # Held-out families of make_related_tasks (``--datasets related`` runs all).
 RELATED = {
-    "related-alike": dict(n_nodes=100, structure="shared"),
-    "related-clustered": dict(n_nodes=100, structure="clustered"),
-    "related-small": dict(n_nodes=250, n_samples_per_node=8),
-    "related-wide": dict(n_nodes=100, n_features=100),
-    "related-narrow": dict(n_nodes=100, n_features=5),
+    "related-alike": {"n_nodes": 100, "structure": "shared"},
+    "related-clustered": {"n_nodes": 100, "structure": "clustered"},
+    "related-small": {"n_nodes": 250, "n_samples_per_node": 8},
+    "related-wide": {"n_nodes": 100, "n_features": 100},
+    "related-narrow": {"n_nodes": 100, "n_features": 5},
 }
 
 

@@ -93,6 +93,33 @@ def _rehearsed_scale(est, n):
     return 1.0
 
 
+def _collected_bytes(draws, kept_sizes, m, node_sizes, counts):
+    """Closed form of the rehearsal's collection of sizes ``kept_sizes``:
+    per rehearsing node a request (3 bits a size: an index among 5) and a
+    report (1 bit, then per draw and scale a count of ceil(log2(n_held +
+    1)) bits if ``counts``, else a float64), one header each."""
+    from skfed.multitask._join import _REHEARSAL_SCALES
+
+    n_sizes, bits, floats = np.zeros(m, int), np.zeros(m, int), np.zeros(m, int)
+    for k, owners, perms in draws:
+        if k not in kept_sizes:
+            continue
+        for t in np.unique(owners):
+            n_sizes[t] += 1
+        for t, perm in zip(owners, perms):
+            n_held = len(perm) - k
+            if counts:
+                bits[t] += len(_REHEARSAL_SCALES) * int(np.ceil(np.log2(n_held + 1)))
+            else:
+                floats[t] += len(_REHEARSAL_SCALES)
+    asked = n_sizes > 0
+    assert np.all(np.asarray(node_sizes)[np.unique(np.concatenate(
+        [o for k, o, _ in draws if k in kept_sizes]))] > max(kept_sizes))
+    requests = np.ceil(3 * n_sizes[asked] / 8) + HEADER
+    reports = 8 * floats[asked] + np.ceil((bits[asked] + 1) / 8) + HEADER
+    return int(requests.sum() + reports.sum())
+
+
 def test_shared_join_is_the_newcomers_own_problem_at_w0():
     est = FederatedMultiTaskClassifier(random_state=0)
     est, before, W_before, _, (Xo, _, _), (Xn, yn, gn) = _fit_join(est)
@@ -193,23 +220,21 @@ def test_join_bytes_closed_form(omega):
     n_down, n_up = {"auto": (1, 0), "independent": (1, 0), "learn": (2, 2)}[omega]
     collected = 0
     if omega == "auto":
-        from skfed.multitask._join import _REHEARSAL_SCALES, rehearsal_draws
+        from skfed.multitask._join import rehearsal_draws
 
         # the newcomer first sends its number of samples and total weight
         # and downloads w_0 with its prior weight (one float instead of mu
         # and the mean weight); the join rehearses the size nearest the newcomers' (12:
         # 10, within a factor 2): the server asks that size's nodes (one
         # float, the size) and each reports one float per draw and scale
-        draws = rehearsal_draws(np.bincount(np.searchsorted(est.nodes_[:m], go)), 0)
+        node_sizes = np.bincount(np.searchsorted(est.nodes_[:m], go))
+        draws = rehearsal_draws(node_sizes, 0)
         sizes = np.array([k for k, _, _ in draws])
         counts = np.bincount(np.searchsorted(np.unique(gn), gn))
         near = {int(np.argmin(np.abs(np.log(sizes) - np.log(c)))) for c in counts}
         assert near == {int(np.flatnonzero(sizes == 10)[0])}
-        owners = np.concatenate([draws[a][1] for a in near])
-        per_node = np.bincount(owners, minlength=m)
-        asked = per_node > 0
-        collected = int(np.sum(asked) * (8 + HEADER)
-                        + np.sum(per_node[asked] * len(_REHEARSAL_SCALES) * 8 + HEADER))
+        # (every draw of 10 of a node's 30 samples is kept: both sides weigh)
+        collected = _collected_bytes(draws, {10}, m, node_sizes, counts=True)
         down -= 1
         collected += n_new * (2 * 8 + HEADER)
     expected = n_new * (down * 8 + n_down * HEADER + up * 8 + n_up * HEADER) + collected
@@ -334,14 +359,14 @@ def test_shared_regressor_newcomer_without_rehearsal_chooses_its_prior_by_leave_
     assert chosen  # (which scales won is data-dependent)
 
 
-@pytest.mark.parametrize("n_per, k", [
+@pytest.mark.parametrize("n_per, k_new", [
     (30, 8),
     # fitted nodes of 6-30 samples (mean 11.3): size 20 is rehearsed
     # on draws heavier than the mean, and the newcomers (25 samples) are
     # heavier too: their confidence W_n / W_mean exceeds 1 (not capped)
     ([6, 6, 8, 8, 10, 30, 40, 40], 25),
 ], ids=["light", "heavy"])
-def test_rehearsal_is_the_fitted_nodes_ridge_solves_at_w0(n_per, k):
+def test_rehearsal_is_the_fitted_nodes_ridge_solves_at_w0(n_per, k_new):
     """NumPy: every draw's closed-form ridge toward w_0 at every scale of
     c_n (times its confidence k / W_mean), scored on the node's other
     samples; and a regressor's newcomer solves its problem at the best
@@ -349,7 +374,7 @@ def test_rehearsal_is_the_fitted_nodes_ridge_solves_at_w0(n_per, k):
     from skfed.multitask._join import _REHEARSAL_SCALES, rehearsal_draws
 
     X, y, g = _tasks(n_per=n_per, regression=True)
-    (Xo, yo, go), (Xn, yn, gn) = _split(X, y, g, 2, k)
+    (Xo, yo, go), (Xn, yn, gn) = _split(X, y, g, 2, k_new)
     est = FederatedMultiTaskRegressor(random_state=0).fit(Xo, yo, groups=go)
     assert est.omega_mode_ == "shared"
     m, n = len(est.nodes_), len(Xo)
@@ -433,7 +458,6 @@ def test_rehearsal_is_lazy_and_each_size_is_collected_once():
     need (and counts the request and reports), a later join of newcomers of
     that size reuses it (no request, no report), one of another size asks
     for that size only.  The sizes' errors equal a full rehearsal's."""
-    from skfed.multitask._join import _REHEARSAL_SCALES
 
     X, y, g = _tasks(n_nodes=10)
     nodes = np.unique(g)
@@ -455,12 +479,7 @@ def test_rehearsal_is_lazy_and_each_size_is_collected_once():
         return est.join_communication_.total_bytes - before
 
     def collected(k):
-        a = [i for i, (size, _, _) in enumerate(rehearsal.draws) if size == k][0]
-        owners = rehearsal.draws[a][1]
-        per_node = np.bincount(owners, minlength=m)
-        asked = per_node > 0
-        return int(asked.sum() * (8 + HEADER)
-                   + np.sum(per_node[asked] * len(_REHEARSAL_SCALES) * 8 + HEADER))
+        return _collected_bytes(rehearsal.draws, {k}, m, np.full(m, 30), counts=True)
 
     assert join(nodes[-4], 12) == per_newcomer + collected(10)
     assert sorted(rehearsal.draws[a][0] for a in rehearsal.results) == [10]
@@ -474,3 +493,16 @@ def test_rehearsal_is_lazy_and_each_size_is_collected_once():
         i = list(full["sizes"]).index(rehearsal.draws[a][0])
         np.testing.assert_array_equal(errors, full["errors"][i])
         np.testing.assert_array_equal(se, full["standard_errors"][i])
+
+
+def test_regressor_rehearsal_reports_floats():
+    # squared errors are not counts: each draw and scale is one float64
+    X, y, g = _tasks(regression=True)
+    (Xo, yo, go), (Xn, yn, gn) = _split(X, y, g, 1, 12)
+    est = FederatedMultiTaskRegressor(random_state=0).fit(Xo, yo, groups=go)
+    m, d = len(est.nodes_), X.shape[1] + 1
+    est.add_nodes(Xn, yn, groups=gn)
+    per_newcomer = 2 * 8 + HEADER + (d + 1) * 8 + HEADER
+    collected = _collected_bytes(est._join_rehearsal.draws, {10}, m, np.full(m, 30),
+                                 counts=False)
+    assert est.join_communication_.total_bytes == per_newcomer + collected

@@ -64,8 +64,10 @@ fit only fixes the draws and seeds, so the result is the same whichever
 join asks): a fit nobody joins pays nothing for it, where rehearsing
 every size when the fit ended cost 2-20 % of the fit's CPU time.  The
 rehearsal runs on the nodes' own data; the join that needs a size sends
-its nodes a request and collects their reports (one float per draw and
-scale), and counts both.
+its nodes a request and collects their reports (per draw and scale, a
+classifier's count of misclassified held-out samples in a few bits, or a
+float; :meth:`~skfed.multitask._rehearsal.Rehearsal.collect`), and counts
+both.
 
 Without a rehearsal (a fit by another engine, or no fitted node with
 more than 2 samples) a regressor's newcomer (the squared loss) chooses how
@@ -118,8 +120,9 @@ dropped:
   weight and the rehearsed scale (``P d' + 1`` floats); without one, down
   ``w_0``, ``mu`` and the mean weight (``P d' + 2``); a join that
   needs a size not rehearsed yet also sends each of that size's
-  rehearsing nodes a request (one float a size) and collects its report
-  (one float per draw and scale);
+  rehearsing nodes a request (3 bits a size) and collects its report (per
+  draw and scale, ``ceil(log2(n_held + 1))`` bits of a count of errors on
+  a classifier's node whose samples weigh 1, else one float);
 * ``"independent"``: down ``c_n`` (1 float);
 * ``"learn"`` / fixed: the server, which holds ``W_o`` and ``Sigma_oo``
   (it takes the fit's Omega steps), computes the newcomer's row, in three

@@ -28,6 +28,7 @@ import numpy as np
 
 from .._base import NodeLayout
 from .._core._multitask_fast import Multinomial
+from ..network import index_bits, payload_bytes
 from ._state import _LOSSES
 
 __all__ = ["Rehearsal", "rehearsal_draws", "rehearse_newcomers"]
@@ -153,6 +154,10 @@ class Rehearsal:
                                           + [np.zeros(0, dtype=np.intp)]))
         self.rows = {int(t): layout.node_slice(t) for t in owners}
         Z, Y = np.asarray(nodes.Z), np.asarray(nodes.Y)
+        # Whether a node reports its errors as counts (see collect): a
+        # classifier's node whose samples all weigh 1.
+        self.count_reports = {t: est.loss != "squared" and bool(np.all(sw[sl] == 1.0))
+                       for t, sl in self.rows.items()}
         self.data = {t: (np.ascontiguousarray(Z[sl]), np.ascontiguousarray(Y[:, sl]),
                          np.ascontiguousarray(sw[sl])) for t, sl in self.rows.items()}
         self.n_nodes = layout.n_nodes
@@ -282,22 +287,43 @@ class Rehearsal:
         return out, sorted(asked)
 
     def collect(self, counter, asked, float_bytes):
-        """Count the rehearsal of draw sets ``asked``: the server asks each
-        rehearsing node for those sizes (one float a size), and each reports
-        one float per draw and scale (one message each way per node)."""
+        """Count the rehearsal of draw sets ``asked`` (one message each way
+        per node).
+
+        The server asks each rehearsing node for those sizes (each an index
+        into :data:`REHEARSAL_SIZES`, packed), and each reports, per kept
+        draw and scale, its error on the draw's held-out samples: a
+        classifier's node whose samples all weigh 1 sends the number of
+        misclassified ones, an integer in ``[0, n_held]`` packed in
+        ``index_bits(n_held + 1)`` bits (the server knows ``n_held`` from
+        the draw and divides: the same float as the node's mean), any
+        other node one float (``float_bytes``) each; one bit says which.
+        """
         if not asked:
             return
         n_scales = len(REHEARSAL_SCALES)
         sizes = np.zeros(self.n_nodes, dtype=np.int64)
         floats = np.zeros(self.n_nodes, dtype=np.int64)
+        bits = np.zeros(self.n_nodes, dtype=np.int64)
         for a in asked:
-            owners = self.draws[a][1]
+            k, owners, perms = self.draws[a]
             np.add.at(sizes, np.unique(owners), 1)
-            np.add.at(floats, owners[self.kept[a]], n_scales)
+            for j in np.flatnonzero(self.kept[a]).tolist():
+                t = int(owners[j])
+                if self.count_reports[t]:
+                    bits[t] += n_scales * index_bits(len(perms[j]) - k + 1)
+                else:
+                    floats[t] += n_scales
             self.collected.add(a)
         nodes = np.flatnonzero(sizes).astype(np.intp)
-        counter.broadcast_from_server(nodes, sizes[nodes] * float_bytes)
-        counter.gather_to_server(nodes, floats[nodes] * float_bytes)
+        size_bits = index_bits(len(REHEARSAL_SIZES))
+        requests = np.array([payload_bytes(n_bits=int(n) * size_bits) for n in sizes[nodes]],
+                            dtype=np.int64)
+        reports = (floats[nodes] * float_bytes
+                   + np.array([payload_bytes(n_bits=int(b) + 1) for b in bits[nodes]],
+                              dtype=np.int64))
+        counter.broadcast_from_server(nodes, requests)
+        counter.gather_to_server(nodes, reports)
 
 
 def rehearse_newcomers(est, nodes, lam):
