@@ -86,7 +86,8 @@ cdef void _solve_row(const double* a, const double* d, const intp_t* idx, intp_t
     v_r(0)]``, found by Newton steps kept inside a shrinking bracket (a step
     that leaves it halves the bracket instead) to a relative 1e-15 (at most
     200 steps).  The fit's ``graph_row`` bisects the same root; Newton takes
-    about 6 evaluations of the row instead of 50.
+    a median 8 evaluations of the row instead of 65 (random rows of 80
+    candidates, at most 22 against 74).
     """
     cdef double inv_mu = 1.0 / mu_graph, lo = 0.0, hi, D, f, slope, step
     cdef intp_t it = 0
