@@ -156,8 +156,10 @@ class Rehearsal:
         Z, Y = np.asarray(nodes.Z), np.asarray(nodes.Y)
         # Whether a node reports its errors as counts (see collect): a
         # classifier's node whose samples all weigh 1.
+        # (the same test as _errors: every loss but the squared one scores
+        # misclassifications)
         self.count_reports = {t: est.loss != "squared" and bool(np.all(sw[sl] == 1.0))
-                       for t, sl in self.rows.items()}
+                              for t, sl in self.rows.items()}
         self.data = {t: (np.ascontiguousarray(Z[sl]), np.ascontiguousarray(Y[:, sl]),
                          np.ascontiguousarray(sw[sl])) for t, sl in self.rows.items()}
         self.n_nodes = layout.n_nodes
