@@ -212,17 +212,22 @@ class Rehearsal:
             nodes.set_prior(M, 1.0 / (c * s))
             nodes.solve_all(loss, steps, REHEARSAL_PASSES, REHEARSAL_GAP_TOL)
             models[:, i] = np.swapaxes(nodes.node_models(None, None, None), 0, 1)
-        # each draw scores its node's other samples
+        # each draw scores its node's other samples (every kept draw's
+        # held-out rows stacked: one product and one error call)
         errors = np.full((len(scales), n_new), np.nan)
-        for j, (t, p) in enumerate(zip(owners, perms)):
-            if not self.kept[a][j]:
-                continue
-            Zt, Yt, swt = self.data[int(t)]
-            held = p[k:]
-            f = np.einsum("id,spd->spi", Zt[held], models[j])
-            errors[:, j] = _errors(self.loss_name, f, Yt[:, held]) @ swt[held] \
-                / swt[held].sum()
         kept = self.kept[a]
+        drawn = np.flatnonzero(kept)
+        if drawn.size:
+            held = [(self.data[int(owners[j])], perms[j][k:]) for j in drawn.tolist()]
+            Zh = np.concatenate([data[0][rows] for data, rows in held])
+            Yh = np.concatenate([data[1][:, rows] for data, rows in held], axis=1)
+            swh = np.concatenate([data[2][rows] for data, rows in held])
+            sizes = np.array([len(rows) for _, rows in held])
+            starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+            f = np.einsum("id,ispd->spi", Zh, models[np.repeat(drawn, sizes)])
+            e = _errors(self.loss_name, f, Yh) * swh
+            errors[:, drawn] = (np.add.reduceat(e, starts, axis=1)
+                                / np.add.reduceat(swh, starts))
         diff = errors[:, kept] - errors[0, kept]
         result = (errors[:, kept].mean(axis=1),
                   diff.std(axis=1, ddof=1) / np.sqrt(kept.sum()))
