@@ -1,13 +1,19 @@
 """Can any one-bit-per-feature client rule recover s = 10 of d = 20 correlated features
 from 10,000 clients of 10 samples?  A NumPy simulation of candidate client rules.
 
-The designs are those of ``benchmarks/support_vs_pooled.py`` (``w*``: ``s``
-coefficients of 3 noise sd with random signs and positions, drawn from the
-same seed; a client's own intercept, removed by centring):
+Problems are ``design:d:s`` (``--problems``).  The designs are those of
+``benchmarks/support_vs_pooled.py`` (``w*``: ``s`` coefficients of 3 noise
+sd with random signs and positions, drawn from the same seed; a client's
+own intercept, removed by centring) and the held-out families of
+``benchmarks/support_held_out.py`` (own draws of the support and signs):
 
+* ``independent``: ``x ~ N(0, I)``, noise sd 1;
 * ``toeplitz``: ``corr(x_j, x_k) = 0.5^|j - k|``, noise sd 1;
 * ``heterogeneous``: each client its own predictor variance (U[0.5, 2]),
-  Toeplitz correlation (U[0, 0.5]) and noise sd (U[0.5, 1.5]).
+  Toeplitz correlation (U[0, 0.5]) and noise sd (U[0.5, 1.5]);
+* ``equicorrelated``: every pair of features correlated 0.3;
+* ``block``: blocks of 5 features correlated 0.6, one support feature in
+  each of ``s`` blocks.
 
 Every rule sends one bit per feature per client; the rates are estimated
 from ``--clients`` simulated clients (standard error at most
@@ -37,12 +43,13 @@ server-side empirical null.
 For every rule the server's reference is the rule's rate under the global
 null (``y`` independent of ``X``, measured on the same designs; ``q0`` for
 the tail rules with controls from ``X``, 1/2 for the sign rules) moved by
-the rogue margin ``beta`` (``--beta``, 0.02 as the default small-client
-tolerance): a tail/top rule keeps a feature whose vote fraction is
+the rogue margin: a tail/top rule keeps a feature whose vote fraction is
 significantly above ``(1 - beta) ref + beta`` (one-sided binomial at
-``fwer / d``), a sign rule one whose fraction of ones is significantly
-outside ``[(1 - beta) / 2, (1 + beta) / 2]`` (each side at ``fwer / (2
-d)``).  Reported per rule: the weakest support feature's margin above the
+``fwer / d``; ``--beta``, 0.02 as the default small-client tolerance), a
+sign rule one whose fraction of ones is significantly outside ``[(1 -
+beta') / 2, (1 + beta') / 2]`` (each side at ``fwer / (2 d)``;
+``--sign-beta`` ``beta'``, 0.1: the promised rogue fraction, which moves a
+fraction by at most ``beta' / 2`` around 1/2).  Reported per rule: the weakest support feature's margin above the
 reference, the largest null feature's margin, the number of clients the
 weakest support feature needs (power ``1 - fwer / s`` each, normal
 approximation; ``inf`` when a null feature is above the reference, since
@@ -58,8 +65,12 @@ correlation matrix) and marginally, and the noncentrality of a 10-sample
 client's t statistic given those controls (the other support features not
 controlled act as noise).
 
-    python benchmarks/support_one_bit_rules.py --designs toeplitz heterogeneous \\
-        --seeds 0 1 2 --clients 200000 --population
+    python benchmarks/support_one_bit_rules.py --problems toeplitz:20:10 \\
+        heterogeneous:20:10 --seeds 0 1 2 --clients 30000 --population \\
+        --rules tail:closest:3 tail:closest:4 sign:closest:3 sign:closest:4
+    python benchmarks/support_one_bit_rules.py --problems equicorrelated:50:5 \\
+        block:50:5 independent:20:10 toeplitz:20:3 heterogeneous:20:3 --seeds 0 1 \\
+        --clients 10000 --rules sign:closest:4 tail:closest:3
 
 The last line is one JSON object with every row.
 """
