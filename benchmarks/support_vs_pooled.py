@@ -45,6 +45,15 @@ whether the defaults are exact.
     python benchmarks/support_vs_pooled.py --seeds 0 1 --refit > table.md
     python benchmarks/support_vs_pooled.py --designs independent --dims 20:3 --seeds 0
 
+Every row is also written to stderr as one JSON line as soon as it is
+measured; ``--merge LOG [LOG ...]`` prints the table of the rows of such
+logs (runs of different sizes or seeds, or a run stopped part way)
+without fitting anything::
+
+    python benchmarks/support_vs_pooled.py --sizes 1000x30 2> a.log
+    python benchmarks/support_vs_pooled.py --sizes 10000x10 2> b.log
+    python benchmarks/support_vs_pooled.py --merge a.log b.log
+
 The last line is one JSON object with every row.
 """
 
@@ -225,7 +234,16 @@ def main(argv=None):
                         help="random halves of stability selection")
     parser.add_argument("--refit", action="store_true",
                         help="also FederatedSparseLinearRegression vs LassoCV test R^2")
+    parser.add_argument("--merge", nargs="+", metavar="LOG",
+                        help="print the table of the JSON rows in these stderr logs and exit")
     args = parser.parse_args(argv)
+    if args.merge:
+        rows = []
+        for path in args.merge:
+            with open(path) as f:
+                rows += [json.loads(line) for line in f if line.startswith('{"design"')]
+        print(summarize(rows))
+        return
     rows = []
     for design in args.designs:
         for size in args.sizes:
