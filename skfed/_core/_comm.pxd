@@ -20,7 +20,11 @@ from ._typedefs cimport int64_t, intp_t
 
 cdef extern from *:
     """
-    #if defined(__GNUC__) || defined(__clang__)
+    #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+    /* volatile: a function made only of __builtin_prefetch calls is found
+       free of side effects by GCC, and its calls are deleted */
+    #define SKFED_PREFETCH(p) __asm__ volatile("prefetcht0 %0" : : "m"(*(const char*)(p)))
+    #elif defined(__GNUC__) || defined(__clang__)
     #define SKFED_PREFETCH(p) __builtin_prefetch((const void*)(p))
     #else
     #define SKFED_PREFETCH(p) ((void)0)
