@@ -124,9 +124,8 @@ class _BoostingState(_StateMixin):
         is H as int8 when every entry is +-1 (decision stumps and the
         intercept), read by the scores instead of H (the same values, an
         eighth of the memory traffic), else None; ``groups``: with Dada's
-        own stumps (``stump_layout``, their features and thresholds), the
-        columns grouped by feature (:func:`stump_groups`), so that a margin
-        costs one look-up per feature instead of one per stump; else None.
+        own stumps (``stump_layout``), H's columns by feature
+        (:func:`stump_groups`: a margin is one look-up a feature), or None.
         """
         if not hasattr(self, "_H8"):
             exact = self.H.size and np.all(np.abs(self.H) == 1)
@@ -907,8 +906,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         )
         state.setup_bytes = setup_bytes
         state.raw_X = Xs  # the nodes' raw features (private kept models)
-        # Own stumps: the peer scores read the margins by feature group.
-        state.stump_layout = (None if self.base_predictors is not None
+        state.stump_layout = (None if self.base_predictors is not None  # own stumps
                               else (self.stump_features_, self.stump_thresholds_))
         state.max_mass = float(mass.max())
         if spec is not None:
