@@ -43,7 +43,6 @@ import multitask_small_nodes
 from multitask_common import best_baselines, fit_defaults, per_node_score, standard_baselines
 from skfed.baselines import pooled_data_bytes
 from skfed.multitask import _personal, _shared
-from skfed.multitask._validation import beats_by_standard_errors
 
 
 def load(name, seed):
@@ -79,10 +78,33 @@ class _Recorder:
             return err, lss
 
         def select(protocol, layout, sw, make_nodes, loss, est, parallel, seed, point, lam):
+            both = recorder.force is None and hasattr(_personal, "_corrects")
+            if both:
+                # the nodes' sums with and without the held-out correction
+                # (the byte counts of this fit are then off: not recorded)
+                corrects = _personal._corrects
+                recorder.both = {}
+                for flag in (True, False):
+                    recorder.calls = []
+                    _personal._corrects = lambda layout, d, flag=flag: flag
+                    try:
+                        recorder._select(protocol, layout, sw, make_nodes, loss, est, parallel,
+                                         seed, point, lam)
+                    finally:
+                        _personal._corrects = corrects
+                    recorder.both[flag] = recorder.per_node()
+
+                def shipped(layout, d):
+                    recorder.corrects = bool(corrects(layout, d))
+                    return recorder.corrects
+
+                _personal._corrects = shipped
             recorder.calls = []
             share, mu, selection = recorder._select(
                 protocol, layout, sw, make_nodes, loss, est, parallel, seed, point, lam)
             recorder.ran = True
+            if both:
+                _personal._corrects = corrects
             recorder.shipped = int(np.argmin(np.abs(selection["shares"] - share)))
             if recorder.force is None:
                 return share, mu, selection
@@ -123,6 +145,11 @@ def run(families, seeds, validation_only=False):
                 row["path"] = "personal" if rec.ran else "other"
                 if rec.ran:
                     errors, losses, weights = rec.per_node()
+                    if getattr(rec, "both", None):
+                        for flag, (e, l, w) in rec.both.items():
+                            row["corrected" if flag else "uncorrected"] = dict(
+                                errors=e.tolist(), losses=l.tolist(), weights=w.tolist())
+                        row["corrects"] = rec.corrects
                     row.update(shipped_index=rec.shipped, errors=errors.tolist(),
                                losses=losses.tolist(), weights=weights.tolist(),
                                shares=est.share_selection_["shares"].tolist())
@@ -144,6 +171,20 @@ def run(families, seeds, validation_only=False):
 
 
 # --- rules: (errors, losses, weights, shares) -> index -----------------------------
+
+def beats_by_standard_errors(errors, reference, weights, k):
+    """Whether the pooled error ``sum errors / sum weights`` is below the
+    reference's by more than ``k`` standard errors (the ratio estimator's,
+    over the nodes' differences; nodes are the independent units): the test
+    of the personal selection's former rule."""
+    diff = np.asarray(errors, dtype=np.float64) - reference
+    if diff.size < 2:
+        return False
+    total = float(np.sum(weights))
+    mean = diff.sum() / total
+    se = np.sqrt(np.sum((diff - mean * weights) ** 2) * diff.size / (diff.size - 1)) / total
+    return bool(mean < -k * se)
+
 
 def _pooled(values, weights):
     return values.sum(axis=1) / weights.sum()
@@ -259,11 +300,51 @@ def evaluate(path, rules=None, scores=None):
     print("best candidate in hindsight:", "; ".join(oracle))
 
 
+def _pick(rule, sums, shares):
+    return RULES[rule](np.array(sums["errors"]), np.array(sums["losses"]),
+                       np.array(sums["weights"]), shares)
+
+
+def compare(paths):
+    """Per family: the former rule (one standard error, corrected validation)
+    against the new one (plain minimum, the correction only at most d'
+    samples a node), from lines recorded with both validations."""
+    rows = [r for path in paths for r in _read(path)
+            if r["path"] == "personal" and "corrected" in r]
+    print("| family | seeds | former rule | new rule | new - former | best candidate "
+          "| bytes / raw (former, new) |")
+    print("|---|---|---|---|---|---|---|")
+    for fam in dict.fromkeys(r["family"] for r in rows):
+        rs = [r for r in rows if r["family"] == fam]
+        old, new, diff, oracle, bytes_old, bytes_new = [], [], [], [], [], []
+        for r in rs:
+            best = max(r["best_global"], r["best_local"])
+            i = _pick("shipped(1se)", r["corrected"], r["shares"])
+            j = _pick("se0", r["corrected" if r["corrects"] else "uncorrected"], r["shares"])
+            c = r["candidates"]
+            old.append(100 * (c[i]["score"] - best))
+            new.append(100 * (c[j]["score"] - best))
+            diff.append(new[-1] - old[-1])
+            oracle.append(100 * (max(x["score"] for x in c) - best))
+            bytes_old.append(c[i]["bytes_ratio"])
+            bytes_new.append(c[j]["bytes_ratio"])
+
+        def ms(v):
+            v = np.asarray(v)
+            se = v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else 0.0
+            return f"{v.mean():+.2f} ± {se:.2f} (min {v.min():+.1f})"
+
+        print(f"| {fam} | {len(rs)} | {ms(old)} | {ms(new)} | {ms(diff)} | "
+              f"{np.mean(oracle):+.2f} | {max(bytes_old):.2f}, {max(bytes_new):.2f} |")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--families", nargs="+", default=["ordinal", "blobs", "small"])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--evaluate", help="replay the rules on recorded lines")
+    parser.add_argument("--compare", nargs="+",
+                        help="former against new rule on lines recorded with both validations")
     parser.add_argument("--scores", help="with --evaluate: full lines for validation-only ones")
     parser.add_argument("--validation-only", action="store_true",
                         help="record the validation sums only (no candidate refits, no baselines)")
@@ -273,6 +354,9 @@ def main(argv=None):
     if args.shift_factor is not None:
         shift, factor = _personal.held_out_shift, args.shift_factor
         _personal.held_out_shift = lambda *a, **k: factor * shift(*a, **k)
+    if args.compare:
+        compare(args.compare)
+        return
     if args.evaluate:
         evaluate(args.evaluate, scores=args.scores)
         return
