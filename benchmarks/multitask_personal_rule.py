@@ -78,33 +78,26 @@ class _Recorder:
             return err, lss
 
         def select(protocol, layout, sw, make_nodes, loss, est, parallel, seed, point, lam):
-            both = recorder.force is None and hasattr(_personal, "_corrects")
+            both = recorder.force is None
             if both:
                 # the nodes' sums with and without the held-out correction
                 # (the byte counts of this fit are then off: not recorded)
-                corrects = _personal._corrects
+                corrects = _personal._HELD_OUT_CORRECTION
                 recorder.both = {}
                 for flag in (True, False):
                     recorder.calls = []
-                    _personal._corrects = lambda layout, d, flag=flag: flag
+                    _personal._HELD_OUT_CORRECTION = flag
                     try:
                         recorder._select(protocol, layout, sw, make_nodes, loss, est, parallel,
                                          seed, point, lam)
                     finally:
-                        _personal._corrects = corrects
+                        _personal._HELD_OUT_CORRECTION = corrects
                     recorder.both[flag] = recorder.per_node()
-
-                def shipped(layout, d):
-                    recorder.corrects = bool(corrects(layout, d))
-                    return recorder.corrects
-
-                _personal._corrects = shipped
+                recorder.corrects = corrects
             recorder.calls = []
             share, mu, selection = recorder._select(
                 protocol, layout, sw, make_nodes, loss, est, parallel, seed, point, lam)
             recorder.ran = True
-            if both:
-                _personal._corrects = corrects
             recorder.shipped = int(np.argmin(np.abs(selection["shares"] - share)))
             if recorder.force is None:
                 return share, mu, selection

@@ -64,9 +64,9 @@ def test_personal_selection_against_closed_form(monkeypatch, samples, n_folds, d
     shared model, then the returned model against the closed-form optimum of
     the fixed-share problem it is refitted to (folds until ``samples`` were
     held out: 72 a fold here), and joint_objective_ as that problem's
-    objective of the returned model.  Nodes of 12 samples: with d = 4
-    features (5 with the intercept) every node validates at ``w0`` itself,
-    with d = 16 at ``w0`` less its held-out samples' part."""
+    objective of the returned model.  Nodes of 12 samples, d = 4 or 16
+    features (the curvature estimate's span factor ``min(1, n / d')`` is 1
+    at d' = 5, 12 / 17 at d' = 17)."""
     monkeypatch.setattr(personal, "_PERSONAL_VALIDATION_SAMPLES", samples)
     # the learned share's fit to tol (its shared model is then the optimum
     # at the learned share, in closed form below)
@@ -96,9 +96,7 @@ def test_personal_selection_against_closed_form(monkeypatch, samples, n_folds, d
     w0, V0 = _two_weight_ridge(Z, y, g, lam, b_learned, b_learned)
     residual = y - np.einsum("id,id->i", Z, w0 + V0[g])
     # each node validates at w0 less its held-out samples' residual-weighted
-    # rows over n_t (lambda m / b + (1 + (m - 1) n / (d + 1)) lambda m / (1 - b))
-    # when n <= d + 1, else at w0
-    corrected = n <= d + 1
+    # rows over n_t (lambda m / b + (1 + (m - 1) min(1, n / d')) lambda m / (1 - b))
     curvature = lam * m / b_learned + (1 + (m - 1) * min(1.0, n / (d + 1))) * lam * m / (
         1.0 - b_learned)
     mus = lam * m / (1.0 - b_learned) * np.asarray(personal.PERSONAL_GRID)
@@ -112,7 +110,7 @@ def test_personal_selection_against_closed_form(monkeypatch, samples, n_folds, d
             rt = residual[g == t]
             for f in range(n_folds):
                 tr, va = ft != f, ft == f
-                w0_t = w0 - corrected * (rt[va] @ Zt[va]) / (n * curvature)
+                w0_t = w0 - (rt[va] @ Zt[va]) / (n * curvature)
                 v = _ridge_part(Zt[tr], yt[tr] - Zt[tr] @ w0_t, mu, n)
                 errors[c, t] += ((Zt[va] @ (w0_t + v) - yt[va]) ** 2).sum()
     held = np.array([np.count_nonzero(fold[g == t] < n_folds) for t in range(m)])
