@@ -299,9 +299,9 @@ def _pick(rule, sums, shares):
 
 
 def compare(paths):
-    """Per family: the former rule (one standard error, corrected validation)
-    against the new one (plain minimum, the correction only at most d'
-    samples a node), from lines recorded with both validations."""
+    """Per family: the former rule (one standard error) against the new one
+    (the plain minimum), both on the held-out-corrected validation, from
+    lines recorded with both validations."""
     rows = [r for path in paths for r in _read(path)
             if r["path"] == "personal" and "corrected" in r]
     print("| family | seeds | former rule | new rule | new - former | best candidate "
@@ -313,7 +313,7 @@ def compare(paths):
         for r in rs:
             best = max(r["best_global"], r["best_local"])
             i = _pick("shipped(1se)", r["corrected"], r["shares"])
-            j = _pick("se0", r["corrected" if r["corrects"] else "uncorrected"], r["shares"])
+            j = _pick("se0", r["corrected"], r["shares"])
             c = r["candidates"]
             old.append(100 * (c[i]["score"] - best))
             new.append(100 * (c[j]["score"] - best))
