@@ -259,6 +259,49 @@ def test_auto_mode_never_exact_when_features_send_less():
     assert auto.n_bytes_sent_ < exact.n_bytes_sent_
 
 
+@pytest.mark.parametrize("case", ["noisy-advantage", "tie"])
+def test_personal_selection_takes_the_lowest_pooled_error(monkeypatch, case):
+    """The weight of the lowest pooled validation error is chosen however
+    noisy its advantage over the nodes (the former rule kept the learned
+    weight unless another beat it by one standard error), and a tie in
+    error goes to the lower loss.  The nodes' validation sums are replaced
+    by crafted ones: per fold and held-out weight ``w_t`` (2 or 3 samples of
+    a node's 12) an error of ``0.5 w_t``, and for candidate 3 ``0.45 w_t +
+    a_t`` with ``a_t = +-0.8`` summing to zero over the 30 nodes (pooled
+    advantage 0.05; standard error of the paired difference over the nodes
+    ``sqrt(30 (5 x 0.8)^2 30 / 29) / 360 = 0.062``, more than the
+    advantage); with ``case="tie"`` candidates 2 and 3 share candidate 3's
+    errors and 3 has the lower loss."""
+    calls = []
+    n_candidates = len(personal.PERSONAL_GRID)
+
+    def crafted(nodes, sw_val, loss):
+        c = len(calls) % n_candidates
+        calls.append(c)
+        w = np.add.reduceat(sw_val, nodes.layout.offsets[:-1])
+        a = 0.8 * np.where(np.arange(nodes.m) % 2 == 0, 1.0, -1.0)
+        err = 0.5 * w
+        if c == 3 or (case == "tie" and c == 2):
+            err = 0.45 * w + a
+        lss = err * (0.4 if c == 3 else 0.5)
+        return err, lss
+
+    monkeypatch.setattr(personal, "validation_sums", crafted)
+    X, y, g = _alike()
+    est = FederatedMultiTaskRegressor(random_state=0).fit(X, y, groups=g)
+    sel = est.share_selection_
+    assert len(calls) == n_candidates * sel["n_folds"]
+    # the pooled error the server ranks: 0.45 for candidate 3 (and 2 in a tie)
+    expected = np.full(n_candidates, 0.5)
+    expected[3] = 0.45
+    if case == "tie":
+        expected[2] = 0.45
+    np.testing.assert_allclose(sel["validation_error"], expected, rtol=1e-12)
+    assert sel["validation_loss"][3] < sel["validation_loss"][2]
+    assert est.shared_weight_ == pytest.approx(sel["shares"][3])
+    assert sel["selected"] == pytest.approx(sel["shares"][3])
+
+
 def test_no_personal_selection_on_few_nodes():
     """Below _PERSONAL_MIN_NODES nodes (the shared model weighs each held-out
     sample too much) the learned share is kept, as before."""
