@@ -14,13 +14,20 @@ candidate, the pick forced to that candidate, and records
 - the Global and Local baselines (the better of ``LinearSVC()`` / ``SVC()``
   / ``LogisticRegression()``, or ``Ridge()`` / ``SVR()`` / ``LassoCV()``).
 
-``--evaluate FILE`` replays the rules of :data:`RULES` on the recorded
-lines: per family the mean margin of each rule's pick to the better
-baseline (in points; paired standard error over seeds), and the worst seed.
+The first fit of each (family, seed) records the nodes' sums twice, with
+and without the held-out correction of ``w0``
+(:data:`~skfed.multitask._personal._HELD_OUT_CORRECTION`).
+``--compare FILE ...`` prints, per family, the former rule (another weight
+than the learned one only when better by one standard error) against the
+shipped one (the plain minimum), both on the corrected sums: the mean
+margin to the better baseline in points, the paired difference with its
+standard error over the seeds, the best candidate in hindsight, and the
+largest bytes / raw upload of each rule's picks.  ``--evaluate FILE``
+replays every rule of :data:`RULES` on the sums the shipped fit used.
 
     python benchmarks/multitask_personal_rule.py --families ordinal blobs small \
         alike-c few-10-c --seeds 0 1 2 > rows.jsonl
-    python benchmarks/multitask_personal_rule.py --evaluate rows.jsonl
+    python benchmarks/multitask_personal_rule.py --compare rows.jsonl
 
 Families: the multiclass ones of ``multitask_multiclass.py`` (``ordinal``,
 ``blobs``, ``small``), the ones of ``multitask_small_nodes.py`` with
