@@ -135,6 +135,7 @@ from skfed import (
     FederatedSupportRecovery,
     PersonalizedLinearClassifier,
 )
+from skfed._kept_local import platt_loss
 from skfed.baselines import LocalEstimator
 from skfed.boosting import make_stump_predictors
 from skfed.datasets import (
@@ -276,16 +277,22 @@ def _local_bases(extra, seed):
 
 
 def _node_cv_errors(Xk, yk, bases, seed, n_folds=5):
-    """Held-out 0-1 error counts of every base on one node's own samples.
+    """Held-out 0-1 error counts of every base on one node's own samples,
+    and (two classes) the Platt-scaled held-out log-loss of its scores.
 
     ``min(n_folds, m)`` folds of a permutation drawn from ``seed`` (the
     folds the private kept-model choice uses); a fold whose training part
-    holds one class predicts that class.
+    holds one class predicts that class (score +-1).  The log-loss is
+    :func:`skfed._kept_local.platt_loss` (None for more than two classes).
     """
     m = len(yk)
     k = min(n_folds, m)
     fold = (np.arange(m) % k)[np.random.default_rng(seed).permutation(m)]
     err = np.zeros(len(bases))
+    labels = np.unique(yk)
+    binary = labels.size == 2
+    codes = (yk == labels[-1]).astype(int)
+    scores = np.zeros((len(bases), m))
     for f in range(k):
         test = fold == f
         train = ~test
@@ -293,37 +300,52 @@ def _node_cv_errors(Xk, yk, bases, seed, n_folds=5):
         for c, base in enumerate(bases.values()):
             if seen.size < 2:
                 pred = np.full(test.sum(), seen[0])
+                scores[c, test] = 1.0 if seen[0] == labels[-1] else -1.0
             else:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    pred = clone(base).fit(Xk[train], yk[train]).predict(Xk[test])
+                    model = clone(base).fit(Xk[train], yk[train])
+                pred = model.predict(Xk[test])
+                if binary:
+                    scores[c, test] = model.decision_function(Xk[test])
             err[c] += np.sum(pred != yk[test])
-    return err
+    platt = np.array([platt_loss(f, codes) for f in scores]) if binary else None
+    return err, platt
 
 
 def _local_cv(data, bases, seed):
     """Local as a node can choose it: per node, the model class of lowest
-    within-node cross-validated error (ties: the first of ``LOCAL_ORDER``),
-    refitted on all its samples; pooled test accuracy and the fraction of
-    nodes choosing each class."""
+    within-node cross-validated error, refitted on all its samples.
+
+    Two tie-breaks, two strategies: ``"CV"`` takes the first of
+    ``LOCAL_ORDER`` among the classes of equal error; ``"CV-platt"`` first
+    the lowest Platt-scaled held-out log-loss (the private kept-model rule's
+    finer criterion, :func:`skfed._kept_local.platt_loss`), then the order.
+    Returns the pooled test accuracy of each strategy.
+    """
     X, X_test, y, y_test, g, g_test = data
-    correct, chosen = 0, {name: 0 for name in bases}
+    correct = {"CV": 0, "CV-platt": 0}
     nodes = np.unique(g)
     for node in nodes:
         Xk, yk = X[g == node], y[g == node]
         Xt, yt = X_test[g_test == node], y_test[g_test == node]
         if np.unique(yk).size < 2:
-            correct += np.sum(yt == yk[0])
+            for key in correct:
+                correct[key] += np.sum(yt == yk[0])
             continue
-        err = _node_cv_errors(Xk, yk, bases, seed)
-        name = list(bases)[int(np.argmin(err))]
-        chosen[name] += 1
-        if len(yt):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                model = clone(bases[name]).fit(Xk, yk)
-            correct += np.sum(model.predict(Xt) == yt)
-    return correct / len(y_test), {n: c / len(nodes) for n, c in chosen.items()}
+        err, platt = _node_cv_errors(Xk, yk, bases, seed)
+        tied = err <= err.min()
+        pick = {"CV": int(np.argmax(tied))}
+        if platt is not None:
+            tied &= platt <= platt[tied].min() + 1e-9
+        pick["CV-platt"] = int(np.argmax(tied))
+        for key, c in pick.items():
+            if len(yt):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    model = clone(list(bases.values())[c]).fit(Xk, yk)
+                correct[key] += np.sum(model.predict(Xt) == yt)
+    return {key: value / len(y_test) for key, value in correct.items()}
 
 
 def _local_scores(data, extra=(), seed=0):
@@ -349,7 +371,7 @@ def _local_scores(data, extra=(), seed=0):
             est.fit(X, y, groups=g)
         scores[name] = float(est.score(X_test, y_test, groups=g_test))
     scores["oracle"] = max(scores.values())
-    scores["CV"], _ = _local_cv(data, bases, seed)
+    scores.update(_local_cv(data, bases, seed))
     return scores
 
 

@@ -35,6 +35,7 @@ Measured: see the privacy user guide ("The kept model").
 import argparse
 import json
 import os
+import pickle
 import sys
 import warnings
 
@@ -50,22 +51,24 @@ from skfed import DecentralizedBoostingClassifier, PersonalizedLinearClassifier 
 from skfed._kept_local import (  # noqa: E402
     CLASSIFIERS,
     _fit,
-    classification_errors,
+    classification_heldout,
     heldout_errors,
     one_se_choice,
+    platt_loss,
 )
 from skfed.boosting import make_stump_predictors  # noqa: E402
 from skfed.datasets import make_rotated_moons  # noqa: E402
 from skfed.privacy import DifferentialPrivacy  # noqa: E402
 
 RULES = ("collab", "1se-collab", "1se-logistic", "1se-rff", "argmin", "1se-simplest",
-         "argmin-logistic")
+         "argmin-logistic", "argmin-collab", "argmin-svc", "argmin-platt", "platt")
 # candidates from the simplest (Breiman's one-standard-error rule keeps the
 # simplest within one standard error of the best): the node's linear models
 # alone, then the collaborative model, then the rbf model alone
 SIMPLEST = (1 + CLASSIFIERS.index("LogisticRegression"), 1 + CLASSIFIERS.index("LinearSVC"),
             0, 1 + CLASSIFIERS.index("rff-LinearSVC"))
 RECORD = []
+SAVED = []  # per private fit: the records and test data (``--save``: rules re-scored later)
 
 
 def _recording_choice(X, codes, collab_scores, fold, n_folds, seed):
@@ -74,13 +77,35 @@ def _recording_choice(X, codes, collab_scores, fold, n_folds, seed):
     if collab_scores is None or n_folds < 2 or np.unique(codes).size < 2:
         RECORD.append(None)
         return None
-    err = np.vstack([heldout_errors(collab_scores, codes),
-                     classification_errors(X, codes, fold, n_folds, seed)])
-    RECORD.append((err, [_fit(name, X, codes, seed) for name in CLASSIFIERS]))
+    local_err, local_scores = classification_heldout(X, codes, fold, n_folds, seed)
+    err = np.vstack([heldout_errors(collab_scores, codes), local_err])
+    platt = None
+    if local_scores is not None and collab_scores.shape[0] == 1:
+        platt = np.array([platt_loss(f, codes)
+                          for f in np.vstack([collab_scores[:1], local_scores])])
+    RECORD.append((err, [_fit(name, X, codes, seed) for name in CLASSIFIERS], platt))
     return None
 
 
-def _rule_index(rule, err):
+def _tied(err):
+    mean = err.mean(axis=1)
+    return mean <= mean.min() + 1e-12
+
+
+def _rule_index(rule, err, platt=None):
+    if rule == "argmin-collab":
+        order = (0,) + tuple(c for c in SIMPLEST if c != 0)
+        return next(c for c in order if _tied(err)[c])
+    if rule == "argmin-svc":
+        svc = 1 + CLASSIFIERS.index("LinearSVC")
+        order = (svc,) + tuple(c for c in SIMPLEST if c != svc)
+        return next(c for c in order if _tied(err)[c])
+    if rule in ("argmin-platt", "platt"):
+        if platt is None:
+            return _rule_index("argmin-logistic", err)
+        ok = _tied(err) if rule == "argmin-platt" else np.ones(len(platt), bool)
+        low = np.min(platt[ok])
+        return next(c for c in SIMPLEST if ok[c] and platt[c] <= low + 1e-9)
     if rule == "collab":
         return 0
     if rule == "1se-collab":
@@ -114,6 +139,8 @@ def score_rules(est, X_test, y_test, g_test):
     collab = est.predict(X_test, groups=g_test)
     index = {label: k for k, label in enumerate(est.nodes_.tolist())}
     node = np.array([index[g] for g in np.asarray(g_test).tolist()])
+    SAVED.append({"record": record, "collab": collab, "node": node, "X_test": X_test,
+                  "y_test": np.asarray(y_test), "classes": est.classes_})
     out = {}
     for rule in RULES:
         pred = collab.copy()
@@ -121,7 +148,7 @@ def score_rules(est, X_test, y_test, g_test):
         for k, rec in enumerate(record):
             if rec is None:
                 continue
-            c = _rule_index(rule, rec[0])
+            c = _rule_index(rule, rec[0], rec[2])
             if c == 0:
                 continue
             alone += 1
@@ -228,6 +255,8 @@ def main(argv=None):
     parser.add_argument("--families", nargs="*", default=[], choices=sorted(FAMILIES))
     parser.add_argument("--methods", nargs="+", default=["dada", "persolin"])
     parser.add_argument("--epsilon", type=float, default=3.0)
+    parser.add_argument("--save", default=None,
+                        help="pickle every fit's records and test data to this file")
     args = parser.parse_args(argv)
     jobs = [(row, lambda seed, row=row: run_row(row, seed, args.epsilon))
             for row in args.only]
@@ -238,7 +267,14 @@ def main(argv=None):
     keys = ["Local", "Local CV", *RULES]
     print(f"{'row':26s}" + "".join(f"{k:>14s}" for k in keys) + "   nodes alone (1se-collab)")
     for name, job in jobs:
-        runs = [job(seed) for seed in args.seeds]
+        runs = []
+        for seed in args.seeds:
+            runs.append(job(seed))
+            if args.save:
+                SAVED[-1].update(row=name, seed=seed, Local=runs[-1].get("Local"),
+                                 local_cv=runs[-1].get("Local CV"))
+                with open(args.save, "wb") as handle:
+                    pickle.dump(SAVED, handle)
         table[name] = {k: float(np.mean([r.get(k, np.nan) for r in runs])) for k in runs[0]}
         row = table[name]
         print(f"{name:26s}" + "".join(f"{row[k]:14.3f}" for k in keys)

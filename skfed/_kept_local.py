@@ -112,13 +112,24 @@ def _fit(name, X, y, seed):
         return make_local(name, seed, X.shape[0], X.shape[1]).fit(X, y)
 
 
-def classification_errors(X, codes, fold, n_folds, seed, names=CLASSIFIERS):
-    """Held-out 0-1 errors ``(len(names), m)`` of every Local classifier.
+def classification_heldout(X, codes, fold, n_folds, seed, names=CLASSIFIERS):
+    """Held-out 0-1 errors and, for two classes, decision scores of every Local classifier.
 
     A fold whose training part has one class predicts that class (the
-    estimators refuse a single class; a node alone could only predict it).
+    estimators refuse a single class; a node alone could only predict it),
+    with score ``+1`` (class 1) or ``-1`` (class 0).
+
+    Returns
+    -------
+    err : ndarray of shape (len(names), m)
+    scores : ndarray of shape (len(names), m) or None
+        ``decision_function`` on the held-out samples (positive: class 1),
+        None when the node has more than two classes.
     """
-    err = np.zeros((len(names), X.shape[0]))
+    m = X.shape[0]
+    err = np.zeros((len(names), m))
+    binary = np.unique(codes).size <= 2 and codes.max(initial=0) <= 1
+    scores = np.zeros((len(names), m)) if binary else None
     for f in range(n_folds):
         test = fold == f
         train = ~test
@@ -126,10 +137,80 @@ def classification_errors(X, codes, fold, n_folds, seed, names=CLASSIFIERS):
         for c, name in enumerate(names):
             if seen.size < 2:
                 pred = np.full(test.sum(), seen[0])
+                if binary:
+                    scores[c, test] = 2.0 * seen[0] - 1.0
             else:
-                pred = _fit(name, X[train], codes[train], seed).predict(X[test])
+                model = _fit(name, X[train], codes[train], seed)
+                pred = model.predict(X[test])
+                if binary:
+                    scores[c, test] = model.decision_function(X[test])
             err[c, test] = pred != codes[test]
-    return err
+    return err, scores
+
+
+def classification_errors(X, codes, fold, n_folds, seed, names=CLASSIFIERS):
+    """Held-out 0-1 errors ``(len(names), m)`` of every Local classifier
+    (:func:`classification_heldout`)."""
+    return classification_heldout(X, codes, fold, n_folds, seed, names)[0]
+
+
+def platt_loss(scores, codes):
+    """Held-out log-loss of scores after Platt scaling, a finer criterion than 0-1 error.
+
+    Fits ``p = sigmoid(a f + b)`` to the held-out scores ``f`` by Newton's
+    method against Platt's smoothed targets (``(n_1 + 1) / (n_1 + 2)`` for
+    class 1, ``1 / (n_0 + 2)`` for class 0; Platt 1999), and returns the
+    minimized mean log-loss.  It is invariant to any increasing affine
+    map of the scores, so candidates of different scales (a LinearSVC's
+    margins, a logistic regression's log-odds, a collaborative model's
+    scores) compare; with the smoothed targets it stays finite on
+    separable scores and is lower when the classes are further apart
+    relative to the scores' spread within each class, which 0-1 error,
+    zero on every separating candidate, cannot tell apart.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (m,)
+    codes : ndarray of shape (m,)
+        Labels in {0, 1}.
+
+    Returns
+    -------
+    loss : float
+    """
+    f = np.asarray(scores, dtype=np.float64)
+    y = np.asarray(codes) == 1
+    n1, n0 = int(y.sum()), int((~y).sum())
+    t = np.where(y, (n1 + 1.0) / (n1 + 2.0), 1.0 / (n0 + 2.0))
+    scale = max(float(np.std(f)), 1e-300)
+    z = (f - f.mean()) / scale  # the loss is affine invariant: solve on standardized scores
+    D = np.column_stack([z, np.ones_like(z)])
+
+    def value(theta):
+        u = D @ theta
+        return float(np.mean(np.logaddexp(0.0, u) - t * u))
+
+    theta = np.array([0.0, np.log((n1 + 1.0) / (n0 + 1.0))])
+    current = value(theta)
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(-(D @ theta)))
+        grad = D.T @ (p - t) / len(f)
+        if np.max(np.abs(grad)) < 1e-12:
+            break
+        hess = (D * (p * (1.0 - p))[:, None]).T @ D / len(f) + 1e-12 * np.eye(2)
+        step = np.linalg.solve(hess, grad)
+        size = 1.0
+        while True:
+            trial = theta - size * step
+            new = value(trial)
+            if new <= current - 1e-4 * size * float(grad @ step) or size < 1e-10:
+                break
+            size *= 0.5
+        if current - new < 1e-15:
+            theta, current = trial, min(new, current)
+            break
+        theta, current = trial, new
+    return current
 
 
 def regression_errors(X, y, fold, n_folds, seed, names=REGRESSORS):
@@ -183,30 +264,48 @@ def prefer_local(collab_err, local_err):
     return one_se_choice(np.vstack([collab_err, local_err]), 0) - 1
 
 
-# How a classifier node picks its kept model among the collaborative model
-# and the models it trains alone, on the same folds:
-#
-# * "argmin-simplest": the lowest mean held-out error, ties to the simplest
-#   candidate (``SIMPLEST``: logistic regression alone, LinearSVC alone, the
-#   collaborative model, the rbf model alone) -- the way a node alone picks
-#   a model class (the Local baseline's per-node CV choice);
-# * "1se-collab": the best replaces the collaborative model only when
-#   better by one standard error (the rule until 27 November 2026).
-#
-# Measured in benchmarks/private_kept_local.py (see the privacy guide).
-RULE = "argmin-simplest"
+# The candidates of a classifier node from the simplest: its logistic
+# regression alone, its LinearSVC alone, the collaborative model, the rbf
+# model alone (the order a node alone would prefer among equals).
 SIMPLEST = ("LogisticRegression", "LinearSVC", "collaborative", "rff-LinearSVC")
 
 
-def argmin_simplest(err, order):
-    """Index of the candidate of lowest mean error ``err`` (n_candidates, m);
-    among equal means, the first in ``order`` (a permutation of the indices)."""
+def kept_choice(err, platt=None, order=None):
+    """Index of the kept candidate: lowest held-out error, then lowest Platt loss.
+
+    Parameters
+    ----------
+    err : ndarray of shape (n_candidates, m)
+        Held-out 0-1 errors of every candidate on the same samples.
+    platt : ndarray of shape (n_candidates,), default=None
+        Each candidate's Platt-scaled held-out log-loss (:func:`platt_loss`),
+        which breaks the ties of the mean error (None: no finer criterion,
+        e.g. more than two classes).
+    order : sequence of int, default=None
+        The candidates from the simplest, for what is still tied (default:
+        ``range(n_candidates)``).
+
+    Returns
+    -------
+    index : int
+    """
     mean = err.mean(axis=1)
-    return next(c for c in order if mean[c] <= mean.min() + 1e-12)
+    tied = mean <= mean.min() + 1e-12
+    if platt is not None:
+        platt = np.asarray(platt, dtype=np.float64)
+        tied &= platt <= platt[tied].min() + 1e-9
+    order = range(err.shape[0]) if order is None else order
+    return next(c for c in order if tied[c])
 
 
 def choose_classifier(X, codes, collab_scores, fold, n_folds, seed):
     """The kept Local classifier of one node, or None (keep the collaborative model).
+
+    The node compares, on the same folds, its collaborative model with the
+    models it trains alone (``CLASSIFIERS``) and keeps the one of lowest
+    mean held-out 0-1 error; among equal errors, the lowest Platt-scaled
+    held-out log-loss (two classes; :func:`platt_loss`), then the simplest
+    (``SIMPLEST``).  See :func:`kept_choice`.
 
     Parameters
     ----------
@@ -227,14 +326,13 @@ def choose_classifier(X, codes, collab_scores, fold, n_folds, seed):
     """
     if collab_scores is None or n_folds < 2 or np.unique(codes).size < 2:
         return None
-    collab = heldout_errors(collab_scores, codes)
-    local = classification_errors(X, codes, fold, n_folds, seed)
-    err = np.vstack([collab, local])
-    if RULE == "1se-collab":
-        best = one_se_choice(err, 0) - 1
-    else:
-        order = [0 if n == "collaborative" else 1 + CLASSIFIERS.index(n) for n in SIMPLEST]
-        best = argmin_simplest(err, order) - 1
+    local, local_scores = classification_heldout(X, codes, fold, n_folds, seed)
+    err = np.vstack([heldout_errors(collab_scores, codes), local])
+    platt = None
+    if local_scores is not None and collab_scores.shape[0] == 1:
+        platt = [platt_loss(f, codes) for f in np.vstack([collab_scores, local_scores])]
+    order = [0 if n == "collaborative" else 1 + CLASSIFIERS.index(n) for n in SIMPLEST]
+    best = kept_choice(err, platt, order) - 1
     return None if best < 0 else _fit(CLASSIFIERS[best], X, codes, seed)
 
 
