@@ -135,7 +135,7 @@ from skfed import (
     FederatedSupportRecovery,
     PersonalizedLinearClassifier,
 )
-from skfed._kept_local import platt_loss
+from skfed._kept_local import kept_choice
 from skfed.baselines import LocalEstimator
 from skfed.boosting import make_stump_predictors
 from skfed.datasets import (
@@ -276,19 +276,78 @@ def _local_bases(extra, seed):
     return {name: bases[name] for name in LOCAL_ORDER if name in bases}
 
 
+def platt_loss(scores, codes):
+    """Held-out log-loss of scores after Platt scaling, a finer criterion than 0-1 error.
+
+    Fits ``p = sigmoid(a f + b)`` to the held-out scores ``f`` by Newton's
+    method against Platt's smoothed targets (``(n_1 + 1) / (n_1 + 2)`` for
+    class 1, ``1 / (n_0 + 2)`` for class 0; Platt 1999), and returns the
+    minimized mean log-loss.  It is invariant to any increasing affine
+    map of the scores, so candidates of different scales (a LinearSVC's
+    margins, a logistic regression's log-odds, a collaborative model's
+    scores) compare; with the smoothed targets it stays finite on
+    separable scores and is lower when the classes are further apart
+    relative to the scores' spread within each class, which 0-1 error,
+    zero on every separating candidate, cannot tell apart.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (m,)
+    codes : ndarray of shape (m,)
+        Labels in {0, 1}.
+
+    Returns
+    -------
+    loss : float
+    """
+    f = np.asarray(scores, dtype=np.float64)
+    y = np.asarray(codes) == 1
+    n1, n0 = int(y.sum()), int((~y).sum())
+    t = np.where(y, (n1 + 1.0) / (n1 + 2.0), 1.0 / (n0 + 2.0))
+    scale = max(float(np.std(f)), 1e-300)
+    z = (f - f.mean()) / scale  # the loss is affine invariant: solve on standardized scores
+    D = np.column_stack([z, np.ones_like(z)])
+
+    def value(theta):
+        u = D @ theta
+        return float(np.mean(np.logaddexp(0.0, u) - t * u))
+
+    theta = np.array([0.0, np.log((n1 + 1.0) / (n0 + 1.0))])
+    current = value(theta)
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(-(D @ theta)))
+        grad = D.T @ (p - t) / len(f)
+        if np.max(np.abs(grad)) < 1e-12:
+            break
+        hess = (D * (p * (1.0 - p))[:, None]).T @ D / len(f) + 1e-12 * np.eye(2)
+        step = np.linalg.solve(hess, grad)
+        size = 1.0
+        while True:
+            trial = theta - size * step
+            new = value(trial)
+            if new <= current - 1e-4 * size * float(grad @ step) or size < 1e-10:
+                break
+            size *= 0.5
+        if current - new < 1e-15:
+            theta, current = trial, min(new, current)
+            break
+        theta, current = trial, new
+    return current
+
+
 def _node_cv_errors(Xk, yk, bases, seed, n_folds=5):
-    """Held-out 0-1 error counts of every base on one node's own samples,
-    and (two classes) the Platt-scaled held-out log-loss of its scores.
+    """Held-out 0-1 errors ``(n_bases, m)`` of every base on one node's own
+    samples, and (two classes) the Platt-scaled held-out log-loss of each.
 
     ``min(n_folds, m)`` folds of a permutation drawn from ``seed`` (the
     folds the private kept-model choice uses); a fold whose training part
     holds one class predicts that class (score +-1).  The log-loss is
-    :func:`skfed._kept_local.platt_loss` (None for more than two classes).
+    :func:`platt_loss` (None for more than two classes).
     """
     m = len(yk)
     k = min(n_folds, m)
     fold = (np.arange(m) % k)[np.random.default_rng(seed).permutation(m)]
-    err = np.zeros(len(bases))
+    err = np.zeros((len(bases), m))
     labels = np.unique(yk)
     binary = labels.size == 2
     codes = (yk == labels[-1]).astype(int)
@@ -308,23 +367,25 @@ def _node_cv_errors(Xk, yk, bases, seed, n_folds=5):
                 pred = model.predict(Xk[test])
                 if binary:
                     scores[c, test] = model.decision_function(Xk[test])
-            err[c] += np.sum(pred != yk[test])
+            err[c, test] = pred != yk[test]
     platt = np.array([platt_loss(f, codes) for f in scores]) if binary else None
     return err, platt
 
 
 def _local_cv(data, bases, seed):
-    """Local as a node can choose it: per node, the model class of lowest
-    within-node cross-validated error, refitted on all its samples.
+    """Local as a node can choose it: per node, a model class chosen by
+    within-node cross-validation, refitted on all its samples.
 
-    Two tie-breaks, two strategies: ``"CV"`` takes the first of
-    ``LOCAL_ORDER`` among the classes of equal error; ``"CV-platt"`` first
-    the lowest Platt-scaled held-out log-loss (the private kept-model rule's
-    finer criterion, :func:`skfed._kept_local.platt_loss`), then the order.
-    Returns the pooled test accuracy of each strategy.
+    Three strategies, each a rule a node alone can follow: ``"CV"``, the
+    lowest mean error, ties to the first of ``LOCAL_ORDER``; ``"CV-platt"``,
+    the ties broken first by the lowest Platt-scaled held-out log-loss
+    (:func:`platt_loss`); ``"CV-1se"``, the first of ``LOCAL_ORDER`` within
+    one standard error of the lowest mean error (the private kept-model
+    rule, :func:`skfed._kept_local.kept_choice`).  Returns the pooled test
+    accuracy of each.
     """
     X, X_test, y, y_test, g, g_test = data
-    correct = {"CV": 0, "CV-platt": 0}
+    correct = {"CV": 0, "CV-platt": 0, "CV-1se": 0}
     nodes = np.unique(g)
     for node in nodes:
         Xk, yk = X[g == node], y[g == node]
@@ -334,17 +395,21 @@ def _local_cv(data, bases, seed):
                 correct[key] += np.sum(yt == yk[0])
             continue
         err, platt = _node_cv_errors(Xk, yk, bases, seed)
-        tied = err <= err.min()
-        pick = {"CV": int(np.argmax(tied))}
+        mean = err.mean(axis=1)
+        tied = mean <= mean.min() + 1e-12
+        pick = {"CV": int(np.argmax(tied)), "CV-1se": kept_choice(err)}
         if platt is not None:
             tied &= platt <= platt[tied].min() + 1e-9
         pick["CV-platt"] = int(np.argmax(tied))
+        fitted = {}
         for key, c in pick.items():
             if len(yt):
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    model = clone(list(bases.values())[c]).fit(Xk, yk)
-                correct[key] += np.sum(model.predict(Xt) == yt)
+                if c not in fitted:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        model = clone(list(bases.values())[c]).fit(Xk, yk)
+                    fitted[c] = np.sum(model.predict(Xt) == yt)
+                correct[key] += fitted[c]
     return {key: value / len(y_test) for key, value in correct.items()}
 
 

@@ -10,10 +10,22 @@ alone; the rules are then applied to the same fit (same noise):
 
 * ``collab``: the collaborative kept model, no model trained alone (the
   estimators before this choice);
-* ``1se-collab`` (the estimators' rule): the best candidate replaces the
-  collaborative model only when it is better by one standard error;
-* ``1se-logistic``: the reference is the node's LogisticRegression alone;
-* ``argmin``: the lowest mean held-out error, no standard-error margin.
+* ``1se-collab`` (the rule until 27 November 2026): the best candidate
+  replaces the collaborative model only when it is better by one standard
+  error of the per-sample difference; ``1se-logistic``, ``1se-rff``: the
+  same with the node's LogisticRegression or rbf model as the reference;
+* ``1se-simplest`` (the rule built, :func:`skfed._kept_local.kept_choice`):
+  the simplest candidate (logistic regression alone, LinearSVC alone, the
+  collaborative model, the rbf model alone) whose mean error is within one
+  standard error of the lowest;
+* ``argmin``: the lowest mean held-out error, ties to the collaborative
+  model; ``argmin-logistic`` (built from 27 November 2026, earlier session,
+  until ``1se-simplest``): ties to the simplest; ``argmin-collab``,
+  ``argmin-svc``: ties to the collaborative model or LinearSVC first;
+* ``argmin-platt``: ties broken by the Platt-scaled held-out log-loss
+  (:func:`privacy_utility.platt_loss`), ``argmin-platt0``: only the ties
+  of errorless folds, ``platt``: the lowest Platt loss alone,
+  ``1se-platt``: the lowest Platt loss within one standard error.
 
 Rows: ``privacy_utility.py``'s (``--only``), and held-out rotated-moons
 families that chose nothing (``--families``): ``many-small`` (100 nodes of
@@ -28,6 +40,8 @@ Usage::
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/private_kept_local.py \
         --only dada-computer mocha-school --families many-small --seeds 0
+    OPENBLAS_NUM_THREADS=1 python benchmarks/private_kept_local.py \
+        --only mocha-har mocha-school persolin-computer --seeds 0 1 2 --save fits.pkl
 
 Measured: see the privacy user guide ("The kept model").
 """
@@ -51,17 +65,15 @@ from skfed import DecentralizedBoostingClassifier, PersonalizedLinearClassifier 
 from skfed._kept_local import (  # noqa: E402
     CLASSIFIERS,
     _fit,
-    classification_heldout,
     heldout_errors,
     one_se_choice,
-    platt_loss,
 )
 from skfed.boosting import make_stump_predictors  # noqa: E402
 from skfed.datasets import make_rotated_moons  # noqa: E402
 from skfed.privacy import DifferentialPrivacy  # noqa: E402
 
 RULES = ("collab", "1se-collab", "1se-logistic", "1se-rff", "argmin", "1se-simplest",
-         "argmin-logistic", "argmin-collab", "argmin-svc", "argmin-platt", "platt")
+         "argmin-logistic", "argmin-collab", "argmin-svc", "argmin-platt", "argmin-platt0", "platt", "1se-platt")
 # candidates from the simplest (Breiman's one-standard-error rule keeps the
 # simplest within one standard error of the best): the node's linear models
 # alone, then the collaborative model, then the rbf model alone
@@ -69,6 +81,42 @@ SIMPLEST = (1 + CLASSIFIERS.index("LogisticRegression"), 1 + CLASSIFIERS.index("
             0, 1 + CLASSIFIERS.index("rff-LinearSVC"))
 RECORD = []
 SAVED = []  # per private fit: the records and test data (``--save``: rules re-scored later)
+
+
+def classification_heldout(X, codes, fold, n_folds, seed, names=CLASSIFIERS):
+    """Held-out 0-1 errors and, for two classes, decision scores of every Local classifier.
+
+    A fold whose training part has one class predicts that class (the
+    estimators refuse a single class; a node alone could only predict it),
+    with score ``+1`` (class 1) or ``-1`` (class 0).
+
+    Returns
+    -------
+    err : ndarray of shape (len(names), m)
+    scores : ndarray of shape (len(names), m) or None
+        ``decision_function`` on the held-out samples (positive: class 1),
+        None when the node has more than two classes.
+    """
+    m = X.shape[0]
+    err = np.zeros((len(names), m))
+    binary = np.unique(codes).size <= 2 and codes.max(initial=0) <= 1
+    scores = np.zeros((len(names), m)) if binary else None
+    for f in range(n_folds):
+        test = fold == f
+        train = ~test
+        seen = np.unique(codes[train])
+        for c, name in enumerate(names):
+            if seen.size < 2:
+                pred = np.full(test.sum(), seen[0])
+                if binary:
+                    scores[c, test] = 2.0 * seen[0] - 1.0
+            else:
+                model = _fit(name, X[train], codes[train], seed)
+                pred = model.predict(X[test])
+                if binary:
+                    scores[c, test] = model.decision_function(X[test])
+            err[c, test] = pred != codes[test]
+    return err, scores
 
 
 def _recording_choice(X, codes, collab_scores, fold, n_folds, seed):
@@ -81,7 +129,7 @@ def _recording_choice(X, codes, collab_scores, fold, n_folds, seed):
     err = np.vstack([heldout_errors(collab_scores, codes), local_err])
     platt = None
     if local_scores is not None and collab_scores.shape[0] == 1:
-        platt = np.array([platt_loss(f, codes)
+        platt = np.array([pu.platt_loss(f, codes)
                           for f in np.vstack([collab_scores[:1], local_scores])])
     RECORD.append((err, [_fit(name, X, codes, seed) for name in CLASSIFIERS], platt))
     return None
@@ -100,6 +148,22 @@ def _rule_index(rule, err, platt=None):
         svc = 1 + CLASSIFIERS.index("LinearSVC")
         order = (svc,) + tuple(c for c in SIMPLEST if c != svc)
         return next(c for c in order if _tied(err)[c])
+    if rule == "1se-platt":
+        # within one standard error of the best: the lowest Platt loss
+        if platt is None:
+            return _rule_index("1se-simplest", err)
+        mean = err.mean(axis=1)
+        best = int(np.argmin(mean))
+        m = err.shape[1]
+        se = err[best].std(ddof=1) / np.sqrt(m) if m > 1 else 0.0
+        ok = mean <= mean[best] + se + 1e-12
+        low = np.min(platt[ok])
+        return next(c for c in SIMPLEST if ok[c] and platt[c] <= low + 1e-9)
+    if rule == "argmin-platt0":
+        # the Platt loss breaks only the ties of folds without any error
+        if platt is None or err.mean(axis=1).min() > 0:
+            return _rule_index("argmin-logistic", err)
+        return _rule_index("argmin-platt", err, platt)
     if rule in ("argmin-platt", "platt"):
         if platt is None:
             return _rule_index("argmin-logistic", err)

@@ -28,10 +28,8 @@ from skfed._kept_local import (  # noqa: E402
     apply_kept_local,
     choose_classifier,
     classification_errors,
-    classification_heldout,
     heldout_errors,
     kept_choice,
-    platt_loss,
     prefer_local,
 )
 from skfed.boosting import make_stump_predictors  # noqa: E402
@@ -155,7 +153,7 @@ def test_nonlinear_nodes_keep_the_rbf_svm_they_train_alone(which):
         assert reference.score(Z, y[rows]) > linear + 0.1
 
 
-def test_tied_nodes_keep_exactly_the_model_they_train_alone():
+def test_tied_nodes_keep_the_simplest_model_they_train_alone():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(240, 2))
     X[:, 0] += np.sign(X[:, 0]) * 0.5  # a margin: every candidate separates it
@@ -163,154 +161,68 @@ def test_tied_nodes_keep_exactly_the_model_they_train_alone():
     y = (X[:, 0] > 0).astype(int)
     est = _fit(PersonalizedLinearClassifier(max_iter=80, privacy=SPEC, random_state=0),
                X, y, groups)
-    # a tie of the 0-1 errors (no held-out error anywhere) is broken by the
-    # Platt loss (tested above); whichever model a node keeps is exactly
-    # scikit-learn's of its class on the node's rows
-    kept = 0
+    # a tie (no held-out error anywhere: a zero standard error) goes to the
+    # simplest candidate, the node's logistic regression alone, exactly
+    # scikit-learn's on its rows
     for k, model in enumerate(est.kept_local_models_):
+        assert isinstance(model, LogisticRegression)
         rows = groups == k
-        if model is None:
-            continue
-        kept += 1
-        if isinstance(model, Pipeline):
-            Z = _public_features(model, X[rows])
-            reference = LinearSVC(C=10, random_state=model.steps[-1][1].random_state)
-            reference.fit(Z, y[rows])
-            scores = reference.decision_function(Z)
-        else:
-            reference = (LogisticRegression(max_iter=1000) if isinstance(
-                model, LogisticRegression) else LinearSVC(random_state=model.random_state))
-            reference.fit(X[rows], y[rows])
-            np.testing.assert_allclose(model.coef_, reference.coef_, rtol=1e-6)
-            scores = reference.decision_function(X[rows])
+        reference = LogisticRegression(max_iter=1000).fit(X[rows], y[rows])
+        np.testing.assert_allclose(model.coef_, reference.coef_, rtol=1e-6)
         np.testing.assert_allclose(est.decision_function(X[rows], groups=groups[rows]),
-                                   scores, rtol=1e-6, atol=1e-8)
-        assert est.score(X[rows], y[rows], groups=groups[rows]) == 1.0
-    assert kept >= 1
+                                   reference.decision_function(X[rows]), rtol=1e-6)
 
 
-def test_kept_choice_by_hand():
-    err = np.array([[0, 1, 0, 0],    # 0.25
-                    [1, 0, 0, 0],    # 0.25
-                    [1, 1, 1, 0],    # 0.75
-                    [0, 0, 0, 0.5]])  # 0.125
-    assert kept_choice(err) == 3
-    assert kept_choice(err, platt=[0.1, 0.1, 0.0, 0.9]) == 3  # error first
-    err[3] = [1, 0, 0, 0]  # now 0, 1 and 3 tie at 0.25
-    assert kept_choice(err, order=[2, 3, 1, 0]) == 3
-    assert kept_choice(err, order=[1, 0, 3, 2]) == 1
-    # the Platt loss breaks the tie (candidate 2 is not tied: ignored)
-    assert kept_choice(err, platt=[0.5, 0.4, 0.0, 0.3], order=[0, 1, 2, 3]) == 3
-    # equal Platt losses too: the order
-    assert kept_choice(err, platt=[0.3, 0.4, 0.0, 0.3], order=[3, 2, 1, 0]) == 3
-    assert kept_choice(err, platt=[0.3, 0.4, 0.0, 0.3], order=[0, 1, 2, 3]) == 0
+def test_kept_choice_one_standard_error_rule_by_hand():
+    err = np.array([[0, 1, 0, 0, 1],    # 0.4
+                    [1, 1, 1, 0, 1],    # 0.8
+                    [0, 0, 0, 0, 1],    # 0.2, the best
+                    [0, 0, 1, 1, 1.0]])  # 0.6
+    # the best's standard error: std([0, 0, 0, 0, 1], ddof=1) / sqrt(5)
+    se = np.sqrt(0.2) / np.sqrt(5)  # 0.2: so 0.4 is within it, 0.6 is not
+    assert abs(se - 0.2) < 1e-12
+    assert kept_choice(err) == 0  # 0.4 <= 0.2 + 0.2: the first in order
+    assert kept_choice(err, order=[3, 1, 2, 0]) == 2  # 0.6 and 0.8 are not
+    assert kept_choice(err, order=[1, 3, 0, 2]) == 0
+    err[0, 0] = 1.0  # 0.6 now: only the best is within
+    assert kept_choice(err) == 2
+    # the best without error: a zero margin, the simplest of the errorless
+    err = np.array([[0, 0, 1.0], [0, 0, 0], [0, 0, 0]])
+    assert kept_choice(err) == 1
+    assert kept_choice(err, order=[2, 1, 0]) == 2
 
 
-def _platt_reference(f, codes):
-    """Platt's fit by a derivative-free minimizer on the raw scores."""
-    from scipy.optimize import minimize
-
-    n1 = int(codes.sum())
-    n0 = len(codes) - n1
-    t = np.where(codes == 1, (n1 + 1) / (n1 + 2), 1 / (n0 + 2))
-    z = f / np.abs(f).max()
-
-    def value(th):
-        u = th[0] * z + th[1]
-        return float(np.mean(np.logaddexp(0.0, u) - t * u))
-
-    best = min((minimize(value, start, method="Nelder-Mead",
-                         options=dict(xatol=1e-10, fatol=1e-15, maxiter=20_000))
-                for start in ([0.0, 0.0], [5.0, 0.0], [30.0, 0.0])), key=lambda r: r.fun)
-    return best.fun
-
-
-def test_platt_loss_against_a_direct_minimization():
-    rng = np.random.default_rng(0)
-    f = rng.normal(size=60)
-    codes = (f + rng.normal(size=60) > 0.3).astype(int)
-    loss = platt_loss(f, codes)
-    np.testing.assert_allclose(loss, _platt_reference(f, codes), rtol=1e-7)
-    # invariant to an increasing affine map of the scores
-    np.testing.assert_allclose(platt_loss(40.0 * f - 3.0, codes), loss, rtol=1e-10)
-    # separable scores: finite, and lower when the classes are further apart
-    # relative to their spread within each class
-    spread = rng.random(60)
-    near = np.where(codes == 1, 0.1 + spread, -0.1 - spread)
-    far = np.where(codes == 1, 3.0 + spread, -3.0 - spread)
-    assert np.isfinite(platt_loss(near, codes))
-    np.testing.assert_allclose(platt_loss(near, codes), _platt_reference(near, codes),
-                               rtol=1e-6)
-    assert platt_loss(far, codes) < platt_loss(near, codes) - 0.04  # 0.140 vs 0.185
-    # the floor: the entropy of Platt's smoothed targets
-    n1 = codes.sum()
-    n0 = 60 - n1
-    t1, t0 = (n1 + 1) / (n1 + 2), 1 / (n0 + 2)
-    floor = -(n1 * (t1 * np.log(t1) + (1 - t1) * np.log(1 - t1))
-              + n0 * (t0 * np.log(t0) + (1 - t0) * np.log(1 - t0))) / 60
-    assert platt_loss(far, codes) >= floor - 1e-12
-    # one constant score: no information, the loss of the base rate
-    const = platt_loss(np.zeros(60), codes)
-    t = np.where(codes == 1, t1, t0)
-    p = t.mean()
-    np.testing.assert_allclose(const, -np.mean(t * np.log(p) + (1 - t) * np.log(1 - p)),
-                               rtol=1e-9)
-
-
-def test_heldout_scores_equal_cross_val_predict_decision_function():
-    X, y, _ = _rings(m=60)
-    X, y = X[:60], y[:60]
+def test_choose_classifier_keeps_the_simplest_within_one_standard_error():
+    # the candidates' held-out errors recomputed with scikit-learn's
+    # cross_val_predict on the same folds; the rule by hand
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 2))
+    y = ((X[:, 0] + 0.7 * rng.normal(size=60)) > 0).astype(int)
     fold = np.arange(60) % 5
-    err, scores = classification_heldout(X, y, fold, 5, seed=0)
     split = PredefinedSplit(fold)
     rff = make_pipeline(RBFSampler(gamma=0.5, n_components=300, random_state=0),
                         LinearSVC(C=10, random_state=0))
-    for e, f, est in zip(err, scores, (LinearSVC(random_state=0), rff,
-                                       LogisticRegression(max_iter=1000))):
-        ref = cross_val_predict(est, X, y, cv=split, method="decision_function")
-        np.testing.assert_allclose(f, ref, rtol=1e-8, atol=1e-10)
-        np.testing.assert_array_equal(e, (ref > 0).astype(int) != y)
-    # more than two classes: no scores
-    assert classification_heldout(X, np.arange(60) % 3, fold, 5, seed=0)[1] is None
-
-
-def test_choose_classifier_breaks_ties_by_platt_loss():
-    # every candidate separates every fold (a wide margin): the 0-1 errors
-    # tie at zero, and the kept model is the one whose held-out scores
-    # separate the classes best after Platt scaling, computed here from
-    # scikit-learn's cross_val_predict and a direct minimization
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(60, 3))
-    X[:, 0] += np.sign(X[:, 0]) * 1.5
-    y = (X[:, 0] > 0).astype(int)
-    fold = np.arange(60) % 5
-    split = PredefinedSplit(fold)
-    rff = make_pipeline(RBFSampler(gamma=1 / 3, n_components=300, random_state=0),
-                        LinearSVC(C=10, random_state=0))
-    names = ("LinearSVC", "rff-LinearSVC", "LogisticRegression")
-    ref = {n: cross_val_predict(e, X, y, cv=split, method="decision_function")
-           for n, e in zip(names, (LinearSVC(random_state=0), rff,
-                                   LogisticRegression(max_iter=1000)))}
-    assert all(np.all((f > 0) == y) for f in ref.values())
-    losses = {n: _platt_reference(f, y) for n, f in ref.items()}
-    # a collaborative model that separates as well, but with many scores
-    # near zero against its spread (the Platt loss is affine invariant)
-    collab = (2 * y - 1) * (0.01 + 3.0 * rng.random(60))
-    losses["collaborative"] = _platt_reference(collab, y)
-    expected = min(losses, key=losses.get)
-    assert expected != "collaborative"
-    kept = choose_classifier(X, y, collab[None], fold, 5, seed=0)
-    if expected == "rff-LinearSVC":
-        assert isinstance(kept, Pipeline)
-    else:
-        assert type(kept).__name__ == expected
-        reference = {"LinearSVC": LinearSVC(random_state=0),
-                     "LogisticRegression": LogisticRegression(max_iter=1000)}[expected]
-        np.testing.assert_allclose(kept.coef_, reference.fit(X, y).coef_, rtol=1e-6)
-    # a collaborative model far apart on every held-out sample is kept instead
-    wide = np.where(y == 1, 1.0, -1.0)
-    assert _platt_reference(wide, y) < min(losses[n] for n in names)
-    assert choose_classifier(X, y, wide[None], fold, 5, seed=0) is None
+    local = [cross_val_predict(e, X, y, cv=split) != y
+             for e in (LinearSVC(random_state=0), rff, LogisticRegression(max_iter=1000))]
+    for collab_err_rate, expected in ((0.5, "LogisticRegression"), (0.0, None)):
+        # a collaborative model wrong on a given share of the samples
+        wrong = np.arange(60) < int(collab_err_rate * 60)
+        collab = np.where(y == 1, 1.0, -1.0) * np.where(wrong, -1.0, 1.0)
+        err = np.vstack([wrong, *local]).astype(float)
+        mean = err.mean(axis=1)
+        best = int(np.argmin(mean))
+        se = err[best].std(ddof=1) / np.sqrt(60)
+        within = mean <= mean[best] + se + 1e-12
+        order = [3, 1, 0, 2]  # logistic, LinearSVC, collaborative, rff
+        first = next(c for c in order if within[c])
+        assert first == (3 if expected else 0)
+        kept = choose_classifier(X, y, collab[None], fold, 5, seed=0)
+        if expected is None:
+            assert kept is None
+        else:
+            assert isinstance(kept, LogisticRegression)
+            np.testing.assert_allclose(
+                kept.coef_, LogisticRegression(max_iter=1000).fit(X, y).coef_, rtol=1e-6)
 
 
 def test_non_private_fit_has_no_kept_local_models():
