@@ -4,8 +4,11 @@ Local is what a deployed node alone can reach: the best, averaged over the
 seeds, of the strategies a node can follow without the test set -- one
 fixed model class for every node (LinearSVC, SVC, LogisticRegression at
 their defaults, and AdaBoost on 50 stumps for the Dada rows), or each node
-choosing among them by 5-fold cross-validation on its own samples (``CV``;
-ties to the first of logistic regression, LinearSVC, SVC, AdaBoost).  Until
+choosing among them by 5-fold cross-validation on its own samples (``CV``:
+the lowest error, ties to the first of logistic regression, LinearSVC,
+SVC, AdaBoost; ``CV-platt``: ties broken by the Platt-scaled held-out
+log-loss first; ``CV-1se``: the first within one standard error of the
+lowest error, the private kept-model rule).  Until
 27 November 2026 Local was, per seed, the class with the best pooled *test*
 accuracy: an oracle no node has; it is still printed (``oracle``).
 
@@ -58,42 +61,8 @@ noise comes from the secure source (fresh OS randomness): reruns differ.
   made the linear kernel, the logistic loss and ``omega="auto"`` the
   defaults (``mocha-har`` then ran the squared hinge).
 
-Measured (seeds 0 1 2, 27 November 2026, each row in its own process with
-one BLAS thread, the machine loaded about 25 deep), with the models a node
-trains alone among its kept-model candidates, at epsilon 1 and 3 only
-(``--epsilons 3 1``; Local and "off" as in the earlier session, where "off"
-does not use the kept model; ``before``: epsilon 3 before the models
-trained alone).  The eps=3 column of the Dada, Perso-lin and School rows is
-re-measured (seeds 0 1 2, ``--epsilons 3``) with the row-free kernel
-candidate rff-LinearSVC instead of SVC(); eps=1 and HAR are SVC()'s::
-
-    accuracy               local     eps=1     eps=3    before       off
-    dada-moons             0.943     0.942     0.941     0.937     0.803 *
-    dada-computer          0.662     0.652     0.651     0.654     0.709
-    persolin-moons         0.943     0.943     0.947     0.825     0.824 *
-    persolin-computer      0.657     0.653     0.644     0.650     0.686
-    support-300            0.963     0.000     1.000     1.000     1.000
-    support-3000           0.963     1.000     1.000     1.000     1.000
-    mocha-har              0.989     0.987     0.987     0.987     0.993
-    mocha-school           0.713     0.710     0.710     0.711     0.725
-    * below Local without privacy too (the method's model class, not the budget)
-
-The support rows were re-run in every column (0.3: 0 and 0; 10: 1 and 1;
-no feature outside the support at any epsilon).  The squared-hinge and
-rbf MOCHA rows were not re-run.
-
-Re-measured the same day, later session (seeds 0 1 2, ``--epsilons local``
-and, with the kept-model rule of lowest held-out error and ties to the
-simplest, ``--epsilons 3 --only dada-moons``); ``oracle`` is the Local
-above::
-
-    accuracy               local    oracle    local CV   eps=3 (new rule)
-    dada-moons             0.943     0.943     0.942     0.945
-    dada-computer          0.667     0.662     0.667     0.669
-    persolin-moons         0.943     0.943     0.943     --
-    persolin-computer      0.653     0.657     0.648     0.654
-    mocha-school           0.712     0.713     0.710     0.708
-    mocha-har              0.989     0.989     0.988     0.985 (seed 0)
+Measured: the table of the privacy guide (``doc/user_guide/privacy.rst``,
+"Measured results"), with the commands that give each column.
 
 Usage::
 
@@ -108,8 +77,9 @@ the model each node keeps (its refit on its own data and its neighbours'
 released models); the accuracy of the released models themselves is printed
 beside them and in the JSON line (``released``).  Every private Dada,
 Perso-lin and MOCHA node may instead keep a model it trains alone
-(LinearSVC, SVC or LogisticRegression at their defaults, when it validates
-better than the refit by one standard error: ``kept_local_models_``); the
+(LinearSVC, the rbf SVM on public random features or LogisticRegression,
+by the one-standard-error rule toward the simplest:
+``kept_local_models_``); the
 fraction of nodes that do is printed (``nodes keeping a Local model``) and
 in the JSON line (``kept_local``).  Such a node's final model is what
 Local gives it: the row then says that taking part under privacy cost the
