@@ -14,10 +14,11 @@ alone; the rules are then applied to the same fit (same noise):
   replaces the collaborative model only when it is better by one standard
   error of the per-sample difference; ``1se-logistic``, ``1se-rff``: the
   same with the node's LogisticRegression or rbf model as the reference;
-* ``1se-simplest`` (the rule built, :func:`skfed._kept_local.kept_choice`):
-  the simplest candidate (logistic regression alone, LinearSVC alone, the
-  collaborative model, the rbf model alone) whose mean error is within one
-  standard error of the lowest;
+* ``1se-simplest``: the simplest candidate (logistic regression alone,
+  LinearSVC alone, the collaborative model, the rbf model alone) whose mean
+  error is within one standard error of the lowest; ``1se-alone`` (the
+  rule built, :func:`skfed._kept_local.kept_choice`): the same with the
+  rbf model alone before the collaborative model;
 * ``argmin``: the lowest mean held-out error, ties to the collaborative
   model; ``argmin-logistic`` (built from 27 November 2026, earlier session,
   until ``1se-simplest``): ties to the simplest; ``argmin-collab``,
@@ -62,10 +63,12 @@ import privacy_utility as pu  # noqa: E402
 import skfed.boosting._private as boosting_private  # noqa: E402
 import skfed.multitask._private as mocha_private  # noqa: E402
 from skfed import DecentralizedBoostingClassifier, PersonalizedLinearClassifier  # noqa: E402
+from skfed._kept_local import SIMPLEST as BUILT_ORDER  # noqa: E402
 from skfed._kept_local import (  # noqa: E402
     CLASSIFIERS,
     _fit,
     heldout_errors,
+    kept_choice,
     one_se_choice,
 )
 from skfed.boosting import make_stump_predictors  # noqa: E402
@@ -73,7 +76,7 @@ from skfed.datasets import make_rotated_moons  # noqa: E402
 from skfed.privacy import DifferentialPrivacy  # noqa: E402
 
 RULES = ("collab", "1se-collab", "1se-logistic", "1se-rff", "argmin", "1se-simplest",
-         "argmin-logistic", "argmin-collab", "argmin-svc", "argmin-platt", "argmin-platt0", "platt", "1se-platt")
+         "argmin-logistic", "argmin-collab", "argmin-svc", "argmin-platt", "argmin-platt0", "platt", "1se-platt", "1se-alone")
 # candidates from the simplest (Breiman's one-standard-error rule keeps the
 # simplest within one standard error of the best): the node's linear models
 # alone, then the collaborative model, then the rbf model alone
@@ -148,6 +151,10 @@ def _rule_index(rule, err, platt=None):
         svc = 1 + CLASSIFIERS.index("LinearSVC")
         order = (svc,) + tuple(c for c in SIMPLEST if c != svc)
         return next(c for c in order if _tied(err)[c])
+    if rule == "1se-alone":
+        order = [0 if n == "collaborative" else 1 + CLASSIFIERS.index(n)
+                 for n in BUILT_ORDER]
+        return kept_choice(err, order)
     if rule == "1se-platt":
         # within one standard error of the best: the lowest Platt loss
         if platt is None:
