@@ -155,20 +155,27 @@ def stability_selection(X, y, rng, n_halves=50, cutoff=0.75, pfer=1.0):
     return freq / n_halves >= cutoff
 
 
-def run_row(design, g, n, d, s, seed, peers, refit, n_alphas=100, n_halves=50):
+def run_row(design, g, n, d, s, seed, peers, refit, n_alphas=100, n_halves=50,
+            votes=("selection",)):
     X, y, groups, X_test, y_test, g_test, true = make_design(
         design, g, n, d, s, seed, n_test=10 if refit else 0)
     rows = []
-    sel, wall, cpu = timed(lambda: FederatedSupportRecovery().fit(X, y, groups=groups))
     base = dict(design=design, clients=g, samples=n, d=d, s=s, seed=seed)
-    rows.append(dict(base, method="skfed", f1=f1(sel.support_, true),
-                     exact=bool(np.array_equal(sel.support_, true)), wall_s=wall, cpu_s=cpu,
-                     bytes=int(sel.n_bytes_sent_), ols_clients=float(sel.ols_clients_.mean())))
+    for vote in votes:
+        sel, wall, cpu = timed(
+            lambda: FederatedSupportRecovery(vote=vote).fit(X, y, groups=groups))
+        rows.append(dict(base, method="skfed" if vote == "selection" else f"skfed vote={vote}",
+                         f1=f1(sel.support_, true),
+                         exact=bool(np.array_equal(sel.support_, true)), wall_s=wall,
+                         cpu_s=cpu, bytes=int(sel.n_bytes_sent_),
+                         ols_clients=float(sel.ols_clients_.mean()),
+                         missed=int((true & ~sel.support_).sum()),
+                         extra=int((sel.support_ & ~true).sum())))
     if refit:
         reg, wall, cpu = timed(
             lambda: FederatedSparseLinearRegression().fit(X, y, groups=groups))
-        rows[-1]["refit_r2"] = r2_score(y_test, reg.predict(X_test, groups=g_test))
-        rows[-1]["refit_bytes"] = int(reg.n_bytes_sent_)
+        rows[0]["refit_r2"] = r2_score(y_test, reg.predict(X_test, groups=g_test))
+        rows[0]["refit_bytes"] = int(reg.n_bytes_sent_)
     if not peers:
         return rows
     raw = pooled_data_bytes(X, y, groups)
@@ -234,6 +241,9 @@ def main(argv=None):
                         help="random halves of stability selection")
     parser.add_argument("--refit", action="store_true",
                         help="also FederatedSparseLinearRegression vs LassoCV test R^2")
+    parser.add_argument("--votes", nargs="+", default=["selection"],
+                        choices=["selection", "sign"],
+                        help="FederatedSupportRecovery's vote= values to run (one row each)")
     parser.add_argument("--merge", nargs="+", metavar="LOG",
                         help="print the table of the JSON rows in these stderr logs and exit")
     args = parser.parse_args(argv)
@@ -252,7 +262,8 @@ def main(argv=None):
                 d, s = (int(v) for v in dim.split(":"))
                 for seed in args.seeds:
                     new = run_row(design, g, n, d, s, seed, g <= args.peers_up_to,
-                                  args.refit, args.lassocv_alphas, args.stability_halves)
+                                  args.refit, args.lassocv_alphas, args.stability_halves,
+                                  args.votes)
                     for r in new:
                         print(json.dumps(r), file=sys.stderr, flush=True)
                     rows += new
