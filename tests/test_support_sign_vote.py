@@ -179,3 +179,30 @@ def test_add_nodes_is_refused():
         est.add_nodes(X[:20], y[:20], groups=g[:20] + 100)
     with pytest.raises(ValueError, match="vote"):
         FederatedSupportRecovery(vote="signs").fit(X, y, groups=g)
+
+
+def test_ols_clients_send_the_signs_of_their_least_squares_coefficients():
+    # Clients of 30 samples and d = 20: n - d - 1 >= 3, so each sends the
+    # signs of its full regression; a feature outside the support is then
+    # symmetric about 0 (with 6 closest controls instead, Toeplitz 20/3
+    # features next to the support reached 0.60-0.66 and were selected).
+    rng = np.random.default_rng(0)
+    d, n, g = 20, 30, 1000
+    idx = np.arange(d)
+    L = np.linalg.cholesky(0.5 ** np.abs(idx[:, None] - idx[None, :]))
+    w = np.zeros(d)
+    w[[10, 12, 15]] = [-3.0, -3.0, -3.0]
+    X = rng.standard_normal((g * n, d)) @ L.T
+    y = X @ w + rng.standard_normal(g * n) + np.repeat(rng.normal(size=g), n)
+    groups = np.repeat(np.arange(g), n)
+    est = FederatedSupportRecovery(vote="sign", random_state=0).fit(X, y, groups=groups)
+    assert est.ols_clients_.all() and not est.n_controls_.any()
+    for i in (0, 1, 999):
+        Xi, yi = X[groups == i], y[groups == i]
+        A = np.column_stack([Xi, np.ones(n)])
+        coef = np.linalg.lstsq(A, yi, rcond=None)[0][:d]
+        np.testing.assert_array_equal(est.client_supports_[i], coef > 0)
+    np.testing.assert_array_equal(np.flatnonzero(est.support_), [10, 12, 15])
+    lo, hi = est.sign_band_
+    null = np.delete(est.vote_fraction_, [10, 12, 15])
+    assert null.min() > lo and null.max() < hi

@@ -179,10 +179,11 @@ def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, cente
     ``dof``: its positive-weight samples minus ``center``; the critical
     values with those controls and with none), else the fixed lambda.
 
-    With ``sign_seeds`` (one row ``(seed, node index)`` per node) every node runs the sign rule
-    of :func:`sign_reference` instead: the partial pass with ``controls``
-    and no gate, and the bit ``t_j > 0``; where ``t_j`` is undefined the
-    node sends a fair coin drawn from its seed.
+    With ``sign_seeds`` (one row ``(seed, node index)`` per node) every node
+    runs the sign rule of :func:`sign_reference` instead: the bit is the
+    sign of the OLS coefficient for the ``ols`` nodes, else of ``t_j`` of
+    the partial pass with ``controls`` and no gate; where it is undefined
+    the node sends a fair coin drawn from its seed.
 
     Returns ``(packed, ols, controls)`` (``controls``: the controls each
     node used, 0 for the OLS nodes and the marginal tests).
@@ -218,8 +219,13 @@ def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, cente
             else:
                 client_ols_dense(Xb, yb, wb, *args)
             todo &= solved.astype(bool)
+        if sign_seeds is not None:
+            signs = np.zeros((last - first, d), dtype=bool)
+            _sign_bits(out[3], np.flatnonzero(todo), sign_seeds[first:last], signs)
         nodes = np.flatnonzero(~todo).astype(np.intp)
         if not len(nodes):
+            if sign_seeds is not None:
+                packed[first:last] = np.packbits(signs, axis=1, bitorder="little")
             continue
         if auto:
             need = partial_work_size(int(sizes[first:last][nodes].max()), d)
@@ -234,7 +240,8 @@ def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, cente
             else:
                 client_partial_dense(Xb, yb, wb, *args)
             if sign_seeds is not None:
-                packed[first:last] = _sign_bits(out[0], nodes, sign_seeds[first:last])
+                _sign_bits(out[0], nodes, sign_seeds[first:last], signs)
+                packed[first:last] = np.packbits(signs, axis=1, bitorder="little")
         else:
             args = (off, nodes, lam[first:last], auto, center, *out, np.zeros((1, d)))
             if is_sparse:
@@ -244,18 +251,16 @@ def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, cente
     return packed, ols, used.astype(np.int64)
 
 
-def _sign_bits(t, nodes, seeds):
-    """Packed sign bits ``t > 0`` of the rows ``nodes`` of ``t`` (the other
-    rows stay 0); an undefined (NaN) statistic becomes a fair coin from the
+def _sign_bits(t, nodes, seeds, bits):
+    """Set the rows ``nodes`` of ``bits`` to ``t > 0`` (a t statistic or a
+    coefficient); an undefined (NaN) value becomes a fair coin from the
     node's seed, so that a feature constant on a client stays at 1/2."""
-    bits = np.zeros(t.shape, dtype=bool)
     with np.errstate(invalid="ignore"):
         bits[nodes] = t[nodes] > 0
     for i in nodes[np.isnan(t[nodes]).any(axis=1)]:
         undefined = np.isnan(t[i])
         coin = np.random.default_rng([int(seeds[i, 0]), int(seeds[i, 1]), SIGN_COIN_STREAM])
         bits[i, undefined] = coin.random(int(undefined.sum())) < 0.5
-    return np.packbits(bits, axis=1, bitorder="little")
 
 
 # vote="sign" (see sign_reference): every client tests each feature given
@@ -284,17 +289,24 @@ def sign_controls(n_positive, d, center):
 def sign_reference(Xi, yi, wi, center):
     """The ``vote="sign"`` bits of one client, in NumPy (the tests' reference).
 
-    ``K = sign_controls(n_i, d)`` controls ``C_j`` (the features most
-    correlated with ``x_j`` in the client's rows, from ``X`` alone; ties:
-    lower index) and the bit ``b_j = [t_j > 0]``, the sign of ``x_j``'s
-    coefficient in the least-squares regression of ``y`` on ``[x_j,
-    x_{C_j}]``.  Returns ``(bits, t)`` with ``t`` NaN where undefined (a
+    A client with the OLS test's degrees of freedom (:func:`ols_client`)
+    sends the signs of its least-squares coefficients on all ``d``
+    features (given all the others, a null feature's coefficient is
+    symmetric about 0).  A smaller one uses ``K = sign_controls(n_i, d)``
+    controls ``C_j`` (the features most correlated with ``x_j`` in the
+    client's rows, from ``X`` alone; ties: lower index) and the bit ``b_j =
+    [t_j > 0]``, the sign of ``x_j``'s coefficient in the least-squares
+    regression of ``y`` on ``[x_j, x_{C_j}]``.  Returns ``(bits, t)`` with ``t`` NaN where undefined (a
     constant feature or a singular system; the estimator then sends a fair
     coin, which this leaves False).
     """
     wi = np.asarray(wi, dtype=np.float64)
     n_pos = int(np.sum(wi > 0))
     d = np.shape(Xi)[1]
+    if ols_client(n_pos, d, center):
+        Z, r, _, _ = _partial._client_arrays(Xi, yi, wi, center)
+        coef = np.linalg.solve(Z.T @ Z, Z.T @ r)
+        return coef > 0, coef
     k = int(sign_controls(n_pos, d, center))
     m = n_pos - int(center)
     _, t, _, _ = _partial.partial_reference(Xi, yi, wi, k, m, center, np.inf, np.inf)
@@ -342,6 +354,11 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs,
         n_positive = np.asarray(n_positive, dtype=np.int64)
         controls = sign_controls(n_positive, d, center).astype(np.intp)
         dof = (n_positive - int(center)).astype(np.float64)
+        # A client with the OLS test's degrees of freedom sends the sign of
+        # its coefficient given all the other features.
+        df_ols = (n_positive - d - int(center)).astype(np.float64)
+        ols = df_ols >= OLS_MIN_DF
+        tcrit = np.full(n_nodes, np.inf)
         tcrit_partial = np.full(n_nodes, np.inf)
         tcrit_marginal = np.full(n_nodes, np.inf)
         seeds = np.column_stack([np.full(n_nodes, int(sign_seed), dtype=np.int64),
