@@ -206,3 +206,22 @@ def test_ols_clients_send_the_signs_of_their_least_squares_coefficients():
     lo, hi = est.sign_band_
     null = np.delete(est.vote_fraction_, [10, 12, 15])
     assert null.min() > lo and null.max() < hi
+
+
+def test_reported_subsets_use_each_features_reports(sim):
+    support, w = sim.problem("toeplitz", 20, 3, 1)
+    rng = np.random.default_rng(6)
+    X, y = sim.clients("toeplitz", w, 2000, 10, rng)
+    Xf, yf, g = flat(X, y)
+    est = FederatedSupportRecovery(vote="sign", n_reported=10, random_state=0).fit(
+        Xf, yf, groups=g)
+    assert est.reported_features_.shape == (2000, 10)
+    np.testing.assert_array_equal(est.n_reports_, np.bincount(
+        est.reported_features_.ravel(), minlength=20))
+    assert est.n_reports_.min() >= 990 and est.n_reports_.max() <= 1010
+    f = est.votes_ / est.n_reports_
+    c = np.median(f)
+    upper = stats.binom.sf(est.votes_ - 1, est.n_reports_, c + 0.05)
+    lower = stats.binom.cdf(est.votes_, est.n_reports_, c - 0.05)
+    np.testing.assert_allclose(est.pvalues_, np.minimum(1, 2 * np.minimum(upper, lower)))
+    np.testing.assert_array_equal(est.support_, support)

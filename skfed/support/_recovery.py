@@ -156,12 +156,14 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         tested against its null rate ``q0`` plus the rogue margin.
         ``"sign"`` (``alpha="auto"``, ``threshold="auto"``, ``auto_z=None``
         and no ``privacy``; anything else is refused, as is
-        :meth:`add_nodes`): the bit ``[t_j > 0]``, the sign of ``x_j``'s
-        coefficient when ``y`` is regressed on ``x_j`` and its
-        ``K = min(6, d - 1, n_i - fit_intercept - 2)`` most correlated
-        features in the client's rows (chosen from ``X`` alone); where the
-        statistic is undefined (a constant feature) the client sends a fair
-        coin.  The server keeps a feature whose fraction of ones is
+        :meth:`add_nodes`): the sign of each feature's coefficient.  A
+        client with at least ``d + 4`` samples (``d + 3`` without
+        intercept) sends the signs of its least-squares coefficients on all
+        ``d`` features; a smaller one the sign of ``x_j``'s coefficient when
+        ``y`` is regressed on ``x_j`` and its ``K = min(6, d - 1, n_i -
+        fit_intercept - 2)`` most correlated features in its rows (chosen
+        from ``X`` alone).  Where the statistic is undefined (a constant
+        feature) the client sends a fair coin.  The server keeps a feature whose fraction of ones is
         significantly outside ``median +- beta / 2`` (the median over the
         ``d`` features; ``beta`` = ``rogue_tolerance``, 0.1 for "auto";
         one-sided binomial tests at ``fwer / (2 d)`` each side).  A sign
