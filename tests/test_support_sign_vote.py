@@ -184,8 +184,8 @@ def test_add_nodes_is_refused():
 def test_ols_clients_send_the_signs_of_their_least_squares_coefficients():
     # Clients of 30 samples and d = 20: n - d - 1 >= 3, so each sends the
     # signs of its full regression; a feature outside the support is then
-    # symmetric about 0 (with 6 closest controls instead, Toeplitz 20/3
-    # features next to the support reached 0.60-0.66 and were selected).
+    # symmetric about 0 (with 6 closest controls instead, features outside
+    # Toeplitz 20/3's support reached 0.41-0.66 and one was selected).
     rng = np.random.default_rng(0)
     d, n, g = 20, 30, 1000
     idx = np.arange(d)
