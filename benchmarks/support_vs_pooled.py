@@ -69,6 +69,7 @@ from sklearn.linear_model import LassoCV, LassoLarsIC, lars_path
 from sklearn.metrics import r2_score
 
 from skfed import FederatedSparseLinearRegression, FederatedSupportRecovery
+from skfed.network import SimulatedNetwork
 from skfed.baselines import pooled_data_bytes
 
 DESIGNS = ("independent", "toeplitz", "heterogeneous")
@@ -156,19 +157,25 @@ def stability_selection(X, y, rng, n_halves=50, cutoff=0.75, pfer=1.0):
 
 
 def run_row(design, g, n, d, s, seed, peers, refit, n_alphas=100, n_halves=50,
-            votes=("selection",)):
+            votes=("selection",), rogue=None):
     X, y, groups, X_test, y_test, g_test, true = make_design(
         design, g, n, d, s, seed, n_test=10 if refit else 0)
     rows = []
     base = dict(design=design, clients=g, samples=n, d=d, s=s, seed=seed)
     for vote in votes:
-        sel, wall, cpu = timed(
-            lambda: FederatedSupportRecovery(vote=vote).fit(X, y, groups=groups))
+        network = None
+        if rogue is not None:
+            fraction, behavior = rogue.split(":")
+            network = SimulatedNetwork(rogue_fraction=float(fraction),
+                                       rogue_behavior=behavior, random_state=seed)
+        sel, wall, cpu = timed(lambda: FederatedSupportRecovery(
+            vote=vote, network=network).fit(X, y, groups=groups))
         rows.append(dict(base, method="skfed" if vote == "selection" else f"skfed vote={vote}",
                          f1=f1(sel.support_, true),
                          exact=bool(np.array_equal(sel.support_, true)), wall_s=wall,
                          cpu_s=cpu, bytes=int(sel.n_bytes_sent_),
                          ols_clients=float(sel.ols_clients_.mean()),
+                         rogue=rogue, rogue_share=float(sel.rogue_.mean()),
                          missed=int((true & ~sel.support_).sum()),
                          extra=int((sel.support_ & ~true).sum())))
     if refit:
@@ -244,6 +251,9 @@ def main(argv=None):
     parser.add_argument("--votes", nargs="+", default=["selection"],
                         choices=["selection", "sign"],
                         help="FederatedSupportRecovery's vote= values to run (one row each)")
+    parser.add_argument("--rogue", metavar="FRACTION:BEHAVIOR",
+                        help="skfed rows only: a SimulatedNetwork with this rogue fraction "
+                             "and behavior (complement, random, ...)")
     parser.add_argument("--merge", nargs="+", metavar="LOG",
                         help="print the table of the JSON rows in these stderr logs and exit")
     args = parser.parse_args(argv)
@@ -263,7 +273,7 @@ def main(argv=None):
                 for seed in args.seeds:
                     new = run_row(design, g, n, d, s, seed, g <= args.peers_up_to,
                                   args.refit, args.lassocv_alphas, args.stability_halves,
-                                  args.votes)
+                                  args.votes, args.rogue)
                     for r in new:
                         print(json.dumps(r), file=sys.stderr, flush=True)
                     rows += new
