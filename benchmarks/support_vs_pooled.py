@@ -45,6 +45,13 @@ whether the defaults are exact.
     python benchmarks/support_vs_pooled.py --seeds 0 1 --refit > table.md
     python benchmarks/support_vs_pooled.py --designs independent --dims 20:3 --seeds 0
 
+``--votes selection sign`` adds a row of ``FederatedSupportRecovery(vote=
+"sign")`` beside the default's (``skfed vote=sign``); ``--rogue 0.1:complement``
+gives the skfed fits a network with that rogue fraction and behaviour::
+
+    python benchmarks/support_vs_pooled.py --designs toeplitz heterogeneous independent \
+        --sizes 10000x10 --dims 20:3 20:10 200:5 --seeds 0 1 2 --votes selection sign
+
 Every row is also written to stderr as one JSON line as soon as it is
 measured; ``--merge LOG [LOG ...]`` prints the table of the rows of such
 logs (runs of different sizes or seeds, or a run stopped part way)
@@ -69,8 +76,8 @@ from sklearn.linear_model import LassoCV, LassoLarsIC, lars_path
 from sklearn.metrics import r2_score
 
 from skfed import FederatedSparseLinearRegression, FederatedSupportRecovery
-from skfed.network import SimulatedNetwork
 from skfed.baselines import pooled_data_bytes
+from skfed.network import SimulatedNetwork
 
 DESIGNS = ("independent", "toeplitz", "heterogeneous")
 
@@ -168,7 +175,7 @@ def run_row(design, g, n, d, s, seed, peers, refit, n_alphas=100, n_halves=50,
             fraction, behavior = rogue.split(":")
             network = SimulatedNetwork(rogue_fraction=float(fraction),
                                        rogue_behavior=behavior, random_state=seed)
-        sel, wall, cpu = timed(lambda: FederatedSupportRecovery(
+        sel, wall, cpu = timed(lambda vote=vote, network=network: FederatedSupportRecovery(
             vote=vote, network=network).fit(X, y, groups=groups))
         rows.append(dict(base, method="skfed" if vote == "selection" else f"skfed vote={vote}",
                          f1=f1(sel.support_, true),

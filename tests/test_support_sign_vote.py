@@ -49,7 +49,7 @@ def test_sign_controls():
 
 @pytest.mark.parametrize("design", ["toeplitz", "heterogeneous", "independent"])
 def test_client_bits_equal_the_simulation(sim, design):
-    support, w = sim.problem(design, 20, 10, 0)
+    _, w = sim.problem(design, 20, 10, 0)
     rng = np.random.default_rng(5)
     X, y = sim.clients(design, w, 400, 10, rng)
     expected = sim.bits_of("sign:closest:6", X, y, rng)
@@ -95,7 +95,7 @@ def test_server_test_against_binomial_tails(sim):
 
 
 def test_undefined_statistic_sends_a_fair_coin(sim):
-    support, w = sim.problem("independent", 20, 3, 0)
+    _, w = sim.problem("independent", 20, 3, 0)
     rng = np.random.default_rng(3)
     X, y = sim.clients("independent", w, 2000, 10, rng)
     X[:, :, 7] = 1.0  # constant on every client: no statistic
