@@ -225,3 +225,21 @@ def test_reported_subsets_use_each_features_reports(sim):
     lower = stats.binom.cdf(est.votes_, est.n_reports_, c - 0.05)
     np.testing.assert_allclose(est.pvalues_, np.minimum(1, 2 * np.minimum(upper, lower)))
     np.testing.assert_array_equal(est.support_, support)
+
+
+@pytest.mark.parametrize("design", ["toeplitz", "block"])
+def test_global_null_selects_nothing_without_rogue_margin(sim, design):
+    # y independent of X: every sign fraction is 1/2 up to binomial noise
+    # (sd 0.0091 at 3,000 clients), and even without the rogue band
+    # (rogue_tolerance=0) no feature passes the Bonferroni-corrected test.
+    _, w = sim.problem(design, 20, 3, 1)
+    X, y = sim.clients(design, w, 3000, 10, np.random.default_rng([1, 99]), null=True)
+    Xf, yf, g = flat(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        est = FederatedSupportRecovery(vote="sign", rogue_tolerance=0.0, random_state=1).fit(
+            Xf, yf, groups=g)
+    assert est.sign_band_[0] == est.sign_band_[1] == est.reference_rate_
+    assert np.abs(est.vote_fraction_ - 0.5).max() < 5 * np.sqrt(0.25 / 3000)
+    assert not est.support_.any()
+    assert est.pvalues_.min() > 0.05 / 20
