@@ -32,12 +32,18 @@ regressor at its defaults), ``support``
 (:class:`~skfed.support.FederatedSparseLinearRegression`, regression only:
 School), ``dada`` and ``persolin`` (classification only; their defaults) and
 ``mocha`` (the federated multi-task classifier or regressor at its
-defaults: the shared model ``w_0 + v_t`` of ``omega="auto"``).
+defaults: the shared model ``w_0 + v_t`` of ``omega="auto"``; another
+``omega`` with ``--mocha-omega``).
 
 Scores are over the pooled test samples of the new nodes: accuracy for the
 classification sets (HAR sitting-vs-rest with people as nodes, Dada's
 rotated moons with new nodes of existing clusters, Landmine), R^2 x 100 for
 School (regression; features and target standardized for every method).
+``--datasets related`` runs held-out families of
+:func:`~skfed.datasets.make_related_tasks` (nearly alike nodes, clusters,
+250 nodes of 8 samples, 100 features, 5 features; ``RELATED``), whose new
+nodes draw their ``k`` and test samples from their own rule, to check a
+change made for the data sets above elsewhere.
 Bytes are what the join (``join_communication_``) or the refit sent; times
 are CPU (``time.process_time``) and wall seconds of ``add_nodes`` / ``fit``,
 one BLAS thread.  MOCHA's join rehearses the newcomers' sizes on the
@@ -49,7 +55,7 @@ refit, for at most a tenth of the refit's bytes and CPU time.
 
     python benchmarks/new_nodes.py [--families local,online,support] \
         [--datasets har,moons,school,landmine] [--seeds 0,1,2] [--ks 5,10,20] \
-        [--quick] [--out FILE]
+        [--quick] [--out FILE] [--mocha-omega learn]
 
 Prints one line per (family, data set, seed, k) as it goes, then the table
 of means over the seeds, and last one JSON line with every row.
@@ -108,7 +114,27 @@ def load(name, seed, quick=False):
         return (np.concatenate([X, Xt]), np.concatenate([y, yt]),
                 np.concatenate([g, gt]), "classification",
                 {"train_rows": np.arange(len(X))})
+    if name in RELATED:
+        # Held-out families of make_related_tasks (not used to choose
+        # anything in the joins): new nodes of the same generator, their k
+        # samples and test samples drawn from their training and test rows.
+        from skfed.datasets import make_related_tasks
+
+        X, Xt, y, yt, g, gt, _ = make_related_tasks(**RELATED[name], random_state=seed)
+        return (np.concatenate([X, Xt]), np.concatenate([y, yt]),
+                np.concatenate([g, gt]), "classification",
+                {"train_rows": np.arange(len(X))})
     raise ValueError(f"unknown data set {name!r}")
+
+
+# Held-out families of make_related_tasks (``--datasets related`` runs all).
+RELATED = {
+    "related-alike": {"n_nodes": 100, "structure": "shared"},
+    "related-clustered": {"n_nodes": 100, "structure": "clustered"},
+    "related-small": {"n_nodes": 250, "n_samples_per_node": 8},
+    "related-wide": {"n_nodes": 100, "n_features": 100},
+    "related-narrow": {"n_nodes": 100, "n_features": 5},
+}
 
 
 def split(X, y, groups, seed, extra=None, quick=False):
@@ -133,6 +159,9 @@ def new_node_rows(order, k):
 
 
 # ------------------------------------------------------------------- families
+MOCHA_OMEGA = "auto"  # --mocha-omega
+
+
 def make_estimator(family, task, seed):
     classification = task == "classification"
     if family == "local":
@@ -158,7 +187,7 @@ def make_estimator(family, task, seed):
         from skfed.multitask import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
 
         cls = FederatedMultiTaskClassifier if classification else FederatedMultiTaskRegressor
-        return cls(random_state=seed)
+        return cls(omega=MOCHA_OMEGA, random_state=seed)
     raise ValueError(f"unknown family {family!r}")
 
 
@@ -322,14 +351,22 @@ def main():
     parser.add_argument("--ks", default=",".join(map(str, KS)))
     parser.add_argument("--quick", action="store_true", help="fewer fitted nodes (a smoke run)")
     parser.add_argument("--out", default=None, help="also write the rows as JSON lines here")
+    parser.add_argument("--mocha-omega", default="auto",
+                        help="MOCHA's omega (default auto: the shared model; learn: the "
+                        "learned Omega, whose newcomers' rows the server computes)")
     args = parser.parse_args()
+    global MOCHA_OMEGA
+    MOCHA_OMEGA = args.mocha_omega
     ks = [int(k) for k in args.ks.split(",")]
     rows = []
     # (LinearSVC and LassoCV on a few samples warn that they stopped early)
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
     _import_joins()
     with threadpool_limits(1):
+        names = []
         for name in args.datasets.split(","):
+            names += list(RELATED) if name == "related" else [name]
+        for name in names:
             cache = {}
             for seed in (int(s) for s in args.seeds.split(",")):
                 data = load(name, seed, args.quick)

@@ -4,8 +4,11 @@ Local is what a deployed node alone can reach: the best, averaged over the
 seeds, of the strategies a node can follow without the test set -- one
 fixed model class for every node (LinearSVC, SVC, LogisticRegression at
 their defaults, and AdaBoost on 50 stumps for the Dada rows), or each node
-choosing among them by 5-fold cross-validation on its own samples (``CV``;
-ties to the first of logistic regression, LinearSVC, SVC, AdaBoost).  Until
+choosing among them by 5-fold cross-validation on its own samples (``CV``:
+the lowest error, ties to the first of logistic regression, LinearSVC,
+SVC, AdaBoost; ``CV-platt``: ties broken by the Platt-scaled held-out
+log-loss first; ``CV-1se``: the first within one standard error of the
+lowest error, the private kept-model rule).  Until
 27 November 2026 Local was, per seed, the class with the best pooled *test*
 accuracy: an oracle no node has; it is still printed (``oracle``).
 
@@ -58,42 +61,8 @@ noise comes from the secure source (fresh OS randomness): reruns differ.
   made the linear kernel, the logistic loss and ``omega="auto"`` the
   defaults (``mocha-har`` then ran the squared hinge).
 
-Measured (seeds 0 1 2, 27 November 2026, each row in its own process with
-one BLAS thread, the machine loaded about 25 deep), with the models a node
-trains alone among its kept-model candidates, at epsilon 1 and 3 only
-(``--epsilons 3 1``; Local and "off" as in the earlier session, where "off"
-does not use the kept model; ``before``: epsilon 3 before the models
-trained alone).  The eps=3 column of the Dada, Perso-lin and School rows is
-re-measured (seeds 0 1 2, ``--epsilons 3``) with the row-free kernel
-candidate rff-LinearSVC instead of SVC(); eps=1 and HAR are SVC()'s::
-
-    accuracy               local     eps=1     eps=3    before       off
-    dada-moons             0.943     0.942     0.941     0.937     0.803 *
-    dada-computer          0.662     0.652     0.651     0.654     0.709
-    persolin-moons         0.943     0.943     0.947     0.825     0.824 *
-    persolin-computer      0.657     0.653     0.644     0.650     0.686
-    support-300            0.963     0.000     1.000     1.000     1.000
-    support-3000           0.963     1.000     1.000     1.000     1.000
-    mocha-har              0.989     0.987     0.987     0.987     0.993
-    mocha-school           0.713     0.710     0.710     0.711     0.725
-    * below Local without privacy too (the method's model class, not the budget)
-
-The support rows were re-run in every column (0.3: 0 and 0; 10: 1 and 1;
-no feature outside the support at any epsilon).  The squared-hinge and
-rbf MOCHA rows were not re-run.
-
-Re-measured the same day, later session (seeds 0 1 2, ``--epsilons local``
-and, with the kept-model rule of lowest held-out error and ties to the
-simplest, ``--epsilons 3 --only dada-moons``); ``oracle`` is the Local
-above::
-
-    accuracy               local    oracle    local CV   eps=3 (new rule)
-    dada-moons             0.943     0.943     0.942     0.945
-    dada-computer          0.667     0.662     0.667     0.669
-    persolin-moons         0.943     0.943     0.943     --
-    persolin-computer      0.653     0.657     0.648     0.654
-    mocha-school           0.712     0.713     0.710     0.708
-    mocha-har              0.989     0.989     0.988     0.985 (seed 0)
+Measured: the table of the privacy guide (``doc/user_guide/privacy.rst``,
+"Measured results"), with the commands that give each column.
 
 Usage::
 
@@ -108,8 +77,9 @@ the model each node keeps (its refit on its own data and its neighbours'
 released models); the accuracy of the released models themselves is printed
 beside them and in the JSON line (``released``).  Every private Dada,
 Perso-lin and MOCHA node may instead keep a model it trains alone
-(LinearSVC, SVC or LogisticRegression at their defaults, when it validates
-better than the refit by one standard error: ``kept_local_models_``); the
+(LinearSVC, the rbf SVM on public random features or LogisticRegression,
+by the one-standard-error rule toward the simplest:
+``kept_local_models_``); the
 fraction of nodes that do is printed (``nodes keeping a Local model``) and
 in the JSON line (``kept_local``).  Such a node's final model is what
 Local gives it: the row then says that taking part under privacy cost the
@@ -135,6 +105,7 @@ from skfed import (
     FederatedSupportRecovery,
     PersonalizedLinearClassifier,
 )
+from skfed._kept_local import kept_choice
 from skfed.baselines import LocalEstimator
 from skfed.boosting import make_stump_predictors
 from skfed.datasets import (
@@ -275,17 +246,82 @@ def _local_bases(extra, seed):
     return {name: bases[name] for name in LOCAL_ORDER if name in bases}
 
 
+def platt_loss(scores, codes):
+    """Held-out log-loss of scores after Platt scaling, a finer criterion than 0-1 error.
+
+    Fits ``p = sigmoid(a f + b)`` to the held-out scores ``f`` by Newton's
+    method against Platt's smoothed targets (``(n_1 + 1) / (n_1 + 2)`` for
+    class 1, ``1 / (n_0 + 2)`` for class 0; Platt 1999), and returns the
+    minimized mean log-loss.  It is invariant to any increasing affine
+    map of the scores, so candidates of different scales (a LinearSVC's
+    margins, a logistic regression's log-odds, a collaborative model's
+    scores) compare; with the smoothed targets it stays finite on
+    separable scores and is lower when the classes are further apart
+    relative to the scores' spread within each class, which 0-1 error,
+    zero on every separating candidate, cannot tell apart.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (m,)
+    codes : ndarray of shape (m,)
+        Labels in {0, 1}.
+
+    Returns
+    -------
+    loss : float
+    """
+    f = np.asarray(scores, dtype=np.float64)
+    y = np.asarray(codes) == 1
+    n1, n0 = int(y.sum()), int((~y).sum())
+    t = np.where(y, (n1 + 1.0) / (n1 + 2.0), 1.0 / (n0 + 2.0))
+    scale = max(float(np.std(f)), 1e-300)
+    z = (f - f.mean()) / scale  # the loss is affine invariant: solve on standardized scores
+    D = np.column_stack([z, np.ones_like(z)])
+
+    def value(theta):
+        u = D @ theta
+        return float(np.mean(np.logaddexp(0.0, u) - t * u))
+
+    theta = np.array([0.0, np.log((n1 + 1.0) / (n0 + 1.0))])
+    current = value(theta)
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(-(D @ theta)))
+        grad = D.T @ (p - t) / len(f)
+        if np.max(np.abs(grad)) < 1e-12:
+            break
+        hess = (D * (p * (1.0 - p))[:, None]).T @ D / len(f) + 1e-12 * np.eye(2)
+        step = np.linalg.solve(hess, grad)
+        size = 1.0
+        while True:
+            trial = theta - size * step
+            new = value(trial)
+            if new <= current - 1e-4 * size * float(grad @ step) or size < 1e-10:
+                break
+            size *= 0.5
+        if current - new < 1e-15:
+            theta, current = trial, min(new, current)
+            break
+        theta, current = trial, new
+    return current
+
+
 def _node_cv_errors(Xk, yk, bases, seed, n_folds=5):
-    """Held-out 0-1 error counts of every base on one node's own samples.
+    """Held-out 0-1 errors ``(n_bases, m)`` of every base on one node's own
+    samples, and (two classes) the Platt-scaled held-out log-loss of each.
 
     ``min(n_folds, m)`` folds of a permutation drawn from ``seed`` (the
     folds the private kept-model choice uses); a fold whose training part
-    holds one class predicts that class.
+    holds one class predicts that class (score +-1).  The log-loss is
+    :func:`platt_loss` (None for more than two classes).
     """
     m = len(yk)
     k = min(n_folds, m)
     fold = (np.arange(m) % k)[np.random.default_rng(seed).permutation(m)]
-    err = np.zeros(len(bases))
+    err = np.zeros((len(bases), m))
+    labels = np.unique(yk)
+    binary = labels.size == 2
+    codes = (yk == labels[-1]).astype(int)
+    scores = np.zeros((len(bases), m))
     for f in range(k):
         test = fold == f
         train = ~test
@@ -293,37 +329,58 @@ def _node_cv_errors(Xk, yk, bases, seed, n_folds=5):
         for c, base in enumerate(bases.values()):
             if seen.size < 2:
                 pred = np.full(test.sum(), seen[0])
+                scores[c, test] = 1.0 if seen[0] == labels[-1] else -1.0
             else:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    pred = clone(base).fit(Xk[train], yk[train]).predict(Xk[test])
-            err[c] += np.sum(pred != yk[test])
-    return err
+                    model = clone(base).fit(Xk[train], yk[train])
+                pred = model.predict(Xk[test])
+                if binary:
+                    scores[c, test] = model.decision_function(Xk[test])
+            err[c, test] = pred != yk[test]
+    platt = np.array([platt_loss(f, codes) for f in scores]) if binary else None
+    return err, platt
 
 
 def _local_cv(data, bases, seed):
-    """Local as a node can choose it: per node, the model class of lowest
-    within-node cross-validated error (ties: the first of ``LOCAL_ORDER``),
-    refitted on all its samples; pooled test accuracy and the fraction of
-    nodes choosing each class."""
+    """Local as a node can choose it: per node, a model class chosen by
+    within-node cross-validation, refitted on all its samples.
+
+    Three strategies, each a rule a node alone can follow: ``"CV"``, the
+    lowest mean error, ties to the first of ``LOCAL_ORDER``; ``"CV-platt"``,
+    the ties broken first by the lowest Platt-scaled held-out log-loss
+    (:func:`platt_loss`); ``"CV-1se"``, the first of ``LOCAL_ORDER`` within
+    one standard error of the lowest mean error (the private kept-model
+    rule, :func:`skfed._kept_local.kept_choice`).  Returns the pooled test
+    accuracy of each.
+    """
     X, X_test, y, y_test, g, g_test = data
-    correct, chosen = 0, {name: 0 for name in bases}
+    correct = {"CV": 0, "CV-platt": 0, "CV-1se": 0}
     nodes = np.unique(g)
     for node in nodes:
         Xk, yk = X[g == node], y[g == node]
         Xt, yt = X_test[g_test == node], y_test[g_test == node]
         if np.unique(yk).size < 2:
-            correct += np.sum(yt == yk[0])
+            for key in correct:
+                correct[key] += np.sum(yt == yk[0])
             continue
-        err = _node_cv_errors(Xk, yk, bases, seed)
-        name = list(bases)[int(np.argmin(err))]
-        chosen[name] += 1
-        if len(yt):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                model = clone(bases[name]).fit(Xk, yk)
-            correct += np.sum(model.predict(Xt) == yt)
-    return correct / len(y_test), {n: c / len(nodes) for n, c in chosen.items()}
+        err, platt = _node_cv_errors(Xk, yk, bases, seed)
+        mean = err.mean(axis=1)
+        tied = mean <= mean.min() + 1e-12
+        pick = {"CV": int(np.argmax(tied)), "CV-1se": kept_choice(err)}
+        if platt is not None:
+            tied &= platt <= platt[tied].min() + 1e-9
+        pick["CV-platt"] = int(np.argmax(tied))
+        fitted = {}
+        for key, c in pick.items():
+            if len(yt):
+                if c not in fitted:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        model = clone(list(bases.values())[c]).fit(Xk, yk)
+                    fitted[c] = np.sum(model.predict(Xt) == yt)
+                correct[key] += fitted[c]
+    return {key: value / len(y_test) for key, value in correct.items()}
 
 
 def _local_scores(data, extra=(), seed=0):
@@ -349,7 +406,7 @@ def _local_scores(data, extra=(), seed=0):
             est.fit(X, y, groups=g)
         scores[name] = float(est.score(X_test, y_test, groups=g_test))
     scores["oracle"] = max(scores.values())
-    scores["CV"], _ = _local_cv(data, bases, seed)
+    scores.update(_local_cv(data, bases, seed))
     return scores
 
 

@@ -10,10 +10,23 @@ alone; the rules are then applied to the same fit (same noise):
 
 * ``collab``: the collaborative kept model, no model trained alone (the
   estimators before this choice);
-* ``1se-collab`` (the estimators' rule): the best candidate replaces the
-  collaborative model only when it is better by one standard error;
-* ``1se-logistic``: the reference is the node's LogisticRegression alone;
-* ``argmin``: the lowest mean held-out error, no standard-error margin.
+* ``1se-collab`` (the rule until 27 November 2026): the best candidate
+  replaces the collaborative model only when it is better by one standard
+  error of the per-sample difference; ``1se-logistic``, ``1se-rff``: the
+  same with the node's LogisticRegression or rbf model as the reference;
+* ``1se-simplest``: the simplest candidate (logistic regression alone,
+  LinearSVC alone, the collaborative model, the rbf model alone) whose mean
+  error is within one standard error of the lowest; ``1se-alone`` (the
+  rule built, :func:`skfed._kept_local.kept_choice`): the same with the
+  rbf model alone before the collaborative model;
+* ``argmin``: the lowest mean held-out error, ties to the collaborative
+  model; ``argmin-logistic`` (built from 27 November 2026, earlier session,
+  until ``1se-simplest``): ties to the simplest; ``argmin-collab``,
+  ``argmin-svc``: ties to the collaborative model or LinearSVC first;
+* ``argmin-platt``: ties broken by the Platt-scaled held-out log-loss
+  (:func:`privacy_utility.platt_loss`), ``argmin-platt0``: only the ties
+  of errorless folds, ``platt``: the lowest Platt loss alone,
+  ``1se-platt``: the lowest Platt loss within one standard error.
 
 Rows: ``privacy_utility.py``'s (``--only``), and held-out rotated-moons
 families that chose nothing (``--families``): ``many-small`` (100 nodes of
@@ -28,6 +41,8 @@ Usage::
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/private_kept_local.py \
         --only dada-computer mocha-school --families many-small --seeds 0
+    OPENBLAS_NUM_THREADS=1 python benchmarks/private_kept_local.py \
+        --only mocha-har mocha-school persolin-computer --seeds 0 1 2 --save fits.pkl
 
 Measured: see the privacy user guide ("The kept model").
 """
@@ -35,6 +50,7 @@ Measured: see the privacy user guide ("The kept model").
 import argparse
 import json
 import os
+import pickle
 import sys
 import warnings
 
@@ -47,11 +63,12 @@ import privacy_utility as pu  # noqa: E402
 import skfed.boosting._private as boosting_private  # noqa: E402
 import skfed.multitask._private as mocha_private  # noqa: E402
 from skfed import DecentralizedBoostingClassifier, PersonalizedLinearClassifier  # noqa: E402
+from skfed._kept_local import SIMPLEST as BUILT_ORDER  # noqa: E402
 from skfed._kept_local import (  # noqa: E402
     CLASSIFIERS,
     _fit,
-    classification_errors,
     heldout_errors,
+    kept_choice,
     one_se_choice,
 )
 from skfed.boosting import make_stump_predictors  # noqa: E402
@@ -59,13 +76,50 @@ from skfed.datasets import make_rotated_moons  # noqa: E402
 from skfed.privacy import DifferentialPrivacy  # noqa: E402
 
 RULES = ("collab", "1se-collab", "1se-logistic", "1se-rff", "argmin", "1se-simplest",
-         "argmin-logistic")
+         "argmin-logistic", "argmin-collab", "argmin-svc", "argmin-platt", "argmin-platt0", "platt", "1se-platt", "1se-alone")
 # candidates from the simplest (Breiman's one-standard-error rule keeps the
 # simplest within one standard error of the best): the node's linear models
 # alone, then the collaborative model, then the rbf model alone
 SIMPLEST = (1 + CLASSIFIERS.index("LogisticRegression"), 1 + CLASSIFIERS.index("LinearSVC"),
             0, 1 + CLASSIFIERS.index("rff-LinearSVC"))
 RECORD = []
+SAVED = []  # per private fit: the records and test data (``--save``: rules re-scored later)
+
+
+def classification_heldout(X, codes, fold, n_folds, seed, names=CLASSIFIERS):
+    """Held-out 0-1 errors and, for two classes, decision scores of every Local classifier.
+
+    A fold whose training part has one class predicts that class (the
+    estimators refuse a single class; a node alone could only predict it),
+    with score ``+1`` (class 1) or ``-1`` (class 0).
+
+    Returns
+    -------
+    err : ndarray of shape (len(names), m)
+    scores : ndarray of shape (len(names), m) or None
+        ``decision_function`` on the held-out samples (positive: class 1),
+        None when the node has more than two classes.
+    """
+    m = X.shape[0]
+    err = np.zeros((len(names), m))
+    binary = np.unique(codes).size <= 2 and codes.max(initial=0) <= 1
+    scores = np.zeros((len(names), m)) if binary else None
+    for f in range(n_folds):
+        test = fold == f
+        train = ~test
+        seen = np.unique(codes[train])
+        for c, name in enumerate(names):
+            if seen.size < 2:
+                pred = np.full(test.sum(), seen[0])
+                if binary:
+                    scores[c, test] = 2.0 * seen[0] - 1.0
+            else:
+                model = _fit(name, X[train], codes[train], seed)
+                pred = model.predict(X[test])
+                if binary:
+                    scores[c, test] = model.decision_function(X[test])
+            err[c, test] = pred != codes[test]
+    return err, scores
 
 
 def _recording_choice(X, codes, collab_scores, fold, n_folds, seed):
@@ -74,13 +128,55 @@ def _recording_choice(X, codes, collab_scores, fold, n_folds, seed):
     if collab_scores is None or n_folds < 2 or np.unique(codes).size < 2:
         RECORD.append(None)
         return None
-    err = np.vstack([heldout_errors(collab_scores, codes),
-                     classification_errors(X, codes, fold, n_folds, seed)])
-    RECORD.append((err, [_fit(name, X, codes, seed) for name in CLASSIFIERS]))
+    local_err, local_scores = classification_heldout(X, codes, fold, n_folds, seed)
+    err = np.vstack([heldout_errors(collab_scores, codes), local_err])
+    platt = None
+    if local_scores is not None and collab_scores.shape[0] == 1:
+        platt = np.array([pu.platt_loss(f, codes)
+                          for f in np.vstack([collab_scores[:1], local_scores])])
+    RECORD.append((err, [_fit(name, X, codes, seed) for name in CLASSIFIERS], platt))
     return None
 
 
-def _rule_index(rule, err):
+def _tied(err):
+    mean = err.mean(axis=1)
+    return mean <= mean.min() + 1e-12
+
+
+def _rule_index(rule, err, platt=None):
+    if rule == "argmin-collab":
+        order = (0,) + tuple(c for c in SIMPLEST if c != 0)
+        return next(c for c in order if _tied(err)[c])
+    if rule == "argmin-svc":
+        svc = 1 + CLASSIFIERS.index("LinearSVC")
+        order = (svc,) + tuple(c for c in SIMPLEST if c != svc)
+        return next(c for c in order if _tied(err)[c])
+    if rule == "1se-alone":
+        order = [0 if n == "collaborative" else 1 + CLASSIFIERS.index(n)
+                 for n in BUILT_ORDER]
+        return kept_choice(err, order)
+    if rule == "1se-platt":
+        # within one standard error of the best: the lowest Platt loss
+        if platt is None:
+            return _rule_index("1se-simplest", err)
+        mean = err.mean(axis=1)
+        best = int(np.argmin(mean))
+        m = err.shape[1]
+        se = err[best].std(ddof=1) / np.sqrt(m) if m > 1 else 0.0
+        ok = mean <= mean[best] + se + 1e-12
+        low = np.min(platt[ok])
+        return next(c for c in SIMPLEST if ok[c] and platt[c] <= low + 1e-9)
+    if rule == "argmin-platt0":
+        # the Platt loss breaks only the ties of folds without any error
+        if platt is None or err.mean(axis=1).min() > 0:
+            return _rule_index("argmin-logistic", err)
+        return _rule_index("argmin-platt", err, platt)
+    if rule in ("argmin-platt", "platt"):
+        if platt is None:
+            return _rule_index("argmin-logistic", err)
+        ok = _tied(err) if rule == "argmin-platt" else np.ones(len(platt), bool)
+        low = np.min(platt[ok])
+        return next(c for c in SIMPLEST if ok[c] and platt[c] <= low + 1e-9)
     if rule == "collab":
         return 0
     if rule == "1se-collab":
@@ -114,6 +210,8 @@ def score_rules(est, X_test, y_test, g_test):
     collab = est.predict(X_test, groups=g_test)
     index = {label: k for k, label in enumerate(est.nodes_.tolist())}
     node = np.array([index[g] for g in np.asarray(g_test).tolist()])
+    SAVED.append({"record": record, "collab": collab, "node": node, "X_test": X_test,
+                  "y_test": np.asarray(y_test), "classes": est.classes_})
     out = {}
     for rule in RULES:
         pred = collab.copy()
@@ -121,7 +219,7 @@ def score_rules(est, X_test, y_test, g_test):
         for k, rec in enumerate(record):
             if rec is None:
                 continue
-            c = _rule_index(rule, rec[0])
+            c = _rule_index(rule, rec[0], rec[2])
             if c == 0:
                 continue
             alone += 1
@@ -228,6 +326,8 @@ def main(argv=None):
     parser.add_argument("--families", nargs="*", default=[], choices=sorted(FAMILIES))
     parser.add_argument("--methods", nargs="+", default=["dada", "persolin"])
     parser.add_argument("--epsilon", type=float, default=3.0)
+    parser.add_argument("--save", default=None,
+                        help="pickle every fit's records and test data to this file")
     args = parser.parse_args(argv)
     jobs = [(row, lambda seed, row=row: run_row(row, seed, args.epsilon))
             for row in args.only]
@@ -238,7 +338,14 @@ def main(argv=None):
     keys = ["Local", "Local CV", *RULES]
     print(f"{'row':26s}" + "".join(f"{k:>14s}" for k in keys) + "   nodes alone (1se-collab)")
     for name, job in jobs:
-        runs = [job(seed) for seed in args.seeds]
+        runs = []
+        for seed in args.seeds:
+            runs.append(job(seed))
+            if args.save:
+                SAVED[-1].update(row=name, seed=seed, Local=runs[-1].get("Local"),
+                                 local_cv=runs[-1].get("Local CV"))
+                with open(args.save, "wb") as handle:
+                    pickle.dump(SAVED, handle)
         table[name] = {k: float(np.mean([r.get(k, np.nan) for r in runs])) for k in runs[0]}
         row = table[name]
         print(f"{name:26s}" + "".join(f"{row[k]:14.3f}" for k in keys)

@@ -45,6 +45,22 @@ whether the defaults are exact.
     python benchmarks/support_vs_pooled.py --seeds 0 1 --refit > table.md
     python benchmarks/support_vs_pooled.py --designs independent --dims 20:3 --seeds 0
 
+``--votes selection sign`` adds a row of ``FederatedSupportRecovery(vote=
+"sign")`` beside the default's (``skfed vote=sign``); ``--rogue 0.1:complement``
+gives the skfed fits a network with that rogue fraction and behaviour::
+
+    python benchmarks/support_vs_pooled.py --designs toeplitz heterogeneous independent \
+        --sizes 10000x10 --dims 20:3 20:10 200:5 --seeds 0 1 2 --votes selection sign
+
+Every row is also written to stderr as one JSON line as soon as it is
+measured; ``--merge LOG [LOG ...]`` prints the table of the rows of such
+logs (runs of different sizes or seeds, or a run stopped part way)
+without fitting anything::
+
+    python benchmarks/support_vs_pooled.py --sizes 1000x30 2> a.log
+    python benchmarks/support_vs_pooled.py --sizes 10000x10 2> b.log
+    python benchmarks/support_vs_pooled.py --merge a.log b.log
+
 The last line is one JSON object with every row.
 """
 
@@ -61,6 +77,7 @@ from sklearn.metrics import r2_score
 
 from skfed import FederatedSparseLinearRegression, FederatedSupportRecovery
 from skfed.baselines import pooled_data_bytes
+from skfed.network import SimulatedNetwork
 
 DESIGNS = ("independent", "toeplitz", "heterogeneous")
 
@@ -146,20 +163,33 @@ def stability_selection(X, y, rng, n_halves=50, cutoff=0.75, pfer=1.0):
     return freq / n_halves >= cutoff
 
 
-def run_row(design, g, n, d, s, seed, peers, refit, n_alphas=100, n_halves=50):
+def run_row(design, g, n, d, s, seed, peers, refit, n_alphas=100, n_halves=50,
+            votes=("selection",), rogue=None):
     X, y, groups, X_test, y_test, g_test, true = make_design(
         design, g, n, d, s, seed, n_test=10 if refit else 0)
     rows = []
-    sel, wall, cpu = timed(lambda: FederatedSupportRecovery().fit(X, y, groups=groups))
     base = dict(design=design, clients=g, samples=n, d=d, s=s, seed=seed)
-    rows.append(dict(base, method="skfed", f1=f1(sel.support_, true),
-                     exact=bool(np.array_equal(sel.support_, true)), wall_s=wall, cpu_s=cpu,
-                     bytes=int(sel.n_bytes_sent_), ols_clients=float(sel.ols_clients_.mean())))
+    for vote in votes:
+        network = None
+        if rogue is not None:
+            fraction, behavior = rogue.split(":")
+            network = SimulatedNetwork(rogue_fraction=float(fraction),
+                                       rogue_behavior=behavior, random_state=seed)
+        sel, wall, cpu = timed(lambda vote=vote, network=network: FederatedSupportRecovery(
+            vote=vote, network=network).fit(X, y, groups=groups))
+        rows.append(dict(base, method="skfed" if vote == "selection" else f"skfed vote={vote}",
+                         f1=f1(sel.support_, true),
+                         exact=bool(np.array_equal(sel.support_, true)), wall_s=wall,
+                         cpu_s=cpu, bytes=int(sel.n_bytes_sent_),
+                         ols_clients=float(sel.ols_clients_.mean()),
+                         rogue=rogue, rogue_share=float(sel.rogue_.mean()),
+                         missed=int((true & ~sel.support_).sum()),
+                         extra=int((sel.support_ & ~true).sum())))
     if refit:
         reg, wall, cpu = timed(
             lambda: FederatedSparseLinearRegression().fit(X, y, groups=groups))
-        rows[-1]["refit_r2"] = r2_score(y_test, reg.predict(X_test, groups=g_test))
-        rows[-1]["refit_bytes"] = int(reg.n_bytes_sent_)
+        rows[0]["refit_r2"] = r2_score(y_test, reg.predict(X_test, groups=g_test))
+        rows[0]["refit_bytes"] = int(reg.n_bytes_sent_)
     if not peers:
         return rows
     raw = pooled_data_bytes(X, y, groups)
@@ -225,7 +255,22 @@ def main(argv=None):
                         help="random halves of stability selection")
     parser.add_argument("--refit", action="store_true",
                         help="also FederatedSparseLinearRegression vs LassoCV test R^2")
+    parser.add_argument("--votes", nargs="+", default=["selection"],
+                        choices=["selection", "sign"],
+                        help="FederatedSupportRecovery's vote= values to run (one row each)")
+    parser.add_argument("--rogue", metavar="FRACTION:BEHAVIOR",
+                        help="skfed rows only: a SimulatedNetwork with this rogue fraction "
+                             "and behavior (complement, random, ...)")
+    parser.add_argument("--merge", nargs="+", metavar="LOG",
+                        help="print the table of the JSON rows in these stderr logs and exit")
     args = parser.parse_args(argv)
+    if args.merge:
+        rows = []
+        for path in args.merge:
+            with open(path) as f:
+                rows += [json.loads(line) for line in f if line.startswith('{"design"')]
+        print(summarize(rows))
+        return
     rows = []
     for design in args.designs:
         for size in args.sizes:
@@ -234,7 +279,8 @@ def main(argv=None):
                 d, s = (int(v) for v in dim.split(":"))
                 for seed in args.seeds:
                     new = run_row(design, g, n, d, s, seed, g <= args.peers_up_to,
-                                  args.refit, args.lassocv_alphas, args.stability_halves)
+                                  args.refit, args.lassocv_alphas, args.stability_halves,
+                                  args.votes, args.rogue)
                     for r in new:
                         print(json.dumps(r), file=sys.stderr, flush=True)
                     rows += new

@@ -597,29 +597,34 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
         answer_bytes = model_message_bytes(graph_models.reshape(n_old, -1), dtype)
     separate = graph_models is not models
     n_candidates = min(n_old, _CANDIDATES_PER_KAPPA * int(est.kappa))
-    candidates = [np.sort(rng.choice(n_old, size=n_candidates, replace=False))
-                  for _ in range(n_new)]
+    # (RandomState.choice without replacement is the head of a permutation:
+    # the same draws, without its per-call argument handling)
+    candidates = np.sort(np.array(
+        [rng.permutation(n_old)[:n_candidates] for _ in range(n_new)],
+        dtype=np.intp).reshape(n_new, n_candidates), axis=1)
 
-    # Step 2: every newcomer queries its candidates (rounds until one answers).
+    # Step 2: every newcomer queries its candidates (rounds until one answers):
+    # the round's requests and answers counted in one call each.
     answered = [None] * n_new
-    waiting = list(range(n_new))
-    while waiting:
+    waiting = np.arange(n_new)
+    while len(waiting):
         active = sim.draw_rounds(1)[0][0]
-        still = []
-        for k in waiting:
-            if not active[n_old + k]:
-                still.append(k)
-                continue
-            cand = candidates[k]
-            sim.counter.multicast_message(n_old + k, np.ascontiguousarray(cand, np.intp), 0)
-            ok = cand[active[cand]]
-            sim.counter.send_pairs(ok, np.full(len(ok), n_old + k, dtype=np.intp),
-                                   (answer_bytes[ok] + _LOSS_DEGREE_BYTES).astype(np.int64))
-            if len(ok):
-                answered[k] = ok
-            else:
-                still.append(k)
-        waiting = still
+        asking = waiting[active[n_old + waiting]]
+        cand = candidates[asking]                        # (n_asking, n_candidates)
+        ok = active[cand]
+        sender = np.repeat(n_old + asking, n_candidates).astype(np.intp)
+        sim.counter.send_pairs(sender, np.ascontiguousarray(cand.ravel(), dtype=np.intp),
+                               np.zeros(cand.size, dtype=np.int64))
+        got = cand[ok]
+        sim.counter.send_pairs(np.ascontiguousarray(got, dtype=np.intp),
+                               sender[ok.ravel()],
+                               (answer_bytes[got] + _LOSS_DEGREE_BYTES).astype(np.int64))
+        n_ok = ok.sum(axis=1)
+        for i, k in enumerate(asking.tolist()):
+            if n_ok[i]:
+                answered[k] = cand[i][ok[i]]
+        waiting = np.concatenate([waiting[~active[n_old + waiting]], asking[n_ok == 0]])
+        waiting.sort()
         sim.counter.next_round()
 
     scoring = bool(getattr(est, "peer_scoring", False)) and not private

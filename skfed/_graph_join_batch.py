@@ -40,12 +40,67 @@ def _segments(lengths):
     return indptr
 
 
-def _links(W):
-    """``(k, j)`` of every positive weight, row by row."""
-    coo = W.tocoo()
-    order = np.lexsort((coo.col, coo.row))
-    keep = order[coo.data[order] > 0]
-    return coo.row[keep], coo.col[keep]
+def top_squared_singular_values(R, offsets):
+    """``||R_k||_2^2`` of every segment ``R_k = R[offsets[k]:offsets[k + 1]]``.
+
+    The largest eigenvalue of the smaller Gram matrix of each segment
+    (``R_k R_k^T`` or ``R_k^T R_k``), segments of one length stacked into one
+    batched ``eigvalsh`` call: the same number as ``np.linalg.norm(R_k, 2)
+    ** 2`` up to rounding, without one SVD (and its Python call) per
+    segment.  An empty segment gives 0.
+
+    Parameters
+    ----------
+    R : ndarray of shape (n_rows, n_columns)
+    offsets : ndarray of shape (n_segments + 1,)
+
+    Returns
+    -------
+    ndarray of shape (n_segments,)
+    """
+    lengths = np.diff(offsets)
+    top = np.zeros(len(lengths))
+    n = R.shape[1]
+    for m in np.unique(lengths).tolist():
+        if m == 0 or n == 0:
+            continue
+        segs = np.flatnonzero(lengths == m)
+        rows = offsets[segs][:, None] + np.arange(m)
+        blocks = R[rows]                                   # (g, m, n)
+        gram = (blocks @ blocks.transpose(0, 2, 1) if m <= n
+                else blocks.transpose(0, 2, 1) @ blocks)
+        top[segs] = np.linalg.eigvalsh(gram)[:, -1]
+    return np.maximum(top, 0.0)
+
+
+class _SymmetricPattern:
+    """The weights between newcomers, ``W = (V + V^T) / 2``, as CSR.
+
+    ``V`` holds each newcomer's weights toward the peers it asked (one entry
+    per (newcomer, peer), fixed for the whole join); only the values change
+    from one solve of the rows to the next.  The pattern of ``V + V^T`` is
+    built once, and each solve only sums every weight into its slot: the
+    same numbers as ``0.5 * (V + V^T)`` built by SciPy (at most two terms a
+    slot), without building two sparse matrices per solve.
+    """
+
+    def __init__(self, rows, cols, n):
+        both_r = np.concatenate([rows, cols])
+        both_c = np.concatenate([cols, rows])
+        keys, self.slot = np.unique(both_r.astype(np.int64) * n + both_c, return_inverse=True)
+        self.rows, self.cols = keys // n, keys % n
+        self.indptr = _segments(np.bincount(self.rows, minlength=n))
+        self.n = n
+
+    def matrix(self, values):
+        """``(W, links)``: ``W`` with explicit zeros kept (callers only
+        multiply and sum by it), and ``(k, j)`` of its positive weights."""
+        data = 0.5 * np.bincount(self.slot, weights=np.concatenate([values, values]),
+                                 minlength=len(self.rows))
+        W = sparse.csr_matrix((data, self.cols.astype(np.intp), self.indptr),
+                              shape=(self.n, self.n))
+        positive = data > 0
+        return W, (self.rows[positive], self.cols[positive])
 
 
 def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_models,
@@ -114,10 +169,9 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
     mass = np.add.reduceat(sw64, offsets[:-1])
     confidence = mass / np.maximum(max_mass, mass)
     rows64 = np.sqrt(sw64)[:, None] * Z.astype(np.float64)
-    # ||diag(sqrt(s)) Z_n||_2^2 of each newcomer, as newcomer by newcomer
-    # (a few samples of many features: never an n x n Gram matrix)
-    top = np.array([np.linalg.norm(rows64[offsets[k]:offsets[k + 1]], 2) ** 2
-                    for k in range(n_new)])
+    # ||diag(sqrt(s)) Z_n||_2^2 of each newcomer (the Gram matrix of its few
+    # samples when it has fewer samples than features)
+    top = top_squared_singular_values(rows64, offsets)
     lipschitz = np.maximum(loss.py_curvature() * top / mass + l2, 1e-12)
     inv_mass = 1.0 / mass
     theta = np.zeros((n_new, P, n), dtype=dtype)
@@ -152,18 +206,26 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
         new_payloads = model_message_bytes(local_models.reshape(n_new, -1), dtype)
         n_peers = min(len(eligible) - 1, n_candidates)
         active = sim.draw_rounds(1)[0][0]
-        for k in eligible.tolist():
+        # Every eligible newcomer draws its peers (the draws of
+        # RandomState.choice without replacement: a permutation's head),
+        # then the active ones' requests and answers are counted at once.
+        drawn = np.empty((len(eligible), n_peers), dtype=np.intp)
+        for i, k in enumerate(eligible.tolist()):
             others = eligible[eligible != k]
-            drawn = np.sort(rng.choice(others, size=n_peers, replace=False))
-            if not active[n_old + k]:
-                continue
-            sim.counter.multicast_message(n_old + k, np.ascontiguousarray(n_old + drawn,
-                                                                         dtype=np.intp), 0)
-            ok = drawn[active[n_old + drawn]]
-            sim.counter.send_pairs(np.ascontiguousarray(n_old + ok, dtype=np.intp),
-                                   np.full(len(ok), n_old + k, dtype=np.intp),
-                                   (new_payloads[ok] + _LOSS_DEGREE_BYTES).astype(np.int64))
-            peers[k] = ok
+            drawn[i] = others[rng.permutation(len(others))[:n_peers]]
+        drawn.sort(axis=1)
+        asking = active[n_old + eligible]
+        drawn, askers = drawn[asking], eligible[asking]
+        sender = np.repeat(n_old + askers, n_peers).astype(np.intp)
+        sim.counter.send_pairs(sender, np.ascontiguousarray(n_old + drawn.ravel(), dtype=np.intp),
+                               np.zeros(drawn.size, dtype=np.int64))
+        ok = active[n_old + drawn]
+        got = drawn[ok]
+        sim.counter.send_pairs(np.ascontiguousarray(n_old + got, dtype=np.intp),
+                               sender[ok.ravel()],
+                               (new_payloads[got] + _LOSS_DEGREE_BYTES).astype(np.int64))
+        for i, k in enumerate(askers.tolist()):
+            peers[k] = drawn[i][ok[i]]
         sim.counter.next_round()
     n_peer = np.array([len(p) for p in peers], dtype=np.intp)
     # Every newcomer's fitted candidates, then its peers, back to back (a
@@ -177,11 +239,13 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
     both_degrees = np.ascontiguousarray(np.concatenate([cand_degrees, degrees_new])[both_idx])
     peer_row = np.repeat(np.arange(n_new), n_peer)
     peer_col = np.concatenate(peers + [np.zeros(0, dtype=np.intp)]).astype(np.intp)
+    pattern = _SymmetricPattern(peer_row, peer_col, n_new)
 
     def solve_rows(current, node_losses, fitted_models):
         """Every newcomer's row over its fitted candidates and peers (with
         ``current``: the peers' current models, else their answers); the
-        weight between two newcomers is the mean of what each chose."""
+        weight between two newcomers is the mean of what each chose.
+        Returns ``(W, links)`` (:meth:`_SymmetricPattern.matrix`)."""
         peer_models = flat(local_models if current is None else current)
         source = np.concatenate([fitted_models, peer_models])
         out = np.zeros(len(both_idx))
@@ -189,14 +253,13 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
                   both_losses, both_degrees, both_indptr, mu, mu_graph, lam, delta, cap, thr,
                   out)
         v_old[:] = out[is_fitted]
-        toward = sparse.csr_matrix((out[~is_fitted], (peer_row, peer_col)),
-                                   shape=(n_new, n_new))
-        W = (0.5 * (toward + toward.T)).tocsr()
-        W.eliminate_zeros()
-        return W
+        return pattern.matrix(out[~is_fitted])
 
-    W_new = (solve_rows(None, local_losses, cand_models) if n_new > 1
-             else sparse.csr_matrix((n_new, n_new)))
+    if n_new > 1:
+        W_new, links = solve_rows(None, local_losses, cand_models)
+    else:
+        W_new = sparse.csr_matrix((n_new, n_new))
+        links = (np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp))
     step_models = cand_models
     if graph_models is not models:
         # Step 3b: the chosen fitted neighbours send their final models.
@@ -219,28 +282,30 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
         return R @ step_models, np.asarray(R.sum(axis=1)).ravel()
 
     S_fixed, d_fixed = fixed_part()
-    linked = len(_links(W_new)[0]) > 0
+    linked = len(links[0]) > 0
     for _, size, last, resolve in _step_blocks(n_steps, every, linked):
         current = flat(theta)
         S = np.ascontiguousarray((S_fixed + W_new @ current).reshape(n_new, P, n))
-        degree = np.ascontiguousarray(d_fixed + np.asarray(W_new.sum(axis=1)).ravel())
+        degree = np.ascontiguousarray(d_fixed + np.add.reduceat(
+            np.append(W_new.data, 0.0), W_new.indptr[:-1]) * (np.diff(W_new.indptr) > 0))
         lin_join_steps(Z, Y, sw, offsets, theta, losses, loss, inv_mass, lipschitz, l2, n_pen,
                        S, degree, confidence, mu, int(size))
         if last:
             break
         if linked:
             pay = model_message_bytes(theta.reshape(n_new, -1), dtype)
-            k_, j_ = _links(W_new)
+            k_, j_ = links
             sim.counter.send_pairs(np.ascontiguousarray(n_old + j_, dtype=np.intp),
                                    np.ascontiguousarray(n_old + k_, dtype=np.intp),
                                    pay[j_].astype(np.int64))
             sim.counter.next_round()
         if resolve:
-            W_new = solve_rows(theta.astype(np.float64), confidence * losses.sum(axis=1),
-                               step_models)
+            W_new, links = solve_rows(theta.astype(np.float64),
+                                      confidence * losses.sum(axis=1), step_models)
             S_fixed, d_fixed = fixed_part()
-            linked = len(_links(W_new)[0]) > 0
+            linked = len(links[0]) > 0
     separate = graph_models is not models
+    W_new.eliminate_zeros()
     return {
         "models": theta,
         "local_models": local_models,

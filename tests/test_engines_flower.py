@@ -775,6 +775,14 @@ def test_support_recovery_on_flower_equals_simulation(params, task_identity):
     assert fitted.transform(X).shape == (X.shape[0], int(reference.support_.sum()))
 
 
+
+@needs_flwr
+def test_support_sign_vote_is_refused_on_flower(task_identity):
+    X, y, groups = _regression_arrays(sparse_clients())
+    with pytest.raises(ValueError, match="vote='sign' is not supported by the Flower engine"):
+        flower_fit(FederatedSupportRecovery(vote="sign"), X, y, groups)
+
+
 # ---------------------------------------------------------------- errors
 @needs_flwr
 def test_node_errors_reach_the_server(task_identity):

@@ -10,6 +10,7 @@ import pytest
 import skfed._graph_join as graph_join
 from skfed._core._boosting_fast import Logistic
 from skfed._core._join_fast import join_rows, lin_join_steps
+from skfed._graph_join_batch import _SymmetricPattern, top_squared_singular_values
 from skfed.boosting import PersonalizedLinearClassifier
 from skfed.network import SimulatedNetwork
 
@@ -105,6 +106,62 @@ def test_lin_join_steps_equal_numpy_gradient_steps(dtype):
             np.testing.assert_allclose(losses[k, p], F, rtol=tol)
 
 
+def test_top_squared_singular_values_equal_numpy_norms():
+    # segments shorter and longer than the row width, of repeated and
+    # single lengths, and an empty one
+    rng = np.random.RandomState(3)
+    lengths = np.array([2, 5, 0, 2, 9, 5, 1, 4])
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
+    R = rng.normal(size=(offsets[-1], 4))
+    top = top_squared_singular_values(R, offsets)
+    expected = [np.linalg.norm(R[offsets[k]:offsets[k + 1]], 2) ** 2 if lengths[k] else 0.0
+                for k in range(len(lengths))]
+    np.testing.assert_allclose(top, expected, rtol=1e-12, atol=1e-14)
+    assert top[2] == 0.0 and top.shape == (8,)
+
+
+def test_symmetric_pattern_equals_scipy_mean_of_both_rows():
+    from scipy import sparse
+
+    rows = np.array([0, 0, 1, 2, 3, 3], dtype=np.intp)
+    cols = np.array([1, 3, 0, 0, 1, 2], dtype=np.intp)
+    values = np.array([0.4, 0.0, 0.2, 0.7, 0.1, 0.3])
+    W, (k, j) = _SymmetricPattern(rows, cols, 5).matrix(values)
+    V = sparse.csr_matrix((values, (rows, cols)), shape=(5, 5))
+    expected = (0.5 * (V + V.T)).toarray()
+    np.testing.assert_array_equal(W.toarray(), expected)
+    # the links: every positive weight, row by row (0-3 has weight 0)
+    pk, pj = np.nonzero(expected > 0)
+    np.testing.assert_array_equal(k, pk)
+    np.testing.assert_array_equal(j, pj)
+    assert (0, 3) not in set(zip(k.tolist(), j.tolist())) and len(k) == 8
+
+
+@pytest.mark.parametrize("scale, lam, mu_graph", [
+    (1e-4, 1e-3, 1.0),    # nearly free pairs, weak square penalty: large weights
+    (3.0, 1.0, 0.5),      # costly pairs, small graph weight: 6 of 58 weights positive
+    (1.0, 100.0, 3.0),    # strong square penalty: many small weights
+])
+def test_join_rows_newton_root_at_extreme_scales(scale, lam, mu_graph):
+    # the row's degree is found by bracketed Newton steps: the same row as
+    # the NumPy bisection where weights are huge, tiny or mostly zero
+    rng = np.random.RandomState(5)
+    lengths = np.array([40, 3, 15])
+    indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
+    T = indptr[-1]
+    node_models = scale * rng.normal(size=(3, 2))
+    cand_models = node_models[np.repeat(np.arange(3), lengths)] + scale * rng.normal(
+        size=(T, 2))
+    args = (node_models, scale * rng.uniform(0.1, 0.6, size=3), cand_models,
+            scale * rng.uniform(0.1, 0.6, size=T), rng.uniform(0.0, 2.0, size=T), indptr,
+            1.0, mu_graph, lam, 1e-3)
+    out = np.full(T, np.nan)
+    join_rows(*args, -1, -1.0, out)
+    expected = _rows_numpy(*args, -1, -1.0)
+    np.testing.assert_allclose(out, expected, rtol=1e-9, atol=1e-12 * max(1.0, expected.max()))
+    assert np.array_equal(out > 0, expected > 0)
+
+
 # ------------------------------------------- the batched join = node by node
 def _clusters(seed, n_nodes=24, n_new=6):
     """Two clusters of tasks; the newcomers hold 4 to 30 samples (both
@@ -152,6 +209,8 @@ def test_batched_join_equals_the_newcomer_by_newcomer_join(params):
                                atol=1e-12)
     np.testing.assert_allclose(batched.confidence_, one_by_one.confidence_, rtol=1e-12)
     G, H = batched.collaboration_graph_.toarray(), one_by_one.collaboration_graph_.toarray()
+    # no explicit zero kept in the joined graph
+    assert batched.collaboration_graph_.nnz == np.count_nonzero(G)
     np.testing.assert_allclose(G, H, rtol=1e-9, atol=1e-12)
     assert np.array_equal(G > 0, H > 0)
     if "network" not in params:

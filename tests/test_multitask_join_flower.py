@@ -63,11 +63,12 @@ def test_flower_join_equals_the_simulated_learned_omega_join():
     np.testing.assert_allclose(fitted.omega_, reference.omega_, rtol=1e-9)
     assert (fitted.join_communication_.total_bytes
             == reference.join_communication_.total_bytes)
-    # the learned-Omega closed form: down W_o, tr(Sigma_oo) and the mean
-    # weight, up w_n, a and c_n (one message each way per newcomer)
+    # the learned-Omega closed form (the server computes the row): down the
+    # independent solve's prior weight, up that model and the total weight,
+    # down m_n and c_n, up the final model and c_n (two messages each way)
     P, d, n_new = 1, X.shape[1] + 1, len(np.unique(gn))
     header = fitted.join_communication_.header_bytes
-    expected = n_new * (((P * m * d + 2) + (P * d + m + 1)) * 8 + 2 * header)
+    expected = n_new * ((1 + 3 * (P * d + 1)) * 8 + 4 * header)
     assert fitted.join_communication_.total_bytes == expected
 
 

@@ -58,13 +58,15 @@ def _logistic(f, y):
     return np.logaddexp(0.0, -y * f)
 
 
-@pytest.mark.parametrize("samples, n_folds", [(2000, 5), (100, 2)])
-def test_personal_selection_against_closed_form(monkeypatch, samples, n_folds):
+@pytest.mark.parametrize("samples, n_folds, d", [(2000, 5, 4), (100, 2, 4), (2000, 5, 16)])
+def test_personal_selection_against_closed_form(monkeypatch, samples, n_folds, d):
     """Squared loss: every candidate's validation error at the learned share's
     shared model, then the returned model against the closed-form optimum of
     the fixed-share problem it is refitted to (folds until ``samples`` were
     held out: 72 a fold here), and joint_objective_ as that problem's
-    objective of the returned model."""
+    objective of the returned model.  Nodes of 12 samples, d = 4 or 16
+    features (the curvature estimate's span factor ``min(1, n / d')`` is 1
+    at d' = 5, 12 / 17 at d' = 17)."""
     monkeypatch.setattr(personal, "_PERSONAL_VALIDATION_SAMPLES", samples)
     # the learned share's fit to tol (its shared model is then the optimum
     # at the learned share, in closed form below)
@@ -79,8 +81,8 @@ def test_personal_selection_against_closed_form(monkeypatch, samples, n_folds):
         return out
 
     monkeypatch.setattr(personal, "validation_folds", record)
-    X, y, g = _alike()
-    m, n, d = 30, 12, 4
+    X, y, g = _alike(d=d)
+    m, n = 30, 12
     est = FederatedMultiTaskRegressor(random_state=0, tol=1e-9).fit(X, y, groups=g)
     sel = est.share_selection_
     # The share selection's fits would exceed its budget: the personal one ran.
@@ -94,8 +96,9 @@ def test_personal_selection_against_closed_form(monkeypatch, samples, n_folds):
     w0, V0 = _two_weight_ridge(Z, y, g, lam, b_learned, b_learned)
     residual = y - np.einsum("id,id->i", Z, w0 + V0[g])
     # each node validates at w0 less its held-out samples' residual-weighted
-    # rows over n_t (lambda m / b + m lambda m / (1 - b))
-    curvature = lam * m / b_learned + m * lam * m / (1.0 - b_learned)
+    # rows over n_t (lambda m / b + (1 + (m - 1) min(1, n / d')) lambda m / (1 - b))
+    curvature = lam * m / b_learned + (1 + (m - 1) * min(1.0, n / (d + 1))) * lam * m / (
+        1.0 - b_learned)
     mus = lam * m / (1.0 - b_learned) * np.asarray(personal.PERSONAL_GRID)
     np.testing.assert_allclose(sel["shares"], 1.0 - lam * m / mus)
     fold = folds[-1]
@@ -113,12 +116,8 @@ def test_personal_selection_against_closed_form(monkeypatch, samples, n_folds):
     held = np.array([np.count_nonzero(fold[g == t] < n_folds) for t in range(m)])
     expected = errors.sum(axis=1) / held.sum()  # pooled over the held-out samples
     np.testing.assert_allclose(sel["validation_error"], expected, rtol=1e-6)
+    # the lowest pooled validation error (the loss, the tie-breaker, is half of it)
     chosen = int(np.argmin(expected))
-    # another weight than the learned one only when better by one standard
-    # error (ratio estimator over the nodes)
-    diff = errors[chosen] - errors[0]
-    se = np.sqrt(np.sum((diff - diff.sum() / held.sum() * held) ** 2) * m / (m - 1)) / held.sum()
-    assert diff.sum() / held.sum() < -se
     assert est.shared_weight_ == pytest.approx(sel["shares"][chosen])
     assert chosen > 0  # these nodes are alike: more shrinkage than the learned share
     # The returned model: the optimum of the fixed-share problem with the
@@ -258,6 +257,49 @@ def test_auto_mode_never_exact_when_features_send_less():
                                          random_state=0).fit(X, y, groups=g)
     assert auto.approximation_ == "rff"
     assert auto.n_bytes_sent_ < exact.n_bytes_sent_
+
+
+@pytest.mark.parametrize("case", ["noisy-advantage", "tie"])
+def test_personal_selection_takes_the_lowest_pooled_error(monkeypatch, case):
+    """The weight of the lowest pooled validation error is chosen however
+    noisy its advantage over the nodes (the former rule kept the learned
+    weight unless another beat it by one standard error), and a tie in
+    error goes to the lower loss.  The nodes' validation sums are replaced
+    by crafted ones: per fold and held-out weight ``w_t`` (2 or 3 samples of
+    a node's 12) an error of ``0.5 w_t``, and for candidate 3 ``0.45 w_t +
+    a_t`` with ``a_t = +-0.8`` summing to zero over the 30 nodes (pooled
+    advantage 0.05; standard error of the paired difference over the nodes
+    ``sqrt(30 (5 x 0.8)^2 30 / 29) / 360 = 0.062``, more than the
+    advantage); with ``case="tie"`` candidates 2 and 3 share candidate 3's
+    errors and 3 has the lower loss."""
+    calls = []
+    n_candidates = len(personal.PERSONAL_GRID)
+
+    def crafted(nodes, sw_val, loss):
+        c = len(calls) % n_candidates
+        calls.append(c)
+        w = np.add.reduceat(sw_val, nodes.layout.offsets[:-1])
+        a = 0.8 * np.where(np.arange(nodes.m) % 2 == 0, 1.0, -1.0)
+        err = 0.5 * w
+        if c == 3 or (case == "tie" and c == 2):
+            err = 0.45 * w + a
+        lss = err * (0.4 if c == 3 else 0.5)
+        return err, lss
+
+    monkeypatch.setattr(personal, "validation_sums", crafted)
+    X, y, g = _alike()
+    est = FederatedMultiTaskRegressor(random_state=0).fit(X, y, groups=g)
+    sel = est.share_selection_
+    assert len(calls) == n_candidates * sel["n_folds"]
+    # the pooled error the server ranks: 0.45 for candidate 3 (and 2 in a tie)
+    expected = np.full(n_candidates, 0.5)
+    expected[3] = 0.45
+    if case == "tie":
+        expected[2] = 0.45
+    np.testing.assert_allclose(sel["validation_error"], expected, rtol=1e-12)
+    assert sel["validation_loss"][3] < sel["validation_loss"][2]
+    assert est.shared_weight_ == pytest.approx(sel["shares"][3])
+    assert sel["selected"] == pytest.approx(sel["shares"][3])
 
 
 def test_no_personal_selection_on_few_nodes():

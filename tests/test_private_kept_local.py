@@ -26,8 +26,10 @@ from skfed import (  # noqa: E402
 )
 from skfed._kept_local import (  # noqa: E402
     apply_kept_local,
+    choose_classifier,
     classification_errors,
     heldout_errors,
+    kept_choice,
     prefer_local,
 )
 from skfed.boosting import make_stump_predictors  # noqa: E402
@@ -159,8 +161,9 @@ def test_tied_nodes_keep_the_simplest_model_they_train_alone():
     y = (X[:, 0] > 0).astype(int)
     est = _fit(PersonalizedLinearClassifier(max_iter=80, privacy=SPEC, random_state=0),
                X, y, groups)
-    # a tie (no held-out error anywhere): the simplest candidate, the
-    # node's logistic regression alone, exactly scikit-learn's on its rows
+    # a tie (no held-out error anywhere: a zero standard error) goes to the
+    # simplest candidate, the node's logistic regression alone, exactly
+    # scikit-learn's on its rows
     for k, model in enumerate(est.kept_local_models_):
         assert isinstance(model, LogisticRegression)
         rows = groups == k
@@ -170,35 +173,56 @@ def test_tied_nodes_keep_the_simplest_model_they_train_alone():
                                    reference.decision_function(X[rows]), rtol=1e-6)
 
 
-def test_linear_nodes_keep_the_collaborative_model_under_the_1se_rule(monkeypatch):
-    import skfed._kept_local as kept_local
+def test_kept_choice_one_standard_error_rule_by_hand():
+    err = np.array([[0, 1, 0, 0, 1],    # 0.4
+                    [1, 1, 1, 0, 1],    # 0.8
+                    [0, 0, 0, 0, 1],    # 0.2, the best
+                    [0, 0, 1, 1, 1.0]])  # 0.6
+    # the best's standard error: std([0, 0, 0, 0, 1], ddof=1) / sqrt(5)
+    se = np.sqrt(0.2) / np.sqrt(5)  # 0.2: so 0.4 is within it, 0.6 is not
+    assert abs(se - 0.2) < 1e-12
+    assert kept_choice(err) == 0  # 0.4 <= 0.2 + 0.2: the first in order
+    assert kept_choice(err, order=[3, 1, 2, 0]) == 2  # 0.6 and 0.8 are not
+    assert kept_choice(err, order=[1, 3, 0, 2]) == 0
+    err[0, 0] = 1.0  # 0.6 now: only the best is within
+    assert kept_choice(err) == 2
+    # the best without error: a zero margin, the simplest of the errorless
+    err = np.array([[0, 0, 1.0], [0, 0, 0], [0, 0, 0]])
+    assert kept_choice(err) == 1
+    assert kept_choice(err, order=[2, 1, 0]) == 2
 
-    monkeypatch.setattr(kept_local, "RULE", "1se-collab")
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(240, 2))
-    X[:, 0] += np.sign(X[:, 0]) * 0.5
-    groups = np.repeat(np.arange(4), 60)
-    y = (X[:, 0] > 0).astype(int)
-    est = _fit(PersonalizedLinearClassifier(max_iter=80, privacy=SPEC, random_state=0),
-               X, y, groups)
-    # a tie: the collaborative model stays
-    assert all(model is None for model in est.kept_local_models_)
-    # so the predictions are the coefficients'
-    scores = np.einsum("ij,ij->i", X, est.coef_[groups]) + est.intercept_[groups]
-    np.testing.assert_allclose(est.decision_function(X, groups=groups), scores)
 
-
-def test_argmin_simplest_by_hand():
-    from skfed._kept_local import argmin_simplest
-
-    err = np.array([[0, 1, 0, 0],    # 0.25
-                    [1, 0, 0, 0],    # 0.25
-                    [1, 1, 1, 0],    # 0.75
-                    [0, 0, 0, 0.5]])  # 0.125
-    assert argmin_simplest(err, [0, 1, 2, 3]) == 3
-    err[3] = [1, 0, 0, 0]  # now 0, 1 and 3 tie at 0.25
-    assert argmin_simplest(err, [2, 3, 1, 0]) == 3
-    assert argmin_simplest(err, [1, 0, 3, 2]) == 1
+def test_choose_classifier_keeps_the_simplest_within_one_standard_error():
+    # the candidates' held-out errors recomputed with scikit-learn's
+    # cross_val_predict on the same folds; the rule by hand
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 2))
+    y = ((X[:, 0] + 0.7 * rng.normal(size=60)) > 0).astype(int)
+    fold = np.arange(60) % 5
+    split = PredefinedSplit(fold)
+    rff = make_pipeline(RBFSampler(gamma=0.5, n_components=300, random_state=0),
+                        LinearSVC(C=10, random_state=0))
+    local = [cross_val_predict(e, X, y, cv=split) != y
+             for e in (LinearSVC(random_state=0), rff, LogisticRegression(max_iter=1000))]
+    for collab_err_rate, expected in ((0.5, "LogisticRegression"), (0.0, None)):
+        # a collaborative model wrong on a given share of the samples
+        wrong = np.arange(60) < int(collab_err_rate * 60)
+        collab = np.where(y == 1, 1.0, -1.0) * np.where(wrong, -1.0, 1.0)
+        err = np.vstack([wrong, *local]).astype(float)
+        mean = err.mean(axis=1)
+        best = int(np.argmin(mean))
+        se = err[best].std(ddof=1) / np.sqrt(60)
+        within = mean <= mean[best] + se + 1e-12
+        order = [3, 1, 2, 0]  # logistic, LinearSVC, rff, collaborative
+        first = next(c for c in order if within[c])
+        assert first == (3 if expected else 0)
+        kept = choose_classifier(X, y, collab[None], fold, 5, seed=0)
+        if expected is None:
+            assert kept is None
+        else:
+            assert isinstance(kept, LogisticRegression)
+            np.testing.assert_allclose(
+                kept.coef_, LogisticRegression(max_iter=1000).fit(X, y).coef_, rtol=1e-6)
 
 
 def test_non_private_fit_has_no_kept_local_models():

@@ -45,14 +45,16 @@ def _fit(X, y, groups, **kw):
             privacy=DifferentialPrivacy(1.0, delta=1e-5), **kw).fit(X, y, groups=groups)
 
 
-@pytest.mark.parametrize("rule", ["1se-collab", "argmin-simplest"])
+@pytest.mark.parametrize("rule", ["mocha-only", "default"])
 def test_kept_models_are_each_nodes_chosen_local_fit(nodes, rule, monkeypatch):
-    # under "1se-collab" most nodes keep MOCHA's own choice (checked below
-    # against scikit-learn); under the default rule the ties of these
-    # separable nodes go to the node's LogisticRegression alone
-    import skfed._kept_local as kept_local
+    # "mocha-only": no model trained alone is compared (skfed._kept_local's
+    # choice returns None), so every node keeps MOCHA's own choice, checked
+    # below against scikit-learn; by default the ties of these separable
+    # nodes may go to a model the node trains alone (checked exactly too)
+    import skfed.multitask._private as mocha_private
 
-    monkeypatch.setattr(kept_local, "RULE", rule)
+    if rule == "mocha-only":
+        monkeypatch.setattr(mocha_private, "choose_classifier", lambda *args: None)
     X, y, groups = nodes
     est = _fit(X, y, groups)
     assert est.refit_choice_.shape == (6, 1)
@@ -89,7 +91,8 @@ def test_kept_models_are_each_nodes_chosen_local_fit(nodes, rule, monkeypatch):
             assert np.abs(grad).max() < 1e-4
             best = optimize.minimize(_objective, np.zeros(5), args=(Z, s, 1 / (c * 40), loss))
             assert _objective(theta, Z, s, 1 / (c * 40), loss) <= best.fun + 1e-8
-    assert checked >= (4 if rule == "1se-collab" else 0)
+    if rule == "mocha-only":
+        assert checked == 6
     assert est.privacy_spent_.max() == pytest.approx(1.0, rel=1e-3)  # no extra spend
 
 

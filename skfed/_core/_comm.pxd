@@ -18,6 +18,22 @@ from libc.stdint cimport uint32_t, uint64_t
 from ._typedefs cimport int64_t, intp_t
 
 
+cdef extern from *:
+    """
+    #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+    /* volatile: a function made only of __builtin_prefetch calls is found
+       free of side effects by GCC, and its calls are deleted */
+    #define SKFED_PREFETCH(p) __asm__ volatile("prefetcht0 %0" : : "m"(*(const char*)(p)))
+    #elif defined(__GNUC__) || defined(__clang__)
+    #define SKFED_PREFETCH(p) __builtin_prefetch((const void*)(p))
+    #else
+    #define SKFED_PREFETCH(p) ((void)0)
+    #endif
+    """
+    # A hint to load the cache line at ``p`` (no effect on any value).
+    void prefetch "SKFED_PREFETCH"(const void* p) noexcept nogil
+
+
 cdef inline int64_t payload_bytes(int64_t n_float64, int64_t n_float32,
                                   int64_t n_int32, int64_t n_bits) noexcept nogil:
     """Bytes of a payload holding the given numbers of values (no header)."""
@@ -67,3 +83,18 @@ cdef class CommCounter:
     cdef PairCount* _pair(self, uint64_t key) noexcept nogil
     cdef void _wrap_messages(self, uint64_t key) noexcept nogil
     cdef bint _rehash(self, intp_t capacity) noexcept nogil
+
+
+cdef inline uint64_t _mix(uint64_t key) noexcept nogil:
+    """splitmix64's finalizer: spreads consecutive keys over the table."""
+    key = (key ^ (key >> 30)) * <uint64_t>0xbf58476d1ce4e5b9ULL
+    key = (key ^ (key >> 27)) * <uint64_t>0x94d049bb133111ebULL
+    return key ^ (key >> 31)
+
+
+cdef inline void prefetch_pair(CommCounter counter, intp_t src, intp_t dst) noexcept nogil:
+    """Hint the cache line of pair ``src -> dst``'s home slot before a send (a
+    solver that knows its next receivers overlaps the table's cache misses;
+    the counts do not change)."""
+    cdef uint64_t key = <uint64_t>src * <uint64_t>counter.n_endpoints + <uint64_t>dst + 1
+    prefetch(&counter.pairs[_mix(key) & <uint64_t>(counter.pair_capacity - 1)])

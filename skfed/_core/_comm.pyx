@@ -60,13 +60,6 @@ def pair_capacity_for(n_pairs):
     return capacity
 
 
-cdef inline uint64_t _mix(uint64_t key) noexcept nogil:
-    """splitmix64's finalizer: spreads consecutive keys over the table."""
-    key = (key ^ (key >> 30)) * <uint64_t>0xbf58476d1ce4e5b9ULL
-    key = (key ^ (key >> 27)) * <uint64_t>0x94d049bb133111ebULL
-    return key ^ (key >> 31)
-
-
 cdef class CommCounter:
     """Per-pair and per-round message and byte counts.
 

@@ -68,10 +68,10 @@ from libc.math cimport exp, isnan, log, INFINITY, NAN
 import numpy as np
 
 from ._boosting_fast cimport LossFunction
-from ._comm cimport CommCounter, payload_bytes
+from ._comm cimport CommCounter, payload_bytes, prefetch, prefetch_pair
 from ._random cimport rand_int
 from cython cimport floating
-from ._typedefs cimport int64_t, intp_t, uint8_t, uint32_t
+from ._typedefs cimport int32_t, int64_t, intp_t, uint8_t, uint32_t
 
 
 # Byte model of skfed.network: a new weight is one float64; an answer adds the
@@ -337,6 +337,21 @@ cdef struct _Scorer:
     const intp_t* d_ptr
     const intp_t* d_idx
     const double* d_val
+    # Dada's stumps by groups (``score_stumps``, see :func:`_stump_prefix`):
+    # model l's problem p has the prefix sums ``ps[(l P + p) ps_width + g_off[f]
+    # + c]`` (c = 0 .. g_size[f]) of its weights in group f's order and the
+    # groups where it has a non-zero weight, ``act_idx[act_ptr[l P + p] :
+    # act_ptr[l P + p + 1]]``; sample i is +1 on the first ``counts[i
+    # n_groups + f]`` columns of group f.  NULL: the margins are summed
+    # stump by stump.
+    const double* ps
+    intp_t ps_width
+    const intp_t* g_off
+    const intp_t* g_size
+    const int32_t* counts
+    intp_t n_groups
+    const intp_t* act_ptr
+    const intp_t* act_idx
 
 
 cdef inline void _scorer_init(_Scorer* sc, bint lazy, bint linear) noexcept nogil:
@@ -355,6 +370,14 @@ cdef inline void _scorer_init(_Scorer* sc, bint lazy, bint linear) noexcept nogi
     sc.d_ptr = NULL
     sc.d_idx = NULL
     sc.d_val = NULL
+    sc.ps = NULL
+    sc.g_off = NULL
+    sc.g_size = NULL
+    sc.counts = NULL
+    sc.act_ptr = NULL
+    sc.act_idx = NULL
+    sc.ps_width = 0
+    sc.n_groups = 0
 
 
 cdef inline double _pair_distance(_Scorer* sc, const floating[:, ::1] models, intp_t k,
@@ -363,6 +386,67 @@ cdef inline double _pair_distance(_Scorer* sc, const floating[:, ::1] models, in
     if sc.d_ptr != NULL:
         return _sparse_distance(sc.d_ptr, sc.d_idx, sc.d_val, k, l)
     return _distance(models, k, l)
+
+
+cdef double _prefix_loss(
+    _Scorer* sc, const floating[:, ::1] Y, const floating[::1] sw, intp_t start,
+    intp_t end, intp_t l, intp_t p,
+) noexcept nogil:
+    """Dada's loss of model l on rows [start, end), as :func:`_node_loss`, from
+    the groups' prefix sums: ``h(x_i).m = sum_f (2 S_f(c_if) - S_f(size_f))``
+    over the groups where the model has a non-zero weight."""
+    cdef intp_t i, r, f, first = sc.act_ptr[l * sc.n_problems + p]
+    cdef intp_t last = sc.act_ptr[l * sc.n_problems + p + 1]
+    cdef const double* row = sc.ps + (l * sc.n_problems + p) * sc.ps_width
+    cdef const int32_t* c
+    cdef double amax = -INFINITY, z = 0.0, a
+    for i in range(start, end):
+        if sw[i] > 0:
+            a = 0.0
+            c = sc.counts + i * sc.n_groups
+            for r in range(first, last):
+                f = sc.act_idx[r]
+                a += 2.0 * row[sc.g_off[f] + c[f]] - row[sc.g_off[f] + sc.g_size[f]]
+            _lse_push(-Y[p, i] * a, sw[i], &amax, &z)
+    if amax == -INFINITY:
+        return -INFINITY
+    return amax + log(z)
+
+
+cdef inline void _prefetch_peer(
+    _Scorer* sc, const intp_t[::1] offsets, const intp_t[::1] nbr,
+    const intp_t[::1] n_slots, intp_t R, const double[::1] degree, CommCounter counter,
+    intp_t k, intp_t l,
+) noexcept nogil:
+    """Hint the cache lines a step will read for peer l of node k (its row, degree,
+    non-zero list, the prefix sums node k's samples look up, its samples' group
+    counts and the pair table's slots of k -> l and l -> k), so that the misses
+    of the kappa peers overlap instead of following one another.  Nothing is
+    written: a step's values do not depend on it."""
+    cdef intp_t i, r, f, first, last, p
+    cdef const double* row
+    cdef const int32_t* c
+    prefetch(&degree[l])
+    prefetch(&n_slots[l])
+    prefetch(&nbr[l * R])
+    prefetch_pair(counter, k, l)
+    prefetch_pair(counter, l, k)
+    if sc.d_ptr != NULL:
+        prefetch(sc.d_idx + sc.d_ptr[l])
+        prefetch(sc.d_val + sc.d_ptr[l])
+    if sc.cost == NULL or sc.ps == NULL or offsets is None:
+        return
+    prefetch(sc.counts + offsets[l] * sc.n_groups)
+    for p in range(sc.n_problems):
+        first = sc.act_ptr[l * sc.n_problems + p]
+        last = sc.act_ptr[l * sc.n_problems + p + 1]
+        row = sc.ps + (l * sc.n_problems + p) * sc.ps_width
+        for i in range(offsets[k], offsets[k + 1]):
+            c = sc.counts + i * sc.n_groups
+            for r in range(first, last):
+                f = sc.act_idx[r]
+                prefetch(row + sc.g_off[f] + c[f])
+                prefetch(row + sc.g_off[f] + sc.g_size[f])
 
 
 cdef inline double _score_loss(
@@ -376,6 +460,8 @@ cdef inline double _score_loss(
     for p in range(Y.shape[0]):
         if sc.linear:
             total += _lin_node_loss(models, H, Y, sw, offsets[k], offsets[k + 1], l, p, loss)
+        elif sc.ps != NULL:
+            total += _prefix_loss(sc, Y, sw, offsets[k], offsets[k + 1], l, p)
         else:
             total += _node_loss(models, H, sc.h8, Y, sw, offsets[k], offsets[k + 1], l, p,
                                 sc.nz, sc.nz_ptr, sc.nz_idx, sc.nz_val, sc.n_problems)
@@ -450,6 +536,88 @@ cdef void _use_lists(_Scorer* sc, tuple lists):
     sc.n_problems = lists[3]
 
 
+def _stump_prefix(const floating[:, ::1] models, intp_t n_base, const intp_t[::1] perm,
+                  const intp_t[::1] gptr):
+    """Every model's prefix sums by stump group: ``(ps, g_off, g_size, act_ptr, act_idx)``.
+
+    ``models`` is ``(n_nodes, P * n_base)``; group f holds base columns
+    ``perm[gptr[f]:gptr[f + 1]]`` (:func:`skfed.boosting._stumps.stump_groups`).
+    Row ``l P + p`` of ``ps`` (``n_base + n_groups`` values) holds, for each
+    group f from ``g_off[f]``, 0 then the running sums of model l's problem
+    p weights in group order (``g_size[f] + 1`` values, the last the
+    group's total); ``act_idx[act_ptr[l P + p]:act_ptr[l P + p + 1]]``
+    lists the groups where it has a non-zero weight (ascending).
+    """
+    cdef intp_t K = models.shape[0], G = gptr.shape[0] - 1
+    cdef intp_t P = max(models.shape[1] // max(n_base, 1), 1)
+    cdef intp_t W = n_base + G, l, p, f, q, base, out_base, n_act = 0
+    cdef double s
+    cdef bint active
+    if perm.shape[0] != n_base or G < 0 or (G > 0 and gptr[G] != n_base):
+        raise ValueError("perm and gptr must cover the n_base columns.")
+    ps_arr = np.zeros(K * P * W)
+    off_arr = np.asarray(gptr[:G], dtype=np.intp) + np.arange(G, dtype=np.intp)
+    size_arr = np.diff(np.asarray(gptr)).astype(np.intp)
+    flags_arr = np.zeros(K * P * G, dtype=np.uint8)
+    cdef double[::1] ps = ps_arr
+    cdef const intp_t[::1] g_off = off_arr
+    cdef uint8_t[::1] flags = flags_arr
+    with nogil:
+        for l in range(K):
+            for p in range(P):
+                base = p * n_base
+                out_base = (l * P + p) * W
+                for f in range(G):
+                    s = 0.0
+                    active = False
+                    for q in range(gptr[f], gptr[f + 1]):
+                        if models[l, base + perm[q]] != 0:
+                            active = True
+                        s += models[l, base + perm[q]]
+                        ps[out_base + g_off[f] + 1 + q - gptr[f]] = s
+                    if active:
+                        flags[(l * P + p) * G + f] = 1
+    act = flags_arr.reshape(K * P, G)
+    act_ptr = np.zeros(K * P + 1, dtype=np.intp)
+    np.cumsum(act.sum(axis=1), out=act_ptr[1:])
+    act_idx = np.ascontiguousarray(np.nonzero(act)[1], dtype=np.intp)
+    if act_idx.size == 0:  # a pointer into an empty array: one unused slot
+        act_idx = np.zeros(1, dtype=np.intp)
+    return ps_arr, off_arr, size_arr, act_ptr, act_idx
+
+
+cdef void _use_prefix(_Scorer* sc, tuple prefix, const int32_t[:, ::1] counts,
+                      intp_t n_problems):
+    """Point the scorer at :func:`_stump_prefix`'s arrays (kept alive by the caller)."""
+    cdef const double[::1] ps = prefix[0]
+    cdef const intp_t[::1] g_off = prefix[1]
+    cdef const intp_t[::1] g_size = prefix[2]
+    cdef const intp_t[::1] act_ptr = prefix[3]
+    cdef const intp_t[::1] act_idx = prefix[4]
+    if g_off.shape[0] == 0 or counts.shape[0] == 0:
+        return
+    sc.ps = &ps[0]
+    sc.g_off = &g_off[0]
+    sc.g_size = &g_size[0]
+    sc.act_ptr = &act_ptr[0]
+    sc.act_idx = &act_idx[0]
+    sc.counts = &counts[0, 0]
+    sc.n_groups = g_off.shape[0]
+    sc.ps_width = ps.shape[0] // max(act_ptr.shape[0] - 1, 1)
+    sc.n_problems = n_problems
+
+
+def _check_stumps(stumps, H):
+    """``(perm, gptr, counts)`` of ``score_stumps`` checked against H's shape."""
+    perm, gptr, counts = stumps
+    if (np.asarray(perm).shape[0] != H.shape[1] or np.asarray(counts).shape[0] != H.shape[0]
+            or np.asarray(counts).shape[1] != np.asarray(gptr).shape[0] - 1):
+        raise ValueError("score_stumps must hold one group count per sample and group "
+                         "and a permutation of H's columns.")
+    return (np.ascontiguousarray(perm, dtype=np.intp), np.ascontiguousarray(gptr, dtype=np.intp),
+            np.ascontiguousarray(counts, dtype=np.int32))
+
+
 def pair_scores(
     const floating[:, ::1] models,     # IN (n_nodes, P * n_base) the models nodes send
     const floating[:, ::1] H,          # IN (n_samples, n_base) base predictions, node-sorted
@@ -465,6 +633,9 @@ def pair_scores(
                                        # column included; confidence c_k / m_k)
     const signed char[:, ::1] H8=None, # IN H as int8 when every entry is +-1 (Dada's stumps):
                                        # read instead of H (the same values)
+    tuple stumps=None,                 # IN with H8: (perm, gptr, counts) of H's stump groups
+                                       # (skfed.boosting._stumps.stump_groups): margins from
+                                       # prefix sums, one look-up a group
 ):
     """Peer scores ``e_kl`` of the given pairs (as graph_steps computes them)."""
     cdef intp_t r
@@ -482,6 +653,10 @@ def pair_scores(
         sc.h8 = &H8[0, 0]
         nz_lists = _nonzero_lists(models, H.shape[1])
         _use_lists(&sc, nz_lists)
+        if stumps is not None:
+            perm, gptr, counts = _check_stumps(stumps, H)
+            prefix = _stump_prefix(models, H.shape[1], perm, gptr)
+            _use_prefix(&sc, prefix, counts, nz_lists[3])
     with nogil:
         for r in range(rows.shape[0]):
             out[r] = _peer_score(&sc, models, H, Y, sw, offsets, confidence, loss, rows[r],
@@ -625,6 +800,7 @@ def graph_steps(
     const double[::1] score_confidence=None,
     LossFunction score_loss=None,      # IN Perso-lin's loss (see pair_scores); None: Dada's
     const signed char[:, ::1] score_H8=None,  # IN score_H as int8 (+-1 entries), or None
+    tuple score_stumps=None,           # IN with score_H8: H's stump groups (see pair_scores)
     const double[::1] peer_cost=None,  # IN (2 kappa,) e_{k,l_r} then e_{l_r,k} of the
                                        # sampled peers of a one-step call (MPI engine)
 ):
@@ -694,6 +870,10 @@ def graph_steps(
         sc.h8 = &score_H8[0, 0]
         nz_lists = _nonzero_lists(models, score_H.shape[1])
         _use_lists(&sc, nz_lists)
+        if score_stumps is not None:
+            perm, gptr, counts = _check_stumps(score_stumps, score_H)
+            prefix = _stump_prefix(models, score_H.shape[1], perm, gptr)
+            _use_prefix(&sc, prefix, counts, nz_lists[3])
     own_arr = np.full(K, np.nan)
     nz_arr = np.zeros(max(1, score_H.shape[1]) if score_H is not None else 1, dtype=np.intp)
     cdef double[::1] own = own_arr
@@ -769,6 +949,9 @@ def graph_steps(
                 continue
             dk = degree[k]
             max_inv = 0.0
+            for r in range(n_peers):
+                _prefetch_peer(&sc, score_offsets, nbr, n_slots, R, degree, counter, k,
+                               peers[r])
             for r in range(n_peers):
                 l = peers[r]
                 if has_trace:

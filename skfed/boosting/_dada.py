@@ -51,6 +51,7 @@ from ._stumps import (
     feature_relevance,
     make_stumps,
     node_ballots,
+    stump_groups,
     stump_predictions,
     vote_eligible,
 )
@@ -117,18 +118,23 @@ class _BoostingState(_StateMixin):
     def score_data(self):
         """What the graph steps need to score a received model on a node's data.
 
-        ``(H, Y, sw, offsets, factor, loss, H8)``: the log-sum-exp of the
-        margins (``loss`` None), every node's weighted by ``score_weight``
-        (``peer_scoring``; not by its confidence); ``H8``
+        ``(H, Y, sw, offsets, factor, loss, H8, groups)``: the log-sum-exp
+        of the margins (``loss`` None), every node's weighted by
+        ``score_weight`` (``peer_scoring``; not by its confidence); ``H8``
         is H as int8 when every entry is +-1 (decision stumps and the
         intercept), read by the scores instead of H (the same values, an
-        eighth of the memory traffic), else None.
+        eighth of the memory traffic), else None; ``groups``: with Dada's
+        own stumps (``stump_layout``), H's columns by feature
+        (:func:`stump_groups`: a margin is one look-up a feature), or None.
         """
         if not hasattr(self, "_H8"):
             exact = self.H.size and np.all(np.abs(self.H) == 1)
             self._H8 = np.ascontiguousarray(self.H, dtype=np.int8) if exact else None
+            layout = getattr(self, "stump_layout", None)
+            self._stump_groups = (stump_groups(self._H8, *layout)
+                                  if self._H8 is not None and layout is not None else None)
         return (self.H, self.Y, self.sw, self.offsets,
-                np.full(self.K, self.score_weight), None, self._H8)
+                np.full(self.K, self.score_weight), None, self._H8, self._stump_groups)
 
     def async_steps(self, t, n_steps, clock, node_state, offline, simulation, budget, spent):
         curve = np.zeros(n_steps)
@@ -900,6 +906,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         )
         state.setup_bytes = setup_bytes
         state.raw_X = Xs  # the nodes' raw features (private kept models)
+        state.stump_layout = (None if self.base_predictors is not None  # own stumps
+                              else (self.stump_features_, self.stump_thresholds_))
         state.max_mass = float(mass.max())
         if spec is not None:
             self._plan_private_choices(state, spec, mass)

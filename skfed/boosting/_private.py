@@ -223,8 +223,9 @@ def refit_private_final(estimator, state, rng):
 
     Sets ``kept_local_models_`` (n_nodes,): the scikit-learn model a node
     trained alone on its raw features (``state.raw_X``) and keeps instead,
-    when it has the lowest held-out error on the same folds (ties to the
-    simplest, :mod:`skfed._kept_local`), else None; ``models``, ``trust`` and
+    when it is the simplest candidate within one standard error of the
+    lowest held-out error on the same folds (:mod:`skfed._kept_local`),
+    else None; ``models``, ``trust`` and
     ``radius`` stay the collaborative model's, which such a node does not
     predict with.
     """
@@ -250,7 +251,8 @@ def refit_private_final(estimator, state, rng):
             models[k], trust[k], heldout, fold, n_folds = refit_linear(
                 Z, S, prior, state.n_penalized, estimator.loss, rng)
         # The models the node can train alone (issue 27): kept instead when
-        # they validate best on the same folds (skfed._kept_local.RULE).
+        # they validate as well on the same folds, within one standard error
+        # of the best (skfed._kept_local.kept_choice).
         codes = (S[0] > 0).astype(np.intp) if S.shape[0] == 1 else np.argmax(S, axis=0)
         kept_local[k] = choose_classifier(
             np.asarray(state.raw_X[rows]), codes, heldout, fold, n_folds,

@@ -445,3 +445,44 @@ def stump_predictions(X, features, thresholds, dtype=None):
     dtype = X.dtype if dtype is None else dtype
     H = np.where(X[:, features] > thresholds[None, :], 1.0, -1.0)
     return np.ascontiguousarray(H, dtype=dtype)
+
+
+def stump_groups(H8, features, thresholds):
+    """Columns of ``H8`` as groups whose +1 entries form a prefix: ``(perm, gptr, counts)``.
+
+    ``H8`` (int8, +-1) holds the stumps ``features`` / ``thresholds`` (its
+    first columns, :func:`stump_predictions`) followed by any other columns
+    (the intercept).  The stumps of one feature, sorted by threshold, form a
+    group: sample i is +1 on the first ``counts[i, f]`` of group f's columns
+    (those whose threshold is below ``x_if``) and -1 on the rest; every other
+    column is a group of its own (count 1 where it is +1, else 0).  Group f
+    holds columns ``perm[gptr[f]:gptr[f + 1]]``.  A model's margin on sample
+    i is then ``sum_f (2 S_f(counts[i, f]) - S_f(size_f))`` with ``S_f`` the
+    prefix sums of its weights in group order (``_graph_fast`` scores peers
+    so: one look-up a feature instead of one a stump).
+
+    Returns None when a column does not follow its group's prefix pattern
+    (``H8`` is not the stumps' predictions).
+    """
+    H8 = np.asarray(H8)
+    features = np.asarray(features, dtype=np.intp)
+    thresholds = np.asarray(thresholds, dtype=np.float64)
+    n_stumps, n_base = features.shape[0], H8.shape[1]
+    if n_stumps > n_base:
+        return None
+    order = np.lexsort((thresholds, features))
+    perm = np.concatenate([order, np.arange(n_stumps, n_base)]).astype(np.intp)
+    sorted_features = features[order]
+    starts = np.flatnonzero(np.r_[True, sorted_features[1:] != sorted_features[:-1]]) \
+        if n_stumps else np.zeros(0, dtype=np.intp)
+    gptr = np.concatenate([starts, np.arange(n_stumps, n_base + 1)]).astype(np.intp)
+    n_groups = gptr.shape[0] - 1
+    group_of = np.repeat(np.arange(n_groups), np.diff(gptr))
+    rank = np.arange(n_base) - gptr[group_of]
+    positive = H8[:, perm] > 0
+    counts = np.add.reduceat(positive, gptr[:-1], axis=1) if n_groups else \
+        np.zeros((H8.shape[0], 0), dtype=np.intp)
+    counts = np.ascontiguousarray(counts, dtype=np.int32)
+    if not np.array_equal(positive, rank[None, :] < counts[:, group_of]):
+        return None
+    return perm, gptr, counts

@@ -83,6 +83,7 @@ def register_client(app, estimator, node_data):
 def fit_server(fitted, driver):
     est = fitted
     est._validate_params()
+    est._check_sign_vote("the Flower engine")
     infos = driver.hello["by_index"]
     n_nodes = len(infos)
     d = int(infos[0]["n_features"])

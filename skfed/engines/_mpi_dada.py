@@ -193,6 +193,7 @@ def fit_dada(est, peer, block, validate, random_state):
                            np.zeros(K, dtype=np.uint8), 0, score_weight=est._score_weight())
     state.setup_bytes = setup_bytes
     state.max_mass = float(mass.max())
+    state.stump_layout = (est.stump_features_, est.stump_thresholds_)  # as the simulation
     run = _Run(est, _Dada, peer, block, state, simulation)
     _alternate(est, run, simulation, seeds)
     fitted = _finish(est, run, state, H.shape[1] - int(est.fit_intercept))

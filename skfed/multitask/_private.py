@@ -363,10 +363,10 @@ def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X
         SVM in the primal on public random features and LogisticRegression,
         or Ridge, kernel ridge on those features and LassoCV for
         ``loss="squared"``; none stores a training row)
-        on the same folds, and keeps the one of lowest held-out error
-        (classifiers: ties to the simplest, :data:`skfed._kept_local.RULE`;
-        regressors: a model trained alone only when better by one
-        standard error).
+        on the same folds (classifiers: the simplest within one standard
+        error of the lowest held-out error,
+        :func:`skfed._kept_local.kept_choice`; regressors: a model trained
+        alone only when better by one standard error).
 
     Returns
     -------

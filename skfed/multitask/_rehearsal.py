@@ -28,6 +28,7 @@ import numpy as np
 
 from .._base import NodeLayout
 from .._core._multitask_fast import Multinomial
+from ..network import index_bits, payload_bytes
 from ._state import _LOSSES
 
 __all__ = ["Rehearsal", "rehearsal_draws", "rehearse_newcomers"]
@@ -46,6 +47,14 @@ REHEARSAL_PASSES = 3
 REHEARSAL_EVIDENCE = 1.0
 # A newcomer uses the rehearsed size nearest its own only within this factor.
 REHEARSAL_REACH = 2.0
+
+
+def _confidence_cap():
+    """The join's cap on a newcomer's confidence (the rehearsed newcomers
+    follow the same rule as real ones)."""
+    from ._join import _CONFIDENCE_CAP
+
+    return _CONFIDENCE_CAP
 
 
 def rehearsal_draws(counts, seed):
@@ -145,6 +154,12 @@ class Rehearsal:
                                           + [np.zeros(0, dtype=np.intp)]))
         self.rows = {int(t): layout.node_slice(t) for t in owners}
         Z, Y = np.asarray(nodes.Z), np.asarray(nodes.Y)
+        # Whether a node reports its errors as counts (see collect): a
+        # classifier's node whose samples all weigh 1.
+        # (the same test as _errors: every loss but the squared one scores
+        # misclassifications)
+        self.count_reports = {t: est.loss != "squared" and bool(np.all(sw[sl] == 1.0))
+                              for t, sl in self.rows.items()}
         self.data = {t: (np.ascontiguousarray(Z[sl]), np.ascontiguousarray(Y[:, sl]),
                          np.ascontiguousarray(sw[sl])) for t, sl in self.rows.items()}
         self.n_nodes = layout.n_nodes
@@ -185,7 +200,7 @@ class Rehearsal:
                            np.where(mass > 0, mass, 1.0), self.seeds[a].copy(), 8,
                            exact=self.exact[a], loss_name=self.loss_name)
         loss = Multinomial() if self.multinomial else _LOSSES[self.loss_name]()
-        confidence = np.minimum(1.0, mass / self.mean_mass)
+        confidence = np.minimum(_confidence_cap(), mass / self.mean_mass)
         c = np.maximum(confidence, 1e-300) / self.mu  # c_n / lambda
         steps = np.maximum(1, np.ceil(self.local_epochs * sub.counts)).astype(np.intp)
         M = np.repeat(self.w0[:, None, :], n_new, axis=1)
@@ -197,17 +212,29 @@ class Rehearsal:
             nodes.set_prior(M, 1.0 / (c * s))
             nodes.solve_all(loss, steps, REHEARSAL_PASSES, REHEARSAL_GAP_TOL)
             models[:, i] = np.swapaxes(nodes.node_models(None, None, None), 0, 1)
-        # each draw scores its node's other samples
+        # each draw scores its node's other samples (every kept draw's
+        # held-out rows stacked: one product per draw into one array, one
+        # error call; gathering each row's models for a single product had
+        # copied n_held x n_scales x P x d floats, 225 MB a size on HAR, and
+        # stacking the held-out rows themselves 45 MB)
         errors = np.full((len(scales), n_new), np.nan)
-        for j, (t, p) in enumerate(zip(owners, perms)):
-            if not self.kept[a][j]:
-                continue
-            Zt, Yt, swt = self.data[int(t)]
-            held = p[k:]
-            f = np.einsum("id,spd->spi", Zt[held], models[j])
-            errors[:, j] = _errors(self.loss_name, f, Yt[:, held]) @ swt[held] \
-                / swt[held].sum()
         kept = self.kept[a]
+        drawn = np.flatnonzero(kept)
+        if drawn.size:
+            held = [(self.data[int(owners[j])], perms[j][k:]) for j in drawn.tolist()]
+            Yh = np.concatenate([data[1][:, rows] for data, rows in held], axis=1)
+            swh = np.concatenate([data[2][rows] for data, rows in held])
+            sizes = np.array([len(rows) for _, rows in held])
+            starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+            S = len(scales)
+            f = np.empty((S, P, len(swh)))
+            for j, lo, (data, rows) in zip(drawn.tolist(), starts.tolist(), held):
+                # the node's every row, then its held-out ones (no copy of them)
+                f[:, :, lo:lo + len(rows)] = (models[j].reshape(S * P, d) @ data[0].T)[
+                    :, rows].reshape(S, P, len(rows))
+            e = _errors(self.loss_name, f, Yh) * swh
+            errors[:, drawn] = (np.add.reduceat(e, starts, axis=1)
+                                / np.add.reduceat(swh, starts))
         diff = errors[:, kept] - errors[0, kept]
         result = (errors[:, kept].mean(axis=1),
                   diff.std(axis=1, ddof=1) / np.sqrt(kept.sum()))
@@ -274,22 +301,43 @@ class Rehearsal:
         return out, sorted(asked)
 
     def collect(self, counter, asked, float_bytes):
-        """Count the rehearsal of draw sets ``asked``: the server asks each
-        rehearsing node for those sizes (one float a size), and each reports
-        one float per draw and scale (one message each way per node)."""
+        """Count the rehearsal of draw sets ``asked`` (one message each way
+        per node).
+
+        The server asks each rehearsing node for those sizes (each an index
+        into :data:`REHEARSAL_SIZES`, packed), and each reports, per kept
+        draw and scale, its error on the draw's held-out samples: a
+        classifier's node whose samples all weigh 1 sends the number of
+        misclassified ones, an integer in ``[0, n_held]`` packed in
+        ``index_bits(n_held + 1)`` bits (the server knows ``n_held`` from
+        the draw and divides: the same float as the node's mean), any
+        other node one float (``float_bytes``) each; one bit says which.
+        """
         if not asked:
             return
         n_scales = len(REHEARSAL_SCALES)
         sizes = np.zeros(self.n_nodes, dtype=np.int64)
         floats = np.zeros(self.n_nodes, dtype=np.int64)
+        bits = np.zeros(self.n_nodes, dtype=np.int64)
         for a in asked:
-            owners = self.draws[a][1]
+            k, owners, perms = self.draws[a]
             np.add.at(sizes, np.unique(owners), 1)
-            np.add.at(floats, owners[self.kept[a]], n_scales)
+            for j in np.flatnonzero(self.kept[a]).tolist():
+                t = int(owners[j])
+                if self.count_reports[t]:
+                    bits[t] += n_scales * index_bits(len(perms[j]) - k + 1)
+                else:
+                    floats[t] += n_scales
             self.collected.add(a)
         nodes = np.flatnonzero(sizes).astype(np.intp)
-        counter.broadcast_from_server(nodes, sizes[nodes] * float_bytes)
-        counter.gather_to_server(nodes, floats[nodes] * float_bytes)
+        size_bits = index_bits(len(REHEARSAL_SIZES))
+        requests = np.array([payload_bytes(n_bits=int(n) * size_bits) for n in sizes[nodes]],
+                            dtype=np.int64)
+        reports = (floats[nodes] * float_bytes
+                   + np.array([payload_bytes(n_bits=int(b) + 1) for b in bits[nodes]],
+                              dtype=np.int64))
+        counter.broadcast_from_server(nodes, requests)
+        counter.gather_to_server(nodes, reports)
 
 
 def rehearse_newcomers(est, nodes, lam):

@@ -3,9 +3,8 @@
 The pieces of :mod:`skfed.multitask._shared`'s share and personal
 selections that every node computes on its own: the folds, the held-out
 sums a node reports, the correction of the shared model for a node's
-held-out samples, the standard-error rule of the personal selection, the
-float32 rounding of the round reports, and the convergence warning's note
-on badly scaled features.
+held-out samples, the float32 rounding of the round reports, and the
+convergence warning's note on badly scaled features.
 """
 
 import numpy as np
@@ -73,20 +72,6 @@ def validation_sums(nodes, sw_val, loss):
         err = (np.argmax(f, axis=0) != np.argmax(Y, axis=0)).astype(np.float64)
     errors = np.add.reduceat(sw_val * err, offsets[:-1]) if nodes.n else np.zeros(nodes.m)
     return errors, sums[:, 0]
-
-
-
-def beats_by_standard_errors(errors, reference, weights, k):
-    """Whether the pooled error ``sum errors / sum weights`` is below the
-    reference's by more than ``k`` standard errors (the ratio estimator's,
-    over the nodes' differences; nodes are the independent units)."""
-    diff = np.asarray(errors, dtype=np.float64) - reference
-    if diff.size < 2:
-        return False
-    total = float(np.sum(weights))
-    mean = diff.sum() / total
-    se = np.sqrt(np.sum((diff - mean * weights) ** 2) * diff.size / (diff.size - 1)) / total
-    return bool(mean < -k * se)
 
 
 def held_out_shift(nodes, g, sw_held, totals, share, lam):

@@ -13,6 +13,8 @@ import numpy as np
 from scipy import sparse, stats
 
 from .._base import N_JOBS_CONSTRAINT, FederatedMixin, check_node_weights
+from sklearn.utils import check_random_state
+
 from .._compat import HasMethods, Interval, StrOptions
 from .._core._support_fast import tally_votes, unpack_bits
 from ..network import payload_bytes, resolve_network
@@ -49,6 +51,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
                             Interval(numbers.Real, 0, 0.5, closed="left")],
         "fwer": [None, Interval(numbers.Real, 0, 1, closed="neither")],
         "n_reported": [StrOptions({"auto"}), Interval(numbers.Integral, 1, None, closed="left")],
+        "vote": [StrOptions({"selection", "sign"})],
         **FederatedMixin._federated_parameter_constraints,
         "network": [None, HasMethods(["start"])],
         "privacy": [None, DifferentialPrivacy],
@@ -99,6 +102,40 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         """Whether ``rogue_tolerance`` is ``"auto"`` (or None, its alias)."""
         return self.rogue_tolerance is None or isinstance(self.rogue_tolerance, str)
 
+    def _sign_vote(self):
+        """Whether the clients send signs (``vote="sign"``)."""
+        return getattr(self, "vote", "selection") == "sign"
+
+    def _check_sign_vote(self, where=None):
+        """Refuse the settings ``vote="sign"`` does not support (yet).
+
+        ``where``: a code path that has no sign vote (``add_nodes``, the
+        Flower engine), named in the error.
+        """
+        if not self._sign_vote():
+            return
+        if where is not None:
+            raise ValueError(
+                f"vote='sign' is not supported by {where} yet; fit with "
+                "vote='selection' (the default) to use it."
+            )
+        bad = []
+        if isinstance(self.alpha, str) is False or self.alpha != "auto":
+            bad.append(f"alpha={self.alpha!r} (needs 'auto')")
+        if not (isinstance(self.threshold, str) and self.threshold == "auto"):
+            bad.append(f"threshold={self.threshold!r} (needs 'auto')")
+        if self.auto_z is not None:
+            bad.append(f"auto_z={self.auto_z!r} (the sign bit has no threshold; needs None)")
+        if self.privacy is not None:
+            bad.append(f"privacy={self.privacy!r} (randomized response of sign bits is "
+                       "not implemented; needs None)")
+        if bad:
+            raise ValueError(
+                "vote='sign' sends the sign of each feature's coefficient given its "
+                f"closest features and tests it around the median fraction; it does not "
+                f"support {'; '.join(bad)}."
+            )
+
     def _vote_rule(self, auto, private, n_positive=None, d=None):
         """The server's rule: ``(test, base, beta, fwer)``.
 
@@ -112,8 +149,15 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         ``d`` for ``rogue_tolerance="auto"``
         (``DEFAULT_ROGUE_TOLERANCE`` when they are not public: under a
         finite privacy budget, or unknown).  Parameters that the rule would
-        not use are refused.
+        not use are refused.  With ``vote="sign"``: ``(True, 0.5, beta,
+        fwer)``, ``beta`` the rogue fraction (``rogue_tolerance``, 0.1 for
+        "auto"), the band being ``median +- beta / 2``.
         """
+        if self._sign_vote():
+            self._check_sign_vote()
+            beta = (DEFAULT_ROGUE_TOLERANCE if self._auto_tolerance()
+                    else float(self.rogue_tolerance))
+            return True, 0.5, beta, DEFAULT_FWER if self.fwer is None else float(self.fwer)
         auto_threshold = isinstance(self.threshold, str)
         test = private or (auto_threshold and auto)
         if auto_threshold:
@@ -169,6 +213,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             # (Without weights every node present has a sample.)
             check_node_weights(self, layout.codes, sample_weight,
                                why=" to compute its statistics")
+        self._check_sign_vote()
         lam, auto = self._client_lambdas(n_nodes)
         spec = check_privacy(self.privacy, type(self).__name__)
         self._vote_rule(auto, spec is not None)  # refuses unused parameters early
@@ -189,9 +234,15 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             X_nodes = layout.sort(X)
             y_nodes = np.ascontiguousarray(y[layout.order], dtype=dtype)
             w_nodes = np.ascontiguousarray(weights[layout.order])
+        sign_seed = None
+        if self._sign_vote():
+            # The clients' coins for undefined statistics (public randomness).
+            sign_seed = int(check_random_state(self.random_state).randint(
+                np.iinfo(np.int32).max))
         packed, ols, controls = _client_pass(
             X_nodes, y_nodes, w_nodes, layout.offsets, lam, self._client_z(), auto,
             bool(self.fit_intercept), self.n_jobs, n_positive=n_positive,
+            sign_seed=sign_seed,
         )
         # A client too small for its statistics selects nothing (under
         # privacy it still sends, see _short_clients).
@@ -221,7 +272,8 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             reported = _balanced_reports(n_nodes, d, k, self.random_state)
         self._server_vote(packed, answered, sim, d, auto=auto, spec=spec, reported=reported,
                           n_positive=n_positive)
-        if auto and spec is None and self.pvalues_ is not None and self.n_answered_:
+        if (auto and spec is None and self.pvalues_ is not None and self.n_answered_
+                and not self._sign_vote()):
             message = small_client_warning(
                 n_positive, self.ols_clients_, self.answered_, self.n_reports_,
                 self.reference_rate_, DEFAULT_FWER if self.fwer is None else self.fwer,
@@ -375,7 +427,13 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         with np.errstate(invalid="ignore", divide="ignore"):
             fraction = np.where(n_reports > 0, votes / np.maximum(n_reports, 1), 0.0)
         debiased = (fraction - p) / (1.0 - 2.0 * p)
-        if test:
+        if self._sign_vote():
+            self.sign_band_ = None
+        elif hasattr(self, "sign_band_"):
+            del self.sign_band_
+        if test and self._sign_vote():
+            support = self._sign_test(votes, n_reports, fraction, beta, fwer, d, g)
+        elif test:
             # The highest rate at which a feature outside the support is
             # reported as 1: honest clients select it at rate ``base``,
             # randomized response turns that into p + (1 - 2 p) base, and up
@@ -458,6 +516,52 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             self.reported_features_ = reported
         elif hasattr(self, "reported_features_"):
             del self.reported_features_
+
+    def _sign_test(self, votes, n_reports, fraction, beta, fwer, d, g):
+        """The server's test of ``vote="sign"``; sets ``pvalues_``,
+        ``reference_rate_`` and ``sign_band_``, returns the support.
+
+        Honest clients send a feature outside the support as 1 with a
+        probability the server does not know but that is shared by the
+        features of an exchangeable design (1/2 for a symmetric one); its
+        estimate is the median ``c`` of the ``d`` vote fractions (the support
+        is sparse).  A fraction ``beta`` of rogue clients moves a fraction by
+        at most ``beta / 2``, so a feature is kept when its fraction is
+        significantly outside ``[c - beta / 2, c + beta / 2]``: one-sided
+        binomial tests on each side, each at ``fwer / (2 d)``; ``pvalues_``
+        is twice the smaller one-sided p-value (at most 1).
+        """
+        answered = n_reports > 0
+        centre = float(np.median(fraction[answered])) if answered.any() else 0.5
+        lo = min(max(centre - beta / 2, 0.0), 1.0)
+        hi = min(max(centre + beta / 2, 0.0), 1.0)
+        upper = stats.binom.sf(votes - 1, np.maximum(n_reports, 1), hi)
+        lower = stats.binom.cdf(votes, np.maximum(n_reports, 1), lo)
+        pvalues = np.where(answered, np.minimum(1.0, 2.0 * np.minimum(upper, lower)), 1.0)
+        self.pvalues_ = pvalues
+        self.reference_rate_ = centre
+        self.sign_band_ = (lo, hi)
+        n_max = int(n_reports.max()) if g else 0
+        best = 2.0 * max(hi, 1.0 - lo) ** n_max
+        if g and best > fwer / d:
+            warnings.warn(
+                f"Too few reports for any feature to be significant: even a feature "
+                f"whose {n_max} reports all send the same sign has p-value {min(best, 1.0):.2g} "
+                f"> fwer / n_features = {fwer / d:.2g}, so no feature was selected. More "
+                "clients or a larger fwer are needed.",
+                UserWarning,
+                stacklevel=5,
+            )
+        support = pvalues <= fwer / d
+        if d >= 4 and support.sum() > d / 2:
+            warnings.warn(
+                f"{int(support.sum())} of the {d} features are significant: vote='sign' "
+                "estimates the null sign fraction by the median over the features, which "
+                "assumes a sparse model (fewer than half of the features in the support).",
+                UserWarning,
+                stacklevel=5,
+            )
+        return support
 
     def _group_position(self):
         if self.group_column is None:

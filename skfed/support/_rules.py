@@ -164,7 +164,7 @@ _CLIENT_BLOCK = 4096
 
 def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, center,
                   controls=None, dof=None, tcrit_partial=None, tcrit_marginal=None,
-                  gate=-np.inf):
+                  gate=-np.inf, sign_seeds=None):
     """Client pass of a run of consecutive nodes; returns their bits.
 
     ``X``, ``y`` and ``sample_weight`` hold only these nodes' rows and
@@ -178,6 +178,12 @@ def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, cente
     (``controls``: its number of controls when its design is correlated;
     ``dof``: its positive-weight samples minus ``center``; the critical
     values with those controls and with none), else the fixed lambda.
+
+    With ``sign_seeds`` (one row ``(seed, node index)`` per node) every node
+    runs the sign rule of :func:`sign_reference` instead: the bit is the
+    sign of the OLS coefficient for the ``ols`` nodes, else of ``t_j`` of
+    the partial pass with ``controls`` and no gate; where it is undefined
+    the node sends a fair coin drawn from its seed.
 
     Returns ``(packed, ols, controls)`` (``controls``: the controls each
     node used, 0 for the OLS nodes and the marginal tests).
@@ -213,8 +219,13 @@ def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, cente
             else:
                 client_ols_dense(Xb, yb, wb, *args)
             todo &= solved.astype(bool)
+        if sign_seeds is not None:
+            signs = np.zeros((last - first, d), dtype=bool)
+            _sign_bits(out[3], np.flatnonzero(todo), sign_seeds[first:last], signs)
         nodes = np.flatnonzero(~todo).astype(np.intp)
         if not len(nodes):
+            if sign_seeds is not None:
+                packed[first:last] = np.packbits(signs, axis=1, bitorder="little")
             continue
         if auto:
             need = partial_work_size(int(sizes[first:last][nodes].max()), d)
@@ -228,6 +239,9 @@ def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, cente
                 client_partial_csr(*csr, yb, wb, *args)
             else:
                 client_partial_dense(Xb, yb, wb, *args)
+            if sign_seeds is not None:
+                _sign_bits(out[0], nodes, sign_seeds[first:last], signs)
+                packed[first:last] = np.packbits(signs, axis=1, bitorder="little")
         else:
             args = (off, nodes, lam[first:last], auto, center, *out, np.zeros((1, d)))
             if is_sparse:
@@ -237,8 +251,71 @@ def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, cente
     return packed, ols, used.astype(np.int64)
 
 
+def _sign_bits(t, nodes, seeds, bits):
+    """Set the rows ``nodes`` of ``bits`` to ``t > 0`` (a t statistic or a
+    coefficient); an undefined (NaN) value becomes a fair coin from the
+    node's seed, so that a feature constant on a client stays at 1/2."""
+    with np.errstate(invalid="ignore"):
+        bits[nodes] = t[nodes] > 0
+    for i in nodes[np.isnan(t[nodes]).any(axis=1)]:
+        undefined = np.isnan(t[i])
+        coin = np.random.default_rng([int(seeds[i, 0]), int(seeds[i, 1]), SIGN_COIN_STREAM])
+        bits[i, undefined] = coin.random(int(undefined.sum())) < 0.5
+
+
+# vote="sign" (see sign_reference): every client tests each feature given
+# its SIGN_CONTROLS closest features.  Measured in the NumPy simulation
+# (benchmarks/support_one_bit_rules.py, 16 problems, d = 20-200,
+# 10-sample clients): with 6 controls the weakest support feature's sign
+# fraction is far enough from the median for exact recovery from 71-1,419
+# clients, where the tail vote needs 10^5-10^6 clients on Toeplitz and
+# heterogeneous 20/10 (see the user guide).
+SIGN_CONTROLS = 6
+SIGN_COIN_STREAM = 5003
+
+
+def sign_controls(n_positive, d, center):
+    """Controls ``K`` of a ``vote="sign"`` client with ``n_positive`` samples.
+
+    ``min(SIGN_CONTROLS, d - 1, m - 2)`` with ``m = n_positive - center``,
+    at least 0: the regression of ``y`` on ``[x_j, x_C]`` keeps one residual
+    degree of freedom, so its t statistic (whose sign is the bit) is
+    defined.
+    """
+    m = np.asarray(n_positive, dtype=np.int64) - int(center)
+    return np.maximum(np.minimum(np.minimum(SIGN_CONTROLS, int(d) - 1), m - 2), 0)
+
+
+def sign_reference(Xi, yi, wi, center):
+    """The ``vote="sign"`` bits of one client, in NumPy (the tests' reference).
+
+    A client with the OLS test's degrees of freedom (:func:`ols_client`)
+    sends the signs of its least-squares coefficients on all ``d``
+    features (given all the others, a null feature's coefficient is
+    symmetric about 0).  A smaller one uses ``K = sign_controls(n_i, d)``
+    controls ``C_j`` (the features most correlated with ``x_j`` in the
+    client's rows, from ``X`` alone; ties: lower index) and the bit ``b_j =
+    [t_j > 0]``, the sign of ``x_j``'s coefficient in the least-squares
+    regression of ``y`` on ``[x_j, x_{C_j}]``.  Returns ``(bits, t)`` with ``t`` NaN where undefined (a
+    constant feature or a singular system; the estimator then sends a fair
+    coin, which this leaves False).
+    """
+    wi = np.asarray(wi, dtype=np.float64)
+    n_pos = int(np.sum(wi > 0))
+    d = np.shape(Xi)[1]
+    if ols_client(n_pos, d, center):
+        Z, r, _, _ = _partial._client_arrays(Xi, yi, wi, center)
+        coef = np.linalg.solve(Z.T @ Z, Z.T @ r)
+        return coef > 0, coef
+    k = int(sign_controls(n_pos, d, center))
+    m = n_pos - int(center)
+    _, t, _, _ = _partial.partial_reference(Xi, yi, wi, k, m, center, np.inf, np.inf)
+    with np.errstate(invalid="ignore"):
+        return t > 0, t
+
+
 def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs,
-                 n_positive=None):
+                 n_positive=None, sign_seed=None):
     """Run the client pass of every node (joblib over chunks of nodes).
 
     ``lam`` holds each client's lambda (a fixed-lambda rule); with ``auto``
@@ -249,6 +326,10 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs,
     marginal t-test otherwise and for the smallest clients), all at the null
     selection rate :func:`null_selection_rate` ``(z)``.  The degrees of
     freedom count the client's samples of positive weight.
+
+    With ``sign_seed`` (an integer; ``vote="sign"``) every client runs the
+    sign rule instead (:func:`sign_reference`; its undefined statistics
+    become coins drawn from ``sign_seed`` and the node's index).
 
     Returns ``(packed, ols, controls)`` with one row per node (``packed``:
     its bits; ``ols``: the nodes that used the OLS t-test; ``controls``:
@@ -266,7 +347,24 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs,
     tcrit_partial = np.zeros(n_nodes)
     tcrit_marginal = np.zeros(n_nodes)
     gate = -np.inf
-    if auto:
+    seeds = None
+    if sign_seed is not None:
+        if n_positive is None:
+            n_positive = np.add.reduceat((sample_weight > 0).astype(np.int64), offsets[:-1])
+        n_positive = np.asarray(n_positive, dtype=np.int64)
+        controls = sign_controls(n_positive, d, center).astype(np.intp)
+        dof = (n_positive - int(center)).astype(np.float64)
+        # A client with the OLS test's degrees of freedom sends the sign of
+        # its coefficient given all the other features.
+        df_ols = (n_positive - d - int(center)).astype(np.float64)
+        ols = df_ols >= OLS_MIN_DF
+        tcrit = np.full(n_nodes, np.inf)
+        tcrit_partial = np.full(n_nodes, np.inf)
+        tcrit_marginal = np.full(n_nodes, np.inf)
+        seeds = np.column_stack([np.full(n_nodes, int(sign_seed), dtype=np.int64),
+                                 np.arange(n_nodes, dtype=np.int64)])
+        auto = True
+    elif auto:
         if n_positive is None:
             n_positive = np.add.reduceat((sample_weight > 0).astype(np.int64), offsets[:-1])
         n_positive = np.asarray(n_positive, dtype=np.int64)
@@ -296,6 +394,7 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs,
             np.ascontiguousarray(tcrit_partial[first : last + 1]),
             np.ascontiguousarray(tcrit_marginal[first : last + 1]),
             gate,
+            None if seeds is None else seeds[first : last + 1],
         )
 
     if len(bounds) <= 1:

@@ -115,6 +115,11 @@ class FederatedSparseLinearRegression(
     n_reported : int or "auto", default="auto"
         Features each client reports in round 1; see
         :class:`FederatedSupportRecovery`.
+    vote : {"selection", "sign"}, default="selection"
+        What each client sends per feature in round 1: the selection bit,
+        or the sign of the feature's coefficient given its closest
+        features (``"sign"``, for dense correlated supports and clients of
+        few samples); see :class:`FederatedSupportRecovery`.
     group_column : int, str or None, default=None
         Column of ``X`` holding the node id of every sample.
     handle_unknown : {"global", "error"}, default="global"
@@ -203,6 +208,7 @@ class FederatedSparseLinearRegression(
         rogue_tolerance="auto",
         fwer=None,
         n_reported="auto",
+        vote="selection",
         group_column=None,
         handle_unknown="global",
         network=None,
@@ -218,6 +224,7 @@ class FederatedSparseLinearRegression(
         self.rogue_tolerance = rogue_tolerance
         self.fwer = fwer
         self.n_reported = n_reported
+        self.vote = vote
         self.group_column = group_column
         self.handle_unknown = handle_unknown
         self.network = network

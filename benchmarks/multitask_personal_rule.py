@@ -1,0 +1,369 @@
+"""The personal selection's rule, measured on every candidate it can pick.
+
+On many small nodes ``omega="auto"`` fits the learned share, then picks the
+personal parts' weight among :data:`~skfed.multitask._personal.PERSONAL_GRID`
+by within-node validation (:func:`~skfed.multitask._personal.select_personal`)
+and refits there.  Everything before the pick does not depend on the rule,
+so per data set and seed this benchmark fits the defaults once per
+candidate, the pick forced to that candidate, and records
+
+- every candidate's test score (mean per-node accuracy or R^2), bytes
+  against the raw upload and whether the refit converged;
+- every node's held-out error and loss sums and held-out weight per
+  candidate (what the nodes report), to replay any rule offline;
+- the Global and Local baselines (the better of ``LinearSVC()`` / ``SVC()``
+  / ``LogisticRegression()``, or ``Ridge()`` / ``SVR()`` / ``LassoCV()``).
+
+The first fit of each (family, seed) records the nodes' sums twice, with
+and without the held-out correction of ``w0``
+(:data:`~skfed.multitask._personal._HELD_OUT_CORRECTION`).
+``--compare FILE ...`` prints, per family, the former rule (another weight
+than the learned one only when better by one standard error) against the
+shipped one (the plain minimum), both on the corrected sums: the mean
+margin to the better baseline in points, the paired difference with its
+standard error over the seeds, the best candidate in hindsight, and the
+largest bytes / raw upload of each rule's picks.  ``--evaluate FILE``
+replays every rule of :data:`RULES` on the sums the shipped fit used.
+
+    python benchmarks/multitask_personal_rule.py --families ordinal blobs small \
+        alike-c few-10-c --seeds 0 1 2 > rows.jsonl
+    python benchmarks/multitask_personal_rule.py --compare rows.jsonl
+
+Families: the multiclass ones of ``multitask_multiclass.py`` (``ordinal``,
+``blobs``, ``small``), the ones of ``multitask_small_nodes.py`` with
+``-c`` (classification) or ``-r`` (regression) appended, and ``bytes-N``
+of ``multitask_bytes_small.py`` (``N`` nodes of 10 rows, 8 features),
+likewise suffixed.  One JSON line per (family, seed), one BLAS thread.
+"""
+
+import argparse
+import json
+import sys
+import warnings
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+import multitask_bytes_small
+import multitask_multiclass
+import multitask_small_nodes
+from multitask_common import best_baselines, fit_defaults, per_node_score, standard_baselines
+from skfed.baselines import pooled_data_bytes
+from skfed.multitask import _personal, _shared
+
+
+def load(name, seed):
+    """``task, Xtr, ytr, gtr, Xte, yte, gte`` of a family name."""
+    if name in ("ordinal", "blobs", "small", "noisy"):
+        Xtr, Xte, ytr, yte, gtr, gte = multitask_multiclass.load_family(name, seed)
+        return "classification", Xtr, ytr, gtr, Xte, yte, gte
+    base, suffix = name.rsplit("-", 1)
+    task = {"c": "classification", "r": "regression"}[suffix]
+    if base.startswith("bytes"):
+        return (task,) + multitask_bytes_small.make_family(int(base.split("-")[1]), 8, task, seed)
+    return (task,) + multitask_small_nodes.make_family(base, task, seed)
+
+
+class _Recorder:
+    """Patches the personal selection: records the nodes' validation sums
+    and forces the pick to candidate ``force`` (None: the shipped rule)."""
+
+    def __init__(self):
+        self.force = None
+        self.calls = []
+        self.ran = False
+
+    def __enter__(self):
+        self._select = _shared.select_personal
+        self._sums = _personal.validation_sums
+        recorder = self
+
+        def sums(nodes, sw_val, loss):
+            err, lss = recorder._sums(nodes, sw_val, loss)
+            weights = np.add.reduceat(sw_val, nodes.layout.offsets[:-1])
+            recorder.calls.append((err.copy(), lss.copy(), weights))
+            return err, lss
+
+        def select(protocol, layout, sw, make_nodes, loss, est, parallel, seed, point, lam):
+            both = recorder.force is None
+            if both:
+                # the nodes' sums with and without the held-out correction
+                # (the byte counts of this fit are then off: not recorded)
+                corrects = _personal._HELD_OUT_CORRECTION
+                recorder.both = {}
+                for flag in (True, False):
+                    recorder.calls = []
+                    _personal._HELD_OUT_CORRECTION = flag
+                    try:
+                        recorder._select(protocol, layout, sw, make_nodes, loss, est, parallel,
+                                         seed, point, lam)
+                    finally:
+                        _personal._HELD_OUT_CORRECTION = corrects
+                    recorder.both[flag] = recorder.per_node()
+                recorder.corrects = corrects
+            recorder.calls = []
+            share, mu, selection = recorder._select(
+                protocol, layout, sw, make_nodes, loss, est, parallel, seed, point, lam)
+            recorder.ran = True
+            recorder.shipped = int(np.argmin(np.abs(selection["shares"] - share)))
+            if recorder.force is None:
+                return share, mu, selection
+            i = recorder.force
+            mu = lam * layout.n_nodes / (1.0 - float(point["b"])) * _personal.PERSONAL_GRID[i]
+            share = float(selection["shares"][i])
+            return share, mu, dict(selection, selected=share)
+
+        _shared.select_personal = select
+        _personal.validation_sums = sums
+        return self
+
+    def __exit__(self, *exc):
+        _shared.select_personal = self._select
+        _personal.validation_sums = self._sums
+
+    def per_node(self):
+        """``errors, losses`` (candidates x nodes) and ``weights`` (nodes)."""
+        k = len(_personal.PERSONAL_GRID)
+        calls = self.calls
+        errors = np.array([sum(c[0] for c in calls[i::k]) for i in range(k)])
+        losses = np.array([sum(c[1] for c in calls[i::k]) for i in range(k)])
+        weights = sum(c[2] for c in calls[::k])
+        return errors, losses, weights
+
+
+def run(families, seeds, validation_only=False):
+    for name in families:
+        for seed in seeds:
+            task, Xtr, ytr, gtr, Xte, yte, gte = load(name, seed)
+            raw = pooled_data_bytes(Xtr, ytr, gtr)
+            row = dict(family=name, seed=seed, task=task)
+            with _Recorder() as rec:
+                est, converged, _ = fit_defaults(task, Xtr, ytr, gtr)
+                row["shipped"] = dict(
+                    score=per_node_score(task, yte, est.predict(Xte, groups=gte), gte),
+                    bytes_ratio=est.n_bytes_sent_ / raw, converged=converged)
+                row["path"] = "personal" if rec.ran else "other"
+                if rec.ran:
+                    errors, losses, weights = rec.per_node()
+                    if getattr(rec, "both", None):
+                        for flag, (e, l, w) in rec.both.items():
+                            row["corrected" if flag else "uncorrected"] = dict(
+                                errors=e.tolist(), losses=l.tolist(), weights=w.tolist())
+                        row["corrects"] = rec.corrects
+                    row.update(shipped_index=rec.shipped, errors=errors.tolist(),
+                               losses=losses.tolist(), weights=weights.tolist(),
+                               shares=est.share_selection_["shares"].tolist())
+                    cands = []
+                    for i in [] if validation_only else range(len(_personal.PERSONAL_GRID)):
+                        rec.force = i
+                        est, converged, _ = fit_defaults(task, Xtr, ytr, gtr)
+                        cands.append(dict(
+                            score=per_node_score(task, yte, est.predict(Xte, groups=gte), gte),
+                            bytes_ratio=est.n_bytes_sent_ / raw, converged=converged))
+                    row["candidates"] = cands
+            if validation_only:
+                print(json.dumps(row), flush=True)
+                continue
+            skip = ("LassoCV",) if task == "regression" else ()
+            base = standard_baselines(task, Xtr, ytr, gtr, Xte, yte, gte, skip_local=skip)
+            row["best_global"], row["best_local"] = best_baselines(base)
+            print(json.dumps(row), flush=True)
+
+
+# --- rules: (errors, losses, weights, shares) -> index -----------------------------
+
+def beats_by_standard_errors(errors, reference, weights, k):
+    """Whether the pooled error ``sum errors / sum weights`` is below the
+    reference's by more than ``k`` standard errors (the ratio estimator's,
+    over the nodes' differences; nodes are the independent units): the test
+    of the personal selection's former rule."""
+    diff = np.asarray(errors, dtype=np.float64) - reference
+    if diff.size < 2:
+        return False
+    total = float(np.sum(weights))
+    mean = diff.sum() / total
+    se = np.sqrt(np.sum((diff - mean * weights) ** 2) * diff.size / (diff.size - 1)) / total
+    return bool(mean < -k * se)
+
+
+def _pooled(values, weights):
+    return values.sum(axis=1) / weights.sum()
+
+
+def rule_shipped_se(k):
+    """Lowest pooled error (ties: loss); another than the learned weight only
+    when it beats it by ``k`` standard errors (the rule up to this change)."""
+    def rule(errors, losses, weights, shares):
+        e, l = _pooled(errors, weights), _pooled(losses, weights)
+        i = int(np.lexsort((l, e))[0])
+        if i and not beats_by_standard_errors(errors[i], errors[0], weights, k):
+            i = 0
+        return i
+    return rule
+
+
+def rule_argmin_error(towards_pooled):
+    """Lowest pooled error; ties to the larger (``towards_pooled``) or to the
+    smaller share, then to the lower loss."""
+    def rule(errors, losses, weights, shares):
+        e, l = _pooled(errors, weights), _pooled(losses, weights)
+        e = np.round(e, 12)
+        if towards_pooled:  # lexsort: the last key first
+            return int(np.lexsort((l, -np.asarray(shares), e))[0])
+        return int(np.lexsort((np.asarray(shares), l, e))[0])
+    return rule
+
+
+def rule_argmin_loss(errors, losses, weights, shares):
+    """Lowest pooled validation loss."""
+    return int(np.argmin(_pooled(losses, weights)))
+
+
+def rule_one_se_pooled(k, on="error"):
+    """The largest share whose pooled error (or loss) is within ``k`` standard
+    errors of the lowest one's (the one-standard-error rule toward sharing)."""
+    def rule(errors, losses, weights, shares):
+        values = errors if on == "error" else losses
+        p = _pooled(values, weights)
+        best = int(np.argmin(p))
+        ok = [i for i in range(len(p))
+              if i == best or not beats_by_standard_errors(values[best], values[i], weights, k)]
+        return max(ok, key=lambda i: shares[i])
+    return rule
+
+
+def rule_loss_then_error(k):
+    """Lowest pooled loss, unless its error is worse than the learned weight's by k SE."""
+    def rule(errors, losses, weights, shares):
+        i = int(np.argmin(_pooled(losses, weights)))
+        if i and beats_by_standard_errors(errors[0], errors[i], weights, k):
+            return 0
+        return i
+    return rule
+
+
+RULES = {
+    "shipped(1se)": rule_shipped_se(1.0),
+    "se0": rule_shipped_se(0.0),
+    "se0.5": rule_shipped_se(0.5),
+    "argmin-err/pooled": rule_argmin_error(True),
+    "argmin-err/personal": rule_argmin_error(False),
+    "argmin-loss": rule_argmin_loss,
+    "1se-pooled-err": rule_one_se_pooled(1.0),
+    "0.5se-pooled-err": rule_one_se_pooled(0.5),
+    "1se-pooled-loss": rule_one_se_pooled(1.0, "loss"),
+    "loss-unless-err1se": rule_loss_then_error(1.0),
+}
+
+
+def _read(path):
+    rows = [json.loads(line) for line in open(path) if line.startswith("{")]
+    return [r for r in rows if "family" in r]
+
+
+def evaluate(path, rules=None, scores=None):
+    """Print every rule's margins; ``scores``: a file of full lines whose
+    candidates' scores and baselines complete ``path``'s validation-only lines."""
+    rows = _read(path)
+    if scores:
+        full = {(r["family"], r["seed"]): r for r in _read(scores)}
+        for r in rows:
+            f = full[(r["family"], r["seed"])]
+            r.update(candidates=f["candidates"], best_global=f["best_global"],
+                     best_local=f["best_local"])
+    rules = rules or list(RULES)
+    families = list(dict.fromkeys(r["family"] for r in rows))
+    print(f"{'family':14s} {'n':>3s} " + " ".join(f"{r[:18]:>18s}" for r in rules))
+    for fam in families:
+        rs = [r for r in rows if r["family"] == fam and r["path"] == "personal"]
+        if not rs:
+            continue
+        cells = []
+        for name in rules:
+            margins = []
+            for r in rs:
+                best = max(r["best_global"], r["best_local"])
+                i = RULES[name](np.array(r["errors"]), np.array(r["losses"]),
+                                np.array(r["weights"]), r["shares"])
+                margins.append(100 * (r["candidates"][i]["score"] - best))
+            m = np.array(margins)
+            se = m.std(ddof=1) / np.sqrt(len(m)) if len(m) > 1 else 0.0
+            cells.append(f"{m.mean():+7.2f}±{se:4.2f} {m.min():+5.1f}")
+        print(f"{fam:14s} {len(rs):3d} " + " ".join(f"{c:>18s}" for c in cells))
+    oracle = []
+    for fam in families:
+        rs = [r for r in rows if r["family"] == fam and r["path"] == "personal"]
+        if rs:
+            m = [100 * (max(c["score"] for c in r["candidates"])
+                        - max(r["best_global"], r["best_local"])) for r in rs]
+            oracle.append(f"{fam} {np.mean(m):+.2f}")
+    print("best candidate in hindsight:", "; ".join(oracle))
+
+
+def _pick(rule, sums, shares):
+    return RULES[rule](np.array(sums["errors"]), np.array(sums["losses"]),
+                       np.array(sums["weights"]), shares)
+
+
+def compare(paths):
+    """Per family: the former rule (one standard error) against the new one
+    (the plain minimum), both on the held-out-corrected validation, from
+    lines recorded with both validations."""
+    rows = [r for path in paths for r in _read(path)
+            if r["path"] == "personal" and "corrected" in r]
+    print("| family | seeds | former rule | new rule | new - former | best candidate "
+          "| bytes / raw (former, new) |")
+    print("|---|---|---|---|---|---|---|")
+    for fam in dict.fromkeys(r["family"] for r in rows):
+        rs = [r for r in rows if r["family"] == fam]
+        old, new, diff, oracle, bytes_old, bytes_new = [], [], [], [], [], []
+        for r in rs:
+            best = max(r["best_global"], r["best_local"])
+            i = _pick("shipped(1se)", r["corrected"], r["shares"])
+            j = _pick("se0", r["corrected"], r["shares"])
+            c = r["candidates"]
+            old.append(100 * (c[i]["score"] - best))
+            new.append(100 * (c[j]["score"] - best))
+            diff.append(new[-1] - old[-1])
+            oracle.append(100 * (max(x["score"] for x in c) - best))
+            bytes_old.append(c[i]["bytes_ratio"])
+            bytes_new.append(c[j]["bytes_ratio"])
+
+        def ms(v):
+            v = np.asarray(v)
+            se = v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else 0.0
+            return f"{v.mean():+.2f} ± {se:.2f} (min {v.min():+.1f})"
+
+        print(f"| {fam} | {len(rs)} | {ms(old)} | {ms(new)} | {ms(diff)} | "
+              f"{np.mean(oracle):+.2f} | {max(bytes_old):.2f}, {max(bytes_new):.2f} |")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--families", nargs="+", default=["ordinal", "blobs", "small"])
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--evaluate", help="replay the rules on recorded lines")
+    parser.add_argument("--compare", nargs="+",
+                        help="former against new rule on lines recorded with both validations")
+    parser.add_argument("--scores", help="with --evaluate: full lines for validation-only ones")
+    parser.add_argument("--validation-only", action="store_true",
+                        help="record the validation sums only (no candidate refits, no baselines)")
+    parser.add_argument("--shift-factor", type=float, default=None,
+                        help="scale the nodes' held-out correction of w0 (0: validate at w0)")
+    args = parser.parse_args(argv)
+    if args.shift_factor is not None:
+        shift, factor = _personal.held_out_shift, args.shift_factor
+        _personal.held_out_shift = lambda *a, **k: factor * shift(*a, **k)
+    if args.compare:
+        compare(args.compare)
+        return
+    if args.evaluate:
+        evaluate(args.evaluate, scores=args.scores)
+        return
+    with threadpool_limits(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        run(args.families, args.seeds, args.validation_only)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

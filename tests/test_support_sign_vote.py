@@ -1,0 +1,245 @@
+"""``vote="sign"``: each client sends the sign of every feature's coefficient
+given its closest features; the server tests the fractions around their median.
+
+The client bits are checked client by client against the batched NumPy
+simulation of ``benchmarks/support_one_bit_rules.py`` (rule
+``sign:closest:6``) and against :func:`skfed.support._rules.sign_reference`;
+the server's p-values against binomial tails computed here; and a seeded
+Toeplitz problem (10 of 20 features, 10,000 clients of 10 samples) is
+recovered exactly by the sign vote and not by the default.
+"""
+
+import importlib.util
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import sparse, stats
+
+from skfed import FederatedSupportRecovery
+from skfed.network import SimulatedNetwork
+from skfed.support import FederatedSparseLinearRegression
+from skfed.support._rules import SIGN_CONTROLS, sign_controls, sign_reference
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def sim():
+    spec = importlib.util.spec_from_file_location(
+        "support_one_bit_rules", ROOT / "benchmarks" / "support_one_bit_rules.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def flat(X, y):
+    B, n, d = X.shape
+    return X.reshape(-1, d), y.reshape(-1), np.repeat(np.arange(B), n)
+
+
+def test_sign_controls():
+    # min(6, d - 1, n - center - 2), at least 0
+    assert SIGN_CONTROLS == 6
+    np.testing.assert_array_equal(sign_controls([10, 8, 5, 3, 2, 30], 20, True),
+                                  [6, 5, 2, 0, 0, 6])
+    np.testing.assert_array_equal(sign_controls([10, 10], 4, False), [3, 3])
+
+
+@pytest.mark.parametrize("design", ["toeplitz", "heterogeneous", "independent"])
+def test_client_bits_equal_the_simulation(sim, design):
+    _, w = sim.problem(design, 20, 10, 0)
+    rng = np.random.default_rng(5)
+    X, y = sim.clients(design, w, 400, 10, rng)
+    expected = sim.bits_of("sign:closest:6", X, y, rng)
+    Xf, yf, g = flat(X, y)
+    est = FederatedSupportRecovery(vote="sign", random_state=0).fit(Xf, yf, groups=g)
+    np.testing.assert_array_equal(est.client_supports_, expected)
+    np.testing.assert_array_equal(est.n_controls_, np.full(400, 6))
+    assert not est.ols_clients_.any()
+    np.testing.assert_array_equal(est.votes_, expected.sum(axis=0))
+    np.testing.assert_allclose(est.vote_fraction_, expected.mean(axis=0))
+    # the per-client NumPy reference (sign of the partial t statistic)
+    for i in (0, 1, 399):
+        bits, t = sign_reference(X[i], y[i], np.ones(10), True)
+        assert np.isfinite(t).all()
+        np.testing.assert_array_equal(bits, expected[i])
+    # CSR input and float32 give the same bits
+    est_csr = FederatedSupportRecovery(vote="sign", random_state=0).fit(
+        sparse.csr_matrix(Xf), yf, groups=g)
+    np.testing.assert_array_equal(est_csr.client_supports_, expected)
+
+
+def test_server_test_against_binomial_tails(sim):
+    support, w = sim.problem("toeplitz", 20, 3, 1)
+    rng = np.random.default_rng(2)
+    X, y = sim.clients("toeplitz", w, 500, 10, rng)
+    Xf, yf, g = flat(X, y)
+    est = FederatedSupportRecovery(vote="sign", rogue_tolerance=0.2, fwer=0.1,
+                                   random_state=0).fit(Xf, yf, groups=g)
+    assert est.n_answered_ == 500 and np.all(est.n_reports_ == 500)
+    f = est.votes_ / 500
+    c = np.median(f)
+    assert est.reference_rate_ == pytest.approx(c)
+    assert est.sign_band_ == pytest.approx((c - 0.1, c + 0.1))
+    assert est.rogue_tolerance_ == 0.2
+    upper = stats.binom.sf(est.votes_ - 1, 500, c + 0.1)
+    lower = stats.binom.cdf(est.votes_, 500, c - 0.1)
+    p = np.minimum(1.0, 2 * np.minimum(upper, lower))
+    np.testing.assert_allclose(est.pvalues_, p, rtol=1e-12)
+    np.testing.assert_array_equal(est.support_, p <= 0.1 / 20)
+    assert np.array_equal(est.support_, support)
+    # the selected features' coefficient signs are the majority's
+    np.testing.assert_array_equal(np.sign(f[support] - c), np.sign(w[support]))
+
+
+def test_undefined_statistic_sends_a_fair_coin(sim):
+    _, w = sim.problem("independent", 20, 3, 0)
+    rng = np.random.default_rng(3)
+    X, y = sim.clients("independent", w, 2000, 10, rng)
+    X[:, :, 7] = 1.0  # constant on every client: no statistic
+    Xf, yf, g = flat(X, y)
+    est = FederatedSupportRecovery(vote="sign", random_state=4).fit(Xf, yf, groups=g)
+    bits = est.client_supports_[:, 7]
+    # a fair coin: within 4 sd of 1/2 (sd = 0.0112), not all zeros
+    assert abs(bits.mean() - 0.5) < 4 * np.sqrt(0.25 / 2000)
+    assert not est.support_[7]
+    again = FederatedSupportRecovery(vote="sign", random_state=4).fit(Xf, yf, groups=g)
+    np.testing.assert_array_equal(again.client_supports_, est.client_supports_)
+    # the other features' bits do not depend on the coins
+    _, t = sign_reference(X[0], y[0], np.ones(10), True)
+    assert np.isnan(t[7]) and np.isfinite(np.delete(t, 7)).all()
+    np.testing.assert_array_equal(est.client_supports_[0, t > 0], True)
+
+
+@pytest.mark.scale
+def test_toeplitz_dense_support_exact_where_default_is_not(sim):
+    support, w = sim.problem("toeplitz", 20, 10, 0)
+    rng = np.random.default_rng([0, 11])
+    X, y = sim.clients("toeplitz", w, 10000, 10, rng)
+    Xf, yf, g = flat(X, y)
+    default = FederatedSupportRecovery(random_state=0).fit(Xf, yf, groups=g)
+    sign = FederatedSupportRecovery(vote="sign", random_state=0).fit(Xf, yf, groups=g)
+    assert np.array_equal(sign.support_, support)
+    assert not np.array_equal(default.support_, support)
+    # the default only misses (a support feature near the reference)
+    assert not (default.support_ & ~support).any()
+    # every support feature clearly outside the band, every other inside it
+    lo, hi = sign.sign_band_
+    dist = np.maximum(sign.vote_fraction_ - hi, lo - sign.vote_fraction_)
+    assert dist[support].min() > 0.05 and dist[~support].max() < 0.0
+    # the sparse regressor takes the same round 1
+    reg = FederatedSparseLinearRegression(vote="sign", random_state=0).fit(Xf, yf, groups=g)
+    np.testing.assert_array_equal(reg.support_, support)
+
+
+def test_rogue_clients_within_tolerance(sim):
+    support, w = sim.problem("toeplitz", 20, 3, 0)
+    rng = np.random.default_rng(8)
+    X, y = sim.clients("toeplitz", w, 3000, 10, rng)
+    Xf, yf, g = flat(X, y)
+    net = SimulatedNetwork(rogue_fraction=0.1, rogue_behavior="random", random_state=1)
+    est = FederatedSupportRecovery(vote="sign", network=net, random_state=0).fit(
+        Xf, yf, groups=g)
+    assert 0.07 < est.rogue_.mean() < 0.13
+    assert est.rogue_tolerance_ == 0.1
+    np.testing.assert_array_equal(est.support_, support)
+
+
+@pytest.mark.parametrize("params, name", [
+    (dict(privacy="dp"), "privacy="),
+    (dict(alpha=0.5), "alpha=0.5"),
+    (dict(threshold=0.5), "threshold=0.5"),
+    (dict(auto_z=1.5), "auto_z=1.5"),
+])
+def test_unsupported_settings_are_refused(params, name):
+    from skfed.privacy import DifferentialPrivacy
+    if "privacy" in params:
+        params = dict(privacy=DifferentialPrivacy(epsilon=2.0))
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(100, 5)), rng.normal(size=100)
+    g = np.repeat(np.arange(10), 10)
+    for cls in (FederatedSupportRecovery, FederatedSparseLinearRegression):
+        # (the regressor refuses any privacy on its own, naming privacy=)
+        match = ("privacy=" if cls is FederatedSparseLinearRegression and "privacy" in params
+                 else f"vote='sign'.*{name}")
+        with pytest.raises(ValueError, match=match):
+            cls(vote="sign", **params).fit(X, y, groups=g)
+
+
+def test_add_nodes_is_refused():
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(100, 5)), rng.normal(size=100)
+    g = np.repeat(np.arange(10), 10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = FederatedSupportRecovery(vote="sign").fit(X, y, groups=g)
+    with pytest.raises(ValueError, match="vote='sign' is not supported by add_nodes"):
+        est.add_nodes(X[:20], y[:20], groups=g[:20] + 100)
+    with pytest.raises(ValueError, match="vote"):
+        FederatedSupportRecovery(vote="signs").fit(X, y, groups=g)
+
+
+def test_ols_clients_send_the_signs_of_their_least_squares_coefficients():
+    # Clients of 30 samples and d = 20: n - d - 1 >= 3, so each sends the
+    # signs of its full regression; a feature outside the support is then
+    # symmetric about 0 (with 6 closest controls instead, features outside
+    # Toeplitz 20/3's support reached 0.41-0.66 and one was selected).
+    rng = np.random.default_rng(0)
+    d, n, g = 20, 30, 1000
+    idx = np.arange(d)
+    L = np.linalg.cholesky(0.5 ** np.abs(idx[:, None] - idx[None, :]))
+    w = np.zeros(d)
+    w[[10, 12, 15]] = [-3.0, -3.0, -3.0]
+    X = rng.standard_normal((g * n, d)) @ L.T
+    y = X @ w + rng.standard_normal(g * n) + np.repeat(rng.normal(size=g), n)
+    groups = np.repeat(np.arange(g), n)
+    est = FederatedSupportRecovery(vote="sign", random_state=0).fit(X, y, groups=groups)
+    assert est.ols_clients_.all() and not est.n_controls_.any()
+    for i in (0, 1, 999):
+        Xi, yi = X[groups == i], y[groups == i]
+        A = np.column_stack([Xi, np.ones(n)])
+        coef = np.linalg.lstsq(A, yi, rcond=None)[0][:d]
+        np.testing.assert_array_equal(est.client_supports_[i], coef > 0)
+    np.testing.assert_array_equal(np.flatnonzero(est.support_), [10, 12, 15])
+    lo, hi = est.sign_band_
+    null = np.delete(est.vote_fraction_, [10, 12, 15])
+    assert null.min() > lo and null.max() < hi
+
+
+def test_reported_subsets_use_each_features_reports(sim):
+    support, w = sim.problem("toeplitz", 20, 3, 1)
+    rng = np.random.default_rng(6)
+    X, y = sim.clients("toeplitz", w, 2000, 10, rng)
+    Xf, yf, g = flat(X, y)
+    est = FederatedSupportRecovery(vote="sign", n_reported=10, random_state=0).fit(
+        Xf, yf, groups=g)
+    assert est.reported_features_.shape == (2000, 10)
+    np.testing.assert_array_equal(est.n_reports_, np.bincount(
+        est.reported_features_.ravel(), minlength=20))
+    assert est.n_reports_.min() >= 990 and est.n_reports_.max() <= 1010
+    f = est.votes_ / est.n_reports_
+    c = np.median(f)
+    upper = stats.binom.sf(est.votes_ - 1, est.n_reports_, c + 0.05)
+    lower = stats.binom.cdf(est.votes_, est.n_reports_, c - 0.05)
+    np.testing.assert_allclose(est.pvalues_, np.minimum(1, 2 * np.minimum(upper, lower)))
+    np.testing.assert_array_equal(est.support_, support)
+
+
+@pytest.mark.parametrize("design", ["toeplitz", "block"])
+def test_global_null_selects_nothing_without_rogue_margin(sim, design):
+    # y independent of X: every sign fraction is 1/2 up to binomial noise
+    # (sd 0.0091 at 3,000 clients), and even without the rogue band
+    # (rogue_tolerance=0) no feature passes the Bonferroni-corrected test.
+    _, w = sim.problem(design, 20, 3, 1)
+    X, y = sim.clients(design, w, 3000, 10, np.random.default_rng([1, 99]), null=True)
+    Xf, yf, g = flat(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        est = FederatedSupportRecovery(vote="sign", rogue_tolerance=0.0, random_state=1).fit(
+            Xf, yf, groups=g)
+    assert est.sign_band_[0] == est.sign_band_[1] == est.reference_rate_
+    assert np.abs(est.vote_fraction_ - 0.5).max() < 5 * np.sqrt(0.25 / 3000)
+    assert not est.support_.any()
+    assert est.pvalues_.min() > 0.05 / 20
