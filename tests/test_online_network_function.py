@@ -196,3 +196,26 @@ def test_linear_kernel_unions_are_projected_onto_a_spanning_subset():
     bound = 4 * est.epsilon_ * np.linalg.norm(grid, axis=1)
     assert np.all(np.abs(est._network_values(grid) - mean)[:, 0] <= bound + 1e-9)
     assert est.network_communication_.total_messages == 2 * 5
+
+
+def test_partial_fit_recomputes_it_when_the_steps_double():
+    # A stream of small batches: the network function (a tree pass of whole
+    # dictionaries) is recomputed only once the network's steps have doubled.
+    rng = np.random.RandomState(3)
+    X = rng.normal(size=(400, 2))
+    groups = np.tile(np.arange(4), 100)
+    y = np.sin(X[:, 0])
+    est = DecentralizedKernelSGDRegressor(kernel="rbf", gamma=0.5, random_state=0)
+    est.partial_fit(X[:40], y[:40], groups=groups[:40])  # 40 steps: computed
+    built = [est.network_communication_.total_bytes]
+    for start in range(40, 400, 20):
+        est.partial_fit(X[start:start + 20], y[start:start + 20],
+                        groups=groups[start:start + 20])
+        built.append(est.network_communication_.total_bytes)
+    steps = np.arange(40, 401, 20)
+    assert int(est.n_steps_.sum()) == 400
+    changed = np.flatnonzero(np.diff(built) > 0) + 1
+    # recomputed at 80, 160 and 320 steps, never in between
+    assert steps[changed].tolist() == [80, 160, 320]
+    assert est.n_bytes_sent_ == (est.communication_.total_bytes
+                                 + est.network_communication_.total_bytes)

@@ -31,6 +31,11 @@ from ._dictionary import _DictionaryMixin
 from ._docs import _doc
 from ._join import _JoinMixin
 from ._network_function import _NetworkFunctionMixin
+
+# partial_fit recomputes the network function once the network's steps have
+# grown by this factor since the last one (benchmarks: a 200-sample batch on
+# 20 nodes took 0.003 s without it and 0.18 s with it at every call).
+NETWORK_REFRESH_FACTOR = 2
 from ._robust import ROBUST_LOSSES, agreed_scale, node_log_scales
 from ._selection import _KernelSelectionMixin, _nonlinear_kernel
 from ._validation import AFFINE_COEF0, _LOSSES, _SCHEDULES, _check_gamma, _check_groups_kind
@@ -210,7 +215,14 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
                 self._select_coupling(X, codes, sample_weight, y_encoded, epochs, shuffle)
         queues = self._make_queues(codes, epochs, shuffle)
         self._run(X, y_encoded, sample_weight, queues, epochs)
-        self._network_round()
+        # The network function: after every fit; in a stream, whenever the
+        # steps taken have doubled since it was last computed (its cost, a
+        # tree pass with whole dictionaries, about that of one small batch's
+        # pass, is then paid O(log n_steps) times, not once per call).
+        steps = int(self._n_steps.sum())
+        if first or steps >= NETWORK_REFRESH_FACTOR * self._network_steps:
+            self._network_round()
+            self._network_steps = steps
         return self
 
     def _setup(self, X, codes, compress):
@@ -551,7 +563,9 @@ class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _BaseDecentrali
         """Process a batch of the stream: one pass, in arrival order.
 
         Each node processes its own samples one per synchronous round; the
-        first call fixes the classes and the network.  Samples of a node
+        first call fixes the classes and the network. The call ends with the network
+        function (``network_dictionary_``) recomputed when the network's
+        steps have doubled since it was last computed.  Samples of a node
         id not seen so far make that node join first, as in
         :meth:`add_nodes` (neighbours chosen by their losses on its samples
         of this batch, start from their functions, counted in
@@ -836,7 +850,9 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         """Process a batch of the stream: one pass, in arrival order.
 
         Samples of a node id not seen so far make that node join first, as
-        in :meth:`add_nodes`; it then streams with everyone.
+        in :meth:`add_nodes`; it then streams with everyone.  The call ends
+        with the network function (``network_dictionary_``) recomputed when
+        the network's steps have doubled since it was last computed.
 
         Parameters
         ----------

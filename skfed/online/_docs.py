@@ -264,7 +264,8 @@ _COMMON_ATTRIBUTES_DOC = """
         ``adjacency_``, usually one).
     network_dictionary_ : list of ndarray of shape (n_points, n_features)
         The network function's points (one array per component): every
-        ``fit`` and ``partial_fit`` ends with the nodes computing the mean
+        ``fit``, and a ``partial_fit`` after which the network's steps have
+        doubled since it was last computed, ends with the nodes computing the mean
         of their functions ``(1 / n) sum_i f_i`` in that one width, merged
         up a breadth-first spanning tree and compressed by KOMP
         (``epsilon``, ``max_dictionary_size``) at every node, then sent
