@@ -410,8 +410,10 @@ def test_bytes_match_closed_form(header):
             per_round.append(n_directed_edges * (2 * header + unit))
             messages += 2 * n_directed_edges
     assert_array_equal(clf.bytes_per_round_, per_round)
-    assert clf.n_bytes_sent_ == sum(per_round)
-    assert clf.n_messages_ == messages
+    assert clf.communication_.total_bytes == sum(per_round)
+    assert clf.communication_.total_messages == messages
+    # The totals add the network function's rounds (its own log).
+    assert clf.n_bytes_sent_ == sum(per_round) + clf.network_communication_.total_bytes
     assert clf.communication_.n_rounds == clf.n_iter_ == n
     # float32 data: 4 bytes a value.
     clf32 = DecentralizedKernelSGDClassifier(consensus_penalty=0.1, kernel="rbf",
@@ -459,8 +461,8 @@ def test_copy_exchange_bytes_match_closed_form(period, header):
             payload = period * (d * 8 + 4) + t * 8 + 4
             per_round.append(n_directed_edges * (header + payload))
     assert_array_equal(reg.bytes_per_round_, per_round)
-    assert reg.n_bytes_sent_ == sum(per_round)
-    assert reg.n_messages_ == n_directed_edges * (n // period)
+    assert reg.communication_.total_bytes == sum(per_round)
+    assert reg.communication_.total_messages == n_directed_edges * (n // period)
     # float32 data: 4 bytes a value (points and weights).
     reg32 = DecentralizedKernelSGDRegressor(consensus_penalty=0.1, loss="squared_error", kernel="rbf",
         epsilon=0.0, max_dictionary_size=None, exchange_every=1, max_epochs=1,
@@ -527,7 +529,7 @@ def test_copy_exchange_counts_only_changed_slots():
             )
             expected += 16 + changed * (2 * 8 + 4) + len(D) * 8 + 4
             previous[node] = D.copy()
-    assert clf.n_bytes_sent_ == expected
+    assert clf.communication_.total_bytes == expected
     assert clf.model_order_.max() <= 8
 
 
@@ -535,11 +537,13 @@ def test_no_consensus_sends_nothing_and_auto_exchange_rule():
     X, y, groups = _small()
     alone = DecentralizedKernelSGDClassifier(kernel="rbf", consensus_penalty=0.0, random_state=0).fit(
         X, y, groups=groups)
-    assert alone.n_bytes_sent_ == alone.n_messages_ == 0
+    # (only the network function at the end: its own log)
+    assert alone.communication_.total_bytes == alone.communication_.total_messages == 0
+    assert alone.n_bytes_sent_ == alone.network_communication_.total_bytes > 0
     assert np.all(np.isnan(alone.consensus_error_curve_))
     copies = DecentralizedKernelSGDClassifier(kernel="rbf",
         consensus_penalty=0.0, exchange_every=1, random_state=0).fit(X, y, groups=groups)
-    assert copies.n_bytes_sent_ == 0
+    assert copies.communication_.total_bytes == 0
     assert_array_equal(copies.decision_function(X, groups=groups),
                        alone.decision_function(X, groups=groups))
     # "auto": copies refreshed once per pass over a node's samples, whatever
@@ -551,7 +555,8 @@ def test_no_consensus_sends_nothing_and_auto_exchange_rule():
                 max_epochs=4, exchange_every=every, random_state=0).fit(X, y, groups=g)
             for every in ("auto", n_pass)
         }
-        assert fits["auto"].n_messages_ == 3 * 2 * 4  # 3 nodes, 2 neighbours, 4 passes
+        # 3 nodes, 2 neighbours, 4 passes
+        assert fits["auto"].communication_.total_messages == 3 * 2 * 4
         if n_pass is not None:
             assert fits["auto"].n_bytes_sent_ == fits[n_pass].n_bytes_sent_
             assert_array_equal(fits["auto"].decision_function(X, groups=g),
@@ -579,7 +584,8 @@ def test_dropped_nodes_process_every_sample_later():
     assert_array_equal(lossy.model_order_, 20)
     assert lossy.n_iter_ > perfect.n_iter_ == 20
     # Fewer exchanges per round: dropped nodes neither ask nor answer.
-    assert lossy.n_messages_ / lossy.n_iter_ < perfect.n_messages_ / perfect.n_iter_
+    assert (lossy.communication_.total_messages / lossy.n_iter_
+            < perfect.communication_.total_messages / perfect.n_iter_)
 
 
 def test_gaussian_mixture_network_accuracy_with_bounded_dictionaries():
@@ -646,7 +652,9 @@ def test_invariant_to_relabelling_and_permuting_nodes():
     b = DecentralizedKernelSGDClassifier(**params).fit(X[perm], y[perm], groups=g2[perm])
     assert_allclose(b.decision_function(X, groups=g2), a.decision_function(X, groups=groups),
                     atol=1e-12)
-    assert a.n_bytes_sent_ == b.n_bytes_sent_
+    # (the network function's spanning tree is rooted at the first node, so
+    # its merges, hence its sizes, depend on the order)
+    assert a.communication_.total_bytes == b.communication_.total_bytes
 
 
 def test_fit_one_pass_equals_partial_fit_and_stream_batches():
@@ -667,7 +675,9 @@ def test_fit_one_pass_equals_partial_fit_and_stream_batches():
         d.partial_fit(X[batch], y[batch], groups=groups[batch], classes=[0, 1])
     assert_allclose(d.decision_function(X, groups=groups), c.decision_function(X, groups=groups))
     assert len(d.bytes_per_round_) == d.n_iter_ == len(d.consensus_error_curve_)
-    assert d.bytes_per_round_.sum() == d.n_bytes_sent_
+    assert d.bytes_per_round_.sum() == d.communication_.total_bytes
+    assert d.n_bytes_sent_ == (d.communication_.total_bytes
+                               + d.network_communication_.total_bytes)
 
 
 def test_per_node_gamma_gives_each_node_its_own_kernel():
@@ -779,12 +789,15 @@ def test_node_with_one_class_predicts_all_classes_and_unknown_node():
     assert proba.shape == (90, 3)
     assert_allclose(proba.sum(axis=1), 1.0)
     assert set(clf.classes_) == {0, 1, 2}
-    # The unseen node gets the average of all node functions.
+    # The unseen node gets the network function: the mean of all node
+    # functions, within KOMP's budget at each of the tree's two levels
+    # (|f(x)| <= ||f|| for the rbf kernel).
     unseen = clf.decision_function(X[:5], groups=["new"] * 5)
     mean = np.mean(
         [clf.decision_function(X[:5], groups=[node] * 5) for node in clf.nodes_], axis=0
     )
-    assert_allclose(unseen, mean)
+    assert np.abs(unseen - mean).max() <= 2 * clf.epsilon_
+    assert_allclose(unseen, clf._network_values(np.asarray(X[:5])))
     strict = clf.set_params(handle_unknown="error")
     with pytest.raises(ValueError, match="not seen in fit"):
         strict.predict(X[:5], groups=["new"] * 5)
@@ -1098,16 +1111,21 @@ def test_fit_does_not_depend_on_the_round_block(monkeypatch):
 
 
 # ------------------------------------------------------- nodes that join later
-def _join_setup(kind="classifier", loss="hinge", header=16, exchange_every=None, **params):
+def _join_setup(kind="classifier", loss="hinge", header=16, exchange_every=None,
+                clustered=False, **params):
+    # clustered: nodes 0, 1 and the new node 4 share one rule, nodes 2 and 3
+    # learn its opposite (the network mean is then a poor start for node 4).
     rng = np.random.RandomState(3)
     n_old, n, d, k = 4, 8, 2, 5
     X = rng.normal(size=((n_old + 1) * n, d))
     groups = np.repeat(np.arange(n_old + 1), n)
+    slope = 0.3 * (1 if clustered else groups)
+    sign = np.where(clustered & np.isin(groups, [2, 3]), -1.0, 1.0)
     if kind == "classifier":
-        y = (X[:, 0] + 0.3 * groups * X[:, 1] > 0).astype(int)
+        y = (sign * (X[:, 0] + slope * X[:, 1]) > 0).astype(int)
         est = DecentralizedKernelSGDClassifier(kernel="rbf", loss=loss)
     else:
-        y = np.sin(X[:, 0]) + 0.1 * groups
+        y = sign * np.sin(X[:, 0]) + 0.1 * (0 if clustered else groups)
         est = DecentralizedKernelSGDRegressor(kernel="rbf", loss=loss)
         if loss == "huber":
             est.set_params(loss_epsilon=0.2)  # a small threshold: the kink is crossed
@@ -1159,6 +1177,31 @@ def _numpy_start(values, targets):
     return u + np.linalg.solve(G + rho * np.eye(m), A.T @ (targets.ravel() - A @ u))
 
 
+def _numpy_start_choice(kind, value, f_old, f_net, Xn, y_enc, n_candidates, degree,
+                        widths=None):
+    """``"network"`` or ``"neighbours"``: the criterion (a classifier's
+    errors, a regressor's loss) of the network function on the newcomer's
+    samples against the leave-one-out criterion of the neighbours' choice
+    (the ``degree`` candidates of least loss on the other samples, those of
+    the best one's width when ``widths`` are given, their plain mean)."""
+    def criterion(fx, t):
+        if kind == "classifier":
+            return float((1.0 if fx > 0 else -1.0) != t)
+        return value(fx, t)
+
+    net = sum(criterion(f_net(x), t) for x, t in zip(Xn, y_enc))
+    per = np.array([[value(f_old(j, x), t) for x, t in zip(Xn, y_enc)]
+                    for j in range(n_candidates)])
+    loo = 0.0
+    for s in range(len(Xn)):
+        rest = per.sum(axis=1) - per[:, s]
+        chosen = np.argsort(rest, kind="stable")[:degree]
+        if widths is not None:
+            chosen = chosen[widths[chosen] == widths[chosen[0]]]
+        loo += criterion(np.mean([f_old(j, Xn[s]) for j in chosen]), y_enc[s])
+    return "network" if net <= loo else "neighbours"
+
+
 def _numpy_passes(f_old, neighbours, D0, W0, Xn, y_enc, gamma, value, dloss, *, eta, alpha,
                   c, choices):
     """Cross-validated passes of a newcomer: dictionary-based steps on the
@@ -1185,12 +1228,13 @@ def _numpy_passes(f_old, neighbours, D0, W0, Xn, y_enc, gamma, value, dloss, *, 
 @pytest.mark.parametrize("kind, loss", [("classifier", "hinge"), ("classifier", "log_loss"),
                                         ("regressor", "squared_error"), ("regressor", "huber")])
 @pytest.mark.parametrize("passes", [None, (2,)])
-def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes,
+@pytest.mark.parametrize("clustered", [False, True])
+def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes, clustered,
                                                             join_constants):
     # passes=None: the passes are cross-validated among 0, 1 and 2
     # (max_epochs); (2,): always 2, so the steps are always checked.
     join_constants(passes=passes or (0, 1, 3, 10))
-    est, Xn, yn, gn = _join_setup(kind, loss)
+    est, Xn, yn, gn = _join_setup(kind, loss, clustered=clustered)
     D_old = [D.copy() for D in est.dictionaries_]
     W_old = [W.copy() for W in est.dual_coef_]
     est.add_nodes(Xn, yn, groups=gn)
@@ -1209,25 +1253,48 @@ def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes,
     neighbours = np.sort(np.argsort(losses, kind="stable")[:2])
     assert_array_equal(est.adjacency_[4].indices, neighbours)
     assert_array_equal(est.adjacency_[:, 4].nonzero()[0], neighbours)
-    # 2. start: the least-squares combination of the neighbours' functions
-    # at its samples, shrunk towards their mean (same kernel: union).
-    values = [np.array([f_old(j, x) for x in Xn]) for j in neighbours]
-    a = _numpy_start(values, y_enc)
-    D = np.vstack([D_old[j] for j in neighbours])
-    W = np.vstack([a[n] * W_old[j] for n, j in enumerate(neighbours)])
-    # 3. its passes (cross-validated on its samples), neighbours fixed.
+    # 2. start: the network function (the mean of the 4 fitted functions,
+    # exact at epsilon=0: one width) or the least-squares combination of the
+    # neighbours' functions at its samples, shrunk towards their mean (same
+    # kernel: union), whichever the criterion on its samples prefers.
+    choice = _numpy_start_choice(kind, value, f_old,
+                                 lambda x: np.mean([f_old(j, x) for j in range(4)]),
+                                 Xn, y_enc, 4, 2)
+    assert est.join_start_.tolist() == [choice]
+    # (both starts are checked: these data sets make the one and the other)
+    assert choice == ("neighbours" if clustered else "network")
+    if choice == "network":
+        # (the fitted dictionaries repeat their points, which the network
+        # function's unions hold once: compared as functions below)
+        D, W = np.vstack(D_old), np.vstack(W_old) / 4
+    else:
+        values = [np.array([f_old(j, x) for x in Xn]) for j in neighbours]
+        a = _numpy_start(values, y_enc)
+        D = np.vstack([D_old[j] for j in neighbours])
+        W = np.vstack([a[n] * W_old[j] for n, j in enumerate(neighbours)])
+    # 3. its passes (cross-validated on its samples), neighbours fixed; a
+    # classifier's network start, without that choice, makes none.
     eta, alpha, c = est.eta0_, 1e-3, 0.3
     E, scores = _numpy_passes(f_old, neighbours, D, W, Xn, y_enc, 0.7, value, dloss,
                               eta=eta, alpha=alpha, c=c,
                               choices=[0, 1, 2] if passes is None else [2])
+    if passes is not None and kind == "classifier" and choice == "network":
+        # ... kept when it misclassifies at most a tenth of its samples.
+        errors = sum((np.mean([f_old(j, x) for j in range(4)]) > 0) != (t > 0)
+                     for x, t in zip(Xn, y_enc))
+        if errors <= 0.1 * len(Xn):
+            E = 0
     assert est.join_passes_.tolist() == [E]
     for x, t in list(zip(Xn, y_enc)) * E:
         fi = f(D, W, x)
         omega = dloss(fi, t) + c * sum(fi - f_old(j, x) for j in neighbours)
         D = np.vstack([D, x])
         W = np.vstack([(1 - eta * alpha) * W, [[-eta * omega]]])
-    assert_allclose(est.dictionaries_[4], D)
-    assert_allclose(est.dual_coef_[4], W, rtol=1e-10, atol=1e-12)
+    # (as functions: the joins' unions hold a repeated point once)
+    grid = np.random.RandomState(0).normal(size=(30, 2))
+    assert_allclose([f(est.dictionaries_[4], est.dual_coef_[4], x) for x in grid],
+                    [f(D, W, x) for x in grid], rtol=1e-10, atol=1e-12)
+    assert_array_equal(np.unique(est.dictionaries_[4], axis=0), np.unique(D, axis=0))
     # The fitted nodes are bit-identical.
     for j in range(4):
         assert_array_equal(est.dictionaries_[j], D_old[j])
@@ -1266,7 +1333,7 @@ def test_join_bytes_match_closed_form(header, k, join_constants):
     q = min(k, 5)  # the samples a candidate is judged on
     # Its budget: 0.4 x the mean bytes of a fitted node's fit; a candidate
     # costs the cheaper of a query and a dictionary, a neighbour a dictionary.
-    budget = 0.4 * fit_bytes / 4
+    budget = 0.4 * est.communication_.total_bytes / 4  # (the rounds, not the network function)
     dictionary = header + sizes.mean() * unit
     candidate = min(2 * header + q * unit, dictionary)
     n_candidates = int(np.clip((budget - dictionary) // candidate, 2, 4))
@@ -1279,12 +1346,22 @@ def test_join_bytes_match_closed_form(header, k, join_constants):
     # neighbours' dictionaries; 3. the steps read what step 2 received.
     select = sum(min(2 * header + q * unit, header + sizes[j] * unit) for j in candidates)
     receive = sum(header + sizes[j] * unit for j in neighbours)
-    assert est.join_communication_.n_rounds == 2 + 2 * k
+    # 2b. the network function from its first neighbour: at epsilon=0 the
+    # union of the 4 fitted dictionaries' distinct points.
+    n_net = len(np.unique(np.vstack(est.dictionaries_[:4]), axis=0))
+    assert len(est.network_dictionary_[0]) == n_net
+    receive += header + n_net * unit
+    # (max_epochs passes, none where a classifier keeps the network start:
+    # the test of the join's steps checks which)
+    passes = est.join_passes_[0]
+    assert passes in (0, 2)
+    assert est.join_communication_.n_rounds == 3 + passes * k
     assert est.join_communication_.total_bytes == select + receive
     assert est.n_bytes_sent_ == fit_bytes + select + receive
     assert est.n_messages_ == fit_messages + est.join_communication_.total_messages
-    # The fit's log and curves are untouched.
-    assert est.communication_.total_bytes == fit_bytes
+    # The fit's logs and curves are untouched.
+    assert (est.communication_.total_bytes + est.network_communication_.total_bytes
+            == fit_bytes)
     assert len(est.bytes_per_round_) == est.n_iter_ == len(est.consensus_error_curve_)
     assert est.model_order_curve_.shape == (est.n_iter_, 5)
 
@@ -1308,8 +1385,12 @@ def test_join_with_copies_keeps_old_nodes_and_later_partial_fit_uses_new_node(ex
     y = (X[:, 0] > 0).astype(int)
     bytes_before = est.n_bytes_sent_
     est.partial_fit(X, y, groups=g)
-    assert est.n_steps_[4] == 2 * len(Xn) + 2
+    # (max_epochs passes, or none where a classifier keeps the network start)
+    passes = est.join_passes_[0]
+    assert passes in (0, 2)
+    assert est.n_steps_[4] == passes * len(Xn) + 2
     assert est.n_bytes_sent_ == (est.communication_.total_bytes
+                                 + est.network_communication_.total_bytes
                                  + est.join_communication_.total_bytes)
     assert est.n_bytes_sent_ > bytes_before
 
@@ -1341,9 +1422,12 @@ def test_join_under_dropped_and_rogue_nodes(join_constants):
     est.add_nodes(Xn, yn, groups=gn)
     for j in range(4):
         assert_array_equal(est.dual_coef_[j], old[j])
-    # Every sample of the new node is processed despite the drops.
-    assert est.n_steps_[4] == 2 * len(Xn)
-    assert est.join_communication_.n_rounds > 2 * len(Xn) + 2
+    # Every sample of the new node is processed despite the drops (max_epochs
+    # passes, or none where a classifier keeps the network start).
+    passes = est.join_passes_[0]
+    assert passes in (0, 2)
+    assert est.join_communication_.n_rounds > passes * len(Xn) + 3
+    assert est.n_steps_[4] == passes * len(Xn)
     assert_array_equal(est._rogue[:4], rogue)
 
 
@@ -1393,14 +1477,40 @@ def test_join_with_median_gamma_takes_its_closest_neighbours_width_and_function(
     losses = [np.mean([max(0.0, 1 - t * f(j, x)) for x, t in zip(Xn, y_enc)]) for j in range(4)]
     order = np.argsort(losses, kind="stable")
     closest = order[0]
-    assert est.gamma_[4] == gammas[closest]
     # It links to the chosen node of its width only.
     neighbours = [closest]
     assert_array_equal(est.adjacency_[4].indices, neighbours)
+    # The network function: every function in the geometric mean width,
+    # by ridge interpolation at its own points, and their mean.
+    width = np.exp(np.mean(np.log(gammas)))
+    assert est.network_gamma_[0] == pytest.approx(width, rel=1e-12)
+    moved = [np.linalg.solve(rbf(D_old[j], D_old[j], width) + 1e-6 * np.eye(len(D_old[j])),
+                             rbf(D_old[j], D_old[j], gammas[j]) @ W_old[j]) for j in range(4)]
+
+    def f_net(x):
+        return np.mean([rbf(x[None], D_old[j], width)[0] @ moved[j][:, 0] for j in range(4)])
+
+    grid = np.random.RandomState(1).normal(size=(20, 2))
+    assert_allclose(est._network_values(grid)[:, 0], [f_net(x) for x in grid],
+                    rtol=1e-8, atol=1e-10)
+    choice = _numpy_start_choice("classifier", lambda fx, t: max(0.0, 1 - t * fx),
+                                 lambda j, x: f(j, x), f_net, Xn, y_enc, 4, 2, gammas)
+    assert est.join_start_.tolist() == [choice]
+    eta, alpha, c = est.eta0_, 1e-3, 0.3
+    if choice == "network":
+        # Its width is the network function's, which it starts from (and
+        # keeps when it misclassifies at most a tenth of its samples).
+        assert est.gamma_[4] == est.network_gamma_[0]
+        errors = sum((f_net(x) > 0) != (t > 0) for x, t in zip(Xn, y_enc))
+        assert est.join_passes_.tolist() == [0 if errors <= 0.5 else 2]
+        if errors <= 0.5:
+            assert_allclose(est._node_function(4, grid)[:, 0], [f_net(x) for x in grid],
+                            rtol=1e-8, atol=1e-10)
+        return
+    assert est.gamma_[4] == gammas[closest]
     # Its start: that function scaled by the least squares shrunk to 1.
     a = _numpy_start([np.array([f(closest, x) for x in Xn])], y_enc)
     D, W = D_old[closest], a[0] * W_old[closest]
-    eta, alpha, c = est.eta0_, 1e-3, 0.3
     for x, t in list(zip(Xn, y_enc)) * 2:
         fi = f(None, x, D, W, gammas[closest])
         grad = -t if t * fi < 1 else 0.0

@@ -107,9 +107,13 @@ def test_auto_coupling_equals_explicit_candidate_fits(regression):
     scale_round = (n_nodes - 1) * ((HEADER + 8 * 2) + (HEADER + 8)) if regression else 0
     # The estimator's own scale round comes first (over the weak graph's
     # tree); the final fit then has none of its own.
-    cand_bytes = [ref.n_bytes_sent_ - scale_round for ref in refs]
+    cand_bytes = [ref.communication_.total_bytes - scale_round for ref in refs]
     first = [scale_round] if regression else []
-    assert est.n_bytes_sent_ == sum(cand_bytes) + tree + final.n_bytes_sent_
+    assert (est.communication_.total_bytes
+            == sum(cand_bytes) + tree + final.communication_.total_bytes)
+    # (the network function: the fit's only, of the same functions)
+    assert (est.network_communication_.total_bytes
+            == final.network_communication_.total_bytes)
     assert_array_equal(est.bytes_per_round_[:len(first) + 3], first + cand_bytes + [tree])
     assert_array_equal(est.bytes_per_round_[len(first) + 3:],
                        final.bytes_per_round_[len(first):])

@@ -184,10 +184,10 @@ def test_selection_bytes_are_a_spanning_tree_sum_and_the_choice_back(header):
     # 6 tree edges: up, 3 candidates' losses + a count (4 float64); down, an int32.
     assert clf.bytes_per_round_[0] == 6 * ((header + 4 * 8) + (header + 4))
     assert_array_equal(clf.bytes_per_round_[1:], explicit.bytes_per_round_)
-    assert clf.n_bytes_sent_ == clf.bytes_per_round_.sum()
+    assert clf.communication_.total_bytes == clf.bytes_per_round_.sum()
     assert np.isnan(clf.consensus_error_curve_[0])
     assert clf.model_order_curve_.shape == (clf.n_iter_, 7)
-    assert clf.n_messages_ == explicit.n_messages_ + 12
+    assert clf.communication_.total_messages == explicit.communication_.total_messages + 12
 
 
 def test_fixed_step_or_explicit_kernel_selects_nothing():

@@ -458,6 +458,9 @@ def _finish(est, peer, block, sim, consensus, orders):
     est._order_curve = np.concatenate([est._order_curve, order])
     est._merge_log(_merge_counts([s for _, s, _ in gathered], est.nodes_))
     est._set_fitted()
+    # The network function, from the gathered dictionaries (the simulation's
+    # protocol and counts: see skfed.online._network_function).
+    est._network_round()
     est.mpi_traffic_ = Traffic.merge([t for _, _, t in gathered])
     warn_lost(est, peer, block, "whose models stayed there (empty dictionaries here)")
     return est

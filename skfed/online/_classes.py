@@ -19,6 +19,7 @@ from .._base import (
     FederatedRegressorMixin,
     _check_y,
     node_seeds,
+    pad_log,
 )
 from .._base import check_network_faults, check_node_weights, check_sample_weight
 from .._compat import HasMethods, Interval, StrOptions
@@ -29,6 +30,12 @@ from ._coupling import _CouplingSelectionMixin
 from ._dictionary import _DictionaryMixin
 from ._docs import _doc
 from ._join import _JoinMixin
+from ._network_function import _NetworkFunctionMixin
+
+# partial_fit recomputes the network function once the network's steps have
+# grown by this factor since the last one (benchmarks: a 200-sample batch on
+# 20 nodes took 0.003 s without it and 0.18 s with it at every call).
+NETWORK_REFRESH_FACTOR = 2
 from ._robust import ROBUST_LOSSES, agreed_scale, node_log_scales
 from ._selection import _KernelSelectionMixin, _nonlinear_kernel
 from ._validation import AFFINE_COEF0, _LOSSES, _SCHEDULES, _check_gamma, _check_groups_kind
@@ -36,9 +43,9 @@ from ._validation import AFFINE_COEF0, _LOSSES, _SCHEDULES, _check_gamma, _check
 __all__ = ["DecentralizedKernelSGDClassifier", "DecentralizedKernelSGDRegressor"]
 
 
-class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _CouplingSelectionMixin,
-                                  _ConsensusMixin, _DictionaryMixin, FederatedMixin,
-                                  BaseEstimator):
+class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSelectionMixin,
+                                  _CouplingSelectionMixin, _ConsensusMixin, _DictionaryMixin,
+                                  FederatedMixin, BaseEstimator):
     """Shared machinery of the classifier and the regressor."""
 
     _parameter_constraints = {
@@ -174,7 +181,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _CouplingSe
                 # starting function from their neighbours, as in add_nodes),
                 # then stream with everyone in the pass below.
                 codes = self._join_new(X, y, sample_weight, codes, new_labels)
-                del self._join_values  # what add_nodes' passes read
+                del self._join_values, self._join_keep  # what add_nodes' passes read
         check_network_faults(self, self.network, {
             "straggler_rate": "a step is one sample and cannot be cut",
         })
@@ -208,6 +215,14 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _CouplingSe
                 self._select_coupling(X, codes, sample_weight, y_encoded, epochs, shuffle)
         queues = self._make_queues(codes, epochs, shuffle)
         self._run(X, y_encoded, sample_weight, queues, epochs)
+        # The network function: after every fit; in a stream, whenever the
+        # steps taken have doubled since it was last computed (its cost, a
+        # tree pass with whole dictionaries, about that of one small batch's
+        # pass, is then paid O(log n_steps) times, not once per call).
+        steps = int(self._n_steps.sum())
+        if first or steps >= NETWORK_REFRESH_FACTOR * self._network_steps:
+            self._network_round()
+            self._network_steps = steps
         return self
 
     def _setup(self, X, codes, compress):
@@ -220,7 +235,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _CouplingSe
         # Nothing of an earlier fit steers this one (a refit may have another
         # graph, other samples, another coupling).
         for name in ("_lambda_max", "_kernel_sup_seen", "_s_max_seen", "_target_scale",
-                     "_coupling_adjacency"):
+                     "_coupling_adjacency", "network_communication_"):
             self.__dict__.pop(name, None)
         self._max_size = 0 if self.max_dictionary_size is None else int(self.max_dictionary_size)
         n_out = self._n_outputs
@@ -327,10 +342,30 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _KernelSelectionMixin, _CouplingSe
             out[rows] = self._node_function(node, X[rows])
         unknown = np.flatnonzero(codes < 0)
         if len(unknown):
-            # A node never seen in fit: the average of all nodes' functions.
-            for node in range(len(self.nodes_)):
-                out[unknown] += self._node_function(node, X[unknown]) / len(self.nodes_)
+            # A node never seen in fit: the network function (the compressed
+            # mean of all nodes' functions that the fit ended with).
+            out[unknown] = self._network_values(X[unknown])
         return out
+
+    def _network_round(self):
+        """End a fit with the network function; its rounds are kept in
+        ``network_communication_`` (appended call after call) and counted in
+        ``n_bytes_sent_`` and ``n_messages_``."""
+        log = self._build_network_function()
+        previous = getattr(self, "network_communication_", None)
+        if previous is not None:
+            log = pad_log(previous, log.node_labels).combine(log)
+        self.network_communication_ = log
+        self._set_totals()
+
+    def _set_totals(self):
+        """``n_bytes_sent_`` / ``n_messages_``: the fit's log, the network
+        function's and the joins'."""
+        logs = [getattr(self, name, None) for name in
+                ("communication_", "network_communication_", "join_communication_")]
+        logs = [log for log in logs if log is not None]
+        self.n_bytes_sent_ = sum(log.total_bytes for log in logs)
+        self.n_messages_ = sum(log.total_messages for log in logs)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -528,7 +563,9 @@ class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _BaseDecentrali
         """Process a batch of the stream: one pass, in arrival order.
 
         Each node processes its own samples one per synchronous round; the
-        first call fixes the classes and the network.  Samples of a node
+        first call fixes the classes and the network. The call ends with the network
+        function (``network_dictionary_``) recomputed when the network's
+        steps have doubled since it was last computed.  Samples of a node
         id not seen so far make that node join first, as in
         :meth:`add_nodes` (neighbours chosen by their losses on its samples
         of this batch, start from their functions, counted in
@@ -813,7 +850,9 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         """Process a batch of the stream: one pass, in arrival order.
 
         Samples of a node id not seen so far make that node join first, as
-        in :meth:`add_nodes`; it then streams with everyone.
+        in :meth:`add_nodes`; it then streams with everyone.  The call ends
+        with the network function (``network_dictionary_``) recomputed when
+        the network's steps have doubled since it was last computed.
 
         Parameters
         ----------

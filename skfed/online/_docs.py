@@ -170,8 +170,10 @@ _COMMON_PARAMS_DOC = """
     group_column : int, str or None, default=None
         Column of ``X`` holding the node id of every sample.
     handle_unknown : {"global", "error"}, default="global"
-        A node never seen in fit is predicted with the average of all
-        nodes' functions (``"global"``) or raises (``"error"``).
+        A node never seen in fit is predicted with the network function
+        (``"global"``: the KOMP-compressed mean of all nodes' functions
+        that the fit ends with, see ``network_dictionary_``) or raises
+        (``"error"``).
     network : SimulatedNetwork or None, default=None
         The peer-to-peer network (topology, dropped nodes, rogue nodes);
         ``None`` is a perfect network.  Without a topology (``None`` or a
@@ -255,9 +257,31 @@ _COMMON_ATTRIBUTES_DOC = """
     adjacency_ : scipy.sparse.csr_matrix of shape (n_nodes, n_nodes)
         The communication graph used.
     communication_ : CommunicationLog
-        Bytes and messages per node pair and per round.
+        Bytes and messages per node pair and per round of the fit's rounds.
+    network_gamma_ : ndarray of shape (n_components,)
+        Kernel coefficient of the network function: the nodes' common one,
+        or the geometric mean of theirs (one per connected component of
+        ``adjacency_``, usually one).
+    network_dictionary_ : list of ndarray of shape (n_points, n_features)
+        The network function's points (one array per component): every
+        ``fit``, and a ``partial_fit`` after which the network's steps have
+        doubled since it was last computed, ends with the nodes computing the mean
+        of their functions ``(1 / n) sum_i f_i`` in that one width, merged
+        up a breadth-first spanning tree and compressed by KOMP
+        (``epsilon``, ``max_dictionary_size``) at every node, then sent
+        back down, so that every node holds it; a node that joins starts
+        from it or from its neighbours, and an unknown node is predicted
+        with it.
+    network_coef_ : list of ndarray of shape (n_points, n_outputs)
+        Its weights.
+    network_component_ : ndarray of shape (n_nodes,)
+        The component (index into the lists above) of every node.
+    network_communication_ : CommunicationLog
+        What computing the network function sent (rounds appended call
+        after call).
     n_bytes_sent_ : int
-        Bytes of the fit and of every join (``communication_`` plus
+        Bytes of the fit, of the network function and of every join
+        (``communication_``, ``network_communication_`` and
         ``join_communication_``).
     n_messages_ : int
     bytes_per_round_ : ndarray of shape (n_iter_,)
@@ -267,9 +291,13 @@ _COMMON_ATTRIBUTES_DOC = """
         join; only after a join.
     join_passes_ : ndarray of shape (n_new,)
         Passes over its samples every node of the last :meth:`add_nodes`
-        made with its neighbours fixed (``max_epochs`` for a classifier;
-        chosen by cross-validation on its samples for a regressor); only
-        after :meth:`add_nodes`.
+        made with its neighbours fixed (``max_epochs`` for a classifier,
+        none where it keeps the network function's start; chosen by
+        cross-validation on its samples for a regressor); only after
+        :meth:`add_nodes`.
+    join_start_ : ndarray of shape (n_new,), dtype=object
+        What every node of the last join started from: ``"network"`` (the
+        network function) or ``"neighbours"``; only after a join.
 """
 
 

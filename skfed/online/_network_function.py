@@ -1,0 +1,279 @@
+"""The network function: one compressed mean of all nodes' functions.
+
+Every ``fit`` and ``partial_fit`` ends with the nodes computing the mean of
+their functions, ``fbar = (1 / n) sum_i f_i``, as one dictionary in one
+kernel width, over breadth-first spanning trees of the communication graph
+(one per connected component):
+
+1. **Width.**  With a float ``gamma`` (or ``None``) every node has the same
+   width, which is the network function's (the linear kernel has none).
+   Otherwise (``"median"``,
+   ``"scale"``, an array or a dict) the width is the geometric mean of the
+   nodes' widths, summed up the tree (every node but the root sends its
+   parent two float64: the sum of its subtree's log widths and its count)
+   and sent back down (one float64): one round of its own.
+2. **Up.**  Every node re-expresses its function in that width (exactly
+   when its own width is it; otherwise by interpolation at its own
+   dictionary points, a local computation), and, once all its children have
+   reported, merges its function with their subtree means into its
+   subtree's mean (the union of the dictionaries, weights scaled by the
+   subtree counts), compresses it by KOMP to ``epsilon`` and
+   ``max_dictionary_size`` as after any step, and sends it to its parent
+   (the points, the weights and an int32 count).
+3. **Down.**  The root's mean is the network function; it travels down the
+   tree (one dictionary per edge), so every node holds it and can hand it
+   to a node that joins.
+
+A round passes a message only when both ends are active (dropped nodes
+wait); a rogue node corrupts the weights it sends up (what it forwards down
+is modelled as sent unchanged).  The bytes are counted in the fit's
+``communication_`` (rounds of their own after the fit's).
+"""
+
+import numbers
+
+import numpy as np
+from scipy import sparse
+from scipy.sparse.csgraph import connected_components
+from sklearn.base import clone
+
+from ..network import float_bytes, payload_bytes, resolve_network
+from ._dictionary import _komp_prune
+from ._selection import count_tree_round, tree_parents
+
+
+def common_width(gammas):
+    """The network function's width: the nodes' common width, or the
+    geometric mean of their widths."""
+    gammas = np.asarray(gammas, dtype=np.float64)
+    if np.all(gammas == gammas[0]):
+        return float(gammas[0])
+    return float(np.exp(np.mean(np.log(gammas))))
+
+
+def union(parts):
+    """One dictionary for the sum of the functions ``parts`` (``(points,
+    weights)`` in one kernel): their points, a point held by several once
+    with the sum of its weights (so the Gram matrix is not singular by
+    construction), in order of first appearance."""
+    parts = [(D, W) for D, W in parts if len(D)]
+    if not parts:
+        return None, None
+    Z = np.ascontiguousarray(np.concatenate([D for D, _ in parts]))
+    W = np.concatenate([W for _, W in parts])
+    rows = Z.view(np.dtype((np.void, Z.dtype.itemsize * Z.shape[1]))).ravel()
+    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+    if len(first) == len(Z):
+        return Z, W
+    summed = np.zeros((len(first), W.shape[1]))
+    np.add.at(summed, inverse.ravel(), W)
+    order = np.argsort(first)
+    return np.ascontiguousarray(Z[first[order]]), summed[order]
+
+
+# Relative residual below which a point of a union is in the span of the
+# others (pivoted Cholesky of its Gram matrix): its weight is projected onto
+# them before KOMP, whose inverse Gram matrix must exist.
+_SPAN_TOL = 1e-10
+
+
+def spanning_points(K, tol=_SPAN_TOL):
+    """Indices (sorted) of points whose kernel functions span those of all,
+    by pivoted Cholesky of ``K`` down to ``tol`` times its largest diagonal."""
+    n = len(K)
+    residual = np.diag(K).astype(np.float64).copy()
+    scale = residual.max() if n else 0.0
+    L = np.zeros((n, n))
+    chosen = []
+    for r in range(n):
+        j = int(np.argmax(residual))
+        if not residual[j] > tol * scale:
+            break
+        chosen.append(j)
+        L[:, r] = (K[:, j] - L[:, :r] @ L[j, :r]) / np.sqrt(residual[j])
+        residual -= L[:, r] ** 2
+        residual[chosen] = -np.inf
+    return np.sort(np.asarray(chosen, dtype=np.intp))
+
+
+def compress_union(Z, W, K, epsilon, max_size, compress):
+    """KOMP (:func:`_komp_prune`) of ``sum_m W[m] k(Z[m], .)`` after
+    projecting it onto the span of :func:`spanning_points` (exact up to
+    ``_SPAN_TOL``; a linear kernel's union has rank at most the features)."""
+    if not compress:
+        return _komp_prune(Z, W, K, epsilon, max_size, compress)
+    try:
+        # (most unions: every pivot of the plain Cholesky factor is large)
+        pivots = np.diag(np.linalg.cholesky(K)) ** 2
+        full = len(K) == 0 or pivots.min() > _SPAN_TOL * np.diag(K).max()
+    except np.linalg.LinAlgError:
+        full = False
+    keep = np.arange(len(Z)) if full else spanning_points(K)
+    if len(keep) < len(Z):
+        W = np.linalg.solve(K[np.ix_(keep, keep)], K[keep] @ W)
+        Z, K = Z[keep], K[np.ix_(keep, keep)]
+    return _komp_prune(Z, W, K, epsilon, max_size, compress)
+
+
+def merge_means(parts, counts, kernel, epsilon, max_size, compress):
+    """The mean of functions held as subtree means, compressed by KOMP.
+
+    ``parts`` is a list of ``(points, weights)`` in one kernel and
+    ``counts`` the number of nodes each is the mean of; the result is
+    ``sum_p counts[p] f_p / sum_p counts[p]`` as the :func:`union` of the
+    dictionaries, pruned by :func:`_komp_prune`.  Returns ``(points,
+    weights)``.
+    """
+    total = float(np.sum(counts))
+    Z, W = union([(D, W * (c / total)) for (D, W), c in zip(parts, counts)])
+    if Z is None:
+        D0, W0 = parts[0]
+        return D0[:0], W0[:0]
+    D, W, _, _ = compress_union(Z, W, kernel(Z, Z), epsilon, max_size, compress)
+    return D, W
+
+
+# Ridge of the interpolation across widths, relative to the mean of k(x, x):
+# keeps the weights bounded where the Gram matrix is nearly singular.
+_INTERPOLATION_RIDGE = 1e-6
+
+
+def in_width(D, W, gamma_from, gamma_to, kernel_of, linear=False):
+    """``sum_m W[m] k_from(D[m], .)`` in the kernel of ``gamma_to``: the same
+    function when the widths agree or the kernel is ``linear`` (which has
+    none), else its (ridge) interpolant at ``D``: ``(K_to + r I)^-1 K_from
+    W`` with ``r`` ``_INTERPOLATION_RIDGE`` times the mean of
+    ``diag(K_to)``."""
+    if gamma_from == gamma_to or not len(D):
+        return D, W
+    if linear:
+        # x . x' has no width: the same function.
+        return D, W
+    values = kernel_of(gamma_from)(D, D) @ W
+    K = kernel_of(gamma_to)(D, D)
+    ridge = _INTERPOLATION_RIDGE * max(float(np.trace(K)) / len(K), 1e-300)
+    return D, np.linalg.solve(K + ridge * np.eye(len(K)), values)
+
+
+def _width_shared(gamma):
+    """Whether every node knows the width without a message (a float gamma)."""
+    return gamma is None or (isinstance(gamma, numbers.Real) and not isinstance(gamma, bool))
+
+
+class _NetworkFunctionMixin:
+    """Builds the network function at the end of a fit (see the module)."""
+
+    def _build_network_function(self):
+        """Run the protocol of the module; return its log (over ``nodes_``).
+
+        Sets ``network_gamma_``, ``network_dictionary_`` and
+        ``network_coef_`` (per connected component of ``adjacency_``, in the
+        order of their roots, the smallest node of each), and
+        ``network_component_`` (every node's component).
+        """
+        n = len(self.nodes_)
+        network = resolve_network(self.network)
+        sim = clone(network).set_params(
+            topology=None, topology_params=None,
+            random_state=np.random.RandomState([self._network_seed, self._n_calls, 7937]),
+        ).start(n, server=False)
+        sim.rogue[:] = self._rogue
+        parents = tree_parents(self.adjacency_)
+        roots = np.flatnonzero(parents < 0)
+        _, labels = connected_components(sparse.csr_matrix(self.adjacency_), directed=False)
+        lookup = np.empty(len(roots), dtype=np.intp)
+        lookup[labels[roots]] = np.arange(len(roots))
+        component = lookup[labels]   # index into roots (each its smallest node)
+        if _width_shared(self.gamma) or n == 1 or self.kernel_ == "linear":
+            widths = np.array([common_width(self.gamma_[component == c])
+                               for c in range(len(roots))])
+        else:
+            count_tree_round(sim.counter, parents, payload_bytes(n_float64=2),
+                             payload_bytes(n_float64=1))
+            sim.counter.next_round()
+            widths = np.array([common_width(self.gamma_[component == c])
+                               for c in range(len(roots))])
+        b = float_bytes(self._dtype)
+        n_features, n_out = self._points.shape[2], self._n_outputs
+        eps = self.epsilon_ if self._compress else 0.0
+        max_size = self._max_size if self._compress else 0
+        children = [[] for _ in range(n)]
+        for node in np.flatnonzero(parents >= 0):
+            children[parents[node]].append(int(node))
+        received = [[] for _ in range(n)]   # (points, weights, count) from children
+        n_children = np.array([len(c) for c in children], dtype=np.intp)
+        # Up: a node merges once all its children have reported and sends
+        # its subtree mean to its parent in a later round where both are
+        # active (only the nodes in flight are visited: O(n) in all).
+        merging = [int(node) for node in np.flatnonzero(n_children == 0)]
+        flight, final = [], {}
+        while True:
+            for node in merging:
+                gamma = widths[component[node]]
+                own = in_width(self.dictionaries_[node], self.dual_coef_[node],
+                               self.gamma_[node], gamma, self._join_kernel,
+                               self.kernel_ == "linear")
+                parts = [own] + [(D, W) for D, W, _ in received[node]]
+                counts = [1] + [c for _, _, c in received[node]]
+                received[node] = None
+                D, W = merge_means(parts, counts, self._join_kernel(gamma), eps,
+                                   max_size, self._compress)
+                if parents[node] < 0:
+                    final[node] = (D, W)
+                else:
+                    flight.append((node, D, W, int(np.sum(counts))))
+            if not flight:
+                break
+            active = sim.draw_rounds(1)[0][0]
+            merging, waiting = [], []
+            for node, D, W, count in flight:
+                parent = parents[node]
+                if not (active[node] and active[parent]):
+                    waiting.append((node, D, W, count))
+                    continue
+                sim.counter.send_message(int(node), int(parent), payload_bytes(n_int32=1)
+                                         + len(D) * (n_features + n_out) * b)
+                if b == 4:
+                    W = W.astype(np.float32).astype(np.float64)
+                W = sim.corrupt_value_rows(W[None], [node])[0]
+                received[parent].append((D, W, count))
+                if len(received[parent]) == n_children[parent]:
+                    merging.append(int(parent))
+            flight = waiting
+            sim.counter.next_round()
+        # Down: every edge carries the root's mean once (what a node
+        # receives it forwards from the next round on).
+        waiting = [child for root in roots for child in children[root]]
+        while waiting:
+            active = sim.draw_rounds(1)[0][0]
+            later, received_now = [], []
+            for node in waiting:
+                parent = parents[node]
+                if active[parent] and active[node]:
+                    size = len(final[roots[component[node]]][0])
+                    sim.counter.send_message(int(parent), int(node),
+                                             size * (n_features + n_out) * b)
+                    received_now.extend(children[node])
+                else:
+                    later.append(node)
+            waiting = later + received_now
+            sim.counter.next_round()
+        self.network_gamma_ = widths
+        self.network_dictionary_ = [final[root][0].copy() for root in roots]
+        self.network_coef_ = [final[root][1].copy() for root in roots]
+        self.network_component_ = component
+        return sim.log(node_labels=self.nodes_)
+
+    def _network_values(self, X, component=None):
+        """Values of the network function at ``X``: of one ``component``, or
+        the mean over the components weighted by their numbers of nodes."""
+        out = np.zeros((X.shape[0], self._n_outputs))
+        counts = np.bincount(self.network_component_, minlength=len(self.network_gamma_))
+        parts = range(len(counts)) if component is None else [component]
+        for c in parts:
+            D = self.network_dictionary_[c]
+            if len(D):
+                scale = 1.0 if component is not None else counts[c] / counts.sum()
+                K = self._join_kernel(self.network_gamma_[c])(X, D)
+                out += scale * (K @ self.network_coef_[c])
+        return out

@@ -1,0 +1,221 @@
+"""The network function that every fit of the online learner ends with.
+
+Checked against a NumPy version of the same protocol: breadth-first tree
+of the ring rooted at node 0, every node's function in the common width,
+subtree means merged bottom-up and compressed by a KOMP written here from
+fresh least-squares projections, the root's mean sent back down; and the
+bytes of the up and down messages in closed form.
+"""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from scipy import sparse
+
+from skfed.network import SimulatedNetwork
+from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
+
+
+def rbf(A, B, gamma):
+    sq = ((A[:, None, :] - B[None, :, :]) ** 2).sum(axis=-1)
+    return np.exp(-gamma * sq)
+
+
+def ring(n):
+    A = np.zeros((n, n), dtype=int)
+    for i in range(n):
+        A[i, (i + 1) % n] = A[(i + 1) % n, i] = 1
+    return A
+
+
+def komp(Z, W, gamma, eps, max_size):
+    """Destructive KOMP from fresh projections: remove the point whose
+    removal (with the weights re-projected onto the others) moves the
+    function least, while the distance to the function it started from
+    stays within ``eps`` or the dictionary is larger than ``max_size``."""
+    Z0, W0 = Z.copy(), W.copy()
+
+    def distance2(Z1, W1):
+        return float(np.sum(W0 * (rbf(Z0, Z0, gamma) @ W0))
+                     - 2 * np.sum(W0 * (rbf(Z0, Z1, gamma) @ W1))
+                     + np.sum(W1 * (rbf(Z1, Z1, gamma) @ W1)))
+
+    while len(Z) > 0:
+        best = None
+        for j in range(len(Z)):
+            rest = np.delete(np.arange(len(Z)), j)
+            K_rest = rbf(Z[rest], Z[rest], gamma)
+            W_rest = np.linalg.solve(K_rest, rbf(Z[rest], Z, gamma) @ W) if len(rest) else W[:0]
+            cost = distance2(Z[rest], W_rest)
+            if best is None or cost < best[0]:
+                best = (cost, rest, W_rest)
+        if len(Z) <= max_size and best[0] > eps ** 2:
+            break
+        Z, W = Z[best[1]], best[2]
+    return Z, W
+
+
+def tree(n):
+    """Parents of the breadth-first tree of the ring rooted at 0, and the
+    nodes deepest first."""
+    parents = np.full(n, -1)
+    order, seen = [0], {0}
+    for node in order:
+        for nb in sorted(((node - 1) % n, (node + 1) % n)):
+            if nb not in seen:
+                seen.add(nb)
+                parents[nb] = node
+                order.append(nb)
+    return parents, order[::-1]
+
+
+@pytest.mark.parametrize("gamma", [0.5, "median"])
+@pytest.mark.parametrize("drop_rate", [0.0, 0.4])
+def test_network_function_equals_numpy_tree_merge_and_bytes(gamma, drop_rate):
+    n_nodes, n, d, header = 6, 12, 2, 16
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(n_nodes * n, d))
+    groups = np.repeat(np.arange(n_nodes), n)
+    y = (X[:, 0] + 0.2 * groups * X[:, 1] > 0).astype(int)
+    eps, max_size = 0.05, 8
+    est = DecentralizedKernelSGDClassifier(
+        kernel="rbf", gamma=gamma, epsilon=eps, max_dictionary_size=max_size,
+        consensus_penalty=0.2, max_epochs=3, random_state=0,
+        network=SimulatedNetwork(ring(n_nodes), header_bytes=header, drop_rate=drop_rate,
+                                 random_state=0),
+    ).fit(X, y, groups=groups)
+    gammas = est.gamma_
+    width = gammas[0] if gamma == 0.5 else float(np.exp(np.mean(np.log(gammas))))
+    assert est.network_gamma_[0] == pytest.approx(width, rel=1e-12)
+    parents, deepest_first = tree(n_nodes)
+    # Every node's function in the common width (ridge interpolation at its
+    # own points when its width differs).
+    own = []
+    for j in range(n_nodes):
+        D, W = est.dictionaries_[j], est.dual_coef_[j]
+        if gammas[j] != width:
+            W = np.linalg.solve(rbf(D, D, width) + 1e-6 * np.eye(len(D)),
+                                rbf(D, D, gammas[j]) @ W)
+        own.append((D, W))
+    sub, count, up_bytes = {}, {}, 0
+    for node in deepest_first:
+        children = [c for c in range(n_nodes) if parents[c] == node]
+        total = 1 + sum(count[c] for c in children)
+        Z = np.vstack([own[node][0]] + [sub[c][0] for c in children])
+        W = np.vstack([own[node][1] / total] + [sub[c][1] * count[c] / total
+                                                for c in children])
+        sub[node], count[node] = komp(Z, W, width, eps, max_size), total
+        if parents[node] >= 0:
+            up_bytes += header + 4 + len(sub[node][0]) * (d + 1) * 8
+    D_ref, W_ref = sub[0]
+    assert count[0] == n_nodes
+    # Intermediate sizes: every message is a compressed subtree mean.
+    assert len(est.network_dictionary_[0]) == len(D_ref) <= max_size
+    grid = rng.normal(size=(40, d))
+    assert_allclose(est._network_values(grid)[:, 0], rbf(grid, D_ref, width) @ W_ref[:, 0],
+                    rtol=1e-7, atol=1e-9)
+    # It is what an unknown node is predicted with.
+    assert_allclose(est.decision_function(grid, groups=[99] * len(grid)),
+                    rbf(grid, D_ref, width) @ W_ref[:, 0], rtol=1e-7, atol=1e-9)
+    # Bytes: a compressed subtree mean (points, weights, an int32 count) up
+    # every tree edge, the root's mean down every edge, and with per-node
+    # widths their log sum and count up (2 float64) and the width down.
+    down_bytes = (n_nodes - 1) * (header + len(D_ref) * (d + 1) * 8)
+    width_bytes = 0 if gamma == 0.5 else (n_nodes - 1) * ((header + 16) + (header + 8))
+    log = est.network_communication_
+    assert log.total_bytes == up_bytes + down_bytes + width_bytes
+    assert log.total_messages == 2 * (n_nodes - 1) * (1 if gamma == 0.5 else 2)
+    depth = 3  # the ring of 6 from node 0
+    rounds = 2 * depth + (gamma != 0.5)
+    assert log.n_rounds == rounds if drop_rate == 0 else log.n_rounds > rounds
+    assert est.n_bytes_sent_ == est.communication_.total_bytes + log.total_bytes
+
+
+def test_partial_fit_rebuilds_it_and_joins_start_from_it():
+    rng = np.random.RandomState(1)
+    X = rng.normal(size=(60, 2))
+    groups = np.repeat(np.arange(4), 15)
+    y = np.sin(X[:, 0])
+    est = DecentralizedKernelSGDRegressor(kernel="rbf", gamma=0.5, max_epochs=2,
+                                          random_state=0)
+    est.partial_fit(X[:30], y[:30], groups=groups[:30])
+    first = est.network_communication_.total_bytes
+    before = est._network_values(X[:5]).copy()
+    est.partial_fit(X[30:], y[30:], groups=groups[30:])
+    # A second call ends with a new network function, its bytes appended.
+    assert est.network_communication_.total_bytes > first
+    assert not np.allclose(est._network_values(X[:5]), before)
+    # A node that joins receives it (one dictionary) besides its neighbours'.
+    fitted = [W.copy() for W in est.dual_coef_]
+    est.add_nodes(X[:5] + 0.1, y[:5], groups=[9] * 5)
+    assert est.join_start_[0] in ("network", "neighbours")
+    for j in range(4):
+        assert np.array_equal(est.dual_coef_[j], fitted[j])
+    assert est.network_component_.tolist() == [0, 0, 0, 0, 0]
+
+
+def test_disconnected_graph_has_one_function_per_component():
+    A = sparse.csr_matrix(np.kron(np.eye(2, dtype=int), np.array([[0, 1], [1, 0]])))
+    rng = np.random.RandomState(2)
+    X = rng.normal(size=(80, 2))
+    groups = np.repeat(np.arange(4), 20)
+    y = (X[:, 0] > 0).astype(int)
+    est = DecentralizedKernelSGDClassifier(kernel="rbf", gamma=0.5, max_epochs=2,
+                                           consensus_penalty=0.1, random_state=0,
+                                           network=SimulatedNetwork(A)).fit(X, y, groups=groups)
+    assert est.network_component_.tolist() == [0, 0, 1, 1]
+    assert len(est.network_dictionary_) == 2
+    # Unknown nodes: the components' functions weighted by their nodes.
+    grid = rng.normal(size=(10, 2))
+    parts = [est._network_values(grid, component=c) for c in (0, 1)]
+    assert_allclose(est._network_values(grid), 0.5 * parts[0] + 0.5 * parts[1])
+    # Each is its pair's mean (within KOMP's budget at two levels).
+    for c, pair in enumerate([(0, 1), (2, 3)]):
+        mean = np.mean([est._node_function(j, grid) for j in pair], axis=0)
+        assert np.abs(parts[c] - mean).max() <= 2 * est.epsilon_
+    # One message up and one down per component's tree edge.
+    assert est.network_communication_.total_messages == 4
+
+
+def test_linear_kernel_unions_are_projected_onto_a_spanning_subset():
+    # A linear kernel's union of many points has rank <= n_features: the
+    # network function is still the mean (the points reduced to a spanning
+    # subset before KOMP; the kernel has no width, so no width round).
+    rng = np.random.RandomState(3)
+    X = rng.normal(size=(120, 3))
+    groups = np.repeat(np.arange(6), 20)
+    y = X @ np.array([1.0, -2.0, 0.5]) + 0.1 * rng.normal(size=120)
+    est = DecentralizedKernelSGDRegressor(kernel="linear", gamma="scale", loss="squared_error",
+                                          max_epochs=3, random_state=0).fit(X, y, groups=groups)
+    assert len(np.unique(est.gamma_)) == 6
+    assert len(est.network_dictionary_[0]) <= 3
+    grid = rng.normal(size=(20, 3))
+    mean = np.mean([est._node_function(j, grid) for j in range(6)], axis=0)
+    # KOMP's budget at each of the ring's 4 levels (|f(x)| <= ||f|| ||x||
+    # for this kernel).
+    bound = 4 * est.epsilon_ * np.linalg.norm(grid, axis=1)
+    assert np.all(np.abs(est._network_values(grid) - mean)[:, 0] <= bound + 1e-9)
+    assert est.network_communication_.total_messages == 2 * 5
+
+
+def test_partial_fit_recomputes_it_when_the_steps_double():
+    # A stream of small batches: the network function (a tree pass of whole
+    # dictionaries) is recomputed only once the network's steps have doubled.
+    rng = np.random.RandomState(3)
+    X = rng.normal(size=(400, 2))
+    groups = np.tile(np.arange(4), 100)
+    y = np.sin(X[:, 0])
+    est = DecentralizedKernelSGDRegressor(kernel="rbf", gamma=0.5, random_state=0)
+    est.partial_fit(X[:40], y[:40], groups=groups[:40])  # 40 steps: computed
+    built = [est.network_communication_.total_bytes]
+    for start in range(40, 400, 20):
+        est.partial_fit(X[start:start + 20], y[start:start + 20],
+                        groups=groups[start:start + 20])
+        built.append(est.network_communication_.total_bytes)
+    steps = np.arange(40, 401, 20)
+    assert int(est.n_steps_.sum()) == 400
+    changed = np.flatnonzero(np.diff(built) > 0) + 1
+    # recomputed at 80, 160 and 320 steps, never in between
+    assert steps[changed].tolist() == [80, 160, 320]
+    assert est.n_bytes_sent_ == (est.communication_.total_bytes
+                                 + est.network_communication_.total_bytes)
