@@ -542,22 +542,38 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         self.reference_rate_ = centre
         self.sign_band_ = (lo, hi)
         n_max = int(n_reports.max()) if g else 0
-        best = 2.0 * max(hi, 1.0 - lo) ** n_max
-        if g and best > fwer / d:
+        # The smallest p-value any feature could reach: all its reports on
+        # the side of the band farther from its end.
+        best = 2.0 * min(hi, 1.0 - lo) ** n_max
+        support = pvalues <= fwer / d
+        dense = ""
+        if g and (hi >= 1.0 or lo <= 0.0):
+            dense = (f"the median vote fraction is {centre:.3g}, so the band [{lo:.3g}, "
+                     f"{hi:.3g}] reaches {1 if hi >= 1.0 else 0} and no feature can be "
+                     "significant on that side")
+        elif d < 3 and support.any():
+            dense = (f"with {d} features the median vote fraction ({centre:.3g}) is not a "
+                     "feature outside the support's")
+        elif d >= 2 and support.sum() > d / 2:
+            dense = f"{int(support.sum())} of the {d} features are significant"
+        if d == 1 and g:
+            dense = ("with 1 feature the median vote fraction is its own, so it is never "
+                     "selected")
+        if dense:
+            warnings.warn(
+                f"vote='sign': {dense}. The server estimates the null sign fraction by the "
+                "median over the features, which assumes a sparse model (at least 3 "
+                "features, fewer than half of them in the support); use "
+                "vote='selection' otherwise.",
+                UserWarning,
+                stacklevel=5,
+            )
+        elif g and best > fwer / d:
             warnings.warn(
                 f"Too few reports for any feature to be significant: even a feature "
                 f"whose {n_max} reports all send the same sign has p-value {min(best, 1.0):.2g} "
                 f"> fwer / n_features = {fwer / d:.2g}, so no feature was selected. More "
                 "clients or a larger fwer are needed.",
-                UserWarning,
-                stacklevel=5,
-            )
-        support = pvalues <= fwer / d
-        if d >= 4 and support.sum() > d / 2:
-            warnings.warn(
-                f"{int(support.sum())} of the {d} features are significant: vote='sign' "
-                "estimates the null sign fraction by the median over the features, which "
-                "assumes a sparse model (fewer than half of the features in the support).",
                 UserWarning,
                 stacklevel=5,
             )
