@@ -24,6 +24,14 @@ kernel width, over breadth-first spanning trees of the communication graph
    tree (one dictionary per edge), so every node holds it and can hand it
    to a node that joins.
 
+Points are the nodes' own samples, and with copies (``exchange_every`` not
+None and a non-zero penalty) the two ends of a tree edge hold each other's
+published dictionary: a point of a message that the sender's or the
+receiver's published dictionary holds (or, going down, the subtree mean the
+receiver sent up) travels as an int32 index into their concatenation, which
+both ends know, instead of its ``d`` values; a bit per point says which
+(:func:`dictionary_bytes`).  The values and the weights do not change.
+
 A round passes a message only when both ends are active (dropped nodes
 wait); a rogue node corrupts the weights it sends up (what it forwards down
 is modelled as sent unchanged).  The bytes are counted in the fit's
@@ -155,6 +163,12 @@ def in_width(D, W, gamma_from, gamma_to, kernel_of, linear=False):
     return D, np.linalg.solve(K + ridge * np.eye(len(K)), values)
 
 
+# Whether points the receiver holds travel as int32 references (read at run
+# time; benchmarks/online_network_bytes.py sets it to False for the bytes of
+# sending every point).
+_REFERENCES = True
+
+
 def _row_keys(D):
     """Every row of ``D`` as bytes (exact equality of points)."""
     D = np.ascontiguousarray(D)
@@ -238,8 +252,8 @@ class _NetworkFunctionMixin:
         # With copies (exchange_every not None, a non-zero penalty) both
         # ends of a tree edge hold each other's published dictionary; a point
         # of a message found there travels as an int32 reference into it.
-        referencing = (self.exchange_every is not None and self.consensus_penalty_ > 0
-                       and n > 1)
+        referencing = (_REFERENCES and self.exchange_every is not None
+                       and self.consensus_penalty_ > 0 and n > 1)
         pub = [self._pub_points[i, :self._pub_sizes[i]] for i in range(n)]
         sent_up = [None] * n
         children = [[] for _ in range(n)]
