@@ -219,47 +219,16 @@ def test_linear_kernel_unions_are_projected_onto_a_spanning_subset():
     groups = np.repeat(np.arange(6), 20)
     y = X @ np.array([1.0, -2.0, 0.5]) + 0.1 * rng.normal(size=120)
     est = DecentralizedKernelSGDRegressor(kernel="linear", gamma="scale", loss="squared_error",
-                                          max_epochs=3, random_state=0,
-                                          network=SimulatedNetwork(ring(6), header_bytes=16)
-                                          ).fit(X, y, groups=groups)
+                                          max_epochs=3, random_state=0).fit(X, y, groups=groups)
     assert len(np.unique(est.gamma_)) == 6
-    # In primal form: the mean of w_j = W_j^T D_j, exactly, one point per output.
-    w = np.mean([est.dual_coef_[j].T @ est.dictionaries_[j] for j in range(6)], axis=0)
-    assert est.network_dictionary_[0].shape == (1, 3)
-    assert_allclose(est.network_dictionary_[0], w, rtol=1e-12, atol=1e-14)
-    assert np.array_equal(est.network_coef_[0], np.eye(1))
+    assert len(est.network_dictionary_[0]) <= 3
     grid = rng.normal(size=(20, 3))
     mean = np.mean([est._node_function(j, grid) for j in range(6)], axis=0)
-    assert_allclose(est._network_values(grid), mean, rtol=1e-10, atol=1e-12)
-    log = est.network_communication_
-    assert log.total_messages == 2 * 5
-    # w up every tree edge with an int32 count, w down: 3 float64 each.
-    assert log.total_bytes == 5 * (16 + 4 + 3 * 8) + 5 * (16 + 3 * 8)
-
-
-def test_linear_network_function_of_a_rogue_and_float32():
-    # A rogue node corrupts the w it sends up; float32 data send 4-byte values.
-    rng = np.random.RandomState(5)
-    X = rng.normal(size=(120, 3)).astype(np.float32)
-    groups = np.repeat(np.arange(6), 20)
-    y = (X @ np.array([1.0, -2.0, 0.5]) > 0).astype(int)
-    est = DecentralizedKernelSGDClassifier(kernel="linear", max_epochs=2, random_state=0,
-                                           consensus_penalty=0.1,
-                                           network=SimulatedNetwork(ring(6), header_bytes=16)
-                                           ).fit(X, y, groups=groups)
-    assert est.network_dictionary_[0].dtype == np.float32
-    assert est.network_communication_.total_bytes == 5 * (16 + 4 + 3 * 4) + 5 * (16 + 3 * 4)
-    w = np.mean([est.dual_coef_[j].T @ est.dictionaries_[j].astype(np.float64)
-                 for j in range(6)], axis=0)
-    assert_allclose(est.network_dictionary_[0], w, rtol=1e-5, atol=1e-6)
-    rogue = DecentralizedKernelSGDClassifier(
-        kernel="linear", max_epochs=2, random_state=0, consensus_penalty=0.1,
-        network=SimulatedNetwork(ring(6), header_bytes=16, rogue_fraction=0.4,
-                                 random_state=0)).fit(X, y, groups=groups)
-    assert rogue._rogue.any()
-    w = np.mean([rogue.dual_coef_[j].T @ rogue.dictionaries_[j].astype(np.float64)
-                 for j in range(6)], axis=0)
-    assert not np.allclose(rogue.network_dictionary_[0], w, rtol=1e-3)
+    # KOMP's budget at each of the ring's 4 levels (|f(x)| <= ||f|| ||x||
+    # for this kernel).
+    bound = 4 * est.epsilon_ * np.linalg.norm(grid, axis=1)
+    assert np.all(np.abs(est._network_values(grid) - mean)[:, 0] <= bound + 1e-9)
+    assert est.network_communication_.total_messages == 2 * 5
 
 
 def test_partial_fit_recomputes_it_when_the_steps_double():

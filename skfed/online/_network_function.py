@@ -32,12 +32,6 @@ receiver sent up) travels as an int32 index into their concatenation, which
 both ends know, instead of its ``d`` values; a bit per point says which
 (:func:`dictionary_bytes`).  The values and the weights do not change.
 
-With the linear kernel a function ``sum_m W[m] (x . D[m])`` is ``x . w``
-with ``w = W^T D``: every message is ``w`` (``n_outputs x d`` values) and
-the subtree means are exact (no KOMP); the network function is the
-dictionary of the rows of ``w`` with identity weights
-(:func:`primal_mean`).
-
 A round passes a message only when both ends are active (dropped nodes
 wait); a rogue node corrupts the weights it sends up (what it forwards down
 is modelled as sent unchanged).  The bytes are counted in the fit's
@@ -145,23 +139,6 @@ def merge_means(parts, counts, kernel, epsilon, max_size, compress):
         return D0[:0], W0[:0]
     D, W, _, _ = compress_union(Z, W, kernel(Z, Z), epsilon, max_size, compress)
     return D, W
-
-
-def primal_mean(parts, counts, dtype):
-    """The mean of linear-kernel functions in primal form.
-
-    ``sum_m W[m] (x . D[m])`` is ``x . w`` with ``w = W^T D`` (one row per
-    output), so the mean of ``parts`` (``(points, weights)``) weighted by
-    ``counts`` is exactly the dictionary of the rows of ``sum_p counts[p]
-    W_p^T D_p / sum_p counts[p]`` (in ``dtype``, as the kernel reads points)
-    with identity weights.  Returns ``(points, weights)``.
-    """
-    total = float(np.sum(counts))
-    n_out = parts[0][1].shape[1]
-    w = sum((c / total) * (W.T @ D.astype(np.float64)) if len(D) else 0.0
-            for (D, W), c in zip(parts, counts))
-    w = np.zeros((n_out, parts[0][0].shape[1])) + w
-    return np.ascontiguousarray(w, dtype=dtype), np.eye(n_out)
 
 
 # Ridge of the interpolation across widths, relative to the mean of k(x, x):
@@ -275,10 +252,7 @@ class _NetworkFunctionMixin:
         # With copies (exchange_every not None, a non-zero penalty) both
         # ends of a tree edge hold each other's published dictionary; a point
         # of a message found there travels as an int32 reference into it.
-        # A linear kernel's functions travel in primal form: their mean is
-        # exact and costs n_out x d values a message.
-        linear = self.kernel_ == "linear"
-        referencing = (not linear and _REFERENCES and self.exchange_every is not None
+        referencing = (_REFERENCES and self.exchange_every is not None
                        and self.consensus_penalty_ > 0 and n > 1)
         pub = [self._pub_points[i, :self._pub_sizes[i]] for i in range(n)]
         sent_up = [None] * n
@@ -301,11 +275,8 @@ class _NetworkFunctionMixin:
                 parts = [own] + [(D, W) for D, W, _ in received[node]]
                 counts = [1] + [c for _, _, c in received[node]]
                 received[node] = None
-                if linear:
-                    D, W = primal_mean(parts, counts, self._dtype)
-                else:
-                    D, W = merge_means(parts, counts, self._join_kernel(gamma), eps,
-                                       max_size, self._compress)
+                D, W = merge_means(parts, counts, self._join_kernel(gamma), eps,
+                                   max_size, self._compress)
                 if parents[node] < 0:
                     final[node] = (D, W)
                 else:
@@ -318,16 +289,6 @@ class _NetworkFunctionMixin:
                 parent = parents[node]
                 if not (active[node] and active[parent]):
                     waiting.append((node, D, W, count))
-                    continue
-                if linear:
-                    # w itself (n_out x d values; the weights are the identity).
-                    sim.counter.send_message(int(node), int(parent), payload_bytes(n_int32=1)
-                                             + len(D) * n_features * b)
-                    D = sim.corrupt_value_rows(D[None].astype(np.float64), [node])[0]
-                    D = np.ascontiguousarray(D, dtype=self._dtype)
-                    received[parent].append((D, W, count))
-                    if len(received[parent]) == n_children[parent]:
-                        merging.append(int(parent))
                     continue
                 n_ref = 0
                 if referencing:
@@ -355,18 +316,14 @@ class _NetworkFunctionMixin:
                 parent = parents[node]
                 if active[parent] and active[node]:
                     D = final[roots[component[node]]][0]
-                    if linear:
-                        payload = len(D) * n_features * b
-                    else:
-                        n_ref = 0
-                        if referencing:
-                            # The receiver also holds the subtree mean it sent up.
-                            is_ref, _ = reference_split(
-                                D, [sent_up[node], pub[parent], pub[node]])
-                            n_ref = int(is_ref.sum())
-                        payload = dictionary_bytes(len(D), n_ref, n_features, n_out, b,
-                                                   referencing)
-                    sim.counter.send_message(int(parent), int(node), payload)
+                    n_ref = 0
+                    if referencing:
+                        # The receiver also holds the subtree mean it sent up.
+                        is_ref, _ = reference_split(D, [sent_up[node], pub[parent], pub[node]])
+                        n_ref = int(is_ref.sum())
+                    sim.counter.send_message(int(parent), int(node),
+                                             dictionary_bytes(len(D), n_ref, n_features,
+                                                              n_out, b, referencing))
                     received_now.extend(children[node])
                 else:
                     later.append(node)
