@@ -69,9 +69,25 @@ def tree(n):
     return parents, order[::-1]
 
 
+def held(D, blocks):
+    """How many rows of ``D`` occur (exactly) in the rows of ``blocks``."""
+    rows = {tuple(r) for B in blocks for r in np.asarray(B)}
+    return sum(tuple(r) in rows for r in np.asarray(D))
+
+
+def message_bytes(m, n_ref, d, n_out, value, referencing):
+    """A dictionary of m points: with references a bit mask over the points
+    (whole bytes), 4 bytes per referenced point and d values per other
+    point; n_out weights per point."""
+    if not referencing:
+        return m * (d + n_out) * value
+    return m * n_out * value + -(-m // 8) + 4 * n_ref + (m - n_ref) * d * value
+
+
 @pytest.mark.parametrize("gamma", [0.5, "median"])
 @pytest.mark.parametrize("drop_rate", [0.0, 0.4])
-def test_network_function_equals_numpy_tree_merge_and_bytes(gamma, drop_rate):
+@pytest.mark.parametrize("exchange_every", ["auto", None])
+def test_network_function_equals_numpy_tree_merge_and_bytes(gamma, drop_rate, exchange_every):
     n_nodes, n, d, header = 6, 12, 2, 16
     rng = np.random.RandomState(0)
     X = rng.normal(size=(n_nodes * n, d))
@@ -80,7 +96,7 @@ def test_network_function_equals_numpy_tree_merge_and_bytes(gamma, drop_rate):
     eps, max_size = 0.05, 8
     est = DecentralizedKernelSGDClassifier(
         kernel="rbf", gamma=gamma, epsilon=eps, max_dictionary_size=max_size,
-        consensus_penalty=0.2, max_epochs=3, random_state=0,
+        consensus_penalty=0.2, max_epochs=3, random_state=0, exchange_every=exchange_every,
         network=SimulatedNetwork(ring(n_nodes), header_bytes=header, drop_rate=drop_rate,
                                  random_state=0),
     ).fit(X, y, groups=groups)
@@ -97,7 +113,12 @@ def test_network_function_equals_numpy_tree_merge_and_bytes(gamma, drop_rate):
             W = np.linalg.solve(rbf(D, D, width) + 1e-6 * np.eye(len(D)),
                                 rbf(D, D, gammas[j]) @ W)
         own.append((D, W))
-    sub, count, up_bytes = {}, {}, 0
+    # With copies every node holds its neighbours' published dictionaries:
+    # a point of a network-function message found in the sender's or the
+    # receiver's travels as an int32 reference.
+    referencing = exchange_every is not None
+    pub = [est._pub_points[j, :est._pub_sizes[j]] for j in range(n_nodes)]
+    sub, count, up_bytes, n_refs = {}, {}, 0, 0
     for node in deepest_first:
         children = [c for c in range(n_nodes) if parents[c] == node]
         total = 1 + sum(count[c] for c in children)
@@ -106,7 +127,10 @@ def test_network_function_equals_numpy_tree_merge_and_bytes(gamma, drop_rate):
                                                 for c in children])
         sub[node], count[node] = komp(Z, W, width, eps, max_size), total
         if parents[node] >= 0:
-            up_bytes += header + 4 + len(sub[node][0]) * (d + 1) * 8
+            m = len(sub[node][0])
+            n_ref = held(sub[node][0], [pub[node], pub[parents[node]]]) if referencing else 0
+            n_refs += n_ref
+            up_bytes += header + 4 + message_bytes(m, n_ref, d, 1, 8, referencing)
     D_ref, W_ref = sub[0]
     assert count[0] == n_nodes
     # Intermediate sizes: every message is a compressed subtree mean.
@@ -120,7 +144,16 @@ def test_network_function_equals_numpy_tree_merge_and_bytes(gamma, drop_rate):
     # Bytes: a compressed subtree mean (points, weights, an int32 count) up
     # every tree edge, the root's mean down every edge, and with per-node
     # widths their log sum and count up (2 float64) and the width down.
-    down_bytes = (n_nodes - 1) * (header + len(D_ref) * (d + 1) * 8)
+    # A node receiving the root's mean also holds the subtree mean it sent up.
+    down_bytes = 0
+    for node in range(1, n_nodes):
+        n_ref = (held(D_ref, [sub[node][0], pub[parents[node]], pub[node]])
+                 if referencing else 0)
+        n_refs += n_ref
+        down_bytes += header + message_bytes(len(D_ref), n_ref, d, 1, 8, referencing)
+    if referencing:
+        # Intermediate count: the copies do hold points of the messages.
+        assert n_refs > 0
     width_bytes = 0 if gamma == 0.5 else (n_nodes - 1) * ((header + 16) + (header + 8))
     log = est.network_communication_
     assert log.total_bytes == up_bytes + down_bytes + width_bytes
@@ -219,3 +252,25 @@ def test_partial_fit_recomputes_it_when_the_steps_double():
     assert steps[changed].tolist() == [80, 160, 320]
     assert est.n_bytes_sent_ == (est.communication_.total_bytes
                                  + est.network_communication_.total_bytes)
+
+
+def test_reference_split_indexes_the_concatenation_both_ends_hold():
+    from skfed.online._network_function import dictionary_bytes, reference_split
+
+    rng = np.random.RandomState(4)
+    A, B = rng.normal(size=(5, 3)), rng.normal(size=(4, 3))
+    new = rng.normal(size=(2, 3))
+    D = np.vstack([B[2], new[0], A[1], B[2], new[1], A[4]])
+    is_ref, index = reference_split(D, [A, B])
+    assert is_ref.tolist() == [True, False, True, True, False, True]
+    assert index.tolist() == [5 + 2, 1, 5 + 2, 4]
+    held_rows = np.vstack([A, B])[index]
+    assert np.array_equal(held_rows, D[is_ref])
+    # A point held twice is referenced at its first row.
+    _, index = reference_split(A[:1], [A[:1], A[:1]])
+    assert index.tolist() == [0]
+    # 6 points, 4 referenced, 3 features, 2 outputs, float32: 6 x 2 weights,
+    # one byte of mask, 4 int32, 2 points of 3 values.
+    assert dictionary_bytes(6, 4, 3, 2, 4, True) == 48 + 1 + 16 + 24
+    assert dictionary_bytes(6, 4, 3, 2, 4, False) == 6 * 5 * 4
+    assert dictionary_bytes(9, 0, 3, 1, 8, True) == 72 + 2 + 9 * 24

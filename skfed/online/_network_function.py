@@ -24,6 +24,14 @@ kernel width, over breadth-first spanning trees of the communication graph
    tree (one dictionary per edge), so every node holds it and can hand it
    to a node that joins.
 
+Points are the nodes' own samples, and with copies (``exchange_every`` not
+None and a non-zero penalty) the two ends of a tree edge hold each other's
+published dictionary: a point of a message that the sender's or the
+receiver's published dictionary holds (or, going down, the subtree mean the
+receiver sent up) travels as an int32 index into their concatenation, which
+both ends know, instead of its ``d`` values; a bit per point says which
+(:func:`dictionary_bytes`).  The values and the weights do not change.
+
 A round passes a message only when both ends are active (dropped nodes
 wait); a rogue node corrupts the weights it sends up (what it forwards down
 is modelled as sent unchanged).  The bytes are counted in the fit's
@@ -155,6 +163,50 @@ def in_width(D, W, gamma_from, gamma_to, kernel_of, linear=False):
     return D, np.linalg.solve(K + ridge * np.eye(len(K)), values)
 
 
+# Whether points the receiver holds travel as int32 references (read at run
+# time; benchmarks/online_network_bytes.py sets it to False for the bytes of
+# sending every point).
+_REFERENCES = True
+
+
+def _row_keys(D):
+    """Every row of ``D`` as bytes (exact equality of points)."""
+    D = np.ascontiguousarray(D)
+    return [row.tobytes() for row in D]
+
+
+def reference_split(D, known):
+    """Which rows of ``D`` the receiver already holds, as rows of ``known``.
+
+    ``known`` is a list of arrays both ends of a message hold in the same
+    order (their concatenation is what an int32 reference indexes).  Returns
+    ``(is_ref, index)``: a boolean mask over the rows of ``D`` and, for the
+    referenced rows, the row of the concatenation holding the same point
+    (the first such row).
+    """
+    table = {}
+    offset = 0
+    for block in known:
+        for a, key in enumerate(_row_keys(block)):
+            table.setdefault(key, offset + a)
+        offset += len(block)
+    index = np.array([table.get(key, -1) for key in _row_keys(D)], dtype=np.int64)
+    return index >= 0, index[index >= 0]
+
+
+def dictionary_bytes(n_points, n_referenced, n_features, n_outputs, b, referencing):
+    """Bytes of a dictionary of ``n_points`` points (``b`` bytes a value)
+    of which ``n_referenced`` travel as int32 references: with
+    ``referencing`` a bit per point says which (rounded up to whole bytes),
+    a reference costs 4 bytes and any other point its ``n_features``
+    values; every point's ``n_outputs`` weights travel."""
+    size = n_points * n_outputs * b
+    if not referencing:
+        return size + n_points * n_features * b
+    return (size + (n_points + 7) // 8 + 4 * n_referenced
+            + (n_points - n_referenced) * n_features * b)
+
+
 def _width_shared(gamma):
     """Whether every node knows the width without a message (a float gamma)."""
     return gamma is None or (isinstance(gamma, numbers.Real) and not isinstance(gamma, bool))
@@ -197,6 +249,13 @@ class _NetworkFunctionMixin:
         n_features, n_out = self._points.shape[2], self._n_outputs
         eps = self.epsilon_ if self._compress else 0.0
         max_size = self._max_size if self._compress else 0
+        # With copies (exchange_every not None, a non-zero penalty) both
+        # ends of a tree edge hold each other's published dictionary; a point
+        # of a message found there travels as an int32 reference into it.
+        referencing = (_REFERENCES and self.exchange_every is not None
+                       and self.consensus_penalty_ > 0 and n > 1)
+        pub = [self._pub_points[i, :self._pub_sizes[i]] for i in range(n)]
+        sent_up = [None] * n
         children = [[] for _ in range(n)]
         for node in np.flatnonzero(parents >= 0):
             children[parents[node]].append(int(node))
@@ -231,8 +290,14 @@ class _NetworkFunctionMixin:
                 if not (active[node] and active[parent]):
                     waiting.append((node, D, W, count))
                     continue
+                n_ref = 0
+                if referencing:
+                    is_ref, _ = reference_split(D, [pub[node], pub[parent]])
+                    n_ref = int(is_ref.sum())
+                    sent_up[node] = D
                 sim.counter.send_message(int(node), int(parent), payload_bytes(n_int32=1)
-                                         + len(D) * (n_features + n_out) * b)
+                                         + dictionary_bytes(len(D), n_ref, n_features,
+                                                            n_out, b, referencing))
                 if b == 4:
                     W = W.astype(np.float32).astype(np.float64)
                 W = sim.corrupt_value_rows(W[None], [node])[0]
@@ -250,9 +315,15 @@ class _NetworkFunctionMixin:
             for node in waiting:
                 parent = parents[node]
                 if active[parent] and active[node]:
-                    size = len(final[roots[component[node]]][0])
+                    D = final[roots[component[node]]][0]
+                    n_ref = 0
+                    if referencing:
+                        # The receiver also holds the subtree mean it sent up.
+                        is_ref, _ = reference_split(D, [sent_up[node], pub[parent], pub[node]])
+                        n_ref = int(is_ref.sum())
                     sim.counter.send_message(int(parent), int(node),
-                                             size * (n_features + n_out) * b)
+                                             dictionary_bytes(len(D), n_ref, n_features,
+                                                              n_out, b, referencing))
                     received_now.extend(children[node])
                 else:
                     later.append(node)
