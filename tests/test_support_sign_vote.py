@@ -160,10 +160,12 @@ def test_unsupported_settings_are_refused(params, name):
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(100, 5)), rng.normal(size=100)
     g = np.repeat(np.arange(10), 10)
-    for cls in (FederatedSupportRecovery, FederatedSparseLinearRegression):
-        # (the regressor refuses any privacy on its own, naming privacy=)
-        match = ("privacy=" if cls is FederatedSparseLinearRegression and "privacy" in params
-                 else f"vote='sign'.*{name}")
+    # the selector takes privacy with the sign vote (see the private tests
+    # below); the regressor refuses any privacy on its own, naming privacy=
+    classes = ((FederatedSparseLinearRegression,) if "privacy" in params
+               else (FederatedSupportRecovery, FederatedSparseLinearRegression))
+    for cls in classes:
+        match = "privacy=" if "privacy" in params else f"vote='sign'.*{name}"
         with pytest.raises(ValueError, match=match):
             cls(vote="sign", **params).fit(X, y, groups=g)
 
@@ -241,5 +243,91 @@ def test_global_null_selects_nothing_without_rogue_margin(sim, design):
             Xf, yf, groups=g)
     assert est.sign_band_[0] == est.sign_band_[1] == est.reference_rate_
     assert np.abs(est.vote_fraction_ - 0.5).max() < 5 * np.sqrt(0.25 / 3000)
+    assert not est.support_.any()
+    assert est.pvalues_.min() > 0.05 / 20
+
+
+def _debiased_sign_test(votes, n_reports, p, beta, fwer):
+    """The private sign test written out in NumPy/SciPy: debias the
+    fractions, centre on their median, band +- beta / (2 (1 - 2 p)), then
+    the two one-sided binomial tails of the received counts at the band
+    mapped back to the received scale."""
+    f = votes / n_reports
+    deb = (f - p) / (1 - 2 * p)
+    c = np.median(deb)
+    lo = p + (1 - 2 * p) * (c - beta / (2 * (1 - 2 * p)))
+    hi = p + (1 - 2 * p) * (c + beta / (2 * (1 - 2 * p)))
+    pv = np.minimum(1, 2 * np.minimum(stats.binom.sf(votes - 1, n_reports, hi),
+                                      stats.binom.cdf(votes, n_reports, lo)))
+    return c, ((lo - p) / (1 - 2 * p), (hi - p) / (1 - 2 * p)), pv, pv <= fwer / len(votes)
+
+
+def test_private_sign_vote_flips_and_debiased_test(sim):
+    from skfed.privacy import DifferentialPrivacy
+    support, w = sim.problem("toeplitz", 20, 3, 0)
+    rng = np.random.default_rng([2, 7])
+    X, y = sim.clients("toeplitz", w, 4000, 10, rng)
+    Xf, yf, g = flat(X, y)
+    clean = FederatedSupportRecovery(vote="sign", random_state=0).fit(Xf, yf, groups=g)
+    spec = DifferentialPrivacy(epsilon=4.0)
+    est = FederatedSupportRecovery(vote="sign", privacy=spec, random_state=0).fit(
+        Xf, yf, groups=g)
+    sel = FederatedSupportRecovery(privacy=spec, random_state=0).fit(Xf, yf, groups=g)
+    p = est.privacy_["flip_probability"]
+    k = est.privacy_["n_reported"]
+    # same budget accounting as the default rule's flips: k bits, same p
+    assert k == sel.privacy_["n_reported"] == 2  # argmax of k tanh(4 / 2k)^2
+    assert p == sel.privacy_["flip_probability"]
+    np.testing.assert_allclose(p, 1 / (1 + np.exp(4.0 / k)))
+    np.testing.assert_array_equal(est.privacy_spent_, sel.privacy_spent_)
+    # (p rounded up to the exact Bernoulli sampler's grid: at most 4)
+    assert (est.privacy_spent_ <= 4.0).all()
+    np.testing.assert_allclose(est.privacy_spent_, 4.0, rtol=1e-5)
+    # the received bits are the clean sign bits flipped at rate p
+    rows = np.arange(4000)[:, None]
+    idx = est.reported_features_
+    sent = clean.client_supports_[rows, idx]
+    received = est.client_supports_[rows, idx]
+    flipped = (sent != received).mean()
+    assert abs(flipped - p) < 4 * np.sqrt(p * (1 - p) / sent.size)
+    np.testing.assert_array_equal(est.n_reports_, np.bincount(idx.ravel(), minlength=20))
+    np.testing.assert_array_equal(est.votes_, np.bincount(idx[received], minlength=20))
+    # the server's test against the NumPy version
+    c, band, pv, keep = _debiased_sign_test(est.votes_, est.n_reports_, p, 0.1, 0.05)
+    assert est.reference_rate_ == pytest.approx(c)
+    np.testing.assert_allclose(est.sign_band_, band)
+    assert band[1] - band[0] == pytest.approx(0.1 / (1 - 2 * p))
+    np.testing.assert_allclose(est.pvalues_, pv, rtol=1e-12)
+    np.testing.assert_array_equal(est.support_, keep)
+    np.testing.assert_allclose(est.debiased_fraction_,
+                               (est.vote_fraction_ - p) / (1 - 2 * p))
+    # the debiased fractions estimate the clean ones (sd of a debiased
+    # fraction over ~400 reports: sqrt(f(1-f)/400) / (1 - 2p) ~ 0.034)
+    err = np.abs(est.debiased_fraction_ - clean.vote_fraction_)
+    assert err.max() < 5 * 0.5 / np.sqrt(est.n_reports_.min()) / (1 - 2 * p)
+    # a private fit keeps only significant features; here it finds support
+    assert (est.pvalues_[est.support_] <= 0.05 / 20).all()
+    assert not (est.support_ & ~support).any()
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 10.0])
+def test_private_sign_vote_global_null_selects_nothing(sim, epsilon):
+    # y independent of X: no private fit returns a feature, even with no
+    # rogue margin (rogue_tolerance=0): every p-value above fwer / d
+    from skfed.privacy import DifferentialPrivacy
+    _, w = sim.problem("toeplitz", 20, 3, 1)
+    X, y = sim.clients("toeplitz", w, 3000, 10, np.random.default_rng([3, 1]), null=True)
+    Xf, yf, g = flat(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        est = FederatedSupportRecovery(
+            vote="sign", rogue_tolerance=0.0, random_state=1,
+            privacy=DifferentialPrivacy(epsilon=epsilon)).fit(Xf, yf, groups=g)
+    p = est.privacy_["flip_probability"]
+    assert 0 < p < 0.5
+    assert est.sign_band_[0] == est.sign_band_[1] == est.reference_rate_
+    # debiased fractions near 1/2: sd sqrt(1/4 / n_reports) / (1 - 2 p)
+    sd = 0.5 / np.sqrt(est.n_reports_.min()) / (1 - 2 * p)
+    assert np.abs(est.debiased_fraction_ - 0.5).max() < 5 * sd
     assert not est.support_.any()
     assert est.pvalues_.min() > 0.05 / 20
