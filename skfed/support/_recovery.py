@@ -155,8 +155,8 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         ``"selection"``: the bit "selected" of the client rule above,
         tested against its null rate ``q0`` plus the rogue margin.
         ``"sign"`` (``alpha="auto"``, ``threshold="auto"`` and
-        ``auto_z=None``; anything else is refused, as is
-        :meth:`add_nodes`): the sign of each feature's coefficient.  A
+        ``auto_z=None``; anything else is refused): the sign of each
+        feature's coefficient.  A
         client with at least ``d + 4`` samples (``d + 3`` without
         intercept) sends the signs of its least-squares coefficients on all
         ``d`` features; a smaller one the sign of ``x_j``'s coefficient when
@@ -505,7 +505,6 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         >>> selector.join_communication_.total_bytes  # 2 clients x (ceil(50 / 8) + 16)
         46
         """
-        self._check_sign_vote("add_nodes")
         X, y, sample_weight, new_labels, layout = self._validate_join_data(
             X, y, groups, sample_weight, accept_sparse=["csr", "csc"], y_numeric=True,
         )
