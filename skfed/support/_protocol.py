@@ -106,19 +106,10 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         """Whether the clients send signs (``vote="sign"``)."""
         return getattr(self, "vote", "selection") == "sign"
 
-    def _check_sign_vote(self, where=None):
-        """Refuse the settings ``vote="sign"`` does not support (yet).
-
-        ``where``: a code path that has no sign vote (``add_nodes``, the
-        Flower engine), named in the error.
-        """
+    def _check_sign_vote(self):
+        """Refuse the settings ``vote="sign"`` does not support, naming them."""
         if not self._sign_vote():
             return
-        if where is not None:
-            raise ValueError(
-                f"vote='sign' is not supported by {where} yet; fit with "
-                "vote='selection' (the default) to use it."
-            )
         bad = []
         if isinstance(self.alpha, str) is False or self.alpha != "auto":
             bad.append(f"alpha={self.alpha!r} (needs 'auto')")
