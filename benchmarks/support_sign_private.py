@@ -108,7 +108,7 @@ def global_null(rules, args):
                 bad += bool(est.support_.any())
                 if privacy is not None:
                     k = est.privacy_["n_reported"]
-            print(f"{eps:>8g} {str(tolerance):>16} {k:>3d} {bad:>8d} / {args.null_draws}",
+            print(f"{eps:>8g} {tolerance!s:>16} {k:>3d} {bad:>8d} / {args.null_draws}",
                   flush=True)
 
 

@@ -214,7 +214,7 @@ def test_add_nodes_equals_a_fit_on_all_clients(sim):
 
 
 def test_private_add_nodes_adds_the_new_counts(sim):
-    support, w = sim.problem("toeplitz", 20, 3, 2)
+    _, w = sim.problem("toeplitz", 20, 3, 2)
     X, y = sim.clients("toeplitz", w, 3000, 10, np.random.default_rng([4, 5]))
     Xf, yf, g = flat(X, y)
     old = g < 2000
@@ -230,7 +230,7 @@ def test_private_add_nodes_adds_the_new_counts(sim):
                                   np.bincount(new.ravel(), minlength=20))
     np.testing.assert_array_equal(est.votes_ - votes, np.bincount(new[received], minlength=20))
     p = est.privacy_["flip_probability"]
-    c, band, pv, keep = _debiased_sign_test(est.votes_, est.n_reports_, p, 0.1, 0.05)
+    _, _, pv, keep = _debiased_sign_test(est.votes_, est.n_reports_, p, 0.1, 0.05)
     np.testing.assert_allclose(est.pvalues_, pv, rtol=1e-12)
     np.testing.assert_array_equal(est.support_, keep)
     assert est.privacy_spent_.shape == (3000,)
