@@ -35,7 +35,11 @@ intercept, drawn N(0, 3^2)):
 * ``toeplitz``: ``corr(x_j, x_k) = 0.5^|j - k|`` on every client;
 * ``heterogeneous``: client ``i`` has its own predictor variance (uniform
   in [0.5, 2]), Toeplitz correlation (uniform in [0, 0.5]) and noise sd
-  (uniform in [0.5, 1.5]; coefficients are 3 times the mean noise sd).
+  (uniform in [0.5, 1.5]; coefficients are 3 times the mean noise sd);
+* ``equicorrelated`` (held out): every pair of features correlated 0.3,
+  noise sd 1;
+* ``block`` (held out): blocks of 5 features correlated 0.6, one support
+  feature in each of ``s`` random blocks (``d >= 5 s``), noise sd 1.
 
 Sizes: ``--sizes 1000x30 10000x10`` (clients x samples per client) and
 ``(d, s)`` in ``--dims 20:3 20:10 200:5 1000:10``.  The pooled peers run at
@@ -79,7 +83,7 @@ from skfed import FederatedSparseLinearRegression, FederatedSupportRecovery
 from skfed.baselines import pooled_data_bytes
 from skfed.network import SimulatedNetwork
 
-DESIGNS = ("independent", "toeplitz", "heterogeneous")
+DESIGNS = ("independent", "toeplitz", "heterogeneous", "equicorrelated", "block")
 
 
 def make_design(design, n_clients, n_samples, d, s, seed, n_test=0):
@@ -89,7 +93,13 @@ def make_design(design, n_clients, n_samples, d, s, seed, n_test=0):
     """
     rng = np.random.default_rng(seed)
     support = np.zeros(d, dtype=bool)
-    support[rng.choice(d, s, replace=False)] = True
+    if design == "block" and s > d // 5:
+        raise ValueError(f"block needs d >= 5 s (one support feature per block): d={d}, s={s}")
+    if design == "block":  # one support feature in each of s random blocks of 5
+        blocks = rng.choice(d // 5, s, replace=False)
+        support[blocks * 5 + rng.integers(0, 5, s)] = True
+    else:
+        support[rng.choice(d, s, replace=False)] = True
     w = np.zeros(d)
     w[support] = 3.0 * rng.choice([-1.0, 1.0], s)
     if design == "heterogeneous":
@@ -112,6 +122,11 @@ def make_design(design, n_clients, n_samples, d, s, seed, n_test=0):
         for lo in range(0, n_clients, step):
             hi = min(lo + step, n_clients)
             z = rng.standard_normal((hi - lo, n, d))
+            if design == "equicorrelated":  # every pair correlated 0.3
+                z = np.sqrt(0.7) * z + np.sqrt(0.3) * rng.standard_normal((hi - lo, n, 1))
+            elif design == "block":  # blocks of 5 features correlated 0.6
+                shared = rng.standard_normal((hi - lo, n, d // 5))
+                z = np.sqrt(0.4) * z + np.sqrt(0.6) * np.repeat(shared, 5, axis=2)
             r = rho[lo:hi, None]
             q = np.sqrt(1.0 - r * r)
             for j in range(1, d):  # AR(1) along the features: Toeplitz rho^|j-k|

@@ -777,10 +777,36 @@ def test_support_recovery_on_flower_equals_simulation(params, task_identity):
 
 
 @needs_flwr
-def test_support_sign_vote_is_refused_on_flower(task_identity):
+@pytest.mark.parametrize("network", [None, "faults"])
+def test_support_sign_vote_on_flower_equals_simulation(network, task_identity):
+    # vote="sign": every client's sign bits, the coins of a feature constant
+    # on some clients (drawn from the fit's seed and the node index), the
+    # counts, band and support equal the simulated fit's
     X, y, groups = _regression_arrays(sparse_clients())
-    with pytest.raises(ValueError, match="vote='sign' is not supported by the Flower engine"):
-        flower_fit(FederatedSupportRecovery(vote="sign"), X, y, groups)
+    X = X.copy()
+    nodes = np.unique(groups)
+    X[np.isin(groups, nodes[::2]), 3] = 1.0  # constant on half the clients
+    params = dict(vote="sign", random_state=5)
+    if network == "faults":
+        params["network"] = SimulatedNetwork(drop_rate=0.2, straggler_rate=0.1,
+                                             rogue_fraction=0.25, random_state=3)
+    estimator = FederatedSupportRecovery(**params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        reference = clone(estimator).fit(X, y, groups=groups)
+        fitted, grid = flower_fit(estimator, X, y, groups)
+    for name in ("support_", "votes_", "vote_fraction_", "client_supports_", "answered_",
+                 "rogue_", "bytes_per_round_", "pvalues_"):
+        np.testing.assert_array_equal(getattr(fitted, name), getattr(reference, name))
+    assert fitted.sign_band_ == reference.sign_band_
+    # the constant feature's bits are coins: not all equal
+    coins = reference.client_supports_[np.isin(nodes, nodes[::2]) & reference.answered_, 3]
+    assert 0 < coins.sum() < len(coins)
+    assert grid.n_exchanges == 2
+    check_traffic(fitted, reference)
+    assert fitted.flower_traffic_.item_totals().get("bits", 0) == (
+        reference.n_answered_ * ((X.shape[1] + 7) // 8)
+    )
 
 
 # ---------------------------------------------------------------- errors

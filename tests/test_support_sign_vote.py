@@ -18,6 +18,7 @@ import pytest
 from scipy import sparse, stats
 
 from skfed import FederatedSupportRecovery
+from skfed._secure_noise import InsecureNoiseWarning
 from skfed.network import SimulatedNetwork
 from skfed.support import FederatedSparseLinearRegression
 from skfed.support._rules import SIGN_CONTROLS, sign_controls, sign_reference
@@ -160,25 +161,81 @@ def test_unsupported_settings_are_refused(params, name):
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(100, 5)), rng.normal(size=100)
     g = np.repeat(np.arange(10), 10)
-    for cls in (FederatedSupportRecovery, FederatedSparseLinearRegression):
-        # (the regressor refuses any privacy on its own, naming privacy=)
-        match = ("privacy=" if cls is FederatedSparseLinearRegression and "privacy" in params
-                 else f"vote='sign'.*{name}")
+    # the selector takes privacy with the sign vote (see the private tests
+    # below); the regressor refuses any privacy on its own, naming privacy=
+    classes = ((FederatedSparseLinearRegression,) if "privacy" in params
+               else (FederatedSupportRecovery, FederatedSparseLinearRegression))
+    for cls in classes:
+        match = "privacy=" if "privacy" in params else f"vote='sign'.*{name}"
         with pytest.raises(ValueError, match=match):
             cls(vote="sign", **params).fit(X, y, groups=g)
 
 
-def test_add_nodes_is_refused():
+def test_unknown_vote_is_refused():
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(100, 5)), rng.normal(size=100)
     g = np.repeat(np.arange(10), 10)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        est = FederatedSupportRecovery(vote="sign").fit(X, y, groups=g)
-    with pytest.raises(ValueError, match="vote='sign' is not supported by add_nodes"):
-        est.add_nodes(X[:20], y[:20], groups=g[:20] + 100)
     with pytest.raises(ValueError, match="vote"):
         FederatedSupportRecovery(vote="signs").fit(X, y, groups=g)
+
+
+def test_add_nodes_equals_a_fit_on_all_clients(sim):
+    # 1,500 fitted clients, 500 joining: the server adds the new clients'
+    # signs to its counts (one shot); with the same random_state the result
+    # is the fit on all 2,000, coins for undefined statistics included
+    # (feature 7 is constant on the clients 1,200-1,699, fitted and new).
+    support, w = sim.problem("toeplitz", 20, 3, 2)
+    X, y = sim.clients("toeplitz", w, 2000, 10, np.random.default_rng([4, 4]))
+    X[1200:1700, :, 7] = 1.0
+    Xf, yf, g = flat(X, y)
+    old = g < 1500
+    full = FederatedSupportRecovery(vote="sign", random_state=3).fit(Xf, yf, groups=g)
+    est = FederatedSupportRecovery(vote="sign", random_state=3).fit(
+        Xf[old], yf[old], groups=g[old])
+    n_rounds = len(est.communication_.rounds) if hasattr(est.communication_, "rounds") else None
+    est.add_nodes(Xf[~old], yf[~old], groups=g[~old])
+    np.testing.assert_array_equal(est.client_supports_, full.client_supports_)
+    np.testing.assert_array_equal(est.votes_, full.votes_)
+    np.testing.assert_array_equal(est.n_reports_, np.full(20, 2000))
+    np.testing.assert_array_equal(est.pvalues_, full.pvalues_)
+    assert est.sign_band_ == full.sign_band_
+    np.testing.assert_array_equal(est.support_, full.support_)
+    np.testing.assert_array_equal(est.support_, support)
+    np.testing.assert_array_equal(est.n_controls_, full.n_controls_)
+    # the new clients' coins are a fair coin, not a copy of the fitted ones'
+    coins = est.client_supports_[1200:1700, 7]
+    assert 0.35 < coins[300:].mean() < 0.65 and 0.35 < coins[:300].mean() < 0.65
+    # one shot: the 500 new clients each send ceil(20 / 8) + 16 bytes, once
+    log = est.join_communication_
+    assert log.total_bytes == 500 * (3 + 16)
+    assert log.n_rounds == 1
+    if n_rounds is not None:
+        assert len(est.communication_.rounds) == n_rounds
+
+
+def test_private_add_nodes_adds_the_new_counts(sim):
+    _, w = sim.problem("toeplitz", 20, 3, 2)
+    X, y = sim.clients("toeplitz", w, 3000, 10, np.random.default_rng([4, 5]))
+    Xf, yf, g = flat(X, y)
+    old = g < 2000
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InsecureNoiseWarning)
+        est = FederatedSupportRecovery(vote="sign", privacy=_dp(4.0), random_state=3).fit(
+            Xf[old], yf[old], groups=g[old])
+        votes, n_reports = est.votes_.copy(), est.n_reports_.copy()
+        est.add_nodes(Xf[~old], yf[~old], groups=g[~old])
+    new = est.reported_features_[2000:]
+    received = est.client_supports_[2000:][np.arange(1000)[:, None], new]
+    np.testing.assert_array_equal(est.n_reports_ - n_reports,
+                                  np.bincount(new.ravel(), minlength=20))
+    np.testing.assert_array_equal(est.votes_ - votes, np.bincount(new[received], minlength=20))
+    p = est.privacy_["flip_probability"]
+    _, _, pv, keep = _debiased_sign_test(est.votes_, est.n_reports_, p, 0.1, 0.05)
+    np.testing.assert_allclose(est.pvalues_, pv, rtol=1e-12)
+    np.testing.assert_array_equal(est.support_, keep)
+    assert est.privacy_spent_.shape == (3000,)
+    np.testing.assert_allclose(est.privacy_spent_, est.privacy_spent_[0])
+    assert est.join_communication_.total_bytes == 1000 * (1 + 16)  # k = 2 bits
 
 
 def test_ols_clients_send_the_signs_of_their_least_squares_coefficients():
@@ -243,3 +300,102 @@ def test_global_null_selects_nothing_without_rogue_margin(sim, design):
     assert np.abs(est.vote_fraction_ - 0.5).max() < 5 * np.sqrt(0.25 / 3000)
     assert not est.support_.any()
     assert est.pvalues_.min() > 0.05 / 20
+
+
+def _dp(epsilon, seed=0):
+    """A budget whose flips come from a fixed seed: reproducible tests
+    (the fit warns that its guarantee is void; filtered below)."""
+    from skfed.privacy import DifferentialPrivacy
+    return DifferentialPrivacy(epsilon=epsilon, insecure_noise_seed=seed)
+
+
+def _debiased_sign_test(votes, n_reports, p, beta, fwer):
+    """The private sign test written out in NumPy/SciPy: debias the
+    fractions, centre on their median, band +- beta / (2 (1 - 2 p)), then
+    the two one-sided binomial tails of the received counts at the band
+    mapped back to the received scale."""
+    f = votes / n_reports
+    deb = (f - p) / (1 - 2 * p)
+    c = np.median(deb)
+    lo = p + (1 - 2 * p) * (c - beta / (2 * (1 - 2 * p)))
+    hi = p + (1 - 2 * p) * (c + beta / (2 * (1 - 2 * p)))
+    pv = np.minimum(1, 2 * np.minimum(stats.binom.sf(votes - 1, n_reports, hi),
+                                      stats.binom.cdf(votes, n_reports, lo)))
+    return c, ((lo - p) / (1 - 2 * p), (hi - p) / (1 - 2 * p)), pv, pv <= fwer / len(votes)
+
+
+def test_private_sign_vote_flips_and_debiased_test(sim):
+    support, w = sim.problem("toeplitz", 20, 3, 0)
+    rng = np.random.default_rng([2, 7])
+    X, y = sim.clients("toeplitz", w, 4000, 10, rng)
+    Xf, yf, g = flat(X, y)
+    clean = FederatedSupportRecovery(vote="sign", random_state=0).fit(Xf, yf, groups=g)
+    spec = _dp(4.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InsecureNoiseWarning)
+        est = FederatedSupportRecovery(vote="sign", privacy=spec, random_state=0).fit(
+            Xf, yf, groups=g)
+        sel = FederatedSupportRecovery(privacy=spec, random_state=0).fit(Xf, yf, groups=g)
+    p = est.privacy_["flip_probability"]
+    k = est.privacy_["n_reported"]
+    # same budget accounting as the default rule's flips: k bits, same p
+    assert k == sel.privacy_["n_reported"] == 2  # argmax of k tanh(4 / 2k)^2
+    assert p == sel.privacy_["flip_probability"]
+    np.testing.assert_allclose(p, 1 / (1 + np.exp(4.0 / k)))
+    np.testing.assert_array_equal(est.privacy_spent_, sel.privacy_spent_)
+    # (p rounded up to the exact Bernoulli sampler's grid: at most 4)
+    assert (est.privacy_spent_ <= 4.0).all()
+    np.testing.assert_allclose(est.privacy_spent_, 4.0, rtol=1e-5)
+    # the received bits are the clean sign bits flipped at rate p
+    rows = np.arange(4000)[:, None]
+    idx = est.reported_features_
+    sent = clean.client_supports_[rows, idx]
+    received = est.client_supports_[rows, idx]
+    flipped = (sent != received).mean()
+    assert abs(flipped - p) < 4 * np.sqrt(p * (1 - p) / sent.size)
+    np.testing.assert_array_equal(est.n_reports_, np.bincount(idx.ravel(), minlength=20))
+    np.testing.assert_array_equal(est.votes_, np.bincount(idx[received], minlength=20))
+    # the server's test against the NumPy version
+    c, band, pv, keep = _debiased_sign_test(est.votes_, est.n_reports_, p, 0.1, 0.05)
+    assert est.reference_rate_ == pytest.approx(c)
+    np.testing.assert_allclose(est.sign_band_, band)
+    assert band[1] - band[0] == pytest.approx(0.1 / (1 - 2 * p))
+    np.testing.assert_allclose(est.pvalues_, pv, rtol=1e-12)
+    np.testing.assert_array_equal(est.support_, keep)
+    np.testing.assert_allclose(est.debiased_fraction_,
+                               (est.vote_fraction_ - p) / (1 - 2 * p))
+    # the debiased fractions estimate the clean ones (sd of a debiased
+    # fraction over ~400 reports: sqrt(f(1-f)/400) / (1 - 2p) ~ 0.034)
+    err = np.abs(est.debiased_fraction_ - clean.vote_fraction_)
+    assert err.max() < 5 * 0.5 / np.sqrt(est.n_reports_.min()) / (1 - 2 * p)
+    # a private fit keeps only significant features; here it finds support
+    assert (est.pvalues_[est.support_] <= 0.05 / 20).all()
+    assert not (est.support_ & ~support).any()
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 10.0])
+def test_private_sign_vote_global_null_selects_nothing(sim, epsilon):
+    # y independent of X: no private fit returns a feature (every p-value
+    # above fwer / d), for five draws of the flips.  With the default rogue
+    # band (0.1); without it (rogue_tolerance=0) the test is at its nominal
+    # level only: 8, 4 and 6 of 100 draws of the flips selected a feature at
+    # epsilon 1, 3 and 10 (fwer 0.05; 0 of 100 each with the band).
+    _, w = sim.problem("toeplitz", 20, 3, 1)
+    X, y = sim.clients("toeplitz", w, 3000, 10, np.random.default_rng([3, 1]), null=True)
+    Xf, yf, g = flat(X, y)
+    for noise in range(5):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            est = FederatedSupportRecovery(
+                vote="sign", random_state=1,
+                privacy=_dp(epsilon, seed=noise)).fit(Xf, yf, groups=g)
+        p = est.privacy_["flip_probability"]
+        assert 0 < p < 0.5
+        half = 0.1 / (2 * (1 - 2 * p))
+        assert est.sign_band_[0] == pytest.approx(est.reference_rate_ - half, abs=1e-12)
+        assert est.sign_band_[1] == pytest.approx(est.reference_rate_ + half, abs=1e-12)
+        # debiased fractions near 1/2: sd sqrt(1/4 / n_reports) / (1 - 2 p)
+        sd = 0.5 / np.sqrt(est.n_reports_.min()) / (1 - 2 * p)
+        assert np.abs(est.debiased_fraction_ - 0.5).max() < 5 * sd
+        assert not est.support_.any()
+        assert est.pvalues_.min() > 0.05 / 20

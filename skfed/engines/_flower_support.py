@@ -10,6 +10,7 @@ model); the server takes the vote.  Mirrors ``_recover_support`` of
 
 import numpy as np
 from scipy import sparse
+from sklearn.utils import check_random_state
 
 from flwr.app import ArrayRecord, ConfigRecord, Message, RecordDict
 
@@ -65,10 +66,15 @@ def _support_message(estimator, node, message):
     else:
         X = np.ascontiguousarray(X)
     offsets = np.array([0, X.shape[0]], dtype=np.intp)
+    # vote="sign": the fit's seed for the coins of undefined statistics and
+    # this client's node index (-1: the selection vote).
+    sign_seed = int(control.get("sign_seed", -1))
     packed = _client_pass(
         X, np.ascontiguousarray(y, dtype=dtype), np.ascontiguousarray(weights), offsets,
         np.array([float(control["lambda"])]), float(control["z"]), bool(control["auto"]),
         bool(estimator.fit_intercept), None,
+        sign_seed=None if sign_seed < 0 else sign_seed,
+        first_node=int(control.get("node", 0)),
     )[0]
     return RecordDict({"skfed": ArrayRecord({"bits": _array(packed[0])})})
 
@@ -83,12 +89,17 @@ def register_client(app, estimator, node_data):
 def fit_server(fitted, driver):
     est = fitted
     est._validate_params()
-    est._check_sign_vote("the Flower engine")
+    est._check_sign_vote()
     infos = driver.hello["by_index"]
     n_nodes = len(infos)
     d = int(infos[0]["n_features"])
     lam, auto = est._client_lambdas(n_nodes)
     z = est._client_z()
+    sign_seed = -1
+    if est._sign_vote():
+        # As the simulated fit: the coins' seed, public randomness.
+        sign_seed = int(check_random_state(est.random_state).randint(
+            np.iinfo(np.int32).max))
 
     network = resolve_network(est.network)
     sim = network.start(n_nodes, server=True, random_state=est.random_state,
@@ -100,7 +111,8 @@ def fit_server(fitted, driver):
     contents = {
         int(t): RecordDict(
             {"control": ConfigRecord(
-                {"lambda": float(lam[t]), "z": z, "auto": bool(auto)})}
+                {"lambda": float(lam[t]), "z": z, "auto": bool(auto),
+                 "sign_seed": sign_seed, "node": int(t)})}
         )
         for t in senders
     }

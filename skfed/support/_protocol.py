@@ -106,19 +106,10 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         """Whether the clients send signs (``vote="sign"``)."""
         return getattr(self, "vote", "selection") == "sign"
 
-    def _check_sign_vote(self, where=None):
-        """Refuse the settings ``vote="sign"`` does not support (yet).
-
-        ``where``: a code path that has no sign vote (``add_nodes``, the
-        Flower engine), named in the error.
-        """
+    def _check_sign_vote(self):
+        """Refuse the settings ``vote="sign"`` does not support, naming them."""
         if not self._sign_vote():
             return
-        if where is not None:
-            raise ValueError(
-                f"vote='sign' is not supported by {where} yet; fit with "
-                "vote='selection' (the default) to use it."
-            )
         bad = []
         if isinstance(self.alpha, str) is False or self.alpha != "auto":
             bad.append(f"alpha={self.alpha!r} (needs 'auto')")
@@ -126,9 +117,6 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             bad.append(f"threshold={self.threshold!r} (needs 'auto')")
         if self.auto_z is not None:
             bad.append(f"auto_z={self.auto_z!r} (the sign bit has no threshold; needs None)")
-        if self.privacy is not None:
-            bad.append(f"privacy={self.privacy!r} (randomized response of sign bits is "
-                       "not implemented; needs None)")
         if bad:
             raise ValueError(
                 "vote='sign' sends the sign of each feature's coefficient given its "
@@ -432,7 +420,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         elif hasattr(self, "sign_band_"):
             del self.sign_band_
         if test and self._sign_vote():
-            support = self._sign_test(votes, n_reports, fraction, beta, fwer, d, g)
+            support = self._sign_test(votes, n_reports, fraction, beta, fwer, d, g, p)
         elif test:
             # The highest rate at which a feature outside the support is
             # reported as 1: honest clients select it at rate ``base``,
@@ -517,30 +505,45 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         elif hasattr(self, "reported_features_"):
             del self.reported_features_
 
-    def _sign_test(self, votes, n_reports, fraction, beta, fwer, d, g):
+    def _sign_test(self, votes, n_reports, fraction, beta, fwer, d, g, p=0.0):
         """The server's test of ``vote="sign"``; sets ``pvalues_``,
         ``reference_rate_`` and ``sign_band_``, returns the support.
 
         Honest clients send a feature outside the support as 1 with a
         probability the server does not know but that is shared by the
         features of an exchangeable design (1/2 for a symmetric one); its
-        estimate is the median ``c`` of the ``d`` vote fractions (the support
-        is sparse).  A fraction ``beta`` of rogue clients moves a fraction by
-        at most ``beta / 2``, so a feature is kept when its fraction is
-        significantly outside ``[c - beta / 2, c + beta / 2]``: one-sided
+        estimate is the median ``c`` of the ``d`` debiased vote fractions
+        (the support is sparse).  A fraction ``beta`` of rogue clients moves
+        a received fraction by at most ``beta / 2``, so a feature is kept
+        when its fraction is significantly outside the band: one-sided
         binomial tests on each side, each at ``fwer / (2 d)``; ``pvalues_``
         is twice the smaller one-sided p-value (at most 1).
+
+        Under privacy every sign bit is flipped with probability ``p``
+        (randomized response), so a feature whose clients send 1 at rate
+        ``f`` is received at rate ``p + (1 - 2 p) f``.  The centre and the
+        band are then on the debiased scale, ``(fraction - p) / (1 - 2 p)``:
+        ``c`` the median of the debiased fractions and the band
+        ``c +- beta / (2 (1 - 2 p))`` (the rogue shift, made after the
+        flips, debiased too); ``reference_rate_`` and ``sign_band_`` are on
+        that scale, and the binomial tests run on the received counts
+        against the band mapped back, ``p + (1 - 2 p) [lo, hi]``.
         """
         answered = n_reports > 0
-        centre = float(np.median(fraction[answered])) if answered.any() else 0.5
-        lo = min(max(centre - beta / 2, 0.0), 1.0)
-        hi = min(max(centre + beta / 2, 0.0), 1.0)
+        scale = 1.0 - 2.0 * p
+        debiased = (fraction - p) / scale
+        centre = float(np.median(debiased[answered])) if answered.any() else 0.5
+        half = beta / (2.0 * scale)
+        lo_d, hi_d = centre - half, centre + half
+        # the band on the received scale, within [0, 1]
+        lo = min(max(p + scale * lo_d, 0.0), 1.0)
+        hi = min(max(p + scale * hi_d, 0.0), 1.0)
         upper = stats.binom.sf(votes - 1, np.maximum(n_reports, 1), hi)
         lower = stats.binom.cdf(votes, np.maximum(n_reports, 1), lo)
         pvalues = np.where(answered, np.minimum(1.0, 2.0 * np.minimum(upper, lower)), 1.0)
         self.pvalues_ = pvalues
         self.reference_rate_ = centre
-        self.sign_band_ = (lo, hi)
+        self.sign_band_ = ((lo - p) / scale, (hi - p) / scale)
         n_max = int(n_reports.max()) if g else 0
         # The smallest p-value any feature could reach: all its reports on
         # the side of the band farther from its end.

@@ -154,9 +154,9 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         What each client sends per feature and how the server tests it.
         ``"selection"``: the bit "selected" of the client rule above,
         tested against its null rate ``q0`` plus the rogue margin.
-        ``"sign"`` (``alpha="auto"``, ``threshold="auto"``, ``auto_z=None``
-        and no ``privacy``; anything else is refused, as is
-        :meth:`add_nodes`): the sign of each feature's coefficient.  A
+        ``"sign"`` (``alpha="auto"``, ``threshold="auto"`` and
+        ``auto_z=None``; anything else is refused): the sign of each
+        feature's coefficient.  A
         client with at least ``d + 4`` samples (``d + 3`` without
         intercept) sends the signs of its least-squares coefficients on all
         ``d`` features; a smaller one the sign of ``x_j``'s coefficient when
@@ -166,7 +166,11 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         feature) the client sends a fair coin.  The server keeps a feature whose fraction of ones is
         significantly outside ``median +- beta / 2`` (the median over the
         ``d`` features; ``beta`` = ``rogue_tolerance``, 0.1 for "auto";
-        one-sided binomial tests at ``fwer / (2 d)`` each side).  A sign
+        one-sided binomial tests at ``fwer / (2 d)`` each side).  Under
+        ``privacy`` the sign bits go through the same randomized response
+        (and budget accounting) as the selection bits, and the median and
+        band are taken on the debiased fractions ``(f - p) / (1 - 2 p)``
+        (see ``sign_band_``).  A sign
         vote's distance from the null grows linearly with a client's
         effect where a selection vote's excess grows with its square, so on
         dense correlated supports whose clients have few samples it needs
@@ -239,10 +243,11 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         fixed threshold.
     reference_rate_ : float
         The rate the votes were tested against, or the fixed threshold
-        (``vote="sign"``: the median fraction, the band's centre).
+        (``vote="sign"``: the median debiased fraction, the band's centre).
     sign_band_ : tuple of float
-        Only with ``vote="sign"``: ``(low, high)``, the band of fractions
-        outside which a feature is tested significant.
+        Only with ``vote="sign"``: ``(low, high)``, the band of debiased
+        fractions outside which a feature is tested significant (under
+        ``privacy`` its half-width is ``beta / (2 (1 - 2 p))``).
     rogue_tolerance_ : float
         The rogue fraction ``beta`` the server's test tolerated: the
         resolved ``rogue_tolerance="auto"`` (see ``rogue_tolerance``), the
@@ -500,7 +505,6 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         >>> selector.join_communication_.total_bytes  # 2 clients x (ceil(50 / 8) + 16)
         46
         """
-        self._check_sign_vote("add_nodes")
         X, y, sample_weight, new_labels, layout = self._validate_join_data(
             X, y, groups, sample_weight, accept_sparse=["csr", "csc"], y_numeric=True,
         )

@@ -315,7 +315,7 @@ def sign_reference(Xi, yi, wi, center):
 
 
 def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs,
-                 n_positive=None, sign_seed=None):
+                 n_positive=None, sign_seed=None, first_node=0):
     """Run the client pass of every node (joblib over chunks of nodes).
 
     ``lam`` holds each client's lambda (a fixed-lambda rule); with ``auto``
@@ -329,7 +329,9 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs,
 
     With ``sign_seed`` (an integer; ``vote="sign"``) every client runs the
     sign rule instead (:func:`sign_reference`; its undefined statistics
-    become coins drawn from ``sign_seed`` and the node's index).
+    become coins drawn from ``sign_seed`` and the node's index, counted
+    from ``first_node``: clients joining ``n_old`` fitted ones pass
+    ``first_node=n_old`` and draw the coins a fit on all clients draws).
 
     Returns ``(packed, ols, controls)`` with one row per node (``packed``:
     its bits; ``ols``: the nodes that used the OLS t-test; ``controls``:
@@ -362,7 +364,8 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs,
         tcrit_partial = np.full(n_nodes, np.inf)
         tcrit_marginal = np.full(n_nodes, np.inf)
         seeds = np.column_stack([np.full(n_nodes, int(sign_seed), dtype=np.int64),
-                                 np.arange(n_nodes, dtype=np.int64)])
+                                 np.arange(first_node, first_node + n_nodes,
+                                           dtype=np.int64)])
         auto = True
     elif auto:
         if n_positive is None:
