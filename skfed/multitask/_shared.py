@@ -42,6 +42,10 @@ dual of the joint problem::
                - max(||sum_t u_t||^2, sum_t ||u_t||^2) / (2 lambda m)
 
 (the fixed-``b`` dual minimized over ``b``), a lower bound on the optimum;
+so is its value at any convex combination of evaluated rounds' dual
+variables, which the server bounds from what it holds (the best on the
+segment from the previous best combination, :meth:`_SharedFit._combined_dual`;
+on ill-conditioned problems it leads the single rounds' bound);
 ``J`` of the model the round evaluated is an upper bound.  The fit stops
 when the best ``J`` seen minus the best ``D`` is at most ``tol`` times the
 best ``J``, and returns the model with that best ``J``
