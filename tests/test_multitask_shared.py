@@ -422,3 +422,31 @@ def test_combined_dual_bound_stays_below_the_libsvm_optimum(monkeypatch, compres
     # the returned objective is within the certified gap of libsvm's optimum
     # (itself found to about 1e-7 by the search over the share)
     assert est.joint_objective_ == pytest.approx(best, rel=2e-7)
+
+
+@pytest.mark.parametrize("compression", ["none", "auto"])
+def test_combined_dual_bound_of_the_fixed_share_refit_stays_below_libsvm(
+        monkeypatch, unlimited_selection, compression):
+    """In the refit at the selected share (the fixed-share dual) every
+    combined bound stays below libsvm's optimum at that share; the loose
+    candidate fits do not combine."""
+    X, y, g = _symmetric_data(seed=3)
+    seen = []
+    combined = _shared._SharedFit._combined_dual
+
+    def record(self):
+        seen.append((self.fixed, self.tol, combined(self)))
+        return seen[-1][2]
+
+    monkeypatch.setattr(_shared._SharedFit, "_combined_dual", record)
+    est = FederatedMultiTaskClassifier(
+        kernel="linear", loss="hinge", fit_intercept=False, tol=1e-8, max_rounds=500,
+        compression=compression, random_state=0).fit(X, y, groups=g)
+    b = est.shared_weight_
+    assert est.share_selection_["selected"] == b
+    objective = _libsvm(X, y, g, b, 1.0 / len(y))[1]
+    fixed, tols, bounds = zip(*seen)
+    assert set(fixed) == {b} and set(tols) == {1e-8}  # only the refit combines
+    assert len(bounds) >= 3
+    assert max(bounds) <= objective * (1 + 1e-9)
+    assert max(bounds) >= objective * (1 - 1e-6)  # libsvm's primal: within ~1e-7
