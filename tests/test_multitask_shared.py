@@ -450,3 +450,38 @@ def test_combined_dual_bound_of_the_fixed_share_refit_stays_below_libsvm(
     assert len(bounds) >= 3
     assert max(bounds) <= objective * (1 + 1e-9)
     assert max(bounds) >= objective * (1 - 1e-6)  # libsvm's primal: within ~1e-7
+
+
+def test_combined_dual_bound_of_a_multinomial_quantized_refit_stays_below_its_objective(
+        monkeypatch):
+    """Small nodes, 4 classes, the defaults (``K - 1`` quantized rows, the
+    personal selection's refit at a fixed share): every combined bound
+    stays below the refit's objective at every evaluated point (each an
+    upper bound on its optimum), and the last one certifies ``tol``."""
+    rng = np.random.RandomState(0)
+    m, n, d, K = 60, 15, 6, 4
+    W, U = rng.normal(size=(K, d)), rng.normal(size=(m, K, d))
+    g = np.repeat(np.arange(m), n)
+    X = rng.normal(size=(m * n, d))
+    y = np.einsum("ij,ikj->ik", X, W[None] + 0.3 * U[g]).argmax(axis=1)
+    seen = []
+    combined = _shared._SharedFit._combined_dual
+
+    def record(self):
+        seen.append((self, combined(self)))
+        return seen[-1][1]
+
+    monkeypatch.setattr(_shared._SharedFit, "_combined_dual", record)
+    est = FederatedMultiTaskClassifier(random_state=0).fit(X, y, groups=g)
+    assert "shared_part_share" in est.share_selection_  # the personal path's refit
+    fits = {id(fit) for fit, _ in seen}
+    assert len(fits) == 1 and len(seen) >= 3
+    fit = seen[0][0]
+    assert fit.fixed is not None
+    # the refit's last len(seen) points (the curves also hold the learned fit's)
+    joint = np.asarray(fit.joint_curve)[-len(seen):]
+    assert np.nanmin(joint) == est.joint_objective_ == fit.best["joint"]
+    bounds = np.array([bound for _, bound in seen])
+    assert np.all(bounds <= est.joint_objective_ * (1 + 1e-12))
+    assert est.joint_objective_ - bounds[-1] <= est.tol * est.joint_objective_
+    assert est.joint_duality_gap_ == pytest.approx(est.joint_objective_ - fit.best_dual)
