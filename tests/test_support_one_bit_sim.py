@@ -9,9 +9,7 @@ Cython pass the estimator runs), and its rates against the fitted
 estimator's vote fractions.
 """
 
-import importlib.util
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,33 +18,22 @@ from skfed import FederatedSupportRecovery
 from skfed.support._partial import n_controls, partial_reference
 from skfed.support._rules import _critical_values
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def sim():
-    spec = importlib.util.spec_from_file_location(
-        "support_one_bit_rules", ROOT / "benchmarks" / "support_one_bit_rules.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 @pytest.mark.parametrize("design", ["toeplitz", "heterogeneous", "equicorrelated"])
-def test_batched_rules_equal_partial_reference(sim, design):
+def test_batched_rules_equal_partial_reference(one_bit_sim, design):
     d, s, n = 20, 10, 10
-    support, w = sim.problem(design, d, s, 0)
+    support, w = one_bit_sim.problem(design, d, s, 0)
     assert support.sum() == s and np.all(np.abs(w[support]) == 3.0)
     rng = np.random.default_rng(1)
-    X, y = sim.clients(design, w, 40, n, rng)
+    X, y = one_bit_sim.clients(design, w, 40, n, rng)
     assert np.allclose(X.mean(axis=1), 0.0) and np.allclose(y.mean(axis=1), 0.0)
     k = int(n_controls(n, d, True))
     assert k == 3  # the default at 10 samples, d = 20
     m = n - 1
     tk, t0 = _critical_values(1.0, [m - 1 - k, m - 1])
-    tail = sim.bits_of(f"tail:closest:{k}", X, y, rng)
-    sign = sim.bits_of(f"sign:closest:{k}", X, y, rng)
-    marginal = sim.bits_of("tail:closest:0", X, y, rng)
+    tail = one_bit_sim.bits_of(f"tail:closest:{k}", X, y, rng)
+    sign = one_bit_sim.bits_of(f"sign:closest:{k}", X, y, rng)
+    marginal = one_bit_sim.bits_of("tail:closest:0", X, y, rng)
     for i in range(len(X)):
         bits, t, used, _ = partial_reference(X[i], y[i], np.ones(n), k, m, True, tk, t0,
                                              gate=-np.inf)
@@ -59,14 +46,14 @@ def test_batched_rules_equal_partial_reference(sim, design):
         np.testing.assert_array_equal(marginal[i], bits0)
 
 
-def test_simulated_rates_match_the_estimator(sim):
+def test_simulated_rates_match_the_estimator(one_bit_sim):
     """The simulated default rule's rates against the fitted vote fractions of
     clients drawn the same way (binomial noise of 3,000 + 3,000 clients, 4 sd)."""
     d, s, n, g = 20, 10, 10, 3000
-    support, w = sim.problem("toeplitz", d, s, 0)
-    p = sim.rates("toeplitz", w, "tail:closest:3", g, n, seed=0)
+    support, w = one_bit_sim.problem("toeplitz", d, s, 0)
+    p = one_bit_sim.rates("toeplitz", w, "tail:closest:3", g, n, seed=0)
     rng = np.random.default_rng(5)
-    X, y = sim.clients("toeplitz", w, g, n, rng)
+    X, y = one_bit_sim.clients("toeplitz", w, g, n, rng)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est = FederatedSupportRecovery(n_jobs=1).fit(

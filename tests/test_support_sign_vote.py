@@ -9,9 +9,7 @@ Toeplitz problem (10 of 20 features, 10,000 clients of 10 samples) is
 recovered exactly by the sign vote and not by the default.
 """
 
-import importlib.util
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,17 +20,6 @@ from skfed._secure_noise import InsecureNoiseWarning
 from skfed.network import SimulatedNetwork
 from skfed.support import FederatedSparseLinearRegression
 from skfed.support._rules import SIGN_CONTROLS, sign_controls, sign_reference
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def sim():
-    spec = importlib.util.spec_from_file_location(
-        "support_one_bit_rules", ROOT / "benchmarks" / "support_one_bit_rules.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def flat(X, y):
@@ -49,11 +36,11 @@ def test_sign_controls():
 
 
 @pytest.mark.parametrize("design", ["toeplitz", "heterogeneous", "independent"])
-def test_client_bits_equal_the_simulation(sim, design):
-    _, w = sim.problem(design, 20, 10, 0)
+def test_client_bits_equal_the_simulation(one_bit_sim, design):
+    _, w = one_bit_sim.problem(design, 20, 10, 0)
     rng = np.random.default_rng(5)
-    X, y = sim.clients(design, w, 400, 10, rng)
-    expected = sim.bits_of("sign:closest:6", X, y, rng)
+    X, y = one_bit_sim.clients(design, w, 400, 10, rng)
+    expected = one_bit_sim.bits_of("sign:closest:6", X, y, rng)
     Xf, yf, g = flat(X, y)
     est = FederatedSupportRecovery(vote="sign", random_state=0).fit(Xf, yf, groups=g)
     np.testing.assert_array_equal(est.client_supports_, expected)
@@ -72,10 +59,10 @@ def test_client_bits_equal_the_simulation(sim, design):
     np.testing.assert_array_equal(est_csr.client_supports_, expected)
 
 
-def test_server_test_against_binomial_tails(sim):
-    support, w = sim.problem("toeplitz", 20, 3, 1)
+def test_server_test_against_binomial_tails(one_bit_sim):
+    support, w = one_bit_sim.problem("toeplitz", 20, 3, 1)
     rng = np.random.default_rng(2)
-    X, y = sim.clients("toeplitz", w, 500, 10, rng)
+    X, y = one_bit_sim.clients("toeplitz", w, 500, 10, rng)
     Xf, yf, g = flat(X, y)
     est = FederatedSupportRecovery(vote="sign", rogue_tolerance=0.2, fwer=0.1,
                                    random_state=0).fit(Xf, yf, groups=g)
@@ -95,10 +82,10 @@ def test_server_test_against_binomial_tails(sim):
     np.testing.assert_array_equal(np.sign(f[support] - c), np.sign(w[support]))
 
 
-def test_undefined_statistic_sends_a_fair_coin(sim):
-    _, w = sim.problem("independent", 20, 3, 0)
+def test_undefined_statistic_sends_a_fair_coin(one_bit_sim):
+    _, w = one_bit_sim.problem("independent", 20, 3, 0)
     rng = np.random.default_rng(3)
-    X, y = sim.clients("independent", w, 2000, 10, rng)
+    X, y = one_bit_sim.clients("independent", w, 2000, 10, rng)
     X[:, :, 7] = 1.0  # constant on every client: no statistic
     Xf, yf, g = flat(X, y)
     est = FederatedSupportRecovery(vote="sign", random_state=4).fit(Xf, yf, groups=g)
@@ -115,10 +102,10 @@ def test_undefined_statistic_sends_a_fair_coin(sim):
 
 
 @pytest.mark.scale
-def test_toeplitz_dense_support_exact_where_default_is_not(sim):
-    support, w = sim.problem("toeplitz", 20, 10, 0)
+def test_toeplitz_dense_support_exact_where_default_is_not(one_bit_sim):
+    support, w = one_bit_sim.problem("toeplitz", 20, 10, 0)
     rng = np.random.default_rng([0, 11])
-    X, y = sim.clients("toeplitz", w, 10000, 10, rng)
+    X, y = one_bit_sim.clients("toeplitz", w, 10000, 10, rng)
     Xf, yf, g = flat(X, y)
     default = FederatedSupportRecovery(random_state=0).fit(Xf, yf, groups=g)
     sign = FederatedSupportRecovery(vote="sign", random_state=0).fit(Xf, yf, groups=g)
@@ -135,10 +122,10 @@ def test_toeplitz_dense_support_exact_where_default_is_not(sim):
     np.testing.assert_array_equal(reg.support_, support)
 
 
-def test_rogue_clients_within_tolerance(sim):
-    support, w = sim.problem("toeplitz", 20, 3, 0)
+def test_rogue_clients_within_tolerance(one_bit_sim):
+    support, w = one_bit_sim.problem("toeplitz", 20, 3, 0)
     rng = np.random.default_rng(8)
-    X, y = sim.clients("toeplitz", w, 3000, 10, rng)
+    X, y = one_bit_sim.clients("toeplitz", w, 3000, 10, rng)
     Xf, yf, g = flat(X, y)
     net = SimulatedNetwork(rogue_fraction=0.1, rogue_behavior="random", random_state=1)
     est = FederatedSupportRecovery(vote="sign", network=net, random_state=0).fit(
@@ -179,13 +166,13 @@ def test_unknown_vote_is_refused():
         FederatedSupportRecovery(vote="signs").fit(X, y, groups=g)
 
 
-def test_add_nodes_equals_a_fit_on_all_clients(sim):
+def test_add_nodes_equals_a_fit_on_all_clients(one_bit_sim):
     # 1,500 fitted clients, 500 joining: the server adds the new clients'
     # signs to its counts (one shot); with the same random_state the result
     # is the fit on all 2,000, coins for undefined statistics included
     # (feature 7 is constant on the clients 1,200-1,699, fitted and new).
-    support, w = sim.problem("toeplitz", 20, 3, 2)
-    X, y = sim.clients("toeplitz", w, 2000, 10, np.random.default_rng([4, 4]))
+    support, w = one_bit_sim.problem("toeplitz", 20, 3, 2)
+    X, y = one_bit_sim.clients("toeplitz", w, 2000, 10, np.random.default_rng([4, 4]))
     X[1200:1700, :, 7] = 1.0
     Xf, yf, g = flat(X, y)
     old = g < 1500
@@ -213,9 +200,9 @@ def test_add_nodes_equals_a_fit_on_all_clients(sim):
         assert len(est.communication_.rounds) == n_rounds
 
 
-def test_private_add_nodes_adds_the_new_counts(sim):
-    _, w = sim.problem("toeplitz", 20, 3, 2)
-    X, y = sim.clients("toeplitz", w, 3000, 10, np.random.default_rng([4, 5]))
+def test_private_add_nodes_adds_the_new_counts(one_bit_sim):
+    _, w = one_bit_sim.problem("toeplitz", 20, 3, 2)
+    X, y = one_bit_sim.clients("toeplitz", w, 3000, 10, np.random.default_rng([4, 5]))
     Xf, yf, g = flat(X, y)
     old = g < 2000
     with warnings.catch_warnings():
@@ -265,10 +252,10 @@ def test_ols_clients_send_the_signs_of_their_least_squares_coefficients():
     assert null.min() > lo and null.max() < hi
 
 
-def test_reported_subsets_use_each_features_reports(sim):
-    support, w = sim.problem("toeplitz", 20, 3, 1)
+def test_reported_subsets_use_each_features_reports(one_bit_sim):
+    support, w = one_bit_sim.problem("toeplitz", 20, 3, 1)
     rng = np.random.default_rng(6)
-    X, y = sim.clients("toeplitz", w, 2000, 10, rng)
+    X, y = one_bit_sim.clients("toeplitz", w, 2000, 10, rng)
     Xf, yf, g = flat(X, y)
     est = FederatedSupportRecovery(vote="sign", n_reported=10, random_state=0).fit(
         Xf, yf, groups=g)
@@ -285,12 +272,12 @@ def test_reported_subsets_use_each_features_reports(sim):
 
 
 @pytest.mark.parametrize("design", ["toeplitz", "block"])
-def test_global_null_selects_nothing_without_rogue_margin(sim, design):
+def test_global_null_selects_nothing_without_rogue_margin(one_bit_sim, design):
     # y independent of X: every sign fraction is 1/2 up to binomial noise
     # (sd 0.0091 at 3,000 clients), and even without the rogue band
     # (rogue_tolerance=0) no feature passes the Bonferroni-corrected test.
-    _, w = sim.problem(design, 20, 3, 1)
-    X, y = sim.clients(design, w, 3000, 10, np.random.default_rng([1, 99]), null=True)
+    _, w = one_bit_sim.problem(design, 20, 3, 1)
+    X, y = one_bit_sim.clients(design, w, 3000, 10, np.random.default_rng([1, 99]), null=True)
     Xf, yf, g = flat(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
@@ -324,10 +311,10 @@ def _debiased_sign_test(votes, n_reports, p, beta, fwer):
     return c, ((lo - p) / (1 - 2 * p), (hi - p) / (1 - 2 * p)), pv, pv <= fwer / len(votes)
 
 
-def test_private_sign_vote_flips_and_debiased_test(sim):
-    support, w = sim.problem("toeplitz", 20, 3, 0)
+def test_private_sign_vote_flips_and_debiased_test(one_bit_sim):
+    support, w = one_bit_sim.problem("toeplitz", 20, 3, 0)
     rng = np.random.default_rng([2, 7])
-    X, y = sim.clients("toeplitz", w, 4000, 10, rng)
+    X, y = one_bit_sim.clients("toeplitz", w, 4000, 10, rng)
     Xf, yf, g = flat(X, y)
     clean = FederatedSupportRecovery(vote="sign", random_state=0).fit(Xf, yf, groups=g)
     spec = _dp(4.0)
@@ -374,14 +361,14 @@ def test_private_sign_vote_flips_and_debiased_test(sim):
 
 
 @pytest.mark.parametrize("epsilon", [1.0, 10.0])
-def test_private_sign_vote_global_null_selects_nothing(sim, epsilon):
+def test_private_sign_vote_global_null_selects_nothing(one_bit_sim, epsilon):
     # y independent of X: no private fit returns a feature (every p-value
     # above fwer / d), for five draws of the flips.  With the default rogue
     # band (0.1); without it (rogue_tolerance=0) the test is at its nominal
     # level only: 8, 4 and 6 of 100 draws of the flips selected a feature at
     # epsilon 1, 3 and 10 (fwer 0.05; 0 of 100 each with the band).
-    _, w = sim.problem("toeplitz", 20, 3, 1)
-    X, y = sim.clients("toeplitz", w, 3000, 10, np.random.default_rng([3, 1]), null=True)
+    _, w = one_bit_sim.problem("toeplitz", 20, 3, 1)
+    X, y = one_bit_sim.clients("toeplitz", w, 3000, 10, np.random.default_rng([3, 1]), null=True)
     Xf, yf, g = flat(X, y)
     for noise in range(5):
         with warnings.catch_warnings():
