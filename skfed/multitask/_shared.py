@@ -132,7 +132,6 @@ _FLOAT32_MIN_TOL = 1e-5
 # more rounds (0.21 -> 0.26 and 0.21 -> 0.22 of the raw upload); in the
 # final fits only, 0.21 -> 0.20, 0.21 (HAR sitting unchanged, School 0.391
 # -> 0.385), and the 4-class small family's refit still a round shorter.
-_COMBINE_DUALS = True
 
 
 class _SharedNodes(_PrimalState):
@@ -249,7 +248,7 @@ class _SharedFit:
         # The dual variables of the best bound (a combination of evaluated
         # ones, :meth:`_combined_dual`).
         self._anchor = None
-        self.combine_duals = _COMBINE_DUALS and self.tol <= estimator.tol
+        self.combine_duals = self.tol <= estimator.tol
         self.gaps, self.objectives, self.duals, self.joint_curve = [], [], [], []
         self.converged = False
         self.rounds = 0
