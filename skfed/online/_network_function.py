@@ -199,12 +199,13 @@ def dictionary_bytes(n_points, n_referenced, n_features, n_outputs, b, referenci
     of which ``n_referenced`` travel as int32 references: with
     ``referencing`` a bit per point says which (rounded up to whole bytes),
     a reference costs 4 bytes and any other point its ``n_features``
-    values; every point's ``n_outputs`` weights travel."""
-    size = n_points * n_outputs * b
+    values; every point's ``n_outputs`` weights travel (the communication
+    layer's :func:`~skfed.network.payload_bytes`)."""
     if not referencing:
-        return size + n_points * n_features * b
-    return (size + (n_points + 7) // 8 + 4 * n_referenced
-            + (n_points - n_referenced) * n_features * b)
+        n_referenced = 0
+    values = n_points * n_outputs + (n_points - n_referenced) * n_features
+    return payload_bytes(n_float64=values if b == 8 else 0, n_float32=values if b == 4 else 0,
+                         n_int32=n_referenced, n_bits=n_points if referencing else 0)
 
 
 def _width_shared(gamma):
