@@ -442,3 +442,17 @@ def test_a_replaced_registry_is_seen_by_every_function_and_restored(monkeypatch)
     assert "only-here" not in cmp.applicable_methods("binary")
     with pytest.raises(ValueError, match="Unknown dataset"):
         cmp.compare("toy-here", quick=True, verbose=0)
+
+
+def test_printed_numbers_round_the_stored_values():
+    # 1.93049996 is stored as 1.9305 (6 significant digits), which prints as
+    # 1.931; printing the unrounded value would show 1.930 and disagree with
+    # the files (seen once in CI).
+    from skfed.compare._report import _fmt_score, _rounded
+
+    raw = 1.93049996
+    stored = _rounded(raw)
+    assert repr(stored) == "1.9305"
+    assert f"{raw:.3f}" == "1.930" and f"{stored:.3f}" == "1.931"
+    assert _fmt_score(0.98765001, 0.0, 1) == f"{_rounded(0.98765001):.4f}"
+    assert _fmt_score(float("nan"), float("nan"), 3) == "nan"

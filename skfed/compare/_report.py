@@ -38,6 +38,9 @@ def _below_floor(row, mean, pooled, n_test):
 def _fmt_score(mean, std, n_runs):
     if math.isnan(mean):
         return "nan"
+    # printed from the value the files store, so the screen and the files
+    # never round one number two ways (1.93050 -> "1.9305" -> 1.930, not 1.931)
+    mean, std = _rounded(mean), _rounded(std)
     if n_runs > 1:
         return f"{mean:.4f} ± {std:.4f}"
     return f"{mean:.4f}"
@@ -68,7 +71,7 @@ def format_table(result):
                 _fmt_score(row["worst_node_score"], row["worst_node_score_std"], n),
                 _fmt_score(row["pooled_score"], row["pooled_score_std"], n),
                 f"{row['bytes_sent']:,}{mark}",
-                f"{row['fit_time_s']:.3f}",
+                f"{_rounded(row['fit_time_s']):.3f}",
             )
         )
     widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
