@@ -70,7 +70,7 @@ candidates'
 (a peer drawn through a neighbour, which raises the share of same-cluster
 candidates, was also measured, 2-5 of the 5 peers: 73.7-76.8 % on noisy,
 68.7-71.6 % on i.i.d., code not kept).  Started from the oracle graph
-(the first graph learning replaced by it, a one-off prototype), the
+(weights 0.1; the first graph learning replaced by it, a one-off prototype), the
 re-learnings drift back to 76-78 % on noisy (defaults, ``mu_graph`` 0.3
 or 1, ``max_neighbors=10``, ``peer_scoring=10``); the oracle graph kept
 fixed scores 79.05 % against the defaults' 75.95 %.
