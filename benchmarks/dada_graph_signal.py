@@ -84,12 +84,12 @@ from scipy.special import logsumexp
 from scipy.stats import rankdata
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from dada_experiments import moons_family  # noqa: E402
-from dada_vote_evidence import iid_moons  # noqa: E402
+from dada_experiments import moons_family
+from dada_vote_evidence import iid_moons
 
-from skfed.boosting import DecentralizedBoostingClassifier  # noqa: E402
-from skfed.boosting._stumps import stump_predictions  # noqa: E402
-from skfed.network import SimulatedNetwork  # noqa: E402
+from skfed.boosting import DecentralizedBoostingClassifier
+from skfed.boosting._stumps import stump_predictions
+from skfed.network import SimulatedNetwork
 
 SEEDS = (0, 1, 2, 3, 4)
 

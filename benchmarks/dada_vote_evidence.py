@@ -73,14 +73,14 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from dada_experiments import (  # noqa: E402
+from dada_experiments import (
     MOONS_FAMILIES,
     _graph_recovery,
     cluster_angles,
     moons_family,
 )
 
-from skfed.boosting import DecentralizedBoostingClassifier  # noqa: E402
+from skfed.boosting import DecentralizedBoostingClassifier
 
 N_PERMUTATIONS = 200
 
