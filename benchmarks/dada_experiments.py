@@ -706,6 +706,8 @@ GRAPH_VARIANTS = {
     "graph_update_every=None": dict(graph_update_every=None),
     "graph_update_every=10*n_nodes": dict(graph_update_every=1000),
     "max_iter=300*n_nodes": dict(max_iter=30000),
+    "beta=5,mu=2": dict(beta=5.0, mu=2.0),
+    "beta=10,mu=1": dict(beta=10.0, mu=1.0),
 }
 
 
