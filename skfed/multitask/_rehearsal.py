@@ -36,6 +36,11 @@ __all__ = ["Rehearsal", "rehearsal_draws", "rehearse_newcomers"]
 # The sizes rehearsed, the scales of c_n compared (1 first: it wins ties; 0
 # is the shared model w_0 alone), the draws of a size per node (at most
 # REHEARSAL_MAX_DRAWS in all), and the local solves' relative gap and passes.
+# More draws were measured (benchmarks/new_nodes.py splits, rotated moons,
+# seeds 0-2, k = 5): 2 a node / 64 in all 55.72 -> 54.01, 4 / 128 52.28 (the
+# table, which flatters w_0, see REHEARSAL_LEAVE_OUT, picked smaller scales
+# more confidently; with the leave-out 55.44 / 55.72), for 1.3-2 times the
+# join's CPU.
 REHEARSAL_SIZES = (2, 5, 10, 20, 50)
 REHEARSAL_SCALES = (1.0, 4.0, 0.25, 1.0 / 16, 0.0)
 REHEARSAL_DRAWS = 2
