@@ -29,11 +29,11 @@ import argparse
 import copy
 import warnings
 
+import new_nodes as nn
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
-import new_nodes as nn
 from skfed.multitask import _rehearsal
 
 SCALES = (0.0, 1.0 / 16, 0.25, 1.0, 4.0, 16.0)
@@ -64,6 +64,12 @@ def fit(task, seed, X, y, groups, rows, leave_out):
         _rehearsal.REHEARSAL_LEAVE_OUT = False
 
 
+def join(est, task, Xk, yk, gk, Xt, yt, gt):
+    """The join's score on the new nodes' test samples."""
+    est.add_nodes(Xk, yk, groups=gk)
+    return nn.score(task, yt, est.predict(Xt, groups=gt))
+
+
 def run(name, seeds, ks):
     scores = {}  # (variant, seed, k) -> score
     baselines = {}
@@ -71,7 +77,7 @@ def run(name, seeds, ks):
         data = nn.load(name, seed)
         X, y, groups, task = data[:4]
         extra = data[4] if len(data) > 4 else None
-        fit_rows, new, order = nn.split(X, y, groups, seed, extra)
+        fit_rows, _, order = nn.split(X, y, groups, seed, extra)
         fitted = {"rehearsal": fit(task, seed, X, y, groups, fit_rows, False),
                   "leave-out": fit(task, seed, X, y, groups, fit_rows, True)}
         for k in ks:
@@ -79,16 +85,13 @@ def run(name, seeds, ks):
             Xk, yk, gk = X[train], y[train], groups[train]
             Xt, yt, gt = X[test], y[test], groups[test]
 
-            def join(est):
-                est.add_nodes(Xk, yk, groups=gk)
-                return nn.score(task, yt, est.predict(Xt, groups=gt))
-
             for variant, est in fitted.items():
-                scores[(variant, seed, k)] = join(copy.deepcopy(est))
+                scores[(variant, seed, k)] = join(copy.deepcopy(est), task, Xk, yk, gk,
+                                                  Xt, yt, gt)
             for s in SCALES:
                 est = copy.deepcopy(fitted["rehearsal"])
                 est._join_rehearsal = _FixedScale(s)
-                scores[(f"s={s:g}", seed, k)] = join(est)
+                scores[(f"s={s:g}", seed, k)] = join(est, task, Xk, yk, gk, Xt, yt, gt)
             fixed = [scores[(f"s={s:g}", seed, k)] for s in SCALES]
             scores[("oracle", seed, k)] = max(fixed)
             baselines[(seed, k)] = nn.baselines(task, X, y, groups, fit_rows, train, test, k)
