@@ -11,6 +11,8 @@ the new nodes' test samples with
 * ``rehearsal``: the join as it is (the default);
 * ``leave-out``: the fit's rehearsal with each rehearsing node's own part
   taken off ``w_0`` (``REHEARSAL_LEAVE_OUT``), then the join;
+* ``keep-w0``: the join with ``_KEEP_W0_WITHOUT_ERRORS`` (a newcomer that
+  ``w_0`` misclassifies nowhere keeps ``w_0``);
 * ``s=<scale>``: every newcomer at one fixed scale (``s=0`` is ``w_0``
   alone, the fitted estimator's prediction for an unseen node);
 * ``oracle``: per seed and ``k``, the best fixed scale on the test samples
@@ -34,7 +36,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
-from skfed.multitask import _rehearsal
+from skfed.multitask import _join, _rehearsal
 
 SCALES = (0.0, 1.0 / 16, 0.25, 1.0, 4.0, 16.0)
 
@@ -88,6 +90,12 @@ def run(name, seeds, ks):
             for variant, est in fitted.items():
                 scores[(variant, seed, k)] = join(copy.deepcopy(est), task, Xk, yk, gk,
                                                   Xt, yt, gt)
+            _join._KEEP_W0_WITHOUT_ERRORS = True
+            try:
+                scores[("keep-w0", seed, k)] = join(copy.deepcopy(fitted["rehearsal"]), task,
+                                                    Xk, yk, gk, Xt, yt, gt)
+            finally:
+                _join._KEEP_W0_WITHOUT_ERRORS = False
             for s in SCALES:
                 est = copy.deepcopy(fitted["rehearsal"])
                 est._join_rehearsal = _FixedScale(s)
@@ -97,7 +105,7 @@ def run(name, seeds, ks):
             baselines[(seed, k)] = nn.baselines(task, X, y, groups, fit_rows, train, test, k)
             print(name, seed, k, {v: round(sc, 2) for (v, sd, kk), sc in scores.items()
                                   if sd == seed and kk == k}, flush=True)
-    variants = ["rehearsal", "leave-out"] + [f"s={s:g}" for s in SCALES] + ["oracle"]
+    variants = ["rehearsal", "leave-out", "keep-w0"] + [f"s={s:g}" for s in SCALES] + ["oracle"]
     print(f"\n{name}: means over seeds {seeds}")
     print(f"{'variant':10s} " + " ".join(f"{'k=' + str(k):>7s}" for k in ks))
     for v in variants:

@@ -2,6 +2,8 @@
 model against a SciPy solve of its own problem with the others fixed, the
 fitted nodes bit-identical, the join's bytes in closed form."""
 
+import copy
+
 import numpy as np
 import pytest
 from scipy import optimize
@@ -576,3 +578,37 @@ def test_rehearsal_leave_out_moves_w0_toward_the_fit_without_the_node(
         keep = g != est.nodes_[t]
         exact = cls(random_state=0).fit(X[keep], y[keep], groups=g[keep])._W[:, -1]
         assert np.linalg.norm(w0_out - exact) < factor * np.linalg.norm(w0 - exact)
+
+
+def test_keep_w0_without_errors_switch(monkeypatch):
+    """``_KEEP_W0_WITHOUT_ERRORS`` (off by default): a newcomer that ``w_0``
+    misclassifies nowhere (NumPy: the sign of ``w_0``'s margin) keeps
+    ``w_0`` exactly; one it misclassifies gets the model of the join
+    without the switch, bit for bit."""
+    from skfed.multitask import _join
+
+    X, y, g = _tasks(n_nodes=10)
+    old = g < 8
+    est = FederatedMultiTaskClassifier(random_state=0).fit(X[old], y[old], groups=g[old])
+    assert est.omega_mode_ == "shared" and est._join_rehearsal is not None
+    w0, b0 = est.shared_coef_, est.shared_intercept_
+    right = ((X @ w0 + b0 > 0).astype(int) == y) & ~old
+    # newcomer 8: 8 samples w_0 classifies right; newcomer 9: 8 samples with
+    # flipped labels (w_0 misclassifies most of them)
+    rows8 = np.flatnonzero(right & (g == 8))[:8]
+    rows9 = np.flatnonzero(g == 9)[:8]
+    assert len(rows8) == 8
+    Xn = np.concatenate([X[rows8], X[rows9]])
+    yn = np.concatenate([y[rows8], 1 - y[rows9]])
+    gn = np.repeat([8, 9], 8)
+    assert (((Xn[8:] @ w0 + b0) > 0).astype(int) != yn[8:]).sum() > 0
+
+    plain = copy.deepcopy(est).add_nodes(Xn, yn, groups=gn)
+    monkeypatch.setattr(_join, "_KEEP_W0_WITHOUT_ERRORS", True)
+    kept = copy.deepcopy(est).add_nodes(Xn, yn, groups=gn)
+    np.testing.assert_array_equal(kept.coef_[8], w0)
+    np.testing.assert_array_equal(kept.intercept_[8], b0)
+    assert not np.allclose(plain.coef_[8], w0)  # the switch changed newcomer 8
+    np.testing.assert_array_equal(kept.coef_[9], plain.coef_[9])
+    np.testing.assert_array_equal(kept.coef_[:8], est.coef_)
+    assert kept.join_communication_.total_bytes == plain.join_communication_.total_bytes
