@@ -368,9 +368,13 @@ def _own_part(est, nodes, lam, owners):
     the shared part's share).  Without node t the gradient loses ``-u_t``
     and ``w_0`` moves by about ``-H^-1 u_t``, ``H`` the Hessian of the other
     terms, estimated as :func:`~skfed.multitask._validation.held_out_shift`
-    does: ``lambda m / b_w + (m - 1) min(1, n / (m d')) mu`` (each envelope's
-    curvature is at most ``mu``, in the span of its node's rows).  A node
-    knows ``u_t``, ``b``, ``lambda`` and ``m``: no message.
+    estimates the others' part: ``lambda m / b_w + (m - 1) min(1, n / (m
+    d')) mu`` (each envelope's curvature is at most ``mu``, in the span of
+    its node's rows; node t's own envelope leaves with it).  A node knows
+    ``u_t``, ``mu``, ``lambda``, ``m`` and the shares, as in the personal
+    selection: no message.  Tested against refits without the node (closer
+    to them than ``w_0``); used only with :data:`REHEARSAL_LEAVE_OUT`, else
+    zeros.
 
     Returns
     -------
