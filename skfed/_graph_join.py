@@ -102,7 +102,7 @@ from ._core._boosting_fast import (
     lse_losses,
 )
 from .graph import connected_threshold, model_message_bytes
-from .network import payload_bytes, resolve_network
+from .network import index_bits, payload_bytes, resolve_network
 
 __all__ = ["graph_join_nodes", "join_info_from_data"]
 
@@ -464,6 +464,123 @@ def _fit_budget(estimator, n_fitted, n_problems, n_columns):
                          n_local=n_local, uses_per_step=per)
 
 
+def _join_vote(estimator, X, y, sw, layout, rng):
+    """The newcomers' ballots added to the fit's feature vote (Dada, step 0).
+
+    Returns None when there is no vote to join (Perso-lin, user base
+    predictors, ``feature_selection=None``, ``stump_placement="quantile"``
+    (its thresholds need every node's histogram), a finite ``privacy``
+    budget, or a fit that kept no tally); else a dict with the newcomers'
+    ``ballots`` (rows of :func:`~skfed.boosting._stumps.node_ballots`, node
+    order), the recounted ``selected`` features, ``votes`` (2, d),
+    ``threshold`` (2,), ``tally`` and the ``new`` features (selected now and
+    not by the fit) with their stumps ``stump_features`` and
+    ``stump_thresholds``.
+    """
+    est = estimator
+    tally = getattr(est, "_vote_tally", None)
+    if (not _is_dada(est) or tally is None or est.base_predictors is not None
+            or est.feature_selection != "vote" or est.stump_placement == "quantile"
+            or _private(est) or est.feature_votes_ is None or np.ndim(est.feature_votes_) != 2):
+        return None
+    from .boosting._dada import _node_sizes
+    from .boosting._stumps import (
+        _VOTE_LEVEL,
+        _vote_size,
+        feature_relevance,
+        make_stumps,
+        node_ballots,
+        significance_threshold,
+        vote_threshold,
+    )
+
+    lo, hi = est.feature_range_
+    varying = hi > lo
+    d, n_varying = varying.shape[0], int(varying.sum())
+    q = _vote_size(n_varying)
+    n_new = int(layout.codes.max()) + 1 if len(layout.codes) else 0
+    order = np.argsort(layout.codes, kind="stable")
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(layout.codes, minlength=n_new))]
+                             ).astype(np.intp)
+    Xs = np.ascontiguousarray(np.asarray(X, dtype=np.float64)[order])
+    codes = np.searchsorted(est.classes_, np.asarray(y)[order]).astype(np.intp)
+    sws = np.ascontiguousarray(np.asarray(sw, dtype=np.float64)[order])
+    sizes = _node_sizes(Xs, sws, offsets)
+    voters = sizes >= float(est.vote_min_samples_)
+    relevance = feature_relevance(Xs, codes, offsets, sws)
+    tie_key = rng.random_sample(relevance.shape)
+    ballots = node_ballots(relevance, codes, offsets, varying, q, tie_key, voters, sws)
+    # The fit's counts plus the newcomers' (the rule of _count_votes).
+    votes = np.asarray(est.feature_votes_, dtype=np.int64) + np.vstack(
+        [ballots[:, :d].sum(axis=0), ballots[:, d:2 * d].sum(axis=0)])
+    n_voters = int(tally["voters"]) + int(ballots[:, :d].any(axis=1).sum())
+    n_tested = int(tally["n_tested"]) + int(ballots[:, 2 * d].sum())
+    first = vote_threshold(n_voters, q, n_varying, level=_VOTE_LEVEL)
+    second = significance_threshold(n_tested, n_varying)
+    selected = ((votes[0] >= first) | ((votes[1] >= second) & (n_tested > 0))) & varying
+    # A feature the fit selected keeps its stumps (the fitted models use them).
+    selected |= np.asarray(est.selected_features_, dtype=bool)
+    new = selected & ~np.asarray(est.selected_features_, dtype=bool)
+    samples = int(tally["samples"]) + int(sizes.sum())
+    features = thresholds = np.zeros(0)
+    if new.any():
+        # The stumps the fit would give the new features with this selection
+        # (the agreed ranges are public: nothing more to agree on).
+        f_all, t_all = make_stumps(lo, hi, est.n_estimators, est.stump_placement,
+                                   features=selected, max_per_feature=samples)
+        keep = new[f_all]
+        features, thresholds = f_all[keep], t_all[keep]
+    return {"ballots": ballots, "selected": selected, "votes": votes,
+            "threshold": np.array([first, second], dtype=np.int64), "new": new,
+            "tally": {"voters": n_voters, "n_tested": n_tested, "samples": samples},
+            "stump_features": features.astype(np.intp), "stump_thresholds": thresholds}
+
+
+def _vote_message_bytes(ballots, n_features, n_selected):
+    """``(up, down)``: each newcomer's ballot message (its non-zero counts, as
+    a subtree's in the fit's vote) and the selection sent back to it."""
+    width = ballots.shape[1]
+    bits = index_bits(width)
+    m = ballots.sum(axis=1).astype(np.int64)
+    dense = payload_bytes(n_int32=2 + width)
+    up = np.array([min(dense, payload_bytes(n_int32=2 + int(c), n_bits=int(c) * bits))
+                   for c in m.tolist()], dtype=np.int64)
+    up[m == 0] = 0  # nothing to send: no ballot
+    down = payload_bytes(n_bits=min(n_features, int(n_selected) * index_bits(n_features)))
+    return up, int(down)
+
+
+def _apply_vote(est, vote, info):
+    """Give the estimator the new features' stumps (zero weight in every
+    fitted model: their predictions do not change) and the recounted vote;
+    returns ``info`` with its graph models grown alike."""
+    n_add = len(vote["stump_features"])
+    est.selected_features_ = vote["selected"]
+    est.feature_votes_ = vote["votes"]
+    est.vote_threshold_ = vote["threshold"]
+    est._vote_tally = vote["tally"]
+    if not n_add:
+        return info
+    est.stump_features_ = np.concatenate([est.stump_features_, vote["stump_features"]])
+    est.stump_thresholds_ = np.concatenate([est.stump_thresholds_, vote["stump_thresholds"]])
+
+    def grow(coef):
+        pad = np.zeros(coef.shape[:-1] + (n_add,), dtype=coef.dtype)
+        return np.ascontiguousarray(np.concatenate([coef, pad], axis=-1))
+
+    est.coef_ = grow(est.coef_)
+    if hasattr(est, "released_coef_"):
+        est.released_coef_ = grow(est.released_coef_)
+    est.n_base_predictors_ = int(est.n_base_predictors_) + n_add
+    if info.get("graph_models") is not None:
+        gm = np.asarray(info["graph_models"])
+        n_stumps = gm.shape[-1] - int(est.fit_intercept)
+        pad = np.zeros(gm.shape[:-1] + (n_add,), dtype=gm.dtype)
+        info = dict(info, graph_models=np.ascontiguousarray(
+            np.concatenate([gm[..., :n_stumps], pad, gm[..., n_stumps:]], axis=-1)))
+    return info
+
+
 def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
     """Join new nodes to a fitted Dada / Perso-lin estimator (see the module).
 
@@ -541,8 +658,6 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
         "node wakes up less often, which its random clock already models), "
         "so there is no partial work to cut",
     })
-    models = _models(est)
-    dtype = models.dtype
     n_old, n_new = len(est.nodes_), len(new_labels)
     losses_old = np.asarray(info["losses"], dtype=np.float64)
     rogue_old = np.asarray(info.get("rogue", np.zeros(n_old, bool)), dtype=bool)
@@ -551,6 +666,14 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
             f"info holds {losses_old.shape[0]} losses and {rogue_old.shape[0]} rogue flags "
             f"for {n_old} nodes."
         )
+    # Step 0 (Dada's feature vote): the newcomers' ballots join the fit's
+    # counts; a feature they carry over the threshold gets its stumps.
+    vote = _join_vote(est, X, y, sw_all, layout, np.random.RandomState(
+        [_random_seed(est), int(getattr(est, "_join_seed", 0)), 104711]))
+    if vote is not None:
+        info = _apply_vote(est, vote, info)
+    models = _models(est)
+    dtype = models.dtype
     # The fit's node count sets the schedule (joined nodes answer, not step).
     n_fit = int(info.get("n_fit", n_old))
     n_local, n_steps = _schedule(est, n_fit)
@@ -586,6 +709,18 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
         random_state=np.random.RandomState([_random_seed(est), int(seed), 104723]),
     ).start(n_old + n_new, server=False)
     sim.rogue[:] = np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)])
+    if vote is not None:
+        # Ballots up to the root of the fit's vote (fitted node 0), the
+        # selection back down to every newcomer.
+        up, down = _vote_message_bytes(vote["ballots"], len(vote["selected"]),
+                                       int(vote["selected"].sum()))
+        sent = np.flatnonzero(up > 0)
+        sim.counter.send_pairs((n_old + sent).astype(np.intp), np.zeros(len(sent), np.intp),
+                               up[sent])
+        sim.counter.next_round()
+        sim.counter.send_pairs(np.zeros(n_new, np.intp), (n_old + np.arange(n_new)).astype(np.intp),
+                               np.full(n_new, down, dtype=np.int64))
+        sim.counter.next_round()
     payloads = model_message_bytes(models.reshape(n_old, -1), dtype)
     # What the candidates answer with: the models the graph was learned from
     # (a graph learned once), else their final models.
