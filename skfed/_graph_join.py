@@ -282,7 +282,9 @@ class _Newcomer:
         self.losses = np.zeros(self.P)
         self.offsets = np.array([0, Z.shape[0]], dtype=np.intp)
         self.margins = np.zeros((self.P, Z.shape[0]))
-        if not self.dada:
+        if self.dada:
+            self._Z64 = np.asarray(Z, dtype=np.float64)
+        else:
             self.loss = _loss(estimator)
             self.l2, self.n_penalized = float(estimator.alpha), Z.shape[1] - int(
                 estimator.fit_intercept)
@@ -342,10 +344,12 @@ class _Newcomer:
         out = np.zeros((q, self.P))
         sw = np.ascontiguousarray(np.tile(self.sw, q))
         if self.dada:
-            # margins[p, r m + i] = y_pi (Z alpha_r,p)_i
-            margins = np.einsum("ij,rpj->pri", self.Z.astype(np.float64),
-                                models.astype(np.float64)) * self.Y[:, None, :]
-            lse_losses(np.ascontiguousarray(margins.reshape(self.P, q * m)), sw, offsets, out)
+            # margins[p, r m + i] = y_pi (Z alpha_r,p)_i, one matrix product
+            # (P, q, n) x (n, m)
+            margins = np.matmul(np.asarray(models, dtype=np.float64).transpose(1, 0, 2),
+                                self._Z64.T)
+            margins *= self.Y[:, None, :]
+            lse_losses(margins.reshape(self.P, q * m), sw, offsets, out)
         else:
             lin_losses(np.ascontiguousarray(np.tile(self.Z, (q, 1))),
                        np.ascontiguousarray(np.tile(self.Y, (1, q))), sw, offsets,
