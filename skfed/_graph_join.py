@@ -55,12 +55,10 @@ newcomers that choose them):
    from its local model (``fw_join``) or gradient steps ``1 / L``
    (``lin_join``).  When the fit re-learns its graph
    (``graph_update_every``), the newcomer re-solves its row with its
-   current model every ``max(25, ceil(graph_update_every / n_fitted))`` of
-   its steps (every 25 for ``"n_nodes"`` and ``"geometric"``: 3 re-solves
+   current model every ``max(50, ceil(graph_update_every / n_fitted))`` of
+   its steps (every 50 for ``"n_nodes"`` and ``"geometric"``: one re-solve
    in 100 steps; each costs a row solve and, with peers, scoring their
-   current models, and re-solving every 10 steps bought nothing: rotated
-   moons, seeds 0-2, ``k = 5 / 10 / 20``, mean 74.0 either way, 73.4
-   without re-solving, at half the join's CPU); it then sends each final
+   current models; see ``_RESOLVE_EVERY``); it then sends each final
    neighbour its weight (8 bytes).
 
 Newcomers of one call that hold at least the fitted nodes' mean weight
@@ -117,7 +115,12 @@ _CANDIDATES_PER_KAPPA = 20
 # about one step per node).  Dada on rotated moons (80 fitted nodes, seeds
 # 0-2, k = 5 / 10 / 20, mean accuracy; join CPU): every 10 steps 74.0, every
 # 25 steps 74.0 at about half the CPU, every 50 steps 73.9, never 73.4.
-_RESOLVE_EVERY = 25
+# With the newcomers' feature vote (step 0), every 25 / 50 steps: rotated
+# moons 72.0 / 76.1 / 81.9 and 71.4 / 76.7 / 81.9 at k = 5 / 10 / 20, HAR
+# 89.1 / 88.5 / 90.3 and 88.8 / 89.1 / 90.5, Landmine 93.6 / 93.6 / 93.9
+# both (seeds 0-2); every 50 takes about a quarter less of the join's CPU on
+# rotated moons (20 newcomers, each re-scoring its peers at a re-solve).
+_RESOLVE_EVERY = 50
 # Newcomers linked to each other step in this many synchronous blocks (they
 # exchange their current models between blocks).  4 instead of 10: Dada on
 # rotated moons 74.0 either way (Perso-lin 58.5 both), fewer messages and
