@@ -471,6 +471,23 @@ def _fit_budget(estimator, n_fitted, n_problems, n_columns):
                          n_local=n_local, uses_per_step=per)
 
 
+def _distinct_sizes(Xs, sw, offsets):
+    """Distinct positive-weight rows of every node (rows compared exactly),
+    the count of ``skfed.boosting._dada._node_sizes`` by one lexicographic
+    sort of all the nodes' rows instead of a ``numpy.unique`` per node."""
+    n = len(offsets) - 1
+    codes = np.repeat(np.arange(n), np.diff(offsets))
+    keep = np.asarray(sw) > 0
+    rows, codes = Xs[keep], codes[keep]
+    if not len(codes):
+        return np.zeros(n, dtype=np.int64)
+    order = np.lexsort(tuple(rows.T[::-1]) + (codes,))
+    rows, codes = rows[order], codes[order]
+    first = np.ones(len(codes), dtype=bool)
+    first[1:] = (codes[1:] != codes[:-1]) | np.any(rows[1:] != rows[:-1], axis=1)
+    return np.bincount(codes[first], minlength=n).astype(np.int64)
+
+
 def _join_vote(estimator, X, y, sw, layout, rng):
     """The newcomers' ballots added to the fit's feature vote (Dada, step 0).
 
@@ -490,7 +507,6 @@ def _join_vote(estimator, X, y, sw, layout, rng):
             or est.feature_selection != "vote" or est.stump_placement == "quantile"
             or _private(est) or est.feature_votes_ is None or np.ndim(est.feature_votes_) != 2):
         return None
-    from .boosting._dada import _node_sizes
     from .boosting._stumps import (
         _VOTE_LEVEL,
         _vote_size,
@@ -512,7 +528,7 @@ def _join_vote(estimator, X, y, sw, layout, rng):
     Xs = np.ascontiguousarray(np.asarray(X, dtype=np.float64)[order])
     codes = np.searchsorted(est.classes_, np.asarray(y)[order]).astype(np.intp)
     sws = np.ascontiguousarray(np.asarray(sw, dtype=np.float64)[order])
-    sizes = _node_sizes(Xs, sws, offsets)
+    sizes = _distinct_sizes(Xs, sws, offsets)
     voters = sizes >= float(est.vote_min_samples_)
     relevance = feature_relevance(Xs, codes, offsets, sws)
     tie_key = rng.random_sample(relevance.shape)
@@ -850,9 +866,9 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
                 return cands
             peer_models = local_models[p] if current is None else current[p]
             both = _Candidates.__new__(_Candidates)
-            both.models = np.ascontiguousarray(np.concatenate(
-                [cands.models, peer_models.reshape(len(p), -1).astype(np.float64)]))
-            both.sq = np.einsum("ij,ij->i", both.models, both.models)
+            flat_peers = peer_models.reshape(len(p), -1).astype(np.float64)
+            both.models = np.concatenate([cands.models, flat_peers])
+            both.sq = np.concatenate([cands.sq, np.einsum("ij,ij->i", flat_peers, flat_peers)])
             both.losses = np.concatenate([cands.losses, local_losses[p]])
             both.degrees = np.ascontiguousarray(np.concatenate([cands.degrees, degrees_new[p]]))
             both.data_losses = (None if cands.data_losses is None else np.concatenate(

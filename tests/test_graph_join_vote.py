@@ -154,3 +154,18 @@ def test_vote_that_adds_no_feature_leaves_the_join_unchanged(moons):
                                   no_vote.collaboration_graph_.toarray())
     assert est._vote_tally["voters"] == base._vote_tally["voters"]
     assert est._vote_tally["n_tested"] > base._vote_tally["n_tested"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_distinct_sizes_equal_node_sizes(seed):
+    from skfed._graph_join import _distinct_sizes
+
+    rng = np.random.RandomState(seed)
+    counts = rng.randint(0, 12, size=7)
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
+    Xs = rng.randint(0, 3, size=(offsets[-1], 3)).astype(np.float64)  # many duplicates
+    Xs[::5, 0] = -0.0
+    sw = rng.choice([0.0, 1.0, 2.0], size=offsets[-1])
+    got = _distinct_sizes(Xs, sw, offsets)
+    np.testing.assert_array_equal(got, _node_sizes(Xs, sw, offsets))
+    assert got.sum() < (sw > 0).sum()  # duplicates were merged
