@@ -14,8 +14,20 @@ for tests).
 
 A new node n joins in four steps, the fitted nodes' models and weights
 held fixed (they only answer, and they gain one edge each toward the
-newcomers that choose them):
+newcomers that choose them), after Dada's feature vote:
 
+0. **Feature vote** (Dada with ``feature_selection="vote"`` and stumps on
+   the agreed ranges, no finite privacy budget; ``_join_vote``).  Each
+   newcomer casts the fit's ballots (``node_ballots``; a ranking ballot if
+   it holds at least ``vote_min_samples_`` distinct samples) and sends them
+   to the vote's root (fitted node 0), which adds them to the fit's counts
+   and thresholds them with the fit's rule over all voters
+   (``_count_votes``).  A newly selected feature gets the stumps
+   ``make_stumps`` gives it under the new selection, appended to the
+   estimator's with weight zero in every fitted model (``_apply_vote``);
+   the root sends the selection back.  Rotated moons, seed 0: the fitted
+   nodes' vote missed an informative feature, and the join went from 64.6
+   / 66.6 to 73.7 / 81.6 at ``k = 10 / 20`` (refit 77.5 / 83.2).
 1. **Local model.**  It runs the fit's purely local steps on its samples
    (``ceil(max_iter / n_fitted)`` Frank-Wolfe steps for Dada, gradient
    steps for Perso-lin), as every node did before the graph was learned.
@@ -71,7 +83,9 @@ mean of the two rows' weights), and linked newcomers run step 4 in
 model between blocks.  Lighter newcomers keep to the fitted nodes (their
 local models are poor guides: on HAR the exchange cost Dada 4-8 points).
 
-What is sent (byte model of :mod:`skfed.network`): per candidate asked, a
+What is sent (byte model of :mod:`skfed.network`): for Dada's vote, each
+newcomer's ballots (its non-zero counts, as a subtree's in the fit's vote)
+and the selection back to each newcomer; per candidate asked, a
 request (header only) and, if it answers, its model
 (:func:`~skfed.graph.model_message_bytes`) plus its loss and degree (16
 bytes); after answers with local models, per neighbour a request and its
