@@ -17,14 +17,14 @@ held fixed (they only answer, and they gain one edge each toward the
 newcomers that choose them), after Dada's feature vote:
 
 0. **Feature vote** (Dada with ``feature_selection="vote"`` and stumps on
-   the agreed ranges, no finite privacy budget; ``_join_vote``).  Each
+   the agreed ranges, no finite privacy budget; :mod:`skfed._graph_join_vote`).  Each
    newcomer casts the fit's ballots (``node_ballots``; a ranking ballot if
    it holds at least ``vote_min_samples_`` distinct samples) and sends them
    to the vote's root (fitted node 0), which adds them to the fit's counts
    and thresholds them with the fit's rule over all voters
    (``_count_votes``).  A newly selected feature gets the stumps
    ``make_stumps`` gives it under the new selection, appended to the
-   estimator's with weight zero in every fitted model (``_apply_vote``);
+   estimator's with weight zero in every fitted model;
    the root sends the selection back.  Rotated moons, seed 0: the fitted
    nodes' vote missed an informative feature, and the join went from 64.6
    / 66.6 to 73.7 / 81.6 at ``k = 10 / 20`` (refit 77.5 / 83.2).
@@ -114,7 +114,7 @@ from ._core._boosting_fast import (
     lse_losses,
 )
 from .graph import connected_threshold, model_message_bytes
-from .network import index_bits, payload_bytes, resolve_network
+from .network import payload_bytes, resolve_network
 
 __all__ = ["graph_join_nodes", "join_info_from_data"]
 
@@ -485,139 +485,6 @@ def _fit_budget(estimator, n_fitted, n_problems, n_columns):
                          n_local=n_local, uses_per_step=per)
 
 
-def _distinct_sizes(Xs, sw, offsets):
-    """Distinct positive-weight rows of every node (rows compared exactly),
-    the count of ``skfed.boosting._dada._node_sizes`` by one lexicographic
-    sort of all the nodes' rows instead of a ``numpy.unique`` per node."""
-    n = len(offsets) - 1
-    codes = np.repeat(np.arange(n), np.diff(offsets))
-    keep = np.asarray(sw) > 0
-    rows, codes = Xs[keep], codes[keep]
-    if not len(codes):
-        return np.zeros(n, dtype=np.int64)
-    order = np.lexsort(tuple(rows.T[::-1]) + (codes,))
-    rows, codes = rows[order], codes[order]
-    first = np.ones(len(codes), dtype=bool)
-    first[1:] = (codes[1:] != codes[:-1]) | np.any(rows[1:] != rows[:-1], axis=1)
-    return np.bincount(codes[first], minlength=n).astype(np.int64)
-
-
-def _join_vote(estimator, X, y, sw, layout, rng):
-    """The newcomers' ballots added to the fit's feature vote (Dada, step 0).
-
-    Returns None when there is no vote to join (Perso-lin, user base
-    predictors, ``feature_selection=None``, ``stump_placement="quantile"``
-    (its thresholds need every node's histogram), a finite ``privacy``
-    budget, or a fit that kept no tally); else a dict with the newcomers'
-    ``ballots`` (rows of :func:`~skfed.boosting._stumps.node_ballots`, node
-    order), the recounted ``selected`` features, ``votes`` (2, d),
-    ``threshold`` (2,), ``tally`` and the ``new`` features (selected now and
-    not by the fit) with their stumps ``stump_features`` and
-    ``stump_thresholds``.
-    """
-    est = estimator
-    tally = getattr(est, "_vote_tally", None)
-    if (not _is_dada(est) or tally is None or est.base_predictors is not None
-            or est.feature_selection != "vote" or est.stump_placement == "quantile"
-            or _private(est) or est.feature_votes_ is None or np.ndim(est.feature_votes_) != 2):
-        return None
-    from .boosting._stumps import (
-        _VOTE_LEVEL,
-        _vote_size,
-        feature_relevance,
-        make_stumps,
-        node_ballots,
-        significance_threshold,
-        vote_threshold,
-    )
-
-    lo, hi = est.feature_range_
-    varying = hi > lo
-    d, n_varying = varying.shape[0], int(varying.sum())
-    q = _vote_size(n_varying)
-    n_new = int(layout.codes.max()) + 1 if len(layout.codes) else 0
-    order = np.argsort(layout.codes, kind="stable")
-    offsets = np.concatenate([[0], np.cumsum(np.bincount(layout.codes, minlength=n_new))]
-                             ).astype(np.intp)
-    Xs = np.ascontiguousarray(np.asarray(X, dtype=np.float64)[order])
-    codes = np.searchsorted(est.classes_, np.asarray(y)[order]).astype(np.intp)
-    sws = np.ascontiguousarray(np.asarray(sw, dtype=np.float64)[order])
-    sizes = _distinct_sizes(Xs, sws, offsets)
-    voters = sizes >= float(est.vote_min_samples_)
-    relevance = feature_relevance(Xs, codes, offsets, sws)
-    tie_key = rng.random_sample(relevance.shape)
-    ballots = node_ballots(relevance, codes, offsets, varying, q, tie_key, voters, sws)
-    # The fit's counts plus the newcomers' (the rule of _count_votes).
-    votes = np.asarray(est.feature_votes_, dtype=np.int64) + np.vstack(
-        [ballots[:, :d].sum(axis=0), ballots[:, d:2 * d].sum(axis=0)])
-    n_voters = int(tally["voters"]) + int(ballots[:, :d].any(axis=1).sum())
-    n_tested = int(tally["n_tested"]) + int(ballots[:, 2 * d].sum())
-    first = vote_threshold(n_voters, q, n_varying, level=_VOTE_LEVEL)
-    second = significance_threshold(n_tested, n_varying)
-    selected = ((votes[0] >= first) | ((votes[1] >= second) & (n_tested > 0))) & varying
-    # A feature the fit selected keeps its stumps (the fitted models use them).
-    selected |= np.asarray(est.selected_features_, dtype=bool)
-    new = selected & ~np.asarray(est.selected_features_, dtype=bool)
-    samples = int(tally["samples"]) + int(sizes.sum())
-    features = thresholds = np.zeros(0)
-    if new.any():
-        # The stumps the fit would give the new features with this selection
-        # (the agreed ranges are public: nothing more to agree on).
-        f_all, t_all = make_stumps(lo, hi, est.n_estimators, est.stump_placement,
-                                   features=selected, max_per_feature=samples)
-        keep = new[f_all]
-        features, thresholds = f_all[keep], t_all[keep]
-    return {"ballots": ballots, "selected": selected, "votes": votes,
-            "threshold": np.array([first, second], dtype=np.int64), "new": new,
-            "tally": {"voters": n_voters, "n_tested": n_tested, "samples": samples},
-            "stump_features": features.astype(np.intp), "stump_thresholds": thresholds}
-
-
-def _vote_message_bytes(ballots, n_features, n_selected):
-    """``(up, down)``: each newcomer's ballot message (its non-zero counts, as
-    a subtree's in the fit's vote) and the selection sent back to it."""
-    width = ballots.shape[1]
-    bits = index_bits(width)
-    m = ballots.sum(axis=1).astype(np.int64)
-    dense = payload_bytes(n_int32=2 + width)
-    up = np.array([min(dense, payload_bytes(n_int32=2 + int(c), n_bits=int(c) * bits))
-                   for c in m.tolist()], dtype=np.int64)
-    up[m == 0] = 0  # nothing to send: no ballot
-    down = payload_bytes(n_bits=min(n_features, int(n_selected) * index_bits(n_features)))
-    return up, int(down)
-
-
-def _apply_vote(est, vote, info):
-    """Give the estimator the new features' stumps (zero weight in every
-    fitted model: their predictions do not change) and the recounted vote;
-    returns ``info`` with its graph models grown alike."""
-    n_add = len(vote["stump_features"])
-    est.selected_features_ = vote["selected"]
-    est.feature_votes_ = vote["votes"]
-    est.vote_threshold_ = vote["threshold"]
-    est._vote_tally = vote["tally"]
-    if not n_add:
-        return info
-    est.stump_features_ = np.concatenate([est.stump_features_, vote["stump_features"]])
-    est.stump_thresholds_ = np.concatenate([est.stump_thresholds_, vote["stump_thresholds"]])
-
-    def grow(coef):
-        pad = np.zeros(coef.shape[:-1] + (n_add,), dtype=coef.dtype)
-        return np.ascontiguousarray(np.concatenate([coef, pad], axis=-1))
-
-    est.coef_ = grow(est.coef_)
-    if hasattr(est, "released_coef_"):
-        est.released_coef_ = grow(est.released_coef_)
-    est.n_base_predictors_ = int(est.n_base_predictors_) + n_add
-    if info.get("graph_models") is not None:
-        gm = np.asarray(info["graph_models"])
-        n_stumps = gm.shape[-1] - int(est.fit_intercept)
-        pad = np.zeros(gm.shape[:-1] + (n_add,), dtype=gm.dtype)
-        info = dict(info, graph_models=np.ascontiguousarray(
-            np.concatenate([gm[..., :n_stumps], pad, gm[..., n_stumps:]], axis=-1)))
-    return info
-
-
 def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
     """Join new nodes to a fitted Dada / Perso-lin estimator (see the module).
 
@@ -705,10 +572,12 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
         )
     # Step 0 (Dada's feature vote): the newcomers' ballots join the fit's
     # counts; a feature they carry over the threshold gets its stumps.
-    vote = _join_vote(est, X, y, sw_all, layout, np.random.RandomState(
+    from ._graph_join_vote import apply_vote, join_vote, vote_message_bytes
+
+    vote = join_vote(est, X, y, sw_all, layout, np.random.RandomState(
         [_random_seed(est), int(getattr(est, "_join_seed", 0)), 104711]))
     if vote is not None:
-        info = _apply_vote(est, vote, info)
+        info = apply_vote(est, vote, info)
     models = _models(est)
     dtype = models.dtype
     # The fit's node count sets the schedule (joined nodes answer, not step).
@@ -749,7 +618,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
     if vote is not None:
         # Ballots up to the root of the fit's vote (fitted node 0), the
         # selection back down to every newcomer.
-        up, down = _vote_message_bytes(vote["ballots"], len(vote["selected"]),
+        up, down = vote_message_bytes(vote["ballots"], len(vote["selected"]),
                                        int(vote["selected"].sum()))
         sent = np.flatnonzero(up > 0)
         sim.counter.send_pairs((n_old + sent).astype(np.intp), np.zeros(len(sent), np.intp),

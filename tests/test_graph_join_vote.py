@@ -8,7 +8,12 @@ import pytest
 from skfed.boosting import DecentralizedBoostingClassifier
 from skfed.boosting._agreement import _count_votes
 from skfed.boosting._dada import _node_sizes
-from skfed.boosting._stumps import _vote_size, feature_relevance, make_stumps, node_ballots
+from skfed.boosting._stumps import (
+    _vote_size,
+    feature_relevance,
+    make_stumps,
+    node_ballots,
+)
 from skfed.datasets import make_rotated_moons
 from skfed.network import SimulatedNetwork, index_bits, payload_bytes
 
@@ -74,8 +79,14 @@ def test_join_vote_is_the_recount_of_all_ballots(moons):
     np.testing.assert_array_equal(est.selected_features_, selected | base.selected_features_)
     np.testing.assert_array_equal(est.feature_votes_, votes)
     np.testing.assert_array_equal(est.vote_threshold_, threshold)
-    assert est._vote_tally["voters"] == int(np.vstack([fit_ballots, new_ballots])[:, :d]
-                                            .any(axis=1).sum())
+    both = np.vstack([fit_ballots, new_ballots])
+    # The fit's tally (voters, testers, distinct samples) and the join's.
+    n_fit_rows = len(np.unique(X[fit_rows], axis=0))
+    assert tuple(int(t) for t in base._vote_tally) == (
+        int(fit_ballots[:, :d].any(axis=1).sum()), int(fit_ballots[:, 2 * d].sum()), n_fit_rows)
+    assert tuple(int(t) for t in est._vote_tally) == (
+        int(both[:, :d].any(axis=1).sum()), int(both[:, 2 * d].sum()),
+        n_fit_rows + len(np.unique(X[train], axis=0)))
 
     # The new feature's stumps are the fit's rule for the new selection.
     n_old_stumps = len(base.stump_features_)
@@ -110,7 +121,7 @@ def test_join_vote_is_the_recount_of_all_ballots(moons):
 
 
 def test_join_vote_bytes_closed_form(moons):
-    X, y, g, fit_rows, train, test, base = moons
+    X, y, g, _, train, _, base = moons
     est = copy.deepcopy(base).add_nodes(X[train], y[train], groups=g[train])
     no_vote = copy.deepcopy(base)
     no_vote._vote_tally = None
@@ -142,7 +153,7 @@ def test_join_vote_bytes_closed_form(moons):
 def test_vote_that_adds_no_feature_leaves_the_join_unchanged(moons):
     """Newcomers of 5 samples (under the fit's median size) cast no ranking
     ballot and add no feature: the join's models are those without the vote."""
-    X, y, g, fit_rows, train, test, base = moons
+    X, y, g, _, _, _, base = moons
     _, _, _, _, train5, _ = _split(k=5)
     est = copy.deepcopy(base).add_nodes(X[train5], y[train5], groups=g[train5])
     no_vote = copy.deepcopy(base)
@@ -152,13 +163,13 @@ def test_vote_that_adds_no_feature_leaves_the_join_unchanged(moons):
     np.testing.assert_array_equal(est.coef_, no_vote.coef_)
     np.testing.assert_array_equal(est.collaboration_graph_.toarray(),
                                   no_vote.collaboration_graph_.toarray())
-    assert est._vote_tally["voters"] == base._vote_tally["voters"]
-    assert est._vote_tally["n_tested"] > base._vote_tally["n_tested"]
+    assert est._vote_tally[0] == base._vote_tally[0]  # no ranking ballot
+    assert est._vote_tally[1] > base._vote_tally[1]  # significance ballots
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_distinct_sizes_equal_node_sizes(seed):
-    from skfed._graph_join import _distinct_sizes
+    from skfed._graph_join_vote import _distinct_sizes
 
     rng = np.random.RandomState(seed)
     counts = rng.randint(0, 12, size=7)
@@ -169,3 +180,26 @@ def test_distinct_sizes_equal_node_sizes(seed):
     got = _distinct_sizes(Xs, sw, offsets)
     np.testing.assert_array_equal(got, _node_sizes(Xs, sw, offsets))
     assert got.sum() < (sw > 0).sum()  # duplicates were merged
+
+
+def test_join_vote_with_a_graph_learned_once(moons):
+    """graph_update_every=None: the kept graph models grow by the new stumps
+    (before the intercept) and the fitted nodes' predictions do not move."""
+    X, y, g, fit_rows, train, _, _ = moons
+    base = DecentralizedBoostingClassifier(graph_update_every=None, random_state=0).fit(
+        X[fit_rows], y[fit_rows], groups=g[fit_rows])
+    if base.selected_features_[1]:
+        pytest.skip("this fit's vote kept feature 1")
+    est = copy.deepcopy(base).add_nodes(X[train], y[train], groups=g[train])
+    n_add = len(est.stump_features_) - len(base.stump_features_)
+    assert n_add > 0
+    K = len(base.nodes_)
+    kept = est._join_info["graph_models"]
+    before = base._join_info["graph_models"]
+    n_stumps = before.shape[-1] - 1
+    np.testing.assert_array_equal(kept[:K, :, :n_stumps], before[:, :, :n_stumps])
+    assert not kept[:K, :, n_stumps:n_stumps + n_add].any()
+    np.testing.assert_array_equal(kept[:K, :, -1], before[:, :, -1])
+    old = np.flatnonzero(np.isin(g, base.nodes_))
+    np.testing.assert_array_equal(est.decision_function(X[old], groups=g[old]),
+                                  base.decision_function(X[old], groups=g[old]))

@@ -757,8 +757,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         ballots = node_ballots(relevance, y_codes, layout.offsets, varying, q, tie_key,
                                voters, sws)
         selected, votes, threshold = _count_votes(ballots, varying, q)
-        self._vote_voters = int(ballots[:, :d].any(axis=1).sum())
-        self._vote_tested = int(ballots[:, 2 * d].sum())
+        self._vote_tally = (ballots[:, :d].any(1).sum(), ballots[:, 2 * d].sum(), sizes.sum())
         spent = _size_median_messages(simulation, sizes)
         spent += _vote_messages(simulation, ballots, selected)
         return selected, votes, threshold, spent
@@ -863,7 +862,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             lo, hi, setup_bytes = self._agree_on_ranges(Xs, sws, layout, simulation)
             self.feature_range_ = np.vstack([lo, hi])
             varying = hi > lo
-            self.vote_min_samples_ = None
+            self.vote_min_samples_ = self._vote_tally = None  # (tally: for add_nodes' vote)
             if self.feature_selection == "vote":
                 codes = (Y[0] > 0).astype(np.intp) if Y.shape[0] == 1 else np.argmax(Y, axis=0)
                 selected, votes, threshold, spent = self._vote_on_features(
@@ -882,9 +881,6 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             # zero weight counts as a dropped row and a weight of 2 as a
             # duplicated row (neither adds a distinct split).
             cap = _distinct_samples(Xs, sws, layout.offsets) if votes is not None else None
-            # What a join's vote adds its newcomers' ballots to (skfed._graph_join).
-            self._vote_tally = (None if votes is None or np.ndim(votes) != 2 else {
-                "voters": self._vote_voters, "n_tested": self._vote_tested, "samples": cap})
             histogram = None
             if self.stump_placement == "quantile":
                 stumped = _stump_counts(lo, hi, self.n_estimators, selected, cap) > 0
@@ -901,8 +897,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             self.stump_features_ = self.stump_thresholds_ = None
             self.feature_range_ = None
             self.selected_features_ = self.feature_votes_ = self.vote_threshold_ = None
-            self.vote_min_samples_ = None
-            self._vote_tally = None
+            self.vote_min_samples_ = self._vote_tally = None
         H = self._base_matrix(Xs, dtype)
         rogue = simulation.rogue.astype(np.uint8)
         rogue_mode = 0 if simulation.network.rogue_behavior == "complement" else 1

@@ -175,8 +175,7 @@ def fit_dada(est, peer, block, validate, random_state):
             for nodes, part in _share(peer, "votes", (mine, own), "feature votes"):
                 ballots[nodes] = part
             selected, votes, threshold = _count_votes(ballots, varying, q)
-            est._vote_tally = {"voters": int(ballots[:, :d].any(axis=1).sum()),
-                               "n_tested": int(ballots[:, 2 * d].sum()), "samples": n_rows}
+            est._vote_tally = (ballots[:, :d].any(1).sum(), ballots[:, 2 * d].sum(), n_rows)
             est.vote_min_samples_ = float(np.median(sizes))
             setup_bytes += _size_median_messages(simulation, sizes, nodes=mine)
             setup_bytes += _vote_messages(simulation, ballots, selected, nodes=mine)
