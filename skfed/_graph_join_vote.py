@@ -16,7 +16,9 @@ the selection back to every newcomer (:func:`vote_message_bytes`).
 On rotated moons (seed 0 of ``benchmarks/new_nodes.py``) the 80 fitted
 nodes' vote kept one of the two informative features; with the newcomers'
 ballots the join went from 64.6 / 66.6 to 73.7 / 81.6 at ``k = 10 / 20``
-(refit 77.5 / 83.2).
+(refit 77.5 / 83.2).  On the held-out ``--datasets related`` families it
+never lowered a mean (250 nodes of 8 samples: 59.6 / 59.5 / 63.8 -> 60.2 /
+63.9 / 68.4 at ``k = 5 / 10 / 20``).
 """
 
 import numpy as np
