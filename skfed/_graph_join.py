@@ -378,9 +378,9 @@ class _Newcomer:
 class _Candidates:
     """What a newcomer received: models (fixed), losses, degrees; its scores of them."""
 
-    def __init__(self, node, models, losses, degrees, scoring):
+    def __init__(self, node, models, losses, degrees, scoring, sq=None):
         self.models = np.ascontiguousarray(models.reshape(len(models), -1), dtype=np.float64)
-        self.sq = np.einsum("ij,ij->i", self.models, self.models)
+        self.sq = np.einsum("ij,ij->i", self.models, self.models) if sq is None else sq
         self.losses = np.asarray(losses, dtype=np.float64)
         self.degrees = np.ascontiguousarray(degrees, dtype=np.float64)
         self.data_losses = node.data_losses(models) if scoring else None
@@ -695,6 +695,10 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
         uses, graph_losses = np.zeros(n_new, dtype=np.int64), np.zeros(n_new)
         local_losses = np.zeros(n_new)
         newcomers, cands_old, rows = [], [], []
+        # The answers in float64 and their squared norms, once for all
+        # newcomers (a rogue answer is corrupted per request below).
+        answers64 = graph_models.reshape(n_old, -1).astype(np.float64)
+        answers_sq = np.einsum("ij,ij->i", answers64, answers64)
         # Step 1 and the row toward the fitted candidates.
         for k in range(n_new):
             idx = layout.node_indices(k)
@@ -703,12 +707,15 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
                              np.ascontiguousarray(sw_all[idx], dtype=dtype),
                              float(info["max_mass"]), dtype)
             cand = answered[k]
-            received = sim.corrupt_value_rows(graph_models[cand].astype(np.float64), cand)
+            honest = not sim.rogue[cand].any()
+            received = (answers64[cand] if honest else sim.corrupt_value_rows(
+                answers64[cand], cand)).reshape((len(cand),) + shape)
             received_losses = sim.corrupt_value_rows(losses_old[cand][:, None], cand)[:, 0]
             node.local(n_local, steps)
             local_models[k] = node.model[0]
             local_losses[k] = node.graph_loss(private)
-            cands = _Candidates(node, received, received_losses, degrees_old[cand], scoring)
+            cands = _Candidates(node, received, received_losses, degrees_old[cand], scoring,
+                                sq=answers_sq[cand] if honest else None)
             rows.append(_row(node, cands, est, private, threshold))
             cands_old.append(cands)
             confidences[k] = node.confidence
