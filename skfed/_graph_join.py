@@ -145,6 +145,9 @@ _PEERS = True
 # Whether Perso-lin joins at its defaults run every newcomer in one pass
 # (skfed._graph_join_batch); False runs them one by one (the tests' reference).
 _BATCHED = True
+# Whether Dada's newcomers score their peers' models in one batch per row
+# solve (False: newcomer by newcomer, the tests' reference).
+_BATCHED_SCORES = True
 # Bytes of a loss and a degree in an answer; of one weight.
 _LOSS_DEGREE_BYTES = payload_bytes(n_float64=2)
 _WEIGHT_BYTES = payload_bytes(n_float64=1)
@@ -748,7 +751,31 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
                 peers[k] = ok
             sim.counter.next_round()
 
-        def full_candidates(k, current):
+        # Dada's scores of the peers' models: every newcomer's samples against
+        # its peers' models in one product and one loss call per row solve.
+        gather = None
+        if scoring and _is_dada(est) and _BATCHED_SCORES and any(len(p) for p in peers):
+            own = [layout.node_indices(k) for k in range(n_new)]
+            g_rows = np.concatenate([np.tile(own[k], len(peers[k])) for k in range(n_new)])
+            g_cols = np.concatenate([np.repeat(peers[k], len(own[k])) for k in range(n_new)])
+            sizes = np.concatenate([np.full(len(peers[k]), len(own[k])) for k in range(n_new)])
+            gather = (g_rows, g_cols, np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp),
+                      np.ascontiguousarray(sw_all[g_rows], dtype=dtype),
+                      np.asarray(Z_all, dtype=np.float64), np.cumsum([len(p) for p in peers]))
+
+        def peer_scores(current):
+            """``sum_p L_k(alpha_j)`` of every newcomer k and peer j (as
+            ``_Newcomer.data_losses``), split by newcomer."""
+            g_rows, g_cols, offsets, sw_g, Z64, ends = gather
+            m = np.asarray(local_models if current is None else current, dtype=np.float64)
+            margins = np.empty((m.shape[1], len(g_rows)))
+            for p in range(m.shape[1]):
+                margins[p] = (Z64 @ m[:, p, :].T)[g_rows, g_cols] * Y_all[p, g_rows]
+            out = np.zeros((len(offsets) - 1, m.shape[1]))
+            lse_losses(margins, sw_g, offsets, out)
+            return np.split(out.sum(axis=1), ends[:-1])
+
+        def full_candidates(k, current, scores=None):
             """Newcomer k's candidates: the fitted ones it asked, then its peers
             (with ``current``: their current models, else their answers)."""
             node, cands, p = newcomers[k], cands_old[k], peers[k]
@@ -762,15 +789,18 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
             both.losses = np.concatenate([cands.losses, local_losses[p]])
             both.degrees = np.ascontiguousarray(np.concatenate([cands.degrees, degrees_new[p]]))
             both.data_losses = (None if cands.data_losses is None else np.concatenate(
-                [cands.data_losses, node.data_losses(peer_models.astype(dtype))]))
+                [cands.data_losses, node.data_losses(peer_models.astype(dtype))
+                 if scores is None else scores[k]]))
             return both
 
         def solve_rows(current):
             """Every newcomer's row over its fitted candidates and peers; the
             weight between two newcomers is the mean of what each chose."""
             toward = []
+            scores = None if gather is None else peer_scores(current)
             for k in range(n_new):
-                v = _row(newcomers[k], full_candidates(k, current), est, private, threshold)
+                v = _row(newcomers[k], full_candidates(k, current, scores), est, private,
+                         threshold)
                 q = len(cands_old[k].losses)
                 rows[k] = v[:q]
                 toward.append(v[q:])

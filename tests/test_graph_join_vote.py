@@ -203,3 +203,25 @@ def test_join_vote_with_a_graph_learned_once(moons):
     old = np.flatnonzero(np.isin(g, base.nodes_))
     np.testing.assert_array_equal(est.decision_function(X[old], groups=g[old]),
                                   base.decision_function(X[old], groups=g[old]))
+
+
+def test_batched_peer_scores_equal_newcomer_by_newcomer(monkeypatch):
+    """Dada's newcomers score their peers' models in one batch per row solve;
+    newcomer by newcomer (``_Newcomer.data_losses``) gives the same join."""
+    import skfed._graph_join as gj
+
+    X, Xt, y, yt, g, gt, _, _ = make_rotated_moons(n_nodes=24, n_test_per_node=30,
+                                                   random_state=1)
+    fit = g < 18
+    est = DecentralizedBoostingClassifier(random_state=0, graph_update_every="n_nodes").fit(
+        X[fit], y[fit], groups=g[fit])
+    new = (gt >= 18) & (np.arange(len(gt)) % 30 < 20)  # 6 newcomers of 20 samples
+    joined = copy.deepcopy(est).add_nodes(Xt[new], yt[new], groups=gt[new])
+    monkeypatch.setattr(gj, "_BATCHED_SCORES", False)
+    reference = copy.deepcopy(est).add_nodes(Xt[new], yt[new], groups=gt[new])
+    K = len(est.nodes_)
+    graph = joined.collaboration_graph_.toarray()
+    assert np.count_nonzero(graph[K:, K:]) > 0  # the newcomers scored each other
+    np.testing.assert_allclose(graph, reference.collaboration_graph_.toarray(),
+                               rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(joined.coef_, reference.coef_, rtol=1e-10, atol=1e-13)
