@@ -841,13 +841,16 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
         # linked to each other step in synchronous blocks and exchange their
         # current models after each.
         linked = len(links(W_new)[0]) > 0
+        fixed = None  # the fitted neighbours' part of S, until the rows change
         for tau, size, last, resolve in _step_blocks(n_steps, every, linked):
             current = np.stack([node.model[0] for node in newcomers]).astype(np.float64)
             flat = current.reshape(n_new, -1)
             mixed = W_new @ flat
             mass = np.asarray(W_new.sum(axis=1)).ravel()
+            if fixed is None:
+                fixed = [rows[k] @ cands_old[k].models for k in range(n_new)]
             for k, node in enumerate(newcomers):
-                S = rows[k] @ cands_old[k].models + mixed[k]
+                S = fixed[k] + mixed[k]
                 node.model_steps(np.ascontiguousarray(S.reshape(shape)),
                                  float(rows[k].sum() + mass[k]), tau, size, steps)
             if last:
@@ -861,6 +864,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
             if resolve:
                 W_new = solve_rows(current.astype(np.float64))
                 linked = len(links(W_new)[0]) > 0
+                fixed = None
         for k, node in enumerate(newcomers):
             new_models[k] = node.model[0]
             graph_losses[k] = local_losses[k] if separate else node.graph_loss(private)
