@@ -108,8 +108,11 @@ def test_join_vote_is_the_recount_of_all_ballots(moons):
     assert not est.coef_[:K, n_old_stumps:].any()
     np.testing.assert_array_equal(est.intercept_[:K], base.intercept_)
     old = np.flatnonzero(np.isin(g, base.nodes_))
-    np.testing.assert_array_equal(est.decision_function(X[old], groups=g[old]),
-                                  base.decision_function(X[old], groups=g[old]))
+    # (zeros added to a dot product: equal up to its rounding)
+    np.testing.assert_allclose(est.decision_function(X[old], groups=g[old]),
+                               base.decision_function(X[old], groups=g[old]), rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(est.predict(X[old], groups=g[old]),
+                                  base.predict(X[old], groups=g[old]))
     assert np.abs(est.coef_[K:, n_old_stumps:]).sum() > 0
     # And it pays: the newcomers score far better than without the vote.
     no_vote = copy.deepcopy(base)
@@ -201,8 +204,11 @@ def test_join_vote_with_a_graph_learned_once(moons):
     assert not kept[:K, :, n_stumps:n_stumps + n_add].any()
     np.testing.assert_array_equal(kept[:K, :, -1], before[:, :, -1])
     old = np.flatnonzero(np.isin(g, base.nodes_))
-    np.testing.assert_array_equal(est.decision_function(X[old], groups=g[old]),
-                                  base.decision_function(X[old], groups=g[old]))
+    # (zeros added to a dot product: equal up to its rounding)
+    np.testing.assert_allclose(est.decision_function(X[old], groups=g[old]),
+                               base.decision_function(X[old], groups=g[old]), rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(est.predict(X[old], groups=g[old]),
+                                  base.predict(X[old], groups=g[old]))
 
 
 def test_batched_peer_scores_equal_newcomer_by_newcomer(monkeypatch):
@@ -225,3 +231,36 @@ def test_batched_peer_scores_equal_newcomer_by_newcomer(monkeypatch):
     np.testing.assert_allclose(graph, reference.collaboration_graph_.toarray(),
                                rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(joined.coef_, reference.coef_, rtol=1e-10, atol=1e-13)
+
+
+def test_join_vote_multiclass_and_a_second_join():
+    """Three classes: newcomers whose labels follow a feature the fit did not
+    select add it (their models use it), the fitted nodes' weights stay
+    bit-identical, and a second join adds its ballots to the first's tally."""
+    rng = np.random.RandomState(0)
+
+    def nodes(ids, n, informative):
+        X = rng.normal(size=(len(ids) * n, 12))
+        return X, np.digitize(X[:, informative], [-0.5, 0.5]), np.repeat(ids, n)
+
+    X, y, g = nodes(np.arange(30), 8, 0)
+    base = DecentralizedBoostingClassifier(random_state=0, n_estimators=60).fit(X, y, groups=g)
+    assert np.flatnonzero(base.selected_features_).tolist() == [0]
+    Xn, yn, gn = nodes(np.arange(30, 45), 20, 5)
+    est = copy.deepcopy(base).add_nodes(Xn, yn, groups=gn)
+    assert est.selected_features_[5] and est.coef_.shape == (45, 3, 90)
+    np.testing.assert_array_equal(est.coef_[:30, :, :60], base.coef_)
+    assert not est.coef_[:30, :, 60:].any() and est.coef_[30:, :, 60:].any()
+    np.testing.assert_array_equal(est.predict(X, groups=g), base.predict(X, groups=g))
+    Xt, yt, gt = nodes(np.arange(30, 45), 20, 5)
+    no_vote = copy.deepcopy(base)
+    no_vote._vote_tally = None
+    no_vote.add_nodes(Xn, yn, groups=gn)
+    assert (np.mean(est.predict(Xt, groups=gt) == yt)
+            > np.mean(no_vote.predict(Xt, groups=gt) == yt) + 0.3)
+    tally = tuple(int(t) for t in est._vote_tally)
+    Xm, ym, gm = nodes(np.array([99]), 40, 5)
+    est.add_nodes(Xm, ym, groups=gm)
+    assert est.coef_.shape == (46, 3, 90)  # feature 5 already has its stumps
+    assert tuple(int(t) for t in est._vote_tally) == (tally[0] + 1, tally[1] + 1,
+                                                      tally[2] + 40)
