@@ -14,8 +14,20 @@ for tests).
 
 A new node n joins in four steps, the fitted nodes' models and weights
 held fixed (they only answer, and they gain one edge each toward the
-newcomers that choose them):
+newcomers that choose them), after Dada's feature vote:
 
+0. **Feature vote** (Dada with ``feature_selection="vote"`` and stumps on
+   the agreed ranges, no finite privacy budget; :mod:`skfed._graph_join_vote`).  Each
+   newcomer casts the fit's ballots (``node_ballots``; a ranking ballot if
+   it holds at least ``vote_min_samples_`` distinct samples) and sends them
+   to the vote's root (fitted node 0), which adds them to the fit's counts
+   and thresholds them with the fit's rule over all voters
+   (``_count_votes``).  A newly selected feature gets the stumps
+   ``make_stumps`` gives it under the new selection, appended to the
+   estimator's with weight zero in every fitted model;
+   the root sends the selection back.  Rotated moons, seed 0: the fitted
+   nodes' vote missed an informative feature, and the join went from 64.6
+   / 66.6 to 73.7 / 81.6 at ``k = 10 / 20`` (refit 77.5 / 83.2).
 1. **Local model.**  It runs the fit's purely local steps on its samples
    (``ceil(max_iter / n_fitted)`` Frank-Wolfe steps for Dada, gradient
    steps for Perso-lin), as every node did before the graph was learned.
@@ -55,12 +67,10 @@ newcomers that choose them):
    from its local model (``fw_join``) or gradient steps ``1 / L``
    (``lin_join``).  When the fit re-learns its graph
    (``graph_update_every``), the newcomer re-solves its row with its
-   current model every ``max(25, ceil(graph_update_every / n_fitted))`` of
-   its steps (every 25 for ``"n_nodes"`` and ``"geometric"``: 3 re-solves
+   current model every ``max(50, ceil(graph_update_every / n_fitted))`` of
+   its steps (every 50 for ``"n_nodes"`` and ``"geometric"``: one re-solve
    in 100 steps; each costs a row solve and, with peers, scoring their
-   current models, and re-solving every 10 steps bought nothing: rotated
-   moons, seeds 0-2, ``k = 5 / 10 / 20``, mean 74.0 either way, 73.4
-   without re-solving, at half the join's CPU); it then sends each final
+   current models; see ``_RESOLVE_EVERY``); it then sends each final
    neighbour its weight (8 bytes).
 
 Newcomers of one call that hold at least the fitted nodes' mean weight
@@ -73,7 +83,9 @@ mean of the two rows' weights), and linked newcomers run step 4 in
 model between blocks.  Lighter newcomers keep to the fitted nodes (their
 local models are poor guides: on HAR the exchange cost Dada 4-8 points).
 
-What is sent (byte model of :mod:`skfed.network`): per candidate asked, a
+What is sent (byte model of :mod:`skfed.network`): for Dada's vote, each
+newcomer's ballots (its non-zero counts, as a subtree's in the fit's vote)
+and the selection back to each newcomer; per candidate asked, a
 request (header only) and, if it answers, its model
 (:func:`~skfed.graph.model_message_bytes`) plus its loss and degree (16
 bytes); after answers with local models, per neighbour a request and its
@@ -117,7 +129,12 @@ _CANDIDATES_PER_KAPPA = 20
 # about one step per node).  Dada on rotated moons (80 fitted nodes, seeds
 # 0-2, k = 5 / 10 / 20, mean accuracy; join CPU): every 10 steps 74.0, every
 # 25 steps 74.0 at about half the CPU, every 50 steps 73.9, never 73.4.
-_RESOLVE_EVERY = 25
+# With the newcomers' feature vote (step 0), every 25 / 50 steps: rotated
+# moons 72.0 / 76.1 / 81.9 and 71.4 / 76.7 / 81.9 at k = 5 / 10 / 20, HAR
+# 89.1 / 88.5 / 90.3 and 88.8 / 89.1 / 90.5, Landmine 93.6 / 93.6 / 93.9
+# both (seeds 0-2); every 50 takes about a quarter less of the join's CPU on
+# rotated moons (20 newcomers, each re-scoring its peers at a re-solve).
+_RESOLVE_EVERY = 50
 # Newcomers linked to each other step in this many synchronous blocks (they
 # exchange their current models between blocks).  4 instead of 10: Dada on
 # rotated moons 74.0 either way (Perso-lin 58.5 both), fewer messages and
@@ -128,6 +145,9 @@ _PEERS = True
 # Whether Perso-lin joins at its defaults run every newcomer in one pass
 # (skfed._graph_join_batch); False runs them one by one (the tests' reference).
 _BATCHED = True
+# Whether Dada's newcomers score their peers' models in one batch per row
+# solve (False: newcomer by newcomer, the tests' reference).
+_BATCHED_SCORES = True
 # Bytes of a loss and a degree in an answer; of one weight.
 _LOSS_DEGREE_BYTES = payload_bytes(n_float64=2)
 _WEIGHT_BYTES = payload_bytes(n_float64=1)
@@ -282,7 +302,9 @@ class _Newcomer:
         self.losses = np.zeros(self.P)
         self.offsets = np.array([0, Z.shape[0]], dtype=np.intp)
         self.margins = np.zeros((self.P, Z.shape[0]))
-        if not self.dada:
+        if self.dada:
+            self._Z64 = np.asarray(Z, dtype=np.float64)
+        else:
             self.loss = _loss(estimator)
             self.l2, self.n_penalized = float(estimator.alpha), Z.shape[1] - int(
                 estimator.fit_intercept)
@@ -342,10 +364,12 @@ class _Newcomer:
         out = np.zeros((q, self.P))
         sw = np.ascontiguousarray(np.tile(self.sw, q))
         if self.dada:
-            # margins[p, r m + i] = y_pi (Z alpha_r,p)_i
-            margins = np.einsum("ij,rpj->pri", self.Z.astype(np.float64),
-                                models.astype(np.float64)) * self.Y[:, None, :]
-            lse_losses(np.ascontiguousarray(margins.reshape(self.P, q * m)), sw, offsets, out)
+            # margins[p, r m + i] = y_pi (Z alpha_r,p)_i, one matrix product
+            # (P, q, n) x (n, m)
+            margins = np.matmul(np.asarray(models, dtype=np.float64).transpose(1, 0, 2),
+                                self._Z64.T)
+            margins *= self.Y[:, None, :]
+            lse_losses(margins.reshape(self.P, q * m), sw, offsets, out)
         else:
             lin_losses(np.ascontiguousarray(np.tile(self.Z, (q, 1))),
                        np.ascontiguousarray(np.tile(self.Y, (1, q))), sw, offsets,
@@ -357,9 +381,9 @@ class _Newcomer:
 class _Candidates:
     """What a newcomer received: models (fixed), losses, degrees; its scores of them."""
 
-    def __init__(self, node, models, losses, degrees, scoring):
+    def __init__(self, node, models, losses, degrees, scoring, sq=None):
         self.models = np.ascontiguousarray(models.reshape(len(models), -1), dtype=np.float64)
-        self.sq = np.einsum("ij,ij->i", self.models, self.models)
+        self.sq = np.einsum("ij,ij->i", self.models, self.models) if sq is None else sq
         self.losses = np.asarray(losses, dtype=np.float64)
         self.degrees = np.ascontiguousarray(degrees, dtype=np.float64)
         self.data_losses = node.data_losses(models) if scoring else None
@@ -541,8 +565,6 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
         "node wakes up less often, which its random clock already models), "
         "so there is no partial work to cut",
     })
-    models = _models(est)
-    dtype = models.dtype
     n_old, n_new = len(est.nodes_), len(new_labels)
     losses_old = np.asarray(info["losses"], dtype=np.float64)
     rogue_old = np.asarray(info.get("rogue", np.zeros(n_old, bool)), dtype=bool)
@@ -551,6 +573,16 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
             f"info holds {losses_old.shape[0]} losses and {rogue_old.shape[0]} rogue flags "
             f"for {n_old} nodes."
         )
+    # Step 0 (Dada's feature vote): the newcomers' ballots join the fit's
+    # counts; a feature they carry over the threshold gets its stumps.
+    from ._graph_join_vote import apply_vote, join_vote, vote_message_bytes
+
+    vote = join_vote(est, X, y, sw_all, layout, np.random.RandomState(
+        [_random_seed(est), int(getattr(est, "_join_seed", 0)), 104711]))
+    if vote is not None:
+        info = apply_vote(est, vote, info)
+    models = _models(est)
+    dtype = models.dtype
     # The fit's node count sets the schedule (joined nodes answer, not step).
     n_fit = int(info.get("n_fit", n_old))
     n_local, n_steps = _schedule(est, n_fit)
@@ -586,6 +618,18 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
         random_state=np.random.RandomState([_random_seed(est), int(seed), 104723]),
     ).start(n_old + n_new, server=False)
     sim.rogue[:] = np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)])
+    if vote is not None:
+        # Ballots up to the root of the fit's vote (fitted node 0), the
+        # selection back down to every newcomer.
+        up, down = vote_message_bytes(vote["ballots"], len(vote["selected"]),
+                                       int(vote["selected"].sum()))
+        sent = np.flatnonzero(up > 0)
+        sim.counter.send_pairs((n_old + sent).astype(np.intp), np.zeros(len(sent), np.intp),
+                               up[sent])
+        sim.counter.next_round()
+        sim.counter.send_pairs(np.zeros(n_new, np.intp), (n_old + np.arange(n_new)).astype(np.intp),
+                               np.full(n_new, down, dtype=np.int64))
+        sim.counter.next_round()
     payloads = model_message_bytes(models.reshape(n_old, -1), dtype)
     # What the candidates answer with: the models the graph was learned from
     # (a graph learned once), else their final models.
@@ -654,6 +698,10 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
         uses, graph_losses = np.zeros(n_new, dtype=np.int64), np.zeros(n_new)
         local_losses = np.zeros(n_new)
         newcomers, cands_old, rows = [], [], []
+        # The answers in float64 and their squared norms, once for all
+        # newcomers (a rogue answer is corrupted per request below).
+        answers64 = graph_models.reshape(n_old, -1).astype(np.float64)
+        answers_sq = np.einsum("ij,ij->i", answers64, answers64)
         # Step 1 and the row toward the fitted candidates.
         for k in range(n_new):
             idx = layout.node_indices(k)
@@ -662,12 +710,15 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
                              np.ascontiguousarray(sw_all[idx], dtype=dtype),
                              float(info["max_mass"]), dtype)
             cand = answered[k]
-            received = sim.corrupt_value_rows(graph_models[cand].astype(np.float64), cand)
+            honest = not sim.rogue[cand].any()
+            received = (answers64[cand] if honest else sim.corrupt_value_rows(
+                answers64[cand], cand)).reshape((len(cand),) + shape)
             received_losses = sim.corrupt_value_rows(losses_old[cand][:, None], cand)[:, 0]
             node.local(n_local, steps)
             local_models[k] = node.model[0]
             local_losses[k] = node.graph_loss(private)
-            cands = _Candidates(node, received, received_losses, degrees_old[cand], scoring)
+            cands = _Candidates(node, received, received_losses, degrees_old[cand], scoring,
+                                sq=answers_sq[cand] if honest else None)
             rows.append(_row(node, cands, est, private, threshold))
             cands_old.append(cands)
             confidences[k] = node.confidence
@@ -700,7 +751,31 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
                 peers[k] = ok
             sim.counter.next_round()
 
-        def full_candidates(k, current):
+        # Dada's scores of the peers' models: every newcomer's samples against
+        # its peers' models in one product and one loss call per row solve.
+        gather = None
+        if scoring and _is_dada(est) and _BATCHED_SCORES and any(len(p) for p in peers):
+            own = [layout.node_indices(k) for k in range(n_new)]
+            g_rows = np.concatenate([np.tile(own[k], len(peers[k])) for k in range(n_new)])
+            g_cols = np.concatenate([np.repeat(peers[k], len(own[k])) for k in range(n_new)])
+            sizes = np.concatenate([np.full(len(peers[k]), len(own[k])) for k in range(n_new)])
+            gather = (g_rows, g_cols, np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp),
+                      np.ascontiguousarray(sw_all[g_rows], dtype=dtype),
+                      np.asarray(Z_all, dtype=np.float64), np.cumsum([len(p) for p in peers]))
+
+        def peer_scores(current):
+            """``sum_p L_k(alpha_j)`` of every newcomer k and peer j (as
+            ``_Newcomer.data_losses``), split by newcomer."""
+            g_rows, g_cols, offsets, sw_g, Z64, ends = gather
+            m = np.asarray(local_models if current is None else current, dtype=np.float64)
+            margins = np.empty((m.shape[1], len(g_rows)))
+            for p in range(m.shape[1]):
+                margins[p] = (Z64 @ m[:, p, :].T)[g_rows, g_cols] * Y_all[p, g_rows]
+            out = np.zeros((len(offsets) - 1, m.shape[1]))
+            lse_losses(margins, sw_g, offsets, out)
+            return np.split(out.sum(axis=1), ends[:-1])
+
+        def full_candidates(k, current, scores=None):
             """Newcomer k's candidates: the fitted ones it asked, then its peers
             (with ``current``: their current models, else their answers)."""
             node, cands, p = newcomers[k], cands_old[k], peers[k]
@@ -708,21 +783,24 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
                 return cands
             peer_models = local_models[p] if current is None else current[p]
             both = _Candidates.__new__(_Candidates)
-            both.models = np.ascontiguousarray(np.concatenate(
-                [cands.models, peer_models.reshape(len(p), -1).astype(np.float64)]))
-            both.sq = np.einsum("ij,ij->i", both.models, both.models)
+            flat_peers = peer_models.reshape(len(p), -1).astype(np.float64)
+            both.models = np.concatenate([cands.models, flat_peers])
+            both.sq = np.concatenate([cands.sq, np.einsum("ij,ij->i", flat_peers, flat_peers)])
             both.losses = np.concatenate([cands.losses, local_losses[p]])
             both.degrees = np.ascontiguousarray(np.concatenate([cands.degrees, degrees_new[p]]))
             both.data_losses = (None if cands.data_losses is None else np.concatenate(
-                [cands.data_losses, node.data_losses(peer_models.astype(dtype))]))
+                [cands.data_losses, node.data_losses(peer_models.astype(dtype))
+                 if scores is None else scores[k]]))
             return both
 
         def solve_rows(current):
             """Every newcomer's row over its fitted candidates and peers; the
             weight between two newcomers is the mean of what each chose."""
             toward = []
+            scores = None if gather is None else peer_scores(current)
             for k in range(n_new):
-                v = _row(newcomers[k], full_candidates(k, current), est, private, threshold)
+                v = _row(newcomers[k], full_candidates(k, current, scores), est, private,
+                         threshold)
                 q = len(cands_old[k].losses)
                 rows[k] = v[:q]
                 toward.append(v[q:])
@@ -763,13 +841,16 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
         # linked to each other step in synchronous blocks and exchange their
         # current models after each.
         linked = len(links(W_new)[0]) > 0
+        fixed = None  # the fitted neighbours' part of S, until the rows change
         for tau, size, last, resolve in _step_blocks(n_steps, every, linked):
             current = np.stack([node.model[0] for node in newcomers]).astype(np.float64)
             flat = current.reshape(n_new, -1)
             mixed = W_new @ flat
             mass = np.asarray(W_new.sum(axis=1)).ravel()
+            if fixed is None:
+                fixed = [rows[k] @ cands_old[k].models for k in range(n_new)]
             for k, node in enumerate(newcomers):
-                S = rows[k] @ cands_old[k].models + mixed[k]
+                S = fixed[k] + mixed[k]
                 node.model_steps(np.ascontiguousarray(S.reshape(shape)),
                                  float(rows[k].sum() + mass[k]), tau, size, steps)
             if last:
@@ -783,6 +864,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
             if resolve:
                 W_new = solve_rows(current.astype(np.float64))
                 linked = len(links(W_new)[0]) > 0
+                fixed = None
         for k, node in enumerate(newcomers):
             new_models[k] = node.model[0]
             graph_losses[k] = local_losses[k] if separate else node.graph_loss(private)

@@ -339,9 +339,15 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         4. the fit's mean number of wake-ups of a node
            (``ceil(max_iter / n_fitted)``) of model steps (Frank-Wolfe for
            Dada, gradient steps for Perso-lin) with its neighbours' models
-           fixed, re-solving its row every 25 of its steps when the fit
+           fixed, re-solving its row every 50 of its steps when the fit
            re-learns its graph (``graph_update_every``); it then sends each
            neighbour its weight.
+
+        Before these steps, Dada's newcomers add their ballots to the fit's
+        feature vote (``feature_selection="vote"``): a feature they carry
+        over the vote's threshold gets stumps, with weight zero in every
+        fitted model (``coef_`` grows by those columns; the fitted nodes'
+        predictions do not change).
 
         Nodes joined earlier answer like fitted ones.  With a fixed
         ``graph`` a new node still learns its row by the graph objective

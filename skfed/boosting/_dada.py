@@ -757,6 +757,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         ballots = node_ballots(relevance, y_codes, layout.offsets, varying, q, tie_key,
                                voters, sws)
         selected, votes, threshold = _count_votes(ballots, varying, q)
+        self._vote_tally = (ballots[:, :d].any(1).sum(), ballots[:, 2 * d].sum(), sizes.sum())
         spent = _size_median_messages(simulation, sizes)
         spent += _vote_messages(simulation, ballots, selected)
         return selected, votes, threshold, spent
@@ -861,7 +862,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             lo, hi, setup_bytes = self._agree_on_ranges(Xs, sws, layout, simulation)
             self.feature_range_ = np.vstack([lo, hi])
             varying = hi > lo
-            self.vote_min_samples_ = None
+            self.vote_min_samples_ = self._vote_tally = None  # (tally: for add_nodes' vote)
             if self.feature_selection == "vote":
                 codes = (Y[0] > 0).astype(np.intp) if Y.shape[0] == 1 else np.argmax(Y, axis=0)
                 selected, votes, threshold, spent = self._vote_on_features(
@@ -896,7 +897,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             self.stump_features_ = self.stump_thresholds_ = None
             self.feature_range_ = None
             self.selected_features_ = self.feature_votes_ = self.vote_threshold_ = None
-            self.vote_min_samples_ = None
+            self.vote_min_samples_ = self._vote_tally = None
         H = self._base_matrix(Xs, dtype)
         rogue = simulation.rogue.astype(np.uint8)
         rogue_mode = 0 if simulation.network.rogue_behavior == "complement" else 1

@@ -148,6 +148,7 @@ def fit_dada(est, peer, block, validate, random_state):
     varying = hi0 > lo0
     selected, votes, threshold = varying.copy(), None, None
     est.vote_min_samples_ = None
+    est._vote_tally = None  # what a join's vote adds to (skfed._graph_join)
     n_rows = None
     if est.feature_selection == "vote":
         # The pooled number of distinct positive-weight samples, summed with
@@ -174,6 +175,7 @@ def fit_dada(est, peer, block, validate, random_state):
             for nodes, part in _share(peer, "votes", (mine, own), "feature votes"):
                 ballots[nodes] = part
             selected, votes, threshold = _count_votes(ballots, varying, q)
+            est._vote_tally = (ballots[:, :d].any(1).sum(), ballots[:, 2 * d].sum(), n_rows)
             est.vote_min_samples_ = float(np.median(sizes))
             setup_bytes += _size_median_messages(simulation, sizes, nodes=mine)
             setup_bytes += _vote_messages(simulation, ballots, selected, nodes=mine)
