@@ -59,8 +59,9 @@ learning on moons families, accuracy and share of the learned weight
 inside the true clusters.  The timing rows also give the communication
 log's pairs per node and size.
 
-The tables of issue 33 (``--no-tune``; the user guide's "Measured
-results") are in the user guide and on the benchmarks page.  The table
+The current table of issue 33 (``--no-tune``) is in the user guide's
+"Measured results"; the earlier ones are under "Measurement history"
+below.  The table
 below is the earlier one, with the tuned rows and without the linear
 baselines, the held-out families or the feature vote:
 
@@ -94,6 +95,620 @@ sent 244-258 MB (moons), 356 MB (Computer), 264 MB (School) and 37 MB
 (HAR), against 27-31, 42, 31 and 4.3 MB for one default fit.  The former
 recipe (``--full-grid --n-se 2``, the full beta x mu grid) trailed the
 defaults by 0.10 point with 750-800 MB of validation on the moons.
+
+Measurement history
+-------------------
+
+The user guide's former "Measured results" paragraphs, in the order
+they were measured (moved here from ``doc/user_guide/boosting.rst`` on
+2026-11-27 night, text unchanged: "above" and "below" refer to this
+order; the guide keeps the current table and the measured limit).  The
+"Vote or graph?" paragraph is in ``dada_graph_signal.py``.
+
+
+Held-out check of the defaults (issue 33, measured 2026-11-27; moons: 100
+nodes of 3-14 samples, 200 stumps, seeds 0-4 (jitter: 0-1); HAR walking:
+two stumps per feature, runs 0-2; test accuracy %, mean over the seeds or
+runs listed in parentheses; every baseline tuned by 3-fold within-node CV: AdaBoost of
+stumps, the better of ``LinearSVC``, ``SVC`` and ``LogisticRegression``
+on standardized features, and l1-boosting, each pooled (Glob) and per
+node (Loc); "best-base": run by run, the best of the six on the test set;
+"PL def": Perso-lin's defaults; last column: runs where Dada's defaults
+beat "best-base").  "noisy" and "jitter" are generators the defaults were
+not chosen on: four clusters at random angles at least 30 degrees apart,
+each node's rotation jittered by N(0, 0.15 rad), moons noise 0.15, 18
+N(0, 1) features and 5 % label flips ("noisy"); the paper's layout with
+the same jitter and flips ("jitter")::
+
+    python benchmarks/dada_experiments.py defaults --no-tune --moons noisy jitter --datasets har
+
+    test accuracy %                     Glob-Ada   Loc-Ada  Glob-lin   Loc-lin   Glob-l1    Loc-l1 best-base  Dada def    PL def   wins
+    moons, noisy (held out) (0,1,2,3,4)     61.91     53.37     57.01     55.37     61.75     60.16     65.34     66.12     58.04   3/5
+    moons, jitter (held out) (0,1)         60.81     77.22     60.66     65.31     60.16     74.01     77.22     79.45     64.46   2/2
+    HAR walking (0,1,2)                    99.28     92.22     99.85     98.59     99.51     88.23     99.85     99.49     99.88   0/3
+
+On the held-out "noisy" family Dada's defaults beat every baseline on
+the mean of the five seeds (66.12 % against 61.91 % for the best of them,
+Global AdaBoost, and 53.37 % for Local AdaBoost), and the mean of the
+run-by-run best of the six (65.34 %), which they beat on 3 of the 5 seeds; they lose seeds 2 and 4 to
+Global AdaBoost (67.26 against 70.70, 59.01 against 69.98).  Before the
+feature vote (issue 33) the defaults scored 62.9 % against 67.9 % for
+Global AdaBoost on seeds of a similar family.  But the learned graph puts
+only 58.1 % of its weight inside the true clusters (per seed 84, 63, 56,
+49, 40; 436 non-zeros against 2,900 for the oracle graph): on this family
+the graph does not find the clusters, the target of at least 85 % is not
+met.  On the "jitter" family (seeds 0 and 1; seeds 2-4 did not finish on
+the shared machine) the defaults beat the best baseline on both seeds
+(79.45 against 77.22 for Local AdaBoost on the mean) with 81.5 % of the
+weight inside the clusters (87.5 and 75.4; 444 non-zeros).  On HAR walking Dada's defaults (99.49) beat
+pooled and per-node AdaBoost (99.28, 92.22) but not the pooled linear
+baseline (99.85, ``LinearSVC(C=0.1)`` on the 137 pooled standardized
+windows); Perso-lin's defaults (99.88) do.  The paper's two layouts,
+Computer buyers and School were not measured again with the vote and the
+linear baselines (the runs did not finish on the shared machine); the
+vote leaves Dada's fits on the paper's layouts as they were (their 18
+extra features are constant: two varying features, no vote).
+
+**Who votes** (measured 2026-11-27, after the table above).  On the
+"noisy" family the vote kept both informative features in 2 of 6 seeds:
+nodes with 3 to 14 samples rank 20 features mostly at random, and their
+chance ballots bury feature 1, which only part of the clusters find
+relevant (the fit then has stumps on one feature, or, when nothing passes
+the threshold, on all 20).  Now only the nodes with at least the median
+number of distinct positive-weight samples vote
+(``vote_min_samples_``; agreeing on the median costs one round trip up
+and down the aggregation tree).  The test's threshold is unchanged (valid
+for any set of voters).  Dada's defaults, Dada only (the baselines above
+do not depend on it; same seeds)::
+
+    python benchmarks/dada_experiments.py graph-variants noisy,jitter 0 1 2 3 4 -- defaults
+
+    variant (acc %, inside %, non-zeros)       noisy                  jitter
+    defaults, every node votes      66.12    58.1     436   80.05    83.4     440
+    defaults, median voters         75.50    72.9     426   80.05    83.4     440
+
+On "noisy" the defaults now reach 75.50 % against 65.34 % for the
+run-by-run best of the six baselines and 61.91 % / 53.37 % for pooled /
+per-node AdaBoost (the table above); the weight inside the true clusters
+goes from 58.1 % to 72.9 % (per seed 84, 63, 66, 77, 75: seed 1 still
+selects one feature).  "jitter" (two varying features, no vote) is
+unchanged.  On real data, runs 0-1 of the variant against the former
+vote: Computer buyers 71.30 and 71.30, School 71.31 and 71.31, HAR
+walking 99.36 and 99.35 (Dada only, measured by a one-off script applying
+the same rule before it was built in; the full table's real-data rows were
+not re-run with it).
+The 85 % target is still not met on "noisy" (72.9 %) and "jitter"
+(83.4 %).  Other similarity signals for the graph step were measured
+and not adopted: the distance between the models as functions (the
+stumps' Gram matrix under the agreed feature ranges, a kernel on the
+coefficients) instead of between their coefficients raises the k-nearest
+neighbour purity of the first, purely local models from 0.47 to 0.72
+(noisy seed 0) and the first graph's weight inside the clusters from 53
+to 59 % (jitter 69 to 77 %), but the re-learned final graph is no better
+(noisy 65.4 % against 67.4 %, jitter 81.6 % against 82.4 %, seeds 0-2);
+``max_neighbors=3`` with the new vote gives 69.0 % and 80.3 %;
+``graph_update_every=10 * n_nodes`` (a tenth of the graph bytes) 67.5 %
+and 80.1 % at the same accuracy.
+
+**Partial re-run of the Done-means table** (2026-11-27, machine load
+about 34 on 2 cores; what finished before the session's stop; baselines
+as in the table above, each tuned by 3-fold within-node CV; per-node
+AdaBoost's ``n_estimators`` from {5, 10, 50})::
+
+    python benchmarks/dada_experiments.py defaults --no-tune --moons --runs 3 --timing
+    python benchmarks/dada_experiments.py defaults --no-tune --seeds 0 1 2 3 4 --moons paper --datasets --timing
+    python benchmarks/dada_experiments.py defaults --no-tune --seeds 0 1 2 3 4 --moons noisy --datasets --timing
+
+    test accuracy %         Glob-Ada  Loc-Ada  Glob-lin  Loc-lin  Glob-l1  Loc-l1  best-base  Dada def  PL def  wins
+    moons, paper (0,1,2)       64.11    91.76     66.28    69.55    64.41   88.39      91.76     95.55   68.97   3/3
+    moons, noisy (0,1)         58.33    52.95     55.62    55.64    58.85   65.08      65.17     72.73   57.63   2/2
+    Computer buyers (0,1,2)    67.47    65.00     66.48    64.40    68.07   70.57      71.43     71.11   68.58   1/3
+
+Dada's defaults beat pooled and per-node AdaBoost on the mean of every
+row, and on Computer buyers lose the run-by-run best baseline (per-node
+l1-boosting on two runs, pooled l1-boosting on one) by 0.3 point on the
+mean.  The paper and Computer rows ran before the median-voter vote (the
+paper layout has two varying features and holds no vote; on Computer
+runs 0-1 the vote's change left Dada's accuracy as it was, above).  The
+other noisy seeds, "jitter", School and HAR did not finish.  Timing with
+the new vote (``timing-one dada 1000 0`` and ``10000 0``): 4.3 s of CPU
+and 289 MB peak at 1,000 nodes (73.85 %, 81.2 % of the weight inside the
+clusters); 61.1 s and 2,170 MB peak at 10,000 nodes, of which 1,310 MB
+is the benchmark's data before the fit (73.65 %, 82.8 %) — just over
+the 60 s and 2 GB targets at a load of 34 on 2 cores (51.5 s the
+previous session).
+
+**Why Dada trails the pooled linear model on HAR walking** (measured
+2026-11-27, runs 0-2, test accuracy %, mean and per run)::
+
+    python benchmarks/dada_experiments.py har-gap 0 1 2
+
+    pooled LinearSVC(C=0.1), standardized                99.85   99.64  99.99  99.93
+    pooled l1-logistic over stumps on all 561 features    99.87   99.78  99.89  99.93
+    pooled l1-logistic over the vote's stumps             99.79   99.64  99.93  99.81
+    Dada, defaults                                        99.48   99.47  99.22  99.76
+    Dada, fixed complete graph                            99.60   99.32  99.75  99.72
+    Dada, fixed complete graph, feature_selection=None    99.68   99.25  99.92  99.86
+    Dada, feature_selection=None                          99.67   99.39  99.83  99.79
+    Dada, max_iter = 300 n_nodes                          99.52   99.61  99.20  99.74
+    Dada, n_estimators = 4 n_features                     99.47   99.40  99.22  99.79
+    Dada, peer_scoring=False                              99.62   99.51  99.70  99.65
+
+The stumps are not what is missing: a pooled model over the vote's
+dictionary (4 to 7 selected features, each capped at the 137 training
+windows, the other stumps one per remaining feature) reaches 99.79, within
+0.1 point of all-feature stumps and of ``LinearSVC``.  The gap is the
+personalization: every person holds 5 to 8 training windows, and the
+errors concentrate on one to three persons per run (run 1: two persons
+with 16 wrong windows each of Dada's 56), whose own few windows pull their
+model away from the shared task.  Even on a fixed complete graph Dada
+stays 0.25 point below the pooled model; the learned graph costs another
+0.1 and the vote about 0.1 on this data.  None of the variants above beats
+the defaults on all three runs, and those that help HAR on the mean
+(``feature_selection=None``, no peer scoring) lose the held-out moons
+(the vote: 77.77 against 60.89 on noisy seed 0, 73.05 against 66.58 on
+Computer buyers run 0; peer scoring: 58.1 against 53.6 % of the graph's
+weight inside the clusters, below).  HAR walking is one task shared by
+every person (see "When not to use it"): Perso-lin's defaults (99.88) or
+a pooled linear model fit it; Dada's defaults still beat pooled and
+per-node AdaBoost there.
+
+**Graph recovery on the held-out moons families** (Dada, one knob changed
+from the defaults; test accuracy %, weight inside the true clusters %,
+non-zeros; seeds 0-4; the oracle graph has 2,900 non-zeros)::
+
+    python benchmarks/dada_experiments.py graph-variants noisy,jitter 0 1 2 3 4
+
+    variant (acc %, inside %, non-zeros)                   noisy                  jitter   CPU s
+    defaults                     66.12    58.1     436   80.05    83.4     440       6
+    max_neighbors=3              64.88    53.7     268   80.34    80.3     270       6
+    max_neighbors=10             65.48    51.8     331   79.96    74.1     448       7
+    kappa=10                     66.47    56.6     427   80.15    83.3     434       9
+    lambda_graph=0.3             66.14    57.2     440   80.31    84.8     443       8
+    lambda_graph=3               66.13    59.5     442   80.27    83.6     443       8
+    mu_graph=1                   65.97    56.2     428   80.40    81.3     433       7
+    mu_graph=10                  66.40    58.3     441   80.67    83.9     440       6
+    sparsify_graph=None          66.34    59.1     446   80.51    82.7     447       4
+    peer_scoring=False           66.05    53.6     454   79.96    70.3     458       4
+    graph_update_every=None      64.81    50.4     371   80.23    69.5     394       1
+    max_iter=300*n_nodes         65.84    58.2     446   79.60    86.1     446      17
+
+No knob of the graph learner brings the "noisy" family near the target of
+85 % (per seed the defaults reach 84, 63, 56, 49 and 40 %: the seeds whose
+nearest clusters are 30 to 40 degrees apart lose most); "jitter" is at
+83 % (seeds 0-4: 88, 75, 84, 88, 82).  The graphs keep about 440
+non-zeros, far fewer than the oracle's 2,900.  With 3 to 14 samples and
+5 % flipped labels per node, a peer's score on a node's own samples
+hardly separates two clusters 30 degrees apart; the target needs a better
+similarity signal than the graph step's knobs, and is not met.
+
+**Peer scores weighed alike** (issue 33, third session, 2026-11-27).
+Node k's score of a peer's model, ``e_kl = s (L_k(alpha_l) -
+L_k(alpha_k))``, was weighted by k's confidence ``c_k = m_k / max_l m_l``,
+so the nodes with 3 to 5 samples, which most need the right neighbours,
+hardly counted.  Every node's score now has the same weight ``s = 3``
+(``peer_scoring=True``; a float sets ``s``).  Dada only, seeds 0-4 of
+every moons family (test accuracy %, weight inside the true clusters %,
+non-zeros; 2,900 for the oracle graph)::
+
+    python benchmarks/dada_experiments.py graph-variants noisy,jitter,paper,random 0 1 2 3 4 -- defaults
+
+    scores               paper              random             noisy (held out)   jitter (held out)
+    c_k (before)     95.2  94.4  453    73.9  85.9  435    75.5  72.9  426    80.1  83.4  440
+    s = 3            97.6  98.6  448    74.8  90.6  437    75.5  75.1  438    81.1  89.2  441
+    s = 10           98.0  99.4  427    74.8  90.3  420    75.9  78.1  378    81.9  92.2  394
+    s = 30           97.9  99.3  397    74.7  93.5  376    75.8  78.8  356    81.4  93.2  330
+    s = 100          97.4  99.7  376    74.3  92.8  350    75.4  80.5  318    81.0  93.0  330
+
+Real data (Dada's defaults, test accuracy %): Computer buyers runs 0-2
+71.81 (``c_k``), 71.99 (3), 71.81 (10), 71.78 (30), 71.98 (100); HAR
+walking runs 0-2 99.49, 99.41, 99.23, 98.83, 97.97; School runs 0-1
+71.31, 71.60 (``s = 3``), 71.42 (10).  Larger weights recover more of the
+held-out clusters but lose HAR walking, one task shared by every person,
+where ``s = 10`` falls below pooled AdaBoost (99.28): ``s = 3`` was
+chosen on the paper and random layouts and the real data (the held-out
+families were measured at the same time, so they are not strictly held
+out for this choice).  "jitter" now passes the 85 % target (89.2 %);
+"noisy" does not (75.1 %; seed 1, whose vote keeps one of the two
+informative features, stays at 56 %).  With the stronger scores a node
+could lose its last link to the caps of its neighbours (Remark 2; one node
+of the 40-node instance of ``test_learned_graph_leaves_no_node_alone``).
+A cap that spared a neighbour's last link while it could drop another was
+measured and reverted: HAR walking 99.47 / 96.49 / 98.72 (runs 0-2),
+School 70.77 / 71.08, Computer 72.92 / 69.84 / 72.83.  With the
+significance ballot of the feature vote the last link is now kept (below).
+
+Against the baselines (tuned as in the tables above; the new defaults;
+the baselines of seeds/runs that finished on the shared machine)::
+
+    python benchmarks/dada_experiments.py defaults --no-tune --moons noisy jitter --seeds 0 2 3 4 --datasets school --runs 2 --timing
+
+    test accuracy %                     Glob-Ada   Loc-Ada  Glob-lin   Loc-lin   Glob-l1    Loc-l1 best-base  Dada def    PL def   wins
+    moons, noisy (held out) (0,2,3,4)      62.13     53.75     56.10     55.39     61.61     68.89     69.53     77.56     58.01   4/4
+    moons, jitter (held out) (0,2,3,4)     61.08     78.51     62.59     67.32     61.05     75.70     78.51     81.66     65.54   4/4
+    School (0,1)                           69.94     70.99     70.00     70.86     69.94     70.87     71.09     71.59     72.06   2/2
+
+    graph recovery: noisy 79.8 % (438 non-zeros), jitter 90.5 % (438); oracle 2,900
+
+HAR walking, School run 2 and the random layout's baselines did not finish.
+
+**Graph re-learning schedule and bytes** (the same seeds, noisy / jitter,
+with the former ``c_k`` scores; accuracy %, inside %, MB sent)::
+
+    defaults (99 re-learnings of n_nodes steps)   75.5 72.9 27.7    80.1 83.4 27.2
+    graph_update_every="geometric" (6)            74.6 58.4  2.8    80.0 62.8  2.7
+    geometric, gap growth 1.25 (14)               75.3 67.0  4.4    80.2 71.9  4.3
+    geometric 1.25, graph_iter=5 n_nodes (14)     74.8 71.1 13.7    80.5 83.2 13.3
+    graph_update_every=10 n_nodes, graph_iter=10 n_nodes   74.3 69.3 24.1    80.2 84.0 23.4
+    kappa=3 / 2 / 1                     75.0 72.4 17.8 / 75.4 70.2 12.6 / 75.1 68.9 7.4
+                                        80.4 81.0 17.4 / 80.8 83.2 12.4 / 80.0 80.0 7.2
+
+Accuracy hardly moves with the schedule, but the weight inside the
+clusters follows the total number of graph steps (pairs evaluated), and
+the bytes follow it too: no schedule keeps the graph recovery at a
+fraction of the bytes, so the default stays ``"n_nodes"``;
+``graph_update_every="geometric"`` is offered for fits where the bytes
+matter more than the graph.
+
+**Time and memory at 1,000 and 10,000 nodes** ("noisy" family, default
+fits, one fresh process each; CPU seconds of the fit, peak resident
+memory and what the fit adds to it; the communication log's pairs per
+node and size)::
+
+    python benchmarks/dada_experiments.py timing-one dada 10000 0   # and 1000; perso_lin, graph_learner
+
+    timing (noisy moons, defaults)   nodes   CPU s   peak MB  fit adds MB   accuracy   inside %   non-zeros   pairs/node   log MB
+    dada                               1000     4.1       343          127      73.85       81.2        4504          665     20.3
+    perso_lin                          1000     0.6       278           61      57.78       45.3        8744          393     12.0
+    graph_learner                      1000     0.5       321          104          -       59.7       11194          632     19.3
+    dada                              10000    68.5      3104         1795      73.65       82.8       45322         1035    315.9
+    perso_lin                         10000    12.4      2147          837      57.36       40.6      119366          488    149.0
+    graph_learner                     10000    11.2      2873         1564          -       48.9      273752          952    290.6
+
+From 1,000 to 10,000 nodes the memory the fit adds grows with slope 1.15
+(Dada), 1.14 (Perso-lin) and 1.18 (graph learner) on a log-log scale, the
+CPU time with slope 1.22, 1.31 and 1.35 (Dada's 68.5 s is above the 60 s
+target of issue 33; the machine's load was 14 to 17 on 2 cores, and the
+same fit took 58.9 s of CPU the day before).  No structure of the fit is
+quadratic; what grows faster than the nodes is the communication
+log, one record per (sender, receiver) pair that talked.  A node talks to
+the peers it draws and to those that draw it, uniformly from the complete
+topology, about 545 draws each way over a default fit (fitted to the
+counts), so its distinct partners number about ``n_nodes (1 - exp(-1090 /
+n_nodes))``:
+665 per node at 1,000 nodes (saturated: a node meets most others), 1,035
+at 10,000 (measured 1,034.5), and never more than about 1,090 whatever the
+number of nodes, so the log is linear in the nodes beyond a few thousand
+(316 MB kept at 10,000 nodes).  During the fit the pair counts live in the
+communication layer's hash table (``skfed/_core/_comm.pyx``: 24 bytes a
+slot, at most half full, doubled by rehashing): 2^21 slots (50 MB) at
+1,000 nodes, 2^25 (805 MB, and 1.2 GB while rehashing from 2^24) at
+10,000, which is most of the 1.8 GB the 10,000-node fit adds.
+
+**The significance ballot and the last link** (issue 33, measured
+2026-11-27 after the tables above; Dada's defaults only, the baselines do
+not depend on them).  The ranking ballot alone (each voter's
+``ceil(sqrt(n_varying))`` most relevant features) keeps only the two or
+three strongest features when many carry signal: 3 to 7 of HAR's 561
+features, 2 of 6 on a three-class linear family, 3 of 10 on a binary
+one.  Each node now also votes for every feature whose correlation ratio
+passes its own F test at level 0.05, and a feature is kept when either
+count beats chance.  Both ballots travel in one message up the tree.
+Test accuracy %, HAR walking runs 0-9 (Dada only,
+``DecentralizedBoostingClassifier(1122, random_state=run)`` on
+``load_run("har", run)`` of ``dada_experiments.py``)::
+
+    ranking ballot, cap drops any link       98.93   (features kept: 1-7)
+    ranking ballot, last link kept           98.42
+    both ballots, cap drops any link         99.38   (379-403)
+    both ballots, last link kept (default)   99.41
+
+With the ranking ballot alone, keeping the last link cost half a point
+on HAR (1.2 points on runs 0-2, the regression that made
+``test_learned_graph_leaves_no_node_alone`` an expected failure); with
+both ballots it costs nothing there, and the cap now never drops a
+neighbour's last link (the node keeps more than ``max_neighbors``
+instead).  Other data, the last link kept against dropped (both
+ballots): School runs 0-1 71.31 / 71.31 against 71.54 / 71.44, Computer
+buyers runs 0-2 72.92 / 69.93 / 72.49 against 73.09 / 69.55 / 73.34
+(the vote keeps the same features there).  The moons, seeds 0-4
+(accuracy %, weight inside the true clusters %; the ballots change
+nothing there: "noisy" selects the same features, the other layouts have
+two varying features)::
+
+    python benchmarks/dada_experiments.py graph-variants noisy,jitter,paper,random 0 1 2 3 4 -- defaults
+
+    last link    noisy          jitter         paper          random        nodes alone
+    dropped      75.45  75.1    81.14  89.2    97.63  98.6    74.80  90.6    2 of 20 fits
+    kept         75.95  76.4    81.26  90.9    97.09  99.1    74.83  90.3    0
+
+"noisy" stays below the 85 % target (76.4 %; per seed 81, 59, 76, 81,
+85).  Seed 1's vote keeps feature 0 only, and no per-node relevance
+measured finds feature 1 there: its ranking count is 13 against up to 15
+for the noise features, its significance count 3 against up to 10, and
+ranks, the best single split and the partial correlation given feature 0
+(all measured) do no better.  The cause is in the training samples, not
+the vote: ``make_moons`` spaces a moon's points evenly along its arc, so
+a node of 3 to 14 samples holds mostly the arcs' ends, where the
+relation of the second coordinate with the label reverses; in seed 1's
+largest cluster feature 1 explains 3 % of the label's variance on the
+training samples and 29 % on the test samples.
+
+The probe's families of related linear tasks (``python
+benchmarks/dada_probe_families.py FAMILY 0 defaults balanced ...``;
+seed 0, mean per-node accuracy, balanced accuracy for ``imbalance``;
+Global and Local the best of ``LinearSVC``, ``SVC`` and
+``LogisticRegression`` chosen on the test set)::
+
+    family          Global  Local  ranking only  defaults  best variant
+    three_class      .887   .825      .603        .662     .693 (beta=10, class-balanced weights)
+    imbalance        .874   .767      .700        .720     .798 (class-balanced sample_weight)
+    unbalanced       .882   .815      .773        .777     .827 (max_iter=500 n_nodes)
+    alike_tiny       .939   .726      .666        .678     .704 (the complete graph)
+    axis_rules       .618   .560      .611        .679     (Dada's own kind of task)
+
+The ballots were a defect of the defaults (the ranking ballot cut
+informative features); what remains is not fixed by a default.  Under
+class imbalance the boosting loss counts every sample alike, so the
+minority class is under-predicted: ``sample_weight`` that gives each
+node's classes equal mass lifts Dada above Local (.798 against .767).
+On nodes of very different sizes (2 to 2,000 samples) the 100 model
+steps per node (``max_iter=None``) are too few for the large nodes:
+500 per node beat Local (.827 against .815) at five times the CPU and
+model messages.  On three classes the one-vs-rest sums of axis-aligned
+stumps cannot follow the oblique boundaries of a dense linear task: no
+variant (beta, smoothing, more stumps or steps, the complete graph)
+comes within 0.13 of Local.  On 500 nearly alike nodes of 6 samples even
+the complete graph (every node's model pulled toward all others) reaches
+only .704 against .726 for Local and .939 for Global: 200 stumps on 3,000
+pooled samples approximate a dense 5-feature linear rule poorly
+(``mu=30`` .694, ``max_neighbors=20`` .684, 1,000 stumps .676).  These families are dense linear tasks,
+where :ref:`choosing <choosing>` already sends the user to Perso-lin,
+MOCHA or Global.
+
+**Re-run with both ballots and the kept last link** (2026-11-27, load
+about 30 on 2 cores; what finished before the session's stop; baselines
+tuned by 3-fold within-node CV as above, per-node AdaBoost's
+``n_estimators`` from {5, 10, 50})::
+
+    python benchmarks/dada_experiments.py defaults --no-tune --moons noisy jitter random paper --seeds 0 1 2 3 4 --datasets --timing
+    python benchmarks/dada_experiments.py defaults --no-tune --moons random --seeds 0 1 2 --datasets har school --runs 3 --timing
+    python benchmarks/dada_experiments.py defaults --no-tune --moons --datasets har --runs 1 --timing
+
+    test accuracy %          Glob-Ada  Loc-Ada  Glob-lin  Loc-lin  Glob-l1  Loc-l1  best-base  Dada def  PL def  wins
+    moons, noisy (0-4)          61.91    53.37     57.01    55.37    61.75   67.54      68.09     75.95   58.69   5/5
+    moons, random (0,1)         63.22    67.96     65.06    64.03    61.66   64.58      68.23     74.80   63.74   2/2
+    HAR walking (0)             98.79    94.11     99.64    99.35    99.10   99.46      99.64     99.18   99.86   0/1
+
+    graph recovery (Dada): noisy 76.4 % inside the clusters (per seed 81, 59, 76, 81, 85;
+    422 non-zeros), random 88.5 % (87, 90; 432); the oracle graph has 2,900
+
+Dada's defaults beat pooled and per-node AdaBoost on every row, and the
+run-by-run best of the six baselines on every moons seed; on HAR
+walking run 0 they lose to the pooled linear baseline (99.64) and to
+Perso-lin (99.86).  "jitter", "paper", the random layout's seed 2-4,
+School and HAR runs 1-2 did not finish.  A fit sends 27.7 MB on the
+moons (unchanged: the graph steps dominate).
+
+Timing at 10,000 nodes ("noisy", ``timing-one dada 10000 0``), first
+with the significance count tested against Binomial(nodes tested, 0.05)
+alone: 78.7 s of CPU (load 30) and 2,201 MB peak, accuracy 69.93 % and
+78.3 % of the weight inside the clusters, against 73.65 % and 82.8 %
+before the ballot.  With 9,566 nodes tested the binomial threshold is
+540 votes (5.6 % of them), so the count test detects the smallest excess
+of a node's false-positive rate: noise feature 18 passed with 548 votes
+(5.73 %) and took a third of the stumps.
+
+**Effect-size floor** (``significance_threshold``): the significance
+count must also reach ``ceil(1.5 x 0.05 x nodes tested)``.  The margin
+was chosen on the vote fractions (significance count / nodes tested) of
+``python benchmarks/dada_ballot_margin.py 0.075 0.1 0.15``::
+
+    case (seeds / runs)            nodes tested   binomial thr   noise features      informative features
+    noisy moons, 100 nodes (0, 1)        98, 96      13 (13 %)   max 10.2 %, 10.4 %   5.1 / 11.2, 13.5 / 3.1 %
+    noisy moons, 1,000 (0, 1)          959, 959      69 (7.2 %)  max 6.7 %, 5.8 %     9.1 / 17.9, 17.6 / 4.6 %
+    noisy moons, 10,000 (0)               9,566     540 (5.6 %)  max 5.73 %, mean 5.1 %   7.8 / 14.8 %
+    per-node F test, pure noise, 20,000 nodes of 3-14 samples:
+        normal 4.9-5.3 %, binary (p = 0.2) 4.0-4.5 %, Student t(2) 4.2-4.4 %, lognormal 4.4-4.5 %
+
+The test is conservative on non-normal noise and calibrated on normal
+noise; the 5.73 % of noise feature 18 is a normal feature's chance
+excess (3.2 standard deviations, the largest of 18).  The smallest
+informative fraction the ballot must keep is 7.8 % (feature 0 at 10,000
+nodes) and 8.4 % (``alike_tiny`` seed 1), so a floor of 1.5 x 0.05 =
+7.5 % separates them; 2 x 0.05 would drop feature 0 from the
+significance ballot at 1,000 and 10,000 nodes and two of three features
+of ``alike_tiny`` seed 1.  The floor takes over above about 500 tested
+nodes with 5 varying features, 720 with 20 and 1,250 with 561; below,
+the binomial threshold is the larger (13 of 98 nodes, 7 of HAR's 21; at
+959 nodes the floor raises it from 69 to 72), so the floor changes no selection in the probe families
+(``three_class``, ``unbalanced``, ``imbalance``, ``alike_tiny``,
+``axis_rules``, seeds 0-1), on HAR walking runs 0-2 (390, 393, 379
+features kept, as before; the fits and accuracies are the same), or on
+the noisy moons at 100 and 1,000 nodes; it only removes noise feature
+18 at 10,000 nodes.  Measured after the change (2026-11-27, load about
+2-4 on 2 cores)::
+
+    python benchmarks/dada_experiments.py timing-one dada 10000 0
+    python benchmarks/dada_experiments.py graph-variants noisy 0 1 -- defaults
+
+    10,000 nodes: 67.6 s of CPU, 2,154 MB peak (1,310 MB of it the data before the fit),
+                  accuracy 74.18 %, 84.8 % of the weight inside the clusters, 46,082 non-zeros
+    1,000 nodes:  5.2 s of CPU, 289 MB peak, accuracy 74.39 %, 82.3 % inside, 4,568 non-zeros
+    noisy seeds 0-1 (100 nodes): 72.25 % mean, 80.7 / 58.7 % inside, 430 non-zeros (unchanged)
+    HAR walking run 0: 99.18 %, 390 features kept, thresholds [7, 7] (unchanged)
+
+At 10,000 nodes accuracy and graph recovery are back above the values
+before the ballot (73.65 %, 82.8 %); CPU and peak memory are still just
+over the 60 s and 2 GB targets of issue 33 (the communication log's hash
+table, above).  The unit test
+``test_significance_ballot_rejects_slightly_miscalibrated_null_at_many_nodes``
+checks the rule: at 10,000 nodes a feature voted by 5.7 % of them passes
+the binomial threshold (563) but not the floor (750), one voted by 9 %
+is kept.
+
+**Time and memory at 10,000 nodes, measured for the fit** (issue 33,
+2026-11-27, third session; load 20-25 on 2 cores, so CPU seconds are
+inflated).  ``make_rotated_moons`` returns its oracle graph as a dense
+``(n_nodes, n_nodes)`` float64 array, 800 MB at 10,000 nodes, which the
+timing does not use but held during the fit: the "2,154 MB peak" above
+was the data generation's 1,310 MB high-water mark plus that array.
+``timing-one`` now frees it and resets the high-water mark after the data
+are generated (Linux ``/proc/self/clear_refs``), so ``peak_mb`` is the
+process's peak during the fit, the data it holds included::
+
+    python benchmarks/dada_experiments.py timing-one dada 10000 0   # perso_lin, graph_learner
+
+    method          CPU s   peak MB   before fit MB   generation peak MB   accuracy   inside %   non-zeros   pairs/node   log MB
+    dada             69.9     1,422             543                1,311      74.18       84.8      46,082       1,034.5     237
+    perso_lin        16.4       892             543                1,311      58.29       49.0      90,932         487.7     112
+    graph_learner    10.7     1,227             543                1,311          -       48.9     273,752         951.7     218
+
+All three fits are under 2 GB; Dada's CPU is not shown under 60 s (a
+second run took 75.8 s and 1,437 MB at load 18-20; the same fit took
+67.6 s at load 2-4 and 69.5 s at load 11 before the changes below, whose
+results are bit for bit the same).  Where the time and memory
+go (``python benchmarks/dada_fit_phases.py 10000``, load about 11): with
+the data held (373 MB) the stump matrix brings the process to 506 MB
+(627 MB while it is built), the graph phases grow it to 873 MB (the pair
+table of the communication layer, 10.3 million pairs), and turning the
+pair table into the fitted ``communication_`` peaks at 1,268 MB (the
+table, the pair arrays and the CSR at once; 1,064 MB kept).  CPU: 44 s
+of 71 in the 100 graph re-learnings (10,000 steps each, 44 us a step),
+13 s in Frank-Wolfe, 4 s building the log, 2.9 s the vote, 1.7 s the
+sparsifications.  A ``perf`` profile of the fit at 3,000 nodes: peer
+scores 22 %, the step loop 10 % (half of it the dense squared distances),
+the pair hash table 9 %, Frank-Wolfe 7 %, the degree cap 6 %.  The graph
+steps now list every model's non-zero weights once per call (the models
+are fixed during it): a peer score reads only those, and float64 models
+at most half non-zero get their squared distances by merging two lists
+(the same terms in the same order as the dense loop, so the same values;
+``tests/core/test_graph_fast_sparse.py``).  A default fit at 1,000
+nodes, main's build and this one interleaved four times in fresh
+processes (the default fit of ``timing-one dada 1000 0``, the fit's
+``time.process_time``, load about 22): 5.94 s of CPU against 4.78 s on average, a ratio of 0.80
+(0.71 to 0.90 pair by pair), the same accuracy (74.39 %).  At 10,000
+nodes, the two builds run side by side (the same benchmark script, load
+15-18): 75.7 s against 83.0 s (0.91), the same results and the same
+1,392 MB peak.  The remaining
+lever is the communication layer's pair table (``_comm.pyx``, not part
+of the boosting code): one record per (sender, receiver) pair, 10.3
+million at 10,000 nodes, 9 % of the CPU and the largest block of the
+fit's memory.
+
+**Cheaper graph re-learnings** (issue 33, fourth session, 2026-11-27).  A
+``perf`` profile at 10,000 nodes put the graph steps' time in memory
+stalls: a peer score waited on the loads of the peer model's weights,
+the pair table on its slot.  Two changes: (1) the peer scores read a
+margin by feature group: the stumps of a feature, sorted by threshold,
+are +1 on a prefix of them for every sample, so a model's margin is
+``sum_f (2 S_f(c_if) - S_f(size_f))`` with ``S_f`` the prefix sums of
+its weights on feature f (listed once per graph phase), one look-up a
+feature with a non-zero weight instead of one product a non-zero stump
+(``stump_groups``; ``tests/core/test_graph_fast_stumps.py`` checks the
+groups, the prefix sums and the scores against NumPy and the
+stump-by-stump path); (2) before a step uses its ``kappa`` peers, it
+prefetches what it will read for each (row, degree, non-zero list, the
+prefix sums the waking node's samples look up, the pair table's slots),
+so the peers' cache misses overlap.  The scores equal the former ones
+up to rounding (7e-15 on scores of size 15), and on every family of the
+``defaults`` part the fits are the same: the same accuracy and bytes in
+all 26 cases (moons paper / random / noisy / jitter seeds 0-4, Computer
+buyers runs 0-2, School 0-1, HAR walking 0-2)::
+
+    python benchmarks/dada_families_check.py run before.json   # main's build
+    python benchmarks/dada_families_check.py run after.json    # this one
+    python benchmarks/dada_families_check.py compare before.json after.json
+
+At 10,000 nodes, main's build and this one alternated in fresh
+processes (``python benchmarks/dada_fit_phases.py 10000``, load 14-17 on
+2 cores)::
+
+    build    fit CPU s   graph re-learnings s   Frank-Wolfe s   log s   peak MB
+    main          38.9                  22.17            9.33    2.24     1,239
+    this          32.0                  15.91            8.50    2.61     1,239
+    main          39.8                  21.62           11.18    1.93     1,223
+    this          31.2                  15.50            8.18    2.19     1,254
+
+The graph re-learnings take 0.72 of their former CPU (31.4 s against
+43.8 s over the two pairs), the whole fit 0.80 (63.2 s against 78.7 s);
+the peak memory moves by at most 31 MB (the prefix sums take 16 MB
+during a graph phase at 10,000 nodes).  (At this load the same default fit took 38-42 s on main's
+build, not the 70-76 s measured at load 18-25 before: CPU seconds on
+this shared machine move with the load, so only the ratios in one
+sitting compare builds.)  The default fit of ``timing-one`` in the same
+sitting (load 15-17), main's build then this one::
+
+    python benchmarks/dada_experiments.py timing-one dada 10000 0
+
+    build   CPU s   peak MB   accuracy %   inside %   non-zeros
+    main     34.6     1,393        74.18       84.8      46,082
+    this     29.8     1,424        74.30       84.6      46,140
+
+At 10,000 nodes the rounding of the grouped scores does change the fit
+a little (100 re-learnings of 10,000 steps compound it; at 100 nodes no
+case changed): accuracy +0.12 points, 0.2 points less weight inside the
+clusters, 58 more non-zeros.
+
+The table of issue 33's Done line on this code (baselines of the
+``--reuse-baselines`` file fitted by the same command without it,
+earlier the same day; they do not depend on Dada)::
+
+    python benchmarks/dada_experiments.py defaults --no-tune --moons noisy --seeds 0 1 2 3 4 --datasets school har --runs 3 --timing 1000 10000
+
+    test accuracy %          Glob-Ada  Loc-Ada  Glob-lin  Loc-lin  Glob-l1  Loc-l1  best-base  Dada def  PL def  wins
+    moons, noisy (0-4)          61.91    53.39     57.01    55.37    61.75   67.54      68.09     75.95   58.69   5/5
+    School (0-2)                70.49    71.09     70.56    70.96    70.47   70.93      71.20     71.49   72.28   3/3
+    HAR walking (0-2)           99.28    92.22     99.85    98.59    99.51   99.36      99.85     99.34   99.88   0/3
+
+    graph recovery: noisy, Dada 76.4 % inside (422 non-zeros), Perso-lin 43.8 % (351); oracle 2,900
+
+    nodes   method          CPU s   peak MB   accuracy %   inside %   non-zeros
+    1,000   dada              1.9       279        74.39       82.3       4,568
+    1,000   perso_lin         0.3       253        59.42       51.2       8,798
+    1,000   graph_learner     0.2       261            -       59.7      11,194
+    10,000  dada             32.5     1,408        74.30       84.6      46,140
+    10,000  perso_lin         6.1       893        58.29       49.0      90,932
+    10,000  graph_learner     5.1     1,229            -       48.9     273,752
+
+Dada's defaults beat pooled and per-node AdaBoost on the mean of every
+row (noisy 75.95 against 61.91 / 53.39, School 71.49 against 70.49 /
+71.09, HAR walking 99.34 against 99.28 / 92.22) and the run-by-run best
+of the six baselines on every noisy seed and School run; on HAR walking
+the pooled linear baseline (99.85) and Perso-lin (99.88) stay ahead.
+The three 10,000-node fits take under 60 s of CPU and 2 GB at this load
+(15-17 on 2 cores).  The graph puts 76.4 % of its weight inside the
+noisy family's clusters, below the 85 % target; on seed 1 (58.7 %) the
+fit's ``selected_features_`` hold feature 0 only (``feature_votes_``:
+feature 1 has 13 ranking votes for a threshold of 23 and 3
+significance votes for 13), so its stumps cannot tell apart clusters
+that differ along feature 1.
+
+**Graph recovery on the noisy family, more knobs** (seeds 0-4, 100
+nodes; accuracy %, weight inside the clusters %, non-zeros; the target
+of issue 33 is 85 % inside)::
+
+    python benchmarks/dada_experiments.py graph-variants noisy 0 1 2 3 4 -- defaults max_neighbors=3 ...
+
+    variant                           acc %   inside %   non-zeros   inside per seed
+    defaults                          75.95      76.4        422     80.7 58.7 76.4 81.4 85.0
+    max_neighbors=3                   75.31      78.0        269     87.4 60.6 72.3 83.6 85.9
+    max_neighbors=10                  76.31      75.4        410     88.1 58.6 73.6 77.1 79.5
+    lambda_graph=0.3                  75.76      75.6        418     82.2 58.4 74.0 79.2 84.0
+    mu_graph=10                       76.14      76.0        436     85.0 60.0 74.2 78.9 82.0
+    sparsify_graph=None               75.57      77.4        450     87.4 64.1 76.1 77.9 81.4
+    peer_scoring=False                74.79      64.3        454     75.6 53.6 52.6 74.2 65.3
+    peer_scoring=6                    75.82      78.3        393     88.9 60.5 77.7 81.1 83.1
+    peer_scoring=10                   75.68      78.3        380     92.3 63.0 72.2 82.9 81.3
+    max_neighbors=3, peer_scoring=6   74.77      74.7        268     84.3 59.0 73.9 75.1 81.4
+    kappa=10                          75.70      78.0        431     90.3 63.3 72.2 80.9 83.3
+    max_iter=300*n_nodes              75.63      80.0        386     91.5 63.4 73.7 85.1 86.4
+
+No single knob reaches 85 %: seed 1 (clusters at 42, 188, 254 and 291
+degrees, the last two 37 degrees apart, every node jittered by 8.6 degrees)
+stays at 58-64 % whatever the knob, and heavier peer scores or three
+times the steps buy 2-4 points of weight inside at no gain in accuracy.
+The defaults are unchanged.
 """
 
 import argparse
@@ -124,6 +739,7 @@ from skfed.datasets import (
     train_test_split_per_node,
 )
 from skfed.model_selection import WithinGroupKFold
+
 
 # ------------------------------------------------------------------ methods
 def _grid(**axes):

@@ -29,6 +29,28 @@ from, on seeds 0-4 of each family:
     its cluster and ``n_other`` other nodes (symmetrized; seeded): the
     learned graph's share against the candidates' share.  How much the
     graph step itself rejects cross-cluster candidates.
+``relative``
+    Relative acceptance rules (issue 33's second shift): a peer judged
+    against the node's other peers, not against an absolute cost level.
+    The same ``knn`` / ``auc`` scores for ``rank(c)``, the mutual rank
+    ``rank_k(l) + rank_l(k)`` of a cost; ``centred(c)``, each end's cost
+    minus its median over every peer, summed over both ends; ``e1`` the
+    one-end peer score and ``d`` the mean logistic-loss increase of k's
+    samples under l's model; ``ucb(d)`` ``d + 2 se`` with ``se`` the
+    standard error over k's samples (a confidence bound from the number
+    of samples behind a score), ``t`` ``d / se``; ``profile`` ``1 -
+    corr`` of two nodes' rows of the logistic cost (a second-order signal:
+    nodes of one cluster score every other node's model alike),
+    ``profile20`` the same on the models of 20 landmark nodes.
+``centred``
+    Dada's defaults with the per-node centring inside the graph step
+    (:class:`centred_losses`: each node's loss shifted by a quantile of its
+    peer scores, so every pair's cost is centred at both ends), for
+    several quantiles and shift weights.
+``profile-graph``
+    Dada fitted on the fixed 5-nearest-neighbour graph of ``profile``
+    (from the default fit's models): what the best relative signal's graph
+    is worth in accuracy.
 ``oracle-models``
     The ``costs`` of Dada fitted on the oracle graph (``graph=`` the true
     clusters): how well the pair signals would separate the clusters if
@@ -39,6 +61,9 @@ Usage::
     python benchmarks/dada_graph_signal.py costs [FAMILY ...]         # noisy iid jitter
     python benchmarks/dada_graph_signal.py candidates [FAMILY ...]    # noisy
     python benchmarks/dada_graph_signal.py oracle-models [FAMILY ...] # noisy iid
+    python benchmarks/dada_graph_signal.py relative [FAMILY ...]      # noisy iid jitter
+    python benchmarks/dada_graph_signal.py centred [FAMILY ...]       # noisy jitter iid random
+    python benchmarks/dada_graph_signal.py profile-graph [FAMILY ...] # noisy iid
 
 Results (2 shared cores, 2026-11-27, seeds 0-4; knn % / auc %)::
 
@@ -74,6 +99,113 @@ candidates, was also measured, 2-5 of the 5 peers: 73.7-76.8 % on noisy,
 re-learnings drift back to 76-78 % on noisy (defaults, ``mu_graph`` 0.3
 or 1, ``max_neighbors=10``, ``peer_scoring=10``); the oracle graph kept
 fixed scores 79.05 % against the defaults' 75.95 %.
+
+Relative acceptance (issue 33, second shift, 2026-11-27 night; seeds
+0-4; ``relative``: knn % / auc %)::
+
+    family  learned  z+e        rank(z+e)  centred(z+e)  rank(e1)   centred(e1)  rank(d)    ucb(d)     rank(ucb)  t          profile    profile20
+    noisy   76.4     73.5/79.9  73.5/82.8  75.2/83.3     73.7/82.4  75.1/83.0    75.1/84.4  74.1/81.6  73.7/82.4  70.5/82.1  77.6/87.1  77.1/86.1
+    iid     71.2     71.4/75.0  70.9/79.6  71.6/81.1     71.0/79.2  71.4/81.4    72.0/84.1  71.2/81.2  70.9/81.1  67.0/76.7  76.8/87.4  74.6/86.3
+    jitter  90.9     86.4/88.0  85.4/88.3  86.7/88.7     84.7/88.1  86.6/88.6    86.9/89.7  85.8/89.1  85.2/88.4  82.2/86.7  89.9/92.6  89.5/92.4
+
+Judging a peer against the node's other peers raises the auc (79.9 to
+82.8-84.4 % on noisy: the absolute level of a node's costs varies from
+node to node) but not the share of a 5-nearest-neighbour graph, which is
+already a per-node rank (73.5-75.2 % against the learned 76.4 %); a
+confidence bound from the samples behind a score does no better (74.1 %,
+the t statistic 70.5 %).  The second-order ``profile`` is the best
+signal measured (77.6 % on noisy, 76.8 % on i.i.d. arcs against the
+learned 71.2 %), still short of 85 %.
+
+The centring inside the graph step (``centred``; accuracy %, inside %,
+non-zeros; quantile / shift; the first row is the defaults)::
+
+    variant        noisy              jitter             iid                random
+    defaults       75.95 76.4 422     81.26 90.9 437     78.12 71.2 418     74.83 90.3 432
+    0.50 / 1       76.44 78.3 439     81.30 90.2 448     78.24 73.0 422     74.78 90.4 439
+    0.50 / 0.5     76.22 77.1 438     81.52 90.5 448     78.35 72.2 419     75.05 90.6 434
+    0.50 / 2       75.88 76.7 446     81.48 90.4 444     78.32 73.2 446     74.65 87.9 440
+    0.75 / 1       76.22 77.2 443     81.47 91.4 449     78.15 71.1 434     74.75 89.9 436
+    0.25 / 1       75.57 75.4 444     81.63 90.1 451     78.35 73.8 427     74.60 88.7 438
+    0.10 / 1       76.23 74.6 439     81.57 89.0 452     78.33 72.5 410     74.63 88.0 438
+
+The median centring lifts noisy by 1.9 points of weight inside (per seed
+89.3, 62.0, 75.3, 81.2, 83.7 against 80.7, 58.7, 76.4, 81.4, 85.0: two
+seeds gain, three lose) and accuracy by 0.5 point, i.i.d. arcs by 1.8
+points, and moves jitter and random by -0.7 and +0.1: within the
+seed-to-seed spread, far from 85 %, and it would change the graph
+objective the docs state (each ``l_k`` replaced by ``l_k - q_k``), so it
+was not made the default and not run on the real data.  The fixed
+``profile`` graph (``profile-graph``) scores 76.48 % on noisy against the
+defaults' 75.95 % and 78.04 % on i.i.d. arcs against 78.12 % (77.6 and
+76.8 % of its weight inside): the best relative signal is worth at most
+half a point here.
+
+The user guide's former "Vote or graph?" paragraph (moved here from
+``doc/user_guide/boosting.rst`` on 2026-11-27 night, text unchanged; the
+guide keeps the measured limit).
+
+**Vote or graph?** (issue 33, measured 2026-11-27 night; no default
+changed).  Pooling the nodes' evidence by magnitude instead of counting
+ballots (each node's correlation ratio standardized by 200 permutations
+of its own labels, summed over the nodes and divided by the square root
+of their number) gives seed 1's feature 1 a score of 0.5, inside the
+noise features' range (-1.5 to 0.7): no valid test finds it on these
+training samples.  The same family with the moons' arc positions drawn
+independently (same angles, jitter, sample counts, noise, padding and
+flips) gives features 0 and 1 scores of 7 to 22, and the vote keeps
+exactly those two on all five seeds (no noise feature on either
+generator, counted by ``test_feature_vote_rejects_the_noisy_familys_noise_features``).
+Seeds 0-4, Dada's defaults (test accuracy %, weight inside the true
+clusters %, non-zeros)::
+
+    python benchmarks/dada_vote_evidence.py
+
+    generator            defaults              features 0-1 only     keeps feature 1
+    "noisy"              75.95  76.4  422      77.21  79.1  416      4/5
+    i.i.d. arcs          78.12  71.2  418      78.12  71.2  418      5/5
+
+With the right features the graph still misses 85 %: on i.i.d. arcs
+71.2 %.  Every pair signal the fitted models and a node's samples give
+(coefficient distance, the peer scores, mean logistic loss, error rate,
+margin distance, a peer's loss pooled over the node's learned
+neighbours) puts 67-76 % of a 5-nearest-neighbour graph's edges inside
+the clusters, about the learned graph's own share (71-76 %); pooling
+over the true cluster would reach 85-88 %.  The learned share follows the share of
+same-cluster peers among a node's candidates (64.6 % with 20 % of them,
+86.5 % with 48 %, 92.0 % with 60 %, on restricted topologies), but
+in one-off prototypes (not kept) drawing peers through neighbours (2 to
+5 of the 5) did not raise it
+(73.7-76.8 %), nor did peer scores weighed by the node's sample count
+(73.5-75.8 %); peer scores by the mean logistic loss reach 79.2 and 80.3 %
+(weights 10 and 30) at 0.2-0.3 point of accuracy, far from 85 %.  Nor
+is it where the graph starts: started from the oracle graph (weights
+0.1, another one-off prototype), the re-learnings drift back to 76-78 %
+(at the defaults, ``mu_graph`` 0.3 or 1, ``max_neighbors=10`` or
+``peer_scoring=10``), while that graph kept fixed scores 79.05 % against
+the defaults' 75.95 %: the equilibrium of the graph step under these pair
+costs, not its start, sets the share::
+
+    python benchmarks/dada_graph_signal.py costs
+    python benchmarks/dada_graph_signal.py candidates
+
+A larger l1 ball with less smoothing (``mu * beta`` kept at 10) lifts
+every moons family, the held-out ones included, but not to 85 % (seeds
+0-4; test accuracy %, weight inside the true clusters %, non-zeros)::
+
+    python benchmarks/dada_experiments.py graph-variants noisy,jitter,paper,random 0 1 2 3 4 -- defaults beta=5,mu=2 beta=10,mu=1
+
+    variant            noisy               jitter              paper               random
+    defaults        75.95  76.4  422    81.26  90.9  437    97.09  99.1  440    74.83  90.3  432
+    beta=5,mu=2     76.32  76.7  402    81.62  90.5  388    97.77  99.2  419    76.01  91.3  428
+    beta=10,mu=1    76.51  79.5  387    81.14  92.4  362    98.29  99.8  392    76.74  93.1  400
+
+On the runs the defaults are chosen on (moons seeds 10-14, Computer
+buyers runs 10-11, School splits 6-7, HAR walking run 10; Dada only, a
+one-off script) ``beta=10, mu=1`` loses School (70.64 against 71.66) and
+HAR walking (99.00 against 99.71), and ``beta=5, mu=2`` gains 0.19 point
+on the mean of the five rows (82.60 against 82.41) while losing School
+(71.23) and HAR (99.64): the defaults were not changed.
 """
 import sys
 import warnings
@@ -86,9 +218,11 @@ from scipy.stats import rankdata
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from dada_experiments import moons_family
 from dada_vote_evidence import iid_moons
+from skfed._core._graph_fast import pair_scores
 
 from skfed.boosting import DecentralizedBoostingClassifier
 from skfed.boosting._stumps import stump_predictions
+from skfed.graph import _GraphRunner
 from skfed.network import SimulatedNetwork
 
 SEEDS = (0, 1, 2, 3, 4)
@@ -160,6 +294,178 @@ def pair_costs(model, X, y, g, clusters):
             "oracle": pooled(oracle)}
 
 
+def mutual_rank(cost):
+    """``rank_k(l) + rank_l(k)``: where each end ranks the other among its peers (0: first)."""
+    c = cost.astype(np.float64, copy=True)
+    np.fill_diagonal(c, np.inf)
+    ranks = np.argsort(np.argsort(c, axis=1, kind="stable"), axis=1, kind="stable")
+    return (ranks + ranks.T).astype(np.float64)
+
+
+def centred(cost):
+    """``c_kl - median_l c_kl``, then summed over both ends (each end centres its own)."""
+    c = cost.astype(np.float64, copy=True)
+    np.fill_diagonal(c, np.nan)
+    c = c - np.nanmedian(c, axis=1)[:, None]
+    np.fill_diagonal(c, 0.0)
+    return c + c.T
+
+
+def profile_cost(cost, columns=None):
+    """``1 - corr(c_k., c_l.)``: how differently k and l score the same models.
+
+    Node k's row of ``cost`` (its scores of every model, or of the models
+    of ``columns`` only: a few landmark nodes whose models every node
+    would score), centred, against node l's: a second-order signal, two
+    nodes of one cluster rank the other nodes' models alike.
+    """
+    rows = cost - cost.mean(axis=1, keepdims=True)
+    if columns is not None:
+        rows = rows[:, columns]
+    return 1.0 - np.corrcoef(rows)
+
+
+def relative_costs(model, X, y, g, seed=0):
+    """The relative acceptance rules of ``relative``, as (n_nodes, n_nodes) costs.
+
+    ``d[k, l]`` (one end: how much worse node k's samples are fit by l's
+    model than by k's, mean logistic loss) and its per-sample standard error
+    ``se[k, l]`` over k's ``m_k`` samples; ``e1`` the graph step's one-end
+    score ``3 (L_k(alpha_l) - L_k(alpha_k))`` (log-sum-exp).
+    """
+    coef = np.hstack([model.coef_, model.intercept_[:, None]])
+    H = np.hstack([stump_predictions(X, model.stump_features_, model.stump_thresholds_),
+                   np.ones((X.shape[0], 1))])
+    margins = H @ coef.T
+    n = coef.shape[0]
+    d, se, lse, logistic = (np.zeros((n, n)) for _ in range(4))
+    signs = np.where(y > 0, 1.0, -1.0)
+    for k in range(n):
+        rows = g == k
+        m = signs[rows, None] * margins[rows]
+        per = np.logaddexp(0.0, -m)
+        diff = per - per[:, [k]]
+        d[k] = diff.mean(axis=0)
+        logistic[k] = per.mean(axis=0)
+        se[k] = diff.std(axis=0, ddof=1) / np.sqrt(rows.sum()) if rows.sum() > 1 else 0.0
+        lse[k] = logsumexp(-m, axis=0)
+    e1 = 3.0 * (lse - np.diag(lse)[:, None])
+    sq = (coef ** 2).sum(axis=1)
+    z = np.maximum(sq[:, None] + sq[None, :] - 2.0 * coef @ coef.T, 0.0)
+    ze = 1.5 * z + e1 + e1.T
+    return {"z+e": ze, "rank(z+e)": mutual_rank(ze), "centred(z+e)": centred(0.75 * z + e1),
+            "rank(e1)": mutual_rank(e1), "centred(e1)": centred(e1),
+            "rank(d)": mutual_rank(d), "ucb(d)": (d + 2 * se) + (d + 2 * se).T,
+            "rank(ucb)": mutual_rank(d + 2 * se), "t": d / np.maximum(se, 1e-12)
+            + (d / np.maximum(se, 1e-12)).T,
+            "profile": profile_cost(logistic + logistic.T),
+            "profile20": profile_cost(logistic + logistic.T, np.random.RandomState(seed).choice(
+                n, min(20, n), replace=False))}
+
+
+def run_relative(families):
+    for family in families:
+        rows = []
+        for seed in SEEDS:
+            X, _, y, _, g, _, clusters = load(family, seed)
+            model = DecentralizedBoostingClassifier(200, random_state=seed).fit(
+                X, y, groups=g)
+            costs = relative_costs(model, X, y, g, seed)
+            rows.append([100 * inside_share(model.collaboration_graph_.toarray(), clusters)]
+                        + [100 * f(c, clusters) for c in costs.values()
+                           for f in (knn_share, auc)])
+        mean = np.mean(rows, axis=0)
+        print(f"{family:8s} learned {mean[0]:.1f}  " + "  ".join(
+            f"{name} {mean[1 + 2 * i]:.1f}/{mean[2 + 2 * i]:.1f}"
+            for i, name in enumerate(costs)), flush=True)
+
+
+class centred_losses:
+    """Within the block, every graph phase's losses become ``l_k - shift * q_k``.
+
+    ``q_k`` is the ``quantile`` of node k's peer scores ``e_kl`` of every
+    other node's model (``_graph_fast.pair_scores``, as the graph step
+    computes them).  The loss enters each pair's cost as ``l_k + l_l``, so
+    this centres the scores at both ends of every pair: a peer is then
+    judged against the node's other peers, not against an absolute level.
+    A measurement of a variant that is not in skfed (it patches
+    ``_GraphRunner.run``; restored on exit).
+    """
+
+    def __init__(self, quantile, shift):
+        self.quantile, self.shift = quantile, shift
+
+    def __enter__(self):
+        self.original = original = _GraphRunner.run
+        quantile, shift = self.quantile, self.shift
+
+        def run(runner, models, losses, n_steps, *, score_data=None, **kwargs):
+            if score_data is not None and shift > 0:
+                models = np.ascontiguousarray(models)
+                K = models.shape[0]
+                rows, cols = np.nonzero(~np.eye(K, dtype=bool))
+                out = np.zeros(rows.size)
+                pair_scores(models, *score_data[:5], rows.astype(np.intp),
+                            cols.astype(np.intp), out, *score_data[5:])
+                q = np.quantile(out.reshape(K, K - 1), quantile, axis=1)
+                losses = np.asarray(losses, dtype=np.float64) - shift * q
+            return original(runner, models, losses, n_steps, score_data=score_data,
+                            **kwargs)
+
+        _GraphRunner.run = run
+        return self
+
+    def __exit__(self, *exc):
+        _GraphRunner.run = self.original
+
+
+def run_centred(families, settings=((0.5, 0.0), (0.5, 1.0), (0.5, 0.5), (0.5, 2.0),
+                                    (0.75, 1.0), (0.25, 1.0), (0.1, 1.0))):
+    for family in families:
+        for quantile, shift in settings:
+            acc, inside, nnz = [], [], []
+            with centred_losses(quantile, shift):
+                for seed in SEEDS:
+                    X, X_test, y, y_test, g, g_test, clusters = load(family, seed)
+                    model = DecentralizedBoostingClassifier(200, random_state=seed).fit(
+                        X, y, groups=g)
+                    W = model.collaboration_graph_.toarray()
+                    acc.append(100 * np.mean(model.predict(X_test, groups=g_test) == y_test))
+                    inside.append(100 * inside_share(W, clusters))
+                    nnz.append(np.count_nonzero(W))
+            print(f"{family:8s} quantile {quantile:.2f} shift {shift:.1f}: accuracy "
+                  f"{np.mean(acc):.2f}, inside {np.mean(inside):.1f} % "
+                  f"{np.round(inside, 1).tolist()}, non-zeros {np.mean(nnz):.0f}", flush=True)
+
+
+def knn_graph(cost, k=5):
+    """Symmetrized graph linking every node to its ``k`` cheapest peers (weights 1)."""
+    n = cost.shape[0]
+    c = cost.astype(np.float64, copy=True)
+    np.fill_diagonal(c, np.inf)
+    nearest = np.argsort(c, axis=1, kind="stable")[:, :k]
+    A = np.zeros((n, n))
+    A[np.repeat(np.arange(n), k), nearest.ravel()] = 1.0
+    return np.maximum(A, A.T)
+
+
+def run_profile_graph(families):
+    for family in families:
+        rows = []
+        for seed in SEEDS:
+            X, X_test, y, y_test, g, g_test, clusters = load(family, seed)
+            model = DecentralizedBoostingClassifier(200, random_state=seed).fit(X, y, groups=g)
+            A = knn_graph(relative_costs(model, X, y, g, seed)["profile"])
+            fixed = DecentralizedBoostingClassifier(200, random_state=seed, graph=A).fit(
+                X, y, groups=g)
+            rows.append([100 * np.mean(model.predict(X_test, groups=g_test) == y_test),
+                         100 * np.mean(fixed.predict(X_test, groups=g_test) == y_test),
+                         100 * inside_share(A, clusters)])
+        mean = np.mean(rows, axis=0)
+        print(f"{family:8s} defaults {mean[0]:.2f}, profile graph fixed {mean[1]:.2f} "
+              f"(inside {mean[2]:.1f} %)", flush=True)
+
+
 def run_costs(families, oracle=False):
     for family in families:
         rows = []
@@ -218,7 +524,13 @@ if __name__ == "__main__":
         run_costs(sys.argv[2:] or ["noisy", "iid", "jitter"])
     elif part == "oracle-models":
         run_costs(sys.argv[2:] or ["noisy", "iid"], oracle=True)
+    elif part == "relative":
+        run_relative(sys.argv[2:] or ["noisy", "iid", "jitter"])
+    elif part == "profile-graph":
+        run_profile_graph(sys.argv[2:] or ["noisy", "iid"])
+    elif part == "centred":
+        run_centred(sys.argv[2:] or ["noisy", "jitter", "iid", "random"])
     elif part == "candidates":
         run_candidates(sys.argv[2:] or ["noisy"])
     else:
-        raise SystemExit("usage: dada_graph_signal.py {costs,candidates,oracle-models} [FAMILY ...]")
+        raise SystemExit("usage: dada_graph_signal.py {costs,relative,centred,profile-graph,candidates,oracle-models} [FAMILY ...]")
