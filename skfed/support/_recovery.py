@@ -164,9 +164,13 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         fit_intercept - 2)`` most correlated features in its rows (chosen
         from ``X`` alone).  Where the statistic is undefined (a constant
         feature) the client sends a fair coin.  The server keeps a feature whose fraction of ones is
-        significantly outside ``median +- beta / 2`` (the median over the
-        ``d`` features; ``beta`` = ``rogue_tolerance``, 0.1 for "auto";
-        one-sided binomial tests at ``fwer / (2 d)`` each side).  Under
+        significantly outside ``median +- (beta + t)`` (the median over the
+        ``d`` features; ``beta`` = ``rogue_tolerance``, 0.05 for "auto",
+        which rogue clients can move a feature's distance to the median by;
+        ``t`` = ``sign_centre_margin_``, for the median's own sampling
+        noise; one-sided binomial tests at ``fwer / (2 d)`` each side, so
+        a global null selects a feature with probability at most
+        ``fwer``).  Under
         ``privacy`` the sign bits go through the same randomized response
         (and budget accounting) as the selection bits, and the median and
         band are taken on the debiased fractions ``(f - p) / (1 - 2 p)``
@@ -246,8 +250,18 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         (``vote="sign"``: the median debiased fraction, the band's centre).
     sign_band_ : tuple of float
         Only with ``vote="sign"``: ``(low, high)``, the band of debiased
-        fractions outside which a feature is tested significant (under
-        ``privacy`` its half-width is ``beta / (2 (1 - 2 p))``).
+        fractions outside which a feature is tested significant, the
+        median ``+- (beta + t) / (1 - 2 p)`` (``p`` the flip probability
+        under ``privacy``, else 0; ``t`` on the received scale), clipped
+        to the fractions' range.
+    sign_centre_margin_ : float
+        Only with ``vote="sign"``: ``t / (1 - 2 p)``, the part of the
+        band's half-width that covers the median's own sampling noise
+        (:func:`skfed.support._rules.sign_centre_margin`: with it the
+        binomial test of a feature's count at the band's end has the level
+        of a test of its distance to the median of the other features,
+        whose variance adds the median's, at most ``pi / (2 (d - 1))``
+        times a fraction's).
     rogue_tolerance_ : float
         The rogue fraction ``beta`` the server's test tolerated: the
         resolved ``rogue_tolerance="auto"`` (see ``rogue_tolerance``), the

@@ -272,6 +272,54 @@ def _sign_bits(t, nodes, seeds, bits):
 # heterogeneous 20/10 (see the user guide).
 SIGN_CONTROLS = 6
 SIGN_COIN_STREAM = 5003
+# rogue_tolerance="auto" for vote="sign": rogue clients move a feature's
+# fraction and the median in opposite directions, so a fraction beta of
+# them can shift a feature's distance to the centre by up to beta; the band
+# is centre +- beta, and 0.05 keeps the band of the measurements made with
+# the former half-width beta / 2 at beta = 0.1 (see the user guide).
+SIGN_ROGUE_TOLERANCE = 0.05
+
+
+def sign_centre_margin(n_features, n_min, z):
+    """The band's widening for the median's own noise (``vote="sign"``).
+
+    The server's centre is the median of the ``n_features`` answered
+    features' fractions (received scale), each a binomial fraction over at
+    least ``n_min`` reports, of standard deviation at most ``sigma = 1 / (2
+    sqrt(n_min))``, at a common rate ``c`` for the features outside the
+    support.  Feature ``j``'s distance to the median of all fractions is
+    never larger than its distance to the median ``m_-j`` of the others
+    (adding ``f_j`` moves the median towards it), and ``m_-j`` is
+    independent of ``f_j`` with a variance of at most ``pi sigma^2 / (2
+    (n_features - 1))`` (the large-sample variance of the median of
+    normal fractions, which bounds the exact one for every number of
+    them: 1 / 0.5 / 0.449 / 0.298 sigma^2 for 1 / 2 / 3 / 4 of them, against
+    1.57 / 0.79 / 0.52 / 0.39).  A test whose critical distance is ``z
+    sd(f_j - m_-j)`` is therefore at its level, and the binomial test at
+    ``z`` of the fraction against the band's end reaches it with the end
+    moved out by ``t = z (sqrt(sigma^2 + pi sigma^2 / (2 (n - 1))) -
+    sigma)``.
+
+    Parameters
+    ----------
+    n_features : int
+        Features with at least one report.
+    n_min : int
+        The smallest number of reports of such a feature (at least 1).
+    z : float
+        The normal quantile of each side's level (``fwer / (2 d)``).
+
+    Returns
+    -------
+    margin : float
+        ``t`` on the received (not debiased) scale; 0.0 with fewer than 2
+        answered features (the median is then the feature's own fraction).
+    """
+    n = int(n_features)
+    if n < 2:
+        return 0.0
+    sigma = 0.5 / np.sqrt(float(n_min))
+    return float(z) * sigma * (np.sqrt(1.0 + np.pi / (2.0 * (n - 1))) - 1.0)
 
 
 def sign_controls(n_positive, d, center):
