@@ -106,17 +106,24 @@ def test_undefined_statistic_sends_a_fair_coin(one_bit_sim):
 
 
 @pytest.mark.scale
-def test_toeplitz_dense_support_exact_where_default_is_not(one_bit_sim):
+def test_toeplitz_dense_support_exact_where_the_selection_vote_is_not(one_bit_sim):
     support, w = one_bit_sim.problem("toeplitz", 20, 10, 0)
     rng = np.random.default_rng([0, 11])
     X, y = one_bit_sim.clients("toeplitz", w, 10000, 10, rng)
     Xf, yf, g = flat(X, y)
-    default = FederatedSupportRecovery(random_state=0).fit(Xf, yf, groups=g)
+    selection = FederatedSupportRecovery(vote="selection", random_state=0).fit(
+        Xf, yf, groups=g)
     sign = FederatedSupportRecovery(vote="sign", random_state=0).fit(Xf, yf, groups=g)
     assert np.array_equal(sign.support_, support)
-    assert not np.array_equal(default.support_, support)
-    # the default only misses (a support feature near the reference)
-    assert not (default.support_ & ~support).any()
+    assert not np.array_equal(selection.support_, support)
+    # the selection vote only misses (a support feature near the reference)
+    assert not (selection.support_ & ~support).any()
+    # the default (vote="auto") is the sign vote here: 10,000 clients of
+    # 10 samples, fewer than d + 4
+    default = FederatedSupportRecovery(random_state=0).fit(Xf, yf, groups=g)
+    assert default.vote_ == "sign"
+    np.testing.assert_array_equal(default.votes_, sign.votes_)
+    np.testing.assert_array_equal(default.support_, support)
     # every support feature clearly outside the band, every other inside it
     lo, hi = sign.sign_band_
     dist = np.maximum(sign.vote_fraction_ - hi, lo - sign.vote_fraction_)
@@ -507,3 +514,52 @@ def test_auto_rogue_tolerance_of_the_sign_vote(one_bit_sim):
     assert est.rogue_tolerance_ == 0.05
     c, t = est.reference_rate_, est.sign_centre_margin_
     assert est.sign_band_ == pytest.approx((c - 0.05 - t, c + 0.05 + t))
+
+
+@pytest.mark.parametrize("params, d, n, g, resolved", [
+    ({}, 20, 10, 1000, "sign"),
+    ({}, 19, 10, 1000, "selection"),             # too few features for the median
+    ({}, 20, 10, 999, "selection"),              # too few clients for signs
+    ({}, 20, 30, 1000, "selection"),             # OLS clients (n_i >= d + 4)
+    (dict(fit_intercept=False), 20, 23, 1000, "selection"),   # d + 3 without intercept
+    (dict(alpha=2.0), 20, 10, 1000, "selection"),  # the paper's lambda is used
+    (dict(threshold=0.5), 20, 10, 1000, "selection"),
+    (dict(auto_z=1.5), 20, 10, 1000, "selection"),
+    (dict(vote="selection"), 20, 10, 1000, "selection"),
+    (dict(vote="sign"), 19, 30, 100, "sign"),
+])
+def test_auto_vote_resolves_from_public_quantities(params, d, n, g, resolved):
+    rng = np.random.default_rng([d, n, g])
+    w = np.zeros(d)
+    w[[0, 5, 9]] = [3.0, -3.0, 3.0]
+    X = rng.standard_normal((g * n, d))
+    y = X @ w + rng.standard_normal(g * n)
+    groups = np.repeat(np.arange(g), n)
+    kw = dict(vote="auto", random_state=0)
+    kw.update(params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        est = FederatedSupportRecovery(**kw).fit(X, y, groups=groups)
+        # the same fit as the vote given by name
+        ref = FederatedSupportRecovery(**dict(kw, vote=resolved)).fit(X, y, groups=groups)
+    assert est.vote_ == resolved
+    assert (getattr(est, "sign_band_", None) is not None) == (resolved == "sign")
+    np.testing.assert_array_equal(est.support_, ref.support_)
+    np.testing.assert_array_equal(est.votes_, ref.votes_)
+    assert est.reference_rate_ == ref.reference_rate_
+    if "threshold" not in params:
+        np.testing.assert_array_equal(est.support_, np.isin(np.arange(d), [0, 5, 9]))
+
+
+def test_auto_vote_under_privacy_is_the_selection_vote():
+    # The clients' sizes are not sent under a finite budget, so the server
+    # cannot tell small clients: "auto" keeps the selection bits.
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((1000 * 10, 20))
+    y = 3 * X[:, 0] + rng.standard_normal(10000)
+    groups = np.repeat(np.arange(1000), 10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        est = FederatedSupportRecovery(privacy=_dp(3.0), random_state=0).fit(
+            X, y, groups=groups)
+    assert est.vote_ == "selection" and not hasattr(est, "sign_band_")

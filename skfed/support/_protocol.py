@@ -25,9 +25,12 @@ from ._rules import (
     DEFAULT_AUTO_Z,
     DEFAULT_FWER,
     DEFAULT_ROGUE_TOLERANCE,
+    SIGN_MIN_CLIENTS,
+    SIGN_MIN_FEATURES,
     SIGN_ROGUE_TOLERANCE,
     _client_pass,
     auto_rogue_tolerance,
+    ols_client,
     null_selection_rate,
     sign_centre_margin,
     small_client_warning,
@@ -53,7 +56,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
                             Interval(numbers.Real, 0, 0.5, closed="left")],
         "fwer": [None, Interval(numbers.Real, 0, 1, closed="neither")],
         "n_reported": [StrOptions({"auto"}), Interval(numbers.Integral, 1, None, closed="left")],
-        "vote": [StrOptions({"selection", "sign"})],
+        "vote": [StrOptions({"auto", "selection", "sign"})],
         **FederatedMixin._federated_parameter_constraints,
         "network": [None, HasMethods(["start"])],
         "privacy": [None, DifferentialPrivacy],
@@ -104,9 +107,51 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         """Whether ``rogue_tolerance`` is ``"auto"`` (or None, its alias)."""
         return self.rogue_tolerance is None or isinstance(self.rogue_tolerance, str)
 
+    def _resolve_vote(self, d, n_positive=None, private=False):
+        """Set ``vote_``, the vote ``vote="auto"`` resolves to.
+
+        ``"sign"`` when every setting it needs is at its default
+        (``alpha="auto"``, ``threshold="auto"``, ``auto_z=None``), there are
+        at least ``SIGN_MIN_FEATURES`` candidate features ``d`` (the median
+        of the features' fractions is a null feature's only for a sparse
+        model of many features), there are at least ``SIGN_MIN_CLIENTS``
+        clients with a sample of positive weight (a sign carries no
+        magnitude: with few clients their selection bits, from tests on
+        more samples, are the stronger vote), and fewer than half of them
+        (``n_positive``: their numbers of samples of positive weight) have
+        the ``d + 4`` samples of the OLS test
+        (``d + 3`` without intercept), whose selection bit detects a
+        feature of a few noise sd almost always and tolerates 0.1 rogue
+        clients; ``"selection"`` otherwise, so that a number for ``alpha``,
+        ``threshold`` or ``auto_z`` is used, never refused.  Under a finite
+        privacy budget the clients' sizes are not sent (``private``; or
+        ``n_positive`` None), and ``"auto"`` is ``"selection"``.
+        ``"selection"`` and ``"sign"`` are taken as given.  Public
+        quantities only, never the votes.
+        """
+        vote = getattr(self, "vote", "selection")
+        if vote == "auto":
+            defaults = (isinstance(self.alpha, str) and self.alpha == "auto"
+                        and isinstance(self.threshold, str) and self.threshold == "auto"
+                        and self.auto_z is None)
+            small = False
+            if not private and n_positive is not None:
+                sizes = np.asarray(n_positive, dtype=np.int64)
+                sizes = sizes[sizes > 0]
+                small = (sizes.size >= SIGN_MIN_CLIENTS and float(np.mean(
+                    ols_client(sizes, d, bool(self.fit_intercept)))) < 0.5)
+            vote = ("sign" if defaults and int(d) >= SIGN_MIN_FEATURES and small
+                    else "selection")
+        self.vote_ = vote
+        return vote
+
     def _sign_vote(self):
-        """Whether the clients send signs (``vote="sign"``)."""
-        return getattr(self, "vote", "selection") == "sign"
+        """Whether the clients send signs (``vote="sign"``, or ``"auto"``
+        resolved to it by :meth:`_resolve_vote`)."""
+        vote = getattr(self, "vote", "selection")
+        if vote == "auto":
+            return getattr(self, "vote_", "selection") == "sign"
+        return vote == "sign"
 
     def _check_sign_vote(self):
         """Refuse the settings ``vote="sign"`` does not support, naming them."""
@@ -205,14 +250,16 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             # (Without weights every node present has a sample.)
             check_node_weights(self, layout.codes, sample_weight,
                                why=" to compute its statistics")
-        self._check_sign_vote()
-        lam, auto = self._client_lambdas(n_nodes)
         spec = check_privacy(self.privacy, type(self).__name__)
-        self._vote_rule(auto, spec is not None)  # refuses unused parameters early
-        k = self._n_reported(d, spec)
         n_positive = (layout.counts.astype(np.int64) if sample_weight is None else
                       np.bincount(layout.codes, weights=weights > 0,
                                   minlength=n_nodes).astype(np.int64))
+        self._resolve_vote(d, n_positive,
+                           spec is not None and math.isfinite(spec.budget()[0]))
+        self._check_sign_vote()
+        lam, auto = self._client_lambdas(n_nodes)
+        self._vote_rule(auto, spec is not None)  # refuses unused parameters early
+        k = self._n_reported(d, spec)
         short = self._short_clients(n_positive, auto, spec is not None)
 
         if sparse.issparse(X):

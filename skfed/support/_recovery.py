@@ -404,7 +404,7 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         rogue_tolerance="auto",
         fwer=None,
         n_reported="auto",
-        vote="selection",
+        vote="auto",
         group_column=None,
         handle_unknown="global",
         network=None,

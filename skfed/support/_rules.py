@@ -278,6 +278,16 @@ SIGN_COIN_STREAM = 5003
 # is centre +- beta, and 0.05 keeps the band of the measurements made with
 # the former half-width beta / 2 at beta = 0.1 (see the user guide).
 SIGN_ROGUE_TOLERANCE = 0.05
+# vote="auto" sends signs from this many candidate features on (the
+# smallest d measured, benchmarks/support_vs_pooled.py --votes selection
+# sign; see the user guide), the selection bits below it: the median of a
+# few features' fractions is a null feature's only for a very sparse model.
+SIGN_MIN_FEATURES = 20
+# ... and from this many clients on: a feature whose clients' signs agree
+# at 0.7 against the band's 0.55 needs about log(d / fwer) / KL(0.7 ||
+# 0.55) = 130-210 clients (d = 20-1000), and the comparisons of the two
+# votes were measured from 1,000 clients on (1,000 x 30, 10,000 x 10).
+SIGN_MIN_CLIENTS = 1000
 
 
 def sign_centre_margin(n_features, n_min, z):

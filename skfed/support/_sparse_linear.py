@@ -208,7 +208,7 @@ class FederatedSparseLinearRegression(
         rogue_tolerance="auto",
         fwer=None,
         n_reported="auto",
-        vote="selection",
+        vote="auto",
         group_column=None,
         handle_unknown="global",
         network=None,
