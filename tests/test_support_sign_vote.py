@@ -563,3 +563,80 @@ def test_auto_vote_under_privacy_is_the_selection_vote():
         est = FederatedSupportRecovery(privacy=_dp(3.0), random_state=0).fit(
             X, y, groups=groups)
     assert est.vote_ == "selection" and not hasattr(est, "sign_band_")
+
+
+# ------------------------------------------- the defaults (vote="auto"), issue 29
+def test_default_vote_fractions_equal_the_simulation(one_bit_sim):
+    # 1,000 Toeplitz clients of 10 samples: the defaults send signs; every
+    # client's bits, the counts and the fractions equal the NumPy simulation
+    # of sign:closest:6, and the server's test equals its NumPy version.
+    support, w = one_bit_sim.problem("toeplitz", 20, 10, 1)
+    rng = np.random.default_rng(12)
+    X, y = one_bit_sim.clients("toeplitz", w, 1000, 10, rng)
+    expected = one_bit_sim.bits_of("sign:closest:6", X, y, rng)
+    Xf, yf, g = flat(X, y)
+    est = FederatedSupportRecovery(random_state=0).fit(Xf, yf, groups=g)
+    assert est.vote_ == "sign" and est.rogue_tolerance_ == 0.05
+    np.testing.assert_array_equal(est.client_supports_, expected)
+    np.testing.assert_array_equal(est.votes_, expected.sum(axis=0))
+    np.testing.assert_allclose(est.vote_fraction_, expected.mean(axis=0))
+    c, band, pv, keep = _debiased_sign_test(est.votes_, est.n_reports_, 0.0, 0.05, 0.05)
+    assert est.reference_rate_ == pytest.approx(c)
+    np.testing.assert_allclose(est.sign_band_, band)
+    np.testing.assert_allclose(est.pvalues_, pv, rtol=1e-12)
+    np.testing.assert_array_equal(est.support_, keep)
+
+
+@pytest.mark.scale
+def test_default_recovery_is_non_decreasing_in_clients(one_bit_sim):
+    # Toeplitz 20/10 (3 noise sd, seed 0), clients of 10 samples, nested:
+    # the first g of the same 10,000 clients.  Below 1,000 clients the
+    # defaults send selection bits, from 1,000 on signs; exact recovery,
+    # once reached, is kept, and no size selects a feature outside the
+    # support.  (The selection vote alone is not exact at 10,000 clients:
+    # test_toeplitz_dense_support_exact_where_the_selection_vote_is_not.)
+    support, w = one_bit_sim.problem("toeplitz", 20, 10, 0)
+    X, y = one_bit_sim.clients("toeplitz", w, 10000, 10, np.random.default_rng([0, 11]))
+    Xf, yf, g = flat(X, y)
+    exact, votes = [], []
+    for n in (100, 300, 1000, 2000, 5000, 10000):
+        m = g < n
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            est = FederatedSupportRecovery(random_state=0).fit(Xf[m], yf[m], groups=g[m])
+        votes.append(est.vote_)
+        exact.append(bool(np.array_equal(est.support_, support)))
+        assert not (est.support_ & ~support).any()
+    assert votes == ["selection"] * 2 + ["sign"] * 4
+    assert exact == sorted(exact) and exact[-1] and not exact[0]
+    # every support feature clearly outside the band at 10,000, every other inside
+    lo, hi = est.sign_band_
+    dist = np.maximum(est.vote_fraction_ - hi, lo - est.vote_fraction_)
+    assert dist[support].min() > 0.05 and dist[~support].max() < 0.0
+
+
+@pytest.mark.parametrize("behavior", ["complement", "random"])
+def test_default_rogue_fraction_tolerated(one_bit_sim, behavior):
+    # At the defaults' stated tolerance (0.05 for the sign vote) rogue
+    # clients that send the complement of their bits, or random bits, leave
+    # the support exact (Toeplitz 20/3, 3,000 clients of 10 samples); at
+    # 0.1, above it, the fit warns.
+    support, w = one_bit_sim.problem("toeplitz", 20, 3, 0)
+    X, y = one_bit_sim.clients("toeplitz", w, 3000, 10, np.random.default_rng(8))
+    Xf, yf, g = flat(X, y)
+    net = SimulatedNetwork(rogue_fraction=0.05, rogue_behavior=behavior, random_state=2)
+    est = FederatedSupportRecovery(network=net, random_state=0).fit(Xf, yf, groups=g)
+    assert est.vote_ == "sign" and est.rogue_tolerance_ == 0.05
+    assert 0.035 < est.rogue_.mean() < 0.065
+    np.testing.assert_array_equal(est.support_, support)
+    # the rogue clients' received bits are the behaviour's
+    rogue = est.rogue_
+    honest = FederatedSupportRecovery(random_state=0).fit(Xf, yf, groups=g)
+    if behavior == "complement":
+        np.testing.assert_array_equal(est.client_supports_[rogue],
+                                      ~honest.client_supports_[rogue])
+    np.testing.assert_array_equal(est.client_supports_[~rogue],
+                                  honest.client_supports_[~rogue])
+    net = SimulatedNetwork(rogue_fraction=0.1, rogue_behavior=behavior, random_state=2)
+    with pytest.warns(UserWarning, match="rogue_tolerance='auto' resolved to"):
+        FederatedSupportRecovery(network=net, random_state=0).fit(Xf, yf, groups=g)

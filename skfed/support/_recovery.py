@@ -134,7 +134,9 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         the support that such clients select at 0.34-0.37 (next to a strong
         support feature) becomes significant at 3,000-10,000 clients where
         0.1 keeps it out (see the user guide).  Under ``privacy`` (whose
-        clients do not send their sizes) ``"auto"`` is 0.1.  When the
+        clients do not send their sizes) ``"auto"`` is 0.1.  With the sign
+        vote (``vote_ == "sign"``, the default for many small clients)
+        ``"auto"`` is 0.05 (the band ``median +- beta``).  When the
         simulated ``network`` makes more clients rogue than the resolved
         value, the fit warns.  A number is used as given.  Only with
         ``alpha="auto"`` and ``threshold="auto"``.
@@ -150,8 +152,22 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         ``k tanh(epsilon / (2 k))^2``, the information the server receives
         when a budget ``epsilon`` is split over ``k`` randomized bits
         (``k = 1`` up to epsilon 3).
-    vote : {"selection", "sign"}, default="selection"
+    vote : {"auto", "selection", "sign"}, default="auto"
         What each client sends per feature and how the server tests it.
+        ``"auto"`` (``vote_``): ``"sign"`` for many small clients, at least
+        1,000 clients with a sample of which fewer than half have ``d + 4``
+        samples (``d + 3`` without intercept), with ``d >= 20`` and
+        ``alpha``, ``threshold`` and ``auto_z`` at their defaults;
+        ``"selection"`` otherwise, and under a finite ``privacy`` budget
+        (whose clients do not send their sizes).  Resolved from these
+        public quantities only, never from the votes.  Measured at 10,000
+        clients of 10 samples (5 designs, ``d = 20 / 200``, 5 seeds) the
+        sign vote is exact on every problem and the selection vote misses
+        dense correlated supports (Toeplitz and heterogeneous 20/10,
+        equicorrelated 200/5); with clients of ``d + 4`` samples or more
+        the selection vote is exact too and tolerates 0.1 rogue clients;
+        with few clients a bit without magnitude is the weaker vote (see
+        the user guide).
         ``"selection"``: the bit "selected" of the client rule above,
         tested against its null rate ``q0`` plus the rogue margin.
         ``"sign"`` (``alpha="auto"``, ``threshold="auto"`` and
@@ -262,6 +278,9 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         of a test of its distance to the median of the other features,
         whose variance adds the median's, at most ``pi / (2 (d - 1))``
         times a fraction's).
+    vote_ : {"selection", "sign"}
+        The vote the clients sent: ``vote``, or what ``vote="auto"``
+        resolved to.
     rogue_tolerance_ : float
         The rogue fraction ``beta`` the server's test tolerated: the
         resolved ``rogue_tolerance="auto"`` (see ``rogue_tolerance``), the
