@@ -521,6 +521,8 @@ def test_auto_rogue_tolerance_of_the_sign_vote(one_bit_sim):
     ({}, 19, 10, 1000, "selection"),             # too few features for the median
     ({}, 20, 10, 999, "selection"),              # too few clients for signs
     ({}, 20, 30, 1000, "selection"),             # OLS clients (n_i >= d + 4)
+    ({}, 201, 10, 1000, "selection"),            # d > 20 median(n_i): wide clients
+    ({}, 200, 10, 1000, "sign"),
     (dict(fit_intercept=False), 20, 23, 1000, "selection"),   # d + 3 without intercept
     (dict(alpha=2.0), 20, 10, 1000, "selection"),  # the paper's lambda is used
     (dict(threshold=0.5), 20, 10, 1000, "selection"),
@@ -547,7 +549,7 @@ def test_auto_vote_resolves_from_public_quantities(params, d, n, g, resolved):
     np.testing.assert_array_equal(est.support_, ref.support_)
     np.testing.assert_array_equal(est.votes_, ref.votes_)
     assert est.reference_rate_ == ref.reference_rate_
-    if "threshold" not in params:
+    if "threshold" not in params and d <= 20:
         np.testing.assert_array_equal(est.support_, np.isin(np.arange(d), [0, 5, 9]))
 
 
