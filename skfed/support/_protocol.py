@@ -596,9 +596,10 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         (2 d)``; ``pvalues_`` is twice the smaller one-sided p-value (at
         most 1), compared with ``fwer / d``.  On a global null with
         independent features the family-wise error is then at most
-        ``fwer`` up to the normal approximation (a NumPy simulation in the
-        tests: 0.009-0.043 at fwer 0.05 for d = 3-1000, against 0.052-0.061
-        for d = 3-20 with the median taken as known).  ``reference_rate_``
+        ``fwer`` up to the normal approximation (a NumPy simulation,
+        ``benchmarks/support_sign_level.py``: 0.008-0.040 at fwer 0.05 for
+        d = 3-1000, against 0.053-0.061 for d = 3-20 with the median taken
+        as known).  ``reference_rate_``
         (the median) and ``sign_band_`` are on the debiased scale,
         ``(fraction - p) / (1 - 2 p)``.
         """
