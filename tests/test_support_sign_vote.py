@@ -118,9 +118,8 @@ def test_toeplitz_dense_support_exact_where_the_selection_vote_is_not(one_bit_si
     assert not np.array_equal(selection.support_, support)
     # the selection vote only misses (a support feature near the reference)
     assert not (selection.support_ & ~support).any()
-    # the default (vote="auto") is the sign vote here: 10,000 clients of
-    # 10 samples, fewer than d + 4
-    default = FederatedSupportRecovery(random_state=0).fit(Xf, yf, groups=g)
+    # vote="auto" is the sign vote here: 10,000 clients of 10 samples
+    default = FederatedSupportRecovery(vote="auto", random_state=0).fit(Xf, yf, groups=g)
     assert default.vote_ == "sign"
     np.testing.assert_array_equal(default.votes_, sign.votes_)
     np.testing.assert_array_equal(default.support_, support)
@@ -521,6 +520,7 @@ def test_auto_rogue_tolerance_of_the_sign_vote(one_bit_sim):
     ({}, 19, 10, 1000, "selection"),             # too few features for the median
     ({}, 20, 10, 999, "selection"),              # too few clients for signs
     ({}, 20, 30, 1000, "selection"),             # OLS clients (n_i >= d + 4)
+    ({}, 30, 11, 1000, "selection"),             # more than 10 samples: a sign bias
     ({}, 201, 10, 1000, "selection"),            # d > 20 median(n_i): wide clients
     ({}, 200, 10, 1000, "sign"),
     (dict(fit_intercept=False), 20, 23, 1000, "selection"),   # d + 3 without intercept
@@ -562,14 +562,14 @@ def test_auto_vote_under_privacy_is_the_selection_vote():
     groups = np.repeat(np.arange(1000), 10)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        est = FederatedSupportRecovery(privacy=_dp(3.0), random_state=0).fit(
+        est = FederatedSupportRecovery(vote="auto", privacy=_dp(3.0), random_state=0).fit(
             X, y, groups=groups)
     assert est.vote_ == "selection" and not hasattr(est, "sign_band_")
 
 
-# ------------------------------------------- the defaults (vote="auto"), issue 29
-def test_default_vote_fractions_equal_the_simulation(one_bit_sim):
-    # 1,000 Toeplitz clients of 10 samples: the defaults send signs; every
+# ----------------------------------------------------- vote="auto", issue 29
+def test_auto_vote_fractions_equal_the_simulation(one_bit_sim):
+    # 1,000 Toeplitz clients of 10 samples: vote="auto" sends signs; every
     # client's bits, the counts and the fractions equal the NumPy simulation
     # of sign:closest:6, and the server's test equals its NumPy version.
     support, w = one_bit_sim.problem("toeplitz", 20, 10, 1)
@@ -577,7 +577,7 @@ def test_default_vote_fractions_equal_the_simulation(one_bit_sim):
     X, y = one_bit_sim.clients("toeplitz", w, 1000, 10, rng)
     expected = one_bit_sim.bits_of("sign:closest:6", X, y, rng)
     Xf, yf, g = flat(X, y)
-    est = FederatedSupportRecovery(random_state=0).fit(Xf, yf, groups=g)
+    est = FederatedSupportRecovery(vote="auto", random_state=0).fit(Xf, yf, groups=g)
     assert est.vote_ == "sign" and est.rogue_tolerance_ == 0.05
     np.testing.assert_array_equal(est.client_supports_, expected)
     np.testing.assert_array_equal(est.votes_, expected.sum(axis=0))
@@ -590,10 +590,10 @@ def test_default_vote_fractions_equal_the_simulation(one_bit_sim):
 
 
 @pytest.mark.scale
-def test_default_recovery_is_non_decreasing_in_clients(one_bit_sim):
+def test_auto_vote_recovery_is_non_decreasing_in_clients(one_bit_sim):
     # Toeplitz 20/10 (3 noise sd, seed 0), clients of 10 samples, nested:
-    # the first g of the same 10,000 clients.  Below 1,000 clients the
-    # defaults send selection bits, from 1,000 on signs; exact recovery,
+    # the first g of the same 10,000 clients.  Below 1,000 clients
+    # vote="auto" sends selection bits, from 1,000 on signs; exact recovery,
     # once reached, is kept, and no size selects a feature outside the
     # support.  (The selection vote alone is not exact at 10,000 clients:
     # test_toeplitz_dense_support_exact_where_the_selection_vote_is_not.)
@@ -605,7 +605,8 @@ def test_default_recovery_is_non_decreasing_in_clients(one_bit_sim):
         m = g < n
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            est = FederatedSupportRecovery(random_state=0).fit(Xf[m], yf[m], groups=g[m])
+            est = FederatedSupportRecovery(vote="auto", random_state=0).fit(
+                Xf[m], yf[m], groups=g[m])
         votes.append(est.vote_)
         exact.append(bool(np.array_equal(est.support_, support)))
         assert not (est.support_ & ~support).any()
@@ -618,8 +619,8 @@ def test_default_recovery_is_non_decreasing_in_clients(one_bit_sim):
 
 
 @pytest.mark.parametrize("behavior", ["complement", "random"])
-def test_default_rogue_fraction_tolerated(one_bit_sim, behavior):
-    # At the defaults' stated tolerance (0.05 for the sign vote) rogue
+def test_auto_vote_rogue_fraction_tolerated(one_bit_sim, behavior):
+    # At the stated tolerance of vote="auto" (0.05 for the sign vote) rogue
     # clients that send the complement of their bits, or random bits, leave
     # the support exact (Toeplitz 20/3, 3,000 clients of 10 samples); at
     # 0.1, above it, the fit warns.
@@ -627,13 +628,14 @@ def test_default_rogue_fraction_tolerated(one_bit_sim, behavior):
     X, y = one_bit_sim.clients("toeplitz", w, 3000, 10, np.random.default_rng(8))
     Xf, yf, g = flat(X, y)
     net = SimulatedNetwork(rogue_fraction=0.05, rogue_behavior=behavior, random_state=2)
-    est = FederatedSupportRecovery(network=net, random_state=0).fit(Xf, yf, groups=g)
+    est = FederatedSupportRecovery(vote="auto", network=net, random_state=0).fit(
+        Xf, yf, groups=g)
     assert est.vote_ == "sign" and est.rogue_tolerance_ == 0.05
     assert 0.035 < est.rogue_.mean() < 0.065
     np.testing.assert_array_equal(est.support_, support)
     # the rogue clients' received bits are the behaviour's
     rogue = est.rogue_
-    honest = FederatedSupportRecovery(random_state=0).fit(Xf, yf, groups=g)
+    honest = FederatedSupportRecovery(vote="auto", random_state=0).fit(Xf, yf, groups=g)
     if behavior == "complement":
         np.testing.assert_array_equal(est.client_supports_[rogue],
                                       ~honest.client_supports_[rogue])
@@ -641,4 +643,5 @@ def test_default_rogue_fraction_tolerated(one_bit_sim, behavior):
                                   honest.client_supports_[~rogue])
     net = SimulatedNetwork(rogue_fraction=0.1, rogue_behavior=behavior, random_state=2)
     with pytest.warns(UserWarning, match="rogue_tolerance='auto' resolved to"):
-        FederatedSupportRecovery(network=net, random_state=0).fit(Xf, yf, groups=g)
+        FederatedSupportRecovery(vote="auto", network=net, random_state=0).fit(
+            Xf, yf, groups=g)

@@ -27,6 +27,7 @@ from ._rules import (
     DEFAULT_ROGUE_TOLERANCE,
     GATE_OFF_FEATURES_PER_SAMPLE,
     SIGN_MIN_CLIENTS,
+    SIGN_MAX_SAMPLES,
     SIGN_MIN_FEATURES,
     SIGN_ROGUE_TOLERANCE,
     _client_pass,
@@ -118,9 +119,12 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         model of many features), there are at least ``SIGN_MIN_CLIENTS``
         clients with a sample of positive weight (a sign carries no
         magnitude: with few clients their selection bits, from tests on
-        more samples, are the stronger vote), and fewer than half of them
-        (``n_positive``: their numbers of samples of positive weight) have
-        the ``d + 4`` samples of the OLS test
+        more samples, are the stronger vote), their median number of
+        samples of positive weight (``n_positive``) is at most
+        ``SIGN_MAX_SAMPLES`` (10: with more, a feature next to the support
+        keeps a sign bias that grows with the samples and leaves the band,
+        so recovery would fall with more clients), and fewer than half of
+        them have the ``d + 4`` samples of the OLS test
         (``d + 3`` without intercept), whose selection bit detects a
         feature of a few noise sd almost always and tolerates 0.1 rogue
         clients; ``"selection"`` otherwise, so that a number for ``alpha``,
@@ -143,9 +147,11 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             if not private and n_positive is not None:
                 sizes = np.asarray(n_positive, dtype=np.int64)
                 sizes = sizes[sizes > 0]
+                median = float(np.median(sizes)) if sizes.size else 0.0
                 small = (sizes.size >= SIGN_MIN_CLIENTS and float(np.mean(
                     ols_client(sizes, d, bool(self.fit_intercept)))) < 0.5
-                    and int(d) <= GATE_OFF_FEATURES_PER_SAMPLE * float(np.median(sizes)))
+                    and median <= SIGN_MAX_SAMPLES
+                    and int(d) <= GATE_OFF_FEATURES_PER_SAMPLE * median)
             vote = ("sign" if defaults and int(d) >= SIGN_MIN_FEATURES and small
                     else "selection")
         self.vote_ = vote

@@ -288,6 +288,16 @@ SIGN_MIN_FEATURES = 20
 # 0.55) = 130-210 clients (d = 20-1000), and the comparisons of the two
 # votes were measured from 1,000 clients on (1,000 x 30, 10,000 x 10).
 SIGN_MIN_CLIENTS = 1000
+# ... and only for clients of at most this many samples (their median): a
+# feature next to a support feature whose controls miss a support feature
+# correlated with it has a biased coefficient, and the sign fraction's
+# distance from the median grows with the client's samples (about as
+# sqrt(n_i)).  At 10 samples it stayed inside the band on every problem
+# measured (0.001-0.044 inside); at 30 samples a Toeplitz d = 50
+# neighbour lay 0.001-0.007 outside it (benchmarks/support_one_bit_rules.py
+# --problems toeplitz:50:5 --n 30) and the phase transition fell from 1 at
+# 3,000 clients to 0.2 at 10,000 (support_phase_transition.py --only C).
+SIGN_MAX_SAMPLES = 10
 
 
 def sign_centre_margin(n_features, n_min, z):
