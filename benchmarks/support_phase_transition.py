@@ -224,12 +224,12 @@ def experiment_d(epsilons, client_grid, runs, n_jobs, d=50, s=3, C=1.5):
     return out
 
 
-def default_run(design, g, n, d, s, seed):
-    """Exact recovery (bool) of the defaults, of the selection vote (the
-    default before ``vote="auto"``) and of the former thresholds."""
+def default_run(design, g, n, d, s, seed, vote=None):
+    """Exact recovery (bool) of the defaults (with ``vote`` when given), of
+    ``vote="selection"`` and of the former thresholds."""
     X, y, groups, _, _, _, support = make_design(design, g, n, d, s, seed)
     out = []
-    for params in ({}, {"vote": "selection"},
+    for params in ({} if vote is None else {"vote": vote}, {"vote": "selection"},
                    {"auto_z": math.sqrt(2 * math.log(d)), "threshold": 0.5}):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
@@ -238,8 +238,12 @@ def default_run(design, g, n, d, s, seed):
     return out
 
 
+# --vote: the "defaults" column with this vote= (e.g. "auto"; None: the default)
+DEFAULTS_VOTE = None
+
+
 def _default_curve(design, points, runs, n_jobs, d, s, seed0):
-    jobs = [delayed(default_run)(design, g, n, d, s, seed0 + 1000 * p + r)
+    jobs = [delayed(default_run)(design, g, n, d, s, seed0 + 1000 * p + r, DEFAULTS_VOTE)
             for p, (g, n) in enumerate(points) for r in range(runs)]
     hits = np.array(Parallel(n_jobs=n_jobs)(jobs), dtype=float).reshape(len(points), runs, 3)
     return hits.mean(axis=1)
@@ -344,7 +348,11 @@ def main(argv=None):
     parser.add_argument("--only", default="abcdCS",
                         help="which experiments, e.g. 'a' or 'bd'; C: the defaults against "
                              "clients, S: against samples per client")
+    parser.add_argument("--vote", default=None, choices=["auto", "selection", "sign"],
+                        help="C and S: run the 'defaults' column with this vote=")
     args = parser.parse_args(argv)
+    global DEFAULTS_VOTE
+    DEFAULTS_VOTE = args.vote
 
     if args.full:
         C_a = np.round(np.arange(0.0, 2.01, 0.0625), 4).tolist()
@@ -368,7 +376,7 @@ def main(argv=None):
         "settings": {
             "runs": args.runs, "lambda": LAMBDA, "generator": DATA,
             "fit_intercept": False, "threshold": 0.5, "full": args.full,
-            "python": platform.python_version(),
+            "python": platform.python_version(), "defaults_vote": args.vote,
         }
     }
     if "a" in args.only:
