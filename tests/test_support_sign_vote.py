@@ -592,7 +592,9 @@ def test_auto_vote_fractions_equal_the_simulation(one_bit_sim):
 @pytest.mark.scale
 def test_auto_vote_recovery_is_non_decreasing_in_clients(one_bit_sim):
     # Toeplitz 20/10 (3 noise sd, seed 0), clients of 10 samples, nested:
-    # the first g of the same 10,000 clients.  Below 1,000 clients
+    # the first g of the same 10,000 clients (a seeded instance: on Toeplitz
+    # 20/3 a feature next to the support can sit at the band's edge, see
+    # the user guide).  Below 1,000 clients
     # vote="auto" sends selection bits, from 1,000 on signs; exact recovery,
     # once reached, is kept, and no size selects a feature outside the
     # support.  (The selection vote alone is not exact at 10,000 clients:
@@ -620,7 +622,7 @@ def test_auto_vote_recovery_is_non_decreasing_in_clients(one_bit_sim):
 
 @pytest.mark.parametrize("behavior", ["complement", "random"])
 def test_auto_vote_rogue_fraction_tolerated(one_bit_sim, behavior):
-    # At the stated tolerance of vote="auto" (0.05 for the sign vote) rogue
+    # At the stated tolerance of vote="auto" here (0.05: the sign vote) rogue
     # clients that send the complement of their bits, or random bits, leave
     # the support exact (Toeplitz 20/3, 3,000 clients of 10 samples); at
     # 0.1, above it, the fit warns.

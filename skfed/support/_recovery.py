@@ -161,13 +161,13 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         finite ``privacy`` budget (whose clients do not send their sizes).
         Resolved from these public quantities only, never from the votes.
         Measured at 10,000 clients of 10 samples (5 designs, ``d = 20 /
-        200``, 5 seeds) the sign vote is exact on every problem where the
+        200``, 5 seeds) the sign vote is exact on every problem, where the
         selection vote misses dense correlated supports (Toeplitz and
-        heterogeneous 20/10, equicorrelated 200/5); it is not the default
-        because its features next to the support keep a sign bias that
-        grows with the clients' samples (at 30 samples and ``d = 50`` one
-        leaves the band and recovery falls with more clients; see the user
-        guide).
+        heterogeneous 20/10, equicorrelated 200/5).  It is not the default:
+        a client's sign of a feature next to the support is biased, at 10
+        samples to the edge of the band (recovery may fall with 10^6
+        clients), at 30 samples beyond it (the phase transition fell at
+        10,000 clients); see the user guide.
         ``"selection"``: the bit "selected" of the client rule above,
         tested against its null rate ``q0`` plus the rogue margin.
         ``"sign"`` (``alpha="auto"``, ``threshold="auto"`` and
