@@ -176,19 +176,22 @@ def test_unknown_vote_is_refused():
         FederatedSupportRecovery(vote="signs").fit(X, y, groups=g)
 
 
-def test_add_nodes_equals_a_fit_on_all_clients(one_bit_sim):
+@pytest.mark.parametrize("vote", ["sign", "auto"])
+def test_add_nodes_equals_a_fit_on_all_clients(one_bit_sim, vote):
     # 1,500 fitted clients, 500 joining: the server adds the new clients'
     # signs to its counts (one shot); with the same random_state the result
     # is the fit on all 2,000, coins for undefined statistics included
     # (feature 7 is constant on the clients 1,200-1,699, fitted and new).
+    # vote="auto" resolved to signs at the fit, and the joins keep them.
     support, w = one_bit_sim.problem("toeplitz", 20, 3, 2)
     X, y = one_bit_sim.clients("toeplitz", w, 2000, 10, np.random.default_rng([4, 4]))
     X[1200:1700, :, 7] = 1.0
     Xf, yf, g = flat(X, y)
     old = g < 1500
     full = FederatedSupportRecovery(vote="sign", random_state=3).fit(Xf, yf, groups=g)
-    est = FederatedSupportRecovery(vote="sign", random_state=3).fit(
+    est = FederatedSupportRecovery(vote=vote, random_state=3).fit(
         Xf[old], yf[old], groups=g[old])
+    assert est.vote_ == "sign"
     n_rounds = len(est.communication_.rounds) if hasattr(est.communication_, "rounds") else None
     est.add_nodes(Xf[~old], yf[~old], groups=g[~old])
     np.testing.assert_array_equal(est.client_supports_, full.client_supports_)
