@@ -112,29 +112,28 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
     def _resolve_vote(self, d, n_positive=None, private=False):
         """Set ``vote_``, the vote ``vote="auto"`` resolves to.
 
-        ``"sign"`` when every setting it needs is at its default
-        (``alpha="auto"``, ``threshold="auto"``, ``auto_z=None``), there are
-        at least ``SIGN_MIN_FEATURES`` candidate features ``d`` (the median
-        of the features' fractions is a null feature's only for a sparse
-        model of many features), there are at least ``SIGN_MIN_CLIENTS``
-        clients with a sample of positive weight (a sign carries no
-        magnitude: with few clients their selection bits, from tests on
-        more samples, are the stronger vote), their median number of
-        samples of positive weight (``n_positive``) is at most
-        ``SIGN_MAX_SAMPLES`` (10: with more, a feature next to the support
-        keeps a sign bias that grows with the samples and leaves the band,
-        so recovery would fall with more clients), and fewer than half of
-        them have the ``d + 4`` samples of the OLS test
-        (``d + 3`` without intercept), whose selection bit detects a
-        feature of a few noise sd almost always and tolerates 0.1 rogue
-        clients; ``"selection"`` otherwise, so that a number for ``alpha``,
-        ``threshold`` or ``auto_z`` is used, never refused.  Under a finite
-        privacy budget the clients' sizes are not sent (``private``; or
-        ``n_positive`` None), and ``"auto"`` is ``"selection"``; so it is
-        when ``d > 20 median(n_i)``
-        (``GATE_OFF_FEATURES_PER_SAMPLE``), where a client's closest
-        features are chance correlations (independent 1000/10 at 10,000
-        clients of 10 samples: sign F1 0.33, selection exact).
+        ``"sign"`` when all of these hold, ``"selection"`` otherwise:
+
+        * ``alpha="auto"``, ``threshold="auto"`` and ``auto_z=None`` (so a
+          number for any of them is used, never refused);
+        * at least ``SIGN_MIN_FEATURES`` candidate features ``d`` (the
+          median of the features' fractions is a null feature's only for a
+          sparse model of many features);
+        * the clients' sizes are public (``n_positive``, their numbers of
+          samples of positive weight; not under a finite privacy budget,
+          ``private``) and, over the clients with a sample: at least
+          ``SIGN_MIN_CLIENTS`` of them (a sign carries no magnitude: with
+          few clients their selection bits are the stronger vote); a
+          median size of at most ``SIGN_MAX_SAMPLES`` (with more samples a
+          feature next to the support keeps a sign bias that leaves the
+          band, so recovery would fall with more clients); fewer than half
+          of them with the ``d + 4`` samples of the OLS test (``d + 3``
+          without intercept; their selection bits detect a feature of a
+          few noise sd almost always and tolerate 0.1 rogue clients); and
+          ``d <= GATE_OFF_FEATURES_PER_SAMPLE * median`` (wider clients'
+          closest features are chance correlations: independent 1000/10 at
+          10,000 clients of 10 samples, sign F1 0.33, selection exact).
+
         ``"selection"`` and ``"sign"`` are taken as given.  Public
         quantities only, never the votes.
         """
