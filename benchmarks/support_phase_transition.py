@@ -26,8 +26,10 @@ and noise level; one shared s-sparse ``w*``).
     the clients the median rule needs by ``coth(epsilon / (2 d))^2``; the
     JSON holds that predicted factor beside each curve.
 
-At the defaults (issue 29; ``FederatedSupportRecovery()``: per-client OLS
-or correlation t-tests at null rate 0.317, the server's binomial test), on
+At the defaults (issue 29; ``FederatedSupportRecovery()``: ``vote="auto"``,
+the sign vote for 1,000 or more clients of fewer than d + 4 samples, else
+per-client OLS or partial t-tests at null rate 0.317 and the server's
+binomial test; the latter alone, ``vote="selection"``, is also run), on
 the three designs of ``benchmarks/support_vs_pooled.py`` (independent,
 Toeplitz rho = 0.5, heterogeneous clients; d = 50, s = 5, coefficients of
 3 noise sd, a random intercept per client), beside the former default's
@@ -222,11 +224,13 @@ def experiment_d(epsilons, client_grid, runs, n_jobs, d=50, s=3, C=1.5):
     return out
 
 
-def default_run(design, g, n, d, s, seed):
-    """Exact recovery (bool) of the defaults and of the former thresholds."""
+def default_run(design, g, n, d, s, seed, vote=None):
+    """Exact recovery (bool) of the defaults (with ``vote`` when given), of
+    ``vote="selection"`` and of the former thresholds."""
     X, y, groups, _, _, _, support = make_design(design, g, n, d, s, seed)
     out = []
-    for params in ({}, {"auto_z": math.sqrt(2 * math.log(d)), "threshold": 0.5}):
+    for params in ({} if vote is None else {"vote": vote}, {"vote": "selection"},
+                   {"auto_z": math.sqrt(2 * math.log(d)), "threshold": 0.5}):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             sel = FederatedSupportRecovery(**params).fit(X, y, groups=groups)
@@ -234,10 +238,14 @@ def default_run(design, g, n, d, s, seed):
     return out
 
 
+# --vote: the "defaults" column with this vote= (e.g. "auto"; None: the default)
+DEFAULTS_VOTE = None
+
+
 def _default_curve(design, points, runs, n_jobs, d, s, seed0):
-    jobs = [delayed(default_run)(design, g, n, d, s, seed0 + 1000 * p + r)
+    jobs = [delayed(default_run)(design, g, n, d, s, seed0 + 1000 * p + r, DEFAULTS_VOTE)
             for p, (g, n) in enumerate(points) for r in range(runs)]
-    hits = np.array(Parallel(n_jobs=n_jobs)(jobs), dtype=float).reshape(len(points), runs, 2)
+    hits = np.array(Parallel(n_jobs=n_jobs)(jobs), dtype=float).reshape(len(points), runs, 3)
     return hits.mean(axis=1)
 
 
@@ -249,10 +257,11 @@ def experiment_clients(client_grid, samples, runs, n_jobs, d=50, s=5, designs=DE
             prob = _default_curve(design, [(g, n) for g in client_grid], runs, n_jobs, d, s,
                                   seed0=zlib.crc32(f"{design} {n}".encode()) % 100_000 * 1000)
             out["curves"][f"{design} n_i={n}"] = {
-                "defaults": prob[:, 0].tolist(), "former": prob[:, 1].tolist(),
-                "seconds": round(time.perf_counter() - t0, 1)}
+                "defaults": prob[:, 0].tolist(), "selection": prob[:, 1].tolist(),
+                "former": prob[:, 2].tolist(), "seconds": round(time.perf_counter() - t0, 1)}
             print(f"(clients) {design} n_i={n}: defaults {np.round(prob[:, 0], 2).tolist()} "
-                  f"former {np.round(prob[:, 1], 2).tolist()}", flush=True)
+                  f"selection {np.round(prob[:, 1], 2).tolist()} "
+                  f"former {np.round(prob[:, 2], 2).tolist()}", flush=True)
     return out
 
 
@@ -265,10 +274,11 @@ def experiment_samples(sample_grid, clients, runs, n_jobs, d=50, s=5, designs=DE
             prob = _default_curve(design, [(g, n) for n in sample_grid], runs, n_jobs, d, s,
                                   seed0=zlib.crc32(f"{design} g{g}".encode()) % 100_000 * 1000)
             out["curves"][f"{design} g={g}"] = {
-                "defaults": prob[:, 0].tolist(), "former": prob[:, 1].tolist(),
-                "seconds": round(time.perf_counter() - t0, 1)}
+                "defaults": prob[:, 0].tolist(), "selection": prob[:, 1].tolist(),
+                "former": prob[:, 2].tolist(), "seconds": round(time.perf_counter() - t0, 1)}
             print(f"(samples) {design} g={g}: defaults {np.round(prob[:, 0], 2).tolist()} "
-                  f"former {np.round(prob[:, 1], 2).tolist()}", flush=True)
+                  f"selection {np.round(prob[:, 1], 2).tolist()} "
+                  f"former {np.round(prob[:, 2], 2).tolist()}", flush=True)
     return out
 
 
@@ -338,7 +348,11 @@ def main(argv=None):
     parser.add_argument("--only", default="abcdCS",
                         help="which experiments, e.g. 'a' or 'bd'; C: the defaults against "
                              "clients, S: against samples per client")
+    parser.add_argument("--vote", default=None, choices=["auto", "selection", "sign"],
+                        help="C and S: run the 'defaults' column with this vote=")
     args = parser.parse_args(argv)
+    global DEFAULTS_VOTE
+    DEFAULTS_VOTE = args.vote
 
     if args.full:
         C_a = np.round(np.arange(0.0, 2.01, 0.0625), 4).tolist()
@@ -362,7 +376,7 @@ def main(argv=None):
         "settings": {
             "runs": args.runs, "lambda": LAMBDA, "generator": DATA,
             "fit_intercept": False, "threshold": 0.5, "full": args.full,
-            "python": platform.python_version(),
+            "python": platform.python_version(), "defaults_vote": args.vote,
         }
     }
     if "a" in args.only:

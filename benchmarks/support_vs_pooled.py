@@ -178,6 +178,26 @@ def stability_selection(X, y, rng, n_halves=50, cutoff=0.75, pfer=1.0):
     return freq / n_halves >= cutoff
 
 
+def vote_margins(est, true):
+    """How far the votes are from flipping the decision as clients are added.
+
+    ``true_margin``: the weakest support feature's distance beyond the
+    server's threshold (the reference rate for ``vote="selection"``, the
+    band's nearer end for ``vote="sign"``); ``null_margin``: the largest
+    such distance of a feature outside the support.  A positive
+    ``true_margin`` is recovered once there are enough clients, a positive
+    ``null_margin`` is then selected (recovery falls).
+    """
+    f = est.debiased_fraction_
+    if getattr(est, "sign_band_", None) is not None:
+        lo, hi = est.sign_band_
+        dist = np.maximum(f - hi, lo - f)
+    else:
+        dist = f - est.reference_rate_
+    return dict(true_margin=float(dist[true].min()) if true.any() else None,
+                null_margin=float(dist[~true].max()) if (~true).any() else None)
+
+
 def run_row(design, g, n, d, s, seed, peers, refit, n_alphas=100, n_halves=50,
             votes=("selection",), rogue=None):
     X, y, groups, X_test, y_test, g_test, true = make_design(
@@ -199,7 +219,8 @@ def run_row(design, g, n, d, s, seed, peers, refit, n_alphas=100, n_halves=50,
                          ols_clients=float(sel.ols_clients_.mean()),
                          rogue=rogue, rogue_share=float(sel.rogue_.mean()),
                          missed=int((true & ~sel.support_).sum()),
-                         extra=int((sel.support_ & ~true).sum())))
+                         extra=int((sel.support_ & ~true).sum()),
+                         **vote_margins(sel, true)))
     if refit:
         reg, wall, cpu = timed(
             lambda: FederatedSparseLinearRegression().fit(X, y, groups=groups))

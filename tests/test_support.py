@@ -900,7 +900,7 @@ def test_correlated_small_clients_recovery_is_non_decreasing_in_clients():
     exact, false_positives = [], []
     for g in (10, 30, 100, 300, 1000, 2000, 4000):
         m = groups < g
-        sel = FederatedSupportRecovery().fit(X[m], y[m], groups=groups[m])
+        sel = FederatedSupportRecovery(vote="selection").fit(X[m], y[m], groups=groups[m])
         np.testing.assert_array_equal(sel.n_controls_, 3)
         exact.append(np.array_equal(sel.support_, true))
         false_positives.append(int(sel.support_[~true].sum()))
@@ -1016,14 +1016,15 @@ def test_correlated_small_clients_are_exact_and_a_dense_model_warns():
     y = X @ w + rng.normal(size=len(groups))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        sel = FederatedSupportRecovery().fit(X, y, groups=groups)
+        sel = FederatedSupportRecovery(vote="selection").fit(X, y, groups=groups)
     # (An equicorrelated design is seen by almost every client: 1,499 of
     # the 1,500 use their 4 controls.)
     assert set(np.unique(sel.n_controls_)) <= {0, 4} and (sel.n_controls_ == 4).mean() > 0.99
     assert np.flatnonzero(sel.support_).tolist() == [3, 17]
     dense = X[:, :16] @ np.full(16, 3.0) + rng.normal(size=len(groups))
     with pytest.warns(UserWarning, match="features are significant: the server's test assumes"):
-        sel = FederatedSupportRecovery().fit(X, dense, groups=np.repeat(np.arange(300), 100))
+        sel = FederatedSupportRecovery(vote="selection").fit(
+            X, dense, groups=np.repeat(np.arange(300), 100))
     assert sel.support_.sum() > 15
 
 
@@ -1330,16 +1331,17 @@ def test_empty_support_behind_the_rogue_margin_warns_and_names_the_features():
     with pytest.warns(UserWarning, match=r"3 feature\(s\) \(3, 10, 16\) are selected "
                       r"significantly above the null rate 0\.317.*rogue_tolerance=0\.1 sets, "
                       r"so no feature was selected"):
-        est = FederatedSupportRecovery(random_state=0, rogue_tolerance=0.1).fit(
+        est = FederatedSupportRecovery(vote="selection", random_state=0, rogue_tolerance=0.1).fit(
             X, y, groups=g)
     assert not est.support_.any()
     assert est.reference_rate_ == pytest.approx(0.386, abs=1e-3)  # 0.9 * 0.317 + 0.1
     fractions = np.asarray(est.vote_fraction_)
     assert np.all((fractions[[3, 10, 16]] > 0.35) & (fractions[[3, 10, 16]] < 0.42))
     assert np.delete(fractions, [3, 10, 16]).max() < 0.345  # q0 + 2.7 binomial sd
-    no_margin = FederatedSupportRecovery(random_state=0, rogue_tolerance=0.0).fit(X, y, groups=g)
+    no_margin = FederatedSupportRecovery(
+        vote="selection", random_state=0, rogue_tolerance=0.0).fit(X, y, groups=g)
     np.testing.assert_array_equal(np.flatnonzero(no_margin.support_), [3, 10, 16])
-    default = FederatedSupportRecovery(random_state=0).fit(X, y, groups=g)
+    default = FederatedSupportRecovery(vote="selection", random_state=0).fit(X, y, groups=g)
     assert default.rogue_tolerance_ == pytest.approx(0.02)
     assert default.reference_rate_ == pytest.approx(0.98 * 0.317311 + 0.02, abs=1e-6)
     np.testing.assert_array_equal(default.votes_, est.votes_)

@@ -56,7 +56,7 @@ def test_simulated_rates_match_the_estimator(one_bit_sim):
     X, y = one_bit_sim.clients("toeplitz", w, g, n, rng)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        est = FederatedSupportRecovery(n_jobs=1).fit(
+        est = FederatedSupportRecovery(vote="selection", n_jobs=1).fit(
             X.reshape(-1, d), y.reshape(-1), groups=np.repeat(np.arange(g), n))
     np.testing.assert_array_equal(est.n_reports_, g)
     sd = np.sqrt(2 * p * (1 - p) / g)

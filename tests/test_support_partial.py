@@ -285,11 +285,12 @@ def test_worst_case_rogues_with_small_clients_at_the_tolerated_fraction(monkeypa
         return bits
 
     monkeypatch.setattr(NetworkSimulation, "corrupt_bit_rows", corrupt)
-    honest = FederatedSupportRecovery().fit(X, y, groups=groups)
+    honest = FederatedSupportRecovery(vote="selection").fit(X, y, groups=groups)
     assert (honest.n_controls_ > 0).mean() > 0.8 and not honest.ols_clients_.any()
 
     def fit(fraction, **params):
         net = SimulatedNetwork(rogue_fraction=fraction, random_state=0)
+        params = {"vote": "selection", **params}
         return FederatedSupportRecovery(network=net, **params).fit(X, y, groups=groups)
 
     assert honest.rogue_tolerance_ == pytest.approx(0.02)
@@ -347,7 +348,7 @@ def test_heterogeneous_small_clients_recovery_is_non_decreasing_in_clients(monke
             m = groups < g
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)
-                sel = FederatedSupportRecovery().fit(X[m], y[m], groups=groups[m])
+                sel = FederatedSupportRecovery(vote="selection").fit(X[m], y[m], groups=groups[m])
             out.append(np.array_equal(sel.support_, true))
         return out, sel
 

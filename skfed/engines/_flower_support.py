@@ -89,10 +89,12 @@ def register_client(app, estimator, node_data):
 def fit_server(fitted, driver):
     est = fitted
     est._validate_params()
-    est._check_sign_vote()
     infos = driver.hello["by_index"]
     n_nodes = len(infos)
     d = int(infos[0]["n_features"])
+    # (privacy= is refused on this engine; the clients' sizes are in the hello)
+    est._resolve_vote(d, [int(infos[t]["n_positive"]) for t in range(n_nodes)])
+    est._check_sign_vote()
     lam, auto = est._client_lambdas(n_nodes)
     z = est._client_z()
     sign_seed = -1

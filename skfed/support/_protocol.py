@@ -25,9 +25,16 @@ from ._rules import (
     DEFAULT_AUTO_Z,
     DEFAULT_FWER,
     DEFAULT_ROGUE_TOLERANCE,
+    GATE_OFF_FEATURES_PER_SAMPLE,
+    SIGN_MIN_CLIENTS,
+    SIGN_MAX_SAMPLES,
+    SIGN_MIN_FEATURES,
+    SIGN_ROGUE_TOLERANCE,
     _client_pass,
     auto_rogue_tolerance,
+    ols_client,
     null_selection_rate,
+    sign_centre_margin,
     small_client_warning,
 )
 
@@ -51,7 +58,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
                             Interval(numbers.Real, 0, 0.5, closed="left")],
         "fwer": [None, Interval(numbers.Real, 0, 1, closed="neither")],
         "n_reported": [StrOptions({"auto"}), Interval(numbers.Integral, 1, None, closed="left")],
-        "vote": [StrOptions({"selection", "sign"})],
+        "vote": [StrOptions({"auto", "selection", "sign"})],
         **FederatedMixin._federated_parameter_constraints,
         "network": [None, HasMethods(["start"])],
         "privacy": [None, DifferentialPrivacy],
@@ -102,9 +109,60 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         """Whether ``rogue_tolerance`` is ``"auto"`` (or None, its alias)."""
         return self.rogue_tolerance is None or isinstance(self.rogue_tolerance, str)
 
+    def _resolve_vote(self, d, n_positive=None, private=False):
+        """Set ``vote_``, the vote ``vote="auto"`` resolves to.
+
+        ``"sign"`` when all of these hold, ``"selection"`` otherwise:
+
+        * ``alpha="auto"``, ``threshold="auto"`` and ``auto_z=None`` (so a
+          number for any of them is used, never refused);
+        * at least ``SIGN_MIN_FEATURES`` candidate features ``d`` (the
+          median of the features' fractions is a null feature's only for a
+          sparse model of many features);
+        * the clients' sizes are public (``n_positive``, their numbers of
+          samples of positive weight; not under a finite privacy budget,
+          ``private``) and, over the clients with a sample: at least
+          ``SIGN_MIN_CLIENTS`` of them (a sign carries no magnitude: with
+          few clients their selection bits are the stronger vote); a
+          median size of at most ``SIGN_MAX_SAMPLES`` (with more samples a
+          feature next to the support keeps a sign bias that leaves the
+          band, so recovery would fall with more clients); fewer than half
+          of them with the ``d + 4`` samples of the OLS test (``d + 3``
+          without intercept; their selection bits detect a feature of a
+          few noise sd almost always and tolerate 0.1 rogue clients); and
+          ``d <= GATE_OFF_FEATURES_PER_SAMPLE * median`` (wider clients'
+          closest features are chance correlations: independent 1000/10 at
+          10,000 clients of 10 samples, sign F1 0.33, selection exact).
+
+        ``"selection"`` and ``"sign"`` are taken as given.  Public
+        quantities only, never the votes.
+        """
+        vote = getattr(self, "vote", "selection")
+        if vote == "auto":
+            defaults = (isinstance(self.alpha, str) and self.alpha == "auto"
+                        and isinstance(self.threshold, str) and self.threshold == "auto"
+                        and self.auto_z is None)
+            small = False
+            if not private and n_positive is not None:
+                sizes = np.asarray(n_positive, dtype=np.int64)
+                sizes = sizes[sizes > 0]
+                median = float(np.median(sizes)) if sizes.size else 0.0
+                small = (sizes.size >= SIGN_MIN_CLIENTS and float(np.mean(
+                    ols_client(sizes, d, bool(self.fit_intercept)))) < 0.5
+                    and median <= SIGN_MAX_SAMPLES
+                    and int(d) <= GATE_OFF_FEATURES_PER_SAMPLE * median)
+            vote = ("sign" if defaults and int(d) >= SIGN_MIN_FEATURES and small
+                    else "selection")
+        self.vote_ = vote
+        return vote
+
     def _sign_vote(self):
-        """Whether the clients send signs (``vote="sign"``)."""
-        return getattr(self, "vote", "selection") == "sign"
+        """Whether the clients send signs (``vote="sign"``, or ``"auto"``
+        resolved to it by :meth:`_resolve_vote`)."""
+        vote = getattr(self, "vote", "selection")
+        if vote == "auto":
+            return getattr(self, "vote_", "selection") == "sign"
+        return vote == "sign"
 
     def _check_sign_vote(self):
         """Refuse the settings ``vote="sign"`` does not support, naming them."""
@@ -138,12 +196,14 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         (``DEFAULT_ROGUE_TOLERANCE`` when they are not public: under a
         finite privacy budget, or unknown).  Parameters that the rule would
         not use are refused.  With ``vote="sign"``: ``(True, 0.5, beta,
-        fwer)``, ``beta`` the rogue fraction (``rogue_tolerance``, 0.1 for
-        "auto"), the band being ``median +- beta / 2``.
+        fwer)``, ``beta`` the rogue fraction (``rogue_tolerance``,
+        ``SIGN_ROGUE_TOLERANCE`` = 0.05 for "auto"), the band being
+        ``median +- beta`` widened by the median's own margin
+        (:meth:`_sign_test`).
         """
         if self._sign_vote():
             self._check_sign_vote()
-            beta = (DEFAULT_ROGUE_TOLERANCE if self._auto_tolerance()
+            beta = (SIGN_ROGUE_TOLERANCE if self._auto_tolerance()
                     else float(self.rogue_tolerance))
             return True, 0.5, beta, DEFAULT_FWER if self.fwer is None else float(self.fwer)
         auto_threshold = isinstance(self.threshold, str)
@@ -201,14 +261,16 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             # (Without weights every node present has a sample.)
             check_node_weights(self, layout.codes, sample_weight,
                                why=" to compute its statistics")
-        self._check_sign_vote()
-        lam, auto = self._client_lambdas(n_nodes)
         spec = check_privacy(self.privacy, type(self).__name__)
-        self._vote_rule(auto, spec is not None)  # refuses unused parameters early
-        k = self._n_reported(d, spec)
         n_positive = (layout.counts.astype(np.int64) if sample_weight is None else
                       np.bincount(layout.codes, weights=weights > 0,
                                   minlength=n_nodes).astype(np.int64))
+        self._resolve_vote(d, n_positive,
+                           spec is not None and math.isfinite(spec.budget()[0]))
+        self._check_sign_vote()
+        lam, auto = self._client_lambdas(n_nodes)
+        self._vote_rule(auto, spec is not None)  # refuses unused parameters early
+        k = self._n_reported(d, spec)
         short = self._short_clients(n_positive, auto, spec is not None)
 
         if sparse.issparse(X):
@@ -417,8 +479,11 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         debiased = (fraction - p) / (1.0 - 2.0 * p)
         if self._sign_vote():
             self.sign_band_ = None
-        elif hasattr(self, "sign_band_"):
-            del self.sign_band_
+            self.sign_centre_margin_ = 0.0
+        else:
+            for stale in ("sign_band_", "sign_centre_margin_"):
+                if hasattr(self, stale):
+                    delattr(self, stale)
         if test and self._sign_vote():
             support = self._sign_test(votes, n_reports, fraction, beta, fwer, d, g, p)
         elif test:
@@ -510,34 +575,52 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         ``reference_rate_`` and ``sign_band_``, returns the support.
 
         Honest clients send a feature outside the support as 1 with a
-        probability the server does not know but that is shared by the
-        features of an exchangeable design (1/2 for a symmetric one); its
-        estimate is the median ``c`` of the ``d`` debiased vote fractions
-        (the support is sparse).  A fraction ``beta`` of rogue clients moves
-        a received fraction by at most ``beta / 2``, so a feature is kept
-        when its fraction is significantly outside the band: one-sided
-        binomial tests on each side, each at ``fwer / (2 d)``; ``pvalues_``
-        is twice the smaller one-sided p-value (at most 1).
+        probability ``c`` the server does not know but that is shared by
+        the features of an exchangeable design (1/2 for a symmetric one);
+        its estimate is the median ``m`` of the received fractions of the
+        answered features (the support is sparse).  Everything is tested
+        on the received scale, where a bit is flipped with probability
+        ``p`` under privacy (randomized response: a feature whose clients
+        send 1 at rate ``f`` is received at rate ``p + (1 - 2 p) f``).
 
-        Under privacy every sign bit is flipped with probability ``p``
-        (randomized response), so a feature whose clients send 1 at rate
-        ``f`` is received at rate ``p + (1 - 2 p) f``.  The centre and the
-        band are then on the debiased scale, ``(fraction - p) / (1 - 2 p)``:
-        ``c`` the median of the debiased fractions and the band
-        ``c +- beta / (2 (1 - 2 p))`` (the rogue shift, made after the
-        flips, debiased too); ``reference_rate_`` and ``sign_band_`` are on
-        that scale, and the binomial tests run on the received counts
-        against the band mapped back, ``p + (1 - 2 p) [lo, hi]``.
+        The band is ``m +- (beta + t)``:
+
+        * ``beta``: rogue clients (a fraction ``beta``, sending anything
+          after the flips) move a feature's fraction by at most ``beta``
+          towards one side and the median by at most ``beta`` towards the
+          other, and the band's half-width ``beta`` absorbs both (the
+          distance moves by ``beta (1 - c) + beta c``);
+        * ``t`` (:func:`~skfed.support._rules.sign_centre_margin`): the
+          median's own sampling noise, so that the binomial test of a
+          feature's count at the band's end has the level of a test of its
+          distance to the median of the other features, whose variance is
+          the feature's plus the median's.
+
+        A feature is kept when its count is significantly outside the band:
+        one-sided binomial tests at the band's ends, each side at ``fwer /
+        (2 d)``; ``pvalues_`` is twice the smaller one-sided p-value (at
+        most 1), compared with ``fwer / d``.  On a global null with
+        independent features the family-wise error is then at most
+        ``fwer`` up to the normal approximation (a NumPy simulation,
+        ``benchmarks/support_sign_level.py``: 0.008-0.040 at fwer 0.05 for
+        d = 3-1000, against 0.053-0.061 for d = 3-20 with the median taken
+        as known).  ``reference_rate_``
+        (the median) and ``sign_band_`` are on the debiased scale,
+        ``(fraction - p) / (1 - 2 p)``.
         """
         answered = n_reports > 0
         scale = 1.0 - 2.0 * p
-        debiased = (fraction - p) / scale
-        centre = float(np.median(debiased[answered])) if answered.any() else 0.5
-        half = beta / (2.0 * scale)
-        lo_d, hi_d = centre - half, centre + half
+        n_ans = int(answered.sum())
+        centre_r = float(np.median(fraction[answered])) if n_ans else p + 0.5 * scale
+        centre = (centre_r - p) / scale
+        level = fwer / d
+        margin = (sign_centre_margin(n_ans, int(n_reports[answered].min()),
+                                     stats.norm.isf(level / 2.0))
+                  if n_ans else 0.0)
+        self.sign_centre_margin_ = margin / scale
         # the band on the received scale, within [0, 1]
-        lo = min(max(p + scale * lo_d, 0.0), 1.0)
-        hi = min(max(p + scale * hi_d, 0.0), 1.0)
+        lo = min(max(centre_r - beta - margin, 0.0), 1.0)
+        hi = min(max(centre_r + beta + margin, 0.0), 1.0)
         upper = stats.binom.sf(votes - 1, np.maximum(n_reports, 1), hi)
         lower = stats.binom.cdf(votes, np.maximum(n_reports, 1), lo)
         pvalues = np.where(answered, np.minimum(1.0, 2.0 * np.minimum(upper, lower)), 1.0)
@@ -548,7 +631,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         # The smallest p-value any feature could reach: all its reports on
         # the side of the band farther from its end.
         best = 2.0 * min(hi, 1.0 - lo) ** n_max
-        support = pvalues <= fwer / d
+        support = pvalues <= level
         dense = ""
         if g and (hi >= 1.0 or lo <= 0.0):
             dense = (f"the median vote fraction is {centre:.3g}, so the band [{lo:.3g}, "
@@ -571,11 +654,11 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
                 UserWarning,
                 stacklevel=5,
             )
-        elif g and best > fwer / d:
+        elif g and best > level:
             warnings.warn(
                 f"Too few reports for any feature to be significant: even a feature "
                 f"whose {n_max} reports all send the same sign has p-value {min(best, 1.0):.2g} "
-                f"> fwer / n_features = {fwer / d:.2g}, so no feature was selected. More "
+                f"> fwer / n_features = {level:.2g}, so no feature was selected. More "
                 "clients or a larger fwer are needed.",
                 UserWarning,
                 stacklevel=5,

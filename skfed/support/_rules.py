@@ -272,6 +272,74 @@ def _sign_bits(t, nodes, seeds, bits):
 # heterogeneous 20/10 (see the user guide).
 SIGN_CONTROLS = 6
 SIGN_COIN_STREAM = 5003
+# rogue_tolerance="auto" for vote="sign": rogue clients move a feature's
+# fraction and the median in opposite directions, so a fraction beta of
+# them can shift a feature's distance to the centre by up to beta; the band
+# is centre +- beta, and 0.05 keeps the band of the measurements made with
+# the former half-width beta / 2 at beta = 0.1 (see the user guide).
+SIGN_ROGUE_TOLERANCE = 0.05
+# vote="auto" sends signs from this many candidate features on (the
+# smallest d measured, benchmarks/support_vs_pooled.py --votes selection
+# sign; see the user guide), the selection bits below it: the median of a
+# few features' fractions is a null feature's only for a very sparse model.
+SIGN_MIN_FEATURES = 20
+# ... and from this many clients on: a feature whose clients' signs agree
+# at 0.7 against the band's 0.55 needs about log(d / fwer) / KL(0.7 ||
+# 0.55) = 130-210 clients (d = 20-1000), and the comparisons of the two
+# votes were measured from 1,000 clients on (1,000 x 30, 10,000 x 10).
+SIGN_MIN_CLIENTS = 1000
+# ... and only for clients of at most this many samples (their median): a
+# feature next to a support feature whose controls miss a support feature
+# correlated with it has a biased coefficient, and the sign fraction's
+# distance from the median grows with the client's samples (about as
+# sqrt(n_i)).  At 10 samples it stayed inside the band on every problem
+# measured (0.001-0.044 inside); at 30 samples a Toeplitz d = 50
+# neighbour lay 0.001-0.007 outside it (benchmarks/support_one_bit_rules.py
+# --problems toeplitz:50:5 --n 30) and the phase transition fell from 1 at
+# 3,000 clients to 0.2 at 10,000 (support_phase_transition.py --only C).
+SIGN_MAX_SAMPLES = 10
+
+
+def sign_centre_margin(n_features, n_min, z):
+    """The band's widening for the median's own noise (``vote="sign"``).
+
+    The server's centre is the median of the ``n_features`` answered
+    features' fractions (received scale), each a binomial fraction over at
+    least ``n_min`` reports, of standard deviation at most ``sigma = 1 / (2
+    sqrt(n_min))``, at a common rate ``c`` for the features outside the
+    support.  Feature ``j``'s distance to the median of all fractions is
+    never larger than its distance to the median ``m_-j`` of the others
+    (adding ``f_j`` moves the median towards it), and ``m_-j`` is
+    independent of ``f_j`` with a variance of at most ``pi sigma^2 / (2
+    (n_features - 1))`` (the large-sample variance of the median of
+    normal fractions, which bounds the exact one for every number of
+    them: 1 / 0.5 / 0.449 / 0.298 sigma^2 for 1 / 2 / 3 / 4 of them, against
+    1.57 / 0.79 / 0.52 / 0.39).  A test whose critical distance is ``z
+    sd(f_j - m_-j)`` is therefore at its level, and the binomial test at
+    ``z`` of the fraction against the band's end reaches it with the end
+    moved out by ``t = z (sqrt(sigma^2 + pi sigma^2 / (2 (n - 1))) -
+    sigma)``.
+
+    Parameters
+    ----------
+    n_features : int
+        Features with at least one report.
+    n_min : int
+        The smallest number of reports of such a feature (at least 1).
+    z : float
+        The normal quantile of each side's level (``fwer / (2 d)``).
+
+    Returns
+    -------
+    margin : float
+        ``t`` on the received (not debiased) scale; 0.0 with fewer than 2
+        answered features (the median is then the feature's own fraction).
+    """
+    n = int(n_features)
+    if n < 2:
+        return 0.0
+    sigma = 0.5 / np.sqrt(float(n_min))
+    return float(z) * sigma * (np.sqrt(1.0 + np.pi / (2.0 * (n - 1))) - 1.0)
 
 
 def sign_controls(n_positive, d, center):

@@ -115,11 +115,13 @@ class FederatedSparseLinearRegression(
     n_reported : int or "auto", default="auto"
         Features each client reports in round 1; see
         :class:`FederatedSupportRecovery`.
-    vote : {"selection", "sign"}, default="selection"
+    vote : {"selection", "sign", "auto"}, default="selection"
         What each client sends per feature in round 1: the selection bit,
         or the sign of the feature's coefficient given its closest
         features (``"sign"``, for dense correlated supports and clients of
-        few samples); see :class:`FederatedSupportRecovery`.
+        few samples); ``"auto"`` (``vote_``) picks the sign for at least
+        1,000 clients of at most 10 samples; see
+        :class:`FederatedSupportRecovery`.
     group_column : int, str or None, default=None
         Column of ``X`` holding the node id of every sample.
     handle_unknown : {"global", "error"}, default="global"
@@ -152,7 +154,7 @@ class FederatedSparseLinearRegression(
         without ``fit_intercept``).
     support_, votes_, n_reports_, vote_fraction_, debiased_fraction_, pvalues_, \
     reference_rate_, rogue_tolerance_, client_supports_, ols_clients_, n_controls_, \
-    answered_, rogue_, n_answered_
+    answered_, rogue_, n_answered_, vote_
         As in :class:`FederatedSupportRecovery` (round 1).
     refit_answered_ : ndarray of shape (n_nodes,), dtype=bool
         Clients whose statistics arrived in round 2.
