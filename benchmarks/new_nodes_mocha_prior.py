@@ -94,7 +94,7 @@ Findings:
   every seed and ``k``; on HAR at most 2.3 (seed 2, where ``best`` is
   +0.22 / 0.00), but at 1 standard error it picks ``best`` on HAR seed 0
   (k = 5, 20) and loses 0.29 / 0.34 there.  On rotated moons the fitted
-  nodes keep 8-20 samples, too few held out to say anything (it keeps
+  nodes keep 3-15 samples, too few held out to say anything (it keeps
   ``w_0``).  With ``--evidence 3`` (a threshold read off these runs, so
   not yet validated) it would keep ``w_0`` on HAR, moons, related-small
   and -alike, take ``best`` on related-clustered everywhere, and on
