@@ -124,7 +124,7 @@ is right on School as well as on HAR and clustered tasks (the rehearsal's
 table is flattered by ``w_0`` and by the fitted models' coupling through
 it), measured on a second clustered family before any default.  Cost of
 ``best`` if it were used: the newcomer downloads the ``m`` fitted models
-(``P m d'`` floats instead of ``P d'``, on HAR 6 x 24 x 562) and ranks them
+(``P m d'`` floats instead of ``P d'``, on HAR 17 x 562 instead of 562) and ranks them
 locally (nothing else sent).
 """
 
