@@ -2,8 +2,6 @@
 model against a SciPy solve of its own problem with the others fixed, the
 fitted nodes bit-identical, the join's bytes in closed form."""
 
-import copy
-
 import numpy as np
 import pytest
 from scipy import optimize
@@ -401,7 +399,6 @@ def test_shared_regressor_newcomer_without_rehearsal_chooses_its_prior_by_leave_
     assert chosen  # (which scales won is data-dependent)
 
 
-@pytest.mark.parametrize("leave_out", [False, True], ids=["at_w0", "leave_out"])
 @pytest.mark.parametrize("n_per, k_new", [
     (30, 8),
     # fitted nodes of 6-30 samples (mean 11.3): size 20 is rehearsed
@@ -409,17 +406,13 @@ def test_shared_regressor_newcomer_without_rehearsal_chooses_its_prior_by_leave_
     # heavier too: their confidence W_n / W_mean exceeds 1 (not capped)
     ([6, 6, 8, 8, 10, 30, 40, 40], 25),
 ], ids=["light", "heavy"])
-def test_rehearsal_is_the_fitted_nodes_ridge_solves_at_w0(n_per, k_new, leave_out, monkeypatch):
+def test_rehearsal_is_the_fitted_nodes_ridge_solves_at_w0(n_per, k_new):
     """NumPy: every draw's closed-form ridge toward w_0 at every scale of
     c_n (times its confidence k / W_mean), scored on the node's other
     samples; and a regressor's newcomer solves its problem at the best
-    scale of its size.  With ``REHEARSAL_LEAVE_OUT`` each draw's prior is
-    ``w_0 - u_t / H``, ``u_t = mu (w_t - w_0)`` and ``H = lambda m / b +
-    (m - 1) min(1, n / (m d')) mu``."""
-    from skfed.multitask import _rehearsal
+    scale of its size."""
     from skfed.multitask._join import _REHEARSAL_SCALES, rehearsal_draws
 
-    monkeypatch.setattr(_rehearsal, "REHEARSAL_LEAVE_OUT", leave_out)
     X, y, g = _tasks(n_per=n_per, regression=True)
     (Xo, yo, go), (Xn, yn, gn) = _split(X, y, g, 2, k_new)
     est = FederatedMultiTaskRegressor(random_state=0).fit(Xo, yo, groups=go)
@@ -433,16 +426,13 @@ def test_rehearsal_is_the_fitted_nodes_ridge_solves_at_w0(n_per, k_new, leave_ou
     Z, t_of = _design(Xo[order]), go[order]
     Y = yo[order]
     counts = np.bincount(t_of)
-    b_w = (est.share_selection_ or {}).get("shared_part_share", b)
-    H = lam * m / b_w + (m - 1) * min(1.0, n / (m * Z.shape[1])) * mu
     table, se = [], []
     for k, owners, perms in rehearsal_draws(counts, 0):
         errors = np.zeros((len(_REHEARSAL_SCALES), len(owners)))
         for j, (t, perm) in enumerate(zip(owners, perms)):
             Zt, yt = Z[t_of == t], Y[t_of == t]
             tr, held = perm[:k], perm[k:]
-            w_t = np.append(est.coef_[t], est.intercept_[t])
-            prior = w0 - mu * (w_t - w0) / H if leave_out else w0
+            prior = w0
             confidence = k / (n / m)
             for i, s in enumerate(_REHEARSAL_SCALES):
                 w = prior
@@ -556,59 +546,3 @@ def test_regressor_rehearsal_reports_floats():
     collected = _collected_bytes(est._join_rehearsal.draws, {10}, m, np.full(m, 30),
                                  counts=False)
     assert est.join_communication_.total_bytes == per_newcomer + collected
-
-
-@pytest.mark.parametrize("regression, factor", [(True, 0.5), (False, 0.9)],
-                         ids=["regressor", "classifier"])
-def test_rehearsal_leave_out_moves_w0_toward_the_fit_without_the_node(
-        regression, factor, monkeypatch):
-    """``REHEARSAL_LEAVE_OUT``: a rehearsing node's ``w_0`` minus its own part
-    is closer to ``w_0`` refitted without that node than ``w_0`` is (on these
-    tasks 5-10 times closer for the regressor, 1.3-2.5 for the classifier)."""
-    from skfed.multitask import _rehearsal
-
-    monkeypatch.setattr(_rehearsal, "REHEARSAL_LEAVE_OUT", True)
-    X, y, g = _tasks(regression=regression)
-    cls = FederatedMultiTaskRegressor if regression else FederatedMultiTaskClassifier
-    est = cls(random_state=0).fit(X, y, groups=g)
-    w0 = est._W[:, -1]
-    rehearsal = est._join_rehearsal
-    assert len(rehearsal.w0_out) >= 4
-    for t, w0_out in rehearsal.w0_out.items():
-        keep = g != est.nodes_[t]
-        exact = cls(random_state=0).fit(X[keep], y[keep], groups=g[keep])._W[:, -1]
-        assert np.linalg.norm(w0_out - exact) < factor * np.linalg.norm(w0 - exact)
-
-
-def test_keep_w0_without_errors_switch(monkeypatch):
-    """``_KEEP_W0_WITHOUT_ERRORS`` (off by default): a newcomer that ``w_0``
-    misclassifies nowhere (NumPy: the sign of ``w_0``'s margin) keeps
-    ``w_0`` exactly; one it misclassifies gets the model of the join
-    without the switch, bit for bit."""
-    from skfed.multitask import _join
-
-    X, y, g = _tasks(n_nodes=10)
-    old = g < 8
-    est = FederatedMultiTaskClassifier(random_state=0).fit(X[old], y[old], groups=g[old])
-    assert est.omega_mode_ == "shared" and est._join_rehearsal is not None
-    w0, b0 = est.shared_coef_, est.shared_intercept_
-    right = ((X @ w0 + b0 > 0).astype(int) == y) & ~old
-    # newcomer 8: 8 samples w_0 classifies right; newcomer 9: 8 samples with
-    # flipped labels (w_0 misclassifies most of them)
-    rows8 = np.flatnonzero(right & (g == 8))[:8]
-    rows9 = np.flatnonzero(g == 9)[:8]
-    assert len(rows8) == 8
-    Xn = np.concatenate([X[rows8], X[rows9]])
-    yn = np.concatenate([y[rows8], 1 - y[rows9]])
-    gn = np.repeat([8, 9], 8)
-    assert (((Xn[8:] @ w0 + b0) > 0).astype(int) != yn[8:]).sum() > 0
-
-    plain = copy.deepcopy(est).add_nodes(Xn, yn, groups=gn)
-    monkeypatch.setattr(_join, "_KEEP_W0_WITHOUT_ERRORS", True)
-    kept = copy.deepcopy(est).add_nodes(Xn, yn, groups=gn)
-    np.testing.assert_array_equal(kept.coef_[8], w0)
-    np.testing.assert_array_equal(kept.intercept_[8], b0)
-    assert not np.allclose(plain.coef_[8], w0)  # the switch changed newcomer 8
-    np.testing.assert_array_equal(kept.coef_[9], plain.coef_[9])
-    np.testing.assert_array_equal(kept.coef_[:8], est.coef_)
-    assert kept.join_communication_.total_bytes == plain.join_communication_.total_bytes

@@ -212,18 +212,6 @@ _REHEARSAL_SIZES = REHEARSAL_SIZES
 _REHEARSAL_SCALES = REHEARSAL_SCALES
 _REHEARSAL_EVIDENCE = REHEARSAL_EVIDENCE
 _REHEARSAL_REACH = REHEARSAL_REACH
-# Whether a classifier's newcomer (shared model, rehearsed) keeps w_0 when w_0
-# misclassifies none of its samples (which w_0 never saw: no evidence against
-# it).  Off.  On HAR (new_nodes.py's splits, seeds 0-2, k = 5 / 10 / 20: 36
-# newcomer cases) w_0 alone scored at least scale 1 on 25 of the 30
-# newcomers it misclassified nowhere (0.9 points better on average, -4.7 to
-# +6.6) and below it on 5 of the 6 others (3.3 worse); but the rule, on those
-# splits (seeds 0-2, k = 5 / 10 / 20), moved HAR 97.48 / 97.33 / 97.81 ->
-# 97.31 / 97.71 / 98.36, rotated moons 55.72 -> 55.44 at k = 5 (same at 10,
-# 20), Landmine -0.03 at every k, and the held-out related-* families by
-# -0.17 to +0.05 (k = 5: -0.11 to +0.04): a win on one family, a small loss
-# at k = 5 on most (benchmarks/new_nodes_mocha_scales.py, "keep-w0").
-_KEEP_W0_WITHOUT_ERRORS = False
 # Scales of c_n a newcomer chooses from by cross-validation on its samples (the
 # first wins ties); () keeps c_n.
 _LOO_SCALES = (1.0, 0.25, 1.0 / 16, 1.0 / 256)
@@ -387,15 +375,6 @@ def _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, loss_name):
     return scales[np.argmin(scores, axis=0)]
 
 
-def _w0_errors(Z, Y, sw, layout, w0):
-    """Per newcomer, the weight of its samples ``w0`` misclassifies."""
-    from ._rehearsal import _errors
-
-    f = np.ascontiguousarray(np.asarray(Z @ w0.T).T)
-    e = _errors("hinge", f, Y) * sw
-    return np.add.reduceat(e, layout.offsets[:-1]) if len(e) else np.zeros(layout.n_nodes)
-
-
 def _targets(est, y):
     """``(P, n)`` targets of the fit's problems (``+-1`` per class, or ``y``)."""
     if hasattr(est, "classes_"):
@@ -510,9 +489,6 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
             # the sizes this join needs are rehearsed now (skfed.multitask._rehearsal)
             scales, asked = rehearsal.scales(layout.counts)
             c = c * scales
-            if _KEEP_W0_WITHOUT_ERRORS and est.loss != "squared":
-                # a classifier's newcomer that w_0 misclassifies nowhere keeps it
-                c = np.where(_w0_errors(Z, Y, sw, layout, w0) > 0, c, 0.0)
         else:
             rehearsal = None
             c = c * _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, est.loss)

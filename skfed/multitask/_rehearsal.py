@@ -38,9 +38,9 @@ __all__ = ["Rehearsal", "rehearsal_draws", "rehearse_newcomers"]
 # REHEARSAL_MAX_DRAWS in all), and the local solves' relative gap and passes.
 # More draws were measured (benchmarks/new_nodes.py splits, rotated moons,
 # seeds 0-2, k = 5): 2 a node / 64 in all 55.72 -> 54.01, 4 / 128 52.28 (the
-# table, which flatters w_0, see REHEARSAL_LEAVE_OUT, picked smaller scales
-# more confidently; with the leave-out 55.44 / 55.72), for 1.3-2 times the
-# join's CPU.
+# table, which flatters w_0 since each rehearsing node's data is in it, picked
+# smaller scales more confidently), for 1.3-2 times the join's CPU; see
+# benchmarks/new_nodes_mocha_scales.py for a leave-out that was not kept.
 REHEARSAL_SIZES = (2, 5, 10, 20, 50)
 REHEARSAL_SCALES = (1.0, 4.0, 0.25, 1.0 / 16, 0.0)
 REHEARSAL_DRAWS = 2
@@ -52,18 +52,6 @@ REHEARSAL_PASSES = 3
 REHEARSAL_EVIDENCE = 1.0
 # A newcomer uses the rehearsed size nearest its own only within this factor.
 REHEARSAL_REACH = 2.0
-# Whether each rehearsing node solves at the fitted w_0 minus its estimate of
-# its own part of it (_own_part: a real newcomer's data never reached w_0).
-# Off: it removes a real bias of the table (rotated moons, seed 0, size 5:
-# w_0 alone errs 0.394 on the rehearsed held-out samples, 0.442 with the
-# estimate, 0.475 with w_0 refitted without the node, 0.477 on the real
-# newcomers), but the picks it changes did not score better
-# (benchmarks/new_nodes_mocha_scales.py, seeds 0-2, k = 5 / 10 / 20: moons
-# 55.72 / 60.44 / 62.83 -> 55.72 / 60.24 / 62.45 (the exact refit's shift:
-# 55.42 / 60.24 / 62.45), HAR 97.48 / 97.33 / 97.81 -> 97.48 / 97.40 /
-# 97.57; held-out related-small / -clustered / -alike, seeds 0-1: within
-# 0.08).
-REHEARSAL_LEAVE_OUT = False
 
 
 def _confidence_cap():
@@ -169,9 +157,6 @@ class Rehearsal:
         # Only the rows of the nodes that rehearse are kept (by node).
         owners = np.unique(np.concatenate([o for _, o, _ in self.draws]
                                           + [np.zeros(0, dtype=np.intp)]))
-        self.w0_out = {int(t): self.w0 - shift
-                       for t, shift in zip(owners.tolist(),
-                                           _own_part(est, nodes, lam, owners))}
         self.rows = {int(t): layout.node_slice(t) for t in owners}
         Z, Y = np.asarray(nodes.Z), np.asarray(nodes.Y)
         # Whether a node reports its errors as counts (see collect): a
@@ -223,7 +208,7 @@ class Rehearsal:
         confidence = np.minimum(_confidence_cap(), mass / self.mean_mass)
         c = np.maximum(confidence, 1e-300) / self.mu  # c_n / lambda
         steps = np.maximum(1, np.ceil(self.local_epochs * sub.counts)).astype(np.intp)
-        M = np.ascontiguousarray(np.stack([self.w0_out[int(t)] for t in owners], axis=1))
+        M = np.repeat(self.w0[:, None, :], n_new, axis=1)
         models = np.empty((n_new, len(scales), P, d))
         for i, s in enumerate(scales):
             if s == 0.0:
@@ -358,41 +343,6 @@ class Rehearsal:
                               dtype=np.int64))
         counter.broadcast_from_server(nodes, requests)
         counter.gather_to_server(nodes, reports)
-
-
-def _own_part(est, nodes, lam, owners):
-    """Each of ``owners``' estimate of its own part of the fitted ``w_0``.
-
-    ``w_0`` minimizes ``F(w_0) = lambda m ||w_0||^2 / (2 b_w) + sum_t
-    M_t(w_0)`` (``M_t`` node t's Moreau envelope, gradient ``-u_t``; ``b_w``
-    the shared part's share).  Without node t the gradient loses ``-u_t``
-    and ``w_0`` moves by about ``-H^-1 u_t``, ``H`` the Hessian of the other
-    terms, estimated as :func:`~skfed.multitask._validation.held_out_shift`
-    estimates the others' part: ``lambda m / b_w + (m - 1) min(1, n / (m
-    d')) mu`` (each envelope's curvature is at most ``mu``, in the span of
-    its node's rows; node t's own envelope leaves with it).  A node knows
-    ``u_t``, ``mu``, ``lambda``, ``m`` and the shares, as in the personal
-    selection: no message.  Tested against refits without the node (closer
-    to them than ``w_0``); used only with :data:`REHEARSAL_LEAVE_OUT`, else
-    zeros.
-
-    Returns
-    -------
-    ndarray of shape (len(owners), n_problems, d')
-    """
-    out = np.zeros((len(owners),) + np.shape(nodes.w0))
-    if not REHEARSAL_LEAVE_OUT or not len(owners):
-        return out
-    m = nodes.layout.n_nodes
-    b = float(est.shared_weight_)
-    b_w = float((getattr(est, "share_selection_", None) or {}).get("shared_part_share", b))
-    n_mean = float(nodes.layout.offsets[-1]) / m
-    curvature = (lam * m / b_w
-                 + (m - 1) * min(1.0, n_mean / nodes.d) * float(nodes.mu))
-    V = np.asarray(nodes.V, dtype=np.float64)
-    for i, t in enumerate(np.asarray(owners).tolist()):
-        out[i] = V[:, t] / curvature
-    return out
 
 
 def rehearse_newcomers(est, nodes, lam):
