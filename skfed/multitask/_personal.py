@@ -126,7 +126,9 @@ def select_personal(protocol, layout, sw, make_nodes, loss, est, parallel, seed,
     """
     m = layout.n_nodes
     b = float(point["b"])
-    mus = [lam * m / (1.0 - b) * r for r in PERSONAL_GRID]
+    # multiples of the learned weight as every node holds it (point["mu"]):
+    # a node forms the selected one from its index
+    mus = [float(point["mu"]) * r for r in PERSONAL_GRID]
     shares = np.array([1.0 - lam * m / mu for mu in mus])
     fold = validation_folds(layout, seed, VALIDATION_FOLDS)
     starts = layout.offsets[:-1]
