@@ -66,7 +66,9 @@ values; quantized with ``compression``, with a float32 scale
 the same for every node holding the previous point; a node that missed
 rounds gets the point in float64; nothing when the point did not move, as
 in a fit's first round) and ``mu`` (1 float, when it differs from the
-node's).  Node -> server:
+node's: float32 when the share is learned and the reports travel in
+float32, the share then being the one of that float32; in the personal
+path's refit, its index in the grid, with the first message).  Node -> server:
 the change of ``u_t`` since the server's copy (quantized with
 ``compression``: the server's copy stays within one rounding of the
 latest change, and the node knows that copy exactly), three floats (float32
