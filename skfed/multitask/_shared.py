@@ -259,6 +259,7 @@ class _SharedFit:
         # Stop (uncertified) once the fit's messages reach this many bytes.
         self.byte_budget = byte_budget
         self.start_bytes = self._spent()
+        self.round_cost = 0  # bytes of this fit's dearest round so far
         self.moved = True
         # The personal weight every node holds (sent only when it changes),
         # and bytes of the previous fit's end that travel with this fit's
@@ -278,13 +279,13 @@ class _SharedFit:
         return int(np.sum(self.protocol.counter.pair_counts()[2]))
 
     def _out_of_bytes(self):
-        """Whether one more round, costing what this fit's rounds cost on
-        average, would take its messages past ``byte_budget`` (the budget is
+        """Whether one more round, costing as much as this fit's dearest
+        round, would take its messages past ``byte_budget`` (the budget is
         a ceiling: the fit stops before the round that would cross it)."""
         if self.byte_budget is None:
             return False
         used = self._spent() - self.start_bytes
-        return used + used / max(self.rounds, 1) > self.byte_budget
+        return used + self.round_cost > self.byte_budget
 
     def _float32_mu(self):
         """Whether ``mu`` travels in float32: the share is learned (``mu``
@@ -337,6 +338,7 @@ class _SharedFit:
         pending = np.ones(m, dtype=bool)
         self.evaluations += 1
         while True:
+            before = None if self.byte_budget is None else self._spent()
             _, work, active = protocol.draw_round()
             protocol.count_setup()
             active = active[pending[active]]
@@ -345,6 +347,8 @@ class _SharedFit:
                 pending[active] = False
                 self.holds[active] = True
             self.rounds += 1
+            if before is not None:
+                self.round_cost = max(self.round_cost, self._spent() - before)
             if not pending.any():
                 return self._values(b)
             # A node was dropped: the point is not evaluated yet.
