@@ -14,10 +14,10 @@ candidate, the pick forced to that candidate, and records
 - the Global and Local baselines (the better of ``LinearSVC()`` / ``SVC()``
   / ``LogisticRegression()``, or ``Ridge()`` / ``SVR()`` / ``LassoCV()``).
 
-The first fit of each (family, seed) records the nodes' sums twice, with
-and without the held-out correction of ``w0``
-(:data:`~skfed.multitask._personal._HELD_OUT_CORRECTION`).
-``--compare FILE ...`` prints, per family, the former rule (another weight
+The nodes' sums are those of the shipped selection (validated at ``w0``
+less each node's held-out samples' part; lines of earlier versions also
+hold the sums without that correction, ``uncorrected``, which no replay
+reads).  ``--compare FILE ...`` prints, per family, the former rule (another weight
 than the learned one only when better by one standard error) against the
 shipped one (the plain minimum), both on the corrected sums: the mean
 margin to the better baseline in points, the paired difference with its
@@ -85,22 +85,6 @@ class _Recorder:
             return err, lss
 
         def select(protocol, layout, sw, make_nodes, loss, est, parallel, seed, point, lam):
-            both = recorder.force is None
-            if both:
-                # the nodes' sums with and without the held-out correction
-                # (the byte counts of this fit are then off: not recorded)
-                corrects = _personal._HELD_OUT_CORRECTION
-                recorder.both = {}
-                for flag in (True, False):
-                    recorder.calls = []
-                    _personal._HELD_OUT_CORRECTION = flag
-                    try:
-                        recorder._select(protocol, layout, sw, make_nodes, loss, est, parallel,
-                                         seed, point, lam)
-                    finally:
-                        _personal._HELD_OUT_CORRECTION = corrects
-                    recorder.both[flag] = recorder.per_node()
-                recorder.corrects = corrects
             recorder.calls = []
             share, mu, selection = recorder._select(
                 protocol, layout, sw, make_nodes, loss, est, parallel, seed, point, lam)
@@ -109,7 +93,8 @@ class _Recorder:
             if recorder.force is None:
                 return share, mu, selection
             i = recorder.force
-            mu = lam * layout.n_nodes / (1.0 - float(point["b"])) * _personal.PERSONAL_GRID[i]
+            # (the refit's weight as a node forms it: the kept point's times the grid's)
+            mu = float(point["mu"]) * _personal.PERSONAL_GRID[i]
             share = float(selection["shares"][i])
             return share, mu, dict(selection, selected=share)
 
@@ -145,11 +130,10 @@ def run(families, seeds, validation_only=False):
                 row["path"] = "personal" if rec.ran else "other"
                 if rec.ran:
                     errors, losses, weights = rec.per_node()
-                    if getattr(rec, "both", None):
-                        for flag, (e, l, w) in rec.both.items():
-                            row["corrected" if flag else "uncorrected"] = dict(
-                                errors=e.tolist(), losses=l.tolist(), weights=w.tolist())
-                        row["corrects"] = rec.corrects
+                    # the shipped selection's sums (held-out corrected), under
+                    # the key --compare reads
+                    row["corrected"] = dict(errors=errors.tolist(), losses=losses.tolist(),
+                                            weights=weights.tolist())
                     row.update(shipped_index=rec.shipped, errors=errors.tolist(),
                                losses=losses.tolist(), weights=weights.tolist(),
                                shares=est.share_selection_["shares"].tolist())
@@ -308,7 +292,7 @@ def _pick(rule, sums, shares):
 def compare(paths):
     """Per family: the former rule (one standard error) against the new one
     (the plain minimum), both on the held-out-corrected validation, from
-    lines recorded with both validations."""
+    lines that hold them (``corrected``)."""
     rows = [r for path in paths for r in _read(path)
             if r["path"] == "personal" and "corrected" in r]
     print("| family | seeds | former rule | new rule | new - former | best candidate "
@@ -344,7 +328,7 @@ def main(argv=None):
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--evaluate", help="replay the rules on recorded lines")
     parser.add_argument("--compare", nargs="+",
-                        help="former against new rule on lines recorded with both validations")
+                        help="former against new rule on the held-out-corrected sums")
     parser.add_argument("--scores", help="with --evaluate: full lines for validation-only ones")
     parser.add_argument("--validation-only", action="store_true",
                         help="record the validation sums only (no candidate refits, no baselines)")

@@ -98,9 +98,6 @@ def main(argv=None):
     parser.add_argument("--tasks", nargs="+", default=list(TASKS), choices=TASKS)
     parser.add_argument("--personal-min-nodes", type=int, default=None,
                         help="override the personal selection's minimum number of nodes")
-    parser.add_argument("--no-held-out-correction", action="store_true",
-                        help="the personal selection validates at w0 itself, not at "
-                             "w0 less each node's held-out samples' part")
     parser.add_argument("--personal-byte-budget", type=float, default=None,
                         help="override the learned share's byte budget before the personal "
                              "selection (a fraction of the raw upload)")
@@ -109,10 +106,6 @@ def main(argv=None):
         import skfed.multitask._shared as shared
 
         shared._PERSONAL_BYTE_BUDGET = args.personal_byte_budget
-    if args.no_held_out_correction:
-        import skfed.multitask._personal as personal
-
-        personal._HELD_OUT_CORRECTION = False
     if args.personal_min_nodes is not None:
         import skfed.multitask._shared as shared
 

@@ -30,7 +30,7 @@ _PERSONAL_VALIDATION_SAMPLES = 2000
 
 
 # Each node takes its held-out samples' part off w0 in the personal selection
-# (held_out_shift): measured on Dada's moons (benchmarks/new_nodes.py
+# (held_out_shift, always): measured on Dada's moons (benchmarks/new_nodes.py
 # --families mocha --datasets moons), without it the selection kept nearly
 # only the shared model (refit 52.7 / 55.8 / 58.4 at k = 5 / 10 / 20 against
 # Local 55.9 / 59.1 / 62.6), with it 56.4 / 60.4 / 62.6.  Dropping it where
@@ -40,7 +40,6 @@ _PERSONAL_VALIDATION_SAMPLES = 2000
 # ordinal +0.14 +- 0.20 points, 10-node classifier -0.31 +- 0.49; seeds
 # 13-20, 5-node regressor +2.5 but 20-node classifier -0.8, small 4-class
 # -0.2 (means of 8 seeds).
-_HELD_OUT_CORRECTION = True
 
 
 def _choose(mean_error, mean_loss):
@@ -126,7 +125,9 @@ def select_personal(protocol, layout, sw, make_nodes, loss, est, parallel, seed,
     """
     m = layout.n_nodes
     b = float(point["b"])
-    mus = [lam * m / (1.0 - b) * r for r in PERSONAL_GRID]
+    # multiples of the learned weight as every node holds it (point["mu"]):
+    # a node forms the selected one from its index
+    mus = [float(point["mu"]) * r for r in PERSONAL_GRID]
     shares = np.array([1.0 - lam * m / mu for mu in mus])
     fold = validation_folds(layout, seed, VALIDATION_FOLDS)
     starts = layout.offsets[:-1]
@@ -158,9 +159,8 @@ def select_personal(protocol, layout, sw, make_nodes, loss, est, parallel, seed,
         # shrinkage the fewer rows a node has.
         nodes = make_nodes(sw_train, np.add.reduceat(sw, starts))
         nodes.g[...] = point["g"]
-        if _HELD_OUT_CORRECTION:
-            nodes.w0_shift = held_out_shift(nodes, point["g"], np.where(held, sw, 0.0),
-                                            np.add.reduceat(sw, starts), b, lam)
+        nodes.w0_shift = held_out_shift(nodes, point["g"], np.where(held, sw, 0.0),
+                                        np.add.reduceat(sw, starts), b, lam)
         for c, mu in enumerate(mus):
             _solve_personal(nodes, point["w0"], mu, layout, est, loss, parallel,
                             _PERSONAL_PASSES)

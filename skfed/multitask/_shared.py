@@ -66,7 +66,9 @@ values; quantized with ``compression``, with a float32 scale
 the same for every node holding the previous point; a node that missed
 rounds gets the point in float64; nothing when the point did not move, as
 in a fit's first round) and ``mu`` (1 float, when it differs from the
-node's).  Node -> server:
+node's: float32 when the share is learned and the reports travel in
+float32, the share then being the one of that float32; in the personal
+path's refit, its index in the grid, with the first message).  Node -> server:
 the change of ``u_t`` since the server's copy (quantized with
 ``compression``: the server's copy stays within one rounding of the
 latest change, and the node knows that copy exactly), three floats (float32
@@ -93,13 +95,14 @@ from joblib import effective_n_jobs
 from sklearn.exceptions import ConvergenceWarning
 
 from .._core._multitask_fast import Multinomial, node_margins, problem_gap_terms
+from ..network import index_bits, payload_bytes
 from ._compression import _FLOAT, _INDEX
 from ._multiclass import quantize_rows, quantized_rows_bytes, residual_code, rows_sent, sent_scales
 from ._omega import _LowRankSigma
 from ._protocol import _fault_note, _steps
 from ._shared_messages import RESIDUAL_BITS, quantize_float32_scale, quantized_vector_bytes
 from ._state import _PrimalState
-from ._personal import select_personal
+from ._personal import PERSONAL_GRID, select_personal
 from ._validation import (
     VALIDATION_FOLDS,
     feature_scale_note,
@@ -211,7 +214,7 @@ class _SharedFit:
 
     def __init__(self, estimator, protocol, nodes, lam, loss, bits, steps, theta, n_chunks,
                  warm=None, fixed_share=None, tol=None, carry=0, shared_share=None,
-                 byte_budget=None, memory=None):
+                 byte_budget=None, memory=None, personal_mu=None):
         self.est = estimator
         self.protocol = protocol
         protocol.start_rounds()
@@ -256,11 +259,17 @@ class _SharedFit:
         # Stop (uncertified) once the fit's messages reach this many bytes.
         self.byte_budget = byte_budget
         self.start_bytes = self._spent()
+        self.round_cost = 0  # bytes of this fit's dearest round so far
         self.moved = True
         # The personal weight every node holds (sent only when it changes),
         # and bytes of the previous fit's end that travel with this fit's
         # first message to every node.
         self.node_mu = np.full(m, np.nan)
+        # The personal weight of a refit at a selected candidate: the nodes
+        # form it from the candidate's index (which travels in ``carry``).
+        self.personal_mu = None if personal_mu is None else float(personal_mu)
+        if self.personal_mu is not None:
+            self.node_mu[:] = self.personal_mu
         self.carry = np.full(m, int(carry), dtype=np.int64)
         # L-BFGS curvature pairs to start from (a previous fit's), and this fit's.
         self.memory = ([], []) if memory is None else memory
@@ -270,8 +279,37 @@ class _SharedFit:
         return int(np.sum(self.protocol.counter.pair_counts()[2]))
 
     def _out_of_bytes(self):
-        return self.byte_budget is not None and \
-            self._spent() - self.start_bytes >= self.byte_budget
+        """Whether one more round, costing as much as this fit's dearest
+        round, would take its messages past ``byte_budget`` (the budget is
+        a ceiling: the fit stops before the round that would cross it)."""
+        if self.byte_budget is None:
+            return False
+        used = self._spent() - self.start_bytes
+        return used + self.round_cost > self.byte_budget
+
+    def _float32_mu(self):
+        """Whether ``mu`` travels in float32: the share is learned (``mu``
+        changes every round) and the reports travel in float32
+        (:meth:`_report_bytes`)."""
+        return self.fixed is None and self._report_bytes() == _FLOAT32
+
+    def _mu_bytes(self):
+        """Bytes of the personal weight ``mu`` when it changes."""
+        return _FLOAT32 if self._float32_mu() else _FLOAT
+
+    def _personal_weight(self, b):
+        """``mu = lambda m / (1 - b)`` as the nodes get it, and the share it
+        implies: in float32 (:meth:`_float32_mu`) the share is the one of the
+        float32 ``mu`` (within float32's rounding of the L-BFGS step's), so
+        the server's objective and gradient describe the point the nodes
+        solve at; a refit at a selected candidate uses its weight."""
+        if self.personal_mu is not None:
+            return self.personal_mu, b
+        mu = self.lam * self.m / (1.0 - b)
+        if not self._float32_mu():
+            return mu, b
+        mu = float(np.float32(mu))
+        return mu, 1.0 - self.lam * self.m / mu
 
     def _vector_bytes(self, quantized):
         if quantized and self.bits is not None:
@@ -296,10 +334,11 @@ class _SharedFit:
         self.moved = bool(np.any(step))
         self.holds[:] = False
         nodes.w0 = self.w0_pub
-        nodes.mu = self.lam * m / (1.0 - b)
+        nodes.mu, b = self._personal_weight(b)
         pending = np.ones(m, dtype=bool)
         self.evaluations += 1
         while True:
+            before = None if self.byte_budget is None else self._spent()
             _, work, active = protocol.draw_round()
             protocol.count_setup()
             active = active[pending[active]]
@@ -308,6 +347,8 @@ class _SharedFit:
                 pending[active] = False
                 self.holds[active] = True
             self.rounds += 1
+            if before is not None:
+                self.round_cost = max(self.round_cost, self._spent() - before)
             if not pending.any():
                 return self._values(b)
             # A node was dropped: the point is not evaluated yet.
@@ -320,7 +361,8 @@ class _SharedFit:
         nodes, counter = self.nodes, self.protocol.counter
         down = np.where(stale[active], self._vector_bytes(False),
                         self._vector_bytes(True) if self.moved else 0)
-        down = down + np.where(self.node_mu[active] != nodes.mu, _FLOAT, 0) + self.carry[active]
+        down = down + np.where(self.node_mu[active] != nodes.mu, self._mu_bytes(), 0) \
+            + self.carry[active]
         self.node_mu[active] = nodes.mu
         self.carry[active] = 0
         counter.broadcast_from_server(active, down)
@@ -379,7 +421,7 @@ class _SharedFit:
         # that keeps the dual a lower bound under quantization.
         s_norm = float(np.sqrt(np.vdot(S, S))) + missing
         dual_joint = -conj_sum - max(s_norm**2, uu) / (2.0 * lam * m)
-        dual_fixed = -conj_sum - (b_w * s_norm**2 + (1.0 - b) * uu) / (2.0 * lam * m)
+        dual_fixed = -conj_sum - b_w * s_norm**2 / (2.0 * lam * m) - uu / (2.0 * mu)
         if self.fixed is not None:
             # b is fixed: the objective is F itself, bounded by its own dual.
             grad[-1] = 0.0
@@ -404,7 +446,7 @@ class _SharedFit:
         lam_m = self.lam * self.m
         if self.fixed is not None:
             b_w = self.fixed if self.b_w is None else self.b_w
-            return -conj - (b_w * s_norm**2 + (1.0 - self.fixed) * uu) / (2.0 * lam_m)
+            return -conj - b_w * s_norm**2 / (2.0 * lam_m) - uu / (2.0 * self.nodes.mu)
         return -conj - np.maximum(s_norm**2, uu) / (2.0 * lam_m)
 
     def _combined_dual(self):
@@ -479,8 +521,9 @@ class _SharedFit:
     def run(self, parallel):
         """Minimize ``F(w0, logit b)`` until the certified joint gap is at most ``tol``."""
         protocol = self.protocol
-        x = np.append(self.w0_pub.ravel(), _logit(self.b0))
         vals = self.evaluate(self.w0_pub, self.b0, parallel)
+        # (the share of the point the nodes solved at: :meth:`_personal_weight`)
+        x = np.append(self.w0_pub.ravel(), _logit(self.b0 if vals is None else vals["b"]))
         S, Y = self.memory
         inherited = bool(S)
         while vals is not None:
@@ -503,7 +546,7 @@ class _SharedFit:
                 if new is None:
                     vals = None
                     break
-                x_new = np.append(new["w0"].ravel(), _logit(b_new))
+                x_new = np.append(new["w0"].ravel(), _logit(new["b"]))
                 if new["F"] <= f + _ARMIJO * (g @ (x_new - x)) or t < 1e-10 \
                         or self.rounds >= self.est._max_rounds():
                     break
@@ -820,14 +863,14 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
     bits = est._compression_bits(None)
 
     def make_fit(fit_nodes, start, fixed, tol=None, carry=0, shared_share=None,
-                 byte_budget=None, memory=None):
+                 byte_budget=None, memory=None, personal_mu=None):
         return _SharedFit(
             est, protocol, fit_nodes, lam, loss, bits,
             steps=lambda work: _steps(work, layout.counts, est.local_epochs),
             theta=0.0 if est.local_gap_target is None else float(est.local_gap_target),
             n_chunks=effective_n_jobs(est.n_jobs) if est._use_parallel() else 1,
             warm=start, fixed_share=fixed, tol=tol, carry=carry, shared_share=shared_share,
-            byte_budget=byte_budget, memory=memory,
+            byte_budget=byte_budget, memory=memory, personal_mu=personal_mu,
         )
 
     # omega="auto": the share by within-node validation (omega="shared":
@@ -885,7 +928,8 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
             personal = select_personal(
                 protocol, layout, sw, make_nodes, loss, est, parallel,
                 seed=protocol.rng.randint(np.iinfo(np.int32).max),
-                point=dict(w0=fit.best["w0"], b=fit.best["b"], g=fit.best["g"]), lam=lam)
+                point=dict(w0=fit.best["w0"], b=fit.best["b"], mu=fit.best["mu"],
+                           g=fit.best["g"]), lam=lam)
         best = fit.finish(deliver=personal is None)
         if personal is not None:
             share, mu, selection = personal
@@ -900,8 +944,15 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
             # bound lambda m / b + m mu, is tiny at a large personal weight).
             learned = fit
             shared_share = float(best["b"])
-            fit = make_fit(nodes, dict(w0=best["w0"], share=share), share, carry=_INDEX,
-                           shared_share=shared_share, memory=learned.fixed_share_memory())
+            # The refit's first message brings every node the learned fit's
+            # round it keeps and the selected candidate's index, packed in
+            # bits (each node forms mu from its kept point's weight and the
+            # grid, as the server does).
+            fit = make_fit(nodes, dict(w0=best["w0"], share=share), share,
+                           carry=payload_bytes(n_bits=index_bits(learned.rounds)
+                                               + index_bits(len(PERSONAL_GRID))),
+                           shared_share=shared_share, memory=learned.fixed_share_memory(),
+                           personal_mu=mu)
             fit.U[...] = learned.U
             fit.run(parallel)
             best = fit.finish()
