@@ -299,17 +299,19 @@ class _SharedFit:
 
     def _personal_weight(self, b):
         """``mu = lambda m / (1 - b)`` as the nodes get it, and the share it
-        implies: in float32 (:meth:`_float32_mu`) the share is the one of the
-        float32 ``mu`` (within float32's rounding of the L-BFGS step's), so
-        the server's objective and gradient describe the point the nodes
-        solve at; a refit at a selected candidate uses its weight."""
+        implies: in float32 (:meth:`_float32_mu`) the share of the float32
+        ``mu`` (rounded up if the share would fall under its floor), so the
+        server's objective and gradient describe the point the nodes solve
+        at; a refit at a selected candidate uses its weight."""
         if self.personal_mu is not None:
             return self.personal_mu, b
         mu = self.lam * self.m / (1.0 - b)
         if not self._float32_mu():
             return mu, b
-        mu = float(np.float32(mu))
-        return mu, 1.0 - self.lam * self.m / mu
+        mu = np.float32(mu)
+        while 1.0 - self.lam * self.m / float(mu) < _SHARE_FLOOR:  # rounded under the floor
+            mu = np.nextafter(mu, np.float32(np.inf))
+        return float(mu), 1.0 - self.lam * self.m / float(mu)
 
     def _vector_bytes(self, quantized):
         if quantized and self.bits is not None:
@@ -329,8 +331,7 @@ class _SharedFit:
         previous = self.w0_pub
         self.w0_pub = previous + step
         stale = ~self.holds  # nodes that missed a published point: float64 catch-up
-        # A point that did not move (a refit's first, at a new share) sends
-        # the nodes that hold it only the personal weight.
+        # an unmoved point (a refit's first) sends its holders only mu
         self.moved = bool(np.any(step))
         self.holds[:] = False
         nodes.w0 = self.w0_pub
@@ -851,8 +852,7 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
     if warm is not None:
         # The nodes start from their previous dual variables (feasible at
         # any C) and the server from its previous shared model and share;
-        # every node's dual vector reaches the server once (float64),
-        # counted with the first round.
+        # every node's dual vector reaches the server once (float64, in round 1)
         g[...] = warm
         alpha = warm * sw
         for t in range(m):
