@@ -24,17 +24,43 @@ on the newcomers' test samples.
     python benchmarks/persolin_join_cpu.py --datasets moons,landmine \
         --seeds 0,1,2 --ks 5,10,20
 
+With ``--step-fraction F`` it instead runs ``new_nodes.py``'s table (the
+arguments after ``--``) with every newcomer's local and model steps scaled
+by ``F`` (rounded up, at least 1), to see what fewer steps do to the
+scores on every family:
+
+    python benchmarks/persolin_join_cpu.py --step-fraction 0.25 -- \
+        --families persolin --datasets related,har --seeds 0,1,2 --ks 5,10,20
+
 Measured (means over seeds 0-2 and k = 5, 10, 20; one BLAS thread, load
 of about 8 processes on 2 cores): rotated moons, refit 27.5 ms, join at
 100 + 100 steps 28.8 % of it, at 1 + 1 steps 19.7 % (the batched pass 15.2
 %, of which its kernels 9.3 %); Landmine, refit 81.5 ms, join 5.0 % and
 4.1 %.  So on moons no stopping rule of the steps reaches 10 %: the join's
 fixed cost alone is about twice that.
+
+Fewer steps and the scores (``--step-fraction``, means over seeds 0-2 at
+k = 5 / 10 / 20, against the default schedule's):
+
+* a quarter (25 local + 25 model steps): rotated moons 56.2 / 57.0 / 60.0
+  (56.0 / 57.1 / 59.7), Landmine 93.8 / 93.8 / 93.8 (93.9 / 93.7 / 93.8),
+  HAR 85.6 / 85.3 / 86.9 (85.5 / 85.3 / 86.5), the related-* families
+  within -0.2 / +0.5 of theirs; CPU on moons 25-30 % instead of 30-36 %;
+* 1 + 1 steps: rotated moons 55.8 / 60.7 / 64.5 (above Local's 59.1 /
+  62.6 at k = 10 / 20), but Landmine 93.5 (the 93.8 of Global lost), HAR
+  84.5 / 84.3 / 83.1, related-small 86.0 / 70.9 / 76.1 (89.1 / 89.1 /
+  90.3), related-clustered 72.5 / 75.2 / 81.3 (78.1 / 83.6 / 88.7),
+  related-wide 86.1 / 85.0 / 83.1 (88.3 / 87.8 / 87.8).
+
+So moons' gain from stopping early is moons' own (its newcomers' few
+rotated samples overfit); the held-out families need the steps.
 """
 
 import argparse
 import collections
 import copy
+import math
+import sys
 import time
 
 import numpy as np
@@ -131,7 +157,27 @@ def run(name, seed, ks, n_joins, n_refits):
     return rows
 
 
+def scaled_table(fraction, argv):
+    """``new_nodes.py``'s table with the newcomers' steps scaled by ``fraction``."""
+    original = gj._schedule
+
+    def schedule(est, n_fit):
+        n_local, n_steps = original(est, n_fit)
+        return (max(1, math.ceil(n_local * fraction)), max(1, math.ceil(n_steps * fraction)))
+    gj._schedule = schedule
+    sys.argv = ["new_nodes.py"] + argv
+    try:
+        nn.main()
+    finally:
+        gj._schedule = original
+
+
 def main():
+    if "--step-fraction" in sys.argv:
+        i = sys.argv.index("--step-fraction")
+        rest = sys.argv[i + 3:] if sys.argv[i + 2:i + 3] == ["--"] else sys.argv[i + 2:]
+        scaled_table(float(sys.argv[i + 1]), rest)
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", default="moons,landmine")
     parser.add_argument("--seeds", default="0,1,2")
