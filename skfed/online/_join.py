@@ -486,6 +486,9 @@ class _JoinMixin:
         # function itself is rebuilt by the next fit or partial_fit).
         self.network_component_ = np.concatenate([self.network_component_,
                                                   self.network_component_[closest]])
+        # (not in the mean until the network function is computed again)
+        self.network_excluded_ = np.concatenate([self.network_excluded_,
+                                                 np.ones(len(closest), dtype=bool)])
         self._record_join(sim.log(node_labels=self.nodes_))
 
         codes = codes.copy()
