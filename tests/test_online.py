@@ -1134,7 +1134,11 @@ def _join_setup(kind="classifier", loss="hinge", header=16, exchange_every=None,
         shuffle=False, exchange_every=exchange_every, alpha=1e-3, consensus_penalty=0.3,
         network=SimulatedNetwork(ring(n_old), header_bytes=header), random_state=0), **params})
     old = groups < n_old
-    est.fit(X[old], y[old], groups=groups[old])
+    # (clustered: nodes 2 and 3 weigh their samples more, so that their
+    # opposite rule pulls the network mean clearly off node 4's: its
+    # neighbours then win by more than a standard error, _JOIN_START_MARGIN)
+    weight = np.where(clustered & np.isin(groups, [2, 3]), 4.0, 1.0)
+    est.fit(X[old], y[old], groups=groups[old], sample_weight=weight[old])
     new_rows = np.flatnonzero(~old)[:k]
     return est, X[new_rows], y[new_rows], groups[new_rows]
 
@@ -1183,23 +1187,28 @@ def _numpy_start_choice(kind, value, f_old, f_net, Xn, y_enc, n_candidates, degr
     errors, a regressor's loss) of the network function on the newcomer's
     samples against the leave-one-out criterion of the neighbours' choice
     (the ``degree`` candidates of least loss on the other samples, those of
-    the best one's width when ``widths`` are given, their plain mean)."""
+    the best one's width when ``widths`` are given, their plain mean); the
+    neighbours only when better by more than a standard error of the sum."""
     def criterion(fx, t):
         if kind == "classifier":
             return float((1.0 if fx > 0 else -1.0) != t)
         return value(fx, t)
 
-    net = sum(criterion(f_net(x), t) for x, t in zip(Xn, y_enc))
+    net = np.array([criterion(f_net(x), t) for x, t in zip(Xn, y_enc)])
     per = np.array([[value(f_old(j, x), t) for x, t in zip(Xn, y_enc)]
                     for j in range(n_candidates)])
-    loo = 0.0
+    loo = np.zeros(len(Xn))
     for s in range(len(Xn)):
         rest = per.sum(axis=1) - per[:, s]
         chosen = np.argsort(rest, kind="stable")[:degree]
         if widths is not None:
             chosen = chosen[widths[chosen] == widths[chosen[0]]]
-        loo += criterion(np.mean([f_old(j, Xn[s]) for j in chosen]), y_enc[s])
-    return "network" if net <= loo else "neighbours"
+        loo[s] = criterion(np.mean([f_old(j, Xn[s]) for j in chosen]), y_enc[s])
+    # The neighbours must win by more than one standard error of the summed
+    # per-sample difference.
+    diff = loo - net
+    margin = np.sqrt(len(diff) * np.var(diff, ddof=1)) if len(diff) > 1 else 0.0
+    return "network" if net.sum() <= loo.sum() + margin else "neighbours"
 
 
 def _numpy_passes(f_old, neighbours, D0, W0, Xn, y_enc, gamma, value, dloss, *, eta, alpha,
