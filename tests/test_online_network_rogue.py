@@ -151,3 +151,21 @@ def test_unseen_node_prediction_survives_random_rogue_nodes():
     assert np.flatnonzero(est.network_excluded_).tolist() == [3, 4, 5, 6, 7, 8, 9]
     unseen = est.predict(X_test, groups=np.full(len(X_test), 99))
     assert np.mean(unseen == y_test) > 0.9
+
+
+def test_a_join_keeps_the_network_function_and_its_counts():
+    # A newcomer holds the network function but is not in its mean (it is
+    # excluded until the function is computed again): an unknown node's
+    # prediction does not move.
+    X, y, groups = _data(False, 8, 15, 2, seed=0)
+    est = DecentralizedKernelSGDClassifier(
+        gamma=0.5, max_epochs=2, random_state=0, exchange_every=None,
+        network=SimulatedNetwork(ring(8), rogue_fraction=0.3, rogue_behavior="complement",
+                                 random_state=1)).fit(X, y, groups=groups)
+    excluded = est.network_excluded_.copy()
+    grid = np.random.RandomState(6).normal(size=(20, 2))
+    before = est.decision_function(grid, groups=[99] * len(grid))
+    est.add_nodes(X[:6] + 0.05, y[:6], groups=[50] * 6)
+    assert_array_equal(est.network_excluded_, np.append(excluded, True))
+    assert_allclose(est.decision_function(grid, groups=[99] * len(grid)), before,
+                    rtol=0, atol=0)

@@ -510,8 +510,9 @@ class _JoinMixin:
         self.network_component_ = np.concatenate([self.network_component_,
                                                   self.network_component_[closest]])
         # (not in the mean until the network function is computed again)
-        self.network_excluded_ = np.concatenate([self.network_excluded_,
-                                                 np.ones(len(closest), dtype=bool)])
+        excluded = getattr(self, "network_excluded_",   # (fitted before it existed)
+                           np.zeros(len(self.network_component_) - len(closest), dtype=bool))
+        self.network_excluded_ = np.concatenate([excluded, np.ones(len(closest), dtype=bool)])
         self._record_join(sim.log(node_labels=self.nodes_))
 
         codes = codes.copy()
