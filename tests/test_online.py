@@ -1187,8 +1187,9 @@ def _numpy_start_choice(kind, value, f_old, f_net, Xn, y_enc, n_candidates, degr
     errors, a regressor's loss) of the network function on the newcomer's
     samples against the leave-one-out criterion of the neighbours' choice
     (the ``degree`` candidates of least loss on the other samples, those of
-    the best one's width when ``widths`` are given, their plain mean); the
-    neighbours only when better by more than a standard error of the sum."""
+    the best one's width when ``widths`` are given, their plain mean); a
+    regressor's neighbours only when better by more than a standard error
+    of the sum."""
     def criterion(fx, t):
         if kind == "classifier":
             return float((1.0 if fx > 0 else -1.0) != t)
@@ -1204,10 +1205,11 @@ def _numpy_start_choice(kind, value, f_old, f_net, Xn, y_enc, n_candidates, degr
         if widths is not None:
             chosen = chosen[widths[chosen] == widths[chosen[0]]]
         loo[s] = criterion(np.mean([f_old(j, Xn[s]) for j in chosen]), y_enc[s])
-    # The neighbours must win by more than one standard error of the summed
-    # per-sample difference.
+    # A regressor's neighbours must win by more than one standard error of
+    # the summed per-sample difference.
     diff = loo - net
-    margin = np.sqrt(len(diff) * np.var(diff, ddof=1)) if len(diff) > 1 else 0.0
+    margin = (np.sqrt(len(diff) * np.var(diff, ddof=1))
+              if kind == "regressor" and len(diff) > 1 else 0.0)
     return "network" if net.sum() <= loo.sum() + margin else "neighbours"
 
 
