@@ -346,7 +346,7 @@ class _NetworkFunctionMixin:
         for node in np.flatnonzero(parents >= 0):
             children[parents[node]].append(int(node))
         received = [[] for _ in range(n)]   # (points, weights, count) from children
-        subtree = [[node] for node in range(n)]   # nodes whose functions a message holds
+        dropped = np.zeros(n, dtype=bool)   # messages a parent dropped (their senders)
         n_children = np.array([len(c) for c in children], dtype=np.intp)
         # Up: a node merges once all its children have reported and sends
         # its subtree mean to its parent in a later round where both are
@@ -391,15 +391,23 @@ class _NetworkFunctionMixin:
                 if check is not None and not self._message_passes(check, parent, D, W,
                                                                   widths[component[node]]):
                     # Dropped: the message's subtree is out of the mean.
-                    excluded[subtree[node]] = True
+                    dropped[node] = True
                     count, D, W = 0, D[:0], W[:0]
-                else:
-                    subtree[parent].extend(subtree[node])
                 received[parent].append((D, W, count))
                 if len(received[parent]) == n_children[parent]:
                     merging.append(int(parent))
             flight = waiting
             sim.counter.next_round()
+        if dropped.any():
+            # A dropped message's sender and all its descendants are out
+            # (each visited once: lost nodes, set before, have no tree edge).
+            stack = [int(node) for node in np.flatnonzero(dropped)]
+            while stack:
+                node = stack.pop()
+                if excluded[node]:
+                    continue
+                excluded[node] = True
+                stack.extend(children[node])
         # Down: every edge carries the root's mean once (what a node
         # receives it forwards from the next round on).
         waiting = [child for root in roots for child in children[root]]
