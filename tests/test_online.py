@@ -13,6 +13,7 @@
 * accuracy on Koppel's Gaussian-mixture network with bounded dictionaries.
 """
 
+import copy
 import pickle
 
 import numpy as np
@@ -1134,7 +1135,11 @@ def _join_setup(kind="classifier", loss="hinge", header=16, exchange_every=None,
         shuffle=False, exchange_every=exchange_every, alpha=1e-3, consensus_penalty=0.3,
         network=SimulatedNetwork(ring(n_old), header_bytes=header), random_state=0), **params})
     old = groups < n_old
-    est.fit(X[old], y[old], groups=groups[old])
+    # (clustered: nodes 2 and 3 weigh their samples more, so that their
+    # opposite rule pulls the network mean clearly off node 4's: its
+    # neighbours then win by more than a standard error, _JOIN_START_MARGIN)
+    weight = np.where(clustered & np.isin(groups, [2, 3]), 4.0, 1.0)
+    est.fit(X[old], y[old], groups=groups[old], sample_weight=weight[old])
     new_rows = np.flatnonzero(~old)[:k]
     return est, X[new_rows], y[new_rows], groups[new_rows]
 
@@ -1177,29 +1182,42 @@ def _numpy_start(values, targets):
     return u + np.linalg.solve(G + rho * np.eye(m), A.T @ (targets.ravel() - A @ u))
 
 
-def _numpy_start_choice(kind, value, f_old, f_net, Xn, y_enc, n_candidates, degree,
-                        widths=None):
-    """``"network"`` or ``"neighbours"``: the criterion (a classifier's
-    errors, a regressor's loss) of the network function on the newcomer's
-    samples against the leave-one-out criterion of the neighbours' choice
-    (the ``degree`` candidates of least loss on the other samples, those of
-    the best one's width when ``widths`` are given, their plain mean)."""
+def _numpy_start_rows(kind, value, f_old, f_net, Xn, y_enc, n_candidates, degree,
+                      widths=None):
+    """Per sample: the criterion (a classifier's errors, a regressor's
+    loss) of the network function, and the leave-one-out criterion of the
+    neighbours' choice (the ``degree`` candidates of least loss on the
+    other samples, those of the best one's width when ``widths`` are given,
+    their plain mean)."""
     def criterion(fx, t):
         if kind == "classifier":
             return float((1.0 if fx > 0 else -1.0) != t)
         return value(fx, t)
 
-    net = sum(criterion(f_net(x), t) for x, t in zip(Xn, y_enc))
+    net = np.array([criterion(f_net(x), t) for x, t in zip(Xn, y_enc)])
     per = np.array([[value(f_old(j, x), t) for x, t in zip(Xn, y_enc)]
                     for j in range(n_candidates)])
-    loo = 0.0
+    loo = np.zeros(len(Xn))
     for s in range(len(Xn)):
         rest = per.sum(axis=1) - per[:, s]
         chosen = np.argsort(rest, kind="stable")[:degree]
         if widths is not None:
             chosen = chosen[widths[chosen] == widths[chosen[0]]]
-        loo += criterion(np.mean([f_old(j, Xn[s]) for j in chosen]), y_enc[s])
-    return "network" if net <= loo else "neighbours"
+        loo[s] = criterion(np.mean([f_old(j, Xn[s]) for j in chosen]), y_enc[s])
+    return net, loo
+
+
+def _numpy_start_choice(kind, value, f_old, f_net, Xn, y_enc, n_candidates, degree,
+                        widths=None, margin=1.0):
+    """``"network"`` or ``"neighbours"`` from :func:`_numpy_start_rows`:
+    the network function unless the neighbours do better, a regressor's by
+    more than ``margin`` standard errors of the summed difference."""
+    net, loo = _numpy_start_rows(kind, value, f_old, f_net, Xn, y_enc, n_candidates,
+                                 degree, widths)
+    diff = loo - net
+    se = (np.sqrt(len(diff) * np.var(diff, ddof=1))
+          if kind == "regressor" and len(diff) > 1 else 0.0)
+    return "network" if net.sum() <= loo.sum() + margin * se else "neighbours"
 
 
 def _numpy_passes(f_old, neighbours, D0, W0, Xn, y_enc, gamma, value, dloss, *, eta, alpha,
@@ -1223,6 +1241,37 @@ def _numpy_passes(f_old, neighbours, D0, W0, Xn, y_enc, gamma, value, dloss, *, 
         scores.append(total / n)
     scores = np.array(scores)
     return choices[np.flatnonzero(scores == scores.min())[-1]], scores
+
+
+@pytest.mark.parametrize("loss", ["squared_error", "huber"])
+def test_regressor_start_margin_is_one_standard_error(loss, join_constants, monkeypatch):
+    # The clustered newcomer's neighbours beat the network function by
+    # ``-sum(d)`` over its samples; it starts from them exactly when that
+    # exceeds _JOIN_START_MARGIN standard errors of the sum.
+    import skfed.online._join as join
+
+    join_constants(passes=(0,))
+    est, Xn, yn, gn = _join_setup("regressor", loss, clustered=True)
+    value, _ = _value_loss("regressor", loss, getattr(est, "loss_threshold_", None))
+    D_old = [D.copy() for D in est.dictionaries_]
+    W_old = [W.copy() for W in est.dual_coef_]
+
+    def f_old(j, x):
+        return rbf(x[None], D_old[j], 0.7)[0] @ W_old[j][:, 0]
+
+    net, loo = _numpy_start_rows("regressor", value, f_old,
+                                 lambda x: np.mean([f_old(j, x) for j in range(4)]),
+                                 Xn, yn, 4, 2)
+    d = loo - net
+    se = np.sqrt(len(d) * np.var(d, ddof=1))
+    assert d.sum() < 0 and se > 0
+    # (intermediate: the margin at which the choice flips)
+    flip = -d.sum() / se
+    for margin, start in [(0.99 * flip, "neighbours"), (1.01 * flip, "network")]:
+        monkeypatch.setattr(join, "_JOIN_START_MARGIN", margin)
+        fresh = copy.deepcopy(est)
+        fresh.add_nodes(Xn, yn, groups=gn)
+        assert fresh.join_start_.tolist() == [start]
 
 
 @pytest.mark.parametrize("kind, loss", [("classifier", "hinge"), ("classifier", "log_loss"),

@@ -1,25 +1,20 @@
-"""Review: the network function is not robust to rogue nodes.
+"""Review: the network function and rogue nodes.
 
 A rogue node corrupts the subtree mean it sends up the spanning tree, which
 carries its honest descendants' functions too, so a few rogue nodes near
-the root flip most of the mean.  Before the network function, a node never
-seen in fit was predicted with the mean of the nodes' functions; now it is
-predicted with the network function (``handle_unknown="global"``).  The
-guide lists rogue nodes among the faults the online learner handles.
-
-Reproducer of an open defect (robust aggregation over the tree is not a
-small fix): strict xfail, so it fails once the defect is fixed.
+the root flipped most of the mean (the never-seen node scored 0.147 here).
+Fixed: with rogue nodes in the network every parent checks the messages it
+receives on its own samples and drops those that do worse than ignoring
+``x`` (``tests/test_online_network_rogue.py`` checks the protocol against
+NumPy).
 """
 
 import numpy as np
-import pytest
 
 from skfed.network import SimulatedNetwork
 from skfed.online import DecentralizedKernelSGDClassifier
 
 
-@pytest.mark.xfail(strict=True, reason="tree mean of the network function is not robust "
-                   "to rogue nodes (open: review 2026-11-27)")
 def test_unseen_node_prediction_survives_three_rogue_nodes_of_ten():
     rng = np.random.RandomState(0)
     n_nodes, n, d = 10, 30, 3
@@ -37,7 +32,9 @@ def test_unseen_node_prediction_survives_three_rogue_nodes_of_ten():
     assert rogue.tolist() == [0, 3, 9]
     honest = np.setdiff1d(np.arange(n_nodes), rogue)
     honest_mean = np.mean([est._node_function(i, X_test)[:, 0] for i in honest], axis=0)
-    # The honest nodes' mean scores 0.978 here; the network function 0.147.
+    # The honest nodes' mean scores 0.978 here; the network function was 0.147.
     assert np.mean((honest_mean > 0) == y_test) > 0.95
+    # The rogue root's child 9 (subtree 9-6) and node 3 (subtree 3-5) are dropped.
+    assert np.flatnonzero(est.network_excluded_).tolist() == [3, 4, 5, 6, 7, 8, 9]
     unseen = est.predict(X_test, groups=np.full(len(X_test), 99))
     assert np.mean(unseen == y_test) > 0.9

@@ -459,8 +459,10 @@ def _finish(est, peer, block, sim, consensus, orders):
     est._merge_log(_merge_counts([s for _, s, _ in gathered], est.nodes_))
     est._set_fitted()
     # The network function, from the gathered dictionaries (the simulation's
-    # protocol and counts: see skfed.online._network_function).
-    est._network_round()
+    # protocol and counts: see skfed.online._network_function); the nodes of
+    # a rank that stopped answering take no part in it (the trees span the
+    # others, and their empty dictionaries count for nothing in the mean).
+    est._network_round(lost=np.flatnonzero(np.isin(block.owner, sorted(peer.dead))))
     est.mpi_traffic_ = Traffic.merge([t for _, _, t in gathered])
     warn_lost(est, peer, block, "whose models stayed there (empty dictionaries here)")
     return est

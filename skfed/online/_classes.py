@@ -221,7 +221,9 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
         # pass, is then paid O(log n_steps) times, not once per call).
         steps = int(self._n_steps.sum())
         if first or steps >= NETWORK_REFRESH_FACTOR * self._network_steps:
-            self._network_round()
+            # (the call's samples: where the parents check messages when
+            # the network has rogue nodes)
+            self._network_round(X, y_encoded, codes, sample_weight)
             self._network_steps = steps
         return self
 
@@ -347,11 +349,12 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
             out[unknown] = self._network_values(X[unknown])
         return out
 
-    def _network_round(self):
-        """End a fit with the network function; its rounds are kept in
+    def _network_round(self, X=None, y=None, codes=None, sample_weight=None, lost=None):
+        """End a fit with the network function (the arguments: see
+        ``_build_network_function``); its rounds are kept in
         ``network_communication_`` (appended call after call) and counted in
         ``n_bytes_sent_`` and ``n_messages_``."""
-        log = self._build_network_function()
+        log = self._build_network_function(X, y, codes, sample_weight, lost)
         previous = getattr(self, "network_communication_", None)
         if previous is not None:
             log = pad_log(previous, log.node_labels).combine(log)

@@ -276,6 +276,12 @@ _COMMON_ATTRIBUTES_DOC = """
         Its weights.
     network_component_ : ndarray of shape (n_nodes,)
         The component (index into the lists above) of every node.
+    network_excluded_ : ndarray of shape (n_nodes,), dtype=bool
+        Nodes whose function is not in the network function: with rogue
+        nodes in the network, the subtrees of the messages a parent dropped
+        (they did worse on its samples than ignoring ``x``); on MPI, the
+        nodes of a rank that stopped answering; nodes that joined since it
+        was computed.
     network_communication_ : CommunicationLog
         What computing the network function sent (rounds appended call
         after call).

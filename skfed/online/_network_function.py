@@ -36,6 +36,24 @@ A round passes a message only when both ends are active (dropped nodes
 wait); a rogue node corrupts the weights it sends up (what it forwards down
 is modelled as sent unchanged).  The bytes are counted in the fit's
 ``communication_`` (rounds of their own after the fit's).
+
+**Rogue nodes.**  A rogue's message carries its honest descendants'
+functions too, so one rogue near the root would corrupt most of the mean.
+When the network has rogue nodes (``rogue_fraction > 0``), a parent
+therefore checks every message it receives on its own samples of the call,
+the way a node that joins judges the functions it is offered (the join's
+criterion: a classifier's weighted errors, a regressor's weighted loss):
+it keeps the message only if it does at least as well there as a
+prediction that ignores ``x`` (a classifier's majority class on those
+samples, a regressor's zero function, where every node's function
+starts); a parent without samples in the call keeps every message
+(:func:`message_passes`).  A dropped message takes its subtree out of the
+mean: its count is not added, so the network function is the mean of the
+nodes whose path to the root passed every check (``network_excluded_``
+says which did not).  It costs no byte (the message was sent).  Without
+rogue nodes nothing is checked, and the nodes of an MPI rank that stopped
+answering (``lost``) take no part: the trees span the other nodes, and
+each lost node is a component of its own that counts for nothing.
 """
 
 import numbers
@@ -208,6 +226,32 @@ def dictionary_bytes(n_points, n_referenced, n_features, n_outputs, b, referenci
                          n_int32=n_referenced, n_bits=n_points if referencing else 0)
 
 
+def message_passes(criterion, values, y, weights, baseline):
+    """Whether a parent keeps a message (see the module's *Rogue nodes*).
+
+    Parameters
+    ----------
+    criterion : callable
+        ``criterion(F, y)``: the per-row criterion (errors or loss) of the
+        values ``F`` at targets ``y``.
+    values : ndarray of shape (n_samples, n_outputs)
+        The message's function at the parent's samples.
+    y, weights : ndarray of shape (n_samples,)
+        The parent's encoded targets and sample weights.
+    baseline : float
+        The weighted criterion of the prediction that ignores ``x``.
+
+    Returns
+    -------
+    bool
+        True when the parent has no sample or the message's weighted
+        criterion is at most ``baseline``.
+    """
+    if len(y) == 0:
+        return True
+    return float(np.dot(weights, criterion(values, y))) <= baseline
+
+
 def _width_shared(gamma):
     """Whether every node knows the width without a message (a float gamma)."""
     return gamma is None or (isinstance(gamma, numbers.Real) and not isinstance(gamma, bool))
@@ -216,24 +260,65 @@ def _width_shared(gamma):
 class _NetworkFunctionMixin:
     """Builds the network function at the end of a fit (see the module)."""
 
-    def _build_network_function(self):
+    def _check_data(self, X, y, codes, sample_weight):
+        """Every node's samples of the call for the parents' checks
+        (``None`` when the network has no rogue node): ``(rows per node,
+        X, y, weights, baseline per node)``."""
+        network = resolve_network(self.network)
+        if X is None or not network.rogue_fraction:
+            return None
+        n = len(self.nodes_)
+        weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight,
+                                                                            dtype=np.float64)
+        order = np.argsort(codes, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n))])
+        rows = [order[bounds[i]: bounds[i + 1]] for i in range(n)]
+        baseline = np.zeros(n)
+        for i in range(n):
+            yi, wi = y[rows[i]], weights[rows[i]]
+            if not len(yi):
+                continue
+            if self._is_regressor():
+                zero = np.zeros((len(yi), self._n_outputs))
+                baseline[i] = float(np.dot(wi, self._join_criterion(zero, yi)))
+            else:
+                # Errors of the majority class (by weight) on these samples.
+                _, label = np.unique(yi, return_inverse=True)
+                baseline[i] = float(wi.sum() - np.bincount(label.ravel(), wi).max())
+        return rows, X, y, weights, baseline
+
+    def _build_network_function(self, X=None, y=None, codes=None, sample_weight=None,
+                                lost=None):
         """Run the protocol of the module; return its log (over ``nodes_``).
 
-        Sets ``network_gamma_``, ``network_dictionary_`` and
-        ``network_coef_`` (per connected component of ``adjacency_``, in the
-        order of their roots, the smallest node of each), and
-        ``network_component_`` (every node's component).
+        ``X``, ``y`` (encoded), ``codes`` and ``sample_weight`` are the
+        call's samples, which the parents check messages on when the
+        network has rogue nodes; ``lost`` the nodes of MPI ranks that
+        stopped answering.  Sets ``network_gamma_``,
+        ``network_dictionary_`` and ``network_coef_`` (per connected
+        component of the graph, in the order of their roots, the smallest
+        node of each), ``network_component_`` (every node's component) and
+        ``network_excluded_``.
         """
         n = len(self.nodes_)
         network = resolve_network(self.network)
+        check = self._check_data(X, y, codes, sample_weight)
+        excluded = np.zeros(n, dtype=bool)
+        adjacency = sparse.csr_matrix(self.adjacency_)
+        if lost is not None and len(lost):
+            excluded[np.asarray(lost, dtype=np.intp)] = True
+            # Lost nodes relay nothing: the trees span the others.
+            keep = sparse.diags((~excluded).astype(np.float64))
+            adjacency = sparse.csr_matrix(keep @ adjacency @ keep)
+            adjacency.eliminate_zeros()
         sim = clone(network).set_params(
             topology=None, topology_params=None,
             random_state=np.random.RandomState([self._network_seed, self._n_calls, 7937]),
         ).start(n, server=False)
         sim.rogue[:] = self._rogue
-        parents = tree_parents(self.adjacency_)
+        parents = tree_parents(adjacency)
         roots = np.flatnonzero(parents < 0)
-        _, labels = connected_components(sparse.csr_matrix(self.adjacency_), directed=False)
+        _, labels = connected_components(adjacency, directed=False)
         lookup = np.empty(len(roots), dtype=np.intp)
         lookup[labels[roots]] = np.arange(len(roots))
         component = lookup[labels]   # index into roots (each its smallest node)
@@ -261,6 +346,7 @@ class _NetworkFunctionMixin:
         for node in np.flatnonzero(parents >= 0):
             children[parents[node]].append(int(node))
         received = [[] for _ in range(n)]   # (points, weights, count) from children
+        dropped = np.zeros(n, dtype=bool)   # messages a parent dropped (their senders)
         n_children = np.array([len(c) for c in children], dtype=np.intp)
         # Up: a node merges once all its children have reported and sends
         # its subtree mean to its parent in a later round where both are
@@ -302,11 +388,26 @@ class _NetworkFunctionMixin:
                 if b == 4:
                     W = W.astype(np.float32).astype(np.float64)
                 W = sim.corrupt_value_rows(W[None], [node])[0]
+                if check is not None and not self._message_passes(check, parent, D, W,
+                                                                  widths[component[node]]):
+                    # Dropped: the message's subtree is out of the mean.
+                    dropped[node] = True
+                    count, D, W = 0, D[:0], W[:0]
                 received[parent].append((D, W, count))
                 if len(received[parent]) == n_children[parent]:
                     merging.append(int(parent))
             flight = waiting
             sim.counter.next_round()
+        if dropped.any():
+            # A dropped message's sender and all its descendants are out
+            # (each visited once: lost nodes, set before, have no tree edge).
+            stack = [int(node) for node in np.flatnonzero(dropped)]
+            while stack:
+                node = stack.pop()
+                if excluded[node]:
+                    continue
+                excluded[node] = True
+                stack.extend(children[node])
         # Down: every edge carries the root's mean once (what a node
         # receives it forwards from the next round on).
         waiting = [child for root in roots for child in children[root]]
@@ -334,13 +435,28 @@ class _NetworkFunctionMixin:
         self.network_dictionary_ = [final[root][0].copy() for root in roots]
         self.network_coef_ = [final[root][1].copy() for root in roots]
         self.network_component_ = component
+        self.network_excluded_ = excluded
         return sim.log(node_labels=self.nodes_)
+
+    def _message_passes(self, check, parent, D, W, gamma):
+        """:func:`message_passes` of the message ``(D, W)`` at ``parent``."""
+        rows, X, y, weights, baseline = check
+        own = rows[parent]
+        if not len(own):
+            return True
+        values = self._join_eval(D, W, gamma, X[own])
+        return message_passes(self._join_criterion, values, y[own], weights[own],
+                              baseline[parent])
 
     def _network_values(self, X, component=None):
         """Values of the network function at ``X``: of one ``component``, or
         the mean over the components weighted by their numbers of nodes."""
         out = np.zeros((X.shape[0], self._n_outputs))
-        counts = np.bincount(self.network_component_, minlength=len(self.network_gamma_))
+        # Components weighted by the nodes their function is the mean of.
+        counted = ~getattr(self, "network_excluded_", np.zeros(len(self.network_component_),
+                                                                dtype=bool))
+        counts = np.bincount(self.network_component_[counted],
+                             minlength=len(self.network_gamma_))
         parts = range(len(counts)) if component is None else [component]
         for c in parts:
             D = self.network_dictionary_[c]
