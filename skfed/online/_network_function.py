@@ -41,12 +41,16 @@ is modelled as sent unchanged).  The bytes are counted in the fit's
 functions too, so one rogue near the root would corrupt most of the mean.
 When the network has rogue nodes (``rogue_fraction > 0``), a parent
 therefore checks every message it receives on its own samples of the call,
-the way a node that joins judges the functions it is offered (the join's
-criterion: a classifier's weighted errors, a regressor's weighted loss):
-it keeps the message only if it does at least as well there as a
-prediction that ignores ``x`` (a classifier's majority class on those
-samples, a regressor's zero function, where every node's function
-starts); a parent without samples in the call keeps every message
+and drops the messages that are no better there than chance: a
+classifier's message unless it ranks the parent's samples of each class
+above the others by more than one standard deviation of a random ranking
+(a weighted area under the ROC curve, :func:`ranking_score`; a complement
+rogue's is under one half, a noise rogue's near it; a ranking, not errors
+at the threshold, because a message's margins may be shifted toward the
+classes its subtree saw most, which would drop honest messages at a
+parent whose samples are mostly one class), a regressor's when its weighted loss is above both the zero
+function's (where every node's function starts) and its own negation's;
+a parent without samples in the call keeps every message
 (:func:`message_passes`).  A dropped message takes its subtree out of the
 mean: its count is not added, so the network function is the mean of the
 nodes whose path to the root passed every check (``network_excluded_``
@@ -226,7 +230,49 @@ def dictionary_bytes(n_points, n_referenced, n_features, n_outputs, b, referenci
                          n_int32=n_referenced, n_bits=n_points if referencing else 0)
 
 
-def message_passes(criterion, values, y, weights, baseline):
+def ranking_score(values, y, weights):
+    """Weighted area under the ROC curve of ``values`` at the classes ``y``,
+    minus one half, times the weight of the pairs it compares (summed over
+    the classes, one against the rest, for several outputs; ties count one
+    half).  Positive when the message ranks the parent's samples of each
+    class above the others, negative for its negation.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_samples, n_outputs)
+        The message's function at the parent's samples.
+    y : ndarray of shape (n_samples,)
+        Encoded classes: ``+-1`` for one output, class indices otherwise.
+    weights : ndarray of shape (n_samples,)
+        The samples' weights.
+
+    Returns
+    -------
+    score : float
+    null_sd : float
+        The score's standard deviation for a message that ranks at random
+        (Mann-Whitney's, at the classes' effective sizes ``(sum w)^2 / sum
+        w^2``; classes taken as independent).
+    """
+    values = np.asarray(values).reshape(len(y), -1)
+    total = variance = 0.0
+    for c in range(values.shape[1]):
+        positive = (y > 0) if values.shape[1] == 1 else (y == c)
+        wp, wn = weights * positive, weights * ~positive
+        if not wp.any() or not wn.any():
+            continue
+        uniq, inv = np.unique(values[:, c], return_inverse=True)
+        neg_at = np.bincount(inv.ravel(), wn, minlength=len(uniq))
+        pos_at = np.bincount(inv.ravel(), wp, minlength=len(uniq))
+        below = np.cumsum(neg_at) - neg_at
+        Wp, Wn = wp.sum(), wn.sum()
+        total += float(np.dot(pos_at, below + 0.5 * neg_at)) - 0.5 * Wp * Wn
+        n_p, n_n = Wp ** 2 / np.dot(wp, wp), Wn ** 2 / np.dot(wn, wn)
+        variance += (Wp * Wn) ** 2 * (n_p + n_n + 1) / (12 * n_p * n_n)
+    return total, float(np.sqrt(variance))
+
+
+def message_passes(criterion, values, y, weights, baseline, ranking=False):
     """Whether a parent keeps a message (see the module's *Rogue nodes*).
 
     Parameters
@@ -240,16 +286,26 @@ def message_passes(criterion, values, y, weights, baseline):
         The parent's encoded targets and sample weights.
     baseline : float
         The weighted criterion of the prediction that ignores ``x``.
+    ranking : bool, default=False
+        A classifier's check: :func:`ranking_score` at least one null
+        standard deviation above chance, whatever ``criterion`` and
+        ``baseline``.
 
     Returns
     -------
     bool
-        True when the parent has no sample or the message's weighted
-        criterion is at most ``baseline``.
+        True when the parent has no sample; for a classifier
+        (``ranking``), when the message ranks the parent's samples better
+        than chance by one null standard deviation; for a regressor, when its weighted criterion is
+        at most ``baseline`` or at most its negation's.
     """
     if len(y) == 0:
         return True
-    return float(np.dot(weights, criterion(values, y))) <= baseline
+    if ranking:
+        score, null_sd = ranking_score(values, y, weights)
+        return score >= null_sd
+    own = float(np.dot(weights, criterion(values, y)))
+    return own <= baseline or own <= float(np.dot(weights, criterion(-values, y)))
 
 
 def _width_shared(gamma):
@@ -446,7 +502,7 @@ class _NetworkFunctionMixin:
             return True
         values = self._join_eval(D, W, gamma, X[own])
         return message_passes(self._join_criterion, values, y[own], weights[own],
-                              baseline[parent])
+                              baseline[parent], ranking=not self._is_regressor())
 
     def _network_values(self, X, component=None):
         """Values of the network function at ``X``: of one ``component``, or
