@@ -93,9 +93,11 @@ import time
 import warnings
 
 import numpy as np
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.ensemble import AdaBoostClassifier
+from sklearn.kernel_approximation import RBFSampler
 from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
@@ -151,14 +153,18 @@ def _local_adaboost(seed):
                               random_state=seed)
 
 
-def _score(make, data, epsilon, seed, local=()):
+def _score(make, data, epsilon, seed, local=(), local_model=None):
     X, X_test, y, y_test, g, g_test = data
     if epsilon == LOCAL:
         # Local's strategies: LinearSVC, SVC, LogisticRegression (and the
         # method family's own local model, e.g. AdaBoost on stumps for
         # Dada), and each node's CV choice among them
         return _local_scores(data, extra=local, seed=seed)
-    privacy = None if epsilon is None else DifferentialPrivacy(epsilon, delta=DELTA)
+    reference = None
+    if KEPT[0] == "local" and local_model is not None:
+        reference = local_model(seed, X.shape[1])
+    privacy = None if epsilon is None else DifferentialPrivacy(
+        epsilon, delta=DELTA, local_estimator=reference)
     est = make(privacy, seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -178,7 +184,14 @@ def _score(make, data, epsilon, seed, local=()):
     return float(est.score(X_test, y_test, groups=g_test))
 
 
-def dada(data_of, public_range, n_estimators):
+# The kept-model rule of the private rows (``--kept``): "local" passes each
+# row's Local strategy (LOCAL_MODELS) as DifferentialPrivacy(local_estimator=);
+# "default" leaves it None (the one-standard-error rule among the models of
+# skfed._kept_local and the collaborative model).
+KEPT = ["local"]
+
+
+def dada(data_of, public_range, n_estimators, local_model=None):
     def run(epsilon, seed):
         data = data_of(seed)
         lo, hi = public_range(data[0])
@@ -191,12 +204,12 @@ def dada(data_of, public_range, n_estimators):
                 privacy=privacy, random_state=seed,
             )
 
-        return _score(make, data, epsilon, seed, local=("AdaBoost",))
+        return _score(make, data, epsilon, seed, local=("AdaBoost",), local_model=local_model)
 
     return run
 
 
-def persolin(data_of):
+def persolin(data_of, local_model=None):
     def run(epsilon, seed):
         data = data_of(seed)
 
@@ -206,7 +219,7 @@ def persolin(data_of):
                 max_iter=100 * n_nodes, privacy=privacy, random_state=seed
             )
 
-        return _score(make, data, epsilon, seed)
+        return _score(make, data, epsilon, seed, local_model=local_model)
 
     return run
 
@@ -342,6 +355,18 @@ def _node_cv_errors(Xk, yk, bases, seed, n_folds=5):
     return err, platt
 
 
+def _cv_picks(err, platt):
+    """Each per-node CV rule's pick (index into the bases) from the held-out
+    errors ``(n_bases, m)`` and Platt losses of :func:`_node_cv_errors`."""
+    mean = err.mean(axis=1)
+    tied = mean <= mean.min() + 1e-12
+    pick = {"CV": int(np.argmax(tied)), "CV-1se": kept_choice(err)}
+    if platt is not None:
+        tied &= platt <= platt[tied].min() + 1e-9
+    pick["CV-platt"] = int(np.argmax(tied))
+    return pick
+
+
 def _local_cv(data, bases, seed):
     """Local as a node can choose it: per node, a model class chosen by
     within-node cross-validation, refitted on all its samples.
@@ -365,12 +390,7 @@ def _local_cv(data, bases, seed):
                 correct[key] += np.sum(yt == yk[0])
             continue
         err, platt = _node_cv_errors(Xk, yk, bases, seed)
-        mean = err.mean(axis=1)
-        tied = mean <= mean.min() + 1e-12
-        pick = {"CV": int(np.argmax(tied)), "CV-1se": kept_choice(err)}
-        if platt is not None:
-            tied &= platt <= platt[tied].min() + 1e-9
-        pick["CV-platt"] = int(np.argmax(tied))
+        pick = _cv_picks(err, platt)
         fitted = {}
         for key, c in pick.items():
             if len(yt):
@@ -381,6 +401,58 @@ def _local_cv(data, bases, seed):
                     fitted[c] = np.sum(model.predict(Xt) == yt)
                 correct[key] += fitted[c]
     return {key: value / len(y_test) for key, value in correct.items()}
+
+
+class NodeModelChoice(ClassifierMixin, BaseEstimator):
+    """One of Local's per-node CV strategies as an estimator, without stored rows.
+
+    Fitted on one node's samples it does what :func:`_local_cv` does for
+    that node -- held-out errors of logistic regression, LinearSVC, the rbf
+    SVM (and AdaBoost on 50 stumps) on ``min(5, m)`` folds drawn from
+    ``seed``, the pick of ``rule`` (``"CV"``, ``"CV-platt"``, ``"CV-1se"``),
+    the picked class refitted on all the samples -- except that ``SVC()``,
+    whose support vectors are training rows, is replaced by its row-free
+    stand-in: the same rbf kernel on 300 public random Fourier features
+    (``gamma = 1 / n_features``, which on Computer buyers' +-1 attributes
+    is ``SVC``'s ``gamma="scale"``) followed by ``LinearSVC(C=1)``, SVC's C.
+    Passed as ``DifferentialPrivacy(local_estimator=...)`` it is the Local
+    model a private node keeps unless collaborating did better.
+    """
+
+    def __init__(self, rule="CV-platt", adaboost=False, seed=0):
+        self.rule = rule
+        self.adaboost = adaboost
+        self.seed = seed
+
+    def _bases(self, n_features):
+        bases = _local_bases(("AdaBoost",) if self.adaboost else (), self.seed)
+        bases["SVC"] = rbf_stand_in(n_features, self.seed)
+        return bases
+
+    def fit(self, X, y):
+        X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
+        self.classes_ = np.unique(y)
+        bases = self._bases(X.shape[1])
+        err, platt = _node_cv_errors(X, y, bases, self.seed)
+        self.choice_ = list(bases)[_cv_picks(err, platt)[self.rule]]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self.model_ = clone(bases[self.choice_]).fit(X, y)
+        return self
+
+    def predict(self, X):
+        return self.model_.predict(X)
+
+    def decision_function(self, X):
+        return self.model_.decision_function(X)
+
+
+def rbf_stand_in(n_features, seed, C=1.0):
+    """``SVC()``'s row-free stand-in: public random Fourier features of the
+    rbf kernel at ``gamma = 1 / n_features``, then ``LinearSVC(C=C)``."""
+    return Pipeline([("rff", RBFSampler(gamma=1.0 / n_features, n_components=300,
+                                        random_state=seed)),
+                     ("linearsvc", LinearSVC(C=C, random_state=seed))])
 
 
 def _local_scores(data, extra=(), seed=0):
@@ -429,7 +501,7 @@ def _local_summary(per_seed):
     return max(deployable.values()), means
 
 
-def mocha(data_of, **params):
+def mocha(data_of, local_model=None, **params):
     def run(epsilon, seed):
         data = data_of(seed)
         if epsilon == LOCAL:
@@ -438,7 +510,7 @@ def mocha(data_of, **params):
         def make(privacy, seed):
             return FederatedMultiTaskClassifier(privacy=privacy, random_state=seed, **params)
 
-        return _score(make, data, epsilon, seed)
+        return _score(make, data, epsilon, seed, local_model=local_model)
 
     return run
 
@@ -563,17 +635,31 @@ def print_support_table(table, epsilons=SUPPORT_EPSILONS):
               + "".join(f"{row[k]:9.3f}" for k in keys) + f"{row['max_false_features']:7d}")
 
 
+# Each row's Local model for ``--kept local``: the strategy that gives the
+# row's Local entry (the table of the privacy guide, seeds 0-2), SVC() replaced
+# by its row-free stand-in (rbf_stand_in): SVC on the moons, each person's
+# CV-platt choice on Dada's Computer buyers and CV-1se on Perso-lin's,
+# LinearSVC on HAR, logistic regression on School.
+LOCAL_MODELS = {
+    "moons": lambda seed, d: rbf_stand_in(d, seed),
+    "dada-computer": lambda seed, d: NodeModelChoice("CV-platt", adaboost=True, seed=seed),
+    "persolin-computer": lambda seed, d: NodeModelChoice("CV-1se", seed=seed),
+    "har": lambda seed, d: LinearSVC(),
+    "school": lambda seed, d: LogisticRegression(max_iter=1000),
+}
+
 ROWS = {
-    "dada-moons": dada(_moons, lambda X: ([-2.0, -2.0], [2.0, 2.0]), 40),
+    "dada-moons": dada(_moons, lambda X: ([-2.0, -2.0], [2.0, 2.0]), 40,
+                       local_model=LOCAL_MODELS["moons"]),
     # one stump per attribute (14, the first constant): 13 left the last attribute out
     "dada-computer": dada(_computer, lambda X: (-np.ones(X.shape[1]), np.ones(X.shape[1])),
-                          14),
-    "persolin-moons": persolin(_moons),
-    "persolin-computer": persolin(_computer),
+                          14, local_model=LOCAL_MODELS["dada-computer"]),
+    "persolin-moons": persolin(_moons, local_model=LOCAL_MODELS["moons"]),
+    "persolin-computer": persolin(_computer, local_model=LOCAL_MODELS["persolin-computer"]),
     "support-300": support(300),
     "support-3000": support(3000),
-    "mocha-har": mocha(_har, kernel="linear"),
-    "mocha-school": mocha(_school, kernel="linear"),
+    "mocha-har": mocha(_har, local_model=LOCAL_MODELS["har"], kernel="linear"),
+    "mocha-school": mocha(_school, local_model=LOCAL_MODELS["school"], kernel="linear"),
     "mocha-har-rbf": mocha(_har, kernel="rbf"),
     # the squared hinge: the private fit is each node's own model (no task
     # relation survives client-level noise), and per person the squared
@@ -591,10 +677,14 @@ def main(argv=None):
     parser.add_argument("--epsilons", nargs="+", default=None,
                         help="columns to run (e.g. local 1 3 off); default: all")
     parser.add_argument("--out", default=None, help="also write the table as JSON")
+    parser.add_argument("--kept", choices=["local", "default"], default="local",
+                        help="private rows' kept-model rule: each row's Local model as "
+                             "DifferentialPrivacy(local_estimator=) (local), or None (default)")
     parser.add_argument("--support-table", action="store_true",
                         help="only the support-recovery table (300 and 3,000 clients, "
                              "beside Local)")
     args = parser.parse_args(argv)
+    KEPT[0] = args.kept
     if args.support_table:
         table = support_table(args.seeds)
         print_support_table(table)
