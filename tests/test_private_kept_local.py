@@ -336,7 +336,10 @@ def test_choose_reference_regressor_squared_errors():
 
 @pytest.mark.parametrize("which", ["persolin", "dada", "mocha"])
 def test_private_fits_keep_the_given_local_model(which):
-    X, y, groups = _rings()
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(240, 2))
+    y = ((X[:, 0] - 0.5 * X[:, 1] + 0.5 * rng.normal(size=240)) > 0).astype(int)
+    groups = np.repeat(np.arange(4), 60)
     spec = DifferentialPrivacy(3.0, delta=1e-6, local_estimator=LogisticRegression(C=0.5))
     if which == "persolin":
         est = PersonalizedLinearClassifier(max_iter=80, privacy=spec, random_state=0)
