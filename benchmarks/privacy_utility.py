@@ -84,6 +84,16 @@ fraction of nodes that do is printed (``nodes keeping a Local model``) and
 in the JSON line (``kept_local``).  Such a node's final model is what
 Local gives it: the row then says that taking part under privacy cost the
 node nothing, not that collaborating helped it.
+
+``--kept local`` (the default): each private row passes its Local model as
+``DifferentialPrivacy(local_estimator=...)`` (``LOCAL_MODELS``: the
+strategy that gives the row's Local entry, ``SVC()`` replaced by its
+row-free stand-in, :func:`rbf_stand_in`; per-node CV strategies as
+:class:`NodeModelChoice`), so each node keeps that model unless its
+collaborative model validates better by one standard error on its own
+samples.  ``--kept default``: no Local model given, the one-standard-error
+rule among the models of :mod:`skfed._kept_local` (the table until
+27 November 2026, night).
 """
 
 import argparse
