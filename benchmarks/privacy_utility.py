@@ -103,7 +103,7 @@ import time
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
 from sklearn.ensemble import AdaBoostClassifier
 from sklearn.kernel_approximation import RBFSampler
 from sklearn.linear_model import LogisticRegression
@@ -422,9 +422,8 @@ class NodeModelChoice(ClassifierMixin, BaseEstimator):
     ``seed``, the pick of ``rule`` (``"CV"``, ``"CV-platt"``, ``"CV-1se"``),
     the picked class refitted on all the samples -- except that ``SVC()``,
     whose support vectors are training rows, is replaced by its row-free
-    stand-in: the same rbf kernel on 300 public random Fourier features
-    (``gamma = 1 / n_features``, which on Computer buyers' +-1 attributes
-    is ``SVC``'s ``gamma="scale"``) followed by ``LinearSVC(C=1)``, SVC's C.
+    stand-in (:func:`rbf_stand_in`: the same kernel on 300 random Fourier
+    features, the same C).
     Passed as ``DifferentialPrivacy(local_estimator=...)`` it is the Local
     model a private node keeps unless collaborating did better.
     """
@@ -436,7 +435,7 @@ class NodeModelChoice(ClassifierMixin, BaseEstimator):
 
     def _bases(self, n_features):
         bases = _local_bases(("AdaBoost",) if self.adaboost else (), self.seed)
-        bases["SVC"] = rbf_stand_in(n_features, self.seed)
+        bases["SVC"] = rbf_stand_in(self.seed)
         return bases
 
     def fit(self, X, y):
@@ -457,12 +456,43 @@ class NodeModelChoice(ClassifierMixin, BaseEstimator):
         return self.model_.decision_function(X)
 
 
-def rbf_stand_in(n_features, seed, C=1.0):
-    """``SVC()``'s row-free stand-in: public random Fourier features of the
-    rbf kernel at ``gamma = 1 / n_features``, then ``LinearSVC(C=C)``."""
-    return Pipeline([("rff", RBFSampler(gamma=1.0 / n_features, n_components=300,
-                                        random_state=seed)),
-                     ("linearsvc", LinearSVC(C=C, random_state=seed))])
+class ScaledRandomFeatures(TransformerMixin, BaseEstimator):
+    """Random Fourier features of the rbf kernel at SVC's ``gamma="scale"``.
+
+    ``gamma_ = 1 / (n_features X.var())`` from the rows it is fitted on (what
+    ``SVC()`` computes; 1 when the variance is 0), then ``n_components``
+    directions and offsets drawn from ``random_state`` (public randomness).
+    It stores ``gamma_`` (a statistic of the node's rows, like any fitted
+    coefficient) and no row.
+    """
+
+    def __init__(self, n_components=300, random_state=0):
+        self.n_components = n_components
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        X = np.asarray(X, dtype=np.float64)
+        var = float(X.var())
+        self.gamma_ = 1.0 / (X.shape[1] * (var if var > 0 else 1.0))
+        self.sampler_ = RBFSampler(gamma=self.gamma_, n_components=self.n_components,
+                                   random_state=self.random_state).fit(X)
+        return self
+
+    def transform(self, X):
+        return self.sampler_.transform(X)
+
+
+def rbf_stand_in(seed):
+    """``SVC()``'s row-free stand-in: its kernel (rbf, ``gamma="scale"``) on 300
+    random Fourier features, then its ``C = 1`` in the primal (``LinearSVC``).
+
+    Per node alone on the moons (seeds 0-2): 0.946 against ``SVC()``'s 0.943
+    (1,000 features: 0.948; the public ``gamma = 1 / n_features`` with
+    ``C = 1``: 0.935, with ``C = 10``, the built-in candidate of
+    :mod:`skfed._kept_local`: 0.947).
+    """
+    return Pipeline([("rff", ScaledRandomFeatures(300, random_state=seed)),
+                     ("linearsvc", LinearSVC(C=1.0, random_state=seed))])
 
 
 def _local_scores(data, extra=(), seed=0):
@@ -651,7 +681,7 @@ def print_support_table(table, epsilons=SUPPORT_EPSILONS):
 # CV-platt choice on Dada's Computer buyers and CV-1se on Perso-lin's,
 # LinearSVC on HAR, logistic regression on School.
 LOCAL_MODELS = {
-    "moons": lambda seed, d: rbf_stand_in(d, seed),
+    "moons": lambda seed, d: rbf_stand_in(seed),
     "dada-computer": lambda seed, d: NodeModelChoice("CV-platt", adaboost=True, seed=seed),
     "persolin-computer": lambda seed, d: NodeModelChoice("CV-1se", seed=seed),
     "har": lambda seed, d: LinearSVC(),
