@@ -50,9 +50,9 @@ A given Local model (``DifferentialPrivacy(local_estimator=...)``).  The
 user may name the model a node would deploy alone -- the Local baseline's
 class and hyper-parameters, or a per-node model selection -- and the rule
 changes: the node keeps its own fit of that model unless its collaborative
-model's held-out error on the same folds is lower by more than one standard
-error of the per-sample difference (:func:`one_se_choice` with the Local
-model as the reference; :func:`choose_reference`).  The kept model is then
+model's held-out errors on the same folds are significantly lower (a
+one-sided paired test at level 0.05: :func:`collaboration_wins`,
+:func:`choose_reference`).  The kept model is then
 exactly what that Local baseline gives the node unless the node's own
 samples say collaborating did better; no other candidate is considered.
 """
@@ -60,6 +60,7 @@ samples say collaborating did better; no other candidate is considered.
 import warnings
 
 import numpy as np
+from scipy.stats import binom, norm
 from sklearn.base import clone, is_classifier, is_regressor
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.kernel_approximation import RBFSampler
@@ -258,7 +259,7 @@ def choose_classifier(X, codes, collab_scores, fold, n_folds, seed, reference=No
     reference : estimator, default=None
         ``DifferentialPrivacy.local_estimator``: when given, the rule of
         :func:`choose_reference` instead (this Local model, or the
-        collaborative model when better by one standard error).
+        collaborative model when significantly better).
     node : int, default=0
         The node's index, for the error messages.
 
@@ -370,6 +371,39 @@ def reference_errors(reference, X, y, fold, n_folds, classification):
     return err
 
 
+# One-sided level of the test that replaces a given Local model by the
+# collaborative one.  Measured at epsilon 3 (seeds 0-2, privacy_utility.py):
+# replacing it when better by one standard error of the per-sample
+# difference kept the collaborative model on 10 % of HAR's people and 30 % of
+# the schools and scored below the Local model kept everywhere (0.9892
+# against LinearSVC's 0.9895, 0.7110 against logistic regression's 0.7120):
+# on folds with a handful of errors two fixed samples pass one standard error.
+LEVEL = 0.05
+
+
+def collaboration_wins(own, collab, classification=True):
+    """Whether the collaborative model's held-out errors beat the Local model's.
+
+    Classification (0-1 errors): the exact one-sided sign test on the
+    discordant samples (McNemar's exact test; Dietterich 1998): with ``b``
+    samples the Local model gets wrong and the collaborative model right,
+    ``c`` the reverse, the collaborative model wins when
+    ``P(Binomial(b + c, 1/2) >= b) < LEVEL``.  Regression (squared errors):
+    the one-sided paired z-test, a mean difference above ``1.645`` standard
+    errors of the per-sample difference.
+    """
+    own, collab = np.asarray(own, dtype=float), np.asarray(collab, dtype=float)
+    if classification:
+        b = int(np.sum((own > 0) & (collab == 0)))
+        c = int(np.sum((own == 0) & (collab > 0)))
+        return b > c and float(binom.sf(b - 1, b + c, 0.5)) < LEVEL
+    m = own.size
+    if m < 2:
+        return False
+    diff = own - collab
+    return bool(diff.mean() > norm.isf(LEVEL) * diff.std(ddof=1) / np.sqrt(m))
+
+
 def choose_reference(reference, X, y, collab_err, fold, n_folds, node, classification=True):
     """The node's fit of the given Local model, or None (keep the collaborative model).
 
@@ -394,10 +428,10 @@ def choose_reference(reference, X, y, collab_err, fold, n_folds, node, classific
     Returns
     -------
     model : fitted estimator or None
-        None when the collaborative model's mean held-out error is lower
-        than the Local model's by more than one standard error of the
-        per-sample difference (:func:`one_se_choice`), or when the node saw
-        one class (no classifier fits it; the collaborative model is kept).
+        None when the collaborative model's held-out errors beat the Local
+        model's by a one-sided test at level ``LEVEL``
+        (:func:`collaboration_wins`), or when the node saw one class (no
+        classifier fits it; the collaborative model is kept).
     """
     kind = is_classifier(reference) if classification else is_regressor(reference)
     if not kind:
@@ -408,7 +442,7 @@ def choose_reference(reference, X, y, collab_err, fold, n_folds, node, classific
         return None
     if collab_err is not None and n_folds >= 2:
         own = reference_errors(reference, X, y, fold, n_folds, classification)
-        if one_se_choice(np.vstack([own, collab_err]), 0) == 1:
+        if collaboration_wins(own, collab_err, classification):
             return None
     model = _fit_reference(reference, X, y)
     check_no_rows(model, X, node)

@@ -151,9 +151,10 @@ class DifferentialPrivacy(DocLinkMixin, BaseEstimator):
         cross-validated error on its own samples (:mod:`skfed._kept_local`).
         An estimator: each node keeps its own fit of a clone of it (on the
         node's raw features, never sent, no budget spent) unless its
-        collaborative model's cross-validated error on the same folds is
-        lower by more than one standard error of the per-sample difference:
-        the private result is then what this Local baseline gives the node
+        collaborative model's cross-validated errors on the same folds are
+        significantly lower (a one-sided paired test at level 0.05: the
+        exact sign test on the samples where the two disagree): the
+        private result is then what this Local baseline gives the node
         unless the node's own samples say that collaborating did better.  A
         model that keeps training rows (``SVC``'s support vectors, a
         nearest-neighbour model) is refused: a private fit stores no row.

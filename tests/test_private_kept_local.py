@@ -28,6 +28,7 @@ from skfed._kept_local import (  # noqa: E402
     apply_kept_local,
     choose_classifier,
     choose_regressor,
+    collaboration_wins,
     classification_errors,
     heldout_errors,
     kept_choice,
@@ -290,7 +291,9 @@ def test_private_mocha_regressor_keeps_kernel_ridge_on_a_nonlinear_target():
 # ---------------------------------------------------------------------------
 def test_choose_reference_keeps_the_local_model_unless_collaborating_is_better():
     # the Local model's held-out errors from scikit-learn's cross_val_predict
-    # on the same folds; the one-standard-error rule by hand
+    # on the same folds; the exact one-sided sign test by hand (math.comb)
+    from math import comb
+
     rng = np.random.default_rng(2)
     X = rng.normal(size=(60, 2))
     y = ((X[:, 0] + 0.7 * rng.normal(size=60)) > 0).astype(int)
@@ -298,18 +301,20 @@ def test_choose_reference_keeps_the_local_model_unless_collaborating_is_better()
     own = (cross_val_predict(LinearSVC(random_state=0), X, y, cv=PredefinedSplit(fold))
            != y).astype(float)
     assert 0.1 < own.mean() < 0.4  # the node alone makes some errors
-    wrong_own = np.flatnonzero(own)
-    right_own = np.flatnonzero(own == 0)
-    for n_fixed, n_broken, expected in ((0, 0, "local"), (2, 1, "local"),
-                                        (len(wrong_own), 0, "collab")):
+    wrong_own, right_own = np.flatnonzero(own), np.flatnonzero(own == 0)
+    assert len(wrong_own) >= 8
+    cases = ((0, 0, "local"), (2, 0, "local"), (4, 0, "local"), (5, 0, "collab"),
+             (7, 1, "collab"), (7, 2, "local"), (len(wrong_own), 0, "collab"))
+    for n_fixed, n_broken, expected in cases:
         # a collaborative model right on n_fixed of the Local model's errors,
         # wrong on n_broken of its right answers, like it elsewhere
         collab_err = own.copy()
         collab_err[wrong_own[:n_fixed]] = 0.0
         collab_err[right_own[:n_broken]] = 1.0
-        diff = own - collab_err
-        by_hand = diff.mean() > diff.std(ddof=1) / np.sqrt(60) if n_fixed else False
-        assert by_hand == (expected == "collab")
+        n = n_fixed + n_broken
+        p = sum(comb(n, k) for k in range(n_fixed, n + 1)) / 2.0**n
+        assert (n_fixed > n_broken and p < 0.05) == (expected == "collab")
+        assert collaboration_wins(own, collab_err) == (expected == "collab")
         collab = np.where(y == 1, 1.0, -1.0) * np.where(collab_err > 0, -1.0, 1.0)
         kept = choose_classifier(X, y, collab[None], fold, 5, seed=0,
                                  reference=LinearSVC(random_state=0))
@@ -332,6 +337,13 @@ def test_choose_reference_regressor_squared_errors():
     kept = choose_regressor(X, y, own + 1.0, fold, 5, seed=0, reference=Ridge())
     np.testing.assert_allclose(kept.coef_, Ridge().fit(X, y).coef_)
     assert choose_regressor(X, y, own * 0.1, fold, 5, seed=0, reference=Ridge()) is None
+    # the one-sided paired z-test by hand: 1.6449 standard errors
+    noise = np.random.default_rng(5).normal(size=50)
+    for shift in (0.0, 0.2, 0.5):
+        collab = own - shift * own.mean() + 0.5 * own.mean() * noise
+        diff = own - collab
+        z = diff.mean() / (diff.std(ddof=1) / np.sqrt(50))
+        assert collaboration_wins(own, collab, classification=False) == (z > 1.6448536)
 
 
 @pytest.mark.parametrize("which", ["persolin", "dada", "mocha"])

@@ -226,7 +226,7 @@ def refit_private_final(estimator, state, rng):
     when it is the simplest candidate within one standard error of the
     lowest held-out error on the same folds (:mod:`skfed._kept_local`),
     else None (with ``DifferentialPrivacy(local_estimator=...)``: that
-    model unless the collaborative model is better by one standard error,
+    model unless the collaborative model is significantly better,
     :func:`skfed._kept_local.choose_reference`); ``models``, ``trust`` and
     ``radius`` stay the collaborative model's, which such a node does not
     predict with.
@@ -241,7 +241,7 @@ def refit_private_final(estimator, state, rng):
     kept_local = np.full(state.K, None, dtype=object)
     W = state.graph.tocsr()
     # DifferentialPrivacy(local_estimator=...): the Local model a node keeps
-    # unless its collaborative model is better by one standard error
+    # unless its collaborative model is significantly better
     reference = getattr(estimator.privacy, "local_estimator", None)
     for k in range(state.K):
         rows = slice(state.offsets[k], state.offsets[k + 1])

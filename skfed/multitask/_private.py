@@ -370,7 +370,7 @@ def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X
         alone only when better by one standard error).
     reference : estimator, default=None
         ``DifferentialPrivacy.local_estimator``: each node keeps its fit of
-        it unless the collaborative model is better by one standard error
+        it unless the collaborative model is significantly better
         (:func:`skfed._kept_local.choose_reference`).
 
     Returns
