@@ -339,11 +339,15 @@ def test_choose_reference_regressor_squared_errors():
     assert choose_regressor(X, y, own * 0.1, fold, 5, seed=0, reference=Ridge()) is None
     # the one-sided paired z-test by hand: 1.6449 standard errors
     noise = np.random.default_rng(5).normal(size=50)
-    for shift in (0.0, 0.2, 0.5):
-        collab = own - shift * own.mean() + 0.5 * own.mean() * noise
+    noise -= noise.mean()
+    outcomes = []
+    for shift in (-0.1, 0.1, 0.2, 0.3, 0.5):  # z = -0.81, 0.81, 1.62, 2.43, 4.05
+        collab = own - shift * own.mean() + own.mean() * noise
         diff = own - collab
         z = diff.mean() / (diff.std(ddof=1) / np.sqrt(50))
-        assert collaboration_wins(own, collab, classification=False) == (z > 1.6448536)
+        outcomes.append(bool(z > 1.6448536))
+        assert collaboration_wins(own, collab, classification=False) == outcomes[-1]
+    assert outcomes == [False, False, False, True, True]
 
 
 @pytest.mark.parametrize("which", ["persolin", "dada", "mocha"])
