@@ -132,6 +132,7 @@ from skfed.privacy import DifferentialPrivacy
 
 EPSILONS = [0.3, 1.0, 3.0, 10.0, None]
 LOCAL = "local"
+GIVEN = "given"  # column: the row's Local model for --kept local, alone (no privacy)
 RELEASED = []  # accuracy of the released models of the last private fits
 LOCAL_KEPT = []  # fraction of the nodes keeping a model trained alone, last private fits
 DELTA = 1e-6
@@ -170,6 +171,14 @@ def _score(make, data, epsilon, seed, local=(), local_model=None):
         # method family's own local model, e.g. AdaBoost on stumps for
         # Dada), and each node's CV choice among them
         return _local_scores(data, extra=local, seed=seed)
+    if epsilon == GIVEN:
+        # the row's Local model (LOCAL_MODELS) alone on every node: what
+        # the private fit gives with --kept local when no node switches
+        est = LocalEstimator(local_model(seed, X.shape[1]))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(X, y, groups=g)
+        return float(est.score(X_test, y_test, groups=g_test))
     reference = None
     if KEPT[0] == "local" and local_model is not None:
         reference = local_model(seed, X.shape[1])
@@ -243,6 +252,8 @@ def support(n_clients):
         if epsilon == LOCAL:
             rates = _local_support_rates(X, y, groups, true_support)
             return {**rates, "oracle": max(rates.values())}
+        if epsilon == GIVEN:
+            raise ValueError("--epsilons given: the support rows have no given Local model")
         privacy = None if epsilon is None else DifferentialPrivacy(epsilon, delta=DELTA)
         est = FederatedSupportRecovery(privacy=privacy, random_state=seed)
         with warnings.catch_warnings():
@@ -715,7 +726,8 @@ def main(argv=None):
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--only", nargs="+", choices=sorted(ROWS), default=list(ROWS))
     parser.add_argument("--epsilons", nargs="+", default=None,
-                        help="columns to run (e.g. local 1 3 off); default: all")
+                        help="columns to run (e.g. local 1 3 off; given: the row's "
+                             "Local model of --kept local alone); default: all")
     parser.add_argument("--out", default=None, help="also write the table as JSON")
     parser.add_argument("--kept", choices=["local", "default"], default="local",
                         help="private rows' kept-model rule: each row's Local model as "
@@ -735,7 +747,7 @@ def main(argv=None):
         return
     columns = [LOCAL, *EPSILONS]
     if args.epsilons is not None:
-        columns = [LOCAL if e == LOCAL else None if e == "off" else float(e)
+        columns = [e if e in (LOCAL, GIVEN) else None if e == "off" else float(e)
                    for e in args.epsilons]
     table = {}
     released = {}
@@ -750,7 +762,8 @@ def main(argv=None):
             LOCAL_KEPT.clear()
             LOCAL_SCORES.clear()
             scores = [ROWS[name](epsilon, seed) for seed in args.seeds]
-            key = "off" if epsilon is None else (LOCAL if epsilon == LOCAL else f"{epsilon:g}")
+            key = ("off" if epsilon is None else epsilon if epsilon in (LOCAL, GIVEN)
+                   else f"{epsilon:g}")
             extra = ""
             if epsilon == LOCAL:
                 table[name][key], local_each[name] = _local_summary(scores)
@@ -768,9 +781,9 @@ def main(argv=None):
             print(f"{name:18s} eps={key:>4s} {table[name][key]:.3f}{extra} "
                   f"({time.perf_counter() - start:.1f} s wall, {cpu:.1f} s CPU)",
                   file=sys.stderr, flush=True)
-    keys = [LOCAL if e == LOCAL else "off" if e is None else f"{e:g}" for e in columns]
+    keys = [e if e in (LOCAL, GIVEN) else "off" if e is None else f"{e:g}" for e in columns]
     print(f"{'accuracy':18s}" + "".join(
-        f"{k if k in ('off', LOCAL) else 'eps=' + k:>10s}" for k in keys))
+        f"{k if k in ('off', LOCAL, GIVEN) else 'eps=' + k:>10s}" for k in keys))
     for name, row in table.items():
         # "*": the method is below Local without privacy too (structurally
         # below: no budget can lift it)
