@@ -40,8 +40,8 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from ._compat import HasMethods, Interval, Options
 from ._base import DocLinkMixin
+from ._compat import HasMethods, Interval, Options
 from ._extras import install_hint
 
 __all__ = [
