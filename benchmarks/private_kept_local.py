@@ -122,7 +122,7 @@ def classification_heldout(X, codes, fold, n_folds, seed, names=CLASSIFIERS):
     return err, scores
 
 
-def _recording_choice(X, codes, collab_scores, fold, n_folds, seed):
+def _recording_choice(X, codes, collab_scores, fold, n_folds, seed, **kwargs):
     """Record the candidates' held-out errors and the models trained alone;
     keep the collaborative model in the estimator (the rules apply later)."""
     if collab_scores is None or n_folds < 2 or np.unique(codes).size < 2:

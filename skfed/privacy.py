@@ -40,8 +40,8 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from ._compat import Interval, Options
 from ._base import DocLinkMixin
+from ._compat import HasMethods, Interval, Options
 from ._extras import install_hint
 
 __all__ = [
@@ -141,6 +141,23 @@ class DifferentialPrivacy(DocLinkMixin, BaseEstimator):
         it), so anyone who knows it can subtract the noise: a fit that uses
         it warns (:class:`~skfed._secure_noise.InsecureNoiseWarning`) and
         sets ``privacy_guarantee_void_ = True``.
+    local_estimator : estimator, default=None
+        The model a node would deploy alone (a scikit-learn classifier, or a
+        regressor for ``FederatedMultiTaskRegressor``), for the private fits
+        of Dada, Perso-lin and MOCHA.  ``None``: each private node keeps,
+        among its collaborative model and the standard models it trains
+        alone (LinearSVC, an rbf SVM on public random features, logistic
+        regression), the simplest within one standard error of the lowest
+        cross-validated error on its own samples (:mod:`skfed._kept_local`).
+        An estimator: each node keeps its own fit of a clone of it (on the
+        node's raw features, never sent, no budget spent) unless its
+        collaborative model's cross-validated errors on the same folds are
+        significantly lower (a one-sided paired test at level 0.05: the
+        exact sign test on the samples where the two disagree): the
+        private result is then what this Local baseline gives the node
+        unless the node's own samples say that collaborating did better.  A
+        model that keeps training rows (``SVC``'s support vectors, a
+        nearest-neighbour model) is refused: a private fit stores no row.
 
     See Also
     --------
@@ -165,13 +182,16 @@ class DifferentialPrivacy(DocLinkMixin, BaseEstimator):
         "delta": [Interval(numbers.Real, 0, 1, closed="left")],
         "clip_norm": [Interval(numbers.Real, 0, None, closed="neither")],
         "insecure_noise_seed": [None, Interval(numbers.Integral, 0, None, closed="left")],
+        "local_estimator": [None, HasMethods(["fit", "predict"])],
     }
 
-    def __init__(self, epsilon=1.0, delta=1e-6, clip_norm=1.0, insecure_noise_seed=None):
+    def __init__(self, epsilon=1.0, delta=1e-6, clip_norm=1.0, insecure_noise_seed=None,
+                 local_estimator=None):
         self.epsilon = epsilon
         self.delta = delta
         self.clip_norm = clip_norm
         self.insecure_noise_seed = insecure_noise_seed
+        self.local_estimator = local_estimator
 
     def budget(self):
         """Validate the parameters and return ``(epsilon, delta)`` as floats."""

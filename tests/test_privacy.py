@@ -38,7 +38,8 @@ def test_specification_validates_and_clones():
     spec = DifferentialPrivacy(epsilon=0.5, delta=1e-5)
     assert spec.budget() == (0.5, 1e-5)
     assert clone(spec).get_params() == {
-        "epsilon": 0.5, "delta": 1e-5, "clip_norm": 1.0, "insecure_noise_seed": None
+        "epsilon": 0.5, "delta": 1e-5, "clip_norm": 1.0, "insecure_noise_seed": None,
+        "local_estimator": None,
     }
     assert DifferentialPrivacy(epsilon=np.inf).budget()[0] == math.inf
     with pytest.raises(ValueError, match="epsilon"):

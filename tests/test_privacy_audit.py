@@ -332,14 +332,30 @@ def _holds_a_row(array, X):
     return any(tuple(np.round(r.astype(float), 12)) in rows for r in flat)
 
 
-@pytest.mark.parametrize("which", ["dada", "persolin", "support", "mocha", "mocha-linear"])
+@pytest.mark.parametrize("which", ["dada", "persolin", "support", "mocha", "mocha-linear",
+                                   "persolin-local", "mocha-local"])
 def test_no_fitted_attribute_holds_a_training_row(which):
     X, y, groups = _node_data(seed=3)
     X = X + np.random.default_rng(1).uniform(0.1, 0.2, size=X.shape)  # no round values
     spec = DifferentialPrivacy(1.0, delta=1e-5)
+    if which.endswith("-local"):
+        # a given Local model (an rbf model on public random features)
+        from sklearn.kernel_approximation import RBFSampler
+        from sklearn.pipeline import make_pipeline
+        from sklearn.svm import LinearSVC
+
+        spec.set_params(local_estimator=make_pipeline(
+            RBFSampler(gamma=0.5, n_components=50, random_state=0), LinearSVC()))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if which == "dada":
+        if which == "persolin-local":
+            est = _private_estimators(spec)[1].fit(X, y, groups=groups)
+            assert any(m is not None for m in est.kept_local_models_)
+        elif which == "mocha-local":
+            est = FederatedMultiTaskClassifier(max_rounds=3, privacy=spec, random_state=0)
+            est.fit(X, y, groups=groups)
+            assert any(m is not None for m in est.kept_local_models_)
+        elif which == "dada":
             est = _private_estimators(spec)[0].fit(X, y, groups=groups)
         elif which == "persolin":
             est = _private_estimators(spec)[1].fit(X, y, groups=groups)

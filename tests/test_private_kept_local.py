@@ -27,7 +27,9 @@ from skfed import (  # noqa: E402
 from skfed._kept_local import (  # noqa: E402
     apply_kept_local,
     choose_classifier,
+    choose_regressor,
     classification_errors,
+    collaboration_wins,
     heldout_errors,
     kept_choice,
     prefer_local,
@@ -281,3 +283,124 @@ def test_private_mocha_regressor_keeps_kernel_ridge_on_a_nonlinear_target():
                                    Zc @ w + ym, rtol=1e-8, atol=1e-8)
         np.testing.assert_allclose(Ridge().fit(Z, y[rows]).predict(Z), Zc @ w + ym,
                                    rtol=1e-8, atol=1e-8)
+
+
+# ---------------------------------------------------------------------------
+# DifferentialPrivacy(local_estimator=...): the given Local model is kept
+# unless the collaborative model is better by one standard error.
+# ---------------------------------------------------------------------------
+def test_choose_reference_keeps_the_local_model_unless_collaborating_is_better():
+    # the Local model's held-out errors from scikit-learn's cross_val_predict
+    # on the same folds; the exact one-sided sign test by hand (math.comb)
+    from math import comb
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(60, 2))
+    y = ((X[:, 0] + 0.7 * rng.normal(size=60)) > 0).astype(int)
+    fold = np.arange(60) % 5
+    own = (cross_val_predict(LinearSVC(random_state=0), X, y, cv=PredefinedSplit(fold))
+           != y).astype(float)
+    assert 0.1 < own.mean() < 0.4  # the node alone makes some errors
+    wrong_own, right_own = np.flatnonzero(own), np.flatnonzero(own == 0)
+    assert len(wrong_own) >= 8
+    cases = ((0, 0, "local"), (2, 0, "local"), (4, 0, "local"), (5, 0, "collab"),
+             (7, 1, "collab"), (7, 2, "local"), (len(wrong_own), 0, "collab"))
+    for n_fixed, n_broken, expected in cases:
+        # a collaborative model right on n_fixed of the Local model's errors,
+        # wrong on n_broken of its right answers, like it elsewhere
+        collab_err = own.copy()
+        collab_err[wrong_own[:n_fixed]] = 0.0
+        collab_err[right_own[:n_broken]] = 1.0
+        n = n_fixed + n_broken
+        p = sum(comb(n, k) for k in range(n_fixed, n + 1)) / 2.0**n
+        assert (n_fixed > n_broken and p < 0.05) == (expected == "collab")
+        assert collaboration_wins(own, collab_err) == (expected == "collab")
+        collab = np.where(y == 1, 1.0, -1.0) * np.where(collab_err > 0, -1.0, 1.0)
+        kept = choose_classifier(X, y, collab[None], fold, 5, seed=0,
+                                 reference=LinearSVC(random_state=0))
+        if expected == "collab":
+            assert kept is None
+        else:
+            np.testing.assert_allclose(
+                kept.coef_, LinearSVC(random_state=0).fit(X, y).coef_, rtol=1e-6)
+    # no held-out scores at all: the Local model, no evidence against it
+    kept = choose_classifier(X, y, None, fold, 5, seed=0, reference=LogisticRegression())
+    assert isinstance(kept, LogisticRegression)
+
+
+def test_choose_reference_regressor_squared_errors():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(50, 3))
+    y = X @ np.array([1.0, -2.0, 0.5]) + 0.3 * rng.normal(size=50)
+    fold = np.arange(50) % 5
+    own = (cross_val_predict(Ridge(), X, y, cv=PredefinedSplit(fold)) - y) ** 2
+    kept = choose_regressor(X, y, own + 1.0, fold, 5, seed=0, reference=Ridge())
+    np.testing.assert_allclose(kept.coef_, Ridge().fit(X, y).coef_)
+    assert choose_regressor(X, y, own * 0.1, fold, 5, seed=0, reference=Ridge()) is None
+    # the one-sided paired z-test by hand: 1.6449 standard errors
+    noise = np.random.default_rng(5).normal(size=50)
+    noise -= noise.mean()
+    outcomes = []
+    for shift in (-0.1, 0.1, 0.2, 0.3, 0.5):  # z = -0.81, 0.81, 1.62, 2.43, 4.05
+        collab = own - shift * own.mean() + own.mean() * noise
+        diff = own - collab
+        z = diff.mean() / (diff.std(ddof=1) / np.sqrt(50))
+        outcomes.append(bool(z > 1.6448536))
+        assert collaboration_wins(own, collab, classification=False) == outcomes[-1]
+    assert outcomes == [False, False, False, True, True]
+
+
+@pytest.mark.parametrize("which", ["persolin", "dada", "mocha"])
+def test_private_fits_keep_the_given_local_model(which):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(240, 2))
+    y = ((X[:, 0] - 0.5 * X[:, 1] + 0.5 * rng.normal(size=240)) > 0).astype(int)
+    groups = np.repeat(np.arange(4), 60)
+    spec = DifferentialPrivacy(3.0, delta=1e-6, local_estimator=LogisticRegression(C=0.5))
+    if which == "persolin":
+        est = PersonalizedLinearClassifier(max_iter=80, privacy=spec, random_state=0)
+    elif which == "dada":
+        est = DecentralizedBoostingClassifier(
+            base_predictors=make_stump_predictors([-3, -3], [3, 3], 10), beta=0.1,
+            mu=100.0, max_iter=80, privacy=spec, random_state=0)
+    else:
+        est = FederatedMultiTaskClassifier(max_rounds=5, privacy=spec, random_state=0)
+    _fit(est, X, y, groups)
+    kept = est.kept_local_models_
+    assert kept.shape == (4,)
+    # only the given model or the collaborative one: never another candidate
+    assert all(model is None or isinstance(model, LogisticRegression) for model in kept)
+    assert any(model is not None for model in kept)
+    for k, model in enumerate(kept):
+        if model is None:
+            continue
+        rows = groups == k
+        reference = LogisticRegression(C=0.5).fit(X[rows], y[rows])
+        assert model.C == 0.5
+        np.testing.assert_allclose(model.coef_, reference.coef_, rtol=1e-6)
+        np.testing.assert_allclose(est.decision_function(X[rows], groups=groups[rows]),
+                                   reference.decision_function(X[rows]), rtol=1e-6)
+    assert spec.local_estimator is not kept[0]  # a clone per node, the spec unfitted
+    assert not hasattr(spec.local_estimator, "coef_")
+
+
+def test_local_estimator_that_stores_rows_or_is_of_the_wrong_kind_is_refused():
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.svm import SVC
+
+    X, y, groups = _rings()
+    for model in (SVC(), KNeighborsClassifier(3)):
+        spec = DifferentialPrivacy(3.0, local_estimator=model)
+        est = PersonalizedLinearClassifier(max_iter=40, privacy=spec, random_state=0)
+        with pytest.raises(ValueError, match=r"local_estimator=.*stores training rows of node"):
+            _fit(est, X, y, groups)
+    spec = DifferentialPrivacy(3.0, local_estimator=Ridge())
+    with pytest.raises(ValueError, match=r"local_estimator=Ridge\(\)\) must be a classifier"):
+        _fit(FederatedMultiTaskClassifier(max_rounds=3, privacy=spec, random_state=0),
+             X, y, groups)
+    spec = DifferentialPrivacy(3.0, local_estimator=LogisticRegression())
+    with pytest.raises(ValueError, match="must be a regressor"):
+        _fit(FederatedMultiTaskRegressor(max_rounds=3, privacy=spec, random_state=0),
+             X, X[:, 0] * 2.0, groups)
+    with pytest.raises(ValueError, match="local_estimator"):
+        DifferentialPrivacy(3.0, local_estimator="LinearSVC").budget()

@@ -54,7 +54,7 @@ def test_kept_models_are_each_nodes_chosen_local_fit(nodes, rule, monkeypatch):
     import skfed.multitask._private as mocha_private
 
     if rule == "mocha-only":
-        monkeypatch.setattr(mocha_private, "choose_classifier", lambda *args: None)
+        monkeypatch.setattr(mocha_private, "choose_classifier", lambda *args, **kwargs: None)
     X, y, groups = nodes
     est = _fit(X, y, groups)
     assert est.refit_choice_.shape == (6, 1)

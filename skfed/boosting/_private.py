@@ -225,7 +225,9 @@ def refit_private_final(estimator, state, rng):
     trained alone on its raw features (``state.raw_X``) and keeps instead,
     when it is the simplest candidate within one standard error of the
     lowest held-out error on the same folds (:mod:`skfed._kept_local`),
-    else None; ``models``, ``trust`` and
+    else None (with ``DifferentialPrivacy(local_estimator=...)``: that
+    model unless the collaborative model is significantly better,
+    :func:`skfed._kept_local.choose_reference`); ``models``, ``trust`` and
     ``radius`` stay the collaborative model's, which such a node does not
     predict with.
     """
@@ -238,6 +240,9 @@ def refit_private_final(estimator, state, rng):
     radius = np.zeros(released.shape[:2])
     kept_local = np.full(state.K, None, dtype=object)
     W = state.graph.tocsr()
+    # DifferentialPrivacy(local_estimator=...): the Local model a node keeps
+    # unless its collaborative model is significantly better
+    reference = getattr(estimator.privacy, "local_estimator", None)
     for k in range(state.K):
         rows = slice(state.offsets[k], state.offsets[k + 1])
         prior = neighbour_prior(W, released, k)
@@ -256,6 +261,6 @@ def refit_private_final(estimator, state, rng):
         codes = (S[0] > 0).astype(np.intp) if S.shape[0] == 1 else np.argmax(S, axis=0)
         kept_local[k] = choose_classifier(
             np.asarray(state.raw_X[rows]), codes, heldout, fold, n_folds,
-            int(rng.randint(2**31 - 1)))
+            int(rng.randint(2**31 - 1)), reference=reference, node=k)
     estimator.kept_local_models_ = kept_local
     return models.astype(state.dtype), trust, radius

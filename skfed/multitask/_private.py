@@ -328,7 +328,8 @@ def node_candidates(loss, C, m_t, has_prior):
     return cands
 
 
-def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X=None):
+def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X=None,
+                       reference=None):
     """Each node's kept model of a private MOCHA fit, chosen on its own data.
 
     A node's own model costs no privacy: it is never sent, and uses the
@@ -367,6 +368,10 @@ def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X
         error of the lowest held-out error,
         :func:`skfed._kept_local.kept_choice`; regressors: a model trained
         alone only when better by one standard error).
+    reference : estimator, default=None
+        ``DifferentialPrivacy.local_estimator``: each node keeps its fit of
+        it unless the collaborative model is significantly better
+        (:func:`skfed._kept_local.choose_reference`).
 
     Returns
     -------
@@ -419,11 +424,12 @@ def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X
         if loss == "squared":
             kept = choose_regressor(Xt, np.asarray(Y[0, offsets[t]:offsets[t + 1]], float),
                                     (held[0] - Y[0, offsets[t]:offsets[t + 1]]) ** 2,
-                                    fold, n_folds, seed)
+                                    fold, n_folds, seed, reference=reference, node=t)
         else:
             S = np.asarray(Y[:, offsets[t]:offsets[t + 1]])
             codes = (S[0] > 0).astype(np.intp) if P == 1 else np.argmax(S, axis=0)
-            kept = choose_classifier(Xt, codes, held, fold, n_folds, seed)
+            kept = choose_classifier(Xt, codes, held, fold, n_folds, seed,
+                                     reference=reference, node=t)
         if kept is not None:
             kept_local[t] = kept
             choice[t, :] = local_name(kept)
@@ -451,6 +457,6 @@ def kept_node_models(estimator, state, sigma, lam, raw_X=None):
         W, choice, estimator.kept_local_models_ = choose_node_models(
             state.Z, state.Y, state.layout.offsets, others, estimator.loss, estimator.C,
             estimator.fit_intercept, check_random_state(estimator.random_state),
-            raw_X=raw_X,
+            raw_X=raw_X, reference=getattr(estimator.privacy, "local_estimator", None),
         )
     return W, choice
