@@ -271,6 +271,20 @@ def _sign_bits(t, nodes, seeds, bits):
 # clients, where the tail vote needs 10^5-10^6 clients on Toeplitz and
 # heterogeneous 20/10 (see the user guide).
 SIGN_CONTROLS = 6
+# ... and a larger client uses more: floor(SIGN_CONTROLS_PER_SAMPLE * m)
+# controls when that is more (m = its centred samples).  A feature next to a
+# support feature whose controls miss a support feature correlated with it
+# has a biased coefficient whose sign fraction moves away from the median
+# about as sqrt(n_i); more controls remove the bias.  In the simulation at
+# 30 samples (Toeplitz 50/5, seeds 0 and 1, median band) the strongest
+# feature outside the support lay +0.001 / +0.007 beyond the band with 6
+# controls, +0.005 / -0.002 with 12 and -0.016 / -0.017 (inside) with 20
+# (benchmarks/support_one_bit_rules.py --n 30 --rules sign:closest:6
+# sign:closest:12 sign:closest:20); 2/3 gives 19 there and keeps 6 at 10
+# samples, where 6 was measured.  At most SIGN_MAX_CONTROLS (the compiled
+# pass's limit; each feature's system costs about K^3 / 3 operations).
+SIGN_CONTROLS_PER_SAMPLE = (2, 3)
+SIGN_MAX_CONTROLS = 32
 SIGN_COIN_STREAM = 5003
 # rogue_tolerance="auto" for vote="sign": rogue clients move a feature's
 # fraction and the median in opposite directions, so a fraction beta of
@@ -345,13 +359,32 @@ def sign_centre_margin(n_features, n_min, z):
 def sign_controls(n_positive, d, center):
     """Controls ``K`` of a ``vote="sign"`` client with ``n_positive`` samples.
 
-    ``min(SIGN_CONTROLS, d - 1, m - 2)`` with ``m = n_positive - center``,
-    at least 0: the regression of ``y`` on ``[x_j, x_C]`` keeps one residual
-    degree of freedom, so its t statistic (whose sign is the bit) is
-    defined.
+    ``min(max(SIGN_CONTROLS, floor(2 m / 3)), SIGN_MAX_CONTROLS, d - 1, m -
+    2)`` with ``m = n_positive - center``, at least 0: 6 controls up to 10
+    samples, then two per three samples (19 at 30 samples), at most 32,
+    never more than the other features, and the regression of ``y`` on ``[x_j, x_C]`` keeps one
+    residual degree of freedom, so its t statistic (whose sign is the bit)
+    is defined.
+
+    Parameters
+    ----------
+    n_positive : array-like of int
+        Each client's samples of positive weight.
+    d : int
+        The number of features.
+    center : bool
+        Whether the clients' data are centred (one degree of freedom).
+
+    Returns
+    -------
+    k : ndarray of int64
+        The controls of each client.
     """
     m = np.asarray(n_positive, dtype=np.int64) - int(center)
-    return np.maximum(np.minimum(np.minimum(SIGN_CONTROLS, int(d) - 1), m - 2), 0)
+    num, den = SIGN_CONTROLS_PER_SAMPLE
+    grown = (num * m) // den  # in integers: exact at multiples of 3
+    k = np.minimum(np.maximum(SIGN_CONTROLS, grown), min(SIGN_MAX_CONTROLS, int(d) - 1))
+    return np.maximum(np.minimum(k, m - 2), 0)
 
 
 def sign_reference(Xi, yi, wi, center):
