@@ -28,26 +28,26 @@ def flat(X, y):
 
 
 def test_sign_controls():
-    # min(max(6, floor(2 m / 3)), 32, d - 1, m - 2), m = n - center, at least 0
+    # min(max(6, m - 4), 32, d - 1, m - 2), m = n - center, at least 0
     assert SIGN_CONTROLS == 6
     np.testing.assert_array_equal(sign_controls([10, 8, 5, 3, 2, 30], 20, True),
                                   [6, 5, 2, 0, 0, 19])
     np.testing.assert_array_equal(sign_controls([10, 10], 4, False), [3, 3])
-    # 6 up to 10 samples, then two per three samples, at most 32
+    # 6 up to 10 samples, then 3 residual degrees of freedom, at most 32
     n = np.array([10, 11, 12, 13, 20, 30, 31, 49, 50, 100])
     np.testing.assert_array_equal(sign_controls(n, 200, True),
-                                  [6, 6, 7, 8, 12, 19, 20, 32, 32, 32])
+                                  [6, 6, 7, 8, 15, 25, 26, 32, 32, 32])
     np.testing.assert_array_equal(sign_controls(n, 200, False),
-                                  [6, 7, 8, 8, 13, 20, 20, 32, 33 - 1, 32])
+                                  [6, 7, 8, 9, 16, 26, 27, 32, 32, 32])
     np.testing.assert_array_equal(sign_controls([30, 30], 15, True), [14, 14])
 
 
 @pytest.mark.parametrize("design", ["toeplitz", "heterogeneous"])
 def test_larger_clients_use_more_controls_as_the_simulation(one_bit_sim, design):
-    # 30-sample clients of d = 50 use 19 controls, 50-sample clients of d = 60
+    # 30-sample clients of d = 50 use 25 controls, 50-sample clients of d = 60
     # the cap of 32 (neither has the OLS test's degrees of freedom): the bits
     # equal the NumPy simulation's sign:closest:K client by client.
-    for d, n, k, B in ((50, 30, 19, 120), (60, 50, 32, 40)):
+    for d, n, k, B in ((50, 30, 25, 120), (60, 50, 32, 40)):
         _, w = one_bit_sim.problem(design, d, 5, 1)
         rng = np.random.default_rng(11)
         X, y = one_bit_sim.clients(design, w, B, n, rng)

@@ -177,9 +177,9 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         intercept) sends the signs of its least-squares coefficients on all
         ``d`` features; a smaller one the sign of ``x_j``'s coefficient when
         ``y`` is regressed on ``x_j`` and its ``K`` most correlated features
-        in its rows (chosen from ``X`` alone), ``K = min(max(6, floor(2 m
-        / 3)), 32, d - 1, m - 2)`` with ``m = n_i - fit_intercept``: 6 up
-        to 10 samples, 19 at 30.  Where the statistic is undefined (a constant
+        in its rows (chosen from ``X`` alone), ``K = min(max(6, m - 4), 32, d
+        - 1, m - 2)`` with ``m = n_i - fit_intercept``: 6 up to 10
+        samples, 25 at 30.  Where the statistic is undefined (a constant
         feature) the client sends a fair coin.  The server keeps a feature whose fraction of ones is
         significantly outside ``median +- (beta + t)`` (the median over the
         ``d`` features; ``beta`` = ``rogue_tolerance``, 0.05 for "auto",

@@ -271,19 +271,20 @@ def _sign_bits(t, nodes, seeds, bits):
 # clients, where the tail vote needs 10^5-10^6 clients on Toeplitz and
 # heterogeneous 20/10 (see the user guide).
 SIGN_CONTROLS = 6
-# ... and a larger client uses more: floor(SIGN_CONTROLS_PER_SAMPLE * m)
-# controls when that is more (m = its centred samples).  A feature next to a
-# support feature whose controls miss a support feature correlated with it
-# has a biased coefficient whose sign fraction moves away from the median
-# about as sqrt(n_i); more controls remove the bias.  In the simulation at
-# 30 samples (Toeplitz 50/5, seeds 0 and 1, median band) the strongest
-# feature outside the support lay +0.001 / +0.007 beyond the band with 6
-# controls, +0.005 / -0.002 with 12 and -0.016 / -0.017 (inside) with 20
-# (benchmarks/support_one_bit_rules.py --n 30 --rules sign:closest:6
-# sign:closest:12 sign:closest:20); 2/3 gives 19 there and keeps 6 at 10
-# samples, where 6 was measured.  At most SIGN_MAX_CONTROLS (the compiled
-# pass's limit; each feature's system costs about K^3 / 3 operations).
-SIGN_CONTROLS_PER_SAMPLE = (2, 3)
+# ... and a larger client uses as many as the OLS test's degrees of
+# freedom allow (m - 1 - OLS_MIN_DF controls, m = its centred samples;
+# continuous with the OLS clients, which use all d - 1 others).  A feature
+# next to a support feature whose controls miss a support feature
+# correlated with it has a biased coefficient whose sign fraction moves
+# away from the median about as sqrt(n_i); more controls remove the bias.
+# In the simulation at 30 samples (Toeplitz 50/5, median band) the
+# strongest feature outside the support lay beyond the band with 6
+# controls (+0.001 / +0.007 / +0.028 on seeds 0 / 1 / 2) and with 19 on
+# seed 2 (+0.019), inside it with 25 = m - 4 (-0.013; the weakest support
+# feature 0.28 beyond it against 0.36-0.40 with 6-19 controls)
+# (benchmarks/support_one_bit_rules.py --n 30 --rules sign:closest:K).
+# At most SIGN_MAX_CONTROLS (the compiled pass's limit; each feature's
+# system costs about K^3 / 3 operations).
 SIGN_MAX_CONTROLS = 32
 SIGN_COIN_STREAM = 5003
 # rogue_tolerance="auto" for vote="sign": rogue clients move a feature's
@@ -359,10 +360,11 @@ def sign_centre_margin(n_features, n_min, z):
 def sign_controls(n_positive, d, center):
     """Controls ``K`` of a ``vote="sign"`` client with ``n_positive`` samples.
 
-    ``min(max(SIGN_CONTROLS, floor(2 m / 3)), SIGN_MAX_CONTROLS, d - 1, m -
-    2)`` with ``m = n_positive - center``, at least 0: 6 controls up to 10
-    samples, then two per three samples (19 at 30 samples), at most 32,
-    never more than the other features, and the regression of ``y`` on ``[x_j, x_C]`` keeps one
+    ``min(max(SIGN_CONTROLS, m - 1 - OLS_MIN_DF), SIGN_MAX_CONTROLS, d - 1,
+    m - 2)`` with ``m = n_positive - center``, at least 0: 6 controls up
+    to 10 samples, then the OLS test's 3 residual degrees of freedom (25
+    controls at 30 samples), at most 32, never more than the other
+    features, and the regression of ``y`` on ``[x_j, x_C]`` keeps one
     residual degree of freedom, so its t statistic (whose sign is the bit)
     is defined.
 
@@ -381,9 +383,8 @@ def sign_controls(n_positive, d, center):
         The controls of each client.
     """
     m = np.asarray(n_positive, dtype=np.int64) - int(center)
-    num, den = SIGN_CONTROLS_PER_SAMPLE
-    grown = (num * m) // den  # in integers: exact at multiples of 3
-    k = np.minimum(np.maximum(SIGN_CONTROLS, grown), min(SIGN_MAX_CONTROLS, int(d) - 1))
+    k = np.minimum(np.maximum(SIGN_CONTROLS, m - 1 - OLS_MIN_DF),
+                   min(SIGN_MAX_CONTROLS, int(d) - 1))
     return np.maximum(np.minimum(k, m - 2), 0)
 
 
