@@ -166,8 +166,10 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         heterogeneous 20/10, equicorrelated 200/5).  It is not the default:
         a client's sign of a feature next to the support is biased, at 10
         samples to the edge of the band (recovery may fall with 10^6
-        clients), at 30 samples beyond it (the phase transition fell at
-        10,000 clients); see the user guide.
+        clients), at 30 samples with 6 controls beyond it (the phase
+        transition fell at 10,000 clients; with today's ``m - 4`` controls
+        inside it, but closer than the selection vote's); see the user
+        guide.
         ``"selection"``: the bit "selected" of the client rule above,
         tested against its null rate ``q0`` plus the rogue margin.
         ``"sign"`` (``alpha="auto"``, ``threshold="auto"`` and
