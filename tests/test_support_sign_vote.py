@@ -86,6 +86,30 @@ def test_client_bits_equal_the_simulation(one_bit_sim, design):
     np.testing.assert_array_equal(est_csr.client_supports_, expected)
 
 
+def test_clients_of_different_sizes_use_their_own_controls(one_bit_sim):
+    # one fit over clients of 12 and 30 samples (d = 50): 7 and 25 controls,
+    # each client's bits those of the simulation at its own K, and the
+    # second half added with add_nodes gives the fit on all clients.
+    _, w = one_bit_sim.problem("toeplitz", 50, 5, 2)
+    rng = np.random.default_rng(3)
+    Xa, ya = one_bit_sim.clients("toeplitz", w, 30, 12, rng)
+    Xb, yb = one_bit_sim.clients("toeplitz", w, 30, 30, rng)
+    expected = np.vstack([one_bit_sim.bits_of("sign:closest:7", Xa, ya, rng),
+                          one_bit_sim.bits_of("sign:closest:25", Xb, yb, rng)])
+    X = np.vstack([Xa.reshape(-1, 50), Xb.reshape(-1, 50)])
+    y = np.concatenate([ya.reshape(-1), yb.reshape(-1)])
+    g = np.concatenate([np.repeat(np.arange(30), 12), np.repeat(np.arange(30, 60), 30)])
+    est = FederatedSupportRecovery(vote="sign", random_state=0).fit(X, y, groups=g)
+    np.testing.assert_array_equal(est.n_controls_, np.r_[np.full(30, 7), np.full(30, 25)])
+    np.testing.assert_array_equal(est.client_supports_, expected)
+    first = g < 30
+    part = FederatedSupportRecovery(vote="sign", random_state=0).fit(
+        X[first], y[first], groups=g[first])
+    part.add_nodes(X[~first], y[~first], groups=g[~first])
+    np.testing.assert_array_equal(part.n_controls_, est.n_controls_)
+    np.testing.assert_array_equal(part.votes_, est.votes_)
+
+
 def test_server_test_against_binomial_tails(one_bit_sim):
     support, w = one_bit_sim.problem("toeplitz", 20, 3, 1)
     rng = np.random.default_rng(2)
