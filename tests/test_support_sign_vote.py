@@ -28,11 +28,38 @@ def flat(X, y):
 
 
 def test_sign_controls():
-    # min(6, d - 1, n - center - 2), at least 0
+    # min(max(6, m - 4), 32, d - 1, m - 2), m = n - center, at least 0
     assert SIGN_CONTROLS == 6
     np.testing.assert_array_equal(sign_controls([10, 8, 5, 3, 2, 30], 20, True),
-                                  [6, 5, 2, 0, 0, 6])
+                                  [6, 5, 2, 0, 0, 19])
     np.testing.assert_array_equal(sign_controls([10, 10], 4, False), [3, 3])
+    # 6 up to 10 samples, then 3 residual degrees of freedom, at most 32
+    n = np.array([10, 11, 12, 13, 20, 30, 31, 49, 50, 100])
+    np.testing.assert_array_equal(sign_controls(n, 200, True),
+                                  [6, 6, 7, 8, 15, 25, 26, 32, 32, 32])
+    np.testing.assert_array_equal(sign_controls(n, 200, False),
+                                  [6, 7, 8, 9, 16, 26, 27, 32, 32, 32])
+    np.testing.assert_array_equal(sign_controls([30, 30], 15, True), [14, 14])
+
+
+@pytest.mark.parametrize("design", ["toeplitz", "heterogeneous"])
+def test_larger_clients_use_more_controls_as_the_simulation(one_bit_sim, design):
+    # 30-sample clients of d = 50 use 25 controls, 50-sample clients of d = 60
+    # the cap of 32 (neither has the OLS test's degrees of freedom): the bits
+    # equal the NumPy simulation's sign:closest:K client by client.
+    for d, n, k, B in ((50, 30, 25, 120), (60, 50, 32, 40)):
+        _, w = one_bit_sim.problem(design, d, 5, 1)
+        rng = np.random.default_rng(11)
+        X, y = one_bit_sim.clients(design, w, B, n, rng)
+        expected = one_bit_sim.bits_of(f"sign:closest:{k}", X, y, rng)
+        Xf, yf, g = flat(X, y)
+        est = FederatedSupportRecovery(vote="sign", random_state=0).fit(Xf, yf, groups=g)
+        np.testing.assert_array_equal(est.n_controls_, np.full(B, k))
+        assert not est.ols_clients_.any()
+        np.testing.assert_array_equal(est.client_supports_, expected)
+        bits, t = sign_reference(X[0], y[0], np.ones(n), True)
+        assert np.isfinite(t).all()
+        np.testing.assert_array_equal(bits, expected[0])
 
 
 @pytest.mark.parametrize("design", ["toeplitz", "heterogeneous", "independent"])
@@ -57,6 +84,30 @@ def test_client_bits_equal_the_simulation(one_bit_sim, design):
     est_csr = FederatedSupportRecovery(vote="sign", random_state=0).fit(
         sparse.csr_matrix(Xf), yf, groups=g)
     np.testing.assert_array_equal(est_csr.client_supports_, expected)
+
+
+def test_clients_of_different_sizes_use_their_own_controls(one_bit_sim):
+    # one fit over clients of 12 and 30 samples (d = 50): 7 and 25 controls,
+    # each client's bits those of the simulation at its own K, and the
+    # second half added with add_nodes gives the fit on all clients.
+    _, w = one_bit_sim.problem("toeplitz", 50, 5, 2)
+    rng = np.random.default_rng(3)
+    Xa, ya = one_bit_sim.clients("toeplitz", w, 30, 12, rng)
+    Xb, yb = one_bit_sim.clients("toeplitz", w, 30, 30, rng)
+    expected = np.vstack([one_bit_sim.bits_of("sign:closest:7", Xa, ya, rng),
+                          one_bit_sim.bits_of("sign:closest:25", Xb, yb, rng)])
+    X = np.vstack([Xa.reshape(-1, 50), Xb.reshape(-1, 50)])
+    y = np.concatenate([ya.reshape(-1), yb.reshape(-1)])
+    g = np.concatenate([np.repeat(np.arange(30), 12), np.repeat(np.arange(30, 60), 30)])
+    est = FederatedSupportRecovery(vote="sign", random_state=0).fit(X, y, groups=g)
+    np.testing.assert_array_equal(est.n_controls_, np.r_[np.full(30, 7), np.full(30, 25)])
+    np.testing.assert_array_equal(est.client_supports_, expected)
+    first = g < 30
+    part = FederatedSupportRecovery(vote="sign", random_state=0).fit(
+        X[first], y[first], groups=g[first])
+    part.add_nodes(X[~first], y[~first], groups=g[~first])
+    np.testing.assert_array_equal(part.n_controls_, est.n_controls_)
+    np.testing.assert_array_equal(part.votes_, est.votes_)
 
 
 def test_server_test_against_binomial_tails(one_bit_sim):

@@ -698,9 +698,9 @@ def refit_statistics(
 # skfed/support/_partial.py for the rule and its NumPy reference.
 # ---------------------------------------------------------------------------
 
-cdef double PARTIAL_SINGULAR_DET = 1e-10
+cdef double PARTIAL_SINGULAR_PIVOT = 1e-10  # as _partial.SINGULAR_PIVOT
 cdef double RSS_FLOOR = 1e-12
-DEF MAX_CONTROLS = 8
+DEF MAX_CONTROLS = 32
 
 
 def partial_work_size(intp_t n_rows, intp_t d):
@@ -759,7 +759,7 @@ cdef intp_t _partial_core(
     cdef double L[(MAX_CONTROLS + 1) * (MAX_CONTROLS + 1)]
     cdef double u[MAX_CONTROLS + 1]
     cdef double W = 0.0, ybar = 0.0, yy = 0.0, raw_y = 0.0, s, v, P, mu, var, S, df, tcrit
-    cdef double det, rss, piv
+    cdef double piv_min, rss
     cdef bint ok
     cdef char uplo = b'U', trans = b'N'
     cdef int dn = <int>d, nn = <int>n
@@ -850,8 +850,8 @@ cdef intp_t _partial_core(
                 ok = False
         if not ok:
             continue
-        # Cholesky of the standardized system, its determinant, u = L^-1 c.
-        det = 1.0
+        # Cholesky of the standardized system, its smallest squared pivot, u = L^-1 c.
+        piv_min = 1.0
         for a in range(kk + 1):
             for b in range(a + 1):
                 s = R[idx[a] * d + idx[b]]
@@ -861,13 +861,14 @@ cdef intp_t _partial_core(
                     if not s > 0.0:
                         ok = False
                         break
-                    det *= s
+                    if s < piv_min:
+                        piv_min = s
                     L[a * (MAX_CONTROLS + 1) + a] = sqrt(s)
                 else:
                     L[a * (MAX_CONTROLS + 1) + b] = s / L[b * (MAX_CONTROLS + 1) + b]
             if not ok:
                 break
-        if not ok or not det > PARTIAL_SINGULAR_DET:
+        if not ok or not piv_min > PARTIAL_SINGULAR_PIVOT:
             continue
         rss = yy
         for a in range(kk + 1):

@@ -166,8 +166,10 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         heterogeneous 20/10, equicorrelated 200/5).  It is not the default:
         a client's sign of a feature next to the support is biased, at 10
         samples to the edge of the band (recovery may fall with 10^6
-        clients), at 30 samples beyond it (the phase transition fell at
-        10,000 clients); see the user guide.
+        clients), at 30 samples with 6 controls beyond it (the phase
+        transition fell at 10,000 clients; with today's ``m - 4`` controls
+        inside it, but closer than the selection vote's); see the user
+        guide.
         ``"selection"``: the bit "selected" of the client rule above,
         tested against its null rate ``q0`` plus the rogue margin.
         ``"sign"`` (``alpha="auto"``, ``threshold="auto"`` and
@@ -176,9 +178,10 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         client with at least ``d + 4`` samples (``d + 3`` without
         intercept) sends the signs of its least-squares coefficients on all
         ``d`` features; a smaller one the sign of ``x_j``'s coefficient when
-        ``y`` is regressed on ``x_j`` and its ``K = min(6, d - 1, n_i -
-        fit_intercept - 2)`` most correlated features in its rows (chosen
-        from ``X`` alone).  Where the statistic is undefined (a constant
+        ``y`` is regressed on ``x_j`` and its ``K`` most correlated features
+        in its rows (chosen from ``X`` alone), ``K = min(max(6, m - 4), 32, d
+        - 1, m - 2)`` with ``m = n_i - fit_intercept``: 6 up to 10
+        samples, 25 at 30.  Where the statistic is undefined (a constant
         feature) the client sends a fair coin.  The server keeps a feature whose fraction of ones is
         significantly outside ``median +- (beta + t)`` (the median over the
         ``d`` features; ``beta`` = ``rogue_tolerance``, 0.05 for "auto",

@@ -271,6 +271,21 @@ def _sign_bits(t, nodes, seeds, bits):
 # clients, where the tail vote needs 10^5-10^6 clients on Toeplitz and
 # heterogeneous 20/10 (see the user guide).
 SIGN_CONTROLS = 6
+# ... and a larger client uses as many as the OLS test's degrees of
+# freedom allow (m - 1 - OLS_MIN_DF controls, m = its centred samples;
+# continuous with the OLS clients, which use all d - 1 others).  A feature
+# next to a support feature whose controls miss a support feature
+# correlated with it has a biased coefficient whose sign fraction moves
+# away from the median about as sqrt(n_i); more controls remove the bias.
+# In the simulation at 30 samples (Toeplitz 50/5, median band) the
+# strongest feature outside the support lay beyond the band with 6
+# controls (+0.001 / +0.007 / +0.028 on seeds 0 / 1 / 2) and with 19 on
+# seed 2 (+0.019), inside it with 25 = m - 4 (-0.013; the weakest support
+# feature 0.28 beyond it against 0.36-0.40 with 6-19 controls)
+# (benchmarks/support_one_bit_rules.py --n 30 --rules sign:closest:K).
+# At most SIGN_MAX_CONTROLS (the compiled pass's limit; each feature's
+# system costs about K^3 / 3 operations).
+SIGN_MAX_CONTROLS = 32
 SIGN_COIN_STREAM = 5003
 # rogue_tolerance="auto" for vote="sign": rogue clients move a feature's
 # fraction and the median in opposite directions, so a fraction beta of
@@ -296,7 +311,10 @@ SIGN_MIN_CLIENTS = 1000
 # measured (0.001-0.044 inside); at 30 samples a Toeplitz d = 50
 # neighbour lay 0.001-0.007 outside it (benchmarks/support_one_bit_rules.py
 # --problems toeplitz:50:5 --n 30) and the phase transition fell from 1 at
-# 3,000 clients to 0.2 at 10,000 (support_phase_transition.py --only C).
+# 3,000 clients to 0.2 at 10,000 (support_phase_transition.py --only C),
+# both with 6 controls; with m - 4 controls (25) Toeplitz 50/5 at 30
+# samples is exact on seeds 0-2 up to 30,000 clients, its closest
+# neighbour 0.008 inside the band (support_many_clients.py; the guide).
 SIGN_MAX_SAMPLES = 10
 
 
@@ -345,13 +363,32 @@ def sign_centre_margin(n_features, n_min, z):
 def sign_controls(n_positive, d, center):
     """Controls ``K`` of a ``vote="sign"`` client with ``n_positive`` samples.
 
-    ``min(SIGN_CONTROLS, d - 1, m - 2)`` with ``m = n_positive - center``,
-    at least 0: the regression of ``y`` on ``[x_j, x_C]`` keeps one residual
-    degree of freedom, so its t statistic (whose sign is the bit) is
-    defined.
+    ``min(max(SIGN_CONTROLS, m - 1 - OLS_MIN_DF), SIGN_MAX_CONTROLS, d - 1,
+    m - 2)`` with ``m = n_positive - center``, at least 0: 6 controls up
+    to 10 samples, then the OLS test's 3 residual degrees of freedom (25
+    controls at 30 samples), at most 32, never more than the other
+    features, and the regression of ``y`` on ``[x_j, x_C]`` keeps one
+    residual degree of freedom, so its t statistic (whose sign is the bit)
+    is defined.
+
+    Parameters
+    ----------
+    n_positive : array-like of int
+        Each client's samples of positive weight.
+    d : int
+        The number of features.
+    center : bool
+        Whether the clients' data are centred (one degree of freedom).
+
+    Returns
+    -------
+    k : ndarray of int64
+        The controls of each client.
     """
     m = np.asarray(n_positive, dtype=np.int64) - int(center)
-    return np.maximum(np.minimum(np.minimum(SIGN_CONTROLS, int(d) - 1), m - 2), 0)
+    k = np.minimum(np.maximum(SIGN_CONTROLS, m - 1 - OLS_MIN_DF),
+                   min(SIGN_MAX_CONTROLS, int(d) - 1))
+    return np.maximum(np.minimum(k, m - 2), 0)
 
 
 def sign_reference(Xi, yi, wi, center):
