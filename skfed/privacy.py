@@ -158,6 +158,11 @@ class DifferentialPrivacy(DocLinkMixin, BaseEstimator):
         unless the node's own samples say that collaborating did better.  A
         model that keeps training rows (``SVC``'s support vectors, a
         nearest-neighbour model) is refused: a private fit stores no row.
+        The check follows the model's structure: every step of a
+        ``Pipeline`` is compared with the rows as transformed by the steps
+        before it (``make_pipeline(StandardScaler(), SVC())`` is refused),
+        and fitted sub-estimators (a search's best estimator, calibrated or
+        ensemble members) and arrays in lists and dicts are walked.
 
     See Also
     --------

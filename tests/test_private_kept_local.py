@@ -404,3 +404,99 @@ def test_local_estimator_that_stores_rows_or_is_of_the_wrong_kind_is_refused():
              X, X[:, 0] * 2.0, groups)
     with pytest.raises(ValueError, match="local_estimator"):
         DifferentialPrivacy(3.0, local_estimator="LinearSVC").budget()
+
+
+def _node_data(seed=0, m=60, d=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, d)) * [1.0, 5.0, 0.2] + [0.0, 3.0, -1.0]
+    y = (X[:, 0] + 0.3 * rng.normal(size=m) > 0).astype(int)
+    return X, y
+
+
+def _row_models():
+    """Models that keep training rows after a preprocessing step or inside a
+    fitted sub-estimator (review2's bypass of the raw-row check)."""
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.decomposition import PCA
+    from sklearn.ensemble import BaggingClassifier
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
+    return {
+        "scaler+SVC": make_pipeline(StandardScaler(), SVC()),
+        "scaler+KNN": make_pipeline(StandardScaler(), KNeighborsClassifier(3)),
+        "PCA+SVC": make_pipeline(PCA(n_components=2), SVC()),
+        "grid(SVC)": GridSearchCV(SVC(), {"C": [0.5, 1.0]}, cv=3),
+        "calibrated(SVC)": CalibratedClassifierCV(SVC(), cv=3),
+        "bagging(SVC)": BaggingClassifier(SVC(), n_estimators=3, max_features=2,
+                                          random_state=0),
+        "grid(scaler+SVC)": GridSearchCV(make_pipeline(StandardScaler(), SVC()),
+                                         {"svc__C": [0.5, 1.0]}, cv=3),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_row_models()))
+def test_check_no_rows_follows_pipelines_and_sub_estimators(name):
+    from skfed._kept_local import check_no_rows, stored_rows
+
+    X, y = _node_data()
+    model = _row_models()[name].fit(X, y)
+    # the stored rows really are training rows as given to the step that keeps them
+    found = stored_rows(model, X)
+    assert found >= 3, found
+    with pytest.raises(ValueError, match=r"local_estimator=.*stores training rows of node 2"):
+        check_no_rows(model, X, 2)
+
+
+def test_check_no_rows_recovers_the_raw_rows_of_a_scaled_svc():
+    # the reproducer of review2 (p2.py): sv * scale_ + mean_ are node rows
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
+    from skfed._kept_local import stored_rows
+
+    X, y = _node_data(1)
+    model = make_pipeline(StandardScaler(), SVC()).fit(X, y)
+    raw = model[-1].support_vectors_ * model[0].scale_ + model[0].mean_
+    exact = sum(np.min(np.abs(X - r).max(axis=1)) < 1e-12 for r in raw)
+    assert exact == raw.shape[0] == model[-1].support_vectors_.shape[0]
+    assert stored_rows(model, X) == raw.shape[0]
+
+
+@pytest.mark.parametrize("kind", ["LinearSVC", "LogisticRegression", "scaler+LR", "rff"])
+def test_check_no_rows_accepts_models_without_samples(kind):
+    from sklearn.preprocessing import StandardScaler
+
+    from skfed._kept_local import check_no_rows, make_local, stored_rows
+
+    X, y = _node_data(2)
+    model = {"LinearSVC": LinearSVC(), "LogisticRegression": LogisticRegression(),
+             "scaler+LR": make_pipeline(StandardScaler(), LogisticRegression()),
+             "rff": make_local("rff-LinearSVC", 0, *X.shape)}[kind]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X, y)
+    assert stored_rows(model, X) == 0
+    check_no_rows(model, X, 0)
+
+
+@pytest.mark.parametrize("name", ["scaler+SVC", "grid(SVC)"])
+def test_private_fit_refuses_a_preprocessed_model_that_stores_rows(name):
+    X, y, groups = _rings()
+    spec = DifferentialPrivacy(3.0, local_estimator=_row_models()[name])
+    est = PersonalizedLinearClassifier(max_iter=40, privacy=spec, random_state=0)
+    with pytest.raises(ValueError, match=r"local_estimator=.*stores training rows of node 0"):
+        _fit(est, X, y, groups)
+
+
+def test_private_fit_accepts_a_scaled_logistic_regression():
+    from sklearn.preprocessing import StandardScaler
+
+    X, y, groups = _rings()
+    spec = DifferentialPrivacy(3.0, local_estimator=make_pipeline(StandardScaler(),
+                                                                   LogisticRegression()))
+    est = _fit(PersonalizedLinearClassifier(max_iter=40, privacy=spec, random_state=0),
+               X, y, groups)
+    assert any(isinstance(m, Pipeline) for m in est.kept_local_models_)
