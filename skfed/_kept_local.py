@@ -511,6 +511,12 @@ def choose_reference(reference, X, y, collab_err, fold, n_folds, node, classific
         model's by a one-sided test at level ``LEVEL``
         (:func:`collaboration_wins`), or when the node saw one class (no
         classifier fits it; the collaborative model is kept).
+
+    Raises
+    ------
+    ValueError
+        When the node's fit of ``reference`` stores one of its training
+        rows (:func:`check_no_rows`), whichever model the node keeps.
     """
     kind = is_classifier(reference) if classification else is_regressor(reference)
     if not kind:
@@ -519,12 +525,15 @@ def choose_reference(reference, X, y, collab_err, fold, n_folds, node, classific
             f"{'classifier' if classification else 'regressor'} for this estimator.")
     if classification and np.unique(y).size < 2:
         return None
+    # The row check runs on every node's fit, kept or not: a refusal that
+    # depended on which model wins would accept a row-storing model on data
+    # where the collaborative models happen to win everywhere.
+    model = _fit_reference(reference, X, y)
+    check_no_rows(model, X, node)
     if collab_err is not None and n_folds >= 2:
         own = reference_errors(reference, X, y, fold, n_folds, classification)
         if collaboration_wins(own, collab_err, classification):
             return None
-    model = _fit_reference(reference, X, y)
-    check_no_rows(model, X, node)
     return model
 
 

@@ -500,3 +500,36 @@ def test_private_fit_accepts_a_scaled_logistic_regression():
     est = _fit(PersonalizedLinearClassifier(max_iter=40, privacy=spec, random_state=0),
                X, y, groups)
     assert any(isinstance(m, Pipeline) for m in est.kept_local_models_)
+
+
+def test_rows_refused_even_where_the_collaborative_model_wins():
+    # review2 p3.py: the row check ran only on the model a node kept, so a
+    # node whose collaborative model won kept nothing and SVR() passed.
+    from sklearn.svm import SVR
+
+    from skfed._kept_local import choose_reference
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = X[:, 0] + 0.1 * rng.normal(size=40)
+    fold = np.arange(40) % 5
+    perfect = np.zeros(40)  # the collaborative model's held-out errors: none
+    assert choose_reference(Ridge(), X, y, perfect, fold, 5, 3, classification=False) is None
+    with pytest.raises(ValueError, match=r"local_estimator=SVR\(\)\) stores training rows of node 3"):
+        choose_reference(SVR(), X, y, perfect, fold, 5, 3, classification=False)
+
+
+def test_mocha_regressor_refuses_svr_when_collaborating_wins_everywhere():
+    from sklearn.svm import SVR
+
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(200, 3))
+    y = X[:, 0] + 0.1 * rng.normal(size=200)
+    groups = np.repeat(np.arange(5), 40)
+    ridge = _fit(FederatedMultiTaskRegressor(
+        random_state=0, privacy=DifferentialPrivacy(3.0, local_estimator=Ridge())), X, y, groups)
+    assert sum(m is None for m in ridge.kept_local_models_) >= 1  # some node collaborates
+    est = FederatedMultiTaskRegressor(random_state=0,
+                                      privacy=DifferentialPrivacy(3.0, local_estimator=SVR()))
+    with pytest.raises(ValueError, match=r"local_estimator=SVR\(\)\) stores training rows of node 0"):
+        _fit(est, X, y, groups)
