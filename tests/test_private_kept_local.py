@@ -533,3 +533,46 @@ def test_mocha_regressor_refuses_svr_when_collaborating_wins_everywhere():
                                       privacy=DifferentialPrivacy(3.0, local_estimator=SVR()))
     with pytest.raises(ValueError, match=r"local_estimator=SVR\(\)\) stores training rows of node 0"):
         _fit(est, X, y, groups)
+
+
+def test_estimators_without_kept_models_refuse_local_estimator():
+    # review2 p1.py: support recovery fitted with local_estimator and ignored it
+    from skfed import (
+        DecentralizedKernelSGDClassifier,
+        DecentralizedKernelSGDRegressor,
+        FederatedSparseLinearRegression,
+        FederatedSupportRecovery,
+    )
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 5))
+    y = X[:, 0] + 0.1 * rng.normal(size=400)
+    groups = np.repeat(np.arange(20), 20)
+    spec = DifferentialPrivacy(3.0, local_estimator=LinearSVC())
+    with pytest.raises(ValueError, match=r"FederatedSupportRecovery does not use .*local_estimator"):
+        FederatedSupportRecovery(privacy=spec, random_state=0).fit(X, y, groups=groups)
+    labels = (y > 0).astype(int)
+    for est, target in ((DecentralizedKernelSGDClassifier(max_epochs=1, privacy=spec), labels),
+                        (DecentralizedKernelSGDRegressor(max_epochs=1, privacy=spec), y),
+                        (FederatedSparseLinearRegression(privacy=spec), y)):
+        with pytest.raises(ValueError, match="privacy"):  # privacy= refused as a whole
+            _fit(est, X, target, groups)
+
+
+@pytest.mark.parametrize("which", ["persolin", "dada", "mocha"])
+def test_local_estimator_at_infinite_epsilon_is_refused(which):
+    X, y, groups = _rings()
+    spec = DifferentialPrivacy(np.inf, local_estimator=LogisticRegression())
+    if which == "persolin":
+        est = PersonalizedLinearClassifier(max_iter=20, privacy=spec, random_state=0)
+    elif which == "dada":
+        est = DecentralizedBoostingClassifier(
+            base_predictors=make_stump_predictors([-3, -3], [3, 3], 5), max_iter=20,
+            privacy=spec, random_state=0)
+    else:
+        est = FederatedMultiTaskClassifier(max_rounds=3, privacy=spec, random_state=0)
+    with pytest.raises(ValueError, match=r"local_estimator=.*needs a finite epsilon"):
+        _fit(est, X, y, groups)
+    # the same estimator at a finite epsilon uses it
+    est.set_params(privacy=DifferentialPrivacy(3.0, local_estimator=LogisticRegression()))
+    assert _fit(est, X, y, groups).kept_local_models_.shape == (4,)
