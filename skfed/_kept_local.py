@@ -62,7 +62,7 @@ import warnings
 import numpy as np
 from scipy.stats import binom, norm
 from sklearn.base import clone, is_classifier, is_regressor
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.kernel_approximation import RBFSampler
 from sklearn.linear_model import LassoCV, LogisticRegression, Ridge
 from sklearn.pipeline import Pipeline
@@ -296,55 +296,134 @@ def choose_regressor(X, y, collab_err, fold, n_folds, seed, reference=None, node
     return None if best < 0 else _fit(names[best], X, y, seed)
 
 
-def _fitted_arrays(value, seen):
-    """Every numeric ndarray reachable from the fitted attributes of ``value``."""
+def _is_fitted_step(step):
+    return step is not None and not (isinstance(step, str) and step == "passthrough")
+
+
+def _fitted_arrays(value, inputs, path, seen):
+    """``(array, inputs, path)`` for every numeric array reachable from ``value``.
+
+    ``inputs`` are the matrices the estimator holding the array may have been
+    trained on: the node's raw rows and, inside a :class:`Pipeline`, the rows
+    as transformed by the steps before it.  Walks a pipeline step by step,
+    the columns a bagging member was given (``estimators_features_``),
+    fitted sub-estimators (a search's ``best_estimator_``, a calibrated
+    classifier's members, an ensemble's ``estimators_``) and arrays nested
+    in lists, tuples, dicts and object arrays.
+    """
     if id(value) in seen:
         return
     seen.add(id(value))
+    if isinstance(value, Pipeline):
+        current = inputs
+        steps = [(name, step) for name, step in value.steps if _is_fitted_step(step)]
+        for i, (name, step) in enumerate(steps):
+            yield from _fitted_arrays(step, current, f"{path}[{name!r}]", seen)
+            if i + 1 < len(steps):
+                try:
+                    out = step.transform(current[-1])
+                except NotFittedError:  # an unfitted template (a search's estimator)
+                    continue
+                if hasattr(out, "toarray"):  # a sparse transform
+                    out = out.toarray()
+                current = current + (np.asarray(out, dtype=np.float64),)
+        return
+    members = getattr(value, "estimators_", None)
+    features = getattr(value, "estimators_features_", None)
+    if isinstance(members, list) and features is not None and len(features) == len(members):
+        for i, (member, cols) in enumerate(zip(members, features)):
+            sub = tuple(matrix[:, cols] for matrix in inputs)
+            yield from _fitted_arrays(member, inputs + sub, f"{path}.estimators_[{i}]", seen)
     if isinstance(value, np.ndarray):
         if value.dtype.kind in "fiu":
-            yield value
+            yield value, inputs, path
         elif value.dtype == object:
-            for item in value.ravel():
-                yield from _fitted_arrays(item, seen)
+            for i, item in enumerate(value.ravel()):
+                yield from _fitted_arrays(item, inputs, f"{path}[{i}]", seen)
     elif isinstance(value, dict):
-        for item in value.values():
-            yield from _fitted_arrays(item, seen)
+        for key, item in value.items():
+            yield from _fitted_arrays(item, inputs, f"{path}[{key!r}]", seen)
     elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _fitted_arrays(item, seen)
+        for i, item in enumerate(value):
+            yield from _fitted_arrays(item, inputs, f"{path}[{i}]", seen)
     elif hasattr(value, "toarray") and hasattr(value, "nnz"):
-        yield value.toarray()
+        yield value.toarray(), inputs, path
     elif hasattr(value, "__dict__") and not isinstance(value, type):
-        for item in vars(value).values():
-            yield from _fitted_arrays(item, seen)
+        for key, item in vars(value).items():
+            yield from _fitted_arrays(item, inputs, f"{path}.{key}", seen)
+
+
+# A stored row equals a training row when every coordinate agrees to this
+# relative tolerance of the largest training value: a transformer's
+# fit_transform and transform (PCA) may differ in the last bits.
+ROW_TOLERANCE = 1e-9
+
+
+def _row_hits(model, X):
+    """``[(path, n_rows)]``: the stored arrays holding training rows of ``X``."""
+    from scipy.spatial import cKDTree
+
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] == 0:
+        return []
+    trees = {}
+    hits = []
+    for array, inputs, path in _fitted_arrays(model, (X,), type(model).__name__, set()):
+        width = array.shape[-1] if array.ndim else 0
+        if width == 0:
+            continue
+        flat = np.asarray(array, dtype=np.float64).reshape(-1, width)
+        flat = flat[np.all(np.isfinite(flat), axis=1)]
+        found = np.zeros(flat.shape[0], dtype=bool)
+        for matrix in inputs:
+            if matrix.shape[1] != width or flat.shape[0] == 0:
+                continue
+            if id(matrix) not in trees:
+                finite = matrix[np.all(np.isfinite(matrix), axis=1)]
+                scale = float(np.abs(finite).max()) if finite.size else 0.0
+                trees[id(matrix)] = (cKDTree(finite), ROW_TOLERANCE * max(1.0, scale), matrix)
+            tree, tol, _ = trees[id(matrix)]
+            if tree.n == 0:
+                continue
+            dist, _ = tree.query(flat, k=1, p=np.inf, distance_upper_bound=tol)
+            found |= dist <= tol
+        if found.any():
+            hits.append((path, int(found.sum())))
+    return hits
+
+
+def stored_rows(model, X):
+    """How many stored rows of a fitted model are training rows of ``X``.
+
+    Every numeric array reachable from the model (:func:`_fitted_arrays`)
+    is compared, row by row, with the rows as given to the estimator that
+    stores it: the raw rows ``X`` and, inside a pipeline, ``X`` transformed
+    by the steps before it.  Two rows agree when every coordinate does to
+    ``ROW_TOLERANCE`` times the largest training value.
+    """
+    return sum(n for _, n in _row_hits(model, X))
 
 
 def check_no_rows(model, X, node):
     """Refuse a fitted Local model that stores a training row of ``X``.
 
-    Walks every numeric array reachable from the model's attributes (a
-    pipeline's steps, a search's best estimator, an ensemble's members)
-    whose last axis has ``X.shape[1]`` entries, and compares its rows with
-    the node's rows exactly (as float64 bytes).  A private fit stores no
-    training row (issue 27): ``SVC``'s ``support_vectors_`` or a
-    nearest-neighbour model's samples fail here.
+    A private fit stores no training row (issue 27): ``SVC``'s
+    ``support_vectors_``, a nearest-neighbour model's samples, and these
+    behind a preprocessing step (``make_pipeline(StandardScaler(), SVC())``
+    keeps the scaled rows, from which ``scale_`` and ``mean_`` give the
+    raw ones back) or inside a search, calibration or ensemble fail here
+    (:func:`stored_rows`).
     """
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    if X.ndim != 2 or X.shape[0] == 0:
-        return
-    rows = {r.tobytes() for r in X}
-    for array in _fitted_arrays(model, set()):
-        if array.ndim == 0 or array.shape[-1] != X.shape[1]:
-            continue
-        flat = np.ascontiguousarray(array.reshape(-1, X.shape[1]), dtype=np.float64)
-        if any(r.tobytes() in rows for r in flat):
-            raise ValueError(
-                f"DifferentialPrivacy(local_estimator={model!r}) stores training rows "
-                f"of node {node} in its fitted attributes (e.g. SVC's support vectors); "
-                "a private fit stores no training row: use a model without stored "
-                "samples (LinearSVC, LogisticRegression, or an rbf model on random "
-                "features such as RBFSampler followed by LinearSVC).")
+    hits = _row_hits(model, X)
+    if hits:
+        name = " ".join(repr(model).split())  # one line
+        where = ", ".join(f"{path} ({n} rows)" for path, n in hits[:3])
+        raise ValueError(
+            f"DifferentialPrivacy(local_estimator={name}) stores training rows "
+            f"of node {node} in its fitted attributes ({where}; rows as given to "
+            "the step that stores them); a private fit stores no training row: use a "
+            "model without stored samples (LinearSVC, LogisticRegression, or an rbf "
+            "model on random features such as RBFSampler followed by LinearSVC).")
 
 
 def _fit_reference(reference, X, y):
@@ -432,6 +511,12 @@ def choose_reference(reference, X, y, collab_err, fold, n_folds, node, classific
         model's by a one-sided test at level ``LEVEL``
         (:func:`collaboration_wins`), or when the node saw one class (no
         classifier fits it; the collaborative model is kept).
+
+    Raises
+    ------
+    ValueError
+        When the node's fit of ``reference`` stores one of its training
+        rows (:func:`check_no_rows`), whichever model the node keeps.
     """
     kind = is_classifier(reference) if classification else is_regressor(reference)
     if not kind:
@@ -440,12 +525,15 @@ def choose_reference(reference, X, y, collab_err, fold, n_folds, node, classific
             f"{'classifier' if classification else 'regressor'} for this estimator.")
     if classification and np.unique(y).size < 2:
         return None
+    # The row check runs on every node's fit, kept or not: a refusal that
+    # depended on which model wins would accept a row-storing model on data
+    # where the collaborative models happen to win everywhere.
+    model = _fit_reference(reference, X, y)
+    check_no_rows(model, X, node)
     if collab_err is not None and n_folds >= 2:
         own = reference_errors(reference, X, y, fold, n_folds, classification)
         if collaboration_wins(own, collab_err, classification):
             return None
-    model = _fit_reference(reference, X, y)
-    check_no_rows(model, X, node)
     return model
 
 

@@ -155,9 +155,17 @@ class DifferentialPrivacy(DocLinkMixin, BaseEstimator):
         significantly lower (a one-sided paired test at level 0.05: the
         exact sign test on the samples where the two disagree): the
         private result is then what this Local baseline gives the node
-        unless the node's own samples say that collaborating did better.  A
-        model that keeps training rows (``SVC``'s support vectors, a
-        nearest-neighbour model) is refused: a private fit stores no row.
+        unless the node's own samples say that collaborating did better.
+        Other estimators (support recovery, which keeps no per-node model)
+        refuse it, and so do these with ``epsilon=inf``, whose fit is the
+        non-private fit exactly and keeps no Local model.  A model that
+        keeps training rows (``SVC``'s support vectors, a nearest-neighbour
+        model) is refused: a private fit stores no row.
+        The check follows the model's structure: every step of a
+        ``Pipeline`` is compared with the rows as transformed by the steps
+        before it (``make_pipeline(StandardScaler(), SVC())`` is refused),
+        and fitted sub-estimators (a search's best estimator, calibrated or
+        ensemble members) and arrays in lists and dicts are walked.
 
     See Also
     --------
@@ -199,11 +207,15 @@ class DifferentialPrivacy(DocLinkMixin, BaseEstimator):
         return float(self.epsilon), float(self.delta)
 
 
-def check_privacy(privacy, estimator_name):
+def check_privacy(privacy, estimator_name, local_estimator=False):
     """Validate an estimator's ``privacy=`` parameter.
 
     Returns None or the validated :class:`DifferentialPrivacy`; anything else
-    is a ``TypeError`` naming the estimator.
+    is a ``TypeError`` naming the estimator.  ``local_estimator``: whether
+    the estimator's private fit keeps per-node Local models and so uses
+    ``DifferentialPrivacy.local_estimator``; a ``local_estimator`` it cannot
+    use, or one given with ``epsilon=inf`` (the non-private fit exactly,
+    which keeps no Local model), is a ``ValueError`` naming it.
     """
     if privacy is None:
         return None
@@ -212,7 +224,20 @@ def check_privacy(privacy, estimator_name):
             f"{estimator_name}: privacy must be None or a "
             f"skfed.privacy.DifferentialPrivacy, got {privacy!r}."
         )
-    privacy.budget()
+    epsilon, _ = privacy.budget()
+    given = privacy.local_estimator
+    if given is not None:
+        name = " ".join(repr(given).split())
+        if not local_estimator:
+            raise ValueError(
+                f"{estimator_name} does not use DifferentialPrivacy(local_estimator={name}): "
+                "its private fit keeps no per-node model (local_estimator is for the "
+                "private fits of Dada, Perso-lin and MOCHA); pass local_estimator=None.")
+        if math.isinf(epsilon):
+            raise ValueError(
+                f"{estimator_name}: DifferentialPrivacy(local_estimator={name}) needs a "
+                "finite epsilon: with epsilon=inf the fit is the non-private fit exactly "
+                "and keeps no Local model; pass local_estimator=None or a finite epsilon.")
     return privacy
 
 

@@ -404,3 +404,175 @@ def test_local_estimator_that_stores_rows_or_is_of_the_wrong_kind_is_refused():
              X, X[:, 0] * 2.0, groups)
     with pytest.raises(ValueError, match="local_estimator"):
         DifferentialPrivacy(3.0, local_estimator="LinearSVC").budget()
+
+
+def _node_data(seed=0, m=60, d=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, d)) * [1.0, 5.0, 0.2] + [0.0, 3.0, -1.0]
+    y = (X[:, 0] + 0.3 * rng.normal(size=m) > 0).astype(int)
+    return X, y
+
+
+def _row_models():
+    """Models that keep training rows after a preprocessing step or inside a
+    fitted sub-estimator (review2's bypass of the raw-row check)."""
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.decomposition import PCA
+    from sklearn.ensemble import BaggingClassifier
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
+    return {
+        "scaler+SVC": make_pipeline(StandardScaler(), SVC()),
+        "scaler+KNN": make_pipeline(StandardScaler(), KNeighborsClassifier(3)),
+        "PCA+SVC": make_pipeline(PCA(n_components=2), SVC()),
+        "grid(SVC)": GridSearchCV(SVC(), {"C": [0.5, 1.0]}, cv=3),
+        "calibrated(SVC)": CalibratedClassifierCV(SVC(), cv=3),
+        "bagging(SVC)": BaggingClassifier(SVC(), n_estimators=3, max_features=2,
+                                          random_state=0),
+        "grid(scaler+SVC)": GridSearchCV(make_pipeline(StandardScaler(), SVC()),
+                                         {"svc__C": [0.5, 1.0]}, cv=3),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_row_models()))
+def test_check_no_rows_follows_pipelines_and_sub_estimators(name):
+    from skfed._kept_local import check_no_rows, stored_rows
+
+    X, y = _node_data()
+    model = _row_models()[name].fit(X, y)
+    # the stored rows really are training rows as given to the step that keeps them
+    found = stored_rows(model, X)
+    assert found >= 3, found
+    with pytest.raises(ValueError, match=r"local_estimator=.*stores training rows of node 2"):
+        check_no_rows(model, X, 2)
+
+
+def test_check_no_rows_recovers_the_raw_rows_of_a_scaled_svc():
+    # the reproducer of review2 (p2.py): sv * scale_ + mean_ are node rows
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
+    from skfed._kept_local import stored_rows
+
+    X, y = _node_data(1)
+    model = make_pipeline(StandardScaler(), SVC()).fit(X, y)
+    raw = model[-1].support_vectors_ * model[0].scale_ + model[0].mean_
+    exact = sum(np.min(np.abs(X - r).max(axis=1)) < 1e-12 for r in raw)
+    assert exact == raw.shape[0] == model[-1].support_vectors_.shape[0]
+    assert stored_rows(model, X) == raw.shape[0]
+
+
+@pytest.mark.parametrize("kind", ["LinearSVC", "LogisticRegression", "scaler+LR", "rff"])
+def test_check_no_rows_accepts_models_without_samples(kind):
+    from sklearn.preprocessing import StandardScaler
+
+    from skfed._kept_local import check_no_rows, make_local, stored_rows
+
+    X, y = _node_data(2)
+    model = {"LinearSVC": LinearSVC(), "LogisticRegression": LogisticRegression(),
+             "scaler+LR": make_pipeline(StandardScaler(), LogisticRegression()),
+             "rff": make_local("rff-LinearSVC", 0, *X.shape)}[kind]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X, y)
+    assert stored_rows(model, X) == 0
+    check_no_rows(model, X, 0)
+
+
+@pytest.mark.parametrize("name", ["scaler+SVC", "grid(SVC)"])
+def test_private_fit_refuses_a_preprocessed_model_that_stores_rows(name):
+    X, y, groups = _rings()
+    spec = DifferentialPrivacy(3.0, local_estimator=_row_models()[name])
+    est = PersonalizedLinearClassifier(max_iter=40, privacy=spec, random_state=0)
+    with pytest.raises(ValueError, match=r"local_estimator=.*stores training rows of node 0"):
+        _fit(est, X, y, groups)
+
+
+def test_private_fit_accepts_a_scaled_logistic_regression():
+    from sklearn.preprocessing import StandardScaler
+
+    X, y, groups = _rings()
+    spec = DifferentialPrivacy(3.0, local_estimator=make_pipeline(StandardScaler(),
+                                                                   LogisticRegression()))
+    est = _fit(PersonalizedLinearClassifier(max_iter=40, privacy=spec, random_state=0),
+               X, y, groups)
+    assert any(isinstance(m, Pipeline) for m in est.kept_local_models_)
+
+
+def test_rows_refused_even_where_the_collaborative_model_wins():
+    # review2 p3.py: the row check ran only on the model a node kept, so a
+    # node whose collaborative model won kept nothing and SVR() passed.
+    from sklearn.svm import SVR
+
+    from skfed._kept_local import choose_reference
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = X[:, 0] + 0.1 * rng.normal(size=40)
+    fold = np.arange(40) % 5
+    perfect = np.zeros(40)  # the collaborative model's held-out errors: none
+    assert choose_reference(Ridge(), X, y, perfect, fold, 5, 3, classification=False) is None
+    with pytest.raises(ValueError, match=r"local_estimator=SVR\(\)\) stores training rows of node 3"):
+        choose_reference(SVR(), X, y, perfect, fold, 5, 3, classification=False)
+
+
+def test_mocha_regressor_refuses_svr_when_collaborating_wins_everywhere():
+    from sklearn.svm import SVR
+
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(200, 3))
+    y = X[:, 0] + 0.1 * rng.normal(size=200)
+    groups = np.repeat(np.arange(5), 40)
+    ridge = _fit(FederatedMultiTaskRegressor(
+        random_state=0, privacy=DifferentialPrivacy(3.0, local_estimator=Ridge())), X, y, groups)
+    assert sum(m is None for m in ridge.kept_local_models_) >= 1  # some node collaborates
+    est = FederatedMultiTaskRegressor(random_state=0,
+                                      privacy=DifferentialPrivacy(3.0, local_estimator=SVR()))
+    with pytest.raises(ValueError, match=r"local_estimator=SVR\(\)\) stores training rows of node 0"):
+        _fit(est, X, y, groups)
+
+
+def test_estimators_without_kept_models_refuse_local_estimator():
+    # review2 p1.py: support recovery fitted with local_estimator and ignored it
+    from skfed import (
+        DecentralizedKernelSGDClassifier,
+        DecentralizedKernelSGDRegressor,
+        FederatedSparseLinearRegression,
+        FederatedSupportRecovery,
+    )
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 5))
+    y = X[:, 0] + 0.1 * rng.normal(size=400)
+    groups = np.repeat(np.arange(20), 20)
+    spec = DifferentialPrivacy(3.0, local_estimator=LinearSVC())
+    with pytest.raises(ValueError, match=r"FederatedSupportRecovery does not use .*local_estimator"):
+        FederatedSupportRecovery(privacy=spec, random_state=0).fit(X, y, groups=groups)
+    labels = (y > 0).astype(int)
+    for est, target in ((DecentralizedKernelSGDClassifier(max_epochs=1, privacy=spec), labels),
+                        (DecentralizedKernelSGDRegressor(max_epochs=1, privacy=spec), y),
+                        (FederatedSparseLinearRegression(privacy=spec), y)):
+        with pytest.raises(ValueError, match="privacy"):  # privacy= refused as a whole
+            _fit(est, X, target, groups)
+
+
+@pytest.mark.parametrize("which", ["persolin", "dada", "mocha"])
+def test_local_estimator_at_infinite_epsilon_is_refused(which):
+    X, y, groups = _rings()
+    spec = DifferentialPrivacy(np.inf, local_estimator=LogisticRegression())
+    if which == "persolin":
+        est = PersonalizedLinearClassifier(max_iter=20, privacy=spec, random_state=0)
+    elif which == "dada":
+        est = DecentralizedBoostingClassifier(
+            base_predictors=make_stump_predictors([-3, -3], [3, 3], 5), max_iter=20,
+            privacy=spec, random_state=0)
+    else:
+        est = FederatedMultiTaskClassifier(max_rounds=3, privacy=spec, random_state=0)
+    with pytest.raises(ValueError, match=r"local_estimator=.*needs a finite epsilon"):
+        _fit(est, X, y, groups)
+    # the same estimator at a finite epsilon uses it
+    est.set_params(privacy=DifferentialPrivacy(3.0, local_estimator=LogisticRegression()))
+    assert _fit(est, X, y, groups).kept_local_models_.shape == (4,)

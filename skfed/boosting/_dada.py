@@ -842,7 +842,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         self._validate_params()
         if self.base_predictors is not None and len(self.base_predictors) == 0:
             raise ValueError("base_predictors must hold at least one predictor.")
-        spec = check_privacy(self.privacy, type(self).__name__)
+        spec = check_privacy(self.privacy, type(self).__name__, local_estimator=True)
         if spec is not None:
             _check_private_inputs(self, sample_weight)
             if self.base_predictors is None:

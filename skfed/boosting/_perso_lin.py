@@ -446,7 +446,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         self : PersonalizedLinearClassifier
         """
         self._validate_params()
-        spec = check_privacy(self.privacy, type(self).__name__)
+        spec = check_privacy(self.privacy, type(self).__name__, local_estimator=True)
         if spec is not None:
             _check_private_inputs(self, sample_weight)
         Xs, Y, sws, layout, mass = self._prepare(X, y, groups, sample_weight)

@@ -365,7 +365,7 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         n, d = X.shape
         self._resolve_mode(n, d, m, Y.shape[0], dtype_bytes)
         loss = self._loss_object(Y.shape[0])  # the estimator's (multinomial: mtl)
-        dp_spec = check_privacy(self.privacy, type(self).__name__)
+        dp_spec = check_privacy(self.privacy, type(self).__name__, local_estimator=True)
         if dp_spec is not None:
             self._check_private_mode(sample_weight)
         self.omega_mode_ = self._resolve_omega(dp_spec)
