@@ -701,3 +701,33 @@ def test_auto_vote_rogue_fraction_tolerated(one_bit_sim, behavior):
     with pytest.warns(UserWarning, match="rogue_tolerance='auto' resolved to"):
         FederatedSupportRecovery(vote="auto", network=net, random_state=0).fit(
             Xf, yf, groups=g)
+
+
+def test_join_keeps_the_fits_auto_vote_and_warns_when_it_would_change():
+    # review2: vote="auto" is resolved once, by the fit (one-shot: the
+    # fitted clients do not send again); 990 clients of 10 samples resolve
+    # to "selection" (under SIGN_MIN_CLIENTS = 1,000), the grown 1,010 would
+    # resolve to "sign": the join keeps "selection" and says so.
+    rng = np.random.RandomState(0)
+    n_clients, n, d = 1010, 10, 20
+    X = rng.normal(size=(n_clients * n, d))
+    y = X[:, 0] - X[:, 1] + 0.5 * rng.normal(size=len(X))
+    groups = np.repeat(np.arange(n_clients), n)
+    old = groups < 990
+    sel = FederatedSupportRecovery(vote="auto", random_state=0).fit(
+        X[old], y[old], groups=groups[old])
+    assert sel.vote_ == "selection"
+    with pytest.warns(UserWarning, match=r"would choose 'sign' for the 1010 clients"):
+        sel.add_nodes(X[~old], y[~old], groups=groups[~old])
+    assert sel.vote_ == "selection" and sel.n_answered_ == 1010
+    assert FederatedSupportRecovery(vote="auto", random_state=0).fit(
+        X, y, groups=groups).vote_ == "sign"
+    # no warning when the grown federation resolves to the same vote
+    few = groups < 500
+    sel = FederatedSupportRecovery(vote="auto", random_state=0).fit(
+        X[few], y[few], groups=groups[few])
+    more = (groups >= 500) & (groups < 520)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        sel.add_nodes(X[more], y[more], groups=groups[more])
+    assert sel.vote_ == "selection"

@@ -1,5 +1,8 @@
 """Clients joining a fitted selector: their one-shot votes added to the held counts."""
 
+import math
+import warnings
+
 import numpy as np
 from scipy import sparse
 from sklearn.utils import check_random_state
@@ -13,6 +16,30 @@ from ._rules import _client_pass
 
 class _JoinVoteMixin:
     """``add_nodes``' round 1 (:meth:`_join_vote`), for ``_OneShotSupportMixin``."""
+
+    def _warn_if_auto_vote_would_change(self, d, n_positive, spec):
+        """``vote="auto"`` is resolved once, by the fit: the fitted clients
+        sent their bits once and do not send again, so a join keeps
+        ``vote_``.  Warn when the grown federation's sizes would resolve to
+        the other vote (a join then differs from a fit on all clients)."""
+        held = getattr(self, "_client_sizes", None)
+        if getattr(self, "vote", "selection") != "auto" or held is None:
+            return
+        fitted = self.vote_
+        try:
+            grown = self._resolve_vote(d, np.concatenate([held, n_positive]),
+                                       spec is not None and math.isfinite(spec.budget()[0]))
+        finally:
+            self.vote_ = fitted
+        if grown != fitted:
+            warnings.warn(
+                f"vote='auto' would choose {grown!r} for the {len(held) + len(n_positive)} "
+                f"clients after this join, but the join keeps the fit's vote_={fitted!r}: "
+                "the fitted clients sent their bits once and do not send again (one-shot), "
+                "so the new clients send the same kind of bit. Fit on all clients to "
+                "switch the vote.",
+                UserWarning,
+            )
 
     def _join_vote(self, X, y, sample_weight, layout, new_labels):
         """The new clients' round 1: their passes, their votes added to the counts.
@@ -52,6 +79,7 @@ class _JoinVoteMixin:
             short = self._short_clients(n_positive, auto, spec is not None)
         finally:
             self.nodes_ = labels
+        self._warn_if_auto_vote_would_change(d, n_positive, spec)
         if sparse.issparse(X):
             X = sparse.csr_matrix(X)
         X_nodes = layout.sort(X)

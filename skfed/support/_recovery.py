@@ -135,7 +135,8 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         support feature) becomes significant at 3,000-10,000 clients where
         0.1 keeps it out (see the user guide).  Under ``privacy`` (whose
         clients do not send their sizes) ``"auto"`` is 0.1.  With the sign
-        vote (``vote_ == "sign"``, the default for many small clients)
+        vote (``vote_ == "sign"``, which ``vote="auto"`` picks for many
+        small clients)
         ``"auto"`` is 0.05 (the band ``median +- beta``).  When the
         simulated ``network`` makes more clients rogue than the resolved
         value, the fit warns.  A number is used as given.  Only with
@@ -502,7 +503,10 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         server adds them to the votes it holds (``votes_``) and applies the
         same rule over all answering clients, so ``support_`` may change.
         The fitted clients send nothing and their messages are not
-        recounted.  Under the network's faults a new client may be dropped
+        recounted.  New clients send the fit's kind of bit (``vote_``):
+        ``vote="auto"`` is resolved once, by the fit, and the join warns when
+        the grown federation would resolve to the other vote (a fit on all
+        clients would then differ).  Under the network's faults a new client may be dropped
         or straggle (it does not vote) or be rogue (with probability
         ``rogue_fraction``); under ``privacy`` its bits get the same
         randomized response and ``privacy_spent_`` grows by its spend.  The
