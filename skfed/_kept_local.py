@@ -595,3 +595,30 @@ def apply_kept_local(estimator, X, codes, scores):
             block[:, seen] = f
         out[rows] = block
     return out[:, 0] if flat else out
+
+
+def extend_kept_local(estimator, n_new):
+    """After ``add_nodes``: ``kept_local_models_`` grows by ``None`` for the
+    ``n_new`` nodes that joined (they keep their joined models: the kept-model
+    choice runs in the private fit only), with a warning saying so.
+
+    Parameters
+    ----------
+    estimator : fitted estimator, maybe with ``kept_local_models_``
+    n_new : int
+        Number of nodes the join appended to ``nodes_``.
+    """
+    models = getattr(estimator, "kept_local_models_", None)
+    if models is None or n_new <= 0:
+        return
+    warnings.warn(
+        f"The {n_new} node(s) added to this private fit keep their joined models: the "
+        "choice of a model trained alone (kept_local_models_, DifferentialPrivacy's "
+        "local_estimator) runs in the private fit only, so kept_local_models_ is None "
+        "for them.",
+        UserWarning,
+    )
+    grown = np.empty(len(models) + n_new, dtype=object)
+    grown[: len(models)] = list(models)
+    estimator.kept_local_models_ = grown
+

@@ -165,7 +165,9 @@ class DifferentialPrivacy(DocLinkMixin, BaseEstimator):
         ``Pipeline`` is compared with the rows as transformed by the steps
         before it (``make_pipeline(StandardScaler(), SVC())`` is refused),
         and fitted sub-estimators (a search's best estimator, calibrated or
-        ensemble members) and arrays in lists and dicts are walked.
+        ensemble members) and arrays in lists and dicts are walked.  Nodes
+        added later by ``add_nodes`` keep their joined models (their
+        ``kept_local_models_`` entries are None; the join warns).
 
     See Also
     --------

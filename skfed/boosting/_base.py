@@ -398,9 +398,13 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         True
         """
         from .._graph_join import graph_join_nodes
+        from .._kept_local import extend_kept_local
 
         check_is_fitted(self)
-        return graph_join_nodes(self, X, y, groups, sample_weight)
+        n_before = len(self.nodes_)
+        graph_join_nodes(self, X, y, groups, sample_weight)
+        extend_kept_local(self, len(self.nodes_) - n_before)
+        return self
 
 
 # ------------------------------------------------------------- Dada state

@@ -166,6 +166,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._base import check_network_faults, node_seeds
 from .._core._multitask_fast import node_margins, problem_gap_terms
+from .._kept_local import extend_kept_local
 from ..network import resolve_network
 from ._compression import _FLOAT
 from ._omega import _LowRankSigma, omega_update
@@ -729,4 +730,7 @@ class _AddNodesMixin:
         >>> clf.nodes_.tolist(), bool(np.array_equal(clf.coef_[:4], before))
         ([0, 1, 2, 3, 4], True)
         """
-        return multitask_join_nodes(self, X, y, groups, sample_weight)
+        n_before = len(getattr(self, "nodes_", ()))  # (unfitted: the join refuses)
+        multitask_join_nodes(self, X, y, groups, sample_weight)
+        extend_kept_local(self, len(self.nodes_) - n_before)
+        return self
