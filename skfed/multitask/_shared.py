@@ -97,7 +97,6 @@ from sklearn.exceptions import ConvergenceWarning
 from .._core._multitask_fast import Multinomial, node_margins, problem_gap_terms
 from ..network import index_bits, payload_bytes
 from ._compression import _FLOAT, _INDEX
-from ._curvature import node_curvatures
 from ._multiclass import quantize_rows, quantized_rows_bytes, residual_code, rows_sent, sent_scales
 from ._omega import _LowRankSigma
 from ._protocol import _fault_note, _steps
@@ -126,10 +125,16 @@ _FLOAT32 = 4
 # The reports travel in float32 (compression on) for fits of at least this
 # relative tol: about 100 times float32's relative rounding (2^-23).
 _FLOAT32_MIN_TOL = 1e-5
-# The combined dual bound (:meth:`_SharedFit._combined_dual`) only in fits
-# certified to tol (bench_multitask.py --defaults --datasets landmine
-# shared-1000 --seeds 0: in the candidate fits too, Landmine's and
-# shared-1000's took 0.26 / 0.22 of the raw upload, in the final fits 0.20 / 0.21).
+# The certificate's dual bound from combinations of the evaluated points'
+# dual variables (:meth:`_SharedFit._combined_dual`), in the fits certified
+# to the estimator's tol; the looser candidate fits (share selection,
+# learned share before the personal selection) keep the single rounds'
+# bound.  Measured (bench_multitask.py --defaults --datasets har-sitting
+# landmine school shared-1000 --seeds 0): in every fit, Landmine's and
+# shared-1000's candidates stopped on worse points and their refits took
+# more rounds (0.21 -> 0.26 and 0.21 -> 0.22 of the raw upload); in the
+# final fits only, 0.21 -> 0.20, 0.21 (HAR sitting unchanged, School 0.391
+# -> 0.385), and the 4-class small family's refit still a round shorter.
 
 
 class _SharedNodes(_PrimalState):
@@ -266,8 +271,6 @@ class _SharedFit:
         if self.personal_mu is not None:
             self.node_mu[:] = self.personal_mu
         self.carry = np.full(m, int(carry), dtype=np.int64)
-        # Bytes a node adds to its next report; curvature bounds (_direction).
-        self.carry_up, self.curvatures = np.zeros(m, dtype=np.int64), None
         # L-BFGS curvature pairs to start from (a previous fit's), and this fit's.
         self.memory = ([], []) if memory is None else memory
 
@@ -386,9 +389,8 @@ class _SharedFit:
         if self._report_bytes() == _FLOAT32:
             report = round_up_float32(report)
         self.report[active] = np.column_stack([report, missing])
-        counter.gather_to_server(active, self._vector_bytes(True) + self._report_payload()
-                                 + self.carry_up[active])
-        self.carry_up[active] = 0
+        counter.gather_to_server(active, np.full(len(active), self._vector_bytes(True)
+                                                 + self._report_payload(), dtype=np.int64))
 
     def _report_payload(self):
         """Bytes of a node's report besides its vector."""
@@ -583,10 +585,9 @@ class _SharedFit:
     def _direction(self, g, S, Y, b):
         """The L-BFGS direction (two-loop recursion).  Without curvature
         pairs: the gradient scaled by an upper bound on the ``w0`` block's
-        curvature, ``lambda m / b + sum_t min(mu, c_t)`` (``M_t``'s curvature
-        is at most ``mu``, and at most the node's loss bound ``c_t`` when
-        known, :attr:`curvatures`); the share's coordinate by four times its
-        gradient."""
+        curvature, ``lambda m / b + sum_t mu`` (each ``M_t`` has curvature at
+        most ``mu``), which makes the first step the average of the nodes'
+        own parts; the share's coordinate by four times its gradient."""
         q = g.copy()
         alphas = []
         for s, y in reversed(list(zip(S, Y))):
@@ -598,9 +599,7 @@ class _SharedFit:
         else:
             r = q.copy()
             b_w = b if self.b_w is None else self.b_w
-            c = np.minimum(self.nodes.mu, self.m * [np.inf] if self.curvatures is None
-                           else self.curvatures)  # per node: mu, or the loss bound when lower
-            r[:-1] /= self.lam * self.m / b_w + c.sum()
+            r[:-1] /= self.lam * self.m / b_w + self.m * self.nodes.mu
             r[-1] /= 4.0 * max(abs(g[-1]), 1.0)
         for (s, y), a in zip(zip(S, Y), reversed(alphas)):
             r += s * (a - (y @ r) / (y @ s))
@@ -939,21 +938,22 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
             # The returned model is the optimum of one objective: the
             # fixed-share problem at the selected share, refitted to tol from
             # the learned fit's best point (the nodes hold its w0 and dual
-            # variables, the server their u_t as it copied them); its first
-            # message brings the learned fit's kept round and the candidate's
-            # index in bits.  First step: a smooth loss's curvature bounds (one
-            # float32 a node, with its first report), else the learned fit's
-            # pairs (the bound lambda m / b + m mu is tiny).
-            learned, shared_share = fit, float(best["b"])
-            curv = node_curvatures(Z, sw, layout, totals, est.loss, loss)
+            # variables, the server their u_t as it copied them; the round
+            # of that point travels with the refit's first message), and
+            # from its L-BFGS pairs (the first step, scaled by the curvature
+            # bound lambda m / b + m mu, is tiny at a large personal weight).
+            learned = fit
+            shared_share = float(best["b"])
+            # The refit's first message brings every node the learned fit's
+            # round it keeps and the selected candidate's index, packed in
+            # bits (each node forms mu from its kept point's weight and the
+            # grid, as the server does).
             fit = make_fit(nodes, dict(w0=best["w0"], share=share), share,
                            carry=payload_bytes(n_bits=index_bits(learned.rounds)
                                                + index_bits(len(PERSONAL_GRID))),
-                           shared_share=shared_share, personal_mu=mu,
-                           memory=learned.fixed_share_memory() if curv is None else None)
+                           shared_share=shared_share, memory=learned.fixed_share_memory(),
+                           personal_mu=mu)
             fit.U[...] = learned.U
-            if curv is not None:
-                fit.curvatures, fit.carry_up[:] = curv, _FLOAT32
             fit.run(parallel)
             best = fit.finish()
             for name in ("gaps", "objectives", "duals", "joint_curve"):
