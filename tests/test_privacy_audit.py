@@ -32,7 +32,6 @@ from skfed import (  # noqa: E402
 from skfed._core._boosting_fast import Logistic, lin_local, private_vertex_draws  # noqa: E402
 from skfed._secure_noise import (  # noqa: E402
     CHOICE_RESOLUTION,
-    GRID_NOISE_STEPS,
     InsecureNoiseWarning,
     NoiseSource,
 )

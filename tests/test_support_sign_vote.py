@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy import optimize, sparse, stats
+from scipy import sparse, stats
 
 from skfed import FederatedSupportRecovery
 from skfed._secure_noise import InsecureNoiseWarning
