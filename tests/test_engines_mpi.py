@@ -460,8 +460,6 @@ def test_online_sgd_survives_a_stopped_rank(mpi_cases, monkeypatch, stopped):
     """
     import json
 
-    from skfed.network import ActiveRounds
-
     tmp, cases, _ = mpi_cases
     name, est, directory, X, y, g, _ = next(c for c in cases if c[0] == "online_sgd_multiclass")
     params = json.dumps({k: v for k, v in est.get_params().items()
@@ -471,12 +469,38 @@ def test_online_sgd_survives_a_stopped_rank(mpi_cases, monkeypatch, stopped):
         3, ["--data", directory, "--estimator", type(est).__name__, "--params", params, 10],
         stopped, 8, tmp)
     stop = 10
+    reference = _stopped_online_reference(est, X, y, g, lost, stop, monkeypatch)
+    assert run.n_iter_ == reference.n_iter_
+    for k in kept:
+        np.testing.assert_array_equal(run.dictionaries_[k], reference.dictionaries_[k])
+        np.testing.assert_array_equal(run.dual_coef_[k], reference.dual_coef_[k])
+        assert run.n_steps_[k] == reference.n_steps_[k]
+    np.testing.assert_allclose(run.consensus_error_curve_, reference.consensus_error_curve_,
+                               rtol=1e-10, equal_nan=True)
+    # The live nodes' messages are all counted; the stopped rank's counts are lost.
+    ps, pm = reference.communication_.pair_bytes, run.communication_.pair_bytes
+    np.testing.assert_array_equal(pm[np.ix_(kept, kept)], ps[np.ix_(kept, kept)])
+    # (With copies refreshed once per pass, a node stopped at step 10 may not
+    # have published anything yet, so the totals can also be equal.)
+    assert (pm <= ps).all() and pm.sum() <= ps.sum()
+    assert all(len(run.dictionaries_[k]) == 0 for k in lost)
+
+
+def _stopped_online_reference(est, X, y, g, lost, stop, monkeypatch):
+    """The simulated online fit whose ``lost`` nodes stop after ``stop`` steps.
+
+    Every pass is made up front (tiny data), then the lost nodes' orders
+    are cut after their first ``stop`` steps and they are dropped from the
+    rounds after it; the stopped nodes publish their copies on their full
+    pass length, as on MPI (the truncation must not change when they
+    publish).
+    """
+    from skfed.network import ActiveRounds
+
     reference = clone(est)
     make_queues = reference._make_queues
 
     def truncated(codes, epochs, shuffle):
-        # Every pass made up front (tiny data), then the lost nodes' orders
-        # cut after their first `stop` steps.
         orders = make_queues(codes, epochs, shuffle)
         orders.fill(int(orders.lengths.max()))
         orders.queue_end[lost] = orders.position[lost] + stop
@@ -493,32 +517,13 @@ def test_online_sgd_survives_a_stopped_rank(mpi_cases, monkeypatch, stopped):
         drawn[0] += active.shape[0]
         return active
 
-    # The stopped nodes publish their copies on their full pass length, as
-    # on MPI (the truncation must not change when they publish).
     exchange_period = reference._exchange_period
     samples = np.unique(g, return_counts=True)[1]
-
-    def full_passes(n_features, pass_lengths):
-        return exchange_period(n_features, samples)
-
     monkeypatch.setattr(reference, "_make_queues", truncated)
-    monkeypatch.setattr(reference, "_exchange_period", full_passes)
+    monkeypatch.setattr(reference, "_exchange_period",
+                        lambda n_features, pass_lengths: exchange_period(n_features, samples))
     monkeypatch.setattr(ActiveRounds, "read", dropped_after)
-    reference.fit(X, y, groups=g)
-    assert run.n_iter_ == reference.n_iter_
-    for k in kept:
-        np.testing.assert_array_equal(run.dictionaries_[k], reference.dictionaries_[k])
-        np.testing.assert_array_equal(run.dual_coef_[k], reference.dual_coef_[k])
-        assert run.n_steps_[k] == reference.n_steps_[k]
-    np.testing.assert_allclose(run.consensus_error_curve_, reference.consensus_error_curve_,
-                               rtol=1e-10, equal_nan=True)
-    # The live nodes' messages are all counted; the stopped rank's counts are lost.
-    ps, pm = reference.communication_.pair_bytes, run.communication_.pair_bytes
-    np.testing.assert_array_equal(pm[np.ix_(kept, kept)], ps[np.ix_(kept, kept)])
-    # (With copies refreshed once per pass, a node stopped at step 10 may not
-    # have published anything yet, so the totals can also be equal.)
-    assert (pm <= ps).all() and pm.sum() <= ps.sum()
-    assert all(len(run.dictionaries_[k]) == 0 for k in lost)
+    return reference.fit(X, y, groups=g)
 
 
 def _simulated_with_lost_nodes(est, X, y, g, sw, lost, stop, monkeypatch):

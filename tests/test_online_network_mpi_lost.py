@@ -14,9 +14,7 @@ import json
 
 import numpy as np
 from numpy.testing import assert_allclose, assert_array_equal
-from sklearn.base import clone
 
-from skfed.network import ActiveRounds
 from skfed.online import DecentralizedKernelSGDClassifier
 
 from . import test_engines_mpi as MPI
@@ -25,37 +23,6 @@ from .test_online_network_function import komp, rbf
 
 PARAMS = dict(kernel="rbf", gamma=0.5, epsilon=0.05, max_epochs=2, max_dictionary_size=10,
               random_state=0, consensus_penalty=0.1, exchange_every=None)
-
-
-def _stopped_reference(est, X, y, g, lost, stop, monkeypatch):
-    """The simulated fit whose ``lost`` nodes stop after ``stop`` steps."""
-    reference = clone(est)
-    make_queues = reference._make_queues
-
-    def truncated(codes, epochs, shuffle):
-        orders = make_queues(codes, epochs, shuffle)
-        orders.fill(int(orders.lengths.max()))
-        orders.queue_end[lost] = orders.position[lost] + stop
-        orders.lengths = (orders.queue_end - orders.position).astype(np.int64)
-        return orders
-
-    read = ActiveRounds.read
-    drawn = [0]
-
-    def dropped_after(self, n_rounds):
-        active = read(self, n_rounds)
-        rounds = drawn[0] + np.arange(active.shape[0])
-        active[np.ix_(rounds > stop, lost)] = 0
-        drawn[0] += active.shape[0]
-        return active
-
-    exchange_period = reference._exchange_period
-    samples = np.unique(g, return_counts=True)[1]
-    monkeypatch.setattr(reference, "_make_queues", truncated)
-    monkeypatch.setattr(reference, "_exchange_period",
-                        lambda n_features, pass_lengths: exchange_period(n_features, samples))
-    monkeypatch.setattr(ActiveRounds, "read", dropped_after)
-    return reference.fit(X, y, groups=g)
 
 
 @needs_mpi
@@ -72,7 +39,7 @@ def test_stopped_rank_nodes_are_out_of_the_network_function(tmp_path, monkeypatc
         3, ["--data", directory, "--estimator", type(est).__name__, "--params",
             json.dumps(PARAMS), stop], 1, n_nodes, tmp_path)
     assert lost == [3, 4, 5]
-    reference = _stopped_reference(est, X, y, g, lost, stop, monkeypatch)
+    reference = MPI._stopped_online_reference(est, X, y, g, lost, stop, monkeypatch)
     for k in kept:
         assert_array_equal(run.dictionaries_[k], reference.dictionaries_[k])
         assert_array_equal(run.dual_coef_[k], reference.dual_coef_[k])
