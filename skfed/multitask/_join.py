@@ -579,8 +579,11 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
         rounds += 1
         if rounds >= _MAX_JOIN_ROUNDS and pending.any():
             raise RuntimeError(
-                f"{name}.add_nodes: {int(pending.sum())} new node(s) were dropped in "
-                f"{_MAX_JOIN_ROUNDS} rounds in a row; lower the network's drop_rate.")
+                f"{name}.add_nodes: {int(pending.sum())} new node(s) "
+                f"{new_labels[pending].tolist()} had not finished their {len(phases)} "
+                f"exchange(s) with the server after {_MAX_JOIN_ROUNDS} rounds (each "
+                "takes a round in which the node is not dropped); lower the network's "
+                "drop_rate.")
 
     # Append the newcomers (the fitted nodes' rows are not touched).
     est._join_n_fit = n_fit
