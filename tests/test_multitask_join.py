@@ -546,3 +546,22 @@ def test_regressor_rehearsal_reports_floats():
     collected = _collected_bytes(est._join_rehearsal.draws, {10}, m, np.full(m, 30),
                                  counts=False)
     assert est.join_communication_.total_bytes == per_newcomer + collected
+
+
+def test_join_gives_up_naming_the_newcomers_that_did_not_finish(monkeypatch):
+    # A learned row takes three exchanges: a join that gives up says which
+    # newcomers had not finished them (not "dropped in N rounds in a row",
+    # which is not what the limit counts).
+    from skfed.multitask import _join
+
+    monkeypatch.setattr(_join, "_MAX_JOIN_ROUNDS", 2)
+    est = FederatedMultiTaskClassifier(omega="learn", random_state=0)
+    X, y, g = _tasks()
+    (Xo, yo, go), (Xn, yn, gn) = _split(X, y, g, 2, 12)
+    est.fit(Xo, yo, groups=go)
+    labels = sorted(set(np.asarray(gn).tolist()))
+    with pytest.raises(RuntimeError, match=r"2 new node\(s\) \[.*\] had not finished") as info:
+        est.add_nodes(Xn, yn, groups=gn)
+    for label in labels:
+        assert repr(label) in str(info.value)
+    assert "drop_rate" in str(info.value)

@@ -35,7 +35,7 @@ Measured (``benchmarks/new_nodes.py``, seed 0, ``k = 5``): HAR 93.4 ->
 than the mean trusted its prior as a mean-weight node does); uncapped,
 rotated moons, whose 20-sample newcomers are twice as heavy as its fitted
 nodes, went from 61.4 to 63.2 at ``k = 20`` (seeds 0-2; Local
-``LogisticRegression`` 62.6; :data:`_CONFIDENCE_CAP`).
+``LogisticRegression`` 62.6).
 
 How much more (or less) a newcomer of ``k`` samples should trust its
 prior than this per-sample rule says, the federation measures: with
@@ -196,17 +196,15 @@ _GAP_TOL = 1e-8
 _MAX_PASSES = 10000
 # Scale a light newcomer's prior variance by its confidence (see the module).
 _CONFIDENCE = True
-# ... and a heavier one trusts it less: the confidence W_n / W_mean is capped
-# at this (np.inf: not capped; 1.0 was the rule before, under which a
-# newcomer of 20 samples trusted its prior as much as one of 9).  Measured
-# with the rehearsal following the same rule (benchmarks/new_nodes.py,
-# MOCHA, seeds 0-2, k = 5 / 10 / 20): rotated moons (fitted nodes of 3-15
-# samples, mean 8.5-9.1) 56.1 / 59.8 / 61.4 -> 56.1 / 60.5 / 63.2 (Local
-# LogisticRegression 54.4 / 57.0 / 62.6); held-out related-small (250 nodes
-# of 8 samples) 90.9 / 91.0 / 91.5 -> 90.9 / 91.0 / 91.7; families whose
-# newcomers are lighter than the fitted nodes (HAR, Landmine, School,
-# related-alike, related-clustered) are unchanged by construction.
-_CONFIDENCE_CAP = np.inf
+# (Not capped: capped at 1, the rule before, a newcomer of 20 samples trusted
+# its prior as much as one of 9.  Measured with the rehearsal following the
+# same rule (benchmarks/new_nodes.py, MOCHA, seeds 0-2, k = 5 / 10 / 20):
+# rotated moons (fitted nodes of 3-15 samples, mean 8.5-9.1) 56.1 / 59.8 /
+# 61.4 -> 56.1 / 60.5 / 63.2 (Local LogisticRegression 54.4 / 57.0 / 62.6);
+# held-out related-small (250 nodes of 8 samples) 90.9 / 91.0 / 91.5 -> 90.9
+# / 91.0 / 91.7; families whose newcomers are lighter than the fitted nodes
+# (HAR, Landmine, School, related-alike, related-clustered) are unchanged by
+# construction.)
 # The fitted nodes' rehearsal of a newcomer (omega_mode_ "shared"; see
 # skfed.multitask._rehearsal): its sizes, scales and rules.
 _REHEARSAL_SIZES = REHEARSAL_SIZES
@@ -477,8 +475,7 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
     # A newcomer lighter than the fitted nodes' mean weight trusts its prior
     # that much more (see the module): c_n is scaled by its confidence.
     mean_mass = float(getattr(est, "_join_mass", np.mean(totals)))
-    confidence = (np.minimum(_CONFIDENCE_CAP, totals / mean_mass) if _CONFIDENCE
-                  else np.ones(n_new))
+    confidence = totals / mean_mass if _CONFIDENCE else np.ones(n_new)
     if mode == "shared":
         b = float(est.shared_weight_)
         mu = lam * n_fit / (1.0 - b) / confidence
@@ -582,8 +579,11 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
         rounds += 1
         if rounds >= _MAX_JOIN_ROUNDS and pending.any():
             raise RuntimeError(
-                f"{name}.add_nodes: {int(pending.sum())} new node(s) were dropped in "
-                f"{_MAX_JOIN_ROUNDS} rounds in a row; lower the network's drop_rate.")
+                f"{name}.add_nodes: {int(pending.sum())} new node(s) "
+                f"{new_labels[pending].tolist()} had not finished their {len(phases)} "
+                f"exchange(s) with the server after {_MAX_JOIN_ROUNDS} rounds (each "
+                "takes a round in which the node is not dropped); lower the network's "
+                "drop_rate.")
 
     # Append the newcomers (the fitted nodes' rows are not touched).
     est._join_n_fit = n_fit

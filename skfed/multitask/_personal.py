@@ -98,21 +98,21 @@ def select_personal(protocol, layout, sw, make_nodes, loss, est, parallel, seed,
     ``v`` (``min_v L_t(w0 + v) + (mu / 2) ||v||^2``) on all but one of
     :data:`VALIDATION_FOLDS` folds of its samples (the folds in turn until
     :data:`_PERSONAL_VALIDATION_SAMPLES` samples were held out) for every
-    candidate ``mu``
-    of :data:`PERSONAL_GRID` (multiples of the learned ``lambda m / (1 -
-    b)``; the last, the shared model alone) and sums its validation error
-    and loss over the held-out folds, and sends them for every candidate in
-    float32 (they only rank the candidates; with the squared loss one
-    value, the error being twice the loss).  The chosen weight has the
+    candidate ``mu`` of :data:`PERSONAL_GRID` (multiples of the learned
+    weight ``mu`` as every node holds it; the last, the shared model alone)
+    and sums its validation error and loss over the held-out folds, and
+    sends them for every candidate in float32 (they only rank the
+    candidates; with the squared loss one value, the error being twice the
+    loss).  The chosen weight has the
     lowest validation error pooled over the held-out samples (ties: loss;
     :func:`_choose`).  Each node validates at ``w0`` less its held-out
     samples' part (:func:`~skfed.multitask._validation.held_out_shift`).
     The caller then refits the model at the chosen
     weight to ``tol`` (the shared part's penalty stays the learned
     share's); the refit's first message brings every node the chosen
-    ``mu``.  ``w0`` was fitted with the held-out samples: with many nodes
-    each sample weighs ``1 / n`` in it (run from :data:`_PERSONAL_MIN_NODES`
-    nodes).
+    candidate's index, from which it forms ``mu``.  ``w0`` was fitted with
+    the held-out samples: with many nodes each sample weighs ``1 / n`` in
+    it (run from :data:`_PERSONAL_MIN_NODES` nodes).
 
     Returns
     -------

@@ -54,14 +54,6 @@ REHEARSAL_EVIDENCE = 1.0
 REHEARSAL_REACH = 2.0
 
 
-def _confidence_cap():
-    """The join's cap on a newcomer's confidence (the rehearsed newcomers
-    follow the same rule as real ones)."""
-    from ._join import _CONFIDENCE_CAP
-
-    return _CONFIDENCE_CAP
-
-
 def rehearsal_draws(counts, seed):
     """The rehearsal's draws: ``(k, owners, permutations)`` for every size k.
 
@@ -205,7 +197,7 @@ class Rehearsal:
                            np.where(mass > 0, mass, 1.0), self.seeds[a].copy(), 8,
                            exact=self.exact[a], loss_name=self.loss_name)
         loss = Multinomial() if self.multinomial else _LOSSES[self.loss_name]()
-        confidence = np.minimum(_confidence_cap(), mass / self.mean_mass)
+        confidence = mass / self.mean_mass  # the join's rule (not capped)
         c = np.maximum(confidence, 1e-300) / self.mu  # c_n / lambda
         steps = np.maximum(1, np.ceil(self.local_epochs * sub.counts)).astype(np.intp)
         M = np.repeat(self.w0[:, None, :], n_new, axis=1)
