@@ -194,8 +194,7 @@ __all__ = ["keep_for_joins", "multitask_join_nodes", "omega_row", "rehearsal_dra
 _GAP_TOL = 1e-8
 # ... or after this many passes of its local solver.
 _MAX_PASSES = 10000
-# Scale a light newcomer's prior variance by its confidence (see the module).
-_CONFIDENCE = True
+# A light newcomer's prior variance is scaled by its confidence (see the module).
 # (Not capped: capped at 1, the rule before, a newcomer of 20 samples trusted
 # its prior as much as one of 9.  Measured with the rehearsal following the
 # same rule (benchmarks/new_nodes.py, MOCHA, seeds 0-2, k = 5 / 10 / 20):
@@ -475,7 +474,7 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
     # A newcomer lighter than the fitted nodes' mean weight trusts its prior
     # that much more (see the module): c_n is scaled by its confidence.
     mean_mass = float(getattr(est, "_join_mass", np.mean(totals)))
-    confidence = totals / mean_mass if _CONFIDENCE else np.ones(n_new)
+    confidence = totals / mean_mass
     if mode == "shared":
         b = float(est.shared_weight_)
         mu = lam * n_fit / (1.0 - b) / confidence
