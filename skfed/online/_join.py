@@ -747,8 +747,9 @@ class _JoinMixin:
         candidates' answers only: nothing is sent.
         """
         means = np.empty(values.shape[1:])
+        total = per_row.sum(axis=1)
         for s in range(per_row.shape[1]):
-            rest = per_row.sum(axis=1) - per_row[:, s]
+            rest = total - per_row[:, s]
             order = np.argsort(rest, kind="stable")[:degree]
             if isinstance(self.gamma, str):
                 width = self.gamma_[answer[order]]
