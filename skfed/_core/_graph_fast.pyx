@@ -607,12 +607,13 @@ cdef void _use_prefix(_Scorer* sc, tuple prefix, const int32_t[:, ::1] counts,
     sc.n_problems = n_problems
 
 
-def _check_stumps(stumps, H):
-    """``(perm, gptr, counts)`` of ``score_stumps`` checked against H's shape."""
+def _check_stumps(stumps, H, name):
+    """``(perm, gptr, counts)`` of the groups ``stumps`` (the argument ``name``)
+    checked against H's shape."""
     perm, gptr, counts = stumps
     if (np.asarray(perm).shape[0] != H.shape[1] or np.asarray(counts).shape[0] != H.shape[0]
             or np.asarray(counts).shape[1] != np.asarray(gptr).shape[0] - 1):
-        raise ValueError("score_stumps must hold one group count per sample and group "
+        raise ValueError(f"{name} must hold one group count per sample and group "
                          "and a permutation of H's columns.")
     return (np.ascontiguousarray(perm, dtype=np.intp), np.ascontiguousarray(gptr, dtype=np.intp),
             np.ascontiguousarray(counts, dtype=np.int32))
@@ -647,6 +648,8 @@ def pair_scores(
     _scorer_init(&sc, True, loss is not None)
     sc.own = &own[0]
     sc.nz = &nz[0]
+    if stumps is not None and (H8 is None or loss is not None):
+        raise ValueError("stumps (Dada's stump groups) are read only with H8 and no loss.")
     if H8 is not None and loss is None and H8.shape[0] * H8.shape[1] > 0:
         if H8.shape[0] != H.shape[0] or H8.shape[1] != H.shape[1]:
             raise ValueError("H8 must have the shape of H.")
@@ -654,7 +657,7 @@ def pair_scores(
         nz_lists = _nonzero_lists(models, H.shape[1])
         _use_lists(&sc, nz_lists)
         if stumps is not None:
-            perm, gptr, counts = _check_stumps(stumps, H)
+            perm, gptr, counts = _check_stumps(stumps, H, "stumps")
             prefix = _stump_prefix(models, H.shape[1], perm, gptr)
             _use_prefix(&sc, prefix, counts, nz_lists[3])
     with nogil:
@@ -864,6 +867,9 @@ def graph_steps(
     cdef _Scorer sc
     _scorer_init(&sc, False, score_loss is not None)
     nz_lists = None  # keeps the arrays the scorer points into alive
+    if score_stumps is not None and (score_H8 is None or score_loss is not None):
+        raise ValueError("score_stumps (Dada's stump groups) are read only with score_H8 and "
+                         "no score_loss.")
     if score_H8 is not None and score_loss is None and score_H8.shape[0] * score_H8.shape[1]:
         if score_H8.shape[0] != score_H.shape[0] or score_H8.shape[1] != score_H.shape[1]:
             raise ValueError("score_H8 must have the shape of score_H.")
@@ -871,7 +877,7 @@ def graph_steps(
         nz_lists = _nonzero_lists(models, score_H.shape[1])
         _use_lists(&sc, nz_lists)
         if score_stumps is not None:
-            perm, gptr, counts = _check_stumps(score_stumps, score_H)
+            perm, gptr, counts = _check_stumps(score_stumps, score_H, "score_stumps")
             prefix = _stump_prefix(models, score_H.shape[1], perm, gptr)
             _use_prefix(&sc, prefix, counts, nz_lists[3])
     own_arr = np.full(K, np.nan)

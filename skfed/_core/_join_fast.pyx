@@ -6,9 +6,10 @@
 # synchronous blocks, given its peers' models.  So the per-node steps of the
 # join -- its row of the graph objective (eq. 5 of ``skfed.graph``) and its
 # gradient steps on its block of eq. 1 -- are loops over the newcomers here,
-# each exactly the computation of ``_boosting_fast.graph_row`` and
-# ``_boosting_fast.lin_join`` for that one node, without a Python call (and
-# its argument checks and allocations) per node.
+# each the computation of ``_boosting_fast.graph_row`` (the same root, found
+# by safeguarded Newton steps instead of bisection: see ``_solve_row``) and
+# exactly that of ``_boosting_fast.lin_join`` for that one node, without a
+# Python call (and its argument checks and allocations) per node.
 #
 # Candidates of all newcomers are stored back to back: those of newcomer k
 # are rows ``indptr[k]:indptr[k + 1]`` of every candidate array.
@@ -17,6 +18,7 @@
 # only compute.  ``# IN`` arrays are read, ``# IN/OUT`` arrays are updated in
 # place, ``# OUT`` arrays are written.
 
+from libc.math cimport fabs
 from libc.stdlib cimport free, malloc
 from cython cimport floating
 
@@ -104,7 +106,7 @@ cdef void _solve_row(const double* a, const double* d, const intp_t* idx, intp_t
             hi = D
             break
         step = f / (1.0 - slope)          # Newton: D - f / f', f' = slope - 1 < 0
-        if step < 0.0 and -step <= 1e-16 * D or step >= 0.0 and step <= 1e-16 * D:
+        if fabs(step) <= 1e-16 * D:
             hi = D
             break
         D = D + step

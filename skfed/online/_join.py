@@ -741,13 +741,15 @@ class _JoinMixin:
         For every judged sample ``s``: the ``degree`` candidates of least
         loss on the other judged samples (those of the best one's width
         with a data-driven ``gamma``, as the links are made), the plain
-        mean of their values at ``s``, and its weighted loss at ``s``;
-        summed over ``s``.  Its own candidates' answers only: nothing is
-        sent.
+        mean of their values at ``s``, and its weighted loss at ``s``
+        (returned per judged sample, in their order: the start's choice
+        sums them, and a regressor's margin needs them one by one).  Its own
+        candidates' answers only: nothing is sent.
         """
         means = np.empty(values.shape[1:])
+        total = per_row.sum(axis=1)
         for s in range(per_row.shape[1]):
-            rest = per_row.sum(axis=1) - per_row[:, s]
+            rest = total - per_row[:, s]
             order = np.argsort(rest, kind="stable")[:degree]
             if isinstance(self.gamma, str):
                 width = self.gamma_[answer[order]]

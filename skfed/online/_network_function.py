@@ -319,7 +319,8 @@ class _NetworkFunctionMixin:
     def _check_data(self, X, y, codes, sample_weight):
         """Every node's samples of the call for the parents' checks
         (``None`` when the network has no rogue node): ``(rows per node,
-        X, y, weights, baseline per node)``."""
+        X, y, weights, baseline per node)``; the baseline (the zero
+        function's weighted loss) is a regressor's only."""
         network = resolve_network(self.network)
         if X is None or not network.rogue_fraction:
             return None
@@ -329,18 +330,15 @@ class _NetworkFunctionMixin:
         order = np.argsort(codes, kind="stable")
         bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n))])
         rows = [order[bounds[i]: bounds[i + 1]] for i in range(n)]
+        # A regressor's baseline: the zero function's loss (a classifier's
+        # check is a ranking, which reads none).
         baseline = np.zeros(n)
-        for i in range(n):
-            yi, wi = y[rows[i]], weights[rows[i]]
-            if not len(yi):
-                continue
-            if self._is_regressor():
-                zero = np.zeros((len(yi), self._n_outputs))
-                baseline[i] = float(np.dot(wi, self._join_criterion(zero, yi)))
-            else:
-                # Errors of the majority class (by weight) on these samples.
-                _, label = np.unique(yi, return_inverse=True)
-                baseline[i] = float(wi.sum() - np.bincount(label.ravel(), wi).max())
+        if self._is_regressor():
+            for i in range(n):
+                yi, wi = y[rows[i]], weights[rows[i]]
+                if len(yi):
+                    zero = np.zeros((len(yi), self._n_outputs))
+                    baseline[i] = float(np.dot(wi, self._join_criterion(zero, yi)))
         return rows, X, y, weights, baseline
 
     def _build_network_function(self, X=None, y=None, codes=None, sample_weight=None,

@@ -158,3 +158,25 @@ def test_dada_fit_with_groups_equals_the_stump_sums(monkeypatch):
     np.testing.assert_allclose(grouped.coef_, summed.coef_, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(grouped.collaboration_graph_.toarray(),
                                summed.collaboration_graph_.toarray(), rtol=1e-9, atol=1e-12)
+
+
+def test_stump_groups_bad_input_names_the_parameter():
+    """pair_scores' groups are ``stumps``: a wrong shape names it, and groups
+    without H8 (or with a Perso-lin loss), which nothing would read, are
+    refused instead of ignored."""
+    from skfed._core._boosting_fast import Logistic
+
+    _, features, thresholds, H, Y, sw, offsets, models, confidence = _stump_problem(seed=3)
+    H8 = H.astype(np.int8)
+    perm, gptr, counts = stump_groups(H8, features, thresholds)
+    rows = cols = np.arange(models.shape[0], dtype=np.intp)
+    out = np.zeros(rows.size)
+    with pytest.raises(ValueError, match=r"^stumps must hold"):
+        pair_scores(models, H, Y, sw, offsets, confidence, rows, cols, out, None, H8,
+                    (perm[:-1], gptr, counts))
+    with pytest.raises(ValueError, match=r"stumps .*H8"):
+        pair_scores(models, H, Y, sw, offsets, confidence, rows, cols, out, None, None,
+                    (perm, gptr, counts))
+    with pytest.raises(ValueError, match=r"stumps .*H8"):
+        pair_scores(models, H, Y, sw, offsets, confidence, rows, cols, out, Logistic(),
+                    H8, (perm, gptr, counts))
