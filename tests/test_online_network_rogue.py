@@ -195,10 +195,9 @@ def test_honest_messages_kept_at_parents_of_mostly_one_class():
     assert not est.network_excluded_.any()
 
 
-def test_unseen_node_prediction_survives_random_rogue_nodes():
-    # Three rogue nodes of ten on a ring answering noise: the unseen node's
-    # prediction (the network function) stays near the honest nodes' mean
-    # (complement rogues: tests/test_review_online_network_rogue.py).
+def ring_of_ten(behavior):
+    """Three rogue nodes (0, 3, 9) of ten on a ring behaving as
+    ``behavior``; the fit and 400 test samples of the same rule."""
     rng = np.random.RandomState(0)
     n_nodes, n, d = 10, 30, 3
     X = rng.normal(size=(n_nodes * n, d))
@@ -208,9 +207,17 @@ def test_unseen_node_prediction_survives_random_rogue_nodes():
     y_test = (X_test[:, 0] + 0.3 * X_test[:, 1] > 0).astype(int)
     est = DecentralizedKernelSGDClassifier(
         max_epochs=2, random_state=0, gamma=0.5,
-        network=SimulatedNetwork("ring", rogue_fraction=0.3, rogue_behavior="random",
+        network=SimulatedNetwork("ring", rogue_fraction=0.3, rogue_behavior=behavior,
                                  random_state=0),
     ).fit(X, y, groups=groups)
+    return est, X_test, y_test
+
+
+def test_unseen_node_prediction_survives_random_rogue_nodes():
+    # Three rogue nodes of ten on a ring answering noise: the unseen node's
+    # prediction (the network function) stays near the honest nodes' mean
+    # (complement rogues: tests/test_review_online_network_rogue.py).
+    est, X_test, y_test = ring_of_ten("random")
     assert np.flatnonzero(est._rogue).tolist() == [0, 3, 9]
     # Node 2 drops 3's noise (3, 4, 5); the root keeps 9's (a noise message
     # passes when it ranks the root's samples a null standard deviation

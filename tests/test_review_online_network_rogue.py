@@ -4,30 +4,20 @@ A rogue node corrupts the subtree mean it sends up the spanning tree, which
 carries its honest descendants' functions too, so a few rogue nodes near
 the root flipped most of the mean (the never-seen node scored 0.147 here).
 Fixed: with rogue nodes in the network every parent checks the messages it
-receives on its own samples and drops those that do worse than ignoring
-``x`` (``tests/test_online_network_rogue.py`` checks the protocol against
-NumPy).
+receives on its own samples and drops those no better than chance (a
+classifier's: ranking the parent's samples by less than a null standard
+deviation above chance; ``tests/test_online_network_rogue.py`` checks the
+protocol against NumPy).
 """
 
 import numpy as np
 
-from skfed.network import SimulatedNetwork
-from skfed.online import DecentralizedKernelSGDClassifier
+from .test_online_network_rogue import ring_of_ten
 
 
 def test_unseen_node_prediction_survives_three_rogue_nodes_of_ten():
-    rng = np.random.RandomState(0)
-    n_nodes, n, d = 10, 30, 3
-    X = rng.normal(size=(n_nodes * n, d))
-    groups = np.repeat(np.arange(n_nodes), n)
-    y = (X[:, 0] + 0.3 * X[:, 1] > 0).astype(int)
-    X_test = rng.normal(size=(400, d))
-    y_test = (X_test[:, 0] + 0.3 * X_test[:, 1] > 0).astype(int)
-    est = DecentralizedKernelSGDClassifier(
-        max_epochs=2, random_state=0, gamma=0.5,
-        network=SimulatedNetwork("ring", rogue_fraction=0.3, rogue_behavior="complement",
-                                 random_state=0),
-    ).fit(X, y, groups=groups)
+    est, X_test, y_test = ring_of_ten("complement")
+    n_nodes = 10
     rogue = np.flatnonzero(est._rogue)
     assert rogue.tolist() == [0, 3, 9]
     honest = np.setdiff1d(np.arange(n_nodes), rogue)
