@@ -24,7 +24,6 @@ never lowered a mean (250 nodes of 8 samples: 59.6 / 59.5 / 63.8 -> 60.2 /
 import numpy as np
 
 from ._graph_join import _is_dada, _private
-from .network import index_bits, payload_bytes
 
 __all__ = ["apply_vote", "join_vote", "vote_message_bytes"]
 
@@ -82,15 +81,8 @@ def join_vote(estimator, X, y, sw, layout, rng):
             or est.feature_selection != "vote" or est.stump_placement == "quantile"
             or _private(est) or est.feature_votes_ is None or np.ndim(est.feature_votes_) != 2):
         return None
-    from .boosting._stumps import (
-        _VOTE_LEVEL,
-        _vote_size,
-        feature_relevance,
-        make_stumps,
-        node_ballots,
-        significance_threshold,
-        vote_threshold,
-    )
+    from .boosting._agreement import _selection_rule
+    from .boosting._stumps import _vote_size, feature_relevance, make_stumps, node_ballots
 
     lo, hi = est.feature_range_
     varying = hi > lo
@@ -114,9 +106,7 @@ def join_vote(estimator, X, y, sw, layout, rng):
     fit_voters, fit_tested, fit_samples = (int(t) for t in tally)
     n_voters = fit_voters + int(ballots[:, :d].any(axis=1).sum())
     n_tested = fit_tested + int(ballots[:, 2 * d].sum())
-    first = vote_threshold(n_voters, q, n_varying, level=_VOTE_LEVEL)
-    second = significance_threshold(n_tested, n_varying)
-    selected = ((votes[0] >= first) | ((votes[1] >= second) & (n_tested > 0))) & varying
+    selected, threshold = _selection_rule(votes[0], votes[1], n_voters, n_tested, varying, q)
     # A feature the fit selected keeps its stumps (the fitted models use them).
     selected |= np.asarray(est.selected_features_, dtype=bool)
     new = selected & ~np.asarray(est.selected_features_, dtype=bool)
@@ -130,7 +120,7 @@ def join_vote(estimator, X, y, sw, layout, rng):
         keep = new[f_all]
         features, thresholds = f_all[keep], t_all[keep]
     return {"ballots": ballots, "selected": selected, "votes": votes,
-            "threshold": np.array([first, second], dtype=np.int64), "new": new,
+            "threshold": threshold, "new": new,
             "tally": (n_voters, n_tested, samples),
             "stump_features": features.astype(np.intp), "stump_thresholds": thresholds}
 
@@ -157,15 +147,13 @@ def vote_message_bytes(ballots, n_features, n_selected):
         The selection sent back to each newcomer (a bit per feature or the
         selected indices, whichever is smaller).
     """
+    from .boosting._agreement import _ballot_bytes, _selection_bytes
+
     width = ballots.shape[1]
-    bits = index_bits(width)
     m = ballots.sum(axis=1).astype(np.int64)
-    dense = payload_bytes(n_int32=2 + width)
-    up = np.array([min(dense, payload_bytes(n_int32=2 + int(c), n_bits=int(c) * bits))
-                   for c in m.tolist()], dtype=np.int64)
+    up = np.array([_ballot_bytes(int(c), width) for c in m.tolist()], dtype=np.int64)
     up[m == 0] = 0  # nothing to send: no ballot
-    down = payload_bytes(n_bits=min(n_features, int(n_selected) * index_bits(n_features)))
-    return up, int(down)
+    return up, int(_selection_bytes(int(n_selected), n_features))
 
 
 def apply_vote(est, vote, info):

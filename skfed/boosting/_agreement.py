@@ -131,22 +131,52 @@ def _count_votes(ballots, varying, n_votes):
     thresholds.
     """
     d = varying.shape[0]
-    n_varying = int(varying.sum())
     ranked = ballots[:, :d]
     voters = int(ranked.any(axis=1).sum())
     votes = ranked.sum(axis=0).astype(np.int64)
-    threshold = vote_threshold(voters, n_votes, n_varying, level=_VOTE_LEVEL)
-    selected = (votes >= threshold) & varying
+    significant = n_tested = None
     if ballots.shape[1] == 2 * d + 1:
         significant = ballots[:, d:2 * d].sum(axis=0).astype(np.int64)
         n_tested = int(ballots[:, 2 * d].sum())
-        second = significance_threshold(n_tested, n_varying)
-        selected |= (significant >= second) & varying & (n_tested > 0)
         votes = np.vstack([votes, significant])
-        threshold = np.array([threshold, second], dtype=np.int64)
+    selected, threshold = _selection_rule(votes if significant is None else votes[0],
+                                          significant, voters, n_tested, varying, n_votes)
     if not selected.any():
         selected = varying.copy()
     return selected, votes, threshold
+
+
+def _selection_rule(votes, significant, voters, n_tested, varying, n_votes):
+    """``(selected, threshold)`` of the counts (no fallback when empty).
+
+    ``votes``: the ranking counts of ``voters`` nodes; ``significant`` (or
+    None, ranking ballots only): the significance counts of the
+    ``n_tested`` nodes that held the test (see :func:`_count_votes`).
+    Shared by the fit's vote and a join's recount of it.
+    """
+    n_varying = int(varying.sum())
+    threshold = vote_threshold(voters, n_votes, n_varying, level=_VOTE_LEVEL)
+    selected = (votes >= threshold) & varying
+    if significant is None:
+        return selected, threshold
+    second = significance_threshold(n_tested, n_varying)
+    selected |= (significant >= second) & varying & (n_tested > 0)
+    return selected, np.array([threshold, second], dtype=np.int64)
+
+
+def _ballot_bytes(n_nonzero, width):
+    """Bytes of a ballot message of ``width`` counts, ``n_nonzero`` of them
+    non-zero: with the numbers of voters and samples, the non-zero counts
+    with a ``ceil(log2 width)``-bit index each, or all the counts when that
+    is smaller."""
+    dense = payload_bytes(n_int32=2 + width)
+    return min(dense, payload_bytes(n_int32=2 + n_nonzero, n_bits=n_nonzero * index_bits(width)))
+
+
+def _selection_bytes(n_selected, n_features):
+    """Bytes of the selection sent back: a bit per feature, or the selected
+    indices when that is smaller."""
+    return payload_bytes(n_bits=min(n_features, n_selected * index_bits(n_features)))
 
 
 def _vote_messages(simulation, ballots, selected, nodes=None):
@@ -166,11 +196,8 @@ def _vote_messages(simulation, ballots, selected, nodes=None):
         return 0
     parent, order = _aggregation_tree(simulation)
     n_counted = _subtree_union(ballots, parent, order).sum(axis=1)
-    bits = index_bits(d)
-    dense = payload_bytes(n_int32=2 + d)
-    n_features = selected.shape[0]
-    down = payload_bytes(n_bits=min(n_features, int(selected.sum()) * index_bits(n_features)))
-    up = [min(dense, payload_bytes(n_int32=2 + m, n_bits=m * bits)) for m in n_counted.tolist()]
+    down = _selection_bytes(int(selected.sum()), selected.shape[0])
+    up = [_ballot_bytes(m, d) for m in n_counted.tolist()]
     return _tree_round_trip(simulation, up, down, nodes=nodes, tree=(parent, order))
 
 
