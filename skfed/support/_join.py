@@ -85,16 +85,12 @@ class _JoinVoteMixin:
         X_nodes = layout.sort(X)
         y_nodes = np.ascontiguousarray(np.asarray(y)[layout.order], dtype=dtype)
         w_nodes = np.ascontiguousarray(weights[layout.order])
-        sign_seed = None
-        if self._sign_vote():
-            # The fit's coins (public randomness), at the new clients' node
-            # indices: with a fixed random_state they are a full fit's coins.
-            sign_seed = int(check_random_state(self.random_state).randint(
-                np.iinfo(np.int32).max))
         packed_new, ols, controls = _client_pass(
             X_nodes, y_nodes, w_nodes, layout.offsets, lam, self._client_z(), auto,
             bool(self.fit_intercept), self.n_jobs, n_positive=n_positive,
-            sign_seed=sign_seed, first_node=n_old,
+            # the fit's coins at the new clients' node indices: with a fixed
+            # random_state they are a full fit's coins
+            sign_seed=self._sign_seed() if self._sign_vote() else None, first_node=n_old,
         )
         packed_new[short] = 0
         # One round over the grown network: faults for every client, but

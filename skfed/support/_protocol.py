@@ -11,10 +11,9 @@ import warnings
 
 import numpy as np
 from scipy import sparse, stats
-
-from .._base import N_JOBS_CONSTRAINT, FederatedMixin, check_node_weights
 from sklearn.utils import check_random_state
 
+from .._base import N_JOBS_CONSTRAINT, FederatedMixin, check_node_weights
 from .._compat import HasMethods, Interval, StrOptions
 from .._core._support_fast import tally_votes, unpack_bits
 from ..network import payload_bytes, resolve_network
@@ -164,6 +163,12 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             return getattr(self, "vote_", "selection") == "sign"
         return vote == "sign"
 
+    def _sign_seed(self):
+        """The seed of the ``vote="sign"`` clients' coins for undefined
+        statistics: public randomness from ``random_state``, the same for
+        the fit, ``add_nodes`` and the Flower server."""
+        return int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+
     def _check_sign_vote(self):
         """Refuse the settings ``vote="sign"`` does not support, naming them."""
         if not self._sign_vote():
@@ -284,15 +289,10 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             X_nodes = layout.sort(X)
             y_nodes = np.ascontiguousarray(y[layout.order], dtype=dtype)
             w_nodes = np.ascontiguousarray(weights[layout.order])
-        sign_seed = None
-        if self._sign_vote():
-            # The clients' coins for undefined statistics (public randomness).
-            sign_seed = int(check_random_state(self.random_state).randint(
-                np.iinfo(np.int32).max))
         packed, ols, controls = _client_pass(
             X_nodes, y_nodes, w_nodes, layout.offsets, lam, self._client_z(), auto,
             bool(self.fit_intercept), self.n_jobs, n_positive=n_positive,
-            sign_seed=sign_seed,
+            sign_seed=self._sign_seed() if self._sign_vote() else None,
         )
         # A client too small for its statistics selects nothing (under
         # privacy it still sends, see _short_clients).
