@@ -26,11 +26,8 @@ class _JoinVoteMixin:
         if getattr(self, "vote", "selection") != "auto" or held is None:
             return
         fitted = self.vote_
-        try:
-            grown = self._resolve_vote(d, np.concatenate([held, n_positive]),
-                                       spec is not None and math.isfinite(spec.budget()[0]))
-        finally:
-            self.vote_ = fitted
+        grown = self._auto_vote(d, np.concatenate([held, n_positive]),
+                                spec is not None and math.isfinite(spec.budget()[0]))
         if grown != fitted:
             warnings.warn(
                 f"vote='auto' would choose {grown!r} for the {len(held) + len(n_positive)} "
