@@ -48,6 +48,14 @@ class _JoinVoteMixin:
         clients' messages travel: the join's log counts them.
         """
         n_old, n_new = len(self.nodes_), layout.n_nodes
+        vote = getattr(self, "vote", "selection")
+        if vote != "auto" and vote != getattr(self, "vote_", vote):
+            # the new clients' bits are added to the fitted clients' counts
+            raise ValueError(
+                f"vote={vote!r} but this model was fitted with vote_={self.vote_!r}: the "
+                "fitted clients sent their bits once, so the new clients must send the "
+                f"same kind; set vote={self.vote_!r} (or 'auto') before add_nodes, or fit "
+                "on all clients.")
         d = X.shape[1]
         dtype = X.dtype
         weights = check_sample_weight(sample_weight, X, dtype=dtype)
