@@ -731,3 +731,29 @@ def test_join_keeps_the_fits_auto_vote_and_warns_when_it_would_change():
         warnings.simplefilter("error", UserWarning)
         sel.add_nodes(X[more], y[more], groups=groups[more])
     assert sel.vote_ == "selection"
+
+
+@pytest.mark.parametrize("fitted, changed", [("sign", "selection"), ("selection", "sign")])
+def test_join_refuses_a_vote_changed_after_the_fit(fitted, changed):
+    # review (rvA): the fitted clients sent vote_'s bits once; a join after
+    # set_params(vote=...) to the other kind added the new clients' other
+    # bits to the same counts (signs and selections mixed in votes_).
+    rng = np.random.RandomState(0)
+    n_clients, n, d = 60, 30, 20
+    X = rng.normal(size=(n_clients * n, d))
+    y = X[:, 0] - X[:, 1] + 0.5 * rng.normal(size=len(X))
+    groups = np.repeat(np.arange(n_clients), n)
+    old = groups < 50
+    sel = FederatedSupportRecovery(vote=fitted, random_state=0).fit(
+        X[old], y[old], groups=groups[old])
+    votes = sel.votes_.copy()
+    sel.set_params(vote=changed)
+    with pytest.raises(ValueError, match=rf"vote='{changed}'.*vote_='{fitted}'"):
+        sel.add_nodes(X[~old], y[~old], groups=groups[~old])
+    np.testing.assert_array_equal(sel.votes_, votes)
+    # "auto" keeps the fit's vote_
+    sel.set_params(vote="auto")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        sel.add_nodes(X[~old], y[~old], groups=groups[~old])
+    assert sel.vote_ == fitted and sel.n_answered_ == n_clients

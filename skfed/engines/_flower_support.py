@@ -10,7 +10,6 @@ model); the server takes the vote.  Mirrors ``_recover_support`` of
 
 import numpy as np
 from scipy import sparse
-from sklearn.utils import check_random_state
 
 from flwr.app import ArrayRecord, ConfigRecord, Message, RecordDict
 
@@ -97,11 +96,7 @@ def fit_server(fitted, driver):
     est._check_sign_vote()
     lam, auto = est._client_lambdas(n_nodes)
     z = est._client_z()
-    sign_seed = -1
-    if est._sign_vote():
-        # As the simulated fit: the coins' seed, public randomness.
-        sign_seed = int(check_random_state(est.random_state).randint(
-            np.iinfo(np.int32).max))
+    sign_seed = est._sign_seed() if est._sign_vote() else -1  # as the simulated fit
 
     network = resolve_network(est.network)
     sim = network.start(n_nodes, server=True, random_state=est.random_state,

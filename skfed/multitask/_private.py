@@ -5,7 +5,7 @@ import numpy as np
 from scipy import linalg, stats
 from threadpoolctl import threadpool_limits
 
-from .._kept_local import choose_classifier, choose_regressor, local_name
+from .._kept_local import choose_classifier, choose_regressor, local_name, one_se_choice
 from .._secure_noise import NoiseSource
 from ..privacy import calibrate_discrete_gaussian, describe, epsilon_spent
 from ._omega import _StoppingRule
@@ -296,21 +296,6 @@ def _node_error(Z, s, theta, loss):
     return (s * f <= 0).astype(float)
 
 
-def _one_se_choice(err):
-    """The candidate of lowest mean held-out error, kept only when it beats
-    candidate 0 (the fit's own loss and C) by more than one standard error of
-    the per-sample difference; else candidate 0.  On nodes of tens of
-    samples a plain minimum over six candidates follows the folds' noise
-    (measured on School, 139 schools: 0.708 against 0.712 for candidate 0)."""
-    mean = err.mean(axis=1)
-    best = int(np.argmin(mean))
-    if best == 0:
-        return 0
-    diff = err[0] - err[best]
-    se = diff.std(ddof=1) / np.sqrt(diff.shape[0])
-    return best if diff.mean() > se else 0
-
-
 def node_candidates(loss, C, m_t, has_prior):
     """The candidates ``(name, loss, lam, trusts_prior)`` of a node of ``m_t`` samples.
 
@@ -341,7 +326,8 @@ def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X
     :func:`node_candidates` with the lowest ``NODE_FOLDS``-fold
     cross-validated error on its own samples when it beats the first (the
     fit's own loss and C) by more than one standard error, else the first
-    (:func:`_one_se_choice`), then refits it on all of them.
+    (:func:`skfed._kept_local.one_se_choice` against candidate 0), then
+    refits it on all of them.
 
     Parameters
     ----------
@@ -412,7 +398,10 @@ def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X
                         theta = design.fit(~test, s[~test], prior if trust else zero, lam, x)
                         score[c, test] = Zt[test] @ theta
                         err[c, test] = _node_error(Zt[test], s[test], theta, x)
-                best = _one_se_choice(err)
+                # one standard error against the first: on nodes of tens of
+                # samples a plain minimum over six candidates follows the
+                # folds' noise (School, 139 schools: 0.708 against 0.712)
+                best = one_se_choice(err, 0)
                 held[p] = score[best]
             name, x, lam, trust = cands[best]
             W[p, t] = design.fit(slice(None), s, prior if trust else zero, lam, x)

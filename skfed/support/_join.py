@@ -26,11 +26,8 @@ class _JoinVoteMixin:
         if getattr(self, "vote", "selection") != "auto" or held is None:
             return
         fitted = self.vote_
-        try:
-            grown = self._resolve_vote(d, np.concatenate([held, n_positive]),
-                                       spec is not None and math.isfinite(spec.budget()[0]))
-        finally:
-            self.vote_ = fitted
+        grown = self._auto_vote(d, np.concatenate([held, n_positive]),
+                                spec is not None and math.isfinite(spec.budget()[0]))
         if grown != fitted:
             warnings.warn(
                 f"vote='auto' would choose {grown!r} for the {len(held) + len(n_positive)} "
@@ -51,6 +48,14 @@ class _JoinVoteMixin:
         clients' messages travel: the join's log counts them.
         """
         n_old, n_new = len(self.nodes_), layout.n_nodes
+        vote = getattr(self, "vote", "selection")
+        if vote != "auto" and vote != getattr(self, "vote_", vote):
+            # the new clients' bits are added to the fitted clients' counts
+            raise ValueError(
+                f"vote={vote!r} but this model was fitted with vote_={self.vote_!r}: the "
+                "fitted clients sent their bits once, so the new clients must send the "
+                f"same kind; set vote={self.vote_!r} (or 'auto') before add_nodes, or fit "
+                "on all clients.")
         d = X.shape[1]
         dtype = X.dtype
         weights = check_sample_weight(sample_weight, X, dtype=dtype)
@@ -85,16 +90,12 @@ class _JoinVoteMixin:
         X_nodes = layout.sort(X)
         y_nodes = np.ascontiguousarray(np.asarray(y)[layout.order], dtype=dtype)
         w_nodes = np.ascontiguousarray(weights[layout.order])
-        sign_seed = None
-        if self._sign_vote():
-            # The fit's coins (public randomness), at the new clients' node
-            # indices: with a fixed random_state they are a full fit's coins.
-            sign_seed = int(check_random_state(self.random_state).randint(
-                np.iinfo(np.int32).max))
         packed_new, ols, controls = _client_pass(
             X_nodes, y_nodes, w_nodes, layout.offsets, lam, self._client_z(), auto,
             bool(self.fit_intercept), self.n_jobs, n_positive=n_positive,
-            sign_seed=sign_seed, first_node=n_old,
+            # the fit's coins at the new clients' node indices: with a fixed
+            # random_state they are a full fit's coins
+            sign_seed=self._sign_seed() if self._sign_vote() else None, first_node=n_old,
         )
         packed_new[short] = 0
         # One round over the grown network: faults for every client, but

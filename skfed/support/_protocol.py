@@ -11,10 +11,9 @@ import warnings
 
 import numpy as np
 from scipy import sparse, stats
-
-from .._base import N_JOBS_CONSTRAINT, FederatedMixin, check_node_weights
 from sklearn.utils import check_random_state
 
+from .._base import N_JOBS_CONSTRAINT, FederatedMixin, check_node_weights
 from .._compat import HasMethods, Interval, StrOptions
 from .._core._support_fast import tally_votes, unpack_bits
 from ..network import payload_bytes, resolve_network
@@ -110,7 +109,14 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         return self.rogue_tolerance is None or isinstance(self.rogue_tolerance, str)
 
     def _resolve_vote(self, d, n_positive=None, private=False):
-        """Set ``vote_``, the vote ``vote="auto"`` resolves to.
+        """Set and return ``vote_``: ``vote``, or what ``vote="auto"``
+        resolves to (:meth:`_auto_vote`)."""
+        vote = getattr(self, "vote", "selection")
+        self.vote_ = self._auto_vote(d, n_positive, private) if vote == "auto" else vote
+        return self.vote_
+
+    def _auto_vote(self, d, n_positive=None, private=False):
+        """The vote ``vote="auto"`` resolves to (sets nothing).
 
         ``"sign"`` when all of these hold, ``"selection"`` otherwise:
 
@@ -134,27 +140,19 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
           closest features are chance correlations: independent 1000/10 at
           10,000 clients of 10 samples, sign F1 0.33, selection exact).
 
-        ``"selection"`` and ``"sign"`` are taken as given.  Public
-        quantities only, never the votes.
+        Public quantities only, never the votes.
         """
-        vote = getattr(self, "vote", "selection")
-        if vote == "auto":
-            defaults = (isinstance(self.alpha, str) and self.alpha == "auto"
-                        and isinstance(self.threshold, str) and self.threshold == "auto"
-                        and self.auto_z is None)
-            small = False
-            if not private and n_positive is not None:
-                sizes = np.asarray(n_positive, dtype=np.int64)
-                sizes = sizes[sizes > 0]
-                median = float(np.median(sizes)) if sizes.size else 0.0
-                small = (sizes.size >= SIGN_MIN_CLIENTS and float(np.mean(
-                    ols_client(sizes, d, bool(self.fit_intercept)))) < 0.5
-                    and median <= SIGN_MAX_SAMPLES
-                    and int(d) <= GATE_OFF_FEATURES_PER_SAMPLE * median)
-            vote = ("sign" if defaults and int(d) >= SIGN_MIN_FEATURES and small
-                    else "selection")
-        self.vote_ = vote
-        return vote
+        small = False
+        if not private and n_positive is not None:
+            sizes = np.asarray(n_positive, dtype=np.int64)
+            sizes = sizes[sizes > 0]
+            median = float(np.median(sizes)) if sizes.size else 0.0
+            small = (sizes.size >= SIGN_MIN_CLIENTS and float(np.mean(
+                ols_client(sizes, d, bool(self.fit_intercept)))) < 0.5
+                and median <= SIGN_MAX_SAMPLES
+                and int(d) <= GATE_OFF_FEATURES_PER_SAMPLE * median)
+        return ("sign" if not self._sign_conflicts() and int(d) >= SIGN_MIN_FEATURES and small
+                else "selection")
 
     def _sign_vote(self):
         """Whether the clients send signs (``vote="sign"``, or ``"auto"``
@@ -164,17 +162,27 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             return getattr(self, "vote_", "selection") == "sign"
         return vote == "sign"
 
-    def _check_sign_vote(self):
-        """Refuse the settings ``vote="sign"`` does not support, naming them."""
-        if not self._sign_vote():
-            return
+    def _sign_seed(self):
+        """The seed of the ``vote="sign"`` clients' coins for undefined
+        statistics: public randomness from ``random_state``, the same for
+        the fit, ``add_nodes`` and the Flower server."""
+        return int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+
+    def _sign_conflicts(self):
+        """The settings ``vote="sign"`` does not support (``alpha``,
+        ``threshold`` or ``auto_z`` off their defaults), one string each."""
         bad = []
-        if isinstance(self.alpha, str) is False or self.alpha != "auto":
+        if not (isinstance(self.alpha, str) and self.alpha == "auto"):
             bad.append(f"alpha={self.alpha!r} (needs 'auto')")
         if not (isinstance(self.threshold, str) and self.threshold == "auto"):
             bad.append(f"threshold={self.threshold!r} (needs 'auto')")
         if self.auto_z is not None:
             bad.append(f"auto_z={self.auto_z!r} (the sign bit has no threshold; needs None)")
+        return bad
+
+    def _check_sign_vote(self):
+        """Refuse the settings ``vote="sign"`` does not support, naming them."""
+        bad = self._sign_conflicts() if self._sign_vote() else []
         if bad:
             raise ValueError(
                 "vote='sign' sends the sign of each feature's coefficient given its "
@@ -284,15 +292,10 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             X_nodes = layout.sort(X)
             y_nodes = np.ascontiguousarray(y[layout.order], dtype=dtype)
             w_nodes = np.ascontiguousarray(weights[layout.order])
-        sign_seed = None
-        if self._sign_vote():
-            # The clients' coins for undefined statistics (public randomness).
-            sign_seed = int(check_random_state(self.random_state).randint(
-                np.iinfo(np.int32).max))
         packed, ols, controls = _client_pass(
             X_nodes, y_nodes, w_nodes, layout.offsets, lam, self._client_z(), auto,
             bool(self.fit_intercept), self.n_jobs, n_positive=n_positive,
-            sign_seed=sign_seed,
+            sign_seed=self._sign_seed() if self._sign_vote() else None,
         )
         # A client too small for its statistics selects nothing (under
         # privacy it still sends, see _short_clients).
@@ -477,10 +480,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         with np.errstate(invalid="ignore", divide="ignore"):
             fraction = np.where(n_reports > 0, votes / np.maximum(n_reports, 1), 0.0)
         debiased = (fraction - p) / (1.0 - 2.0 * p)
-        if self._sign_vote():
-            self.sign_band_ = None
-            self.sign_centre_margin_ = 0.0
-        else:
+        if not self._sign_vote():  # (the sign vote always tests: _sign_test sets them)
             for stale in ("sign_band_", "sign_centre_margin_"):
                 if hasattr(self, stale):
                     delattr(self, stale)
