@@ -36,6 +36,8 @@ released models) publishes non-private information about that node's data.
 
 import numpy as np
 
+from ._kept_local import one_se_choice
+
 # Candidates (prior weight ``lam``) that trust the neighbours, Perso-lin.
 LINEAR_TRUST = (0.03, 0.3, 3.0)
 # Dada: l1 radii of the final model and smoothing weights toward the
@@ -69,14 +71,7 @@ def _one_se_choice(losses):
     loss is lower than candidate 0's by more than one standard error of the
     per-sample difference.
     """
-    mean = losses.mean(axis=1)
-    best = int(np.argmin(mean))
-    if best == 0:
-        return 0
-    diff = losses[0] - losses[best]
-    m = diff.shape[0]
-    se = diff.std(ddof=1) / np.sqrt(m) if m > 1 else np.inf
-    return best if diff.mean() > se else 0
+    return one_se_choice(losses, 0)
 
 
 # ------------------------------------------------------------------ Perso-lin
