@@ -36,7 +36,8 @@ def ceiling():
 def test_true_angles_are_the_angles_the_test_samples_show(ceiling):
     """The re-drawn angle of a node is where the likelihood of 60 of its own
     test samples peaks (within 6 degrees; grid of 1 degree), for nodes of
-    every cluster, and the four cluster angles are the benchmark's."""
+    every cluster, on the "noisy" family and its i.i.d.-arc twin, and the
+    four cluster angles are the benchmark's."""
     X, X_test, y, y_test, g, g_test, _, clusters = ceiling.moons_family("noisy", 0)
     angles, clusters_again, true = ceiling.node_angles(0, np.bincount(g))
     np.testing.assert_array_equal(clusters, clusters_again)
@@ -50,6 +51,14 @@ def test_true_angles_are_the_angles_the_test_samples_show(ceiling):
         ll = ceiling.log_likelihood(X_test[rows, :2][:60], y_test[rows][:60], thetas, n_arc=91)
         error = ceiling.circular_distance(thetas[[ll.argmax()]], true[[k]])[0, 0]
         assert np.degrees(error) < 6.0
+    # The i.i.d.-arc family of ``dada_vote_evidence.py`` draws from the same stream.
+    X, X_test, y, y_test, g, g_test, clusters = ceiling.load("iid", 0)
+    _, _, true_iid = ceiling.node_angles(0, np.bincount(g))
+    np.testing.assert_allclose(true_iid, true)
+    for k in (3, 60):
+        rows = g_test == k
+        ll = ceiling.log_likelihood(X_test[rows, :2][:60], y_test[rows][:60], thetas, n_arc=91)
+        assert np.degrees(ceiling.circular_distance(thetas[[ll.argmax()]], true[[k]])[0, 0]) < 6
     with pytest.raises(RuntimeError, match="sample counts"):
         ceiling.node_angles(0, np.bincount(g) + 1)
 
