@@ -140,14 +140,6 @@ _RESOLVE_EVERY = 50
 # rotated moons 74.0 either way (Perso-lin 58.5 both), fewer messages and
 # less per-block Python work.
 _SYNC_BLOCKS = 4
-# Whether newcomers of one call sample each other.
-_PEERS = True
-# Whether Perso-lin joins at its defaults run every newcomer in one pass
-# (skfed._graph_join_batch); False runs them one by one (the tests' reference).
-_BATCHED = True
-# Whether Dada's newcomers score their peers' models in one batch per row
-# solve (False: newcomer by newcomer, the tests' reference).
-_BATCHED_SCORES = True
 # Bytes of a loss and a degree in an answer; of one weight.
 _LOSS_DEGREE_BYTES = payload_bytes(n_float64=2)
 _WEIGHT_BYTES = payload_bytes(n_float64=1)
@@ -488,7 +480,8 @@ def _fit_budget(estimator, n_fitted, n_problems, n_columns):
                          n_local=n_local, uses_per_step=per)
 
 
-def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
+def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
+                     one_by_one=False):
     """Join new nodes to a fitted Dada / Perso-lin estimator (see the module).
 
     Appends the new nodes to ``nodes_``, ``coef_``, ``intercept_``,
@@ -505,6 +498,14 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
     info : dict, default=None
         What the fit keeps (``estimator._join_info``, by default; or
         :func:`join_info_from_data`).
+    one_by_one : bool, default=False
+        Run every newcomer's steps newcomer by newcomer (a ``_Newcomer``
+        each, Dada's peer scores one newcomer at a time) instead of in one
+        batched pass (Perso-lin without privacy, peer scoring or rogue nodes:
+        :mod:`skfed._graph_join_batch`; Dada's peer scores in one product
+        per row solve).  The same steps, draws and messages, up to the
+        rounding of sums taken in another order: the tests' reference for
+        the batched paths; ``add_nodes`` never sets it.
 
     Returns
     -------
@@ -672,7 +673,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
         sim.counter.next_round()
 
     scoring = bool(getattr(est, "peer_scoring", False)) and not private
-    if (_BATCHED and not _is_dada(est) and budget is None and not scoring
+    if (not one_by_one and not _is_dada(est) and budget is None and not scoring
             and not sim.rogue.any()):
         # Perso-lin at its defaults: every newcomer in one pass
         # (skfed._graph_join_batch; the same steps, draws and messages).
@@ -732,7 +733,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
         # Only newcomers at least as heavy as the fitted nodes' mean take part.
         mean_mass = float(np.mean(est.confidence_[:n_old])) * float(info["max_mass"])
         eligible = np.flatnonzero(np.array([node.mass for node in newcomers]) >= mean_mass)
-        if len(eligible) > 1 and _PEERS:
+        if len(eligible) > 1:
             new_payloads = model_message_bytes(local_models.reshape(n_new, -1), dtype)
             degrees_new = np.array([v.sum() for v in rows])
             n_peers = min(len(eligible) - 1, n_candidates)
@@ -754,7 +755,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
         # Dada's scores of the peers' models: every newcomer's samples against
         # its peers' models in one product and one loss call per row solve.
         gather = None
-        if scoring and _is_dada(est) and _BATCHED_SCORES and any(len(p) for p in peers):
+        if scoring and _is_dada(est) and not one_by_one and any(len(p) for p in peers):
             own = [layout.node_indices(k) for k in range(n_new)]
             g_rows = np.concatenate([np.tile(own[k], len(peers[k])) for k in range(n_new)])
             g_cols = np.concatenate([np.repeat(peers[k], len(own[k])) for k in range(n_new)])

@@ -146,7 +146,7 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
         ``answered[k]``) and ``W_new`` (the weights between newcomers).
     """
     from ._graph_join import (
-        _LOSS_DEGREE_BYTES, _PEERS, _design, _loss, _step_blocks, _targets)
+        _LOSS_DEGREE_BYTES, _design, _loss, _step_blocks, _targets)
 
     dtype = models.dtype
     n_old, n_new = models.shape[0], layout.n_nodes
@@ -202,7 +202,7 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
     eligible = np.flatnonzero(mass >= mean_confidence * max_mass)
     degrees_new = np.add.reduceat(v_old, indptr[:-1]) if T else np.zeros(n_new)
     degrees_new[indptr[:-1] == indptr[1:]] = 0.0
-    if len(eligible) > 1 and _PEERS:
+    if len(eligible) > 1:
         new_payloads = model_message_bytes(local_models.reshape(n_new, -1), dtype)
         n_peers = min(len(eligible) - 1, n_candidates)
         active = sim.draw_rounds(1)[0][0]

@@ -183,11 +183,8 @@ def _both_ways(params, n_new=6, dtype=np.float64):
         X[~new], y[~new], groups=groups[~new])
     before = copy.deepcopy(est)
     batched = copy.deepcopy(est).add_nodes(X[new], y[new], groups=groups[new])
-    graph_join._BATCHED = False
-    try:
-        one_by_one = copy.deepcopy(est).add_nodes(X[new], y[new], groups=groups[new])
-    finally:
-        graph_join._BATCHED = True
+    one_by_one = graph_join.graph_join_nodes(copy.deepcopy(est), X[new], y[new], groups[new],
+                                             one_by_one=True)
     return before, batched, one_by_one
 
 
