@@ -12,7 +12,7 @@ times, in one process and one BLAS thread,
   model steps per newcomer, from the fit's schedule) and with the schedule
   forced to 1 local step and 1 model step (the CPU no stopping rule can go
   under); the mean of ``--joins`` joins, each on a fresh copy of the fit;
-* inside the default join: the batched kernels (``lin_local``,
+* inside the default join: the batched kernels (``lin_join_local``,
   ``lin_join_steps``, ``join_rows``, the Lipschitz constants), the rest of
   the batched pass, input validation, ``connected_threshold``, the
   network's start and log, and what is left (Python of
@@ -74,7 +74,7 @@ import skfed._graph_join_batch as gb
 import skfed.network as net
 
 SECTIONS = (
-    (gb, "lin_local", "kernel: local steps"),
+    (gb, "lin_join_local", "kernel: local steps"),
     (gb, "lin_join_steps", "kernel: model steps"),
     (gb, "join_rows", "kernel: graph rows"),
     (gb, "top_squared_singular_values", "Lipschitz constants"),

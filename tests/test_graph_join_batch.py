@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import skfed._graph_join as graph_join
-from skfed._core._boosting_fast import Logistic
-from skfed._core._join_fast import join_rows, lin_join_steps
+from skfed._core._boosting_fast import Logistic, SquaredHinge, lin_local
+from skfed._core._join_fast import join_rows, lin_join_local, lin_join_steps
 from skfed._graph_join_batch import _SymmetricPattern, top_squared_singular_values
 from skfed.boosting import PersonalizedLinearClassifier
 from skfed.network import SimulatedNetwork
@@ -104,6 +104,41 @@ def test_lin_join_steps_equal_numpy_gradient_steps(dtype):
             F = (sw[s] @ np.log1p(np.exp(-z)) / mass[k]
                  + 0.005 * np.sum(theta[k, p, :n - 1].astype(np.float64) ** 2))
             np.testing.assert_allclose(losses[k, p], F, rtol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("loss", [Logistic(), SquaredHinge()], ids=["logistic", "sq-hinge"])
+def test_lin_join_local_equals_lin_local_bit_for_bit_and_numpy(dtype, loss):
+    # The join's local steps skip the loss value at every step: the same
+    # bits as the fit's lin_local (whose steps compute it), a zero-weight
+    # sample and a node of one sample included; and NumPy's gradient steps.
+    rng = np.random.RandomState(4)
+    counts = np.array([4, 1, 11, 6])
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
+    m, n, P = offsets[-1], 4, 3
+    X = np.ascontiguousarray(np.c_[rng.normal(size=(m, n - 1)), np.ones(m)], dtype=dtype)
+    Y = np.ascontiguousarray(rng.choice([-1.0, 1.0], size=(P, m)), dtype=dtype)
+    sw = rng.uniform(0.5, 2.0, size=m)
+    sw[7] = 0.0
+    sw = np.ascontiguousarray(sw, dtype=dtype)
+    mass = np.add.reduceat(sw.astype(np.float64), offsets[:-1])
+    lip = rng.uniform(0.5, 2.0, size=4)
+    theta0 = np.array(rng.normal(scale=0.3, size=(4, P, n)), dtype=dtype)
+    fit, join = theta0.copy(), theta0.copy()
+    fit_losses, join_losses = np.zeros((4, P)), np.full((4, P), np.nan)
+    lin_local(X, Y, sw, offsets, fit, loss, 1.0 / mass, lip, 0.02, n - 1, fit_losses, 9, 0, 4)
+    lin_join_local(X, Y, sw, offsets, join, join_losses, loss, 1.0 / mass, lip, 0.02, n - 1, 9)
+    assert not np.array_equal(join, theta0)
+    np.testing.assert_array_equal(join, fit)
+    np.testing.assert_array_equal(join_losses, fit_losses)
+    if isinstance(loss, Logistic):
+        tol = 1e-11 if dtype == np.float64 else 1e-5
+        for k in range(4):
+            s = slice(offsets[k], offsets[k + 1])
+            expected = _lin_numpy(X[s].astype(np.float64), Y[:, s].astype(np.float64),
+                                  sw[s].astype(np.float64), theta0[k], np.zeros((P, n)),
+                                  0.0, 1.0, 0.0, 0.02, n - 1, lip[k], 9)
+            np.testing.assert_allclose(join[k], expected, rtol=tol, atol=tol)
 
 
 def test_top_squared_singular_values_equal_numpy_norms():
