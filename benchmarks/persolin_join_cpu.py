@@ -79,7 +79,7 @@ SECTIONS = (
     (gb, "join_rows", "kernel: graph rows"),
     (gb, "top_squared_singular_values", "Lipschitz constants"),
     (gb, "lin_join_batched", "batched pass (all)"),
-    (gj, "connected_threshold", "connected_threshold"),
+    (gj, "_connected_threshold", "connected_threshold"),
     (net.SimulatedNetwork, "start", "network start"),
     (net.NetworkSimulation, "log", "network log"),
     (gj, "graph_join_nodes", "join (all)"),

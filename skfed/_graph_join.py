@@ -113,7 +113,8 @@ from ._core._boosting_fast import (
     lin_losses,
     lse_losses,
 )
-from .graph import connected_threshold, model_message_bytes
+from ._core._join_fast import forest_threshold
+from .graph import model_message_bytes
 from .network import payload_bytes, resolve_network
 
 __all__ = ["graph_join_nodes", "join_info_from_data"]
@@ -578,8 +579,13 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
     # counts; a feature they carry over the threshold gets its stumps.
     from ._graph_join_vote import apply_vote, join_vote, vote_message_bytes
 
-    vote = join_vote(est, X, y, sw_all, layout, np.random.RandomState(
-        [_random_seed(est), int(getattr(est, "_join_seed", 0)), 104711]))
+    # One RandomState, re-seeded for each of the join's three streams (the
+    # vote's, the network's seed, the peer-sampling draws): constructing one
+    # costs ten times a re-seed.  _random_seed is called once per stream, in
+    # this order (it draws from a RandomState instance given as random_state).
+    seed = int(getattr(est, "_join_seed", 0))
+    rng = np.random.RandomState([_random_seed(est), seed, 104711])
+    vote = join_vote(est, X, y, sw_all, layout, rng)
     if vote is not None:
         info = apply_vote(est, vote, info)
     models = _models(est)
@@ -605,19 +611,14 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
     threshold = None
     W_old = sparse.csr_matrix(est.collaboration_graph_)
     if est.sparsify_graph == "connected" and W_old.nnz:
-        threshold = connected_threshold(W_old)
+        threshold = _connected_threshold(W_old)
     degrees_old = np.asarray(W_old.sum(axis=1)).ravel()
 
     # The network of the join: the fitted nodes, then the newcomers.
-    seed = getattr(est, "_join_seed", 0)
-    rng = np.random.RandomState([_random_seed(est), int(seed), 104729])
-    network = resolve_network(est.network)
-    from sklearn.base import clone
-
-    sim = clone(network).set_params(
-        topology=None, topology_params=None,
-        random_state=np.random.RandomState([_random_seed(est), int(seed), 104723]),
-    ).start(n_old + n_new, server=False)
+    rng_seed = [_random_seed(est), seed, 104729]
+    rng.seed([_random_seed(est), seed, 104723])
+    sim = _join_simulation(est, n_old + n_new, rng)
+    rng.seed(rng_seed)
     sim.rogue[:] = np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)])
     if vote is not None:
         # Ballots up to the root of the fit's vote (fitted node 0), the
@@ -933,6 +934,44 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
     est._join_seed = int(seed) + 1
     est._record_join(sim.log(node_labels=est.nodes_))
     return est
+
+
+def _connected_threshold(W):
+    """:func:`skfed.graph.connected_threshold` of a CSR graph: its non-zero
+    weights sorted once, Kruskal's forest in ``forest_threshold`` (the
+    same number: the smallest weight of a maximum spanning forest; about a
+    tenth of the CPU of the minimum spanning tree of SciPy and the sparse
+    conversions around it)."""
+    data = np.asarray(W.data, dtype=np.float64)
+    rows = np.repeat(np.arange(W.shape[0], dtype=np.intp), np.diff(W.indptr))
+    keep = np.flatnonzero(data)
+    order = keep[np.argsort(-data[keep], kind="stable")]
+    return forest_threshold(rows[order], np.ascontiguousarray(W.indices[order], dtype=np.intp),
+                            data[order], W.shape[0])
+
+
+def _join_simulation(est, n_nodes, rng):
+    """The join's :class:`~skfed.network.NetworkSimulation` over ``n_nodes``.
+
+    What ``clone(network).set_params(topology=None, topology_params=None,
+    random_state=rng).start(n_nodes)`` gives (a newcomer talks to whom the
+    peer-sampling service draws, not over the fit's topology; the fault
+    stream's seed is ``rng``'s first draw), without cloning the network
+    when it has no topology to drop, nor checking a network the estimator
+    created (``network=None``): the clone, its checks and its seeding were
+    a tenth of a Perso-lin join's CPU on rotated moons.
+    """
+    from sklearn.base import clone
+
+    from .network import NetworkSimulation
+
+    network = resolve_network(est.network)
+    if network.topology is not None or network.topology_params is not None:
+        network = clone(network).set_params(topology=None, topology_params=None)
+    if est.network is not None:
+        network._validate_params()
+    seed = rng.randint(np.iinfo(np.int32).max)
+    return NetworkSimulation(network, n_nodes, server=False, seed=seed)
 
 
 def _record_privacy(est, budget, uses, newcomers, steps):

@@ -268,3 +268,43 @@ def test_batched_join_in_float32_and_of_one_newcomer():
     before, batched, one_by_one = _both_ways({}, n_new=1)
     np.testing.assert_allclose(batched.coef_, one_by_one.coef_, rtol=1e-9, atol=1e-12)
     assert batched.join_communication_.total_bytes == one_by_one.join_communication_.total_bytes
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_connected_threshold_of_the_join_equals_the_graph_modules(seed):
+    # Kruskal's forest in Cython against the SciPy spanning tree of
+    # skfed.graph: random symmetric graphs with two to four components, tied
+    # weights (seeds 3-5 draw from 4 values), explicit zeros and isolated nodes.
+    from scipy import sparse
+
+    from skfed._graph_join import _connected_threshold
+    from skfed.graph import connected_threshold
+
+    rng = np.random.RandomState(seed)
+    n = 40
+    block = rng.randint(2 + seed % 3, size=n)
+    dense = rng.uniform(0.01, 1.0, size=(n, n)) * (rng.uniform(size=(n, n)) < 0.2)
+    if seed >= 3:
+        dense = np.where(dense > 0, rng.choice([0.1, 0.2, 0.3, 0.5], size=(n, n)), 0.0)
+    dense = np.triu(dense * (block[:, None] == block[None, :]), 1)
+    dense[:, -3:] = dense[-3:, :] = 0.0  # isolated
+    dense = dense + dense.T
+    W = sparse.csr_matrix(dense)
+    W.data[::7] = 0.0  # explicit zeros stay in the pattern
+    if seed == 0:
+        W.eliminate_zeros()
+    pattern = (W.indptr.copy(), W.indices.copy(), W.data.copy())
+    expected = connected_threshold(W.copy())  # (it may prune its argument's arrays)
+    assert expected > 0
+    assert _connected_threshold(W) == expected
+    for before, after in zip(pattern, (W.indptr, W.indices, W.data)):  # W untouched
+        np.testing.assert_array_equal(before, after)
+    # the threshold keeps the components; just above it one splits
+    clean = W.copy()
+    clean.eliminate_zeros()
+    n_comp = sparse.csgraph.connected_components(clean)[0]
+    kept = W.multiply(W >= expected)
+    assert sparse.csgraph.connected_components(kept)[0] == n_comp
+    above = W.multiply(W > expected)
+    assert sparse.csgraph.connected_components(above)[0] > n_comp
+    assert _connected_threshold(sparse.csr_matrix((n, n))) == 0.0

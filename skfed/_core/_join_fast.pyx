@@ -340,3 +340,49 @@ def lin_join_steps(
                                                   n_penalized, NULL)
     finally:
         free(grad)
+
+
+# ------------------------------------------------------------ the fitted graph
+cdef intp_t _root(intp_t* parent, intp_t i) noexcept nogil:
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = parent[i]
+    return i
+
+
+def forest_threshold(
+    const intp_t[::1] rows,            # IN (n_edges,) edges in decreasing weight
+    const intp_t[::1] cols,            # IN (n_edges,)
+    const double[::1] weights,         # IN (n_edges,) decreasing
+    intp_t n_nodes,
+):
+    """The smallest weight of a maximum spanning forest (Kruskal's).
+
+    Edges are taken in the given (decreasing) order; one that joins two
+    components enters the forest, so the last one to enter has the smallest
+    weight of the forest: the largest threshold whose edges keep the
+    graph's components (``skfed.graph.connected_threshold``).  0.0 without
+    edges.  The forest's smallest weight is the same for every maximum
+    spanning forest, whatever the order among equal weights.
+    """
+    cdef intp_t n_edges = rows.shape[0], e, a, b, joined = 0
+    cdef double last = 0.0
+    cdef intp_t* parent = <intp_t*> malloc(max(n_nodes, 1) * sizeof(intp_t))
+    if parent == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for a in range(n_nodes):
+                parent[a] = a
+            for e in range(n_edges):
+                a = _root(parent, rows[e])
+                b = _root(parent, cols[e])
+                if a != b:
+                    parent[a] = b
+                    last = weights[e]
+                    joined += 1
+                    if joined == n_nodes - 1:
+                        break
+    finally:
+        free(parent)
+    return last
