@@ -114,6 +114,7 @@ from ._core._boosting_fast import (
     lse_losses,
 )
 from ._core._join_fast import forest_threshold
+from ._graph_join_batch import row_sums
 from .graph import model_message_bytes
 from .network import payload_bytes, resolve_network
 
@@ -609,10 +610,12 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
         every = (_RESOLVE_EVERY if update in ("n_nodes", "geometric")
                  else max(_RESOLVE_EVERY, math.ceil(int(update) / n_fit)))
     threshold = None
-    W_old = sparse.csr_matrix(est.collaboration_graph_)
+    W_old = est.collaboration_graph_
+    if not (sparse.issparse(W_old) and W_old.format == "csr"):
+        W_old = sparse.csr_matrix(W_old)
     if est.sparsify_graph == "connected" and W_old.nnz:
         threshold = _connected_threshold(W_old)
-    degrees_old = np.asarray(W_old.sum(axis=1)).ravel()
+    degrees_old = row_sums(W_old.data, W_old.indptr)
 
     # The network of the join: the fitted nodes, then the newcomers.
     rng_seed = [_random_seed(est), seed, 104729]
@@ -913,12 +916,17 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
                        + [np.zeros(0, dtype=np.intp)]).astype(np.intp)
     c = np.concatenate([cand[v > 0] for cand, v in rows] + [np.zeros(0, dtype=np.intp)])
     w = np.concatenate([v[v > 0] for _, v in rows] + [np.zeros(0)])
-    old = W_old.tocoo()
-    nn = sparse.triu(W_new, 1, format="coo")
+    # The fitted graph's entries in stored order and the newcomers' upper
+    # triangle (what W_old.tocoo() and sparse.triu(W_new, 1) give).
+    old_row = np.repeat(np.arange(n_old, dtype=np.intp), np.diff(W_old.indptr))
+    W_new = sparse.csr_matrix(W_new)
+    new_row = np.repeat(np.arange(n_new, dtype=np.intp), np.diff(W_new.indptr))
+    upper = W_new.indices > new_row
+    nn_row, nn_col, nn_data = new_row[upper], W_new.indices[upper], W_new.data[upper]
     est.collaboration_graph_ = sparse.csr_matrix(
-        (np.concatenate([old.data, w, w, nn.data, nn.data]),
-         (np.concatenate([old.row, r, c, n_old + nn.row, n_old + nn.col]),
-          np.concatenate([old.col, c, r, n_old + nn.col, n_old + nn.row]))),
+        (np.concatenate([W_old.data, w, w, nn_data, nn_data]),
+         (np.concatenate([old_row, r, c, n_old + nn_row, n_old + nn_col]),
+          np.concatenate([W_old.indices, c, r, n_old + nn_col, n_old + nn_row]))),
         shape=(n_all, n_all))
     if budget is not None:
         _record_privacy(est, budget, uses, newcomers, steps)

@@ -386,3 +386,28 @@ def forest_threshold(
     finally:
         free(parent)
     return last
+
+
+def csr_times_dense(
+    const intp_t[::1] indptr,          # IN (n_rows + 1,) a CSR matrix A
+    const intp_t[::1] indices,         # IN (nnz,)
+    const double[::1] data,            # IN (nnz,)
+    const double[:, ::1] B,            # IN (n_columns of A, D)
+    double[:, ::1] out,                # OUT (n_rows, D) A @ B
+):
+    """``A @ B`` of a CSR matrix and a dense one, summed as SciPy's
+    ``csr_matvecs`` sums it (each row from zero, its entries in their
+    stored order, explicit zeros included): the same bits, without
+    building a sparse matrix object per product (the join's sums of its
+    neighbours' models, ``sum_r w_nr theta_r``)."""
+    cdef intp_t n_rows = out.shape[0], D = out.shape[1], i, jj, j, c
+    cdef double a
+    with nogil:
+        for i in range(n_rows):
+            for c in range(D):
+                out[i, c] = 0.0
+            for jj in range(indptr[i], indptr[i + 1]):
+                j = indices[jj]
+                a = data[jj]
+                for c in range(D):
+                    out[i, c] += a * B[j, c]
