@@ -208,16 +208,33 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
     def flat(th):
         return np.ascontiguousarray(th.reshape(n_new, D), dtype=np.float64)
 
-    join_rows(flat(theta), local_losses, cand_models, cand_losses, cand_degrees, indptr,
-              mu, mu_graph, lam, delta, cap, thr, v_old)
-
-    # Step 2b: newcomers at least as heavy as the fitted nodes' mean sample
-    # each other (the draws of the newcomer-by-newcomer join, in its order).
-    peers = [np.zeros(0, dtype=np.intp) for _ in range(n_new)]
+    # Newcomers at least as heavy as the fitted nodes' mean sample each other
+    # (step 2b).  Without such an exchange these rows are final; with one,
+    # every row is solved again over candidates and peers, so only the
+    # eligible newcomers' rows are solved here (their degrees are what they
+    # answer their peers).  A newcomer's row depends on its candidates only.
     eligible = np.flatnonzero(mass >= mean_confidence * max_mass)
+    exchange = len(eligible) > 1
+    if exchange and len(eligible) < n_new:
+        sub = np.concatenate([np.arange(indptr[k], indptr[k + 1]) for k in eligible.tolist()]
+                             + [np.zeros(0, dtype=np.intp)]).astype(np.intp)
+        out = np.zeros(len(sub))
+        join_rows(np.ascontiguousarray(flat(theta)[eligible]),
+                  np.ascontiguousarray(local_losses[eligible]),
+                  np.ascontiguousarray(cand_models[sub]), np.ascontiguousarray(cand_losses[sub]),
+                  np.ascontiguousarray(cand_degrees[sub]), _segments(np.diff(indptr)[eligible]),
+                  mu, mu_graph, lam, delta, cap, thr, out)
+        v_old[sub] = out
+    else:
+        join_rows(flat(theta), local_losses, cand_models, cand_losses, cand_degrees, indptr,
+                  mu, mu_graph, lam, delta, cap, thr, v_old)
+
+    # Step 2b: the eligible newcomers sample each other (the draws of the
+    # newcomer-by-newcomer join, in its order).
+    peers = [np.zeros(0, dtype=np.intp) for _ in range(n_new)]
     degrees_new = np.add.reduceat(v_old, indptr[:-1]) if T else np.zeros(n_new)
     degrees_new[indptr[:-1] == indptr[1:]] = 0.0
-    if len(eligible) > 1:
+    if exchange:
         new_payloads = model_message_bytes(local_models.reshape(n_new, -1), dtype)
         n_peers = min(len(eligible) - 1, n_candidates)
         active = sim.draw_rounds(1)[0][0]
@@ -270,9 +287,9 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
         v_old[:] = out[is_fitted]
         return pattern.values(out[~is_fitted])
 
-    if n_new > 1:
+    if exchange:
         w_new, links = solve_rows(None, local_losses, cand_models)
-    else:
+    else:  # no peers: the rows above are the rows over all candidates
         w_new = np.zeros(0)
         links = (np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp))
     step_models = cand_models
