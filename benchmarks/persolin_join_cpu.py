@@ -80,7 +80,7 @@ SECTIONS = (
     (gb, "top_squared_singular_values", "Lipschitz constants"),
     (gb, "lin_join_batched", "batched pass (all)"),
     (gj, "_connected_threshold", "connected_threshold"),
-    (net.SimulatedNetwork, "start", "network start"),
+    (gj, "_join_simulation", "network start"),
     (net.NetworkSimulation, "log", "network log"),
     (gj, "graph_join_nodes", "join (all)"),
 )

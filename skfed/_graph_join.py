@@ -876,12 +876,14 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
             uses[k] = node.P * (n_local + n_steps) if node.dada else (n_local + n_steps)
     # Step 4's last message: each newcomer tells its fitted neighbours their
     # weight (a weight between two newcomers is known to both).
-    for k in range(n_new):
-        nbrs = np.ascontiguousarray(answered[k][rows[k] > 0], dtype=np.intp)
-        if len(nbrs):
-            sim.counter.multicast_message(n_old + k, nbrs, _WEIGHT_BYTES)
+    # (counted in one call: a multicast counts one message per receiver)
+    chosen = np.concatenate(rows + [np.zeros(0)]) > 0
+    r = np.repeat(np.arange(n_old, n_old + n_new, dtype=np.intp),
+                  [len(v) for v in rows])[chosen]
+    c = np.concatenate(answered + [np.zeros(0, dtype=np.intp)]).astype(np.intp)[chosen]
+    w = np.concatenate(rows + [np.zeros(0)])[chosen]
+    sim.counter.send_pairs(r, c, np.full(len(r), _WEIGHT_BYTES, dtype=np.int64))
     sim.counter.next_round()
-    rows = [(answered[k], rows[k]) for k in range(n_new)]
 
     # Append the newcomers.
     est._append_nodes(new_labels)
@@ -912,10 +914,6 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
                     [kept, np.full((n_new,) + kept.shape[1:], np.nan)]))
     est.confidence_ = np.concatenate([est.confidence_, confidences])
     n_all = n_old + n_new
-    r = np.concatenate([np.full(np.count_nonzero(v), n_old + k) for k, (_, v) in enumerate(rows)]
-                       + [np.zeros(0, dtype=np.intp)]).astype(np.intp)
-    c = np.concatenate([cand[v > 0] for cand, v in rows] + [np.zeros(0, dtype=np.intp)])
-    w = np.concatenate([v[v > 0] for _, v in rows] + [np.zeros(0)])
     # The fitted graph's entries in stored order and the newcomers' upper
     # triangle (what W_old.tocoo() and sparse.triu(W_new, 1) give).
     old_row = np.repeat(np.arange(n_old, dtype=np.intp), np.diff(W_old.indptr))
