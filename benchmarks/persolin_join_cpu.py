@@ -39,6 +39,23 @@ of about 8 processes on 2 cores): rotated moons, refit 27.5 ms, join at
 4.1 %.  So on moons no stopping rule of the steps reaches 10 %: the join's
 fixed cost alone is about twice that.
 
+After the cuts of 2026-11-28 (every result bit-identical: gradient-only
+kernels for the local and model steps, Kruskal's forest for the fitted
+graph's threshold, the join's network built without clone and re-checks,
+one RandomState re-seeded for the join's streams, products and degrees on
+raw CSR arrays, the grown graph without tocoo/triu, the rows toward the
+fitted candidates solved once, the weight messages counted in one call),
+same command, load 10-11 on 2 cores: rotated moons, refit 28.6 ms, join
+at 100 + 100 steps **20.9 %** (k = 5 / 10 / 20: 14.4-17.4 / 21.0-22.3 /
+22.9-26.8 %), at 1 + 1 steps 15.1 %; its kernels 5.2 % (local 1.8, model
+steps 2.0, rows 1.4), the Lipschitz constants 1.0 %, the batched pass
+11.5 % in all, the threshold 0.2 %, the network's start 0.3 % and log
+1.0 %; Landmine, refit 83.1 ms, join **3.2 %** (1 + 1 steps 2.8 %).  What
+is left on moons is mostly input validation (``_validate_join_data``, in
+``skfed/_base.py``), the network log, NumPy's per-call overheads in the
+peer draws and eigenvalue batches, and kernels that do the refit's own
+per-node work for 20 of its 100 nodes: 10 % is not reached.
+
 Fewer steps and the scores (``--step-fraction``, means over seeds 0-2 at
 k = 5 / 10 / 20, against the default schedule's):
 
@@ -79,8 +96,8 @@ SECTIONS = (
     (gb, "join_rows", "kernel: graph rows"),
     (gb, "top_squared_singular_values", "Lipschitz constants"),
     (gb, "lin_join_batched", "batched pass (all)"),
-    (gj, "_connected_threshold", "connected_threshold"),
-    (gj, "_join_simulation", "network start"),
+    (gj, "connected_threshold", "connected_threshold"),
+    (gj, "join_simulation", "network start"),
     (net.NetworkSimulation, "log", "network log"),
     (gj, "graph_join_nodes", "join (all)"),
 )

@@ -113,10 +113,9 @@ from ._core._boosting_fast import (
     lin_losses,
     lse_losses,
 )
-from ._core._join_fast import forest_threshold
-from ._graph_join_batch import row_sums
+from ._graph_join_fitted import connected_threshold, join_simulation, row_sums
 from .graph import model_message_bytes
-from .network import payload_bytes, resolve_network
+from .network import payload_bytes
 
 __all__ = ["graph_join_nodes", "join_info_from_data"]
 
@@ -614,13 +613,13 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
     if not (sparse.issparse(W_old) and W_old.format == "csr"):
         W_old = sparse.csr_matrix(W_old)
     if est.sparsify_graph == "connected" and W_old.nnz:
-        threshold = _connected_threshold(W_old)
+        threshold = connected_threshold(W_old)
     degrees_old = row_sums(W_old.data, W_old.indptr)
 
     # The network of the join: the fitted nodes, then the newcomers.
     rng_seed = [_random_seed(est), seed, 104729]
     rng.seed([_random_seed(est), seed, 104723])
-    sim = _join_simulation(est, n_old + n_new, rng)
+    sim = join_simulation(est, n_old + n_new, rng)
     rng.seed(rng_seed)
     sim.rogue[:] = np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)])
     if vote is not None:
@@ -940,44 +939,6 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
     est._join_seed = int(seed) + 1
     est._record_join(sim.log(node_labels=est.nodes_))
     return est
-
-
-def _connected_threshold(W):
-    """:func:`skfed.graph.connected_threshold` of a CSR graph: its non-zero
-    weights sorted once, Kruskal's forest in ``forest_threshold`` (the
-    same number: the smallest weight of a maximum spanning forest; about a
-    tenth of the CPU of the minimum spanning tree of SciPy and the sparse
-    conversions around it)."""
-    data = np.asarray(W.data, dtype=np.float64)
-    rows = np.repeat(np.arange(W.shape[0], dtype=np.intp), np.diff(W.indptr))
-    keep = np.flatnonzero(data)
-    order = keep[np.argsort(-data[keep], kind="stable")]
-    return forest_threshold(rows[order], np.ascontiguousarray(W.indices[order], dtype=np.intp),
-                            data[order], W.shape[0])
-
-
-def _join_simulation(est, n_nodes, rng):
-    """The join's :class:`~skfed.network.NetworkSimulation` over ``n_nodes``.
-
-    What ``clone(network).set_params(topology=None, topology_params=None,
-    random_state=rng).start(n_nodes)`` gives (a newcomer talks to whom the
-    peer-sampling service draws, not over the fit's topology; the fault
-    stream's seed is ``rng``'s first draw), without cloning the network
-    when it has no topology to drop, nor checking a network the estimator
-    created (``network=None``): the clone, its checks and its seeding were
-    a tenth of a Perso-lin join's CPU on rotated moons.
-    """
-    from sklearn.base import clone
-
-    from .network import NetworkSimulation
-
-    network = resolve_network(est.network)
-    if network.topology is not None or network.topology_params is not None:
-        network = clone(network).set_params(topology=None, topology_params=None)
-    if est.network is not None:
-        network._validate_params()
-    seed = rng.randint(np.iinfo(np.int32).max)
-    return NetworkSimulation(network, n_nodes, server=False, seed=seed)
 
 
 def _record_privacy(est, budget, uses, newcomers, steps):

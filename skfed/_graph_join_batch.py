@@ -28,20 +28,10 @@ import numpy as np
 from scipy import sparse
 
 from ._core._join_fast import csr_times_dense, join_rows, lin_join_local, lin_join_steps
+from ._graph_join_fitted import row_sums
 from .graph import model_message_bytes
 
 __all__ = ["lin_join_batched"]
-
-
-def row_sums(data, indptr):
-    """Row sums of a CSR matrix, as SciPy's ``sum(axis=1)`` of one takes them
-    (``np.add.reduceat`` over the non-empty rows): the same bits, without a
-    sparse matrix object."""
-    out = np.zeros(len(indptr) - 1)
-    nonempty = np.flatnonzero(np.diff(indptr))
-    if len(nonempty):
-        out[nonempty] = np.add.reduceat(data, indptr[nonempty])
-    return out
 
 
 def _segments(lengths):

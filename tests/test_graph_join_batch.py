@@ -277,7 +277,7 @@ def test_connected_threshold_of_the_join_equals_the_graph_modules(seed):
     # weights (seeds 3-5 draw from 4 values), explicit zeros and isolated nodes.
     from scipy import sparse
 
-    from skfed._graph_join import _connected_threshold
+    from skfed._graph_join_fitted import connected_threshold as _connected_threshold
     from skfed.graph import connected_threshold
 
     rng = np.random.RandomState(seed)
@@ -316,7 +316,7 @@ def test_csr_products_and_row_sums_equal_scipys_bit_for_bit():
     from scipy import sparse
 
     from skfed._core._join_fast import csr_times_dense
-    from skfed._graph_join_batch import row_sums
+    from skfed._graph_join_fitted import row_sums
 
     rng = np.random.RandomState(2)
     dense = rng.uniform(-1.0, 1.0, size=(7, 30)) * (rng.uniform(size=(7, 30)) < 0.5)
