@@ -150,8 +150,7 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
         ``graph_losses``, ``uses``, ``rows`` (each newcomer's weights toward
         ``answered[k]``) and ``W_new`` (the weights between newcomers).
     """
-    from ._graph_join import (
-        _LOSS_DEGREE_BYTES, _design, _loss, _step_blocks, _targets)
+    from ._graph_join import _LOSS_DEGREE_BYTES, _design, _loss, _step_blocks, _targets
 
     dtype = models.dtype
     n_old, n_new = models.shape[0], layout.n_nodes

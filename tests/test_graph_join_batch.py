@@ -6,10 +6,10 @@ import copy
 
 import numpy as np
 import pytest
-
-import skfed._graph_join as graph_join
 from skfed._core._boosting_fast import Logistic, SquaredHinge, lin_local
 from skfed._core._join_fast import join_rows, lin_join_local, lin_join_steps
+
+import skfed._graph_join as graph_join
 from skfed._graph_join_batch import _SymmetricPattern, top_squared_singular_values
 from skfed.boosting import PersonalizedLinearClassifier
 from skfed.network import SimulatedNetwork
@@ -314,8 +314,8 @@ def test_csr_products_and_row_sums_equal_scipys_bit_for_bit():
     # The batched join's W @ models and W.sum(axis=1) on raw CSR arrays:
     # the same bits as SciPy's (explicit zeros and empty rows included).
     from scipy import sparse
-
     from skfed._core._join_fast import csr_times_dense
+
     from skfed._graph_join_fitted import row_sums
 
     rng = np.random.RandomState(2)
