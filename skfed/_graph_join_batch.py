@@ -281,29 +281,28 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
     else:  # no peers: the rows above are the rows over all candidates
         w_new = np.zeros(0)
         links = (np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp))
-    step_models = cand_models
+    # The fitted neighbours' models of the model steps: rows ``step_cols`` of
+    # ``step_source`` (no gather of every candidate's final model).
+    step_source, step_cols = cand_models, np.arange(T, dtype=np.intp)
     if graph_models is not models:
         # Step 3b: the chosen fitted neighbours send their final models.
         payloads = model_message_bytes(models.reshape(n_old, -1), dtype)
         owner = np.repeat(np.arange(n_new), np.diff(indptr))
         chosen = v_old > 0
-        for k in np.unique(owner[chosen]).tolist():
-            nbrs = np.ascontiguousarray(cand[indptr[k]:indptr[k + 1]][
-                v_old[indptr[k]:indptr[k + 1]] > 0], dtype=np.intp)
-            sim.counter.multicast_message(n_old + k, nbrs, 0)
-        sim.counter.send_pairs(np.ascontiguousarray(cand[chosen], dtype=np.intp),
-                               np.ascontiguousarray(n_old + owner[chosen], dtype=np.intp),
-                               payloads[cand[chosen]].astype(np.int64))
-        step_models = np.ascontiguousarray(models[cand].reshape(T, D), dtype=np.float64)
+        asker = np.ascontiguousarray(n_old + owner[chosen], dtype=np.intp)
+        nbrs = np.ascontiguousarray(cand[chosen], dtype=np.intp)
+        sim.counter.send_pairs(asker, nbrs, np.zeros(len(nbrs), dtype=np.int64))  # requests
+        sim.counter.send_pairs(nbrs, asker, payloads[nbrs].astype(np.int64))
+        step_source = np.ascontiguousarray(models.reshape(n_old, D), dtype=np.float64)
+        step_cols = cand
 
     # Step 4: model steps, the fitted neighbours' models fixed; linked
     # newcomers step in synchronous blocks and exchange their models.
     # (the sums W @ models of SciPy's CSR products, on the raw arrays)
-    all_cands = np.arange(T, dtype=np.intp)
     S_fixed, mixed = np.empty((n_new, D)), np.empty((n_new, D))
 
     def fixed_part():
-        csr_times_dense(indptr, all_cands, v_old, step_models, S_fixed)
+        csr_times_dense(indptr, step_cols, v_old, step_source, S_fixed)
         return row_sums(v_old, indptr)
 
     d_fixed = fixed_part()
@@ -326,7 +325,8 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
             sim.counter.next_round()
         if resolve:
             w_new, links = solve_rows(theta.astype(np.float64),
-                                      confidence * losses.sum(axis=1), step_models)
+                                      confidence * losses.sum(axis=1),
+                                      np.ascontiguousarray(step_source[step_cols]))
             d_fixed = fixed_part()
             linked = len(links[0]) > 0
     separate = graph_models is not models
