@@ -43,17 +43,18 @@ After the cuts of 2026-11-28 (every result bit-identical: gradient-only
 kernels for the local and model steps, Kruskal's forest for the fitted
 graph's threshold, the join's network built without clone and re-checks,
 one RandomState re-seeded for the join's streams, products and degrees on
-raw CSR arrays, the grown graph without tocoo/triu, the rows toward the
-fitted candidates solved once, the weight messages counted in one call),
-same command, load 10-11 on 2 cores: rotated moons, refit 28.6 ms, join
-at 100 + 100 steps **20.9 %** (k = 5 / 10 / 20: 14.4-17.4 / 21.0-22.3 /
-22.9-26.8 %), at 1 + 1 steps 15.1 %; its kernels 5.2 % (local 1.8, model
-steps 2.0, rows 1.4), the Lipschitz constants 1.0 %, the batched pass
-11.5 % in all, the threshold 0.2 %, the network's start 0.3 % and log
-1.0 %; Landmine, refit 83.1 ms, join **3.2 %** (1 + 1 steps 2.8 %).  What
-is left on moons is mostly input validation (``_validate_join_data``, in
-``skfed/_base.py``), the network log, NumPy's per-call overheads in the
-peer draws and eigenvalue batches, and kernels that do the refit's own
+raw CSR arrays reading the fitted models in place, the grown graph
+without tocoo/triu, the rows toward the fitted candidates solved once,
+the messages counted in one call each), same command, load 12 on 2
+cores: rotated moons, refit 24.4 ms, join at 100 + 100 steps **18.9 %**
+(k = 5 / 10 / 20: 14.2-16.1 / 18.9-20.8 / 20.2-22.7 %), at 1 + 1 steps
+14.4 %; its kernels 5.8 % (local 2.0, model steps 2.3, rows 1.5), the
+Lipschitz constants 1.1 %, the batched pass 11.0 % in all, the threshold
+0.2 %, the network's start 0.3 % and log 1.1 %; Landmine, refit 79.8
+ms, join **2.8 %** (1 + 1 steps 2.3 %).  What is left on moons is mostly
+input validation (``_validate_join_data``, in ``skfed/_base.py``), the
+network log, NumPy's per-call overheads in the peer draws and eigenvalue
+batches, and kernels that do the refit's own
 per-node work for 20 of its 100 nodes: 10 % is not reached.
 
 Fewer steps and the scores (``--step-fraction``, means over seeds 0-2 at
