@@ -66,3 +66,13 @@ def test_weights_over_twenty_orders_of_magnitude(seed):
         assert join_threshold(sparse.csr_matrix(W)) == t
         n_checked += t > 0
     assert n_checked > 30
+
+
+def test_the_argument_is_left_untouched():
+    # a float64 CSR argument with an explicit zero keeps its arrays
+    W = sparse.csr_matrix(np.array([[0, 1.0, 0.5], [1.0, 0, 0], [0.5, 0, 0]]))
+    W.data[0] = 0.0  # (0, 1) stored as an explicit zero
+    before = [a.copy() for a in (W.indptr, W.indices, W.data)]
+    assert connected_threshold(W) == 0.5
+    for a, b in zip(before, (W.indptr, W.indices, W.data)):
+        np.testing.assert_array_equal(a, b)
