@@ -79,7 +79,10 @@ from threadpoolctl import threadpool_limits
 def shared_w0(Z, ys, idx, lam, b, start=None):
     """``(w_0, V)`` minimizing ``sum_t mean_t log(1 + exp(-y (w_0 + v_t) z))
     + (lambda m / 2) (||w_0||^2 / b + ||V||^2 / (1 - b))`` (NumPy + SciPy)."""
+    order = np.argsort(idx, kind="stable")  # rows node by node: sums by reduceat
+    Z, ys, idx = Z[order], ys[order], idx[order]
     m, d = int(idx.max()) + 1, Z.shape[1]
+    starts = np.searchsorted(idx, np.arange(m))
     weight = 1.0 / np.bincount(idx)[idx]
 
     def objective(theta):
@@ -88,9 +91,7 @@ def shared_w0(Z, ys, idx, lam, b, start=None):
         z = -ys * f
         slope = -ys * 0.5 * (1.0 + np.tanh(0.5 * z)) * weight  # d loss / d f
         g0 = Z.T @ slope + lam * m * w0 / b
-        gV = np.zeros((m, d))
-        np.add.at(gV, idx, Z * slope[:, None])
-        gV += lam * m * V / (1.0 - b)
+        gV = np.add.reduceat(Z * slope[:, None], starts, axis=0) + lam * m * V / (1.0 - b)
         value = (weight * np.logaddexp(0.0, z)).sum() + 0.5 * lam * m * (
             w0 @ w0 / b + (V * V).sum() / (1.0 - b))
         return value, np.concatenate([g0, gV.ravel()])
