@@ -67,8 +67,8 @@ out of the fit would be the fit's change to try.
 
 Tried and not kept in the join (2026-11-28, joinsm3): breaking the
 rehearsal's ties between scales by the fit's loss on the held-out samples
-(the share selection's rule, "lowest error, ties: loss"): on HAR (seeds
-0-1) and rotated moons (seeds 0-2) no newcomer's scale changed (HAR seed
+(the share selection's rule, "lowest error, ties: loss"): on HAR and
+rotated moons (seeds 0-2, ``k = 5 / 10 / 20``) no newcomer's scale changed (HAR seed
 1, size 20: scale 1 and 4 err 0.0200 alike, and 1's loss is lower; the
 other scales differ in error), so no row moved.
 """
