@@ -77,7 +77,7 @@ def run(name, seed, ks):
         Xt, yt, gt = X[test], y[test], groups[test]
         joined = copy.deepcopy(base).add_nodes(Xk, yk, groups=gk)
         # leave-one-out: pseudo-node (newcomer, i) holds the newcomer's rows, row i at weight 0
-        lx, ly, lg, lw, left = [], [], [], [], []
+        lx, ly, lg, lw = [], [], [], []
         next_id = unseen + 1
         pseudo = {}
         for node in np.unique(gk):
@@ -98,7 +98,6 @@ def run(name, seed, ks):
             else joined.predict(Xt, groups=gt)
         switched = 0
         for node, pairs in pseudo.items():
-            ids = np.array([p for p, _ in pairs])
             rows_i = np.array([i for _, i in pairs])
             loo_pred = np.array([loo.predict(Xk[i:i + 1], groups=[p])[0] for p, i in pairs])
             w0_pred = base.predict(Xk[rows_i], groups=np.full(len(rows_i), unseen))
@@ -108,7 +107,6 @@ def run(name, seed, ks):
                 switched += 1
                 mask = gt == node
                 pred[mask] = base.predict(Xt[mask], groups=np.full(mask.sum(), unseen))
-            del ids
         row = dict(dataset=name, seed=seed, k=k, join=nn.score(task, yt, joined.predict(Xt, groups=gt)),
                    rule=nn.score(task, yt, pred), switched=switched, n_new=len(new))
         print(row, flush=True)

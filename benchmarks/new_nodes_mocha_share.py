@@ -130,7 +130,7 @@ def shared_w0(Z, ys, idx, lam, b, start=None):
 
 def run(seed, ks, shares):
     X, y, g, task = nn.load("har", seed)
-    fit_rows, new, order = nn.split(X, y, g, seed)
+    fit_rows, _, order = nn.split(X, y, g, seed)
     est = nn.make_estimator("mocha", task, seed).fit(X[fit_rows], y[fit_rows],
                                                      groups=g[fit_rows])
     if est.omega_mode_ != "shared" or est._W.shape[0] != 1 or est.loss != "logistic":
