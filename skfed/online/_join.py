@@ -88,14 +88,13 @@ def _rows_bytes(n_rows, n_features, n_out, value_bytes):
 # scores 95.7 / 96.1 / 96.8 without passes and 85.7 / 91.5 / 91.4 with
 # max_epochs; on rotated moons, where the network function is near chance,
 # 55.3 / 55.4 / 56.0 without passes and 56.0 / 57.3 / 60.8 with them.  For
-# the neighbours' start too (benchmarks/online_join_evidence.py har, the
-# join before -> after, seeds 0 / 1): HAR 95.71 / 96.10 / 96.83 -> 96.60 /
-# 96.55 / 96.83 and 91.73 / 92.38 / 93.16 -> 93.03 / 92.94 / 92.95 (one
-# newcomer a seed starts from its neighbours: on seed 1 it scores 97.5
-# without passes, 92.3 / 95.3 / 98.6 with them); rotated moons (seeds 0-2)
-# 57.43 / 59.85 / 63.03 -> 57.28 / 59.74 / 63.03 (still above Local and the
-# refit); Landmine seed 0 unchanged (its newcomers start from the network
-# function).
+# the neighbours' start too (the join before -> after, mean of seeds 0-2):
+# HAR 94.78 / 95.65 / 95.98 -> 95.51 / 95.98 / 96.06 (at most one newcomer
+# a seed starts from its neighbours; on seed 1 it scores 97.5 without
+# passes, 92.3 / 95.3 / 98.6 with them; per seed in
+# benchmarks/online_join_evidence.py), rotated moons 57.4 / 59.8 / 63.0 ->
+# 57.3 / 59.7 / 63.0 (still above Local and the refit); Landmine seed 0
+# unchanged (its newcomers start from the network function).
 _JOIN_KEEP_ERRORS = 0.1
 
 
