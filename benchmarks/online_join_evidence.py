@@ -61,7 +61,10 @@ half          23.7 / 29.8 / 32.2  26.8 / 27.2 / 30.1  22.0 / 29.5 / 30.8
 one-se        20.2 / 27.8 / 31.4  22.1 / 25.6 / 29.7  25.5 / 29.5 / 30.8
 ============  ==================  ==================  ==================
 
-(its passes over its samples already absorb a node's offset; with the
+(means over the seeds: none 24.4 / 28.7 / 30.8, mean 19.4 / 26.4 / 30.9,
+half 24.2 / 28.8 / 31.0, one-se 22.6 / 27.6 / 30.6, against pooled Ridge's
+31.8 / 31.8 / 31.9: its passes over its samples already absorb most of a
+node's offset; with the
 offset of the test samples themselves, an oracle, seed 0 reaches 31.4 /
 35.8 / 35.9, so even an exact intercept leaves ``k = 5`` under Ridge's
 34.0 there).  Two more newcomer-side choices were measured with a
