@@ -37,16 +37,16 @@ _JOIN_BUDGET = 0.4
 # neighbours fixed (these up to max_epochs, and max_epochs); cross-validation
 # on its samples chooses.
 _JOIN_PASSES = (0, 1, 3, 10)
-# Whether a classifier's newcomer chooses its passes so too; if not, it makes
-# max_epochs passes, as the fit's nodes do.  Measured (benchmarks/new_nodes.py,
-# accuracy, k = 5 / 10 / 20): the choice by held-out loss (or by held-out
-# errors, the loss breaking ties) kept the neighbours' start for many
-# newcomers where streaming was better: rotated moons 50.9 / 54.1 / 59.2
-# (errors first: 51.8 / 54.1 / 59.8) against 54.1 / 57.8 / 63.4 with
-# max_epochs passes (seeds 0-2), HAR 94.8 / 93.9 / 95.2 against 94.5 / 96.0
-# / 95.9 (seed 0); on Landmine, whose fitted functions transfer, it lost 1.3
-# points (93.1 / 92.9 / 93.2 against 91.8 / 91.9 / 91.6, seed 0).
-_JOIN_CLASSIFIER_PASSES_CV = False
+# A classifier's newcomer does not choose its passes so: it makes
+# max_epochs passes, as the fit's nodes do (or none, _JOIN_KEEP_ERRORS).
+# Measured (benchmarks/new_nodes.py, accuracy, k = 5 / 10 / 20): the choice
+# by held-out loss (or by held-out errors, the loss breaking ties) kept the
+# neighbours' start for many newcomers where streaming was better: rotated
+# moons 50.9 / 54.1 / 59.2 (errors first: 51.8 / 54.1 / 59.8) against 54.1 /
+# 57.8 / 63.4 with max_epochs passes (seeds 0-2), HAR 94.8 / 93.9 / 95.2
+# against 94.5 / 96.0 / 95.9 (seed 0); on Landmine, whose fitted functions
+# transfer, the choice scored 93.1 / 92.9 / 93.2 against 91.8 / 91.9 / 91.6
+# (seed 0).
 # A newcomer judges its candidates on at most this many of its samples (so
 # that a query costs little and more candidates fit in its budget).
 _JOIN_QUERY_SAMPLES = 5
@@ -585,9 +585,8 @@ class _JoinMixin:
     def _join_passes(self, X_new, y_new, w_new, gamma):
         """Every newcomer's passes over its samples, chosen by cross-validation.
 
-        A classifier's newcomer makes ``max_epochs`` passes (see
-        ``_JOIN_CLASSIFIER_PASSES_CV``), or none where it keeps its start
-        (``_JOIN_KEEP_ERRORS``); a regressor's
+        A classifier's newcomer makes ``max_epochs`` passes, or none where
+        it keeps its start (``_JOIN_KEEP_ERRORS``); a regressor's
         chooses.  For every choice ``E`` of ``_JOIN_PASSES`` (up to ``max_epochs``)
         and every fold of its samples (``_JOIN_FOLDS``, leave-one-out below),
         it runs ``E`` passes of the solver's step with its neighbours fixed
@@ -598,16 +597,14 @@ class _JoinMixin:
         passes on a tie).  Its own data only: nothing is sent.  All
         newcomers and folds run together, ``_JOIN_BATCH`` runs at a time.
         """
+        if not self._is_regressor():
+            # max_epochs passes, or none where it keeps its start (see
+            # _JOIN_PASSES and _JOIN_KEEP_ERRORS)
+            passes = np.full(len(self._join_values), int(self.max_epochs), dtype=np.intp)
+            passes[self._join_keep] = 0
+            return passes
         choices = sorted({E for E in _JOIN_PASSES if E <= self.max_epochs}
                          | {int(self.max_epochs)})
-        if not (self._is_regressor() or _JOIN_CLASSIFIER_PASSES_CV):
-            choices = [int(self.max_epochs)]  # max_epochs passes (see the constant)
-        if not self._is_regressor():
-            # (see _JOIN_KEEP_ERRORS)
-            passes = np.full(len(self._join_values), choices[-1], dtype=np.intp)
-            passes[self._join_keep] = 0
-            if len(choices) == 1:
-                return passes
         if len(choices) == 1:
             return np.full(len(self._join_values), choices[0], dtype=np.intp)
         c, alpha = float(self.consensus_penalty_), float(self.alpha)
