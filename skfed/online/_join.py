@@ -93,8 +93,8 @@ def _rows_bytes(n_rows, n_features, n_out, value_bytes):
 # a seed starts from its neighbours; on seed 1 it scores 97.5 without
 # passes, 92.3 / 95.3 / 98.6 with them; per seed in
 # benchmarks/online_join_evidence.py), rotated moons 57.4 / 59.8 / 63.0 ->
-# 57.3 / 59.7 / 63.0 (still above Local and the refit); Landmine seed 0
-# unchanged (its newcomers start from the network function).
+# 57.3 / 59.7 / 63.0 (still above Local and the refit); Landmine unchanged
+# (seeds 0-2: its newcomers start from the network function).
 _JOIN_KEEP_ERRORS = 0.1
 
 
