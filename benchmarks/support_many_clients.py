@@ -36,12 +36,14 @@ def main(argv=None):
     parser.add_argument("--samples", type=int, default=10)
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--clients", nargs="+", type=int, default=[100000, 300000])
+    parser.add_argument("--votes", nargs="+", default=["selection", "sign"],
+                        choices=["selection", "sign"])
     args = parser.parse_args(argv)
     d, s = (int(v) for v in args.dims.split(":"))
     for seed in args.seeds:
         for g in args.clients:
             X, y, groups, *_, true = make_design(args.design, g, args.samples, d, s, seed)
-            for vote in ("selection", "sign"):
+            for vote in args.votes:
                 cpu = time.process_time()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", UserWarning)

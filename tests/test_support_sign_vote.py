@@ -3,7 +3,7 @@ given its closest features; the server tests the fractions around their median.
 
 The client bits are checked client by client against the batched NumPy
 simulation of ``benchmarks/support_one_bit_rules.py`` (rule
-``sign:closest:6``) and against :func:`skfed.support._rules.sign_reference`;
+``sign:closest:7``) and against :func:`skfed.support._rules.sign_reference`;
 the server's p-values against binomial tails computed here; and a seeded
 Toeplitz problem (10 of 20 features, 10,000 clients of 10 samples) is
 recovered exactly by the sign vote and not by the default.
@@ -28,17 +28,18 @@ def flat(X, y):
 
 
 def test_sign_controls():
-    # min(max(6, m - 4), 32, d - 1, m - 2), m = n - center, at least 0
-    assert SIGN_CONTROLS == 6
+    # min(max(7, m - 4), 32, d - 1, m - 2), m = n - center, at least 0
+    assert SIGN_CONTROLS == 7
     np.testing.assert_array_equal(sign_controls([10, 8, 5, 3, 2, 30], 20, True),
-                                  [6, 5, 2, 0, 0, 19])
+                                  [7, 5, 2, 0, 0, 19])
     np.testing.assert_array_equal(sign_controls([10, 10], 4, False), [3, 3])
-    # 6 up to 10 samples, then 3 residual degrees of freedom, at most 32
-    n = np.array([10, 11, 12, 13, 20, 30, 31, 49, 50, 100])
+    # 7 (m - 2 at 10 centred samples) up to 11 samples, then 3 residual
+    # degrees of freedom, at most 32
+    n = np.array([9, 10, 11, 12, 13, 20, 30, 31, 49, 50, 100])
     np.testing.assert_array_equal(sign_controls(n, 200, True),
-                                  [6, 6, 7, 8, 15, 25, 26, 32, 32, 32])
+                                  [6, 7, 7, 7, 8, 15, 25, 26, 32, 32, 32])
     np.testing.assert_array_equal(sign_controls(n, 200, False),
-                                  [6, 7, 8, 9, 16, 26, 27, 32, 32, 32])
+                                  [7, 7, 7, 8, 9, 16, 26, 27, 32, 32, 32])
     np.testing.assert_array_equal(sign_controls([30, 30], 15, True), [14, 14])
 
 
@@ -67,11 +68,11 @@ def test_client_bits_equal_the_simulation(one_bit_sim, design):
     _, w = one_bit_sim.problem(design, 20, 10, 0)
     rng = np.random.default_rng(5)
     X, y = one_bit_sim.clients(design, w, 400, 10, rng)
-    expected = one_bit_sim.bits_of("sign:closest:6", X, y, rng)
+    expected = one_bit_sim.bits_of("sign:closest:7", X, y, rng)
     Xf, yf, g = flat(X, y)
     est = FederatedSupportRecovery(vote="sign", random_state=0).fit(Xf, yf, groups=g)
     np.testing.assert_array_equal(est.client_supports_, expected)
-    np.testing.assert_array_equal(est.n_controls_, np.full(400, 6))
+    np.testing.assert_array_equal(est.n_controls_, np.full(400, 7))
     assert not est.ols_clients_.any()
     np.testing.assert_array_equal(est.votes_, expected.sum(axis=0))
     np.testing.assert_allclose(est.vote_fraction_, expected.mean(axis=0))
@@ -625,11 +626,11 @@ def test_auto_vote_under_privacy_is_the_selection_vote():
 def test_auto_vote_fractions_equal_the_simulation(one_bit_sim):
     # 1,000 Toeplitz clients of 10 samples: vote="auto" sends signs; every
     # client's bits, the counts and the fractions equal the NumPy simulation
-    # of sign:closest:6, and the server's test equals its NumPy version.
+    # of sign:closest:7, and the server's test equals its NumPy version.
     support, w = one_bit_sim.problem("toeplitz", 20, 10, 1)
     rng = np.random.default_rng(12)
     X, y = one_bit_sim.clients("toeplitz", w, 1000, 10, rng)
-    expected = one_bit_sim.bits_of("sign:closest:6", X, y, rng)
+    expected = one_bit_sim.bits_of("sign:closest:7", X, y, rng)
     Xf, yf, g = flat(X, y)
     est = FederatedSupportRecovery(vote="auto", random_state=0).fit(Xf, yf, groups=g)
     assert est.vote_ == "sign" and est.rogue_tolerance_ == 0.05
