@@ -33,7 +33,7 @@ def test_sign_controls():
     np.testing.assert_array_equal(sign_controls([10, 8, 5, 3, 2, 30], 20, True),
                                   [7, 5, 2, 0, 0, 19])
     np.testing.assert_array_equal(sign_controls([10, 10], 4, False), [3, 3])
-    # 7 (m - 2 at 10 centred samples) up to 11 samples, then 3 residual
+    # 7 (m - 2 at 10 samples) up to 12 samples, then 3 residual
     # degrees of freedom, at most 32
     n = np.array([9, 10, 11, 12, 13, 20, 30, 31, 49, 50, 100])
     np.testing.assert_array_equal(sign_controls(n, 200, True),
@@ -622,9 +622,14 @@ def test_auto_vote_under_privacy_is_the_selection_vote():
     assert est.vote_ == "selection" and not hasattr(est, "sign_band_")
 
 
-# ----------------------------------------------------- vote="auto", issue 29
+# --------------------------------------- the defaults (vote="auto"), issue 29
+def test_defaults_are_the_auto_vote():
+    assert FederatedSupportRecovery().vote == "auto"
+    assert FederatedSparseLinearRegression().vote == "auto"
+
+
 def test_auto_vote_fractions_equal_the_simulation(one_bit_sim):
-    # 1,000 Toeplitz clients of 10 samples: vote="auto" sends signs; every
+    # 1,000 Toeplitz clients of 10 samples: the default (vote="auto") sends signs; every
     # client's bits, the counts and the fractions equal the NumPy simulation
     # of sign:closest:7, and the server's test equals its NumPy version.
     support, w = one_bit_sim.problem("toeplitz", 20, 10, 1)
@@ -632,7 +637,7 @@ def test_auto_vote_fractions_equal_the_simulation(one_bit_sim):
     X, y = one_bit_sim.clients("toeplitz", w, 1000, 10, rng)
     expected = one_bit_sim.bits_of("sign:closest:7", X, y, rng)
     Xf, yf, g = flat(X, y)
-    est = FederatedSupportRecovery(vote="auto", random_state=0).fit(Xf, yf, groups=g)
+    est = FederatedSupportRecovery(random_state=0).fit(Xf, yf, groups=g)
     assert est.vote_ == "sign" and est.rogue_tolerance_ == 0.05
     np.testing.assert_array_equal(est.client_supports_, expected)
     np.testing.assert_array_equal(est.votes_, expected.sum(axis=0))
@@ -662,7 +667,7 @@ def test_auto_vote_recovery_is_non_decreasing_in_clients(one_bit_sim):
         m = g < n
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            est = FederatedSupportRecovery(vote="auto", random_state=0).fit(
+            est = FederatedSupportRecovery(random_state=0).fit(
                 Xf[m], yf[m], groups=g[m])
         votes.append(est.vote_)
         exact.append(bool(np.array_equal(est.support_, support)))
@@ -677,7 +682,7 @@ def test_auto_vote_recovery_is_non_decreasing_in_clients(one_bit_sim):
 
 @pytest.mark.parametrize("behavior", ["complement", "random"])
 def test_auto_vote_rogue_fraction_tolerated(one_bit_sim, behavior):
-    # At the stated tolerance of vote="auto" here (0.05: the sign vote) rogue
+    # At the stated tolerance of the defaults here (0.05: the sign vote) rogue
     # clients that send the complement of their bits, or random bits, leave
     # the support exact (Toeplitz 20/3, 3,000 clients of 10 samples); at
     # 0.1, above it, the fit warns.
@@ -685,14 +690,14 @@ def test_auto_vote_rogue_fraction_tolerated(one_bit_sim, behavior):
     X, y = one_bit_sim.clients("toeplitz", w, 3000, 10, np.random.default_rng(8))
     Xf, yf, g = flat(X, y)
     net = SimulatedNetwork(rogue_fraction=0.05, rogue_behavior=behavior, random_state=2)
-    est = FederatedSupportRecovery(vote="auto", network=net, random_state=0).fit(
+    est = FederatedSupportRecovery(network=net, random_state=0).fit(
         Xf, yf, groups=g)
     assert est.vote_ == "sign" and est.rogue_tolerance_ == 0.05
     assert 0.035 < est.rogue_.mean() < 0.065
     np.testing.assert_array_equal(est.support_, support)
     # the rogue clients' received bits are the behaviour's
     rogue = est.rogue_
-    honest = FederatedSupportRecovery(vote="auto", random_state=0).fit(Xf, yf, groups=g)
+    honest = FederatedSupportRecovery(random_state=0).fit(Xf, yf, groups=g)
     if behavior == "complement":
         np.testing.assert_array_equal(est.client_supports_[rogue],
                                       ~honest.client_supports_[rogue])
@@ -700,7 +705,7 @@ def test_auto_vote_rogue_fraction_tolerated(one_bit_sim, behavior):
                                   honest.client_supports_[~rogue])
     net = SimulatedNetwork(rogue_fraction=0.1, rogue_behavior=behavior, random_state=2)
     with pytest.warns(UserWarning, match="rogue_tolerance='auto' resolved to"):
-        FederatedSupportRecovery(vote="auto", network=net, random_state=0).fit(
+        FederatedSupportRecovery(network=net, random_state=0).fit(
             Xf, yf, groups=g)
 
 

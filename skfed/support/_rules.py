@@ -376,9 +376,9 @@ def sign_controls(n_positive, d, center):
     """Controls ``K`` of a ``vote="sign"`` client with ``n_positive`` samples.
 
     ``min(max(SIGN_CONTROLS, m - 1 - OLS_MIN_DF), SIGN_MAX_CONTROLS, d - 1,
-    m - 2)`` with ``m = n_positive - center``, at least 0: 7 controls up
-    to 11 samples (``m - 2`` at 10), then the OLS test's 3 residual degrees of freedom (25
-    controls at 30 samples), at most 32, never more than the other
+    m - 2)`` with ``m = n_positive - center``, at least 0: ``m - 2`` up
+    to 10 samples (7 at 10), 7 up to 12, then the OLS test's 3 residual
+    degrees of freedom (25 controls at 30 samples), at most 32, never more than the other
     features, and the regression of ``y`` on ``[x_j, x_C]`` keeps one
     residual degree of freedom, so its t statistic (whose sign is the bit)
     is defined.
