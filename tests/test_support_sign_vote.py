@@ -576,6 +576,8 @@ def test_auto_rogue_tolerance_of_the_sign_vote(one_bit_sim):
     ({}, 20, 10, 999, "selection"),              # too few clients for signs
     ({}, 20, 30, 1000, "selection"),             # OLS clients (n_i >= d + 4)
     ({}, 30, 11, 1000, "selection"),             # more than 10 samples: a sign bias
+    ({}, 20, 8, 1000, "selection"),              # fewer than 9: fewer controls, a bias
+    ({}, 20, 9, 1000, "sign"),
     ({}, 201, 10, 1000, "selection"),            # d > 20 median(n_i): wide clients
     ({}, 200, 10, 1000, "sign"),
     (dict(fit_intercept=False), 20, 23, 1000, "selection"),   # d + 3 without intercept

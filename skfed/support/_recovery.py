@@ -156,7 +156,7 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
     vote : {"selection", "sign", "auto"}, default="auto"
         What each client sends per feature and how the server tests it.
         ``"auto"`` (``vote_``): ``"sign"`` for many small clients, at least
-        1,000 clients with a sample, of at most 10 samples (their median),
+        1,000 clients with a sample, of 9-10 samples (their median),
         with ``20 <= d <= 20 median(n_i)`` and ``alpha``, ``threshold`` and
         ``auto_z`` at their defaults; ``"selection"`` otherwise, and under a
         finite ``privacy`` budget (whose clients do not send their sizes).

@@ -328,6 +328,14 @@ SIGN_MIN_CLIENTS = 1000
 # samples is exact on seeds 0-2 up to 30,000 clients, its closest
 # neighbour 0.008 inside the band (support_many_clients.py; the guide).
 SIGN_MAX_SAMPLES = 10
+# ... and at least this many (their median): smaller clients can afford
+# fewer controls (m - 2), miss a support feature next to the tested one
+# more often, and the bias reaches the band.  In the simulation (Toeplitz
+# 20/3 seeds 0-3, 20/10 seed 1, 50/5 seed 0; 50,000 clients; distance of
+# the farthest feature outside the support to the median, the band
+# tending to 0.05): 9 samples (6 controls) 0.018-0.040, 8 samples (5)
+# 0.017-0.047, 6 samples (3) 0.026-0.068 (benchmarks/support_sign_controls.py).
+SIGN_MIN_SAMPLES = 9
 
 
 def sign_centre_margin(n_features, n_min, z):

@@ -120,7 +120,7 @@ class FederatedSparseLinearRegression(
         or the sign of the feature's coefficient given its closest
         features (``"sign"``, for dense correlated supports and clients of
         few samples); ``"auto"`` (``vote_``) picks the sign for at least
-        1,000 clients of at most 10 samples; see
+        1,000 clients of 9-10 samples; see
         :class:`FederatedSupportRecovery`.
     group_column : int, str or None, default=None
         Column of ``X`` holding the node id of every sample.
