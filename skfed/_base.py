@@ -798,7 +798,14 @@ class FederatedMixin(DocLinkMixin):
             raise ValueError(f"{name}.add_nodes requires y (the new nodes' targets).")
         X_features, column_groups = self._split_X(X, reset=False)
         check_params = dict(accept_sparse=accept_sparse, dtype=[np.float64, np.float32])
-        if self.group_column is None:
+        if self.group_column is None and _valid_plain_arrays(X_features, y):
+            # What validate_data checks of these arrays and returns them as is
+            # (an ndarray has no feature names: only a fit on named columns
+            # has something to warn about).
+            if getattr(self, "feature_names_in_", None) is not None:
+                _check_feature_names(self, X_features, reset=False)
+            _check_n_features(self, X_features, reset=False)
+        elif self.group_column is None:
             X_features, y = validate_data(
                 self, X_features, y, reset=False, y_numeric=y_numeric, **check_params
             )
@@ -830,7 +837,8 @@ class FederatedMixin(DocLinkMixin):
                 "the new nodes' samples (refit with fit to retrain the others)."
             )
         if hasattr(self, "classes_") and is_classifier(self):
-            unseen = np.setdiff1d(np.unique(y), self.classes_)
+            # (np.unique(y) is unique; duplicates in classes_ would not matter)
+            unseen = np.setdiff1d(np.unique(y), self.classes_, assume_unique=True)
             if unseen.size:
                 raise ValueError(
                     f"y of the new nodes contains class(es) {unseen[:5].tolist()!r} "
@@ -939,6 +947,29 @@ def pad_log(log, node_labels):
         has_server=log.has_server,
         header_bytes=log.header_bytes,
     )
+
+
+def _valid_plain_arrays(X, y):
+    """Whether ``validate_data(X, y)`` of ``add_nodes`` would return them unchanged.
+
+    True only for a finite 2-d float64/float32 ndarray ``X`` with at least one
+    sample and one feature and a finite 1-d real (or string) ndarray ``y`` of
+    as many samples: the arrays sklearn's checks accept and return as they
+    are (its feature-name and feature-count checks are still due).  Anything
+    else (sparse, lists, frames, other dtypes, NaN, mismatched lengths) goes
+    through ``validate_data``, which converts it or raises.
+    """
+    if type(X) is not np.ndarray or type(y) is not np.ndarray:
+        return False
+    if X.ndim != 2 or y.ndim != 1 or X.dtype not in (np.float64, np.float32):
+        return False
+    if min(X.shape) < 1 or y.shape[0] != X.shape[0] or y.dtype.kind not in "biufU":
+        return False
+    # (sum is finite for finite values, except on overflow: then the slow path)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if not np.isfinite(X.sum()):
+            return False
+        return y.dtype.kind != "f" or bool(np.isfinite(y.sum()))
 
 
 def _check_y(y, *, multi_output, y_numeric):
