@@ -654,11 +654,12 @@ class CommunicationLog:
     @property
     def total_bytes(self):
         """All bytes sent by every endpoint."""
-        return int(self.pair_bytes_sparse.sum())
+        # (the stored values' sum: SciPy's sum() costs ten times more)
+        return int(self.pair_bytes_sparse.data.sum())
 
     @property
     def total_messages(self):
-        return int(self.pair_messages_sparse.sum())
+        return int(self.pair_messages_sparse.data.sum())
 
     @property
     def bytes_sent(self):
