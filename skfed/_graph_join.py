@@ -923,11 +923,10 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
     new_row = np.repeat(np.arange(n_new, dtype=np.intp), np.diff(W_new.indptr))
     upper = W_new.indices > new_row
     nn_row, nn_col, nn_data = new_row[upper], W_new.indices[upper], W_new.data[upper]
-    est.collaboration_graph_ = sparse.csr_matrix(
-        (np.concatenate([W_old.data, w, w, nn_data, nn_data]),
-         (np.concatenate([old_row, r, c, n_old + nn_row, n_old + nn_col]),
-          np.concatenate([W_old.indices, c, r, n_old + nn_col, n_old + nn_row]))),
-        shape=(n_all, n_all))
+    est.collaboration_graph_ = _csr_of_pairs(
+        np.concatenate([W_old.data, w, w, nn_data, nn_data]),
+        np.concatenate([old_row, r, c, n_old + nn_row, n_old + nn_col]),
+        np.concatenate([W_old.indices, c, r, n_old + nn_col, n_old + nn_row]), n_all)
     if budget is not None:
         _record_privacy(est, budget, uses, newcomers, steps)
     # Joined nodes answer later joins like fitted ones.
@@ -975,6 +974,24 @@ def _record_privacy(est, budget, uses, newcomers, steps):
         if isinstance(old, np.ndarray) and old.ndim == 1:
             record[key] = np.concatenate([old, np.asarray(values, dtype=old.dtype)])
     est.privacy_ = record
+
+
+def _csr_of_pairs(data, rows, cols, n):
+    """``csr_matrix((data, (rows, cols)), shape=(n, n))`` for distinct pairs.
+
+    The same arrays as SciPy's COO conversion (indices sorted in each row),
+    by one sort of the pairs' keys instead of SciPy's conversion and
+    duplicate pass (a third of the time); repeated pairs, which SciPy sums,
+    go through SciPy.
+    """
+    keys = rows.astype(np.int64) * n + cols
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    if len(keys) > 1 and not (keys[1:] > keys[:-1]).all():
+        return sparse.csr_matrix((data, (rows, cols)), shape=(n, n))
+    indptr = np.zeros(n + 1, dtype=np.intp)
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    return sparse.csr_matrix((data[order], cols[order], indptr), shape=(n, n))
 
 
 _THREAD = threading.local()

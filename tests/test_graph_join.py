@@ -745,3 +745,24 @@ def test_joins_draw_the_same_whatever_ran_before_in_the_thread():
                                   first.collaboration_graph_.toarray())
     assert again.join_communication_.total_bytes == first.join_communication_.total_bytes
     assert first.coef_.shape[0] == 7 and np.any(first.coef_[5:] != 0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_csr_of_pairs_equals_scipy_coo_conversion(seed):
+    from scipy import sparse
+
+    from skfed._graph_join import _csr_of_pairs
+
+    rng = np.random.RandomState(seed)
+    n = 30
+    keys = rng.choice(n * n, size=120, replace=seed == 3)  # seed 3: repeated pairs
+    rows, cols = keys // n, (keys % n).astype(np.int32)
+    data = rng.uniform(size=120)
+    data[::9] = 0.0  # explicit zeros stay
+    ours = _csr_of_pairs(data, rows, cols, n)
+    ref = sparse.csr_matrix((data, (rows, cols)), shape=(n, n))
+    for a in ("data", "indices", "indptr"):
+        np.testing.assert_array_equal(getattr(ours, a), getattr(ref, a))
+        assert getattr(ours, a).dtype == getattr(ref, a).dtype
+    assert ours.nnz == ref.nnz and ours.shape == (n, n)
+    assert (ref.nnz < 120) == (seed == 3 and len(np.unique(keys)) < 120)
