@@ -479,3 +479,27 @@ def test_connected_threshold_and_sparsify_leave_their_argument_untouched(sorted_
     assert W.nnz == 8
     for b, a in zip(before, (W.indptr, W.indices, W.data)):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("allow_weights", [True, False])
+def test_check_adjacency_leaves_a_float_csr_argument_untouched(allow_weights):
+    # A weighted float64 CSR with an explicit zero: the check returns its own
+    # pruned (and, without weights, 0/1) copy; the caller's arrays stay.  A
+    # Perso-lin fit with it as ``graph`` leaves it as given too.
+    from skfed._topology import check_adjacency
+    from skfed.boosting import PersonalizedLinearClassifier
+
+    W = sparse.csr_matrix(np.array([[0, 1.5, 3.0], [1.5, 0, 2.0], [3.0, 2.0, 0]]))
+    W.data[W.data == 3.0] = 0.0
+    before = (W.data.copy(), W.indices.copy(), W.indptr.copy())
+    checked = check_adjacency(W, 3, name="graph", allow_weights=allow_weights)
+    expected = np.array([[0, 1.5, 0], [1.5, 0, 2.0], [0, 2.0, 0]])
+    np.testing.assert_array_equal(checked.toarray(), expected if allow_weights else expected > 0)
+    assert checked.nnz == 4
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(60, 3))
+    PersonalizedLinearClassifier(graph=W, max_iter=10, random_state=0).fit(
+        X, (X[:, 0] > 0).astype(int), groups=np.repeat(np.arange(3), 20))
+    assert W.nnz == 6
+    for b, a in zip(before, (W.data, W.indices, W.indptr)):
+        np.testing.assert_array_equal(a, b)
