@@ -67,6 +67,7 @@ from ._compat import (
     _check_n_features,
     _check_sample_weight,
 )
+from ._plain_arrays import _checked_plain_arrays
 from ._node_ids import (  # (_check_label_kinds, _lookup_labels and _same_labels re-exported)
     _check_label_kinds,
     _kinds_text,
@@ -798,21 +799,14 @@ class FederatedMixin(DocLinkMixin):
             raise ValueError(f"{name}.add_nodes requires y (the new nodes' targets).")
         X_features, column_groups = self._split_X(X, reset=False)
         check_params = dict(accept_sparse=accept_sparse, dtype=[np.float64, np.float32])
-        if self.group_column is None and _valid_plain_arrays(X_features, y):
-            # What validate_data checks of these arrays and returns them as is
-            # (an ndarray has no feature names: only a fit on named columns
-            # has something to warn about).
-            if getattr(self, "feature_names_in_", None) is not None:
-                _check_feature_names(self, X_features, reset=False)
-            _check_n_features(self, X_features, reset=False)
-        elif self.group_column is None:
-            X_features, y = validate_data(
-                self, X_features, y, reset=False, y_numeric=y_numeric, **check_params
-            )
-        else:
+        if self.group_column is not None:
             X_features = check_array(X_features, **check_params)
             y = _check_y(y, multi_output=False, y_numeric=y_numeric)
             check_consistent_length(X_features, y)
+        elif not _checked_plain_arrays(self, X_features, y):  # (else as validate_data)
+            X_features, y = validate_data(
+                self, X_features, y, reset=False, y_numeric=y_numeric, **check_params
+            )
         n_samples = X_features.shape[0]
         groups = self._resolve_groups(groups, column_groups, n_samples)
         if groups is None:
@@ -947,29 +941,6 @@ def pad_log(log, node_labels):
         has_server=log.has_server,
         header_bytes=log.header_bytes,
     )
-
-
-def _valid_plain_arrays(X, y):
-    """Whether ``validate_data(X, y)`` of ``add_nodes`` would return them unchanged.
-
-    True only for a finite 2-d float64/float32 ndarray ``X`` with at least one
-    sample and one feature and a finite 1-d real (or string) ndarray ``y`` of
-    as many samples: the arrays sklearn's checks accept and return as they
-    are (its feature-name and feature-count checks are still due).  Anything
-    else (sparse, lists, frames, other dtypes, NaN, mismatched lengths) goes
-    through ``validate_data``, which converts it or raises.
-    """
-    if type(X) is not np.ndarray or type(y) is not np.ndarray:
-        return False
-    if X.ndim != 2 or y.ndim != 1 or X.dtype not in (np.float64, np.float32):
-        return False
-    if min(X.shape) < 1 or y.shape[0] != X.shape[0] or y.dtype.kind not in "biufU":
-        return False
-    # (sum is finite for finite values, except on overflow: then the slow path)
-    with np.errstate(over="ignore", invalid="ignore"):
-        if not np.isfinite(X.sum()):
-            return False
-        return y.dtype.kind != "f" or bool(np.isfinite(y.sum()))
 
 
 def _check_y(y, *, multi_output, y_numeric):

@@ -99,7 +99,6 @@ spend is appended to ``privacy_spent_``.
 """
 
 import math
-import threading
 
 import numpy as np
 from scipy import sparse
@@ -114,7 +113,13 @@ from ._core._boosting_fast import (
     lin_losses,
     lse_losses,
 )
-from ._graph_join_fitted import connected_threshold, join_simulation, row_sums
+from ._graph_join_fitted import (
+    connected_threshold,
+    csr_of_pairs,
+    join_random_state,
+    join_simulation,
+    row_sums,
+)
 from .graph import model_message_bytes
 from .network import payload_bytes
 
@@ -587,7 +592,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
     # seed).  _random_seed is called once per stream, in this order (it
     # draws from a RandomState instance given as random_state).
     seed = int(getattr(est, "_join_seed", 0))
-    rng = _join_random_state([_random_seed(est), seed, 104711])
+    rng = join_random_state([_random_seed(est), seed, 104711])
     vote = join_vote(est, X, y, sw_all, layout, rng)
     if vote is not None:
         info = apply_vote(est, vote, info)
@@ -923,7 +928,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
     new_row = np.repeat(np.arange(n_new, dtype=np.intp), np.diff(W_new.indptr))
     upper = W_new.indices > new_row
     nn_row, nn_col, nn_data = new_row[upper], W_new.indices[upper], W_new.data[upper]
-    est.collaboration_graph_ = _csr_of_pairs(
+    est.collaboration_graph_ = csr_of_pairs(
         np.concatenate([W_old.data, w, w, nn_data, nn_data]),
         np.concatenate([old_row, r, c, n_old + nn_row, n_old + nn_col]),
         np.concatenate([W_old.indices, c, r, n_old + nn_col, n_old + nn_row]), n_all)
@@ -974,42 +979,6 @@ def _record_privacy(est, budget, uses, newcomers, steps):
         if isinstance(old, np.ndarray) and old.ndim == 1:
             record[key] = np.concatenate([old, np.asarray(values, dtype=old.dtype)])
     est.privacy_ = record
-
-
-def _csr_of_pairs(data, rows, cols, n):
-    """``csr_matrix((data, (rows, cols)), shape=(n, n))`` for distinct pairs.
-
-    The same arrays as SciPy's COO conversion (indices sorted in each row),
-    by one sort of the pairs' keys instead of SciPy's conversion and
-    duplicate pass (a third of the time); repeated pairs, which SciPy sums,
-    go through SciPy.
-    """
-    keys = rows.astype(np.int64) * n + cols
-    order = np.argsort(keys, kind="stable")
-    keys = keys[order]
-    if len(keys) > 1 and not (keys[1:] > keys[:-1]).all():
-        return sparse.csr_matrix((data, (rows, cols)), shape=(n, n))
-    indptr = np.zeros(n + 1, dtype=np.intp)
-    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
-    return sparse.csr_matrix((data[order], cols[order], indptr), shape=(n, n))
-
-
-_THREAD = threading.local()
-
-
-def _join_random_state(seed):
-    """This thread's join RandomState, seeded with ``seed``.
-
-    The same draws as ``np.random.RandomState(seed)`` (``seed`` resets the
-    whole state), without constructing a generator per join (about 0.2 ms:
-    a tenth of a small join).  Joins run one at a time in a thread and keep
-    no reference to it.
-    """
-    rng = getattr(_THREAD, "rng", None)
-    if rng is None:
-        rng = _THREAD.rng = np.random.RandomState()
-    rng.seed(seed)
-    return rng
 
 
 def _random_seed(estimator):

@@ -721,7 +721,7 @@ def test_joins_draw_the_same_whatever_ran_before_in_the_thread():
     # The join's RandomState is kept by the thread and re-seeded: a join after
     # other joins and draws (a Dada join with its vote, a Perso-lin one with
     # network drops) gives what the first join of the process gave.
-    from skfed._graph_join import _join_random_state
+    from skfed._graph_join_fitted import join_random_state as _join_random_state
 
     rng = np.random.RandomState(3)
     X = rng.normal(size=(140, 4))
@@ -751,7 +751,7 @@ def test_joins_draw_the_same_whatever_ran_before_in_the_thread():
 def test_csr_of_pairs_equals_scipy_coo_conversion(seed):
     from scipy import sparse
 
-    from skfed._graph_join import _csr_of_pairs
+    from skfed._graph_join_fitted import csr_of_pairs as _csr_of_pairs
 
     rng = np.random.RandomState(seed)
     n = 30

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from sklearn.utils.validation import validate_data
 
-from skfed._base import _valid_plain_arrays
+from skfed._plain_arrays import _valid_plain_arrays
 from skfed.boosting import PersonalizedLinearClassifier
 
 
