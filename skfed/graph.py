@@ -194,7 +194,8 @@ def connected_threshold(W):
     float
         0.0 for a graph without edges.
     """
-    W = sparse.csr_matrix(W, dtype=np.float64)
+    # A copy: pruning the explicit zeros must not touch the caller's arrays.
+    W = sparse.csr_matrix(W, dtype=np.float64, copy=True)
     W.eliminate_zeros()
     if W.nnz == 0:
         return 0.0
