@@ -67,7 +67,6 @@ from ._compat import (
     _check_n_features,
     _check_sample_weight,
 )
-from ._plain_arrays import _checked_plain_arrays
 from ._node_ids import (  # (_check_label_kinds, _lookup_labels and _same_labels re-exported)
     _check_label_kinds,
     _kinds_text,
@@ -803,7 +802,7 @@ class FederatedMixin(DocLinkMixin):
             X_features = check_array(X_features, **check_params)
             y = _check_y(y, multi_output=False, y_numeric=y_numeric)
             check_consistent_length(X_features, y)
-        elif not _checked_plain_arrays(self, X_features, y):  # (else as validate_data)
+        else:
             X_features, y = validate_data(
                 self, X_features, y, reset=False, y_numeric=y_numeric, **check_params
             )
