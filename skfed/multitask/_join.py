@@ -289,9 +289,11 @@ class _JoinNodes(_PrimalState):
     def local_scaling(self):
         return 1.0 / (self.mu * self.totals)
 
-    def gaps(self, loss):
-        """Per node ``(gap, primal)`` of its problem, divided by its weight."""
-        W = self.node_models(None, None, None)
+    def gaps(self, loss, W=None):
+        """Per node ``(gap, primal)`` of its problem, divided by its weight
+        (``W``: the node models, if formed already)."""
+        if W is None:
+            W = self.node_models(None, None, None)
         f = np.empty((self.n_problems, self.n))
         node_margins(self.Z, W, self.layout.offsets, f)
         sums = np.zeros((self.m, 3))
@@ -320,8 +322,8 @@ class _JoinNodes(_PrimalState):
         if exact is not None:
             steps = np.where(exact > 0, 0, steps)
         todo = everyone
+        W = self.node_models(None, None, None)
         for _ in range(max_passes):
-            W = self.node_models(None, None, None)
             dV = np.zeros((P, len(todo), d))
             deltas = np.zeros_like(self.g)
             local_solve_linear_nodes(self.Z, self.sq_norms, self.Y, self.sw, self.g, W, dV,
@@ -330,8 +332,12 @@ class _JoinNodes(_PrimalState):
                 local_solve_exact_nodes(self.Z_pass, self.grams, self.gram_offsets, self.Y,
                                         self.sw, self.g, W, dV, deltas, todo, offsets, c, exact,
                                         self.kind, self.exact_tol, _EXACT_MAX_ITER)
-            self.V[:, todo, :] += dV / self.totals[todo][None, :, None]
-            gap, primal = self.gaps(loss)
+            if len(todo) == m:
+                self.V += dV / self.totals[None, :, None]
+            else:
+                self.V[:, todo, :] += dV / self.totals[todo][None, :, None]
+            W = self.node_models(None, None, None)  # (the next pass's too)
+            gap, primal = self.gaps(loss, W)
             todo = everyone[gap > tol * np.maximum(np.abs(primal), 1e-300)]
             if not todo.size:
                 return True
