@@ -235,12 +235,12 @@ class Rehearsal:
             sizes = np.array([len(rows) for rows in held])
             at = np.concatenate([[0], np.cumsum(sizes)[:-1]])
             S = len(scales)
-            f = np.empty((S, P, len(swh)))
+            f = np.empty((S * P, len(swh)))
+            flat = models.reshape(n_new, S * P, d)
             for j, lo, rows in zip(drawn.tolist(), at.tolist(), held):
                 # the node's every row, then its held-out ones (no copy of them)
-                f[:, :, lo:lo + len(rows)] = (models[j].reshape(S * P, d)
-                                              @ self.data[int(owners[j])][0].T)[
-                    :, rows].reshape(S, P, len(rows))
+                f[:, lo:lo + len(rows)] = (flat[j] @ self.data[owners[j]][0].T)[:, rows]
+            f = f.reshape(S, P, len(swh))
             e = _errors(self.loss_name, f, Yh) * swh
             errors[:, drawn] = (np.add.reduceat(e, at, axis=1)
                                 / np.add.reduceat(swh, at))
@@ -300,14 +300,14 @@ class Rehearsal:
         near = distance.argmin(axis=1)
         reach = distance[np.arange(len(near)), near] <= np.log(REHEARSAL_REACH)
         asked = []
-        for n in np.flatnonzero(reach):
-            a = self.usable[near[n]]
+        for i in np.unique(near[reach]).tolist():  # each size once
+            a = self.usable[i]
             errors, se = self._rehearse(a)
-            if a not in self.collected and a not in asked:
+            if a not in self.collected:
                 asked.append(a)
             best = int(np.argmin(errors))
             if errors[best] - errors[0] + REHEARSAL_EVIDENCE * se[best] < 0:
-                out[n] = REHEARSAL_SCALES[best]
+                out[reach & (near == i)] = REHEARSAL_SCALES[best]
         return out, sorted(asked)
 
     def collect(self, counter, asked, float_bytes):
