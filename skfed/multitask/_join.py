@@ -337,6 +337,7 @@ class _JoinNodes(_PrimalState):
             else:
                 self.V[:, todo, :] += dV / self.totals[todo][None, :, None]
             W = self.node_models(None, None, None)  # (the next pass's too)
+            self.models = W  # the models at the return (read-only)
             gap, primal = self.gaps(loss, W)
             todo = everyone[gap > tol * np.maximum(np.abs(primal), 1e-300)]
             if not todo.size:

@@ -219,7 +219,7 @@ class Rehearsal:
                 continue
             nodes.set_prior(M, 1.0 / (c * s))
             nodes.solve_all(loss, steps, REHEARSAL_PASSES, REHEARSAL_GAP_TOL)
-            models[:, i] = np.swapaxes(nodes.node_models(None, None, None), 0, 1)
+            models[:, i] = np.swapaxes(nodes.models, 0, 1)
         # each draw scores its node's other samples (every kept draw's
         # held-out rows stacked: one product per draw into one array, one
         # error call; gathering each row's models for a single product had
@@ -239,7 +239,8 @@ class Rehearsal:
             flat = models.reshape(n_new, S * P, d)
             for j, lo, rows in zip(drawn.tolist(), at.tolist(), held):
                 # the node's every row, then its held-out ones (no copy of them)
-                f[:, lo:lo + len(rows)] = (flat[j] @ self.data[owners[j]][0].T)[:, rows]
+                np.take(flat[j] @ self.data[owners[j]][0].T, rows, axis=1,
+                        out=f[:, lo:lo + len(rows)])
             f = f.reshape(S, P, len(swh))
             e = _errors(self.loss_name, f, Yh) * swh
             errors[:, drawn] = (np.add.reduceat(e, at, axis=1)
