@@ -14,21 +14,39 @@ one BLAS thread::
         --datasets moons --seeds 0,1,2 --ks 5,10,20 --repeats 7
 
 History (rotated moons, seeds 0-2, ``k = 5 / 10 / 20``, join / refit
-medians of 7, in per cent)
+medians of 7, in per cent; 2026-11-28, load 9-10 on 2 cores)
 ---------------------------------------------------------------------
-Before the join's Python was cut (main at c7bf5b3, measured with that
-commit's modules on the same fits): see the report of branch joinsm3
-(second shift); after it (this commit): the numbers below the table.
+Main at c7bf5b3 (its modules, run from a copy of that commit) and then
+branch joinsm3 after the join's Python was cut (bit-identical joins),
+two runs each, alternating::
+
+    c7bf5b3   means 7.6 / 9.3 / 9.5   seed 2: 7.7 /  9.8 / 11.0
+    joinsm3   means 6.9 / 8.7 / 8.6   seed 2: 6.6 /  9.0 / 10.1
+    c7bf5b3   means 7.9 / 9.8 / 9.8   seed 2: 7.8 / 10.1 / 11.4
+    joinsm3   means 6.8 / 8.7 / 8.7   seed 2: 6.5 /  9.1 / 10.2
+
+The rehearsal took 2.6-3.2 ms (k = 5) and 4.1-5.2 ms (k = 10, 20, size
+10) of joins of 5.5-12.6 ms; what was cut (profiled with the local
+solver timed apart, which is about two thirds of a join at ``k = 20``):
+two new ``RandomState`` objects a join (0.2 ms each on this machine: a
+new MT19937 first fills its state from a SeedSequence), the newcomers'
+passes' general round code (privacy, compression, parallel blocks), the
+rehearsal's per-draw gathers, reshapes and second model products, and a
+classification-target check that the class check before it makes
+unreachable.  Left: the solver's passes (bit-identical results fix
+them), the join's data validation (0.3-0.6 ms, scikit-learn's
+``validate_data``), the network's start (0.3-0.4 ms, half of it
+``SimulatedNetwork._validate_params``) and its log (0.2-0.3 ms); the
+refit pays the same three.
 """
 
 import argparse
 import copy
 import time
 
+import new_nodes as nn
 import numpy as np
 from sklearn.base import clone
-
-import new_nodes as nn
 
 
 def measure(name, seed, ks, repeats):
