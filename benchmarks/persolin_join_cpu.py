@@ -57,6 +57,26 @@ network log, NumPy's per-call overheads in the peer draws and eigenvalue
 batches, and kernels that do the refit's own
 per-node work for 20 of its 100 nodes: 10 % is not reached.
 
+Second pass of 2026-11-28 (bit-identical joins; checked against main on
+moons and Landmine, Perso-lin with and without re-solves and drops, and
+Dada; the data checks' plain-array shortcut, 0.16 ms a join, was
+measured here but not kept: a second copy of sklearn's checks): one RandomState per thread is re-seeded instead of
+constructed (0.2 ms a join), the grown graph is built by one sort of its
+pairs instead of SciPy's COO conversion, the Lipschitz constants of
+newcomers of k samples each from a view, the degrees and exchange
+endpoints once per row solve, the logs' totals from their stored values.
+Same command, the code before and after in one session (load 6-9 on 2
+cores): rotated moons 18.7 % -> **16.5 %** (k = 5 / 10 / 20: 11.7-13.2 /
+17.0-17.9 / 19.6-19.9 %), 1 + 1 steps 13.3 -> 11.7 %; kernels 6.0 %
+(local 2.1, model steps 2.3, rows 1.6), Lipschitz constants 0.9 %, the
+batched pass 10.8 % in all, threshold 0.2 %, network start 0.3 %, log
+1.0 %; refit 23.9 ms.  Landmine 2.6 -> **2.1 %** (1 + 1 steps 1.7 %),
+refit 76.7 ms.  The rest of a moons join is some 30 NumPy / SciPy calls
+of 50-200 us each (step 2's rounds, the candidates' permutations, the
+gathers of the batched pass, the network's seed and log): no single cut
+is left that reaches 10 %, and the kernels do the refit's own per-node
+work for 20 of its 100 nodes.
+
 Fewer steps and the scores (``--step-fraction``, means over seeds 0-2 at
 k = 5 / 10 / 20, against the default schedule's):
 

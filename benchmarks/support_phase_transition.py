@@ -27,7 +27,7 @@ and noise level; one shared s-sparse ``w*``).
     JSON holds that predicted factor beside each curve.
 
 At the defaults (issue 29; ``FederatedSupportRecovery()``: ``vote="auto"``,
-the sign vote for 1,000 or more clients of fewer than d + 4 samples, else
+the sign vote for 1,000 or more clients of 9-10 samples (median), else
 per-client OLS or partial t-tests at null rate 0.317 and the server's
 binomial test; the latter alone, ``vote="selection"``, is also run), on
 the three designs of ``benchmarks/support_vs_pooled.py`` (independent,

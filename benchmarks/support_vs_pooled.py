@@ -49,8 +49,10 @@ whether the defaults are exact.
     python benchmarks/support_vs_pooled.py --seeds 0 1 --refit > table.md
     python benchmarks/support_vs_pooled.py --designs independent --dims 20:3 --seeds 0
 
-``--votes selection sign`` adds a row of ``FederatedSupportRecovery(vote=
-"sign")`` beside the default's (``skfed vote=sign``); ``--rogue 0.1:complement``
+``--votes`` picks the ``FederatedSupportRecovery(vote=...)`` rows: ``auto``
+(the default's row, ``skfed``), ``selection`` and ``sign`` (``skfed
+vote=selection``, ``skfed vote=sign``; before 2026-11-28 the default was
+the selection vote and its row was ``skfed``); ``--rogue 0.1:complement``
 gives the skfed fits a network with that rogue fraction and behaviour::
 
     python benchmarks/support_vs_pooled.py --designs toeplitz heterogeneous independent \
@@ -199,7 +201,7 @@ def vote_margins(est, true):
 
 
 def run_row(design, g, n, d, s, seed, peers, refit, n_alphas=100, n_halves=50,
-            votes=("selection",), rogue=None):
+            votes=("auto",), rogue=None):
     X, y, groups, X_test, y_test, g_test, true = make_design(
         design, g, n, d, s, seed, n_test=10 if refit else 0)
     rows = []
@@ -212,7 +214,7 @@ def run_row(design, g, n, d, s, seed, peers, refit, n_alphas=100, n_halves=50,
                                        rogue_behavior=behavior, random_state=seed)
         sel, wall, cpu = timed(lambda vote=vote, network=network: FederatedSupportRecovery(
             vote=vote, network=network).fit(X, y, groups=groups))
-        rows.append(dict(base, method="skfed" if vote == "selection" else f"skfed vote={vote}",
+        rows.append(dict(base, method="skfed" if vote == "auto" else f"skfed vote={vote}",
                          f1=f1(sel.support_, true),
                          exact=bool(np.array_equal(sel.support_, true)), wall_s=wall,
                          cpu_s=cpu, bytes=int(sel.n_bytes_sent_),
@@ -291,8 +293,8 @@ def main(argv=None):
                         help="random halves of stability selection")
     parser.add_argument("--refit", action="store_true",
                         help="also FederatedSparseLinearRegression vs LassoCV test R^2")
-    parser.add_argument("--votes", nargs="+", default=["selection"],
-                        choices=["selection", "sign"],
+    parser.add_argument("--votes", nargs="+", default=["auto"],
+                        choices=["auto", "selection", "sign"],
                         help="FederatedSupportRecovery's vote= values to run (one row each)")
     parser.add_argument("--rogue", metavar="FRACTION:BEHAVIOR",
                         help="skfed rows only: a SimulatedNetwork with this rogue fraction "

@@ -798,14 +798,14 @@ class FederatedMixin(DocLinkMixin):
             raise ValueError(f"{name}.add_nodes requires y (the new nodes' targets).")
         X_features, column_groups = self._split_X(X, reset=False)
         check_params = dict(accept_sparse=accept_sparse, dtype=[np.float64, np.float32])
-        if self.group_column is None:
-            X_features, y = validate_data(
-                self, X_features, y, reset=False, y_numeric=y_numeric, **check_params
-            )
-        else:
+        if self.group_column is not None:
             X_features = check_array(X_features, **check_params)
             y = _check_y(y, multi_output=False, y_numeric=y_numeric)
             check_consistent_length(X_features, y)
+        else:
+            X_features, y = validate_data(
+                self, X_features, y, reset=False, y_numeric=y_numeric, **check_params
+            )
         n_samples = X_features.shape[0]
         groups = self._resolve_groups(groups, column_groups, n_samples)
         if groups is None:
@@ -830,7 +830,8 @@ class FederatedMixin(DocLinkMixin):
                 "the new nodes' samples (refit with fit to retrain the others)."
             )
         if hasattr(self, "classes_") and is_classifier(self):
-            unseen = np.setdiff1d(np.unique(y), self.classes_)
+            # (np.unique(y) is unique; duplicates in classes_ would not matter)
+            unseen = np.setdiff1d(np.unique(y), self.classes_, assume_unique=True)
             if unseen.size:
                 raise ValueError(
                     f"y of the new nodes contains class(es) {unseen[:5].tolist()!r} "

@@ -113,7 +113,13 @@ from ._core._boosting_fast import (
     lin_losses,
     lse_losses,
 )
-from ._graph_join_fitted import connected_threshold, join_simulation, row_sums
+from ._graph_join_fitted import (
+    connected_threshold,
+    csr_of_pairs,
+    join_random_state,
+    join_simulation,
+    row_sums,
+)
 from .graph import model_message_bytes
 from .network import payload_bytes
 
@@ -581,10 +587,12 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
 
     # One RandomState, re-seeded for each of the join's three streams (the
     # vote's, the network's seed, the peer-sampling draws): constructing one
-    # costs ten times a re-seed.  _random_seed is called once per stream, in
-    # this order (it draws from a RandomState instance given as random_state).
+    # costs ten times a re-seed, so the thread keeps one for its joins (no
+    # draw of a join depends on an earlier one: every stream starts from a
+    # seed).  _random_seed is called once per stream, in this order (it
+    # draws from a RandomState instance given as random_state).
     seed = int(getattr(est, "_join_seed", 0))
-    rng = np.random.RandomState([_random_seed(est), seed, 104711])
+    rng = join_random_state([_random_seed(est), seed, 104711])
     vote = join_vote(est, X, y, sw_all, layout, rng)
     if vote is not None:
         info = apply_vote(est, vote, info)
@@ -920,11 +928,10 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
     new_row = np.repeat(np.arange(n_new, dtype=np.intp), np.diff(W_new.indptr))
     upper = W_new.indices > new_row
     nn_row, nn_col, nn_data = new_row[upper], W_new.indices[upper], W_new.data[upper]
-    est.collaboration_graph_ = sparse.csr_matrix(
-        (np.concatenate([W_old.data, w, w, nn_data, nn_data]),
-         (np.concatenate([old_row, r, c, n_old + nn_row, n_old + nn_col]),
-          np.concatenate([W_old.indices, c, r, n_old + nn_col, n_old + nn_row]))),
-        shape=(n_all, n_all))
+    est.collaboration_graph_ = csr_of_pairs(
+        np.concatenate([W_old.data, w, w, nn_data, nn_data]),
+        np.concatenate([old_row, r, c, n_old + nn_row, n_old + nn_col]),
+        np.concatenate([W_old.indices, c, r, n_old + nn_col, n_old + nn_row]), n_all)
     if budget is not None:
         _record_privacy(est, budget, uses, newcomers, steps)
     # Joined nodes answer later joins like fitted ones.

@@ -59,8 +59,17 @@ def top_squared_singular_values(R, offsets):
     ndarray of shape (n_segments,)
     """
     lengths = np.diff(offsets)
-    top = np.zeros(len(lengths))
     n = R.shape[1]
+    if (len(lengths) and n and offsets[0] == 0 and lengths[0] > 0
+            and (lengths == lengths[0]).all()):
+        # Every segment of one length, back to back from row 0 (a join's
+        # newcomers of k samples each): the blocks are a view of R.
+        m = int(lengths[0])
+        blocks = R[:int(offsets[-1])].reshape(len(lengths), m, n)
+        gram = (blocks @ blocks.transpose(0, 2, 1) if m <= n
+                else blocks.transpose(0, 2, 1) @ blocks)
+        return np.maximum(np.linalg.eigvalsh(gram)[:, -1], 0.0)
+    top = np.zeros(len(lengths))
     for m in np.unique(lengths).tolist():
         if m == 0 or n == 0:
             continue
@@ -305,29 +314,40 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
         csr_times_dense(indptr, step_cols, v_old, step_source, S_fixed)
         return row_sums(v_old, indptr)
 
-    d_fixed = fixed_part()
+    has_links = np.diff(pattern.indptr) > 0
+
+    def degrees(w):
+        """S_fixed, and every newcomer's degree: its fitted neighbours' part,
+        then the newcomers'."""
+        return np.ascontiguousarray(
+            fixed_part() + np.add.reduceat(np.append(w, 0.0), pattern.indptr[:-1]) * has_links)
+
+    def senders(links):
+        """Who sends whom its model after a block: ``(j, k)`` of each link as endpoints."""
+        k_, j_ = links
+        return (j_, np.ascontiguousarray(n_old + j_, dtype=np.intp),
+                np.ascontiguousarray(n_old + k_, dtype=np.intp))
+
+    # (the degrees and the links change only when the rows are re-solved)
+    degree, exchange_pairs = degrees(w_new), senders(links)
     linked = len(links[0]) > 0
     for _, size, last, resolve in _step_blocks(n_steps, every, linked):
         csr_times_dense(pattern.indptr, pattern.cols, w_new, flat(theta), mixed)
         S = np.ascontiguousarray((S_fixed + mixed).reshape(n_new, P, n))
-        degree = np.ascontiguousarray(d_fixed + np.add.reduceat(
-            np.append(w_new, 0.0), pattern.indptr[:-1]) * (np.diff(pattern.indptr) > 0))
         lin_join_steps(Z, Y, sw, offsets, theta, losses, loss, inv_mass, lipschitz, l2, n_pen,
                        S, degree, confidence, mu, int(size))
         if last:
             break
         if linked:
             pay = model_message_bytes(theta.reshape(n_new, -1), dtype)
-            k_, j_ = links
-            sim.counter.send_pairs(np.ascontiguousarray(n_old + j_, dtype=np.intp),
-                                   np.ascontiguousarray(n_old + k_, dtype=np.intp),
-                                   pay[j_].astype(np.int64))
+            j_, src, dst = exchange_pairs
+            sim.counter.send_pairs(src, dst, pay[j_].astype(np.int64))
             sim.counter.next_round()
         if resolve:
             w_new, links = solve_rows(theta.astype(np.float64),
                                       confidence * losses.sum(axis=1),
                                       np.ascontiguousarray(step_source[step_cols]))
-            d_fixed = fixed_part()
+            degree, exchange_pairs = degrees(w_new), senders(links)
             linked = len(links[0]) > 0
     separate = graph_models is not models
     W_new = sparse.csr_matrix((w_new, pattern.cols, pattern.indptr), shape=(n_new, n_new))

@@ -333,7 +333,9 @@ def check_adjacency(adjacency, n_nodes, *, name="topology", allow_weights=False)
             adjacency, nodelist=nodelist, weight="weight" if allow_weights else None
         )
     if sparse.issparse(adjacency):
-        matrix = sparse.csr_matrix(adjacency, dtype=np.float64)
+        # A copy: the zeros dropped and the 0/1 weights below must not touch
+        # the caller's arrays.
+        matrix = sparse.csr_matrix(adjacency, dtype=np.float64, copy=True)
     else:
         matrix = np.asarray(adjacency)
         if matrix.dtype == object:

@@ -455,3 +455,51 @@ def test_default_kappa_on_a_small_federation_does_not_warn():
                                   three.collaboration_graph_.toarray())
     with pytest.warns(UserWarning, match=r"kappa=6 is more than the n_nodes - 1 = 3"):
         CollaborationGraphLearner(kappa=6, max_iter=50, random_state=0).fit(models)
+
+
+@pytest.mark.parametrize("sorted_indices", [True, False])
+def test_connected_threshold_and_sparsify_leave_their_argument_untouched(sorted_indices):
+    # A float64 CSR input with explicit zeros (and, second case, unsorted
+    # column indices): neither function may prune or reorder its arrays.
+    dense = np.array(
+        [[0.0, 0.4, 0.0, 0.9], [0.4, 0.0, 0.2, 0.0], [0.0, 0.2, 0.0, 0.6], [0.9, 0.0, 0.6, 0.0]]
+    )
+    W = sparse.csr_matrix(dense)
+    W.data[W.data == 0.2] = 0.0  # edge 1-2 becomes an explicit zero
+    if not sorted_indices:
+        order = np.concatenate([np.arange(a, b)[::-1] for a, b in zip(W.indptr[:-1], W.indptr[1:])])
+        W.indices, W.data = W.indices[order].copy(), W.data[order].copy()
+        W.has_sorted_indices = False
+    before = (W.indptr.copy(), W.indices.copy(), W.data.copy())
+    assert W.nnz == 8
+    # Without edge 1-2 the forest is 0-3 (0.9), 2-3 (0.6), 0-1 (0.4).
+    assert connected_threshold(W) == 0.4
+    kept = sparsify_to_connected(W)
+    np.testing.assert_array_equal(kept.toarray(), np.where(dense == 0.2, 0.0, dense))
+    assert W.nnz == 8
+    for b, a in zip(before, (W.indptr, W.indices, W.data)):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("allow_weights", [True, False])
+def test_check_adjacency_leaves_a_float_csr_argument_untouched(allow_weights):
+    # A weighted float64 CSR with an explicit zero: the check returns its own
+    # pruned (and, without weights, 0/1) copy; the caller's arrays stay.  A
+    # Perso-lin fit with it as ``graph`` leaves it as given too.
+    from skfed._topology import check_adjacency
+    from skfed.boosting import PersonalizedLinearClassifier
+
+    W = sparse.csr_matrix(np.array([[0, 1.5, 3.0], [1.5, 0, 2.0], [3.0, 2.0, 0]]))
+    W.data[W.data == 3.0] = 0.0
+    before = (W.data.copy(), W.indices.copy(), W.indptr.copy())
+    checked = check_adjacency(W, 3, name="graph", allow_weights=allow_weights)
+    expected = np.array([[0, 1.5, 0], [1.5, 0, 2.0], [0, 2.0, 0]])
+    np.testing.assert_array_equal(checked.toarray(), expected if allow_weights else expected > 0)
+    assert checked.nnz == 4
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(60, 3))
+    PersonalizedLinearClassifier(graph=W, max_iter=10, random_state=0).fit(
+        X, (X[:, 0] > 0).astype(int), groups=np.repeat(np.arange(3), 20))
+    assert W.nnz == 6
+    for b, a in zip(before, (W.data, W.indices, W.indptr)):
+        np.testing.assert_array_equal(a, b)

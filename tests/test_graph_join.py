@@ -715,3 +715,54 @@ def test_peer_exchange_bytes_closed_form():
                  + 2 * (dense + 16 + header)            # local model, loss, degree
                  + 2 * (n_blocks - 1) * (dense + header))  # current models between blocks
     assert est.join_communication_.total_bytes == fitted_part + peer_part
+
+
+def test_joins_draw_the_same_whatever_ran_before_in_the_thread():
+    # The join's RandomState is kept by the thread and re-seeded: a join after
+    # other joins and draws (a Dada join with its vote, a Perso-lin one with
+    # network drops) gives what the first join of the process gave.
+    from skfed._graph_join_fitted import join_random_state as _join_random_state
+
+    rng = np.random.RandomState(3)
+    X = rng.normal(size=(140, 4))
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
+    g = np.repeat(np.arange(7), 20)
+    net = SimulatedNetwork(drop_rate=0.2)
+    lin = PersonalizedLinearClassifier(max_iter=60, network=net, random_state=0)
+    lin.fit(X[:100], y[:100], groups=g[:100])
+    dada = DecentralizedBoostingClassifier(max_iter=20, random_state=1)
+    dada.fit(X[:100], y[:100], groups=g[:100])
+
+    def join(est):
+        return copy.deepcopy(est).add_nodes(X[100:], y[100:], groups=g[100:])
+
+    first = join(lin)
+    join(dada)
+    _join_random_state([7]).normal(size=11)  # leaves a cached Gaussian behind
+    again = join(lin)
+    np.testing.assert_array_equal(again.coef_, first.coef_)
+    np.testing.assert_array_equal(again.collaboration_graph_.toarray(),
+                                  first.collaboration_graph_.toarray())
+    assert again.join_communication_.total_bytes == first.join_communication_.total_bytes
+    assert first.coef_.shape[0] == 7 and np.any(first.coef_[5:] != 0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_csr_of_pairs_equals_scipy_coo_conversion(seed):
+    from scipy import sparse
+
+    from skfed._graph_join_fitted import csr_of_pairs as _csr_of_pairs
+
+    rng = np.random.RandomState(seed)
+    n = 30
+    keys = rng.choice(n * n, size=120, replace=seed == 3)  # seed 3: repeated pairs
+    rows, cols = keys // n, (keys % n).astype(np.int32)
+    data = rng.uniform(size=120)
+    data[::9] = 0.0  # explicit zeros stay
+    ours = _csr_of_pairs(data, rows, cols, n)
+    ref = sparse.csr_matrix((data, (rows, cols)), shape=(n, n))
+    for a in ("data", "indices", "indptr"):
+        np.testing.assert_array_equal(getattr(ours, a), getattr(ref, a))
+        assert getattr(ours, a).dtype == getattr(ref, a).dtype
+    assert ours.nnz == ref.nnz and ours.shape == (n, n)
+    assert (ref.nnz < 120) == (seed == 3 and len(np.unique(keys)) < 120)

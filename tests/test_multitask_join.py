@@ -535,6 +535,56 @@ def test_rehearsal_is_lazy_and_each_size_is_collected_once():
         np.testing.assert_array_equal(se, full["standard_errors"][i])
 
 
+def test_rehearsal_scales_follow_the_table_for_every_newcomer():
+    """Newcomers of several sizes in one join: each takes the scale the
+    table's nearest size gives (within the reach; the evidence rule),
+    written here newcomer by newcomer from the table; the rows are dropped
+    with every size rehearsed."""
+    from skfed.multitask._rehearsal import (
+        REHEARSAL_EVIDENCE,
+        REHEARSAL_REACH,
+        REHEARSAL_SCALES,
+    )
+
+    X, y, g = _tasks(n_nodes=10, n_per=[60, 8, 45, 30, 52, 12, 38, 25, 41, 33], seed=3)
+    est = FederatedMultiTaskClassifier(random_state=1).fit(X, y, groups=g)
+    rehearsal = est._join_rehearsal
+    counts = np.array([1, 2, 3, 5, 7, 10, 14, 20, 29, 40, 50, 80, 101, 150])
+    scales, asked = rehearsal.scales(counts)
+    table = rehearsal.table()
+    assert rehearsal.data == {} and rehearsal.Z is None
+    expected = np.ones(len(counts))
+    for n, k in enumerate(counts):
+        distance = np.abs(np.log(k) - np.log(table["sizes"]))
+        i = int(np.argmin(distance))
+        if distance[i] > np.log(REHEARSAL_REACH):
+            continue
+        errors, se = table["errors"][i], table["standard_errors"][i]
+        best = int(np.argmin(errors))
+        if errors[best] - errors[0] + REHEARSAL_EVIDENCE * se[best] < 0:
+            expected[n] = REHEARSAL_SCALES[best]
+    np.testing.assert_array_equal(scales, expected)
+    # every size within reach of a count was asked for, once
+    assert sorted(rehearsal.draws[a][0] for a in asked) == sorted(table["sizes"].tolist())
+    assert len(set(asked)) == len(asked)
+
+
+def test_join_generators_are_new_legacy_generators():
+    """The join's reseeded generator draws what a new RandomState of the
+    same seed draws, whatever it drew before (integers and normals, whose
+    cached second value the reseeding drops)."""
+    from skfed.multitask._join import _seeded
+
+    for seed in ([0, 0, 7919], [12345, 3, 7907], 7, [2**31 - 2, 99, 7919]):
+        rng = _seeded([5, 6, 1])
+        rng.standard_normal(3)  # leaves a cached normal
+        rng = _seeded(seed)
+        reference = np.random.RandomState(seed)
+        np.testing.assert_array_equal(rng.randint(1, 2**31 - 1, size=40),
+                                      reference.randint(1, 2**31 - 1, size=40))
+        np.testing.assert_array_equal(rng.standard_normal(5), reference.standard_normal(5))
+
+
 def test_regressor_rehearsal_reports_floats():
     # squared errors are not counts: each draw and scale is one float64
     X, y, g = _tasks(regression=True)

@@ -345,3 +345,20 @@ def test_streamed_active_rounds_equal_draw_rounds(drop_rate):
     for x, y in zip(a.draw_rounds(3), b.draw_rounds(3)):
         np.testing.assert_array_equal(x, y)
     np.testing.assert_array_equal(a.rng.integers(1000, size=5), b.rng.integers(1000, size=5))
+
+
+def test_communication_log_leaves_the_given_counts_untouched():
+    # An int64 CSR array with an explicit zero and unsorted indices: the log
+    # stores its own pruned, sorted copy and the caller's arrays stay as given.
+    from scipy import sparse as sp
+
+    pair = sp.csr_array((np.array([5, 0, 7], dtype=np.int64), np.array([2, 1, 0]),
+                         np.array([0, 2, 3, 3])), shape=(3, 3))
+    pair.has_sorted_indices = False
+    before = (pair.data.copy(), pair.indices.copy(), pair.indptr.copy())
+    log = CommunicationLog(pair, pair, [12], [2])
+    assert log.pair_bytes_sparse.nnz == 2 and log.total_bytes == 12
+    np.testing.assert_array_equal(log.pair_bytes, [[0, 0, 5], [7, 0, 0], [0, 0, 0]])
+    for b, a in zip(before, (pair.data, pair.indices, pair.indptr)):
+        np.testing.assert_array_equal(a, b)
+    assert pair.nnz == 3

@@ -1162,10 +1162,8 @@ def join_constants(monkeypatch):
     """Set the join's budget and pass choices (``skfed.online._join``)."""
     import skfed.online._join as join
 
-    def set_(budget=np.inf, passes=None, classifier_cv=True):
+    def set_(budget=np.inf, passes=None):
         monkeypatch.setattr(join, "_JOIN_BUDGET", budget)
-        # (classifiers' newcomers choose their passes too: the tests' path)
-        monkeypatch.setattr(join, "_JOIN_CLASSIFIER_PASSES_CV", classifier_cv)
         if passes is not None:
             monkeypatch.setattr(join, "_JOIN_PASSES", passes)
 
@@ -1321,18 +1319,18 @@ def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes, 
         a = _numpy_start(values, y_enc)
         D = np.vstack([D_old[j] for j in neighbours])
         W = np.vstack([a[n] * W_old[j] for n, j in enumerate(neighbours)])
-    # 3. its passes (cross-validated on its samples), neighbours fixed; a
-    # classifier's network start, without that choice, makes none.
+    # 3. its passes, neighbours fixed: a regressor's cross-validated on its
+    # samples; a classifier's max_epochs (2), or none when its start
+    # (network function or neighbours) misclassifies at most a tenth of its
+    # samples.
     eta, alpha, c = est.eta0_, 1e-3, 0.3
-    E, scores = _numpy_passes(f_old, neighbours, D, W, Xn, y_enc, 0.7, value, dloss,
-                              eta=eta, alpha=alpha, c=c,
-                              choices=[0, 1, 2] if passes is None else [2])
-    if passes is not None and kind == "classifier" and choice == "network":
-        # ... kept when it misclassifies at most a tenth of its samples.
-        errors = sum((np.mean([f_old(j, x) for j in range(4)]) > 0) != (t > 0)
-                     for x, t in zip(Xn, y_enc))
-        if errors <= 0.1 * len(Xn):
-            E = 0
+    if kind == "regressor":
+        E, scores = _numpy_passes(f_old, neighbours, D, W, Xn, y_enc, 0.7, value, dloss,
+                                  eta=eta, alpha=alpha, c=c,
+                                  choices=[0, 1, 2] if passes is None else [2])
+    else:
+        errors = sum((f(D, W, x) > 0) != (t > 0) for x, t in zip(Xn, y_enc))
+        E = 0 if errors <= 0.1 * len(Xn) else 2
     assert est.join_passes_.tolist() == [E]
     for x, t in list(zip(Xn, y_enc)) * E:
         fi = f(D, W, x)
@@ -1351,18 +1349,65 @@ def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes, 
     assert est.nodes_.tolist() == [0, 1, 2, 3, 4]
     assert est.n_steps_[4] == E * len(Xn)
 
+def test_classifier_newcomer_keeps_its_neighbours_start_by_its_errors(join_constants,
+                                                                      monkeypatch):
+    # A classifier's newcomer that starts from its neighbours' combination
+    # keeps it (no passes) when it misclassifies at most _JOIN_KEEP_ERRORS of
+    # its samples, and otherwise makes max_epochs passes: both sides of the
+    # threshold against NumPy.
+    import skfed.online._join as join
 
-def test_join_passes_choose_what_its_samples_say(monkeypatch):
-    # The cross-validation is not a constant: on these joins it keeps the
-    # start (0 passes) for some settings and streams for others.
-    monkeypatch.setattr("skfed.online._join._JOIN_CLASSIFIER_PASSES_CV", True)
+    join_constants(passes=(2,))
+    est, Xn, yn, gn = _join_setup("classifier", "hinge", clustered=True)
+    D_old = [D.copy() for D in est.dictionaries_]
+    W_old = [W.copy() for W in est.dual_coef_]
+    y_enc = np.where(yn == 1, 1.0, -1.0)
+    value, dloss = _value_loss("classifier", "hinge", None)
+
+    def f(D, W, x):
+        return rbf(x[None], D, 0.7)[0] @ W[:, 0]
+
+    losses = [np.mean([value(f(D_old[j], W_old[j], x), t) for x, t in zip(Xn, y_enc)])
+              for j in range(4)]
+    neighbours = np.sort(np.argsort(losses, kind="stable")[:2])
+    a = _numpy_start([np.array([f(D_old[j], W_old[j], x) for x in Xn]) for j in neighbours],
+                     y_enc)
+    D0 = np.vstack([D_old[j] for j in neighbours])
+    W0 = np.vstack([a[n] * W_old[j] for n, j in enumerate(neighbours)])
+    errors = sum((f(D0, W0, x) > 0) != (t > 0) for x, t in zip(Xn, y_enc))
+    assert errors == 0 and len(Xn) == 5   # (intermediate: its start's errors)
+    grid = np.random.RandomState(0).normal(size=(30, 2))
+    alpha, c = 1e-3, 0.3
+    for threshold, E in [(0.0, 0), (-1e-9, 2)]:
+        monkeypatch.setattr(join, "_JOIN_KEEP_ERRORS", threshold)
+        fresh = copy.deepcopy(est).add_nodes(Xn, yn, groups=gn)
+        eta = fresh.eta0_   # (the step of the grown graph)
+        assert fresh.join_start_.tolist() == ["neighbours"]
+        assert_array_equal(fresh.adjacency_[4].indices, neighbours)
+        assert fresh.join_passes_.tolist() == [E]
+        D, W = D0, W0
+        for x, t in list(zip(Xn, y_enc)) * E:
+            fi = f(D, W, x)
+            omega = dloss(fi, t) + c * sum(fi - f(D_old[j], W_old[j], x) for j in neighbours)
+            D = np.vstack([D, x])
+            W = np.vstack([(1 - eta * alpha) * W, [[-eta * omega]]])
+        assert_allclose([f(fresh.dictionaries_[4], fresh.dual_coef_[4], x) for x in grid],
+                        [f(D, W, x) for x in grid], rtol=1e-10, atol=1e-12)
+        for j in range(4):   # the fitted nodes are unchanged
+            assert_array_equal(fresh.dictionaries_[j], D_old[j])
+            assert_array_equal(fresh.dual_coef_[j], W_old[j])
+
+
+def test_join_passes_choose_what_its_samples_say():
+    # The cross-validation (a regressor's) is not a constant: on these joins
+    # it keeps the start (0 passes) for some settings and streams for others.
     chosen = set()
-    for kind, loss in [("classifier", "hinge"), ("classifier", "log_loss"),
-                       ("regressor", "squared_error")]:
+    for loss in ("squared_error", "huber"):
         for c in (0.0, 0.3, 3.0):
-            est, Xn, yn, gn = _join_setup(kind, loss, consensus_penalty=c)
+            est, Xn, yn, gn = _join_setup("regressor", loss, consensus_penalty=c,
+                                          clustered=True)
             chosen.add(int(est.add_nodes(Xn, yn, groups=gn).join_passes_[0]))
-    assert len(chosen) > 1, chosen
+    assert chosen == {0, 2}, chosen
 
 
 @pytest.mark.parametrize("header", [16, 1000])

@@ -1,7 +1,10 @@
 """The online join's passes by default (issue 32): a classifier's newcomer
-streams max_epochs passes, as the fit's nodes do; a regressor's chooses them
+streams max_epochs passes, as the fit's nodes do, unless its start
+misclassifies at most a tenth of its samples; a regressor's chooses them
 by cross-validation on its own samples (its NumPy reference with the
 classifiers' choice switched on: tests/test_online.py)."""
+
+import copy
 
 import numpy as np
 import pytest
@@ -18,16 +21,27 @@ def _data(seed=0, n_nodes=5, n_per=30, regression=False):
     return X, (f if regression else (f > 0).astype(int)), groups
 
 
-@pytest.mark.parametrize("loss", ["hinge", "log_loss"])
-def test_classifier_newcomers_make_max_epochs_passes(loss):
+@pytest.mark.parametrize("loss, kept", [("hinge", True), ("log_loss", False)])
+def test_classifier_newcomers_make_max_epochs_passes(loss, kept, monkeypatch):
+    # max_epochs passes, or none when its start misclassifies at most a
+    # tenth of its samples (_JOIN_KEEP_ERRORS): the start's errors counted
+    # on a join that keeps every start.
     X, y, g = _data()
     fit = g < 4
     est = DecentralizedKernelSGDClassifier(loss=loss, max_epochs=3, random_state=0)
     est.fit(X[fit], y[fit], groups=g[fit])
     new = (g == 4) & (np.arange(len(g)) % 30 < 6)
+    with monkeypatch.context() as patch:
+        patch.setattr(join, "_JOIN_KEEP_ERRORS", np.inf)
+        start = copy.deepcopy(est).add_nodes(X[new], y[new], groups=g[new])
+    assert start.join_passes_.tolist() == [0] and start.n_steps_[4] == 0
+    errors = int(np.sum(start.predict(X[new], groups=g[new]) != y[new]))
+    assert (errors <= 0.1 * new.sum()) == kept   # (both sides are checked)
     est.add_nodes(X[new], y[new], groups=g[new])
-    assert est.join_passes_.tolist() == [3]
-    assert est.n_steps_[4] == 3 * new.sum()
+    assert est.join_start_.tolist() == start.join_start_.tolist()
+    E = 0 if kept else 3
+    assert est.join_passes_.tolist() == [E]
+    assert est.n_steps_[4] == E * new.sum()
 
 
 def test_regressor_newcomers_choose_among_the_passes(monkeypatch):

@@ -159,13 +159,18 @@ samples).
 """
 
 import math
+import threading
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
 
 from .._base import check_network_faults, node_seeds
-from .._core._multitask_fast import node_margins, problem_gap_terms
+from .._core._multitask_fast import (
+    local_solve_exact_nodes,
+    local_solve_linear_nodes,
+    node_margins,
+    problem_gap_terms,
+)
 from .._kept_local import extend_kept_local
 from ..network import resolve_network
 from ._compression import _FLOAT
@@ -179,7 +184,7 @@ from ._rehearsal import (
     rehearsal_draws,
     rehearse_newcomers,
 )
-from ._state import _PrimalState
+from ._state import _EXACT_MAX_ITER, _PrimalState
 
 __all__ = ["keep_for_joins", "multitask_join_nodes", "omega_row", "rehearsal_draws", "rehearse_newcomers"]  # and _AddNodesMixin
 
@@ -284,9 +289,11 @@ class _JoinNodes(_PrimalState):
     def local_scaling(self):
         return 1.0 / (self.mu * self.totals)
 
-    def gaps(self, loss):
-        """Per node ``(gap, primal)`` of its problem, divided by its weight."""
-        W = self.node_models(None, None, None)
+    def gaps(self, loss, W=None):
+        """Per node ``(gap, primal)`` of its problem, divided by its weight
+        (``W``: the node models, if formed already)."""
+        if W is None:
+            W = self.node_models(None, None, None)
         f = np.empty((self.n_problems, self.n))
         node_margins(self.Z, W, self.layout.offsets, f)
         sums = np.zeros((self.m, 3))
@@ -302,14 +309,36 @@ class _JoinNodes(_PrimalState):
         passes; returns whether all got there.  Each pass solves the nodes
         not yet there."""
         tol = _GAP_TOL if tol is None else tol
-        everyone = np.arange(self.m, dtype=np.intp)
-        full = np.ones(self.m, dtype=bool)
+        m, P, d = self.m, self.n_problems, self.d
+        everyone = np.arange(m, dtype=np.intp)
+        offsets = self.layout.offsets
+        # What _PrimalState.solve and apply do for a serial round of every
+        # node doing its full work, uncompressed and not private (the
+        # newcomers'), with what does not change between passes formed once:
+        # the same calls on the same arrays (bit-identical), less Python.
+        c = np.asarray(self.local_scaling(), dtype=np.float64)
+        steps = np.asarray(steps, dtype=np.intp)
+        exact = self._round_exact(np.ones(m, dtype=bool))
+        if exact is not None:
+            steps = np.where(exact > 0, 0, steps)
         todo = everyone
+        W = self.node_models(None, None, None)
         for _ in range(max_passes):
-            results = self.solve(todo, steps, self.local_scaling(), None, None, 0.0, loss,
-                                 None, full=full)
-            self.apply(todo, results, None)
-            gap, primal = self.gaps(loss)
+            dV = np.zeros((P, len(todo), d))
+            deltas = np.zeros_like(self.g)
+            local_solve_linear_nodes(self.Z, self.sq_norms, self.Y, self.sw, self.g, W, dV,
+                                     deltas, todo, offsets, c, steps, 0.0, loss, self.states)
+            if exact is not None:
+                local_solve_exact_nodes(self.Z_pass, self.grams, self.gram_offsets, self.Y,
+                                        self.sw, self.g, W, dV, deltas, todo, offsets, c, exact,
+                                        self.kind, self.exact_tol, _EXACT_MAX_ITER)
+            if len(todo) == m:
+                self.V += dV / self.totals[None, :, None]
+            else:
+                self.V[:, todo, :] += dV / self.totals[todo][None, :, None]
+            W = self.node_models(None, None, None)  # (the next pass's too)
+            self.models = W  # the models at the return (read-only)
+            gap, primal = self.gaps(loss, W)
             todo = everyone[gap > tol * np.maximum(np.abs(primal), 1e-300)]
             if not todo.size:
                 return True
@@ -409,10 +438,10 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
     """
     name = type(est).__name__
     classifier = hasattr(est, "classes_")
+    # (a classifier's y holds classes of classes_ only, checked there: the
+    # kinds of target check_classification_targets refuses cannot pass it)
     X, y, sample_weight, new_labels, layout = est._validate_join_data(
         X, y, groups, sample_weight, y_numeric=not classifier)
-    if classifier:
-        check_classification_targets(y)
     if not est._primal_mode():
         raise ValueError(
             f"{name}.add_nodes is not available in the exact kernel mode (approximation="
@@ -449,7 +478,7 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
     Z = est._features(Xs)
     P, d = Y.shape[0], Z.shape[1]
     seed = int(getattr(est, "_join_seed", 0))
-    rng = np.random.RandomState([_random_seed(est), seed, 7919])
+    rng = _seeded([_random_seed(est), seed, 7919])
     seeds, exact = node_seeds(rng, n_new), est._exact_nodes(layout, d)
 
     def make_nodes(weights):
@@ -551,7 +580,7 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
     # The network of the join: the nodes so far, the newcomers, the server.
     network = resolve_network(est.network)
     sim = network.start(n_old + n_new, server=True,
-                        random_state=np.random.RandomState([_random_seed(est), seed, 7907]))
+                        random_state=_seeded([_random_seed(est), seed, 7907]))
     if mode == "shared" and rehearsal is not None:
         # the sizes first rehearsed for this join: the server asks their
         # nodes, which report their errors (once per size)
@@ -672,6 +701,26 @@ def keep_for_joins(est, lam, totals):
     for name in ("_released_W", "join_communication_", "_join_n_fit", "_join_seed",
                  "_join_rehearsal"):
         est.__dict__.pop(name, None)  # from an earlier fit and its joins
+
+
+# A legacy generator per thread, reseeded for each draw (_seeded).
+_LEGACY = threading.local()
+
+
+def _seeded(seed):
+    """The state of ``np.random.RandomState(seed)``, in a kept generator.
+
+    Reseeding sets exactly the state a new ``RandomState(seed)`` has (the
+    same legacy seeding; the tests compare their draws), without the
+    SeedSequence fill of 624 words a new generator makes first and then
+    overwrites (0.2 ms, a few per cent of a moons join).  The caller draws
+    at once: the next call reseeds the same object.
+    """
+    rng = getattr(_LEGACY, "rng", None)
+    if rng is None:
+        rng = _LEGACY.rng = np.random.RandomState(0)
+    rng.seed(seed)
+    return rng
 
 
 def _random_seed(est):

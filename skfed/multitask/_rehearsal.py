@@ -157,8 +157,20 @@ class Rehearsal:
         # misclassifications)
         self.count_reports = {t: est.loss != "squared" and bool(np.all(sw[sl] == 1.0))
                               for t, sl in self.rows.items()}
-        self.data = {t: (np.ascontiguousarray(Z[sl]), np.ascontiguousarray(Y[:, sl]),
-                         np.ascontiguousarray(sw[sl])) for t, sl in self.rows.items()}
+        # Their rows stacked node after node (one gather a size); data[t]
+        # views node t's part.
+        stacked = (np.concatenate([np.arange(sl.start, sl.stop) for sl in self.rows.values()])
+                   if self.rows else np.zeros(0, dtype=np.intp))
+        self.Z = np.ascontiguousarray(Z[stacked])
+        self.Y = np.ascontiguousarray(Y[:, stacked])
+        self.sw = np.ascontiguousarray(sw[stacked])
+        self.start, lo = {}, 0
+        for t, sl in self.rows.items():
+            self.start[t], lo = lo, lo + (sl.stop - sl.start)
+        self.data = {t: (self.Z[self.start[t]:self.start[t] + sl.stop - sl.start],
+                         self.Y[:, self.start[t]:self.start[t] + sl.stop - sl.start],
+                         self.sw[self.start[t]:self.start[t] + sl.stop - sl.start])
+                     for t, sl in self.rows.items()}
         self.n_nodes = layout.n_nodes
         # A draw counts if it has training and held-out weight (else its
         # errors are undefined); a size needs two such draws.
@@ -177,19 +189,18 @@ class Rehearsal:
     # -------------------------------------------------------------- solving
     def _rehearse(self, a):
         """Solve and score draw set ``a`` (one size) at every scale."""
-        from ._join import _JoinNodes
-
         if a in self.results:
             return self.results[a]
+        from ._join import _JoinNodes
+
         start = time.process_time()
         k, owners, perms = self.draws[a]
         scales = np.asarray(REHEARSAL_SCALES)
         P, d = self.w0.shape
         n_new = len(owners)
-        Z = np.concatenate([self.data[int(t)][0][p[:k]] for t, p in zip(owners, perms)])
-        Y = np.concatenate([self.data[int(t)][1][:, p[:k]] for t, p in zip(owners, perms)],
-                           axis=1)
-        sw = np.concatenate([self.data[int(t)][2][p[:k]] for t, p in zip(owners, perms)])
+        starts = [self.start[t] for t in owners.tolist()]
+        train = np.concatenate([lo + p[:k] for lo, p in zip(starts, perms)])
+        Z, Y, sw = self.Z[train], self.Y[:, train], self.sw[train]
         sub = NodeLayout(np.repeat(np.arange(n_new), k), n_new)
         mass = np.add.reduceat(sw, sub.offsets[:-1])
         nodes = _JoinNodes(np.ascontiguousarray(Z), np.ascontiguousarray(Y),
@@ -208,7 +219,7 @@ class Rehearsal:
                 continue
             nodes.set_prior(M, 1.0 / (c * s))
             nodes.solve_all(loss, steps, REHEARSAL_PASSES, REHEARSAL_GAP_TOL)
-            models[:, i] = np.swapaxes(nodes.node_models(None, None, None), 0, 1)
+            models[:, i] = np.swapaxes(nodes.models, 0, 1)
         # each draw scores its node's other samples (every kept draw's
         # held-out rows stacked: one product per draw into one array, one
         # error call; gathering each row's models for a single product had
@@ -218,26 +229,29 @@ class Rehearsal:
         kept = self.kept[a]
         drawn = np.flatnonzero(kept)
         if drawn.size:
-            held = [(self.data[int(owners[j])], perms[j][k:]) for j in drawn.tolist()]
-            Yh = np.concatenate([data[1][:, rows] for data, rows in held], axis=1)
-            swh = np.concatenate([data[2][rows] for data, rows in held])
-            sizes = np.array([len(rows) for _, rows in held])
-            starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+            held = [perms[j][k:] for j in drawn.tolist()]
+            index = np.concatenate([starts[j] + rows for j, rows in zip(drawn.tolist(), held)])
+            Yh, swh = self.Y[:, index], self.sw[index]
+            sizes = np.array([len(rows) for rows in held])
+            at = np.concatenate([[0], np.cumsum(sizes)[:-1]])
             S = len(scales)
-            f = np.empty((S, P, len(swh)))
-            for j, lo, (data, rows) in zip(drawn.tolist(), starts.tolist(), held):
+            f = np.empty((S * P, len(swh)))
+            flat = models.reshape(n_new, S * P, d)
+            for j, lo, rows in zip(drawn.tolist(), at.tolist(), held):
                 # the node's every row, then its held-out ones (no copy of them)
-                f[:, :, lo:lo + len(rows)] = (models[j].reshape(S * P, d) @ data[0].T)[
-                    :, rows].reshape(S, P, len(rows))
+                np.take(flat[j] @ self.data[owners[j]][0].T, rows, axis=1,
+                        out=f[:, lo:lo + len(rows)])
+            f = f.reshape(S, P, len(swh))
             e = _errors(self.loss_name, f, Yh) * swh
-            errors[:, drawn] = (np.add.reduceat(e, starts, axis=1)
-                                / np.add.reduceat(swh, starts))
+            errors[:, drawn] = (np.add.reduceat(e, at, axis=1)
+                                / np.add.reduceat(swh, at))
         diff = errors[:, kept] - errors[0, kept]
         result = (errors[:, kept].mean(axis=1),
                   diff.std(axis=1, ddof=1) / np.sqrt(kept.sum()))
         self.results[a] = result
         if len(self.results) == len(self.usable):
-            self.data = {}  # every size rehearsed: the rows are not needed any more
+            # every size rehearsed: the rows are not needed any more
+            self.data, self.Z, self.Y, self.sw = {}, None, None, None
         self.cpu += time.process_time() - start
         return result
 
@@ -287,14 +301,14 @@ class Rehearsal:
         near = distance.argmin(axis=1)
         reach = distance[np.arange(len(near)), near] <= np.log(REHEARSAL_REACH)
         asked = []
-        for n in np.flatnonzero(reach):
-            a = self.usable[near[n]]
+        for i in np.unique(near[reach]).tolist():  # each size once
+            a = self.usable[i]
             errors, se = self._rehearse(a)
-            if a not in self.collected and a not in asked:
+            if a not in self.collected:
                 asked.append(a)
             best = int(np.argmin(errors))
             if errors[best] - errors[0] + REHEARSAL_EVIDENCE * se[best] < 0:
-                out[n] = REHEARSAL_SCALES[best]
+                out[reach & (near == i)] = REHEARSAL_SCALES[best]
         return out, sorted(asked)
 
     def collect(self, counter, asked, float_bytes):

@@ -298,7 +298,7 @@ _COMMON_ATTRIBUTES_DOC = """
     join_passes_ : ndarray of shape (n_new,)
         Passes over its samples every node of the last :meth:`add_nodes`
         made with its neighbours fixed (``max_epochs`` for a classifier,
-        none where it keeps the network function's start; chosen by
+        none where it keeps its start; chosen by
         cross-validation on its samples for a regressor); only after
         :meth:`add_nodes`.
     join_start_ : ndarray of shape (n_new,), dtype=object

@@ -27,6 +27,7 @@ from ._rules import (
     GATE_OFF_FEATURES_PER_SAMPLE,
     SIGN_MIN_CLIENTS,
     SIGN_MAX_SAMPLES,
+    SIGN_MIN_SAMPLES,
     SIGN_MIN_FEATURES,
     SIGN_ROGUE_TOLERANCE,
     _client_pass,
@@ -130,8 +131,9 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
           ``private``) and, over the clients with a sample: at least
           ``SIGN_MIN_CLIENTS`` of them (a sign carries no magnitude: with
           few clients their selection bits are the stronger vote); a
-          median size of at most ``SIGN_MAX_SAMPLES`` (with more samples a
-          feature next to the support keeps a sign bias that leaves the
+          median size from ``SIGN_MIN_SAMPLES`` to ``SIGN_MAX_SAMPLES``
+          (9-10: with more samples, or with fewer and so fewer controls, a
+          feature next to the support keeps a sign bias that reaches the
           band, so recovery would fall with more clients); fewer than half
           of them with the ``d + 4`` samples of the OLS test (``d + 3``
           without intercept; their selection bits detect a feature of a
@@ -149,7 +151,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             median = float(np.median(sizes)) if sizes.size else 0.0
             small = (sizes.size >= SIGN_MIN_CLIENTS and float(np.mean(
                 ols_client(sizes, d, bool(self.fit_intercept)))) < 0.5
-                and median <= SIGN_MAX_SAMPLES
+                and SIGN_MIN_SAMPLES <= median <= SIGN_MAX_SAMPLES
                 and int(d) <= GATE_OFF_FEATURES_PER_SAMPLE * median)
         return ("sign" if not self._sign_conflicts() and int(d) >= SIGN_MIN_FEATURES and small
                 else "selection")

@@ -153,10 +153,10 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         ``k tanh(epsilon / (2 k))^2``, the information the server receives
         when a budget ``epsilon`` is split over ``k`` randomized bits
         (``k = 1`` up to epsilon 3).
-    vote : {"selection", "sign", "auto"}, default="selection"
+    vote : {"selection", "sign", "auto"}, default="auto"
         What each client sends per feature and how the server tests it.
         ``"auto"`` (``vote_``): ``"sign"`` for many small clients, at least
-        1,000 clients with a sample, of at most 10 samples (their median),
+        1,000 clients with a sample, of 9-10 samples (their median),
         with ``20 <= d <= 20 median(n_i)`` and ``alpha``, ``threshold`` and
         ``auto_z`` at their defaults; ``"selection"`` otherwise, and under a
         finite ``privacy`` budget (whose clients do not send their sizes).
@@ -164,13 +164,13 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         Measured at 10,000 clients of 10 samples (5 designs, ``d = 20 /
         200``, 5 seeds) the sign vote is exact on every problem, where the
         selection vote misses dense correlated supports (Toeplitz and
-        heterogeneous 20/10, equicorrelated 200/5).  It is not the default:
-        a client's sign of a feature next to the support is biased, at 10
-        samples to the edge of the band (recovery may fall with 10^6
-        clients), at 30 samples with 6 controls beyond it (the phase
-        transition fell at 10,000 clients; with today's ``m - 4`` controls
-        inside it, but closer than the selection vote's); see the user
-        guide.
+        heterogeneous 20/10, equicorrelated 200/5); with 7 controls at 10
+        samples its features next to the support stay at least 0.013
+        inside the band from 10,000 to 1,000,000 clients (Toeplitz 20/3,
+        seeds 0-4), so recovery does not fall with more clients; see the
+        user guide.  A dense model (more than half of the ``d`` features in
+        the support) breaks the sign vote's median: the fit warns, use
+        ``"selection"``.
         ``"selection"``: the bit "selected" of the client rule above,
         tested against its null rate ``q0`` plus the rogue margin.
         ``"sign"`` (``alpha="auto"``, ``threshold="auto"`` and
@@ -180,8 +180,8 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         intercept) sends the signs of its least-squares coefficients on all
         ``d`` features; a smaller one the sign of ``x_j``'s coefficient when
         ``y`` is regressed on ``x_j`` and its ``K`` most correlated features
-        in its rows (chosen from ``X`` alone), ``K = min(max(6, m - 4), 32, d
-        - 1, m - 2)`` with ``m = n_i - fit_intercept``: 6 up to 10
+        in its rows (chosen from ``X`` alone), ``K = min(max(7, m - 4), 32, d
+        - 1, m - 2)`` with ``m = n_i - fit_intercept``: 7 at 10-12
         samples, 25 at 30.  Where the statistic is undefined (a constant
         feature) the client sends a fair coin.  The server keeps a feature whose fraction of ones is
         significantly outside ``median +- (beta + t)`` (the median over the
@@ -427,7 +427,7 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         rogue_tolerance="auto",
         fwer=None,
         n_reported="auto",
-        vote="selection",
+        vote="auto",
         group_column=None,
         handle_unknown="global",
         network=None,

@@ -269,8 +269,20 @@ def _sign_bits(t, nodes, seeds, bits):
 # 10-sample clients): with 6 controls the weakest support feature's sign
 # fraction is far enough from the median for exact recovery from 71-1,419
 # clients, where the tail vote needs 10^5-10^6 clients on Toeplitz and
-# heterogeneous 20/10 (see the user guide).
-SIGN_CONTROLS = 6
+# heterogeneous 20/10 (see the user guide).  7 (m - 2 at 10 centred
+# samples, the most that keep the t statistic defined) rather than 6: a
+# feature next to a support feature is biased when its controls miss that
+# support feature, and one more control misses it less often.  In the
+# simulation (50,000 clients of 10 samples, distance to the median of the
+# fractions; the band is the median +- 0.05 as clients grow) the farthest
+# feature outside the support went 0.029 / 0.040 / 0.047 / 0.043 / 0.024
+# -> 0.024 / 0.030 / 0.037 / 0.025 / 0.021 on Toeplitz 20/3 seeds 0-4 and
+# 0.046 / 0.045 -> 0.031 / 0.027 on Toeplitz 50/5 seeds 0 / 2, the weakest
+# support feature 0.29-0.33 -> 0.25-0.29 and 0.16 -> 0.13 (8 controls:
+# nulls 0.010-0.020 but support 0.08 on Toeplitz 50/5); the estimator's
+# Toeplitz 20/3 seed 2 neighbour, +0.001 beyond the sign band at 100,000
+# clients with 6, is 0.013 inside it with 7 (benchmarks/support_many_clients.py).
+SIGN_CONTROLS = 7
 # ... and a larger client uses as many as the OLS test's degrees of
 # freedom allow (m - 1 - OLS_MIN_DF controls, m = its centred samples;
 # continuous with the OLS clients, which use all d - 1 others).  A feature
@@ -316,6 +328,14 @@ SIGN_MIN_CLIENTS = 1000
 # samples is exact on seeds 0-2 up to 30,000 clients, its closest
 # neighbour 0.008 inside the band (support_many_clients.py; the guide).
 SIGN_MAX_SAMPLES = 10
+# ... and at least this many (their median): smaller clients can afford
+# fewer controls (m - 2), miss a support feature next to the tested one
+# more often, and the bias reaches the band.  In the simulation (Toeplitz
+# 20/3 seeds 0-3, 20/10 seed 1, 50/5 seed 0; 50,000 clients; distance of
+# the farthest feature outside the support to the median, the band
+# tending to 0.05): 9 samples (6 controls) 0.018-0.040, 8 samples (5)
+# 0.017-0.047, 6 samples (3) 0.026-0.068 (benchmarks/support_sign_controls.py).
+SIGN_MIN_SAMPLES = 9
 
 
 def sign_centre_margin(n_features, n_min, z):
@@ -364,9 +384,9 @@ def sign_controls(n_positive, d, center):
     """Controls ``K`` of a ``vote="sign"`` client with ``n_positive`` samples.
 
     ``min(max(SIGN_CONTROLS, m - 1 - OLS_MIN_DF), SIGN_MAX_CONTROLS, d - 1,
-    m - 2)`` with ``m = n_positive - center``, at least 0: 6 controls up
-    to 10 samples, then the OLS test's 3 residual degrees of freedom (25
-    controls at 30 samples), at most 32, never more than the other
+    m - 2)`` with ``m = n_positive - center``, at least 0: ``m - 2`` up
+    to 10 samples (7 at 10), 7 up to 12, then the OLS test's 3 residual
+    degrees of freedom (25 controls at 30 samples), at most 32, never more than the other
     features, and the regression of ``y`` on ``[x_j, x_C]`` keeps one
     residual degree of freedom, so its t statistic (whose sign is the bit)
     is defined.

@@ -115,12 +115,12 @@ class FederatedSparseLinearRegression(
     n_reported : int or "auto", default="auto"
         Features each client reports in round 1; see
         :class:`FederatedSupportRecovery`.
-    vote : {"selection", "sign", "auto"}, default="selection"
+    vote : {"selection", "sign", "auto"}, default="auto"
         What each client sends per feature in round 1: the selection bit,
         or the sign of the feature's coefficient given its closest
         features (``"sign"``, for dense correlated supports and clients of
         few samples); ``"auto"`` (``vote_``) picks the sign for at least
-        1,000 clients of at most 10 samples; see
+        1,000 clients of 9-10 samples; see
         :class:`FederatedSupportRecovery`.
     group_column : int, str or None, default=None
         Column of ``X`` holding the node id of every sample.
@@ -211,7 +211,7 @@ class FederatedSparseLinearRegression(
         rogue_tolerance="auto",
         fwer=None,
         n_reported="auto",
-        vote="selection",
+        vote="auto",
         group_column=None,
         handle_unknown="global",
         network=None,
