@@ -24,8 +24,6 @@ import copy
 import json
 import time
 
-import numpy as np
-
 from new_nodes import add_nodes, load, make_estimator, new_node_rows, score, split
 
 
