@@ -97,7 +97,6 @@ from sklearn.exceptions import ConvergenceWarning
 from .._core._multitask_fast import Multinomial, node_margins, problem_gap_terms
 from ..network import index_bits, payload_bytes
 from ._compression import _FLOAT, _INDEX
-from ._curvature import add_pair, curvature_ratio, transfer_pairs
 from ._multiclass import quantize_rows, quantized_rows_bytes, residual_code, rows_sent, sent_scales
 from ._omega import _LowRankSigma
 from ._protocol import _fault_note, _steps
@@ -112,7 +111,8 @@ from ._validation import (
     validation_sums,
 )
 
-# L-BFGS at the server (pairs: skfed.multitask._curvature): Armijo constant and backtracking factor.
+# L-BFGS at the server: curvature pairs kept, Armijo constant and backtracking factor.
+_MEMORY = 10
 _ARMIJO = 1e-4
 _BACKTRACK = 0.3
 # The share b is kept in [_SHARE_FLOOR, 1 - _SHARE_FLOOR] (logit bounded).
@@ -271,9 +271,8 @@ class _SharedFit:
         if self.personal_mu is not None:
             self.node_mu[:] = self.personal_mu
         self.carry = np.full(m, int(carry), dtype=np.int64)
-        # A previous fit's L-BFGS pairs to start from (fixed_share_memory), and this fit's.
-        self.transfer = memory
-        self.memory = ([], [], [])
+        # L-BFGS curvature pairs to start from (a previous fit's), and this fit's.
+        self.memory = ([], []) if memory is None else memory
 
     # ---------------------------------------------------------------- bytes
     def _spent(self):
@@ -429,7 +428,7 @@ class _SharedFit:
             grad[-1] = 0.0
             joint, dual_joint = F, dual_fixed
         return dict(F=F, grad=grad, joint=joint, dual_joint=dual_joint, dual=dual_fixed,
-                    b=b, w0=w0.copy(), S=S)
+                    b=b, w0=w0.copy())
 
     # ---------------------------------------------------------- the curves
     def _record_partial(self):
@@ -506,7 +505,7 @@ class _SharedFit:
             # The nodes keep their dual variables of this point (the server
             # tells them with its next message: one float, counted there).
             self.best = dict(values, g=nodes.g.copy(), V=nodes.V.copy(), mu=nodes.mu,
-                             round=self.rounds, U=self.U.copy())
+                             round=self.rounds)
         self.gaps.append(values["F"] - values["dual"])
         self.objectives.append(values["F"])
         self.duals.append(values["dual"])
@@ -526,10 +525,8 @@ class _SharedFit:
         vals = self.evaluate(self.w0_pub, self.b0, parallel)
         # (the share of the point the nodes solved at: :meth:`_personal_weight`)
         x = np.append(self.w0_pub.ravel(), _logit(self.b0 if vals is None else vals["b"]))
-        pairs = self.memory
-        inherited = self.transfer is not None and vals is not None
-        if inherited:
-            pairs = self._transferred_pairs()
+        S, Y = self.memory
+        inherited = bool(S)
         while vals is not None:
             if self._record(vals):
                 self.converged = True
@@ -538,10 +535,10 @@ class _SharedFit:
                 break  # the round stays open for the final delivery
             protocol.end_round()
             f, g, b = vals["F"], vals["grad"], vals["b"]
-            direction = self._direction(g, *pairs[:2], b)
+            direction = self._direction(g, S, Y, b)
             if not g @ direction < 0:
-                pairs = ([], [], [])
-                direction = self._direction(g, *pairs[:2], b)
+                S, Y = [], []
+                direction = self._direction(g, S, Y, b)
             t, retried = 1.0, False
             while True:
                 target = x + t * direction
@@ -564,36 +561,26 @@ class _SharedFit:
                 # trial (shorter than the rejected step), else backtracking.
                 rejected = x_new - x
                 t *= _BACKTRACK
-                if not retried and add_pair(pairs, rejected, new["grad"] - g,
-                                            vals["S"].ravel() - new["S"].ravel()):
-                    retried, retry = True, self._direction(g, *pairs[:2], b)
+                if not retried and _retry_pairs(S, Y, rejected, new["grad"] - g):
+                    retried, retry = True, self._direction(g, S, Y, b)
                     if g @ retry < 0 and retry @ retry < rejected @ rejected:
                         direction, t = retry, 1.0
             if vals is None or new is None:
                 break
             if inherited:
                 # the pairs of a previous fit served the first step only
-                pairs, inherited = ([], [], []), False
-            add_pair(pairs, x_new - x, new["grad"] - g, vals["S"].ravel() - new["S"].ravel())
+                S, Y, inherited = [], [], False
+            _retry_pairs(S, Y, x_new - x, new["grad"] - g)
             x, vals = x_new, new
-        self.memory = pairs
+        self.memory = (S, Y)
         return self
 
     def fixed_share_memory(self):
-        """This fit's L-BFGS pairs for a fixed-share refit (``w0`` blocks and their envelope
-        parts), the best point's ``u_t`` copies and ``mu`` (:mod:`~skfed.multitask._curvature`)."""
-        S, _, E = self.memory
-        return dict(S=[np.append(s[:-1], 0.0) for s in S], E=[np.append(e, 0.0) for e in E],
-                    U=self.best["U"], mu=self.best["mu"])
-
-    def _transferred_pairs(self):
-        """The previous fit's pairs at this ``b_w`` and ``mu`` (:func:`curvature_ratio` at the
-        unmoved first point)."""
-        t = self.transfer
-        b_w = self.b0 if self.b_w is None else self.b_w
-        ratio = curvature_ratio(t["U"], self.U, t["mu"], self.nodes.mu)
-        penalty = np.append(np.full(self.size, self.lam * self.m / b_w), 0.0)
-        return transfer_pairs(t["S"], t["E"], penalty, ratio)
+        """This fit's L-BFGS pairs for a fixed-share fit: their ``w0`` blocks,
+        where still of positive curvature."""
+        pairs = [(np.append(s[:-1], 0.0), np.append(y[:-1], 0.0)) for s, y in zip(*self.memory)]
+        pairs = [(s, y) for s, y in pairs if s @ y > 1e-12 * (y @ y)]
+        return [s for s, _ in pairs], [y for _, y in pairs]
 
     def _direction(self, g, S, Y, b):
         """The L-BFGS direction (two-loop recursion).  Without curvature
@@ -646,6 +633,19 @@ class _SharedFit:
                 np.arange(self.m, dtype=np.intp), np.full(self.m, final, dtype=np.int64))
         protocol.end_round()
         return best
+
+
+def _retry_pairs(S, Y, s, y):
+    """Add the curvature pair ``(s, y)`` to the L-BFGS memory if its
+    curvature is positive (the oldest pair leaves past ``_MEMORY``)."""
+    if not s @ y > 1e-12 * (y @ y):
+        return False
+    S.append(s)
+    Y.append(y)
+    if len(S) > _MEMORY:
+        S.pop(0)
+        Y.pop(0)
+    return True
 
 
 def shared_sigma(m, b, b_w=None):
