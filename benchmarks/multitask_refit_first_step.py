@@ -34,7 +34,7 @@ refit's ``b_w``.  The measured / assumed curvature became 1.06-1.13
 (regressor), 0.75-1.69 (4-class), 0.49-0.99 (binary; 0.71-0.88 -> 0.49-0.56 on
 the 1,600-node rows); rounds (regressor
 rows of ``multitask_bytes_small.py --no-baselines --seeds 0 1 2``) 65 -> 58,
-max bytes / raw 0.841 -> 0.745; the 4-class family seeds 0-10 118 -> 110
+max bytes / raw 0.841 -> 0.745; the 4-class family seeds 0-10 118 -> 111
 rounds (seeds 0-5 and 9 one round fewer), accuracy within 0.001; but binary
 76 -> 77 rounds, the 1,600-node rows of seeds 1 and 2 0.94 -> 1.037 of raw,
 and seed 8 still 12 rounds, 1.074.  On the binary rows even the unscaled
