@@ -70,8 +70,8 @@ More held-out seeds (mtl5; main at 8d05595 against the rescaled pairs of
   ratio 1, its penalty part still at the refit's ``b_w``), binary rows as
   above: 252 -> 251 rounds, over raw only on 400 x seed 9 (1.135; main also
   1,600 x seed 7), mean score .86685; the other families as rescaled.  Not
-  run on the Done rows (the 1,000- and 10,000-node synthetic rows take the
-  personal path).
+  run on the Done rows (any row whose fit takes the personal path would
+  move).
 """
 
 import argparse
