@@ -60,6 +60,16 @@ seeds 0-2, ``k = 5 / 10 / 20``; the default then scored HAR 97.48 / 97.33 /
   ``k`` (``k = 5``: related-small, -clustered, -alike -0.08 to -0.11,
   related-wide 0.00, related-narrow +0.04): five samples without an error are weak evidence for
   ``w_0``, and a rule that wins on one family only is not a default.
+
+Rotated moons at ``k = 5`` is not a matter of the rehearsal's draws
+(joinsm3, 2026-11-28, main 8d05595): the rehearsal of size 5 keeps scale
+1 on all three seeds, and the fixed scale 1 is exactly the join's 55.72;
+on the fitted nodes' draws scale 4 errs 0.456 / 0.398 / 0.471 against
+scale 1's 0.425 / 0.419 / 0.443 (seeds 0 / 1 / 2; standard errors of the
+difference 0.020 / 0.031 / 0.019), i.e. worse on two seeds, while on the
+newcomers it is better on all three (56.34 against 55.72 in the mean).
+Fewer draws only widen the standard errors (scale 1 kept), more picked
+smaller scales (above), so no number of draws reaches Local's 55.92 there.
 """
 
 import argparse

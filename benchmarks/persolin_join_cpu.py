@@ -12,7 +12,7 @@ times, in one process and one BLAS thread,
   model steps per newcomer, from the fit's schedule) and with the schedule
   forced to 1 local step and 1 model step (the CPU no stopping rule can go
   under); the mean of ``--joins`` joins, each on a fresh copy of the fit;
-* inside the default join: the batched kernels (``lin_local``,
+* inside the default join: the batched kernels (``lin_join_local``,
   ``lin_join_steps``, ``join_rows``, the Lipschitz constants), the rest of
   the batched pass, input validation, ``connected_threshold``, the
   network's start and log, and what is left (Python of
@@ -38,6 +38,24 @@ of about 8 processes on 2 cores): rotated moons, refit 27.5 ms, join at
 %, of which its kernels 9.3 %); Landmine, refit 81.5 ms, join 5.0 % and
 4.1 %.  So on moons no stopping rule of the steps reaches 10 %: the join's
 fixed cost alone is about twice that.
+
+After the cuts of 2026-11-28 (every result bit-identical: gradient-only
+kernels for the local and model steps, Kruskal's forest for the fitted
+graph's threshold, the join's network built without clone and re-checks,
+one RandomState re-seeded for the join's streams, products and degrees on
+raw CSR arrays reading the fitted models in place, the grown graph
+without tocoo/triu, the rows toward the fitted candidates solved once,
+the messages counted in one call each), same command, load 12 on 2
+cores: rotated moons, refit 24.4 ms, join at 100 + 100 steps **18.9 %**
+(k = 5 / 10 / 20: 14.2-16.1 / 18.9-20.8 / 20.2-22.7 %), at 1 + 1 steps
+14.4 %; its kernels 5.8 % (local 2.0, model steps 2.3, rows 1.5), the
+Lipschitz constants 1.1 %, the batched pass 11.0 % in all, the threshold
+0.2 %, the network's start 0.3 % and log 1.1 %; Landmine, refit 79.8
+ms, join **2.8 %** (1 + 1 steps 2.3 %).  What is left on moons is mostly
+input validation (``_validate_join_data``, in ``skfed/_base.py``), the
+network log, NumPy's per-call overheads in the peer draws and eigenvalue
+batches, and kernels that do the refit's own
+per-node work for 20 of its 100 nodes: 10 % is not reached.
 
 Fewer steps and the scores (``--step-fraction``, means over seeds 0-2 at
 k = 5 / 10 / 20, against the default schedule's):
@@ -74,13 +92,13 @@ import skfed._graph_join_batch as gb
 import skfed.network as net
 
 SECTIONS = (
-    (gb, "lin_local", "kernel: local steps"),
+    (gb, "lin_join_local", "kernel: local steps"),
     (gb, "lin_join_steps", "kernel: model steps"),
     (gb, "join_rows", "kernel: graph rows"),
     (gb, "top_squared_singular_values", "Lipschitz constants"),
     (gb, "lin_join_batched", "batched pass (all)"),
     (gj, "connected_threshold", "connected_threshold"),
-    (net.SimulatedNetwork, "start", "network start"),
+    (gj, "join_simulation", "network start"),
     (net.NetworkSimulation, "log", "network log"),
     (gj, "graph_join_nodes", "join (all)"),
 )

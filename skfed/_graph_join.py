@@ -113,8 +113,9 @@ from ._core._boosting_fast import (
     lin_losses,
     lse_losses,
 )
-from .graph import connected_threshold, model_message_bytes
-from .network import payload_bytes, resolve_network
+from ._graph_join_fitted import connected_threshold, join_simulation, row_sums
+from .graph import model_message_bytes
+from .network import payload_bytes
 
 __all__ = ["graph_join_nodes", "join_info_from_data"]
 
@@ -140,14 +141,6 @@ _RESOLVE_EVERY = 50
 # rotated moons 74.0 either way (Perso-lin 58.5 both), fewer messages and
 # less per-block Python work.
 _SYNC_BLOCKS = 4
-# Whether newcomers of one call sample each other.
-_PEERS = True
-# Whether Perso-lin joins at its defaults run every newcomer in one pass
-# (skfed._graph_join_batch); False runs them one by one (the tests' reference).
-_BATCHED = True
-# Whether Dada's newcomers score their peers' models in one batch per row
-# solve (False: newcomer by newcomer, the tests' reference).
-_BATCHED_SCORES = True
 # Bytes of a loss and a degree in an answer; of one weight.
 _LOSS_DEGREE_BYTES = payload_bytes(n_float64=2)
 _WEIGHT_BYTES = payload_bytes(n_float64=1)
@@ -488,7 +481,8 @@ def _fit_budget(estimator, n_fitted, n_problems, n_columns):
                          n_local=n_local, uses_per_step=per)
 
 
-def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
+def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
+                     one_by_one=False):
     """Join new nodes to a fitted Dada / Perso-lin estimator (see the module).
 
     Appends the new nodes to ``nodes_``, ``coef_``, ``intercept_``,
@@ -505,6 +499,14 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
     info : dict, default=None
         What the fit keeps (``estimator._join_info``, by default; or
         :func:`join_info_from_data`).
+    one_by_one : bool, default=False
+        Run every newcomer's steps newcomer by newcomer (a ``_Newcomer``
+        each, Dada's peer scores one newcomer at a time) instead of in one
+        batched pass (Perso-lin without privacy, peer scoring or rogue nodes:
+        :mod:`skfed._graph_join_batch`; Dada's peer scores in one product
+        per row solve).  The same steps, draws and messages, up to the
+        rounding of sums taken in another order: the tests' reference for
+        the batched paths; ``add_nodes`` never sets it.
 
     Returns
     -------
@@ -577,8 +579,13 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
     # counts; a feature they carry over the threshold gets its stumps.
     from ._graph_join_vote import apply_vote, join_vote, vote_message_bytes
 
-    vote = join_vote(est, X, y, sw_all, layout, np.random.RandomState(
-        [_random_seed(est), int(getattr(est, "_join_seed", 0)), 104711]))
+    # One RandomState, re-seeded for each of the join's three streams (the
+    # vote's, the network's seed, the peer-sampling draws): constructing one
+    # costs ten times a re-seed.  _random_seed is called once per stream, in
+    # this order (it draws from a RandomState instance given as random_state).
+    seed = int(getattr(est, "_join_seed", 0))
+    rng = np.random.RandomState([_random_seed(est), seed, 104711])
+    vote = join_vote(est, X, y, sw_all, layout, rng)
     if vote is not None:
         info = apply_vote(est, vote, info)
     models = _models(est)
@@ -602,21 +609,18 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
         every = (_RESOLVE_EVERY if update in ("n_nodes", "geometric")
                  else max(_RESOLVE_EVERY, math.ceil(int(update) / n_fit)))
     threshold = None
-    W_old = sparse.csr_matrix(est.collaboration_graph_)
+    W_old = est.collaboration_graph_
+    if not (sparse.issparse(W_old) and W_old.format == "csr"):
+        W_old = sparse.csr_matrix(W_old)
     if est.sparsify_graph == "connected" and W_old.nnz:
         threshold = connected_threshold(W_old)
-    degrees_old = np.asarray(W_old.sum(axis=1)).ravel()
+    degrees_old = row_sums(W_old.data, W_old.indptr)
 
     # The network of the join: the fitted nodes, then the newcomers.
-    seed = getattr(est, "_join_seed", 0)
-    rng = np.random.RandomState([_random_seed(est), int(seed), 104729])
-    network = resolve_network(est.network)
-    from sklearn.base import clone
-
-    sim = clone(network).set_params(
-        topology=None, topology_params=None,
-        random_state=np.random.RandomState([_random_seed(est), int(seed), 104723]),
-    ).start(n_old + n_new, server=False)
+    rng_seed = [_random_seed(est), seed, 104729]
+    rng.seed([_random_seed(est), seed, 104723])
+    sim = join_simulation(est, n_old + n_new, rng)
+    rng.seed(rng_seed)
     sim.rogue[:] = np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)])
     if vote is not None:
         # Ballots up to the root of the fit's vote (fitted node 0), the
@@ -672,7 +676,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
         sim.counter.next_round()
 
     scoring = bool(getattr(est, "peer_scoring", False)) and not private
-    if (_BATCHED and not _is_dada(est) and budget is None and not scoring
+    if (not one_by_one and not _is_dada(est) and budget is None and not scoring
             and not sim.rogue.any()):
         # Perso-lin at its defaults: every newcomer in one pass
         # (skfed._graph_join_batch; the same steps, draws and messages).
@@ -732,7 +736,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
         # Only newcomers at least as heavy as the fitted nodes' mean take part.
         mean_mass = float(np.mean(est.confidence_[:n_old])) * float(info["max_mass"])
         eligible = np.flatnonzero(np.array([node.mass for node in newcomers]) >= mean_mass)
-        if len(eligible) > 1 and _PEERS:
+        if len(eligible) > 1:
             new_payloads = model_message_bytes(local_models.reshape(n_new, -1), dtype)
             degrees_new = np.array([v.sum() for v in rows])
             n_peers = min(len(eligible) - 1, n_candidates)
@@ -754,7 +758,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
         # Dada's scores of the peers' models: every newcomer's samples against
         # its peers' models in one product and one loss call per row solve.
         gather = None
-        if scoring and _is_dada(est) and _BATCHED_SCORES and any(len(p) for p in peers):
+        if scoring and _is_dada(est) and not one_by_one and any(len(p) for p in peers):
             own = [layout.node_indices(k) for k in range(n_new)]
             g_rows = np.concatenate([np.tile(own[k], len(peers[k])) for k in range(n_new)])
             g_cols = np.concatenate([np.repeat(peers[k], len(own[k])) for k in range(n_new)])
@@ -871,12 +875,14 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
             uses[k] = node.P * (n_local + n_steps) if node.dada else (n_local + n_steps)
     # Step 4's last message: each newcomer tells its fitted neighbours their
     # weight (a weight between two newcomers is known to both).
-    for k in range(n_new):
-        nbrs = np.ascontiguousarray(answered[k][rows[k] > 0], dtype=np.intp)
-        if len(nbrs):
-            sim.counter.multicast_message(n_old + k, nbrs, _WEIGHT_BYTES)
+    # (counted in one call: a multicast counts one message per receiver)
+    chosen = np.concatenate(rows + [np.zeros(0)]) > 0
+    r = np.repeat(np.arange(n_old, n_old + n_new, dtype=np.intp),
+                  [len(v) for v in rows])[chosen]
+    c = np.concatenate(answered + [np.zeros(0, dtype=np.intp)]).astype(np.intp)[chosen]
+    w = np.concatenate(rows + [np.zeros(0)])[chosen]
+    sim.counter.send_pairs(r, c, np.full(len(r), _WEIGHT_BYTES, dtype=np.int64))
     sim.counter.next_round()
-    rows = [(answered[k], rows[k]) for k in range(n_new)]
 
     # Append the newcomers.
     est._append_nodes(new_labels)
@@ -907,16 +913,17 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None):
                     [kept, np.full((n_new,) + kept.shape[1:], np.nan)]))
     est.confidence_ = np.concatenate([est.confidence_, confidences])
     n_all = n_old + n_new
-    r = np.concatenate([np.full(np.count_nonzero(v), n_old + k) for k, (_, v) in enumerate(rows)]
-                       + [np.zeros(0, dtype=np.intp)]).astype(np.intp)
-    c = np.concatenate([cand[v > 0] for cand, v in rows] + [np.zeros(0, dtype=np.intp)])
-    w = np.concatenate([v[v > 0] for _, v in rows] + [np.zeros(0)])
-    old = W_old.tocoo()
-    nn = sparse.triu(W_new, 1, format="coo")
+    # The fitted graph's entries in stored order and the newcomers' upper
+    # triangle (what W_old.tocoo() and sparse.triu(W_new, 1) give).
+    old_row = np.repeat(np.arange(n_old, dtype=np.intp), np.diff(W_old.indptr))
+    W_new = sparse.csr_matrix(W_new)
+    new_row = np.repeat(np.arange(n_new, dtype=np.intp), np.diff(W_new.indptr))
+    upper = W_new.indices > new_row
+    nn_row, nn_col, nn_data = new_row[upper], W_new.indices[upper], W_new.data[upper]
     est.collaboration_graph_ = sparse.csr_matrix(
-        (np.concatenate([old.data, w, w, nn.data, nn.data]),
-         (np.concatenate([old.row, r, c, n_old + nn.row, n_old + nn.col]),
-          np.concatenate([old.col, c, r, n_old + nn.col, n_old + nn.row]))),
+        (np.concatenate([W_old.data, w, w, nn_data, nn_data]),
+         (np.concatenate([old_row, r, c, n_old + nn_row, n_old + nn_col]),
+          np.concatenate([W_old.indices, c, r, n_old + nn_col, n_old + nn_row]))),
         shape=(n_all, n_all))
     if budget is not None:
         _record_privacy(est, budget, uses, newcomers, steps)

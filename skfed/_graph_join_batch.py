@@ -9,7 +9,7 @@ docstring of :mod:`skfed._graph_join`), the same draws of the peer-sampling
 service and the same messages, but each of them for all the newcomers at
 once:
 
-1. their local models: one ``lin_local`` call over all of them;
+1. their local models: one ``lin_join_local`` call over all of them;
 2. their rows of the graph objective: one ``join_rows`` call
    (:mod:`skfed._core._join_fast`) over their candidates stored back to
    back (and again over the candidates and peers when newcomers sample
@@ -27,8 +27,8 @@ join took 16.5 ms of CPU instead of 30-34 ms (a refit: 37-40 ms).
 import numpy as np
 from scipy import sparse
 
-from ._core._boosting_fast import lin_local
-from ._core._join_fast import join_rows, lin_join_steps
+from ._core._join_fast import csr_times_dense, join_rows, lin_join_local, lin_join_steps
+from ._graph_join_fitted import row_sums
 from .graph import model_message_bytes
 
 __all__ = ["lin_join_batched"]
@@ -88,19 +88,24 @@ class _SymmetricPattern:
         both_r = np.concatenate([rows, cols])
         both_c = np.concatenate([cols, rows])
         keys, self.slot = np.unique(both_r.astype(np.int64) * n + both_c, return_inverse=True)
-        self.rows, self.cols = keys // n, keys % n
+        self.rows = keys // n
+        self.cols = np.ascontiguousarray(keys % n, dtype=np.intp)
         self.indptr = _segments(np.bincount(self.rows, minlength=n))
         self.n = n
 
-    def matrix(self, values):
-        """``(W, links)``: ``W`` with explicit zeros kept (callers only
-        multiply and sum by it), and ``(k, j)`` of its positive weights."""
+    def values(self, values):
+        """``(data, links)``: ``W``'s values in the pattern's CSR order
+        (``indptr``, ``cols``; explicit zeros kept: callers only multiply
+        and sum by them), and ``(k, j)`` of its positive weights."""
         data = 0.5 * np.bincount(self.slot, weights=np.concatenate([values, values]),
                                  minlength=len(self.rows))
-        W = sparse.csr_matrix((data, self.cols.astype(np.intp), self.indptr),
-                              shape=(self.n, self.n))
         positive = data > 0
-        return W, (self.rows[positive], self.cols[positive])
+        return data, (self.rows[positive], self.cols[positive])
+
+    def matrix(self, values):
+        """``(W, links)`` with ``W`` as a CSR matrix (see :meth:`values`)."""
+        data, links = self.values(values)
+        return sparse.csr_matrix((data, self.cols, self.indptr), shape=(self.n, self.n)), links
 
 
 def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_models,
@@ -145,8 +150,7 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
         ``graph_losses``, ``uses``, ``rows`` (each newcomer's weights toward
         ``answered[k]``) and ``W_new`` (the weights between newcomers).
     """
-    from ._graph_join import (
-        _LOSS_DEGREE_BYTES, _PEERS, _design, _loss, _step_blocks, _targets)
+    from ._graph_join import _LOSS_DEGREE_BYTES, _design, _loss, _step_blocks, _targets
 
     dtype = models.dtype
     n_old, n_new = models.shape[0], layout.n_nodes
@@ -176,8 +180,8 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
     inv_mass = 1.0 / mass
     theta = np.zeros((n_new, P, n), dtype=dtype)
     losses = np.zeros((n_new, P))
-    lin_local(Z, Y, sw, offsets, theta, loss, inv_mass, lipschitz, l2, n_pen, losses,
-              int(n_local), 0, n_new)
+    lin_join_local(Z, Y, sw, offsets, theta, losses, loss, inv_mass, lipschitz, l2, n_pen,
+                   int(n_local))
     local_models = theta.copy()
     local_losses = confidence * losses.sum(axis=1)
 
@@ -193,16 +197,33 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
     def flat(th):
         return np.ascontiguousarray(th.reshape(n_new, D), dtype=np.float64)
 
-    join_rows(flat(theta), local_losses, cand_models, cand_losses, cand_degrees, indptr,
-              mu, mu_graph, lam, delta, cap, thr, v_old)
-
-    # Step 2b: newcomers at least as heavy as the fitted nodes' mean sample
-    # each other (the draws of the newcomer-by-newcomer join, in its order).
-    peers = [np.zeros(0, dtype=np.intp) for _ in range(n_new)]
+    # Newcomers at least as heavy as the fitted nodes' mean sample each other
+    # (step 2b).  Without such an exchange these rows are final; with one,
+    # every row is solved again over candidates and peers, so only the
+    # eligible newcomers' rows are solved here (their degrees are what they
+    # answer their peers).  A newcomer's row depends on its candidates only.
     eligible = np.flatnonzero(mass >= mean_confidence * max_mass)
+    exchange = len(eligible) > 1
+    if exchange and len(eligible) < n_new:
+        sub = np.concatenate([np.arange(indptr[k], indptr[k + 1]) for k in eligible.tolist()]
+                             + [np.zeros(0, dtype=np.intp)]).astype(np.intp)
+        out = np.zeros(len(sub))
+        join_rows(np.ascontiguousarray(flat(theta)[eligible]),
+                  np.ascontiguousarray(local_losses[eligible]),
+                  np.ascontiguousarray(cand_models[sub]), np.ascontiguousarray(cand_losses[sub]),
+                  np.ascontiguousarray(cand_degrees[sub]), _segments(np.diff(indptr)[eligible]),
+                  mu, mu_graph, lam, delta, cap, thr, out)
+        v_old[sub] = out
+    else:
+        join_rows(flat(theta), local_losses, cand_models, cand_losses, cand_degrees, indptr,
+                  mu, mu_graph, lam, delta, cap, thr, v_old)
+
+    # Step 2b: the eligible newcomers sample each other (the draws of the
+    # newcomer-by-newcomer join, in its order).
+    peers = [np.zeros(0, dtype=np.intp) for _ in range(n_new)]
     degrees_new = np.add.reduceat(v_old, indptr[:-1]) if T else np.zeros(n_new)
     degrees_new[indptr[:-1] == indptr[1:]] = 0.0
-    if len(eligible) > 1 and _PEERS:
+    if exchange:
         new_payloads = model_message_bytes(local_models.reshape(n_new, -1), dtype)
         n_peers = min(len(eligible) - 1, n_candidates)
         active = sim.draw_rounds(1)[0][0]
@@ -245,7 +266,7 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
         """Every newcomer's row over its fitted candidates and peers (with
         ``current``: the peers' current models, else their answers); the
         weight between two newcomers is the mean of what each chose.
-        Returns ``(W, links)`` (:meth:`_SymmetricPattern.matrix`)."""
+        Returns ``(data, links)`` (:meth:`_SymmetricPattern.values`)."""
         peer_models = flat(local_models if current is None else current)
         source = np.concatenate([fitted_models, peer_models])
         out = np.zeros(len(both_idx))
@@ -253,41 +274,44 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
                   both_losses, both_degrees, both_indptr, mu, mu_graph, lam, delta, cap, thr,
                   out)
         v_old[:] = out[is_fitted]
-        return pattern.matrix(out[~is_fitted])
+        return pattern.values(out[~is_fitted])
 
-    if n_new > 1:
-        W_new, links = solve_rows(None, local_losses, cand_models)
-    else:
-        W_new = sparse.csr_matrix((n_new, n_new))
+    if exchange:
+        w_new, links = solve_rows(None, local_losses, cand_models)
+    else:  # no peers: the rows above are the rows over all candidates
+        w_new = np.zeros(0)
         links = (np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp))
-    step_models = cand_models
+    # The fitted neighbours' models of the model steps: rows ``step_cols`` of
+    # ``step_source`` (no gather of every candidate's final model).
+    step_source, step_cols = cand_models, np.arange(T, dtype=np.intp)
     if graph_models is not models:
         # Step 3b: the chosen fitted neighbours send their final models.
         payloads = model_message_bytes(models.reshape(n_old, -1), dtype)
         owner = np.repeat(np.arange(n_new), np.diff(indptr))
         chosen = v_old > 0
-        for k in np.unique(owner[chosen]).tolist():
-            nbrs = np.ascontiguousarray(cand[indptr[k]:indptr[k + 1]][
-                v_old[indptr[k]:indptr[k + 1]] > 0], dtype=np.intp)
-            sim.counter.multicast_message(n_old + k, nbrs, 0)
-        sim.counter.send_pairs(np.ascontiguousarray(cand[chosen], dtype=np.intp),
-                               np.ascontiguousarray(n_old + owner[chosen], dtype=np.intp),
-                               payloads[cand[chosen]].astype(np.int64))
-        step_models = np.ascontiguousarray(models[cand].reshape(T, D), dtype=np.float64)
+        asker = np.ascontiguousarray(n_old + owner[chosen], dtype=np.intp)
+        nbrs = np.ascontiguousarray(cand[chosen], dtype=np.intp)
+        sim.counter.send_pairs(asker, nbrs, np.zeros(len(nbrs), dtype=np.int64))  # requests
+        sim.counter.send_pairs(nbrs, asker, payloads[nbrs].astype(np.int64))
+        step_source = np.ascontiguousarray(models.reshape(n_old, D), dtype=np.float64)
+        step_cols = cand
 
     # Step 4: model steps, the fitted neighbours' models fixed; linked
     # newcomers step in synchronous blocks and exchange their models.
-    def fixed_part():
-        R = sparse.csr_matrix((v_old, np.arange(T), indptr), shape=(n_new, T))
-        return R @ step_models, np.asarray(R.sum(axis=1)).ravel()
+    # (the sums W @ models of SciPy's CSR products, on the raw arrays)
+    S_fixed, mixed = np.empty((n_new, D)), np.empty((n_new, D))
 
-    S_fixed, d_fixed = fixed_part()
+    def fixed_part():
+        csr_times_dense(indptr, step_cols, v_old, step_source, S_fixed)
+        return row_sums(v_old, indptr)
+
+    d_fixed = fixed_part()
     linked = len(links[0]) > 0
     for _, size, last, resolve in _step_blocks(n_steps, every, linked):
-        current = flat(theta)
-        S = np.ascontiguousarray((S_fixed + W_new @ current).reshape(n_new, P, n))
+        csr_times_dense(pattern.indptr, pattern.cols, w_new, flat(theta), mixed)
+        S = np.ascontiguousarray((S_fixed + mixed).reshape(n_new, P, n))
         degree = np.ascontiguousarray(d_fixed + np.add.reduceat(
-            np.append(W_new.data, 0.0), W_new.indptr[:-1]) * (np.diff(W_new.indptr) > 0))
+            np.append(w_new, 0.0), pattern.indptr[:-1]) * (np.diff(pattern.indptr) > 0))
         lin_join_steps(Z, Y, sw, offsets, theta, losses, loss, inv_mass, lipschitz, l2, n_pen,
                        S, degree, confidence, mu, int(size))
         if last:
@@ -300,11 +324,13 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
                                    pay[j_].astype(np.int64))
             sim.counter.next_round()
         if resolve:
-            W_new, links = solve_rows(theta.astype(np.float64),
-                                      confidence * losses.sum(axis=1), step_models)
-            S_fixed, d_fixed = fixed_part()
+            w_new, links = solve_rows(theta.astype(np.float64),
+                                      confidence * losses.sum(axis=1),
+                                      np.ascontiguousarray(step_source[step_cols]))
+            d_fixed = fixed_part()
             linked = len(links[0]) > 0
     separate = graph_models is not models
+    W_new = sparse.csr_matrix((w_new, pattern.cols, pattern.indptr), shape=(n_new, n_new))
     W_new.eliminate_zeros()
     return {
         "models": theta,

@@ -6,10 +6,10 @@ import copy
 
 import numpy as np
 import pytest
+from skfed._core._boosting_fast import Logistic, SquaredHinge, lin_local
+from skfed._core._join_fast import join_rows, lin_join_local, lin_join_steps
 
 import skfed._graph_join as graph_join
-from skfed._core._boosting_fast import Logistic
-from skfed._core._join_fast import join_rows, lin_join_steps
 from skfed._graph_join_batch import _SymmetricPattern, top_squared_singular_values
 from skfed.boosting import PersonalizedLinearClassifier
 from skfed.network import SimulatedNetwork
@@ -106,6 +106,41 @@ def test_lin_join_steps_equal_numpy_gradient_steps(dtype):
             np.testing.assert_allclose(losses[k, p], F, rtol=tol)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("loss", [Logistic(), SquaredHinge()], ids=["logistic", "sq-hinge"])
+def test_lin_join_local_equals_lin_local_bit_for_bit_and_numpy(dtype, loss):
+    # The join's local steps skip the loss value at every step: the same
+    # bits as the fit's lin_local (whose steps compute it), a zero-weight
+    # sample and a node of one sample included; and NumPy's gradient steps.
+    rng = np.random.RandomState(4)
+    counts = np.array([4, 1, 11, 6])
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
+    m, n, P = offsets[-1], 4, 3
+    X = np.ascontiguousarray(np.c_[rng.normal(size=(m, n - 1)), np.ones(m)], dtype=dtype)
+    Y = np.ascontiguousarray(rng.choice([-1.0, 1.0], size=(P, m)), dtype=dtype)
+    sw = rng.uniform(0.5, 2.0, size=m)
+    sw[7] = 0.0
+    sw = np.ascontiguousarray(sw, dtype=dtype)
+    mass = np.add.reduceat(sw.astype(np.float64), offsets[:-1])
+    lip = rng.uniform(0.5, 2.0, size=4)
+    theta0 = np.array(rng.normal(scale=0.3, size=(4, P, n)), dtype=dtype)
+    fit, join = theta0.copy(), theta0.copy()
+    fit_losses, join_losses = np.zeros((4, P)), np.full((4, P), np.nan)
+    lin_local(X, Y, sw, offsets, fit, loss, 1.0 / mass, lip, 0.02, n - 1, fit_losses, 9, 0, 4)
+    lin_join_local(X, Y, sw, offsets, join, join_losses, loss, 1.0 / mass, lip, 0.02, n - 1, 9)
+    assert not np.array_equal(join, theta0)
+    np.testing.assert_array_equal(join, fit)
+    np.testing.assert_array_equal(join_losses, fit_losses)
+    if isinstance(loss, Logistic):
+        tol = 1e-11 if dtype == np.float64 else 1e-5
+        for k in range(4):
+            s = slice(offsets[k], offsets[k + 1])
+            expected = _lin_numpy(X[s].astype(np.float64), Y[:, s].astype(np.float64),
+                                  sw[s].astype(np.float64), theta0[k], np.zeros((P, n)),
+                                  0.0, 1.0, 0.0, 0.02, n - 1, lip[k], 9)
+            np.testing.assert_allclose(join[k], expected, rtol=tol, atol=tol)
+
+
 def test_top_squared_singular_values_equal_numpy_norms():
     # segments shorter and longer than the row width, of repeated and
     # single lengths, and an empty one
@@ -183,11 +218,8 @@ def _both_ways(params, n_new=6, dtype=np.float64):
         X[~new], y[~new], groups=groups[~new])
     before = copy.deepcopy(est)
     batched = copy.deepcopy(est).add_nodes(X[new], y[new], groups=groups[new])
-    graph_join._BATCHED = False
-    try:
-        one_by_one = copy.deepcopy(est).add_nodes(X[new], y[new], groups=groups[new])
-    finally:
-        graph_join._BATCHED = True
+    one_by_one = graph_join.graph_join_nodes(copy.deepcopy(est), X[new], y[new], groups[new],
+                                             one_by_one=True)
     return before, batched, one_by_one
 
 
@@ -236,3 +268,66 @@ def test_batched_join_in_float32_and_of_one_newcomer():
     before, batched, one_by_one = _both_ways({}, n_new=1)
     np.testing.assert_allclose(batched.coef_, one_by_one.coef_, rtol=1e-9, atol=1e-12)
     assert batched.join_communication_.total_bytes == one_by_one.join_communication_.total_bytes
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_connected_threshold_of_the_join_equals_the_graph_modules(seed):
+    # Kruskal's forest in Cython against the SciPy spanning tree of
+    # skfed.graph: random symmetric graphs with two to four components, tied
+    # weights (seeds 3-5 draw from 4 values), explicit zeros and isolated nodes.
+    from scipy import sparse
+
+    from skfed._graph_join_fitted import connected_threshold as _connected_threshold
+    from skfed.graph import connected_threshold
+
+    rng = np.random.RandomState(seed)
+    n = 40
+    block = rng.randint(2 + seed % 3, size=n)
+    dense = rng.uniform(0.01, 1.0, size=(n, n)) * (rng.uniform(size=(n, n)) < 0.2)
+    if seed >= 3:
+        dense = np.where(dense > 0, rng.choice([0.1, 0.2, 0.3, 0.5], size=(n, n)), 0.0)
+    dense = np.triu(dense * (block[:, None] == block[None, :]), 1)
+    dense[:, -3:] = dense[-3:, :] = 0.0  # isolated
+    dense = dense + dense.T
+    W = sparse.csr_matrix(dense)
+    W.data[::7] = 0.0  # explicit zeros stay in the pattern
+    if seed == 0:
+        W.eliminate_zeros()
+    pattern = (W.indptr.copy(), W.indices.copy(), W.data.copy())
+    expected = connected_threshold(W.copy())  # (it may prune its argument's arrays)
+    assert expected > 0
+    assert _connected_threshold(W) == expected
+    for before, after in zip(pattern, (W.indptr, W.indices, W.data)):  # W untouched
+        np.testing.assert_array_equal(before, after)
+    # the threshold keeps the components; just above it one splits
+    clean = W.copy()
+    clean.eliminate_zeros()
+    n_comp = sparse.csgraph.connected_components(clean)[0]
+    kept = W.multiply(W >= expected)
+    assert sparse.csgraph.connected_components(kept)[0] == n_comp
+    above = W.multiply(W > expected)
+    assert sparse.csgraph.connected_components(above)[0] > n_comp
+    assert _connected_threshold(sparse.csr_matrix((n, n))) == 0.0
+
+
+def test_csr_products_and_row_sums_equal_scipys_bit_for_bit():
+    # The batched join's W @ models and W.sum(axis=1) on raw CSR arrays:
+    # the same bits as SciPy's (explicit zeros and empty rows included).
+    from scipy import sparse
+    from skfed._core._join_fast import csr_times_dense
+
+    from skfed._graph_join_fitted import row_sums
+
+    rng = np.random.RandomState(2)
+    dense = rng.uniform(-1.0, 1.0, size=(7, 30)) * (rng.uniform(size=(7, 30)) < 0.5)
+    dense[3] = 0.0
+    W = sparse.csr_matrix(dense)
+    W.data[::4] = 0.0  # explicit zeros
+    B = rng.normal(size=(30, 5)) * 10.0 ** rng.randint(-8, 8, size=(30, 1))
+    out = np.full((7, 5), np.nan)
+    csr_times_dense(W.indptr.astype(np.intp), W.indices.astype(np.intp), W.data, B, out)
+    np.testing.assert_array_equal(out, W @ B)
+    np.testing.assert_array_equal(row_sums(W.data, W.indptr),
+                                  np.asarray(W.sum(axis=1)).ravel())
+    assert out[3].tolist() == [0.0] * 5
+    np.testing.assert_allclose(out, W.toarray() @ B, rtol=1e-9, atol=1e-9 * np.abs(B).max())

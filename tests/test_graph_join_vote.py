@@ -211,7 +211,7 @@ def test_join_vote_with_a_graph_learned_once(moons):
                                   base.predict(X[old], groups=g[old]))
 
 
-def test_batched_peer_scores_equal_newcomer_by_newcomer(monkeypatch):
+def test_batched_peer_scores_equal_newcomer_by_newcomer():
     """Dada's newcomers score their peers' models in one batch per row solve;
     newcomer by newcomer (``_Newcomer.data_losses``) gives the same join."""
     import skfed._graph_join as gj
@@ -223,8 +223,8 @@ def test_batched_peer_scores_equal_newcomer_by_newcomer(monkeypatch):
         X[fit], y[fit], groups=g[fit])
     new = (gt >= 18) & (np.arange(len(gt)) % 30 < 20)  # 6 newcomers of 20 samples
     joined = copy.deepcopy(est).add_nodes(Xt[new], yt[new], groups=gt[new])
-    monkeypatch.setattr(gj, "_BATCHED_SCORES", False)
-    reference = copy.deepcopy(est).add_nodes(Xt[new], yt[new], groups=gt[new])
+    reference = gj.graph_join_nodes(copy.deepcopy(est), Xt[new], yt[new], gt[new],
+                                    one_by_one=True)
     K = len(est.nodes_)
     graph = joined.collaboration_graph_.toarray()
     assert np.count_nonzero(graph[K:, K:]) > 0  # the newcomers scored each other

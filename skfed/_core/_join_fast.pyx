@@ -219,6 +219,76 @@ def join_rows(
 
 
 # ------------------------------------------------------------ model steps
+cdef void _lin_grad(
+    const floating[:, ::1] X, const floating[:, ::1] Y, const floating[::1] sw,
+    intp_t start, intp_t end, intp_t p, intp_t k,
+    const floating[:, :, ::1] theta, LossFunction loss,
+    double inv_mass, double l2, intp_t n_penalized, double* grad,
+) noexcept nogil:
+    """``grad F_k(theta)`` of problem p into ``grad``: the gradient
+    ``_boosting_fast._lin_node_loss`` writes, term by term in its order (so
+    the same bits), without the loss value (a step needs only the
+    gradient; the logistic loss's ``log1p`` and second ``exp`` per sample
+    were about half of a step's time)."""
+    cdef intp_t n = X.shape[1], i, j
+    cdef double z, y, coef
+    for j in range(n):
+        grad[j] = 0.0
+    for i in range(start, end):
+        if sw[i] > 0:
+            z = 0.0
+            for j in range(n):
+                z += theta[k, p, j] * X[i, j]
+            y = Y[p, i]
+            coef = inv_mass * sw[i] * loss.dloss(y * z) * y
+            for j in range(n):
+                grad[j] += coef * X[i, j]
+    for j in range(n_penalized):
+        grad[j] += l2 * theta[k, p, j]
+
+
+def lin_join_local(
+    const floating[:, ::1] X,          # IN (n_samples, n_features) the newcomers' samples
+    const floating[:, ::1] Y,          # IN (P, n_samples)
+    const floating[::1] sw,            # IN (n_samples,)
+    const intp_t[::1] offsets,         # IN (n_new + 1,) newcomer k's samples
+    floating[:, :, ::1] theta,         # IN/OUT (n_new, P, n_features) their models
+    double[:, ::1] losses,             # OUT (n_new, P) F_n after the steps
+    LossFunction loss,
+    const double[::1] inv_mass,        # IN (n_new,)
+    const double[::1] lipschitz,       # IN (n_new,) L_F of every F_n
+    double l2,
+    intp_t n_penalized,
+    intp_t n_steps,
+):
+    """``n_steps`` purely local gradient steps ``theta -= grad F_n / L_F`` of
+    every newcomer: ``_boosting_fast.lin_local`` without privacy, bit for
+    bit, with the loss value computed once at the end instead of at every
+    step."""
+    cdef intp_t n_new = theta.shape[0], P = theta.shape[1], n = theta.shape[2]
+    cdef intp_t k, p, tau, j
+    cdef double g
+    cdef double* grad = <double*> malloc(max(n, 1) * sizeof(double))
+    if grad == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for k in range(n_new):
+                for tau in range(n_steps):
+                    for p in range(P):
+                        _lin_grad(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss,
+                                  inv_mass[k], l2, n_penalized, grad)
+                        for j in range(n):
+                            g = 1.0 * grad[j]
+                            theta[k, p, j] = <floating>(theta[k, p, j] - g / lipschitz[k])
+                for p in range(P):
+                    losses[k, p] = _lin_node_loss(X, Y, sw, offsets[k], offsets[k + 1], p,
+                                                  k, theta, loss, inv_mass[k], l2,
+                                                  n_penalized, NULL)
+    finally:
+        free(grad)
+
+
 def lin_join_steps(
     const floating[:, ::1] X,          # IN (n_samples, n_features) the newcomers' samples
     const floating[:, ::1] Y,          # IN (P, n_samples)
@@ -257,8 +327,8 @@ def lin_join_steps(
                 lip = lw * lipschitz[k] + mu * dk
                 for tau in range(n_steps):
                     for p in range(P):
-                        _lin_node_loss(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta,
-                                       loss, inv_mass[k], l2, n_penalized, grad)
+                        _lin_grad(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss,
+                                  inv_mass[k], l2, n_penalized, grad)
                         for j in range(n):
                             g = lw * grad[j]
                             if mu != 0.0:
@@ -270,3 +340,74 @@ def lin_join_steps(
                                                   n_penalized, NULL)
     finally:
         free(grad)
+
+
+# ------------------------------------------------------------ the fitted graph
+cdef intp_t _root(intp_t* parent, intp_t i) noexcept nogil:
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = parent[i]
+    return i
+
+
+def forest_threshold(
+    const intp_t[::1] rows,            # IN (n_edges,) edges in decreasing weight
+    const intp_t[::1] cols,            # IN (n_edges,)
+    const double[::1] weights,         # IN (n_edges,) decreasing
+    intp_t n_nodes,
+):
+    """The smallest weight of a maximum spanning forest (Kruskal's).
+
+    Edges are taken in the given (decreasing) order; one that joins two
+    components enters the forest, so the last one to enter has the smallest
+    weight of the forest: the largest threshold whose edges keep the
+    graph's components (``skfed.graph.connected_threshold``).  0.0 without
+    edges.  The forest's smallest weight is the same for every maximum
+    spanning forest, whatever the order among equal weights.
+    """
+    cdef intp_t n_edges = rows.shape[0], e, a, b, joined = 0
+    cdef double last = 0.0
+    cdef intp_t* parent = <intp_t*> malloc(max(n_nodes, 1) * sizeof(intp_t))
+    if parent == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for a in range(n_nodes):
+                parent[a] = a
+            for e in range(n_edges):
+                a = _root(parent, rows[e])
+                b = _root(parent, cols[e])
+                if a != b:
+                    parent[a] = b
+                    last = weights[e]
+                    joined += 1
+                    if joined == n_nodes - 1:
+                        break
+    finally:
+        free(parent)
+    return last
+
+
+def csr_times_dense(
+    const intp_t[::1] indptr,          # IN (n_rows + 1,) a CSR matrix A
+    const intp_t[::1] indices,         # IN (nnz,)
+    const double[::1] data,            # IN (nnz,)
+    const double[:, ::1] B,            # IN (n_columns of A, D)
+    double[:, ::1] out,                # OUT (n_rows, D) A @ B
+):
+    """``A @ B`` of a CSR matrix and a dense one, summed as SciPy's
+    ``csr_matvecs`` sums it (each row from zero, its entries in their
+    stored order, explicit zeros included): the same bits, without
+    building a sparse matrix object per product (the join's sums of its
+    neighbours' models, ``sum_r w_nr theta_r``)."""
+    cdef intp_t n_rows = out.shape[0], D = out.shape[1], i, jj, j, c
+    cdef double a
+    with nogil:
+        for i in range(n_rows):
+            for c in range(D):
+                out[i, c] = 0.0
+            for jj in range(indptr[i], indptr[i + 1]):
+                j = indices[jj]
+                a = data[jj]
+                for c in range(D):
+                    out[i, c] += a * B[j, c]
