@@ -27,6 +27,12 @@ def raw_upload_bytes(X, dtype_bytes, n_nodes, header_bytes):
     return int(X.shape[0] * (X.shape[1] * dtype_bytes + _FLOAT) + n_nodes * header_bytes)
 
 
+def byte_ceiling(raw_bytes, n_nodes, header_bytes):
+    """The bytes the counter may reach before a fit's final message: the raw
+    upload less that message (:func:`delivery_bytes`)."""
+    return raw_bytes - delivery_bytes(n_nodes, header_bytes)
+
+
 def delivery_bytes(n_nodes, header_bytes):
     """Bytes of a fit's final message: the index of the round every node keeps."""
     return n_nodes * (_INDEX + header_bytes)

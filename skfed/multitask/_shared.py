@@ -96,7 +96,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._core._multitask_fast import Multinomial, node_margins, problem_gap_terms
 from ..network import index_bits, payload_bytes
-from ._byte_ceiling import ceiling_note, delivery_bytes, raw_upload_bytes, report_bound, round_bound
+from ._byte_ceiling import byte_ceiling, ceiling_note, raw_upload_bytes, report_bound, round_bound
 from ._compression import _FLOAT, _INDEX
 from ._multiclass import quantize_rows, quantized_rows_bytes, residual_code, rows_sent, sent_scales
 from ._omega import _LowRankSigma
@@ -485,7 +485,7 @@ class _SharedFit:
     def run(self, parallel):
         """Minimize ``F(w0, logit b)`` until the certified joint gap is at most ``tol``."""
         protocol = self.protocol
-        vals = None if self._blocked() else self.evaluate(self.w0_pub, self.b0, parallel)
+        vals = self.evaluate(self.w0_pub, self.b0, parallel)  # (the caller checks the ceiling)
         # (the share of the point the nodes solved at: :meth:`_personal_weight`)
         x = np.append(self.w0_pub.ravel(), _logit(self.b0 if vals is None else vals["b"]))
         S, Y = self.memory
@@ -845,7 +845,7 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
     # and targets in one message; omega="auto" never sends more (its last
     # fit's ceiling, with room for its final message)
     raw_bytes = raw_upload_bytes(X, dtype_bytes, m, header)
-    ceiling = raw_bytes - delivery_bytes(m, header) if validate else None
+    ceiling = byte_ceiling(raw_bytes, m, header) if validate else None
     with est._parallel_context() as parallel:
         parallel = parallel if est._use_parallel() else None
         if validate:
@@ -921,18 +921,17 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
                            shared_share=shared_share, memory=learned.fixed_share_memory(),
                            personal_mu=mu, ceiling=ceiling)
             fit.U[...] = learned.U
-            fit.run(parallel)
-            if fit.best is None:
+            if fit._blocked():
                 # Not one round of the refit fits the ceiling: the learned
-                # fit's model (its point's index reaches the nodes).
-                fit, fixed, shared_share, selection = learned, None, None, None
-                best = fit.best
+                # fit's model (its point's index reaches the nodes), at its share.
+                fit, best = learned, learned.best
+                fixed = shared_share = float(best["b"])
                 fit.converged, fit.ceiling_hit = False, True
                 protocol.counter.broadcast_from_server(
                     np.arange(m, dtype=np.intp), np.full(m, _INDEX, dtype=np.int64))
                 protocol.end_round()
             else:
-                best = fit.finish()
+                best = fit.run(parallel).finish()
                 for name in ("gaps", "objectives", "duals", "joint_curve"):
                     setattr(fit, name, getattr(learned, name) + getattr(fit, name))
     if selection is not None:
@@ -954,8 +953,9 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
             f"objective within tol={est.tol} (relative): {stop} (best joint objective "
             f"{best['joint']:.3e}, certified gap {fit.joint_gap:.3e})"
             f"{_fault_note(est.network, protocol.simulation)}; "
+            + feature_scale_note(X, layout)
             + ("use omega='shared' (no byte ceiling) or a larger tol." if fit.ceiling_hit else
-               f"{feature_scale_note(X, layout)}increase max_rounds or tol."),
+               "increase max_rounds or tol."),
             ConvergenceWarning,
         )
     b = float(best["b"])
