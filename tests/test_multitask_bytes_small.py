@@ -216,3 +216,24 @@ def test_ceiling_stops_the_refit_at_the_raw_upload_and_reports_its_model():
     objective = loss + 0.5 * lam * m * (np.sum(W0 ** 2) / b_w + np.sum(V ** 2) / (1.0 - b))
     # the nodes' reports travel in float32, rounded up (an upper bound)
     assert objective * (1 - 1e-12) <= est.joint_objective_ <= objective * (1 + 2.0 ** -22)
+
+
+def test_ceiling_warning_says_when_one_round_already_costs_more_than_raw():
+    """600 nodes of one row (5 features): the raw upload is 64 bytes a node,
+    one round of the shared model more than twice that, so no fit can stay
+    under it; the learned fit's rounds run, the refit is not started, and
+    the warning says the bytes exceed the raw upload and why (it does not
+    claim the ceiling held)."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(600, 5)
+    y = (X[:, 0] > 0).astype(int)
+    g = np.arange(600)
+    raw = 600 * (5 * 8 + 8 + HEADER)
+    assert raw == pooled_data_bytes(X, y, g) == 38_400
+    with pytest.warns(ConvergenceWarning, match="more than the raw upload's 38400") as rec:
+        est = FederatedMultiTaskClassifier(random_state=0).fit(X, y, groups=g)
+    assert f"alone sent {est.n_bytes_sent_} bytes" in str(rec[0].message)
+    assert est.n_bytes_sent_ > raw
+    # the refit did not run: the returned model is the learned fit's, at its share
+    assert est.share_selection_["selected"] == est.shared_weight_ \
+        == est.share_selection_["shared_part_share"]

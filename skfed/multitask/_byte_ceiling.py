@@ -72,7 +72,13 @@ def round_bound(fit, pending, stale):
     return total
 
 
-def ceiling_note(raw_bytes):
-    """The ConvergenceWarning's words when the ceiling stopped the fit."""
+def ceiling_note(raw_bytes, sent):
+    """The ConvergenceWarning's words when the ceiling stopped the fit
+    (``sent``: the estimator's bytes; more than ``raw_bytes`` only when one
+    round of every node costs more than the raw upload, nodes of a row or two)."""
+    if sent > raw_bytes:
+        return (f"it stopped at its first evaluations, which alone sent {sent} bytes, more "
+                f"than the raw upload's {raw_bytes} (what pooling the data would cost): "
+                f"on nodes this small one round costs more than a node's rows")
     return (f"it stopped before the raw upload's bytes ({raw_bytes} bytes, what "
             f"pooling the data would cost; omega='auto' never sends more)")

@@ -946,7 +946,8 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
         if shared_share is not None:
             est.share_selection_["shared_part_share"] = shared_share
     if not fit.converged:
-        stop = (ceiling_note(raw_bytes) if fit.ceiling_hit else
+        stop = (ceiling_note(raw_bytes, int(np.sum(protocol.counter.pair_counts()[2])))
+                if fit.ceiling_hit else
                 f"in max_rounds={est.max_rounds} rounds")
         warnings.warn(
             f"{type(est).__name__} (omega={est.omega!r}) did not certify its joint "
