@@ -36,7 +36,7 @@ released models) publishes non-private information about that node's data.
 
 import numpy as np
 
-from ._kept_local import one_se_choice
+from ._kept_local import cross_fitted_scores, one_se_choice
 
 # Candidates (prior weight ``lam``) that trust the neighbours, Perso-lin.
 LINEAR_TRUST = (0.03, 0.3, 3.0)
@@ -143,7 +143,9 @@ def refit_linear(Z, S, prior, penalized, loss, rng):
                     score[c, test] = Z[test] @ t
             if len(cands) > 1:
                 chosen = _one_se_choice(held)
-            heldout[p] = score[chosen]
+            # the scores a test against a Local model may use: on each fold
+            # the candidate chosen on the other folds (not the chosen one's)
+            heldout[p] = cross_fitted_scores(held, score, fold, n_folds)[0]
         mean, lam = cands[chosen]
         theta[p] = _linear_fit(Z, s, mean, lam, penalized, loss)
         trust[p] = 0.0 if chosen == 0 else lam
@@ -249,7 +251,7 @@ def refit_boosting(H, S, prior, rng):
                 score[1:, test] = (H[test] @ a.T).T
             held = (s[None, :] * score <= 0).astype(float)
             chosen = _one_se_choice(held)
-            heldout[p] = score[chosen]
+            heldout[p] = cross_fitted_scores(held, score, fold, n_folds)[0]
         if chosen == 0:
             alpha[p] = _logistic_on_base(H, s, 1.0 / m)
             continue
