@@ -51,8 +51,10 @@ user may name the model a node would deploy alone -- the Local baseline's
 class and hyper-parameters, or a per-node model selection -- and the rule
 changes: the node keeps its own fit of that model unless its collaborative
 model's held-out errors on the same folds are significantly lower (a
-one-sided paired test at level 0.05: :func:`collaboration_wins`,
-:func:`choose_reference`).  The kept model is then
+one-sided paired test at level 0.05 divided among the fit's nodes:
+:func:`collaboration_wins`, :func:`choose_reference`; the collaborative
+model's held-out scores are cross-fitted, :func:`cross_fitted_scores`).
+The kept model is then
 exactly what that Local baseline gives the node unless the node's own
 samples say collaborating did better; no other candidate is considered.
 """

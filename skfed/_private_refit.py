@@ -113,10 +113,11 @@ def refit_linear(Z, S, prior, penalized, loss, rng):
 
     Returns ``(theta, trust, heldout, fold, n_folds)``: ``trust`` is the
     chosen prior weight per problem (0: the node alone); ``heldout`` (P, m)
-    the chosen candidates' held-out scores on the folds ``fold`` (None
-    when the node has fewer than 2 samples), which
-    :mod:`skfed._kept_local` compares with the models the node can train
-    alone.
+    the held-out scores on the folds ``fold`` of the candidate the same
+    rule chooses on the other folds
+    (:func:`skfed._kept_local.cross_fitted_scores`; None when the node has
+    fewer than 2 samples), which :mod:`skfed._kept_local` compares with
+    the models the node can train alone.
     """
     m, d = Z.shape
     P = S.shape[0]
@@ -210,8 +211,8 @@ def refit_boosting(H, S, prior, rng):
     """Node's final Dada models, one per problem.
 
     Returns ``(alpha, trust, radius, heldout, fold, n_folds)``; ``heldout``
-    (P, m) the chosen candidates' held-out scores on the folds ``fold``
-    (None below 2 samples), as in :func:`refit_linear`.
+    (P, m) the cross-fitted held-out scores on the folds ``fold`` (None
+    below 2 samples), as in :func:`refit_linear`.
 
     H : (m, n_base) base predictions; S : (P, m) labels in {-1, +1};
     prior : (P, n_base) neighbours' mean released model or None.

@@ -226,8 +226,8 @@ def refit_private_final(estimator, state, rng):
     when it is the simplest candidate within one standard error of the
     lowest held-out error on the same folds (:mod:`skfed._kept_local`),
     else None (with ``DifferentialPrivacy(local_estimator=...)``: that
-    model unless the collaborative model is significantly better,
-    :func:`skfed._kept_local.choose_reference`); ``models``, ``trust`` and
+    model unless the collaborative model is significantly better at
+    level 0.05 / n_nodes, :func:`skfed._kept_local.choose_reference`); ``models``, ``trust`` and
     ``radius`` stay the collaborative model's, which such a node does not
     predict with.
     """

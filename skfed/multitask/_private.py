@@ -362,8 +362,10 @@ def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X
         alone only when better by one standard error).
     reference : estimator, default=None
         ``DifferentialPrivacy.local_estimator``: each node keeps its fit of
-        it unless the collaborative model is significantly better
-        (:func:`skfed._kept_local.choose_reference`).
+        it unless the collaborative model is significantly better at level
+        0.05 / n_nodes (:func:`skfed._kept_local.choose_reference`; the
+        collaborative model's held-out scores are cross-fitted,
+        :func:`skfed._kept_local.cross_fitted_scores`).
 
     Returns
     -------
