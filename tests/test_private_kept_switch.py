@@ -101,3 +101,84 @@ def test_z_test_level_divided_among_the_nodes_by_hand():
 def test_one_node_or_none_is_the_plain_level(n_nodes):
     own, collab = np.r_[np.ones(5), np.zeros(5)], np.zeros(10)
     assert collaboration_wins(own, collab, n_nodes=n_nodes)
+
+
+def _school_subset(seed=16, n_schools=30):
+    from skfed.datasets import load_school
+
+    X, X_test, y, y_test, g, g_test = load_school(task="classification", split=1,
+                                                  return_X_y=True)
+    pick = np.random.RandomState(seed).choice(np.unique(g), n_schools, replace=False)
+    train, test = np.isin(g, pick), np.isin(g_test, pick)
+    return X[train], y[train], g[train], X_test[test], y_test[test], g_test[test]
+
+
+def _private_school_fit(X, y, g):
+    import warnings
+
+    from sklearn.linear_model import LogisticRegression
+
+    from skfed import FederatedMultiTaskClassifier
+    from skfed.privacy import DifferentialPrivacy
+
+    # insecure_noise_seed: the same noise on every run (a test, not a guarantee)
+    est = FederatedMultiTaskClassifier(kernel="linear", random_state=0, privacy=DifferentialPrivacy(
+        3.0, delta=1e-6, insecure_noise_seed=16,
+        local_estimator=LogisticRegression(max_iter=1000)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return est.fit(X, y, groups=g)
+
+
+def test_a_switch_the_previous_rule_made_lost_at_test_and_is_not_made(monkeypatch):
+    """30 schools of School (seed 16), MOCHA at epsilon 3: school 105 kept the
+    collaborative model under the previous rule (its chosen candidate's own
+    held-out scores, each node at level 0.05), which scores 23 of its 29
+    test samples right against 24 for its logistic regression; it keeps the
+    logistic regression now."""
+    pytest.importorskip("dp_accounting")
+    from sklearn.linear_model import LogisticRegression
+
+    import skfed._kept_local as kept_local
+    import skfed.multitask._private as mtl_private
+
+    X, y, g, X_test, y_test, g_test = _school_subset()
+    assert np.unique(g).size == 30 and np.sum(g == 105) > 0
+    tests = []
+    wins = kept_local.collaboration_wins
+
+    def recording(own, collab, classification=True, n_nodes=1):
+        own, collab = np.asarray(own), np.asarray(collab)
+        tests.append((int(np.sum((own > 0) & (collab == 0))),
+                      int(np.sum((own == 0) & (collab > 0))), n_nodes))
+        return wins(own, collab, classification, n_nodes)
+
+    monkeypatch.setattr(kept_local, "collaboration_wins", recording)
+    est = _private_school_fit(X, y, g)
+    k = list(est.nodes_).index(105)
+    assert len(tests) == 30 and all(n == 30 for _, _, n in tests)
+    model = est.kept_local_models_[k]
+    assert model is not None  # the node keeps its logistic regression
+    assert all(m is not None for m in est.kept_local_models_)
+    # which is its own fit of the given model
+    rows = g == 105
+    codes = np.searchsorted(est.classes_, y[rows])
+    ref = LogisticRegression(max_iter=1000).fit(X[rows], codes)
+    np.testing.assert_allclose(model.coef_, ref.coef_, rtol=1e-6, atol=1e-9)
+    test = g_test == 105
+    local_right = int(np.sum(est.predict(X_test[test], groups=g_test[test]) == y_test[test]))
+    est.kept_local_models_ = np.full(30, None, dtype=object)
+    collab_right = int(np.sum(est.predict(X_test[test], groups=g_test[test]) == y_test[test]))
+    assert (test.sum(), local_right, collab_right) == (29, 24, 23)
+
+    # the previous rule on the same fit (same noise): the chosen candidate's
+    # held-out scores on all folds, each node at level 0.05
+    def chosen_scores(losses, scores, fold, n_folds, reference=0):
+        return scores[one_se_choice(losses, reference)], None
+
+    monkeypatch.setattr(mtl_private, "cross_fitted_scores", chosen_scores)
+    monkeypatch.setattr(kept_local, "collaboration_wins",
+                        lambda own, collab, classification=True, n_nodes=1:
+                        wins(own, collab, classification, 1))
+    previous = _private_school_fit(X, y, g)
+    assert previous.kept_local_models_[k] is None  # it switched, and lost a test sample
