@@ -157,6 +157,11 @@ def test_a_switch_the_previous_rule_made_lost_at_test_and_is_not_made(monkeypatc
     est = _private_school_fit(X, y, g)
     k = list(est.nodes_).index(105)
     assert len(tests) == 30 and all(n == 30 for _, _, n in tests)
+    # its held-out samples: 6 the Local model gets wrong and the
+    # cross-fitted collaborative model right, 1 the reverse:
+    # P(Binomial(7, 1/2) >= 6) = 8 / 128 = 0.0625, not below 0.05 / 30
+    # (the previous scores gave 7 and 1: 9 / 256 = 0.035 < 0.05)
+    assert tests[k][:2] == (6, 1)
     model = est.kept_local_models_[k]
     assert model is not None  # the node keeps its logistic regression
     assert all(m is not None for m in est.kept_local_models_)
