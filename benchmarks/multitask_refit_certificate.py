@@ -28,7 +28,11 @@ Tried and not kept (mtl4, 2026-11-27):
   the family 0.899-0.988), but one-vs-rest 1.08-1.20 -> 1.08-1.45 and the
   binary classifier rows of ``multitask_bytes_small.py --no-baselines
   --seeds 0 1 2`` 0.94 -> 1.04-1.14 (the per-node bounds sum to ~25 times
-  the curvature there; as a cap on the inherited step too).
+  the curvature there; as a cap on the inherited step too);
+- the inherited pairs' ``mu``-dependent part rescaled to the refit's
+  ``mu`` (mtl5, 2026-11-28: seed 8 still 12 rounds, 1.074; binary rows
+  over raw): :mod:`multitask_refit_first_step`, which measures how far the
+  inherited pairs' curvature is from the refit's.
 
     cd benchmarks && python multitask_refit_certificate.py [--seed 8]
 """

@@ -24,23 +24,15 @@ import copy
 import json
 import time
 
-import numpy as np
-
-import skfed.online._network_function as network_function
 from new_nodes import add_nodes, load, make_estimator, new_node_rows, score, split
 
 
 def rebuild(est, cap=None, references=True):
     """``est`` with its network function rebuilt; returns (copy, bytes)."""
     est = copy.deepcopy(est)
-    saved = network_function._REFERENCES, est._max_size
-    network_function._REFERENCES = references
     if cap is not None:
         est._max_size = cap
-    try:
-        log = est._build_network_function()
-    finally:
-        network_function._REFERENCES, est._max_size = saved
+    log = est._build_network_function(references=references)
     return est, log.total_bytes
 
 

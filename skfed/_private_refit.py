@@ -36,7 +36,7 @@ released models) publishes non-private information about that node's data.
 
 import numpy as np
 
-from ._kept_local import one_se_choice
+from ._kept_local import cross_fitted_scores, one_se_choice
 
 # Candidates (prior weight ``lam``) that trust the neighbours, Perso-lin.
 LINEAR_TRUST = (0.03, 0.3, 3.0)
@@ -113,10 +113,11 @@ def refit_linear(Z, S, prior, penalized, loss, rng):
 
     Returns ``(theta, trust, heldout, fold, n_folds)``: ``trust`` is the
     chosen prior weight per problem (0: the node alone); ``heldout`` (P, m)
-    the chosen candidates' held-out scores on the folds ``fold`` (None
-    when the node has fewer than 2 samples), which
-    :mod:`skfed._kept_local` compares with the models the node can train
-    alone.
+    the held-out scores on the folds ``fold`` of the candidate the same
+    rule chooses on the other folds
+    (:func:`skfed._kept_local.cross_fitted_scores`; None when the node has
+    fewer than 2 samples), which :mod:`skfed._kept_local` compares with
+    the models the node can train alone.
     """
     m, d = Z.shape
     P = S.shape[0]
@@ -143,7 +144,9 @@ def refit_linear(Z, S, prior, penalized, loss, rng):
                     score[c, test] = Z[test] @ t
             if len(cands) > 1:
                 chosen = _one_se_choice(held)
-            heldout[p] = score[chosen]
+            # the scores a test against a Local model may use: on each fold
+            # the candidate chosen on the other folds (not the chosen one's)
+            heldout[p] = cross_fitted_scores(held, score, fold, n_folds)[0]
         mean, lam = cands[chosen]
         theta[p] = _linear_fit(Z, s, mean, lam, penalized, loss)
         trust[p] = 0.0 if chosen == 0 else lam
@@ -208,8 +211,8 @@ def refit_boosting(H, S, prior, rng):
     """Node's final Dada models, one per problem.
 
     Returns ``(alpha, trust, radius, heldout, fold, n_folds)``; ``heldout``
-    (P, m) the chosen candidates' held-out scores on the folds ``fold``
-    (None below 2 samples), as in :func:`refit_linear`.
+    (P, m) the cross-fitted held-out scores on the folds ``fold`` (None
+    below 2 samples), as in :func:`refit_linear`.
 
     H : (m, n_base) base predictions; S : (P, m) labels in {-1, +1};
     prior : (P, n_base) neighbours' mean released model or None.
@@ -249,7 +252,7 @@ def refit_boosting(H, S, prior, rng):
                 score[1:, test] = (H[test] @ a.T).T
             held = (s[None, :] * score <= 0).astype(float)
             chosen = _one_se_choice(held)
-            heldout[p] = score[chosen]
+            heldout[p] = cross_fitted_scores(held, score, fold, n_folds)[0]
         if chosen == 0:
             alpha[p] = _logistic_on_base(H, s, 1.0 / m)
             continue

@@ -152,8 +152,11 @@ class DifferentialPrivacy(DocLinkMixin, BaseEstimator):
         An estimator: each node keeps its own fit of a clone of it (on the
         node's raw features, never sent, no budget spent) unless its
         collaborative model's cross-validated errors on the same folds are
-        significantly lower (a one-sided paired test at level 0.05: the
-        exact sign test on the samples where the two disagree): the
+        significantly lower (a one-sided paired test at level 0.05 divided
+        by the number of nodes, since every node makes this choice: the
+        exact sign test on the samples where the two disagree; the
+        collaborative model's held-out scores on each fold come from the
+        candidate chosen on the other folds): the
         private result is then what this Local baseline gives the node
         unless the node's own samples say that collaborating did better.
         Other estimators (support recovery, which keeps no per-node model)

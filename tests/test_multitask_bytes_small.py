@@ -168,3 +168,72 @@ def test_refit_first_message_names_candidate_and_kept_round_in_bits(monkeypatch)
     assert carry == 1 and learned.rounds <= 32
     assert len(first_down) == 1
     np.testing.assert_array_equal(first_down[0], np.full(60, carry))
+
+
+def test_ceiling_stops_the_refit_at_the_raw_upload_and_reports_its_model():
+    """Issue 28's promise as a guarantee: seed 8 of the 4-class small family
+    sent 1.074 times the raw upload on main (the refit's rounds past it).
+    With omega="auto" the fit now stops before the round that would cross
+    the raw upload (closed form below), returns the refit's best evaluated
+    point, is not converged, and says why; its joint_objective_ is that
+    model's fixed-share objective, recomputed here in NumPy."""
+    Xtr, _, ytr, _, gtr, _ = _small_four_class(8)
+    m, (n, d) = 300, Xtr.shape
+    raw = n * (d * 8 + 8) + m * HEADER
+    assert raw == pooled_data_bytes(Xtr, ytr, gtr) == 400_800
+    est = FederatedMultiTaskClassifier(random_state=0)
+    with pytest.warns(ConvergenceWarning, match=r"raw upload's bytes \(400800 bytes") as rec:
+        est.fit(Xtr, ytr, groups=gtr)
+    assert "omega='shared'" in str(rec[0].message) and "larger tol" in str(rec[0].message)
+    assert est.multi_class_ == "multinomial" and est.omega_mode_ == "shared"
+    assert "shared_part_share" in est.share_selection_  # the personal path
+    assert est.n_bytes_sent_ <= raw
+    # a refit round: per node 3 of 4 class rows of 11 values quantized to 8
+    # bits with a float32 scale each way, three float32 reports, the residual
+    # byte and two headers; the last round also brings the kept round's index
+    round_bytes = m * (2 * (3 * 11 + 4 + HEADER) + 3 * 4 + 1)
+    delivery = m * (4 + HEADER)
+    assert round_bytes == 35_700
+    np.testing.assert_array_equal(est.bytes_per_round_[-3:],
+                                  [round_bytes, round_bytes, round_bytes + delivery])
+    # one more refit round would have crossed the raw upload (less the delivery)
+    assert est.n_bytes_sent_ - delivery + round_bytes > raw - delivery
+    # the certified gap is the returned model's: above tol (not converged)
+    assert est.joint_duality_gap_ > est.tol * est.joint_objective_
+    # the returned model's fixed-share objective (independent NumPy)
+    lam = 1.0 / (est.C * n)
+    b, b_w, scale = est.shared_weight_, est.share_selection_["shared_part_share"], \
+        est.intercept_scaling
+    loss = 0.0
+    for t in range(m):
+        rows = gtr == t
+        Z = Xtr[rows] @ est.coef_[t].T + est.intercept_[t]
+        loss += np.mean(np.logaddexp.reduce(Z, axis=1) - Z[np.arange(rows.sum()), ytr[rows]])
+    W0 = np.column_stack([est.shared_coef_, est.shared_intercept_ / scale])
+    V = np.concatenate([est.coef_ - est.shared_coef_[None],
+                        (est.intercept_ - est.shared_intercept_[None])[..., None] / scale],
+                       axis=2)
+    objective = loss + 0.5 * lam * m * (np.sum(W0 ** 2) / b_w + np.sum(V ** 2) / (1.0 - b))
+    # the nodes' reports travel in float32, rounded up (an upper bound)
+    assert objective * (1 - 1e-12) <= est.joint_objective_ <= objective * (1 + 2.0 ** -22)
+
+
+def test_ceiling_warning_says_when_one_round_already_costs_more_than_raw():
+    """600 nodes of one row (5 features): the raw upload is 64 bytes a node,
+    one round of the shared model more than twice that, so no fit can stay
+    under it; the learned fit's rounds run, the refit is not started, and
+    the warning says the bytes exceed the raw upload and why (it does not
+    claim the ceiling held)."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(600, 5)
+    y = (X[:, 0] > 0).astype(int)
+    g = np.arange(600)
+    raw = 600 * (5 * 8 + 8 + HEADER)
+    assert raw == pooled_data_bytes(X, y, g) == 38_400
+    with pytest.warns(ConvergenceWarning, match="more than the raw upload's 38400") as rec:
+        est = FederatedMultiTaskClassifier(random_state=0).fit(X, y, groups=g)
+    assert f"alone sent {est.n_bytes_sent_} bytes" in str(rec[0].message)
+    assert est.n_bytes_sent_ > raw
+    # the refit did not run: the returned model is the learned fit's, at its share
+    assert est.share_selection_["selected"] == est.shared_weight_ \
+        == est.share_selection_["shared_part_share"]

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pytest
 import sklearn
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import mean_absolute_error
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -394,3 +395,25 @@ def test_a_split_without_positive_training_weight_names_the_fold_and_node():
     with pytest.raises(ValueError, match=r"Fold 0 of cv=None leaves node 0 .*has 1 in all"):
         _FederatedMultiTaskClassifierCV(Cs=[1.0], random_state=0).fit(
             X, y, groups=groups, sample_weight=one)
+
+
+def test_path_fits_that_stop_warn_once():
+    # 3 nodes x 30 samples x 3 features: the raw upload (2,928 bytes) is
+    # cheaper than certifying any fit, so every fit of the path stops at the
+    # byte ceiling; the user gets one warning for the path (counting the 12
+    # fits and quoting the first) and the final fit's own.
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(90, 3))
+    groups = np.repeat(["a", "b", "c"], 30)
+    y = X @ [1.0, -1.0, 0.5] + 0.1 * rng.normal(size=90)
+    # (the estimator at its defaults, not this file's pinned MOCHA settings)
+    reg = _FederatedMultiTaskRegressorCV(kernel="linear", random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        reg.fit(X, y, groups=groups)
+    messages = [str(w.message) for w in caught if w.category is ConvergenceWarning]
+    assert len(messages) == 2
+    assert messages[0].startswith("12 of 12 fits of the C path did not converge")
+    assert "fold 0 at C=0.1" in messages[0] and "raw upload" in messages[0]
+    assert "raw upload" in messages[1]
+    assert reg.n_bytes_sent_ <= 2928

@@ -286,10 +286,12 @@ def _rule_data(related, seed=4, m=8, n_t=40, d=3):
 @pytest.fixture
 def unlimited_selection(monkeypatch):
     """These tiny data cost more to fit than to upload raw, so at the default
-    byte budget the defaults skip the selection; the rule is tested without it."""
+    byte budget the defaults skip the selection; the rule is tested without it
+    (and without the raw upload's ceiling on the refit)."""
     from skfed.multitask import _shared
 
     monkeypatch.setattr(_shared, "SELECTION_BYTE_BUDGET", np.inf)
+    monkeypatch.setattr(_shared, "byte_ceiling", lambda *args: np.inf)
 
 
 def test_share_selection_pools_identical_tasks_and_separates_unrelated_ones(
@@ -472,6 +474,8 @@ def test_combined_dual_bound_of_a_multinomial_quantized_refit_stays_below_its_ob
         return seen[-1][1]
 
     monkeypatch.setattr(_shared._SharedFit, "_combined_dual", record)
+    # (these nodes reach the raw upload's bytes before tol: certified without the ceiling)
+    monkeypatch.setattr(_shared, "byte_ceiling", lambda *args: np.inf)
     est = FederatedMultiTaskClassifier(random_state=0).fit(X, y, groups=g)
     assert "shared_part_share" in est.share_selection_  # the personal path's refit
     fits = {id(fit) for fit, _ in seen}

@@ -72,6 +72,8 @@ def test_personal_selection_against_closed_form(monkeypatch, samples, n_folds, d
     # at the learned share, in closed form below)
     monkeypatch.setattr(shared, "_PERSONAL_TOL_FACTOR", 1.0)
     monkeypatch.setattr(shared, "_PERSONAL_BYTE_BUDGET", np.inf)
+    # ... and without the raw upload's ceiling (tol=1e-9 costs more)
+    monkeypatch.setattr(shared, "byte_ceiling", lambda *args: np.inf)
     folds = []
     real = personal.validation_folds
 
@@ -150,13 +152,18 @@ def test_personal_selection_returns_certified_model_logistic():
     """Logistic loss (no closed form): joint_objective_ is the fixed-share
     objective of the returned coef_ and intercept_ (NumPy), and the reported
     gap bounds its distance to that problem's optimum, found by SciPy's
-    L-BFGS on the same objective."""
+    L-BFGS on the same objective.  At the defaults these 30 nodes of 12
+    samples reach the raw upload's bytes before tol: the refit stops there
+    (a ConvergenceWarning naming it) and its gap still bounds the distance."""
     from scipy.optimize import minimize
+    from sklearn.exceptions import ConvergenceWarning
 
     X, y, g = _alike()
     y = np.where(y > np.median(y), 1, -1)
     m, n, d = 30, 12, 4
-    est = FederatedMultiTaskClassifier(random_state=0).fit(X, y, groups=g)
+    with pytest.warns(ConvergenceWarning, match="raw upload's bytes"):
+        est = FederatedMultiTaskClassifier(random_state=0).fit(X, y, groups=g)
+    assert est.n_bytes_sent_ <= m * n * (d * 8 + 8) + m * 16
     sel = est.share_selection_
     assert len(sel["shares"]) == len(personal.PERSONAL_GRID)
     lam = 1.0 / (m * n)
@@ -176,7 +183,7 @@ def test_personal_selection_returns_certified_model_logistic():
                        options=dict(ftol=1e-15, gtol=1e-12, maxiter=10000)).fun
     assert optimum <= est.joint_objective_ + 1e-12
     assert est.joint_objective_ - optimum <= est.joint_duality_gap_ + 1e-12
-    assert 0 < est.joint_duality_gap_ <= est.tol * est.joint_objective_
+    assert est.tol * est.joint_objective_ < est.joint_duality_gap_  # stopped by the ceiling
     # the last entry of the joint curve is a refit round, at the returned objective
     assert est.joint_objective_curve_.min() <= est.joint_objective_ + 1e-12
 

@@ -118,7 +118,7 @@ def test_network_function_equals_numpy_tree_merge_and_bytes(gamma, drop_rate, ex
     # receiver's travels as an int32 reference.
     referencing = exchange_every is not None
     pub = [est._pub_points[j, :est._pub_sizes[j]] for j in range(n_nodes)]
-    sub, count, up_bytes, n_refs = {}, {}, 0, 0
+    sub, count, up_bytes, n_refs, plain_bytes = {}, {}, 0, 0, 0
     for node in deepest_first:
         children = [c for c in range(n_nodes) if parents[c] == node]
         total = 1 + sum(count[c] for c in children)
@@ -131,6 +131,7 @@ def test_network_function_equals_numpy_tree_merge_and_bytes(gamma, drop_rate, ex
             n_ref = held(sub[node][0], [pub[node], pub[parents[node]]]) if referencing else 0
             n_refs += n_ref
             up_bytes += header + 4 + message_bytes(m, n_ref, d, 1, 8, referencing)
+            plain_bytes += header + 4 + message_bytes(m, 0, d, 1, 8, False)
     D_ref, W_ref = sub[0]
     assert count[0] == n_nodes
     # Intermediate sizes: every message is a compressed subtree mean.
@@ -151,6 +152,7 @@ def test_network_function_equals_numpy_tree_merge_and_bytes(gamma, drop_rate, ex
                  if referencing else 0)
         n_refs += n_ref
         down_bytes += header + message_bytes(len(D_ref), n_ref, d, 1, 8, referencing)
+        plain_bytes += header + message_bytes(len(D_ref), 0, d, 1, 8, False)
     if referencing:
         # Intermediate count: the copies do hold points of the messages.
         assert n_refs > 0
@@ -162,6 +164,12 @@ def test_network_function_equals_numpy_tree_merge_and_bytes(gamma, drop_rate, ex
     rounds = 2 * depth + (gamma != 0.5)
     assert log.n_rounds == rounds if drop_rate == 0 else log.n_rounds > rounds
     assert est.n_bytes_sent_ == est.communication_.total_bytes + log.total_bytes
+    # Rebuilt with every point sent as its values: the same function (same
+    # seeds, same drops) and the bytes without references.
+    values = est._network_values(grid)
+    plain_log = est._build_network_function(references=False)
+    assert plain_log.total_bytes == plain_bytes + width_bytes
+    assert np.array_equal(est._network_values(grid), values)
 
 
 def test_partial_fit_rebuilds_it_and_joins_start_from_it():
@@ -274,3 +282,51 @@ def test_reference_split_indexes_the_concatenation_both_ends_hold():
     assert dictionary_bytes(6, 4, 3, 2, 4, True) == 48 + 1 + 16 + 24
     assert dictionary_bytes(6, 4, 3, 2, 4, False) == 6 * 5 * 4
     assert dictionary_bytes(9, 0, 3, 1, 8, True) == 72 + 2 + 9 * 24
+
+
+def test_signed_zeros_are_one_point_in_unions_and_references():
+    from skfed.online._network_function import dictionary_bytes, reference_split, union
+
+    # -0.0 and 0.0 are the same point (every kernel gives them the same
+    # values): a union holds it once, a message references it.
+    P = np.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]])
+    Q = np.array([[-0.0, 1.5, 0.0], [2.0, -0.0, -1.0], [3.0, 3.0, 3.0]])
+    Z, W = union([(P, np.array([[1.0], [2.0]])), (Q, np.array([[10.0], [20.0], [30.0]]))])
+    assert len(Z) == 3
+    assert np.array_equal(Z, np.vstack([P, Q[2:]]))
+    assert W[:, 0].tolist() == [11.0, 22.0, 30.0]
+    is_ref, index = reference_split(Q, [P])
+    assert is_ref.tolist() == [True, True, False]
+    assert index.tolist() == [0, 1]
+    # 3 points of 3 features, 1 output, float64: 2 referenced -> 3 weights,
+    # one byte of mask, 2 int32 and one point of 3 values.
+    assert dictionary_bytes(3, int(is_ref.sum()), 3, 1, 8, True) == 24 + 1 + 8 + 24
+
+
+@pytest.mark.parametrize("exchange_every", ["auto", None])
+def test_network_function_of_signed_zero_copies_equals_plain_zeros(exchange_every):
+    # Node 1 holds node 0's samples, their zeros negated: the fit (every
+    # kernel value the same) and its network function, values and bytes,
+    # are those of the same samples with plain zeros.
+    rng = np.random.RandomState(3)
+    base = np.round(rng.normal(size=(15, 3)), 0) + 0.0
+    assert np.sum(base == 0) > 5
+    X_plain = np.vstack([base, base, rng.normal(size=(15, 3))])
+    X_signed = X_plain.copy()
+    X_signed[15:30][base == 0] = -0.0
+    assert np.signbit(X_signed[15:30][base == 0]).all()
+    y = (X_plain[:, 0] + X_plain[:, 1] > 0).astype(int)
+    groups = np.repeat([0, 1, 2], 15)
+    path = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]])
+    fits = [DecentralizedKernelSGDClassifier(
+        kernel="rbf", gamma=0.5, epsilon=0.01, max_dictionary_size=40, consensus_penalty=0.2,
+        max_epochs=3, random_state=0, exchange_every=exchange_every,
+        network=SimulatedNetwork(path, header_bytes=16, random_state=0),
+    ).fit(X, y, groups=groups) for X in (X_plain, X_signed)]
+    plain, signed = fits
+    assert (plain.network_communication_.total_bytes
+            == signed.network_communication_.total_bytes)
+    assert len(plain.network_dictionary_[0]) == len(signed.network_dictionary_[0])
+    grid = rng.normal(size=(30, 3))
+    assert_allclose(signed._network_values(grid), plain._network_values(grid),
+                    rtol=1e-12, atol=1e-12)

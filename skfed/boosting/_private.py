@@ -226,8 +226,8 @@ def refit_private_final(estimator, state, rng):
     when it is the simplest candidate within one standard error of the
     lowest held-out error on the same folds (:mod:`skfed._kept_local`),
     else None (with ``DifferentialPrivacy(local_estimator=...)``: that
-    model unless the collaborative model is significantly better,
-    :func:`skfed._kept_local.choose_reference`); ``models``, ``trust`` and
+    model unless the collaborative model is significantly better at
+    level 0.05 / n_nodes, :func:`skfed._kept_local.choose_reference`); ``models``, ``trust`` and
     ``radius`` stay the collaborative model's, which such a node does not
     predict with.
     """
@@ -261,6 +261,6 @@ def refit_private_final(estimator, state, rng):
         codes = (S[0] > 0).astype(np.intp) if S.shape[0] == 1 else np.argmax(S, axis=0)
         kept_local[k] = choose_classifier(
             np.asarray(state.raw_X[rows]), codes, heldout, fold, n_folds,
-            int(rng.randint(2**31 - 1)), reference=reference, node=k)
+            int(rng.randint(2**31 - 1)), reference=reference, node=k, n_nodes=state.K)
     estimator.kept_local_models_ = kept_local
     return models.astype(state.dtype), trust, radius

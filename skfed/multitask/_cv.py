@@ -4,6 +4,7 @@ import numbers
 import warnings
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from .._compat import Interval
@@ -123,14 +124,23 @@ class _MultiTaskCV:
         with warnings.catch_warnings():
             # One node (no ids): warned once above, not at every fit.
             warnings.simplefilter("ignore", SingleNodeWarning)
+            stopped = []  # the path fits' ConvergenceWarnings, reported once
             for k, (train, test) in enumerate(splits):
                 model = self._inner(random_state)  # warm_start: self.warm_start
                 for j, C in enumerate(Cs):
-                    model.set_params(C=float(C)).fit(
-                        rows(X, train), rows(y_checked, train),
-                        groups=rows(fold_groups, train),
-                        sample_weight=rows(sw, train),
-                    )
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always")
+                        warnings.simplefilter("ignore", SingleNodeWarning)
+                        model.set_params(C=float(C)).fit(
+                            rows(X, train), rows(y_checked, train),
+                            groups=rows(fold_groups, train),
+                            sample_weight=rows(sw, train),
+                        )
+                    for w in caught:
+                        if issubclass(w.category, ConvergenceWarning):
+                            stopped.append((k, float(C), str(w.message)))
+                        else:
+                            warnings.warn(w.message, w.category, stacklevel=2)
                     n_bytes[k, j] = model.n_bytes_sent_
                     n_iter[k, j] = model.n_iter_
                     scores[k, j] = self._score(model, rows(X, test), rows(y_checked, test),
@@ -140,6 +150,14 @@ class _MultiTaskCV:
                 raise ValueError(
                     f"scoring={self.scoring!r} returned non-finite scores for Cs "
                     f"{Cs[~np.isfinite(mean)].tolist()}."
+                )
+            if stopped:
+                fold, C, message = stopped[0]
+                warnings.warn(
+                    f"{len(stopped)} of {n_folds * n_Cs} fits of the C path did not "
+                    f"converge (their scores are those of the models they returned); "
+                    f"the first, fold {fold} at C={C:g}: {message}",
+                    ConvergenceWarning, stacklevel=3,
                 )
             best = int(np.argmax(mean))  # ties: the smallest C (most regularized)
             final = self._inner(random_state).set_params(C=float(Cs[best]), warm_start=False)
@@ -570,7 +588,7 @@ approximation_, n_iter_, communication_, n_features_in_
     >>> y = X @ [1.0, -1.0, 0.5] + 0.1 * rng.normal(size=90)
     >>> reg = FederatedMultiTaskRegressorCV(kernel="linear", random_state=0)
     >>> reg.fit(X, y, groups=groups).C_
-    10.0
+    1.0
     """
 
     _base_class = FederatedMultiTaskRegressor

@@ -5,7 +5,13 @@ import numpy as np
 from scipy import linalg, stats
 from threadpoolctl import threadpool_limits
 
-from .._kept_local import choose_classifier, choose_regressor, local_name, one_se_choice
+from .._kept_local import (
+    choose_classifier,
+    choose_regressor,
+    cross_fitted_scores,
+    local_name,
+    one_se_choice,
+)
 from .._secure_noise import NoiseSource
 from ..privacy import calibrate_discrete_gaussian, describe, epsilon_spent
 from ._omega import _StoppingRule
@@ -356,8 +362,10 @@ def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X
         alone only when better by one standard error).
     reference : estimator, default=None
         ``DifferentialPrivacy.local_estimator``: each node keeps its fit of
-        it unless the collaborative model is significantly better
-        (:func:`skfed._kept_local.choose_reference`).
+        it unless the collaborative model is significantly better at level
+        0.05 / n_nodes (:func:`skfed._kept_local.choose_reference`; the
+        collaborative model's held-out scores are cross-fitted,
+        :func:`skfed._kept_local.cross_fitted_scores`).
 
     Returns
     -------
@@ -402,7 +410,10 @@ def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X
                 # samples a plain minimum over six candidates follows the
                 # folds' noise (School, 139 schools: 0.708 against 0.712)
                 best = one_se_choice(err, 0)
-                held[p] = score[best]
+                # compared with the Local models: on each fold the candidate
+                # the same rule picks on the other folds (the chosen one's
+                # own held-out errors are optimistic, it was picked on them)
+                held[p] = cross_fitted_scores(err, score, fold, n_folds)[0]
             name, x, lam, trust = cands[best]
             W[p, t] = design.fit(slice(None), s, prior if trust else zero, lam, x)
             choice[t, p] = name
@@ -413,12 +424,13 @@ def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X
         if loss == "squared":
             kept = choose_regressor(Xt, np.asarray(Y[0, offsets[t]:offsets[t + 1]], float),
                                     (held[0] - Y[0, offsets[t]:offsets[t + 1]]) ** 2,
-                                    fold, n_folds, seed, reference=reference, node=t)
+                                    fold, n_folds, seed, reference=reference, node=t,
+                                    n_nodes=m)
         else:
             S = np.asarray(Y[:, offsets[t]:offsets[t + 1]])
             codes = (S[0] > 0).astype(np.intp) if P == 1 else np.argmax(S, axis=0)
             kept = choose_classifier(Xt, codes, held, fold, n_folds, seed,
-                                     reference=reference, node=t)
+                                     reference=reference, node=t, n_nodes=m)
         if kept is not None:
             kept_local[t] = kept
             choice[t, :] = local_name(kept)

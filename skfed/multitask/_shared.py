@@ -96,10 +96,12 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._core._multitask_fast import Multinomial, node_margins, problem_gap_terms
 from ..network import index_bits, payload_bytes
+from ._byte_ceiling import byte_ceiling, ceiling_note, raw_upload_bytes, report_bound, round_bound
 from ._compression import _FLOAT, _INDEX
 from ._multiclass import quantize_rows, quantized_rows_bytes, residual_code, rows_sent, sent_scales
 from ._omega import _LowRankSigma
 from ._protocol import _fault_note, _steps
+from ._shared_dual import combined_dual, dual_value
 from ._shared_messages import RESIDUAL_BITS, quantize_float32_scale, quantized_vector_bytes
 from ._state import _PrimalState
 from ._personal import PERSONAL_GRID, select_personal
@@ -214,7 +216,7 @@ class _SharedFit:
 
     def __init__(self, estimator, protocol, nodes, lam, loss, bits, steps, theta, n_chunks,
                  warm=None, fixed_share=None, tol=None, carry=0, shared_share=None,
-                 byte_budget=None, memory=None, personal_mu=None):
+                 byte_budget=None, memory=None, personal_mu=None, ceiling=None):
         self.est = estimator
         self.protocol = protocol
         protocol.start_rounds()
@@ -258,6 +260,9 @@ class _SharedFit:
         self.evaluations = 0
         # Stop (uncertified) once the fit's messages reach this many bytes.
         self.byte_budget = byte_budget
+        # ... and before a round that would take the counter's bytes past
+        # ``ceiling`` (skfed.multitask._byte_ceiling).
+        self.ceiling, self.ceiling_hit = ceiling, False
         self.start_bytes = self._spent()
         self.round_cost = 0  # bytes of this fit's dearest round so far
         self.moved = True
@@ -286,6 +291,17 @@ class _SharedFit:
             return False
         used = self._spent() - self.start_bytes
         return used + self.round_cost > self.byte_budget
+
+    def _blocked(self, pending=None, stale=None):
+        """Whether the next round (every ``pending`` node, default all, with
+        ``stale`` ones, default those not holding the published point) could
+        take the messages past ``ceiling`` (:func:`round_bound`)."""
+        if self.ceiling is None:
+            return False
+        pending = np.ones(self.m, dtype=bool) if pending is None else pending
+        stale = ~self.holds if stale is None else stale
+        self.ceiling_hit = self._spent() + round_bound(self, pending, stale) > self.ceiling
+        return self.ceiling_hit
 
     def _float32_mu(self):
         """Whether ``mu`` travels in float32: the share is learned (``mu``
@@ -354,7 +370,7 @@ class _SharedFit:
                 return self._values(b)
             # A node was dropped: the point is not evaluated yet.
             self._record_partial()
-            if self.rounds >= est._max_rounds():
+            if self.rounds >= est._max_rounds() or self._blocked(pending, stale):
                 return None  # the round stays open for the final delivery
             protocol.end_round()
 
@@ -440,61 +456,8 @@ class _SharedFit:
         self.duals.append(last[2])
         self.joint_curve.append(np.nan)
 
-    def _dual_value(self, conj, s_norm, uu):
-        """The dual bound from a conjugate sum, a bound on ``||sum_t u_t||``
-        and one on ``sum_t ||u_t||^2`` (the fixed-share dual when ``b`` is
-        fixed, else the joint one)."""
-        lam_m = self.lam * self.m
-        if self.fixed is not None:
-            b_w = self.fixed if self.b_w is None else self.b_w
-            return -conj - b_w * s_norm**2 / (2.0 * lam_m) - uu / (2.0 * self.nodes.mu)
-        return -conj - np.maximum(s_norm**2, uu) / (2.0 * lam_m)
-
-    def _combined_dual(self):
-        """The best dual bound over the segment between the anchor (the
-        dual variables of the best bound so far, itself a combination of
-        evaluated ones) and the nodes' current dual variables.
-
-        Any convex combination ``theta alpha_a + (1 - theta) alpha`` of
-        dual-feasible variables is dual-feasible, and the server bounds its
-        dual from what it holds: the conjugate sum by the combination of the
-        reported ones (the conjugate is convex), ``||sum_t u_t||`` by the
-        norm of the combined copies plus the combined residual bounds, and
-        each ``||u_t||^2`` by ``theta^2 q_a + (1 - theta)^2 q + 2 theta (1 -
-        theta) c_t``, ``c_t`` an upper bound on ``<u_at, u_t>`` (the copies'
-        product plus the residual terms, or Cauchy-Schwarz).  Nothing
-        travels: the server keeps one more copy of the ``u_t``.  Returns the
-        bound (the anchor moves to its maximizer).
-        """
-        conj = self.report[:, 1].copy()
-        q = self.report[:, 2].copy()
-        r = self.report[:, 3].copy()
-        U = self.U.copy()
-        if self._anchor is None:
-            self._anchor = dict(conj=conj, q=q, r=r, U=U)
-            return float(self._dual_value(conj.sum(), np.sqrt(np.vdot(U.sum(axis=1), U.sum(axis=1)))
-                                          + r.sum(), q.sum()))
-        a = self._anchor
-        Ua_norm = np.sqrt(np.einsum("ktd,ktd->t", a["U"], a["U"]))
-        U_norm = np.sqrt(np.einsum("ktd,ktd->t", U, U))
-        cross = np.minimum(np.sqrt(a["q"] * q),
-                           np.einsum("ktd,ktd->t", a["U"], U) + a["r"] * U_norm
-                           + r * Ua_norm + a["r"] * r)
-        Sa, S = a["U"].sum(axis=1), U.sum(axis=1)
-        saa, sss, sas = np.vdot(Sa, Sa), np.vdot(S, S), np.vdot(Sa, S)
-        theta = np.linspace(0.0, 1.0, 1001)
-        c = 1.0 - theta
-        s_norm = np.sqrt(np.maximum(theta**2 * saa + c**2 * sss + 2 * theta * c * sas, 0.0)) \
-            + theta * a["r"].sum() + c * r.sum()
-        uu = theta**2 * a["q"].sum() + c**2 * q.sum() + 2 * theta * c * cross.sum()
-        duals = self._dual_value(theta * a["conj"].sum() + c * conj.sum(), s_norm, uu)
-        k = int(np.argmax(duals))
-        th = theta[k]
-        self._anchor = dict(
-            conj=th * a["conj"] + (1 - th) * conj,
-            q=th**2 * a["q"] + (1 - th) ** 2 * q + 2 * th * (1 - th) * cross,
-            r=th * a["r"] + (1 - th) * r, U=th * a["U"] + (1 - th) * U)
-        return float(duals[k])
+    _dual_value = dual_value
+    _combined_dual = combined_dual
 
     def _record(self, values):
         nodes = self.nodes
@@ -522,7 +485,7 @@ class _SharedFit:
     def run(self, parallel):
         """Minimize ``F(w0, logit b)`` until the certified joint gap is at most ``tol``."""
         protocol = self.protocol
-        vals = self.evaluate(self.w0_pub, self.b0, parallel)
+        vals = self.evaluate(self.w0_pub, self.b0, parallel)  # (the caller checks the ceiling)
         # (the share of the point the nodes solved at: :meth:`_personal_weight`)
         x = np.append(self.w0_pub.ravel(), _logit(self.b0 if vals is None else vals["b"]))
         S, Y = self.memory
@@ -531,7 +494,7 @@ class _SharedFit:
             if self._record(vals):
                 self.converged = True
                 break
-            if self.rounds >= self.est._max_rounds() or self._out_of_bytes():
+            if self.rounds >= self.est._max_rounds() or self._out_of_bytes() or self._blocked():
                 break  # the round stays open for the final delivery
             protocol.end_round()
             f, g, b = vals["F"], vals["grad"], vals["b"]
@@ -552,7 +515,7 @@ class _SharedFit:
                         or self.rounds >= self.est._max_rounds():
                     break
                 # A rejected trial point still counts (and may be the best seen).
-                if self._record(new) or self.rounds >= self.est._max_rounds():
+                if self._record(new) or self.rounds >= self.est._max_rounds() or self._blocked():
                     self.converged = self.joint_gap <= self.tol * abs(self.best["joint"])
                     vals = None
                     break
@@ -863,20 +826,26 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
     bits = est._compression_bits(None)
 
     def make_fit(fit_nodes, start, fixed, tol=None, carry=0, shared_share=None,
-                 byte_budget=None, memory=None, personal_mu=None):
+                 byte_budget=None, memory=None, personal_mu=None, ceiling=None):
         return _SharedFit(
             est, protocol, fit_nodes, lam, loss, bits,
             steps=lambda work: _steps(work, layout.counts, est.local_epochs),
             theta=0.0 if est.local_gap_target is None else float(est.local_gap_target),
             n_chunks=effective_n_jobs(est.n_jobs) if est._use_parallel() else 1,
             warm=start, fixed_share=fixed, tol=tol, carry=carry, shared_share=shared_share,
-            byte_budget=byte_budget, memory=memory, personal_mu=personal_mu,
+            byte_budget=byte_budget, memory=memory, personal_mu=personal_mu, ceiling=ceiling,
         )
 
     # omega="auto": the share by within-node validation (omega="shared":
     # the share the training objective learns).
     fixed, selection, shared_share = None, None, None
     validate = est.omega == "auto" and m > 1 and warm is None
+    header = protocol.counter.header_bytes
+    # the raw upload (skfed.baselines.pooled_data_bytes): every node's rows
+    # and targets in one message; omega="auto" never sends more (its last
+    # fit's ceiling, with room for its final message)
+    raw_bytes = raw_upload_bytes(X, dtype_bytes, m, header)
+    ceiling = byte_ceiling(raw_bytes, m, header) if validate else None
     with est._parallel_context() as parallel:
         parallel = parallel if est._use_parallel() else None
         if validate:
@@ -890,10 +859,7 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
 
             chosen = select_share(
                 protocol, layout, sw, make_nodes, loss, make_fit, parallel,
-                seed=protocol.rng.randint(np.iinfo(np.int32).max),
-                # the raw upload (skfed.baselines.pooled_data_bytes): every
-                # node's rows and targets in one message
-                raw_bytes=X.shape[0] * (X.shape[1] * dtype_bytes + 8) + m * 16)
+                seed=protocol.rng.randint(np.iinfo(np.int32).max), raw_bytes=raw_bytes)
             if chosen is None:  # not even one candidate fits the byte budget
                 est.share_selection_ = None
         if validate and chosen is not None:
@@ -912,11 +878,12 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
         # selected at its shared model, then the fixed-share problem at the
         # selected share refitted to tol.
         personal_path = validate and chosen is None and m >= _PERSONAL_MIN_NODES
-        raw_bytes = X.shape[0] * (X.shape[1] * dtype_bytes + 8) + m * 16
         fit = make_fit(nodes, start, fixed,
                        _PERSONAL_TOL_FACTOR * est.tol if personal_path else None,
                        byte_budget=(_PERSONAL_BYTE_BUDGET * raw_bytes if personal_path
-                                    else None))
+                                    else None),
+                       ceiling=ceiling - report_bound(m, len(PERSONAL_GRID), header)
+                       if personal_path else ceiling)
         if warm is not None:
             fit.U[...] = nodes.V
         fit.run(parallel)
@@ -952,12 +919,21 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
                            carry=payload_bytes(n_bits=index_bits(learned.rounds)
                                                + index_bits(len(PERSONAL_GRID))),
                            shared_share=shared_share, memory=learned.fixed_share_memory(),
-                           personal_mu=mu)
+                           personal_mu=mu, ceiling=ceiling)
             fit.U[...] = learned.U
-            fit.run(parallel)
-            best = fit.finish()
-            for name in ("gaps", "objectives", "duals", "joint_curve"):
-                setattr(fit, name, getattr(learned, name) + getattr(fit, name))
+            if fit._blocked():
+                # Not one round of the refit fits the ceiling: the learned
+                # fit's model (its point's index reaches the nodes), at its share.
+                fit, best = learned, learned.best
+                fixed = shared_share = float(best["b"])
+                fit.converged, fit.ceiling_hit = False, True
+                protocol.counter.broadcast_from_server(
+                    np.arange(m, dtype=np.intp), np.full(m, _INDEX, dtype=np.int64))
+                protocol.end_round()
+            else:
+                best = fit.run(parallel).finish()
+                for name in ("gaps", "objectives", "duals", "joint_curve"):
+                    setattr(fit, name, getattr(learned, name) + getattr(fit, name))
     if selection is not None:
         # The curves run over every fit (the candidates', then the refit).
         for name, key in (("gaps", "gaps"), ("objectives", "objectives"),
@@ -970,12 +946,17 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
         if shared_share is not None:
             est.share_selection_["shared_part_share"] = shared_share
     if not fit.converged:
+        stop = (ceiling_note(raw_bytes, int(np.sum(protocol.counter.pair_counts()[2])))
+                if fit.ceiling_hit else
+                f"in max_rounds={est.max_rounds} rounds")
         warnings.warn(
-            f"{type(est).__name__} (omega='shared') did not certify its joint "
-            f"objective within tol={est.tol} (relative) in max_rounds={est.max_rounds} "
-            f"rounds (best joint objective {best['joint']:.3e}, certified gap "
-            f"{fit.joint_gap:.3e}){_fault_note(est.network, protocol.simulation)}; "
-            f"{feature_scale_note(X, layout)}increase max_rounds or tol.",
+            f"{type(est).__name__} (omega={est.omega!r}) did not certify its joint "
+            f"objective within tol={est.tol} (relative): {stop} (best joint objective "
+            f"{best['joint']:.3e}, certified gap {fit.joint_gap:.3e})"
+            f"{_fault_note(est.network, protocol.simulation)}; "
+            + feature_scale_note(X, layout)
+            + ("use omega='shared' (no byte ceiling) or a larger tol." if fit.ceiling_hit else
+               "increase max_rounds or tol."),
             ConvergenceWarning,
         )
     b = float(best["b"])

@@ -81,17 +81,24 @@ def common_width(gammas):
     return float(np.exp(np.mean(np.log(gammas))))
 
 
+def _comparable(D):
+    """``D`` with -0.0 written 0.0 (contiguous): equal points, equal bytes."""
+    return np.ascontiguousarray(D) + 0.0
+
+
 def union(parts):
     """One dictionary for the sum of the functions ``parts`` (``(points,
     weights)`` in one kernel): their points, a point held by several once
     with the sum of its weights (so the Gram matrix is not singular by
-    construction), in order of first appearance."""
+    construction), in order of first appearance (as its first holder
+    writes it: -0.0 and 0.0 are one point)."""
     parts = [(D, W) for D, W in parts if len(D)]
     if not parts:
         return None, None
     Z = np.ascontiguousarray(np.concatenate([D for D, _ in parts]))
     W = np.concatenate([W for _, W in parts])
-    rows = Z.view(np.dtype((np.void, Z.dtype.itemsize * Z.shape[1]))).ravel()
+    keys = _comparable(Z)
+    rows = keys.view(np.dtype((np.void, keys.dtype.itemsize * keys.shape[1]))).ravel()
     _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
     if len(first) == len(Z):
         return Z, W
@@ -185,16 +192,10 @@ def in_width(D, W, gamma_from, gamma_to, kernel_of, linear=False):
     return D, np.linalg.solve(K + ridge * np.eye(len(K)), values)
 
 
-# Whether points the receiver holds travel as int32 references (read at run
-# time; benchmarks/online_network_bytes.py sets it to False for the bytes of
-# sending every point).
-_REFERENCES = True
-
-
 def _row_keys(D):
-    """Every row of ``D`` as bytes (exact equality of points)."""
-    D = np.ascontiguousarray(D)
-    return [row.tobytes() for row in D]
+    """Every row of ``D`` as bytes (exact equality of points; -0.0 and 0.0
+    are equal)."""
+    return [row.tobytes() for row in _comparable(D)]
 
 
 def reference_split(D, known):
@@ -342,13 +343,16 @@ class _NetworkFunctionMixin:
         return rows, X, y, weights, baseline
 
     def _build_network_function(self, X=None, y=None, codes=None, sample_weight=None,
-                                lost=None):
+                                lost=None, references=True):
         """Run the protocol of the module; return its log (over ``nodes_``).
 
         ``X``, ``y`` (encoded), ``codes`` and ``sample_weight`` are the
         call's samples, which the parents check messages on when the
         network has rogue nodes; ``lost`` the nodes of MPI ranks that
-        stopped answering.  Sets ``network_gamma_``,
+        stopped answering.  ``references=False`` counts every point of a
+        message as its values (the protocol before references; the same
+        network function), for ``benchmarks/online_network_bytes.py``.
+        Sets ``network_gamma_``,
         ``network_dictionary_`` and ``network_coef_`` (per connected
         component of the graph, in the order of their roots, the smallest
         node of each), ``network_component_`` (every node's component) and
@@ -392,7 +396,7 @@ class _NetworkFunctionMixin:
         # With copies (exchange_every not None, a non-zero penalty) both
         # ends of a tree edge hold each other's published dictionary; a point
         # of a message found there travels as an int32 reference into it.
-        referencing = (_REFERENCES and self.exchange_every is not None
+        referencing = (references and self.exchange_every is not None
                        and self.consensus_penalty_ > 0 and n > 1)
         pub = [self._pub_points[i, :self._pub_sizes[i]] for i in range(n)]
         sent_up = [None] * n
