@@ -13,8 +13,8 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.linear_model import LogisticRegression
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
 
 from skfed import FederatedMultiTaskClassifier
 from skfed.baselines import pooled_data_bytes
