@@ -421,10 +421,16 @@ def _row_hits(model, X):
     hits = []
     for array, inputs, path in _fitted_arrays(model, (X,), type(model).__name__, set()):
         width = array.shape[-1] if array.ndim else 0
-        if width == 0:
+        # Integer arrays are labels, counters or indices (classes_ = [0, 1]
+        # equals a row (0, 1) of binary features): an estimator stores rows
+        # as the floats it was given.
+        if width == 0 or array.dtype.kind != "f":
             continue
         flat = np.asarray(array, dtype=np.float64).reshape(-1, width)
-        flat = flat[np.all(np.isfinite(flat), axis=1)]
+        # An all-zero stored row (the coef_ of a node whose rows are all
+        # zero, an l1 model's zero coefficients) is no sample; a model that
+        # stores samples also stores its non-zero ones.
+        flat = flat[np.all(np.isfinite(flat), axis=1) & np.any(flat != 0.0, axis=1)]
         found = np.zeros(flat.shape[0], dtype=bool)
         for matrix in inputs:
             if matrix.shape[1] != width or flat.shape[0] == 0:

@@ -30,7 +30,6 @@ import warnings
 
 import numpy as np
 from scipy import sparse
-from scipy.sparse.csgraph import minimum_spanning_tree
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
@@ -39,6 +38,7 @@ from ._base import node_seeds
 from ._base import DocLinkMixin, check_network_faults
 from ._compat import Interval, StrOptions
 from ._core._graph_fast import graph_steps
+from ._core._join_fast import forest_threshold
 from .network import check_adjacency, index_bits, payload_bytes, resolve_network
 
 __all__ = [
@@ -199,11 +199,14 @@ def connected_threshold(W):
     W.eliminate_zeros()
     if W.nnz == 0:
         return 0.0
-    # A minimum spanning forest of (top + 1 - w) is a maximum one of w.
-    flipped = W.copy()
-    flipped.data = (W.data.max() + 1.0) - W.data
-    forest = minimum_spanning_tree(flipped).tocoo()
-    return float(np.asarray(W[forest.row, forest.col]).min())
+    # Kruskal's rule on the weights themselves, largest first (a minimum
+    # spanning forest of ``max(W) + 1 - W`` merged weights closer than the
+    # float spacing of ``max(W) + 1``, e.g. 1e-17 and 2e-17, and could
+    # return the smaller).
+    rows = np.repeat(np.arange(W.shape[0], dtype=np.intp), np.diff(W.indptr))
+    order = np.argsort(-W.data, kind="stable")
+    return float(forest_threshold(rows[order], np.ascontiguousarray(W.indices[order], dtype=np.intp),
+                                  np.ascontiguousarray(W.data[order]), W.shape[0]))
 
 
 def sparsify_to_connected(W):

@@ -1,5 +1,7 @@
-"""The byte ceiling of the shared-component model at ``omega="auto"``: never
-more bytes than the raw upload.
+"""The byte ceiling of the shared-component model at ``omega="auto"``: no
+more bytes than the raw upload, except that the first evaluation of every
+node always runs (on nodes of a row or two it alone can cost more than
+their rows: the ConvergenceWarning says so).
 
 Pooling the data (every node sends its rows and targets once) is what a
 federated fit must beat in bytes.  With ``omega="auto"`` the fits of

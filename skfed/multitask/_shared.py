@@ -842,8 +842,9 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
     validate = est.omega == "auto" and m > 1 and warm is None
     header = protocol.counter.header_bytes
     # the raw upload (skfed.baselines.pooled_data_bytes): every node's rows
-    # and targets in one message; omega="auto" never sends more (its last
-    # fit's ceiling, with room for its final message)
+    # and targets in one message; omega="auto" sends no more (its last
+    # fit's ceiling, with room for its final message) unless the first
+    # evaluations alone cost more (skfed.multitask._byte_ceiling)
     raw_bytes = raw_upload_bytes(X, dtype_bytes, m, header)
     ceiling = byte_ceiling(raw_bytes, m, header) if validate else None
     with est._parallel_context() as parallel:
