@@ -88,7 +88,10 @@ seeds 0 / 1 / 2 through the estimator, weakest support 0.404 / 0.400 /
 0.407 against the band 0.450-0.550, where the selection vote (the default
 there) adds a neighbour on seeds 0 and 2 (637 of 636 at 0.351, 262 of 261
 at 0.350, against the reference 0.331): the default misses Toeplitz
-1000/3 too.  Fewer controls do not help (``--coverage 3`` / ``5``,
+1000/3 too (seed 0 of the heterogeneous and independent designs: both
+votes exact, the selection vote's strongest outside 0.346 (637, next to
+636) / 0.334 above its reference, the sign vote's 0.024 / 0.018 inside
+its band).  Fewer controls do not help (``--coverage 3`` / ``5``,
 Toeplitz 1000/10 seed 1 and 1000/3 seed 1): ``closest/3`` 0.057 / 0.083
 and 0.100 / 0.216, ``closest/5`` 0.043 / 0.057 and 0.065 / 0.152
 (neighbour / support), so the neighbours of a 3-sparse support leave the
