@@ -96,15 +96,32 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._core._multitask_fast import Multinomial, node_margins, problem_gap_terms
 from ..network import index_bits, payload_bytes
-from ._byte_ceiling import byte_ceiling, ceiling_note, raw_upload_bytes, report_bound, round_bound
+from ._byte_ceiling import (
+    byte_ceiling,
+    ceiling_note,
+    near_certified,
+    raw_upload_bytes,
+    report_bound,
+    round_bound,
+)
 from ._compression import _FLOAT, _INDEX
-from ._multiclass import quantize_rows, quantized_rows_bytes, residual_code, rows_sent, sent_scales
+from ._multiclass import (
+    quantize_rows,
+    quantized_rows_bytes,
+    residual_code,
+    rows_sent,
+    sent_scales,
+)
 from ._omega import _LowRankSigma
+from ._personal import PERSONAL_GRID, select_personal
 from ._protocol import _fault_note, _steps
 from ._shared_dual import combined_dual, dual_value
-from ._shared_messages import RESIDUAL_BITS, quantize_float32_scale, quantized_vector_bytes
+from ._shared_messages import (
+    RESIDUAL_BITS,
+    quantize_float32_scale,
+    quantized_vector_bytes,
+)
 from ._state import _PrimalState
-from ._personal import PERSONAL_GRID, select_personal
 from ._validation import (
     VALIDATION_FOLDS,
     feature_scale_note,
@@ -295,8 +312,12 @@ class _SharedFit:
     def _blocked(self, pending=None, stale=None):
         """Whether the next round (every ``pending`` node, default all, with
         ``stale`` ones, default those not holding the published point) could
-        take the messages past ``ceiling`` (:func:`round_bound`)."""
-        if self.ceiling is None:
+        take the messages past ``ceiling`` (:func:`round_bound`).  Only a fit
+        whose certified gap is within ``CEILING_GAP_FACTOR`` of its tolerance
+        stops there (:func:`near_certified`): a fit further from its optimum
+        continues, as a model stopped there is far from the objective's."""
+        if self.ceiling is None or self.best is None \
+                or not near_certified(self.joint_gap, self.tol, self.best["joint"]):
             return False
         pending = np.ones(self.m, dtype=bool) if pending is None else pending
         stale = ~self.holds if stale is None else stale
@@ -922,19 +943,9 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
                            shared_share=shared_share, memory=learned.fixed_share_memory(),
                            personal_mu=mu, ceiling=ceiling)
             fit.U[...] = learned.U
-            if fit._blocked():
-                # Not one round of the refit fits the ceiling: the learned
-                # fit's model (its point's index reaches the nodes), at its share.
-                fit, best = learned, learned.best
-                fixed = shared_share = float(best["b"])
-                fit.converged, fit.ceiling_hit = False, True
-                protocol.counter.broadcast_from_server(
-                    np.arange(m, dtype=np.intp), np.full(m, _INDEX, dtype=np.int64))
-                protocol.end_round()
-            else:
-                best = fit.run(parallel).finish()
-                for name in ("gaps", "objectives", "duals", "joint_curve"):
-                    setattr(fit, name, getattr(learned, name) + getattr(fit, name))
+            best = fit.run(parallel).finish()
+            for name in ("gaps", "objectives", "duals", "joint_curve"):
+                setattr(fit, name, getattr(learned, name) + getattr(fit, name))
     if selection is not None:
         # The curves run over every fit (the candidates', then the refit).
         for name, key in (("gaps", "gaps"), ("objectives", "objectives"),
