@@ -588,7 +588,7 @@ approximation_, n_iter_, communication_, n_features_in_
     >>> y = X @ [1.0, -1.0, 0.5] + 0.1 * rng.normal(size=90)
     >>> reg = FederatedMultiTaskRegressorCV(kernel="linear", random_state=0)
     >>> reg.fit(X, y, groups=groups).C_
-    1.0
+    10.0
     """
 
     _base_class = FederatedMultiTaskRegressor
