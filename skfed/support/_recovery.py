@@ -180,7 +180,8 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         0-1, 2-4 features outside the support selected) and not on the
         sparse 20/3 designs (equicorrelated: median 0.609); it does not
         catch a dense model whose features outside the support stay inside
-        the band (independent 30/24: 3-7 of 24 selected, no warning;
+        the band (independent 30/24: 3-7 of 24 selected; 20/14 seed 1: 4
+        of 14; no warning;
         ``benchmarks/support_sign_dense.py``).
         ``"selection"``: the bit "selected" of the client rule above,
         tested against its null rate ``q0`` plus the rogue margin.
