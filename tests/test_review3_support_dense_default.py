@@ -13,14 +13,15 @@ Reproducer with the benchmark's designs:
 ``/work/wt/r3/support_dense.py`` (independent 20/16, Toeplitz 20/16 and
 independent 30/24 alike, no warning on any).
 
-Kept as a strict xfail until the fit either recovers such a support or
-warns: the expected behaviour, asserted below, is the docstring's.
+Fixed (support8): the sign vote now warns when a selected feature's sign
+fraction is not significantly different from 1/2 (at ``fwer / d``), the
+rate of a feature outside the support on a design where it is independent
+of the others: such a selection means the median is a support feature's.
 """
 
 import warnings
 
 import numpy as np
-import pytest
 
 from skfed import FederatedSupportRecovery
 
@@ -49,12 +50,18 @@ def test_the_dense_problem_resolves_to_the_sign_vote_and_selects_the_nulls():
     assert est.vote_ == "sign"
     selected = est.get_support()
     assert (selected & ~support).sum() >= 2
-    assert selected.sum() <= 10  # not a dense support: no warning due
-    assert not any("vote='sign'" in str(w.message) for w in caught)
+    assert selected.sum() <= 10  # fewer than half significant
+    # the 4 features outside the support send fair coins (fractions near
+    # 1/2, away from the median 0.4): the warning names them
+    coin = selected & ~support
+    assert np.all(np.abs(est.vote_fraction_[coin] - 0.5) < 0.03)
+    assert abs(est.reference_rate_ - 0.5) > 0.08
+    messages = [str(w.message) for w in caught if "vote='sign'" in str(w.message)]
+    assert len(messages) == 1
+    assert f"{coin.sum()} selected feature(s)" in messages[0]
+    assert "dense model" in messages[0]
 
 
-@pytest.mark.xfail(strict=True, reason="review3: a dense model under vote='auto' is "
-                   "recovered wrongly without the documented warning")
 def test_a_dense_model_is_recovered_or_warned_about():
     X, y, groups, support = _dense_problem()
     with warnings.catch_warnings(record=True) as caught:

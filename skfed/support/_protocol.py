@@ -644,6 +644,24 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
                      "feature outside the support's")
         elif d >= 2 and support.sum() > d / 2:
             dense = f"{int(support.sum())} of the {d} features are significant"
+        elif d >= 3 and support.any():
+            # A feature whose clients' signs are a fair coin (count not
+            # significantly away from 1/2 at the same level) is what a feature
+            # outside the support sends on a design where it is independent of
+            # the others; selecting it means the median is not the null
+            # fraction (a support feature's: a dense model).  Randomized
+            # response leaves the rate 1/2 unchanged.
+            n_safe = np.maximum(n_reports, 1)
+            coin = 2.0 * np.minimum(stats.binom.sf(votes - 1, n_safe, 0.5),
+                                    stats.binom.cdf(votes, n_safe, 0.5))
+            coins = np.flatnonzero(support & (coin > level))
+            if coins.size:
+                dense = (f"{coins.size} selected feature(s) (indices {coins[:5].tolist()}"
+                         f"{', ...' if coins.size > 5 else ''}) send positive signs at a rate "
+                         "not significantly different from 1/2 (at fwer / n_features), "
+                         f"outside the band [{self.sign_band_[0]:.3g}, "
+                         f"{self.sign_band_[1]:.3g}] around the median {centre:.3g}: the "
+                         "median is likely a support feature's (a dense model)")
         if d == 1 and g:
             dense = ("with 1 feature the median vote fraction is its own, so it is never "
                      "selected")
