@@ -114,8 +114,13 @@ class _LinearState(_StateMixin):
                 private["noise"] = self.draw_noise(self.K * n_steps)
             self.dp.local_done[:] = n_steps
 
+        # Without noise and clipping (no privacy, or epsilon=inf) every node
+        # solves its local problem; a private node takes its n_steps
+        # budgeted noisy steps.
+        solved = self.dp is None or (self.grid_step is None and not self.clip)
+
         def run(chunk):
-            if self.dp is None:
+            if solved:
                 solve_local_models(self, chunk[0], chunk[1])
                 return
             lin_local(self.X, self.Y, self.sw, self.offsets, self.theta, self.loss,
