@@ -322,11 +322,20 @@ class _Newcomer:
             fw_local(self.Z, self.Y, self.sw, self.offsets, self.model, self.margins, losses,
                      float(self.est.beta), int(n_steps), 0, 1, **extra)
         else:
-            extra = {} if private is None else private.local_args(self, n_steps)
             losses = np.zeros((1, self.P))
-            lin_local(self.Z, self.Y, self.sw, self.offsets, self.model, self.loss,
-                      np.array([1.0 / self.mass]), np.array([self.lipschitz]), self.l2,
-                      self.n_penalized, losses, int(n_steps), 0, 1, **extra)
+            if private is None:
+                # Solved to the fit's tolerance, as the fitted nodes' local models.
+                from .boosting._perso_lin import solve_local_problems
+
+                solve_local_problems(self.Z, self.Y, self.sw, self.offsets, self.model,
+                                     self.loss, np.array([1.0 / self.mass]),
+                                     np.array([self.lipschitz]), self.l2, self.n_penalized,
+                                     losses)
+            else:
+                lin_local(self.Z, self.Y, self.sw, self.offsets, self.model, self.loss,
+                          np.array([1.0 / self.mass]), np.array([self.lipschitz]), self.l2,
+                          self.n_penalized, losses, int(n_steps), 0, 1,
+                          **private.local_args(self, n_steps))
         self.losses = losses[0].copy()
 
     def model_steps(self, S, degree, tau, n_steps, private=None):

@@ -9,7 +9,7 @@ docstring of :mod:`skfed._graph_join`), the same draws of the peer-sampling
 service and the same messages, but each of them for all the newcomers at
 once:
 
-1. their local models: one ``lin_join_local`` call over all of them;
+1. their local models, solved as the fitted nodes' (``solve_local_problems``);
 2. their rows of the graph objective: one ``join_rows`` call
    (:mod:`skfed._core._join_fast`) over their candidates stored back to
    back (and again over the candidates and peers when newcomers sample
@@ -27,7 +27,7 @@ join took 16.5 ms of CPU instead of 30-34 ms (a refit: 37-40 ms).
 import numpy as np
 from scipy import sparse
 
-from ._core._join_fast import csr_times_dense, join_rows, lin_join_local, lin_join_steps
+from ._core._join_fast import csr_times_dense, join_rows, lin_join_steps
 from ._graph_join_fitted import row_sums
 from .graph import model_message_bytes
 
@@ -189,8 +189,11 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
     inv_mass = 1.0 / mass
     theta = np.zeros((n_new, P, n), dtype=dtype)
     losses = np.zeros((n_new, P))
-    lin_join_local(Z, Y, sw, offsets, theta, losses, loss, inv_mass, lipschitz, l2, n_pen,
-                   int(n_local))
+    # Solved to the fit's tolerance, as the fitted nodes' local models
+    # (n_local only counts toward ``uses``).
+    from .boosting._perso_lin import solve_local_problems
+
+    solve_local_problems(Z, Y, sw, offsets, theta, loss, inv_mass, lipschitz, l2, n_pen, losses)
     local_models = theta.copy()
     local_losses = confidence * losses.sum(axis=1)
 

@@ -15,6 +15,7 @@ from skfed._graph_join import (
     join_info_from_data,
 )
 from skfed.boosting import DecentralizedBoostingClassifier, PersonalizedLinearClassifier
+from skfed.boosting._perso_lin import LOCAL_MAX_ITER, LOCAL_TOL
 from skfed.graph import model_message_bytes
 from skfed.network import SimulatedNetwork
 
@@ -80,6 +81,40 @@ def _lin_numpy(X, Y, sw, theta, S, dk, confidence, mu, l2, n_pen, lip_F, n_steps
             g[:n_pen] += l2 * theta[p, :n_pen]
             g = lw * g + mu * (dk * theta[p] - S[p])
             theta[p] -= g / L
+    return theta
+
+
+def _lin_solve_numpy(X, Y, sw, l2, n_pen, lip_F, tol, max_iter):
+    """The purely local model of Perso-lin (``lin_local_solve``) in NumPy:
+    accelerated gradient from zero with the gradient restart, stopped at
+    ``max |grad| <= tol * max |grad at zero|``.  Logistic loss."""
+    P, n = Y.shape[0], X.shape[1]
+    theta = np.zeros((P, n))
+    m = sw.sum()
+    for p in range(P):
+        x = np.zeros(n)
+        yv = x.copy()
+        t, limit = 1.0, None
+        for it in range(max_iter):
+            z = Y[p] * (X @ yv)
+            g = X.T @ (sw * (-1.0 / (1.0 + np.exp(z))) * Y[p]) / m
+            g[:n_pen] += l2 * yv[:n_pen]
+            gmax = np.abs(g).max()
+            if limit is None:
+                limit = tol * gmax
+            if gmax <= limit:
+                x = yv.copy()
+                break
+            xn = yv - g / lip_F
+            uphill = g @ (xn - x)
+            prev, x = x, xn
+            if uphill > 0:
+                t, yv = 1.0, x.copy()
+            else:
+                t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
+                yv = x + (t - 1.0) / t_next * (x - prev)
+                t = t_next
+        theta[p] = x
     return theta
 
 
@@ -191,8 +226,7 @@ def _newcomer_reference(est, info, X, y, sw, n_local, n_steps, resolve):
                           est.beta, 0.0, 0, n_local)
     else:
         lip = 0.25 * np.linalg.norm(np.sqrt(sw)[:, None] * Z, 2) ** 2 / mass + l2
-        model = _lin_numpy(Z, Y, sw, np.zeros((P, n)), np.zeros((P, n)), 0.0, 1.0, 0.0,
-                           l2, n_pen, lip, n_local)
+        model = _lin_solve_numpy(Z, Y, sw, l2, n_pen, lip, LOCAL_TOL, LOCAL_MAX_ITER)
 
     def data_loss(mdl):
         if dada:
@@ -617,8 +651,7 @@ def _two_newcomers_reference(est, info, parts):
                               est.beta, 0.0, 0, n_local)
         else:
             lip = 0.25 * np.linalg.norm(Z, 2) ** 2 / sw.sum() + l2
-            model = _lin_numpy(Z, Y, sw, np.zeros((P, n)), np.zeros((P, n)), 0.0, 1.0, 0.0,
-                               l2, n_pen, lip, n_local)
+            model = _lin_solve_numpy(Z, Y, sw, l2, n_pen, lip, LOCAL_TOL, LOCAL_MAX_ITER)
 
         def own_loss(mdl, Z=Z, Y=Y, sw=sw):
             if dada:

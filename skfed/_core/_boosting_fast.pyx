@@ -21,7 +21,7 @@
 # only compute.  ``# IN`` arrays are read, ``# IN/OUT`` arrays are updated in
 # place, ``# OUT`` arrays are written.
 
-from libc.math cimport exp, floor, log, log1p, fabs, rint, INFINITY
+from libc.math cimport exp, floor, log, log1p, fabs, rint, sqrt, INFINITY
 from cython cimport floating
 from scipy.linalg.cython_blas cimport dgemv
 
@@ -712,6 +712,96 @@ def lin_local(
             for p in range(P):
                 losses[k, p] = _lin_node_loss(X, Y, sw, offsets[k], offsets[k + 1], p, k,
                                               theta, loss, inv_mass[k], l2, n_penalized, NULL)
+
+
+def lin_local_solve(
+    const floating[:, ::1] X,          # IN (n_samples, n_features)
+    const floating[:, ::1] Y,          # IN (P, n_samples)
+    const floating[::1] sw,            # IN (n_samples,)
+    const intp_t[::1] offsets,         # IN (n_nodes + 1,)
+    floating[:, :, ::1] theta,         # IN/OUT (n_nodes, P, n_features) starting point
+    LossFunction loss,
+    const double[::1] inv_mass,        # IN (n_nodes,)
+    const double[::1] lipschitz,       # IN (n_nodes,) L_F of every node's F_k
+    double l2,
+    intp_t n_penalized,
+    double[:, ::1] losses,             # OUT (n_nodes, P)
+    double tol,
+    intp_t max_iter,
+    intp_t node_start,
+    intp_t node_end,
+    intp_t[::1] n_iter,                # OUT (n_nodes,) steps taken, summed over the problems
+):
+    """Purely local models solved: accelerated gradient on each ``F_k``.
+
+    Nesterov's accelerated gradient with step ``1 / L_F`` and the gradient
+    restart of O'Donoghue & Candes (2015): from ``theta_k`` (``y = x``,
+    ``t = 1``), every iteration evaluates ``g = grad F_k(y)``, stops with
+    ``theta_k = y`` once ``max_j |g_j| <= tol * max_j |g0_j|`` (``g0`` the
+    gradient at the start: a relative tolerance, the same whatever the
+    scale of the features or of the loss), else sets ``x+ = y - g / L_F``
+    and, when ``g . (x+ - x) > 0`` (the momentum points uphill), restarts
+    (``y = x+``, ``t = 1``); otherwise ``t+ = (1 + sqrt(1 + 4 t^2)) / 2`` and
+    ``y = x+ + ((t - 1) / t+) (x+ - x)``.  At most ``max_iter`` iterations
+    per problem (then ``theta_k`` is the last ``x``).  Local computation
+    only: nothing is sent, so solving to a tolerance costs no bytes, and the
+    number of steps adapts to each node's conditioning (a fixed number of
+    plain gradient steps leaves a 561-feature node far from its optimum).
+    """
+    cdef intp_t n = X.shape[1], P = Y.shape[0], k, p, j, it
+    grad_arr = np.zeros(max(n, 1), dtype=np.float64)
+    x_arr = np.zeros(max(n, 1), dtype=np.float64)
+    y_arr = np.zeros(max(n, 1), dtype=np.float64)
+    prev_arr = np.zeros(max(n, 1), dtype=np.float64)
+    cdef double[::1] grad = grad_arr, x = x_arr, yv = y_arr, prev = prev_arr
+    cdef double t, t_next, beta, gmax, uphill, step, xn, limit = 0.0
+    with nogil:
+        for k in range(node_start, node_end):
+            n_iter[k] = 0
+            step = 1.0 / lipschitz[k]
+            for p in range(P):
+                for j in range(n):
+                    x[j] = theta[k, p, j]
+                    yv[j] = x[j]
+                t = 1.0
+                it = 0
+                while it < max_iter:
+                    for j in range(n):
+                        theta[k, p, j] = <floating>yv[j]
+                    _lin_node_loss(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss,
+                                   inv_mass[k], l2, n_penalized, &grad[0])
+                    gmax = 0.0
+                    for j in range(n):
+                        if fabs(grad[j]) > gmax:
+                            gmax = fabs(grad[j])
+                    if it == 0:
+                        limit = tol * gmax
+                    if gmax <= limit:
+                        for j in range(n):
+                            x[j] = yv[j]
+                        break
+                    uphill = 0.0
+                    for j in range(n):
+                        xn = yv[j] - step * grad[j]
+                        uphill += grad[j] * (xn - x[j])
+                        prev[j] = x[j]
+                        x[j] = xn
+                    it += 1
+                    if uphill > 0.0:
+                        t = 1.0
+                        for j in range(n):
+                            yv[j] = x[j]
+                    else:
+                        t_next = 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t))
+                        beta = (t - 1.0) / t_next
+                        for j in range(n):
+                            yv[j] = x[j] + beta * (x[j] - prev[j])
+                        t = t_next
+                for j in range(n):
+                    theta[k, p, j] = <floating>x[j]
+                losses[k, p] = _lin_node_loss(X, Y, sw, offsets[k], offsets[k + 1], p, k,
+                                              theta, loss, inv_mass[k], l2, n_penalized, NULL)
+                n_iter[k] += it
 
 
 def lin_async(

@@ -13,7 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._compat import Interval, StrOptions
-from .._core._boosting_fast import lin_async, lin_local, lin_losses
+from .._core._boosting_fast import lin_async, lin_local, lin_local_solve, lin_losses
 from ..network import payload_bytes
 from ..privacy import DifferentialPrivacy, check_privacy
 from ._base import (
@@ -34,6 +34,37 @@ from .._kept_local import apply_kept_local
 from ._private import _PERSOLIN_PUBLIC, _check_private_inputs, plan_private_gradients
 
 # ------------------------------------------------------------- Perso-lin
+# Without privacy the purely local models (the graph's first input and the
+# block coordinate descent's starting point) are solved by accelerated
+# gradient until max_j |grad F_k(theta)_j| is LOCAL_TOL times its value at
+# the start, at most LOCAL_MAX_ITER steps per problem.  Local computation
+# sends nothing.
+LOCAL_TOL = 3e-3
+LOCAL_MAX_ITER = 10_000
+
+
+def solve_local_problems(X, Y, sw, offsets, theta, loss, inv_mass, lipschitz, l2, n_penalized,
+                         losses, lo=0, hi=None):
+    """Nodes ``lo:hi`` (all by default) get their local optimum (see LOCAL_TOL).
+
+    ``theta`` (their starting points, zeros for a fresh model) and
+    ``losses`` are overwritten; returns every node's number of steps.  The
+    fit's nodes and a join's newcomers use this one rule.
+    """
+    K = offsets.shape[0] - 1
+    n_iter = np.zeros(K, dtype=np.intp)
+    lin_local_solve(X, Y, sw, offsets, theta, loss, inv_mass, lipschitz, l2, n_penalized,
+                    losses, LOCAL_TOL, LOCAL_MAX_ITER, lo, K if hi is None else hi, n_iter)
+    return n_iter
+
+
+def solve_local_models(state, lo, hi):
+    """Nodes ``lo:hi`` of a Perso-lin state get their local optimum."""
+    return solve_local_problems(state.X, state.Y, state.sw, state.offsets, state.theta,
+                                state.loss, state.inv_mass, state.lipschitz, state.l2,
+                                state.n_penalized, state.losses, lo, hi)
+
+
 class _LinearState(_StateMixin):
     """Arrays of one Perso-lin fit, node-ordered (see ``_boosting_fast``)."""
 
@@ -83,7 +114,15 @@ class _LinearState(_StateMixin):
                 private["noise"] = self.draw_noise(self.K * n_steps)
             self.dp.local_done[:] = n_steps
 
+        # Without noise and clipping (no privacy, or epsilon=inf) every node
+        # solves its local problem; a private node takes its n_steps
+        # budgeted noisy steps.
+        solved = self.dp is None or (self.grid_step is None and not self.clip)
+
         def run(chunk):
+            if solved:
+                solve_local_models(self, chunk[0], chunk[1])
+                return
             lin_local(self.X, self.Y, self.sw, self.offsets, self.theta, self.loss,
                       self.inv_mass, self.lipschitz, self.l2, self.n_penalized, self.losses,
                       n_steps, chunk[0], chunk[1], **private)
@@ -164,11 +203,19 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     sum_l w_kl theta_l)) / L_k``, and sends its new model (``n_features
     (+1)`` values) to its neighbours.  With ``graph=None`` the graph is
     learned exactly as in :class:`DecentralizedBoostingClassifier`: first
-    from purely local models (``ceil(max_iter / n_nodes)`` local gradient
-    steps per node, nothing sent), from which the block coordinate descent
-    then starts (by default it is kept: ``graph_update_every=None``; an
-    integer or ``"n_nodes"`` re-learns it that often), sparsified to
-    connected.  Multiclass problems are solved one-vs-rest with one shared
+    from purely local models, from which the block coordinate descent
+    then starts.  Each local model is the node's own optimum of ``F_k``
+    (the paper's local model), found by accelerated gradient until the
+    largest gradient entry is ``3e-3`` of its value at zero (at most
+    10,000 steps; nothing is sent, so the accuracy costs no bytes);
+    under a finite ``privacy`` budget it is ``ceil(max_iter / n_nodes)``
+    private gradient steps instead.  A fixed number of plain gradient steps
+    left ill-conditioned nodes far from their optimum: on HAR sitting
+    (561 features, 21 people) 100 steps per node gave 87.6-89.0 % test
+    accuracy, the solved local models 96.9-97.5 %
+    (``python benchmarks/persolin_local_models.py``).  The graph is kept by
+    default (``graph_update_every=None``; an integer or ``"n_nodes"``
+    re-learns it that often) and sparsified to connected.  Multiclass problems are solved one-vs-rest with one shared
     graph.
 
     Parameters

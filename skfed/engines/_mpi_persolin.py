@@ -8,7 +8,8 @@ schedule is ``_mpi_graph_run._Run``'s, shared with Dada.
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._core._boosting_fast import lin_async, lin_local
+from .._core._boosting_fast import lin_async
+from ..boosting._perso_lin import solve_local_problems
 from ..boosting import _LOSSES, _LinearState
 from ..network import payload_bytes
 from ._mpi_graph_fit import _alternate, _finish, _prepare, _refuse
@@ -31,9 +32,10 @@ class _PersoLin:
 
     @staticmethod
     def local(state, n_steps, lo, hi):
-        lin_local(state.X, state.Y, state.sw, state.offsets, state.theta, state.loss,
-                  state.inv_mass, state.lipschitz, state.l2, state.n_penalized, state.losses,
-                  n_steps, lo, hi)
+        # The simulation's rule (no privacy under MPI): solved local models.
+        solve_local_problems(state.X, state.Y, state.sw, state.offsets, state.theta,
+                             state.loss, state.inv_mass, state.lipschitz, state.l2,
+                             state.n_penalized, state.losses, lo, hi)
 
     @staticmethod
     def step(run, before, node_state, step_t, payload, spent, counter):

@@ -19,6 +19,7 @@ from skfed._core._boosting_fast import (
     fw_local,
     lin_async,
     lin_local,
+    lin_local_solve,
     lin_losses,
     lse_losses,
 )
@@ -413,3 +414,76 @@ def test_lin_local_converges_to_the_node_optimum():
                    method="L-BFGS-B", options=dict(gtol=1e-12, ftol=1e-15))
     np.testing.assert_allclose(theta[0, 0], res.x, atol=1e-6)
     assert losses[0, 0] == pytest.approx(res.fun, rel=1e-9)
+
+
+def _solve_numpy(X, y, sw, l2, n_pen, loss, lip, tol, max_iter):
+    """``lin_local_solve`` in NumPy: accelerated gradient with the gradient
+    restart, stopped at ``max |grad| <= tol * max |grad at the start|``."""
+    x = np.zeros(X.shape[1])
+    yv, t, limit, it = x.copy(), 1.0, None, 0
+    while it < max_iter:
+        g = ref_lin_loss(yv, X, y, sw, l2, n_pen, loss)[1]
+        gmax = np.abs(g).max()
+        limit = tol * gmax if limit is None else limit
+        if gmax <= limit:
+            return yv, it
+        xn = yv - g / lip
+        uphill = g @ (xn - x)
+        prev, x = x, xn
+        it += 1
+        if uphill > 0:
+            t, yv = 1.0, x.copy()
+        else:
+            t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
+            yv = x + (t - 1.0) / t_next * (x - prev)
+            t = t_next
+    return x, it
+
+
+@pytest.mark.parametrize("loss", [Logistic(), SquaredHinge()])
+def test_lin_local_solve_matches_numpy_and_reaches_the_optimum(loss):
+    # Two nodes (the second ill-conditioned: a feature scaled by 30), two
+    # problems: the same iterates and step counts as the NumPy reference,
+    # and at a tight tolerance the node optimum of an independent solver.
+    from scipy.optimize import minimize
+
+    rng = np.random.RandomState(4)
+    X = np.column_stack([rng.normal(size=(50, 3)), np.ones(50)])
+    X[25:, 1] *= 30.0
+    Y = np.vstack([np.where(X[:, 0] + 0.5 * rng.normal(size=50) > 0, 1.0, -1.0),
+                   np.where(X[:, 2] - X[:, 1] / 30 > 0, 1.0, -1.0)])
+    sw = rng.uniform(0.5, 2.0, 50)
+    offsets = np.array([0, 25, 50], dtype=np.intp)
+    l2, n_pen = 0.05, 3
+    inv_mass = 1.0 / np.add.reduceat(sw, offsets[:-1])
+    lip = np.array([loss.py_curvature() * np.linalg.norm(
+        np.sqrt(sw[a:b, None]) * X[a:b], 2) ** 2 * inv_mass[k] + l2
+        for k, (a, b) in enumerate(zip(offsets[:-1], offsets[1:]))])
+    steps = {}
+    for tol, max_iter in [(1e-3, 10_000), (1e-2, 7), (1e-11, 100_000)]:
+        theta = np.zeros((2, 2, 4))
+        losses = np.zeros((2, 2))
+        n_iter = np.zeros(2, dtype=np.intp)
+        lin_local_solve(X, Y, sw, offsets, theta, loss, inv_mass, lip, l2, n_pen, losses,
+                        tol, max_iter, 0, 2, n_iter)
+        for k in range(2):
+            rows = slice(offsets[k], offsets[k + 1])
+            total = 0
+            for p in range(2):
+                ref, it = _solve_numpy(X[rows], Y[p, rows], sw[rows], l2, n_pen, loss,
+                                       lip[k], tol, max_iter)
+                total += it
+                np.testing.assert_allclose(theta[k, p], ref, rtol=1e-9, atol=1e-12)
+                value = ref_lin_loss(theta[k, p], X[rows], Y[p, rows], sw[rows], l2, n_pen,
+                                     loss)[0]
+                assert losses[k, p] == pytest.approx(value, rel=1e-12)
+                if tol == 1e-11:
+                    res = minimize(lambda t: ref_lin_loss(t, X[rows], Y[p, rows], sw[rows], l2,
+                                                          n_pen, loss),
+                                   np.zeros(4), jac=True, method="L-BFGS-B",
+                                   options=dict(gtol=1e-13, ftol=1e-16, maxiter=10_000))
+                    np.testing.assert_allclose(theta[k, p], res.x, atol=1e-6)
+            assert n_iter[k] == total <= 2 * max_iter
+        steps[tol] = n_iter.copy()
+    # a tighter tolerance takes more steps on both nodes
+    assert (steps[1e-11] > steps[1e-3]).all() and (steps[1e-3] > 0).all()
