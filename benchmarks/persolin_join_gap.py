@@ -1,0 +1,172 @@
+"""Where Perso-lin's join loses to the refit on rotated moons (issue 32).
+
+For every seed and ``k`` of ``benchmarks/new_nodes.py --families persolin
+--datasets moons`` it fits, joins and refits as that benchmark does, then
+takes every newcomer apart:
+
+* its row of the graph in the join and in the refit: the share of its
+  weight inside its true cluster (``make_rotated_moons``' clusters), the
+  share toward the other newcomers, its degree;
+* its model: the join's and the refit's, scored on its test samples;
+* four models solved to convergence on its block of Perso-lin's objective,
+  ``min_theta c_n F_n(theta) + (mu / 2) ||theta - u||^2`` with ``u =
+  sum_r w_nr theta_r / d_n`` (the degree cancels), by L-BFGS in NumPy: the
+  join's row with the join's neighbour models (what the join's steps should
+  reach), the refit's row with the refit's models (what the refit reached),
+  and the two crossings (join's row and refit's models; refit's row and the
+  join's models, the fitted nodes unchanged).  The crossings say whether the
+  refit's gain comes from the row or from the neighbours' models moving.
+
+    python benchmarks/persolin_join_gap.py [--seeds 0,1,2] [--ks 5,10,20]
+"""
+
+import argparse
+import copy
+
+import numpy as np
+from scipy.optimize import minimize
+from sklearn.base import clone
+from threadpoolctl import threadpool_limits
+
+import new_nodes as nn
+from skfed.boosting import PersonalizedLinearClassifier
+from skfed.datasets import make_rotated_moons
+
+
+def clusters_of(seed):
+    out = make_rotated_moons(n_nodes=100, n_test_per_node=60, random_state=seed)
+    return out[7]
+
+
+def block_solve(Z, y, c, alpha, mu, u, n_pen):
+    """argmin c (mean logistic loss + alpha/2 ||w||^2) + mu/2 ||theta - u||^2."""
+    m = len(y)
+
+    def f(theta):
+        marg = y * (Z @ theta)
+        loss = np.logaddexp(0.0, -marg).mean() + 0.5 * alpha * theta[:n_pen] @ theta[:n_pen]
+        g_loss = -(Z.T @ (y * 0.5 * (1.0 - np.tanh(0.5 * marg)))) / m
+        g_loss[:n_pen] += alpha * theta[:n_pen]
+        d = theta - u
+        return c * loss + 0.5 * mu * d @ d, c * g_loss + mu * d
+
+    res = minimize(f, u.copy(), jac=True, method="L-BFGS-B",
+                   options={"gtol": 1e-10, "maxiter": 5000})
+    return res.x
+
+
+def rows_by_label(est):
+    W = est.collaboration_graph_.tocsr()
+    labels = est.nodes_
+    out = {}
+    for i, lab in enumerate(labels):
+        lo, hi = W.indptr[i], W.indptr[i + 1]
+        out[lab] = dict(zip(labels[W.indices[lo:hi]].tolist(), W.data[lo:hi].tolist()))
+    return out
+
+
+def models_by_label(est):
+    full = est._full_coef()[:, 0, :].astype(np.float64)
+    return {lab: full[i] for i, lab in enumerate(est.nodes_.tolist())}
+
+
+def mean_model(row, models):
+    labs = list(row)
+    w = np.array([row[lab] for lab in labs])
+    return (w[:, None] * np.array([models[lab] for lab in labs])).sum(0) / w.sum()
+
+
+def run(seed, ks, verbose):
+    X, y, groups, task, extra = nn.load("moons", seed)
+    clusters = clusters_of(seed)
+    fit_rows, new, order = nn.split(X, y, groups, seed, extra)
+    base = PersonalizedLinearClassifier(random_state=seed).fit(
+        X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+    mu, alpha = float(base.mu), float(base.alpha)
+    out = []
+    for k in ks:
+        train, test = nn.new_node_rows(order, k)
+        joined = copy.deepcopy(base).add_nodes(X[train], y[train], groups=groups[train])
+        Xp = np.concatenate([X[fit_rows], X[train]])
+        yp = np.concatenate([y[fit_rows], y[train]])
+        gp = np.concatenate([groups[fit_rows], groups[train]])
+        refit = clone(base).fit(Xp, yp, groups=gp)
+        rj, rr = rows_by_label(joined), rows_by_label(refit)
+        mj, mr = models_by_label(joined), models_by_label(refit)
+        conf_j = dict(zip(joined.nodes_.tolist(), joined.confidence_))
+        conf_r = dict(zip(refit.nodes_.tolist(), refit.confidence_))
+        newset = set(new.tolist())
+        stats = {key: [] for key in ("in_j", "in_r", "new_j", "new_r", "deg_j", "deg_r",
+                                     "nbr_j", "nbr_r")}
+        correct = {key: 0 for key in ("join", "refit", "JJ", "RR", "JR", "RJ", "uJ", "uR",
+                                      "old_refit")}
+        n_test = 0
+        for lab in new.tolist():
+            cl = clusters[lab]
+            tr = train[groups[train] == lab]
+            te = test[groups[test] == lab]
+            Zt = np.column_stack([X[te], np.ones(len(te))])
+            Ztr = np.column_stack([X[tr], np.ones(len(tr))])
+            ytr = np.where(y[tr] == joined.classes_[1], 1.0, -1.0)
+            yte = np.where(y[te] == joined.classes_[1], 1.0, -1.0)
+            for tag, row in (("j", rj[lab]), ("r", rr[lab])):
+                tot = sum(row.values())
+                stats["in_" + tag].append(sum(w for l2, w in row.items() if clusters[l2] == cl)
+                                          / tot if tot else np.nan)
+                stats["new_" + tag].append(sum(w for l2, w in row.items() if l2 in newset)
+                                           / tot if tot else np.nan)
+                stats["deg_" + tag].append(tot)
+                stats["nbr_" + tag].append(len(row))
+            uJ_j = mean_model(rj[lab], mj)   # join's row, join's models
+            uR_r = mean_model(rr[lab], mr)   # refit's row, refit's models
+            uJ_r = mean_model(rj[lab], mr)   # join's row, refit's models
+            uR_j = mean_model(rr[lab], mj)   # refit's row, join's models
+            c = conf_j[lab]
+            n_pen = X.shape[1]
+            models = {
+                "join": mj[lab], "refit": mr[lab],
+                "JJ": block_solve(Ztr, ytr, c, alpha, mu, uJ_j, n_pen),
+                "RR": block_solve(Ztr, ytr, conf_r[lab], alpha, mu, uR_r, n_pen),
+                "JR": block_solve(Ztr, ytr, c, alpha, mu, uJ_r, n_pen),
+                "RJ": block_solve(Ztr, ytr, c, alpha, mu, uR_j, n_pen),
+                "uJ": uJ_j, "uR": uR_r,
+            }
+            # the refit's neighbour models restricted to the fitted nodes, as
+            # the join sees them (fitted nodes' refit models vs fitted ones)
+            for key, th in models.items():
+                correct[key] += int(((Zt @ th) * yte > 0).sum())
+            n_test += len(te)
+        # the fitted nodes: how much did they move in the refit?  their own test
+        acc_old = {}
+        row = {"seed": seed, "k": k}
+        for key in ("join", "refit", "JJ", "RR", "JR", "RJ", "uJ", "uR"):
+            row[key] = 100.0 * correct[key] / n_test
+        for key, vals in stats.items():
+            row[key] = float(np.nanmean(vals))
+        out.append(row)
+        if verbose:
+            print(" ".join(f"{key}={v:.3f}" if isinstance(v, float) else f"{key}={v}"
+                           for key, v in row.items()), flush=True)
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--ks", default="5,10,20")
+    args = parser.parse_args()
+    ks = [int(k) for k in args.ks.split(",")]
+    rows = []
+    with threadpool_limits(1):
+        for seed in (int(s) for s in args.seeds.split(",")):
+            rows += run(seed, ks, True)
+    print("means over seeds")
+    for k in ks:
+        sel = [r for r in rows if r["k"] == k]
+        keys = [key for key in sel[0] if key not in ("seed", "k")]
+        print(f"k={k} " + " ".join(f"{key}={np.mean([r[key] for r in sel]):.3f}"
+                                   for key in keys))
+
+
+if __name__ == "__main__":
+    main()
