@@ -21,8 +21,9 @@ steps do, Remark 2 of the paper); the connectivity threshold after the
 last sweep (as the fit sparsifies after learning).
 
 A sweep's messages: the newcomer asks each of its candidates for its
-current degree (a request and an answer of one float64), and sends each
-candidate whose weight it changed the new weight (one float64).
+current degree (a request and an answer of one float64), and sends its
+new weight (one float64) to each candidate whose weight is or was
+positive.
 """
 
 import numpy as np
@@ -111,7 +112,8 @@ def joint_rows(a, pair, target, indptr, v0, d_fitted, *, mu_graph, lam, delta, c
         How many entries hold the entry's weight (2 for two newcomers that
         drew each other, else 1).
     changed : ndarray of shape (sweeps, E), dtype=bool
-        The entries whose weight a sweep changed (the newcomer sends it).
+        The entries whose weight a sweep set or zeroed (positive before or
+        after its block: the newcomer sends the new weight).
     """
     n_new = len(indptr) - 1
     n_old = len(d_fitted)
@@ -147,7 +149,7 @@ def joint_rows(a, pair, target, indptr, v0, d_fitted, *, mu_graph, lam, delta, c
             new = _block(np.ascontiguousarray(a[lo:hi]), pair[lo:hi], d, d0, mu_graph, lam,
                          delta, cap)
             step = new - cur
-            changed[s, lo:hi] = step != 0.0
+            changed[s, lo:hi] = (new > 0) | (cur > 0)
             w[vv] = new
             deg[t] += step
             deg[n_old + n] += step.sum()
@@ -166,7 +168,7 @@ def joint_rows(a, pair, target, indptr, v0, d_fitted, *, mu_graph, lam, delta, c
 def sweep_messages(counter, n_old, indptr, target, changed):
     """Count the sweeps' messages (see the module) on ``counter``, a round
     per sweep: per entry a request and its degree (one float64) back, and
-    the new weight (one float64) of every entry the sweep changed."""
+    the new weight (one float64) of every entry ``changed`` marks."""
     from .network import payload_bytes
 
     one = payload_bytes(n_float64=1)
