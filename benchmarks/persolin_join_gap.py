@@ -99,7 +99,7 @@ def run(seed, ks, verbose):
         stats = {key: [] for key in ("in_j", "in_r", "new_j", "new_r", "deg_j", "deg_r",
                                      "nbr_j", "nbr_r")}
         correct = {key: 0 for key in ("join", "refit", "JJ", "RR", "JR", "RJ", "uJ", "uR",
-                                      "old_refit")}
+                                      "JRf", "JRn")}
         n_test = 0
         for lab in new.tolist():
             cl = clusters[lab]
@@ -121,6 +121,12 @@ def run(seed, ks, verbose):
             uR_r = mean_model(rr[lab], mr)   # refit's row, refit's models
             uJ_r = mean_model(rj[lab], mr)   # join's row, refit's models
             uR_j = mean_model(rr[lab], mj)   # refit's row, join's models
+            # join's row; the refit's models for its fitted neighbours only
+            # (the newcomers' from the join), and the other way round
+            mixed_f = {lab2: (mr[lab2] if lab2 not in newset else mj[lab2]) for lab2 in mj}
+            mixed_n = {lab2: (mj[lab2] if lab2 not in newset else mr[lab2]) for lab2 in mj}
+            uJ_f = mean_model(rj[lab], mixed_f)
+            uJ_n = mean_model(rj[lab], mixed_n)
             c = conf_j[lab]
             n_pen = X.shape[1]
             models = {
@@ -130,6 +136,8 @@ def run(seed, ks, verbose):
                 "JR": block_solve(Ztr, ytr, c, alpha, mu, uJ_r, n_pen),
                 "RJ": block_solve(Ztr, ytr, c, alpha, mu, uR_j, n_pen),
                 "uJ": uJ_j, "uR": uR_r,
+                "JRf": block_solve(Ztr, ytr, c, alpha, mu, uJ_f, n_pen),
+                "JRn": block_solve(Ztr, ytr, c, alpha, mu, uJ_n, n_pen),
             }
             # the refit's neighbour models restricted to the fitted nodes, as
             # the join sees them (fitted nodes' refit models vs fitted ones)
@@ -139,7 +147,7 @@ def run(seed, ks, verbose):
         # the fitted nodes: how much did they move in the refit?  their own test
         acc_old = {}
         row = {"seed": seed, "k": k}
-        for key in ("join", "refit", "JJ", "RR", "JR", "RJ", "uJ", "uR"):
+        for key in ("join", "refit", "JJ", "RR", "JR", "RJ", "JRf", "JRn", "uJ", "uR"):
             row[key] = 100.0 * correct[key] / n_test
         for key, vals in stats.items():
             row[key] = float(np.nanmean(vals))
@@ -154,18 +162,30 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--ks", default="5,10,20")
+    parser.add_argument("--sweeps", default=None,
+                        help="comma-separated sweeps of the joint rows to compare "
+                        "(skfed._graph_join_rows.ROW_SWEEPS; default: the package's)")
     args = parser.parse_args()
     ks = [int(k) for k in args.ks.split(",")]
-    rows = []
-    with threadpool_limits(1):
-        for seed in (int(s) for s in args.seeds.split(",")):
-            rows += run(seed, ks, True)
-    print("means over seeds")
-    for k in ks:
-        sel = [r for r in rows if r["k"] == k]
-        keys = [key for key in sel[0] if key not in ("seed", "k")]
-        print(f"k={k} " + " ".join(f"{key}={np.mean([r[key] for r in sel]):.3f}"
-                                   for key in keys))
+    try:
+        import skfed._graph_join_rows as joint
+    except ImportError:  # a version without the joint rows
+        joint = None
+    sweeps = ([getattr(joint, "ROW_SWEEPS", None)] if args.sweeps is None
+              else [int(s) for s in args.sweeps.split(",")])
+    for n_sweeps in sweeps:
+        if joint is not None:
+            joint.ROW_SWEEPS = n_sweeps
+        rows = []
+        with threadpool_limits(1):
+            for seed in (int(s) for s in args.seeds.split(",")):
+                rows += run(seed, ks, args.sweeps is None)
+        print(f"means over seeds, {n_sweeps} sweeps")
+        for k in ks:
+            sel = [r for r in rows if r["k"] == k]
+            keys = [key for key in sel[0] if key not in ("seed", "k")]
+            print(f"k={k} " + " ".join(f"{key}={np.mean([r[key] for r in sel]):.3f}"
+                                       for key in keys), flush=True)
 
 
 if __name__ == "__main__":

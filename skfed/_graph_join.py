@@ -828,7 +828,8 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
                 toward.append(v[q:])
                 if n_new > 1:
                     terms.append(_row_terms(newcomers[k], cands, est, private))
-            if n_new > 1 and mu_graph_ > 0:
+            members = np.array([len(p) > 0 for p in peers])
+            if members.sum() > 1 and mu_graph_ > 0:
                 indptr = np.concatenate([[0], np.cumsum(
                     [len(r) + len(p) for r, p in zip(rows, peers)])]).astype(np.intp)
                 target = np.concatenate([np.concatenate([answered[k], n_old + peers[k]])
@@ -839,8 +840,9 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
                     np.concatenate([t[0] for t in terms]),
                     np.concatenate([t[1] for t in terms]), target, indptr, start,
                     degrees_old, mu_graph=mu_graph_, lam=float(est.lambda_graph),
-                    delta=float(est.delta), cap=est.max_neighbors, threshold=threshold)
-                sweep_messages(sim.counter, n_old, indptr, target, changed)
+                    delta=float(est.delta), cap=est.max_neighbors, threshold=threshold,
+                    members=members)
+                sweep_messages(sim.counter, n_old, indptr, target, changed, members)
                 # (W below is the mean of both entries: a weight one entry
                 # holds counts twice)
                 shared = v * (2.0 / n_owners)

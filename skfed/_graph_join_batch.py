@@ -280,14 +280,16 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
         re-solved together (``joint_rows``; more than one newcomer): sets
         ``v_old`` and returns ``(data, links)`` of the weights between
         newcomers."""
-        if n_new > 1 and mu_graph > 0:
+        members = n_peer > 0
+        if members.sum() > 1 and mu_graph > 0:
             sq = np.einsum("ij,ij->i", source, source)
             a, pair = pair_terms(flat(theta), node_losses, source, sq, both_losses,
                                  both_indptr, mu)
             out, n_owners, changed = joint_rows(
                 a, pair, target, both_indptr, out, degrees_old, mu_graph=mu_graph, lam=lam,
-                delta=delta, cap=None if cap < 0 else cap, threshold=None if thr < 0 else thr)
-            sweep_messages(sim.counter, n_old, both_indptr, target, changed)
+                delta=delta, cap=None if cap < 0 else cap, threshold=None if thr < 0 else thr,
+                members=members)
+            sweep_messages(sim.counter, n_old, both_indptr, target, changed, members)
             # (the pattern's weight is the mean of both entries: a weight one
             # entry holds counts twice)
             out = np.where(is_fitted, out, out * (2.0 / n_owners))

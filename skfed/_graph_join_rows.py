@@ -76,7 +76,7 @@ def _block(a, pair, d, d0, mu_graph, lam, delta, cap):
 
 
 def joint_rows(a, pair, target, indptr, v0, d_fitted, *, mu_graph, lam, delta, cap,
-               threshold, sweeps=ROW_SWEEPS):
+               threshold, sweeps=None, members=None):
     """The newcomers' weights minimizing eq. 5 together (see the module).
 
     Parameters
@@ -101,7 +101,11 @@ def joint_rows(a, pair, target, indptr, v0, d_fitted, *, mu_graph, lam, delta, c
         The fitted graph's connectivity threshold: after the last sweep a
         row's weights below ``min(threshold, its largest)`` are dropped (a
         weight between two newcomers is kept if either row keeps it).
-    sweeps : int
+    sweeps : int, default=None
+        None: :data:`ROW_SWEEPS`.
+    members : ndarray of shape (n_new,), dtype=bool, default=None
+        The newcomers that take part (None: all); another newcomer's row
+        stays ``v0`` (its weights count in the degrees).
 
     Returns
     -------
@@ -115,6 +119,7 @@ def joint_rows(a, pair, target, indptr, v0, d_fitted, *, mu_graph, lam, delta, c
         The entries whose weight a sweep set or zeroed (positive before or
         after its block: the newcomer sends the new weight).
     """
+    sweeps = ROW_SWEEPS if sweeps is None else int(sweeps)
     n_new = len(indptr) - 1
     n_old = len(d_fitted)
     E = len(a)
@@ -140,7 +145,7 @@ def joint_rows(a, pair, target, indptr, v0, d_fitted, *, mu_graph, lam, delta, c
     for s in range(sweeps):
         for n in range(n_new):
             lo, hi = indptr[n], indptr[n + 1]
-            if lo == hi:
+            if lo == hi or (members is not None and not members[n]):
                 continue
             vv, t = var[lo:hi], target[lo:hi]
             cur = w[vv]
@@ -165,19 +170,21 @@ def joint_rows(a, pair, target, indptr, v0, d_fitted, *, mu_graph, lam, delta, c
     return v, n_owners, changed
 
 
-def sweep_messages(counter, n_old, indptr, target, changed):
+def sweep_messages(counter, n_old, indptr, target, changed, members=None):
     """Count the sweeps' messages (see the module) on ``counter``, a round
-    per sweep: per entry a request and its degree (one float64) back, and
-    the new weight (one float64) of every entry ``changed`` marks."""
+    per sweep: per entry of a member (default: every newcomer) a request and
+    its degree (one float64) back, and the new weight (one float64) of every
+    entry ``changed`` marks."""
     from .network import payload_bytes
 
     one = payload_bytes(n_float64=1)
     owner = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
-    asker = np.ascontiguousarray(n_old + owner, dtype=np.intp)
-    asked = np.ascontiguousarray(target, dtype=np.intp)
+    mine = np.ones(len(owner), dtype=bool) if members is None else np.asarray(members)[owner]
+    asker = np.ascontiguousarray(n_old + owner[mine], dtype=np.intp)
+    asked = np.ascontiguousarray(np.asarray(target)[mine], dtype=np.intp)
     for s in range(changed.shape[0]):
         counter.send_pairs(asker, asked, np.zeros(len(asked), dtype=np.int64))
         counter.send_pairs(asked, asker, np.full(len(asked), one, dtype=np.int64))
-        c = changed[s]
+        c = changed[s][mine]
         counter.send_pairs(asker[c], asked[c], np.full(int(c.sum()), one, dtype=np.int64))
         counter.next_round()
