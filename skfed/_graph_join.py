@@ -120,7 +120,6 @@ from ._graph_join_fitted import (
     join_simulation,
     row_sums,
 )
-from ._graph_join_rows import joint_rows, pair_terms, sweep_messages
 from .graph import model_message_bytes
 from .network import payload_bytes
 
@@ -392,28 +391,21 @@ class _Candidates:
         return np.ascontiguousarray((v @ self.models).reshape(shape))
 
 
-def _row_terms(node, cand, est, private):
-    """``(a, pair)`` of the newcomer's row toward its candidates (step 3)."""
-    flat = node.model.reshape(1, -1).astype(np.float64)
-    bounds = np.array([0, len(cand.losses)], dtype=np.intp)
-    a, pair = pair_terms(flat, np.array([node.graph_loss(private)]), cand.models, cand.sq,
-                         cand.losses, bounds, float(est.mu))
-    if cand.data_losses is not None and not private:
-        # e_nr = s_n (L_n(alpha_r) - L_n(alpha_n)), for both directions, s_n the
-        # estimator's score factor (Dada: peer_scoring's weight; Perso-lin: c_n).
-        pair = pair + 2.0 * est._peer_score_scale(node.confidence) * (
-            cand.data_losses - node.own_data_loss())
-        a = node.graph_loss(private) + cand.losses + pair
-    return np.ascontiguousarray(a), pair
-
-
 def _row(node, cand, est, private, threshold):
     """The newcomer's weights toward its candidates (see step 3 of the module)."""
     q = len(cand.losses)
     mu_graph = float(est.mu if est.mu_graph is None else est.mu_graph)
     if q == 0 or mu_graph <= 0:
         return np.zeros(q)
-    a, pair = _row_terms(node, cand, est, private)
+    flat = node.model.reshape(-1).astype(np.float64)
+    z = np.maximum(cand.sq - 2.0 * (cand.models @ flat) + flat @ flat, 0.0)
+    pair = 0.5 * float(est.mu) * z
+    if cand.data_losses is not None and not private:
+        # e_nr = s_n (L_n(alpha_r) - L_n(alpha_n)), for both directions, s_n the
+        # estimator's score factor (Dada: peer_scoring's weight; Perso-lin: c_n).
+        pair = pair + 2.0 * est._peer_score_scale(node.confidence) * (
+            cand.data_losses - node.own_data_loss())
+    a = np.ascontiguousarray(node.graph_loss(private) + cand.losses + pair)
     lam, delta = float(est.lambda_graph), float(est.delta)
     v = np.zeros(q)
     graph_row(a, cand.degrees, 0.0, mu_graph, lam, delta, v)
@@ -814,42 +806,16 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
             return both
 
         def solve_rows(current):
-            """Every newcomer's row over its fitted candidates and peers: each
-            alone, then together (:func:`~skfed._graph_join_rows.joint_rows`,
-            more than one newcomer); the weight between two newcomers is the
-            mean of what each chose alone, their shared weight together."""
-            toward, terms = [], []
+            """Every newcomer's row over its fitted candidates and peers; the
+            weight between two newcomers is the mean of what each chose."""
+            toward = []
             scores = None if gather is None else peer_scores(current)
             for k in range(n_new):
-                cands = full_candidates(k, current, scores)
-                v = _row(newcomers[k], cands, est, private, threshold)
+                v = _row(newcomers[k], full_candidates(k, current, scores), est, private,
+                         threshold)
                 q = len(cands_old[k].losses)
                 rows[k] = v[:q]
                 toward.append(v[q:])
-                if n_new > 1:
-                    terms.append(_row_terms(newcomers[k], cands, est, private))
-            members = np.array([len(p) > 0 for p in peers])
-            if members.sum() > 1 and mu_graph_ > 0:
-                indptr = np.concatenate([[0], np.cumsum(
-                    [len(r) + len(p) for r, p in zip(rows, peers)])]).astype(np.intp)
-                target = np.concatenate([np.concatenate([answered[k], n_old + peers[k]])
-                                         for k in range(n_new)]).astype(np.intp)
-                start = np.concatenate([np.concatenate([rows[k], toward[k]])
-                                        for k in range(n_new)])
-                v, n_owners, changed = joint_rows(
-                    np.concatenate([t[0] for t in terms]),
-                    np.concatenate([t[1] for t in terms]), target, indptr, start,
-                    degrees_old, mu_graph=mu_graph_, lam=float(est.lambda_graph),
-                    delta=float(est.delta), cap=est.max_neighbors, threshold=threshold,
-                    members=members)
-                sweep_messages(sim.counter, n_old, indptr, target, changed, members)
-                # (W below is the mean of both entries: a weight one entry
-                # holds counts twice)
-                shared = v * (2.0 / n_owners)
-                for k in range(n_new):
-                    lo, q = indptr[k], len(rows[k])
-                    rows[k] = v[lo:lo + q]
-                    toward[k] = shared[lo + q:indptr[k + 1]]
             # Sparse: a newcomer weighs at most its few peers (no n_new^2 array).
             toward_new = sparse.csr_matrix(
                 (np.concatenate(toward + [np.zeros(0)]),
@@ -867,7 +833,6 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
             keep = order[coo.data[order] > 0]
             return coo.row[keep], coo.col[keep]
 
-        mu_graph_ = float(est.mu if est.mu_graph is None else est.mu_graph)
         W_new = solve_rows(None) if n_new > 1 else sparse.csr_matrix((n_new, n_new))
         if separate:
             # Step 3b: its fitted neighbours send their final models (the row

@@ -29,7 +29,6 @@ from scipy import sparse
 
 from ._core._join_fast import csr_times_dense, join_rows, lin_join_local, lin_join_steps
 from ._graph_join_fitted import row_sums
-from ._graph_join_rows import joint_rows, pair_terms, sweep_messages
 from .graph import model_message_bytes
 
 __all__ = ["lin_join_batched"]
@@ -272,47 +271,25 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
     peer_col = np.concatenate(peers + [np.zeros(0, dtype=np.intp)]).astype(np.intp)
     pattern = _SymmetricPattern(peer_row, peer_col, n_new)
 
-    target = np.where(is_fitted, cand[np.minimum(both_idx, max(T - 1, 0))] if T else 0,
-                      n_old + both_idx - T).astype(np.intp)
-
-    def together(out, node_losses, source):
-        """The rows ``out`` (each newcomer's alone, per entry of ``both_idx``)
-        re-solved together (``joint_rows``; more than one newcomer): sets
-        ``v_old`` and returns ``(data, links)`` of the weights between
-        newcomers."""
-        members = n_peer > 0
-        if members.sum() > 1 and mu_graph > 0:
-            sq = np.einsum("ij,ij->i", source, source)
-            a, pair = pair_terms(flat(theta), node_losses, source, sq, both_losses,
-                                 both_indptr, mu)
-            out, n_owners, changed = joint_rows(
-                a, pair, target, both_indptr, out, degrees_old, mu_graph=mu_graph, lam=lam,
-                delta=delta, cap=None if cap < 0 else cap, threshold=None if thr < 0 else thr,
-                members=members)
-            sweep_messages(sim.counter, n_old, both_indptr, target, changed, members)
-            # (the pattern's weight is the mean of both entries: a weight one
-            # entry holds counts twice)
-            out = np.where(is_fitted, out, out * (2.0 / n_owners))
-        v_old[:] = out[is_fitted]
-        return pattern.values(out[~is_fitted])
-
     def solve_rows(current, node_losses, fitted_models):
         """Every newcomer's row over its fitted candidates and peers (with
-        ``current``: the peers' current models, else their answers): alone,
-        then together.  Returns ``(data, links)``
-        (:meth:`_SymmetricPattern.values`)."""
+        ``current``: the peers' current models, else their answers); the
+        weight between two newcomers is the mean of what each chose.
+        Returns ``(data, links)`` (:meth:`_SymmetricPattern.values`)."""
         peer_models = flat(local_models if current is None else current)
-        source = np.ascontiguousarray(np.concatenate([fitted_models, peer_models])[both_idx])
+        source = np.concatenate([fitted_models, peer_models])
         out = np.zeros(len(both_idx))
-        join_rows(flat(theta), node_losses, source,
+        join_rows(flat(theta), node_losses, np.ascontiguousarray(source[both_idx]),
                   both_losses, both_degrees, both_indptr, mu, mu_graph, lam, delta, cap, thr,
                   out)
-        return together(out, node_losses, source)
+        v_old[:] = out[is_fitted]
+        return pattern.values(out[~is_fitted])
 
     if exchange:
         w_new, links = solve_rows(None, local_losses, cand_models)
     else:  # no peers: the rows above are the rows over all candidates
-        w_new, links = together(v_old.copy(), local_losses, cand_models)
+        w_new = np.zeros(0)
+        links = (np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp))
     # The fitted neighbours' models of the model steps: rows ``step_cols`` of
     # ``step_source`` (no gather of every candidate's final model).
     step_source, step_cols = cand_models, np.arange(T, dtype=np.intp)

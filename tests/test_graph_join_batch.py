@@ -236,9 +236,7 @@ def _both_ways(params, n_new=6, dtype=np.float64):
 
 @pytest.mark.parametrize("params", [
     {},  # the defaults: graph learned once, cap 10, sparsified
-    # re-solves every 25 steps (unsparsified: with the rows solved together
-    # no newcomers stay linked after the threshold on these data)
-    dict(graph_update_every="n_nodes", sparsify_graph=None),
+    dict(graph_update_every="n_nodes"),  # re-solves every 25 steps
     dict(max_neighbors=None, sparsify_graph=None),
     dict(network=SimulatedNetwork(drop_rate=0.3, random_state=2)),
 ], ids=["defaults", "resolve", "uncapped", "drops"])
