@@ -22,6 +22,14 @@ takes every newcomer apart:
   alone.
 
     python benchmarks/persolin_join_gap.py [--seeds 0,1,2] [--ks 5,10,20]
+        [--refine ROUNDS,HOPS]
+
+``--refine`` asks what updating the fitted nodes would give (a join keeps
+them bit-identical; issue 32 allows it "when asked"): after the join, the
+fitted nodes within ``HOPS`` of a newcomer, then the newcomers, solve
+their blocks with every neighbour fixed, ``ROUNDS`` times; ``new_control``
+is the same with the fitted nodes' rows cut from the newcomers (their
+blocks converged alone).
 
 Measured on 2026-11-28 (main at 6c25e28; means over seeds 0-2, ``k = 5 /
 10 / 20``):
@@ -48,6 +56,16 @@ k      join  refit  JJ    RR    JR    RJ    JRf   JRn   in_j / in_r    nbr_j / n
   other newcomers' refit models (``JRn``) 0.0 / 0.1 / 1.3.  In the refit
   the newcomers' samples train their cluster-mates; a join that leaves
   the fitted nodes bit-identical cannot.
+
+What updating the fitted nodes would give (``--refine``, means over
+seeds 0-2, ``k = 5 / 10 / 20``): with 3 rounds over the fitted nodes one
+hop from a newcomer (40 / 28 / 15 of the 80), the newcomers score 57.2 /
+59.0 / 62.8 (the join 56.0 / 57.1 / 59.7, the refit 57.2 / 59.9 / 66.0,
+Local 55.9 / 59.1 / 62.6) and the fitted nodes 55.7 / 55.8 / 55.7 on
+their own test samples (55.1 unchanged); 1 round 56.9 / 58.7 / 61.5; 3
+rounds over two hops 57.4 / 59.2 / 62.9.  The control scores 56.0 /
+57.2 / 59.2 (``JJ`` above) and leaves the fitted nodes at 55.1: all of
+the gain is the newcomers' samples reaching their fitted neighbours.
 
 Tried and not kept (branch joinsg5, commits c4c5fbd and 445250a): the
 newcomers of one call solving their rows of eq. 5 together, by block
@@ -211,16 +229,90 @@ def run(seed, ks, verbose):
     return out
 
 
+def refine(seed, ks, rounds, hops):
+    """Newcomers' and fitted nodes' test accuracy after the join, then after
+    ``rounds`` rounds in which the fitted nodes within ``hops`` of a
+    newcomer and then the newcomers solve their blocks (``block_solve``)
+    with every neighbour fixed: an update of the fitted nodes a join could
+    offer when asked (not in the package)."""
+    X, y, groups, _, extra = nn.load("moons", seed)
+    fit_rows, new, order = nn.split(X, y, groups, seed, extra)
+    base = PersonalizedLinearClassifier(random_state=seed).fit(
+        X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+    n_old = len(base.nodes_)
+    test_old = np.setdiff1d(np.flatnonzero(~np.isin(groups, new)), fit_rows)
+    out = []
+    for k in ks:
+        train, test = nn.new_node_rows(order, k)
+        joined = copy.deepcopy(base).add_nodes(X[train], y[train], groups=groups[train])
+        W = joined.collaboration_graph_.toarray()
+        before = joined._full_coef()[:, 0, :].astype(np.float64)
+        M = before.copy()
+        labels = joined.nodes_
+        data = []
+        for i, lab in enumerate(labels):
+            r = fit_rows[groups[fit_rows] == lab] if i < n_old else train[groups[train] == lab]
+            data.append((np.column_stack([X[r], np.ones(len(r))]),
+                         np.where(y[r] == joined.classes_[1], 1.0, -1.0)))
+        active = set(range(n_old, len(labels)))
+        frontier = set(active)
+        for _ in range(hops):
+            reached = set()
+            for i in frontier:
+                reached |= set(np.flatnonzero(W[i]).tolist())
+            frontier = reached - active
+            active |= reached
+        order_ = sorted(i for i in active if i < n_old) + list(range(n_old, len(labels)))
+        def solve_blocks(M, W):
+            for _ in range(rounds):
+                for i in order_:
+                    if W[i].sum() > 0:
+                        u = W[i] @ M / W[i].sum()
+                        M[i] = block_solve(data[i][0], data[i][1], joined.confidence_[i],
+                                           float(base.alpha), float(base.mu), u, X.shape[1])
+            return M
+
+        M = solve_blocks(M, W)
+        # The control: the same blocks, the fitted nodes' rows without the
+        # newcomers (what converging the fitted blocks alone gives).
+        W_control = W.copy()
+        W_control[:n_old, n_old:] = 0.0
+        control = solve_blocks(before.copy(), W_control)
+
+        def accuracy(models, rows):
+            index = {lab: i for i, lab in enumerate(labels.tolist())}
+            codes = np.array([index[g] for g in groups[rows].tolist()])
+            Z = np.column_stack([X[rows], np.ones(len(rows))])
+            sign = np.where(y[rows] == joined.classes_[1], 1.0, -1.0)
+            return 100.0 * np.mean(np.einsum("ij,ij->i", Z, models[codes]) * sign > 0)
+
+        out.append({"seed": seed, "k": k, "new_join": accuracy(before, test),
+                    "new_refined": accuracy(M, test), "new_control": accuracy(control, test),
+                    "fitted_join": accuracy(before, test_old),
+                    "fitted_control": accuracy(control, test_old),
+                    "fitted_refined": accuracy(M, test_old),
+                    "n_fitted_stepping": float(len(order_) - len(new))})
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--ks", default="5,10,20")
+    parser.add_argument("--refine", default=None, metavar="ROUNDS,HOPS",
+                        help="instead: the join followed by ROUNDS rounds of block solves "
+                        "of the fitted nodes within HOPS of a newcomer, then the newcomers")
     args = parser.parse_args()
     ks = [int(k) for k in args.ks.split(",")]
+    seeds = [int(s) for s in args.seeds.split(",")]
     rows = []
     with threadpool_limits(1):
-        for seed in (int(s) for s in args.seeds.split(",")):
-            rows += run(seed, ks, True)
+        for seed in seeds:
+            if args.refine is None:
+                rows += run(seed, ks, True)
+            else:
+                rounds, hops = (int(v) for v in args.refine.split(","))
+                rows += refine(seed, ks, rounds, hops)
     print("means over seeds")
     for k in ks:
         sel = [r for r in rows if r["k"] == k]
