@@ -304,7 +304,9 @@ _COMMON_ATTRIBUTES_DOC = """
         The factor ``k / (n + k)`` by which every node of the last
         :meth:`add_nodes` multiplied its samples' weights in its passes
         (``k`` its weights summed, ``n`` its neighbours' mean); 1 for a
-        classifier's newcomers; only after :meth:`add_nodes`.
+        classifier's newcomers; only after :meth:`add_nodes` (a node that
+        joins through ``partial_fit`` streams its samples at their own
+        weights, with everyone).
     join_start_ : ndarray of shape (n_new,), dtype=object
         What every node of the last join started from: ``"network"`` (the
         network function) or ``"neighbours"``; only after a join.
