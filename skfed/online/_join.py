@@ -301,7 +301,8 @@ class _JoinMixin:
             self.join_sample_scale_ = own / (self._join_counts + own)
             sample_weight = sample_weight * self.join_sample_scale_[codes - n_old]
             del self._join_counts
-        self._n_samples[n_old:] = own
+        if "_n_samples" in self.__dict__:
+            self._n_samples[n_old:] = own
         held = None
         if self.exchange_every is None:
             # The query exchange's neighbours sent their whole dictionaries in
@@ -680,6 +681,12 @@ class _JoinMixin:
 
         _join_rounds(sim, n_old, len(neighbours), visit)
         if counts:
+            if "_n_samples" not in self.__dict__:
+                raise ValueError(
+                    f"This {type(self).__name__} was fitted by a version of skfed that did "
+                    "not keep every node's count of samples, which a regressor's newcomer "
+                    "weighs its own samples against; fit it again before add_nodes."
+                )
             self._join_counts = np.array([float(np.mean(self._n_samples[nb]))
                                           for nb in neighbours])
         return [[received[k][j] for j in neighbours[k]] for k in range(len(neighbours))]
@@ -758,7 +765,8 @@ class _JoinMixin:
         for name in ("_points", "_weights", "_avg_weights", "_pub_points", "_pub_weights",
                      "_gram_inv", "_pub_sizes", "_since_publish", "_n_steps",
                      "_komp_error", "_sizes", "_n_samples"):
-            setattr(self, name, append(getattr(self, name)))
+            if name in self.__dict__:   # (_n_samples: absent when fitted before it existed)
+                setattr(self, name, append(getattr(self, name)))
         self._slot_ids = append(self._slot_ids, -1)
         for k, (D, W, Q, err) in enumerate(start):
             i = n_old + k
