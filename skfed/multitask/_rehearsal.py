@@ -201,7 +201,6 @@ class Rehearsal:
         starts = [self.start[t] for t in owners.tolist()]
         train = np.concatenate([lo + p[:k] for lo, p in zip(starts, perms)])
         Z, Y, sw = self.Z[train], self.Y[:, train], self.sw[train]
-        spread = getattr(self, "spread", None)
         sub = NodeLayout(np.repeat(np.arange(n_new), k), n_new)
         mass = np.add.reduceat(sw, sub.offsets[:-1])
         nodes = _JoinNodes(np.ascontiguousarray(Z), np.ascontiguousarray(Y),
@@ -213,24 +212,14 @@ class Rehearsal:
         c = np.maximum(confidence, 1e-300) / self.mu  # c_n / lambda
         steps = np.maximum(1, np.ceil(self.local_epochs * sub.counts)).astype(np.intp)
         M = np.repeat(self.w0[:, None, :], n_new, axis=1)
-        shapes = [None] if spread is None else [None, spread]
-        n_cand = len(scales) * len(shapes)
-        models = np.empty((n_new, n_cand, P, d))
-        for h, sh in enumerate(shapes):
-            if sh is not None:
-                nodes = _JoinNodes(np.ascontiguousarray(Z * sh), np.ascontiguousarray(Y),
-                                   np.ascontiguousarray(sw), np.zeros((P, len(sw))), sub,
-                                   np.where(mass > 0, mass, 1.0), self.seeds[a].copy(), 8,
-                                   exact=self.exact[a], loss_name=self.loss_name)
-            for i, s in enumerate(scales):
-                j = h * len(scales) + i
-                if s == 0.0:
-                    models[:, j] = np.swapaxes(M, 0, 1)
-                    continue
-                nodes.set_prior(M if sh is None else M / sh, 1.0 / (c * s))
-                nodes.solve_all(loss, steps, REHEARSAL_PASSES, REHEARSAL_GAP_TOL)
-                models[:, j] = np.swapaxes(nodes.models if sh is None else nodes.models * sh, 0, 1)
-        scales = np.tile(scales, len(shapes))
+        models = np.empty((n_new, len(scales), P, d))
+        for i, s in enumerate(scales):
+            if s == 0.0:
+                models[:, i] = np.swapaxes(M, 0, 1)
+                continue
+            nodes.set_prior(M, 1.0 / (c * s))
+            nodes.solve_all(loss, steps, REHEARSAL_PASSES, REHEARSAL_GAP_TOL)
+            models[:, i] = np.swapaxes(nodes.models, 0, 1)
         # each draw scores its node's other samples (every kept draw's
         # held-out rows stacked: one product per draw into one array, one
         # error call; gathering each row's models for a single product had
@@ -305,7 +294,6 @@ class Rehearsal:
             yet (:meth:`collect`).
         """
         out = np.ones(len(counts))
-        self.shape_of = np.zeros(len(counts), dtype=np.intp)
         if not len(self.sizes):
             return out, []
         distance = np.abs(np.log(np.maximum(counts, 1))[:, None]
@@ -320,9 +308,7 @@ class Rehearsal:
                 asked.append(a)
             best = int(np.argmin(errors))
             if errors[best] - errors[0] + REHEARSAL_EVIDENCE * se[best] < 0:
-                n_s = len(REHEARSAL_SCALES)
-                out[reach & (near == i)] = REHEARSAL_SCALES[best % n_s]
-                self.shape_of[reach & (near == i)] = best // n_s
+                out[reach & (near == i)] = REHEARSAL_SCALES[best]
         return out, sorted(asked)
 
     def collect(self, counter, asked, float_bytes):
