@@ -504,43 +504,21 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
     # that much more (see the module): c_n is scaled by its confidence.
     mean_mass = float(getattr(est, "_join_mass", np.mean(totals)))
     confidence = totals / mean_mass
-    spread = None
     if mode == "shared":
         b = float(est.shared_weight_)
         mu = lam * n_fit / (1.0 - b) / confidence
         w0 = np.asarray(est._W[:, -1], dtype=np.float64)
-        import os
-        if os.environ.get("SKFED_PROTO_SPREAD"):
-            floor = float(os.environ["SKFED_PROTO_SPREAD"])
-            Vf = np.asarray(est._W[:, :n_fit], dtype=np.float64) - w0[:, None, :]
-            var = np.einsum("ktd,ktd->d", Vf, Vf)
-            var = var / var.mean()
-            spread = np.sqrt(np.maximum(var, floor))
-            spread = spread / np.sqrt(np.mean(spread ** 2))
         M = np.repeat(w0[:, None, :], n_new, axis=1)
-        Mp = M
         c = lam / mu
         rehearsal = getattr(est, "_join_rehearsal", None)
-        if rehearsal is not None:
-            rehearsal.spread = spread
-            if spread is not None and os.environ.get("SKFED_PROTO_LOO"):
-                rehearsal.sq_own = np.einsum("ktd,ktd->td", Vf, Vf)
-                rehearsal.floor = floor
         if rehearsal is not None and len(rehearsal.sizes):
             # the sizes this join needs are rehearsed now (skfed.multitask._rehearsal)
             scales, asked = rehearsal.scales(layout.counts)
             c = c * scales
-            if spread is not None:
-                S = np.where(rehearsal.shape_of[:, None] == 1, spread[None, :], 1.0)  # (n_new, d)
-                spread = S
-                Mp = M / S[None]
-                nodes = _JoinNodes(Z * np.repeat(S, layout.counts, axis=0), Y, nodes.sw, np.zeros(Y.shape), layout, nodes.totals,
-                                   seeds.copy(), 8, exact=exact, loss_name=est.loss)
         else:
-            spread = None
             rehearsal = None
             c = c * _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, est.loss)
-        nodes.set_prior(Mp, lam / np.where(c > 0, c, lam / mu))  # (c = 0: below)
+        nodes.set_prior(M, lam / np.where(c > 0, c, lam / mu))  # (c = 0: below)
         converged = nodes.solve_all(loss, steps)
         if rehearsal is not None:
             # It first sends its number of samples and total weight; the
@@ -595,8 +573,6 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
             f"{name}.add_nodes: a new node's local solve did not reach the relative "
             f"duality gap {_GAP_TOL:g} in {_MAX_PASSES} passes.", ConvergenceWarning)
     W_new = nodes.node_models(None, None, None)  # (P, n_new, d)
-    if spread is not None:
-        W_new = W_new * spread[None]
     if mode == "shared":
         # a scale of 0: the newcomer keeps w_0 (its prior's variance is 0)
         W_new[:, c == 0] = M[:, c == 0]

@@ -201,7 +201,6 @@ class Rehearsal:
         starts = [self.start[t] for t in owners.tolist()]
         train = np.concatenate([lo + p[:k] for lo, p in zip(starts, perms)])
         Z, Y, sw = self.Z[train], self.Y[:, train], self.sw[train]
-        spread = getattr(self, "spread", None)
         sub = NodeLayout(np.repeat(np.arange(n_new), k), n_new)
         mass = np.add.reduceat(sw, sub.offsets[:-1])
         nodes = _JoinNodes(np.ascontiguousarray(Z), np.ascontiguousarray(Y),
@@ -213,35 +212,14 @@ class Rehearsal:
         c = np.maximum(confidence, 1e-300) / self.mu  # c_n / lambda
         steps = np.maximum(1, np.ceil(self.local_epochs * sub.counts)).astype(np.intp)
         M = np.repeat(self.w0[:, None, :], n_new, axis=1)
-        own = getattr(self, "sq_own", None)
-        if spread is not None and own is not None:
-            tot = own.sum(axis=0)
-            var = tot[None, :] - own[owners]
-            var = var / var.mean(axis=1, keepdims=True)
-            sp = np.sqrt(np.maximum(var, self.floor))
-            sp = sp / np.sqrt(np.mean(sp ** 2, axis=1, keepdims=True))  # (n_new, d)
-            spread = np.repeat(sp, k, axis=0)
-            Mfull = sp[None]
-        elif spread is not None:
-            Mfull = spread
-        shapes = [None] if spread is None else [None, spread]
-        n_cand = len(scales) * len(shapes)
-        models = np.empty((n_new, n_cand, P, d))
-        for h, sh in enumerate(shapes):
-            if sh is not None:
-                nodes = _JoinNodes(np.ascontiguousarray(Z * sh), np.ascontiguousarray(Y),
-                                   np.ascontiguousarray(sw), np.zeros((P, len(sw))), sub,
-                                   np.where(mass > 0, mass, 1.0), self.seeds[a].copy(), 8,
-                                   exact=self.exact[a], loss_name=self.loss_name)
-            for i, s in enumerate(scales):
-                j = h * len(scales) + i
-                if s == 0.0:
-                    models[:, j] = np.swapaxes(M, 0, 1)
-                    continue
-                nodes.set_prior(M if sh is None else M / Mfull, 1.0 / (c * s))
-                nodes.solve_all(loss, steps, REHEARSAL_PASSES, REHEARSAL_GAP_TOL)
-                models[:, j] = np.swapaxes(nodes.models if sh is None else nodes.models * Mfull, 0, 1)
-        scales = np.tile(scales, len(shapes))
+        models = np.empty((n_new, len(scales), P, d))
+        for i, s in enumerate(scales):
+            if s == 0.0:
+                models[:, i] = np.swapaxes(M, 0, 1)
+                continue
+            nodes.set_prior(M, 1.0 / (c * s))
+            nodes.solve_all(loss, steps, REHEARSAL_PASSES, REHEARSAL_GAP_TOL)
+            models[:, i] = np.swapaxes(nodes.models, 0, 1)
         # each draw scores its node's other samples (every kept draw's
         # held-out rows stacked: one product per draw into one array, one
         # error call; gathering each row's models for a single product had
@@ -267,13 +245,9 @@ class Rehearsal:
             e = _errors(self.loss_name, f, Yh) * swh
             errors[:, drawn] = (np.add.reduceat(e, at, axis=1)
                                 / np.add.reduceat(swh, at))
-        n_s = len(REHEARSAL_SCALES)
-        base = np.where(np.arange(errors.shape[0]) < n_s, 0, n_s)
-        diff = errors[:, kept] - errors[base][:, kept]
+        diff = errors[:, kept] - errors[0, kept]
         result = (errors[:, kept].mean(axis=1),
                   diff.std(axis=1, ddof=1) / np.sqrt(kept.sum()))
-        self.per_draw = getattr(self, "per_draw", {})
-        self.per_draw[a] = errors[:, kept]
         self.results[a] = result
         if len(self.results) == len(self.usable):
             # every size rehearsed: the rows are not needed any more
@@ -320,7 +294,6 @@ class Rehearsal:
             yet (:meth:`collect`).
         """
         out = np.ones(len(counts))
-        self.shape_of = np.zeros(len(counts), dtype=np.intp)
         if not len(self.sizes):
             return out, []
         distance = np.abs(np.log(np.maximum(counts, 1))[:, None]
@@ -333,20 +306,9 @@ class Rehearsal:
             errors, se = self._rehearse(a)
             if a not in self.collected:
                 asked.append(a)
-            n_s = len(REHEARSAL_SCALES)
-            picks = []
-            for h in range(len(errors) // n_s):
-                e, sse = errors[h * n_s:(h + 1) * n_s], se[h * n_s:(h + 1) * n_s]
-                best = int(np.argmin(e))
-                picks.append(h * n_s + (best if e[best] - e[0] + REHEARSAL_EVIDENCE * sse[best] < 0 else 0))
-            j = picks[0]
-            if len(picks) > 1:
-                E = self.per_draw[a]
-                dd = E[picks[1]] - E[picks[0]]
-                if dd.mean() + REHEARSAL_EVIDENCE * dd.std(ddof=1) / np.sqrt(len(dd)) < 0:
-                    j = picks[1]
-            self.shape_of[reach & (near == i)] = j // n_s
-            out[reach & (near == i)] = REHEARSAL_SCALES[j % n_s]
+            best = int(np.argmin(errors))
+            if errors[best] - errors[0] + REHEARSAL_EVIDENCE * se[best] < 0:
+                out[reach & (near == i)] = REHEARSAL_SCALES[best]
         return out, sorted(asked)
 
     def collect(self, counter, asked, float_bytes):
