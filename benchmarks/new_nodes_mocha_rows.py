@@ -20,7 +20,7 @@ with the scale it picks.
     python benchmarks/new_nodes_mocha_rows.py --datasets moons --ks 5 --local LinearSVC
     python benchmarks/new_nodes_mocha_rows.py --datasets har --global LogisticRegression
 
-Measured (joinsm5, 2026-11-28, main 6c25e28, load 0.2-2), means over seeds
+Measured (joinsm5, 2026-11-28, main 6c25e28), means over seeds
 0-2 unless a seed is named:
 
 * Landmine: 93.8 is *not* the majority rate.  Predicting every test
