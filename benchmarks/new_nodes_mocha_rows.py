@@ -118,7 +118,7 @@ def run(name, seed, ks, global_name, local_name):
         values, counts = np.unique(yt, return_counts=True)
         majority = values[np.argmax(counts)]
 
-        def acc(p, mask=slice(None)):
+        def acc(p, mask=slice(None), yt=yt):
             return 100.0 * np.mean(p[mask] == yt[mask])
 
         tp, fp = _positives(yt, p_join, positive)
