@@ -91,7 +91,13 @@ seeds 0-2, ``k = 5 / 10 / 20``; the default then scored HAR 97.48 / 97.33 /
     isotropic shape kept everywhere); with each rehearsing node's own part
     left out of the spread it rehearses with: 56.78 / 60.92 / 63.67, HAR
     97.41 / 97.51 / 97.97; floors 0.1 and 0.3: HAR 97.37 / 97.37 / 97.87
-    and 97.43 / 97.26 / 97.82.
+    and 97.43 / 97.26 / 97.82.  The last-but-one rule on the held-out
+    families (``new_nodes_mocha_spread.py related-X 0,1,2 ",1e-2"`` at
+    7901d5e; default -> spread): related-alike 91.00 / 91.05 / 91.14 ->
+    91.00 / 91.05 / 91.28, -clustered 68.33 / 71.00 / 77.08 -> 69.67 /
+    71.90 / 78.42, -narrow 91.76 / 91.88 / 91.89 -> 91.76 / 92.00 /
+    92.11, -small unchanged (90.82 / 91.04 / 91.61), -wide 89.64 /
+    89.62 / 89.50 -> 89.60 / 89.60 / 89.47.
 
   Not kept: HAR at ``k = 5`` drops 0.10 under every variant (99.26 ->
   99.19, 94.13 -> 94.06, 99.13 -> 98.99 on seeds 0 / 1 / 2: one or two
