@@ -133,6 +133,17 @@ is at chance, a large factor makes a wrong start confident (``cal30``
 (two sums up per edge, the factor down; a hinge factor a few rounds of
 bisection), its rogue check and the MPI engine's copy, and a rule for
 when the network function is not informative (the moons).
+
+Reverted (2026-11-28, lead, after review4): the regressor rule this script
+led to (start every newcomer from the network function, samples weighted
+k / (n + k); School 24.4 / 28.7 / 30.8 -> 28.4 / 29.9 / 31.6) was merged
+and taken back the same night.  On clustered linear regressions (40 nodes
+of 30 samples in 4 clusters with offsets, 8 newcomers, seeds 0-2) it
+scored R^2 0.709 / 0.821 / 0.990 at k = 5 / 10 / 20 against the
+neighbours' start's 0.975 / 0.987 / 0.998 (Local Ridge 0.716 / 0.933 /
+0.994): the mean of all nodes' functions loses the cluster.  The test
+tests/test_online_join_clusters.py holds that case.  A School gain must
+keep the neighbours' start where the neighbours carry a cluster.
 """
 
 import argparse

@@ -1159,11 +1159,13 @@ def _value_loss(kind, loss, threshold=None):
 
 @pytest.fixture
 def join_constants(monkeypatch):
-    """Set the join's budget (``skfed.online._join``)."""
+    """Set the join's budget and pass choices (``skfed.online._join``)."""
     import skfed.online._join as join
 
-    def set_(budget=np.inf):
+    def set_(budget=np.inf, passes=None):
         monkeypatch.setattr(join, "_JOIN_BUDGET", budget)
+        if passes is not None:
+            monkeypatch.setattr(join, "_JOIN_PASSES", passes)
 
     return set_
 
@@ -1204,23 +1206,81 @@ def _numpy_start_rows(kind, value, f_old, f_net, Xn, y_enc, n_candidates, degree
 
 
 def _numpy_start_choice(kind, value, f_old, f_net, Xn, y_enc, n_candidates, degree,
-                        widths=None):
-    """``"network"`` or ``"neighbours"``: a regressor's newcomer starts from
-    the network function; a classifier's unless its neighbours (by
-    :func:`_numpy_start_rows`) make fewer errors on its samples."""
-    if kind == "regressor":
-        return "network"
+                        widths=None, margin=1.0):
+    """``"network"`` or ``"neighbours"`` from :func:`_numpy_start_rows`:
+    the network function unless the neighbours do better, a regressor's by
+    more than ``margin`` standard errors of the summed difference."""
     net, loo = _numpy_start_rows(kind, value, f_old, f_net, Xn, y_enc, n_candidates,
                                  degree, widths)
-    return "network" if net.sum() <= loo.sum() else "neighbours"
+    diff = loo - net
+    se = (np.sqrt(len(diff) * np.var(diff, ddof=1))
+          if kind == "regressor" and len(diff) > 1 else 0.0)
+    return "network" if net.sum() <= loo.sum() + margin * se else "neighbours"
+
+
+def _numpy_passes(f_old, neighbours, D0, W0, Xn, y_enc, gamma, value, dloss, *, eta, alpha,
+                  c, choices):
+    """Cross-validated passes of a newcomer: dictionary-based steps on the
+    other samples (leave-one-out for 5 samples), mean held-out loss."""
+    n = len(Xn)
+    scores = []
+    for E in choices:
+        total = 0.0
+        for h in range(n):
+            D, W = D0.copy(), W0.copy()
+            train = [s for s in range(n) if s != h]
+            for s in train * E:
+                x = Xn[s]
+                fi = rbf(x[None], D, gamma)[0] @ W[:, 0]
+                omega = dloss(fi, y_enc[s]) + c * sum(fi - f_old(j, x) for j in neighbours)
+                D = np.vstack([D, x])
+                W = np.vstack([(1 - eta * alpha) * W, [[-eta * omega]]])
+            total += value(rbf(Xn[h][None], D, gamma)[0] @ W[:, 0], y_enc[h])
+        scores.append(total / n)
+    scores = np.array(scores)
+    return choices[np.flatnonzero(scores == scores.min())[-1]], scores
+
+
+@pytest.mark.parametrize("loss", ["squared_error", "huber"])
+def test_regressor_start_margin_is_one_standard_error(loss, join_constants, monkeypatch):
+    # The clustered newcomer's neighbours beat the network function by
+    # ``-sum(d)`` over its samples; it starts from them exactly when that
+    # exceeds _JOIN_START_MARGIN standard errors of the sum.
+    import skfed.online._join as join
+
+    join_constants(passes=(0,))
+    est, Xn, yn, gn = _join_setup("regressor", loss, clustered=True)
+    value, _ = _value_loss("regressor", loss, getattr(est, "loss_threshold_", None))
+    D_old = [D.copy() for D in est.dictionaries_]
+    W_old = [W.copy() for W in est.dual_coef_]
+
+    def f_old(j, x):
+        return rbf(x[None], D_old[j], 0.7)[0] @ W_old[j][:, 0]
+
+    net, loo = _numpy_start_rows("regressor", value, f_old,
+                                 lambda x: np.mean([f_old(j, x) for j in range(4)]),
+                                 Xn, yn, 4, 2)
+    d = loo - net
+    se = np.sqrt(len(d) * np.var(d, ddof=1))
+    assert d.sum() < 0 and se > 0
+    # (intermediate: the margin at which the choice flips)
+    flip = -d.sum() / se
+    for margin, start in [(0.99 * flip, "neighbours"), (1.01 * flip, "network")]:
+        monkeypatch.setattr(join, "_JOIN_START_MARGIN", margin)
+        fresh = copy.deepcopy(est)
+        fresh.add_nodes(Xn, yn, groups=gn)
+        assert fresh.join_start_.tolist() == [start]
 
 
 @pytest.mark.parametrize("kind, loss", [("classifier", "hinge"), ("classifier", "log_loss"),
                                         ("regressor", "squared_error"), ("regressor", "huber")])
+@pytest.mark.parametrize("passes", [None, (2,)])
 @pytest.mark.parametrize("clustered", [False, True])
-def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, clustered,
+def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes, clustered,
                                                             join_constants):
-    join_constants()
+    # passes=None: the passes are cross-validated among 0, 1 and 2
+    # (max_epochs); (2,): always 2, so the steps are always checked.
+    join_constants(passes=passes or (0, 1, 3, 10))
     est, Xn, yn, gn = _join_setup(kind, loss, clustered=clustered)
     D_old = [D.copy() for D in est.dictionaries_]
     W_old = [W.copy() for W in est.dual_coef_]
@@ -1241,23 +1301,15 @@ def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, clustere
     assert_array_equal(est.adjacency_[4].indices, neighbours)
     assert_array_equal(est.adjacency_[:, 4].nonzero()[0], neighbours)
     # 2. start: the network function (the mean of the 4 fitted functions,
-    # exact at epsilon=0: one width); a classifier's newcomer starts from the
-    # least-squares combination of the neighbours' functions at its samples,
-    # shrunk towards their mean (same kernel: union), if that makes fewer
-    # errors on its samples.
+    # exact at epsilon=0: one width) or the least-squares combination of the
+    # neighbours' functions at its samples, shrunk towards their mean (same
+    # kernel: union), whichever the criterion on its samples prefers.
     choice = _numpy_start_choice(kind, value, f_old,
                                  lambda x: np.mean([f_old(j, x) for j in range(4)]),
                                  Xn, y_enc, 4, 2)
     assert est.join_start_.tolist() == [choice]
-    # (both starts are checked: these data sets make the one and the other;
-    # on the clustered one a regressor's neighbours do better on its samples
-    # than the network function, which it starts from all the same)
-    assert choice == ("neighbours" if clustered and kind == "classifier" else "network")
-    if kind == "regressor" and clustered:
-        net, loo = _numpy_start_rows(kind, value, f_old,
-                                     lambda x: np.mean([f_old(j, x) for j in range(4)]),
-                                     Xn, y_enc, 4, 2)
-        assert loo.sum() < net.sum()
+    # (both starts are checked: these data sets make the one and the other)
+    assert choice == ("neighbours" if clustered else "network")
     if choice == "network":
         # (the fitted dictionaries repeat their points, which the network
         # function's unions hold once: compared as functions below)
@@ -1267,26 +1319,22 @@ def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, clustere
         a = _numpy_start(values, y_enc)
         D = np.vstack([D_old[j] for j in neighbours])
         W = np.vstack([a[n] * W_old[j] for n, j in enumerate(neighbours)])
-    # 3. its passes, neighbours fixed: max_epochs (2); a classifier's none
-    # when its start (network function or neighbours) misclassifies at most
-    # a tenth of its samples.  A regressor's samples weigh k / (n + k): k its
-    # 5 samples, n its neighbours' mean count of samples (their weights
-    # summed: the clustered fit weighs nodes 2 and 3's 8 samples 4 each).
+    # 3. its passes, neighbours fixed: a regressor's cross-validated on its
+    # samples; a classifier's max_epochs (2), or none when its start
+    # (network function or neighbours) misclassifies at most a tenth of its
+    # samples.
     eta, alpha, c = est.eta0_, 1e-3, 0.3
-    scale = 1.0
     if kind == "regressor":
-        E = 2
-        counts = np.array([8.0 * (4.0 if clustered and j in (2, 3) else 1.0) for j in range(4)])
-        scale = 5 / (counts[neighbours].mean() + 5)
-        assert scale < 0.5   # (the weighting is exercised)
+        E, scores = _numpy_passes(f_old, neighbours, D, W, Xn, y_enc, 0.7, value, dloss,
+                                  eta=eta, alpha=alpha, c=c,
+                                  choices=[0, 1, 2] if passes is None else [2])
     else:
         errors = sum((f(D, W, x) > 0) != (t > 0) for x, t in zip(Xn, y_enc))
         E = 0 if errors <= 0.1 * len(Xn) else 2
-    assert_allclose(est.join_sample_scale_, [scale], rtol=1e-15)
     assert est.join_passes_.tolist() == [E]
     for x, t in list(zip(Xn, y_enc)) * E:
         fi = f(D, W, x)
-        omega = scale * dloss(fi, t) + c * sum(fi - f_old(j, x) for j in neighbours)
+        omega = dloss(fi, t) + c * sum(fi - f_old(j, x) for j in neighbours)
         D = np.vstack([D, x])
         W = np.vstack([(1 - eta * alpha) * W, [[-eta * omega]]])
     # (as functions: the joins' unions hold a repeated point once)
@@ -1309,7 +1357,7 @@ def test_classifier_newcomer_keeps_its_neighbours_start_by_its_errors(join_const
     # threshold against NumPy.
     import skfed.online._join as join
 
-    join_constants()
+    join_constants(passes=(2,))
     est, Xn, yn, gn = _join_setup("classifier", "hinge", clustered=True)
     D_old = [D.copy() for D in est.dictionaries_]
     W_old = [W.copy() for W in est.dual_coef_]
@@ -1350,16 +1398,26 @@ def test_classifier_newcomer_keeps_its_neighbours_start_by_its_errors(join_const
             assert_array_equal(fresh.dual_coef_[j], W_old[j])
 
 
+def test_join_passes_choose_what_its_samples_say():
+    # The cross-validation (a regressor's) is not a constant: on these joins
+    # it keeps the start (0 passes) for some settings and streams for others.
+    chosen = set()
+    for loss in ("squared_error", "huber"):
+        for c in (0.0, 0.3, 3.0):
+            est, Xn, yn, gn = _join_setup("regressor", loss, consensus_penalty=c,
+                                          clustered=True)
+            chosen.add(int(est.add_nodes(Xn, yn, groups=gn).join_passes_[0]))
+    assert chosen == {0, 2}, chosen
+
+
 @pytest.mark.parametrize("header", [16, 1000])
 @pytest.mark.parametrize("k", [5, 8])
-@pytest.mark.parametrize("kind", ["classifier", "regressor"])
-def test_join_bytes_match_closed_form(header, k, kind, join_constants):
-    join_constants(budget=0.4)  # the default budget
-    est, _, _, _ = _join_setup(kind, "hinge" if kind == "classifier" else "squared_error",
-                               header=header)
+def test_join_bytes_match_closed_form(header, k, join_constants):
+    join_constants(budget=0.4, passes=())  # the default budget; always max_epochs passes
+    est, _, _, _ = _join_setup(header=header)
     rng = np.random.RandomState(3)
     Xn = rng.normal(size=(k, 2))
-    yn = (Xn[:, 0] > 0).astype(int) if kind == "classifier" else Xn[:, 0]
+    yn = (Xn[:, 0] > 0).astype(int)
     gn = np.full(k, 4)
     fit_bytes, fit_messages = est.n_bytes_sent_, est.n_messages_
     sizes = est.model_order_.copy()
@@ -1382,8 +1440,6 @@ def test_join_bytes_match_closed_form(header, k, kind, join_constants):
     # neighbours' dictionaries; 3. the steps read what step 2 received.
     select = sum(min(2 * header + q * unit, header + sizes[j] * unit) for j in candidates)
     receive = sum(header + sizes[j] * unit for j in neighbours)
-    if kind == "regressor":
-        receive += 8 * len(neighbours)  # (each neighbour's count of samples, float64)
     # 2b. the network function from its first neighbour: at epsilon=0 the
     # union of the 4 fitted dictionaries' distinct points.
     n_net = len(np.unique(np.vstack(est.dictionaries_[:4]), axis=0))
@@ -1392,7 +1448,7 @@ def test_join_bytes_match_closed_form(header, k, kind, join_constants):
     # (max_epochs passes, none where a classifier keeps the network start:
     # the test of the join's steps checks which)
     passes = est.join_passes_[0]
-    assert passes in ((0, 2) if kind == "classifier" else (2,))
+    assert passes in (0, 2)
     assert est.join_communication_.n_rounds == 3 + passes * k
     assert est.join_communication_.total_bytes == select + receive
     assert est.n_bytes_sent_ == fit_bytes + select + receive
@@ -1407,7 +1463,7 @@ def test_join_bytes_match_closed_form(header, k, kind, join_constants):
 @pytest.mark.parametrize("exchange_every", ["auto", 2])
 def test_join_with_copies_keeps_old_nodes_and_later_partial_fit_uses_new_node(exchange_every,
                                                                                join_constants):
-    join_constants()
+    join_constants(passes=())  # max_epochs passes
     est, Xn, yn, gn = _join_setup(exchange_every=exchange_every, epsilon=0.05,
                                   max_dictionary_size=6)
     old = [W.copy() for W in est.dual_coef_]
@@ -1450,7 +1506,7 @@ def test_partial_fit_with_new_node_ids_joins_them():
 
 
 def test_join_under_dropped_and_rogue_nodes(join_constants):
-    join_constants()
+    join_constants(passes=())  # max_epochs passes
     est, Xn, yn, gn = _join_setup()
     est.set_params(network=SimulatedNetwork(ring(4), drop_rate=0.5, rogue_fraction=0.25,
                                             random_state=0))
@@ -1498,7 +1554,7 @@ def test_add_nodes_refuses_fitted_nodes_and_gamma_arrays():
 
 
 def test_join_with_median_gamma_takes_its_closest_neighbours_width_and_function(join_constants):
-    join_constants()  # all 4 candidates
+    join_constants(passes=())  # all 4 candidates, max_epochs passes
     est, Xn, yn, gn = _join_setup(gamma="median")
     D_old = [D.copy() for D in est.dictionaries_]
     W_old = [W.copy() for W in est.dual_coef_]

@@ -110,10 +110,6 @@ def fit_online(est, peer, block, validate, random_state):
     scale = max(peer.allgather("setup", scale))
     est._target_scale = max(getattr(est, "_target_scale", 0.0), scale)
     sample_weight = np.ascontiguousarray(sw, dtype=np.float64)
-    # Every node's samples (their weights summed), as the simulated fit keeps
-    # them: what a regressor's newcomer weighs its own samples against.
-    est._n_samples = np.sum(peer.allgather(
-        "setup", np.bincount(codes, weights=sample_weight, minlength=K)), axis=0)
     est.consensus_selection_ = None
     if est.consensus_penalty == "auto" and K > 1 and est.eta0 == "auto":
         _select_coupling(est, peer, block, X, codes, sample_weight, y_encoded,

@@ -192,11 +192,6 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
         if sample_weight is None:
             sample_weight = np.ones(X.shape[0])
         sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
-        # Every node's samples so far (their weights summed): what a fitted
-        # node tells a regressor's newcomer it learned from (add_nodes).
-        if first:
-            self._n_samples = np.zeros(len(self.nodes_))
-        self._n_samples += np.bincount(codes, weights=sample_weight, minlength=len(self.nodes_))
         X = np.ascontiguousarray(X, dtype=self._dtype)
         epochs = 1 if partial else self.max_epochs
         shuffle = self.shuffle and not partial

@@ -297,16 +297,10 @@ _COMMON_ATTRIBUTES_DOC = """
         join; only after a join.
     join_passes_ : ndarray of shape (n_new,)
         Passes over its samples every node of the last :meth:`add_nodes`
-        made with its neighbours fixed (``max_epochs``; none where a
-        classifier's newcomer keeps its start); only after
+        made with its neighbours fixed (``max_epochs`` for a classifier,
+        none where it keeps its start; chosen by
+        cross-validation on its samples for a regressor); only after
         :meth:`add_nodes`.
-    join_sample_scale_ : ndarray of shape (n_new,)
-        The factor ``k / (n + k)`` by which every node of the last
-        :meth:`add_nodes` multiplied its samples' weights in its passes
-        (``k`` its weights summed, ``n`` its neighbours' mean); 1 for a
-        classifier's newcomers; only after :meth:`add_nodes` (a node that
-        joins through ``partial_fit`` streams its samples at their own
-        weights, with everyone).
     join_start_ : ndarray of shape (n_new,), dtype=object
         What every node of the last join started from: ``"network"`` (the
         network function) or ``"neighbours"``; only after a join.
