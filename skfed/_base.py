@@ -843,7 +843,7 @@ class FederatedMixin(DocLinkMixin):
         if dtype is not None and X_features.dtype != dtype:
             X_features = X_features.astype(dtype)
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(
+            sample_weight = check_sample_weight(
                 sample_weight, X_features, dtype=X_features.dtype
             )
         return X_features, y, sample_weight, new_labels, NodeLayout(codes, len(new_labels))
