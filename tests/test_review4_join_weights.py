@@ -60,3 +60,19 @@ def test_add_nodes_refuses_a_negative_weight_naming_it(Estimator, regression):
     weights[7] = 0.0
     est.add_nodes(X_new, y_new, groups=np.repeat([10, 11], 10), sample_weight=weights)
     assert est.nodes_.tolist()[-2:] == [10, 11]
+
+
+@pytest.mark.filterwarnings("ignore:Too few reports")
+@pytest.mark.parametrize("Estimator, regression", ESTIMATORS,
+                         ids=[e.__name__ for e, _ in ESTIMATORS])
+def test_add_nodes_names_a_weightless_newcomer_by_its_id(Estimator, regression):
+    # The message names the node as the user wrote it ("Node 11", "New node
+    # 11"), not as a NumPy scalar's repr ("np.int64(11)").
+    X, y = _data(regression, 0)
+    est = Estimator(random_state=0).fit(X, y, groups=np.repeat(np.arange(3), 20))
+    X_new, y_new = _data(regression, 1)
+    weights = np.r_[np.ones(10), np.zeros(10)]
+    with pytest.raises(ValueError, match=r"[Nn]ode 11 has no sample with a positive "
+                                         r"sample_weight"):
+        est.add_nodes(X_new[:20], y_new[:20], groups=np.repeat([10, 11], 10),
+                      sample_weight=weights)

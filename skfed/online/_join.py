@@ -351,6 +351,7 @@ class _JoinMixin:
                                    minlength=len(new_labels))
             if np.any(positive == 0):
                 node = new_labels[np.flatnonzero(positive == 0)[0]]
+                node = node.item() if hasattr(node, "item") else node
                 raise ValueError(
                     f"Node {node!r} has no sample with a positive sample_weight; "
                     f"{type(self).__name__} needs at least 1 per node."
