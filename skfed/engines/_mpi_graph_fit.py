@@ -49,6 +49,7 @@ def _prepare(est, peer, block, validate):
             f"data contains only one class: {classes[0]!r}."
         )
     est.nodes_ = block.labels
+    est._record_join_params()
     est.classes_ = classes
     est.n_features_in_ = widths.pop()
     Xs, codes, sws, offsets = _local_arrays(block, local, classes, dtype)
@@ -145,6 +146,7 @@ def fit_graph(est, peer, block, validate, random_state):
     est.collaboration_graph_ = graph
     est.degree_ = np.asarray(graph.sum(axis=1)).ravel()
     est.nodes_ = block.labels
+    est._record_join_params()
     est.n_features_in_ = n_dims
     est.n_iter_ = int(n_done)
     est.objective_curve_ = curve

@@ -67,6 +67,7 @@ def fit_online(est, peer, block, validate, random_state):
             "The MPI engine runs honest nodes only: network.rogue_fraction must be 0."
         )
     est.nodes_ = block.labels
+    est._record_join_params()
     est.n_features_in_ = widths.pop()
     est._dtype = dtype
     classes = np.unique(np.concatenate([p[0] for p in parts])) if not regressor else None

@@ -475,6 +475,7 @@ def _set_common_attributes(fitted, driver):
     hello = driver.hello
     info = hello["by_index"][0]
     fitted.nodes_ = hello["nodes"]
+    fitted._record_join_params()
     fitted.n_features_in_ = int(info["n_features_in"])
     if "feature_names" in info:
         fitted.feature_names_in_ = np.asarray(info["feature_names"], dtype=object)
