@@ -29,7 +29,7 @@ from ._consensus import _ConsensusMixin
 from ._coupling import _CouplingSelectionMixin
 from ._dictionary import _DictionaryMixin
 from ._docs import _doc
-from ._join import _JoinMixin
+from ._join import _JoinMixin, drop_absent_rows
 from ._network_function import _NetworkFunctionMixin
 from ._robust import ROBUST_LOSSES, agreed_scale, node_log_scales
 from ._selection import _KernelSelectionMixin, _nonlinear_kernel
@@ -172,10 +172,10 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
             )
             self._check_hyperparameters()
             if sample_weight is not None and not np.all(sample_weight > 0):
-                known = codes >= 0  # (a new node's rows are checked as it joins)
+                known = codes >= 0  # (a new node's rows: drop_absent_rows)
                 check_node_weights(self, codes[known], sample_weight[known])
-                keep = ~known | (sample_weight > 0)
-                X, y, sample_weight, codes = X[keep], y[keep], sample_weight[keep], codes[keep]
+                X, y, sample_weight, codes = drop_absent_rows(self, X, y, sample_weight, codes,
+                                                              new_labels)
             if len(new_labels):
                 # Samples of nodes unseen so far: they join first (graph and
                 # starting function from their neighbours, as in add_nodes),
