@@ -67,6 +67,7 @@ from ._compat import (
     _check_n_features,
     _check_sample_weight,
 )
+from ._join_params import check_join_params, record_join_params
 from ._node_ids import (  # (_check_label_kinds, _lookup_labels and _same_labels re-exported)
     _check_label_kinds,
     _kinds_text,
@@ -264,21 +265,6 @@ def check_sample_weight(sample_weight, X, *, dtype=None):
             f"{first}, is {float(sample_weight[first])!r})."
         )
     return sample_weight
-
-
-def _same_param(now, fitted):
-    """Whether a parameter's value ``now`` is its ``fitted`` one: None, a
-    string, a bool or a number (``5`` and ``5.0`` are one value, ``True``
-    and ``1`` are not)."""
-    if fitted is None or now is None:
-        return fitted is None and now is None
-    if isinstance(fitted, (bool, np.bool_)) or isinstance(now, (bool, np.bool_)):
-        return (isinstance(now, (bool, np.bool_)) and isinstance(fitted, (bool, np.bool_))
-                and bool(now) == bool(fitted))
-    if isinstance(fitted, str) or isinstance(now, str):
-        return isinstance(now, str) and isinstance(fitted, str) and now == fitted
-    return (isinstance(now, numbers.Number) and isinstance(fitted, numbers.Number)
-            and now == fitted)
 
 
 def check_node_weights(estimator, codes, sample_weight, *, min_samples=1, why=""):
@@ -562,12 +548,6 @@ class FederatedMixin(DocLinkMixin):
     :meth:`_validate_predict_data` in their predict methods.
     """
 
-    # Parameters that shape the fitted model, which ``add_nodes`` extends:
-    # a join refuses a value changed by ``set_params`` since fit
-    # (:meth:`_check_join_params`); a refit takes it.
-    _join_fixed_params = ("fit_intercept", "intercept_scaling", "per_node_intercept", "loss",
-                          "loss_epsilon", "multi_class", "mu", "mu_graph")
-
     # Request node ids by default under metadata routing, as GroupKFold does.
     __metadata_request__fit = {"groups": True}
     __metadata_request__partial_fit = {"groups": True}
@@ -721,37 +701,8 @@ class FederatedMixin(DocLinkMixin):
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X_features, dtype=X_features.dtype)
         layout = NodeLayout(codes, len(self.nodes_), counts=counts)
-        self._record_join_params()
+        record_join_params(self)  # what add_nodes must find unchanged
         return X_features, y, sample_weight, layout
-
-    def _record_join_params(self):
-        """Keep the fit's values of ``_join_fixed_params`` (every fit path
-        calls this: :meth:`_validate_fit_data`, the engines)."""
-        params = self.get_params(deep=False)
-        self._join_params = {
-            key: params[key] for key in self._join_fixed_params
-            if key in params and (params[key] is None
-                                  or isinstance(params[key], (str, bool, numbers.Number)))
-        }
-
-    def _check_join_params(self):
-        """Refuse a join after ``set_params`` changed a parameter of the fitted
-        model (``_join_fixed_params``), naming it with both values."""
-        fitted = getattr(self, "_join_params", None)
-        if not fitted:  # (fitted by an engine or a version that kept none)
-            return
-        params = self.get_params(deep=False)
-        changed = [key for key, value in fitted.items()
-                   if not _same_param(params.get(key), value)]
-        if changed:
-            key = changed[0]
-            raise ValueError(
-                f"{type(self).__name__}.add_nodes: {key} was changed after fit "
-                f"({fitted[key]!r} -> {params.get(key)!r}); add_nodes extends the fitted "
-                f"model, so set {key}={fitted[key]!r} back, or refit with fit to use the "
-                "new value."
-                + (f" (Also changed: {', '.join(changed[1:])}.)" if len(changed) > 1 else "")
-            )
 
     # -------------------------------------------------------------- predict side
     def _validate_predict_data(self, X, groups=None, *, accept_sparse=False, reset=False):
@@ -845,7 +796,7 @@ class FederatedMixin(DocLinkMixin):
         """
         check_is_fitted(self)
         name = type(self).__name__
-        self._check_join_params()
+        check_join_params(self)
         if y is None:
             raise ValueError(f"{name}.add_nodes requires y (the new nodes' targets).")
         X_features, column_groups = self._split_X(X, reset=False)

@@ -10,7 +10,7 @@ that takes the counter's fresh sparse arrays without copying them.
 import numpy as np
 from numpy.testing import assert_array_equal
 
-import skfed.network as network
+from skfed import network
 from skfed._core._comm import CommCounter
 from skfed.network import CommunicationLog
 
