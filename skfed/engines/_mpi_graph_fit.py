@@ -47,7 +47,7 @@ def _prepare(est, peer, block, validate):
     if len(classes) < 2:
         raise ValueError(
             f"{type(est).__name__} needs samples of at least 2 classes in the data, but the "
-            f"data contains only one class: {classes[0]!r}."
+            f"data contains only one class: {classes[:1].tolist()[0]!r}."
         )
     est.nodes_ = block.labels
     record_join_params(est)

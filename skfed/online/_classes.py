@@ -524,7 +524,7 @@ class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _BaseDecentrali
         if len(classes) < 2:
             raise ValueError(
                 f"{type(self).__name__} needs samples of at least 2 classes; got one "
-                f"class ({classes[0]!r})."
+                f"class ({classes[:1].tolist()[0]!r})."
                 if len(classes)
                 else "classes is empty."
             )
