@@ -29,11 +29,18 @@ from ._consensus import _ConsensusMixin
 from ._coupling import _CouplingSelectionMixin
 from ._dictionary import _DictionaryMixin
 from ._docs import _doc
-from ._join import _JoinMixin, drop_absent_rows
+from ._join import _JoinMixin
 from ._network_function import _NetworkFunctionMixin
 from ._robust import ROBUST_LOSSES, agreed_scale, node_log_scales
 from ._selection import _KernelSelectionMixin, _nonlinear_kernel
-from ._validation import AFFINE_COEF0, _LOSSES, _SCHEDULES, _check_gamma, _check_groups_kind
+from ._validation import (
+    AFFINE_COEF0,
+    _LOSSES,
+    _SCHEDULES,
+    _check_gamma,
+    _check_groups_kind,
+    drop_absent_rows,
+)
 
 __all__ = ["DecentralizedKernelSGDClassifier", "DecentralizedKernelSGDRegressor"]
 

@@ -15,11 +15,12 @@ from scipy import sparse
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import _check_label_kinds, check_network_faults, node_seeds
+from .._base import NodeLayout, _check_label_kinds, check_network_faults, node_seeds
 from .._core import _online_fast
 from ..network import float_bytes, resolve_network
 from ._holdout import arrival_rank, loss_arrays, loss_values
 from ._network_function import compress_union, in_width, union
+from ._validation import drop_absent_rows
 from ._validation import _check_gamma
 
 # A node that joins after the fit (add_nodes, or partial_fit with a new node
@@ -215,30 +216,6 @@ def _cross_validated_passes(runs, choices, loss_name, eta, alpha, c, average,
     return scores
 
 
-def drop_absent_rows(est, X, y, sample_weight, codes, new_labels):
-    """The rows of positive weight, after checking that every new node keeps one.
-
-    Zero-weight rows are absent rows, as in ``fit``: they set no width,
-    take no step and are never sent.  ``codes`` holds ``-1 - k`` for a row
-    of ``new_labels[k]`` (and a fitted node's index otherwise); a new node
-    left without a row is refused here, before anything joins.
-    """
-    new = codes < 0
-    positive = np.bincount(-1 - codes[new], weights=sample_weight[new] > 0,
-                           minlength=len(new_labels))
-    if np.any(positive == 0):
-        node = new_labels[np.flatnonzero(positive == 0)[0]]
-        node = node.item() if hasattr(node, "item") else node
-        raise ValueError(
-            f"Node {node!r} has no sample with a positive sample_weight; "
-            f"{type(est).__name__} needs at least 1 per node."
-        )
-    keep = sample_weight > 0
-    if keep.all():
-        return X, y, sample_weight, codes
-    return X[keep], np.asarray(y)[keep], sample_weight[keep], codes[keep]
-
-
 class _JoinMixin:
     """Adding nodes to a fitted online learner."""
 
@@ -370,12 +347,12 @@ class _JoinMixin:
         check_network_faults(self, self.network, {
             "straggler_rate": "a step is one sample and cannot be cut",
         })
-        codes = -1 - layout.codes
         if sample_weight is not None:
-            X, y, sample_weight, codes = drop_absent_rows(self, X, y, sample_weight, codes,
-                                                          new_labels)
+            X, y, sample_weight, codes = drop_absent_rows(self, X, y, sample_weight,
+                                                          -1 - layout.codes, new_labels)
+            layout = NodeLayout(-1 - codes, len(new_labels))
         X = np.ascontiguousarray(X, dtype=self._dtype)
-        codes = self._join_new(X, y, sample_weight, codes, new_labels)
+        codes = self._join_new(X, y, sample_weight, -1 - layout.codes, new_labels)
         y_encoded = self._encode_targets(y)
         if self._is_regressor() and len(y):
             self._target_scale = max(self._target_scale, float(np.abs(y_encoded).max()))
