@@ -67,6 +67,7 @@ from ._compat import (
     _check_n_features,
     _check_sample_weight,
 )
+from ._join_params import check_join_params, record_join_params
 from ._node_ids import (  # (_check_label_kinds, _lookup_labels and _same_labels re-exported)
     _check_label_kinds,
     _kinds_text,
@@ -700,6 +701,7 @@ class FederatedMixin(DocLinkMixin):
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X_features, dtype=X_features.dtype)
         layout = NodeLayout(codes, len(self.nodes_), counts=counts)
+        record_join_params(self)  # what add_nodes must find unchanged
         return X_features, y, sample_weight, layout
 
     # -------------------------------------------------------------- predict side
@@ -794,6 +796,7 @@ class FederatedMixin(DocLinkMixin):
         """
         check_is_fitted(self)
         name = type(self).__name__
+        check_join_params(self)
         if y is None:
             raise ValueError(f"{name}.add_nodes requires y (the new nodes' targets).")
         X_features, column_groups = self._split_X(X, reset=False)
@@ -843,7 +846,7 @@ class FederatedMixin(DocLinkMixin):
         if dtype is not None and X_features.dtype != dtype:
             X_features = X_features.astype(dtype)
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(
+            sample_weight = check_sample_weight(
                 sample_weight, X_features, dtype=X_features.dtype
             )
         return X_features, y, sample_weight, new_labels, NodeLayout(codes, len(new_labels))

@@ -561,11 +561,6 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
         _check_private_inputs(est, sample_weight)
     sw_all = (np.ones(X.shape[0], dtype=X.dtype) if sample_weight is None
               else np.asarray(sample_weight))
-    if np.any(sw_all < 0):
-        raise ValueError(
-            f"{name}.add_nodes: sample_weight must be non-negative (the weights "
-            "inside a node's loss)."
-        )
     mass_new = np.bincount(layout.codes, weights=sw_all.astype(np.float64),
                            minlength=len(new_labels))
     if np.any(mass_new <= 0):

@@ -549,18 +549,14 @@ class CommunicationLog:
         node_labels=None,
         has_server=False,
         header_bytes=DEFAULT_HEADER_BYTES,
+        _checked=False,
     ):
-        self._store(
-            _pair_matrix(pair_bytes, "pair_bytes"),
-            _pair_matrix(pair_messages, "pair_messages"),
-            bytes_per_round, messages_per_round, node_labels, has_server, header_bytes,
-        )
-
-    def _store(self, pair_bytes, pair_messages, bytes_per_round, messages_per_round,
-               node_labels, has_server, header_bytes):
-        """Set the attributes from checked int64 CSR arrays the log owns."""
-        self.pair_bytes_sparse = pair_bytes
-        self.pair_messages_sparse = pair_messages
+        # ``_checked`` (private, for :meth:`from_counter`): the pair counts
+        # are fresh int64 CSR arrays the log may own and prune in place, so
+        # the copying check of user input is skipped.
+        check = _owned_pair_matrix if _checked else _pair_matrix
+        self.pair_bytes_sparse = check(pair_bytes, "pair_bytes")
+        self.pair_messages_sparse = check(pair_messages, "pair_messages")
         if self.pair_bytes_sparse.shape != self.pair_messages_sparse.shape:
             raise ValueError(
                 f"pair_bytes {self.pair_bytes_sparse.shape} and pair_messages "
@@ -584,14 +580,12 @@ class CommunicationLog:
         snap = counter.snapshot(dense=False)
         # The snapshot's arrays are fresh int64 CSR arrays with sorted
         # indices: the log takes them as they are, without their zeros.
-        log = cls.__new__(cls)
-        log._store(
-            _owned_pair_matrix(snap["pair_bytes"]),
-            _owned_pair_matrix(snap["pair_messages"]),
+        return cls(
+            snap["pair_bytes"], snap["pair_messages"],
             snap["round_bytes"], snap["round_messages"],
-            node_labels, snap["server"] >= 0, snap["header_bytes"],
+            node_labels=node_labels, has_server=snap["server"] >= 0,
+            header_bytes=snap["header_bytes"], _checked=True,
         )
-        return log
 
     def combine(self, later):
         """This log followed by ``later`` (same endpoints): pairs add up, rounds append.
@@ -765,10 +759,11 @@ def _pair_matrix(counts, name):
     return matrix
 
 
-def _owned_pair_matrix(matrix):
+def _owned_pair_matrix(matrix, name):
     """A CommCounter snapshot's fresh int64 CSR array, pruned and sorted in place."""
-    if matrix.dtype != np.int64 or matrix.format != "csr" or matrix.ndim != 2:
-        return _pair_matrix(matrix, "pair counts")
+    if (not sparse.issparse(matrix) or matrix.dtype != np.int64 or matrix.format != "csr"
+            or matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]):
+        return _pair_matrix(matrix, name)
     matrix.eliminate_zeros()
     matrix.sort_indices()
     return matrix

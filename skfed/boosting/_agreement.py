@@ -138,9 +138,10 @@ def _count_votes(ballots, varying, n_votes):
     if ballots.shape[1] == 2 * d + 1:
         significant = ballots[:, d:2 * d].sum(axis=0).astype(np.int64)
         n_tested = int(ballots[:, 2 * d].sum())
+    selected, threshold = _selection_rule(votes, significant, voters, n_tested,
+                                          varying, n_votes)
+    if significant is not None:
         votes = np.vstack([votes, significant])
-    selected, threshold = _selection_rule(votes if significant is None else votes[0],
-                                          significant, voters, n_tested, varying, n_votes)
     if not selected.any():
         selected = varying.copy()
     return selected, votes, threshold

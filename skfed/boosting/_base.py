@@ -118,7 +118,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         if n_classes < 2:
             raise ValueError(
                 f"{type(self).__name__} needs samples of at least 2 classes in the "
-                f"data, but the data contains only one class: {self.classes_[0]!r}."
+                f"data, but the data contains only one class: {self.classes_[:1].tolist()[0]!r}."
             )
         dtype = X.dtype
         if sw is None:

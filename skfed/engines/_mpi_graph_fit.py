@@ -16,6 +16,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array
 
 from .._base import check_network_faults, node_seeds
+from .._join_params import record_join_params
 from ..boosting import _graph_objective_value
 from ..graph import _GraphRunner, sparsify_to_connected
 from ..network import CommunicationLog, resolve_network
@@ -46,9 +47,10 @@ def _prepare(est, peer, block, validate):
     if len(classes) < 2:
         raise ValueError(
             f"{type(est).__name__} needs samples of at least 2 classes in the data, but the "
-            f"data contains only one class: {classes[0]!r}."
+            f"data contains only one class: {classes[:1].tolist()[0]!r}."
         )
     est.nodes_ = block.labels
+    record_join_params(est)
     est.classes_ = classes
     est.n_features_in_ = widths.pop()
     Xs, codes, sws, offsets = _local_arrays(block, local, classes, dtype)
@@ -145,6 +147,7 @@ def fit_graph(est, peer, block, validate, random_state):
     est.collaboration_graph_ = graph
     est.degree_ = np.asarray(graph.sum(axis=1)).ravel()
     est.nodes_ = block.labels
+    record_join_params(est)
     est.n_features_in_ = n_dims
     est.n_iter_ = int(n_done)
     est.objective_curve_ = curve

@@ -30,6 +30,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._base import check_network_faults, check_node_weights
 from .._core import _online_fast
+from .._join_params import record_join_params
 from ..network import float_bytes
 from ..online import _ROGUE, _ROUND_BLOCK, _one_blas_thread
 from ..online._coupling import _collapsed
@@ -67,6 +68,7 @@ def fit_online(est, peer, block, validate, random_state):
             "The MPI engine runs honest nodes only: network.rogue_fraction must be 0."
         )
     est.nodes_ = block.labels
+    record_join_params(est)
     est.n_features_in_ = widths.pop()
     est._dtype = dtype
     classes = np.unique(np.concatenate([p[0] for p in parts])) if not regressor else None

@@ -88,6 +88,7 @@ from flwr.clientapp import ClientApp  # noqa: E402
 from flwr.serverapp import Grid, ServerApp  # noqa: E402
 
 from . import _flower_multitask, _flower_support  # noqa: E402
+from .._join_params import record_join_params  # noqa: E402
 from ._flower_records import HELLO, _arrays_of, _config_of  # noqa: E402
 from ._partitions import read_partition, save_partitions  # noqa: E402
 
@@ -475,6 +476,7 @@ def _set_common_attributes(fitted, driver):
     hello = driver.hello
     info = hello["by_index"][0]
     fitted.nodes_ = hello["nodes"]
+    record_join_params(fitted)
     fitted.n_features_in_ = int(info["n_features_in"])
     if "feature_names" in info:
         fitted.feature_names_in_ = np.asarray(info["feature_names"], dtype=object)

@@ -164,7 +164,7 @@ import threading
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._base import check_network_faults, node_seeds
+from .._base import NodeLayout, check_network_faults, node_seeds
 from .._core._multitask_fast import (
     local_solve_exact_nodes,
     local_solve_linear_nodes,
@@ -453,6 +453,18 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
     private = est._noised()
     if private and sample_weight is not None:
         raise ValueError(f"{name}(privacy=...).add_nodes does not accept sample_weight.")
+    if sample_weight is not None and not np.all(sample_weight > 0):
+        # Zero-weight rows are absent rows: they must not count as samples
+        # (the rehearsed size, the folds of the scale's choice).
+        positive = np.bincount(layout.codes, weights=sample_weight > 0,
+                               minlength=len(new_labels))
+        if np.any(positive == 0):
+            raise ValueError(
+                f"New node {new_labels.tolist()[int(np.argmin(positive))]!r} has no sample "
+                "with a positive sample_weight; every node that joins needs data.")
+        keep = sample_weight > 0
+        X, y, sample_weight = X[keep], np.asarray(y)[keep], sample_weight[keep]
+        layout = NodeLayout(layout.codes[keep], len(new_labels))
     check_network_faults(est, est.network, _UNSUPPORTED_FAULTS)
     lam = getattr(est, "_join_lam", None)
     if lam is None:

@@ -33,7 +33,14 @@ from ._join import _JoinMixin
 from ._network_function import _NetworkFunctionMixin
 from ._robust import ROBUST_LOSSES, agreed_scale, node_log_scales
 from ._selection import _KernelSelectionMixin, _nonlinear_kernel
-from ._validation import AFFINE_COEF0, _LOSSES, _SCHEDULES, _check_gamma, _check_groups_kind
+from ._validation import (
+    AFFINE_COEF0,
+    _LOSSES,
+    _SCHEDULES,
+    _check_gamma,
+    _check_groups_kind,
+    drop_absent_rows,
+)
 
 __all__ = ["DecentralizedKernelSGDClassifier", "DecentralizedKernelSGDRegressor"]
 
@@ -172,10 +179,10 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
             )
             self._check_hyperparameters()
             if sample_weight is not None and not np.all(sample_weight > 0):
-                known = codes >= 0  # (a new node's rows are checked as it joins)
+                known = codes >= 0  # (a new node's rows: drop_absent_rows)
                 check_node_weights(self, codes[known], sample_weight[known])
-                keep = ~known | (sample_weight > 0)
-                X, y, sample_weight, codes = X[keep], y[keep], sample_weight[keep], codes[keep]
+                X, y, sample_weight, codes = drop_absent_rows(self, X, y, sample_weight, codes,
+                                                              new_labels)
             if len(new_labels):
                 # Samples of nodes unseen so far: they join first (graph and
                 # starting function from their neighbours, as in add_nodes),
@@ -524,7 +531,7 @@ class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _BaseDecentrali
         if len(classes) < 2:
             raise ValueError(
                 f"{type(self).__name__} needs samples of at least 2 classes; got one "
-                f"class ({classes[0]!r})."
+                f"class ({classes[:1].tolist()[0]!r})."
                 if len(classes)
                 else "classes is empty."
             )

@@ -15,11 +15,12 @@ from scipy import sparse
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import _check_label_kinds, check_network_faults, node_seeds
+from .._base import NodeLayout, _check_label_kinds, check_network_faults, node_seeds
 from .._core import _online_fast
 from ..network import float_bytes, resolve_network
 from ._holdout import arrival_rank, loss_arrays, loss_values
 from ._network_function import compress_union, in_width, union
+from ._validation import drop_absent_rows
 from ._validation import _check_gamma
 
 # A node that joins after the fit (add_nodes, or partial_fit with a new node
@@ -347,14 +348,9 @@ class _JoinMixin:
             "straggler_rate": "a step is one sample and cannot be cut",
         })
         if sample_weight is not None:
-            positive = np.bincount(layout.codes, weights=sample_weight > 0,
-                                   minlength=len(new_labels))
-            if np.any(positive == 0):
-                node = new_labels[np.flatnonzero(positive == 0)[0]]
-                raise ValueError(
-                    f"Node {node!r} has no sample with a positive sample_weight; "
-                    f"{type(self).__name__} needs at least 1 per node."
-                )
+            X, y, sample_weight, codes = drop_absent_rows(self, X, y, sample_weight,
+                                                          -1 - layout.codes, new_labels)
+            layout = NodeLayout(-1 - codes, len(new_labels))
         X = np.ascontiguousarray(X, dtype=self._dtype)
         codes = self._join_new(X, y, sample_weight, -1 - layout.codes, new_labels)
         y_encoded = self._encode_targets(y)

@@ -151,3 +151,28 @@ def _check_groups_kind(estimator, groups):
             "use node ids of one type, as in fit (e.g. convert ids read back as "
             "strings to integers)."
         )
+
+
+def drop_absent_rows(est, X, y, sample_weight, codes, new_labels):
+    """The rows of positive weight, after checking that every new node keeps one.
+
+    Zero-weight rows are absent rows, as in ``fit``: they set no width,
+    take no step and are never sent.  ``codes`` holds ``-1 - k`` for a row
+    of ``new_labels[k]`` (and a fitted node's index otherwise); a new node
+    left without a row is refused here, before anything joins (the
+    messages of ``add_nodes`` and of ``partial_fit`` with new node ids).
+    """
+    new = codes < 0
+    positive = np.bincount(-1 - codes[new], weights=sample_weight[new] > 0,
+                           minlength=len(new_labels))
+    if np.any(positive == 0):
+        node = new_labels[np.flatnonzero(positive == 0)[0]]
+        node = node.item() if hasattr(node, "item") else node
+        raise ValueError(
+            f"Node {node!r} has no sample with a positive sample_weight; "
+            f"{type(est).__name__} needs at least 1 per node."
+        )
+    keep = sample_weight > 0
+    if keep.all():
+        return X, y, sample_weight, codes
+    return X[keep], np.asarray(y)[keep], sample_weight[keep], codes[keep]

@@ -62,6 +62,7 @@ class _JoinVoteMixin:
         node_weight = np.bincount(layout.codes, weights=weights, minlength=n_new)
         if np.any(node_weight <= 0):
             bad = new_labels[np.flatnonzero(node_weight <= 0)[0]]
+            bad = bad.item() if hasattr(bad, "item") else bad
             raise ValueError(
                 f"Node {bad!r} has no sample with a positive sample_weight; every "
                 "node needs at least one to compute its statistics."

@@ -371,6 +371,7 @@ class FederatedSparseLinearRegression(
         per_node = self.fit_intercept and self.per_node_intercept
         if per_node and np.any(node_weight <= 0):
             bad = new_labels[np.flatnonzero(node_weight <= 0)[0]]
+            bad = bad.item() if hasattr(bad, "item") else bad
             raise ValueError(
                 f"Node {bad!r} has no sample with a positive sample_weight; it needs "
                 "one to compute its intercept."

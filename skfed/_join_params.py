@@ -1,0 +1,67 @@
+"""The parameters a join reads from the fitted model (``add_nodes``).
+
+``add_nodes`` extends the fitted model: the newcomers solve the fitted
+nodes' problem.  Some parameters shape that problem (the intercept, the
+loss, the coupling ``mu``), and a join reads them from the estimator as it
+is when called; after ``set_params`` on a fitted estimator it would give
+the newcomers models of another problem, or fail with an unrelated error.
+Every fit path records their values (:func:`record_join_params`:
+``FederatedMixin._validate_fit_data`` and the engines), and a join refuses
+a changed one, naming it (:func:`check_join_params`); a refit takes the
+new value.  Parameters a join is documented to read (a kernel-SGD ``gamma``
+dict with the newcomers' widths, a support ``vote``) or does not use
+(``C`` of the multi-task join, which uses the fitted lambda) stay free.
+"""
+
+import numbers
+
+import numpy as np
+
+__all__ = ["JOIN_FIXED_PARAMS", "check_join_params", "record_join_params"]
+
+JOIN_FIXED_PARAMS = ("fit_intercept", "intercept_scaling", "per_node_intercept", "loss",
+                     "loss_epsilon", "multi_class", "mu", "mu_graph")
+
+
+def _scalar(value):
+    return value is None or isinstance(value, (str, bool, np.bool_, numbers.Number))
+
+
+def record_join_params(est):
+    """Keep the fit's values of :data:`JOIN_FIXED_PARAMS` on ``est``."""
+    params = est.get_params(deep=False)
+    est._join_params = {key: params[key] for key in JOIN_FIXED_PARAMS
+                        if key in params and _scalar(params[key])}
+
+
+def same_param(now, fitted):
+    """Whether a parameter's value ``now`` is its ``fitted`` one: None, a
+    string, a bool or a number (``5`` and ``5.0`` are one value, ``True``
+    and ``1`` are not)."""
+    if fitted is None or now is None:
+        return fitted is None and now is None
+    if isinstance(fitted, (bool, np.bool_)) or isinstance(now, (bool, np.bool_)):
+        return (isinstance(now, (bool, np.bool_)) and isinstance(fitted, (bool, np.bool_))
+                and bool(now) == bool(fitted))
+    if isinstance(fitted, str) or isinstance(now, str):
+        return isinstance(now, str) and isinstance(fitted, str) and now == fitted
+    return (isinstance(now, numbers.Number) and isinstance(fitted, numbers.Number)
+            and now == fitted)
+
+
+def check_join_params(est):
+    """Refuse a join after ``set_params`` changed one of the recorded
+    parameters, naming it with both values (nothing recorded: no check)."""
+    fitted = getattr(est, "_join_params", None)
+    if not fitted:  # (fitted by a version that kept none)
+        return
+    params = est.get_params(deep=False)
+    changed = [key for key, value in fitted.items() if not same_param(params.get(key), value)]
+    if changed:
+        key = changed[0]
+        raise ValueError(
+            f"{type(est).__name__}.add_nodes: {key} was changed after fit "
+            f"({fitted[key]!r} -> {params.get(key)!r}); add_nodes extends the fitted "
+            f"model, so set {key}={fitted[key]!r} back, or refit with fit to use the new "
+            "value." + (f" (Also changed: {', '.join(changed[1:])}.)" if len(changed) > 1 else "")
+        )
