@@ -269,7 +269,11 @@ every signal stays at 34-43 %; on the four other held-out seeds the
 learned graph holds 81.2 %.  A conditional ballot (a node's correlation
 ratios within the two halves of its top feature, a one-off script) does
 not find feature 1 either: on seeds 1 and 8 it gets 12 and 24 votes
-against 25 and 33 for the most-voted noise feature.  A graph refresh
+against 25 and 33 for the most-voted noise feature; nor does a scale
+ballot (the correlation ratio of ``|x - median|``, alone or the larger of
+the two per feature: 15 / 15 and 13 / 21 votes against 31 / 33 and 34 /
+32; the marginal ranking ballot itself gives feature 1 22 and 27 votes
+against 32 and 31, critical count 36-37).  A graph refresh
 after the models settle (a second fit whose local phase is replaced by
 the first fit's final models, so its first graph is learned from scratch
 on settled models by the graph learner itself; a one-off prototype that
