@@ -106,3 +106,34 @@ def test_spectral_cost_separates_two_blocks(screen):
     same = labels[:, None] == labels[None, :]
     assert spectral[same].max() < spectral[~same].min()
     assert screen.knn_share(spectral, labels, k=3) == 1.0
+
+
+def test_rff_local_models_solve_each_nodes_ridge_problem(screen):
+    """The dual solve equals the primal ridge closed form on the same public
+    features, the features have the stated map, and the cost is the
+    both-ways mean log-loss of ``sigmoid(3 f)`` computed pair by pair."""
+    rng = np.random.RandomState(4)
+    sizes = np.array([3, 5, 9, 4])
+    g = np.repeat(np.arange(4), sizes)
+    X = rng.normal(size=(g.size, 5))
+    y = (X[:, 1] > 0).astype(int)
+    phi, models = screen.rff_local_models(X, y, g, 4, [1, 3], bandwidth=0.4, ridge=0.5,
+                                          n_features=40, seed=11)
+    # The map: standardized features 1 and 3, the public seed's W and b.
+    Z = X[:, [1, 3]]
+    Z = (Z - Z.mean(axis=0)) / Z.std(axis=0)
+    r = np.random.RandomState(11)
+    W = r.normal(scale=1 / 0.4, size=(2, 40))
+    b = r.uniform(0, 2 * np.pi, 40)
+    np.testing.assert_allclose(phi, np.sqrt(2 / 40) * np.cos(Z @ W + b), atol=1e-12)
+    signs = np.where(y > 0, 1.0, -1.0)
+    for l in range(4):
+        P = phi[g == l]
+        primal = np.linalg.solve(P.T @ P + 0.5 * np.eye(40), P.T @ signs[g == l])
+        np.testing.assert_allclose(models[l], primal, atol=1e-10)
+    cost = screen.rff_cost(phi, models, y, g, 4)
+    for k in range(4):
+        for l in range(4):
+            one = lambda a, c: np.mean([np.log1p(np.exp(-3 * signs[i] * phi[i] @ models[c]))
+                                        for i in np.flatnonzero(g == a)])
+            assert cost[k, l] == pytest.approx(one(k, l) + one(l, k), rel=1e-12)
