@@ -137,3 +137,23 @@ def test_rff_local_models_solve_each_nodes_ridge_problem(screen):
             one = lambda a, c: np.mean([np.log1p(np.exp(-3 * signs[i] * phi[i] @ models[c]))
                                         for i in np.flatnonzero(g == a)])
             assert cost[k, l] == pytest.approx(one(k, l) + one(l, k), rel=1e-12)
+
+
+def test_rff_graph_models_are_node_ordered_whatever_the_sample_order(screen):
+    """With the samples of the nodes interleaved, every node's kernel model
+    is the ridge solution on its own samples only, and the score data's
+    offsets and labels follow the sorted node order Dada's state uses."""
+    rng = np.random.RandomState(5)
+    g = rng.permutation(np.repeat([7, 2, 5], [4, 6, 3]))
+    X = rng.normal(size=(g.size, 3))
+    y = (X[:, 0] > 0).astype(int)
+    patch = screen.rff_graph_models(X, y, g, [0, 2], scale=2.0)
+    np.testing.assert_array_equal(patch.offsets, [0, 6, 9, 13])   # nodes 2, 5, 7
+    order = np.argsort(g, kind="stable")
+    np.testing.assert_array_equal(patch.Y[0], np.where(y[order] > 0, 1.0, -1.0))
+    phi = patch.H / 2.0
+    for row, node in enumerate((2, 5, 7)):
+        P = phi[patch.offsets[row]:patch.offsets[row + 1]]
+        target = np.where(y[g == node] > 0, 1.0, -1.0)
+        primal = np.linalg.solve(P.T @ P + np.eye(P.shape[1]), P.T @ target)
+        np.testing.assert_allclose(patch.models[row], primal, atol=1e-10)
