@@ -699,8 +699,8 @@ process each (``timing-one perso_lin 1000 0`` and ``10000 0``)::
 
 At 1,000 and 10,000 nodes the solved local models cost 1.5-1.9 points of
 accuracy and 3-4 points of weight inside the clusters on the noisy moons
-(nodes of 3-14 samples and 20 features, where the exact local optimum
-overfits more than 100 damped steps did), at the same CPU and memory.
+(nodes of 3-14 samples and 20 features; the cause was not measured), at
+the same CPU and memory.
 
 **Graph recovery on the noisy family, more knobs** (seeds 0-4, 100
 nodes; accuracy %, weight inside the clusters %, non-zeros; the target
