@@ -109,10 +109,11 @@ import new_nodes as nn
 import skfed
 import skfed._graph_join as gj
 import skfed._graph_join_batch as gb
+import skfed.boosting._perso_lin as pl
 import skfed.network as net
 
 SECTIONS = (
-    (gb, "lin_join_local", "kernel: local steps"),
+    (pl, "solve_local_problems", "kernel: local solve"),  # imported at call time
     (gb, "lin_join_steps", "kernel: model steps"),
     (gb, "join_rows", "kernel: graph rows"),
     (gb, "top_squared_singular_values", "Lipschitz constants"),
