@@ -378,8 +378,8 @@ Joins: superseded numbers, alternatives measured and not kept, the measurement c
 
     Landmine's joins now sit 0.1-0.2 under pooled ``SVC()`` (93.8), so the
     two rows that met the goal no longer do; HAR's joins gain 6.9-8.4
-    points and are above their refits; rotated moons' joins are 1.4 / -0.3
-    / 1.7 points under their refits (they were 1.2 / 2.8 / 6.3).
+    points and are above their refits; rotated moons' joins are 1.4 under,
+    0.3 above and 1.7 under their refits (they were 1.2 / 2.8 / 6.3 under).
 
     (the Landmine and HAR runs before the last CPU cuts, which change none of
     their scores, bytes or messages: their newcomers are lighter than the
