@@ -273,9 +273,9 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         (not Dada's ``10 * n_nodes``: Perso-lin keeps the graph it learns
         from the local models, and 10 steps per node lose 9-16 points of
         the weight inside the true clusters on the paper, random and jitter
-        moons; on seeds 0-2 they
-        score 0.3-1.9 points higher there and 0.2 lower on Computer buyers
-        and School, ``python benchmarks/persolin_graph_knobs.py``).
+        moons; on seeds 0-2 they score 0.3-1.9 points higher on the four
+        moons families and 0.2 lower on Computer buyers and School,
+        ``python benchmarks/persolin_graph_knobs.py``).
     graph_iter : see :class:`DecentralizedBoostingClassifier`.
     max_iter : int, default=None
         Global iterations; ``None``: ``100 * n_nodes``, and ``30 * n_nodes``
