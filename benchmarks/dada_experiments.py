@@ -684,6 +684,24 @@ feature 1 has 13 ranking votes for a threshold of 23 and 3
 significance votes for 13), so its stumps cannot tell apart clusters
 that differ along feature 1.
 
+**Perso-lin re-measured on 2026-11-28**, after its local models (graph
+input and starting point) became each node's optimum of ``F_k``
+(accelerated gradient to ``LOCAL_TOL``) instead of 100 plain gradient
+steps; the table above holds the old values, the user guide the new ones.
+"PL def" (the lead's run of ``python benchmarks/persolin_local_models.py``
+on the same loaders: moons noisy seeds 0-4, School and HAR walking runs
+0-2): 58.69 -> 57.69, 72.28 -> 72.44, 99.88 -> 99.89.  Timing, one fresh
+process each (``timing-one perso_lin 1000 0`` and ``10000 0``)::
+
+    nodes   CPU s   peak MB   accuracy %   inside %   non-zeros   (old -> new)
+    1,000   0.3 -> 0.3   253 -> 251   59.42 -> 57.56   51.2 -> 48.3    8,798 -> 8,520
+    10,000  6.1 -> 6.0   893 -> 893   58.29 -> 56.81   49.0 -> 45.4   90,932 -> 90,656
+
+At 1,000 and 10,000 nodes the solved local models cost 1.5-1.9 points of
+accuracy and 3-4 points of weight inside the clusters on the noisy moons
+(nodes of 3-14 samples and 20 features; the cause was not measured), at
+the same CPU and memory.
+
 **Graph recovery on the noisy family, more knobs** (seeds 0-4, 100
 nodes; accuracy %, weight inside the clusters %, non-zeros; the target
 of issue 33 is 85 % inside)::

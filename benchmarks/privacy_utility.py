@@ -64,6 +64,14 @@ noise comes from the secure source (fresh OS randomness): reruns differ.
 Measured: the table of the privacy guide (``doc/user_guide/privacy.rst``,
 "Measured results"), with the commands that give each column.
 
+Perso-lin's ``off`` column re-measured on 2026-11-28 (``--seeds 0 1 2
+--epsilons off --only persolin-moons persolin-computer``), after its
+non-private local models became each node's optimum of ``F_k`` instead
+of 100 plain gradient steps: persolin-moons 0.824 -> 0.824 (0.8243),
+persolin-computer 0.680 -> 0.685 (0.6852).  The private columns take
+noisy local steps (``_perso_lin``: only a fit without noise and clipping
+solves the local problems) and were not re-run.
+
 Usage::
 
     python benchmarks/privacy_utility.py

@@ -264,14 +264,18 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     graph_update_every : int, "n_nodes", "geometric" or None, default=None
         As in :class:`DecentralizedBoostingClassifier`; by default the graph
         is learned once, from the local models (on the data sets of the
-        user guide this scores 0.5 point higher than re-learning, with
-        fewer bytes and more of the weight inside the true clusters).
+        user guide, seeds 0-2, this scores 0.1 point higher than
+        re-learning on the mean, with fewer bytes and 6-11 points more of
+        the weight inside the true clusters of the moons:
+        ``python benchmarks/persolin_graph_knobs.py``).
     graph_init_iter : int, default=None
         Graph steps of the initial graph learning; ``None``: ``50 * n_nodes``
         (not Dada's ``10 * n_nodes``: Perso-lin keeps the graph it learns
-        from the local models, and 10 steps per node lose 2-3 points of
-        accuracy and 7-11 points of the weight inside the true clusters on
-        the moons seeds used to choose the defaults).
+        from the local models, and 10 steps per node lose 9-16 points of
+        the weight inside the true clusters on the paper, random and jitter
+        moons; on seeds 0-2 they score 0.3-1.9 points higher on the four
+        moons families and 0.2 lower on Computer buyers and School,
+        ``python benchmarks/persolin_graph_knobs.py``).
     graph_iter : see :class:`DecentralizedBoostingClassifier`.
     max_iter : int, default=None
         Global iterations; ``None``: ``100 * n_nodes``, and ``30 * n_nodes``
