@@ -1,0 +1,352 @@
+"""Support recovery on real data: School, and a client rule for singular Gram matrices.
+
+RESULTS: see the "Measured" section at the end of this docstring.
+
+The question.  On School (``benchmarks/new_nodes.py``'s ``load("school",
+seed)``: 139 schools, 28 standardized features, exam score standardized;
+fit on 80 % of the schools, the other 20 % are new nodes that get ``k``
+samples to set their intercept and are scored on the rest)
+:class:`skfed.support.FederatedSparseLinearRegression` returns an empty
+support.  Every school's Gram matrix is singular (school-level features are
+constant within a school; one-hot groups sum to the intercept), so every
+client falls back to the partial rule (``skfed/support/_partial.py``),
+which tests each feature given its closest features.  In a one-hot group
+the closest features of a level are the group's other levels, and
+``[x_j, x_C]`` with the whole group plus the intercept is exactly
+collinear: the t statistic is undefined and the feature is not selected.
+That is why the VR-band levels (pooled marginal correlations +0.46 and
+-0.37, the strongest predictors) get vote fractions 0.00-0.03.
+
+The prototype ("pivot" rule, NumPy only, here; no package change).  Each
+client, from its own rows:
+
+1. centres its rows (per-node intercept);
+2. drops the columns constant on it (centred sum of squares at most
+   ``1e-10`` of the raw one, the partial rule's ``CONSTANT_RTOL``);
+3. walks the remaining columns in column order (the same order on every
+   client) and keeps a column when the share of its centred sum of squares
+   left after regressing it on the columns kept before it exceeds
+   ``PIVOT_TOL`` = 1e-10 (a Cholesky pivot in column order, the partial
+   rule's ``SINGULAR_PIVOT``); so in a one-hot group the last level present
+   on the client is the reference and is dropped;
+4. runs the OLS t-test of main's OLS clients (level ``2 Phi(-auto_z)``,
+   ``auto_z = 1``, ``df = n_i - 1 - k_i``) on the ``k_i`` kept columns when
+   ``df >= OLS_MIN_DF`` (3), else abstains on every feature;
+5. sends two bits per feature: tested (kept) and selected.  The dropped
+   features are abstentions, not zeros.
+
+The server counts per feature the clients that tested it (``n_j``) and runs
+main's binomial test of the votes against the reference rate ``(1 - beta)
+q0 + beta`` over ``n_j`` reports (``fwer / d`` per feature), ``beta`` from
+``auto_rogue_tolerance``'s formula with the clients that ran the OLS test
+(all of them on School: ``beta = 0.1``, reference 0.385).  The abstention
+bit is not public (it reveals which columns are constant or collinear on
+a client), one extra bit per feature: ``2 ceil(d / 8)`` bytes per client
+instead of ``ceil(d / 8)``.  A variant that needs no extra bit: the client
+votes 0 on dropped columns (``n_j`` = all clients); it is also measured
+("pivot0").
+
+Measured per split seed: the vote fractions of main's rule
+(``FederatedSupportRecovery(random_state=seed).vote_fraction_``) and of the
+prototype, the number of clients testing each feature, the selected
+supports, pooled ``LassoCV`` / ``LassoLarsIC`` supports on the same
+(school-centred) rows, and the refit's R^2 (x 100) on the held-out schools
+at ``k`` = 5 / 10 / 20 joining samples: ordinary least squares on the
+support with per-node intercepts (what the package's refit computes; the
+new school's intercept is ``mean(y_k) - mean(X_k,S) coef``), against the
+pooled baselines ``Ridge()`` / ``LassoCV()`` fitted on the fitted schools'
+rows plus the new schools' ``k`` rows (as ``new_nodes.py`` does) and the
+dense per-node-intercept OLS on every identified column.  The NumPy refit
+is checked against the package's ``FederatedSparseLinearRegression`` on the
+support it found (asserted equal predictions).
+
+Synthetic check (``--synthetic``): 300 clients of 40 samples (``--clients``,
+``--samples``), 6 Gaussian features (Toeplitz 0.5), a 4-level categorical
+(level probabilities 0.4 / 0.3 / 0.2 / 0.1, one-hot, so small clients miss
+level 4 sometimes), a 3-level one (0.5 / 0.3 / 0.2) and 2 client-level
+features; y = node intercept + x_0 - x_3 + 1.0 [cat A = level 1] - 0.8
+[cat B = level 2] + 1.0 client feature + N(0, 1).  The support in the
+column-order coding (the last level the reference) is {x_0, x_3, A_1,
+B_2}; the client-level feature is not identifiable under per-node
+intercepts.  Also used: ``--seeds``.
+
+    python benchmarks/support_real_data.py --seeds 0 1 2
+    python benchmarks/support_real_data.py --synthetic --seeds 0 1 2
+
+Measured
+--------
+(filled in below after the runs; see the report of the session of
+2026-11-28 04:00-05:00 UTC)
+"""
+
+import argparse
+import copy
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+from sklearn.linear_model import LassoCV, LassoLarsIC, Ridge
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from skfed.support import (  # noqa: E402
+    DEFAULT_AUTO_Z,
+    DEFAULT_FWER,
+    DEFAULT_ROGUE_TOLERANCE,
+    OLS_MIN_DF,
+    SMALL_CLIENT_ROGUE_TOLERANCE,
+    FederatedSparseLinearRegression,
+    FederatedSupportRecovery,
+    null_selection_rate,
+)
+
+CONSTANT_RTOL = 1e-10
+PIVOT_TOL = 1e-10
+SCHOOL_NAMES = (
+    ["year85", "year86", "year87", "pct_fsm", "pct_vr1", "gender_a", "gender_b",
+     "vr1", "vr2", "vr3"] + [f"eth{i}" for i in range(11)]
+    + ["sgender_a", "sgender_b", "sgender_c", "denom_a", "denom_b", "denom_c", "bias"]
+)
+
+
+# ----------------------------------------------------------------- client rule
+def pivot_columns(Z, raw_ss):
+    """Columns of the centred ``Z`` kept by the column-order pivot.
+
+    A column is kept when it is not constant (centred sum of squares above
+    ``CONSTANT_RTOL`` times ``raw_ss``) and the part of it orthogonal to
+    the columns kept before it keeps more than ``PIVOT_TOL`` of its sum of
+    squares.  Returns ``(kept, constant)`` boolean masks.
+    """
+    d = Z.shape[1]
+    ss = np.einsum("ij,ij->j", Z, Z)
+    constant = ss <= CONSTANT_RTOL * raw_ss
+    kept = np.zeros(d, dtype=bool)
+    Q = np.zeros((Z.shape[0], 0))
+    for j in range(d):
+        if constant[j]:
+            continue
+        r = Z[:, j] - Q @ (Q.T @ Z[:, j])
+        r = r - Q @ (Q.T @ r)  # re-orthogonalize (Gram-Schmidt twice)
+        left = r @ r
+        if left > PIVOT_TOL * ss[j]:
+            kept[j] = True
+            Q = np.column_stack([Q, r / np.sqrt(left)])
+    return kept, constant
+
+
+def pivot_client(X, y, z=DEFAULT_AUTO_Z, abstain=True):
+    """One client's ``(tested, selected, df)`` under the pivot rule.
+
+    ``tested``: the kept columns (all columns with ``abstain=False``, the
+    dropped ones voting 0); ``selected``: ``|t_j| > t_df(1 - q0 / 2)`` on
+    the OLS of the centred ``y`` on the kept columns; nothing tested when
+    ``df < OLS_MIN_DF``.
+    """
+    d = X.shape[1]
+    Z = X - X.mean(axis=0)
+    yc = y - y.mean()
+    kept, _ = pivot_columns(Z, np.einsum("ij,ij->j", X, X))
+    k = int(kept.sum())
+    df = len(y) - 1 - k
+    tested = np.zeros(d, dtype=bool)
+    selected = np.zeros(d, dtype=bool)
+    if df < OLS_MIN_DF:
+        return tested, selected, df
+    A = Z[:, kept]
+    gram_inv = np.linalg.inv(A.T @ A)
+    coef = gram_inv @ (A.T @ yc)
+    resid = yc - A @ coef
+    sigma2 = resid @ resid / df
+    t = coef / np.sqrt(sigma2 * np.diag(gram_inv))
+    crit = stats.t.isf(stats.norm.sf(z), df)
+    tested[:] = ~abstain
+    tested[kept] = True
+    selected[np.flatnonzero(kept)] = np.abs(t) > crit
+    return tested, selected, df
+
+
+def server_test(votes, reports, n_ols_share, d, fwer=DEFAULT_FWER, z=DEFAULT_AUTO_Z):
+    """Main's binomial test over per-feature report counts; ``(support, pvalues, reference)``."""
+    beta = SMALL_CLIENT_ROGUE_TOLERANCE + (
+        DEFAULT_ROGUE_TOLERANCE - SMALL_CLIENT_ROGUE_TOLERANCE) * n_ols_share
+    reference = (1.0 - beta) * null_selection_rate(z) + beta
+    pvalues = np.where(reports > 0, stats.binom.sf(votes - 1, np.maximum(reports, 1), reference), 1.0)
+    return pvalues <= fwer / d, pvalues, reference
+
+
+def pivot_vote(X, y, groups, abstain=True):
+    """The prototype over every client: ``dict`` of counts, fractions and the support."""
+    d = X.shape[1]
+    nodes = np.unique(groups)
+    votes = np.zeros(d, dtype=np.int64)
+    reports = np.zeros(d, dtype=np.int64)
+    n_ols = 0
+    for node in nodes:
+        rows = groups == node
+        tested, selected, df = pivot_client(X[rows], y[rows], abstain=abstain)
+        votes += selected
+        reports += tested
+        n_ols += df >= OLS_MIN_DF
+    support, pvalues, reference = server_test(votes, reports, n_ols / len(nodes), d)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fraction = np.where(reports > 0, votes / np.maximum(reports, 1), 0.0)
+    return dict(votes=votes, reports=reports, fraction=fraction, support=support,
+                pvalues=pvalues, reference=reference, n_ols=n_ols, n_clients=len(nodes))
+
+
+# ----------------------------------------------------------------- pooled side
+def centre_by_group(X, y, groups):
+    Xc = np.array(X, dtype=np.float64)
+    yc = np.array(y, dtype=np.float64)
+    for node in np.unique(groups):
+        rows = groups == node
+        Xc[rows] -= Xc[rows].mean(axis=0)
+        yc[rows] -= yc[rows].mean()
+    return Xc, yc
+
+
+def identifiable(X, groups):
+    """Pooled column-order pivot of the school-centred rows: ``(kept, constant)``."""
+    Xc, _ = centre_by_group(X, np.zeros(len(X)), groups)
+    return pivot_columns(Xc, np.einsum("ij,ij->j", X, X))
+
+
+def refit_predict(X, y, groups, support, Xk, yk, gk, Xt, gt):
+    """OLS with per-node intercepts on ``support``; new nodes set their intercept from ``k`` rows."""
+    S = np.flatnonzero(support)
+    Xc, yc = centre_by_group(X[:, S], y, groups)
+    coef = np.linalg.lstsq(Xc, yc, rcond=None)[0] if len(S) else np.zeros(0)
+    pred = np.zeros(len(Xt))
+    for node in np.unique(gt):
+        k_rows = gk == node
+        intercept = yk[k_rows].mean() - Xk[k_rows][:, S].mean(axis=0) @ coef
+        t_rows = gt == node
+        pred[t_rows] = intercept + Xt[t_rows][:, S] @ coef
+    return pred, coef
+
+
+def r2(y, pred):
+    return 100.0 * (1.0 - np.sum((y - pred) ** 2) / np.sum((y - y.mean()) ** 2))
+
+
+def pooled_lasso_supports(X, y, groups, seed):
+    Xc, yc = centre_by_group(X, y, groups)
+    cv = LassoCV(cv=5, fit_intercept=False, random_state=seed).fit(Xc, yc)
+    ic = LassoLarsIC(criterion="bic", fit_intercept=False).fit(Xc, yc)
+    return np.abs(cv.coef_) > 0, np.abs(ic.coef_) > 0
+
+
+# ------------------------------------------------------------------- data sets
+def school(seed):
+    from new_nodes import load, new_node_rows, split
+
+    X, y, g, _ = load("school", seed)
+    fit_rows, new, order = split(X, y, g, seed)
+    held = {k: new_node_rows(order, k) for k in (5, 10, 20)}
+    return X, y, g, fit_rows, held, None, SCHOOL_NAMES
+
+
+def synthetic(seed, n_clients=300, n_samples=40):
+    """One-hot groups and client-level features; see the module docstring."""
+    rng = np.random.default_rng([seed, 20261128])
+    n_all = int(n_clients * 1.25)
+    groups = np.repeat(np.arange(n_all), n_samples)
+    n = len(groups)
+    cov = 0.5 ** np.abs(np.subtract.outer(np.arange(6), np.arange(6)))
+    G = rng.multivariate_normal(np.zeros(6), cov, size=n)
+    A = rng.choice(4, size=n, p=[0.4, 0.3, 0.2, 0.1])
+    B = rng.choice(3, size=n, p=[0.5, 0.3, 0.2])
+    client = rng.normal(size=(n_all, 2))[groups]
+    X = np.column_stack([G, np.eye(4)[A], np.eye(3)[B], client])
+    y = (rng.normal(0, 2, n_all)[groups] + G[:, 0] - G[:, 3] + 1.0 * (A == 0)
+         - 0.8 * (B == 1) + 1.0 * client[:, 0] + rng.normal(size=n))
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    names = [f"x{i}" for i in range(6)] + [f"A{i + 1}" for i in range(4)] + [
+        f"B{i + 1}" for i in range(3)] + ["client0", "client1"]
+    truth = np.zeros(X.shape[1], dtype=bool)
+    truth[[0, 3, 6, 11]] = True
+    fit_rows = np.flatnonzero(groups < n_clients)
+    order = {node: rng.permutation(np.flatnonzero(groups == node))
+             for node in range(n_clients, n_all)}
+    held = {}
+    for k in (5, 10, 20):
+        held[k] = (np.concatenate([r[:k] for r in order.values()]),
+                   np.concatenate([r[k:] for r in order.values()]))
+    return X, y, groups, fit_rows, held, truth, names
+
+
+# ------------------------------------------------------------------------ main
+def run(name, seed, args):
+    X, y, g, fit_rows, held, truth, names = (
+        synthetic(seed, args.clients, args.samples) if name == "synthetic" else school(seed))
+    Xf, yf, gf = X[fit_rows], y[fit_rows], g[fit_rows]
+    d = X.shape[1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        main = FederatedSupportRecovery(random_state=seed).fit(Xf, yf, groups=gf)
+        package = FederatedSparseLinearRegression(random_state=seed).fit(Xf, yf, groups=gf)
+    assert np.array_equal(package.support_, main.support_)
+    proto = pivot_vote(Xf, yf, gf, abstain=True)
+    proto0 = pivot_vote(Xf, yf, gf, abstain=False)
+    kept, constant = identifiable(Xf, gf)
+    cv_s, ic_s = pooled_lasso_supports(Xf, yf, gf, seed)
+    supports = {"main": main.support_, "pivot": proto["support"], "pivot0": proto0["support"],
+                "LassoCV": cv_s, "LassoLarsIC": ic_s, "all-identified": kept}
+    out = dict(dataset=name, seed=seed, n_clients=len(np.unique(gf)),
+               main_ols_clients=int(main.ols_clients_.sum()),
+               main_reference=round(float(main.reference_rate_), 4),
+               pivot_reference=round(float(proto["reference"]), 4),
+               pivot_ols_clients=int(proto["n_ols"]),
+               identifiable=[names[j] for j in np.flatnonzero(kept)],
+               constant_within=[names[j] for j in np.flatnonzero(constant)],
+               collinear_within=[names[j] for j in np.flatnonzero(~kept & ~constant)])
+    out["fractions"] = {names[j]: [round(float(main.vote_fraction_[j]), 3),
+                                   round(float(proto["fraction"][j]), 3),
+                                   int(proto["reports"][j]),
+                                   round(float(proto0["fraction"][j]), 3)]
+                        for j in range(d)}
+    out["supports"] = {key: [names[j] for j in np.flatnonzero(s)] for key, s in supports.items()}
+    if truth is not None:
+        out["exact"] = {key: bool(np.array_equal(s, truth)) for key, s in supports.items()}
+    scores = {}
+    for k, (train, test) in held.items():
+        Xk, yk, gk, Xt, yt, gt = X[train], y[train], g[train], X[test], y[test], g[test]
+        row = {}
+        for key, s in supports.items():
+            pred, _ = refit_predict(Xf, yf, gf, s, Xk, yk, gk, Xt, gt)
+            row[key] = round(r2(yt, pred), 2)
+            if key == "main":
+                joined = copy.deepcopy(package)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    joined.add_nodes(Xk, yk, groups=gk)
+                    ref = joined.predict(Xt, groups=gt)
+                np.testing.assert_allclose(pred, ref, rtol=1e-7, atol=1e-7)
+        Xp = np.concatenate([Xf, Xk])
+        yp = np.concatenate([yf, yk])
+        row["pooled Ridge"] = round(r2(yt, Ridge().fit(Xp, yp).predict(Xt)), 2)
+        row["pooled LassoCV"] = round(r2(yt, LassoCV(cv=5).fit(Xp, yp).predict(Xt)), 2)
+        scores[k] = row
+    out["r2"] = scores
+    return out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--synthetic", action="store_true")
+    parser.add_argument("--clients", type=int, default=300)
+    parser.add_argument("--samples", type=int, default=40)
+    args = parser.parse_args(argv)
+    name = "synthetic" if args.synthetic else "school"
+    for seed in args.seeds:
+        out = run(name, seed, args)
+        print(json.dumps(out), flush=True)
+
+
+if __name__ == "__main__":
+    main()
