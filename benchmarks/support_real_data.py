@@ -163,16 +163,21 @@ def pivot_client(X, y, z=DEFAULT_AUTO_Z, abstain=True):
     sigma2 = resid @ resid / df
     t = coef / np.sqrt(sigma2 * np.diag(gram_inv))
     crit = stats.t.isf(stats.norm.sf(z), df)
-    tested[:] = ~abstain
+    tested[:] = not abstain
     tested[kept] = True
     selected[np.flatnonzero(kept)] = np.abs(t) > crit
     return tested, selected, df
 
 
-def server_test(votes, reports, n_ols_share, d, fwer=DEFAULT_FWER, z=DEFAULT_AUTO_Z):
-    """Main's binomial test over per-feature report counts; ``(support, pvalues, reference)``."""
-    beta = SMALL_CLIENT_ROGUE_TOLERANCE + (
-        DEFAULT_ROGUE_TOLERANCE - SMALL_CLIENT_ROGUE_TOLERANCE) * n_ols_share
+def server_test(votes, reports, n_ols_share, d, fwer=DEFAULT_FWER, z=DEFAULT_AUTO_Z, beta=None):
+    """Main's binomial test over per-feature report counts; ``(support, pvalues, reference)``.
+
+    ``beta`` (the rogue margin) defaults to ``rogue_tolerance="auto"``'s
+    formula with ``n_ols_share`` the share of clients that ran the OLS test.
+    """
+    if beta is None:
+        beta = SMALL_CLIENT_ROGUE_TOLERANCE + (
+            DEFAULT_ROGUE_TOLERANCE - SMALL_CLIENT_ROGUE_TOLERANCE) * n_ols_share
     reference = (1.0 - beta) * null_selection_rate(z) + beta
     pvalues = np.where(reports > 0, stats.binom.sf(votes - 1, np.maximum(reports, 1), reference), 1.0)
     return pvalues <= fwer / d, pvalues, reference
@@ -293,8 +298,20 @@ def run(name, seed, args):
     proto = pivot_vote(Xf, yf, gf, abstain=True)
     proto0 = pivot_vote(Xf, yf, gf, abstain=False)
     kept, constant = identifiable(Xf, gf)
+    # Without the rogue margin (reference = q0): what the margin costs.
+    no_margin = server_test(proto["votes"], proto["reports"], 0.0, d, beta=0.0)[0]
+    # Null check: y permuted within every fitted node (no feature related to
+    # it); every tested feature should be voted for at about q0 = 0.317.
+    rng = np.random.default_rng([seed, 7])
+    y_null = yf.copy()
+    for node in np.unique(gf):
+        rows = np.flatnonzero(gf == node)
+        y_null[rows] = yf[rng.permutation(rows)]
+    null = pivot_vote(Xf, y_null, gf, abstain=True)
+    tested = null["reports"] > 0
     cv_s, ic_s = pooled_lasso_supports(Xf, yf, gf, seed)
     supports = {"main": main.support_, "pivot": proto["support"], "pivot0": proto0["support"],
+                "pivot-q0": no_margin,
                 "LassoCV": cv_s, "LassoLarsIC": ic_s, "all-identified": kept}
     out = dict(dataset=name, seed=seed, n_clients=len(np.unique(gf)),
                main_ols_clients=int(main.ols_clients_.sum()),
@@ -303,7 +320,11 @@ def run(name, seed, args):
                pivot_ols_clients=int(proto["n_ols"]),
                identifiable=[names[j] for j in np.flatnonzero(kept)],
                constant_within=[names[j] for j in np.flatnonzero(constant)],
-               collinear_within=[names[j] for j in np.flatnonzero(~kept & ~constant)])
+               collinear_within=[names[j] for j in np.flatnonzero(~kept & ~constant)],
+               null_fraction_range=[round(float(null["fraction"][tested].min()), 3),
+                                    round(float(null["fraction"][tested].mean()), 3),
+                                    round(float(null["fraction"][tested].max()), 3)],
+               null_support=[names[j] for j in np.flatnonzero(null["support"])])
     out["fractions"] = {names[j]: [round(float(main.vote_fraction_[j]), 3),
                                    round(float(proto["fraction"][j]), 3),
                                    int(proto["reports"][j]),
