@@ -203,6 +203,26 @@ def pivot_vote(X, y, groups, abstain=True):
                 pvalues=pvalues, reference=reference, n_ols=n_ols, n_clients=len(nodes))
 
 
+def main_undefined_share(X, y, groups, z=DEFAULT_AUTO_Z):
+    """Per feature, the share of clients whose partial-rule t statistic is
+    undefined (``skfed.support._partial.partial_reference``, the reference of
+    the pass main's clients fall back to when their Gram matrix is singular,
+    with their number of controls)."""
+    from skfed.support._partial import n_controls, partial_reference
+    from skfed.support._rules import _critical_values
+
+    nodes = np.unique(groups)
+    undefined = np.zeros(X.shape[1])
+    for node in nodes:
+        rows = groups == node
+        m = int(rows.sum()) - 1
+        k = int(n_controls(int(rows.sum()), X.shape[1], True))
+        tk, t0 = _critical_values(z, np.array([m - 1 - k, m - 1]))
+        t = partial_reference(X[rows], y[rows], np.ones(int(rows.sum())), k, m, True, tk, t0)[1]
+        undefined += np.isnan(t)
+    return undefined / len(nodes)
+
+
 # ----------------------------------------------------------------- pooled side
 def centre_by_group(X, y, groups):
     Xc = np.array(X, dtype=np.float64)
@@ -325,7 +345,9 @@ def run(name, seed, args):
                                     round(float(null["fraction"][tested].mean()), 3),
                                     round(float(null["fraction"][tested].max()), 3)],
                null_support=[names[j] for j in np.flatnonzero(null["support"])])
-    out["fractions"] = {names[j]: [round(float(main.vote_fraction_[j]), 3),
+    undefined = main_undefined_share(Xf, yf, gf)
+    out["fractions"] = {names[j]: [round(float(undefined[j]), 2),
+                                   round(float(main.vote_fraction_[j]), 3),
                                    round(float(proto["fraction"][j]), 3),
                                    int(proto["reports"][j]),
                                    round(float(proto0["fraction"][j]), 3)]
