@@ -139,12 +139,13 @@ def pivot_columns(Z, raw_ss):
 
 
 def pivot_client(X, y, z=DEFAULT_AUTO_Z, abstain=True):
-    """One client's ``(tested, selected, df)`` under the pivot rule.
+    """One client's ``(tested, selected, df, t)`` under the pivot rule.
 
     ``tested``: the kept columns (all columns with ``abstain=False``, the
     dropped ones voting 0); ``selected``: ``|t_j| > t_df(1 - q0 / 2)`` on
     the OLS of the centred ``y`` on the kept columns; nothing tested when
-    ``df < OLS_MIN_DF``.
+    ``df < OLS_MIN_DF``; ``t``: the t statistics of the kept columns (NaN
+    elsewhere).
     """
     d = X.shape[1]
     Z = X - X.mean(axis=0)
@@ -154,8 +155,9 @@ def pivot_client(X, y, z=DEFAULT_AUTO_Z, abstain=True):
     df = len(y) - 1 - k
     tested = np.zeros(d, dtype=bool)
     selected = np.zeros(d, dtype=bool)
+    t_all = np.full(d, np.nan)
     if df < OLS_MIN_DF:
-        return tested, selected, df
+        return tested, selected, df, t_all
     A = Z[:, kept]
     gram_inv = np.linalg.inv(A.T @ A)
     coef = gram_inv @ (A.T @ yc)
@@ -166,7 +168,8 @@ def pivot_client(X, y, z=DEFAULT_AUTO_Z, abstain=True):
     tested[:] = not abstain
     tested[kept] = True
     selected[np.flatnonzero(kept)] = np.abs(t) > crit
-    return tested, selected, df
+    t_all[kept] = t
+    return tested, selected, df, t_all
 
 
 def server_test(votes, reports, n_ols_share, d, fwer=DEFAULT_FWER, z=DEFAULT_AUTO_Z, beta=None):
@@ -192,7 +195,7 @@ def pivot_vote(X, y, groups, abstain=True):
     n_ols = 0
     for node in nodes:
         rows = groups == node
-        tested, selected, df = pivot_client(X[rows], y[rows], abstain=abstain)
+        tested, selected, df, _ = pivot_client(X[rows], y[rows], abstain=abstain)
         votes += selected
         reports += tested
         n_ols += df >= OLS_MIN_DF
