@@ -186,8 +186,31 @@ def server_test(votes, reports, n_ols_share, d, fwer=DEFAULT_FWER, z=DEFAULT_AUT
     return pvalues <= fwer / d, pvalues, reference
 
 
-def pivot_vote(X, y, groups, abstain=True):
-    """The prototype over every client: ``dict`` of counts, fractions and the support."""
+def partial_client(X, y, z=DEFAULT_AUTO_Z, abstain=True):
+    """Main's partial rule on one client (``partial_reference``, its number of
+    controls), as ``(tested, selected)``: with ``abstain`` the features whose
+    t statistic is undefined are not reported (decided from ``X`` alone,
+    since the controls are chosen without ``y``)."""
+    from skfed.support._partial import n_controls, partial_reference
+    from skfed.support._rules import _critical_values
+
+    n, d = X.shape
+    m = n - 1
+    k = int(n_controls(n, d, True))
+    tk, t0 = _critical_values(z, np.array([m - 1 - k, m - 1]))
+    bits, t = partial_reference(X, y, np.ones(n), k, m, True, tk, t0)[:2]
+    tested = ~np.isnan(t) if abstain else np.ones(d, dtype=bool)
+    return tested, np.asarray(bits, dtype=bool) & tested
+
+
+def pivot_vote(X, y, groups, abstain=True, small="partial"):
+    """The prototype over every client: ``dict`` of counts, fractions and the support.
+
+    A client left with fewer than ``OLS_MIN_DF`` residual degrees of freedom
+    after the pivot runs main's partial rule (``small="partial"``; with
+    ``abstain`` it does not report the features whose t is undefined) or
+    abstains on every feature (``small="abstain"``).
+    """
     d = X.shape[1]
     nodes = np.unique(groups)
     votes = np.zeros(d, dtype=np.int64)
@@ -196,6 +219,8 @@ def pivot_vote(X, y, groups, abstain=True):
     for node in nodes:
         rows = groups == node
         tested, selected, df, _ = pivot_client(X[rows], y[rows], abstain=abstain)
+        if df < OLS_MIN_DF and small == "partial":
+            tested, selected = partial_client(X[rows], y[rows], abstain=abstain)
         votes += selected
         reports += tested
         n_ols += df >= OLS_MIN_DF
@@ -302,6 +327,8 @@ def synthetic(seed, n_clients=300, n_samples=40):
              for node in range(n_clients, n_all)}
     held = {}
     for k in (5, 10, 20):
+        if k > n_samples - 3:  # keep test rows on every new node
+            continue
         held[k] = (np.concatenate([r[:k] for r in order.values()]),
                    np.concatenate([r[k:] for r in order.values()]))
     return X, y, groups, fit_rows, held, truth, names
