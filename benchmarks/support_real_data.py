@@ -43,7 +43,9 @@ q0 + beta`` over ``n_j`` reports (``fwer / d`` per feature), ``beta`` from
 ``auto_rogue_tolerance``'s formula with the clients that ran the OLS test
 (all of them on School: ``beta = 0.1``, reference 0.385).  The abstention
 bit is not public (it reveals which columns are constant or collinear on
-a client), one extra bit per feature: ``2 ceil(d / 8)`` bytes per client
+a client; a schema could make the school-level columns public, but which
+one-hot level a client drops depends on the levels present on it, so the
+server cannot count the reports from public information): one extra bit per feature: ``2 ceil(d / 8)`` bytes per client
 instead of ``ceil(d / 8)``.  A variant that needs no extra bit: the client
 votes 0 on dropped columns (``n_j`` = all clients); it is also measured
 ("pivot0").
@@ -78,7 +80,7 @@ intercepts.  Also used: ``--seeds``.
 Measured
 --------
 Session of 2026-11-28 04:00-05:00 UTC (main at 28335f3), the commands above
-(CPU: School 3 seeds about 20 s, synthetic 3 seeds about 15 s).
+.
 
 Which School features are identifiable under per-node intercepts (pooled
 column-order pivot of the school-centred fitted rows, the same on seeds
@@ -132,9 +134,9 @@ R^2 x 100 on the held-out schools, seeds 0 / 1 / 2 (mean):
 (The per-node-intercept refits set a new school's intercept from its k
 rows, so at k = 5 they pay for a noisy intercept that the pooled models do
 not estimate; from k = 10 on the dense per-node OLS beats pooled Ridge.)
-The pivot rule's remaining gap to the dense refit (2.5-3.3 points at k = 5
--20 on average) is power, not validity: the ethnic levels reach 0.43-0.51
-over 40-110 reports against the reference 0.386 at fwer / d = 0.0018; 111
+The pivot rule's remaining gap to the dense refit (3.3 / 2.5 / 2.4 points at k
+= 5 / 10 / 20 on average) is power, not validity: the strongest ethnic levels reach
+0.43-0.51 over 40-110 reports against the reference 0.386 at fwer / d = 0.0018; 111
 clients are too few for them.
 
 Synthetic (``--synthetic``, 300 clients of 40 samples; main runs no OLS
@@ -176,7 +178,7 @@ missing a level, the null rate q0 on a one-hot design, and School's
 support containing vr1 and vr2 (``FederatedSupportRecovery(random_state=0)``
 on ``load("school", 0)``'s fitted rows).  Without the abstention bit
 (votes 0 on dropped columns, no protocol change) School keeps {vr1, vr2}
-and loses 0.1-0.6 R^2 points; on small clients the bit is what moves A1.
+and loses 0.1-0.8 R^2 points; on small clients the bit is what moves A1.
 """
 
 import argparse
@@ -192,7 +194,7 @@ from sklearn.linear_model import LassoCV, LassoLarsIC, Ridge
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from skfed.support import (  # noqa: E402
+from skfed.support import (
     DEFAULT_AUTO_Z,
     DEFAULT_FWER,
     DEFAULT_ROGUE_TOLERANCE,
@@ -327,8 +329,8 @@ def pivot_vote(X, y, groups, abstain=True, small="partial"):
     support, pvalues, reference = server_test(votes, reports, n_ols / len(nodes), d)
     with np.errstate(invalid="ignore", divide="ignore"):
         fraction = np.where(reports > 0, votes / np.maximum(reports, 1), 0.0)
-    return dict(votes=votes, reports=reports, fraction=fraction, support=support,
-                pvalues=pvalues, reference=reference, n_ols=n_ols, n_clients=len(nodes))
+    return {"votes": votes, "reports": reports, "fraction": fraction, "support": support,
+                "pvalues": pvalues, "reference": reference, "n_ols": n_ols, "n_clients": len(nodes)}
 
 
 def main_undefined_share(X, y, groups, z=DEFAULT_AUTO_Z):
@@ -398,7 +400,7 @@ def school(seed):
     from new_nodes import load, new_node_rows, split
 
     X, y, g, _ = load("school", seed)
-    fit_rows, new, order = split(X, y, g, seed)
+    fit_rows, _, order = split(X, y, g, seed)
     held = {k: new_node_rows(order, k) for k in (5, 10, 20)}
     return X, y, g, fit_rows, held, None, SCHOOL_NAMES
 
@@ -463,18 +465,18 @@ def run(name, seed, args):
     supports = {"main": main.support_, "pivot": proto["support"], "pivot0": proto0["support"],
                 "pivot-q0": no_margin,
                 "LassoCV": cv_s, "LassoLarsIC": ic_s, "all-identified": kept}
-    out = dict(dataset=name, seed=seed, n_clients=len(np.unique(gf)),
-               main_ols_clients=int(main.ols_clients_.sum()),
-               main_reference=round(float(main.reference_rate_), 4),
-               pivot_reference=round(float(proto["reference"]), 4),
-               pivot_ols_clients=int(proto["n_ols"]),
-               identifiable=[names[j] for j in np.flatnonzero(kept)],
-               constant_within=[names[j] for j in np.flatnonzero(constant)],
-               collinear_within=[names[j] for j in np.flatnonzero(~kept & ~constant)],
-               null_fraction_range=[round(float(null["fraction"][tested].min()), 3),
+    out = {"dataset": name, "seed": seed, "n_clients": len(np.unique(gf)),
+               "main_ols_clients": int(main.ols_clients_.sum()),
+               "main_reference": round(float(main.reference_rate_), 4),
+               "pivot_reference": round(float(proto["reference"]), 4),
+               "pivot_ols_clients": int(proto["n_ols"]),
+               "identifiable": [names[j] for j in np.flatnonzero(kept)],
+               "constant_within": [names[j] for j in np.flatnonzero(constant)],
+               "collinear_within": [names[j] for j in np.flatnonzero(~kept & ~constant)],
+               "null_fraction_range": [round(float(null["fraction"][tested].min()), 3),
                                     round(float(null["fraction"][tested].mean()), 3),
                                     round(float(null["fraction"][tested].max()), 3)],
-               null_support=[names[j] for j in np.flatnonzero(null["support"])])
+               "null_support": [names[j] for j in np.flatnonzero(null["support"])]}
     undefined = main_undefined_share(Xf, yf, gf)
     out["fractions"] = {names[j]: [round(float(undefined[j]), 2),
                                    round(float(main.vote_fraction_[j]), 3),

@@ -121,3 +121,26 @@ def test_synthetic_one_hot_recovery(bench):
     assert out["null_support"] == []
     # run() asserted the NumPy refit equal to the package's predictions.
     assert out["r2"][5]["pivot"] > out["r2"][5]["main"]
+
+
+def test_small_client_falls_back_to_partial_rule(bench):
+    from skfed.support._partial import n_controls, partial_reference
+    from skfed.support._rules import _critical_values
+
+    rng = np.random.default_rng(2)
+    X, y = _client(rng, 7)
+    assert bench.pivot_client(X, y)[2] == 2  # too few for OLS after the pivot
+    tested, selected = bench.partial_client(X, y)
+    m, k = 6, int(n_controls(7, 6, True))
+    tk, t0 = _critical_values(1.0, np.array([m - 1 - k, m - 1]))
+    bits, t = partial_reference(X, y, np.ones(7), k, m, True, tk, t0)[:2]
+    # It reports exactly the features whose t is defined, and its selections.
+    assert tested.tolist() == (~np.isnan(t)).tolist()
+    assert selected.tolist() == np.asarray(bits, dtype=bool).tolist()
+    assert not tested[5]  # the constant column
+    groups = np.zeros(7, dtype=int)
+    out = bench.pivot_vote(X, y, groups)
+    assert out["n_ols"] == 0 and out["reports"].tolist() == tested.astype(int).tolist()
+    # The margin of a fit without OLS clients: 0.02.
+    assert out["reference"] == pytest.approx(0.98 * 2 * stats.norm.sf(1.0) + 0.02)
+    assert bench.pivot_vote(X, y, groups, small="abstain")["reports"].sum() == 0
