@@ -305,6 +305,69 @@ def partial_client(X, y, z=DEFAULT_AUTO_Z, abstain=True):
     return tested, np.asarray(bits, dtype=bool) & tested
 
 
+def partial_skip_client(X, y, z=DEFAULT_AUTO_Z, abstain=True):
+    """Main's partial rule with collinear controls skipped, as ``(tested, selected)``.
+
+    Feature ``j`` (not constant on the client) takes as controls the other
+    non-constant features in decreasing ``|r_jl|`` (ties: lower index), as
+    main's rule does, but a candidate is skipped when it is collinear with
+    the controls taken so far or would leave ``x_j`` collinear with them
+    (both at ``PIVOT_TOL`` of the column's centred sum of squares), until
+    ``n_controls`` are taken or the candidates run out.  The t statistic of
+    ``x_j`` given its controls (Frisch-Waugh: ``x_j`` and ``y`` residualized
+    on the controls) is tested at the level of the other auto tests.  In a
+    one-hot group a level is then tested against the level left out of its
+    controls, instead of being undefined.  The controls depend on ``X``
+    only, so the null selection rate stays ``q0``.
+    """
+    from skfed.support._partial import n_controls
+
+    n, d = X.shape
+    Z = X - X.mean(axis=0)
+    r = y - y.mean()
+    ss = np.einsum("ij,ij->j", Z, Z)
+    live = ss > CONSTANT_RTOL * np.einsum("ij,ij->j", X, X)
+    inv_sd = np.where(live, 1.0 / np.sqrt(np.where(live, ss, 1.0)), 0.0)
+    score = np.abs((Z.T @ Z) * inv_sd[:, None] * inv_sd[None, :])
+    np.fill_diagonal(score, -1.0)
+    k_max = int(n_controls(n, d, True))
+    m = n - 1
+    tested = np.zeros(d, dtype=bool)
+    selected = np.zeros(d, dtype=bool)
+    for j in np.flatnonzero(live):
+        Q = np.zeros((n, 0))
+        for l in np.lexsort((np.arange(d), -score[j])):
+            if Q.shape[1] == k_max:
+                break
+            if l == j or not live[l]:
+                continue
+            rl = Z[:, l] - Q @ (Q.T @ Z[:, l])
+            rl = rl - Q @ (Q.T @ rl)
+            if not rl @ rl > PIVOT_TOL * ss[l]:
+                continue
+            trial = np.column_stack([Q, rl / np.sqrt(rl @ rl)])
+            rj = Z[:, j] - trial @ (trial.T @ Z[:, j])
+            if not rj @ rj > PIVOT_TOL * ss[j]:
+                continue
+            Q = trial
+        df = m - 1 - Q.shape[1]
+        rj = Z[:, j] - Q @ (Q.T @ Z[:, j])
+        rj = rj - Q @ (Q.T @ rj)
+        if df < 1 or not rj @ rj > PIVOT_TOL * ss[j]:
+            continue
+        ry = r - Q @ (Q.T @ r)
+        coef = (rj @ ry) / (rj @ rj)
+        rss = max(ry @ ry - coef * (rj @ ry), 0.0)
+        if not rss > 0:
+            continue
+        t = coef / np.sqrt(rss / df / (rj @ rj))
+        tested[j] = True
+        selected[j] = abs(t) > stats.t.isf(stats.norm.sf(z), df)
+    if not abstain:
+        tested[:] = True
+    return tested, selected
+
+
 def pivot_vote(X, y, groups, abstain=True, small="partial"):
     """The prototype over every client: ``dict`` of counts, fractions and the support.
 
@@ -323,6 +386,8 @@ def pivot_vote(X, y, groups, abstain=True, small="partial"):
         tested, selected, df, _ = pivot_client(X[rows], y[rows], abstain=abstain)
         if df < OLS_MIN_DF and small == "partial":
             tested, selected = partial_client(X[rows], y[rows], abstain=abstain)
+        elif df < OLS_MIN_DF and small == "skip":
+            tested, selected = partial_skip_client(X[rows], y[rows], abstain=abstain)
         votes += selected
         reports += tested
         n_ols += df >= OLS_MIN_DF
@@ -449,6 +514,7 @@ def run(name, seed, args):
     assert np.array_equal(package.support_, main.support_)
     proto = pivot_vote(Xf, yf, gf, abstain=True)
     proto0 = pivot_vote(Xf, yf, gf, abstain=False)
+    skip = pivot_vote(Xf, yf, gf, abstain=True, small="skip")
     kept, constant = identifiable(Xf, gf)
     # Without the rogue margin (reference = q0): what the margin costs.
     no_margin = server_test(proto["votes"], proto["reports"], 0.0, d, beta=0.0)[0]
@@ -463,7 +529,7 @@ def run(name, seed, args):
     tested = null["reports"] > 0
     cv_s, ic_s = pooled_lasso_supports(Xf, yf, gf, seed)
     supports = {"main": main.support_, "pivot": proto["support"], "pivot0": proto0["support"],
-                "pivot-q0": no_margin,
+                "pivot-q0": no_margin, "pivot-skip": skip["support"],
                 "LassoCV": cv_s, "LassoLarsIC": ic_s, "all-identified": kept}
     out = {"dataset": name, "seed": seed, "n_clients": len(np.unique(gf)),
                "main_ols_clients": int(main.ols_clients_.sum()),
@@ -482,7 +548,9 @@ def run(name, seed, args):
                                    round(float(main.vote_fraction_[j]), 3),
                                    round(float(proto["fraction"][j]), 3),
                                    int(proto["reports"][j]),
-                                   round(float(proto0["fraction"][j]), 3)]
+                                   round(float(proto0["fraction"][j]), 3),
+                                   round(float(skip["fraction"][j]), 3),
+                                   int(skip["reports"][j])]
                         for j in range(d)}
     out["supports"] = {key: [names[j] for j in np.flatnonzero(s)] for key, s in supports.items()}
     if truth is not None:
