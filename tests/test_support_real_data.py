@@ -144,3 +144,36 @@ def test_small_client_falls_back_to_partial_rule(bench):
     # The margin of a fit without OLS clients: 0.02.
     assert out["reference"] == pytest.approx(0.98 * 2 * stats.norm.sf(1.0) + 0.02)
     assert bench.pivot_vote(X, y, groups, small="abstain")["reports"].sum() == 0
+
+
+def test_partial_skip_equals_main_without_collinearity_and_defines_one_hot(bench):
+    rng = np.random.default_rng(5)
+    # No collinear control: the same tests and selections as main's partial rule.
+    for _ in range(20):
+        X = rng.normal(size=(10, 8)) @ np.triu(np.ones((8, 8))) / 3
+        y = X[:, 2] + rng.normal(size=10)
+        np.testing.assert_array_equal(bench.partial_skip_client(X, y),
+                                      bench.partial_client(X, y))
+    # One-hot client: main leaves levels undefined, the skip rule tests every
+    # non-constant column.
+    X, y = _client(rng, 9)
+    tested_main, _ = bench.partial_client(X, y)
+    tested_skip, _ = bench.partial_skip_client(X, y)
+    live = X.std(axis=0) > 0
+    assert not tested_main[2:5].all()
+    assert tested_skip.tolist() == live.tolist()
+
+
+def test_partial_skip_null_rate(bench):
+    rng = np.random.default_rng(6)
+    n_clients, n = 1000, 6  # df <= 2 after the pivot unless two levels are absent
+    X = np.concatenate([_client(rng, n)[0] for _ in range(n_clients)])
+    y = rng.normal(size=len(X))
+    groups = np.repeat(np.arange(n_clients), n)
+    out = bench.pivot_vote(X, y, groups, small="skip")
+    assert out["n_ols"] < 0.02 * n_clients
+    tested = out["reports"] > 0
+    assert tested.tolist() == [True] * 5 + [False]
+    # sd of a fraction over 1,000 reports: 0.015
+    np.testing.assert_allclose(out["fraction"][tested], 2 * stats.norm.sf(1.0), atol=0.06)
+    assert not out["support"].any()
