@@ -31,7 +31,7 @@ client, from its own rows:
    on the client is the reference and is dropped;
 4. runs the OLS t-test of main's OLS clients (level ``2 Phi(-auto_z)``,
    ``auto_z = 1``, ``df = n_i - 1 - k_i``) on the ``k_i`` kept columns when
-   ``df >= OLS_MIN_DF`` (3), else abstains on every feature;
+   ``df >= OLS_MIN_DF`` (3), else see 5;
 5. sends two bits per feature: tested (kept) and selected.  The dropped
    features are abstentions, not zeros.  A client left with fewer than 3
    residual degrees of freedom runs main's partial rule instead and reports
@@ -45,8 +45,9 @@ q0 + beta`` over ``n_j`` reports (``fwer / d`` per feature), ``beta`` from
 bit is not public (it reveals which columns are constant or collinear on
 a client; a schema could make the school-level columns public, but which
 one-hot level a client drops depends on the levels present on it, so the
-server cannot count the reports from public information): one extra bit per feature: ``2 ceil(d / 8)`` bytes per client
-instead of ``ceil(d / 8)``.  A variant that needs no extra bit: the client
+server cannot count the reports from public information): one extra bit
+per feature, ``2 ceil(d / 8)`` bytes per client instead of ``ceil(d /
+8)``.  A variant that needs no extra bit: the client
 votes 0 on dropped columns (``n_j`` = all clients); it is also measured
 ("pivot0").
 
@@ -81,8 +82,7 @@ intercepts.  Also used: ``--seeds``.
 
 Measured
 --------
-Session of 2026-11-28 04:00-05:00 UTC (main at 28335f3), the commands above
-.
+Session of 2026-11-28 04:00-05:00 UTC (main at 28335f3), the commands above.
 
 Which School features are identifiable under per-node intercepts (pooled
 column-order pivot of the school-centred fitted rows, the same on seeds
@@ -136,10 +136,11 @@ R^2 x 100 on the held-out schools, seeds 0 / 1 / 2 (mean):
 (The per-node-intercept refits set a new school's intercept from its k
 rows, so at k = 5 they pay for a noisy intercept that the pooled models do
 not estimate; from k = 10 on the dense per-node OLS beats pooled Ridge.)
-The pivot rule's remaining gap to the dense refit (3.3 / 2.5 / 2.4 points at k
-= 5 / 10 / 20 on average) is power, not validity: the strongest ethnic levels reach
-0.43-0.51 over 40-110 reports against the reference 0.386 at fwer / d = 0.0018; 111
-clients are too few for them.
+The pivot rule's remaining gap to the dense refit (3.3 / 2.5 / 2.4 points
+at k = 5 / 10 / 20 on average) is power, not validity: the strongest
+ethnic levels reach 0.43-0.51 over 40-110 reports against the reference
+0.386 at fwer / d = 0.0018; 111 clients are too few for them.  (vr1 and
+vr2 selected means: band 1 and band 2 differ from band 3, the reference.)
 
 Column order (``--reverse``: the pivot walks the columns from the last,
 so the references become ``eth0``, ``vr1``, ``gender_a``, ``year85``; the
@@ -148,7 +149,7 @@ dummies): the pivot rule selects {eth8, eth6, vr3, vr2, gender_b} on seeds
 0-2 (eth8 0.64 over 75 reports, eth6 0.58 over 80: against the common
 level eth0 the ethnic contrasts are stronger than against the rare eth10),
 R^2 28.1/22.8/22.1 (24.3), 31.7/29.3/30.9 (30.7), 35.6/34.6/33.2 (34.4) at
-k = 5 / 10 / 20, 0.9-1.3 above the default order and 1.2-2.0 below the
+k = 5 / 10 / 20, 1.1-1.3 above the default order and 1.2-2.0 below the
 dense refit (whose R^2 does not depend on the order).  So the reference
 level matters for power: a one-hot group's most common level should be its
 reference; with a pivot in column order that is a documented convention
@@ -173,6 +174,7 @@ seeds 0-2 (B2: 0.341 over 1,362 reports against 0.331, not selected):
 supports {x0, x3, A1} against main's {x0, x3}; R^2 at k = 5 83.0 against
 79.5 (dense per-node OLS 84.9).  Without the abstention bit the partial
 clients equal main (79.5).
+
 Skipping collinear controls in the partial rule (``pivot_vote(...,
 small="skip")``, :func:`partial_skip_client`: a one-hot level is then
 tested against the level left out of its controls instead of being
@@ -205,6 +207,11 @@ support containing vr1 and vr2 (``FederatedSupportRecovery(random_state=0)``
 on ``load("school", 0)``'s fitted rows).  Without the abstention bit
 (votes 0 on dropped columns, no protocol change) School keeps {vr1, vr2}
 and loses 0.1-0.8 R^2 points; on small clients the bit is what moves A1.
+The guide should then say that a one-hot group's reference is its last
+column present on a client, so its most common level belongs last
+(``--reverse`` above: +1.1-1.3 R^2 on School).  Open: under privacy the
+"tested" bit would need its own randomized response (it depends on the
+client's data); not measured here.
 """
 
 import argparse
