@@ -177,3 +177,26 @@ def test_partial_skip_null_rate(bench):
     # sd of a fraction over 1,000 reports: 0.015
     np.testing.assert_allclose(out["fraction"][tested], 2 * stats.norm.sf(1.0), atol=0.06)
     assert not out["support"].any()
+
+
+def test_pivot_equals_main_ols_clients_on_full_rank_designs(bench):
+    # Where no column is dropped the pivot rule is main's OLS t-test: the same
+    # bits, client by client, as the compiled pass.
+    from skfed import FederatedSupportRecovery
+
+    rng = np.random.default_rng(7)
+    n_clients, n, d = 30, 25, 8
+    X = rng.normal(size=(n_clients * n, d))
+    groups = np.repeat(np.arange(n_clients), n)
+    y = X[:, 1] - 0.5 * X[:, 4] + 0.3 * rng.normal(size=n_clients)[groups] + rng.normal(size=len(X))
+    est = FederatedSupportRecovery(random_state=0).fit(X, y, groups=groups)
+    assert est.ols_clients_.all()
+    for i in range(n_clients):
+        rows = groups == i
+        tested, selected, df, _ = bench.pivot_client(X[rows], y[rows])
+        assert tested.all() and df == n - 1 - d
+        assert selected.tolist() == est.client_supports_[i].tolist()
+    out = bench.pivot_vote(X, y, groups)
+    np.testing.assert_allclose(out["fraction"], est.vote_fraction_)
+    assert out["reference"] == pytest.approx(est.reference_rate_)
+    assert out["support"].tolist() == est.support_.tolist()
