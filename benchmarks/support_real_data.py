@@ -37,6 +37,11 @@ client, from its own rows:
    residual degrees of freedom runs main's partial rule instead and reports
    only the features whose t statistic is defined there.
 
+On a client whose Gram matrix is not singular nothing is dropped and the
+rule is main's OLS t-test: the same bits, client by client, as the compiled
+pass (asserted in ``tests/test_support_real_data.py``), so the change would
+leave full-rank fits as they are.
+
 The server counts per feature the clients that tested it (``n_j``) and runs
 main's binomial test of the votes against the reference rate ``(1 - beta)
 q0 + beta`` over ``n_j`` reports (``fwer / d`` per feature), ``beta`` from
