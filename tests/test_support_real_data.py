@@ -1,0 +1,202 @@
+"""The NumPy prototype of ``benchmarks/support_real_data.py`` (the pivot client rule).
+
+Its client is checked against an independent ordinary least squares on the
+reduced design (an explicit intercept column instead of centring, solved by
+``lstsq``), its server test against ``scipy.stats.binom``, its null vote
+rate against ``q0 = 2 Phi(-1)``, and its refit against the package's
+``FederatedSparseLinearRegression`` (inside ``run``).
+"""
+
+import argparse
+import importlib.util
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location(
+        "support_real_data", ROOT / "benchmarks" / "support_real_data.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("support_real_data", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _client(rng, n, levels_present=(0, 1, 2)):
+    """Two Gaussian columns, a 3-level one-hot group, a constant column."""
+    G = rng.normal(size=(n, 2))
+    level = rng.choice(levels_present, size=n)
+    X = np.column_stack([G, np.eye(3)[level], np.full(n, 2.5)])
+    y = 0.8 * G[:, 0] + 1.0 * (level == 0) + rng.normal(size=n)
+    return X, y
+
+
+def test_pivot_client_equals_reduced_ols(bench):
+    rng = np.random.default_rng(0)
+    n = 60
+    X, y = _client(rng, n)
+    tested, selected, df, t = bench.pivot_client(X, y)
+    # The last level is collinear with the others and the intercept; the
+    # constant column is dropped; the rest is tested.
+    assert tested.tolist() == [True, True, True, True, False, False]
+    assert df == n - 1 - 4
+    A = np.column_stack([np.ones(n), X[:, :4]])
+    coef, rss = np.linalg.lstsq(A, y, rcond=None)[:2]
+    sigma2 = rss[0] / (n - 5)
+    t_ref = coef[1:] / np.sqrt(sigma2 * np.diag(np.linalg.inv(A.T @ A))[1:])
+    np.testing.assert_allclose(t[:4], t_ref, rtol=1e-9)
+    assert np.isnan(t[4:]).all()
+    crit = stats.t.isf(stats.norm.sf(1.0), n - 5)
+    assert selected.tolist() == (np.abs(t_ref) > crit).tolist() + [False, False]
+    # The effects are large at 60 rows: x0 and level 1 (against level 3).
+    assert selected[0] and selected[2]
+
+
+def test_missing_level_moves_the_reference(bench):
+    rng = np.random.default_rng(1)
+    X, y = _client(rng, 40, levels_present=(0, 1))
+    tested, _, df, t = bench.pivot_client(X, y)
+    # Level 3 absent (constant), so level 2 is the reference and is dropped.
+    assert tested.tolist() == [True, True, True, False, False, False]
+    assert df == 40 - 1 - 3 and np.isfinite(t[:3]).all()
+    # Without the abstention bit every feature counts as reported.
+    tested0, selected0, _, _ = bench.pivot_client(X, y, abstain=False)
+    assert tested0.all() and not selected0[3:].any()
+
+
+def test_too_few_degrees_of_freedom_abstain(bench):
+    rng = np.random.default_rng(2)
+    X, y = _client(rng, 7)  # 4 kept columns, df = 7 - 1 - 4 = 2 < OLS_MIN_DF
+    tested, selected, df, t = bench.pivot_client(X, y)
+    assert df == 2 and not tested.any() and not selected.any() and np.isnan(t).all()
+
+
+def test_server_test(bench):
+    votes = np.array([60, 45, 0, 3])
+    reports = np.array([100, 100, 0, 3])
+    support, pvalues, reference = bench.server_test(votes, reports, 1.0, 4)
+    q0 = 2 * stats.norm.sf(1.0)
+    assert reference == pytest.approx(0.9 * q0 + 0.1)
+    expected = stats.binom.sf(votes[[0, 1, 3]] - 1, reports[[0, 1, 3]], reference)
+    np.testing.assert_allclose(pvalues[[0, 1, 3]], expected)
+    assert pvalues[2] == 1.0
+    assert support.tolist() == [True, False, False, False]
+    # Half the clients small: the margin is 0.02 + 0.08 / 2.
+    assert bench.server_test(votes, reports, 0.5, 4)[2] == pytest.approx(0.94 * q0 + 0.06)
+
+
+def test_null_vote_rate_is_q0(bench):
+    rng = np.random.default_rng(3)
+    n_clients, n = 800, 30
+    X = np.concatenate([_client(rng, n)[0] for _ in range(n_clients)])
+    y = rng.normal(size=len(X))
+    groups = np.repeat(np.arange(n_clients), n)
+    out = bench.pivot_vote(X, y, groups)
+    assert out["reports"].tolist() == [n_clients] * 4 + [0, 0]
+    q0 = 2 * stats.norm.sf(1.0)
+    # sd of a fraction over 800 clients: 0.016
+    np.testing.assert_allclose(out["fraction"][:4], q0, atol=0.05)
+    assert not out["support"].any()
+
+
+def test_synthetic_one_hot_recovery(bench):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = bench.run("synthetic", 0, argparse.Namespace(clients=120, samples=40))
+    # The pivot rule recovers the support in the column-order coding; the
+    # client-level feature and the reference levels are never tested.
+    assert out["exact"]["pivot"]
+    assert out["supports"]["pivot"] == ["x0", "x3", "A1", "B2"]
+    assert out["constant_within"] == ["client0", "client1"]
+    assert out["collinear_within"] == ["A4", "B3"]
+    assert out["fractions"]["client0"][3] == 0  # no client reports it
+    assert out["null_support"] == []
+    # run() asserted the NumPy refit equal to the package's predictions.
+    assert out["r2"][5]["pivot"] > out["r2"][5]["main"]
+
+
+def test_small_client_falls_back_to_partial_rule(bench):
+    from skfed.support._partial import n_controls, partial_reference
+    from skfed.support._rules import _critical_values
+
+    rng = np.random.default_rng(2)
+    X, y = _client(rng, 7)
+    assert bench.pivot_client(X, y)[2] == 2  # too few for OLS after the pivot
+    tested, selected = bench.partial_client(X, y)
+    m, k = 6, int(n_controls(7, 6, True))
+    tk, t0 = _critical_values(1.0, np.array([m - 1 - k, m - 1]))
+    bits, t = partial_reference(X, y, np.ones(7), k, m, True, tk, t0)[:2]
+    # It reports exactly the features whose t is defined, and its selections.
+    assert tested.tolist() == (~np.isnan(t)).tolist()
+    assert selected.tolist() == np.asarray(bits, dtype=bool).tolist()
+    assert not tested[5]  # the constant column
+    groups = np.zeros(7, dtype=int)
+    out = bench.pivot_vote(X, y, groups)
+    assert out["n_ols"] == 0 and out["reports"].tolist() == tested.astype(int).tolist()
+    # The margin of a fit without OLS clients: 0.02.
+    assert out["reference"] == pytest.approx(0.98 * 2 * stats.norm.sf(1.0) + 0.02)
+    assert bench.pivot_vote(X, y, groups, small="abstain")["reports"].sum() == 0
+
+
+def test_partial_skip_equals_main_without_collinearity_and_defines_one_hot(bench):
+    rng = np.random.default_rng(5)
+    # No collinear control: the same tests and selections as main's partial rule.
+    for _ in range(20):
+        X = rng.normal(size=(10, 8)) @ np.triu(np.ones((8, 8))) / 3
+        y = X[:, 2] + rng.normal(size=10)
+        np.testing.assert_array_equal(bench.partial_skip_client(X, y),
+                                      bench.partial_client(X, y))
+    # One-hot client: main leaves levels undefined, the skip rule tests every
+    # non-constant column.
+    X, y = _client(rng, 9)
+    tested_main, _ = bench.partial_client(X, y)
+    tested_skip, _ = bench.partial_skip_client(X, y)
+    live = X.std(axis=0) > 0
+    assert not tested_main[2:5].all()
+    assert tested_skip.tolist() == live.tolist()
+
+
+def test_partial_skip_null_rate(bench):
+    rng = np.random.default_rng(6)
+    n_clients, n = 1000, 6  # df <= 2 after the pivot unless two levels are absent
+    X = np.concatenate([_client(rng, n)[0] for _ in range(n_clients)])
+    y = rng.normal(size=len(X))
+    groups = np.repeat(np.arange(n_clients), n)
+    out = bench.pivot_vote(X, y, groups, small="skip")
+    assert out["n_ols"] < 0.02 * n_clients
+    tested = out["reports"] > 0
+    assert tested.tolist() == [True] * 5 + [False]
+    # sd of a fraction over 1,000 reports: 0.015
+    np.testing.assert_allclose(out["fraction"][tested], 2 * stats.norm.sf(1.0), atol=0.06)
+    assert not out["support"].any()
+
+
+def test_pivot_equals_main_ols_clients_on_full_rank_designs(bench):
+    # Where no column is dropped the pivot rule is main's OLS t-test: the same
+    # bits, client by client, as the compiled pass.
+    from skfed import FederatedSupportRecovery
+
+    rng = np.random.default_rng(7)
+    n_clients, n, d = 30, 25, 8
+    X = rng.normal(size=(n_clients * n, d))
+    groups = np.repeat(np.arange(n_clients), n)
+    y = X[:, 1] - 0.5 * X[:, 4] + 0.3 * rng.normal(size=n_clients)[groups] + rng.normal(size=len(X))
+    est = FederatedSupportRecovery(random_state=0).fit(X, y, groups=groups)
+    assert est.ols_clients_.all()
+    for i in range(n_clients):
+        rows = groups == i
+        tested, selected, df, _ = bench.pivot_client(X[rows], y[rows])
+        assert tested.all() and df == n - 1 - d
+        assert selected.tolist() == est.client_supports_[i].tolist()
+    out = bench.pivot_vote(X, y, groups)
+    np.testing.assert_allclose(out["fraction"], est.vote_fraction_)
+    assert out["reference"] == pytest.approx(est.reference_rate_)
+    assert out["support"].tolist() == est.support_.tolist()
