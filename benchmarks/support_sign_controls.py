@@ -121,6 +121,108 @@ margin (band or reference) places right for one sparsity and wrong for the
 other.  Nothing adopted; the next lever would be a server rule that uses
 the ratio (a feature is kept only when it beats its correlated features'
 votes), which needs the neighbours known to the server.
+
+Moved from the user guide (doc/user_guide/support.rst, 2026-11-28; the
+guide keeps the current results): the measurements and history below,
+as they stood there.
+
+Where ``vote="auto"`` keeps the selection vote:
+
+* **wide clients**, ``d > 20 median(n_i)``: at ``d = 1000`` and 10
+  samples a client's closest features are chance correlations among
+  999; independent 1000/10 at 10,000 x 10 (seed 0, 6 controls): sign F1 0.33 (30 s
+  of CPU), selection exact (6.7 s) (``python benchmarks/support_vs_pooled.py
+  --designs independent --sizes 10000x10 --dims 1000:10 --seeds 0 --votes
+  selection sign --peers-up-to 0``); Toeplitz 1000/10 (seed 0, 7
+  controls, 2026-11-28; ``--designs toeplitz --sizes 10000x10 --dims
+  1000:10 --seeds 0 --votes sign --peers-up-to 0``): sign F1 0 (every
+  support feature inside the band, the weakest 0.007 short of it; 30 s
+  of CPU), the selection vote 0.96 (table above).  Equicorrelated 1000/10, where the
+  sign vote was exact and the selection vote not (above), is given up
+  with it;
+* **few clients** (under 1,000): a sign carries no magnitude, so even
+  unanimous clients need ``log(2 d / fwer) / log(1 / (0.5 + beta))``
+  of them (15 at ``d = 200``), against a handful for clients whose tests
+  select a strong feature almost always (15 clients of 200 samples,
+  ``d = 200``, are exact with the selection vote, ``tests/test_support.py``);
+* **clients of more than 10 samples**: a feature next to a support
+  feature whose controls miss a support feature correlated with it has a
+  biased coefficient, and its sign fraction moves away from the median
+  as a client's samples grow (about as ``sqrt(n_i)``).  At 10 samples,
+  with 7 controls, it stays at least 0.012 inside the band on every
+  problem measured from 10,000 to 1,000,000 clients ("Why the default
+  changed" below); at 30 samples
+  (``d = 50``, below ``d + 4``) the sign vote's phase transition, with
+  6 controls, *fell* with more clients (with today's ``m - 4`` controls
+  Toeplitz and heterogeneous 50/5, seeds 0-2, are exact up to 30,000
+  clients, "Why the default changed" below): Toeplitz exact 5/5 at 3,000 clients, 1/5 at 10,000,
+  heterogeneous 5/5 then 4/5 and 4/5, where the selection vote stays 5/5
+  (``support_phase_transition.py --only C`` below, the run with signs for
+  every small client), and the simulated population fractions put a
+  Toeplitz 50/5 neighbour 0.001-0.007 outside the band (``python
+  benchmarks/support_one_bit_rules.py --problems toeplitz:50:5 --seeds 0 1
+  --n 30 --clients 20000 --rules sign:closest:6``, seeds 0 and 1).  At 1,000
+  x 30 and ``d = 200`` the sign vote is still exact (table above), but its
+  strongest feature outside the support is 0.008-0.033 beyond the band on
+  Toeplitz, the same bias;
+* **clients of fewer than 9 samples** (their median): they can afford
+  fewer controls (``m - 2``), miss the support feature beside the tested
+  one more often, and the bias reaches the band: in the simulation
+  (``python benchmarks/support_sign_controls.py --samples S --rules
+  closest/K`` with ``K = S - 3``; Toeplitz 20/3 seeds 0-3, 20/10 seed 1,
+  50/5 seed 0; 50,000 clients) the farthest feature outside the support
+  lies 0.018-0.040 from the median at 9 samples, 0.017-0.047 at 8 and
+  0.026-0.068 at 6 (beyond the band's limit 0.05 on Toeplitz 20/3 seeds 0
+  and 3 and on 50/5), against 0.021-0.037 at 10 samples with 7 controls;
+* **clients of d + 4 samples or more**: both votes exact on every problem
+  above, and the selection vote tolerates 0.1 rogue clients;
+* **under privacy**: the clients do not send their sizes, so the server
+  cannot tell small clients (``vote="sign"`` with privacy: below).
+
+
+The sign vote now grows its controls with the client, up to the OLS
+test's 3 residual degrees of freedom: ``max(6, m - 4)`` (25 at 30
+samples, 6 still at 10; above).  In the simulation 19 controls
+(``floor(2 m / 3)``, a first version) were not enough: on Toeplitz 50/5
+seed 2 (support 5, 12, 14, 20, 38) the strongest feature outside the
+support, between support features 14 and 20, is +0.028 beyond the median
+band with 6 controls, +0.019 with 19 and -0.013 (inside) with 25, the
+weakest support feature 0.40 / 0.36 / 0.28 beyond it (``python
+benchmarks/support_one_bit_rules.py --problems toeplitz:50:5 --seeds 2
+--n 30 --clients 20000 --rules sign:closest:6 sign:closest:19
+sign:closest:25``).  With 19 controls the estimator added features 16
+and 17 on that seed at 30,000 clients.  With 25, Toeplitz 50/5 at 30
+samples, seeds 0-2: the farthest feature outside the support beyond the
+sign band and above the selection vote's reference (2026-11-27, load
+average about 11)::
+
+    python benchmarks/support_many_clients.py --design toeplitz --dims 50:5 \\
+        --samples 30 --seeds 2 0 1 --clients 3000 10000 30000
+
+==========  =============================  =============================
+seed        sign: 3k / 10k / 30k           selection: 3k / 10k / 30k
+==========  =============================  =============================
+0           -0.010 / -0.024 / -0.024       -0.020 / -0.026 / -0.021
+1           -0.007 / -0.028 / -0.031       -0.023 / -0.023 / -0.026
+2           +0.009 / -0.008 / -0.008       -0.018 / -0.013 / -0.024
+==========  =============================  =============================
+
+Every fit is exact under both votes (with 6 controls the phase transition
+fell to 1 of 5 at 10,000 such clients, above).  Heterogeneous 50/5 (the
+same command with ``--design heterogeneous --seeds 0 1 2``): every fit
+exact, the farthest feature outside the support -0.023 to -0.040 inside
+the sign band, -0.019 to -0.041 under the selection vote's reference.
+Toeplitz 200/5 at 10,000 x 30, seed 0 (the command above, with ``--dims
+200:5 --seeds 0 --clients 1000 10000``): the sign vote's farthest
+feature outside the support is now 0.029 inside the band (0.005 outside
+with 6 controls), the selection vote's 0.0004 above its reference; both
+exact, 11.6 s against 2.5 s CPU.  Seed 2's neighbour stays
+only 0.008 inside the band, against the selection vote's 0.024 under its
+reference, and the sign vote's CPU at 30,000 x 30 is 6.7 s against 1.2 s
+(25 controls per feature).  At 10 samples the clients now use 7
+controls (above); ``"auto"`` keeps its 10-sample bound, since at 30
+samples the sign vote's neighbour stays closer to its band than the
+selection vote's to its reference.
 """
 
 import argparse

@@ -33,6 +33,41 @@ Measured 2026-11-28 (support8):
   heterogeneous at 20/3, 20/10 (no block) and 200/5, seeds 0-1: all 28
   exact, none warns (medians 0.326-0.613; equicorrelated 200/5 seed 0 at
   0.326, 20/3 seed 0 at 0.613).
+
+Moved from the user guide (doc/user_guide/support.rst, 2026-11-28; the
+guide keeps the current results): the measurements and history below,
+as they stood there.
+
+``vote`` (default ``"auto"``)
+    ``"auto"``: the sign vote for many clients of 9-10 samples, the
+    selection vote otherwise (above; ``vote_``).  ``"sign"``: every client sends, per
+    feature, the sign of its coefficient: given all other features for a
+    client with ``n_i >= d + 4`` (its least-squares fit), else given its
+    ``K = min(max(7, m - 4), 32, d - 1, m - 2)`` most correlated
+    features (``m = n_i - 1``, ``n_i`` without intercept: ``m - 2`` up to
+    10 samples, 7 at 10-12, 25 at 30); a fair coin where it is undefined.  The server
+    keeps the features whose fraction of ones is significantly outside
+    ``median +- (beta + t)`` (the median over the ``d`` features, ``beta =
+    rogue_tolerance``, 0.05 for ``"auto"``; ``t`` the median's own noise,
+    ``sign_centre_margin_``; each side at ``fwer / (2 d)``; ``sign_band_``).
+    It assumes that fewer than half of the features are in the support.
+    The fit warns when more than half are selected, or when a selected
+    feature's sign fraction is not significantly different from 1/2
+    (two-sided binomial test at ``fwer / d``): a feature outside the
+    support that is independent of the others sends 1/2, so the median is
+    then a support feature's.  At 2,000 clients x 10 samples (seeds 0-1)
+    this warns on the dense independent and Toeplitz 20/16 models (wrongly
+    recovered: 12 of 16 missed, 2-4 outside features selected) and not on
+    the sparse 20/3 designs (equicorrelated seed 0 has its median at
+    0.609, far from 1/2, and is exact); at 10,000 x 10 the 28 sparse
+    problems of the table (five designs, 20/3, 20/10, 200/5, seeds 0-1;
+    medians 0.326-0.613) are exact and none warns (``--sparse-10k``).  It
+    misses independent 30/24 (3-7 of 24 selected, no feature outside the
+    support selected, no warning) and 20/14 seed 1 (4 selected, median
+    0.443: 1/2 is just inside the band) (``python
+    benchmarks/support_sign_dense.py``).  It needs ``alpha="auto"``,
+    ``threshold="auto"`` and ``auto_z=None`` (others are refused by name).
+    It works with ``privacy``, :meth:`add_nodes` and the Flower engine.
 """
 
 import os
