@@ -101,23 +101,8 @@ MOCHA's personal selection on rotated moons: the held-out correction and the pla
     20     58.4             **62.9**   62.6   53.1
     =====  ===============  =========  =====  ======
 
-    The plain minimum is at or above the former rule on every family's mean,
-    on both seed ranges.  It does not close every gap: the ordinal family
-    stays 0.23 point below Global ``LogisticRegression`` on seeds 0-12 (its
-    best candidate in hindsight is +0.31; the validation of 60-row nodes
-    cannot tell the candidates 64-256 times the learned weight apart), and
-    the 5- and 10-node classifiers stay 0.9-2.5 points below the better
-    baseline (per-node accuracy on 10 test rows: one sample is 10 points of
-    a node).  It costs rotated moons (4 clusters of opposite tasks, where the
-    learned weight was right): ``python benchmarks/new_nodes.py --families
-    mocha --datasets moons --seeds 0,1,2 --ks 5,10,20`` moved 5 of its 18
-    (seed, k) join and refit scores down by 0.4-2.2 points (means: join 56.1
-    -> 55.7 at k = 5, 61.4 -> 60.7 at k = 20; refit 60.4 -> 59.6 at k = 10;
-    the others unchanged).  Dropping the held-out correction where nodes hold
-    more samples than features (where it overshoots) was measured on the same
-    records and is within noise (seeds 0-12: ordinal +0.14 +- 0.20, 10-node
-    classifier -0.31 +- 0.49; seeds 13-20: 5-node regressor +2.5, 20-node
-    classifier -0.8), so it stays.
+    The other families' side of that change is in
+    ``benchmarks/multitask_personal_rule.py``'s docstring.
 
 Joins: superseded numbers, alternatives measured and not kept, the measurement conditions of the guide's table and its full commentary (moved from doc/user_guide/growing.rst, 28 November 2026; each excerpt verbatim, with the current text around it)::
 

@@ -19,6 +19,8 @@ from skfed.boosting._perso_lin import LOCAL_MAX_ITER, LOCAL_TOL
 from skfed.graph import model_message_bytes
 from skfed.network import SimulatedNetwork
 
+from ._helpers.persolin import local_solve_numpy
+
 
 # ------------------------------------------------------------ NumPy references
 def _row_objective(v, a, d, d0, mu_graph, lam, delta):
@@ -85,37 +87,16 @@ def _lin_numpy(X, Y, sw, theta, S, dk, confidence, mu, l2, n_pen, lip_F, n_steps
 
 
 def _lin_solve_numpy(X, Y, sw, l2, n_pen, lip_F, tol, max_iter):
-    """The purely local model of Perso-lin (``lin_local_solve``) in NumPy:
-    accelerated gradient from zero with the gradient restart, stopped at
-    ``max |grad| <= tol * max |grad at zero|``.  Logistic loss."""
-    P, n = Y.shape[0], X.shape[1]
-    theta = np.zeros((P, n))
+    """The purely local model of Perso-lin (``lin_local_solve``), logistic loss."""
     m = sw.sum()
-    for p in range(P):
-        x = np.zeros(n)
-        yv = x.copy()
-        t, limit = 1.0, None
-        for it in range(max_iter):
-            z = Y[p] * (X @ yv)
-            g = X.T @ (sw * (-1.0 / (1.0 + np.exp(z))) * Y[p]) / m
-            g[:n_pen] += l2 * yv[:n_pen]
-            gmax = np.abs(g).max()
-            if limit is None:
-                limit = tol * gmax
-            if gmax <= limit:
-                x = yv.copy()
-                break
-            xn = yv - g / lip_F
-            uphill = g @ (xn - x)
-            prev, x = x, xn
-            if uphill > 0:
-                t, yv = 1.0, x.copy()
-            else:
-                t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
-                yv = x + (t - 1.0) / t_next * (x - prev)
-                t = t_next
-        theta[p] = x
-    return theta
+
+    def grad(theta, p):
+        g = X.T @ (sw * (-1.0 / (1.0 + np.exp(Y[p] * (X @ theta)))) * Y[p]) / m
+        g[:n_pen] += l2 * theta[:n_pen]
+        return g
+
+    return np.array([local_solve_numpy(lambda t, p=p: grad(t, p), X.shape[1], lip_F, tol,
+                                       max_iter)[0] for p in range(Y.shape[0])])
 
 
 # ------------------------------------------------------------------ kernels

@@ -26,6 +26,8 @@ from skfed._core._boosting_fast import (
 from skfed._core._comm import CommCounter
 from skfed.network import index_bits, payload_bytes
 
+from tests._helpers.persolin import local_solve_numpy
+
 HEADER = 16
 
 
@@ -416,30 +418,6 @@ def test_lin_local_converges_to_the_node_optimum():
     assert losses[0, 0] == pytest.approx(res.fun, rel=1e-9)
 
 
-def _solve_numpy(X, y, sw, l2, n_pen, loss, lip, tol, max_iter):
-    """``lin_local_solve`` in NumPy: accelerated gradient with the gradient
-    restart, stopped at ``max |grad| <= tol * max |grad at the start|``."""
-    x = np.zeros(X.shape[1])
-    yv, t, limit, it = x.copy(), 1.0, None, 0
-    while it < max_iter:
-        g = ref_lin_loss(yv, X, y, sw, l2, n_pen, loss)[1]
-        gmax = np.abs(g).max()
-        limit = tol * gmax if limit is None else limit
-        if gmax <= limit:
-            return yv, it
-        xn = yv - g / lip
-        uphill = g @ (xn - x)
-        prev, x = x, xn
-        it += 1
-        if uphill > 0:
-            t, yv = 1.0, x.copy()
-        else:
-            t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
-            yv = x + (t - 1.0) / t_next * (x - prev)
-            t = t_next
-    return x, it
-
-
 @pytest.mark.parametrize("loss", [Logistic(), SquaredHinge()])
 def test_lin_local_solve_matches_numpy_and_reaches_the_optimum(loss):
     # Two nodes (the second ill-conditioned: a feature scaled by 30), two
@@ -470,8 +448,9 @@ def test_lin_local_solve_matches_numpy_and_reaches_the_optimum(loss):
             rows = slice(offsets[k], offsets[k + 1])
             total = 0
             for p in range(2):
-                ref, it = _solve_numpy(X[rows], Y[p, rows], sw[rows], l2, n_pen, loss,
-                                       lip[k], tol, max_iter)
+                ref, it = local_solve_numpy(
+                    lambda t: ref_lin_loss(t, X[rows], Y[p, rows], sw[rows], l2, n_pen, loss)[1],
+                    4, lip[k], tol, max_iter)
                 total += it
                 np.testing.assert_allclose(theta[k, p], ref, rtol=1e-9, atol=1e-12)
                 value = ref_lin_loss(theta[k, p], X[rows], Y[p, rows], sw[rows], l2, n_pen,
