@@ -247,48 +247,6 @@ cdef void _lin_grad(
         grad[j] += l2 * theta[k, p, j]
 
 
-def lin_join_local(
-    const floating[:, ::1] X,          # IN (n_samples, n_features) the newcomers' samples
-    const floating[:, ::1] Y,          # IN (P, n_samples)
-    const floating[::1] sw,            # IN (n_samples,)
-    const intp_t[::1] offsets,         # IN (n_new + 1,) newcomer k's samples
-    floating[:, :, ::1] theta,         # IN/OUT (n_new, P, n_features) their models
-    double[:, ::1] losses,             # OUT (n_new, P) F_n after the steps
-    LossFunction loss,
-    const double[::1] inv_mass,        # IN (n_new,)
-    const double[::1] lipschitz,       # IN (n_new,) L_F of every F_n
-    double l2,
-    intp_t n_penalized,
-    intp_t n_steps,
-):
-    """``n_steps`` purely local gradient steps ``theta -= grad F_n / L_F`` of
-    every newcomer: ``_boosting_fast.lin_local`` without privacy, bit for
-    bit, with the loss value computed once at the end instead of at every
-    step."""
-    cdef intp_t n_new = theta.shape[0], P = theta.shape[1], n = theta.shape[2]
-    cdef intp_t k, p, tau, j
-    cdef double g
-    cdef double* grad = <double*> malloc(max(n, 1) * sizeof(double))
-    if grad == NULL:
-        raise MemoryError()
-    try:
-        with nogil:
-            for k in range(n_new):
-                for tau in range(n_steps):
-                    for p in range(P):
-                        _lin_grad(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss,
-                                  inv_mass[k], l2, n_penalized, grad)
-                        for j in range(n):
-                            g = 1.0 * grad[j]
-                            theta[k, p, j] = <floating>(theta[k, p, j] - g / lipschitz[k])
-                for p in range(P):
-                    losses[k, p] = _lin_node_loss(X, Y, sw, offsets[k], offsets[k + 1], p,
-                                                  k, theta, loss, inv_mass[k], l2,
-                                                  n_penalized, NULL)
-    finally:
-        free(grad)
-
-
 def lin_join_steps(
     const floating[:, ::1] X,          # IN (n_samples, n_features) the newcomers' samples
     const floating[:, ::1] Y,          # IN (P, n_samples)
