@@ -267,33 +267,33 @@ def check_sample_weight(sample_weight, X, *, dtype=None):
     return sample_weight
 
 
-def check_node_weights(estimator, codes, sample_weight, *, min_samples=1, why=""):
+def check_node_weights(estimator, codes, sample_weight, *, min_samples=1, why="",
+                       labels=None):
     """Raise naming the first node with too few samples of positive weight.
 
     Parameters
     ----------
     estimator : estimator instance with ``nodes_``
     codes : ndarray of shape (n_samples,)
-        Index into ``estimator.nodes_`` of every sample.
+        Index into ``labels`` of every sample.
     sample_weight : ndarray of shape (n_samples,) or None
     min_samples : int, default=1
         Samples of positive weight every node present in ``codes`` needs.
     why : str, default=""
         Why the method needs ``min_samples`` of them (for the message).
+    labels : ndarray, default=None
+        The nodes' labels: ``estimator.nodes_`` when None, a join's new nodes.
     """
-    n_nodes = len(estimator.nodes_)
+    labels = estimator.nodes_ if labels is None else labels
     positive = np.ones(len(codes), dtype=bool) if sample_weight is None else sample_weight > 0
-    present = np.bincount(codes, minlength=n_nodes) > 0
-    counts = np.bincount(codes, weights=positive, minlength=n_nodes)
+    present = np.bincount(codes, minlength=len(labels)) > 0
+    counts = np.bincount(codes, weights=positive, minlength=len(labels))
     bad = np.flatnonzero(present & (counts < min_samples))
     if bad.size:
-        node = estimator.nodes_[bad[0]]
+        node = labels[bad[0]]
         node = node.item() if hasattr(node, "item") else node
-        have = int(counts[bad[0]])
-        if min_samples == 1:
-            what = "has no sample with a positive sample_weight"
-        else:
-            what = f"has {have} sample(s) with a positive sample_weight"
+        what = ("has no sample with a positive sample_weight" if min_samples == 1
+                else f"has {int(counts[bad[0]])} sample(s) with a positive sample_weight")
         raise ValueError(
             f"Node {node!r} {what}; {type(estimator).__name__} needs at least "
             f"{min_samples} per node{why}."

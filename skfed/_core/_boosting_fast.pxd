@@ -20,3 +20,13 @@ cdef double _lin_node_loss(
     double inv_mass, double l2, intp_t n_penalized,
     double* grad, const double* row_norm=*, double clip=*,
 ) noexcept nogil
+
+
+# Its gradient alone, the same bits (the local solve's and the batched join's
+# steps need no loss value).
+cdef void _lin_grad(
+    const floating[:, ::1] X, const floating[:, ::1] Y, const floating[::1] sw,
+    intp_t start, intp_t end, intp_t p, intp_t k,
+    const floating[:, :, ::1] theta, LossFunction loss,
+    double inv_mass, double l2, intp_t n_penalized, double* grad,
+) noexcept nogil

@@ -24,7 +24,7 @@ from cython cimport floating
 
 import numpy as np
 
-from ._boosting_fast cimport LossFunction, _lin_node_loss
+from ._boosting_fast cimport LossFunction, _lin_grad, _lin_node_loss
 from ._typedefs cimport intp_t
 
 
@@ -219,34 +219,6 @@ def join_rows(
 
 
 # ------------------------------------------------------------ model steps
-cdef void _lin_grad(
-    const floating[:, ::1] X, const floating[:, ::1] Y, const floating[::1] sw,
-    intp_t start, intp_t end, intp_t p, intp_t k,
-    const floating[:, :, ::1] theta, LossFunction loss,
-    double inv_mass, double l2, intp_t n_penalized, double* grad,
-) noexcept nogil:
-    """``grad F_k(theta)`` of problem p into ``grad``: the gradient
-    ``_boosting_fast._lin_node_loss`` writes, term by term in its order (so
-    the same bits), without the loss value (a step needs only the
-    gradient; the logistic loss's ``log1p`` and second ``exp`` per sample
-    were about half of a step's time)."""
-    cdef intp_t n = X.shape[1], i, j
-    cdef double z, y, coef
-    for j in range(n):
-        grad[j] = 0.0
-    for i in range(start, end):
-        if sw[i] > 0:
-            z = 0.0
-            for j in range(n):
-                z += theta[k, p, j] * X[i, j]
-            y = Y[p, i]
-            coef = inv_mass * sw[i] * loss.dloss(y * z) * y
-            for j in range(n):
-                grad[j] += coef * X[i, j]
-    for j in range(n_penalized):
-        grad[j] += l2 * theta[k, p, j]
-
-
 def lin_join_steps(
     const floating[:, ::1] X,          # IN (n_samples, n_features) the newcomers' samples
     const floating[:, ::1] Y,          # IN (P, n_samples)

@@ -480,13 +480,9 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
     Y = np.ascontiguousarray(_targets(est, layout.sort(np.asarray(y))))
     sw = (np.ones(X.shape[0]) if sample_weight is None
           else np.asarray(layout.sort(sample_weight), dtype=np.float64))
+    # (every new node has a positive total: zero-weight rows were dropped
+    # above after the check that each keeps one)
     totals = np.add.reduceat(sw, layout.offsets[:-1]) if len(sw) else np.zeros(n_new)
-    for k in range(n_new):
-        if not totals[k] > 0:
-            raise ValueError(
-                f"New node {new_labels.tolist()[k]!r} has no sample with a positive "
-                "sample_weight; every node that joins needs data."
-            )
     Z = est._features(Xs)
     P, d = Y.shape[0], Z.shape[1]
     seed = int(getattr(est, "_join_seed", 0))

@@ -10,7 +10,7 @@ import numbers
 import numpy as np
 from scipy.spatial.distance import pdist
 
-from .._base import _kinds_text, _label_kinds
+from .._base import _kinds_text, _label_kinds, check_node_weights
 from .._core import _online_fast
 
 _LOSSES = {
@@ -163,15 +163,7 @@ def drop_absent_rows(est, X, y, sample_weight, codes, new_labels):
     messages of ``add_nodes`` and of ``partial_fit`` with new node ids).
     """
     new = codes < 0
-    positive = np.bincount(-1 - codes[new], weights=sample_weight[new] > 0,
-                           minlength=len(new_labels))
-    if np.any(positive == 0):
-        node = new_labels[np.flatnonzero(positive == 0)[0]]
-        node = node.item() if hasattr(node, "item") else node
-        raise ValueError(
-            f"Node {node!r} has no sample with a positive sample_weight; "
-            f"{type(est).__name__} needs at least 1 per node."
-        )
+    check_node_weights(est, -1 - codes[new], sample_weight[new], labels=new_labels)
     keep = sample_weight > 0
     if keep.all():
         return X, y, sample_weight, codes
