@@ -139,11 +139,11 @@ def run(name, seed, ks):
         p_cond = p_rule if cond is not None and cond[0] else p_join
         row = (name, seed, k, len(one_class), len(new), nn.score(task, yt, p_join),
                nn.score(task, yt, p_rule), nn.score(task, yt, p_gated), nn.score(task, yt, p_cond))
-        print("%s seed %d k %d: n1 %d / %d, join %.2f, one-class w0 %.2f, gated %.2f, "
-              "conditional %.2f" % row + "  (one-class draws: %s)" % (cond,)
-              + "  (rehearsal at %d: w0 %.4f, scale %g %.4f)" % (
-                  table["sizes"][i], errors[scales.index(0.0)], scales[chosen], errors[chosen]),
-              flush=True)
+        j, g_, c_ = row[5:8], scales.index(0.0), row[8]
+        print(f"{name} seed {seed} k {k}: n1 {row[3]} / {row[4]}, join {j[0]:.2f}, "
+              f"one-class w0 {j[1]:.2f}, gated {j[2]:.2f}, conditional {c_:.2f}"
+              f"  (one-class draws: {cond})  (rehearsal at {table['sizes'][i]}: "
+              f"w0 {errors[g_]:.4f}, scale {scales[chosen]:g} {errors[chosen]:.4f})", flush=True)
         out.append(row)
     return out
 
@@ -166,7 +166,7 @@ def main():
         cells = []
         for k in ks:
             r = np.array([row[5:] for row in rows if row[0] == name and row[2] == k])
-            cells.append("%.2f -> %.2f -> %.2f -> %.2f" % tuple(r.mean(axis=0)))
+            cells.append(" -> ".join(f"{v:.2f}" for v in r.mean(axis=0)))
         print(f"  {name}: " + " / ".join(cells))
 
 
