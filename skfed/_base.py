@@ -779,7 +779,8 @@ class FederatedMixin(DocLinkMixin):
         ``X`` must have the fit's features (count and names, and the node-id
         column when ``group_column`` is set), node ids are required and must
         all be absent from ``nodes_``; a classifier's ``y`` must hold classes
-        of ``classes_`` only.  Nothing of the estimator changes here.
+        of ``classes_`` only; every new node needs a positive sample_weight
+        (:func:`check_node_weights`).  Nothing of the estimator changes here.
 
         Returns
         -------
@@ -845,10 +846,9 @@ class FederatedMixin(DocLinkMixin):
         dtype = getattr(self, "_dtype", None)
         if dtype is not None and X_features.dtype != dtype:
             X_features = X_features.astype(dtype)
-        if sample_weight is not None:
-            sample_weight = check_sample_weight(
-                sample_weight, X_features, dtype=X_features.dtype
-            )
+        if sample_weight is not None:  # (every add_nodes' one weightless-newcomer check)
+            sample_weight = check_sample_weight(sample_weight, X_features, dtype=X_features.dtype)
+            check_node_weights(self, codes, sample_weight, labels=new_labels, why=" that joins")
         return X_features, y, sample_weight, new_labels, NodeLayout(codes, len(new_labels))
 
     def _append_nodes(self, new_labels):

@@ -561,15 +561,6 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
         _check_private_inputs(est, sample_weight)
     sw_all = (np.ones(X.shape[0], dtype=X.dtype) if sample_weight is None
               else np.asarray(sample_weight))
-    mass_new = np.bincount(layout.codes, weights=sw_all.astype(np.float64),
-                           minlength=len(new_labels))
-    if np.any(mass_new <= 0):
-        bad = new_labels[np.flatnonzero(mass_new <= 0)[0]]
-        bad = bad.item() if hasattr(bad, "item") else bad
-        raise ValueError(
-            f"New node {bad!r} has no sample with a positive sample_weight; every "
-            "node that joins needs data."
-        )
     from ._base import check_network_faults
 
     check_network_faults(est, est.network, {

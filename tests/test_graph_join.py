@@ -475,7 +475,8 @@ def test_add_nodes_refuses_bad_input_by_name(cls):
     with pytest.raises(ValueError, match="sample_weight must be non-negative"):
         est.add_nodes(Xn, yn, groups=gn, sample_weight=w)
     w = np.where(gn == gn.max(), 0.0, 1.0)
-    with pytest.raises(ValueError, match=rf"New node {int(gn.max())} has no sample"):
+    with pytest.raises(ValueError,
+                       match=rf"Node {int(gn.max())} has no sample with a positive sample_weight"):
         est.add_nodes(Xn, yn, groups=gn, sample_weight=w)
     est.set_params(network=SimulatedNetwork(straggler_rate=0.2))
     with pytest.raises(ValueError, match="straggler_rate"):

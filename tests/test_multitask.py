@@ -840,7 +840,7 @@ def test_other_bad_input():
         FederatedMultiTaskClassifier().fit(X, y, groups=groups, sample_weight=-np.ones(len(y)))
     weights = np.ones(len(y))
     weights[groups == 1] = 0
-    with pytest.raises(ValueError, match="Node 1 has no samples with positive weight"):
+    with pytest.raises(ValueError, match="Node 1 has no sample with a positive sample_weight"):
         FederatedMultiTaskClassifier().fit(X, y, groups=groups, sample_weight=weights)
     with pytest.raises(ValueError, match="number of classes"):
         FederatedMultiTaskClassifier().fit(X, np.ones(len(y)), groups=groups)

@@ -2,6 +2,8 @@
 model against a SciPy solve of its own problem with the others fixed, the
 fitted nodes bit-identical, the join's bytes in closed form."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from scipy import optimize
@@ -549,15 +551,16 @@ def test_rehearsal_scales_follow_the_table_for_every_newcomer():
     X, y, g = _tasks(n_nodes=10, n_per=[60, 8, 45, 30, 52, 12, 38, 25, 41, 33], seed=3)
     est = FederatedMultiTaskClassifier(random_state=1).fit(X, y, groups=g)
     rehearsal = est._join_rehearsal
-    counts = np.array([1, 2, 3, 5, 7, 10, 14, 20, 29, 40, 50, 80, 101, 150])
+    counts = np.array([1, 2, 3, 5, 7, 10, 14, 20, 29, 40, 50, 80, 100, 101, 150])
     scales, asked = rehearsal.scales(counts)
     table = rehearsal.table()
     assert rehearsal.data == {} and rehearsal.Z is None
     expected = np.ones(len(counts))
     for n, k in enumerate(counts):
-        distance = np.abs(np.log(k) - np.log(table["sizes"]))
-        i = int(np.argmin(distance))
-        if distance[i] > np.log(REHEARSAL_REACH):
+        # the nearest size on a log scale, in exact ratios
+        ratios = [Fraction(max(k, s), min(k, s)) for s in table["sizes"].tolist()]
+        i = ratios.index(min(ratios))
+        if ratios[i] > REHEARSAL_REACH:
             continue
         errors, se = table["errors"][i], table["standard_errors"][i]
         best = int(np.argmin(errors))
@@ -567,6 +570,32 @@ def test_rehearsal_scales_follow_the_table_for_every_newcomer():
     # every size within reach of a count was asked for, once
     assert sorted(rehearsal.draws[a][0] for a in asked) == sorted(table["sizes"].tolist())
     assert len(set(asked)) == len(asked)
+
+
+def test_rehearsal_reach_is_exact_at_a_factor_two():
+    """The nearest rehearsed size and its reach, against exact fractions:
+    a count at exactly twice or half a size is in reach (float logs decided
+    5 -> 10 out and 10 -> 20 in), one sample more or less is not, and a
+    count at equal log distance from two sizes takes the smaller."""
+    from skfed.multitask._rehearsal import REHEARSAL_REACH, nearest_size
+
+    assert REHEARSAL_REACH == 2
+    sizes = np.array([5, 20, 50])
+    counts = np.array([0, 1, 2, 3, 10, 11, 39, 40, 41, 100, 101])
+    near, reach = nearest_size(counts, sizes)
+    # 10 is at ratio 2 from 5 and from 20 (a tie: 5); 39 is nearer 50
+    # (50/39 < 39/20); 0 counts as 1
+    np.testing.assert_array_equal(sizes[near], [5, 5, 5, 5, 5, 20, 50, 50, 50, 50, 50])
+    np.testing.assert_array_equal(
+        reach, [False, False, False, True, True, True, True, True, True, True, False])
+    for k, i, r in zip(counts.tolist(), near.tolist(), reach.tolist()):
+        k = max(k, 1)
+        ratios = [Fraction(max(k, s), min(k, s)) for s in sizes.tolist()]
+        assert i == ratios.index(min(ratios))
+        assert r == (ratios[i] <= 2)
+    near, reach = nearest_size(np.array([1, 100]), np.array([2, 5, 10, 20, 50]))
+    np.testing.assert_array_equal(near, [0, 4])  # 2 / 1 and 100 / 50: exactly 2
+    assert reach.all()
 
 
 def test_join_generators_are_new_legacy_generators():

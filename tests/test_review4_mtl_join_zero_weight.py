@@ -57,7 +57,7 @@ def test_zero_weight_rows_of_a_newcomer_change_nothing(Estimator, omega):
 def test_a_newcomer_without_positive_weight_is_still_named():
     X, y, groups, X_new, y_new = _problem(0)
     est = FederatedMultiTaskRegressor(omega="shared", random_state=0).fit(X, y, groups=groups)
-    with pytest.raises(ValueError, match="New node 99 has no sample with a positive"):
+    with pytest.raises(ValueError, match="Node 99 has no sample with a positive sample_weight"):
         est.add_nodes(X_new[:20], y_new[:20], groups=np.repeat([98, 99], 10),
                       sample_weight=np.r_[np.ones(10), np.zeros(10)])
     assert len(est.nodes_) == 12

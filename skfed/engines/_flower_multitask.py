@@ -183,7 +183,8 @@ def _node_weights(node):
     sw = check_sample_weight(node.sample_weight, node.X, dtype=np.float64)
     total = float(np.add.reduceat(sw, [0])[0]) if n else 0.0
     if not total > 0:
-        raise ValueError(f"Node {node.label!r} has no samples with positive weight.")
+        raise ValueError(f"Node {node.label!r} has no sample with a positive sample_weight; "
+                         "every node needs at least 1.")
     return sw, total
 
 

@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import N_JOBS_CONSTRAINT, FederatedMixin, NodeLayout
+from .._base import N_JOBS_CONSTRAINT, FederatedMixin, NodeLayout, check_node_weights
 from .._compat import HasMethods, Interval, StrOptions
 from .._parallel import capped_n_jobs
 from ..kernels import pairwise_kernel, resolve_kernel
@@ -381,12 +381,8 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
             sw = np.asarray(sample_weight, dtype=np.float64)
             if np.any(sw < 0):
                 raise ValueError("sample_weight must be non-negative.")
+        check_node_weights(self, np.repeat(np.arange(m), np.diff(layout.offsets)), sw)
         totals = np.add.reduceat(sw, layout.offsets[:-1]) if n else np.zeros(m)
-        for t in range(m):
-            if not totals[t] > 0:
-                raise ValueError(
-                    f"Node {self.nodes_.tolist()[t]!r} has no samples with positive weight."
-                )
         # C scales with the total sample weight (an integer weight is a
         # repeated row; sample_weight=None: the number of samples).
         lam = self._regularization(float(np.sum(totals)))

@@ -455,13 +455,8 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
         raise ValueError(f"{name}(privacy=...).add_nodes does not accept sample_weight.")
     if sample_weight is not None and not np.all(sample_weight > 0):
         # Zero-weight rows are absent rows: they must not count as samples
-        # (the rehearsed size, the folds of the scale's choice).
-        positive = np.bincount(layout.codes, weights=sample_weight > 0,
-                               minlength=len(new_labels))
-        if np.any(positive == 0):
-            raise ValueError(
-                f"New node {new_labels.tolist()[int(np.argmin(positive))]!r} has no sample "
-                "with a positive sample_weight; every node that joins needs data.")
+        # (the rehearsed size, the folds of the scale's choice); every new node
+        # keeps one (checked in _validate_join_data).
         keep = sample_weight > 0
         X, y, sample_weight = X[keep], np.asarray(y)[keep], sample_weight[keep]
         layout = NodeLayout(layout.codes[keep], len(new_labels))

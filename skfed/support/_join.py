@@ -7,7 +7,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.utils import check_random_state
 
-from .._base import check_node_weights, check_sample_weight
+from .._base import check_sample_weight
 from ..network import resolve_network
 from ..privacy import check_privacy
 from ._private import _balanced_reports
@@ -59,8 +59,6 @@ class _JoinVoteMixin:
         d = X.shape[1]
         dtype = X.dtype
         weights = check_sample_weight(sample_weight, X, dtype=dtype)
-        check_node_weights(self, layout.codes, weights, labels=new_labels,
-                           why=" to compute its statistics")
         if isinstance(self.alpha, str):
             lam, auto = np.zeros(n_new), True
         elif np.ndim(self.alpha) == 0:

@@ -369,13 +369,6 @@ class FederatedSparseLinearRegression(
         n_old, n_new, d = len(self.nodes_), layout.n_nodes, X.shape[1]
         node_weight = np.bincount(layout.codes, weights=w, minlength=n_new)
         per_node = self.fit_intercept and self.per_node_intercept
-        if per_node and np.any(node_weight <= 0):
-            bad = new_labels[np.flatnonzero(node_weight <= 0)[0]]
-            bad = bad.item() if hasattr(bad, "item") else bad
-            raise ValueError(
-                f"Node {bad!r} has no sample with a positive sample_weight; it needs "
-                "one to compute its intercept."
-            )
         support = np.flatnonzero(self.support_)
         m = len(support) + int(self.fit_intercept and not self.per_node_intercept)
         network = resolve_network(self.network)
