@@ -12,8 +12,8 @@ new value.  Parameters a join is documented to read (a kernel-SGD ``gamma``
 dict with the newcomers' widths, a support ``vote``) or does not use
 (``C`` of the multi-task join, which uses the fitted lambda) stay free.
 An estimator whose join also reads a parameter of its own names it in a
-``_join_fixed_params`` class attribute (Perso-lin's ``alpha``, Dada's
-``beta``).
+``_join_fixed_params`` class attribute (the graph methods: Perso-lin's
+``alpha``, Dada's ``beta``).
 """
 
 import numbers

@@ -618,7 +618,6 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
 
     __doc__ = _fill_released_doc(__doc__, "mu_f")
     _graph_init_per_node = 10
-    _join_fixed_params = ("beta",)  # the join's Frank-Wolfe radius (_join_params)
 
     _parameter_constraints = {
         "n_estimators": [Interval(numbers.Integral, 1, None, closed="left")],

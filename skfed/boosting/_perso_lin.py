@@ -437,7 +437,6 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     # 0.799 instead of 0.769 on the moons (20 nodes) and 0.529 instead of
     # 0.516 on Computer buyers (190 nodes), seeds 0-2.
     _private_iter_per_node = 30
-    _join_fixed_params = ("alpha",)  # the join's local l2 term (_join_params)
 
     __doc__ = _fill_released_doc(__doc__, "lam", ", ``LogisticRegression()`` on its samples")
 
