@@ -64,3 +64,19 @@ def test_converged_local_solve_is_quiet():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         PersonalizedLinearClassifier(random_state=0, max_iter=2).fit(X, y, groups)
+
+
+def test_mpi_engine_warns_naming_the_same_node():
+    # The MPI engine's local solve (one rank, in process) warns as the
+    # simulation does, naming the node by its label.
+    from skfed.engines import mpi
+
+    X, y, groups = _data(1e4)
+    est = PersonalizedLinearClassifier(random_state=0, max_iter=2)
+
+    def load(label):
+        rows = groups == label
+        return X[rows], y[rows]
+
+    with pytest.warns(ConvergenceWarning, match=r"10000 steps.*: Node 'd' \("):
+        mpi.fit(est, load, nodes=np.unique(groups))
