@@ -11,6 +11,9 @@ a changed one, naming it (:func:`check_join_params`); a refit takes the
 new value.  Parameters a join is documented to read (a kernel-SGD ``gamma``
 dict with the newcomers' widths, a support ``vote``) or does not use
 (``C`` of the multi-task join, which uses the fitted lambda) stay free.
+An estimator whose join also reads a parameter of its own names it in a
+``_join_fixed_params`` class attribute (the graph methods: Perso-lin's
+``alpha``, Dada's ``beta``).
 """
 
 import numbers
@@ -30,7 +33,8 @@ def _scalar(value):
 def record_join_params(est):
     """Keep the fit's values of :data:`JOIN_FIXED_PARAMS` on ``est``."""
     params = est.get_params(deep=False)
-    est._join_params = {key: params[key] for key in JOIN_FIXED_PARAMS
+    keys = JOIN_FIXED_PARAMS + tuple(getattr(est, "_join_fixed_params", ()))
+    est._join_params = {key: params[key] for key in keys
                         if key in params and _scalar(params[key])}
 
 

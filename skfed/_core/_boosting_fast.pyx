@@ -760,6 +760,7 @@ def lin_local_solve(
     intp_t node_start,
     intp_t node_end,
     intp_t[::1] n_iter,                # OUT (n_nodes,) steps taken, summed over the problems
+    intp_t[::1] n_capped=None,         # OUT (n_nodes,) problems stopped at max_iter
 ):
     """Purely local models solved: accelerated gradient on each ``F_k``.
 
@@ -772,7 +773,8 @@ def lin_local_solve(
     and, when ``g . (x+ - x) > 0`` (the momentum points uphill), restarts
     (``y = x+``, ``t = 1``); otherwise ``t+ = (1 + sqrt(1 + 4 t^2)) / 2`` and
     ``y = x+ + ((t - 1) / t+) (x+ - x)``.  At most ``max_iter`` iterations
-    per problem (then ``theta_k`` is the last ``x``).  Local computation
+    per problem (then ``theta_k`` is the last ``x``, counted in ``n_capped``
+    when given).  Local computation
     only: nothing is sent, so solving to a tolerance costs no bytes, and the
     number of steps adapts to each node's conditioning (a fixed number of
     plain gradient steps leaves a 561-feature node far from its optimum).
@@ -784,9 +786,12 @@ def lin_local_solve(
     prev_arr = np.zeros(max(n, 1), dtype=np.float64)
     cdef double[::1] grad = grad_arr, x = x_arr, yv = y_arr, prev = prev_arr
     cdef double t, t_next, beta, gmax, uphill, step, xn, limit = 0.0
+    cdef bint count_capped = n_capped is not None
     with nogil:
         for k in range(node_start, node_end):
             n_iter[k] = 0
+            if count_capped:
+                n_capped[k] = 0
             step = 1.0 / lipschitz[k]
             for p in range(P):
                 for j in range(n):
@@ -831,6 +836,8 @@ def lin_local_solve(
                 losses[k, p] = _lin_node_loss(X, Y, sw, offsets[k], offsets[k + 1], p, k,
                                               theta, loss, inv_mass[k], l2, n_penalized, NULL)
                 n_iter[k] += it
+                if count_capped and it == max_iter:
+                    n_capped[k] += 1
 
 
 def lin_async(

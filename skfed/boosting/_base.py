@@ -32,6 +32,10 @@ _LOSSES = {"logistic": Logistic, "squared_hinge": SquaredHinge}
 class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstimator):
     """Shared driver: validation, one-vs-rest labels, graph, alternation."""
 
+    # what a join reads besides _join_params.JOIN_FIXED_PARAMS (Perso-lin's l2
+    # term, Dada's Frank-Wolfe radius): add_nodes refuses them changed since fit
+    _join_fixed_params = ("alpha", "beta")
+
     _common_constraints = {
         "mu": [Interval(numbers.Real, 0, None, closed="left")],
         "graph": "no_validation",

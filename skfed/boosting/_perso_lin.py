@@ -7,8 +7,10 @@ Dada learns it (:mod:`skfed.graph`).
 """
 
 import numbers
+import warnings
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -44,17 +46,36 @@ LOCAL_MAX_ITER = 10_000
 
 
 def solve_local_problems(X, Y, sw, offsets, theta, loss, inv_mass, lipschitz, l2, n_penalized,
-                         losses, lo=0, hi=None):
+                         losses, lo=0, hi=None, labels=None):
     """Nodes ``lo:hi`` (all by default) get their local optimum (see LOCAL_TOL).
 
     ``theta`` (their starting points, zeros for a fresh model) and
     ``losses`` are overwritten; returns every node's number of steps.  The
-    fit's nodes and a join's newcomers use this one rule.
+    fit's nodes and a join's newcomers use this one rule.  A node whose
+    problem stops at LOCAL_MAX_ITER steps short of LOCAL_TOL raises a
+    ConvergenceWarning naming it (``labels[k]``, else its position).
     """
     K = offsets.shape[0] - 1
     n_iter = np.zeros(K, dtype=np.intp)
+    n_capped = np.zeros(K, dtype=np.intp)
     lin_local_solve(X, Y, sw, offsets, theta, loss, inv_mass, lipschitz, l2, n_penalized,
-                    losses, LOCAL_TOL, LOCAL_MAX_ITER, lo, K if hi is None else hi, n_iter)
+                    losses, LOCAL_TOL, LOCAL_MAX_ITER, lo, K if hi is None else hi, n_iter,
+                    n_capped)
+    capped = np.flatnonzero(n_capped)
+    if capped.size:
+        if labels is None:  # joins and the MPI engine: positions in the call's node order
+            names = [f"the node at position {k}" for k in capped[:5]]
+        else:
+            names = [labels[k].item() if hasattr(labels[k], "item") else labels[k]
+                     for k in capped[:5]]
+            names = [f"Node {name!r}" for name in names]
+        warnings.warn(
+            f"Perso-lin's local solve stopped at {LOCAL_MAX_ITER} steps short of its "
+            f"tolerance at {capped.size} node(s): " + ", ".join(names)
+            + (", ..." if capped.size > 5 else "")
+            + " (badly scaled features? standardize X).",
+            ConvergenceWarning, stacklevel=2,
+        )
     return n_iter
 
 
@@ -62,7 +83,8 @@ def solve_local_models(state, lo, hi):
     """Nodes ``lo:hi`` of a Perso-lin state get their local optimum."""
     return solve_local_problems(state.X, state.Y, state.sw, state.offsets, state.theta,
                                 state.loss, state.inv_mass, state.lipschitz, state.l2,
-                                state.n_penalized, state.losses, lo, hi)
+                                state.n_penalized, state.losses, lo, hi,
+                                getattr(state, "labels", None))
 
 
 class _LinearState(_StateMixin):
@@ -513,6 +535,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         )
         state.max_mass = float(mass.max())
         state.raw_X = Xs  # the nodes' raw features (private kept models)
+        state.labels = self.nodes_  # node-ordered, for the local solve's warning
         if spec is not None:
             self._plan_private_gradients(state, spec, mass)
         state = self._fit_alternating(state, simulation, seeds, self.n_jobs)

@@ -35,7 +35,7 @@ class _PersoLin:
         # The simulation's rule (no privacy under MPI): solved local models.
         solve_local_problems(state.X, state.Y, state.sw, state.offsets, state.theta,
                              state.loss, state.inv_mass, state.lipschitz, state.l2,
-                             state.n_penalized, state.losses, lo, hi)
+                             state.n_penalized, state.losses, lo, hi, state.labels)
 
     @staticmethod
     def step(run, before, node_state, step_t, payload, spent, counter):
@@ -70,6 +70,7 @@ def fit_perso_lin(est, peer, block, validate, random_state):
         Xs.shape[1], est.mu, dtype, np.zeros(block.K, dtype=np.uint8), 0,
     )
     state.max_mass = float(mass.max())
+    state.labels = est.nodes_  # every node's label (the local solve's warning)
     run = _Run(est, _PersoLin, peer, block, state, simulation)
     _alternate(est, run, simulation, seeds)
     return _finish(est, run, state, Xs.shape[1])
