@@ -64,6 +64,8 @@
 # grows R and resumes (the result does not depend on R).
 
 from libc.math cimport exp, isnan, log, INFINITY, NAN
+from libc.stdint cimport uint64_t
+from libc.stdlib cimport calloc, free
 
 import numpy as np
 
@@ -81,6 +83,109 @@ cdef int64_t _LOSS_DEGREE_BYTES = payload_bytes(2, 0, 0, 0)
 # With peer scoring the answer also carries the peer's score of k's model.
 cdef int64_t _SCORE_BYTES = payload_bytes(1, 0, 0, 0)
 
+
+
+cdef class SentModels:
+    """The (sender, receiver) pairs whose receiver holds the sender's graph model.
+
+    When the models the graph steps compare do not change during a fit
+    (Dada's kernel graph models), a receiver keeps every model it was sent
+    and a sender sends its model to a given peer only once:
+    :func:`graph_steps` counts a model's bytes in a request or an answer
+    only when its pair is not here yet (and adds it).  Open addressing with
+    linear probing on the keys ``sender * n_nodes + receiver + 1`` (0 marks
+    a free slot); the table doubles before it is more than half full, so
+    memory is linear in the pairs that exchanged a model (16 to 32 bytes
+    each), never in the ``n_nodes (n_nodes - 1)`` possible pairs.
+
+    Parameters
+    ----------
+    n_nodes : int
+    """
+    cdef uint64_t* keys
+    cdef readonly intp_t n_nodes
+    cdef readonly intp_t n_pairs
+    cdef readonly intp_t capacity
+    cdef bint out_of_memory
+
+    def __cinit__(self, intp_t n_nodes):
+        if n_nodes < 0:
+            raise ValueError(f"n_nodes must be >= 0, got {n_nodes}.")
+        self.n_nodes = n_nodes
+        self.capacity = 64
+        self.n_pairs = 0
+        self.out_of_memory = False
+        self.keys = <uint64_t*>calloc(self.capacity, sizeof(uint64_t))
+        if self.keys == NULL:
+            raise MemoryError("could not allocate the table of SentModels.")
+
+    def __dealloc__(self):
+        free(self.keys)
+
+    cdef bint add(self, intp_t src, intp_t dst) noexcept nogil:
+        """Insert ``src -> dst``; True when the pair was not there (the model is sent)."""
+        cdef uint64_t key = <uint64_t>src * <uint64_t>self.n_nodes + <uint64_t>dst + 1
+        cdef uint64_t mask = <uint64_t>(self.capacity - 1)
+        cdef uint64_t h = _mix64(key) & mask
+        while self.keys[h] != 0:
+            if self.keys[h] == key:
+                return False
+            h = (h + 1) & mask
+        if 2 * (self.n_pairs + 1) > self.capacity:
+            if not self._grow():
+                self.out_of_memory = True
+                return True
+            return self.add(src, dst)
+        self.keys[h] = key
+        self.n_pairs += 1
+        return True
+
+    cdef bint _grow(self) noexcept nogil:
+        cdef intp_t old_capacity = self.capacity, i
+        cdef uint64_t* old = self.keys
+        cdef uint64_t* new = <uint64_t*>calloc(2 * old_capacity, sizeof(uint64_t))
+        cdef uint64_t mask, h
+        if new == NULL:
+            return False
+        mask = <uint64_t>(2 * old_capacity - 1)
+        for i in range(old_capacity):
+            if old[i] != 0:
+                h = _mix64(old[i]) & mask
+                while new[h] != 0:
+                    h = (h + 1) & mask
+                new[h] = old[i]
+        self.keys = new
+        self.capacity = 2 * old_capacity
+        free(old)
+        return True
+
+    def contains(self, intp_t src, intp_t dst):
+        """Whether ``dst`` holds ``src``'s model."""
+        cdef uint64_t key = <uint64_t>src * <uint64_t>self.n_nodes + <uint64_t>dst + 1
+        cdef uint64_t mask = <uint64_t>(self.capacity - 1)
+        cdef uint64_t h = _mix64(key) & mask
+        while self.keys[h] != 0:
+            if self.keys[h] == key:
+                return True
+            h = (h + 1) & mask
+        return False
+
+    def check(self):
+        """Raise MemoryError if the table could not grow during the last steps."""
+        if self.out_of_memory:
+            raise MemoryError("SentModels could not grow its table.")
+
+    @property
+    def nbytes(self):
+        """Bytes held by the table."""
+        return int(self.capacity) * 8
+
+
+cdef inline uint64_t _mix64(uint64_t key) noexcept nogil:
+    """splitmix64's finalizer: spreads consecutive keys over the table."""
+    key = (key ^ (key >> 30)) * <uint64_t>0xbf58476d1ce4e5b9ULL
+    key = (key ^ (key >> 27)) * <uint64_t>0x94d049bb133111ebULL
+    return key ^ (key >> 31)
 
 
 cdef intp_t _sample_peers(
@@ -806,6 +911,8 @@ def graph_steps(
     tuple score_stumps=None,           # IN with score_H8: H's stump groups (see pair_scores)
     const double[::1] peer_cost=None,  # IN (2 kappa,) e_{k,l_r} then e_{l_r,k} of the
                                        # sampled peers of a one-step call (MPI engine)
+    SentModels sent_models=None,       # IN/OUT pairs whose receiver holds the sender's model
+                                       # (fixed models: each sent once per pair), or None
 ):
     """Asynchronous decentralized graph learning: ``n_steps`` graph steps.
 
@@ -844,6 +951,7 @@ def graph_steps(
     cdef bint has_lip = trace_lipschitz.shape[0] > 0
     cdef bint has_given = peer_cost is not None
     cdef int64_t header = counter.header_bytes
+    cdef int64_t pay_k, pay_l
     kappa = max(kappa, 1)
     if has_given and (n_steps > 1 or peer_cost.shape[0] != 2 * kappa):
         raise ValueError("peer_cost is for one step: 2 * kappa scores.")
@@ -1055,10 +1163,17 @@ def graph_steps(
                     _remove(wv, nbr, n_slots, sc.cost, &zc[0], R, l,
                             _find(nbr, n_slots, R, l, k))
                 degree[l] = dl_new[r]
-                counter.send(k, l, model_payload[k])
-                counter.send(l, k, model_payload[l] + _LOSS_DEGREE_BYTES + answer_extra)
+                pay_k = model_payload[k]
+                pay_l = model_payload[l]
+                if sent_models is not None:
+                    if not sent_models.add(k, l):
+                        pay_k = 0
+                    if not sent_models.add(l, k):
+                        pay_l = 0
+                counter.send(k, l, pay_k)
+                counter.send(l, k, pay_l + _LOSS_DEGREE_BYTES + answer_extra)
                 counter.send(k, l, _WEIGHT_BYTES)
-                spent += (3 * header + model_payload[k] + model_payload[l]
+                spent += (3 * header + pay_k + pay_l
                           + _LOSS_DEGREE_BYTES + answer_extra + _WEIGHT_BYTES)
             degree[k] = dk_new
             objective += phi_new - phi_old

@@ -9,6 +9,7 @@ graph (:mod:`skfed.graph`).  The agreement steps before the first boosting
 step are in ``_agreement.py``, the private choices in ``_private.py``.
 """
 
+import math
 import numbers
 
 import numpy as np
@@ -44,6 +45,13 @@ from ._base import (
 from .._kept_local import apply_kept_local
 from ._private import _DADA_PUBLIC, _check_private_inputs
 from ._private import plan_private_choices
+from ._kernel_graph import (
+    kernel_directions,
+    kernel_features,
+    kernel_ridge_models,
+    pooled_moments,
+)
+from .._core._graph_fast import SentModels
 from ._stumps import (
     _N_BINS,
     _stump_counts,
@@ -69,6 +77,10 @@ class _BoostingState(_StateMixin):
 
     unit = None  # per node: quality grid step of its private choices
     choice_scale = 0
+    # graph_signal="kernel": (phi, models) of the kernel graph models
+    # (_kernel_graph) and the pairs whose receiver holds a sender's model.
+    kernel = None
+    sent_models = None
 
     def __init__(self, H, Y, sw, offsets, confidence, beta, mu, dtype, rogue, rogue_mode,
                  score_weight=DEFAULT_SCORE_WEIGHT):
@@ -110,6 +122,22 @@ class _BoostingState(_StateMixin):
         self.public[...] = self.alpha
 
 
+    def graph_models(self):
+        """The models the graph steps compare: the kernel models, or the boosting ones."""
+        if self.kernel is not None:
+            return self.kernel[1].reshape(self.K, -1)
+        return self.public.reshape(self.K, -1)
+
+    def score_exchange(self, runner, counter, nodes=None):
+        """Before a re-learning: refresh the scores of the graph neighbours.
+
+        The kernel graph models never change during the fit, so neither do
+        the scores a node holds: nothing is sent.
+        """
+        if self.kernel is not None:
+            return 0
+        return super().score_exchange(runner, counter, nodes)
+
     def objective(self):
         """Eq. 1 recomputed from scratch (nodes of degree 0 weigh their loss by 1)."""
         return _graph_objective_value(self.alpha, self.losses, self.graph, self.degree,
@@ -133,6 +161,10 @@ class _BoostingState(_StateMixin):
             layout = getattr(self, "stump_layout", None)
             self._stump_groups = (stump_groups(self._H8, *layout)
                                   if self._H8 is not None and layout is not None else None)
+        if self.kernel is not None:
+            # Node k's samples in the kernel features score the kernel models.
+            return (self.kernel[0], self.Y, self.sw, self.offsets,
+                    np.full(self.K, self.score_weight), None, None, None)
         return (self.H, self.Y, self.sw, self.offsets,
                 np.full(self.K, self.score_weight), None, self._H8, self._stump_groups)
 
@@ -626,6 +658,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         "feature_selection": [None, StrOptions({"vote"})],
         "beta": [Interval(numbers.Real, 0, None, closed="neither")],
         "peer_scoring": ["boolean", Interval(numbers.Real, 0, None, closed="left")],
+        "graph_signal": [StrOptions({"kernel", "boosting"})],
         "privacy": [None, DifferentialPrivacy],
         **_BaseGraphPersonalized._common_constraints,
     }
@@ -647,6 +680,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         kappa=5,
         max_neighbors=5,
         peer_scoring=True,
+        graph_signal="kernel",
         sparsify_graph="connected",
         graph_update_every="n_nodes",
         graph_init_iter=None,
@@ -674,6 +708,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         self.kappa = kappa
         self.max_neighbors = max_neighbors
         self.peer_scoring = peer_scoring
+        self.graph_signal = graph_signal
         self.sparsify_graph = sparsify_graph
         self.graph_update_every = graph_update_every
         self.graph_init_iter = graph_init_iter
@@ -912,6 +947,10 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         state.max_mass = float(mass.max())
         if spec is not None:
             self._plan_private_choices(state, spec, mass)
+        self.graph_signal_ = self._graph_signal_used(spec, len(self.nodes_))
+        if self.graph_signal_ == "kernel":
+            state.setup_bytes += self._kernel_graph_models(state, Xs, sws, layout, simulation,
+                                                           seeds)
         state = self._fit_alternating(state, simulation, seeds, self.n_jobs)
         if spec is not None:
             state.dp.finish(
@@ -937,6 +976,44 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             state.alpha if refit is None else refit[0], n_stumps, self.fit_intercept)
         self.n_base_predictors_ = H.shape[1]
         return self
+
+    def _graph_signal_used(self, spec, n_nodes):
+        """The models the graph steps compare: ``graph_signal``, except that a fit
+        without graph learning has none (None) and a finite privacy budget
+        keeps the boosting models (the kernel models are not privatized)."""
+        if self.graph is not None or n_nodes < 2:
+            return None
+        if spec is not None and math.isfinite(spec.epsilon):
+            return "boosting"
+        return self.graph_signal
+
+    def _kernel_graph_models(self, state, Xs, sws, layout, simulation, seeds):
+        """Fit every node's kernel graph model (``graph_signal="kernel"``); return the bytes.
+
+        The inputs are the features that got stumps (the vote's), or every
+        feature with ``base_predictors``; the nodes agree on their pooled
+        mean and spread (:func:`pooled_moments`, counted), draw the public
+        random Fourier directions from the fit's seeds and fit their models
+        alone (:func:`kernel_ridge_models`).  The graph steps then send each
+        model once per (sender, receiver) pair
+        (:class:`~skfed._core._graph_fast.SentModels`).
+        """
+        K = layout.n_nodes
+        if self.base_predictors is None:
+            features = np.flatnonzero(self.selected_features_)
+        else:
+            features = np.arange(Xs.shape[1])
+        mean, spread, spent = pooled_moments(Xs, sws, features, simulation)
+        # Public randomness: the fit's two global seeds, not its node seeds'
+        # stream (the rest of the fit draws the same numbers as before).
+        W, b = kernel_directions(features.size, [int(seeds[K]), int(seeds[K + 1]), 0x6B726666])
+        phi = kernel_features(Xs, features, mean, spread, W, b)
+        models = kernel_ridge_models(phi, state.Y, sws, layout.offsets)
+        state.kernel = (np.ascontiguousarray(phi, dtype=state.dtype),
+                        np.ascontiguousarray(models, dtype=state.dtype))
+        state.sent_models = SentModels(K)
+        self.kernel_features_ = features
+        return spent
 
     def _score_weight(self):
         """The weight ``s`` of the peer scores (0: no scoring)."""
