@@ -451,6 +451,9 @@ cdef struct _Scorer:
     # stump by stump.
     const double* ps
     intp_t ps_width
+    # Dense models (Dada's kernel graph models): every weight read in
+    # order, four running sums, no scan of the non-zero weights.
+    bint dense
     const intp_t* g_off
     const intp_t* g_size
     const int32_t* counts
@@ -483,6 +486,7 @@ cdef inline void _scorer_init(_Scorer* sc, bint lazy, bint linear) noexcept nogi
     sc.act_idx = NULL
     sc.ps_width = 0
     sc.n_groups = 0
+    sc.dense = False
 
 
 cdef inline double _pair_distance(_Scorer* sc, const floating[:, ::1] models, intp_t k,
@@ -491,6 +495,34 @@ cdef inline double _pair_distance(_Scorer* sc, const floating[:, ::1] models, in
     if sc.d_ptr != NULL:
         return _sparse_distance(sc.d_ptr, sc.d_idx, sc.d_val, k, l)
     return _distance(models, k, l)
+
+
+cdef double _dense_node_loss(
+    const floating[:, ::1] models, const floating[:, ::1] H, const floating[:, ::1] Y,
+    const floating[::1] sw, intp_t start, intp_t end, intp_t l, intp_t p,
+) noexcept nogil:
+    """Dada's loss of a dense model l on rows [start, end), as :func:`_node_loss`
+    with every weight read: four running sums over the columns (another
+    summation order than the non-zero scan, so not the same last bits)."""
+    cdef intp_t n_base = H.shape[1], i, j, n4 = n_base - n_base % 4
+    cdef const floating* m = &models[l, p * n_base] if n_base else NULL
+    cdef const floating* h
+    cdef double amax = -INFINITY, z = 0.0, a0, a1, a2, a3
+    for i in range(start, end):
+        if sw[i] > 0:
+            h = &H[i, 0]
+            a0 = a1 = a2 = a3 = 0.0
+            for j in range(0, n4, 4):
+                a0 += h[j] * m[j]
+                a1 += h[j + 1] * m[j + 1]
+                a2 += h[j + 2] * m[j + 2]
+                a3 += h[j + 3] * m[j + 3]
+            for j in range(n4, n_base):
+                a0 += h[j] * m[j]
+            _lse_push(-Y[p, i] * ((a0 + a1) + (a2 + a3)), sw[i], &amax, &z)
+    if amax == -INFINITY:
+        return -INFINITY
+    return amax + log(z)
 
 
 cdef double _prefix_loss(
@@ -567,6 +599,8 @@ cdef inline double _score_loss(
             total += _lin_node_loss(models, H, Y, sw, offsets[k], offsets[k + 1], l, p, loss)
         elif sc.ps != NULL:
             total += _prefix_loss(sc, Y, sw, offsets[k], offsets[k + 1], l, p)
+        elif sc.dense:
+            total += _dense_node_loss(models, H, Y, sw, offsets[k], offsets[k + 1], l, p)
         else:
             total += _node_loss(models, H, sc.h8, Y, sw, offsets[k], offsets[k + 1], l, p,
                                 sc.nz, sc.nz_ptr, sc.nz_idx, sc.nz_val, sc.n_problems)
@@ -913,6 +947,8 @@ def graph_steps(
                                        # sampled peers of a one-step call (MPI engine)
     SentModels sent_models=None,       # IN/OUT pairs whose receiver holds the sender's model
                                        # (fixed models: each sent once per pair), or None
+    bint dense_scores=False,           # IN the scores read every weight of the models
+                                       # (dense models, e.g. Dada's kernel graph models)
 ):
     """Asynchronous decentralized graph learning: ``n_steps`` graph steps.
 
@@ -974,6 +1010,9 @@ def graph_steps(
     cdef bint capped = max_neighbors >= 0
     cdef _Scorer sc
     _scorer_init(&sc, False, score_loss is not None)
+    if dense_scores and (score_H8 is not None or score_loss is not None):
+        raise ValueError("dense_scores reads the float score_H with Dada's loss only.")
+    sc.dense = dense_scores
     nz_lists = None  # keeps the arrays the scorer points into alive
     if score_stumps is not None and (score_H8 is None or score_loss is not None):
         raise ValueError("score_stumps (Dada's stump groups) are read only with score_H8 and "

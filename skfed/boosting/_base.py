@@ -236,7 +236,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
             # Models that never change (Dada's kernel graph models) are sent
             # once per pair: the graph steps record the pairs.
             sent = getattr(state, "sent_models", None)
-            cached = {} if sent is None else {"sent_models": sent}
+            cached = {} if sent is None else {"sent_models": sent, "dense_scores": True}
             _, spent, _, _ = runner.run(
                 state.graph_models(), state.graph_losses(), init_iter,
                 model_dtype=state.dtype, budget=budget, spent=spent, score_data=data,
