@@ -185,7 +185,7 @@ def test_kernel_signal_finds_the_clusters_the_boosting_models_mix():
         assert shares["kernel"] > shares["boosting"] + 0.15
 
 
-@pytest.mark.filterwarnings("ignore::skfed.privacy.InsecureNoiseWarning")
+@pytest.mark.filterwarnings("ignore::skfed._secure_noise.InsecureNoiseWarning")
 def test_finite_privacy_keeps_the_boosting_models():
     from skfed.boosting import make_stump_predictors
     from skfed.privacy import DifferentialPrivacy
