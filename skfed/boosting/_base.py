@@ -291,6 +291,10 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
                     # not in the graph steps' running change.
                     runner.sparsify_to_connected()
                     state.set_graph(runner.graph_csr())
+                elif sent is not None:
+                    # The graph steps compared other models (Dada's kernel
+                    # graph models): their change of eq. 1 is not eq. 1's.
+                    state.set_graph(runner.graph_csr())
                 else:
                     state.set_graph(runner.graph_csr(), runner.linear_change)
                 stopped = budget >= 0 and spent >= budget

@@ -70,7 +70,11 @@ def pooled_moments(Xs, sws, features, simulation):
 def kernel_features(X, features, mean, spread, W, b):
     """``phi(x) = sqrt(2 / D) cos(W^T z + b)``, ``z`` the standardized ``features``."""
     Z = (np.asarray(X[:, features], dtype=np.float64) - mean) / spread
-    return np.sqrt(2.0 / W.shape[1]) * np.cos(Z @ W + b)
+    phi = Z @ W  # one (n_samples, D) array, transformed in place
+    phi += b
+    np.cos(phi, out=phi)
+    phi *= np.sqrt(2.0 / W.shape[1])
+    return phi
 
 
 def kernel_ridge_models(phi, Y, sws, offsets, ridge=KERNEL_RIDGE):
