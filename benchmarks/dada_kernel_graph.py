@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from dada_experiments import load_run  # noqa: E402
 from dada_graph_signal import inside_share, load  # noqa: E402
 
-import skfed.boosting._dada as dada_module  # noqa: E402
+import skfed.boosting._kernel_graph as kernel_module  # noqa: E402
 from skfed.boosting import DecentralizedBoostingClassifier  # noqa: E402
 from skfed.boosting._kernel_graph import KERNEL_BANDWIDTH, kernel_directions  # noqa: E402
 
@@ -47,11 +47,11 @@ class bandwidth_rule:
     def __enter__(self):
         def directions(n_inputs, seeds, **kw):
             return kernel_directions(n_inputs, seeds, bandwidth=self.rule(n_inputs))
-        dada_module.kernel_directions = directions
+        kernel_module.kernel_directions = directions
         return self
 
     def __exit__(self, *exc):
-        dada_module.kernel_directions = kernel_directions
+        kernel_module.kernel_directions = kernel_directions
 
 
 RULES = {

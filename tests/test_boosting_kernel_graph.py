@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import skfed.boosting._dada as dada_module
+import skfed.boosting._kernel_graph as kernel_module
 from skfed._core._comm import CommCounter
 from skfed._core._graph_fast import SentModels, graph_steps
 from skfed.boosting import DecentralizedBoostingClassifier
@@ -73,7 +73,7 @@ class _Capture:
             self.runs.append((np.array(models), kw.get("score_data"), kw.get("sent_models")))
             return original_run(runner, models, losses, n_steps, **kw)
 
-        monkeypatch.setattr(dada_module, "kernel_directions", directions)
+        monkeypatch.setattr(kernel_module, "kernel_directions", directions)
         monkeypatch.setattr(_GraphRunner, "run", run)
 
 

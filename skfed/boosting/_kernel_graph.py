@@ -15,8 +15,11 @@ weights), is the one message a peer needs, and it never changes during the
 fit, so each receiver keeps it (:class:`skfed._core._graph_fast.SentModels`).
 """
 
+import math
+
 import numpy as np
 
+from .._core._graph_fast import SentModels
 from ..network import payload_bytes
 from ._agreement import _tree_round_trip
 
@@ -106,3 +109,42 @@ def kernel_ridge_models(phi, Y, sws, offsets, ridge=KERNEL_RIDGE):
         a = np.linalg.solve(G, rhs)                               # (n, m, P)
         models[nodes] = (A.transpose(0, 2, 1) @ a).transpose(0, 2, 1)
     return models
+
+
+def graph_signal_used(est, spec, n_nodes):
+    """The models a Dada fit's graph steps compare: ``est.graph_signal``, except
+    that a fit without graph learning has none (None) and a finite privacy
+    budget keeps the boosting models (the kernel models are not privatized)."""
+    if est.graph is not None or n_nodes < 2:
+        return None
+    if spec is not None and math.isfinite(spec.epsilon):
+        return "boosting"
+    return est.graph_signal
+
+
+def fit_graph_models(est, state, Xs, sws, layout, simulation, seeds):
+    """Fit every node's kernel graph model into ``state``; return the bytes.
+
+    The inputs are the features that got stumps (the vote's), or every
+    feature with ``base_predictors``; the nodes agree on their pooled mean
+    and spread (:func:`pooled_moments`, counted), derive the public random
+    Fourier directions from the fit's two global seeds (not from the node
+    seeds' stream: the rest of the fit draws the same numbers as with the
+    boosting signal) and fit their models alone
+    (:func:`kernel_ridge_models`).  ``state.sent_models`` then records the
+    (sender, receiver) pairs whose receiver holds the sender's model.
+    """
+    K = layout.n_nodes
+    if est.base_predictors is None:
+        features = np.flatnonzero(est.selected_features_)
+    else:
+        features = np.arange(Xs.shape[1])
+    mean, spread, spent = pooled_moments(Xs, sws, features, simulation)
+    W, b = kernel_directions(features.size, [int(seeds[K]), int(seeds[K + 1]), 0x6B726666])
+    phi = kernel_features(Xs, features, mean, spread, W, b)
+    models = kernel_ridge_models(phi, state.Y, sws, layout.offsets)
+    state.kernel = (np.ascontiguousarray(phi, dtype=state.dtype),
+                    np.ascontiguousarray(models, dtype=state.dtype))
+    state.sent_models = SentModels(K)
+    est.kernel_features_ = features
+    return spent
