@@ -79,7 +79,8 @@ class _Capture:
 
 def _numpy_kernel_models(X, y, g, sw, features, W, b, classes):
     """Weighted pooled standardization, the RFF map and each node's ridge fit in
-    its primal (``D`` unknowns): an independent route to the same models."""
+    its primal (``D`` unknowns), scaled to unit norm: an independent route to
+    the same models."""
     keep = sw > 0
     Z = X[:, features]
     mean = np.average(Z[keep], axis=0, weights=sw[keep])
@@ -93,8 +94,9 @@ def _numpy_kernel_models(X, y, g, sw, features, W, b, classes):
         A = phi[rows]
         S = sw[rows]
         gram = A.T @ (S[:, None] * A) + KERNEL_RIDGE * np.eye(W.shape[1])
-        models.append(np.concatenate([np.linalg.solve(gram, A.T @ (S * t[rows]))
-                                      for t in targets]))
+        # Each problem's model scaled to unit norm.
+        fits = [np.linalg.solve(gram, A.T @ (S * t[rows])) for t in targets]
+        models.append(np.concatenate([w / np.linalg.norm(w) for w in fits]))
     return phi, np.array(models)
 
 

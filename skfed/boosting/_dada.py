@@ -121,8 +121,9 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
 
     **Which models the graph compares** (``graph_signal``).  By default
     each node also fits, once and alone, kernel ridge regression of its
-    labels on random Fourier features of the stumps' features (its graph
-    model, :mod:`skfed.boosting._kernel_graph`), and the graph steps' model
+    labels on random Fourier features of the stumps' features, scaled to
+    unit norm (its graph model, :mod:`skfed.boosting._kernel_graph`), and
+    the graph steps' model
     term and peer scores read those models (eq. 5 with them in place of
     ``alpha``); the boosting models, their losses ``l_k`` and eq. 1 are
     unchanged, so the fit alternates eq. 1 and eq. 5 on other models, not
@@ -289,7 +290,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     graph_signal : {"kernel", "boosting"}, default="kernel"
         The models the graph steps compare and score (see above).
         ``"kernel"``: each node's kernel ridge model on 300 random Fourier
-        features (bandwidth 0.3, ridge 1) of the stumps' features (every
+        features (bandwidth 0.3, ridge 1), scaled to unit norm, of the
+        stumps' features (every
         feature with ``base_predictors``) standardized by their pooled mean
         and spread; the directions are public randomness from
         ``random_state``.  ``"boosting"``: the boosting models (the default
