@@ -19,6 +19,7 @@ from skfed.boosting import DecentralizedBoostingClassifier
 from skfed.boosting._kernel_graph import (
     KERNEL_BANDWIDTH,
     KERNEL_FEATURES,
+    KERNEL_NORM,
     KERNEL_RIDGE,
     kernel_directions,
 )
@@ -79,8 +80,8 @@ class _Capture:
 
 def _numpy_kernel_models(X, y, g, sw, features, W, b, classes):
     """Weighted pooled standardization, the RFF map and each node's ridge fit in
-    its primal (``D`` unknowns), scaled to unit norm: an independent route to
-    the same models."""
+    its primal (``D`` unknowns), rescaled to the norm ``KERNEL_NORM``: an
+    independent route to the same models."""
     keep = sw > 0
     Z = X[:, features]
     mean = np.average(Z[keep], axis=0, weights=sw[keep])
@@ -94,10 +95,12 @@ def _numpy_kernel_models(X, y, g, sw, features, W, b, classes):
         A = phi[rows]
         S = sw[rows]
         gram = A.T @ (S[:, None] * A) + KERNEL_RIDGE * np.eye(W.shape[1])
-        # Each problem's model scaled to unit norm.
-        fits = [np.linalg.solve(gram, A.T @ (S * t[rows])) for t in targets]
-        models.append(np.concatenate([w / np.linalg.norm(w) for w in fits]))
-    return phi, np.array(models)
+        models.append([np.linalg.solve(gram, A.T @ (S * t[rows])) for t in targets])
+    # Each problem's model rescaled to the norm KERNEL_NORM.
+    models = np.array(models)                                  # (K, P, D)
+    norms = np.linalg.norm(models, axis=2)
+    models = models / norms[:, :, None] * KERNEL_NORM
+    return phi, models.reshape(len(models), -1)
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])

@@ -121,8 +121,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
 
     **Which models the graph compares** (``graph_signal``).  By default
     each node also fits, once and alone, kernel ridge regression of its
-    labels on random Fourier features of the stumps' features, scaled to
-    unit norm (its graph model, :mod:`skfed.boosting._kernel_graph`), and
+    labels on random Fourier features of the stumps' features, rescaled to
+    norm 2 (its graph model, :mod:`skfed.boosting._kernel_graph`), and
     the graph steps' model
     term and peer scores read those models (eq. 5 with them in place of
     ``alpha``); the boosting models, their losses ``l_k`` and eq. 1 are
@@ -290,7 +290,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     graph_signal : {"kernel", "boosting"}, default="kernel"
         The models the graph steps compare and score (see above).
         ``"kernel"``: each node's kernel ridge model on 300 random Fourier
-        features (bandwidth 0.3, ridge 1), scaled to unit norm, of the
+        features (bandwidth 0.3, ridge 1), rescaled to norm 2, of the
         stumps' features (every
         feature with ``base_predictors``) standardized by their pooled mean
         and spread; the directions are public randomness from
