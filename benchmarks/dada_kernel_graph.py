@@ -145,8 +145,14 @@ Computer buyers runs 10-11, School splits 6-7 (runs 5-6), HAR walking run
 No rule is better on every data set (the differences are within the
 runs' spread); the fixed bandwidth of dada5's choice stays.
 
-Timing at the defaults (``python benchmarks/dada_experiments.py
-timing-one dada 1000 0`` and ``10000 0``; CPU s, peak MB, accuracy %,
+Timing with norm 2, one sitting at load 7-10 (``python
+benchmarks/dada_experiments.py timing-one dada 10000 0``, then
+``dada_boosting``; CPU s, peak MB, accuracy %, inside %, non-zeros):
+kernel 69.3 s, 1,774 MB, 75.27, 93.7, 45,940; boosting 31.5 s, 1,437 MB,
+74.30, 84.6, 46,140 (x2.2 CPU); at 1,000 nodes 4.9 s against 2.0 s (313
+and 281 MB).  In the Done table's run (load about 7): 61.1 s at 10,000
+nodes.  With unit-norm models at load 4-6: 54.1 s.  The first build's
+timing, at load 1-2 (unscaled models; CPU s, peak MB, accuracy %,
 inside %, non-zeros): 1,000 nodes 3.0 s, 315 MB, 74.90, 92.8, 4,426
 (boosting signal, the guide's earlier row: 1.9 s, 279 MB, 74.39, 82.3);
 10,000 nodes 51.2 s, 1,775 MB, 74.89, 93.3, 44,786 (boosting: 32.5 s,
