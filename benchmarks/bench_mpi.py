@@ -93,6 +93,8 @@ def main(argv=None):
         "random_state": 0,
         "max_iter": args.max_iter_per_node * K,
         "graph_init_iter": args.graph_init_per_node * K,
+        # The MPI engine learns the graph from the boosting models only.
+        "graph_signal": "boosting",
     }
     estimator = DecentralizedBoostingClassifier(**params)
     with threadpool_limits(1):

@@ -380,7 +380,8 @@ Not adopted this session: the caching of the models' messages, the
 timing at 10,000 nodes (the scores cost O(``m_k D``) per received model
 with ``D`` = 300 against 200 stumps) and the Done table
 (``dada_experiments.py defaults``) with the change in the package are
-open.
+open.  (Built by dada6, 2026-11-28, as ``graph_signal="kernel"``, Dada's
+default, each model sent once per pair: ``benchmarks/dada_kernel_graph.py``.)
 
 On the runs the defaults are chosen on (moons seeds 10-14, Computer
 buyers runs 10-11, School splits 6-7, HAR walking run 10; Dada only, a

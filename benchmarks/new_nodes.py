@@ -332,6 +332,14 @@ Joins: superseded numbers, alternatives measured and not kept, the measurement c
         python benchmarks/new_nodes.py --families dada --datasets moons \\
             --seeds 0,1,2 --ks 5,10,20        # then --datasets landmine, har
 
+    Dada's rows again on 2026-11-28 (dada6, same commands, load 7-10),
+    after Dada's graph steps moved to the kernel graph models
+    (``graph_signal="kernel"``; the joins still learn a newcomer's row from
+    the boosting models).  The rows they replaced, joined / refit: HAR
+    sitting 88.8 / 87.6, 89.1 / 88.6, 90.5 / 88.5; rotated moons 71.4 /
+    72.2, 76.7 / 78.1, 81.9 / 82.0; Landmine 93.6 / 93.5, 93.6 / 93.6, 93.9
+    / 93.9 (bytes j/r 0.0040-0.0042, 0.0245-0.0268, 0.0053-0.0054).
+
     Perso-lin's rotated moons and Landmine rows were measured again on
     2026-11-28 after the join's CPU cuts (same command with ``--families
     persolin``, one process per data set, load 10-11): every score and byte

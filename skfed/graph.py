@@ -416,8 +416,14 @@ class _GraphRunner:
         self.slot_cost = np.full(self.wv.shape[0], np.nan)
 
     def run(self, models, losses, n_steps, *, model_dtype, budget=-1, spent=0,
-            end_rounds=False, record=False, trace=False, score_data=None):
+            end_rounds=False, record=False, trace=False, score_data=None, sent_models=None,
+            dense_scores=False):
         """Run ``n_steps`` graph steps; return ``(n_done, spent, curve, trace)``.
+
+        ``sent_models`` (a :class:`~skfed._core._graph_fast.SentModels`):
+        the models never change during the fit, so each is sent once per
+        (sender, receiver) pair and the receiver keeps it.  ``dense_scores``:
+        the scores read every weight of the (dense) models in order.
 
         ``score_data`` (peer scoring: ``(H, Y, sw, offsets, confidence,
         loss)``, see ``_graph_fast.graph_steps``): the scores are computed
@@ -455,12 +461,15 @@ class _GraphRunner:
                 trace_peers[offset * kk:] if trace else trace_peers,
                 trace_lip[offset:] if trace else trace_lip,
                 self.max_neighbors, self.slot_cost, *(score_data or ()),
+                sent_models=sent_models, dense_scores=bool(dense_scores),
             )
             n_done += n
             linear_change += change
             if full < 0:
                 break
             self._grow()
+        if sent_models is not None:
+            sent_models.check()
         # Degrees are updated incrementally; recompute them exactly.
         self.degree[:] = self._row_sums()
         self.linear_change = linear_change

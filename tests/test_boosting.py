@@ -290,11 +290,12 @@ def test_max_neighbors_bounds_the_relearned_graph_and_keeps_the_objective_exact(
         random_state=1,
     )
     # The cap's own effect: without the sparsify-to-connected post-processing
-    # and without peer scores (with them the uncapped graph already keeps
-    # all its weight inside the clusters here).
+    # and without peer scores, on the boosting models (with scores, or with
+    # the kernel graph models, the uncapped graph already keeps all its
+    # weight inside the clusters here).
     kw = dict(n_estimators=40, beta=10.0, mu=3.0, lambda_graph=1.0, max_iter=300 * 30,
               graph_update_every=100, sparsify_graph=None, peer_scoring=False,
-              random_state=0)
+              random_state=0, graph_signal="boosting")
     free = DecentralizedBoostingClassifier(max_neighbors=None, **kw).fit(X, y, groups=g)
     capped = DecentralizedBoostingClassifier(max_neighbors=4, **kw).fit(X, y, groups=g)
     W = capped.collaboration_graph_.toarray()
@@ -382,7 +383,10 @@ def test_peer_scoring_recovers_the_clusters_better_and_counts_its_messages():
     same = clusters[:, None] == clusters[None, :]
     inside = {}
     for scoring in (False, True):
-        fit = DecentralizedBoostingClassifier(60, peer_scoring=scoring, random_state=0)
+        # The scores of the boosting models (graph_signal="kernel" puts all
+        # the weight inside with or without them here).
+        fit = DecentralizedBoostingClassifier(60, peer_scoring=scoring, random_state=0,
+                                              graph_signal="boosting")
         fit.fit(X, y, groups=g)
         W = fit.collaboration_graph_.toarray()
         inside[scoring] = W[same].sum() / W.sum()

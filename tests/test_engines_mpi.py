@@ -54,7 +54,8 @@ def _cases(tmp):
     """(name, estimator, data directory, X, y, groups, sample_weight) of every MPI case."""
     cases = []
     X, y, g = _clustered_moons(8, 30, 0)
-    est = DecentralizedBoostingClassifier(n_estimators=12, max_iter=160, random_state=0)
+    est = DecentralizedBoostingClassifier(n_estimators=12, max_iter=160, random_state=0,
+                                          graph_signal="boosting")
     cases.append(("dada_learned", est, X, y, g, None))
     X, y, g = _clustered_moons(8, 25, 1, n_classes=3)
     X = X.astype(np.float32)
@@ -62,7 +63,7 @@ def _cases(tmp):
     labels = np.array([f"n{k}" for k in range(8)])[g]
     est = DecentralizedBoostingClassifier(
         n_estimators=9, max_iter=120, max_neighbors=2, kappa=2, random_state=3,
-        network=SimulatedNetwork("ring", drop_rate=0.2),
+        network=SimulatedNetwork("ring", drop_rate=0.2), graph_signal="boosting",
     )
     cases.append(("dada_ring_drops_multiclass_float32", est, X, y, labels, sw))
     X, y, g = _clustered_moons(8, 20, 2)
@@ -273,6 +274,8 @@ def test_unsupported_settings_raise_naming_them(mpi_cases):
         mpi.fit(DecentralizedBoostingClassifier, directory)
     with pytest.raises(ValueError, match="stump_placement"):
         mpi.fit(DecentralizedBoostingClassifier(stump_placement="quantile"), directory)
+    with pytest.raises(ValueError, match="graph_signal='boosting'"):
+        mpi.fit(DecentralizedBoostingClassifier(), directory)
     with pytest.raises(ValueError, match="group_column=None"):
         mpi.fit(DecentralizedBoostingClassifier(group_column=0), directory)
     with pytest.raises(ValueError, match="unknown kinds"):
@@ -423,7 +426,8 @@ def test_command_line_and_a_hung_rank(mpi_cases):
     # test_dada_and_perso_lin_survive_a_stopped_rank.)
     _, dada, dada_directory, *_ = cases[0]
     dada_params = json.dumps({k: v for k, v in dada.get_params().items()
-                              if k in ("n_estimators", "max_iter", "random_state")})
+                              if k in ("n_estimators", "max_iter", "random_state",
+                                       "graph_signal")})
     start = time.monotonic()
     proc = _cli(2, ["--data", dada_directory, "--params", dada_params, "--hang-rank", "1:2",
                     "--timeout", "3", "--max-time", "120"], tmp)
@@ -619,7 +623,8 @@ def test_dada_and_perso_lin_survive_a_stopped_rank(mpi_cases, tmp_path, monkeypa
     import time
 
     X, y, g = _clustered_moons(8, 30, 0)
-    dada = DecentralizedBoostingClassifier(n_estimators=12, max_iter=160, random_state=0)
+    dada = DecentralizedBoostingClassifier(n_estimators=12, max_iter=160, random_state=0,
+                                           graph_signal="boosting")
     X2, y2, g2 = _clustered_moons(8, 20, 3, n_classes=3)
     perso = PersonalizedLinearClassifier(mu=0.5, max_iter=150, max_neighbors=3, random_state=4)
     stopped = n_ranks - 1 if n_ranks == 2 else 0
@@ -628,7 +633,8 @@ def test_dada_and_perso_lin_survive_a_stopped_rank(mpi_cases, tmp_path, monkeypa
         directory = tmp_path / name
         save_partitions(X_, y_, g_, directory)
         params = {k: v for k, v in est.get_params().items()
-                  if k in ("n_estimators", "max_iter", "random_state", "mu", "max_neighbors")}
+                  if k in ("n_estimators", "max_iter", "random_state", "mu", "max_neighbors",
+                           "graph_signal")}
         start = time.monotonic()
         run, lost, kept = _stopped_run(
             n_ranks, ["--data", str(directory), "--estimator", name, "--params",

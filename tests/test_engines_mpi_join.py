@@ -39,7 +39,8 @@ def _cases():
     fit = g < g.max() - 1  # nodes 0-5 fitted; 7 joins
     new = g == g.max()
     return [
-        ("dada", DecentralizedBoostingClassifier(n_estimators=8, peer_scoring=True, **_GRAPH),
+        ("dada", DecentralizedBoostingClassifier(n_estimators=8, peer_scoring=True,
+                                                 graph_signal="boosting", **_GRAPH),
          X, y, g, fit, new),
         ("perso_lin", PersonalizedLinearClassifier(**_GRAPH), X, y, g, fit, new),
         ("online", DecentralizedKernelSGDClassifier(kernel="rbf", max_epochs=2, max_dictionary_size=12,

@@ -237,15 +237,22 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
             init_iter = (self._graph_init_per_node * K if self.graph_init_iter is None
                          else self.graph_init_iter)
             data, _ = self._peer_scores(state, runner, simulation, initial=True)
+            # Models that never change (Dada's kernel graph models) are sent
+            # once per pair: the graph steps record the pairs.
+            sent = getattr(state, "sent_models", None)
+            cached = {} if sent is None else {"sent_models": sent, "dense_scores": True}
             _, spent, _, _ = runner.run(
                 state.graph_models(), state.graph_losses(), init_iter,
                 model_dtype=state.dtype, budget=budget, spent=spent, score_data=data,
+                **cached,
             )
             if self.sparsify_graph == "connected":
                 runner.sparsify_to_connected()
             # The models and losses the graph was learned from (kept for
             # add_nodes when the graph is not re-learned later).
-            graph_models = state.graph_models().copy()
+            # (the boosting models: a kernel graph signal's models are not
+            # what a newcomer's row is learned from, see add_nodes)
+            graph_models = state.public.reshape(K, -1).copy()
             graph_losses = np.array(state.graph_losses(), dtype=np.float64)
             # The joint phase continues from the local models (alternating
             # minimization of the joint objective); the step counter starts at 0.
@@ -280,12 +287,17 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
                 _, spent, _, _ = runner.run(
                     state.graph_models(), state.graph_losses(), graph_iter,
                     model_dtype=state.dtype, budget=budget, spent=spent, score_data=data,
+                    **cached,
                 )
                 self.n_graph_updates_ += 1
                 if self.sparsify_graph == "connected":
                     # The objective is recomputed: the dropped weights are
                     # not in the graph steps' running change.
                     runner.sparsify_to_connected()
+                    state.set_graph(runner.graph_csr())
+                elif sent is not None:
+                    # The graph steps compared other models (Dada's kernel
+                    # graph models): their change of eq. 1 is not eq. 1's.
                     state.set_graph(runner.graph_csr())
                 else:
                     state.set_graph(runner.graph_csr(), runner.linear_change)

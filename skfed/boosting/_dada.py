@@ -16,7 +16,6 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._compat import Interval, StrOptions
-from .._core._boosting_fast import fw_async, fw_local, lse_losses
 from ..network import payload_bytes
 from .._secure_noise import CHOICE_RESOLUTION
 from ..privacy import DifferentialPrivacy, check_privacy
@@ -27,23 +26,19 @@ from ._agreement import (
     _size_median_messages,
     _tree_round_trip,
     _vote_messages,
-    fw_message_bytes,
 )
 from ._base import (
     _REFIT_ATTRIBUTES,
     _BaseGraphPersonalized,
-    _StateMixin,
     _fill_released_doc,
-    _graph_objective_value,
-    _node_chunks,
     _personalized_scores,
-    _run_chunks,
     _split_models,
     _squeeze_problems,
 )
 from .._kept_local import apply_kept_local
 from ._private import _DADA_PUBLIC, _check_private_inputs
 from ._private import plan_private_choices
+from ._kernel_graph import fit_graph_models, graph_signal_used
 from ._stumps import (
     _N_BINS,
     _stump_counts,
@@ -51,7 +46,6 @@ from ._stumps import (
     feature_relevance,
     make_stumps,
     node_ballots,
-    stump_groups,
     stump_predictions,
     vote_eligible,
 )
@@ -59,130 +53,12 @@ from ._stumps import (
 
 __all__ = ["DecentralizedBoostingClassifier"]
 
-# Weight of the peer scores with ``peer_scoring=True`` (see the docstring's
-# ``peer_scoring`` for the measurements that chose it).
-DEFAULT_SCORE_WEIGHT = 3.0
-
-
-class _BoostingState(_StateMixin):
-    """Arrays of one Dada fit, node-ordered (see ``_boosting_fast``)."""
-
-    unit = None  # per node: quality grid step of its private choices
-    choice_scale = 0
-
-    def __init__(self, H, Y, sw, offsets, confidence, beta, mu, dtype, rogue, rogue_mode,
-                 score_weight=DEFAULT_SCORE_WEIGHT):
-        self.H, self.Y, self.sw, self.offsets = H, Y, sw, offsets
-        self.confidence = confidence
-        self.score_weight = float(score_weight)
-        self.beta, self.mu, self.dtype = float(beta), float(mu), dtype
-        self.K = offsets.shape[0] - 1
-        self.P = Y.shape[0]
-        self.n_base = H.shape[1]
-        self.rogue = rogue
-        self.rogue_mode = rogue_mode
-        self.setup_bytes = 0
-        self.reset_models()
-
-    def reset_models(self):
-        self.alpha = np.zeros((self.K, self.P, self.n_base), dtype=self.dtype)
-        self.public = np.zeros_like(self.alpha)
-        self.margins = np.zeros((self.P, self.H.shape[0]))
-        self.losses = np.zeros((self.K, self.P))
-        lse_losses(self.margins, self.sw, self.offsets, self.losses)
-
-    def local_models(self, n_steps, n_jobs):
-        chunks = _node_chunks(self.K, n_jobs)
-
-        private = {}
-        if self.dp is not None:
-            private = {"unit": self.unit, "scale": self.choice_scale}
-            self.dp.local_done[:] = n_steps
-        # One stream of secure words per thread.
-        streams = {chunk: self.source.stream() for chunk in chunks} if private else {}
-
-        def run(chunk):
-            extra = dict(private, stream=streams[chunk]) if private else {}
-            fw_local(self.H, self.Y, self.sw, self.offsets, self.alpha, self.margins,
-                     self.losses, self.beta, n_steps, chunk[0], chunk[1], **extra)
-
-        _run_chunks(run, chunks)
-        self.public[...] = self.alpha
-
-
-    def objective(self):
-        """Eq. 1 recomputed from scratch (nodes of degree 0 weigh their loss by 1)."""
-        return _graph_objective_value(self.alpha, self.losses, self.graph, self.degree,
-                                      self.confidence, self.mu)
-
-    def score_data(self):
-        """What the graph steps need to score a received model on a node's data.
-
-        ``(H, Y, sw, offsets, factor, loss, H8, groups)``: the log-sum-exp
-        of the margins (``loss`` None), every node's weighted by
-        ``score_weight`` (``peer_scoring``; not by its confidence); ``H8``
-        is H as int8 when every entry is +-1 (decision stumps and the
-        intercept), read by the scores instead of H (the same values, an
-        eighth of the memory traffic), else None; ``groups``: with Dada's
-        own stumps (``stump_layout``), H's columns by feature
-        (:func:`stump_groups`: a margin is one look-up a feature), or None.
-        """
-        if not hasattr(self, "_H8"):
-            exact = self.H.size and np.all(np.abs(self.H) == 1)
-            self._H8 = np.ascontiguousarray(self.H, dtype=np.int8) if exact else None
-            layout = getattr(self, "stump_layout", None)
-            self._stump_groups = (stump_groups(self._H8, *layout)
-                                  if self._H8 is not None and layout is not None else None)
-        return (self.H, self.Y, self.sw, self.offsets,
-                np.full(self.K, self.score_weight), None, self._H8, self._stump_groups)
-
-    def async_steps(self, t, n_steps, clock, node_state, offline, simulation, budget, spent):
-        curve = np.zeros(n_steps)
-        empty_i = np.zeros(0, dtype=np.intp)
-        n_done, n_updates, spent, self.current = fw_async(
-            self.H, self.Y, self.sw, self.offsets, self.alpha, self.public, self.margins,
-            self.losses, self.indptr, self.indices, self.weights, self.degree,
-            self.confidence, self.beta, self.mu, int(t), int(n_steps), clock, node_state,
-            offline, self.rogue, self.rogue_mode, simulation.counter,
-            fw_message_bytes(self.n_base, self.P), int(budget), int(spent),
-            self.running_objective(), curve, empty_i, empty_i, np.zeros(0),
-            **self._private_args(),
-        )
-        self.n_iter_done += n_done
-        return n_done, n_updates, spent, curve[:n_done]
-
-    def _private_args(self):
-        if self.dp is None:
-            return {}
-        if self.stream is None:
-            self.stream = self.source.stream()
-        return {"unit": self.unit, "scale": self.choice_scale, "stream": self.stream,
-                "wakeups_left": self.dp.wakeups_left, "stopped_at": self.dp.stopped_at,
-                "it_offset": int(self.n_iter_done)}
-
-
-# ------------------------------------------------------------------- Dada
-def _node_sizes(Xs, sws, offsets):
-    """Distinct samples of positive weight of every node (rows compared exactly).
-
-    A duplicated row, like a row of weight 2, counts once; a row of weight
-    0 not at all.
-    """
-    sizes = np.zeros(len(offsets) - 1, dtype=np.int64)
-    for k, (start, stop) in enumerate(zip(offsets[:-1].tolist(), offsets[1:].tolist())):
-        rows = Xs[start:stop][sws[start:stop] > 0]
-        if rows.shape[0]:
-            sizes[k] = np.unique(rows, axis=0).shape[0]
-    return sizes
-
-
-def _distinct_samples(Xs, sws, offsets):
-    """Distinct samples of positive weight per node, summed over the nodes.
-
-    A node counts its own (a sample held by two nodes counts twice, an
-    upper bound).
-    """
-    return int(_node_sizes(Xs, sws, offsets).sum())
+from ._dada_state import (  # noqa: F401  (_BoostingState: skfed.boosting re-exports it)
+    DEFAULT_SCORE_WEIGHT,
+    _BoostingState,
+    _distinct_samples,
+    _node_sizes,
+)
 
 
 class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
@@ -243,6 +119,19 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     on clustered tasks, inside the clusters.  ``graph_update_every=None``
     keeps the graph learned from the local models.
 
+    **Which models the graph compares** (``graph_signal``).  By default
+    each node also fits, once and alone, kernel ridge regression of its
+    labels on random Fourier features of the stumps' features, rescaled to
+    norm 2 (its graph model, :mod:`skfed.boosting._kernel_graph`), and
+    the graph steps' model
+    term and peer scores read those models (eq. 5 with them in place of
+    ``alpha``); the boosting models, their losses ``l_k`` and eq. 1 are
+    unchanged, so the fit alternates eq. 1 and eq. 5 on other models, not
+    one joint objective.  A boosted stump model of a few samples, smoothed
+    along the graph being learned, separates nearby clusters poorly; the
+    kernel model keeps the node's own decision function (measured in the
+    user guide's "Graph recovery").
+
     **Multiclass** problems are solved one-vs-rest: one binary problem per
     class, all sharing one collaboration graph (the graph objective sums the
     problems' losses and model distances); a waking node does one step on
@@ -258,7 +147,13 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     is ``ceil(log2 n_base)`` bits of coordinate index plus one float64
     signed step per problem, to each neighbour; graph steps as in
     :class:`~skfed.graph.CollaborationGraphLearner` (models sent dense or as
-    sparse index/value pairs, whichever is cheaper).  A round of
+    sparse index/value pairs, whichever is cheaper).  With
+    ``graph_signal="kernel"`` the nodes first agree on the pooled mean and
+    spread of the kernel's input features (up an aggregation tree, ``2 d +
+    1`` float64 per node, ``2 d`` back down), and a graph model (``300 P``
+    float64, never changing) travels once per (sender, receiver) pair: the
+    receiver keeps it, and later requests and answers between the two carry
+    no model; the scores need no refresh before a re-learning.  A round of
     ``bytes_per_round_`` is one global iteration; the bytes of the setup
     (feature ranges, initial graph) count in the first round and those of
     each graph update in the round after it.
@@ -392,6 +287,19 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         Not used under a finite ``privacy`` budget (the scores depend on the
         data, like the losses: the graph is then learned from the models
         alone).
+    graph_signal : {"kernel", "boosting"}, default="kernel"
+        The models the graph steps compare and score (see above).
+        ``"kernel"``: each node's kernel ridge model on 300 random Fourier
+        features (bandwidth 0.3, ridge 1), rescaled to norm 2, of the
+        stumps' features (every
+        feature with ``base_predictors``) standardized by their pooled mean
+        and spread; the directions are public randomness from
+        ``random_state``.  ``"boosting"``: the boosting models (the default
+        before issue 33's fourth session).  A finite ``privacy`` budget
+        always uses the boosting models (the kernel models are not
+        privatized; ``graph_signal_`` records the signal used); nodes added
+        by :meth:`add_nodes` learn their rows from the boosting models; the
+        MPI engine runs ``"boosting"`` only.
     sparsify_graph : {"connected", None}, default="connected"
         Post-processing of every learned graph (the initial one and each
         update) before the models use it: ``"connected"`` keeps only the
@@ -494,6 +402,13 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         with at least that many voted (None when no vote was held).
     collaboration_graph_ : scipy.sparse.csr_matrix of shape (n_nodes, n_nodes)
         The graph used by the final models: symmetric, non-negative, zero diagonal.
+    graph_signal_ : {"kernel", "boosting"} or None
+        The models the graph steps compared (``graph_signal``, or
+        ``"boosting"`` under a finite ``privacy`` budget); None when no
+        graph was learned (a fixed ``graph`` or a single node).
+    kernel_features_ : ndarray of int
+        Only with ``graph_signal_ == "kernel"``: the input features of the
+        kernel graph models.
     confidence_ : ndarray of shape (n_nodes,)
     n_iter_ : int
         Global model iterations (wake-ups, including those of dropped nodes).
@@ -626,6 +541,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         "feature_selection": [None, StrOptions({"vote"})],
         "beta": [Interval(numbers.Real, 0, None, closed="neither")],
         "peer_scoring": ["boolean", Interval(numbers.Real, 0, None, closed="left")],
+        "graph_signal": [StrOptions({"kernel", "boosting"})],
         "privacy": [None, DifferentialPrivacy],
         **_BaseGraphPersonalized._common_constraints,
     }
@@ -647,6 +563,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         kappa=5,
         max_neighbors=5,
         peer_scoring=True,
+        graph_signal="kernel",
         sparsify_graph="connected",
         graph_update_every="n_nodes",
         graph_init_iter=None,
@@ -674,6 +591,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         self.kappa = kappa
         self.max_neighbors = max_neighbors
         self.peer_scoring = peer_scoring
+        self.graph_signal = graph_signal
         self.sparsify_graph = sparsify_graph
         self.graph_update_every = graph_update_every
         self.graph_init_iter = graph_init_iter
@@ -912,6 +830,10 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         state.max_mass = float(mass.max())
         if spec is not None:
             self._plan_private_choices(state, spec, mass)
+        self.graph_signal_ = graph_signal_used(self, spec, len(self.nodes_))
+        self.__dict__.pop("kernel_features_", None)  # a previous kernel fit's
+        if self.graph_signal_ == "kernel":
+            state.setup_bytes += fit_graph_models(self, state, Xs, sws, layout, simulation, seeds)
         state = self._fit_alternating(state, simulation, seeds, self.n_jobs)
         if spec is not None:
             state.dp.finish(

@@ -113,6 +113,13 @@ def fit_dada(est, peer, block, validate, random_state):
             'supported (use "range" or "global_range").'
         )
     Xs, Y, sws, offsets, mass, dtype = _prepare(est, peer, block, validate)
+    if est.graph is None and est.graph_signal == "kernel":
+        raise ValueError(
+            "The MPI engine learns Dada's graph from the boosting models only: pass "
+            "graph_signal='boosting' (the default graph_signal='kernel' runs in the "
+            "simulation, not yet on MPI ranks)."
+        )
+    est.graph_signal_ = None if est.graph is not None else "boosting"
     K = block.K
     simulation, seeds = est._start(check_random_state(random_state))
     # Feature ranges (up and down the aggregation tree on a complete

@@ -16,7 +16,7 @@ import pytest
 
 from skfed._core._graph_fast import _stump_prefix, pair_scores
 from skfed.boosting import DecentralizedBoostingClassifier
-from skfed.boosting import _dada
+from skfed.boosting import _dada_state
 from skfed.boosting._stumps import stump_groups, stump_predictions
 
 _spec = importlib.util.spec_from_file_location(
@@ -143,7 +143,8 @@ def test_dada_fit_with_groups_equals_the_stump_sums(monkeypatch):
     g = np.repeat(np.arange(12), rng.randint(4, 9, size=12))
     X = rng.uniform(-1, 1, size=(g.size, 3))
     y = ((X[:, 0] > 0) ^ (g % 2 == 0)).astype(int)
-    kw = dict(n_estimators=20, feature_selection=None, random_state=0)
+    # The boosting models' scores (the kernel graph models read no stumps).
+    kw = dict(n_estimators=20, feature_selection=None, random_state=0, graph_signal="boosting")
     grouped = DecentralizedBoostingClassifier(**kw).fit(X, y, groups=g)
     calls = []
 
@@ -151,7 +152,7 @@ def test_dada_fit_with_groups_equals_the_stump_sums(monkeypatch):
         calls.append(args)
         return None
 
-    monkeypatch.setattr(_dada, "stump_groups", no_groups)
+    monkeypatch.setattr(_dada_state, "stump_groups", no_groups)
     summed = DecentralizedBoostingClassifier(**kw).fit(X, y, groups=g)
     assert len(calls) == 1  # the second fit asked for the groups once (and got none)
     assert grouped.collaboration_graph_.nnz > 0
