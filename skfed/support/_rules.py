@@ -61,7 +61,8 @@ def ols_client(n_positive, d, center):
     """Whether a client of ``n_positive`` samples runs the OLS t-test.
 
     It needs ``n_positive - d - center >= OLS_MIN_DF`` residual degrees of
-    freedom (a client whose Gram matrix turns out singular falls back to the
+    freedom (a client whose Gram matrix turns out singular drops columns and
+    keeps at least as many; with ``vote="sign"`` it falls back to the
     partial rule, which the server cannot know and this ignores).
     """
     return np.asarray(n_positive, dtype=np.int64) - int(d) - int(center) >= OLS_MIN_DF
@@ -87,6 +88,14 @@ def auto_rogue_tolerance(n_positive, d, center):
     is selected barely above ``q0`` and the margin would hide it.  The
     weighting by ``f`` keeps the margin that the OLS clients' votes can
     pay for in a mix.  Returns 0.0 when no client answered.
+
+    This is the margin of a feature that every answering client tested.
+    Clients that cannot test a feature (it is constant on them, or
+    collinear with the columns before it) do not report it, and a rogue
+    client can claim it tested any feature, so the server widens feature
+    ``j``'s margin to ``min(1, beta a_j / n_j)`` (``n_j`` its reports,
+    ``a_j`` the clients assigned to report it;
+    ``_OneShotSupportMixin._server_vote``).
     """
     n_positive = np.asarray(n_positive, dtype=np.int64)
     if n_positive.size == 0:
