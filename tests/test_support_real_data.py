@@ -353,3 +353,14 @@ def test_school_support_contains_vr1_and_vr2():
     assert est.vote_fraction_[7] > 0.9 and est.vote_fraction_[8] > 0.9
     assert est.n_reports_[21:].max() == 0  # sgender_*, denom_*, bias: constant per school
     assert est.support_.sum() <= 4
+    # Null check: the scores permuted within every school select nothing.
+    rng = np.random.default_rng(7)
+    yf, gf = y[fit_rows], g[fit_rows]
+    y_null = yf.copy()
+    for node in np.unique(gf):
+        rows = np.flatnonzero(gf == node)
+        y_null[rows] = yf[rng.permutation(rows)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        null = FederatedSupportRecovery(random_state=0).fit(X[fit_rows], y_null, groups=gf)
+    assert not null.support_.any()
