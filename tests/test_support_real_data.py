@@ -364,3 +364,22 @@ def test_school_support_contains_vr1_and_vr2():
         warnings.simplefilter("ignore")
         null = FederatedSupportRecovery(random_state=0).fit(X[fit_rows], y_null, groups=gf)
     assert not null.support_.any()
+
+
+def test_join_adds_tested_counts_like_a_fit_on_all_clients():
+    from skfed import FederatedSupportRecovery
+
+    rng = np.random.default_rng(15)
+    parts = [_client(rng, 30, (0, 1, 2) if i % 3 else (0, 1)) for i in range(60)]
+    X = np.concatenate([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    groups = np.repeat(np.arange(60), 30)
+    full = FederatedSupportRecovery(random_state=0).fit(X, y, groups=groups)
+    first = groups < 40
+    joined = FederatedSupportRecovery(random_state=0).fit(X[first], y[first],
+                                                          groups=groups[first])
+    joined.add_nodes(X[~first], y[~first], groups=groups[~first])
+    # column 3 (level 2) is not tested where level 3 is absent (20 of 60 clients)
+    assert full.n_reports_.tolist() == [60, 60, 60, 40, 0, 0]
+    for name in ("votes_", "n_reports_", "support_", "pvalues_", "feature_reference_rate_"):
+        np.testing.assert_allclose(getattr(joined, name), getattr(full, name))
