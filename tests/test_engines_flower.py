@@ -778,6 +778,36 @@ def test_support_recovery_on_flower_equals_simulation(params, task_identity):
 
 @needs_flwr
 @pytest.mark.parametrize("network", [None, "faults"])
+def test_support_tested_bits_on_flower_equal_simulation(network, task_identity):
+    # A feature constant on half the clients: they drop it (the OLS pivot)
+    # or find its t undefined (the partial rule), and send their tested bits.
+    X, y, groups = _regression_arrays(sparse_clients())
+    X = X.copy()
+    nodes = np.unique(groups)
+    X[np.isin(groups, nodes[::2]), 3] = 1.0
+    params = dict(random_state=5)
+    if network == "faults":
+        params["network"] = SimulatedNetwork(drop_rate=0.2, straggler_rate=0.1,
+                                             rogue_fraction=0.25, random_state=3)
+    estimator = FederatedSupportRecovery(**params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        reference = clone(estimator).fit(X, y, groups=groups)
+        fitted, grid = flower_fit(estimator, X, y, groups)
+    assert reference.n_reports_[3] < reference.n_answered_
+    for name in ("support_", "votes_", "n_reports_", "vote_fraction_", "client_supports_",
+                 "answered_", "rogue_", "bytes_per_round_", "pvalues_",
+                 "feature_reference_rate_"):
+        np.testing.assert_array_equal(getattr(fitted, name), getattr(reference, name))
+    check_traffic(fitted, reference)
+    senders = np.isin(np.arange(len(nodes)), np.flatnonzero(reference.answered_))
+    dropping = senders & np.isin(nodes, nodes[::2])
+    assert fitted.flower_traffic_.item_totals().get("tested", 0) == (
+        int(dropping.sum()) * ((X.shape[1] + 7) // 8))
+
+
+@needs_flwr
+@pytest.mark.parametrize("network", [None, "faults"])
 def test_support_sign_vote_on_flower_equals_simulation(network, task_identity):
     # vote="sign": every client's sign bits, the coins of a feature constant
     # on some clients (drawn from the fit's seed and the node index), the

@@ -119,8 +119,11 @@ def test_synthetic_one_hot_recovery(bench):
     assert out["collinear_within"] == ["A4", "B3"]
     assert out["fractions"]["client0"][3] == 0  # no client reports it
     assert out["null_support"] == []
-    # run() asserted the NumPy refit equal to the package's predictions.
-    assert out["r2"][5]["pivot"] > out["r2"][5]["main"]
+    # run() asserted the NumPy refit equal to the package's predictions; the
+    # package ("main") now runs the pivot rule with the tested bit (every
+    # client here has n_i >= d + 4, so it runs the pivoted OLS test).
+    assert out["supports"]["main"] == out["supports"]["pivot"]
+    assert out["r2"][5]["main"] == out["r2"][5]["pivot"]
 
 
 def test_small_client_falls_back_to_partial_rule(bench):
@@ -200,3 +203,183 @@ def test_pivot_equals_main_ols_clients_on_full_rank_designs(bench):
     np.testing.assert_allclose(out["fraction"], est.vote_fraction_)
     assert out["reference"] == pytest.approx(est.reference_rate_)
     assert out["support"].tolist() == est.support_.tolist()
+
+
+# --------------------------------------------------------------------------
+# The package's pivot client rule and "tested" bit (skfed/support/_rules.py,
+# client_ols_* in skfed/_core/_support_fast.pyx), against the prototype and
+# against NumPy.
+# --------------------------------------------------------------------------
+def _one_hot_fit_data(seed, n_clients=60, n=40, null=False):
+    rng = np.random.default_rng(seed)
+    X, y = zip(*(_client(rng, n) for _ in range(n_clients)))
+    X, y = np.concatenate(X), np.concatenate(y)
+    groups = np.repeat(np.arange(n_clients), n)
+    if null:
+        y = rng.normal(size=len(y))
+    return X, y, groups
+
+
+def test_package_client_equals_numpy_reference():
+    from skfed.support._rules import _client_pass, ols_reference
+
+    rng = np.random.default_rng(10)
+    sizes = [40, 25, 30, 12]
+    present = [(0, 1, 2), (0, 1), (1, 2), (0, 1, 2)]
+    rows = [_client(rng, n, p) for n, p in zip(sizes, present)]
+    X = np.concatenate([r[0] for r in rows])
+    y = np.concatenate([r[1] for r in rows])
+    w = rng.uniform(0.5, 2.0, size=len(y))
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+    packed, ols, controls, tested = _client_pass(
+        X, y, w, offsets, np.zeros(4), 1.0, True, True, None,
+        n_positive=np.array(sizes))
+    bits = np.unpackbits(packed, axis=1, bitorder="little")[:, :6].astype(bool)
+    kept = np.unpackbits(tested, axis=1, bitorder="little")[:, :6].astype(bool)
+    # Clients 0-2 run OLS (n_i >= d + 4 = 10... with the one-hot pivot);
+    # the last one too (12 >= 6 + 1 + 3).
+    assert ols.tolist() == [True, True, True, True]
+    for i in range(4):
+        s = slice(offsets[i], offsets[i + 1])
+        ref_tested, ref_bits, t = ols_reference(X[s], y[s], w[s], True)
+        assert kept[i].tolist() == ref_tested.tolist(), i
+        assert bits[i].tolist() == ref_bits.tolist(), i
+    # The reference itself: the dropped columns are the constant one and the
+    # last level present; the kept ones' t equal lstsq with an intercept column.
+    assert kept.tolist() == [[1, 1, 1, 1, 0, 0], [1, 1, 1, 0, 0, 0],
+                             [1, 1, 0, 1, 0, 0], [1, 1, 1, 1, 0, 0]]
+    s = slice(offsets[0], offsets[1])
+    A = np.column_stack([np.ones(40), X[s][:, :4]]) * np.sqrt(w[s])[:, None]
+    r = y[s] * np.sqrt(w[s])
+    coef, rss = np.linalg.lstsq(A, r, rcond=None)[:2]
+    t_ref = coef[1:] / np.sqrt(rss[0] / (40 - 5) * np.diag(np.linalg.inv(A.T @ A))[1:])
+    np.testing.assert_allclose(ols_reference(X[s], y[s], w[s], True)[2][:4], t_ref,
+                               rtol=1e-8)
+
+
+def test_package_vote_fractions_equal_prototype(bench):
+    from skfed import FederatedSupportRecovery
+
+    X, y, groups = _one_hot_fit_data(11)
+    est = FederatedSupportRecovery(random_state=0).fit(X, y, groups=groups)
+    out = bench.pivot_vote(X, y, groups)
+    assert est.ols_clients_.all() and out["n_ols"] == 60
+    np.testing.assert_array_equal(est.n_reports_, out["reports"])
+    assert est.n_reports_.tolist() == [60] * 4 + [0, 0]
+    np.testing.assert_array_equal(est.votes_, out["votes"])
+    np.testing.assert_allclose(est.vote_fraction_, out["fraction"])
+    # Every answering client tested the reported features: the margin is the fit's.
+    np.testing.assert_allclose(est.feature_reference_rate_[:4], est.reference_rate_)
+    assert est.support_.tolist() == out["support"].tolist() == [True, False, True, False,
+                                                                False, False]
+
+
+def test_tested_bits_cost_bytes_only_where_sent():
+    from skfed import FederatedSupportRecovery
+
+    X, y, groups = _one_hot_fit_data(12, n_clients=30)
+    est = FederatedSupportRecovery(random_state=0).fit(X, y, groups=groups)
+    full = np.random.default_rng(0).normal(size=X.shape)
+    est_full = FederatedSupportRecovery(random_state=0).fit(full, y, groups=groups)
+    assert est_full.n_reports_.tolist() == [30] * 6
+    assert est.n_reports_.tolist() == [30] * 4 + [0, 0]
+    # every client dropped two columns: it sends its ceil(6 / 8) = 1 byte of
+    # bits and 1 byte of tested bits; the full-rank clients send only the first
+    assert est.n_bytes_sent_ - est_full.n_bytes_sent_ == 30 * 1
+
+
+def test_rogue_claiming_tested_is_bounded_per_feature():
+    from skfed import FederatedSupportRecovery
+    from skfed.network import SimulatedNetwork
+
+    # Level 3 of the group is rare: few clients hold two levels besides it,
+    # so level 2 (column 3) is tested by few clients.  Null target: rogue
+    # clients sending 1 on every feature must not make it significant.
+    rng = np.random.default_rng(13)
+    n_clients, n = 200, 30
+    parts = [_client(rng, n, (0, 1, 2) if i < 20 else (0, 2)) for i in range(n_clients)]
+    X = np.concatenate([p[0] for p in parts])
+    y = rng.normal(size=len(X))
+    groups = np.repeat(np.arange(n_clients), n)
+    net = SimulatedNetwork(rogue_fraction=0.08)
+    est = FederatedSupportRecovery(random_state=1, network=net).fit(X, y, groups=groups)
+    n_rogue = int(est.rogue_[est.answered_].sum())
+    assert 8 <= n_rogue <= est.rogue_tolerance_ * n_clients
+    # column 3 (level 2) is tested only where level 2 is not the last present
+    honest = (~est.rogue_)[:20].sum()
+    assert est.n_reports_[3] == honest + n_rogue
+    beta_j = min(1.0, est.rogue_tolerance_ * est.n_answered_ / est.n_reports_[3])
+    q0 = 2 * stats.norm.sf(1.0)
+    assert est.feature_reference_rate_[3] == pytest.approx((1 - beta_j) * q0 + beta_j)
+    assert not est.support_.any()
+    # With the fit-wide margin the rogues' votes would have passed.
+    p_flat = stats.binom.sf(est.votes_[3] - 1, est.n_reports_[3], est.reference_rate_)
+    assert p_flat <= 0.05 / 6
+
+
+def test_private_fit_sends_no_tested_bit():
+    from skfed import DifferentialPrivacy, FederatedSupportRecovery
+
+    X, y, groups = _one_hot_fit_data(14, n_clients=50)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = FederatedSupportRecovery(
+            random_state=0, privacy=DifferentialPrivacy(epsilon=4.0)).fit(X, y, groups=groups)
+    # untested features are sent as (randomized) 0 bits and count as reported
+    k = est.reported_features_.shape[1] if hasattr(est, "reported_features_") else 6
+    assert est.n_reports_.sum() == 50 * k
+    plain = FederatedSupportRecovery(
+        random_state=0, privacy=DifferentialPrivacy(epsilon=4.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain.fit(np.random.default_rng(0).normal(size=X.shape), y, groups=groups)
+    assert est.n_bytes_sent_ == plain.n_bytes_sent_
+
+
+def test_school_support_contains_vr1_and_vr2():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from new_nodes import load, split
+    from skfed import FederatedSupportRecovery
+
+    X, y, g, _ = load("school", 0)
+    fit_rows = split(X, y, g, 0)[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = FederatedSupportRecovery(random_state=0).fit(X[fit_rows], y[fit_rows],
+                                                           groups=g[fit_rows])
+    # vr1, vr2 are columns 7, 8; vr3 (the last level) is dropped by every client
+    # holding all three bands, and the school-level columns by every client.
+    assert est.support_[7] and est.support_[8]
+    assert est.vote_fraction_[7] > 0.9 and est.vote_fraction_[8] > 0.9
+    assert est.n_reports_[21:].max() == 0  # sgender_*, denom_*, bias: constant per school
+    assert est.support_.sum() <= 4
+    # Null check: the scores permuted within every school select nothing.
+    rng = np.random.default_rng(7)
+    yf, gf = y[fit_rows], g[fit_rows]
+    y_null = yf.copy()
+    for node in np.unique(gf):
+        rows = np.flatnonzero(gf == node)
+        y_null[rows] = yf[rng.permutation(rows)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        null = FederatedSupportRecovery(random_state=0).fit(X[fit_rows], y_null, groups=gf)
+    assert not null.support_.any()
+
+
+def test_join_adds_tested_counts_like_a_fit_on_all_clients():
+    from skfed import FederatedSupportRecovery
+
+    rng = np.random.default_rng(15)
+    parts = [_client(rng, 30, (0, 1, 2) if i % 3 else (0, 1)) for i in range(60)]
+    X = np.concatenate([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    groups = np.repeat(np.arange(60), 30)
+    full = FederatedSupportRecovery(random_state=0).fit(X, y, groups=groups)
+    first = groups < 40
+    joined = FederatedSupportRecovery(random_state=0).fit(X[first], y[first],
+                                                          groups=groups[first])
+    joined.add_nodes(X[~first], y[~first], groups=groups[~first])
+    # column 3 (level 2) is not tested where level 3 is absent (20 of 60 clients)
+    assert full.n_reports_.tolist() == [60, 60, 60, 40, 0, 0]
+    for name in ("votes_", "n_reports_", "support_", "pvalues_", "feature_reference_rate_"):
+        np.testing.assert_allclose(getattr(joined, name), getattr(full, name))

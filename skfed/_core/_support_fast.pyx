@@ -304,7 +304,8 @@ DEF OLS_BLOCK = 64
 
 # A pivot of the Cholesky factorization below this fraction of the
 # feature's own centred sum of squares means the feature is (numerically) a
-# linear combination of the others: the Gram matrix is singular.
+# linear combination of the features before it: the Gram matrix is singular
+# and the feature is dropped (the column-order pivot of ``_ols_solve``).
 cdef double SINGULAR_RTOL = 1e-9
 
 
@@ -358,7 +359,7 @@ cdef void _gram_block(
 
 cdef int _ols_solve(
     intp_t d, double W, double syy, double df, double tcrit,
-    double* G, double* A, double* b, double* diag,
+    double* G, double* A, double* b, double* diag, const double* mean, double* keep,
     double* sigma, double* alpha, double* threshold, double* coef,
     uint8_t* packed,
 ) noexcept nogil:
@@ -366,26 +367,39 @@ cdef int _ols_solve(
     coefficients, their t statistics and the bits ``|t_j| > tcrit``.
 
     Symmetric sweeps (Goodnight's operator) of the bordered matrix
-    ``A = [[G, b], [b^T, syy]]``, upper triangle only, on its first d
-    pivots leave ``[[-G^-1, beta], [., RSS]]`` in A.  Returns 0 (and
-    touches no output) when G is numerically singular.
+    ``A = [[G, b], [b^T, syy]]``, upper triangle only, on the pivots taken
+    in column order, leave ``[[-G_KK^-1, beta_K], [., RSS]]`` in A for the
+    kept columns ``K``.  A column is dropped (not swept) when it is
+    constant on the client (centred sum of squares at most
+    ``CONSTANT_RTOL`` of its weighted raw one, ``diag + W mean^2``) or when
+    its pivot, the share of its centred sum of squares left after the kept
+    columns before it, is at most ``SINGULAR_RTOL``: in a one-hot group
+    whose levels all occur, the last level is dropped.  Returns 1 when
+    every column is kept (the bits are set), else 2: the dropped columns
+    get ``coef = threshold = NaN``, the kept ones their coefficient and
+    ``threshold = se_j`` with ``df`` increased by the dropped columns, no
+    bit is set, and the caller tests them at the critical value of those
+    degrees of freedom.  ``keep`` is (d,) scratch.
     """
-    cdef intp_t i, j, k, D = d + 1, n_bytes = (d + 7) // 8
+    cdef intp_t i, j, k, D = d + 1, n_bytes = (d + 7) // 8, n_drop = 0
     cdef double piv, f, rss, s2, se, ginv
     cdef double* Ai
     cdef double* c = diag + d   # (D,) the pivot's column, gathered
     for i in range(d):
         diag[i] = G[i * d + i]
-        if not diag[i] > 0.0:
-            return 0
+        keep[i] = 1.0
+        if not diag[i] > CONSTANT_RTOL * (diag[i] + W * mean[i] * mean[i]):
+            keep[i] = 0.0
         for j in range(i, d):
             A[i * D + j] = G[i * d + j]
         A[i * D + d] = b[i]
     A[d * D + d] = syy
     for k in range(d):
         piv = A[k * D + k]
-        if not piv > SINGULAR_RTOL * diag[k]:
-            return 0
+        if keep[k] == 0.0 or not piv > SINGULAR_RTOL * diag[k]:
+            keep[k] = 0.0
+            n_drop += 1
+            continue
         for i in range(k):
             c[i] = A[i * D + k]
         c[k] = 0.0
@@ -409,18 +423,25 @@ cdef int _ols_solve(
     # to the target's.
     if rss < 1e-12 * syy:
         rss = 1e-12 * syy
-    s2 = rss / df
+    s2 = rss / (df + n_drop)
     memset(packed, 0, n_bytes)
     for j in range(d):
+        sigma[j] = diag[j] / W
+        alpha[j] = b[j] / W
+        if keep[j] == 0.0:
+            coef[j] = NAN
+            threshold[j] = NAN
+            continue
         coef[j] = A[j * D + d]
         ginv = -A[j * D + j]
         se = sqrt(s2 * ginv) if ginv > 0.0 else 0.0
-        sigma[j] = diag[j] / W
-        alpha[j] = b[j] / W
-        threshold[j] = tcrit * se
-        if fabs(coef[j]) > tcrit * se:
-            packed[j >> 3] |= <uint8_t>(1 << (j & 7))
-    return 1
+        if n_drop:
+            threshold[j] = se
+        else:
+            threshold[j] = tcrit * se
+            if fabs(coef[j]) > tcrit * se:
+                packed[j >> 3] |= <uint8_t>(1 << (j & 7))
+    return 2 if n_drop else 1
 
 
 cdef int _ols_node(
@@ -436,7 +457,8 @@ cdef int _ols_node(
     cdef double* mean = A + (d + 1) * (d + 1)
     cdef double* b = mean + d
     cdef double* diag = b + d
-    cdef double* wb = diag + 2 * d + 1
+    cdef double* keep = diag + 2 * d + 1
+    cdef double* wb = keep + d
     cdef double* rb = wb + OLS_BLOCK
     cdef double* B = rb + OLS_BLOCK
     cdef intp_t t, j, k, m
@@ -473,13 +495,13 @@ cdef int _ols_node(
             syy += wb[k] * r * r
         _gram_block(B, wb, rb, m, d, G, b)
         t += m
-    return _ols_solve(d, W, syy, df, tcrit, G, A, b, diag,
+    return _ols_solve(d, W, syy, df, tcrit, G, A, b, diag, mean, keep,
                       sigma, alpha, threshold, coef, packed)
 
 
 def ols_work_shape(intp_t d):
     """Shape of the ``work`` array of the OLS client passes."""
-    return (1, d * d + (d + 1) * (d + 1) + 4 * d + 1 + 2 * OLS_BLOCK + OLS_BLOCK * d)
+    return (1, d * d + (d + 1) * (d + 1) + 5 * d + 1 + 2 * OLS_BLOCK + OLS_BLOCK * d)
 
 
 def client_ols_dense(
@@ -496,7 +518,7 @@ def client_ols_dense(
     double[:, ::1] threshold,          # OUT (n_nodes, d) tcrit * se_j
     double[:, ::1] coef,               # OUT (n_nodes, d) OLS coefficients
     uint8_t[:, ::1] packed,            # OUT (n_nodes, ceil(d / 8)) |t_j| > tcrit
-    uint8_t[::1] solved,               # OUT (n_nodes,) 0 where the Gram was singular
+    uint8_t[::1] solved,               # OUT (n_nodes,) 1, or 2 where columns were dropped
     double[:, ::1] work,               # WORK ols_work_shape(d)
 ):
     """OLS client rule: every listed client regresses y on all d features.
@@ -508,8 +530,13 @@ def client_ols_dense(
     centred weighted Gram matrix and ``df`` its residual degrees of freedom
     (given: the caller counts them from the client's samples, so that the
     test does not depend on the scale of the sample weights).  A client whose
-    Gram matrix is numerically singular (a constant or collinear feature)
-    gets ``solved = 0`` and no output; the caller uses another rule for it.
+    Gram matrix is numerically singular (a constant feature, or one collinear
+    with the features before it) drops those features and regresses on the
+    others (the column-order pivot of ``_ols_solve``): ``solved = 2``, the
+    dropped features' ``coef`` and ``threshold`` NaN, the kept ones'
+    ``threshold`` their standard error (at ``df`` plus the dropped
+    features), no bits: the caller tests them at those degrees of freedom.
+    Otherwise ``solved = 1`` and the bits are set.
     """
     cdef intp_t d = X.shape[1]
     cdef intp_t k, i
@@ -552,7 +579,8 @@ def client_ols_csr(
     cdef double* mean = A + (d + 1) * (d + 1)
     cdef double* b = mean + d
     cdef double* diag = b + d
-    cdef double* wb = diag + 2 * d + 1
+    cdef double* keep = diag + 2 * d + 1
+    cdef double* wb = keep + d
     cdef double* rb = wb + OLS_BLOCK
     cdef double* B = rb + OLS_BLOCK
     with nogil:
@@ -592,7 +620,7 @@ def client_ols_csr(
                     syy += wb[q] * r * r
                 _gram_block(B, wb, rb, m, d, G, b)
                 t += m
-            solved[i] = _ols_solve(d, W, syy, df[i], tcrit[i], G, A, b, diag,
+            solved[i] = _ols_solve(d, W, syy, df[i], tcrit[i], G, A, b, diag, mean, keep,
                                    &sigma[i, 0], &alpha[i, 0], &threshold[i, 0],
                                    &coef[i, 0], &packed[i, 0])
     return ()

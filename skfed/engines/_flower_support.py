@@ -68,14 +68,18 @@ def _support_message(estimator, node, message):
     # vote="sign": the fit's seed for the coins of undefined statistics and
     # this client's node index (-1: the selection vote).
     sign_seed = int(control.get("sign_seed", -1))
-    packed = _client_pass(
+    packed, _, _, tested = _client_pass(
         X, np.ascontiguousarray(y, dtype=dtype), np.ascontiguousarray(weights), offsets,
         np.array([float(control["lambda"])]), float(control["z"]), bool(control["auto"]),
         bool(estimator.fit_intercept), None,
         sign_seed=None if sign_seed < 0 else sign_seed,
         first_node=int(control.get("node", 0)),
-    )[0]
-    return RecordDict({"skfed": ArrayRecord({"bits": _array(packed[0])})})
+    )
+    arrays = {"bits": _array(packed[0])}
+    if tested is not None:
+        # the features it could test, sent only when it could not test them all
+        arrays["tested"] = _array(tested[0])
+    return RecordDict({"skfed": ArrayRecord(arrays)})
 
 
 def register_client(app, estimator, node_data):
@@ -115,13 +119,22 @@ def fit_server(fitted, driver):
     }
     nbytes = (d + 7) // 8
     replies, _, _ = driver.exchange(
-        SUPPORT, contents, 0, up_items=lambda t, reply: {"bits": nbytes},
+        SUPPORT, contents, 0, up_items=lambda t, reply: {
+            key: nbytes for key in _arrays_of(reply, "skfed")},
     )
     packed = np.zeros((n_nodes, nbytes), dtype=np.uint8)
+    tested = None
     for t in senders:
-        packed[t] = _arrays_of(replies[int(t)], "skfed")["bits"]
+        arrays = _arrays_of(replies[int(t)], "skfed")
+        packed[t] = arrays["bits"]
+        if "tested" in arrays:
+            if tested is None:
+                tested = np.zeros_like(packed)
+                tested[:] = np.packbits(np.ones(d, dtype=bool), bitorder="little")
+            tested[t] = arrays["tested"]
     # Replayed faults, byte counts and the vote: the simulated fit's own code.
     est._server_vote(packed, answered, sim, d, auto=auto,
-                     n_positive=[int(infos[t]["n_positive"]) for t in range(n_nodes)])
+                     n_positive=[int(infos[t]["n_positive"]) for t in range(n_nodes)],
+                     tested=tested)
     est._set_communication(sim)
     return est

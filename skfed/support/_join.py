@@ -83,7 +83,7 @@ class _JoinVoteMixin:
         X_nodes = layout.sort(X)
         y_nodes = np.ascontiguousarray(np.asarray(y)[layout.order], dtype=dtype)
         w_nodes = np.ascontiguousarray(weights[layout.order])
-        packed_new, ols, controls = _client_pass(
+        packed_new, ols, controls, tested = _client_pass(
             X_nodes, y_nodes, w_nodes, layout.offsets, lam, self._client_z(), auto,
             bool(self.fit_intercept), self.n_jobs, n_positive=n_positive,
             # the fit's coins at the new clients' node indices: with a fixed
@@ -124,7 +124,8 @@ class _JoinVoteMixin:
         ols_old = self.ols_clients_
         controls_old = self.n_controls_
         self._server_vote(packed_new, answered_new, sim, d, auto=auto, spec=spec,
-                          reported=reported, held=held, n_positive=n_positive)
+                          reported=reported, held=held, n_positive=n_positive,
+                          tested=tested)
         if ols_old is not None:  # (None under a finite privacy budget: never sent)
             self.ols_clients_ = np.concatenate([ols_old, ols & ~short])
             self.n_controls_ = np.concatenate([controls_old, np.where(short, 0, controls)])

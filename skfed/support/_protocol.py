@@ -294,7 +294,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             X_nodes = layout.sort(X)
             y_nodes = np.ascontiguousarray(y[layout.order], dtype=dtype)
             w_nodes = np.ascontiguousarray(weights[layout.order])
-        packed, ols, controls = _client_pass(
+        packed, ols, controls, tested = _client_pass(
             X_nodes, y_nodes, w_nodes, layout.offsets, lam, self._client_z(), auto,
             bool(self.fit_intercept), self.n_jobs, n_positive=n_positive,
             sign_seed=self._sign_seed() if self._sign_vote() else None,
@@ -326,7 +326,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             # reports; the server draws the same assignment.
             reported = _balanced_reports(n_nodes, d, k, self.random_state)
         self._server_vote(packed, answered, sim, d, auto=auto, spec=spec, reported=reported,
-                          n_positive=n_positive)
+                          n_positive=n_positive, tested=tested)
         if (auto and spec is None and self.pvalues_ is not None and self.n_answered_
                 and not self._sign_vote()):
             message = small_client_warning(
@@ -375,7 +375,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         return self._short_clients(n_positive, auto, False)
 
     def _server_vote(self, packed, answered, sim, d, *, auto=True, spec=None,
-                     reported=None, held=None, n_positive=None):
+                     reported=None, held=None, n_positive=None, tested=None):
         """Round 1 at the server: receive the messages, count them, vote.
 
         ``packed`` holds every client's honest bits (one row per node).
@@ -394,9 +394,25 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         (one per row of ``packed``; ``held["n_positive"]`` for the fitted
         ones), which ``rogue_tolerance="auto"`` resolves from; None when the
         server does not know them (the tolerance is then 0.1).
+
+        ``tested`` (packed like ``packed``, or None: every feature): the
+        features each client could test (its OLS regression kept the
+        column; its partial rule's t statistic is defined).  Without privacy
+        a client that did not test some of its reported features also sends
+        its ``tested`` bits (a second bit vector of the same length: the
+        message's length tells the server which kind it is), and the server
+        counts a feature's votes over the clients that tested it
+        (``n_reports_``).  A rogue client claims to have tested every
+        feature, so the rogue share among a feature's reports is at most
+        ``beta`` times its assigned reports over its reports (the margin
+        ``feature_reference_rate_`` uses).  Under a finite privacy budget
+        ``tested`` is not sent (it depends on the client's data): an
+        untested feature is sent as a 0 bit through the randomized response
+        and counts as reported, which only lowers its null rate.
         """
         if spec is not None and math.isfinite(spec.budget()[0]):
             n_positive = None  # the clients' sizes are not sent under privacy
+            tested = None  # nor which features they tested (sent as 0 bits)
         n_old = 0 if held is None else len(held["answered"])
         local = np.flatnonzero(answered).astype(np.intp)
         senders = local + n_old
@@ -410,10 +426,20 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             p, source = randomized_response(self, spec, k, d, answered, held)
         rogue = sim.rogue[senders] if g else np.zeros(0, dtype=bool)
         simple = reported is None and p == 0.0 and not rogue.any()
+        # What each answering client sends: its bits, and its tested bits
+        # when it did not test every feature it reports.
+        n_bytes = np.full(g, payload_bytes(n_bits=k), dtype=np.int64)
+        if tested is not None:
+            tested_rows = _unpack(tested[local], d)
+            if reported is not None:
+                tested_rows = tested_rows[np.arange(g)[:, None], reported[local]]
+            n_bytes[~tested_rows.all(axis=1)] *= 2
         if simple:
             votes = np.zeros(d, dtype=np.int64)
             tally_votes(packed, local, votes)
             n_reports = np.full(d, g, dtype=np.int64)
+            if tested is not None:
+                tally_votes(tested, local, n_reports)
             client_supports = _unpack(packed, d)
             client_supports[~answered] = False
         else:
@@ -426,19 +452,22 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
                 messages = messages ^ source.bernoulli(p, messages.shape)
             if rogue.any():
                 messages[rogue] = sim.corrupt_bit_rows(messages[rogue], senders[rogue])
+            counted = np.ones(messages.shape, dtype=bool)
+            if tested is not None:
+                # (a rogue claims to have tested every feature)
+                counted = tested_rows | rogue[:, None]
+                messages &= counted
             client_supports = np.zeros((len(answered), d), dtype=bool)
             if reported is None:
                 client_supports[local] = messages
                 votes = messages.sum(axis=0, dtype=np.int64)
-                n_reports = np.full(d, g, dtype=np.int64)
+                n_reports = counted.sum(axis=0, dtype=np.int64)
             else:
                 idx = reported[local]
                 client_supports[local[:, None], idx] = messages
                 votes = np.bincount(idx[messages], minlength=d).astype(np.int64)
-                n_reports = np.bincount(idx.ravel(), minlength=d).astype(np.int64)
-        sim.counter.gather_to_server(
-            senders, np.full(g, payload_bytes(n_bits=k), dtype=np.int64)
-        )
+                n_reports = np.bincount(idx[counted], minlength=d).astype(np.int64)
+        sim.counter.gather_to_server(senders, n_bytes)
         sim.counter.next_round()
         if held is not None:
             votes = votes + held["votes"]
@@ -488,15 +517,29 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
                     delattr(self, stale)
         if test and self._sign_vote():
             support = self._sign_test(votes, n_reports, fraction, beta, fwer, d, g, p)
+            self.feature_reference_rate_ = None
         elif test:
             # The highest rate at which a feature outside the support is
             # reported as 1: honest clients select it at rate ``base``,
             # randomized response turns that into p + (1 - 2 p) base, and up
             # to a fraction beta of rogue clients may send anything.
             reference = (1.0 - beta) * (p + (1.0 - 2.0 * p) * base) + beta
+            # Per feature: rogue clients (at most beta of the clients assigned
+            # to report it) claim to have tested it, so their share of its
+            # n_reports reports is at most beta * assigned / n_reports.
+            if reported is None:
+                assigned = np.full(d, g, dtype=np.int64)
+            else:
+                assigned = np.bincount(reported[answered].ravel(), minlength=d)
+            beta_j = np.minimum(1.0, beta * assigned / np.maximum(n_reports, 1))
+            feature_reference = ((1.0 - beta_j) * (p + (1.0 - 2.0 * p) * base) + beta_j
+                                 if np.any(n_reports != assigned) else
+                                 np.full(d, reference))
             pvalues = np.where(
-                n_reports > 0, stats.binom.sf(votes - 1, n_reports, reference), 1.0
+                n_reports > 0,
+                stats.binom.sf(votes - 1, np.maximum(n_reports, 1), feature_reference), 1.0
             )
+            self.feature_reference_rate_ = feature_reference
             support = pvalues <= fwer / d
             self.pvalues_ = pvalues
             self.reference_rate_ = reference
@@ -558,6 +601,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             support = (fraction >= base) & (n_reports > 0)
             self.pvalues_ = None
             self.reference_rate_ = base
+            self.feature_reference_rate_ = np.full(d, float(base))
         self.support_ = support
         self.votes_ = votes
         self.n_reports_ = n_reports

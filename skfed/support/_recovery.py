@@ -264,8 +264,12 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         Number of answering clients whose message had feature ``j`` (after
         randomized response and corruption).
     n_reports_ : ndarray of shape (n_features,), dtype=int64
-        Number of answering clients that reported feature ``j``
-        (``n_answered_`` for every feature unless ``n_reported < d``).
+        Number of answering clients that reported feature ``j`` and could
+        test it (``n_answered_`` for every feature unless ``n_reported <
+        d`` or some clients could not test it: a column constant on a
+        client, or collinear with the columns before it, such as the last
+        level of a one-hot group, is not tested there; without privacy
+        such a client also sends its "tested" bits).
     vote_fraction_ : ndarray of shape (n_features,)
         ``votes_ / n_reports_`` (zeros where nobody reported).
     debiased_fraction_ : ndarray of shape (n_features,)
@@ -280,6 +284,13 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
     reference_rate_ : float
         The rate the votes were tested against, or the fixed threshold
         (``vote="sign"``: the median debiased fraction, the band's centre).
+    feature_reference_rate_ : ndarray of shape (n_features,) or None
+        Each feature's reference rate: ``reference_rate_`` with the rogue
+        margin ``beta`` widened to ``min(1, beta a_j / n_reports_[j])``
+        (``a_j`` the answering clients assigned to report it), since a
+        rogue client can claim to have tested a feature that few honest
+        clients could test; equal to ``reference_rate_`` where every
+        assigned client tested it.  None with ``vote="sign"``.
     sign_band_ : tuple of float
         Only with ``vote="sign"``: ``(low, high)``, the band of debiased
         fractions outside which a feature is tested significant, the

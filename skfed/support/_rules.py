@@ -61,7 +61,8 @@ def ols_client(n_positive, d, center):
     """Whether a client of ``n_positive`` samples runs the OLS t-test.
 
     It needs ``n_positive - d - center >= OLS_MIN_DF`` residual degrees of
-    freedom (a client whose Gram matrix turns out singular falls back to the
+    freedom (a client whose Gram matrix turns out singular drops columns and
+    keeps at least as many; with ``vote="sign"`` it falls back to the
     partial rule, which the server cannot know and this ignores).
     """
     return np.asarray(n_positive, dtype=np.int64) - int(d) - int(center) >= OLS_MIN_DF
@@ -87,6 +88,14 @@ def auto_rogue_tolerance(n_positive, d, center):
     is selected barely above ``q0`` and the margin would hide it.  The
     weighting by ``f`` keeps the margin that the OLS clients' votes can
     pay for in a mix.  Returns 0.0 when no client answered.
+
+    This is the margin of a feature that every answering client tested.
+    Clients that cannot test a feature (it is constant on them, or
+    collinear with the columns before it) do not report it, and a rogue
+    client can claim it tested any feature, so the server widens feature
+    ``j``'s margin to ``min(1, beta a_j / n_j)`` (``n_j`` its reports,
+    ``a_j`` the clients assigned to report it;
+    ``_OneShotSupportMixin._server_vote``).
     """
     n_positive = np.asarray(n_positive, dtype=np.int64)
     if n_positive.size == 0:
@@ -164,7 +173,7 @@ _CLIENT_BLOCK = 4096
 
 def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, center,
                   controls=None, dof=None, tcrit_partial=None, tcrit_marginal=None,
-                  gate=-np.inf, sign_seeds=None):
+                  gate=-np.inf, sign_seeds=None, z=DEFAULT_AUTO_Z):
     """Client pass of a run of consecutive nodes; returns their bits.
 
     ``X``, ``y`` and ``sample_weight`` hold only these nodes' rows and
@@ -172,21 +181,30 @@ def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, cente
     worker (thread, process or Dask worker) and its result comes back as
     return values, never through shared memory.  ``ols`` marks the nodes
     that run the OLS t-test (residual degrees of freedom ``df``, critical
-    values ``tcrit``); a node whose Gram matrix is singular falls back to
-    the partial rule and is unmarked in the returned ``ols``.  With
-    ``auto`` every other node runs the partial rule of :mod:`._partial`
-    (``controls``: its number of controls when its design is correlated;
-    ``dof``: its positive-weight samples minus ``center``; the critical
-    values with those controls and with none), else the fixed lambda.
+    values ``tcrit``).  A node whose Gram matrix is singular drops its
+    constant columns and the columns collinear with the ones before them
+    (:func:`ols_reference`: the column-order pivot) and tests the others at
+    ``df`` plus the dropped columns (multiplier ``z``); it does not test
+    the dropped ones.  With ``auto`` every other node runs the partial rule
+    of :mod:`._partial` (``controls``: its number of controls when its
+    design is correlated; ``dof``: its positive-weight samples minus
+    ``center``; the critical values with those controls and with none) and
+    does not test the features whose t statistic is undefined there; else
+    the fixed lambda (every feature tested).
 
     With ``sign_seeds`` (one row ``(seed, node index)`` per node) every node
     runs the sign rule of :func:`sign_reference` instead: the bit is the
-    sign of the OLS coefficient for the ``ols`` nodes, else of ``t_j`` of
-    the partial pass with ``controls`` and no gate; where it is undefined
-    the node sends a fair coin drawn from its seed.
+    sign of the OLS coefficient for the ``ols`` nodes of a non-singular
+    Gram matrix, else of ``t_j`` of the partial pass with ``controls`` and
+    no gate (an ``ols`` node of a singular Gram matrix falls back to it and
+    is unmarked in the returned ``ols``); where it is undefined the node
+    sends a fair coin drawn from its seed, and every feature counts as
+    tested.
 
-    Returns ``(packed, ols, controls)`` (``controls``: the controls each
-    node used, 0 for the OLS nodes and the marginal tests).
+    Returns ``(packed, ols, controls, tested)`` (``controls``: the controls
+    each node used, 0 for the OLS nodes and the marginal tests;
+    ``tested``: the features each node tested, packed as ``packed``, or
+    None when every node tested every feature).
     """
     n_nodes = len(offsets) - 1
     d = X.shape[1]
@@ -200,6 +218,7 @@ def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, cente
     partial_work = np.zeros(0)
     sphericity = np.zeros(block)
     sizes = np.diff(offsets)
+    tested = None  # (packed like the bits, allocated at the first abstention)
     for first in range(0, n_nodes, block):
         last = min(first + block, n_nodes)
         lo, hi = offsets[first], offsets[last]
@@ -218,7 +237,12 @@ def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, cente
                 client_ols_csr(*csr, yb, wb, *args)
             else:
                 client_ols_dense(Xb, yb, wb, *args)
-            todo &= solved.astype(bool)
+            pivoted = np.flatnonzero(solved == 2)
+            if sign_seeds is not None:
+                todo &= solved == 1
+            elif len(pivoted):
+                tested = _pivoted_bits(out[3], out[2], pivoted, df[first:last], z,
+                                       packed[first:last], tested, first, n_nodes)
         if sign_seeds is not None:
             signs = np.zeros((last - first, d), dtype=bool)
             _sign_bits(out[3], np.flatnonzero(todo), sign_seeds[first:last], signs)
@@ -239,6 +263,10 @@ def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, cente
                 client_partial_csr(*csr, yb, wb, *args)
             else:
                 client_partial_dense(Xb, yb, wb, *args)
+            undefined = nodes[np.isnan(out[0][nodes]).any(axis=1)]
+            if sign_seeds is None and len(undefined):
+                tested = _abstain(~np.isnan(out[0][undefined]), undefined + first,
+                                  tested, n_nodes)
             if sign_seeds is not None:
                 _sign_bits(out[0], nodes, sign_seeds[first:last], signs)
                 packed[first:last] = np.packbits(signs, axis=1, bitorder="little")
@@ -248,7 +276,86 @@ def _client_chunk(X, y, sample_weight, offsets, lam, df, tcrit, ols, auto, cente
                 client_pass_csr(*csr, yb, wb, *args)
             else:
                 client_pass_dense(Xb, yb, wb, *args)
-    return packed, ols, used.astype(np.int64)
+    return packed, ols, used.astype(np.int64), tested
+
+
+def _abstain(kept, rows, tested, n_nodes):
+    """Record that nodes ``rows`` tested only the features ``kept`` (one
+    boolean row each) in ``tested`` (packed; allocated all ones)."""
+    d = kept.shape[1]
+    if tested is None:
+        tested = np.zeros((n_nodes, (d + 7) // 8), dtype=np.uint8)
+        tested[:] = np.packbits(np.ones(d, dtype=bool), bitorder="little")
+    tested[rows] = np.packbits(kept, axis=1, bitorder="little")
+    return tested
+
+
+def _pivoted_bits(coef, se, rows, df, z, packed, tested, first, n_nodes):
+    """Finish the OLS nodes ``rows`` whose pivot dropped columns (the
+    compiled pass left ``coef`` and ``se`` NaN for the dropped columns and
+    set no bit): test the kept columns at ``df`` plus the dropped ones, set
+    the bits in ``packed`` and the kept columns in ``tested`` (returned)."""
+    kept = ~np.isnan(coef[rows])
+    d = kept.shape[1]
+    tcrit = _critical_values(z, df[rows] + (d - kept.sum(axis=1)))
+    with np.errstate(invalid="ignore"):
+        bits = kept & (np.abs(coef[rows]) > tcrit[:, None] * se[rows])
+    se[rows] *= tcrit[:, None]  # (the threshold the bit compares with)
+    packed[rows] = np.packbits(bits, axis=1, bitorder="little")
+    return _abstain(kept, rows + first, tested, n_nodes)
+
+
+def ols_reference(Xi, yi, wi, center, z=DEFAULT_AUTO_Z):
+    """The OLS client rule on one client, in NumPy (the tests' reference).
+
+    The client centres its rows on its weighted means (``center``), drops
+    the columns constant on it (weighted centred sum of squares at most
+    ``1e-10`` of the raw one) and walks the others in column order, keeping
+    a column when the share of its centred sum of squares left after
+    regressing it on the columns kept before it exceeds ``1e-9`` (a
+    Gram-Schmidt pivot; in a one-hot group the last level present on the
+    client is dropped).  It regresses ``y`` on the ``k`` kept columns and
+    selects ``|t_j| > c``, ``c`` the critical value of the two-sided level
+    ``2 Phi(-z)`` at ``df = n_i - center - k`` degrees of freedom (``n_i``
+    its samples of positive weight).
+
+    Returns ``(tested, selected, t)``: the kept columns, the bits and the t
+    statistics (NaN for the dropped columns).
+    """
+    wi = np.asarray(wi, dtype=np.float64)
+    pos = wi > 0
+    X = np.asarray(Xi, dtype=np.float64)[pos]
+    y = np.asarray(yi, dtype=np.float64)[pos]
+    w = wi[pos]
+    raw = np.einsum("ij,ij,i->j", X, X, w)
+    if center:
+        X = X - np.average(X, axis=0, weights=w)
+        y = y - np.average(y, weights=w)
+    sw = np.sqrt(w)
+    Z = X * sw[:, None]
+    r = y * sw
+    d = Z.shape[1]
+    ss = np.einsum("ij,ij->j", Z, Z)
+    kept = np.zeros(d, dtype=bool)
+    Q = np.zeros((Z.shape[0], 0))
+    for j in range(d):
+        if not ss[j] > 1e-10 * raw[j]:
+            continue
+        left = Z[:, j] - Q @ (Q.T @ Z[:, j])
+        left = left - Q @ (Q.T @ left)
+        if left @ left > 1e-9 * ss[j]:
+            kept[j] = True
+            Q = np.column_stack([Q, left / np.sqrt(left @ left)])
+    df = len(y) - int(center) - int(kept.sum())
+    t = np.full(d, np.nan)
+    A = Z[:, kept]
+    coef = np.linalg.lstsq(A, r, rcond=None)[0]
+    resid = r - A @ coef
+    rss = max(float(resid @ resid), 1e-12 * float(r @ r))
+    t[kept] = coef / np.sqrt(rss / df * np.diag(np.linalg.inv(A.T @ A)))
+    crit = _critical_values(z, [df])[0]
+    with np.errstate(invalid="ignore"):
+        return kept, kept & (np.abs(t) > crit), t
 
 
 def _sign_bits(t, nodes, seeds, bits):
@@ -458,9 +565,11 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs,
     from ``first_node``: clients joining ``n_old`` fitted ones pass
     ``first_node=n_old`` and draw the coins a fit on all clients draws).
 
-    Returns ``(packed, ols, controls)`` with one row per node (``packed``:
-    its bits; ``ols``: the nodes that used the OLS t-test; ``controls``:
-    the controls used by the nodes that ran the partial rule, else 0);
+    Returns ``(packed, ols, controls, tested)`` with one row per node
+    (``packed``: its bits; ``ols``: the nodes that used the OLS t-test;
+    ``controls``: the controls used by the nodes that ran the partial rule,
+    else 0; ``tested``: the features it tested, packed, or None when every
+    node tested every feature: see :func:`_client_chunk`);
     every node's row depends on its own data only, so the result does not
     depend on ``n_jobs`` or on the joblib backend.
     """
@@ -523,6 +632,7 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs,
             np.ascontiguousarray(tcrit_marginal[first : last + 1]),
             gate,
             None if seeds is None else seeds[first : last + 1],
+            z,
         )
 
     if len(bounds) <= 1:
@@ -530,7 +640,14 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs,
     parts = Parallel(n_jobs=len(bounds), prefer="threads")(
         delayed(_client_chunk)(*chunk_args(first, stop - 1)) for first, stop in bounds
     )
-    return tuple(np.concatenate(arrays) for arrays in zip(*parts))
+    packed, ols, controls, tested = zip(*parts)
+    if all(t is None for t in tested):
+        tested = None
+    else:
+        full = np.packbits(np.ones(d, dtype=bool), bitorder="little")
+        tested = np.concatenate([np.broadcast_to(full, p.shape) if t is None else t
+                                 for p, t in zip(packed, tested)])
+    return np.concatenate(packed), np.concatenate(ols), np.concatenate(controls), tested
 
 
 # The small-client warning fires when a feature must be correlated with the

@@ -268,17 +268,39 @@ def test_ols_client_matches_numpy(d, center, csr):
         )
 
 
-def test_ols_singular_gram_is_flagged_and_untouched():
+@pytest.mark.parametrize("csr", [False, True])
+def test_ols_singular_gram_pivots_in_column_order(csr):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 5))
     X[30:, 4] = 2 * X[30:, 1] - X[30:, 2]   # collinear on node 1
     X[:30, 3] = 1.5                          # constant on node 0 (centred: zero)
-    y = rng.normal(size=60)
+    y = rng.normal(size=60) + X[:, 0]
+    w = rng.uniform(0.5, 2.0, size=60)
     offsets = np.array([0, 30, 60], dtype=np.intp)
-    out = run_ols(X, y, np.ones(60), offsets, np.array([24.0, 24.0]), np.ones(2), True)
-    np.testing.assert_array_equal(out[5], [0, 0])
-    assert np.all(np.isnan(out[0])) and np.all(out[4] == 255)
-    # Without centring the constant column is a regressor like any other.
+    df = np.array([24.0, 24.0])
+    out = run_ols(X, y, w, offsets, df, np.ones(2), True, csr=csr)
+    np.testing.assert_array_equal(out[5], [2, 2])
+    assert out[4].tolist() == [[0], [0]]  # the caller sets the pivoted bits
+    # node 0 drops the constant column 3, node 1 the last of the collinear ones
+    assert np.isnan(out[3][0]).tolist() == [False, False, False, True, False]
+    assert np.isnan(out[3][1]).tolist() == [False, False, False, False, True]
+    for i, drop in ((0, 3), (1, 4)):
+        s = slice(offsets[i], offsets[i + 1])
+        keep = [j for j in range(5) if j != drop]
+        # weighted OLS with an explicit intercept on the kept columns,
+        # residual variance over 30 - 1 - 4 = df + 1 degrees of freedom
+        sw = np.sqrt(w[s])
+        A = np.column_stack([np.ones(30), X[s][:, keep]]) * sw[:, None]
+        coef, rss = np.linalg.lstsq(A, y[s] * sw, rcond=None)[:2]
+        se = np.sqrt(rss[0] / 25 * np.diag(np.linalg.inv(A.T @ A)))[1:]
+        np.testing.assert_allclose(out[3][i][keep], coef[1:], rtol=1e-8)
+        np.testing.assert_allclose(out[2][i][keep], se, rtol=1e-8)  # threshold = se
+    # A column constant on every row (not centred: zero) is dropped too.
+    Z = X[:30].copy()
+    Z[:, 2] = 0.0
+    out = run_ols(Z, y[:30], np.ones(30), offsets[:2], np.array([25.0]), np.ones(1), False)
+    assert out[5][0] == 2 and np.isnan(out[3][0, 2])
+    # Without centring the constant (non-zero) column is a regressor like any other.
     out = run_ols(X[:30], y[:30], np.ones(30), offsets[:2], np.array([25.0]), np.ones(1), False)
     assert out[5][0] == 1
 
