@@ -305,3 +305,24 @@ def test_sent_models_at_the_kernel_level_count_each_pair_once():
     assert sent.n_pairs == K * (K - 1)
     assert plain - cached == (2 * exchanges - K * (K - 1)) * 8 * D
     assert cached_pairs.sum() == cached and plain_pairs.sum() == plain
+
+
+def test_kernel_ridge_models_solve_the_smaller_system_for_any_node_size():
+    # Nodes smaller and larger than D (dual and primal), weights with zeros,
+    # two problems: every model equals the NumPy primal solve.
+    rng = np.random.RandomState(0)
+    D, sizes = 12, np.array([3, 12, 13, 40, 40, 5])
+    offsets = np.r_[0, np.cumsum(sizes)].astype(np.intp)
+    phi = rng.normal(size=(offsets[-1], D))
+    Y = np.where(rng.uniform(size=(2, offsets[-1])) < 0.5, -1.0, 1.0)
+    sw = rng.uniform(0.2, 3.0, size=offsets[-1])
+    sw[rng.uniform(size=sw.size) < 0.2] = 0.0
+    models = kernel_module.kernel_ridge_models(phi, Y, sw, offsets, ridge=0.7)
+    assert models.shape == (len(sizes), 2, D)
+    for k in range(len(sizes)):
+        rows = slice(offsets[k], offsets[k + 1])
+        A, S = phi[rows], sw[rows]
+        gram = A.T @ (S[:, None] * A) + 0.7 * np.eye(D)
+        for p in range(2):
+            ref = np.linalg.solve(gram, A.T @ (S * Y[p, rows]))
+            np.testing.assert_allclose(models[k, p], ref, rtol=1e-9, atol=1e-12)

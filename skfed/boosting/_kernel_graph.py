@@ -95,9 +95,12 @@ def kernel_ridge_models(phi, Y, sws, offsets, ridge=KERNEL_RIDGE):
 
     Node ``k`` solves ``min_w sum_i s_i (phi_i^T w - y_i)^2 + ridge ||w||^2``
     for every row of ``Y`` (the +-1 labels of each one-vs-rest problem), in
-    its dual: ``w = Phi^T S^(1/2) a`` with ``(S^(1/2) Phi Phi^T S^(1/2) +
-    ridge I) a = S^(1/2) y`` (``m_k`` unknowns; rows of weight 0 drop out).
-    Nodes of the same size are solved together.
+    the smaller of its two normal systems: the dual ``w = Phi^T S^(1/2) a``
+    with ``(S^(1/2) Phi Phi^T S^(1/2) + ridge I) a = S^(1/2) y`` (``m_k``
+    unknowns) when ``m_k <= D``, else the primal ``(Phi^T S Phi + ridge I) w
+    = Phi^T S y`` (``D`` unknowns), so a node's cost is ``O(m_k min(m_k,
+    D)^2)``, linear in its samples (rows of weight 0 drop out).  Nodes of
+    the same size are solved together.
 
     Returns
     -------
@@ -112,6 +115,13 @@ def kernel_ridge_models(phi, Y, sws, offsets, ridge=KERNEL_RIDGE):
         if m == 0:
             continue
         nodes = np.flatnonzero(sizes == m)
+        if m > D:  # primal, one node at a time: no (n, m, D) copy of big nodes
+            for k in nodes.tolist():
+                A = phi[offsets[k]:offsets[k + 1]] * root[offsets[k]:offsets[k + 1], None]
+                rhs = A.T @ (np.asarray(Y, dtype=np.float64)[:, offsets[k]:offsets[k + 1]]
+                             * root[offsets[k]:offsets[k + 1]]).T          # (D, P)
+                models[k] = np.linalg.solve(A.T @ A + ridge * np.eye(D), rhs).T
+            continue
         rows = offsets[nodes][:, None] + np.arange(m)            # (n, m)
         A = phi[rows] * root[rows][:, :, None]                    # (n, m, D)
         G = A @ A.transpose(0, 2, 1) + ridge * np.eye(m)          # (n, m, m)
