@@ -23,6 +23,11 @@ alone; the rules are then applied to the same fit (same noise):
   model; ``argmin-logistic`` (built from 27 November 2026, earlier session,
   until ``1se-simplest``): ties to the simplest; ``argmin-collab``,
   ``argmin-svc``: ties to the collaborative model or LinearSVC first;
+* ``vote-platt``, ``vote-err``: the built rule (``1se-alone``) with the
+  model class trained alone that most nodes prefer put first in its order
+  (:func:`network_vote`; each node votes for its class of lowest Platt
+  loss, or of lowest 0-1 error abstaining on ties; exact counts, an upper
+  bound on a privately counted vote);
 * ``argmin-platt``: ties broken by the Platt-scaled held-out log-loss
   (:func:`privacy_utility.platt_loss`), ``argmin-platt0``: only the ties
   of errorless folds, ``platt``: the lowest Platt loss alone,
@@ -111,6 +116,18 @@ standard errors) reaches School's Local and loses the many-small family
 (logistic regression everywhere, 0.7120) under every rule that lets any
 school switch: its switches are near-ties that net -3 to +3 test samples.
 
+A network vote on the class trained alone (28 November 2026, privacy6;
+one private fit per row and seed at epsilon 3, ``--only mocha-har
+mocha-school --seeds 0`` and ``--seeds 1 2``): the vote picks LinearSVC
+on HAR (every seed, both votes) and logistic regression on School.  HAR
+seeds 1-2: Local 0.99051, built rule 0.98834, ``vote-platt`` /
+``vote-err`` 0.99024, ``platt`` 0.99078; seed 0 every rule and Local
+0.98644 (3-seed means: vote 0.98897 against Local 0.98915).  School
+seeds 1-2: Local 0.71362, built rule and both votes 0.71247 (the vote's
+class is the order's first already).  Not built: HAR stays 0.02 point
+under Local, School does not move, and a private vote would spend budget
+(one choice among three per node) for that.
+
 The kernel candidate: 300 random features with ``C = 10`` per node alone
 score 0.947 / 0.948 on the moons (``SVC()`` 0.942 / 0.944; 100 features
 and ``C = 1``: 0.922), 0.587 / 0.626 on Computer buyers (0.579 / 0.606;
@@ -161,7 +178,8 @@ from skfed.datasets import make_rotated_moons  # noqa: E402
 from skfed.privacy import DifferentialPrivacy  # noqa: E402
 
 RULES = ("collab", "1se-collab", "1se-logistic", "1se-rff", "argmin", "1se-simplest",
-         "argmin-logistic", "argmin-collab", "argmin-svc", "argmin-platt", "argmin-platt0", "platt", "1se-platt", "1se-alone")
+         "argmin-logistic", "argmin-collab", "argmin-svc", "argmin-platt", "argmin-platt0", "platt", "1se-platt", "1se-alone",
+         "vote-platt", "vote-err")
 # candidates from the simplest (Breiman's one-standard-error rule keeps the
 # simplest within one standard error of the best): the node's linear models
 # alone, then the collaborative model, then the rbf model alone
@@ -252,7 +270,42 @@ def _tied(err):
     return mean <= mean.min() + 1e-12
 
 
-def _rule_index(rule, err, platt=None):
+ALONE = tuple(1 + CLASSIFIERS.index(n) for n in CLASSIFIERS)
+
+
+def network_vote(record, rule):
+    """The model class trained alone that most nodes prefer (None: no vote).
+
+    ``vote-platt``: each node votes for the class alone of lowest Platt-scaled
+    held-out log-loss (its 0-1 ties broken by margin); ``vote-err``: for the
+    class alone of lowest mean held-out 0-1 error, abstaining on ties.  A
+    deployed vote is one (noisy) choice among three per node; here the
+    counts are exact, an upper bound on what a private count gives.
+    """
+    votes = np.zeros(1 + len(CLASSIFIERS))
+    for rec in record:
+        if rec is None:
+            continue
+        n_built = 1 + len(CLASSIFIERS)
+        if rule == "vote-platt":
+            if rec[2] is None:
+                continue
+            loss = rec[2][:n_built][list(ALONE)]
+        else:
+            loss = rec[0][:n_built][list(ALONE)].mean(axis=1)
+        low = loss <= loss.min() + 1e-12
+        if rule == "vote-err" and low.sum() > 1:
+            continue
+        votes[ALONE[int(np.argmax(low))]] += 1
+    return None if votes.sum() == 0 else int(np.argmax(votes))
+
+
+def _rule_index(rule, err, platt=None, voted=None):
+    if rule in ("vote-platt", "vote-err"):
+        built = [0 if n == "collaborative" else 1 + CLASSIFIERS.index(n) for n in BUILT_ORDER]
+        if voted is not None:
+            built = [voted] + [c for c in built if c != voted]
+        return kept_choice(err, built)
     if rule == "argmin-collab":
         order = (0,) + tuple(c for c in SIMPLEST if c != 0)
         return next(c for c in order if _tied(err)[c])
@@ -323,6 +376,9 @@ def score_rules(est, X_test, y_test, g_test):
                   "y_test": np.asarray(y_test), "classes": est.classes_})
     out = {}
     for rule in RULES:
+        voted = network_vote(record, rule) if rule.startswith("vote") else None
+        if voted is not None:
+            out[rule + " class"] = CLASSIFIERS[voted - 1]
         pred = collab.copy()
         alone = 0
         for k, rec in enumerate(record):
@@ -330,7 +386,7 @@ def score_rules(est, X_test, y_test, g_test):
                 continue
             n_built = 1 + len(CLASSIFIERS)
             c = _rule_index(rule, rec[0][:n_built],
-                            None if rec[2] is None else rec[2][:n_built])
+                            None if rec[2] is None else rec[2][:n_built], voted)
             if c == 0:
                 continue
             alone += 1
@@ -452,12 +508,16 @@ def main(argv=None):
         runs = []
         for seed in args.seeds:
             runs.append(job(seed))
+            voted = {k: v for k, v in runs[-1].items() if isinstance(v, str)}
+            if voted:
+                print(f"  {name} seed {seed} network vote: {voted}", flush=True)
             if args.save:
                 SAVED[-1].update(row=name, seed=seed, Local=runs[-1].get("Local"),
                                  local_cv=runs[-1].get("Local CV"))
                 with open(args.save, "wb") as handle:
                     pickle.dump(SAVED, handle)
-        table[name] = {k: float(np.mean([r.get(k, np.nan) for r in runs])) for k in runs[0]}
+        table[name] = {k: float(np.mean([r.get(k, np.nan) for r in runs])) for k in runs[0]
+                       if not isinstance(runs[0][k], str)}
         row = table[name]
         print(f"{name:26s}" + "".join(f"{row[k]:14.3f}" for k in keys)
               + f"   {row['1se-collab alone']:.2f}", flush=True)

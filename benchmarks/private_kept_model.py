@@ -93,7 +93,7 @@ def refit_boosting_alone_first(H, S, prior, rng):
             held = np.zeros((len(mus), m))
             for f in range(n_folds):
                 test = fold == f
-                a = _boost_fit(A[~test], priors, mus, betas)
+                a = _boost_fit(A[~test], priors, mus, betas)[0]
                 held[:, test] = (A[test] @ a.T <= 0).T
             alone = int(np.argmin(held[: len(BOOST_RADII)].mean(axis=1)))
             order = [alone] + [c for c in range(len(mus)) if c != alone]
@@ -101,7 +101,7 @@ def refit_boosting_alone_first(H, S, prior, rng):
             if chosen < len(BOOST_RADII):
                 chosen = alone
         c = slice(chosen, chosen + 1)
-        alpha[p] = _boost_fit(A, priors[c], mus[c], betas[c])[0]
+        alpha[p] = _boost_fit(A, priors[c], mus[c], betas[c])[0][0]
     return alpha, np.zeros(P), np.zeros(P), None, fold, n_folds  # no Local comparison
 
 

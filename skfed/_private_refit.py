@@ -36,6 +36,7 @@ released models) publishes non-private information about that node's data.
 
 import numpy as np
 
+from ._core._refit_fast import pairwise_frank_wolfe
 from ._kept_local import cross_fitted_scores, one_se_choice
 
 # Candidates (prior weight ``lam``) that trust the neighbours, Perso-lin.
@@ -44,7 +45,10 @@ LINEAR_TRUST = (0.03, 0.3, 3.0)
 # neighbours' (l1-normalized, rescaled to the radius) mean model.
 BOOST_RADII = (1.0, 3.0, 10.0)
 BOOST_TRUST = (1.0, 10.0)
-BOOST_STEPS = 150
+# Frank-Wolfe of the Dada candidates: stop at duality gap BOOST_TOL (1 + mu beta)
+# (relative to the objective's curvature scale), at most BOOST_MAX_STEPS steps.
+BOOST_TOL = 0.01
+BOOST_MAX_STEPS = 10000
 N_FOLDS = 5
 
 
@@ -154,29 +158,22 @@ def refit_linear(Z, S, prior, penalized, loss, rng):
 
 
 # ----------------------------------------------------------------------- Dada
-def _boost_fit(A, priors, mus, betas, n_steps=BOOST_STEPS):
-    """Frank-Wolfe for every candidate at once.
+def _boost_fit(A, priors, mus, betas, tol=BOOST_TOL, max_steps=BOOST_MAX_STEPS):
+    """Pairwise Frank-Wolfe with exact line search for every candidate.
 
-    Candidate c minimizes ``log sum_i exp(-[A a]_i) + mus[c]/2 ||a - priors[c]||^2``
-    over ``||a||_1 <= betas[c]``; returns (n_candidates, n_base).
+    Candidate c minimizes ``f(a) = log sum_i exp(-[A a]_i) + mus[c]/2 ||a -
+    priors[c]||^2`` over ``||a||_1 <= betas[c]``; returns ``(alpha, steps)``,
+    the (n_candidates, n_base) solutions and the steps each took.  A
+    candidate stops once its Frank-Wolfe duality gap ``grad . a + betas[c]
+    max_j |grad_j|`` (an upper bound on ``f(a) - min f``) is below ``tol (1 +
+    mus[c] betas[c])`` (the objective's curvature scale), or after
+    ``max_steps`` steps (:func:`skfed._core._refit_fast.pairwise_frank_wolfe`).
     """
-    n_cand = priors.shape[0]
-    alpha = np.zeros((n_cand, A.shape[1]))
-    margins = np.zeros((n_cand, A.shape[0]))
-    rows = np.arange(n_cand)
-    for t in range(n_steps):
-        z = -margins
-        z -= z.max(axis=1, keepdims=True)
-        e = np.exp(z)
-        e /= e.sum(axis=1, keepdims=True)
-        grad = -(e @ A) + mus[:, None] * (alpha - priors)
-        j = np.argmax(np.abs(grad), axis=1)
-        vertex = -betas * np.sign(grad[rows, j])
-        gamma = 2.0 / (t + 2.0)
-        alpha *= 1.0 - gamma
-        alpha[rows, j] += gamma * vertex
-        margins = (1.0 - gamma) * margins + gamma * A[:, j].T * vertex[:, None]
-    return alpha
+    return pairwise_frank_wolfe(np.ascontiguousarray(A, dtype=np.float64),
+                                np.ascontiguousarray(priors, dtype=np.float64),
+                                np.ascontiguousarray(mus, dtype=np.float64),
+                                np.ascontiguousarray(betas, dtype=np.float64),
+                                float(tol), int(max_steps))
 
 
 def _logistic_on_base(H, s, lam):
@@ -248,7 +245,7 @@ def refit_boosting(H, S, prior, rng):
                 train = ~test
                 logistic = _logistic_on_base(H[train], s[train], 1.0 / train.sum())
                 score[0, test] = H[test] @ logistic
-                a = _boost_fit(A[train], priors, mus, betas)
+                a = _boost_fit(A[train], priors, mus, betas)[0]
                 score[1:, test] = (H[test] @ a.T).T
             held = (s[None, :] * score <= 0).astype(float)
             chosen = _one_se_choice(held)
@@ -257,7 +254,7 @@ def refit_boosting(H, S, prior, rng):
             alpha[p] = _logistic_on_base(H, s, 1.0 / m)
             continue
         c = slice(chosen - 1, chosen)
-        alpha[p] = _boost_fit(A, priors[c], mus[c], betas[c])[0]
+        alpha[p] = _boost_fit(A, priors[c], mus[c], betas[c])[0][0]
         trust[p] = mus[c][0]
         radius[p] = betas[c][0]
     return alpha, trust, radius, heldout, fold, n_folds
