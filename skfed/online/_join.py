@@ -263,7 +263,13 @@ class _JoinMixin:
            their other neighbours hold with ``exchange_every`` set, their
            dictionaries otherwise) and, from its first neighbour that
            answers, the network function (one dictionary, see
-           ``network_dictionary_``).  It starts from the network function
+           ``network_dictionary_``).  A regressor's newcomer takes the
+           network function at its scale: every candidate that answered in
+           step 1 added three float64 to its answer, sums over its own
+           samples of the last network round (``sum w f0 y``, ``sum w
+           f0^2``, ``sum w``), and it multiplies the network function by
+           ``sum f0 y / sum f0^2`` over them (at least 0; 1 without sums,
+           as after the MPI engine's fit).  It starts from the network function
            if that does at least as well on its samples as its neighbours
            (a classifier: the errors, since a mean has small margins) or, a
            regressor, unless its neighbours do better by more than one
@@ -293,7 +299,12 @@ class _JoinMixin:
            samples (a mean's small margins give way to a few samples'
            hinge steps: on HAR the passes cost the network start 5 to 10
            points).
-           A regressor's ``E`` (``join_passes_``) is chosen among
+           A regressor's newcomer that starts from the network function
+           makes ``max_epochs`` passes with its samples' weights
+           multiplied by ``k / (n + k)``, ``k`` its total weight and ``n``
+           the candidates' mean (the network function a prior worth one
+           node's samples).  One that starts from its neighbours chooses
+           ``E`` (``join_passes_``) among
            0, 1, 3, 10 (those up to ``max_epochs``) and ``max_epochs`` by
            cross-validation on its own samples (5 folds, leave-one-out
            below 5 samples): the solver's step with its neighbours fixed,
