@@ -144,6 +144,29 @@ neighbours' start's 0.975 / 0.987 / 0.998 (Local Ridge 0.716 / 0.933 /
 0.994): the mean of all nodes' functions loses the cluster.  The test
 tests/test_online_join_clusters.py holds that case.  A School gain must
 keep the neighbours' start where the neighbours carry a cluster.
+
+Adopted (2026-11-28, online7): the scale without a fit-time round.  Every
+node of a regressor keeps three sums over its own samples of the last
+network round (``sum w f0 y``, ``sum w f0^2``, ``sum w``; computed locally,
+nothing sent), a newcomer's candidates add theirs to their step-1 answers
+(24 bytes each) and the newcomer scales the network function by ``sum f0 y
+/ sum f0^2`` over them; the start's choice (network function or
+neighbours, one standard error) is unchanged, and a newcomer that starts
+from the network function streams ``max_epochs`` passes with its samples
+weighted ``k / (n + k)``, ``n`` the candidates' mean weight (``W`` above).
+School (``python benchmarks/new_nodes.py --families online --datasets
+school --seeds 0,1,2 --ks 5,10,20``): 24.4 / 28.7 / 30.8 -> 29.7 / 32.9 /
+34.0 (per seed 28.8 / 29.3 / 30.9, 32.2 / 32.6 / 33.8, 33.6 / 33.8 /
+34.5); bytes 0.063-0.070 and CPU 0.038-0.057 of the refit.  The scale with
+the cross-validated passes instead gave 27.6 / 31.1 / 32.4; weighting the
+neighbours' starts too 29.9 / 32.8 / 34.0 but clustered 0.966 / 0.977 /
+0.995.  Clustered regressions (the test's data, seeds 0-2): 0.971 / 0.989 /
+0.997 at k = 5 / 10 / 20, as before (0.970 / 0.989 / 0.997).  k = 5 stays
+under pooled Ridge: 5 of 28 newcomers (seed 0) start from their
+neighbours; forcing the network start gives 31.9 there, a margin of 2 / 3
+standard errors 32.1 / 31.9, but sends cluster newcomers to the mean
+(clustered k = 5: 0.85 / 0.72).  Classifiers are untouched (moons and
+Landmine joins at seed 0 bit-identical, bytes too).
 """
 
 import argparse

@@ -1140,6 +1140,9 @@ def _join_setup(kind="classifier", loss="hinge", header=16, exchange_every=None,
     # neighbours then win by more than a standard error, _JOIN_START_MARGIN)
     weight = np.where(clustered & np.isin(groups, [2, 3]), 4.0, 1.0)
     est.fit(X[old], y[old], groups=groups[old], sample_weight=weight[old])
+    # (what a regressor's network scale is computed on, for the NumPy
+    # references: _numpy_net_factor)
+    est._test_fit_samples = (X[old], y[old], weight[old], n_old)
     new_rows = np.flatnonzero(~old)[:k]
     return est, X[new_rows], y[new_rows], groups[new_rows]
 
@@ -1178,6 +1181,15 @@ def _numpy_start(values, targets):
     rho = np.trace(G) / m
     u = np.full(m, 1.0 / m)
     return u + np.linalg.solve(G + rho * np.eye(m), A.T @ (targets.ravel() - A @ u))
+
+
+def _numpy_net_factor(est, f_net):
+    """A regressor's network scale when every fitted node is a candidate:
+    ``sum w f0 y / sum w f0^2`` over the fit's samples, and the prior ``n``
+    (the nodes' mean weight)."""
+    X, y, w, n_old = est._test_fit_samples
+    f0 = np.array([f_net(x) for x in X])
+    return np.dot(w, f0 * y) / np.dot(w, f0 * f0), w.sum() / n_old
 
 
 def _numpy_start_rows(kind, value, f_old, f_net, Xn, y_enc, n_candidates, degree,
@@ -1257,8 +1269,12 @@ def test_regressor_start_margin_is_one_standard_error(loss, join_constants, monk
     def f_old(j, x):
         return rbf(x[None], D_old[j], 0.7)[0] @ W_old[j][:, 0]
 
-    net, loo = _numpy_start_rows("regressor", value, f_old,
-                                 lambda x: np.mean([f_old(j, x) for j in range(4)]),
+    def f_mean(x):
+        return np.mean([f_old(j, x) for j in range(4)])
+
+    factor, _ = _numpy_net_factor(est, f_mean)
+    assert abs(factor - 1) > 0.05  # (the scale matters here)
+    net, loo = _numpy_start_rows("regressor", value, f_old, lambda x: factor * f_mean(x),
                                  Xn, yn, 4, 2)
     d = loo - net
     se = np.sqrt(len(d) * np.var(d, ddof=1))
@@ -1304,8 +1320,12 @@ def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes, 
     # exact at epsilon=0: one width) or the least-squares combination of the
     # neighbours' functions at its samples, shrunk towards their mean (same
     # kernel: union), whichever the criterion on its samples prefers.
-    choice = _numpy_start_choice(kind, value, f_old,
-                                 lambda x: np.mean([f_old(j, x) for j in range(4)]),
+    def f_mean(x):
+        return np.mean([f_old(j, x) for j in range(4)])
+
+    # (a regressor takes the network function at its scale: _numpy_net_factor)
+    factor, prior = _numpy_net_factor(est, f_mean) if kind == "regressor" else (1.0, None)
+    choice = _numpy_start_choice(kind, value, f_old, lambda x: factor * f_mean(x),
                                  Xn, y_enc, 4, 2)
     assert est.join_start_.tolist() == [choice]
     # (both starts are checked: these data sets make the one and the other)
@@ -1313,7 +1333,7 @@ def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes, 
     if choice == "network":
         # (the fitted dictionaries repeat their points, which the network
         # function's unions hold once: compared as functions below)
-        D, W = np.vstack(D_old), np.vstack(W_old) / 4
+        D, W = np.vstack(D_old), factor * np.vstack(W_old) / 4
     else:
         values = [np.array([f_old(j, x) for x in Xn]) for j in neighbours]
         a = _numpy_start(values, y_enc)
@@ -1324,7 +1344,12 @@ def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes, 
     # (network function or neighbours) misclassifies at most a tenth of its
     # samples.
     eta, alpha, c = est.eta0_, 1e-3, 0.3
-    if kind == "regressor":
+    share = 1.0
+    if kind == "regressor" and choice == "network":
+        # max_epochs passes, its samples weighted k / (n + k)
+        E, share = 2, len(Xn) / (len(Xn) + prior)
+        assert share == 5 / 13
+    elif kind == "regressor":
         E, scores = _numpy_passes(f_old, neighbours, D, W, Xn, y_enc, 0.7, value, dloss,
                                   eta=eta, alpha=alpha, c=c,
                                   choices=[0, 1, 2] if passes is None else [2])
@@ -1334,7 +1359,7 @@ def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes, 
     assert est.join_passes_.tolist() == [E]
     for x, t in list(zip(Xn, y_enc)) * E:
         fi = f(D, W, x)
-        omega = dloss(fi, t) + c * sum(fi - f_old(j, x) for j in neighbours)
+        omega = share * dloss(fi, t) + c * sum(fi - f_old(j, x) for j in neighbours)
         D = np.vstack([D, x])
         W = np.vstack([(1 - eta * alpha) * W, [[-eta * omega]]])
     # (as functions: the joins' unions hold a repeated point once)

@@ -188,7 +188,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
                 # starting function from their neighbours, as in add_nodes),
                 # then stream with everyone in the pass below.
                 codes = self._join_new(X, y, sample_weight, codes, new_labels)
-                del self._join_values, self._join_keep  # what add_nodes' passes read
+                del self._join_values, self._join_keep, self._join_share  # add_nodes' passes'
         check_network_faults(self, self.network, {
             "straggler_rate": "a step is one sample and cannot be cut",
         })
@@ -362,6 +362,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
         ``network_communication_`` (appended call after call) and counted in
         ``n_bytes_sent_`` and ``n_messages_``."""
         log = self._build_network_function(X, y, codes, sample_weight, lost)
+        self._network_fit_stats = self._network_scale_sums(X, y, codes, sample_weight)
         previous = getattr(self, "network_communication_", None)
         if previous is not None:
             log = pad_log(previous, log.node_labels).combine(log)

@@ -58,6 +58,12 @@ says which did not).  It costs no byte (the message was sent).  Without
 rogue nodes nothing is checked, and the nodes of an MPI rank that stopped
 answering (``lost``) take no part: the trees span the other nodes, and
 each lost node is a component of its own that counts for nothing.
+
+**Scale sums (regressors).**  Once the network function ``f0`` has reached
+it, every node of a regressor computes ``sum w f0 y``, ``sum w f0^2`` and
+``sum w`` over its samples of the call (nothing is sent): a node that joins
+later scales ``f0`` by least squares from the sums of the nodes it queries
+(:meth:`add_nodes`), since a mean of functions is shrunk.
 """
 
 import numbers
@@ -495,6 +501,44 @@ class _NetworkFunctionMixin:
         self.network_component_ = component
         self.network_excluded_ = excluded
         return sim.log(node_labels=self.nodes_)
+
+    def _network_scale_sums(self, X, y, codes, sample_weight):
+        """Every node's sums ``(sum_s w_s f0(x_s) y_s, sum_s w_s f0(x_s)^2)``
+        over its samples of the call, ``f0`` the network function of its
+        component: (n_nodes, 2), computed by each node on its own samples
+        once the network function has reached it (nothing is sent).  None
+        for a classifier, or without the call's samples (the MPI engine's
+        root holds none)."""
+        if X is None or not self._is_regressor():
+            return None
+        n = len(self.nodes_)
+        if sample_weight is None:
+            sample_weight = np.ones(len(codes))
+        F = np.zeros(len(codes))
+        component = self.network_component_[codes]
+        for c in np.unique(component):
+            rows = np.flatnonzero(component == c)
+            D = self.network_dictionary_[c]
+            if len(D):
+                F[rows] = self._join_eval(D, self.network_coef_[c], self.network_gamma_[c],
+                                          X[rows])[:, 0]
+        out = np.zeros((n, 3))
+        out[:, 0] = np.bincount(codes, weights=sample_weight * F * y, minlength=n)
+        out[:, 1] = np.bincount(codes, weights=sample_weight * F * F, minlength=n)
+        out[:, 2] = np.bincount(codes, weights=sample_weight, minlength=n)
+        return out
+
+    def _network_scale(self, answered, sums, component):
+        """The factor of least squares of the network function on the samples
+        of a regressor's candidates that answered (those of its network
+        function's component, with a positive second sum: a rogue's
+        complement is not), ``sum fy / sum ff``, at least 0; 1 when there
+        are none."""
+        use = (sums[:, 1] > 0) & (self.network_component_[answered] == component)
+        total = sums[use].sum(axis=0)
+        if not total[1] > 0:
+            return 1.0, None
+        return max(0.0, float(total[0] / total[1])), float(total[2] / use.sum())
 
     def _message_passes(self, check, parent, D, W, gamma):
         """:func:`message_passes` of the message ``(D, W)`` at ``parent``."""
