@@ -1,0 +1,205 @@
+"""Perso-lin's ``alpha`` and ``mu`` on the node-size scale: a defaults pass over families.
+
+Candidates set ``alpha = a / median(m_k)`` and ``mu = b / median(m_k)``
+(``m_k`` a node's number of training samples), so that a candidate means
+the same at any node size: ``a = 1`` is scikit-learn's ``C = 1`` for a
+median node.  ``today`` is the estimator's defaults.  Each fit is the
+estimator's default fit with only ``alpha``, ``mu`` (and, for the ``/i10``
+candidates, ``graph_init_iter = 10 * n_nodes``) and ``random_state`` set.
+
+Families.  Tuning families: the four moons families of
+``dada_experiments.py`` (paper, random, noisy, jitter; 100 nodes of 3-14
+samples, 2 features), Computer buyers and School (Dada's splits), HAR
+walking (Dada's split) and HAR sitting (every person, 75 / 25 % of each
+person's windows; ``persolin_local_models.py``).  Held-out families (not
+looked at when choosing): ``alike_tiny``, ``unbalanced``, ``imbalance``,
+``three_class`` and ``axis_rules`` of ``dada_probe_families.py`` (scored as
+there: mean per-node accuracy, balanced accuracy for ``imbalance``) and
+``uninformative`` (50 nodes of 20 samples, 30 features of which 3 carry the
+related linear scores, spread 0.3, 0.3 label noise).  The moons and real
+data sets are scored by test accuracy over all test samples.
+
+Baselines per case: Local = the best of ``LinearSVC``, ``SVC`` and
+``LogisticRegression`` at their defaults per node (a node with one class
+predicts it); Global = the best of the three pooled; the best is chosen on
+the test set (an oracle in the baselines' favour).
+
+Usage::
+
+    python benchmarks/persolin_defaults.py OUT.jsonl [--seeds 0 1 2]
+        [--cases moons-paper,...] [--candidates today,a1b8,...]
+    python benchmarks/persolin_defaults.py --summary OUT.jsonl
+
+Candidate names: ``today``, ``a<A>b<B>`` (``A``, ``B`` floats, e.g.
+``a1b8``, ``a0.3b2``), optionally with ``/i10``.  Rows are appended to
+``OUT.jsonl`` as they are measured; ``--summary`` prints the 3-seed means,
+the baselines and the change of each candidate against ``today``.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+import warnings
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.svm import SVC, LinearSVC
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import dada_probe_families as probe  # noqa: E402
+from persolin_local_models import load_case  # noqa: E402
+from skfed.boosting import PersonalizedLinearClassifier  # noqa: E402
+
+TUNING = ("moons-paper", "moons-random", "moons-noisy", "moons-jitter", "computer", "school",
+          "har", "har-sitting")
+HELD_OUT = ("alike_tiny", "unbalanced", "imbalance", "three_class", "axis_rules",
+            "uninformative")
+BASES = {
+    "LinearSVC": lambda: LinearSVC(max_iter=20000),
+    "SVC": lambda: SVC(),
+    "LogisticRegression": lambda: LogisticRegression(max_iter=5000),
+}
+
+
+def load(name, seed):
+    """``(X, X_test, y, y_test, g, g_test, metric)`` of a case."""
+    if name in TUNING:
+        return (*load_case(name, seed), "all")
+    if name == "uninformative":
+        rng = np.random.RandomState(seed)
+        X, s, g, train = probe._linear_family(rng, [20] * 50, 30, 3, 0.3)
+        y = (s + 0.3 * rng.normal(size=s.size) > 0).astype(int)
+        metric = "accuracy"
+    else:
+        X, y, g, train, metric = probe.make_family(name, seed)
+    return X[train], X[~train], y[train], y[~train], g[train], g[~train], metric
+
+
+def score(y_true, y_pred, g, metric):
+    if metric == "all":
+        return float(np.mean(y_true == y_pred))
+    return probe.per_node_score(y_true, y_pred, g, metric)
+
+
+def baselines(X, X_test, y, y_test, g, g_test, metric):
+    """Best Local and best Global of the three scikit-learn classifiers."""
+    pooled = {k: score(y_test, b().fit(X, y).predict(X_test), g_test, metric)
+              for k, b in BASES.items()}
+    local = {}
+    for k, b in BASES.items():
+        pred = np.empty_like(y_test)
+        for node in np.unique(g_test):
+            train, test = g == node, g_test == node
+            if len(np.unique(y[train])) < 2:
+                pred[test] = y[train][0]
+            else:
+                pred[test] = b().fit(X[train], y[train]).predict(X_test[test])
+        local[k] = score(y_test, pred, g_test, metric)
+    best_local = max(local, key=local.get)
+    best_global = max(pooled, key=pooled.get)
+    return {"local": local[best_local], "local_by": best_local,
+            "global": pooled[best_global], "global_by": best_global}
+
+
+def candidate_params(name, g):
+    """Estimator parameters of a candidate on training groups ``g``."""
+    params = {}
+    base, _, init = name.partition("/")
+    if init == "i10":
+        params["graph_init_iter"] = 10 * np.unique(g).size
+    elif init:
+        raise SystemExit(f"unknown candidate suffix {init!r}")
+    if base == "today":
+        return params
+    match = re.fullmatch(r"a([0-9.e-]+)b([0-9.e-]+)", base)
+    if match is None:
+        raise SystemExit(f"unknown candidate {name!r}")
+    med = float(np.median(np.unique(g, return_counts=True)[1]))
+    params.update(alpha=float(match.group(1)) / med, mu=float(match.group(2)) / med)
+    return params
+
+
+def run(out, cases, seeds, candidates):
+    warnings.filterwarnings("ignore")
+    for name in cases:
+        for seed in seeds:
+            X, X_test, y, y_test, g, g_test, metric = load(name, seed)
+            row = {"case": name, "seed": seed, **baselines(X, X_test, y, y_test, g, g_test,
+                                                           metric)}
+            for cand in candidates:
+                params = candidate_params(cand, g)
+                start = time.process_time()
+                est = PersonalizedLinearClassifier(random_state=seed, **params).fit(
+                    X, y, groups=g)
+                cpu = time.process_time() - start
+                row[cand] = score(y_test, est.predict(X_test, groups=g_test), g_test, metric)
+                row[f"{cand}_cpu"] = cpu
+                row[f"{cand}_bytes"] = int(est.n_bytes_sent_)
+            print(json.dumps(row), flush=True)
+            with open(out, "a") as handle:
+                handle.write(json.dumps(row) + "\n")
+
+
+def summary(path):
+    rows = [json.loads(line) for line in open(path)]
+    by_case = {}
+    for row in rows:
+        by_case.setdefault(row["case"], {})[row["seed"]] = row  # last row of a seed wins
+    cands = []
+    for row in rows:
+        cands += [k for k in row if not k.endswith(("_cpu", "_bytes", "_by"))
+                  and k not in ("case", "seed", "local", "global") and k not in cands]
+    print(f"{'case':14s} {'n':>2s} {'Local':>6s} {'Global':>6s} " + " ".join(f"{c:>12s}"
+                                                                          for c in cands))
+    deltas = {c: [] for c in cands}
+    for case, seeds in by_case.items():
+        rs = list(seeds.values())
+        line = (f"{case:14s} {len(rs):2d} {100 * np.mean([r['local'] for r in rs]):6.2f} "
+                f"{100 * np.mean([r['global'] for r in rs]):6.2f} ")
+        today = [r.get("today") for r in rs]
+        for c in cands:
+            vals = [r.get(c) for r in rs]
+            if any(v is None for v in vals):
+                line += f"{'-':>12s} "
+                continue
+            mean = 100 * np.mean(vals)
+            if all(t is not None for t in today):
+                d = mean - 100 * np.mean(today)
+                deltas[c].append(d)
+                line += f"{mean:6.2f}{d:+6.2f} "
+            else:
+                line += f"{mean:12.2f} "
+        print(line)
+    print("mean change against today, worst family, and CPU / bytes ratios to today:")
+    for c in cands:
+        if deltas[c]:
+            cpu = [r[f"{c}_cpu"] / r["today_cpu"] for r in rows if f"{c}_cpu" in r
+                   and "today_cpu" in r]
+            byt = [r[f"{c}_bytes"] / r["today_bytes"] for r in rows if f"{c}_bytes" in r
+                   and "today_bytes" in r]
+            print(f"  {c:12s} mean {np.mean(deltas[c]):+.2f}  worst {min(deltas[c]):+.2f} "
+                  f"over {len(deltas[c])} cases; CPU x{np.median(cpu):.2f} "
+                  f"(max {np.max(cpu):.2f}), bytes x{np.median(byt):.2f} "
+                  f"(max {np.max(byt):.2f})")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--cases", default=",".join(TUNING))
+    parser.add_argument("--candidates", default="today,a1b8,a1b1,a1b4,a0.3b2,today/i10")
+    parser.add_argument("--summary", action="store_true")
+    args = parser.parse_args(argv)
+    if args.summary:
+        summary(args.out)
+    else:
+        run(args.out, args.cases.split(","), args.seeds, args.candidates.split(","))
+
+
+if __name__ == "__main__":
+    main()
