@@ -4,8 +4,8 @@ Candidates set ``alpha = a / median(m_k)`` and ``mu = b / median(m_k)``
 (``m_k`` a node's number of training samples), so that a candidate means
 the same at any node size: ``a = 1`` is scikit-learn's ``C = 1`` for a
 median node.  ``today`` is the estimator's defaults.  Each fit is the
-estimator's default fit with only ``alpha``, ``mu`` (and, for the ``/i10``
-candidates, ``graph_init_iter = 10 * n_nodes``) and ``random_state`` set.
+estimator's default fit with only ``alpha``, ``mu`` (and, for the ``/i<N>``
+candidates, ``graph_init_iter = N * n_nodes``) and ``random_state`` set.
 
 Families.  Tuning families: the four moons families of
 ``dada_experiments.py`` (paper, random, noisy, jitter; 100 nodes of 3-14
@@ -31,7 +31,7 @@ Usage::
     python benchmarks/persolin_defaults.py --summary OUT.jsonl
 
 Candidate names: ``today``, ``a<A>b<B>`` (``A``, ``B`` floats, e.g.
-``a1b8``, ``a0.3b2``), optionally with ``/i10``.  Rows are appended to
+``a1b8``, ``a0.3b2``), optionally with ``/i<N>`` (``graph_init_iter = N * n_nodes``).  Rows are appended to
 ``OUT.jsonl`` as they are measured; ``--summary`` prints the 3-seed means,
 the baselines and the change of each candidate against ``today``.
 """
@@ -109,8 +109,8 @@ def candidate_params(name, g):
     """Estimator parameters of a candidate on training groups ``g``."""
     params = {}
     base, _, init = name.partition("/")
-    if init == "i10":
-        params["graph_init_iter"] = 10 * np.unique(g).size
+    if re.fullmatch(r"i[0-9]+", init):
+        params["graph_init_iter"] = int(init[1:]) * np.unique(g).size
     elif init:
         raise SystemExit(f"unknown candidate suffix {init!r}")
     if base == "today":
