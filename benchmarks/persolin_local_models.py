@@ -54,10 +54,9 @@ Local LR, jitter +2.1 and paper +0.7 points, noisy -2.1 against the solved
 defaults.  The defaults pass (``benchmarks/persolin_defaults.py``) did not
 adopt them: on held-out families of related linear tasks they lose 5-12
 points (500 nodes of 6 samples: -12.4; 30 features of which 3 informative:
--6.9).  It changed ``graph_init_iter`` to ``10 * n_nodes`` instead; the
-table above was measured with ``50 * n_nodes`` (the "solved" column at
-``10 * n_nodes``: moons-noisy seeds 0-4 .5937, School .7224, HAR walking
-.9987, HAR sitting .9682).
+-6.9).  It also measured ``graph_init_iter = 10 * n_nodes`` (the "solved"
+column then: moons-noisy seeds 0-4 .5937, School .7224, HAR walking
+.9987, HAR sitting .9682), not adopted either (the joins lose).
 """
 
 import argparse
