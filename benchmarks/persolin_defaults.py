@@ -31,9 +31,10 @@ Usage::
     python benchmarks/persolin_defaults.py --summary OUT.jsonl
 
 Candidate names: ``today``, ``a<A>b<B>`` (``A``, ``B`` floats, e.g.
-``a1b8``, ``a0.3b2``), optionally with ``/i<N>`` (``graph_init_iter = N * n_nodes``).  Rows are appended to
-``OUT.jsonl`` as they are measured; ``--summary`` prints the 3-seed means,
-the baselines and the change of each candidate against ``today``.
+``a1b8``, ``a0.3b2``), optionally with ``/i<N>`` (``graph_init_iter = N *
+n_nodes``).  Rows are appended to ``OUT.jsonl`` as they are measured;
+``--summary`` prints the means over the seeds, the baselines and the
+change of each candidate against ``today``.
 
 Measured 2026-11-28 (main at 08970a8, ``today`` = ``alpha=1e-2, mu=1,
 graph_init_iter=50 * n_nodes``; seeds 0 1 2 with all candidates, then
@@ -227,7 +228,8 @@ def run(out, cases, seeds, candidates):
 
 
 def summary(path):
-    rows = [json.loads(line) for line in open(path)]
+    with open(path) as handle:
+        rows = [json.loads(line) for line in handle]
     by_case = {}
     for row in rows:
         by_case.setdefault(row["case"], {})[row["seed"]] = row  # last row of a seed wins
