@@ -297,7 +297,9 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         the weight inside the true clusters on the paper, random and jitter
         moons; on seeds 0-2 they score 0.3-1.9 points higher on the four
         moons families and 0.2 lower on Computer buyers and School,
-        ``python benchmarks/persolin_graph_knobs.py``).
+        ``python benchmarks/persolin_graph_knobs.py``; over 14 families
+        0.8 higher on the mean, but the joins of new nodes lose 0.5-1.6
+        points on HAR, ``python benchmarks/persolin_defaults.py``).
     graph_iter : see :class:`DecentralizedBoostingClassifier`.
     max_iter : int, default=None
         Global iterations; ``None``: ``100 * n_nodes``, and ``30 * n_nodes``
