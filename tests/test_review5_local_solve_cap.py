@@ -69,6 +69,7 @@ def test_converged_local_solve_is_quiet():
 def test_mpi_engine_warns_naming_the_same_node():
     # The MPI engine's local solve (one rank, in process) warns as the
     # simulation does, naming the node by its label.
+    pytest.importorskip("mpi4py")
     from skfed.engines import mpi
 
     X, y, groups = _data(1e4)
