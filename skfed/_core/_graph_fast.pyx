@@ -122,15 +122,20 @@ cdef class SentModels:
     def __dealloc__(self):
         free(self.keys)
 
+    cdef uint64_t _slot(self, uint64_t key) noexcept nogil:
+        """The slot holding ``key``, else the free slot where it would go."""
+        cdef uint64_t mask = <uint64_t>(self.capacity - 1)
+        cdef uint64_t h = _mix64(key) & mask
+        while self.keys[h] != 0 and self.keys[h] != key:
+            h = (h + 1) & mask
+        return h
+
     cdef bint add(self, intp_t src, intp_t dst) noexcept nogil:
         """Insert ``src -> dst``; True when the pair was not there (the model is sent)."""
         cdef uint64_t key = <uint64_t>src * <uint64_t>self.n_nodes + <uint64_t>dst + 1
-        cdef uint64_t mask = <uint64_t>(self.capacity - 1)
-        cdef uint64_t h = _mix64(key) & mask
-        while self.keys[h] != 0:
-            if self.keys[h] == key:
-                return False
-            h = (h + 1) & mask
+        cdef uint64_t h = self._slot(key)
+        if self.keys[h] == key:
+            return False
         if 4 * (self.n_pairs + 1) > 3 * self.capacity:
             if not self._grow():
                 self.out_of_memory = True
@@ -162,13 +167,7 @@ cdef class SentModels:
     def contains(self, intp_t src, intp_t dst):
         """Whether ``dst`` holds ``src``'s model."""
         cdef uint64_t key = <uint64_t>src * <uint64_t>self.n_nodes + <uint64_t>dst + 1
-        cdef uint64_t mask = <uint64_t>(self.capacity - 1)
-        cdef uint64_t h = _mix64(key) & mask
-        while self.keys[h] != 0:
-            if self.keys[h] == key:
-                return True
-            h = (h + 1) & mask
-        return False
+        return self.keys[self._slot(key)] == key
 
     def check(self):
         """Raise MemoryError if the table could not grow during the last steps."""

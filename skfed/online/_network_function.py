@@ -503,9 +503,9 @@ class _NetworkFunctionMixin:
         return sim.log(node_labels=self.nodes_)
 
     def _network_scale_sums(self, X, y, codes, sample_weight):
-        """Every node's sums ``(sum_s w_s f0(x_s) y_s, sum_s w_s f0(x_s)^2)``
-        over its samples of the call, ``f0`` the network function of its
-        component: (n_nodes, 2), computed by each node on its own samples
+        """Every node's sums ``(sum_s w_s f0(x_s) y_s, sum_s w_s f0(x_s)^2,
+        sum_s w_s)`` over its samples of the call, ``f0`` the network function
+        of its component: (n_nodes, 3), computed by each node on its own samples
         once the network function has reached it (nothing is sent).  None
         for a classifier, or without the call's samples (the MPI engine's
         root holds none)."""
