@@ -34,7 +34,10 @@ samples, like a Local model, so publishing ``coef_`` (rather than the
 released models) publishes non-private information about that node's data.
 """
 
+import warnings
+
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 from ._core._refit_fast import pairwise_frank_wolfe
 from ._kept_local import cross_fitted_scores, one_se_choice
@@ -254,7 +257,14 @@ def refit_boosting(H, S, prior, rng):
             alpha[p] = _logistic_on_base(H, s, 1.0 / m)
             continue
         c = slice(chosen - 1, chosen)
-        alpha[p] = _boost_fit(A, priors[c], mus[c], betas[c])[0][0]
+        final, steps = _boost_fit(A, priors[c], mus[c], betas[c], max_steps=BOOST_MAX_STEPS)
+        if steps[0] >= BOOST_MAX_STEPS:
+            warnings.warn(
+                f"A node's final private Dada model stopped at {BOOST_MAX_STEPS} "
+                f"Frank-Wolfe steps above its duality-gap tolerance {BOOST_TOL} "
+                "(relative): it is not its block problem's solution.",
+                ConvergenceWarning, stacklevel=2)
+        alpha[p] = final[0]
         trust[p] = mus[c][0]
         radius[p] = betas[c][0]
     return alpha, trust, radius, heldout, fold, n_folds

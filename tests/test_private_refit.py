@@ -199,3 +199,26 @@ def test_unseen_node_uses_the_released_models_and_refit_attributes_do_not_linger
                    ("released_coef_", "released_intercept_", "refit_trust_"))
     expected = Xn @ est.coef_.mean(axis=0) + est.intercept_.mean()
     np.testing.assert_allclose(est.decision_function(Xn, groups=np.full(7, 99)), expected)
+
+
+def test_capped_final_dada_model_warns(monkeypatch):
+    # A final model stopped at the step cap above its gap tolerance is not
+    # its block problem's solution: the fit says so instead of keeping quiet.
+    import skfed._private_refit as refit
+    from sklearn.exceptions import ConvergenceWarning
+
+    rng = np.random.RandomState(0)
+    H = np.sign(rng.normal(size=(30, 12)))
+    S = np.where(rng.uniform(size=(1, 30)) < 0.5, -1.0, 1.0)
+    prior = np.abs(rng.normal(size=(1, 12)))
+    # the largest radius with trust: the slowest candidate, a Frank-Wolfe solve
+    monkeypatch.setattr(refit, "_one_se_choice", lambda held: len(held) - 1)
+    _, _, radius, *_ = refit.refit_boosting(H, S, prior, np.random.RandomState(1))
+    assert radius[0] == max(refit.BOOST_RADII)
+    monkeypatch.setattr(refit, "BOOST_MAX_STEPS", 1)
+    with pytest.warns(ConvergenceWarning, match="stopped at 1 Frank-Wolfe steps"):
+        refit.refit_boosting(H, S, prior, np.random.RandomState(1))
+    monkeypatch.setattr(refit, "BOOST_MAX_STEPS", BOOST_MAX_STEPS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        refit.refit_boosting(H, S, prior, np.random.RandomState(1))
