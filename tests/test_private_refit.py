@@ -204,8 +204,9 @@ def test_unseen_node_uses_the_released_models_and_refit_attributes_do_not_linger
 def test_capped_final_dada_model_warns(monkeypatch):
     # A final model stopped at the step cap above its gap tolerance is not
     # its block problem's solution: the fit says so instead of keeping quiet.
-    import skfed._private_refit as refit
     from sklearn.exceptions import ConvergenceWarning
+
+    import skfed._private_refit as refit
 
     rng = np.random.RandomState(0)
     H = np.sign(rng.normal(size=(30, 12)))
