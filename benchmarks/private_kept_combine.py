@@ -44,7 +44,10 @@ the same map is applied to that candidate's test scores.
   rule keeping the level's first unless another is lower by one paired
   standard error; ``lvl2-ll`` / ``lvl2-01`` two levels (the three models
   alone, then the collaborative model), one standard error of log-loss /
-  0-1 error, within a level the lower log-loss.
+  0-1 error, within a level the lower log-loss; ``built-switch`` /
+  ``built-switch2`` the built choice unless the candidate of lowest
+  calibrated log-loss is lower by 1 / 2 standard errors of the paired
+  per-sample difference.
 
 Measured (28 November 2026, privacy7; epsilon 3, one private fit per row
 and seed, seeds 0 1 2 for the rows, seed 0 for the held-out rotated-moons
@@ -80,7 +83,12 @@ families of ``private_kept_local.py``; every rule on the same records)::
     lvl2-01: school 0.70917 / 0.70925, dada-comp 0.66011 / 0.65319, har
     0.98952 / 0.98915, pl-comp 0.64700 / 0.64234, moons 0.94700 both,
     families alike 0.913-0.920, many-small 0.911-0.915, high-dim
-    0.773 / 0.798 (dada), 0.7025 (pl).)
+    0.773 / 0.798 (dada), 0.7025 (pl); built-switch / built-switch2:
+    school 0.71028 / 0.71114, dada-comp 0.66783 / 0.66487, har 0.98897 /
+    0.98843, pl-comp 0.64994 / 0.64937, dada-moons 0.94617 / 0.94700,
+    pl-moons 0.94700, alike 0.9105 / 0.9090 (dada) 0.9135 / 0.9015 (pl),
+    many-small 0.9002 / 0.8918 (dada) 0.8997 / 0.8889 (pl), high-dim
+    0.8070 / 0.7980 (dada) 0.7025 / 0.7110 (pl).)
 
 No rule reaches Local on every row, so nothing was adopted:
 
@@ -365,6 +373,17 @@ def node_prediction(rec, rule):
                                 ll[other] < ll[c]:
                             c = other
                 return (T[c] > 0).astype(int)
+    if rule in ("built-switch", "built-switch2"):
+        # the built choice, replaced by the candidate of lowest calibrated
+        # log-loss when that is lower by z standard errors of the paired
+        # per-sample difference (z = 1, or 2 for built-switch2)
+        L = np.array([_pointloss(Ph[c], codes) for c in range(Ph.shape[0])])
+        c = int(np.argmin(L.mean(axis=1)))
+        d = L[built] - L[c]
+        z = 2.0 if rule == "built-switch2" else 1.0
+        if c != built and d.mean() > z * d.std(ddof=1) / np.sqrt(codes.size):
+            return (T[c] > 0).astype(int)
+        return (T[built] > 0).astype(int)
     if rule in ("1se-logloss", "1se-logloss-paired"):
         # the one-standard-error rule toward the simplest on the calibrated
         # per-sample log-loss instead of the 0-1 error
@@ -412,7 +431,7 @@ def node_prediction(rec, rule):
 LEVELS = ([1 + CLASSIFIERS.index("LogisticRegression"), 1 + CLASSIFIERS.index("LinearSVC")],
           [1 + CLASSIFIERS.index("rff-LinearSVC")], [0])
 LEVELS2 = (LEVELS[0] + LEVELS[1], [0])
-RULES = ("built", "1se-logloss-lvl", "lvl2-ll", "lvl2-01", "built-lvl", "lvl-paired", "lvl-half", "1se-logloss", "1se-logloss-paired", "cf-super-1se", "platt0", "platt0-alone", "platt", "argmin-platt", "1se-platt", "cf-super", "mean3", "mix-kept", "super", "super3", "only-LogisticRegression",
+RULES = ("built", "built-switch", "built-switch2", "1se-logloss-lvl", "lvl2-ll", "lvl2-01", "built-lvl", "lvl-paired", "lvl-half", "1se-logloss", "1se-logloss-paired", "cf-super-1se", "platt0", "platt0-alone", "platt", "argmin-platt", "1se-platt", "cf-super", "mean3", "mix-kept", "super", "super3", "only-LogisticRegression",
          "only-LinearSVC", "only-rff-LinearSVC")
 
 
