@@ -13,7 +13,11 @@ model's are the cross-fitted ones the package passes to the choice), the
 three models trained alone on all its samples and every candidate's test
 scores; the rules below are then scored on the same records (same noise).
 ``built`` is the package's rule applied to the same records, so its column
-is today's default on these fits.
+is today's default on these fits: a separate run of the table on main
+f28c2af (``privacy_utility.py --seeds 0 1 2 --epsilons 3 --kept default
+--only dada-computer mocha-har mocha-school``, fresh noise) gave 0.66261,
+0.98771 and 0.71131 (the records below: 0.66260, 0.98771, 0.71131),
+against Local 0.67063, 0.98915 and 0.71200.
 
 Calibration: each candidate's held-out scores ``f`` are mapped to
 ``sigmoid(a f + b)`` by Platt scaling with Platt's smoothed targets and
