@@ -120,6 +120,12 @@ that give each column.  Earlier measurements, moved from the guide:
   Computer buyers disagree, and only clusters of similar people carry the
   non-private gain (Dada 0.709), which 5-10 samples per person at sample
   level do not reveal privately.
+* The default kept-model rule against Local at epsilon 3 (28 November
+  2026, privacy7): combining the candidates (super learner, mixes with
+  the collaborative model) and choosing by a calibrated log-loss instead
+  of 0-1 error, every rule on the same private fits:
+  ``benchmarks/private_kept_combine.py``.  No rule reaches Local on
+  dada-computer, HAR and School together; the default is unchanged.
 
 Perso-lin's ``off`` column re-measured on 2026-11-28 (``--seeds 0 1 2
 --epsilons off --only persolin-moons persolin-computer``), after its
