@@ -120,7 +120,6 @@ from ._graph_join_fitted import (
     join_simulation,
     row_sums,
 )
-from .boosting._kernel_graph import newcomer_graph_models
 from .graph import model_message_bytes
 from .network import payload_bytes
 
@@ -355,29 +354,6 @@ class _Newcomer:
     def graph_loss(self, private):
         return 0.0 if private else self.confidence * float(self.losses.sum())
 
-    # What the graph steps compare: its model, or its kernel graph model
-    # (``kernel``: its kernel features and model, of a kernel-signal fit).
-    kernel = None
-
-    def graph_model(self):
-        """The newcomer's graph model, flat, float64."""
-        model = self.model if self.kernel is None else self.kernel[1]
-        return model.reshape(-1).astype(np.float64)
-
-    def score_losses(self, models):
-        """``sum_p L_n(model)`` of every graph model of ``models`` (q, P, n):
-        :meth:`data_losses`, or with kernel graph models Dada's log-sum-exp
-        of their margins on the newcomer's kernel features."""
-        if self.kernel is None:
-            return self.data_losses(models)
-        return _lse_of_models(self.kernel[0], self.Y, self.sw, models)
-
-    def own_score_loss(self):
-        """``sum_p L_n`` of its own graph model (what its scores subtract)."""
-        if self.kernel is None:
-            return self.own_data_loss()
-        return float(self.score_losses(self.kernel[1])[0])
-
     def own_data_loss(self):
         """``sum_p L_n(alpha_n)`` from the losses the steps keep."""
         total = float(self.losses.sum())
@@ -391,30 +367,23 @@ class _Newcomer:
         log-sum-exp of the margins, or Perso-lin's mean margin loss (the data
         term of F_n, without its l2 term), by the fit's kernels on the
         newcomer's samples repeated once per model."""
-        if self.dada:
-            return _lse_of_models(self._Z64, self.Y, self.sw, models)
         q, m = models.shape[0], self.Z.shape[0]
         offsets = np.arange(q + 1, dtype=np.intp) * m
         out = np.zeros((q, self.P))
         sw = np.ascontiguousarray(np.tile(self.sw, q))
-        lin_losses(np.ascontiguousarray(np.tile(self.Z, (q, 1))),
-                   np.ascontiguousarray(np.tile(self.Y, (1, q))), sw, offsets,
-                   np.ascontiguousarray(models, dtype=self.Z.dtype), self.loss,
-                   np.full(q, 1.0 / self.mass), 0.0, 0, out)
+        if self.dada:
+            # margins[p, r m + i] = y_pi (Z alpha_r,p)_i, one matrix product
+            # (P, q, n) x (n, m)
+            margins = np.matmul(np.asarray(models, dtype=np.float64).transpose(1, 0, 2),
+                                self._Z64.T)
+            margins *= self.Y[:, None, :]
+            lse_losses(margins.reshape(self.P, q * m), sw, offsets, out)
+        else:
+            lin_losses(np.ascontiguousarray(np.tile(self.Z, (q, 1))),
+                       np.ascontiguousarray(np.tile(self.Y, (1, q))), sw, offsets,
+                       np.ascontiguousarray(models, dtype=self.Z.dtype), self.loss,
+                       np.full(q, 1.0 / self.mass), 0.0, 0, out)
         return out.sum(axis=1)
-
-
-def _lse_of_models(Z64, Y, sw, models):
-    """``sum_p L(model)`` of every model of ``models`` (q, P, n): Dada's
-    weighted log-sum-exp of the margins ``y_pi (Z model_p)_i`` over the rows
-    of ``Z64`` (one node's samples), one matrix product (P, q, n) x (n, m)."""
-    q, m, P = models.shape[0], Z64.shape[0], Y.shape[0]
-    offsets = np.arange(q + 1, dtype=np.intp) * m
-    out = np.zeros((q, P))
-    margins = np.matmul(np.asarray(models, dtype=np.float64).transpose(1, 0, 2), Z64.T)
-    margins *= Y[:, None, :]
-    lse_losses(margins.reshape(P, q * m), np.ascontiguousarray(np.tile(sw, q)), offsets, out)
-    return out.sum(axis=1)
 
 
 class _Candidates:
@@ -425,7 +394,7 @@ class _Candidates:
         self.sq = np.einsum("ij,ij->i", self.models, self.models) if sq is None else sq
         self.losses = np.asarray(losses, dtype=np.float64)
         self.degrees = np.ascontiguousarray(degrees, dtype=np.float64)
-        self.data_losses = node.score_losses(models) if scoring else None
+        self.data_losses = node.data_losses(models) if scoring else None
 
     def neighbour_sum(self, v, shape):
         return np.ascontiguousarray((v @ self.models).reshape(shape))
@@ -437,14 +406,14 @@ def _row(node, cand, est, private, threshold):
     mu_graph = float(est.mu if est.mu_graph is None else est.mu_graph)
     if q == 0 or mu_graph <= 0:
         return np.zeros(q)
-    flat = node.graph_model()
+    flat = node.model.reshape(-1).astype(np.float64)
     z = np.maximum(cand.sq - 2.0 * (cand.models @ flat) + flat @ flat, 0.0)
     pair = 0.5 * float(est.mu) * z
     if cand.data_losses is not None and not private:
         # e_nr = s_n (L_n(alpha_r) - L_n(alpha_n)), for both directions, s_n the
         # estimator's score factor (Dada: peer_scoring's weight; Perso-lin: c_n).
         pair = pair + 2.0 * est._peer_score_scale(node.confidence) * (
-            cand.data_losses - node.own_score_loss())
+            cand.data_losses - node.own_data_loss())
     a = np.ascontiguousarray(node.graph_loss(private) + cand.losses + pair)
     lam, delta = float(est.lambda_graph), float(est.delta)
     v = np.zeros(q)
@@ -670,25 +639,14 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
         sim.counter.next_round()
     payloads = model_message_bytes(models.reshape(n_old, -1), dtype)
     # What the candidates answer with: the models the graph was learned from
-    # (a graph learned once), else their final models; after a kernel-signal
-    # fit, their kernel graph models (the fit's graph steps compared those).
+    # (a graph learned once), else their final models.
     graph_models = info.get("graph_models")
-    once = graph_models is not None
-    if once:
-        graph_models = np.asarray(graph_models, dtype=dtype).reshape(models.shape)
-    kernel = _is_dada(est) and getattr(est, "graph_signal_", None) == "kernel"
-    if kernel:
-        answers = np.asarray(est._kernel_join["models"], dtype=dtype)
-        if answers.shape[0] != n_old:
-            raise ValueError(f"The fit kept {answers.shape[0]} kernel graph models for "
-                             f"{n_old} nodes; refit it with fit first.")
-        answer_bytes = model_message_bytes(answers.reshape(n_old, -1), dtype)
-    elif once:
-        answers = graph_models
-        answer_bytes = model_message_bytes(graph_models.reshape(n_old, -1), dtype)
+    if graph_models is None:
+        graph_models, answer_bytes = models, payloads
     else:
-        answers, answer_bytes = models, payloads
-    separate = answers is not models
+        graph_models = np.asarray(graph_models, dtype=dtype).reshape(models.shape)
+        answer_bytes = model_message_bytes(graph_models.reshape(n_old, -1), dtype)
+    separate = graph_models is not models
     n_candidates = min(n_old, _CANDIDATES_PER_KAPPA * int(est.kappa))
     # (RandomState.choice without replacement is the head of a permutation:
     # the same draws, without its per-call argument handling)
@@ -729,7 +687,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
 
         batch = lin_join_batched(
             est, X, y, sw_all, layout, answered=answered, models=models,
-            graph_models=answers, losses_old=losses_old, degrees_old=degrees_old,
+            graph_models=graph_models, losses_old=losses_old, degrees_old=degrees_old,
             max_mass=float(info["max_mass"]),
             mean_confidence=float(np.mean(est.confidence_[:n_old])), n_local=n_local,
             n_steps=n_steps, every=every, threshold=threshold, sim=sim, rng=rng,
@@ -741,16 +699,6 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
         Z_all = _design(est, X, dtype)
         Y_all = _targets(est, y, dtype)
         shape = models.shape[1:]
-        kernel_new = phi_all = None
-        if kernel:
-            # Every newcomer's kernel graph model, fitted alone on its samples
-            # with the fit's moments and public directions (nothing sent).
-            phi_sorted, kernel_new = newcomer_graph_models(
-                est, layout.sort(X), np.ascontiguousarray(Y_all[:, layout.order]),
-                np.asarray(sw_all)[layout.order], layout.offsets, dtype)
-            phi_all = np.empty_like(phi_sorted)
-            phi_all[layout.order] = phi_sorted
-            phi_all = np.asarray(phi_all, dtype=np.float64)
         new_models = np.zeros((n_new,) + shape, dtype=dtype)
         local_models = np.zeros_like(new_models)
         confidences = np.zeros(n_new)
@@ -759,9 +707,8 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
         newcomers, cands_old, rows = [], [], []
         # The answers in float64 and their squared norms, once for all
         # newcomers (a rogue answer is corrupted per request below).
-        answers64 = answers.reshape(n_old, -1).astype(np.float64)
+        answers64 = graph_models.reshape(n_old, -1).astype(np.float64)
         answers_sq = np.einsum("ij,ij->i", answers64, answers64)
-        answer_shape = answers.shape[1:]
         # Step 1 and the row toward the fitted candidates.
         for k in range(n_new):
             idx = layout.node_indices(k)
@@ -769,12 +716,10 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
                              np.ascontiguousarray(Y_all[:, idx]),
                              np.ascontiguousarray(sw_all[idx], dtype=dtype),
                              float(info["max_mass"]), dtype)
-            if kernel:
-                node.kernel = (phi_all[idx], kernel_new[k:k + 1])
             cand = answered[k]
             honest = not sim.rogue[cand].any()
             received = (answers64[cand] if honest else sim.corrupt_value_rows(
-                answers64[cand], cand)).reshape((len(cand),) + answer_shape)
+                answers64[cand], cand)).reshape((len(cand),) + shape)
             received_losses = sim.corrupt_value_rows(losses_old[cand][:, None], cand)[:, 0]
             node.local(n_local, steps)
             local_models[k] = node.model[0]
@@ -795,8 +740,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
         mean_mass = float(np.mean(est.confidence_[:n_old])) * float(info["max_mass"])
         eligible = np.flatnonzero(np.array([node.mass for node in newcomers]) >= mean_mass)
         if len(eligible) > 1:
-            new_payloads = model_message_bytes(
-                (local_models if kernel_new is None else kernel_new).reshape(n_new, -1), dtype)
+            new_payloads = model_message_bytes(local_models.reshape(n_new, -1), dtype)
             degrees_new = np.array([v.sum() for v in rows])
             n_peers = min(len(eligible) - 1, n_candidates)
             active = sim.draw_rounds(1)[0][0]
@@ -824,15 +768,12 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
             sizes = np.concatenate([np.full(len(peers[k]), len(own[k])) for k in range(n_new)])
             gather = (g_rows, g_cols, np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp),
                       np.ascontiguousarray(sw_all[g_rows], dtype=dtype),
-                      np.asarray(Z_all, dtype=np.float64) if phi_all is None else phi_all,
-                      np.cumsum([len(p) for p in peers]))
+                      np.asarray(Z_all, dtype=np.float64), np.cumsum([len(p) for p in peers]))
 
         def peer_scores(current):
             """``sum_p L_k(alpha_j)`` of every newcomer k and peer j (as
             ``_Newcomer.data_losses``), split by newcomer."""
             g_rows, g_cols, offsets, sw_g, Z64, ends = gather
-            if kernel_new is not None:  # the kernel graph models never change
-                current = kernel_new
             m = np.asarray(local_models if current is None else current, dtype=np.float64)
             margins = np.empty((m.shape[1], len(g_rows)))
             for p in range(m.shape[1]):
@@ -847,10 +788,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
             node, cands, p = newcomers[k], cands_old[k], peers[k]
             if not len(p):
                 return cands
-            if kernel_new is not None:  # the kernel graph models never change
-                peer_models = kernel_new[p]
-            else:
-                peer_models = local_models[p] if current is None else current[p]
+            peer_models = local_models[p] if current is None else current[p]
             both = _Candidates.__new__(_Candidates)
             flat_peers = peer_models.reshape(len(p), -1).astype(np.float64)
             both.models = np.concatenate([cands.models, flat_peers])
@@ -858,7 +796,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
             both.losses = np.concatenate([cands.losses, local_losses[p]])
             both.degrees = np.ascontiguousarray(np.concatenate([cands.degrees, degrees_new[p]]))
             both.data_losses = (None if cands.data_losses is None else np.concatenate(
-                [cands.data_losses, node.score_losses(peer_models.astype(dtype))
+                [cands.data_losses, node.data_losses(peer_models.astype(dtype))
                  if scores is None else scores[k]]))
             return both
 
@@ -891,30 +829,20 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
             return coo.row[keep], coo.col[keep]
 
         W_new = solve_rows(None) if n_new > 1 else sparse.csr_matrix((n_new, n_new))
-        finals = [None] * n_new  # the fitted candidates' final models (separate)
-        have = [None] * n_new    # which of them the newcomer received
-
-        def fetch_finals():
-            """Step 3b: fitted neighbours not yet asked send their final
-            models (the row was learned from the graph models, as in the fit)."""
+        if separate:
+            # Step 3b: its fitted neighbours send their final models (the row
+            # was learned from the graph models, as in the fit).
             for k in range(n_new):
                 cand, v = answered[k], rows[k]
-                if have[k] is None:
-                    have[k] = np.zeros(len(cand), dtype=bool)
-                new = (v > 0) & ~have[k]
-                nbrs = np.ascontiguousarray(cand[new], dtype=np.intp)
+                nbrs = np.ascontiguousarray(cand[v > 0], dtype=np.intp)
                 if len(nbrs):
                     sim.counter.multicast_message(n_old + k, nbrs, 0)
                     for j in nbrs.tolist():
                         sim.counter.send_message(j, n_old + k, int(payloads[j]))
-                have[k] |= new
-                if finals[k] is None:
-                    finals[k] = np.ascontiguousarray(
-                        sim.corrupt_value_rows(models[cand].astype(np.float64), cand)
-                        .reshape(len(cand), -1))
-
-        if separate:
-            fetch_finals()
+                cands_old[k].models = np.ascontiguousarray(
+                    sim.corrupt_value_rows(models[cand].astype(np.float64), cand)
+                    .reshape(len(cand), -1))
+                cands_old[k].sq = np.einsum("ij,ij->i", cands_old[k].models, cands_old[k].models)
 
         # Step 4: model steps with the fitted neighbours' models fixed; newcomers
         # linked to each other step in synchronous blocks and exchange their
@@ -927,8 +855,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
             mixed = W_new @ flat
             mass = np.asarray(W_new.sum(axis=1)).ravel()
             if fixed is None:
-                fixed = [rows[k] @ (finals[k] if separate else cands_old[k].models)
-                         for k in range(n_new)]
+                fixed = [rows[k] @ cands_old[k].models for k in range(n_new)]
             for k, node in enumerate(newcomers):
                 S = fixed[k] + mixed[k]
                 node.model_steps(np.ascontiguousarray(S.reshape(shape)),
@@ -945,11 +872,9 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
                 W_new = solve_rows(current.astype(np.float64))
                 linked = len(links(W_new)[0]) > 0
                 fixed = None
-                if separate:
-                    fetch_finals()
         for k, node in enumerate(newcomers):
             new_models[k] = node.model[0]
-            graph_losses[k] = local_losses[k] if once else node.graph_loss(private)
+            graph_losses[k] = local_losses[k] if separate else node.graph_loss(private)
             uses[k] = node.P * (n_local + n_steps) if node.dada else (n_local + n_steps)
     # Step 4's last message: each newcomer tells its fitted neighbours their
     # weight (a weight between two newcomers is known to both).
@@ -1007,15 +932,12 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
     # Joined nodes answer later joins like fitted ones.
     est._join_info = {
         "losses": np.concatenate([losses_old, graph_losses]),
-        "graph_models": (None if not once else
+        "graph_models": (None if not separate else
                          np.concatenate([graph_models, local_models])),
         "max_mass": float(info["max_mass"]),
         "rogue": np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)]),
         "n_fit": n_fit,
     }
-    if kernel:
-        est._kernel_join = dict(est._kernel_join,
-                                models=np.concatenate([answers, kernel_new]))
     est._join_seed = int(seed) + 1
     est._record_join(sim.log(node_labels=est.nodes_))
     return est

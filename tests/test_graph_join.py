@@ -180,10 +180,6 @@ def _data(seed=0, n_nodes=8, n_per=25):
 
 
 def _fit(cls, X, y, groups, **params):
-    """Dada's joins on the boosting signal unless ``graph_signal`` is given (the
-    kernel signal's joins: ``tests/test_graph_join_kernel.py``)."""
-    if cls is DecentralizedBoostingClassifier:
-        params.setdefault("graph_signal", "boosting")
     fit = groups < groups.max() - 1
     est = cls(random_state=0, **params).fit(X[fit], y[fit], groups=groups[fit])
     info = join_info_from_data(est, X[fit], y[fit], groups[fit])
@@ -607,7 +603,7 @@ def _params(cls):
     params = dict(max_iter=6 * 40, sparsify_graph=None, max_neighbors=None,
                   graph_update_every=None)
     if cls is DecentralizedBoostingClassifier:
-        params.update(n_estimators=8, peer_scoring=False, graph_signal="boosting")
+        params.update(n_estimators=8, peer_scoring=False)
     return params
 
 

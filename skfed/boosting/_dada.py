@@ -832,7 +832,6 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             self._plan_private_choices(state, spec, mass)
         self.graph_signal_ = graph_signal_used(self, spec, len(self.nodes_))
         self.__dict__.pop("kernel_features_", None)  # a previous kernel fit's
-        self.__dict__.pop("_kernel_join", None)
         if self.graph_signal_ == "kernel":
             state.setup_bytes += fit_graph_models(self, state, Xs, sws, layout, simulation, seeds)
         state = self._fit_alternating(state, simulation, seeds, self.n_jobs)

@@ -168,56 +168,11 @@ def fit_graph_models(est, state, Xs, sws, layout, simulation, seeds):
     else:
         features = np.arange(Xs.shape[1])
     mean, spread, spent = pooled_moments(Xs, sws, features, simulation)
-    words = [int(seeds[K]), int(seeds[K + 1]), 0x6B726666]
-    W, b = kernel_directions(features.size, words)
+    W, b = kernel_directions(features.size, [int(seeds[K]), int(seeds[K + 1]), 0x6B726666])
     phi = kernel_features(Xs, features, mean, spread, W, b)
     models = rescaled_models(kernel_ridge_models(phi, state.Y, sws, layout.offsets))
     state.kernel = (np.ascontiguousarray(phi, dtype=state.dtype),
                     np.ascontiguousarray(models, dtype=state.dtype))
     state.sent_models = SentModels(K)
     est.kernel_features_ = features
-    # What add_nodes needs (skfed._graph_join): the pooled moments every node
-    # received, the directions' public seed words and each node's model
-    # (what it answers a newcomer with).  No data row.
-    est._kernel_join = {"mean": mean, "spread": spread, "seeds": words,
-                        "models": state.kernel[1]}
     return spent
-
-
-def newcomer_graph_models(est, X, Y, sw, offsets, dtype):
-    """The kernel graph models of nodes that join a kernel-signal Dada fit.
-
-    Every newcomer computes its features with the fit's kernel inputs
-    (``kernel_features_``), pooled moments and public directions (kept by
-    :func:`fit_graph_models`; nothing is sent) and fits its model alone, as
-    every fitted node did (:func:`kernel_ridge_models`, rescaled).
-
-    Parameters
-    ----------
-    est : DecentralizedBoostingClassifier
-        Fitted with ``graph_signal_ == "kernel"``.
-    X : ndarray of shape (n_samples, n_features)
-        The newcomers' samples, node by node.
-    Y : ndarray of shape (n_problems, n_samples)
-        Their +-1 targets.
-    sw : ndarray of shape (n_samples,)
-        Their sample weights.
-    offsets : ndarray of shape (n_newcomers + 1,)
-        Where each newcomer's samples start.
-    dtype : dtype
-        The fit's.
-
-    Returns
-    -------
-    phi : ndarray of shape (n_samples, D)
-        The newcomers' kernel features (they score received models on them).
-    models : ndarray of shape (n_newcomers, n_problems, D)
-        Their graph models.
-    """
-    kept = est._kernel_join
-    features = est.kernel_features_
-    W, b = kernel_directions(features.size, kept["seeds"], n_features=kept["models"].shape[2])
-    phi = kernel_features(X, features, kept["mean"], kept["spread"], W, b)
-    models = rescaled_models(kernel_ridge_models(phi, Y, np.asarray(sw, dtype=np.float64),
-                                                 offsets))
-    return (np.ascontiguousarray(phi, dtype=dtype), np.ascontiguousarray(models, dtype=dtype))
