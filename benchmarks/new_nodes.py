@@ -376,10 +376,11 @@ Joins: superseded numbers, alternatives measured and not kept, the measurement c
     kernel joins' newcomers 0.20-0.30 on 3-5 neighbours against 1.5-2.2 on
     5 with the boosting models, seed 0; related-clustered: the share of the
     kernel fit's weight inside the clusters is 0.24 / 0.17 at seeds 0 / 1,
-    chance 0.25, against 1.00 / 1.00 for a boosting-signal fit, and a
+    chance 0.25, against 0.96 / 0.94 for a boosting-signal fit, and a
     bandwidth of 0.3 sqrt(d / 2) leaves it at 0.25 / 0.26), and a join that
-    copies the fit inherits it.  So newcomers keep learning their rows from
-    the boosting models after a kernel-signal fit.
+    copies the fit inherits it (``python
+    benchmarks/new_nodes_dada_graph.py``).  So newcomers keep learning
+    their rows from the boosting models after a kernel-signal fit.
 
     Perso-lin's rotated moons and Landmine rows were measured again on
     2026-11-28 after the join's CPU cuts (same command with ``--families
