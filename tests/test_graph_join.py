@@ -781,3 +781,27 @@ def test_csr_of_pairs_equals_scipy_coo_conversion(seed):
         assert getattr(ours, a).dtype == getattr(ref, a).dtype
     assert ours.nnz == ref.nnz and ours.shape == (n, n)
     assert (ref.nnz < 120) == (seed == 3 and len(np.unique(keys)) < 120)
+
+
+@pytest.mark.parametrize("cls", [DecentralizedBoostingClassifier, PersonalizedLinearClassifier])
+def test_a_refit_forgets_the_joins_of_the_earlier_fit(cls):
+    """fit, add_nodes, fit again, add_nodes: the second join equals a fresh
+    estimator's (the earlier join's log and join seed are dropped; the stale
+    log over more nodes made the second join raise)."""
+    X, y, groups = _data(n_nodes=8)
+    fit, new = groups < 6, groups >= 6
+    params = dict(max_iter=300, random_state=0)
+    if cls is DecentralizedBoostingClassifier:
+        params.update(n_estimators=8)
+    est = cls(**params).fit(X[fit], y[fit], groups=groups[fit])
+    est.add_nodes(X[new], y[new], groups=groups[new])
+    est.fit(X[fit], y[fit], groups=groups[fit])
+    assert not hasattr(est, "join_communication_")
+    assert est.n_bytes_sent_ == est.communication_.total_bytes
+    est.add_nodes(X[new], y[new], groups=groups[new])
+    fresh = cls(**params).fit(X[fit], y[fit], groups=groups[fit])
+    fresh.add_nodes(X[new], y[new], groups=groups[new])
+    np.testing.assert_array_equal(est.coef_, fresh.coef_)
+    np.testing.assert_array_equal(est.collaboration_graph_.toarray(),
+                                  fresh.collaboration_graph_.toarray())
+    assert est.n_bytes_sent_ == fresh.n_bytes_sent_

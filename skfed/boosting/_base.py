@@ -311,6 +311,10 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         graph = state.graph.copy()
         self.collaboration_graph_ = graph
         self.confidence_ = state.confidence.copy()
+        # A refit starts without the joins of an earlier fit (their log and
+        # the seed of the next join's draws).
+        for name in ("join_communication_", "_join_seed"):
+            self.__dict__.pop(name, None)
         self._set_communication(simulation)
         # What add_nodes needs later (skfed._graph_join): every node's
         # confidence-weighted loss as its graph-step answers carry it (zeros
