@@ -42,6 +42,7 @@ nodes join through ``partial_fit``: they join by the same code and then
 stream with everyone else.
 """
 
+import inspect
 import itertools
 import numbers
 import warnings
@@ -234,7 +235,11 @@ def check_network_faults(estimator, network, unsupported):
             )
 
 
-def check_sample_weight(sample_weight, X, *, dtype=None):
+# scikit-learn >= 1.7 refuses all-zero weights unless told otherwise
+_ALL_ZERO_OPTION = "allow_all_zero_weights" in inspect.signature(_check_sample_weight).parameters
+
+
+def check_sample_weight(sample_weight, X, *, dtype=None, allow_all_zero=False):
     """Validate ``sample_weight`` of a fit: shape, finiteness and sign.
 
     The one check every skfed estimator applies (through
@@ -250,12 +255,17 @@ def check_sample_weight(sample_weight, X, *, dtype=None):
     X : array-like of shape (n_samples, n_features)
     dtype : dtype, default=None
         Of the returned weights (float64 when None).
+    allow_all_zero : bool, default=False
+        Accept weights that are all zero (``add_nodes``: its
+        :func:`check_node_weights` then names the weightless new node,
+        rather than scikit-learn refusing the whole array).
 
     Returns
     -------
     sample_weight : ndarray of shape (n_samples,)
     """
-    sample_weight = _check_sample_weight(sample_weight, X, dtype=dtype)
+    extra = {"allow_all_zero_weights": True} if allow_all_zero and _ALL_ZERO_OPTION else {}
+    sample_weight = _check_sample_weight(sample_weight, X, dtype=dtype, **extra)
     negative = np.flatnonzero(sample_weight < 0)
     if negative.size:
         first = negative[0]
@@ -847,7 +857,8 @@ class FederatedMixin(DocLinkMixin):
         if dtype is not None and X_features.dtype != dtype:
             X_features = X_features.astype(dtype)
         if sample_weight is not None:  # (every add_nodes' one weightless-newcomer check)
-            sample_weight = check_sample_weight(sample_weight, X_features, dtype=X_features.dtype)
+            sample_weight = check_sample_weight(sample_weight, X_features,
+                                                dtype=X_features.dtype, allow_all_zero=True)
             check_node_weights(self, codes, sample_weight, labels=new_labels, why=" that joins")
         return X_features, y, sample_weight, new_labels, NodeLayout(codes, len(new_labels))
 
