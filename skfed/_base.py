@@ -42,7 +42,6 @@ nodes join through ``partial_fit``: they join by the same code and then
 stream with everyone else.
 """
 
-import inspect
 import itertools
 import numbers
 import warnings
@@ -51,8 +50,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.metrics import accuracy_score, r2_score
-from sklearn.utils import check_random_state
-from sklearn.utils import assert_all_finite
+from sklearn.utils import assert_all_finite, check_random_state
 from sklearn.utils.validation import (
     check_array,
     check_consistent_length,
@@ -235,11 +233,7 @@ def check_network_faults(estimator, network, unsupported):
             )
 
 
-# scikit-learn >= 1.7 refuses all-zero weights unless told otherwise
-_ALL_ZERO_OPTION = "allow_all_zero_weights" in inspect.signature(_check_sample_weight).parameters
-
-
-def check_sample_weight(sample_weight, X, *, dtype=None, allow_all_zero=False):
+def check_sample_weight(sample_weight, X, *, dtype=None, **options):
     """Validate ``sample_weight`` of a fit: shape, finiteness and sign.
 
     The one check every skfed estimator applies (through
@@ -255,17 +249,13 @@ def check_sample_weight(sample_weight, X, *, dtype=None, allow_all_zero=False):
     X : array-like of shape (n_samples, n_features)
     dtype : dtype, default=None
         Of the returned weights (float64 when None).
-    allow_all_zero : bool, default=False
-        Accept weights that are all zero (``add_nodes``: its
-        :func:`check_node_weights` then names the weightless new node,
-        rather than scikit-learn refusing the whole array).
+    **options : for ``_compat._check_sample_weight`` (``allow_all_zero_weights``).
 
     Returns
     -------
     sample_weight : ndarray of shape (n_samples,)
     """
-    extra = {"allow_all_zero_weights": True} if allow_all_zero and _ALL_ZERO_OPTION else {}
-    sample_weight = _check_sample_weight(sample_weight, X, dtype=dtype, **extra)
+    sample_weight = _check_sample_weight(sample_weight, X, dtype=dtype, **options)
     negative = np.flatnonzero(sample_weight < 0)
     if negative.size:
         first = negative[0]
@@ -817,9 +807,8 @@ class FederatedMixin(DocLinkMixin):
             y = _check_y(y, multi_output=False, y_numeric=y_numeric)
             check_consistent_length(X_features, y)
         else:
-            X_features, y = validate_data(
-                self, X_features, y, reset=False, y_numeric=y_numeric, **check_params
-            )
+            X_features, y = validate_data(self, X_features, y, reset=False,
+                                          y_numeric=y_numeric, **check_params)
         n_samples = X_features.shape[0]
         groups = self._resolve_groups(groups, column_groups, n_samples)
         if groups is None:
@@ -857,8 +846,8 @@ class FederatedMixin(DocLinkMixin):
         if dtype is not None and X_features.dtype != dtype:
             X_features = X_features.astype(dtype)
         if sample_weight is not None:  # (every add_nodes' one weightless-newcomer check)
-            sample_weight = check_sample_weight(sample_weight, X_features,
-                                                dtype=X_features.dtype, allow_all_zero=True)
+            sample_weight = check_sample_weight(sample_weight, X_features, dtype=X_features.dtype,
+                                                allow_all_zero_weights=True)  # (named below)
             check_node_weights(self, codes, sample_weight, labels=new_labels, why=" that joins")
         return X_features, y, sample_weight, new_labels, NodeLayout(codes, len(new_labels))
 
