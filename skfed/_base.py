@@ -50,8 +50,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.metrics import accuracy_score, r2_score
-from sklearn.utils import check_random_state
-from sklearn.utils import assert_all_finite
+from sklearn.utils import assert_all_finite, check_random_state
 from sklearn.utils.validation import (
     check_array,
     check_consistent_length,
@@ -234,7 +233,7 @@ def check_network_faults(estimator, network, unsupported):
             )
 
 
-def check_sample_weight(sample_weight, X, *, dtype=None):
+def check_sample_weight(sample_weight, X, *, dtype=None, **options):
     """Validate ``sample_weight`` of a fit: shape, finiteness and sign.
 
     The one check every skfed estimator applies (through
@@ -250,12 +249,13 @@ def check_sample_weight(sample_weight, X, *, dtype=None):
     X : array-like of shape (n_samples, n_features)
     dtype : dtype, default=None
         Of the returned weights (float64 when None).
+    **options : for ``_compat._check_sample_weight`` (``allow_all_zero_weights``).
 
     Returns
     -------
     sample_weight : ndarray of shape (n_samples,)
     """
-    sample_weight = _check_sample_weight(sample_weight, X, dtype=dtype)
+    sample_weight = _check_sample_weight(sample_weight, X, dtype=dtype, **options)
     negative = np.flatnonzero(sample_weight < 0)
     if negative.size:
         first = negative[0]
@@ -807,9 +807,8 @@ class FederatedMixin(DocLinkMixin):
             y = _check_y(y, multi_output=False, y_numeric=y_numeric)
             check_consistent_length(X_features, y)
         else:
-            X_features, y = validate_data(
-                self, X_features, y, reset=False, y_numeric=y_numeric, **check_params
-            )
+            X_features, y = validate_data(self, X_features, y, reset=False,
+                                          y_numeric=y_numeric, **check_params)
         n_samples = X_features.shape[0]
         groups = self._resolve_groups(groups, column_groups, n_samples)
         if groups is None:
@@ -847,7 +846,8 @@ class FederatedMixin(DocLinkMixin):
         if dtype is not None and X_features.dtype != dtype:
             X_features = X_features.astype(dtype)
         if sample_weight is not None:  # (every add_nodes' one weightless-newcomer check)
-            sample_weight = check_sample_weight(sample_weight, X_features, dtype=X_features.dtype)
+            sample_weight = check_sample_weight(sample_weight, X_features, dtype=X_features.dtype,
+                                                allow_all_zero_weights=True)  # (named below)
             check_node_weights(self, codes, sample_weight, labels=new_labels, why=" that joins")
         return X_features, y, sample_weight, new_labels, NodeLayout(codes, len(new_labels))
 

@@ -5,6 +5,8 @@ upstream and may move between releases; keeping it in one module means a
 new scikit-learn release needs at most one file changed.
 """
 
+import inspect
+
 from sklearn.utils._metadata_requests import _MetadataRequester  # noqa: F401
 from sklearn.utils._param_validation import (  # noqa: F401
     HasMethods,
@@ -15,9 +17,25 @@ from sklearn.utils._param_validation import (  # noqa: F401
 from sklearn.utils.validation import (  # noqa: F401
     _check_feature_names,
     _check_n_features,
-    _check_sample_weight,
     _num_samples,
 )
+from sklearn.utils.validation import (
+    _check_sample_weight as _sklearn_check_sample_weight,
+)
+
+# scikit-learn >= 1.7 refuses all-zero sample weights unless told otherwise.
+_HAS_ALL_ZERO_OPTION = "allow_all_zero_weights" in inspect.signature(
+    _sklearn_check_sample_weight).parameters
+
+
+def _check_sample_weight(sample_weight, X, *, allow_all_zero_weights=False, **kwargs):
+    """scikit-learn's sample-weight check; ``allow_all_zero_weights=True`` lets
+    all-zero weights through on every supported version (add_nodes then names
+    the weightless new node itself; before 1.7 scikit-learn accepted them)."""
+    if _HAS_ALL_ZERO_OPTION:
+        kwargs["allow_all_zero_weights"] = allow_all_zero_weights
+    return _sklearn_check_sample_weight(sample_weight, X, **kwargs)
+
 
 __all__ = [
     "_MetadataRequester",

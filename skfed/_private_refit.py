@@ -207,7 +207,7 @@ def boosting_candidates(prior, n_base):
     return mus, betas, priors
 
 
-def refit_boosting(H, S, prior, rng):
+def refit_boosting(H, S, prior, rng, node=None):
     """Node's final Dada models, one per problem.
 
     Returns ``(alpha, trust, radius, heldout, fold, n_folds)``; ``heldout``
@@ -215,7 +215,8 @@ def refit_boosting(H, S, prior, rng):
     below 2 samples), as in :func:`refit_linear`.
 
     H : (m, n_base) base predictions; S : (P, m) labels in {-1, +1};
-    prior : (P, n_base) neighbours' mean released model or None.
+    prior : (P, n_base) neighbours' mean released model or None;
+    node : the node's label, which a ConvergenceWarning names (None: "A node").
 
     Candidate 0 is the node alone by l2-regularized logistic regression on
     the base predictions at ``C = 1`` (:func:`_logistic_on_base`; radius
@@ -259,8 +260,9 @@ def refit_boosting(H, S, prior, rng):
         c = slice(chosen - 1, chosen)
         final, steps = _boost_fit(A, priors[c], mus[c], betas[c], max_steps=BOOST_MAX_STEPS)
         if steps[0] >= BOOST_MAX_STEPS:
+            who = "A node's" if node is None else f"Node {node!r}'s"
             warnings.warn(
-                f"A node's final private Dada model stopped at {BOOST_MAX_STEPS} "
+                f"{who} final private Dada model stopped at {BOOST_MAX_STEPS} "
                 f"Frank-Wolfe steps above its duality-gap tolerance {BOOST_TOL} "
                 "(relative): it is not its block problem's solution.",
                 ConvergenceWarning, stacklevel=2)

@@ -249,8 +249,9 @@ def refit_private_final(estimator, state, rng):
         S = np.asarray(state.Y[:, rows], dtype=np.float64)
         if hasattr(state, "H"):  # Dada (stump outputs), else Perso-lin (features)
             H = np.asarray(state.H[rows], dtype=np.float64)
+            label = estimator.nodes_[k]
             models[k], trust[k], radius[k], heldout, fold, n_folds = refit_boosting(
-                H, S, prior, rng)
+                H, S, prior, rng, node=label.item() if hasattr(label, "item") else label)
         else:
             Z = np.asarray(state.X[rows], dtype=np.float64)
             models[k], trust[k], heldout, fold, n_folds = refit_linear(

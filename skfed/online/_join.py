@@ -572,6 +572,13 @@ class _JoinMixin:
         excluded = getattr(self, "network_excluded_",   # (fitted before it existed)
                            np.zeros(len(self.network_component_) - len(closest), dtype=bool))
         self.network_excluded_ = np.concatenate([excluded, np.ones(len(closest), dtype=bool)])
+        stats = getattr(self, "_network_fit_stats", None)
+        if stats is not None:
+            # A regressor's newcomer now holds its component's network
+            # function: it computes its own scale sums (nothing is sent), so
+            # a later join can query it like a fitted node.
+            own = self._network_scale_sums(X_new, y_new, n_old + new_codes, w_new)
+            self._network_fit_stats = np.vstack([stats, own[n_old:]])
         self._record_join(sim.log(node_labels=self.nodes_))
 
         codes = codes.copy()
@@ -762,7 +769,7 @@ class _JoinMixin:
                 return False
             values = self._join_functions(answer, X_new[rows], published=False)
             query = 2 * header + _rows_bytes(len(rows), n_features, n_out, value_bytes)
-            # A regressor's candidate adds its two sums of the network
+            # A regressor's candidate adds its three sums of the network
             # function's scale (float64) to its answer.
             extra = 3 * 8 if sums is not None else 0
             for j in answer:
