@@ -51,6 +51,11 @@ and problems, mean over the seeds; nothing capped)::
     scaled-1e-3           .9617   .9783    .9783       1.55x     4.26x          105        151
     har-sitting-x1e3      .9877   .8251    .9816      40.70x    50.68x          102       7070
 
+Moons over seeds 0-4 (``--seeds 0 1 2 3 4 --cases
+moons-noisy,moons-jitter,moons-paper,moons-random``; the user guide's "PL
+def" column, plain -> preconditioned): noisy .5769 -> .5743, jitter
+.6496 -> .6494, paper .6815 -> .6814, random .6325 -> .6336.
+
 The "plain" column reproduces ``persolin_local_models.py``'s "solved"
 column (the former kernel's bits).  The large CPU ratios are on solves of
 a few milliseconds (moons, the scaled family: the preconditioner's
