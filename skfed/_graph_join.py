@@ -328,9 +328,8 @@ class _Newcomer:
                 from .boosting._perso_lin import solve_local_problems
 
                 solve_local_problems(self.Z, self.Y, self.sw, self.offsets, self.model,
-                                     self.loss, np.array([1.0 / self.mass]),
-                                     np.array([self.lipschitz]), self.l2, self.n_penalized,
-                                     losses)
+                                     self.loss, np.array([1.0 / self.mass]), self.l2,
+                                     self.n_penalized, losses)
             else:
                 lin_local(self.Z, self.Y, self.sw, self.offsets, self.model, self.loss,
                           np.array([1.0 / self.mass]), np.array([self.lipschitz]), self.l2,

@@ -193,7 +193,7 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
     # (n_local only counts toward ``uses``).
     from .boosting._perso_lin import solve_local_problems
 
-    solve_local_problems(Z, Y, sw, offsets, theta, loss, inv_mass, lipschitz, l2, n_pen, losses)
+    solve_local_problems(Z, Y, sw, offsets, theta, loss, inv_mass, l2, n_pen, losses)
     local_models = theta.copy()
     local_losses = confidence * losses.sum(axis=1)
 

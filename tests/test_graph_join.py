@@ -19,7 +19,7 @@ from skfed.boosting._perso_lin import LOCAL_MAX_ITER, LOCAL_TOL
 from skfed.graph import model_message_bytes
 from skfed.network import SimulatedNetwork
 
-from ._helpers.persolin import local_solve_numpy
+from ._helpers.persolin import jacobi_numpy, local_solve_numpy
 
 
 # ------------------------------------------------------------ NumPy references
@@ -86,16 +86,17 @@ def _lin_numpy(X, Y, sw, theta, S, dk, confidence, mu, l2, n_pen, lip_F, n_steps
     return theta
 
 
-def _lin_solve_numpy(X, Y, sw, l2, n_pen, lip_F, tol, max_iter):
+def _lin_solve_numpy(X, Y, sw, l2, n_pen, tol, max_iter):
     """The purely local model of Perso-lin (``lin_local_solve``), logistic loss."""
     m = sw.sum()
+    scale, lip = jacobi_numpy(X, sw, 0.25, l2, n_pen)
 
     def grad(theta, p):
         g = X.T @ (sw * (-1.0 / (1.0 + np.exp(Y[p] * (X @ theta)))) * Y[p]) / m
         g[:n_pen] += l2 * theta[:n_pen]
         return g
 
-    return np.array([local_solve_numpy(lambda t, p=p: grad(t, p), X.shape[1], lip_F, tol,
+    return np.array([local_solve_numpy(lambda t, p=p: grad(t, p), X.shape[1], scale, lip, tol,
                                        max_iter)[0] for p in range(Y.shape[0])])
 
 
@@ -207,7 +208,7 @@ def _newcomer_reference(est, info, X, y, sw, n_local, n_steps, resolve):
                           est.beta, 0.0, 0, n_local)
     else:
         lip = 0.25 * np.linalg.norm(np.sqrt(sw)[:, None] * Z, 2) ** 2 / mass + l2
-        model = _lin_solve_numpy(Z, Y, sw, l2, n_pen, lip, LOCAL_TOL, LOCAL_MAX_ITER)
+        model = _lin_solve_numpy(Z, Y, sw, l2, n_pen, LOCAL_TOL, LOCAL_MAX_ITER)
 
     def data_loss(mdl):
         if dada:
@@ -633,7 +634,7 @@ def _two_newcomers_reference(est, info, parts):
                               est.beta, 0.0, 0, n_local)
         else:
             lip = 0.25 * np.linalg.norm(Z, 2) ** 2 / sw.sum() + l2
-            model = _lin_solve_numpy(Z, Y, sw, l2, n_pen, lip, LOCAL_TOL, LOCAL_MAX_ITER)
+            model = _lin_solve_numpy(Z, Y, sw, l2, n_pen, LOCAL_TOL, LOCAL_MAX_ITER)
 
         def own_loss(mdl, Z=Z, Y=Y, sw=sw):
             if dada:

@@ -751,7 +751,8 @@ def lin_local_solve(
     floating[:, :, ::1] theta,         # IN/OUT (n_nodes, P, n_features) starting point
     LossFunction loss,
     const double[::1] inv_mass,        # IN (n_nodes,)
-    const double[::1] lipschitz,       # IN (n_nodes,) L_F of every node's F_k
+    const double[:, ::1] scale,        # IN (n_nodes, n_features) 1 / sqrt(D_kj), 0 if D_kj = 0
+    const double[::1] lipschitz,       # IN (n_nodes,) L of the preconditioned problem
     double l2,
     intp_t n_penalized,
     double[:, ::1] losses,             # OUT (n_nodes, P)
@@ -762,37 +763,48 @@ def lin_local_solve(
     intp_t[::1] n_iter,                # OUT (n_nodes,) steps taken, summed over the problems
     intp_t[::1] n_capped=None,         # OUT (n_nodes,) problems stopped at max_iter
 ):
-    """Purely local models solved: accelerated gradient on each ``F_k``.
+    """Purely local models solved: preconditioned accelerated gradient on each ``F_k``.
 
-    Nesterov's accelerated gradient with step ``1 / L_F`` and the gradient
-    restart of O'Donoghue & Candes (2015): from ``theta_k`` (``y = x``,
-    ``t = 1``), every iteration evaluates ``g = grad F_k(y)``, stops with
-    ``theta_k = y`` once ``max_j |g_j| <= tol * max_j |g0_j|`` (``g0`` the
-    gradient at the start: a relative tolerance, the same whatever the
-    scale of the features or of the loss), else sets ``x+ = y - g / L_F``
-    and, when ``g . (x+ - x) > 0`` (the momentum points uphill), restarts
-    (``y = x+``, ``t = 1``); otherwise ``t+ = (1 + sqrt(1 + 4 t^2)) / 2`` and
-    ``y = x+ + ((t - 1) / t+) (x+ - x)``.  At most ``max_iter`` iterations
-    per problem (then ``theta_k`` is the last ``x``, counted in ``n_capped``
-    when given).  Local computation
-    only: nothing is sent, so solving to a tolerance costs no bytes, and the
-    number of steps adapts to each node's conditioning (a fixed number of
-    plain gradient steps leaves a 561-feature node far from its optimum).
+    Nesterov's accelerated gradient with the gradient restart of
+    O'Donoghue & Candes (2015), run in the Jacobi-preconditioned
+    coordinates ``v_j = sqrt(D_j) theta_j`` (``D_j`` the diagonal curvature
+    bound of coordinate j, ``scale[k, j] = 1 / sqrt(D_j)``, and
+    ``lipschitz[k]`` a Lipschitz constant of the gradient in those
+    coordinates; see ``skfed.boosting._perso_lin.local_preconditioner``)
+    and written in ``theta``'s coordinates: from ``theta_k`` (``y = x``,
+    ``t = 1``), every iteration evaluates ``g = grad F_k(y)`` and its
+    preconditioned form ``h_j = scale_j g_j``; stops with ``theta_k = y``
+    once ``max_j |h_j| <= tol * max_j |h0_j|`` (``h0`` at the start), else
+    sets ``x+_j = y_j - scale_j^2 g_j / L`` and, when ``g . (x+ - x) > 0``
+    (the momentum points uphill), restarts (``y = x+``, ``t = 1``);
+    otherwise ``t+ = (1 + sqrt(1 + 4 t^2)) / 2`` and
+    ``y = x+ + ((t - 1) / t+) (x+ - x)``.  Rescaling one feature rescales
+    its ``D_j`` by the square of the factor, so the iterates (in ``v``),
+    the steps and the stopping rule do not change with a feature's scale
+    (up to the ``l2`` term, which is not scale invariant).  At most
+    ``max_iter`` iterations per problem (then ``theta_k`` is the last
+    ``x``, counted in ``n_capped`` when given).  Local computation only:
+    nothing is sent, so solving to a tolerance costs no bytes.
     """
     cdef intp_t n = X.shape[1], P = Y.shape[0], k, p, j, it
+    if scale.shape[0] < node_end or scale.shape[1] != n:
+        raise ValueError("scale must hold one row of n_features per node.")
     grad_arr = np.zeros(max(n, 1), dtype=np.float64)
     x_arr = np.zeros(max(n, 1), dtype=np.float64)
     y_arr = np.zeros(max(n, 1), dtype=np.float64)
     prev_arr = np.zeros(max(n, 1), dtype=np.float64)
+    step_arr = np.zeros(max(n, 1), dtype=np.float64)
     cdef double[::1] grad = grad_arr, x = x_arr, yv = y_arr, prev = prev_arr
-    cdef double t, t_next, beta, gmax, uphill, step, xn, limit = 0.0
+    cdef double[::1] step = step_arr
+    cdef double t, t_next, beta, gmax, uphill, xn, limit = 0.0
     cdef bint count_capped = n_capped is not None
     with nogil:
         for k in range(node_start, node_end):
             n_iter[k] = 0
             if count_capped:
                 n_capped[k] = 0
-            step = 1.0 / lipschitz[k]
+            for j in range(n):
+                step[j] = scale[k, j] * scale[k, j] / lipschitz[k]
             for p in range(P):
                 for j in range(n):
                     x[j] = theta[k, p, j]
@@ -806,8 +818,8 @@ def lin_local_solve(
                               inv_mass[k], l2, n_penalized, &grad[0])
                     gmax = 0.0
                     for j in range(n):
-                        if fabs(grad[j]) > gmax:
-                            gmax = fabs(grad[j])
+                        if fabs(scale[k, j] * grad[j]) > gmax:
+                            gmax = fabs(scale[k, j] * grad[j])
                     if it == 0:
                         limit = tol * gmax
                     if gmax <= limit:
@@ -816,7 +828,7 @@ def lin_local_solve(
                         break
                     uphill = 0.0
                     for j in range(n):
-                        xn = yv[j] - step * grad[j]
+                        xn = yv[j] - step[j] * grad[j]
                         uphill += grad[j] * (xn - x[j])
                         prev[j] = x[j]
                         x[j] = xn

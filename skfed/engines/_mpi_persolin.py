@@ -34,8 +34,8 @@ class _PersoLin:
     def local(state, n_steps, lo, hi):
         # The simulation's rule (no privacy under MPI): solved local models.
         solve_local_problems(state.X, state.Y, state.sw, state.offsets, state.theta,
-                             state.loss, state.inv_mass, state.lipschitz, state.l2,
-                             state.n_penalized, state.losses, lo, hi, state.labels)
+                             state.loss, state.inv_mass, state.l2, state.n_penalized,
+                             state.losses, lo, hi, state.labels)
 
     @staticmethod
     def step(run, before, node_state, step_t, payload, spent, counter):

@@ -3,22 +3,48 @@
 import numpy as np
 
 
-def local_solve_numpy(grad, n, lipschitz, tol, max_iter):
-    """Accelerated gradient from zero with the gradient restart.
+def jacobi_numpy(X, sw, curvature, l2, n_pen):
+    """Diagonal curvature bounds and the preconditioned constant of one node.
 
-    ``grad(theta)`` is the gradient of the node's ``F_k``; stops with the
-    current extrapolated point once ``max |grad| <= tol * max |grad at the
-    start|``, else after ``max_iter`` steps with the last iterate.  Returns
-    ``(theta, steps)``.
+    Written from the definition: ``A = c X^T S X / m + l2 I_pen``,
+    ``D = diag(A)``; returns ``(scale, lipschitz)`` with
+    ``scale = 1 / sqrt(D)`` (0 where ``D = 0``) and the bound
+    ``c ||S^1/2 X D^-1/2||_2^2 / m + l2 max_{j pen} 1 / D_j``.
     """
+    m = sw.sum()
+    A = curvature * (X.T * sw) @ X / m
+    A[np.arange(n_pen), np.arange(n_pen)] += l2
+    D = np.diag(A).copy()
+    scale = np.array([1.0 / np.sqrt(d) if d > 0 else 0.0 for d in D])
+    top = np.linalg.norm(np.sqrt(sw)[:, None] * X * scale, 2) ** 2
+    pen = max((scale[j] ** 2 for j in range(n_pen)), default=0.0) if l2 > 0 else 0.0
+    return scale, max(curvature * top / m + l2 * pen, 1e-12)
+
+
+def local_solve_numpy(grad, n, scale, lipschitz, tol, max_iter):
+    """Preconditioned accelerated gradient from zero with the gradient restart.
+
+    ``grad(theta)`` is the gradient of the node's ``F_k``.  The iterates are
+    kept in the scaled coordinates ``v = theta / scale`` (where
+    ``scale > 0``), where the method is plain accelerated gradient with
+    step ``1 / lipschitz`` on ``G(v) = F_k(scale * v)``; stops with the
+    current extrapolated point once ``max |grad G| <= tol * max |grad G at
+    the start|``, else after ``max_iter`` steps with the last iterate.
+    Returns ``(theta, steps)``.
+    """
+    scale = np.asarray(scale, dtype=np.float64)
+
+    def grad_v(v):
+        return scale * grad(scale * v)
+
     x = np.zeros(n)
     y, t, limit, it = x.copy(), 1.0, None, 0
     while it < max_iter:
-        g = grad(y)
+        g = grad_v(y)
         gmax = np.abs(g).max()
         limit = tol * gmax if limit is None else limit
         if gmax <= limit:
-            return y, it
+            return scale * y, it
         xn = y - g / lipschitz
         uphill = g @ (xn - x)
         prev, x = x, xn
@@ -29,4 +55,4 @@ def local_solve_numpy(grad, n, lipschitz, tol, max_iter):
             t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
             y = x + (t - 1.0) / t_next * (x - prev)
             t = t_next
-    return x, it
+    return scale * x, it

@@ -26,7 +26,7 @@ from skfed._core._boosting_fast import (
 from skfed._core._comm import CommCounter
 from skfed.network import index_bits, payload_bytes
 
-from tests._helpers.persolin import local_solve_numpy
+from tests._helpers.persolin import jacobi_numpy, local_solve_numpy
 
 HEADER = 16
 
@@ -420,9 +420,10 @@ def test_lin_local_converges_to_the_node_optimum():
 
 @pytest.mark.parametrize("loss", [Logistic(), SquaredHinge()])
 def test_lin_local_solve_matches_numpy_and_reaches_the_optimum(loss):
-    # Two nodes (the second ill-conditioned: a feature scaled by 30), two
-    # problems: the same iterates and step counts as the NumPy reference,
-    # and at a tight tolerance the node optimum of an independent solver.
+    # Two nodes (the second with a feature scaled by 30), two problems: the
+    # same iterates and step counts as the NumPy reference (plain
+    # accelerated gradient in the Jacobi-scaled coordinates), and at a tight
+    # tolerance the node optimum of an independent solver.
     from scipy.optimize import minimize
 
     rng = np.random.RandomState(4)
@@ -434,23 +435,26 @@ def test_lin_local_solve_matches_numpy_and_reaches_the_optimum(loss):
     offsets = np.array([0, 25, 50], dtype=np.intp)
     l2, n_pen = 0.05, 3
     inv_mass = 1.0 / np.add.reduceat(sw, offsets[:-1])
-    lip = np.array([loss.py_curvature() * np.linalg.norm(
-        np.sqrt(sw[a:b, None]) * X[a:b], 2) ** 2 * inv_mass[k] + l2
-        for k, (a, b) in enumerate(zip(offsets[:-1], offsets[1:]))])
+    pre = [jacobi_numpy(X[a:b], sw[a:b], loss.py_curvature(), l2, n_pen)
+           for a, b in zip(offsets[:-1], offsets[1:])]
+    scale = np.array([sc for sc, _ in pre])
+    lip = np.array([lp for _, lp in pre])
+    # the scaled coordinates have a unit curvature bound on the diagonal
+    assert (lip >= 1.0).all()
     steps = {}
     for tol, max_iter in [(1e-3, 10_000), (1e-2, 7), (1e-11, 100_000)]:
         theta = np.zeros((2, 2, 4))
         losses = np.zeros((2, 2))
         n_iter = np.zeros(2, dtype=np.intp)
-        lin_local_solve(X, Y, sw, offsets, theta, loss, inv_mass, lip, l2, n_pen, losses,
-                        tol, max_iter, 0, 2, n_iter)
+        lin_local_solve(X, Y, sw, offsets, theta, loss, inv_mass, scale, lip, l2, n_pen,
+                        losses, tol, max_iter, 0, 2, n_iter)
         for k in range(2):
             rows = slice(offsets[k], offsets[k + 1])
             total = 0
             for p in range(2):
                 ref, it = local_solve_numpy(
                     lambda t: ref_lin_loss(t, X[rows], Y[p, rows], sw[rows], l2, n_pen, loss)[1],
-                    4, lip[k], tol, max_iter)
+                    4, scale[k], lip[k], tol, max_iter)
                 total += it
                 np.testing.assert_allclose(theta[k, p], ref, rtol=1e-9, atol=1e-12)
                 value = ref_lin_loss(theta[k, p], X[rows], Y[p, rows], sw[rows], l2, n_pen,
@@ -466,3 +470,36 @@ def test_lin_local_solve_matches_numpy_and_reaches_the_optimum(loss):
         steps[tol] = n_iter.copy()
     # a tighter tolerance takes more steps on both nodes
     assert (steps[1e-11] > steps[1e-3]).all() and (steps[1e-3] > 0).all()
+
+
+def test_lin_local_solve_steps_do_not_depend_on_a_feature_scale():
+    # Node 1 is node 0 with an unpenalized column in other units (x1000):
+    # the same problem in other coordinates; both have a column of zeros.  The
+    # Jacobi-preconditioned solve takes the same steps, its coefficient of
+    # that column is 1000x smaller, and the zero column (D_j = 0, scale 0)
+    # stays at its start.
+    rng = np.random.RandomState(5)
+    X0 = np.column_stack([rng.normal(size=(40, 2)), rng.normal(size=40), np.ones(40)])
+    y = np.where(X0[:, 0] - X0[:, 2] + 0.3 * rng.normal(size=40) > 0, 1.0, -1.0)
+    X1 = X0.copy()
+    X1[:, 2] *= 1e3
+    X = np.column_stack([np.vstack([X0, X1]), np.zeros(80)])
+    Y = np.concatenate([y, y])[None, :]
+    sw = np.ones(80)
+    offsets = np.array([0, 40, 80], dtype=np.intp)
+    l2, n_pen, loss = 0.05, 2, Logistic()
+    pre = [jacobi_numpy(X[a:b], sw[a:b], 0.25, l2, n_pen) for a, b in [(0, 40), (40, 80)]]
+    scale = np.array([sc for sc, _ in pre])
+    lip = np.array([lp for _, lp in pre])
+    assert (scale[:, 4] == 0.0).all() and scale[1, 2] == pytest.approx(scale[0, 2] / 1e3, rel=1e-12)
+    theta = np.full((2, 1, 5), 0.0)
+    theta[1, 0, 4] = 0.7  # the zero column's coefficient: not part of the problem
+    losses = np.zeros((2, 1))
+    n_iter = np.zeros(2, dtype=np.intp)
+    lin_local_solve(X, Y, sw, offsets, theta, loss, np.full(2, 1 / 40), scale, lip, l2, n_pen,
+                    losses, 1e-6, 10_000, 0, 2, n_iter)
+    assert 10 < n_iter[0] == n_iter[1] < 10_000
+    np.testing.assert_allclose(theta[1, 0, 2] * 1e3, theta[0, 0, 2], rtol=1e-8)
+    np.testing.assert_allclose(theta[1, 0, [0, 1, 3]], theta[0, 0, [0, 1, 3]], rtol=1e-8)
+    assert theta[1, 0, 4] == 0.7
+    assert losses[1, 0] == pytest.approx(losses[0, 0], rel=1e-10)
