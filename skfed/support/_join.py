@@ -136,6 +136,8 @@ class _JoinVoteMixin:
 
 
 _SEEDER = threading.local()
+# np.iinfo(np.int32).max, without building an iinfo each join
+_INT32_MAX = 2**31 - 1
 
 
 def _seeded(seed):
@@ -174,7 +176,7 @@ def join_sparse_linear(est, X, y, groups, sample_weight):
         rng = _seeded(est.random_state)
     else:
         rng = check_random_state(est.random_state)
-    seed = [int(rng.randint(np.iinfo(np.int32).max)), n_old, 7919]
+    seed = [int(rng.randint(_INT32_MAX)), n_old, 7919]
     sim = network.start(n_old + n_new, server=True, random_state=_seeded(seed),
                         node_labels=np.concatenate([est.nodes_, new_labels]))
     if network.rogue_fraction > 0:
