@@ -1,0 +1,126 @@
+"""A MOCHA newcomer choosing its model by a cross-fitted held-out loss.
+
+``new_nodes_mocha_oneclass.py`` found that HAR's seed-1 miss comes from
+newcomers whose first ``k`` samples hold one class, and that rules set
+by the fitted nodes (the rehearsal over all draws, or over one-class
+draws) never act where it matters.  This script measures a per-newcomer
+rule instead, computed locally by the newcomer from its ``k`` samples and
+public models: it chooses between
+
+- the join's solution (the default join, its Omega row and model), and
+- the prior ``w_0`` (the shared model, which it already holds: the
+  fitted estimator's model of an unseen node),
+
+by the model's loss (``loss="logistic"``: ``log(1 + exp(-y f))``), or
+by the number of errors (``cross-fit error``), on held-out samples: its samples are split in ``FOLDS`` folds (leave one out
+when ``k <= FOLDS``), the join is re-run on the other folds and scored on
+the held-out one; ``w_0``, which does not use the newcomer's samples, is
+scored on all of them.  The newcomer keeps ``w_0`` when its mean held-out
+loss (its error count) is below the join's (ties keep the join).  Nothing extra is sent (the
+re-run joins use the models the newcomer received), but each re-run is a
+join's local solve: the CPU of the rule is ``FOLDS`` joins (here measured
+by running ``add_nodes`` on copies of the fitted estimator, rehearsal
+included, so the CPU column is an upper bound).
+
+    python benchmarks/new_nodes_mocha_crossfit.py --datasets har,landmine,moons \\
+        --seeds 0,1,2 --ks 5,10,20
+
+Columns: ``join`` (the default join, = the MOCHA rows of
+``new_nodes.py``), ``w0`` (every newcomer on ``w_0``), ``cross-fit loss``
+and ``error`` (the two rules), ``#w0`` newcomers that chose ``w_0`` under
+each (of ``n_new``), ``n1``
+one-class newcomers; means over the seeds at the end.
+"""
+
+import argparse
+import copy
+import time
+import warnings
+
+import new_nodes as nn
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from threadpoolctl import threadpool_limits
+
+FOLDS = 5
+
+
+def logistic_loss(y, decision, classes):
+    sign = np.where(y == classes[1], 1.0, -1.0)
+    return np.logaddexp(0.0, -sign * decision)
+
+
+def run(name, seed, ks):
+    data = nn.load(name, seed)
+    X, y, g, task = data[:4]
+    extra = data[4] if len(data) > 4 else None
+    fit_rows, new, order = nn.split(X, y, g, seed, extra)
+    est = nn.make_estimator("mocha", task, seed).fit(X[fit_rows], y[fit_rows], groups=g[fit_rows])
+    classes = est.classes_
+    assert len(classes) == 2
+    out = []
+    for k in ks:
+        train, test = nn.new_node_rows(order, k)
+        Xk, yk, gk, Xt, yt, gt = X[train], y[train], g[train], X[test], y[test], g[test]
+        start = time.process_time()
+        joined = copy.deepcopy(est).add_nodes(Xk, yk, groups=gk)
+        join_cpu = time.process_time() - start
+        # position of each training row within its node's k samples
+        position = np.concatenate([np.arange(k)] * len(new))
+        n_folds = min(FOLDS, k)
+        held_join = np.zeros(len(yk))
+        wrong_join = np.zeros(len(yk), dtype=bool)
+        start = time.process_time()
+        for fold in range(n_folds):
+            out_rows = position % n_folds == fold
+            fold_est = copy.deepcopy(est).add_nodes(Xk[~out_rows], yk[~out_rows],
+                                                    groups=gk[~out_rows])
+            decision = fold_est.decision_function(Xk[out_rows], groups=gk[out_rows])
+            held_join[out_rows] = logistic_loss(yk[out_rows], decision, classes)
+            wrong_join[out_rows] = classes[(decision > 0).astype(int)] != yk[out_rows]
+        crossfit_cpu = time.process_time() - start
+        decision_w0 = est.decision_function(Xk, groups=gk)
+        held_w0 = logistic_loss(yk, decision_w0, classes)
+        wrong_w0 = classes[(decision_w0 > 0).astype(int)] != yk
+        nodes = [gk == node for node in new]
+        keep_w0 = new[[held_w0[r].mean() < held_join[r].mean() for r in nodes]]
+        keep_w0_err = new[[wrong_w0[r].sum() < wrong_join[r].sum() for r in nodes]]
+        p_join = joined.predict(Xt, groups=gt)
+        p_w0 = est.predict(Xt, groups=gt)
+        p_rule = np.where(np.isin(gt, keep_w0), p_w0, p_join)
+        p_err = np.where(np.isin(gt, keep_w0_err), p_w0, p_join)
+        n1 = sum(len(np.unique(yk[gk == node])) == 1 for node in new)
+        row = (name, seed, k, nn.score(task, yt, p_join), nn.score(task, yt, p_w0),
+               nn.score(task, yt, p_rule), nn.score(task, yt, p_err), len(keep_w0),
+               len(keep_w0_err), len(new), n1, crossfit_cpu / join_cpu)
+        print(f"{name} seed {seed} k {k}: join {row[3]:.2f}  w0 {row[4]:.2f}  cross-fit "
+              f"loss {row[5]:.2f} error {row[6]:.2f}  #w0 {row[7]} / {row[8]} of {row[9]}  "
+              f"n1 {n1}  (cross-fit CPU {row[11]:.1f} joins)", flush=True)
+        out.append(row)
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", default="har,landmine,moons")
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--ks", default="5,10,20")
+    args = parser.parse_args()
+    ks = [int(k) for k in args.ks.split(",")]
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    rows = []
+    with threadpool_limits(1):
+        for name in args.datasets.split(","):
+            for seed in [int(s) for s in args.seeds.split(",")]:
+                rows += run(name, seed, ks)
+    print("\nmeans over the seeds (join / w0 / cross-fit loss / cross-fit error):")
+    for name in args.datasets.split(","):
+        cells = []
+        for k in ks:
+            r = np.array([row[3:7] for row in rows if row[0] == name and row[2] == k])
+            cells.append(f"k {k}: " + " / ".join(f"{v:.2f}" for v in r.mean(axis=0)))
+        print(f"  {name}: " + "   ".join(cells))
+
+
+if __name__ == "__main__":
+    main()
