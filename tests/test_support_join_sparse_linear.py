@@ -3,7 +3,7 @@ new nodes' intercepts, fault draws and bytes against NumPy references, the
 fitted nodes untouched, and the re-seeded RandomState's streams."""
 
 import copy
-import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -141,20 +141,11 @@ def test_joins_in_threads_equal_joins_in_sequence():
     sequential = [copy.deepcopy(f).add_nodes(X[~old], y[~old], groups=groups[~old])
                   for f in fitted]
     threaded = [copy.deepcopy(f) for f in fitted]
-    errors = []
-
-    def work(reg):
-        try:
-            reg.add_nodes(X[~old], y[~old], groups=groups[~old])
-        except Exception as exc:  # pragma: no cover - reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=work, args=(reg,)) for reg in threaded]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        # (result() re-raises a thread's error)
+        threaded = [job.result() for job in [
+            pool.submit(reg.add_nodes, X[~old], y[~old], groups=groups[~old])
+            for reg in threaded]]
     for a, b in zip(sequential, threaded):
         np.testing.assert_array_equal(a.rogue_, b.rogue_)
         np.testing.assert_array_equal(a.intercept_, b.intercept_)
