@@ -14,7 +14,9 @@ public models: it chooses between
 by the model's loss (``loss="logistic"``: ``log(1 + exp(-y f))``), or
 by the number of errors (``cross-fit error``; ``error + one-class
 ties`` also gives a tie to ``w_0`` when the newcomer's samples hold one
-class), on held-out samples: its samples are split in ``FOLDS`` folds (leave one out
+class; ``one-class only`` lets only a newcomer whose samples hold one
+class switch, when ``w_0`` errs no more than the join), on held-out
+samples: its samples are split in ``FOLDS`` folds (leave one out
 when ``k <= FOLDS``), the join is re-run on the other folds and scored on
 the held-out one; ``w_0``, which does not use the newcomer's samples, is
 scored on all of them.  The newcomer keeps ``w_0`` when its mean held-out
@@ -29,7 +31,8 @@ included, so the CPU column is an upper bound).
 
 Columns: ``join`` (the default join, = the MOCHA rows of
 ``new_nodes.py``), ``w0`` (every newcomer on ``w_0``), ``cross-fit loss``,
-``error`` and ``error + one-class ties`` (the three rules), ``#w0`` newcomers that chose ``w_0`` under
+``error``, ``error + one-class ties`` and ``one-class only`` (the four
+rules), ``#w0`` newcomers that chose ``w_0`` under
 each (of ``n_new``), ``n1``
 one-class newcomers; means over the seeds at the end.
 """
@@ -93,20 +96,26 @@ def run(name, seed, ks):
         keep_w0_one = new[[wrong_w0[r].sum() < wrong_join[r].sum()
                            or (o and wrong_w0[r].sum() == wrong_join[r].sum())
                            for r, o in zip(nodes, one)]]
+        # only one-class newcomers may switch, when w_0 errs no more
+        keep_w0_only = new[[o and wrong_w0[r].sum() <= wrong_join[r].sum()
+                            for r, o in zip(nodes, one)]]
         p_join = joined.predict(Xt, groups=gt)
         p_w0 = est.predict(Xt, groups=gt)
         p_rule = np.where(np.isin(gt, keep_w0), p_w0, p_join)
         p_err = np.where(np.isin(gt, keep_w0_err), p_w0, p_join)
         p_one = np.where(np.isin(gt, keep_w0_one), p_w0, p_join)
+        p_only = np.where(np.isin(gt, keep_w0_only), p_w0, p_join)
         n1 = sum(one)
         row = (name, seed, k, nn.score(task, yt, p_join), nn.score(task, yt, p_w0),
                nn.score(task, yt, p_rule), nn.score(task, yt, p_err),
-               nn.score(task, yt, p_one), len(keep_w0), len(keep_w0_err), len(keep_w0_one),
-               len(new), n1, crossfit_cpu / join_cpu)
+               nn.score(task, yt, p_one), nn.score(task, yt, p_only), len(keep_w0),
+               len(keep_w0_err), len(keep_w0_one), len(keep_w0_only), len(new), n1,
+               crossfit_cpu / join_cpu)
         print(f"{name} seed {seed} k {k}: join {row[3]:.2f}  w0 {row[4]:.2f}  cross-fit "
-              f"loss {row[5]:.2f} error {row[6]:.2f} error+one-class ties {row[7]:.2f}  "
-              f"#w0 {row[8]} / {row[9]} / {row[10]} of {row[11]}  n1 {n1}  "
-              f"(cross-fit CPU {row[13]:.1f} joins)", flush=True)
+              f"loss {row[5]:.2f} error {row[6]:.2f} error+one-class ties {row[7]:.2f} "
+              f"one-class only {row[8]:.2f}  #w0 {row[9]} / {row[10]} / {row[11]} / "
+              f"{row[12]} of {row[13]}  n1 {n1}  (cross-fit CPU {row[15]:.1f} joins)",
+              flush=True)
         out.append(row)
     return out
 
@@ -124,11 +133,11 @@ def main():
         for name in args.datasets.split(","):
             for seed in [int(s) for s in args.seeds.split(",")]:
                 rows += run(name, seed, ks)
-    print("\nmeans over the seeds (join / w0 / cross-fit loss / error / error + one-class ties):")
+    print("\nmeans over the seeds (join / w0 / cross-fit loss / error / error + one-class ties / one-class only):")
     for name in args.datasets.split(","):
         cells = []
         for k in ks:
-            r = np.array([row[3:8] for row in rows if row[0] == name and row[2] == k])
+            r = np.array([row[3:9] for row in rows if row[0] == name and row[2] == k])
             cells.append(f"k {k}: " + " / ".join(f"{v:.2f}" for v in r.mean(axis=0)))
         print(f"  {name}: " + "   ".join(cells))
 
