@@ -73,9 +73,10 @@ Landmine 93.8.)  Findings:
   ``w_0`` predicts them right, as the join does).
 * CPU: the rule runs ``min(5, k)`` more local solves, 3.3-13 times the
   join's CPU here (each re-run is a full ``add_nodes``, rehearsal
-  included); against the refit that is 25-50 % on rotated moons, above
-  the goal's tenth, unless the folds reuse the join's rehearsal.  The
-  ``one-class only`` rule needs the folds only for one-class newcomers.
+  included); on rotated moons, where a join takes 7-9 % of a refit's
+  CPU, about 5 times that is 35-45 %, above the goal's tenth, unless the
+  folds reuse the join's rehearsal.  The ``one-class only`` rule needs the
+  folds only for one-class newcomers.
 
 No rule is adopted: each drops a row (moons ``k = 5``, Landmine), so
 ``add_nodes`` keeps the join's solution for every newcomer.
