@@ -151,3 +151,24 @@ def test_joins_in_threads_equal_joins_in_sequence():
         np.testing.assert_array_equal(a.intercept_, b.intercept_)
         assert a.join_communication_.n_rounds == b.join_communication_.n_rounds
         assert a.n_bytes_sent_ == b.n_bytes_sent_
+
+
+@pytest.mark.parametrize("nodes", [[5, 6, 7], [0], [9], [0, 3, 4, 9], [], list(range(10))])
+def test_draw_round_active_is_draw_round_at_the_nodes(nodes):
+    # the join's rounds draw only the waiting new nodes' faults: the same
+    # values as a full round's, the stream left where a full round leaves it
+    net = SimulatedNetwork(drop_rate=0.4, straggler_rate=0.3)
+    full = net.start(10, server=True, random_state=np.random.RandomState(1))
+    part = net.start(10, server=True, random_state=np.random.RandomState(1))
+    for sim in (full, part):  # a buffered 32-bit half in the stream
+        sim.rng.integers(1 << 31, dtype=np.uint32)
+    n_dropped = 0
+    for _ in range(4):
+        active, _ = full.draw_round()
+        np.testing.assert_array_equal(part.draw_round_active(nodes), active[nodes])
+        n_dropped += int((~active).sum())
+    assert n_dropped > 0
+    np.testing.assert_array_equal(full.draw_round()[1], part.draw_round()[1])
+    assert full.rng.integers(1 << 31, dtype=np.uint32) == part.rng.integers(1 << 31, dtype=np.uint32)
+    with pytest.raises(ValueError, match="sorted node indices"):
+        part.draw_round_active([3, 2])

@@ -159,8 +159,9 @@ def join_sparse_linear(est, X, y, groups, sample_weight):
     computes its own from its rows.
 
     Its work is the new nodes' rows plus appending their entries to the
-    per-node attributes and to the round's fault draws and log (one value
-    per node); nothing is recomputed for the fitted nodes.
+    per-node attributes and the log (copies of one value per node); the
+    rounds draw the faults of the waiting new nodes only, and nothing is
+    recomputed for the fitted nodes.
     """
     X, y, w, new_labels, layout = est._validate_join_data(
         X, y, groups, sample_weight, accept_sparse=["csr", "csc"], y_numeric=True,
@@ -186,14 +187,15 @@ def join_sparse_linear(est, X, y, groups, sample_weight):
     support_bytes, coef_bytes = payload_bytes(n_bits=d), payload_bytes(n_float64=m)
     waiting = np.arange(n_old, n_old + n_new, dtype=np.intp)
     while len(waiting):
-        active, _ = sim.draw_round()
-        arrived = waiting[active[waiting]]
+        # the round's faults at the waiting nodes only (the same draws)
+        active = sim.draw_round_active(waiting)
+        arrived = waiting[active]
         sim.counter.broadcast_from_server(
             arrived, np.full(len(arrived), support_bytes, dtype=np.int64))
         sim.counter.broadcast_from_server(
             arrived, np.full(len(arrived), coef_bytes, dtype=np.int64))
         sim.counter.next_round()
-        waiting = waiting[~active[waiting]]
+        waiting = waiting[~active]
     if per_node:
         w = np.ones(X.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
         XS = X[:, support].toarray() if sparse.issparse(X) else X[:, support]
