@@ -22,25 +22,44 @@ two versions of the package by running it twice with each on
     OPENBLAS_NUM_THREADS=1 python benchmarks/new_nodes_support_cpu.py \\
         --seeds 0,1,2 --ks 5,10,20 --synthetic 1000,10000 --repeats 15
 
-History (medians of 15; 2026-11-28, load 6-13 on 2 cores)
----------------------------------------------------------
-Main at f28c2af and then branch joinsm7 (the join moved to
-``skfed/support/_join.py``, bit-identical: coefficients, intercepts,
-support, per-node attributes, bytes, messages and fault draws equal on 72
-fits of 6 network settings x 3 ``random_state`` kinds x 4 data formats,
-each followed by two joins), run alternately; see the joinsm7 report of
-that night for the numbers of each run.  What a join of 28 new schools
-spent (about 1.8 ms when the refit took 9.5 ms; profiled with
-checkpoints, load 13): the data validation (``_validate_join_data``:
-scikit-learn's ``validate_data``, the label look-up) 45 %, the network's
-start and log about 40 %, the join's own arithmetic about 10 %.  Cut:
-three new ``RandomState`` objects a join (0.1-0.2 ms each: a new
-Mersenne Twister draws its state from a SeedSequence before the legacy
-seeding replaces it; now one per thread, re-seeded), ``get_params`` in
-the join-parameter check (an ``inspect.signature`` of ``__init__``), the
-rogue draw when no node can be rogue, and ``np.add.at`` for the
-intercepts' sums.  Nothing in the join grows with the fitted clients but
-appending their per-node rows (memory copies).
+History (2026-11-28, load 7-13 on 2 cores)
+------------------------------------------
+Main at f28c2af against branch joinsm7 (the join moved to
+``skfed/support/_join.py``; bit-identical: coefficients, intercepts,
+support, per-node attributes, bytes per round and per pair, messages and
+fault draws equal on 72 fits of 6 network settings x 3 ``random_state``
+kinds x 4 data formats, each followed by two joins), run alternately;
+School's mean (max) ratio over seeds 0-2 and ``k = 5, 10, 20``, medians of
+15 (``--synthetic 1000,10000``), then of 9 (``--synthetic
+1000,10000,100000``)::
+
+    run                       main f28c2af      joinsm7
+    School, 15 repeats (1)    19.3 % (20.7)     15.2 % (17.9)
+    School, 15 repeats (2)    17.7 % (20.3)     14.2 % (19.4)
+    School, 9 repeats         20.8 % (22.4)     14.3 % (15.8)
+    1,000 + 10 clients        5.5 / 4.9 / 5.6 % 4.2 / 3.5 / 4.3 %
+    10,000 + 10 clients       1.8 / 1.6 / 1.9 % 1.4 / 1.5 / 1.4 %
+    100,000 + 10: join        5.90 ms           3.73 ms (refit 1.35 s)
+
+(The first two joinsm7 runs predate the rounds' draws at the new nodes
+only; 1,000 -> 100,000 fitted clients adds 4.0 ms to a join on main and
+2.2 ms on joinsm7.)  Where a join of 28 new schools spent its CPU
+(about 1.8 ms when the refit took 9.5 ms; profiled with checkpoints, load
+13): the data validation (``_validate_join_data``: scikit-learn's
+``validate_data``, the label look-up) 45 %, the network's start and log
+about 40 %, the join's own arithmetic about 10 %.  Cut: three new
+``RandomState`` objects a join (0.1-0.2 ms each: a new Mersenne Twister
+draws its state from a SeedSequence before the legacy seeding replaces
+it; now one per thread, re-seeded), ``get_params`` in the join-parameter
+check (an ``inspect.signature`` of ``__init__``), the rogue draw when no
+node can be rogue, ``np.add.at`` for the intercepts' sums, and each
+round's fault draws of every fitted node (now
+``NetworkSimulation.draw_round_active`` of the waiting new nodes, the
+others skipped by advancing the stream).  What still grows with the
+fitted clients: appending their per-node rows (``client_supports_``,
+``nodes_``), the counter's and the log's per-node arrays.  What keeps
+School above a tenth: the shared cost of every ``add_nodes`` (validation,
+the network's start and log), about 1 ms of the 1.3-1.5 ms.
 """
 
 import argparse
