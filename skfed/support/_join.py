@@ -97,11 +97,10 @@ class _JoinVoteMixin:
         # only the new ones send; a new client is rogue with probability
         # rogue_fraction.
         network = resolve_network(self.network)
-        rng = check_random_state(self.random_state)
-        seed = [int(rng.randint(np.iinfo(np.int32).max)), n_old, 7919]
-        sim = network.start(n_old + n_new, server=True, random_state=np.random.RandomState(seed),
+        seed = [_first_draw(self.random_state), n_old, 7919]
+        sim = network.start(n_old + n_new, server=True, random_state=_seeded(seed),
                             node_labels=np.concatenate([self.nodes_, new_labels]))
-        join_rng = np.random.RandomState(seed[:2] + [7907])
+        join_rng = _seeded(seed[:2] + [7907])
         rogue_new = join_rng.uniform(size=n_new) < network.rogue_fraction
         sim.rogue[:] = np.concatenate([self.rogue_, rogue_new])
         active, work = sim.draw_round()
@@ -114,7 +113,7 @@ class _JoinVoteMixin:
         reported = None
         if held_reported is not None:
             reported = _balanced_reports(n_new, d, held_reported.shape[1],
-                                         np.random.RandomState(seed[:2] + [7901]))
+                                         _seeded(seed[:2] + [7901]))
         held = {
             "votes": self.votes_, "n_reports": self.n_reports_,
             "client_supports": self.client_supports_, "answered": self.answered_,
@@ -152,6 +151,14 @@ def _seeded(seed):
     return rng
 
 
+def _first_draw(random_state):
+    """``check_random_state(random_state).randint(2**31 - 1)``; an integer
+    ``random_state`` seeds this thread's ``RandomState`` instead of a new one."""
+    if isinstance(random_state, numbers.Integral):
+        return int(_seeded(random_state).randint(_INT32_MAX))
+    return int(check_random_state(random_state).randint(_INT32_MAX))
+
+
 def join_sparse_linear(est, X, y, groups, sample_weight):
     """:meth:`FederatedSparseLinearRegression.add_nodes
     <skfed.support.FederatedSparseLinearRegression.add_nodes>`: the new nodes
@@ -171,13 +178,7 @@ def join_sparse_linear(est, X, y, groups, sample_weight):
     support = np.flatnonzero(est.support_)
     m = len(support) + int(est.fit_intercept and not est.per_node_intercept)
     network = resolve_network(est.network)
-    # check_random_state(random_state)'s first draw (an integer seeds a new
-    # RandomState: this thread's, re-seeded)
-    if isinstance(est.random_state, numbers.Integral):
-        rng = _seeded(est.random_state)
-    else:
-        rng = check_random_state(est.random_state)
-    seed = [int(rng.randint(_INT32_MAX)), n_old, 7919]
+    seed = [_first_draw(est.random_state), n_old, 7919]
     sim = network.start(n_old + n_new, server=True, random_state=_seeded(seed),
                         node_labels=np.concatenate([est.nodes_, new_labels]))
     if network.rogue_fraction > 0:
