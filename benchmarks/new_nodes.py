@@ -318,7 +318,11 @@ Joins: superseded numbers, alternatives measured and not kept, the measurement c
     confidence, rehearsal reports as counts, the cheaper Perso-lin join);
     Dada's HAR rows, the sparse linear model's and Local's are the second
     session's (their joins are unchanged: Dada's models, bytes and messages
-    are bit-identical); the online rows were measured again on the night of
+    are bit-identical; the sparse linear model's CPU column was measured
+    again on 2026-11-28 after its join's CPU was cut, bit-identical joins,
+    ``--families support --datasets school``, load 8-11: 0.209 / 0.207 /
+    0.174 -> 0.166 / 0.203 / 0.137, one timing each, which moves by a few
+    points; ``new_nodes_support_cpu.py`` has the medians); the online rows were measured again on the night of
     2026-11-27, after a regressor's newcomer got its one-standard-error start
     margin, with ``python benchmarks/new_nodes.py --families online
     --datasets D --seeds 0,1,2 --ks 5,10,20``, one process per data set;

@@ -59,13 +59,15 @@ def check_join_params(est):
     fitted = getattr(est, "_join_params", None)
     if not fitted:  # (fitted by a version that kept none)
         return
-    params = est.get_params(deep=False)
-    changed = [key for key, value in fitted.items() if not same_param(params.get(key), value)]
+    # (get_params reads the same attributes, after an inspect.signature of
+    # __init__ that took most of this check's time)
+    params = {key: getattr(est, key, None) for key in fitted}
+    changed = [key for key, value in fitted.items() if not same_param(params[key], value)]
     if changed:
         key = changed[0]
         raise ValueError(
             f"{type(est).__name__}.add_nodes: {key} was changed after fit "
-            f"({fitted[key]!r} -> {params.get(key)!r}); add_nodes extends the fitted "
+            f"({fitted[key]!r} -> {params[key]!r}); add_nodes extends the fitted "
             f"model, so set {key}={fitted[key]!r} back, or refit with fit to use the new "
             "value." + (f" (Also changed: {', '.join(changed[1:])}.)" if len(changed) > 1 else "")
         )

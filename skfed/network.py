@@ -400,6 +400,46 @@ class NetworkSimulation:
         active, work = self.draw_rounds(1)
         return active[0], work[0]
 
+    def draw_round_active(self, nodes):
+        """``draw_round()[0][nodes]``, drawing only the entries of ``nodes``.
+
+        The draws of the other nodes are skipped by advancing the stream
+        (``draw_round`` takes ``3 n_nodes`` doubles, one 64-bit output each:
+        ``active``'s first), so a round of a few nodes of a large network
+        costs its nodes, and the stream is left where ``draw_round`` leaves
+        it: later draws are the same.
+
+        Parameters
+        ----------
+        nodes : array-like of int, sorted, without repeats
+
+        Returns
+        -------
+        active : ndarray of shape (len(nodes),), dtype=bool
+        """
+        nodes = np.asarray(nodes, dtype=np.intp)
+        if nodes.size and (np.any(np.diff(nodes) <= 0) or nodes[0] < 0
+                           or nodes[-1] >= self.n_nodes):
+            raise ValueError("nodes must be sorted node indices without repeats.")
+        generator = self.rng.bit_generator
+        state = generator.state
+        # runs of consecutive nodes: one draw each, the gaps skipped
+        breaks = np.flatnonzero(np.diff(nodes) > 1) + 1
+        starts = np.concatenate([[0], breaks]).astype(np.intp)[: len(nodes)]
+        ends = np.concatenate([breaks, [len(nodes)]]).astype(np.intp)[: len(nodes)]
+        values = np.empty(len(nodes))
+        position = 0
+        for a, b in zip(starts.tolist(), ends.tolist()):
+            generator.advance(int(nodes[a]) - position)
+            values[a:b] = self.rng.random(b - a)
+            position = int(nodes[b - 1]) + 1
+        generator.advance(3 * self.n_nodes - position)
+        # (advance clears the buffered 32-bit half, which doubles never use)
+        moved = generator.state
+        moved["has_uint32"], moved["uinteger"] = state["has_uint32"], state["uinteger"]
+        generator.state = moved
+        return values >= self.network.drop_rate
+
     def corrupt_bits(self, bits, node):
         """What node ``node`` sends in place of the bit vector ``bits``.
 

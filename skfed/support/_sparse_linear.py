@@ -6,12 +6,12 @@ import warnings
 import numpy as np
 from scipy import linalg, sparse
 from sklearn.base import BaseEstimator
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import FederatedRegressorMixin
 from .._core._support_fast import refit_statistics
-from ..network import payload_bytes, resolve_network
+from ..network import payload_bytes
+from ._join import join_sparse_linear
 from ._protocol import _OneShotSupportMixin
 
 
@@ -363,47 +363,7 @@ class FederatedSparseLinearRegression(
         >>> bool(reg.score(X[~old], y[~old], groups=groups[~old]) > 0.95)
         True
         """
-        X, y, w, new_labels, layout = self._validate_join_data(
-            X, y, groups, sample_weight, accept_sparse=["csr", "csc"], y_numeric=True,
-        )
-        w = np.ones(X.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
-        n_old, n_new, d = len(self.nodes_), layout.n_nodes, X.shape[1]
-        node_weight = np.bincount(layout.codes, weights=w, minlength=n_new)
-        per_node = self.fit_intercept and self.per_node_intercept
-        support = np.flatnonzero(self.support_)
-        m = len(support) + int(self.fit_intercept and not self.per_node_intercept)
-        network = resolve_network(self.network)
-        rng = check_random_state(self.random_state)
-        seed = [int(rng.randint(np.iinfo(np.int32).max)), n_old, 7919]
-        sim = network.start(n_old + n_new, server=True, random_state=np.random.RandomState(seed),
-                            node_labels=np.concatenate([self.nodes_, new_labels]))
-        rogue_new = np.random.RandomState(seed[:2] + [7907]).uniform(size=n_new) < (
-            network.rogue_fraction)
-        waiting = np.arange(n_old, n_old + n_new, dtype=np.intp)
-        while len(waiting):
-            active, _ = sim.draw_round()
-            arrived = waiting[active[waiting]]
-            sim.counter.broadcast_from_server(
-                arrived, np.full(len(arrived), payload_bytes(n_bits=d), dtype=np.int64))
-            sim.counter.broadcast_from_server(
-                arrived, np.full(len(arrived), payload_bytes(n_float64=m), dtype=np.int64))
-            sim.counter.next_round()
-            waiting = waiting[~active[waiting]]
-        if per_node:
-            XS = X[:, support].toarray() if sparse.issparse(X) else X[:, support]
-            sums = np.zeros((n_new, len(support) + 1))
-            np.add.at(sums, layout.codes,
-                      np.column_stack([y, XS]).astype(np.float64) * w[:, None])
-            means = sums / node_weight[:, None]
-            intercepts = means[:, 0] - means[:, 1:] @ self.coef_[support]
-            self.intercept_ = np.concatenate([self.intercept_, intercepts])
-        self.client_supports_ = np.vstack([self.client_supports_, np.zeros((n_new, d), bool)])
-        self.answered_ = np.concatenate([self.answered_, np.zeros(n_new, bool)])
-        self.refit_answered_ = np.concatenate([self.refit_answered_, np.zeros(n_new, bool)])
-        self.rogue_ = np.concatenate([self.rogue_, rogue_new])
-        self._append_nodes(new_labels)
-        self._record_join(sim.log(node_labels=self.nodes_))
-        return self
+        return join_sparse_linear(self, X, y, groups, sample_weight)
 
     def predict(self, X, groups=None):
         """Predict with the shared coefficients and each sample's intercept.
