@@ -268,8 +268,8 @@ class _JoinMixin:
            step 1 added three float64 to its answer, sums over its own
            samples of the last network round (``sum w f0 y``, ``sum w
            f0^2``, ``sum w``), and it multiplies the network function by
-           ``sum f0 y / sum f0^2`` over them (at least 0; 1 without sums,
-           as after the MPI engine's fit).  It starts from the network function
+           ``sum f0 y / sum f0^2`` over them (at least 0; 1 without sums;
+           the MPI engine's fit keeps the same sums).  It starts from the network function
            if that does at least as well on its samples as its neighbours
            (a classifier: the errors, since a mean has small margins) or, a
            regressor, unless its neighbours do better by more than one
