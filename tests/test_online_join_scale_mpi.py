@@ -82,7 +82,7 @@ def test_mpi_fit_keeps_the_scale_sums(mpi_runs, n_ranks):
 def test_join_after_mpi_fit_is_scaled_as_in_simulation(mpi_runs, n_ranks):
     runs, sim = mpi_runs
     run = runs[n_ranks]
-    X, y, g, sw, Xn, yn, gn = _data()
+    X, _, g, _, Xn, yn, gn = _data()
     factors = {}
     joined = {}
     for name, est in (("mpi", run), ("sim", sim)):
