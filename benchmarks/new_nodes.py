@@ -375,7 +375,7 @@ Joins: superseded numbers, alternatives measured and not kept, the measurement c
     0.3 above and 1.7 under their refits (they were 1.2 / 2.8 / 6.3 under).
 
     The online School rows again on 2026-11-28 (online8, ``--families
-    online --datasets school``, load 8-10), after a regressor's newcomer
+    online --datasets school``), after a regressor's newcomer
     needs its neighbours to have at most half the scaled network
     function's loss on its samples (besides the one-standard-error
     margin).  Old -> new, ``k = 5 / 10 / 20``: join 29.7 / 32.9 / 34.0 ->
