@@ -290,7 +290,7 @@ class _JoinMixin:
            (a classifier: the errors, since a mean has small margins) or, a
            regressor, unless its neighbours do better by more than one
            standard error of the summed per-sample difference of the
-           losses; the neighbours are judged by leave-one-out over the
+           losses and have at most half its loss; the neighbours are judged by leave-one-out over the
            samples that chose them in step 1 (the choice made without each
            in turn) plus their mean on its other samples; it then takes the
            network function's width.  Otherwise it starts
