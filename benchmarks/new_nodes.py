@@ -420,6 +420,22 @@ Joins: superseded numbers, alternatives measured and not kept, the measurement c
     points and are above their refits; rotated moons' joins are 1.4 under,
     0.3 above and 1.7 under their refits (they were 1.2 / 2.8 / 6.3 under).
 
+    The online School rows again on 2026-11-28 (online8, ``--families
+    online --datasets school``), after a regressor's newcomer
+    needs its neighbours to have at most half the scaled network
+    function's loss on its samples (besides the one-standard-error
+    margin).  Old -> new, ``k = 5 / 10 / 20``: join 29.7 / 32.9 / 34.0 ->
+    30.7 / 32.9 / 34.2 (per seed at ``k = 5``: 28.8 / 29.3 / 30.9 -> 29.7 /
+    31.6 / 30.9), bytes unchanged (0.0700 / 0.0677 / 0.0629), CPU 0.038 /
+    0.040 / 0.057 -> 0.037 / 0.038 / 0.055.  Tried and not kept (the same
+    run): choosing between the network start and the neighbours by their
+    leave-one-out losses after the passes each would make (the network's
+    weighted, the neighbours' chosen by cross-validation) moved seed 1's
+    ``k = 5`` to 31.4-31.7 but left seed 0's at 28.8 and lost 0.7 at
+    seed 0's ``k = 10`` (32.2 -> 31.5); forcing every School newcomer to the
+    network start scores 31.7 / 31.5 / 32.5 at ``k = 5`` (seeds 0-2) but
+    sends clustered regressions' newcomers to the mean.
+
     (the Landmine and HAR runs before the last CPU cuts, which change none of
     their scores, bytes or messages: their newcomers are lighter than the
     fitted nodes and do not see each other).  MOCHA's join CPU includes its

@@ -1165,10 +1165,12 @@ def join_constants(monkeypatch):
     """Set the join's budget and pass choices (``skfed.online._join``)."""
     import skfed.online._join as join
 
-    def set_(budget=np.inf, passes=None):
+    def set_(budget=np.inf, passes=None, ratio=None):
         monkeypatch.setattr(join, "_JOIN_BUDGET", budget)
         if passes is not None:
             monkeypatch.setattr(join, "_JOIN_PASSES", passes)
+        if ratio is not None:
+            monkeypatch.setattr(join, "_JOIN_START_RATIO", ratio)
 
     return set_
 
@@ -1218,15 +1220,18 @@ def _numpy_start_rows(kind, value, f_old, f_net, Xn, y_enc, n_candidates, degree
 
 
 def _numpy_start_choice(kind, value, f_old, f_net, Xn, y_enc, n_candidates, degree,
-                        widths=None, margin=1.0):
+                        widths=None, margin=1.0, ratio=0.5):
     """``"network"`` or ``"neighbours"`` from :func:`_numpy_start_rows`:
     the network function unless the neighbours do better, a regressor's by
-    more than ``margin`` standard errors of the summed difference."""
+    more than ``margin`` standard errors of the summed difference and with
+    at most ``ratio`` times its loss."""
     net, loo = _numpy_start_rows(kind, value, f_old, f_net, Xn, y_enc, n_candidates,
                                  degree, widths)
     diff = loo - net
     se = (np.sqrt(len(diff) * np.var(diff, ddof=1))
           if kind == "regressor" and len(diff) > 1 else 0.0)
+    if kind == "regressor" and loo.sum() > ratio * net.sum():
+        return "network"
     return "network" if net.sum() <= loo.sum() + margin * se else "neighbours"
 
 
@@ -1279,10 +1284,21 @@ def test_regressor_start_margin_is_one_standard_error(loss, join_constants, monk
     d = loo - net
     se = np.sqrt(len(d) * np.var(d, ddof=1))
     assert d.sum() < 0 and se > 0
-    # (intermediate: the margin at which the choice flips)
+    # (intermediate: the margin at which the choice flips; the ratio rule
+    # set aside)
     flip = -d.sum() / se
+    monkeypatch.setattr(join, "_JOIN_START_RATIO", 1.0)
     for margin, start in [(0.99 * flip, "neighbours"), (1.01 * flip, "network")]:
         monkeypatch.setattr(join, "_JOIN_START_MARGIN", margin)
+        fresh = copy.deepcopy(est)
+        fresh.add_nodes(Xn, yn, groups=gn)
+        assert fresh.join_start_.tolist() == [start]
+    # ... and the ratio of the losses at which it flips (within the margin)
+    ratio = loo.sum() / net.sum()
+    assert 0 < ratio < 1
+    monkeypatch.setattr(join, "_JOIN_START_MARGIN", 0.99 * flip)
+    for bound, start in [(1.01 * ratio, "neighbours"), (0.99 * ratio, "network")]:
+        monkeypatch.setattr(join, "_JOIN_START_RATIO", bound)
         fresh = copy.deepcopy(est)
         fresh.add_nodes(Xn, yn, groups=gn)
         assert fresh.join_start_.tolist() == [start]
@@ -1295,8 +1311,12 @@ def test_regressor_start_margin_is_one_standard_error(loss, join_constants, monk
 def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes, clustered,
                                                             join_constants):
     # passes=None: the passes are cross-validated among 0, 1 and 2
-    # (max_epochs); (2,): always 2, so the steps are always checked.
-    join_constants(passes=passes or (0, 1, 3, 10))
+    # (max_epochs); (2,): always 2, so the steps are always checked.  The
+    # regressor's ratio rule set aside (ratio 1: its clustered newcomer has
+    # 0.26 / 0.96 of the network's squared / huber loss; the rule's own
+    # checks: test_regressor_start_margin_is_one_standard_error,
+    # tests/test_online_join_start_ratio.py).
+    join_constants(passes=passes or (0, 1, 3, 10), ratio=1.0)
     est, Xn, yn, gn = _join_setup(kind, loss, clustered=clustered)
     D_old = [D.copy() for D in est.dictionaries_]
     W_old = [W.copy() for W in est.dual_coef_]
@@ -1326,7 +1346,7 @@ def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes, 
     # (a regressor takes the network function at its scale: _numpy_net_factor)
     factor, prior = _numpy_net_factor(est, f_mean) if kind == "regressor" else (1.0, None)
     choice = _numpy_start_choice(kind, value, f_old, lambda x: factor * f_mean(x),
-                                 Xn, y_enc, 4, 2)
+                                 Xn, y_enc, 4, 2, ratio=1.0)
     assert est.join_start_.tolist() == [choice]
     # (both starts are checked: these data sets make the one and the other)
     assert choice == ("neighbours" if clustered else "network")
@@ -1423,9 +1443,13 @@ def test_classifier_newcomer_keeps_its_neighbours_start_by_its_errors(join_const
             assert_array_equal(fresh.dual_coef_[j], W_old[j])
 
 
-def test_join_passes_choose_what_its_samples_say():
+def test_join_passes_choose_what_its_samples_say(monkeypatch):
     # The cross-validation (a regressor's) is not a constant: on these joins
-    # it keeps the start (0 passes) for some settings and streams for others.
+    # it keeps the start (0 passes) for some settings and streams for others
+    # (from the neighbours' start: the ratio rule set aside).
+    import skfed.online._join as join
+
+    monkeypatch.setattr(join, "_JOIN_START_RATIO", 1.0)
     chosen = set()
     for loss in ("squared_error", "huber"):
         for c in (0.0, 0.3, 3.0):

@@ -25,6 +25,8 @@ The consensus error of a round is a sum over the nodes of all ranks, so
 ``consensus_error_curve_`` equals the simulation's up to rounding.
 """
 
+import pickle
+
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
@@ -40,6 +42,7 @@ from ._mpi_boosting import _merge_counts, refuse_privacy, warn_lost
 from ._mpi_comm import MPITimeoutError, Traffic
 
 TAG_DICT = 21
+TAG_SCALE = 22
 
 
 def fit_online(est, peer, block, validate, random_state):
@@ -117,7 +120,8 @@ def fit_online(est, peer, block, validate, random_state):
         _select_coupling(est, peer, block, X, codes, sample_weight, y_encoded,
                          est.max_epochs, est.shuffle)
     queues = est._make_queues(codes, est.max_epochs, est.shuffle)
-    return _run(est, peer, block, X, y_encoded, sample_weight, queues, est.max_epochs)
+    return _run(est, peer, block, X, y_encoded, sample_weight, queues, est.max_epochs,
+                codes=codes)
 
 
 def _select_coupling(est, peer, block, X, codes, sample_weight, y_encoded, epochs, shuffle):
@@ -212,10 +216,13 @@ class _RankReduce:
         return self.peer.allreduce_sum(self.tag, values)
 
 
-def _run(est, peer, block, X, y, sample_weight, queues, epochs):
-    """``_BaseDecentralizedKernelSGD._run``, one round at a time on every rank."""
+def _run(est, peer, block, X, y, sample_weight, queues, epochs, codes=None):
+    """``_BaseDecentralizedKernelSGD._run``, one round at a time on every rank
+    (``codes``: the rows' indices into ``block``'s nodes, for a regressor's
+    scale sums, see :func:`_scale_sums`)."""
     sim, consensus, orders = _rounds(est, peer, block, X, y, sample_weight, queues, epochs)
-    return _finish(est, peer, block, sim, consensus, orders)
+    samples = None if codes is None else (X, y, codes, sample_weight)
+    return _finish(est, peer, block, sim, consensus, orders, samples)
 
 
 def _rounds(est, peer, block, X, y, sample_weight, queues, epochs, stoppable=True):
@@ -403,8 +410,11 @@ def _exchange_round(est, peer, block, stepping, listeners, alive, limit, report,
     return [reports[r] for r in sorted(reports)]
 
 
-def _finish(est, peer, block, sim, consensus, orders):
-    """Gather every live node's dictionary and counts on the root; set the fitted attributes."""
+def _finish(est, peer, block, sim, consensus, orders, samples=None):
+    """Gather every live node's dictionary and counts on the root; set the fitted attributes.
+
+    ``samples`` (this rank's ``X, y, codes, sample_weight``): a regressor's
+    nodes then keep the scale sums of its joins (:func:`_scale_sums`)."""
     mine = block.mine
     sizes = est._sizes[mine]
     used = int(max(sizes.max() if len(sizes) else 0, 0))
@@ -421,6 +431,8 @@ def _finish(est, peer, block, sim, consensus, orders):
     result = (node_state, sim.counter.snapshot(dense=False), peer.traffic.as_dict())
     gathered = peer.collect("result", result)
     if gathered is None:
+        if samples is not None and est._is_regressor():
+            _scale_sums(est, peer, samples)
         return None
     K = len(est.nodes_)
     capacity = max(1, max(int(s[1].max()) if len(s[1]) else 0 for s, _, _ in gathered),
@@ -465,6 +477,61 @@ def _finish(est, peer, block, sim, consensus, orders):
     # a rank that stopped answering take no part in it (the trees span the
     # others, and their empty dictionaries count for nothing in the mean).
     est._network_round(lost=np.flatnonzero(np.isin(block.owner, sorted(peer.dead))))
-    est.mpi_traffic_ = Traffic.merge([t for _, _, t in gathered])
+    traffic = [t for _, _, t in gathered]
+    if samples is not None and est._is_regressor():
+        traffic.append(_scale_sums(est, peer, samples))
+    est.mpi_traffic_ = Traffic.merge(traffic)
     warn_lost(est, peer, block, "whose models stayed there (empty dictionaries here)")
     return est
+
+
+def _scale_sums(est, peer, samples):
+    """A regressor's scale sums of its joins, as the simulation keeps them.
+
+    In the simulation every node computes ``(sum w f0 y, sum w f0^2, sum w)``
+    over its own samples once the network function has reached it (the
+    network round's messages, already counted; see
+    ``_network_scale_sums``).  Here the root, which built the network
+    function, sends it to every live rank (``"network"`` in
+    ``mpi_traffic_``); each rank computes its own nodes' sums and sends them
+    back (``"scale_sums"``), and the root keeps them in
+    ``_network_fit_stats``.  The nodes of a rank that does not answer keep
+    zero sums (a newcomer's scale leaves them out).  Called on every rank
+    after ``Peer.collect``: the root with the fitted estimator, the
+    others with their own.  Returns, on the root, the traffic of this
+    exchange (both ways, pickled bytes; the ranks' own counts were gathered
+    before it).
+    """
+    X, y, codes, sample_weight = samples
+    names = ("network_dictionary_", "network_coef_", "network_gamma_", "network_component_")
+    root = peer.root
+    if peer.rank != root:
+        try:
+            _, function = peer.recv(root, TAG_SCALE, what="the network function")
+        except MPITimeoutError:
+            return
+        for name, value in zip(names, function):
+            setattr(est, name, value)
+        peer.send(root, TAG_SCALE, "scale_sums", est._network_scale_sums(X, y, codes,
+                                                                        sample_weight))
+        peer.flush()
+        return
+    function = tuple(getattr(est, name) for name in names)
+    others = peer.live_others()
+    traffic = Traffic()
+    for r in others:
+        peer.send(r, TAG_SCALE, "network", function)
+        traffic.add("network", len(pickle.dumps(function, protocol=pickle.HIGHEST_PROTOCOL)))
+    # (each node's rows are on its rank only: the ranks' sums add up)
+    sums = est._network_scale_sums(X, y, codes, sample_weight)
+    for r in others:
+        try:
+            part = peer.recv(r, TAG_SCALE, what="the scale sums")[1]
+        except MPITimeoutError:
+            peer.dead.add(r)
+            continue
+        traffic.add("scale_sums", len(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)))
+        sums = sums + part
+    peer.flush()
+    est._network_fit_stats = sums
+    return traffic.as_dict()

@@ -508,7 +508,8 @@ class _NetworkFunctionMixin:
         of its component: (n_nodes, 3), computed by each node on its own samples
         once the network function has reached it (nothing is sent).  None
         for a classifier, or without the call's samples (the MPI engine's
-        root holds none)."""
+        root holds none: its ranks compute their nodes' sums once it has sent
+        them the network function, see ``skfed.engines._mpi_online``)."""
         if X is None or not self._is_regressor():
             return None
         n = len(self.nodes_)
