@@ -1049,10 +1049,12 @@ def graph_steps(
     sc.nz = &nz[0]
     # Squared distances from the non-zero lists: float64 models (the same
     # values as the dense loop) that are at most half non-zero (Dada's).
+    # Not looked for with dense_scores (dense models: the lists would cost
+    # a pass over every model at every call, e.g. one-step calls on MPI).
     cdef const intp_t[::1] d_ptr_view
     cdef const intp_t[::1] d_idx_view
     cdef const double[::1] d_val_view
-    if floating is double and K > 0 and n_model > 0:
+    if floating is double and K > 0 and n_model > 0 and not dense_scores:
         if sc.nz_ptr != NULL and sc.n_problems == 1:
             dist_lists = nz_lists
         else:

@@ -4,7 +4,10 @@ Private part of :mod:`skfed.engines.mpi`.  A Frank-Wolfe step of a node is
 sent to the ranks owning its graph neighbours as ``(coordinate, signed
 step)`` per problem (:func:`_fw_message`) and replayed there on their public
 copy (:func:`_replay_fw`, ``_boosting_fast._fw_public``'s arithmetic).  The
-schedule is ``_mpi_graph_run._Run``'s, shared with Perso-lin.
+schedule is ``_mpi_graph_run._Run``'s, shared with Perso-lin.  With
+``graph_signal="kernel"`` (the default) the graph steps compare the nodes'
+kernel graph models, fitted once before the model steps
+(:func:`_kernel_graph_models`).
 """
 
 import numpy as np

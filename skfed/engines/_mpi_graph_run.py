@@ -43,7 +43,11 @@ What a rank holds: the data, margins, losses and models of its own nodes;
 the public copies of its nodes' graph neighbours' models; the graph.  At
 the start of every graph phase the ranks exchange their nodes' current
 models and losses (``"models"`` in ``mpi_traffic_``), as the graph steps
-of any node may sample any peer.
+of any node may sample any peer.  Models that never change during the fit
+(Dada's kernel graph models) are shared once, before the first graph phase
+(``"kernel_models"``); the pairs whose receiver holds a sender's model are
+replicated on every rank, so each step counts a model once per pair, as
+the simulation does.
 """
 
 from functools import partial
@@ -430,7 +434,7 @@ class _Run:
         return self.state.score_exchange(runner, counter, nodes=self.block.mine)
 
     def graph_run(self, runner, n_steps, budget, spent, end_rounds=False, record=False,
-                  scoring=False, sent_models=None):
+                  scoring=False, sent_models=None, dense_scores=False):
         """``_GraphRunner.run`` with the waking node's rank doing each step.
 
         Every rank keeps the whole graph (the runner's rows); a step's rank
@@ -444,10 +448,11 @@ class _Run:
         receiver holds the sender's model, replicated on every rank (a
         step's rank sends its sampled peers with the rows, the others
         record the same pairs), so that each step counts a model's bytes
-        once per pair as the simulation does.
+        once per pair as the simulation does.  ``dense_scores``: the models
+        are dense (``graph_steps``' argument).
         """
         state, peer, block = self.state, self.peer, self.block
-        self._sent = sent_models
+        self._sent, self._dense = sent_models, bool(dense_scores)
         if not self._models_fresh:
             self.share_models()
         self._models_fresh = False
@@ -585,6 +590,7 @@ class _Run:
                     payloads, counter, False, -1, start, objective, _EMPTY_D,
                     np.zeros(1, dtype=np.intp), trace_peers, _EMPTY_D, -1,
                     runner.slot_cost, peer_cost=peer_cost, sent_models=self._sent,
+                    dense_scores=self._dense,
                 )
                 if full < 0:
                     break
