@@ -13,15 +13,37 @@ graph fitted twice on the same arrays:
   of every rank) is printed beside it.
 
 Each MPI fit is checked equal to the simulated one (coefficients, learned
-graph, skfed's byte counts) before its time is reported.  Iterations are
-given per node (``--max-iter-per-node``, ``--graph-init-per-node``) so a
-run stays within minutes on a shared 2-core machine; the estimator's
-defaults are 100 and 50.  Prints a table, then one JSON line with the times
-and the ratios MPI / simulated (above 1: MPI slower).
+graph's links, ``graph_signal_``, skfed's byte counts; with the default
+``graph_signal="kernel"`` the learned weights to rounding, relative 1e-12:
+the ranks add the kernel moments node by node, the simulation in one
+product) before its time is reported.  Iterations are given per node
+(``--max-iter-per-node``, ``--graph-init-per-node``) so a run stays within
+minutes on a shared 2-core machine; the estimator's defaults are 100 and
+50.  Prints a table, then one JSON line with the wall and CPU times and
+the ratios MPI / simulated (above 1: MPI slower).  The MPI CPU time is that
+of every rank (and ``mpiexec``) from the reaped child processes, minus that
+of a launch that only imports skfed (the ranks' start-up); MPICH's waiting
+ranks poll, so their waits count as CPU.
 
-Measured on the shared 2-core development machine (load average 7-9 from
-other work; 1,000 nodes, ``max_iter=10,000``, ``graph_init_iter=10,000``,
-9 graph updates; every MPI fit equal to the simulated one)::
+Measured on the night of 2026-11-28 (10:20-10:27 UTC; shared 2-core
+machine at load 8-9; 1,000 nodes, ``max_iter=10,000``,
+``graph_init_iter=10,000``; Dada's default ``graph_signal="kernel"``; every
+MPI fit equal to the simulated one), ``python benchmarks/bench_mpi.py``::
+
+    simulated fit 2.59 s (0.86 s CPU), 427.3 MB in skfed's byte model
+    ranks  MPI fit s  launch s  MPI / sim    CPU s  CPU / sim    MPI MB
+        1      26.63     31.46      10.30    10.23      11.95       0.0
+        2      55.46     59.39      21.44    31.09      36.31      45.9
+        4     122.70    130.84      47.44    70.62      82.49     127.4
+
+The first run of the kernel signal on MPI, before ``graph_steps`` skipped
+its non-zero lists for dense models (each one-step call made a pass over
+all 1,000 x 300 kernel model weights), took 58.6 / 113.9 / 506.8 s of CPU
+on 1 / 2 / 4 ranks (91 / 178 / 791 times the simulated fit's 0.64 s).
+
+Before the kernel signal (``graph_signal="boosting"``, the MPI engine's
+only signal then), measured the same way but in wall time only (load 7-9;
+9 graph updates)::
 
     simulated fit 3.09 s, 352.6 MB in skfed's byte model
     ranks  MPI fit s  launch s  MPI / sim    MPI MB
@@ -49,6 +71,7 @@ Usage::
 
     python benchmarks/bench_mpi.py                      # 1,000 nodes, 1 2 4 ranks
     python benchmarks/bench_mpi.py --n-nodes 200 --ranks 2
+    python benchmarks/bench_mpi.py --graph-signal boosting
 """
 
 import argparse
@@ -89,6 +112,8 @@ def main(argv=None):
     parser.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--max-iter-per-node", type=int, default=10)
     parser.add_argument("--graph-init-per-node", type=int, default=10)
+    parser.add_argument("--graph-signal", choices=["kernel", "boosting"], default=None,
+                        help="Dada's graph_signal (default: the estimator's, 'kernel')")
     parser.add_argument("--timeout", type=float, default=1800.0,
                         help="longest one mpiexec launch may take, seconds")
     args = parser.parse_args(argv)
@@ -101,6 +126,8 @@ def main(argv=None):
         "max_iter": args.max_iter_per_node * K,
         "graph_init_iter": args.graph_init_per_node * K,
     }
+    if args.graph_signal is not None:
+        params["graph_signal"] = args.graph_signal
     estimator = DecentralizedBoostingClassifier(**params)
     with threadpool_limits(1):
         start, cpu = time.perf_counter(), time.process_time()
