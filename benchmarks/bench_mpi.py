@@ -36,6 +36,17 @@ MPI fit equal to the simulated one), ``python benchmarks/bench_mpi.py``::
         2      55.46     59.39      21.44    31.09      36.31      45.9
         4     122.70    130.84      47.44    70.62      82.49     127.4
 
+Right after, at load 9-11, 300 nodes and 1 / 2 ranks for both signals
+(``python benchmarks/bench_mpi.py --n-nodes 300 --ranks 1 2
+[--graph-signal boosting]``): the kernel signal 3.37 / 14.96 s of CPU
+(14.1 / 62.5 times its simulated fit's 0.24 s), the boosting signal
+17.67 / 28.84 s (114 / 187 times 0.15 s).  The boosting signal's MPI graph
+steps are dominated by ``_Run._scores``: every ``pair_scores`` call builds
+the non-zero lists and stump prefix sums of all the nodes' models again
+(the simulation builds them once per graph phase); the kernel signal's
+dense scores need neither.  The 1,000-node boosting run was stopped after
+100 s of CPU on one rank.
+
 The first run of the kernel signal on MPI, before ``graph_steps`` skipped
 its non-zero lists for dense models (each one-step call made a pass over
 all 1,000 x 300 kernel model weights), took 58.6 / 113.9 / 506.8 s of CPU
