@@ -13,15 +13,48 @@ graph fitted twice on the same arrays:
   of every rank) is printed beside it.
 
 Each MPI fit is checked equal to the simulated one (coefficients, learned
-graph, skfed's byte counts) before its time is reported.  Iterations are
-given per node (``--max-iter-per-node``, ``--graph-init-per-node``) so a
-run stays within minutes on a shared 2-core machine; the estimator's
-defaults are 100 and 50.  Prints a table, then one JSON line with the times
-and the ratios MPI / simulated (above 1: MPI slower).
+graph's links, ``graph_signal_``, skfed's byte counts; with the default
+``graph_signal="kernel"`` the learned weights to rounding, relative 1e-12:
+the ranks add the kernel moments node by node, the simulation in one
+product) before its time is reported.  Iterations are given per node
+(``--max-iter-per-node``, ``--graph-init-per-node``) so a run stays within
+minutes on a shared 2-core machine; the estimator's defaults are 100 and
+50.  Prints a table, then one JSON line with the wall and CPU times and
+the ratios MPI / simulated (above 1: MPI slower).  The MPI CPU time is that
+of every rank (and ``mpiexec``) from the reaped child processes, minus that
+of a launch that only imports skfed (the ranks' start-up); MPICH's waiting
+ranks poll, so their waits count as CPU.
 
-Measured on the shared 2-core development machine (load average 7-9 from
-other work; 1,000 nodes, ``max_iter=10,000``, ``graph_init_iter=10,000``,
-9 graph updates; every MPI fit equal to the simulated one)::
+Measured on the night of 2026-11-28 (10:20-10:27 UTC; shared 2-core
+machine at load 8-9; 1,000 nodes, ``max_iter=10,000``,
+``graph_init_iter=10,000``; Dada's default ``graph_signal="kernel"``; every
+MPI fit equal to the simulated one), ``python benchmarks/bench_mpi.py``::
+
+    simulated fit 2.59 s (0.86 s CPU), 427.3 MB in skfed's byte model
+    ranks  MPI fit s  launch s  MPI / sim    CPU s  CPU / sim    MPI MB
+        1      26.63     31.46      10.30    10.23      11.95       0.0
+        2      55.46     59.39      21.44    31.09      36.31      45.9
+        4     122.70    130.84      47.44    70.62      82.49     127.4
+
+Right after, at load 9-11, 300 nodes and 1 / 2 ranks for both signals
+(``python benchmarks/bench_mpi.py --n-nodes 300 --ranks 1 2
+[--graph-signal boosting]``): the kernel signal 3.37 / 14.96 s of CPU
+(14.1 / 62.5 times its simulated fit's 0.24 s), the boosting signal
+17.67 / 28.84 s (114 / 187 times 0.15 s).  The boosting signal's MPI graph
+steps are dominated by ``_Run._scores``: every ``pair_scores`` call builds
+the non-zero lists and stump prefix sums of all the nodes' models again
+(the simulation builds them once per graph phase); the kernel signal's
+dense scores need neither.  The 1,000-node boosting run was stopped after
+100 s of CPU on one rank.
+
+The first run of the kernel signal on MPI, before ``graph_steps`` skipped
+its non-zero lists for dense models (each one-step call made a pass over
+all 1,000 x 300 kernel model weights), took 58.6 / 113.9 / 506.8 s of CPU
+on 1 / 2 / 4 ranks (91 / 178 / 791 times the simulated fit's 0.64 s).
+
+Before the kernel signal (``graph_signal="boosting"``, the MPI engine's
+only signal then), measured the same way but in wall time only (load 7-9;
+9 graph updates)::
 
     simulated fit 3.09 s, 352.6 MB in skfed's byte model
     ranks  MPI fit s  launch s  MPI / sim    MPI MB
@@ -49,12 +82,14 @@ Usage::
 
     python benchmarks/bench_mpi.py                      # 1,000 nodes, 1 2 4 ranks
     python benchmarks/bench_mpi.py --n-nodes 200 --ranks 2
+    python benchmarks/bench_mpi.py --graph-signal boosting
 """
 
 import argparse
 import json
 import os
 import pickle
+import resource
 import shutil
 import subprocess
 import sys
@@ -71,6 +106,12 @@ from skfed.datasets import make_rotated_moons
 from skfed.engines._partitions import save_partitions
 
 
+def _children_cpu():
+    """CPU seconds (user + system) of the reaped child processes: mpiexec and its ranks."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _mpiexec():
     here = Path(sys.executable).parent / "mpiexec"
     return str(here) if here.exists() else shutil.which("mpiexec")
@@ -82,6 +123,8 @@ def main(argv=None):
     parser.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--max-iter-per-node", type=int, default=10)
     parser.add_argument("--graph-init-per-node", type=int, default=10)
+    parser.add_argument("--graph-signal", choices=["kernel", "boosting"], default=None,
+                        help="Dada's graph_signal (default: the estimator's, 'kernel')")
     parser.add_argument("--timeout", type=float, default=1800.0,
                         help="longest one mpiexec launch may take, seconds")
     args = parser.parse_args(argv)
@@ -93,14 +136,15 @@ def main(argv=None):
         "random_state": 0,
         "max_iter": args.max_iter_per_node * K,
         "graph_init_iter": args.graph_init_per_node * K,
-        # The MPI engine learns the graph from the boosting models only.
-        "graph_signal": "boosting",
     }
+    if args.graph_signal is not None:
+        params["graph_signal"] = args.graph_signal
     estimator = DecentralizedBoostingClassifier(**params)
     with threadpool_limits(1):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         simulated = estimator.fit(X, y, groups=groups)
         sim_time = time.perf_counter() - start
+        sim_cpu = time.process_time() - cpu
     rows = []
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     env["PYTHONPATH"] = os.pathsep.join(
@@ -110,6 +154,14 @@ def main(argv=None):
         save_partitions(X, y, groups, Path(tmp) / "nodes")
         for n_ranks in args.ranks:
             out = Path(tmp) / f"fitted-{n_ranks}.pkl"
+            # The ranks' start-up CPU (Python, the imports): a launch that
+            # only imports, subtracted from the fit's launch below.
+            before = _children_cpu()
+            subprocess.run([_mpiexec(), "-n", str(n_ranks), sys.executable, "-c",
+                            "import skfed.engines.mpi, skfed.boosting"],
+                           env=env, check=True, timeout=args.timeout)
+            startup_cpu = _children_cpu() - before
+            before = _children_cpu()
             start = time.perf_counter()
             proc = subprocess.run(
                 [_mpiexec(), "-n", str(n_ranks), sys.executable, "-m", "skfed.engines.mpi",
@@ -119,33 +171,47 @@ def main(argv=None):
                 env=env, capture_output=True, text=True, timeout=args.timeout + 60,
             )
             launch = time.perf_counter() - start
+            mpi_cpu = _children_cpu() - before - startup_cpu
             if proc.returncode:
                 sys.exit(f"mpiexec -n {n_ranks} failed:\n{proc.stderr[-3000:]}")
             with open(out, "rb") as f:
                 fitted = pickle.load(f)
+            G, S = fitted.collaboration_graph_.tocsr(), simulated.collaboration_graph_.tocsr()
+            # The kernel graph signal's moments are summed by the ranks in
+            # node order, by the simulation in one product: the learned
+            # weights agree to rounding, the links and the rest exactly.
             equal = (
                 np.array_equal(fitted.coef_, simulated.coef_)
-                and (fitted.collaboration_graph_ != simulated.collaboration_graph_).nnz == 0
+                and fitted.graph_signal_ == simulated.graph_signal_
+                and np.array_equal(G.indptr, S.indptr)
+                and np.array_equal(G.indices, S.indices)
+                and np.allclose(G.data, S.data, rtol=1e-12, atol=0)
                 and fitted.n_bytes_sent_ == simulated.n_bytes_sent_
             )
             if not equal:
                 sys.exit(f"mpiexec -n {n_ranks}: the MPI fit differs from the simulated fit")
             mpi_bytes = sum(v["bytes"] for v in fitted.mpi_traffic_.values())
-            rows.append((n_ranks, fitted.mpi_wall_time_, launch, mpi_bytes))
-    print(f"Dada, rotated moons, {K} nodes, max_iter={params['max_iter']}, "
-          f"graph_init_iter={params['graph_init_iter']}: simulated fit {sim_time:.2f} s, "
+            rows.append((n_ranks, fitted.mpi_wall_time_, launch, mpi_bytes, mpi_cpu))
+    print(f"Dada (graph_signal={simulated.graph_signal_!r}), rotated moons, {K} nodes, "
+          f"max_iter={params['max_iter']}, graph_init_iter={params['graph_init_iter']}: "
+          f"simulated fit {sim_time:.2f} s ({sim_cpu:.2f} s CPU), "
           f"{simulated.n_bytes_sent_ / 1e6:.1f} MB in skfed's byte model")
-    print(f"{'ranks':>5}  {'MPI fit s':>9}  {'launch s':>8}  {'MPI / sim':>9}  {'MPI MB':>8}")
-    for n_ranks, fit_time, launch, mpi_bytes in rows:
+    print(f"{'ranks':>5}  {'MPI fit s':>9}  {'launch s':>8}  {'MPI / sim':>9}  "
+          f"{'CPU s':>7}  {'CPU / sim':>9}  {'MPI MB':>8}")
+    for n_ranks, fit_time, launch, mpi_bytes, mpi_cpu in rows:
         print(f"{n_ranks:>5}  {fit_time:9.2f}  {launch:8.2f}  {fit_time / sim_time:9.2f}  "
-              f"{mpi_bytes / 1e6:8.1f}")
+              f"{mpi_cpu:7.2f}  {mpi_cpu / sim_cpu:9.2f}  {mpi_bytes / 1e6:8.1f}")
     print(json.dumps({
         "benchmark": "bench_mpi",
         "n_nodes": K,
+        "graph_signal": simulated.graph_signal_,
         "simulated_s": round(sim_time, 3),
-        "mpi_fit_s": {str(r): round(t, 3) for r, t, _, _ in rows},
-        "mpi_launch_s": {str(r): round(t, 3) for r, _, t, _ in rows},
-        "ratio_mpi_over_simulated": {str(r): round(t / sim_time, 3) for r, t, _, _ in rows},
+        "simulated_cpu_s": round(sim_cpu, 3),
+        "mpi_fit_s": {str(r): round(t, 3) for r, t, *_ in rows},
+        "mpi_launch_s": {str(r): round(t, 3) for r, _, t, *_ in rows},
+        "ratio_mpi_over_simulated": {str(r): round(t / sim_time, 3) for r, t, *_ in rows},
+        "mpi_cpu_s": {str(r): round(c, 3) for r, *_, c in rows},
+        "cpu_ratio_mpi_over_simulated": {str(r): round(c / sim_cpu, 3) for r, *_, c in rows},
         "equal_to_simulated": True,
     }))
 

@@ -54,18 +54,24 @@ def _cases(tmp):
     """(name, estimator, data directory, X, y, groups, sample_weight) of every MPI case."""
     cases = []
     X, y, g = _clustered_moons(8, 30, 0)
-    est = DecentralizedBoostingClassifier(n_estimators=12, max_iter=160, random_state=0,
-                                          graph_signal="boosting")
+    est = DecentralizedBoostingClassifier(n_estimators=12, max_iter=160, random_state=0)
     cases.append(("dada_learned", est, X, y, g, None))
     X, y, g = _clustered_moons(8, 25, 1, n_classes=3)
     X = X.astype(np.float32)
     sw = np.random.RandomState(1).uniform(0.5, 2.0, size=len(y))
     labels = np.array([f"n{k}" for k in range(8)])[g]
+    # The kernel graph models, re-learned graph: every phase counts a model
+    # once per pair over the whole fit.
     est = DecentralizedBoostingClassifier(
         n_estimators=9, max_iter=120, max_neighbors=2, kappa=2, random_state=3,
-        network=SimulatedNetwork("ring", drop_rate=0.2), graph_signal="boosting",
+        network=SimulatedNetwork("ring", drop_rate=0.2), graph_update_every=30,
     )
     cases.append(("dada_ring_drops_multiclass_float32", est, X, y, labels, sw))
+    # The boosting models as the graph signal (graph_signal="boosting").
+    X, y, g = _clustered_moons(8, 30, 7)
+    est = DecentralizedBoostingClassifier(n_estimators=12, max_iter=160, random_state=1,
+                                          graph_signal="boosting", graph_update_every=40)
+    cases.append(("dada_boosting_signal", est, X, y, g, None))
     X, y, g = _clustered_moons(8, 20, 2)
     oracle = (g[:, None] % 2 == g[None, :] % 2)[::20, ::20].astype(float)
     np.fill_diagonal(oracle, 0)
@@ -174,8 +180,21 @@ def _assert_same_fit(sim, run):
     np.testing.assert_array_equal(run.coef_, sim.coef_)
     np.testing.assert_array_equal(run.intercept_, sim.intercept_)
     np.testing.assert_array_equal(run.confidence_, sim.confidence_)
-    assert (run.collaboration_graph_ != sim.collaboration_graph_).nnz == 0
-    assert run.objective_ == sim.objective_
+    assert getattr(run, "graph_signal_", None) == getattr(sim, "graph_signal_", None)
+    if getattr(sim, "graph_signal_", None) == "kernel":
+        # The ranks add their nodes' moments of the kernel's inputs in node
+        # order, the simulation in one product over all samples: the
+        # moments, hence the kernel models and the learned weights, agree
+        # to rounding; the learned links, the models and the counts exactly.
+        np.testing.assert_array_equal(run.kernel_features_, sim.kernel_features_)
+        G, S = run.collaboration_graph_.tocsr(), sim.collaboration_graph_.tocsr()
+        np.testing.assert_array_equal(G.indptr, S.indptr)
+        np.testing.assert_array_equal(G.indices, S.indices)
+        np.testing.assert_allclose(G.data, S.data, rtol=1e-12)
+        assert run.objective_ == pytest.approx(sim.objective_, rel=1e-12)
+    else:
+        assert (run.collaboration_graph_ != sim.collaboration_graph_).nnz == 0
+        assert run.objective_ == sim.objective_
     np.testing.assert_allclose(run.objective_curve_, sim.objective_curve_, rtol=1e-10)
     _assert_same_counts(sim, run)
 
@@ -274,8 +293,6 @@ def test_unsupported_settings_raise_naming_them(mpi_cases):
         mpi.fit(DecentralizedBoostingClassifier, directory)
     with pytest.raises(ValueError, match="stump_placement"):
         mpi.fit(DecentralizedBoostingClassifier(stump_placement="quantile"), directory)
-    with pytest.raises(ValueError, match="graph_signal='boosting'"):
-        mpi.fit(DecentralizedBoostingClassifier(), directory)
     with pytest.raises(ValueError, match="group_column=None"):
         mpi.fit(DecentralizedBoostingClassifier(group_column=0), directory)
     with pytest.raises(ValueError, match="unknown kinds"):
@@ -623,8 +640,7 @@ def test_dada_and_perso_lin_survive_a_stopped_rank(mpi_cases, tmp_path, monkeypa
     import time
 
     X, y, g = _clustered_moons(8, 30, 0)
-    dada = DecentralizedBoostingClassifier(n_estimators=12, max_iter=160, random_state=0,
-                                           graph_signal="boosting")
+    dada = DecentralizedBoostingClassifier(n_estimators=12, max_iter=160, random_state=0)
     X2, y2, g2 = _clustered_moons(8, 20, 3, n_classes=3)
     perso = PersonalizedLinearClassifier(mu=0.5, max_iter=150, max_neighbors=3, random_state=4)
     stopped = n_ranks - 1 if n_ranks == 2 else 0
@@ -647,7 +663,15 @@ def test_dada_and_perso_lin_survive_a_stopped_rank(mpi_cases, tmp_path, monkeypa
         assert run.n_graph_updates_ == reference.n_graph_updates_
         # The lost nodes really dropped out: fewer updates than without the fault.
         assert reference.n_updates_ < clone(est).fit(X_, y_, groups=g_).n_updates_
-        assert (run.collaboration_graph_ != reference.collaboration_graph_).nnz == 0
+        G, S = run.collaboration_graph_, reference.collaboration_graph_
+        if getattr(reference, "graph_signal_", None) == "kernel":
+            # Dada's kernel graph models: the links exact, the weights to
+            # rounding (the ranks' moments are summed in node order).
+            np.testing.assert_array_equal(G.indptr, S.indptr)
+            np.testing.assert_array_equal(G.indices, S.indices)
+            np.testing.assert_allclose(G.data, S.data, rtol=1e-12)
+        else:
+            assert (G != S).nnz == 0
         # Perso-lin's graph does not change after the loss: a lost node
         # without a graph neighbour on a live rank was heard by no one, and
         # keeps the root's copy of the last graph phase (none on four ranks).

@@ -39,8 +39,7 @@ def _cases():
     fit = g < g.max() - 1  # nodes 0-5 fitted; 7 joins
     new = g == g.max()
     return [
-        ("dada", DecentralizedBoostingClassifier(n_estimators=8, peer_scoring=True,
-                                                 graph_signal="boosting", **_GRAPH),
+        ("dada", DecentralizedBoostingClassifier(n_estimators=8, peer_scoring=True, **_GRAPH),
          X, y, g, fit, new),
         ("perso_lin", PersonalizedLinearClassifier(**_GRAPH), X, y, g, fit, new),
         ("online", DecentralizedKernelSGDClassifier(kernel="rbf", max_epochs=2, max_dictionary_size=12,
@@ -125,6 +124,15 @@ def test_join_after_mpi_fit_equals_join_after_simulation(mpi_fits, name):
     else:
         np.testing.assert_array_equal(joined_run.coef_, joined_sim.coef_)
         np.testing.assert_array_equal(joined_run.intercept_, joined_sim.intercept_)
-        assert (joined_run.collaboration_graph_ != joined_sim.collaboration_graph_).nnz == 0
+        G, S = joined_run.collaboration_graph_, joined_sim.collaboration_graph_
+        if getattr(sim, "graph_signal_", None) == "kernel":
+            # Dada's kernel graph models: the ranks' moments agree with the
+            # simulation's to rounding, so do the learned weights (the links
+            # exactly).
+            np.testing.assert_array_equal(G.indptr, S.indptr)
+            np.testing.assert_array_equal(G.indices, S.indices)
+            np.testing.assert_allclose(G.data, S.data, rtol=1e-12)
+        else:
+            assert (G != S).nnz == 0
     np.testing.assert_array_equal(joined_run.predict(X[new], groups=g[new]),
                                   joined_sim.predict(X[new], groups=g[new]))

@@ -38,8 +38,7 @@ def test_mpi_fit_keeps_the_vote_tally_and_joins_like_the_simulation(tmp_path):
     from skfed.engines import mpi
 
     X, y, g, Xn, yn, gn = _data()
-    est = DecentralizedBoostingClassifier(n_estimators=40, max_iter=400, random_state=0,
-                                          graph_signal="boosting")
+    est = DecentralizedBoostingClassifier(n_estimators=40, max_iter=400, random_state=0)
     save_partitions(X, y, g, tmp_path / "dada")
     run = mpi.fit(est, tmp_path / "dada")
     sim = clone(est).fit(X, y, groups=g)

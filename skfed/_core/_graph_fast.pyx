@@ -164,6 +164,16 @@ cdef class SentModels:
         free(old)
         return True
 
+    def insert(self, intp_t src, intp_t dst):
+        """Record that ``dst`` now holds ``src``'s model; True when it did not.
+
+        What :func:`graph_steps` does for each pair of a step, for an engine
+        whose ranks replay the steps other ranks took (``skfed.engines.mpi``).
+        """
+        if not (0 <= src < self.n_nodes and 0 <= dst < self.n_nodes):
+            raise ValueError(f"src and dst must be in [0, {self.n_nodes}), got {src}, {dst}.")
+        return bool(self.add(src, dst))
+
     def contains(self, intp_t src, intp_t dst):
         """Whether ``dst`` holds ``src``'s model."""
         cdef uint64_t key = <uint64_t>src * <uint64_t>self.n_nodes + <uint64_t>dst + 1
@@ -775,6 +785,8 @@ def pair_scores(
     tuple stumps=None,                 # IN with H8: (perm, gptr, counts) of H's stump groups
                                        # (skfed.boosting._stumps.stump_groups): margins from
                                        # prefix sums, one look-up a group
+    bint dense=False,                  # IN read every weight of the models (graph_steps'
+                                       # dense_scores: Dada's kernel graph models)
 ):
     """Peer scores ``e_kl`` of the given pairs (as graph_steps computes them)."""
     cdef intp_t r
@@ -786,6 +798,9 @@ def pair_scores(
     _scorer_init(&sc, True, loss is not None)
     sc.own = &own[0]
     sc.nz = &nz[0]
+    if dense and (H8 is not None or loss is not None):
+        raise ValueError("dense reads the float H with Dada's loss only.")
+    sc.dense = dense
     if stumps is not None and (H8 is None or loss is not None):
         raise ValueError("stumps (Dada's stump groups) are read only with H8 and no loss.")
     if H8 is not None and loss is None and H8.shape[0] * H8.shape[1] > 0:
@@ -1034,10 +1049,12 @@ def graph_steps(
     sc.nz = &nz[0]
     # Squared distances from the non-zero lists: float64 models (the same
     # values as the dense loop) that are at most half non-zero (Dada's).
+    # Not looked for with dense_scores (dense models: the lists would cost
+    # a pass over every model at every call, e.g. one-step calls on MPI).
     cdef const intp_t[::1] d_ptr_view
     cdef const intp_t[::1] d_idx_view
     cdef const double[::1] d_val_view
-    if floating is double and K > 0 and n_model > 0:
+    if floating is double and K > 0 and n_model > 0 and not dense_scores:
         if sc.nz_ptr != NULL and sc.n_problems == 1:
             dist_lists = nz_lists
         else:

@@ -298,8 +298,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         before issue 33's fourth session).  A finite ``privacy`` budget
         always uses the boosting models (the kernel models are not
         privatized; ``graph_signal_`` records the signal used); nodes added
-        by :meth:`add_nodes` learn their rows from the boosting models; the
-        MPI engine runs ``"boosting"`` only.
+        by :meth:`add_nodes` learn their rows from the boosting models.  The
+        MPI engine runs both (:mod:`skfed.engines.mpi`).
     sparsify_graph : {"connected", None}, default="connected"
         Post-processing of every learned graph (the initial one and each
         update) before the models use it: ``"connected"`` keeps only the

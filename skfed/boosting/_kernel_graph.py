@@ -176,3 +176,63 @@ def fit_graph_models(est, state, Xs, sws, layout, simulation, seeds):
     state.sent_models = SentModels(K)
     est.kernel_features_ = features
     return spent
+
+
+# ------------------------------------------------- pieces for the MPI engine
+def node_moment_sums(Xs, sws, offsets, features, nodes):
+    """Each node's weighted sums of the kernel's inputs, for the moments' reduction.
+
+    Row ``i`` holds node ``nodes[i]``'s ``(sum s, sum s z, sum s z^2)`` over
+    its positively weighted samples (``2 d + 1`` values, ``z`` the columns
+    ``features``): what it sends up the aggregation tree
+    (:func:`pooled_moments`).  ``skfed.engines.mpi`` computes them on the
+    rank owning the node.
+    """
+    d = int(np.size(features))
+    out = np.zeros((len(nodes), 2 * d + 1))
+    for i, k in enumerate(np.asarray(nodes, dtype=np.intp).tolist()):
+        rows = slice(offsets[k], offsets[k + 1])
+        keep = sws[rows] > 0
+        Z = np.asarray(Xs[rows][keep][:, features], dtype=np.float64)
+        w = np.asarray(sws[rows][keep], dtype=np.float64)
+        out[i, 0] = w.sum()
+        out[i, 1:d + 1] = w @ Z
+        out[i, d + 1:] = w @ (Z * Z)
+    return out
+
+
+def moments_from_node_sums(sums):
+    """The pooled mean and spread of :func:`pooled_moments` from every node's
+    :func:`node_moment_sums` row (added in node order, so the result does
+    not depend on how the nodes are spread over ranks).
+
+    The sums are added in another order than :func:`pooled_moments`' single
+    product over all samples, so the two agree to rounding (about 1e-16
+    relative), not bit for bit.
+    """
+    sums = np.asarray(sums, dtype=np.float64)
+    d = (sums.shape[1] - 1) // 2
+    acc = np.zeros(sums.shape[1])
+    for row in sums:
+        acc += row
+    total = acc[0]
+    mean = acc[1:d + 1] / total
+    var = np.maximum(acc[d + 1:] / total - mean * mean, 0.0)
+    spread = np.sqrt(var)
+    spread[spread <= 1e-12 * np.maximum(1.0, np.abs(mean))] = 1.0
+    return mean, spread
+
+
+def graph_models_from_moments(Xs, Y, sws, offsets, features, mean, spread, seeds, n_nodes,
+                              dtype):
+    """``(phi, models)`` as :func:`fit_graph_models` stores them in ``state.kernel``,
+    given the agreed moments: the public directions from the fit's two
+    global seeds, the kernel features of ``Xs`` and every node's rescaled
+    kernel ridge models (zero for a node without rows in ``Xs``, e.g. another
+    rank's)."""
+    K = n_nodes
+    W, b = kernel_directions(np.size(features), [int(seeds[K]), int(seeds[K + 1]), 0x6B726666])
+    phi = kernel_features(Xs, features, mean, spread, W, b)
+    models = rescaled_models(kernel_ridge_models(phi, Y, sws, offsets))
+    return (np.ascontiguousarray(phi, dtype=dtype),
+            np.ascontiguousarray(models, dtype=dtype))

@@ -4,13 +4,17 @@ Private part of :mod:`skfed.engines.mpi`.  A Frank-Wolfe step of a node is
 sent to the ranks owning its graph neighbours as ``(coordinate, signed
 step)`` per problem (:func:`_fw_message`) and replayed there on their public
 copy (:func:`_replay_fw`, ``_boosting_fast._fw_public``'s arithmetic).  The
-schedule is ``_mpi_graph_run._Run``'s, shared with Perso-lin.
+schedule is ``_mpi_graph_run._Run``'s, shared with Perso-lin.  With
+``graph_signal="kernel"`` (the default) the graph steps compare the nodes'
+kernel graph models, fitted once before the model steps
+(:func:`_kernel_graph_models`).
 """
 
 import numpy as np
 from sklearn.utils import check_random_state
 
 from .._core._boosting_fast import fw_async, fw_local
+from .._core._graph_fast import SentModels
 from ..boosting import (
     _BoostingState,
     _check_connected,
@@ -25,6 +29,12 @@ from ..boosting import (
 )
 from ..boosting._agreement import _size_median_messages
 from ..boosting._dada import _node_sizes
+from ..boosting._kernel_graph import (
+    graph_models_from_moments,
+    graph_signal_used,
+    moments_from_node_sums,
+    node_moment_sums,
+)
 from ..boosting._stumps import vote_eligible
 from ..network import payload_bytes
 from ._mpi_graph_fit import _alternate, _finish, _prepare, _refuse
@@ -102,6 +112,40 @@ def _replay_fw(public, k, p, message, gamma, dtype):
     public[k, p] = row
 
 
+def _kernel_graph_models(est, state, peer, block, Xs, sws, offsets, simulation, seeds):
+    """``_kernel_graph.fit_graph_models`` on the ranks; return the bytes counted.
+
+    Each rank sums its own nodes' moments (:func:`node_moment_sums`); the
+    ranks share these rows and add them in node order (the aggregation
+    tree's messages are counted, each rank counting its nodes', as
+    :func:`pooled_moments` counts them).  Each rank then fits its own
+    nodes' kernel models with the simulation's functions and sends them to
+    the others once (``"kernel_models"`` in ``mpi_traffic_``): the models
+    never change, and the graph steps of any node may sample any peer.
+    Which receiver holds which model is counted as in the simulation
+    (``state.sent_models``, replayed on every rank).
+    """
+    K, mine = block.K, block.mine
+    features = np.flatnonzero(est.selected_features_)
+    d = int(features.size)
+    sums = np.zeros((K, 2 * d + 1))
+    own = node_moment_sums(Xs, sws, offsets, features, mine)
+    for nodes, part in _share(peer, "moments", (mine, own), "the kernel moments"):
+        sums[nodes] = part
+    mean, spread = moments_from_node_sums(sums)
+    spent = _tree_round_trip(simulation, payload_bytes(n_float64=2 * d + 1),
+                             payload_bytes(n_float64=2 * d), nodes=mine)
+    phi, models = graph_models_from_moments(Xs, state.Y, sws, offsets, features, mean, spread,
+                                            seeds, K, state.dtype)
+    for nodes, part in _share(peer, "kernel_models", (mine, models[mine]),
+                              "the kernel graph models"):
+        models[nodes] = part
+    state.kernel = (phi, models)
+    state.sent_models = SentModels(K)
+    est.kernel_features_ = features
+    return spent
+
+
 def fit_dada(est, peer, block, validate, random_state):
     """Run one Dada fit on this rank; return the fitted estimator on rank 0."""
     _refuse(est)
@@ -113,13 +157,6 @@ def fit_dada(est, peer, block, validate, random_state):
             'supported (use "range" or "global_range").'
         )
     Xs, Y, sws, offsets, mass, dtype = _prepare(est, peer, block, validate)
-    if est.graph is None and est.graph_signal == "kernel":
-        raise ValueError(
-            "The MPI engine learns Dada's graph from the boosting models only: pass "
-            "graph_signal='boosting' (the default graph_signal='kernel' runs in the "
-            "simulation, not yet on MPI ranks)."
-        )
-    est.graph_signal_ = None if est.graph is not None else "boosting"
     K = block.K
     simulation, seeds = est._start(check_random_state(random_state))
     # Feature ranges (up and down the aggregation tree on a complete
@@ -203,6 +240,11 @@ def fit_dada(est, peer, block, validate, random_state):
     state.setup_bytes = setup_bytes
     state.max_mass = float(mass.max())
     state.stump_layout = (est.stump_features_, est.stump_thresholds_)  # as the simulation
+    est.graph_signal_ = graph_signal_used(est, None, K)
+    est.__dict__.pop("kernel_features_", None)  # a previous kernel fit's
+    if est.graph_signal_ == "kernel":
+        state.setup_bytes += _kernel_graph_models(est, state, peer, block, Xs, sws, offsets,
+                                                  simulation, seeds)
     run = _Run(est, _Dada, peer, block, state, simulation)
     _alternate(est, run, simulation, seeds)
     fitted = _finish(est, run, state, H.shape[1] - int(est.fit_intercept))

@@ -237,10 +237,13 @@ class _RankGraphRunner(_GraphRunner):
         self._run = run
 
     def run(self, models, losses, n_steps, *, model_dtype, budget=-1, spent=0,
-            end_rounds=False, record=False, trace=False, score_data=None):
+            end_rounds=False, record=False, trace=False, score_data=None, sent_models=None,
+            dense_scores=False):
         n_done, spent, curve = self._run.graph_run(self, n_steps, budget, spent,
                                                    end_rounds=end_rounds, record=record,
-                                                   scoring=score_data is not None)
+                                                   scoring=score_data is not None,
+                                                   sent_models=sent_models,
+                                                   dense_scores=dense_scores)
         return n_done, spent, curve, None
 
 

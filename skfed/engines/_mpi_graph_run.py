@@ -43,7 +43,11 @@ What a rank holds: the data, margins, losses and models of its own nodes;
 the public copies of its nodes' graph neighbours' models; the graph.  At
 the start of every graph phase the ranks exchange their nodes' current
 models and losses (``"models"`` in ``mpi_traffic_``), as the graph steps
-of any node may sample any peer.
+of any node may sample any peer.  Models that never change during the fit
+(Dada's kernel graph models) are shared once, before the first graph phase
+(``"kernel_models"``); the pairs whose receiver holds a sender's model are
+replicated on every rank, so each step counts a model once per pair, as
+the simulation does.
 """
 
 from functools import partial
@@ -416,9 +420,13 @@ class _Run:
         out = np.zeros(len(rows))
         if len(rows):
             H, Y, sw, offsets, confidence, loss, *fast = self.state.score_data()
+            # Dada's kernel graph models are scored densely (graph_steps'
+            # dense_scores in the simulation).
+            dense = getattr(self.state, "kernel", None) is not None
             pair_scores(np.ascontiguousarray(self.state.graph_models()), H, Y, sw, offsets,
                         confidence, np.ascontiguousarray(rows, dtype=np.intp),
-                        np.ascontiguousarray(cols, dtype=np.intp), out, loss, *fast)
+                        np.ascontiguousarray(cols, dtype=np.intp), out, loss, *fast,
+                        dense=dense)
         return out
 
     def score_exchange(self, runner, counter):
@@ -426,15 +434,25 @@ class _Run:
         return self.state.score_exchange(runner, counter, nodes=self.block.mine)
 
     def graph_run(self, runner, n_steps, budget, spent, end_rounds=False, record=False,
-                  scoring=False):
+                  scoring=False, sent_models=None, dense_scores=False):
         """``_GraphRunner.run`` with the waking node's rank doing each step.
 
         Every rank keeps the whole graph (the runner's rows); a step's rank
         sends the rows it changed to the others.  Returns ``(n_done, spent,
         curve)``: ``curve`` is ``h(w)`` after every step when ``record``
         (the step's rank sends it with the rows), empty otherwise.
+
+        ``sent_models`` (models fixed during the fit, every rank holding
+        all of them: Dada's kernel graph models): the
+        :class:`~skfed._core._graph_fast.SentModels` of the pairs whose
+        receiver holds the sender's model, replicated on every rank (a
+        step's rank sends its sampled peers with the rows, the others
+        record the same pairs), so that each step counts a model's bytes
+        once per pair as the simulation does.  ``dense_scores``: the models
+        are dense (``graph_steps``' argument).
         """
         state, peer, block = self.state, self.peer, self.block
+        self._sent, self._dense = sent_models, bool(dense_scores)
         if not self._models_fresh:
             self.share_models()
         self._models_fresh = False
@@ -484,9 +502,10 @@ class _Run:
                         _, asked = msg
                         scores = self._scores(asked, np.full(len(asked), k)) if scoring \
                             else None
+                        # (fixed models: every rank already holds them)
                         peer.send(o, TAG_REQUEST, "peer_answer",
-                                  (asked, models[asked], losses[asked],
-                                   runner.degree[asked], scores))
+                                  (asked, models[asked] if sent_models is None else None,
+                                   losses[asked], runner.degree[asked], scores))
                         continue
                     break
             except MPITimeoutError:
@@ -494,7 +513,11 @@ class _Run:
                 if end_rounds:
                     self.counter.next_round()
                 continue
-            _, rows, spent, suspects, theirs, objective = msg
+            _, rows, spent, suspects, theirs, objective, peers = msg
+            if sent_models is not None:
+                for l in peers:  # the pairs graph_steps recorded on the step's rank
+                    sent_models.insert(k, l)
+                    sent_models.insert(l, k)
             self.add_counts(theirs)
             if end_rounds:
                 self.counter.next_round()
@@ -505,6 +528,8 @@ class _Run:
                 peer.dead |= set(suspects) - {peer.rank}
                 self.update_lost()
         peer.flush()
+        if sent_models is not None:
+            sent_models.check()
         # Degrees are updated incrementally; recompute them exactly (as run()).
         runner.degree[:] = runner._row_sums()
         runner.linear_change = None
@@ -564,7 +589,8 @@ class _Run:
                     lam, delta, runner.kappa, 1, clock, runner.node_state, _EMPTY_U8,
                     payloads, counter, False, -1, start, objective, _EMPTY_D,
                     np.zeros(1, dtype=np.intp), trace_peers, _EMPTY_D, -1,
-                    runner.slot_cost, peer_cost=peer_cost,
+                    runner.slot_cost, peer_cost=peer_cost, sent_models=self._sent,
+                    dense_scores=self._dense,
                 )
                 if full < 0:
                     break
@@ -591,7 +617,8 @@ class _Run:
         now = _row_snapshot(runner, nodes)
         changed = _changed_rows(rows_before, now)
         rows = _row_snapshot(runner, changed) + (runner.row_capacity,)
-        update = (it, rows, int(spent), sorted(suspects), theirs, objective)
+        update = (it, rows, int(spent), sorted(suspects), theirs, objective,
+                  peers if self._sent is not None else None)
         for r in peer.live_others():
             peer.send(r, TAG_GRAPH, "weights" if r in by_rank else "graph_update", update)
         return spent, objective
