@@ -165,8 +165,9 @@ def _boost_fit(A, priors, mus, betas, tol=BOOST_TOL, max_steps=BOOST_MAX_STEPS):
     """Pairwise Frank-Wolfe with exact line search for every candidate.
 
     Candidate c minimizes ``f(a) = log sum_i exp(-[A a]_i) + mus[c]/2 ||a -
-    priors[c]||^2`` over ``||a||_1 <= betas[c]``; returns ``(alpha, steps)``,
-    the (n_candidates, n_base) solutions and the steps each took.  A
+    priors[c]||^2`` over ``||a||_1 <= betas[c]``; returns ``(alpha, steps,
+    converged)``, the (n_candidates, n_base) solutions, the steps each took
+    and whether each stopped on its gap.  A
     candidate stops once its Frank-Wolfe duality gap ``grad . a + betas[c]
     max_j |grad_j|`` (an upper bound on ``f(a) - min f``) is below ``tol (1 +
     mus[c] betas[c])`` (the objective's curvature scale), or after
@@ -258,8 +259,9 @@ def refit_boosting(H, S, prior, rng, node=None):
             alpha[p] = _logistic_on_base(H, s, 1.0 / m)
             continue
         c = slice(chosen - 1, chosen)
-        final, steps = _boost_fit(A, priors[c], mus[c], betas[c], max_steps=BOOST_MAX_STEPS)
-        if steps[0] >= BOOST_MAX_STEPS:
+        final, _, converged = _boost_fit(A, priors[c], mus[c], betas[c],
+                                         max_steps=BOOST_MAX_STEPS)
+        if not converged[0]:
             who = "A node's" if node is None else f"Node {node!r}'s"
             warnings.warn(
                 f"{who} final private Dada model stopped at {BOOST_MAX_STEPS} "

@@ -158,17 +158,19 @@ def test_boost_fit_stops_on_its_duality_gap_on_adversarial_blocks():
         A = np.where(rng.random(n) < 0.5, 1.0, -1.0)[:, None] * H
         d = rng.normal(size=p)
         priors = np.vstack([np.zeros((3, p))] + [d / np.abs(d).sum() * b for b in betas[3:]])
-        alpha, steps = _boost_fit(A, priors, mus, betas)
+        alpha, steps, converged = _boost_fit(A, priors, mus, betas)
         assert np.all(steps < BOOST_MAX_STEPS)  # every candidate stopped on its gap
+        assert converged.all()
         assert np.all(np.abs(alpha).sum(axis=1) <= betas * (1 + 1e-9))
         rel = _numpy_gaps(A, alpha, priors, mus, betas) / (1 + mus * betas)
         assert rel.min() > -1e-9  # a duality gap is never negative
         worst.append(rel.max())
         # the stop is the gap, not the step cap: with 10 steps most stay open
-        a10, s10 = _boost_fit(A, priors, mus, betas, max_steps=10)
+        a10, s10, c10 = _boost_fit(A, priors, mus, betas, max_steps=10)
         short = _numpy_gaps(A, a10, priors, mus, betas) / (1 + mus * betas)
         np.testing.assert_array_equal(s10, np.minimum(steps, 10))
         assert np.all(short[s10 == 10] > BOOST_TOL)
+        np.testing.assert_array_equal(c10, short <= BOOST_TOL * (1 + 1e-6))
         assert np.sum(s10 == 10) >= 3
     assert max(worst) <= BOOST_TOL * (1 + 1e-6)
 
@@ -223,3 +225,21 @@ def test_capped_final_dada_model_warns(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         refit.refit_boosting(H, S, prior, np.random.RandomState(1))
+
+
+def test_a_gap_met_at_exactly_the_cap_is_converged():
+    """Stopping on the gap at step ``max_steps`` is not a stop on the cap
+    (review6: the step count alone could not tell them apart)."""
+    rng = np.random.default_rng(3)
+    H = np.sign(rng.normal(size=(60, 12)))
+    A = np.where(rng.random(60) < 0.5, 1.0, -1.0)[:, None] * H
+    priors, mus, betas = np.zeros((1, 12)), np.array([1.0]), np.array([3.0])
+    alpha, steps, converged = _boost_fit(A, priors, mus, betas)
+    assert converged[0] and steps[0] > 1
+    a_cap, s_cap, c_cap = _boost_fit(A, priors, mus, betas, max_steps=int(steps[0]))
+    np.testing.assert_array_equal(a_cap, alpha)
+    assert s_cap[0] == steps[0] and c_cap[0]
+    # one step fewer: stopped on the cap, the gap still open
+    a_short, s_short, c_short = _boost_fit(A, priors, mus, betas, max_steps=int(steps[0]) - 1)
+    assert s_short[0] == steps[0] - 1 and not c_short[0]
+    assert _numpy_gaps(A, a_short, priors, mus, betas)[0] / (1 + 3.0) > BOOST_TOL

@@ -67,16 +67,20 @@ cdef double _line_search(double[::1] margins, double[::1] dm, double mu, double 
 def pairwise_frank_wolfe(const double[:, ::1] A, const double[:, ::1] priors,
                          const double[::1] mus, const double[::1] betas,
                          double tol, int max_steps):
-    """Solve every candidate's problem; returns ``(alpha, steps)``.
+    """Solve every candidate's problem; returns ``(alpha, steps, converged)``.
 
     ``alpha`` (n_candidates, n_base) the solutions, ``steps`` the number of
-    steps each took (``max_steps`` when it stopped on the cap, not the gap).
+    steps each took, ``converged`` whether each stopped on its gap (False:
+    it stopped on the ``max_steps`` cap with its gap above ``tol``; a gap met
+    at exactly ``max_steps`` steps counts as converged).
     """
     cdef Py_ssize_t m = A.shape[0], n = A.shape[1], n_cand = priors.shape[0]
     alpha_arr = np.zeros((n_cand, n))
     steps_arr = np.zeros(n_cand, dtype=np.intp)
+    converged_arr = np.zeros(n_cand, dtype=np.uint8)
     cdef double[:, ::1] alpha = alpha_arr
     cdef Py_ssize_t[::1] steps = steps_arr
+    cdef unsigned char[::1] converged = converged_arr
     cdef double[::1] weight = np.empty(2 * n)
     cdef double[::1] margins = np.empty(m)
     cdef double[::1] dm = np.empty(m)
@@ -118,7 +122,10 @@ def pairwise_frank_wolfe(const double[:, ::1] A, const double[:, ::1] priors,
                         best = fabs(grad[j])
                         j_to = j
                 gap += beta * best
-                if gap <= tol * (1.0 + mu * beta) or t >= max_steps:
+                if gap <= tol * (1.0 + mu * beta):
+                    converged[c] = 1
+                    break
+                if t >= max_steps:
                     break
                 t += 1
                 # Frank-Wolfe vertex -sign(grad) beta e_j, away vertex: the used
@@ -156,4 +163,4 @@ def pairwise_frank_wolfe(const double[:, ::1] A, const double[:, ::1] priors,
                 for i in range(m):
                     margins[i] += g * dm[i]
             steps[c] = t
-    return alpha_arr, steps_arr
+    return alpha_arr, steps_arr, converged_arr.astype(bool)
