@@ -70,6 +70,8 @@ from sklearn.linear_model import LassoCV, LogisticRegression, Ridge
 from sklearn.pipeline import Pipeline
 from sklearn.svm import LinearSVC
 
+from ._stump_boost import stump_boost_cv
+
 CLASSIFIERS = ("LinearSVC", "rff-LinearSVC", "LogisticRegression")
 REGRESSORS = ("Ridge", "rff-Ridge", "LassoCV")
 
@@ -87,6 +89,11 @@ REGRESSORS = ("Ridge", "rff-Ridge", "LassoCV")
 # 0.5) needs a weaker penalty than SVC()'s C = 1.
 N_RFF = 300
 RFF_C = 10.0
+
+# Stumps of a boosting node's AdaBoost candidate (choose_classifier(...,
+# boosting=True)): the 50 of Dada's Local baseline in
+# benchmarks/privacy_utility.py (AdaBoostClassifier's default).
+N_STUMPS = 50
 
 
 def _random_features(n_features, seed):
@@ -282,7 +289,7 @@ def kept_choice(err, order=None):
 
 
 def choose_classifier(X, codes, collab_scores, fold, n_folds, seed, reference=None, node=0,
-                      n_nodes=1):
+                      n_nodes=1, boosting=False):
     """The kept Local classifier of one node, or None (keep the collaborative model).
 
     The node compares, on the same folds, its collaborative model with the
@@ -311,6 +318,10 @@ def choose_classifier(X, codes, collab_scores, fold, n_folds, seed, reference=No
     n_nodes : int, default=1
         The number of nodes making this choice (the level of
         :func:`choose_reference`'s test is divided among them).
+    boosting : bool, default=False
+        A boosting method's node (Dada): discrete AdaBoost over
+        ``N_STUMPS`` stumps on its rows (:mod:`skfed._stump_boost`) is a
+        candidate too, last in the order.
 
     Returns
     -------
@@ -325,8 +336,21 @@ def choose_classifier(X, codes, collab_scores, fold, n_folds, seed, reference=No
     err = np.vstack([heldout_errors(collab_scores, codes),
                      classification_errors(X, codes, fold, n_folds, seed)])
     order = [0 if n == "collaborative" else 1 + CLASSIFIERS.index(n) for n in SIMPLEST]
+    boosted = None
+    if boosting:
+        # SAMME over stumps on the node's rows, last in the order
+        seen, local = np.unique(codes, return_inverse=True)
+        boost_err, boosted = stump_boost_cv(X, local, fold, n_folds, N_STUMPS, seen.size)
+        if boosted is not None:
+            boosted.classes_ = seen
+        err = np.vstack([err, boost_err])
+        order.append(err.shape[0] - 1)
     best = kept_choice(err, order) - 1
-    return None if best < 0 else _fit(CLASSIFIERS[best], X, codes, seed)
+    if best < 0:
+        return None
+    if best == len(CLASSIFIERS):
+        return boosted
+    return _fit(CLASSIFIERS[best], X, codes, seed)
 
 
 def choose_regressor(X, y, collab_err, fold, n_folds, seed, reference=None, node=0,
