@@ -7,9 +7,10 @@ it may keep (:mod:`skfed._stump_boost`, last in the one-standard-error
 order of :func:`skfed._kept_local.kept_choice`).  This benchmark measures
 that candidate's effect on the same private fits: each fit's kept-model
 choice is made twice per node, without and with the candidate, on the
-same folds and the same noisy releases, and the fit is scored with each
-list of kept models (``without`` / ``with``; paired, so the difference is
-the candidate's alone, not the noise's).  ``--cpu`` times whole private
+same folds and the same noisy releases: every candidate's held-out errors
+are recorded per node and each order of ``ORDERS`` (the one-standard-error
+rule toward the first) is scored on the same fit (paired, so differences
+between orders are the rule's alone, not the noise's).  ``--cpu`` times whole private
 fits with and without the candidate, alternated in one process
 (``time.process_time``), and prints the ratio.
 
@@ -39,18 +40,52 @@ import privacy_utility as pu
 import private_kept_local as pkl
 
 import skfed.boosting._private as boosting_private
-from skfed._kept_local import choose_classifier
+from skfed._kept_local import (
+    CLASSIFIERS,
+    N_STUMPS,
+    _fit,
+    choose_classifier,
+    classification_errors,
+    heldout_errors,
+    kept_choice,
+)
+from skfed._stump_boost import stump_boost_cv
 from skfed.boosting import DecentralizedBoostingClassifier, make_stump_predictors
 from skfed.privacy import DifferentialPrivacy
 
-PAIRS = []  # per node: (kept without the candidate, kept with it)
+RECORD = []  # per node: (held-out errors of every candidate, the models) or None
+
+# candidates: 0 the collaborative model, 1-3 CLASSIFIERS (LinearSVC,
+# rff-LinearSVC, LogisticRegression), 4 AdaBoost on 50 stumps, 5 on 10 stumps
+ORDERS = {
+    "before": [3, 1, 2, 0],          # the rule without the candidate
+    "ada-last": [3, 1, 2, 0, 4],     # the package's order
+    "ada-before-col": [3, 1, 2, 4, 0],
+    "LR,rff,col,ada,SVC": [3, 2, 0, 4, 1],
+    "ada10-last": [3, 1, 2, 0, 5],
+}
 
 
-def _paired_choice(*args, **kwargs):
-    with_boost = choose_classifier(*args, **kwargs)
-    kwargs = dict(kwargs, boosting=False)
-    PAIRS.append((choose_classifier(*args, **kwargs), with_boost))
-    return with_boost
+def _recording_choice(X, codes, collab_scores, fold, n_folds, seed, **kwargs):
+    kept = choose_classifier(X, codes, collab_scores, fold, n_folds, seed, **kwargs)
+    if (kwargs.get("reference") is not None or collab_scores is None or n_folds < 2
+            or np.unique(codes).size < 2):
+        RECORD.append(None)
+        return kept
+    seen, local = np.unique(codes, return_inverse=True)
+    err = [heldout_errors(collab_scores, codes),
+           *classification_errors(X, codes, fold, n_folds, seed)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        models = [None] + [_fit(name, X, codes, seed) for name in CLASSIFIERS]
+    for n_stumps in (N_STUMPS, 10):
+        e, model = stump_boost_cv(X, local, fold, n_folds, n_stumps, seen.size)
+        if model is not None:
+            model.classes_ = seen
+        err.append(e)
+        models.append(model)
+    RECORD.append((np.vstack(err), models))
+    return kept
 
 
 def _without(*args, **kwargs):
@@ -82,26 +117,32 @@ def row_data(name, seed):
 
 
 def paired(name, seed, epsilon):
-    """Accuracy without / with the candidate on one private fit, and the
-    share of nodes keeping the AdaBoost model."""
+    """Accuracy of every order in ``ORDERS`` on one private fit (same noise),
+    and the share of nodes keeping an AdaBoost model under each."""
     (X, X_test, y, y_test, g, g_test), make = row_data(name, seed)
     est = make(epsilon)
-    PAIRS.clear()
-    boosting_private.choose_classifier = _paired_choice
+    RECORD.clear()
+    boosting_private.choose_classifier = _recording_choice
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est.fit(X, y, groups=g)
     finally:
         boosting_private.choose_classifier = choose_classifier
-    out = []
-    for side in (0, 1):
-        kept = np.empty(len(PAIRS), dtype=object)
-        kept[:] = [pair[side] for pair in PAIRS]
+    out = {}
+    for rule, order in ORDERS.items():
+        kept = np.empty(len(RECORD), dtype=object)
+        boosted = 0
+        for k, rec in enumerate(RECORD):
+            if rec is None:
+                continue
+            err, models = rec
+            c = order[kept_choice(err[order])]  # among this order's candidates
+            kept[k] = models[c]
+            boosted += c >= 4
         est.kept_local_models_ = kept
-        out.append(float(est.score(X_test, y_test, groups=g_test)))
-    boosted = np.mean([type(p[1]).__name__ == "StumpBoostClassifier" for p in PAIRS])
-    return out[0], out[1], float(boosted)
+        out[rule] = (float(est.score(X_test, y_test, groups=g_test)), boosted / len(RECORD))
+    return out
 
 
 def cpu(name, seed, epsilon, reps):
@@ -138,11 +179,13 @@ def main(argv=None):
             print(f"{name:14s} CPU without {off:.2f} s, with {on:.2f} s: ratio {on / off:.2f}",
                   flush=True)
             continue
-        res = np.array([paired(name, seed, args.epsilon) for seed in args.seeds])
-        per_seed = " ".join(f"{a:.4f}/{b:.4f}" for a, b, _ in res)
-        print(f"{name:14s} eps={args.epsilon:g} without {res[:, 0].mean():.5f} with "
-              f"{res[:, 1].mean():.5f} (AdaBoost kept by {res[:, 2].mean():.2f} of the nodes; "
-              f"per seed {per_seed})", flush=True)
+        res = [paired(name, seed, args.epsilon) for seed in args.seeds]
+        for rule in ORDERS:
+            acc = [r[rule][0] for r in res]
+            share = np.mean([r[rule][1] for r in res])
+            print(f"{name:14s} eps={args.epsilon:g} {rule:20s} {np.mean(acc):.5f} (per seed "
+                  + " ".join(f"{a:.4f}" for a in acc) + f"; AdaBoost kept by {share:.2f})",
+                  flush=True)
 
 
 if __name__ == "__main__":
