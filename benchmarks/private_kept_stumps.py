@@ -3,8 +3,10 @@
 Dada's Local baseline includes per-node AdaBoost on 50 stumps
 (``privacy_utility.py``).  A private Dada node now also considers
 discrete AdaBoost (SAMME) over 50 stumps on its own rows among the models
-it may keep (:mod:`skfed._stump_boost`, last in the one-standard-error
-order of :func:`skfed._kept_local.kept_choice`).  This benchmark measures
+it may keep (:mod:`skfed._stump_boost`; the one-standard-error rule of
+:func:`skfed._kept_local.kept_choice` toward the first of
+``BOOSTING_SIMPLEST``: logistic regression, the rbf model, the
+collaborative model, AdaBoost, LinearSVC).  This benchmark measures
 that candidate's effect on the same private fits: each fit's kept-model
 choice is made twice per node, without and with the candidate, on the
 same folds and the same noisy releases: every candidate's held-out errors
@@ -59,9 +61,9 @@ RECORD = []  # per node: (held-out errors of every candidate, the models) or Non
 # rff-LinearSVC, LogisticRegression), 4 AdaBoost on 50 stumps, 5 on 10 stumps
 ORDERS = {
     "before": [3, 1, 2, 0],          # the rule without the candidate
-    "ada-last": [3, 1, 2, 0, 4],     # the package's order
+    "ada-last": [3, 1, 2, 0, 4],
     "ada-before-col": [3, 1, 2, 4, 0],
-    "LR,rff,col,ada,SVC": [3, 2, 0, 4, 1],
+    "LR,rff,col,ada,SVC": [3, 2, 0, 4, 1],  # the package's (BOOSTING_SIMPLEST)
     "ada10-last": [3, 1, 2, 0, 5],
 }
 
