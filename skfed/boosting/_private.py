@@ -262,6 +262,7 @@ def refit_private_final(estimator, state, rng):
         codes = (S[0] > 0).astype(np.intp) if S.shape[0] == 1 else np.argmax(S, axis=0)
         kept_local[k] = choose_classifier(
             np.asarray(state.raw_X[rows]), codes, heldout, fold, n_folds,
-            int(rng.randint(2**31 - 1)), reference=reference, node=k, n_nodes=state.K)
+            int(rng.randint(2**31 - 1)), reference=reference, node=k, n_nodes=state.K,
+            boosting=hasattr(state, "H"))
     estimator.kept_local_models_ = kept_local
     return models.astype(state.dtype), trust, radius
