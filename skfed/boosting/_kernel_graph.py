@@ -81,12 +81,29 @@ def pooled_moments(Xs, sws, features, simulation):
 
 
 def kernel_features(X, features, mean, spread, W, b):
-    """``phi(x) = sqrt(2 / D) cos(W^T z + b)``, ``z`` the standardized ``features``."""
+    """The graph models' feature map: random Fourier features and a linear part.
+
+    ``phi(x) = [sqrt(2 / D) cos(W^T z + b), z / sqrt(d)]``, ``z`` the ``d``
+    standardized ``features``: the inner product of two maps is a Gaussian
+    kernel plus the linear kernel ``z^T z' / d``, each of mean diagonal 1.
+    The linear part keeps a task that is linear in many features: there the
+    standardized samples are several bandwidths apart, the Gaussian part
+    of the kernel is near 0 between any two of them, and a model of the
+    Fourier features alone predicts nothing beyond its own samples.
+
+    Returns
+    -------
+    phi : ndarray of shape (n_samples, D + d)
+    """
     Z = (np.asarray(X[:, features], dtype=np.float64) - mean) / spread
-    phi = Z @ W  # one (n_samples, D) array, transformed in place
-    phi += b
-    np.cos(phi, out=phi)
-    phi *= np.sqrt(2.0 / W.shape[1])
+    D, d = W.shape[1], Z.shape[1]
+    phi = np.empty((Z.shape[0], D + d))
+    rff = phi[:, :D]
+    np.matmul(Z, W, out=rff)
+    rff += b
+    np.cos(rff, out=rff)
+    rff *= np.sqrt(2.0 / D)
+    np.multiply(Z, 1.0 / np.sqrt(max(d, 1)), out=phi[:, D:])
     return phi
 
 
