@@ -35,8 +35,11 @@ from ._agreement import _tree_round_trip
 # (``python benchmarks/dada_graph_signal.py rff noisy 0 1 2 3 4``: 5-NN share
 # of the cross losses inside the clusters, bandwidth / ridge 0.3 / 1 against
 # 0.3 / 0.3 and 0.5 / 1; 300 features against 100 in ``rff-graph ... D=100``).
+# KERNEL_BANDWIDTH is the smallest bandwidth; KERNEL_SPACING the bandwidth
+# in units of the samples' spacing (see kernel_bandwidth).
 KERNEL_FEATURES = 300
 KERNEL_BANDWIDTH = 0.3
+KERNEL_SPACING = 2.0
 KERNEL_RIDGE = 1.0
 # Norm of every graph model (per class problem); see the module docstring.
 KERNEL_NORM = 2.0
@@ -57,13 +60,35 @@ def kernel_directions(n_inputs, seeds, n_features=KERNEL_FEATURES,
     return W, b
 
 
+def kernel_bandwidth(n_samples, n_inputs):
+    """The Gaussian kernel's bandwidth on ``n_samples`` standardized samples of
+    ``n_inputs`` features.
+
+    ``max(KERNEL_BANDWIDTH, KERNEL_SPACING sqrt(2 d) n^(-1 / d))``: the
+    spacing ``sqrt(2 d) n^(-1 / d)`` is the typical distance of two
+    standardized samples, ``sqrt(2 d)``, shrunk by the ``1 / d``-th power
+    of their number, the scale of a sample's nearest neighbours.  With few
+    inputs and many samples (the moons' two features and 800 samples:
+    spacing 0.07) the bandwidth stays at 0.3, where it was chosen; with many
+    inputs the samples are far apart (11 voted features of 2,400 samples,
+    median distance 4.6, nearest 1.2), a bandwidth of 0.3 makes the kernel
+    between any two samples about 0, and every node's model predicted its
+    own task at chance (``benchmarks/dada_kernel_signal_linear.py``); the
+    spacing rule gives 4.6 there.
+    """
+    d = max(int(n_inputs), 1)
+    n = max(int(n_samples), 2)
+    return max(KERNEL_BANDWIDTH, KERNEL_SPACING * math.sqrt(2.0 * d) * n ** (-1.0 / d))
+
+
 def pooled_moments(Xs, sws, features, simulation):
     """Pooled weighted mean and standard deviation of ``features``, and their bytes.
 
-    Every node sends its subtree's weight sum and its weighted sums of ``x``
-    and ``x^2`` per feature up the aggregation tree (``2 d + 1`` float64);
-    the root sends the means and spreads back down (``2 d`` float64).  Only
-    positively weighted samples count.  A feature without spread gets the
+    Every node sends its subtree's weight sum, its number of samples (for
+    :func:`kernel_bandwidth`) and its weighted sums of ``x`` and ``x^2`` per
+    feature up the aggregation tree (``2 d + 2`` float64); the root sends the
+    means and spreads back down (``2 d`` float64).  Only positively weighted
+    samples count.  A feature without spread gets the
     spread 1.
     """
     keep = sws > 0
@@ -75,35 +100,18 @@ def pooled_moments(Xs, sws, features, simulation):
     spread = np.sqrt(var)
     spread[spread <= 1e-12 * np.maximum(1.0, np.abs(mean))] = 1.0
     d = int(np.size(features))
-    spent = _tree_round_trip(simulation, payload_bytes(n_float64=2 * d + 1),
+    spent = _tree_round_trip(simulation, payload_bytes(n_float64=2 * d + 2),
                              payload_bytes(n_float64=2 * d))
     return mean, spread, spent
 
 
 def kernel_features(X, features, mean, spread, W, b):
-    """The graph models' feature map: random Fourier features and a linear part.
-
-    ``phi(x) = [sqrt(2 / D) cos(W^T z + b), z / sqrt(d)]``, ``z`` the ``d``
-    standardized ``features``: the inner product of two maps is a Gaussian
-    kernel plus the linear kernel ``z^T z' / d``, each of mean diagonal 1.
-    The linear part keeps a task that is linear in many features: there the
-    standardized samples are several bandwidths apart, the Gaussian part
-    of the kernel is near 0 between any two of them, and a model of the
-    Fourier features alone predicts nothing beyond its own samples.
-
-    Returns
-    -------
-    phi : ndarray of shape (n_samples, D + d)
-    """
+    """``phi(x) = sqrt(2 / D) cos(W^T z + b)``, ``z`` the standardized ``features``."""
     Z = (np.asarray(X[:, features], dtype=np.float64) - mean) / spread
-    D, d = W.shape[1], Z.shape[1]
-    phi = np.empty((Z.shape[0], D + d))
-    rff = phi[:, :D]
-    np.matmul(Z, W, out=rff)
-    rff += b
-    np.cos(rff, out=rff)
-    rff *= np.sqrt(2.0 / D)
-    np.multiply(Z, 1.0 / np.sqrt(max(d, 1)), out=phi[:, D:])
+    phi = Z @ W  # one (n_samples, D) array, transformed in place
+    phi += b
+    np.cos(phi, out=phi)
+    phi *= np.sqrt(2.0 / W.shape[1])
     return phi
 
 
@@ -171,8 +179,9 @@ def fit_graph_models(est, state, Xs, sws, layout, simulation, seeds):
 
     The inputs are the features that got stumps (the vote's), or every
     feature with ``base_predictors``; the nodes agree on their pooled mean
-    and spread (:func:`pooled_moments`, counted), derive the public random
-    Fourier directions from the fit's two global seeds (not from the node
+    and spread (:func:`pooled_moments`, counted) and on the number of
+    samples, which sets the bandwidth (:func:`kernel_bandwidth`), derive the
+    public random Fourier directions from the fit's two global seeds (not from the node
     seeds' stream: the rest of the fit draws the same numbers as with the
     boosting signal) and fit their models alone
     (:func:`kernel_ridge_models`, rescaled by :func:`rescaled_models`).
@@ -185,7 +194,9 @@ def fit_graph_models(est, state, Xs, sws, layout, simulation, seeds):
     else:
         features = np.arange(Xs.shape[1])
     mean, spread, spent = pooled_moments(Xs, sws, features, simulation)
-    W, b = kernel_directions(features.size, [int(seeds[K]), int(seeds[K + 1]), 0x6B726666])
+    bandwidth = kernel_bandwidth(np.count_nonzero(sws > 0), features.size)
+    W, b = kernel_directions(features.size, [int(seeds[K]), int(seeds[K + 1]), 0x6B726666],
+                             bandwidth=bandwidth)
     phi = kernel_features(Xs, features, mean, spread, W, b)
     models = rescaled_models(kernel_ridge_models(phi, state.Y, sws, layout.offsets))
     state.kernel = (np.ascontiguousarray(phi, dtype=state.dtype),
