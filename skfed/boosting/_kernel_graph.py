@@ -8,7 +8,9 @@ so they separate nearby clusters poorly (``benchmarks/dada_graph_signal.py``).
 With ``graph_signal="kernel"`` the graph steps compare, instead, a second
 model every node fits once, alone: kernel ridge regression of its +-1 labels
 on ``D`` random Fourier features (Rahimi & Recht, 2007) of the voted
-features, standardized by their pooled mean and spread.  The directions are
+features, standardized by their pooled mean and spread, with a bandwidth
+that widens where few samples spread over many features
+(:func:`kernel_bandwidth`).  The directions are
 public randomness derived from ``random_state``.  The model of node ``l``,
 ``w_l = Phi_l^T (Phi_l Phi_l^T + ridge S_l^-1)^-1 y_l`` (``S_l`` the sample
 weights), rescaled to the norm ``KERNEL_NORM`` = 2 per class problem, is
