@@ -19,12 +19,8 @@ Usage::
 
 ``rules`` (``python benchmarks/dada_kernel_graph.py rules NAME ... SEEDS``)
 fits the kernel signal under other bandwidth rules (``fixed``: 0.3, the
-default until dada7; ``sqrt``: 0.3 sqrt(d / 2) for ``d`` input features;
-``sqrt2`` and ``sqrt.5``: twice and half that).  Since dada7 (2026-11-28)
-the package's bandwidth is ``max(0.3, 2 sqrt(2 d) n^(-1 / d))``
-(``benchmarks/dada_kernel_signal_linear.py``): the moons rows below are
-unchanged (their two voted features keep 0.3), the School / HAR walking /
-Computer buyers rows were measured again after the change.
+default; ``sqrt``: 0.3 sqrt(d / 2) for ``d`` input features; ``sqrt2`` and
+``sqrt.5``: twice and half that).
 
 Results of the package's version (dada6, 2026-11-28, 2 shared cores; the
 kernel models rescaled to norm 2 per node and problem; test accuracy %,

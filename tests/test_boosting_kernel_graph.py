@@ -21,7 +21,6 @@ from skfed.boosting._kernel_graph import (
     KERNEL_FEATURES,
     KERNEL_NORM,
     KERNEL_RIDGE,
-    KERNEL_SPACING,
     kernel_directions,
 )
 from skfed.graph import _GraphRunner
@@ -119,12 +118,8 @@ def test_graph_models_are_each_nodes_kernel_ridge_on_public_fourier_features(
     (W, b), = capture.directions
     assert W.shape == (est.kernel_features_.size, KERNEL_FEATURES)
     assert b.shape == (KERNEL_FEATURES,) and b.min() >= 0 and b.max() < 2 * np.pi
-    # Public randomness from random_state: N(0, 1 / bandwidth^2) directions,
-    # the bandwidth from the number of positively weighted samples and inputs.
-    d, n = est.kernel_features_.size, np.count_nonzero(sw > 0)
-    bandwidth = max(KERNEL_BANDWIDTH, KERNEL_SPACING * np.sqrt(2 * d) * n ** (-1 / d))
-    assert bandwidth == pytest.approx(kernel_module.kernel_bandwidth(n, d), rel=1e-12)
-    assert np.std(W) == pytest.approx(1.0 / bandwidth, rel=0.1)
+    # Public randomness from random_state: N(0, 1 / bandwidth^2) directions.
+    assert np.std(W) == pytest.approx(1.0 / KERNEL_BANDWIDTH, rel=0.1)
     phi, models = _numpy_kernel_models(X, y, g, sw, est.kernel_features_, W, b,
                                        est.classes_)
     # The random features approximate the Gaussian kernel of the standardized inputs.
@@ -133,7 +128,7 @@ def test_graph_models_are_each_nodes_kernel_ridge_on_public_fourier_features(
     mean = np.average(Z[keep], axis=0, weights=sw[keep])
     spread = np.sqrt(np.average((Z[keep] - mean) ** 2, axis=0, weights=sw[keep]))
     Zs = (Z - mean) / spread
-    exact = np.exp(-((Zs[:, None] - Zs[None]) ** 2).sum(-1) / (2 * bandwidth ** 2))
+    exact = np.exp(-((Zs[:, None] - Zs[None]) ** 2).sum(-1) / (2 * KERNEL_BANDWIDTH ** 2))
     assert np.abs(phi @ phi.T - exact).max() < 0.35
     # Every graph run compares these models and scores them on these features
     # (the samples are node-ordered; g already is).
@@ -193,38 +188,6 @@ def test_kernel_signal_finds_the_clusters_the_boosting_models_mix():
             shares[signal] = G[same].sum() / G.sum()
         assert shares["kernel"] > 0.9
         assert shares["kernel"] > shares["boosting"] + 0.15
-
-
-def test_bandwidth_is_the_floor_or_twice_the_samples_spacing():
-    # Few inputs, many samples (the moons): the floor 0.3 (spacing 2 * 2 /
-    # sqrt(800) = 0.141); many inputs: 2 sqrt(22) 2400^(-1/11) = 4.626.
-    assert kernel_module.kernel_bandwidth(800, 2) == KERNEL_BANDWIDTH
-    assert kernel_module.kernel_bandwidth(64, 1) == KERNEL_BANDWIDTH
-    assert kernel_module.kernel_bandwidth(2400, 11) == pytest.approx(4.6233, abs=1e-4)
-    assert kernel_module.kernel_bandwidth(100, 4) == pytest.approx(2 * np.sqrt(8) / np.sqrt(10))
-    # The floor ends where 4 / sqrt(n) = 0.3 in two dimensions.
-    assert kernel_module.kernel_bandwidth(170, 2) > KERNEL_BANDWIDTH
-
-
-def test_kernel_signal_finds_clusters_of_linear_tasks_on_many_features():
-    """Four clusters of linear tasks on 20 features (make_related_tasks): the
-    voted features are many, their standardized samples far apart, and a
-    bandwidth of 0.3 left every graph model at chance (inside share 0.13 /
-    0.27 at seeds 0 / 2, about the chance 0.25); the spacing rule's
-    bandwidth puts most of the weight inside the clusters."""
-    from skfed.datasets import make_related_tasks
-
-    for seed in (0, 2):
-        X, _, y, _, g, _, _ = make_related_tasks(n_nodes=40, structure="clustered",
-                                                 random_state=seed)
-        cluster = np.unique(g) * 4 // 40
-        same = cluster[:, None] == cluster[None, :]
-        est = DecentralizedBoostingClassifier(40, random_state=0).fit(X, y, groups=g)
-        d = est.kernel_features_.size
-        assert d >= 5
-        assert kernel_module.kernel_bandwidth(X.shape[0], d) > 2.0
-        G = est.collaboration_graph_.toarray()
-        assert G[same].sum() / G.sum() > 0.75
 
 
 @pytest.mark.filterwarnings("ignore::skfed._secure_noise.InsecureNoiseWarning")

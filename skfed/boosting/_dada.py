@@ -290,13 +290,11 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     graph_signal : {"kernel", "boosting"}, default="kernel"
         The models the graph steps compare and score (see above).
         ``"kernel"``: each node's kernel ridge model on 300 random Fourier
-        features (ridge 1), rescaled to norm 2, of the stumps' features
-        (every feature with ``base_predictors``) standardized by their
-        pooled mean and spread; the bandwidth is ``max(0.3, 2 sqrt(2 d)
-        n^(-1 / d))`` for ``d`` such features and ``n`` positively weighted
-        samples (0.3 where samples are dense, wider where few samples
-        spread over many features); the directions are public randomness
-        from ``random_state``.  ``"boosting"``: the boosting models (the default
+        features (bandwidth 0.3, ridge 1), rescaled to norm 2, of the
+        stumps' features (every
+        feature with ``base_predictors``) standardized by their pooled mean
+        and spread; the directions are public randomness from
+        ``random_state``.  ``"boosting"``: the boosting models (the default
         before issue 33's fourth session).  A finite ``privacy`` budget
         always uses the boosting models (the kernel models are not
         privatized; ``graph_signal_`` records the signal used); nodes added

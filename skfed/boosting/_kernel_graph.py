@@ -8,9 +8,7 @@ so they separate nearby clusters poorly (``benchmarks/dada_graph_signal.py``).
 With ``graph_signal="kernel"`` the graph steps compare, instead, a second
 model every node fits once, alone: kernel ridge regression of its +-1 labels
 on ``D`` random Fourier features (Rahimi & Recht, 2007) of the voted
-features, standardized by their pooled mean and spread, with a bandwidth
-that widens where few samples spread over many features
-(:func:`kernel_bandwidth`).  The directions are
+features, standardized by their pooled mean and spread.  The directions are
 public randomness derived from ``random_state``.  The model of node ``l``,
 ``w_l = Phi_l^T (Phi_l Phi_l^T + ridge S_l^-1)^-1 y_l`` (``S_l`` the sample
 weights), rescaled to the norm ``KERNEL_NORM`` = 2 per class problem, is
@@ -37,11 +35,8 @@ from ._agreement import _tree_round_trip
 # (``python benchmarks/dada_graph_signal.py rff noisy 0 1 2 3 4``: 5-NN share
 # of the cross losses inside the clusters, bandwidth / ridge 0.3 / 1 against
 # 0.3 / 0.3 and 0.5 / 1; 300 features against 100 in ``rff-graph ... D=100``).
-# KERNEL_BANDWIDTH is the smallest bandwidth; KERNEL_SPACING the bandwidth
-# in units of the samples' spacing (see kernel_bandwidth).
 KERNEL_FEATURES = 300
 KERNEL_BANDWIDTH = 0.3
-KERNEL_SPACING = 2.0
 KERNEL_RIDGE = 1.0
 # Norm of every graph model (per class problem); see the module docstring.
 KERNEL_NORM = 2.0
@@ -62,35 +57,13 @@ def kernel_directions(n_inputs, seeds, n_features=KERNEL_FEATURES,
     return W, b
 
 
-def kernel_bandwidth(n_samples, n_inputs):
-    """The Gaussian kernel's bandwidth on ``n_samples`` standardized samples of
-    ``n_inputs`` features.
-
-    ``max(KERNEL_BANDWIDTH, KERNEL_SPACING sqrt(2 d) n^(-1 / d))``: the
-    spacing ``sqrt(2 d) n^(-1 / d)`` is the typical distance of two
-    standardized samples, ``sqrt(2 d)``, shrunk by the ``1 / d``-th power
-    of their number, the scale of a sample's nearest neighbours.  With few
-    inputs and many samples (the moons' two features and 800 samples:
-    spacing 0.07) the bandwidth stays at 0.3, where it was chosen; with many
-    inputs the samples are far apart (11 voted features of 2,400 samples,
-    median distance 4.6, nearest 1.2), a bandwidth of 0.3 makes the kernel
-    between any two samples about 0, and every node's model predicted its
-    own task at chance (``benchmarks/dada_kernel_signal_linear.py``); the
-    spacing rule gives 4.6 there.
-    """
-    d = max(int(n_inputs), 1)
-    n = max(int(n_samples), 2)
-    return max(KERNEL_BANDWIDTH, KERNEL_SPACING * math.sqrt(2.0 * d) * n ** (-1.0 / d))
-
-
 def pooled_moments(Xs, sws, features, simulation):
     """Pooled weighted mean and standard deviation of ``features``, and their bytes.
 
-    Every node sends its subtree's weight sum, its number of samples (for
-    :func:`kernel_bandwidth`) and its weighted sums of ``x`` and ``x^2`` per
-    feature up the aggregation tree (``2 d + 2`` float64); the root sends the
-    means and spreads back down (``2 d`` float64).  Only positively weighted
-    samples count.  A feature without spread gets the
+    Every node sends its subtree's weight sum and its weighted sums of ``x``
+    and ``x^2`` per feature up the aggregation tree (``2 d + 1`` float64);
+    the root sends the means and spreads back down (``2 d`` float64).  Only
+    positively weighted samples count.  A feature without spread gets the
     spread 1.
     """
     keep = sws > 0
@@ -102,7 +75,7 @@ def pooled_moments(Xs, sws, features, simulation):
     spread = np.sqrt(var)
     spread[spread <= 1e-12 * np.maximum(1.0, np.abs(mean))] = 1.0
     d = int(np.size(features))
-    spent = _tree_round_trip(simulation, payload_bytes(n_float64=2 * d + 2),
+    spent = _tree_round_trip(simulation, payload_bytes(n_float64=2 * d + 1),
                              payload_bytes(n_float64=2 * d))
     return mean, spread, spent
 
@@ -181,9 +154,8 @@ def fit_graph_models(est, state, Xs, sws, layout, simulation, seeds):
 
     The inputs are the features that got stumps (the vote's), or every
     feature with ``base_predictors``; the nodes agree on their pooled mean
-    and spread (:func:`pooled_moments`, counted) and on the number of
-    samples, which sets the bandwidth (:func:`kernel_bandwidth`), derive the
-    public random Fourier directions from the fit's two global seeds (not from the node
+    and spread (:func:`pooled_moments`, counted), derive the public random
+    Fourier directions from the fit's two global seeds (not from the node
     seeds' stream: the rest of the fit draws the same numbers as with the
     boosting signal) and fit their models alone
     (:func:`kernel_ridge_models`, rescaled by :func:`rescaled_models`).
@@ -196,9 +168,7 @@ def fit_graph_models(est, state, Xs, sws, layout, simulation, seeds):
     else:
         features = np.arange(Xs.shape[1])
     mean, spread, spent = pooled_moments(Xs, sws, features, simulation)
-    bandwidth = kernel_bandwidth(np.count_nonzero(sws > 0), features.size)
-    W, b = kernel_directions(features.size, [int(seeds[K]), int(seeds[K + 1]), 0x6B726666],
-                             bandwidth=bandwidth)
+    W, b = kernel_directions(features.size, [int(seeds[K]), int(seeds[K + 1]), 0x6B726666])
     phi = kernel_features(Xs, features, mean, spread, W, b)
     models = rescaled_models(kernel_ridge_models(phi, state.Y, sws, layout.offsets))
     state.kernel = (np.ascontiguousarray(phi, dtype=state.dtype),
