@@ -125,12 +125,13 @@ refit accuracy % on the newcomers, ``k`` = 5 / 10 / 20, against
     related-clustered  join  64.8 / 68.7 / 73.8, refit 61.4 / 64.8 / 72.1
                        (Global 65.6 / 65.2 / 66.2, Local 60.8 / 65.2 / 72.5)
 
-On HAR sitting the rule's bandwidth is twice the samples' median distance:
-the kernel is close to a quadratic one on 526 features, and a five-sample
-node's ridge model on it, rescaled to norm 2, is noise that the graph
-links by its direction (with 0.3 the kernel is near the identity, every
-model equally far from the others, and the graph follows the peer
-scores).  A rule that helps the linear clusters without this would have
+On HAR sitting the rule's bandwidth is twice the samples' median distance,
+so the kernel is close to a quadratic one on 526 features.  Probable cause
+(a hypothesis, not measured): a five-sample node's ridge model on it,
+rescaled to norm 2, is mostly noise that the graph's model term links by
+its direction, while with 0.3 the kernel is near the identity, every
+model about equally far from the others, and the graph follows the peer
+scores.  A rule that helps the linear clusters without this would have
 to tell the two apart, e.g. the small nodes' weight in the graph model
 term, or the bandwidth chosen per node size; not measured.
 """
