@@ -17,8 +17,8 @@ Per data set and seed, fits of ``DecentralizedBoostingClassifier`` (200
 stumps on the synthetic families, ``dada_experiments.load_run``'s on the
 real ones): ``graph_signal="boosting"``; ``"kernel"`` as the package fits it
 (``fixed``: bandwidth 0.3); ``"kernel"`` under the spacing rule
-(``package`` in the output, the column's name while the rule was the
-package's at commit c62546f: bandwidth ``max(0.3, 2 sqrt(2 d) n^(-1 /
+(``rule``, named ``package`` while it was the package's at commit
+c62546f: bandwidth ``max(0.3, 2 sqrt(2 d) n^(-1 /
 d))`` for ``d`` voted features and ``n`` samples, patched in below).
 Columns: test accuracy %, share of the learned graph's weight inside the
 true clusters % (synthetic families), non-zeros of the graph, MB sent; the
@@ -212,7 +212,7 @@ def fit_row(data, seed, signal, bandwidth, feature_map):
 
 FITS = {"boosting": ("boosting", fixed_bandwidth, PACKAGE_MAP),
         "fixed": ("kernel", fixed_bandwidth, PACKAGE_MAP),
-        "package": ("kernel", spacing_bandwidth, PACKAGE_MAP)}
+        "rule": ("kernel", spacing_bandwidth, PACKAGE_MAP)}
 VARIANTS = {"linear": ("kernel", fixed_bandwidth, with_linear)}
 
 
@@ -233,10 +233,10 @@ def main(args):
                 f"{fit} {r[-1][0]:.2f} {r[-1][1]:.1f} {r[-1][2]} {r[-1][3]:.2f}"
                 for fit, r in rows.items()), flush=True)
         means = {fit: np.mean(r, axis=0) for fit, r in rows.items()}
-        ratio = np.mean([n[3] / o[3] for n, o in zip(rows["package"], rows["fixed"])])
+        ratio = np.mean([n[3] / o[3] for n, o in zip(rows["rule"], rows["fixed"])])
         print(f"{name:17s} seeds {seeds}: " + " | ".join(
             f"{fit} {m[0]:.2f} {m[1]:.1f} {m[2]:.0f} {m[3]:.1f} MB" for fit, m in means.items())
-            + f" | bytes package/fixed x{ratio:.4f}", flush=True)
+            + f" | bytes rule/fixed x{ratio:.4f}", flush=True)
 
 
 if __name__ == "__main__":
