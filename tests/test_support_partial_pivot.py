@@ -161,3 +161,43 @@ def test_vote_fractions_equal_a_numpy_version_of_the_pivoted_rule(kind):
         # dependency and its t statistic is defined).
         assert reports[d - 1] < n_clients
         assert (reports[: d - 1] == n_clients).all()
+
+
+@pytest.mark.parametrize("n_live", [3, 4, 6])
+def test_a_client_whose_non_constant_columns_run_out_matches_the_reference(n_live):
+    # A wide client (40 columns, 10 samples: k = 3 controls) on which only
+    # n_live columns vary: with 3 a feature has 2 candidates and is not
+    # tested; with 4 or more every varying column is, given the others.
+    from skfed._core._support_fast import client_partial_dense, partial_work_size
+    from skfed.support._partial import partial_reference
+    from skfed.support._rules import _critical_values
+
+    rng = np.random.default_rng(n_live)
+    n, d = 10, 40
+    X = np.zeros((n, d))
+    cols = rng.choice(d, n_live, replace=False)
+    X[:, cols] = rng.standard_normal((n, n_live))
+    X[:, 0] = 1.5 if 0 not in cols else X[:, 0]
+    y = X[:, cols[0]] + rng.standard_normal(n)
+    w = np.ones(n)
+    k = int(n_controls(n, d, True))
+    assert k == 3
+    m = n - 1.0
+    tk, t0 = _critical_values(1.0, np.array([m - 1 - k, m - 1]))
+    tstat = np.zeros((1, d))
+    packed = np.zeros((1, (d + 7) // 8), dtype=np.uint8)
+    used = np.zeros(1, dtype=np.intp)
+    client_partial_dense(X, y, w, np.array([0, n], dtype=np.intp), np.array([0], dtype=np.intp),
+                         np.array([k], dtype=np.intp), np.array([m]), np.array([tk]),
+                         np.array([t0]), -np.inf, True, tstat, packed, used, np.zeros(1),
+                         np.zeros(partial_work_size(n, d)))
+    bits, t, _, _ = partial_reference(X, y, w, k, m, True, tk, t0)
+    defined = ~np.isnan(tstat[0])
+    np.testing.assert_array_equal(defined, ~np.isnan(t))
+    expected = np.zeros(d, dtype=bool)
+    if n_live > k:
+        expected[cols] = True
+    np.testing.assert_array_equal(defined, expected)
+    np.testing.assert_allclose(tstat[0, defined], t[defined], rtol=1e-10)
+    bits_c = np.unpackbits(packed[0], bitorder="little")[:d].astype(bool)
+    np.testing.assert_array_equal(bits_c, bits)

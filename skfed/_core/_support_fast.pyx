@@ -766,14 +766,18 @@ cdef void _top_controls(
 
 
 cdef intp_t _next_control(
-    const double* Rj, intp_t d, intp_t j, double last_v, intp_t last_l,
+    const double* Rj, const double* inv_sd, intp_t d, intp_t j, double last_v,
+    intp_t last_l,
 ) noexcept nogil:
     """The candidate after ``last_l`` (of value ``last_v``) in the order of
-    :func:`_top_controls` (|Rj[l]| descending, lower index first), or -1."""
+    :func:`_top_controls` (|Rj[l]| descending, lower index first), or -1;
+    columns constant on the client (``inv_sd`` 0), which the pivot would
+    skip, are passed over here, so that a wide sparse client whose
+    non-constant columns run out stops after one more scan."""
     cdef intp_t l, best = -1
     cdef double v, best_v = -1.0
     for l in range(d):
-        if l == j:
+        if l == j or inv_sd[l] == 0.0:
             continue
         v = fabs(Rj[l])
         if v > last_v or (v == last_v and l <= last_l):
@@ -937,7 +941,7 @@ cdef intp_t _partial_core(
             if q < kk:
                 l = cand[q]
             else:
-                l = _next_control(R + j * d, d, j, last_v, last_l)
+                l = _next_control(R + j * d, inv_sd, d, j, last_v, last_l)
                 if l < 0:
                     ok = False  # fewer than kk independent controls
                     break
