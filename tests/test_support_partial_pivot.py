@@ -16,9 +16,11 @@ the compiled pass or of ``partial_reference``).
 import numpy as np
 import pytest
 from scipy import stats
+from skfed._core._support_fast import client_partial_dense, partial_work_size
 
 from skfed.support import FederatedSupportRecovery
-from skfed.support._partial import n_controls
+from skfed.support._partial import n_controls, partial_reference
+from skfed.support._rules import _critical_values
 
 
 def _duplicate_problem(seed=0, n_clients=30, n=20, d=20):
@@ -168,10 +170,6 @@ def test_a_client_whose_non_constant_columns_run_out_matches_the_reference(n_liv
     # A wide client (40 columns, 10 samples: k = 3 controls) on which only
     # n_live columns vary: with 3 a feature has 2 candidates and is not
     # tested; with 4 or more every varying column is, given the others.
-    from skfed._core._support_fast import client_partial_dense, partial_work_size
-    from skfed.support._partial import partial_reference
-    from skfed.support._rules import _critical_values
-
     rng = np.random.default_rng(n_live)
     n, d = 10, 40
     X = np.zeros((n, d))
