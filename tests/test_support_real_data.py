@@ -157,14 +157,25 @@ def test_partial_skip_equals_main_without_collinearity_and_defines_one_hot(bench
         y = X[:, 2] + rng.normal(size=10)
         np.testing.assert_array_equal(bench.partial_skip_client(X, y),
                                       bench.partial_client(X, y))
-    # One-hot client: main leaves levels undefined, the skip rule tests every
-    # non-constant column.
-    X, y = _client(rng, 9)
-    tested_main, _ = bench.partial_client(X, y)
-    tested_skip, _ = bench.partial_skip_client(X, y)
-    live = X.std(axis=0) > 0
-    assert not tested_main[2:5].all()
-    assert tested_skip.tolist() == live.tolist()
+    # One-hot clients: main's rule (its controls pivoted) tests the two
+    # Gaussian columns and the first two levels, and drops the last level
+    # exactly when its two controls (9 samples: k = 2) are the other two
+    # levels (the column-order pivot, as the OLS rule); the skip rule tests
+    # every non-constant column.
+    dropped = 0
+    for _ in range(20):
+        X, y = _client(rng, 9)
+        tested_main, _ = bench.partial_client(X, y)
+        tested_skip, _ = bench.partial_skip_client(X, y)
+        live = X.std(axis=0) > 0
+        assert tested_skip.tolist() == live.tolist()
+        if not live[2:5].all():
+            continue
+        r = np.abs(np.corrcoef(X[:, :5], rowvar=False)[4, :4])
+        closest = set(np.lexsort((np.arange(4), -r))[:2].tolist())
+        assert tested_main.tolist() == [True] * 4 + [closest != {2, 3}, False]
+        dropped += closest == {2, 3}
+    assert dropped > 0
 
 
 def test_partial_skip_null_rate(bench):

@@ -765,6 +765,55 @@ cdef void _top_controls(
             filled += 1
 
 
+cdef intp_t _next_control(
+    const double* Rj, const double* inv_sd, intp_t d, intp_t j, double last_v,
+    intp_t last_l,
+) noexcept nogil:
+    """The candidate after ``last_l`` (of value ``last_v``) in the order of
+    :func:`_top_controls` (|Rj[l]| descending, lower index first), or -1;
+    columns constant on the client (``inv_sd`` 0), which the pivot would
+    skip, are passed over here, so that a wide sparse client whose
+    non-constant columns run out stops after one more scan."""
+    cdef intp_t l, best = -1
+    cdef double v, best_v = -1.0
+    for l in range(d):
+        if l == j or inv_sd[l] == 0.0:
+            continue
+        v = fabs(Rj[l])
+        if v > last_v or (v == last_v and l <= last_l):
+            continue  # already walked
+        if v > best_v:
+            best_v = v
+            best = l
+    return best
+
+
+cdef double _pivot_after(
+    const double* R, intp_t d, intp_t j, const intp_t* cols, intp_t n, double* M,
+) noexcept nogil:
+    """Squared pivot of feature ``j`` after the ``n`` linearly independent
+    features ``cols`` (a Cholesky factorization of their correlations with
+    ``j`` last, in ``M``); 0 if they turn out singular."""
+    cdef intp_t a, b, c, ia, ib, S = MAX_CONTROLS + 2
+    cdef double s
+    for a in range(n + 1):
+        ia = cols[a] if a < n else j
+        for b in range(a + 1):
+            ib = cols[b] if b < n else j
+            s = R[ia * d + ib]
+            for c in range(b):
+                s -= M[a * S + c] * M[b * S + c]
+            if b < a:
+                M[a * S + b] = s / M[b * S + b]
+            elif a == n:
+                return s
+            elif not s > 0.0:
+                return 0.0
+            else:
+                M[a * S + a] = sqrt(s)
+    return 0.0
+
+
 cdef intp_t _partial_core(
     double* Z, intp_t n, intp_t d, const double* wt, double* r, const double* raw,
     bint center, intp_t k_max, double m, double gate, double tcrit_k, double tcrit_0,
@@ -783,11 +832,15 @@ cdef intp_t _partial_core(
     cdef double* sw = ss + d
     cdef intp_t t, j, l, a, b, kk, n_live = 0, n_bytes = (d + 7) // 8
     cdef intp_t idx[MAX_CONTROLS + 1]
+    cdef intp_t cand[MAX_CONTROLS + 1]
     cdef double val[MAX_CONTROLS + 1]
     cdef double L[(MAX_CONTROLS + 1) * (MAX_CONTROLS + 1)]
     cdef double u[MAX_CONTROLS + 1]
     cdef double W = 0.0, ybar = 0.0, yy = 0.0, raw_y = 0.0, s, v, P, mu, var, S, df, tcrit
-    cdef double piv_min, rss
+    cdef double rss, pj, last_v
+    cdef intp_t acc, q, c, last_l, n_before
+    cdef intp_t before[MAX_CONTROLS + 1]
+    cdef double M[(MAX_CONTROLS + 2) * (MAX_CONTROLS + 2)]
     cdef bint ok
     cdef char uplo = b'U', trans = b'N'
     cdef int dn = <int>d, nn = <int>n
@@ -870,34 +923,68 @@ cdef intp_t _partial_core(
     for j in range(d):
         if inv_sd[j] == 0.0:
             continue
-        _top_controls(R + j * d, d, j, kk, idx, val)
-        idx[kk] = j  # the tested feature last: t = u_last sqrt(df / rss)
-        ok = True
-        for a in range(kk):
-            if inv_sd[idx[a]] == 0.0:
-                ok = False
+        _top_controls(R + j * d, d, j, kk, cand, val)
+        # Walk the candidates (|r_jl| descending, lower index first; the top
+        # kk, then on) and pivot them: a candidate in the span of the
+        # controls kept is skipped; one that completes a dependency with x_j
+        # is skipped unless x_j is the dependency's latest column in column
+        # order, which is then dropped (not tested), as in the OLS pivot.  L holds
+        # the Cholesky rows of the controls kept, then x_j's row, which
+        # grows with them; pj is x_j's squared pivot so far.
+        acc = 0
+        q = 0
+        pj = R[j * d + j]
+        ok = pj > PARTIAL_SINGULAR_PIVOT
+        last_v = INFINITY
+        last_l = -1
+        while ok and acc < kk:
+            if q < kk:
+                l = cand[q]
+            else:
+                l = _next_control(R + j * d, inv_sd, d, j, last_v, last_l)
+                if l < 0:
+                    ok = False  # fewer than kk independent controls
+                    break
+            last_v = fabs(R[j * d + l])
+            last_l = l
+            q += 1
+            for b in range(acc):
+                s = R[l * d + idx[b]]
+                for c in range(b):
+                    s -= L[acc * (MAX_CONTROLS + 1) + c] * L[b * (MAX_CONTROLS + 1) + c]
+                L[acc * (MAX_CONTROLS + 1) + b] = s / L[b * (MAX_CONTROLS + 1) + b]
+            s = R[l * d + l]
+            for c in range(acc):
+                s -= L[acc * (MAX_CONTROLS + 1) + c] * L[acc * (MAX_CONTROLS + 1) + c]
+            if not s > PARTIAL_SINGULAR_PIVOT:
+                continue  # constant, or in the span of the controls kept
+            L[acc * (MAX_CONTROLS + 1) + acc] = sqrt(s)
+            v = R[j * d + l]
+            for c in range(acc):
+                v -= L[kk * (MAX_CONTROLS + 1) + c] * L[acc * (MAX_CONTROLS + 1) + c]
+            v /= L[acc * (MAX_CONTROLS + 1) + acc]
+            if not pj - v * v > PARTIAL_SINGULAR_PIVOT:
+                # x_j, l and controls are dependent: x_j is dropped when it
+                # is in the span of the earlier columns among l and the
+                # controls (it is the latest column of the dependency).
+                if l < j:
+                    n_before = 0
+                    for c in range(acc):
+                        if idx[c] < j:
+                            before[n_before] = idx[c]
+                            n_before += 1
+                    before[n_before] = l
+                    if not _pivot_after(R, d, j, before, n_before + 1, M) > PARTIAL_SINGULAR_PIVOT:
+                        ok = False  # not tested
+                continue
+            L[kk * (MAX_CONTROLS + 1) + acc] = v
+            pj -= v * v
+            idx[acc] = l
+            acc += 1
         if not ok:
             continue
-        # Cholesky of the standardized system, its smallest squared pivot, u = L^-1 c.
-        piv_min = 1.0
-        for a in range(kk + 1):
-            for b in range(a + 1):
-                s = R[idx[a] * d + idx[b]]
-                for l in range(b):
-                    s -= L[a * (MAX_CONTROLS + 1) + l] * L[b * (MAX_CONTROLS + 1) + l]
-                if a == b:
-                    if not s > 0.0:
-                        ok = False
-                        break
-                    if s < piv_min:
-                        piv_min = s
-                    L[a * (MAX_CONTROLS + 1) + a] = sqrt(s)
-                else:
-                    L[a * (MAX_CONTROLS + 1) + b] = s / L[b * (MAX_CONTROLS + 1) + b]
-            if not ok:
-                break
-        if not ok or not piv_min > PARTIAL_SINGULAR_PIVOT:
-            continue
+        idx[kk] = j  # the tested feature last: t = u_last sqrt(df / rss)
+        L[kk * (MAX_CONTROLS + 1) + kk] = sqrt(pj)
         rss = yy
         for a in range(kk + 1):
             s = cz[idx[a]]

@@ -6,10 +6,21 @@ each feature *given its closest features*::
     Z = the client's rows, centred (fit_intercept) and scaled by sqrt(w)
     r_jl = corr(z_j, z_l)                      (from X alone, never from y)
     k = n_controls(n_i, d)
-    C_j = the k features l != j with the largest |r_jl| (ties: lower index)
+    C_j = the k features l != j with the largest |r_jl| (ties: lower index),
+          pivoted (below)
     t_j = the t statistic of x_j in the regression of y on [x_j, x_{C_j}]
     select j when |t_j| > t_{df}(1 - q0 / 2),  df = m - 1 - k
         m = n_i - fit_intercept
+
+The candidates are walked by decreasing ``|r_jl|`` and pivoted as the OLS
+rule pivots its columns (exact dependencies: a copied or scaled column, a
+constant, a full one-hot group): a candidate constant on the client or in
+the span of the controls already kept is skipped; one that completes a
+linear dependency with ``x_j`` is skipped unless ``x_j`` is the latest
+column of that dependency in column order, in which case ``j`` is not
+tested (the OLS rule drops the same column).  So a copy of a column costs
+the later copy its test on every client and no other feature anything.
+``j`` is also not tested when fewer than ``k`` candidates are left.
 
 The controls are chosen without looking at ``y``, so when the target is
 independent of the features every feature is selected at exactly ``q0 =
@@ -124,6 +135,46 @@ def _client_arrays(Xi, yi, wi, center):
     return Z, r, ss, const
 
 
+def _pivot(R, cols, l):
+    """Squared pivot of standardized column ``l`` after ``cols``: the share
+    of its variance left after regressing it on them."""
+    if not len(cols):
+        return R[l, l]
+    G = R[np.ix_(cols, cols)]
+    g = R[cols, l]
+    return R[l, l] - g @ np.linalg.solve(G, g)
+
+
+def _pivoted_controls(R, j, candidates, k):
+    """The ``k`` controls of feature ``j`` (None: ``j`` is not tested).
+
+    ``candidates`` are walked in order (|r_jl| descending, lower index
+    first).  A candidate whose squared pivot after the controls kept is at
+    most ``SINGULAR_PIVOT`` (a constant column, a copy of a control) is
+    skipped.  One that leaves ``x_j`` no more than that after it and the
+    controls kept completes a linear dependency with ``x_j``; as in the OLS
+    rule's column-order pivot, its latest column is dropped: ``j`` when
+    ``x_j`` is in the span of the columns of the dependency before it
+    (then ``j`` is not tested), else the candidate is skipped.  ``j`` is
+    also not tested when fewer than ``k`` candidates remain.
+    """
+    C = []
+    if not R[j, j] > SINGULAR_PIVOT:
+        return None
+    for l in candidates:
+        if len(C) == k:
+            break
+        if not _pivot(R, C, l) > SINGULAR_PIVOT:
+            continue
+        if not _pivot(R, C + [int(l)], j) > SINGULAR_PIVOT:
+            before = [c for c in C + [int(l)] if c < j]
+            if l < j and not _pivot(R, before, j) > SINGULAR_PIVOT:
+                return None
+            continue
+        C.append(int(l))
+    return np.array(C, dtype=np.intp) if len(C) == k else None
+
+
 def partial_reference(Xi, yi, wi, k_max, m, center, tcrit_k, tcrit_0,
                       gate=PARTIAL_SPHERICITY_Z):
     """The partial rule of one client, in NumPy (the tests' reference).
@@ -161,17 +212,11 @@ def partial_reference(Xi, yi, wi, k_max, m, center, tcrit_k, tcrit_0,
         if not live[j] or df < 1:
             continue
         order = np.lexsort((np.arange(d), -score[j]))  # |r| descending, index ascending
-        A = np.concatenate([[j], order[:k]])
-        if not live[A].all():
+        C = _pivoted_controls(R, j, order[order != j], k)
+        if C is None:
             continue
+        A = np.concatenate([[j], C])
         GA = R[np.ix_(A, A)]
-        last = np.r_[np.arange(1, len(A)), 0]  # the controls first, x_j last
-        try:
-            pivots = np.diag(np.linalg.cholesky(GA[np.ix_(last, last)])) ** 2
-        except np.linalg.LinAlgError:
-            continue
-        if not pivots.min() > SINGULAR_PIVOT:
-            continue
         inv = np.linalg.inv(GA)
         beta = inv @ c[A]
         rss = max(yy - c[A] @ beta, RSS_FLOOR * yy)
