@@ -159,7 +159,6 @@ samples).
 """
 
 import math
-import threading
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -172,6 +171,7 @@ from .._core._multitask_fast import (
     problem_gap_terms,
 )
 from .._kept_local import extend_kept_local
+from .._seeding import reseeded as _seeded
 from ..network import resolve_network
 from ._compression import _FLOAT
 from ._omega import _LowRankSigma, omega_update
@@ -704,26 +704,6 @@ def keep_for_joins(est, lam, totals):
     for name in ("_released_W", "join_communication_", "_join_n_fit", "_join_seed",
                  "_join_rehearsal"):
         est.__dict__.pop(name, None)  # from an earlier fit and its joins
-
-
-# A legacy generator per thread, reseeded for each draw (_seeded).
-_LEGACY = threading.local()
-
-
-def _seeded(seed):
-    """The state of ``np.random.RandomState(seed)``, in a kept generator.
-
-    Reseeding sets exactly the state a new ``RandomState(seed)`` has (the
-    same legacy seeding; the tests compare their draws), without the
-    SeedSequence fill of 624 words a new generator makes first and then
-    overwrites (0.2 ms, a few per cent of a moons join).  The caller draws
-    at once: the next call reseeds the same object.
-    """
-    rng = getattr(_LEGACY, "rng", None)
-    if rng is None:
-        rng = _LEGACY.rng = np.random.RandomState(0)
-    rng.seed(seed)
-    return rng
 
 
 def _random_seed(est):
