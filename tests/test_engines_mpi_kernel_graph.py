@@ -52,34 +52,37 @@ def test_node_sums_reduce_to_the_pooled_moments_on_any_split_of_the_nodes():
     d = features.size
     sums = node_moment_sums(X, sw, offsets, features, np.arange(K))
     assert sums.shape == (K, 2 * d + 1)
-    # NumPy reference, one node at a time over its positively weighted rows.
+    # NumPy reference, one node at a time over its positively weighted rows:
+    # weight, weighted mean, weighted sum of squared deviations.
     for k in range(K):
         rows = slice(offsets[k], offsets[k + 1])
         keep = sw[rows] > 0
         Z, w = X[rows][keep][:, features], sw[rows][keep]
-        np.testing.assert_allclose(sums[k], np.r_[w.sum(), (w[:, None] * Z).sum(0),
-                                                  (w[:, None] * Z ** 2).sum(0)], rtol=1e-13)
+        m = np.average(Z, axis=0, weights=w)
+        np.testing.assert_allclose(sums[k], np.r_[w.sum(), m,
+                                                  (w[:, None] * (Z - m) ** 2).sum(0)],
+                                   rtol=1e-13, atol=1e-24)
     # A rank computes its own nodes' rows: any split gives the same rows,
-    # and the node-order sum the same bits whatever the split.
+    # and the node-order merge the same bits whatever the split.
     split = np.vstack([node_moment_sums(X, sw, offsets, features, [0, 1]),
                        node_moment_sums(X, sw, offsets, features, [2, 3, 4])])
     np.testing.assert_array_equal(split, sums)
     mean, spread = moments_from_node_sums(sums)
     simulation = _simulation(K)
-    ref_mean, ref_spread, spent = pooled_moments(X, sw, features, simulation)
-    np.testing.assert_allclose(mean, ref_mean, rtol=1e-14)
-    np.testing.assert_allclose(spread[[0, 2]], ref_spread[[0, 2]], rtol=1e-12)
-    # The constant feature: its node-order sums cancel exactly (spread 1);
-    # pooled_moments' one product leaves E[z^2] - mean^2 at rounding noise
-    # here (a spread near 1e-7, kept). The vote never selects a feature
-    # without range, so a fit meets this only when it falls back to every
-    # feature.
+    ref_mean, ref_spread, spent = pooled_moments(X, sw, offsets, features, simulation)
+    np.testing.assert_array_equal(mean, ref_mean)
+    np.testing.assert_array_equal(spread, ref_spread)
+    keep = sw > 0
+    pooled = X[keep][:, features]
+    ref_std = np.sqrt(np.cov(pooled, rowvar=False, aweights=sw[keep], bias=True).diagonal())
+    np.testing.assert_allclose(spread[[0, 2]], ref_std[[0, 2]], rtol=1e-12)
+    # The constant feature: every node's deviations are at rounding (its mean
+    # is a weighted average of equal values), far under the threshold: spread 1.
     assert spread[1] == 1.0
-    assert ref_spread[1] == 1.0 or ref_spread[1] < 1e-6
     keep = sw > 0
     np.testing.assert_allclose(mean, np.average(X[keep][:, features], axis=0,
                                                 weights=sw[keep]), rtol=1e-14)
-    # The tree's bytes: K - 1 sums up (2 d + 1 float64), K - 1 moments down
+    # The tree's bytes: K - 1 moments up (2 d + 1 float64), K - 1 moments down
     # (2 d float64), each message with its header.  The engine counts each
     # rank's nodes' messages; the ranks' counts add up to this.
     header = simulation.counter.header_bytes
@@ -107,7 +110,7 @@ def test_models_from_the_moments_equal_fit_graph_models_and_split_over_ranks(dty
                              _simulation(K), seeds)
     assert spent > 0 and isinstance(state.sent_models, SentModels)
     np.testing.assert_array_equal(est.kernel_features_, features)
-    mean, spread, _ = pooled_moments(X, sw, features, _simulation(K))
+    mean, spread, _ = pooled_moments(X, sw, offsets, features, _simulation(K))
     phi, models = graph_models_from_moments(X, Y, sw, offsets, features, mean, spread, seeds,
                                             K, np.dtype(dtype))
     assert phi.dtype == models.dtype == dtype
@@ -185,3 +188,23 @@ def test_dense_pair_scores_are_the_log_sum_exp_scores_of_dense_models():
     with pytest.raises(ValueError, match="dense reads the float H"):
         pair_scores(models, H, Y, sw, offsets, confidence, rows, cols, dense,
                     H8=np.ones(H.shape, dtype=np.int8), dense=True)
+
+
+def test_the_spread_of_a_feature_with_a_large_mean_is_exact():
+    """E[z^2] - E[z]^2 cancels for a feature far from 0 (spread 1e-3 at mean
+    1e6: all its digits lost); the nodes' deviations from their own means
+    keep it to rounding, and a feature constant at 1e6 gets the spread 1."""
+    rng = np.random.default_rng(5)
+    sizes = np.array([30, 45, 20])
+    offsets = np.r_[0, np.cumsum(sizes)].astype(np.intp)
+    n = sizes.sum()
+    X = np.column_stack([1e6 + 1e-3 * rng.normal(size=n), np.full(n, 1e6),
+                         rng.normal(size=n)])
+    sw = rng.uniform(0.5, 2.0, n)
+    features = np.arange(3)
+    mean, spread, _ = pooled_moments(X, sw, offsets, features, _simulation(3))
+    dev = X - np.average(X, axis=0, weights=sw)
+    exact = np.sqrt(np.average(dev ** 2, axis=0, weights=sw))
+    np.testing.assert_allclose(spread[[0, 2]], exact[[0, 2]], rtol=1e-6)
+    assert spread[1] == 1.0
+    np.testing.assert_allclose(mean, np.average(X, axis=0, weights=sw), rtol=1e-15)

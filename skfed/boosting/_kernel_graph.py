@@ -57,23 +57,21 @@ def kernel_directions(n_inputs, seeds, n_features=KERNEL_FEATURES,
     return W, b
 
 
-def pooled_moments(Xs, sws, features, simulation):
+def pooled_moments(Xs, sws, offsets, features, simulation):
     """Pooled weighted mean and standard deviation of ``features``, and their bytes.
 
-    Every node sends its subtree's weight sum and its weighted sums of ``x``
-    and ``x^2`` per feature up the aggregation tree (``2 d + 1`` float64);
-    the root sends the means and spreads back down (``2 d`` float64).  Only
-    positively weighted samples count.  A feature without spread gets the
-    spread 1.
+    Every node sends up the aggregation tree its weight sum, its weighted
+    mean and its weighted sum of squared deviations from that mean per
+    feature (``2 d + 1`` float64, :func:`node_moment_sums`); the two are
+    merged exactly (:func:`moments_from_node_sums`), and the root sends the
+    means and spreads back down (``2 d`` float64).  Deviations from each
+    node's own mean keep the spread exact where ``E[z^2] - E[z]^2`` would
+    cancel (a feature with a large mean, a constant one).  Only positively
+    weighted samples count.  A feature without spread gets the spread 1.
     """
-    keep = sws > 0
-    Z = np.asarray(Xs[keep][:, features], dtype=np.float64)
-    w = np.asarray(sws[keep], dtype=np.float64)
-    total = w.sum()
-    mean = (w @ Z) / total
-    var = np.maximum((w @ (Z * Z)) / total - mean * mean, 0.0)
-    spread = np.sqrt(var)
-    spread[spread <= 1e-12 * np.maximum(1.0, np.abs(mean))] = 1.0
+    K = len(offsets) - 1
+    mean, spread = moments_from_node_sums(
+        node_moment_sums(Xs, sws, offsets, features, np.arange(K)))
     d = int(np.size(features))
     spent = _tree_round_trip(simulation, payload_bytes(n_float64=2 * d + 1),
                              payload_bytes(n_float64=2 * d))
@@ -167,7 +165,7 @@ def fit_graph_models(est, state, Xs, sws, layout, simulation, seeds):
         features = np.flatnonzero(est.selected_features_)
     else:
         features = np.arange(Xs.shape[1])
-    mean, spread, spent = pooled_moments(Xs, sws, features, simulation)
+    mean, spread, spent = pooled_moments(Xs, sws, layout.offsets, features, simulation)
     W, b = kernel_directions(features.size, [int(seeds[K]), int(seeds[K + 1]), 0x6B726666])
     phi = kernel_features(Xs, features, mean, spread, W, b)
     models = rescaled_models(kernel_ridge_models(phi, state.Y, sws, layout.offsets))
@@ -180,11 +178,12 @@ def fit_graph_models(est, state, Xs, sws, layout, simulation, seeds):
 
 # ------------------------------------------------- pieces for the MPI engine
 def node_moment_sums(Xs, sws, offsets, features, nodes):
-    """Each node's weighted sums of the kernel's inputs, for the moments' reduction.
+    """Each node's moments of the kernel's inputs, for the moments' reduction.
 
-    Row ``i`` holds node ``nodes[i]``'s ``(sum s, sum s z, sum s z^2)`` over
-    its positively weighted samples (``2 d + 1`` values, ``z`` the columns
-    ``features``): what it sends up the aggregation tree
+    Row ``i`` holds node ``nodes[i]``'s ``(sum s, mean z, sum s (z - mean
+    z)^2)`` over its positively weighted samples (``2 d + 1`` values, ``z``
+    the columns ``features``, weights ``s``; zeros for a node without
+    such samples): what it sends up the aggregation tree
     (:func:`pooled_moments`).  ``skfed.engines.mpi`` computes them on the
     rank owning the node.
     """
@@ -195,30 +194,36 @@ def node_moment_sums(Xs, sws, offsets, features, nodes):
         keep = sws[rows] > 0
         Z = np.asarray(Xs[rows][keep][:, features], dtype=np.float64)
         w = np.asarray(sws[rows][keep], dtype=np.float64)
-        out[i, 0] = w.sum()
-        out[i, 1:d + 1] = w @ Z
-        out[i, d + 1:] = w @ (Z * Z)
+        total = w.sum()
+        if not total > 0:
+            continue
+        mean = (w @ Z) / total
+        deviation = Z - mean
+        out[i, 0] = total
+        out[i, 1:d + 1] = mean
+        out[i, d + 1:] = w @ (deviation * deviation)
     return out
 
 
 def moments_from_node_sums(sums):
-    """The pooled mean and spread of :func:`pooled_moments` from every node's
-    :func:`node_moment_sums` row (added in node order, so the result does
-    not depend on how the nodes are spread over ranks).
+    """The pooled mean and spread from every node's :func:`node_moment_sums` row.
 
-    The sums are added in another order than :func:`pooled_moments`' single
-    product over all samples, so the two agree to rounding (about 1e-16
-    relative), not bit for bit.
+    The exact merge of the nodes' weights ``s_k``, means ``m_k`` and sums of
+    squared deviations ``M_k``: ``mean = sum_k s_k m_k / S`` and ``M = sum_k
+    M_k + sum_k s_k (m_k - mean)^2`` with ``S = sum_k s_k`` (every term
+    non-negative: no cancellation), ``spread = sqrt(M / S)``.  The rows are
+    reduced as one array in node order, so the result does not depend on how
+    the nodes are spread over ranks (bit for bit).
     """
     sums = np.asarray(sums, dtype=np.float64)
     d = (sums.shape[1] - 1) // 2
-    acc = np.zeros(sums.shape[1])
-    for row in sums:
-        acc += row
-    total = acc[0]
-    mean = acc[1:d + 1] / total
-    var = np.maximum(acc[d + 1:] / total - mean * mean, 0.0)
-    spread = np.sqrt(var)
+    s = sums[:, 0]
+    means, squares = sums[:, 1:d + 1], sums[:, d + 1:]
+    total = s.sum()
+    mean = (s @ means) / total
+    gap = means - mean
+    var = (squares.sum(axis=0) + s @ (gap * gap)) / total
+    spread = np.sqrt(np.maximum(var, 0.0))
     spread[spread <= 1e-12 * np.maximum(1.0, np.abs(mean))] = 1.0
     return mean, spread
 

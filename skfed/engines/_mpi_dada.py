@@ -115,8 +115,9 @@ def _replay_fw(public, k, p, message, gamma, dtype):
 def _kernel_graph_models(est, state, peer, block, Xs, sws, offsets, simulation, seeds):
     """``_kernel_graph.fit_graph_models`` on the ranks; return the bytes counted.
 
-    Each rank sums its own nodes' moments (:func:`node_moment_sums`); the
-    ranks share these rows and add them in node order (the aggregation
+    Each rank computes its own nodes' moments (:func:`node_moment_sums`);
+    the ranks share these rows and merge them in node order, as the
+    simulation does, so the moments are its bit for bit (the aggregation
     tree's messages are counted, each rank counting its nodes', as
     :func:`pooled_moments` counts them).  Each rank then fits its own
     nodes' kernel models with the simulation's functions and sends them to
