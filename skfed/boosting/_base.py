@@ -29,6 +29,17 @@ _LOSSES = {"logistic": Logistic, "squared_hinge": SquaredHinge}
 
 
 # -------------------------------------------------------------- base class
+
+def check_node_mass(mass, labels):
+    """Raise naming the first node whose ``sample_weight`` sums to 0 (``mass``
+    in node order; the simulation's fit and the MPI engine's)."""
+    empty = np.flatnonzero(np.asarray(mass) <= 0)
+    if empty.size:
+        raise ValueError(
+            f"Node {np.asarray(labels).tolist()[empty[0]]!r} has no sample with positive "
+            "weight; every node needs data (sample_weight sums to 0 there)."
+        )
+
 class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstimator):
     """Shared driver: validation, one-vs-rest labels, graph, alternation."""
 
@@ -106,12 +117,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
 
     def _node_rows(self, layout, sw):
         mass = np.add.reduceat(sw, layout.offsets[:-1])
-        empty = np.flatnonzero(mass <= 0)
-        if empty.size:
-            raise ValueError(
-                f"Node {self.nodes_.tolist()[empty[0]]!r} has no sample with positive weight; "
-                "every node needs data (sample_weight sums to 0 there)."
-            )
+        check_node_mass(mass, self.nodes_)
         return mass
 
     def _prepare(self, X, y, groups, sample_weight):

@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_array
 from .._base import check_network_faults, node_seeds
 from .._join_params import record_join_params
 from ..boosting import _graph_objective_value
+from ..boosting._base import check_node_mass
 from ..graph import _GraphRunner, sparsify_to_connected
 from ..network import CommunicationLog, resolve_network
 from ._mpi_comm import Traffic
@@ -60,12 +61,7 @@ def _prepare(est, peer, block, validate):
     mass = np.zeros(K)
     for nodes, m in peer.allgather("setup", (block.mine, mass_local)):
         mass[nodes] = m
-    empty = np.flatnonzero(mass <= 0)
-    if empty.size:
-        raise ValueError(
-            f"Node {block.labels.tolist()[empty[0]]!r} has no sample with positive weight; "
-            "every node needs data (sample_weight sums to 0 there)."
-        )
+    check_node_mass(mass, block.labels)
     return Xs, Y, sws, offsets, mass, dtype
 
 
