@@ -30,7 +30,14 @@ from skfed.graph import CollaborationGraphLearner
 from skfed.network import SimulatedNetwork
 from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
 
-from ._helpers.mpi import LAUNCH_TIMEOUT, launch, needs_mpi, run_ranks, saved_cases
+from ._helpers.mpi import (
+    LAUNCH_TIMEOUT,
+    assert_same_graph,
+    launch,
+    needs_mpi,
+    run_ranks,
+    saved_cases,
+)
 
 
 # ------------------------------------------------------------------ data
@@ -182,18 +189,9 @@ def _assert_same_fit(sim, run):
     np.testing.assert_array_equal(run.confidence_, sim.confidence_)
     assert getattr(run, "graph_signal_", None) == getattr(sim, "graph_signal_", None)
     if getattr(sim, "graph_signal_", None) == "kernel":
-        # The ranks and the simulation merge the same per-node moments in
-        # node order: the kernel models, the learned graph and its
-        # objective are the simulation's bit for bit.
         np.testing.assert_array_equal(run.kernel_features_, sim.kernel_features_)
-        G, S = run.collaboration_graph_.tocsr(), sim.collaboration_graph_.tocsr()
-        np.testing.assert_array_equal(G.indptr, S.indptr)
-        np.testing.assert_array_equal(G.indices, S.indices)
-        np.testing.assert_array_equal(G.data, S.data)
-        assert run.objective_ == sim.objective_
-    else:
-        assert (run.collaboration_graph_ != sim.collaboration_graph_).nnz == 0
-        assert run.objective_ == sim.objective_
+    assert_same_graph(run, sim)
+    assert run.objective_ == sim.objective_
     np.testing.assert_allclose(run.objective_curve_, sim.objective_curve_, rtol=1e-10)
     _assert_same_counts(sim, run)
 
@@ -662,15 +660,7 @@ def test_dada_and_perso_lin_survive_a_stopped_rank(mpi_cases, tmp_path, monkeypa
         assert run.n_graph_updates_ == reference.n_graph_updates_
         # The lost nodes really dropped out: fewer updates than without the fault.
         assert reference.n_updates_ < clone(est).fit(X_, y_, groups=g_).n_updates_
-        G, S = run.collaboration_graph_, reference.collaboration_graph_
-        if getattr(reference, "graph_signal_", None) == "kernel":
-            # Dada's kernel graph models: the ranks merge the simulation's
-            # per-node moments in node order, so the graph is exact too.
-            np.testing.assert_array_equal(G.indptr, S.indptr)
-            np.testing.assert_array_equal(G.indices, S.indices)
-            np.testing.assert_array_equal(G.data, S.data)
-        else:
-            assert (G != S).nnz == 0
+        assert_same_graph(run, reference)
         # Perso-lin's graph does not change after the loss: a lost node
         # without a graph neighbour on a live rank was heard by no one, and
         # keeps the root's copy of the last graph phase (none on four ranks).

@@ -134,3 +134,18 @@ def launch(n_ranks, cases, tmp, faults=None):
     assert proc.returncode == 0, proc.stderr[-4000:]
     with open(tmp / "out.pkl", "rb") as f:
         return pickle.load(f)
+
+
+def assert_same_graph(run, reference):
+    """The MPI fit's learned collaboration graph is the reference's, element
+    for element: the same links in the same CSR layout and the same weights
+    (both signals of Dada, Perso-lin: the ranks replay the simulation's steps
+    and merge the kernel moments in node order as it does)."""
+    import numpy as np
+
+    G = run.collaboration_graph_.tocsr()
+    S = reference.collaboration_graph_.tocsr()
+    assert (G != S).nnz == 0
+    np.testing.assert_array_equal(G.indptr, S.indptr)
+    np.testing.assert_array_equal(G.indices, S.indices)
+    np.testing.assert_array_equal(G.data, S.data)
