@@ -767,6 +767,44 @@ def _check_stumps(stumps, H, name):
             np.ascontiguousarray(counts, dtype=np.int32))
 
 
+def score_tables(models, n_base, stumps=None):
+    """The look-up tables the stump scores and distances read, for fixed models.
+
+    :func:`pair_scores` (with ``H8``) and :func:`graph_steps` build, at
+    every call, the non-zero lists of all the models (and, with Dada's
+    stump groups, their prefix sums by group): a pass over every weight.
+    A caller that scores the same models in many short calls (the MPI
+    engine's one-step graph steps) builds them once with this function and
+    passes them in.  ``models`` is ``(n_nodes, P * n_base)``; ``stumps`` the
+    ``(perm, gptr, counts)`` of ``stump_groups`` or None.
+
+    Returns ``(lists, prefix, dist_lists)``: :func:`_nonzero_lists` by
+    problem, :func:`_stump_prefix` (None without ``stumps``), and the
+    non-zero lists of whole model rows (the squared distances').
+    """
+    models = np.ascontiguousarray(models)
+    lists = _nonzero_lists(models, n_base)
+    prefix = None
+    if stumps is not None:
+        prefix = _stump_prefix(models, max(int(n_base), 1),
+                               np.ascontiguousarray(stumps[0], dtype=np.intp),
+                               np.ascontiguousarray(stumps[1], dtype=np.intp))
+    dist = lists if lists[3] == 1 else _nonzero_lists(models, models.shape[1])
+    return lists, prefix, dist
+
+
+def _check_tables(tables, models, n_base, with_prefix):
+    """Raise unless ``tables`` has the layout :func:`score_tables` gives for these
+    models (their values are the caller's promise: built from the same models)."""
+    n_rows = np.asarray(models).shape[0]
+    n_problems = max(np.asarray(models).shape[1] // max(int(n_base), 1), 1)
+    if (not isinstance(tables, tuple) or len(tables) != 3
+            or tables[0][0].shape[0] != n_rows * n_problems + 1
+            or tables[2][0].shape[0] != n_rows + 1
+            or (with_prefix and tables[1] is None)):
+        raise ValueError("tables must be score_tables(models, n_base, stumps) of these models.")
+
+
 def pair_scores(
     const floating[:, ::1] models,     # IN (n_nodes, P * n_base) the models nodes send
     const floating[:, ::1] H,          # IN (n_samples, n_base) base predictions, node-sorted
@@ -787,6 +825,8 @@ def pair_scores(
                                        # prefix sums, one look-up a group
     bint dense=False,                  # IN read every weight of the models (graph_steps'
                                        # dense_scores: Dada's kernel graph models)
+    tuple tables=None,                 # IN with H8: score_tables(models, n_base, stumps) of
+                                       # these models, or None: built by this call
 ):
     """Peer scores ``e_kl`` of the given pairs (as graph_steps computes them)."""
     cdef intp_t r
@@ -807,12 +847,18 @@ def pair_scores(
         if H8.shape[0] != H.shape[0] or H8.shape[1] != H.shape[1]:
             raise ValueError("H8 must have the shape of H.")
         sc.h8 = &H8[0, 0]
-        nz_lists = _nonzero_lists(models, H.shape[1])
-        _use_lists(&sc, nz_lists)
         if stumps is not None:
             perm, gptr, counts = _check_stumps(stumps, H, "stumps")
-            prefix = _stump_prefix(models, H.shape[1], perm, gptr)
-            _use_prefix(&sc, prefix, counts, nz_lists[3])
+        if tables is None:
+            tables = score_tables(models, H.shape[1], stumps)
+        else:
+            _check_tables(tables, models, H.shape[1], stumps is not None)
+        nz_lists = tables[0]
+        _use_lists(&sc, nz_lists)
+        if stumps is not None:
+            _use_prefix(&sc, tables[1], counts, nz_lists[3])
+    elif tables is not None:
+        raise ValueError("tables are read only with H8 and no loss (Dada's stump scores).")
     with nogil:
         for r in range(rows.shape[0]):
             out[r] = _peer_score(&sc, models, H, Y, sw, offsets, confidence, loss, rows[r],
@@ -963,6 +1009,8 @@ def graph_steps(
                                        # (fixed models: each sent once per pair), or None
     bint dense_scores=False,           # IN the scores read every weight of the models
                                        # (dense models, e.g. Dada's kernel graph models)
+    tuple tables=None,                 # IN score_tables(models, ...) of these models (one-step
+                                       # calls on fixed models), or None: built by this call
 ):
     """Asynchronous decentralized graph learning: ``n_steps`` graph steps.
 
@@ -1035,12 +1083,16 @@ def graph_steps(
         if score_H8.shape[0] != score_H.shape[0] or score_H8.shape[1] != score_H.shape[1]:
             raise ValueError("score_H8 must have the shape of score_H.")
         sc.h8 = &score_H8[0, 0]
-        nz_lists = _nonzero_lists(models, score_H.shape[1])
-        _use_lists(&sc, nz_lists)
         if score_stumps is not None:
             perm, gptr, counts = _check_stumps(score_stumps, score_H, "score_stumps")
-            prefix = _stump_prefix(models, score_H.shape[1], perm, gptr)
-            _use_prefix(&sc, prefix, counts, nz_lists[3])
+        if tables is None:
+            tables = score_tables(models, score_H.shape[1], score_stumps)
+        else:
+            _check_tables(tables, models, score_H.shape[1], score_stumps is not None)
+        nz_lists = tables[0]
+        _use_lists(&sc, nz_lists)
+        if score_stumps is not None:
+            _use_prefix(&sc, tables[1], counts, nz_lists[3])
     own_arr = np.full(K, np.nan)
     nz_arr = np.zeros(max(1, score_H.shape[1]) if score_H is not None else 1, dtype=np.intp)
     cdef double[::1] own = own_arr
@@ -1055,7 +1107,11 @@ def graph_steps(
     cdef const intp_t[::1] d_idx_view
     cdef const double[::1] d_val_view
     if floating is double and K > 0 and n_model > 0 and not dense_scores:
-        if sc.nz_ptr != NULL and sc.n_problems == 1:
+        if tables is not None:
+            dist_lists = tables[2]
+            if dist_lists[0].shape[0] != K + 1:
+                raise ValueError("tables must be score_tables(models, ...) of these models.")
+        elif sc.nz_ptr != NULL and sc.n_problems == 1:
             dist_lists = nz_lists
         else:
             dist_lists = _nonzero_lists(models, n_model)

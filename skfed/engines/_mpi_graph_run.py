@@ -56,7 +56,7 @@ import numpy as np
 from scipy import sparse
 
 from .._core._comm import CommCounter
-from .._core._graph_fast import cap_node, graph_steps, pair_scores
+from .._core._graph_fast import cap_node, graph_steps, pair_scores, score_tables
 from ..graph import model_message_bytes
 from ._mpi_comm import MPITimeoutError, rand_int, sample_peers
 
@@ -272,6 +272,9 @@ class _Run:
         # Set when the peer scores just shared the models: the graph phase that
         # follows (with no model step between) uses them instead of sharing again.
         self._models_fresh = False
+        # score_tables of the shared models: built once per share, since the
+        # one-step calls would otherwise rebuild them over every model.
+        self._tables = None
 
     # ------------------------------------------------------- lost ranks
     def lose(self, suspects, what):
@@ -386,6 +389,27 @@ class _Run:
         for nodes, public, losses in parts.values():
             state.public[nodes] = public
             state.losses[nodes] = losses
+        self._tables = None
+
+    def tables(self, models, stumps=False):
+        """:func:`~skfed._core._graph_fast.score_tables` of the shared ``models``.
+
+        Built at the first call after :meth:`share_models` and kept: the
+        models stay fixed through a graph phase, while a one-step call would
+        rebuild the tables over every model (the simulation builds them once
+        per phase, in one call).  ``stumps``: with Dada's stump scores (the
+        int8 H), else only the distances' lists.
+        """
+        if self._tables is None:
+            # The standalone graph learner's models are scored by nobody.
+            score_data = getattr(self.state, "score_data", None)
+            data = score_data() if score_data is not None else (None,) * 6
+            H8, groups = (tuple(data[6:]) + (None, None))[:2]
+            scored = H8 is not None and data[5] is None
+            self._tables = (score_tables(models, data[0].shape[1] if scored else models.shape[1],
+                                         groups if scored else None), scored)
+        tables, scored = self._tables
+        return tables if scored or not stumps else None
 
     def peer_scores(self, runner):
         """The peer scores of every stored link, each rank scoring on its own nodes' data.
@@ -423,10 +447,13 @@ class _Run:
             # Dada's kernel graph models are scored densely (graph_steps'
             # dense_scores in the simulation).
             dense = getattr(self.state, "kernel", None) is not None
-            pair_scores(np.ascontiguousarray(self.state.graph_models()), H, Y, sw, offsets,
+            models = np.ascontiguousarray(self.state.graph_models())
+            tables = (self.tables(models, stumps=True)
+                      if fast and fast[0] is not None and loss is None else None)
+            pair_scores(models, H, Y, sw, offsets,
                         confidence, np.ascontiguousarray(rows, dtype=np.intp),
                         np.ascontiguousarray(cols, dtype=np.intp), out, loss, *fast,
-                        dense=dense)
+                        dense=dense, tables=tables)
         return out
 
     def score_exchange(self, runner, counter):
@@ -591,6 +618,7 @@ class _Run:
                     np.zeros(1, dtype=np.intp), trace_peers, _EMPTY_D, -1,
                     runner.slot_cost, peer_cost=peer_cost, sent_models=self._sent,
                     dense_scores=self._dense,
+                    tables=None if self._dense else self.tables(models),
                 )
                 if full < 0:
                     break
