@@ -51,8 +51,9 @@ def _plain_arrays(est, X, y, y_numeric):
             or (kind in "US" and not y_numeric)):
         return None
     # (as scikit-learn: a finite sum means finite values; else its full check)
-    if not np.isfinite(X.sum()) or (kind == "f" and not np.isfinite(y.sum())):
-        return None
+    with np.errstate(over="ignore"):
+        if not np.isfinite(X.sum()) or (kind == "f" and not np.isfinite(y.sum())):
+            return None
     if hasattr(est, "feature_names_in_"):
         _check_feature_names(est, X, reset=False)
     _check_n_features(est, X, reset=False)
