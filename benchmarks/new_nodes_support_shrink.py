@@ -57,14 +57,14 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.linear_model import Ridge
 from sklearn.metrics import r2_score
-from sklearn.base import clone
 
 sys.path.insert(0, str(Path(__file__).parent))
-import new_nodes as nn  # noqa: E402
+import new_nodes as nn
 
-from skfed.support import FederatedSparseLinearRegression  # noqa: E402
+from skfed.support import FederatedSparseLinearRegression
 
 MIN_SHRINK_NODES = 4
 HEADER = 16
