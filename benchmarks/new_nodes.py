@@ -644,6 +644,16 @@ rotated moons join 54.3 / 58.1 / 62.0 -> 54.6 / 58.1 / 61.1 (refit 55.7 /
 93.7 (refit 93.6 / 93.5 / 93.6 -> 93.6 / 93.6 / 93.6), HAR sitting join
 92.4 / 93.7 / 93.6 -> 91.6 / 92.8 / 93.8 (refit 83.9 / 88.9 / 92.2 -> 83.3 /
 87.7 / 91.5).
+
+The sparse linear model's rows again (2026-11-28, joinsp8, after the
+shared ``add_nodes`` checks got cheaper; ``--families support --datasets
+school``, load 15): scores and bytes are main ff339c8's (every row's join,
+refit, Global and Local equal on all 9 seed and ``k`` rows); the guide's
+earlier rows (refit 29.1 / 32.7, bytes 0.0758 at ``k = 10, 20``) predated
+support's latest fit changes: now refit 22.5 / 29.0 / 32.8 and bytes
+0.0834 at every ``k``.  CPU 0.100 / 0.093 / 0.090 (a second run 0.150 /
+0.100 / 0.102; main in the same conditions 0.193 / 0.155 / 0.171);
+``new_nodes_support_cpu.py`` has the medians.
 """
 
 import argparse

@@ -48,7 +48,7 @@ import warnings
 
 import numpy as np
 from scipy import sparse
-from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
+from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import assert_all_finite, check_random_state
 from sklearn.utils.validation import (
@@ -66,9 +66,10 @@ from ._compat import (
     _check_n_features,
     _check_sample_weight,
 )
-from ._join_params import check_join_params, record_join_params
+from ._join_common import pad_log  # (re-exported: the online learner's logs)
+from ._join_params import record_join_params
 from ._node_ids import (  # (_check_label_kinds, _lookup_labels and _same_labels re-exported)
-    _check_label_kinds,
+    _check_label_kinds,  # noqa: F401
     _kinds_text,
     _label_kinds,
     _lookup_labels,
@@ -764,92 +765,19 @@ class FederatedMixin(DocLinkMixin):
         return codes
 
     # ---------------------------------------------------------- joining nodes
-    def _validate_join_data(
-        self,
-        X,
-        y,
-        groups=None,
-        sample_weight=None,
-        *,
-        accept_sparse=False,
-        y_numeric=False,
-    ):
-        """Validate the data of ``add_nodes``: every sample is of a new node.
-
-        ``X`` must have the fit's features (count and names, and the node-id
-        column when ``group_column`` is set), node ids are required and must
-        all be absent from ``nodes_``; a classifier's ``y`` must hold classes
-        of ``classes_`` only; every new node needs a positive sample_weight
-        (:func:`check_node_weights`).  Nothing of the estimator changes here.
+    def _validate_join_data(self, X, y, groups=None, sample_weight=None, *,
+                            accept_sparse=False, y_numeric=False):
+        """Validate the data of ``add_nodes``: every sample is of a new node
+        (:func:`skfed._join_common.validate_join_data`).
 
         Returns
         -------
-        X : ndarray or sparse matrix of shape (n_samples, n_features)
-            Cast to the fit's dtype when the estimator recorded one
-            (``_dtype``).
-        y : ndarray of shape (n_samples,)
-        sample_weight : ndarray of shape (n_samples,) or None
-        new_labels : ndarray of shape (n_new,)
-            The new nodes' labels, sorted, in the order they will be appended
-            to ``nodes_``.
-        layout : NodeLayout
-            Samples laid out by new node (codes index ``new_labels``).
+        X, y, sample_weight, new_labels, layout
         """
-        check_is_fitted(self)
-        name = type(self).__name__
-        check_join_params(self)
-        if y is None:
-            raise ValueError(f"{name}.add_nodes requires y (the new nodes' targets).")
-        X_features, column_groups = self._split_X(X, reset=False)
-        check_params = dict(accept_sparse=accept_sparse, dtype=[np.float64, np.float32])
-        if self.group_column is not None:
-            X_features = check_array(X_features, **check_params)
-            y = _check_y(y, multi_output=False, y_numeric=y_numeric)
-            check_consistent_length(X_features, y)
-        else:
-            X_features, y = validate_data(self, X_features, y, reset=False,
-                                          y_numeric=y_numeric, **check_params)
-        n_samples = X_features.shape[0]
-        groups = self._resolve_groups(groups, column_groups, n_samples)
-        if groups is None:
-            raise ValueError(
-                f"{name}.add_nodes needs the node id of every sample, to know "
-                "which new node each sample belongs to: " + _GROUPS_HELP + "."
-            )
-        try:
-            new_labels, codes = np.unique(groups, return_inverse=True)
-        except TypeError as exc:
-            raise TypeError(
-                "groups could not be sorted; use node ids of one comparable type."
-            ) from exc
-        _check_label_kinds(self.nodes_, new_labels)
-        known = _lookup_labels(self.nodes_, new_labels) >= 0
-        if known.any():
-            shown = ", ".join(repr(v) for v in new_labels[known][:5].tolist())
-            raise ValueError(
-                f"add_nodes got samples of {int(known.sum())} node(s) already in "
-                f"nodes_ ({shown}{', ...' if known.sum() > 5 else ''}); add_nodes "
-                "adds new nodes and leaves the fitted ones unchanged. Pass only "
-                "the new nodes' samples (refit with fit to retrain the others)."
-            )
-        if hasattr(self, "classes_") and is_classifier(self):
-            # (np.unique(y) is unique; duplicates in classes_ would not matter)
-            unseen = np.setdiff1d(np.unique(y), self.classes_, assume_unique=True)
-            if unseen.size:
-                raise ValueError(
-                    f"y of the new nodes contains class(es) {unseen[:5].tolist()!r} "
-                    f"that are not in classes_ {self.classes_.tolist()!r}: the "
-                    "fitted federation has no model of them. Refit with fit to add "
-                    "classes."
-                )
-        dtype = getattr(self, "_dtype", None)
-        if dtype is not None and X_features.dtype != dtype:
-            X_features = X_features.astype(dtype)
-        if sample_weight is not None:  # (every add_nodes' one weightless-newcomer check)
-            sample_weight = check_sample_weight(sample_weight, X_features, dtype=X_features.dtype,
-                                                allow_all_zero_weights=True)  # (named below)
-            check_node_weights(self, codes, sample_weight, labels=new_labels, why=" that joins")
-        return X_features, y, sample_weight, new_labels, NodeLayout(codes, len(new_labels))
+        from ._join_common import validate_join_data
+
+        return validate_join_data(self, X, y, groups, sample_weight,
+                                  accept_sparse=accept_sparse, y_numeric=y_numeric)
 
     def _append_nodes(self, new_labels):
         """Append ``new_labels`` to ``nodes_``; return the first new index.
@@ -895,54 +823,6 @@ class FederatedMixin(DocLinkMixin):
         self.n_messages_ = log.total_messages
         self.bytes_per_round_ = log.bytes_per_round
         return log
-
-
-def pad_log(log, node_labels):
-    """``log`` over the longer node list ``node_labels`` (new nodes sent nothing).
-
-    The nodes of ``log`` must be the first ones of ``node_labels``; the
-    server, if any, stays the last endpoint.  Used to add up the logs of a
-    fit and of later joins, whose networks have more nodes.
-
-    Parameters
-    ----------
-    log : CommunicationLog
-    node_labels : array-like of shape (n_nodes,)
-
-    Returns
-    -------
-    CommunicationLog
-    """
-    from .network import CommunicationLog
-
-    n_new = len(node_labels) - log.n_nodes
-    if n_new < 0:
-        raise ValueError(
-            f"Cannot pad a log over {log.n_nodes} nodes to {len(node_labels)} nodes."
-        )
-    if n_new == 0:
-        return log
-    n_end = log.n_endpoints + n_new
-    # Old endpoint e keeps its index below n_old; the server moves to the end.
-    index = np.arange(log.n_endpoints)
-    if log.has_server:
-        index[-1] = n_end - 1
-
-    def grow(matrix):
-        coo = matrix.tocoo()
-        return sparse.csr_array(
-            (coo.data, (index[coo.row], index[coo.col])), shape=(n_end, n_end)
-        )
-
-    return CommunicationLog(
-        grow(log.pair_bytes_sparse),
-        grow(log.pair_messages_sparse),
-        log.bytes_per_round,
-        log.messages_per_round,
-        node_labels=node_labels,
-        has_server=log.has_server,
-        header_bytes=log.header_bytes,
-    )
 
 
 def _check_y(y, *, multi_output, y_numeric):

@@ -34,6 +34,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import validate_parameter_constraints
 from ._compat import Interval, StrOptions
 from ._base import DocLinkMixin
 
@@ -90,6 +91,11 @@ def float_bytes(dtype):
 
 
 # --------------------------------------------------------------------- topology
+# SimulatedNetwork._validate_params' records of values that passed (a few
+# hundred at most).
+_PASSED_PARAMS = set()
+
+
 class SimulatedNetwork(DocLinkMixin, BaseEstimator):
     """A simulated network with a topology, dropped nodes, stragglers and rogue nodes.
 
@@ -197,6 +203,26 @@ class SimulatedNetwork(DocLinkMixin, BaseEstimator):
     def is_perfect(self):
         """True when no fault can happen (no drops, stragglers or rogue nodes)."""
         return self.drop_rate == 0 and self.straggler_rate == 0 and self.rogue_fraction == 0
+
+    def _validate_params(self):
+        """scikit-learn's check of the parameters against
+        ``_parameter_constraints``, in the same (sorted) order, with the
+        values read from the attributes, skipped for values that passed
+        before.  A small join's fixed CPU is mostly checks like this one
+        (``get_params`` inspects ``__init__``'s signature on every call).
+        A record of the class, every value's type and the numbers' and
+        strings' values decides: the other values' constraints (a dict, a
+        ``RandomState``, the unchecked topology) are on their type only."""
+        params = {key: getattr(self, key) for key in sorted(self._parameter_constraints)}
+        record = (type(self),) + tuple(
+            (type(value), value if isinstance(value, (numbers.Number, str)) else None)
+            for value in params.values())
+        if record in _PASSED_PARAMS:
+            return
+        validate_parameter_constraints(
+            self._parameter_constraints, params, caller_name=type(self).__name__)
+        if len(_PASSED_PARAMS) < 256:
+            _PASSED_PARAMS.add(record)
 
     def start(self, n_nodes, *, server=False, random_state=None, node_labels=None):
         """Begin one simulated training run over ``n_nodes`` nodes.
