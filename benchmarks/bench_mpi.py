@@ -47,11 +47,13 @@ dense scores need neither.  The 1,000-node boosting run was stopped after
 
 Since then the MPI engine builds those tables once per graph phase
 (``score_tables``; the models stay fixed through it) and hands them to
-every one-step call.  Both measured the same day at load 11-16, same
-command with ``--graph-signal boosting``, on 1 / 2 ranks: CPU / simulation
-123.5 / 153.5 before, **21.2 / 94.4** after (15.76 / 19.59 s of CPU down to
-3.00 / 13.32 s); both equal to the simulated fit.  The 2-rank run's rest
-is the point-to-point exchange of every step.
+every one-step call.  Before (ff339c8) and after, run alternately twice
+at load 15-21 (``PYTHONPATH`` set to each tree, same command with
+``--graph-signal boosting``), MPI CPU on 1 / 2 ranks: before 15.37 / 23.97
+and 13.70 / 18.83 s (CPU / simulation 118 / 183 and 87 / 120), after
+**2.92 / 13.55 and 2.54 / 13.07 s** (21 / 99 and 19 / 100); every run
+equal to the simulated fit.  The 2-rank run's rest is the point-to-point
+exchange of every step.
 
 The first run of the kernel signal on MPI, before ``graph_steps`` skipped
 its non-zero lists for dense models (each one-step call made a pass over
