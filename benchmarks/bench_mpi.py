@@ -53,7 +53,10 @@ at load 15-21 (``PYTHONPATH`` set to each tree, same command with
 and 13.70 / 18.83 s (CPU / simulation 118 / 183 and 87 / 120), after
 **2.92 / 13.55 and 2.54 / 13.07 s** (21 / 99 and 19 / 100); every run
 equal to the simulated fit.  The 2-rank run's rest is the point-to-point
-exchange of every step.
+exchange of every step.  The gain depends on the load: the rebuilt tables
+are passes over memory, and one run of the old code at load 11 (before
+the machine filled up) took 3.00 / 13.32 s, as the new code does under
+load; measure both trees side by side before quoting a ratio.
 
 The first run of the kernel signal on MPI, before ``graph_steps`` skipped
 its non-zero lists for dense models (each one-step call made a pass over
