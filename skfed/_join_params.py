@@ -58,7 +58,13 @@ def same_param(now, fitted):
 
 def check_join_params(est):
     """Refuse a join after ``set_params`` changed one of the recorded
-    parameters, naming it with both values (nothing recorded: no check)."""
+    parameters, naming it with both values (nothing recorded: no check).
+
+    The parameters are first checked as ``fit`` checks them (the join
+    reads the free ones as they are: an invalid value is refused, named).
+    """
+    if hasattr(est, "_parameter_constraints"):
+        est._validate_params()
     fitted = getattr(est, "_join_params", None)
     if not fitted:  # (fitted by a version that kept none)
         return
