@@ -855,8 +855,24 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         evals = np.maximum(evals, 1e-12 * max(evals[-1], 1e-300))
         self.normalization_ = ((evecs / np.sqrt(evals)) @ evecs.T).astype(X.dtype)
 
+    def _fitted_bias(self):
+        """The intercept column's value of the fit (0: none): the fit's
+        ``fit_intercept`` and ``intercept_scaling`` as every fit path recorded
+        them (``skfed._join_params``), so ``set_params`` after a fit changes
+        no prediction before the next fit."""
+        fitted = getattr(self, "_join_params", None) or {}
+        intercept = fitted.get("fit_intercept", self.fit_intercept)
+        return float(fitted.get("intercept_scaling", self.intercept_scaling)) if intercept else 0.0
+
+    def _fitted_primal(self):
+        """:meth:`_primal_mode` of the fit (its kernel, not the current parameter)."""
+        spec = getattr(self, "_kernel_spec", None)
+        linear = spec.name == "linear" if spec is not None else self.kernel == "linear"
+        return self.approximation_ is not None or linear
+
     def _features(self, X):
-        """Features the primal modes work on (with the intercept column)."""
+        """Features the primal modes work on (with the intercept column: the
+        fit's, :meth:`_fitted_bias`)."""
         if self.approximation_ == "rff":
             D = self.n_components_
             Z = np.cos(X @ self.random_weights_ + self.random_offset_)
@@ -866,8 +882,9 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         else:
             Z = X
         Z = np.asarray(Z, dtype=X.dtype)
-        if self.fit_intercept:
-            column = np.full((Z.shape[0], 1), self.intercept_scaling, dtype=X.dtype)
+        bias = self._fitted_bias()
+        if bias:
+            column = np.full((Z.shape[0], 1), bias, dtype=X.dtype)
             Z = np.hstack([Z, column])
         return np.ascontiguousarray(Z)
 
@@ -954,13 +971,13 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         out = np.empty((X.shape[0], n_problems))
         if X.shape[0] == 0:
             return out
-        if self._primal_mode():
+        if self._fitted_primal():
             Z = self._features(X).astype(np.float64)
             W = self._W  # (n_problems, m + 1, d')
             for k in range(n_problems):
                 out[:, k] = np.einsum("id,id->i", Z, W[k, columns])
             return apply_kept_local(self, X, codes, out)  # hook: kept Local model (issue 27)
-        bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
+        bias = self._fitted_bias()
         batch = 2048
         for start in range(0, X.shape[0], batch):
             stop = min(start + batch, X.shape[0])
