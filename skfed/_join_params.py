@@ -23,7 +23,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["JOIN_FIXED_PARAMS", "check_join_params", "record_join_params"]
+__all__ = ["JOIN_FIXED_PARAMS", "check_join_params", "fitted_param", "record_join_params"]
 
 JOIN_FIXED_PARAMS = ("fit_intercept", "intercept_scaling", "per_node_intercept", "loss",
                      "loss_epsilon", "multi_class", "mu", "mu_graph")
@@ -39,6 +39,14 @@ def record_join_params(est):
     keys = JOIN_FIXED_PARAMS + tuple(getattr(est, "_join_fixed_params", ()))
     est._join_params = {key: params[key] for key in keys
                         if key in params and _scalar(params[key])}
+
+
+def fitted_param(est, name):
+    """The fit's value of the recorded parameter ``name`` (the current one
+    when the fit recorded none): what a fitted model's predictions read, so
+    that ``set_params`` changes them only at the next fit."""
+    fitted = getattr(est, "_join_params", None) or {}
+    return fitted.get(name, getattr(est, name))
 
 
 def same_param(now, fitted):

@@ -65,7 +65,7 @@ def _reference(run, choices, loss, eta, alpha, c, average, threshold):
 def test_passes_scores_equal_a_per_run_loop(loss, average):
     runs = _runs(4, 12)
     choices = [0, 1, 3, 7]
-    eta = lambda t: 0.3 / (1.0 + t) ** 0.25  # noqa: E731
+    eta = lambda t: 0.3 / (1.0 + t) ** 0.25
     threshold = 0.5 if loss == "huber" else None
     scores = _cross_validated_passes(runs, choices, loss, eta, 0.01, 0.2, average, threshold)
     assert scores.shape == (4, 4)
@@ -77,7 +77,7 @@ def test_passes_scores_equal_a_per_run_loop(loss, average):
 def test_passes_memory_does_not_grow_with_the_steps():
     runs = _runs(5, 120, seed=1)
     choices = [0, 1, 3, 10, 30]
-    eta = lambda t: 0.2  # noqa: E731
+    eta = lambda t: 0.2
     n = 120
     steps = max(choices) * max(len(run[6]) for run in runs)
     old_array = (steps + 1) * len(runs) * n * 8  # the former running-sum array

@@ -16,6 +16,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._compat import Interval, StrOptions
+from .._join_params import fitted_param
 from ..network import payload_bytes
 from .._secure_noise import CHOICE_RESOLUTION
 from ..privacy import DifferentialPrivacy, check_privacy
@@ -735,7 +736,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             H = np.column_stack(columns)
         else:
             H = stump_predictions(X, self.stump_features_, self.stump_thresholds_, np.float64)
-        if self.fit_intercept:
+        if fitted_param(self, "fit_intercept"):  # (the fit's: set_params waits for a fit)
             H = np.column_stack([H, np.ones(X.shape[0])])
         return np.ascontiguousarray(H, dtype=dtype)
 
@@ -881,7 +882,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
                              else (self.coef_, self.intercept_))
         coef = coef_ if coef_.ndim == 3 else coef_[:, None, :]
         intercept = intercept_ if intercept_.ndim == 2 else intercept_[:, None]
-        if self.fit_intercept:
+        if fitted_param(self, "fit_intercept"):  # (the fit's: set_params waits for a fit)
             return np.concatenate([coef, intercept[:, :, None]], axis=2)
         return coef
 

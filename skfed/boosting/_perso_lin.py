@@ -15,6 +15,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._compat import Interval, StrOptions
+from .._join_params import fitted_param
 from .._core._boosting_fast import lin_async, lin_local, lin_local_solve, lin_losses
 from ..network import payload_bytes
 from ..privacy import DifferentialPrivacy, check_privacy
@@ -573,7 +574,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         self.privacy = privacy
 
     def _design(self, X, dtype):
-        if self.fit_intercept:
+        if fitted_param(self, "fit_intercept"):  # (the fit's: set_params waits for a fit)
             X = np.column_stack([X, np.ones(X.shape[0])])
         return np.ascontiguousarray(X, dtype=dtype)
 

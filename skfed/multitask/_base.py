@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import N_JOBS_CONSTRAINT, FederatedMixin, NodeLayout, check_node_weights
 from .._compat import HasMethods, Interval, StrOptions
+from .._join_params import fitted_param
 from .._parallel import capped_n_jobs
 from ..kernels import pairwise_kernel, resolve_kernel
 from ..privacy import DifferentialPrivacy, check_privacy
@@ -860,9 +861,9 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         ``fit_intercept`` and ``intercept_scaling`` as every fit path recorded
         them (``skfed._join_params``), so ``set_params`` after a fit changes
         no prediction before the next fit."""
-        fitted = getattr(self, "_join_params", None) or {}
-        intercept = fitted.get("fit_intercept", self.fit_intercept)
-        return float(fitted.get("intercept_scaling", self.intercept_scaling)) if intercept else 0.0
+        if not fitted_param(self, "fit_intercept"):
+            return 0.0
+        return float(fitted_param(self, "intercept_scaling"))
 
     def _fitted_primal(self):
         """:meth:`_primal_mode` of the fit (its kernel, not the current parameter)."""
