@@ -857,13 +857,9 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         self.normalization_ = ((evecs / np.sqrt(evals)) @ evecs.T).astype(X.dtype)
 
     def _fitted_bias(self):
-        """The intercept column's value of the fit (0: none): the fit's
-        ``fit_intercept`` and ``intercept_scaling`` as every fit path recorded
-        them (``skfed._join_params``), so ``set_params`` after a fit changes
-        no prediction before the next fit."""
-        if not fitted_param(self, "fit_intercept"):
-            return 0.0
-        return float(fitted_param(self, "intercept_scaling"))
+        """The fit's intercept column value (0: none; set_params waits for a fit)."""
+        on = fitted_param(self, "fit_intercept")
+        return float(fitted_param(self, "intercept_scaling")) if on else 0.0
 
     def _fitted_primal(self):
         """:meth:`_primal_mode` of the fit (its kernel, not the current parameter)."""
@@ -872,8 +868,7 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         return self.approximation_ is not None or linear
 
     def _features(self, X):
-        """Features the primal modes work on (with the intercept column: the
-        fit's, :meth:`_fitted_bias`)."""
+        """Features the primal modes work on (with the fit's intercept column)."""
         if self.approximation_ == "rff":
             D = self.n_components_
             Z = np.cos(X @ self.random_weights_ + self.random_offset_)
