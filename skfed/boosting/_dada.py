@@ -500,10 +500,13 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     other nodes' data only through their released models; the choices are
     in ``refit_trust_`` and ``refit_radius_``.  On the same folds the node
     then compares that refit with the models it can train alone on its raw
-    features (``LinearSVC()``, ``SVC()``, ``LogisticRegression()``) and
-    predicts with the best of those instead when it validates better by
-    more than one standard error (``kept_local_models_``).  Measured in the
-    privacy user guide.
+    features (``LogisticRegression()``, the rbf SVM on public random
+    Fourier features, AdaBoost over 50 stumps and ``LinearSVC()``: no model
+    storing training rows) and keeps the simplest candidate whose held-out
+    error is within one standard error of the lowest
+    (``kept_local_models_``, None where the refit is kept; fitted on the
+    class indices, so ``classes_[model.predict(X)]`` are its labels).
+    Measured in the privacy user guide.
 
     See Also
     --------

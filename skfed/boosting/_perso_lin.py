@@ -474,10 +474,12 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     ``refit_trust_``.  On the same folds the node then compares that refit
     with the models it can train alone on its raw features
     (``LinearSVC()``, the rbf SVM on public random Fourier features,
-    ``LogisticRegression()``) and predicts with the one of lowest held-out
-    error, ties to the simplest (``kept_local_models_`` when it is one
-    trained alone): a node that does keeps exactly what Local would give it.  Measured in the privacy user
-    guide.
+    ``LogisticRegression()``) and keeps the simplest candidate whose
+    held-out error is within one standard error of the lowest
+    (``kept_local_models_`` when it is one trained alone, fitted on the
+    class indices: ``classes_[model.predict(X)]`` are its labels): a node
+    that does keeps exactly what Local would give it.  Measured in the
+    privacy user guide.
 
     See Also
     --------
