@@ -13,14 +13,17 @@ dict with the newcomers' widths, a support ``vote``) or does not use
 (``C`` of the multi-task join, which uses the fitted lambda) stay free.
 An estimator whose join also reads a parameter of its own names it in a
 ``_join_fixed_params`` class attribute (the graph methods: Perso-lin's
-``alpha``, Dada's ``beta``).
+``alpha``, Dada's ``beta``, and the graph objective's and the fit's
+schedule's ``lambda_graph``, ``delta``, ``max_neighbors``,
+``sparsify_graph``, ``kappa``, ``max_iter``, ``graph_update_every`` and
+``peer_scoring``).
 """
 
 import numbers
 
 import numpy as np
 
-__all__ = ["JOIN_FIXED_PARAMS", "check_join_params", "record_join_params"]
+__all__ = ["JOIN_FIXED_PARAMS", "check_join_params", "fitted_param", "record_join_params"]
 
 JOIN_FIXED_PARAMS = ("fit_intercept", "intercept_scaling", "per_node_intercept", "loss",
                      "loss_epsilon", "multi_class", "mu", "mu_graph")
@@ -36,6 +39,14 @@ def record_join_params(est):
     keys = JOIN_FIXED_PARAMS + tuple(getattr(est, "_join_fixed_params", ()))
     est._join_params = {key: params[key] for key in keys
                         if key in params and _scalar(params[key])}
+
+
+def fitted_param(est, name):
+    """The fit's value of the recorded parameter ``name`` (the current one
+    when the fit recorded none): what a fitted model's predictions read, so
+    that ``set_params`` changes them only at the next fit."""
+    fitted = getattr(est, "_join_params", None) or {}
+    return fitted.get(name, getattr(est, name))
 
 
 def same_param(now, fitted):
@@ -55,7 +66,13 @@ def same_param(now, fitted):
 
 def check_join_params(est):
     """Refuse a join after ``set_params`` changed one of the recorded
-    parameters, naming it with both values (nothing recorded: no check)."""
+    parameters, naming it with both values (nothing recorded: no check).
+
+    The parameters are first checked as ``fit`` checks them (the join
+    reads the free ones as they are: an invalid value is refused, named).
+    """
+    if hasattr(est, "_parameter_constraints"):
+        est._validate_params()
     fitted = getattr(est, "_join_params", None)
     if not fitted:  # (fitted by a version that kept none)
         return

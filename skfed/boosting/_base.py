@@ -44,8 +44,11 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
     """Shared driver: validation, one-vs-rest labels, graph, alternation."""
 
     # what a join reads besides _join_params.JOIN_FIXED_PARAMS (Perso-lin's l2
-    # term, Dada's Frank-Wolfe radius): add_nodes refuses them changed since fit
-    _join_fixed_params = ("alpha", "beta")
+    # term, Dada's Frank-Wolfe radius, the graph objective's and the fit's
+    # schedule): add_nodes refuses them changed since fit
+    _join_fixed_params = ("alpha", "beta", "lambda_graph", "delta", "max_neighbors",
+                          "sparsify_graph", "kappa", "max_iter", "graph_update_every",
+                          "peer_scoring")
 
     _common_constraints = {
         "mu": [Interval(numbers.Real, 0, None, closed="left")],

@@ -16,6 +16,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._compat import Interval, StrOptions
+from .._join_params import fitted_param
 from ..network import payload_bytes
 from .._secure_noise import CHOICE_RESOLUTION
 from ..privacy import DifferentialPrivacy, check_privacy
@@ -499,10 +500,13 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     other nodes' data only through their released models; the choices are
     in ``refit_trust_`` and ``refit_radius_``.  On the same folds the node
     then compares that refit with the models it can train alone on its raw
-    features (``LinearSVC()``, ``SVC()``, ``LogisticRegression()``) and
-    predicts with the best of those instead when it validates better by
-    more than one standard error (``kept_local_models_``).  Measured in the
-    privacy user guide.
+    features (``LogisticRegression()``, the rbf SVM on public random
+    Fourier features, AdaBoost over 50 stumps and ``LinearSVC()``: no model
+    storing training rows) and keeps the simplest candidate whose held-out
+    error is within one standard error of the lowest
+    (``kept_local_models_``, None where the refit is kept; fitted on the
+    class indices, so ``classes_[model.predict(X)]`` are its labels).
+    Measured in the privacy user guide.
 
     See Also
     --------
@@ -735,7 +739,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             H = np.column_stack(columns)
         else:
             H = stump_predictions(X, self.stump_features_, self.stump_thresholds_, np.float64)
-        if self.fit_intercept:
+        if fitted_param(self, "fit_intercept"):  # (the fit's: set_params waits for a fit)
             H = np.column_stack([H, np.ones(X.shape[0])])
         return np.ascontiguousarray(H, dtype=dtype)
 
@@ -881,7 +885,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
                              else (self.coef_, self.intercept_))
         coef = coef_ if coef_.ndim == 3 else coef_[:, None, :]
         intercept = intercept_ if intercept_.ndim == 2 else intercept_[:, None]
-        if self.fit_intercept:
+        if fitted_param(self, "fit_intercept"):  # (the fit's: set_params waits for a fit)
             return np.concatenate([coef, intercept[:, :, None]], axis=2)
         return coef
 

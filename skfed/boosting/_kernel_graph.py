@@ -211,7 +211,9 @@ def moments_from_node_sums(sums):
     The exact merge of the nodes' weights ``s_k``, means ``m_k`` and sums of
     squared deviations ``M_k``: ``mean = sum_k s_k m_k / S`` and ``M = sum_k
     M_k + sum_k s_k (m_k - mean)^2`` with ``S = sum_k s_k`` (every term
-    non-negative: no cancellation), ``spread = sqrt(M / S)``.  The rows are
+    non-negative: no cancellation), ``spread = sqrt(M / S)``, set to 1 for a
+    constant feature (``spread <= 1e-12 |mean|``, a bound relative to the
+    feature's own magnitude: the spread does not depend on its units).  The rows are
     reduced as one array in node order, so the result does not depend on how
     the nodes are spread over ranks (bit for bit).
     """
@@ -224,7 +226,10 @@ def moments_from_node_sums(sums):
     gap = means - mean
     var = (squares.sum(axis=0) + s @ (gap * gap)) / total
     spread = np.sqrt(np.maximum(var, 0.0))
-    spread[spread <= 1e-12 * np.maximum(1.0, np.abs(mean))] = 1.0
+    # Constant: rounding leaves a spread near eps |mean| (the nodes' means
+    # differ in their last bits), exactly 0 at mean 0.  Relative to the mean
+    # only, so a feature in small units (spread 1e-13) keeps its spread.
+    spread[spread <= 1e-12 * np.abs(mean)] = 1.0
     return mean, spread
 
 

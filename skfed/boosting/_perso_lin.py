@@ -15,6 +15,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._compat import Interval, StrOptions
+from .._join_params import fitted_param
 from .._core._boosting_fast import lin_async, lin_local, lin_local_solve, lin_losses
 from ..network import payload_bytes
 from ..privacy import DifferentialPrivacy, check_privacy
@@ -473,10 +474,12 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     ``refit_trust_``.  On the same folds the node then compares that refit
     with the models it can train alone on its raw features
     (``LinearSVC()``, the rbf SVM on public random Fourier features,
-    ``LogisticRegression()``) and predicts with the one of lowest held-out
-    error, ties to the simplest (``kept_local_models_`` when it is one
-    trained alone): a node that does keeps exactly what Local would give it.  Measured in the privacy user
-    guide.
+    ``LogisticRegression()``) and keeps the simplest candidate whose
+    held-out error is within one standard error of the lowest
+    (``kept_local_models_`` when it is one trained alone, fitted on the
+    class indices: ``classes_[model.predict(X)]`` are its labels): a node
+    that does keeps exactly what Local would give it.  Measured in the
+    privacy user guide.
 
     See Also
     --------
@@ -573,7 +576,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         self.privacy = privacy
 
     def _design(self, X, dtype):
-        if self.fit_intercept:
+        if fitted_param(self, "fit_intercept"):  # (the fit's: set_params waits for a fit)
             X = np.column_stack([X, np.ones(X.shape[0])])
         return np.ascontiguousarray(X, dtype=dtype)
 

@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import N_JOBS_CONSTRAINT, FederatedMixin, NodeLayout, check_node_weights
 from .._compat import HasMethods, Interval, StrOptions
+from .._join_params import fitted_param
 from .._parallel import capped_n_jobs
 from ..kernels import pairwise_kernel, resolve_kernel
 from ..privacy import DifferentialPrivacy, check_privacy
@@ -855,8 +856,19 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         evals = np.maximum(evals, 1e-12 * max(evals[-1], 1e-300))
         self.normalization_ = ((evecs / np.sqrt(evals)) @ evecs.T).astype(X.dtype)
 
+    def _fitted_bias(self):
+        """The fit's intercept column value (0: none; set_params waits for a fit)."""
+        on = fitted_param(self, "fit_intercept")
+        return float(fitted_param(self, "intercept_scaling")) if on else 0.0
+
+    def _fitted_primal(self):
+        """:meth:`_primal_mode` of the fit (its kernel, not the current parameter)."""
+        spec = getattr(self, "_kernel_spec", None)
+        linear = spec.name == "linear" if spec is not None else self.kernel == "linear"
+        return self.approximation_ is not None or linear
+
     def _features(self, X):
-        """Features the primal modes work on (with the intercept column)."""
+        """Features the primal modes work on (with the fit's intercept column)."""
         if self.approximation_ == "rff":
             D = self.n_components_
             Z = np.cos(X @ self.random_weights_ + self.random_offset_)
@@ -866,8 +878,9 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         else:
             Z = X
         Z = np.asarray(Z, dtype=X.dtype)
-        if self.fit_intercept:
-            column = np.full((Z.shape[0], 1), self.intercept_scaling, dtype=X.dtype)
+        bias = self._fitted_bias()
+        if bias:
+            column = np.full((Z.shape[0], 1), bias, dtype=X.dtype)
             Z = np.hstack([Z, column])
         return np.ascontiguousarray(Z)
 
@@ -954,13 +967,13 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         out = np.empty((X.shape[0], n_problems))
         if X.shape[0] == 0:
             return out
-        if self._primal_mode():
+        if self._fitted_primal():
             Z = self._features(X).astype(np.float64)
             W = self._W  # (n_problems, m + 1, d')
             for k in range(n_problems):
                 out[:, k] = np.einsum("id,id->i", Z, W[k, columns])
             return apply_kept_local(self, X, codes, out)  # hook: kept Local model (issue 27)
-        bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
+        bias = self._fitted_bias()
         batch = 2048
         for start in range(0, X.shape[0], batch):
             stop = min(start + batch, X.shape[0])

@@ -512,7 +512,8 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _MulticlassMixin, _
         features, ``RBFSampler`` with ``gamma = 1 / n_features`` and
         directions from ``random_state``, and ``LinearSVC(C=10)``); None for a
         node that keeps its refit.  None stores a training row (no kernel
-        model with support vectors).  Never sent (no budget), not private
+        model with support vectors).  Fitted on the class indices:
+        ``classes_[model.predict(X)]`` are its labels.  Never sent (no budget), not private
         for the node's own samples (fitted on them), like a Local model.
 
     See Also

@@ -49,15 +49,29 @@ def _cross_validated_passes(runs, choices, loss_name, eta, alpha, c, average,
     E_max = max(choices)
     T = E_max * L
     steps = lengths * E_max  # every run's steps
-    # Cumulative sums of the iterates (after each step) for the averages.
-    cumulative = np.zeros((T + 1, B, n, n_out))
-    cumulative[0] = 0.0
+    # The running sum of the iterates (after each step) is read at two
+    # steps per choice and run (the first and the end of its average): it
+    # is kept at those steps only, not at every one of the T steps.
     rows = np.arange(B)
+    ends, firsts = [], []
+    for E in choices:
+        end = E * lengths  # steps of E passes
+        if average > 0:
+            first = np.floor((1 - average) * end).astype(np.intp)
+        else:
+            first = np.maximum(end - 1, 0)
+        ends.append(end)
+        firsts.append(first)
+    wanted = np.concatenate(ends + firsts)  # (2 len(choices) B,), run = index % B
+    owner = np.tile(rows, 2 * len(choices))
+    order = np.argsort(wanted, kind="stable")
+    kept = np.zeros((wanted.size, n, n_out))  # the running sum at each wanted step
+    position = int(np.searchsorted(wanted[order], 0, side="right"))  # step 0: the sum 0
+    running = np.zeros((B, n, n_out))
     start_values = V.copy()
     for t in range(T):
         active = t < steps
         if not active.any():
-            cumulative[t + 1:] = cumulative[t]
             break
         s = seq[rows, t % np.maximum(lengths, 1)]
         v = V[rows, s]
@@ -66,16 +80,18 @@ def _cross_validated_passes(runs, choices, loss_name, eta, alpha, c, average,
         step = eta(t)
         update = (1.0 - step * alpha) * V - step * K[rows, :, s][:, :, None] * omega[:, None, :]
         V = np.where(active[:, None, None], update, V)
-        cumulative[t + 1] = cumulative[t] + V
+        running = running + V
+        while position < order.size and wanted[order[position]] == t + 1:
+            kept[order[position]] = running[owner[order[position]]]
+            position += 1
     scores = np.zeros((B, len(choices)))
-    for e, E in enumerate(choices):
-        end = E * lengths  # steps of E passes
-        if average > 0:
-            first = np.floor((1 - average) * end).astype(np.intp)
-        else:
-            first = np.maximum(end - 1, 0)
+    n_choices = len(choices)
+    for e in range(n_choices):
+        end, first = ends[e], firsts[e]
         count = np.maximum(end - first, 1)
-        mean = (cumulative[end, rows] - cumulative[first, rows]) / count[:, None, None]
+        at_end = kept[e * B:(e + 1) * B]
+        at_first = kept[(n_choices + e) * B:(n_choices + e + 1) * B]
+        mean = (at_end - at_first) / count[:, None, None]
         values = np.where((end > 0)[:, None, None], mean, start_values)
         for r in range(B):
             out = np.flatnonzero(held[r])
