@@ -59,8 +59,16 @@ newcomers that choose them), after Dada's feature vote:
    "connected"`` drops the weights below ``min(t, max_r v_r)``, ``t`` the
    fitted graph's connectivity threshold (exactly what sparsifying the
    joined graph does to the newcomer's row, since every fitted weight is at
-   least ``t``).  If the candidates answered with their local models, the
-   chosen neighbours then send their final models.
+   least ``t``), but only for a newcomer holding at least the fitted nodes'
+   mean weight (``mean(confidence_) max_mass``, the test of the newcomers'
+   exchange below).  A lighter newcomer keeps its whole row: its few
+   samples cannot rank the candidates (on HAR sitting a 5-sample
+   Perso-lin newcomer kept about 2 of 17 fitted nodes, whose average scored
+   under the uniform average of all of them, 91.5 against 92.5; with its
+   whole row the join went from 91.6 / 92.8 / 93.8 to RESULT at ``k = 5 /
+   10 / 20``, ``benchmarks/new_nodes.py``).  If the candidates answered
+   with their local models, the chosen neighbours then send their final
+   models.
 4. **Its model.**  It runs the fit's mean number of wake-ups of a node
    (``max_iter / n_fitted``) of model steps on its block of eq. 1 with its
    neighbours' models fixed: Frank-Wolfe steps ``gamma = 2 / (tau + 2)``
@@ -704,6 +712,13 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
         uses, graph_losses = np.zeros(n_new, dtype=np.int64), np.zeros(n_new)
         local_losses = np.zeros(n_new)
         newcomers, cands_old, rows = [], [], []
+        # The fit's sparsification applies to newcomers at least as heavy as
+        # the fitted nodes' mean only; a lighter one keeps its whole row.
+        mean_mass = float(np.mean(est.confidence_[:n_old])) * float(info["max_mass"])
+
+        def cut_of(node):
+            return threshold if node.mass >= mean_mass else None
+
         # The answers in float64 and their squared norms, once for all
         # newcomers (a rogue answer is corrupted per request below).
         answers64 = graph_models.reshape(n_old, -1).astype(np.float64)
@@ -725,7 +740,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
             local_losses[k] = node.graph_loss(private)
             cands = _Candidates(node, received, received_losses, degrees_old[cand], scoring,
                                 sq=answers_sq[cand] if honest else None)
-            rows.append(_row(node, cands, est, private, threshold))
+            rows.append(_row(node, cands, est, private, cut_of(node)))
             cands_old.append(cands)
             confidences[k] = node.confidence
             newcomers.append(node)
@@ -736,7 +751,6 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
         # toward the fitted nodes.
         peers = [np.zeros(0, dtype=np.intp) for _ in range(n_new)]
         # Only newcomers at least as heavy as the fitted nodes' mean take part.
-        mean_mass = float(np.mean(est.confidence_[:n_old])) * float(info["max_mass"])
         eligible = np.flatnonzero(np.array([node.mass for node in newcomers]) >= mean_mass)
         if len(eligible) > 1:
             new_payloads = model_message_bytes(local_models.reshape(n_new, -1), dtype)
@@ -806,7 +820,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
             scores = None if gather is None else peer_scores(current)
             for k in range(n_new):
                 v = _row(newcomers[k], full_candidates(k, current, scores), est, private,
-                         threshold)
+                         cut_of(newcomers[k]))
                 q = len(cands_old[k].losses)
                 rows[k] = v[:q]
                 toward.append(v[q:])

@@ -82,6 +82,32 @@ def top_squared_singular_values(R, offsets):
     return np.maximum(top, 0.0)
 
 
+def cut_rows(out, indptr, threshold, which):
+    """The fit's sparsification of the rows ``which`` selects, in place.
+
+    In every selected segment ``out[indptr[k]:indptr[k + 1]]`` with a
+    positive weight, the weights below ``min(threshold, max)`` are set to 0
+    (what ``join_rows`` does with its ``threshold``).
+
+    Parameters
+    ----------
+    out : ndarray of shape (T,)
+        The newcomers' weights, back to back.
+    indptr : ndarray of shape (n_new + 1,)
+    threshold : float
+        The fitted graph's connectivity threshold.
+    which : ndarray of shape (n_new,), dtype=bool
+        The newcomers whose rows are sparsified.
+    """
+    lengths = np.diff(indptr)
+    owner = np.repeat(np.arange(len(lengths)), lengths)
+    top = np.zeros(len(lengths))
+    np.maximum.at(top, owner, out)
+    # a selected row with a positive weight drops what is under its cut
+    cut = np.where(which & (top > 0), np.minimum(threshold, top), -np.inf)
+    out[out < cut[owner]] = 0.0
+
+
 class _SymmetricPattern:
     """The weights between newcomers, ``W = (V + V^T) / 2``, as CSR.
 
@@ -209,12 +235,25 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
     def flat(th):
         return np.ascontiguousarray(th.reshape(n_new, D), dtype=np.float64)
 
+    def rows_of(node_models, node_losses, models_, losses_, degrees_, indptr_, out):
+        """``join_rows`` of every newcomer, the fit's sparsification applied
+        only to the newcomers at least as heavy as the fitted nodes' mean (a
+        lighter one keeps its whole row; ``cut_rows``)."""
+        if thr < 0.0 or heavy.all():
+            join_rows(node_models, node_losses, models_, losses_, degrees_, indptr_,
+                      mu, mu_graph, lam, delta, cap, thr, out)
+        else:
+            join_rows(node_models, node_losses, models_, losses_, degrees_, indptr_,
+                      mu, mu_graph, lam, delta, cap, -1.0, out)
+            cut_rows(out, indptr_, thr, heavy)
+
     # Newcomers at least as heavy as the fitted nodes' mean sample each other
     # (step 2b).  Without such an exchange these rows are final; with one,
     # every row is solved again over candidates and peers, so only the
     # eligible newcomers' rows are solved here (their degrees are what they
     # answer their peers).  A newcomer's row depends on its candidates only.
-    eligible = np.flatnonzero(mass >= mean_confidence * max_mass)
+    heavy = mass >= mean_confidence * max_mass
+    eligible = np.flatnonzero(heavy)
     exchange = len(eligible) > 1
     if exchange and len(eligible) < n_new:
         sub = np.concatenate([np.arange(indptr[k], indptr[k + 1]) for k in eligible.tolist()]
@@ -227,8 +266,8 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
                   mu, mu_graph, lam, delta, cap, thr, out)
         v_old[sub] = out
     else:
-        join_rows(flat(theta), local_losses, cand_models, cand_losses, cand_degrees, indptr,
-                  mu, mu_graph, lam, delta, cap, thr, v_old)
+        rows_of(flat(theta), local_losses, cand_models, cand_losses, cand_degrees, indptr,
+                v_old)
 
     # Step 2b: the eligible newcomers sample each other (the draws of the
     # newcomer-by-newcomer join, in its order).
@@ -282,9 +321,8 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
         peer_models = flat(local_models if current is None else current)
         source = np.concatenate([fitted_models, peer_models])
         out = np.zeros(len(both_idx))
-        join_rows(flat(theta), node_losses, np.ascontiguousarray(source[both_idx]),
-                  both_losses, both_degrees, both_indptr, mu, mu_graph, lam, delta, cap, thr,
-                  out)
+        rows_of(flat(theta), node_losses, np.ascontiguousarray(source[both_idx]),
+                both_losses, both_degrees, both_indptr, out)
         v_old[:] = out[is_fitted]
         return pattern.values(out[~is_fitted])
 
