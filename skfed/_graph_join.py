@@ -59,14 +59,19 @@ newcomers that choose them), after Dada's feature vote:
    "connected"`` drops the weights below ``min(t, max_r v_r)``, ``t`` the
    fitted graph's connectivity threshold (exactly what sparsifying the
    joined graph does to the newcomer's row, since every fitted weight is at
-   least ``t``), but only for a newcomer holding at least the fitted nodes'
-   mean weight (``mean(confidence_) max_mass``, the test of the newcomers'
-   exchange below).  A lighter newcomer keeps its whole row: its few
-   samples cannot rank the candidates (on HAR sitting a 5-sample
-   Perso-lin newcomer kept about 2 of 17 fitted nodes, whose average scored
-   under the uniform average of all of them, 91.5 against 92.5; with its
-   whole row the join went from 91.6 / 92.8 / 93.8 to RESULT at ``k = 5 /
-   10 / 20``, ``benchmarks/new_nodes.py``).  If the candidates answered
+   least ``t``).  Perso-lin's newcomers lighter than every node of the fit
+   (``min(confidence_) max_mass`` over the fit's nodes) are the
+   exception: they keep their whole row.  Their few samples cannot rank
+   the candidates: on HAR sitting a 5-sample newcomer kept about 2 of 17
+   fitted nodes, whose average scored under the uniform average of all of
+   them (91.5 against 92.5, ``benchmarks/new_nodes_graph_consensus.py``);
+   with its whole row the join went from 91.6 / 92.8 / 93.8 to RESULT at
+   ``k = 5 / 10 / 20`` (``benchmarks/new_nodes.py``).  A newcomer as heavy
+   as some fitted node is sparsified as the fit sparsified that node (on
+   rotated moons, whose fitted nodes hold 3-15 samples, keeping the whole
+   row of every newcomer lighter than the fitted mean moved ``k = 5`` by
+   -0.08); Dada's rows, capped at 5 neighbours, did not gain from it (HAR
+   +0.01 / -0.12 / +0.05).  If the candidates answered
    with their local models, the chosen neighbours then send their final
    models.
 4. **Its model.**  It runs the fit's mean number of wake-ups of a node
@@ -625,6 +630,11 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
     if est.sparsify_graph == "connected" and W_old.nnz:
         threshold = connected_threshold(W_old)
     degrees_old = row_sums(W_old.data, W_old.indptr)
+    # Step 3's exception: a Perso-lin newcomer lighter than every node of the
+    # fit keeps its whole row (Dada's rows did not gain from it).
+    whole_below = None
+    if threshold is not None and not _is_dada(est):
+        whole_below = float(np.min(est.confidence_[:n_fit])) * float(info["max_mass"])
 
     # The network of the join: the fitted nodes, then the newcomers.
     rng_seed = [_random_seed(est), seed, 104729]
@@ -696,7 +706,8 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
             est, X, y, sw_all, layout, answered=answered, models=models,
             graph_models=graph_models, losses_old=losses_old, degrees_old=degrees_old,
             max_mass=float(info["max_mass"]),
-            mean_confidence=float(np.mean(est.confidence_[:n_old])), n_local=n_local,
+            mean_confidence=float(np.mean(est.confidence_[:n_old])), whole_below=whole_below,
+            n_local=n_local,
             n_steps=n_steps, every=every, threshold=threshold, sim=sim, rng=rng,
             n_candidates=n_candidates)
         new_models, local_models = batch["models"], batch["local_models"]
@@ -712,12 +723,11 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
         uses, graph_losses = np.zeros(n_new, dtype=np.int64), np.zeros(n_new)
         local_losses = np.zeros(n_new)
         newcomers, cands_old, rows = [], [], []
-        # The fit's sparsification applies to newcomers at least as heavy as
-        # the fitted nodes' mean only; a lighter one keeps its whole row.
-        mean_mass = float(np.mean(est.confidence_[:n_old])) * float(info["max_mass"])
 
         def cut_of(node):
-            return threshold if node.mass >= mean_mass else None
+            # (a Perso-lin newcomer lighter than every node of the fit keeps
+            # its whole row, see step 3 of the module)
+            return None if whole_below is not None and node.mass < whole_below else threshold
 
         # The answers in float64 and their squared norms, once for all
         # newcomers (a rogue answer is corrupted per request below).
@@ -751,6 +761,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
         # toward the fitted nodes.
         peers = [np.zeros(0, dtype=np.intp) for _ in range(n_new)]
         # Only newcomers at least as heavy as the fitted nodes' mean take part.
+        mean_mass = float(np.mean(est.confidence_[:n_old])) * float(info["max_mass"])
         eligible = np.flatnonzero(np.array([node.mass for node in newcomers]) >= mean_mass)
         if len(eligible) > 1:
             new_payloads = model_message_bytes(local_models.reshape(n_new, -1), dtype)

@@ -144,7 +144,8 @@ class _SymmetricPattern:
 
 
 def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_models,
-                     losses_old, degrees_old, max_mass, mean_confidence, n_local, n_steps,
+                     losses_old, degrees_old, max_mass, mean_confidence, whole_below, n_local,
+                     n_steps,
                      every, threshold, sim, rng, n_candidates):
     """Steps 1, 3 and 4 of a Perso-lin join for every newcomer at once.
 
@@ -165,6 +166,9 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
         Their answers' losses and degrees.
     max_mass, mean_confidence : float
         The fit's largest node mass and its nodes' mean confidence.
+    whole_below : float or None
+        Newcomers of a smaller mass keep their whole rows (no ``threshold``;
+        the smallest mass of the fit's nodes).  None: every row is cut.
     n_local, n_steps : int
         The newcomers' local steps and model steps.
     every : int or None
@@ -237,23 +241,23 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
 
     def rows_of(node_models, node_losses, models_, losses_, degrees_, indptr_, out):
         """``join_rows`` of every newcomer, the fit's sparsification applied
-        only to the newcomers at least as heavy as the fitted nodes' mean (a
-        lighter one keeps its whole row; ``cut_rows``)."""
-        if thr < 0.0 or heavy.all():
+        to the rows ``cut`` selects only (``cut_rows``)."""
+        if thr < 0.0 or cut.all():
             join_rows(node_models, node_losses, models_, losses_, degrees_, indptr_,
                       mu, mu_graph, lam, delta, cap, thr, out)
         else:
             join_rows(node_models, node_losses, models_, losses_, degrees_, indptr_,
                       mu, mu_graph, lam, delta, cap, -1.0, out)
-            cut_rows(out, indptr_, thr, heavy)
+            cut_rows(out, indptr_, thr, cut)
 
     # Newcomers at least as heavy as the fitted nodes' mean sample each other
     # (step 2b).  Without such an exchange these rows are final; with one,
     # every row is solved again over candidates and peers, so only the
     # eligible newcomers' rows are solved here (their degrees are what they
     # answer their peers).  A newcomer's row depends on its candidates only.
-    heavy = mass >= mean_confidence * max_mass
-    eligible = np.flatnonzero(heavy)
+    eligible = np.flatnonzero(mass >= mean_confidence * max_mass)
+    # the rows the fit's threshold cuts (step 3 of skfed._graph_join)
+    cut = np.ones(n_new, dtype=bool) if whole_below is None else mass >= whole_below
     exchange = len(eligible) > 1
     if exchange and len(eligible) < n_new:
         sub = np.concatenate([np.arange(indptr[k], indptr[k + 1]) for k in eligible.tolist()]

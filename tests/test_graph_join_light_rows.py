@@ -1,12 +1,12 @@
-"""A newcomer lighter than the fitted nodes' mean keeps its whole row (issue 32).
+"""A Perso-lin newcomer lighter than every fitted node keeps its whole row (issue 32).
 
 ``sparsify_graph="connected"`` drops a newcomer's weights below the fitted
-graph's connectivity threshold only when the newcomer holds at least the
-fitted nodes' mean weight (``mean(confidence_) * max_mass``, the same test
-that lets newcomers sample each other); a lighter newcomer, whose few
-samples cannot rank its candidates, keeps every weight of its row (HAR
-sitting, Perso-lin: 91.6 / 92.8 / 93.8 -> see ``benchmarks/new_nodes.py``).
-Checked against ``tests/test_graph_join.py``'s NumPy per-node computation.
+graph's connectivity threshold, except for a Perso-lin newcomer of a
+smaller mass than every node of the fit (``min(confidence_) * max_mass``):
+its few samples cannot rank its candidates, so it keeps every weight of
+its row (HAR sitting: see ``benchmarks/new_nodes.py``).  Dada's newcomers
+and Perso-lin's as heavy as some fitted node are cut as before.  Checked
+against ``tests/test_graph_join.py``'s NumPy per-node computation.
 """
 
 import copy
@@ -50,14 +50,13 @@ def _reference(est, X, y, rows, resolve, threshold):
                                resolve=resolve, threshold=threshold)
 
 
-@pytest.mark.parametrize("cls", [DecentralizedBoostingClassifier, PersonalizedLinearClassifier])
-def test_light_newcomer_keeps_its_whole_row(cls):
-    X, y, groups, est, resolve = _setup(cls)
+def test_light_persolin_newcomer_keeps_its_whole_row():
+    X, y, groups, est, resolve = _setup(PersonalizedLinearClassifier)
     K = len(est.nodes_)
     t = connected_threshold(est.collaboration_graph_)
-    mean_mass = est.confidence_.mean() * est._join_info["max_mass"]
     rows = np.flatnonzero(groups == groups.max())[:5]
-    assert len(rows) < mean_mass  # light: 5 samples against a mean of 25
+    # light: 5 samples, every fitted node 25
+    assert len(rows) < est.confidence_.min() * est._join_info["max_mass"]
     before = copy.deepcopy(est)
     est.add_nodes(X[rows], y[rows], groups=groups[rows])
     model, v = _reference(before, X, y, rows, resolve, threshold=None)
@@ -65,27 +64,62 @@ def test_light_newcomer_keeps_its_whole_row(cls):
                                rtol=1e-7, atol=1e-10)
     np.testing.assert_allclose(est._full_coef()[K], model, rtol=1e-7, atol=1e-9)
     # The fit's threshold would have cut this row (what the join did before).
-    cut = v[(v > 0) & (v < min(t, v.max()))]
-    assert len(cut) >= 1
+    assert ((v > 0) & (v < min(t, v.max()))).sum() >= 1
     assert np.count_nonzero(est.collaboration_graph_[K, :K].toarray()) == np.count_nonzero(v)
     # The fitted nodes are untouched.
     np.testing.assert_array_equal(est.coef_[:K], before.coef_)
+    np.testing.assert_array_equal(est.intercept_[:K], before.intercept_)
     np.testing.assert_array_equal(est.collaboration_graph_[:K, :K].toarray(),
                                   before.collaboration_graph_.toarray())
 
 
-@pytest.mark.parametrize("cls", [DecentralizedBoostingClassifier, PersonalizedLinearClassifier])
-def test_heavy_newcomer_row_is_still_sparsified(cls):
+@pytest.mark.parametrize("cls, n_rows", [(DecentralizedBoostingClassifier, 5),
+                                         (DecentralizedBoostingClassifier, 25),
+                                         (PersonalizedLinearClassifier, 25)])
+def test_other_newcomers_rows_are_still_sparsified(cls, n_rows):
+    """Dada's newcomers, light or not, and a Perso-lin newcomer as heavy as
+    the fitted nodes: the row is cut at the fitted graph's threshold."""
     X, y, groups, est, resolve = _setup(cls)
     K = len(est.nodes_)
     t = connected_threshold(est.collaboration_graph_)
-    rows = np.flatnonzero(groups == groups.max())  # 25 samples: the mean node
+    rows = np.flatnonzero(groups == groups.max())[:n_rows]
     before = copy.deepcopy(est)
     est.add_nodes(X[rows], y[rows], groups=groups[rows])
     model, v = _reference(before, X, y, rows, resolve, threshold=t)
     np.testing.assert_allclose(est.collaboration_graph_[K, :K].toarray()[0], v,
                                rtol=1e-7, atol=1e-10)
     np.testing.assert_allclose(est._full_coef()[K], model, rtol=1e-7, atol=1e-9)
+    if (cls, n_rows) == (DecentralizedBoostingClassifier, 5):
+        # the uncut row differs: the threshold did cut this newcomer's row
+        _, whole = _reference(before, X, y, rows, resolve, threshold=None)
+        assert np.count_nonzero(whole) > np.count_nonzero(v)
+
+
+def test_persolin_newcomer_as_heavy_as_a_fitted_node_is_cut():
+    """The bound is the lightest fitted node, not the fitted nodes' mean: with
+    one fitted node of total weight 2.5, a 5-sample newcomer is cut."""
+    case = _CASES[PersonalizedLinearClassifier]
+    X, y, groups = _data(0, n_nodes=case["n_nodes"])
+    fit = groups < groups.max() - 1
+    sw = np.where(groups == 0, 0.1, 1.0)
+    est = PersonalizedLinearClassifier(
+        random_state=0, max_iter=(case["n_nodes"] - 2) * 3 * _RESOLVE_EVERY,
+        max_neighbors=None).fit(X[fit], y[fit], groups=groups[fit], sample_weight=sw[fit])
+    K = len(est.nodes_)
+    rows = np.flatnonzero(groups == groups.max())[:5]
+    max_mass = est._join_info["max_mass"]
+    assert est.confidence_.min() * max_mass < len(rows) < est.confidence_.mean() * max_mass
+    t = connected_threshold(est.collaboration_graph_)
+    before = copy.deepcopy(est)
+    est.add_nodes(X[rows], y[rows], groups=groups[rows])
+    v = est.collaboration_graph_[K, :K].toarray()[0]
+    assert v.max() > 0
+    assert not ((v > 0) & (v < min(t, v.max()))).any()
+    model, ref = _reference(before, X, y, rows, False, threshold=t)
+    np.testing.assert_allclose(v, ref, rtol=1e-7, atol=1e-10)
+    np.testing.assert_allclose(est._full_coef()[K], model, rtol=1e-7, atol=1e-9)
+    _, whole = _reference(before, X, y, rows, False, threshold=None)
+    assert np.count_nonzero(whole) > np.count_nonzero(ref)  # the cut mattered
 
 
 def test_cut_rows_equals_a_loop_over_the_rows():
