@@ -19,7 +19,8 @@ join of ``add_nodes``, this script scores on the new nodes' test samples
     python benchmarks/new_nodes_graph_consensus.py --families dada,persolin \\
         --datasets har,landmine,moons [--seeds 0,1,2] [--ks 5,10,20]
 
-Measured on 2026-11-28 (joinsg8, main at ff339c8, seeds 0-2)::
+Measured on 2026-11-28 (joinsg8, main at ff339c8, before a light Perso-lin
+newcomer kept its whole row; seeds 0-2)::
 
     family    data      k       join      nbrs   uniform  nbr_each      best    n_nbrs       deg
     dada      har       5      89.47     89.20     87.71     88.36     91.47      5.00      1.83
@@ -44,8 +45,8 @@ Measured on 2026-11-28 (joinsg8, main at ff339c8, seeds 0-2)::
 Reading.  The consensus does not reach pooled ``LogisticRegression`` on
 HAR either: the uniform average of the fitted models scores 92.5-92.6
 (Perso-lin) and 87.7-87.9 (Dada), against 97.9; even the best single
-fitted model, chosen with the newcomer's test labels, averages 96.5
-(Perso-lin) and 91.5 (Dada).  So no choice among the fitted models closes
+fitted model, chosen with the newcomer's test labels, averages 96.5-96.6
+(Perso-lin) and 91.5-91.6 (Dada).  So no choice among the fitted models closes
 HAR's gap; it is the base methods' (a person's model from its own ~300
 samples), not the join's.  The consensus beats the join only for
 Perso-lin on HAR at ``k = 5`` (92.5 against 91.6); it is below the join on

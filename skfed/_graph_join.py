@@ -59,21 +59,12 @@ newcomers that choose them), after Dada's feature vote:
    "connected"`` drops the weights below ``min(t, max_r v_r)``, ``t`` the
    fitted graph's connectivity threshold (exactly what sparsifying the
    joined graph does to the newcomer's row, since every fitted weight is at
-   least ``t``).  Perso-lin's newcomers lighter than every node of the fit
-   (``min(confidence_) max_mass`` over the fit's nodes) are the
-   exception: they keep their whole row.  Their few samples cannot rank
-   the candidates: on HAR sitting a 5-sample newcomer kept about 2 of 17
-   fitted nodes, whose average scored under the uniform average of all of
-   them (91.5 against 92.5, ``benchmarks/new_nodes_graph_consensus.py``);
-   with its whole row the join went from 91.6 / 92.8 / 93.8 to 92.4 / 93.7
-   / 94.1 at ``k = 5 / 10 / 20`` (``benchmarks/new_nodes.py``).  A newcomer as heavy
-   as some fitted node is sparsified as the fit sparsified that node (on
-   rotated moons, whose fitted nodes hold 3-15 samples, keeping the whole
-   row of every newcomer lighter than the fitted mean moved ``k = 5`` by
-   -0.08); Dada's rows, capped at 5 neighbours, did not gain from it (HAR
-   +0.01 / -0.12 / +0.05).  If the candidates answered
-   with their local models, the chosen neighbours then send their final
-   models.
+   least ``t``), except for a Perso-lin newcomer lighter than every node of
+   the fit, which keeps its whole row: its few samples cannot rank the
+   candidates (HAR sitting 91.6 / 92.8 / 93.8 -> 92.4 / 93.7 / 94.1 at
+   ``k = 5 / 10 / 20``; ``benchmarks/new_nodes.py``'s docstring).  If the
+   candidates answered with their local models, the chosen neighbours then
+   send their final models.
 4. **Its model.**  It runs the fit's mean number of wake-ups of a node
    (``max_iter / n_fitted``) of model steps on its block of eq. 1 with its
    neighbours' models fixed: Frank-Wolfe steps ``gamma = 2 / (tau + 2)``
@@ -724,9 +715,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
         local_losses = np.zeros(n_new)
         newcomers, cands_old, rows = [], [], []
 
-        def cut_of(node):
-            # (a Perso-lin newcomer lighter than every node of the fit keeps
-            # its whole row, see step 3 of the module)
+        def cut_of(node):  # (step 3's exception: the whole row)
             return None if whole_below is not None and node.mass < whole_below else threshold
 
         # The answers in float64 and their squared norms, once for all

@@ -38,7 +38,7 @@ def _setup(cls):
     params = dict(max_iter=(case["n_nodes"] - 2) * 3 * _RESOLVE_EVERY, max_neighbors=None,
                   sparsify_graph="connected", graph_update_every=case["update"],
                   **case["extra"])
-    est, info, _ = _fit(cls, X, y, groups, **params)
+    est, _, _ = _fit(cls, X, y, groups, **params)
     return X, y, groups, est, case["update"] is not None
 
 
