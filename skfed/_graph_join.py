@@ -59,8 +59,12 @@ newcomers that choose them), after Dada's feature vote:
    "connected"`` drops the weights below ``min(t, max_r v_r)``, ``t`` the
    fitted graph's connectivity threshold (exactly what sparsifying the
    joined graph does to the newcomer's row, since every fitted weight is at
-   least ``t``).  If the candidates answered with their local models, the
-   chosen neighbours then send their final models.
+   least ``t``), except for a Perso-lin newcomer lighter than every node of
+   the fit, which keeps its whole row: its few samples cannot rank the
+   candidates (HAR sitting 91.6 / 92.8 / 93.8 -> 92.4 / 93.7 / 94.1 at
+   ``k = 5 / 10 / 20``; ``benchmarks/new_nodes.py``'s docstring).  If the
+   candidates answered with their local models, the chosen neighbours then
+   send their final models.
 4. **Its model.**  It runs the fit's mean number of wake-ups of a node
    (``max_iter / n_fitted``) of model steps on its block of eq. 1 with its
    neighbours' models fixed: Frank-Wolfe steps ``gamma = 2 / (tau + 2)``
@@ -617,6 +621,11 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
     if est.sparsify_graph == "connected" and W_old.nnz:
         threshold = connected_threshold(W_old)
     degrees_old = row_sums(W_old.data, W_old.indptr)
+    # Step 3's exception: a Perso-lin newcomer lighter than every node of the
+    # fit keeps its whole row (Dada's rows did not gain from it).
+    whole_below = None
+    if threshold is not None and not _is_dada(est):
+        whole_below = float(np.min(est.confidence_[:n_fit])) * float(info["max_mass"])
 
     # The network of the join: the fitted nodes, then the newcomers.
     rng_seed = [_random_seed(est), seed, 104729]
@@ -688,7 +697,8 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
             est, X, y, sw_all, layout, answered=answered, models=models,
             graph_models=graph_models, losses_old=losses_old, degrees_old=degrees_old,
             max_mass=float(info["max_mass"]),
-            mean_confidence=float(np.mean(est.confidence_[:n_old])), n_local=n_local,
+            mean_confidence=float(np.mean(est.confidence_[:n_old])), whole_below=whole_below,
+            n_local=n_local,
             n_steps=n_steps, every=every, threshold=threshold, sim=sim, rng=rng,
             n_candidates=n_candidates)
         new_models, local_models = batch["models"], batch["local_models"]
@@ -704,6 +714,10 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
         uses, graph_losses = np.zeros(n_new, dtype=np.int64), np.zeros(n_new)
         local_losses = np.zeros(n_new)
         newcomers, cands_old, rows = [], [], []
+
+        def cut_of(node):  # (step 3's exception: the whole row)
+            return None if whole_below is not None and node.mass < whole_below else threshold
+
         # The answers in float64 and their squared norms, once for all
         # newcomers (a rogue answer is corrupted per request below).
         answers64 = graph_models.reshape(n_old, -1).astype(np.float64)
@@ -725,7 +739,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
             local_losses[k] = node.graph_loss(private)
             cands = _Candidates(node, received, received_losses, degrees_old[cand], scoring,
                                 sq=answers_sq[cand] if honest else None)
-            rows.append(_row(node, cands, est, private, threshold))
+            rows.append(_row(node, cands, est, private, cut_of(node)))
             cands_old.append(cands)
             confidences[k] = node.confidence
             newcomers.append(node)
@@ -806,7 +820,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
             scores = None if gather is None else peer_scores(current)
             for k in range(n_new):
                 v = _row(newcomers[k], full_candidates(k, current, scores), est, private,
-                         threshold)
+                         cut_of(newcomers[k]))
                 q = len(cands_old[k].losses)
                 rows[k] = v[:q]
                 toward.append(v[q:])

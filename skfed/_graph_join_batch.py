@@ -82,6 +82,32 @@ def top_squared_singular_values(R, offsets):
     return np.maximum(top, 0.0)
 
 
+def cut_rows(out, indptr, threshold, which):
+    """The fit's sparsification of the rows ``which`` selects, in place.
+
+    In every selected segment ``out[indptr[k]:indptr[k + 1]]`` with a
+    positive weight, the weights below ``min(threshold, max)`` are set to 0
+    (what ``join_rows`` does with its ``threshold``).
+
+    Parameters
+    ----------
+    out : ndarray of shape (T,)
+        The newcomers' weights, back to back.
+    indptr : ndarray of shape (n_new + 1,)
+    threshold : float
+        The fitted graph's connectivity threshold.
+    which : ndarray of shape (n_new,), dtype=bool
+        The newcomers whose rows are sparsified.
+    """
+    lengths = np.diff(indptr)
+    owner = np.repeat(np.arange(len(lengths)), lengths)
+    top = np.zeros(len(lengths))
+    np.maximum.at(top, owner, out)
+    # a selected row with a positive weight drops what is under its cut
+    cut = np.where(which & (top > 0), np.minimum(threshold, top), -np.inf)
+    out[out < cut[owner]] = 0.0
+
+
 class _SymmetricPattern:
     """The weights between newcomers, ``W = (V + V^T) / 2``, as CSR.
 
@@ -118,7 +144,8 @@ class _SymmetricPattern:
 
 
 def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_models,
-                     losses_old, degrees_old, max_mass, mean_confidence, n_local, n_steps,
+                     losses_old, degrees_old, max_mass, mean_confidence, whole_below, n_local,
+                     n_steps,
                      every, threshold, sim, rng, n_candidates):
     """Steps 1, 3 and 4 of a Perso-lin join for every newcomer at once.
 
@@ -139,6 +166,9 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
         Their answers' losses and degrees.
     max_mass, mean_confidence : float
         The fit's largest node mass and its nodes' mean confidence.
+    whole_below : float or None
+        Newcomers of a smaller mass keep their whole rows (no ``threshold``;
+        the smallest mass of the fit's nodes).  None: every row is cut.
     n_local, n_steps : int
         The newcomers' local steps and model steps.
     every : int or None
@@ -209,12 +239,25 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
     def flat(th):
         return np.ascontiguousarray(th.reshape(n_new, D), dtype=np.float64)
 
+    def rows_of(node_models, node_losses, models_, losses_, degrees_, indptr_, out):
+        """``join_rows`` of every newcomer, the fit's sparsification applied
+        to the rows ``cut`` selects only (``cut_rows``)."""
+        if thr < 0.0 or cut.all():
+            join_rows(node_models, node_losses, models_, losses_, degrees_, indptr_,
+                      mu, mu_graph, lam, delta, cap, thr, out)
+        else:
+            join_rows(node_models, node_losses, models_, losses_, degrees_, indptr_,
+                      mu, mu_graph, lam, delta, cap, -1.0, out)
+            cut_rows(out, indptr_, thr, cut)
+
     # Newcomers at least as heavy as the fitted nodes' mean sample each other
     # (step 2b).  Without such an exchange these rows are final; with one,
     # every row is solved again over candidates and peers, so only the
     # eligible newcomers' rows are solved here (their degrees are what they
     # answer their peers).  A newcomer's row depends on its candidates only.
     eligible = np.flatnonzero(mass >= mean_confidence * max_mass)
+    # the rows the fit's threshold cuts (step 3 of skfed._graph_join)
+    cut = np.ones(n_new, dtype=bool) if whole_below is None else mass >= whole_below
     exchange = len(eligible) > 1
     if exchange and len(eligible) < n_new:
         sub = np.concatenate([np.arange(indptr[k], indptr[k + 1]) for k in eligible.tolist()]
@@ -227,8 +270,8 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
                   mu, mu_graph, lam, delta, cap, thr, out)
         v_old[sub] = out
     else:
-        join_rows(flat(theta), local_losses, cand_models, cand_losses, cand_degrees, indptr,
-                  mu, mu_graph, lam, delta, cap, thr, v_old)
+        rows_of(flat(theta), local_losses, cand_models, cand_losses, cand_degrees, indptr,
+                v_old)
 
     # Step 2b: the eligible newcomers sample each other (the draws of the
     # newcomer-by-newcomer join, in its order).
@@ -282,9 +325,8 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
         peer_models = flat(local_models if current is None else current)
         source = np.concatenate([fitted_models, peer_models])
         out = np.zeros(len(both_idx))
-        join_rows(flat(theta), node_losses, np.ascontiguousarray(source[both_idx]),
-                  both_losses, both_degrees, both_indptr, mu, mu_graph, lam, delta, cap, thr,
-                  out)
+        rows_of(flat(theta), node_losses, np.ascontiguousarray(source[both_idx]),
+                both_losses, both_degrees, both_indptr, out)
         v_old[:] = out[is_fitted]
         return pattern.values(out[~is_fitted])
 

@@ -187,9 +187,10 @@ def _fit(cls, X, y, groups, **params):
     return est, info, ~fit
 
 
-def _newcomer_reference(est, info, X, y, sw, n_local, n_steps, resolve):
+def _newcomer_reference(est, info, X, y, sw, n_local, n_steps, resolve, threshold=None):
     """The whole per-node computation of a join in NumPy (every fitted node a
-    candidate that answers; no cap, no sparsification)."""
+    candidate that answers; no cap; with ``threshold`` every row solve drops
+    the weights below ``min(threshold, max_r v_r)``, else none)."""
     dada = isinstance(est, DecentralizedBoostingClassifier)
     models = est._full_coef().astype(np.float64)
     K, P, n = models.shape
@@ -234,7 +235,10 @@ def _newcomer_reference(est, info, X, y, sw, n_local, n_steps, resolve):
             pair = pair + 2 * s * (np.array([data_loss(graph_models[r]) for r in range(K)])
                                    - data_loss(mdl))
         a = c * own_loss(mdl) + info["losses"] + pair
-        return _row_numpy(a, d_old, 0.0, mu_graph, est.lambda_graph, est.delta)
+        v = _row_numpy(a, d_old, 0.0, mu_graph, est.lambda_graph, est.delta)
+        if threshold is not None and v.max() > 0:
+            v[v < min(threshold, v.max())] = 0.0
+        return v
 
     v = row(model)
     for tau in range(n_steps):
