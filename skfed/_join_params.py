@@ -22,6 +22,7 @@ schedule's ``lambda_graph``, ``delta``, ``max_neighbors``,
 import numbers
 
 import numpy as np
+from sklearn.utils._param_validation import validate_parameter_constraints
 
 __all__ = ["JOIN_FIXED_PARAMS", "check_join_params", "fitted_param", "record_join_params"]
 
@@ -71,8 +72,14 @@ def check_join_params(est):
     The parameters are first checked as ``fit`` checks them (the join
     reads the free ones as they are: an invalid value is refused, named).
     """
-    if hasattr(est, "_parameter_constraints"):
-        est._validate_params()
+    constraints = getattr(est, "_parameter_constraints", None)
+    if constraints:
+        # ``fit``'s own check (scikit-learn's ``_validate_params``), with the
+        # values read from the attributes: get_params' inspection of
+        # ``__init__``'s signature would be most of a small join's checks.
+        validate_parameter_constraints(
+            constraints, {key: getattr(est, key) for key in constraints if hasattr(est, key)},
+            caller_name=type(est).__name__)
     fitted = getattr(est, "_join_params", None)
     if not fitted:  # (fitted by a version that kept none)
         return
