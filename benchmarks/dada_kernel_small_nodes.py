@@ -1,26 +1,43 @@
-"""Dada's kernel graph signal with small newcomers: refits of new_nodes.py's splits per bandwidth rule.
+"""Dada's kernel graph signal with small nodes: bandwidth rules and a per-node choice of kernel.
 
 Usage::
 
-    python benchmarks/dada_kernel_small_nodes.py har fixed,spacing,cell 5,10,20 0,1,2
-    python benchmarks/dada_kernel_small_nodes.py landmine fixed,cell 5,10,20 0,1,2
+    python benchmarks/dada_kernel_small_nodes.py refit har fixed,spacing,cell,dual 5,10,20 0,1,2
+    python benchmarks/dada_kernel_small_nodes.py refit landmine fixed,cell,dual 5,10,20 0,1,2
+    python benchmarks/dada_kernel_small_nodes.py fit related-clustered boosting,fixed,cell,dual 0,1,2
+    python benchmarks/dada_kernel_small_nodes.py fit school,har,computer fixed,cell,dual 0,1
 
-For a data set of ``benchmarks/new_nodes.py`` (``har``: HAR sitting with
-people as nodes; ``landmine``; ``moons``; the ``related-*`` families), each
-seed's split (80 % of the nodes fitted, 20 % new with ``k`` training
-samples each) and each ``k``, ``DecentralizedBoostingClassifier`` at its
-defaults is fitted from scratch on the fitted nodes' data and the
-newcomers' ``k`` samples (``new_nodes.py``'s ``refit`` column), once per
-bandwidth rule of the kernel graph models, patched in as
-``benchmarks/dada_kernel_signal_linear.py`` does:
-
-* ``fixed``: the package's 0.3;
-* ``spacing``: dada7's ``max(0.3, 2 sqrt(2 d) n^(-1/d))``;
-* ``cell``: ``max(0.3, 8 n^(-1/d))`` (``d`` voted features, ``n`` samples).
-
-Per line: accuracy % on the newcomers' test samples, the bandwidth, the
+``refit``: for a data set of ``benchmarks/new_nodes.py`` (``har``: HAR
+sitting with people as nodes; ``landmine``; ``moons``; the ``related-*``
+families), each seed's split (80 % of the nodes fitted, 20 % new with
+``k`` training samples each) and each ``k``, ``DecentralizedBoostingClassifier``
+at its defaults is fitted from scratch on the fitted nodes' data and the
+newcomers' ``k`` samples (``new_nodes.py``'s ``refit`` column).  Per line:
+accuracy % on the newcomers' test samples, the wide bandwidth, the
 newcomers' mean degree and the share of their graph weight that goes to
-other newcomers.  Then the means over the seeds.
+other newcomers.  ``fit``: the data sets of
+``benchmarks/dada_kernel_signal_linear.py`` (its ``load_any``: the moons
+families, ``related-clustered``, ``school``, ``har`` (walking),
+``computer``); per line accuracy % and the share of the graph's weight
+inside the true clusters (synthetic families).  Then the means over the
+seeds.
+
+Kernel graph models compared (patched into ``skfed.boosting._kernel_graph``;
+``d`` voted features, ``n`` samples):
+
+* ``boosting``: ``graph_signal="boosting"`` (``fit`` only);
+* ``fixed``: the package's bandwidth 0.3;
+* ``spacing``: dada7's ``max(0.3, 2 sqrt(2 d) n^(-1/d))``;
+* ``cell``: ``max(0.3, 8 n^(-1/d))``;
+* ``dual``: where the spacing bandwidth exceeds 0.3, two blocks of 300
+  Fourier features, bandwidth 0.3 and the spacing bandwidth (directions
+  drawn from the same public seeds, the wide block's with one more word);
+  every node fits a ridge model on each block alone and keeps, per
+  problem, the wide one only if its leave-one-out squared error (closed
+  form, ``(y_i - yhat_i) / (1 - H_ii)``) is below both the narrow one's and
+  that of the leave-one-out label mean; the other block's coefficients
+  are 0 (rescaled to norm 2 as in the package).  Where the spacing
+  bandwidth is 0.3 (the moons) it is the package's map, bit for bit.
 """
 import sys
 from pathlib import Path
@@ -30,11 +47,15 @@ from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import new_nodes  # noqa: E402
+from dada_graph_signal import inside_share  # noqa: E402
+from dada_kernel_signal_linear import load_any  # noqa: E402
 
 import skfed.boosting._kernel_graph as kernel_module  # noqa: E402
 from skfed.boosting import DecentralizedBoostingClassifier  # noqa: E402
 
-PACKAGE_DIRECTIONS = kernel_module.kernel_directions
+PACKAGE = {name: getattr(kernel_module, name)
+           for name in ("kernel_directions", "kernel_features", "kernel_ridge_models")}
+WIDE_WORD = 0x77696465
 
 
 def spacing_bandwidth(n, d):
@@ -47,27 +68,100 @@ def cell_bandwidth(n, d):
     return max(0.3, 8.0 * max(n, 2) ** (-1.0 / d))
 
 
-RULES = {"fixed": lambda n, d: 0.3, "spacing": spacing_bandwidth, "cell": cell_bandwidth}
+def loo_errors(A, y, ridge):
+    """Leave-one-out squared errors, summed per problem, of ridge on the rows of ``A``
+    (``y`` of shape (P, m), both already multiplied by the square roots of the weights)."""
+    m, D = A.shape
+    if m <= D:
+        G = A @ A.T
+        H = G @ np.linalg.inv(G + ridge * np.eye(m))
+    else:
+        H = A @ np.linalg.solve(A.T @ A + ridge * np.eye(D), A.T)
+    e = (y - y @ H.T) / (1.0 - np.diag(H))
+    return np.sum(e * e, axis=1)
 
 
-def refit(X, y, groups, seed, rule):
-    used = []
+def mean_loo_errors(s, y):
+    """Weighted leave-one-out squared errors of the label mean, per problem."""
+    total = s.sum()
+    mean_without = (y @ s - s * y) / (total - s)
+    return np.sum(s * (y - mean_without) ** 2, axis=1)
 
+
+def dual_models(phi, Y, sws, offsets, ridge=kernel_module.KERNEL_RIDGE):
+    """Each node's ridge model on the narrow or the wide block (see the docstring)."""
+    D = kernel_module.KERNEL_FEATURES
+    if phi.shape[1] == D:
+        return PACKAGE["kernel_ridge_models"](phi, Y, sws, offsets, ridge=ridge)
+    fit = PACKAGE["kernel_ridge_models"]
+    narrow = fit(np.ascontiguousarray(phi[:, :D]), Y, sws, offsets, ridge=ridge)
+    wide = fit(np.ascontiguousarray(phi[:, D:]), Y, sws, offsets, ridge=ridge)
+    Y, sws = np.asarray(Y, dtype=np.float64), np.asarray(sws, dtype=np.float64)
+    use_wide = np.zeros(narrow.shape[:2], dtype=bool)
+    for k in range(len(offsets) - 1):
+        rows = np.arange(offsets[k], offsets[k + 1])
+        rows = rows[sws[rows] > 0]
+        if rows.size < 2:
+            continue
+        root = np.sqrt(sws[rows])
+        y = Y[:, rows]
+        errors_narrow = loo_errors(phi[rows, :D] * root[:, None], y * root, ridge)
+        errors_wide = loo_errors(phi[rows, D:] * root[:, None], y * root, ridge)
+        use_wide[k] = (errors_wide < errors_narrow) & (errors_wide < mean_loo_errors(sws[rows], y))
+    LAST["wide_share"] = float(use_wide.mean())
+    return np.concatenate([np.where(use_wide[..., None], 0.0, narrow),
+                           np.where(use_wide[..., None], wide, 0.0)], axis=-1)
+
+
+LAST = {}
+
+
+def install(rule, n_samples):
+    """Patch the kernel graph models of ``rule`` in; return a function undoing it."""
     def directions(n_inputs, seeds, **kw):
-        kw["bandwidth"] = RULES[rule](len(X), max(int(n_inputs), 1))
-        used.append(kw["bandwidth"])
-        return PACKAGE_DIRECTIONS(n_inputs, seeds, **kw)
+        d = max(int(n_inputs), 1)
+        bandwidth = {"fixed": lambda n, d: kernel_module.KERNEL_BANDWIDTH, "cell": cell_bandwidth,
+                     "spacing": spacing_bandwidth, "dual": spacing_bandwidth}[rule](n_samples, d)
+        LAST["bandwidth"] = bandwidth
+        if rule != "dual":
+            return PACKAGE["kernel_directions"](n_inputs, seeds, bandwidth=bandwidth)
+        W, b = PACKAGE["kernel_directions"](n_inputs, seeds)
+        if bandwidth <= kernel_module.KERNEL_BANDWIDTH:
+            return W, b
+        W2, b2 = PACKAGE["kernel_directions"](n_inputs, list(seeds) + [WIDE_WORD],
+                                              bandwidth=bandwidth)
+        return np.hstack([W, W2]), np.concatenate([b, b2])
 
+    def features(X, features, mean, spread, W, b):
+        D = kernel_module.KERNEL_FEATURES
+        return np.hstack([PACKAGE["kernel_features"](X, features, mean, spread, W[:, i:i + D],
+                                                     b[i:i + D])
+                          for i in range(0, W.shape[1], D)])
+
+    LAST.clear()
     kernel_module.kernel_directions = directions
+    if rule == "dual":
+        kernel_module.kernel_features = features
+        kernel_module.kernel_ridge_models = dual_models
+
+    def undo():
+        for name, fn in PACKAGE.items():
+            setattr(kernel_module, name, fn)
+    return undo
+
+
+def fit_with(rule, X, y, groups, seed, n_estimators=200):
+    undo = install("fixed" if rule == "boosting" else rule, len(X))
     try:
         with threadpool_limits(1):
-            model = DecentralizedBoostingClassifier(random_state=seed).fit(X, y, groups=groups)
+            return DecentralizedBoostingClassifier(
+                n_estimators, random_state=seed,
+                graph_signal="boosting" if rule == "boosting" else "kernel").fit(X, y, groups=groups)
     finally:
-        kernel_module.kernel_directions = PACKAGE_DIRECTIONS
-    return model, used[0]
+        undo()
 
 
-def main(name, rules, ks, seeds):
+def refits(name, rules, ks, seeds):
     means = {}
     for seed in seeds:
         data = new_nodes.load(name, seed)
@@ -78,23 +172,45 @@ def main(name, rules, ks, seeds):
             Xp, yp = np.concatenate([X[fit_rows], X[train]]), np.concatenate([y[fit_rows], y[train]])
             gp = np.concatenate([g[fit_rows], g[train]])
             for rule in rules:
-                model, bandwidth = refit(Xp, yp, gp, seed, rule)
+                model = fit_with(rule, Xp, yp, gp, seed)
                 acc = 100 * np.mean(model.predict(X[test], groups=g[test]) == y[test])
                 G = model.collaboration_graph_.toarray()
                 newcomer = np.isin(model.nodes_, new)
-                rows = G[newcomer]
-                degree = rows.sum(axis=1)
-                on_new = rows[:, newcomer].sum(axis=1) / np.maximum(degree, 1e-300)
-                means.setdefault((rule, k), []).append(acc)
+                degree = G[newcomer].sum(axis=1)
+                on_new = G[newcomer][:, newcomer].sum(axis=1) / np.maximum(degree, 1e-300)
+                means.setdefault((k, rule), []).append(acc)
                 print(f"{name} seed {seed} k {k:2d} {rule:8s} acc {acc:6.2f}  bandwidth "
-                      f"{bandwidth:6.2f}  newcomers' degree {degree.mean():.3f}, on "
-                      f"newcomers {on_new.mean():.2f}", flush=True)
-    for (rule, k), accs in sorted(means.items(), key=lambda item: (item[0][1], item[0][0])):
+                      f"{LAST.get('bandwidth', 0.3):6.2f}  wide models "
+                      f"{LAST.get('wide_share', float('nan')):.2f}  newcomers' degree "
+                      f"{degree.mean():.3f}, on newcomers {on_new.mean():.2f}", flush=True)
+    for (k, rule), accs in sorted(means.items()):
         print(f"{name} k {k:2d} {rule:8s} mean accuracy {np.mean(accs):6.2f} over seeds {seeds}")
 
 
+def fits(names, rules, seeds):
+    for name in names:
+        means = {}
+        for seed in seeds:
+            X, Xt, y, yt, g, gt, clusters, n_estimators = load_any(name, seed)
+            for rule in rules:
+                model = fit_with(rule, X, y, g, seed, n_estimators)
+                G = model.collaboration_graph_.toarray()
+                row = [100 * np.mean(model.predict(Xt, groups=gt) == yt),
+                       100 * inside_share(G, clusters) if clusters is not None else np.nan]
+                means.setdefault(rule, []).append(row)
+                print(f"  {name} seed {seed} {rule:8s} acc {row[0]:6.2f} inside {row[1]:5.1f}  "
+                      f"bandwidth {LAST.get('bandwidth', 0.3):6.2f}  wide models "
+                      f"{LAST.get('wide_share', float('nan')):.2f}", flush=True)
+        for rule, rows in means.items():
+            acc, inside = np.mean(rows, axis=0)
+            print(f"{name} {rule:8s} seeds {seeds}: accuracy {acc:6.2f} inside {inside:5.1f}",
+                  flush=True)
+
+
 if __name__ == "__main__":
-    args = sys.argv[1:] + [None] * 4
-    main(args[0] or "har", (args[1] or "fixed,spacing,cell").split(","),
-         [int(k) for k in (args[2] or "5,10,20").split(",")],
-         [int(s) for s in (args[3] or "0,1,2").split(",")])
+    mode, args = sys.argv[1], sys.argv[2:]
+    if mode == "refit":
+        refits(args[0], args[1].split(","), [int(k) for k in args[2].split(",")],
+               [int(s) for s in args[3].split(",")])
+    else:
+        fits(args[0].split(","), args[1].split(","), [int(s) for s in args[2].split(",")])
