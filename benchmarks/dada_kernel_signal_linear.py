@@ -4,7 +4,9 @@ Outcome (dada7, 2026-11-28): the package keeps the fixed bandwidth 0.3.
 The spacing rule below fixes clustered linear tasks and leaves the moons,
 School, HAR walking and Computer buyers within 0.2 point, but the refits
 of ``new_nodes.py``'s HAR sitting split (newcomers with 5 samples) fell
-from 86.6 to 69.4 % under it (table at the end).
+from 86.6 to 69.4 % under it (table at the end).  dada8 measured why
+(the small newcomers link to each other) and further rules, none
+adoptable: ``benchmarks/dada_kernel_small_nodes.py``'s docstring.
 
 Usage::
 
