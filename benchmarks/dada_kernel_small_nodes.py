@@ -58,8 +58,9 @@ so 73.48 / 93.2 over seeds 0-4 against the boosting signal's 73.07 /
 samples, ``8 n^(-1/2)`` = 0.27-0.28) and under ``spacing`` / ``dual``, so
 their rows are the package's.  ``cell`` on the real families
 (``dada_kernel_signal_linear.py``'s loaders, seeds 0-1, accuracy fixed ->
-cell): School 71.53 -> 71.52 (bandwidth 0.77), HAR walking 99.22 ->
-99.28 (7.9), Computer buyers 71.20 -> 71.07.
+cell / dual): School 71.53 -> 71.52 / 71.50 (bandwidths 0.77 / 0.55),
+HAR walking 99.22 -> 99.28 / 99.39 (7.9 / 55), Computer buyers 71.20 ->
+71.07 / 70.77.
 
 Why the newcomers pair (HAR sitting, seed 0, ``k`` = 5, four newcomers).
 With 0.3 each newcomer keeps one weak link to a fitted node (degree
@@ -108,7 +109,19 @@ throwaway probes patching the same functions, not by this script):
   needs ``c`` >= 2 (``c`` = 0.5: 49.9 % inside, 0.25: 29.0 %), HAR's
   newcomers ``c`` <= 0.25 (88.30; ``c`` = 0.5: 80.26, 1: 82.43);
 * ``dual`` with the wide block at ``sqrt(2 d)`` (no sample count): HAR
-  86.77, related-clustered 92.4 %; split 150 / 150: HAR 83.27.
+  86.77, related-clustered 92.4 %; split 150 / 150: HAR 83.27;
+* the models compared as functions in ``L2`` of the pooled samples
+  instead of by their Fourier coefficients (``phi S^(-1/2)`` and ``S^(1/2)
+  w``, ``S`` the pooled second moments of ``phi``: the scores unchanged,
+  the model term and the norm-2 rescaling in function space), with
+  ``cell``: the closest to passing.  HAR sitting refits 87.60 / 85.01 /
+  87.79 (``k`` = 5 / 10 / 20), Landmine 93.77 / 93.60 / 93.58 (its
+  newcomers' weight on newcomers 0.00-0.65), related-clustered 73.41 /
+  96.2 % inside; but School 71.13 and Computer buyers 70.85 (seeds 0-1,
+  -0.40 and -0.35), and on the moons (where the bandwidth stays 0.3) noisy
+  74.25 / 78.3 % and jitter 83.61 / 91.9 % against 74.37 / 84.0 and 84.39
+  / 97.3.  ``S`` would also cost ``D (D + 1) / 2`` float64 a node up the
+  aggregation tree.
 
 Where to look next: the pairing comes from the graph step's terms for
 low-confidence nodes, not from one bandwidth (two one-class five-sample
