@@ -231,6 +231,10 @@ def run_family(family, method, seed, epsilon):
         est = DecentralizedBoostingClassifier(
             base_predictors=make_stump_predictors([-2.0] * d, [2.0] * d, 20 * d),
             beta=0.1, mu=100.0, max_iter=100 * n_nodes, privacy=spec, random_state=seed)
+    elif method == "mocha":
+        # MOCHA as in privacy_utility.py's rows: linear kernel, defaults
+        from skfed import FederatedMultiTaskClassifier
+        est = FederatedMultiTaskClassifier(kernel="linear", privacy=spec, random_state=seed)
     else:
         from skfed import PersonalizedLinearClassifier
         est = PersonalizedLinearClassifier(max_iter=100 * n_nodes, privacy=spec,
@@ -455,7 +459,8 @@ def main(argv=None):
                         choices=["dada-moons", "dada-computer", "persolin-moons",
                                  "persolin-computer", "mocha-school", "mocha-har"])
     parser.add_argument("--families", nargs="*", default=[], choices=sorted(pkl.FAMILIES))
-    parser.add_argument("--methods", nargs="+", default=["dada", "persolin"])
+    parser.add_argument("--methods", nargs="+", default=["dada", "persolin"],
+                        choices=["dada", "persolin", "mocha"])
     parser.add_argument("--epsilon", type=float, default=3.0)
     parser.add_argument("--save", default=None)
     parser.add_argument("--load", nargs="*", default=[])
