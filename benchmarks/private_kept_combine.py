@@ -160,7 +160,7 @@ def _recording_choice(X, codes, collab_scores, fold, n_folds, seed, **kwargs):
         warnings.simplefilter("ignore")
         models = [_fit(name, X, codes, seed) for name in CLASSIFIERS]
     RECORD.append({"err": err, "scores": scores, "codes": codes, "models": models,
-                   "fold": fold, "n_folds": n_folds})
+                   "fold": fold, "n_folds": n_folds, "n_features": X.shape[1]})
     return
 
 
@@ -430,16 +430,139 @@ def node_prediction(rec, rule):
             w = simplex_weights(Ph, codes)
             return (w @ Pt > 0.5).astype(int)
         return (T[built] > 0).astype(int)
+    if rule in MOCHA_RULES:
+        return mocha_rule(rec, rule, cal)
     if rule.startswith("only-"):
         c = 1 + CLASSIFIERS.index(rule[5:])
         return (T[c] > 0).astype(int)
     raise ValueError(rule)
 
 
+# ---------------------------------------------------------------------------
+# Rules tried for MOCHA's nodes (privacy9): HAR needs LinearSVC where the
+# built rule keeps the logistic regression, School and high-dim the reverse.
+# ---------------------------------------------------------------------------
+LIN_LR, LIN_SVC, RBF, COLLAB = (1 + CLASSIFIERS.index("LogisticRegression"),
+                                1 + CLASSIFIERS.index("LinearSVC"),
+                                1 + CLASSIFIERS.index("rff-LinearSVC"), 0)
+# widths of the records saved before they held n_features
+WIDTHS = {"mocha-har": 561, "mocha-school": 17, "mocha-alike": 2, "mocha-many-small": 2,
+          "mocha-high-dim": 20}
+
+
+def _level_pick(err, ll, codes):
+    """``built-lvl``: one standard error of 0-1 error over the levels
+    (LEVELS), within a level the lowest calibrated log-loss ``ll``."""
+    mean = err.mean(axis=1)
+    best = int(np.argmin(mean))
+    se = err[best].std(ddof=1) / np.sqrt(codes.size)
+    for level in LEVELS:
+        ok = [c for c in level if mean[c] <= mean[best] + se + 1e-12]
+        if ok:
+            return min(ok, key=lambda c: ll[c])
+    return best
+
+
+def _crossfit_logloss(S, codes, fold, n_folds):
+    """Per candidate, the log-loss of its held-out scores on each fold after a
+    Platt scaling fitted on the other folds (no sample calibrates itself)."""
+    out = np.zeros(S.shape[0])
+    for c in range(S.shape[0]):
+        total = 0.0
+        for f in range(n_folds):
+            test = fold == f
+            train = ~test
+            if np.unique(codes[train]).size < 2:
+                p = np.full(test.sum(), codes[train].mean())
+            else:
+                a, b, _ = platt_fit(S[c][train], codes[train])
+                p = _prob(a, b, S[c][test])
+            total += _pointloss(p, codes[test]).sum()
+        out[c] = total / codes.size
+    return out
+
+
+def mocha_rule(rec, rule, cal):
+    """Test predictions of one node under a rule of ``MOCHA_RULES``.
+
+    * ``lvl-xcal``: ``built-lvl`` with cross-fitted calibration;
+    * ``lvl-wide``: ``built-lvl`` on a node with at least as many features
+      as samples (its rows are separable: HAR), ``built`` elsewhere;
+    * ``fold-sign``: ``built``, except that LinearSVC replaces a kept
+      logistic regression when it is within the one standard error and its
+      calibrated log-loss is lower on every one of the (5) folds: a sign
+      test over the folds at level 1/32;
+    * ``dom-ll`` / ``dom-ll-01``: the logistic regression unless a
+      candidate's calibrated log-loss is lower on every fold (and
+      ``-01``: its 0-1 error not higher on any fold), then the one of
+      lowest log-loss among those; ``dom-ll-4`` / ``dom-ll-01-4``: on all
+      folds but one;
+    * ``xguard``: ``built``, a switch away from the logistic regression
+      kept only if the rule's cross-fitted error (each fold scored by the
+      candidate the rule picks on the other folds) is below the logistic
+      regression's; ``xguard-lvl``: the same on ``built-lvl``'s switches
+      out of the linear level.
+    """
+    err, S, codes, T = rec["err"], rec["scores"], rec["codes"], rec["test"]
+    fold, n_folds = rec["fold"], rec["n_folds"]
+    ll = np.array([loss for _, _, loss in cal])
+    built = kept_choice(err, ORDER)
+    mean = err.mean(axis=1)
+    best = int(np.argmin(mean))
+    se = err[best].std(ddof=1) / np.sqrt(codes.size)
+    pick = built
+    if rule == "lvl-xcal":
+        pick = _level_pick(err, _crossfit_logloss(S, codes, fold, n_folds), codes)
+    elif rule == "lvl-wide":
+        if rec.get("n_features", WIDTHS.get(rec.get("row"), 0)) >= codes.size:
+            pick = _level_pick(err, ll, codes)
+    elif rule in ("fold-sign", "dom-ll", "dom-ll-01", "dom-ll-4", "dom-ll-01-4"):
+        L = np.array([_pointloss(_prob(a, b, S[c]), codes) for c, (a, b, _) in enumerate(cal)])
+        lf = np.array([[L[c][fold == f].mean() for f in range(n_folds)] for c in range(4)])
+        ef = np.array([[err[c][fold == f].mean() for f in range(n_folds)] for c in range(4)])
+        if n_folds < 5:
+            pass
+        elif rule == "fold-sign":
+            if built == LIN_LR and mean[LIN_SVC] <= mean[best] + se + 1e-12 and \
+                    np.all(lf[LIN_SVC] < lf[LIN_LR]):
+                pick = LIN_SVC
+        else:
+            need = n_folds - (1 if rule.endswith("-4") else 0)
+            dom = [c for c in (LIN_SVC, RBF, COLLAB)
+                   if (lf[c] < lf[LIN_LR]).sum() >= need
+                   and ("-01" not in rule or np.all(ef[c] <= ef[LIN_LR] + 1e-12))]
+            pick = min(dom, key=lambda c: L[c].mean()) if dom else LIN_LR
+    elif rule in ("xguard", "xguard-lvl"):
+        if rule == "xguard":
+            choose = lambda e, l, y: kept_choice(e, ORDER)  # noqa: E731
+            linear = LIN_LR
+        else:
+            choose = _level_pick
+            linear = LIN_SVC if ll[LIN_SVC] < ll[LIN_LR] else LIN_LR
+        pick = choose(err, ll, codes)
+        if pick not in (LIN_LR, LIN_SVC) or (rule == "xguard" and pick != LIN_LR):
+            crossed = np.zeros(codes.size)
+            for f in range(n_folds):
+                test = fold == f
+                train = ~test
+                ll_f = ll
+                if rule == "xguard-lvl" and np.unique(codes[train]).size > 1:
+                    ll_f = np.array([platt_fit(S[c][train], codes[train])[2]
+                                     for c in range(S.shape[0])])
+                crossed[test] = err[choose(err[:, train], ll_f, codes[train]), test]
+            if crossed.mean() >= err[linear].mean() - 1e-12:
+                pick = linear
+    return (T[pick] > 0).astype(int)
+
+
+MOCHA_RULES = ("lvl-xcal", "lvl-wide", "fold-sign", "dom-ll", "dom-ll-01", "dom-ll-4",
+               "dom-ll-01-4", "xguard", "xguard-lvl")
+
+
 LEVELS = ([1 + CLASSIFIERS.index("LogisticRegression"), 1 + CLASSIFIERS.index("LinearSVC")],
           [1 + CLASSIFIERS.index("rff-LinearSVC")], [0])
 LEVELS2 = (LEVELS[0] + LEVELS[1], [0])
-RULES = ("built", "built-switch", "built-switch2", "1se-logloss-lvl", "lvl2-ll", "lvl2-01", "built-lvl", "lvl-paired", "lvl-half", "1se-logloss", "1se-logloss-paired", "cf-super-1se", "platt0", "platt0-alone", "platt", "argmin-platt", "1se-platt", "cf-super", "mean3", "mix-kept", "super", "super3", "only-LogisticRegression",
+RULES = MOCHA_RULES + ("built", "built-switch", "built-switch2", "1se-logloss-lvl", "lvl2-ll", "lvl2-01", "built-lvl", "lvl-paired", "lvl-half", "1se-logloss", "1se-logloss-paired", "cf-super-1se", "platt0", "platt0-alone", "platt", "argmin-platt", "1se-platt", "cf-super", "mean3", "mix-kept", "super", "super3", "only-LogisticRegression",
          "only-LinearSVC", "only-rff-LinearSVC")
 
 
@@ -448,6 +571,7 @@ def score(saved, rule):
     for rec in saved["nodes"]:
         if "test" not in rec or rec["rows"].size == 0:
             continue
+        rec.setdefault("row", saved.get("row"))
         pred[rec["rows"]] = node_prediction(rec, rule)
     return float(np.mean(pred == saved["codes_test"]))
 
