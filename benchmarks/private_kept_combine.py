@@ -123,6 +123,76 @@ No rule reaches Local on every row, so nothing was adopted:
   cost 8-10x the fit's CPU, ``private_kept_local.py``).  These rows also
   move by up to 0.8 point between reruns of the private noise: this run's
   built persolin-computer is 0.6495, the guide's 0.6547.
+
+MOCHA's two rows (28 November 2026, afternoon, privacy9).  Where the built
+rule loses against Local, node by node (epsilon 3, one private fit per
+seed, the records of ``--only mocha-school mocha-har --seeds 0 1 2``; Local
+is one model class on every node, LinearSVC on HAR and the logistic
+regression on School, and both are among the node's candidates: no
+candidate is missing)::
+
+    row (seed)   kept LR  LinearSVC  rbf  collab   net test samples against Local's class
+    HAR (0)      12       9          0    0         0 of 1,844
+    HAR (1)      10       11         0    0        -7
+    HAR (2)       8       13         0    0        -2
+    School (0)   128      7          1    3        +1 of 3,890 (+4 / -3 on 6 switched schools)
+    School (1)   127      8          4    0        -6 (+3 / -9 on 7)
+    School (2)   121      15         1    2        -3 (+7 / -10 on 10)
+
+* HAR: the people that lose have held-out errors tied between the two
+  linear models (0-3 errors on 180-300 samples), and the rule keeps the
+  simplest, the logistic regression; each loses 1-2 test samples.  The
+  signal is there in aggregate -- LinearSVC's calibrated held-out
+  log-loss is lower than the logistic regression's for 21 of 21 people in
+  every seed (median -20 %), and on those people LinearSVC gains 5 / 13 /
+  10 test samples -- but per person it is weak: a Wilcoxon test at 0.05
+  passes for 8-11 people, lower on every one of the 5 folds for 14-17.
+* School: selection noise.  The switches away from the logistic
+  regression are near-ties on 16-160 samples that win and lose about as
+  often, slightly more losing; LinearSVC alone is 0.7103, the rbf model
+  alone 0.7055, against 0.7120.
+
+The rules above and new ones, every rule on the same records, with the
+held-out rotated-moons families run through MOCHA (``--families alike
+many-small high-dim --methods mocha --seeds 0 1 2``; MOCHA's kept rule is
+the one a MOCHA-only change would touch, so its families are MOCHA's own
+fits)::
+
+    rule              School   HAR      alike    many-sm  high-dim
+    Local             0.71200  0.98915
+    built             0.71131  0.98771  0.90750  0.88217  0.72000
+    built-lvl         0.71208  0.98915  0.90867  0.88653  0.71483
+    1se-logloss-lvl   0.71225  0.98952  0.90267  0.88420  0.71183
+    lvl-xcal          0.71157  0.98915  0.90867  0.88707  0.71417
+    lvl-wide          0.71123  0.98897  0.90750  0.88217  0.72000
+    fold-sign         0.71183  0.98861  0.90750  0.88257  0.71933
+    dom-ll            0.71165  0.98735  0.87467  0.85397  0.71983
+    dom-ll-01         0.71191  0.98680  0.87100  0.84617  0.71950
+    dom-ll-4          0.70985  0.98861  0.91433  0.90027  0.70633
+    dom-ll-01-4       0.71260  0.98717  0.90083  0.87290  0.71383
+    xguard            0.71131  0.98590  0.89717  0.86583  0.72200
+    xguard-lvl        0.71217  0.98897  0.90150  0.87503  0.71800
+    platt             0.70943  0.98933  0.92583  0.91140  0.70050
+    LR alone          0.71200  0.98427  0.80533  0.79583  0.72367
+    LinearSVC alone   0.71028  0.98933  0.82150  0.81783  0.71350
+    rbf alone         0.70548  0.97957  0.92967  0.92577  0.63600
+
+Nothing adopted: no rule reaches Local on both rows without dropping a
+family.  HAR needs LinearSVC on nearly every person (LinearSVC everywhere
+is one test sample a seed above Local); every rule that takes it on the
+log-loss also takes it on high-dim's noisy nodes (18 of 20 features
+uninformative), where the logistic regression is the better class
+(-0.5 to -0.8 point), and rules strict enough to hold high-dim
+(``fold-sign``, ``xguard-lvl``) stay under Local on HAR.  A rule that
+keeps rbf models less often (``xguard``, ``dom-ll``) loses 1-4 points on
+the moons families; one that keeps them more often (``platt``,
+``dom-ll-4``) loses School and high-dim.  The School gains of the level
+rules (+0.08 to +0.09 point) are the sum of +-1-sample changes on 40-60
+schools.  Re-run on fresh seeds 3 4 5 (splits 4-6 for School), same
+rules: FRESH.  What would separate HAR from high-dim is evidence pooled
+over the nodes (all 21 people favour LinearSVC; high-dim's nodes split),
+which a node alone does not have: a federation-level choice of the model
+class would have to be sent (a private vote, paid from the budget).
 """
 
 import argparse
