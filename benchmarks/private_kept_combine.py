@@ -126,7 +126,8 @@ No rule reaches Local on every row, so nothing was adopted:
 
 MOCHA's two rows (28 November 2026, afternoon, privacy9).  Where the built
 rule loses against Local, node by node (epsilon 3, one private fit per
-seed, the records of ``--only mocha-school mocha-har --seeds 0 1 2``; Local
+seed, the records of ``--only mocha-school mocha-har --seeds 0 1 2``
+read back with ``--load ... --diagnose``; Local
 is one model class on every node, LinearSVC on HAR and the logistic
 regression on School, and both are among the node's candidates: no
 candidate is missing)::
@@ -143,10 +144,11 @@ candidate is missing)::
   linear models (0-3 errors on 180-300 samples), and the rule keeps the
   simplest, the logistic regression; each loses 1-2 test samples.  The
   signal is there in aggregate -- LinearSVC's calibrated held-out
-  log-loss is lower than the logistic regression's for 21 of 21 people in
-  every seed (median -20 %), and on those people LinearSVC gains 5 / 13 /
-  10 test samples -- but per person it is weak: a Wilcoxon test at 0.05
-  passes for 8-11 people, lower on every one of the 5 folds for 14-17.
+  log-loss is lower than the logistic regression's for 20, 21 and 21 of
+  the 21 people (about 20 % lower), and LinearSVC gains 5 / 13 / 10 test
+  samples over the logistic regression on them -- but per person it is
+  weak: a Wilcoxon test at 0.05 passes for 8-11 people, lower on every one
+  of the 5 folds for 14-17 (School: 71-78 of 139 schools, every fold 6-11).
 * School: selection noise.  The switches away from the logistic
   regression are near-ties on 16-160 samples that win and lose about as
   often, slightly more losing; LinearSVC alone is 0.7103, the rbf model
@@ -648,6 +650,44 @@ def score(saved, rule):
     return float(np.mean(pred == saved["codes_test"]))
 
 
+# Local's class on the rows whose Local entry is one class on every node
+LOCAL_CLASS = {"mocha-har": "LinearSVC", "mocha-school": "LogisticRegression"}
+
+
+def diagnose(saved):
+    """Per record: the built rule's picks, its net test samples against
+    Local's class on every node (gained / lost on the nodes that differ),
+    and how many nodes have LinearSVC's calibrated log-loss below the
+    logistic regression's (overall; on every fold)."""
+    names = ["collab"] + list(CLASSIFIERS)
+    for out in saved:
+        local = LOCAL_CLASS.get(out["row"])
+        if local is None:
+            continue
+        ref = 1 + CLASSIFIERS.index(local)
+        picks = dict.fromkeys(names, 0)
+        gained = lost = differ = lower = every_fold = 0
+        for rec in out["nodes"]:
+            if "test" not in rec or rec["rows"].size == 0:
+                continue
+            y, T = out["codes_test"][rec["rows"]], rec["test"]
+            built = kept_choice(rec["err"], ORDER)
+            picks[names[built]] += 1
+            diff = int(((T[built] > 0) == y).sum()) - int(((T[ref] > 0) == y).sum())
+            gained, lost, differ = gained + max(diff, 0), lost + min(diff, 0), differ + (diff != 0)
+            codes, S, fold = rec["codes"], rec["scores"], rec["fold"]
+            L = [_pointloss(_prob(*platt_fit(S[c], codes)[:2], S[c]), codes)
+                 for c in (LIN_SVC, LIN_LR)]
+            lower += L[0].mean() < L[1].mean()
+            every_fold += all(L[0][fold == f].mean() < L[1][fold == f].mean()
+                              for f in range(rec["n_folds"]))
+        print(f"{out['row']} seed {out['seed']}: kept " + ", ".join(
+            f"{k} {v}" for k, v in picks.items()) + f"; against {local} on every node "
+            f"{gained + lost:+d} of {out['codes_test'].size} test samples ({gained:+d} / "
+            f"{lost:+d} on {differ} nodes); LinearSVC's calibrated log-loss lower on "
+            f"{lower} nodes, on every fold on {every_fold}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
@@ -661,6 +701,8 @@ def main(argv=None):
     parser.add_argument("--save", default=None)
     parser.add_argument("--load", nargs="*", default=[])
     parser.add_argument("--rules", nargs="+", default=list(RULES))
+    parser.add_argument("--diagnose", action="store_true",
+                        help="per record: the built rule's picks against Local's class")
     args = parser.parse_args(argv)
     saved = []
     for path in args.load:
@@ -680,6 +722,8 @@ def main(argv=None):
             if args.save:
                 with open(args.save, "wb") as handle:
                     pickle.dump(saved, handle)
+    if args.diagnose:
+        diagnose(saved)
     rows = sorted({s["row"] for s in saved}, key=lambda r: [s["row"] for s in saved].index(r))
     print(f"{'row':26s}" + "".join(f"{r[:12]:>13s}" for r in args.rules))
     for row in rows:
