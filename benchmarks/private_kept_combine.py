@@ -146,7 +146,7 @@ candidate is missing)::
   signal is there in aggregate -- LinearSVC's calibrated held-out
   log-loss is lower than the logistic regression's for 20, 21 and 21 of
   the 21 people (about 20 % lower), and LinearSVC gains 5 / 13 / 10 test
-  samples over the logistic regression on them -- but per person it is
+  samples over the logistic regression on the whole row -- but per person it is
   weak: a Wilcoxon test at 0.05 passes for 8-11 people, lower on every one
   of the 5 folds for 14-17 (School: 71-78 of 139 schools, every fold 6-11).
 * School: selection noise.  The switches away from the logistic
