@@ -207,10 +207,10 @@ beside it)::
 On these seeds the built rule is above the logistic regression alone on
 School (the level rules now below it: their gain on seeds 0-2 was
 noise), every rule stays under LinearSVC alone on HAR, and the level
-rules lose high-dim again (-0.5 point).  ``fold-sign`` is the one rule at
-or above ``built`` on every row of both seed sets (HAR +0.09 / +0.09,
-School +0.05 / +0.05, families -0.07 to +0.12), but it reaches Local on
-neither row of seeds 0-2.  What would separate HAR from high-dim is evidence pooled
+rules lose high-dim again (-0.5 point).  ``fold-sign`` is the one rule
+above ``built`` on both rows in both seed sets (HAR +0.09 / +0.09,
+School +0.05 / +0.05; the families -0.07 to +0.12), but it reaches Local
+on neither row of seeds 0-2.  What would separate HAR from high-dim is evidence pooled
 over the nodes (all 21 people favour LinearSVC; high-dim's nodes split),
 which a node alone does not have: a federation-level choice of the model
 class would have to be sent and paid from the budget, and even counted
