@@ -627,7 +627,8 @@ def mocha_rule(rec, rule, cal):
             pick = min(dom, key=lambda c: L[c].mean()) if dom else LIN_LR
     elif rule in ("xguard", "xguard-lvl"):
         if rule == "xguard":
-            choose = lambda e, l, y: kept_choice(e, ORDER)  # noqa: E731
+            def choose(e, losses, y):
+                return kept_choice(e, ORDER)
             linear = LIN_LR
         else:
             choose = _level_pick
