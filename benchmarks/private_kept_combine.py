@@ -180,9 +180,9 @@ fits)::
     rbf alone         0.70548  0.97957  0.92967  0.92577  0.63600
 
 Nothing adopted: no rule reaches Local on both rows without dropping a
-family.  HAR needs LinearSVC on nearly every person (LinearSVC everywhere
-is one test sample a seed above Local); every rule that takes it on the
-log-loss also takes it on high-dim's noisy nodes (18 of 20 features
+family.  HAR needs LinearSVC on nearly every person (LinearSVC
+everywhere is one test sample in three seeds above Local); every rule
+that takes it on the log-loss also takes it on high-dim's noisy nodes (18 of 20 features
 uninformative), where the logistic regression is the better class
 (-0.5 to -0.8 point), and rules strict enough to hold high-dim
 (``fold-sign``, ``xguard-lvl``) stay under Local on HAR.  A rule that
