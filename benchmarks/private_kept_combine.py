@@ -189,7 +189,7 @@ uninformative), where the logistic regression is the better class
 keeps rbf models less often (``xguard``, ``dom-ll``) loses 1-4 points on
 the moons families; one that keeps them more often (``platt``,
 ``dom-ll-4``) loses School and high-dim.  The School gains of the level
-rules (+0.08 to +0.09 point) are the sum of +-1-sample changes on 40-60
+rules (+0.08 to +0.09 point) are the sum of +-1-sample changes on 23-30
 schools.  Re-run on fresh seeds (``--only mocha-school mocha-har
 --families alike many-small high-dim --methods mocha --seeds 3 4 5``;
 School's splits 4-6; Local not run, the class alone from the records
