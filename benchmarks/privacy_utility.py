@@ -131,7 +131,6 @@ that give each column.  Earlier measurements, moved from the guide:
   of 0-1 error, every rule on the same private fits:
   ``benchmarks/private_kept_combine.py``.  No rule reaches Local on
   dada-computer, HAR and School together; the default is unchanged.
-
 * The guide's private columns until 28 November 2026, afternoon: the
   Dada rows with the kept refit solved to its duality gap and (Computer
   buyers) the AdaBoost candidate, ``--epsilons 0.3 1 3 10 --kept default
