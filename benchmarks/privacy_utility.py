@@ -148,7 +148,10 @@ that give each column.  Earlier measurements, moved from the guide:
   at epsilon 3 two more runs 0.67601 and 0.67431; persolin-computer
   0.65458 / 0.65458 / 0.65092 / 0.65249, at epsilon 3 two more runs
   0.65317 and 0.65331 (Local 0.65374); a separate run of 0.3 1 10 the
-  same hour: 0.65458 / 0.65458 / 0.65233.  Support unchanged.
+  same hour: 0.65458 / 0.65458 / 0.65233.  Support unchanged.  The
+  Local column re-run the same hour (``--epsilons local``, the six
+  classification rows) gave the guide's values to six digits; on HAR
+  ``SVC()`` per person is 0.936, far under LinearSVC's 0.989.
 
 Perso-lin's ``off`` column re-measured on 2026-11-28 (``--seeds 0 1 2
 --epsilons off --only persolin-moons persolin-computer``), after its
