@@ -123,6 +123,99 @@ No rule reaches Local on every row, so nothing was adopted:
   cost 8-10x the fit's CPU, ``private_kept_local.py``).  These rows also
   move by up to 0.8 point between reruns of the private noise: this run's
   built persolin-computer is 0.6495, the guide's 0.6547.
+
+MOCHA's two rows (28 November 2026, afternoon, privacy9).  Where the built
+rule loses against Local, node by node (epsilon 3, one private fit per
+seed, the records of ``--only mocha-school mocha-har --seeds 0 1 2``
+read back with ``--load ... --diagnose``; Local
+is one model class on every node, LinearSVC on HAR and the logistic
+regression on School, and both are among the node's candidates: no
+candidate is missing)::
+
+    row (seed)   kept LR  LinearSVC  rbf  collab   net test samples against Local's class
+    HAR (0)      12       9          0    0         0 of 1,844
+    HAR (1)      10       11         0    0        -7
+    HAR (2)       8       13         0    0        -2
+    School (0)   128      7          1    3        +1 of 3,890 (+4 / -3 on 6 switched schools)
+    School (1)   127      8          4    0        -6 (+3 / -9 on 7)
+    School (2)   121      15         1    2        -3 (+7 / -10 on 10)
+
+* HAR: the people that lose have held-out errors tied between the two
+  linear models (0-3 errors on 180-300 samples), and the rule keeps the
+  simplest, the logistic regression; each loses 1-2 test samples.  The
+  signal is there in aggregate -- LinearSVC's calibrated held-out
+  log-loss is lower than the logistic regression's for 20, 21 and 21 of
+  the 21 people (about 20 % lower), and LinearSVC gains 5 / 13 / 10 test
+  samples over the logistic regression on the whole row -- but per person it is
+  weak: a Wilcoxon test at 0.05 passes for 8-11 people, lower on every one
+  of the 5 folds for 14-17 (School: 71-78 of 139 schools, every fold 6-11).
+* School: selection noise.  The switches away from the logistic
+  regression are near-ties on 16-160 samples that win and lose about as
+  often, slightly more losing; LinearSVC alone is 0.7103, the rbf model
+  alone 0.7055, against 0.7120.
+
+The rules above and new ones, every rule on the same records, with the
+held-out rotated-moons families run through MOCHA (``--families alike
+many-small high-dim --methods mocha --seeds 0 1 2``; MOCHA's kept rule is
+the one a MOCHA-only change would touch, so its families are MOCHA's own
+fits)::
+
+    rule              School   HAR      alike    many-sm  high-dim
+    Local             0.71200  0.98915
+    built             0.71131  0.98771  0.90750  0.88217  0.72000
+    built-lvl         0.71208  0.98915  0.90867  0.88653  0.71483
+    1se-logloss-lvl   0.71225  0.98952  0.90267  0.88420  0.71183
+    lvl-xcal          0.71157  0.98915  0.90867  0.88707  0.71417
+    lvl-wide          0.71123  0.98897  0.90750  0.88217  0.72000
+    fold-sign         0.71183  0.98861  0.90750  0.88257  0.71933
+    dom-ll            0.71165  0.98735  0.87467  0.85397  0.71983
+    dom-ll-01         0.71191  0.98680  0.87100  0.84617  0.71950
+    dom-ll-4          0.70985  0.98861  0.91433  0.90027  0.70633
+    dom-ll-01-4       0.71260  0.98717  0.90083  0.87290  0.71383
+    xguard            0.71131  0.98590  0.89717  0.86583  0.72200
+    xguard-lvl        0.71217  0.98897  0.90150  0.87503  0.71800
+    platt             0.70943  0.98933  0.92583  0.91140  0.70050
+    LR alone          0.71200  0.98427  0.80533  0.79583  0.72367
+    LinearSVC alone   0.71028  0.98933  0.82150  0.81783  0.71350
+    rbf alone         0.70548  0.97957  0.92967  0.92577  0.63600
+
+Nothing adopted: no rule reaches Local on both rows without dropping a
+family.  HAR needs LinearSVC on nearly every person (LinearSVC
+everywhere is one test sample in three seeds above Local); every rule
+that takes it on the log-loss also takes it on high-dim's noisy nodes (18 of 20 features
+uninformative), where the logistic regression is the better class
+(-0.5 to -0.8 point), and rules strict enough to hold high-dim
+(``fold-sign``, ``xguard-lvl``) stay under Local on HAR.  A rule that
+keeps rbf models less often (``xguard``, ``dom-ll``) loses 1-4 points on
+the moons families; one that keeps them more often (``platt``,
+``dom-ll-4``) loses School and high-dim.  The School gains of the level
+rules (+0.08 to +0.09 point) are the sum of +-1-sample changes on 23-30
+schools.  Re-run on fresh seeds (``--only mocha-school mocha-har
+--families alike many-small high-dim --methods mocha --seeds 3 4 5``;
+School's splits 4-6; Local not run, the class alone from the records
+beside it)::
+
+    rule              School   HAR      alike    many-sm  high-dim
+    built             0.70728  0.98861  0.91717  0.88647  0.72400
+    built-lvl         0.70686  0.98970  0.91967  0.88937  0.71933
+    1se-logloss-lvl   0.70651  0.98970  0.92383  0.89047  0.71950
+    fold-sign         0.70780  0.98952  0.91833  0.88663  0.72400
+    xguard-lvl        0.70677  0.98970  0.90400  0.87273  0.71933
+    LR alone          0.70694  0.98608  0.80267  0.79877  0.72317
+    LinearSVC alone   0.70677  0.99042  0.81917  0.81743  0.71200
+
+On these seeds the built rule is above the logistic regression alone on
+School (the level rules now below it: their gain on seeds 0-2 was
+noise), every rule stays under LinearSVC alone on HAR, and the level
+rules lose high-dim again (-0.5 point).  ``fold-sign`` is the one rule
+above ``built`` on both rows in both seed sets (HAR +0.09 / +0.09,
+School +0.05 / +0.05; the families -0.07 to +0.12), but it reaches Local
+on neither row of seeds 0-2.  What would separate HAR from high-dim is evidence pooled
+over the nodes (all 21 people favour LinearSVC; high-dim's nodes split),
+which a node alone does not have: a federation-level choice of the model
+class would have to be sent and paid from the budget, and even counted
+exactly it did not reach Local on HAR (``private_kept_local.py``, the
+network vote: LinearSVC first in every seed, 0.98897).
 """
 
 import argparse
@@ -160,7 +253,7 @@ def _recording_choice(X, codes, collab_scores, fold, n_folds, seed, **kwargs):
         warnings.simplefilter("ignore")
         models = [_fit(name, X, codes, seed) for name in CLASSIFIERS]
     RECORD.append({"err": err, "scores": scores, "codes": codes, "models": models,
-                   "fold": fold, "n_folds": n_folds})
+                   "fold": fold, "n_folds": n_folds, "n_features": X.shape[1]})
     return
 
 
@@ -231,6 +324,10 @@ def run_family(family, method, seed, epsilon):
         est = DecentralizedBoostingClassifier(
             base_predictors=make_stump_predictors([-2.0] * d, [2.0] * d, 20 * d),
             beta=0.1, mu=100.0, max_iter=100 * n_nodes, privacy=spec, random_state=seed)
+    elif method == "mocha":
+        # MOCHA as in privacy_utility.py's rows: linear kernel, defaults
+        from skfed import FederatedMultiTaskClassifier
+        est = FederatedMultiTaskClassifier(kernel="linear", privacy=spec, random_state=seed)
     else:
         from skfed import PersonalizedLinearClassifier
         est = PersonalizedLinearClassifier(max_iter=100 * n_nodes, privacy=spec,
@@ -426,16 +523,140 @@ def node_prediction(rec, rule):
             w = simplex_weights(Ph, codes)
             return (w @ Pt > 0.5).astype(int)
         return (T[built] > 0).astype(int)
+    if rule in MOCHA_RULES:
+        return mocha_rule(rec, rule, cal)
     if rule.startswith("only-"):
         c = 1 + CLASSIFIERS.index(rule[5:])
         return (T[c] > 0).astype(int)
     raise ValueError(rule)
 
 
+# ---------------------------------------------------------------------------
+# Rules tried for MOCHA's nodes (privacy9): HAR needs LinearSVC where the
+# built rule keeps the logistic regression, School and high-dim the reverse.
+# ---------------------------------------------------------------------------
+LIN_LR, LIN_SVC, RBF, COLLAB = (1 + CLASSIFIERS.index("LogisticRegression"),
+                                1 + CLASSIFIERS.index("LinearSVC"),
+                                1 + CLASSIFIERS.index("rff-LinearSVC"), 0)
+# widths of the records saved before they held n_features
+WIDTHS = {"mocha-har": 561, "mocha-school": 17, "mocha-alike": 2, "mocha-many-small": 2,
+          "mocha-high-dim": 20}
+
+
+def _level_pick(err, ll, codes):
+    """``built-lvl``: one standard error of 0-1 error over the levels
+    (LEVELS), within a level the lowest calibrated log-loss ``ll``."""
+    mean = err.mean(axis=1)
+    best = int(np.argmin(mean))
+    se = err[best].std(ddof=1) / np.sqrt(codes.size)
+    for level in LEVELS:
+        ok = [c for c in level if mean[c] <= mean[best] + se + 1e-12]
+        if ok:
+            return min(ok, key=lambda c: ll[c])
+    return best
+
+
+def _crossfit_logloss(S, codes, fold, n_folds):
+    """Per candidate, the log-loss of its held-out scores on each fold after a
+    Platt scaling fitted on the other folds (no sample calibrates itself)."""
+    out = np.zeros(S.shape[0])
+    for c in range(S.shape[0]):
+        total = 0.0
+        for f in range(n_folds):
+            test = fold == f
+            train = ~test
+            if np.unique(codes[train]).size < 2:
+                p = np.full(test.sum(), codes[train].mean())
+            else:
+                a, b, _ = platt_fit(S[c][train], codes[train])
+                p = _prob(a, b, S[c][test])
+            total += _pointloss(p, codes[test]).sum()
+        out[c] = total / codes.size
+    return out
+
+
+def mocha_rule(rec, rule, cal):
+    """Test predictions of one node under a rule of ``MOCHA_RULES``.
+
+    * ``lvl-xcal``: ``built-lvl`` with cross-fitted calibration;
+    * ``lvl-wide``: ``built-lvl`` on a node with at least as many features
+      as samples (its rows are separable: HAR), ``built`` elsewhere;
+    * ``fold-sign``: ``built``, except that LinearSVC replaces a kept
+      logistic regression when it is within the one standard error and its
+      calibrated log-loss is lower on every one of the (5) folds: a sign
+      test over the folds at level 1/32;
+    * ``dom-ll`` / ``dom-ll-01``: the logistic regression unless a
+      candidate's calibrated log-loss is lower on every fold (and
+      ``-01``: its 0-1 error not higher on any fold), then the one of
+      lowest log-loss among those; ``dom-ll-4`` / ``dom-ll-01-4``: on all
+      folds but one;
+    * ``xguard``: ``built``, a switch away from the logistic regression
+      kept only if the rule's cross-fitted error (each fold scored by the
+      candidate the rule picks on the other folds) is below the logistic
+      regression's; ``xguard-lvl``: the same on ``built-lvl``'s switches
+      out of the linear level.
+    """
+    err, S, codes, T = rec["err"], rec["scores"], rec["codes"], rec["test"]
+    fold, n_folds = rec["fold"], rec["n_folds"]
+    ll = np.array([loss for _, _, loss in cal])
+    built = kept_choice(err, ORDER)
+    mean = err.mean(axis=1)
+    best = int(np.argmin(mean))
+    se = err[best].std(ddof=1) / np.sqrt(codes.size)
+    pick = built
+    if rule == "lvl-xcal":
+        pick = _level_pick(err, _crossfit_logloss(S, codes, fold, n_folds), codes)
+    elif rule == "lvl-wide":
+        if rec.get("n_features", WIDTHS.get(rec.get("row"), 0)) >= codes.size:
+            pick = _level_pick(err, ll, codes)
+    elif rule in ("fold-sign", "dom-ll", "dom-ll-01", "dom-ll-4", "dom-ll-01-4"):
+        L = np.array([_pointloss(_prob(a, b, S[c]), codes) for c, (a, b, _) in enumerate(cal)])
+        lf = np.array([[L[c][fold == f].mean() for f in range(n_folds)] for c in range(4)])
+        ef = np.array([[err[c][fold == f].mean() for f in range(n_folds)] for c in range(4)])
+        if n_folds < 5:
+            pass
+        elif rule == "fold-sign":
+            if built == LIN_LR and mean[LIN_SVC] <= mean[best] + se + 1e-12 and \
+                    np.all(lf[LIN_SVC] < lf[LIN_LR]):
+                pick = LIN_SVC
+        else:
+            need = n_folds - (1 if rule.endswith("-4") else 0)
+            dom = [c for c in (LIN_SVC, RBF, COLLAB)
+                   if (lf[c] < lf[LIN_LR]).sum() >= need
+                   and ("-01" not in rule or np.all(ef[c] <= ef[LIN_LR] + 1e-12))]
+            pick = min(dom, key=lambda c: L[c].mean()) if dom else LIN_LR
+    elif rule in ("xguard", "xguard-lvl"):
+        if rule == "xguard":
+            def choose(e, losses, y):
+                return kept_choice(e, ORDER)
+            linear = LIN_LR
+        else:
+            choose = _level_pick
+            linear = LIN_SVC if ll[LIN_SVC] < ll[LIN_LR] else LIN_LR
+        pick = choose(err, ll, codes)
+        if pick not in (LIN_LR, LIN_SVC) or (rule == "xguard" and pick != LIN_LR):
+            crossed = np.zeros(codes.size)
+            for f in range(n_folds):
+                test = fold == f
+                train = ~test
+                ll_f = ll
+                if rule == "xguard-lvl" and np.unique(codes[train]).size > 1:
+                    ll_f = np.array([platt_fit(S[c][train], codes[train])[2]
+                                     for c in range(S.shape[0])])
+                crossed[test] = err[choose(err[:, train], ll_f, codes[train]), test]
+            if crossed.mean() >= err[linear].mean() - 1e-12:
+                pick = linear
+    return (T[pick] > 0).astype(int)
+
+
+MOCHA_RULES = ("lvl-xcal", "lvl-wide", "fold-sign", "dom-ll", "dom-ll-01", "dom-ll-4",
+               "dom-ll-01-4", "xguard", "xguard-lvl")
+
+
 LEVELS = ([1 + CLASSIFIERS.index("LogisticRegression"), 1 + CLASSIFIERS.index("LinearSVC")],
           [1 + CLASSIFIERS.index("rff-LinearSVC")], [0])
 LEVELS2 = (LEVELS[0] + LEVELS[1], [0])
-RULES = ("built", "built-switch", "built-switch2", "1se-logloss-lvl", "lvl2-ll", "lvl2-01", "built-lvl", "lvl-paired", "lvl-half", "1se-logloss", "1se-logloss-paired", "cf-super-1se", "platt0", "platt0-alone", "platt", "argmin-platt", "1se-platt", "cf-super", "mean3", "mix-kept", "super", "super3", "only-LogisticRegression",
+RULES = MOCHA_RULES + ("built", "built-switch", "built-switch2", "1se-logloss-lvl", "lvl2-ll", "lvl2-01", "built-lvl", "lvl-paired", "lvl-half", "1se-logloss", "1se-logloss-paired", "cf-super-1se", "platt0", "platt0-alone", "platt", "argmin-platt", "1se-platt", "cf-super", "mean3", "mix-kept", "super", "super3", "only-LogisticRegression",
          "only-LinearSVC", "only-rff-LinearSVC")
 
 
@@ -444,8 +665,47 @@ def score(saved, rule):
     for rec in saved["nodes"]:
         if "test" not in rec or rec["rows"].size == 0:
             continue
+        rec.setdefault("row", saved.get("row"))
         pred[rec["rows"]] = node_prediction(rec, rule)
     return float(np.mean(pred == saved["codes_test"]))
+
+
+# Local's class on the rows whose Local entry is one class on every node
+LOCAL_CLASS = {"mocha-har": "LinearSVC", "mocha-school": "LogisticRegression"}
+
+
+def diagnose(saved):
+    """Per record: the built rule's picks, its net test samples against
+    Local's class on every node (gained / lost on the nodes that differ),
+    and how many nodes have LinearSVC's calibrated log-loss below the
+    logistic regression's (overall; on every fold)."""
+    names = ["collab"] + list(CLASSIFIERS)
+    for out in saved:
+        local = LOCAL_CLASS.get(out["row"])
+        if local is None:
+            continue
+        ref = 1 + CLASSIFIERS.index(local)
+        picks = dict.fromkeys(names, 0)
+        gained = lost = differ = lower = every_fold = 0
+        for rec in out["nodes"]:
+            if "test" not in rec or rec["rows"].size == 0:
+                continue
+            y, T = out["codes_test"][rec["rows"]], rec["test"]
+            built = kept_choice(rec["err"], ORDER)
+            picks[names[built]] += 1
+            diff = int(((T[built] > 0) == y).sum()) - int(((T[ref] > 0) == y).sum())
+            gained, lost, differ = gained + max(diff, 0), lost + min(diff, 0), differ + (diff != 0)
+            codes, S, fold = rec["codes"], rec["scores"], rec["fold"]
+            L = [_pointloss(_prob(*platt_fit(S[c], codes)[:2], S[c]), codes)
+                 for c in (LIN_SVC, LIN_LR)]
+            lower += L[0].mean() < L[1].mean()
+            every_fold += all(L[0][fold == f].mean() < L[1][fold == f].mean()
+                              for f in range(rec["n_folds"]))
+        print(f"{out['row']} seed {out['seed']}: kept " + ", ".join(
+            f"{k} {v}" for k, v in picks.items()) + f"; against {local} on every node "
+            f"{gained + lost:+d} of {out['codes_test'].size} test samples ({gained:+d} / "
+            f"{lost:+d} on {differ} nodes); LinearSVC's calibrated log-loss lower on "
+            f"{lower} nodes, on every fold on {every_fold}")
 
 
 def main(argv=None):
@@ -455,11 +715,14 @@ def main(argv=None):
                         choices=["dada-moons", "dada-computer", "persolin-moons",
                                  "persolin-computer", "mocha-school", "mocha-har"])
     parser.add_argument("--families", nargs="*", default=[], choices=sorted(pkl.FAMILIES))
-    parser.add_argument("--methods", nargs="+", default=["dada", "persolin"])
+    parser.add_argument("--methods", nargs="+", default=["dada", "persolin"],
+                        choices=["dada", "persolin", "mocha"])
     parser.add_argument("--epsilon", type=float, default=3.0)
     parser.add_argument("--save", default=None)
     parser.add_argument("--load", nargs="*", default=[])
     parser.add_argument("--rules", nargs="+", default=list(RULES))
+    parser.add_argument("--diagnose", action="store_true",
+                        help="per record: the built rule's picks against Local's class")
     args = parser.parse_args(argv)
     saved = []
     for path in args.load:
@@ -479,6 +742,8 @@ def main(argv=None):
             if args.save:
                 with open(args.save, "wb") as handle:
                     pickle.dump(saved, handle)
+    if args.diagnose:
+        diagnose(saved)
     rows = sorted({s["row"] for s in saved}, key=lambda r: [s["row"] for s in saved].index(r))
     print(f"{'row':26s}" + "".join(f"{r[:12]:>13s}" for r in args.rules))
     for row in rows:
