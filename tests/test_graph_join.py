@@ -19,7 +19,7 @@ from skfed.boosting._perso_lin import LOCAL_MAX_ITER, LOCAL_TOL
 from skfed.graph import model_message_bytes
 from skfed.network import SimulatedNetwork
 
-from ._helpers.persolin import jacobi_numpy, local_solve_numpy
+from ._helpers.persolin import centred_numpy, jacobi_numpy, local_solve_numpy
 
 
 # ------------------------------------------------------------ NumPy references
@@ -87,7 +87,17 @@ def _lin_numpy(X, Y, sw, theta, S, dk, confidence, mu, l2, n_pen, lip_F, n_steps
 
 
 def _lin_solve_numpy(X, Y, sw, l2, n_pen, tol, max_iter):
-    """The purely local model of Perso-lin (``lin_local_solve``), logistic loss."""
+    """The purely local model of Perso-lin (``lin_local_solve``), logistic loss,
+    solved on the node's centred design from zero (``centred_numpy``) and
+    mapped back."""
+    X, shift = centred_numpy(X, sw, n_pen)
+    theta = _lin_solve_plain(X, Y, sw, l2, n_pen, tol, max_iter)
+    if shift is not None:
+        theta[:, n_pen] -= shift(theta)
+    return theta
+
+
+def _lin_solve_plain(X, Y, sw, l2, n_pen, tol, max_iter):
     m = sw.sum()
     scale, lip = jacobi_numpy(X, sw, 0.25, l2, n_pen)
 

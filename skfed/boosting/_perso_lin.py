@@ -113,6 +113,49 @@ def local_preconditioner(X, sw, offsets, loss, inv_mass, l2, n_penalized, lo=0, 
     return scale, lipschitz
 
 
+def _centred_block(X, sw, seg, n_penalized):
+    """The design of some nodes with each node's penalized columns centred.
+
+    With one unpenalized constant column (the intercept), ``theta . x =
+    theta_pen . (x_pen - m_k) + (theta_c + theta_pen . m_k / c) c``: the
+    same problem (the intercept is not penalized), whose curvature no
+    longer couples the intercept with features far from 0, which a
+    diagonal preconditioner cannot undo.  ``m_k`` is node k's mean over
+    its samples of positive weight.  Returns ``(X, means)``: the centred
+    copy (X's dtype) and the means, or ``(X, None)`` when X has no such
+    column (nothing to shift).
+    """
+    n = X.shape[1]
+    if n != n_penalized + 1 or X.shape[0] == 0:
+        return X, None
+    c = X[0, n_penalized]
+    if c == 0 or not np.all(X[:, n_penalized] == c):
+        return X, None
+    lengths = np.diff(seg)
+    w = np.where(np.asarray(sw, dtype=np.float64) > 0, sw, 0.0)
+    means = np.zeros((len(lengths), n_penalized))
+    filled = lengths > 0
+    if filled.any():
+        starts = seg[:-1][filled]
+        total = np.add.reduceat(w, starts)
+        sums = np.add.reduceat(w[:, None] * np.asarray(X[:, :n_penalized], dtype=np.float64),
+                               starts, axis=0)
+        means[filled] = np.divide(sums, total[:, None], out=np.zeros_like(sums),
+                                  where=total[:, None] > 0)
+    Xc = np.array(X, dtype=np.float64)
+    Xc[:, :n_penalized] -= np.repeat(means, lengths, axis=0)
+    return np.ascontiguousarray(Xc, dtype=X.dtype), means
+
+
+def _intercept_shift(theta, means, n_penalized, Xc):
+    """``theta_pen . m_k / c`` for every node and problem (0 without means)."""
+    if means is None:
+        return 0.0
+    c = float(Xc[0, n_penalized])
+    return np.einsum("kpj,kj->kp", np.asarray(theta[:, :, :n_penalized], dtype=np.float64),
+                     means) / c
+
+
 def solve_local_problems(X, Y, sw, offsets, theta, loss, inv_mass, l2, n_penalized,
                          losses, lo=0, hi=None, labels=None):
     """Nodes ``lo:hi`` (all by default) get their local optimum (see LOCAL_TOL).
@@ -129,10 +172,19 @@ def solve_local_problems(X, Y, sw, offsets, theta, loss, inv_mass, l2, n_penaliz
     hi = K if hi is None else hi
     n_iter = np.zeros(K, dtype=np.intp)
     n_capped = np.zeros(K, dtype=np.intp)
-    scale, lipschitz = local_preconditioner(X, sw, offsets, loss, inv_mass, l2, n_penalized,
-                                            lo, hi)
-    lin_local_solve(X, Y, sw, offsets, theta, loss, inv_mass, scale, lipschitz, l2,
-                    n_penalized, losses, LOCAL_TOL, LOCAL_MAX_ITER, lo, hi, n_iter, n_capped)
+    if hi > lo:
+        a, b = int(offsets[lo]), int(offsets[hi])
+        seg = np.asarray(offsets[lo:hi + 1], dtype=np.intp) - a
+        Xb, means = _centred_block(X[a:b], sw[a:b], seg, n_penalized)
+        Yb = np.ascontiguousarray(Y[:, a:b])
+        th, mass, out = theta[lo:hi], inv_mass[lo:hi], losses[lo:hi]
+        shift = _intercept_shift(th, means, n_penalized, Xb)
+        th[:, :, n_penalized] += shift
+        scale, lipschitz = local_preconditioner(Xb, sw[a:b], seg, loss, mass, l2, n_penalized)
+        lin_local_solve(Xb, Yb, sw[a:b], seg, th, loss, mass, scale, lipschitz, l2,
+                        n_penalized, out, LOCAL_TOL, LOCAL_MAX_ITER, 0, hi - lo,
+                        n_iter[lo:hi], n_capped[lo:hi])
+        th[:, :, n_penalized] -= _intercept_shift(th, means, n_penalized, Xb)
     capped = np.flatnonzero(n_capped)
     if capped.size:
         if labels is None:  # joins and the MPI engine: positions in the call's node order

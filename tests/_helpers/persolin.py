@@ -56,3 +56,19 @@ def local_solve_numpy(grad, n, scale, lipschitz, tol, max_iter):
             y = x + (t - 1.0) / t_next * (x - prev)
             t = t_next
     return scale * x, it
+
+
+def centred_numpy(X, sw, n_pen):
+    """``(Xc, shift)`` of one node: with one constant unpenalized column c
+    (the intercept), the penalized columns less their mean over the samples
+    of positive weight, and ``shift(theta)`` = ``theta_pen . m / c`` (the
+    intercept of the centred problem is theta_c + shift); else ``(X, None)``."""
+    if X.shape[1] != n_pen + 1 or not len(X) or X[0, n_pen] == 0 \
+            or not np.all(X[:, n_pen] == X[0, n_pen]):
+        return X, None
+    w = np.where(sw > 0, sw, 0.0)
+    m = (w @ X[:, :n_pen]) / w.sum() if w.sum() > 0 else np.zeros(n_pen)
+    Xc = X.copy()
+    Xc[:, :n_pen] -= m
+    c = X[0, n_pen]
+    return Xc, lambda theta: theta[..., :n_pen] @ m / c
