@@ -66,16 +66,14 @@ from skfed import FederatedSupportRecovery  # noqa: E402
 
 def sketch_signs(X, groups, rng):
     """Each client's one-bit sketch: signs of one random combination of its centred rows."""
-    g = int(groups.max()) + 1
+    order = np.argsort(groups, kind="stable")
+    X, groups = X[order], groups[order]
+    starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
     u = rng.standard_normal(len(groups))
-    counts = np.bincount(groups, minlength=g)
-    usum = np.bincount(groups, weights=u, minlength=g)
-    means = np.zeros((g, X.shape[1]))
-    np.add.at(means, groups, X)
-    means /= counts[:, None]
-    v = np.zeros((g, X.shape[1]))
-    np.add.at(v, groups, u[:, None] * X)
-    v -= usum[:, None] * means
+    counts = np.diff(np.r_[starts, len(groups)])
+    usum = np.add.reduceat(u, starts)
+    means = np.add.reduceat(X, starts, axis=0) / counts[:, None]
+    v = np.add.reduceat(u[:, None] * X, starts, axis=0) - usum[:, None] * means
     return v > 0
 
 
