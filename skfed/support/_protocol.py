@@ -588,6 +588,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             self.feature_reference_rate_ = feature_reference
             support = pvalues <= fwer / d
             self.pvalues_ = pvalues
+            stage_one = support
             if sketch_rows is not None and n_positive is not None:
                 # The neighbour stage (only removes features): rates among
                 # the answering clients that run the small-client rule.
@@ -633,12 +634,12 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
                         UserWarning,
                         stacklevel=4,
                     )
-            if auto and d >= 4 and support.sum() > d / 2:
+            if auto and d >= 4 and stage_one.sum() > d / 2:
                 # The median feature is significantly above the highest rate
                 # of a feature outside the support: the test's premise (most
                 # features are selected at the null rate) does not hold.
                 warnings.warn(
-                    f"{int(support.sum())} of the {d} features are significant: the "
+                    f"{int(stage_one.sum())} of the {d} features are significant: the "
                     "server's test assumes a sparse model whose features outside the "
                     "support each client selects at the null rate. Either the model is "
                     "not sparse, or features outside the support are correlated with "
