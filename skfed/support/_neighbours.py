@@ -100,7 +100,7 @@ def sketch_signs(X_nodes, w_nodes, offsets, clients, center, random_state):
     rng = np.random.default_rng(random_state)
     starts, stops = offsets[clients], offsets[clients + 1]
     sizes = stops - starts
-    rows = np.concatenate([np.arange(a, b) for a, b in zip(starts, stops)])
+    rows = np.repeat(stops - sizes.cumsum(), sizes) + np.arange(int(sizes.sum()))
     owner = np.repeat(np.arange(len(clients)), sizes)
     w = np.asarray(w_nodes, dtype=np.float64)[rows]
     a = rng.standard_normal(len(rows)) * np.sqrt(w)
@@ -109,10 +109,12 @@ def sketch_signs(X_nodes, w_nodes, offsets, clients, center, random_state):
         W = np.bincount(owner, weights=w, minlength=len(clients))
         A = np.bincount(owner, weights=a, minlength=len(clients))
         a = a - w * (A / np.where(W > 0, W, 1.0))[owner]
-    indicator = sparse.csr_matrix((a, (owner, np.arange(len(rows)))),
-                                  shape=(len(clients), len(rows)))
-    Xr = X_nodes[rows]
-    v = indicator @ (Xr.astype(np.float64) if not sparse.issparse(Xr) else Xr.tocsr())
+    # One sparse product over the rows in place (no copy of X): row i of
+    # the indicator holds client i's coefficients at its rows.
+    dtype = X_nodes.dtype if X_nodes.dtype in (np.float32, np.float64) else np.float64
+    indicator = sparse.csr_matrix((a.astype(dtype), (owner, rows)),
+                                  shape=(len(clients), X_nodes.shape[0]))
+    v = indicator @ X_nodes
     v = v.toarray() if sparse.issparse(v) else np.asarray(v)
     return np.packbits(v > 0, axis=1, bitorder="little")
 

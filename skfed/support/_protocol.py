@@ -332,8 +332,9 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             # sent in the same message as their selection bits.
             senders = np.flatnonzero(
                 answered & ~ols_client(n_positive, d, bool(self.fit_intercept)))
-            sketch = (senders, sketch_signs(X_nodes, w_nodes, layout.offsets, senders,
-                                            bool(self.fit_intercept), self._sign_seed()))
+            if len(senders):
+                sketch = (senders, sketch_signs(X_nodes, w_nodes, layout.offsets, senders,
+                                                bool(self.fit_intercept), self._sign_seed()))
         self._server_vote(packed, answered, sim, d, auto=auto, spec=spec, reported=reported,
                           n_positive=n_positive, tested=tested, sketch=sketch)
         if (auto and spec is None and self.pvalues_ is not None and self.n_answered_
