@@ -228,3 +228,20 @@ def test_regressor_uses_the_stage():
     reg = FederatedSparseLinearRegression(random_state=0).fit(X, y, groups=groups)
     assert np.flatnonzero(reg.support_).tolist() == [340]
     assert reg.explained_by_[339] == 340
+
+
+def test_recovery_non_decreasing_in_clients_at_d_400():
+    # Nested clients of the Toeplitz d = 400 instance: the binomial test alone
+    # adds the neighbours 339 / 341 once there are enough clients (recovery
+    # falls); with the neighbour stage it stays exact.
+    d, n = 400, 10
+    X, y, groups = toeplitz_clients(3000, n, d, [340], [3.0], seed=2)
+    stage_one, final = [], []
+    for g in (300, 1000, 3000):
+        m = groups < g
+        est = FederatedSupportRecovery(random_state=0).fit(X[m], y[m], groups=groups[m])
+        stage_one.append(np.flatnonzero(est.pvalues_ <= 0.05 / d).tolist())
+        final.append(np.flatnonzero(est.support_).tolist())
+    # the binomial test alone: exact at 300 clients, not from 1,000 on
+    assert stage_one == [[340], [339, 340, 341], [339, 340, 341]]
+    assert final == [[340], [340], [340]]
