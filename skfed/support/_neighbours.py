@@ -131,7 +131,8 @@ def neighbour_stage(support, bits, sketch, small, votes, n_reports, z, beta, fwe
     ``support`` (d,) stage one's selection; ``bits`` (g, d) bool, what the
     ``g`` answering clients sent; ``sketch`` (g_s, ceil(d / 8)) the packed
     sketches of the small answering clients, ``small`` (g,) which of the
-    answering clients they are (rows of ``sketch`` in that order);
+    answering clients ran the small-client rule (in a fit, the rows of
+    ``sketch`` in that order; a join's new clients send no sketch);
     ``votes`` / ``n_reports`` the server's counts; ``z`` ``auto_z``;
     ``beta`` the rogue tolerance; ``fwer`` the level.  Returns ``(keep,
     reference, explained_by)``: the kept support, each re-tested feature's
@@ -144,11 +145,12 @@ def neighbour_stage(support, bits, sketch, small, votes, n_reports, z, beta, fwe
     explained_by = np.full(d, -1, dtype=np.intp)
     selected = np.flatnonzero(keep)
     g = bits.shape[0]
-    g_s = int(np.sum(small))
-    if len(selected) < 2 or g_s < 1 or g < 1:
+    n_small = int(np.sum(small))
+    g_s = sketch.shape[0]  # the clients that sent a sketch (a join adds none)
+    if len(selected) < 2 or g_s < 1 or n_small < 1:
         return keep, reference, explained_by
     q0 = float(rate_of(0.0, z))
-    f_ols = 1.0 - g_s / g
+    f_ols = 1.0 - n_small / g
     fraction = bits[small][:, selected].mean(axis=0)
     honest = (fraction - beta) / (1.0 - beta)
     delta = noncentrality(honest, z)

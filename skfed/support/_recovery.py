@@ -265,7 +265,9 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         them (and voids the guarantee).  None: no privacy.
     random_state : int, RandomState instance or None, default=None
         Public randomness only: the network's faults when the network has
-        no seed of its own, and the features each client reports.  The
+        no seed of its own, the features each client reports, and the
+        coefficients of the small clients' sketches (see the neighbour
+        stage above; None: fresh ones at every fit).  The
         randomized response of ``privacy`` never depends on it: its flips
         come from the operating system's CSPRNG.
     n_jobs : int, default=None
