@@ -14,7 +14,13 @@ from scipy import optimize, sparse, stats
 
 from skfed.network import SimulatedNetwork
 from skfed.support import FederatedSparseLinearRegression, FederatedSupportRecovery
-from skfed.support._neighbours import neighbour_stage, noncentrality, rate_of, sketch_signs
+from skfed.support._neighbours import (
+    neighbour_stage,
+    noncentrality,
+    rate_of,
+    sketch_coefficients,
+    sketch_signs,
+)
 
 
 def toeplitz_clients(n_clients, n_samples, d, support, coef, rho=0.5, seed=0):
@@ -33,16 +39,13 @@ def toeplitz_clients(n_clients, n_samples, d, support, coef, rho=0.5, seed=0):
 
 def reference_sketch(X, w, offsets, clients, center, seed):
     """One client at a time: signs of sum_t a_t (x_t - weighted mean)."""
-    rng = np.random.default_rng(seed)
-    sizes = offsets[np.asarray(clients) + 1] - offsets[np.asarray(clients)]
-    u = rng.standard_normal(int(sizes.sum()))
-    out, pos = [], 0
+    out = []
     for i in clients:
         Xi = X[offsets[i]:offsets[i + 1]]
         Xi = Xi.toarray() if sparse.issparse(Xi) else np.asarray(Xi, dtype=np.float64)
         wi = np.asarray(w[offsets[i]:offsets[i + 1]], dtype=np.float64)
-        a = u[pos:pos + len(wi)] * np.sqrt(wi)
-        pos += len(wi)
+        u = sketch_coefficients(seed, np.full(len(wi), i), np.arange(len(wi)))
+        a = u * np.sqrt(wi)
         v = a @ (Xi - (wi @ Xi) / wi.sum()) if center else a @ Xi
         out.append(v > 0)
     return np.array(out)
@@ -72,6 +75,27 @@ def test_sketch_matches_reference(center, fmt):
         shifted = X + 100.0 * rng.normal(size=(1, 11))
         np.testing.assert_array_equal(
             unpack(sketch_signs(shifted, w, offsets, clients, True, 7), 11), got)
+
+
+def test_sketch_coefficients_are_standard_normal_and_per_client():
+    nodes = np.repeat(np.arange(2000), 10)
+    pos = np.tile(np.arange(10), 2000)
+    u = sketch_coefficients(3, nodes, pos)
+    assert abs(u.mean()) < 4 / np.sqrt(len(u)) and abs(u.var() - 1) < 0.03
+    assert stats.kstest(u, "norm").pvalue > 1e-3
+    # lag correlations within a client and across clients are chance level
+    assert abs(np.corrcoef(u[:-1], u[1:])[0, 1]) < 4 / np.sqrt(len(u))
+    # one client alone (another engine) gets its coefficients of the fit
+    np.testing.assert_array_equal(sketch_coefficients(3, np.full(10, 7), np.arange(10)),
+                                  u[70:80])
+    assert not np.array_equal(sketch_coefficients(4, nodes[:10], pos[:10]), u[:10])
+    # a client's sketch equals the fit's when it computes it alone
+    rng = np.random.RandomState(1)
+    X, w = rng.normal(size=(30, 9)), np.ones(30)
+    offsets = np.array([0, 10, 20, 30])
+    whole = sketch_signs(X, w, offsets, np.arange(3), True, 5)
+    alone = sketch_signs(X[10:20], w[10:20], np.array([0, 10]), [0], True, 5, nodes=[1])
+    np.testing.assert_array_equal(alone[0], whole[1])
 
 
 def test_rate_function_and_inverse():

@@ -84,26 +84,61 @@ def noncentrality(rate, z):
     return np.where(rate > rate_of(0.0, z), 0.5 * (lo + hi), 0.0)
 
 
-def sketch_signs(X_nodes, w_nodes, offsets, clients, center, random_state):
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+def _mix(x):
+    """The splitmix64 finalizer on ``uint64`` arrays (wrapping arithmetic)."""
+    x = (x ^ (x >> np.uint64(30))) * _MIX1
+    x = (x ^ (x >> np.uint64(27))) * _MIX2
+    return x ^ (x >> np.uint64(31))
+
+
+def sketch_coefficients(seed, nodes, positions):
+    """Standard normal coefficients ``u`` of rows ``positions`` of clients ``nodes``.
+
+    Counter-based (a hash of ``(seed, node, position)`` through splitmix64,
+    then Box-Muller), so a client computes its own coefficients alone, in
+    any engine and in any order, and gets the simulated fit's.
+    """
+    with np.errstate(over="ignore"):
+        key = _mix(np.full(1, seed, dtype=np.uint64) + _GOLDEN)
+        node = _mix(np.asarray(nodes, dtype=np.uint64) * _GOLDEN + key)
+        pos = np.asarray(positions, dtype=np.uint64) * np.uint64(2)
+        h1 = _mix(node ^ _mix(pos + _GOLDEN))
+        h2 = _mix(node ^ _mix(pos + np.uint64(1) + _GOLDEN))
+    u1 = 1.0 - (h1 >> np.uint64(11)).astype(np.float64) * 2.0 ** -53  # in (0, 1]
+    u2 = (h2 >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+    return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+
+
+def sketch_signs(X_nodes, w_nodes, offsets, clients, center, seed, nodes=None):
     """The packed sketch bits of ``clients`` (node indices), one row each.
 
     ``X_nodes`` (dense or CSR), ``w_nodes`` and ``offsets`` are the
     node-ordered rows; a client's rows are ``offsets[i]:offsets[i + 1]``.
-    Returns ``uint8`` rows of ``ceil(d / 8)`` bytes, feature ``j`` in bit
-    ``j % 8`` of byte ``j // 8`` (as the selection bits).
+    ``nodes`` (default ``clients``): the clients' node indices in the fit,
+    which with ``seed`` fix their coefficients
+    (:func:`sketch_coefficients`).  Returns ``uint8`` rows of ``ceil(d /
+    8)`` bytes, feature ``j`` in bit ``j % 8`` of byte ``j // 8`` (as the
+    selection bits).
     """
     d = X_nodes.shape[1]
     clients = np.asarray(clients, dtype=np.intp)
+    nodes = clients if nodes is None else np.asarray(nodes, dtype=np.intp)
     out = np.zeros((len(clients), (d + 7) // 8), dtype=np.uint8)
     if not len(clients):
         return out
-    rng = np.random.default_rng(random_state)
     starts, stops = offsets[clients], offsets[clients + 1]
     sizes = stops - starts
-    rows = np.repeat(stops - sizes.cumsum(), sizes) + np.arange(int(sizes.sum()))
+    first = np.repeat(sizes.cumsum() - sizes, sizes)
+    position = np.arange(int(sizes.sum())) - first
+    rows = np.repeat(starts, sizes) + position
     owner = np.repeat(np.arange(len(clients)), sizes)
     w = np.asarray(w_nodes, dtype=np.float64)[rows]
-    a = rng.standard_normal(len(rows)) * np.sqrt(w)
+    a = sketch_coefficients(seed, nodes[owner], position) * np.sqrt(w)
     if center:
         # a_t - w_t A / W: coefficients summing to zero over the client
         W = np.bincount(owner, weights=w, minlength=len(clients))
