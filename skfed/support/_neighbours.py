@@ -15,8 +15,10 @@ and that comes from ``X`` alone.
 that runs the small-client rule (``n_i < d + 4``, ``d + 3`` without
 intercept: public) also sends, in its one message, ``d`` more bits: the
 signs of ``v_i = sum_t a_t (x_t - xbar_i)`` over its rows, ``a_t =
-u_t sqrt(w_t)`` with ``u_t`` i.i.d. standard normal (the client's own
-randomness; ``xbar_i`` its weighted means, 0 without intercept).  The
+u_t sqrt(w_t)`` with ``u_t`` standard normal, a hash of the fit's seed
+(from ``random_state``), the client's node index and the row's position
+(:func:`sketch_coefficients`: a client computes its own alone, on any
+engine), ``xbar_i`` its weighted means (0 without intercept).  The
 coefficients of the rows sum to zero, so on Gaussian rows of covariance
 ``Sigma_i`` it is ``v_i ~ N(0, c Sigma_i)``, free of ``y``, and two
 features' signs agree with probability ``1/2 + arcsin(rho_jl) / pi``
