@@ -89,6 +89,17 @@ def test_sketch_coefficients_are_standard_normal_and_per_client():
     np.testing.assert_array_equal(sketch_coefficients(3, np.full(10, 7), np.arange(10)),
                                   u[70:80])
     assert not np.array_equal(sketch_coefficients(4, nodes[:10], pos[:10]), u[:10])
+    # blocks of clients give the same bits as one block
+    import skfed.support._neighbours as nb
+    blocks = np.arange(0, 300, 10)
+    Xm = np.random.RandomState(2).normal(size=(290, 9))
+    one = sketch_signs(Xm, np.ones(290), blocks, np.arange(29), True, 3)
+    saved, nb._SKETCH_BLOCK = nb._SKETCH_BLOCK, 4
+    try:
+        np.testing.assert_array_equal(
+            sketch_signs(Xm, np.ones(290), blocks, np.arange(29), True, 3), one)
+    finally:
+        nb._SKETCH_BLOCK = saved
     # a client's sketch equals the fit's when it computes it alone
     rng = np.random.RandomState(1)
     X, w = rng.normal(size=(30, 9)), np.ones(30)

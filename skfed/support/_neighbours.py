@@ -86,6 +86,9 @@ def noncentrality(rate, z):
     return np.where(rate > rate_of(0.0, z), 0.5 * (lo + hi), 0.0)
 
 
+# Clients are sketched this many at a time (their dense v rows stay a few
+# megabytes whatever the number of clients).
+_SKETCH_BLOCK = 4096
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -131,8 +134,15 @@ def sketch_signs(X_nodes, w_nodes, offsets, clients, center, seed, nodes=None):
     clients = np.asarray(clients, dtype=np.intp)
     nodes = clients if nodes is None else np.asarray(nodes, dtype=np.intp)
     out = np.zeros((len(clients), (d + 7) // 8), dtype=np.uint8)
-    if not len(clients):
-        return out
+    for lo in range(0, len(clients), _SKETCH_BLOCK):
+        hi = min(lo + _SKETCH_BLOCK, len(clients))
+        out[lo:hi] = _sketch_block(X_nodes, w_nodes, offsets, clients[lo:hi],
+                                   nodes[lo:hi], center, seed)
+    return out
+
+
+def _sketch_block(X_nodes, w_nodes, offsets, clients, nodes, center, seed):
+    """The packed sketches of one block of clients (see :func:`sketch_signs`)."""
     starts, stops = offsets[clients], offsets[clients + 1]
     sizes = stops - starts
     first = np.repeat(sizes.cumsum() - sizes, sizes)
