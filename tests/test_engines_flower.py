@@ -778,10 +778,10 @@ def test_support_recovery_on_flower_equals_simulation(params, task_identity):
 
 @needs_flwr
 def test_support_neighbour_sketch_on_flower_equals_simulation(task_identity):
-    # Clients of 10 samples (< d + 4) send the neighbour stage's sketch; each
+    # Clients of 10 samples (< d + 4, d > 20 x 10) send the neighbour stage's sketch; each
     # computes its coefficients alone and gets the simulated fit's bits.
     rng = np.random.default_rng(0)
-    d, n, g = 30, 10, 300
+    d, n, g = 250, 10, 300  # very wide clients (d > 20 x 10): they send sketches
     X = rng.standard_normal((g * n, d))
     for j in range(1, d):
         X[:, j] = 0.5 * X[:, j - 1] + np.sqrt(0.75) * X[:, j]

@@ -221,6 +221,12 @@ def test_no_sketch_without_small_clients_or_for_other_votes():
     assert est.explained_by_ is None and est.neighbour_reference_rate_ is None
     fixed = FederatedSupportRecovery(threshold=0.5).fit(X[:, :], y, groups=groups)
     assert fixed.explained_by_ is None and fixed.neighbour_reference_rate_ is None
+    # small clients that are not very wide (d = 12 <= 20 x 10): their
+    # controls are real neighbours, no sketch
+    small = FederatedSupportRecovery(vote="selection").fit(X[:200], y[:200],
+                                                           groups=np.repeat(np.arange(20), 10))
+    assert not small.ols_clients_.any() and small.n_controls_.max() > 0
+    assert small.n_bytes_sent_ == 20 * (16 + 2) and small.explained_by_ is None
 
 
 def test_sketch_bytes_and_join_keeps_the_stage():

@@ -120,7 +120,7 @@ def fit_server(fitted, driver):
     n_positive = np.array([int(infos[t]["n_positive"]) for t in range(n_nodes)])
     sketching = np.zeros(n_nodes, dtype=bool)
     sketch_seed = -1
-    if est._sends_sketch(auto, None, None):  # as the simulated fit
+    if est._sends_sketch(auto, None, None, n_positive, d):  # as the simulated fit
         sketching = answered & ~ols_client(n_positive, d, bool(est.fit_intercept))
         if sketching.any():
             sketch_seed = est._sign_seed()

@@ -37,6 +37,7 @@ from ._rules import (
     null_selection_rate,
     sign_centre_margin,
     small_client_warning,
+    wide_clients,
 )
 
 
@@ -327,7 +328,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             # reports; the server draws the same assignment.
             reported = _balanced_reports(n_nodes, d, k, self.random_state)
         sketch = None
-        if self._sends_sketch(auto, spec, reported):
+        if self._sends_sketch(auto, spec, reported, n_positive, d):
             # The small clients' one-bit sketches of X (skfed.support._neighbours),
             # sent in the same message as their selection bits.
             senders = np.flatnonzero(
@@ -347,16 +348,19 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
                 warnings.warn(message, UserWarning, stacklevel=3)
         return X_nodes, y_nodes, w_nodes, layout, sim
 
-    def _sends_sketch(self, auto, spec, reported):
+    def _sends_sketch(self, auto, spec, reported, n_positive, d):
         """Whether the small clients send the sketch of the neighbour stage.
 
         With the selection vote at ``alpha="auto"`` and ``threshold="auto"``,
-        every feature reported and no finite privacy budget (the sketch is
-        not randomized); see :mod:`skfed.support._neighbours`.
+        every feature reported, no finite privacy budget (the sketch is not
+        randomized) and very wide clients (:func:`~skfed.support._rules.
+        wide_clients`: ``d > 20 median(n_i)``, public); see
+        :mod:`skfed.support._neighbours`.
         """
         return (auto and isinstance(self.threshold, str) and not self._sign_vote()
                 and reported is None
-                and (spec is None or not math.isfinite(spec.budget()[0])))
+                and (spec is None or not math.isfinite(spec.budget()[0]))
+                and wide_clients(n_positive, d))
 
     def _short_clients(self, n_positive, auto, private):
         """Clients with too few samples to compute their statistics.
