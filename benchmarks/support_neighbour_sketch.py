@@ -47,6 +47,23 @@ coefficients from one ``default_rng`` stream over all clients' rows) gave
 the same supports on the same cells; the estimator's coefficients are
 counter-based so that a client computes its own alone (Flower).
 
+The first estimator version ran the stage for every small client, at any
+``d``.  On the guide's "two votes" problems with ``vote="selection"``
+forced at 10,000 x 10 it dropped weak support features that a stronger
+adjacent one explained (their 3 controls are real neighbours there, which
+lower such a feature's rate below the marginal model's): Toeplitz 20/10
+seeds 0 / 2 / 4 (features 0, 13, 13 at 0.351-0.352 against neighbour
+references 0.339-0.349; exact 2/5 -> 1/5, F1 0.944 -> 0.910) and
+equicorrelated 200/5 seeds 2 / 3 (F1 0.600 -> 0.533); at 1,000 x 30 it
+raised equicorrelated 200/5 from 2/5 to 4/5 exact (F1 0.698 -> 0.833;
+seed 0 0.063 -> 0.17).  Held-out families and School were unchanged.  So
+the stage now runs for very wide clients only (``d > 20 median(n_i)``, the
+gate's boundary), where the client's controls are chance correlations::
+
+    python benchmarks/support_vs_pooled.py --designs independent toeplitz heterogeneous \
+        equicorrelated --sizes 10000x10 1000x30 --dims 20:3 20:10 200:5 \
+        --seeds 0 1 2 3 4 --votes selection --peers-up-to 0
+
 Moved from the user guide (doc/user_guide/support.rst, 2026-11-28, when the
 neighbour stage was added; the guide keeps the current results), as it
 stood there:

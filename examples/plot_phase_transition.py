@@ -4,9 +4,8 @@ Support recovery that improves with every client
 =============================================================
 
 :class:`~skfed.support.FederatedSupportRecovery` runs Barik & Honorio's
-one-shot protocol: every client sends one bit per feature, once (a small
-client under the selection vote adds a one-bit sketch of its features), and
-the server votes.  Its default rule is chosen for the vote: each client tests
+one-shot protocol: every client sends one bit per feature, once, and the
+server votes.  Its default rule is chosen for the vote: each client tests
 every feature at a known null selection rate (0.317): the OLS t-test when it
 has more samples than features; else, when its own rows show correlated
 features, the t-test of the feature given its few closest features, and
@@ -119,12 +118,6 @@ for n in (20, 60):
 # %%
 # What it costs
 # -------------
-# One message of ``ceil(d / 8)`` bytes plus a 16-byte header per client, once
-# (3,000 clients of 10 samples send signs).  Under the selection vote (here
-# up to 300 clients) a client with fewer than ``d + 4`` samples adds
-# ``ceil(d / 8)`` bytes: a one-bit sketch of its features from which the
-# server estimates their correlation, to drop a feature that a correlated
-# selected one explains (the neighbour stage).
+# One message of ``ceil(d / 8)`` bytes plus a 16-byte header per client, once.
 print(f"{clients[-1]} clients: {clients[-1] * (math.ceil(d / 8) + 16):,} bytes for the fit")
-print(f"{clients[-3]} clients: {clients[-3] * (2 * math.ceil(d / 8) + 16):,} bytes for the fit")
 plt.show()

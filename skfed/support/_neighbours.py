@@ -11,9 +11,12 @@ controls fixes it.  The server lacks one thing, the features' correlation,
 and that comes from ``X`` alone.
 
 **The sketch.**  Under the selection vote (``alpha="auto"``, ``threshold=
-"auto"``, no finite privacy budget, every feature reported) every client
-that runs the small-client rule (``n_i < d + 4``, ``d + 3`` without
-intercept: public) also sends, in its one message, ``d`` more bits: the
+"auto"``, no finite privacy budget, every feature reported) with very wide
+clients (``d > 20 median(n_i)``, :func:`skfed.support._rules.wide_clients`,
+where the small-client rule's controls are chance correlations) every
+client that runs the small-client rule (``n_i < d + 4``, ``d + 3``
+without intercept: public) also sends, in its one message, ``d`` more
+bits: the
 signs of ``v_i = sum_t a_t (x_t - xbar_i)`` over its rows, ``a_t =
 u_t sqrt(w_t)`` with ``u_t`` standard normal, a hash of the fit's seed
 (from ``random_state``), the client's node index and the row's position
@@ -52,8 +55,12 @@ with a support feature sits at about a quarter of that feature's excess
 rate its neighbours imply.  The stage only removes features, so the
 family-wise error of stage one still bounds the false positives, whatever
 rogue clients send: a rogue sketch can make the server remove a support
-feature, never add one.  ``benchmarks/support_neighbour_sketch.py``
-measures it (see the user guide).
+feature, never add one.  With narrower clients (``d <= 20 median(n_i)``)
+the 3-4 controls are real neighbours: they lower a weak support feature's
+rate next to a strong one below the marginal model's, and the stage
+dropped such features there (measured), so it does not run.
+``benchmarks/support_neighbour_sketch.py`` measures it (see the user
+guide).
 """
 
 import numpy as np

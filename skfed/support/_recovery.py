@@ -78,8 +78,9 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
     features' real neighbours when ``d`` is large against its rows (its
     closest features are chance correlations), so a feature outside the
     support next to a support feature is selected above ``q0``.  Under the
-    selection vote such clients therefore also send ``d`` sketch bits in
-    the same message, the signs of one random zero-sum combination of their
+    selection vote, when the clients are very wide (``d > 20 median(n_i)``,
+    public), such clients therefore also send ``d`` sketch bits in the same
+    message, the signs of one random zero-sum combination of their
     centred rows (from ``X`` alone), from which the server estimates the
     features' correlations ``rho``; after the binomial test it re-tests
     every selected feature ``j`` correlated with another selected ``l``
@@ -93,7 +94,8 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
     Each answering client sends one message of ``ceil(k / 8)`` bytes plus
     the header, ``k = n_reported`` (all ``d`` features by default), and a
     client of the small-client rule ``ceil(d / 8)`` more bytes of sketch
-    under the selection vote; nothing else is communicated.
+    under the selection vote with very wide clients; nothing else is
+    communicated.
 
     Parameters
     ----------
@@ -329,8 +331,8 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         The neighbour stage's reference rate of every selected feature it
         re-tested (correlated with another selected feature in the
         sketches), NaN for the others; None when no sketch was sent (the
-        sign vote, a fixed ``threshold``, privacy, ``n_reported < d``, or
-        no client of the small-client rule).  A re-tested feature is kept
+        sign vote, a fixed ``threshold``, privacy, ``n_reported < d``,
+        ``d <= 20 median(n_i)``, or no client of the small-client rule).  A re-tested feature is kept
         when its votes are significantly above it.
     explained_by_ : ndarray of shape (n_features,), dtype=intp, or None
         The selected feature whose correlation set each re-tested
