@@ -777,6 +777,29 @@ def test_support_recovery_on_flower_equals_simulation(params, task_identity):
 
 
 @needs_flwr
+def test_support_neighbour_sketch_on_flower_equals_simulation(task_identity):
+    # Clients of 10 samples (< d + 4, d > 20 x 10) send the neighbour stage's sketch; each
+    # computes its coefficients alone and gets the simulated fit's bits.
+    rng = np.random.default_rng(0)
+    d, n, g = 250, 10, 300  # very wide clients (d > 20 x 10): they send sketches
+    X = rng.standard_normal((g * n, d))
+    for j in range(1, d):
+        X[:, j] = 0.5 * X[:, j - 1] + np.sqrt(0.75) * X[:, j]
+    y = 3 * X[:, 10] + 3 * X[:, 11] + rng.standard_normal(g * n)
+    groups = np.repeat(np.arange(g), n)
+    estimator = FederatedSupportRecovery(random_state=0)
+    reference = clone(estimator).fit(X, y, groups=groups)
+    fitted, _ = flower_fit(estimator, X, y, groups)
+    assert (reference.explained_by_ >= 0).sum() >= 2  # the stage re-tested
+    for name in ("support_", "votes_", "pvalues_", "explained_by_",
+                 "neighbour_reference_rate_", "bytes_per_round_"):
+        np.testing.assert_array_equal(getattr(fitted, name), getattr(reference, name))
+    np.testing.assert_array_equal(fitted._sketch_rows, reference._sketch_rows)
+    check_traffic(fitted, reference)
+    assert fitted.flower_traffic_.item_totals().get("sketch", 0) == g * ((d + 7) // 8)
+
+
+@needs_flwr
 @pytest.mark.parametrize("network", [None, "faults"])
 def test_support_tested_bits_on_flower_equal_simulation(network, task_identity):
     # A feature constant on half the clients: they drop it (the OLS pivot)

@@ -15,7 +15,8 @@ from flwr.app import ArrayRecord, ConfigRecord, Message, RecordDict
 
 from .._base import check_sample_weight
 from ..network import resolve_network
-from ..support._rules import _client_pass
+from ..support._neighbours import sketch_signs
+from ..support._rules import _client_pass, ols_client
 from ._flower_records import SUPPORT, _array, _arrays_of, _config_of, _hello_reply
 
 ACCEPT_SPARSE = True
@@ -79,6 +80,13 @@ def _support_message(estimator, node, message):
     if tested is not None:
         # the features it could test, sent only when it could not test them all
         arrays["tested"] = _array(tested[0])
+    sketch_seed = int(control.get("sketch_seed", -1))
+    if sketch_seed >= 0:
+        # a small client's sketch of its rows for the neighbour stage
+        # (skfed.support._neighbours), the simulated fit's bits
+        arrays["sketch"] = _array(sketch_signs(
+            X, weights, offsets, [0], bool(estimator.fit_intercept), sketch_seed,
+            nodes=[int(control.get("node", 0))])[0])
     return RecordDict({"skfed": ArrayRecord(arrays)})
 
 
@@ -109,11 +117,19 @@ def fit_server(fitted, driver):
     abstain = est._abstainers([int(infos[t]["n_positive"]) for t in range(n_nodes)], auto)
     answered = active & (work >= 1.0) & ~abstain
     senders = np.flatnonzero(answered).astype(np.intp)
+    n_positive = np.array([int(infos[t]["n_positive"]) for t in range(n_nodes)])
+    sketching = np.zeros(n_nodes, dtype=bool)
+    sketch_seed = -1
+    if est._sends_sketch(auto, None, None, n_positive, d):  # as the simulated fit
+        sketching = answered & ~ols_client(n_positive, d, bool(est.fit_intercept))
+        if sketching.any():
+            sketch_seed = est._sign_seed()
     contents = {
         int(t): RecordDict(
             {"control": ConfigRecord(
                 {"lambda": float(lam[t]), "z": z, "auto": bool(auto),
-                 "sign_seed": sign_seed, "node": int(t)})}
+                 "sign_seed": sign_seed, "node": int(t),
+                 "sketch_seed": sketch_seed if sketching[t] else -1})}
         )
         for t in senders
     }
@@ -132,9 +148,13 @@ def fit_server(fitted, driver):
                 tested = np.zeros_like(packed)
                 tested[:] = np.packbits(np.ones(d, dtype=bool), bitorder="little")
             tested[t] = arrays["tested"]
+    sketch = None
+    if sketching.any():
+        small = np.flatnonzero(sketching)
+        sketch = (small, np.array([_arrays_of(replies[int(t)], "skfed")["sketch"]
+                                   for t in small], dtype=np.uint8))
     # Replayed faults, byte counts and the vote: the simulated fit's own code.
-    est._server_vote(packed, answered, sim, d, auto=auto,
-                     n_positive=[int(infos[t]["n_positive"]) for t in range(n_nodes)],
-                     tested=tested)
+    est._server_vote(packed, answered, sim, d, auto=auto, n_positive=n_positive,
+                     tested=tested, sketch=sketch)
     est._set_communication(sim)
     return est

@@ -105,7 +105,8 @@ FLOWER_REQUIREMENT = "flwr==1.41.0"
 
 # Items of skfed's byte model, by the names the traffic log uses.
 MODEL_ITEMS = frozenset(
-    {"w", "sigma", "dv", "gap", "stats", "gamma", "landmarks", "bits", "tested", "sv", "gram"}
+    {"w", "sigma", "dv", "gap", "stats", "gamma", "landmarks", "bits", "tested", "sketch", "sv",
+     "gram"}
 )
 
 

@@ -19,6 +19,7 @@ from .._core._support_fast import tally_votes, unpack_bits
 from ..network import payload_bytes, resolve_network
 from ..privacy import DifferentialPrivacy, check_privacy
 from ._join import _JoinVoteMixin
+from ._neighbours import neighbour_stage, sketch_signs
 from ._private import _balanced_reports, choose_n_reported, randomized_response
 from ._rules import (
     DEFAULT_AUTO_Z,
@@ -36,6 +37,7 @@ from ._rules import (
     null_selection_rate,
     sign_centre_margin,
     small_client_warning,
+    wide_clients,
 )
 
 
@@ -325,8 +327,17 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             # Public randomness (random_state): which k features each client
             # reports; the server draws the same assignment.
             reported = _balanced_reports(n_nodes, d, k, self.random_state)
+        sketch = None
+        if self._sends_sketch(auto, spec, reported, n_positive, d):
+            # The small clients' one-bit sketches of X (skfed.support._neighbours),
+            # sent in the same message as their selection bits.
+            senders = np.flatnonzero(
+                answered & ~ols_client(n_positive, d, bool(self.fit_intercept)))
+            if len(senders):
+                sketch = (senders, sketch_signs(X_nodes, w_nodes, layout.offsets, senders,
+                                                bool(self.fit_intercept), self._sign_seed()))
         self._server_vote(packed, answered, sim, d, auto=auto, spec=spec, reported=reported,
-                          n_positive=n_positive, tested=tested)
+                          n_positive=n_positive, tested=tested, sketch=sketch)
         if (auto and spec is None and self.pvalues_ is not None and self.n_answered_
                 and not self._sign_vote()):
             message = small_client_warning(
@@ -336,6 +347,20 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             if message:
                 warnings.warn(message, UserWarning, stacklevel=3)
         return X_nodes, y_nodes, w_nodes, layout, sim
+
+    def _sends_sketch(self, auto, spec, reported, n_positive, d):
+        """Whether the small clients send the sketch of the neighbour stage.
+
+        With the selection vote at ``alpha="auto"`` and ``threshold="auto"``,
+        every feature reported, no finite privacy budget (the sketch is not
+        randomized) and very wide clients (:func:`~skfed.support._rules.
+        wide_clients`: ``d > 20 median(n_i)``, public); see
+        :mod:`skfed.support._neighbours`.
+        """
+        return (auto and isinstance(self.threshold, str) and not self._sign_vote()
+                and reported is None
+                and (spec is None or not math.isfinite(spec.budget()[0]))
+                and wide_clients(n_positive, d))
 
     def _short_clients(self, n_positive, auto, private):
         """Clients with too few samples to compute their statistics.
@@ -375,7 +400,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         return self._short_clients(n_positive, auto, False)
 
     def _server_vote(self, packed, answered, sim, d, *, auto=True, spec=None,
-                     reported=None, held=None, n_positive=None, tested=None):
+                     reported=None, held=None, n_positive=None, tested=None, sketch=None):
         """Round 1 at the server: receive the messages, count them, vote.
 
         ``packed`` holds every client's honest bits (one row per node).
@@ -409,6 +434,13 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         ``tested`` is not sent (it depends on the client's data): an
         untested feature is sent as a 0 bit through the randomized response
         and counts as reported, which only lowers its null rate.
+
+        ``sketch``: ``(clients, packed)``, the rows of ``packed`` that sent
+        a sketch of ``X`` (:func:`~skfed.support._neighbours.sketch_signs`)
+        and those sketches; each adds ``ceil(d / 8)`` bytes to its message,
+        and the selection vote's test is followed by the neighbour stage
+        (:func:`~skfed.support._neighbours.neighbour_stage`).  In a join
+        (``held``) the fit's sketches are used (the new clients send none).
         """
         if spec is not None and math.isfinite(spec.budget()[0]):
             n_positive = None  # the clients' sizes are not sent under privacy
@@ -434,6 +466,25 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             if reported is not None:
                 tested_rows = tested_rows[np.arange(g)[:, None], reported[local]]
             n_bytes[~tested_rows.all(axis=1)] *= 2
+        sketch_rows = None
+        if sketch is not None:
+            sent = np.isin(local, sketch[0])
+            n_bytes[sent] += payload_bytes(n_bits=d)
+            sketch_rows = sketch[1]
+            if rogue[sent].any():
+                # A rogue client corrupts its sketch as it corrupts its bits.
+                bad = np.isin(sketch[0], senders[rogue])
+                rows = _unpack(sketch_rows[bad], d)
+                rows = sim.corrupt_bit_rows(rows, sketch[0][bad])
+                sketch_rows = sketch_rows.copy()
+                sketch_rows[bad] = np.packbits(rows, axis=1, bitorder="little")
+            self._sketch_rows = sketch_rows
+        elif held is not None:
+            # A join: the server holds the fit's sketches (new clients send none).
+            sketch_rows = getattr(self, "_sketch_rows", None)
+        elif hasattr(self, "_sketch_rows"):
+            del self._sketch_rows
+        self.neighbour_reference_rate_ = self.explained_by_ = None
         if simple:
             votes = np.zeros(d, dtype=np.int64)
             tally_votes(packed, local, votes)
@@ -542,6 +593,14 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             self.feature_reference_rate_ = feature_reference
             support = pvalues <= fwer / d
             self.pvalues_ = pvalues
+            stage_one = support
+            if sketch_rows is not None and n_positive is not None:
+                # The neighbour stage (only removes features): rates among
+                # the answering clients that run the small-client rule.
+                small = ~ols_client(n_positive[answered], d, bool(self.fit_intercept))
+                support, self.neighbour_reference_rate_, self.explained_by_ = neighbour_stage(
+                    support, client_supports[answered], sketch_rows, small, votes,
+                    n_reports, self._client_z(), beta, fwer)
             self.reference_rate_ = reference
             best = reference ** max(int(n_reports.max()) if g else 0, 0)
             if g and best > fwer / d:
@@ -580,12 +639,12 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
                         UserWarning,
                         stacklevel=4,
                     )
-            if auto and d >= 4 and support.sum() > d / 2:
+            if auto and d >= 4 and stage_one.sum() > d / 2:
                 # The median feature is significantly above the highest rate
                 # of a feature outside the support: the test's premise (most
                 # features are selected at the null rate) does not hold.
                 warnings.warn(
-                    f"{int(support.sum())} of the {d} features are significant: the "
+                    f"{int(stage_one.sum())} of the {d} features are significant: the "
                     "server's test assumes a sparse model whose features outside the "
                     "support each client selects at the null rate. Either the model is "
                     "not sparse, or features outside the support are correlated with "

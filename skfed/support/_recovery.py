@@ -74,9 +74,28 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
     the number of clients needed is ``O(log(d / fwer) / KL(q1 || reference))``
     for a feature detected at rate ``q1``, the paper's ``O(log d)``.
 
+    A client with fewer than ``d + 4`` samples cannot condition on its
+    features' real neighbours when ``d`` is large against its rows (its
+    closest features are chance correlations), so a feature outside the
+    support next to a support feature is selected above ``q0``.  Under the
+    selection vote, when the clients are very wide (``d > 20 median(n_i)``,
+    public), such clients therefore also send ``d`` sketch bits in the same
+    message, the signs of one random zero-sum combination of their
+    centred rows (from ``X`` alone), from which the server estimates the
+    features' correlations ``rho``; after the binomial test it re-tests
+    every selected feature ``j`` correlated with another selected ``l``
+    against the rate ``j`` would reach from ``l`` alone (its test's
+    noncentrality ``|rho_jl|`` times ``l``'s, read off ``l``'s vote
+    fraction) and drops it unless its votes are significantly above that
+    (:mod:`skfed.support._neighbours`).  This stage only removes features,
+    so the test's family-wise error bound holds whatever rogue clients
+    send.
+
     Each answering client sends one message of ``ceil(k / 8)`` bytes plus
-    the header, ``k = n_reported`` (all ``d`` features by default); nothing
-    else is communicated.
+    the header, ``k = n_reported`` (all ``d`` features by default), and a
+    client of the small-client rule ``ceil(d / 8)`` more bytes of sketch
+    under the selection vote with very wide clients; nothing else is
+    communicated.
 
     Parameters
     ----------
@@ -248,7 +267,9 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         them (and voids the guarantee).  None: no privacy.
     random_state : int, RandomState instance or None, default=None
         Public randomness only: the network's faults when the network has
-        no seed of its own, and the features each client reports.  The
+        no seed of its own, the features each client reports, and the
+        coefficients of the small clients' sketches (see the neighbour
+        stage above; None: fresh ones at every fit).  The
         randomized response of ``privacy`` never depends on it: its flips
         come from the operating system's CSPRNG.
     n_jobs : int, default=None
@@ -278,7 +299,8 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
     pvalues_ : ndarray of shape (n_features,) or None
         One-sided binomial p-values of the server's test (before the
         Bonferroni correction: a feature is kept when ``pvalues_ <= fwer /
-        n_features``; ``vote="sign"``: twice the smaller of its two
+        n_features`` and the neighbour stage keeps it, see
+        ``neighbour_reference_rate_``; ``vote="sign"``: twice the smaller of its two
         one-sided p-values, at most 1); None when the server compares vote fractions with a
         fixed threshold.
     reference_rate_ : float
@@ -305,6 +327,16 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         of a test of its distance to the median of the other features,
         whose variance adds the median's, at most ``pi / (2 (d - 1))``
         times a fraction's).
+    neighbour_reference_rate_ : ndarray of shape (n_features,) or None
+        The neighbour stage's reference rate of every selected feature it
+        re-tested (correlated with another selected feature in the
+        sketches), NaN for the others; None when no sketch was sent (the
+        sign vote, a fixed ``threshold``, privacy, ``n_reported < d``,
+        ``d <= 20 median(n_i)``, or no client of the small-client rule).  A re-tested feature is kept
+        when its votes are significantly above it.
+    explained_by_ : ndarray of shape (n_features,), dtype=intp, or None
+        The selected feature whose correlation set each re-tested
+        feature's reference (-1 for the others); None as above.
     vote_ : {"selection", "sign"}
         The vote the clients sent: ``vote``, or what ``vote="auto"``
         resolved to.
@@ -354,7 +386,9 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
         What the clients added by :meth:`add_nodes` sent (one round per
         join); only after a join.
     n_bytes_sent_ : int
-        ``n_answered_ * (ceil(n_reported / 8) + header_bytes)``, over the
+        ``n_answered_ * (ceil(n_reported / 8) + header_bytes)``, plus
+        ``ceil(d / 8)`` per answering client that sent a sketch (and the
+        tested bits of clients that could not test every feature), over the
         clients of the fit and of every join.
     n_messages_ : int
         ``n_answered_``.

@@ -122,6 +122,21 @@ WIDE_SPHERICITY_Z = 0.5
 WIDE_SAMPLES_PER_CONTROL = 4
 
 
+def wide_clients(n_positive, d):
+    """Whether the clients are very wide: ``d > GATE_OFF_FEATURES_PER_SAMPLE
+    * median(n_i)`` (public quantities only).
+
+    Their closest features are then chance correlations: the small-client
+    rule keeps the sphericity gate (:func:`small_client_rule`), and under
+    the selection vote their clients send the sketch of the neighbour stage
+    (:mod:`skfed.support._neighbours`), whose model (a nearly marginal test
+    of a feature next to a selected one) holds there.
+    """
+    n_positive = np.asarray(n_positive)
+    return bool(n_positive.size
+                and d > GATE_OFF_FEATURES_PER_SAMPLE * float(np.median(n_positive)))
+
+
 def small_client_rule(n_positive, d):
     """``(gate, samples_per_control)`` of the small-client rule for this fit.
 
@@ -131,8 +146,7 @@ def small_client_rule(n_positive, d):
     GATE_OFF_FEATURES_PER_SAMPLE * median(n_i)``, else ``(WIDE_SPHERICITY_Z,
     WIDE_SAMPLES_PER_CONTROL)``.
     """
-    n_positive = np.asarray(n_positive)
-    if n_positive.size == 0 or d <= GATE_OFF_FEATURES_PER_SAMPLE * float(np.median(n_positive)):
+    if not wide_clients(n_positive, d):
         return PARTIAL_SPHERICITY_Z, _partial.PARTIAL_SAMPLES_PER_CONTROL
     return WIDE_SPHERICITY_Z, WIDE_SAMPLES_PER_CONTROL
 

@@ -154,8 +154,8 @@ class FederatedSparseLinearRegression(
         without ``fit_intercept``).
     support_, votes_, n_reports_, vote_fraction_, debiased_fraction_, pvalues_, \
     reference_rate_, feature_reference_rate_, rogue_tolerance_, client_supports_, \
-    ols_clients_, n_controls_, answered_, rogue_, n_answered_, vote_, sign_band_, \
-    sign_centre_margin_
+    ols_clients_, n_controls_, answered_, rogue_, n_answered_, vote_, \
+    neighbour_reference_rate_, explained_by_, sign_band_, sign_centre_margin_
         As in :class:`FederatedSupportRecovery` (round 1; the last two only
         with the sign vote).
     refit_answered_ : ndarray of shape (n_nodes,), dtype=bool
