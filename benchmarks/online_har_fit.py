@@ -1,0 +1,117 @@
+"""Is the online fit on HAR below pooled LogisticRegression, or only its mean?
+
+Issue 32's online HAR rows (``benchmarks/new_nodes.py --families online
+--datasets har``) sit at 95.5 / 96.0 / 96.1 against pooled
+LogisticRegression's 97.9, and their newcomers mostly keep the network
+function they start from (``online_join_evidence.py har``).  This script
+separates what the fit learns for its own nodes from what its mean gives a
+new person, on the split of ``new_nodes.py`` (80 % of the people fitted,
+the new people's samples after their first 20 scored), per seed:
+
+``own``
+    every fitted person holds out every 4th of its samples (in the split's
+    row order); the online classifier at its defaults is fitted on the
+    rest, and scored on the held-out samples with each person's own
+    function, against LogisticRegression pooled over the same rows;
+``network``
+    the same fit's network function (what ``predict`` gives an unseen
+    person) on the new people's test samples, against that pooled
+    LogisticRegression;
+``linear means``
+    a reference outside the package: one ``LinearSVC(C=C)`` per fitted
+    person on all its samples, their coefficients and intercepts averaged,
+    scored on the new people's test samples (``C`` = 0.1, 1), against
+    pooled LogisticRegression on the same people's samples.
+
+    python benchmarks/online_har_fit.py [--seeds 0,1,2] [--skip-online]
+
+Measured (2026-11-28, online9, seeds 0 / 1 / 2; CPU of one online fit
+34-55 s, one BLAS thread, shared machine):
+
+(filled in below after the run)
+"""
+
+import argparse
+import sys
+import os
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.svm import LinearSVC
+from threadpoolctl import threadpool_limits
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import new_nodes as nn  # noqa: E402
+
+
+def held_out_rows(groups, rows, every=4):
+    """``(train, held)``: every ``every``-th row of each person held out."""
+    held = np.zeros(len(rows), dtype=bool)
+    g = groups[rows]
+    for node in np.unique(g):
+        held[np.flatnonzero(g == node)[every - 1::every]] = True
+    return rows[~held], rows[held]
+
+
+def accuracy(y, pred):
+    return 100.0 * float(np.mean(np.asarray(pred) == np.asarray(y)))
+
+
+def linear_mean_scores(X, y, groups, fit_rows, test, Cs=(0.1, 1.0)):
+    """Accuracy on ``test`` of the mean of per-person LinearSVC models."""
+    out = {}
+    classes = np.unique(y)
+    for C in Cs:
+        coefs, intercepts = [], []
+        for node in np.unique(groups[fit_rows]):
+            rows = fit_rows[groups[fit_rows] == node]
+            if len(np.unique(y[rows])) < 2:
+                continue
+            model = LinearSVC(C=C, max_iter=5000).fit(X[rows], y[rows])
+            coefs.append(model.coef_[0])
+            intercepts.append(model.intercept_[0])
+        margin = X[test] @ np.mean(coefs, axis=0) + np.mean(intercepts)
+        out[C] = (accuracy(y[test], np.where(margin > 0, classes[1], classes[0])), len(coefs))
+    return out
+
+
+def run(seed, skip_online=False):
+    from skfed.online import DecentralizedKernelSGDClassifier
+
+    X, y, groups, _ = nn.load("har", seed)
+    fit_rows, _, order = nn.split(X, y, groups, seed)
+    _, test = nn.new_node_rows(order, 20)
+    pooled_all = LogisticRegression(max_iter=1000).fit(X[fit_rows], y[fit_rows])
+    lines = [f"seed {seed}: pooled LR (all fitted rows) on new people "
+             f"{accuracy(y[test], pooled_all.predict(X[test])):.2f}"]
+    for C, (score, n) in linear_mean_scores(X, y, groups, fit_rows, test).items():
+        lines.append(f"  mean of {n} per-person LinearSVC(C={C:g}) on new people {score:.2f}")
+    if not skip_online:
+        train, held = held_out_rows(groups, fit_rows)
+        est = DecentralizedKernelSGDClassifier(random_state=seed).fit(
+            X[train], y[train], groups=groups[train])
+        pooled = LogisticRegression(max_iter=1000).fit(X[train], y[train])
+        lines.append(
+            f"  online fit (kernel {est.kernel_}, coupling {est.consensus_penalty_:g}) on its "
+            f"people's held-out rows {accuracy(y[held], est.predict(X[held], groups=groups[held])):.2f}"
+            f" vs pooled LR {accuracy(y[held], pooled.predict(X[held])):.2f}; network function on "
+            f"new people {accuracy(y[test], est.predict(X[test], groups=groups[test])):.2f} vs "
+            f"pooled LR {accuracy(y[test], pooled.predict(X[test])):.2f}")
+    print("\n".join(lines), flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--skip-online", action="store_true")
+    args = parser.parse_args()
+    warnings.filterwarnings("ignore", category=ConvergenceWarning)
+    with threadpool_limits(1):
+        for seed in (int(s) for s in args.seeds.split(",")):
+            run(seed, args.skip_online)
+
+
+if __name__ == "__main__":
+    main()
