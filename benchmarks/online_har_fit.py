@@ -23,7 +23,23 @@ the new people's samples after their first 20 scored), per seed:
     scored on the new people's test samples (``C`` = 0.1, 1), against
     pooled LogisticRegression on the same people's samples.
 
-    python benchmarks/online_har_fit.py [--seeds 0,1,2] [--skip-online]
+``pooled kernel SGD`` (``--pooled-kernel``)
+    the same classifier at its defaults fitted as one node on every fitted
+    person's rows (a reference: what a shared function of the same kernel
+    and dictionary budget, trained on the pooled objective, gives a new
+    person), on the new people's test samples.
+
+``pooled start`` (``--pooled-start``)
+    the federation fitted at its defaults on every fitted person's rows
+    (``new_nodes.py``'s fit), its network function replaced by that
+    one-node function (its points, averaged weights and width), then
+    joined as the package does at ``k = 5, 10, 20``: what the join would
+    score if the network function were a shared function trained on the
+    pooled objective (an experiment outside the package; bytes not
+    counted).
+
+    python benchmarks/online_har_fit.py [--seeds 0,1,2] [--skip-online] [--pooled-kernel]
+    python benchmarks/online_har_fit.py --skip-online --pooled-start
 
 Measured (2026-11-28, online9, main at ff339c8, seeds 0 / 1 / 2; CPU of
 one online fit 34-55 s, one BLAS thread, shared machine):
@@ -110,7 +126,7 @@ def linear_mean_scores(X, y, groups, fit_rows, test, Cs=(0.1, 1.0)):
     return out
 
 
-def run(seed, skip_online=False):
+def run(seed, skip_online=False, pooled_kernel=False, pooled_start=False):
     from skfed.online import DecentralizedKernelSGDClassifier
 
     X, y, groups, _ = nn.load("har", seed)
@@ -132,18 +148,57 @@ def run(seed, skip_online=False):
             f" vs pooled LR {accuracy(y[held], pooled.predict(X[held])):.2f}; network function on "
             f"new people {accuracy(y[test], est.predict(X[test], groups=groups[test])):.2f} vs "
             f"pooled LR {accuracy(y[test], pooled.predict(X[test])):.2f}")
+    if pooled_kernel:
+        one = DecentralizedKernelSGDClassifier(random_state=seed).fit(
+            X[fit_rows], y[fit_rows], groups=np.zeros(len(fit_rows), dtype=int))
+        lines.append(f"  pooled kernel SGD (one node, kernel {one.kernel_}) on new people "
+                     f"{accuracy(y[test], one.predict(X[test], groups=np.zeros(len(test), dtype=int))):.2f}")
+    if pooled_start:
+        lines.extend(_pooled_start(X, y, groups, fit_rows, order, seed))
     print("\n".join(lines), flush=True)
+
+
+def _pooled_start(X, y, groups, fit_rows, order, seed):
+    """The join from a network function replaced by the one-node fit's."""
+    import copy
+
+    from skfed.online import DecentralizedKernelSGDClassifier
+
+    fed = DecentralizedKernelSGDClassifier(random_state=seed).fit(
+        X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+    one = DecentralizedKernelSGDClassifier(random_state=seed).fit(
+        X[fit_rows], y[fit_rows], groups=np.zeros(len(fit_rows), dtype=int))
+    if len(fed.network_dictionary_) != 1 or one.kernel_ != fed.kernel_:
+        return [f"  (skipped: {len(fed.network_dictionary_)} components, kernels "
+                f"{fed.kernel_} / {one.kernel_})"]
+    swapped = copy.deepcopy(fed)
+    swapped.network_dictionary_ = [one.dictionaries_[0].copy()]
+    swapped.network_coef_ = [one.dual_coef_[0].copy()]
+    swapped.network_gamma_ = np.array([float(one.gamma_[0])])
+    lines = []
+    for k in (5, 10, 20):
+        train, test = nn.new_node_rows(order, k)
+        cells = []
+        for model in (fed, swapped):
+            joined = copy.deepcopy(model).add_nodes(X[train], y[train], groups=groups[train])
+            cells.append(f"network {accuracy(y[test], model.predict(X[test], groups=groups[test])):.2f}"
+                         f" join {accuracy(y[test], joined.predict(X[test], groups=groups[test])):.2f}"
+                         f" ({int(np.sum(joined.join_start_ == 'network'))} network starts)")
+        lines.append(f"  k {k:2d}: fitted mean: {cells[0]}; pooled one-node function: {cells[1]}")
+    return lines
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--skip-online", action="store_true")
+    parser.add_argument("--pooled-kernel", action="store_true")
+    parser.add_argument("--pooled-start", action="store_true")
     args = parser.parse_args()
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
     with threadpool_limits(1):
         for seed in (int(s) for s in args.seeds.split(",")):
-            run(seed, args.skip_online)
+            run(seed, args.skip_online, args.pooled_kernel, args.pooled_start)
 
 
 if __name__ == "__main__":
