@@ -51,6 +51,13 @@ def test_regressor_start_needs_half_the_network_loss():
         warnings.simplefilter("ignore")
         est = DecentralizedKernelSGDRegressor(random_state=0, max_epochs=3).fit(X, y, groups=g)
     joined = copy.deepcopy(est)
+    # This federation's coupling selection finds it alike (strong / weak
+    # validation loss 1.9, under _JOIN_ALIKE), where every newcomer keeps
+    # the network function (tests/test_online_join_alike.py); the rule
+    # below is the one for federations that are not.
+    weak, strong = est.consensus_selection_["mean_validation_error"]
+    assert strong <= _join._JOIN_ALIKE * weak
+    joined.consensus_selection_ = None
     seen = []
     rule = joined._join_prefers_network
     joined._join_prefers_network = lambda a, b: seen.append((np.array(a), np.array(b))) or rule(a, b)

@@ -88,6 +88,18 @@ _JOIN_START_MARGIN = 1.0
 # Ridge 31.8 / 31.8 / 31.9), same bytes; the clustered regressions keep
 # their neighbours; classifiers do not use it (bit-identical).
 _JOIN_START_RATIO = 0.5
+# A regressor's newcomer always starts from the network function when the
+# fit's consensus_penalty="auto" found the federation alike: the strong
+# coupling's mean validation loss at most this many times the weak one's
+# (consensus_selection_, summed in the fit and known to every node; no
+# message).  Where pooling is nearly as good as personal functions, a few
+# nodes chosen on 5-20 samples rarely beat the mean of all.  Measured
+# (online9, benchmarks/online_school_start.py, seeds 0-2 / 0-3): the ratio is
+# 1.12-1.21 on School and 8.2-12.5 on the clustered regressions
+# (tests/test_online_join_clusters.py); School's k = 5 row 30.71 -> 31.89
+# (k = 10, 20 unchanged: no newcomer started from its neighbours there;
+# pooled Ridge 31.8), clusters unchanged (0.956 over seeds 0-3).
+_JOIN_ALIKE = 2.0
 # _JOIN_PRIOR (no constant: the rule below).  A regressor's network function
 # is a mean of functions, shrunk (School: its linear part about 0.4 of
 # Ridge's length), so the newcomer takes it at its scale: every candidate
@@ -215,7 +227,10 @@ class _JoinMixin:
            (a classifier: the errors, since a mean has small margins) or, a
            regressor, unless its neighbours do better by more than one
            standard error of the summed per-sample difference of the
-           losses and have at most half its loss; the neighbours are judged by leave-one-out over the
+           losses and have at most half its loss, and always when the
+           fit's ``consensus_penalty="auto"`` found the nodes alike (the
+           strong coupling's validation loss at most twice the weak
+           one's, ``consensus_selection_``); the neighbours are judged by leave-one-out over the
            samples that chose them in step 1 (the choice made without each
            in turn) plus their mean on its other samples; it then takes the
            network function's width.  Otherwise it starts
@@ -521,7 +536,9 @@ class _JoinMixin:
         of its neighbours on its samples (the neighbours' by leave-one-out).
 
         A classifier: unless its neighbours' sum is smaller.  A regressor:
-        unless its neighbours' sum is smaller by more than
+        always when the fit found the federation alike
+        (:meth:`_federation_alike`), otherwise unless its neighbours' sum is
+        smaller by more than
         ``_JOIN_START_MARGIN`` standard errors of the summed per-sample
         difference (a choice on a few samples between a mean of all nodes
         and a few nodes) and at most ``_JOIN_START_RATIO`` times the network
@@ -530,6 +547,8 @@ class _JoinMixin:
         net_loss, neighbour_loss = float(np.sum(net_rows)), float(np.sum(neighbour_rows))
         if not self._is_regressor():
             return net_loss <= neighbour_loss
+        if self._federation_alike():
+            return True
         n = len(net_rows)
         margin = 0.0
         if n > 1:
@@ -537,6 +556,17 @@ class _JoinMixin:
             margin = _JOIN_START_MARGIN * float(np.sqrt(
                 n / (n - 1) * np.sum((diff - diff.mean()) ** 2)))
         return net_loss <= neighbour_loss + margin or neighbour_loss > _JOIN_START_RATIO * net_loss
+
+    def _federation_alike(self):
+        """Whether the fit's coupling selection found the nodes alike: the
+        strong coupling's mean validation loss at most ``_JOIN_ALIKE`` times
+        the weak one's (False without a selection)."""
+        selection = getattr(self, "consensus_selection_", None)
+        if not selection:
+            return False
+        weak, strong = np.asarray(selection["mean_validation_error"], dtype=np.float64)[:2]
+        return bool(np.isfinite(weak) and np.isfinite(strong) and weak > 0
+                    and strong <= _JOIN_ALIKE * weak)
 
     def _join_targets(self, y):
         """Targets of the start's least squares: ``y`` (regression, binary
