@@ -106,3 +106,14 @@ def test_fit_on_shifted_features_keeps_its_accuracy():
     assert scores[0] > 0.9
     # measured: 0.92 and 0.913 (0.587 with a ConvergenceWarning before)
     assert scores[1] >= scores[0] - 0.02
+
+
+def test_without_an_intercept_nothing_is_shifted():
+    # (fit_intercept=False: every column penalized, no centring, no shift)
+    X, Y, sw, offsets, inv_mass, d = _local_problem(shift=0.0)
+    X = np.ascontiguousarray(X[:, :d])
+    theta = np.zeros((len(offsets) - 1, 1, d))
+    losses = np.zeros((len(offsets) - 1, 1))
+    pl.solve_local_problems(X, Y, sw, offsets, theta, _LOSSES["logistic"](), inv_mass, 0.05,
+                            d, losses)
+    assert np.abs(theta).max() > 0.1 and np.all(np.isfinite(losses))

@@ -148,9 +148,7 @@ def _centred_block(X, sw, seg, n_penalized):
 
 
 def _intercept_shift(theta, means, n_penalized, Xc):
-    """``theta_pen . m_k / c`` for every node and problem (0 without means)."""
-    if means is None:
-        return 0.0
+    """``theta_pen . m_k / c`` for every node and problem."""
     c = float(Xc[0, n_penalized])
     return np.einsum("kpj,kj->kp", np.asarray(theta[:, :, :n_penalized], dtype=np.float64),
                      means) / c
@@ -178,13 +176,14 @@ def solve_local_problems(X, Y, sw, offsets, theta, loss, inv_mass, l2, n_penaliz
         Xb, means = _centred_block(X[a:b], sw[a:b], seg, n_penalized)
         Yb = np.ascontiguousarray(Y[:, a:b])
         th, mass, out = theta[lo:hi], inv_mass[lo:hi], losses[lo:hi]
-        shift = _intercept_shift(th, means, n_penalized, Xb)
-        th[:, :, n_penalized] += shift
+        if means is not None:
+            th[:, :, n_penalized] += _intercept_shift(th, means, n_penalized, Xb)
         scale, lipschitz = local_preconditioner(Xb, sw[a:b], seg, loss, mass, l2, n_penalized)
         lin_local_solve(Xb, Yb, sw[a:b], seg, th, loss, mass, scale, lipschitz, l2,
                         n_penalized, out, LOCAL_TOL, LOCAL_MAX_ITER, 0, hi - lo,
                         n_iter[lo:hi], n_capped[lo:hi])
-        th[:, :, n_penalized] -= _intercept_shift(th, means, n_penalized, Xb)
+        if means is not None:
+            th[:, :, n_penalized] -= _intercept_shift(th, means, n_penalized, Xb)
     capped = np.flatnonzero(n_capped)
     if capped.size:
         if labels is None:  # joins and the MPI engine: positions in the call's node order
