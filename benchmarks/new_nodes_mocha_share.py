@@ -128,9 +128,10 @@ def shared_w0(Z, ys, idx, lam, b, start=None):
     return result.x
 
 
-def run(seed, ks, shares):
-    X, y, g, task = nn.load("har", seed)
-    fit_rows, _, order = nn.split(X, y, g, seed)
+def run(seed, ks, shares, name="har", keep_mu=False):
+    data = nn.load(name, seed)
+    X, y, g, task = data[:4]
+    fit_rows, _, order = nn.split(X, y, g, seed, data[4] if len(data) > 4 else None)
     est = nn.make_estimator("mocha", task, seed).fit(X[fit_rows], y[fit_rows],
                                                      groups=g[fit_rows])
     if est.omega_mode_ != "shared" or est._W.shape[0] != 1 or est.loss != "logistic":
@@ -143,7 +144,7 @@ def run(seed, ks, shares):
     lam = float(est._join_lam)
     b_fit = float(est.shared_weight_)
     w0_fit = est._W[0, -1].astype(np.float64)
-    print(f"seed {seed}: fitted share b = {b_fit:.4f}; share selection "
+    print(f"{name} seed {seed}: fitted share b = {b_fit:.4f}; share selection "
           f"{ {k: np.round(v, 5).tolist() for k, v in (est.share_selection_ or {}).items() if k != 'n_folds'} }")
     counts = np.bincount(idx)
     balanced = (len(yf) / len(counts)) / counts[idx]
@@ -166,10 +167,11 @@ def run(seed, ks, shares):
             alone = nn.score(task, yt, np.where(Zt @ w0 > 0, classes[1], classes[0]))
             joined = copy.deepcopy(est)
             joined._W[0, -1] = w0
-            joined.shared_weight_ = b
             rehearsal = joined._join_rehearsal
             rehearsal.w0 = w0[None, :].copy()
-            rehearsal.mu = lam * len(counts) / (1.0 - b)
+            if not keep_mu:
+                joined.shared_weight_ = b
+                rehearsal.mu = lam * len(counts) / (1.0 - b)
             rehearsal.results = {}
             if b == b_fit:  # the reference: the join of the fit itself
                 joined = copy.deepcopy(est)
@@ -182,15 +184,21 @@ def run(seed, ks, shares):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--datasets", default="har",
+                        help="binary data sets of new_nodes.py (har, moons, landmine)")
+    parser.add_argument("--keep-mu", action="store_true",
+                        help="the newcomers keep the fit's personal weight mu (only w_0 "
+                             "is that of the share b)")
     parser.add_argument("--seeds", default="1")
     parser.add_argument("--ks", default="5,10,20")
     parser.add_argument("--shares", default="0.5,0.9,0.99,0.999")
     args = parser.parse_args()
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
     with threadpool_limits(1):
-        for seed in (int(s) for s in args.seeds.split(",")):
-            run(seed, [int(k) for k in args.ks.split(",")],
-                [float(s) for s in args.shares.split(",")])
+        for name in args.datasets.split(","):
+            for seed in (int(s) for s in args.seeds.split(",")):
+                run(seed, [int(k) for k in args.ks.split(",")],
+                    [float(s) for s in args.shares.split(",")], name, args.keep_mu)
 
 
 if __name__ == "__main__":
