@@ -805,6 +805,26 @@ def _check_tables(tables, models, n_base, with_prefix):
         raise ValueError("tables must be score_tables(models, n_base, stumps) of these models.")
 
 
+cdef tuple _use_tables(_Scorer* sc, models, H, const signed char[:, ::1] H8, tuple stumps,
+                       tuple tables, str name):
+    """Point the scorer at the int8 H and the tables of ``models`` (built
+    here when ``tables`` is None, else checked); ``stumps`` is the argument
+    ``name``.  Returns ``(tables, counts)``, which the caller keeps alive
+    while the scorer reads them."""
+    counts = None
+    if stumps is not None:
+        _, _, counts = _check_stumps(stumps, H, name)
+    if tables is None:
+        tables = score_tables(models, H.shape[1], stumps)
+    else:
+        _check_tables(tables, models, H.shape[1], stumps is not None)
+    sc.h8 = &H8[0, 0]
+    _use_lists(sc, tables[0])
+    if stumps is not None:
+        _use_prefix(sc, tables[1], counts, tables[0][3])
+    return tables, counts
+
+
 def pair_scores(
     const floating[:, ::1] models,     # IN (n_nodes, P * n_base) the models nodes send
     const floating[:, ::1] H,          # IN (n_samples, n_base) base predictions, node-sorted
@@ -846,17 +866,7 @@ def pair_scores(
     if H8 is not None and loss is None and H8.shape[0] * H8.shape[1] > 0:
         if H8.shape[0] != H.shape[0] or H8.shape[1] != H.shape[1]:
             raise ValueError("H8 must have the shape of H.")
-        sc.h8 = &H8[0, 0]
-        if stumps is not None:
-            perm, gptr, counts = _check_stumps(stumps, H, "stumps")
-        if tables is None:
-            tables = score_tables(models, H.shape[1], stumps)
-        else:
-            _check_tables(tables, models, H.shape[1], stumps is not None)
-        nz_lists = tables[0]
-        _use_lists(&sc, nz_lists)
-        if stumps is not None:
-            _use_prefix(&sc, tables[1], counts, nz_lists[3])
+        kept = _use_tables(&sc, models, H, H8, stumps, tables, "stumps")
     elif tables is not None:
         raise ValueError("tables are read only with H8 and no loss (Dada's stump scores).")
     with nogil:
@@ -1082,17 +1092,8 @@ def graph_steps(
     if score_H8 is not None and score_loss is None and score_H8.shape[0] * score_H8.shape[1]:
         if score_H8.shape[0] != score_H.shape[0] or score_H8.shape[1] != score_H.shape[1]:
             raise ValueError("score_H8 must have the shape of score_H.")
-        sc.h8 = &score_H8[0, 0]
-        if score_stumps is not None:
-            perm, gptr, counts = _check_stumps(score_stumps, score_H, "score_stumps")
-        if tables is None:
-            tables = score_tables(models, score_H.shape[1], score_stumps)
-        else:
-            _check_tables(tables, models, score_H.shape[1], score_stumps is not None)
-        nz_lists = tables[0]
-        _use_lists(&sc, nz_lists)
-        if score_stumps is not None:
-            _use_prefix(&sc, tables[1], counts, nz_lists[3])
+        kept = _use_tables(&sc, models, score_H, score_H8, score_stumps, tables, "score_stumps")
+        tables, nz_lists = kept[0], kept[0][0]
     own_arr = np.full(K, np.nan)
     nz_arr = np.zeros(max(1, score_H.shape[1]) if score_H is not None else 1, dtype=np.intp)
     cdef double[::1] own = own_arr
