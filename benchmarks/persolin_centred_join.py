@@ -99,9 +99,9 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-import new_nodes as nn  # noqa: E402
+import new_nodes as nn
 
-import skfed.boosting._perso_lin as pl  # noqa: E402
+import skfed.boosting._perso_lin as pl
 
 _ORIG_CENTRED = pl._centred_block
 _ORIG_SOLVE = pl.solve_local_problems
@@ -141,7 +141,7 @@ def run(name, seed, ks, tights, fit_modes=("old", "new"), fit_tol=None):
     data = nn.load(name, seed)
     X, y, groups, task = data[:4]
     extra = data[4] if len(data) > 4 else None
-    fit_rows, new, order = nn.split(X, y, groups, seed, extra)
+    fit_rows, _, order = nn.split(X, y, groups, seed, extra)
     fits = {}
     for fit_mode in fit_modes:
         est = nn.make_estimator("persolin", task, seed)
