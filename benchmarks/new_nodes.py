@@ -703,9 +703,9 @@ join 54.6 / 58.1 / 61.1 -> 54.0 / 57.8 / 61.3 and refit 54.3 / 58.2 /
 (2026-11-28, plcentre; ``benchmarks/persolin_centred_join.py``, whose
 docstring has the tables): the old raw-design solve stopped far from
 every local optimum, a shrinkage shared by the fitted nodes and the
-newcomers; now a 5-20-sample newcomer on HAR stops at ``LOCAL_TOL``
-0.4-19 % above its local optimum while the fitted nodes' summed
-local objective is within 0.2 % of a 1e-4 solve (seed 0).
+newcomers; now the 5-20-sample newcomers on HAR stop at ``LOCAL_TOL``
+0.4-19 % above their local optimum (summed over a join's newcomers)
+while every fitted node stops 0.08-0.29 % above its own (seed 0).
 Newcomers solved to 1e-9 (the fit unchanged) give HAR 92.5 / 93.0 / 93.9;
 1e-3 gives HAR 92.7 / 92.8 / 93.8 but rotated moons 54.3 / 57.6 / 61.5
 (``k = 10`` below 57.8) and Landmine one test sample fewer at ``k = 20``,
