@@ -15,7 +15,8 @@ newcomers' local objective (sum over newcomers of ``losses``, what the
 local solve returns) and the norm of their local models.
 
     python benchmarks/persolin_centred_join.py [--datasets har] [--seeds 0] \
-        [--ks 10,20] [--tight 1e-9]
+        [--ks 10,20] [--tight 1e-9] [--fits old,new] [--fit-tol T] \
+        [--oracle GAP] [--fitted-gap TOL]
 
     python benchmarks/persolin_centred_join.py --datasets har,moons,landmine \
         --seeds 0,1,2 --ks 5,10,20 --fits new --tight 1e-3,3e-4,1e-4,1e-9
