@@ -145,7 +145,10 @@ def reference_stage(support, bits, sketch_bits, small, votes, n_reports, z, beta
             if l == j:
                 continue
             m = np.mean(signs[:, j] * signs[:, l])
-            if abs(m) <= crit:
+            # rogue rows (at most beta g of the sketches) removed at worst
+            b = beta * g / g_s
+            m = max(0.0, (abs(m) - b) / (1 - b))
+            if m <= crit:
                 continue
             effect = abs(np.sin(np.pi / 2 * m)) * delta_of(l)
             if effect > best:
