@@ -39,7 +39,7 @@ fraction among the small clients through the two-sided normal test at
 ``auto_z``::
 
     F(delta)  = Phi(-z - delta) + Phi(-z + delta)            (F(0) = q0)
-    delta_l   = F^{-1}((f_l - beta) / (1 - beta))             (0 at or below q0)
+    delta_l   = F^{-1}((f_l - b_s) / (1 - b_s))               (0 at or below q0)
     m'_jl     = max(0, (|m_jl| - b) / (1 - b)),  b = min(1, beta g / g_s)
     bound_j   = max_l sin(pi / 2 m'_jl) delta_l      over selected l != j with
                 m'_jl > Phi^{-1}(1 - fwer / (2 d^2)) / sqrt(g_s)
@@ -48,11 +48,14 @@ fraction among the small clients through the two-sided normal test at
 
 ``f`` is the share of the answering clients that run the OLS test (their
 features outside the support are selected at ``q0``), ``beta`` the rogue
-tolerance, ``n_j`` the feature's reports, ``b`` the largest share of rogue
-rows among the ``g_s`` sketches (``g`` answering clients): ``m'`` is the
-smallest honest agreement the observed one allows, so forged sketches
-cannot link two independent support features (the stage does not run
-when ``b >= 1``).  The excess of a two-sided test
+tolerance, ``n_j`` the feature's reports, ``b`` and ``b_s = min(1,
+beta g / n_s)`` the largest shares of rogue rows among the ``g_s``
+sketches and the ``n_s`` small answering clients (``g`` answering
+clients; all rogues may be small): ``m'`` is the smallest honest
+agreement the observed one allows, so forged sketches cannot link two
+independent support features, and ``delta_l`` is read off the honest
+small clients' rate (the stage does not run when ``b`` or ``b_s`` is 1).
+The excess of a two-sided test
 grows with the square of its noncentrality, so a neighbour correlated 0.5
 with a support feature sits at about a quarter of that feature's excess
 (measured 0.351 against 0.461, ``q0 = 0.317``), below ``F(0.5 delta_l)``
@@ -211,8 +214,14 @@ def neighbour_stage(support, bits, sketch, small, votes, n_reports, z, beta, fwe
         return keep, reference, explained_by
     q0 = float(rate_of(0.0, z))
     f_ols = 1.0 - n_small / g
+    # The rogue clients (at most beta g) may all be small: among the small
+    # clients their share is up to beta g / n_small, which the honest rate
+    # (hence delta_l) is read net of.
+    among_small = min(1.0, beta * g / n_small)
+    if among_small >= 1.0:
+        return keep, reference, explained_by
     fraction = bits[small][:, selected].mean(axis=0)
-    honest = (fraction - beta) / (1.0 - beta)
+    honest = (fraction - among_small) / (1.0 - among_small)
     delta = noncentrality(honest, z)
     # Rogue clients (at most beta g of the answering clients, all of them
     # possibly among the sketches' senders) may send any sketch: a share b
