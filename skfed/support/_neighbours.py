@@ -59,7 +59,7 @@ The excess of a two-sided test
 grows with the square of its noncentrality, so a neighbour correlated 0.5
 with a support feature sits at about a quarter of that feature's excess
 (measured 0.351 against 0.461, ``q0 = 0.317``), below ``F(0.5 delta_l)``
-(0.365; 0.365-0.367 for the five neighbours selected at 30,000 clients),
+(0.362; 0.361-0.364 for the five neighbours selected at 30,000 clients),
 while a support feature is above the rate its neighbours imply.  The stage only removes features, so the
 family-wise error of stage one still bounds the false positives, whatever
 rogue clients send: a rogue sketch can make the server remove a support
