@@ -47,6 +47,15 @@ coefficients from one ``default_rng`` stream over all clients' rows) gave
 the same supports on the same cells; the estimator's coefficients are
 counter-based so that a client computes its own alone (Flower).
 
+Re-run 2026-11-28 (review8) after the stage's rogue-share bounds (the
+sketches' sign agreement net of up to ``beta g / g_s`` forged rows, the
+noncentrality net of up to ``beta g / n_small`` rogue small clients):
+Toeplitz 1000/3 seeds 0-2 at 10,000 x 10 and 1,000 x 30 give the same
+supports, references 0.362 / 0.366 (637, 262) and 0.604 (471; the
+estimator is unseeded, so the references move between runs: main's code
+gave 0.520 in the same session), and 30,000 x 10 seed 0 stays exact
+(five neighbours removed at 0.361-0.364, 58 s CPU).
+
 The first estimator version ran the stage for every small client, at any
 ``d``.  On the guide's "two votes" problems with ``vote="selection"``
 forced at 10,000 x 10 it dropped weak support features that a stronger

@@ -133,7 +133,8 @@ def reference_stage(support, bits, sketch_bits, small, votes, n_reports, z, beta
     crit = stats.norm.isf(fwer / (2 * d * d)) / np.sqrt(g_s)
 
     def delta_of(j):
-        honest = (bits[small, j].mean() - beta) / (1 - beta)
+        b_s = beta * g / small.sum()  # every rogue may be small
+        honest = (bits[small, j].mean() - b_s) / (1 - b_s)
         if honest <= q0:
             return 0.0
         return optimize.brentq(
@@ -145,7 +146,10 @@ def reference_stage(support, bits, sketch_bits, small, votes, n_reports, z, beta
             if l == j:
                 continue
             m = np.mean(signs[:, j] * signs[:, l])
-            if abs(m) <= crit:
+            # rogue rows (at most beta g of the sketches) removed at worst
+            b = beta * g / g_s
+            m = max(0.0, (abs(m) - b) / (1 - b))
+            if m <= crit:
                 continue
             effect = abs(np.sin(np.pi / 2 * m)) * delta_of(l)
             if effect > best:

@@ -39,23 +39,32 @@ fraction among the small clients through the two-sided normal test at
 ``auto_z``::
 
     F(delta)  = Phi(-z - delta) + Phi(-z + delta)            (F(0) = q0)
-    delta_l   = F^{-1}((f_l - beta) / (1 - beta))             (0 at or below q0)
-    bound_j   = max_l |rho_jl| delta_l      over selected l != j with
-                |m_jl| > Phi^{-1}(1 - fwer / (2 d^2)) / sqrt(g_s)
+    delta_l   = F^{-1}((f_l - b_s) / (1 - b_s))               (0 at or below q0)
+    m'_jl     = max(0, (|m_jl| - b) / (1 - b)),  b = min(1, beta g / g_s)
+    bound_j   = max_l sin(pi / 2 m'_jl) delta_l      over selected l != j with
+                m'_jl > Phi^{-1}(1 - fwer / (2 d^2)) / sqrt(g_s)
     ref_j     = (1 - beta) ((1 - f) F(bound_j) + f q0) + beta
     keep j    if P(Binomial(n_j, ref_j) >= votes_j) <= fwer / d
 
 ``f`` is the share of the answering clients that run the OLS test (their
 features outside the support are selected at ``q0``), ``beta`` the rogue
-tolerance, ``n_j`` the feature's reports.  The excess of a two-sided test
+tolerance, ``n_j`` the feature's reports, ``b`` and ``b_s = min(1,
+beta g / n_s)`` the largest shares of rogue rows among the ``g_s``
+sketches and the ``n_s`` small answering clients (``g`` answering
+clients; all rogues may be small): ``m'`` is the smallest honest
+agreement the observed one allows, so forged sketches cannot link two
+independent support features, and ``delta_l`` is read off the honest
+small clients' rate (the stage does not run when ``b`` or ``b_s`` is 1).
+The excess of a two-sided test
 grows with the square of its noncentrality, so a neighbour correlated 0.5
 with a support feature sits at about a quarter of that feature's excess
 (measured 0.351 against 0.461, ``q0 = 0.317``), below ``F(0.5 delta_l)``
-(0.365; 0.365-0.367 for the five neighbours selected at 30,000 clients),
+(0.362; 0.361-0.364 for the five neighbours selected at 30,000 clients),
 while a support feature is above the rate its neighbours imply.  The stage only removes features, so the
 family-wise error of stage one still bounds the false positives, whatever
 rogue clients send: a rogue sketch can make the server remove a support
-feature, never add one.  With narrower clients (``d <= 20 median(n_i)``)
+feature, never add one, and ``m'`` bounds how far (a forged share of the
+sketches moves no pair's agreement past what it allows).  With narrower clients (``d <= 20 median(n_i)``)
 the 3-4 controls are real neighbours: they lower a weak support feature's
 rate next to a strong one below the marginal model's, and the stage
 dropped such features there (measured), so it does not run.
@@ -205,13 +214,28 @@ def neighbour_stage(support, bits, sketch, small, votes, n_reports, z, beta, fwe
         return keep, reference, explained_by
     q0 = float(rate_of(0.0, z))
     f_ols = 1.0 - n_small / g
+    # The rogue clients (at most beta g) may all be small: among the small
+    # clients their share is up to beta g / n_small, which the honest rate
+    # (hence delta_l) is read net of.
+    among_small = min(1.0, beta * g / n_small)
+    if among_small >= 1.0:
+        return keep, reference, explained_by
     fraction = bits[small][:, selected].mean(axis=0)
-    honest = (fraction - beta) / (1.0 - beta)
+    honest = (fraction - among_small) / (1.0 - among_small)
     delta = noncentrality(honest, z)
+    # Rogue clients (at most beta g of the answering clients, all of them
+    # possibly among the sketches' senders) may send any sketch: a share b
+    # of forged rows moves m_jl by up to b, so the honest agreement is at
+    # least (|m_jl| - b) / (1 - b) in absolute value.  The stage uses that
+    # lower bound, so forged sketches cannot link independent features.
+    forged = min(1.0, beta * g / g_s)
+    if forged >= 1.0:
+        return keep, reference, explained_by
     s = 2.0 * _unpacked(sketch, d)[:, selected].astype(np.float64) - 1.0
-    m = (s.T @ s) / g_s
-    rho = np.sin(0.5 * np.pi * np.clip(m, -1.0, 1.0))
-    linked = np.abs(m) > stats.norm.isf(fwer / (2.0 * d * d)) / np.sqrt(g_s)
+    m = np.abs(s.T @ s) / g_s
+    m = np.clip((m - forged) / (1.0 - forged), 0.0, 1.0)
+    rho = np.sin(0.5 * np.pi * m)
+    linked = m > stats.norm.isf(fwer / (2.0 * d * d)) / np.sqrt(g_s)
     np.fill_diagonal(linked, False)
     for a, j in enumerate(selected):
         cand = np.flatnonzero(linked[a])
