@@ -168,8 +168,11 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
 
     def _sign_seed(self):
         """The seed of the ``vote="sign"`` clients' coins for undefined
-        statistics: public randomness from ``random_state``, the same for
-        the fit, ``add_nodes`` and the Flower server."""
+        statistics (and of the sketches' coefficients): public randomness
+        from ``random_state``, the same for the fit, ``add_nodes`` and the
+        Flower server with an integer ``random_state``; with None each call
+        draws a fresh seed (every client's coins and coefficients are
+        independent of the others', so nothing needs them to match)."""
         return int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
 
     def _sign_conflicts(self):
