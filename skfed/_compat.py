@@ -37,8 +37,22 @@ def _check_sample_weight(sample_weight, X, *, allow_all_zero_weights=False, **kw
     return _sklearn_check_sample_weight(sample_weight, X, **kwargs)
 
 
+def validate_params_from_attributes(est):
+    """scikit-learn's ``_validate_params`` (every ``_parameter_constraints``
+    entry, in sorted order, named on failure) with the values read from the
+    attributes: ``get_params`` inspects ``__init__``'s signature at every
+    call, most of a small join's checks.  Returns the checked values."""
+    from sklearn.utils._param_validation import validate_parameter_constraints
+
+    constraints = getattr(est, "_parameter_constraints", None) or {}
+    params = {key: getattr(est, key) for key in sorted(constraints) if hasattr(est, key)}
+    validate_parameter_constraints(constraints, params, caller_name=type(est).__name__)
+    return params
+
+
 __all__ = [
     "_MetadataRequester",
+    "validate_params_from_attributes",
     "HasMethods",
     "Interval",
     "Options",

@@ -22,7 +22,8 @@ schedule's ``lambda_graph``, ``delta``, ``max_neighbors``,
 import numbers
 
 import numpy as np
-from sklearn.utils._param_validation import validate_parameter_constraints
+
+from ._compat import validate_params_from_attributes
 
 __all__ = ["JOIN_FIXED_PARAMS", "check_join_params", "fitted_param", "record_join_params"]
 
@@ -72,14 +73,7 @@ def check_join_params(est):
     The parameters are first checked as ``fit`` checks them (the join
     reads the free ones as they are: an invalid value is refused, named).
     """
-    constraints = getattr(est, "_parameter_constraints", None)
-    if constraints:
-        # ``fit``'s own check (scikit-learn's ``_validate_params``), with the
-        # values read from the attributes: get_params' inspection of
-        # ``__init__``'s signature would be most of a small join's checks.
-        validate_parameter_constraints(
-            constraints, {key: getattr(est, key) for key in constraints if hasattr(est, key)},
-            caller_name=type(est).__name__)
+    validate_params_from_attributes(est)
     fitted = getattr(est, "_join_params", None)
     if not fitted:  # (fitted by a version that kept none)
         return

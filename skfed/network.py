@@ -34,8 +34,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import validate_parameter_constraints
-from ._compat import Interval, StrOptions
+from ._compat import Interval, StrOptions, validate_params_from_attributes
 from ._base import DocLinkMixin
 
 from ._core._comm import CommCounter, py_index_bits, py_payload_bytes
@@ -219,8 +218,7 @@ class SimulatedNetwork(DocLinkMixin, BaseEstimator):
             for value in params.values())
         if record in _PASSED_PARAMS:
             return
-        validate_parameter_constraints(
-            self._parameter_constraints, params, caller_name=type(self).__name__)
+        validate_params_from_attributes(self)
         if len(_PASSED_PARAMS) < 256:
             _PASSED_PARAMS.add(record)
 
