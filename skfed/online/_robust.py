@@ -1,18 +1,22 @@
-"""The robust regression losses' threshold: ``loss_epsilon`` in units of a
-scale of the targets that the nodes agree on.
+"""The location and scale of the targets that a regressor's nodes agree on.
 
-Every node computes the robust scale of its own training targets,
-``1.4826 MAD`` (the median absolute deviation from its median, scaled to
-be the standard deviation of Gaussian targets); the network combines them
-into their geometric mean over the nodes whose scale is positive: the sum
-of ``log(scale)`` and the count of such nodes go up spanning trees of the
-topology (two float64 per message) and the mean comes back down (one
-float64 per message), counted in a round of its own before the first
+Every node computes the median of its own training targets and their
+robust scale, ``1.4826 MAD`` (the median absolute deviation from the
+median, scaled to be the standard deviation of Gaussian targets); the
+network combines them into the mean of the nodes' medians and the
+geometric mean of the positive scales: the sums of the medians and of
+``log(scale)`` and the counts of such nodes go up spanning trees of the
+topology (four float64 per message) and the two results come back down
+(two float64 per message), counted in a round of its own before the first
 step.  A geometric mean is exact as a sum over the trees (a median of the
 nodes' scales is not) and, like the MAD, it is not moved by a node whose
-targets are a different unit or carry a few huge values.  The threshold
-is ``loss_epsilon`` times this scale (1 when no node has two distinct
-targets), so it means the same whatever the unit of ``y``.
+targets are a different unit or carry a few huge values.
+
+The solver then sees ``(y - target_offset_) / target_scale_``, so its
+step sizes, KOMP's error budget ``epsilon`` (an RKHS norm), the robust
+loss's threshold ``loss_epsilon`` and the rbf model's lack of an offset
+mean the same whatever the unit and the origin of ``y``; predictions are
+mapped back.  The scale is 1 when no node has two distinct targets.
 """
 
 import numpy as np
@@ -23,8 +27,10 @@ from ._selection import count_tree_round
 __all__ = [
     "MAD_TO_STD",
     "ROBUST_LOSSES",
+    "agreed_offset",
     "agreed_scale",
     "count_scale_messages",
+    "node_centres",
     "node_log_scales",
 ]
 
@@ -74,6 +80,31 @@ def node_log_scales(y, codes, n_nodes):
     return np.array([total, float(count)])
 
 
+def node_centres(y, codes, n_nodes):
+    """Every node's median target (NaN for a node without targets here).
+
+    Each node is held by one process, so the arrays of several processes
+    combine exactly by ``numpy.fmax`` and every engine averages the same
+    array in node order (:func:`agreed_offset`).
+    """
+    y = np.asarray(y, dtype=np.float64)
+    codes = np.asarray(codes, dtype=np.intp)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n_nodes))])
+    centres = np.full(n_nodes, np.nan)
+    for node in range(n_nodes):
+        values = y[order[bounds[node]: bounds[node + 1]]]
+        if len(values):
+            centres[node] = float(np.median(values))
+    return centres
+
+
+def agreed_offset(centres):
+    """The mean of the nodes' median targets (0 when no node has one)."""
+    present = centres[np.isfinite(centres)]
+    return float(np.mean(present)) if len(present) else 0.0
+
+
 def agreed_scale(sums):
     """The geometric mean from the summed ``node_log_scales`` (1 when no
     node has a positive scale)."""
@@ -81,8 +112,8 @@ def agreed_scale(sums):
 
 
 def count_scale_messages(counter, parents, senders=None):
-    """Count the two sums sent up the spanning trees and the scale sent
-    back down (only the messages sent by ``senders`` when given: an MPI
-    rank's nodes)."""
-    count_tree_round(counter, parents, payload_bytes(n_float64=2),
-                     payload_bytes(n_float64=1), senders)
+    """Count the four sums sent up the spanning trees and the offset and
+    scale sent back down (only the messages sent by ``senders`` when given:
+    an MPI rank's nodes)."""
+    count_tree_round(counter, parents, payload_bytes(n_float64=4),
+                     payload_bytes(n_float64=2), senders)
