@@ -156,7 +156,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
             sums = combine.sum(sums)
             centres = combine.fmax(centres)
         self.target_scale_ = agreed_scale(sums)
-        self.target_offset_ = agreed_offset(centres)
+        self.target_offset_ = agreed_offset(centres, self.target_scale_)
         if self._loss_name() in ROBUST_LOSSES:
             self.loss_threshold_ = float(self.loss_epsilon) * self.target_scale_
         else:
@@ -800,7 +800,7 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         eta0="auto",
         learning_rate="constant",
         power_t=0.75,
-        epsilon=0.01,
+        epsilon=0.005,
         max_dictionary_size=100,
         max_epochs=30,
         average=0.5,

@@ -2,21 +2,34 @@
 
 Every node computes the median of its own training targets and their
 robust scale, ``1.4826 MAD`` (the median absolute deviation from the
-median, scaled to be the standard deviation of Gaussian targets); the
-network combines them into the mean of the nodes' medians and the
-geometric mean of the positive scales: the sums of the medians and of
-``log(scale)`` and the counts of such nodes go up spanning trees of the
-topology (four float64 per message) and the two results come back down
-(two float64 per message), counted in a round of its own before the first
-step.  A geometric mean is exact as a sum over the trees (a median of the
-nodes' scales is not) and, like the MAD, it is not moved by a node whose
-targets are a different unit or carry a few huge values.
+median, scaled to be the standard deviation of Gaussian targets).  The
+network combines them over spanning trees of the topology, in a counted
+round of its own before the first step: up every tree edge go six
+float64 (the sums of ``log(scale)`` over the nodes of a positive scale
+and their count; the sums of the medians and of their squares, the
+number of nodes with targets and of their targets), down come two (the
+offset and the scale).
 
-The solver then sees ``(y - target_offset_) / target_scale_``, so its
-step sizes, KOMP's error budget ``epsilon`` (an RKHS norm), the robust
-loss's threshold ``loss_epsilon`` and the rbf model's lack of an offset
-mean the same whatever the unit and the origin of ``y``; predictions are
-mapped back.  The scale is 1 when no node has two distinct targets.
+* ``target_scale_`` is the geometric mean of the positive scales (1 when
+  no node has two distinct targets).  A geometric mean is exact as a sum
+  over the trees (a median of the nodes' scales is not) and, like the
+  MAD, it is not moved by a node whose targets are a different unit or
+  carry a few huge values.
+* ``target_offset_`` is the mean ``m`` of the nodes' medians when it is
+  more than ``OFFSET_Z`` standard errors from 0 (the spread of the
+  medians over the square root of their number), else 0
+  (:func:`agreed_offset`): the model (the rbf kernel has no constant
+  term, the linear one no intercept) is then learned around the
+  targets' origin when they have a clear one (School's scores, mean
+  20.6), and a rule without intercept is not offset by a noisy mean.
+
+The solver sees ``(y - target_offset_) / target_scale_``, so its step
+sizes, KOMP's error budget ``epsilon`` (an RKHS norm) and the robust
+loss's threshold ``loss_epsilon`` mean the same at any unit of ``y``;
+predictions are mapped back.  Scaling ``y`` by ``a != 0`` scales the
+predictions by ``a``; shifting it by ``b`` shifts them by ``b`` whenever
+the offset is used before and after the shift (a shift larger than a few
+standard errors of the location always is).
 """
 
 import numpy as np
@@ -34,6 +47,12 @@ __all__ = [
     "node_log_scales",
 ]
 
+# A mean of the nodes' medians beyond this many standard errors from 0 is
+# the targets' origin (agreed_offset).
+OFFSET_Z = 2.0
+# sqrt(pi / 2): the median of n Gaussian values has deviation this times
+# sigma / sqrt(n).
+_MEDIAN_SE = 1.2533141373155001
 # The losses whose threshold is loss_epsilon times the agreed target scale.
 ROBUST_LOSSES = ("huber", "epsilon_insensitive")
 # 1 / Phi^{-1}(3/4): the MAD of Gaussian values times this is their deviation.
@@ -81,28 +100,63 @@ def node_log_scales(y, codes, n_nodes):
 
 
 def node_centres(y, codes, n_nodes):
-    """Every node's median target (NaN for a node without targets here).
+    """Every node's median target and its number of targets.
 
-    Each node is held by one process, so the arrays of several processes
-    combine exactly by ``numpy.fmax`` and every engine averages the same
-    array in node order (:func:`agreed_offset`).
+    Returns
+    -------
+    ndarray of shape (n_nodes, 2)
+        ``[median, count]`` of every node's targets here, NaN for a node
+        without targets here.  Each node is held by one process, so the
+        arrays of several processes combine exactly by ``numpy.fmax`` and
+        every engine reads the same array in node order
+        (:func:`agreed_offset`).
     """
     y = np.asarray(y, dtype=np.float64)
     codes = np.asarray(codes, dtype=np.intp)
     order = np.argsort(codes, kind="stable")
     bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n_nodes))])
-    centres = np.full(n_nodes, np.nan)
+    centres = np.full((n_nodes, 2), np.nan)
     for node in range(n_nodes):
         values = y[order[bounds[node]: bounds[node + 1]]]
         if len(values):
-            centres[node] = float(np.median(values))
+            centres[node] = float(np.median(values)), float(len(values))
     return centres
 
 
-def agreed_offset(centres):
-    """The mean of the nodes' median targets (0 when no node has one)."""
-    present = centres[np.isfinite(centres)]
-    return float(np.mean(present)) if len(present) else 0.0
+def agreed_offset(centres, scale):
+    """The origin the nodes agree to move the targets to.
+
+    The mean ``m`` of the nodes' median targets when it is told apart from
+    0: ``|m| > OFFSET_Z * se``, ``se`` its standard error, the spread of
+    the nodes' medians over the square root of their number (one node:
+    ``1.2533 scale / sqrt(n)``, the standard error of the median of ``n``
+    Gaussian targets of deviation ``scale``); else 0 (also when no node has
+    a target).  A location that the nodes' own targets cannot tell from 0
+    stays at 0, so a rule without an intercept (a linear kernel) is not
+    offset by a noisy mean; a clear one (School's scores, ``y + 10``) is
+    learned around, at any unit and origin of ``y``.
+
+    Parameters
+    ----------
+    centres : ndarray of shape (n_nodes, 2)
+        :func:`node_centres` of every node (NaN rows: nodes without targets).
+    scale : float
+        The agreed scale of the targets (:func:`agreed_scale`).
+
+    Returns
+    -------
+    float
+    """
+    present = centres[np.isfinite(centres[:, 0])]
+    if not len(present):
+        return 0.0
+    medians = present[:, 0]
+    m = float(np.mean(medians))
+    if len(medians) > 1:
+        se = float(np.std(medians, ddof=1)) / np.sqrt(len(medians))
+    else:
+        se = _MEDIAN_SE * scale / np.sqrt(present[0, 1])
+    return m if abs(m) > OFFSET_Z * se else 0.0
 
 
 def agreed_scale(sums):
@@ -112,8 +166,8 @@ def agreed_scale(sums):
 
 
 def count_scale_messages(counter, parents, senders=None):
-    """Count the four sums sent up the spanning trees and the offset and
+    """Count the six sums sent up the spanning trees and the offset and
     scale sent back down (only the messages sent by ``senders`` when given:
     an MPI rank's nodes)."""
-    count_tree_round(counter, parents, payload_bytes(n_float64=4),
+    count_tree_round(counter, parents, payload_bytes(n_float64=6),
                      payload_bytes(n_float64=2), senders)
