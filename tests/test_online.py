@@ -360,9 +360,9 @@ def _exact_fixed_point(X, y, groups, A, gamma, lam, c):
 
 def scale_round_bytes(n_nodes, header):
     """A regressor's first round on a connected topology: the agreed location
-    and scale of y over a spanning tree (n - 1 edges), six float64 up and
+    and scale of y over a spanning tree (n - 1 edges), seven float64 up and
     two down."""
-    return (n_nodes - 1) * ((header + 6 * 8) + (header + 2 * 8))
+    return (n_nodes - 1) * ((header + 7 * 8) + (header + 2 * 8))
 
 
 def _disagreement(predict, X, groups, A):

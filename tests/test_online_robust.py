@@ -148,10 +148,9 @@ def test_scale_is_a_counted_round_of_its_own():
     huber = DecentralizedKernelSGDRegressor(loss="huber", **common).fit(X, y, groups=groups)
     plain = DecentralizedKernelSGDRegressor(loss="squared_error", **common).fit(X, y,
                                                                                 groups=groups)
-    # 5 tree edges: up, the sums of logs and their count, of the medians,
-    # their squares, their count and the targets' count (6 float64); down,
-    # the offset and the scale.  Every regressor's loss.
-    assert huber.bytes_per_round_[0] == 5 * ((header + 48) + (header + 16))
+    # 5 tree edges: up, the sum of logs and their count and the five sums
+    # of the location (7 float64); down, the offset and the scale.  Every regressor's loss.
+    assert huber.bytes_per_round_[0] == 5 * ((header + 56) + (header + 16))
     assert plain.bytes_per_round_[0] == huber.bytes_per_round_[0]
     assert np.isnan(huber.consensus_error_curve_[0])
     assert huber.n_messages_ == plain.n_messages_
@@ -160,7 +159,7 @@ def test_scale_is_a_counted_round_of_its_own():
     auto = DecentralizedKernelSGDRegressor(
         loss="huber", max_epochs=1, random_state=0, consensus_penalty=0.1,
         network=SimulatedNetwork("ring", header_bytes=header)).fit(X, y, groups=groups)
-    assert auto.bytes_per_round_[0] == 5 * ((header + 48) + (header + 16)
+    assert auto.bytes_per_round_[0] == 5 * ((header + 56) + (header + 16)
                                             + (header + 4 * 8) + (header + 4))
     # consensus_penalty="auto": the same first round, over the weak graph.
     both = DecentralizedKernelSGDRegressor(

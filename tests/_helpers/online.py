@@ -16,17 +16,21 @@ def numpy_scale(y, groups):
     return float(np.exp(np.mean(logs))) if logs else 1.0
 
 
-def numpy_offset(y, groups, z=2.0):
-    """Mean over the nodes of their median target when it is more than ``z``
-    standard errors from 0 (the spread of the medians over sqrt(#nodes);
-    one node: sqrt(pi / 2) scale / sqrt(n)), else 0."""
-    labels = np.unique(groups)
-    medians = np.array([np.median(y[groups == k]) for k in labels])
-    m = medians.mean()
-    if len(labels) > 1:
-        se = medians.std(ddof=1) / np.sqrt(len(labels))
-    else:
-        se = np.sqrt(np.pi / 2) * numpy_scale(y, groups) / np.sqrt(len(y))
+def numpy_offset(y, groups, z=2.0, clip=3.0):
+    """The pooled mean of every node's targets clipped to its median +- clip
+    robust deviations, when it is more than ``z`` standard errors from 0 (the
+    larger of the between-node sandwich and scale / sqrt(n)), else 0."""
+    means, counts = [], []
+    for k in np.unique(groups):
+        v = y[groups == k]
+        med = np.median(v)
+        reach = clip * MAD_TO_STD * np.median(np.abs(v - med))
+        means.append(np.mean(np.clip(v, med - reach, med + reach) if reach > 0 else v))
+        counts.append(len(v))
+    means, counts = np.array(means), np.array(counts, dtype=float)
+    m = np.sum(counts * means) / counts.sum()
+    se = max(np.sqrt(np.sum((counts * (means - m)) ** 2)) / counts.sum(),
+             numpy_scale(y, groups) / np.sqrt(counts.sum()))
     return float(m) if abs(m) > z * se else 0.0
 
 
