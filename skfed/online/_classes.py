@@ -28,7 +28,7 @@ from ..privacy import DifferentialPrivacy
 from ._consensus import _ConsensusMixin
 from ._coupling import _CouplingSelectionMixin
 from ._dictionary import _DictionaryMixin
-from ._docs import _doc
+from ._docs import _EPSILON_UNITS, _doc
 from ._join import _JoinMixin
 from ._network_function import _NetworkFunctionMixin
 from ._robust import ROBUST_LOSSES, agreed_offset, agreed_scale, node_centres, node_log_scales
@@ -736,17 +736,23 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
     Attributes
     ----------
     target_offset_ : float
-        The nodes' agreed location of ``y``: the mean over the nodes of
-        the median of their own targets.
+        The nodes' agreed origin of ``y``: the mean of their targets, each
+        node's winsorized at 3 robust deviations from its median, when it
+        is more than 2 standard errors from 0 (between the nodes, or
+        ``target_scale_ / sqrt(n_samples)``), else 0.
     target_scale_ : float
         The nodes' agreed robust scale of ``y``: the geometric mean over
         the nodes of ``1.4826 MAD`` of their own targets (1 when no node
         has two distinct targets). Both are combined over spanning trees of
-        the topology (a counted round of its own before the first step);
-        the solver learns ``(y - target_offset_) / target_scale_`` and
-        predictions are mapped back, so the step sizes, KOMP's ``epsilon``
-        and the model's lack of an intercept mean the same at any unit and
-        origin of ``y``. A later ``partial_fit`` keeps them.
+        the topology (a counted round of its own before the first step:
+        7 float64 up an edge, 2 down); the solver learns ``(y -
+        target_offset_) / target_scale_`` and predictions are mapped back,
+        so the step sizes, KOMP's ``epsilon`` and the robust loss's
+        threshold mean the same at any unit of ``y``, and a clear origin
+        (``y + 10``, exam scores) is learned around by a model without
+        intercept. Predictions scale with ``y``, and shift with it
+        whenever the offset is used before and after the shift. A later
+        ``partial_fit`` and ``add_nodes`` keep both.
     loss_threshold_ : float
         ``loss_epsilon * target_scale_``, the robust loss's ``delta`` in
         the units of ``y`` (robust losses only).
@@ -929,4 +935,5 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
 
 
 DecentralizedKernelSGDClassifier.__doc__ = _doc(DecentralizedKernelSGDClassifier.__doc__, '"auto"')
-DecentralizedKernelSGDRegressor.__doc__ = _doc(DecentralizedKernelSGDRegressor.__doc__, '"auto"')
+DecentralizedKernelSGDRegressor.__doc__ = _doc(DecentralizedKernelSGDRegressor.__doc__, '"auto"',
+                                               "0.005", _EPSILON_UNITS)
