@@ -25,7 +25,7 @@ from sklearn.exceptions import NotFittedError
 from skfed.datasets import make_gaussian_mixture_network, train_test_split_per_node
 from skfed.network import SimulatedNetwork
 from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
-from tests._helpers.online import numpy_encode
+from tests._helpers.online import numpy_encode, numpy_offset
 
 
 def rbf(A, B, gamma):
@@ -955,7 +955,7 @@ def test_step_bound_against_numpy_recursion(c):
     # 5 % below it converges, and the fit follows the recursion exactly, on
     # the targets less their agreed location (every node's targets are
     # constant: no spread, so the scale is 1).
-    offset = float(np.mean(targets))
+    offset = numpy_offset(y, groups)
     below = offset + numpy_shared_point_recursion(A, targets - offset, eta=0.95 * bound,
                                                   alpha=alpha, c=c, kxx=1.0, n_rounds=n)
     fixed = offset + np.linalg.solve((alpha + 1.0) * np.eye(len(targets)) + c * L,
