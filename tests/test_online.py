@@ -25,6 +25,7 @@ from sklearn.exceptions import NotFittedError
 from skfed.datasets import make_gaussian_mixture_network, train_test_split_per_node
 from skfed.network import SimulatedNetwork
 from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
+from tests._helpers.online import numpy_encode, numpy_offset
 
 
 def rbf(A, B, gamma):
@@ -128,14 +129,20 @@ def test_epsilon_zero_equals_numpy_functional_sgd(kind, loss, n_classes, average
     else:
         y = rng.normal(size=len(groups))
         est = DecentralizedKernelSGDRegressor(loss="squared_error", **params).fit(X, y, groups=groups)
-        y_enc, dloss, n_out = y, d_squared, 1
+        # (the solver learns the targets in the nodes' agreed location and scale)
+        _, offset, scale = numpy_encode(y, groups)
+        assert est.target_offset_ == pytest.approx(offset, rel=1e-12)
+        # (the log-scales travel rounded to 2^-32)
+        assert est.target_scale_ == pytest.approx(scale, rel=1e-9)
+        y_enc, dloss, n_out = (y - est.target_offset_) / est.target_scale_, d_squared, 1
     D, W = sgd_reference(X, y_enc, groups, ring(n_nodes), gamma, dloss, n_out,
                          eta=0.3, alpha=0.05, c=0.4, epochs=3, average=average)
     assert_array_equal(est.model_order_, 3 * np.array(counts))
     for i in range(n_nodes):
         assert_array_equal(est.dictionaries_[i], D[i])
         assert_allclose(est.dual_coef_[i], W[i], rtol=1e-12, atol=1e-14)
-    assert est.n_iter_ == 3 * max(counts)
+    # (+1: a regressor's first round agrees on the location and scale of y)
+    assert est.n_iter_ == 3 * max(counts) + (kind == "reg")
 
 
 def test_float32_query_exchange_uses_what_it_receives():
@@ -170,9 +177,10 @@ def test_float32_query_exchange_uses_what_it_receives():
 
     common = dict(eta=0.01, alpha=0.05, c=0.5, epochs=2, kernel=linear)
     gamma = np.ones(n_nodes)
-    _, W_sent = sgd_reference(X, y, groups, ring(n_nodes), gamma, d_squared, 1,
+    z = (y - reg.target_offset_) / reg.target_scale_  # (numpy_encode's, tested above)
+    _, W_sent = sgd_reference(X, z, groups, ring(n_nodes), gamma, d_squared, 1,
                               received=received, **common)
-    _, W_exact = sgd_reference(X, y, groups, ring(n_nodes), gamma, d_squared, 1, **common)
+    _, W_exact = sgd_reference(X, z, groups, ring(n_nodes), gamma, d_squared, 1, **common)
     gaps_sent, gaps_exact = [], []
     for i in range(n_nodes):
         scale = np.abs(W_sent[i]).max()
@@ -279,7 +287,9 @@ def test_komp_projection_of_iterate_and_average_equals_numpy_omp(average):
         gamma=1.0, eta0=0.5, alpha=0.01, epsilon=0.05, max_dictionary_size=8, max_epochs=1,
         shuffle=False, average=average,
     ).fit(X, y, groups=np.zeros(len(y), dtype=int))
-    D, V, worst = komp_reference(X, y, **params)
+    _, offset, scale = numpy_encode(y, np.zeros(len(y), dtype=int))
+    assert (reg.target_offset_, reg.target_scale_) == pytest.approx((offset, scale), rel=1e-9)
+    D, V, worst = komp_reference(X, (y - reg.target_offset_) / reg.target_scale_, **params)
     D_est, V_est = reg.dictionaries_[0], reg.dual_coef_[0][:, 0]
     assert len(D_est) == len(D) == 8  # the cap binds at the end
     # Same points (KOMP moves the last element into a freed slot: match rows).
@@ -348,6 +358,13 @@ def _exact_fixed_point(X, y, groups, A, gamma, lam, c):
     return lambda i, Z: rbf(Z, X[idx[i]], gamma) @ a[idx[i]]
 
 
+def scale_round_bytes(n_nodes, header):
+    """A regressor's first round on a connected topology: the agreed location
+    and scale of y over a spanning tree (n - 1 edges), seven float64 up and
+    two down."""
+    return (n_nodes - 1) * ((header + 7 * 8) + (header + 2 * 8))
+
+
 def _disagreement(predict, X, groups, A):
     values = []
     for i in range(A.shape[0]):
@@ -360,10 +377,17 @@ def _disagreement(predict, X, groups, A):
 def test_consensus_disagreement_matches_fixed_point_and_shrinks_with_c():
     X, y, groups, A = _consensus_problem()
     lam, cs = 0.1, [0.5, 2.0, 8.0]
-    bound = sum(np.mean(y[groups == i] ** 2) for i in range(3))  # 2 p*, p* <= value at f = 0
+    # The solver's problem is on the encoded targets z; predictions map back.
+    z, offset, scale = numpy_encode(y, groups)
+    # 2 p*, p* <= value at f = 0 (in the units of y: scale^2 times z's)
+    bound = scale ** 2 * sum(np.mean(z[groups == i] ** 2) for i in range(3))
     exact, estimated = [], []
     for c in cs:
-        F = _exact_fixed_point(X, y, groups, A, 1.0, lam, c)
+        F_z = _exact_fixed_point(X, z, groups, A, 1.0, lam, c)
+
+        def F(i, Z, F_z=F_z):
+            return offset + scale * F_z(i, Z)
+
         reg = DecentralizedKernelSGDRegressor(
         loss="squared_error",
             gamma=1.0, alpha=lam, consensus_penalty=c, eta0=0.2,
@@ -454,7 +478,7 @@ def test_copy_exchange_bytes_match_closed_form(period, header):
         network=SimulatedNetwork(ring(n_nodes), header_bytes=header),
     ).fit(X, y, groups=groups)
     n_directed_edges = 2 * n_nodes
-    per_round = []
+    per_round = [scale_round_bytes(n_nodes, header)]
     for t in range(1, n + 1):  # the round in which every node takes its t-th step
         if t % period:
             per_round.append(0)
@@ -463,7 +487,7 @@ def test_copy_exchange_bytes_match_closed_form(period, header):
             per_round.append(n_directed_edges * (header + payload))
     assert_array_equal(reg.bytes_per_round_, per_round)
     assert reg.communication_.total_bytes == sum(per_round)
-    assert reg.communication_.total_messages == n_directed_edges * (n // period)
+    assert reg.communication_.total_messages == n_directed_edges * (n // period) + 2 * (n_nodes - 1)
     # float32 data: 4 bytes a value (points and weights).
     reg32 = DecentralizedKernelSGDRegressor(consensus_penalty=0.1, loss="squared_error", kernel="rbf",
         epsilon=0.0, max_dictionary_size=None, exchange_every=1, max_epochs=1,
@@ -488,9 +512,10 @@ def test_copy_exchange_sends_a_seen_point_as_a_reference():
     first = header + n * (4 + d * 8) + n * 8 + 4
     second = header + n * (4 + 4) + 2 * n * 8 + 4
     n_directed_edges = 2 * n_nodes
-    per_round = np.zeros(2 * n, dtype=np.int64)
-    per_round[n - 1] = n_directed_edges * first
-    per_round[2 * n - 1] = n_directed_edges * second
+    per_round = np.zeros(2 * n + 1, dtype=np.int64)
+    per_round[0] = scale_round_bytes(n_nodes, header)
+    per_round[n] = n_directed_edges * first
+    per_round[2 * n] = n_directed_edges * second
     assert_array_equal(reg.bytes_per_round_, per_round)
     assert_array_equal(reg.model_order_, 2 * n)
     # "auto" publishes once per pass: after n steps here.
@@ -501,7 +526,7 @@ def test_copy_exchange_sends_a_seen_point_as_a_reference():
         X.astype(np.float32), y, groups=groups)
     held = reg32._pub_weights[:, : 2 * n]
     assert_array_equal(held, held.astype(np.float32))
-    assert reg32.bytes_per_round_[2 * n - 1] == n_directed_edges * (
+    assert reg32.bytes_per_round_[2 * n] == n_directed_edges * (
         header + n * (4 + 4) + 2 * n * 4 + 4)
 
 
@@ -927,12 +952,17 @@ def test_step_bound_against_numpy_recursion(c):
     with pytest.raises(ValueError, match="stability bound") as info:
         DecentralizedKernelSGDRegressor(loss="squared_error", kernel="rbf", eta0=1.05 * bound, **params).fit(X, y, groups=groups)
     assert f"{bound:.6g}" in str(info.value) and "eta0=" in str(info.value)
-    # 5 % below it converges, and the fit follows the recursion exactly.
-    below = numpy_shared_point_recursion(A, targets, eta=0.95 * bound, alpha=alpha, c=c,
-                                         kxx=1.0, n_rounds=n)
-    fixed = np.linalg.solve((alpha + 1.0) * np.eye(len(targets)) + c * L, targets)
+    # 5 % below it converges, and the fit follows the recursion exactly, on
+    # the targets less their agreed location (every node's targets are
+    # constant: no spread, so the scale is 1).
+    offset = numpy_offset(y, groups)
+    below = offset + numpy_shared_point_recursion(A, targets - offset, eta=0.95 * bound,
+                                                  alpha=alpha, c=c, kxx=1.0, n_rounds=n)
+    fixed = offset + np.linalg.solve((alpha + 1.0) * np.eye(len(targets)) + c * L,
+                                     targets - offset)
     assert_allclose(below, fixed, atol=1e-3)
     reg = DecentralizedKernelSGDRegressor(loss="squared_error", kernel="rbf", eta0=0.95 * bound, **params).fit(X, y, groups=groups)
+    assert reg.target_offset_ == pytest.approx(offset, rel=1e-12) and reg.target_scale_ == 1.0
     assert reg.step_bound_ == pytest.approx(bound, rel=1e-9)
     assert reg.eta0_ == 0.95 * bound
     values = [reg.predict(X[:1], groups=[i])[0] for i in range(len(targets))]
@@ -1175,6 +1205,17 @@ def join_constants(monkeypatch):
     return set_
 
 
+def _encoded(est, y):
+    """A regressor's targets as its solver sees them (numpy_encode's location
+    and scale, checked against the fitted ones in the first tests)."""
+    return (np.asarray(y, dtype=float) - est.target_offset_) / est.target_scale_
+
+
+def _encoded_threshold(est):
+    """The robust loss's threshold in the units of the encoded targets."""
+    return float(est.loss_epsilon) if hasattr(est, "loss_threshold_") else None
+
+
 def _numpy_start(values, targets):
     """The start's weights: least squares shrunk to the mean (unit weights)."""
     m = len(values)
@@ -1190,6 +1231,7 @@ def _numpy_net_factor(est, f_net):
     ``sum w f0 y / sum w f0^2`` over the fit's samples, and the prior ``n``
     (the nodes' mean weight)."""
     X, y, w, n_old = est._test_fit_samples
+    y = _encoded(est, y)
     f0 = np.array([f_net(x) for x in X])
     return np.dot(w, f0 * y) / np.dot(w, f0 * f0), w.sum() / n_old
 
@@ -1267,7 +1309,8 @@ def test_regressor_start_margin_is_one_standard_error(loss, join_constants, monk
 
     join_constants(passes=(0,))
     est, Xn, yn, gn = _join_setup("regressor", loss, clustered=True)
-    value, _ = _value_loss("regressor", loss, getattr(est, "loss_threshold_", None))
+    value, _ = _value_loss("regressor", loss, _encoded_threshold(est))
+    yn_enc = _encoded(est, yn)
     D_old = [D.copy() for D in est.dictionaries_]
     W_old = [W.copy() for W in est.dual_coef_]
 
@@ -1280,7 +1323,7 @@ def test_regressor_start_margin_is_one_standard_error(loss, join_constants, monk
     factor, _ = _numpy_net_factor(est, f_mean)
     assert abs(factor - 1) > 0.05  # (the scale matters here)
     net, loo = _numpy_start_rows("regressor", value, f_old, lambda x: factor * f_mean(x),
-                                 Xn, yn, 4, 2)
+                                 Xn, yn_enc, 4, 2)
     d = loo - net
     se = np.sqrt(len(d) * np.var(d, ddof=1))
     assert d.sum() < 0 and se > 0
@@ -1321,8 +1364,8 @@ def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes, 
     D_old = [D.copy() for D in est.dictionaries_]
     W_old = [W.copy() for W in est.dual_coef_]
     est.add_nodes(Xn, yn, groups=gn)
-    y_enc = np.where(yn == 1, 1.0, -1.0) if kind == "classifier" else yn
-    value, dloss = _value_loss(kind, loss, getattr(est, "loss_threshold_", None))
+    y_enc = np.where(yn == 1, 1.0, -1.0) if kind == "classifier" else _encoded(est, yn)
+    value, dloss = _value_loss(kind, loss, _encoded_threshold(est))
 
     def f(D, W, x):
         return rbf(x[None], D, 0.7)[0] @ W[:, 0]

@@ -46,7 +46,7 @@ def _huber(r, delta):
 
 
 @pytest.mark.parametrize("regression", [False, True])
-def test_auto_coupling_equals_explicit_candidate_fits(regression):
+def test_auto_coupling_equals_explicit_candidate_fits(regression, monkeypatch):
     X, y, groups = _alike(regression=regression)
     Est = DecentralizedKernelSGDRegressor if regression else DecentralizedKernelSGDClassifier
     common = dict(kernel="rbf", gamma=0.3, max_epochs=4, random_state=3)
@@ -54,7 +54,7 @@ def test_auto_coupling_equals_explicit_candidate_fits(regression):
     sel = est.consensus_selection_
     assert sel["candidates"] == ["weak", "strong"]
     assert sel["consensus_penalty"] == [WEAK_COUPLING, STRONG_COUPLING]
-    assert_allclose(sel["epsilon"], [0.01, 0.01 * WEAK_COUPLING / STRONG_COUPLING])
+    assert_allclose(sel["epsilon"], [est.epsilon, est.epsilon * WEAK_COUPLING / STRONG_COUPLING])
     n_nodes = 12
     degree = random_regular_degree(n_nodes)
     assert sel["topology"] == ["default", "random_regular"]
@@ -66,22 +66,29 @@ def test_auto_coupling_equals_explicit_candidate_fits(regression):
                           random_state=np.random.RandomState([est._network_seed, 1]))
     networks = [None, SimulatedNetwork(topology=graph)]
     errors, refs = [], []
-    extra = {}
     if regression:
-        # The candidates use the Huber threshold agreed on all rows: a fit
-        # on the training rows gets it by rescaling loss_epsilon.
-        scale = Est(max_epochs=1).fit(X[~held], y[~held], groups=groups[~held]).target_scale_
-        extra = {"loss_epsilon": est.loss_threshold_ / scale}
+        # The candidates learn the targets in the location and scale agreed
+        # on all rows (a fit on the training rows alone would agree on its
+        # own): the reference fits are given them.
+        agreed = (est.target_offset_, est.target_scale_, est.loss_threshold_)
+        own = Est(max_epochs=1).fit(X[~held], y[~held], groups=groups[~held])
+        assert (own.target_offset_, own.target_scale_) != agreed[:2]
+
+        def set_agreed(self, y, codes, combine=None):
+            self.target_offset_, self.target_scale_, self.loss_threshold_ = agreed
+            self._pending_scale = True
+
+        monkeypatch.setattr(Est, "_set_target_encoding", set_agreed)
     for c, eps, network in zip(sel["consensus_penalty"], sel["epsilon"], networks):
         ref = Est(consensus_penalty=c, epsilon=eps, network=network,
-                  **{**common, "random_state": seed0}, **extra).fit(
+                  **{**common, "random_state": seed0}).fit(
             X[~held], y[~held], groups=groups[~held])
-        if regression:
-            assert_allclose(ref.loss_threshold_, est.loss_threshold_, rtol=1e-14)
         refs.append(ref)
         pred = ref.predict(X[held], groups=groups[held])
         if regression:
-            values = _huber(pred - y[held], est.loss_threshold_)
+            # (the held-out losses are the solver's: in the encoded targets'
+            # units, so Huber's at loss_epsilon over scale^2)
+            values = _huber(pred - y[held], est.loss_threshold_) / est.target_scale_ ** 2
         else:
             values = (pred != y[held]).astype(float)
         errors.append([values[groups[held] == g].mean() for g in range(n_nodes)])
@@ -101,10 +108,10 @@ def test_auto_coupling_equals_explicit_candidate_fits(regression):
     out = est.predict(X, groups=groups)
     assert_allclose(out, final.predict(X, groups=groups), rtol=1e-10, atol=1e-12)
     # Bytes: the two candidate fits, the tree round (closed form), the fit.
-    # (The explicit fits also agree the Huber scale up and down a tree: 2
-    # float64 up, 1 back; the candidates reuse the fit's.)
+    # (The explicit fits also agree the location and scale of y up and down
+    # a tree: 7 float64 up, 2 back; the candidates reuse the fit's.)
     tree = (n_nodes - 1) * ((HEADER + 8 * 3) + (HEADER + 4))
-    scale_round = (n_nodes - 1) * ((HEADER + 8 * 2) + (HEADER + 8)) if regression else 0
+    scale_round = (n_nodes - 1) * ((HEADER + 8 * 7) + (HEADER + 8 * 2)) if regression else 0
     # The estimator's own scale round comes first (over the weak graph's
     # tree); the final fit then has none of its own.
     cand_bytes = [ref.communication_.total_bytes - scale_round for ref in refs]

@@ -34,7 +34,8 @@ def test_network_scale_start_and_weights_match_numpy():
     est, X, y, g, Xn, yn, gn = _fitted()
     # every node's sums over its own samples of the fit
     f0 = est._network_values(X)[:, 0]
-    sums = np.stack([np.bincount(g, f0 * y), np.bincount(g, f0 * f0),
+    z = (y - est.target_offset_) / est.target_scale_  # (the solver's targets)
+    sums = np.stack([np.bincount(g, f0 * z), np.bincount(g, f0 * f0),
                      np.bincount(g, np.ones(len(g)))], axis=1)
     np.testing.assert_allclose(est._network_fit_stats, sums, rtol=1e-9, atol=1e-12)
     assert sums[:, 1].min() > 0 and np.all(sums[:, 2] == 10)

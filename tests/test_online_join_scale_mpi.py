@@ -60,9 +60,13 @@ def test_mpi_fit_keeps_the_scale_sums(mpi_runs, n_ranks):
     run = runs[n_ranks]
     assert run.mpi_n_ranks_ == n_ranks
     X, y, g, sw, *_ = _data()
+    # The ranks agree on the simulation's encoding of y, to the bit.
+    assert (run.target_offset_, run.target_scale_) == (sim.target_offset_, sim.target_scale_)
     # NumPy: every node's sums over its own samples, f0 the network function
+    # and z the targets the solver learns
     f0 = run._network_values(X)[:, 0]
-    expected = np.stack([np.bincount(g, sw * f0 * y), np.bincount(g, sw * f0 * f0),
+    z = (y - run.target_offset_) / run.target_scale_
+    expected = np.stack([np.bincount(g, sw * f0 * z), np.bincount(g, sw * f0 * f0),
                          np.bincount(g, sw)], axis=1)
     assert expected[:, 1].min() > 0
     np.testing.assert_allclose(run._network_fit_stats, expected, rtol=1e-10, atol=1e-12)

@@ -14,6 +14,7 @@ from skfed.online._holdout import loss_arrays
 from skfed.online._robust import count_scale_messages, node_log_scales
 from skfed.online._selection import tree_parents
 from skfed.online._validation import _LOSSES
+from tests._helpers.online import numpy_offset, numpy_scale
 
 
 def ring(n):
@@ -68,16 +69,6 @@ def test_huber_is_squared_within_and_linear_beyond():
         _LOSSES["huber"](0.0)
 
 
-def numpy_scale(y, groups):
-    logs = []
-    for k in np.unique(groups):
-        v = y[groups == k]
-        mad = np.median(np.abs(v - np.median(v)))
-        if len(v) > 1 and mad > 0:
-            logs.append(np.log(1.482602218505602 * mad))
-    return float(np.exp(np.mean(logs))) if logs else 1.0
-
-
 def rbf(A, B, gamma):
     return np.exp(-gamma * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
 
@@ -127,8 +118,11 @@ def test_robust_fit_equals_numpy_functional_sgd(loss):
     scale = numpy_scale(y, groups)
     # (every node's log-scale is rounded to a multiple of 2^-32)
     assert est.target_scale_ == pytest.approx(scale, rel=1e-9)
-    delta = 0.4 * est.target_scale_
-    assert est.loss_threshold_ == delta
+    assert est.target_offset_ == pytest.approx(numpy_offset(y, groups), rel=1e-12)
+    assert est.loss_threshold_ == 0.4 * est.target_scale_
+    # The solver's steps: on the encoded targets, at the threshold in their units.
+    y = (y - est.target_offset_) / est.target_scale_
+    delta = 0.4
     if loss == "huber":
         def dloss(r):
             return float(np.clip(r, -delta, delta)), int(abs(r) > delta)
@@ -154,16 +148,18 @@ def test_scale_is_a_counted_round_of_its_own():
     huber = DecentralizedKernelSGDRegressor(loss="huber", **common).fit(X, y, groups=groups)
     plain = DecentralizedKernelSGDRegressor(loss="squared_error", **common).fit(X, y,
                                                                                 groups=groups)
-    # 5 tree edges: up, a sum of logs and a count (2 float64); down, the scale.
-    assert huber.bytes_per_round_[0] == 5 * ((header + 16) + (header + 8))
+    # 5 tree edges: up, the sum of logs and their count and the five sums
+    # of the location (7 float64); down, the offset and the scale.  Every regressor's loss.
+    assert huber.bytes_per_round_[0] == 5 * ((header + 56) + (header + 16))
+    assert plain.bytes_per_round_[0] == huber.bytes_per_round_[0]
     assert np.isnan(huber.consensus_error_curve_[0])
-    assert huber.n_messages_ == plain.n_messages_ + 10
+    assert huber.n_messages_ == plain.n_messages_
     # With kernel="auto" the scale shares the selection's round.
     # (3 candidate kernels: 4 float64 up, the choice back.)
     auto = DecentralizedKernelSGDRegressor(
         loss="huber", max_epochs=1, random_state=0, consensus_penalty=0.1,
         network=SimulatedNetwork("ring", header_bytes=header)).fit(X, y, groups=groups)
-    assert auto.bytes_per_round_[0] == 5 * ((header + 16) + (header + 8)
+    assert auto.bytes_per_round_[0] == 5 * ((header + 56) + (header + 16)
                                             + (header + 4 * 8) + (header + 4))
     # consensus_penalty="auto": the same first round, over the weak graph.
     both = DecentralizedKernelSGDRegressor(

@@ -41,9 +41,12 @@ def test_second_join_queries_the_first_joins_newcomers():
     # the first newcomers' sums, by NumPy, with f0 the network function of
     # the (one) component: a node unseen by the fit predicts with it
     assert np.unique(est.network_component_).size == 1
+    # (in the units the solver learns: the targets' agreed origin and scale)
     f0 = est.predict(X1, groups=np.full(len(X1), -1))
+    f0 = (f0 - est.target_offset_) / est.target_scale_
+    z1 = (y1 - est.target_offset_) / est.target_scale_
     codes = g1 - 100
-    ref = np.stack([np.bincount(codes, f0 * y1), np.bincount(codes, f0 * f0),
+    ref = np.stack([np.bincount(codes, f0 * z1), np.bincount(codes, f0 * f0),
                     np.bincount(codes, np.ones(len(codes)))], axis=1)
     np.testing.assert_allclose(stats[6:9], ref, rtol=1e-9, atol=1e-12)
     assert np.all(stats[6:, 2] == 15)

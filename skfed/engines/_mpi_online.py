@@ -93,8 +93,8 @@ def fit_online(est, peer, block, validate, random_state):
         "straggler_rate": "a step is one sample and cannot be cut",
     })
     check_node_weights(est, codes, sw)
+    est._set_target_encoding(y, codes, combine=_RankReduce(peer, "setup"))
     y_encoded = est._encode_targets(y)
-    est._set_loss_threshold(y_encoded, codes, combine=_RankReduce(peer, "setup"))
     est.kernel_selection_ = None
     if est.kernel == "auto" and est.eta0 == "auto":
         # kernel="auto": every rank fits the candidates alone on its nodes'
@@ -214,6 +214,11 @@ class _RankReduce:
 
     def sum(self, values):
         return self.peer.allreduce_sum(self.tag, values)
+
+    def fmax(self, values):
+        """Per-node values, NaN where a node is not this rank's: each node's
+        value from its own rank (exact)."""
+        return np.fmax.reduce(np.asarray(self.peer.allgather(self.tag, values)), axis=0)
 
 
 def _run(est, peer, block, X, y, sample_weight, queues, epochs, codes=None):

@@ -28,10 +28,10 @@ from ..privacy import DifferentialPrivacy
 from ._consensus import _ConsensusMixin
 from ._coupling import _CouplingSelectionMixin
 from ._dictionary import _DictionaryMixin
-from ._docs import _doc
+from ._docs import _EPSILON_UNITS, _doc
 from ._join import _JoinMixin
 from ._network_function import _NetworkFunctionMixin
-from ._robust import ROBUST_LOSSES, agreed_scale, node_log_scales
+from ._robust import ROBUST_LOSSES, agreed_offset, agreed_scale, node_centres, node_log_scales
 from ._selection import _KernelSelectionMixin, _nonlinear_kernel
 from ._validation import (
     AFFINE_COEF0,
@@ -127,24 +127,40 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
     def _make_loss(self):
         name = self._loss_name()
         if name in ROBUST_LOSSES:
-            return _LOSSES[name](self.loss_threshold_)
+            return _LOSSES[name](self._loss_threshold())
         return _LOSSES[name]()
 
     def _loss_threshold(self):
-        """The robust loss's threshold in target units (None for the others)."""
-        return getattr(self, "loss_threshold_", None)
+        """The robust loss's threshold in the units of the encoded targets
+        (``loss_epsilon``: a regressor's targets are standardized by the
+        agreed scale), None for the other losses."""
+        if self._loss_name() in ROBUST_LOSSES:
+            return float(self.loss_epsilon)
+        return None
 
-    def _set_loss_threshold(self, y_encoded, codes, combine=None):
-        """``target_scale_`` and ``loss_threshold_`` of a robust loss (see
-        ``_robust``); ``combine.sum`` adds the contributions of the
-        processes that hold the nodes (by default every node is here)."""
-        if self._loss_name() not in ROBUST_LOSSES:
+    def _set_target_encoding(self, y, codes, combine=None):
+        """A regressor's ``target_offset_`` and ``target_scale_`` (and a robust
+        loss's ``loss_threshold_``), agreed by the nodes (see ``_robust``).
+
+        ``y`` are the raw training targets.  ``combine.sum`` adds the
+        contributions of the processes that hold the nodes and
+        ``combine.fmax`` fills in their per-node values (by default every
+        node is here).  A classifier has nothing to agree on.
+        """
+        if not self._is_regressor():
             return
-        sums = node_log_scales(y_encoded, codes, len(self.nodes_))
+        y = self._finite_targets(y)
+        sums = node_log_scales(y, codes, len(self.nodes_))
+        centres = node_centres(y, codes, len(self.nodes_))
         if combine is not None:
             sums = combine.sum(sums)
+            centres = combine.fmax(centres)
         self.target_scale_ = agreed_scale(sums)
-        self.loss_threshold_ = float(self.loss_epsilon) * self.target_scale_
+        self.target_offset_ = agreed_offset(centres, self.target_scale_)
+        if self._loss_name() in ROBUST_LOSSES:
+            self.loss_threshold_ = float(self.loss_epsilon) * self.target_scale_
+        else:
+            self.__dict__.pop("loss_threshold_", None)
         self._pending_scale = True
 
     # ----------------------------------------------------------- public API
@@ -193,6 +209,9 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
             "straggler_rate": "a step is one sample and cannot be cut",
         })
         check_node_weights(self, codes, sample_weight)
+        if first:
+            # (before the targets are encoded: a regressor's are standardized)
+            self._set_target_encoding(y, codes)
         y_encoded = self._encode_targets(y)
         scale = float(np.abs(y_encoded).max()) if self._is_regressor() and len(y) else 1.0
         self._target_scale = max(getattr(self, "_target_scale", 0.0), scale)
@@ -203,7 +222,6 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
         epochs = 1 if partial else self.max_epochs
         shuffle = self.shuffle and not partial
         if first:
-            self._set_loss_threshold(y_encoded, codes)
             self.kernel_selection_ = None
             if self.kernel == "auto" and self.eta0 == "auto":
                 # Validation within the nodes (counted in a round of its own).
@@ -710,17 +728,31 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
     loss_epsilon : float, default=1.0
         Threshold ``delta`` of ``"huber"`` (> 0) and ``"epsilon_insensitive"``
         (>= 0) in units of the nodes' agreed scale of ``y``,
-        ``target_scale_``: the geometric mean over the nodes of
-        ``1.4826 MAD`` of their own targets, combined over spanning trees
-        (a counted round of its own before the first step), so the
-        threshold means the same at any unit of ``y``. Not used by
-        ``"squared_error"`` (any value but the default is then refused).
+        ``target_scale_``, so the threshold means the same at any unit of
+        ``y``. Not used by ``"squared_error"`` (any value but the default
+        is then refused).
 %(params)s
 
     Attributes
     ----------
+    target_offset_ : float
+        The nodes' agreed origin of ``y``: the mean of their targets, each
+        node's winsorized at 3 robust deviations from its median, when it
+        is more than 2 standard errors from 0 (between the nodes, or
+        ``target_scale_ / sqrt(n_samples)``), else 0.
     target_scale_ : float
-        The nodes' agreed robust scale of ``y`` (robust losses only).
+        The nodes' agreed robust scale of ``y``: the geometric mean over
+        the nodes of ``1.4826 MAD`` of their own targets (1 when no node
+        has two distinct targets). Both are combined over spanning trees of
+        the topology (a counted round of its own before the first step:
+        7 float64 up an edge, 2 down); the solver learns ``(y -
+        target_offset_) / target_scale_`` and predictions are mapped back,
+        so the step sizes, KOMP's ``epsilon`` and the robust loss's
+        threshold mean the same at any unit of ``y``, and a clear origin
+        (``y + 10``, exam scores) is learned around by a model without
+        intercept. Predictions scale with ``y``, and shift with it
+        whenever the offset is used before and after the shift. A later
+        ``partial_fit`` and ``add_nodes`` keep both.
     loss_threshold_ : float
         ``loss_epsilon * target_scale_``, the robust loss's ``delta`` in
         the units of ``y`` (robust losses only).
@@ -774,7 +806,7 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         eta0="auto",
         learning_rate="constant",
         power_t=0.75,
-        epsilon=0.01,
+        epsilon=0.005,
         max_dictionary_size=100,
         max_epochs=30,
         average=0.5,
@@ -833,11 +865,20 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
     def _init_targets(self, y, classes, partial):
         self._n_outputs = 1
 
-    def _encode_targets(self, y):
+    def _finite_targets(self, y):
         y = np.asarray(y, dtype=np.float64)
         if not np.all(np.isfinite(y)):
             raise ValueError("y contains NaN or infinity.")
-        return np.ascontiguousarray(y)
+        return y
+
+    def _encode_targets(self, y):
+        """The targets the solver sees: ``(y - target_offset_) / target_scale_``."""
+        y = self._finite_targets(y)
+        return np.ascontiguousarray((y - self.target_offset_) / self.target_scale_)
+
+    def _decode(self, values):
+        """Function values back in the units of ``y``."""
+        return self.target_offset_ + self.target_scale_ * values
 
     def fit(self, X, y, groups=None, sample_weight=None):
         """Fit by ``max_epochs`` passes over every node's samples.
@@ -890,8 +931,9 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         -------
         ndarray of shape (n_samples,)
         """
-        return self._raw_decision(X, groups)[:, 0]
+        return self._decode(self._raw_decision(X, groups)[:, 0])
 
 
 DecentralizedKernelSGDClassifier.__doc__ = _doc(DecentralizedKernelSGDClassifier.__doc__, '"auto"')
-DecentralizedKernelSGDRegressor.__doc__ = _doc(DecentralizedKernelSGDRegressor.__doc__, '"auto"')
+DecentralizedKernelSGDRegressor.__doc__ = _doc(DecentralizedKernelSGDRegressor.__doc__, '"auto"',
+                                               "0.005", _EPSILON_UNITS)

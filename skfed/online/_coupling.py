@@ -104,8 +104,9 @@ class _CouplingSelectionMixin:
         cand._n_outputs = self._n_outputs
         if hasattr(self, "classes_"):
             cand.classes_ = self.classes_
-        if hasattr(self, "loss_threshold_"):
-            cand.loss_threshold_ = self.loss_threshold_
+        for name in ("loss_threshold_", "target_offset_", "target_scale_"):
+            if hasattr(self, name):  # (the encoding the targets it is given had)
+                setattr(cand, name, getattr(self, name))
         cand._setup(X, codes, self._compress)
         cand.gamma_ = self.gamma_
         cand._kernel_sup_seen = self._kernel_sup_seen
@@ -179,7 +180,7 @@ class _CouplingSelectionMixin:
         n_kernels = self.__dict__.pop("_pending_selection", 0)
         if self.__dict__.pop("_pending_scale", False) or n_kernels:
             before = self._tree_counter()
-            if self._loss_threshold() is not None:
+            if self._is_regressor():
                 count_scale_messages(before, parents, senders=senders)
             if n_kernels:
                 count_selection_messages(before, parents, n_kernels, senders=senders)

@@ -115,10 +115,10 @@ _COMMON_PARAMS_DOC = """
         Exponent of the diminishing schedule; must be in ``(0.5, 1]`` with
         ``learning_rate="diminishing"`` (``sum eta_t = inf``, ``sum eta_t^2
         < inf``, the paper's conditions).
-    epsilon : float, default=0.01
+    epsilon : float, default=%(epsilon_default)s
         KOMP error budget: after every step the compressed function is
         within ``epsilon`` (RKHS norm) of the uncompressed one.  0 disables
-        compression (the dictionary grows by one point per step).
+        compression (the dictionary grows by one point per step).%(epsilon_units)s
     max_dictionary_size : int or None, default=100
         Hard cap ``M`` on every node's dictionary; when KOMP alone would
         leave more elements, the cheapest are removed anyway (the cap wins
@@ -307,8 +307,17 @@ _COMMON_ATTRIBUTES_DOC = """
 """
 
 
-def _doc(template, kernel_default):
+# The regressor's budget is in units of its targets' agreed scale.
+_EPSILON_UNITS = """  The
+        regressor's function is learned on ``(y - target_offset_) /
+        target_scale_``, so its budget is in those units: the same at any
+        unit of ``y``."""
+
+
+def _doc(template, kernel_default, epsilon_default="0.01", epsilon_units=""):
     params = _COMMON_PARAMS_DOC.strip("\n").replace("%(kernel_default)s", kernel_default)
+    params = params.replace("%(epsilon_default)s", epsilon_default).replace(
+        "%(epsilon_units)s", epsilon_units)
     return template.replace("%(params)s", params).replace(
         "%(attributes)s", _COMMON_ATTRIBUTES_DOC.strip("\n")
     )

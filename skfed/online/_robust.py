@@ -1,18 +1,36 @@
-"""The robust regression losses' threshold: ``loss_epsilon`` in units of a
-scale of the targets that the nodes agree on.
+"""The location and scale of the targets that a regressor's nodes agree on.
 
 Every node computes the robust scale of its own training targets,
-``1.4826 MAD`` (the median absolute deviation from its median, scaled to
-be the standard deviation of Gaussian targets); the network combines them
-into their geometric mean over the nodes whose scale is positive: the sum
-of ``log(scale)`` and the count of such nodes go up spanning trees of the
-topology (two float64 per message) and the mean comes back down (one
-float64 per message), counted in a round of its own before the first
-step.  A geometric mean is exact as a sum over the trees (a median of the
-nodes' scales is not) and, like the MAD, it is not moved by a node whose
-targets are a different unit or carry a few huge values.  The threshold
-is ``loss_epsilon`` times this scale (1 when no node has two distinct
-targets), so it means the same whatever the unit of ``y``.
+``1.4826 MAD`` (the median absolute deviation from the median, scaled to
+be the standard deviation of Gaussian targets), and the mean of its
+targets winsorized at ``CLIP_SCALES`` such deviations from its median.
+The network combines them over spanning trees of the topology, in a
+counted round of its own before the first step: up every tree edge go
+seven float64 (the sum of ``log(scale)`` over the nodes of a positive
+scale and their count; the sums of ``n_i``, ``n_i m_i``, ``n_i^2``,
+``n_i^2 m_i`` and ``n_i^2 m_i^2`` over the nodes, ``m_i`` a node's
+winsorized mean of ``n_i`` targets), down come two (the offset and the
+scale).
+
+* ``target_scale_`` is the geometric mean of the positive scales (1 when
+  no node has two distinct targets).  A geometric mean is exact as a sum
+  over the trees (a median of the nodes' scales is not) and, like the
+  MAD, it is not moved by a node whose targets are a different unit or
+  carry a few huge values.
+* ``target_offset_`` is the mean of the winsorized targets when it is
+  more than ``OFFSET_Z`` standard errors from 0, else 0
+  (:func:`agreed_offset`): the model (the rbf kernel has no constant
+  term, the linear one no intercept) is then learned around the targets'
+  origin when they have a clear one (``y + 10``, exam scores of mean
+  20.6), and a rule without intercept is not offset by a noisy mean.
+
+The solver sees ``(y - target_offset_) / target_scale_``, so its step
+sizes, KOMP's error budget ``epsilon`` (an RKHS norm) and the robust
+loss's threshold ``loss_epsilon`` mean the same at any unit of ``y``;
+predictions are mapped back.  Scaling ``y`` by ``a != 0`` scales the
+predictions by ``a``; shifting it by ``b`` shifts them by ``b`` whenever
+the offset is used before and after the shift (a shift larger than a few
+standard errors of the location always is).
 """
 
 import numpy as np
@@ -23,11 +41,19 @@ from ._selection import count_tree_round
 __all__ = [
     "MAD_TO_STD",
     "ROBUST_LOSSES",
+    "agreed_offset",
     "agreed_scale",
     "count_scale_messages",
+    "node_centres",
     "node_log_scales",
 ]
 
+# A mean of the targets beyond this many standard errors from 0 is their
+# origin (agreed_offset).
+OFFSET_Z = 2.0
+# A node's targets are clipped this many robust deviations from its median
+# before they are averaged (node_centres).
+CLIP_SCALES = 3.0
 # The losses whose threshold is loss_epsilon times the agreed target scale.
 ROBUST_LOSSES = ("huber", "epsilon_insensitive")
 # 1 / Phi^{-1}(3/4): the MAD of Gaussian values times this is their deviation.
@@ -74,6 +100,77 @@ def node_log_scales(y, codes, n_nodes):
     return np.array([total, float(count)])
 
 
+def node_centres(y, codes, n_nodes):
+    """Every node's winsorized mean target and its number of targets.
+
+    A node clips its targets to ``median +- CLIP_SCALES * 1.4826 MAD`` of
+    its own targets (not at all when its MAD is 0) and averages them: the
+    mean for targets without outliers, skewed ones included (what a model
+    without intercept needs as its origin; a median is not), and not moved
+    by a few huge values.
+
+    Returns
+    -------
+    ndarray of shape (n_nodes, 2)
+        ``[winsorized mean, count]`` of every node's targets here, NaN for
+        a node without targets here.  Each node is held by one process, so
+        the arrays of several processes combine exactly by ``numpy.fmax``
+        and every engine reads the same array in node order
+        (:func:`agreed_offset`).
+    """
+    y = np.asarray(y, dtype=np.float64)
+    codes = np.asarray(codes, dtype=np.intp)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n_nodes))])
+    centres = np.full((n_nodes, 2), np.nan)
+    for node in range(n_nodes):
+        values = y[order[bounds[node]: bounds[node + 1]]]
+        if len(values):
+            median = float(np.median(values))
+            reach = CLIP_SCALES * MAD_TO_STD * float(np.median(np.abs(values - median)))
+            if reach > 0:
+                values = np.clip(values, median - reach, median + reach)
+            centres[node] = float(np.mean(values)), float(len(values))
+    return centres
+
+
+def agreed_offset(centres, scale):
+    """The origin the nodes agree to move the targets to.
+
+    The mean ``m`` of the nodes' winsorized targets (their winsorized means
+    weighted by their numbers of targets) when it is told apart from 0:
+    ``|m| > OFFSET_Z * se``, ``se`` its standard error, the larger of the
+    one between the nodes (``sqrt(sum_i n_i^2 (m_i - m)^2) / sum_i n_i``:
+    nodes whose targets differ in level) and of ``scale / sqrt(sum_i
+    n_i)`` (independent targets of deviation ``scale``); else 0 (also when
+    no node has a target).  A location that the targets cannot tell from 0
+    stays at 0, so a rule without intercept (the linear kernel) is not
+    offset by a noisy mean; a clear one (School's scores before
+    standardization, ``y + 10``) is learned around, at any unit and origin
+    of ``y``.
+
+    Parameters
+    ----------
+    centres : ndarray of shape (n_nodes, 2)
+        :func:`node_centres` of every node (NaN rows: nodes without targets).
+    scale : float
+        The agreed scale of the targets (:func:`agreed_scale`).
+
+    Returns
+    -------
+    float
+    """
+    present = centres[np.isfinite(centres[:, 0])]
+    if not len(present):
+        return 0.0
+    means, counts = present[:, 0], present[:, 1]
+    total = float(counts.sum())
+    m = float(np.dot(counts, means)) / total
+    between = float(np.sqrt(np.sum((counts * (means - m)) ** 2))) / total
+    se = max(between, scale / np.sqrt(total))
+    return m if abs(m) > OFFSET_Z * se else 0.0
+
+
 def agreed_scale(sums):
     """The geometric mean from the summed ``node_log_scales`` (1 when no
     node has a positive scale)."""
@@ -81,8 +178,8 @@ def agreed_scale(sums):
 
 
 def count_scale_messages(counter, parents, senders=None):
-    """Count the two sums sent up the spanning trees and the scale sent
-    back down (only the messages sent by ``senders`` when given: an MPI
-    rank's nodes)."""
-    count_tree_round(counter, parents, payload_bytes(n_float64=2),
-                     payload_bytes(n_float64=1), senders)
+    """Count the seven sums sent up the spanning trees and the offset and
+    scale sent back down (only the messages sent by ``senders`` when given:
+    an MPI rank's nodes)."""
+    count_tree_round(counter, parents, payload_bytes(n_float64=7),
+                     payload_bytes(n_float64=2), senders)

@@ -201,8 +201,9 @@ class _KernelSelectionMixin:
         alone._n_outputs = self._n_outputs
         if hasattr(self, "classes_"):
             alone.classes_ = self.classes_
-        if hasattr(self, "loss_threshold_"):
-            alone.loss_threshold_ = self.loss_threshold_
+        for name in ("loss_threshold_", "target_offset_", "target_scale_"):
+            if hasattr(self, name):  # (the encoding the targets it is given had)
+                setattr(alone, name, getattr(self, name))
         alone._setup(X, codes, self._compress)
         if kernel == "affine":
             alone.gamma_ = np.where(affine_gamma > 0, affine_gamma, alone.gamma_)

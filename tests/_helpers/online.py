@@ -1,0 +1,40 @@
+"""NumPy references of the online regressor's agreed target encoding."""
+
+import numpy as np
+
+MAD_TO_STD = 1.482602218505602
+
+
+def numpy_scale(y, groups):
+    """Geometric mean over the nodes of ``1.4826 MAD`` (nodes of a positive MAD)."""
+    logs = []
+    for k in np.unique(groups):
+        v = y[groups == k]
+        mad = np.median(np.abs(v - np.median(v)))
+        if len(v) > 1 and mad > 0:
+            logs.append(np.log(MAD_TO_STD * mad))
+    return float(np.exp(np.mean(logs))) if logs else 1.0
+
+
+def numpy_offset(y, groups, z=2.0, clip=3.0):
+    """The pooled mean of every node's targets clipped to its median +- clip
+    robust deviations, when it is more than ``z`` standard errors from 0 (the
+    larger of the between-node sandwich and scale / sqrt(n)), else 0."""
+    means, counts = [], []
+    for k in np.unique(groups):
+        v = y[groups == k]
+        med = np.median(v)
+        reach = clip * MAD_TO_STD * np.median(np.abs(v - med))
+        means.append(np.mean(np.clip(v, med - reach, med + reach) if reach > 0 else v))
+        counts.append(len(v))
+    means, counts = np.array(means), np.array(counts, dtype=float)
+    m = np.sum(counts * means) / counts.sum()
+    se = max(np.sqrt(np.sum((counts * (means - m)) ** 2)) / counts.sum(),
+             numpy_scale(y, groups) / np.sqrt(counts.sum()))
+    return float(m) if abs(m) > z * se else 0.0
+
+
+def numpy_encode(y, groups):
+    """``(z, offset, scale)``: the targets the regressor's solver sees."""
+    offset, scale = numpy_offset(y, groups), numpy_scale(y, groups)
+    return (y - offset) / scale, offset, scale
