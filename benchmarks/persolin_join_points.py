@@ -25,6 +25,81 @@ samples (accuracy %, pooled over the new nodes, mean of the seeds):
         [--seeds 0,1,2] [--ks 5,10,20] [--per-node]
 
 ``--per-node`` also prints every newcomer's row (seed, node, its columns).
+Experiments (each changes the join only; the fit is the package's):
+``--row-metric span`` (the row's distances in the span of the newcomer's
+samples), ``--alpha-factor F`` (the newcomers' local models solved at ``F
+alpha``), ``--resolve-every N`` (rows re-solved every N model steps with
+the newcomer's current model), ``--mass-factor F`` (the newcomers'
+confidence ``m / (F m_max)``), ``--certify GAP`` (a newcomer whose local
+solve is not certified within ``GAP`` of its optimum by
+``local_duality_gap`` is solved again from zero at 1e-3, 3e-4, ... 1e-5
+until it is); ``--fitted-gaps`` prints that bound for the fitted nodes.
+
+Results (2026-11-28, joinsg9, main at 068eee0, one BLAS thread; seeds 0-2)
+--------------------------------------------------------------------------
+
+The package as it is (``--datasets har,moons,landmine``)::
+
+    data      k       join     local      nbrs  best_nbr     block    global    n_nbrs       deg      conf
+    moons     5      53.99     54.70     53.14     58.97     53.99     49.81      4.48      0.52      0.33
+    moons     10     57.79     57.70     56.12     59.72     57.87     51.08      3.18      0.33      0.67
+    moons     20     61.31     62.11     57.85     56.43     61.04     53.01      2.09      0.24      1.00
+    har       5      91.85     77.85     91.80     92.62     91.85     97.86      3.84      0.36      0.01
+    har       10     92.41     82.71     91.40     92.60     92.41     97.88      3.58      0.33      0.02
+    har       20     92.78     88.57     92.56     93.79     92.78     97.96      3.54      0.32      0.05
+    landmine  5      93.64     91.60     93.64     93.64     93.64     93.46      3.09      0.27      0.01
+    landmine  10     93.59     92.67     93.59     93.66     93.59     93.41      3.73      0.34      0.01
+    landmine  20     93.77     92.77     93.77     93.84     93.77     93.42      4.29      0.57      0.03
+
+Reading: the join's model steps reach its block's optimum (``join`` =
+``block`` within 0.3 everywhere), so the number of model steps is not
+where points go.  On HAR a newcomer's confidence is 0.01-0.05 (5-20
+samples against 281-409), so its model is its fitted neighbours' average
+(``nbrs``) within 0.2-1.0; its 3.5-3.8 neighbours hold one fitted model
+0.8-1.2 better (``best_nbr``, chosen with the test labels) and pooled
+``LogisticRegression`` is 5-6 points above every one (seed 0's node 15
+at ``k = 20`` keeps one neighbour: 90.6 against Global's 100.0).  So on
+HAR only the row (which fitted nodes, how much) moves the join, and no
+row over these fitted models reaches Global.  On rotated moons at ``k =
+20`` the newcomer's own local model (62.11) beats its join (61.31): its
+neighbours' average scores 57.85 and its best neighbour 56.43 (other
+clusters' nodes in its row).
+
+Experiments, join means at ``k = 5 / 10 / 20`` (the base above: HAR
+91.85 / 92.41 / 92.78, moons 53.99 / 57.79 / 61.31):
+
+* ``--row-metric span``: HAR 90.71 / 91.38 / 91.66 (1.2 neighbours,
+  degree 0.02), moons 54.62 / 57.88 / 60.95: the Euclidean distance's
+  preference for small fitted models is what HAR's rows live on;
+* ``--alpha-factor 3`` / ``10``: HAR 91.63 / 92.19 / 92.36 and 91.39 /
+  91.95 / 92.15, moons 54.10 / 57.05 / 60.61 and 54.80 / 56.63 / 61.26
+  (the shrinkage the old early stop gave is not a newcomer's alone);
+* ``--resolve-every 50`` / ``25``: HAR 91.85 / 92.33 / 92.36 and 91.71 /
+  92.05 / 92.17, moons 54.15 / 57.32 / 61.26 and 54.28 / 57.30 / 61.73
+  (degree 2.3-5: a model near its neighbours' average draws them closer);
+* ``--mass-factor 0.5`` (twice the confidence, at most 1): moons 54.95 /
+  58.54 / 61.31 but HAR 91.71 / 92.29 / 92.72; ``2``: both lower;
+* ``--certify``: the bound is the duality gap of the node's local problem
+  with the intercept at its exact minimizer (valid for an unpenalized
+  intercept; checked against L-BFGS optima with analytic gradients on 40
+  random logistic and squared-hinge problems: never under the true gap,
+  under 1e-5 at the optimum).  ``--fitted-gaps``: the fitted nodes' bound
+  (median, q90) is 1.06-1.18 / 2.1 % on HAR, 0.28-0.35 / 0.74-0.87 % on
+  rotated moons, 0.15 / 0.27 % on Landmine, 0.65-0.70 / 1.0 % on
+  related-wide, 0.44-0.48 / 1.0-1.2 % on related-small (seeds 0, 1).
+  Joins: ``1e-2`` HAR 92.60 / 92.85 / 93.77, moons 53.89 (-0.10) / 57.84
+  / 61.31; ``2e-2`` HAR **92.53 / 92.72 / 93.67**, moons 54.02 / 57.79 /
+  61.31, Landmine 93.64 / 93.59 / 93.77 (unchanged); ``5e-2`` HAR 92.48 /
+  92.43 / 92.89, moons unchanged.  Held out (``--datasets related-*``,
+  seeds 0-5, ``k = 5 / 10``): related-wide 86.79 / 87.55 -> 86.41 / 87.46
+  at ``2e-2`` (86.39 / 87.46 at ``1e-2``, 86.77 / 87.48 at ``5e-2``; lower
+  on 4 of 6 seeds at ``k = 5``), related-small 86.40 / 87.70 -> 86.37 /
+  87.70; alike, clustered and narrow unchanged (seeds 0-2).  A tighter
+  newcomer solve is HAR's gain and related-wide's loss (100 features,
+  fitted nodes of 30 samples: the loose solve's shrinkage helps there), so
+  it is not adopted; no rule measured here separates the two families
+  except the ratio of the fitted nodes' mass to the newcomer's (HAR
+  14-80, related-wide 1.5-6), a threshold only HAR could choose.
 """
 
 import argparse
@@ -41,6 +116,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import new_nodes  # noqa: E402
 
 import skfed._graph_join_batch as gjb  # noqa: E402
+import skfed.boosting._perso_lin as pl  # noqa: E402
 from skfed._core._join_fast import lin_join_steps  # noqa: E402
 from skfed._graph_join import _design, _loss, _targets  # noqa: E402
 
@@ -57,6 +133,65 @@ def _hits(classes, Z, y, model):
     return int(np.sum(pred == y))
 
 
+class _SpanRows:
+    """``join_rows`` measuring ``||alpha_n - alpha_r||^2`` in the span of the
+    newcomer's samples (experiment ``--row-metric span``).
+
+    A newcomer's local model lies in the span of its (weighted) samples and
+    the intercept; off that span it is 0, so the Euclidean distance adds
+    ``||(I - P_n) alpha_r||^2``, which ranks candidates by their norm off
+    the span, a direction the newcomer's data says nothing about.  Here
+    ``z_nr = ||P_n (alpha_n - alpha_r)||^2 + mean_r ||(I - P_n) alpha_r||^2``
+    (the off-span part replaced by its mean over the newcomer's candidates,
+    which keeps the scale of ``a_r``).  ``bases[k]`` is an orthonormal
+    basis (n, r_k) of newcomer k's span; None: the rows as ``add_nodes``.
+    """
+
+    def __init__(self, orig):
+        self.orig = orig
+        self.bases = None
+        self.P = 1
+
+    def __call__(self, node_models, node_losses, cand_models, cand_losses, cand_degrees,
+                 indptr, mu, mu_graph, lam, delta, cap, thr, out):
+        if self.bases is None:
+            return self.orig(node_models, node_losses, cand_models, cand_losses,
+                             cand_degrees, indptr, mu, mu_graph, lam, delta, cap, thr, out)
+        n_new = node_models.shape[0]
+        P = self.P
+        r_max = max(B.shape[1] for B in self.bases) * P
+        nm = np.zeros((n_new, r_max))
+        cm = np.zeros((cand_models.shape[0], r_max))
+        cl = np.array(cand_losses, dtype=np.float64)
+        for k in range(n_new):
+            B = self.bases[k]
+            r = B.shape[1] * P
+            a, b = indptr[k], indptr[k + 1]
+            A = node_models[k].reshape(P, -1)
+            C = cand_models[a:b].reshape(b - a, P, -1)
+            nm[k, :r] = (A @ B).ravel()
+            pc = C @ B
+            cm[a:b, :r] = pc.reshape(b - a, r)
+            off = (C * C).sum(axis=(1, 2)) - (pc * pc).sum(axis=(1, 2))
+            if b > a:
+                cl[a:b] += 0.5 * mu * max(float(off.mean()), 0.0)
+        return self.orig(nm, np.ascontiguousarray(node_losses, dtype=np.float64), cm, cl,
+                         cand_degrees, indptr, mu, mu_graph, lam, delta, cap, thr, out)
+
+
+def _span_bases(est, X, sw_all, layout):
+    Z = layout.sort(_design(est, X, np.float64))
+    sw = np.asarray(sw_all, dtype=np.float64)[layout.order]
+    bases = []
+    for k in range(layout.n_nodes):
+        a, b = layout.offsets[k], layout.offsets[k + 1]
+        R = Z[a:b][sw[a:b] > 0]
+        _, s, Vt = np.linalg.svd(R, full_matrices=False)
+        rank = int((s > s[0] * 1e-10).sum()) if s.size else 0
+        bases.append(Vt[:rank].T)
+    return bases
+
+
 class _Recorder:
     """Wraps ``lin_join_batched``: keeps its keyword inputs and its result."""
 
@@ -65,6 +200,13 @@ class _Recorder:
         self._orig = gjb.lin_join_batched
 
     def __call__(self, est, X, y, sw_all, layout, **kw):
+        if RESOLVE_EVERY:
+            kw["every"] = RESOLVE_EVERY
+        if MASS_FACTOR != 1.0:
+            kw["max_mass"] = kw["max_mass"] * MASS_FACTOR
+        if ROWS.orig is not gjb.join_rows:
+            ROWS.bases = _span_bases(est, X, sw_all, layout)
+            ROWS.P = kw["models"].shape[1]
         out = self._orig(est, X, y, sw_all, layout, **kw)
         self.calls.append((est, X, y, sw_all, layout, kw, out))
         return out
@@ -103,6 +245,193 @@ def _block_optimum(est, X, y, sw_all, layout, kw, out):
     return theta, S, degree
 
 
+ROWS = None
+_ORIG_SOLVE = pl.solve_local_problems
+# --certify GAP: a newcomer whose certified local gap is above GAP is
+# solved again from zero at each of CERTIFY_TOLS until it is under it.
+CERTIFY_GAP = None
+CERTIFY_TOLS = (1e-3, 3e-4, 1e-4, 3e-5, 1e-5)
+
+
+def _loss_terms(name, z):
+    """``phi(z)``, ``phi'(z)`` and ``phi''(z)`` of a margin loss, elementwise."""
+    if name == "logistic":
+        e = np.exp(-np.abs(z))
+        value = np.maximum(-z, 0.0) + np.log1p(e)
+        sig = np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))   # 1 / (1 + exp(-z))
+        return value, sig - 1.0, sig * (1.0 - sig)
+    r = np.maximum(1.0 - z, 0.0)                                  # squared hinge
+    return r * r, -2.0 * r, 2.0 * (r > 0)
+
+
+def _conjugate(name, u):
+    """``phi*(-u)`` at the dual point ``u = -phi'(z)``."""
+    if name == "logistic":
+        u = np.clip(u, 0.0, 1.0)
+        return (np.where(u > 0, u * np.log(np.where(u > 0, u, 1.0)), 0.0)
+                + np.where(u < 1, (1 - u) * np.log(np.where(u < 1, 1 - u, 1.0)), 0.0))
+    return -u + 0.25 * u * u
+
+
+def local_duality_gap(X, Y, sw, offsets, theta, loss_name, inv_mass, l2, n_penalized):
+    """Certified bound on every node's local suboptimality, relative to its optimum.
+
+    Node k's problem (``F_k`` of ``lin_losses``, summed over its P problems)
+    is ``P(theta) = sum_i q_i phi(y_i theta . x_i) + l2 / 2 ||theta_pen||^2``,
+    ``q_i = s_i / m_k``.  With ``u_i = -phi'(z_i)`` taken at ``theta'``,
+    ``theta`` whose intercept (the unpenalized constant column, if any) is
+    replaced by its exact minimizer given the other coordinates (so that
+    ``sum_i q_i u_i y_i = 0``, the dual constraint of an unpenalized
+    intercept; ``P`` itself is taken at ``theta``), the Fenchel dual
+    ``D(u) = -sum_i q_i phi*(-u_i) - ||sum_i q_i u_i y_i x_i,pen||^2 / (2 l2)``
+    is at most the optimum ``P*``, so ``(P(theta) - D) / D`` bounds
+    ``(P(theta) - P*) / P*`` whenever ``D > 0``.
+
+    Parameters
+    ----------
+    X, Y, sw, offsets, theta, inv_mass, l2, n_penalized
+        As for ``solve_local_problems``.
+    loss_name : {"logistic", "squared_hinge"}
+
+    Returns
+    -------
+    gap : ndarray of shape (n_nodes,)
+        The bound, ``inf`` where it certifies nothing: ``l2 = 0``, a node
+        whose positive-weight samples are of one class in some problem (its
+        intercept's optimum is at infinity) or ``D <= 0``.
+    """
+    K = offsets.shape[0] - 1
+    P, n = theta.shape[1], theta.shape[2]
+    gap = np.full(K, np.inf)
+    if K == 0 or l2 <= 0:
+        return gap
+    offsets = np.asarray(offsets, dtype=np.intp)
+    lengths = np.diff(offsets)
+    owner = np.repeat(np.arange(K), lengths)
+    Xd = np.asarray(X, dtype=np.float64)
+    th = np.asarray(theta, dtype=np.float64)
+    w = np.where(np.asarray(sw, dtype=np.float64) > 0, sw, 0.0)
+    q = w * np.asarray(inv_mass, dtype=np.float64)[owner]          # (N,)
+    y = np.asarray(Y, dtype=np.float64)                            # (P, N)
+    base = np.einsum("ij,ipj->pi", Xd[:, :n_penalized], th[owner, :, :n_penalized])
+    starts = offsets[:-1]
+    filled = lengths > 0
+
+    def per_node(values):                                          # (P, N) -> (P, K)
+        out = np.zeros((values.shape[0], K))
+        if filled.any():
+            out[:, filled] = np.add.reduceat(values, starts[filled], axis=1)
+        return out
+
+    ok = filled.copy()
+    if n > n_penalized:                                            # an intercept column
+        c_col = Xd[:, n_penalized]
+        c = float(c_col[0]) if len(c_col) else 0.0
+        if c == 0 or not np.all(c_col == c):
+            return gap
+        pos = per_node((y > 0) * (q > 0))
+        neg = per_node((y < 0) * (q > 0))
+        ok &= ((pos > 0) & (neg > 0)).all(axis=0)
+        # The intercept's minimizer: h(b) = sum_i q_i phi'(y_i (a_i + b c)) y_i c
+        # increases in b; safeguarded Newton steps inside a bracket.
+        b = th[:, :, n_penalized].T.copy()                         # (P, K)
+        lo_b, hi_b = np.full((P, K), -np.inf), np.full((P, K), np.inf)
+        for _ in range(100):
+            z = y * (base + b[:, owner] * c)
+            _, d1, d2 = _loss_terms(loss_name, z)
+            h = per_node(q * d1 * y) * c
+            slope = per_node(q * d2) * c * c
+            lo_b = np.where(h < 0, b, lo_b)
+            hi_b = np.where(h > 0, b, hi_b)
+            done = (np.abs(h) <= 1e-13 * np.maximum(per_node(q * np.abs(d1)) * abs(c), 1e-300))
+            if np.all(done | ~ok[None, :]):
+                break
+            step = np.where(slope > 0, -h / np.where(slope > 0, slope, 1.0), 0.0)
+            nb = b + step
+            inside = (nb > lo_b) & (nb < hi_b) & (slope > 0)
+            finite = np.isfinite(lo_b) & np.isfinite(hi_b)
+            mid = np.where(finite, 0.5 * (lo_b + hi_b),
+                           np.where(h < 0, b + np.maximum(1.0, np.abs(b)),
+                                    b - np.maximum(1.0, np.abs(b))))
+            b = np.where(done, b, np.where(inside, nb, mid))
+        own = base + th[owner, :, n_penalized].T * c               # theta's own intercept
+        base = base + b[:, owner] * c
+    else:
+        own = base
+    primal = per_node(q * _loss_terms(loss_name, y * own)[0])      # (P, K), at theta
+    u = -_loss_terms(loss_name, y * base)[1]                       # the dual point, at theta'
+    dual = -per_node(q * _conjugate(loss_name, u))
+    wn = th[:, :, :n_penalized]
+    primal += 0.5 * l2 * (wn * wn).sum(axis=2).T
+    v = np.zeros((P, K, n_penalized))
+    if filled.any():
+        v[:, filled] = np.add.reduceat((q * u * y)[:, :, None] * Xd[None, :, :n_penalized],
+                                       starts[filled], axis=1)
+    dual -= (v * v).sum(axis=2) / (2.0 * l2)
+    Pk, Dk = primal.sum(axis=0), dual.sum(axis=0)
+    good = ok & (Dk > 0)
+    gap[good] = np.maximum(Pk[good] - Dk[good], 0.0) / Dk[good]
+    return gap
+
+
+def solve_newcomer_problems(X, Y, sw, offsets, theta, loss, inv_mass, l2, n_penalized,
+                            losses, *rest, **kw):
+    """A join's newcomers get their local models (``solve_local_problems``),
+    certified within CERTIFY_GAP of their optimum where the bound
+    certifies (``local_duality_gap``): a newcomer above it is solved again
+    from zero at each of CERTIFY_TOLS in turn until it is under it (the
+    last solve kept otherwise).  ``theta`` (zeros) and ``losses`` are
+    overwritten; returns every newcomer's number of steps (all its solves).
+    """
+    steps = _ORIG_SOLVE(X, Y, sw, offsets, theta, loss, inv_mass, l2, n_penalized, losses)
+    loss_name = "logistic" if type(loss).__name__ == "Logistic" else "squared_hinge"
+    gap = local_duality_gap(X, Y, sw, offsets, theta, loss_name, inv_mass, l2, n_penalized)
+    todo = np.flatnonzero(np.isfinite(gap) & (gap > CERTIFY_GAP))
+    offsets = np.asarray(offsets, dtype=np.intp)
+    for tol in CERTIFY_TOLS:
+        if not len(todo):
+            break
+        rows = np.concatenate([np.arange(offsets[k], offsets[k + 1]) for k in todo.tolist()])
+        sub_off = np.zeros(len(todo) + 1, dtype=np.intp)
+        np.cumsum(offsets[todo + 1] - offsets[todo], out=sub_off[1:])
+        Xs = np.ascontiguousarray(X[rows])
+        Ys = np.ascontiguousarray(Y[:, rows])
+        ss = np.ascontiguousarray(sw[rows])
+        th = np.zeros((len(todo),) + theta.shape[1:], dtype=theta.dtype)
+        lo = np.zeros((len(todo), losses.shape[1]))
+        mass = np.ascontiguousarray(inv_mass[todo])
+        saved, pl.LOCAL_TOL = pl.LOCAL_TOL, tol
+        try:
+            st = _ORIG_SOLVE(Xs, Ys, ss, sub_off, th, loss, mass, l2, n_penalized, lo)
+        finally:
+            pl.LOCAL_TOL = saved
+        theta[todo], losses[todo] = th, lo
+        steps[todo] += st
+        g = local_duality_gap(Xs, Ys, ss, sub_off, th, loss_name, mass, l2, n_penalized)
+        todo = todo[g > CERTIFY_GAP]
+    return steps
+
+
+ALPHA_FACTOR = 1.0
+RESOLVE_EVERY = 0
+MASS_FACTOR = 1.0
+
+
+def _shrunk_local(orig):
+    """``solve_local_problems`` of the newcomers with ``alpha`` times
+    ALPHA_FACTOR (experiment ``--alpha-factor``); their losses are then
+    evaluated at the fit's ``alpha``."""
+    from skfed._core._boosting_fast import lin_losses
+
+    def solve(X, Y, sw, offsets, theta, loss, inv_mass, l2, n_pen, losses, *rest, **kw):
+        steps = orig(X, Y, sw, offsets, theta, loss, inv_mass, l2 * ALPHA_FACTOR, n_pen,
+                     losses, *rest, **kw)
+        lin_losses(X, Y, sw, offsets, theta, loss, inv_mass, l2, n_pen, losses)
+        return steps
+
+    return solve
+
+
 def one_split(dataset, seed, ks, per_node):
     data = new_nodes.load(dataset, seed)
     X, y, groups, task = data[:4]
@@ -116,10 +445,16 @@ def one_split(dataset, seed, ks, per_node):
         joined = copy.deepcopy(base)
         rec = _Recorder()
         gjb.lin_join_batched = rec
+        solve = pl.solve_local_problems
+        if ALPHA_FACTOR != 1.0:
+            pl.solve_local_problems = _shrunk_local(solve)
+        elif CERTIFY_GAP is not None:
+            pl.solve_local_problems = solve_newcomer_problems
         try:
             joined.add_nodes(X[train], y[train], groups=groups[train])
         finally:
             gjb.lin_join_batched = rec._orig
+            pl.solve_local_problems = solve
         est, Xn, yn, sw_all, layout, kw, out = rec.calls[-1]
         block, S, degree = _block_optimum(est, Xn, yn, sw_all, layout, kw, out)
         rows_fit = np.concatenate([fit_rows, train])
@@ -162,16 +497,66 @@ def one_split(dataset, seed, ks, per_node):
     return res
 
 
+def fitted_gaps(dataset, seed):
+    """Certified gaps (%) of the fitted nodes' local models, as the fit solves them."""
+    from skfed.boosting import _LOSSES
+
+    data = new_nodes.load(dataset, seed)
+    X, y, groups = data[:3]
+    fit_rows, _, _ = new_nodes.split(X, y, groups, seed, data[4] if len(data) > 4 else None)
+    nodes, inv = np.unique(groups[fit_rows], return_inverse=True)
+    order = np.argsort(inv, kind="stable")
+    Z = np.column_stack([X[fit_rows][order], np.ones(len(order))])
+    classes = np.unique(y)
+    if len(classes) != 2:
+        raise ValueError("--fitted-gaps: binary data sets only")
+    Y = np.where(y[fit_rows][order] == classes[1], 1.0, -1.0)[None, :]
+    mass = np.bincount(inv).astype(np.float64)
+    offsets = np.concatenate([[0], np.cumsum(mass)]).astype(np.intp)
+    theta = np.zeros((len(nodes), 1, Z.shape[1]))
+    losses = np.zeros((len(nodes), 1))
+    l2, n_pen = 1e-2, Z.shape[1] - 1   # PersonalizedLinearClassifier's default alpha
+    _ORIG_SOLVE(Z, Y, np.ones(len(order)), offsets, theta, _LOSSES["logistic"](), 1 / mass, l2,
+                n_pen, losses)
+    gap = local_duality_gap(Z, Y, np.ones(len(order)), offsets, theta, "logistic", 1 / mass,
+                            l2, n_pen)
+    ok = np.isfinite(gap)
+    q = 100 * np.quantile(gap[ok], [0.1, 0.5, 0.9])
+    print(f"{dataset:17s} seed {seed}: {len(nodes)} fitted nodes (median mass "
+          f"{np.median(mass):.0f}), {ok.sum()} certified, gap % q10 / median / q90 "
+          f"{q[0]:.3f} / {q[1]:.3f} / {q[2]:.3f}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", default="har,moons,landmine")
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--ks", default="5,10,20")
     parser.add_argument("--per-node", action="store_true")
+    parser.add_argument("--row-metric", default="euclid", choices=("euclid", "span"))
+    parser.add_argument("--alpha-factor", type=float, default=1.0)
+    parser.add_argument("--resolve-every", type=int, default=0)
+    parser.add_argument("--mass-factor", type=float, default=1.0)
+    parser.add_argument("--certify", type=float, default=None)
+    parser.add_argument("--fitted-gaps", action="store_true",
+                        help="only print the certified gaps of the fitted nodes' local models")
     args = parser.parse_args()
+    global ROWS, ALPHA_FACTOR, RESOLVE_EVERY, MASS_FACTOR, CERTIFY_GAP
+    CERTIFY_GAP = args.certify
+    MASS_FACTOR = args.mass_factor
+    ALPHA_FACTOR = args.alpha_factor
+    RESOLVE_EVERY = args.resolve_every
+    ROWS = _SpanRows(gjb.join_rows)
+    if args.row_metric == "span":
+        gjb.join_rows = ROWS
     seeds = [int(s) for s in args.seeds.split(",")]
     ks = [int(k) for k in args.ks.split(",")]
     warnings.simplefilter("ignore")
+    if args.fitted_gaps:
+        for dataset in args.datasets.split(","):
+            for s in seeds:
+                fitted_gaps(dataset, s)
+        return
     print("data      k   " + "  ".join(f"{c:>8s}" for c in COLUMNS))
     for dataset in args.datasets.split(","):
         per_seed = [one_split(dataset, s, ks, args.per_node) for s in seeds]
