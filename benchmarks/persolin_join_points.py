@@ -122,12 +122,12 @@ from sklearn.linear_model import LogisticRegression
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import new_nodes  # noqa: E402
+import new_nodes
+from skfed._core._join_fast import lin_join_steps
 
-import skfed._graph_join_batch as gjb  # noqa: E402
-import skfed.boosting._perso_lin as pl  # noqa: E402
-from skfed._core._join_fast import lin_join_steps  # noqa: E402
-from skfed._graph_join import _design, _loss, _targets  # noqa: E402
+import skfed._graph_join_batch as gjb
+import skfed.boosting._perso_lin as pl
+from skfed._graph_join import _design, _loss, _targets
 
 COLUMNS = ("join", "local", "nbrs", "best_nbr", "block", "global", "n_nbrs", "deg", "conf")
 EXTRA_STEPS = 20_000
