@@ -57,8 +57,8 @@ Reading: the join's model steps reach its block's optimum (``join`` =
 ``block`` within 0.3 everywhere), so the number of model steps is not
 where points go.  On HAR a newcomer's confidence is 0.01-0.05 (5-20
 samples against 281-409), so its model is its fitted neighbours' average
-(``nbrs``) within 0.2-1.0; its 3.5-3.8 neighbours hold one fitted model
-0.8-1.2 better (``best_nbr``, chosen with the test labels) and pooled
+(``nbrs``) within 0.05-1.0; its 3.5-3.8 neighbours hold one fitted model
+0.2-1.0 better (``best_nbr``, chosen with the test labels) and pooled
 ``LogisticRegression`` is 5-6 points above every one (seed 0's node 15
 at ``k = 20`` keeps one neighbour: 90.6 against Global's 100.0).  So on
 HAR only the row (which fitted nodes, how much) moves the join, and no
