@@ -262,176 +262,7 @@ def _block_optimum(est, X, y, sw_all, layout, kw, out):
 
 ROWS = None
 _ORIG_SOLVE = pl.solve_local_problems
-# --certify GAP: a newcomer whose certified local gap is above GAP is
-# solved again from zero at each of CERTIFY_TOLS until it is under it.
-CERTIFY_GAP = None
-CERTIFY_TRIGGER = 0.0   # --certify-trigger: only newcomers above it are re-solved
-CERTIFY_TOLS = (1e-3, 3e-4, 1e-4, 3e-5, 1e-5)
-
-
-def _loss_terms(name, z):
-    """``phi(z)``, ``phi'(z)`` and ``phi''(z)`` of a margin loss, elementwise."""
-    if name == "logistic":
-        e = np.exp(-np.abs(z))
-        value = np.maximum(-z, 0.0) + np.log1p(e)
-        sig = np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))   # 1 / (1 + exp(-z))
-        return value, sig - 1.0, sig * (1.0 - sig)
-    r = np.maximum(1.0 - z, 0.0)                                  # squared hinge
-    return r * r, -2.0 * r, 2.0 * (r > 0)
-
-
-def _conjugate(name, u):
-    """``phi*(-u)`` at the dual point ``u = -phi'(z)``."""
-    if name == "logistic":
-        u = np.clip(u, 0.0, 1.0)
-        return (np.where(u > 0, u * np.log(np.where(u > 0, u, 1.0)), 0.0)
-                + np.where(u < 1, (1 - u) * np.log(np.where(u < 1, 1 - u, 1.0)), 0.0))
-    return -u + 0.25 * u * u
-
-
-def local_duality_gap(X, Y, sw, offsets, theta, loss_name, inv_mass, l2, n_penalized):
-    """Certified bound on every node's local suboptimality, relative to its optimum.
-
-    Node k's problem (``F_k`` of ``lin_losses``, summed over its P problems)
-    is ``P(theta) = sum_i q_i phi(y_i theta . x_i) + l2 / 2 ||theta_pen||^2``,
-    ``q_i = s_i / m_k``.  With ``u_i = -phi'(z_i)`` taken at ``theta'``,
-    ``theta`` whose intercept (the unpenalized constant column, if any) is
-    replaced by its exact minimizer given the other coordinates (so that
-    ``sum_i q_i u_i y_i = 0``, the dual constraint of an unpenalized
-    intercept; ``P`` itself is taken at ``theta``), the Fenchel dual
-    ``D(u) = -sum_i q_i phi*(-u_i) - ||sum_i q_i u_i y_i x_i,pen||^2 / (2 l2)``
-    is at most the optimum ``P*``, so ``(P(theta) - D) / D`` bounds
-    ``(P(theta) - P*) / P*`` whenever ``D > 0``.
-
-    Parameters
-    ----------
-    X, Y, sw, offsets, theta, inv_mass, l2, n_penalized
-        As for ``solve_local_problems``.
-    loss_name : {"logistic", "squared_hinge"}
-
-    Returns
-    -------
-    gap : ndarray of shape (n_nodes,)
-        The bound, ``inf`` where it certifies nothing: ``l2 = 0``, a node
-        whose positive-weight samples are of one class in some problem (its
-        intercept's optimum is at infinity) or ``D <= 0``.
-    """
-    K = offsets.shape[0] - 1
-    P, n = theta.shape[1], theta.shape[2]
-    gap = np.full(K, np.inf)
-    if K == 0 or l2 <= 0:
-        return gap
-    offsets = np.asarray(offsets, dtype=np.intp)
-    lengths = np.diff(offsets)
-    owner = np.repeat(np.arange(K), lengths)
-    Xd = np.asarray(X, dtype=np.float64)
-    th = np.asarray(theta, dtype=np.float64)
-    w = np.where(np.asarray(sw, dtype=np.float64) > 0, sw, 0.0)
-    q = w * np.asarray(inv_mass, dtype=np.float64)[owner]          # (N,)
-    y = np.asarray(Y, dtype=np.float64)                            # (P, N)
-    base = np.einsum("ij,ipj->pi", Xd[:, :n_penalized], th[owner, :, :n_penalized])
-    starts = offsets[:-1]
-    filled = lengths > 0
-
-    def per_node(values):                                          # (P, N) -> (P, K)
-        out = np.zeros((values.shape[0], K))
-        if filled.any():
-            out[:, filled] = np.add.reduceat(values, starts[filled], axis=1)
-        return out
-
-    ok = filled.copy()
-    if n > n_penalized:                                            # an intercept column
-        c_col = Xd[:, n_penalized]
-        c = float(c_col[0]) if len(c_col) else 0.0
-        if c == 0 or not np.all(c_col == c):
-            return gap
-        pos = per_node((y > 0) * (q > 0))
-        neg = per_node((y < 0) * (q > 0))
-        ok &= ((pos > 0) & (neg > 0)).all(axis=0)
-        # The intercept's minimizer: h(b) = sum_i q_i phi'(y_i (a_i + b c)) y_i c
-        # increases in b; safeguarded Newton steps inside a bracket.
-        b = th[:, :, n_penalized].T.copy()                         # (P, K)
-        lo_b, hi_b = np.full((P, K), -np.inf), np.full((P, K), np.inf)
-        for _ in range(100):
-            z = y * (base + b[:, owner] * c)
-            _, d1, d2 = _loss_terms(loss_name, z)
-            h = per_node(q * d1 * y) * c
-            slope = per_node(q * d2) * c * c
-            lo_b = np.where(h < 0, b, lo_b)
-            hi_b = np.where(h > 0, b, hi_b)
-            done = (np.abs(h) <= 1e-13 * np.maximum(per_node(q * np.abs(d1)) * abs(c), 1e-300))
-            if np.all(done | ~ok[None, :]):
-                break
-            step = np.where(slope > 0, -h / np.where(slope > 0, slope, 1.0), 0.0)
-            nb = b + step
-            inside = (nb > lo_b) & (nb < hi_b) & (slope > 0)
-            finite = np.isfinite(lo_b) & np.isfinite(hi_b)
-            mid = np.where(finite, 0.5 * (lo_b + hi_b),
-                           np.where(h < 0, b + np.maximum(1.0, np.abs(b)),
-                                    b - np.maximum(1.0, np.abs(b))))
-            b = np.where(done, b, np.where(inside, nb, mid))
-        own = base + th[owner, :, n_penalized].T * c               # theta's own intercept
-        base = base + b[:, owner] * c
-    else:
-        own = base
-    primal = per_node(q * _loss_terms(loss_name, y * own)[0])      # (P, K), at theta
-    u = -_loss_terms(loss_name, y * base)[1]                       # the dual point, at theta'
-    dual = -per_node(q * _conjugate(loss_name, u))
-    wn = th[:, :, :n_penalized]
-    primal += 0.5 * l2 * (wn * wn).sum(axis=2).T
-    v = np.zeros((P, K, n_penalized))
-    if filled.any():
-        v[:, filled] = np.add.reduceat((q * u * y)[:, :, None] * Xd[None, :, :n_penalized],
-                                       starts[filled], axis=1)
-    dual -= (v * v).sum(axis=2) / (2.0 * l2)
-    Pk, Dk = primal.sum(axis=0), dual.sum(axis=0)
-    good = ok & (Dk > 0)
-    gap[good] = np.maximum(Pk[good] - Dk[good], 0.0) / Dk[good]
-    return gap
-
-
-def solve_newcomer_problems(X, Y, sw, offsets, theta, loss, inv_mass, l2, n_penalized,
-                            losses, *rest, **kw):
-    """A join's newcomers get their local models (``solve_local_problems``),
-    certified within CERTIFY_GAP of their optimum where the bound
-    certifies (``local_duality_gap``): a newcomer above it is solved again
-    from zero at each of CERTIFY_TOLS in turn until it is under it (the
-    last solve kept otherwise).  ``theta`` (zeros) and ``losses`` are
-    overwritten; returns every newcomer's number of steps (all its solves).
-    """
-    steps = _ORIG_SOLVE(X, Y, sw, offsets, theta, loss, inv_mass, l2, n_penalized, losses)
-    loss_name = "logistic" if type(loss).__name__ == "Logistic" else "squared_hinge"
-    gap = local_duality_gap(X, Y, sw, offsets, theta, loss_name, inv_mass, l2, n_penalized)
-    todo = np.flatnonzero(np.isfinite(gap) & (gap > max(CERTIFY_GAP, CERTIFY_TRIGGER)))
-    offsets = np.asarray(offsets, dtype=np.intp)
-    for tol in CERTIFY_TOLS:
-        if not len(todo):
-            break
-        rows = np.concatenate([np.arange(offsets[k], offsets[k + 1]) for k in todo.tolist()])
-        sub_off = np.zeros(len(todo) + 1, dtype=np.intp)
-        np.cumsum(offsets[todo + 1] - offsets[todo], out=sub_off[1:])
-        Xs = np.ascontiguousarray(X[rows])
-        Ys = np.ascontiguousarray(Y[:, rows])
-        ss = np.ascontiguousarray(sw[rows])
-        th = np.zeros((len(todo),) + theta.shape[1:], dtype=theta.dtype)
-        lo = np.zeros((len(todo), losses.shape[1]))
-        mass = np.ascontiguousarray(inv_mass[todo])
-        saved, pl.LOCAL_TOL = pl.LOCAL_TOL, tol
-        try:
-            st = _ORIG_SOLVE(Xs, Ys, ss, sub_off, th, loss, mass, l2, n_penalized, lo)
-        finally:
-            pl.LOCAL_TOL = saved
-        theta[todo], losses[todo] = th, lo
-        steps[todo] += st
-        g = local_duality_gap(Xs, Ys, ss, sub_off, th, loss_name, mass, l2, n_penalized)
-        todo = todo[g > CERTIFY_GAP]
-    return steps
-
-
-ALPHA_FACTOR = 1.0
-RESOLVE_EVERY = 0
-MASS_FACTOR = 1.0
-FINAL_ANSWERS = False   # --final-answers: candidates answer with their final models
+local_duality_gap = pl.local_duality_gap
 
 
 def _shrunk_local(orig):
@@ -465,8 +296,7 @@ def one_split(dataset, seed, ks, per_node):
         solve = pl.solve_local_problems
         if ALPHA_FACTOR != 1.0:
             pl.solve_local_problems = _shrunk_local(solve)
-        elif CERTIFY_GAP is not None:
-            pl.solve_local_problems = solve_newcomer_problems
+
         try:
             joined.add_nodes(X[train], y[train], groups=groups[train])
         finally:
@@ -554,18 +384,22 @@ def main():
     parser.add_argument("--alpha-factor", type=float, default=1.0)
     parser.add_argument("--resolve-every", type=int, default=0)
     parser.add_argument("--mass-factor", type=float, default=1.0)
-    parser.add_argument("--certify", type=float, default=None)
+    parser.add_argument("--certify", type=float, default=None,
+                        help="JOIN_LOCAL_GAP (the package's: 2e-2)")
+    parser.add_argument("--light-ratio", type=float, default=None,
+                        help="JOIN_LIGHT_RATIO (the package's: 10; 1e-12 certifies every "
+                             "newcomer, inf none: the join before 2026-11-28 joinsg9)")
     parser.add_argument("--final-answers", action="store_true")
-    parser.add_argument("--certify-trigger", type=float, default=0.0)
     parser.add_argument("--fitted-gaps", action="store_true",
                         help="only print the certified gaps of the fitted nodes' local models")
     args = parser.parse_args()
-    global ROWS, ALPHA_FACTOR, RESOLVE_EVERY, MASS_FACTOR, CERTIFY_GAP
-    CERTIFY_GAP = args.certify
+    global ROWS, ALPHA_FACTOR, RESOLVE_EVERY, MASS_FACTOR
+    if args.certify is not None:
+        pl.JOIN_LOCAL_GAP = args.certify
+    if args.light_ratio is not None:
+        pl.JOIN_LIGHT_RATIO = args.light_ratio
     global FINAL_ANSWERS
     FINAL_ANSWERS = args.final_answers
-    global CERTIFY_TRIGGER
-    CERTIFY_TRIGGER = args.certify_trigger
     MASS_FACTOR = args.mass_factor
     ALPHA_FACTOR = args.alpha_factor
     RESOLVE_EVERY = args.resolve_every
