@@ -16,7 +16,7 @@ from scipy.optimize import brentq, minimize
 
 import skfed._graph_join as graph_join
 import skfed.boosting._perso_lin as pl
-from skfed.boosting import PersonalizedLinearClassifier, _LOSSES
+from skfed.boosting import _LOSSES, PersonalizedLinearClassifier
 
 
 def _phi(name, z):
@@ -53,7 +53,7 @@ def _gap_reference(X, Y, sw, offsets, theta, name, l2, n_pen):
                     finite = False
                     break
 
-                def h(c, y=y, a=a):
+                def h(c, y=y, a=a, q=q):
                     return q @ (_phi(name, y * (a + c))[1] * y)
                 lo, hi = -1.0, 1.0
                 while h(lo) > 0:
