@@ -296,7 +296,7 @@ class _Newcomer:
 
     def __init__(self, estimator, Z, Y, sw, max_mass, dtype, light_below=None):
         self.est = estimator
-        self.light_below = light_below  # Perso-lin: its local solve certified under it
+        self.light_below = light_below
         self.dada = _is_dada(estimator)
         self.Z, self.Y, self.sw = Z, Y, sw
         self.P, self.n = Y.shape[0], Z.shape[1]
@@ -329,8 +329,7 @@ class _Newcomer:
         else:
             losses = np.zeros((1, self.P))
             if private is None:
-                # Solved as the fitted nodes' local models (a light newcomer's
-                # certified: ``solve_newcomer_problems``).
+                # Solved as the fitted nodes' local models (a light one certified).
                 from .boosting._perso_lin import solve_newcomer_problems
 
                 solve_newcomer_problems(self.Z, self.Y, self.sw, self.offsets, self.model,
@@ -623,19 +622,14 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
     if est.sparsify_graph == "connected" and W_old.nnz:
         threshold = connected_threshold(W_old)
     degrees_old = row_sums(W_old.data, W_old.indptr)
-    # Step 3's exception: a Perso-lin newcomer lighter than every node of the
-    # fit keeps its whole row (Dada's rows did not gain from it).
-    whole_below = None
-    if threshold is not None and not _is_dada(est):
-        whole_below = float(np.min(est.confidence_[:n_fit])) * float(info["max_mass"])
-    # Step 1's exception: a Perso-lin newcomer under a tenth of the fit's
-    # median node mass has its local solve certified (JOIN_LOCAL_GAP).
-    light_below = None
+    # Perso-lin's exceptions to step 1 (a light newcomer's solve is certified)
+    # and to step 3 (one lighter than every fitted node keeps its whole row).
+    whole_below = light_below = None
     if not _is_dada(est):
-        from .boosting._perso_lin import JOIN_LIGHT_RATIO
-
-        light_below = (float(np.median(est.confidence_[:n_fit])) * float(info["max_mass"])
-                       / JOIN_LIGHT_RATIO)
+        from .boosting._perso_lin import light_mass
+        light_below = light_mass(est.confidence_[:n_fit], info["max_mass"])
+        if threshold is not None:
+            whole_below = float(np.min(est.confidence_[:n_fit])) * float(info["max_mass"])
 
     # The network of the join: the fitted nodes, then the newcomers.
     rng_seed = [_random_seed(est), seed, 104729]

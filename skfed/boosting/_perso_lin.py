@@ -220,6 +220,12 @@ JOIN_LOCAL_TOLS = (1e-3, 3e-4, 1e-4, 3e-5, 1e-5)
 JOIN_LIGHT_RATIO = 10.0
 
 
+def light_mass(confidence, max_mass):
+    """The mass under which a join's newcomer is certified: the fitted
+    nodes' median mass (``confidence * max_mass``) over JOIN_LIGHT_RATIO."""
+    return float(np.median(confidence)) * float(max_mass) / JOIN_LIGHT_RATIO
+
+
 def _loss_terms(name, z):
     """``phi(z)``, ``phi'(z)`` and ``phi''(z)`` of a margin loss, elementwise."""
     if name == "logistic":
