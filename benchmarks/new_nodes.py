@@ -724,6 +724,16 @@ Newcomers solved to 1e-9 (the fit unchanged) give HAR 92.5 / 93.0 / 93.9;
 1e-3 gives HAR 92.7 / 92.8 / 93.8 but rotated moons 54.3 / 57.6 / 61.5
 (``k = 10`` below 57.8) and Landmine one test sample fewer at ``k = 20``,
 so the newcomers keep the fit's tolerance.
+
+A Perso-lin newcomer under a tenth of the fit's median node mass has its
+local solve certified within 2 % of its optimum by a duality-gap bound
+(2026-11-28, joinsg9; ``--families persolin --datasets D --seeds 0,1,2
+--ks 5,10,20``, one process per data set, load 11-12): HAR sitting join
+91.9 / 92.4 / 92.8 -> 92.5 / 92.7 / 93.7 (bytes 0.0053 / 0.0052 / 0.0052,
+CPU 0.008 / 0.011 / 0.017); rotated moons and Landmine scores and bytes
+unchanged (moons' newcomers are not that light; Landmine's are, and their
+joins keep every prediction), Landmine's CPU 0.059 / 0.072 / 0.066.  Why
+and what else was tried: ``benchmarks/persolin_join_points.py``.
 """
 
 import argparse

@@ -107,6 +107,17 @@ compute for such a rule (a duality gap; the intercept is unpenalized, so
 ``l2`` alone bounds no gap) with a looser target, and a
 stronger ``alpha`` for few-sample newcomers (the shrinkage the old early
 stop gave), each measured against the same rows.
+
+Both tried (2026-11-28, joinsg9; ``benchmarks/persolin_join_points.py``,
+numbers in its docstring): a duality-gap certificate with the intercept
+at its exact minimizer (``--certify GAP``: newcomers re-solved at 1e-3 ...
+1e-5 until certified within GAP) gives HAR 92.53 / 92.72 / 93.67 at
+``2e-2`` with rotated moons and Landmine unchanged, but loses the held-out
+related-wide family 0.38 at ``k = 5`` (seeds 0-5; 0.09 with re-solves only
+above a 5e-2 trigger); a stronger newcomer ``alpha`` (3 or 10 times) lowers
+HAR and rotated moons.  Adopted: the certificate for newcomers under a
+tenth of the fit's median node mass only (``JOIN_LIGHT_RATIO``): HAR
+92.53 / 92.72 / 93.67, every other family unchanged.
 """
 
 import argparse

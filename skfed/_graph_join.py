@@ -294,8 +294,9 @@ def join_info_from_data(estimator, X, y, groups, sample_weight=None, models=None
 class _Newcomer:
     """One joining node's data and model, and its steps (see the module)."""
 
-    def __init__(self, estimator, Z, Y, sw, max_mass, dtype):
+    def __init__(self, estimator, Z, Y, sw, max_mass, dtype, light_below=None):
         self.est = estimator
+        self.light_below = light_below
         self.dada = _is_dada(estimator)
         self.Z, self.Y, self.sw = Z, Y, sw
         self.P, self.n = Y.shape[0], Z.shape[1]
@@ -328,12 +329,12 @@ class _Newcomer:
         else:
             losses = np.zeros((1, self.P))
             if private is None:
-                # Solved to the fit's tolerance, as the fitted nodes' local models.
-                from .boosting._perso_lin import solve_local_problems
+                # Solved as the fitted nodes' local models (a light one certified).
+                from .boosting._perso_lin import solve_newcomer_problems
 
-                solve_local_problems(self.Z, self.Y, self.sw, self.offsets, self.model,
-                                     self.loss, np.array([1.0 / self.mass]), self.l2,
-                                     self.n_penalized, losses)
+                solve_newcomer_problems(self.Z, self.Y, self.sw, self.offsets, self.model,
+                                        self.loss, self.est.loss, np.array([1.0 / self.mass]),
+                                        self.l2, self.n_penalized, losses, self.light_below)
             else:
                 lin_local(self.Z, self.Y, self.sw, self.offsets, self.model, self.loss,
                           np.array([1.0 / self.mass]), np.array([self.lipschitz]), self.l2,
@@ -621,11 +622,14 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
     if est.sparsify_graph == "connected" and W_old.nnz:
         threshold = connected_threshold(W_old)
     degrees_old = row_sums(W_old.data, W_old.indptr)
-    # Step 3's exception: a Perso-lin newcomer lighter than every node of the
-    # fit keeps its whole row (Dada's rows did not gain from it).
-    whole_below = None
-    if threshold is not None and not _is_dada(est):
-        whole_below = float(np.min(est.confidence_[:n_fit])) * float(info["max_mass"])
+    # Perso-lin's exceptions to step 1 (a light newcomer's solve is certified)
+    # and to step 3 (one lighter than every fitted node keeps its whole row).
+    whole_below = light_below = None
+    if not _is_dada(est):
+        from .boosting._perso_lin import light_mass
+        light_below = light_mass(est.confidence_[:n_fit], info["max_mass"])
+        if threshold is not None:
+            whole_below = float(np.min(est.confidence_[:n_fit])) * float(info["max_mass"])
 
     # The network of the join: the fitted nodes, then the newcomers.
     rng_seed = [_random_seed(est), seed, 104729]
@@ -698,7 +702,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
             graph_models=graph_models, losses_old=losses_old, degrees_old=degrees_old,
             max_mass=float(info["max_mass"]),
             mean_confidence=float(np.mean(est.confidence_[:n_old])), whole_below=whole_below,
-            n_local=n_local,
+            light_below=light_below, n_local=n_local,
             n_steps=n_steps, every=every, threshold=threshold, sim=sim, rng=rng,
             n_candidates=n_candidates)
         new_models, local_models = batch["models"], batch["local_models"]
@@ -728,7 +732,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
             node = _Newcomer(est, np.ascontiguousarray(Z_all[idx]),
                              np.ascontiguousarray(Y_all[:, idx]),
                              np.ascontiguousarray(sw_all[idx], dtype=dtype),
-                             float(info["max_mass"]), dtype)
+                             float(info["max_mass"]), dtype, light_below)
             cand = answered[k]
             honest = not sim.rogue[cand].any()
             received = (answers64[cand] if honest else sim.corrupt_value_rows(

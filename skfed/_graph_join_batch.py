@@ -9,7 +9,8 @@ docstring of :mod:`skfed._graph_join`), the same draws of the peer-sampling
 service and the same messages, but each of them for all the newcomers at
 once:
 
-1. their local models, solved as the fitted nodes' (``solve_local_problems``);
+1. their local models, solved as the fitted nodes' (a newcomer far lighter
+   than them certified near its optimum: ``solve_newcomer_problems``);
 2. their rows of the graph objective: one ``join_rows`` call
    (:mod:`skfed._core._join_fast`) over their candidates stored back to
    back (and again over the candidates and peers when newcomers sample
@@ -144,7 +145,8 @@ class _SymmetricPattern:
 
 
 def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_models,
-                     losses_old, degrees_old, max_mass, mean_confidence, whole_below, n_local,
+                     losses_old, degrees_old, max_mass, mean_confidence, whole_below,
+                     light_below, n_local,
                      n_steps,
                      every, threshold, sim, rng, n_candidates):
     """Steps 1, 3 and 4 of a Perso-lin join for every newcomer at once.
@@ -169,6 +171,9 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
     whole_below : float or None
         Newcomers of a smaller mass keep their whole rows (no ``threshold``;
         the smallest mass of the fit's nodes).  None: every row is cut.
+    light_below : float or None
+        Newcomers of a smaller mass have their local solve certified
+        (``solve_newcomer_problems``).  None: none.
     n_local, n_steps : int
         The newcomers' local steps and model steps.
     every : int or None
@@ -219,11 +224,12 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
     inv_mass = 1.0 / mass
     theta = np.zeros((n_new, P, n), dtype=dtype)
     losses = np.zeros((n_new, P))
-    # Solved to the fit's tolerance, as the fitted nodes' local models
+    # Solved as the fitted nodes' local models, a light newcomer's certified
     # (n_local only counts toward ``uses``).
-    from .boosting._perso_lin import solve_local_problems
+    from .boosting._perso_lin import solve_newcomer_problems
 
-    solve_local_problems(Z, Y, sw, offsets, theta, loss, inv_mass, l2, n_pen, losses)
+    solve_newcomer_problems(Z, Y, sw, offsets, theta, loss, est.loss, inv_mass, l2, n_pen,
+                            losses, light_below)
     local_models = theta.copy()
     local_losses = confidence * losses.sum(axis=1)
 
