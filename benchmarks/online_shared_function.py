@@ -110,15 +110,19 @@ def run(name, seed, ks, variants):
     rows = []
     unseen, joins = swapped_join(base, base.network_coef_[0][:, 0], X, y, groups, order, ks)
     rows.append(("mean", unseen, joins, 0, fit_cpu, 0.0))
-    for loss, weighting in variants:
+    for variant in variants:
+        loss, weighting = variant[:2]
+        maxiter = int(variant[2]) if len(variant) > 2 else 200
         c = np.ones(len(yf)) if weighting == "samples" else np.array([1.0 / counts[g] for g in gf])
         alpha = float(base.alpha) * float(c.sum())
         cpu = time.process_time()
-        a, nfev = span_solve(K, ypm, c, alpha, Kzz, base.network_coef_[0][:, 0].copy(), loss)
+        a, nfev = span_solve(K, ypm, c, alpha, Kzz, base.network_coef_[0][:, 0].copy(), loss,
+                             maxiter)
         solve_cpu = time.process_time() - cpu
         bytes_ = nfev * (n_nodes - 1) * ((m + 1) * 8 + m * 8)
         unseen, joins = swapped_join(base, a, X, y, groups, order, ks)
-        rows.append((f"span-{loss}-{weighting}", unseen, joins, bytes_, fit_cpu, solve_cpu))
+        rows.append(("-".join(["span"] + list(variant)), unseen, joins, bytes_, fit_cpu,
+                     solve_cpu))
     fit_bytes = int(base.n_bytes_sent_)
     for label, unseen, joins, bytes_, fcpu, scpu in rows:
         cells = " / ".join(f"{s:.2f}" for s, _ in joins)
