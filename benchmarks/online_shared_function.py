@@ -138,7 +138,28 @@ def run(name, seed, ks, variants):
               f"(network starts {starts}) bytes {bytes_} ({bytes_ / fit_bytes:.4f} of the fit's)"
               f" solve CPU {scpu:.1f} s; error on the fitted nodes' samples {err:.2f} %"
               f" ({err - own_error:+.2f} over their own functions')", flush=True)
-    return rows
+    return [(label, unseen, [score for score, _ in joins], bytes_ / fit_bytes, err - own_error)
+            for label, unseen, joins, bytes_, _, err in rows]
+
+
+def summarize(name, per_seed, delta):
+    """Means over the seeds of every candidate, and of the gated choice: a
+    candidate where its error on the fitted nodes' samples exceeds their
+    own functions' by at most ``delta`` points, the mean elsewhere."""
+    labels = [row[0] for row in per_seed[0]]
+    for label in labels + [f"{label} gated {delta:g}" for label in labels[1:]]:
+        cells, fractions = [], []
+        for rows in per_seed:
+            by = {row[0]: row for row in rows}
+            row = by[label.split(" gated")[0]]
+            fractions.append(row[3])  # (a gated-out solve was paid too)
+            if " gated" in label and not row[4] <= delta:
+                row = by["mean"]
+            cells.append(row[2])
+        means = np.mean(cells, axis=0)
+        print(f"{name} mean of {len(per_seed)} seeds {label:30s} join "
+              + " / ".join(f"{v:.2f}" for v in means)
+              + f" bytes {np.mean(fractions):.4f} of the fit's", flush=True)
 
 
 def main():
@@ -146,6 +167,7 @@ def main():
     parser.add_argument("--datasets", default="har")
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--ks", default="5,10,20")
+    parser.add_argument("--gate", type=float, default=15.0)
     parser.add_argument("--variants", default="log-samples,log-nodes,sqhinge-samples")
     args = parser.parse_args()
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
@@ -156,8 +178,13 @@ def main():
         for name in args.datasets.split(","):
             names.extend(nn.RELATED if name == "related" else [name])
         for name in names:
+            per_seed = []
             for seed in (int(s) for s in args.seeds.split(",")):
-                run(name, seed, ks, variants)
+                found = run(name, seed, ks, variants)
+                if found:
+                    per_seed.append(found)
+            if per_seed:
+                summarize(name, per_seed, args.gate)
 
 
 if __name__ == "__main__":
