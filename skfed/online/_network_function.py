@@ -73,11 +73,8 @@ from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 from sklearn.base import clone
 
-from scipy.optimize import minimize
-
 from ..network import float_bytes, payload_bytes, resolve_network
 from ._dictionary import _komp_prune
-from ._holdout import loss_arrays
 from ._selection import count_tree_round, tree_parents
 
 
@@ -318,131 +315,6 @@ def message_passes(criterion, values, y, weights, baseline, ranking=False):
     return own <= baseline or own <= float(np.dot(weights, criterion(-values, y)))
 
 
-# L-BFGS iterations of the network solve (each evaluation is one tree round).
-SOLVE_ITERATIONS = 200  # HAR needs more than 50 (online_shared_function.py)
-# The solved function is kept when its error rate on the nodes' samples is
-# within this of their own functions' (benchmarks/online_shared_function.py).
-SOLVE_GATE = 0.15
-
-
-def error_counts(F, y, w):
-    """Weighted errors of the function values ``F`` on encoded targets ``y``
-    (the sign for -1/+1, the largest output for class indices)."""
-    F = np.asarray(F, dtype=np.float64).reshape(len(y), -1)
-    if F.shape[1] == 1:
-        wrong = np.where(F[:, 0] > 0, 1.0, -1.0) != y
-    else:
-        wrong = np.argmax(F, axis=1) != np.asarray(y, dtype=np.intp)
-    return float(np.dot(w, wrong))
-
-
-def smooth_loss(name, F, y):
-    """The loss a classifier's network solve minimizes, and its derivative.
-
-    The logistic losses are the fit's; the hinge losses (not differentiable
-    at their kink, which L-BFGS needs) are squared: ``max(0, 1 - y f)^2``
-    and the squared Crammer-Singer margin ``max(0, 1 + f_j - f_y)^2``
-    (``j`` the best other class)."""
-    value, grad = loss_arrays(name, F, y)
-    if name in ("hinge", "multiclass_hinge"):
-        return value * value, 2.0 * value[:, None] * grad
-    return value, grad
-
-
-class NodeSums:
-    """Every node's summed loss, weight and gradient of a function in the
-    span of the network function's points, over the node's own samples.
-
-    ``nodes`` (the node index of every row), ``X``, ``y`` (encoded) and
-    ``sample_weight`` are the rows a process holds (all of them in the
-    simulation, an MPI rank's own otherwise).  Calling it with the points
-    ``D``, the width ``gamma``, the weights ``A`` (m, n_out) and the nodes
-    to report returns (len(nodes), 2 + m n_out): ``sum_s w_s loss(f(x_s),
-    y_s)``, ``sum_s w_s`` and ``sum_s w_s loss'(f(x_s), y_s) k(D, x_s)``,
-    zero for a node without rows here.  Each node's kernel rows are kept
-    between calls with the same points (one solve)."""
-
-    def __init__(self, kernel_of, loss, X, y, codes, sample_weight, own=None):
-        self.kernel_of, self.loss, self.X, self.y, self.own = kernel_of, loss, X, y, own
-        self.w = (np.ones(len(codes)) if sample_weight is None
-                  else np.asarray(sample_weight, dtype=np.float64))
-        order = np.argsort(codes, kind="stable")
-        nodes, first = np.unique(codes[order], return_index=True)
-        bounds = np.append(first, len(order))
-        self.rows = {int(node): order[bounds[i]: bounds[i + 1]] for i, node in enumerate(nodes)}
-        self._key, self._kernel_rows = None, {}
-
-    def __call__(self, D, gamma, A, nodes):
-        if self._key is None or self._key[0] is not D or self._key[1] != gamma:
-            self._key, self._kernel_rows = (D, gamma), {}
-        out = np.zeros((len(nodes), 2 + A.size))
-        for r, node in enumerate(nodes):
-            rows = self.rows.get(int(node))
-            if rows is None:
-                continue
-            K = self._kernel_rows.get(int(node))
-            if K is None:
-                K = self._kernel_rows[int(node)] = self.kernel_of(gamma)(self.X[rows], D)
-            w = self.w[rows]
-            value, grad = smooth_loss(self.loss, K @ A, self.y[rows])
-            out[r, 0] = np.dot(w, value)
-            out[r, 1] = w.sum()
-            out[r, 2:] = (K.T @ (w[:, None] * grad)).ravel()
-        return out
-
-    def errors(self, D, gamma, A, nodes):
-        """Every node's weighted errors with its own function (``own(node,
-        X)``, its values) and with ``A``, and its weight: (len(nodes), 3)."""
-        out = np.zeros((len(nodes), 3))
-        for r, node in enumerate(nodes):
-            rows = self.rows.get(int(node))
-            if rows is None:
-                continue
-            K = self._kernel_rows.get(int(node))
-            if K is None:
-                K = self.kernel_of(gamma)(self.X[rows], D)
-            w, y = self.w[rows], self.y[rows]
-            out[r] = (error_counts(self.own(int(node), self.X[rows]), y, w),
-                      error_counts(K @ A, y, w), w.sum())
-        return out
-
-
-def solve_weights(Kzz, A0, alpha, evaluate, max_iter=SOLVE_ITERATIONS):
-    """Weights ``A`` (m, n_out) of the function ``sum_j A_j k(z_j, .)``
-    minimizing ``sum_i S_i(A) + (alpha W / 2) tr(A' Kzz A)`` by L-BFGS from
-    ``A0``, where ``evaluate(A)`` returns the nodes' reports stacked
-    (n_reports, 2 + m n_out; see :class:`NodeSums`) and ``W`` their total
-    weight.  Returns ``(A, evaluations)``; ``A0`` when the reports hold no
-    weight."""
-    shape = A0.shape
-    n_eval, last = [0], {}
-
-    def totals(a):
-        # One tree round per new point (L-BFGS asks for A0 first: that
-        # round is the one that finds the reports' weight).
-        key = a.tobytes()
-        if key not in last:
-            last.clear()
-            last[key] = evaluate(a.reshape(shape)).sum(axis=0)
-            n_eval[0] += 1
-        return last[key]
-
-    a0 = np.ascontiguousarray(A0, dtype=np.float64).ravel()
-    if not totals(a0)[1] > 0:
-        return A0, n_eval[0]
-
-    def objective(a):
-        total = totals(a)
-        KA = Kzz @ a.reshape(shape)
-        scale = alpha * total[1]
-        return (float(total[0] + 0.5 * scale * np.dot(a, KA.ravel())),
-                total[2:] + scale * KA.ravel())
-
-    result = minimize(objective, a0, jac=True, method="L-BFGS-B",
-                      options={"maxiter": int(max_iter), "gtol": 1e-8, "ftol": 1e-12})
-    return result.x.reshape(shape), n_eval[0]
-
-
 def _width_shared(gamma):
     """Whether every node knows the width without a message (a float gamma)."""
     return gamma is None or (isinstance(gamma, numbers.Real) and not isinstance(gamma, bool))
@@ -477,7 +349,7 @@ class _NetworkFunctionMixin:
         return rows, X, y, weights, baseline
 
     def _build_network_function(self, X=None, y=None, codes=None, sample_weight=None,
-                                lost=None, references=True, solve=False, node_sums=None):
+                                lost=None, references=True):
         """Run the protocol of the module; return its log (over ``nodes_``).
 
         ``X``, ``y`` (encoded), ``codes`` and ``sample_weight`` are the
@@ -628,45 +500,7 @@ class _NetworkFunctionMixin:
         self.network_coef_ = [final[root][1].copy() for root in roots]
         self.network_component_ = component
         self.network_excluded_ = excluded
-        self._network_solve_rounds = np.zeros(len(roots), dtype=np.intp)
-        self._network_mean_coef = [W.copy() for W in self.network_coef_]  # step 3's
-        if solve and node_sums is None and X is not None:
-            node_sums = NodeSums(self._join_kernel, self._loss_name(), X, y, codes,
-                                 sample_weight, self._node_function)
-        if (solve and node_sums is not None and not self._is_regressor()
-                and not network.rogue_fraction):
-            self._solve_network(node_sums, parents, component, excluded, sim)
         return sim.log(node_labels=self.nodes_)
-
-    def _solve_network(self, node_sums, parents, component, excluded, sim):
-        """Step 4 of the module: every component's weights re-solved on its
-        nodes' summed losses (``network_coef_``), one counted tree round per
-        evaluation."""
-        n_out = self._n_outputs
-        for c, D in enumerate(self.network_dictionary_):
-            if not len(D):
-                continue
-            gamma = float(self.network_gamma_[c])
-            nodes = np.flatnonzero((component == c) & ~excluded)
-            rounds, A = 0, self.network_coef_[c]
-            A, rounds = solve_weights(self._join_kernel(gamma)(D, D), A, float(self.alpha),
-                                      lambda A: node_sums(D, gamma, A, nodes))
-            tree = np.where(np.isin(np.arange(len(parents)), nodes), parents, -1)
-            m = len(D)
-            for _ in range(rounds):
-                count_tree_round(sim.counter, tree, payload_bytes(n_float64=m * n_out + 2),
-                                 payload_bytes(n_float64=m * n_out))
-                sim.counter.next_round()
-            # The gate: the nodes' errors with their own functions and with
-            # the solved one, and their weight, summed up the tree; the
-            # root's choice (an int32) back down.
-            own, solved, weight = node_sums.errors(D, gamma, A, nodes).sum(axis=0)
-            count_tree_round(sim.counter, tree, payload_bytes(n_float64=3),
-                             payload_bytes(n_int32=1))
-            sim.counter.next_round()
-            self._network_solve_rounds[c] = rounds + 1
-            if weight > 0 and solved - own <= SOLVE_GATE * weight:
-                self.network_coef_[c] = np.ascontiguousarray(A)
 
     def _network_scale_sums(self, X, y, codes, sample_weight):
         """Every node's sums ``(sum_s w_s f0(x_s) y_s, sum_s w_s f0(x_s)^2,
