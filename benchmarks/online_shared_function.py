@@ -130,17 +130,33 @@ def _loss(name, margin):
     raise ValueError(name)
 
 
-def span_solve(K, ypm, sample_c, alpha, Kzz, a0, loss, maxiter=200):
-    """Weights ``a`` minimizing ``sum c loss(y K a) + alpha/2 a' Kzz a``."""
+def span_solve(K, ypm, sample_c, alpha, Kzz, a0, loss, maxiter=200, white=False):
+    """Weights ``a`` minimizing ``sum c loss(y K a) + alpha/2 a' Kzz a``;
+    ``white``: L-BFGS runs on ``b = L' a`` (``Kzz = L L'``, a jitter of
+    1e-10 times its largest diagonal), where the penalty is ``||b||^2``
+    (the root maps every ``b`` to the ``a`` it sends)."""
     def objective(a):
         margin = ypm * (K @ a)
         value, grad = _loss(loss, margin)
         g = K.T @ (sample_c * grad * ypm) + alpha * (Kzz @ a)
         return float(sample_c @ value + 0.5 * alpha * a @ Kzz @ a), g
 
-    result = minimize(objective, a0, jac=True, method="L-BFGS-B",
+    if not white:
+        result = minimize(objective, a0, jac=True, method="L-BFGS-B",
+                          options={"maxiter": maxiter, "gtol": 1e-6})
+        return result.x, int(result.nfev)
+    L = np.linalg.cholesky(Kzz + 1e-10 * np.max(np.diag(Kzz)) * np.eye(len(Kzz)))
+
+    def to_a(b):
+        return np.linalg.solve(L.T, b)
+
+    def whitened(b):
+        value, g = objective(to_a(b))
+        return value, np.linalg.solve(L, g)
+
+    result = minimize(whitened, L.T @ a0, jac=True, method="L-BFGS-B",
                       options={"maxiter": maxiter, "gtol": 1e-6})
-    return result.x, int(result.nfev)
+    return to_a(result.x), int(result.nfev)
 
 
 def swapped_join(base, coef, X, y, groups, order, ks):
@@ -188,11 +204,12 @@ def run(name, seed, ks, variants):
     for variant in variants:
         loss, weighting = variant[:2]
         maxiter = int(variant[2]) if len(variant) > 2 else 200
+        white = len(variant) > 3 and variant[3] == "white"
         c = np.ones(len(yf)) if weighting == "samples" else np.array([1.0 / counts[g] for g in gf])
         alpha = float(base.alpha) * float(c.sum())
         cpu = time.process_time()
         a, nfev = span_solve(K, ypm, c, alpha, Kzz, base.network_coef_[0][:, 0].copy(), loss,
-                             maxiter)
+                             maxiter, white)
         solve_cpu = time.process_time() - cpu
         bytes_ = nfev * (n_nodes - 1) * ((m + 1) * 8 + m * 8)
         unseen, joins = swapped_join(base, a, X, y, groups, order, ks)
