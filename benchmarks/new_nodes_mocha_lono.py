@@ -53,27 +53,50 @@ def join_from(est, w0, Xk, yk, gk):
     return joined.add_nodes(Xk, yk, groups=gk)
 
 
-def leave_one_out(Z, ys, idx, lam, b, theta):
-    """Per fitted node: the error of the exact leave-out ``w_0^{-t}`` and of
-    its estimate ``w_0 - u_t / H`` on the node's samples."""
+def leave_one_out(Z, ys, idx, lam, b, theta, exact_refits=True):
+    """Per fitted node: the error of the exact leave-out ``w_0^{-t}`` (NaN
+    without ``exact_refits``) and of its estimate ``w_0 - u_t / H`` on the
+    node's samples."""
     m, d = int(idx.max()) + 1, Z.shape[1]
     w0, V = theta[:d], theta[d:].reshape(m, d)
     mu = lam * m / (1.0 - b)
     H = lam * m / b + (m - 1) * min(1.0, len(ys) / (m * d)) * mu
     exact, estimate = np.zeros(m), np.zeros(m)
     for t in range(m):
-        keep = idx != t
+        keep, own = idx != t, idx == t
+        w0_e = w0 - mu * V[t] / H
+        estimate[t] = np.mean(ys[own] * (Z[own] @ w0_e) <= 0)
+        if not exact_refits:
+            exact[t] = np.nan
+            continue
         others = np.r_[w0, np.delete(V, t, axis=0).ravel()]
         sub = idx[keep] - (idx[keep] > t)
         w0_t = shared_w0(Z[keep], ys[keep], sub, lam, b, others)[:d]
-        own = ~keep
         exact[t] = np.mean(ys[own] * (Z[own] @ w0_t) <= 0)
-        w0_e = w0 - mu * V[t] / H
-        estimate[t] = np.mean(ys[own] * (Z[own] @ w0_e) <= 0)
     return exact, estimate
 
 
-def run(name, seed, ks, shares):
+GATE = 2.0  # a share other than the fit's is picked only this many SE better
+
+
+def gated_pick(lono, b_fit, j):
+    """The share of lowest mean leave-out error (``j``: 0 exact, 1 estimate)
+    among the fit's and those better than it by :data:`GATE` standard
+    errors of the paired per-node difference (printed)."""
+    best, best_err = b_fit, lono[b_fit][j].mean()
+    for b, errors in lono.items():
+        diff = errors[j] - lono[b_fit][j]
+        if b == b_fit or not np.all(np.isfinite(diff)):
+            continue
+        se = diff.std(ddof=1) / np.sqrt(len(diff))
+        print(f"    {'exact' if j == 0 else 'estimate'} b {b:.4f} - fit's: {diff.mean():+.4f} "
+              f"(SE {se:.4f})")
+        if diff.mean() < -GATE * se and errors[j].mean() < best_err:
+            best, best_err = b, errors[j].mean()
+    return best
+
+
+def run(name, seed, ks, shares, exact_refits=True):
     data = nn.load(name, seed)
     X, y, g, task = data[:4]
     fit_rows, _, order = nn.split(X, y, g, seed, data[4] if len(data) > 4 else None)
@@ -92,13 +115,16 @@ def run(name, seed, ks, shares):
     for b in [b_fit] + [s for s in shares if abs(s - b_fit) > 1e-9]:
         theta = shared_w0(Z, ys, idx, lam, b, theta)
         models[b] = theta[:Z.shape[1]].copy()
-        lono[b] = leave_one_out(Z, ys, idx, lam, b, theta)
+        lono[b] = leave_one_out(Z, ys, idx, lam, b, theta, exact_refits)
         print(f"{name} seed {seed} b {b:.4f}{' (fit)' if b == b_fit else ''}: lono error "
               f"{lono[b][0].mean():.4f} (estimate {lono[b][1].mean():.4f})", flush=True)
     # lowest exact lono error; ties: the fit's share (first in the dict)
-    picked = min(models, key=lambda b: (round(lono[b][0].mean(), 12), b != b_fit))
+    key = 0 if exact_refits else 1
+    picked = min(models, key=lambda b: (round(lono[b][key].mean(), 12), b != b_fit))
     picked_e = min(models, key=lambda b: (round(lono[b][1].mean(), 12), b != b_fit))
-    print(f"{name} seed {seed}: lono picks {picked:.4f}, the estimate {picked_e:.4f}")
+    gated = [gated_pick(lono, b_fit, j) for j in (0, 1)]
+    print(f"{name} seed {seed}: lono picks {picked:.4f}, the estimate {picked_e:.4f}; "
+          f"gated at {GATE} SE: {gated[0]:.4f}, the estimate {gated[1]:.4f}")
     for k in ks:
         train, test = nn.new_node_rows(order, k)
         Xk, yk, gk = X[train], y[train], g[train]
@@ -110,7 +136,8 @@ def run(name, seed, ks, shares):
         for b, w0 in models.items():
             alone = nn.score(task, yt, np.where(Zt @ w0 > 0, classes[1], classes[0]))
             join = nn.score(task, yt, join_from(est, w0, Xk, yk, gk).predict(Xt, groups=gt))
-            tags = ("L" if b == picked else "") + ("E" if b == picked_e else "")
+            tags = "".join(t for t, p in zip("LEGg", (picked, picked_e) + tuple(gated))
+                           if b == p)
             cells.append(f"b {b:.3f}{tags}: w0 {alone:.2f} join {join:.2f}")
         print(f"  {name} seed {seed} k {k}: " + " | ".join(cells), flush=True)
 
@@ -122,13 +149,15 @@ def main():
     parser.add_argument("--seeds", default="1")
     parser.add_argument("--ks", default="5,10,20")
     parser.add_argument("--shares", default="0.5,0.9,0.99")
+    parser.add_argument("--estimate-only", action="store_true",
+                        help="no leave-out refits: only the estimate w_0 - u_t / H")
     args = parser.parse_args()
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
     with threadpool_limits(1):
         for name in args.datasets.split(","):
             for seed in (int(s) for s in args.seeds.split(",")):
                 run(name, seed, [int(k) for k in args.ks.split(",")],
-                    [float(s) for s in args.shares.split(",")])
+                    [float(s) for s in args.shares.split(",")], not args.estimate_only)
 
 
 if __name__ == "__main__":
