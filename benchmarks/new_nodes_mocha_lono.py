@@ -105,9 +105,10 @@ related-alike,related-wide,related-narrow --seeds 0,1 --node-folds 5``):
 the gated exact rule keeps the fit's share on 9 of the 10 (family, seed)
 and takes 0.99 on related-narrow seed 0 (join 92.27 / 92.43 / 92.33
 against the default's 92.13 / 92.43 / 92.50); the gated estimate moves
-three of them to 0.99, one of which loses at ``k = 5, 10``
-(related-clustered seed 1: 68.73 / 71.00 / 77.00 against 69.07 / 71.43 /
-76.83).  Nothing here is adopted in the package.
+three of them to 0.99: related-wide seed 0 gains 0.07-0.08 at every
+``k``, related-narrow seed 0 is the exact rule's pick above, and
+related-clustered seed 1 loses at ``k = 5, 10`` (68.73 / 71.00 / 77.00
+against 69.07 / 71.43 / 76.83).  Nothing here is adopted in the package.
 """
 
 import argparse
