@@ -80,7 +80,11 @@ pooled ``LogisticRegression()`` at ``k = 20`` but still under it at ``k =
 5, 10``.  The share is the fit's choice (issue 28; ``skfed/multitask/
 _shared.py``, owned by the multi-task fit, not by the join), so the join
 was not changed: a share selection that also scored ``w_0`` on nodes left
-out of the fit would be the fit's change to try.
+out of the fit would be the fit's change to try.  Measured since
+(joinsm9, ``benchmarks/new_nodes_mocha_lono.py``): with refits that hold
+out groups of nodes, 0.99 leads HAR's learned shares by 0.9-1.2 standard
+errors only, so a 2-SE gate keeps the fit's share on HAR, rotated moons
+and Landmine, and no gate keeps moons while moving HAR.
 
 Would a newcomer's ``w_0`` of a higher share drop the other rows?
 (joinsm8, 2026-11-28, main ff339c8; ``--datasets moons,landmine,har
