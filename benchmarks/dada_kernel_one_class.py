@@ -75,12 +75,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import dada_kernel_small_nodes as small  # noqa: E402
-import new_nodes  # noqa: E402
-from dada_graph_signal import inside_share  # noqa: E402
-from dada_kernel_signal_linear import load_any  # noqa: E402
+import dada_kernel_small_nodes as small
+import new_nodes
+from dada_graph_signal import inside_share
+from dada_kernel_signal_linear import load_any
 
-import skfed.boosting._kernel_graph as kernel_module  # noqa: E402
+import skfed.boosting._kernel_graph as kernel_module
 
 PACKAGE_RIDGE = kernel_module.kernel_ridge_models
 # Word of the public seeds of the random directions, after the fit's two
@@ -141,7 +141,8 @@ def refits(name, rules, ks, seeds):
         fit_rows, new, order = new_nodes.split(X, y, g, seed, data[4] if len(data) > 4 else None)
         for k in ks:
             train, test = new_nodes.new_node_rows(order, k)
-            Xp, yp = np.concatenate([X[fit_rows], X[train]]), np.concatenate([y[fit_rows], y[train]])
+            Xp = np.concatenate([X[fit_rows], X[train]])
+            yp = np.concatenate([y[fit_rows], y[train]])
             gp = np.concatenate([g[fit_rows], g[train]])
             for rule in rules:
                 model = fit(rule, Xp, yp, gp, seed)
