@@ -1,0 +1,101 @@
+"""What caps Dada's HAR sitting rows of ``new_nodes.py``: the graph or the boosting models.
+
+Usage::
+
+    python benchmarks/dada_har_ceiling.py pooled 0
+    python benchmarks/dada_har_ceiling.py federated 0,1,2 200,1000 5,10,20
+
+On ``new_nodes.py``'s HAR sitting split of each seed (80 % of the people
+fitted; each new person's test samples as in ``new_nodes.py`` at ``k`` =
+5), accuracy % on the newcomers' test samples:
+
+``pooled``: models trained on the fitted people's pooled data, with no
+personalization and no graph: ``LogisticRegression`` (the Global column of
+``new_nodes.py``), scikit-learn's ``AdaBoostClassifier`` on 200 depth-one
+trees (stumps whose thresholds it fits), and
+``DecentralizedBoostingClassifier`` on one node holding every pooled
+sample for a few ``(n_estimators, max_iter)``; then, of the default
+federated fit (one node a person), the best and the median single fitted
+model on the newcomers' test samples, and the number of voted features.
+
+``federated``: the default ``DecentralizedBoostingClassifier`` with each
+``n_estimators`` fitted on the fitted people, then ``add_nodes`` with
+each ``k``: the join's accuracy, the fit's CPU seconds.
+"""
+import copy
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from sklearn.ensemble import AdaBoostClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.tree import DecisionTreeClassifier
+from threadpoolctl import threadpool_limits
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import new_nodes
+
+from skfed.boosting import DecentralizedBoostingClassifier
+
+ONE_NODE = ((200, 100), (200, 1000), (1000, 100), (1000, 1000), (2000, 2000))
+
+
+def split(seed, k):
+    X, y, g = new_nodes.load("har", seed)[:3]
+    fit_rows, _, order = new_nodes.split(X, y, g, seed, None)
+    train, test = new_nodes.new_node_rows(order, k)
+    return X, y, g, fit_rows, train, test
+
+
+def pooled(seed):
+    X, y, g, fit_rows, _, test = split(seed, 5)
+    Xf, yf, Xt, yt = X[fit_rows], y[fit_rows], X[test], y[test]
+    out = {"LogisticRegression": LogisticRegression(max_iter=1000).fit(Xf, yf).score(Xt, yt),
+           "AdaBoost, 200 stumps": AdaBoostClassifier(
+               DecisionTreeClassifier(max_depth=1), n_estimators=200).fit(Xf, yf).score(Xt, yt)}
+    one_f, one_t = np.zeros(len(yf), dtype=int), np.zeros(len(yt), dtype=int)
+    for n_estimators, max_iter in ONE_NODE:
+        est = DecentralizedBoostingClassifier(n_estimators, max_iter=max_iter,
+                                              random_state=seed).fit(Xf, yf, groups=one_f)
+        out[f"Dada one node, {n_estimators} stumps, {max_iter} steps"] = np.mean(
+            est.predict(Xt, groups=one_t) == yt)
+    est = DecentralizedBoostingClassifier(random_state=seed).fit(Xf, yf, groups=g[fit_rows])
+    signs = np.where(yt == est.classes_[1], 1, -1)
+    each = [np.mean(np.sign(est.decision_function(Xt, groups=np.full(len(yt), node))) == signs)
+            for node in est.nodes_]
+    out["Dada federated, best fitted model"] = max(each)
+    out["Dada federated, median fitted model"] = float(np.median(each))
+    for name, value in out.items():
+        print(f"seed {seed}  {name:45s} {100 * value:6.2f}", flush=True)
+    print(f"seed {seed}  voted features {int(est.selected_features_.sum())} of {X.shape[1]}",
+          flush=True)
+
+
+def federated(seeds, counts, ks):
+    for seed in seeds:
+        X, y, g, fit_rows, _, _ = split(seed, ks[0])
+        for n_estimators in counts:
+            cpu = time.process_time()
+            est = DecentralizedBoostingClassifier(n_estimators, random_state=seed).fit(
+                X[fit_rows], y[fit_rows], groups=g[fit_rows])
+            cpu = time.process_time() - cpu
+            for k in ks:
+                _, _, _, _, train, test = split(seed, k)
+                joined = copy.deepcopy(est).add_nodes(X[train], y[train], groups=g[train])
+                acc = np.mean(joined.predict(X[test], groups=g[test]) == y[test])
+                print(f"seed {seed}  n_estimators {n_estimators:5d}  k {k:2d}  join "
+                      f"{100 * acc:6.2f}  fit CPU {cpu:5.1f} s", flush=True)
+
+
+if __name__ == "__main__":
+    warnings.filterwarnings("ignore")
+    mode, args = sys.argv[1], sys.argv[2:]
+    with threadpool_limits(1):
+        if mode == "pooled":
+            for s in args[0].split(","):
+                pooled(int(s))
+        else:
+            federated([int(s) for s in args[0].split(",")], [int(c) for c in args[1].split(",")],
+                      [int(k) for k in args[2].split(",")])
