@@ -39,7 +39,17 @@ newcomers over seeds 0-2, ``k`` = 5 / 10 / 20::
     ridge    86.56 84.84 88.08      93.71 93.73 93.82      71.88 78.04 82.81
     random   86.68 85.54 87.72      92.85 93.08 93.81      72.11 78.13 82.67
 
-(``ridge`` is the package: ``new_nodes.py``'s refit column.)  At the
+(``ridge`` is the package: ``new_nodes.py``'s refit column.)  With the
+``cell`` bandwidth (``refit har ridge@cell,random@cell 5,10,20 0,1,2``,
+then ``landmine``; ``ridge@cell`` reproduces dada8's rows of
+``dada_kernel_small_nodes.py`` to the digit)::
+
+    ridge@cell   87.10 88.49 89.42      92.84 93.60 93.16
+    random@cell  86.92 86.25 88.97      92.41 93.32 93.33
+
+so the directions do not let the wide bandwidth through either: Landmine's
+newcomers still put 0.28-0.99 of their weight on newcomers (ridge@cell
+0.90-1.00) and HAR loses up to 2.2.  At the
 package's bandwidth 0.3 one-label problems are few among the refits'
 newcomers (HAR 0-2 of 4 newcomers, Landmine 1-6 of 6, rotated moons 2-6
 of 20), and the random direction acts through the scores, not the model
