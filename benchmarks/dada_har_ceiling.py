@@ -44,7 +44,7 @@ stump, the others one threshold at mid-range.  With 1,000 stumps (one or
 two on every voted feature) the pooled model gains 4.7 points; more
 iterations change nothing (Frank-Wolfe keeps 12-39 stumps).
 ``federated 0,1,2 200,1000 5,10,20`` (the joins of ``new_nodes.py``; fit
-CPU 1.4-1.9 s with 200 stumps, 1.9-2.2 s with 1,000)::
+CPU 1.4-1.9 s with 200 stumps, 1.9-2.3 s with 1,000)::
 
     n_estimators   seed 0               seed 1               seed 2               mean
     200            89.95 91.60 90.49    88.59 87.60 86.82    89.88 90.39 88.28    89.47 89.86 88.53
