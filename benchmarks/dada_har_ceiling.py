@@ -63,7 +63,7 @@ refit at ``k`` = 5 / 10 / 20 against the default's::
     moons      70.7 73.0 78.6 / 70.4 76.8 82.1   (default join 71.8 76.6 81.9)
 
 So 1,000 stumps for every data set is not a default: on the rotated
-moons (2 voted features, 500 stumps each instead of 100) the joins lose
+moons (a few voted features: five times the stumps on each) the joins lose
 1.1-3.6 points.  What the rows ask for is stumps on every voted feature:
 a floor of stumps per voted feature, e.g. ``max(n_estimators, 2
 n_voted)``, leaves every data set with fewer than 100 voted features
