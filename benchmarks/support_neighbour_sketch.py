@@ -172,7 +172,13 @@ def main(argv=None):
     parser.add_argument("--sizes", nargs="+", default=["10000x10", "1000x30"])
     parser.add_argument("--dims", nargs="+", default=["1000:3", "1000:10"])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
+    parser.add_argument("--wide-marginal", action="store_true",
+                        help="experiment: every wide client runs the marginal test "
+                             "(WIDE_SPHERICITY_Z = inf in this process)")
     args = parser.parse_args(argv)
+    if args.wide_marginal:
+        from skfed.support import _rules
+        _rules.WIDE_SPHERICITY_Z = np.inf
     rows = []
     for size in args.sizes:
         g, n = map(int, size.split("x"))
