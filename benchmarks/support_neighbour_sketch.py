@@ -56,6 +56,40 @@ estimator is unseeded, so the references move between runs: main's code
 gave 0.520 in the same session), and 30,000 x 10 seed 0 stays exact
 (five neighbours removed at 0.361-0.364, 58 s CPU).
 
+Measured 2026-11-28 (support13): why Toeplitz 1000/10 seed 1 missed at
+10,000 x 10, and the marginal test for very wide clients.  Features 944
+(+3) and 946 (-3) sit two apart, so a quarter of each one's marginal
+covariance with ``y`` cancels (2.25 instead of 3; 945 between them: 0).
+Each is 3 noise sd, but under the gated rule 93 % of the clients (sample
+correlations far from spherical on a Toeplitz design) used two controls,
+the largest of 999 chance correlations in 10 rows (|r| about 0.85), which
+leave a feature a fraction of its variance: on 1,500 clients of that
+problem (a NumPy replay of the rule) the support's rates were 0.347-0.387
+(944 / 946: 0.336 / 0.343) against 0.41-0.54 (0.443 / 0.414) under the
+marginal test, and the neighbours' 0.29-0.35 against 0.33-0.39.
+``--wide-marginal`` (every wide client on the marginal test, the stage
+unchanged) was exact on all 18 problems at 10,000 x 10 (the Done grid's
+``d = 1000`` cells, seeds 0-2; 11-20 neighbours added by stage one and
+removed, CPU 0.8-1.0 s instead of 18.6 s), but at 1,000 x 30 it lost
+heterogeneous 1000/3 on seeds 0 / 1 / 2 (F1 0.60 / 0.55 / 0.55) and
+1000/10 seed 2 (0.87): the per-client correlations there (0 to 0.5, 0.25
+on average between adjacent features) agree in 0.11-0.16 of 1,000
+sketches, under the linking threshold 0.19, so the stage saw no link and
+kept every neighbour; at 2,000 x 10 it lost heterogeneous 1000/3 seed 1
+(0.86); at 4,000 x 10 it was exact on all 12 problems.  Hence the default
+switches to the marginal test only when the sketches would link a pair
+correlated 0.2 (``skfed.support._rules.sketches_link``: about 2,400
+small clients at ``d = 1000``).  A NumPy Monte Carlo of the marginal test
+at 10 samples (400,000 draws per point) showed the stage's normal model
+``F(rho delta)`` above a neighbour's exact rate at every strength (0.3226
+against 0.3225 for a support feature at population correlation 0.1,
+0.3643 / 0.3607 at 0.3, 0.523 / 0.489 at 0.6): conservative, it removes
+neighbours.  A direct check with 2 % rogues voting for everything and
+sending sketches that disagree on the pair kept such a neighbour (0.3765
+against 0.3677 at 60,000 clients) while the link's strength was read at
+the smallest honest agreement; it is now read at the largest
+(``tests/test_support_wide_marginal.py``).
+
 The first estimator version ran the stage for every small client, at any
 ``d``.  On the guide's "two votes" problems with ``vote="selection"``
 forced at 10,000 x 10 it dropped weak support features that a stronger
