@@ -76,10 +76,17 @@ heterogeneous 1000/3 on seeds 0 / 1 / 2 (F1 0.60 / 0.55 / 0.55) and
 on average between adjacent features) agree in 0.11-0.16 of 1,000
 sketches, under the linking threshold 0.19, so the stage saw no link and
 kept every neighbour; at 2,000 x 10 it lost heterogeneous 1000/3 seed 1
-(0.86); at 4,000 x 10 it was exact on all 12 problems.  Hence the default
-switches to the marginal test only when the sketches would link a pair
-correlated 0.2 (``skfed.support._rules.sketches_link``: about 2,400
-small clients at ``d = 1000``).  A NumPy Monte Carlo of the marginal test
+(0.86; 17 of 18 exact, where the gated rule was exact on 15 and got
+0.33 / 0.18 / 0.18 on Toeplitz 1000/10 seeds 0-2); at 4,000 x 10 it was
+exact on all 18 problems.  Hence the default switches to the marginal
+test only when the sketches would link a pair correlated 0.25
+(``skfed.support._rules.sketches_link``: about 1,440 small clients at
+``d = 1000``; a first version at 0.2, 2,400 clients, left 2,000 x 10 on
+the gated rule)::
+
+    python benchmarks/support_neighbour_sketch.py --designs toeplitz independent \
+        heterogeneous --sizes 10000x10 1000x30 2000x10 4000x10 --dims 1000:10 1000:3 \
+        --seeds 0 1 2  A NumPy Monte Carlo of the marginal test
 at 10 samples (400,000 draws per point) showed the stage's normal model
 ``F(rho delta)`` above a neighbour's exact rate at every strength (0.3226
 against 0.3225 for a support feature at population correlation 0.1,
