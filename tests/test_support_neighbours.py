@@ -160,6 +160,27 @@ def reference_stage(support, bits, sketch_bits, small, votes, n_reports, z, beta
                           + f * q0) + beta
         keep[j] = stats.binom.sf(votes[j] - 1, n_reports[j], r) <= fwer / d
         ref[j], by[j] = r, arg
+    # pass two: a kept feature weaker than each of >= 2 linked kept features,
+    # against their summed effect
+    first = keep.copy()
+    b = beta * g / g_s
+    for j in S:
+        if not first[j]:
+            continue
+        links = []
+        for l in S:
+            m = np.mean(signs[:, j] * signs[:, l])
+            if l != j and first[l] and max(0.0, (abs(m) - b) / (1 - b)) > crit:
+                links.append((l, np.sin(np.pi / 2 * min(1.0, (abs(m) + b) / (1 - b)))))
+        if len(links) < 2 or not all(delta_of(j) < delta_of(l) for l, _ in links):
+            continue
+        total = sum(rho * delta_of(l) for l, rho in links)
+        r = (1 - beta) * ((1 - f) * (stats.norm.sf(z + total) + stats.norm.sf(z - total))
+                          + f * q0) + beta
+        if stats.binom.sf(votes[j] - 1, n_reports[j], r) > fwer / d:
+            keep[j] = False
+            ref[j] = r
+            by[j] = max(links, key=lambda t: t[1] * delta_of(t[0]))[0]
     return keep, ref, by
 
 

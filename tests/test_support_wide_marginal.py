@@ -109,3 +109,27 @@ def test_rogues_at_the_tolerance_add_no_neighbour(monkeypatch):
     est = _fit(X, y, groups, network=net)
     assert len(calls) == 2 and est.rogue_.sum() == 60 and est._wide_marginal
     assert np.flatnonzero(est.support_).tolist() == [100, 300]
+
+
+def test_feature_between_two_support_features_of_the_same_sign():
+    # 101 between 100 and 102 (same sign): its marginal covariance with y
+    # is 0.5 x 1.5 + 0.5 x 1.5, so one neighbour explains only half of it;
+    # pass two re-tests it against the two together and removes it.
+    d, g, n = 400, 3000, 10
+    X, y, groups = toeplitz_clients(g, n, d, [100, 102, 300], [1.5, 1.5, 1.5], seed=0)
+    est = _fit(X, y, groups)
+    assert est._wide_marginal
+    stage_one = np.flatnonzero(est.pvalues_ <= 0.05 / d)
+    assert 101 in stage_one and est.vote_fraction_[101] > 0.7
+    assert np.flatnonzero(est.support_).tolist() == [100, 102, 300]
+    assert est.explained_by_[101] in (100, 102)
+    assert est.neighbour_reference_rate_[101] > est.vote_fraction_[101]
+    from tests.test_support_neighbours import reference_stage, unpack
+    keep, ref, by = reference_stage(
+        stage_one.size and est.pvalues_ <= 0.05 / d, est.client_supports_[est.answered_],
+        unpack(est._sketch_rows, d), ~est.ols_clients_[est.answered_], est.votes_,
+        est.n_reports_, 1.0, est.rogue_tolerance_, 0.05)
+    np.testing.assert_array_equal(keep, est.support_)
+    np.testing.assert_array_equal(by, est.explained_by_)
+    ok = est.vote_fraction_[est.explained_by_.clip(0)] < 1.0
+    np.testing.assert_allclose(ref[ok], est.neighbour_reference_rate_[ok], rtol=1e-6)

@@ -47,6 +47,16 @@ fraction among the small clients through the two-sided normal test at
     ref_j     = (1 - beta) ((1 - f) F(bound_j) + f q0) + beta
     keep j    if P(Binomial(n_j, ref_j) >= votes_j) <= fwer / d
 
+Pass two then re-tests a kept feature ``j`` that is weaker than each of
+two or more linked kept features (``delta_j < delta_l``; a feature between
+two support features of the same sign, whose marginal signal is the sum of
+theirs) against their summed effect, ``bound_j = sum_l sin(pi / 2 m"_jl)
+delta_l`` over those ``l`` (kept after the first pass), in the same
+binomial test.  A support feature between two weaker ones is never
+re-tested this way; one weaker than both of its linked support
+neighbours can be removed (a cost in power, measured in
+``benchmarks/support_neighbour_sketch.py``'s docstring).
+
 ``f`` is the share of the answering clients that run the OLS test (their
 features outside the support are selected at ``q0``), ``beta`` the rogue
 tolerance, ``n_j`` the feature's reports, ``b`` and ``b_s = min(1,
@@ -258,4 +268,18 @@ def neighbour_stage(support, bits, sketch, small, votes, n_reports, z, beta, fwe
         keep[j] = pvalue <= fwer / d
         reference[j] = ref
         explained_by[j] = selected[b]
+    # Pass two: a kept feature weaker than each of two or more linked kept
+    # features (one between two support features of the same sign) is
+    # re-tested against the rate they reach together, sum_l rho_jl delta_l.
+    kept_one = keep[selected]
+    for a, j in enumerate(selected):
+        cand = np.flatnonzero(linked[a] & kept_one)
+        if not keep[j] or len(cand) < 2 or not (delta[a] < delta[cand]).all():
+            continue
+        bound = float(np.sum(rho[a, cand] * delta[cand]))
+        ref = (1.0 - beta) * ((1.0 - f_ols) * float(rate_of(bound, z)) + f_ols * q0) + beta
+        if stats.binom.sf(votes[j] - 1, n_reports[j], ref) > fwer / d:
+            keep[j] = False
+            reference[j] = ref
+            explained_by[j] = selected[cand[int(np.argmax(rho[a, cand] * delta[cand]))]]
     return keep, reference, explained_by
