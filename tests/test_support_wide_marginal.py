@@ -133,3 +133,23 @@ def test_feature_between_two_support_features_of_the_same_sign():
     np.testing.assert_array_equal(by, est.explained_by_)
     ok = est.vote_fraction_[est.explained_by_.clip(0)] < 1.0
     np.testing.assert_allclose(ref[ok], est.neighbour_reference_rate_[ok], rtol=1e-6)
+
+
+def test_newcomers_run_the_fits_rule():
+    # The fit chose the marginal test (3,000 sketches); 200 newcomers, too
+    # few to link on their own, run it as well (n_controls_ 0), and a fit
+    # of 1,000 keeps the gated rule for its newcomers too.
+    d, n = 400, 10
+    X, y, groups = toeplitz_clients(3200, n, d, [100, 300], [1.5, 1.5], seed=6)
+    old = groups < 3000
+    est = _fit(X[old], y[old], groups[old])
+    assert est._wide_marginal
+    est.add_nodes(X[~old], y[~old], groups=groups[~old])
+    assert est.n_controls_.shape == (3200,) and est.n_controls_.max() == 0
+    assert np.flatnonzero(est.support_).tolist() == [100, 300]
+    few = groups < 1000
+    gated = _fit(X[few], y[few], groups[few])
+    assert not gated._wide_marginal
+    new = (groups >= 3000)
+    gated.add_nodes(X[new], y[new], groups=groups[new])
+    assert gated.n_controls_[1000:].max() > 0
