@@ -111,10 +111,20 @@ def test_rogues_among_the_small_clients_do_not_inflate_a_noncentrality():
     keep, ref, by = neighbour_stage(support, bits, sketch, small, votes, n_reports,
                                     z, beta, 0.05)
     assert by[1] == 0
-    # the reference from the honest small clients' rate 0.5 and rho 0.5
+    # the reference from the honest small clients' rate 0.5 (not 0.55) and
+    # the largest honest agreement the forged share allows (support13: the
+    # link's strength is read at (|m| + b) / (1 - b) = 0.5 / 0.9, rho 0.77,
+    # so that forged sketches cannot weaken a link to keep a neighbour)
     q0 = float(stats.norm.sf(z) * 2)
     delta = optimize.brentq(lambda t: stats.norm.sf(z + t) + stats.norm.sf(z - t) - 0.5, 0, 40)
-    expected = (1 - beta) * (0.5 * (stats.norm.sf(z + 0.5 * delta)
-                                    + stats.norm.sf(z - 0.5 * delta)) + 0.5 * q0) + beta
+    rho = np.sin(np.pi / 2 * (0.4 + 0.1) / 0.9)
+    expected = (1 - beta) * (0.5 * (stats.norm.sf(z + rho * delta)
+                                    + stats.norm.sf(z - rho * delta)) + 0.5 * q0) + beta
     assert ref[1] == pytest.approx(expected, abs=2e-3)
-    assert keep[1]
+    # read off the inflated rate 0.55 the reference would be higher still
+    delta_all = optimize.brentq(
+        lambda t: stats.norm.sf(z + t) + stats.norm.sf(z - t) - 0.55, 0, 40)
+    assert ref[1] < (1 - beta) * (0.5 * (stats.norm.sf(z + rho * delta_all)
+                                         + stats.norm.sf(z - rho * delta_all)) + 0.5 * q0) + beta
+    # at that strength feature 1's votes (0.3842) are explained: it goes
+    assert not keep[1]

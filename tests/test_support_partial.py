@@ -381,6 +381,7 @@ def test_wide_clients_keep_the_gate():
         GATE_OFF_FEATURES_PER_SAMPLE,
         WIDE_SAMPLES_PER_CONTROL,
         WIDE_SPHERICITY_Z,
+        _client_pass,
         small_client_rule,
     )
 
@@ -389,6 +390,9 @@ def test_wide_clients_keep_the_gate():
     assert small_client_rule([8, 10, 12], 200) == (-np.inf, 3)
     assert small_client_rule(np.full(5, 10), 201) == (WIDE_SPHERICITY_Z, WIDE_SAMPLES_PER_CONTROL)
     assert (WIDE_SPHERICITY_Z, WIDE_SAMPLES_PER_CONTROL) == (0.5, 4)
+    # the fit's marginal choice shuts the gate of very wide clients only
+    assert small_client_rule(np.full(5, 10), 201, True) == (np.inf, 4)
+    assert small_client_rule(np.full(5, 10), 200, True) == (-np.inf, 3)
     rng = np.random.default_rng(8)
     g, n, d = 300, 10, 250
     X = rng.normal(size=(g * n, d))
@@ -401,5 +405,22 @@ def test_wide_clients_keep_the_gate():
     # clients to the marginal test; the others use 9 // 4 = 2 controls.
     assert set(np.unique(sel.n_controls_)) == {0, 2}
     assert abs((sel.n_controls_ == 0).mean() - stats.norm.cdf(0.5)) < 0.1
+    assert not sel._wide_marginal  # 300 sketches link no pair correlated 0.2
+    # with the marginal test the selections are |t_j| of y on x_j alone (9
+    # centred samples, 8 degrees of freedom) beyond t_8(1 - q0 / 2)
+    offsets = np.arange(g + 1) * n
+    packed, _, controls, _ = _client_pass(X, y, np.ones(g * n), offsets, np.zeros(g), 1.0,
+                                          True, True, 1, wide_marginal=True)
+    np.testing.assert_array_equal(controls, 0)
+    bits = np.unpackbits(packed, axis=1, bitorder="little")[:, :d].astype(bool)
+    tcrit = stats.t.isf(stats.norm.sf(1.0), 8)
+    Xc = X.reshape(g, n, d) - X.reshape(g, n, d).mean(axis=1, keepdims=True)
+    yc = y.reshape(g, n) - y.reshape(g, n).mean(axis=1, keepdims=True)
+    r = np.einsum("gtj,gt->gj", Xc, yc) / np.sqrt(
+        np.einsum("gtj,gtj->gj", Xc, Xc) * np.einsum("gt,gt->g", yc, yc)[:, None])
+    t = r * np.sqrt(8.0) / np.sqrt(1.0 - r * r)
+    np.testing.assert_array_equal(bits, np.abs(t) > tcrit)
+    assert 0.28 < bits[:, np.arange(d) != 7].mean() < 0.36  # q0 = 0.317
+    assert bits[:, 7].mean() > 0.9
     narrow = FederatedSupportRecovery().fit(X[:, :200], y, groups=groups)
     np.testing.assert_array_equal(narrow.n_controls_, 3)

@@ -75,6 +75,7 @@ def _support_message(estimator, node, message):
         bool(estimator.fit_intercept), None,
         sign_seed=None if sign_seed < 0 else sign_seed,
         first_node=int(control.get("node", 0)),
+        wide_marginal=bool(control.get("wide_marginal", False)),
     )
     arrays = {"bits": _array(packed[0])}
     if tested is not None:
@@ -120,6 +121,7 @@ def fit_server(fitted, driver):
     n_positive = np.array([int(infos[t]["n_positive"]) for t in range(n_nodes)])
     sketching = np.zeros(n_nodes, dtype=bool)
     sketch_seed = -1
+    est._wide_marginal = est._marginal_when_wide(auto, None, False, n_positive, d)
     if est._sends_sketch(auto, None, None, n_positive, d):  # as the simulated fit
         sketching = answered & ~ols_client(n_positive, d, bool(est.fit_intercept))
         if sketching.any():
@@ -129,6 +131,7 @@ def fit_server(fitted, driver):
             {"control": ConfigRecord(
                 {"lambda": float(lam[t]), "z": z, "auto": bool(auto),
                  "sign_seed": sign_seed, "node": int(t),
+                 "wide_marginal": bool(est._wide_marginal),
                  "sketch_seed": sketch_seed if sketching[t] else -1})}
         )
         for t in senders

@@ -91,6 +91,8 @@ class _JoinVoteMixin:
             # the fit's coins at the new clients' node indices: with a fixed
             # random_state they are a full fit's coins
             sign_seed=self._sign_seed() if self._sign_vote() else None, first_node=n_old,
+            # the fit's client rule: newcomers run the test the fitted clients ran
+            wide_marginal=getattr(self, "_wide_marginal", False),
         )
         packed_new[short] = 0
         # One round over the grown network: faults for every client, but

@@ -41,20 +41,34 @@ fraction among the small clients through the two-sided normal test at
     F(delta)  = Phi(-z - delta) + Phi(-z + delta)            (F(0) = q0)
     delta_l   = F^{-1}((f_l - b_s) / (1 - b_s))               (0 at or below q0)
     m'_jl     = max(0, (|m_jl| - b) / (1 - b)),  b = min(1, beta g / g_s)
-    bound_j   = max_l sin(pi / 2 m'_jl) delta_l      over selected l != j with
+    m"_jl     = min(1, (|m_jl| + b) / (1 - b))
+    bound_j   = max_l sin(pi / 2 m"_jl) delta_l      over selected l != j with
                 m'_jl > Phi^{-1}(1 - fwer / (2 d^2)) / sqrt(g_s)
     ref_j     = (1 - beta) ((1 - f) F(bound_j) + f q0) + beta
     keep j    if P(Binomial(n_j, ref_j) >= votes_j) <= fwer / d
+
+Pass two then re-tests a kept feature ``j`` that is weaker than each of
+two or more linked kept features (``delta_j < delta_l``; a feature between
+two support features of the same sign, whose marginal signal is the sum of
+theirs) against their summed effect, ``bound_j = sum_l sin(pi / 2 m"_jl)
+delta_l`` over those ``l`` (kept after the first pass), in the same
+binomial test.  A support feature between two weaker ones is never
+re-tested this way; one weaker than both of its linked support
+neighbours can be removed (a cost in power, measured in
+``benchmarks/support_neighbour_sketch.py``'s docstring).
 
 ``f`` is the share of the answering clients that run the OLS test (their
 features outside the support are selected at ``q0``), ``beta`` the rogue
 tolerance, ``n_j`` the feature's reports, ``b`` and ``b_s = min(1,
 beta g / n_s)`` the largest shares of rogue rows among the ``g_s``
 sketches and the ``n_s`` small answering clients (``g`` answering
-clients; all rogues may be small): ``m'`` is the smallest honest
-agreement the observed one allows, so forged sketches cannot link two
-independent support features, and ``delta_l`` is read off the honest
-small clients' rate (the stage does not run when ``b`` or ``b_s`` is 1).
+clients; all rogues may be small): ``m'`` and ``m"`` are the smallest and
+the largest honest agreement the observed one allows, so forged sketches
+can neither link two independent support features nor weaken the link
+that explains a neighbour (which, under the marginal test of very wide
+clients, stage one selects: the stage is what keeps it out), and
+``delta_l`` is read off the honest small clients' rate (the stage does
+not run when ``b`` or ``b_s`` is 1).
 The excess of a two-sided test
 grows with the square of its noncentrality, so a neighbour correlated 0.5
 with a support feature sits at about a quarter of that feature's excess
@@ -231,11 +245,16 @@ def neighbour_stage(support, bits, sketch, small, votes, n_reports, z, beta, fwe
     forged = min(1.0, beta * g / g_s)
     if forged >= 1.0:
         return keep, reference, explained_by
+    # The same share can also lower |m_jl| by up to b, to weaken the link
+    # through which a selected neighbour explains j and keep j: the
+    # reference reads the strength at the largest honest agreement, so
+    # forged sketches cannot make the stage keep a neighbour either.
     s = 2.0 * _unpacked(sketch, d)[:, selected].astype(np.float64) - 1.0
     m = np.abs(s.T @ s) / g_s
-    m = np.clip((m - forged) / (1.0 - forged), 0.0, 1.0)
-    rho = np.sin(0.5 * np.pi * m)
-    linked = m > stats.norm.isf(fwer / (2.0 * d * d)) / np.sqrt(g_s)
+    low = np.clip((m - forged) / (1.0 - forged), 0.0, 1.0)
+    high = np.clip((m + forged) / (1.0 - forged), 0.0, 1.0)
+    rho = np.sin(0.5 * np.pi * high)
+    linked = low > stats.norm.isf(fwer / (2.0 * d * d)) / np.sqrt(g_s)
     np.fill_diagonal(linked, False)
     for a, j in enumerate(selected):
         cand = np.flatnonzero(linked[a])
@@ -249,4 +268,18 @@ def neighbour_stage(support, bits, sketch, small, votes, n_reports, z, beta, fwe
         keep[j] = pvalue <= fwer / d
         reference[j] = ref
         explained_by[j] = selected[b]
+    # Pass two: a kept feature weaker than each of two or more linked kept
+    # features (one between two support features of the same sign) is
+    # re-tested against the rate they reach together, sum_l rho_jl delta_l.
+    kept_one = keep[selected]
+    for a, j in enumerate(selected):
+        cand = np.flatnonzero(linked[a] & kept_one)
+        if not keep[j] or len(cand) < 2 or not (delta[a] < delta[cand]).all():
+            continue
+        bound = float(np.sum(rho[a, cand] * delta[cand]))
+        ref = (1.0 - beta) * ((1.0 - f_ols) * float(rate_of(bound, z)) + f_ols * q0) + beta
+        if stats.binom.sf(votes[j] - 1, n_reports[j], ref) > fwer / d:
+            keep[j] = False
+            reference[j] = ref
+            explained_by[j] = selected[cand[int(np.argmax(rho[a, cand] * delta[cand]))]]
     return keep, reference, explained_by

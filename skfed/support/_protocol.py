@@ -37,6 +37,7 @@ from ._rules import (
     null_selection_rate,
     sign_centre_margin,
     small_client_warning,
+    sketches_link,
     wide_clients,
 )
 
@@ -299,10 +300,15 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             X_nodes = layout.sort(X)
             y_nodes = np.ascontiguousarray(y[layout.order], dtype=dtype)
             w_nodes = np.ascontiguousarray(weights[layout.order])
+        # Very wide clients run the marginal test when the neighbour stage
+        # runs and its sketches link correlated features (public quantities;
+        # joins reuse the choice).
+        self._wide_marginal = self._marginal_when_wide(auto, spec, k < d, n_positive, d)
         packed, ols, controls, tested = _client_pass(
             X_nodes, y_nodes, w_nodes, layout.offsets, lam, self._client_z(), auto,
             bool(self.fit_intercept), self.n_jobs, n_positive=n_positive,
             sign_seed=self._sign_seed() if self._sign_vote() else None,
+            wide_marginal=self._wide_marginal,
         )
         # A client too small for its statistics selects nothing (under
         # privacy it still sends, see _short_clients).
@@ -364,6 +370,20 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
                 and reported is None
                 and (spec is None or not math.isfinite(spec.budget()[0]))
                 and wide_clients(n_positive, d))
+
+    def _marginal_when_wide(self, auto, spec, subset, n_positive, d):
+        """Whether very wide clients run the marginal test.
+
+        Only when the neighbour stage runs (:meth:`_sends_sketch`; the
+        stage removes the support's neighbours the marginal test selects)
+        and its sketches would link two features correlated
+        ``LINKED_CORRELATION`` (:func:`~skfed.support._rules.sketches_link`).
+        """
+        reported = np.zeros(1) if subset else None  # any subset: no stage
+        if not self._sends_sketch(auto, spec, reported, n_positive, d):
+            return False
+        _, _, beta, fwer = self._vote_rule(auto, spec is not None, n_positive, d)
+        return sketches_link(n_positive, d, bool(self.fit_intercept), fwer, beta)
 
     def _short_clients(self, n_positive, auto, private):
         """Clients with too few samples to compute their statistics.

@@ -108,18 +108,60 @@ def auto_rogue_tolerance(n_positive, d, center):
 # The sphericity gate is off (every small client uses its controls) while
 # the clients have at least one sample per GATE_OFF_FEATURES_PER_SAMPLE
 # features (their median size); wider clients keep the gate at
-# WIDE_SPHERICITY_Z and one control per WIDE_SAMPLES_PER_CONTROL samples.
-# Measured (benchmarks/support_client_rule.py, 10,000 clients of 10
-# samples): without the gate no feature outside the support stays above
-# the reference at d = 20-200, where the gate left 6 of 22 problems with
-# one; at d = 1000 on independent features the controls are the largest
-# of 999 chance correlations and the support (10 features of 3 noise sd)
-# is selected at 0.34 against the reference 0.331: F1 0 without the gate,
-# exact with it (3 problems, the former measurement).  The bound 20 lies
-# between the measured d = 200 (20 x 10) and d = 1000 (100 x 10).
+# WIDE_SPHERICITY_Z and one control per WIDE_SAMPLES_PER_CONTROL samples,
+# or run the marginal test (below).  Measured
+# (benchmarks/support_client_rule.py, 10,000 clients of 10 samples): without
+# the gate no feature outside the support stays above the reference at
+# d = 20-200, where the gate left 6 of 22 problems with one; at d = 1000 on
+# independent features the controls are the largest of 999 chance
+# correlations and the support (10 features of 3 noise sd) is selected at
+# 0.34 against the reference 0.331: F1 0 without the gate, exact with it
+# (3 problems, the former measurement).  The bound 20 lies between the
+# measured d = 200 (20 x 10) and d = 1000 (100 x 10).
 GATE_OFF_FEATURES_PER_SAMPLE = 20
 WIDE_SPHERICITY_Z = 0.5
 WIDE_SAMPLES_PER_CONTROL = 4
+# Very wide clients run the marginal test instead when the neighbour stage
+# runs and its sketches link two features correlated LINKED_CORRELATION
+# (sketches_link).  Two chance controls among 999 features (|r| about 0.85
+# in 10 rows) leave a feature a fraction of its variance: on Toeplitz
+# 1000/10 seed 1 at 10,000 x 10, where 93 % of the clients passed the gate,
+# the support's rates fell from 0.41-0.54 (marginal test) to 0.336-0.387
+# and two support features, whose marginal signal a support feature of the
+# other sign two places away cuts by a quarter, stayed under the reference
+# 0.331 (F1 0.89).  The marginal test also selects the support's
+# neighbours, which only the stage removes, so it needs the links: on the
+# heterogeneous design (per-client rho in [0, 0.5], adjacent features
+# correlated 0.25 on average) 1,000 sketches did not link them (F1 0.55-0.87
+# at 1,000 x 30, 4 of 6 problems); at 2,000 x 10 the marginal test missed
+# one problem of 18 (heterogeneous 1000/3 seed 1: F1 0.75-0.86) where the
+# gated rule missed Toeplitz 1000/10 on all three seeds (F1 0.18-0.33), and
+# at 4,000 and 10,000 x 10 it was exact on every d = 1000 problem measured
+# (benchmarks/support_neighbour_sketch.py).
+# 0.25 puts the switch between them: about 1,440 small clients at d = 1000
+# (1,270 at d = 400).
+LINKED_CORRELATION = 0.25
+
+
+def sketches_link(n_positive, d, center, fwer, beta):
+    """Whether the neighbour stage's sketches would link two features
+    correlated ``LINKED_CORRELATION`` (public quantities only).
+
+    With ``g_s`` small clients (``n_i < d + 3 + center``) among ``g``, the
+    stage links a pair whose sign agreement, net of a rogue share ``b =
+    min(1, beta g / g_s)``, exceeds ``Phi^{-1}(1 - fwer / (2 d^2)) /
+    sqrt(g_s)``; a correlation ``rho`` agrees on ``2 arcsin(rho) / pi``.
+    """
+    n_positive = np.asarray(n_positive, dtype=np.int64)
+    g = n_positive.size
+    g_s = int(np.sum(~ols_client(n_positive, d, center)))
+    if g_s == 0 or d < 2:
+        return False
+    b = min(1.0, beta * g / g_s)
+    if b >= 1.0:
+        return False
+    m = 2.0 * np.arcsin(LINKED_CORRELATION) / np.pi
+    return bool((m - b) / (1.0 - b) > stats.norm.isf(fwer / (2.0 * d * d)) / np.sqrt(g_s))
 
 
 def wide_clients(n_positive, d):
@@ -127,7 +169,8 @@ def wide_clients(n_positive, d):
     * median(n_i)`` (public quantities only).
 
     Their closest features are then chance correlations: the small-client
-    rule keeps the sphericity gate (:func:`small_client_rule`), and under
+    rule keeps the sphericity gate or runs the marginal test
+    (:func:`small_client_rule`), and under
     the selection vote their clients send the sketch of the neighbour stage
     (:mod:`skfed.support._neighbours`), whose model (a nearly marginal test
     of a feature next to a selected one) holds there.
@@ -137,18 +180,20 @@ def wide_clients(n_positive, d):
                 and d > GATE_OFF_FEATURES_PER_SAMPLE * float(np.median(n_positive)))
 
 
-def small_client_rule(n_positive, d):
+def small_client_rule(n_positive, d, marginal=False):
     """``(gate, samples_per_control)`` of the small-client rule for this fit.
 
     Public quantities only (the clients' numbers of samples of positive
     weight and ``d``): the gate is off (``PARTIAL_SPHERICITY_Z``, one
     control per ``PARTIAL_SAMPLES_PER_CONTROL`` samples) when ``d <=
     GATE_OFF_FEATURES_PER_SAMPLE * median(n_i)``, else ``(WIDE_SPHERICITY_Z,
-    WIDE_SAMPLES_PER_CONTROL)``.
+    WIDE_SAMPLES_PER_CONTROL)``, or shut (``inf``: every small client runs
+    the marginal test) when ``marginal`` (the fit's choice, see
+    ``LINKED_CORRELATION``).
     """
     if not wide_clients(n_positive, d):
         return PARTIAL_SPHERICITY_Z, _partial.PARTIAL_SAMPLES_PER_CONTROL
-    return WIDE_SPHERICITY_Z, WIDE_SAMPLES_PER_CONTROL
+    return (np.inf if marginal else WIDE_SPHERICITY_Z), WIDE_SAMPLES_PER_CONTROL
 
 
 def _critical_values(z, df):
@@ -561,7 +606,7 @@ def sign_reference(Xi, yi, wi, center):
 
 
 def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs,
-                 n_positive=None, sign_seed=None, first_node=0):
+                 n_positive=None, sign_seed=None, first_node=0, wide_marginal=False):
     """Run the client pass of every node (joblib over chunks of nodes).
 
     ``lam`` holds each client's lambda (a fixed-lambda rule); with ``auto``
@@ -578,6 +623,9 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs,
     become coins drawn from ``sign_seed`` and the node's index, counted
     from ``first_node``: clients joining ``n_old`` fitted ones pass
     ``first_node=n_old`` and draw the coins a fit on all clients draws).
+
+    ``wide_marginal``: very wide clients run the marginal test (the fit's
+    choice, :func:`small_client_rule`).
 
     Returns ``(packed, ols, controls, tested)`` with one row per node
     (``packed``: its bits; ``ols``: the nodes that used the OLS t-test;
@@ -624,7 +672,7 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs,
         tcrit = _critical_values(z, np.where(ols, df_ols, 0))
         # Every client may run the partial rule (an OLS client whose Gram
         # matrix turns out singular falls back to it).
-        gate, per_control = small_client_rule(n_positive, d)
+        gate, per_control = small_client_rule(n_positive, d, wide_marginal)
         controls = n_controls(n_positive, d, center, per_control).astype(np.intp)
         dof = (n_positive - int(center)).astype(np.float64)
         tcrit_partial = _critical_values(z, dof - 1 - controls)
