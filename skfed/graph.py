@@ -710,7 +710,14 @@ class CollaborationGraphLearner(DocLinkMixin, BaseEstimator):
             losses = y
         if losses is None:
             losses = np.zeros(n_nodes)
-        losses = check_array(losses, ensure_2d=False, dtype=np.float64, input_name="losses")
+        try:
+            losses = check_array(losses, ensure_2d=False, dtype=np.float64, input_name="losses")
+        except (TypeError, ValueError) as exc:
+            if "NaN" in str(exc) or "infinity" in str(exc):
+                raise
+            raise ValueError(
+                f"losses must be numbers, one per node (given as losses= or as y): {exc}"
+            ) from exc
         if losses.shape != (n_nodes,):
             raise ValueError(
                 f"losses must have one value per node (shape ({n_nodes},)), got shape "

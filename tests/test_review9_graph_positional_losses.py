@@ -59,3 +59,10 @@ def test_positional_losses_checked_like_losses():
     bad[2] = -1.0
     with pytest.raises(ValueError, match="node 2"):
         _learner().fit(models, bad)
+
+
+def test_non_numeric_losses_named():
+    models, _ = _models_and_losses()
+    for args, kwargs in [((["a"] * 8,), {}), ((), {"losses": ["a"] * 8})]:
+        with pytest.raises(ValueError, match=r"losses must be numbers"):
+            _learner().fit(models, *args, **kwargs)
