@@ -731,12 +731,12 @@ class FederatedMixin(DocLinkMixin):
         groups = self._resolve_groups(groups, column_groups, n_samples)
         return X_features, self._node_codes(groups, n_samples)
 
-    def _node_codes(self, groups, n_samples):
+    def _node_codes(self, groups, n_samples, purpose="predict"):
         if groups is None:
             if len(self.nodes_) > 1 or getattr(self, "_fitted_with_groups", False):
                 raise ValueError(
                     f"This {type(self).__name__} was fitted on {len(self.nodes_)} "
-                    "nodes, so it needs the node id of every sample to predict: "
+                    f"nodes, so it needs the node id of every sample to {purpose}: "
                     + _GROUPS_HELP + "."
                 )
             return np.zeros(n_samples, dtype=np.intp)

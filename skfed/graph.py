@@ -506,7 +506,7 @@ class CollaborationGraphLearner(DocLinkMixin, BaseEstimator):
                              - sum_k log(d_k(w) + delta)),        w >= 0
 
     with ``d_k(w) = sum_l w_kl`` the degree of node k and ``l_k`` its
-    (confidence-weighted) loss, ``losses`` in :meth:`fit` (zero by default).
+    (confidence-weighted) loss, ``losses`` (or ``y``) in :meth:`fit` (zero by default).
 
     **Algorithm.** At each iteration one node, drawn uniformly at random
     (equivalent to every node having an independent Poisson clock of rate
@@ -682,11 +682,14 @@ class CollaborationGraphLearner(DocLinkMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_nodes, n_dims)
             Model of every node.
-        y : None
-            Ignored.
+        y : array-like of shape (n_nodes,), default=None
+            The nodes' losses given by position, as the MPI engine reads them
+            (each node's ``y`` is its loss): ``fit(models, losses)`` equals
+            ``fit(models, losses=losses)``.  Giving both ``y`` and ``losses``
+            is an error.
         losses : array-like of shape (n_nodes,), default=None
             Confidence-weighted loss ``l_k >= 0`` of every node's model on its
-            own data; zeros when None.
+            own data; zeros when None (and ``y`` is None).
         init_graph : array-like, sparse matrix or networkx graph, default=None
             Starting weights (symmetric, non-negative); the empty graph when
             None.
@@ -698,9 +701,23 @@ class CollaborationGraphLearner(DocLinkMixin, BaseEstimator):
         self._validate_params()
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         n_nodes = X.shape[0]
+        if y is not None:
+            if losses is not None:
+                raise ValueError(
+                    "Give the nodes' losses once: as y (the second positional argument) "
+                    "or as losses=, not both."
+                )
+            losses = y
         if losses is None:
             losses = np.zeros(n_nodes)
-        losses = check_array(losses, ensure_2d=False, dtype=np.float64, input_name="losses")
+        try:
+            losses = check_array(losses, ensure_2d=False, dtype=np.float64, input_name="losses")
+        except (TypeError, ValueError) as exc:
+            if "NaN" in str(exc) or "infinity" in str(exc):
+                raise
+            raise ValueError(
+                f"losses must be numbers, one per node (given as losses= or as y): {exc}"
+            ) from exc
         if losses.shape != (n_nodes,):
             raise ValueError(
                 f"losses must have one value per node (shape ({n_nodes},)), got shape "

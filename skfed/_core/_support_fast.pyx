@@ -28,7 +28,7 @@
 # answered.  Python validates, allocates and simulates the network; the
 # functions here only compute, without the GIL.
 
-from libc.math cimport INFINITY, NAN, fabs, sqrt
+from libc.math cimport INFINITY, NAN, fabs, rint, sqrt
 from libc.string cimport memset
 from scipy.linalg.cython_blas cimport dsyrk
 
@@ -728,6 +728,12 @@ def refit_statistics(
 
 cdef double PARTIAL_SINGULAR_PIVOT = 1e-10  # as _partial.SINGULAR_PIVOT
 cdef double RSS_FLOOR = 1e-12
+cdef double TIE_SCALE = 4294967296.0  # 1 / _partial.TIE_GRID
+
+
+cdef inline double _tie_key(double r) noexcept nogil:
+    """|r| on the grid of ``_partial.tie_key`` (rounded half to even)."""
+    return rint(fabs(r) * TIE_SCALE)
 DEF MAX_CONTROLS = 32
 
 
@@ -740,14 +746,14 @@ def partial_work_size(intp_t n_rows, intp_t d):
 cdef void _top_controls(
     const double* Rj, intp_t d, intp_t j, intp_t k, intp_t* best, double* val,
 ) noexcept nogil:
-    """The k indices l != j of largest |Rj[l]|, in decreasing order, the lower
-    index first among equal values (as repeated argmax)."""
+    """The k indices l != j of largest |Rj[l]| (``_tie_key``), in decreasing
+    order, the lower index first among equal keys (as repeated argmax)."""
     cdef intp_t l, p, q, filled = 0
     cdef double v
     for l in range(d):
         if l == j:
             continue
-        v = fabs(Rj[l])
+        v = _tie_key(Rj[l])
         if filled == k and not v > val[k - 1]:
             continue
         # Insert after every kept value >= v (earlier indices win ties).
@@ -779,7 +785,7 @@ cdef intp_t _next_control(
     for l in range(d):
         if l == j or inv_sd[l] == 0.0:
             continue
-        v = fabs(Rj[l])
+        v = _tie_key(Rj[l])
         if v > last_v or (v == last_v and l <= last_l):
             continue  # already walked
         if v > best_v:
@@ -945,7 +951,7 @@ cdef intp_t _partial_core(
                 if l < 0:
                     ok = False  # fewer than kk independent controls
                     break
-            last_v = fabs(R[j * d + l])
+            last_v = _tie_key(R[j * d + l])
             last_l = l
             q += 1
             for b in range(acc):

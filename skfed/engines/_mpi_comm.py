@@ -142,6 +142,7 @@ class Peer:
         self.hang_after = hang_after
         self.stop_round = stop_round
         self._n_sent = 0
+        self.last_nbytes = None  # size of the last message received (recv)
         # Ranks the live ranks agreed have stopped answering (see agree()).
         self.dead = set()
 
@@ -167,7 +168,9 @@ class Peer:
 
         Polls (yielding the CPU while waiting, so oversubscribed ranks do not
         starve each other) and raises :class:`MPITimeoutError` after
-        ``timeout`` seconds (the engine's by default).
+        ``timeout`` seconds (the engine's by default).  ``last_nbytes`` is
+        then the size of the message received (pickled, as its sender's
+        :meth:`send` counted it).
         """
         MPI = self.MPI
         tag = MPI.ANY_TAG if tag is None else int(tag)
@@ -179,6 +182,7 @@ class Peer:
             message = self.comm.improbe(source=int(source), tag=tag, status=status)
             if message is not None:
                 data = message.recv()
+                self.last_nbytes = len(data)
                 return status.Get_tag(), pickle.loads(data)
             polls += 1
             if polls < 64:

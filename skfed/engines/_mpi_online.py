@@ -25,7 +25,6 @@ The consensus error of a round is a sum over the nodes of all ranks, so
 ``consensus_error_curve_`` equals the simulation's up to rounding.
 """
 
-import pickle
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
@@ -504,8 +503,9 @@ def _scale_sums(est, peer, samples):
     zero sums (a newcomer's scale leaves them out).  Called on every rank
     after ``Peer.collect``: the root with the fitted estimator, the
     others with their own.  Returns, on the root, the traffic of this
-    exchange (both ways, pickled bytes; the ranks' own counts were gathered
-    before it).
+    exchange (both ways, pickled bytes, as ``Peer.send`` counted them: the
+    root's own count of its sends and the size of each message it received;
+    the ranks' own counts were gathered before it).
     """
     X, y, codes, sample_weight = samples
     names = ("network_dictionary_", "network_coef_", "network_gamma_", "network_component_")
@@ -524,9 +524,13 @@ def _scale_sums(est, peer, samples):
     function = tuple(getattr(est, name) for name in names)
     others = peer.live_others()
     traffic = Traffic()
+    # Peer.send counts what it pickles: report its count of these sends.
+    sent = peer.traffic.bytes.get("network", 0), peer.traffic.messages.get("network", 0)
     for r in others:
         peer.send(r, TAG_SCALE, "network", function)
-        traffic.add("network", len(pickle.dumps(function, protocol=pickle.HIGHEST_PROTOCOL)))
+    if others:
+        traffic.add("network", peer.traffic.bytes["network"] - sent[0],
+                    peer.traffic.messages["network"] - sent[1])
     # (each node's rows are on its rank only: the ranks' sums add up)
     sums = est._network_scale_sums(X, y, codes, sample_weight)
     for r in others:
@@ -535,7 +539,7 @@ def _scale_sums(est, peer, samples):
         except MPITimeoutError:
             peer.dead.add(r)
             continue
-        traffic.add("scale_sums", len(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)))
+        traffic.add("scale_sums", peer.last_nbytes)  # as the sender's Peer.send counted it
         sums = sums + part
     peer.flush()
     est._network_fit_stats = sums

@@ -308,7 +308,8 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
         groups = self._resolve_groups(groups, column_groups, n_samples)
         if groups is None:
             if len(self.nodes_) > 1:
-                self._node_codes(None, n_samples)  # raises, explaining how
+                # raises, explaining how
+                self._node_codes(None, n_samples, purpose="learn from it in partial_fit")
             codes = np.zeros(n_samples, dtype=np.intp)
         else:
             _check_groups_kind(self, groups)

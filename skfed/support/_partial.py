@@ -6,8 +6,9 @@ each feature *given its closest features*::
     Z = the client's rows, centred (fit_intercept) and scaled by sqrt(w)
     r_jl = corr(z_j, z_l)                      (from X alone, never from y)
     k = n_controls(n_i, d)
-    C_j = the k features l != j with the largest |r_jl| (ties: lower index),
-          pivoted (below)
+    C_j = the k features l != j with the largest |r_jl| (ties: lower index;
+          |r| is compared on a grid of 2^-32, tie_key, so that equal
+          correlations tie whatever their rounding), pivoted (below)
     t_j = the t statistic of x_j in the regression of y on [x_j, x_{C_j}]
     select j when |t_j| > t_{df}(1 - q0 / 2),  df = m - 1 - k
         m = n_i - fit_intercept
@@ -92,6 +93,19 @@ SINGULAR_PIVOT = 1e-10
 # An exact fit's residual sum of squares is floored at this fraction of the
 # target's (as in the OLS pass).
 RSS_FLOOR = 1e-12
+# Candidates are ordered by |r| rounded to this grid (tie_key): correlations
+# that are equal (integer features, one-hot levels of equal size) but differ
+# in their last bits after rounding tie, and the lower index wins, in the
+# compiled pass as here (a tie at a grid edge is the only case left to
+# rounding: its chance is about the rounding error over the grid, ~1e-5).
+TIE_GRID = 2.0 ** -32
+
+
+def tie_key(r):
+    """``|r|`` in units of ``TIE_GRID``, rounded to the nearest integer (half
+    to even): the key by which a feature's candidate controls are ordered,
+    decreasing, the lower index first among equal keys."""
+    return np.rint(np.abs(r) / TIE_GRID)
 
 
 def n_controls(n_positive, d, center, per_control=None):
@@ -206,12 +220,12 @@ def partial_reference(Xi, yi, wi, k_max, m, center, tcrit_k, tcrit_0,
     if not yy > 0:
         df = 0  # a constant target: no t statistic is defined
     c = (Z.T @ r) * inv_sd  # x_j standardized
-    score = np.abs(R)
+    score = tie_key(R)
     np.fill_diagonal(score, -1.0)
     for j in range(d):
         if not live[j] or df < 1:
             continue
-        order = np.lexsort((np.arange(d), -score[j]))  # |r| descending, index ascending
+        order = np.lexsort((np.arange(d), -score[j]))  # tie_key descending, index ascending
         C = _pivoted_controls(R, j, order[order != j], k)
         if C is None:
             continue
