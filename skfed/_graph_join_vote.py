@@ -115,7 +115,8 @@ def join_vote(estimator, X, y, sw, layout, rng):
     if new.any():
         # The stumps the fit would give the new features with this selection
         # (the agreed ranges are public: nothing more to agree on).
-        f_all, t_all = make_stumps(lo, hi, est.n_estimators, est.stump_placement,
+        # An "auto" fit's resolved count (a join keeps the fit's stump budget).
+        f_all, t_all = make_stumps(lo, hi, est.n_estimators_, est.stump_placement,
                                    features=selected, max_per_feature=samples)
         keep = new[f_all]
         features, thresholds = f_all[keep], t_all[keep]

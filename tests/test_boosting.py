@@ -1046,7 +1046,7 @@ def test_feature_vote_weights_samples_like_duplicates_and_drops():
     fit = fits["range"]
     (selected,) = np.flatnonzero(fit.selected_features_)
     n_distinct = int(np.count_nonzero(sw > 0))
-    assert np.count_nonzero(fit.stump_features_ == selected) == n_distinct < fit.n_estimators
+    assert np.count_nonzero(fit.stump_features_ == selected) == n_distinct < fit.n_estimators_
 
 
 def test_significance_ballot_rejects_slightly_miscalibrated_null_at_many_nodes():

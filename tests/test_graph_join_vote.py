@@ -93,13 +93,13 @@ def test_join_vote_is_the_recount_of_all_ballots(moons):
     np.testing.assert_array_equal(est.stump_features_[:n_old_stumps], base.stump_features_)
     np.testing.assert_array_equal(est.stump_thresholds_[:n_old_stumps], base.stump_thresholds_)
     lo, hi = base.feature_range_
-    f_all, t_all = make_stumps(lo, hi, base.n_estimators, "range", features=est.selected_features_)
+    f_all, t_all = make_stumps(lo, hi, base.n_estimators_, "range", features=est.selected_features_)
     added = ~base.selected_features_[f_all]
     np.testing.assert_array_equal(est.stump_features_[n_old_stumps:], f_all[added])
     np.testing.assert_allclose(est.stump_thresholds_[n_old_stumps:], t_all[added], rtol=1e-15)
     assert np.all(est.stump_features_[n_old_stumps:] == 1)
-    assert len(est.stump_features_) - n_old_stumps == base.n_estimators // 2
-    assert est.n_base_predictors_ == base.n_base_predictors_ + base.n_estimators // 2
+    assert len(est.stump_features_) - n_old_stumps == base.n_estimators_ // 2
+    assert est.n_base_predictors_ == base.n_base_predictors_ + base.n_estimators_ // 2
 
     # The fitted nodes: their weights bit-identical, zero on the new stumps,
     # their predictions unchanged; the newcomers use the new feature.

@@ -47,6 +47,7 @@ from ._stumps import (
     feature_relevance,
     make_stumps,
     node_ballots,
+    resolve_n_estimators,
     stump_predictions,
     vote_eligible,
 )
@@ -161,8 +162,17 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
 
     Parameters
     ----------
-    n_estimators : int, default=200
-        Number of decision stumps.  Ignored when ``base_predictors`` is given.
+    n_estimators : int or "auto", default="auto"
+        Number of decision stumps.  An integer is used as it is.  ``"auto"``
+        builds ``max(200, 2 * n_voted)`` stumps, ``n_voted`` being the number
+        of features that get stumps (those the vote selects, or all varying
+        features with ``feature_selection=None``): 200 below 100 such
+        features (the fit is then the one of ``n_estimators=200``), two per
+        feature above, so that a data set with hundreds of signal-carrying
+        features (HAR: about 525 of 561 voted) does not leave most of them
+        without a stump.  The resolved count is ``n_estimators_``; nodes
+        joining a fitted model keep it.  Ignored when ``base_predictors`` is
+        given.
     base_predictors : list of callables or estimators, default=None
         User-supplied base predictors, shared by all nodes: ``h(X)`` or
         ``h.predict(X)`` must return values in [-1, 1].
@@ -383,7 +393,10 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         nature: at most one new non-zero per step).
     intercept_ : ndarray of shape (n_nodes,) or (n_nodes, n_classes)
         Weight of the constant predictor (zeros when ``fit_intercept=False``).
-    stump_features_, stump_thresholds_ : ndarray of shape (n_estimators,)
+    n_estimators_ : int
+        Number of base predictors of the fit: ``n_estimators`` resolved
+        (``"auto"``) or the length of ``base_predictors``.
+    stump_features_, stump_thresholds_ : ndarray of shape (n_estimators_,)
         The stumps ``h_j(x) = +1 if x[stump_features_[j]] > stump_thresholds_[j]
         else -1`` (None with ``base_predictors``).
     feature_range_ : ndarray of shape (2, n_features)
@@ -539,7 +552,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     _graph_init_per_node = 10
 
     _parameter_constraints = {
-        "n_estimators": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_estimators": [Interval(numbers.Integral, 1, None, closed="left"),
+                         StrOptions({"auto"})],
         "base_predictors": [None, list, tuple],
         "stump_placement": [StrOptions({"range", "global_range", "quantile"})],
         "feature_selection": [None, StrOptions({"vote"})],
@@ -552,7 +566,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
 
     def __init__(
         self,
-        n_estimators=200,
+        n_estimators="auto",
         *,
         base_predictors=None,
         stump_placement="range",
@@ -715,7 +729,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             # Weighted counts: int32 while every weight is a whole number.
             up = payload_bytes(**{("n_int32" if integral else "n_float64"): n_counts})
             down = payload_bytes(
-                **{("n_float32" if Xs.dtype == np.float32 else "n_float64"): self.n_estimators}
+                **{("n_float32" if Xs.dtype == np.float32 else "n_float64"): self.n_estimators_}
             )
             spent = _tree_round_trip(simulation, up, down)
         return histogram, spent
@@ -796,6 +810,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             if not selected.any():
                 selected = np.ones_like(varying)
             self.selected_features_ = selected
+            self.n_estimators_ = resolve_n_estimators(self.n_estimators, selected.sum())
             self.feature_votes_ = votes
             self.vote_threshold_ = threshold
             # The vote also sums the training samples (the cap of a feature's
@@ -805,17 +820,18 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
             cap = _distinct_samples(Xs, sws, layout.offsets) if votes is not None else None
             histogram = None
             if self.stump_placement == "quantile":
-                stumped = _stump_counts(lo, hi, self.n_estimators, selected, cap) > 0
+                stumped = _stump_counts(lo, hi, self.n_estimators_, selected, cap) > 0
                 histogram, spent = self._agree_on_histogram(
                     Xs, sws, layout, simulation, lo, hi, stumped)
                 setup_bytes += spent
             self.stump_features_, self.stump_thresholds_ = make_stumps(
-                lo, hi, self.n_estimators, self.stump_placement, histogram, features=selected,
+                lo, hi, self.n_estimators_, self.stump_placement, histogram, features=selected,
                 max_per_feature=cap,
             )
             self.base_predictors_ = None
         else:
             self.base_predictors_ = list(self.base_predictors)
+            self.n_estimators_ = len(self.base_predictors_)
             self.stump_features_ = self.stump_thresholds_ = None
             self.feature_range_ = None
             self.selected_features_ = self.feature_votes_ = self.vote_threshold_ = None

@@ -25,6 +25,34 @@ _SIGNIFICANCE_MARGIN = 1.5
 
 
 # ------------------------------------------------------------------ stumps
+def resolve_n_estimators(n_estimators, n_stump_features):
+    """The number of stumps a fit builds.
+
+    Parameters
+    ----------
+    n_estimators : int or "auto"
+        The estimator's parameter.  An integer is kept as it is.  ``"auto"``
+        gives ``max(200, 2 * n_stump_features)``: 200 stumps while fewer than
+        100 features get stumps, then two per feature, so that a data set
+        with hundreds of signal-carrying features does not leave most of
+        them without a stump.
+    n_stump_features : int
+        Number of features the stumps are spread over (the voted features,
+        or the varying ones without a vote).
+
+    Returns
+    -------
+    n : int
+        The resolved number of stumps.
+    """
+    if isinstance(n_estimators, str):
+        if n_estimators != "auto":
+            raise ValueError(
+                f"n_estimators must be an integer >= 1 or 'auto', got {n_estimators!r}.")
+        return max(200, 2 * int(n_stump_features))
+    return int(n_estimators)
+
+
 def _stumps_per_feature(varying, n_estimators):
     """Spread ``n_estimators`` stumps over the features that vary.
 

@@ -35,7 +35,7 @@ from ..boosting._kernel_graph import (
     moments_from_node_sums,
     node_moment_sums,
 )
-from ..boosting._stumps import vote_eligible
+from ..boosting._stumps import resolve_n_estimators, vote_eligible
 from ..network import payload_bytes
 from ._mpi_graph_fit import _alternate, _finish, _prepare, _refuse
 from ._mpi_graph_run import _EMPTY_D, _EMPTY_I, _EMPTY_U8, _Run, _share, flood_extremes
@@ -227,15 +227,16 @@ def fit_dada(est, peer, block, validate, random_state):
     if not selected.any():
         selected = np.ones(d, dtype=bool)
     est.selected_features_ = selected
+    est.n_estimators_ = resolve_n_estimators(est.n_estimators, selected.sum())
     est.feature_votes_ = votes
     est.vote_threshold_ = threshold
     est.stump_features_, est.stump_thresholds_ = make_stumps(
-        lo0, hi0, est.n_estimators, est.stump_placement, features=selected,
+        lo0, hi0, est.n_estimators_, est.stump_placement, features=selected,
         max_per_feature=n_rows,
     )
     est.base_predictors_ = None
     H = est._base_matrix(Xs, dtype) if Xs.shape[0] else np.zeros(
-        (0, est.n_estimators + int(est.fit_intercept)), dtype=dtype)
+        (0, est.n_estimators_ + int(est.fit_intercept)), dtype=dtype)
     state = _BoostingState(H, Y, sws, offsets, mass / mass.max(), est.beta, est.mu, dtype,
                            np.zeros(K, dtype=np.uint8), 0, score_weight=est._score_weight())
     state.setup_bytes = setup_bytes
