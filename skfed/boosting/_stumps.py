@@ -25,6 +25,11 @@ _SIGNIFICANCE_MARGIN = 1.5
 
 
 # ------------------------------------------------------------------ stumps
+# n_estimators="auto": two stumps per feature that gets stumps, at least 200.
+_AUTO_MIN_STUMPS = 200
+_AUTO_STUMPS_PER_FEATURE = 2
+
+
 def resolve_n_estimators(n_estimators, n_stump_features):
     """The number of stumps a fit builds.
 
@@ -45,11 +50,8 @@ def resolve_n_estimators(n_estimators, n_stump_features):
     n : int
         The resolved number of stumps.
     """
-    if isinstance(n_estimators, str):
-        if n_estimators != "auto":
-            raise ValueError(
-                f"n_estimators must be an integer >= 1 or 'auto', got {n_estimators!r}.")
-        return max(200, 2 * int(n_stump_features))
+    if n_estimators == "auto":  # any other value passed the estimator's constraints
+        return max(_AUTO_MIN_STUMPS, _AUTO_STUMPS_PER_FEATURE * int(n_stump_features))
     return int(n_estimators)
 
 
