@@ -65,6 +65,19 @@ MAD_TO_STD = 1.482602218505602
 _LOG_GRID = 2.0 ** 32
 
 
+def _node_targets(y, codes, n_nodes):
+    """``(node, targets, median, MAD)`` of every node with targets here."""
+    y = np.asarray(y, dtype=np.float64)
+    codes = np.asarray(codes, dtype=np.intp)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n_nodes))])
+    for node in range(n_nodes):
+        values = y[order[bounds[node]: bounds[node + 1]]]
+        if len(values):
+            median = float(np.median(values))
+            yield node, values, median, float(np.median(np.abs(values - median)))
+
+
 def node_log_scales(y, codes, n_nodes):
     """Every node's contribution to the agreed scale of the targets.
 
@@ -84,17 +97,9 @@ def node_log_scales(y, codes, n_nodes):
         the nodes ``i`` here, the logs rounded to multiples of 2^-32 and
         the sum kept in units of 2^-32 (exact in any order).
     """
-    y = np.asarray(y, dtype=np.float64)
-    codes = np.asarray(codes, dtype=np.intp)
-    order = np.argsort(codes, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n_nodes))])
     total, count = 0.0, 0
-    for node in range(n_nodes):
-        values = y[order[bounds[node]: bounds[node + 1]]]
-        if len(values) < 2:
-            continue
-        mad = float(np.median(np.abs(values - np.median(values))))
-        if mad > 0:
+    for _, values, _, mad in _node_targets(y, codes, n_nodes):
+        if len(values) >= 2 and mad > 0:
             total += float(np.round(np.log(MAD_TO_STD * mad) * _LOG_GRID))
             count += 1
     return np.array([total, float(count)])
@@ -118,19 +123,12 @@ def node_centres(y, codes, n_nodes):
         and every engine reads the same array in node order
         (:func:`agreed_offset`).
     """
-    y = np.asarray(y, dtype=np.float64)
-    codes = np.asarray(codes, dtype=np.intp)
-    order = np.argsort(codes, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n_nodes))])
     centres = np.full((n_nodes, 2), np.nan)
-    for node in range(n_nodes):
-        values = y[order[bounds[node]: bounds[node + 1]]]
-        if len(values):
-            median = float(np.median(values))
-            reach = CLIP_SCALES * MAD_TO_STD * float(np.median(np.abs(values - median)))
-            if reach > 0:
-                values = np.clip(values, median - reach, median + reach)
-            centres[node] = float(np.mean(values)), float(len(values))
+    for node, values, median, mad in _node_targets(y, codes, n_nodes):
+        reach = CLIP_SCALES * MAD_TO_STD * mad
+        if reach > 0:
+            values = np.clip(values, median - reach, median + reach)
+        centres[node] = float(np.mean(values)), float(len(values))
     return centres
 
 
