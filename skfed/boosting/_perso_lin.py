@@ -10,6 +10,7 @@ import numbers
 import warnings
 
 import numpy as np
+from scipy.special import xlogy
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
@@ -241,8 +242,7 @@ def _conjugate(name, u):
     """``phi*(-u)`` at the dual point ``u = -phi'(z)``."""
     if name == "logistic":
         u = np.clip(u, 0.0, 1.0)
-        return (np.where(u > 0, u * np.log(np.where(u > 0, u, 1.0)), 0.0)
-                + np.where(u < 1, (1 - u) * np.log(np.where(u < 1, 1 - u, 1.0)), 0.0))
+        return xlogy(u, u) + xlogy(1.0 - u, 1.0 - u)   # 0 log 0 = 0
     return -u + 0.25 * u * u
 
 
