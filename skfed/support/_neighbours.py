@@ -202,6 +202,13 @@ def _unpacked(packed, d):
     return bits
 
 
+def link_threshold(fwer, d, g_s):
+    """The sign agreement (net of forged sketches) above which the stage
+    links two of ``d`` features from ``g_s`` sketches: ``Phi^{-1}(1 - fwer
+    / (2 d^2)) / sqrt(g_s)``, a two-sided test over the ``d^2`` pairs."""
+    return stats.norm.isf(fwer / (2.0 * d * d)) / np.sqrt(g_s)
+
+
 def neighbour_stage(support, bits, sketch, small, votes, n_reports, z, beta, fwer):
     """The second stage: which selected features to keep.
 
@@ -254,7 +261,7 @@ def neighbour_stage(support, bits, sketch, small, votes, n_reports, z, beta, fwe
     low = np.clip((m - forged) / (1.0 - forged), 0.0, 1.0)
     high = np.clip((m + forged) / (1.0 - forged), 0.0, 1.0)
     rho = np.sin(0.5 * np.pi * high)
-    linked = low > stats.norm.isf(fwer / (2.0 * d * d)) / np.sqrt(g_s)
+    linked = low > link_threshold(fwer, d, g_s)
     np.fill_diagonal(linked, False)
     for a, j in enumerate(selected):
         cand = np.flatnonzero(linked[a])

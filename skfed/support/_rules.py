@@ -23,6 +23,7 @@ from .._core._support_fast import (
 )
 from .._parallel import node_chunks
 from . import _partial
+from ._neighbours import link_threshold
 from ._partial import PARTIAL_SPHERICITY_Z, n_controls
 
 
@@ -161,7 +162,7 @@ def sketches_link(n_positive, d, center, fwer, beta):
     if b >= 1.0:
         return False
     m = 2.0 * np.arcsin(LINKED_CORRELATION) / np.pi
-    return bool((m - b) / (1.0 - b) > stats.norm.isf(fwer / (2.0 * d * d)) / np.sqrt(g_s))
+    return bool((m - b) / (1.0 - b) > link_threshold(fwer, d, g_s))
 
 
 def wide_clients(n_positive, d):
