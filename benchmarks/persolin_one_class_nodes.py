@@ -29,14 +29,14 @@ Measured 2026-11-28 (joinsg10, main at 8aeda58, one BLAS thread):
   scores on their test rows exactly what their only label scores (0.8594 /
   0.8234 / 0.8625);
 * moons families (nodes of 3-14 samples, balanced test rows): 0-7 one-class
-  nodes of 100 a seed.  On 6 of the 9 seeds with one, Perso-lin predicts
+  nodes of 100 a seed.  On 6 of the 8 seeds with one, Perso-lin predicts
   their label on all their training rows; on their test rows it scores
   1,051 of 2,200 against 1,084 for their only label: moons-random seed 1
   (2 nodes) 0.395 against 0.520, moons-jitter seed 1 (1 node) 0.270
   against 0.490, moons-noisy 0.4900 / 0.5575 / 0.4657 against 0.4750 /
-  0.5200 / 0.4714 (the others equal), i.e. -0.08 / -0.07 / +0.05 point of
-  the family's 30,000 test rows over the three seeds for random / jitter /
-  noisy;
+  0.5200 / 0.4714 (the others equal): over a family's 30,000 test rows
+  (three seeds) Perso-lin is 0.08 / 0.07 point under predicting the only
+  label on random / jitter and 0.05 over it on noisy;
 * School, HAR walking and HAR sitting: no one-class node.
 
 So the blending review9 found needs a neighbour whose boundary crosses the
