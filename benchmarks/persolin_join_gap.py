@@ -31,6 +31,19 @@ their blocks with every neighbour fixed, ``ROUNDS`` times; ``new_control``
 is the same with the fitted nodes' rows cut from the newcomers (their
 blocks converged alone).
 
+Checked on 2026-11-28 (joinsg10, main at 8aeda58): the newcomer's balance
+between its own samples and its neighbours is the refit's.  Its block is
+``c F + (mu / 2) ||theta - u||^2``; ``c`` is 0.333 / 0.667 / 1.000 at ``k
+= 5 / 10 / 20`` in the join and in the refit (the fitted nodes hold 3-15
+samples; at ``k = 20`` the refit's new heaviest node rescales the fitted
+nodes' ``c``, mean 0.57-0.61 -> 0.43-0.46, not the newcomer's) and ``mu``
+is the estimator's in both (``tests/test_graph_join_persolin_balance.py``
+pins it for a newcomer lighter and heavier than every fitted node).  At
+``k = 20`` the refit's newcomer is within 0.1-1.4 of its refit neighbours'
+average (60.3 / 61.5 / 67.1 on seeds 0 / 1 / 2) while the same row over
+the fitted neighbours' models from the fit scores 52.0 / 55.6 / 54.2: the
+points are the neighbours', as ``JRf`` below says.
+
 Re-measured on 2026-11-28 at 73692d1, after Perso-lin's local models (the
 fit's and the newcomers') became each node's optimum of ``F_k`` instead
 of 100 plain gradient steps (same command; means over seeds 0-2, ``k = 5

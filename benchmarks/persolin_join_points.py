@@ -16,6 +16,10 @@ samples (accuracy %, pooled over the new nodes, mean of the seeds):
 * ``block``: the exact optimum of its block of the objective (the join's
   model steps run 20,000 more steps: what the join's ``n_steps``
   approximate);
+* ``series``: the block optimum with every fitted neighbour's weight ``w``
+  replaced by ``w d_r / (w + d_r)`` (``d_r`` its fitted degree, which its
+  graph-step answer already carries) and the newcomer's loss weight kept
+  at ``d c`` (see "Springs in series" below);
 * ``global``: pooled ``LogisticRegression()`` on the fitted and new nodes'
   training samples (the table's Global on HAR);
 * ``n_nbrs``, ``deg``, ``conf``: its fitted neighbours, its degree toward
@@ -132,6 +136,30 @@ the rule rests on that family's evidence (12 newcomers over 3 seeds: +2 to
 +5 points on 7 of them, -0.3 on 3).  Its cost: Landmine's join 3.2 -> 5.0 %
 of a refit's CPU (``persolin_join_cpu.py --datasets landmine``, both
 trees in one session), rotated moons unchanged (not light).
+
+Springs in series (2026-11-28, joinsg10, main at 8aeda58; not adopted)
+----------------------------------------------------------------------
+
+In a refit a newcomer's fitted neighbours move toward it; a join holds
+them.  If a neighbour's loss were flat near its model, its existing links
+(total weight ``d_r``) and its new one (``w``) would act as two springs in
+series: minimizing over the neighbour's model leaves the newcomer a pull of
+weight ``w d_r / (w + d_r)`` toward it, a principled relaxation that costs
+no message (the answers carry ``d_r``).  Means over seeds 0-2, ``k = 5 / 10
+/ 20``, ``block`` -> ``series`` (``python benchmarks/persolin_join_points.py
+--datasets har,moons,landmine,related-wide,related-small,related-alike,related-clustered,related-narrow``):
+
+* rotated moons 53.99 / 57.87 / 61.04 -> **54.61 / 58.77 / 62.26** (refit
+  54.5 / 58.7 / 63.8, Local 55.9 / 59.1 / 62.6);
+* HAR 92.53 / 92.72 / 93.67 -> 92.51 / 92.82 / 93.52; Landmine unchanged;
+* related-wide 86.71 / 87.33 / 87.47 -> **86.29** / 87.12 / 87.33,
+  related-small 86.93 / 88.25 / 89.91 -> 86.92 / 88.08 / 89.82, alike -0.07
+  to +0.08, clustered +0.02 to +0.28, narrow +0.04 to +0.11.
+
+The same trade as every other way of trusting the newcomer more (``--mass-factor``
+above): moons gains about a point, related-wide loses up to 0.4 and HAR
+0.15 at ``k = 20``, so the join is unchanged.  (Fitted neighbours are not
+flat: their own loss holds them, so the series weight over-relaxes.)
 """
 
 import argparse
@@ -152,7 +180,8 @@ import skfed._graph_join_batch as gjb
 import skfed.boosting._perso_lin as pl
 from skfed._graph_join import _design, _loss, _targets
 
-COLUMNS = ("join", "local", "nbrs", "best_nbr", "block", "global", "n_nbrs", "deg", "conf")
+COLUMNS = ("join", "local", "nbrs", "best_nbr", "block", "series", "global", "n_nbrs", "deg",
+           "conf")
 EXTRA_STEPS = 20_000
 
 
@@ -246,8 +275,14 @@ class _Recorder:
         return out
 
 
-def _block_optimum(est, X, y, sw_all, layout, kw, out):
-    """The join's model steps continued: the exact block optimum."""
+def _block_optimum(est, X, y, sw_all, layout, kw, out, series=False):
+    """The join's model steps continued: the exact block optimum.
+
+    ``series``: each fitted neighbour's weight ``w`` replaced by ``w d_r /
+    (w + d_r)`` (``d_r`` its fitted degree), the newcomer's loss weight
+    kept at ``d c`` (its true degree): the newcomer's block once a
+    neighbour whose loss is flat near its model moves toward it as a refit
+    would let it (springs in series; experiment ``series``)."""
     models = kw["models"]
     dtype = models.dtype
     n_new, P, n = out["models"].shape
@@ -264,17 +299,28 @@ def _block_optimum(est, X, y, sw_all, layout, kw, out):
     lipschitz = np.maximum(loss.py_curvature() * top / mass + l2, 1e-12)
     S = np.zeros((n_new, P, n))
     degree = np.zeros(n_new)
+    true_degree = np.zeros(n_new)
     for k, (cand, row) in enumerate(zip(kw["answered"], out["rows"])):
+        true_degree[k] = row.sum()
+        if series:
+            d_r = np.asarray(kw["degrees_old"], dtype=np.float64)[cand]
+            row = np.where(row > 0, row * d_r / np.maximum(row + d_r, 1e-300), 0.0)
         S[k] = np.tensordot(row, models[cand].astype(np.float64), 1)
         degree[k] = row.sum()
     # newcomers linked to each other: their current models, fixed
     W_new = out["W_new"]
     S += (W_new @ out["models"].reshape(n_new, -1).astype(np.float64)).reshape(S.shape)
-    degree += np.asarray(W_new.sum(axis=1)).ravel()
+    between = np.asarray(W_new.sum(axis=1)).ravel()
+    degree += between
+    true_degree += between
+    confidence = np.array(out["confidence"], dtype=np.float64)
+    if series:  # the loss weight d c at the true degree d
+        confidence = np.where(degree > 0, confidence * true_degree / np.where(
+            degree > 0, degree, 1.0), confidence)
     theta = np.array(out["models"], dtype=dtype)
     losses = np.zeros((n_new, P))
     lin_join_steps(Z, Y, sw, offsets, theta, losses, loss, 1.0 / mass, lipschitz, l2, n_pen,
-                   np.ascontiguousarray(S), degree, np.ascontiguousarray(out["confidence"]),
+                   np.ascontiguousarray(S), degree, np.ascontiguousarray(confidence),
                    float(est.mu), EXTRA_STEPS)
     return theta, S, degree
 
@@ -323,6 +369,7 @@ def one_split(dataset, seed, ks, per_node):
             pl.solve_local_problems = solve
         est, Xn, yn, sw_all, layout, kw, out = rec.calls[-1]
         block, S, degree = _block_optimum(est, Xn, yn, sw_all, layout, kw, out)
+        series = _block_optimum(est, Xn, yn, sw_all, layout, kw, out, series=True)[0]
         rows_fit = np.concatenate([fit_rows, train])
         lr = LogisticRegression().fit(X[rows_fit], y[rows_fit])
         M = joined._full_coef().astype(np.float64)
@@ -344,6 +391,7 @@ def one_split(dataset, seed, ks, per_node):
                 "nbrs": _hits(classes, Zi, yi, avg),
                 "best_nbr": max([_hits(classes, Zi, yi, M[j]) for j in nb] or [0]),
                 "block": _hits(classes, Zi, yi, block[i]),
+                "series": _hits(classes, Zi, yi, series[i]),
                 "global": int(np.sum(lr.predict(X[test][sel]) == yi)),
             }
             assert np.allclose(M[K + i], out["models"][i]), "newcomer order"

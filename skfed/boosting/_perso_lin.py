@@ -561,6 +561,13 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         l2 regularization of every node's weights (not the intercept).
     fit_intercept : bool, default=True
     mu : float, default=1.0
+        Weight of the pull toward the neighbours.  ``d_k`` multiplies both
+        of node k's terms, so its block optimum minimizes ``c_k
+        F_k(theta) + (mu / 2) ||theta - u_k||^2``, ``u_k`` the weighted
+        average of its neighbours' models: ``mu / c_k``, not the weight of
+        its links, sets how closely a node follows them (a node whose
+        labels are all one class can keep a neighbour's boundary; see the
+        user guide's page on nodes).
     graph : None, array-like, sparse matrix or networkx graph, default=None
         ``None`` learns the graph; otherwise the fixed graph.
     mu_graph, lambda_graph, delta, kappa, sparsify_graph : see
