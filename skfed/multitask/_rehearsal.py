@@ -228,6 +228,7 @@ class Rehearsal:
         self.usable = [a for a in range(len(self.draws)) if self.kept[a].sum() >= 2]
         self.sizes = np.array([self.draws[a][0] for a in self.usable], dtype=np.intp)
         self.results = {}      # draw set a -> (errors, standard errors) over the scales
+        self.draw_errors = {}  # draw set a -> (n_scales, kept draws): each draw's error
         self.collected = set()  # draw sets whose reports were sent
         self.cpu = 0.0
 
@@ -290,6 +291,7 @@ class Rehearsal:
             e = _errors(self.loss_name, f, Yh) * swh
             errors[:, drawn] = (np.add.reduceat(e, at, axis=1)
                                 / np.add.reduceat(swh, at))
+        self.draw_errors[a] = errors[:, kept]
         diff = errors[:, kept] - errors[0, kept]
         result = (errors[:, kept].mean(axis=1),
                   diff.std(axis=1, ddof=1) / np.sqrt(kept.sum()))

@@ -1,0 +1,201 @@
+"""A MOCHA newcomer whose samples hold one class, rehearsed by draws of one class.
+
+``new_nodes_mocha_oneclass.py`` found HAR's seed-1 miss in newcomers whose
+``k`` samples hold one class (node 6: no "sitting" among its 20), and that
+the fitted nodes' rehearsal cannot say what such a newcomer should do: its
+random draws of ``k`` samples rarely hold one class (HAR seed 1: 11 / 4 /
+0 of them at sizes 5 / 10 / 20).  Its docstring left the next step open:
+draws *chosen* to hold one class.  This script measures that rule.
+
+For a rehearsed size ``k`` every draw of the fitted rehearsal (same
+nodes) is replaced by a one-class draw: its node picks one of its classes
+holding at least ``k`` samples (and not all of them), with probability
+proportional to ``C(n_c, k)`` (the chance that ``k`` random samples of the
+node hold only that class, so a node's majority class is drawn most), and
+trains on ``k`` samples of it; the draw is scored on all the node's other
+samples, at every scale of ``REHEARSAL_SCALES`` (the rehearsal's solver).
+A one-class newcomer then takes the scale of the lowest mean error if it
+beats the scale the ordinary rehearsal picked for its size by
+``REHEARSAL_EVIDENCE`` standard errors of the paired difference over the
+one-class draws, else keeps that scale (``oc-rehearsed``).  The rule is
+public: a newcomer's class counts are its own, and the fitted nodes'
+reports are counted as the ordinary rehearsal's are.
+
+Per seed and ``k`` it prints each one-class newcomer (its class counts,
+test samples, the join's accuracy on them, ``w_0``'s and the accuracy at
+every fixed scale of its ``c_n``), the one-class rehearsal's table, and the
+rows: ``join`` (the default), ``oc-rehearsed`` (the rule), ``oc-w0`` (every
+one-class newcomer on ``w_0``, joins6's rule) and ``oc-s`` (every one-class
+newcomer at the fixed scale ``s`` of its ``c_n``, the others as joined);
+then the means over the seeds.
+
+    python benchmarks/new_nodes_mocha_oneclass_draws.py --datasets har,moons,landmine \\
+        --seeds 0,1,2 --ks 5,10,20
+"""
+
+import argparse
+import copy
+import math
+import warnings
+
+import new_nodes as nn
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from threadpoolctl import threadpool_limits
+
+from skfed.multitask._rehearsal import REHEARSAL_EVIDENCE, REHEARSAL_SCALES, nearest_size
+
+
+def _labels(Y):
+    """Class index of each sample from the (P, n) +-1 targets."""
+    return (Y[0] > 0).astype(int) if Y.shape[0] == 1 else np.argmax(Y, axis=0)
+
+
+def one_class_draws(rehearsal, a, seed):
+    """Replace draw set ``a`` of ``rehearsal`` (a copy) by one-class draws."""
+    rng = np.random.RandomState([seed, 7933, a])
+    size, owners, perms = rehearsal.draws[a]
+    new_perms, kept = [], []
+    for t in owners.tolist():
+        labels = _labels(rehearsal.data[t][1])
+        classes, counts = np.unique(labels, return_counts=True)
+        ok = (counts >= size) & (counts < len(labels))
+        if not ok.any():
+            new_perms.append(rng.permutation(len(labels)))
+            kept.append(False)
+            continue
+        weights = np.array([math.comb(int(n), size) if o else 0 for n, o in zip(counts, ok)],
+                           dtype=np.float64)
+        c = classes[rng.choice(len(classes), p=weights / weights.sum())]
+        inside = rng.permutation(np.flatnonzero(labels == c))
+        rest = rng.permutation(np.concatenate([inside[size:], np.flatnonzero(labels != c)]))
+        new_perms.append(np.concatenate([inside[:size], rest]))
+        sw = rehearsal.data[t][2]
+        kept.append(bool(sw[new_perms[-1][:size]].sum() > 0 and sw[new_perms[-1][size:]].sum() > 0))
+    rehearsal.draws[a] = (size, owners, new_perms)
+    rehearsal.kept[a] = np.array(kept, dtype=bool)
+    rehearsal.results.pop(a, None)
+    return int(np.sum(kept))
+
+
+def ordinary_choice(errors, se):
+    best = int(np.argmin(errors))
+    return best if errors[best] - errors[0] + REHEARSAL_EVIDENCE * se[best] < 0 else 0
+
+
+def one_class_choice(E, base):
+    """Scale index for one-class newcomers from the one-class draws' errors
+    ``E`` (n_scales, n_draws): the lowest mean if it beats ``base`` by
+    ``REHEARSAL_EVIDENCE`` standard errors of the paired difference."""
+    if E.shape[1] < 2:
+        return base, None
+    diff = E - E[base]
+    mean = diff.mean(axis=1)
+    se = diff.std(axis=1, ddof=1) / np.sqrt(E.shape[1])
+    best = int(np.argmin(mean))
+    chosen = best if mean[best] + REHEARSAL_EVIDENCE * se[best] < 0 else base
+    return chosen, (E.mean(axis=1), se)
+
+
+def join_with(est, Xk, yk, gk, scale_of_one_class, one_mask):
+    """A join whose one-class newcomers take a fixed scale (None: as joined)."""
+    joined = copy.deepcopy(est)
+    if scale_of_one_class is not None:
+        rehearsal = joined._join_rehearsal
+        original = rehearsal.scales
+
+        def patched(counts):
+            out, asked = original(counts)
+            out = out.copy()
+            out[one_mask] = scale_of_one_class
+            return out, asked
+
+        rehearsal.scales = patched
+    return joined.add_nodes(Xk, yk, groups=gk)
+
+
+def run(name, seed, ks):
+    data = nn.load(name, seed)
+    X, y, g, task = data[:4]
+    extra = data[4] if len(data) > 4 else None
+    fit_rows, new, order = nn.split(X, y, g, seed, extra)
+    est = nn.make_estimator("mocha", task, seed).fit(X[fit_rows], y[fit_rows], groups=g[fit_rows])
+    fitted = copy.deepcopy(est._join_rehearsal)  # (before a join frees its rows)
+    scales = list(REHEARSAL_SCALES)
+    out = []
+    for k in ks:
+        train, test = nn.new_node_rows(order, k)
+        Xk, yk, gk, Xt, yt, gt = X[train], y[train], g[train], X[test], y[test], g[test]
+        labels = np.unique(gk)
+        one = np.array([len(np.unique(yk[gk == node])) == 1 for node in labels])
+        joined = copy.deepcopy(est).add_nodes(Xk, yk, groups=gk)
+        assert np.array_equal(joined.nodes_[-len(labels):], labels)
+        p_join = joined.predict(Xt, groups=gt)
+        p_w0 = est.predict(Xt, groups=gt)
+        # the ordinary rehearsal's choice at this size, and the one-class draws'
+        reh = copy.deepcopy(fitted)
+        near, reach = nearest_size(np.array([k]), reh.sizes)
+        a = reh.usable[int(near[0])]
+        errors, se = reh._rehearse(a)
+        base = ordinary_choice(errors, se)
+        reh1 = copy.deepcopy(fitted)
+        n_drawn = one_class_draws(reh1, a, seed)
+        reh1._rehearse(a) if n_drawn >= 2 else None
+        E = reh1.draw_errors.get(a, np.zeros((len(scales), 0)))
+        chosen, table = one_class_choice(E, base)
+        preds = {"join": p_join}
+        oc = np.isin(gt, labels[one])
+        preds["oc-w0"] = np.where(oc, p_w0, p_join)
+        fixed = {}
+        for i, s in enumerate(scales):
+            if s == 0.0:
+                fixed[s] = preds["oc-w0"]
+                continue
+            fixed[s] = join_with(est, Xk, yk, gk, s, one).predict(Xt, groups=gt) if one.any() \
+                else p_join
+            preds[f"oc-{s:g}"] = fixed[s]
+        preds["oc-rehearsed"] = p_join if chosen == base else fixed[scales[chosen]]
+        print(f"{name} seed {seed} k {k}: {int(one.sum())} one-class of {len(labels)}; "
+              f"ordinary scale {scales[base]:g}; {n_drawn} one-class draws -> scale "
+              f"{scales[chosen]:g}", flush=True)
+        if table is not None:
+            print("   one-class draws' errors " + " ".join(
+                f"{s:g}:{e:.4f}+-{v:.4f}" for s, e, v in zip(scales, *table)))
+        for node in labels[one]:
+            rows = gt == node
+            counts = {int(c): int(np.sum(yk[gk == node] == c)) for c in np.unique(yk[gk == node])}
+            cells = " ".join(f"{s:g}:{100 * np.mean(fixed[s][rows] == yt[rows]):.1f}"
+                             for s in scales)
+            print(f"   node {node}: k-classes {counts}, test {int(rows.sum())} "
+                  f"(majority {100 * max(np.mean(yt[rows] == c) for c in np.unique(yt[rows])):.1f}), "
+                  f"join {100 * np.mean(p_join[rows] == yt[rows]):.1f}, w0 "
+                  f"{100 * np.mean(p_w0[rows] == yt[rows]):.1f}; scales {cells}", flush=True)
+        row = {key: nn.score(task, yt, p) for key, p in preds.items()}
+        print("   " + "  ".join(f"{key} {v:.2f}" for key, v in row.items()), flush=True)
+        out.append((name, seed, k, row))
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", default="har,moons,landmine")
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--ks", default="5,10,20")
+    args = parser.parse_args()
+    ks = [int(k) for k in args.ks.split(",")]
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    rows = []
+    with threadpool_limits(1):
+        for name in args.datasets.split(","):
+            for seed in [int(s) for s in args.seeds.split(",")]:
+                rows += run(name, seed, ks)
+    print("\nmeans over the seeds, k = " + " / ".join(map(str, ks)) + ":")
+    for name in args.datasets.split(","):
+        keys = [key for key in rows[0][3]]
+        for key in keys:
+            cells = [np.mean([r[3][key] for r in rows if r[0] == name and r[2] == k]) for k in ks]
+            print(f"  {name:9s} {key:13s} " + " / ".join(f"{v:.2f}" for v in cells))
+
+
+if __name__ == "__main__":
+    main()
