@@ -402,6 +402,13 @@ def _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, loss_name):
     return scales[np.argmin(scores, axis=0)]
 
 
+def _one_class(Y, layout):
+    """Whether each newcomer's samples hold a single class (its targets
+    ``Y``, ``(P, n)`` sorted by node, are one column repeated)."""
+    return np.array([bool(np.all(Y[:, sl] == Y[:, sl.start:sl.start + 1]))
+                     for sl in (layout.node_slice(k) for k in range(layout.n_nodes))])
+
+
 def _targets(est, y):
     """``(P, n)`` targets of the fit's problems (``+-1`` per class, or ``y``)."""
     if hasattr(est, "classes_"):
@@ -516,7 +523,7 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
         rehearsal = getattr(est, "_join_rehearsal", None)
         if rehearsal is not None and len(rehearsal.sizes):
             # the sizes this join needs are rehearsed now (skfed.multitask._rehearsal)
-            scales, asked = rehearsal.scales(layout.counts)
+            scales, asked = rehearsal.scales(layout.counts, _one_class(Y, layout))
             c = c * scales
         else:
             rehearsal = None

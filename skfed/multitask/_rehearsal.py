@@ -22,6 +22,7 @@ have computed, whichever join asks first (the tests compare them with
 NumPy ridge solves).
 """
 
+import math
 import time
 
 import numpy as np
@@ -179,6 +180,7 @@ class Rehearsal:
         counts = layout.counts
         seed = _random_seed(est)
         self.draws = rehearsal_draws(counts, seed)
+        self.seed = seed
         rng = np.random.RandomState([seed, 7919])  # the local solvers' seeds
         self.seeds = [rng.randint(1, 2**31 - 1, size=len(o)).astype(np.uint32)
                       for _, o, _ in self.draws]
@@ -229,6 +231,12 @@ class Rehearsal:
         self.sizes = np.array([self.draws[a][0] for a in self.usable], dtype=np.intp)
         self.results = {}      # draw set a -> (errors, standard errors) over the scales
         self.draw_errors = {}  # draw set a -> (n_scales, kept draws): each draw's error
+        # A classifier's nodes also rehearse one-class newcomers (their own
+        # draws of each size, solved when a one-class newcomer needs them).
+        self.one_class_kind = est.loss != "squared"
+        self.one_class_errors = {}  # draw set a -> (n_scales, kept one-class draws)
+        self.one_class_kept = {}    # draw set a -> (perms, kept)
+        self.one_class_collected = set()
         self.collected = set()  # draw sets whose reports were sent
         self.cpu = 0.0
 
@@ -237,10 +245,34 @@ class Rehearsal:
         """Solve and score draw set ``a`` (one size) at every scale."""
         if a in self.results:
             return self.results[a]
-        from ._join import _JoinNodes
-
         start = time.process_time()
         k, owners, perms = self.draws[a]
+        errors = self._solve(k, owners, perms, self.kept[a], self.seeds[a], self.exact[a])
+        kept = self.kept[a]
+        self.draw_errors[a] = errors[:, kept]
+        diff = errors[:, kept] - errors[0, kept]
+        result = (errors[:, kept].mean(axis=1),
+                  diff.std(axis=1, ddof=1) / np.sqrt(kept.sum()))
+        self.results[a] = result
+        self._free_rows()
+        self.cpu += time.process_time() - start
+        return result
+
+    def _free_rows(self):
+        """Drop the rows once every draw set that may need them is solved."""
+        done = len(self.results) == len(self.usable)
+        if self.one_class_kind:
+            done = done and len(self.one_class_errors) == len(self.usable)
+        if done:
+            self.data, self.Z, self.Y, self.sw = {}, None, None, None
+
+    def _solve(self, k, owners, perms, kept, seeds, exact, held_weights=None):
+        """Errors ``(n_scales, n_draws)`` of draws ``perms`` (NaN where not
+        kept): each draw's newcomer solved at every scale on its first ``k``
+        rows, scored on the others (``held_weights``: per draw, factors of
+        the held-out rows' weights)."""
+        from ._join import _JoinNodes
+
         scales = np.asarray(REHEARSAL_SCALES)
         P, d = self.w0.shape
         n_new = len(owners)
@@ -251,8 +283,8 @@ class Rehearsal:
         mass = np.add.reduceat(sw, sub.offsets[:-1])
         nodes = _JoinNodes(np.ascontiguousarray(Z), np.ascontiguousarray(Y),
                            np.ascontiguousarray(sw), np.zeros((P, len(sw))), sub,
-                           np.where(mass > 0, mass, 1.0), self.seeds[a].copy(), 8,
-                           exact=self.exact[a], loss_name=self.loss_name)
+                           np.where(mass > 0, mass, 1.0), seeds.copy(), 8,
+                           exact=exact, loss_name=self.loss_name)
         loss = Multinomial() if self.multinomial else _LOSSES[self.loss_name]()
         confidence = mass / self.mean_mass  # the join's rule (not capped)
         c = np.maximum(confidence, 1e-300) / self.mu  # c_n / lambda
@@ -272,12 +304,13 @@ class Rehearsal:
         # copied n_held x n_scales x P x d floats, 225 MB a size on HAR, and
         # stacking the held-out rows themselves 45 MB)
         errors = np.full((len(scales), n_new), np.nan)
-        kept = self.kept[a]
         drawn = np.flatnonzero(kept)
         if drawn.size:
             held = [perms[j][k:] for j in drawn.tolist()]
             index = np.concatenate([starts[j] + rows for j, rows in zip(drawn.tolist(), held)])
             Yh, swh = self.Y[:, index], self.sw[index]
+            if held_weights is not None:
+                swh = swh * np.concatenate([held_weights[j] for j in drawn.tolist()])
             sizes = np.array([len(rows) for rows in held])
             at = np.concatenate([[0], np.cumsum(sizes)[:-1]])
             S = len(scales)
@@ -291,16 +324,67 @@ class Rehearsal:
             e = _errors(self.loss_name, f, Yh) * swh
             errors[:, drawn] = (np.add.reduceat(e, at, axis=1)
                                 / np.add.reduceat(swh, at))
-        self.draw_errors[a] = errors[:, kept]
-        diff = errors[:, kept] - errors[0, kept]
-        result = (errors[:, kept].mean(axis=1),
-                  diff.std(axis=1, ddof=1) / np.sqrt(kept.sum()))
-        self.results[a] = result
-        if len(self.results) == len(self.usable):
-            # every size rehearsed: the rows are not needed any more
-            self.data, self.Z, self.Y, self.sw = {}, None, None, None
+        return errors
+
+    # ------------------------------------------------------- one-class draws
+    def _one_class_draws(self, a):
+        """One-class draws of size set ``a``: ``(perms, kept, held_weights)``.
+
+        Each draw of set ``a`` (same node) trains on ``k`` samples of one of
+        its node's classes holding more than ``k`` samples, the class drawn
+        with probability proportional to ``C(n_c, k)`` (the chance that
+        ``k`` random samples of the node hold that class only); its held-out
+        rows are weighted so that every class weighs what it weighs in the
+        node (the newcomer is scored on its node's distribution, not on the
+        complement of its draw).  A draw whose node has no such class is not
+        kept.  Fixed by the fit's seed and ``a`` (whichever join asks).
+        """
+        k, owners, _ = self.draws[a]
+        rng = np.random.RandomState([self.seed, 7933, a])
+        perms, kept, weights = [], [], []
+        for t in owners.tolist():
+            _, Yt, swt = self.data[t]
+            labels = (Yt[0] > 0).astype(np.intp) if Yt.shape[0] == 1 else np.argmax(Yt, axis=0)
+            classes, counts = np.unique(labels, return_counts=True)
+            ok = counts > k
+            if len(classes) < 2 or not ok.any():
+                perms.append(np.arange(len(labels)))
+                kept.append(False)
+                weights.append(None)
+                continue
+            chance = np.array([math.comb(int(n), k) if o else 0 for n, o in zip(counts, ok)],
+                              dtype=np.float64)
+            c = classes[rng.choice(len(classes), p=chance / chance.sum())]
+            inside = rng.permutation(np.flatnonzero(labels == c))
+            rest = rng.permutation(np.concatenate([inside[k:], np.flatnonzero(labels != c)]))
+            perm = np.concatenate([inside[:k], rest])
+            held = perm[k:]
+            node_w = np.bincount(labels, weights=swt, minlength=max(Yt.shape[0], 2))
+            held_w = np.bincount(labels[held], weights=swt[held], minlength=len(node_w))
+            present = node_w > 0
+            good = (swt[perm[:k]].sum() > 0 and np.all(held_w[present] > 0))
+            factor = np.zeros(len(node_w))
+            if good:
+                factor[present] = (node_w[present] / node_w.sum()) / (held_w[present] / held_w.sum())
+            perms.append(perm)
+            kept.append(bool(good))
+            weights.append(factor[labels[held]])
+        return perms, np.array(kept, dtype=bool), weights
+
+    def _rehearse_one_class(self, a):
+        """Each one-class draw's errors ``(n_scales, n_kept)`` of size set ``a``."""
+        if a in self.one_class_errors:
+            return self.one_class_errors[a]
+        start = time.process_time()
+        k, owners, _ = self.draws[a]
+        perms, kept, weights = self._one_class_draws(a)
+        self.one_class_kept[a] = (perms, kept)
+        errors = (self._solve(k, owners, perms, kept, self.seeds[a], self.exact[a], weights)
+                  if kept.any() else np.zeros((len(REHEARSAL_SCALES), len(owners))))
+        self.one_class_errors[a] = errors[:, kept]
+        self._free_rows()
         self.cpu += time.process_time() - start
-        return result
+        return self.one_class_errors[a]
 
     def table(self):
         """Every size rehearsed (all of them are solved now).
@@ -311,62 +395,91 @@ class Rehearsal:
             ``sizes`` (n_sizes,), ``errors`` (n_sizes, n_scales): the mean
             over the draws of the mean held-out error, ``standard_errors``:
             of each scale's paired difference to scale 1, ``nodes``
-            (n_sizes,): how many nodes rehearsed each size.
+            (n_sizes,): how many nodes rehearsed each size; for a
+            classifier also ``one_class_errors``: per size, each kept
+            one-class draw's error ``(n_scales, n_draws)``.
         """
         found = [self._rehearse(a) for a in self.usable]
         n_scales = len(REHEARSAL_SCALES)
-        return {"sizes": self.sizes.copy(),
+        extra = ({"one_class_errors": [self._rehearse_one_class(a) for a in self.usable]}
+                 if self.one_class_kind else {})
+        return {**extra, "sizes": self.sizes.copy(),
                 "errors": np.array([e for e, _ in found]).reshape(-1, n_scales),
                 "standard_errors": np.array([s for _, s in found]).reshape(-1, n_scales),
                 "nodes": np.array([len(np.unique(self.draws[a][1][self.kept[a]]))
                                    for a in self.usable], dtype=np.intp)}
 
-    def scales(self, counts):
+    def scales(self, counts, one_class=None):
         """Each newcomer's scale of ``c_n``, rehearsing the sizes it needs.
 
         The rehearsed size nearest its number of samples (log scale) if it is
         within a factor :data:`REHEARSAL_REACH`, and there the scale of the
         lowest mean error if it beats 1 by :data:`REHEARSAL_EVIDENCE`
-        standard errors of the paired difference; else 1.
+        standard errors of the paired difference; else 1.  A classifier's
+        newcomer whose samples hold one class (``one_class``) then takes,
+        from the one-class draws of that size (:meth:`_one_class_draws`),
+        the scale of the lowest mean error if it beats the scale just chosen
+        by :data:`REHEARSAL_EVIDENCE` standard errors of their paired
+        difference (at least two such draws), else keeps it.
 
         Parameters
         ----------
         counts : ndarray of shape (n_new,)
+        one_class : ndarray of shape (n_new,), dtype=bool, default=None
+            Whether each newcomer's samples hold a single class.
 
         Returns
         -------
         scales : ndarray of shape (n_new,)
-        asked : list of int
+        asked : list
             The draw sets this call rehearsed whose reports are not collected
-            yet (:meth:`collect`).
+            yet (:meth:`collect`): ints, then ``("one-class", a)`` pairs.
         """
         out = np.ones(len(counts))
         if not len(self.sizes):
             return out, []
         near, reach = nearest_size(counts, self.sizes)
-        asked = []
+        one = (np.zeros(len(counts), dtype=bool) if one_class is None or not self.one_class_kind
+               else np.asarray(one_class, dtype=bool))
+        asked, asked_one = [], []
         for i in np.unique(near[reach]).tolist():  # each size once
             a = self.usable[i]
             errors, se = self._rehearse(a)
             if a not in self.collected:
                 asked.append(a)
             best = int(np.argmin(errors))
-            if errors[best] - errors[0] + REHEARSAL_EVIDENCE * se[best] < 0:
-                out[reach & (near == i)] = REHEARSAL_SCALES[best]
-        return out, sorted(asked)
+            chosen = best if errors[best] - errors[0] + REHEARSAL_EVIDENCE * se[best] < 0 else 0
+            here = reach & (near == i)
+            out[here] = REHEARSAL_SCALES[chosen]
+            if not (one & here).any():
+                continue
+            E = self._rehearse_one_class(a)
+            if a not in self.one_class_collected:
+                asked_one.append(("one-class", a))
+            if E.shape[1] < 2:
+                continue
+            diff = E - E[chosen]
+            mean = diff.mean(axis=1)
+            se_one = diff.std(axis=1, ddof=1) / np.sqrt(E.shape[1])
+            best = int(np.argmin(mean))
+            if mean[best] + REHEARSAL_EVIDENCE * se_one[best] < 0:
+                out[one & here] = REHEARSAL_SCALES[best]
+        return out, sorted(asked) + sorted(asked_one)
 
     def collect(self, counter, asked, float_bytes):
         """Count the rehearsal of draw sets ``asked`` (one message each way
         per node).
 
-        The server asks each rehearsing node for those sizes (each an index
-        into :data:`REHEARSAL_SIZES`, packed), and each reports, per kept
-        draw and scale, its error on the draw's held-out samples: a
-        classifier's node whose samples all weigh 1 sends the number of
-        misclassified ones, an integer in ``[0, n_held]`` packed in
-        ``index_bits(n_held + 1)`` bits (the server knows ``n_held`` from
-        the draw and divides: the same float as the node's mean), any
-        other node one float (``float_bytes``) each; one bit says which.
+        The server asks each rehearsing node for those draw sets (each an
+        index into :data:`REHEARSAL_SIZES` and a bit for the one-class
+        draws, packed), and each reports, per kept draw and scale, its error
+        on the draw's held-out samples: a classifier's node whose samples
+        all weigh 1 sends, for an ordinary draw, the number of misclassified
+        ones, an integer in ``[0, n_held]`` packed in ``index_bits(n_held +
+        1)`` bits (the server knows ``n_held`` from the draw and divides:
+        the same float as the node's mean), any other node, and every
+        one-class draw (its error weighs the held-out classes), one float
+        (``float_bytes``) each; one bit says which.
         """
         if not asked:
             return
@@ -374,18 +487,21 @@ class Rehearsal:
         sizes = np.zeros(self.n_nodes, dtype=np.int64)
         floats = np.zeros(self.n_nodes, dtype=np.int64)
         bits = np.zeros(self.n_nodes, dtype=np.int64)
-        for a in asked:
+        for item in asked:
+            one = isinstance(item, tuple)
+            a = item[1] if one else item
             k, owners, perms = self.draws[a]
+            kept = self.one_class_kept[a][1] if one else self.kept[a]
             np.add.at(sizes, np.unique(owners), 1)
-            for j in np.flatnonzero(self.kept[a]).tolist():
+            for j in np.flatnonzero(kept).tolist():
                 t = int(owners[j])
-                if self.count_reports[t]:
+                if self.count_reports[t] and not one:
                     bits[t] += n_scales * index_bits(len(perms[j]) - k + 1)
                 else:
                     floats[t] += n_scales
-            self.collected.add(a)
+            (self.one_class_collected if one else self.collected).add(a)
         nodes = np.flatnonzero(sizes).astype(np.intp)
-        size_bits = index_bits(len(REHEARSAL_SIZES))
+        size_bits = index_bits(len(REHEARSAL_SIZES)) + int(self.one_class_kind)
         requests = np.array([payload_bytes(n_bits=int(n) * size_bits) for n in sizes[nodes]],
                             dtype=np.int64)
         reports = (floats[nodes] * float_bytes
