@@ -35,7 +35,6 @@ then the means over the seeds.
 
 import argparse
 import copy
-import math
 import warnings
 
 import new_nodes as nn
@@ -43,39 +42,13 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
-from skfed.multitask._rehearsal import REHEARSAL_EVIDENCE, REHEARSAL_SCALES, nearest_size
-
-
-def _labels(Y):
-    """Class index of each sample from the (P, n) +-1 targets."""
-    return (Y[0] > 0).astype(int) if Y.shape[0] == 1 else np.argmax(Y, axis=0)
-
-
-def one_class_draws(rehearsal, a, seed):
-    """Replace draw set ``a`` of ``rehearsal`` (a copy) by one-class draws."""
-    rng = np.random.RandomState([seed, 7933, a])
-    size, owners, perms = rehearsal.draws[a]
-    new_perms, kept = [], []
-    for t in owners.tolist():
-        labels = _labels(rehearsal.data[t][1])
-        classes, counts = np.unique(labels, return_counts=True)
-        ok = (counts >= size) & (counts < len(labels))
-        if not ok.any():
-            new_perms.append(rng.permutation(len(labels)))
-            kept.append(False)
-            continue
-        weights = np.array([math.comb(int(n), size) if o else 0 for n, o in zip(counts, ok)],
-                           dtype=np.float64)
-        c = classes[rng.choice(len(classes), p=weights / weights.sum())]
-        inside = rng.permutation(np.flatnonzero(labels == c))
-        rest = rng.permutation(np.concatenate([inside[size:], np.flatnonzero(labels != c)]))
-        new_perms.append(np.concatenate([inside[:size], rest]))
-        sw = rehearsal.data[t][2]
-        kept.append(bool(sw[new_perms[-1][:size]].sum() > 0 and sw[new_perms[-1][size:]].sum() > 0))
-    rehearsal.draws[a] = (size, owners, new_perms)
-    rehearsal.kept[a] = np.array(kept, dtype=bool)
-    rehearsal.results.pop(a, None)
-    return int(np.sum(kept))
+from skfed.multitask._rehearsal import (
+    REHEARSAL_EVIDENCE,
+    REHEARSAL_SCALES,
+    nearest_size,
+    node_paired_difference,
+    one_class_scale,
+)
 
 
 def ordinary_choice(errors, se):
@@ -83,34 +56,45 @@ def ordinary_choice(errors, se):
     return best if errors[best] - errors[0] + REHEARSAL_EVIDENCE * se[best] < 0 else 0
 
 
-def one_class_choice(E, base):
-    """Scale index for one-class newcomers from the one-class draws' errors
-    ``E`` (n_scales, n_draws): the lowest mean if it beats ``base`` by
-    ``REHEARSAL_EVIDENCE`` standard errors of the paired difference."""
-    if E.shape[1] < 2:
-        return base, None
-    diff = E - E[base]
-    mean = diff.mean(axis=1)
-    se = diff.std(axis=1, ddof=1) / np.sqrt(E.shape[1])
-    best = int(np.argmin(mean))
-    chosen = best if mean[best] + REHEARSAL_EVIDENCE * se[best] < 0 else base
-    return chosen, (E.mean(axis=1), se)
+def choose(table, base, downward, nearest):
+    """A one-class newcomer's scale index from ``table`` (the node-paired
+    differences to ``base``): among the scales that beat ``base`` by
+    ``REHEARSAL_EVIDENCE`` standard errors (``downward``: only those not
+    above ``base``), the lowest mean, or (``nearest``) the one nearest
+    ``base`` within one standard error of that lowest; ``base`` if none.
+    ``downward and nearest`` is the package's rule."""
+    if table is None:
+        return base
+    mean, se = table
+    scales = np.asarray(REHEARSAL_SCALES)
+    wins = np.flatnonzero((mean + REHEARSAL_EVIDENCE * se < 0)
+                          & ((scales <= scales[base]) if downward else True))
+    if not wins.size:
+        return base
+    best = wins[np.argmin(mean[wins])]
+    if not nearest:
+        return int(best)
+    near = wins[mean[wins] <= mean[best] + se[best]]
+    log = np.log2(np.where(scales > 0, scales, 2.0 ** -64))
+    return int(near[np.argmin(np.abs(log[near] - log[base]))])
 
 
-def join_with(est, Xk, yk, gk, scale_of_one_class, one_mask):
-    """A join whose one-class newcomers take a fixed scale (None: as joined)."""
+def join_with(est, Xk, yk, gk, scale_of_one_class, one_mask, ordinary=False):
+    """A join whose one-class newcomers take a fixed scale (None: as the
+    package joins them); ``ordinary``: the join without the one-class rule
+    (every newcomer at the ordinary rehearsal's scale)."""
     joined = copy.deepcopy(est)
-    if scale_of_one_class is not None:
-        rehearsal = joined._join_rehearsal
-        original = rehearsal.scales
+    rehearsal = joined._join_rehearsal
+    original = rehearsal.scales
 
-        def patched(counts):
-            out, asked = original(counts)
+    def patched(counts, one_class=None):
+        out, asked = original(counts, None if ordinary else one_class)
+        if scale_of_one_class is not None:
             out = out.copy()
             out[one_mask] = scale_of_one_class
-            return out, asked
+        return out, asked
 
-        rehearsal.scales = patched
+    rehearsal.scales = patched
     return joined.add_nodes(Xk, yk, groups=gk)
 
 
@@ -132,34 +116,40 @@ def run(name, seed, ks):
         assert np.array_equal(joined.nodes_[-len(labels):], labels)
         p_join = joined.predict(Xt, groups=gt)
         p_w0 = est.predict(Xt, groups=gt)
-        # the ordinary rehearsal's choice at this size, and the one-class draws'
+        p_old = join_with(est, Xk, yk, gk, None, one, ordinary=True).predict(Xt, groups=gt)
+        # the rehearsal's choices at this size (a copy: the same draws and seeds)
         reh = copy.deepcopy(fitted)
-        near, reach = nearest_size(np.array([k]), reh.sizes)
+        near, _ = nearest_size(np.array([k]), reh.sizes)
         a = reh.usable[int(near[0])]
         errors, se = reh._rehearse(a)
         base = ordinary_choice(errors, se)
-        reh1 = copy.deepcopy(fitted)
-        n_drawn = one_class_draws(reh1, a, seed)
-        reh1._rehearse(a) if n_drawn >= 2 else None
-        E = reh1.draw_errors.get(a, np.zeros((len(scales), 0)))
-        chosen, table = one_class_choice(E, base)
-        preds = {"join": p_join}
+        E = reh._rehearse_one_class(a)
+        mean, se_one = node_paired_difference(E, base, reh.one_class_owners[a])
+        table = None if mean is None else (mean, se_one)
+        chosen = one_class_scale(E, base, reh.one_class_owners[a])
+        assert chosen == choose(table, base, True, True)
+        n_drawn = E.shape[1]
+        preds = {"ordinary": p_old, "join": p_join}
         oc = np.isin(gt, labels[one])
-        preds["oc-w0"] = np.where(oc, p_w0, p_join)
+        preds["oc-w0"] = np.where(oc, p_w0, p_old)
         fixed = {}
         for i, s in enumerate(scales):
             if s == 0.0:
                 fixed[s] = preds["oc-w0"]
                 continue
             fixed[s] = join_with(est, Xk, yk, gk, s, one).predict(Xt, groups=gt) if one.any() \
-                else p_join
+                else p_old
             preds[f"oc-{s:g}"] = fixed[s]
-        preds["oc-rehearsed"] = p_join if chosen == base else fixed[scales[chosen]]
+        if one.any():
+            assert np.array_equal(p_join, fixed[scales[chosen]]), "the package's choice"
+        for key, down, near in (("lowest", False, False), ("lowest-down", True, False),
+                                ("nearest-any", False, True)):
+            preds[key] = fixed[scales[choose(table, base, down, near)]] if one.any() else p_old
         print(f"{name} seed {seed} k {k}: {int(one.sum())} one-class of {len(labels)}; "
               f"ordinary scale {scales[base]:g}; {n_drawn} one-class draws -> scale "
               f"{scales[chosen]:g}", flush=True)
         if table is not None:
-            print("   one-class draws' errors " + " ".join(
+            print("   one-class draws' error minus the ordinary scale's (nodes' mean +- se) " + " ".join(
                 f"{s:g}:{e:.4f}+-{v:.4f}" for s, e, v in zip(scales, *table)))
         for node in labels[one]:
             rows = gt == node
@@ -194,7 +184,7 @@ def main():
         keys = [key for key in rows[0][3]]
         for key in keys:
             cells = [np.mean([r[3][key] for r in rows if r[0] == name and r[2] == k]) for k in ks]
-            print(f"  {name:9s} {key:13s} " + " / ".join(f"{v:.2f}" for v in cells))
+            print(f"  {name:9s} {key:13s} " + " / ".join(f"{v:.3f}" for v in cells))
 
 
 if __name__ == "__main__":

@@ -131,6 +131,50 @@ def rehearsal_draws(counts, seed):
     return out
 
 
+def node_paired_difference(E, base, owners):
+    """Mean and standard error of each scale's error minus scale ``base``'s,
+    over the rehearsing nodes: a node's draws (which share its held-out
+    samples) are averaged first, so the standard error is over independent
+    nodes.  ``E`` is ``(n_scales, n_draws)``, ``owners`` each draw's node;
+    ``(None, None)`` with fewer than two nodes."""
+    nodes, node_of = np.unique(owners, return_inverse=True)
+    if len(nodes) < 2:
+        return None, None
+    diff = E - E[base]
+    per_node = np.zeros((E.shape[0], len(nodes)))
+    np.add.at(per_node.T, node_of, diff.T)
+    per_node /= np.bincount(node_of)[None, :]
+    return (per_node.mean(axis=1),
+            per_node.std(axis=1, ddof=1) / np.sqrt(len(nodes)))
+
+
+def one_class_scale(E, base, owners):
+    """The scale (an index into :data:`REHEARSAL_SCALES`) of a one-class
+    newcomer whose size's ordinary rehearsal chose ``base``.
+
+    Samples of one class say less about the boundary than as many of both,
+    so only scales not above ``base`` compete (0, ``w_0`` alone, the
+    lowest).  Over the one-class draws' errors ``E`` (``(n_scales,
+    n_draws)``, each draw's node in ``owners``; :func:`node_paired_difference`),
+    the scales that beat ``base`` by :data:`REHEARSAL_EVIDENCE` standard
+    errors and lie within one standard error of the best of them: the one
+    nearest ``base`` (the smallest move the evidence supports); ``base``
+    if none beats it.
+    """
+    mean, se = node_paired_difference(E, base, owners)
+    if mean is None:
+        return base
+    scales = np.asarray(REHEARSAL_SCALES)
+    wins = np.flatnonzero((scales <= scales[base])
+                          & (mean + REHEARSAL_EVIDENCE * se < 0))
+    if not wins.size:
+        return base
+    best = wins[np.argmin(mean[wins])]
+    near = wins[mean[wins] <= mean[best] + se[best]]
+    # nearest base: the largest scale (every candidate is at most base's)
+    return int(near[np.argmax(scales[near])])
+
+
 def _errors(loss_name, f, Y):
     """Per sample: misclassification (the largest margin's class; one
     problem: the margin's sign) or, for the squared loss, the squared error.
@@ -236,6 +280,7 @@ class Rehearsal:
         self.one_class_kind = est.loss != "squared"
         self.one_class_errors = {}  # draw set a -> (n_scales, kept one-class draws)
         self.one_class_kept = {}    # draw set a -> (perms, kept)
+        self.one_class_owners = {}  # draw set a -> the kept draws' nodes
         self.one_class_collected = set()
         self.collected = set()  # draw sets whose reports were sent
         self.cpu = 0.0
@@ -382,6 +427,7 @@ class Rehearsal:
         errors = (self._solve(k, owners, perms, kept, self.seeds[a], self.exact[a], weights)
                   if kept.any() else np.zeros((len(REHEARSAL_SCALES), len(owners))))
         self.one_class_errors[a] = errors[:, kept]
+        self.one_class_owners[a] = owners[kept]
         self._free_rows()
         self.cpu += time.process_time() - start
         return self.one_class_errors[a]
@@ -456,14 +502,8 @@ class Rehearsal:
             E = self._rehearse_one_class(a)
             if a not in self.one_class_collected:
                 asked_one.append(("one-class", a))
-            if E.shape[1] < 2:
-                continue
-            diff = E - E[chosen]
-            mean = diff.mean(axis=1)
-            se_one = diff.std(axis=1, ddof=1) / np.sqrt(E.shape[1])
-            best = int(np.argmin(mean))
-            if mean[best] + REHEARSAL_EVIDENCE * se_one[best] < 0:
-                out[one & here] = REHEARSAL_SCALES[best]
+            picked = one_class_scale(E, chosen, self.one_class_owners[a])
+            out[one & here] = REHEARSAL_SCALES[picked]
         return out, sorted(asked) + sorted(asked_one)
 
     def collect(self, counter, asked, float_bytes):
