@@ -43,6 +43,7 @@ from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
 from skfed.multitask._rehearsal import (
+    ONE_CLASS_EVIDENCE,
     REHEARSAL_EVIDENCE,
     REHEARSAL_SCALES,
     nearest_size,
@@ -56,7 +57,7 @@ def ordinary_choice(errors, se):
     return best if errors[best] - errors[0] + REHEARSAL_EVIDENCE * se[best] < 0 else 0
 
 
-def choose(table, base, downward, nearest):
+def choose(table, base, downward, nearest, evidence=REHEARSAL_EVIDENCE):
     """A one-class newcomer's scale index from ``table`` (the node-paired
     differences to ``base``): among the scales that beat ``base`` by
     ``REHEARSAL_EVIDENCE`` standard errors (``downward``: only those not
@@ -67,7 +68,7 @@ def choose(table, base, downward, nearest):
         return base
     mean, se = table
     scales = np.asarray(REHEARSAL_SCALES)
-    wins = np.flatnonzero((mean + REHEARSAL_EVIDENCE * se < 0)
+    wins = np.flatnonzero((mean + evidence * se < 0)
                           & ((scales <= scales[base]) if downward else True))
     if not wins.size:
         return base
@@ -127,7 +128,7 @@ def run(name, seed, ks):
         mean, se_one = node_paired_difference(E, base, reh.one_class_owners[a])
         table = None if mean is None else (mean, se_one)
         chosen = one_class_scale(E, base, reh.one_class_owners[a])
-        assert chosen == choose(table, base, True, True)
+        assert chosen == choose(table, base, True, True, ONE_CLASS_EVIDENCE)
         n_drawn = E.shape[1]
         preds = {"ordinary": p_old, "join": p_join}
         oc = np.isin(gt, labels[one])
@@ -142,9 +143,11 @@ def run(name, seed, ks):
             preds[f"oc-{s:g}"] = fixed[s]
         if one.any():
             assert np.array_equal(p_join, fixed[scales[chosen]]), "the package's choice"
-        for key, down, near in (("lowest", False, False), ("lowest-down", True, False),
-                                ("nearest-any", False, True)):
-            preds[key] = fixed[scales[choose(table, base, down, near)]] if one.any() else p_old
+        for key, down, near, ev in (("lowest@1", False, False, 1.0),
+                                    ("near-down@1", True, True, 1.0),
+                                    ("near-down@2", True, True, 2.0)):
+            preds[key] = (fixed[scales[choose(table, base, down, near, ev)]] if one.any()
+                          else p_old)
         print(f"{name} seed {seed} k {k}: {int(one.sum())} one-class of {len(labels)}; "
               f"ordinary scale {scales[base]:g}; {n_drawn} one-class draws -> scale "
               f"{scales[chosen]:g}", flush=True)

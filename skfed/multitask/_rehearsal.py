@@ -51,6 +51,10 @@ REHEARSAL_PASSES = 3
 # A scale other than 1 wins only by this many standard errors of the paired
 # difference over the draws.
 REHEARSAL_EVIDENCE = 1.0
+# A one-class newcomer's scale departs from its size's by this many standard
+# errors (over nodes) of the one-class draws' paired difference (see
+# one_class_scale).
+ONE_CLASS_EVIDENCE = 1.0
 # A newcomer uses the rehearsed size nearest its own only within this factor
 # (an integer: the rule compares sample counts exactly, both ends included;
 # float logs had put 10 -> 20 in reach but 5 -> 10 out).  The exact rule
@@ -166,7 +170,7 @@ def one_class_scale(E, base, owners):
         return base
     scales = np.asarray(REHEARSAL_SCALES)
     wins = np.flatnonzero((scales <= scales[base])
-                          & (mean + REHEARSAL_EVIDENCE * se < 0))
+                          & (mean + ONE_CLASS_EVIDENCE * se < 0))
     if not wins.size:
         return base
     best = wins[np.argmin(mean[wins])]
