@@ -46,8 +46,8 @@ def exact_rehearsal(monkeypatch):
     monkeypatch.setattr(_rehearsal, "REHEARSAL_PASSES", 10000)
 
 
-def _fitted(seed=0, d=3):
-    X, y, g = _alike(seed=seed, d=d)
+def _fitted(seed=0, d=3, n_per=40):
+    X, y, g = _alike(seed=seed, d=d, n_per=n_per)
     old = g < 6
     est = FederatedMultiTaskClassifier(random_state=seed).fit(X[old], y[old], groups=g[old])
     assert est.omega_mode_ == "shared"
@@ -141,21 +141,22 @@ def test_node_paired_difference_and_one_class_scale_follow_their_rule():
     assert one_class_scale(flat, 0, owners) == 0
 
 
-def test_one_class_newcomer_joins_at_its_scale(exact_rehearsal):
-    """A newcomer of 10 negatives and one of 10 mixed samples: the mixed one
+@pytest.mark.parametrize("seed, n_per", [(0, 80), (2, 40)], ids=["quarter", "w0"])
+def test_one_class_newcomer_joins_at_its_scale(exact_rehearsal, seed, n_per):
+    """A newcomer of 20 negatives and one of 20 mixed samples: the mixed one
     at its size's ordinary scale, the one-class one at the one-class rule's
-    scale from the reference errors (here 1/16 where the ordinary scale is
-    1/4: every node has the same task, so a one-class sample moves a
-    newcomer away from the right ``w_0``); each model is the SciPy solve of its problem; the
+    scale from the reference errors (here 1/4, or 0: ``w_0`` itself, where
+    the ordinary scale is 1: every node has the same task, so a one-class
+    sample moves a newcomer away from the right ``w_0``); each model is the SciPy solve of its problem; the
     fitted nodes are bit-identical; the bytes are the closed form."""
-    est, (X, y, g), old = _fitted(d=10)
+    est, (X, y, g), old = _fitted(seed, 3, n_per)
     Xo, yo, go = X[old], y[old], g[old]
     m, n = len(est.nodes_), len(Xo)
     lam = 1.0 / (est.C * n)
     mu = lam * m / (1.0 - est.shared_weight_)
     w0 = np.append(est.shared_coef_, est.shared_intercept_)
     reh = est._join_rehearsal
-    k = 10
+    k = 20
     a = reh.usable[list(reh.sizes).index(k)]
     E_ref, owners, _ = _reference_errors(est, Xo, yo, go, a)
     table = reh.table()  # (solves every size, ordinary and one-class)
@@ -164,9 +165,10 @@ def test_one_class_newcomer_joins_at_its_scale(exact_rehearsal):
     best = int(np.argmin(errors))
     base = best if errors[best] - errors[0] + _rehearsal.REHEARSAL_EVIDENCE * se[best] < 0 else 0
     picked = one_class_scale(E_ref, base, owners)
-    assert REHEARSAL_SCALES[picked] < REHEARSAL_SCALES[base]  # the rule acts here
+    assert REHEARSAL_SCALES[picked] < REHEARSAL_SCALES[base] == 1.0  # the rule acts here
+    assert REHEARSAL_SCALES[picked] == (0.25 if seed == 0 else 0.0)
 
-    est, (X, y, g), old = _fitted(d=10)  # a fresh fit: nothing rehearsed yet
+    est, (X, y, g), old = _fitted(seed, 3, n_per)  # a fresh fit: nothing rehearsed yet
     coef, intercept, W = est.coef_.copy(), est.intercept_.copy(), est._W.copy()
     one = np.flatnonzero((g == 6) & (y == 0))[:k]
     mixed = np.flatnonzero(g == 7)[:k]
@@ -184,7 +186,7 @@ def test_one_class_newcomer_joins_at_its_scale(exact_rehearsal):
                                    rtol=1e-6, atol=1e-8)
 
     # bytes: each newcomer up 2 floats, down w_0 and its prior weight; each
-    # rehearsing node a request of two items (size 10, ordinary and
+    # rehearsing node a request of two items (size 20, ordinary and
     # one-class: SIZES_BITS each) and one report: per kept ordinary draw and
     # scale a count of its held-out errors in ceil(log2(n_held + 1)) bits,
     # plus one bit, then per kept one-class draw and scale a float64

@@ -54,7 +54,7 @@ REHEARSAL_EVIDENCE = 1.0
 # A one-class newcomer's scale departs from its size's by this many standard
 # errors (over nodes) of the one-class draws' paired difference (see
 # one_class_scale).
-ONE_CLASS_EVIDENCE = 1.0
+ONE_CLASS_EVIDENCE = 2.0
 # A newcomer uses the rehearsed size nearest its own only within this factor
 # (an integer: the rule compares sample counts exactly, both ends included;
 # float logs had put 10 -> 20 in reach but 5 -> 10 out).  The exact rule
