@@ -66,7 +66,7 @@ def _reference_errors(est, Xo, yo, go, a):
     mu = lam * m / (1.0 - est.shared_weight_)
     w0 = np.append(est.shared_coef_, est.shared_intercept_)
     k, owners, _ = reh.draws[a]
-    perms, kept, _ = reh._one_class_draws(a)
+    perms, kept, _, held_counts = reh._one_class_draws(a)
     errors = np.full((len(REHEARSAL_SCALES), len(owners)), np.nan)
     for j, (t, perm) in enumerate(zip(owners.tolist(), perms)):
         if not kept[j]:
@@ -79,13 +79,14 @@ def _reference_errors(est, Xo, yo, go, a):
         node_share = np.array([np.mean(y == c) for c in (0, 1)])
         held_share = np.array([np.mean(y[held] == c) for c in (0, 1)])
         weight = (node_share / held_share)[y[held]]
+        np.testing.assert_array_equal(held_counts[j], np.bincount(y[held], minlength=2))
         confidence = k / (n / m)
         for i, s in enumerate(REHEARSAL_SCALES):
             w = w0 if s == 0 else _logistic_solve(Z[tr], y[tr], w0, 1.0, mu / (confidence * s))
             margin = (Z[held] @ w) * np.where(y[held] == 1, 1.0, -1.0)
             assert np.min(np.abs(margin)) > 1e-6  # no sample on the boundary
             errors[i, j] = np.sum(weight * (margin <= 0)) / np.sum(weight)
-    return errors[:, kept], owners[kept], kept
+    return errors[:, kept], owners[kept], kept, held_counts
 
 
 def test_one_class_draws_are_logistic_solves_at_w0(exact_rehearsal):
@@ -95,7 +96,7 @@ def test_one_class_draws_are_logistic_solves_at_w0(exact_rehearsal):
     assert reh.one_class_kind
     for a in reh.usable:
         k = reh.draws[a][0]
-        E_ref, owners, kept = _reference_errors(est, Xo, yo, go, a)
+        E_ref, owners, kept, _ = _reference_errors(est, Xo, yo, go, a)
         # every node of 40 samples holds 28 negatives: a class above k
         assert kept.all()
         # (the draws are the fit's: the same whichever call asks)
@@ -158,7 +159,7 @@ def test_one_class_newcomer_joins_at_its_scale(exact_rehearsal, seed, n_per):
     reh = est._join_rehearsal
     k = 20
     a = reh.usable[list(reh.sizes).index(k)]
-    E_ref, owners, _ = _reference_errors(est, Xo, yo, go, a)
+    E_ref, owners, _, held_counts = _reference_errors(est, Xo, yo, go, a)
     table = reh.table()  # (solves every size, ordinary and one-class)
     i = list(table["sizes"]).index(k)
     errors, se = table["errors"][i], table["standard_errors"][i]
@@ -187,21 +188,28 @@ def test_one_class_newcomer_joins_at_its_scale(exact_rehearsal, seed, n_per):
 
     # bytes: each newcomer up 2 floats, down w_0 and its prior weight; each
     # rehearsing node a request of two items (size 20, ordinary and
-    # one-class: SIZES_BITS each) and one report: per kept ordinary draw and
-    # scale a count of its held-out errors in ceil(log2(n_held + 1)) bits,
-    # plus one bit, then per kept one-class draw and scale a float64
+    # one-class: SIZES_BITS each) and one report of counts (one bit first):
+    # per kept ordinary draw and scale its misclassified held-out samples in
+    # ceil(log2(n_held + 1)) bits; per kept one-class draw its class (1
+    # bit), its held-out samples per class (ceil(log2(n_held + 1)) bits
+    # each) and per scale its misclassified ones per class
+    # (ceil(log2(n_j + 1)) bits for n_j held-out samples of class j)
     d = X.shape[1] + 1
     expected = 2 * (2 * 8 + HEADER + (d + 1) * 8 + HEADER)
     k_, ord_owners, perms = est._join_rehearsal.draws[a]
     ord_kept = est._join_rehearsal.kept[a]
-    bits, floats = np.zeros(m, int), np.zeros(m, int)
+    bits = np.zeros(m, int)
+    S = len(REHEARSAL_SCALES)
     for t, perm, keep in zip(ord_owners, perms, ord_kept):
-        bits[t] += keep * len(REHEARSAL_SCALES) * math.ceil(math.log2(len(perm) - k + 1))
-    for t in owners:
-        floats[t] += len(REHEARSAL_SCALES)
+        bits[t] += keep * S * math.ceil(math.log2(len(perm) - k + 1))
+    for t, held in zip(owners, held_counts):  # (every one-class draw is kept here)
+        n_held = int(held.sum())
+        assert n_held == n_per - k
+        bits[t] += 1 + 2 * math.ceil(math.log2(n_held + 1)) + S * sum(
+            math.ceil(math.log2(h + 1)) for h in held)
     for t in np.unique(ord_owners):
         expected += math.ceil(2 * SIZES_BITS / 8) + HEADER
-        expected += 8 * floats[t] + math.ceil((bits[t] + 1) / 8) + HEADER
+        expected += math.ceil((bits[t] + 1) / 8) + HEADER
     assert est.join_communication_.total_bytes == expected
     assert est.n_bytes_sent_ == before + expected
 

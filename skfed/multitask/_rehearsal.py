@@ -314,7 +314,7 @@ class Rehearsal:
         # draws of each size, solved when a one-class newcomer needs them).
         self.one_class_kind = est.loss != "squared"
         self.one_class_errors = {}  # draw set a -> (n_scales, kept one-class draws)
-        self.one_class_kept = {}    # draw set a -> (perms, kept)
+        self.one_class_kept = {}    # draw set a -> (kept, held-out counts per class)
         self.one_class_owners = {}  # draw set a -> the kept draws' nodes
         self.one_class_collected = set()
         self.collected = set()  # draw sets whose reports were sent
@@ -408,7 +408,8 @@ class Rehearsal:
 
     # ------------------------------------------------------- one-class draws
     def _one_class_draws(self, a):
-        """One-class draws of size set ``a``: ``(perms, kept, held_weights)``.
+        """One-class draws of size set ``a``: ``(perms, kept, held_weights,
+        held_counts)`` (the last: each draw's held-out samples per class).
 
         Each draw of set ``a`` (same node) trains on ``k`` samples of one of
         its node's classes holding more than ``k`` samples, the class drawn
@@ -421,7 +422,8 @@ class Rehearsal:
         """
         k, owners, _ = self.draws[a]
         rng = np.random.RandomState([self.seed, 7933, a])
-        perms, kept, weights = [], [], []
+        perms, kept, weights, held_counts = [], [], [], []
+        n_classes = max(self.Y.shape[0], 2)
         for t in owners.tolist():
             _, Yt, swt = self.data[t]
             labels = (Yt[0] > 0).astype(np.intp) if Yt.shape[0] == 1 else np.argmax(Yt, axis=0)
@@ -431,6 +433,7 @@ class Rehearsal:
                 perms.append(np.arange(len(labels)))
                 kept.append(False)
                 weights.append(None)
+                held_counts.append(np.zeros(n_classes, dtype=np.int64))
                 continue
             chance = np.array([math.comb(int(n), k) if o else 0 for n, o in zip(counts, ok)],
                               dtype=np.float64)
@@ -439,7 +442,7 @@ class Rehearsal:
             rest = rng.permutation(np.concatenate([inside[k:], np.flatnonzero(labels != c)]))
             perm = np.concatenate([inside[:k], rest])
             held = perm[k:]
-            node_w = np.bincount(labels, weights=swt, minlength=max(Yt.shape[0], 2))
+            node_w = np.bincount(labels, weights=swt, minlength=n_classes)
             held_w = np.bincount(labels[held], weights=swt[held], minlength=len(node_w))
             present = node_w > 0
             good = (swt[perm[:k]].sum() > 0 and np.all(held_w[present] > 0))
@@ -449,7 +452,8 @@ class Rehearsal:
             perms.append(perm)
             kept.append(bool(good))
             weights.append(factor[labels[held]])
-        return perms, np.array(kept, dtype=bool), weights
+            held_counts.append(np.bincount(labels[held], minlength=n_classes))
+        return perms, np.array(kept, dtype=bool), weights, held_counts
 
     def _rehearse_one_class(self, a):
         """Each one-class draw's errors ``(n_scales, n_kept)`` of size set ``a``."""
@@ -457,8 +461,8 @@ class Rehearsal:
             return self.one_class_errors[a]
         start = time.process_time()
         k, owners, _ = self.draws[a]
-        perms, kept, weights = self._one_class_draws(a)
-        self.one_class_kept[a] = (perms, kept)
+        perms, kept, weights, held_counts = self._one_class_draws(a)
+        self.one_class_kept[a] = (kept, held_counts)
         errors = (self._solve(k, owners, perms, kept, self.seeds[a], self.exact[a], weights)
                   if kept.any() else np.zeros((len(REHEARSAL_SCALES), len(owners))))
         self.one_class_errors[a] = errors[:, kept]
@@ -552,9 +556,15 @@ class Rehearsal:
         all weigh 1 sends, for an ordinary draw, the number of misclassified
         ones, an integer in ``[0, n_held]`` packed in ``index_bits(n_held +
         1)`` bits (the server knows ``n_held`` from the draw and divides:
-        the same float as the node's mean), any other node, and every
-        one-class draw (its error weighs the held-out classes), one float
-        (``float_bytes``) each; one bit says which.
+        the same float as the node's mean); for a one-class draw its class
+        (``index_bits(n_classes)`` bits), its held-out samples per class
+        (``index_bits(n_held + 1)`` bits each)
+        and per scale its misclassified ones per class (``index_bits(n_j +
+        1)`` bits for a class of ``n_j`` held-out samples), from which the
+        server forms the class-weighted error ``sum_j pi_j e_j / n_j``
+        (``pi_j`` the node's class shares: ``n_j`` plus the draw's ``k``
+        for its class), the node's value up to rounding; any other node one
+        float (``float_bytes``) each; one bit says which.
         """
         if not asked:
             return
@@ -566,14 +576,21 @@ class Rehearsal:
             one = isinstance(item, tuple)
             a = item[1] if one else item
             k, owners, perms = self.draws[a]
-            kept = self.one_class_kept[a][1] if one else self.kept[a]
+            kept = self.one_class_kept[a][0] if one else self.kept[a]
             np.add.at(sizes, np.unique(owners), 1)
             for j in np.flatnonzero(kept).tolist():
                 t = int(owners[j])
-                if self.count_reports[t] and not one:
-                    bits[t] += n_scales * index_bits(len(perms[j]) - k + 1)
-                else:
+                n_held = len(perms[j]) - k
+                if not self.count_reports[t]:
                     floats[t] += n_scales
+                elif one:
+                    # its class, its held-out samples per class, then per
+                    # scale its misclassified ones per class
+                    held = self.one_class_kept[a][1][j]
+                    bits[t] += (index_bits(len(held)) + len(held) * index_bits(n_held + 1)
+                                + n_scales * sum(index_bits(int(h) + 1) for h in held))
+                else:
+                    bits[t] += n_scales * index_bits(n_held + 1)
             (self.one_class_collected if one else self.collected).add(a)
         nodes = np.flatnonzero(sizes).astype(np.intp)
         size_bits = index_bits(len(REHEARSAL_SIZES)) + int(self.one_class_kind)
