@@ -148,7 +148,7 @@ def run(name, seed, ks):
     data = nn.load(name, seed)
     X, y, g, task = data[:4]
     extra = data[4] if len(data) > 4 else None
-    fit_rows, new, order = nn.split(X, y, g, seed, extra)
+    fit_rows, _, order = nn.split(X, y, g, seed, extra)
     est = nn.make_estimator("mocha", task, seed).fit(X[fit_rows], y[fit_rows], groups=g[fit_rows])
     fitted = copy.deepcopy(est._join_rehearsal)  # (before a join frees its rows)
     scales = list(REHEARSAL_SCALES)

@@ -4,13 +4,17 @@ scale rule written again from its description, the newcomer's model against
 a SciPy solve of its problem, the fitted nodes bit-identical and the join's
 bytes in closed form."""
 
+import copy
 import math
 
 import numpy as np
 import pytest
 
-from skfed.multitask import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
-from skfed.multitask import _rehearsal
+from skfed.multitask import (
+    FederatedMultiTaskClassifier,
+    FederatedMultiTaskRegressor,
+    _rehearsal,
+)
 from skfed.multitask._rehearsal import (
     ONE_CLASS_EVIDENCE,
     REHEARSAL_SCALES,
@@ -95,7 +99,6 @@ def test_one_class_draws_are_logistic_solves_at_w0(exact_rehearsal):
     reh = est._join_rehearsal
     assert reh.one_class_kind
     for a in reh.usable:
-        k = reh.draws[a][0]
         E_ref, owners, kept, _ = _reference_errors(est, Xo, yo, go, a)
         # every node of 40 samples holds 28 negatives: a class above k
         assert kept.all()
@@ -196,7 +199,7 @@ def test_one_class_newcomer_joins_at_its_scale(exact_rehearsal, seed, n_per):
     # (ceil(log2(n_j + 1)) bits for n_j held-out samples of class j)
     d = X.shape[1] + 1
     expected = 2 * (2 * 8 + HEADER + (d + 1) * 8 + HEADER)
-    k_, ord_owners, perms = est._join_rehearsal.draws[a]
+    _, ord_owners, perms = est._join_rehearsal.draws[a]
     ord_kept = est._join_rehearsal.kept[a]
     bits = np.zeros(m, int)
     S = len(REHEARSAL_SCALES)
@@ -228,3 +231,35 @@ def test_one_class_rule_is_for_classifiers_only():
     est.add_nodes(X[rows], y[rows], groups=g[rows])
     assert reh.one_class_errors == {} and reh.one_class_collected == set()
     assert len(reh.results) == 1
+
+
+def test_multiclass_one_class_draws_and_join():
+    """Three classes (one problem each): a one-class draw holds one class of
+    its node, its held-out counts are per class, and a newcomer of one class
+    joins at the rule's scale with the fitted nodes untouched."""
+    rng = np.random.RandomState(0)
+    W = rng.normal(size=(3, 4))
+    X = rng.normal(size=(8 * 45, 4))
+    y = np.argmax(X @ W.T + 0.3 * rng.normal(size=(len(X), 3)), axis=1)
+    g = np.repeat(np.arange(8), 45)
+    old = g < 6
+    est = FederatedMultiTaskClassifier(random_state=0).fit(X[old], y[old], groups=g[old])
+    reh = est._join_rehearsal
+    k = 10
+    a = reh.usable[list(reh.sizes).index(k)]
+    _, owners, _ = reh.draws[a]
+    perms, kept, _, held_counts = reh._one_class_draws(a)
+    assert kept.any()
+    for t, perm, keep, held in zip(owners.tolist(), perms, kept, held_counts):
+        labels = y[old][g[old] == est.nodes_[t]]
+        if not keep:
+            continue
+        assert len(np.unique(labels[perm[:k]])) == 1
+        np.testing.assert_array_equal(held, np.bincount(labels[perm[k:]], minlength=3))
+    coef = est.coef_.copy()
+    rows = np.flatnonzero((g == 6) & (y == np.bincount(y[g == 6]).argmax()))[:k]
+    scales, _ = copy.deepcopy(reh).scales(np.array([k]), np.array([True]))
+    est.add_nodes(X[rows], y[rows], groups=g[rows])
+    assert np.array_equal(est.coef_[:6], coef)
+    if scales[0] == 0.0:
+        np.testing.assert_array_equal(est.coef_[6], est.shared_coef_)
