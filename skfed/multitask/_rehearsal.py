@@ -463,9 +463,13 @@ class Rehearsal:
         k, owners, _ = self.draws[a]
         perms, kept, weights, held_counts = self._one_class_draws(a)
         self.one_class_kept[a] = (kept, held_counts)
-        errors = (self._solve(k, owners, perms, kept, self.seeds[a], self.exact[a], weights)
-                  if kept.any() else np.zeros((len(REHEARSAL_SCALES), len(owners))))
-        self.one_class_errors[a] = errors[:, kept]
+        # only the kept draws are solved (on nodes of few samples most are not)
+        idx = np.flatnonzero(kept)
+        self.one_class_errors[a] = (
+            self._solve(k, owners[idx], [perms[j] for j in idx], np.ones(len(idx), dtype=bool),
+                        self.seeds[a][idx], np.asarray(self.exact[a])[idx],
+                        [weights[j] for j in idx])
+            if idx.size else np.zeros((len(REHEARSAL_SCALES), 0)))
         self.one_class_owners[a] = owners[kept]
         self._free_rows()
         self.cpu += time.process_time() - start
