@@ -133,8 +133,9 @@ dropped:
   saying whether it asks the ordinary or the one-class draws, which a
   one-class newcomer's size also needs) and collects its report (per draw
   and scale, ``ceil(log2(n_held + 1))`` bits of a count of errors on a
-  classifier's node whose samples weigh 1, else, and for every one-class
-  draw, whose errors weigh the classes, one float);
+  classifier's node whose samples weigh 1, for a one-class draw such
+  counts per class with the draw's class and held-out counts, else one
+  float; :meth:`~skfed.multitask._rehearsal.Rehearsal.collect`);
 * ``"independent"``: down ``c_n`` (1 float);
 * ``"learn"`` / fixed: the server, which holds ``W_o`` and ``Sigma_oo``
   (it takes the fit's Omega steps), computes the newcomer's row, in three

@@ -309,7 +309,6 @@ class Rehearsal:
         self.usable = [a for a in range(len(self.draws)) if self.kept[a].sum() >= 2]
         self.sizes = np.array([self.draws[a][0] for a in self.usable], dtype=np.intp)
         self.results = {}      # draw set a -> (errors, standard errors) over the scales
-        self.draw_errors = {}  # draw set a -> (n_scales, kept draws): each draw's error
         # A classifier's nodes also rehearse one-class newcomers (their own
         # draws of each size, solved when a one-class newcomer needs them).
         self.one_class_kind = est.loss != "squared"
@@ -329,7 +328,6 @@ class Rehearsal:
         k, owners, perms = self.draws[a]
         errors = self._solve(k, owners, perms, self.kept[a], self.seeds[a], self.exact[a])
         kept = self.kept[a]
-        self.draw_errors[a] = errors[:, kept]
         diff = errors[:, kept] - errors[0, kept]
         result = (errors[:, kept].mean(axis=1),
                   diff.std(axis=1, ddof=1) / np.sqrt(kept.sum()))
