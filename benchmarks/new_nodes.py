@@ -744,6 +744,18 @@ CPU 0.008 / 0.011 / 0.017); rotated moons and Landmine scores and bytes
 unchanged (moons' newcomers are not that light; Landmine's are, and their
 joins keep every prediction), Landmine's CPU 0.059 / 0.072 / 0.066.  Why
 and what else was tried: ``benchmarks/persolin_join_points.py``.
+
+A MOCHA classifier's newcomer whose samples hold one class takes its
+scale from the fitted nodes' one-class draws (2026-11-28, joinsm10;
+``--families mocha --datasets D --seeds 0,1,2 --ks 5,10,20``, one process
+per data set, load 3-7): HAR sitting join 97.5 / 97.3 / 97.8 -> 97.5 /
+97.5 / 98.3 (bytes 0.0064 / 0.0066 / 0.0060 -> 0.0065 / 0.0066 / 0.0060,
+CPU 0.008 / 0.008 / 0.013); rotated moons and Landmine scores unchanged,
+moons' bytes 0.0919 -> 0.0928 at ``k = 5`` (CPU 0.086 / 0.083 / 0.080;
+medians in ``new_nodes_mocha_cpu.py``), Landmine's 0.0076 / 0.0070 /
+0.0073 -> 0.0092 / 0.0085 / 0.0089 (CPU 0.005 / 0.005 / 0.008); School (a
+regressor: no one-class draws) unchanged but its CPU 0.007 / 0.008 /
+0.009.  Why and the variants tried: ``new_nodes_mocha_oneclass_draws.py``.
 """
 
 import argparse

@@ -25,6 +25,21 @@ two runs each, alternating::
     c7bf5b3   means 7.9 / 9.8 / 9.8   seed 2: 7.8 / 10.1 / 11.4
     joinsm3   means 6.8 / 8.7 / 8.7   seed 2: 6.5 /  9.1 / 10.2
 
+Branch joinsm10 (a one-class newcomer's size also rehearses one-class
+draws, only the kept ones solved) against main at a13d34a (MOCHA's join as
+at 8aeda58), two runs each, alternating, load 3-4 (means, and the largest
+seed)::
+
+    joinsm10  means 8.1 / 8.5 / 7.8   max 9.6 / 9.3 / 9.5
+    main      means 5.6 / 7.7 / 7.8   max 5.9 / 8.3 / 9.6
+    joinsm10  means 8.3 / 8.5 / 8.0   max 9.7 / 9.1 / 9.5
+    main      means 5.5 / 7.7 / 7.9   max 6.0 / 8.1 / 9.7
+
+(``k = 5``: one or two one-class newcomers on seeds 0 and 1, whose size
+rehearses 13-25 one-class draws, about 2.5 ms; ``k = 10``: seed 1's one,
+3 draws, 1.5 ms; solving every draw, kept or not, had cost seed 1 ``k =
+10`` 13.0 %.)
+
 The rehearsal took 2.6-3.2 ms (k = 5) and 4.1-5.2 ms (k = 10, 20, size
 10) of joins of 5.5-12.6 ms; what was cut (profiled with the local
 solver timed apart, which is about two thirds of a join at ``k = 20``):

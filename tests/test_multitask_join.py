@@ -123,9 +123,10 @@ def _rehearsed_scale(est, n):
     return 1.0
 
 
-def _collected_bytes(draws, kept_sizes, m, node_sizes, counts):
+def _collected_bytes(draws, kept_sizes, m, node_sizes, counts, size_bits=4):
     """Closed form of the rehearsal's collection of sizes ``kept_sizes``:
-    per rehearsing node a request (3 bits a size: an index among 5) and a
+    per rehearsing node a request (``size_bits`` a size: an index among 5,
+    and for a classifier a bit for the one-class draws) and a
     report (1 bit, then per draw and scale a count of ceil(log2(n_held +
     1)) bits if ``counts``, else a float64), one header each."""
     from skfed.multitask._join import _REHEARSAL_SCALES
@@ -145,7 +146,7 @@ def _collected_bytes(draws, kept_sizes, m, node_sizes, counts):
     asked = n_sizes > 0
     assert np.all(np.asarray(node_sizes)[np.unique(np.concatenate(
         [o for k, o, _ in draws if k in kept_sizes]))] > max(kept_sizes))
-    requests = np.ceil(3 * n_sizes[asked] / 8) + HEADER
+    requests = np.ceil(size_bits * n_sizes[asked] / 8) + HEADER
     reports = 8 * floats[asked] + np.ceil((bits[asked] + 1) / 8) + HEADER
     return int(requests.sum() + reports.sum())
 
@@ -623,7 +624,7 @@ def test_regressor_rehearsal_reports_floats():
     est.add_nodes(Xn, yn, groups=gn)
     per_newcomer = 2 * 8 + HEADER + (d + 1) * 8 + HEADER
     collected = _collected_bytes(est._join_rehearsal.draws, {10}, m, np.full(m, 30),
-                                 counts=False)
+                                 counts=False, size_bits=3)  # (no one-class bit)
     assert est.join_communication_.total_bytes == per_newcomer + collected
 
 

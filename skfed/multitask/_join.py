@@ -49,7 +49,16 @@ error at the rehearsed size nearest its own (log scale; within a factor
 2, else no rehearsal applies) if it beats 1 by at least one standard
 error of the paired difference over the draws, else 1: a hyperparameter
 transferred from nodes with data to spare, not chosen on the newcomer's
-5-20 samples.  Measured (``benchmarks/new_nodes.py``, seeds 0-2, ``k = 5
+5-20 samples.  A classifier's newcomer whose samples hold one class
+compares the same scales, not above its size's, on the fitted nodes'
+one-class draws of its size (``k`` samples of one class of a node, scored
+on the node's other samples at the node's class shares; its scale must
+beat its size's by two standard errors over the rehearsing nodes): its
+samples say where that class lies, not where the boundary does, and
+personalizing on them pulls its model toward predicting that class
+everywhere (HAR seed 1, a subject with no "sitting" among its first 20
+samples: 85.2 joined at its size's scale, 91.8 with ``w_0``).  See
+:func:`~skfed.multitask._rehearsal.one_class_scale`.  Measured (``benchmarks/new_nodes.py``, seeds 0-2, ``k = 5
 / 10 / 20``, means): HAR 95.9 / 97.0 / 97.6 -> 97.5 / 97.4 / 97.8, where
 personalizing a few samples costs accuracy against ``w_0`` and the
 rehearsal picks 1/16 or 0 (pooled ``LogisticRegression``: 97.8 / 97.9 /
@@ -120,9 +129,13 @@ dropped:
   weight and the rehearsed scale (``P d' + 1`` floats); without one, down
   ``w_0``, ``mu`` and the mean weight (``P d' + 2``); a join that
   needs a size not rehearsed yet also sends each of that size's
-  rehearsing nodes a request (3 bits a size) and collects its report (per
-  draw and scale, ``ceil(log2(n_held + 1))`` bits of a count of errors on
-  a classifier's node whose samples weigh 1, else one float);
+  rehearsing nodes a request (3 bits a size, and for a classifier one more
+  saying whether it asks the ordinary or the one-class draws, which a
+  one-class newcomer's size also needs) and collects its report (per draw
+  and scale, ``ceil(log2(n_held + 1))`` bits of a count of errors on a
+  classifier's node whose samples weigh 1, for a one-class draw such
+  counts per class with the draw's class and held-out counts, else one
+  float; :meth:`~skfed.multitask._rehearsal.Rehearsal.collect`);
 * ``"independent"``: down ``c_n`` (1 float);
 * ``"learn"`` / fixed: the server, which holds ``W_o`` and ``Sigma_oo``
   (it takes the fit's Omega steps), computes the newcomer's row, in three
@@ -402,6 +415,13 @@ def _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, loss_name):
     return scales[np.argmin(scores, axis=0)]
 
 
+def _one_class(Y, layout):
+    """Whether each newcomer's samples hold a single class (its targets
+    ``Y``, ``(P, n)`` sorted by node, are one column repeated)."""
+    return np.array([bool(np.all(Y[:, sl] == Y[:, sl.start:sl.start + 1]))
+                     for sl in (layout.node_slice(k) for k in range(layout.n_nodes))])
+
+
 def _targets(est, y):
     """``(P, n)`` targets of the fit's problems (``+-1`` per class, or ``y``)."""
     if hasattr(est, "classes_"):
@@ -516,7 +536,7 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
         rehearsal = getattr(est, "_join_rehearsal", None)
         if rehearsal is not None and len(rehearsal.sizes):
             # the sizes this join needs are rehearsed now (skfed.multitask._rehearsal)
-            scales, asked = rehearsal.scales(layout.counts)
+            scales, asked = rehearsal.scales(layout.counts, _one_class(Y, layout))
             c = c * scales
         else:
             rehearsal = None
