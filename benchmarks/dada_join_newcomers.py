@@ -121,7 +121,14 @@ held-out rows unchanged to +0.31 but small 64.14 (64.19) and wide 56.05
 (56.24) at ``k = 10`` and narrow 80.60 / 81.36 (80.64 / 81.44) at ``k = 10,
 20``.  The closest to adoptable: it lifts HAR by 0.6-1.5 and moves the rest
 by -0.19 to +0.31, but a held-out row drops and its threshold was fitted
-here; fresh seeds (3-5) would have to confirm it first.
+here.  Fresh seeds (the same two commands with ``--seeds 3,4,5``): HAR
+90.28 / 91.50 / 92.04 against 89.81 / 91.14 / 91.39 (+0.4-0.7), rotated
+moons unchanged (71.56 / 78.37 / 83.08), Landmine 93.38 / 93.52 / 93.35
+against 93.40 / 93.53 / 93.35, held-out rows -0.20 to +0.14 (alike 69.44 /
+71.86 / 72.97 against 69.51 / 71.86 / 73.00, clustered 62.60 against
+62.69 at ``k = 5``, small 65.25 against 65.31 at ``k = 10``, wide 56.16 /
+55.40 / 59.69 against 56.02 / 55.36 / 59.89, narrow 84.25 against 84.28 at
+``k = 20``): the gain shrinks and the small losses stay, so not adopted.
 
 CPU of one join, median of 5 in one process (seed 0, ``joined_with``):
 rotated moons ``k = 10`` 19.0 ms plain, 25.5 ms ``model2`` (x 1.34),
