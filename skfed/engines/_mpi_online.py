@@ -508,8 +508,10 @@ class _SolveExchange:
     sends the points (once per component) and the weights to every live
     rank, which answer with their own nodes' reports; the root places each
     node's report where the simulation computes it, so the solve takes the
-    same steps.  ``traffic``: the pickled bytes of this exchange, both
-    ways (the simulation's tree rounds are counted by the solve itself)."""
+    same steps.  ``traffic``: this exchange's pickled bytes both ways, as
+    ``Peer.send`` counted them (the root's own count of its sends and the
+    size of every answer it received; the simulation's tree rounds are
+    counted by the solve itself)."""
 
     def __init__(self, est, peer, samples):
         from ..online._network_function import NodeSums
@@ -518,11 +520,11 @@ class _SolveExchange:
         self.peer, self.traffic, self.points = peer, Traffic(), None
         self.own = NodeSums(est._join_kernel, est._loss_name(), X, y, codes, sample_weight,
                             est._node_function)
+        self._sent = (peer.traffic.bytes.get("network_solve", 0),
+                      peer.traffic.messages.get("network_solve", 0))
 
     def _send(self, r, message):
         self.peer.send(r, TAG_SOLVE, "network_solve", message)
-        self.traffic.add("network_solve", len(pickle.dumps(message,
-                                                           protocol=pickle.HIGHEST_PROTOCOL)))
 
     def __call__(self, D, gamma, A, nodes):
         return self._ask("weights", D, gamma, A, nodes, self.own(D, gamma, A, nodes))
@@ -543,8 +545,7 @@ class _SolveExchange:
             except MPITimeoutError:
                 self.peer.dead.add(r)
                 continue
-            self.traffic.add("network_solve", len(pickle.dumps(
-                part, protocol=pickle.HIGHEST_PROTOCOL)))
+            self.traffic.add("network_solve", self.peer.last_nbytes)
             where, values = part
             out[where] = values
         return out
@@ -553,6 +554,9 @@ class _SolveExchange:
         for r in self.peer.live_others():
             self._send(r, ("done",))
         self.peer.flush()
+        self.traffic.add("network_solve",
+                         self.peer.traffic.bytes.get("network_solve", 0) - self._sent[0],
+                         self.peer.traffic.messages.get("network_solve", 0) - self._sent[1])
 
 
 def _serve_solve(est, peer, samples):
