@@ -701,6 +701,8 @@ class _NetworkFunctionMixin:
                 continue
             gamma = float(self.network_gamma_[c])
             nodes = np.flatnonzero((component == c) & ~excluded)
+            if not len(nodes):
+                continue   # (a lost node's component: nobody to solve for)
             rounds, A = 0, self.network_coef_[c]
             A, rounds = solve_weights(self._join_kernel(gamma)(D, D), A, float(self.alpha),
                                       lambda A: node_sums(D, gamma, A, nodes))
