@@ -257,6 +257,57 @@ def run(name, seed, ks, variants):
             for label, unseen, joins, bytes_, _, err in rows]
 
 
+def run_regression(name, seed, ks, max_iter):
+    """A regressor's network function re-solved by the package's solve
+    (:func:`skfed.online._network_function.solve_weights`, whitened, on the
+    fit's loss: huber by default, squared for epsilon-insensitive) and
+    swapped in with its scale sums recomputed (what a newcomer scales it
+    by); the join's R^2 x 100 against the mean's."""
+    from skfed.online._network_function import NodeSums, solve_weights
+
+    data = nn.load(name, seed)
+    X, y, groups, task = data[:4]
+    extra = data[4] if len(data) > 4 else None
+    fit_rows, new, order = nn.split(X, y, groups, seed, extra)
+    base = nn.make_estimator("online", task, seed)
+    base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+    if len(base.network_dictionary_) != 1:
+        print(f"{name} seed {seed}: skipped ({len(base.network_dictionary_)} components)")
+        return []
+    Xf, gf = X[fit_rows], groups[fit_rows]
+    codes = np.searchsorted(base.nodes_, gf)
+    y_enc = base._encode_targets(y[fit_rows])
+    D, gamma = base.network_dictionary_[0], float(base.network_gamma_[0])
+    threshold = (float(base.loss_epsilon) if base._loss_name() != "squared_error" else None)
+    sums = NodeSums(base._join_kernel, base._loss_name(), Xf, y_enc, codes, None,
+                    base._node_function, threshold)
+    nodes = np.arange(len(base.nodes_))
+    cpu = time.process_time()
+    A, rounds = solve_weights(base._join_kernel(gamma)(D, D), base.network_coef_[0],
+                              float(base.alpha), lambda A: sums(D, gamma, A, nodes), max_iter)
+    solve_cpu = time.process_time() - cpu
+    m = len(D)
+    bytes_ = rounds * (len(nodes) - 1) * ((2 * m + 2) * 8)
+    rows = []
+    for label, coef in (("mean", base.network_coef_[0]), (f"solved-{max_iter}", A)):
+        model = copy.deepcopy(base)
+        model.network_coef_ = [np.ascontiguousarray(coef)]
+        model._network_fit_stats = model._network_scale_sums(Xf, y_enc, codes, None)
+        loss = float(sums(D, gamma, coef, nodes).sum(axis=0)[0]) / len(y_enc)
+        cells = []
+        for k in ks:
+            train, test = nn.new_node_rows(order, k)
+            joined = copy.deepcopy(model).add_nodes(X[train], y[train], groups=groups[train])
+            cells.append(nn.score(task, y[test], joined.predict(X[test], groups=groups[test])))
+        rows.append((label, cells, 0 if label == "mean" else bytes_ / base.n_bytes_sent_))
+        print(f"{name} seed {seed} {label:12s} join " + " / ".join(f"{c:.2f}" for c in cells)
+              + f" mean loss on the fitted samples {loss:.4f}"
+              + ("" if label == "mean" else
+                 f" ({rounds} rounds, {bytes_ / base.n_bytes_sent_:.4f} of the fit's bytes,"
+                 f" solve CPU {solve_cpu:.1f} s)"), flush=True)
+    return rows
+
+
 def summarize(name, per_seed, delta):
     """Means over the seeds of every candidate, and of the gated choice: a
     candidate where its error on the fitted nodes' samples exceeds their
@@ -284,6 +335,8 @@ def main():
     parser.add_argument("--ks", default="5,10,20")
     parser.add_argument("--gate", type=float, default=15.0)
     parser.add_argument("--variants", default="log-samples,log-nodes,sqhinge-samples")
+    parser.add_argument("--regression", type=int, default=0, metavar="ITERATIONS",
+                        help="the regressor's probe (run_regression) at this many iterations")
     args = parser.parse_args()
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
     ks = [int(k) for k in args.ks.split(",")]
@@ -292,6 +345,15 @@ def main():
         names = []
         for name in args.datasets.split(","):
             names.extend(nn.RELATED if name == "related" else [name])
+        if args.regression:
+            for name in names:
+                per_seed = [run_regression(name, int(seed), ks, args.regression)
+                            for seed in args.seeds.split(",")]
+                for i, label in enumerate(row[0] for row in per_seed[0]):
+                    means = np.mean([rows[i][1] for rows in per_seed if rows], axis=0)
+                    print(f"{name} mean of {len(per_seed)} seeds {label:12s} join "
+                          + " / ".join(f"{v:.2f}" for v in means), flush=True)
+            return
         for name in names:
             per_seed = []
             for seed in (int(s) for s in args.seeds.split(",")):

@@ -358,15 +358,16 @@ def error_counts(F, y, w):
     return float(np.dot(w, wrong))
 
 
-def smooth_loss(name, F, y):
-    """The loss a classifier's network solve minimizes, and its derivative.
+def smooth_loss(name, F, y, threshold=None):
+    """The loss a network solve minimizes, and its derivative.
 
-    The logistic losses are the fit's; the hinge losses (not differentiable
-    at their kink, which L-BFGS needs) are squared: ``max(0, 1 - y f)^2``
-    and the squared Crammer-Singer margin ``max(0, 1 + f_j - f_y)^2``
-    (``j`` the best other class)."""
-    value, grad = loss_arrays(name, F, y)
-    if name in ("hinge", "multiclass_hinge"):
+    The logistic losses are the fit's (a regressor's, with ``threshold``,
+    too: ``benchmarks/online_shared_function.py`` measures them); the hinge
+    losses (not differentiable at their kink, which L-BFGS needs) are
+    squared: ``max(0, 1 - y f)^2`` and the squared Crammer-Singer margin
+    ``max(0, 1 + f_j - f_y)^2`` (``j`` the best other class)."""
+    value, grad = loss_arrays(name, F, y, threshold)
+    if name in ("hinge", "multiclass_hinge", "epsilon_insensitive"):
         return value * value, 2.0 * value[:, None] * grad
     return value, grad
 
@@ -384,8 +385,9 @@ class NodeSums:
     zero for a node without rows here.  Each node's kernel rows are kept
     between calls with the same points (one solve)."""
 
-    def __init__(self, kernel_of, loss, X, y, codes, sample_weight, own=None):
+    def __init__(self, kernel_of, loss, X, y, codes, sample_weight, own=None, threshold=None):
         self.kernel_of, self.loss, self.X, self.y, self.own = kernel_of, loss, X, y, own
+        self.threshold = threshold
         self.w = (np.ones(len(codes)) if sample_weight is None
                   else np.asarray(sample_weight, dtype=np.float64))
         order = np.argsort(codes, kind="stable")
@@ -406,7 +408,7 @@ class NodeSums:
             if K is None:
                 K = self._kernel_rows[int(node)] = self.kernel_of(gamma)(self.X[rows], D)
             w = self.w[rows]
-            value, grad = smooth_loss(self.loss, K @ A, self.y[rows])
+            value, grad = smooth_loss(self.loss, K @ A, self.y[rows], self.threshold)
             out[r, 0] = np.dot(w, value)
             out[r, 1] = w.sum()
             out[r, 2:] = (K.T @ (w[:, None] * grad)).ravel()
