@@ -435,7 +435,13 @@ Joins: superseded numbers, alternatives measured and not kept, the measurement c
     0.0307 / 0.0301, CPU 0.062 / 0.076 / 0.084 (load); Landmine's joins
     and refits unchanged, bytes 0.0131 / 0.0130 / 0.0127 -> 0.0103 / 0.0103
     / 0.0101.  School's rows are the regressor's, which keeps the mean
-    (bit-identical).
+    (bit-identical).  Held-out ``--datasets related`` (the same seeds and
+    ``k``), main at 8aeda58 -> with the solve: alike 87.8 / 87.3 / 87.7 ->
+    90.0 / 89.3 / 89.9, clustered 70.8 / 74.6 / 78.5 unchanged (gated),
+    small 83.1 / 84.5 / 84.6 -> 88.9 / 89.1 / 89.6, wide 75.9 / 78.3 /
+    77.3 -> 84.8 / 87.9 / 88.3, narrow 91.13 / 91.38 / 91.00 -> 90.98 /
+    91.36 / 91.03 (the one drop: 0.15 at ``k = 5``, about two of 1,500 test
+    samples); the refits' bytes 3-9 % higher.
 
     The online School rows again on 2026-11-28 (onlineunits, ``--families
     online --datasets school --seeds 0,1,2 --ks 5,10,20``), after the
