@@ -588,7 +588,8 @@ def _serve_solve(est, peer, samples):
         kind, A, nodes = message
         where = np.flatnonzero(np.isin(nodes, held))
         answer = own if kind == "weights" else own.errors
-        peer.send(peer.root, TAG_SOLVE, "network_solve", (where, answer(D, gamma, A, nodes[where])))
+        peer.send(peer.root, TAG_SOLVE, "network_solve",
+                  (where, answer(D, gamma, A, nodes[where])))
     peer.flush()
 
 
