@@ -126,6 +126,18 @@ An earlier unwhitened 200-iteration version (branch online10, commits
 e281671 and 3759b19, reverted) had left four join tests failing and no
 reference of the solve.
 
+What the solve costs where the gate rejects it (rotated moons' refits
+send 64 % more on average, ``new_nodes.py``): the mean's own excess error
+on the fitted nodes' samples might skip the solve before it runs (a
+pre-gate, one round).  Seed 0, ``--datasets moons,related-wide,related-small,related-clustered,related-alike,related-narrow
+--seeds 0 --variants sqhinge-samples-50-white``, the mean's excess -> the
+solved one's: moons 44.41 -> 43.82, related-clustered 32.38 -> 32.17,
+related-wide 13.58 -> 9.08, related-small 9.88 -> 9.19, related-alike
+5.58 -> 4.83, related-narrow 3.92 -> 4.12 (HAR 4.4-5.7 -> 2.9-5.5 above).
+A pre-gate at the same 15 points would skip exactly the solves the gate
+rejects here, but related-wide's mean sits 1.4 points under it (its
+solve gains 9-14 points): not built, to be measured on more seeds.
+
 Regressors keep the mean.  ``--regression 50`` re-solves a regressor's
 network function by the package's solve on the fit's loss (huber) and
 swaps it in with its scale sums recomputed (no gate):
