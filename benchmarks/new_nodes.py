@@ -420,6 +420,29 @@ Joins: superseded numbers, alternatives measured and not kept, the measurement c
     points and are above their refits; rotated moons' joins are 1.4 under,
     0.3 above and 1.7 under their refits (they were 1.2 / 2.8 / 6.3 under).
 
+    The online HAR, rotated moons and Landmine rows again on 2026-11-28
+    (online12, ``--families online --datasets D --seeds 0,1,2 --ks
+    5,10,20``, HAR in one process, moons then Landmine in another, load
+    9-11), after a classifier's network function is re-solved on the
+    fitted nodes' summed losses and gated (step 4 of
+    ``skfed.online._network_function``; ``online_shared_function.py``).
+    Old -> new, ``k = 5 / 10 / 20``: HAR join 95.5 / 96.0 / 96.1 -> 97.5 /
+    97.2 / 97.3 (per seed 99.04 / 99.02 / 99.15, 94.40 / 94.32 / 94.37,
+    99.06 / 98.39 / 98.34), refit unchanged (77.7 / 83.1 / 88.2), bytes
+    0.0346 / 0.0342 / 0.0323 -> 0.0337 / 0.0333 / 0.0315 (the join's bytes
+    unchanged, the refit pays the solve); rotated moons' joins unchanged
+    (the gate keeps the mean), bytes 0.0504 / 0.0492 / 0.0483 -> 0.0307 /
+    0.0307 / 0.0301, CPU 0.062 / 0.076 / 0.084 (load); Landmine's joins
+    and refits unchanged, bytes 0.0131 / 0.0130 / 0.0127 -> 0.0103 / 0.0103
+    / 0.0101.  School's rows are the regressor's, which keeps the mean
+    (bit-identical).  Held-out ``--datasets related`` (the same seeds and
+    ``k``), main at 8aeda58 -> with the solve: alike 87.8 / 87.3 / 87.7 ->
+    90.0 / 89.3 / 89.9, clustered 70.8 / 74.6 / 78.5 unchanged (gated),
+    small 83.1 / 84.5 / 84.6 -> 88.9 / 89.1 / 89.6, wide 75.9 / 78.3 /
+    77.3 -> 84.8 / 87.9 / 88.3, narrow 91.13 / 91.38 / 91.00 -> 90.98 /
+    91.36 / 91.03 (the one drop: 0.15 at ``k = 5``, about two of 1,500 test
+    samples); the refits' bytes 3-9 % higher.
+
     The online School rows again on 2026-11-28 (onlineunits, ``--families
     online --datasets school --seeds 0,1,2 --ks 5,10,20``), after the
     regressor learns ``(y - target_offset_) / target_scale_`` with

@@ -1363,6 +1363,7 @@ def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes, 
     est, Xn, yn, gn = _join_setup(kind, loss, clustered=clustered)
     D_old = [D.copy() for D in est.dictionaries_]
     W_old = [W.copy() for W in est.dual_coef_]
+    D_net, W_net = est.network_dictionary_[0].copy(), est.network_coef_[0].copy()
     est.add_nodes(Xn, yn, groups=gn)
     y_enc = np.where(yn == 1, 1.0, -1.0) if kind == "classifier" else _encoded(est, yn)
     value, dloss = _value_loss(kind, loss, _encoded_threshold(est))
@@ -1384,6 +1385,8 @@ def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes, 
     # neighbours' functions at its samples, shrunk towards their mean (same
     # kernel: union), whichever the criterion on its samples prefers.
     def f_mean(x):
+        if kind == "classifier":   # the package's network function (step 4's solve)
+            return f(D_net, W_net, x)
         return np.mean([f_old(j, x) for j in range(4)])
 
     # (a regressor takes the network function at its scale: _numpy_net_factor)
@@ -1391,9 +1394,16 @@ def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes, 
     choice = _numpy_start_choice(kind, value, f_old, lambda x: factor * f_mean(x),
                                  Xn, y_enc, 4, 2, ratio=1.0)
     assert est.join_start_.tolist() == [choice]
-    # (both starts are checked: these data sets make the one and the other)
-    assert choice == ("neighbours" if clustered else "network")
-    if choice == "network":
+    # (both starts are checked: these data sets make the one and the other;
+    # a classifier's network function is the mean's weights re-solved on the
+    # fitted nodes' losses, tests/test_online_network_solve.py, which the
+    # log-loss newcomer of the unclustered set finds worse than its
+    # neighbours; the hinge one still starts from it)
+    network_start = not clustered and (kind == "regressor" or loss == "hinge")
+    assert choice == ("network" if network_start else "neighbours")
+    if choice == "network" and kind == "classifier":
+        D, W = D_net, W_net
+    elif choice == "network":
         # (the fitted dictionaries repeat their points, which the network
         # function's unions hold once: compared as functions below)
         D, W = np.vstack(D_old), factor * np.vstack(W_old) / 4
@@ -1673,10 +1683,26 @@ def test_join_with_median_gamma_takes_its_closest_neighbours_width_and_function(
     moved = [np.linalg.solve(rbf(D_old[j], D_old[j], width) + 1e-6 * np.eye(len(D_old[j])),
                              rbf(D_old[j], D_old[j], gammas[j]) @ W_old[j]) for j in range(4)]
 
-    def f_net(x):
+    def f_mean(x):
         return np.mean([rbf(x[None], D_old[j], width)[0] @ moved[j][:, 0] for j in range(4)])
 
+    # Step 3's mean, on the network function's points (the weights its
+    # step 4 starts from; tests/test_online_network_solve.py checks the
+    # solve) ...
     grid = np.random.RandomState(1).normal(size=(20, 2))
+    D_net = est.network_dictionary_[0]
+    assert_allclose(rbf(grid, D_net, width) @ est._network_mean_coef[0][:, 0],
+                    [f_mean(x) for x in grid], rtol=1e-8, atol=1e-10)
+    # ... and the newcomer reads the package's network function, which the
+    # solve replaced here (its error on the fitted nodes' samples within
+    # the gate of their own functions').
+    assert est._network_solved.tolist() == [True]
+    W_net = est.network_coef_[0].copy()
+    assert np.abs(W_net - est._network_mean_coef[0]).max() > 1e-3
+
+    def f_net(x):
+        return rbf(x[None], D_net, width)[0] @ W_net[:, 0]
+
     assert_allclose(est._network_values(grid)[:, 0], [f_net(x) for x in grid],
                     rtol=1e-8, atol=1e-10)
     choice = _numpy_start_choice("classifier", lambda fx, t: max(0.0, 1 - t * fx),

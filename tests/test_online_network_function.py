@@ -137,11 +137,14 @@ def test_network_function_equals_numpy_tree_merge_and_bytes(gamma, drop_rate, ex
     # Intermediate sizes: every message is a compressed subtree mean.
     assert len(est.network_dictionary_[0]) == len(D_ref) <= max_size
     grid = rng.normal(size=(40, d))
-    assert_allclose(est._network_values(grid)[:, 0], rbf(grid, D_ref, width) @ W_ref[:, 0],
-                    rtol=1e-7, atol=1e-9)
-    # It is what an unknown node is predicted with.
-    assert_allclose(est.decision_function(grid, groups=[99] * len(grid)),
+    # Step 3's mean (the weights step 4 starts from; see
+    # test_online_network_solve.py for the solve).
+    D_net = est.network_dictionary_[0]
+    assert_allclose(rbf(grid, D_net, width) @ est._network_mean_coef[0][:, 0],
                     rbf(grid, D_ref, width) @ W_ref[:, 0], rtol=1e-7, atol=1e-9)
+    # An unknown node is predicted with the function on those points.
+    assert_allclose(est.decision_function(grid, groups=[99] * len(grid)),
+                    rbf(grid, D_net, width) @ est.network_coef_[0][:, 0], rtol=1e-7, atol=1e-9)
     # Bytes: a compressed subtree mean (points, weights, an int32 count) up
     # every tree edge, the root's mean down every edge, and with per-node
     # widths their log sum and count up (2 float64) and the width down.
@@ -157,19 +160,25 @@ def test_network_function_equals_numpy_tree_merge_and_bytes(gamma, drop_rate, ex
         # Intermediate count: the copies do hold points of the messages.
         assert n_refs > 0
     width_bytes = 0 if gamma == 0.5 else (n_nodes - 1) * ((header + 16) + (header + 8))
+    # The solve: per evaluation m + 2 float64 up and m down every tree
+    # edge, then the gate's 3 float64 up and an int32 down.
+    m, solve_rounds = len(D_ref), int(est._network_solve_rounds[0])
+    assert solve_rounds >= 2
+    solve_bytes = (n_nodes - 1) * ((solve_rounds - 1) * (2 * header + (2 * m + 2) * 8)
+                                   + 2 * header + 3 * 8 + 4)
     log = est.network_communication_
-    assert log.total_bytes == up_bytes + down_bytes + width_bytes
-    assert log.total_messages == 2 * (n_nodes - 1) * (1 if gamma == 0.5 else 2)
+    assert log.total_bytes == up_bytes + down_bytes + width_bytes + solve_bytes
+    assert log.total_messages == 2 * (n_nodes - 1) * ((1 if gamma == 0.5 else 2) + solve_rounds)
     depth = 3  # the ring of 6 from node 0
-    rounds = 2 * depth + (gamma != 0.5)
+    rounds = 2 * depth + (gamma != 0.5) + solve_rounds
     assert log.n_rounds == rounds if drop_rate == 0 else log.n_rounds > rounds
     assert est.n_bytes_sent_ == est.communication_.total_bytes + log.total_bytes
     # Rebuilt with every point sent as its values: the same function (same
     # seeds, same drops) and the bytes without references.
-    values = est._network_values(grid)
-    plain_log = est._build_network_function(references=False)
+    mean = est._network_mean_coef[0].copy()
+    plain_log = est._build_network_function(references=False)   # (no data: no solve)
     assert plain_log.total_bytes == plain_bytes + width_bytes
-    assert np.array_equal(est._network_values(grid), values)
+    assert np.array_equal(est.network_coef_[0], mean)
 
 
 def test_partial_fit_rebuilds_it_and_joins_start_from_it():
@@ -210,12 +219,16 @@ def test_disconnected_graph_has_one_function_per_component():
     grid = rng.normal(size=(10, 2))
     parts = [est._network_values(grid, component=c) for c in (0, 1)]
     assert_allclose(est._network_values(grid), 0.5 * parts[0] + 0.5 * parts[1])
-    # Each is its pair's mean (within KOMP's budget at two levels).
+    # Step 3 gives each its pair's mean (within KOMP's budget at two levels).
     for c, pair in enumerate([(0, 1), (2, 3)]):
         mean = np.mean([est._node_function(j, grid) for j in pair], axis=0)
-        assert np.abs(parts[c] - mean).max() <= 2 * est.epsilon_
-    # One message up and one down per component's tree edge.
-    assert est.network_communication_.total_messages == 4
+        step3 = rbf(grid, est.network_dictionary_[c], 0.5) @ est._network_mean_coef[c]
+        assert np.abs(step3 - mean).max() <= 2 * est.epsilon_
+    # One message up and one down per component's tree edge, and as many
+    # per round of its solve.
+    rounds = est._network_solve_rounds
+    assert len(rounds) == 2 and np.all(rounds >= 2)
+    assert est.network_communication_.total_messages == 4 + 2 * int(rounds.sum())
 
 
 def test_linear_kernel_unions_are_projected_onto_a_spanning_subset():

@@ -65,19 +65,32 @@ def test_stopped_rank_nodes_are_out_of_the_network_function(tmp_path, monkeypatc
     D_ref, W_ref = sub[0]
     grid = rng.normal(size=(30, d))
     expected = rbf(grid, D_ref, 0.5) @ W_ref[:, 0]
-    assert_allclose(run._network_values(grid, component=0)[:, 0], expected,
+    # Step 3's mean (the weights step 4's solve starts from) ...
+    D_net = run.network_dictionary_[0]
+    assert_allclose(rbf(grid, D_net, 0.5) @ run._network_mean_coef[0][:, 0], expected,
                     rtol=1e-7, atol=1e-9)
-    # A node never seen: the kept nodes' mean alone (the lost count for nothing).
-    assert_allclose(run.decision_function(grid, groups=[99] * len(grid)), expected,
-                    rtol=1e-7, atol=1e-9)
-    # Bytes: the kept tree's 5 edges, a subtree mean up and the root's down.
+    # ... then re-solved on the kept nodes' losses only (the stopped rank's
+    # nodes are out of its tree), and a node never seen is predicted with it.
+    solved = rbf(grid, D_net, 0.5) @ run.network_coef_[0][:, 0]
+    assert_allclose(run._network_values(grid, component=0)[:, 0], solved, rtol=1e-12)
+    assert_allclose(run.decision_function(grid, groups=[99] * len(grid)), solved,
+                    rtol=1e-12)
+    # Bytes: the kept tree's 5 edges, a subtree mean up and the root's down,
+    # then the solve's rounds (m + 2 float64 up, m down per edge) and the
+    # gate's (3 float64 up, an int32 down).
     log = run.network_communication_
-    assert log.total_bytes == up_bytes + 5 * (header + len(D_ref) * (d + 1) * 8)
-    assert log.total_messages == 2 * 5
+    m, rounds = len(D_ref), int(run._network_solve_rounds[0])
+    assert rounds >= 2
+    solve_bytes = 5 * ((rounds - 1) * (2 * header + (2 * m + 2) * 8) + 2 * header + 3 * 8 + 4)
+    assert log.total_bytes == up_bytes + 5 * (header + len(D_ref) * (d + 1) * 8) + solve_bytes
+    assert log.total_messages == 2 * 5 * (1 + rounds)
     # The simulation with the same faults, told which nodes were lost,
     # builds the same function and counts the same messages.
+    # (the kept nodes' samples: the lost nodes' are never asked for)
     before = reference.network_communication_.total_bytes
-    reference._network_round(lost=lost)
+    reference._network_round(X, reference._encode_targets(y), g, None, lost=lost, solve=True)
+    assert_array_equal(reference._network_solve_rounds, run._network_solve_rounds)
+    assert_array_equal(reference._network_solved, run._network_solved)
     assert_array_equal(reference.network_excluded_, run.network_excluded_)
     assert_array_equal(reference.network_dictionary_[0], run.network_dictionary_[0])
     assert_allclose(reference.network_coef_[0], run.network_coef_[0], rtol=1e-12)

@@ -42,6 +42,7 @@ from ._mpi_comm import MPITimeoutError, Traffic
 
 TAG_DICT = 21
 TAG_SCALE = 22
+TAG_SOLVE = 23
 
 
 def fit_online(est, peer, block, validate, random_state):
@@ -437,6 +438,8 @@ def _finish(est, peer, block, sim, consensus, orders, samples=None):
     if gathered is None:
         if samples is not None and est._is_regressor():
             _scale_sums(est, peer, samples)
+        elif samples is not None:
+            _serve_solve(est, peer, samples)
         return None
     K = len(est.nodes_)
     capacity = max(1, max(int(s[1].max()) if len(s[1]) else 0 for s, _, _ in gathered),
@@ -480,13 +483,114 @@ def _finish(est, peer, block, sim, consensus, orders, samples=None):
     # protocol and counts: see skfed.online._network_function); the nodes of
     # a rank that stopped answering take no part in it (the trees span the
     # others, and their empty dictionaries count for nothing in the mean).
-    est._network_round(lost=np.flatnonzero(np.isin(block.owner, sorted(peer.dead))))
+    lost = np.flatnonzero(np.isin(block.owner, sorted(peer.dead)))
+    if samples is not None and not est._is_regressor():
+        # The network solve's sums, from every rank's own nodes.
+        solve = _SolveExchange(est, peer, samples)
+        est._network_round(lost=lost, solve=True, node_sums=solve)
+        solve.finish()
+    else:
+        solve = None
+        est._network_round(lost=lost)
     traffic = [t for _, _, t in gathered]
+    if solve is not None:
+        traffic.append(solve.traffic.as_dict())
     if samples is not None and est._is_regressor():
         traffic.append(_scale_sums(est, peer, samples))
     est.mpi_traffic_ = Traffic.merge(traffic)
     warn_lost(est, peer, block, "whose models stayed there (empty dictionaries here)")
     return est
+
+
+class _SolveExchange:
+    """The root's side of the network solve (step 4 of
+    ``skfed.online._network_function``): called as its ``NodeSums``, it
+    sends the points (once per component) and the weights to every live
+    rank, which answer with their own nodes' reports; the root places each
+    node's report where the simulation computes it, so the solve takes the
+    same steps.  ``traffic``: this exchange's pickled bytes both ways, as
+    ``Peer.send`` counted them (the root's own count of its sends and the
+    size of every answer it received; the simulation's tree rounds are
+    counted by the solve itself)."""
+
+    def __init__(self, est, peer, samples):
+        from ..online._network_function import NodeSums
+
+        X, y, codes, sample_weight = samples
+        self.peer, self.traffic, self.points = peer, Traffic(), None
+        self.own = NodeSums(est._join_kernel, est._loss_name(), X, y, codes, sample_weight,
+                            est._node_function)
+        self._sent = (peer.traffic.bytes.get("network_solve", 0),
+                      peer.traffic.messages.get("network_solve", 0))
+
+    def _send(self, r, message):
+        self.peer.send(r, TAG_SOLVE, "network_solve", message)
+
+    def __call__(self, D, gamma, A, nodes):
+        return self._ask("weights", D, gamma, A, nodes, self.own(D, gamma, A, nodes))
+
+    def errors(self, D, gamma, A, nodes):
+        return self._ask("errors", D, gamma, A, nodes, self.own.errors(D, gamma, A, nodes))
+
+    def _ask(self, kind, D, gamma, A, nodes, out):
+        if self.points is None or self.points[0] is not D or self.points[1] != gamma:
+            self.points = (D, gamma)
+            for r in self.peer.live_others():
+                self._send(r, ("points", D, gamma))
+        for r in self.peer.live_others():
+            self._send(r, (kind, A, nodes))
+        for r in self.peer.live_others():
+            try:
+                part = self.peer.recv(r, TAG_SOLVE, what="the network solve's sums")[1]
+            except MPITimeoutError:
+                self.peer.dead.add(r)
+                continue
+            self.traffic.add("network_solve", self.peer.last_nbytes)
+            where, values = part
+            out[where] = values
+        return out
+
+    def finish(self):
+        for r in self.peer.live_others():
+            self._send(r, ("done",))
+        self.peer.flush()
+        self.traffic.add("network_solve",
+                         self.peer.traffic.bytes.get("network_solve", 0) - self._sent[0],
+                         self.peer.traffic.messages.get("network_solve", 0) - self._sent[1])
+
+
+def _serve_solve(est, peer, samples):
+    """A rank's side of the network solve: its own nodes' reports
+    (:class:`skfed.online._network_function.NodeSums`), for every weights
+    the root sends, until it says done."""
+    from ..online._network_function import NodeSums
+
+    X, y, codes, sample_weight = samples
+    # This rank's nodes' functions as the root reads them (the gate's own errors).
+    sizes = est._sizes
+    weights = est._avg_weights if est.average > 0 else est._weights
+    est.dictionaries_ = [est._points[i, :sizes[i]].copy() for i in range(len(sizes))]
+    est.dual_coef_ = [weights[i, :sizes[i]].copy() for i in range(len(sizes))]
+    own = NodeSums(est._join_kernel, est._loss_name(), X, y, codes, sample_weight,
+                   est._node_function)
+    held = np.unique(codes)
+    D = gamma = None
+    while True:
+        try:
+            _, message = peer.recv(peer.root, TAG_SOLVE, what="the network solve")
+        except MPITimeoutError:
+            return
+        if message[0] == "done":
+            break
+        if message[0] == "points":
+            _, D, gamma = message
+            continue
+        kind, A, nodes = message
+        where = np.flatnonzero(np.isin(nodes, held))
+        answer = own if kind == "weights" else own.errors
+        peer.send(peer.root, TAG_SOLVE, "network_solve",
+                  (where, answer(D, gamma, A, nodes[where])))
+    peer.flush()
 
 
 def _scale_sums(est, peer, samples):

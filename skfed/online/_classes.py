@@ -248,7 +248,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
         if first or steps >= NETWORK_REFRESH_FACTOR * self._network_steps:
             # (the call's samples: where the parents check messages when
             # the network has rogue nodes)
-            self._network_round(X, y_encoded, codes, sample_weight)
+            self._network_round(X, y_encoded, codes, sample_weight, solve=not partial)
             self._network_steps = steps
         return self
 
@@ -375,12 +375,14 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
             out[unknown] = self._network_values(X[unknown])
         return out
 
-    def _network_round(self, X=None, y=None, codes=None, sample_weight=None, lost=None):
+    def _network_round(self, X=None, y=None, codes=None, sample_weight=None, lost=None,
+                       solve=False, node_sums=None):
         """End a fit with the network function (the arguments: see
         ``_build_network_function``); its rounds are kept in
         ``network_communication_`` (appended call after call) and counted in
         ``n_bytes_sent_`` and ``n_messages_``."""
-        log = self._build_network_function(X, y, codes, sample_weight, lost)
+        log = self._build_network_function(X, y, codes, sample_weight, lost, solve=solve,
+                                           node_sums=node_sums)
         self._network_fit_stats = self._network_scale_sums(X, y, codes, sample_weight)
         previous = getattr(self, "network_communication_", None)
         if previous is not None:

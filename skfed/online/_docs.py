@@ -273,7 +273,10 @@ _COMMON_ATTRIBUTES_DOC = """
         from it or from its neighbours, and an unknown node is predicted
         with it.
     network_coef_ : list of ndarray of shape (n_points, n_outputs)
-        Its weights.
+        Its weights: the mean's, or, after a classifier's ``fit``, the
+        weights re-solved on the nodes' summed losses over those points
+        when their error on the nodes' samples is within 15 points of the
+        nodes' own functions' (see the user guide's online page).
     network_component_ : ndarray of shape (n_nodes,)
         The component (index into the lists above) of every node.
     network_excluded_ : ndarray of shape (n_nodes,), dtype=bool

@@ -23,6 +23,23 @@ kernel width, over breadth-first spanning trees of the communication graph
 3. **Down.**  The root's mean is the network function; it travels down the
    tree (one dictionary per edge), so every node holds it and can hand it
    to a node that joins.
+4. **Solve (a classifier's ``fit``).**  The mean of many functions is
+   shrunk and blurred; keeping its ``m`` points, the nodes re-solve its
+   weights on their summed losses, ``sum_s w_s l(f(x_s), y_s) + (alpha W /
+   2) ||f||^2`` (``W`` the total sample weight, ``l`` the fit's loss, a
+   hinge squared so that it is smooth), by L-BFGS at the root on whitened
+   weights (:func:`solve_weights`, at most ``SOLVE_ITERATIONS``): every
+   evaluation is one tree round in which every node sends its parent its
+   subtree's loss, weight and gradient (``m n_out + 2`` float64) and gets
+   the next weights (``m n_out`` float64).  A gate round follows: the
+   nodes' weighted errors with their own functions and with the solved one,
+   and their weight (3 float64 up), and the root's choice (an int32 down):
+   the solved weights replace the mean's when their error rate is within
+   ``SOLVE_GATE`` of the nodes' own (a federation of unlike clusters, whose
+   pooled function serves none of them, keeps the mean).  Not in
+   ``partial_fit`` (a stream's network function stays the mean), nor for
+   a regressor (see ``benchmarks/online_shared_function.py``), nor with
+   rogue nodes (their reports are not checked).
 
 Points are the nodes' own samples, and with copies (``exchange_every`` not
 None and a non-zero penalty) the two ends of a tree edge hold each other's
@@ -70,11 +87,14 @@ import numbers
 
 import numpy as np
 from scipy import sparse
+from scipy.linalg import solve_triangular
+from scipy.optimize import minimize
 from scipy.sparse.csgraph import connected_components
 from sklearn.base import clone
 
 from ..network import float_bytes, payload_bytes, resolve_network
 from ._dictionary import _komp_prune
+from ._holdout import loss_arrays
 from ._selection import count_tree_round, tree_parents
 
 
@@ -315,6 +335,167 @@ def message_passes(criterion, values, y, weights, baseline, ranking=False):
     return own <= baseline or own <= float(np.dot(weights, criterion(-values, y)))
 
 
+# L-BFGS iterations of the network solve (each evaluation is one tree
+# round); whitened, 50 reach on HAR, moons, Landmine and the related families
+# the joins of 200 (benchmarks/online_shared_function.py).
+SOLVE_ITERATIONS = 50
+# The solved function is kept when its error rate on the nodes' samples is
+# within this of their own functions' (benchmarks/online_shared_function.py).
+SOLVE_GATE = 0.15
+# The whitening's jitter, relative to the largest diagonal entry of the
+# points' Gram matrix (tried tenfold larger until it factors).
+SOLVE_JITTER = 1e-10
+
+
+def error_counts(F, y, w):
+    """Weighted errors of the function values ``F`` on encoded targets ``y``
+    (the sign for -1/+1, the largest output for class indices)."""
+    F = np.asarray(F, dtype=np.float64).reshape(len(y), -1)
+    if F.shape[1] == 1:
+        wrong = np.where(F[:, 0] > 0, 1.0, -1.0) != y
+    else:
+        wrong = np.argmax(F, axis=1) != np.asarray(y, dtype=np.intp)
+    return float(np.dot(w, wrong))
+
+
+def smooth_loss(name, F, y, threshold=None):
+    """The loss a network solve minimizes, and its derivative.
+
+    The logistic losses are the fit's (a regressor's, with ``threshold``,
+    too: ``benchmarks/online_shared_function.py`` measures them); the hinge
+    losses (not differentiable at their kink, which L-BFGS needs) are
+    squared: ``max(0, 1 - y f)^2`` and the squared Crammer-Singer margin
+    ``max(0, 1 + f_j - f_y)^2`` (``j`` the best other class)."""
+    value, grad = loss_arrays(name, F, y, threshold)
+    if name in ("hinge", "multiclass_hinge", "epsilon_insensitive"):
+        return value * value, 2.0 * value[:, None] * grad
+    return value, grad
+
+
+class NodeSums:
+    """Every node's summed loss, weight and gradient of a function in the
+    span of the network function's points, over the node's own samples.
+
+    ``nodes`` (the node index of every row), ``X``, ``y`` (encoded) and
+    ``sample_weight`` are the rows a process holds (all of them in the
+    simulation, an MPI rank's own otherwise).  Calling it with the points
+    ``D``, the width ``gamma``, the weights ``A`` (m, n_out) and the nodes
+    to report returns (len(nodes), 2 + m n_out): ``sum_s w_s loss(f(x_s),
+    y_s)``, ``sum_s w_s`` and ``sum_s w_s loss'(f(x_s), y_s) k(D, x_s)``,
+    zero for a node without rows here.  Each node's kernel rows are kept
+    between calls with the same points (one solve)."""
+
+    def __init__(self, kernel_of, loss, X, y, codes, sample_weight, own=None, threshold=None):
+        self.kernel_of, self.loss, self.X, self.y, self.own = kernel_of, loss, X, y, own
+        self.threshold = threshold
+        self.w = (np.ones(len(codes)) if sample_weight is None
+                  else np.asarray(sample_weight, dtype=np.float64))
+        order = np.argsort(codes, kind="stable")
+        nodes, first = np.unique(codes[order], return_index=True)
+        bounds = np.append(first, len(order))
+        self.rows = {int(node): order[bounds[i]: bounds[i + 1]] for i, node in enumerate(nodes)}
+        self._key, self._kernel_rows = None, {}
+
+    def __call__(self, D, gamma, A, nodes):
+        if self._key is None or self._key[0] is not D or self._key[1] != gamma:
+            self._key, self._kernel_rows = (D, gamma), {}
+        out = np.zeros((len(nodes), 2 + A.size))
+        for r, node in enumerate(nodes):
+            rows = self.rows.get(int(node))
+            if rows is None:
+                continue
+            K = self._kernel_rows.get(int(node))
+            if K is None:
+                K = self._kernel_rows[int(node)] = self.kernel_of(gamma)(self.X[rows], D)
+            w = self.w[rows]
+            value, grad = smooth_loss(self.loss, K @ A, self.y[rows], self.threshold)
+            out[r, 0] = np.dot(w, value)
+            out[r, 1] = w.sum()
+            out[r, 2:] = (K.T @ (w[:, None] * grad)).ravel()
+        return out
+
+    def errors(self, D, gamma, A, nodes):
+        """Every node's weighted errors with its own function (``own(node,
+        X)``, its values) and with ``A``, and its weight: (len(nodes), 3)."""
+        out = np.zeros((len(nodes), 3))
+        for r, node in enumerate(nodes):
+            rows = self.rows.get(int(node))
+            if rows is None:
+                continue
+            K = self._kernel_rows.get(int(node))
+            if K is None:
+                K = self.kernel_of(gamma)(self.X[rows], D)
+            w, y = self.w[rows], self.y[rows]
+            out[r] = (error_counts(self.own(int(node), self.X[rows]), y, w),
+                      error_counts(K @ A, y, w), w.sum())
+        return out
+
+
+def whitening(Kzz):
+    """The lower Cholesky factor ``L`` of the points' Gram matrix, ``Kzz + t
+    I = L L'`` with the jitter ``t`` ``SOLVE_JITTER`` times its largest
+    diagonal entry (tenfold larger while it does not factor: a Gram matrix
+    is positive semi-definite up to rounding)."""
+    Kzz = np.asarray(Kzz, dtype=np.float64)
+    top = float(np.max(np.diag(Kzz))) if len(Kzz) else 0.0
+    jitter = SOLVE_JITTER * (top if top > 0 else 1.0)
+    eye = np.eye(len(Kzz))
+    while True:
+        try:
+            return np.linalg.cholesky(Kzz + jitter * eye)
+        except np.linalg.LinAlgError:
+            jitter *= 10.0
+
+
+def solve_weights(Kzz, A0, alpha, evaluate, max_iter=SOLVE_ITERATIONS):
+    """Weights ``A`` (m, n_out) of the function ``sum_j A_j k(z_j, .)``
+    minimizing ``sum_i S_i(A) + (alpha W / 2) tr(A' Kzz A)`` from ``A0``,
+    where ``evaluate(A)`` returns the nodes' reports stacked (n_reports,
+    2 + m n_out; see :class:`NodeSums`) and ``W`` their total weight.
+
+    L-BFGS (at most ``max_iter`` iterations) runs on the whitened weights
+    ``B = L' A`` (:func:`whitening`), in which the penalty is ``(alpha W / 2)
+    ||B||^2`` up to the jitter and the problem is far better conditioned
+    than in ``A``; every point it evaluates is mapped to the ``A`` the root
+    sends (``A = L'^{-1} B``) and the reports' gradient ``G`` in ``A`` to
+    ``L^{-1} G``.  Returns ``(A, evaluations)``, one evaluation per distinct
+    ``B`` (the first, at ``A0``'s whitened weights, also finds the reports'
+    weight); ``A0`` when the reports hold no weight."""
+    A0 = np.asarray(A0, dtype=np.float64)
+    shape = A0.shape
+    L = whitening(Kzz)
+    n_eval, last = [0], {}
+
+    def to_a(b):
+        return solve_triangular(L.T, b.reshape(shape), lower=False)
+
+    def totals(b):
+        # One tree round per new point.
+        key = b.tobytes()
+        if key not in last:
+            last.clear()
+            A = to_a(b)
+            last[key] = (A, evaluate(A).sum(axis=0))
+            n_eval[0] += 1
+        return last[key]
+
+    b0 = np.ascontiguousarray(L.T @ A0).ravel()
+    if not totals(b0)[1][1] > 0:
+        return A0, n_eval[0]
+
+    def objective(b):
+        A, total = totals(b)
+        KA = Kzz @ A
+        scale = alpha * total[1]
+        grad = total[2:].reshape(shape) + scale * KA
+        return (float(total[0] + 0.5 * scale * np.sum(A * KA)),
+                solve_triangular(L, grad, lower=True).ravel())
+
+    result = minimize(objective, b0, jac=True, method="L-BFGS-B",
+                      options={"maxiter": int(max_iter), "gtol": 1e-6})
+    return np.ascontiguousarray(to_a(result.x)), n_eval[0]
+
+
 def _width_shared(gamma):
     """Whether every node knows the width without a message (a float gamma)."""
     return gamma is None or (isinstance(gamma, numbers.Real) and not isinstance(gamma, bool))
@@ -349,7 +530,7 @@ class _NetworkFunctionMixin:
         return rows, X, y, weights, baseline
 
     def _build_network_function(self, X=None, y=None, codes=None, sample_weight=None,
-                                lost=None, references=True):
+                                lost=None, references=True, solve=False, node_sums=None):
         """Run the protocol of the module; return its log (over ``nodes_``).
 
         ``X``, ``y`` (encoded), ``codes`` and ``sample_weight`` are the
@@ -500,7 +681,50 @@ class _NetworkFunctionMixin:
         self.network_coef_ = [final[root][1].copy() for root in roots]
         self.network_component_ = component
         self.network_excluded_ = excluded
+        # Step 4's rounds (its evaluations and the gate's) and choice, per component.
+        self._network_solve_rounds = np.zeros(len(roots), dtype=np.intp)
+        self._network_solved = np.zeros(len(roots), dtype=bool)
+        self._network_mean_coef = [W.copy() for W in self.network_coef_]  # step 3's
+        if solve and node_sums is None and X is not None:
+            node_sums = NodeSums(self._join_kernel, self._loss_name(), X, y, codes,
+                                 sample_weight, self._node_function)
+        if (solve and node_sums is not None and not self._is_regressor()
+                and not network.rogue_fraction):
+            self._solve_network(node_sums, parents, component, excluded, sim)
         return sim.log(node_labels=self.nodes_)
+
+    def _solve_network(self, node_sums, parents, component, excluded, sim):
+        """Step 4 of the module: every component's weights re-solved on its
+        nodes' summed losses (``network_coef_``), one counted tree round per
+        evaluation."""
+        n_out = self._n_outputs
+        for c, D in enumerate(self.network_dictionary_):
+            if not len(D):
+                continue
+            gamma = float(self.network_gamma_[c])
+            nodes = np.flatnonzero((component == c) & ~excluded)
+            if not len(nodes):
+                continue   # (a lost node's component: nobody to solve for)
+            rounds, A = 0, self.network_coef_[c]
+            A, rounds = solve_weights(self._join_kernel(gamma)(D, D), A, float(self.alpha),
+                                      lambda A: node_sums(D, gamma, A, nodes))
+            tree = np.where(np.isin(np.arange(len(parents)), nodes), parents, -1)
+            m = len(D)
+            for _ in range(rounds):
+                count_tree_round(sim.counter, tree, payload_bytes(n_float64=m * n_out + 2),
+                                 payload_bytes(n_float64=m * n_out))
+                sim.counter.next_round()
+            # The gate: the nodes' errors with their own functions and with
+            # the solved one, and their weight, summed up the tree; the
+            # root's choice (an int32) back down.
+            own, solved, weight = node_sums.errors(D, gamma, A, nodes).sum(axis=0)
+            count_tree_round(sim.counter, tree, payload_bytes(n_float64=3),
+                             payload_bytes(n_int32=1))
+            sim.counter.next_round()
+            self._network_solve_rounds[c] = rounds + 1
+            if weight > 0 and solved - own <= SOLVE_GATE * weight:
+                self.network_coef_[c] = np.ascontiguousarray(A)
+                self._network_solved[c] = True
 
     def _network_scale_sums(self, X, y, codes, sample_weight):
         """Every node's sums ``(sum_s w_s f0(x_s) y_s, sum_s w_s f0(x_s)^2,
