@@ -6,28 +6,35 @@ import warnings
 import numpy as np
 from scipy import linalg, sparse
 from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import FederatedRegressorMixin
 from .._core._support_fast import refit_statistics
 from ..network import payload_bytes
+from ._intercepts import (
+    _effective_sizes,
+    _node_moments,
+    intercept_prior,
+    shrunk_intercepts,
+)
 from ._join import join_sparse_linear
 from ._protocol import _OneShotSupportMixin
-
 
 # Messages of the refit round are computed this many values at a time.
 _REFIT_BLOCK = 1 << 22
 
-
-def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared):
+def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared, moments=False):
     """Round 2 of the refit: every node's means, the sum of what the senders sent.
 
     Returns ``means`` (n_nodes, s + 1), each node's weighted ``[mean y,
-    mean x_S]``, and ``total``, the sum over ``senders`` of their messages
+    mean x_S]``, ``total``, the sum over ``senders`` of their messages
     (``G[triu_indices(m)]`` then ``b``; see
     :func:`~skfed._core._support_fast.refit_statistics`), rogue senders'
-    messages corrupted on the way.  Linear in nodes, no Python loop over
-    them: messages are computed in Cython a block of senders at a time.
+    messages corrupted on the way, and ``received``: with ``moments`` the
+    senders' whole messages (the statistics then :func:`_node_moments`'
+    values, corrupted alike), else None.  Linear in nodes, no Python loop
+    over them: messages are computed in Cython a block of senders at a time.
     """
     s = len(support)
     m = s + 1 if shared else s
@@ -43,18 +50,25 @@ def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared):
     del weighted
     n_values = m * (m + 1) // 2 + m
     total = np.zeros(n_values)
+    extra = _node_moments(y, w, layout, means) if moments else None
+    received = np.zeros((len(senders), n_values + extra.shape[1])) if moments else None
     step = max(1, _REFIT_BLOCK // max(n_values, 1))
     row = np.zeros(max(m, 1))
-    for first in range(0, len(senders) if n_values else 0, step):
+    for first in range(0, len(senders) if (n_values or moments) else 0, step):
         block = np.ascontiguousarray(senders[first : first + step])
         messages = np.zeros((len(block), n_values))
         refit_statistics(
             XS, y, w, layout.offsets, block, means, bool(per_node), bool(shared),
             messages, row,
         )
+        if moments:  # one message: the statistics, then the moments
+            messages = np.hstack([messages, extra[block]])
         messages = np.asarray(sim.corrupt_value_rows(messages, block), dtype=np.float64)
+        if moments:
+            received[first : first + len(block)] = messages
+            messages = messages[:, :n_values]
         total += messages.sum(axis=0)
-    return means, total
+    return means, total, received
 
 
 class FederatedSparseLinearRegression(
@@ -198,7 +212,7 @@ class FederatedSparseLinearRegression(
 
     _parameter_constraints = {
         **_OneShotSupportMixin._support_parameter_constraints,
-        "per_node_intercept": ["boolean"],
+        "per_node_intercept": ["boolean", StrOptions({"shrunk"})],
     }
 
     def __init__(
@@ -265,11 +279,13 @@ class FederatedSparseLinearRegression(
         support = np.flatnonzero(self.support_)
         s = len(support)
         per_node = self.fit_intercept and self.per_node_intercept
+        shrunk = bool(per_node) and self.per_node_intercept == "shrunk"
         shared = self.fit_intercept and not self.per_node_intercept
         m = s + 1 if shared else s
         all_nodes = np.arange(n_nodes, dtype=np.intp)
 
-        # Round 2: the server broadcasts S; answering clients send statistics.
+        # Round 2: the server broadcasts S; answering clients send statistics
+        # (and, for shrunk intercepts, their moments).
         counter = sim.counter
         counter.broadcast_from_server(
             all_nodes, np.full(n_nodes, payload_bytes(n_bits=d), dtype=np.int64)
@@ -278,12 +294,13 @@ class FederatedSparseLinearRegression(
         answered = active & (work >= 1.0)
         senders = np.flatnonzero(answered).astype(np.intp)
         iu = np.triu_indices(m)
-        means, total = _refit_round(X, y, w, layout, support, senders, sim, per_node, shared)
+        means, total, received = _refit_round(
+            X, y, w, layout, support, senders, sim, per_node, shared, moments=shrunk)
         gram = np.zeros((m, m))
         gram[iu] = total[: len(iu[0])]
         gram = gram + np.triu(gram, 1).T
         rhs = total[len(iu[0]) :]
-        n_values = len(iu[0]) + m
+        n_values = len(iu[0]) + m + (s + 4 if shrunk else 0)
         counter.gather_to_server(
             senders,
             np.full(len(senders), payload_bytes(n_float64=n_values), dtype=np.int64),
@@ -302,9 +319,10 @@ class FederatedSparseLinearRegression(
         else:
             solution = np.zeros(0)
 
-        # Round 3: the server broadcasts the coefficients.
+        # Round 3: the server broadcasts the coefficients (and the prior).
+        n_sent = m + (2 if shrunk else 0)
         counter.broadcast_from_server(
-            all_nodes, np.full(n_nodes, payload_bytes(n_float64=m), dtype=np.int64)
+            all_nodes, np.full(n_nodes, payload_bytes(n_float64=n_sent), dtype=np.int64)
         )
         counter.next_round()
 
@@ -312,7 +330,17 @@ class FederatedSparseLinearRegression(
         self.coef_ = np.zeros(d)
         self.coef_[support] = coef_S
         if per_node:
-            self.intercept_ = means[:, 0] - means[:, 1:] @ coef_S
+            own = means[:, 0] - means[:, 1:] @ coef_S
+            if shrunk:
+                trim = float(getattr(self, "rogue_tolerance_", 0.0) or 0.0)
+                mu, ratio = intercept_prior(received, coef_S, trim)
+                if not np.isfinite(mu):  # no client answered: the nodes' mean
+                    mu = float(own.mean())
+                self.intercept_mean_ = mu
+                self.intercept_ratio_ = ratio
+                self.intercept_ = shrunk_intercepts(own, _effective_sizes(w, layout), mu, ratio)
+            else:
+                self.intercept_ = own
         elif shared:
             self.intercept_ = float(solution[0])
         else:
@@ -384,5 +412,8 @@ class FederatedSparseLinearRegression(
         pred = np.asarray(X @ self.coef_, dtype=np.float64).ravel()
         if np.ndim(self.intercept_) == 0:
             return pred + self.intercept_
-        intercepts = np.append(self.intercept_, self.intercept_.mean())
+        unseen = getattr(self, "intercept_mean_", None)
+        if unseen is None:
+            unseen = self.intercept_.mean()
+        intercepts = np.append(self.intercept_, unseen)
         return pred + intercepts[codes]
