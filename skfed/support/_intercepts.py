@@ -11,17 +11,16 @@ _MIN_PRIOR_NODES = 4
 
 
 def _node_moments(y, w, layout, means):
-    """Each node's ``[W, sum w^2, sum w (y - mean y)^2, mean y, mean x_S]``:
-    the ``s + 4`` values a client adds to its refit message with
-    ``per_node_intercept="shrunk"`` (its weight, the sum of its squared
-    weights, its centred target's weighted sum of squares and its means)."""
+    """Each node's ``[W, sum w (y - mean y)^2, mean y, mean x_S]``: the
+    ``s + 3`` values a client adds to its refit message with
+    ``per_node_intercept="shrunk"`` (its weight, its centred target's
+    weighted sum of squares and its means)."""
     starts = layout.offsets[:-1]
     w = w.astype(np.float64)
     codes = np.repeat(np.arange(layout.n_nodes), np.diff(layout.offsets))
     centred = np.asarray(y, dtype=np.float64) - means[codes, 0]
     return np.column_stack([
-        np.add.reduceat(w, starts), np.add.reduceat(w * w, starts),
-        np.add.reduceat(w * centred * centred, starts), means,
+        np.add.reduceat(w, starts), np.add.reduceat(w * centred * centred, starts), means,
     ])
 
 
@@ -30,24 +29,23 @@ def intercept_prior(rows, coef_S, trim):
 
     ``rows`` holds what each answering client sent with
     ``per_node_intercept="shrunk"``: its refit message (``G[triu_indices(s)]``,
-    ``b``, centred on its means) followed by :func:`_node_moments`' ``s + 4``
-    values.  For client ``i`` (weight ``W_i``, squared weights ``V_i``)::
+    ``b``, centred on its means) followed by :func:`_node_moments`' ``s + 3``
+    values.  For client ``i`` of weight ``W_i`` (its samples' summed
+    weights: integer weights count as repeated rows, scikit-learn's
+    convention)::
 
         own_i  = mean y_i - mean x_{i,S} coef_S       (its exact intercept)
-        n_i    = W_i^2 / V_i                          (effective samples)
-        dof_i  = W_i - V_i / W_i                      (n_i - 1 unweighted)
         rss_i  = yy_i - 2 coef_S . b_i + coef_S' G_i coef_S
 
     and the model ``own_i = mu + u_i + e_i``, ``u_i ~ (0, tau^2)``, ``e_i ~
     (0, sigma^2 / n_i)``; by moments::
 
-        sigma^2 = sum rss_i / sum dof_i
+        sigma^2 = sum rss_i / sum (W_i - 1)
         mu      = trimmed mean of own_i (a fraction ``trim`` cut at each end)
-        tau^2   = max(0, var(own_i) - sigma^2 mean(1 / n_i))
+        tau^2   = max(0, var(own_i) - sigma^2 mean(1 / W_i))
 
-    over the clients whose values are finite and consistent (``W_i > 0``,
-    ``V_i > 0``, ``dof_i >= 0``, ``rss_i >= 0``; a complemented rogue's
-    negative weight fails this).  Returns ``ratio = tau^2 / sigma^2``
+    over the clients whose values are finite and consistent (``W_i >= 1``,
+    ``rss_i >= 0``; a complemented rogue's negative weight fails this).  Returns ``ratio = tau^2 / sigma^2``
     (``inf`` when ``sigma^2 = 0`` or under :data:`_MIN_PRIOR_NODES` clients:
     no shrinkage); a node then takes ``mu + n r / (n r + 1) (own - mu)``.
     A corrupted client that passes the checks can only raise ``var(own)``
@@ -62,15 +60,12 @@ def intercept_prior(rows, coef_S, trim):
     iu = np.triu_indices(s)
     pair = np.outer(coef_S, coef_S)[iu] * np.where(iu[0] == iu[1], 1.0, 2.0)
     G, b = rows[:, :n_tri], rows[:, n_tri : n_tri + s]
-    W, V, yy = rows[:, n_tri + s], rows[:, n_tri + s + 1], rows[:, n_tri + s + 2]
-    means = rows[:, n_tri + s + 3 :]
+    W, yy = rows[:, n_tri + s], rows[:, n_tri + s + 1]
+    means = rows[:, n_tri + s + 2 :]
     rss = yy - 2.0 * (b @ coef_S) + G @ pair
     own = means[:, 0] - means[:, 1:] @ coef_S
-    with np.errstate(divide="ignore", invalid="ignore"):
-        n_eff = W * W / V
-        dof = W - V / W
-    ok = (np.isfinite(rows).all(axis=1) & (W > 0) & (V > 0) & (dof >= 0)
-          & (rss >= 0) & np.isfinite(own))
+    n_eff, dof = W, W - 1.0
+    ok = np.isfinite(rows).all(axis=1) & (W >= 1) & (rss >= 0) & np.isfinite(own)
     if ok.sum() < _MIN_PRIOR_NODES:
         mu = float(own[ok].mean()) if ok.any() else float("nan")
         return mu, float("inf")
@@ -96,8 +91,6 @@ def shrunk_intercepts(own, n_eff, mu, ratio):
     return mu + weight * (own - mu)
 
 
-def _effective_sizes(w, layout):
-    """Each node's effective number of samples, ``(sum w)^2 / sum w^2``."""
-    starts = layout.offsets[:-1]
-    w = w.astype(np.float64)
-    return np.add.reduceat(w, starts) ** 2 / np.add.reduceat(w * w, starts)
+def _node_weights(w, layout):
+    """Each node's weight ``W_i`` (its number of samples when unweighted)."""
+    return np.add.reduceat(w.astype(np.float64), layout.offsets[:-1])

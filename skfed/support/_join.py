@@ -212,8 +212,7 @@ def join_sparse_linear(est, X, y, groups, sample_weight):
         means = sums / node_weight[:, None]
         intercepts = means[:, 0] - means[:, 1:] @ est.coef_[support]
         if shrunk:
-            n_eff = node_weight ** 2 / np.bincount(codes, weights=w * w, minlength=n_new)
-            intercepts = shrunk_intercepts(intercepts, n_eff, est.intercept_mean_,
+            intercepts = shrunk_intercepts(intercepts, node_weight, est.intercept_mean_,
                                            est.intercept_ratio_)
         est.intercept_ = np.concatenate([est.intercept_, intercepts])
     est.client_supports_ = np.vstack([est.client_supports_, np.zeros((n_new, d), bool)])

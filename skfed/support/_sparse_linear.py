@@ -13,8 +13,8 @@ from .._base import FederatedRegressorMixin
 from .._core._support_fast import refit_statistics
 from ..network import payload_bytes
 from ._intercepts import (
-    _effective_sizes,
     _node_moments,
+    _node_weights,
     intercept_prior,
     shrunk_intercepts,
 )
@@ -221,7 +221,7 @@ class FederatedSparseLinearRegression(
         *,
         threshold="auto",
         fit_intercept=True,
-        per_node_intercept=True,
+        per_node_intercept="shrunk",
         auto_z=None,
         rogue_tolerance="auto",
         fwer=None,
@@ -300,7 +300,7 @@ class FederatedSparseLinearRegression(
         gram[iu] = total[: len(iu[0])]
         gram = gram + np.triu(gram, 1).T
         rhs = total[len(iu[0]) :]
-        n_values = len(iu[0]) + m + (s + 4 if shrunk else 0)
+        n_values = len(iu[0]) + m + (s + 3 if shrunk else 0)
         counter.gather_to_server(
             senders,
             np.full(len(senders), payload_bytes(n_float64=n_values), dtype=np.int64),
@@ -338,7 +338,7 @@ class FederatedSparseLinearRegression(
                     mu = float(own.mean())
                 self.intercept_mean_ = mu
                 self.intercept_ratio_ = ratio
-                self.intercept_ = shrunk_intercepts(own, _effective_sizes(w, layout), mu, ratio)
+                self.intercept_ = shrunk_intercepts(own, _node_weights(w, layout), mu, ratio)
             else:
                 self.intercept_ = own
         elif shared:

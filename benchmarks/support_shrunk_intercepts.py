@@ -1,0 +1,231 @@
+"""Shrunk per-node intercepts of the sparse linear model (issue 32).
+
+:class:`~skfed.support.FederatedSparseLinearRegression` with
+``per_node_intercept=True`` gives every node the exact intercept of its
+own rows, ``mean(y_i) - mean(X_{i,S}) coef_S``; a node of ``k = 5`` rows
+gets a noisy one (on School the join and the refit score alike at ``k = 5``,
+9 points under pooled Ridge).  ``per_node_intercept="shrunk"`` treats the
+intercepts as random effects: the server estimates their mean ``mu``, their
+spread ``tau^2`` and the residual variance ``sigma^2`` by moments from
+``s + 4`` more float64 per client in the refit round, and every node (a
+newcomer too) takes ``mu + n tau^2 / (n tau^2 + sigma^2) (own - mu)``.
+
+This script compares the two on the same arrays (R^2 x 100):
+
+* ``school``: ``benchmarks/new_nodes.py``'s School splits (111-112 fitted
+  and 28 new schools; a newcomer's ``k`` rows, its other rows scored): the
+  join and a refit on all schools for each variant, pooled ``Ridge()`` (the
+  table's Global), and the join's bytes and CPU over the refit's;
+* ``families``: held-out synthetic families made here (not used to design
+  the rule): a sparse linear model with a random intercept per node; the
+  fitted nodes' held-out rows (``fit``) and newcomers' (``join k``) against
+  pooled ``Ridge`` / ``LassoCV`` (one intercept, on all training rows) and
+  ``Ridge`` per node (Local, on the node's own rows; the newcomer's ``k``).
+
+Usage::
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/support_shrunk_intercepts.py school --seeds 0,1,2
+    OPENBLAS_NUM_THREADS=1 python benchmarks/support_shrunk_intercepts.py families --seeds 0,1,2
+    OPENBLAS_NUM_THREADS=1 python benchmarks/support_shrunk_intercepts.py fit-rows --seeds 0,1,2
+"""
+
+import argparse
+import copy
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LassoCV, Ridge
+from sklearn.metrics import r2_score
+
+sys.path.insert(0, str(Path(__file__).parent))
+import new_nodes as nn  # noqa: E402
+
+from skfed.baselines import LocalEstimator  # noqa: E402
+from skfed.support import FederatedSparseLinearRegression  # noqa: E402
+
+VARIANTS = (True, "shrunk")
+
+
+def _cpu(fn):
+    start = time.process_time()
+    out = fn()
+    return out, time.process_time() - start
+
+
+def school(seeds, ks):
+    rows = {}
+    for seed in seeds:
+        X, y, g, _ = nn.load("school", seed)
+        fit_rows, _, order = nn.split(X, y, g, seed)
+        Xf, yf, gf = X[fit_rows], y[fit_rows], g[fit_rows]
+        fitted = {v: FederatedSparseLinearRegression(per_node_intercept=v, random_state=seed)
+                  .fit(Xf, yf, groups=gf) for v in VARIANTS}
+        for k in ks:
+            tr, te = nn.new_node_rows(order, k)
+            Xt, yt, gt = X[te], y[te], g[te]
+            Xp, yp = np.concatenate([Xf, X[tr]]), np.concatenate([yf, y[tr]])
+            gp = np.concatenate([gf, g[tr]])
+            row = {"Ridge": 100 * r2_score(yt, Ridge().fit(Xp, yp).predict(Xt))}
+            for v, est in fitted.items():
+                joined, join_cpu = _cpu(lambda est=est: copy.deepcopy(est).add_nodes(
+                    X[tr], y[tr], groups=g[tr]))
+                refit, refit_cpu = _cpu(lambda est=est: clone(est).fit(Xp, yp, groups=gp))
+                name = "exact" if v is True else "shrunk"
+                row[f"join {name}"] = 100 * r2_score(yt, joined.predict(Xt, groups=gt))
+                row[f"refit {name}"] = 100 * r2_score(yt, refit.predict(Xt, groups=gt))
+                row[f"bytes {name}"] = (joined.join_communication_.total_bytes
+                                        / refit.n_bytes_sent_)
+                row[f"cpu {name}"] = join_cpu / refit_cpu
+                if v == "shrunk":
+                    row["ratio"] = est.intercept_ratio_
+            rows.setdefault(k, []).append(row)
+            print(seed, k, " ".join(f"{key} {val:.4f}" for key, val in row.items()), flush=True)
+    _table(rows, "k")
+
+
+# Held-out families: (nodes, rows per fitted node (low, high), d, s, tau, sigma,
+# random-effect law).  Newcomers are a fifth of the nodes with k + 30 rows.
+FAMILIES = {
+    "many-small": dict(n_nodes=300, sizes=(6, 16), d=20, s=3, tau=1.0, sigma=1.0),
+    "alike": dict(n_nodes=100, sizes=(15, 30), d=20, s=3, tau=0.05, sigma=1.0),
+    "noise-features": dict(n_nodes=100, sizes=(20, 40), d=200, s=5, tau=0.5, sigma=1.0),
+    "wide-spread": dict(n_nodes=60, sizes=(30, 80), d=20, s=4, tau=3.0, sigma=1.0),
+    "heavy-intercepts": dict(n_nodes=150, sizes=(8, 40), d=20, s=3, tau=1.0, sigma=1.0,
+                             law="t2"),
+    "mixed-sizes": dict(n_nodes=150, sizes=(4, 300), d=30, s=5, tau=0.7, sigma=1.5,
+                        law="normal", log_sizes=True),
+}
+
+
+def make_family(name, seed, k):
+    spec = FAMILIES[name]
+    rng = np.random.RandomState(seed)
+    n_nodes, d, s = spec["n_nodes"], spec["d"], spec["s"]
+    low, high = spec["sizes"]
+    if spec.get("log_sizes"):
+        sizes = np.exp(rng.uniform(np.log(low), np.log(high), size=n_nodes)).astype(int)
+    else:
+        sizes = rng.randint(low, high + 1, size=n_nodes)
+    new = rng.rand(n_nodes) < 0.2
+    sizes = np.where(new, k + 30, sizes)
+    coef = np.zeros(d)
+    coef[rng.choice(d, s, replace=False)] = rng.choice([-1, 1], s) * rng.uniform(0.5, 1.5, s)
+    if spec.get("law") == "t2":
+        effects = spec["tau"] * rng.standard_t(2, size=n_nodes)
+    else:
+        effects = spec["tau"] * rng.normal(size=n_nodes)
+    groups = np.repeat(np.arange(n_nodes), sizes)
+    X = rng.normal(size=(len(groups), d)) + 0.3 * rng.normal(size=(n_nodes, d))[groups]
+    y = X @ coef + effects[groups] + spec["sigma"] * rng.normal(size=len(groups))
+    # fitted nodes: 70 % of their rows to train (at least 1 to test);
+    # newcomers: their first k rows
+    train = np.zeros(len(groups), bool)
+    for node in range(n_nodes):
+        rows = np.flatnonzero(groups == node)
+        n_train = k if new[node] else max(1, min(len(rows) - 1, int(round(0.7 * len(rows)))))
+        train[rows[:n_train]] = True
+    return X, y, groups, new, train
+
+
+def families(seeds, ks, names):
+    warnings.filterwarnings("ignore", category=ConvergenceWarning)
+    warnings.filterwarnings("ignore", category=UserWarning)
+    rows = {}
+    for name in names:
+        for seed in seeds:
+            for k in ks:
+                X, y, g, new, train = make_family(name, seed, k)
+                is_new = new[g]
+                fit_tr, fit_te = train & ~is_new, ~train & ~is_new
+                new_tr, new_te = train & is_new, ~train & is_new
+                row = {}
+                for v in VARIANTS:
+                    est = FederatedSparseLinearRegression(
+                        per_node_intercept=v, random_state=seed).fit(
+                            X[fit_tr], y[fit_tr], groups=g[fit_tr])
+                    label = "exact" if v is True else "shrunk"
+                    if k == ks[0]:
+                        row[f"fit {label}"] = 100 * r2_score(
+                            y[fit_te], est.predict(X[fit_te], groups=g[fit_te]))
+                    est.add_nodes(X[new_tr], y[new_tr], groups=g[new_tr])
+                    row[f"join {label}"] = 100 * r2_score(
+                        y[new_te], est.predict(X[new_te], groups=g[new_te]))
+                all_tr = train
+                folds = 5
+                for base, make in (("Ridge", Ridge),
+                                   ("LassoCV", lambda: LassoCV(cv=folds))):
+                    model = make().fit(X[all_tr], y[all_tr])
+                    if k == ks[0]:
+                        row[f"fit {base}"] = 100 * r2_score(y[fit_te], model.predict(X[fit_te]))
+                    row[f"join {base}"] = 100 * r2_score(y[new_te], model.predict(X[new_te]))
+                local = LocalEstimator(Ridge()).fit(X[train], y[train], groups=g[train])
+                if k == ks[0]:
+                    row["fit Local"] = 100 * r2_score(y[fit_te],
+                                                      local.predict(X[fit_te], groups=g[fit_te]))
+                row["join Local"] = 100 * r2_score(y[new_te],
+                                                   local.predict(X[new_te], groups=g[new_te]))
+                rows.setdefault((name, k), []).append(row)
+                print(name, seed, k, " ".join(f"{key} {val:.2f}" for key, val in row.items()),
+                      flush=True)
+    _table(rows, "family, k")
+
+
+def fit_rows(seeds, sizes, dims, designs):
+    """``support_vs_pooled.py --refit``'s rows (10 test samples a client):
+    both variants' test R^2 (the guide quotes the default's)."""
+    import support_vs_pooled as svp
+
+    warnings.filterwarnings("ignore", category=UserWarning)
+    for design in designs:
+        for size in sizes:
+            g, n = (int(v) for v in size.split("x"))
+            for dim in dims:
+                d, s = (int(v) for v in dim.split(":"))
+                for seed in seeds:
+                    X, y, groups, Xt, yt, gt, _ = svp.make_design(design, g, n, d, s, seed,
+                                                                  n_test=10)
+                    row = {}
+                    for v in VARIANTS:
+                        est = FederatedSparseLinearRegression(per_node_intercept=v).fit(
+                            X, y, groups=groups)
+                        label = "exact" if v is True else "shrunk"
+                        row[label] = r2_score(yt, est.predict(Xt, groups=gt))
+                        row[f"kB {label}"] = est.n_bytes_sent_ / 1e3
+                    print(design, size, dim, seed,
+                          " ".join(f"{key} {val:.6f}" for key, val in row.items()), flush=True)
+
+
+def _table(rows, label):
+    print(label)
+    for key, sel in rows.items():
+        names = list(sel[0])
+        print(key, " ".join(f"{n} {np.mean([r[n] for r in sel]):.3f}" for n in names))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("what", choices=("school", "families", "fit-rows"))
+    parser.add_argument("--sizes", default="1000x30,10000x10")
+    parser.add_argument("--dims", default="20:3,20:10,200:5")
+    parser.add_argument("--designs", default="independent,toeplitz,heterogeneous")
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--ks", default="5,10,20")
+    parser.add_argument("--families", default=",".join(FAMILIES))
+    args = parser.parse_args()
+    seeds = [int(s) for s in args.seeds.split(",")]
+    ks = [int(k) for k in args.ks.split(",")]
+    if args.what == "school":
+        school(seeds, ks)
+    elif args.what == "families":
+        families(seeds, ks, args.families.split(","))
+    else:
+        fit_rows(seeds, args.sizes.split(","), args.dims.split(","), args.designs.split(","))
+
+
+if __name__ == "__main__":
+    main()
