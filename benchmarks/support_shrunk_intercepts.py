@@ -27,6 +27,7 @@ Usage::
     OPENBLAS_NUM_THREADS=1 python benchmarks/support_shrunk_intercepts.py school --seeds 0,1,2
     OPENBLAS_NUM_THREADS=1 python benchmarks/support_shrunk_intercepts.py families --seeds 0,1,2
     OPENBLAS_NUM_THREADS=1 python benchmarks/support_shrunk_intercepts.py fit-rows --seeds 0,1,2
+    OPENBLAS_NUM_THREADS=1 python benchmarks/support_shrunk_intercepts.py school-prior --seeds 0,1,2
 """
 
 import argparse
@@ -43,10 +44,11 @@ from sklearn.linear_model import LassoCV, Ridge
 from sklearn.metrics import r2_score
 
 sys.path.insert(0, str(Path(__file__).parent))
-import new_nodes as nn  # noqa: E402
+import new_nodes as nn
 
-from skfed.baselines import LocalEstimator  # noqa: E402
-from skfed.support import FederatedSparseLinearRegression  # noqa: E402
+from skfed.baselines import LocalEstimator
+from skfed.support import FederatedSparseLinearRegression
+from skfed.support._intercepts import shrunk_intercepts
 
 VARIANTS = (True, "shrunk")
 
@@ -72,9 +74,11 @@ def school(seeds, ks):
             gp = np.concatenate([gf, g[tr]])
             row = {"Ridge": 100 * r2_score(yt, Ridge().fit(Xp, yp).predict(Xt))}
             for v, est in fitted.items():
-                joined, join_cpu = _cpu(lambda est=est: copy.deepcopy(est).add_nodes(
-                    X[tr], y[tr], groups=g[tr]))
-                refit, refit_cpu = _cpu(lambda est=est: clone(est).fit(Xp, yp, groups=gp))
+                joined, join_cpu = _cpu(
+                    lambda est=est, Xk=X[tr], yk=y[tr], gk=g[tr]: copy.deepcopy(est).add_nodes(
+                        Xk, yk, groups=gk))
+                refit, refit_cpu = _cpu(
+                    lambda est=est, Xp=Xp, yp=yp, gp=gp: clone(est).fit(Xp, yp, groups=gp))
                 name = "exact" if v is True else "shrunk"
                 row[f"join {name}"] = 100 * r2_score(yt, joined.predict(Xt, groups=gt))
                 row[f"refit {name}"] = 100 * r2_score(yt, refit.predict(Xt, groups=gt))
@@ -91,14 +95,17 @@ def school(seeds, ks):
 # Held-out families: (nodes, rows per fitted node (low, high), d, s, tau, sigma,
 # random-effect law).  Newcomers are a fifth of the nodes with k + 30 rows.
 FAMILIES = {
-    "many-small": dict(n_nodes=300, sizes=(6, 16), d=20, s=3, tau=1.0, sigma=1.0),
-    "alike": dict(n_nodes=100, sizes=(15, 30), d=20, s=3, tau=0.05, sigma=1.0),
-    "noise-features": dict(n_nodes=100, sizes=(20, 40), d=200, s=5, tau=0.5, sigma=1.0),
-    "wide-spread": dict(n_nodes=60, sizes=(30, 80), d=20, s=4, tau=3.0, sigma=1.0),
-    "heavy-intercepts": dict(n_nodes=150, sizes=(8, 40), d=20, s=3, tau=1.0, sigma=1.0,
-                             law="t2"),
-    "mixed-sizes": dict(n_nodes=150, sizes=(4, 300), d=30, s=5, tau=0.7, sigma=1.5,
-                        law="normal", log_sizes=True),
+    "many-small": {"n_nodes": 300, "sizes": (6, 16), "d": 20, "s": 3, "tau": 1.0,
+                   "sigma": 1.0},
+    "alike": {"n_nodes": 100, "sizes": (15, 30), "d": 20, "s": 3, "tau": 0.05, "sigma": 1.0},
+    "noise-features": {"n_nodes": 100, "sizes": (20, 40), "d": 200, "s": 5, "tau": 0.5,
+                       "sigma": 1.0},
+    "wide-spread": {"n_nodes": 60, "sizes": (30, 80), "d": 20, "s": 4, "tau": 3.0,
+                    "sigma": 1.0},
+    "heavy-intercepts": {"n_nodes": 150, "sizes": (8, 40), "d": 20, "s": 3, "tau": 1.0,
+                         "sigma": 1.0, "law": "t2"},
+    "mixed-sizes": {"n_nodes": 150, "sizes": (4, 300), "d": 30, "s": 5, "tau": 0.7,
+                    "sigma": 1.5, "law": "normal", "log_sizes": True},
 }
 
 
@@ -127,7 +134,7 @@ def make_family(name, seed, k):
     train = np.zeros(len(groups), bool)
     for node in range(n_nodes):
         rows = np.flatnonzero(groups == node)
-        n_train = k if new[node] else max(1, min(len(rows) - 1, int(round(0.7 * len(rows)))))
+        n_train = k if new[node] else max(1, min(len(rows) - 1, round(0.7 * len(rows))))
         train[rows[:n_train]] = True
     return X, y, groups, new, train
 
@@ -155,11 +162,8 @@ def families(seeds, ks, names):
                     est.add_nodes(X[new_tr], y[new_tr], groups=g[new_tr])
                     row[f"join {label}"] = 100 * r2_score(
                         y[new_te], est.predict(X[new_te], groups=g[new_te]))
-                all_tr = train
-                folds = 5
-                for base, make in (("Ridge", Ridge),
-                                   ("LassoCV", lambda: LassoCV(cv=folds))):
-                    model = make().fit(X[all_tr], y[all_tr])
+                for base, make in (("Ridge", Ridge), ("LassoCV", lambda: LassoCV(cv=5))):
+                    model = make().fit(X[train], y[train])
                     if k == ks[0]:
                         row[f"fit {base}"] = 100 * r2_score(y[fit_te], model.predict(X[fit_te]))
                     row[f"join {base}"] = 100 * r2_score(y[new_te], model.predict(X[new_te]))
@@ -173,6 +177,77 @@ def families(seeds, ks, names):
                 print(name, seed, k, " ".join(f"{key} {val:.2f}" for key, val in row.items()),
                       flush=True)
     _table(rows, "family, k")
+
+
+def school_prior(seeds, ks):
+    """Where School's remaining ``k = 5`` gap is: the newcomers' intercepts.
+
+    On the package's fit (coefficients unchanged), a newcomer's intercept
+    set five ways: ``exact`` (per_node_intercept=True), ``shrunk`` (the
+    default), ``oracle`` (its test rows' mean residual: the ceiling of any
+    intercept rule), and shrunk toward a prior *mean* predicted from the
+    school's node-level features (the 7 of School's 28 that are constant
+    within every school: invisible to the centred refit), ``RidgeCV`` of
+    the fitted schools' exact intercepts on them (weighted by size); the
+    prior's spread is the residuals' less the noise.  Computed here from
+    the arrays: a protocol would have every client send those features'
+    values (and the server tell which features are node-level).
+    """
+    from sklearn.linear_model import RidgeCV
+
+    warnings.filterwarnings("ignore", category=UserWarning)
+    rows = {}
+    for seed in seeds:
+        X, y, g, _ = nn.load("school", seed)
+        fit_rows, _, order = nn.split(X, y, g, seed)
+        Xf, yf, gf = X[fit_rows], y[fit_rows], g[fit_rows]
+        est = FederatedSparseLinearRegression(random_state=seed).fit(Xf, yf, groups=gf)
+        exact = FederatedSparseLinearRegression(per_node_intercept=True,
+                                                random_state=seed).fit(Xf, yf, groups=gf)
+        S, n_old = np.flatnonzero(est.coef_), len(est.nodes_)
+        codes = np.searchsorted(est.nodes_, gf)
+        W = np.bincount(codes).astype(float)
+        node_means = np.array([Xf[codes == i].mean(0) for i in range(n_old)])
+        within = np.array([Xf[codes == i].var(0) for i in range(n_old)])
+        level2 = np.flatnonzero(np.average(within, axis=0, weights=W) < 1e-12)
+        resid = yf - Xf[:, S] @ est.coef_[S] - exact.intercept_[codes]
+        sigma2 = (resid ** 2).sum() / (W - 1).sum()
+        between = RidgeCV(alphas=np.logspace(-3, 3, 13)).fit(
+            node_means[:, level2], exact.intercept_, sample_weight=W)
+        spread = exact.intercept_ - between.predict(node_means[:, level2])
+        tau2 = max(0.0, np.mean(spread ** 2) - sigma2 * np.mean(1 / W))
+        for k in ks:
+            tr, te = nn.new_node_rows(order, k)
+            Xt, yt, gt = X[te], y[te], g[te]
+            joined = copy.deepcopy(exact).add_nodes(X[tr], y[tr], groups=g[tr])
+            new = joined.nodes_[n_old:]
+            own = joined.intercept_[n_old:]
+            new_codes = np.searchsorted(new, g[tr])
+            Wn = np.bincount(new_codes).astype(float)
+            test_codes = np.searchsorted(new, gt)
+
+            def score(intercepts, joined=joined, Xt=Xt, yt=yt, gt=gt, n_old=n_old):
+                model = copy.deepcopy(joined)
+                model.intercept_ = np.concatenate([joined.intercept_[:n_old], intercepts])
+                return 100 * r2_score(yt, model.predict(Xt, groups=gt))
+
+            mu, ratio = est.intercept_mean_, est.intercept_ratio_
+            oracle = np.array([(yt[test_codes == i] - Xt[test_codes == i][:, S]
+                                @ est.coef_[S]).mean() for i in range(len(new))])
+            prior = between.predict(np.array(
+                [X[tr][new_codes == i].mean(0) for i in range(len(new))])[:, level2])
+            lam = Wn * tau2 / (Wn * tau2 + sigma2)
+            row = {
+                "exact": score(own), "shrunk": score(shrunk_intercepts(own, Wn, mu, ratio)),
+                "oracle": score(oracle), "node-level prior": score(prior + lam * (own - prior)),
+                "prior alone": score(prior),
+                "Ridge": 100 * r2_score(yt, Ridge().fit(np.concatenate([Xf, X[tr]]),
+                                                        np.concatenate([yf, y[tr]])).predict(Xt)),
+                "level-2 features": len(level2),
+            }
+            rows.setdefault(k, []).append(row)
+            print(seed, k, " ".join(f"{key} {val:.2f}" for key, val in row.items()), flush=True)
+    _table(rows, "k")
 
 
 def fit_rows(seeds, sizes, dims, designs):
@@ -209,7 +284,8 @@ def _table(rows, label):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("what", choices=("school", "families", "fit-rows"))
+    parser.add_argument("what", choices=("school", "families", "fit-rows",
+                                                     "school-prior"))
     parser.add_argument("--sizes", default="1000x30,10000x10")
     parser.add_argument("--dims", default="20:3,20:10,200:5")
     parser.add_argument("--designs", default="independent,toeplitz,heterogeneous")
@@ -221,6 +297,8 @@ def main():
     ks = [int(k) for k in args.ks.split(",")]
     if args.what == "school":
         school(seeds, ks)
+    elif args.what == "school-prior":
+        school_prior(seeds, ks)
     elif args.what == "families":
         families(seeds, ks, args.families.split(","))
     else:
