@@ -18,7 +18,10 @@ version on ``PYTHONPATH`` and diff the outputs::
 ``python benchmarks/join_digests.py sparse mocha_c`` runs some families
 only.  Used by joinsp8 (2026-11-28) for the cheaper shared ``add_nodes``
 checks: 54 digests and 12 refusals equal to main (45a6774, the lead's
-merge after ff339c8).
+merge after ff339c8).  Used by support14 (2026-11-28): ``sparse_exact``
+(``per_node_intercept=True``, the former default), ``sparse_shared`` and
+``recovery``: 18 digests equal to main 44b841d after shrunk intercepts
+became the default.
 """
 
 import hashlib
@@ -121,6 +124,9 @@ FAMILIES = {
     "local_svc": (lambda net, rs: LocalEstimator(SVC()), True),
     "sparse": (lambda net, rs: FederatedSparseLinearRegression(
         network=net, random_state=rs, rogue_tolerance=0.2 if net else "auto"), False),
+    "sparse_exact": (lambda net, rs: FederatedSparseLinearRegression(
+        network=net, per_node_intercept=True, random_state=rs,
+        rogue_tolerance=0.2 if net else "auto"), False),
     "sparse_shared": (lambda net, rs: FederatedSparseLinearRegression(
         network=net, per_node_intercept=False, random_state=rs), False),
     "recovery": (lambda net, rs: FederatedSupportRecovery(network=net, random_state=rs), False),

@@ -712,6 +712,16 @@ support's latest fit changes: now refit 22.5 / 29.0 / 32.8 and bytes
 0.100 / 0.102; main in the same conditions 0.193 / 0.155 / 0.171);
 ``new_nodes_support_cpu.py`` has the medians.
 
+The sparse linear model with shrunk intercepts, its new default
+(2026-11-28, support14; ``--families support --datasets school``):
+join 22.6 / 29.1 / 32.7 -> 28.8 / 31.2 / 32.8, refit 22.5 / 29.0 / 32.8 ->
+29.0 / 31.2 / 32.9, bytes 0.0834 -> 0.0757 (the newcomer receives 16
+bytes more, the refit's clients send ``8 (s + 3)`` more), CPU 0.109 /
+0.100 / 0.089 (``new_nodes_support_cpu.py --seeds 0,1,2 --ks 5,10,20
+--repeats 15``: mean 8.3 %, max 8.6 %); its Global "own" (an unseen
+school predicted with ``mu``) 24.7 -> 24.4.  Why and the held-out
+families: ``support_shrunk_intercepts.py``.
+
 A Perso-lin newcomer lighter than every node of the fit keeps its whole
 graph row (2026-11-28, joinsg8; ``--families dada,persolin --datasets
 har,moons,landmine --seeds 0,1,2 --ks 5,10,20``, the previous join's code

@@ -559,7 +559,7 @@ def _pooled_centred_ols(X, y, groups, support):
 
 def test_refit_per_node_intercepts_equal_pooled_centred_ols(data):
     X, y, groups, true, _ = data
-    reg = FederatedSparseLinearRegression().fit(X, y, groups=groups)
+    reg = FederatedSparseLinearRegression(per_node_intercept=True).fit(X, y, groups=groups)
     np.testing.assert_array_equal(reg.support_, true)
     coef = _pooled_centred_ols(X, y, groups, true)
     np.testing.assert_allclose(reg.coef_[true], coef, rtol=1e-10)
@@ -623,7 +623,7 @@ def test_refit_bytes(data, per_node):
 
 def test_predict_unseen_nodes(data):
     X, y, groups, _, _ = data
-    reg = FederatedSparseLinearRegression().fit(X, y, groups=groups)
+    reg = FederatedSparseLinearRegression(per_node_intercept=True).fit(X, y, groups=groups)
     new = np.full(5, 99)
     np.testing.assert_allclose(
         reg.predict(X[:5], groups=new), X[:5] @ reg.coef_ + reg.intercept_.mean()
@@ -722,7 +722,8 @@ def test_twenty_thousand_clients_refit_equals_pooled_centred_ols():
     X, y, groups = _many_nodes(n_nodes, n, seed=1)
     # Shuffled rows: the layout must group them node by node.
     order = np.random.default_rng(2).permutation(len(y))
-    reg = FederatedSparseLinearRegression().fit(X[order], y[order], groups=groups[order])
+    reg = FederatedSparseLinearRegression(per_node_intercept=True).fit(
+        X[order], y[order], groups=groups[order])
     true = np.zeros(X.shape[1], dtype=bool)
     true[[3, 7]] = True
     np.testing.assert_array_equal(reg.support_, true)
@@ -1262,7 +1263,7 @@ def test_regression_join_receives_the_model_and_sets_its_intercept():
     X, y, groups = _join_data()
     y = y + groups
     old = groups < 20
-    reg = FederatedSparseLinearRegression().fit(X[old], y[old], groups=groups[old])
+    reg = FederatedSparseLinearRegression(per_node_intercept=True).fit(X[old], y[old], groups=groups[old])
     coef, intercepts = reg.coef_.copy(), reg.intercept_.copy()
     reg.add_nodes(X[~old], y[~old], groups=groups[~old])
     np.testing.assert_array_equal(reg.coef_, coef)

@@ -40,7 +40,7 @@ def test_new_intercepts_are_weighted_means_and_fitted_nodes_unchanged(fmt, weigh
     Xa = sparse.csr_matrix(X) if fmt == "csr" else X
     w = weights if weighted else np.ones(len(y))
     old = groups < 22
-    reg = FederatedSparseLinearRegression(random_state=0).fit(
+    reg = FederatedSparseLinearRegression(per_node_intercept=True, random_state=0).fit(
         Xa[old], y[old], groups=groups[old], sample_weight=w[old] if weighted else None)
     before = _fitted_state(reg)
     # the new nodes' rows interleaved (the layout sorts them by node)
@@ -74,10 +74,12 @@ def test_new_intercepts_are_weighted_means_and_fitted_nodes_unchanged(fmt, weigh
 
 
 @pytest.mark.parametrize("per_node, fit_intercept, extra", [
-    (True, True, 0), (False, True, 1), (True, False, 0)])
+    (True, True, 0), (False, True, 1), (True, False, 0), ("shrunk", True, 2),
+    ("shrunk", False, 0)])
 def test_join_bytes_are_the_closed_form_under_drops(per_node, fit_intercept, extra):
     # every new node receives the support bits and the m coefficients
-    # exactly once, whatever the rounds it waited
+    # exactly once, whatever the rounds it waited (shrunk intercepts: the
+    # prior's mu and tau^2 / sigma^2 in the coefficients' message)
     X, y, groups, _ = _data(seed=2)
     old = groups < 20
     net = SimulatedNetwork(drop_rate=0.5, random_state=4)

@@ -12,6 +12,7 @@ from .._base import check_sample_weight
 from .._seeding import reseeded as _seeded
 from ..network import payload_bytes, resolve_network
 from ..privacy import check_privacy
+from ._intercepts import shrunk_intercepts
 from ._private import _balanced_reports
 from ._rules import _client_pass
 
@@ -164,8 +165,17 @@ def join_sparse_linear(est, X, y, groups, sample_weight):
     )
     n_old, n_new, d = len(est.nodes_), layout.n_nodes, X.shape[1]
     per_node = est.fit_intercept and est.per_node_intercept
+    shrunk = bool(per_node) and est.per_node_intercept == "shrunk"
     support = np.flatnonzero(est.support_)
     m = len(support) + int(est.fit_intercept and not est.per_node_intercept)
+    if shrunk and not hasattr(est, "intercept_ratio_"):
+        raise ValueError(
+            "per_node_intercept='shrunk' but this model was fitted with exact per-node "
+            "intercepts, so the server holds no prior of the intercepts for the new nodes; "
+            "set per_node_intercept=True before add_nodes, or fit again.")
+    # with shrunk intercepts the coefficients' message also carries the prior
+    # (mu and tau^2 / sigma^2)
+    m_sent = m + (2 if shrunk else 0)
     network = resolve_network(est.network)
     seed = [_first_draw(est.random_state), n_old, 7919]
     sim = network.start(n_old + n_new, server=True, random_state=_seeded(seed),
@@ -174,7 +184,7 @@ def join_sparse_linear(est, X, y, groups, sample_weight):
         rogue_new = _seeded(seed[:2] + [7907]).uniform(size=n_new) < network.rogue_fraction
     else:  # (a uniform draw is never below 0)
         rogue_new = np.zeros(n_new, dtype=bool)
-    support_bytes, coef_bytes = payload_bytes(n_bits=d), payload_bytes(n_float64=m)
+    support_bytes, coef_bytes = payload_bytes(n_bits=d), payload_bytes(n_float64=m_sent)
     waiting = np.arange(n_old, n_old + n_new, dtype=np.intp)
     while len(waiting):
         # the round's faults at the waiting nodes only (the same draws)
@@ -201,6 +211,9 @@ def join_sparse_linear(est, X, y, groups, sample_weight):
                 codes, weights=np.asarray(XS[:, j], dtype=np.float64) * w, minlength=n_new)
         means = sums / node_weight[:, None]
         intercepts = means[:, 0] - means[:, 1:] @ est.coef_[support]
+        if shrunk:
+            intercepts = shrunk_intercepts(intercepts, node_weight, est.intercept_mean_,
+                                           est.intercept_ratio_)
         est.intercept_ = np.concatenate([est.intercept_, intercepts])
     est.client_supports_ = np.vstack([est.client_supports_, np.zeros((n_new, d), bool)])
     est.answered_ = np.concatenate([est.answered_, np.zeros(n_new, bool)])

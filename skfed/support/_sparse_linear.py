@@ -6,28 +6,35 @@ import warnings
 import numpy as np
 from scipy import linalg, sparse
 from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import FederatedRegressorMixin
 from .._core._support_fast import refit_statistics
 from ..network import payload_bytes
+from ._intercepts import (
+    _node_moments,
+    _node_weights,
+    intercept_prior,
+    shrunk_intercepts,
+)
 from ._join import join_sparse_linear
 from ._protocol import _OneShotSupportMixin
-
 
 # Messages of the refit round are computed this many values at a time.
 _REFIT_BLOCK = 1 << 22
 
-
-def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared):
+def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared, moments=False):
     """Round 2 of the refit: every node's means, the sum of what the senders sent.
 
     Returns ``means`` (n_nodes, s + 1), each node's weighted ``[mean y,
-    mean x_S]``, and ``total``, the sum over ``senders`` of their messages
+    mean x_S]``, ``total``, the sum over ``senders`` of their messages
     (``G[triu_indices(m)]`` then ``b``; see
     :func:`~skfed._core._support_fast.refit_statistics`), rogue senders'
-    messages corrupted on the way.  Linear in nodes, no Python loop over
-    them: messages are computed in Cython a block of senders at a time.
+    messages corrupted on the way, and ``received``: with ``moments`` the
+    senders' whole messages (the statistics then :func:`_node_moments`'
+    values, corrupted alike), else None.  Linear in nodes, no Python loop
+    over them: messages are computed in Cython a block of senders at a time.
     """
     s = len(support)
     m = s + 1 if shared else s
@@ -43,18 +50,25 @@ def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared):
     del weighted
     n_values = m * (m + 1) // 2 + m
     total = np.zeros(n_values)
+    extra = _node_moments(y, w, layout, means) if moments else None
+    received = np.zeros((len(senders), n_values + extra.shape[1])) if moments else None
     step = max(1, _REFIT_BLOCK // max(n_values, 1))
     row = np.zeros(max(m, 1))
-    for first in range(0, len(senders) if n_values else 0, step):
+    for first in range(0, len(senders) if (n_values or moments) else 0, step):
         block = np.ascontiguousarray(senders[first : first + step])
         messages = np.zeros((len(block), n_values))
         refit_statistics(
             XS, y, w, layout.offsets, block, means, bool(per_node), bool(shared),
             messages, row,
         )
+        if moments:  # one message: the statistics, then the moments
+            messages = np.hstack([messages, extra[block]])
         messages = np.asarray(sim.corrupt_value_rows(messages, block), dtype=np.float64)
+        if moments:
+            received[first : first + len(block)] = messages
+            messages = messages[:, :n_values]
         total += messages.sum(axis=0)
-    return means, total
+    return means, total, received
 
 
 class FederatedSparseLinearRegression(
@@ -73,7 +87,8 @@ class FederatedSparseLinearRegression(
         round 2:  coef_S = argmin_b  sum_{i answered} || y_i - c_i - X_{i,S} b ||^2
                   (c_i: the node's intercept, the client's own means when
                   per_node_intercept, one shared intercept otherwise)
-        round 3:  every node receives coef_S (and the shared intercept)
+        round 3:  every node receives coef_S (and the shared intercept, or
+                  the intercepts' prior mu, tau^2 / sigma^2 when shrunk)
 
     Bytes (``header_bytes`` per message, float64 values):
 
@@ -82,13 +97,33 @@ class FederatedSparseLinearRegression(
       broadcast, plus ``g2 * (8 m (m + 1) / 2 + 8 m + header)`` from the
       answering clients, ``m = s`` (with per-node intercepts the clients
       centre their data first; without intercept) or ``m = s + 1`` (a shared
-      intercept: the statistics of ``[1, X_S]``);
+      intercept: the statistics of ``[1, X_S]``); with
+      ``per_node_intercept="shrunk"`` each answering client adds ``8 (s +
+      3)`` bytes: its weight ``W_i``, its centred target's weighted sum of
+      squares and its means ``[mean y_i, mean x_{i,S}]``;
     * round 3: ``n_nodes * (8 s + header)``, plus 8 bytes each for a shared
-      intercept.
+      intercept, 16 for shrunk intercepts (``mu`` and ``tau^2 / sigma^2``).
 
-    With per-node intercepts each node computes its own intercept
-    ``mean(y_i) - mean(X_{i,S}) coef_S`` from the broadcast coefficients;
-    nothing more is sent.
+    With ``per_node_intercept=True`` each node computes its own intercept
+    ``own_i = mean(y_i) - mean(X_{i,S}) coef_S`` from the broadcast
+    coefficients; nothing more is sent.  With ``"shrunk"`` (the default)
+    the intercepts are random effects, ``own_i = mu + u_i + e_i`` with
+    ``u_i ~ (0, tau^2)`` and noise variance ``sigma^2 / W_i``: the server
+    estimates ``sigma^2`` (the clients' pooled residual variance), ``mu``
+    (their intercepts' mean, trimmed by ``rogue_tolerance_`` at each end)
+    and ``tau^2`` (their variance less the noise's) by moments, and node
+    ``i`` takes the best linear unbiased predictor::
+
+        intercept_i = mu + W_i tau^2 / (W_i tau^2 + sigma^2) (own_i - mu)
+
+    A node of few samples moves toward ``mu``, a large one keeps nearly
+    its own; under 4 consistent answering clients (or ``sigma^2 = 0``)
+    every node keeps ``own_i``.  ``W_i`` is the node's summed sample
+    weight (its number of samples when unweighted: integer weights count
+    as repeated rows).  A rogue client's values that fail the server's
+    checks (``W_i >= 1``, non-negative residuals, finite) are left out; one
+    that passes can only widen the intercepts' spread, which weakens the
+    shrinkage toward the exact ``own_i``.
 
     Parameters
     ----------
@@ -100,9 +135,15 @@ class FederatedSparseLinearRegression(
     fit_intercept : bool, default=True
         Whether to fit intercepts (and centre the data of each client in the
         selection round).
-    per_node_intercept : bool, default=True
+    per_node_intercept : bool or "shrunk", default="shrunk"
         With ``fit_intercept``: one intercept per node (heterogeneous
-        nodes) rather than one shared intercept.
+        nodes) rather than one shared intercept (False).  True: each node's
+        exact intercept ``own_i`` from its own rows.  ``"shrunk"``: each
+        node's intercept shrunk toward the federation's mean by its evidence
+        (above), for ``s + 3`` more float64 per client in round 2 and 2 in
+        round 3; on School's newcomers of 5 samples it lifts the R^2 from
+        0.226 to 0.288, on every measured family it is at or above True
+        (``benchmarks/support_shrunk_intercepts.py``).
     auto_z, fwer : float, default=None
         The ``alpha="auto"`` rule's level and the server's test's family-wise
         error rate; see :class:`FederatedSupportRecovery` (defaults 1.0 and
@@ -126,7 +167,8 @@ class FederatedSparseLinearRegression(
         Column of ``X`` holding the node id of every sample.
     handle_unknown : {"global", "error"}, default="global"
         With per-node intercepts, a node never seen in fit is predicted with
-        the mean of the nodes' intercepts; ``"error"`` raises.
+        ``intercept_mean_`` (shrunk intercepts) or the mean of the nodes'
+        intercepts; ``"error"`` raises.
     network : SimulatedNetwork, default=None
         Faults are drawn for rounds 1 and 2; dropped and straggling clients
         neither vote nor contribute to the refit.  Rogue clients corrupt
@@ -152,6 +194,12 @@ class FederatedSparseLinearRegression(
     intercept_ : ndarray of shape (n_nodes,) or float
         Per-node intercepts (``per_node_intercept``), else one float (0.0
         without ``fit_intercept``).
+    intercept_mean_ : float
+        ``mu``, the intercepts' prior mean (only with
+        ``per_node_intercept="shrunk"``).
+    intercept_ratio_ : float
+        ``tau^2 / sigma^2`` (``inf``: no shrinkage; only with
+        ``per_node_intercept="shrunk"``).
     support_, votes_, n_reports_, vote_fraction_, debiased_fraction_, pvalues_, \
     reference_rate_, feature_reference_rate_, rogue_tolerance_, client_supports_, \
     ols_clients_, n_controls_, answered_, rogue_, n_answered_, vote_, \
@@ -198,7 +246,7 @@ class FederatedSparseLinearRegression(
 
     _parameter_constraints = {
         **_OneShotSupportMixin._support_parameter_constraints,
-        "per_node_intercept": ["boolean"],
+        "per_node_intercept": ["boolean", StrOptions({"shrunk"})],
     }
 
     def __init__(
@@ -207,7 +255,7 @@ class FederatedSparseLinearRegression(
         *,
         threshold="auto",
         fit_intercept=True,
-        per_node_intercept=True,
+        per_node_intercept="shrunk",
         auto_z=None,
         rogue_tolerance="auto",
         fwer=None,
@@ -265,11 +313,13 @@ class FederatedSparseLinearRegression(
         support = np.flatnonzero(self.support_)
         s = len(support)
         per_node = self.fit_intercept and self.per_node_intercept
+        shrunk = bool(per_node) and self.per_node_intercept == "shrunk"
         shared = self.fit_intercept and not self.per_node_intercept
         m = s + 1 if shared else s
         all_nodes = np.arange(n_nodes, dtype=np.intp)
 
-        # Round 2: the server broadcasts S; answering clients send statistics.
+        # Round 2: the server broadcasts S; answering clients send statistics
+        # (and, for shrunk intercepts, their moments).
         counter = sim.counter
         counter.broadcast_from_server(
             all_nodes, np.full(n_nodes, payload_bytes(n_bits=d), dtype=np.int64)
@@ -278,12 +328,13 @@ class FederatedSparseLinearRegression(
         answered = active & (work >= 1.0)
         senders = np.flatnonzero(answered).astype(np.intp)
         iu = np.triu_indices(m)
-        means, total = _refit_round(X, y, w, layout, support, senders, sim, per_node, shared)
+        means, total, received = _refit_round(
+            X, y, w, layout, support, senders, sim, per_node, shared, moments=shrunk)
         gram = np.zeros((m, m))
         gram[iu] = total[: len(iu[0])]
         gram = gram + np.triu(gram, 1).T
         rhs = total[len(iu[0]) :]
-        n_values = len(iu[0]) + m
+        n_values = len(iu[0]) + m + (s + 3 if shrunk else 0)
         counter.gather_to_server(
             senders,
             np.full(len(senders), payload_bytes(n_float64=n_values), dtype=np.int64),
@@ -302,9 +353,10 @@ class FederatedSparseLinearRegression(
         else:
             solution = np.zeros(0)
 
-        # Round 3: the server broadcasts the coefficients.
+        # Round 3: the server broadcasts the coefficients (and the prior).
+        n_sent = m + (2 if shrunk else 0)
         counter.broadcast_from_server(
-            all_nodes, np.full(n_nodes, payload_bytes(n_float64=m), dtype=np.int64)
+            all_nodes, np.full(n_nodes, payload_bytes(n_float64=n_sent), dtype=np.int64)
         )
         counter.next_round()
 
@@ -312,7 +364,17 @@ class FederatedSparseLinearRegression(
         self.coef_ = np.zeros(d)
         self.coef_[support] = coef_S
         if per_node:
-            self.intercept_ = means[:, 0] - means[:, 1:] @ coef_S
+            own = means[:, 0] - means[:, 1:] @ coef_S
+            if shrunk:
+                trim = float(getattr(self, "rogue_tolerance_", 0.0) or 0.0)
+                mu, ratio = intercept_prior(received, coef_S, trim)
+                if not np.isfinite(mu):  # no client answered: the nodes' mean
+                    mu = float(own.mean())
+                self.intercept_mean_ = mu
+                self.intercept_ratio_ = ratio
+                self.intercept_ = shrunk_intercepts(own, _node_weights(w, layout), mu, ratio)
+            else:
+                self.intercept_ = own
         elif shared:
             self.intercept_ = float(solution[0])
         else:
@@ -329,9 +391,11 @@ class FederatedSparseLinearRegression(
         could change the support, and the coefficients would then need a
         refit by every client): the server sends it the support bits and
         the coefficients, as in round 3 (``ceil(d / 8) + header`` and ``8 m
-        + header`` bytes, ``m = s`` plus 1 for a shared intercept), and with
-        per-node intercepts it computes its own, ``mean(y) - mean(X_S)
-        coef_S`` (weighted), from its rows.  A node dropped by the network
+        + header`` bytes, ``m = s`` plus 1 for a shared intercept, plus 2
+        for shrunk intercepts: the fit's ``mu`` and ``tau^2 / sigma^2``), and
+        with per-node intercepts it computes its own, ``mean(y) - mean(X_S)
+        coef_S`` (weighted), from its rows, shrunk toward ``mu`` by its
+        weight with ``"shrunk"`` (the newcomers do not change the prior).  A node dropped by the network
         in that round receives it in the next one.  The fitted nodes are
         unchanged; their votes and statistics are not sent again.  New
         nodes are not in ``answered_`` / ``refit_answered_``
@@ -384,5 +448,8 @@ class FederatedSparseLinearRegression(
         pred = np.asarray(X @ self.coef_, dtype=np.float64).ravel()
         if np.ndim(self.intercept_) == 0:
             return pred + self.intercept_
-        intercepts = np.append(self.intercept_, self.intercept_.mean())
+        unseen = getattr(self, "intercept_mean_", None)
+        if unseen is None:
+            unseen = self.intercept_.mean()
+        intercepts = np.append(self.intercept_, unseen)
         return pred + intercepts[codes]
