@@ -550,6 +550,10 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
 
     __doc__ = _fill_released_doc(__doc__, "mu_f")
     _graph_init_per_node = 10
+    # a join re-runs the feature vote and gives a newly selected feature the
+    # fit's stumps: add_nodes refuses these changed since fit, too
+    _join_fixed_params = _BaseGraphPersonalized._join_fixed_params + (
+        "stump_placement", "feature_selection")
 
     _parameter_constraints = {
         "n_estimators": [Interval(numbers.Integral, 1, None, closed="left"),
