@@ -396,9 +396,11 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     n_estimators_ : int
         Number of base predictors of the fit: ``n_estimators`` resolved
         (``"auto"``) or the length of ``base_predictors``.
-    stump_features_, stump_thresholds_ : ndarray of shape (n_estimators_,)
+    stump_features_, stump_thresholds_ : ndarray of shape (n_stumps,)
         The stumps ``h_j(x) = +1 if x[stump_features_[j]] > stump_thresholds_[j]
-        else -1`` (None with ``base_predictors``).
+        else -1`` (None with ``base_predictors``): the fit's
+        ``n_estimators_``, then those ``add_nodes`` appended for a feature
+        its vote added (``n_estimators_`` stays the fit's count).
     feature_range_ : ndarray of shape (2, n_features)
         The agreed minimum and maximum of every feature.
     selected_features_ : ndarray of shape (n_features,), dtype=bool
