@@ -743,8 +743,10 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         ``target_scale_ / sqrt(n_samples)``), else 0.
     target_scale_ : float
         The nodes' agreed robust scale of ``y``: the geometric mean over
-        the nodes of ``1.4826 MAD`` of their own targets (1 when no node
-        has two distinct targets). Both are combined over spanning trees of
+        the nodes of ``1.4826 MAD`` of their own targets (a node whose
+        MAD is 0, over half its targets tied, gives ``sqrt(pi / 2)`` times
+        their mean absolute deviation; 1 when no node has two distinct
+        targets). Both are combined over spanning trees of
         the topology (a counted round of its own before the first step:
         7 float64 up an edge, 2 down); the solver learns ``(y -
         target_offset_) / target_scale_`` and predictions are mapped back,

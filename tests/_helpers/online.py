@@ -6,13 +6,16 @@ MAD_TO_STD = 1.482602218505602
 
 
 def numpy_scale(y, groups):
-    """Geometric mean over the nodes of ``1.4826 MAD`` (nodes of a positive MAD)."""
+    """Geometric mean over the nodes of ``1.4826 MAD`` (``sqrt(pi / 2)`` times
+    the mean absolute deviation from the median when the MAD is 0; nodes of a
+    positive scale)."""
     logs = []
     for k in np.unique(groups):
         v = y[groups == k]
-        mad = np.median(np.abs(v - np.median(v)))
-        if len(v) > 1 and mad > 0:
-            logs.append(np.log(MAD_TO_STD * mad))
+        dev = np.abs(v - np.median(v))
+        s = MAD_TO_STD * np.median(dev) if np.median(dev) > 0 else np.sqrt(np.pi / 2) * dev.mean()
+        if len(v) > 1 and s > 0:
+            logs.append(np.log(s))
     return float(np.exp(np.mean(logs))) if logs else 1.0
 
 
