@@ -67,3 +67,17 @@ def test_problems_without_a_finite_optimum_are_not_re_solved():
                                                light_below=np.inf)
         np.testing.assert_array_equal(theta, plain)
         assert steps[0] <= pl.LOCAL_MAX_ITER
+
+
+def test_bound_far_from_the_intercept_raises_no_overflow_warning():
+    # theta's intercept 710 below its minimizer: the curvature underflows to
+    # a subnormal and the Newton step overflowed (a RuntimeWarning inside a
+    # join); the bracket takes over, and the bound still holds
+    X = np.c_[np.linspace(-1, 1, 8), np.ones(8)]
+    Y = np.array([[1.0, -1, 1, -1, 1, -1, 1, -1]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        gap = pl.local_duality_gap(X, Y, np.ones(8), np.array([0, 8]),
+                                   np.array([[[0.5, -710.0]]]), "logistic", np.array([1 / 8]),
+                                   1e-3, 1)
+    assert gap[0] > 100  # 710 nats above the optimum's ~0.69 per sample

@@ -340,7 +340,8 @@ def local_duality_gap(X, Y, sw, offsets, theta, loss_name, inv_mass, l2, n_penal
             done = (np.abs(h) <= 1e-13 * np.maximum(per_node(q * np.abs(d1)) * abs(c), 1e-300))
             if np.all(done | ~ok[None, :]):
                 break
-            step = np.where(slope > 0, -h / np.where(slope > 0, slope, 1.0), 0.0)
+            with np.errstate(over="ignore"):  # (a subnormal slope: the bracket decides)
+                step = np.where(slope > 0, -h / np.where(slope > 0, slope, 1.0), 0.0)
             nb = b + step
             inside = (nb > lo_b) & (nb < hi_b) & (slope > 0)
             finite = np.isfinite(lo_b) & np.isfinite(hi_b)
