@@ -14,7 +14,10 @@ scale).
 
 * ``target_scale_`` is the geometric mean of the positive scales (a
   node's MAD is replaced by its mean absolute deviation when over half its
-  targets are tied; 1 when no node has two distinct targets).  A geometric mean is exact as a sum
+  targets are tied); when no node has a positive scale (one target each:
+  a stream of one sample per node per ``partial_fit`` call), the spread
+  of the nodes' means between them (:func:`between_node_scale`), and 1
+  only when every target is the same.  A geometric mean is exact as a sum
   over the trees (a median of the nodes' scales is not) and, like the
   MAD, it is not moved by a node whose targets are a different unit or
   carry a few huge values.
@@ -44,6 +47,7 @@ __all__ = [
     "ROBUST_LOSSES",
     "agreed_offset",
     "agreed_scale",
+    "between_node_scale",
     "count_scale_messages",
     "node_centres",
     "node_log_scales",
@@ -183,6 +187,33 @@ def agreed_scale(sums):
     """The geometric mean from the summed ``node_log_scales`` (1 when no
     node has a positive scale)."""
     return float(np.exp(sums[0] / _LOG_GRID / sums[1])) if sums[1] > 0 else 1.0
+
+
+def between_node_scale(centres):
+    """The spread of the nodes' winsorized means between the nodes.
+
+    ``sqrt(sum_i n_i^2 (m_i - m)^2 / sum_i n_i^2)``, ``m`` their mean
+    weighted by ``n_i`` (:func:`agreed_offset`'s), from the sums the nodes
+    already send up the trees: the scale when no node has a positive one
+    of its own (a stream of one sample per node per ``partial_fit`` call,
+    nodes of equal targets), so that it still follows the unit of ``y``;
+    0 when every node's mean is the same.
+
+    Parameters
+    ----------
+    centres : ndarray of shape (n_nodes, 2)
+        :func:`node_centres` of every node (NaN rows: nodes without targets).
+
+    Returns
+    -------
+    float
+    """
+    present = centres[np.isfinite(centres[:, 0])]
+    if not len(present):
+        return 0.0
+    means, counts = present[:, 0], present[:, 1]
+    m = float(np.dot(counts, means)) / float(counts.sum())
+    return float(np.sqrt(np.sum((counts * (means - m)) ** 2) / np.sum(counts ** 2)))
 
 
 def count_scale_messages(counter, parents, senders=None):
