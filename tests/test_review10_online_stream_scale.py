@@ -10,12 +10,17 @@ scale, the scale is now the spread of the nodes' means between the nodes,
 nodes already send (1 only when every target is the same).
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
+from sklearn.base import clone
 
 from skfed.online import DecentralizedKernelSGDRegressor
 from skfed.online._robust import between_node_scale, node_centres
+from tests._helpers.mpi import launch, needs_mpi, saved_cases
+from tests._helpers.online import numpy_scale
 
 
 def _stream():
@@ -62,3 +67,28 @@ def test_streamed_predictions_follow_the_unit_of_y():
         moved = _streamed(X, a * y, groups, n_nodes)
         assert moved.target_scale_ == pytest.approx(a * base.target_scale_, rel=1e-9)
         assert_allclose(moved.predict(X, groups=groups), a * pred, rtol=1e-6, atol=1e-6 * a)
+
+
+@needs_mpi
+def test_mpi_agrees_on_the_fallback_scales(tmp_path):
+    # nodes of equal targets (the between-node spread) and zero-inflated
+    # nodes (mean absolute deviations): two ranks give the simulated bits
+    rng = np.random.RandomState(0)
+    g = np.repeat(np.arange(6), 10)
+    X = rng.normal(size=(60, 2))
+    level = (7.0 * rng.normal(size=6))[g]
+    tied = np.where(rng.random_sample(60) < 0.7, 0.0, 3.0 + X[:, 0] ** 2)
+    est = DecentralizedKernelSGDRegressor(kernel="rbf", gamma=0.5, max_epochs=2,
+                                          max_dictionary_size=12, random_state=1)
+    cases = saved_cases([("level", est, X, level, g, np.ones(60)),
+                         ("tied", est, X, tied, g, np.ones(60))], tmp_path / "data")
+    runs = launch(2, cases, tmp_path / "ranks2")
+    for name, y in (("level", level), ("tied", tied)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sim = clone(est).fit(X, y, groups=g)
+        assert sim.target_scale_ == pytest.approx(numpy_scale(y, g), rel=1e-9)
+        assert sim.target_scale_ != 1.0
+        run = runs[name]
+        assert (run.target_offset_, run.target_scale_) == (sim.target_offset_, sim.target_scale_)
+        np.testing.assert_array_equal(run.predict(X, groups=g), sim.predict(X, groups=g))
