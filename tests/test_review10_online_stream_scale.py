@@ -7,7 +7,8 @@ then has two targets, so the scale fell back to 1 in the unit of ``y``:
 0.49 / 1.21 at units 1e-3 / 1 / 1e3 here).  With no node of a positive
 scale, the scale is now the spread of the nodes' means between the nodes,
 ``sqrt(sum_i n_i^2 (m_i - m)^2 / sum_i n_i^2)``, read from the sums the
-nodes already send (1 only when every target is the same).
+nodes already send (their common value when every target is the same: a
+constant 7e-10 was predicted as 0, a constant 7 exactly).
 """
 
 import warnings
@@ -53,7 +54,19 @@ def test_between_node_scale_equals_numpy():
     mean = np.dot(n, mi) / n.sum()
     assert between_node_scale(c) == pytest.approx(
         np.sqrt(np.sum(n ** 2 * (mi - mean) ** 2) / np.sum(n ** 2)), rel=1e-12)
-    assert between_node_scale(np.array([[3.0, 1.0], [3.0, 2.0]])) == 0.0
+    # equal targets: their common value (0 only for all-zero targets)
+    assert between_node_scale(np.array([[-3.0, 1.0], [-3.0, 2.0]])) == 3.0
+    assert between_node_scale(np.array([[0.0, 1.0], [0.0, 2.0]])) == 0.0
+
+
+@pytest.mark.parametrize("value", [7.0, 7e-10, -3e8])
+def test_equal_targets_are_predicted_at_any_unit(value):
+    X, _, groups, _ = _stream()
+    y = np.full(len(groups), value)
+    est = DecentralizedKernelSGDRegressor(random_state=0, max_epochs=2).fit(X, y, groups=groups)
+    assert est.target_scale_ == pytest.approx(abs(value), rel=1e-12)
+    assert est.target_offset_ == pytest.approx(value, rel=1e-12)
+    assert_allclose(est.predict(X, groups=groups), y, rtol=1e-9)
 
 
 def test_streamed_predictions_follow_the_unit_of_y():

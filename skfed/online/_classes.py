@@ -749,8 +749,8 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         the nodes of ``1.4826 MAD`` of their own targets (a node whose
         MAD is 0, over half its targets tied, gives ``sqrt(pi / 2)`` times
         their mean absolute deviation; with no node of a positive scale,
-        the spread of the nodes' means between them, and 1 when every
-        target is the same). Both are combined over spanning trees of
+        the spread of the nodes' means between them, their common value
+        when every target is the same, and 1 when every target is 0). Both are combined over spanning trees of
         the topology (a counted round of its own before the first step:
         7 float64 up an edge, 2 down); the solver learns ``(y -
         target_offset_) / target_scale_`` and predictions are mapped back,

@@ -16,8 +16,8 @@ scale).
   node's MAD is replaced by its mean absolute deviation when over half its
   targets are tied); when no node has a positive scale (one target each:
   a stream of one sample per node per ``partial_fit`` call), the spread
-  of the nodes' means between them (:func:`between_node_scale`), and 1
-  only when every target is the same.  A geometric mean is exact as a sum
+  of the nodes' means between them (:func:`between_node_scale`; their
+  common value when all targets are equal, 1 only when they are all 0).  A geometric mean is exact as a sum
   over the trees (a median of the nodes' scales is not) and, like the
   MAD, it is not moved by a node whose targets are a different unit or
   carry a few huge values.
@@ -196,8 +196,9 @@ def between_node_scale(centres):
     weighted by ``n_i`` (:func:`agreed_offset`'s), from the sums the nodes
     already send up the trees: the scale when no node has a positive one
     of its own (a stream of one sample per node per ``partial_fit`` call,
-    nodes of equal targets), so that it still follows the unit of ``y``;
-    0 when every node's mean is the same.
+    nodes of equal targets), so that it still follows the unit of ``y``.
+    When every node's mean is the same (all targets equal), ``|m|``; 0 only
+    when they are all 0.
 
     Parameters
     ----------
@@ -213,7 +214,8 @@ def between_node_scale(centres):
         return 0.0
     means, counts = present[:, 0], present[:, 1]
     m = float(np.dot(counts, means)) / float(counts.sum())
-    return float(np.sqrt(np.sum((counts * (means - m)) ** 2) / np.sum(counts ** 2)))
+    spread = float(np.sqrt(np.sum((counts * (means - m)) ** 2) / np.sum(counts ** 2)))
+    return spread if spread > 0 else abs(m)
 
 
 def count_scale_messages(counter, parents, senders=None):

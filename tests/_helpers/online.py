@@ -9,7 +9,7 @@ def numpy_scale(y, groups):
     """Geometric mean over the nodes of ``1.4826 MAD`` (``sqrt(pi / 2)`` times
     the mean absolute deviation from the median when the MAD is 0; nodes of a
     positive scale); without any, the spread of the nodes' winsorized means
-    between them (weights ``n_i^2``), 1 if that is 0."""
+    between them (weights ``n_i^2``), else ``|m|``, else 1."""
     logs = []
     for k in np.unique(groups):
         v = y[groups == k]
@@ -22,7 +22,7 @@ def numpy_scale(y, groups):
     means, counts = _winsorized_means(y, groups, 3.0)
     m = np.sum(counts * means) / counts.sum()
     spread = np.sqrt(np.sum(counts ** 2 * (means - m) ** 2) / np.sum(counts ** 2))
-    return float(spread) if spread > 0 else 1.0
+    return float(spread) if spread > 0 else (float(abs(m)) or 1.0)
 
 
 def _winsorized_means(y, groups, clip):
