@@ -13,7 +13,7 @@ dict with the newcomers' widths, a support ``vote``) or does not use
 (``C`` of the multi-task join, which uses the fitted lambda) stay free.
 An estimator whose join also reads a parameter of its own names it in a
 ``_join_fixed_params`` class attribute (the graph methods: Perso-lin's
-``alpha``, Dada's ``beta``, and the graph objective's and the fit's
+``alpha``, Dada's ``beta``, ``stump_placement`` and ``feature_selection``, and the graph objective's and the fit's
 schedule's ``lambda_graph``, ``delta``, ``max_neighbors``,
 ``sparsify_graph``, ``kappa``, ``max_iter``, ``graph_update_every`` and
 ``peer_scoring``).

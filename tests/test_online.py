@@ -25,7 +25,7 @@ from sklearn.exceptions import NotFittedError
 from skfed.datasets import make_gaussian_mixture_network, train_test_split_per_node
 from skfed.network import SimulatedNetwork
 from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
-from tests._helpers.online import numpy_encode, numpy_offset
+from tests._helpers.online import numpy_encode, numpy_offset, numpy_scale
 
 
 def rbf(A, B, gamma):
@@ -954,7 +954,8 @@ def test_step_bound_against_numpy_recursion(c):
     assert f"{bound:.6g}" in str(info.value) and "eta0=" in str(info.value)
     # 5 % below it converges, and the fit follows the recursion exactly, on
     # the targets less their agreed location (every node's targets are
-    # constant: no spread, so the scale is 1).
+    # constant: the scale is the spread between the nodes, review10; the
+    # recursion is linear in the targets, so the scale cancels).
     offset = numpy_offset(y, groups)
     below = offset + numpy_shared_point_recursion(A, targets - offset, eta=0.95 * bound,
                                                   alpha=alpha, c=c, kxx=1.0, n_rounds=n)
@@ -962,7 +963,9 @@ def test_step_bound_against_numpy_recursion(c):
                                      targets - offset)
     assert_allclose(below, fixed, atol=1e-3)
     reg = DecentralizedKernelSGDRegressor(loss="squared_error", kernel="rbf", eta0=0.95 * bound, **params).fit(X, y, groups=groups)
-    assert reg.target_offset_ == pytest.approx(offset, rel=1e-12) and reg.target_scale_ == 1.0
+    assert reg.target_offset_ == pytest.approx(offset, rel=1e-12)
+    assert reg.target_scale_ == pytest.approx(numpy_scale(y, groups), rel=1e-12)
+    assert reg.target_scale_ != 1.0
     assert reg.step_bound_ == pytest.approx(bound, rel=1e-9)
     assert reg.eta0_ == 0.95 * bound
     values = [reg.predict(X[:1], groups=[i])[0] for i in range(len(targets))]

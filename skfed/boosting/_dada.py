@@ -171,8 +171,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         feature above, so that a data set with hundreds of signal-carrying
         features (HAR: about 525 of 561 voted) does not leave most of them
         without a stump.  The resolved count is ``n_estimators_``; nodes
-        joining a fitted model keep it.  Ignored when ``base_predictors`` is
-        given.
+        joining a fitted model keep it.  Unused when ``base_predictors`` is
+        given (another value is then refused).
     base_predictors : list of callables or estimators, default=None
         User-supplied base predictors, shared by all nodes: ``h(X)`` or
         ``h.predict(X)`` must return values in [-1, 1].
@@ -191,7 +191,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         histograms (256 bins over the agreed range) summed up a spanning tree
         of the topology (suits skewed or heavy-tailed features, and binary or
         ordinal ones, where evenly spaced thresholds repeat the same split).
-        Ignored when ``base_predictors`` is given.
+        Unused when ``base_predictors`` is given (another value is then
+        refused).
     feature_selection : {"vote", None}, default="vote"
         Which features get stumps.  ``"vote"``: the nodes vote, without
         pooling any data, for the features that carry their labels' signal,
@@ -396,9 +397,11 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     n_estimators_ : int
         Number of base predictors of the fit: ``n_estimators`` resolved
         (``"auto"``) or the length of ``base_predictors``.
-    stump_features_, stump_thresholds_ : ndarray of shape (n_estimators_,)
+    stump_features_, stump_thresholds_ : ndarray of shape (n_stumps,)
         The stumps ``h_j(x) = +1 if x[stump_features_[j]] > stump_thresholds_[j]
-        else -1`` (None with ``base_predictors``).
+        else -1`` (None with ``base_predictors``): the fit's
+        ``n_estimators_``, then those ``add_nodes`` appended for a feature
+        its vote added (``n_estimators_`` stays the fit's count).
     feature_range_ : ndarray of shape (2, n_features)
         The agreed minimum and maximum of every feature.
     selected_features_ : ndarray of shape (n_features,), dtype=bool
@@ -550,6 +553,10 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
 
     __doc__ = _fill_released_doc(__doc__, "mu_f")
     _graph_init_per_node = 10
+    # a join re-runs the feature vote and gives a newly selected feature the
+    # fit's stumps: add_nodes refuses these changed since fit, too
+    _join_fixed_params = _BaseGraphPersonalized._join_fixed_params + (
+        "stump_placement", "feature_selection")
 
     _parameter_constraints = {
         "n_estimators": [Interval(numbers.Integral, 1, None, closed="left"),
@@ -778,6 +785,14 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         self._validate_params()
         if self.base_predictors is not None and len(self.base_predictors) == 0:
             raise ValueError("base_predictors must hold at least one predictor.")
+        if self.base_predictors is not None:
+            # (Dada's own stumps' settings: none of them is used with user predictors)
+            for name, default in (("n_estimators", "auto"), ("stump_placement", "range")):
+                if getattr(self, name) != default:
+                    raise ValueError(
+                        f"{name}={getattr(self, name)!r} sets Dada's own decision stumps, "
+                        "which are not built when base_predictors is given; leave "
+                        f"{name} at its default {default!r}.")
         spec = check_privacy(self.privacy, type(self).__name__, local_estimator=True)
         if spec is not None:
             _check_private_inputs(self, sample_weight)

@@ -246,6 +246,30 @@ def _conjugate(name, u):
     return -u + 0.25 * u * u
 
 
+def _bound_defined(X, Y, sw, offsets, l2, n_penalized, n_columns):
+    """Nodes whose problems have a finite optimum ``local_duality_gap`` can
+    certify: ``l2 > 0``, an intercept column (if any) constant and nonzero,
+    and both classes among the positive-weight samples of every problem."""
+    offsets = np.asarray(offsets, dtype=np.intp)
+    K = offsets.shape[0] - 1
+    lengths = np.diff(offsets)
+    ok = lengths > 0
+    if l2 <= 0:
+        return np.zeros(K, dtype=bool)
+    if n_columns > n_penalized:
+        c_col = np.asarray(X, dtype=np.float64)[:, n_penalized]
+        if len(c_col) and (c_col[0] == 0 or not np.all(c_col == c_col[0])):
+            return np.zeros(K, dtype=bool)
+        y = np.asarray(Y, dtype=np.float64)
+        positive = np.asarray(sw, dtype=np.float64) > 0
+        for sign in (y > 0, y < 0):
+            counts = np.zeros((y.shape[0], K))
+            if ok.any():
+                counts[:, ok] = np.add.reduceat(sign & positive, offsets[:-1][ok], axis=1)
+            ok &= (counts > 0).all(axis=0)
+    return ok
+
+
 def local_duality_gap(X, Y, sw, offsets, theta, loss_name, inv_mass, l2, n_penalized):
     """Certified bound on every node's local suboptimality, relative to its optimum.
 
@@ -296,15 +320,12 @@ def local_duality_gap(X, Y, sw, offsets, theta, loss_name, inv_mass, l2, n_penal
             out[:, filled] = np.add.reduceat(values, starts[filled], axis=1)
         return out
 
-    ok = filled.copy()
+    ok = _bound_defined(Xd, y, sw, offsets, l2, n_penalized, n)
     if n > n_penalized:                                            # an intercept column
         c_col = Xd[:, n_penalized]
         c = float(c_col[0]) if len(c_col) else 0.0
         if c == 0 or not np.all(c_col == c):
             return gap
-        pos = per_node((y > 0) * (q > 0))
-        neg = per_node((y < 0) * (q > 0))
-        ok &= ((pos > 0) & (neg > 0)).all(axis=0)
         # The intercept's minimizer: h(b) = sum_i q_i phi'(y_i (a_i + b c)) y_i c
         # increases in b; safeguarded Newton steps inside a bracket.
         b = th[:, :, n_penalized].T.copy()                         # (P, K)
@@ -319,7 +340,8 @@ def local_duality_gap(X, Y, sw, offsets, theta, loss_name, inv_mass, l2, n_penal
             done = (np.abs(h) <= 1e-13 * np.maximum(per_node(q * np.abs(d1)) * abs(c), 1e-300))
             if np.all(done | ~ok[None, :]):
                 break
-            step = np.where(slope > 0, -h / np.where(slope > 0, slope, 1.0), 0.0)
+            with np.errstate(over="ignore"):  # (a subnormal slope: the bracket decides)
+                step = np.where(slope > 0, -h / np.where(slope > 0, slope, 1.0), 0.0)
             nb = b + step
             inside = (nb > lo_b) & (nb < hi_b) & (slope > 0)
             finite = np.isfinite(lo_b) & np.isfinite(hi_b)
@@ -352,8 +374,9 @@ def solve_newcomer_problems(X, Y, sw, offsets, theta, loss, loss_name, inv_mass,
     """A join's newcomers get their local models (``solve_local_problems``).
 
     Those of a mass (``1 / inv_mass``) under ``light_below`` (None: none)
-    are certified within JOIN_LOCAL_GAP of their optimum where the bound
-    certifies (``local_duality_gap``): one above it is solved again from
+    are certified within JOIN_LOCAL_GAP of their optimum where it is
+    finite (``local_duality_gap``; its bound is infinite there only far
+    from the optimum, ``D <= 0``): one above it is solved again from
     zero at each of JOIN_LOCAL_TOLS in turn until it is under it (the last
     solve kept otherwise).  ``theta`` (zeros) and ``losses`` are
     overwritten; returns every newcomer's number of steps (all its solves).
@@ -366,7 +389,10 @@ def solve_newcomer_problems(X, Y, sw, offsets, theta, loss, loss_name, inv_mass,
         return steps
     todo = np.flatnonzero(light)
     gap = local_duality_gap(X, Y, sw, offsets, theta, loss_name, inv_mass, l2, n_penalized)
-    todo = todo[np.isfinite(gap[todo]) & (gap[todo] > JOIN_LOCAL_GAP)]
+    # an infinite bound where a finite optimum exists is a dual value D <= 0,
+    # far from that optimum: re-solved too (not a problem without one)
+    defined = _bound_defined(X, Y, sw, offsets, l2, n_penalized, theta.shape[2])
+    todo = todo[defined[todo] & ~(gap[todo] <= JOIN_LOCAL_GAP)]
     offsets = np.asarray(offsets, dtype=np.intp)
     for tol in JOIN_LOCAL_TOLS:
         if not len(todo):

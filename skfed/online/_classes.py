@@ -31,7 +31,8 @@ from ._dictionary import _DictionaryMixin
 from ._docs import _EPSILON_UNITS, _doc
 from ._join import _JoinMixin
 from ._network_function import _NetworkFunctionMixin
-from ._robust import ROBUST_LOSSES, agreed_offset, agreed_scale, node_centres, node_log_scales
+from ._robust import (ROBUST_LOSSES, agreed_offset, agreed_scale, between_node_scale,
+                      node_centres, node_log_scales)
 from ._selection import _KernelSelectionMixin, _nonlinear_kernel
 from ._validation import (
     AFFINE_COEF0,
@@ -156,6 +157,8 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
             sums = combine.sum(sums)
             centres = combine.fmax(centres)
         self.target_scale_ = agreed_scale(sums)
+        if sums[1] == 0:  # no node of a positive scale: the spread between them
+            self.target_scale_ = between_node_scale(centres) or 1.0
         self.target_offset_ = agreed_offset(centres, self.target_scale_)
         if self._loss_name() in ROBUST_LOSSES:
             self.loss_threshold_ = float(self.loss_epsilon) * self.target_scale_
@@ -745,8 +748,11 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         ``target_scale_ / sqrt(n_samples)``), else 0.
     target_scale_ : float
         The nodes' agreed robust scale of ``y``: the geometric mean over
-        the nodes of ``1.4826 MAD`` of their own targets (1 when no node
-        has two distinct targets). Both are combined over spanning trees of
+        the nodes of ``1.4826 MAD`` of their own targets (a node whose
+        MAD is 0, over half its targets tied, gives ``sqrt(pi / 2)`` times
+        their mean absolute deviation; with no node of a positive scale,
+        the spread of the nodes' means between them, their common value
+        when every target is the same, and 1 when every target is 0). Both are combined over spanning trees of
         the topology (a counted round of its own before the first step:
         7 float64 up an edge, 2 down); the solver learns ``(y -
         target_offset_) / target_scale_`` and predictions are mapped back,

@@ -12,8 +12,12 @@ scale and their count; the sums of ``n_i``, ``n_i m_i``, ``n_i^2``,
 winsorized mean of ``n_i`` targets), down come two (the offset and the
 scale).
 
-* ``target_scale_`` is the geometric mean of the positive scales (1 when
-  no node has two distinct targets).  A geometric mean is exact as a sum
+* ``target_scale_`` is the geometric mean of the positive scales (a
+  node's MAD is replaced by its mean absolute deviation when over half its
+  targets are tied); when no node has a positive scale (one target each:
+  a stream of one sample per node per ``partial_fit`` call), the spread
+  of the nodes' means between them (:func:`between_node_scale`; their
+  common value when all targets are equal, 1 only when they are all 0).  A geometric mean is exact as a sum
   over the trees (a median of the nodes' scales is not) and, like the
   MAD, it is not moved by a node whose targets are a different unit or
   carry a few huge values.
@@ -43,6 +47,7 @@ __all__ = [
     "ROBUST_LOSSES",
     "agreed_offset",
     "agreed_scale",
+    "between_node_scale",
     "count_scale_messages",
     "node_centres",
     "node_log_scales",
@@ -58,6 +63,9 @@ CLIP_SCALES = 3.0
 ROBUST_LOSSES = ("huber", "epsilon_insensitive")
 # 1 / Phi^{-1}(3/4): the MAD of Gaussian values times this is their deviation.
 MAD_TO_STD = 1.482602218505602
+# sqrt(pi / 2): the mean absolute deviation of Gaussian values times this is
+# their deviation (a node's scale when its MAD is 0, node_log_scales).
+MEAN_ABS_TO_STD = float(np.sqrt(np.pi / 2.0))
 # Every log-scale is sent rounded to a multiple of 2^-32 (a relative error
 # of at most 1.2e-10 in the scale), so the sums are of integers times 2^-32
 # and exact in any order: every split of the nodes over processes (MPI
@@ -93,14 +101,20 @@ def node_log_scales(y, codes, n_nodes):
     Returns
     -------
     ndarray of shape (2,)
-        ``[sum of log(1.4826 MAD_i), number of nodes with MAD_i > 0]`` over
-        the nodes ``i`` here, the logs rounded to multiples of 2^-32 and
-        the sum kept in units of 2^-32 (exact in any order).
+        ``[sum of log(s_i), number of nodes with s_i > 0]`` over the nodes
+        ``i`` here, ``s_i = 1.4826 MAD_i``, or, when ``MAD_i = 0`` (over
+        half of the node's targets tied: zero-inflated amounts or counts),
+        ``sqrt(pi / 2)`` times their mean absolute deviation from the
+        median (0 only for equal targets), so that tied targets too are
+        scaled in their own unit; the logs rounded to multiples of 2^-32
+        and the sum kept in units of 2^-32 (exact in any order).
     """
     total, count = 0.0, 0
-    for _, values, _, mad in _node_targets(y, codes, n_nodes):
-        if len(values) >= 2 and mad > 0:
-            total += float(np.round(np.log(MAD_TO_STD * mad) * _LOG_GRID))
+    for _, values, median, mad in _node_targets(y, codes, n_nodes):
+        spread = MAD_TO_STD * mad if mad > 0 else MEAN_ABS_TO_STD * float(
+            np.mean(np.abs(values - median)))
+        if len(values) >= 2 and spread > 0:
+            total += float(np.round(np.log(spread) * _LOG_GRID))
             count += 1
     return np.array([total, float(count)])
 
@@ -173,6 +187,35 @@ def agreed_scale(sums):
     """The geometric mean from the summed ``node_log_scales`` (1 when no
     node has a positive scale)."""
     return float(np.exp(sums[0] / _LOG_GRID / sums[1])) if sums[1] > 0 else 1.0
+
+
+def between_node_scale(centres):
+    """The spread of the nodes' winsorized means between the nodes.
+
+    ``sqrt(sum_i n_i^2 (m_i - m)^2 / sum_i n_i^2)``, ``m`` their mean
+    weighted by ``n_i`` (:func:`agreed_offset`'s), from the sums the nodes
+    already send up the trees: the scale when no node has a positive one
+    of its own (a stream of one sample per node per ``partial_fit`` call,
+    nodes of equal targets), so that it still follows the unit of ``y``.
+    When every node's mean is the same (all targets equal), ``|m|``; 0 only
+    when they are all 0.
+
+    Parameters
+    ----------
+    centres : ndarray of shape (n_nodes, 2)
+        :func:`node_centres` of every node (NaN rows: nodes without targets).
+
+    Returns
+    -------
+    float
+    """
+    present = centres[np.isfinite(centres[:, 0])]
+    if not len(present):
+        return 0.0
+    means, counts = present[:, 0], present[:, 1]
+    m = float(np.dot(counts, means)) / float(counts.sum())
+    spread = float(np.sqrt(np.sum((counts * (means - m)) ** 2) / np.sum(counts ** 2)))
+    return spread if spread > 0 else abs(m)
 
 
 def count_scale_messages(counter, parents, senders=None):
