@@ -162,9 +162,12 @@ def test_every_fault_has_an_effect_or_is_refused(name, fault):
         if name.startswith("DecentralizedKernelSGD"):
             # Copies refreshed once a pass: a dropped node neither steps nor
             # sends that round, so its updates come later (more rounds), not
-            # fewer of them.
+            # fewer of them.  (The network function's re-solve at the end of
+            # a classifier's fit runs as many tree rounds as its L-BFGS needs,
+            # which depends on the copies, so only the passes' log is equal.)
             assert faulty.n_iter_ > perfect.n_iter_
-            assert faulty.n_messages_ == perfect.n_messages_
+            assert (faulty.communication_.total_messages
+                    == perfect.communication_.total_messages)
         else:
             # A dropped node sends nothing that round.
             assert faulty.n_bytes_sent_ < perfect.n_bytes_sent_
