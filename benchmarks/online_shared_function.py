@@ -192,6 +192,29 @@ The fitted samples' mean loss falls in every one of these runs (heavy-tailed
 seed 1: 1.0091 -> 0.9981 while its join loses 3.4 points at ``k = 5``), so
 a gate on the training loss would keep every solve: the held-back gate
 above (or none) is what to measure next.
+
+The held-back gate, measured (online13; ``held-gated`` of the same
+command with ``--seeds 0,1,2`` and school added; every node holds back a
+random fifth of its rows, the solve runs on the rest, the solved function
+kept when the held-back rows' summed loss is not above the mean's; its
+bytes count its solve and the gate round whether or not it keeps it).
+Means of seeds 0-2, ``k = 5 / 10 / 20``, mean -> ungated solve ->
+held-gated: alike 85.21 / 88.37 / 92.25 -> 85.29 / 88.42 / 92.27 -> 85.21
+/ 88.37 / 92.25 (rejected on 3 seeds); nonlinear 86.59 / 90.14 / 92.03 ->
+88.14 / 91.72 / 93.22 -> 88.09 / 91.72 / 93.19 (kept on 3, 0.53-0.56 of
+the fit's bytes); heavy-tailed -2.51 / -0.60 / 0.95 -> -3.47 / -1.03 /
+0.91 -> -3.67 / -1.07 / 0.97 (kept on seeds 1 and 2; seed 1 -17.73 ->
+-21.81 at ``k = 5``); outliers 67.37 / 72.21 / 76.06 -> 67.19 / 72.09 /
+76.06 -> 67.37 / 72.21 / 76.06 (rejected on 3); School 31.31 / 32.72 /
+34.48 -> 32.46 / 33.40 / 34.68 -> 32.41 / 33.36 / 34.65 (kept on 3,
+0.067-0.088 of the fit's bytes; ``k = 5`` above pooled Ridge's 31.8).  It
+removes the outlier drop but not heavy-tailed seed 1's (its held-back
+loss falls 77.31 -> 77.12 while the newcomers' R^2 falls 4 points), so
+the brief's bar (no held-out regression drops on 3 seeds) is not met:
+not put in the package.  Next: a margin (keep only when the held-back loss
+falls by more than its seed-to-seed noise, e.g. 1 %: heavy-tailed seed 1
+falls 0.24 %, School 1.4-7 %, nonlinear 5-8 %), measured on fresh seeds
+3-5 before adoption, since choosing it here would tune it on these runs.
 """
 
 import argparse
@@ -365,8 +388,26 @@ def run_regression(name, seed, ks, max_iter):
     solve_cpu = time.process_time() - cpu
     m = len(D)
     bytes_ = rounds * (len(nodes) - 1) * ((2 * m + 2) * 8)
+    # The held-back gate (online13's probe): every node holds back a fifth
+    # of its rows, the solve runs on the rest, and the solved function is
+    # kept only if the held-back rows' summed loss is not above the mean's.
+    held = np.random.default_rng(seed).random(len(y_enc)) < 0.2
+    inner = NodeSums(base._join_kernel, base._loss_name(), Xf[~held], y_enc[~held],
+                     codes[~held], None, base._node_function, threshold)
+    outer = NodeSums(base._join_kernel, base._loss_name(), Xf[held], y_enc[held],
+                     codes[held], None, base._node_function, threshold)
+    A_h, rounds_h = solve_weights(base._join_kernel(gamma)(D, D), base.network_coef_[0],
+                                  float(base.alpha), lambda A: inner(D, gamma, A, nodes),
+                                  max_iter)
+    mean_out = float(outer(D, gamma, base.network_coef_[0], nodes).sum(axis=0)[0])
+    solved_out = float(outer(D, gamma, A_h, nodes).sum(axis=0)[0])
+    kept = solved_out <= mean_out
+    print(f"{name} seed {seed} held-back gate: loss {mean_out:.3f} (mean) vs "
+          f"{solved_out:.3f} (solved): {'kept' if kept else 'rejected'}")
+    gated = A_h if kept else base.network_coef_[0]
     rows = []
-    for label, coef in (("mean", base.network_coef_[0]), (f"solved-{max_iter}", A)):
+    for label, coef in (("mean", base.network_coef_[0]), (f"solved-{max_iter}", A),
+                        ("held-gated", gated)):
         model = copy.deepcopy(base)
         model.network_coef_ = [np.ascontiguousarray(coef)]
         model._network_fit_stats = model._network_scale_sums(Xf, y_enc, codes, None)
@@ -376,11 +417,16 @@ def run_regression(name, seed, ks, max_iter):
             train, test = nn.new_node_rows(order, k)
             joined = copy.deepcopy(model).add_nodes(X[train], y[train], groups=groups[train])
             cells.append(nn.score(task, y[test], joined.predict(X[test], groups=groups[test])))
-        rows.append((label, cells, 0 if label == "mean" else bytes_ / base.n_bytes_sent_))
+        # the held-back gate's bytes: its solve's rounds and one gate round
+        # (2 float64 up, an int32 down every edge)
+        sent = {"mean": 0, "held-gated": rounds_h * (len(nodes) - 1) * ((2 * m + 2) * 8)
+                + (len(nodes) - 1) * (2 * 8 + 4)}.get(label, bytes_)
+        rows.append((label, cells, sent / base.n_bytes_sent_))
         print(f"{name} seed {seed} {label:12s} join " + " / ".join(f"{c:.2f}" for c in cells)
               + f" mean loss on the fitted samples {loss:.4f}"
               + ("" if label == "mean" else
-                 f" ({rounds} rounds, {bytes_ / base.n_bytes_sent_:.4f} of the fit's bytes,"
+                 f" ({rounds_h if label == 'held-gated' else rounds} rounds,"
+                 f" {sent / base.n_bytes_sent_:.4f} of the fit's bytes,"
                  f" solve CPU {solve_cpu:.1f} s)"), flush=True)
     return rows
 
