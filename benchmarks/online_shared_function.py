@@ -160,6 +160,78 @@ join; ``--datasets alike-regression,nonlinear-regression,heavy-tailed-regression
 outlier family drops, the nonlinear one's solve costs half a fit's bytes,
 and these are one seed; a regressor's gate (it has no error rate) and its
 join tests (which read the mean) are still to do.
+
+Open (online13, 2026-11-28 19:18-19:35, a 17-minute shift: nothing built).
+The plan for a regressor's solve in the package: lift the ``not
+self._is_regressor()`` guard of ``_build_network_function`` and give
+``NodeSums`` the fit's threshold in the encoded units (the fit's loss on
+``(y - target_offset_) / target_scale_``); the gate cannot be an error
+count.  A gate on the solved function's training loss against the mean's
+is free (``solve_weights``' first evaluation is the mean's loss, its last
+the solved one's) but L-BFGS nearly always lowers it, so it would not
+catch the outlier family's held-out drop (-0.1 to -0.4): the candidate
+worth measuring is a held-back share of every node's rows (each node
+sums the mean's and the solved function's loss on its held-back rows up
+the tree, 2 float64 up, one int32 down, as the classifier's gate).  Its
+cost: 3 seeds of this script's ``--regression 50`` on school and the four
+held-out regressions (``online_experiments.py held-out`` runs a family's
+fit in about 0.2 s of CPU, outlier-regression seed 0, so the sweep is
+minutes).  Task 2 (the solve's bytes when the gate rejects) is untouched.
+
+Seeds 1 and 2 of the same probe (ungated, ``--datasets
+alike-regression,nonlinear-regression,heavy-tailed-regression,outlier-regression
+--seeds 1,2 --regression 50``, 45 s of CPU; join R^2 x 100 at ``k = 5 /
+10 / 20``, mean -> solved): alike 93.18 / 94.31 / 95.70 -> 93.22 / 94.37 /
+95.78 and 91.55 / 93.33 / 95.83 -> 91.66 / 93.32 / 95.79; nonlinear 87.92
+/ 90.66 / 92.09 -> 89.14 / 92.04 / 93.58 and 85.95 / 90.25 / 92.50 ->
+87.81 / 92.10 / 93.46 (55-56 rounds, 0.52-0.53 of the fit's bytes);
+heavy-tailed -17.73 / -10.50 / -3.87 -> -21.12 / -12.00 / -4.12 and 10.35 /
+9.09 / 7.54 -> 10.68 / 9.20 / 7.62; outliers 74.44 / 77.93 / 83.09 ->
+74.31 / 77.84 / 83.13 and 83.48 / 84.57 / 85.57 -> 83.44 / 84.55 / 85.62.
+The fitted samples' mean loss falls in every one of these runs (heavy-tailed
+seed 1: 1.0091 -> 0.9981 while its join loses 3.4 points at ``k = 5``), so
+a gate on the training loss would keep every solve: the held-back gate
+above (or none) is what to measure next.
+
+The held-back gate, measured (online13; ``held-gated`` of the same
+command with ``--seeds 0,1,2`` and school added; every node holds back a
+random fifth of its rows, the solve runs on the rest, the solved function
+kept when the held-back rows' summed loss is not above the mean's; its
+bytes count its solve and the gate round whether or not it keeps it).
+Means of seeds 0-2, ``k = 5 / 10 / 20``, mean -> ungated solve ->
+held-gated: alike 85.21 / 88.37 / 92.25 -> 85.29 / 88.42 / 92.27 -> 85.21
+/ 88.37 / 92.25 (rejected on 3 seeds); nonlinear 86.59 / 90.14 / 92.03 ->
+88.14 / 91.72 / 93.22 -> 88.09 / 91.72 / 93.19 (kept on 3, 0.53-0.56 of
+the fit's bytes); heavy-tailed -2.51 / -0.60 / 0.95 -> -3.47 / -1.03 /
+0.91 -> -3.67 / -1.07 / 0.97 (kept on seeds 1 and 2; seed 1 -17.73 ->
+-21.81 at ``k = 5``); outliers 67.37 / 72.21 / 76.06 -> 67.19 / 72.09 /
+76.06 -> 67.37 / 72.21 / 76.06 (rejected on 3); School 31.31 / 32.72 /
+34.48 -> 32.46 / 33.40 / 34.68 -> 32.41 / 33.36 / 34.65 (kept on 3,
+0.067-0.088 of the fit's bytes; ``k = 5`` above pooled Ridge's 31.8).  It
+removes the outlier drop but not heavy-tailed seed 1's (its held-back
+loss falls 77.31 -> 77.12 while the newcomers' R^2 falls 4 points), so
+the brief's bar (no held-out regression drops on 3 seeds) is not met:
+not put in the package.  Next: a margin (keep only when the held-back loss
+falls by more than its seed-to-seed noise, e.g. 1 %: heavy-tailed seed 1
+falls 0.24 %, School 1.4-7 %, nonlinear 5-8 %), measured on fresh seeds
+3-5 before adoption, since choosing it here would tune it on these runs.
+
+Fresh seeds 3-5 (the same command, ``--seeds 3,4,5``; the gate as above,
+no margin), mean -> ungated -> held-gated, means of 3 seeds: alike 89.16 /
+91.74 / 94.74 -> 89.14 / 91.73 / 94.74 -> 89.17 / 91.76 / 94.71 (kept on
+seed 4 only); nonlinear 85.71 / 89.06 / 90.89 -> 86.53 / 90.35 / 92.00 ->
+86.47 / 90.29 / 91.93 (kept on 3, 0.51-0.56 of the fit's bytes);
+heavy-tailed 17.28 / 17.98 / 21.80 -> 17.29 / 17.90 / 21.90 -> 17.30 /
+17.94 / 21.80 (kept on seeds 3 and 5; seed 5 15.77 / 15.30 / 14.08 ->
+15.64 / 15.19 / 14.05); outliers 71.54 / 71.80 / 72.13 unchanged (rejected
+on 3); School 31.63 / 33.50 / 35.85 -> 33.54 / 34.63 / 36.43 -> 33.63 /
+34.69 / 36.45 (kept on 3, 0.044-0.090 of the fit's bytes).  Over seeds
+0-5 the held-back gate's worst losses against the mean are heavy-tailed
+seed 1 (-4.1 at ``k = 5``), heavy-tailed seed 5 (-0.13) and alike seed 4
+(-0.07 at ``k = 20``); a 1 % margin would drop alike seed 4's keep (0.16
+% fall) and heavy-tailed seed 1's (0.24 %) but keep seed 5's (1.02 %):
+the margin is the candidate, to be checked on seeds 6-8 before it goes in
+the package.
 """
 
 import argparse
@@ -333,8 +405,26 @@ def run_regression(name, seed, ks, max_iter):
     solve_cpu = time.process_time() - cpu
     m = len(D)
     bytes_ = rounds * (len(nodes) - 1) * ((2 * m + 2) * 8)
+    # The held-back gate (online13's probe): every node holds back a fifth
+    # of its rows, the solve runs on the rest, and the solved function is
+    # kept only if the held-back rows' summed loss is not above the mean's.
+    held = np.random.default_rng(seed).random(len(y_enc)) < 0.2
+    inner = NodeSums(base._join_kernel, base._loss_name(), Xf[~held], y_enc[~held],
+                     codes[~held], None, base._node_function, threshold)
+    outer = NodeSums(base._join_kernel, base._loss_name(), Xf[held], y_enc[held],
+                     codes[held], None, base._node_function, threshold)
+    A_h, rounds_h = solve_weights(base._join_kernel(gamma)(D, D), base.network_coef_[0],
+                                  float(base.alpha), lambda A: inner(D, gamma, A, nodes),
+                                  max_iter)
+    mean_out = float(outer(D, gamma, base.network_coef_[0], nodes).sum(axis=0)[0])
+    solved_out = float(outer(D, gamma, A_h, nodes).sum(axis=0)[0])
+    kept = solved_out <= mean_out
+    print(f"{name} seed {seed} held-back gate: loss {mean_out:.3f} (mean) vs "
+          f"{solved_out:.3f} (solved): {'kept' if kept else 'rejected'}")
+    gated = A_h if kept else base.network_coef_[0]
     rows = []
-    for label, coef in (("mean", base.network_coef_[0]), (f"solved-{max_iter}", A)):
+    for label, coef in (("mean", base.network_coef_[0]), (f"solved-{max_iter}", A),
+                        ("held-gated", gated)):
         model = copy.deepcopy(base)
         model.network_coef_ = [np.ascontiguousarray(coef)]
         model._network_fit_stats = model._network_scale_sums(Xf, y_enc, codes, None)
@@ -344,11 +434,16 @@ def run_regression(name, seed, ks, max_iter):
             train, test = nn.new_node_rows(order, k)
             joined = copy.deepcopy(model).add_nodes(X[train], y[train], groups=groups[train])
             cells.append(nn.score(task, y[test], joined.predict(X[test], groups=groups[test])))
-        rows.append((label, cells, 0 if label == "mean" else bytes_ / base.n_bytes_sent_))
+        # the held-back gate's bytes: its solve's rounds and one gate round
+        # (2 float64 up, an int32 down every edge)
+        sent = {"mean": 0, "held-gated": rounds_h * (len(nodes) - 1) * ((2 * m + 2) * 8)
+                + (len(nodes) - 1) * (2 * 8 + 4)}.get(label, bytes_)
+        rows.append((label, cells, sent / base.n_bytes_sent_))
         print(f"{name} seed {seed} {label:12s} join " + " / ".join(f"{c:.2f}" for c in cells)
               + f" mean loss on the fitted samples {loss:.4f}"
               + ("" if label == "mean" else
-                 f" ({rounds} rounds, {bytes_ / base.n_bytes_sent_:.4f} of the fit's bytes,"
+                 f" ({rounds_h if label == 'held-gated' else rounds} rounds,"
+                 f" {sent / base.n_bytes_sent_:.4f} of the fit's bytes,"
                  f" solve CPU {solve_cpu:.1f} s)"), flush=True)
     return rows
 
