@@ -1014,15 +1014,17 @@ def run_class_vote(estimator, evidence, vote_epsilon, source):
     """
     n_nodes = len(evidence)
     elected = 0
+    info = getattr(estimator, "privacy_", None)
+    if isinstance(info, dict):
+        info["class_vote"] = {"held": False, "epsilon": 0.0}
     if vote_epsilon > 0.0:
         ballots = [-1 if e is None else e["ballot"] for e in evidence]
         elected = elect(ballots, vote_epsilon, source)
         scale, spent = vote_scale(vote_epsilon)
         estimator.privacy_spent_ = np.asarray(estimator.privacy_spent_, dtype=float) + spent
-        info = getattr(estimator, "privacy_", None)
         if isinstance(info, dict):
             info["class_vote"] = {
-                "mechanism": "exponential mechanism on the ballot counts (exact sampler)",
+                "held": True, "mechanism": "exponential mechanism on the ballot counts (exact sampler)",
                 "epsilon": spent, "share": VOTE_SHARE, "sensitivity": 1,
                 "guard": vote_guard(vote_epsilon), "alpha": VOTE_ALPHA, "scale": scale,
                 "resolution": VOTE_RESOLUTION, "options": ("own rule",) + BALLOT[1:],
