@@ -894,7 +894,8 @@ def platt_losses(scores, codes):
     spread = max(float(np.std(f)), 1e-12)
     start = np.array([1.0 / spread, math.log((n1 + 1.0) / (n0 + 1.0))])
     a, b = minimize(objective, start, jac=True, method="L-BFGS-B",
-                    bounds=[(0.0, None), (None, None)]).x
+                    bounds=[(0.0, None), (None, None)],
+                    options={"ftol": 1e-13, "gtol": 1e-10}).x
     p = np.clip(0.5 * (1.0 + np.tanh(0.5 * (a * f + b))), 1e-6, 1.0 - 1e-6)
     return -np.where(positive, np.log(p), np.log1p(-p))
 
@@ -989,6 +990,16 @@ def ballot_bytes(n_nodes, header_bytes=0):
                            + int(header_bytes))
 
 
+def record_no_vote(estimator):
+    """A private classifier fit that held no class vote (no budget share:
+    too few nodes for the guard, or a given ``local_estimator``):
+    ``elected_local_class_`` None and ``privacy_["class_vote"]`` says so."""
+    estimator.elected_local_class_ = None
+    info = getattr(estimator, "privacy_", None)
+    if isinstance(info, dict):
+        info["class_vote"] = {"held": False, "epsilon": 0.0}
+
+
 def run_class_vote(estimator, evidence, vote_epsilon, source):
     """Hold the class vote and return every node's kept Local model.
 
@@ -1014,9 +1025,8 @@ def run_class_vote(estimator, evidence, vote_epsilon, source):
     """
     n_nodes = len(evidence)
     elected = 0
+    record_no_vote(estimator)
     info = getattr(estimator, "privacy_", None)
-    if isinstance(info, dict):
-        info["class_vote"] = {"held": False, "epsilon": 0.0}
     if vote_epsilon > 0.0:
         ballots = [-1 if e is None else e["ballot"] for e in evidence]
         elected = elect(ballots, vote_epsilon, source)

@@ -16,7 +16,13 @@ import warnings
 
 import numpy as np
 
-from .._kept_local import choose_classifier, run_class_vote, split_budget, vote_evidence
+from .._kept_local import (
+    choose_classifier,
+    record_no_vote,
+    run_class_vote,
+    split_budget,
+    vote_evidence,
+)
 from .._private_refit import neighbour_prior, refit_boosting, refit_linear
 from .._secure_noise import CHOICE_RESOLUTION, NoiseSource, gaussian_grid, record_noise_source
 from ..privacy import (
@@ -254,7 +260,9 @@ def refit_private_final(estimator, state, rng):
     # each node's kept model under the elected option.
     # Perso-lin's nodes vote (with no local_estimator); a Dada node's
     # candidates include AdaBoost and it does not.
-    voting = reference is None and not hasattr(state, "H")
+    voting = state.dp.vote_epsilon > 0.0 and not hasattr(state, "H")
+    if not voting and not hasattr(state, "H"):
+        record_no_vote(estimator)
     evidence = [None] * state.K
     for k in range(state.K):
         rows = slice(state.offsets[k], state.offsets[k + 1])

@@ -11,6 +11,7 @@ from .._kept_local import (
     cross_fitted_scores,
     local_name,
     one_se_choice,
+    record_no_vote,
     run_class_vote,
     split_budget,
     vote_evidence,
@@ -407,7 +408,10 @@ def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X
     # The class vote (skfed._kept_local.run_class_vote) of a classifier's
     # nodes without a given Local model: every node's evidence first, then
     # the election, then each node's kept model under the elected option.
-    voting = vote is not None and raw_X is not None and reference is None and loss != "squared"
+    voting = (vote is not None and vote[0] > 0.0 and raw_X is not None and reference is None
+              and loss != "squared")
+    if estimator is not None and not voting and loss != "squared":
+        record_no_vote(estimator)
     evidence = [None] * m
     for t in range(m):
         Zt = np.asarray(Z[offsets[t]:offsets[t + 1]], dtype=np.float64)
