@@ -286,7 +286,7 @@ def _score(make, data, epsilon, seed, local=(), local_model=None):
         warnings.simplefilter("ignore")
         est.fit(X, y, groups=g)
     if "class_vote" in (getattr(est, "privacy_", None) or {}):
-        # the private class vote (skfed._kept_local.run_class_vote)
+        # the private class vote (skfed._class_vote.run_class_vote)
         held = est.privacy_["class_vote"]["held"]
         ELECTED.append(str(est.elected_local_class_) if held else "no vote")
     if getattr(est, "kept_local_models_", None) is not None and not hasattr(

@@ -1,4 +1,4 @@
-"""The private class vote on the Local model class (issue 27, ``skfed._kept_local``).
+"""The private class vote on the Local model class (issue 27, ``skfed._class_vote``).
 
 Every node of a private Perso-lin or MOCHA classifier fit ballots for the
 simplest Local class no other beats by one standard error of calibrated
@@ -26,14 +26,13 @@ from sklearn.svm import LinearSVC
 pytest.importorskip("dp_accounting")
 
 from skfed import FederatedMultiTaskClassifier, PersonalizedLinearClassifier  # noqa: E402
-from skfed._kept_local import (  # noqa: E402
+from skfed._class_vote import (  # noqa: E402
     BALLOT,
     VOTE_ALPHA,
     VOTE_RESOLUTION,
     VOTE_SHARE,
     ballot_counts,
     class_ballot,
-    collaboration_wins,
     elect,
     platt_losses,
     split_budget,
@@ -43,6 +42,7 @@ from skfed._kept_local import (  # noqa: E402
     vote_scale,
     voted_model,
 )
+from skfed._kept_local import collaboration_wins  # noqa: E402
 from skfed._secure_noise import NoiseSource  # noqa: E402
 from skfed.privacy import DifferentialPrivacy  # noqa: E402
 

@@ -16,13 +16,8 @@ import warnings
 
 import numpy as np
 
-from .._kept_local import (
-    choose_classifier,
-    record_no_vote,
-    run_class_vote,
-    split_budget,
-    vote_evidence,
-)
+from .._class_vote import record_no_vote, run_class_vote, split_budget, vote_evidence
+from .._kept_local import choose_classifier
 from .._private_refit import neighbour_prior, refit_boosting, refit_linear
 from .._secure_noise import CHOICE_RESOLUTION, NoiseSource, gaussian_grid, record_noise_source
 from ..privacy import (
@@ -76,7 +71,7 @@ class _WakeupBudget:
     def __init__(self, spec, calibrate, *, n_nodes, max_iter, n_local, uses_per_step,
                  vote=False):
         # vote: the nodes' private class vote takes its public share of the
-        # budget (skfed._kept_local.split_budget), the fit the rest
+        # budget (skfed._class_vote.split_budget), the fit the rest
         total, self.delta = spec.budget()
         self.epsilon, self.vote_epsilon = split_budget(
             total, n_nodes, vote and getattr(spec, "local_estimator", None) is None)
@@ -255,7 +250,7 @@ def refit_private_final(estimator, state, rng):
     # DifferentialPrivacy(local_estimator=...): the Local model a node keeps
     # unless its collaborative model is significantly better
     reference = getattr(estimator.privacy, "local_estimator", None)
-    # The class vote (skfed._kept_local.run_class_vote), when the budget
+    # The class vote (skfed._class_vote.run_class_vote), when the budget
     # split held one: every node's evidence first, then the election, then
     # each node's kept model under the elected option.
     # Perso-lin's nodes vote (with no local_estimator); a Dada node's

@@ -5,16 +5,13 @@ import numpy as np
 from scipy import linalg, stats
 from threadpoolctl import threadpool_limits
 
+from .._class_vote import record_no_vote, run_class_vote, split_budget, vote_evidence
 from .._kept_local import (
     choose_classifier,
     choose_regressor,
     cross_fitted_scores,
     local_name,
     one_se_choice,
-    record_no_vote,
-    run_class_vote,
-    split_budget,
-    vote_evidence,
 )
 from .._secure_noise import NoiseSource
 from ..privacy import calibrate_discrete_gaussian, describe, epsilon_spent
@@ -100,7 +97,7 @@ class _PrivateUpdates:
 
     def __init__(self, spec, n_nodes, max_rounds, dim, estimator_name="MOCHA", vote=False):
         # vote: a classifier's nodes hold the private class vote, which takes
-        # its public share of the budget (skfed._kept_local.split_budget)
+        # its public share of the budget (skfed._class_vote.split_budget)
         total, self.delta = spec.budget()
         self.epsilon, self.vote_epsilon = split_budget(
             total, n_nodes, vote and getattr(spec, "local_estimator", None) is None)
@@ -380,7 +377,7 @@ def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X
     vote : tuple, default=None
         ``(vote_epsilon, source)``: a classifier's nodes (with ``raw_X`` and
         no ``reference``) hold the class vote
-        (:func:`skfed._kept_local.run_class_vote`; ``vote_epsilon`` 0: no
+        (:func:`skfed._class_vote.run_class_vote`; ``vote_epsilon`` 0: no
         vote is held and each node keeps its own rule) on the fit's secure
         ``source``; ``estimator`` gets its results.
     estimator : estimator, default=None
@@ -405,7 +402,7 @@ def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X
     choice = np.empty((m, P), dtype=object)
     kept_local = np.full(m, None, dtype=object)
     zero = np.zeros(d)
-    # The class vote (skfed._kept_local.run_class_vote) of a classifier's
+    # The class vote (skfed._class_vote.run_class_vote) of a classifier's
     # nodes without a given Local model: every node's evidence first, then
     # the election, then each node's kept model under the elected option.
     voting = (vote is not None and vote[0] > 0.0 and raw_X is not None and reference is None
