@@ -285,6 +285,10 @@ def _score(make, data, epsilon, seed, local=(), local_model=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est.fit(X, y, groups=g)
+    if "class_vote" in (getattr(est, "privacy_", None) or {}):
+        # the private class vote (skfed._class_vote.run_class_vote)
+        held = est.privacy_["class_vote"]["held"]
+        ELECTED.append(str(est.elected_local_class_) if held else "no vote")
     if getattr(est, "kept_local_models_", None) is not None and not hasattr(
             est, "released_coef_"):
         LOCAL_KEPT.append(float(np.mean([m is not None for m in est.kept_local_models_])))
@@ -305,6 +309,8 @@ def _score(make, data, epsilon, seed, local=(), local_model=None):
 # "default" leaves it None (the one-standard-error rule among the models of
 # skfed._kept_local and the collaborative model).
 KEPT = ["local"]
+# The class vote's outcome per fit of a column ("no vote": none held).
+ELECTED = []
 
 
 def dada(data_of, public_range, n_estimators, local_model=None):
@@ -855,6 +861,7 @@ def main(argv=None):
     table = {}
     released = {}
     kept_alone = {}
+    elected = {}
     local_each = {}
     cpu_times = {}
     for name in args.only:
@@ -864,6 +871,7 @@ def main(argv=None):
             RELEASED.clear()
             LOCAL_KEPT.clear()
             LOCAL_SCORES.clear()
+            ELECTED.clear()
             scores = [ROWS[name](epsilon, seed) for seed in args.seeds]
             key = ("off" if epsilon is None else epsilon if epsilon in (LOCAL, GIVEN)
                    else f"{epsilon:g}")
@@ -879,6 +887,9 @@ def main(argv=None):
             if LOCAL_KEPT:
                 kept_alone[name, key] = float(np.mean(LOCAL_KEPT))
                 extra += f" (nodes keeping a Local model {kept_alone[name, key]:.2f})"
+            if ELECTED:
+                elected[name, key] = list(ELECTED)
+                extra += f" (class vote: {', '.join(ELECTED)})"
             cpu = time.process_time() - cpu
             cpu_times[name] = cpu_times.get(name, 0.0) + cpu
             print(f"{name:18s} eps={key:>4s} {table[name][key]:.3f}{extra} "
@@ -904,6 +915,7 @@ def main(argv=None):
     print(json.dumps({"seeds": args.seeds, "delta": DELTA, "table": table,
                       "released": {f"{n} {k}": v for (n, k), v in released.items()},
                       "kept_local": {f"{n} {k}": v for (n, k), v in kept_alone.items()},
+                      "class_vote": {f"{n} {k}": v for (n, k), v in elected.items()},
                       "local_baselines": local_each,
                       "cpu_seconds": cpu_times}))
     if args.out:

@@ -261,16 +261,26 @@ def _recording_choice(X, codes, collab_scores, fold, n_folds, seed, **kwargs):
     return
 
 
+def _no_vote(epsilon, n_nodes, vote=True):
+    """The budget split with no class vote: every node's choice goes through
+    choose_classifier (recorded); the fit spends ``--epsilon`` (``--epsilon 2``:
+    the fits of the package's 2 + 1 split at epsilon 3)."""
+    return float(epsilon), 0.0
+
+
 def _patched(run):
     boosting_private.choose_classifier = _recording_choice
     mocha_private.choose_classifier = _recording_choice
+    boosting_private.split_budget = mocha_private.split_budget = _no_vote
     RECORD.clear()
     try:
         return run()
     finally:
+        from skfed._class_vote import split_budget
         from skfed._kept_local import choose_classifier
         boosting_private.choose_classifier = choose_classifier
         mocha_private.choose_classifier = choose_classifier
+        boosting_private.split_budget = mocha_private.split_budget = split_budget
 
 
 def _finish(est, X_test, y_test, g_test):

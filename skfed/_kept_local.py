@@ -59,6 +59,9 @@ model's held-out scores are cross-fitted, :func:`cross_fitted_scores`).
 The kept model is then
 exactly what that Local baseline gives the node unless the node's own
 samples say collaborating did better; no other candidate is considered.
+
+The class vote that elects one of these classes for every node:
+:mod:`skfed._class_vote`.
 """
 
 import warnings
@@ -136,13 +139,18 @@ def _fit(name, X, y, seed):
         return make_local(name, seed, X.shape[0], X.shape[1]).fit(X, y)
 
 
-def classification_errors(X, codes, fold, n_folds, seed, names=CLASSIFIERS):
-    """Held-out 0-1 errors ``(len(names), m)`` of every Local classifier.
+def classification_heldout(X, codes, fold, n_folds, seed, names=CLASSIFIERS):
+    """Held-out 0-1 errors and binary scores ``(len(names), m)`` of every Local classifier.
 
     A fold whose training part has one class predicts that class (the
-    estimators refuse a single class; a node alone could only predict it).
+    estimators refuse a single class; a node alone could only predict it)
+    and scores it ``+1`` (class 1) or ``-1``.  The scores are the
+    ``decision_function`` of a node with two classes (codes 0 and 1); for
+    more classes they are zeros (unused).
     """
     err = np.zeros((len(names), X.shape[0]))
+    scores = np.zeros((len(names), X.shape[0]))
+    binary = bool(np.all(codes <= 1))
     for f in range(n_folds):
         test = fold == f
         train = ~test
@@ -150,10 +158,21 @@ def classification_errors(X, codes, fold, n_folds, seed, names=CLASSIFIERS):
         for c, name in enumerate(names):
             if seen.size < 2:
                 pred = np.full(test.sum(), seen[0])
+                if binary:
+                    scores[c, test] = 1.0 if seen[0] == 1 else -1.0
             else:
-                pred = _fit(name, X[train], codes[train], seed).predict(X[test])
+                model = _fit(name, X[train], codes[train], seed)
+                pred = model.predict(X[test])
+                if binary:
+                    scores[c, test] = model.decision_function(X[test])
             err[c, test] = pred != codes[test]
-    return err
+    return err, scores
+
+
+def classification_errors(X, codes, fold, n_folds, seed, names=CLASSIFIERS):
+    """Held-out 0-1 errors ``(len(names), m)`` of every Local classifier
+    (:func:`classification_heldout`)."""
+    return classification_heldout(X, codes, fold, n_folds, seed, names)[0]
 
 
 def regression_errors(X, y, fold, n_folds, seed, names=REGRESSORS):
@@ -740,4 +759,5 @@ def extend_kept_local(estimator, n_new):
     grown = np.empty(len(models) + n_new, dtype=object)
     grown[: len(models)] = list(models)
     estimator.kept_local_models_ = grown
+
 

@@ -148,7 +148,15 @@ class DifferentialPrivacy(DocLinkMixin, BaseEstimator):
         among its collaborative model and the standard models it trains
         alone (LinearSVC, an rbf SVM on public random features, logistic
         regression), the simplest within one standard error of the lowest
-        cross-validated error on its own samples (:mod:`skfed._kept_local`).
+        cross-validated error on its own samples (:mod:`skfed._kept_local`);
+        and the classifier nodes of Perso-lin and MOCHA first elect,
+        privately, one of these classes for every node or none (the class
+        vote: one ballot a node, the exponential mechanism on the counts),
+        which spends a third of ``epsilon`` (the fit the rest; the whole
+        budget goes to the fit when there are too few nodes for the vote,
+        ``skfed._class_vote.split_budget``); a node then keeps its fit of
+        the elected class unless its collaborative model is significantly
+        better, as below.  The elected class is ``elected_local_class_``.
         An estimator: each node keeps its own fit of a clone of it (on the
         node's raw features, never sent, no budget spent) unless its
         collaborative model's cross-validated errors on the same folds are

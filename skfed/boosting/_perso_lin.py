@@ -687,11 +687,13 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     n_features_in_ : int
     privacy_spent_ : ndarray of shape (n_nodes,)
         Only with ``privacy``: the epsilon each node spent at the
-        specification's delta (the accountant's figure for its releases).
+        specification's delta (the accountant's figure for its releases,
+        plus the class vote's, ``privacy_["class_vote"]``).
     privacy_ : dict
         Only with ``privacy``: mechanism, noise standard deviation per node
         (``sigma``), clip norm, sensitivities, uses per node, planned and
-        affordable wake-ups, ``stopped_at`` (-1: never ran out).
+        affordable wake-ups, ``stopped_at`` (-1: never ran out), the class
+        vote (``class_vote``).
     privacy_public_ : dict
         Only with ``privacy``: what the fit treats as public (not protected
         by the noise), each with why.
@@ -699,6 +701,13 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         Only with ``privacy``: True when the noise came from
         ``insecure_noise_seed`` (testing only: no guarantee).
     <released and refit attributes>
+    elected_local_class_ : str or None
+        Only with a finite ``privacy`` budget: the Local model class the
+        nodes' private class vote elected for every node (``"LinearSVC"``,
+        ``"rff-LinearSVC"``), or None (no fixed class: each node's own
+        one-standard-error rule; or no vote held, ``privacy_["class_vote"]``).
+        The vote spends ``epsilon / 3`` of the budget, included in
+        ``privacy_spent_`` (:mod:`skfed._class_vote`, the privacy guide).
 
     Notes
     -----

@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 
+from .._class_vote import record_no_vote, run_class_vote, split_budget, vote_evidence
 from .._kept_local import choose_classifier
 from .._private_refit import neighbour_prior, refit_boosting, refit_linear
 from .._secure_noise import CHOICE_RESOLUTION, NoiseSource, gaussian_grid, record_noise_source
@@ -67,8 +68,13 @@ class _WakeupBudget:
     sending (the budget stop).
     """
 
-    def __init__(self, spec, calibrate, *, n_nodes, max_iter, n_local, uses_per_step):
-        self.epsilon, self.delta = spec.budget()
+    def __init__(self, spec, calibrate, *, n_nodes, max_iter, n_local, uses_per_step,
+                 vote=False):
+        # vote: the nodes' private class vote takes its public share of the
+        # budget (skfed._class_vote.split_budget), the fit the rest
+        total, self.delta = spec.budget()
+        self.epsilon, self.vote_epsilon = split_budget(
+            total, n_nodes, vote and getattr(spec, "local_estimator", None) is None)
         mean = max_iter / n_nodes
         self.planned = math.ceil(mean + 2.0 * math.sqrt(mean))
         self.n_local, self.per = int(n_local), int(uses_per_step)
@@ -180,7 +186,7 @@ def plan_private_gradients(estimator, state, spec, mass):
     dim = state.P * state.X.shape[1]
     state.dp = _WakeupBudget(
         spec, lambda eps, delta, n: calibrate_discrete_gaussian(eps, delta, 1.0, n, dim),
-        n_nodes=K, max_iter=max_iter, n_local=n_local, uses_per_step=1,
+        n_nodes=K, max_iter=max_iter, n_local=n_local, uses_per_step=1, vote=True,
     )
     state.source = NoiseSource.for_fit(spec, type(estimator).__name__)
     finite = math.isfinite(state.dp.epsilon)
@@ -231,7 +237,8 @@ def refit_private_final(estimator, state, rng):
     ``radius`` stay the collaborative model's, which such a node does not
     predict with.
     """
-    estimator.__dict__.pop("kept_local_models_", None)  # a previous private fit's
+    for name in ("kept_local_models_", "elected_local_class_"):
+        estimator.__dict__.pop(name, None)  # a previous private fit's
     if state.dp is None or not math.isfinite(state.dp.epsilon):
         return None
     released = np.asarray(state.public, dtype=np.float64)
@@ -243,6 +250,15 @@ def refit_private_final(estimator, state, rng):
     # DifferentialPrivacy(local_estimator=...): the Local model a node keeps
     # unless its collaborative model is significantly better
     reference = getattr(estimator.privacy, "local_estimator", None)
+    # The class vote (skfed._class_vote.run_class_vote), when the budget
+    # split held one: every node's evidence first, then the election, then
+    # each node's kept model under the elected option.
+    # Perso-lin's nodes vote (with no local_estimator); a Dada node's
+    # candidates include AdaBoost and it does not.
+    voting = state.dp.vote_epsilon > 0.0 and not hasattr(state, "H")
+    if not voting and not hasattr(state, "H"):
+        record_no_vote(estimator)
+    evidence = [None] * state.K
     for k in range(state.K):
         rows = slice(state.offsets[k], state.offsets[k + 1])
         prior = neighbour_prior(W, released, k)
@@ -260,9 +276,16 @@ def refit_private_final(estimator, state, rng):
         # they validate as well on the same folds, within one standard error
         # of the best (skfed._kept_local.kept_choice).
         codes = (S[0] > 0).astype(np.intp) if S.shape[0] == 1 else np.argmax(S, axis=0)
+        seed = int(rng.randint(2**31 - 1))
+        if voting:
+            evidence[k] = vote_evidence(np.asarray(state.raw_X[rows]), codes, heldout, fold,
+                                        n_folds, seed)
+            continue
         kept_local[k] = choose_classifier(
             np.asarray(state.raw_X[rows]), codes, heldout, fold, n_folds,
-            int(rng.randint(2**31 - 1)), reference=reference, node=k, n_nodes=state.K,
+            seed, reference=reference, node=k, n_nodes=state.K,
             boosting=hasattr(state, "H"))
+    if voting:
+        kept_local = run_class_vote(estimator, evidence, state.dp.vote_epsilon, state.source)
     estimator.kept_local_models_ = kept_local
     return models.astype(state.dtype), trust, radius

@@ -906,7 +906,8 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         self._join_lam = float(lam)
         self._join_mass = float(np.mean(totals))  # a fitted node's mean weight
         for name in ("_released_W", "join_communication_", "_join_n_fit", "_join_seed",
-                     "refit_choice_", "_join_rehearsal", "kept_local_models_"):
+                     "refit_choice_", "_join_rehearsal", "kept_local_models_",
+                     "elected_local_class_"):
             self.__dict__.pop(name, None)  # from an earlier fit and its joins
         if self._primal_mode():
             W = state.weights(sigma, lam)  # (n_problems, m, d')

@@ -483,7 +483,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _MulticlassMixin, _
     feature_names_in_ : ndarray of shape (n_features_in_,)
     privacy_spent_ : ndarray of shape (n_nodes,)
         Under ``privacy``: the epsilon each node spent, at the
-        specification's delta.
+        specification's delta (its releases and ``privacy_["class_vote"]``).
     privacy_ : dict
         Under ``privacy``: mechanism, noise, sensitivity, uses per node,
         composition, accountant, protection level and noise source.
@@ -515,6 +515,9 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _MulticlassMixin, _
         model with support vectors).  Fitted on the class indices:
         ``classes_[model.predict(X)]`` are its labels.  Never sent (no budget), not private
         for the node's own samples (fitted on them), like a Local model.
+    elected_local_class_ : str or None
+        Under a finite privacy budget: the Local class the nodes' private
+        vote elected for every node, or None (:mod:`skfed._class_vote`).
 
     See Also
     --------

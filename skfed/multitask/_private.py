@@ -5,6 +5,7 @@ import numpy as np
 from scipy import linalg, stats
 from threadpoolctl import threadpool_limits
 
+from .._class_vote import record_no_vote, run_class_vote, split_budget, vote_evidence
 from .._kept_local import (
     choose_classifier,
     choose_regressor,
@@ -94,8 +95,12 @@ class _PrivateUpdates:
         For the warning of the testing switch (``insecure_noise_seed``).
     """
 
-    def __init__(self, spec, n_nodes, max_rounds, dim, estimator_name="MOCHA"):
-        self.epsilon, self.delta = spec.budget()
+    def __init__(self, spec, n_nodes, max_rounds, dim, estimator_name="MOCHA", vote=False):
+        # vote: a classifier's nodes hold the private class vote, which takes
+        # its public share of the budget (skfed._class_vote.split_budget)
+        total, self.delta = spec.budget()
+        self.epsilon, self.vote_epsilon = split_budget(
+            total, n_nodes, vote and getattr(spec, "local_estimator", None) is None)
         self.clip = float(spec.clip_norm)
         self.mechanism = calibrate_discrete_gaussian(
             self.epsilon, self.delta, 2.0 * self.clip, int(max_rounds), int(dim)
@@ -190,6 +195,9 @@ class _PrivateUpdates:
             self.source is not None and not self.source.secure
         )
         estimator.privacy_public_ = dict(_MOCHA_PUBLIC)
+        # for the kept models' class vote (kept_node_models), which runs
+        # after the rounds: its budget share and the fit's secure source
+        estimator._class_vote_plan = (self.vote_epsilon, self.source)
 
 
 # ----------------------------------------------------------------------------
@@ -320,7 +328,7 @@ def node_candidates(loss, C, m_t, has_prior):
 
 
 def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X=None,
-                       reference=None):
+                       reference=None, vote=None, estimator=None):
     """Each node's kept model of a private MOCHA fit, chosen on its own data.
 
     A node's own model costs no privacy: it is never sent, and uses the
@@ -366,6 +374,15 @@ def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X
         0.05 / n_nodes (:func:`skfed._kept_local.choose_reference`; the
         collaborative model's held-out scores are cross-fitted,
         :func:`skfed._kept_local.cross_fitted_scores`).
+    vote : tuple, default=None
+        ``(vote_epsilon, source)``: a classifier's nodes (with ``raw_X`` and
+        no ``reference``) hold the class vote
+        (:func:`skfed._class_vote.run_class_vote`; ``vote_epsilon`` 0: no
+        vote is held and each node keeps its own rule) on the fit's secure
+        ``source``; ``estimator`` gets its results.
+    estimator : estimator, default=None
+        With ``vote``: the fitted estimator (``elected_local_class_``,
+        ``privacy_spent_``, ``privacy_``).
 
     Returns
     -------
@@ -385,6 +402,14 @@ def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X
     choice = np.empty((m, P), dtype=object)
     kept_local = np.full(m, None, dtype=object)
     zero = np.zeros(d)
+    # The class vote (skfed._class_vote.run_class_vote) of a classifier's
+    # nodes without a given Local model: every node's evidence first, then
+    # the election, then each node's kept model under the elected option.
+    voting = (vote is not None and vote[0] > 0.0 and raw_X is not None and reference is None
+              and loss != "squared")
+    if estimator is not None and not voting and loss != "squared":
+        record_no_vote(estimator)
+    evidence = [None] * m
     for t in range(m):
         Zt = np.asarray(Z[offsets[t]:offsets[t + 1]], dtype=np.float64)
         m_t = Zt.shape[0]
@@ -429,11 +454,19 @@ def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X
         else:
             S = np.asarray(Y[:, offsets[t]:offsets[t + 1]])
             codes = (S[0] > 0).astype(np.intp) if P == 1 else np.argmax(S, axis=0)
+            if voting:
+                evidence[t] = vote_evidence(Xt, codes, held, fold, n_folds, seed)
+                continue
             kept = choose_classifier(Xt, codes, held, fold, n_folds, seed,
                                      reference=reference, node=t, n_nodes=m)
         if kept is not None:
             kept_local[t] = kept
             choice[t, :] = local_name(kept)
+    if voting:
+        kept_local = run_class_vote(estimator, evidence, *vote)
+        for t, kept in enumerate(kept_local):
+            if kept is not None:
+                choice[t, :] = local_name(kept)
     return W, choice, kept_local
 
 
@@ -459,5 +492,6 @@ def kept_node_models(estimator, state, sigma, lam, raw_X=None):
             state.Z, state.Y, state.layout.offsets, others, estimator.loss, estimator.C,
             estimator.fit_intercept, check_random_state(estimator.random_state),
             raw_X=raw_X, reference=getattr(estimator.privacy, "local_estimator", None),
+            vote=estimator.__dict__.pop("_class_vote_plan", None), estimator=estimator,
         )
     return W, choice

@@ -126,6 +126,7 @@ it, so a change of the protocol is made there once.
 """
 
 import numpy as np
+from sklearn.base import is_classifier
 from sklearn.utils import check_random_state
 
 from .._base import check_network_faults, node_seeds
@@ -336,7 +337,8 @@ class _RoundProtocol:
         self.rule = _StoppingRule(est, learn and m > 1)
         if dp_spec is not None:
             dim = n_problems * getattr(state, "d", 1)
-            self.private = _PrivateUpdates(dp_spec, m, est._max_rounds(), dim, type(est).__name__)
+            self.private = _PrivateUpdates(dp_spec, m, est._max_rounds(), dim, type(est).__name__,
+                                           vote=is_classifier(est))
             if self.private.sigma > 0.0:
                 self.rule = _PrivateSchedule(est, learn and m > 1)
                 self.rule.every = est._omega_update_every()
