@@ -153,6 +153,21 @@ that give each column.  Earlier measurements, moved from the guide:
   classification rows) gave the guide's values to six digits; on HAR
   ``SVC()`` per person is 0.936, far under LinearSVC's 0.989.
 
+* With the class vote (privacy11; 28 November 2026, evening; ``--seeds
+  0 1 2 --epsilons 0.3 1 3 10 --kept default``, every row, one run):
+  dada-moons and persolin-moons 0.947 everywhere; dada-computer 0.67092 /
+  0.67135 / 0.66868 / 0.66909 (no vote in Dada: noise only);
+  persolin-computer 0.65458 / 0.65458 / 0.65416 / 0.64446, at epsilon 3
+  and 10 two more runs 0.654 / 0.655 and 0.655 / 0.659 (``--epsilons 3
+  10 --only persolin-computer``; the same command on main before the
+  vote: 0.655 / 0.660); mocha-har 0.98771 / 0.98771 / 0.98933 / 0.98933
+  (vote: no vote below epsilon 3, LinearSVC on every seed at 3 and 10),
+  mocha-school 0.71131 everywhere ("no fixed class"), mocha-har-rbf as
+  mocha-har, mocha-har-sqhinge 0.98753 / 0.98753 / 0.98933 / 0.98933,
+  mocha-school-sqhinge 0.71140; support-300 0 / 0.333 / 1 / 1,
+  support-3000 0 / 1 / 1 / 1.  CPU: mocha-har 197 s, mocha-school 156 s,
+  the Computer-buyers rows 66 s each.
+
 Perso-lin's ``off`` column re-measured on 2026-11-28 (``--seeds 0 1 2
 --epsilons off --only persolin-moons persolin-computer``), after its
 non-private local models became each node's optimum of ``F_k`` instead
