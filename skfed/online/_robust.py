@@ -146,6 +146,16 @@ def node_centres(y, codes, n_nodes):
     return centres
 
 
+def _pooled_mean(centres):
+    """The nodes' winsorized means and counts (nodes with targets) and their
+    mean weighted by the counts; None when no node has targets."""
+    present = centres[np.isfinite(centres[:, 0])]
+    if not len(present):
+        return None
+    means, counts = present[:, 0], present[:, 1]
+    return means, counts, float(np.dot(counts, means)) / float(counts.sum())
+
+
 def agreed_offset(centres, scale):
     """The origin the nodes agree to move the targets to.
 
@@ -172,12 +182,11 @@ def agreed_offset(centres, scale):
     -------
     float
     """
-    present = centres[np.isfinite(centres[:, 0])]
-    if not len(present):
+    pooled = _pooled_mean(centres)
+    if pooled is None:
         return 0.0
-    means, counts = present[:, 0], present[:, 1]
+    means, counts, m = pooled
     total = float(counts.sum())
-    m = float(np.dot(counts, means)) / total
     between = float(np.sqrt(np.sum((counts * (means - m)) ** 2))) / total
     se = max(between, scale / np.sqrt(total))
     return m if abs(m) > OFFSET_Z * se else 0.0
@@ -209,11 +218,10 @@ def between_node_scale(centres):
     -------
     float
     """
-    present = centres[np.isfinite(centres[:, 0])]
-    if not len(present):
+    pooled = _pooled_mean(centres)
+    if pooled is None:
         return 0.0
-    means, counts = present[:, 0], present[:, 1]
-    m = float(np.dot(counts, means)) / float(counts.sum())
+    means, counts, m = pooled
     spread = float(np.sqrt(np.sum((counts * (means - m)) ** 2) / np.sum(counts ** 2)))
     return spread if spread > 0 else abs(m)
 
