@@ -99,6 +99,13 @@ STATUS_DIVERGED = C_STATUS_DIVERGED
 # A new point whose Schur complement is below this fraction of k(x, x) is in
 # the span of the dictionary up to rounding: it is always folded.
 cdef double SPAN_TOL = 1e-12
+# ... or below this fraction of sum_j |k(x, d_j) u_j|, the size of the terms
+# whose difference it is (u = Q k): when Q is ill-conditioned (near-dependent
+# points kept at epsilon = 0) these dwarf k(x, x), and the subtraction's
+# rounding error, up to about n eps of them for n terms, could make a
+# dependent point look new and blow up the border 1 / s.  1e-13 is about 450
+# eps; it folds nothing at the defaults on the fits tested (bit-identical).
+cdef double SPAN_CANCELLATION = 1e-13
 
 
 # ====================================================================== losses
@@ -489,7 +496,7 @@ cdef intp_t _step_node(
     cdef int n = <int>M, n_out = <int>n_outputs, inc = 1, ld = <int>ld_q
     cdef int total = <int>(M * n_outputs)
     cdef double one = 1.0, zero = 0.0, kxx, s, qjj, cost, best_cost
-    cdef double a_sq = 0.0, cost_new, err2 = 0.0, w_sq, inv_s
+    cdef double a_sq = 0.0, cost_new, err2 = 0.0, w_sq, inv_s, terms = 0.0
     cdef char uplo = b'L'
     cdef bint forced, fold = False, fused = False
 
@@ -513,8 +520,10 @@ cdef intp_t _step_node(
     if M > 0:
         dsymv(&uplo, &n, &one, Q, &ld, <double*>krow, &inc, &zero, u, &inc)
         s = kxx - ddot(&n, <double*>krow, &inc, u, &inc)
+        for m in range(M):
+            terms += fabs(krow[m] * u[m])
     cost_new = a_sq * s
-    if s <= SPAN_TOL * fabs(kxx):
+    if s <= SPAN_TOL * fabs(kxx) or s <= SPAN_CANCELLATION * terms:
         fold = True
         if cost_new < 0.0:
             cost_new = 0.0
