@@ -9,6 +9,8 @@ is ill-conditioned), the border ``1 / s`` blew up and the fit was refused
 with a ``FloatingPointError`` (at ``epsilon=1e-8`` too for the second seed).
 The kernel now folds a point whose complement is below ``1e-13`` of the
 terms' size (``SPAN_CANCELLATION`` in ``skfed/_core/_online_fast.pyx``).
+Of the six diverging seeds a wider probe found, five now fit; the sixth
+is pinned below.
 """
 import warnings
 
@@ -44,3 +46,14 @@ def test_epsilon_zero_fits_like_a_tiny_epsilon(seed, epsilon):
     tiny = _fitted(seed, 1e-6)
     est = _fitted(seed, epsilon)
     assert abs(_r2(est) - _r2(tiny)) < 0.05
+
+
+@pytest.mark.xfail(strict=True, raises=FloatingPointError,
+                   reason="the rounding floor does not cover the drift of the explicit "
+                          "inverse Q (about eps x cond(K)) on this seed")
+def test_epsilon_zero_still_diverges_on_one_known_seed():
+    # Of 3,002 seeds probed (defects12), six diverged at epsilon 0 or 1e-8
+    # before the floor; this one still does.  A floor scaled by a condition
+    # estimate of Q (or a Cholesky refactor when s / k(x, x) is small) should
+    # fix it; then this strict xfail fails and becomes a plain test.
+    _fitted(1907149041, 0)
