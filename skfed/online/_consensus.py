@@ -269,7 +269,9 @@ class _ConsensusMixin:
                 pending = pending[done:]
                 if status == _online_fast.STATUS_DIVERGED:
                     n_done = sum(len(part) for part in consensus_parts)
-                    self._diverged(f"node {self.nodes_[bad_node]!r} after {n_done} rounds")
+                    label = self.nodes_[bad_node]
+                    label = label.item() if hasattr(label, "item") else label  # 2, not np.int64(2)
+                    self._diverged(f"node {label!r} after {n_done} rounds")
                 if status == _online_fast.STATUS_NEED_CAPACITY:
                     self._grow(min(2 * capacity, limit))
                 elif status == _online_fast.STATUS_ALL_DONE and not np.any(
