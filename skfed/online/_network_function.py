@@ -705,9 +705,8 @@ class _NetworkFunctionMixin:
             nodes = np.flatnonzero((component == c) & ~excluded)
             if not len(nodes):
                 continue   # (a lost node's component: nobody to solve for)
-            rounds, A = 0, self.network_coef_[c]
-            A, rounds = solve_weights(self._join_kernel(gamma)(D, D), A, float(self.alpha),
-                                      lambda A: node_sums(D, gamma, A, nodes))
+            A, rounds = solve_weights(self._join_kernel(gamma)(D, D), self.network_coef_[c],
+                                      float(self.alpha), lambda A: node_sums(D, gamma, A, nodes))
             tree = np.where(np.isin(np.arange(len(parents)), nodes), parents, -1)
             m = len(D)
             for _ in range(rounds):

@@ -10,17 +10,16 @@ from scipy.stats import trim_mean
 _MIN_PRIOR_NODES = 4
 
 
-def _node_moments(y, w, layout, means):
+def _node_moments(y, w, layout, means, node_weight):
     """Each node's ``[W, sum w (y - mean y)^2, mean y, mean x_S]``: the
     ``s + 3`` values a client adds to its refit message with
-    ``per_node_intercept="shrunk"`` (its weight, its centred target's
-    weighted sum of squares and its means)."""
-    starts = layout.offsets[:-1]
+    ``per_node_intercept="shrunk"`` (its weight ``node_weight``, its centred
+    target's weighted sum of squares and its means)."""
     w = w.astype(np.float64)
     codes = np.repeat(np.arange(layout.n_nodes), np.diff(layout.offsets))
     centred = np.asarray(y, dtype=np.float64) - means[codes, 0]
     return np.column_stack([
-        np.add.reduceat(w, starts), np.add.reduceat(w * centred * centred, starts), means,
+        node_weight, np.add.reduceat(w * centred * centred, layout.offsets[:-1]), means,
     ])
 
 

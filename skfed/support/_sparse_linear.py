@@ -50,7 +50,7 @@ def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared, momen
     del weighted
     n_values = m * (m + 1) // 2 + m
     total = np.zeros(n_values)
-    extra = _node_moments(y, w, layout, means) if moments else None
+    extra = _node_moments(y, w, layout, means, node_weight) if moments else None
     received = np.zeros((len(senders), n_values + extra.shape[1])) if moments else None
     step = max(1, _REFIT_BLOCK // max(n_values, 1))
     row = np.zeros(max(m, 1))
