@@ -396,17 +396,25 @@ class NodeSums:
         self.rows = {int(node): order[bounds[i]: bounds[i + 1]] for i, node in enumerate(nodes)}
         self._key, self._kernel_rows = None, {}
 
-    def __call__(self, D, gamma, A, nodes):
+    def _node_kernel(self, node, D, gamma):
+        """The node's rows and their kernel rows against ``D`` (kept while
+        the points and width stay the same), or ``(None, None)``."""
         if self._key is None or self._key[0] is not D or self._key[1] != gamma:
             self._key, self._kernel_rows = (D, gamma), {}
+        rows = self.rows.get(int(node))
+        if rows is None:
+            return None, None
+        K = self._kernel_rows.get(int(node))
+        if K is None:
+            K = self._kernel_rows[int(node)] = self.kernel_of(gamma)(self.X[rows], D)
+        return rows, K
+
+    def __call__(self, D, gamma, A, nodes):
         out = np.zeros((len(nodes), 2 + A.size))
         for r, node in enumerate(nodes):
-            rows = self.rows.get(int(node))
+            rows, K = self._node_kernel(node, D, gamma)
             if rows is None:
                 continue
-            K = self._kernel_rows.get(int(node))
-            if K is None:
-                K = self._kernel_rows[int(node)] = self.kernel_of(gamma)(self.X[rows], D)
             w = self.w[rows]
             value, grad = smooth_loss(self.loss, K @ A, self.y[rows], self.threshold)
             out[r, 0] = np.dot(w, value)
@@ -419,12 +427,9 @@ class NodeSums:
         X)``, its values) and with ``A``, and its weight: (len(nodes), 3)."""
         out = np.zeros((len(nodes), 3))
         for r, node in enumerate(nodes):
-            rows = self.rows.get(int(node))
+            rows, K = self._node_kernel(node, D, gamma)
             if rows is None:
                 continue
-            K = self._kernel_rows.get(int(node))
-            if K is None:
-                K = self.kernel_of(gamma)(self.X[rows], D)
             w, y = self.w[rows], self.y[rows]
             out[r] = (error_counts(self.own(int(node), self.X[rows]), y, w),
                       error_counts(K @ A, y, w), w.sum())
