@@ -16,6 +16,9 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.datasets import make_moons
+
+from skfed import DecentralizedKernelSGDClassifier
 
 from tests.test_bad_input import DATA, build, fit
 
@@ -48,12 +51,53 @@ def test_epsilon_zero_fits_like_a_tiny_epsilon(seed, epsilon):
     assert abs(_r2(est) - _r2(tiny)) < 0.05
 
 
-@pytest.mark.xfail(strict=True, raises=FloatingPointError,
-                   reason="the rounding floor does not cover the drift of the explicit "
-                          "inverse Q (about eps x cond(K)) on this seed")
-def test_epsilon_zero_still_diverges_on_one_known_seed():
+def test_epsilon_zero_fits_on_the_seed_the_cancellation_floor_missed():
     # Of 3,002 seeds probed (defects12), six diverged at epsilon 0 or 1e-8
-    # before the floor; this one still does.  A floor scaled by a condition
-    # estimate of Q (or a Cholesky refactor when s / k(x, x) is small) should
-    # fix it; then this strict xfail fails and becomes a plain test.
-    _fitted(1907149041, 0)
+    # before the cancellation floor; this one still did on some machines
+    # (its divergence depended on BLAS rounding), until points within 1e-6
+    # k(x, x) of the span were folded (SPAN_RANK).
+    for epsilon in (0, 1e-8):
+        assert abs(_r2(_fitted(1907149041, epsilon)) - _r2(_fitted(1907149041, 1e-6))) < 0.05
+
+
+def _moons(seed, n_samples, n_nodes, noise):
+    X, y = make_moons(n_samples, noise=noise, random_state=seed)
+    groups = np.random.RandomState(seed).randint(0, n_nodes, n_samples)
+    return X, y, groups
+
+
+# Moons fits that diverged at epsilon 0 before the numerical-rank cut: with
+# 75 samples a node (seeds 0, 2, 5, 9 of 10) and with 300 (seeds 0, 1, 3, 4).
+@pytest.mark.parametrize("seed, n_samples, n_nodes, noise",
+                         [(0, 600, 8, 0.2), (2, 600, 8, 0.2), (5, 600, 8, 0.2),
+                          (0, 1200, 4, 0.1), (3, 1200, 4, 0.1)])
+@pytest.mark.parametrize("epsilon", [0, 1e-8])
+def test_epsilon_zero_classifier_fits_moons(seed, n_samples, n_nodes, noise, epsilon):
+    X, y, groups = _moons(seed, n_samples, n_nodes, noise)
+    est = DecentralizedKernelSGDClassifier(epsilon=epsilon, random_state=seed)
+    est.fit(X, y, groups=groups)
+    assert np.isfinite(est.decision_function(X, groups=groups)).all()
+    # Folding only points in the span to 1e-6 leaves dictionaries at least
+    # as large as a small positive budget's, and a fit as good.
+    ref = DecentralizedKernelSGDClassifier(epsilon=1e-3, random_state=seed)
+    ref.fit(X, y, groups=groups)
+    sizes = [len(d) for d in est.dictionaries_]
+    ref_sizes = [len(d) for d in ref.dictionaries_]
+    assert sum(sizes) >= sum(ref_sizes)
+    assert est.score(X, y, groups=groups) >= ref.score(X, y, groups=groups) - 0.03
+
+
+def test_epsilon_zero_dictionaries_are_numerically_independent():
+    # Every kept dictionary at epsilon 0 is numerically independent: each
+    # point entered at least 1e-6 k(x, x) away from the span of the points
+    # then kept, so no point lies in the span of all the others to rounding
+    # (its squared distance to it, 1 / (K^-1)_jj, stays well above eps).
+    X, y, groups = _moons(0, 1200, 4, 0.1)
+    est = DecentralizedKernelSGDClassifier(epsilon=0, random_state=0).fit(X, y, groups=groups)
+    assert est.kernel_ == "rbf"
+    for points, g in zip(est.dictionaries_, est.gamma_):
+        K = np.exp(-g * ((points[:, None, :] - points[None, :, :]) ** 2).sum(-1))
+        # 1 / diag(K^-1) is each point's squared distance to the others' span.
+        dist = 1.0 / np.diag(np.linalg.inv(K))
+        assert dist.min() > 1e-10
+        assert len(points) > 20

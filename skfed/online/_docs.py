@@ -117,8 +117,13 @@ _COMMON_PARAMS_DOC = """
         < inf``, the paper's conditions).
     epsilon : float, default=%(epsilon_default)s
         KOMP error budget: after every step the compressed function is
-        within ``epsilon`` (RKHS norm) of the uncompressed one.  0 disables
-        compression (the dictionary grows by one point per step).%(epsilon_units)s
+        within ``epsilon`` (RKHS norm) of the uncompressed one.  0 prunes
+        nothing by budget: a point is then folded into the dictionary only
+        when it lies in its span to numerical precision (squared RKHS
+        distance to the span below ``1e-6 k(x, x)``, where the kept inverse
+        kernel matrix would lose its accuracy); with
+        ``max_dictionary_size=None`` as well there is no compression at all
+        (the dictionary grows by one point per step).%(epsilon_units)s
     max_dictionary_size : int or None, default=100
         Hard cap ``M`` on every node's dictionary; when KOMP alone would
         leave more elements, the cheapest are removed anyway (the cap wins
