@@ -7,6 +7,7 @@ graph steps of :mod:`skfed.graph`, and grows the federation
 fit states.
 """
 
+import inspect
 import math
 import numbers
 from concurrent.futures import ThreadPoolExecutor
@@ -20,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import FederatedClassifierMixin, FederatedMixin, node_seeds
 from .._base import N_JOBS_CONSTRAINT, check_network_faults
 from .._compat import Interval, StrOptions
+from .._join_params import same_param
 from .._core._boosting_fast import Logistic, SquaredHinge
 from ..graph import _GraphRunner, _csr_arrays
 from ..network import check_adjacency, payload_bytes, resolve_network
@@ -49,6 +51,11 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
     _join_fixed_params = ("alpha", "beta", "lambda_graph", "delta", "max_neighbors",
                           "sparsify_graph", "kappa", "max_iter", "graph_update_every",
                           "peer_scoring")
+    # what only the graph learning reads: neither a fit with a fixed graph
+    # nor its joins use them (a fixed-graph join learns a newcomer's row
+    # with the graph objective's and the candidates' parameters, which stay
+    # free); a non-default value beside a fixed graph is refused
+    _learned_graph_only = ("graph_update_every", "graph_init_iter", "graph_iter")
 
     _common_constraints = {
         "mu": [Interval(numbers.Real, 0, None, closed="left")],
@@ -95,6 +102,21 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
                 "mu_graph=None it equals mu, so set mu > 0 or give mu_graph."
             )
         return mu_graph
+
+    def _check_fixed_graph_params(self):
+        """Refuse, by name, a non-default :attr:`_learned_graph_only` setting
+        beside a fixed ``graph`` (it would have no effect)."""
+        if self.graph is None:
+            return
+        defaults = inspect.signature(type(self).__init__).parameters
+        for name in self._learned_graph_only:
+            value, default = getattr(self, name), defaults[name].default
+            if not same_param(value, default):
+                raise ValueError(
+                    f"{name}={value!r} has no effect with a fixed graph (graph is "
+                    f"given): it is used only when the graph is learned (graph=None). "
+                    f"Leave it at its default ({default!r}) or let the graph be learned."
+                )
 
     def _fixed_graph(self, simulation):
         K = simulation.n_nodes
@@ -223,6 +245,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         ``graph_runner`` builds the graph learner (``skfed.engines.mpi``
         passes one whose steps run on MPI ranks).
         """
+        self._check_fixed_graph_params()
         K = len(self.nodes_)
         max_iter, n_local = self._schedule(K)
         budget = -1 if self.communication_budget is None else self.communication_budget

@@ -253,6 +253,14 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         ``None`` learns the graph; otherwise the fixed (oracle) graph:
         symmetric non-negative weights over the nodes in the order of
         ``nodes_`` (or a networkx graph whose nodes are the node labels).
+        With a fixed graph nothing is learned: ``graph_update_every``,
+        ``graph_init_iter``, ``graph_iter`` and ``graph_signal`` are used
+        only when the graph is learned, and a non-default value of one of
+        them is refused (ValueError naming it); the graph objective's and
+        the peers' parameters (``mu_graph``, ``lambda_graph``, ``delta``,
+        ``kappa``, ``max_neighbors``, ``sparsify_graph``, ``peer_scoring``)
+        are then used only by :meth:`add_nodes`, which learns a newcomer's
+        row with them.
     mu_graph : float, default=None
         Weight of the graph regularizer (``None``: ``mu``).
     lambda_graph : float, default=1.0
@@ -311,7 +319,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         always uses the boosting models (the kernel models are not
         privatized; ``graph_signal_`` records the signal used); nodes added
         by :meth:`add_nodes` learn their rows from the boosting models.  The
-        MPI engine runs both (:mod:`skfed.engines.mpi`).
+        MPI engine runs both (:mod:`skfed.engines.mpi`).  Used only when
+        the graph is learned (``graph=None``).
     sparsify_graph : {"connected", None}, default="connected"
         Post-processing of every learned graph (the initial one and each
         update) before the models use it: ``"connected"`` keeps only the
@@ -339,9 +348,11 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         0-4, 74.6 / 80.0 % accuracy against 75.5 / 80.1 %, but 58.4 / 62.8
         % of the weight inside the true clusters against 72.9 / 83.4 %,
         measured with the former confidence-weighted scores); ``None``
-        learns the graph once, from the local models, and keeps it.
+        learns the graph once, from the local models, and keeps it.  Used
+        only when the graph is learned (``graph=None``).
     graph_init_iter : int, default=None
-        Graph steps of the initial graph learning; ``None``: ``10 * n_nodes``
+        Graph steps of the initial graph learning (used only when the graph
+        is learned, ``graph=None``); ``None``: ``10 * n_nodes``
         (each node wakes up about 10 times and samples ``kappa`` peers each
         time).  The first graph comes from purely local models, which are
         poor on a node with a few samples; learned to convergence
@@ -356,7 +367,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         seeds 85.9 % against 83.9 % (random) and 94.4 % against 93.9 %
         (paper), mean accuracy 81.65 % against 81.70 %.
     graph_iter : int, default=None
-        Graph steps of each later graph update; ``None``: ``n_nodes``.
+        Graph steps of each later graph update; ``None``: ``n_nodes``.  Used
+        only when the graph is learned (``graph=None``).
     max_iter : int, default=None
         Global model iterations (node wake-ups); ``None``: ``100 * n_nodes``.
     communication_budget : int, default=None
@@ -557,6 +569,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     # fit's stumps: add_nodes refuses these changed since fit, too
     _join_fixed_params = _BaseGraphPersonalized._join_fixed_params + (
         "stump_placement", "feature_selection")
+    # a fixed graph compares no models either
+    _learned_graph_only = _BaseGraphPersonalized._learned_graph_only + ("graph_signal",)
 
     _parameter_constraints = {
         "n_estimators": [Interval(numbers.Integral, 1, None, closed="left"),

@@ -595,7 +595,11 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         labels are all one class can keep a neighbour's boundary; see the
         user guide's page on nodes).
     graph : None, array-like, sparse matrix or networkx graph, default=None
-        ``None`` learns the graph; otherwise the fixed graph.
+        ``None`` learns the graph; otherwise the fixed graph.  With a fixed
+        graph a non-default ``graph_update_every``, ``graph_init_iter`` or
+        ``graph_iter`` is refused (ValueError naming it: used only when the
+        graph is learned), and the other graph parameters are used only by
+        :meth:`add_nodes`, as in :class:`DecentralizedBoostingClassifier`.
     mu_graph, lambda_graph, delta, kappa, sparsify_graph : see
         :class:`DecentralizedBoostingClassifier`.
     max_neighbors : int, default=10
@@ -636,9 +640,11 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         user guide, seeds 0-2, this scores 0.1 point higher than
         re-learning on the mean, with fewer bytes and 6-11 points more of
         the weight inside the true clusters of the moons:
-        ``python benchmarks/persolin_graph_knobs.py``).
+        ``python benchmarks/persolin_graph_knobs.py``).  Used only when the
+        graph is learned (``graph=None``).
     graph_init_iter : int, default=None
-        Graph steps of the initial graph learning; ``None``: ``50 * n_nodes``
+        Graph steps of the initial graph learning (used only when the graph
+        is learned, ``graph=None``); ``None``: ``50 * n_nodes``
         (not Dada's ``10 * n_nodes``: Perso-lin keeps the graph it learns
         from the local models, and 10 steps per node lose 9-16 points of
         the weight inside the true clusters on the paper, random and jitter

@@ -16,7 +16,7 @@ from flwr.app import ArrayRecord, ConfigRecord, Message, RecordDict
 from .._base import check_sample_weight
 from ..network import resolve_network
 from ..support._neighbours import sketch_signs
-from ..support._rules import _client_pass, ols_client
+from ..support._rules import _client_pass, ols_client, wide_clients
 from ._flower_records import SUPPORT, _array, _arrays_of, _config_of, _hello_reply
 
 ACCEPT_SPARSE = True
@@ -76,6 +76,8 @@ def _support_message(estimator, node, message):
         sign_seed=None if sign_seed < 0 else sign_seed,
         first_node=int(control.get("node", 0)),
         wide_marginal=bool(control.get("wide_marginal", False)),
+        # the fit's very-wide switch (read from every answering client's count)
+        wide=bool(control["wide"]) if "wide" in control else None,
     )
     arrays = {"bits": _array(packed[0])}
     if tested is not None:
@@ -121,8 +123,11 @@ def fit_server(fitted, driver):
     n_positive = np.array([int(infos[t]["n_positive"]) for t in range(n_nodes)])
     sketching = np.zeros(n_nodes, dtype=bool)
     sketch_seed = -1
-    est._wide_marginal = est._marginal_when_wide(auto, None, False, n_positive, d)
-    if est._sends_sketch(auto, None, None, n_positive, d):  # as the simulated fit
+    # the very-wide switch reads the answering clients' counts, as the simulated fit
+    reached = active & (work >= 1.0)
+    wide_counts = n_positive[reached] if reached.any() else n_positive
+    est._wide_marginal = est._marginal_when_wide(auto, None, False, wide_counts, d)
+    if est._sends_sketch(auto, None, None, wide_counts, d):  # as the simulated fit
         sketching = answered & ~ols_client(n_positive, d, bool(est.fit_intercept))
         if sketching.any():
             sketch_seed = est._sign_seed()
@@ -132,6 +137,7 @@ def fit_server(fitted, driver):
                 {"lambda": float(lam[t]), "z": z, "auto": bool(auto),
                  "sign_seed": sign_seed, "node": int(t),
                  "wide_marginal": bool(est._wide_marginal),
+                 "wide": wide_clients(wide_counts, d),
                  "sketch_seed": sketch_seed if sketching[t] else -1})}
         )
         for t in senders

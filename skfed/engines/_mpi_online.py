@@ -93,7 +93,7 @@ def fit_online(est, peer, block, validate, random_state):
         "straggler_rate": "a step is one sample and cannot be cut",
     })
     check_node_weights(est, codes, sw)
-    est._set_target_encoding(y, codes, combine=_RankReduce(peer, "setup"))
+    est._set_target_encoding(y, codes, combine=_RankReduce(peer, "setup"), sample_weight=sw)
     y_encoded = est._encode_targets(y)
     est.kernel_selection_ = None
     if est.kernel == "auto" and est.eta0 == "auto":

@@ -891,8 +891,8 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
     >>> import numpy as np
     >>> from skfed.multitask import FederatedMultiTaskRegressor
     >>> rng = np.random.RandomState(0)
-    >>> X = rng.normal(size=(90, 3)); groups = np.repeat(["a", "b", "c"], 30)
-    >>> y = X @ [1.0, -1.0, 0.5] + 0.1 * rng.normal(size=90)
+    >>> X = rng.normal(size=(300, 3)); groups = np.repeat(["a", "b", "c"], 100)
+    >>> y = X @ [1.0, -1.0, 0.5] + 0.1 * rng.normal(size=300)
     >>> reg = FederatedMultiTaskRegressor(kernel="linear", random_state=0)
     >>> reg.fit(X, y, groups=groups).score(X, y, groups=groups) > 0.95
     True

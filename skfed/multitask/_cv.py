@@ -406,7 +406,7 @@ n_components_, n_iter_, communication_, n_features_in_
     >>> import numpy as np
     >>> from skfed import FederatedMultiTaskClassifierCV
     >>> rng = np.random.RandomState(0)
-    >>> X = rng.normal(size=(120, 2)); groups = np.repeat([0, 1, 2], 40)
+    >>> X = rng.normal(size=(240, 2)); groups = np.repeat([0, 1, 2], 80)
     >>> y = (X[:, 0] + 0.3 * groups * X[:, 1] > 0).astype(int)
     >>> clf = FederatedMultiTaskClassifierCV(Cs=[0.1, 1.0, 10.0], random_state=0)
     >>> clf = clf.fit(X, y, groups=groups)
@@ -584,11 +584,11 @@ approximation_, n_iter_, communication_, n_features_in_
     >>> import numpy as np
     >>> from skfed import FederatedMultiTaskRegressorCV
     >>> rng = np.random.RandomState(0)
-    >>> X = rng.normal(size=(90, 3)); groups = np.repeat(["a", "b", "c"], 30)
-    >>> y = X @ [1.0, -1.0, 0.5] + 0.1 * rng.normal(size=90)
+    >>> X = rng.normal(size=(300, 3)); groups = np.repeat(["a", "b", "c"], 100)
+    >>> y = X @ [1.0, -1.0, 0.5] + 0.1 * rng.normal(size=300)
     >>> reg = FederatedMultiTaskRegressorCV(kernel="linear", random_state=0)
     >>> reg.fit(X, y, groups=groups).C_
-    10.0
+    1.0
     """
 
     _base_class = FederatedMultiTaskRegressor

@@ -773,11 +773,11 @@ class _AddNodesMixin:
         >>> import numpy as np
         >>> from skfed.multitask import FederatedMultiTaskClassifier
         >>> rng = np.random.RandomState(0)
-        >>> X = rng.normal(size=(100, 2)); y = (X[:, 0] > 0).astype(int)
-        >>> groups = np.repeat([0, 1, 2, 3, 4], 20)
-        >>> clf = FederatedMultiTaskClassifier(random_state=0).fit(X[:80], y[:80], groups=groups[:80])
+        >>> X = rng.normal(size=(200, 2)); y = (X[:, 0] > 0).astype(int)
+        >>> groups = np.repeat([0, 1, 2, 3, 4], 40)
+        >>> clf = FederatedMultiTaskClassifier(random_state=0).fit(X[:160], y[:160], groups=groups[:160])
         >>> before = clf.coef_.copy()
-        >>> clf = clf.add_nodes(X[80:], y[80:], groups=groups[80:])
+        >>> clf = clf.add_nodes(X[160:], y[160:], groups=groups[160:])
         >>> clf.nodes_.tolist(), bool(np.array_equal(clf.coef_[:4], before))
         ([0, 1, 2, 3, 4], True)
         """

@@ -139,20 +139,21 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
             return float(self.loss_epsilon)
         return None
 
-    def _set_target_encoding(self, y, codes, combine=None):
+    def _set_target_encoding(self, y, codes, combine=None, sample_weight=None):
         """A regressor's ``target_offset_`` and ``target_scale_`` (and a robust
         loss's ``loss_threshold_``), agreed by the nodes (see ``_robust``).
 
         ``y`` are the raw training targets.  ``combine.sum`` adds the
         contributions of the processes that hold the nodes and
         ``combine.fmax`` fills in their per-node values (by default every
-        node is here).  A classifier has nothing to agree on.
+        node is here).  A weight of ``sample_weight`` counts as that many
+        copies of its target.  A classifier has nothing to agree on.
         """
         if not self._is_regressor():
             return
         y = self._finite_targets(y)
-        sums = node_log_scales(y, codes, len(self.nodes_))
-        centres = node_centres(y, codes, len(self.nodes_))
+        sums = node_log_scales(y, codes, len(self.nodes_), sample_weight)
+        centres = node_centres(y, codes, len(self.nodes_), sample_weight)
         if combine is not None:
             sums = combine.sum(sums)
             centres = combine.fmax(centres)
@@ -214,7 +215,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
         check_node_weights(self, codes, sample_weight)
         if first:
             # (before the targets are encoded: a regressor's are standardized)
-            self._set_target_encoding(y, codes)
+            self._set_target_encoding(y, codes, sample_weight=sample_weight)
         y_encoded = self._encode_targets(y)
         scale = float(np.abs(y_encoded).max()) if self._is_regressor() and len(y) else 1.0
         self._target_scale = max(getattr(self, "_target_scale", 0.0), scale)
@@ -760,8 +761,10 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         threshold mean the same at any unit of ``y``, and a clear origin
         (``y + 10``, exam scores) is learned around by a model without
         intercept. Predictions scale with ``y``, and shift with it
-        whenever the offset is used before and after the shift. A later
-        ``partial_fit`` and ``add_nodes`` keep both.
+        whenever the offset is used before and after the shift. A
+        ``sample_weight`` counts as that many copies of its target in both
+        (medians, MADs, means and counts). A later ``partial_fit`` and
+        ``add_nodes`` keep both.
     loss_threshold_ : float
         ``loss_epsilon * target_scale_``, the robust loss's ``delta`` in
         the units of ``y`` (robust losses only).

@@ -73,20 +73,49 @@ MEAN_ABS_TO_STD = float(np.sqrt(np.pi / 2.0))
 _LOG_GRID = 2.0 ** 32
 
 
-def _node_targets(y, codes, n_nodes):
-    """``(node, targets, median, MAD)`` of every node with targets here."""
+def _weighted_median(values, weights):
+    """The median of ``values`` repeated ``weights`` times (``numpy.median``
+    of the copies for integer weights: the mean of the two middle values
+    when the total weight is even)."""
+    order = np.argsort(values, kind="stable")
+    values, cum = values[order], np.cumsum(weights[order])
+    half = cum[-1] / 2.0
+    lo = values[np.searchsorted(cum, half, side="left")]
+    hi = values[min(np.searchsorted(cum, half, side="right"), len(values) - 1)]
+    return float((lo + hi) / 2)
+
+
+def _node_targets(y, codes, n_nodes, weights=None):
+    """``(node, targets, weights, median, MAD)`` of every node with targets
+    here; ``weights`` None for unit weights, else a weight counts as that
+    many copies of its target (median and MAD of the copies; the node's
+    weights are None when they are all 1)."""
     y = np.asarray(y, dtype=np.float64)
     codes = np.asarray(codes, dtype=np.intp)
+    if weights is not None:
+        weights = np.asarray(weights, dtype=np.float64)
     order = np.argsort(codes, kind="stable")
     bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n_nodes))])
     for node in range(n_nodes):
-        values = y[order[bounds[node]: bounds[node + 1]]]
-        if len(values):
+        rows = order[bounds[node]: bounds[node + 1]]
+        w = None
+        if weights is not None:
+            # (zero-weight rows are absent rows; unit weights the unweighted
+            # statistics, to the bit: every engine agrees with the simulation)
+            rows = rows[weights[rows] > 0]
+            w = None if np.all(weights[rows] == 1) else weights[rows]
+        values = y[rows]
+        if not len(values):
+            continue
+        if w is None:
             median = float(np.median(values))
-            yield node, values, median, float(np.median(np.abs(values - median)))
+            yield node, values, None, median, float(np.median(np.abs(values - median)))
+        else:
+            median = _weighted_median(values, w)
+            yield node, values, w, median, _weighted_median(np.abs(values - median), w)
 
 
-def node_log_scales(y, codes, n_nodes):
+def node_log_scales(y, codes, n_nodes, sample_weight=None):
     """Every node's contribution to the agreed scale of the targets.
 
     Parameters
@@ -97,6 +126,9 @@ def node_log_scales(y, codes, n_nodes):
         Node index of every target (only nodes present contribute, so the
         sums of several processes' contributions add up).
     n_nodes : int
+    sample_weight : ndarray of shape (n_samples,), default=None
+        Positive weights: a weight counts as that many copies of its
+        target (``None``: unit weights).
 
     Returns
     -------
@@ -110,23 +142,25 @@ def node_log_scales(y, codes, n_nodes):
         and the sum kept in units of 2^-32 (exact in any order).
     """
     total, count = 0.0, 0
-    for _, values, median, mad in _node_targets(y, codes, n_nodes):
+    for _, values, w, median, mad in _node_targets(y, codes, n_nodes, sample_weight):
         spread = MAD_TO_STD * mad if mad > 0 else MEAN_ABS_TO_STD * float(
-            np.mean(np.abs(values - median)))
+            np.average(np.abs(values - median), weights=w))
         if len(values) >= 2 and spread > 0:
             total += float(np.round(np.log(spread) * _LOG_GRID))
             count += 1
     return np.array([total, float(count)])
 
 
-def node_centres(y, codes, n_nodes):
+def node_centres(y, codes, n_nodes, sample_weight=None):
     """Every node's winsorized mean target and its number of targets.
 
     A node clips its targets to ``median +- CLIP_SCALES * 1.4826 MAD`` of
     its own targets (not at all when its MAD is 0) and averages them: the
     mean for targets without outliers, skewed ones included (what a model
     without intercept needs as its origin; a median is not), and not moved
-    by a few huge values.
+    by a few huge values.  With ``sample_weight`` a weight counts as that
+    many copies of its target (in the median, the MAD, the mean and the
+    count, which is then the node's total weight).
 
     Returns
     -------
@@ -138,11 +172,14 @@ def node_centres(y, codes, n_nodes):
         (:func:`agreed_offset`).
     """
     centres = np.full((n_nodes, 2), np.nan)
-    for node, values, median, mad in _node_targets(y, codes, n_nodes):
+    for node, values, w, median, mad in _node_targets(y, codes, n_nodes, sample_weight):
         reach = CLIP_SCALES * MAD_TO_STD * mad
         if reach > 0:
             values = np.clip(values, median - reach, median + reach)
-        centres[node] = float(np.mean(values)), float(len(values))
+        if w is None:
+            centres[node] = float(np.mean(values)), float(len(values))
+        else:
+            centres[node] = float(np.average(values, weights=w)), float(np.sum(w))
     return centres
 
 

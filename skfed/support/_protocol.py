@@ -300,15 +300,27 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             X_nodes = layout.sort(X)
             y_nodes = np.ascontiguousarray(y[layout.order], dtype=dtype)
             w_nodes = np.ascontiguousarray(weights[layout.order])
+        # Round 1 over the simulated network: who answers (drawn before the
+        # pass: the switch below reads the answering clients), what they send.
+        network = resolve_network(self.network)
+        sim = network.start(n_nodes, server=True, random_state=self.random_state,
+                            node_labels=self.nodes_)
+        active, work = sim.draw_round()
+        # A straggler has not finished its pass when the one-shot deadline
+        # expires: like a dropped client, it does not vote.
+        answered = active & (work >= 1.0)
+        # Whether the clients are very wide is read from the answering
+        # clients' counts (public), whose tests are the ones voted on.
+        wide_counts = n_positive[answered] if answered.any() else n_positive
         # Very wide clients run the marginal test when the neighbour stage
         # runs and its sketches link correlated features (public quantities;
         # joins reuse the choice).
-        self._wide_marginal = self._marginal_when_wide(auto, spec, k < d, n_positive, d)
+        self._wide_marginal = self._marginal_when_wide(auto, spec, k < d, wide_counts, d)
         packed, ols, controls, tested = _client_pass(
             X_nodes, y_nodes, w_nodes, layout.offsets, lam, self._client_z(), auto,
             bool(self.fit_intercept), self.n_jobs, n_positive=n_positive,
             sign_seed=self._sign_seed() if self._sign_vote() else None,
-            wide_marginal=self._wide_marginal,
+            wide_marginal=self._wide_marginal, wide=wide_clients(wide_counts, d),
         )
         # A client too small for its statistics selects nothing (under
         # privacy it still sends, see _short_clients).
@@ -321,14 +333,6 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             self.ols_clients_ = ols & ~short
             self.n_controls_ = np.where(short, 0, controls)
 
-        # Round 1 over the simulated network: who answers, what they send.
-        network = resolve_network(self.network)
-        sim = network.start(n_nodes, server=True, random_state=self.random_state,
-                            node_labels=self.nodes_)
-        active, work = sim.draw_round()
-        # A straggler has not finished its pass when the one-shot deadline
-        # expires: like a dropped client, it does not vote.
-        answered = active & (work >= 1.0)
         if spec is None:
             answered &= ~short
         reported = None
@@ -337,7 +341,7 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
             # reports; the server draws the same assignment.
             reported = _balanced_reports(n_nodes, d, k, self.random_state)
         sketch = None
-        if self._sends_sketch(auto, spec, reported, n_positive, d):
+        if self._sends_sketch(auto, spec, reported, wide_counts, d):
             # The small clients' one-bit sketches of X (skfed.support._neighbours),
             # sent in the same message as their selection bits.
             senders = np.flatnonzero(

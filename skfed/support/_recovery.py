@@ -45,7 +45,8 @@ class FederatedSupportRecovery(_OneShotSupportMixin, SelectorMixin, BaseEstimato
       level ``q0`` (``df = n_i - 2 - k``), ``k = min(4, d - 1, (n_i - 1) //
       3, n_i - 5)`` (``n_i`` instead of ``n_i - 1`` without intercept; 3
       controls at 10 samples, 4 from 13 on).  Very wide clients (``d > 20
-      median(n_i)``) keep a sphericity gate instead: one whose design looks
+      median(n_i)``, the median over the clients that answer the round)
+      keep a sphericity gate instead: one whose design looks
       uncorrelated runs the marginal test, the others use ``(n_i - 1) // 4``
       controls (at ``d = 1000`` and 10 samples the controls are chance
       correlations).  A feature outside the support

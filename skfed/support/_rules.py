@@ -181,7 +181,7 @@ def wide_clients(n_positive, d):
                 and d > GATE_OFF_FEATURES_PER_SAMPLE * float(np.median(n_positive)))
 
 
-def small_client_rule(n_positive, d, marginal=False):
+def small_client_rule(n_positive, d, marginal=False, wide=None):
     """``(gate, samples_per_control)`` of the small-client rule for this fit.
 
     Public quantities only (the clients' numbers of samples of positive
@@ -190,9 +190,11 @@ def small_client_rule(n_positive, d, marginal=False):
     GATE_OFF_FEATURES_PER_SAMPLE * median(n_i)``, else ``(WIDE_SPHERICITY_Z,
     WIDE_SAMPLES_PER_CONTROL)``, or shut (``inf``: every small client runs
     the marginal test) when ``marginal`` (the fit's choice, see
-    ``LINKED_CORRELATION``).
+    ``LINKED_CORRELATION``).  ``wide``: the fit's :func:`wide_clients`
+    switch, read from its answering clients' counts (None: from
+    ``n_positive``).
     """
-    if not wide_clients(n_positive, d):
+    if not (wide_clients(n_positive, d) if wide is None else wide):
         return PARTIAL_SPHERICITY_Z, _partial.PARTIAL_SAMPLES_PER_CONTROL
     return (np.inf if marginal else WIDE_SPHERICITY_Z), WIDE_SAMPLES_PER_CONTROL
 
@@ -607,7 +609,8 @@ def sign_reference(Xi, yi, wi, center):
 
 
 def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs,
-                 n_positive=None, sign_seed=None, first_node=0, wide_marginal=False):
+                 n_positive=None, sign_seed=None, first_node=0, wide_marginal=False,
+                 wide=None):
     """Run the client pass of every node (joblib over chunks of nodes).
 
     ``lam`` holds each client's lambda (a fixed-lambda rule); with ``auto``
@@ -626,7 +629,8 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs,
     ``first_node=n_old`` and draw the coins a fit on all clients draws).
 
     ``wide_marginal``: very wide clients run the marginal test (the fit's
-    choice, :func:`small_client_rule`).
+    choice, :func:`small_client_rule`); ``wide``: the fit's very-wide
+    switch (None: :func:`wide_clients` of ``n_positive``).
 
     Returns ``(packed, ols, controls, tested)`` with one row per node
     (``packed``: its bits; ``ols``: the nodes that used the OLS t-test;
@@ -673,7 +677,7 @@ def _client_pass(X, y, sample_weight, offsets, lam, z, auto, center, n_jobs,
         tcrit = _critical_values(z, np.where(ols, df_ols, 0))
         # Every client may run the partial rule (an OLS client whose Gram
         # matrix turns out singular falls back to it).
-        gate, per_control = small_client_rule(n_positive, d, wide_marginal)
+        gate, per_control = small_client_rule(n_positive, d, wide_marginal, wide)
         controls = n_controls(n_positive, d, center, per_control).astype(np.intp)
         dof = (n_positive - int(center)).astype(np.float64)
         tcrit_partial = _critical_values(z, dof - 1 - controls)
