@@ -23,6 +23,7 @@ the GIL) precompute the kernel blocks a callable kernel needs in Python
 before entering compiled code.
 """
 
+import inspect
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Callable, Optional
@@ -32,7 +33,8 @@ from sklearn.utils import check_array
 
 from ._core._kernels import pairwise_kernel_fast
 
-__all__ = ["KERNELS", "KernelSpec", "resolve_kernel", "pairwise_kernel", "kernel_params"]
+__all__ = ["KERNELS", "KernelSpec", "resolve_kernel", "pairwise_kernel", "kernel_params",
+           "check_kernel_settings"]
 
 #: Names of the kernels computed in compiled code.
 KERNELS = ("linear", "rbf", "poly", "sigmoid", "laplacian")
@@ -335,3 +337,59 @@ def pairwise_kernel(X, Y=None, *, kernel="rbf", gamma=None, degree=3, coef0=1.0)
     kind, gamma, coef0, degree = kernel_params(spec)
     pairwise_kernel_fast(X, Y, kind, gamma, coef0, degree, out)
     return out
+
+
+# The kernel parameters each named kernel reads ("affine": the online
+# learner's gamma x . x' + 1; "auto": its selection, whose candidates read
+# gamma only).
+_READS = {"linear": (), "rbf": ("gamma",), "laplacian": ("gamma",),
+          "poly": ("gamma", "degree", "coef0"), "polynomial": ("gamma", "degree", "coef0"),
+          "sigmoid": ("gamma", "coef0"), "affine": ("gamma",), "auto": ("gamma",)}
+
+
+def check_kernel_settings(estimator):
+    """Refuse ``gamma``, ``degree`` or ``coef0`` set for a kernel that does not read them.
+
+    scikit-learn's kernel estimators ignore them silently (``SVC(kernel=
+    "linear", gamma=5)`` fits the linear kernel); a setting moved from its
+    default that changes nothing is refused here, naming it.  A callable
+    kernel is left alone (it may read anything).
+
+    Parameters
+    ----------
+    estimator : estimator with ``kernel``, ``gamma``, ``degree`` and ``coef0``
+
+    Raises
+    ------
+    ValueError
+        If a parameter the kernel does not read is not at its default.
+
+    Examples
+    --------
+    >>> from skfed import FederatedMultiTaskClassifier
+    >>> from skfed.kernels import check_kernel_settings
+    >>> check_kernel_settings(FederatedMultiTaskClassifier(kernel="poly", degree=2))
+    >>> check_kernel_settings(FederatedMultiTaskClassifier(kernel="rbf", degree=2))
+    Traceback (most recent call last):
+        ...
+    ValueError: degree=2 is not read by kernel='rbf' (only by poly); leave it at its default 3.
+    """
+    kernel = estimator.kernel
+    if not isinstance(kernel, str) or kernel not in _READS:
+        return
+    defaults = inspect.signature(type(estimator).__init__).parameters
+    for name in ("gamma", "degree", "coef0"):
+        if name in _READS[kernel] or name not in defaults:
+            continue
+        value, default = getattr(estimator, name), defaults[name].default
+        if isinstance(value, Real) and not isinstance(value, bool) and isinstance(default, Real):
+            changed = float(value) != float(default)
+        else:   # (a string, None, or the online learner's per-node array or dict)
+            changed = not (type(value) is type(default) and value == default)
+        if changed:
+            readers = [k for k in ("rbf", "laplacian", "poly", "sigmoid") if name in _READS[k]]
+            raise ValueError(
+                f"{name}={value!r} is not read by kernel={kernel!r} (only by "
+                f"{', '.join(readers)}); "
+                f"leave it at its default {default!r}.")
+

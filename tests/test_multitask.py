@@ -173,7 +173,8 @@ def test_fitted_omega_step_equals_sqrtm_of_the_models(kernel, n_classes):
     X, y, groups = _data(n_classes=n_classes, seed=6)
     lam, gamma, m = 0.05, 0.5, 3
     clf = FederatedMultiTaskClassifier(
-        lam=lam, gamma=gamma, kernel=kernel, omega_update_every=4, max_rounds=4, tol=0,
+        lam=lam, gamma=gamma if kernel == "rbf" else "scale", kernel=kernel,
+        omega_update_every=4, max_rounds=4, tol=0,
         random_state=0,
     )
     with pytest.warns(ConvergenceWarning):
@@ -1463,7 +1464,8 @@ def test_learned_omega_returns_the_w_step_models_with_their_best_omega(kernel):
     y = y.astype(int)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        est = FederatedMultiTaskClassifier(kernel=kernel, gamma=0.2, random_state=0,
+        est = FederatedMultiTaskClassifier(kernel=kernel, random_state=0,
+                                           gamma=0.2 if kernel == "rbf" else "scale",
                                            loss="hinge").fit(X, y, groups=groups)
     assert est.n_iter_ < est._max_rounds()
     sign = 2.0 * y - 1.0

@@ -239,7 +239,7 @@ def test_linear_kernel_unions_are_projected_onto_a_spanning_subset():
     X = rng.normal(size=(120, 3))
     groups = np.repeat(np.arange(6), 20)
     y = X @ np.array([1.0, -2.0, 0.5]) + 0.1 * rng.normal(size=120)
-    est = DecentralizedKernelSGDRegressor(kernel="linear", gamma="scale", loss="squared_error",
+    est = DecentralizedKernelSGDRegressor(kernel="linear", loss="squared_error",
                                           max_epochs=3, random_state=0).fit(X, y, groups=groups)
     assert len(np.unique(est.gamma_)) == 6
     assert len(est.network_dictionary_[0]) <= 3

@@ -106,16 +106,16 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _MulticlassMixin, _
         user guide has the evidence).  A nonlinear kernel runs with random
         features or exactly (``approximation``).
     gamma : {"scale", "auto"} or float > 0, default="scale"
-        Kernel coefficient (rbf, poly, sigmoid, laplacian). ``"scale"`` is
-        ``1 / (n_features * X.var())`` over the pooled training data (the
+        Kernel coefficient (rbf, poly, sigmoid, laplacian; refused with linear).
+        ``"scale"`` is ``1 / (n_features * X.var())`` over the pooled training data (the
         nodes share three numbers each to compute it), ``"auto"`` is
         ``1 / n_features``.  Under ``privacy`` with a finite epsilon the
         pooled variance is not released: ``"scale"`` takes that of
         standardized features, 1 (the same as ``"auto"``).
     degree : float >= 1, default=3
-        Degree of the poly kernel.
+        Degree of the poly kernel (moved from 3 for another kernel: refused).
     coef0 : float, default=1.0
-        Independent term of the poly and sigmoid kernels.
+        Independent term of the poly and sigmoid kernels (refused for others).
     omega : {"auto", "shared", "learn", "independent"} or array-like of shape (n_nodes, n_nodes), \
             default="auto"
         ``"shared"``: ``w_t = w_0 + v_t`` with the share of the

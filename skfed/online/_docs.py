@@ -34,7 +34,8 @@ _COMMON_PARAMS_DOC = """
         (``epsilon=0``).
     gamma : "median", "scale", float, array-like of shape (n_nodes,), dict \
             or None, default="median"
-        Kernel coefficient.  ``"median"`` is the median heuristic applied by
+        Kernel coefficient (set with kernel="linear": refused).
+        ``"median"`` is the median heuristic applied by
         every node to its own training data: one over the median, over the
         pairs of its samples (at most 1,000 evenly spaced ones), of the
         kernel's argument at ``gamma=1`` (``||x - x'||^2`` for rbf,
@@ -50,9 +51,9 @@ _COMMON_PARAMS_DOC = """
         kernel: the consensus penalty only compares function values, so it
         works across kernels.
     degree : float, default=3
-        Degree of the poly kernel.
+        Degree of the poly kernel (moved from 3 for another kernel: refused).
     coef0 : float, default=1.0
-        Independent term of the poly and sigmoid kernels.
+        Independent term of the poly and sigmoid kernels (refused for others).
     alpha : float, default=1e-4
         RKHS regularization ``lambda`` (about ``SVC(C=33)`` on a node of 300
         samples, ``lambda = 1 / (C n_i)``; on HAR one rbf ``SVC`` per node
