@@ -24,8 +24,7 @@ seed 8 feature 11 twice, seed 9 feature 7): no weak feature that a change
 of threshold would target.  Seeds 0, 1, 2 alone (50 draws each): 0.98,
 0.98, 1.00.  Epsilon 1 (20 draws, seeds 0-9): 2 of 200 exact (0.01), 198
 fits missed a support feature and one fit returned one feature outside the
-support (a false positive of the test, which controls their rate; not a
-non-significant feature).
+support (a false positive at epsilon 1, not examined further).
 """
 
 import argparse
