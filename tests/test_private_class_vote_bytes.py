@@ -84,6 +84,8 @@ def test_vote_round_bytes_and_messages_in_closed_form(method, K, n_classes, head
     assert log.bytes_per_round.sum() == log.total_bytes == est.n_bytes_sent_
     assert log.messages_per_round.sum() == log.total_messages == est.n_messages_
     assert log.pair_bytes.sum() == log.total_bytes
+    # the vote's round is one more than the fit's iterations (documented)
+    assert len(est.bytes_per_round_) == est.n_iter_ + 1
     if method == "mocha":
         # the server (last endpoint) receives exactly the n ballots of the round
         # on top of the rounds of the same fit with no vote (a given Local
