@@ -167,6 +167,22 @@ that give each column.  Earlier measurements, moved from the guide:
   mocha-school-sqhinge 0.71140; support-300 0 / 0.333 / 1 / 1,
   support-3000 0 / 1 / 1 / 1.  CPU: mocha-har 197 s, mocha-school 156 s,
   the Computer-buyers rows 66 s each.
+* With the vote's messages counted (privacy12; 28 November 2026, night;
+  ``--seeds 0 1 2 --epsilons 0.3 1 3 10 --kept default --only dada-moons
+  dada-computer persolin-moons persolin-computer mocha-har mocha-school
+  support-300 support-3000``, one run, about 10 minutes): the moons rows
+  0.947 everywhere; dada-computer 0.67388 / 0.67163 / 0.67163 / 0.67206;
+  persolin-computer 0.65458 / 0.65458 / 0.65472 / 0.64786; mocha-har
+  0.98717 / 0.98717 / 0.98807 / 0.98933 (at epsilon 3 the vote elected
+  "no fixed class" on seed 1: ballots 2 logistic regression, 19
+  LinearSVC, probability 0.039; seeds 0 and 2 LinearSVC, whose ballots
+  give "no fixed class" probability 0.015 and 0.039: the row is at
+  Local's 0.989 on about 91 % of three-seed runs); mocha-school 0.71131
+  everywhere; support-300 0 / 0 / 1 / 1; support-3000 0 / 1 / 1 / 1.
+  CPU: mocha-har 166 s, mocha-school 146 s, the Computer-buyers rows
+  54-56 s.  School against Local paired per school: the script
+  ``private_school_paired.py``; the support rate over noise draws:
+  ``private_support_rate.py``.
 
 Perso-lin's ``off`` column re-measured on 2026-11-28 (``--seeds 0 1 2
 --epsilons off --only persolin-moons persolin-computer``), after its

@@ -28,7 +28,13 @@ counts are not stored.  Unlike the fit's releases, which each node
 noises itself, the vote is a central mechanism: the guarantee covers the
 elected option and assumes the ballots reach the mechanism unseen (MOCHA's
 server, or a secure-aggregation tally of the one-hot ballots that only the
-mechanism reads).
+mechanism reads).  The ballots and the elected option travel as one more
+round of the fit's simulated network, counted in ``communication_``,
+``n_bytes_sent_`` and ``n_messages_``: MOCHA's server round
+(:func:`server_tally`) and Perso-lin's tally up the aggregation tree its
+design uses for one-shot sums (:func:`tree_tally`: Perso-lin has no
+server); a node the round's fault draw drops neither votes nor hears the
+result, and keeps its own rule.
 """
 
 import math
@@ -261,15 +267,86 @@ def voted_model(evidence, elected, n_nodes):
     return _fit(name, evidence["X"], evidence["codes"], evidence["seed"])
 
 
-def ballot_bytes(n_nodes, header_bytes=0):
-    """Bytes of the vote: every node sends one ballot naming one of the
-    options or abstaining (``index_bits(len(BALLOT) + 1)`` bits, one byte)
-    plus a header; an abstaining node sends one too, so that the count of
-    messages does not tell which nodes abstained."""
+def ballot_payloads(tree=False):
+    """``(up, down)`` payload bytes of one node's vote messages (no header).
+
+    Up: a node's ballot naming one of the options or abstaining
+    (``index_bits(len(BALLOT) + 1)`` bits, one byte; an abstaining node
+    sends one too, so that the messages do not tell which nodes abstained)
+    to MOCHA's server; on Perso-lin's aggregation tree (``tree``) its
+    subtree's masked count of every option instead (``len(BALLOT)`` int32,
+    the secure-aggregation tally: a parent sees sums it cannot unmask).
+    Down: the elected option (``index_bits(len(BALLOT))`` bits, one byte).
+    """
     from .network import index_bits, payload_bytes
 
-    return int(n_nodes) * (payload_bytes(n_bits=index_bits(len(BALLOT) + 1))
-                           + int(header_bytes))
+    up = (payload_bytes(n_int32=len(BALLOT)) if tree
+          else payload_bytes(n_bits=index_bits(len(BALLOT) + 1)))
+    return up, payload_bytes(n_bits=index_bits(len(BALLOT)))
+
+
+def server_tally(counter, active_mask):
+    """MOCHA's vote round on the fit's ``CommCounter``: every active node
+    (``active_mask``, the round's fault draw) sends its ballot to the server,
+    which sends the elected option back to them; a dropped node neither
+    votes nor hears the result.  Counted as one more round
+    (``bytes_per_round_``).  Returns ``(reached, bytes, messages)``, the
+    bytes with headers."""
+    up, down = ballot_payloads()
+    reached = np.asarray(active_mask, dtype=bool)
+    active = np.flatnonzero(reached).astype(np.intp)
+    counter.gather_to_server(active, np.full(active.size, up, dtype=np.int64))
+    counter.broadcast_from_server(active, np.full(active.size, down, dtype=np.int64))
+    counter.next_round()
+    return reached, int(active.size * (up + down + 2 * counter.header_bytes)), 2 * active.size
+
+
+def tree_tally(simulation, online):
+    """Perso-lin's vote round: the masked counts up an aggregation tree of the
+    ``online`` nodes, the elected option back down; returns the nodes reached.
+
+    The tree is the decentralized fit's aggregation tree for one-shot sums
+    (:func:`skfed.boosting._agreement._aggregation_tree`) over the nodes
+    online for the vote: on a complete topology the binary heap over them
+    (parent of the i-th online node: the ``(i - 1) // 2``-th), else the
+    breadth-first tree of the topology between them from the first one.
+    Its root holds the election (on the fit's secure source).  Every other
+    node of the tree sends its subtree's counts to its parent and receives
+    the elected option from it: ``2 (n_reached - 1)`` messages.  An offline
+    node (or one the online nodes cannot reach) neither votes nor hears the
+    result.  Counted as one more round on the simulation's counter.
+
+    Returns
+    -------
+    reached : ndarray of shape (n_nodes,), dtype=bool
+    n_bytes, n_messages : int
+        The round's bytes (headers included) and messages.
+    """
+    from scipy.sparse.csgraph import breadth_first_order
+
+    up, down = ballot_payloads(tree=True)
+    nodes = np.flatnonzero(online)
+    reached = np.zeros(simulation.n_nodes, dtype=bool)
+    parent = np.full(simulation.n_nodes, -1, dtype=np.intp)
+    if nodes.size:
+        if simulation.is_complete:
+            order = nodes
+            parent[nodes[1:]] = nodes[(np.arange(1, nodes.size) - 1) // 2]
+        else:
+            sub = simulation.adjacency[nodes][:, nodes]
+            local, pred = breadth_first_order(sub, 0, directed=False,
+                                              return_predecessors=True)
+            order = nodes[local]
+            parent[order[1:]] = nodes[pred[local[1:]]]
+        reached[order] = True
+    counter = simulation.counter
+    children = np.flatnonzero(parent >= 0)
+    for k in children.tolist():
+        counter.send_message(k, int(parent[k]), up)
+        counter.send_message(int(parent[k]), k, down)
+    counter.next_round()
+    return (reached, int(children.size * (up + down + 2 * counter.header_bytes)),
+            2 * children.size)
 
 
 def record_no_vote(estimator):
@@ -282,7 +359,7 @@ def record_no_vote(estimator):
         info["class_vote"] = {"held": False, "epsilon": 0.0}
 
 
-def run_class_vote(estimator, evidence, vote_epsilon, source):
+def run_class_vote(estimator, evidence, vote_epsilon, source, tally=None):
     """Hold the class vote and return every node's kept Local model.
 
     Parameters
@@ -300,6 +377,14 @@ def run_class_vote(estimator, evidence, vote_epsilon, source):
         rule).
     source : NoiseSource
         The fit's secure source.
+    tally : callable, default=None
+        The vote's network round (:func:`server_tally`, :func:`tree_tally`):
+        called once when a vote is held, it counts the messages on the
+        fit's network and returns ``(reached, bytes, messages)``; only the
+        ballots of the ``reached`` nodes are counted and only they hear the
+        elected option (the others keep their own rule, as with no fixed
+        class).  None: every node, nothing counted (unit tests of the
+        election).
 
     Returns
     -------
@@ -309,8 +394,13 @@ def run_class_vote(estimator, evidence, vote_epsilon, source):
     elected = 0
     record_no_vote(estimator)
     info = getattr(estimator, "privacy_", None)
+    reached = np.ones(n_nodes, dtype=bool)
+    n_bytes = n_messages = 0
     if vote_epsilon > 0.0:
-        ballots = [-1 if e is None else e["ballot"] for e in evidence]
+        if tally is not None:
+            reached, n_bytes, n_messages = tally()
+        ballots = [-1 if e is None or not reached[k] else e["ballot"]
+                   for k, e in enumerate(evidence)]
         elected = elect(ballots, vote_epsilon, source)
         scale, spent = vote_scale(vote_epsilon)
         estimator.privacy_spent_ = np.asarray(estimator.privacy_spent_, dtype=float) + spent
@@ -320,11 +410,12 @@ def run_class_vote(estimator, evidence, vote_epsilon, source):
                 "epsilon": spent, "share": VOTE_SHARE, "sensitivity": 1,
                 "guard": vote_guard(vote_epsilon), "alpha": VOTE_ALPHA, "scale": scale,
                 "resolution": VOTE_RESOLUTION, "options": ("own rule",) + BALLOT[1:],
-                "bytes": ballot_bytes(n_nodes), "messages": n_nodes,
+                "bytes": n_bytes, "messages": n_messages,
+                "ballots_counted": int(reached.sum()),
                 "composition": "added to the fit's epsilon (basic composition)",
             }
     estimator.elected_local_class_ = None if elected == 0 else BALLOT[elected]
     models = np.full(n_nodes, None, dtype=object)
     for k, e in enumerate(evidence):
-        models[k] = voted_model(e, elected, n_nodes)
+        models[k] = voted_model(e, elected if reached[k] else 0, n_nodes)
     return models

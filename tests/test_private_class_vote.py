@@ -272,7 +272,9 @@ def test_fit_spends_the_split_and_keeps_the_elected_class(method):
         est.fit(X, y, groups=groups)
     vote = est.privacy_["class_vote"]
     assert vote["held"] and vote["epsilon"] == pytest.approx(1.0)
-    assert vote["bytes"] == K and vote["messages"] == K  # one 1-byte ballot a node
+    # the vote's round (test_private_class_vote_bytes.py: the closed forms)
+    assert vote["ballots_counted"] == K
+    assert vote["bytes"] == est.communication_.bytes_per_round[-1]
     # the fit at 2, the vote at 1: privacy_spent_ composes both, at most 3
     fit_spent = est.privacy_spent_ - vote["epsilon"]
     assert fit_spent.max() <= 2.0 + 1e-9

@@ -348,6 +348,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         for name in ("join_communication_", "_join_seed"):
             self.__dict__.pop(name, None)
         self._set_communication(simulation)
+        state.simulation = simulation  # the private class vote's round (_private)
         # What add_nodes needs later (skfed._graph_join): every node's
         # confidence-weighted loss as its graph-step answers carry it (zeros
         # under a finite privacy budget), the models the graph was learned

@@ -687,7 +687,8 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     objective_ : float
     communication_, n_bytes_sent_, n_messages_, bytes_per_round_
         As for :class:`DecentralizedBoostingClassifier` (the totals include
-        the joins).
+        the joins); a private fit that held the class vote has one more
+        round, the vote's, last (``privacy_["class_vote"]``).
     join_communication_ : CommunicationLog
         What the joins of :meth:`add_nodes` sent; only after a join.
     n_features_in_ : int

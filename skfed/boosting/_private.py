@@ -16,7 +16,13 @@ import warnings
 
 import numpy as np
 
-from .._class_vote import record_no_vote, run_class_vote, split_budget, vote_evidence
+from .._class_vote import (
+    record_no_vote,
+    run_class_vote,
+    split_budget,
+    tree_tally,
+    vote_evidence,
+)
 from .._kept_local import choose_classifier
 from .._private_refit import neighbour_prior, refit_boosting, refit_linear
 from .._secure_noise import CHOICE_RESOLUTION, NoiseSource, gaussian_grid, record_noise_source
@@ -219,6 +225,17 @@ def plan_private_gradients(estimator, state, spec, mass):
         state.grid_step, state.grid_steps = None, 0
 
 
+def _vote_round(estimator, simulation):
+    """Perso-lin's class-vote round (:func:`skfed._class_vote.tree_tally`):
+    each node is online with probability ``1 - drop_rate`` (one fault draw
+    after the fit's), the masked counts go up the aggregation tree of the
+    online nodes and the elected option down; the estimator's communication
+    attributes then include the round."""
+    result = tree_tally(simulation, simulation.draw_round()[0])
+    estimator._set_communication(simulation)
+    return result
+
+
 def refit_private_final(estimator, state, rng):
     """Each node's final (kept, never sent) models under a finite budget.
 
@@ -286,6 +303,7 @@ def refit_private_final(estimator, state, rng):
             seed, reference=reference, node=k, n_nodes=state.K,
             boosting=hasattr(state, "H"))
     if voting:
-        kept_local = run_class_vote(estimator, evidence, state.dp.vote_epsilon, state.source)
+        kept_local = run_class_vote(estimator, evidence, state.dp.vote_epsilon, state.source,
+                                    tally=lambda: _vote_round(estimator, state.simulation))
     estimator.kept_local_models_ = kept_local
     return models.astype(state.dtype), trust, radius

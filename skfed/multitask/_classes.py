@@ -478,7 +478,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _MulticlassMixin, _
     communication_ : CommunicationLog
         Bytes and messages per node and per round.
     n_bytes_sent_, n_messages_ : int
-    bytes_per_round_ : ndarray of shape (n_iter_,)
+    bytes_per_round_ : ndarray of shape (n_iter_,), (n_iter_ + 1,) after a class vote (last)
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
     privacy_spent_ : ndarray of shape (n_nodes,)

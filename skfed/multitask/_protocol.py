@@ -130,6 +130,7 @@ from sklearn.base import is_classifier
 from sklearn.utils import check_random_state
 
 from .._base import check_network_faults, node_seeds
+from .._class_vote import server_tally
 from .._core._multitask_fast import Multinomial, problem_gap_terms
 from ..network import resolve_network
 from ._compression import _FLOAT
@@ -626,6 +627,10 @@ class _RoundProtocol:
             converged = True
         if self.private is not None:
             self.private.finish(est)
+            if "_class_vote_plan" in est.__dict__:
+                # the class vote after the rounds (kept_node_models): one more
+                # server round on this fit's network and fault draws
+                est._class_vote_plan += (self.vote_round,)
         self.best_or_current()
         reported = self.best_sigma if self.rule.stop_before_step else self.sigma
         est._set_fit_results(
@@ -639,6 +644,16 @@ class _RoundProtocol:
                          "joint_objective_curve_", "joint_objective_", "joint_duality_gap_"):
                 setattr(est, name, None)
         return reported
+
+    def vote_round(self):
+        """The private class vote's round (:func:`skfed._class_vote.server_tally`):
+        the next round's fault draw, the active nodes' ballots up and the
+        elected option down; the estimator's communication attributes then
+        include it.  Returns ``(reached, bytes, messages)``."""
+        active_mask, _, _ = self.draw_round()
+        result = server_tally(self.counter, active_mask)
+        self.estimator._set_communication(self.simulation)
+        return result
 
     def noised(self):
         """Whether the fit is private with a finite budget (noised releases)."""
