@@ -15,7 +15,9 @@ from ..network import payload_bytes
 from ._intercepts import (
     _node_moments,
     _node_weights,
+    constant_features,
     intercept_prior,
+    node_level_values,
     shrunk_intercepts,
 )
 from ._join import join_sparse_linear
@@ -335,11 +337,33 @@ class FederatedSparseLinearRegression(
         gram = gram + np.triu(gram, 1).T
         rhs = total[len(iu[0]) :]
         n_values = len(iu[0]) + m + (s + 3 if shrunk else 0)
+        # with shrunk intercepts each sender adds one bit per feature: whether
+        # the feature is constant on its rows
         counter.gather_to_server(
             senders,
-            np.full(len(senders), payload_bytes(n_float64=n_values), dtype=np.int64),
+            np.full(len(senders), payload_bytes(n_float64=n_values, n_bits=d if shrunk else 0),
+                    dtype=np.int64),
         )
         counter.next_round()
+        levels, level_rows, prior_rows = np.zeros(0, dtype=np.intp), None, received
+        if shrunk and len(senders):
+            levels = np.flatnonzero(constant_features(X, layout)[senders].all(axis=0))
+        if len(levels):
+            # Round 2b: the server sends the node-level features (d bits) to
+            # the senders; those that answer send their q values.
+            counter.broadcast_from_server(
+                senders, np.full(len(senders), payload_bytes(n_bits=d), dtype=np.int64))
+            active, work = sim.draw_round()
+            second = (active & (work >= 1.0))[senders]
+            values = node_level_values(X, layout, levels)[senders[second]]
+            level_rows = np.asarray(sim.corrupt_value_rows(values, senders[second]),
+                                    dtype=np.float64)
+            prior_rows = received[second]
+            counter.gather_to_server(
+                senders[second],
+                np.full(int(second.sum()), payload_bytes(n_float64=len(levels)),
+                        dtype=np.int64))
+            counter.next_round()
 
         if len(senders) == 0:
             warnings.warn(
@@ -354,9 +378,11 @@ class FederatedSparseLinearRegression(
             solution = np.zeros(0)
 
         # Round 3: the server broadcasts the coefficients (and the prior).
-        n_sent = m + (2 if shrunk else 0)
+        # (with node-level features: gamma, q values, and the features, d bits)
+        n_sent = m + (2 + len(levels) if shrunk else 0)
         counter.broadcast_from_server(
-            all_nodes, np.full(n_nodes, payload_bytes(n_float64=n_sent), dtype=np.int64)
+            all_nodes, np.full(n_nodes, payload_bytes(
+                n_float64=n_sent, n_bits=d if len(levels) else 0), dtype=np.int64)
         )
         counter.next_round()
 
@@ -367,12 +393,15 @@ class FederatedSparseLinearRegression(
             own = means[:, 0] - means[:, 1:] @ coef_S
             if shrunk:
                 trim = float(getattr(self, "rogue_tolerance_", 0.0) or 0.0)
-                mu, ratio = intercept_prior(received, coef_S, trim)
+                mu, ratio, gamma = intercept_prior(prior_rows, coef_S, trim, level_rows)
                 if not np.isfinite(mu):  # no client answered: the nodes' mean
                     mu = float(own.mean())
                 self.intercept_mean_ = mu
                 self.intercept_ratio_ = ratio
-                self.intercept_ = shrunk_intercepts(own, _node_weights(w, layout), mu, ratio)
+                self.node_level_ = levels
+                self.intercept_coef_ = gamma
+                prior = mu + node_level_values(X, layout, levels) @ gamma
+                self.intercept_ = shrunk_intercepts(own, _node_weights(w, layout), prior, ratio)
             else:
                 self.intercept_ = own
         elif shared:
