@@ -12,7 +12,7 @@ import pytest
 
 from skfed.network import SimulatedNetwork
 from skfed.support import FederatedSparseLinearRegression
-from skfed.support._intercepts import intercept_prior
+from skfed.support._intercepts import _PRIOR_LEVEL, intercept_prior
 
 HEADER = 16
 
@@ -173,3 +173,35 @@ def test_newcomers_shrink_toward_their_own_prior():
     bits = math.ceil(d / 8)
     assert reg.join_communication_.total_bytes == 10 * (
         bits + HEADER + 8 * (s + 2 + q) + bits + HEADER)
+
+
+def test_uninformative_node_level_features_are_left_out_by_the_f_test():
+    from scipy.stats import f as f_dist
+
+    rng = np.random.RandomState(5)
+    n, s = 30, 2
+    coef = np.array([0.5, -1.0])
+    rows = []
+    for _ in range(n):
+        A = rng.normal(size=(20, s))
+        G = A.T @ A
+        rows.append(np.r_[G[np.triu_indices(s)], A.T @ rng.normal(size=20), 20.0,
+                          30.0, rng.normal(), rng.normal(size=s)])
+    rows = np.array(rows)
+    own = rows[:, -3] - rows[:, -2:] @ coef
+    noise = rng.normal(size=(n, 3))
+    informative = np.column_stack([own * 3.0 + 0.01 * rng.normal(size=n), noise[:, :2]])
+    mu0, r0, _ = intercept_prior(rows, coef, 0.0)
+    for z, used in ((noise, False), (informative, True)):
+        D = np.column_stack([np.ones(n), z])
+        sol = np.linalg.lstsq(D, own, rcond=None)[0]
+        rss_q, rss_0 = np.sum((own - D @ sol) ** 2), np.sum((own - own.mean()) ** 2)
+        F = (rss_0 - rss_q) / 3 / (rss_q / (n - 4))
+        assert (F > f_dist.ppf(1 - _PRIOR_LEVEL, 3, n - 4)) == used
+        mu, ratio, gamma = intercept_prior(rows, coef, 0.0, z)
+        if used:
+            np.testing.assert_allclose(np.r_[mu, gamma], sol, rtol=1e-9)
+            assert ratio < r0
+        else:
+            np.testing.assert_array_equal(gamma, 0.0)
+            assert (mu, ratio) == (mu0, r0)
