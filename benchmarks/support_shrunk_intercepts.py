@@ -29,6 +29,7 @@ Usage::
     OPENBLAS_NUM_THREADS=1 python benchmarks/support_shrunk_intercepts.py fit-rows --seeds 0,1,2
     OPENBLAS_NUM_THREADS=1 python benchmarks/support_shrunk_intercepts.py school-prior --seeds 0,1,2
     OPENBLAS_NUM_THREADS=1 python benchmarks/support_shrunk_intercepts.py school-support --seeds 0,1,2
+    OPENBLAS_NUM_THREADS=1 python benchmarks/support_shrunk_intercepts.py node-level-noise --seeds 0,1,2,3,4 --ks 5,10
 
 Measured 2026-11-28 (support14; means over seeds 0-2, one BLAS thread,
 load about 8 on 2 cores).  School (bytes and CPU: the join's over the
@@ -123,6 +124,23 @@ and on seed 1 one more) against dense within-school coefficients on all
 21 row-level features, with the same intercept rule, is 3.2 points at
 every ``k`` (the dense row passes Ridge at ``k = 5`` by 1.8).  Not built:
 a larger support or a ridge refit on more features.
+
+``node-level-noise`` (means over seeds 0-4; newcomers' R^2; ``z used``:
+the fraction of fits whose F test let ``z`` in)::
+
+    family       k   default  z never  z used
+    small-nodes  5   16.74    16.74    0.0
+    small-nodes  10  17.48    17.48    0.0
+    few-nodes    5   37.80    37.80    0.0
+    few-nodes    10  40.03    40.03    0.0
+    many-nodes   5   44.65    44.65    0.0
+    many-nodes   10  45.86    45.86    0.0
+    wide         5   38.19    38.27    0.2
+    wide         10  40.35    40.34    0.2
+
+Without the test (``z`` always in) the same rows lost up to 0.71
+(wide, k = 5) and 0.55 (small-nodes, k = 10); at level 0.05 few-nodes
+(25 nodes, q = 8) lost 1.0 / 1.1.  School's rows are the same at 0.01.
 """
 
 import argparse
@@ -399,6 +417,49 @@ def school_support(seeds, ks):
     _table(rows, "k")
 
 
+NOISE_FAMILIES = {  # nodes fitted, their row range, q node-level features, d
+    "small-nodes": (60, 3, 12, 5, 20), "few-nodes": (25, 10, 40, 8, 20),
+    "many-nodes": (200, 4, 30, 3, 40), "wide": (60, 10, 30, 5, 200),
+}
+
+
+def node_level_noise(seeds, ks):
+    """Held-out families whose ``q`` node-level features carry nothing: the
+    default against the same fit with the F test's level set to 0 (``z``
+    never enters the prior).  20 newcomers of ``k`` rows, scored on 20
+    more rows each; a sparse model (3 of ``d`` features), N(0, 1) node
+    intercepts, noise sd 2."""
+    import skfed.support._intercepts as intercepts
+
+    warnings.filterwarnings("ignore", category=UserWarning)
+    level, rows = intercepts._PRIOR_LEVEL, {}
+    for fam, (n_nodes, lo, hi, q, d) in NOISE_FAMILIES.items():
+        for seed in seeds:
+            rng = np.random.RandomState(seed)
+            N = n_nodes + 20
+            n = rng.randint(lo, hi + 1, size=N) + 20
+            g = np.repeat(np.arange(N), n)
+            X = np.hstack([rng.normal(size=(len(g), d)), rng.normal(size=(N, q))[g]])
+            beta = np.zeros(d + q)
+            beta[:3] = [1.5, -1.0, 0.7]
+            y = X @ beta + rng.normal(size=N)[g] + 2 * rng.normal(size=len(g))
+            for k in ks:
+                train = np.zeros(len(g), bool)
+                for i in range(N):
+                    train[np.flatnonzero(g == i)[: n[i] - 20 if i < n_nodes else k]] = True
+                fit, new, test = train & (g < n_nodes), train & (g >= n_nodes), ~train & (g >= n_nodes)
+                row = {}
+                for name, lvl in (("default", level), ("z never", 0.0)):
+                    intercepts._PRIOR_LEVEL = lvl
+                    est = FederatedSparseLinearRegression(random_state=seed).fit(
+                        X[fit], y[fit], groups=g[fit]).add_nodes(X[new], y[new], groups=g[new])
+                    row[name] = 100 * r2_score(y[test], est.predict(X[test], groups=g[test]))
+                    row[f"z used {name}"] = float(np.any(est.intercept_coef_ != 0))
+                intercepts._PRIOR_LEVEL = level
+                rows.setdefault((fam, k), []).append(row)
+    _table(rows, "family, k")
+
+
 def fit_rows(seeds, sizes, dims, designs):
     """``support_vs_pooled.py --refit``'s rows (10 test samples a client):
     both variants' test R^2 (the guide quotes the default's)."""
@@ -434,7 +495,8 @@ def _table(rows, label):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("what", choices=("school", "families", "fit-rows",
-                                         "school-prior", "school-support"))
+                                         "school-prior", "school-support",
+                                         "node-level-noise"))
     parser.add_argument("--sizes", default="1000x30,10000x10")
     parser.add_argument("--dims", default="20:3,20:10,200:5")
     parser.add_argument("--designs", default="independent,toeplitz,heterogeneous")
@@ -450,6 +512,8 @@ def main():
         school_prior(seeds, ks)
     elif args.what == "school-support":
         school_support(seeds, ks)
+    elif args.what == "node-level-noise":
+        node_level_noise(seeds, ks)
     elif args.what == "families":
         families(seeds, ks, args.families.split(","))
     else:
