@@ -122,8 +122,9 @@ class FederatedSparseLinearRegression(
     every node, so invisible to the centred refit; none: ``q = 0``): the
     server estimates ``sigma^2`` (the clients' pooled residual variance),
     ``mu`` and ``gamma`` (least squares of their intercepts on ``[1,
-    z_i]``, trimmed by ``rogue_tolerance_`` at each end of the residuals;
-    with ``q = 0`` the trimmed mean) and ``tau^2`` (the residuals' variance
+    z_i]``, trimmed by ``rogue_tolerance_`` at each end of the residuals,
+    ``gamma`` kept only if an F test of ``gamma = 0`` rejects at level
+    0.01; with ``q = 0`` the trimmed mean) and ``tau^2`` (the residuals' variance
     less the noise's) by moments, and node ``i`` takes the best linear
     unbiased predictor, with ``p_i = mu + z_i' gamma``::
 
