@@ -96,7 +96,8 @@ def test_prior_on_fixed_statistics_against_closed_form():
     rows = np.array(rows)
     bad = rows[0].copy()
     bad[5] = -bad[5]  # a complemented weight: refused
-    mu, ratio = intercept_prior(np.vstack([rows, bad]), coef, trim=0.2)
+    mu, ratio, gamma = intercept_prior(np.vstack([rows, bad]), coef, trim=0.2)
+    assert gamma.shape == (0,)
     own = rows[:, 7] - rows[:, 8:] @ coef
     G = rows[:, :3]
     quad = G[:, 0] * 1.0 - 2 * G[:, 1] * 2.0 + G[:, 2] * 4.0  # coef' G coef
@@ -134,12 +135,14 @@ def test_bytes_are_the_closed_form(drop):
     rounds = [
         g1 * (bits + HEADER),
         # + W, the centred target's sum of squares and the s + 1 means
-        n_nodes * (bits + HEADER) + g2 * (8 * (stats + s + 3) + HEADER),
+        # (+ one bit a feature: constant on the client's rows; none is on all)
+        n_nodes * (bits + HEADER) + g2 * (8 * (stats + s + 3) + bits + HEADER),
         n_nodes * (8 * (s + 2) + HEADER),  # + mu and tau^2 / sigma^2
     ]
     np.testing.assert_array_equal(reg.bytes_per_round_, rounds)
     assert reg.n_bytes_sent_ == sum(rounds)
-    assert exact.n_bytes_sent_ == sum(rounds) - g2 * 8 * (s + 3) - n_nodes * 16
+    assert len(reg.node_level_) == 0
+    assert exact.n_bytes_sent_ == sum(rounds) - g2 * (8 * (s + 3) + bits) - n_nodes * 16
 
 
 def test_join_shrinks_newcomers_with_the_fits_prior_and_keeps_the_fitted_nodes():

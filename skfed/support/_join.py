@@ -175,7 +175,9 @@ def join_sparse_linear(est, X, y, groups, sample_weight):
             "set per_node_intercept=True before add_nodes, or fit again.")
     # with shrunk intercepts the coefficients' message also carries the prior
     # (mu and tau^2 / sigma^2)
-    m_sent = m + (2 if shrunk else 0)
+    # (and, with node-level features, gamma: q values, and the features: d bits)
+    levels = getattr(est, "node_level_", np.zeros(0, dtype=np.intp)) if shrunk else []
+    m_sent = m + (2 + len(levels) if shrunk else 0)
     network = resolve_network(est.network)
     seed = [_first_draw(est.random_state), n_old, 7919]
     sim = network.start(n_old + n_new, server=True, random_state=_seeded(seed),
@@ -184,7 +186,8 @@ def join_sparse_linear(est, X, y, groups, sample_weight):
         rogue_new = _seeded(seed[:2] + [7907]).uniform(size=n_new) < network.rogue_fraction
     else:  # (a uniform draw is never below 0)
         rogue_new = np.zeros(n_new, dtype=bool)
-    support_bytes, coef_bytes = payload_bytes(n_bits=d), payload_bytes(n_float64=m_sent)
+    support_bytes = payload_bytes(n_bits=d)
+    coef_bytes = payload_bytes(n_float64=m_sent, n_bits=d if len(levels) else 0)
     waiting = np.arange(n_old, n_old + n_new, dtype=np.intp)
     while len(waiting):
         # the round's faults at the waiting nodes only (the same draws)
@@ -212,8 +215,16 @@ def join_sparse_linear(est, X, y, groups, sample_weight):
         means = sums / node_weight[:, None]
         intercepts = means[:, 0] - means[:, 1:] @ est.coef_[support]
         if shrunk:
-            intercepts = shrunk_intercepts(intercepts, node_weight, est.intercept_mean_,
-                                           est.intercept_ratio_)
+            # the newcomer's values of the node-level features (its means,
+            # rows unweighted as in the fit)
+            z = np.zeros((n_new, len(levels)))
+            counts = np.bincount(codes, minlength=n_new)
+            for j, col in enumerate(levels):
+                column = X[:, [col]].toarray().ravel() if sparse.issparse(X) else X[:, col]
+                z[:, j] = np.bincount(codes, weights=np.asarray(column, dtype=np.float64),
+                                      minlength=n_new) / counts
+            prior = est.intercept_mean_ + z @ np.asarray(est.intercept_coef_)
+            intercepts = shrunk_intercepts(intercepts, node_weight, prior, est.intercept_ratio_)
         est.intercept_ = np.concatenate([est.intercept_, intercepts])
     est.client_supports_ = np.vstack([est.client_supports_, np.zeros((n_new, d), bool)])
     est.answered_ = np.concatenate([est.answered_, np.zeros(n_new, bool)])

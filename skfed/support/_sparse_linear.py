@@ -15,7 +15,9 @@ from ..network import payload_bytes
 from ._intercepts import (
     _node_moments,
     _node_weights,
+    constant_features,
     intercept_prior,
+    node_level_values,
     shrunk_intercepts,
 )
 from ._join import join_sparse_linear
@@ -100,23 +102,35 @@ class FederatedSparseLinearRegression(
       intercept: the statistics of ``[1, X_S]``); with
       ``per_node_intercept="shrunk"`` each answering client adds ``8 (s +
       3)`` bytes: its weight ``W_i``, its centred target's weighted sum of
-      squares and its means ``[mean y_i, mean x_{i,S}]``;
+      squares and its means ``[mean y_i, mean x_{i,S}]``, and ``ceil(d /
+      8)`` bytes: one bit per feature, whether it is constant on its rows;
+    * round 2b (only with shrunk intercepts and ``q > 0`` node-level
+      features, those constant on every answering client): ``g2 *
+      (ceil(d / 8) + header)`` for the features, ``g3 * (8 q + header)``
+      back from the ``g3`` of them that answer (their values ``z_i``);
     * round 3: ``n_nodes * (8 s + header)``, plus 8 bytes each for a shared
-      intercept, 16 for shrunk intercepts (``mu`` and ``tau^2 / sigma^2``).
+      intercept, 16 for shrunk intercepts (``mu`` and ``tau^2 / sigma^2``),
+      and with ``q > 0`` another ``8 q + ceil(d / 8)`` (``gamma`` and the
+      features).
 
     With ``per_node_intercept=True`` each node computes its own intercept
     ``own_i = mean(y_i) - mean(X_{i,S}) coef_S`` from the broadcast
     coefficients; nothing more is sent.  With ``"shrunk"`` (the default)
-    the intercepts are random effects, ``own_i = mu + u_i + e_i`` with
-    ``u_i ~ (0, tau^2)`` and noise variance ``sigma^2 / W_i``: the server
-    estimates ``sigma^2`` (the clients' pooled residual variance), ``mu``
-    (their intercepts' mean, trimmed by ``rogue_tolerance_`` at each end)
-    and ``tau^2`` (their variance less the noise's) by moments, and node
-    ``i`` takes the best linear unbiased predictor::
+    the intercepts are random effects, ``own_i = mu + z_i' gamma + u_i +
+    e_i`` with ``u_i ~ (0, tau^2)`` and noise variance ``sigma^2 / W_i``,
+    ``z_i`` the node's values of the node-level features (constant within
+    every node, so invisible to the centred refit; none: ``q = 0``): the
+    server estimates ``sigma^2`` (the clients' pooled residual variance),
+    ``mu`` and ``gamma`` (least squares of their intercepts on ``[1,
+    z_i]``, trimmed by ``rogue_tolerance_`` at each end of the residuals,
+    ``gamma`` kept only if an F test of ``gamma = 0`` rejects at level
+    0.01; with ``q = 0`` the trimmed mean) and ``tau^2`` (the residuals' variance
+    less the noise's) by moments, and node ``i`` takes the best linear
+    unbiased predictor, with ``p_i = mu + z_i' gamma``::
 
-        intercept_i = mu + W_i tau^2 / (W_i tau^2 + sigma^2) (own_i - mu)
+        intercept_i = p_i + W_i tau^2 / (W_i tau^2 + sigma^2) (own_i - p_i)
 
-    A node of few samples moves toward ``mu``, a large one keeps nearly
+    A node of few samples moves toward ``p_i``, a large one keeps nearly
     its own; under 4 consistent answering clients (or ``sigma^2 = 0``)
     every node keeps ``own_i``.  ``W_i`` is the node's summed sample
     weight (its number of samples when unweighted: integer weights count
@@ -200,6 +214,13 @@ class FederatedSparseLinearRegression(
     intercept_ratio_ : float
         ``tau^2 / sigma^2`` (``inf``: no shrinkage; only with
         ``per_node_intercept="shrunk"``).
+    node_level_ : ndarray of shape (q,)
+        Indices of the node-level features (constant on every answering
+        client's rows) the prior's mean uses (only with
+        ``per_node_intercept="shrunk"``).
+    intercept_coef_ : ndarray of shape (q,)
+        ``gamma``, the prior mean's coefficients on ``node_level_`` (only
+        with ``per_node_intercept="shrunk"``).
     support_, votes_, n_reports_, vote_fraction_, debiased_fraction_, pvalues_, \
     reference_rate_, feature_reference_rate_, rogue_tolerance_, client_supports_, \
     ols_clients_, n_controls_, answered_, rogue_, n_answered_, vote_, \
@@ -335,11 +356,33 @@ class FederatedSparseLinearRegression(
         gram = gram + np.triu(gram, 1).T
         rhs = total[len(iu[0]) :]
         n_values = len(iu[0]) + m + (s + 3 if shrunk else 0)
+        # with shrunk intercepts each sender adds one bit per feature: whether
+        # the feature is constant on its rows
         counter.gather_to_server(
             senders,
-            np.full(len(senders), payload_bytes(n_float64=n_values), dtype=np.int64),
+            np.full(len(senders), payload_bytes(n_float64=n_values, n_bits=d if shrunk else 0),
+                    dtype=np.int64),
         )
         counter.next_round()
+        levels, level_rows, prior_rows = np.zeros(0, dtype=np.intp), None, received
+        if shrunk and len(senders):
+            levels = np.flatnonzero(constant_features(X, layout)[senders].all(axis=0))
+        if len(levels):
+            # Round 2b: the server sends the node-level features (d bits) to
+            # the senders; those that answer send their q values.
+            counter.broadcast_from_server(
+                senders, np.full(len(senders), payload_bytes(n_bits=d), dtype=np.int64))
+            active, work = sim.draw_round()
+            second = (active & (work >= 1.0))[senders]
+            values = node_level_values(X, layout, levels)[senders[second]]
+            level_rows = np.asarray(sim.corrupt_value_rows(values, senders[second]),
+                                    dtype=np.float64)
+            prior_rows = received[second]
+            counter.gather_to_server(
+                senders[second],
+                np.full(int(second.sum()), payload_bytes(n_float64=len(levels)),
+                        dtype=np.int64))
+            counter.next_round()
 
         if len(senders) == 0:
             warnings.warn(
@@ -354,9 +397,11 @@ class FederatedSparseLinearRegression(
             solution = np.zeros(0)
 
         # Round 3: the server broadcasts the coefficients (and the prior).
-        n_sent = m + (2 if shrunk else 0)
+        # (with node-level features: gamma, q values, and the features, d bits)
+        n_sent = m + (2 + len(levels) if shrunk else 0)
         counter.broadcast_from_server(
-            all_nodes, np.full(n_nodes, payload_bytes(n_float64=n_sent), dtype=np.int64)
+            all_nodes, np.full(n_nodes, payload_bytes(
+                n_float64=n_sent, n_bits=d if len(levels) else 0), dtype=np.int64)
         )
         counter.next_round()
 
@@ -367,12 +412,15 @@ class FederatedSparseLinearRegression(
             own = means[:, 0] - means[:, 1:] @ coef_S
             if shrunk:
                 trim = float(getattr(self, "rogue_tolerance_", 0.0) or 0.0)
-                mu, ratio = intercept_prior(received, coef_S, trim)
+                mu, ratio, gamma = intercept_prior(prior_rows, coef_S, trim, level_rows)
                 if not np.isfinite(mu):  # no client answered: the nodes' mean
                     mu = float(own.mean())
                 self.intercept_mean_ = mu
                 self.intercept_ratio_ = ratio
-                self.intercept_ = shrunk_intercepts(own, _node_weights(w, layout), mu, ratio)
+                self.node_level_ = levels
+                self.intercept_coef_ = gamma
+                prior = mu + node_level_values(X, layout, levels) @ gamma
+                self.intercept_ = shrunk_intercepts(own, _node_weights(w, layout), prior, ratio)
             else:
                 self.intercept_ = own
         elif shared:
@@ -392,10 +440,13 @@ class FederatedSparseLinearRegression(
         refit by every client): the server sends it the support bits and
         the coefficients, as in round 3 (``ceil(d / 8) + header`` and ``8 m
         + header`` bytes, ``m = s`` plus 1 for a shared intercept, plus 2
-        for shrunk intercepts: the fit's ``mu`` and ``tau^2 / sigma^2``), and
-        with per-node intercepts it computes its own, ``mean(y) - mean(X_S)
-        coef_S`` (weighted), from its rows, shrunk toward ``mu`` by its
-        weight with ``"shrunk"`` (the newcomers do not change the prior).  A node dropped by the network
+        for shrunk intercepts: the fit's ``mu`` and ``tau^2 / sigma^2``, plus
+        ``8 q + ceil(d / 8)`` with ``q > 0`` node-level features: ``gamma``
+        and the features), and with per-node intercepts it computes its
+        own, ``mean(y) - mean(X_S) coef_S`` (weighted), from its rows,
+        shrunk by its weight with ``"shrunk"`` toward ``mu + z' gamma``, ``z``
+        its means of ``node_level_`` (the newcomers do not change the
+        prior).  A node dropped by the network
         in that round receives it in the next one.  The fitted nodes are
         unchanged; their votes and statistics are not sent again.  New
         nodes are not in ``answered_`` / ``refit_answered_``
