@@ -82,7 +82,8 @@ def join_vote(estimator, X, y, sw, layout, rng):
             or _private(est) or est.feature_votes_ is None or np.ndim(est.feature_votes_) != 2):
         return None
     from .boosting._agreement import _selection_rule
-    from .boosting._stumps import _vote_size, feature_relevance, make_stumps, node_ballots
+    from .boosting._stumps import (_vote_size, feature_relevance, make_stumps, node_ballots,
+                                   resolve_n_estimators)
 
     lo, hi = est.feature_range_
     varying = hi > lo
@@ -115,8 +116,14 @@ def join_vote(estimator, X, y, sw, layout, rng):
     if new.any():
         # The stumps the fit would give the new features with this selection
         # (the agreed ranges are public: nothing more to agree on).
-        # An "auto" fit's resolved count (a join keeps the fit's stump budget).
-        f_all, t_all = make_stumps(lo, hi, est.n_estimators_, est.stump_placement,
+        # The fit's count rule applied to the new selection: an integer
+        # n_estimators as it is, "auto" resolved on the recounted features
+        # (the fit's resolved count, 200 with 60 voted features, would spread
+        # 200 stumps over a selection grown past 200 and leave the features
+        # after the 200th without a stump; it also gives a new feature fewer
+        # than the two stumps "auto" promises once 100 are selected).
+        n_stumps = resolve_n_estimators(est.n_estimators, int(selected.sum()))
+        f_all, t_all = make_stumps(lo, hi, n_stumps, est.stump_placement,
                                    features=selected, max_per_feature=samples)
         keep = new[f_all]
         features, thresholds = f_all[keep], t_all[keep]

@@ -264,3 +264,40 @@ def test_join_vote_multiclass_and_a_second_join():
     assert est.coef_.shape == (46, 3, 90)  # feature 5 already has its stumps
     assert tuple(int(t) for t in est._vote_tally) == (tally[0] + 1, tally[1] + 1,
                                                       tally[2] + 40)
+
+
+def test_auto_join_gives_every_newly_selected_feature_its_stumps():
+    # A fit whose vote kept a few of 250 features ("auto": 200 stumps), then a
+    # recount that selects all of them (the fit's significance counts raised to
+    # every tester, so that the join's rule selects every varying feature).
+    # The join must give the new features the stumps "auto" gives the grown
+    # selection, max(200, 2 * 250) = 500, two per feature: the fit's resolved
+    # 200 spread over 250 features left the last 50 without a stump.
+    rng = np.random.RandomState(0)
+    n_nodes, n_per, d = 12, 30, 250
+    X = rng.normal(size=(n_nodes * n_per, d))
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
+    g = np.repeat(np.arange(n_nodes), n_per)
+    fit = g < 9
+    base = DecentralizedBoostingClassifier(random_state=0).fit(X[fit], y[fit], groups=g[fit])
+    assert base.n_estimators_ == 200 and base.selected_features_.sum() < 100
+    est = copy.deepcopy(base)
+    votes = np.array(est.feature_votes_, dtype=np.int64)
+    votes[1] = int(est._vote_tally[1])  # every fitted tester found every feature significant
+    est.feature_votes_ = votes
+    lo, hi = base.feature_range_
+    est.add_nodes(X[~fit], y[~fit], groups=g[~fit])
+    assert est.selected_features_.all()
+    n_old = len(base.stump_features_)
+    np.testing.assert_array_equal(est.stump_features_[:n_old], base.stump_features_)
+    f_all, t_all = make_stumps(lo, hi, 2 * d, "range", features=est.selected_features_)
+    added = ~base.selected_features_[f_all]
+    np.testing.assert_array_equal(est.stump_features_[n_old:], f_all[added])
+    np.testing.assert_allclose(est.stump_thresholds_[n_old:], t_all[added], rtol=1e-15)
+    # Every selected feature has stumps: the fit's (200 over a few) or two.
+    counts = np.bincount(est.stump_features_, minlength=d)
+    assert np.all(counts[~base.selected_features_] == 2)
+    assert np.all(counts[base.selected_features_] == 200 // base.selected_features_.sum())
+    assert est.n_estimators_ == 200  # the fit's resolved count is kept
+    # The fitted nodes' weights are zero on the new stumps.
+    assert not est.coef_[:len(base.nodes_), n_old:].any()

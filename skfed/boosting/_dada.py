@@ -171,8 +171,9 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         feature above, so that a data set with hundreds of signal-carrying
         features (HAR: about 525 of 561 voted) does not leave most of them
         without a stump.  The resolved count is ``n_estimators_``; nodes
-        joining a fitted model keep it.  Unused when ``base_predictors`` is
-        given (another value is then refused).
+        joining a fitted model keep it, and a feature their vote adds gets
+        the stumps this rule gives it on the grown selection.  Unused when
+        ``base_predictors`` is given (another value is then refused).
     base_predictors : list of callables or estimators, default=None
         User-supplied base predictors, shared by all nodes: ``h(X)`` or
         ``h.predict(X)`` must return values in [-1, 1].
