@@ -363,7 +363,7 @@ def run(name, seed, ks, variants):
             for label, unseen, joins, bytes_, _, err in rows]
 
 
-def run_regression(name, seed, ks, max_iter):
+def run_regression(name, seed, ks, max_iter, margin=0.0):
     """A regressor's network function re-solved by the package's solve
     (:func:`skfed.online._network_function.solve_weights`, whitened, on the
     fit's loss: huber by default, squared for epsilon-insensitive) and
@@ -418,9 +418,13 @@ def run_regression(name, seed, ks, max_iter):
                                   max_iter)
     mean_out = float(outer(D, gamma, base.network_coef_[0], nodes).sum(axis=0)[0])
     solved_out = float(outer(D, gamma, A_h, nodes).sum(axis=0)[0])
-    kept = solved_out <= mean_out
+    # ``--margin``: kept only when the held-back loss falls by more than
+    # this fraction of the mean's (0: not above it, online13's gate).
+    fall = 1.0 - solved_out / mean_out
+    kept = solved_out <= mean_out * (1.0 - margin)
     print(f"{name} seed {seed} held-back gate: loss {mean_out:.3f} (mean) vs "
-          f"{solved_out:.3f} (solved): {'kept' if kept else 'rejected'}")
+          f"{solved_out:.3f} (solved), fall {100 * fall:.2f} % against margin "
+          f"{100 * margin:g} %: {'kept' if kept else 'rejected'}")
     gated = A_h if kept else base.network_coef_[0]
     rows = []
     for label, coef in (("mean", base.network_coef_[0]), (f"solved-{max_iter}", A),
@@ -477,6 +481,9 @@ def main():
     parser.add_argument("--variants", default="log-samples,log-nodes,sqhinge-samples")
     parser.add_argument("--regression", type=int, default=0, metavar="ITERATIONS",
                         help="the regressor's probe (run_regression) at this many iterations")
+    parser.add_argument("--margin", type=float, default=0.0,
+                        help="the regressor's held-back gate keeps the solve only when the "
+                        "held-back loss falls by more than this fraction (0.01: 1 %%)")
     args = parser.parse_args()
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
     ks = [int(k) for k in args.ks.split(",")]
@@ -487,7 +494,7 @@ def main():
             names.extend(nn.RELATED if name == "related" else [name])
         if args.regression:
             for name in names:
-                per_seed = [run_regression(name, int(seed), ks, args.regression)
+                per_seed = [run_regression(name, int(seed), ks, args.regression, args.margin)
                             for seed in args.seeds.split(",")]
                 for i, label in enumerate(row[0] for row in per_seed[0]):
                     means = np.mean([rows[i][1] for rows in per_seed if rows], axis=0)
