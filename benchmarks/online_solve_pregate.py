@@ -1,0 +1,82 @@
+"""Can an early round predict that the classifier's solve gate rejects?
+
+The online classifier's fit re-solves its network function's weights (50
+whitened L-BFGS rounds, ``skfed/online/_network_function.py``) and then
+keeps them only when their error on the nodes' samples is within
+``SOLVE_GATE`` (15 points) of the nodes' own functions'; a rejected solve
+still costs its rounds' bytes.  This probe refits the package's solve from
+the same start, stopped after ``N`` iterations, and prints the excess error
+(points, weighted over the fitted samples) of the mean (N = 0) and of each
+stopped solve, with the package's 50-iteration choice, so that a pre-gate
+(stop after ``N`` rounds when the excess is above some bar) can be judged:
+it must never stop a solve the full gate keeps.
+
+    PYTHONPATH=. python benchmarks/online_solve_pregate.py --datasets moons,related --seeds 0,1,2
+"""
+
+import argparse
+import os
+import sys
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from threadpoolctl import threadpool_limits
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import new_nodes as nn  # noqa: E402
+
+from skfed.online._network_function import (  # noqa: E402
+    SOLVE_GATE, NodeSums, solve_weights)
+
+
+def probe(name, seed, stops):
+    data = nn.load(name, seed)
+    X, y, groups, task = data[:4]
+    extra = data[4] if len(data) > 4 else None
+    fit_rows, _, _ = nn.split(X, y, groups, seed, extra)
+    base = nn.make_estimator("online", task, seed)
+    base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+    if len(base.network_dictionary_) != 1:
+        print(f"{name} seed {seed}: skipped ({len(base.network_dictionary_)} components)")
+        return
+    Xf, gf = X[fit_rows], groups[fit_rows]
+    codes = np.searchsorted(base.nodes_, gf)
+    y_enc = base._encode_targets(y[fit_rows])
+    sums = NodeSums(base._join_kernel, base._loss_name(), Xf, y_enc, codes, None,
+                    base._node_function)
+    D, gamma = base.network_dictionary_[0], float(base.network_gamma_[0])
+    nodes = np.arange(len(base.nodes_))
+    Kzz = base._join_kernel(gamma)(D, D)
+    A0 = base._network_mean_coef[0]
+
+    def excess(A):
+        own, solved, weight = sums.errors(D, gamma, A, nodes).sum(axis=0)
+        return 100 * (solved - own) / weight
+
+    cells = [f"mean {excess(A0):6.2f}"]
+    for n in stops:
+        A, rounds = solve_weights(Kzz, A0, float(base.alpha),
+                                  lambda A: sums(D, gamma, A, nodes), n)
+        cells.append(f"N={n} {excess(A):6.2f} ({rounds} rounds)")
+    print(f"{name} seed {seed} kept={bool(base._network_solved[0])} excess: "
+          + ", ".join(cells) + f" (gate {100 * SOLVE_GATE:g})", flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", default="moons,related")
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--stops", default="1,2,3,5,50")
+    args = parser.parse_args()
+    warnings.filterwarnings("ignore", category=ConvergenceWarning)
+    stops = [int(s) for s in args.stops.split(",")]
+    with threadpool_limits(1):
+        for name in args.datasets.split(","):
+            for family in (nn.RELATED if name == "related" else [name]):
+                for seed in args.seeds.split(","):
+                    probe(family, int(seed), stops)
+
+
+if __name__ == "__main__":
+    main()
