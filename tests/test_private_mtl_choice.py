@@ -193,3 +193,28 @@ def test_non_private_fit_has_no_choice(nodes):
         warnings.simplefilter("ignore")
         est.set_params(privacy=None).fit(X, y, groups=groups)
     assert not hasattr(est, "refit_choice_")
+
+
+def test_a_surviving_relation_is_the_reference_candidate():
+    # privacy13 (continuity): with the others' part nonzero (a relation
+    # survived the noise) the one-standard-error rule's reference is the fit's
+    # loss at its C trusting it, then every model alone, then the other
+    # trusting ones; with no relation the node alone at C, as before
+    alone = node_candidates("logistic", 1.0, 30, False)
+    trusting = node_candidates("logistic", 1.0, 30, True)
+    assert trusting[0] == ("logistic C=1 +others", "logistic", 1.0 / 30, True)
+    assert trusting[1:1 + len(alone)] == alone
+    assert [c[0] for c in trusting[1 + len(alone):]] == [
+        "logistic C=0.1 +others", "logistic C=10 +others"]
+    # a node whose labels the others' part predicts, but whose own samples are
+    # too few to show it by one standard error, keeps the trusting model:
+    # 6 samples in 5 dimensions, the prior the true rule
+    rng = np.random.default_rng(1)
+    truth = np.append(rng.normal(size=5), 0.0)
+    Z = np.hstack([rng.normal(size=(6, 5)), np.ones((6, 1))])
+    s = np.sign(Z @ truth)
+    others = np.zeros((1, 1, 6))
+    others[0, 0] = truth
+    _, choice, _ = choose_node_models(Z, s[None], np.array([0, 6]), others, "logistic",
+                                      1.0, True, np.random.RandomState(0))
+    assert choice[0, 0] == "logistic C=1 +others"

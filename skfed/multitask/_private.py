@@ -313,17 +313,24 @@ def _node_error(Z, s, theta, loss):
 def node_candidates(loss, C, m_t, has_prior):
     """The candidates ``(name, loss, lam, trusts_prior)`` of a node of ``m_t`` samples.
 
-    The first is the fit's own loss at its ``C`` alone (what the private fit
-    is when no task relation survives the noise), then the node's other
-    losses and C values alone, then (``has_prior``) the fit's loss trusting
-    the other nodes' part of the server's model at every C.
+    The first (the reference of the one-standard-error rule) is the fit's
+    own model: with no ``has_prior`` (no task relation survived the noise)
+    the fit's loss at its ``C`` alone, then the node's other losses and C
+    values alone; with ``has_prior`` the fit's loss at its ``C`` trusting
+    the other nodes' part of the server's model, then the candidates alone,
+    then the trusting ones at the other C values.  So as the noise vanishes
+    a node falls back on the collaborative model, not on itself alone
+    (continuity: ``benchmarks/private_mocha_continuity.py``, 60 nodes of 6
+    samples at epsilon 1e12: 0.840 against 0.739 with the node alone first,
+    non-private MOCHA 0.884).
     """
     losses = (loss,) if loss == "squared" else (loss,) + tuple(
         x for x in NODE_LOSSES if x != loss)
     cs = (float(C),) + tuple(c for c in NODE_C if c != float(C))
     cands = [(f"{x} C={c:g}", x, 1.0 / (c * m_t), False) for x in losses for c in cs]
     if has_prior:
-        cands += [(f"{loss} C={c:g} +others", loss, 1.0 / (c * m_t), True) for c in cs]
+        trusting = [(f"{loss} C={c:g} +others", loss, 1.0 / (c * m_t), True) for c in cs]
+        cands = trusting[:1] + cands + trusting[1:]
     return cands
 
 
