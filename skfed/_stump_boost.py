@@ -54,8 +54,6 @@ def _best_stumps(Xs, order, Y, W, train):
         Class index of each side (the weighted majority, ties to the first).
     """
     B, n = W.shape
-    d = Xs.shape[1]
-    C = Y.shape[1]
     WY = W[:, :, None] * Y[None]  # (B, n, C)
     total = WY.sum(axis=1)  # (B, C)
     # left counts after each sorted position p (left = sorted[: p + 1])

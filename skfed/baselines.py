@@ -7,7 +7,6 @@
 """
 
 import copy
-import numbers
 
 import numpy as np
 from joblib import Parallel, delayed

@@ -311,7 +311,6 @@ def loss_reasons(result):
     -------
     list of str
     """
-    metric = result.info["metric"]
     table = {row["method"]: row for row in result.table}
     baselines = [m for m in table if _baseline_kind(m)]
     lines = []

@@ -423,7 +423,7 @@ class _Run:
         answer carries its score).  Returns the marker the graph steps read
         as "scoring on".
         """
-        state, block = self.state, self.block
+        block = self.block
         self.share_models()
         self._models_fresh = True
         runner.reset_scores()
