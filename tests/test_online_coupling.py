@@ -74,7 +74,7 @@ def test_auto_coupling_equals_explicit_candidate_fits(regression, monkeypatch):
         own = Est(max_epochs=1).fit(X[~held], y[~held], groups=groups[~held])
         assert (own.target_offset_, own.target_scale_) != agreed[:2]
 
-        def set_agreed(self, y, codes, combine=None):
+        def set_agreed(self, y, codes, combine=None, sample_weight=None):
             self.target_offset_, self.target_scale_, self.loss_threshold_ = agreed
             self._pending_scale = True
 

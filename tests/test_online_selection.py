@@ -130,7 +130,7 @@ def test_selection_equals_candidates_fitted_alone_and_scored_in_numpy(kind, weig
         # on all rows; the reference fits on 3/4 of them are given them.
         agreed = (est.target_offset_, est.target_scale_)
 
-        def set_agreed(self, y, codes, combine=None):
+        def set_agreed(self, y, codes, combine=None, sample_weight=None):
             self.target_offset_, self.target_scale_ = agreed
             self._pending_scale = True
 
