@@ -32,8 +32,8 @@ mechanism reads).  The ballots and the elected option travel as one more
 round of the fit's simulated network, counted in ``communication_``,
 ``n_bytes_sent_`` and ``n_messages_``: MOCHA's server round
 (:func:`server_tally`) and Perso-lin's tally up the aggregation tree its
-design uses for one-shot sums (:func:`tree_tally`: Perso-lin has no
-server); a node the round's fault draw drops neither votes nor hears the
+design uses for one-shot sums (``skfed.boosting._private.tree_tally``:
+Perso-lin has no server); a node the round's fault draw drops neither votes nor hears the
 result, and keeps its own rule.
 """
 
@@ -298,55 +298,15 @@ def server_tally(counter, active_mask):
     counter.gather_to_server(active, np.full(active.size, up, dtype=np.int64))
     counter.broadcast_from_server(active, np.full(active.size, down, dtype=np.int64))
     counter.next_round()
-    return reached, int(active.size * (up + down + 2 * counter.header_bytes)), 2 * active.size
+    return (reached,) + closed_round(counter)
 
 
-def tree_tally(simulation, online):
-    """Perso-lin's vote round: the masked counts up an aggregation tree of the
-    ``online`` nodes, the elected option back down; returns the nodes reached.
-
-    The tree is the decentralized fit's aggregation tree for one-shot sums
-    (:func:`skfed.boosting._agreement._aggregation_tree`) over the nodes
-    online for the vote: on a complete topology the binary heap over them
-    (parent of the i-th online node: the ``(i - 1) // 2``-th), else the
-    breadth-first tree of the topology between them from the first one.
-    Its root holds the election (on the fit's secure source).  Every other
-    node of the tree sends its subtree's counts to its parent and receives
-    the elected option from it: ``2 (n_reached - 1)`` messages.  An offline
-    node (or one the online nodes cannot reach) neither votes nor hears the
-    result.  Counted as one more round on the simulation's counter.
-
-    Returns
-    -------
-    reached : ndarray of shape (n_nodes,), dtype=bool
-    n_bytes, n_messages : int
-        The round's bytes (headers included) and messages.
-    """
-    from scipy.sparse.csgraph import breadth_first_order
-
-    up, down = ballot_payloads(tree=True)
-    nodes = np.flatnonzero(online)
-    reached = np.zeros(simulation.n_nodes, dtype=bool)
-    parent = np.full(simulation.n_nodes, -1, dtype=np.intp)
-    if nodes.size:
-        if simulation.is_complete:
-            order = nodes
-            parent[nodes[1:]] = nodes[(np.arange(1, nodes.size) - 1) // 2]
-        else:
-            sub = simulation.adjacency[nodes][:, nodes]
-            local, pred = breadth_first_order(sub, 0, directed=False,
-                                              return_predecessors=True)
-            order = nodes[local]
-            parent[order[1:]] = nodes[pred[local[1:]]]
-        reached[order] = True
-    counter = simulation.counter
-    children = np.flatnonzero(parent >= 0)
-    for k in children.tolist():
-        counter.send_message(k, int(parent[k]), up)
-        counter.send_message(int(parent[k]), k, down)
-    counter.next_round()
-    return (reached, int(children.size * (up + down + 2 * counter.header_bytes)),
-            2 * children.size)
+def closed_round(counter):
+    """``(bytes, messages)`` of the counter's last closed round, as logged."""
+    log = counter.snapshot(dense=False)
+    if not len(log["round_bytes"]):
+        return 0, 0
+    return int(log["round_bytes"][-1]), int(log["round_messages"][-1])
 
 
 def record_no_vote(estimator):
@@ -378,7 +338,8 @@ def run_class_vote(estimator, evidence, vote_epsilon, source, tally=None):
     source : NoiseSource
         The fit's secure source.
     tally : callable, default=None
-        The vote's network round (:func:`server_tally`, :func:`tree_tally`):
+        The vote's network round (:func:`server_tally`,
+        ``skfed.boosting._private.tree_tally``):
         called once when a vote is held, it counts the messages on the
         fit's network and returns ``(reached, bytes, messages)``; only the
         ballots of the ``reached`` nodes are counted and only they hear the

@@ -372,7 +372,7 @@ def check_kernel_settings(estimator):
     >>> check_kernel_settings(FederatedMultiTaskClassifier(kernel="rbf", degree=2))
     Traceback (most recent call last):
         ...
-    ValueError: degree=2 is not read by kernel='rbf' (only by poly); leave it at its default 3.
+    ValueError: degree=2 is not read by kernel='rbf' (only by poly); leave it at its default 3 (in a parameter search, give each kernel its own grid: [{'kernel': ['rbf']}, {'kernel': ['poly'], 'degree': [...]}]).
     """
     kernel = estimator.kernel
     if not isinstance(kernel, str) or kernel not in _READS:
@@ -391,5 +391,7 @@ def check_kernel_settings(estimator):
             raise ValueError(
                 f"{name}={value!r} is not read by kernel={kernel!r} (only by "
                 f"{', '.join(readers)}); "
-                f"leave it at its default {default!r}.")
+                f"leave it at its default {default!r} (in a parameter search, give "
+                f"each kernel its own grid: [{{'kernel': [{kernel!r}]}}, {{'kernel': "
+                f"[{readers[0]!r}], {name!r}: [...]}}]).")
 

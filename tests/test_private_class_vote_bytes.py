@@ -27,7 +27,8 @@ from skfed import (  # noqa: E402
     PersonalizedLinearClassifier,
     SimulatedNetwork,
 )
-from skfed._class_vote import BALLOT, tree_tally  # noqa: E402
+from skfed._class_vote import BALLOT  # noqa: E402
+from skfed.boosting._private import tree_tally  # noqa: E402
 from skfed.privacy import DifferentialPrivacy  # noqa: E402
 
 

@@ -85,27 +85,36 @@ def _flood_extremes(lo, hi, adjacency, counter, payload):
     return lo, hi, spent, n_rounds
 
 
-def _aggregation_tree(simulation):
+def _aggregation_tree(simulation, nodes=None):
     """A spanning tree of the topology for the setup's sums: ``(parent, order)``.
 
-    On a complete topology, the binary heap over the node indices (node k's
-    parent is ``(k - 1) // 2``: depth ``log2 n_nodes``, no adjacency built);
-    otherwise a breadth-first tree of the topology rooted at node 0.
-    ``parent[root] = -1``; ``order`` lists the nodes parents first.
+    Over every node (the topology must be connected), or over ``nodes`` only
+    (those online for a round): on a complete topology, the binary heap over
+    them (the i-th one's parent is the ``(i - 1) // 2``-th: depth
+    ``log2 n``, no adjacency built); otherwise a breadth-first tree of the
+    topology between them rooted at the first one, which leaves out those
+    it cannot reach.  ``parent`` has one entry per node of the network, -1
+    for the root and for nodes not in the tree; ``order`` lists the tree's
+    nodes parents first.
     """
     K = simulation.n_nodes
+    everyone = nodes is None
+    nodes = np.arange(K, dtype=np.intp) if everyone else np.asarray(nodes, dtype=np.intp)
+    parent = np.full(K, -1, dtype=np.intp)
+    if nodes.size == 0:
+        return parent, nodes
     if simulation.is_complete:
-        order = np.arange(K)
-        parent = (order - 1) // 2
-        parent[0] = -1
-        return parent, order
+        parent[nodes[1:]] = nodes[(np.arange(1, nodes.size) - 1) // 2]
+        return parent, nodes
     adjacency = simulation.adjacency
-    _check_connected(adjacency)
-    order, parent = breadth_first_order(adjacency, 0, directed=False,
-                                        return_predecessors=True)
-    parent = np.asarray(parent, dtype=np.intp)
-    parent[parent < 0] = -1
-    return parent, np.asarray(order, dtype=np.intp)
+    if everyone:
+        _check_connected(adjacency)
+    else:
+        adjacency = adjacency[nodes][:, nodes]
+    local, pred = breadth_first_order(adjacency, 0, directed=False, return_predecessors=True)
+    order = nodes[np.asarray(local, dtype=np.intp)]
+    parent[order[1:]] = nodes[np.asarray(pred, dtype=np.intp)[local[1:]]]
+    return parent, order
 
 
 def _subtree_union(flags, parent, order):

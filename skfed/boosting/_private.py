@@ -17,10 +17,11 @@ import warnings
 import numpy as np
 
 from .._class_vote import (
+    ballot_payloads,
+    closed_round,
     record_no_vote,
     run_class_vote,
     split_budget,
-    tree_tally,
     vote_evidence,
 )
 from .._kept_local import choose_classifier
@@ -34,6 +35,7 @@ from ..privacy import (
     epsilon_spent,
     max_uses,
 )
+from ._agreement import _aggregation_tree
 
 # ------------------------------------------------------------------ privacy
 # What a private fit treats as public (``privacy_public_``): not protected by
@@ -225,8 +227,39 @@ def plan_private_gradients(estimator, state, spec, mass):
         state.grid_step, state.grid_steps = None, 0
 
 
+def tree_tally(simulation, online):
+    """Perso-lin's vote round: the masked counts up the aggregation tree of the
+    ``online`` nodes, the elected option back down; returns the nodes reached.
+
+    The tree is the one the decentralized fit uses for one-shot sums
+    (:func:`skfed.boosting._agreement._aggregation_tree`), built over the
+    nodes online for the vote; its root holds the election (on the fit's
+    secure source).  Every other node of the tree sends its subtree's counts
+    to its parent and receives the elected option from it:
+    ``2 (n_reached - 1)`` messages.  An offline node (or one the online
+    nodes cannot reach) neither votes nor hears the result.  Counted as one
+    more round on the simulation's counter.
+
+    Returns
+    -------
+    reached : ndarray of shape (n_nodes,), dtype=bool
+    n_bytes, n_messages : int
+        The round's bytes (headers included) and messages, as logged.
+    """
+    up, down = ballot_payloads(tree=True)
+    parent, order = _aggregation_tree(simulation, np.flatnonzero(online))
+    reached = np.zeros(simulation.n_nodes, dtype=bool)
+    reached[order] = True
+    counter = simulation.counter
+    for k in order[1:].tolist():
+        counter.send_message(k, int(parent[k]), up)
+        counter.send_message(int(parent[k]), k, down)
+    counter.next_round()
+    return (reached,) + closed_round(counter)
+
+
 def _vote_round(estimator, simulation):
-    """Perso-lin's class-vote round (:func:`skfed._class_vote.tree_tally`):
+    """Perso-lin's class-vote round (:func:`tree_tally`):
     each node is online with probability ``1 - drop_rate`` (one fault draw
     after the fit's), the masked counts go up the aggregation tree of the
     online nodes and the elected option down; the estimator's communication
