@@ -152,7 +152,7 @@ class DifferentialPrivacy(DocLinkMixin, BaseEstimator):
         and the classifier nodes of Perso-lin and MOCHA first elect,
         privately, one of these classes for every node or none (the class
         vote: one ballot a node, the exponential mechanism on the counts),
-        which spends a third of ``epsilon`` (the fit the rest; the whole
+        which spends half of ``epsilon`` (the fit the other half; the whole
         budget goes to the fit when there are too few nodes for the vote,
         ``skfed._class_vote.split_budget``); a node then keeps its fit of
         the elected class unless its collaborative model is significantly

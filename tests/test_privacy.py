@@ -731,13 +731,19 @@ def test_mocha_private_updates_clip_noise_and_spend(moons_nodes):
     assert "os.urandom" in est.privacy_["noise_source"]
     uses = est.privacy_["uses"]
     assert np.all(uses <= 20) and uses.min() < 20
-    mech = calibrate_discrete_gaussian(4.0, 1e-5, 0.6, 20, 31)
+    # the class vote's public share of the budget (skfed._class_vote)
+    from skfed._class_vote import split_budget
+
+    fit_epsilon, vote_epsilon = split_budget(4.0, len(est.nodes_))
+    vote = est.privacy_["class_vote"]
+    assert vote["held"] == (vote_epsilon > 0)
+    mech = calibrate_discrete_gaussian(fit_epsilon, 1e-5, 0.6, 20, 31)
     assert est.privacy_["noise"] == mech.sigma
     for k in range(len(uses)):
         assert est.privacy_spent_[k] == pytest.approx(
-            zcdp_epsilon(uses[k] * mech.rho, 1e-5), rel=1e-12)
+            zcdp_epsilon(uses[k] * mech.rho, 1e-5) + vote["epsilon"], rel=1e-12)
     assert np.all(est.privacy_spent_ <= 4.0 + 1e-9)
-    assert zcdp_epsilon(20 * mech.rho, 1e-5) == pytest.approx(4.0, rel=1e-6)
+    assert zcdp_epsilon(20 * mech.rho, 1e-5) == pytest.approx(fit_epsilon, rel=1e-6)
 
 
 def test_mocha_privacy_refusals(moons_nodes):

@@ -790,8 +790,15 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         groups : array-like of shape (n_samples,), default=None
             Node id of every sample.
         sample_weight : array-like of shape (n_samples,), default=None
-            Weights ``s_i`` inside each node's loss; node masses set the
-            confidences.
+            Weights ``s_i`` inside each node's loss
+            ``L_k = log sum_i s_i exp(-[A_k alpha_k]_i)``; node masses set the
+            confidences.  A weight acts as a repetition: weight 2 fits as the
+            sample twice.  Multiplying every weight by ``c`` is therefore
+            repeating every sample ``c`` times: each ``L_k`` rises by
+            ``log c`` (the paper's loss is a sum, not a mean) and the graph
+            step, which weighs the losses against the graph regularizer
+            (``mu``), may learn another graph.  Rescale weights to mean 1 to
+            keep the fit that unit weights give.
 
         Returns
         -------

@@ -880,6 +880,11 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         y : array-like of shape (n_samples,)
         groups : array-like of shape (n_samples,), default=None
         sample_weight : array-like of shape (n_samples,), default=None
+            Weights inside each node's mean loss ``F_k``; node masses set
+            the confidences.  A weight acts as a repetition (weight 2 fits
+            as the sample twice), and since ``F_k`` is a weighted mean and
+            the confidences are relative masses, multiplying every weight
+            by a constant leaves the fit unchanged.
 
         Returns
         -------
