@@ -137,7 +137,7 @@ import warnings
 
 import new_nodes as nn
 import numpy as np
-from new_nodes_mocha_share import shared_w0
+from new_nodes_mocha_share import fit_binary_shared, shared_w0
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
@@ -189,13 +189,7 @@ def federated_prior(est, X, y, g, share, max_rounds):
 
 
 def run(name, seed, ks, kinds, rehearse_at_prior=False, federated=None):
-    data = nn.load(name, seed)
-    X, y, g, task = data[:4]
-    fit_rows, _, order = nn.split(X, y, g, seed, data[4] if len(data) > 4 else None)
-    est = nn.make_estimator("mocha", task, seed).fit(X[fit_rows], y[fit_rows],
-                                                     groups=g[fit_rows])
-    if est.omega_mode_ != "shared" or est._W.shape[0] != 1 or est.loss != "logistic":
-        raise ValueError("this check needs the shared model of a binary logistic fit")
+    X, y, g, task, fit_rows, order, est = fit_binary_shared(name, seed)
     classes = est.classes_
     priors = priors_of(est, X[fit_rows], y[fit_rows], g[fit_rows], kinds)
     if federated is not None:
