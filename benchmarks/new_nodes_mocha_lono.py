@@ -139,7 +139,7 @@ import warnings
 
 import new_nodes as nn
 import numpy as np
-from new_nodes_mocha_share import shared_w0
+from new_nodes_mocha_share import fit_binary_shared, shared_w0
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
@@ -208,13 +208,7 @@ def gated_pick(lono, b_fit, j):
 
 
 def run(name, seed, ks, shares, exact_refits=True, node_folds=0):
-    data = nn.load(name, seed)
-    X, y, g, task = data[:4]
-    fit_rows, _, order = nn.split(X, y, g, seed, data[4] if len(data) > 4 else None)
-    est = nn.make_estimator("mocha", task, seed).fit(X[fit_rows], y[fit_rows],
-                                                     groups=g[fit_rows])
-    if est.omega_mode_ != "shared" or est._W.shape[0] != 1 or est.loss != "logistic":
-        raise ValueError("this check needs the shared model of a binary logistic fit")
+    X, y, g, task, fit_rows, order, est = fit_binary_shared(name, seed)
     Xf, yf, gf = X[fit_rows], y[fit_rows], g[fit_rows]
     classes = est.classes_
     ys = np.where(yf == classes[1], 1.0, -1.0)

@@ -158,7 +158,10 @@ def shared_w0(Z, ys, idx, lam, b, start=None):
     return result.x
 
 
-def run(seed, ks, shares, name="har", keep_mu=False):
+def fit_binary_shared(name, seed):
+    """``(X, y, g, task, fit_rows, order, est)``: ``new_nodes.py``'s split of
+    a data set and MOCHA fitted on its fitted nodes, checked to be the shared
+    model of a binary logistic fit."""
     data = nn.load(name, seed)
     X, y, g, task = data[:4]
     fit_rows, _, order = nn.split(X, y, g, seed, data[4] if len(data) > 4 else None)
@@ -166,6 +169,11 @@ def run(seed, ks, shares, name="har", keep_mu=False):
                                                      groups=g[fit_rows])
     if est.omega_mode_ != "shared" or est._W.shape[0] != 1 or est.loss != "logistic":
         raise ValueError("this check needs the shared model of a binary logistic fit")
+    return X, y, g, task, fit_rows, order, est
+
+
+def run(seed, ks, shares, name="har", keep_mu=False):
+    X, y, g, task, fit_rows, order, est = fit_binary_shared(name, seed)
     Xf, yf, gf = X[fit_rows], y[fit_rows], g[fit_rows]
     classes = est.classes_
     ys = np.where(yf == classes[1], 1.0, -1.0)
