@@ -162,8 +162,10 @@ class _NodeData:
         regressor = not is_classifier(est)
         # The simulated fit's checks and messages, prefixed with the node's
         # label when it is known before them (as the MPI engine does).
-        known = label if label is not None else dict(
-            getattr(context, "node_config", None) or {}).get(label_key)
+        # (with group_column, the node's label is read from its data, after them)
+        known = label
+        if known is None and est.group_column is None:
+            known = dict(getattr(context, "node_config", None) or {}).get(label_key)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
