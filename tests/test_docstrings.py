@@ -110,3 +110,29 @@ def test_api_reference_lists_every_public_callable():
             if callable(obj) and attr not in listed:
                 missing.append(f"{name}.{attr}")
     assert not missing, f"not in doc/api.rst: {missing}"
+
+
+def test_the_examples_run_here_are_those_pytest_doctest_modules_collects(tmp_path):
+    # ``pytest --doctest-modules --pyargs skfed`` (run outside the source
+    # tree, as from a ``pip install .``) and the parametrized test above must
+    # run the same docstring examples: the README points to this file for
+    # them, and CI runs ``pytest tests``.
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "--doctest-modules", "--pyargs", "skfed",
+         "--collect-only", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"],
+        cwd=tmp_path, capture_output=True, text=True, check=False,
+    ).stdout
+    collected = {line.rsplit("::", 1)[1] for line in out.splitlines() if "::" in line}
+    ours = set()
+    for name in MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        finder = doctest.DocTestFinder(exclude_empty=True)
+        ours |= {t.name for t in finder.find(module, name) if t.examples}
+    assert len(ours) > 40   # (54 at defects14: every public module has its example)
+    assert collected == ours

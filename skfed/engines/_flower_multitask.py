@@ -39,7 +39,7 @@ from sklearn.base import clone, is_classifier
 from flwr.app import ArrayRecord, ConfigRecord, Message, RecordDict
 
 from .._base import check_network_faults, check_sample_weight
-from ..kernels import pairwise_kernel, resolve_kernel
+from ..kernels import check_kernel_settings, pairwise_kernel, resolve_kernel
 from ..multitask._compression import _FLOAT
 from ..multitask._features import auto_components
 from ..multitask._join import keep_for_joins
@@ -81,6 +81,9 @@ def check_supported(estimator):
     Flower (so a Flower fit equals the simulated fit with
     ``multi_class="ovr"``) and ``"multinomial"`` is refused.
     """
+    # The simulated fit's refusal of a kernel setting the kernel ignores
+    # (the Flower loops resolve the kernel themselves, past that check).
+    check_kernel_settings(estimator)
     if getattr(estimator, "multi_class", "ovr") == "multinomial":
         raise ValueError(
             "multi_class='multinomial' (the softmax loss, whose nodes solve the classes of "

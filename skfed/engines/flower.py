@@ -160,13 +160,25 @@ class _NodeData:
         n = X.shape[0]
         groups = None if est.group_column is not None else np.zeros(n, dtype=np.intp)
         regressor = not is_classifier(est)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            X, y, sample_weight, _ = est._validate_fit_data(
-                X, y, groups, sample_weight,
-                accept_sparse=["csr", "csc"] if sparse else False,
-                y_numeric=regressor,
-            )
+        # The simulated fit's checks and messages, prefixed with the node's
+        # label when it is known before them (as the MPI engine does).
+        # (with group_column, the node's label is read from its data, after them)
+        known = label
+        if known is None and est.group_column is None:
+            known = dict(getattr(context, "node_config", None) or {}).get(label_key)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                X, y, sample_weight, _ = est._validate_fit_data(
+                    X, y, groups, sample_weight,
+                    accept_sparse=["csr", "csc"] if sparse else False,
+                    y_numeric=regressor,
+                )
+        except ValueError as exc:
+            if known is None:
+                raise
+            known = known.item() if hasattr(known, "item") else known
+            raise ValueError(f"Node {known!r}: {exc}") from exc
         if est.group_column is not None:
             if len(est.nodes_) != 1:
                 raise ValueError(

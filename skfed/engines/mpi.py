@@ -113,6 +113,7 @@ or, inside a script started by ``mpiexec``, :func:`fit`.
 """
 
 import argparse
+import functools
 import json
 import os
 import pickle
@@ -176,16 +177,20 @@ def _node_data(obj, label):
     )
 
 
-def _validate_node(label, X, y, sample_weight, regressor=False):
-    """One node's data, validated as ``fit`` validates the pooled data."""
-    X = check_array(X, dtype=[np.float64, np.float32])
-    y = column_or_1d(y, warn=True)
-    check_consistent_length(X, y)
-    if regressor:
-        y = y.astype(np.float64)
-    else:
-        check_classification_targets(y)
+def _validate_node(label, X, y, sample_weight, regressor=False, estimator=None):
+    """One node's data, validated as ``fit`` validates the pooled data (the
+    same checks and messages, prefixed with the node's label)."""
+    label = label.item() if isinstance(label, np.generic) else label
     try:
+        X = check_array(X, dtype=[np.float64, np.float32], input_name="X",
+                        estimator=estimator)
+        y = column_or_1d(y, warn=True)
+        check_consistent_length(X, y)
+        if regressor:
+            y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y",
+                            estimator=estimator)
+        else:
+            check_classification_targets(y)
         # The check fit applies to the pooled data: shape, finiteness, sign.
         sample_weight = check_sample_weight(sample_weight, X, dtype=np.float64)
     except ValueError as exc:
@@ -323,7 +328,8 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0, faults=None):
         est.random_state = random_state
     else:
         random_state = check_random_state(random_state)
-    fitted = _FITS[type(est)](est, peer, block, _validate_node, random_state)
+    validate = functools.partial(_validate_node, estimator=est)
+    fitted = _FITS[type(est)](est, peer, block, validate, random_state)
     if fitted is not None:
         fitted.random_state = estimator.random_state
     if fitted is not None:
