@@ -11,7 +11,8 @@ node's bytes grow too: 176 kB at 50 nodes, 300 kB at 100, 543 kB at 200,
 1.50 MB at 800, 1.96 MB at 1,600 (total 3.1 GB; 1,670 times the raw
 upload at 800 nodes and 335 times at 100, where boosting.rst's "When not to use it" quotes
 6.7 to 190 times, measured on 20-100 nodes of other sizes).  Measured at c322697 with
-``python /tmp/r13/dada_sig.py N`` (the fits below).
+the fits below (``_per_node(N)``, with and without
+``graph_signal="boosting"``).
 """
 
 import numpy as np

@@ -10,8 +10,8 @@ the better of LinearSVC / SVC / LogisticRegression (Ridge / SVR / LassoCV
 for regression), pooled (Global) or one per node (Local), scored by the
 mean per-node accuracy (R^2 for regression).
 
-Measured at c322697, seeds 0-2 (``SEED=s python /tmp/r13/heldout.py
-FAMILY TASK``, the code below): MOCHA's defaults are within 0.016 of the
+Measured at c322697, seeds 0-2 (``make_family(name, task, seed)`` and
+``best_baselines`` below): MOCHA's defaults are within 0.016 of the
 better baseline on all 30 runs (above it on 20); the online kernel
 regressor's defaults stay 0.25 R^2 below Global on the 100 x 8 family on
 every seed (.593 / .602 / .599 against .856 / .853 / .850).
