@@ -23,6 +23,7 @@ the GIL) precompute the kernel blocks a callable kernel needs in Python
 before entering compiled code.
 """
 
+import copy
 import inspect
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -395,3 +396,52 @@ def check_kernel_settings(estimator):
                 f"each kernel its own grid: [{{'kernel': [{kernel!r}]}}, {{'kernel': "
                 f"[{readers[0]!r}], {name!r}: [...]}}]).")
 
+
+# The settings that define a fitted model's kernel and features.
+_KERNEL_SETTINGS = ("kernel", "gamma", "degree", "coef0", "approximation", "n_components")
+
+
+def _checked_kernel_settings(estimator, fixed=_KERNEL_SETTINGS):
+    """:func:`check_kernel_settings`, then a copy of the ``fixed`` settings
+    the fit uses (stored by a fit, compared by
+    :func:`_check_join_kernel_settings`).  The online learner leaves
+    ``gamma`` out: its ``add_nodes`` reads a new node's width from it."""
+    check_kernel_settings(estimator)
+    return {name: copy.deepcopy(getattr(estimator, name))
+            for name in fixed if hasattr(estimator, name)}
+
+
+def _same_setting(a, b):
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
+                and a.shape == b.shape and bool(np.array_equal(a, b)))
+    if isinstance(a, dict) or isinstance(b, dict):
+        return (isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys()
+                and all(_same_setting(a[k], b[k]) for k in a))
+    if callable(a) or callable(b):
+        return a is b
+    if type(a) is not type(b) and not (isinstance(a, Real) and isinstance(b, Real)):
+        return False
+    return bool(a == b)
+
+
+def _check_join_kernel_settings(estimator):
+    """Refuse ``add_nodes`` when a kernel setting changed since the fit.
+
+    The nodes join the fitted model, whose kernel and features are fixed:
+    a setting changed with ``set_params`` after ``fit`` would be ignored by
+    the join, so it is refused, naming it (set it back, or refit).
+    """
+    fitted = getattr(estimator, "_kernel_settings", None)
+    if fitted is None:
+        return
+    check_kernel_settings(estimator)  # (a setting the kernel does not read)
+    changed = [
+        f"{name}={getattr(estimator, name)!r} (the fit's {fitted[name]!r})"
+        for name in fitted if not _same_setting(fitted[name], getattr(estimator, name))
+    ]
+    if changed:
+        raise ValueError(
+            f"{type(estimator).__name__}.add_nodes joins nodes to the fitted model, "
+            f"whose kernel and features are fixed, but {', '.join(changed)} changed "
+            f"since the fit; set it back or refit.")

@@ -22,7 +22,7 @@ from .._base import N_JOBS_CONSTRAINT, FederatedMixin, NodeLayout, check_node_we
 from .._compat import HasMethods, Interval, StrOptions
 from .._join_params import fitted_param
 from .._parallel import capped_n_jobs
-from ..kernels import check_kernel_settings, pairwise_kernel, resolve_kernel
+from ..kernels import _checked_kernel_settings, pairwise_kernel, resolve_kernel
 from ..privacy import DifferentialPrivacy, check_privacy
 from ._compression import _AUTO_BITS, quantized_bytes
 from ._features import (
@@ -400,7 +400,7 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
             # (a previous fit of the shared model keeps no Sigma)
             sigma = self._dual_state["sigma"].copy()
 
-        check_kernel_settings(self)   # kernel and features: none set that it ignores
+        self._kernel_settings = _checked_kernel_settings(self)  # none set that it ignores
         gamma = None
         if not callable(self.kernel) and self.kernel != "linear":
             gamma = self._gamma_value(X)

@@ -185,6 +185,7 @@ from .._core._multitask_fast import (
 )
 from .._kept_local import extend_kept_local
 from .._seeding import reseeded as _seeded
+from ..kernels import _check_join_kernel_settings
 from ..network import resolve_network
 from ._compression import _FLOAT
 from ._omega import _LowRankSigma, omega_update
@@ -781,6 +782,7 @@ class _AddNodesMixin:
         >>> clf.nodes_.tolist(), bool(np.array_equal(clf.coef_[:4], before))
         ([0, 1, 2, 3, 4], True)
         """
+        _check_join_kernel_settings(self)
         n_before = len(getattr(self, "nodes_", ()))  # (unfitted: the join refuses)
         multitask_join_nodes(self, X, y, groups, sample_weight)
         extend_kept_local(self, len(self.nodes_) - n_before)

@@ -23,7 +23,7 @@ from .._base import (
 )
 from .._base import check_network_faults, check_node_weights, check_sample_weight
 from .._compat import HasMethods, Interval, StrOptions
-from ..kernels import check_kernel_settings, kernel_params, resolve_kernel
+from ..kernels import _checked_kernel_settings, kernel_params, resolve_kernel
 from ..privacy import DifferentialPrivacy
 from ._consensus import _ConsensusMixin
 from ._coupling import _CouplingSelectionMixin
@@ -87,7 +87,9 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
 
     # ------------------------------------------------------------ validation
     def _check_hyperparameters(self):
-        check_kernel_settings(self)
+        # (add_nodes compares them; it reads a new node's width from gamma)
+        self._kernel_settings = _checked_kernel_settings(
+            self, fixed=("kernel", "degree", "coef0"))
         if self.learning_rate == "diminishing" and not 0.5 < self.power_t <= 1:
             raise ValueError(
                 f"power_t must be in (0.5, 1] with learning_rate='diminishing' (the "

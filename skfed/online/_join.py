@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import NodeLayout, _check_label_kinds, check_network_faults, node_seeds
 from .._core import _online_fast
+from ..kernels import _check_join_kernel_settings
 from ..network import float_bytes, resolve_network
 from ._holdout import arrival_rank, loss_values
 from ._join_passes import _cross_validated_passes
@@ -324,6 +325,7 @@ class _JoinMixin:
         True
         """
         check_is_fitted(self, "dictionaries_")
+        _check_join_kernel_settings(self)
         X, y, sample_weight, new_labels, layout = self._validate_join_data(
             X, y, groups, sample_weight, y_numeric=self._is_regressor()
         )
