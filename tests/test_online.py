@@ -1322,7 +1322,11 @@ def test_regressor_start_margin_is_one_standard_error(loss, join_constants, monk
     def f_old(j, x):
         return rbf(x[None], D_old[j], 0.7)[0] @ W_old[j][:, 0]
 
+    D_net, W_net = est.network_dictionary_[0], est.network_coef_[0][:, 0]
+
     def f_mean(x):
+        if est._network_solved[0]:   # (step 4's solve, tests/test_online_regressor_solve.py)
+            return rbf(x[None], D_net, 0.7)[0] @ W_net
         return np.mean([f_old(j, x) for j in range(4)])
 
     factor, _ = _numpy_net_factor(est, f_mean)
@@ -1389,8 +1393,12 @@ def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes, 
     # exact at epsilon=0: one width) or the least-squares combination of the
     # neighbours' functions at its samples, shrunk towards their mean (same
     # kernel: union), whichever the criterion on its samples prefers.
+    # (a regressor's step 4 keeps its solve when the held-back rows' loss
+    # falls by more than 1 %, tests/test_online_regressor_solve.py)
+    solved = bool(est._network_solved[0])
+
     def f_mean(x):
-        if kind == "classifier":   # the package's network function (step 4's solve)
+        if kind == "classifier" or solved:   # the package's network function (step 4's solve)
             return f(D_net, W_net, x)
         return np.mean([f_old(j, x) for j in range(4)])
 
@@ -1406,8 +1414,8 @@ def test_join_equals_numpy_neighbour_choice_start_and_steps(kind, loss, passes, 
     # neighbours; the hinge one still starts from it)
     network_start = not clustered and (kind == "regressor" or loss == "hinge")
     assert choice == ("network" if network_start else "neighbours")
-    if choice == "network" and kind == "classifier":
-        D, W = D_net, W_net
+    if choice == "network" and (kind == "classifier" or solved):
+        D, W = D_net, factor * W_net
     elif choice == "network":
         # (the fitted dictionaries repeat their points, which the network
         # function's unions hold once: compared as functions below)

@@ -13,10 +13,14 @@ import warnings
 
 import numpy as np
 
+import skfed.online._network_function as nf
 from skfed import DecentralizedKernelSGDRegressor
 
 
-def _fitted(seed=0, n_nodes=12, n=10, d=3):
+def _fitted(seed=0, n_nodes=12, n=10, d=3, keep_solve=False):
+    # (by default the fit keeps step 3's mean, as if its held-back gate
+    # rejected the solve: these checks are of the scale of a shrunk mean;
+    # the solve and its gate: tests/test_online_regressor_solve.py)
     rng = np.random.RandomState(seed)
     w = rng.normal(size=d)
     g = np.repeat(np.arange(n_nodes), n)
@@ -26,7 +30,14 @@ def _fitted(seed=0, n_nodes=12, n=10, d=3):
     yn = Xn @ w + 0.3 * rng.normal(size=12)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        est = DecentralizedKernelSGDRegressor(random_state=0, max_epochs=2).fit(X, y, groups=g)
+        margin = nf.SOLVE_MARGIN
+        nf.SOLVE_MARGIN = margin if keep_solve else 2.0
+        try:
+            est = DecentralizedKernelSGDRegressor(random_state=0, max_epochs=2).fit(
+                X, y, groups=g)
+        finally:
+            nf.SOLVE_MARGIN = margin
+        assert est._network_solved[0] == keep_solve
     return est, X, y, g, Xn, yn, np.repeat([100, 101, 102], 4)
 
 

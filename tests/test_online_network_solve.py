@@ -188,14 +188,16 @@ def test_gate_keeps_the_solve_only_within_fifteen_points_of_the_nodes_own_error(
         assert est._network_solve_rounds[0] >= 2
 
 
-def test_no_solve_in_partial_fit_for_a_regressor_or_with_rogue_nodes():
+def test_no_solve_in_partial_fit_or_with_rogue_nodes():
+    # (a regressor's fit solves since online16: tests/test_online_regressor_solve.py;
+    # its stream does not)
     X, y, groups, w = _data()
     params = dict(kernel="rbf", gamma=0.5, epsilon=0.05, max_dictionary_size=12, max_epochs=2,
                   consensus_penalty=0.1, exchange_every=None, random_state=0)
     stream = DecentralizedKernelSGDClassifier(network=SimulatedNetwork(ring(5)), **params)
     stream.partial_fit(X, y, groups=groups, classes=[0, 1])
     regressor = DecentralizedKernelSGDRegressor(network=SimulatedNetwork(ring(5)), **params)
-    regressor.fit(X, X[:, 0] + 0.1 * groups, groups=groups)
+    regressor.partial_fit(X, X[:, 0] + 0.1 * groups, groups=groups)
     rogue = DecentralizedKernelSGDClassifier(
         network=SimulatedNetwork(ring(5), rogue_fraction=0.2, rogue_behavior="complement"),
         **params).fit(X, y, groups=groups)

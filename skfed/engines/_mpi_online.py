@@ -436,10 +436,10 @@ def _finish(est, peer, block, sim, consensus, orders, samples=None):
     result = (node_state, sim.counter.snapshot(dense=False), peer.traffic.as_dict())
     gathered = peer.collect("result", result)
     if gathered is None:
-        if samples is not None and est._is_regressor():
-            _scale_sums(est, peer, samples)
-        elif samples is not None:
+        if samples is not None:
             _serve_solve(est, peer, samples)
+            if est._is_regressor():
+                _scale_sums(est, peer, samples)
         return None
     K = len(est.nodes_)
     capacity = max(1, max(int(s[1].max()) if len(s[1]) else 0 for s, _, _ in gathered),
@@ -484,7 +484,7 @@ def _finish(est, peer, block, sim, consensus, orders, samples=None):
     # a rank that stopped answering take no part in it (the trees span the
     # others, and their empty dictionaries count for nothing in the mean).
     lost = np.flatnonzero(np.isin(block.owner, sorted(peer.dead)))
-    if samples is not None and not est._is_regressor():
+    if samples is not None:
         # The network solve's sums, from every rank's own nodes.
         solve = _SolveExchange(est, peer, samples)
         est._network_round(lost=lost, solve=True, node_sums=solve)
@@ -514,12 +514,9 @@ class _SolveExchange:
     counted by the solve itself)."""
 
     def __init__(self, est, peer, samples):
-        from ..online._network_function import NodeSums
-
         X, y, codes, sample_weight = samples
         self.peer, self.traffic, self.points = peer, Traffic(), None
-        self.own = NodeSums(est._join_kernel, est._loss_name(), X, y, codes, sample_weight,
-                            est._node_function)
+        self.own = est._solve_sums(X, y, codes, sample_weight)
         self._sent = (peer.traffic.bytes.get("network_solve", 0),
                       peer.traffic.messages.get("network_solve", 0))
 
@@ -531,6 +528,9 @@ class _SolveExchange:
 
     def errors(self, D, gamma, A, nodes):
         return self._ask("errors", D, gamma, A, nodes, self.own.errors(D, gamma, A, nodes))
+
+    def held_losses(self, D, gamma, As, nodes):
+        return self._ask("held", D, gamma, As, nodes, self.own.held_losses(D, gamma, As, nodes))
 
     def _ask(self, kind, D, gamma, A, nodes, out):
         if self.points is None or self.points[0] is not D or self.points[1] != gamma:
@@ -563,16 +563,13 @@ def _serve_solve(est, peer, samples):
     """A rank's side of the network solve: its own nodes' reports
     (:class:`skfed.online._network_function.NodeSums`), for every weights
     the root sends, until it says done."""
-    from ..online._network_function import NodeSums
-
     X, y, codes, sample_weight = samples
     # This rank's nodes' functions as the root reads them (the gate's own errors).
     sizes = est._sizes
     weights = est._avg_weights if est.average > 0 else est._weights
     est.dictionaries_ = [est._points[i, :sizes[i]].copy() for i in range(len(sizes))]
     est.dual_coef_ = [weights[i, :sizes[i]].copy() for i in range(len(sizes))]
-    own = NodeSums(est._join_kernel, est._loss_name(), X, y, codes, sample_weight,
-                   est._node_function)
+    own = est._solve_sums(X, y, codes, sample_weight)
     held = np.unique(codes)
     D = gamma = None
     while True:
@@ -587,7 +584,7 @@ def _serve_solve(est, peer, samples):
             continue
         kind, A, nodes = message
         where = np.flatnonzero(np.isin(nodes, held))
-        answer = own if kind == "weights" else own.errors
+        answer = {"weights": own, "errors": own.errors, "held": own.held_losses}[kind]
         peer.send(peer.root, TAG_SOLVE, "network_solve",
                   (where, answer(D, gamma, A, nodes[where])))
     peer.flush()

@@ -279,10 +279,13 @@ _COMMON_ATTRIBUTES_DOC = """
         from it or from its neighbours, and an unknown node is predicted
         with it.
     network_coef_ : list of ndarray of shape (n_points, n_outputs)
-        Its weights: the mean's, or, after a classifier's ``fit``, the
-        weights re-solved on the nodes' summed losses over those points
-        when their error on the nodes' samples is within 15 points of the
-        nodes' own functions' (see the user guide's online page).
+        Its weights: the mean's, or, after a ``fit``, the weights re-solved
+        on the nodes' summed losses over those points: a classifier's when
+        their error on the nodes' samples is within 15 points of the
+        nodes' own functions'; a regressor's, solved without the fifth of
+        every node's samples it holds back (drawn from ``random_state``),
+        when their loss on those held-back samples is more than 1 % under
+        the mean's (see the user guide's online page).
     network_component_ : ndarray of shape (n_nodes,)
         The component (index into the lists above) of every node.
     network_excluded_ : ndarray of shape (n_nodes,), dtype=bool
