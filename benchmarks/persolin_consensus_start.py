@@ -63,8 +63,7 @@ the newcomers' join / the refit, mean of the seeds)::
 (Global, best pooled: HAR 97.8 / 97.9, moons 50.0-53.1, alike 90.6 /
 90.9, small 91.3 / 91.8, narrow 91.4 / 91.4, wide 89.7 / 90.0.  With ``x4``
 a join's bytes are unchanged and its CPU 1.3-1.6 times; the refit's bytes
-2.1-2.5 times and the fit's CPU 1.9-2.5 times: the graph's share of the
-fit's cost does not grow.)
+2.1-2.5 times and the fit's CPU 1.9-2.5 times.)
 
 The fitted nodes themselves (``--fit-scores har,related-alike,
 related-small,related-wide,related-narrow,moons,landmine --seeds 0,1,2
