@@ -890,6 +890,7 @@ def new_node_rows(order, k):
 
 # ------------------------------------------------------------------- families
 MOCHA_OMEGA = "auto"  # --mocha-omega
+MOCHA_KERNEL = "linear"  # --mocha-kernel
 
 
 def make_estimator(family, task, seed):
@@ -917,7 +918,7 @@ def make_estimator(family, task, seed):
         from skfed.multitask import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
 
         cls = FederatedMultiTaskClassifier if classification else FederatedMultiTaskRegressor
-        return cls(omega=MOCHA_OMEGA, random_state=seed)
+        return cls(omega=MOCHA_OMEGA, kernel=MOCHA_KERNEL, random_state=seed)
     raise ValueError(f"unknown family {family!r}")
 
 
@@ -1084,9 +1085,13 @@ def main():
     parser.add_argument("--mocha-omega", default="auto",
                         help="MOCHA's omega (default auto: the shared model; learn: the "
                         "learned Omega, whose newcomers' rows the server computes)")
+    parser.add_argument("--mocha-kernel", default="linear",
+                        help="MOCHA's kernel (default linear; rbf: its default "
+                        "approximation, random features or the exact kernel)")
     args = parser.parse_args()
-    global MOCHA_OMEGA
+    global MOCHA_OMEGA, MOCHA_KERNEL
     MOCHA_OMEGA = args.mocha_omega
+    MOCHA_KERNEL = args.mocha_kernel
     ks = [int(k) for k in args.ks.split(",")]
     rows = []
     # (LinearSVC and LassoCV on a few samples warn that they stopped early)
