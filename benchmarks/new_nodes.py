@@ -33,7 +33,7 @@ regressor at its defaults), ``support``
 School), ``dada`` and ``persolin`` (classification only; their defaults) and
 ``mocha`` (the federated multi-task classifier or regressor at its
 defaults: the shared model ``w_0 + v_t`` of ``omega="auto"``; another
-``omega`` with ``--mocha-omega``).
+``omega`` with ``--mocha-omega``, another kernel with ``--mocha-kernel``).
 
 Scores are over the pooled test samples of the new nodes: accuracy for the
 classification sets (HAR sitting-vs-rest with people as nodes, Dada's
@@ -55,7 +55,7 @@ refit, for at most a tenth of the refit's bytes and CPU time.
 
     python benchmarks/new_nodes.py [--families local,online,support] \
         [--datasets har,moons,school,landmine] [--seeds 0,1,2] [--ks 5,10,20] \
-        [--quick] [--out FILE] [--mocha-omega learn]
+        [--quick] [--out FILE] [--mocha-omega learn] [--mocha-kernel rbf]
 
 Prints one line per (family, data set, seed, k) as it goes, then the table
 of means over the seeds, and last one JSON line with every row.
