@@ -33,7 +33,7 @@ regressor at its defaults), ``support``
 School), ``dada`` and ``persolin`` (classification only; their defaults) and
 ``mocha`` (the federated multi-task classifier or regressor at its
 defaults: the shared model ``w_0 + v_t`` of ``omega="auto"``; another
-``omega`` with ``--mocha-omega``).
+``omega`` with ``--mocha-omega``, another kernel with ``--mocha-kernel``).
 
 Scores are over the pooled test samples of the new nodes: accuracy for the
 classification sets (HAR sitting-vs-rest with people as nodes, Dada's
@@ -55,7 +55,7 @@ refit, for at most a tenth of the refit's bytes and CPU time.
 
     python benchmarks/new_nodes.py [--families local,online,support] \
         [--datasets har,moons,school,landmine] [--seeds 0,1,2] [--ks 5,10,20] \
-        [--quick] [--out FILE] [--mocha-omega learn]
+        [--quick] [--out FILE] [--mocha-omega learn] [--mocha-kernel rbf]
 
 Prints one line per (family, data set, seed, k) as it goes, then the table
 of means over the seeds, and last one JSON line with every row.
@@ -903,6 +903,7 @@ def new_node_rows(order, k):
 
 # ------------------------------------------------------------------- families
 MOCHA_OMEGA = "auto"  # --mocha-omega
+MOCHA_KERNEL = "linear"  # --mocha-kernel
 
 
 def make_estimator(family, task, seed):
@@ -930,7 +931,7 @@ def make_estimator(family, task, seed):
         from skfed.multitask import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
 
         cls = FederatedMultiTaskClassifier if classification else FederatedMultiTaskRegressor
-        return cls(omega=MOCHA_OMEGA, random_state=seed)
+        return cls(omega=MOCHA_OMEGA, kernel=MOCHA_KERNEL, random_state=seed)
     raise ValueError(f"unknown family {family!r}")
 
 
@@ -1097,9 +1098,13 @@ def main():
     parser.add_argument("--mocha-omega", default="auto",
                         help="MOCHA's omega (default auto: the shared model; learn: the "
                         "learned Omega, whose newcomers' rows the server computes)")
+    parser.add_argument("--mocha-kernel", default="linear",
+                        help="MOCHA's kernel (default linear; rbf: its default "
+                        "approximation, random features or the exact kernel)")
     args = parser.parse_args()
-    global MOCHA_OMEGA
+    global MOCHA_OMEGA, MOCHA_KERNEL
     MOCHA_OMEGA = args.mocha_omega
+    MOCHA_KERNEL = args.mocha_kernel
     ks = [int(k) for k in args.ks.split(",")]
     rows = []
     # (LinearSVC and LassoCV on a few samples warn that they stopped early)
