@@ -205,3 +205,28 @@ def test_uninformative_node_level_features_are_left_out_by_the_f_test():
         else:
             np.testing.assert_array_equal(gamma, 0.0)
             assert (mu, ratio) == (mu0, r0)
+
+
+def test_columns_with_one_value_everywhere_are_not_node_level_features():
+    # an all-zero column and an all-3 column are constant on every node's rows
+    # but carry nothing the prior's mean does not: the fit equals the fit
+    # without them (they used to enter node_level_ and take two degrees of
+    # freedom from the F test of gamma)
+    X, y, groups = _data(seed=5)
+    wide = np.column_stack([X, np.zeros(len(y)), np.full(len(y), 3.0)])
+    reg = FederatedSparseLinearRegression(random_state=0).fit(wide, y, groups=groups)
+    ref = FederatedSparseLinearRegression(random_state=0).fit(X, y, groups=groups)
+    np.testing.assert_array_equal(reg.node_level_, [6, 7])
+    np.testing.assert_array_equal(reg.support_[:8], ref.support_)
+    np.testing.assert_allclose(reg.intercept_coef_, ref.intercept_coef_, rtol=1e-12)
+    np.testing.assert_allclose(reg.intercept_mean_, ref.intercept_mean_, rtol=1e-12)
+    np.testing.assert_allclose(reg.intercept_, ref.intercept_, rtol=1e-12)
+    # round 2b still carries the four candidates' values (sent before the
+    # server sees they never vary); round 3 carries the two kept gammas
+    bits, s, n = math.ceil(10 / 8), int(reg.support_.sum()), 40
+    np.testing.assert_array_equal(reg.bytes_per_round_[2:], [
+        n * (bits + HEADER) + n * (8 * 4 + HEADER), n * (8 * (s + 2 + 2) + bits + HEADER)])
+    # only the all-equal columns: no node-level feature, the prior of q = 0
+    only = FederatedSparseLinearRegression(random_state=0).fit(
+        np.column_stack([X[:, :6], np.zeros(len(y))]), y, groups=groups)
+    assert len(only.node_level_) == 0 and only.intercept_coef_.shape == (0,)
