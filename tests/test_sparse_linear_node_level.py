@@ -54,6 +54,14 @@ def _blup(X, y, groups, coef, prior, tau2, sigma2):
     return np.linalg.solve(A, Z.T @ resid / sigma2)
 
 
+def _deleted_keep(design, target, sol, cut):
+    """The rows left after cutting the ``cut`` lowest and highest deleted
+    residuals (NumPy: the hat matrix's diagonal from its definition)."""
+    hat = np.diag(design @ np.linalg.pinv(design.T @ design) @ design.T)
+    deleted = (target - design @ sol) / (1.0 - hat)
+    return np.sort(np.argsort(deleted, kind="stable")[cut : len(target) - cut])
+
+
 def test_node_level_features_are_found_and_the_prior_is_the_least_squares():
     X, y, groups = _data()
     reg = FederatedSparseLinearRegression(random_state=0).fit(X, y, groups=groups)
@@ -63,9 +71,10 @@ def test_node_level_features_are_found_and_the_prior_is_the_least_squares():
     design = np.column_stack([np.ones(len(own)), z])
     cut = int(reg.rogue_tolerance_ * len(own))  # the rogue tolerance's trim
     assert cut > 0
-    # least squares, then again without the cut lowest and highest residuals
+    # least squares, then again without the cut lowest and highest deleted
+    # residuals r_i / (1 - h_ii) (h the hat matrix's diagonal)
     sol = np.linalg.lstsq(design, own, rcond=None)[0]
-    keep = np.sort(np.argsort(own - design @ sol)[cut : len(own) - cut])
+    keep = _deleted_keep(design, own, sol, cut)
     sol = np.linalg.lstsq(design[keep], own[keep], rcond=None)[0]
     np.testing.assert_allclose(reg.intercept_mean_, sol[0], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(reg.intercept_coef_, sol[1:], rtol=1e-9)
@@ -126,6 +135,49 @@ def test_corrupted_intercepts_are_trimmed():
     # without the trim the corrupted client drags gamma
     untrimmed, _, _ = intercept_prior(rows, coef_S, 0.0, z)
     assert untrimmed - 0.5 > 1.0
+
+
+def _server_rows(X, y, groups, S):
+    """Each client's refit message and moments, as the server receives them."""
+    rows = []
+    for node in np.unique(groups):
+        r = groups == node
+        XS, yy = X[r][:, S], y[r]
+        mx, my = XS.mean(0), yy.mean()
+        G = (XS - mx).T @ (XS - mx)
+        rows.append(np.r_[G[np.triu_indices(len(S))], (XS - mx).T @ (yy - my), r.sum(),
+                          (yy - my) @ (yy - my), my, mx])
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("far", [1e2, 1e4])
+def test_a_rogue_far_off_in_z_is_trimmed(far):
+    # one client sends z = (far, 0) with its honest intercept: a plain
+    # residual trim keeps it (the first fit passes through it, its residual
+    # is about 0) and gamma's first entry collapses toward 0; the deleted
+    # residual (its error against the others' fit) is huge, so it is cut
+    X, y, groups = _data(seed=2, n_nodes=60)
+    clean = FederatedSparseLinearRegression(random_state=0).fit(X, y, groups=groups)
+    S = np.flatnonzero(clean.support_)
+    coef_S = clean.coef_[S]
+    rows = _server_rows(X, y, groups, S)
+    own = rows[:, -len(S) - 1] - rows[:, -len(S):] @ coef_S
+    z = np.array([X[groups == g][0, [6, 7]] for g in np.unique(groups)])
+    z[0] = [far, 0.0]
+    mu, ratio, gamma = intercept_prior(rows, coef_S, 0.1, z)
+    np.testing.assert_allclose(gamma, [2.0, -1.0], atol=0.3)
+    assert abs(mu - 0.5) < 0.3
+    # the same trimmed least squares in NumPy
+    design = np.column_stack([np.ones(60), z])
+    sol = np.linalg.lstsq(design, own, rcond=None)[0]
+    keep = _deleted_keep(design, own, sol, 6)
+    assert 0 not in keep
+    ref = np.linalg.lstsq(design[keep], own[keep], rcond=None)[0]
+    np.testing.assert_allclose(np.r_[mu, gamma], ref, rtol=1e-9, atol=1e-12)
+    # the plain-residual trim the rule replaced keeps the rogue
+    plain = np.sort(np.argsort(own - design @ sol, kind="stable")[6:54])
+    assert 0 in plain
+    assert abs(np.linalg.lstsq(design[plain], own[plain], rcond=None)[0][1] - 2.0) > 1.0
 
 
 @pytest.mark.parametrize("drop", [0.0, 0.3])
