@@ -109,34 +109,6 @@ def test_without_node_level_features_the_prior_is_unchanged():
     assert np.isfinite(mu2) and g2.shape == (1,)
 
 
-def test_corrupted_intercepts_are_trimmed():
-    X, y, groups = _data(seed=2, n_nodes=60)
-    clean = FederatedSparseLinearRegression(random_state=0).fit(X, y, groups=groups)
-    own, W, rss = _own_and_rss(X, y, groups, clean.coef_)
-    z = np.array([X[groups == g][0, [6, 7]] for g in np.unique(groups)])
-    coef_S = clean.coef_[clean.support_]
-    S = np.flatnonzero(clean.support_)
-    # the rows as the server receives them, one client's z replaced by 1e6
-    rows = []
-    for node in np.unique(groups):
-        r = groups == node
-        XS, yy = X[r][:, S], y[r]
-        mx, my = XS.mean(0), yy.mean()
-        G = (XS - mx).T @ (XS - mx)
-        rows.append(np.r_[G[np.triu_indices(len(S))], (XS - mx).T @ (yy - my), r.sum(),
-                          (yy - my) @ (yy - my), my, mx])
-    # three clients' intercepts corrupted (their mean of y shifted by 50)
-    rows = np.array(rows)
-    col = len(rows[0]) - len(S) - 1
-    rows[:3, col] += 50.0
-    mu, ratio, gamma = intercept_prior(rows, coef_S, 0.1, z)
-    np.testing.assert_allclose(gamma, [2.0, -1.0], atol=0.3)
-    assert abs(mu - 0.5) < 0.3
-    # without the trim the corrupted client drags gamma
-    untrimmed, _, _ = intercept_prior(rows, coef_S, 0.0, z)
-    assert untrimmed - 0.5 > 1.0
-
-
 def _server_rows(X, y, groups, S):
     """Each client's refit message and moments, as the server receives them."""
     rows = []
@@ -148,6 +120,26 @@ def _server_rows(X, y, groups, S):
         rows.append(np.r_[G[np.triu_indices(len(S))], (XS - mx).T @ (yy - my), r.sum(),
                           (yy - my) @ (yy - my), my, mx])
     return np.array(rows)
+
+
+def test_corrupted_intercepts_are_trimmed():
+    X, y, groups = _data(seed=2, n_nodes=60)
+    clean = FederatedSparseLinearRegression(random_state=0).fit(X, y, groups=groups)
+    own, W, rss = _own_and_rss(X, y, groups, clean.coef_)
+    z = np.array([X[groups == g][0, [6, 7]] for g in np.unique(groups)])
+    coef_S = clean.coef_[clean.support_]
+    S = np.flatnonzero(clean.support_)
+    # the rows as the server receives them; three clients' intercepts
+    # corrupted (their mean of y shifted by 50)
+    rows = _server_rows(X, y, groups, S)
+    col = len(rows[0]) - len(S) - 1
+    rows[:3, col] += 50.0
+    mu, ratio, gamma = intercept_prior(rows, coef_S, 0.1, z)
+    np.testing.assert_allclose(gamma, [2.0, -1.0], atol=0.3)
+    assert abs(mu - 0.5) < 0.3
+    # without the trim the corrupted client drags gamma
+    untrimmed, _, _ = intercept_prior(rows, coef_S, 0.0, z)
+    assert untrimmed - 0.5 > 1.0
 
 
 @pytest.mark.parametrize("far", [1e2, 1e4])
