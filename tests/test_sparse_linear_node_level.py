@@ -54,6 +54,14 @@ def _blup(X, y, groups, coef, prior, tau2, sigma2):
     return np.linalg.solve(A, Z.T @ resid / sigma2)
 
 
+def _deleted_keep(design, target, sol, cut):
+    """The rows left after cutting the ``cut`` lowest and highest deleted
+    residuals (NumPy: the hat matrix's diagonal from its definition)."""
+    hat = np.diag(design @ np.linalg.pinv(design.T @ design) @ design.T)
+    deleted = (target - design @ sol) / (1.0 - hat)
+    return np.sort(np.argsort(deleted, kind="stable")[cut : len(target) - cut])
+
+
 def test_node_level_features_are_found_and_the_prior_is_the_least_squares():
     X, y, groups = _data()
     reg = FederatedSparseLinearRegression(random_state=0).fit(X, y, groups=groups)
@@ -63,9 +71,10 @@ def test_node_level_features_are_found_and_the_prior_is_the_least_squares():
     design = np.column_stack([np.ones(len(own)), z])
     cut = int(reg.rogue_tolerance_ * len(own))  # the rogue tolerance's trim
     assert cut > 0
-    # least squares, then again without the cut lowest and highest residuals
+    # least squares, then again without the cut lowest and highest deleted
+    # residuals r_i / (1 - h_ii) (h the hat matrix's diagonal)
     sol = np.linalg.lstsq(design, own, rcond=None)[0]
-    keep = np.sort(np.argsort(own - design @ sol)[cut : len(own) - cut])
+    keep = _deleted_keep(design, own, sol, cut)
     sol = np.linalg.lstsq(design[keep], own[keep], rcond=None)[0]
     np.testing.assert_allclose(reg.intercept_mean_, sol[0], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(reg.intercept_coef_, sol[1:], rtol=1e-9)
@@ -100,14 +109,8 @@ def test_without_node_level_features_the_prior_is_unchanged():
     assert np.isfinite(mu2) and g2.shape == (1,)
 
 
-def test_corrupted_intercepts_are_trimmed():
-    X, y, groups = _data(seed=2, n_nodes=60)
-    clean = FederatedSparseLinearRegression(random_state=0).fit(X, y, groups=groups)
-    own, W, rss = _own_and_rss(X, y, groups, clean.coef_)
-    z = np.array([X[groups == g][0, [6, 7]] for g in np.unique(groups)])
-    coef_S = clean.coef_[clean.support_]
-    S = np.flatnonzero(clean.support_)
-    # the rows as the server receives them, one client's z replaced by 1e6
+def _server_rows(X, y, groups, S):
+    """Each client's refit message and moments, as the server receives them."""
     rows = []
     for node in np.unique(groups):
         r = groups == node
@@ -116,8 +119,19 @@ def test_corrupted_intercepts_are_trimmed():
         G = (XS - mx).T @ (XS - mx)
         rows.append(np.r_[G[np.triu_indices(len(S))], (XS - mx).T @ (yy - my), r.sum(),
                           (yy - my) @ (yy - my), my, mx])
-    # three clients' intercepts corrupted (their mean of y shifted by 50)
-    rows = np.array(rows)
+    return np.array(rows)
+
+
+def test_corrupted_intercepts_are_trimmed():
+    X, y, groups = _data(seed=2, n_nodes=60)
+    clean = FederatedSparseLinearRegression(random_state=0).fit(X, y, groups=groups)
+    own, W, rss = _own_and_rss(X, y, groups, clean.coef_)
+    z = np.array([X[groups == g][0, [6, 7]] for g in np.unique(groups)])
+    coef_S = clean.coef_[clean.support_]
+    S = np.flatnonzero(clean.support_)
+    # the rows as the server receives them; three clients' intercepts
+    # corrupted (their mean of y shifted by 50)
+    rows = _server_rows(X, y, groups, S)
     col = len(rows[0]) - len(S) - 1
     rows[:3, col] += 50.0
     mu, ratio, gamma = intercept_prior(rows, coef_S, 0.1, z)
@@ -126,6 +140,36 @@ def test_corrupted_intercepts_are_trimmed():
     # without the trim the corrupted client drags gamma
     untrimmed, _, _ = intercept_prior(rows, coef_S, 0.0, z)
     assert untrimmed - 0.5 > 1.0
+
+
+@pytest.mark.parametrize("far", [1e2, 1e4])
+def test_a_rogue_far_off_in_z_is_trimmed(far):
+    # one client sends z = (far, 0) with its honest intercept: a plain
+    # residual trim keeps it (the first fit passes through it, its residual
+    # is about 0) and gamma's first entry collapses toward 0; the deleted
+    # residual (its error against the others' fit) is huge, so it is cut
+    X, y, groups = _data(seed=2, n_nodes=60)
+    clean = FederatedSparseLinearRegression(random_state=0).fit(X, y, groups=groups)
+    S = np.flatnonzero(clean.support_)
+    coef_S = clean.coef_[S]
+    rows = _server_rows(X, y, groups, S)
+    own = rows[:, -len(S) - 1] - rows[:, -len(S):] @ coef_S
+    z = np.array([X[groups == g][0, [6, 7]] for g in np.unique(groups)])
+    z[0] = [far, 0.0]
+    mu, ratio, gamma = intercept_prior(rows, coef_S, 0.1, z)
+    np.testing.assert_allclose(gamma, [2.0, -1.0], atol=0.3)
+    assert abs(mu - 0.5) < 0.3
+    # the same trimmed least squares in NumPy
+    design = np.column_stack([np.ones(60), z])
+    sol = np.linalg.lstsq(design, own, rcond=None)[0]
+    keep = _deleted_keep(design, own, sol, 6)
+    assert 0 not in keep
+    ref = np.linalg.lstsq(design[keep], own[keep], rcond=None)[0]
+    np.testing.assert_allclose(np.r_[mu, gamma], ref, rtol=1e-9, atol=1e-12)
+    # the plain-residual trim the rule replaced keeps the rogue
+    plain = np.sort(np.argsort(own - design @ sol, kind="stable")[6:54])
+    assert 0 in plain
+    assert abs(np.linalg.lstsq(design[plain], own[plain], rcond=None)[0][1] - 2.0) > 1.0
 
 
 @pytest.mark.parametrize("drop", [0.0, 0.3])
@@ -205,3 +249,28 @@ def test_uninformative_node_level_features_are_left_out_by_the_f_test():
         else:
             np.testing.assert_array_equal(gamma, 0.0)
             assert (mu, ratio) == (mu0, r0)
+
+
+def test_columns_with_one_value_everywhere_are_not_node_level_features():
+    # an all-zero column and an all-3 column are constant on every node's rows
+    # but carry nothing the prior's mean does not: the fit equals the fit
+    # without them (they used to enter node_level_ and take two degrees of
+    # freedom from the F test of gamma)
+    X, y, groups = _data(seed=5)
+    wide = np.column_stack([X, np.zeros(len(y)), np.full(len(y), 3.0)])
+    reg = FederatedSparseLinearRegression(random_state=0).fit(wide, y, groups=groups)
+    ref = FederatedSparseLinearRegression(random_state=0).fit(X, y, groups=groups)
+    np.testing.assert_array_equal(reg.node_level_, [6, 7])
+    np.testing.assert_array_equal(reg.support_[:8], ref.support_)
+    np.testing.assert_allclose(reg.intercept_coef_, ref.intercept_coef_, rtol=1e-12)
+    np.testing.assert_allclose(reg.intercept_mean_, ref.intercept_mean_, rtol=1e-12)
+    np.testing.assert_allclose(reg.intercept_, ref.intercept_, rtol=1e-12)
+    # round 2b still carries the four candidates' values (sent before the
+    # server sees they never vary); round 3 carries the two kept gammas
+    bits, s, n = math.ceil(10 / 8), int(reg.support_.sum()), 40
+    np.testing.assert_array_equal(reg.bytes_per_round_[2:], [
+        n * (bits + HEADER) + n * (8 * 4 + HEADER), n * (8 * (s + 2 + 2) + bits + HEADER)])
+    # only the all-equal columns: no node-level feature, the prior of q = 0
+    only = FederatedSparseLinearRegression(random_state=0).fit(
+        np.column_stack([X[:, :6], np.zeros(len(y))]), y, groups=groups)
+    assert len(only.node_level_) == 0 and only.intercept_coef_.shape == (0,)

@@ -15,7 +15,6 @@ from scipy import optimize, sparse, stats
 from skfed.network import SimulatedNetwork
 from skfed.support import FederatedSparseLinearRegression, FederatedSupportRecovery
 from skfed.support._neighbours import (
-    neighbour_stage,
     noncentrality,
     rate_of,
     sketch_coefficients,

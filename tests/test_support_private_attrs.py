@@ -4,7 +4,6 @@ never sent (probe item 5) and lists what it treats as public."""
 import warnings
 
 import numpy as np
-import pytest
 
 from skfed import DifferentialPrivacy, FederatedSupportRecovery
 

@@ -127,6 +127,7 @@ def fit_server(fitted, driver):
     reached = active & (work >= 1.0)
     wide_counts = n_positive[reached] if reached.any() else n_positive
     est._wide_marginal = est._marginal_when_wide(auto, None, False, wide_counts, d)
+    est._wide = wide_clients(wide_counts, d)  # (a join under privacy keeps it)
     if est._sends_sketch(auto, None, None, wide_counts, d):  # as the simulated fit
         sketching = answered & ~ols_client(n_positive, d, bool(est.fit_intercept))
         if sketching.any():
@@ -137,7 +138,7 @@ def fit_server(fitted, driver):
                 {"lambda": float(lam[t]), "z": z, "auto": bool(auto),
                  "sign_seed": sign_seed, "node": int(t),
                  "wide_marginal": bool(est._wide_marginal),
-                 "wide": wide_clients(wide_counts, d),
+                 "wide": est._wide,
                  "sketch_seed": sketch_seed if sketching[t] else -1})}
         )
         for t in senders

@@ -64,17 +64,32 @@ def node_level_values(X, layout, columns):
 
 def _trimmed_lstsq(design, target, trim):
     """Least squares of ``target`` on ``design``, then again without the
-    ``int(trim n)`` lowest and highest residuals (with ``design`` a column of
-    ones this is ``scipy.stats.trim_mean``); returns the coefficients and
-    the rows kept.  A corrupted ``z`` far from the
-    others pulls the first fit through itself and is not cut (dropping the
-    clients farthest in ``z`` first cost School 0.3-0.5 R^2 points: its
-    binary node-level features have honest far clients)."""
+    ``int(trim n)`` lowest and highest deleted residuals ``r_i / (1 -
+    h_ii)`` (``h_ii`` the leverage: each client's residual against the fit
+    of the others); returns the coefficients and the rows kept.  With
+    ``design`` a column of ones every ``h_ii`` is ``1 / n`` and this is
+    ``scipy.stats.trim_mean``.  The deleted residual catches a corrupted
+    ``z`` far from the others, which pulls the plain fit through itself
+    (its plain residual is about 0), without cutting honest clients for
+    being far in ``z`` alone (cutting the clients farthest in ``z`` first
+    cost School 0.3-0.5 R^2 points: its binary node-level features have
+    honest far clients)."""
     coef = linalg.lstsq(design, target, cond=None)[0]
     cut = int(trim * len(target)) if trim > 0 else 0
     keep = np.arange(len(target))
     if cut and len(target) - 2 * cut >= design.shape[1]:
-        order = np.argsort(target - design @ coef, kind="stable")
+        # leverages from a thin QR (pivoted: a rank-deficient design keeps
+        # its column space); a client alone in its direction (h_ii = 1) has
+        # an infinite deleted residual
+        q_, r_, _ = linalg.qr(design, mode="economic", pivoting=True)
+        diag = np.abs(np.diag(r_))
+        rank = int(np.sum(diag > diag[0] * max(design.shape) * np.finfo(float).eps)) \
+            if len(diag) and diag[0] > 0 else 0
+        leverage = np.sum(q_[:, :rank] ** 2, axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            deleted = (target - design @ coef) / (1.0 - np.minimum(leverage, 1.0))
+        deleted = np.where(leverage >= 1.0 - 1e-12, np.inf, deleted)
+        order = np.argsort(deleted, kind="stable")
         keep = np.sort(order[cut : len(target) - cut])
         coef = linalg.lstsq(design[keep], target[keep], cond=None)[0]
     return coef, keep
@@ -99,7 +114,8 @@ def intercept_prior(rows, coef_S, trim, levels=None):
 
         sigma^2     = sum rss_i / sum (W_i - 1)
         (mu, gamma) = least squares of own_i on [1, z_i], refitted without
-                      the int(trim n) lowest and highest residuals r_i,
+                      the int(trim n) lowest and highest deleted residuals
+                      r_i / (1 - h_ii) (h_ii the leverage),
                       kept if the F test of gamma = 0 (residual sums of
                       squares against the mean's, over the clients the
                       trimmed fit kept) rejects at level _PRIOR_LEVEL; else gamma =

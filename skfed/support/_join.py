@@ -14,7 +14,7 @@ from ..network import payload_bytes, resolve_network
 from ..privacy import check_privacy
 from ._intercepts import shrunk_intercepts
 from ._private import _balanced_reports
-from ._rules import _client_pass
+from ._rules import _client_pass, wide_clients
 
 
 class _JoinVoteMixin:
@@ -40,6 +40,23 @@ class _JoinVoteMixin:
                 "switch the vote.",
                 UserWarning,
             )
+
+    def _join_wide(self, new_counts, d):
+        """The very-wide switch the new clients' pass runs under.
+
+        Decided as in the fit (:func:`~skfed.support._rules.wide_clients`
+        of the answering clients' sizes), over every answering client after
+        the join: the fitted clients that answered (their held sizes) and
+        the new clients that answer (``new_counts``, drawn before the pass,
+        as in the fit).  Under a finite privacy budget the server holds no
+        sizes of the fitted clients, so the fit's own switch is kept.
+        """
+        held = getattr(self, "_client_sizes", None)
+        if held is None:
+            fitted = getattr(self, "_wide", None)
+            return wide_clients(new_counts, d) if fitted is None else fitted
+        counts = np.concatenate([held[np.asarray(self.answered_, bool)], new_counts])
+        return wide_clients(counts if len(counts) else held, d)
 
     def _join_vote(self, X, y, sample_weight, layout, new_labels):
         """The new clients' round 1: their passes, their votes added to the counts.
@@ -86,16 +103,6 @@ class _JoinVoteMixin:
         X_nodes = layout.sort(X)
         y_nodes = np.ascontiguousarray(np.asarray(y)[layout.order], dtype=dtype)
         w_nodes = np.ascontiguousarray(weights[layout.order])
-        packed_new, ols, controls, tested = _client_pass(
-            X_nodes, y_nodes, w_nodes, layout.offsets, lam, self._client_z(), auto,
-            bool(self.fit_intercept), self.n_jobs, n_positive=n_positive,
-            # the fit's coins at the new clients' node indices: with a fixed
-            # random_state they are a full fit's coins
-            sign_seed=self._sign_seed() if self._sign_vote() else None, first_node=n_old,
-            # the fit's client rule: newcomers run the test the fitted clients ran
-            wide_marginal=getattr(self, "_wide_marginal", False),
-        )
-        packed_new[short] = 0
         # One round over the grown network: faults for every client, but
         # only the new ones send; a new client is rogue with probability
         # rogue_fraction.
@@ -108,6 +115,17 @@ class _JoinVoteMixin:
         sim.rogue[:] = np.concatenate([self.rogue_, rogue_new])
         active, work = sim.draw_round()
         answered_new = (active & (work >= 1.0))[n_old:]
+        packed_new, ols, controls, tested = _client_pass(
+            X_nodes, y_nodes, w_nodes, layout.offsets, lam, self._client_z(), auto,
+            bool(self.fit_intercept), self.n_jobs, n_positive=n_positive,
+            # the fit's coins at the new clients' node indices: with a fixed
+            # random_state they are a full fit's coins
+            sign_seed=self._sign_seed() if self._sign_vote() else None, first_node=n_old,
+            # the fit's client rule: newcomers run the test the fitted clients ran
+            wide_marginal=getattr(self, "_wide_marginal", False),
+            wide=self._join_wide(n_positive[answered_new], d),
+        )
+        packed_new[short] = 0
         if spec is None:
             answered_new &= ~short
         # The new clients report as many features as the fitted ones, chosen

@@ -316,11 +316,12 @@ class _OneShotSupportMixin(_JoinVoteMixin, FederatedMixin):
         # runs and its sketches link correlated features (public quantities;
         # joins reuse the choice).
         self._wide_marginal = self._marginal_when_wide(auto, spec, k < d, wide_counts, d)
+        self._wide = wide_clients(wide_counts, d)  # (a join under privacy keeps it)
         packed, ols, controls, tested = _client_pass(
             X_nodes, y_nodes, w_nodes, layout.offsets, lam, self._client_z(), auto,
             bool(self.fit_intercept), self.n_jobs, n_positive=n_positive,
             sign_seed=self._sign_seed() if self._sign_vote() else None,
-            wide_marginal=self._wide_marginal, wide=wide_clients(wide_counts, d),
+            wide_marginal=self._wide_marginal, wide=self._wide,
         )
         # A client too small for its statistics selects nothing (under
         # privacy it still sends, see _short_clients).

@@ -216,7 +216,8 @@ class FederatedSparseLinearRegression(
         ``per_node_intercept="shrunk"``).
     node_level_ : ndarray of shape (q,)
         Indices of the node-level features (constant on every answering
-        client's rows) the prior's mean uses (only with
+        client's rows, with at least two values over the clients: an
+        all-zero column is not one) the prior's mean uses (only with
         ``per_node_intercept="shrunk"``).
     intercept_coef_ : ndarray of shape (q,)
         ``gamma``, the prior mean's coefficients on ``node_level_`` (only
@@ -383,6 +384,16 @@ class FederatedSparseLinearRegression(
                 np.full(int(second.sum()), payload_bytes(n_float64=len(levels)),
                         dtype=np.int64))
             counter.next_round()
+            # A feature with one value on every answering client (an all-zero
+            # column above all) is constant per node but carries nothing the
+            # prior's mean does not: it leaves the node-level features (it
+            # would only take a degree of freedom from the F test of gamma).
+            finite = np.isfinite(level_rows).all(axis=1)
+            varies = (np.ptp(level_rows[finite], axis=0) > 0 if finite.any()
+                      else np.ones(len(levels), dtype=bool))
+            levels, level_rows = levels[varies], level_rows[:, varies]
+            if not len(levels):
+                level_rows, prior_rows = None, received
 
         if len(senders) == 0:
             warnings.warn(
