@@ -21,6 +21,7 @@ from skfed._class_vote import (
     BALLOT,
     VOTE_ALPHA,
     VOTE_RESOLUTION,
+    split_budget,
     vote_guard,
     vote_probabilities,
     vote_scale,
@@ -82,10 +83,11 @@ def test_k_rogues_move_no_outcome_beyond_group_privacy(vote_epsilon, k):
 
 
 def test_what_rogues_do_at_har_counts():
-    # HAR at epsilon 3 (vote at 1): 21 nodes, 19 LinearSVC ballots, 2 for
-    # the own rule.  The rogues' best attack recasts LinearSVC ballots as
-    # "no fixed class" (the guard's option).
-    vote_epsilon = 1.0
+    # HAR at epsilon 3 (the vote at half of it, 1.5): 21 nodes, 19
+    # LinearSVC ballots, 2 for the own rule.  The rogues' best attack
+    # recasts LinearSVC ballots as "no fixed class" (the guard's option).
+    vote_epsilon = split_budget(3.0, 21)[1]
+    assert vote_epsilon == pytest.approx(1.5)
     p = []
     for k in range(8):
         counts = np.array([2 + k, 19 - k, 0])
@@ -94,8 +96,8 @@ def test_what_rogues_do_at_har_counts():
         p.append(got[1])
     p = np.array(p)
     assert np.all(np.diff(p) < 0)
-    # One rogue: 0.961 -> 0.900; three: 0.55; six: 0.057.
-    np.testing.assert_allclose(p[[0, 1, 3, 6]], [0.961, 0.900, 0.550, 0.057], atol=2e-3)
+    # One rogue: 0.9994 -> 0.9974; three: 0.950; six: 0.176.
+    np.testing.assert_allclose(p[[0, 1, 3, 6]], [0.9994, 0.9974, 0.950, 0.176], atol=2e-3)
     # Each rogue divides the odds of LinearSVC against the rest by at most
     # exp(epsilon_v) (its ballot leaves one count and joins another).
     odds = p / (1 - p)
