@@ -383,11 +383,8 @@ def check_kernel_settings(estimator):
         if name in _READS[kernel] or name not in defaults:
             continue
         value, default = getattr(estimator, name), defaults[name].default
-        if isinstance(value, Real) and not isinstance(value, bool) and isinstance(default, Real):
-            changed = float(value) != float(default)
-        else:   # (a string, None, or the online learner's per-node array or dict)
-            changed = not (type(value) is type(default) and value == default)
-        if changed:
+        # (a number, a string, None, or the online learner's per-node array or dict)
+        if not _same_setting(value, default):
             readers = [k for k in ("rbf", "laplacian", "poly", "sigmoid") if name in _READS[k]]
             raise ValueError(
                 f"{name}={value!r} is not read by kernel={kernel!r} (only by "

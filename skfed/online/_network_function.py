@@ -485,8 +485,10 @@ def held_back_rows(codes, seed):
     so a process holding only some nodes' rows draws the same."""
     codes = np.asarray(codes)
     held = np.zeros(len(codes), dtype=bool)
-    for node in np.unique(codes):
-        rows = np.flatnonzero(codes == node)
+    # one stable sort, not a scan of every row per node (linear in the nodes)
+    order = np.argsort(codes, kind="stable")
+    nodes, first = np.unique(codes[order], return_index=True)
+    for node, rows in zip(nodes, np.split(order, first[1:])):
         rng = np.random.default_rng([*(int(v) for v in seed), int(node)])
         held[rows] = rng.random(len(rows)) < SOLVE_HELD_BACK
     return held
