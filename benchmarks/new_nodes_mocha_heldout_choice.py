@@ -25,8 +25,8 @@ decision values ``f``):
   difference (join minus ``w_0`` over its draws, the public rate as a
   prior) added as 20 pseudo-samples (``_posterior``; 5 and 100 measured
   too: 5 is ``loo w0``, 100 is the join on HAR and loses on moons);
-* the same three with the newcomer's own Local model (``LinearSVC()`` on
-  its ``k`` samples; one class: that class) in place of ``w_0``
+* the same three with the newcomer's own Local model (``LinearSVC(random_state=0)``
+  on its ``k`` samples; one class: that class) in place of ``w_0``
   (``reh-L``, ``reh-beta``, ``loo L``, ``prior+loo L``; the rehearsing
   nodes fit the same Local model on each draw);
 * fixed weights (``fixed alpha``, ``fixed beta``: references, not rules);
@@ -168,7 +168,7 @@ def _local_model(X, y):
     classes = np.unique(y)
     if len(classes) < 2:
         return lambda Z: np.full(len(Z), 1.0 if classes[0] > 0 else -1.0)
-    m = LinearSVC().fit(X, y)
+    m = LinearSVC(random_state=0).fit(X, y)
     return m.decision_function
 
 
@@ -289,13 +289,13 @@ def run(name, seed, ks):
             ii = np.array([pairs[q][2] for q in sel])
             loo_d = ((sign_k[ii] * f_loo[sel] <= 0).astype(float)
                      - (sign_k[ii] * f0_k[ii] <= 0).astype(float))  # join minus w0, LOO
-            acc = {al: float(np.mean(sign_t[mt] * ((1 - al) * fJ[mt] + al * f0[mt]) > 0))
+            acc = {str(al): float(np.mean(sign_t[mt] * ((1 - al) * fJ[mt] + al * f0[mt]) > 0))
                    for al in ALPHAS}
             idx = np.flatnonzero(gk == node)
             f_loc = _local_model(Xk[idx], sign_k[idx])
             fl_t = f_loc(Xt[mt])
             acc_local = float(np.mean(sign_t[mt] * fl_t > 0))
-            acc_mix = {b: float(np.mean(sign_t[mt] * ((1 - b) * fJ[mt] + b * fl_t) > 0)) for b in ALPHAS}
+            acc_mix = {str(b): float(np.mean(sign_t[mt] * ((1 - b) * fJ[mt] + b * fl_t) > 0)) for b in ALPHAS}
             loo_local = []
             for j in range(len(idx)):
                 keep = np.delete(idx, j)
