@@ -40,6 +40,7 @@ from .._kept_local import apply_kept_local
 from ._private import _DADA_PUBLIC, _check_private_inputs
 from ._private import plan_private_choices
 from ._kernel_graph import fit_graph_models, graph_signal_used
+from ._dada_view import PeerViewMixin
 from ._stumps import (
     _N_BINS,
     _stump_counts,
@@ -63,7 +64,7 @@ from ._dada_state import (  # noqa: F401  (_BoostingState: skfed.boosting re-exp
 )
 
 
-class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
+class DecentralizedBoostingClassifier(PeerViewMixin, _BaseGraphPersonalized):
     """Dada: personalized l1-boosting per node, over a learned collaboration graph.
 
     Every node k boosts the same ``n_base`` base predictors ``h_j`` (decision
@@ -571,7 +572,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     _join_fixed_params = _BaseGraphPersonalized._join_fixed_params + (
         "stump_placement", "feature_selection")
     # a fixed graph compares no models either
-    _learned_graph_only = _BaseGraphPersonalized._learned_graph_only + ("graph_signal",)
+    _learned_graph_only = _BaseGraphPersonalized._learned_graph_only + ("graph_signal",
+                                                                         "peer_view")
 
     _parameter_constraints = {
         "n_estimators": [Interval(numbers.Integral, 1, None, closed="left"),
@@ -582,6 +584,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         "beta": [Interval(numbers.Real, 0, None, closed="neither")],
         "peer_scoring": ["boolean", Interval(numbers.Real, 0, None, closed="left")],
         "graph_signal": [StrOptions({"kernel", "boosting"})],
+        "peer_view": [None, StrOptions({"auto"}), Interval(numbers.Integral, 1, None,
+                                                           closed="left")],
         "privacy": [None, DifferentialPrivacy],
         **_BaseGraphPersonalized._common_constraints,
     }
@@ -604,6 +608,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         max_neighbors=5,
         peer_scoring=True,
         graph_signal="kernel",
+        peer_view="auto",
         sparsify_graph="connected",
         graph_update_every="n_nodes",
         graph_init_iter=None,
@@ -632,6 +637,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         self.max_neighbors = max_neighbors
         self.peer_scoring = peer_scoring
         self.graph_signal = graph_signal
+        self.peer_view = peer_view
         self.sparsify_graph = sparsify_graph
         self.graph_update_every = graph_update_every
         self.graph_init_iter = graph_init_iter
