@@ -16,10 +16,10 @@ the fits below (``_per_node(N)``, with and without
 """
 
 import numpy as np
-import pytest
 
 from skfed import DecentralizedBoostingClassifier
 from skfed.baselines import pooled_data_bytes
+from skfed.boosting._dada_view import resolve_peer_view
 
 
 def _related_nodes(n_nodes, n=10, d=10, seed=0):
@@ -47,16 +47,14 @@ def test_boosting_signal_bytes_per_node_do_not_grow_with_nodes():
     assert 0.7 < large / small < 1.3, (small, large)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "review13: the default kernel graph signal sends each node's 300-float "
-        "model once per partner, and partners per node grow with the nodes up to "
-        "about 1,090, so bytes per node grow about linearly with the nodes below "
-        "that (300 kB at 100 nodes, 1.5 MB at 800; total bytes quadratic)"
-    ),
-)
 def test_kernel_signal_bytes_per_node_do_not_grow_with_nodes():
-    small, _, _ = _per_node(100)
-    large, _, raw = _per_node(400)
+    small, partners_small, _ = _per_node(100)
+    large, partners_large, raw = _per_node(400)
+    # the default view bounds a node's partners (plus its aggregation-tree
+    # links), so its kernel models and its bytes stay flat
+    view = resolve_peer_view("auto", "kernel")
+    assert partners_small <= view + 3 and partners_large <= view + 3
     assert large / small < 1.3, (small, large, large * 400 / raw)
+    # without the view they grow with the nodes (review13's measurement)
+    free, partners_free, _ = _per_node(400, peer_view=None)
+    assert partners_free > 3 * partners_large and free > 2 * large

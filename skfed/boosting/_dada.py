@@ -37,8 +37,7 @@ from ._base import (
     _squeeze_problems,
 )
 from .._kept_local import apply_kept_local
-from ._private import _DADA_PUBLIC, _check_private_inputs
-from ._private import plan_private_choices
+from ._private import _DADA_PUBLIC, _check_private_inputs, plan_private_choices
 from ._kernel_graph import fit_graph_models, graph_signal_used
 from ._dada_view import PeerViewMixin
 from ._stumps import (
@@ -154,12 +153,12 @@ class DecentralizedBoostingClassifier(PeerViewMixin, _BaseGraphPersonalized):
     ``graph_signal="kernel"`` the nodes first agree on the pooled mean and
     spread of the kernel's input features (up an aggregation tree, ``2 d +
     1`` float64 per node, ``2 d`` back down), and a graph model (``300 P``
-    float64, never changing) travels once per (sender, receiver) pair: the
-    receiver keeps it, and later requests and answers between the two carry
-    no model; the scores need no refresh before a re-learning.  A round of
-    ``bytes_per_round_`` is one global iteration; the bytes of the setup
-    (feature ranges, initial graph) count in the first round and those of
-    each graph update in the round after it.
+    float64, never changing) travels once per (sender, receiver) pair, to at
+    most ``peer_view_`` peers: the receiver keeps it, and later requests and
+    answers between the two carry no model; the scores need no refresh
+    before a re-learning.  A round of ``bytes_per_round_`` is one global
+    iteration; the bytes of the setup (feature ranges, initial graph) count
+    in the first round and those of each graph update in the round after it.
 
     Parameters
     ----------
@@ -323,6 +322,19 @@ class DecentralizedBoostingClassifier(PeerViewMixin, _BaseGraphPersonalized):
         by :meth:`add_nodes` learn their rows from the boosting models.  The
         MPI engine runs both (:mod:`skfed.engines.mpi`).  Used only when
         the graph is learned (``graph=None``).
+    peer_view : int, "auto" or None, default="auto"
+        Most peers a node may sample in the graph steps: a fixed random
+        symmetric view per node, drawn from ``random_state`` (public), inside
+        the topology (:mod:`skfed.boosting._dada_view`).  A node sends its
+        kernel graph model to at most that many peers, so its bytes stay
+        flat as nodes are added (at 800 nodes of 10 samples, 304 kB against
+        1.50 MB without a view).  ``"auto"``: 100 with the kernel signal, no
+        view with the boosting one (its models are re-sent at every step:
+        its bytes do not depend on the distinct peers); None: every node of
+        the topology (the paper's sampling).  On 400-500 nodes the view of
+        100 costs 0.2-0.4 accuracy points (``benchmarks/dada_peer_view.py``);
+        it changes nothing on 101 nodes or fewer.  Used only when the graph
+        is learned (``graph=None``).
     sparsify_graph : {"connected", None}, default="connected"
         Post-processing of every learned graph (the initial one and each
         update) before the models use it: ``"connected"`` keeps only the
@@ -437,6 +449,8 @@ class DecentralizedBoostingClassifier(PeerViewMixin, _BaseGraphPersonalized):
         The models the graph steps compared (``graph_signal``, or
         ``"boosting"`` under a finite ``privacy`` budget); None when no
         graph was learned (a fixed ``graph`` or a single node).
+    peer_view_ : int or None
+        The view size the graph steps used (``peer_view`` resolved).
     kernel_features_ : ndarray of int
         Only with ``graph_signal_ == "kernel"``: the input features of the
         kernel graph models.
@@ -572,8 +586,8 @@ class DecentralizedBoostingClassifier(PeerViewMixin, _BaseGraphPersonalized):
     _join_fixed_params = _BaseGraphPersonalized._join_fixed_params + (
         "stump_placement", "feature_selection")
     # a fixed graph compares no models either
-    _learned_graph_only = _BaseGraphPersonalized._learned_graph_only + ("graph_signal",
-                                                                         "peer_view")
+    _learned_graph_only = (*_BaseGraphPersonalized._learned_graph_only, "graph_signal",
+                           "peer_view")
 
     _parameter_constraints = {
         "n_estimators": [Interval(numbers.Integral, 1, None, closed="left"),

@@ -17,11 +17,12 @@ numbers as without a view), and the graph steps sample among the view
 only.  A node then sends its graph model to at most ``size`` peers, and
 every learned edge lies inside the view.
 
-* On a complete topology the view is the union of ``size // 2`` random
-  Hamiltonian cycles over the nodes (plus one random perfect matching
-  when ``size`` is odd): every node has at most ``size`` view peers (fewer
-  where two cycles repeat an edge), the view is connected, and it costs
-  ``O(size n_nodes)`` to draw.
+* On a complete topology the view is a random circulant graph: the nodes
+  in a random order, each linked to the nodes ``s`` places before and
+  after it for ``size // 2`` distinct random shifts ``s`` (and to the node
+  half-way round when ``size`` is odd and the nodes even), so every node
+  has exactly ``size`` view peers (``size - 1`` when ``size`` and the
+  nodes are both odd); it costs ``O(size n_nodes)`` to draw.
 * On an explicit topology it is a random subgraph of the topology's links
   of degree at most ``size``: the links in a random order, each kept when
   both its ends still have fewer than ``size`` kept links (``O(links)``).
@@ -35,7 +36,7 @@ from scipy import sparse
 
 # Default view size of the kernel graph signal (peer_view="auto");
 # chosen in benchmarks/dada_peer_view.py (its docstring has the table).
-PEER_VIEW = 40
+PEER_VIEW = 100
 
 _VIEW_TAG = 0x76696577  # "view": the view's generator, apart from the fit's streams
 
@@ -93,16 +94,19 @@ def peer_view(n_nodes, size, seeds, adjacency=None):
     if adjacency is None:
         if size >= K - 1:
             return None
-        rows, cols = [], []
-        for _ in range(size // 2):
-            order = rng.permutation(K)
-            rows.append(order)
-            cols.append(np.roll(order, -1))
-        if size % 2:
-            order = rng.permutation(K)[: K - K % 2]
-            rows.append(order[0::2])
-            cols.append(order[1::2])
-        return _symmetric_csr(np.concatenate(rows), np.concatenate(cols), K)
+        # A random circulant: the nodes in a random order, position i linked
+        # to positions i +- s for size // 2 distinct random shifts s in
+        # [1, (K - 1) / 2], and to i + K / 2 (a perfect matching) when size
+        # is odd and K even: every node gets exactly size peers (size - 1
+        # when both are odd).
+        order = rng.permutation(K)
+        shifts = rng.choice(np.arange(1, (K - 1) // 2 + 1), size=size // 2, replace=False)
+        if size % 2 and K % 2 == 0:
+            shifts = np.r_[shifts, K // 2]
+        position = np.arange(K)
+        rows = np.tile(order, shifts.size)
+        cols = order[(position[None, :] + shifts[:, None]) % K].ravel()
+        return _symmetric_csr(rows, cols, K)
     upper = sparse.triu(sparse.csr_matrix(adjacency), k=1).tocoo()
     degree = np.zeros(K, dtype=np.intp)
     np.add.at(degree, upper.row, 1)
