@@ -323,18 +323,17 @@ class DecentralizedBoostingClassifier(PeerViewMixin, _BaseGraphPersonalized):
         MPI engine runs both (:mod:`skfed.engines.mpi`).  Used only when
         the graph is learned (``graph=None``).
     peer_view : int, "auto" or None, default="auto"
-        Most peers a node may sample in the graph steps: a fixed random
-        symmetric view per node, drawn from ``random_state`` (public), inside
-        the topology (:mod:`skfed.boosting._dada_view`).  A node sends its
-        kernel graph model to at most that many peers, so its bytes stay
-        flat as nodes are added (at 800 nodes of 10 samples, 304 kB against
-        1.50 MB without a view).  ``"auto"``: 100 with the kernel signal, no
-        view with the boosting one (its models are re-sent at every step:
-        its bytes do not depend on the distinct peers); None: every node of
-        the topology (the paper's sampling).  On 400-500 nodes the view of
-        100 costs 0.2-0.4 accuracy points (``benchmarks/dada_peer_view.py``);
-        it changes nothing on 101 nodes or fewer.  Used only when the graph
-        is learned (``graph=None``).
+        Most peers a node may sample in the fit's graph steps: a fixed random
+        symmetric view per node, public (from ``random_state``), inside the
+        topology (:mod:`skfed.boosting._dada_view`).  A node sends its kernel
+        graph model to at most that many peers, so its bytes stay flat as
+        nodes are added (800 nodes of 10 samples: 304 kB against 1.50 MB
+        without a view).  ``"auto"``: 100 with the kernel signal, no view
+        with the boosting one (re-sent models: its bytes do not depend on
+        the distinct peers); None: the whole topology (the paper).  On 400
+        to 1,000 nodes a view of 100 cost 0 to 0.44 accuracy points
+        (``benchmarks/dada_peer_view.py``); on 101 nodes or fewer it changes
+        nothing.  Used only when the graph is learned; ``add_nodes`` does not.
     sparsify_graph : {"connected", None}, default="connected"
         Post-processing of every learned graph (the initial one and each
         update) before the models use it: ``"connected"`` keeps only the
