@@ -68,7 +68,7 @@ bit), so the 100-node rows compare None with 40 only::
     iid (100; 0-4)                  79.01 (87.0)    = None          78.55 (82.9)
     noisy (100; 5-9, held out)      74.19 (86.9)    = None          74.25 (82.8)
     jitter (100; 5-9, held out)     83.40 (97.8)    = None          83.29 (95.0)
-    axis_rules (100; 0-2)           61.30           = None          62.07 *
+    axis_rules (100; 0-2)           61.30           = None          61.37
     HAR walking (30; 0-2)           99.45           = None          = None
     School (139; 0-2)               71.57           71.18           71.45
     Computer buyers (190; 0-2)      71.99           71.88           72.08
@@ -78,12 +78,12 @@ bit), so the 100-node rows compare None with 40 only::
     alike_tiny (500; 0-2)           70.95           70.64           70.22
     alike_tiny (500; 3-5)           75.39           75.26           -
 
-(* measured with the first prototype of the view, a union of random
-Hamiltonian cycles, which gave fewer peers than its size at 100 nodes:
-34.8 a node for a size of 40; on the moons it scored noisy 76.15 (81.8),
+The first prototype of the view, a union of random Hamiltonian cycles,
+gave fewer peers than its size at 100 nodes (34.8 a node for a size of
+40); on the moons it scored noisy 76.15 (81.8),
 jitter 83.42 (93.0), iid 78.58 (84.2), noisy 5-9 73.47 (82.9), jitter
 5-9 82.07 (93.7), hence the circulant, whose every node has exactly
-``size`` peers.)
+``size`` peers.
 
 A view of 40 halves the bytes again and, on the 100-node moons, keeps
 the accuracy (mean change +0.01 over the seven rows) but loses weight

@@ -20,6 +20,7 @@ import skfed.boosting._dada_view as view_module
 from skfed._core._graph_fast import SentModels
 from skfed.boosting import DecentralizedBoostingClassifier
 from skfed.boosting._dada_view import PEER_VIEW, peer_view, resolve_peer_view
+from skfed.datasets import make_rotated_moons
 from skfed.graph import _GraphRunner
 from skfed.network import SimulatedNetwork
 
@@ -75,13 +76,10 @@ def test_topology_view_is_a_maximal_bounded_subgraph_of_the_topology():
     assert np.all((degree[left.row] == size) | (degree[left.col] == size))
 
 
-def _related(n_nodes, n=6, d=5, seed=0):
-    rng = np.random.RandomState(seed)
-    X = rng.randn(n_nodes * n, d)
-    g = np.repeat(np.arange(n_nodes), n)
-    W = rng.randn(d) + 0.3 * rng.randn(n_nodes, d)
-    y = (np.einsum("ij,ij->i", X, W[g]) > 0).astype(int)
-    return X, y, g
+def _related(n_nodes, seed=0):
+    X, _, y, _, groups, *_ = make_rotated_moons(n_nodes=n_nodes, n_features=3,
+                                                n_samples_range=(3, 8), random_state=seed)
+    return X, y, groups
 
 
 def test_graph_steps_inside_the_view_cost_the_closed_form():
