@@ -15,6 +15,7 @@ unchanged.
 import numpy as np
 import pytest
 from scipy import sparse
+from sklearn.base import clone
 
 import skfed.boosting._dada_view as view_module
 from skfed._core._graph_fast import SentModels
@@ -23,6 +24,8 @@ from skfed.boosting._dada_view import PEER_VIEW, peer_view, resolve_peer_view
 from skfed.datasets import make_rotated_moons
 from skfed.graph import _GraphRunner
 from skfed.network import SimulatedNetwork
+
+from ._helpers.mpi import launch, needs_mpi, saved_cases
 
 HEADER = 16  # the default header of a simulated message
 
@@ -195,3 +198,23 @@ def test_peer_view_with_a_fixed_graph_is_refused_by_name():
             X, y, groups=g)
     with pytest.raises(ValueError, match="peer_view"):
         DecentralizedBoostingClassifier(peer_view=0).fit(X, y, groups=g)
+
+
+@needs_mpi
+def test_view_on_two_mpi_ranks_equals_the_simulation(tmp_path):
+    """Every rank draws the same public view: the fit on two MPI ranks equals
+    the simulated one, graph, models and bytes."""
+    K = 16
+    X, y, g = _related(K, seed=2)
+    est = DecentralizedBoostingClassifier(n_estimators=12, max_iter=10 * K, random_state=0,
+                                          peer_view=4)
+    sim = clone(est).fit(X, y, groups=g)
+    cases = saved_cases([("dada_view", est, X, y, g, None)], tmp_path / "data")
+    run = launch(2, cases, tmp_path / "run")["dada_view"]
+    assert run.peer_view_ == sim.peer_view_ == 4
+    np.testing.assert_array_equal(run.collaboration_graph_.toarray(),
+                                  sim.collaboration_graph_.toarray())
+    np.testing.assert_array_equal(run.coef_, sim.coef_)
+    assert run.n_bytes_sent_ == sim.n_bytes_sent_
+    partners = np.diff(sparse.csr_matrix(sim.communication_.pair_bytes_sparse[:K, :K]).indptr)
+    assert partners.max() <= 4 + 3
