@@ -34,6 +34,8 @@ every learned edge lies inside the view.
 import numpy as np
 from scipy import sparse
 
+from ..graph import _GraphRunner
+
 # Default view size of the kernel graph signal (peer_view="auto");
 # chosen in benchmarks/dada_peer_view.py (its docstring has the table).
 PEER_VIEW = 100
@@ -138,8 +140,6 @@ class PeerViewMixin:
     """Dada's ``_fit_alternating`` with its graph steps inside the peer view."""
 
     def _fit_alternating(self, state, simulation, seeds, n_jobs_nodes, graph_runner=None):
-        from ..graph import _GraphRunner
-
         graph_runner = _GraphRunner if graph_runner is None else graph_runner
         K = simulation.n_nodes
         size = None
