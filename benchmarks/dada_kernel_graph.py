@@ -39,15 +39,9 @@ per-seed ratios; "CPU" the ratio of the two fits' CPU seconds)::
     paper 0-4             97.09  99.1  440  23.8     98.34 100.0  404  29.9     x1.26   x1.71
     random 0-4            74.83  90.3  432  28.0     75.48  98.9  384  30.0     x1.07   x1.61
     iid 0-4               78.12  71.2  418  27.1     79.01  87.0  366  30.1     x1.11   x1.66
-    School 0-2            71.49     -  617  19.3     71.18     -  603  42.4     x2.19   x3.41
+    School 0-2            71.49     -  617  19.3     71.57     -  608  55.3     x2.86   x6.52
     HAR walking 0-2       99.34     -   80   2.3     99.45     -   41   2.1     x0.94   x0.91
-    Computer buyers 0-2   71.78     -  855  25.9     71.88     -  811  57.4     x2.25   x1.89
-
-The School and Computer buyers rows were re-measured on 2026-11-29 (dada14)
-with the default ``peer_view`` (a view of 100 peers a node; they have 139
-and 190 nodes, the moons 100, which the view leaves unchanged); before
-it: School 71.57, 608, 55.3 MB, x2.86, x6.52; Computer buyers 71.85, 870,
-98.4 MB, x3.86, x2.35.
+    Computer buyers 0-2   71.78     -  855  25.9     71.85     -  870  98.4     x3.86   x2.35
 
 Held-out seeds 5-9 per seed, boosting / kernel: inside 79.0 / 96.9, 81.2
 / 93.1, 85.2 / 93.9, 35.6 / 55.4 (seed 8: the vote keeps one of the two
@@ -116,13 +110,7 @@ Computer buyers, 71.33 (872 non-zeros; per run 71.70, 69.89, 72.41
 against 72.84, 70.01, 72.92 now: its nodes rate the same computers, so
 scores tie and their last bits move the graph), and the CPU ratios were
 x2.27-x2.43 on the moons, x10.25 School, x1.09 HAR, x3.51 Computer
-buyers.  The School and Computer buyers rows were re-measured on 2026-11-29 (dada14)
-with the default ``peer_view`` (a view of 100 peers a node; they have 139
-and 190 nodes, the moons 100, which the view leaves unchanged); before
-it: School 71.57, 608, 55.3 MB, x2.86, x6.52; Computer buyers 71.85, 870,
-98.4 MB, x3.86, x2.35.
-
-Held-out seeds 5-9 per seed, boosting / kernel: inside
+buyers.  Held-out seeds 5-9 per seed, boosting / kernel: inside
 79.0 / 94.0, 81.2 / 90.5, 85.2 / 90.0, 35.6 / 54.1 (seed 8: the vote keeps
 one of the two informative features), 79.5 / 96.2.  Compared with dada5's
 prototype (``dada_graph_signal.py rff-graph``: 85.4 % held out, 74.38 %

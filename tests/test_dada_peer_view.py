@@ -168,9 +168,11 @@ def test_dada_kernel_models_reach_at_most_peer_view_peers(monkeypatch):
 
 
 def test_auto_view_bounds_the_kernel_signal_only():
-    K = 2 * PEER_VIEW
+    K = PEER_VIEW + 40
     X, y, g = _related(K)
-    common = dict(n_estimators=10, max_iter=5 * K, random_state=1)
+    # kappa=20: about 600 contacts a node, so that without a view a node
+    # meets more than PEER_VIEW peers
+    common = dict(n_estimators=10, max_iter=5 * K, kappa=20, random_state=1)
     boost_auto = DecentralizedBoostingClassifier(graph_signal="boosting", **common)
     boost_none = DecentralizedBoostingClassifier(graph_signal="boosting", peer_view=None,
                                                  **common)

@@ -15,11 +15,13 @@ the fits below (``_per_node(N)``, with and without
 ``graph_signal="boosting"``).
 
 dada14 (2026-11-29): the default ``peer_view="auto"`` keeps each node's
-graph steps inside a fixed random view of 100 peers
+graph steps inside a fixed random view of 200 peers
 (``skfed/boosting/_dada_view.py``), so the kernel signal's bytes per node
-are flat too: 176 kB at 50 nodes, 300 kB at 100, 303 kB at 200, 304 kB at
-800 (``python benchmarks/dada_peer_view.py bytes 50,100,200,800 None,100``);
-the strict xfail below was removed.
+stop growing once the federation outnumbers the view: 543 kB at 200
+nodes, 546 kB at 400 and at 800 (``python benchmarks/dada_peer_view.py
+bytes 50,100,200,400,800,1600 200``); the strict xfail below was removed
+and its sizes moved to one and two views (a view of 100 flattens from 100
+nodes, 304 kB, but cost 0.4 accuracy points on 400 related nodes).
 """
 
 import numpy as np
@@ -55,13 +57,14 @@ def test_boosting_signal_bytes_per_node_do_not_grow_with_nodes():
 
 
 def test_kernel_signal_bytes_per_node_do_not_grow_with_nodes():
-    small, partners_small, _ = _per_node(100)
-    large, partners_large, raw = _per_node(400)
     # the default view bounds a node's partners (plus its aggregation-tree
-    # links), so its kernel models and its bytes stay flat
+    # links), so its kernel models and its bytes stay flat once the
+    # federation is larger than the view
     view = resolve_peer_view("auto", "kernel")
+    small, partners_small, _ = _per_node(view + 1)  # the view is every node
+    large, partners_large, raw = _per_node(2 * view)
     assert partners_small <= view + 3 and partners_large <= view + 3
-    assert large / small < 1.3, (small, large, large * 400 / raw)
+    assert large / small < 1.3, (small, large, large * 2 * view / raw)
     # without the view they grow with the nodes (review13's measurement)
-    free, partners_free, _ = _per_node(400, peer_view=None)
-    assert partners_free > 3 * partners_large and free > 2 * large
+    free, partners_free, _ = _per_node(2 * view, peer_view=None)
+    assert partners_free > 1.5 * partners_large and free > 1.5 * large

@@ -326,14 +326,15 @@ class DecentralizedBoostingClassifier(PeerViewMixin, _BaseGraphPersonalized):
         Most peers a node may sample in the fit's graph steps: a fixed random
         symmetric view per node, public (from ``random_state``), inside the
         topology (:mod:`skfed.boosting._dada_view`).  A node sends its kernel
-        graph model to at most that many peers, so its bytes stay flat as
-        nodes are added (800 nodes of 10 samples: 304 kB against 1.50 MB
-        without a view).  ``"auto"``: 100 with the kernel signal, no view
-        with the boosting one (re-sent models: its bytes do not depend on
-        the distinct peers); None: the whole topology (the paper).  On 400
-        to 1,000 nodes a view of 100 cost 0 to 0.44 accuracy points
-        (``benchmarks/dada_peer_view.py``); on 101 nodes or fewer it changes
-        nothing.  Used only when the graph is learned; ``add_nodes`` does not.
+        graph model to at most that many peers, so its bytes stop growing
+        once the nodes outnumber the view (nodes of 10 samples: 546 kB at
+        400 to 1,600 nodes; 1.50 MB at 800 without a view).  ``"auto"``:
+        200 with the kernel signal, no view with the boosting one (re-sent
+        models: its bytes do not depend on the distinct peers); None: the
+        whole topology (the paper).  On 400-500 nodes 200 cost at most 0.12
+        accuracy points, 100 up to 0.44 (``benchmarks/dada_peer_view.py``);
+        on 201 nodes or fewer it changes nothing.  Used only when the graph
+        is learned (``graph=None``), and not by :meth:`add_nodes`.
     sparsify_graph : {"connected", None}, default="connected"
         Post-processing of every learned graph (the initial one and each
         update) before the models use it: ``"connected"`` keeps only the

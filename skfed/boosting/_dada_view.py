@@ -36,9 +36,9 @@ from scipy import sparse
 
 from ..graph import _GraphRunner
 
-# Default view size of the kernel graph signal (peer_view="auto");
+# Default view size of the kernel graph signal (peer_view="auto"): 200,
 # chosen in benchmarks/dada_peer_view.py (its docstring has the table).
-PEER_VIEW = 100
+PEER_VIEW = 200
 
 _VIEW_TAG = 0x76696577  # "view": the view's generator, apart from the fit's streams
 
