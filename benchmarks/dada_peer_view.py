@@ -62,7 +62,7 @@ bit)::
     python benchmarks/dada_peer_view.py axis_rules,har 0,1,2 None,40
     python benchmarks/dada_peer_view.py related400,noisy400,alike_tiny,school,computer 0,1,2 None,40,100,200
     python benchmarks/dada_peer_view.py related400,alike_tiny 3,4,5 None,100,200
-    python benchmarks/dada_peer_view.py noisy400 3,4,5 None,100
+    python benchmarks/dada_peer_view.py noisy400 3,4,5 None,100,200
 
     family (nodes; seeds)        None            200 (default)   100            40
     noisy (100; 0-4)             76.11 (87.7)    = None          = None         76.59 (87.5)
@@ -79,13 +79,15 @@ bit)::
     related400 (400; 0-2)        72.16           72.04           71.72          71.48
     related400 (400; 3-5)        74.56           74.45           74.20          -
     noisy400 (400; 0-2)          73.09 (69.2)    73.14 (67.4)    72.93 (63.1)   72.88 (57.4)
-    noisy400 (400; 3-5)          76.21 (78.1)    -               76.35 (74.3)   -
+    noisy400 (400; 3-5)          76.21 (78.1)    76.46 (77.2)    76.35 (74.3)   -
     alike_tiny (500; 0-2)        70.95           70.84           70.64          70.22
     alike_tiny (500; 3-5)        75.39           75.51           75.26          -
 
 ``timing-one dada`` on the noisy moons ("noisy" family; accuracy, inside,
 non-zeros, pairs a node): 1,000 nodes 75.52 %, 92.4 %, 4,508, 200.7 with
-the default view (75.13 %, 92.0 %, 3,516, 101.8 with 100).
+the default view (75.13 %, 92.0 %, 3,516, 101.8 with 100); 10,000 nodes
+75.47 %, 93.1 %, 44,830, 201.1 (75.47 %, 91.4 %, 45,974, 102.0 with 100;
+75.27 %, 93.7 %, 45,940 and about 1,035 pairs a node before the view).
 
 A view of 100 flattens the bytes from 200 nodes on (304 kB) but lost
 0.36-0.44 points on the related tasks on every one of the six seeds (and
