@@ -12,9 +12,10 @@ about 1,090: its bytes grew about linearly with the nodes below that
 A *view* bounds them: before the first graph step every node gets a fixed
 set of at most ``size`` peers, symmetric (``l`` is in ``k``'s view exactly
 when ``k`` is in ``l``'s), drawn from public randomness derived from
-``random_state`` (a separate generator: the rest of the fit draws the same
-numbers as without a view), and the graph steps sample among the view
-only.  A node then sends its graph model to at most ``size`` peers, and
+``random_state`` (a generator of its own: drawing the view changes no
+other stream of the fit), and each graph step samples its ``kappa``
+peers uniformly among the waking node's view (eq. 5's step itself is
+unchanged).  A node then sends its graph model to at most ``size`` peers, and
 every learned edge lies inside the view.
 
 * On a complete topology the view is a random circulant graph: the nodes
