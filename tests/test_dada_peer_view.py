@@ -127,11 +127,12 @@ class _Spy:
     """Record every view and graph runner a fit builds, and its SentModels."""
 
     def __init__(self, monkeypatch):
-        self.views, self.sent = [], []
+        self.views, self.sent, self.topologies = [], [], []
         restrict, run = view_module.restrict_to_view, _GraphRunner.run
 
         def spy_restrict(runner, view):
             self.views.append(view)
+            self.topologies.append(runner.simulation.adjacency)
             return restrict(runner, view)
 
         def spy_run(runner, *args, **kw):
@@ -220,3 +221,22 @@ def test_view_on_two_mpi_ranks_equals_the_simulation(tmp_path):
     assert run.n_bytes_sent_ == sim.n_bytes_sent_
     partners = np.diff(sparse.csr_matrix(sim.communication_.pair_bytes_sparse[:K, :K]).indptr)
     assert partners.max() <= 4 + 3
+
+
+def test_view_on_an_explicit_topology_stays_inside_it(monkeypatch):
+    spy = _Spy(monkeypatch)
+    K, size = 40, 5
+    X, y, g = _related(K, seed=1)
+    network = SimulatedNetwork("erdos_renyi", topology_params={"p": 0.5})
+    est = DecentralizedBoostingClassifier(n_estimators=12, max_iter=20 * K, random_state=2,
+                                          peer_view=size, network=network)
+    est.fit(X, y, groups=g)
+    (view,) = spy.views
+    V = _pattern(view, K).toarray() > 0
+    topology = sparse.csr_matrix(spy.topologies[0]).toarray() != 0
+    assert np.diff(view[0]).max() <= size < topology.sum(axis=1).max()
+    assert np.all(topology[V])  # the view lies inside the topology
+    assert np.all(est.collaboration_graph_.toarray()[~V] == 0)
+    (sent,) = {s for s in spy.sent if s is not None}
+    receivers = np.array([[sent.contains(k, l) for l in range(K)] for k in range(K)])
+    assert not receivers[~V].any() and receivers.sum(axis=1).max() <= size
