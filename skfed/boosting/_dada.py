@@ -37,9 +37,9 @@ from ._base import (
     _squeeze_problems,
 )
 from .._kept_local import apply_kept_local
-from ._private import _DADA_PUBLIC, _check_private_inputs
-from ._private import plan_private_choices
+from ._private import _DADA_PUBLIC, _check_private_inputs, plan_private_choices
 from ._kernel_graph import fit_graph_models, graph_signal_used
+from ._dada_view import PeerViewMixin
 from ._stumps import (
     _N_BINS,
     _stump_counts,
@@ -63,7 +63,7 @@ from ._dada_state import (  # noqa: F401  (_BoostingState: skfed.boosting re-exp
 )
 
 
-class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
+class DecentralizedBoostingClassifier(PeerViewMixin, _BaseGraphPersonalized):
     """Dada: personalized l1-boosting per node, over a learned collaboration graph.
 
     Every node k boosts the same ``n_base`` base predictors ``h_j`` (decision
@@ -153,12 +153,12 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     ``graph_signal="kernel"`` the nodes first agree on the pooled mean and
     spread of the kernel's input features (up an aggregation tree, ``2 d +
     1`` float64 per node, ``2 d`` back down), and a graph model (``300 P``
-    float64, never changing) travels once per (sender, receiver) pair: the
-    receiver keeps it, and later requests and answers between the two carry
-    no model; the scores need no refresh before a re-learning.  A round of
-    ``bytes_per_round_`` is one global iteration; the bytes of the setup
-    (feature ranges, initial graph) count in the first round and those of
-    each graph update in the round after it.
+    float64, never changing) travels once per (sender, receiver) pair, to at
+    most ``peer_view_`` peers: the receiver keeps it, and later requests and
+    answers between the two carry no model; the scores need no refresh
+    before a re-learning.  A round of ``bytes_per_round_`` is one global
+    iteration; the bytes of the setup (feature ranges, initial graph) count
+    in the first round and those of each graph update in the round after it.
 
     Parameters
     ----------
@@ -322,6 +322,19 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         by :meth:`add_nodes` learn their rows from the boosting models.  The
         MPI engine runs both (:mod:`skfed.engines.mpi`).  Used only when
         the graph is learned (``graph=None``).
+    peer_view : int, "auto" or None, default="auto"
+        Most peers a node may sample in the fit's graph steps: a fixed random
+        symmetric view per node, public (from ``random_state``), inside the
+        topology (:mod:`skfed.boosting._dada_view`).  A node sends its kernel
+        graph model to at most that many peers, so its bytes stop growing
+        once the nodes outnumber the view (nodes of 10 samples: 546 kB at
+        400 to 1,600 nodes; 1.50 MB at 800 without a view).  ``"auto"``:
+        200 with the kernel signal, no view with the boosting one (re-sent
+        models: its bytes do not depend on the distinct peers); None: the
+        whole topology (the paper).  On 400-500 nodes 200 cost at most 0.12
+        accuracy points, 100 up to 0.44 (``benchmarks/dada_peer_view.py``);
+        on 201 nodes or fewer it changes nothing.  Used only when the graph
+        is learned (``graph=None``), and not by :meth:`add_nodes`.
     sparsify_graph : {"connected", None}, default="connected"
         Post-processing of every learned graph (the initial one and each
         update) before the models use it: ``"connected"`` keeps only the
@@ -436,6 +449,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         The models the graph steps compared (``graph_signal``, or
         ``"boosting"`` under a finite ``privacy`` budget); None when no
         graph was learned (a fixed ``graph`` or a single node).
+    peer_view_ : int or None
+        The view size the graph steps used (``peer_view`` resolved).
     kernel_features_ : ndarray of int
         Only with ``graph_signal_ == "kernel"``: the input features of the
         kernel graph models.
@@ -571,7 +586,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
     _join_fixed_params = _BaseGraphPersonalized._join_fixed_params + (
         "stump_placement", "feature_selection")
     # a fixed graph compares no models either
-    _learned_graph_only = _BaseGraphPersonalized._learned_graph_only + ("graph_signal",)
+    _learned_graph_only = (*_BaseGraphPersonalized._learned_graph_only, "graph_signal",
+                           "peer_view")
 
     _parameter_constraints = {
         "n_estimators": [Interval(numbers.Integral, 1, None, closed="left"),
@@ -582,6 +598,8 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         "beta": [Interval(numbers.Real, 0, None, closed="neither")],
         "peer_scoring": ["boolean", Interval(numbers.Real, 0, None, closed="left")],
         "graph_signal": [StrOptions({"kernel", "boosting"})],
+        "peer_view": [None, StrOptions({"auto"}), Interval(numbers.Integral, 1, None,
+                                                           closed="left")],
         "privacy": [None, DifferentialPrivacy],
         **_BaseGraphPersonalized._common_constraints,
     }
@@ -604,6 +622,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         max_neighbors=5,
         peer_scoring=True,
         graph_signal="kernel",
+        peer_view="auto",
         sparsify_graph="connected",
         graph_update_every="n_nodes",
         graph_init_iter=None,
@@ -632,6 +651,7 @@ class DecentralizedBoostingClassifier(_BaseGraphPersonalized):
         self.max_neighbors = max_neighbors
         self.peer_scoring = peer_scoring
         self.graph_signal = graph_signal
+        self.peer_view = peer_view
         self.sparsify_graph = sparsify_graph
         self.graph_update_every = graph_update_every
         self.graph_init_iter = graph_init_iter
