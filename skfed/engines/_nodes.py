@@ -3,7 +3,8 @@
 A Dask worker process or a Flower SuperNode gets its inputs by value and
 must hand back everything it changes: these functions wrap skfed's Cython
 node solvers that way (inputs are never modified; the new dual variables
-and RNG state are returned).
+and RNG state are returned).  :func:`node_error` is the one place the
+engines word a node's input error.
 """
 
 import numpy as np
@@ -11,7 +12,40 @@ import numpy as np
 from .._core._multitask_fast import gap_terms
 from ..multitask import _primal_node_solve
 
-__all__ = ["primal_node_solve", "primal_gap_sums"]
+__all__ = ["primal_node_solve", "primal_gap_sums", "node_error"]
+
+
+def node_error(label, exc):
+    """The error an engine raises for a node whose data fail a check.
+
+    The simulated fit's own message, prefixed with the node's label, so a
+    run over Flower SuperNodes or MPI ranks says which node's data are bad
+    in the words the one-process fit uses.
+
+    Parameters
+    ----------
+    label : int, str or NumPy scalar
+        The node's label (a NumPy scalar is shown as the Python value).
+    exc : Exception
+        The check's error.
+
+    Returns
+    -------
+    error : ValueError
+        ``ValueError("Node <label!r>: <exc>")``; raise it ``from exc``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed.engines._nodes import node_error
+    >>> str(node_error(np.int64(3), ValueError("Input X contains NaN.")))
+    'Node 3: Input X contains NaN.'
+    >>> str(node_error("ward-b", ValueError("bad")))
+    "Node 'ward-b': bad"
+    """
+    if isinstance(label, np.generic) or (isinstance(label, np.ndarray) and label.ndim == 0):
+        label = label.item()
+    return ValueError(f"Node {label!r}: {exc}")
 
 
 def primal_node_solve(Z, Y, sw, g, total, rng_state, w, c, steps, theta, loss):

@@ -90,6 +90,7 @@ from flwr.serverapp import Grid, ServerApp  # noqa: E402
 from . import _flower_multitask, _flower_support  # noqa: E402
 from .._join_params import record_join_params  # noqa: E402
 from ._flower_records import HELLO, _arrays_of, _config_of  # noqa: E402
+from ._nodes import node_error  # noqa: E402
 from ._partitions import read_partition, save_partitions  # noqa: E402
 
 __all__ = [
@@ -177,8 +178,7 @@ class _NodeData:
         except ValueError as exc:
             if known is None:
                 raise
-            known = known.item() if hasattr(known, "item") else known
-            raise ValueError(f"Node {known!r}: {exc}") from exc
+            raise node_error(known, exc) from exc
         if est.group_column is not None:
             if len(est.nodes_) != 1:
                 raise ValueError(

@@ -133,6 +133,7 @@ require_extra("mpi")
 from mpi4py import MPI  # noqa: E402
 
 from .._base import check_sample_weight  # noqa: E402
+from ._nodes import node_error  # noqa: E402
 from ..boosting import DecentralizedBoostingClassifier, PersonalizedLinearClassifier  # noqa: E402
 from ..graph import CollaborationGraphLearner  # noqa: E402
 from ..network import SimulatedNetwork  # noqa: E402
@@ -180,7 +181,6 @@ def _node_data(obj, label):
 def _validate_node(label, X, y, sample_weight, regressor=False, estimator=None):
     """One node's data, validated as ``fit`` validates the pooled data (the
     same checks and messages, prefixed with the node's label)."""
-    label = label.item() if isinstance(label, np.generic) else label
     try:
         X = check_array(X, dtype=[np.float64, np.float32], input_name="X",
                         estimator=estimator)
@@ -194,7 +194,7 @@ def _validate_node(label, X, y, sample_weight, regressor=False, estimator=None):
         # The check fit applies to the pooled data: shape, finiteness, sign.
         sample_weight = check_sample_weight(sample_weight, X, dtype=np.float64)
     except ValueError as exc:
-        raise ValueError(f"Node {label!r}: {exc}") from exc
+        raise node_error(label, exc) from exc
     return X, y, sample_weight
 
 
