@@ -132,7 +132,7 @@ require_extra("mpi")
 
 from mpi4py import MPI  # noqa: E402
 
-from .._base import check_sample_weight  # noqa: E402
+from .._base import _numeric_target, check_sample_weight  # noqa: E402
 from ._nodes import node_error  # noqa: E402
 from ..boosting import DecentralizedBoostingClassifier, PersonalizedLinearClassifier  # noqa: E402
 from ..graph import CollaborationGraphLearner  # noqa: E402
@@ -187,6 +187,7 @@ def _validate_node(label, X, y, sample_weight, regressor=False, estimator=None):
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
         if regressor:
+            y = _numeric_target(y, estimator)
             y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y",
                             estimator=estimator)
         else:
