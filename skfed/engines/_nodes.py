@@ -26,13 +26,15 @@ def node_error(label, exc):
     ----------
     label : int, str or NumPy scalar
         The node's label (a NumPy scalar is shown as the Python value).
-    exc : Exception
+    exc : ValueError or TypeError
         The check's error.
 
     Returns
     -------
-    error : ValueError
-        ``ValueError("Node <label!r>: <exc>")``; raise it ``from exc``.
+    error : ValueError or TypeError
+        ``ValueError("Node <label!r>: <exc>")`` (a ``TypeError`` for a
+        ``TypeError``, e.g. sparse ``X`` where dense is needed); raise it
+        ``from exc``.
 
     Examples
     --------
@@ -40,12 +42,13 @@ def node_error(label, exc):
     >>> from skfed.engines._nodes import node_error
     >>> str(node_error(np.int64(3), ValueError("Input X contains NaN.")))
     'Node 3: Input X contains NaN.'
-    >>> str(node_error("ward-b", ValueError("bad")))
-    "Node 'ward-b': bad"
+    >>> node_error("ward-b", TypeError("Sparse data was passed for X"))
+    TypeError("Node 'ward-b': Sparse data was passed for X")
     """
     if isinstance(label, np.generic) or (isinstance(label, np.ndarray) and label.ndim == 0):
         label = label.item()
-    return ValueError(f"Node {label!r}: {exc}")
+    kind = TypeError if isinstance(exc, TypeError) else ValueError
+    return kind(f"Node {label!r}: {exc}")
 
 
 def primal_node_solve(Z, Y, sw, g, total, rng_state, w, c, steps, theta, loss):

@@ -175,7 +175,7 @@ class _NodeData:
                     accept_sparse=["csr", "csc"] if sparse else False,
                     y_numeric=regressor,
                 )
-        except ValueError as exc:
+        except (ValueError, TypeError) as exc:
             if known is None:
                 raise
             raise node_error(known, exc) from exc

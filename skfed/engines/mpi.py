@@ -132,7 +132,7 @@ require_extra("mpi")
 
 from mpi4py import MPI  # noqa: E402
 
-from .._base import _numeric_target, check_sample_weight  # noqa: E402
+from .._base import _numeric_target, check_groups, check_sample_weight  # noqa: E402
 from ._nodes import node_error  # noqa: E402
 from ..boosting import DecentralizedBoostingClassifier, PersonalizedLinearClassifier  # noqa: E402
 from ..graph import CollaborationGraphLearner  # noqa: E402
@@ -194,7 +194,7 @@ def _validate_node(label, X, y, sample_weight, regressor=False, estimator=None):
             check_classification_targets(y)
         # The check fit applies to the pooled data: shape, finiteness, sign.
         sample_weight = check_sample_weight(sample_weight, X, dtype=np.float64)
-    except ValueError as exc:
+    except (ValueError, TypeError) as exc:
         raise node_error(label, exc) from exc
     return X, y, sample_weight
 
@@ -295,7 +295,8 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0, faults=None):
     if callable(data):
         if nodes is None:
             raise ValueError("fit with a callable data loader needs nodes= (all node labels).")
-        labels = np.unique(np.asarray(nodes))
+        nodes = check_groups(nodes, len(nodes), name="nodes")  # as fit checks groups
+        labels = np.unique(nodes)
         if len(labels) != len(nodes):
             raise ValueError("nodes must not repeat a label.")
         load = data
@@ -308,6 +309,8 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0, faults=None):
         def load(label):
             return read_partition(files[label])
 
+    if len(labels) == 0:
+        raise ValueError("nodes is empty: give the label of every node to fit.")
     if len(labels) < peer.size:
         raise ValueError(
             f"{len(labels)} nodes cannot be spread over {peer.size} MPI ranks; start at most "
