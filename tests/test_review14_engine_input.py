@@ -119,3 +119,67 @@ def test_flower_client_names_the_node_as_the_simulation_does(Est, Xc, yc, kind):
     on_flower = _message(lambda: _NodeData(Est(), lambda c: (Xc[node], yc[node]), context,
                                            "partition-id"), kind)
     assert on_flower == f"Node 2: {simulated}"
+
+
+# ------------------------------------------------ the engines' own settings
+# Before review14 the Flower apps took any value here: load_data=5 failed in
+# every SuperNode at every message ("'int' object is not callable"),
+# on_fit=5 after the whole fit (losing it), min_nodes=0 started a fit with
+# no node, a timeout <= 0 failed every wait at once and blamed the nodes;
+# mpi.fit's timeout likewise blamed a rank.
+@pytest.mark.parametrize("settings, kind, message", [
+    (dict(min_nodes=0), ValueError, r"^min_nodes must be an integer >= 1 .*got 0\.$"),
+    (dict(min_nodes=2.5), ValueError, r"^min_nodes must be an integer >= 1 .*got 2\.5\.$"),
+    (dict(timeout=-5), ValueError, r"^timeout must be a finite number of seconds > 0, got -5\.$"),
+    (dict(timeout=float("inf")), ValueError, r"^timeout must be a finite number"),
+    (dict(poll_interval=0), ValueError, r"^poll_interval must be a finite number of seconds"),
+    (dict(on_fit=5), TypeError, r"^on_fit must be None or a callable on_fit\(fitted, context\); "
+                                r"got int\.$"),
+])
+def test_flower_server_app_refuses_bad_settings_by_name(settings, kind, message):
+    pytest.importorskip("flwr")
+    from skfed.engines.flower import fit_on_grid, make_server_app
+
+    with pytest.raises(kind, match=message):
+        make_server_app(FederatedMultiTaskClassifier(), **settings)
+    if "on_fit" not in settings:
+        with pytest.raises(kind, match=message):   # before any message is sent
+            fit_on_grid(FederatedMultiTaskClassifier(), grid=None, **settings)
+
+
+def test_flower_server_app_reads_min_nodes_from_the_run_config():
+    pytest.importorskip("flwr")
+    from skfed.engines.flower import _check_min_nodes
+
+    assert _check_min_nodes(3) == 3 and _check_min_nodes(np.int64(2)) == 2
+    with pytest.raises(ValueError, match=r"^The run config's skfed-min-nodes must be an "
+                                         r"integer >= 1 .*got 'three'\.$"):
+        _check_min_nodes("three", "The run config's skfed-min-nodes")
+    with pytest.raises(ValueError, match=r"got True"):
+        _check_min_nodes(True)
+
+
+@pytest.mark.parametrize("settings, message", [
+    (dict(load_data=5), r"^load_data must be None or a callable load_data\(context\) "
+                        r"returning this node's data; got int\.$"),
+    (dict(label_key=3), r"^label_key must be a node-config key \(a str\); got int\.$"),
+])
+def test_flower_client_app_refuses_bad_settings_by_name(settings, message):
+    pytest.importorskip("flwr")
+    from skfed.engines.flower import make_client_app
+
+    with pytest.raises(TypeError, match=message):
+        make_client_app(FederatedMultiTaskClassifier(), **settings)
+
+
+@pytest.mark.parametrize("timeout", [-1.0, 0, float("nan"), "60"])
+def test_mpi_fit_refuses_a_timeout_that_is_not_a_positive_number(timeout):
+    pytest.importorskip("mpi4py")
+    with pytest.raises(ValueError, match=r"^timeout must be a finite number of seconds > 0"):
+        from mpi4py import MPI
+
+        from skfed.engines import mpi
+
+        mpi.fit(PersonalizedLinearClassifier(random_state=0),
+                lambda label: (X[IDS == label], Y[IDS == label]), nodes=[0, 1, 2, 3],
+                comm=MPI.COMM_WORLD, timeout=timeout)

@@ -133,7 +133,7 @@ require_extra("mpi")
 from mpi4py import MPI  # noqa: E402
 
 from .._base import _numeric_target, check_groups, check_sample_weight  # noqa: E402
-from ._nodes import node_error  # noqa: E402
+from ._nodes import check_seconds, node_error  # noqa: E402
 from ..boosting import DecentralizedBoostingClassifier, PersonalizedLinearClassifier  # noqa: E402
 from ..graph import CollaborationGraphLearner  # noqa: E402
 from ..network import SimulatedNetwork  # noqa: E402
@@ -271,6 +271,7 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0, faults=None):
             f"set group_column=None (got {estimator.group_column!r}) and pass groups= to "
             "predict."
         )
+    timeout = check_seconds("timeout", timeout)
     start = time.perf_counter()
     faults = {} if faults is None else dict(faults)
     unknown = set(faults) - {"slow", "hang", "stop"}
