@@ -653,6 +653,8 @@ class FederatedMixin(DocLinkMixin):
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None."
             )
+        if y_numeric:
+            y = _numeric_target(y, self)
         X_features, column_groups = self._split_X(X, reset=True)
         check_params = dict(
             accept_sparse=accept_sparse,
@@ -823,6 +825,25 @@ class FederatedMixin(DocLinkMixin):
         self.n_messages_ = log.total_messages
         self.bytes_per_round_ = log.bytes_per_round
         return log
+
+
+def _numeric_target(y, estimator):
+    """A numeric target ``y``: strings (or objects) that are not numbers are
+    refused with an error naming ``y``; numbers written as strings become
+    float64; anything else is returned as given (validated later)."""
+    if y is None or hasattr(y, "toarray"):
+        return y
+    values = np.asarray(y)
+    if values.dtype.kind not in "OUS":
+        return y
+    try:
+        return values.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"y must hold numbers: {type(estimator).__name__} fits a numeric target, "
+            f"and y holds a value that is not a number ({exc}). Encode the target as "
+            "numbers (class labels go to a classifier)."
+        ) from exc
 
 
 def _check_y(y, *, multi_output, y_numeric):

@@ -99,6 +99,7 @@ def validate_join_data(est, X, y, groups=None, sample_weight=None, *,
         _GROUPS_HELP,
         NodeLayout,
         _check_y,
+        _numeric_target,
         check_node_weights,
         check_sample_weight,
     )
@@ -112,6 +113,8 @@ def validate_join_data(est, X, y, groups=None, sample_weight=None, *,
     check_join_params(est)
     if y is None:
         raise ValueError(f"{name}.add_nodes requires y (the new nodes' targets).")
+    if y_numeric:
+        y = _numeric_target(y, est)
     X_features, column_groups = est._split_X(X, reset=False)
     check_params = {"accept_sparse": accept_sparse, "dtype": [np.float64, np.float32]}
     if est.group_column is not None:

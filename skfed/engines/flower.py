@@ -67,6 +67,7 @@ then start a SuperLink, one SuperNode per data partition (written by
 :func:`save_partitions`) and ``flwr run``; see ``doc/engines.rst``.
 """
 
+import numbers
 import time
 import warnings
 
@@ -90,6 +91,7 @@ from flwr.serverapp import Grid, ServerApp  # noqa: E402
 from . import _flower_multitask, _flower_support  # noqa: E402
 from .._join_params import record_join_params  # noqa: E402
 from ._flower_records import HELLO, _arrays_of, _config_of  # noqa: E402
+from ._nodes import check_seconds, node_error  # noqa: E402
 from ._partitions import read_partition, save_partitions  # noqa: E402
 
 __all__ = [
@@ -174,11 +176,10 @@ class _NodeData:
                     accept_sparse=["csr", "csc"] if sparse else False,
                     y_numeric=regressor,
                 )
-        except ValueError as exc:
+        except (ValueError, TypeError) as exc:
             if known is None:
                 raise
-            known = known.item() if hasattr(known, "item") else known
-            raise ValueError(f"Node {known!r}: {exc}") from exc
+            raise node_error(known, exc) from exc
         if est.group_column is not None:
             if len(est.nodes_) != 1:
                 raise ValueError(
@@ -511,6 +512,20 @@ def _engine_for(estimator):
     )
 
 
+def _check_min_nodes(min_nodes, where="min_nodes"):
+    if (isinstance(min_nodes, bool) or not isinstance(min_nodes, numbers.Integral)
+            or min_nodes < 1):
+        raise ValueError(f"{where} must be an integer >= 1 (SuperNodes to wait for), "
+                         f"got {min_nodes!r}.")
+    return int(min_nodes)
+
+
+def _check_callable(value, name, what):
+    if value is not None and not callable(value):
+        raise TypeError(f"{name} must be None or a callable {what}; got "
+                        f"{type(value).__name__}.")
+
+
 def fit_on_grid(estimator, grid, *, min_nodes=1, timeout=600.0, poll_interval=0.05):
     """Fit ``estimator`` over the SuperNodes of a Flower run; return the fitted copy.
 
@@ -538,6 +553,9 @@ def fit_on_grid(estimator, grid, *, min_nodes=1, timeout=600.0, poll_interval=0.
     """
     engine = _engine_for(estimator)
     engine.check_supported(estimator)
+    min_nodes = _check_min_nodes(min_nodes)
+    timeout = check_seconds("timeout", timeout)
+    poll_interval = check_seconds("poll_interval", poll_interval)
     driver = _Driver(grid, min_nodes=min_nodes, timeout=timeout, poll_interval=poll_interval)
     driver.say_hello(estimator, up_items=engine.hello_items(estimator))
     fitted = clone(estimator)
@@ -572,13 +590,23 @@ def make_server_app(estimator, *, on_fit=None, min_nodes=None, timeout=600.0,
     app : flwr.serverapp.ServerApp
     """
     _engine_for(estimator).check_supported(estimator)
+    if min_nodes is not None:
+        _check_min_nodes(min_nodes)
+    check_seconds("timeout", timeout)
+    check_seconds("poll_interval", poll_interval)
+    _check_callable(on_fit, "on_fit", "on_fit(fitted, context)")
     app = ServerApp()
 
     @app.main()
     def main(grid: Grid, context: Context) -> None:
         wanted = min_nodes
         if wanted is None:
-            wanted = int(context.run_config.get("skfed-min-nodes", 1))
+            wanted = context.run_config.get("skfed-min-nodes", 1)
+            if isinstance(wanted, str) and wanted.strip().isdigit():
+                wanted = int(wanted)          # (as given on a command line)
+            elif isinstance(wanted, float) and wanted.is_integer():
+                wanted = int(wanted)
+            wanted = _check_min_nodes(wanted, "The run config's skfed-min-nodes")
         fitted = fit_on_grid(
             estimator, grid, min_nodes=wanted, timeout=timeout, poll_interval=poll_interval
         )
@@ -616,6 +644,10 @@ def make_client_app(estimator, load_data=None, *, label_key="partition-id"):
     """
     engine = _engine_for(estimator)
     engine.check_supported(estimator)
+    _check_callable(load_data, "load_data", "load_data(context) returning this node's data")
+    if not isinstance(label_key, str):
+        raise TypeError(f"label_key must be a node-config key (a str); got "
+                        f"{type(label_key).__name__}.")
     load = load_partition if load_data is None else load_data
     app = ClientApp()
     sparse = engine.ACCEPT_SPARSE

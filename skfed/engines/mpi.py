@@ -132,7 +132,8 @@ require_extra("mpi")
 
 from mpi4py import MPI  # noqa: E402
 
-from .._base import check_sample_weight  # noqa: E402
+from .._base import _numeric_target, check_groups, check_sample_weight  # noqa: E402
+from ._nodes import check_seconds, node_error  # noqa: E402
 from ..boosting import DecentralizedBoostingClassifier, PersonalizedLinearClassifier  # noqa: E402
 from ..graph import CollaborationGraphLearner  # noqa: E402
 from ..network import SimulatedNetwork  # noqa: E402
@@ -180,21 +181,21 @@ def _node_data(obj, label):
 def _validate_node(label, X, y, sample_weight, regressor=False, estimator=None):
     """One node's data, validated as ``fit`` validates the pooled data (the
     same checks and messages, prefixed with the node's label)."""
-    label = label.item() if isinstance(label, np.generic) else label
     try:
         X = check_array(X, dtype=[np.float64, np.float32], input_name="X",
                         estimator=estimator)
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
         if regressor:
+            y = _numeric_target(y, estimator)
             y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y",
                             estimator=estimator)
         else:
             check_classification_targets(y)
         # The check fit applies to the pooled data: shape, finiteness, sign.
         sample_weight = check_sample_weight(sample_weight, X, dtype=np.float64)
-    except ValueError as exc:
-        raise ValueError(f"Node {label!r}: {exc}") from exc
+    except (ValueError, TypeError) as exc:
+        raise node_error(label, exc) from exc
     return X, y, sample_weight
 
 
@@ -270,6 +271,7 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0, faults=None):
             f"set group_column=None (got {estimator.group_column!r}) and pass groups= to "
             "predict."
         )
+    timeout = check_seconds("timeout", timeout)
     start = time.perf_counter()
     faults = {} if faults is None else dict(faults)
     unknown = set(faults) - {"slow", "hang", "stop"}
@@ -294,7 +296,8 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0, faults=None):
     if callable(data):
         if nodes is None:
             raise ValueError("fit with a callable data loader needs nodes= (all node labels).")
-        labels = np.unique(np.asarray(nodes))
+        nodes = check_groups(nodes, len(nodes), name="nodes")  # as fit checks groups
+        labels = np.unique(nodes)
         if len(labels) != len(nodes):
             raise ValueError("nodes must not repeat a label.")
         load = data
@@ -307,6 +310,8 @@ def fit(estimator, data, *, nodes=None, comm=None, timeout=120.0, faults=None):
         def load(label):
             return read_partition(files[label])
 
+    if len(labels) == 0:
+        raise ValueError("nodes is empty: give the label of every node to fit.")
     if len(labels) < peer.size:
         raise ValueError(
             f"{len(labels)} nodes cannot be spread over {peer.size} MPI ranks; start at most "

@@ -18,6 +18,7 @@ from .._base import (
     FederatedMixin,
     FederatedRegressorMixin,
     _check_y,
+    _numeric_target,
     node_seeds,
     pad_log,
 )
@@ -298,6 +299,8 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
 
     def _validate_more_data(self, X, y, groups, sample_weight, classes):
         """Validation of a later partial_fit call (no reset)."""
+        if self._is_regressor():
+            y = _numeric_target(y, self)
         X_features, column_groups = self._split_X(X, reset=False)
         if self.group_column is None:
             X_features, y = validate_data(
