@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import N_JOBS_CONSTRAINT, FederatedMixin, NodeLayout, check_node_weights
+from .._base import N_JOBS_CONSTRAINT, FederatedMixin, check_node_weights
 from .._compat import HasMethods, Interval, StrOptions
 from .._join_params import fitted_param
 from .._parallel import capped_n_jobs
@@ -49,7 +49,6 @@ from ._state import (
     _EXACT_KIND,
     _EXACT_MAX_SAMPLES,
     _EXACT_SMALL,
-    _LOSSES,
     _KernelState,
     _PrimalState,
     _drop_zero_weight_rows,
