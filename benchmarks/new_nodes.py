@@ -904,6 +904,7 @@ def new_node_rows(order, k):
 # ------------------------------------------------------------------- families
 MOCHA_OMEGA = "auto"  # --mocha-omega
 MOCHA_KERNEL = "linear"  # --mocha-kernel
+SUPPORT_CANDIDATES = None  # --support-candidates (None: the estimator's default)
 
 
 def make_estimator(family, task, seed):
@@ -918,7 +919,8 @@ def make_estimator(family, task, seed):
     if family == "support":
         from skfed.support import FederatedSparseLinearRegression
 
-        return FederatedSparseLinearRegression(random_state=seed)
+        extra = {} if SUPPORT_CANDIDATES is None else {"refit_candidates": SUPPORT_CANDIDATES}
+        return FederatedSparseLinearRegression(random_state=seed, **extra)
     if family == "dada":
         from skfed.boosting import DecentralizedBoostingClassifier
 
@@ -1101,8 +1103,12 @@ def main():
     parser.add_argument("--mocha-kernel", default="linear",
                         help="MOCHA's kernel (default linear; rbf: its default "
                         "approximation, random features or the exact kernel)")
+    parser.add_argument("--support-candidates", type=int, default=None,
+                        help="the sparse linear model's refit_candidates (default: its "
+                        "default)")
     args = parser.parse_args()
-    global MOCHA_OMEGA, MOCHA_KERNEL
+    global MOCHA_OMEGA, MOCHA_KERNEL, SUPPORT_CANDIDATES
+    SUPPORT_CANDIDATES = args.support_candidates
     MOCHA_OMEGA = args.mocha_omega
     MOCHA_KERNEL = args.mocha_kernel
     ks = [int(k) for k in args.ks.split(",")]

@@ -1,12 +1,13 @@
 """Support recovery plus a federated least-squares refit:
 :class:`FederatedSparseLinearRegression`."""
 
+import numbers
 import warnings
 
 import numpy as np
 from scipy import linalg, sparse
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import FederatedRegressorMixin
@@ -22,11 +23,13 @@ from ._intercepts import (
 )
 from ._join import join_sparse_linear
 from ._protocol import _OneShotSupportMixin
+from ._wide_refit import N_FOLDS, candidate_features, choose_refit, unpack
 
 # Messages of the refit round are computed this many values at a time.
 _REFIT_BLOCK = 1 << 22
 
-def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared, moments=False):
+def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared, moments=False,
+                 n_folds=0):
     """Round 2 of the refit: every node's means, the sum of what the senders sent.
 
     Returns ``means`` (n_nodes, s + 1), each node's weighted ``[mean y,
@@ -37,6 +40,9 @@ def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared, momen
     senders' whole messages (the statistics then :func:`_node_moments`'
     values, corrupted alike), else None.  Linear in nodes, no Python loop
     over them: messages are computed in Cython a block of senders at a time.
+    With ``n_folds``, also ``folds`` (n_folds, m (m + 1) / 2 + m): the sums
+    of the statistics over the senders at positions ``f, f + n_folds, ...``
+    (the server's cross-validation, :func:`._wide_refit.choose_refit`).
     """
     s = len(support)
     m = s + 1 if shared else s
@@ -52,6 +58,7 @@ def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared, momen
     del weighted
     n_values = m * (m + 1) // 2 + m
     total = np.zeros(n_values)
+    folds = np.zeros((n_folds, n_values))
     extra = _node_moments(y, w, layout, means, node_weight) if moments else None
     received = np.zeros((len(senders), n_values + extra.shape[1])) if moments else None
     step = max(1, _REFIT_BLOCK // max(n_values, 1))
@@ -70,6 +77,10 @@ def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared, momen
             received[first : first + len(block)] = messages
             messages = messages[:, :n_values]
         total += messages.sum(axis=0)
+        if n_folds:
+            np.add.at(folds, (first + np.arange(len(block))) % n_folds, messages)
+    if n_folds:
+        return means, total, received, folds
     return means, total, received
 
 
@@ -269,6 +280,7 @@ class FederatedSparseLinearRegression(
     _parameter_constraints = {
         **_OneShotSupportMixin._support_parameter_constraints,
         "per_node_intercept": ["boolean", StrOptions({"shrunk"})],
+        "refit_candidates": [Interval(numbers.Integral, 0, None, closed="left")],
     }
 
     def __init__(
@@ -278,6 +290,7 @@ class FederatedSparseLinearRegression(
         threshold="auto",
         fit_intercept=True,
         per_node_intercept="shrunk",
+        refit_candidates=0,
         auto_z=None,
         rogue_tolerance="auto",
         fwer=None,
@@ -294,6 +307,7 @@ class FederatedSparseLinearRegression(
         self.threshold = threshold
         self.fit_intercept = fit_intercept
         self.per_node_intercept = per_node_intercept
+        self.refit_candidates = refit_candidates
         self.auto_z = auto_z
         self.rogue_tolerance = rogue_tolerance
         self.fwer = fwer
@@ -350,7 +364,15 @@ class FederatedSparseLinearRegression(
         per_node = self.fit_intercept and self.per_node_intercept
         shrunk = bool(per_node) and self.per_node_intercept == "shrunk"
         shared = self.fit_intercept and not self.per_node_intercept
-        m = s + 1 if shared else s
+        # the refit's columns: the support, or with refit_candidates the
+        # candidates (support first, then the smallest vote p-values)
+        columns = support
+        if self.refit_candidates > s:
+            columns = candidate_features(self.support_, self.pvalues_, self.votes_,
+                                         self.refit_candidates)
+        wide = len(columns) > s
+        c = len(columns)
+        m = c + 1 if shared else c
         all_nodes = np.arange(n_nodes, dtype=np.intp)
 
         # Round 2: the server broadcasts S; answering clients send statistics
@@ -363,13 +385,13 @@ class FederatedSparseLinearRegression(
         answered = active & (work >= 1.0)
         senders = np.flatnonzero(answered).astype(np.intp)
         iu = np.triu_indices(m)
-        means, total, received = _refit_round(
-            X, y, w, layout, support, senders, sim, per_node, shared, moments=shrunk)
-        gram = np.zeros((m, m))
-        gram[iu] = total[: len(iu[0])]
-        gram = gram + np.triu(gram, 1).T
-        rhs = total[len(iu[0]) :]
-        n_values = len(iu[0]) + m + (s + 3 if shrunk else 0)
+        alpha, self.refit_cv_losses_ = None, None
+        n_folds = N_FOLDS if wide and len(senders) >= N_FOLDS else 0
+        means, total, received, *folds = _refit_round(
+            X, y, w, layout, columns, senders, sim, per_node, shared, moments=shrunk,
+            n_folds=n_folds)
+        gram, rhs = unpack(total, m)
+        n_values = len(iu[0]) + m + (c + 3 if shrunk else 0)
         # with shrunk intercepts each sender adds one bit per feature: whether
         # the feature is constant on its rows
         counter.gather_to_server(
@@ -415,6 +437,22 @@ class FederatedSparseLinearRegression(
                 stacklevel=2,
             )
             solution = np.zeros(m)
+        elif wide:
+            # the support's columns among the candidates (and a shared intercept)
+            on_support = np.searchsorted(columns, support) + int(shared)
+            if shared:
+                on_support = np.concatenate([[0], on_support])
+            penalized = np.ones(m, dtype=bool)
+            penalized[: int(shared)] = False
+            if n_folds:
+                solution, alpha, losses = choose_refit(
+                    total, folds[0], m, on_support, penalized)
+                self.refit_cv_losses_ = losses
+            else:  # too few clients to cross-validate: the support's refit
+                solution = np.zeros(m)
+                if len(on_support):
+                    solution[on_support] = linalg.lstsq(
+                        gram[np.ix_(on_support, on_support)], rhs[on_support], cond=None)[0]
         elif m:
             solution = linalg.lstsq(gram, rhs, cond=None)[0]
         else:
@@ -431,7 +469,9 @@ class FederatedSparseLinearRegression(
 
         coef_S = solution[1:] if shared else solution
         self.coef_ = np.zeros(d)
-        self.coef_[support] = coef_S
+        self.coef_[columns] = coef_S
+        self.refit_features_ = columns
+        self.refit_alpha_ = alpha
         if per_node:
             own = means[:, 0] - means[:, 1:] @ coef_S
             if shrunk:
