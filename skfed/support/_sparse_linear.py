@@ -449,6 +449,12 @@ class FederatedSparseLinearRegression(
                     total, folds[0], m, on_support, penalized)
                 self.refit_cv_losses_ = losses
             else:  # too few clients to cross-validate: the support's refit
+                warnings.warn(
+                    f"refit_candidates={self.refit_candidates}: only {len(senders)} clients "
+                    f"answered the refit round, fewer than the {N_FOLDS} folds the server's "
+                    "cross-validation needs, so the coefficients are least squares on "
+                    "support_ (the candidates' statistics were sent and are unused).",
+                    UserWarning, stacklevel=2)
                 solution = np.zeros(m)
                 if len(on_support):
                     solution[on_support] = linalg.lstsq(
