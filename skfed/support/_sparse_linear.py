@@ -23,7 +23,7 @@ from ._intercepts import (
 )
 from ._join import join_sparse_linear
 from ._protocol import _OneShotSupportMixin
-from ._wide_refit import N_FOLDS, candidate_features, choose_refit, unpack
+from ._wide_refit import AUTO_CANDIDATES, N_FOLDS, candidate_features, choose_refit, unpack
 
 # Messages of the refit round are computed this many values at a time.
 _REFIT_BLOCK = 1 << 22
@@ -280,7 +280,8 @@ class FederatedSparseLinearRegression(
     _parameter_constraints = {
         **_OneShotSupportMixin._support_parameter_constraints,
         "per_node_intercept": ["boolean", StrOptions({"shrunk"})],
-        "refit_candidates": [Interval(numbers.Integral, 0, None, closed="left")],
+        "refit_candidates": [Interval(numbers.Integral, 0, None, closed="left"),
+                             StrOptions({"auto"})],
     }
 
     def __init__(
@@ -290,7 +291,7 @@ class FederatedSparseLinearRegression(
         threshold="auto",
         fit_intercept=True,
         per_node_intercept="shrunk",
-        refit_candidates=0,
+        refit_candidates="auto",
         auto_z=None,
         rogue_tolerance="auto",
         fwer=None,
@@ -367,9 +368,14 @@ class FederatedSparseLinearRegression(
         # the refit's columns: the support, or with refit_candidates the
         # candidates (support first, then the smallest vote p-values)
         columns = support
-        if self.refit_candidates > s:
+        auto = self.refit_candidates == "auto"
+        # "auto": AUTO_CANDIDATES when round 1 had enough answering clients
+        # for the server's cross-validation, else the support alone
+        n_candidates = ((AUTO_CANDIDATES if self.n_answered_ >= N_FOLDS else 0) if auto
+                        else self.refit_candidates)
+        if n_candidates > s:
             columns = candidate_features(self.support_, self.pvalues_, self.votes_,
-                                         self.refit_candidates)
+                                         n_candidates)
         wide = len(columns) > s
         c = len(columns)
         m = c + 1 if shared else c
@@ -449,12 +455,13 @@ class FederatedSparseLinearRegression(
                     total, folds[0], m, on_support, penalized)
                 self.refit_cv_losses_ = losses
             else:  # too few clients to cross-validate: the support's refit
-                warnings.warn(
-                    f"refit_candidates={self.refit_candidates}: only {len(senders)} clients "
-                    f"answered the refit round, fewer than the {N_FOLDS} folds the server's "
-                    "cross-validation needs, so the coefficients are least squares on "
-                    "support_ (the candidates' statistics were sent and are unused).",
-                    UserWarning, stacklevel=2)
+                if not auto:
+                    warnings.warn(
+                        f"refit_candidates={self.refit_candidates}: only {len(senders)} "
+                        f"clients answered the refit round, fewer than the {N_FOLDS} folds the "
+                        "server's cross-validation needs, so the coefficients are least "
+                        "squares on support_ (the candidates' statistics were sent and are "
+                        "unused).", UserWarning, stacklevel=2)
                 solution = np.zeros(m)
                 if len(on_support):
                     solution[on_support] = linalg.lstsq(
