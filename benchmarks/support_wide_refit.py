@@ -59,18 +59,52 @@ def make(name, seed, k):
     return X, y, g, new, train
 
 
+def pooled_designs(seeds, cs, sizes, dims, designs):
+    """``support_vs_pooled.py --refit``'s designs (exact sparse models,
+    coefficients of 3 noise sd, 10 test samples a client): test R^2 and the
+    fit's kB for each ``c``."""
+    import support_vs_pooled as svp
+
+    for design in designs:
+        for size in sizes:
+            g, n = (int(v) for v in size.split("x"))
+            for dim in dims:
+                d, s = (int(v) for v in dim.split(":"))
+                for seed in seeds:
+                    X, y, groups, Xt, yt, gt, _ = svp.make_design(design, g, n, d, s, seed,
+                                                                  n_test=10)
+                    row = {}
+                    for c in cs:
+                        est = FederatedSparseLinearRegression(refit_candidates=c).fit(
+                            X, y, groups=groups)
+                        row[f"R2 c={c}"] = r2_score(yt, est.predict(Xt, groups=gt))
+                        row[f"kB c={c}"] = est.n_bytes_sent_ / 1e3
+                        row[f"ridge c={c}"] = float(est.refit_alpha_ is not None)
+                    print(design, size, dim, seed,
+                          " ".join(f"{a} {b:.6f}" for a, b in row.items()), flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--ks", default="5,10,20")
     parser.add_argument("--cs", default="0,32")
     parser.add_argument("--families", default=",".join(list(ssi.FAMILIES) + list(EXTRA)))
+    parser.add_argument("--pooled-designs", action="store_true",
+                        help="support_vs_pooled.py's designs instead of the families")
+    parser.add_argument("--sizes", default="1000x30")
+    parser.add_argument("--dims", default="20:3,20:10,200:5")
+    parser.add_argument("--designs", default="independent,toeplitz,heterogeneous")
     args = parser.parse_args()
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
     warnings.filterwarnings("ignore", category=UserWarning)
     seeds = [int(s) for s in args.seeds.split(",")]
     ks = [int(k) for k in args.ks.split(",")]
-    cs = [int(c) for c in args.cs.split(",")]
+    cs = [int(c) if c != "auto" else c for c in args.cs.split(",")]
+    if args.pooled_designs:
+        pooled_designs(seeds, cs, args.sizes.split(","), args.dims.split(","),
+                       args.designs.split(","))
+        return
     table = {}
     for name in args.families.split(","):
         for seed in seeds:
