@@ -160,7 +160,7 @@ def test_bytes_of_the_fit_and_a_join_are_the_closed_form(drop):
     reg = FederatedSparseLinearRegression(refit_candidates=c, network=net, random_state=0).fit(
         X[old], y[old], groups=groups[old])
     assert len(reg.refit_features_) == c and len(reg.node_level_) == 0
-    d, n_nodes, bits = X.shape[1], 40, math.ceil(X.shape[1] / 8)
+    n_nodes, bits = 40, math.ceil(X.shape[1] / 8)
     g1, g2 = int(reg.answered_.sum()), int(reg.refit_answered_.sum())
     stats = c * (c + 1) // 2 + c
     rounds = [
