@@ -129,13 +129,14 @@ class FederatedSparseLinearRegression(
       features, those constant on every answering client): ``g2 *
       (ceil(d / 8) + header)`` for the features, ``g3 * (8 q + header)``
       back from the ``g3`` of them that answer (their values ``z_i``);
-    (with candidates, ``s`` in rounds 2 and 3 reads ``c``: the statistics,
-    means and coefficients are on ``C``; the broadcast bits name ``C``);
-
     * round 3: ``n_nodes * (8 s + header)``, plus 8 bytes each for a shared
       intercept, 16 for shrunk intercepts (``mu`` and ``tau^2 / sigma^2``),
       and with ``q > 0`` another ``8 q + ceil(d / 8)`` (``gamma`` and the
       features).
+
+    With candidates, read ``c`` for ``s`` in rounds 2 and 3: the
+    statistics, the means and the coefficients are on ``C``, and the
+    broadcast bits name ``C``.
 
     With ``per_node_intercept=True`` each node computes its own intercept
     ``own_i = mean(y_i) - mean(X_{i,S}) coef_S`` from the broadcast
