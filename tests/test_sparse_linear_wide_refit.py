@@ -11,7 +11,7 @@ import pytest
 
 from skfed.network import SimulatedNetwork
 from skfed.support import FederatedSparseLinearRegression
-from skfed.support._wide_refit import N_FOLDS, RIDGE_ALPHAS, candidate_features
+from skfed.support._wide_refit import N_FOLDS, RIDGE_ALPHAS, auto_candidates, candidate_features
 
 HEADER = 16
 
@@ -204,3 +204,25 @@ def test_bad_refit_candidates_is_refused_by_name():
     for bad in (-1, 2.5, "all"):
         with pytest.raises(ValueError, match="refit_candidates"):
             FederatedSparseLinearRegression(refit_candidates=bad).fit(X, y, groups=groups)
+
+
+def test_auto_caps_the_candidates_so_statistics_do_not_outnumber_a_median_clients_rows():
+    # the largest c with c (c + 1) / 2 + c <= n (c + 1), by brute force
+    for n in (2, 5, 10, 11, 16, 17, 40):
+        expected = max(c for c in range(33) if c * (c + 1) / 2 + c <= n * (c + 1))
+        assert auto_candidates([n - 1, n, n + 50]) == expected
+    assert auto_candidates([10]) == 18 and auto_candidates([100]) == 32
+    rng = np.random.RandomState(8)
+    groups = np.repeat(np.arange(60), 10)
+    X = rng.normal(size=(600, 40))
+    y = 2 * X[:, 1] - X[:, 30] + rng.normal(size=600)
+    reg = FederatedSparseLinearRegression(random_state=0).fit(X, y, groups=groups)
+    assert len(reg.refit_features_) == 18
+    # 5 answering clients of the vote are needed for the cross-validation
+    # (4 clients of 60 rows, 10 features: a loose fwer selects with so few)
+    g4 = np.repeat(np.arange(4), 60)
+    X4 = rng.normal(size=(240, 10))
+    y4 = 2 * X4[:, 1] - X4[:, 3] + rng.normal(size=240)
+    few = FederatedSparseLinearRegression(random_state=0, fwer=0.5).fit(X4, y4, groups=g4)
+    assert few.n_answered_ == 4 and few.support_.any()
+    np.testing.assert_array_equal(few.refit_features_, np.flatnonzero(few.support_))

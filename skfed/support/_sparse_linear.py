@@ -23,7 +23,7 @@ from ._intercepts import (
 )
 from ._join import join_sparse_linear
 from ._protocol import _OneShotSupportMixin
-from ._wide_refit import AUTO_CANDIDATES, N_FOLDS, candidate_features, choose_refit, unpack
+from ._wide_refit import N_FOLDS, auto_candidates, candidate_features, choose_refit, unpack
 
 # Messages of the refit round are computed this many values at a time.
 _REFIT_BLOCK = 1 << 22
@@ -94,8 +94,9 @@ class FederatedSparseLinearRegression(
     support ``S`` (``s = |S|`` features) from sufficient statistics: the
     server broadcasts ``S`` and every answering client sends the upper
     triangle of its Gram matrix ``X_S^T X_S`` and ``X_S^T y``; round 3
-    broadcasts the coefficients.  With ``refit_candidates`` (by default 32
-    when at least 5 clients answered round 1) the refit's columns ``C``
+    broadcasts the coefficients.  With ``refit_candidates`` (by default 32,
+    or fewer for clients of under 17 rows, when at least 5 clients
+    answered round 1) the refit's columns ``C``
     are wider: ``S`` and, up to ``c = |C|`` features, those of smallest
     vote p-value; the clients send their statistics on ``C`` instead of
     ``S`` and the server chooses, by 5-fold cross-validation over the
@@ -189,7 +190,10 @@ class FederatedSparseLinearRegression(
         index); the server keeps the support's least squares or a ridge on
         all ``c`` by cross-validation over the clients (above).  0 (or at
         most ``s``): the support alone.  ``"auto"``: 32 when at least 5
-        clients answered round 1, else the support alone.  The fit's
+        clients answered round 1, else the support alone; fewer when the
+        median answering client has under 17 rows: the largest ``c`` whose
+        statistics do not outnumber that client's rows on the ``c``
+        columns, ``c (c + 1) / 2 + c <= n (c + 1)`` (18 for 10 rows).  The fit's
         round 2 then costs ``c (c + 1) / 2 + c`` float64 a client instead
         of ``s (s + 1) / 2 + s``: 3-12 times the fit's bytes on exact sparse
         models, where the support's refit is kept and the predictions are
@@ -412,8 +416,11 @@ class FederatedSparseLinearRegression(
         auto = self.refit_candidates == "auto"
         # "auto": AUTO_CANDIDATES when round 1 had enough answering clients
         # for the server's cross-validation, else the support alone
-        n_candidates = ((AUTO_CANDIDATES if self.n_answered_ >= N_FOLDS else 0) if auto
-                        else self.refit_candidates)
+        # (capped so that the median answering client's statistics do not
+        # outnumber its rows on those columns: auto_candidates)
+        sizes = np.diff(layout.offsets)[self.answered_]
+        n_candidates = ((auto_candidates(sizes) if self.n_answered_ >= N_FOLDS else 0)
+                        if auto else self.refit_candidates)
         if n_candidates > s:
             columns = candidate_features(self.support_, self.pvalues_, self.votes_,
                                          n_candidates)

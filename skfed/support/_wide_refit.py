@@ -23,6 +23,22 @@ RIDGE_ALPHAS = (1e-3, 1e-2, 1e-1, 1.0)
 _ZERO_COLUMN = 1e-20
 
 
+def auto_candidates(sizes):
+    """``refit_candidates="auto"``'s ``c``: :data:`AUTO_CANDIDATES`, or
+    fewer when the median answering client has so few rows that its
+    statistics on ``c`` columns, ``c (c + 1) / 2 + c`` values, would
+    outnumber its rows on them, ``n (c + 1)`` (the largest ``c`` for which
+    they do not; 10 rows: 18)."""
+    sizes = np.asarray(sizes, dtype=np.float64)
+    if sizes.size == 0:
+        return 0
+    n = float(np.median(sizes))
+    c = AUTO_CANDIDATES
+    while c > 0 and c * (c + 1) / 2 + c > n * (c + 1):
+        c -= 1
+    return c
+
+
 def candidate_features(support, pvalues, votes, n_candidates):
     """Sorted indices of the refit's features: ``support`` and, up to
     ``n_candidates`` in all, the features of smallest vote p-value
