@@ -735,6 +735,21 @@ bytes more, the refit's clients send ``8 (s + 3)`` more), CPU 0.109 /
 school predicted with ``mu``) 24.7 -> 24.4.  Why and the held-out
 families: ``support_shrunk_intercepts.py``.
 
+The sparse linear model's refit on candidates, its new default
+``refit_candidates="auto"`` (2026-11-29, support17; ``--families support
+--datasets school --seeds 0,1,2 --ks 5,10,20``, load 12-15; before:
+the same command with ``--support-candidates 0``, which also gives the
+rows of support15-16's node-level prior): join 30.5 / 32.0 / 33.2 ->
+33.5 / 34.7 / 35.9 (Global ``Ridge`` 31.8 / 31.8 / 31.9), refit 30.7 /
+32.1 / 33.4 -> 33.7 / 34.8 / 36.0, bytes 0.0735 -> 0.0158 (the refit's
+clients send statistics on 28 columns instead of 2-3: 582 kB instead of
+47 kB; a newcomer receives 28 coefficients), CPU 0.124 / 0.124 / 0.102
+-> 0.060 / 0.060 / 0.046 (the join's CPU unchanged, the refit's 2-2.5
+times longer; medians in ``new_nodes_support_cpu.py``).  16 candidates
+(``--support-candidates 16``): 33.7 / 35.0 / 36.0 at bytes 0.0269, but
+1-3 points lower than 32 on held-out families
+(``support_wide_refit.py``).
+
 A Perso-lin newcomer lighter than every node of the fit keeps its whole
 graph row (2026-11-28, joinsg8; ``--families dada,persolin --datasets
 har,moons,landmine --seeds 0,1,2 --ks 5,10,20``, the previous join's code
@@ -904,6 +919,7 @@ def new_node_rows(order, k):
 # ------------------------------------------------------------------- families
 MOCHA_OMEGA = "auto"  # --mocha-omega
 MOCHA_KERNEL = "linear"  # --mocha-kernel
+SUPPORT_CANDIDATES = None  # --support-candidates (None: the estimator's default)
 
 
 def make_estimator(family, task, seed):
@@ -918,7 +934,8 @@ def make_estimator(family, task, seed):
     if family == "support":
         from skfed.support import FederatedSparseLinearRegression
 
-        return FederatedSparseLinearRegression(random_state=seed)
+        extra = {} if SUPPORT_CANDIDATES is None else {"refit_candidates": SUPPORT_CANDIDATES}
+        return FederatedSparseLinearRegression(random_state=seed, **extra)
     if family == "dada":
         from skfed.boosting import DecentralizedBoostingClassifier
 
@@ -1101,8 +1118,12 @@ def main():
     parser.add_argument("--mocha-kernel", default="linear",
                         help="MOCHA's kernel (default linear; rbf: its default "
                         "approximation, random features or the exact kernel)")
+    parser.add_argument("--support-candidates", type=int, default=None,
+                        help="the sparse linear model's refit_candidates (default: its "
+                        "default)")
     args = parser.parse_args()
-    global MOCHA_OMEGA, MOCHA_KERNEL
+    global MOCHA_OMEGA, MOCHA_KERNEL, SUPPORT_CANDIDATES
+    SUPPORT_CANDIDATES = args.support_candidates
     MOCHA_OMEGA = args.mocha_omega
     MOCHA_KERNEL = args.mocha_kernel
     ks = [int(k) for k in args.ks.split(",")]

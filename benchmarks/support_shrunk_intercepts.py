@@ -123,7 +123,13 @@ coefficients, not the intercepts: the support's 2-3 features (vr1, vr2,
 and on seed 1 one more) against dense within-school coefficients on all
 21 row-level features, with the same intercept rule, is 3.2 points at
 every ``k`` (the dense row passes Ridge at ``k = 5`` by 1.8).  Not built:
-a larger support or a ridge refit on more features.
+a larger support or a ridge refit on more features.  (Built 2026-11-29, support17:
+``refit_candidates``, the clients' statistics on up to 32 candidates and
+the server's choice between the support's least squares and a ridge on
+them by cross-validation over the clients; School's join 33.5 / 34.7 /
+35.9, ``benchmarks/support_wide_refit.py``.  Every table in this
+docstring was measured with the support's refit, then the only one: run
+at the new default, the estimator's columns give other numbers.)
 
 ``node-level-noise`` (means over seeds 0-4; newcomers' R^2; ``z used``:
 the fraction of fits whose F test let ``z`` in)::

@@ -177,7 +177,7 @@ def test_bytes_are_the_closed_form(drop):
     X, y, groups = _data(seed=1)
     net = SimulatedNetwork(drop_rate=drop, random_state=4)
     reg = FederatedSparseLinearRegression(network=net, random_state=0).fit(X, y, groups=groups)
-    d, n_nodes, s, q = X.shape[1], 40, int(reg.support_.sum()), len(reg.node_level_)
+    d, n_nodes, s, q = X.shape[1], 40, len(reg.refit_features_), len(reg.node_level_)
     assert q == 2
     bits = math.ceil(d / 8)
     g2 = int(reg.refit_answered_.sum())
@@ -210,7 +210,7 @@ def test_newcomers_shrink_toward_their_own_prior():
     expected = prior + W * r / (W * r + 1) * (own - prior)
     np.testing.assert_allclose(reg.intercept_[40:], expected, rtol=1e-9)
     # the join's message: coef_S, mu, ratio, gamma and the features' bits
-    s, q, d = int(reg.support_.sum()), len(reg.node_level_), X.shape[1]
+    s, q, d = len(reg.refit_features_), len(reg.node_level_), X.shape[1]
     assert q == 2 and s >= 2
     # each newcomer received the support (d bits) and the model (s + 2 + q
     # values with the features' d bits); it sends nothing
@@ -267,7 +267,7 @@ def test_columns_with_one_value_everywhere_are_not_node_level_features():
     np.testing.assert_allclose(reg.intercept_, ref.intercept_, rtol=1e-12)
     # round 2b still carries the four candidates' values (sent before the
     # server sees they never vary); round 3 carries the two kept gammas
-    bits, s, n = math.ceil(10 / 8), int(reg.support_.sum()), 40
+    bits, s, n = math.ceil(10 / 8), len(reg.refit_features_), 40
     np.testing.assert_array_equal(reg.bytes_per_round_[2:], [
         n * (bits + HEADER) + n * (8 * 4 + HEADER), n * (8 * (s + 2 + 2) + bits + HEADER)])
     # only the all-equal columns: no node-level feature, the prior of q = 0

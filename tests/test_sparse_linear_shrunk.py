@@ -128,7 +128,7 @@ def test_bytes_are_the_closed_form(drop):
     reg = FederatedSparseLinearRegression(network=net, random_state=0).fit(X, y, groups=groups)
     exact = FederatedSparseLinearRegression(network=net, per_node_intercept=True,
                                             random_state=0).fit(X, y, groups=groups)
-    d, n_nodes, s = X.shape[1], 40, int(reg.support_.sum())
+    d, n_nodes, s = X.shape[1], 40, len(reg.refit_features_)
     bits = math.ceil(d / 8)
     g1, g2 = int(reg.answered_.sum()), int(reg.refit_answered_.sum())
     stats = s * (s + 1) // 2 + s

@@ -597,12 +597,17 @@ def test_one_node_equals_linear_regression_on_the_support(data):
 
 
 @pytest.mark.parametrize("per_node", [True, False])
-def test_refit_bytes(data, per_node):
+@pytest.mark.parametrize("candidates", [0, "auto"])
+def test_refit_bytes(data, per_node, candidates):
     X, y, groups, true, _ = data
     net = SimulatedNetwork(drop_rate=0.3, random_state=4)
-    reg = FederatedSparseLinearRegression(per_node_intercept=per_node, network=net)
+    reg = FederatedSparseLinearRegression(per_node_intercept=per_node, network=net,
+                                          refit_candidates=candidates)
     reg.fit(X, y, groups=groups)
-    d, n_nodes, s = X.shape[1], 12, int(reg.support_.sum())
+    # statistics on the refit's columns: the support, or its candidates
+    # (every feature here: d <= 32 and 12 clients)
+    d, n_nodes, s = X.shape[1], 12, len(reg.refit_features_)
+    assert s == (int(reg.support_.sum()) if candidates == 0 else min(d, 32))
     m = s if per_node else s + 1
     bits = math.ceil(d / 8)
     g1, g2 = int(reg.answered_.sum()), int(reg.refit_answered_.sum())
@@ -616,7 +621,7 @@ def test_refit_bytes(data, per_node):
     assert reg.n_messages_ == g1 + n_nodes + g2 + n_nodes
     # The refit only uses the clients whose statistics arrived.
     Xa = np.isin(groups, reg.nodes_[reg.refit_answered_])
-    if per_node:
+    if per_node and candidates == 0:
         coef = _pooled_centred_ols(X[Xa], y[Xa], groups[Xa], reg.support_)
         np.testing.assert_allclose(reg.coef_[reg.support_], coef, rtol=1e-10)
 
@@ -722,7 +727,7 @@ def test_twenty_thousand_clients_refit_equals_pooled_centred_ols():
     X, y, groups = _many_nodes(n_nodes, n, seed=1)
     # Shuffled rows: the layout must group them node by node.
     order = np.random.default_rng(2).permutation(len(y))
-    reg = FederatedSparseLinearRegression(per_node_intercept=True).fit(
+    reg = FederatedSparseLinearRegression(refit_candidates=0, per_node_intercept=True).fit(
         X[order], y[order], groups=groups[order])
     true = np.zeros(X.shape[1], dtype=bool)
     true[[3, 7]] = True
@@ -745,7 +750,7 @@ def test_random_rogue_refit_equals_the_per_node_protocol():
     X, y, groups, true, _ = make_clients(n_clients=15, n_samples=80, d=12, rho=0.0,
                                          scale_range=(1.0, 1.0), seed=3)
     net = SimulatedNetwork(rogue_fraction=0.3, rogue_behavior="random", random_state=0)
-    reg = FederatedSparseLinearRegression(0.5, fit_intercept=True, per_node_intercept=False,
+    reg = FederatedSparseLinearRegression(0.5, refit_candidates=0, fit_intercept=True, per_node_intercept=False,
                                           network=net, random_state=0).fit(X, y, groups=groups)
     support = np.flatnonzero(reg.support_)
     sim = net.start(15, server=True, random_state=0)
@@ -1263,7 +1268,7 @@ def test_regression_join_receives_the_model_and_sets_its_intercept():
     X, y, groups = _join_data()
     y = y + groups
     old = groups < 20
-    reg = FederatedSparseLinearRegression(per_node_intercept=True).fit(X[old], y[old], groups=groups[old])
+    reg = FederatedSparseLinearRegression(refit_candidates=0, per_node_intercept=True).fit(X[old], y[old], groups=groups[old])
     coef, intercepts = reg.coef_.copy(), reg.intercept_.copy()
     reg.add_nodes(X[~old], y[~old], groups=groups[~old])
     np.testing.assert_array_equal(reg.coef_, coef)

@@ -87,7 +87,7 @@ def test_join_bytes_are_the_closed_form_under_drops(per_node, fit_intercept, ext
         network=net, per_node_intercept=per_node, fit_intercept=fit_intercept,
         random_state=3).fit(X[old], y[old], groups=groups[old])
     reg.add_nodes(X[~old], y[~old], groups=groups[~old])
-    d, m = X.shape[1], int(reg.support_.sum()) + extra
+    d, m = X.shape[1], len(reg.refit_features_) + extra
     log = reg.join_communication_
     per_new = (HEADER + -(-d // 8)) + (HEADER + 8 * m)
     assert log.total_bytes == 10 * per_new

@@ -184,7 +184,10 @@ def join_sparse_linear(est, X, y, groups, sample_weight):
     n_old, n_new, d = len(est.nodes_), layout.n_nodes, X.shape[1]
     per_node = est.fit_intercept and est.per_node_intercept
     shrunk = bool(per_node) and est.per_node_intercept == "shrunk"
-    support = np.flatnonzero(est.support_)
+    # the refit's columns (the support, or its candidates)
+    support = getattr(est, "refit_features_", None)
+    if support is None:
+        support = np.flatnonzero(est.support_)
     m = len(support) + int(est.fit_intercept and not est.per_node_intercept)
     if shrunk and not hasattr(est, "intercept_ratio_"):
         raise ValueError(
