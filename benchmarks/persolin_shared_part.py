@@ -1,0 +1,334 @@
+"""Would Perso-lin's objective with a shared part lift its joins (issue 32)?
+
+Perso-lin (``PersonalizedLinearClassifier``) minimizes, over the node
+models ``theta_k`` on the fitted collaboration graph ``W`` (degrees
+``d_k``, confidences ``c_k = m_k / max m``)::
+
+    Q(theta) = sum_k d_k c_k [L_k(theta_k) + (alpha / 2) ||theta_k,pen||^2]
+               + (mu / 2) sum_{k<l} w_kl ||theta_k - theta_l||^2
+
+(``L_k`` the node's mean logistic loss; the intercept is not penalized), by
+``max_iter = 100 n_nodes`` asynchronous block steps, and a newcomer of
+``add_nodes`` solves its own block with its neighbours fixed.  persolin12
+proposed pulling every model toward a shared one instead of toward zero
+(the personalized objective with a shared component).  This script adds a
+shared model ``w_0`` and two knobs, and solves each objective to its
+optimum centrally with L-BFGS (a measurement: nothing is sent)::
+
+    Q_s,lam(theta, w_0) = sum_k d_k c_k [L_k(theta_k)
+                               + (alpha / 2) ||theta_k,pen - s w_0,pen||^2]
+                          + (mu / 2) sum_{k<l} w_kl ||theta_k - theta_l||^2
+                          + (lam / 2) sum_k d_k ||theta_k - w_0||^2
+                          + [s or lam] (alpha / 2) (sum_k d_k c_k) ||w_0,pen||^2
+
+``s = 0, lam = 0`` is Perso-lin's own objective at its optimum
+(``opt``: does the default ``max_iter`` stop short, and does that matter);
+``s = 1`` shrinks each model toward the shared one instead of zero
+(``centre``); ``lam > 0`` pulls every node toward ``w_0`` with a weight
+that does not shrink with its confidence, so a light node (a newcomer of 5
+samples) sits between its neighbours' average and ``w_0`` (``lam -> inf``
+is one pooled, confidence-weighted logistic regression).  The graph is the
+default fit's (learned once from the local models, which no objective
+changes) and a newcomer keeps the row the default join gave it; its model
+is then the minimizer of its block of the same objective with the fitted
+models and ``w_0`` fixed.
+
+Scores (accuracy %, pooled test samples): ``join`` the newcomers of
+``new_nodes.py``'s split (80 % of the nodes fitted, ``k`` samples each
+newcomer), and ``fitted`` the fitted nodes' own test samples where the data
+set has them (rotated moons and the related families; HAR's fitted people
+train on all their windows).  ``default`` is the estimator as it is
+(``add_nodes``), Global / Local the better of LinearSVC / SVC /
+LogisticRegression pooled / per newcomer (``new_nodes.baselines``).
+
+    python benchmarks/persolin_shared_part.py --datasets har,moons \\
+        --seeds 0,1,2 --ks 5,10,20 [--lams 0.01,0.1,1] [--out FILE]
+
+``--datasets`` also takes the held-out families of ``new_nodes.RELATED``
+(``related-small``, ``related-wide``, ``related-alike``, ...) and
+``review13-many_small`` / ``review13-d500`` (review13's held-out families,
+``tests/test_review13_heldout_defaults.py``: all nodes fitted, scored on
+their test samples, per-node mean accuracy; no join).
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import expit, log_expit
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+
+
+def _aug(X):
+    return np.column_stack([np.asarray(X, dtype=np.float64), np.ones(len(X))])
+
+
+class Problem:
+    """The nodes' data (augmented, labels +-1) and the fit's graph weights."""
+
+    def __init__(self, Xs, ys, W, conf, alpha, mu):
+        self.Xs = [_aug(X) for X in Xs]
+        self.ys = [np.where(y > 0, 1.0, -1.0) for y in ys]
+        self.W = np.asarray(W, dtype=np.float64)
+        self.d = self.W.sum(axis=1)
+        self.a = self.d * np.asarray(conf, dtype=np.float64)
+        self.alpha, self.mu = float(alpha), float(mu)
+        self.K, self.n = len(self.Xs), self.Xs[0].shape[1]
+        self.pen = np.r_[np.ones(self.n - 1), 0.0]
+
+    def value_grad(self, theta, w0, s, lam):
+        """``Q_s,lam`` and its gradient in ``(theta, w0)``."""
+        f, G = 0.0, np.zeros_like(theta)
+        for k in range(self.K):
+            z = self.ys[k] * (self.Xs[k] @ theta[k])
+            f += self.a[k] * -np.mean(log_expit(z))
+            G[k] = self.a[k] * (self.Xs[k].T @ (-self.ys[k] * expit(-z))) / len(z)
+        r = (theta - s * w0) * self.pen
+        f += 0.5 * self.alpha * float(self.a @ (r * r).sum(axis=1))
+        G += self.alpha * self.a[:, None] * r
+        gw = -s * self.alpha * (self.a[:, None] * r).sum(axis=0)
+        LT = self.d[:, None] * theta - self.W @ theta     # Laplacian
+        f += 0.5 * self.mu * float((theta * LT).sum())
+        G += self.mu * LT
+        if lam:
+            D = theta - w0
+            f += 0.5 * lam * float(self.d @ (D * D).sum(axis=1))
+            G += lam * self.d[:, None] * D
+            gw -= lam * (self.d[:, None] * D).sum(axis=0)
+        if s or lam:
+            A = self.a.sum()
+            f += 0.5 * self.alpha * A * float((w0 * self.pen) @ w0)
+            gw += self.alpha * A * w0 * self.pen
+        return f, G, gw
+
+    def solve(self, s, lam, start=None):
+        shared = bool(s or lam)
+        K, n = self.K, self.n
+
+        def fun(x):
+            theta = x[:K * n].reshape(K, n)
+            w0 = x[K * n:] if shared else np.zeros(n)
+            f, G, gw = self.value_grad(theta, w0, s, lam)
+            return f, np.concatenate([G.ravel(), gw]) if shared else G.ravel()
+
+        x0 = np.zeros(K * n + (n if shared else 0))
+        if start is not None:
+            x0[:K * n] = start.ravel()
+        res = minimize(fun, x0, jac=True, method="L-BFGS-B",
+                       options={"maxiter": 20000, "maxfun": 40000, "gtol": 1e-9, "ftol": 1e-14})
+        theta = res.x[:K * n].reshape(K, n)
+        w0 = res.x[K * n:] if shared else np.zeros(n)
+        return theta, w0, res
+
+    def newcomers(self, Xs, ys, rows, confs, theta, w0, s, lam):
+        """The newcomers' blocks, solved together (a newcomer may link to
+        another: ``rows`` are over the fitted nodes then the newcomers),
+        the fitted models and ``w_0`` fixed."""
+        Xa = [_aug(X) for X in Xs]
+        yv = [np.where(y > 0, 1.0, -1.0) for y in ys]
+        R = np.asarray(rows, dtype=np.float64)
+        B, K, n = len(Xa), self.K, self.n
+        Wf, Wn = R[:, :K], R[:, K:]
+        Wn = 0.5 * (Wn + Wn.T)  # (symmetric already)
+        d = R.sum(axis=1)
+        a = d * np.asarray(confs, dtype=np.float64)
+        S = Wf @ theta
+
+        def fun(x):
+            T = x.reshape(B, n)
+            f, G = 0.0, np.zeros_like(T)
+            for b in range(B):
+                z = yv[b] * (Xa[b] @ T[b])
+                f += a[b] * -np.mean(log_expit(z))
+                G[b] = a[b] * (Xa[b].T @ (-yv[b] * expit(-z))) / len(z)
+            r = (T - s * w0) * self.pen
+            f += 0.5 * self.alpha * float(a @ (r * r).sum(axis=1))
+            G += self.alpha * a[:, None] * r
+            # edges to the fitted nodes, and between newcomers (each pair once)
+            f += 0.5 * self.mu * float(d @ (T * T).sum(axis=1) - 2 * (T * S).sum()
+                                       - (T * (Wn @ T)).sum())
+            G += self.mu * (d[:, None] * T - S - Wn @ T)
+            if lam:
+                D = T - w0
+                f += 0.5 * lam * float(d @ (D * D).sum(axis=1))
+                G += lam * d[:, None] * D
+            return f, G.ravel()
+
+        t0 = (S / np.where(d > 0, d, 1.0)[:, None]).ravel()
+        res = minimize(fun, t0, jac=True, method="L-BFGS-B",
+                       options={"maxiter": 20000, "maxfun": 40000, "gtol": 1e-10,
+                                "ftol": 1e-15})
+        return res.x.reshape(B, n)
+
+
+def _acc(theta_rows, X, y):
+    return 100.0 * float(np.mean((np.einsum("ij,ij->i", _aug(X), theta_rows) > 0) == (y > 0)))
+
+
+def variants(lams):
+    out = [("opt", 0, 0.0), ("centre", 1, 0.0)]
+    out += [(f"lam={lam:g}", 0, lam) for lam in lams]
+    out += [(f"centre,lam={lam:g}", 1, lam) for lam in lams]
+    return out
+
+
+def _binary(y, classes):
+    return (np.asarray(y) == classes[1]).astype(float)
+
+
+def run_join(name, seed, ks, lams):
+    import copy
+
+    from new_nodes import baselines, load, new_node_rows, split
+
+    from skfed.boosting import PersonalizedLinearClassifier
+
+    data = load(name, seed)
+    X, y, groups, task = data[:4]
+    extra = data[4] if len(data) > 4 else None
+    fit_rows, new, order = split(X, y, groups, seed, extra)
+    base = PersonalizedLinearClassifier(random_state=seed)
+    t = time.process_time()
+    base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+    fit_cpu = time.process_time() - t
+    classes = base.classes_
+    assert len(classes) == 2
+    nodes = base.nodes_
+    Xs = [X[fit_rows][groups[fit_rows] == g] for g in nodes]
+    ys = [_binary(y[fit_rows][groups[fit_rows] == g], classes) for g in nodes]
+    K = len(nodes)
+    W = base.collaboration_graph_.toarray()
+    prob = Problem(Xs, ys, W, base.confidence_, base.alpha, base.mu)
+    # the estimator's own models in the objective (a check of the formula)
+    th_fit = np.column_stack([base.coef_, base.intercept_])
+    q_fit = prob.value_grad(th_fit, np.zeros(prob.n), 0, 0.0)[0]
+    # fitted nodes' test rows (moons, related): every row of a fitted node
+    # outside fit_rows
+    fit_nodes = np.isin(groups, nodes)
+    test_fit = np.setdiff1d(np.flatnonzero(fit_nodes), fit_rows)
+    codes = {g: i for i, g in enumerate(nodes)}
+    solved = {}
+    for label, s, lam in variants(lams):
+        t = time.process_time()
+        theta, w0, res = prob.solve(s, lam, start=th_fit)
+        solved[label] = (theta, w0, s, lam, res.fun, time.process_time() - t)
+    print(json.dumps({"dataset": name, "seed": seed, "K": K, "objective_fit": base.objective_,
+                      "Q_at_fit": q_fit, "Q_opt": solved["opt"][4], "fit_cpu": round(fit_cpu, 2)}),
+          flush=True)
+    fitted = {}
+    if len(test_fit):
+        ci = np.array([codes[g] for g in groups[test_fit]])
+        yt = _binary(y[test_fit], classes)
+        fitted["default"] = 100.0 * float(np.mean(base.predict(X[test_fit], groups=groups[test_fit])
+                                                  == y[test_fit]))
+        for label, (theta, *_rest) in solved.items():
+            fitted[label] = _acc(theta[ci], X[test_fit], yt)
+    rows = []
+    for k in ks:
+        train, test = new_node_rows(order, k)
+        joined = copy.deepcopy(base)
+        joined.add_nodes(X[train], y[train], groups=groups[train])
+        Wj = joined.collaboration_graph_.tocsr()
+        pooled, local = baselines(task, X, y, groups, fit_rows, train, test, k)
+        scores = {"default": 100.0 * float(np.mean(joined.predict(X[test], groups=groups[test])
+                                                   == y[test])),
+                  "global": max(pooled.values()), "local": max(local.values())}
+        jcodes = {g: i for i, g in enumerate(joined.nodes_)}
+        assert np.array_equal(joined.nodes_[:K], nodes)
+        yt = _binary(y[test], classes)
+        checks = dict(solved, **{"check": (th_fit, np.zeros(prob.n), 0, 0.0, None, None)})
+        for label, (theta, w0, s, lam, _f, _c) in checks.items():
+            idx = [jcodes[g] for g in new]
+            R = Wj[idx].toarray()
+            R = np.concatenate([R[:, :K], R[:, idx]], axis=1)
+            parts = [train[groups[train] == g] for g in new]
+            T = prob.newcomers([X[r] for r in parts], [_binary(y[r], classes) for r in parts],
+                               R, joined.confidence_[idx], theta, w0, s, lam)
+            models = dict(zip(new, T))
+            th = np.array([models[g] for g in groups[test]])
+            scores[label] = _acc(th, X[test], yt)
+        row = {"dataset": name, "seed": seed, "k": k, "join": scores, "fitted": fitted}
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    return rows
+
+
+def run_review13(family, seed, lams):
+    """All nodes fitted; per-node mean test accuracy (review13's protocol)."""
+    from test_review13_heldout_defaults import best_baselines, make_family, per_node_score
+
+    from skfed.boosting import PersonalizedLinearClassifier
+
+    Xtr, ytr, gtr, Xte, yte, gte = make_family(family, "clf", seed)
+    base = PersonalizedLinearClassifier(random_state=seed).fit(Xtr, ytr, groups=gtr)
+    nodes, classes = base.nodes_, base.classes_
+    Xs = [Xtr[gtr == g] for g in nodes]
+    ys = [_binary(ytr[gtr == g], classes) for g in nodes]
+    prob = Problem(Xs, ys, base.collaboration_graph_.toarray(), base.confidence_,
+                   base.alpha, base.mu)
+    th_fit = np.column_stack([base.coef_, base.intercept_])
+    codes = {g: i for i, g in enumerate(nodes)}
+    ci = np.array([codes[g] for g in gte])
+    scores = {"default": per_node_score(base.predict(Xte, groups=gte), yte, gte, "clf")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        base_scores = best_baselines("clf", Xtr, ytr, gtr, Xte, yte, gte)
+    scores.update({f"base_{k}": v for k, v in base_scores.items()})
+    for label, s, lam in variants(lams):
+        theta, w0, _ = prob.solve(s, lam, start=th_fit)
+        pred = np.where(np.einsum("ij,ij->i", _aug(Xte), theta[ci]) > 0, classes[1], classes[0])
+        scores[label] = per_node_score(pred, yte, gte, "clf")
+    row = {"dataset": f"review13-{family}", "seed": seed, "fitted": scores}
+    print(json.dumps(row), flush=True)
+    return [row]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--datasets", default="har,moons")
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--ks", default="5,10,20")
+    parser.add_argument("--lams", default="0.01,0.1,1")
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args()
+    ks = [int(k) for k in args.ks.split(",")]
+    lams = [float(v) for v in args.lams.split(",")]
+    rows = []
+    for name in args.datasets.split(","):
+        for seed in [int(s) for s in args.seeds.split(",")]:
+            if name.startswith("review13-"):
+                rows += run_review13(name[len("review13-"):], seed, lams)
+            else:
+                rows += run_join(name, seed, ks, lams)
+    if args.out:
+        with open(args.out, "w") as fh:
+            json.dump(rows, fh)
+    summarize(rows)
+
+
+def summarize(rows):
+    keys = sorted({(r["dataset"], r.get("k", 0)) for r in rows})
+    for dataset, k in keys:
+        sel = [r for r in rows if r["dataset"] == dataset and r.get("k", 0) == k]
+        part = "join" if k else "fitted"
+        labels = list(sel[0][part])
+        means = {lab: np.mean([r[part][lab] for r in sel]) for lab in labels}
+        print(f"{dataset} k={k} ({part}, {len(sel)} seeds): "
+              + "  ".join(f"{lab} {v:.2f}" for lab, v in means.items()))
+    fitted = [r for r in rows if r.get("k") == min(r.get("k", 0) for r in rows) and r.get("fitted")]
+    for dataset in sorted({r["dataset"] for r in fitted}):
+        sel = [r for r in fitted if r["dataset"] == dataset]
+        labels = list(sel[0]["fitted"])
+        print(f"{dataset} fitted nodes ({len(sel)} seeds): " + "  ".join(
+            f"{lab} {np.mean([r['fitted'][lab] for r in sel]):.2f}" for lab in labels))
+
+
+if __name__ == "__main__":
+    main()
