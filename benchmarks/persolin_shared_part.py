@@ -83,6 +83,8 @@ class Problem:
         self.K, self.n = len(self.Xs), self.Xs[0].shape[1]
         self.pen = np.r_[np.ones(self.n - 1), 0.0]
 
+    rho = 1.0  # the weight of w_0's ridge (``centre:rho``)
+
     def value_grad(self, theta, w0, s, lam):
         """``Q_s,lam`` and its gradient in ``(theta, w0)``."""
         f, G = 0.0, np.zeros_like(theta)
@@ -103,7 +105,7 @@ class Problem:
             G += lam * self.d[:, None] * D
             gw -= lam * (self.d[:, None] * D).sum(axis=0)
         if s or lam:
-            A = self.a.sum()
+            A = self.a.sum() * self.rho
             f += 0.5 * self.alpha * A * float((w0 * self.pen) @ w0)
             gw += self.alpha * A * w0 * self.pen
         return f, G, gw
@@ -172,10 +174,16 @@ def _acc(theta_rows, X, y):
     return 100.0 * float(np.mean((np.einsum("ij,ij->i", _aug(X), theta_rows) > 0) == (y > 0)))
 
 
+RHOS = (1.0,)  # --rhos
+ITER_FACTORS = ()  # --iter-factors: the estimator itself with max_iter x F
+
+
 def variants(lams):
-    out = [("opt", 0, 0.0), ("centre", 1, 0.0)]
-    out += [(f"lam={lam:g}", 0, lam) for lam in lams]
-    out += [(f"centre,lam={lam:g}", 1, lam) for lam in lams]
+    """``(label, s, lam, rho)`` of every objective measured."""
+    out = [("opt", 0, 0.0, 1.0)]
+    out += [("centre" if rho == 1 else f"centre:{rho:g}", 1, 0.0, rho) for rho in RHOS]
+    out += [(f"lam={lam:g}", 0, lam, 1.0) for lam in lams]
+    out += [(f"centre,lam={lam:g}", 1, lam, 1.0) for lam in lams]
     return out
 
 
@@ -215,12 +223,23 @@ def run_join(name, seed, ks, lams):
     test_fit = np.setdiff1d(np.flatnonzero(fit_nodes), fit_rows)
     codes = {g: i for i, g in enumerate(nodes)}
     solved = {}
-    for label, s, lam in variants(lams):
+    for label, s, lam, rho in variants(lams):
+        prob.rho = rho
         t = time.process_time()
         theta, w0, res = prob.solve(s, lam, start=th_fit)
         solved[label] = (theta, w0, s, lam, res.fun, time.process_time() - t)
+    longer = {}
+    for factor in ITER_FACTORS:
+        est = PersonalizedLinearClassifier(random_state=seed, max_iter=int(factor * 100 * K))
+        t = time.process_time()
+        est.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+        longer[factor] = (est, time.process_time() - t)
+    q_opt = solved["opt"][4]
     print(json.dumps({"dataset": name, "seed": seed, "K": K, "objective_fit": base.objective_,
-                      "Q_at_fit": q_fit, "Q_opt": solved["opt"][4], "fit_cpu": round(fit_cpu, 2)}),
+                      "Q_at_fit": q_fit, "Q_opt": q_opt, "fit_cpu": round(fit_cpu, 2),
+                      "gap": {f"x{f:g}": (e.objective_ - q_opt) / q_opt
+                              for f, (e, _c) in [(1, (base, 0))] + list(longer.items())},
+                      "fit_cpu_longer": {f"x{f:g}": round(c, 2) for f, (_e, c) in longer.items()}}),
           flush=True)
     fitted = {}
     if len(test_fit):
@@ -230,6 +249,9 @@ def run_join(name, seed, ks, lams):
                                                   == y[test_fit]))
         for label, (theta, *_rest) in solved.items():
             fitted[label] = _acc(theta[ci], X[test_fit], yt)
+        for factor, (est, _c) in longer.items():
+            fitted[f"iter x{factor:g}"] = 100.0 * float(np.mean(
+                est.predict(X[test_fit], groups=groups[test_fit]) == y[test_fit]))
     rows = []
     for k in ks:
         train, test = new_node_rows(order, k)
@@ -240,6 +262,11 @@ def run_join(name, seed, ks, lams):
         scores = {"default": 100.0 * float(np.mean(joined.predict(X[test], groups=groups[test])
                                                    == y[test])),
                   "global": max(pooled.values()), "local": max(local.values())}
+        for factor, (est, _c) in longer.items():
+            j2 = copy.deepcopy(est)
+            j2.add_nodes(X[train], y[train], groups=groups[train])
+            scores[f"iter x{factor:g}"] = 100.0 * float(np.mean(
+                j2.predict(X[test], groups=groups[test]) == y[test]))
         jcodes = {g: i for i, g in enumerate(joined.nodes_)}
         assert np.array_equal(joined.nodes_[:K], nodes)
         yt = _binary(y[test], classes)
@@ -280,8 +307,9 @@ def run_review13(family, seed, lams):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         base_scores = best_baselines("clf", Xtr, ytr, gtr, Xte, yte, gte)
-    scores.update({f"base_{k}": v for k, v in base_scores.items()})
-    for label, s, lam in variants(lams):
+    scores["global"], scores["local"] = base_scores
+    for label, s, lam, rho in variants(lams):
+        prob.rho = rho
         theta, w0, _ = prob.solve(s, lam, start=th_fit)
         pred = np.where(np.einsum("ij,ij->i", _aug(Xte), theta[ci]) > 0, classes[1], classes[0])
         scores[label] = per_node_score(pred, yte, gte, "clf")
@@ -296,10 +324,15 @@ def main():
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--ks", default="5,10,20")
     parser.add_argument("--lams", default="0.01,0.1,1")
+    parser.add_argument("--rhos", default="1")
+    parser.add_argument("--iter-factors", default="")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    global RHOS, ITER_FACTORS
+    RHOS = tuple(float(v) for v in args.rhos.split(","))
+    ITER_FACTORS = tuple(float(v) for v in args.iter_factors.split(",")) if args.iter_factors else ()
     ks = [int(k) for k in args.ks.split(",")]
-    lams = [float(v) for v in args.lams.split(",")]
+    lams = [float(v) for v in args.lams.split(",")] if args.lams else []
     rows = []
     for name in args.datasets.split(","):
         for seed in [int(s) for s in args.seeds.split(",")]:
