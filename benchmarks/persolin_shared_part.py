@@ -308,6 +308,10 @@ def run_review13(family, seed, lams):
         warnings.simplefilter("ignore")
         base_scores = best_baselines("clf", Xtr, ytr, gtr, Xte, yte, gte)
     scores["global"], scores["local"] = base_scores
+    for factor in ITER_FACTORS:
+        est = PersonalizedLinearClassifier(random_state=seed, max_iter=int(factor * 100 * len(nodes)))
+        est.fit(Xtr, ytr, groups=gtr)
+        scores[f"iter x{factor:g}"] = per_node_score(est.predict(Xte, groups=gte), yte, gte, "clf")
     for label, s, lam, rho in variants(lams):
         prob.rho = rho
         theta, w0, _ = prob.solve(s, lam, start=th_fit)
