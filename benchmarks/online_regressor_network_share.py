@@ -28,6 +28,7 @@ the better of Ridge / SVR / LassoCV pooled or one per node.
 """
 
 import argparse
+import copy
 import sys
 import warnings
 from pathlib import Path
@@ -43,8 +44,6 @@ from test_review13_heldout_defaults import (best_baselines, make_family,  # noqa
                                             per_node_score)
 
 from skfed import DecentralizedKernelSGDRegressor  # noqa: E402
-from skfed.online._holdout import loss_values  # noqa: E402
-from skfed.online._selection import holdout_mask  # noqa: E402
 
 REVIEW13 = ("many_small", "alike", "half_noise", "d2", "d500")
 EXPERIMENTS = ("alike-regression", "nonlinear-regression", "heavy-tailed-regression",
@@ -70,9 +69,11 @@ def load(family, seed):
     return Xtr, ytr, gtr, Xte, yte, gte, rmse, glob, loc, False
 
 
-def both(est, X, groups):
-    """Node functions' and the network function's predictions."""
-    return est.predict(X, groups=groups), est.predict(X, groups=np.full(len(X), -10**9))
+def shared(est, share):
+    """``est`` predicting with another ``network_share_``."""
+    est = copy.copy(est)
+    est.network_share_ = share
+    return est
 
 
 def outside_span(Xtr, gtr, Xte, gte):
@@ -86,46 +87,31 @@ def outside_span(Xtr, gtr, Xte, gte):
     return float(np.mean(out))
 
 
-def validated_share(Xtr, ytr, gtr, **params):
-    """The share chosen on every node's held-out rows, and the inner fit's bytes."""
-    codes = np.unique(gtr, return_inverse=True)[1]
-    held = holdout_mask(codes, codes.max() + 1)
-    inner = DecentralizedKernelSGDRegressor(random_state=0, **params).fit(
-        Xtr[~held], ytr[~held], groups=gtr[~held])
-    f, g = both(inner, Xtr[held], gtr[held])
-    losses = []
-    for s in SHARES:
-        r = ((1 - s) * f + s * g - inner.target_offset_) / inner.target_scale_
-        y = (ytr[held] - inner.target_offset_) / inner.target_scale_
-        values = loss_values(inner._loss_name(), (r)[:, None], y, inner._loss_threshold())
-        losses.append(np.mean([values[codes[held] == k].mean()
-                               for k in np.unique(codes[held])]))
-    return float(SHARES[int(np.argmin(losses))]), inner.n_bytes_sent_, np.round(losses, 4)
-
-
 def run(family, seed, params):
     Xtr, ytr, gtr, Xte, yte, gte, score, glob, loc, higher = load(family, seed)
     est = DecentralizedKernelSGDRegressor(random_state=0, **params).fit(Xtr, ytr, groups=gtr)
-    f, g = both(est, Xte, gte)
-    blends = [score((1 - s) * f + s * g) for s in SHARES]
-    s, inner_bytes, losses = validated_share(Xtr, ytr, gtr, **params)
-    sel = est.consensus_selection_
+    blends = [score(shared(est, s).predict(Xte, groups=gte)) for s in SHARES]
+    chosen = score(est.predict(Xte, groups=gte))
+    sel, share = est.consensus_selection_, est.network_share_selection_
+    rounds = est.bytes_per_round_
+    share_bytes = int(rounds[len(sel["candidates"]) + 1: len(sel["candidates"]) + 3].sum()) \
+        if share is not None else 0
     print(f"{family} seed {seed}: kernel {est.kernel_}, c {est.consensus_penalty_} "
           f"(held-out losses weak/strong {np.round(sel['mean_validation_error'], 3)}), "
           f"eta0_ {est.eta0_:.3g} of bound {est.step_bound_:.3g}, "
           f"orders median {int(np.median(est.model_order_))} max {est.model_order_.max()}, "
           f"test inputs outside own span {outside_span(Xtr, gtr, Xte, gte):.2f}")
     print(f"    Global {glob:.4f} Local {loc:.4f} | node functions {blends[0]:.4f} "
-          f"network function {blends[-1]:.4f} | oracle blends "
+          f"network function {blends[-1]:.4f} | test score of s = 0 .. 1 "
           + " ".join(f"{v:.4f}" for v in blends))
     best = max(glob, loc) if higher else min(glob, loc)
-    val = blends[int(np.flatnonzero(SHARES == s)[0])]
-    ok = val >= best if higher else val <= best
-    print(f"    validated s={s:.2f} (held-out losses {losses}): {val:.4f} "
-          f"{'>=' if ok else 'misses'} best baseline {best:.4f}; "
-          f"bytes {est.n_bytes_sent_} + inner {inner_bytes} "
-          f"(x fit {1 + inner_bytes / est.n_bytes_sent_:.2f})", flush=True)
-    return family, seed, glob, loc, blends[0], val, s
+    ok = chosen >= best if higher else chosen <= best
+    print(f"    network_share_ {est.network_share_:.2f} (held-out losses "
+          f"{None if share is None else np.round(share['mean_validation_error'], 4)}): "
+          f"{chosen:.4f} {'>=' if ok else 'misses'} best baseline {best:.4f}; "
+          f"bytes {est.n_bytes_sent_}, of which the share's {share_bytes} "
+          f"({100 * share_bytes / est.n_bytes_sent_:.1f} %)", flush=True)
+    return family, seed, glob, loc, blends[0], chosen, est.network_share_
 
 
 def main(argv=None):
@@ -142,7 +128,7 @@ def main(argv=None):
         for family in args.families:
             for seed in args.seeds:
                 rows.append(run(family, seed, params))
-    print("\nfamily                    Global   Local  defaults  validated share (s)")
+    print("\nfamily                    Global   Local  s = 0    defaults  network_share_")
     for family in args.families:
         part = np.array([r[2:6] for r in rows if r[0] == family])
         shares = [r[6] for r in rows if r[0] == family]

@@ -249,6 +249,22 @@ class _CouplingSelectionMixin:
         if before is not None:
             logs.insert(0, CommunicationLog.from_counter(before, node_labels=self.nodes_))
         logs.append(CommunicationLog.from_counter(after, node_labels=self.nodes_))
+        self._adopt_coupling(candidates, errors, fitted[1].adjacency_)
+        shares = self._share_grid()
+        if shares is not None:
+            # network_share="auto" (._share): the chosen candidate's network
+            # function (its rounds in one), every share scored on the held-out
+            # rows, the sums up the weak graph's tree (a round of its own).
+            chosen = fitted[[cand[0] for cand in candidates].index(
+                self.consensus_selection_["choice"])]
+            net = chosen._build_network_function(X[train], y_encoded[train], codes[train],
+                                                 sample_weight[train], solve=True)
+            logs.append(_collapsed(net))
+            self._adopt_share(shares, self._share_errors(
+                chosen, X[held], y_encoded[held], codes[held], sample_weight[held], shares))
+            counter = self._tree_counter()
+            self._count_share_round(counter, tree_parents(fitted[0].adjacency_), len(shares))
+            logs.append(CommunicationLog.from_counter(counter, node_labels=self.nodes_))
         log = logs[0]
         for later in logs[1:]:
             log = log.combine(later)
@@ -256,7 +272,6 @@ class _CouplingSelectionMixin:
         self.communication_ = log
         self._consensus_curve = np.full(len(logs), np.nan)
         self._order_curve = np.zeros((len(logs), n_nodes), dtype=np.intp)
-        self._adopt_coupling(candidates, errors, fitted[1].adjacency_)
 
     def _tree_counter(self):
         """A counter for one round over the spanning trees."""

@@ -1,0 +1,121 @@
+"""``network_share``: a regressor's nodes predict with a share of the network function.
+
+A node's function is a combination of kernels at its own samples (every
+step adds ``k(x, .)`` at the node's sample ``x``, and the consensus term is
+measured there too), so a node of few samples cannot represent what lies
+outside them: with the linear kernel, a node of 8 samples in 10 features
+predicts only the part of an input in the span of its 8 samples (about a
+fifth of a test input's squared norm is outside it), and at 30 samples in
+500 features 94 %.  The network function (``network_dictionary_``, the
+compressed and re-solved mean of every node's function) carries every
+node's samples.  A node predicts with::
+
+    (1 - s) f_i(x) + s fbar(x)
+
+``s`` is ``network_share_``: the ``network_share`` given, or with
+``network_share="auto"`` chosen by validation within the nodes, as part of
+``consensus_penalty="auto"`` (:mod:`._coupling`): once the coupling is
+chosen, the chosen candidate (fitted on every node's rows but every 4th)
+computes its network function as a fit ends (:mod:`._network_function`,
+its rounds counted), every node scores ``s`` in ``SHARES`` on its held-out
+rows with the fit's loss, the reports are summed up a spanning tree of the
+weak candidate's graph (``len(SHARES) + 1`` float64 up, an int32 back down,
+counted) and every node keeps the share of least mean loss (the smallest
+on a tie).  Without the coupling selection (a fixed ``consensus_penalty``
+or ``eta0``, one node, no node of 4 samples) ``"auto"`` is 0, the nodes'
+own functions.
+
+Measured on review13's held-out families and the regression families of
+``online_experiments.py`` (``benchmarks/online_regressor_network_share.py``).
+"""
+
+import numpy as np
+
+from ._holdout import loss_values, node_mean_losses
+from ._selection import count_selection_messages
+
+__all__ = ["SHARES"]
+
+# The shares "auto" chooses from.
+SHARES = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+class _NetworkShareMixin:
+    """``network_share``: validation of the share and the blended prediction."""
+
+    def _share_grid(self):
+        """The shares to validate (None: nothing to choose, nothing to send)."""
+        share = getattr(self, "network_share", 0.0)
+        if share == "auto":
+            return SHARES
+        return None
+
+    def _fixed_share(self):
+        """``network_share_`` when no share is validated."""
+        share = getattr(self, "network_share", 0.0)
+        return 0.0 if share == "auto" else float(share)
+
+    def _reset_share(self):
+        """Before a fit's selections: a regressor's ``network_share_`` is the
+        given share (``"auto"``: 0 until validated) and nothing is chosen."""
+        if self._is_regressor():
+            self.network_share_ = self._fixed_share()
+            self.network_share_selection_ = None
+
+    def _network_at(self, X, codes):
+        """The network function of every row's node's component at ``X``."""
+        out = np.zeros((X.shape[0], self._n_outputs))
+        component = self.network_component_[codes]
+        for c in np.unique(component):
+            rows = np.flatnonzero(component == c)
+            out[rows] = self._network_values(X[rows], component=int(c))
+        return out
+
+    def _blended(self, node, X):
+        """``(1 - s) f_node(X) + s fbar(X)`` (``s = network_share_``)."""
+        own = self._node_function(node, X)
+        share = getattr(self, "network_share_", 0.0)
+        if share == 0.0 or getattr(self, "network_dictionary_", None) is None:
+            return own
+        net = self._network_values(X, component=int(self.network_component_[node]))
+        if share == 1.0:
+            return net
+        return (1.0 - share) * own + share * net
+
+    def _share_errors(self, cand, X, y_encoded, codes, sample_weight, shares):
+        """Every node's mean held-out loss of every share: (n_shares, n_nodes)."""
+        n_nodes = len(self.nodes_)
+        own = np.zeros((len(y_encoded), self._n_outputs))
+        for node in np.unique(codes):
+            rows = np.flatnonzero(codes == node)
+            own[rows] = cand._node_function(int(node), X[rows])
+        net = cand._network_at(X, codes) if len(codes) else own
+        out = np.full((len(shares), n_nodes), np.nan)
+        for k, s in enumerate(shares):
+            F = (1.0 - s) * own + s * net
+            values = loss_values(self._loss_name(), F, y_encoded, self._loss_threshold())
+            out[k] = node_mean_losses(values, codes, n_nodes, sample_weight)
+        return out
+
+    def _adopt_share(self, shares, errors):
+        """Keep the share of least mean held-out loss (``errors``: the
+        federation's, (n_shares, n_nodes), NaN for a node without held-out
+        rows); sets ``network_share_`` and ``network_share_selection_``."""
+        reporting = ~np.isnan(errors[0])
+        mean = np.full(len(shares), np.nan)
+        choice = 0
+        if reporting.any():
+            mean = errors[:, reporting].mean(axis=1)
+            choice = int(np.argmin(mean))   # ties: the smallest share
+        self.network_share_ = float(shares[choice])
+        self.network_share_selection_ = {
+            "shares": list(shares),
+            "mean_validation_error": mean,
+            "node_validation_error": errors,
+            "choice": self.network_share_,
+        }
+
+    def _count_share_round(self, counter, parents, n_shares, senders=None):
+        """The shares' reports summed up the tree, the choice sent back."""
+        count_selection_messages(counter, parents, n_shares, senders=senders)
+        counter.next_round()
