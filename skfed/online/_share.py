@@ -23,7 +23,11 @@ weak candidate's graph (``len(SHARES) + 1`` float64 up, an int32 back down,
 counted) and every node keeps the share of least mean loss (the smallest
 on a tie).  Without the coupling selection (a fixed ``consensus_penalty``
 or ``eta0``, one node, no node of 4 samples) ``"auto"`` is 0, the nodes'
-own functions.
+own functions.  Nodes that join after the fit (``add_nodes``, a new node's
+samples in ``partial_fit``) predict with their own function: it starts from
+their neighbours' or the network function (``join_start_``), chosen by
+their own rule, so it holds the others' part already (on School, blending
+the newcomers too lowered the join's R^2 by 0.25-0.6 x 100).
 
 Measured on review13's held-out families and the regression families of
 ``online_experiments.py`` (``benchmarks/online_regressor_network_share.py``).
@@ -61,6 +65,9 @@ class _NetworkShareMixin:
         if self._is_regressor():
             self.network_share_ = self._fixed_share()
             self.network_share_selection_ = None
+            # the nodes of the fit (nodes that join later start from their
+            # neighbours' or the network function and keep their own)
+            self._share_nodes = len(self.nodes_)
 
     def _network_at(self, X, codes):
         """The network function of every row's node's component at ``X``."""
@@ -72,10 +79,12 @@ class _NetworkShareMixin:
         return out
 
     def _blended(self, node, X):
-        """``(1 - s) f_node(X) + s fbar(X)`` (``s = network_share_``)."""
+        """``(1 - s) f_node(X) + s fbar(X)`` (``s = network_share_``) for a
+        node of the fit; a node that joined after it, its own function."""
         own = self._node_function(node, X)
         share = getattr(self, "network_share_", 0.0)
-        if share == 0.0 or getattr(self, "network_dictionary_", None) is None:
+        if (share == 0.0 or getattr(self, "network_dictionary_", None) is None
+                or node >= self._share_nodes):
             return own
         net = self._network_values(X, component=int(self.network_component_[node]))
         if share == 1.0:
