@@ -3,9 +3,11 @@ what a validated share of the network function gives (review13's held-out
 families, ``tests/test_review13_heldout_defaults.py``, and the regression
 families of ``online_experiments.py held-out``).
 
-Command::
+Commands::
 
     python benchmarks/online_regressor_network_share.py --seeds 0 1 2
+    python benchmarks/online_regressor_network_share.py --coupling-probe --seeds 0 1 2
+    python benchmarks/online_regressor_network_share.py --network-cap-probe --seeds 0 1 2
 
 For every family and seed it prints the intermediate quantities of a fit at
 the defaults: the chosen kernel and coupling (and both couplings' held-out
@@ -114,12 +116,60 @@ def run(family, seed, params):
     return family, seed, glob, loc, blends[0], chosen, est.network_share_
 
 
+def coupling_probe(seed):
+    """The nodes' own functions (``network_share=0``) on the 100 x 8 family
+    with the strong coupling, over the ring and a random regular graph, at
+    30 and 300 passes: more coupling or more passes do not repair them."""
+    from skfed.network import SimulatedNetwork
+
+    Xtr, ytr, gtr, Xte, yte, gte, score, *_ = load("many_small", seed)
+    for topology in (None, "random_regular"):
+        for epochs in (30, 300):
+            network = (None if topology is None else
+                       SimulatedNetwork(topology, topology_params={"degree": 6}))
+            est = DecentralizedKernelSGDRegressor(
+                kernel="linear", consensus_penalty=1.0, network=network, max_epochs=epochs,
+                network_share=0.0, random_state=0).fit(Xtr, ytr, groups=gtr)
+            print(f"many_small seed {seed}, c = 1, {topology or 'ring'}, {epochs} passes: "
+                  f"eta0_ {est.eta0_:.3g}, node functions {score(est.predict(Xte, groups=gte)):.4f}",
+                  flush=True)
+
+
+def network_cap_probe(seed, sizes=(100, 200, 400)):
+    """d = 500: the uncompressed mean of the nodes' functions and the network
+    function rebuilt (with its re-solve) at several size caps, scored on the
+    test rows; its bytes."""
+    Xtr, ytr, gtr, Xte, yte, gte, score, *_ = load("d500", seed)
+    est = DecentralizedKernelSGDRegressor(random_state=0).fit(Xtr, ytr, groups=gtr)
+    mean = np.mean([est._node_function(i, Xte) for i in range(len(est.nodes_))], axis=0)
+    print(f"d500 seed {seed}: kernel {est.kernel_}, uncompressed mean "
+          f"{score(est._decode(mean[:, 0])):.4f}, fit bytes {est.n_bytes_sent_}")
+    codes = np.unique(gtr, return_inverse=True)[1]
+    for size in sizes:
+        cap = copy.deepcopy(est)
+        cap._max_size = size
+        log = cap._build_network_function(Xtr, cap._encode_targets(ytr), codes,
+                                          np.ones(len(ytr)), solve=True)
+        values = cap._decode(cap._network_values(Xte)[:, 0])
+        print(f"    cap {size}: {len(cap.network_dictionary_[0])} points, re-solve kept "
+              f"{bool(cap._network_solved[0])}, network function {score(values):.4f}, "
+              f"{log.total_bytes} bytes", flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--families", nargs="+", default=list(REVIEW13 + EXPERIMENTS))
     parser.add_argument("--params", default="{}", help="JSON of estimator parameters")
+    parser.add_argument("--coupling-probe", action="store_true",
+                        help="only the strong coupling's node functions on 100 x 8 nodes")
+    parser.add_argument("--network-cap-probe", action="store_true",
+                        help="only the network function's size cap at d = 500")
     args = parser.parse_args(argv)
+    if args.coupling_probe or args.network_cap_probe:
+        for seed in args.seeds:
+            (coupling_probe if args.coupling_probe else network_cap_probe)(seed)
+        return
     import json
     params = json.loads(args.params)
     rows = []
