@@ -20,6 +20,9 @@ from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSG
 from skfed.online._share import SHARES
 from skfed._topology import _topology_csr, random_regular_degree
 
+# (every node's every 4th sample held out; Huber's loss)
+from .test_online_coupling import _held, _huber
+
 HEADER = 16
 COMMON = dict(kernel="linear", max_epochs=4, random_state=3)
 
@@ -33,19 +36,6 @@ def _many_small(n_nodes=30, n_per=8, d=6, seed=0):
     coef = w + 0.3 * rng.normal(size=(n_nodes, d))
     y = np.einsum("ij,ij->i", X, coef[groups]) + 0.3 * rng.normal(size=len(groups))
     return X, y, groups
-
-
-def _held(groups):
-    rank = np.zeros(len(groups), dtype=int)
-    for g in np.unique(groups):
-        rows = np.flatnonzero(groups == g)
-        rank[rows] = np.arange(len(rows))
-    return rank % 4 == 3
-
-
-def _huber(r, delta):
-    a = np.abs(r)
-    return np.where(a <= delta, 0.5 * r * r, delta * (a - 0.5 * delta))
 
 
 def _linear_values(est, X, groups):
