@@ -246,7 +246,8 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
                 # kernel chosen above (its candidates' messages counted).  A
                 # fixed eta0 is a step for one coupling (the strong one's
                 # stable step is smaller): the weak one, without selection.
-                self._select_coupling(X, codes, sample_weight, y_encoded, epochs, shuffle)
+                self._select_coupling(X, codes, sample_weight, y_encoded, epochs, shuffle,
+                                      solve=not partial)
         queues = self._make_queues(codes, epochs, shuffle)
         self._run(X, y_encoded, sample_weight, queues, epochs)
         # The network function: after every fit; in a stream, whenever the

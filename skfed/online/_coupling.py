@@ -223,12 +223,16 @@ class _CouplingSelectionMixin:
             "choice": label,
         }
 
-    def _select_coupling(self, X, codes, sample_weight, y_encoded, epochs, shuffle):
+    def _select_coupling(self, X, codes, sample_weight, y_encoded, epochs, shuffle,
+                         solve=True):
         """Choose ``consensus_penalty_``, ``epsilon_`` and the graph
         (:meth:`_adopt_coupling`); fills ``consensus_selection_`` and the
         selection's log (prepended to the fit's).  A federation where no
         node can hold out a sample, or whose training rows miss a class,
-        keeps the weak coupling (``consensus_selection_`` says so)."""
+        keeps the weak coupling (``consensus_selection_`` says so).
+        ``solve``: whether the network function of ``network_share="auto"``'s
+        candidate is re-solved, as the call's own will be (``fit``: yes,
+        ``partial_fit``: no)."""
         n_nodes = len(self.nodes_)
         candidates, held, ready = self._coupling_setup(X, codes, sample_weight, y_encoded)
         train = ~held
@@ -258,7 +262,7 @@ class _CouplingSelectionMixin:
             chosen = fitted[[cand[0] for cand in candidates].index(
                 self.consensus_selection_["choice"])]
             net = chosen._build_network_function(X[train], y_encoded[train], codes[train],
-                                                 sample_weight[train], solve=True)
+                                                 sample_weight[train], solve=solve)
             logs.append(_collapsed(net))
             self._adopt_share(shares, self._share_errors(
                 chosen, X[held], y_encoded[held], codes[held], sample_weight[held], shares))
