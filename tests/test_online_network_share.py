@@ -84,22 +84,33 @@ def test_auto_share_equals_numpy_reference(method, monkeypatch):
     assert_allclose(own, ref.predict(X[held], groups=groups[held]), rtol=1e-10, atol=1e-12)
     assert_allclose(net, ref.predict(X[held], groups=np.full(held.sum(), -1)), rtol=1e-10,
                     atol=1e-12)
+    # every node's variance of its training targets (in the solver's units)
+    spread = np.array([np.var(y[~held][groups[~held] == g]) for g in range(n_nodes)])
+    spread /= est.target_scale_ ** 2
     errors = []
     for s in SHARES:
         values = _huber((1 - s) * own + s * net - y[held], est.loss_threshold_)
         values /= est.target_scale_ ** 2   # (the solver's units)
-        errors.append([values[groups[held] == g].mean() for g in range(n_nodes)])
+        errors.append([values[groups[held] == g].mean() / spread[g] for g in range(n_nodes)])
     errors = np.array(errors)
     assert_allclose(share["node_validation_error"], errors, rtol=1e-10, atol=1e-12)
     assert_allclose(share["mean_validation_error"], errors.mean(axis=1), rtol=1e-10)
-    s = SHARES[int(np.argmin(errors.mean(axis=1)))]
+    # the gate: a paired t statistic of the nodes' gains over share 0
+    d = errors[0] - errors
+    with np.errstate(invalid="ignore"):   # (share 0 against itself)
+        t = d.mean(axis=1) / (d.std(axis=1, ddof=1) / np.sqrt(n_nodes))
+    assert_allclose(share["t_statistic"][1:], t[1:], rtol=1e-8)
+    passing = [k for k in range(1, len(SHARES)) if t[k] > 2.0]
+    s = SHARES[min(passing, key=lambda k: errors[k].mean())] if passing else 0.0
     assert est.network_share_ == share["choice"] == s
     if method == "fit":
         # measured: the nodes' own functions lose to the network function here
         assert 0.5 <= s and errors[0].mean() > 1.5 * errors.mean(axis=1).min()
     else:
-        # measured: after one pass the plain mean is worse than the nodes' own
-        assert s == 0.0 and errors[-1].mean() > errors[0].mean()
+        # measured: after one pass the plain mean is a little better on
+        # average (0.593 against 0.609) but within the gate (t 1.1-1.3):
+        # the nodes keep their own functions
+        assert s == 0.0 and errors[-1].mean() < errors[0].mean() and max(t[1:]) < 2.0
     # The final fit: the chosen coupling, graph and share on all rows.
     monkeypatch.undo()
     final_network = None if choice == 0 else SimulatedNetwork(topology=refs[1].adjacency_)
@@ -112,11 +123,11 @@ def test_auto_share_equals_numpy_reference(method, monkeypatch):
     assert_allclose(out, final.predict(X, groups=groups), rtol=1e-10, atol=1e-12)
     # Bytes: the candidates (each without the scale round the public fits
     # run), the selection's tree round, the chosen candidate's network
-    # round, the shares' tree round (6 float64 up, an int32 down), the fit
+    # round, the shares' tree round (10 float64 up, an int32 down), the fit
     # (the public final fit's scale round is the estimator's first round).
     scale_round = (n_nodes - 1) * ((HEADER + 8 * 7) + (HEADER + 8 * 2))
     tree = (n_nodes - 1) * ((HEADER + 8 * 3) + (HEADER + 4))
-    share_tree = (n_nodes - 1) * ((HEADER + 8 * (len(SHARES) + 1)) + (HEADER + 4))
+    share_tree = (n_nodes - 1) * ((HEADER + 8 * 2 * len(SHARES)) + (HEADER + 4))
     cand_bytes = [r.communication_.total_bytes - scale_round for r in refs]
     assert (est.communication_.total_bytes
             == sum(cand_bytes) + tree + ref.network_communication_.total_bytes

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..online._coupling import _collapsed
 from ..online._selection import tree_parents
+from ..online._share import node_spread
 from ._mpi_boosting import _merge_counts
 
 TAG_SHARE = 24
@@ -68,8 +69,10 @@ def select_share(est, cand, weak_adjacency, peer, block, samples, held_rows):
         peer.flush()
     for name, value in zip(_FUNCTION, function):
         setattr(cand, name, value)
+    # (every node's spread of its training targets: its own rank's rows)
+    spread = node_spread(samples[1], samples[2], K, samples[3])
     X, y, codes, sample_weight = held_rows
-    errors = est._share_errors(cand, X, y, codes, sample_weight, shares)
+    errors = est._share_errors(cand, X, y, codes, sample_weight, shares, spread)
     reporting = ~np.isnan(errors[0])
     total = peer.allreduce_sum("network_share", np.vstack([
         np.where(np.isnan(errors), 0.0, errors), reporting[None].astype(np.float64)]))

@@ -40,6 +40,7 @@ from ..network import CommunicationLog, resolve_network
 from ._holdout import loss_values, node_mean_losses
 from ._robust import count_scale_messages
 from ._selection import count_selection_messages, holdout_mask, tree_parents
+from ._share import node_spread
 
 __all__ = ["WEAK_COUPLING", "STRONG_COUPLING"]
 
@@ -264,8 +265,10 @@ class _CouplingSelectionMixin:
             net = chosen._build_network_function(X[train], y_encoded[train], codes[train],
                                                  sample_weight[train], solve=solve)
             logs.append(_collapsed(net))
+            spread = node_spread(y_encoded[train], codes[train], n_nodes, sample_weight[train])
             self._adopt_share(shares, self._share_errors(
-                chosen, X[held], y_encoded[held], codes[held], sample_weight[held], shares))
+                chosen, X[held], y_encoded[held], codes[held], sample_weight[held], shares,
+                spread))
             counter = self._tree_counter()
             self._count_share_round(counter, tree_parents(fitted[0].adjacency_), len(shares))
             logs.append(CommunicationLog.from_counter(counter, node_labels=self.nodes_))
