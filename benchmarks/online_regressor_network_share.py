@@ -126,8 +126,10 @@ def run(family, seed, params):
     chosen = score(est.predict(Xte, groups=gte))
     sel, share = est.consensus_selection_, est.network_share_selection_
     rounds = est.bytes_per_round_
-    share_bytes = int(rounds[len(sel["candidates"]) + 1: len(sel["candidates"]) + 3].sum()) \
-        if share is not None else 0
+    # (the rounds: the scale's, the candidates', the selection's, then the
+    # chosen candidate's network function and the shares' sum)
+    first = len(sel["candidates"]) + 2
+    share_bytes = int(rounds[first:first + 2].sum()) if share is not None else 0
     print(f"{family} seed {seed}: kernel {est.kernel_}, c {est.consensus_penalty_} "
           f"(held-out losses weak/strong {np.round(sel['mean_validation_error'], 3)}), "
           f"eta0_ {est.eta0_:.3g} of bound {est.step_bound_:.3g}, "
