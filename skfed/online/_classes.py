@@ -760,8 +760,8 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         else 0; without that selection (a fixed ``consensus_penalty`` or
         ``eta0``, one node) it is 0.  Nodes that join later keep their own
         function.  On 100 nodes of 8 samples (10 features, one rule with
-        personal deviations) it takes R^2 from 0.59-0.60 to 0.85 (pooled
-        Ridge 0.85); see the user guide.
+        personal deviations) it takes R^2 from 0.59-0.60 to 0.85-0.86
+        (pooled Ridge 0.85-0.86); see the user guide.
 %(params)s
 
     Attributes
