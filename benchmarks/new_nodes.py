@@ -443,6 +443,18 @@ Joins: superseded numbers, alternatives measured and not kept, the measurement c
     91.36 / 91.03 (the one drop: 0.15 at ``k = 5``, about two of 1,500 test
     samples); the refits' bytes 3-9 % higher.
 
+    The online School rows again on 2026-11-29 (online17, ``--families
+    online --datasets school --seeds 0,1,2 --ks 5,10,20``), after the
+    regressor's fitted nodes predict with a validated share of the network
+    function (``network_share="auto"``, ``skfed/online/_share.py``;
+    nodes that join keep their own function): every join bit-identical
+    (32.4 / 33.3 / 34.6, the same bytes); the refit, whose nodes are all
+    fitted ones, 4.7 / 11.4 / 18.0 -> 13.6 / 27.6 / 31.3 (the share's
+    gate keeps 0 on two refits of nine; without the gate 28.2 / 28.7 /
+    31.3; it pays the share's rounds: bytes 0.0547 / 0.0538 / 0.0525 ->
+    0.0459 / 0.0453 / 0.0442, CPU 0.028 / 0.038 / 0.051).  Blending the
+    joined nodes too gave 32.2 / 32.8 / 34.0 (not adopted).
+
     The online School rows again on 2026-11-29 (online16, ``--families
     online --datasets school --seeds 0,1,2 --ks 5,10,20``), after a
     regressor's fit re-solves its network function with the held-back

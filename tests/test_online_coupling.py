@@ -50,7 +50,10 @@ def test_auto_coupling_equals_explicit_candidate_fits(regression, monkeypatch):
     X, y, groups = _alike(regression=regression)
     Est = DecentralizedKernelSGDRegressor if regression else DecentralizedKernelSGDClassifier
     common = dict(kernel="rbf", gamma=0.3, max_epochs=4, random_state=3)
-    est = Est(consensus_penalty="auto", **common).fit(X, y, groups=groups)
+    # (a regressor's share of the network function, chosen after the
+    # coupling, has its own test: tests/test_online_network_share.py)
+    share = {"network_share": 0.0} if regression else {}
+    est = Est(consensus_penalty="auto", **common, **share).fit(X, y, groups=groups)
     sel = est.consensus_selection_
     assert sel["candidates"] == ["weak", "strong"]
     assert sel["consensus_penalty"] == [WEAK_COUPLING, STRONG_COUPLING]
@@ -102,7 +105,7 @@ def test_auto_coupling_equals_explicit_candidate_fits(regression, monkeypatch):
     # The final fit: the chosen coupling over the chosen graph, on all rows.
     final_network = None if choice == 0 else SimulatedNetwork(topology=refs[1].adjacency_)
     final = Est(consensus_penalty=sel["consensus_penalty"][choice],
-                epsilon=sel["epsilon"][choice], network=final_network, **common)
+                epsilon=sel["epsilon"][choice], network=final_network, **common, **share)
     final.fit(X, y, groups=groups)
     assert (est.adjacency_ != final.adjacency_).nnz == 0
     out = est.predict(X, groups=groups)

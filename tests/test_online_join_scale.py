@@ -33,7 +33,10 @@ def _fitted(seed=0, n_nodes=12, n=10, d=3, keep_solve=False):
         margin = nf.SOLVE_MARGIN
         nf.SOLVE_MARGIN = margin if keep_solve else 2.0
         try:
-            est = DecentralizedKernelSGDRegressor(random_state=0, max_epochs=2).fit(
+            # (network_share=0: the budget below was measured on the fit's
+            # bytes without the share's rounds, tests/test_online_network_share.py)
+            est = DecentralizedKernelSGDRegressor(random_state=0, max_epochs=2,
+                                                  network_share=0.0).fit(
                 X, y, groups=g)
         finally:
             nf.SOLVE_MARGIN = margin

@@ -52,7 +52,10 @@ def test_regressor_start_needs_half_the_network_loss():
         # (epsilon 0.01 in units of the targets' agreed scale, 3.08 here: a
         # budget at which one newcomer is past the margin but not under
         # half the network's loss, measured below)
-        est = DecentralizedKernelSGDRegressor(random_state=0, max_epochs=3, epsilon=0.01).fit(
+        # (network_share=0: the join's byte budget, a share of the fit's
+        # bytes, was measured without the share's rounds)
+        est = DecentralizedKernelSGDRegressor(random_state=0, max_epochs=3, epsilon=0.01,
+                                              network_share=0.0).fit(
             X, y, groups=g)
     joined = copy.deepcopy(est)
     # This federation's coupling selection finds it alike (strong / weak

@@ -39,6 +39,7 @@ from ..online._robust import count_scale_messages
 from ..online._selection import count_selection_messages, tree_parents
 from ._mpi_boosting import _merge_counts, refuse_privacy, warn_lost
 from ._mpi_comm import MPITimeoutError, Traffic
+from ._mpi_online_share import select_share
 
 TAG_DICT = 21
 TAG_SCALE = 22
@@ -116,6 +117,7 @@ def fit_online(est, peer, block, validate, random_state):
     est._target_scale = max(getattr(est, "_target_scale", 0.0), scale)
     sample_weight = np.ascontiguousarray(sw, dtype=np.float64)
     est.consensus_selection_ = None
+    est._reset_share()
     if est.consensus_penalty == "auto" and K > 1 and est.eta0 == "auto":
         _select_coupling(est, peer, block, X, codes, sample_weight, y_encoded,
                          est.max_epochs, est.shuffle)
@@ -197,6 +199,13 @@ def _select_coupling(est, peer, block, X, codes, sample_weight, y_encoded, epoch
         est._log = log
         est.communication_ = log
     est._adopt_coupling(candidates, errors, fitted[1].adjacency_)
+    if est._share_grid() is not None:
+        # network_share="auto": the chosen candidate's network function and
+        # the shares' held-out losses (skfed.online._share), over the ranks.
+        choice = [cand[0] for cand in candidates].index(est.consensus_selection_["choice"])
+        select_share(est, fitted[choice], fitted[0].adjacency_, peer, block,
+                     (X[train], y_encoded[train], codes[train], sample_weight[train]),
+                     (X[held], y_encoded[held], codes[held], sample_weight[held]))
 
 
 class _RankReduce:

@@ -35,6 +35,7 @@ from ._network_function import _NetworkFunctionMixin
 from ._robust import (ROBUST_LOSSES, agreed_offset, agreed_scale, between_node_scale,
                       node_centres, node_log_scales)
 from ._selection import _KernelSelectionMixin, _nonlinear_kernel
+from ._share import _NetworkShareMixin
 from ._validation import (
     AFFINE_COEF0,
     _LOSSES,
@@ -53,8 +54,8 @@ NETWORK_REFRESH_FACTOR = 2
 
 
 class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSelectionMixin,
-                                  _CouplingSelectionMixin, _ConsensusMixin, _DictionaryMixin,
-                                  FederatedMixin, BaseEstimator):
+                                  _NetworkShareMixin, _CouplingSelectionMixin, _ConsensusMixin,
+                                  _DictionaryMixin, FederatedMixin, BaseEstimator):
     """Shared machinery of the classifier and the regressor."""
 
     _parameter_constraints = {
@@ -239,13 +240,15 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
                                              shuffle)
                 self._set_kernel(X, codes, kernel)
             self.consensus_selection_ = None
+            self._reset_share()
             if (self.consensus_penalty == "auto" and len(self.nodes_) > 1
                     and self.eta0 == "auto"):
                 # The coupling chosen by validation within the nodes, with the
                 # kernel chosen above (its candidates' messages counted).  A
                 # fixed eta0 is a step for one coupling (the strong one's
                 # stable step is smaller): the weak one, without selection.
-                self._select_coupling(X, codes, sample_weight, y_encoded, epochs, shuffle)
+                self._select_coupling(X, codes, sample_weight, y_encoded, epochs, shuffle,
+                                      solve=not partial)
         queues = self._make_queues(codes, epochs, shuffle)
         self._run(X, y_encoded, sample_weight, queues, epochs)
         # The network function: after every fit; in a stream, whenever the
@@ -377,7 +380,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
         out = np.zeros((X.shape[0], n_out))
         for node in np.unique(codes[codes >= 0]):
             rows = np.flatnonzero(codes == node)
-            out[rows] = self._node_function(node, X[rows])
+            out[rows] = self._blended(node, X[rows])
         unknown = np.flatnonzero(codes < 0)
         if len(unknown):
             # A node never seen in fit: the network function (the compressed
@@ -744,6 +747,24 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         ``target_scale_``, so the threshold means the same at any unit of
         ``y``. Not used by ``"squared_error"`` (any value but the default
         is then refused).
+    network_share : "auto" or float in [0, 1], default="auto"
+        Share ``s`` of the network function in every node's prediction,
+        ``(1 - s) f_i(x) + s fbar(x)`` (``fbar``: ``network_dictionary_``,
+        the compressed mean of the nodes' functions, re-solved on their
+        losses).  A node's function is a combination of kernels at its own
+        samples, so a node of few samples, or of fewer samples than
+        features, cannot represent what lies outside them; ``fbar`` carries
+        every node's samples.  ``"auto"`` chooses ``s`` in ``{0, 0.25,
+        0.5, 0.75, 1}`` by validation within the nodes, after the coupling
+        of ``consensus_penalty="auto"`` (the chosen candidate's network
+        function and the shares' held-out losses over each node's target
+        variance, counted): the share of least mean loss among those that
+        beat 0 by more than 2 standard errors of the nodes' differences,
+        else 0; without that selection (a fixed ``consensus_penalty`` or
+        ``eta0``, one node) it is 0.  Nodes that join later keep their own
+        function.  On 100 nodes of 8 samples (10 features, one rule with
+        personal deviations) it takes R^2 from 0.59-0.60 to 0.85-0.86
+        (pooled Ridge 0.85-0.86); see the user guide.
 %(params)s
 
     Attributes
@@ -774,6 +795,15 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
     loss_threshold_ : float
         ``loss_epsilon * target_scale_``, the robust loss's ``delta`` in
         the units of ``y`` (robust losses only).
+    network_share_ : float
+        The share of the network function in every node's prediction.
+    network_share_selection_ : dict or None
+        How ``network_share="auto"`` chose (None when it did not):
+        ``"shares"``, ``"node_validation_error"`` (n_shares, n_nodes: the
+        mean held-out loss over the variance of the node's training
+        targets; NaN for a node without held-out rows or of equal
+        targets), ``"mean_validation_error"``, ``"t_statistic"`` (of every
+        share's paired gain over share 0) and ``"choice"``.
 %(attributes)s
 
     See Also
@@ -808,6 +838,7 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         **_BaseDecentralizedKernelSGD._parameter_constraints,
         "loss": [StrOptions({"squared_error", "huber", "epsilon_insensitive"})],
         "loss_epsilon": [Interval(numbers.Real, 0, None, closed="left")],
+        "network_share": [StrOptions({"auto"}), Interval(numbers.Real, 0, 1, closed="both")],
     }
 
     def __init__(
@@ -815,6 +846,7 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         loss="huber",
         *,
         loss_epsilon=1.0,
+        network_share="auto",
         kernel="auto",
         gamma="median",
         degree=3,
@@ -838,6 +870,7 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
     ):
         self.loss = loss
         self.loss_epsilon = loss_epsilon
+        self.network_share = network_share
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree

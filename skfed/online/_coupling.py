@@ -40,6 +40,7 @@ from ..network import CommunicationLog, resolve_network
 from ._holdout import loss_values, node_mean_losses
 from ._robust import count_scale_messages
 from ._selection import count_selection_messages, holdout_mask, tree_parents
+from ._share import node_spread
 
 __all__ = ["WEAK_COUPLING", "STRONG_COUPLING"]
 
@@ -223,12 +224,16 @@ class _CouplingSelectionMixin:
             "choice": label,
         }
 
-    def _select_coupling(self, X, codes, sample_weight, y_encoded, epochs, shuffle):
+    def _select_coupling(self, X, codes, sample_weight, y_encoded, epochs, shuffle,
+                         solve=True):
         """Choose ``consensus_penalty_``, ``epsilon_`` and the graph
         (:meth:`_adopt_coupling`); fills ``consensus_selection_`` and the
         selection's log (prepended to the fit's).  A federation where no
         node can hold out a sample, or whose training rows miss a class,
-        keeps the weak coupling (``consensus_selection_`` says so)."""
+        keeps the weak coupling (``consensus_selection_`` says so).
+        ``solve``: whether the network function of ``network_share="auto"``'s
+        candidate is re-solved, as the call's own will be (``fit``: yes,
+        ``partial_fit``: no)."""
         n_nodes = len(self.nodes_)
         candidates, held, ready = self._coupling_setup(X, codes, sample_weight, y_encoded)
         train = ~held
@@ -249,6 +254,24 @@ class _CouplingSelectionMixin:
         if before is not None:
             logs.insert(0, CommunicationLog.from_counter(before, node_labels=self.nodes_))
         logs.append(CommunicationLog.from_counter(after, node_labels=self.nodes_))
+        self._adopt_coupling(candidates, errors, fitted[1].adjacency_)
+        shares = self._share_grid()
+        if shares is not None:
+            # network_share="auto" (._share): the chosen candidate's network
+            # function (its rounds in one), every share scored on the held-out
+            # rows, the sums up the weak graph's tree (a round of its own).
+            chosen = fitted[[cand[0] for cand in candidates].index(
+                self.consensus_selection_["choice"])]
+            net = chosen._build_network_function(X[train], y_encoded[train], codes[train],
+                                                 sample_weight[train], solve=solve)
+            logs.append(_collapsed(net))
+            spread = node_spread(y_encoded[train], codes[train], n_nodes, sample_weight[train])
+            self._adopt_share(shares, self._share_errors(
+                chosen, X[held], y_encoded[held], codes[held], sample_weight[held], shares,
+                spread))
+            counter = self._tree_counter()
+            self._count_share_round(counter, tree_parents(fitted[0].adjacency_), len(shares))
+            logs.append(CommunicationLog.from_counter(counter, node_labels=self.nodes_))
         log = logs[0]
         for later in logs[1:]:
             log = log.combine(later)
@@ -256,7 +279,6 @@ class _CouplingSelectionMixin:
         self.communication_ = log
         self._consensus_curve = np.full(len(logs), np.nan)
         self._order_curve = np.zeros((len(logs), n_nodes), dtype=np.intp)
-        self._adopt_coupling(candidates, errors, fitted[1].adjacency_)
 
     def _tree_counter(self):
         """A counter for one round over the spanning trees."""
