@@ -277,22 +277,24 @@ def _subtrees(parent, order):
 def rogue_vote_message(simulation):
     """The network's rogue behaviour in the vote round, for :func:`tree_tally`.
 
-    A rogue node sends, in place of its honest message, the message with
-    every ballot code corrupted as the network corrupts bits
-    (:meth:`NetworkSimulation.corrupt_bit_rows`: ``"complement"`` flips
-    the two bits, abstain <-> the rbf model and the logistic regression
-    <-> LinearSVC; ``"random"`` draws them), its own ballot included; the
-    relayed ballots so corrupted fail the root's seal check.  It passes
-    the elected option on corrupted, so its subtree does not hear it.
+    A rogue node corrupts what it sends as the network corrupts bits
+    (:meth:`NetworkSimulation.corrupt_bit_rows`): its own ballot's two-bit
+    code flipped (``"complement"``: abstain <-> the rbf model, the logistic
+    regression <-> LinearSVC) or drawn (``"random"``), and the sealed
+    ballots it relays corrupted the same way, which fails the root's seal
+    check (marked -1: refused).  It passes the elected option on
+    corrupted, so its subtree does not hear it.
     """
     n_bits = index_bits(len(BALLOT) + 1)
     weights = 1 << np.arange(n_bits)
 
     def corrupt(k, message):
-        codes = np.asarray(message, dtype=np.int64)
-        bits = (codes[:, None] >> np.arange(n_bits)) & 1
-        bits = simulation.corrupt_bit_rows(bits.astype(bool), np.full(len(codes), k))
-        return bits.astype(np.int64) @ weights, False
+        message = np.asarray(message, dtype=np.int64).copy()
+        bits = (message[:1, None] >> np.arange(n_bits)) & 1
+        bits = simulation.corrupt_bit_rows(bits.astype(bool), [k])
+        message[0] = int(bits[0].astype(np.int64) @ weights)
+        message[1:] = -1
+        return message, False
 
     return corrupt
 
