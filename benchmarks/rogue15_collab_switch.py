@@ -1,0 +1,166 @@
+"""Perso-lin's kept model under "no fixed class": when a node may switch to its collaborative model.
+
+With no fixed class elected (the class vote, ``skfed._class_vote``), a
+private Perso-lin node keeps the simplest of logistic regression,
+LinearSVC, the rbf model (all trained alone) and its collaborative model
+whose mean held-out 0-1 error is within one standard error of the lowest
+(``built``).  On nodes of 5-10 samples (Computer buyers) the collaborative
+model wins that comparison on a sample or two, so which nodes switch to it
+depends on the privacy noise.  The variant ``sign``: the same rule among
+the models trained alone, then the collaborative model only when it beats
+that choice by the sign test at level ``0.05 / n_nodes``
+(``collaboration_wins``, the rule of an elected class).  Both rules are
+applied to the same private fit (the fit keeps ``built``; the variant's
+choices are recorded beside it), scored by pooled test accuracy, with
+Local (logistic regression per node, the best fixed class of
+``privacy_utility.py`` on these rows) on the same arrays.
+
+Usage::
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/rogue15_collab_switch.py \
+        --rows persolin-computer --seeds 0 1 2 3 4 5 --epsilons 3 10
+    OPENBLAS_NUM_THREADS=1 python benchmarks/rogue15_collab_switch.py \
+        --rows persolin-moons many-small alike noisy-features high-dim --seeds 0 --epsilons 3
+
+Measured: see the module's closing paragraph (written from the runs).
+"""
+
+import argparse
+import itertools
+import os
+import sys
+import warnings
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import privacy_utility as pu  # noqa: E402
+
+from skfed import PersonalizedLinearClassifier  # noqa: E402
+from skfed import _class_vote as cv  # noqa: E402
+from skfed._kept_local import CLASSIFIERS, _fit, collaboration_wins, kept_choice  # noqa: E402
+from skfed.baselines import LocalEstimator  # noqa: E402
+from skfed.datasets import make_rotated_moons  # noqa: E402
+from skfed.privacy import DifferentialPrivacy  # noqa: E402
+
+FAMILIES = {  # benchmarks/private_kept_local.py's held-out families
+    "many-small": dict(n_nodes=100, n_samples_range=(20, 40), n_features=2),
+    "noisy-features": dict(n_nodes=20, n_samples_range=(100, 200), n_features=6),
+    "alike": dict(n_nodes=20, n_clusters=1, n_samples_range=(30, 60), n_features=2),
+    "high-dim": dict(n_nodes=20, n_samples_range=(40, 80), n_features=20),
+}
+VARIANT = []  # per node of the last fit: ("same",) or ("model", m) / ("collab",)
+
+
+def _data(row, seed):
+    if row == "persolin-computer":
+        return pu._computer(seed)
+    if row == "persolin-moons":
+        return pu._moons(seed)
+    params = dict(FAMILIES[row])
+    n_nodes = params.pop("n_nodes")
+    params.setdefault("n_clusters", 4)
+    X, X_test, y, y_test, g, g_test, _, _ = make_rotated_moons(
+        n_nodes, random_state=100 + seed, **params)
+    return X, X_test, y, y_test, g, g_test
+
+
+def _sign_choice(evidence, elected, n_nodes):
+    """The variant's kept model: None (collaborative) or a fitted model."""
+    err = evidence["err"]
+    if elected != 0:
+        return "same", None
+    order = [1 + CLASSIFIERS.index(n) for n in ("LogisticRegression", "LinearSVC",
+                                                "rff-LinearSVC")]
+    local = kept_choice(err[order], list(range(3)))
+    row = order[local]
+    if collaboration_wins(err[row], err[0], True, n_nodes):
+        return "collab", None
+    return "model", _fit(CLASSIFIERS[row - 1], evidence["X"], evidence["codes"],
+                         evidence["seed"])
+
+
+def _recording(original):
+    def voted_model(evidence, elected, n_nodes):
+        VARIANT.append(None if evidence is None else _sign_choice(evidence, elected, n_nodes))
+        return original(evidence, elected, n_nodes)
+    return voted_model
+
+
+def run(row, seed, epsilon, noise_seed=None):
+    X, X_test, y, y_test, g, g_test = _data(row, seed)
+    n_nodes = len(np.unique(g))
+    est = PersonalizedLinearClassifier(
+        max_iter=100 * n_nodes, random_state=seed,
+        privacy=DifferentialPrivacy(epsilon, delta=pu.DELTA, insecure_noise_seed=noise_seed))
+    VARIANT.clear()
+    original = cv.voted_model
+    cv.voted_model = _recording(original)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(X, y, groups=g)
+    finally:
+        cv.voted_model = original
+    built = est.predict(X_test, groups=g_test)
+    kept = est.kept_local_models_
+    est.kept_local_models_ = np.full(n_nodes, None, dtype=object)
+    collab = est.predict(X_test, groups=g_test)
+    est.kept_local_models_ = kept
+    variant = built.copy()
+    index = {label: k for k, label in enumerate(est.nodes_.tolist())}
+    node = np.array([index[v] for v in np.asarray(g_test).tolist()])
+    moved = 0
+    if len(VARIANT) == n_nodes:  # a vote was held (else no variant)
+        for k, choice in enumerate(VARIANT):
+            rows = node == k
+            if choice is None or choice[0] == "same" or not rows.any():
+                continue
+            if choice[0] == "collab":
+                new = collab[rows]
+            else:
+                new = est.classes_[choice[1].predict(X_test[rows]).astype(int)]
+            moved += int(np.any(new != built[rows]))
+            variant[rows] = new
+    local = LocalEstimator(LogisticRegression())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        local.fit(X, y, groups=g)
+    y_test = np.asarray(y_test)
+    return dict(built=float(np.mean(built == y_test)), sign=float(np.mean(variant == y_test)),
+                local_lr=float(local.score(X_test, y_test, groups=g_test)), moved=moved,
+                elected=str(est.elected_local_class_))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", nargs="+", default=["persolin-computer"])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
+    parser.add_argument("--epsilons", type=float, nargs="+", default=[3.0])
+    parser.add_argument("--noise-seeds", type=int, nargs="+", default=[None],
+                        help="fixed privacy noise (insecure_noise_seed) per fit, to see "
+                             "what the noise moves; default: the secure source")
+    parser.add_argument("--vote-share", type=float, default=None,
+                        help="the class vote's share of epsilon (skfed._class_vote."
+                             "VOTE_SHARE, 0.5); 1/3 was the share before 29 November 2026")
+    args = parser.parse_args(argv)
+    if args.vote_share is not None:
+        cv.VOTE_SHARE = args.vote_share
+    for row in args.rows:
+        for epsilon in args.epsilons:
+            results = []
+            for seed, noise in itertools.product(args.seeds, args.noise_seeds):
+                r = run(row, seed, epsilon, noise)
+                results.append(r)
+                print(f"{row} eps={epsilon:g} seed={seed} noise={noise} built={r['built']:.5f} "
+                      f"sign={r['sign']:.5f} local-LR={r['local_lr']:.5f} "
+                      f"nodes-changed={r['moved']} elected={r['elected']}", flush=True)
+            mean = {k: np.mean([r[k] for r in results]) for k in ("built", "sign", "local_lr")}
+            print(f"{row} eps={epsilon:g} MEAN built={mean['built']:.5f} "
+                  f"sign={mean['sign']:.5f} local-LR={mean['local_lr']:.5f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
