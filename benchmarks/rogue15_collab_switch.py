@@ -73,20 +73,14 @@ from sklearn.linear_model import LogisticRegression
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import privacy_utility as pu  # noqa: E402
+from private_kept_local import family_data  # noqa: E402
 
 from skfed import PersonalizedLinearClassifier  # noqa: E402
 from skfed import _class_vote as cv  # noqa: E402
 from skfed._kept_local import CLASSIFIERS, _fit, collaboration_wins, kept_choice  # noqa: E402
 from skfed.baselines import LocalEstimator  # noqa: E402
-from skfed.datasets import make_rotated_moons  # noqa: E402
 from skfed.privacy import DifferentialPrivacy  # noqa: E402
 
-FAMILIES = {  # benchmarks/private_kept_local.py's held-out families
-    "many-small": dict(n_nodes=100, n_samples_range=(20, 40), n_features=2),
-    "noisy-features": dict(n_nodes=20, n_samples_range=(100, 200), n_features=6),
-    "alike": dict(n_nodes=20, n_clusters=1, n_samples_range=(30, 60), n_features=2),
-    "high-dim": dict(n_nodes=20, n_samples_range=(40, 80), n_features=20),
-}
 VARIANT = []  # per node of the last fit: ("same",) or ("model", m) / ("collab",)
 
 
@@ -95,12 +89,7 @@ def _data(row, seed):
         return pu._computer(seed)
     if row == "persolin-moons":
         return pu._moons(seed)
-    params = dict(FAMILIES[row])
-    n_nodes = params.pop("n_nodes")
-    params.setdefault("n_clusters", 4)
-    X, X_test, y, y_test, g, g_test, _, _ = make_rotated_moons(
-        n_nodes, random_state=100 + seed, **params)
-    return X, X_test, y, y_test, g, g_test
+    return family_data(row, seed)  # private_kept_local.py's held-out families
 
 
 def _sign_choice(evidence, elected, n_nodes):
