@@ -39,9 +39,10 @@ seeds; ``privacy_utility.py``'s CV-1se is 0.6539 on seeds 0-2)::
       sign  0.68010 0.67926 0.68010 | 0.62389 x3 | 0.65975 x3 (mean 0.65449)
 
 At epsilon 3 with the vote at half (the fit at 1.5) the row hardly moves
-with the noise: with ``--noise-seeds`` 1..10 (fixed noise, a scratch
-script with the same fit) seeds 0-2 gave 0.65458 every time (seed 3
-0.59418 or 0.59503); the secure run above 0.65486.  Its margin over Local
+with the noise: ``--rows persolin-computer --seeds 0 1 2 --epsilons 3
+--noise-seeds 1 2 3 4`` gives 0.65458 with every draw (0.68010, 0.62389,
+0.65975; a scratch copy of the same fit gave it with draws 5-10 too, and
+seed 3 0.59418 or 0.59503); the secure run above 0.65486.  Its margin over Local
 comes from the nodes that keep LinearSVC (+28 test samples over seeds
 0-5), less those keeping the rbf model (-6); the one-class nodes keep the
 collaborative model, which scores as Local's constant (+-2 samples).  With
