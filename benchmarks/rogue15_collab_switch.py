@@ -21,6 +21,8 @@ Usage::
         --rows persolin-computer --seeds 0 1 2 3 4 5 --epsilons 3 10
     OPENBLAS_NUM_THREADS=1 python benchmarks/rogue15_collab_switch.py \
         --rows persolin-moons many-small alike noisy-features high-dim --seeds 0 --epsilons 3
+    OPENBLAS_NUM_THREADS=1 python benchmarks/rogue15_collab_switch.py \
+        --rows mocha-school --seeds 0 1 2 --epsilons 3 10
 
 Measured 29 November 2026 (rogue15; secure noise unless ``--noise-seeds``;
 Local = logistic regression per node, the best fixed class over these
@@ -57,9 +59,14 @@ Local on the mean) and moved nothing on the held-out families at
 epsilon 3 (seed 0: persolin-moons 0.94450, many-small 0.92510, alike
 0.92750, noisy-features 0.82700, high-dim 0.71100, each equal to built);
 at epsilon 10 high-dim 0.70450 -> 0.71100 (Local 0.71200), the others
-equal.  Not adopted: the rule is the class vote's (``voted_model``, also
-MOCHA's "no fixed class" path, School not measured here) and at epsilon 3
-it changes one node (-2 test samples, seed 1).
+equal; seed 1 at epsilon 3 every family equal (many-small 0.92410, alike
+0.93200, noisy-features 0.82050, high-dim 0.72400).  The class vote's
+other user, MOCHA on School (``--rows mocha-school --seeds 0 1 2``, "no
+fixed class" elected): built 0.71131, sign 0.71157 at epsilon 3 and at
+10 (per seed -0.05, +0.05, +0.08 point; Local 0.71200).  Not adopted
+here: the rule is the class vote's (``skfed._class_vote.voted_model``,
+another helper's module), and at epsilon 3 on persolin-computer it
+changes nothing or one node (-2 test samples, seed 1, secure noise).
 """
 
 import argparse
@@ -76,7 +83,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import privacy_utility as pu  # noqa: E402
 from private_kept_local import family_data  # noqa: E402
 
-from skfed import PersonalizedLinearClassifier  # noqa: E402
+from skfed import FederatedMultiTaskClassifier, PersonalizedLinearClassifier  # noqa: E402
 from skfed import _class_vote as cv  # noqa: E402
 from skfed._kept_local import CLASSIFIERS, _fit, collaboration_wins, kept_choice  # noqa: E402
 from skfed.baselines import LocalEstimator  # noqa: E402
@@ -90,6 +97,10 @@ def _data(row, seed):
         return pu._computer(seed)
     if row == "persolin-moons":
         return pu._moons(seed)
+    if row == "mocha-school":
+        return pu._school(seed)
+    if row == "mocha-har":
+        return pu._har(seed)
     return family_data(row, seed)  # private_kept_local.py's held-out families
 
 
@@ -118,9 +129,12 @@ def _recording(original):
 def run(row, seed, epsilon, noise_seed=None):
     X, X_test, y, y_test, g, g_test = _data(row, seed)
     n_nodes = len(np.unique(g))
-    est = PersonalizedLinearClassifier(
-        max_iter=100 * n_nodes, random_state=seed,
-        privacy=DifferentialPrivacy(epsilon, delta=pu.DELTA, insecure_noise_seed=noise_seed))
+    privacy = DifferentialPrivacy(epsilon, delta=pu.DELTA, insecure_noise_seed=noise_seed)
+    if row.startswith("mocha"):  # the class vote's other user (privacy_utility.py's rows)
+        est = FederatedMultiTaskClassifier(kernel="linear", privacy=privacy, random_state=seed)
+    else:
+        est = PersonalizedLinearClassifier(max_iter=100 * n_nodes, random_state=seed,
+                                           privacy=privacy)
     VARIANT.clear()
     original = cv.voted_model
     cv.voted_model = _recording(original)
