@@ -27,13 +27,13 @@ releases is the elected option (``elected_local_class_``); the ballots and
 counts are not stored.  Unlike the fit's releases, which each node
 noises itself, the vote is a central mechanism: the guarantee covers the
 elected option and assumes the ballots reach the mechanism unseen (MOCHA's
-server, or a secure-aggregation tally of the one-hot ballots that only the
-mechanism reads).  The ballots and the elected option travel as one more
+server; the root of Perso-lin's vote tree, to which every ballot is sealed,
+so that a relay reads none).  The ballots and the elected option travel as one more
 round of the fit's simulated network, counted in ``communication_``,
 ``n_bytes_sent_`` and ``n_messages_``: MOCHA's server round
-(:func:`server_tally`) and Perso-lin's tally up the aggregation tree its
-design uses for one-shot sums (``skfed.boosting._private.tree_tally``:
-Perso-lin has no server); a node the round's fault draw drops neither votes nor hears the
+(:func:`server_tally`) and Perso-lin's ballots sealed to the root of a
+tree of the online nodes, which checks them
+(``skfed.boosting._private.tree_tally``: Perso-lin has no server); a node the round's fault draw drops neither votes nor hears the
 result, and keeps its own rule.
 """
 
@@ -273,21 +273,19 @@ def voted_model(evidence, elected, n_nodes):
     return _fit(name, evidence["X"], evidence["codes"], evidence["seed"])
 
 
-def ballot_payloads(tree=False):
+def ballot_payloads():
     """``(up, down)`` payload bytes of one node's vote messages (no header).
 
     Up: a node's ballot naming one of the options or abstaining
     (``index_bits(len(BALLOT) + 1)`` bits, one byte; an abstaining node
     sends one too, so that the messages do not tell which nodes abstained)
-    to MOCHA's server; on Perso-lin's aggregation tree (``tree``) its
-    subtree's masked count of every option instead (``len(BALLOT)`` int32,
-    the secure-aggregation tally: a parent sees sums it cannot unmask).
+    to MOCHA's server (Perso-lin relays the same bytes sealed to its vote
+    tree's root, ``skfed.boosting._private.tree_tally``).
     Down: the elected option (``index_bits(len(BALLOT))`` bits, one byte).
     """
     from .network import index_bits, payload_bytes
 
-    up = (payload_bytes(n_int32=len(BALLOT)) if tree
-          else payload_bytes(n_bits=index_bits(len(BALLOT) + 1)))
+    up = payload_bytes(n_bits=index_bits(len(BALLOT) + 1))
     return up, payload_bytes(n_bits=index_bits(len(BALLOT)))
 
 
@@ -347,8 +345,10 @@ def run_class_vote(estimator, evidence, vote_epsilon, source, tally=None):
         The vote's network round (:func:`server_tally`,
         ``skfed.boosting._private.tree_tally``):
         called once when a vote is held, it counts the messages on the
-        fit's network and returns ``(reached, bytes, messages)``; only the
-        ballots of the ``reached`` nodes are counted and only they hear the
+        fit's network and returns ``(reached, bytes, messages)``, or with a
+        fourth item, the ballots as the tally's root counted them (-1 not
+        counted; Perso-lin's checked tally); else only the
+        ballots of the ``reached`` nodes are counted; only they hear the
         elected option (the others keep their own rule, as with no fixed
         class).  None: every node, nothing counted (unit tests of the
         election).
@@ -364,10 +364,14 @@ def run_class_vote(estimator, evidence, vote_epsilon, source, tally=None):
     reached = np.ones(n_nodes, dtype=bool)
     n_bytes = n_messages = 0
     if vote_epsilon > 0.0:
+        counted = None
         if tally is not None:
-            reached, n_bytes, n_messages = tally()
+            # a tally may return the ballots as its root counted them (4th)
+            reached, n_bytes, n_messages, *counted = tally()
         ballots = [-1 if e is None or not reached[k] else e["ballot"]
                    for k, e in enumerate(evidence)]
+        if counted and counted[0] is not None:
+            ballots = [int(b) for b in counted[0]]
         elected = elect(ballots, vote_epsilon, source)
         scale, spent = vote_scale(vote_epsilon)
         estimator.privacy_spent_ = np.asarray(estimator.privacy_spent_, dtype=float) + spent

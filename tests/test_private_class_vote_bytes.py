@@ -3,9 +3,10 @@
 A private Perso-lin or MOCHA classifier fit that holds the class vote
 (``skfed._class_vote``) sends the ballots and the elected option as one
 more round of its simulated network: MOCHA a server round (every active
-node's one-byte ballot up, the one-byte elected option down), Perso-lin a
-tally up the aggregation tree of the online nodes (a node's subtree's
-masked counts, ``len(BALLOT)`` int32, up; the elected option down).
+node's one-byte ballot up, the one-byte elected option down), Perso-lin
+sealed ballots up the vote tree of the online nodes (a star on a complete
+topology; each node's message holds one byte per node of its subtree; the
+elected option down).
 Checked against closed forms in the number of nodes that took part, the
 header bytes and the payloads; a dropped node's ballot is not counted; the
 totals equal the per-round logs; the tree against a breadth-first search
@@ -27,7 +28,6 @@ from skfed import (  # noqa: E402
     PersonalizedLinearClassifier,
     SimulatedNetwork,
 )
-from skfed._class_vote import BALLOT  # noqa: E402
 from skfed.boosting._private import tree_tally  # noqa: E402
 from skfed.privacy import DifferentialPrivacy  # noqa: E402
 
@@ -75,9 +75,9 @@ def test_vote_round_bytes_and_messages_in_closed_form(method, K, n_classes, head
         # options down (one byte)
         closed_bytes, closed_messages = n * (1 + header) + n * (1 + header), 2 * n
     else:
-        # n - 1 tree edges: len(BALLOT) int32 counts up, one byte down
-        up = 4 * len(BALLOT)
-        closed_bytes, closed_messages = (n - 1) * (up + header + 1 + header), 2 * (n - 1)
+        # a star on the root (complete topology): n - 1 one-byte ballots
+        # up, n - 1 one-byte elected options down
+        closed_bytes, closed_messages = (n - 1) * (1 + header + 1 + header), 2 * (n - 1)
     assert vote["bytes"] == closed_bytes and vote["messages"] == closed_messages
     assert log.bytes_per_round[-1] == closed_bytes
     assert log.messages_per_round[-1] == closed_messages
@@ -130,16 +130,22 @@ def test_tree_tally_reaches_the_online_component(topology):
     simulation = network.start(K, server=False, random_state=0)
     online = np.ones(K, dtype=bool)
     online[[2, 3, 7]] = False  # on the ring: 4..6 and 8..10, 0, 1 are cut apart
-    reached, n_bytes, n_messages = tree_tally(simulation, online)
+    reached, n_bytes, n_messages, counted = tree_tally(simulation, online)
+    assert counted is None  # no ballots given: the messages only
     if topology == "ring":
         expected = _bfs_component(simulation.adjacency, np.flatnonzero(online))
         assert expected == {0, 1, 8, 9, 10}
+        # breadth-first from node 0 over 0, 1, 8, 9, 10 on the ring: 1 and 10
+        # hang on 0, 9 on 10, 8 on 9; subtree sizes 1, 3, 2, 1: one sealed
+        # ballot byte per node of the sender's subtree
+        ballot_bytes = 1 + 3 + 2 + 1
     else:
         expected = set(np.flatnonzero(online).tolist())
+        ballot_bytes = len(expected) - 1  # a star: each its own byte
     assert set(np.flatnonzero(reached).tolist()) == expected
     n = len(expected)
     assert n_messages == 2 * (n - 1)
-    assert n_bytes == (n - 1) * (4 * len(BALLOT) + 1 + 2 * header)
+    assert n_bytes == ballot_bytes + (n - 1) * (1 + 2 * header)
     log = simulation.log()
     assert log.total_bytes == n_bytes and log.total_messages == n_messages
     sent = log.pair_messages

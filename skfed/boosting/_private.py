@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from .._class_vote import (
-    ballot_payloads,
+    BALLOT,
     closed_round,
     record_no_vote,
     run_class_vote,
@@ -27,6 +27,7 @@ from .._class_vote import (
 from .._kept_local import choose_classifier
 from .._private_refit import neighbour_prior, refit_boosting, refit_linear
 from .._secure_noise import CHOICE_RESOLUTION, NoiseSource, gaussian_grid, record_noise_source
+from ..network import index_bits, payload_bytes
 from ..privacy import (
     PrivacyBudgetWarning,
     calibrate_discrete_gaussian,
@@ -227,44 +228,196 @@ def plan_private_gradients(estimator, state, spec, mass):
         state.grid_step, state.grid_steps = None, 0
 
 
-def tree_tally(simulation, online):
-    """Perso-lin's vote round: the masked counts up the aggregation tree of the
-    ``online`` nodes, the elected option back down; returns the nodes reached.
+# Perso-lin's vote round.  A ballot travels as 2 bits (its code: 0 abstain,
+# 1 + j option j of BALLOT), sealed to the root in one byte; codes a rogue can
+# send are only these four, any other byte is refused.
+BALLOT_BYTES = payload_bytes(n_bits=index_bits(len(BALLOT) + 1))
+RESULT_BYTES = payload_bytes(n_bits=index_bits(len(BALLOT)))
 
-    The tree is the one the decentralized fit uses for one-shot sums
-    (:func:`skfed.boosting._agreement._aggregation_tree`), built over the
-    nodes online for the vote; its root holds the election (on the fit's
-    secure source).  Every other node of the tree sends its subtree's counts
-    to its parent and receives the elected option from it:
-    ``2 (n_reached - 1)`` messages.  An offline node (or one the online
-    nodes cannot reach) neither votes nor hears the result.  Counted as one
-    more round on the simulation's counter.
+
+def vote_tree(simulation, online):
+    """``(parent, order)``: the tree of Perso-lin's vote round over the online nodes.
+
+    On a complete topology a star on the first online node (every node is
+    one hop from the root, so no node relays another's ballot); otherwise
+    the breadth-first aggregation tree of the topology between the online
+    nodes (:func:`skfed.boosting._agreement._aggregation_tree`), which
+    leaves out those they cannot reach.  ``parent`` is -1 for the root and
+    for nodes not in the tree; ``order`` lists the tree's nodes parents
+    first.
+    """
+    nodes = np.flatnonzero(online).astype(np.intp)
+    if simulation.is_complete:
+        parent = np.full(simulation.n_nodes, -1, dtype=np.intp)
+        parent[nodes[1:]] = nodes[:1]
+        return parent, nodes
+    return _aggregation_tree(simulation, nodes)
+
+
+def _subtrees(parent, order):
+    """Every tree node's subtree in the public slot order of its vote message:
+    the node itself, then its children's subtrees (children in ``order``);
+    the tree's preorder, so each subtree is one contiguous run of it."""
+    children = {k: [] for k in order.tolist()}
+    for k in order[1:].tolist():
+        children[int(parent[k])].append(k)
+    preorder, stack = [], [int(order[0])] if order.size else []
+    while stack:
+        k = stack.pop()
+        preorder.append(k)
+        stack.extend(reversed(children[k]))
+    size = {k: 1 for k in order.tolist()}
+    for k in order[:0:-1].tolist():  # children before parents
+        size[int(parent[k])] += size[k]
+    preorder = np.asarray(preorder, dtype=np.intp)
+    where = {k: i for i, k in enumerate(preorder.tolist())}
+    return {k: preorder[where[k]:where[k] + size[k]] for k in order.tolist()}
+
+
+def rogue_vote_message(simulation):
+    """The network's rogue behaviour in the vote round, for :func:`tree_tally`.
+
+    A rogue node corrupts what it sends as the network corrupts bits
+    (:meth:`NetworkSimulation.corrupt_bit_rows`): its own ballot's two-bit
+    code flipped (``"complement"``: abstain <-> the rbf model, the logistic
+    regression <-> LinearSVC) or drawn (``"random"``), and the sealed
+    ballots it relays corrupted the same way, which fails the root's seal
+    check (marked -1: refused).  It passes the elected option on
+    corrupted, so its subtree does not hear it.
+    """
+    n_bits = index_bits(len(BALLOT) + 1)
+    weights = 1 << np.arange(n_bits)
+
+    def corrupt(k, message):
+        message = np.asarray(message, dtype=np.int64).copy()
+        bits = (message[:1, None] >> np.arange(n_bits)) & 1
+        bits = simulation.corrupt_bit_rows(bits.astype(bool), [k])
+        message[0] = int(bits[0].astype(np.int64) @ weights)
+        message[1:] = -1
+        return message, False
+
+    return corrupt
+
+
+def tree_tally(simulation, online, ballots=None, corrupt=None):
+    """Perso-lin's vote round: sealed ballots up the vote tree of the
+    ``online`` nodes, checked by its root; the elected option back down.
+
+    The tree is :func:`vote_tree`: a star on the root on a complete
+    topology, else the breadth-first aggregation tree.  Every node of the
+    tree but the root sends its parent one message holding the sealed
+    ballot of every node of its subtree (its own first, then its children's
+    messages; :data:`BALLOT_BYTES` each), and receives the elected option
+    (:data:`RESULT_BYTES`, signed by the root) from it: ``2 (n - 1)``
+    messages, ``sum_k size_k BALLOT_BYTES + (n - 1) RESULT_BYTES`` payload
+    bytes, ``size_k`` the subtree of node k (1 each on a star).  A ballot is
+    sealed to the root (authenticated encryption, its overhead not counted,
+    as the fit's masks): a relay reads none and can alter none.
+
+    The root's check, the only trusted step: a message whose length is not
+    its sender's public subtree size is refused whole; a slot counts only
+    when its code is one of the ``len(BALLOT) + 1`` codes and, for a
+    relayed ballot, it is the one its node sealed.  Refused slots count as
+    abstentions.  So a node that sends anything can recast its own ballot
+    and erase (never recast) the ballots it relays; it can also withhold
+    the elected option from its subtree (those nodes keep their own rule).
+    ``k`` rogues whose subtrees hold ``s`` nodes in all change the counted
+    ballots of at most ``s`` nodes, each by one ballot: any outcome's
+    probability moves by at most ``exp(s epsilon_v)`` (``s = k`` on a
+    star).  The root sees every counted ballot, as MOCHA's server does.
+
+    Parameters
+    ----------
+    simulation : NetworkSimulation
+        The fit's network; the round is counted on its counter as one more
+        round.
+    online : ndarray of shape (n_nodes,), dtype=bool
+        The nodes up for the round (the fault draw).
+    ballots : array-like of shape (n_nodes,), default=None
+        Each node's ballot, an index into ``BALLOT`` or -1 (abstain).
+        None: only the messages are counted (``counted`` is None).
+    corrupt : callable, default=None
+        ``corrupt(k, message) -> (message, forwards)`` for the nodes the
+        network marks rogue: what node ``k`` sends instead of its honest
+        ``message`` (the codes of its subtree's slots) and whether it
+        passes the elected option on.  None: :func:`rogue_vote_message`.
 
     Returns
     -------
     reached : ndarray of shape (n_nodes,), dtype=bool
+        The nodes that hear the elected option (the root included).
     n_bytes, n_messages : int
         The round's bytes (headers included) and messages, as logged.
+    counted : ndarray of shape (n_nodes,) or None
+        The ballots as the root counts them (-1: abstain, refused or not
+        in the tree).
     """
-    up, down = ballot_payloads(tree=True)
-    parent, order = _aggregation_tree(simulation, np.flatnonzero(online))
-    reached = np.zeros(simulation.n_nodes, dtype=bool)
-    reached[order] = True
+    parent, order = vote_tree(simulation, online)
+    in_tree = np.zeros(simulation.n_nodes, dtype=bool)
+    in_tree[order] = True
+    slots = _subtrees(parent, order)
     counter = simulation.counter
     for k in order[1:].tolist():
-        counter.send_message(k, int(parent[k]), up)
-        counter.send_message(int(parent[k]), k, down)
+        counter.send_message(k, int(parent[k]), slots[k].size * BALLOT_BYTES)
+        counter.send_message(int(parent[k]), k, RESULT_BYTES)
     counter.next_round()
-    return (reached,) + closed_round(counter)
+    n_bytes, n_messages = closed_round(counter)
+    if corrupt is None:
+        corrupt = rogue_vote_message(simulation)
+    rogue = np.asarray(simulation.rogue, dtype=bool)
+    reached = in_tree.copy()
+    counted = None
+    sealed = None
+    if ballots is not None:
+        sealed = np.where(in_tree, np.asarray(ballots, dtype=np.int64) + 1, 0)
+    # Bottom-up: each node's message is its own code then its children's
+    # messages as it received them; a rogue replaces it.
+    message = {}
+    for k in order[::-1].tolist():
+        own = [int(sealed[k])] if sealed is not None else [0]
+        parts = [np.asarray(own, dtype=np.int64)]
+        for c in slots[k][1:].tolist():
+            if parent[c] == k:
+                # an honest parent passes on a child's message of the child's
+                # public subtree size, else as many refused slots (-1): a
+                # rogue child cannot spoil its siblings' slots
+                ok = message[c].size == slots[c].size
+                parts.append(message[c] if ok else np.full(slots[c].size, -1, np.int64))
+        honest = np.concatenate(parts)
+        if rogue[k]:
+            sent, forwards = corrupt(k, honest.copy())
+            if not forwards:
+                reached[slots[k][1:]] = False
+            sent = np.asarray(sent, dtype=np.int64).ravel()
+            if sealed is not None and sent.size == honest.size and 0 <= sent[0] <= len(BALLOT):
+                sealed[k] = sent[0]  # a node's own slot: whatever valid code it seals
+            message[k] = sent
+        else:
+            message[k] = honest
+    if sealed is not None:
+        counted = np.full(simulation.n_nodes, -1, dtype=np.int64)
+        root = int(order[0]) if order.size else -1
+        if root >= 0:
+            counted[root] = sealed[root] - 1
+        for k in order[1:].tolist():
+            if parent[k] != root:
+                continue
+            sent = message[k]
+            if sent.size != slots[k].size:
+                continue  # refused whole
+            ok = (sent >= 0) & (sent <= len(BALLOT)) & (sent == sealed[slots[k]])
+            counted[slots[k][ok]] = sent[ok] - 1
+    return reached, n_bytes, n_messages, counted
 
 
-def _vote_round(estimator, simulation):
+def _vote_round(estimator, simulation, ballots):
     """Perso-lin's class-vote round (:func:`tree_tally`):
     each node is online with probability ``1 - drop_rate`` (one fault draw
-    after the fit's), the masked counts go up the aggregation tree of the
-    online nodes and the elected option down; the estimator's communication
-    attributes then include the round."""
-    result = tree_tally(simulation, simulation.draw_round()[0])
+    after the fit's), the sealed ballots go up the vote tree of the online
+    nodes, the root counts the ones that pass its check and sends the
+    elected option down; the estimator's communication attributes then
+    include the round.  Returns ``(reached, bytes, messages, counted)``."""
+    result = tree_tally(simulation, simulation.draw_round()[0], ballots)
     estimator._set_communication(simulation)
     return result
 
@@ -337,6 +490,8 @@ def refit_private_final(estimator, state, rng):
             boosting=hasattr(state, "H"))
     if voting:
         kept_local = run_class_vote(estimator, evidence, state.dp.vote_epsilon, state.source,
-                                    tally=lambda: _vote_round(estimator, state.simulation))
+                                    tally=lambda: _vote_round(
+                                        estimator, state.simulation,
+                                        [-1 if e is None else e["ballot"] for e in evidence]))
     estimator.kept_local_models_ = kept_local
     return models.astype(state.dtype), trust, radius
