@@ -34,7 +34,10 @@ round of the fit's simulated network, counted in ``communication_``,
 (:func:`server_tally`) and Perso-lin's tally up the aggregation tree its
 design uses for one-shot sums (``skfed.boosting._private.tree_tally``:
 Perso-lin has no server); a node the round's fault draw drops neither votes nor hears the
-result, and keeps its own rule.
+result, and keeps its own rule.  MOCHA adds a federation-level pooled test
+of the nodes' clipped held-out error differences, which can turn an
+elected "no fixed class" into LinearSVC (:mod:`skfed._class_vote_pooled`;
+``run_class_vote(pooled_epsilon=...)``).
 """
 
 import math
