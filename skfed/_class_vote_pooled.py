@@ -167,7 +167,12 @@ def pooled_decision(noisy, pooled_epsilon, alpha=POOLED_ALPHA):
 
 
 def pooled_test(statistics, pooled_epsilon, source):
-    """Run the test: ``(fixed, info)``, ``info`` for ``privacy_["class_vote"]``."""
+    """Run the test: ``(fixed, info)``, ``info`` for ``privacy_["class_vote"]``.
+
+    ``info`` holds only public settings and functions of the noisy release
+    (not how many nodes abstained: an abstaining node's message looks like
+    any other, :func:`skfed._class_vote.ballot_payloads`).
+    """
     noisy = pooled_release(statistics, pooled_epsilon, source)
     scales, spent = pooled_scales(pooled_epsilon)
     fixed = pooled_decision(noisy, pooled_epsilon)
@@ -177,7 +182,7 @@ def pooled_test(statistics, pooled_epsilon, source):
         "epsilon": float(spent.sum()), "sensitivity": POOLED_SENSITIVITY,
         "scales": tuple(float(s) for s in scales), "alpha": POOLED_ALPHA,
         "share": POOLED_SHARE, "z": pooled_z(noisy, pooled_epsilon),
-        "fixed_LinearSVC": fixed, "nodes_counted": int(np.size(statistics) // 2),
+        "fixed_LinearSVC": fixed,
     }
 
 
