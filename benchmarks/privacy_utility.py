@@ -197,6 +197,16 @@ that give each column.  Earlier measurements, moved from the guide:
   persolin-moons 0.716 (0.75-0.79 before), dada-moons 0.785,
   Computer buyers 0.499 / 0.512.  CPU: mocha-har 159 s, mocha-school
   135 s, persolin-computer 49 s, dada-computer 52 s.
+* MOCHA's class vote with its pooled test (privacy15, 29 November 2026;
+  ``skfed._class_vote_pooled``: a quarter of epsilon taken from the fit;
+  ``--seeds 0 1 2 --epsilons local 0.3 1 3 10 --kept default --only
+  mocha-har mocha-school``, one run under load): the same entries,
+  mocha-har 0.98717 / 0.98717 / 0.98933 / 0.98933 against Local
+  0.98915 (LinearSVC elected on every seed at 3 and 10; no vote at 0.3
+  and 1), mocha-school 0.71131 at every budget against Local 0.71200
+  ("no fixed class" on every seed and budget: the test fixed nothing;
+  seed 0's pooled sums give z = 0.56).  CPU: mocha-har 208 s,
+  mocha-school 161 s.
 
 Perso-lin's ``off`` column re-measured on 2026-11-28 (``--seeds 0 1 2
 --epsilons off --only persolin-moons persolin-computer``), after its

@@ -34,7 +34,10 @@ round of the fit's simulated network, counted in ``communication_``,
 (:func:`server_tally`) and Perso-lin's ballots sealed to the root of a
 tree of the online nodes, which checks them
 (``skfed.boosting._private.tree_tally``: Perso-lin has no server); a node the round's fault draw drops neither votes nor hears the
-result, and keeps its own rule.
+result, and keeps its own rule.  MOCHA adds a federation-level pooled test
+of the nodes' clipped held-out error differences, which can turn an
+elected "no fixed class" into LinearSVC (:mod:`skfed._class_vote_pooled`;
+``run_class_vote(pooled_epsilon=...)``).
 """
 
 import math
@@ -273,30 +276,34 @@ def voted_model(evidence, elected, n_nodes):
     return _fit(name, evidence["X"], evidence["codes"], evidence["seed"])
 
 
-def ballot_payloads():
+def ballot_payloads(pooled=False):
     """``(up, down)`` payload bytes of one node's vote messages (no header).
 
     Up: a node's ballot naming one of the options or abstaining
     (``index_bits(len(BALLOT) + 1)`` bits, one byte; an abstaining node
     sends one too, so that the messages do not tell which nodes abstained)
     to MOCHA's server (Perso-lin relays the same bytes sealed to its vote
-    tree's root, ``skfed.boosting._private.tree_tally``).
+    tree's root, ``skfed.boosting._private.tree_tally``).  With MOCHA's
+    pooled test (``pooled``, :mod:`skfed._class_vote_pooled`) the ballot's
+    message also carries the node's two statistics ``(u_1, u_2)`` (two
+    float64; an abstaining node sends zeros).
     Down: the elected option (``index_bits(len(BALLOT))`` bits, one byte).
     """
     from .network import index_bits, payload_bytes
 
-    up = payload_bytes(n_bits=index_bits(len(BALLOT) + 1))
+    up = payload_bytes(n_bits=index_bits(len(BALLOT) + 1), n_float64=2 if pooled else 0)
     return up, payload_bytes(n_bits=index_bits(len(BALLOT)))
 
 
-def server_tally(counter, active_mask):
+def server_tally(counter, active_mask, pooled=False):
     """MOCHA's vote round on the fit's ``CommCounter``: every active node
-    (``active_mask``, the round's fault draw) sends its ballot to the server,
+    (``active_mask``, the round's fault draw) sends its ballot (and with
+    ``pooled`` its pooled test's statistics, :func:`ballot_payloads`) to the server,
     which sends the elected option back to them; a dropped node neither
     votes nor hears the result.  Counted as one more round
     (``bytes_per_round_``).  Returns ``(reached, bytes, messages)``, the
     bytes with headers."""
-    up, down = ballot_payloads()
+    up, down = ballot_payloads(pooled=pooled)
     reached = np.asarray(active_mask, dtype=bool)
     active = np.flatnonzero(reached).astype(np.intp)
     counter.gather_to_server(active, np.full(active.size, up, dtype=np.int64))
@@ -323,7 +330,7 @@ def record_no_vote(estimator):
         info["class_vote"] = {"held": False, "epsilon": 0.0}
 
 
-def run_class_vote(estimator, evidence, vote_epsilon, source, tally=None):
+def run_class_vote(estimator, evidence, vote_epsilon, source, tally=None, pooled_epsilon=0.0):
     """Hold the class vote and return every node's kept Local model.
 
     Parameters
@@ -352,6 +359,13 @@ def run_class_vote(estimator, evidence, vote_epsilon, source, tally=None):
         elected option (the others keep their own rule, as with no fixed
         class).  None: every node, nothing counted (unit tests of the
         election).
+    pooled_epsilon : float, default=0.0
+        MOCHA's federation-level pooled test
+        (:func:`skfed._class_vote_pooled.pooled_test`, on the counted nodes'
+        statistics :func:`skfed._class_vote_pooled.node_statistics`) at this
+        epsilon, drawn after the election: it turns an elected "no fixed
+        class" into LinearSVC when it fixes it; its epsilon is added too.
+        0: no pooled test (Perso-lin).
 
     Returns
     -------
@@ -374,6 +388,18 @@ def run_class_vote(estimator, evidence, vote_epsilon, source, tally=None):
             ballots = [int(b) for b in counted[0]]
         elected = elect(ballots, vote_epsilon, source)
         scale, spent = vote_scale(vote_epsilon)
+        pooled = None
+        if pooled_epsilon > 0.0:
+            from ._class_vote_pooled import node_statistics, pooled_test
+
+            stats = [node_statistics(e["err"]) for k, e in enumerate(evidence)
+                     if e is not None and reached[k]]
+            fixed, pooled = pooled_test(np.reshape(stats, (-1, 2)), pooled_epsilon, source)
+            # the test only turns the ballots' "no fixed class" into LinearSVC
+            pooled["elected_by_test"] = bool(elected == 0 and fixed)
+            if pooled["elected_by_test"]:
+                elected = BALLOT.index("LinearSVC")
+            spent += pooled["epsilon"]
         estimator.privacy_spent_ = np.asarray(estimator.privacy_spent_, dtype=float) + spent
         if isinstance(info, dict):
             info["class_vote"] = {
@@ -385,6 +411,8 @@ def run_class_vote(estimator, evidence, vote_epsilon, source, tally=None):
                 "ballots_counted": int(reached.sum()),
                 "composition": "added to the fit's epsilon (basic composition)",
             }
+            if pooled is not None:
+                info["class_vote"]["pooled_test"] = pooled
     estimator.elected_local_class_ = None if elected == 0 else BALLOT[elected]
     models = np.full(n_nodes, None, dtype=object)
     for k, e in enumerate(evidence):

@@ -154,7 +154,10 @@ class DifferentialPrivacy(DocLinkMixin, BaseEstimator):
         vote: one ballot a node, the exponential mechanism on the counts),
         which spends half of ``epsilon`` (the fit the other half; the whole
         budget goes to the fit when there are too few nodes for the vote,
-        ``skfed._class_vote.split_budget``); a node then keeps its fit of
+        ``skfed._class_vote.split_budget``; MOCHA also runs a pooled test of
+        the nodes' clipped held-out error differences that can fix
+        LinearSVC, on a quarter of ``epsilon`` taken from its fit,
+        ``skfed._class_vote_pooled``); a node then keeps its fit of
         the elected class unless its collaborative model is significantly
         better, as below.  The elected class is ``elected_local_class_``.
         An estimator: each node keeps its own fit of a clone of it (on the

@@ -731,10 +731,11 @@ def test_mocha_private_updates_clip_noise_and_spend(moons_nodes):
     assert "os.urandom" in est.privacy_["noise_source"]
     uses = est.privacy_["uses"]
     assert np.all(uses <= 20) and uses.min() < 20
-    # the class vote's public share of the budget (skfed._class_vote)
-    from skfed._class_vote import split_budget
+    # the class vote's and its pooled test's public shares of the budget
+    # (skfed._class_vote_pooled.split_budget_pooled)
+    from skfed._class_vote_pooled import split_budget_pooled
 
-    fit_epsilon, vote_epsilon = split_budget(4.0, len(est.nodes_))
+    fit_epsilon, vote_epsilon, _ = split_budget_pooled(4.0, len(est.nodes_))
     vote = est.privacy_["class_vote"]
     assert vote["held"] == (vote_epsilon > 0)
     mech = calibrate_discrete_gaussian(fit_epsilon, 1e-5, 0.6, 20, 31)

@@ -517,7 +517,7 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _MulticlassMixin, _
         for the node's own samples (fitted on them), like a Local model.
     elected_local_class_ : str or None
         Under a finite privacy budget: the Local class the nodes' private
-        vote elected for every node, or None (:mod:`skfed._class_vote`).
+        vote or its pooled test elected for every node, or None (:mod:`skfed._class_vote_pooled`).
 
     See Also
     --------

@@ -5,7 +5,8 @@ import numpy as np
 from scipy import linalg, stats
 from threadpoolctl import threadpool_limits
 
-from .._class_vote import record_no_vote, run_class_vote, split_budget, vote_evidence
+from .._class_vote import record_no_vote, run_class_vote, vote_evidence
+from .._class_vote_pooled import split_budget_pooled
 from .._kept_local import (
     choose_classifier,
     choose_regressor,
@@ -96,10 +97,11 @@ class _PrivateUpdates:
     """
 
     def __init__(self, spec, n_nodes, max_rounds, dim, estimator_name="MOCHA", vote=False):
-        # vote: a classifier's nodes hold the private class vote, which takes
-        # its public share of the budget (skfed._class_vote.split_budget)
+        # vote: a classifier's nodes hold the private class vote and its
+        # pooled test, which take their public shares of the budget
+        # (skfed._class_vote_pooled.split_budget_pooled)
         total, self.delta = spec.budget()
-        self.epsilon, self.vote_epsilon = split_budget(
+        self.epsilon, self.vote_epsilon, self.pooled_epsilon = split_budget_pooled(
             total, n_nodes, vote and getattr(spec, "local_estimator", None) is None)
         self.clip = float(spec.clip_norm)
         self.mechanism = calibrate_discrete_gaussian(
@@ -197,7 +199,7 @@ class _PrivateUpdates:
         estimator.privacy_public_ = dict(_MOCHA_PUBLIC)
         # for the kept models' class vote (kept_node_models), which runs
         # after the rounds: its budget share and the fit's secure source
-        estimator._class_vote_plan = (self.vote_epsilon, self.source)
+        estimator._class_vote_plan = (self.vote_epsilon, self.source, self.pooled_epsilon)
 
 
 # ----------------------------------------------------------------------------
@@ -382,11 +384,13 @@ def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X
         collaborative model's held-out scores are cross-fitted,
         :func:`skfed._kept_local.cross_fitted_scores`).
     vote : tuple, default=None
-        ``(vote_epsilon, source)``: a classifier's nodes (with ``raw_X`` and
-        no ``reference``) hold the class vote
-        (:func:`skfed._class_vote.run_class_vote`; ``vote_epsilon`` 0: no
-        vote is held and each node keeps its own rule) on the fit's secure
-        ``source``; ``estimator`` gets its results.
+        ``(vote_epsilon, source, pooled_epsilon[, tally])``: a classifier's
+        nodes (with ``raw_X`` and no ``reference``) hold the class vote and
+        its pooled test (:func:`skfed._class_vote.run_class_vote`,
+        :mod:`skfed._class_vote_pooled`; ``vote_epsilon`` 0: no vote is held
+        and each node keeps its own rule) on the fit's secure ``source``,
+        the ballots and statistics sent in the round ``tally`` counts;
+        ``estimator`` gets its results.
     estimator : estimator, default=None
         With ``vote``: the fitted estimator (``elected_local_class_``,
         ``privacy_spent_``, ``privacy_``).
@@ -470,7 +474,10 @@ def choose_node_models(Z, Y, offsets, others, loss, C, fit_intercept, rng, raw_X
             kept_local[t] = kept
             choice[t, :] = local_name(kept)
     if voting:
-        kept_local = run_class_vote(estimator, evidence, *vote)
+        vote_epsilon, source, pooled_epsilon = vote[:3]
+        kept_local = run_class_vote(estimator, evidence, vote_epsilon, source,
+                                    tally=vote[3] if len(vote) > 3 else None,
+                                    pooled_epsilon=pooled_epsilon)
         for t, kept in enumerate(kept_local):
             if kept is not None:
                 choice[t, :] = local_name(kept)

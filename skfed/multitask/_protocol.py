@@ -651,7 +651,8 @@ class _RoundProtocol:
         elected option down; the estimator's communication attributes then
         include it.  Returns ``(reached, bytes, messages)``."""
         active_mask, _, _ = self.draw_round()
-        result = server_tally(self.counter, active_mask)
+        result = server_tally(self.counter, active_mask,
+                              pooled=getattr(self.private, "pooled_epsilon", 0.0) > 0.0)
         self.estimator._set_communication(self.simulation)
         return result
 
