@@ -148,9 +148,15 @@ def test_private_path_keeps_no_training_row(name, join):
 @pytest.mark.parametrize("join", [False, True], ids=["fit", "add_nodes"])
 @pytest.mark.parametrize("name", list(PATHS))
 def test_private_path_draws_fresh_noise_under_one_random_state(name, join):
-    first, second = _fit(name, join), _fit(name, join)
-    a, b = _released(first, join), _released(second, join)
-    assert a.shape == b.shape and a.size
-    assert np.all(np.isfinite(a))
-    assert not np.array_equal(a, b)
-    assert "os.urandom" in first.privacy_["noise_source"]
+    # support recovery releases a few randomized-response bits (4 clients x
+    # 2 features; a join, the newcomer's 2), which two fits draw alike with
+    # probability 0.61 a bit at epsilon 1: compare 12 fits there (all alike
+    # with probability < 2e-5), two elsewhere
+    n_fits = 12 if name == "support" else 2
+    fits = [_fit(name, join) for _ in range(n_fits)]
+    released = [_released(est, join) for est in fits]
+    a = released[0]
+    assert a.size and all(r.shape == a.shape for r in released)
+    assert all(np.all(np.isfinite(r)) for r in released)
+    assert any(not np.array_equal(a, r) for r in released[1:])
+    assert "os.urandom" in fits[0].privacy_["noise_source"]
