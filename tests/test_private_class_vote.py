@@ -42,7 +42,7 @@ from skfed._class_vote import (  # noqa: E402
     vote_scale,
     voted_model,
 )
-from skfed._kept_local import collaboration_wins  # noqa: E402
+from skfed._kept_local import collaboration_wins, kept_choice  # noqa: E402
 from skfed._secure_noise import NoiseSource  # noqa: E402
 from skfed.privacy import DifferentialPrivacy  # noqa: E402
 
@@ -232,6 +232,32 @@ def test_voted_model_keeps_the_elected_class_unless_collaboration_wins():
     own = voted_model(evidence, 0, 10)
     assert isinstance(own, LogisticRegression)  # the simplest errorless candidate
     assert voted_model(None, 1, 10) is None  # an abstaining node
+    # "no fixed class" and an errorless collaborative model: the
+    # one-standard-error rule among the models trained alone, then the sign
+    # test, not the collaborative model as one more 1-SE candidate
+    err[:] = 0.0
+    err[3, :3] = 1.0  # LogisticRegression: 3 errors, LinearSVC 2 (within 1 SE)
+    err[1, 4:6] = 1.0
+    err[2, :8] = 1.0
+    se = err[1].std(ddof=1) / np.sqrt(30)
+    assert err[3].mean() <= err[1].mean() + se  # LogisticRegression within 1 SE
+    assert not collaboration_wins(err[3], err[0], True, 10)  # 3 discordant: p 0.125
+    assert isinstance(voted_model(evidence, 0, 10), LogisticRegression)
+    # as many discordant samples as the sign test needs at 0.05 / 10
+    # (P(Bin(9, 1/2) >= 9) = 0.002 < 0.005): the collaborative model
+    err[3, :9] = 1.0
+    err[1, :9] = 1.0  # LinearSVC as bad, so LogisticRegression stays the choice
+    assert collaboration_wins(err[3], err[0], True, 10)
+    assert voted_model(evidence, 0, 10) is None
+    # the former rule (the collaborative model one more 1-SE candidate)
+    # kept the collaborative model here: errorless, so the margin was zero
+    err[1:, :] = 0.0
+    err[3, :5] = 1.0
+    err[2, :3] = 1.0
+    err[1, :2] = 1.0  # LinearSVC the lowest, LogisticRegression 1.5 SE above
+    assert not collaboration_wins(err[1], err[0], True, 10)
+    assert kept_choice(err, [3, 1, 2, 0]) == 0
+    assert isinstance(voted_model(evidence, 0, 10), LinearSVC)
 
 
 def _nodes(K, m=24, seed=0):
