@@ -324,6 +324,25 @@ def extra_steps(rule, amount=100, below=1.0):
     return steps
 
 
+def warm_start(offset, start="neighbours"):
+    """The newcomer's model steps start from its neighbours' mean ``S / d``
+    (``start="neighbours"``; a point of the l1 ball, a convex combination of
+    its neighbours' models) or keep its local model (``start="local"``), and
+    count their steps from ``offset`` times the schedule's number of model
+    steps (the package counts from 0: its first step, ``gamma = 1``, lands on
+    a vertex and forgets the start).  Nothing more is sent."""
+    def steps(self, S, degree, tau, n_steps, private=None):
+        if not self.dada or private is not None:
+            return PACKAGE_STEPS(self, S, degree, tau, n_steps, private)
+        total = PACKAGE_SCHEDULE(self.est, len(self.est.nodes_))[1]
+        shift = int(round(offset * total))
+        if tau == 0 and start == "neighbours" and degree > 0:
+            self.model[0] = (np.asarray(S) / degree).astype(self.model.dtype)
+            self.margins[:] = self.Y * (self._Z64 @ self.model[0].astype(np.float64).T).T
+        PACKAGE_STEPS(self, S, degree, tau + shift, n_steps, private)
+    return steps
+
+
 def _neighbour_models_of(node, cand, est, private, threshold):
     """The package's row; keeps the chosen fitted candidates' models on the
     newcomer (for ``extra_steps("support")``)."""
@@ -354,6 +373,10 @@ VARIANTS = {
     "support": {"steps": extra_steps("support"), "_row": _neighbour_models_of},
     "one-label-unscored": {"_row": one_label_unscored},
     "support80": {"steps": extra_steps("support", below=0.8), "_row": _neighbour_models_of},
+    "warm0.5": {"steps": warm_start(0.5)},
+    "warm1": {"steps": warm_start(1.0)},
+    "warm2": {"steps": warm_start(2.0)},
+    "keep-local1": {"steps": warm_start(1.0, start="local")},
 }
 
 
