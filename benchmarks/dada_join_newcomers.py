@@ -376,6 +376,11 @@ VARIANTS = {
     "warm0.5": {"steps": warm_start(0.5)},
     "warm1": {"steps": warm_start(1.0)},
     "warm2": {"steps": warm_start(2.0)},
+    "warm3": {"steps": warm_start(3.0)},
+    "warm4": {"steps": warm_start(4.0)},
+    "warm8": {"steps": warm_start(8.0)},
+    "warm16": {"steps": warm_start(16.0)},
+    "warm-mean": {"steps": warm_start(1e6)},
     "keep-local1": {"steps": warm_start(1.0, start="local")},
 }
 
