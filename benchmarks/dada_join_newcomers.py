@@ -399,11 +399,24 @@ def joined_with(variant, base, X, y, groups):
     return joined
 
 
+def load(name, seed):
+    """``new_nodes.load``, or ``probe-FAMILY``: a family of
+    ``dada_probe_families.py`` (its training rows are the fitted nodes'; a new
+    node's ``k`` samples and test samples drawn from all its rows; scored by
+    accuracy, also on ``imbalance``)."""
+    if not name.startswith("probe-"):
+        return new_nodes.load(name, seed)
+    from dada_probe_families import make_family
+
+    X, y, g, train, _ = make_family(name[len("probe-"):], seed)
+    return X, y, g, "classification", {"train_rows": np.flatnonzero(train)}
+
+
 def variants(name, seeds, ks, names):
     """Join accuracy of every variant, per seed and ``k``, then the means."""
     res = {}
     for seed in seeds:
-        data = new_nodes.load(name, seed)
+        data = load(name, seed)
         X, y, groups, task = data[:4]
         fit_rows, _, order = new_nodes.split(X, y, groups, seed,
                                              data[4] if len(data) > 4 else None)
