@@ -285,6 +285,7 @@ class _Newcomer:
         self.mass = float(sw.sum(dtype=np.float64))
         self.confidence = self.mass / max(max_mass, self.mass)
         self.model = np.zeros((1, self.P, self.n), dtype=dtype)
+        self.shift = 0  # step 4's offset of the step count (Dada, set at tau = 0)
         self.losses = np.zeros(self.P)
         self.offsets = np.array([0, Z.shape[0]], dtype=np.intp)
         self.margins = np.zeros((self.P, Z.shape[0]))
