@@ -210,6 +210,12 @@ the neighbours' mean that the block's ``mu`` does not ask for: a newcomer's
 5-20 samples over-fit its optimum (measured by patching ``model_steps``
 to record the block objective after the last step, a scratch script, not
 kept).
+
+Not kept: ``warm8-mixW``, the start ``(1 - W) S / d + W`` times the local
+model (seeds 0-5, against ``plain``, the package): ``W = 0.2`` loses 0.4-1.1
+on rotated moons, 0.5 on HAR at ``k = 10`` and up to 1.7 on the related
+families; ``W = 0.5`` loses 1.5-16 everywhere (a 5-20-sample local model
+is a poor start).
 """
 
 import argparse
@@ -385,7 +391,7 @@ def extra_steps(rule, amount=100, below=1.0):
     return steps
 
 
-def warm_start(offset, start="neighbours"):
+def warm_start(offset, start="neighbours", mix=0.0):
     """The newcomer's model steps start from its neighbours' mean ``S / d``
     (``start="neighbours"``; a point of the l1 ball, a convex combination of
     its neighbours' models) or keep its local model (``start="local"``), and
@@ -398,7 +404,9 @@ def warm_start(offset, start="neighbours"):
         total = PACKAGE_SCHEDULE(self.est, len(self.est.nodes_))[1]
         shift = int(round(offset * total))
         if tau == 0 and start == "neighbours" and degree > 0:
-            self.model[0] = (np.asarray(S) / degree).astype(self.model.dtype)
+            # (mix: that share of the local model kept in the start)
+            self.model[0] = ((1 - mix) * np.asarray(S) / degree
+                             + mix * self.model[0]).astype(self.model.dtype)
             self.margins[:] = self.Y * (self._Z64 @ self.model[0].astype(np.float64).T).T
         PACKAGE_STEPS(self, S, degree, tau + shift, n_steps, private)
     return steps
@@ -449,6 +457,8 @@ VARIANTS = {
     "warm8": {"steps": warm_start(8.0)},
     "warm16": {"steps": warm_start(16.0)},
     "warm-mean": {"steps": warm_start(1e6)},
+    "warm8-mix0.2": {"steps": warm_start(8.0, mix=0.2)},
+    "warm8-mix0.5": {"steps": warm_start(8.0, mix=0.5)},
     "keep-local1": {"steps": warm_start(1.0, start="local")},
 }
 
