@@ -343,6 +343,17 @@ Joins: superseded numbers, alternatives measured and not kept, the measurement c
     sitting 88.8 / 87.6, 89.1 / 88.6, 90.5 / 88.5; rotated moons 71.4 /
     72.2, 76.7 / 78.1, 81.9 / 82.0; Landmine 93.6 / 93.5, 93.6 / 93.6, 93.9
     / 93.9 (bytes j/r 0.0040-0.0042, 0.0245-0.0268, 0.0053-0.0054).
+    Dada's rows again on 2026-11-29 (dada15, same commands, one process
+    per data set), after a newcomer's Frank-Wolfe steps started from its
+    neighbours' mean (``_graph_join._WARM_START``; why and the held-out
+    families: ``dada_join_newcomers.py``).  The rows they replaced,
+    joined (the refits unchanged): HAR sitting 90.6 / 91.5 / 91.8, rotated
+    moons 71.8 / 76.6 / 81.9, Landmine 93.5 / 93.6 / 93.8 (bytes j/r on
+    rotated moons 0.0226 / 0.0243 / 0.0247 -> 0.0226 / 0.0250 / 0.0255).
+    Seeds 3-5 (``--seeds 3,4,5``): HAR 90.0 / 91.3 / 91.6 (refit 83.6 /
+    87.5 / 86.9), rotated moons 73.5 / 79.5 / 83.5 (68.8 / 77.6 / 83.2),
+    Landmine 93.4 / 93.6 / 93.4 (93.2 / 93.4 / 93.5; pooled ``SVC()`` 93.5
+    / 93.5 / 93.4).
 
     Joins that learn the newcomer's row from the kernel graph models after
     a kernel-signal fit (commit 0491dbe, joinsg7, 2026-11-28; reverted):

@@ -194,7 +194,8 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
         ``graph_losses``, ``uses``, ``rows`` (each newcomer's weights toward
         ``answered[k]``) and ``W_new`` (the weights between newcomers).
     """
-    from ._graph_join import _LOSS_DEGREE_BYTES, _design, _loss, _step_blocks, _targets
+    from ._graph_join import _LOSS_DEGREE_BYTES, _design, _loss, _targets
+    from ._graph_join_steps import _step_blocks
 
     dtype = models.dtype
     n_old, n_new = models.shape[0], layout.n_nodes

@@ -11,6 +11,7 @@ from skfed._core._boosting_fast import Logistic, fw_join, graph_row, lin_join
 from skfed._graph_join import (
     _RESOLVE_EVERY,
     _SYNC_BLOCKS,
+    _WARM_START,
     graph_join_nodes,
     join_info_from_data,
 )
@@ -251,10 +252,15 @@ def _newcomer_reference(est, info, X, y, sw, n_local, n_steps, resolve, threshol
         return v
 
     v = row(model)
+    shift = 0
     for tau in range(n_steps):
         S = np.einsum("r,rpj->pj", v, models)
         if dada:
-            model = _fw_numpy(Z, Y, sw, model, S, v.sum(), c, est.beta, mu, tau, 1)
+            if tau == 0 and v.sum() > 0:
+                # Dada's model steps start from the neighbours' mean, their
+                # steps counted from _WARM_START times their number.
+                model, shift = S / v.sum(), _WARM_START * n_steps
+            model = _fw_numpy(Z, Y, sw, model, S, v.sum(), c, est.beta, mu, tau + shift, 1)
         else:
             model = _lin_numpy(Z, Y, sw, model, S, v.sum(), c, mu, l2, n_pen, lip, 1)
         if resolve and (tau + 1) % _RESOLVE_EVERY == 0 and tau < n_steps - 1:
@@ -683,8 +689,11 @@ def _two_newcomers_reference(est, info, parts):
             S = np.einsum("r,rpj->pj", node["row"], models) + w_nn * current[1 - k]
             dk = node["row"].sum() + w_nn
             if dada:
+                if tau == 0 and dk > 0:  # from the neighbours' mean (see above)
+                    node["model"], node["shift"] = S / dk, _WARM_START * n_steps
                 node["model"] = _fw_numpy(node["Z"], node["Y"], node["sw"], node["model"], S,
-                                          dk, node["c"], est.beta, mu, tau, size)
+                                          dk, node["c"], est.beta, mu,
+                                          tau + node.get("shift", 0), size)
             else:
                 node["model"] = _lin_numpy(node["Z"], node["Y"], node["sw"], node["model"], S,
                                            dk, node["c"], mu, l2, n_pen, node["lip"], size)
