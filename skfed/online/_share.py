@@ -90,6 +90,15 @@ class _NetworkShareMixin:
             # neighbours' or the network function and keep their own)
             self._share_nodes = len(self.nodes_)
 
+    def _refresh_share(self):
+        """A later ``partial_fit`` call: a fixed ``network_share`` set since
+        the first call is used from now on (``"auto"`` keeps the share chosen
+        or fixed before: its validation runs in the first call only)."""
+        share = getattr(self, "network_share", "auto")
+        if self._is_regressor() and share != "auto" and float(share) != self.network_share_:
+            self.network_share_ = float(share)
+            self.network_share_selection_ = None  # (it no longer describes the share)
+
     def _network_at(self, X, codes):
         """The network function of every row's node's component at ``X``."""
         out = np.zeros((X.shape[0], self._n_outputs))
