@@ -26,7 +26,11 @@ every learned edge lies inside the view.
   nodes are both odd); it costs ``O(size n_nodes)`` to draw.
 * On an explicit topology it is a random subgraph of the topology's links
   of degree at most ``size``: the links in a random order, each kept when
-  both its ends still have fewer than ``size`` kept links (``O(links)``).
+  both its ends still have fewer than ``size`` kept links (``O(links)``);
+  then a node left with no view peer though it has links (a spoke of a
+  hub of more than ``size`` links) keeps its first link in that order, over
+  the other end's bound, so that no node loses every collaborator to the
+  view (a star of ``K`` nodes: the hub keeps all ``K - 1`` links).
 * With ``size >= n_nodes - 1`` (or a topology of degree at most ``size``)
   there is nothing to bound: the steps sample the whole topology, as
   without a view.
@@ -118,9 +122,21 @@ def peer_view(n_nodes, size, seeds, adjacency=None):
         return None
     kept = np.zeros(K, dtype=np.intp)
     rows, cols = [], []
-    for e in rng.permutation(upper.nnz).tolist():
+    edges = rng.permutation(upper.nnz).tolist()
+    for e in edges:
         a, b = int(upper.row[e]), int(upper.col[e])
         if kept[a] < size and kept[b] < size:
+            kept[a] += 1
+            kept[b] += 1
+            rows.append(a)
+            cols.append(b)
+    # A node every one of whose links ends at a full node (the spokes of a
+    # hub of more than ``size`` links) would have no view peer and no
+    # collaborator: it keeps its first link in the same order, over the
+    # other end's bound (the topology gives it no one else to talk to).
+    for e in edges:
+        a, b = int(upper.row[e]), int(upper.col[e])
+        if kept[a] == 0 or kept[b] == 0:
             kept[a] += 1
             kept[b] += 1
             rows.append(a)
