@@ -13,7 +13,6 @@ peer now keeps its first link over the other end's bound.
 import warnings
 
 import numpy as np
-import pytest
 from scipy import sparse
 
 from skfed.boosting import DecentralizedBoostingClassifier
