@@ -102,7 +102,7 @@ def _pooled_probability(stats, pooled_epsilon, n_draws=20000, seed=0):
     rng = np.random.default_rng(seed)
     sums = cvp.pooled_sums(stats)
     scales = cvp.pooled_scales(pooled_epsilon)[0]
-    noisy = sums[:, None] + rng.laplace(0.0, scales[:, None], size=(3, n_draws))
+    noisy = sums[:, None] + rng.laplace(0.0, scales[:, None], size=(sums.size, n_draws))
     return float(np.mean([cvp.pooled_decision(noisy[:, i], pooled_epsilon)
                           for i in range(n_draws)]))
 
