@@ -36,7 +36,7 @@ tree of the online nodes, which checks them
 (``skfed.boosting._private.tree_tally``: Perso-lin has no server); a node the round's fault draw drops neither votes nor hears the
 result, and keeps its own rule.  MOCHA adds a federation-level pooled test
 of the nodes' clipped held-out error differences, which can turn an
-elected "no fixed class" into LinearSVC (:mod:`skfed._class_vote_pooled`;
+elected "no fixed class" into LinearSVC or the rbf model (:mod:`skfed._class_vote_pooled`;
 ``run_class_vote(pooled_epsilon=...)``).
 """
 
@@ -289,13 +289,13 @@ def ballot_payloads(pooled=False):
     to MOCHA's server (Perso-lin relays the same bytes sealed to its vote
     tree's root, ``skfed.boosting._private.tree_tally``).  With MOCHA's
     pooled test (``pooled``, :mod:`skfed._class_vote_pooled`) the ballot's
-    message also carries the node's two statistics ``(u_1, u_2)`` (two
-    float64; an abstaining node sends zeros).
+    message also carries the node's three statistics ``(u_1, u_2, u_3)``
+    (three float64; an abstaining node sends zeros).
     Down: the elected option (``index_bits(len(BALLOT))`` bits, one byte).
     """
     from .network import index_bits, payload_bytes
 
-    up = payload_bytes(n_bits=index_bits(len(BALLOT) + 1), n_float64=2 if pooled else 0)
+    up = payload_bytes(n_bits=index_bits(len(BALLOT) + 1), n_float64=3 if pooled else 0)
     return up, payload_bytes(n_bits=index_bits(len(BALLOT)))
 
 
@@ -368,7 +368,8 @@ def run_class_vote(estimator, evidence, vote_epsilon, source, tally=None, pooled
         (:func:`skfed._class_vote_pooled.pooled_test`, on the counted nodes'
         statistics :func:`skfed._class_vote_pooled.node_statistics`) at this
         epsilon, drawn after the election: it turns an elected "no fixed
-        class" into LinearSVC when it fixes it; its epsilon is added too.
+        class" into LinearSVC or the rbf model when it fixes one; its
+        epsilon is added too.
         0: no pooled test (Perso-lin).
 
     Returns
@@ -398,11 +399,11 @@ def run_class_vote(estimator, evidence, vote_epsilon, source, tally=None, pooled
 
             stats = [node_statistics(e["err"]) for k, e in enumerate(evidence)
                      if e is not None and reached[k]]
-            fixed, pooled = pooled_test(np.reshape(stats, (-1, 2)), pooled_epsilon, source)
-            # the test only turns the ballots' "no fixed class" into LinearSVC
-            pooled["elected_by_test"] = bool(elected == 0 and fixed)
+            fixed, pooled = pooled_test(np.reshape(stats, (-1, 3)), pooled_epsilon, source)
+            # the tests only turn the ballots' "no fixed class" into a class
+            pooled["elected_by_test"] = bool(elected == 0 and fixed > 0)
             if pooled["elected_by_test"]:
-                elected = BALLOT.index("LinearSVC")
+                elected = int(fixed)
             spent += pooled["epsilon"]
         estimator.privacy_spent_ = np.asarray(estimator.privacy_spent_, dtype=float) + spent
         if isinstance(info, dict):

@@ -72,9 +72,9 @@ def test_vote_round_bytes_and_messages_in_closed_form(method, K, n_classes, head
     assert log.header_bytes == header
     if method == "mocha":
         # n ballots up (2 bits: an option or abstain, one byte, with the pooled
-        # test's two float64 statistics, skfed._class_vote_pooled) and n elected
-        # options down (one byte)
-        closed_bytes, closed_messages = n * (1 + 16 + header) + n * (1 + header), 2 * n
+        # test's three float64 statistics, skfed._class_vote_pooled) and n
+        # elected options down (one byte)
+        closed_bytes, closed_messages = n * (1 + 24 + header) + n * (1 + header), 2 * n
     else:
         # a star on the root (complete topology): n - 1 one-byte ballots
         # up, n - 1 one-byte elected options down
