@@ -334,7 +334,8 @@ class DecentralizedBoostingClassifier(PeerViewMixin, _BaseGraphPersonalized):
         whole topology (the paper).  On 400-500 nodes 200 cost at most 0.12
         accuracy points, 100 up to 0.44 (``benchmarks/dada_peer_view.py``);
         on 201 nodes or fewer it changes nothing.  Used only when the graph
-        is learned (``graph=None``), and not by :meth:`add_nodes`.
+        is learned (``graph=None``), and not by :meth:`add_nodes` (a newcomer
+        asks ``min(n_fitted, 20 kappa)`` fitted nodes, 100 at the defaults).
     sparsify_graph : {"connected", None}, default="connected"
         Post-processing of every learned graph (the initial one and each
         update) before the models use it: ``"connected"`` keeps only the
