@@ -299,21 +299,23 @@ def ballot_payloads(pooled=False):
     return up, payload_bytes(n_bits=index_bits(len(BALLOT)))
 
 
-def server_tally(counter, active_mask, pooled=False):
+def server_tally(counter, active_mask, ballots, pooled=False):
     """MOCHA's vote round on the fit's ``CommCounter``: every active node
     (``active_mask``, the round's fault draw) sends its ballot (and with
     ``pooled`` its pooled test's statistics, :func:`ballot_payloads`) to the server,
     which sends the elected option back to them; a dropped node neither
     votes nor hears the result.  Counted as one more round
-    (``bytes_per_round_``).  Returns ``(reached, bytes, messages)``, the
-    bytes with headers."""
+    (``bytes_per_round_``).  Returns ``(reached, bytes, messages, counted)``,
+    the bytes with headers, ``counted`` the ``ballots`` of the reached nodes
+    (-1 elsewhere), as every tally of :func:`run_class_vote` returns."""
     up, down = ballot_payloads(pooled=pooled)
     reached = np.asarray(active_mask, dtype=bool)
     active = np.flatnonzero(reached).astype(np.intp)
     counter.gather_to_server(active, np.full(active.size, up, dtype=np.int64))
     counter.broadcast_from_server(active, np.full(active.size, down, dtype=np.int64))
     counter.next_round()
-    return (reached,) + closed_round(counter)
+    counted = np.where(reached, np.asarray(ballots, dtype=np.intp), -1)
+    return (reached,) + closed_round(counter) + (counted,)
 
 
 def closed_round(counter):
@@ -355,14 +357,13 @@ def run_class_vote(estimator, evidence, vote_epsilon, source, tally=None, pooled
     tally : callable, default=None
         The vote's network round (:func:`server_tally`,
         ``skfed.boosting._private.tree_tally``):
-        called once when a vote is held, it counts the messages on the
-        fit's network and returns ``(reached, bytes, messages)``, or with a
-        fourth item, the ballots as the tally's root counted them (-1 not
-        counted; Perso-lin's checked tally); else only the
-        ballots of the ``reached`` nodes are counted; only they hear the
-        elected option (the others keep their own rule, as with no fixed
-        class).  None: every node, nothing counted (unit tests of the
-        election).
+        called once when a vote is held with every node's ballot (-1: the
+        node abstains), it counts the messages on the fit's network and
+        returns ``(reached, bytes, messages, counted)``: the nodes that hear
+        the elected option (the others keep their own rule, as with no fixed
+        class) and the ballots the tally counted (-1 not counted: a node not
+        reached, or one whose ballot Perso-lin's root refused).  None: every
+        ballot counted, no message (unit tests of the election).
     pooled_epsilon : float, default=0.0
         MOCHA's federation-level pooled test
         (:func:`skfed._class_vote_pooled.pooled_test`, on the counted nodes'
@@ -383,14 +384,10 @@ def run_class_vote(estimator, evidence, vote_epsilon, source, tally=None, pooled
     reached = np.ones(n_nodes, dtype=bool)
     n_bytes = n_messages = 0
     if vote_epsilon > 0.0:
-        counted = None
+        ballots = [-1 if e is None else e["ballot"] for e in evidence]
         if tally is not None:
-            # a tally may return the ballots as its root counted them (4th)
-            reached, n_bytes, n_messages, *counted = tally()
-        ballots = [-1 if e is None or not reached[k] else e["ballot"]
-                   for k, e in enumerate(evidence)]
-        if counted and counted[0] is not None:
-            ballots = [int(b) for b in counted[0]]
+            reached, n_bytes, n_messages, counted = tally(ballots)
+            ballots = [int(b) for b in counted]
         elected = elect(ballots, vote_epsilon, source)
         scale, spent = vote_scale(vote_epsilon)
         pooled = None

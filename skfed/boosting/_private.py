@@ -490,8 +490,7 @@ def refit_private_final(estimator, state, rng):
             boosting=hasattr(state, "H"))
     if voting:
         kept_local = run_class_vote(estimator, evidence, state.dp.vote_epsilon, state.source,
-                                    tally=lambda: _vote_round(
-                                        estimator, state.simulation,
-                                        [-1 if e is None else e["ballot"] for e in evidence]))
+                                    tally=lambda ballots: _vote_round(
+                                        estimator, state.simulation, ballots))
     estimator.kept_local_models_ = kept_local
     return models.astype(state.dtype), trust, radius

@@ -645,13 +645,13 @@ class _RoundProtocol:
                 setattr(est, name, None)
         return reported
 
-    def vote_round(self):
+    def vote_round(self, ballots):
         """The private class vote's round (:func:`skfed._class_vote.server_tally`):
         the next round's fault draw, the active nodes' ballots up and the
         elected option down; the estimator's communication attributes then
-        include it.  Returns ``(reached, bytes, messages)``."""
+        include it.  Returns ``(reached, bytes, messages, counted)``."""
         active_mask, _, _ = self.draw_round()
-        result = server_tally(self.counter, active_mask,
+        result = server_tally(self.counter, active_mask, ballots,
                               pooled=getattr(self.private, "pooled_epsilon", 0.0) > 0.0)
         self.estimator._set_communication(self.simulation)
         return result
