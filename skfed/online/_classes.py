@@ -29,6 +29,7 @@ from ..privacy import DifferentialPrivacy
 from ._consensus import _ConsensusMixin
 from ._coupling import _CouplingSelectionMixin
 from ._dictionary import _DictionaryMixin
+from ._holdout import rows_by_node
 from ._docs import _EPSILON_UNITS, _doc
 from ._join import _JoinMixin
 from ._network_function import _NetworkFunctionMixin
@@ -379,8 +380,9 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
         X = np.ascontiguousarray(X, dtype=self._dtype)
         n_out = self._n_outputs
         out = np.zeros((X.shape[0], n_out))
-        for node in np.unique(codes[codes >= 0]):
-            rows = np.flatnonzero(codes == node)
+        known = np.flatnonzero(codes >= 0)
+        for node, rows in rows_by_node(codes[known]):
+            rows = known[rows]
             out[rows] = self._blended(node, X[rows])
         unknown = np.flatnonzero(codes < 0)
         if len(unknown):

@@ -37,7 +37,7 @@ from sklearn.base import clone
 from .._core._comm import CommCounter
 from .._topology import _topology_csr, random_regular_degree
 from ..network import CommunicationLog, resolve_network
-from ._holdout import loss_values, node_mean_losses
+from ._holdout import loss_values, node_mean_losses, rows_by_node
 from ._robust import count_scale_messages
 from ._selection import count_selection_messages, holdout_mask, tree_parents
 from ._share import node_spread
@@ -119,9 +119,8 @@ class _CouplingSelectionMixin:
         """Every node's mean held-out error of a candidate (NaN: no row)."""
         n_nodes = len(self.nodes_)
         F = np.zeros((len(y_encoded), self._n_outputs))
-        for node in np.unique(codes):
-            rows = np.flatnonzero(codes == node)
-            F[rows] = cand._node_function(int(node), X[rows])
+        for node, rows in rows_by_node(codes):
+            F[rows] = cand._node_function(node, X[rows])
         if self._is_regressor():
             values = loss_values(self._loss_name(), F, y_encoded, self._loss_threshold())
         elif self._n_outputs == 1:

@@ -14,7 +14,20 @@ seed) and score by the loss the estimator minimizes, weighted by
 import numpy as np
 
 __all__ = ["arrival_rank", "arrival_folds", "loss_arrays", "loss_values",
-           "node_mean_losses"]
+           "node_mean_losses", "rows_by_node"]
+
+
+def rows_by_node(codes):
+    """``(node, rows)`` for every node among ``codes``, in increasing node
+    order, each node's rows in their order: one stable sort, linear in the
+    rows, where a scan of every row per node (``codes == node`` in a loop)
+    costs nodes x rows."""
+    codes = np.asarray(codes)
+    if not codes.size:
+        return
+    order = np.argsort(codes, kind="stable")
+    nodes, first = np.unique(codes[order], return_index=True)
+    yield from zip(nodes.tolist(), np.split(order, first[1:]))
 
 
 def arrival_rank(codes, n_nodes):

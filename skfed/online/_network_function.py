@@ -99,7 +99,7 @@ from sklearn.base import clone
 
 from ..network import float_bytes, payload_bytes, resolve_network
 from ._dictionary import _komp_prune
-from ._holdout import loss_arrays
+from ._holdout import loss_arrays, rows_by_node
 from ._selection import count_tree_round, tree_parents
 
 
@@ -485,10 +485,7 @@ def held_back_rows(codes, seed):
     so a process holding only some nodes' rows draws the same."""
     codes = np.asarray(codes)
     held = np.zeros(len(codes), dtype=bool)
-    # one stable sort, not a scan of every row per node (linear in the nodes)
-    order = np.argsort(codes, kind="stable")
-    nodes, first = np.unique(codes[order], return_index=True)
-    for node, rows in zip(nodes, np.split(order, first[1:])):
+    for node, rows in rows_by_node(codes):
         rng = np.random.default_rng([*(int(v) for v in seed), int(node)])
         held[rows] = rng.random(len(rows)) < SOLVE_HELD_BACK
     return held

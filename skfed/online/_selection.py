@@ -23,7 +23,7 @@ from scipy.sparse.csgraph import breadth_first_order
 from sklearn.base import clone
 
 from ..network import payload_bytes
-from ._holdout import arrival_folds, loss_values, node_mean_losses
+from ._holdout import arrival_folds, loss_values, node_mean_losses, rows_by_node
 from ._validation import _AUTO_LAPLACIAN_FEATURES, AFFINE_COEF0, _check_gamma
 
 
@@ -165,9 +165,9 @@ class _KernelSelectionMixin:
                                         affine_gamma, affine_sup)
                 F = np.zeros((int(held.sum()), self._n_outputs))
                 held_codes = codes[held]
-                for node in np.unique(held_codes):
-                    rows = np.flatnonzero(held_codes == node)
-                    F[rows] = alone._node_function(int(node), X[held][rows])
+                X_held = X[held]
+                for node, rows in rows_by_node(held_codes):
+                    F[rows] = alone._node_function(node, X_held[rows])
                 values = loss_values(self._loss_name(), F, y_encoded[held],
                                      self._loss_threshold())
                 losses[k] = node_mean_losses(values, held_codes, n_nodes, sample_weight[held])

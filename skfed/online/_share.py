@@ -44,7 +44,7 @@ Measured on review13's held-out families and the regression families of
 
 import numpy as np
 
-from ._holdout import loss_values, node_mean_losses
+from ._holdout import loss_values, node_mean_losses, rows_by_node
 from ._selection import count_selection_messages
 
 __all__ = ["SHARES"]
@@ -127,9 +127,8 @@ class _NetworkShareMixin:
         for a node whose spread is 0) when given."""
         n_nodes = len(self.nodes_)
         own = np.zeros((len(y_encoded), self._n_outputs))
-        for node in np.unique(codes):
-            rows = np.flatnonzero(codes == node)
-            own[rows] = cand._node_function(int(node), X[rows])
+        for node, rows in rows_by_node(codes):
+            own[rows] = cand._node_function(node, X[rows])
         net = cand._network_at(X, codes) if len(codes) else own
         out = np.full((len(shares), n_nodes), np.nan)
         for k, s in enumerate(shares):
