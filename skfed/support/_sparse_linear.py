@@ -23,7 +23,8 @@ from ._intercepts import (
 )
 from ._join import join_sparse_linear
 from ._protocol import _OneShotSupportMixin
-from ._wide_refit import N_FOLDS, auto_candidates, candidate_features, choose_refit, unpack
+from ._wide_refit import (N_FOLDS, auto_candidates, candidate_features, choose_refit,
+                          solve_on, unpack)
 
 # Messages of the refit round are computed this many values at a time.
 _REFIT_BLOCK = 1 << 22
@@ -438,14 +439,13 @@ class FederatedSparseLinearRegression(
         active, work = sim.draw_round()
         answered = active & (work >= 1.0)
         senders = np.flatnonzero(answered).astype(np.intp)
-        iu = np.triu_indices(m)
         alpha, self.refit_cv_losses_ = None, None
         n_folds = N_FOLDS if wide and len(senders) >= N_FOLDS else 0
         means, total, received, *folds = _refit_round(
             X, y, w, layout, columns, senders, sim, per_node, shared, moments=shrunk,
             n_folds=n_folds)
         gram, rhs = unpack(total, m)
-        n_values = len(iu[0]) + m + (c + 3 if shrunk else 0)
+        n_values = m * (m + 1) // 2 + m + (c + 3 if shrunk else 0)
         # with shrunk intercepts each sender adds one bit per feature: whether
         # the feature is constant on its rows
         counter.gather_to_server(
@@ -510,10 +510,7 @@ class FederatedSparseLinearRegression(
                         "server's cross-validation needs, so the coefficients are least "
                         "squares on support_ (the candidates' statistics were sent and are "
                         "unused).", UserWarning, stacklevel=2)
-                solution = np.zeros(m)
-                if len(on_support):
-                    solution[on_support] = linalg.lstsq(
-                        gram[np.ix_(on_support, on_support)], rhs[on_support], cond=None)[0]
+                solution = solve_on(gram, rhs, on_support, None)
         elif m:
             solution = linalg.lstsq(gram, rhs, cond=None)[0]
         else:

@@ -65,7 +65,7 @@ def unpack(total, m):
     return gram, np.asarray(total[len(iu[0]) : len(iu[0]) + m], dtype=np.float64)
 
 
-def _solve(gram, rhs, keep, penalty):
+def solve_on(gram, rhs, keep, penalty):
     """Coefficients on the columns ``keep`` (zero elsewhere) of ``(G +
     diag(penalty)) beta = b``; least squares (``lstsq``) without a penalty."""
     beta = np.zeros(len(rhs))
@@ -118,9 +118,9 @@ def choose_refit(total, fold_totals, m, on_support, penalized):
         g_f, b_f = unpack(fold, m)
         g_train, b_train = gram - g_f, rhs - b_f
         for k, (keep, penalty) in enumerate(models):
-            beta = _solve(g_train, b_train, keep, penalty)
+            beta = solve_on(g_train, b_train, keep, penalty)
             losses[k] += beta @ g_f @ beta - 2.0 * b_f @ beta
     best = int(np.argmin(losses)) if np.all(np.isfinite(losses)) else 0
     keep, penalty = models[best]
     alpha = None if best == 0 else RIDGE_ALPHAS[best - 1]
-    return _solve(gram, rhs, keep, penalty), alpha, losses
+    return solve_on(gram, rhs, keep, penalty), alpha, losses
