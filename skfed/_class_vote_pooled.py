@@ -61,7 +61,7 @@ import numpy as np
 
 from ._class_vote import split_budget
 from ._kept_local import CLASSIFIERS
-from ._secure_noise import GRID_NOISE_STEPS
+from ._secure_noise import GRID_NOISE_STEPS, grid_l1_sensitivity
 
 # The pooled test's share of a private MOCHA classifier fit's epsilon, taken
 # from the fit's (the fit (1 - VOTE_SHARE - POOLED_SHARE) epsilon, the
@@ -156,7 +156,9 @@ def pooled_scales(pooled_epsilon):
     if np.any(shares <= rounding):
         raise ValueError(f"pooled_epsilon={pooled_epsilon} is too small for the grid's rounding.")
     scales = np.array(POOLED_SENSITIVITY) / (shares - rounding)
-    spent = np.array(POOLED_SENSITIVITY) / scales + rounding
+    # what each release spends: its grid sensitivity over the noise's steps
+    spent = np.array([grid_l1_sensitivity(delta, lam / GRID_NOISE_STEPS, 1) / GRID_NOISE_STEPS
+                      for delta, lam in zip(POOLED_SENSITIVITY, scales)])
     return scales, spent
 
 
@@ -176,16 +178,22 @@ def pooled_release(statistics, pooled_epsilon, source):
                      for s, lam in zip(sums, scales)])
 
 
+def _z(noisy, pooled_epsilon, i):
+    """``A / sqrt(max(B, 0) + 2 lambda^2)`` of the released sum ``A =
+    noisy[i]``, its squares ``B = noisy[i + 1]`` and ``A``'s Laplace scale
+    (the noise's variance added to the sum's)."""
+    lam = pooled_scales(pooled_epsilon)[0][i]
+    return float(noisy[i]) / math.sqrt(max(float(noisy[i + 1]), 0.0) + 2.0 * lam * lam)
+
+
 def pooled_z(noisy, pooled_epsilon):
-    """The test statistic ``A_1 / sqrt(max(B_1, 0) + 2 lambda_1^2)``."""
-    lam = pooled_scales(pooled_epsilon)[0][0]
-    return float(noisy[0]) / math.sqrt(max(float(noisy[1]), 0.0) + 2.0 * lam * lam)
+    """The LinearSVC test's statistic ``A_1 / sqrt(max(B_1, 0) + 2 lambda_1^2)``."""
+    return _z(noisy, pooled_epsilon, 0)
 
 
 def rbf_z(noisy, pooled_epsilon):
     """The rbf test's statistic ``A_3 / sqrt(max(B_3, 0) + 2 lambda_3^2)``."""
-    lam = pooled_scales(pooled_epsilon)[0][3]
-    return float(noisy[3]) / math.sqrt(max(float(noisy[4]), 0.0) + 2.0 * lam * lam)
+    return _z(noisy, pooled_epsilon, 3)
 
 
 def rbf_decision(noisy, pooled_epsilon, alpha=POOLED_ALPHA):
