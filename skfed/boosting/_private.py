@@ -18,6 +18,7 @@ import numpy as np
 
 from .._class_vote import (
     BALLOT,
+    ballot_payloads,
     closed_round,
     record_no_vote,
     run_class_vote,
@@ -27,7 +28,7 @@ from .._class_vote import (
 from .._kept_local import choose_classifier
 from .._private_refit import neighbour_prior, refit_boosting, refit_linear
 from .._secure_noise import CHOICE_RESOLUTION, NoiseSource, gaussian_grid, record_noise_source
-from ..network import index_bits, payload_bytes
+from ..network import index_bits
 from ..privacy import (
     PrivacyBudgetWarning,
     calibrate_discrete_gaussian,
@@ -230,9 +231,9 @@ def plan_private_gradients(estimator, state, spec, mass):
 
 # Perso-lin's vote round.  A ballot travels as 2 bits (its code: 0 abstain,
 # 1 + j option j of BALLOT), sealed to the root in one byte; codes a rogue can
-# send are only these four, any other byte is refused.
-BALLOT_BYTES = payload_bytes(n_bits=index_bits(len(BALLOT) + 1))
-RESULT_BYTES = payload_bytes(n_bits=index_bits(len(BALLOT)))
+# send are only these four, any other byte is refused.  The same ballot and
+# result as MOCHA's server round (one count of both).
+BALLOT_BYTES, RESULT_BYTES = ballot_payloads()
 
 
 def vote_tree(simulation, online):
