@@ -39,6 +39,7 @@ every learned edge lies inside the view.
 import numpy as np
 from scipy import sparse
 
+from .._topology import _edges_to_csr
 from ..graph import _GraphRunner
 
 # Default view size of the kernel graph signal (peer_view="auto"): 200,
@@ -62,15 +63,10 @@ def resolve_peer_view(peer_view, graph_signal):
 
 
 def _symmetric_csr(rows, cols, n_nodes):
-    """The symmetric 0/1 pattern of the undirected edges ``(rows, cols)``."""
-    rows, cols = np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)
-    keep = rows != cols
-    rows, cols = rows[keep], cols[keep]
-    both = sparse.csr_matrix(
-        (np.ones(2 * rows.size), (np.r_[rows, cols], np.r_[cols, rows])),
-        shape=(n_nodes, n_nodes))
-    both.sum_duplicates()
-    both.sort_indices()
+    """The view's ``(indptr, indices)``: the topology layer's symmetric
+    pattern of the undirected edges ``(rows, cols)``."""
+    both = _edges_to_csr(np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
+                         n_nodes)
     return (np.ascontiguousarray(both.indptr, dtype=np.intp),
             np.ascontiguousarray(both.indices, dtype=np.intp))
 
