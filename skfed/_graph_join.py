@@ -86,7 +86,7 @@ asks ``min(n_peers - 1, 20 kappa)`` of them for the same answer (local
 model, loss, its degree toward the fitted nodes), re-solves its row over
 its fitted candidates and them (the weight between two newcomers is the
 mean of the two rows' weights), and linked newcomers run step 4 in
-:data:`_SYNC_BLOCKS` synchronous blocks, sending each other their current
+:data:`skfed._graph_join_steps._SYNC_BLOCKS` synchronous blocks, sending each other their current
 model between blocks.  Lighter newcomers keep to the fitted nodes (their
 local models are poor guides: on HAR the exchange cost Dada 4-8 points).
 
@@ -127,7 +127,7 @@ from ._graph_join_fitted import (
     join_simulation,
     row_sums,
 )
-from ._graph_join_steps import _SYNC_BLOCKS, _step_blocks  # noqa: F401 (tests import both)
+from ._graph_join_steps import _step_blocks
 from .graph import model_message_bytes
 from .network import payload_bytes
 

@@ -30,6 +30,7 @@ from scipy import sparse
 
 from ._core._join_fast import csr_times_dense, join_rows, lin_join_steps
 from ._graph_join_fitted import row_sums
+from ._graph_join_steps import _step_blocks
 from .graph import model_message_bytes
 
 __all__ = ["lin_join_batched"]
@@ -195,7 +196,6 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
         ``answered[k]``) and ``W_new`` (the weights between newcomers).
     """
     from ._graph_join import _LOSS_DEGREE_BYTES, _design, _loss, _targets
-    from ._graph_join_steps import _step_blocks
 
     dtype = models.dtype
     n_old, n_new = models.shape[0], layout.n_nodes

@@ -10,11 +10,11 @@ from scipy.optimize import minimize
 from skfed._core._boosting_fast import Logistic, fw_join, graph_row, lin_join
 from skfed._graph_join import (
     _RESOLVE_EVERY,
-    _SYNC_BLOCKS,
     _WARM_START,
     graph_join_nodes,
     join_info_from_data,
 )
+from skfed._graph_join_steps import _SYNC_BLOCKS
 from skfed.boosting import DecentralizedBoostingClassifier, PersonalizedLinearClassifier
 from skfed.boosting._perso_lin import LOCAL_MAX_ITER, LOCAL_TOL
 from skfed.graph import model_message_bytes
