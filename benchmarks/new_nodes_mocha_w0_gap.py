@@ -20,8 +20,8 @@ samples at ``k = 5``, which is what an unseen node gets):
   objective solved here (NumPy + SciPy L-BFGS, ``new_nodes_mocha_share.
   shared_w0``) at the fit's share ``b`` (the check: its distance to the
   package's);
-* ``ref b_fit, free icpt``: the intercept coordinate of ``w_0`` and of
-  every ``v_t`` left out of the penalty;
+* ``ref b_fit, free icpt``: the intercept coordinate of ``w_0`` left out
+  of the penalty (the personal parts' intercepts still penalized);
 * ``ref w0 at lambda``: ``w_0``'s penalty ``lambda m`` (pooled
   ``LogisticRegression()``'s) instead of ``lambda m / b``, ``V``'s
   unchanged (``w_0`` regularized as if the personal parts were absent);
@@ -54,7 +54,9 @@ from threadpoolctl import threadpool_limits
 def shared_ref(Z, ys, idx, lam, b, w0_scale=None, free_last=False, start=None):
     """``(w_0, V)`` of the shared objective above; ``w0_scale`` replaces
     ``w_0``'s penalty ``lambda m / b`` by ``lambda m w0_scale``;
-    ``free_last`` leaves the last coordinate (the intercept) unpenalized."""
+    ``free_last`` leaves ``w_0``'s last coordinate (the shared intercept)
+    unpenalized (the personal intercepts stay penalized: both free, the
+    split between them would be undetermined)."""
     order = np.argsort(idx, kind="stable")
     Z, ys, idx = Z[order], ys[order], idx[order]
     m, d = int(idx.max()) + 1, Z.shape[1]
@@ -62,19 +64,19 @@ def shared_ref(Z, ys, idx, lam, b, w0_scale=None, free_last=False, start=None):
     weight = 1.0 / np.bincount(idx)[idx]
     p0 = lam * m * (1.0 / b if w0_scale is None else w0_scale)
     pv = lam * m / (1.0 - b)
-    mask = np.ones(d)
+    mask0 = np.ones(d)
     if free_last:
-        mask[-1] = 0.0
+        mask0[-1] = 0.0
 
     def objective(theta):
         w0, V = theta[:d], theta[d:].reshape(m, d)
         f = Z @ w0 + np.einsum("id,id->i", Z, V[idx])
         z = -ys * f
         slope = -ys * 0.5 * (1.0 + np.tanh(0.5 * z)) * weight
-        g0 = Z.T @ slope + p0 * mask * w0
-        gV = np.add.reduceat(Z * slope[:, None], starts, axis=0) + pv * mask * V
+        g0 = Z.T @ slope + p0 * mask0 * w0
+        gV = np.add.reduceat(Z * slope[:, None], starts, axis=0) + pv * V
         value = (weight * np.logaddexp(0.0, z)).sum() + 0.5 * (
-            p0 * (mask * w0) @ w0 + pv * (mask * V * V).sum())
+            p0 * (mask0 * w0) @ w0 + pv * (V * V).sum())
         return value, np.concatenate([g0, gV.ravel()])
 
     theta = np.zeros(d * (m + 1)) if start is None else start
