@@ -42,7 +42,7 @@ half of them false (seed 0, ``k = 20``: 11 / 11; seed 2, ``k = 5``: 3 /
 where the join errs: of its 39 false positives over the 9 runs, 9 are on
 one-class newcomers (seed 1 ``k = 5``: 3, seed 2 ``k = 5 / 10``: 4 / 2),
 with 3 of its 37 true positives, so predicting every test sample of a
-one-class newcomer negative would gain 6 samples in about 26,000 (0.02
+one-class newcomer negative would gain 6 samples in about 27,000 (0.02
 points).  The best single
 threshold for all newcomers, chosen on their test labels, stays 0.09-0.15
 under pooled ``SVC()``; even each newcomer's own best threshold chosen on
