@@ -846,7 +846,7 @@ MOCHA's rows measured again at main e42c5aa (2026-11-29, joinsm15;
 per data set, load 2-14): every join, refit, Global and Local score as
 before; HAR's Global at ``k = 5`` is 97.84 (pooled
 ``LogisticRegression()``; the table showed 97.9); byte ratios HAR 0.0065 /
-0.0066 / 0.0060 -> 0.0063 / 0.0066 / 0.0058 (the refits' bytes), the other
+0.0066 / 0.0060 -> 0.0063 / 0.0066 / 0.0058 (not traced), the other
 data sets' unchanged; CPU HAR 0.008 / 0.008 / 0.012, rotated moons 0.091 /
 0.089 / 0.080, Landmine 0.004 / 0.005 / 0.008, School 0.010 / 0.010 /
 0.011.  What a threshold could do on Landmine:
