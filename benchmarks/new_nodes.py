@@ -840,6 +840,18 @@ medians in ``new_nodes_mocha_cpu.py``), Landmine's 0.0076 / 0.0070 /
 0.0073 -> 0.0092 / 0.0085 / 0.0089 (CPU 0.005 / 0.005 / 0.008); School (a
 regressor: no one-class draws) unchanged but its CPU 0.007 / 0.008 /
 0.009.  Why and the variants tried: ``new_nodes_mocha_oneclass_draws.py``.
+
+MOCHA's rows measured again at main e42c5aa (2026-11-29, joinsm15;
+``--families mocha --datasets D --seeds 0,1,2 --ks 5,10,20``, one process
+per data set, load 2-14): every join, refit, Global and Local score as
+before; HAR's Global at ``k = 5`` is 97.84 (pooled
+``LogisticRegression()``; the table showed 97.9); byte ratios HAR 0.0065 /
+0.0066 / 0.0060 -> 0.0063 / 0.0066 / 0.0058 (not traced), the other
+data sets' unchanged; CPU HAR 0.008 / 0.008 / 0.012, rotated moons 0.091 /
+0.089 / 0.080, Landmine 0.004 / 0.005 / 0.008, School 0.010 / 0.010 /
+0.011.  What a threshold could do on Landmine:
+``new_nodes_mocha_landmine_threshold.py``; where HAR's ``w_0`` loses to
+pooled ``LogisticRegression()``: ``new_nodes_mocha_w0_gap.py``.
 """
 
 import argparse
