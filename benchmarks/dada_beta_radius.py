@@ -74,7 +74,7 @@ and the probe families as they are (at most 100 voted features), but
 * ``d500`` seeds 0-8 (500 features, no feature stands out, so all keep
   stumps; ``beta`` 6.71): defaults 0.484 0.535 0.517 0.511 0.521 0.500
   0.497 0.480 0.501, scaled 0.503 0.528 0.494 0.507 0.520 0.512 0.490
-  0.496 0.514: chance either way (mean 0.508 against 0.505; Global 0.71,
+  0.496 0.514: chance either way (mean 0.507 against 0.505; Global 0.71,
   Local 0.55).  Pooled on one node (seed 0) Dada scores 0.546 (0.61 with
   ``beta`` 30 and 3,000 steps), scikit-learn's AdaBoost on 200 / 1,000
   fitted stumps 0.614 / 0.628, ``LogisticRegression`` 0.712: a dense
