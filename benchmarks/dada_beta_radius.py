@@ -97,11 +97,12 @@ keep 3): HAR sitting joins 94.7 / 96.1 / 95.5, refit 93.1 / 92.9 / 92.7
 (``joins "beta=5.6,mu=1.6"``), but ``heldout n300d300 S
 feature_selection=None cap`` seeds 0-2 (``beta`` 5.2): 0.555 0.571 0.564
 -> 0.533 0.563 0.538, **1.87 lower** (``n200d200``, ``beta`` 4.24: 0.579
-0.588 0.596 -> 0.598 0.594 0.588, +0.57).  ``beta`` stays 3.  A guess, not
-measured: the radius trades fit against label noise (HAR's people are
-nearly separable, the held-out families' labels carry 0.3 noise on a
-score of spread 1, Dada 0.53-0.60 there), which neither the number of
-features nor the node size tells; held-out validation of ``beta`` would.
+0.588 0.596 -> 0.598 0.594 0.588, +0.57).  ``beta`` stays 3.  Not settled:
+why the radius pays on HAR and not there (those families are ones Dada
+barely learns, 0.53-0.60, a dense linear signal on Gaussian features;
+Local 0.66 on ``n100d200`` seed 0).  Held-out validation of ``beta``
+(e.g. each node's choice on its own folds, as the private refit's
+``beta_f``) is what no rule of this kind replaces.
 """
 
 import os
