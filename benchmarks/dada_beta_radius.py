@@ -125,9 +125,9 @@ where beta 10 loses 4.4 on test), ``n300d300`` 0-4, d500 0-5,
 / 83.9 -> 72.8 / 76.6 / 81.9, refit 74.3 / 75.4 / 81.1 -> 74.5 / 75.6 /
 84.8: ``joins "beta=10,mu=1" --datasets moons --seeds 1``) and d500 seed
 3 (z +2.37, test 0.511 -> 0.527, chance either way); at 3 SE only HAR,
-but that threshold was read off these runs.  Not built: a fit would pay
-two more fits on three quarters of its rows (about 2.5 times its bytes
-and CPU), and ``add_nodes``, the MPI engine and the private paths read
+but that threshold was read off these runs.  Not built: a fit would run
+three fits instead of one (two on three quarters of its rows; cost not
+measured), and ``add_nodes``, the MPI engine and the private paths read
 ``beta`` and ``mu`` from the estimator.
 """
 
