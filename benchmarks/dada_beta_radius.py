@@ -13,8 +13,9 @@ Usage::
 of the people fitted), ``DecentralizedBoostingClassifier`` on one node
 holding every fitted person's samples, at ``beta`` 3 / 10 / 30 (``mu = 9
 / beta``, the guide's ``mu beta`` about 10) and 100 / 1,000 Frank-Wolfe
-steps, scored on the newcomers' test samples (as ``dada_har_ceiling.py``),
-with the number of stumps of non-zero weight.
+steps, and at 100 steps with ``stump_placement="quantile"`` (``q``),
+scored on the newcomers' test samples (as ``dada_har_ceiling.py``), with
+the number of stumps of non-zero weight.
 
 ``joins PARAMS ARGS``: ``new_nodes.py ARGS`` with Dada's keyword defaults
 replaced by ``PARAMS`` (``name=value`` pairs, comma-separated) in this
@@ -54,12 +55,15 @@ Measured (dada16, 2026-11-29, main at e42c5aa, one BLAS thread, load 1-3).
     10    1000    98.08  72     94.13  74     98.26  67     96.82
     30    100     95.34  28     92.55  23     95.95  27     94.61
     30    1000    98.23 158     94.88 155     97.90 176     97.00
+    3     100 q   92.02  31     89.00  31     91.03  34     90.68
+    10    100 q   92.90  58     91.67  60     92.70  64     92.42
 
 With the same 1,100 stumps (two per voted feature, thresholds placed as
 the default) the pooled model gains 2.1-2.3 points from ``beta`` 10 and
 enough steps: the cap that ``dada_har_ceiling.py`` put on the fixed stump
 dictionary is mostly the l1 radius (a margin of at most 3 for a signal
-spread over 520-560 features; more steps at ``beta = 3`` change nothing).
+spread over 520-560 features; more steps at ``beta = 3`` change nothing;
+thresholds at the pooled quantiles lose 4 points at either radius).
 ``joins`` on HAR sitting, seeds 0-2, join / refit at ``k`` = 5 / 10 / 20
 (Global ``LogisticRegression`` 97.8 / 97.9 / 97.9, bytes and CPU of a
 join 0.7-1.1 % of a refit's in every row)::
@@ -120,7 +124,7 @@ Everything else z <= 2.4: rotated moons seeds 0-9, Landmine 0-5,
 ``n100d200`` (``feature_selection=None``) 0-5 (largest z +1.04, seed 0,
 where beta 10 loses 4.4 on test), ``n300d300`` 0-4, d500 0-5,
 ``many_small`` / ``alike`` / ``half_noise`` / ``d2`` 0-2, ``har-walking``
-0-2 (nodes of 7 rows: every held-out row right at both, z undefined).  At
+0-2 (nodes of 7 rows: both score alike on every node, z undefined).  At
 2 SE two choose 10: rotated moons seed 1 (z +2.16; its joins 75.0 / 76.6
 / 83.9 -> 72.8 / 76.6 / 81.9, refit 74.3 / 75.4 / 81.1 -> 74.5 / 75.6 /
 84.8: ``joins "beta=10,mu=1" --datasets moons --seeds 1``) and d500 seed
@@ -170,13 +174,14 @@ def pooled(seed):
     Xf, yf, Xt, yt = X[fit_rows], y[fit_rows], X[test], y[test]
     print(f"LogisticRegression {100 * LogisticRegression(max_iter=1000).fit(Xf, yf).score(Xt, yt):.2f}")
     one_f, one_t = np.zeros(len(yf), dtype=int), np.zeros(len(yt), dtype=int)
-    for beta in (3.0, 10.0, 30.0):
-        for steps in (100, 1000):
-            est = DecentralizedBoostingClassifier(beta=beta, mu=9 / beta, max_iter=steps,
-                                                  random_state=seed).fit(Xf, yf, groups=one_f)
-            acc = 100 * np.mean(est.predict(Xt, groups=one_t) == yt)
-            print(f"beta {beta:4.0f} steps {steps:5d} {acc:6.2f} {int(np.sum(est.coef_ != 0)):4d}",
-                  flush=True)
+    runs = [(beta, steps, "range") for beta in (3.0, 10.0, 30.0) for steps in (100, 1000)]
+    for beta, steps, placement in runs + [(3.0, 100, "quantile"), (10.0, 100, "quantile")]:
+        est = DecentralizedBoostingClassifier(beta=beta, mu=9 / beta, max_iter=steps,
+                                              stump_placement=placement,
+                                              random_state=seed).fit(Xf, yf, groups=one_f)
+        acc = 100 * np.mean(est.predict(Xt, groups=one_t) == yt)
+        print(f"beta {beta:4.0f} steps {steps:5d} {placement:8s} {acc:6.2f} "
+              f"{int(np.sum(est.coef_ != 0)):4d}", flush=True)
 
 
 def joins(params, argv):
