@@ -59,14 +59,15 @@ Measured (dada16, 2026-11-29, main at e42c5aa, one BLAS thread, load 1-3).
     10    100 q   92.90  58     91.67  60     92.70  64     92.42
 
 With the same 1,100 stumps (two per voted feature, thresholds placed as
-the default) the pooled model gains 2.1-2.3 points from ``beta`` 10 and
+the default) the pooled model gains 2.1 points (1.5-2.6 by seed; 1.0 under
+LogReg's mean 97.82) from ``beta`` 10 and
 enough steps: the cap that ``dada_har_ceiling.py`` put on the fixed stump
 dictionary is mostly the l1 radius (a margin of at most 3 for a signal
 spread over 520-560 features; more steps at ``beta = 3`` change nothing;
 thresholds at the pooled quantiles lose 4 points at either radius).
 ``joins`` on HAR sitting, seeds 0-2, join / refit at ``k`` = 5 / 10 / 20
 (Global ``LogisticRegression`` 97.8 / 97.9 / 97.9, bytes and CPU of a
-join 0.7-1.1 % of a refit's in every row)::
+join 0.6-1.1 % of a refit's in every row)::
 
     defaults (beta 3, mu 3)        91.5 93.0 92.5 / 90.8 87.4 91.1
     beta 3, mu 1                   91.2 93.4 92.2 / 87.1 85.8 88.1
