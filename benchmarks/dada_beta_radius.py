@@ -30,7 +30,7 @@ features as it is); mean per-node accuracy on the test samples.  Families:
 ``tests/test_review13_heldout_defaults.py``'s ``d500`` (20 nodes of 30,
 500 features) and ``n100d200`` (20 nodes of 100, 200 features, spread
 0.3, same generator), and ``har-walking`` (``dada_experiments.py``'s run
-SEED); ``n200d200`` and ``n300d300`` (20 nodes of 200 / 300 samples, 200
+SEED; ``school`` and ``computer`` likewise); ``n200d200`` and ``n300d300`` (20 nodes of 200 / 300 samples, 200
 / 300 features) for the rule ``cap``, ``beta = 3 sqrt(max(1, min(n_sel,
 m) / 100))``, ``m`` the median node size.  Prints ``family seed n_sel
 beta default scaled difference``.
@@ -119,13 +119,14 @@ Local 0.66 on ``n100d200`` seed 0).  Held-out validation of ``beta``
 (e.g. each node's choice on its own folds, as the private refit's
 ``beta_f``) is what no rule of this kind replaces.
 
-``validate`` (51 runs): HAR sitting seeds 0-2 z = +6.0 / +4.2 / +5.6
+``validate`` (57 runs): HAR sitting seeds 0-2 z = +6.0 / +4.2 / +5.6
 (held-out accuracy 93.4 -> 97.9, 95.5 -> 98.0, 93.9 -> 97.7): beta 10.
 Everything else z <= 2.4: rotated moons seeds 0-9, Landmine 0-5,
 ``n100d200`` (``feature_selection=None``) 0-5 (largest z +1.04, seed 0,
 where beta 10 loses 4.4 on test), ``n300d300`` 0-4, d500 0-5,
 ``many_small`` / ``alike`` / ``half_noise`` / ``d2`` 0-2, ``har-walking``
-0-2 (nodes of 7 rows: both score alike on every node, z undefined).  At
+0-2 (nodes of 7 rows: both score alike on every node, z undefined),
+School and Computer buyers runs 0-2 (z -1.80 to +0.65).  At
 2 SE two choose 10: rotated moons seed 1 (z +2.16; its joins 75.0 / 76.6
 / 83.9 -> 72.8 / 76.6 / 81.9, refit 74.3 / 75.4 / 81.1 -> 74.5 / 75.6 /
 84.8: ``joins "beta=10,mu=1" --datasets moons --seeds 1``) and d500 seed
@@ -194,10 +195,11 @@ def joins(params, argv):
 
 
 def load_family(name, seed):
-    if name == "har-walking":
+    if name in ("har-walking", "school", "computer"):
         from dada_experiments import load_run
 
-        X, X_test, y, y_test, g, g_test, _ = load_run("har", seed)
+        X, X_test, y, y_test, g, g_test, _ = load_run(
+            {"har-walking": "har"}.get(name, name), seed)
         return X, y, g, X_test, y_test, g_test
     import test_review13_heldout_defaults as review13
 
