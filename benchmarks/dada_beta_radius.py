@@ -30,8 +30,9 @@ features as it is); mean per-node accuracy on the test samples.  Families:
 ``tests/test_review13_heldout_defaults.py``'s ``d500`` (20 nodes of 30,
 500 features) and ``n100d200`` (20 nodes of 100, 200 features, spread
 0.3, same generator), and ``har-walking`` (``dada_experiments.py``'s run
-SEED; ``school`` and ``computer`` likewise); ``n200d200`` and ``n300d300`` (20 nodes of 200 / 300 samples, 200
-/ 300 features) for the rule ``cap``, ``beta = 3 sqrt(max(1, min(n_sel,
+SEED; ``school`` and ``computer`` likewise; the other families of the
+review13 test too); ``n200d200`` and ``n300d300`` (20 nodes of 200 / 300
+samples, 200 / 300 features) for the rule ``cap``, ``beta = 3 sqrt(max(1, min(n_sel,
 m) / 100))``, ``m`` the median node size.  Prints ``family seed n_sel
 beta default scaled difference``.
 
