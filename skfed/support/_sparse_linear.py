@@ -23,14 +23,14 @@ from ._intercepts import (
 )
 from ._join import join_sparse_linear
 from ._protocol import _OneShotSupportMixin
-from ._wide_refit import (N_FOLDS, auto_candidates, candidate_features, choose_refit,
-                          solve_on, unpack)
+from ._candidate_test import candidate_test, residual_products, wide_positions
+from ._wide_refit import N_FOLDS, auto_candidates, candidate_features, choose_refit, unpack
 
 # Messages of the refit round are computed this many values at a time.
 _REFIT_BLOCK = 1 << 22
 
 def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared, moments=False,
-                 n_folds=0):
+                 n_folds=0, corrupt=True, keep=False):
     """Round 2 of the refit: every node's means, the sum of what the senders sent.
 
     Returns ``means`` (n_nodes, s + 1), each node's weighted ``[mean y,
@@ -44,6 +44,9 @@ def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared, momen
     With ``n_folds``, also ``folds`` (n_folds, m (m + 1) / 2 + m): the sums
     of the statistics over the senders at positions ``f, f + n_folds, ...``
     (the server's cross-validation, :func:`._wide_refit.choose_refit`).
+    With ``corrupt=False`` the messages are the honest ones (the caller
+    corrupts what is actually sent); with ``keep`` ``received`` holds the
+    senders' messages also without ``moments``.
     """
     s = len(support)
     m = s + 1 if shared else s
@@ -61,7 +64,8 @@ def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared, momen
     total = np.zeros(n_values)
     folds = np.zeros((n_folds, n_values))
     extra = _node_moments(y, w, layout, means, node_weight) if moments else None
-    received = np.zeros((len(senders), n_values + extra.shape[1])) if moments else None
+    received = (np.zeros((len(senders), n_values + (extra.shape[1] if moments else 0)))
+                if moments or keep else None)
     step = max(1, _REFIT_BLOCK // max(n_values, 1))
     row = np.zeros(max(m, 1))
     for first in range(0, len(senders) if (n_values or moments) else 0, step):
@@ -73,8 +77,9 @@ def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared, momen
         )
         if moments:  # one message: the statistics, then the moments
             messages = np.hstack([messages, extra[block]])
-        messages = np.asarray(sim.corrupt_value_rows(messages, block), dtype=np.float64)
-        if moments:
+        if corrupt:
+            messages = np.asarray(sim.corrupt_value_rows(messages, block), dtype=np.float64)
+        if moments or keep:
             received[first : first + len(block)] = messages
             messages = messages[:, :n_values]
         total += messages.sum(axis=0)
@@ -425,13 +430,13 @@ class FederatedSparseLinearRegression(
         if n_candidates > s:
             columns = candidate_features(self.support_, self.pvalues_, self.votes_,
                                          n_candidates)
-        wide = len(columns) > s
-        c = len(columns)
-        m = c + 1 if shared else c
+        candidates, columns = columns, support
+        wide = len(candidates) > s
+        m = s + 1 if shared else s
         all_nodes = np.arange(n_nodes, dtype=np.intp)
 
         # Round 2: the server broadcasts S; answering clients send statistics
-        # (and, for shrunk intercepts, their moments).
+        # on S (and, for shrunk intercepts, their moments).
         counter = sim.counter
         counter.broadcast_from_server(
             all_nodes, np.full(n_nodes, payload_bytes(n_bits=d), dtype=np.int64)
@@ -440,12 +445,13 @@ class FederatedSparseLinearRegression(
         answered = active & (work >= 1.0)
         senders = np.flatnonzero(answered).astype(np.intp)
         alpha, self.refit_cv_losses_ = None, None
-        n_folds = N_FOLDS if wide and len(senders) >= N_FOLDS else 0
-        means, total, received, *folds = _refit_round(
-            X, y, w, layout, columns, senders, sim, per_node, shared, moments=shrunk,
-            n_folds=n_folds)
+        self.refit_test_pvalues_, self.refit_test_joint_pvalue_ = None, None
+        self.refit_asked_ = False
+        means, total, received = _refit_round(
+            X, y, w, layout, support, senders, sim, per_node, shared, moments=shrunk,
+            keep=wide)
         gram, rhs = unpack(total, m)
-        n_values = m * (m + 1) // 2 + m + (c + 3 if shrunk else 0)
+        n_values = m * (m + 1) // 2 + m + (s + 3 if shrunk else 0)
         # with shrunk intercepts each sender adds one bit per feature: whether
         # the feature is constant on its rows
         counter.gather_to_server(
@@ -454,7 +460,7 @@ class FederatedSparseLinearRegression(
                     dtype=np.int64),
         )
         counter.next_round()
-        levels, level_rows, prior_rows = np.zeros(0, dtype=np.intp), None, received
+        levels, level_rows, second = np.zeros(0, dtype=np.intp), None, None
         if shrunk and len(senders):
             levels = np.flatnonzero(constant_features(X, layout)[senders].all(axis=0))
         if len(levels):
@@ -467,7 +473,6 @@ class FederatedSparseLinearRegression(
             values = node_level_values(X, layout, levels)[senders[second]]
             level_rows = np.asarray(sim.corrupt_value_rows(values, senders[second]),
                                     dtype=np.float64)
-            prior_rows = received[second]
             counter.gather_to_server(
                 senders[second],
                 np.full(int(second.sum()), payload_bytes(n_float64=len(levels)),
@@ -482,7 +487,7 @@ class FederatedSparseLinearRegression(
                       else np.ones(len(levels), dtype=bool))
             levels, level_rows = levels[varies], level_rows[:, varies]
             if not len(levels):
-                level_rows, prior_rows = None, received
+                level_rows, second = None, None
 
         if len(senders) == 0:
             warnings.warn(
@@ -491,30 +496,30 @@ class FederatedSparseLinearRegression(
                 stacklevel=2,
             )
             solution = np.zeros(m)
-        elif wide:
-            # the support's columns among the candidates (and a shared intercept)
-            on_support = np.searchsorted(columns, support) + int(shared)
-            if shared:
-                on_support = np.concatenate([[0], on_support])
-            penalized = np.ones(m, dtype=bool)
-            penalized[: int(shared)] = False
-            if n_folds:
-                solution, alpha, losses = choose_refit(
-                    total, folds[0], m, on_support, penalized)
-                self.refit_cv_losses_ = losses
-            else:  # too few clients to cross-validate: the support's refit
-                if not auto:
-                    warnings.warn(
-                        f"refit_candidates={self.refit_candidates}: only {len(senders)} "
-                        f"clients answered the refit round, fewer than the {N_FOLDS} folds the "
-                        "server's cross-validation needs, so the coefficients are least "
-                        "squares on support_ (the candidates' statistics were sent and are "
-                        "unused).", UserWarning, stacklevel=2)
-                solution = solve_on(gram, rhs, on_support, None)
         elif m:
             solution = linalg.lstsq(gram, rhs, cond=None)[0]
         else:
             solution = np.zeros(0)
+        if wide and len(senders) < N_FOLDS and len(senders):
+            if not auto:
+                warnings.warn(
+                    f"refit_candidates={self.refit_candidates}: only {len(senders)} "
+                    f"clients answered the refit round, fewer than the {N_FOLDS} folds the "
+                    "server's cross-validation needs, so the coefficients are least "
+                    "squares on support_ (the candidates were not tested).",
+                    UserWarning, stacklevel=2)
+        elif wide:
+            # Rounds 2c (the test) and 2d (the candidates' statistics, only
+            # if the test rejects "the support is enough")
+            outcome = self._candidate_rounds(
+                X, y, w, layout, sim, support, candidates, senders, received, solution,
+                per_node, shared, shrunk, auto)
+            if outcome is not None:
+                columns, solution, means, received, alpha, self.refit_cv_losses_ = outcome
+        if shrunk:
+            prior_rows = received if second is None else received[second]
+        c = len(columns)
+        m = c + 1 if shared else c
 
         # Round 3: the server broadcasts the coefficients (and the prior).
         # (with node-level features: gamma, q values, and the features, d bits)
@@ -552,6 +557,83 @@ class FederatedSparseLinearRegression(
         self.refit_answered_ = answered
         self._set_communication(sim)
         return self
+
+    def _candidate_rounds(self, X, y, w, layout, sim, support, candidates, senders, received,
+                          solution, per_node, shared, shrunk, auto):
+        """Rounds 2c and 2d of the wider refit.
+
+        2c: the server broadcasts the support's least squares ``solution``
+        and the candidates' bits to the round-2 senders; each that answers
+        sends its :func:`._candidate_test.residual_products` (one float per
+        candidate off the support).  If :func:`._candidate_test.candidate_test`
+        keeps "the support is enough", returns None.  2d: the server asks the
+        round-2 senders (a header) for the rest of their statistics on the
+        candidates (the Gram's entries and products with ``y`` that round 2
+        did not carry; with shrunk intercepts also the candidates' means);
+        with at least :data:`N_FOLDS` answers the server's cross-validation
+        (:func:`._wide_refit.choose_refit`) runs on their whole statistics
+        (round 2's part as received).  Returns ``(columns, solution, means,
+        received, alpha, losses)`` on the candidates (``received`` one row
+        per round-2 sender, NaN for those that did not answer 2d), or None.
+        """
+        d, s, c = X.shape[1], len(support), len(candidates)
+        counter = sim.counter
+        m_s, m_c = s + int(shared), c + int(shared)
+        extra = np.setdiff1d(candidates, support).astype(np.intp)
+        counter.broadcast_from_server(senders, np.full(
+            len(senders), payload_bytes(n_float64=m_s, n_bits=d), dtype=np.int64))
+        active, work = sim.draw_round()
+        testers = senders[(active & (work >= 1.0))[senders]]
+        products = residual_products(X, y, w, layout, testers, support, extra, solution,
+                                     per_node, shared)
+        products = np.asarray(sim.corrupt_value_rows(products, testers), dtype=np.float64)
+        counter.gather_to_server(testers, np.full(
+            len(testers), payload_bytes(n_float64=len(extra)), dtype=np.int64))
+        counter.next_round()
+        pvalues, p_joint, rejected = candidate_test(products)
+        self.refit_test_pvalues_, self.refit_test_joint_pvalue_ = pvalues, p_joint
+        if not rejected:
+            return None
+        self.refit_asked_ = True
+        counter.broadcast_from_server(
+            senders, np.full(len(senders), payload_bytes(), dtype=np.int64))
+        active, work = sim.draw_round()
+        second = (active & (work >= 1.0))[senders]
+        wide = senders[second]
+        on_support = np.searchsorted(candidates, support) + int(shared)
+        if shared:
+            on_support = np.concatenate([[0], on_support])
+        inside, _ = wide_positions(on_support, m_c)
+        n_c = m_c * (m_c + 1) // 2 + m_c
+        if shrunk:  # the moments: W, yy, mean y, then the candidates' means
+            inside = np.concatenate([inside, n_c + np.arange(3), n_c + 3 + on_support])
+        means, _, honest = _refit_round(X, y, w, layout, candidates, wide, sim, per_node,
+                                        shared, moments=shrunk, corrupt=False, keep=True)
+        outside = np.setdiff1d(np.arange(honest.shape[1]), inside)
+        rows = np.empty_like(honest)
+        rows[:, inside] = received[second]
+        rows[:, outside] = sim.corrupt_value_rows(honest[:, outside], wide)
+        counter.gather_to_server(wide, np.full(
+            len(wide), payload_bytes(n_float64=len(outside)), dtype=np.int64))
+        counter.next_round()
+        if len(wide) < N_FOLDS:
+            if not auto:
+                warnings.warn(
+                    f"refit_candidates={self.refit_candidates}: only {len(wide)} clients "
+                    f"sent the candidates' statistics, fewer than the {N_FOLDS} folds the "
+                    "server's cross-validation needs, so the coefficients are least "
+                    "squares on support_.", UserWarning, stacklevel=3)
+            return None
+        stats = rows[:, :n_c]
+        folds = np.zeros((N_FOLDS, n_c))
+        np.add.at(folds, np.arange(len(wide)) % N_FOLDS, stats)
+        penalized = np.ones(m_c, dtype=bool)
+        penalized[: int(shared)] = False
+        solution, alpha, losses = choose_refit(stats.sum(axis=0), folds, m_c, on_support,
+                                               penalized)
+        full = np.full((len(senders), rows.shape[1]), np.nan)
+        full[second] = rows
+        return candidates, solution, means, full, alpha, losses
 
     def add_nodes(self, X, y, groups=None, sample_weight=None):
         """Add nodes after the fit: each receives the model and sets its intercept.
