@@ -165,6 +165,7 @@ def pooled_designs(seeds, cs, sizes, dims, designs):
                         row[f"R2 c={c}"] = r2_score(yt, est.predict(Xt, groups=gt))
                         row[f"kB c={c}"] = est.n_bytes_sent_ / 1e3
                         row[f"ridge c={c}"] = float(est.refit_alpha_ is not None)
+                        row[f"asked c={c}"] = float(getattr(est, "refit_asked_", False))
                     print(design, size, dim, seed,
                           " ".join(f"{a} {b:.6f}" for a, b in row.items()), flush=True)
 
@@ -209,6 +210,7 @@ def main():
                     base_bytes = base_bytes or est.n_bytes_sent_
                     row[f"bytes c={c}"] = est.n_bytes_sent_ / base_bytes
                     row[f"ridge c={c}"] = float(est.refit_alpha_ is not None)
+                    row[f"asked c={c}"] = float(getattr(est, "refit_asked_", False))
                     est.add_nodes(X[new_tr], y[new_tr], groups=g[new_tr])
                     row[f"join c={c}"] = 100 * r2_score(
                         y[new_te], est.predict(X[new_te], groups=g[new_te]))

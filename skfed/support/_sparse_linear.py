@@ -102,13 +102,19 @@ class FederatedSparseLinearRegression(
     triangle of its Gram matrix ``X_S^T X_S`` and ``X_S^T y``; round 3
     broadcasts the coefficients.  With ``refit_candidates`` (by default 32,
     or fewer for clients of under 17 rows, when at least 5 clients
-    answered round 1) the refit's columns ``C``
-    are wider: ``S`` and, up to ``c = |C|`` features, those of smallest
-    vote p-value; the clients send their statistics on ``C`` instead of
-    ``S`` and the server chooses, by 5-fold cross-validation over the
-    answering clients (clients at positions ``f, f + 5, ...`` in fold
-    ``f``, the folds' sums of statistics), between least squares on ``S``
-    and ridge on ``C`` with penalty ``alpha G_jj`` on feature ``j``
+    answered round 1) the server also tests whether ``S`` is enough: the
+    candidates ``C`` are ``S`` and, up to ``c = |C|`` features, those of
+    smallest vote p-value.  In round 2c it broadcasts the support's least
+    squares and the candidates; each client sends, for every candidate
+    ``j`` off ``S``, ``a_ij = sum_t w_t x_tj r_t`` (``r`` its residuals,
+    centred with per-node intercepts), and the server tests "mean zero over
+    the clients" (Student's t per candidate with Bonferroni, and Hotelling's
+    T^2 of all, each at 0.025: :func:`._candidate_test.candidate_test`).
+    Only if it rejects, round 2d asks the clients for the rest of their
+    statistics on ``C`` and the server chooses, by 5-fold cross-validation
+    over the clients that sent them (clients at positions ``f, f + 5, ...``
+    in fold ``f``, the folds' sums of statistics), between least squares on
+    ``S`` and ridge on ``C`` with penalty ``alpha G_jj`` on feature ``j``
     (``G_jj`` its summed squares, centred per node; ``alpha`` in 1e-3, 1e-2, 0.1,
     1).  ``support_`` is the vote's either way; ``coef_`` may then be
     non-zero outside it (``refit_features_``, ``refit_alpha_``)::
@@ -141,9 +147,16 @@ class FederatedSparseLinearRegression(
       and with ``q > 0`` another ``8 q + ceil(d / 8)`` (``gamma`` and the
       features).
 
-    With candidates, read ``c`` for ``s`` in rounds 2 and 3: the
-    statistics, the means and the coefficients are on ``C``, and the
-    broadcast bits name ``C``.
+    With candidates (``k = c - s`` of them off ``S``, ``m_S`` the
+    round-2 ``m``, at least 5 round-2 senders):
+
+    * round 2c: ``g2 * (8 m_S + ceil(d / 8) + header)`` for the support's
+      coefficients and the candidates' bits, ``g2c * (8 k + header)`` back;
+    * round 2d (only if the test rejects): ``g2 * header`` for the request,
+      ``g2d * (8 (n_C - n_S) + header)`` back, ``n = m (m + 1) / 2 + m`` on
+      ``m_C = m_S + k`` and ``m_S`` columns, plus ``8 k`` with shrunk
+      intercepts (the candidates' means); round 3 then sends ``c`` for
+      ``s`` coefficients and a join the candidates' bits.
 
     With ``per_node_intercept=True`` each node computes its own intercept
     ``own_i = mean(y_i) - mean(X_{i,S}) coef_S`` from the broadcast
@@ -194,21 +207,24 @@ class FederatedSparseLinearRegression(
         Number of features ``c`` whose statistics the clients send in round
         2: the support and the features of smallest vote p-value (ties by
         index); the server keeps the support's least squares or a ridge on
-        all ``c`` by cross-validation over the clients (above).  0 (or at
-        most ``s``): the support alone.  ``"auto"``: 32 when at least 5
+        all ``c`` by cross-validation over the clients (above), but asks
+        for the candidates' statistics only when a test of their products
+        with the support's residuals (one float per candidate and client)
+        rejects "the support is enough".  0 (or at most ``s``): the support
+        alone.  ``"auto"``: 32 when at least 5
         clients answered round 1, else the support alone; fewer when the
         median answering client has under 17 rows: the largest ``c`` whose
         statistics do not outnumber that client's rows on the ``c``
-        columns, ``c (c + 1) / 2 + c <= n (c + 1)`` (18 for 10 rows).  The fit's
-        round 2 then costs ``c (c + 1) / 2 + c`` float64 a client instead
-        of ``s (s + 1) / 2 + s``: 3-12 times the fit's bytes on exact sparse
-        models, where the support's refit is kept and the predictions are
-        unchanged; on School's newcomers R^2 rises from 0.305 / 0.320 /
-        0.332 to 0.335 / 0.347 / 0.359 (``k`` = 5 / 10 / 20), and by up to
-        25 points on held-out families whose support the vote finds only
-        in part (``benchmarks/support_wide_refit.py``).  If fewer than 5
-        clients answer round 2 the support's refit is kept (with an integer
-        given, a warning says so).
+        columns, ``c (c + 1) / 2 + c <= n (c + 1)`` (18 for 10 rows).  When
+        the test keeps the support (exact sparse models whose support the
+        vote found) a client sends ``c - s`` float64 more than without
+        candidates; when it rejects, about ``c (c + 1) / 2 + 2 c``
+        instead of ``s (s + 1) / 2 + s``.  On School's newcomers R^2 rises
+        from 0.305 / 0.320 / 0.332 to 0.335 / 0.347 / 0.359 (``k`` = 5 /
+        10 / 20), and by up to 25 points on held-out families whose support
+        the vote finds only in part (``benchmarks/support_wide_refit.py``).
+        If fewer than 5 clients answer round 2 (or round 2d) the support's
+        refit is kept (with an integer given, a warning says so).
     auto_z, fwer : float, default=None
         The ``alpha="auto"`` rule's level and the server's test's family-wise
         error rate; see :class:`FederatedSupportRecovery` (defaults 1.0 and
@@ -258,10 +274,24 @@ class FederatedSparseLinearRegression(
         Shared coefficients, zero outside ``refit_features_`` (and outside
         ``support_`` unless the server chose the ridge).
     refit_features_ : ndarray of shape (c,)
-        Indices of the refit's columns: the support, or the candidates.
+        Indices of the refit's columns: the support, or the candidates
+        when round 2d ran with at least 5 answers.
     refit_alpha_ : float or None
         The ridge's ``alpha`` the cross-validation chose; None: least
         squares on the support.
+    refit_test_features_ : ndarray of shape (c - s,) or None
+        The candidates off the support the round-2c test tested (sorted);
+        None without the test.
+    refit_test_pvalues_ : ndarray of shape (c - s,) or None
+        Their p-values (Student's t over the clients, before Bonferroni).
+    refit_test_joint_pvalue_ : float or None
+        Hotelling's T^2 p-value of all candidates (1.0 when it cannot run:
+        no more clients than candidates plus one); None without the test.
+    refit_asked_ : bool
+        Whether the test rejected and round 2d asked for the candidates'
+        statistics.
+    refit_test_answered_, refit_candidates_answered_ : ndarray of shape (n_nodes,), dtype=bool
+        Clients whose products arrived in round 2c, whose statistics in 2d.
     refit_cv_losses_ : ndarray of shape (5,) or None
         Each model's cross-validated loss, the fold's residual sum of
         squares less its ``y' y`` summed over the folds (least squares on
@@ -301,7 +331,8 @@ class FederatedSparseLinearRegression(
     n_bytes_sent_ : int
         Bytes of the fit and of every join.
     n_messages_ : int
-    bytes_per_round_ : ndarray of shape (3,)
+    bytes_per_round_ : ndarray of shape (n_rounds,)
+        Rounds 1, 2, (2b), (2c), (2d), 3 as they ran.
 
     See Also
     --------
@@ -446,7 +477,9 @@ class FederatedSparseLinearRegression(
         senders = np.flatnonzero(answered).astype(np.intp)
         alpha, self.refit_cv_losses_ = None, None
         self.refit_test_pvalues_, self.refit_test_joint_pvalue_ = None, None
-        self.refit_asked_ = False
+        self.refit_test_features_, self.refit_asked_ = None, False
+        self.refit_test_answered_ = np.zeros(n_nodes, dtype=bool)
+        self.refit_candidates_answered_ = np.zeros(n_nodes, dtype=bool)
         means, total, received = _refit_round(
             X, y, w, layout, support, senders, sim, per_node, shared, moments=shrunk,
             keep=wide)
@@ -584,6 +617,7 @@ class FederatedSparseLinearRegression(
             len(senders), payload_bytes(n_float64=m_s, n_bits=d), dtype=np.int64))
         active, work = sim.draw_round()
         testers = senders[(active & (work >= 1.0))[senders]]
+        self.refit_test_answered_[testers] = True
         products = residual_products(X, y, w, layout, testers, support, extra, solution,
                                      per_node, shared)
         products = np.asarray(sim.corrupt_value_rows(products, testers), dtype=np.float64)
@@ -592,6 +626,7 @@ class FederatedSparseLinearRegression(
         counter.next_round()
         pvalues, p_joint, rejected = candidate_test(products)
         self.refit_test_pvalues_, self.refit_test_joint_pvalue_ = pvalues, p_joint
+        self.refit_test_features_ = extra
         if not rejected:
             return None
         self.refit_asked_ = True
@@ -600,6 +635,7 @@ class FederatedSparseLinearRegression(
         active, work = sim.draw_round()
         second = (active & (work >= 1.0))[senders]
         wide = senders[second]
+        self.refit_candidates_answered_[wide] = True
         on_support = np.searchsorted(candidates, support) + int(shared)
         if shared:
             on_support = np.concatenate([[0], on_support])
