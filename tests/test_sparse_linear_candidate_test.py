@@ -248,3 +248,35 @@ def test_bytes_of_every_round_are_the_closed_form(drop, dense):
         reg.refit_features_,
         candidate_features(reg.support_, reg.pvalues_, reg.votes_, c) if dense
         else np.flatnonzero(reg.support_))
+
+
+@pytest.mark.filterwarnings("ignore:.*features are significant")
+def test_rogue_clients_negate_their_statistics_and_products():
+    # complement rogues negate what they send in every round: the support's
+    # least squares comes from the sums with their messages negated, and
+    # their products are negated too
+    X, y, groups = _dense(seed=8, n_nodes=50, sizes=(20, 40))
+    d = X.shape[1]
+    net = SimulatedNetwork(rogue_fraction=0.1, rogue_behavior="complement", random_state=1)
+    reg = FederatedSparseLinearRegression(refit_candidates=d, per_node_intercept=True,
+                                          network=net, random_state=0).fit(X, y, groups=groups)
+    sign = np.where(reg.rogue_, -1.0, 1.0)
+    assert reg.rogue_.sum() == 5 and reg.refit_test_answered_.all()
+    support = np.flatnonzero(reg.support_)
+    extra = np.setdiff1d(np.arange(d), support)
+    G, b = np.zeros((len(support),) * 2), np.zeros(len(support))
+    for node in range(50):
+        rows = groups == node
+        A = X[rows][:, support] - X[rows][:, support].mean(0)
+        t = y[rows] - y[rows].mean()
+        G += sign[node] * A.T @ A
+        b += sign[node] * A.T @ t
+    beta = np.linalg.lstsq(G, b, rcond=None)[0]
+    P = np.array([sign[node] * X[groups == node][:, extra].T @ (
+        (y[groups == node] - X[groups == node][:, support] @ beta)
+        - (y[groups == node] - X[groups == node][:, support] @ beta).mean())
+        for node in range(50)])
+    p, joint, rejected = _numpy_test(P)
+    np.testing.assert_allclose(reg.refit_test_pvalues_, p, rtol=1e-7, atol=1e-300)
+    np.testing.assert_allclose(reg.refit_test_joint_pvalue_, joint, rtol=1e-6, atol=1e-300)
+    assert reg.refit_asked_ == rejected
