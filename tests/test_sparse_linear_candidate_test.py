@@ -186,7 +186,7 @@ def test_wide_positions_map_the_support_message_into_the_candidates():
 
 
 def test_an_exact_sparse_model_keeps_the_support_refit_and_its_bytes():
-    # (over 200 draws of this design the test rejected 4 %, at level 5 %:
+    # (over 400 draws of this design the test rejected 3.8 %, at level 5 %:
     # benchmarks/support_wide_refit.py --level-check)
     X, y, groups = _sparse()
     d = X.shape[1]
