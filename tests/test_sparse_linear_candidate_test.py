@@ -156,15 +156,48 @@ def test_the_test_keeps_its_level_and_has_power():
 
 def test_non_finite_rows_and_zero_columns():
     rng = np.random.RandomState(1)
-    P = rng.normal(size=(20, 3))
-    P[:, 1] = 0.0
-    Q = np.vstack([P, [np.nan, 1.0, 1.0], [np.inf, 0.0, 0.0]])
+    P = rng.normal(size=(20, 4))
+    P[:, 3] += 0.8  # a missed feature
+    P[:, 1] = 1e-14 * rng.normal(size=20)  # rounding: a node-constant feature
+    Q = np.vstack([P, [np.nan, 1.0, 1.0, 1.0], [np.inf, 0.0, 0.0, 0.0]])
     p, joint, rejected = candidate_test(Q)
-    p0, _, rejected0 = candidate_test(P)
+    p0, joint0, rejected0 = candidate_test(P)
     np.testing.assert_array_equal(p, p0)
-    assert p[1] == 1.0 and not rejected and not rejected0
-    assert joint == 1.0  # a singular covariance: the joint test does not run
-    assert candidate_test(P[:1])[2] is False  # one client: no spread to test
+    assert joint == joint0 and rejected == rejected0
+    # the rounding column is left out of both tests (and of k)
+    keep = [0, 2, 3]
+    p_ref, joint_ref, rejected_ref = _numpy_test(P[:, keep])
+    assert p[1] == 1.0
+    np.testing.assert_allclose(p[keep], p_ref, rtol=1e-9)
+    np.testing.assert_allclose(joint, joint_ref, rtol=1e-9)
+    assert rejected == rejected_ref
+    # scale-free; all columns zero, or one client: nothing to test
+    np.testing.assert_allclose(candidate_test(1e-200 * P)[0], p, rtol=1e-9)
+    assert candidate_test(np.zeros((20, 3)))[2] is False
+    assert candidate_test(P[:1])[2] is False
+
+
+def test_node_constant_candidates_are_left_out_of_the_test():
+    # two node-level features (constant within every node): their products
+    # with the centred residual are rounding, so their p-values are 1 and
+    # the test is that of the other candidates
+    rng = np.random.RandomState(5)
+    n_nodes, n = 40, 30
+    groups = np.repeat(np.arange(n_nodes), n)
+    X = rng.normal(size=(len(groups), 8))
+    X[:, 6:] = rng.normal(size=(n_nodes, 2))[groups]
+    y = 2 * X[:, 0] - X[:, 1] + X[:, 6] + 0.5 * rng.normal(size=len(groups))
+    reg = FederatedSparseLinearRegression(refit_candidates=8, per_node_intercept=True,
+                                          random_state=0).fit(X, y, groups=groups)
+    tested = reg.refit_test_features_
+    assert {6, 7} <= set(tested)
+    level = np.isin(tested, [6, 7])
+    np.testing.assert_array_equal(reg.refit_test_pvalues_[level], 1.0)
+    support = np.flatnonzero(reg.support_)
+    P = _numpy_products(X, y, groups, support, tested[~level], True, False)
+    p, joint, _ = _numpy_test(P)
+    np.testing.assert_allclose(reg.refit_test_pvalues_[~level], p, rtol=1e-7)
+    np.testing.assert_allclose(reg.refit_test_joint_pvalue_, joint, rtol=1e-6)
 
 
 def test_wide_positions_map_the_support_message_into_the_candidates():

@@ -17,6 +17,10 @@ from scipy import stats
 # Family-wise level of the test (split evenly between its two parts).
 TEST_LEVEL = 0.05
 
+# A candidate whose products are all at most this fraction of the largest
+# candidate's is rounding, not data (see candidate_test).
+_ROUNDING = 1e-9
+
 # Values computed at a time in residual_products (rows x columns).
 _BLOCK = 1 << 22
 
@@ -89,12 +93,16 @@ def candidate_test(products, level=TEST_LEVEL):
       - 1))`` an F(k, g - k) (many weak ones); only with ``g > k + 1`` and
       ``S`` of full rank.
 
-    Returns ``(pvalues, p_joint, rejected)``: each candidate's t-test
-    p-value (1 for a column of zeros), the joint test's p-value (1 when it
-    cannot be run) and whether either part rejects.  Both tests are
-    conservative under the hypothesis (the residual is orthogonal to the
-    support's columns, which shrinks the products' spread below what their
-    variance over clients says when a candidate is correlated with them).
+    A candidate whose products are all at most ``1e-9`` of the largest
+    candidate's (a feature constant within every client: its product
+    with a residual centred on the client is rounding) is left out of
+    both, and ``k`` counts the others.  Returns ``(pvalues, p_joint,
+    rejected)``: each candidate's t-test p-value (1 for one left out), the
+    joint test's p-value (1 when it cannot be run) and whether either part
+    rejects.  Both tests are conservative under the hypothesis: the
+    residual is orthogonal to the support's columns, so the variance of a
+    candidate's summed products is below the sum of the clients' variances
+    when it is correlated with them.
     """
     products = np.asarray(products, dtype=np.float64)
     k = products.shape[1] if products.ndim == 2 else 0
@@ -104,27 +112,31 @@ def candidate_test(products, level=TEST_LEVEL):
     p_joint = 1.0
     if g < 2 or k == 0:
         return pvalues, p_joint, False
-    mean = products.mean(axis=0)
-    sd = products.std(axis=0, ddof=1)
+    # a column whose products are all rounding (a feature constant within
+    # every client, against a residual centred on each client) is no
+    # candidate: it is left out of both tests
     scale = np.abs(products).max(axis=0)
-    # a column with no spread: zero products say nothing, equal non-zero
-    # ones are as significant as can be
-    spread = sd > 1e-12 * np.maximum(scale, np.finfo(float).tiny)
-    t = np.zeros(k)
+    live = np.flatnonzero(scale > _ROUNDING * scale.max())
+    if len(live) == 0:
+        return pvalues, p_joint, False
+    P = products[:, live] / scale[live]  # (both tests are scale-free)
+    k_live = len(live)
+    mean = P.mean(axis=0)
+    sd = P.std(axis=0, ddof=1)
+    # equal non-zero products (no spread) are as significant as can be
+    spread = sd > 1e-12
+    t = np.zeros(k_live)
     t[spread] = np.sqrt(g) * mean[spread] / sd[spread]
-    pvalues[spread] = 2.0 * stats.t.sf(np.abs(t[spread]), g - 1)
-    pvalues[~spread & (scale > 0)] = 0.0
-    if g > k + 1:
-        centred = products - mean
+    p_live = np.where(spread, 2.0 * stats.t.sf(np.abs(t), g - 1), 0.0)
+    pvalues[live] = p_live
+    if g > k_live + 1:
+        centred = P - mean
         cov = centred.T @ centred / (g - 1)
-        try:
-            solved = np.linalg.solve(cov, mean)
-            if np.all(np.isfinite(solved)) and np.linalg.cond(cov) < 1e12:
-                t2 = g * float(mean @ solved)
-                p_joint = float(stats.f.sf((g - k) * t2 / (k * (g - 1)), k, g - k))
-        except np.linalg.LinAlgError:
-            pass
-    rejected = bool(pvalues.min() <= level / (2 * k) or p_joint <= level / 2)
+        if np.linalg.cond(cov) < 1e12:
+            t2 = g * float(mean @ np.linalg.solve(cov, mean))
+            p_joint = float(stats.f.sf((g - k_live) * t2 / (k_live * (g - 1)), k_live,
+                                       g - k_live))
+    rejected = bool(p_live.min() <= level / (2 * k_live) or p_joint <= level / 2)
     return pvalues, p_joint, rejected
 
 
