@@ -21,19 +21,9 @@ from skfed.support._candidate_test import (
 )
 from skfed.support._wide_refit import candidate_features
 
+from .test_sparse_linear_wide_refit import _dense, _fit_all_candidates
+
 HEADER = 16
-
-
-def _dense(seed=0, n_nodes=60, sizes=(8, 30), d=12):
-    """Two larger effects and many small ones (the vote sees the larger)."""
-    rng = np.random.RandomState(seed)
-    n = rng.randint(sizes[0], sizes[1] + 1, size=n_nodes)
-    groups = np.repeat(np.arange(n_nodes), n)
-    X = rng.normal(size=(len(groups), d))
-    coef = np.full(d, 0.25) * rng.choice([-1, 1], d)
-    coef[:2] = [1.5, -1.0]
-    y = X @ coef + rng.normal(size=n_nodes)[groups] + rng.normal(size=len(groups))
-    return X, y, groups
 
 
 def _sparse(seed=5, n_nodes=30, n=60, d=15):
@@ -84,11 +74,8 @@ def _numpy_test(P):
 
 @pytest.mark.parametrize("per_node", [True, "shrunk", False])
 def test_products_pvalues_and_decision_against_numpy(per_node):
-    X, y, groups = _dense(seed=1)
+    X, y, groups, reg, support = _fit_all_candidates(per_node)
     d = X.shape[1]
-    reg = FederatedSparseLinearRegression(refit_candidates=d, per_node_intercept=per_node,
-                                          random_state=0).fit(X, y, groups=groups)
-    support = np.flatnonzero(reg.support_)
     extra = np.setdiff1d(np.arange(d), support)
     np.testing.assert_array_equal(reg.refit_test_features_, extra)
     P = _numpy_products(X, y, groups, support, extra, bool(per_node), not per_node)

@@ -70,13 +70,19 @@ def _numpy_refit(Z, r, groups, on_support, penalized):
     return losses, [fit(Z, r, model) for model in models]
 
 
+def _fit_all_candidates(per_node):
+    """:func:`_dense` (seed 1) fitted with every feature a candidate."""
+    X, y, groups = _dense(seed=1)
+    reg = FederatedSparseLinearRegression(refit_candidates=X.shape[1],
+                                          per_node_intercept=per_node,
+                                          random_state=0).fit(X, y, groups=groups)
+    return X, y, groups, reg, np.flatnonzero(reg.support_)
+
+
 @pytest.mark.parametrize("per_node", [True, False])
 def test_cv_losses_choice_and_coefficients_against_numpy(per_node):
-    X, y, groups = _dense(seed=1)
+    X, y, groups, reg, support = _fit_all_candidates(per_node)
     d = X.shape[1]
-    reg = FederatedSparseLinearRegression(refit_candidates=d, per_node_intercept=per_node,
-                                          random_state=0).fit(X, y, groups=groups)
-    support = np.flatnonzero(reg.support_)
     assert 1 <= len(support) < d  # the vote sees the two larger effects only
     np.testing.assert_array_equal(reg.refit_features_, np.arange(d))
     shared = not per_node
