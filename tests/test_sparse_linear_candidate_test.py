@@ -14,6 +14,7 @@ from scipy import stats
 from skfed.network import SimulatedNetwork
 from skfed.support import FederatedSparseLinearRegression
 from skfed.support._candidate_test import (
+    JOINT_MIN_DF,
     TEST_LEVEL,
     candidate_test,
     residual_products,
@@ -21,7 +22,7 @@ from skfed.support._candidate_test import (
 )
 from skfed.support._wide_refit import candidate_features
 
-from .test_sparse_linear_wide_refit import _dense, _fit_all_candidates
+from .test_sparse_linear_wide_refit import _centred, _dense, _fit_all_candidates, _numpy_refit
 
 HEADER = 16
 
@@ -300,3 +301,38 @@ def test_rogue_clients_negate_their_statistics_and_products():
     np.testing.assert_allclose(reg.refit_test_pvalues_, p, rtol=1e-7, atol=1e-300)
     np.testing.assert_allclose(reg.refit_test_joint_pvalue_, joint, rtol=1e-6, atol=1e-300)
     assert reg.refit_asked_ == rejected
+
+
+@pytest.mark.parametrize("drop", [0.0, 0.2])
+def test_too_few_clients_for_the_test_send_the_statistics_without_it(drop):
+    # 15 clients, 12 features, 2 in the support: fewer than k + JOINT_MIN_DF,
+    # so no test round; the request carries the candidates' bits and the
+    # cross-validation runs on the statistics as before the test existed
+    X, y, groups = _dense(seed=3, n_nodes=15, sizes=(20, 40))
+    d = X.shape[1]
+    net = SimulatedNetwork(drop_rate=drop, random_state=2)
+    reg = FederatedSparseLinearRegression(refit_candidates=d, per_node_intercept=True,
+                                          network=net, random_state=0).fit(X, y, groups=groups)
+    s = int(reg.support_.sum())
+    k, g2 = d - s, int(reg.refit_answered_.sum())
+    assert g2 < k + JOINT_MIN_DF and reg.refit_asked_
+    assert reg.refit_test_features_ is None and reg.refit_test_pvalues_ is None
+    assert not reg.refit_test_answered_.any()
+    g1, g2d = int(reg.answered_.sum()), int(reg.refit_candidates_answered_.sum())
+    assert g2d >= 5 and (g2d < g2 if drop else g2d == g2)
+    bits = math.ceil(d / 8)
+    stat_s, stat_c = s * (s + 1) // 2 + s, d * (d + 1) // 2 + d
+    np.testing.assert_array_equal(reg.bytes_per_round_, [
+        g1 * (bits + HEADER),
+        15 * (bits + HEADER) + g2 * (8 * stat_s + HEADER),
+        g2 * (bits + HEADER) + g2d * (8 * (stat_c - stat_s) + HEADER),
+        15 * (8 * d + HEADER),
+    ])
+    # the cross-validation on the clients that sent the candidates' statistics
+    rows = np.isin(groups, np.flatnonzero(reg.refit_candidates_answered_))
+    Z, r = _centred(X[rows], y[rows], groups[rows], False)
+    losses, coefs = _numpy_refit(Z, r, groups[rows], np.flatnonzero(reg.support_),
+                                 np.ones(d, bool))
+    np.testing.assert_allclose(reg.refit_cv_losses_, losses, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(reg.coef_, coefs[int(np.argmin(losses))], rtol=1e-9,
+                               atol=1e-12)

@@ -23,7 +23,7 @@ from ._intercepts import (
 )
 from ._join import join_sparse_linear
 from ._protocol import _OneShotSupportMixin
-from ._candidate_test import candidate_test, residual_products, wide_positions
+from ._candidate_test import JOINT_MIN_DF, candidate_test, residual_products, wide_positions
 from ._wide_refit import N_FOLDS, auto_candidates, candidate_features, choose_refit, unpack
 
 # Messages of the refit round are computed this many values at a time.
@@ -615,25 +615,30 @@ class FederatedSparseLinearRegression(
         counter = sim.counter
         m_s, m_c = s + int(shared), c + int(shared)
         extra = np.setdiff1d(candidates, support).astype(np.intp)
-        counter.broadcast_from_server(senders, np.full(
-            len(senders), payload_bytes(n_float64=m_s, n_bits=d), dtype=np.int64))
-        active, work = sim.draw_round()
-        testers = senders[(active & (work >= 1.0))[senders]]
-        self.refit_test_answered_[testers] = True
-        products = residual_products(X, y, w, layout, testers, support, extra, solution,
-                                     per_node, shared)
-        products = np.asarray(sim.corrupt_value_rows(products, testers), dtype=np.float64)
-        counter.gather_to_server(testers, np.full(
-            len(testers), payload_bytes(n_float64=len(extra)), dtype=np.int64))
-        counter.next_round()
-        pvalues, p_joint, rejected = candidate_test(products)
-        self.refit_test_pvalues_, self.refit_test_joint_pvalue_ = pvalues, p_joint
-        self.refit_test_features_ = extra
-        if not rejected:
-            return None
+        # the joint test needs JOINT_MIN_DF more clients than candidates:
+        # with fewer the server asks for the statistics without a test
+        tested = len(senders) >= len(extra) + JOINT_MIN_DF
+        if tested:
+            counter.broadcast_from_server(senders, np.full(
+                len(senders), payload_bytes(n_float64=m_s, n_bits=d), dtype=np.int64))
+            active, work = sim.draw_round()
+            testers = senders[(active & (work >= 1.0))[senders]]
+            self.refit_test_answered_[testers] = True
+            products = residual_products(X, y, w, layout, testers, support, extra, solution,
+                                         per_node, shared)
+            products = np.asarray(sim.corrupt_value_rows(products, testers), dtype=np.float64)
+            counter.gather_to_server(testers, np.full(
+                len(testers), payload_bytes(n_float64=len(extra)), dtype=np.int64))
+            counter.next_round()
+            pvalues, p_joint, rejected = candidate_test(products)
+            self.refit_test_pvalues_, self.refit_test_joint_pvalue_ = pvalues, p_joint
+            self.refit_test_features_ = extra
+            if not rejected:
+                return None
         self.refit_asked_ = True
-        counter.broadcast_from_server(
-            senders, np.full(len(senders), payload_bytes(), dtype=np.int64))
+        # the request (untested: with the candidates' bits)
+        counter.broadcast_from_server(senders, np.full(
+            len(senders), payload_bytes(n_bits=0 if tested else d), dtype=np.int64))
         active, work = sim.draw_round()
         second = (active & (work >= 1.0))[senders]
         wide = senders[second]
