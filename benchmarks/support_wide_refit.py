@@ -28,7 +28,8 @@ client and the fit's kB)::
         --seeds 0,1,2 --cs 0,auto
 
 ``--level-check RUNS`` prints how often the test round (below) rejects on
-exact sparse models.
+exact sparse models; ``--few-clients 8,20,24,30,40 --seeds 0,1,2,3,4,5``
+compares ``c = 0`` and ``"auto"`` on few clients of many rows.
 
 Measured 2026-11-29 (support17; means over seeds 0-2; ``--cs 0,32`` and
 ``--cs 16,64`` in two runs, the same draws; "bytes": the fit's at
@@ -255,6 +256,39 @@ def level_check(runs):
               f"Hotelling {np.mean(joint_part):.3f})", flush=True)
 
 
+def few_clients(seeds, n_nodes_list, weak_list):
+    """Few clients of 100-200 rows, ``d = 20``: two effects of 0.7 and 0.3
+    and 18 of ``weak`` (random signs), node intercepts of sd 1, noise sd 1;
+    each client's rows split 70 / 30.  R^2 x 100 of the held-out rows for
+    ``c = 0`` and ``"auto"``, how often the candidates' statistics were
+    sent, how often the ridge won, and the fit's kB."""
+    for n_nodes in n_nodes_list:
+        for weak in weak_list:
+            res = {"R2 c=0": [], "R2 auto": [], "asked": [], "ridge": [], "kB c=0": [],
+                   "kB auto": []}
+            for seed in seeds:
+                rng = np.random.RandomState(seed)
+                n = rng.randint(100, 201, size=n_nodes)
+                g = np.repeat(np.arange(n_nodes), n)
+                X = rng.normal(size=(len(g), 20))
+                coef = weak * rng.choice([-1, 1], 20)
+                coef[:2] = [0.7, 0.3]
+                y = X @ coef + rng.normal(size=n_nodes)[g] + rng.normal(size=len(g))
+                tr = rng.uniform(size=len(g)) < 0.7
+                for c in (0, "auto"):
+                    est = FederatedSparseLinearRegression(refit_candidates=c, random_state=seed)
+                    est.fit(X[tr], y[tr], groups=g[tr])
+                    key = "c=0" if c == 0 else "auto"
+                    res[f"R2 {key}"].append(
+                        100 * r2_score(y[~tr], est.predict(X[~tr], groups=g[~tr])))
+                    res[f"kB {key}"].append(est.n_bytes_sent_ / 1e3)
+                    if c != 0:
+                        res["asked"].append(float(getattr(est, "refit_asked_", True)))
+                        res["ridge"].append(float(est.refit_alpha_ is not None))
+            print(n_nodes, "clients, weak", weak,
+                  " ".join(f"{a} {np.mean(b):.2f}" for a, b in res.items()), flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", default="0,1,2")
@@ -266,6 +300,9 @@ def main():
     parser.add_argument("--sizes", default="1000x30")
     parser.add_argument("--dims", default="20:3,20:10,200:5")
     parser.add_argument("--designs", default="independent,toeplitz,heterogeneous")
+    parser.add_argument("--few-clients", default=None, metavar="N,N,...",
+                        help="few_clients() with these numbers of clients")
+    parser.add_argument("--weak", default="0.04,0.07")
     parser.add_argument("--level-check", type=int, default=0, metavar="RUNS",
                         help="the test round's rejection rate on RUNS exact sparse fits")
     args = parser.parse_args()
@@ -274,6 +311,10 @@ def main():
     seeds = [int(s) for s in args.seeds.split(",")]
     ks = [int(k) for k in args.ks.split(",")]
     cs = [int(c) if c != "auto" else c for c in args.cs.split(",")]
+    if args.few_clients:
+        few_clients(seeds, [int(v) for v in args.few_clients.split(",")],
+                    [float(v) for v in args.weak.split(",")])
+        return
     if args.level_check:
         level_check(args.level_check)
         return

@@ -109,7 +109,9 @@ class FederatedSparseLinearRegression(
     ``j`` off ``S``, ``a_ij = sum_t w_t x_tj r_t`` (``r`` its residuals,
     centred with per-node intercepts), and the server tests "mean zero over
     the clients" (Student's t per candidate with Bonferroni, and Hotelling's
-    T^2 of all, each at 0.025: :func:`._candidate_test.candidate_test`).
+    T^2 of all, each at 0.025: :func:`._candidate_test.candidate_test`;
+    with fewer than ``k + 10`` answering clients, ``k`` the candidates off
+    ``S``, it skips the test, too weak there, and asks directly).
     Only if it rejects, round 2d asks the clients for the rest of their
     statistics on ``C`` and the server chooses, by 5-fold cross-validation
     over the clients that sent them (clients at positions ``f, f + 5, ...``
@@ -150,9 +152,12 @@ class FederatedSparseLinearRegression(
     With candidates (``k = c - s`` of them off ``S``, ``m_S`` the
     round-2 ``m``, at least 5 round-2 senders):
 
-    * round 2c: ``g2 * (8 m_S + ceil(d / 8) + header)`` for the support's
+    * round 2c (with at least ``k + 10`` round-2 senders):
+      ``g2 * (8 m_S + ceil(d / 8) + header)`` for the support's
       coefficients and the candidates' bits, ``g2c * (8 k + header)`` back;
-    * round 2d (only if the test rejects): ``g2 * header`` for the request,
+    * round 2d (only if the test rejects, or did not run):
+      ``g2 * header`` for the request (plus ``ceil(d / 8)``, the
+      candidates' bits, when round 2c did not run),
       ``g2d * (8 (n_C - n_S) + header)`` back, ``n = m (m + 1) / 2 + m`` on
       ``m_C = m_S + k`` and ``m_S`` columns, plus ``8 k`` with shrunk
       intercepts (the candidates' means); round 3 then sends ``c`` for
@@ -210,8 +215,9 @@ class FederatedSparseLinearRegression(
         all ``c`` by cross-validation over the clients (above), but asks
         for the candidates' statistics only when a test of their products
         with the support's residuals (one float per candidate and client)
-        rejects "the support is enough".  0 (or at most ``s``): the support
-        alone.  ``"auto"``: 32 when at least 5
+        rejects "the support is enough" (with fewer than ``c - s + 10``
+        answering clients, too few for the test, it asks directly).  0 (or
+        at most ``s``): the support alone.  ``"auto"``: 32 when at least 5
         clients answered round 1, else the support alone; fewer when the
         median answering client has under 17 rows: the largest ``c`` whose
         statistics do not outnumber that client's rows on the ``c``
@@ -283,15 +289,15 @@ class FederatedSparseLinearRegression(
         squares on the support.
     refit_test_features_ : ndarray of shape (c - s,) or None
         The candidates off the support the round-2c test tested (sorted);
-        None without the test.
+        None without the test (no candidates, or too few clients).
     refit_test_pvalues_ : ndarray of shape (c - s,) or None
         Their p-values (Student's t over the clients, before Bonferroni).
     refit_test_joint_pvalue_ : float or None
         Hotelling's T^2 p-value of all candidates (1.0 when it cannot run:
         no more clients than candidates plus one); None without the test.
     refit_asked_ : bool
-        Whether the test rejected and round 2d asked for the candidates'
-        statistics.
+        Whether round 2d asked for the candidates' statistics (the test
+        rejected, or too few clients for it).
     refit_test_answered_, refit_candidates_answered_ : ndarray of shape (n_nodes,), dtype=bool
         Clients whose products arrived in round 2c, whose statistics in 2d.
     refit_cv_losses_ : ndarray of shape (5,) or None
