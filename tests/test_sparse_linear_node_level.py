@@ -192,7 +192,7 @@ def test_bytes_are_the_closed_form(drop):
     np.testing.assert_array_equal(per_round[[1, 3, 4]], [
         n_nodes * (bits + HEADER) + g2 * (8 * (stats + s + 3) + bits + HEADER),
         # the s coefficients and the candidates' bits out, k products back
-        g2 * (8 * s + bits + HEADER) + g2c * (8 * k + HEADER),
+        g2 * (8 * s + bits + HEADER) + g2c * (4 * k + HEADER),
         n_nodes * (8 * (c + 2 + q) + bits + HEADER),  # + mu, ratio, gamma; the features
     ])
     # round 2b: the features to the g2 senders, q values back from those answering
@@ -277,7 +277,7 @@ def test_columns_with_one_value_everywhere_are_not_node_level_features():
     assert not reg.refit_asked_ and s == reg.support_.sum() and k == 10 - s
     np.testing.assert_array_equal(reg.bytes_per_round_[2:], [
         n * (bits + HEADER) + n * (8 * 4 + HEADER),
-        n * (8 * s + bits + HEADER) + n * (8 * k + HEADER),
+        n * (8 * s + bits + HEADER) + n * (4 * k + HEADER),
         n * (8 * (s + 2 + 2) + bits + HEADER)])
     # only the all-equal columns: no node-level feature, the prior of q = 0
     only = FederatedSparseLinearRegression(random_state=0).fit(

@@ -143,7 +143,7 @@ def test_bytes_are_the_closed_form(drop):
     # products back; the candidates' statistics only if it rejects
     k = len(reg.refit_test_features_)
     g2c = int(reg.refit_test_answered_.sum())
-    rounds.append(g2 * (8 * s + bits + HEADER) + g2c * (8 * k + HEADER))
+    rounds.append(g2 * (8 * s + bits + HEADER) + g2c * (4 * k + HEADER))
     extra = 0
     if reg.refit_asked_:
         g2d, m = int(reg.refit_candidates_answered_.sum()), s + k

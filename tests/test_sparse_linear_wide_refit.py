@@ -177,7 +177,7 @@ def test_bytes_of_the_fit_and_a_join_are_the_closed_form(drop):
         # target's squares, the s + 1 means and a bit per feature back
         n_nodes * (bits + HEADER) + g2 * (8 * (stat_s + s + 3) + bits + HEADER),
         # the test: s coefficients and the candidates' bits out, c - s products back
-        g2 * (8 * s + bits + HEADER) + g2c * (8 * (c - s) + HEADER),
+        g2 * (8 * s + bits + HEADER) + g2c * (4 * (c - s) + HEADER),
         # the request out; the rest of the statistics on c and c - s means back
         g2 * HEADER + g2d * (8 * (stats - stat_s + c - s) + HEADER),
         n_nodes * (8 * (c + 2) + HEADER),  # c coefficients, mu, tau^2 / sigma^2

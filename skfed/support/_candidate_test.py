@@ -3,12 +3,13 @@ whether the candidates' residual products say the support is not enough.
 
 With ``refit_candidates`` the server first fits least squares on the support
 ``S`` (round 2), broadcasts those coefficients, and each answering client
-sends one float per candidate off the support: the candidate's product with
+sends one float32 per candidate off the support: the candidate's product with
 its residual.  Only if the test below rejects "the support is enough" does
 the server ask for the candidates' statistics (their Gram and products with
 ``y``) and run the cross-validated choice of :mod:`._wide_refit`.  On an
 exactly sparse model whose support the vote found, the clients then send
-``s (s + 1) / 2 + s + (c - s)`` values instead of ``c (c + 1) / 2 + c``.
+``s (s + 1) / 2 + s`` float64 and ``c - s`` float32 instead of ``c (c + 1)
+/ 2 + c`` float64.
 """
 
 import numpy as np

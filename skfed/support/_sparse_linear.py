@@ -154,7 +154,8 @@ class FederatedSparseLinearRegression(
 
     * round 2c (with at least ``k + 10`` round-2 senders):
       ``g2 * (8 m_S + ceil(d / 8) + header)`` for the support's
-      coefficients and the candidates' bits, ``g2c * (8 k + header)`` back;
+      coefficients and the candidates' bits, ``g2c * (4 k + header)`` back
+      (float32 products);
     * round 2d (only if the test rejects, or did not run):
       ``g2 * header`` for the request (plus ``ceil(d / 8)``, the
       candidates' bits, when round 2c did not run),
@@ -214,7 +215,7 @@ class FederatedSparseLinearRegression(
         keeps the support's least squares or a ridge on
         all ``c`` by cross-validation over the clients (above), but asks
         for the candidates' statistics only when a test of their products
-        with the support's residuals (one float per candidate and client)
+        with the support's residuals (one float32 per candidate and client)
         rejects "the support is enough" (with fewer than ``c - s + 10``
         answering clients, too few for the test, it asks directly).  0 (or
         at most ``s``): the support alone.  ``"auto"``: 32 when at least 5
@@ -223,7 +224,7 @@ class FederatedSparseLinearRegression(
         statistics do not outnumber that client's rows on the ``c``
         columns, ``c (c + 1) / 2 + c <= n (c + 1)`` (18 for 10 rows).  When
         the test keeps the support (exact sparse models whose support the
-        vote found) a client sends ``c - s`` float64 more than without
+        vote found) a client sends ``c - s`` float32 more than without
         candidates; when it rejects, about ``c (c + 1) / 2 + 2 c``
         instead of ``s (s + 1) / 2 + s``.  On exact sparse designs the fit
         sends 1.2-1.8 times its bytes without candidates (3-12 times when
@@ -605,7 +606,7 @@ class FederatedSparseLinearRegression(
 
         2c: the server broadcasts the support's least squares ``solution``
         and the candidates' bits to the round-2 senders; each that answers
-        sends its :func:`._candidate_test.residual_products` (one float per
+        sends its :func:`._candidate_test.residual_products` (one float32 per
         candidate off the support).  If :func:`._candidate_test.candidate_test`
         keeps "the support is enough", returns None.  2d: the server asks the
         round-2 senders (a header) for the rest of their statistics on the
@@ -630,11 +631,12 @@ class FederatedSparseLinearRegression(
             active, work = sim.draw_round()
             testers = senders[(active & (work >= 1.0))[senders]]
             self.refit_test_answered_[testers] = True
+            # sent as float32: the test needs no more precision
             products = residual_products(X, y, w, layout, testers, support, extra, solution,
-                                         per_node, shared)
+                                         per_node, shared).astype(np.float32)
             products = np.asarray(sim.corrupt_value_rows(products, testers), dtype=np.float64)
             counter.gather_to_server(testers, np.full(
-                len(testers), payload_bytes(n_float64=len(extra)), dtype=np.int64))
+                len(testers), payload_bytes(n_float32=len(extra)), dtype=np.int64))
             counter.next_round()
             pvalues, p_joint, rejected = candidate_test(products)
             self.refit_test_pvalues_, self.refit_test_joint_pvalue_ = pvalues, p_joint
