@@ -188,6 +188,9 @@ def test_bytes_of_the_fit_and_a_join_are_the_closed_form(drop):
     # every newcomer receives the candidates' bits and their coefficients once
     assert reg.join_communication_.total_bytes == 10 * ((bits + HEADER) + 8 * (c + 2) + HEADER)
     assert reg.n_bytes_sent_ == before + reg.join_communication_.total_bytes
+    # the newcomers answered none of the fit's rounds
+    for mask in (reg.refit_answered_, reg.refit_test_answered_, reg.refit_candidates_answered_):
+        assert len(mask) == 50 and not mask[40:].any()
 
 
 def test_join_uses_the_candidates_coefficients_and_keeps_the_fitted_nodes():

@@ -705,7 +705,8 @@ class FederatedSparseLinearRegression(
         prior).  A node dropped by the network
         in that round receives it in the next one.  The fitted nodes are
         unchanged; their votes and statistics are not sent again.  New
-        nodes are not in ``answered_`` / ``refit_answered_``
+        nodes are not in ``answered_`` / ``refit_answered_`` /
+        ``refit_test_answered_`` / ``refit_candidates_answered_``
         (``client_supports_`` rows are all False).
 
         Parameters
