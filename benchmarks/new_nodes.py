@@ -777,10 +777,11 @@ The sparse linear refit's test round (2026-11-29, support18; same
 command): the clients send the candidates' statistics only when a test
 of their products with the support's residuals rejects "the support is
 enough" (it rejects on every School seed): join 33.5 / 34.7 / 35.9 and
-refit 33.7 / 34.8 / 36.0 unchanged, bytes 0.0158 -> 0.0148 (the refit's
-582 -> 622 kB: the test round), CPU 0.046 / 0.053 / 0.051 (a second run
+refit 33.7 / 34.8 / 36.0 unchanged, bytes 0.0158 -> 0.0151 (the refit's
+582 -> 608 kB: the test round, its products float32), CPU 0.042 / 0.054
+/ 0.050 (runs before the float32 products: 0.046 / 0.053 / 0.051 and
 0.041 / 0.066 / 0.059; medians of 15: 3.8 %, ``new_nodes_support_cpu.py``).
-On exact sparse models the fit's bytes fall from 3-12 to 1.2-1.8 times
+On exact sparse models the fit's bytes fall from 3-12 to 1.2-1.6 times
 the support's refit (``support_wide_refit.py``).
 
 A Perso-lin newcomer lighter than every node of the fit keeps its whole

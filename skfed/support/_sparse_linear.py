@@ -227,7 +227,7 @@ class FederatedSparseLinearRegression(
         vote found) a client sends ``c - s`` float32 more than without
         candidates; when it rejects, about ``c (c + 1) / 2 + 2 c``
         instead of ``s (s + 1) / 2 + s``.  On exact sparse designs the fit
-        sends 1.2-1.8 times its bytes without candidates (3-12 times when
+        sends 1.2-1.6 times its bytes without candidates (3-12 times when
         every client always sent the candidates' statistics).  On School's newcomers R^2 rises
         from 0.305 / 0.320 / 0.332 to 0.335 / 0.347 / 0.359 (``k`` = 5 /
         10 / 20), and by up to 25 points on held-out families whose support
