@@ -148,9 +148,9 @@ the products sent as float32)::
 Every one of the 36 fits (of 81) whose server chose the ridge had its
 test reject (37 rejected), so every R^2 is that of sending the
 candidates' statistics always (the table above, to the digit); where the
-test keeps the support the fit costs 1.32-1.55 times ``c = 0``'s bytes
-instead of 7.9-12.8 (wide-spread, mixed sizes, ``d2``, alike and heavy
-intercepts at ``k`` 5-10); where it asks, about 4 % more than before
+test keeps the support the fit costs 1.45-1.55 times ``c = 0``'s bytes
+instead of 7.9-12.8 (wide-spread, mixed sizes, alike and heavy
+intercepts at ``k`` 5-10; ``d2``, two features, 1.35 -> 1.32); where it asks, about 4 % more than before
 (the test round: noise-features 19.2 against 18.4).
 ``--pooled-designs --seeds 0,1,2 --cs 0,auto``: the test kept the
 support on 25 of 27 fits (it asked on seed 0 of 20/3, independent and
