@@ -773,6 +773,17 @@ times longer; medians in ``new_nodes_support_cpu.py``).  16 candidates
 1-3 points lower than 32 on held-out families
 (``support_wide_refit.py``).
 
+The sparse linear refit's test round (2026-11-29, support18; same
+command): the clients send the candidates' statistics only when a test
+of their products with the support's residuals rejects "the support is
+enough" (it rejects on every School seed): join 33.5 / 34.7 / 35.9 and
+refit 33.7 / 34.8 / 36.0 unchanged, bytes 0.0158 -> 0.0151 (the refit's
+582 -> 608 kB: the test round, its products float32), CPU 0.042 / 0.054
+/ 0.050 (runs before the float32 products: 0.046 / 0.053 / 0.051 and
+0.041 / 0.066 / 0.059; medians of 15: 3.8 %, ``new_nodes_support_cpu.py``).
+On exact sparse models the fit's bytes fall from 3-12 to 1.2-1.6 times
+the support's refit (``support_wide_refit.py``).
+
 A Perso-lin newcomer lighter than every node of the fit keeps its whole
 graph row (2026-11-28, joinsg8; ``--families dada,persolin --datasets
 har,moons,landmine --seeds 0,1,2 --ks 5,10,20``, the previous join's code

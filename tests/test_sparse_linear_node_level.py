@@ -177,19 +177,23 @@ def test_bytes_are_the_closed_form(drop):
     X, y, groups = _data(seed=1)
     net = SimulatedNetwork(drop_rate=drop, random_state=4)
     reg = FederatedSparseLinearRegression(network=net, random_state=0).fit(X, y, groups=groups)
-    d, n_nodes, s, q = X.shape[1], 40, len(reg.refit_features_), len(reg.node_level_)
-    assert q == 2
+    d, n_nodes, s, q = X.shape[1], 40, int(reg.support_.sum()), len(reg.node_level_)
+    c = len(reg.refit_features_)  # the coefficients' columns
+    assert q == 2 and not reg.refit_asked_ and c == s
     bits = math.ceil(d / 8)
     g2 = int(reg.refit_answered_.sum())
     stats = s * (s + 1) // 2 + s
     per_round = reg.bytes_per_round_
-    assert len(per_round) == 4
+    assert len(per_round) == 5  # 1, 2, 2b, the candidates' test 2c, 3
     exact = FederatedSparseLinearRegression(network=net, per_node_intercept=True,
                                             random_state=0).fit(X, y, groups=groups)
     assert exact.bytes_per_round_[0] == per_round[0]  # the support stage: unchanged
-    np.testing.assert_array_equal(per_round[[1, 3]], [
+    k, g2c = len(reg.refit_test_features_), int(reg.refit_test_answered_.sum())
+    np.testing.assert_array_equal(per_round[[1, 3, 4]], [
         n_nodes * (bits + HEADER) + g2 * (8 * (stats + s + 3) + bits + HEADER),
-        n_nodes * (8 * (s + 2 + q) + bits + HEADER),  # + mu, ratio, gamma; the features
+        # the s coefficients and the candidates' bits out, k products back
+        g2 * (8 * s + bits + HEADER) + g2c * (4 * k + HEADER),
+        n_nodes * (8 * (c + 2 + q) + bits + HEADER),  # + mu, ratio, gamma; the features
     ])
     # round 2b: the features to the g2 senders, q values back from those answering
     g3 = (per_round[2] - g2 * (bits + HEADER)) // (8 * q + HEADER)
@@ -266,10 +270,15 @@ def test_columns_with_one_value_everywhere_are_not_node_level_features():
     np.testing.assert_allclose(reg.intercept_mean_, ref.intercept_mean_, rtol=1e-12)
     np.testing.assert_allclose(reg.intercept_, ref.intercept_, rtol=1e-12)
     # round 2b still carries the four candidates' values (sent before the
-    # server sees they never vary); round 3 carries the two kept gammas
+    # server sees they never vary); round 2c the test of the k candidates
+    # off the support (which keeps it); round 3 carries the two kept gammas
     bits, s, n = math.ceil(10 / 8), len(reg.refit_features_), 40
+    k = len(reg.refit_test_features_)
+    assert not reg.refit_asked_ and s == reg.support_.sum() and k == 10 - s
     np.testing.assert_array_equal(reg.bytes_per_round_[2:], [
-        n * (bits + HEADER) + n * (8 * 4 + HEADER), n * (8 * (s + 2 + 2) + bits + HEADER)])
+        n * (bits + HEADER) + n * (8 * 4 + HEADER),
+        n * (8 * s + bits + HEADER) + n * (4 * k + HEADER),
+        n * (8 * (s + 2 + 2) + bits + HEADER)])
     # only the all-equal columns: no node-level feature, the prior of q = 0
     only = FederatedSparseLinearRegression(random_state=0).fit(
         np.column_stack([X[:, :6], np.zeros(len(y))]), y, groups=groups)

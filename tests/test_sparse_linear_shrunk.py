@@ -128,7 +128,8 @@ def test_bytes_are_the_closed_form(drop):
     reg = FederatedSparseLinearRegression(network=net, random_state=0).fit(X, y, groups=groups)
     exact = FederatedSparseLinearRegression(network=net, per_node_intercept=True,
                                             random_state=0).fit(X, y, groups=groups)
-    d, n_nodes, s = X.shape[1], 40, len(reg.refit_features_)
+    d, n_nodes, s = X.shape[1], 40, int(reg.support_.sum())
+    c = len(reg.refit_features_)  # the coefficients' columns
     bits = math.ceil(d / 8)
     g1, g2 = int(reg.answered_.sum()), int(reg.refit_answered_.sum())
     stats = s * (s + 1) // 2 + s
@@ -137,12 +138,23 @@ def test_bytes_are_the_closed_form(drop):
         # + W, the centred target's sum of squares and the s + 1 means
         # (+ one bit a feature: constant on the client's rows; none is on all)
         n_nodes * (bits + HEADER) + g2 * (8 * (stats + s + 3) + bits + HEADER),
-        n_nodes * (8 * (s + 2) + HEADER),  # + mu and tau^2 / sigma^2
     ]
+    # the test round: the s coefficients and the candidates' bits out, k
+    # products back; the candidates' statistics only if it rejects
+    k = len(reg.refit_test_features_)
+    g2c = int(reg.refit_test_answered_.sum())
+    rounds.append(g2 * (8 * s + bits + HEADER) + g2c * (4 * k + HEADER))
+    extra = 0
+    if reg.refit_asked_:
+        g2d, m = int(reg.refit_candidates_answered_.sum()), s + k
+        rounds.append(g2 * HEADER + g2d * (8 * (m * (m + 1) // 2 + m - stats + k) + HEADER))
+        extra = g2d * 8 * k  # the candidates' means
+    rounds.append(n_nodes * (8 * (c + 2) + HEADER))  # + mu and tau^2 / sigma^2
     np.testing.assert_array_equal(reg.bytes_per_round_, rounds)
     assert reg.n_bytes_sent_ == sum(rounds)
     assert len(reg.node_level_) == 0
-    assert exact.n_bytes_sent_ == sum(rounds) - g2 * (8 * (s + 3) + bits) - n_nodes * 16
+    assert exact.refit_asked_ == reg.refit_asked_
+    assert exact.n_bytes_sent_ == sum(rounds) - g2 * (8 * (s + 3) + bits) - n_nodes * 16 - extra
 
 
 def test_join_shrinks_newcomers_with_the_fits_prior_and_keeps_the_fitted_nodes():

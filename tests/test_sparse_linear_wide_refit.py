@@ -70,13 +70,19 @@ def _numpy_refit(Z, r, groups, on_support, penalized):
     return losses, [fit(Z, r, model) for model in models]
 
 
+def _fit_all_candidates(per_node):
+    """:func:`_dense` (seed 1) fitted with every feature a candidate."""
+    X, y, groups = _dense(seed=1)
+    reg = FederatedSparseLinearRegression(refit_candidates=X.shape[1],
+                                          per_node_intercept=per_node,
+                                          random_state=0).fit(X, y, groups=groups)
+    return X, y, groups, reg, np.flatnonzero(reg.support_)
+
+
 @pytest.mark.parametrize("per_node", [True, False])
 def test_cv_losses_choice_and_coefficients_against_numpy(per_node):
-    X, y, groups = _dense(seed=1)
+    X, y, groups, reg, support = _fit_all_candidates(per_node)
     d = X.shape[1]
-    reg = FederatedSparseLinearRegression(refit_candidates=d, per_node_intercept=per_node,
-                                          random_state=0).fit(X, y, groups=groups)
-    support = np.flatnonzero(reg.support_)
     assert 1 <= len(support) < d  # the vote sees the two larger effects only
     np.testing.assert_array_equal(reg.refit_features_, np.arange(d))
     shared = not per_node
@@ -159,24 +165,32 @@ def test_bytes_of_the_fit_and_a_join_are_the_closed_form(drop):
     c = 9
     reg = FederatedSparseLinearRegression(refit_candidates=c, network=net, random_state=0).fit(
         X[old], y[old], groups=groups[old])
-    assert len(reg.refit_features_) == c and len(reg.node_level_) == 0
+    assert len(reg.refit_features_) == c and len(reg.node_level_) == 0 and reg.refit_asked_
     n_nodes, bits = 40, math.ceil(X.shape[1] / 8)
     g1, g2 = int(reg.answered_.sum()), int(reg.refit_answered_.sum())
-    stats = c * (c + 1) // 2 + c
+    g2c, g2d = int(reg.refit_test_answered_.sum()), int(reg.refit_candidates_answered_.sum())
+    s = int(reg.support_.sum())
+    stat_s, stats = s * (s + 1) // 2 + s, c * (c + 1) // 2 + c
     rounds = [
         g1 * (bits + HEADER),
-        # the candidates' bits out; statistics on c columns, W, the centred
-        # target's squares, the c + 1 means and a bit per feature back
-        n_nodes * (bits + HEADER) + g2 * (8 * (stats + c + 3) + bits + HEADER),
+        # the support's bits out; statistics on s columns, W, the centred
+        # target's squares, the s + 1 means and a bit per feature back
+        n_nodes * (bits + HEADER) + g2 * (8 * (stat_s + s + 3) + bits + HEADER),
+        # the test: s coefficients and the candidates' bits out, c - s products back
+        g2 * (8 * s + bits + HEADER) + g2c * (4 * (c - s) + HEADER),
+        # the request out; the rest of the statistics on c and c - s means back
+        g2 * HEADER + g2d * (8 * (stats - stat_s + c - s) + HEADER),
         n_nodes * (8 * (c + 2) + HEADER),  # c coefficients, mu, tau^2 / sigma^2
     ]
-    np.testing.assert_array_equal(reg.bytes_per_round_, rounds)
     before = reg.n_bytes_sent_
     assert before == sum(rounds)
     reg.add_nodes(X[~old], y[~old], groups=groups[~old])
     # every newcomer receives the candidates' bits and their coefficients once
     assert reg.join_communication_.total_bytes == 10 * ((bits + HEADER) + 8 * (c + 2) + HEADER)
     assert reg.n_bytes_sent_ == before + reg.join_communication_.total_bytes
+    # the newcomers answered none of the fit's rounds
+    for mask in (reg.refit_answered_, reg.refit_test_answered_, reg.refit_candidates_answered_):
+        assert len(mask) == 50 and not mask[40:].any()
 
 
 def test_join_uses_the_candidates_coefficients_and_keeps_the_fitted_nodes():

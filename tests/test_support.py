@@ -23,6 +23,8 @@ from skfed.support import (
     FederatedSupportRecovery,
     null_selection_rate,
 )
+from skfed.support._candidate_test import JOINT_MIN_DF
+from skfed.support._wide_refit import candidate_features
 
 HEADER = 16
 
@@ -604,21 +606,35 @@ def test_refit_bytes(data, per_node, candidates):
     reg = FederatedSparseLinearRegression(per_node_intercept=per_node, network=net,
                                           refit_candidates=candidates)
     reg.fit(X, y, groups=groups)
-    # statistics on the refit's columns: the support, or its candidates
-    # (every feature here: d <= 32 and 12 clients)
-    d, n_nodes, s = X.shape[1], 12, len(reg.refit_features_)
-    assert s == (int(reg.support_.sum()) if candidates == 0 else min(d, 32))
+    # statistics on the support; with candidates (32 of the 40 features)
+    # the candidates' statistics: 12 clients are too few for the test
+    # (JOINT_MIN_DF more than the candidates), so the request carries the
+    # candidates' bits
+    d, n_nodes, s = X.shape[1], 12, int(reg.support_.sum())
     m = s if per_node else s + 1
     bits = math.ceil(d / 8)
     g1, g2 = int(reg.answered_.sum()), int(reg.refit_answered_.sum())
     rounds = [
         g1 * (bits + HEADER),
         n_nodes * (bits + HEADER) + g2 * (8 * (m * (m + 1) // 2 + m) + HEADER),
-        n_nodes * (8 * m + HEADER),
     ]
+    messages = g1 + n_nodes + g2 + n_nodes
+    k = min(d, 32) - s
+    assert g2 < k + JOINT_MIN_DF and reg.refit_test_features_ is None
+    assert reg.refit_asked_ == (candidates == "auto" and g2 >= 5)
+    if reg.refit_asked_:
+        g2d, mc = int(reg.refit_candidates_answered_.sum()), m + k
+        rounds.append(g2 * (bits + HEADER) + g2d * (
+            8 * (mc * (mc + 1) // 2 + mc - m * (m + 1) // 2 - m) + HEADER))
+        messages += g2 + g2d
+        np.testing.assert_array_equal(
+            reg.refit_features_, candidate_features(reg.support_, reg.pvalues_, reg.votes_, 32))
+    m_final = len(reg.refit_features_) + (0 if per_node else 1)
+    assert m_final == (m + k if reg.refit_asked_ and g2d >= 5 else m)
+    rounds.append(n_nodes * (8 * m_final + HEADER))
     np.testing.assert_array_equal(reg.bytes_per_round_, rounds)
     assert reg.n_bytes_sent_ == sum(rounds)
-    assert reg.n_messages_ == g1 + n_nodes + g2 + n_nodes
+    assert reg.n_messages_ == messages
     # The refit only uses the clients whose statistics arrived.
     Xa = np.isin(groups, reg.nodes_[reg.refit_answered_])
     if per_node and candidates == 0:

@@ -250,6 +250,8 @@ def join_sparse_linear(est, X, y, groups, sample_weight):
     est.client_supports_ = np.vstack([est.client_supports_, np.zeros((n_new, d), bool)])
     est.answered_ = np.concatenate([est.answered_, np.zeros(n_new, bool)])
     est.refit_answered_ = np.concatenate([est.refit_answered_, np.zeros(n_new, bool)])
+    for name in ("refit_test_answered_", "refit_candidates_answered_"):
+        setattr(est, name, np.concatenate([getattr(est, name), np.zeros(n_new, bool)]))
     est.rogue_ = np.concatenate([est.rogue_, rogue_new])
     est._append_nodes(new_labels)
     est._record_join(sim.log(node_labels=est.nodes_))

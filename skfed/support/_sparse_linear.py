@@ -23,14 +23,14 @@ from ._intercepts import (
 )
 from ._join import join_sparse_linear
 from ._protocol import _OneShotSupportMixin
-from ._wide_refit import (N_FOLDS, auto_candidates, candidate_features, choose_refit,
-                          solve_on, unpack)
+from ._candidate_test import JOINT_MIN_DF, candidate_test, residual_products, wide_positions
+from ._wide_refit import N_FOLDS, auto_candidates, candidate_features, choose_refit, unpack
 
 # Messages of the refit round are computed this many values at a time.
 _REFIT_BLOCK = 1 << 22
 
 def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared, moments=False,
-                 n_folds=0):
+                 n_folds=0, corrupt=True, keep=False):
     """Round 2 of the refit: every node's means, the sum of what the senders sent.
 
     Returns ``means`` (n_nodes, s + 1), each node's weighted ``[mean y,
@@ -44,6 +44,9 @@ def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared, momen
     With ``n_folds``, also ``folds`` (n_folds, m (m + 1) / 2 + m): the sums
     of the statistics over the senders at positions ``f, f + n_folds, ...``
     (the server's cross-validation, :func:`._wide_refit.choose_refit`).
+    With ``corrupt=False`` the messages are the honest ones (the caller
+    corrupts what is actually sent); with ``keep`` ``received`` holds the
+    senders' messages also without ``moments``.
     """
     s = len(support)
     m = s + 1 if shared else s
@@ -61,7 +64,8 @@ def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared, momen
     total = np.zeros(n_values)
     folds = np.zeros((n_folds, n_values))
     extra = _node_moments(y, w, layout, means, node_weight) if moments else None
-    received = np.zeros((len(senders), n_values + extra.shape[1])) if moments else None
+    received = (np.zeros((len(senders), n_values + (extra.shape[1] if moments else 0)))
+                if moments or keep else None)
     step = max(1, _REFIT_BLOCK // max(n_values, 1))
     row = np.zeros(max(m, 1))
     for first in range(0, len(senders) if (n_values or moments) else 0, step):
@@ -73,8 +77,9 @@ def _refit_round(X, y, w, layout, support, senders, sim, per_node, shared, momen
         )
         if moments:  # one message: the statistics, then the moments
             messages = np.hstack([messages, extra[block]])
-        messages = np.asarray(sim.corrupt_value_rows(messages, block), dtype=np.float64)
-        if moments:
+        if corrupt:
+            messages = np.asarray(sim.corrupt_value_rows(messages, block), dtype=np.float64)
+        if moments or keep:
             received[first : first + len(block)] = messages
             messages = messages[:, :n_values]
         total += messages.sum(axis=0)
@@ -97,13 +102,21 @@ class FederatedSparseLinearRegression(
     triangle of its Gram matrix ``X_S^T X_S`` and ``X_S^T y``; round 3
     broadcasts the coefficients.  With ``refit_candidates`` (by default 32,
     or fewer for clients of under 17 rows, when at least 5 clients
-    answered round 1) the refit's columns ``C``
-    are wider: ``S`` and, up to ``c = |C|`` features, those of smallest
-    vote p-value; the clients send their statistics on ``C`` instead of
-    ``S`` and the server chooses, by 5-fold cross-validation over the
-    answering clients (clients at positions ``f, f + 5, ...`` in fold
-    ``f``, the folds' sums of statistics), between least squares on ``S``
-    and ridge on ``C`` with penalty ``alpha G_jj`` on feature ``j``
+    answered round 1) the server also tests whether ``S`` is enough: the
+    candidates ``C`` are ``S`` and, up to ``c = |C|`` features, those of
+    smallest vote p-value.  In round 2c it broadcasts the support's least
+    squares and the candidates; each client sends, for every candidate
+    ``j`` off ``S``, ``a_ij = sum_t w_t x_tj r_t`` (``r`` its residuals,
+    centred with per-node intercepts), and the server tests "mean zero over
+    the clients" (Student's t per candidate with Bonferroni, and Hotelling's
+    T^2 of all, each at 0.025: :func:`._candidate_test.candidate_test`;
+    with fewer than ``k + 10`` answering clients, ``k`` the candidates off
+    ``S``, it skips the test, too weak there, and asks directly).
+    Only if it rejects, round 2d asks the clients for the rest of their
+    statistics on ``C`` and the server chooses, by 5-fold cross-validation
+    over the clients that sent them (clients at positions ``f, f + 5, ...``
+    in fold ``f``, the folds' sums of statistics), between least squares on
+    ``S`` and ridge on ``C`` with penalty ``alpha G_jj`` on feature ``j``
     (``G_jj`` its summed squares, centred per node; ``alpha`` in 1e-3, 1e-2, 0.1,
     1).  ``support_`` is the vote's either way; ``coef_`` may then be
     non-zero outside it (``refit_features_``, ``refit_alpha_``)::
@@ -136,9 +149,20 @@ class FederatedSparseLinearRegression(
       and with ``q > 0`` another ``8 q + ceil(d / 8)`` (``gamma`` and the
       features).
 
-    With candidates, read ``c`` for ``s`` in rounds 2 and 3: the
-    statistics, the means and the coefficients are on ``C``, and the
-    broadcast bits name ``C``.
+    With candidates (``k = c - s`` of them off ``S``, ``m_S`` the
+    round-2 ``m``, at least 5 round-2 senders):
+
+    * round 2c (with at least ``k + 10`` round-2 senders):
+      ``g2 * (8 m_S + ceil(d / 8) + header)`` for the support's
+      coefficients and the candidates' bits, ``g2c * (4 k + header)`` back
+      (float32 products);
+    * round 2d (only if the test rejects, or did not run):
+      ``g2 * header`` for the request (plus ``ceil(d / 8)``, the
+      candidates' bits, when round 2c did not run),
+      ``g2d * (8 (n_C - n_S) + header)`` back, ``n = m (m + 1) / 2 + m`` on
+      ``m_C = m_S + k`` and ``m_S`` columns, plus ``8 k`` with shrunk
+      intercepts (the candidates' means); round 3 then sends ``c`` for
+      ``s`` coefficients and a join the candidates' bits.
 
     With ``per_node_intercept=True`` each node computes its own intercept
     ``own_i = mean(y_i) - mean(X_{i,S}) coef_S`` from the broadcast
@@ -186,24 +210,30 @@ class FederatedSparseLinearRegression(
         0.226 to 0.288, on every measured family it is at or above True
         (``benchmarks/support_shrunk_intercepts.py``).
     refit_candidates : int >= 0 or "auto", default="auto"
-        Number of features ``c`` whose statistics the clients send in round
-        2: the support and the features of smallest vote p-value (ties by
-        index); the server keeps the support's least squares or a ridge on
-        all ``c`` by cross-validation over the clients (above).  0 (or at
-        most ``s``): the support alone.  ``"auto"``: 32 when at least 5
+        Number of candidate features ``c`` of the refit: the support and
+        the features of smallest vote p-value (ties by index); the server
+        keeps the support's least squares or a ridge on
+        all ``c`` by cross-validation over the clients (above), but asks
+        for the candidates' statistics only when a test of their products
+        with the support's residuals (one float32 per candidate and client)
+        rejects "the support is enough" (with fewer than ``c - s + 10``
+        answering clients, too few for the test, it asks directly).  0 (or
+        at most ``s``): the support alone.  ``"auto"``: 32 when at least 5
         clients answered round 1, else the support alone; fewer when the
         median answering client has under 17 rows: the largest ``c`` whose
         statistics do not outnumber that client's rows on the ``c``
-        columns, ``c (c + 1) / 2 + c <= n (c + 1)`` (18 for 10 rows).  The fit's
-        round 2 then costs ``c (c + 1) / 2 + c`` float64 a client instead
-        of ``s (s + 1) / 2 + s``: 3-12 times the fit's bytes on exact sparse
-        models, where the support's refit is kept and the predictions are
-        unchanged; on School's newcomers R^2 rises from 0.305 / 0.320 /
-        0.332 to 0.335 / 0.347 / 0.359 (``k`` = 5 / 10 / 20), and by up to
-        25 points on held-out families whose support the vote finds only
-        in part (``benchmarks/support_wide_refit.py``).  If fewer than 5
-        clients answer round 2 the support's refit is kept (with an integer
-        given, a warning says so).
+        columns, ``c (c + 1) / 2 + c <= n (c + 1)`` (18 for 10 rows).  When
+        the test keeps the support (exact sparse models whose support the
+        vote found) a client sends ``c - s`` float32 more than without
+        candidates; when it rejects, about ``c (c + 1) / 2 + 2 c``
+        instead of ``s (s + 1) / 2 + s``.  On exact sparse designs the fit
+        sends 1.2-1.6 times its bytes without candidates (3-12 times when
+        every client always sent the candidates' statistics).  On School's newcomers R^2 rises
+        from 0.305 / 0.320 / 0.332 to 0.335 / 0.347 / 0.359 (``k`` = 5 /
+        10 / 20), and by up to 25 points on held-out families whose support
+        the vote finds only in part (``benchmarks/support_wide_refit.py``).
+        If fewer than 5 clients answer round 2 (or round 2d) the support's
+        refit is kept (with an integer given, a warning says so).
     auto_z, fwer : float, default=None
         The ``alpha="auto"`` rule's level and the server's test's family-wise
         error rate; see :class:`FederatedSupportRecovery` (defaults 1.0 and
@@ -253,10 +283,24 @@ class FederatedSparseLinearRegression(
         Shared coefficients, zero outside ``refit_features_`` (and outside
         ``support_`` unless the server chose the ridge).
     refit_features_ : ndarray of shape (c,)
-        Indices of the refit's columns: the support, or the candidates.
+        Indices of the refit's columns: the support, or the candidates
+        when round 2d ran with at least 5 answers.
     refit_alpha_ : float or None
         The ridge's ``alpha`` the cross-validation chose; None: least
         squares on the support.
+    refit_test_features_ : ndarray of shape (c - s,) or None
+        The candidates off the support the round-2c test tested (sorted);
+        None without the test (no candidates, or too few clients).
+    refit_test_pvalues_ : ndarray of shape (c - s,) or None
+        Their p-values (Student's t over the clients, before Bonferroni).
+    refit_test_joint_pvalue_ : float or None
+        Hotelling's T^2 p-value of all candidates (1.0 when it cannot run:
+        no more clients than candidates plus one); None without the test.
+    refit_asked_ : bool
+        Whether round 2d asked for the candidates' statistics (the test
+        rejected, or too few clients for it).
+    refit_test_answered_, refit_candidates_answered_ : ndarray of shape (n_nodes,), dtype=bool
+        Clients whose products arrived in round 2c, whose statistics in 2d.
     refit_cv_losses_ : ndarray of shape (5,) or None
         Each model's cross-validated loss, the fold's residual sum of
         squares less its ``y' y`` summed over the folds (least squares on
@@ -296,7 +340,8 @@ class FederatedSparseLinearRegression(
     n_bytes_sent_ : int
         Bytes of the fit and of every join.
     n_messages_ : int
-    bytes_per_round_ : ndarray of shape (3,)
+    bytes_per_round_ : ndarray of shape (n_rounds,)
+        Rounds 1, 2, (2b), (2c), (2d), 3 as they ran.
 
     See Also
     --------
@@ -425,13 +470,13 @@ class FederatedSparseLinearRegression(
         if n_candidates > s:
             columns = candidate_features(self.support_, self.pvalues_, self.votes_,
                                          n_candidates)
-        wide = len(columns) > s
-        c = len(columns)
-        m = c + 1 if shared else c
+        candidates, columns = columns, support
+        wide = len(candidates) > s
+        m = s + 1 if shared else s
         all_nodes = np.arange(n_nodes, dtype=np.intp)
 
         # Round 2: the server broadcasts S; answering clients send statistics
-        # (and, for shrunk intercepts, their moments).
+        # on S (and, for shrunk intercepts, their moments).
         counter = sim.counter
         counter.broadcast_from_server(
             all_nodes, np.full(n_nodes, payload_bytes(n_bits=d), dtype=np.int64)
@@ -440,12 +485,15 @@ class FederatedSparseLinearRegression(
         answered = active & (work >= 1.0)
         senders = np.flatnonzero(answered).astype(np.intp)
         alpha, self.refit_cv_losses_ = None, None
-        n_folds = N_FOLDS if wide and len(senders) >= N_FOLDS else 0
-        means, total, received, *folds = _refit_round(
-            X, y, w, layout, columns, senders, sim, per_node, shared, moments=shrunk,
-            n_folds=n_folds)
+        self.refit_test_pvalues_, self.refit_test_joint_pvalue_ = None, None
+        self.refit_test_features_, self.refit_asked_ = None, False
+        self.refit_test_answered_ = np.zeros(n_nodes, dtype=bool)
+        self.refit_candidates_answered_ = np.zeros(n_nodes, dtype=bool)
+        means, total, received = _refit_round(
+            X, y, w, layout, support, senders, sim, per_node, shared, moments=shrunk,
+            keep=wide)
         gram, rhs = unpack(total, m)
-        n_values = m * (m + 1) // 2 + m + (c + 3 if shrunk else 0)
+        n_values = m * (m + 1) // 2 + m + (s + 3 if shrunk else 0)
         # with shrunk intercepts each sender adds one bit per feature: whether
         # the feature is constant on its rows
         counter.gather_to_server(
@@ -454,7 +502,7 @@ class FederatedSparseLinearRegression(
                     dtype=np.int64),
         )
         counter.next_round()
-        levels, level_rows, prior_rows = np.zeros(0, dtype=np.intp), None, received
+        levels, level_rows, second = np.zeros(0, dtype=np.intp), None, None
         if shrunk and len(senders):
             levels = np.flatnonzero(constant_features(X, layout)[senders].all(axis=0))
         if len(levels):
@@ -467,7 +515,6 @@ class FederatedSparseLinearRegression(
             values = node_level_values(X, layout, levels)[senders[second]]
             level_rows = np.asarray(sim.corrupt_value_rows(values, senders[second]),
                                     dtype=np.float64)
-            prior_rows = received[second]
             counter.gather_to_server(
                 senders[second],
                 np.full(int(second.sum()), payload_bytes(n_float64=len(levels)),
@@ -482,7 +529,7 @@ class FederatedSparseLinearRegression(
                       else np.ones(len(levels), dtype=bool))
             levels, level_rows = levels[varies], level_rows[:, varies]
             if not len(levels):
-                level_rows, prior_rows = None, received
+                level_rows, second = None, None
 
         if len(senders) == 0:
             warnings.warn(
@@ -491,30 +538,30 @@ class FederatedSparseLinearRegression(
                 stacklevel=2,
             )
             solution = np.zeros(m)
-        elif wide:
-            # the support's columns among the candidates (and a shared intercept)
-            on_support = np.searchsorted(columns, support) + int(shared)
-            if shared:
-                on_support = np.concatenate([[0], on_support])
-            penalized = np.ones(m, dtype=bool)
-            penalized[: int(shared)] = False
-            if n_folds:
-                solution, alpha, losses = choose_refit(
-                    total, folds[0], m, on_support, penalized)
-                self.refit_cv_losses_ = losses
-            else:  # too few clients to cross-validate: the support's refit
-                if not auto:
-                    warnings.warn(
-                        f"refit_candidates={self.refit_candidates}: only {len(senders)} "
-                        f"clients answered the refit round, fewer than the {N_FOLDS} folds the "
-                        "server's cross-validation needs, so the coefficients are least "
-                        "squares on support_ (the candidates' statistics were sent and are "
-                        "unused).", UserWarning, stacklevel=2)
-                solution = solve_on(gram, rhs, on_support, None)
         elif m:
             solution = linalg.lstsq(gram, rhs, cond=None)[0]
         else:
             solution = np.zeros(0)
+        if wide and len(senders) < N_FOLDS and len(senders):
+            if not auto:
+                warnings.warn(
+                    f"refit_candidates={self.refit_candidates}: only {len(senders)} "
+                    f"clients answered the refit round, fewer than the {N_FOLDS} folds the "
+                    "server's cross-validation needs, so the coefficients are least "
+                    "squares on support_ (the candidates were not tested).",
+                    UserWarning, stacklevel=2)
+        elif wide:
+            # Rounds 2c (the test) and 2d (the candidates' statistics, only
+            # if the test rejects "the support is enough")
+            outcome = self._candidate_rounds(
+                X, y, w, layout, sim, support, candidates, senders, received, solution,
+                per_node, shared, shrunk, auto)
+            if outcome is not None:
+                columns, solution, means, received, alpha, self.refit_cv_losses_ = outcome
+        if shrunk:
+            prior_rows = received if second is None else received[second]
+        c = len(columns)
+        m = c + 1 if shared else c
 
         # Round 3: the server broadcasts the coefficients (and the prior).
         # (with node-level features: gamma, q values, and the features, d bits)
@@ -553,6 +600,92 @@ class FederatedSparseLinearRegression(
         self._set_communication(sim)
         return self
 
+    def _candidate_rounds(self, X, y, w, layout, sim, support, candidates, senders, received,
+                          solution, per_node, shared, shrunk, auto):
+        """Rounds 2c and 2d of the wider refit.
+
+        2c: the server broadcasts the support's least squares ``solution``
+        and the candidates' bits to the round-2 senders; each that answers
+        sends its :func:`._candidate_test.residual_products` (one float32 per
+        candidate off the support).  If :func:`._candidate_test.candidate_test`
+        keeps "the support is enough", returns None.  2d: the server asks the
+        round-2 senders (a header) for the rest of their statistics on the
+        candidates (the Gram's entries and products with ``y`` that round 2
+        did not carry; with shrunk intercepts also the candidates' means);
+        with at least :data:`N_FOLDS` answers the server's cross-validation
+        (:func:`._wide_refit.choose_refit`) runs on their whole statistics
+        (round 2's part as received).  Returns ``(columns, solution, means,
+        received, alpha, losses)`` on the candidates (``received`` one row
+        per round-2 sender, NaN for those that did not answer 2d), or None.
+        """
+        d, s, c = X.shape[1], len(support), len(candidates)
+        counter = sim.counter
+        m_s, m_c = s + int(shared), c + int(shared)
+        extra = np.setdiff1d(candidates, support).astype(np.intp)
+        # the joint test needs JOINT_MIN_DF more clients than candidates:
+        # with fewer the server asks for the statistics without a test
+        tested = len(senders) >= len(extra) + JOINT_MIN_DF
+        if tested:
+            counter.broadcast_from_server(senders, np.full(
+                len(senders), payload_bytes(n_float64=m_s, n_bits=d), dtype=np.int64))
+            active, work = sim.draw_round()
+            testers = senders[(active & (work >= 1.0))[senders]]
+            self.refit_test_answered_[testers] = True
+            # sent as float32: the test needs no more precision
+            products = residual_products(X, y, w, layout, testers, support, extra, solution,
+                                         per_node, shared).astype(np.float32)
+            products = np.asarray(sim.corrupt_value_rows(products, testers), dtype=np.float64)
+            counter.gather_to_server(testers, np.full(
+                len(testers), payload_bytes(n_float32=len(extra)), dtype=np.int64))
+            counter.next_round()
+            pvalues, p_joint, rejected = candidate_test(products)
+            self.refit_test_pvalues_, self.refit_test_joint_pvalue_ = pvalues, p_joint
+            self.refit_test_features_ = extra
+            if not rejected:
+                return None
+        self.refit_asked_ = True
+        # the request (untested: with the candidates' bits)
+        counter.broadcast_from_server(senders, np.full(
+            len(senders), payload_bytes(n_bits=0 if tested else d), dtype=np.int64))
+        active, work = sim.draw_round()
+        second = (active & (work >= 1.0))[senders]
+        wide = senders[second]
+        self.refit_candidates_answered_[wide] = True
+        on_support = np.searchsorted(candidates, support) + int(shared)
+        if shared:
+            on_support = np.concatenate([[0], on_support])
+        inside, _ = wide_positions(on_support, m_c)
+        n_c = m_c * (m_c + 1) // 2 + m_c
+        if shrunk:  # the moments: W, yy, mean y, then the candidates' means
+            inside = np.concatenate([inside, n_c + np.arange(3), n_c + 3 + on_support])
+        means, _, honest = _refit_round(X, y, w, layout, candidates, wide, sim, per_node,
+                                        shared, moments=shrunk, corrupt=False, keep=True)
+        outside = np.setdiff1d(np.arange(honest.shape[1]), inside)
+        rows = np.empty_like(honest)
+        rows[:, inside] = received[second]
+        rows[:, outside] = sim.corrupt_value_rows(honest[:, outside], wide)
+        counter.gather_to_server(wide, np.full(
+            len(wide), payload_bytes(n_float64=len(outside)), dtype=np.int64))
+        counter.next_round()
+        if len(wide) < N_FOLDS:
+            if not auto:
+                warnings.warn(
+                    f"refit_candidates={self.refit_candidates}: only {len(wide)} clients "
+                    f"sent the candidates' statistics, fewer than the {N_FOLDS} folds the "
+                    "server's cross-validation needs, so the coefficients are least "
+                    "squares on support_.", UserWarning, stacklevel=3)
+            return None
+        stats = rows[:, :n_c]
+        folds = np.zeros((N_FOLDS, n_c))
+        np.add.at(folds, np.arange(len(wide)) % N_FOLDS, stats)
+        penalized = np.ones(m_c, dtype=bool)
+        penalized[: int(shared)] = False
+        solution, alpha, losses = choose_refit(stats.sum(axis=0), folds, m_c, on_support,
+                                               penalized)
+        full = np.full((len(senders), rows.shape[1]), np.nan)
+        full[second] = rows
+        return candidates, solution, means, full, alpha, losses
+
     def add_nodes(self, X, y, groups=None, sample_weight=None):
         """Add nodes after the fit: each receives the model and sets its intercept.
 
@@ -572,7 +705,8 @@ class FederatedSparseLinearRegression(
         prior).  A node dropped by the network
         in that round receives it in the next one.  The fitted nodes are
         unchanged; their votes and statistics are not sent again.  New
-        nodes are not in ``answered_`` / ``refit_answered_``
+        nodes are not in ``answered_`` / ``refit_answered_`` /
+        ``refit_test_answered_`` / ``refit_candidates_answered_``
         (``client_supports_`` rows are all False).
 
         Parameters
