@@ -110,7 +110,8 @@ def _fit_score(data, epsilon, seed):
     return est, float(est.score(X_test, y_test, groups=g_test))
 
 
-def _never_fixes(statistics, pooled_epsilon, source):
+def _never_fixes(statistics, pooled_epsilon, source, n_nodes=None):
+    # the rule before the tests: no class fixed, no common class
     _, info = ORIGINAL_TEST(statistics, pooled_epsilon, source)
     return False, info
 
