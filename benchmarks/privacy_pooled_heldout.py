@@ -98,7 +98,7 @@ one of the two fits passed the bound and kept the logistic regression on
 every node, 0.7120, Local's; ``privacy_common_class.py`` expected 15 % of
 fits at 3 and 82 % at 10).  ``--epsilon 10``: high-dim 0.7120 (Local's;
 both fits took the common class), noisy-features 0.8270 (neither fit
-fixed LinearSVC; privacy16's 0.8300 had the test fix it, the common
+fixed LinearSVC; privacy16's 0.8300 had LinearSVC in both fits, one by the test; the common
 class changes nothing there: the logistic regression everywhere scores
 the own rule's 0.827), label-noise 0.8255, alike 0.9280, many-small
 0.9229 (as before).
