@@ -260,8 +260,8 @@ def voted_model(evidence, elected, n_nodes):
     the models it trains alone (``SIMPLEST`` without the collaborative
     model) within one standard error (:func:`kept_choice`).  A class (its
     index into ``BALLOT``, or the name of the pooled test's common class,
-    :func:`skfed._class_vote_pooled.common_decision`): the node's fit of it.  Either way the node keeps its collaborative model
-    instead only when that model's held-out errors beat the chosen class's
+    :func:`skfed._class_vote_pooled.common_decision`): the node's fit of
+    it.  Either way the node keeps its collaborative model instead only when that model's held-out errors beat the chosen class's
     by the one-sided sign test at level ``0.05 / n_nodes``
     (:func:`collaboration_wins`).  Under "no fixed class" the
     collaborative model used to be one more candidate of the one-standard-
