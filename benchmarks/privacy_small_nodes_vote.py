@@ -62,6 +62,15 @@ the better class, and a pooled test for the rbf model would not fire
 epsilons as before), ``--runs 4``: 0.703 / 0.703 / 0.731 at epsilon 1 / 3
 / 10 (LinearSVC fixed in 1 / 1 / 3 of 4 fits; the test's probabilities
 0.073 / 0.292 / 0.821 unchanged); the rbf test never fired.
+
+With the common class (privacy17, 29 November 2026,
+:func:`skfed._class_vote_pooled.common_decision`), ``--runs 4``: 0.689 /
+0.689 / 0.745 at epsilon 1 / 3 / 10 (LinearSVC fixed in 0 / 0 / 4 of 4
+fits, within the test's probabilities above); no fit took the common
+class (every "no fixed class" fit scored the own rule's 0.689, the
+logistic regression everywhere would give about 0.684): the bound needs
+``A_1 + 1.645 s_1 < 15`` and this family's ``A_1`` is 12.08
+(``privacy_common_class.py``: 3-4 % of fits at 1 and 3).
 """
 
 import sys

@@ -306,6 +306,19 @@ The MOCHA rows re-run after the class vote's pooled test was added
 mocha-har 0.98717 / 0.98717 / 0.98933 / 0.98933 (Local 0.98915),
 mocha-school 0.71131 at every budget (Local 0.71200; "no fixed class"
 on every seed, the test fixing nothing).
+The guide's private columns before the common class (29 November 2026,
+after the pooled test and the sign-test rule of "no fixed class"):
+dada-computer 0.671 / 0.673 / 0.673 / 0.673 (0.67289 at 3), mocha-school
+0.71157 at every budget, the other rows as now; released models at 3
+0.75 (Perso-lin) and 0.78 (Dada) on the moons.  With the common class
+(privacy17, ``--epsilons 0.3 1 3 10 --kept default --only mocha-school
+mocha-har``, then ``--only persolin-computer persolin-moons dada-moons
+dada-computer``, about 11 minutes of CPU under load): mocha-school
+0.71157 / 0.71191 / 0.711997 / 0.711997 (the common class on 0 / 2 / 3
+/ 3 seeds; Local 0.711997), mocha-har 0.98717 / 0.98717 / 0.98933 /
+0.98933, persolin-computer 0.65458 and the moons rows 0.947 at every
+budget, dada-computer 0.67276 / 0.67106 / 0.67487 / 0.66937 (no vote:
+the noise's spread, 0.669-0.676 before).
 """
 
 import argparse

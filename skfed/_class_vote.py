@@ -36,7 +36,9 @@ tree of the online nodes, which checks them
 (``skfed.boosting._private.tree_tally``: Perso-lin has no server); a node the round's fault draw drops neither votes nor hears the
 result, and keeps its own rule.  MOCHA adds a federation-level pooled test
 of the nodes' clipped held-out error differences, which can turn an
-elected "no fixed class" into LinearSVC or the rbf model (:mod:`skfed._class_vote_pooled`;
+elected "no fixed class" into LinearSVC, the rbf model or, when its release
+shows the classes equivalent, the logistic regression on every node
+(:mod:`skfed._class_vote_pooled`;
 ``run_class_vote(pooled_epsilon=...)``).
 """
 
@@ -256,9 +258,10 @@ def voted_model(evidence, elected, n_nodes):
 
     ``elected`` 0 (no fixed class): the node's own class, the simplest of
     the models it trains alone (``SIMPLEST`` without the collaborative
-    model) within one standard error (:func:`kept_choice`).  A class: the
-    node's fit of it.  Either way the node keeps its collaborative model
-    instead only when that model's held-out errors beat the chosen class's
+    model) within one standard error (:func:`kept_choice`).  A class (its
+    index into ``BALLOT``, or the name of the pooled test's common class,
+    :func:`skfed._class_vote_pooled.common_decision`): the node's fit of
+    it.  Either way the node keeps its collaborative model instead only when that model's held-out errors beat the chosen class's
     by the one-sided sign test at level ``0.05 / n_nodes``
     (:func:`collaboration_wins`).  Under "no fixed class" the
     collaborative model used to be one more candidate of the one-standard-
@@ -270,7 +273,9 @@ def voted_model(evidence, elected, n_nodes):
     if evidence is None:
         return None
     err = evidence["err"]
-    if elected == 0:
+    if isinstance(elected, str):  # the pooled test's common class (a name)
+        name = elected
+    elif elected == 0:
         order = [1 + CLASSIFIERS.index(n) for n in SIMPLEST if n != "collaborative"]
         name = CLASSIFIERS[order[kept_choice(err[order])] - 1]
     else:
@@ -369,8 +374,10 @@ def run_class_vote(estimator, evidence, vote_epsilon, source, tally=None, pooled
         (:func:`skfed._class_vote_pooled.pooled_test`, on the counted nodes'
         statistics :func:`skfed._class_vote_pooled.node_statistics`) at this
         epsilon, drawn after the election: it turns an elected "no fixed
-        class" into LinearSVC or the rbf model when it fixes one; its
-        epsilon is added too.
+        class" into LinearSVC or the rbf model when it fixes one, or into
+        the logistic regression on every node when its release shows the
+        classes equivalent (:func:`skfed._class_vote_pooled.common_decision`,
+        post-processing); its epsilon is added too.
         0: no pooled test (Perso-lin).
 
     Returns
@@ -396,11 +403,16 @@ def run_class_vote(estimator, evidence, vote_epsilon, source, tally=None, pooled
 
             stats = [node_statistics(e["err"]) for k, e in enumerate(evidence)
                      if e is not None and reached[k]]
-            fixed, pooled = pooled_test(np.reshape(stats, (-1, 3)), pooled_epsilon, source)
+            fixed, pooled = pooled_test(np.reshape(stats, (-1, 3)), pooled_epsilon, source,
+                                        n_nodes=n_nodes)
             # the tests only turn the ballots' "no fixed class" into a class
             pooled["elected_by_test"] = bool(elected == 0 and fixed > 0)
             if pooled["elected_by_test"]:
                 elected = int(fixed)
+            elif elected == 0 and pooled["common"]:
+                # the classes equivalent over the federation: the simplest
+                # for every node instead of each node's own (noisy) choice
+                elected = BALLOT[0]
             spent += pooled["epsilon"]
         estimator.privacy_spent_ = np.asarray(estimator.privacy_spent_, dtype=float) + spent
         if isinstance(info, dict):
@@ -415,7 +427,8 @@ def run_class_vote(estimator, evidence, vote_epsilon, source, tally=None, pooled
             }
             if pooled is not None:
                 info["class_vote"]["pooled_test"] = pooled
-    estimator.elected_local_class_ = None if elected == 0 else BALLOT[elected]
+    estimator.elected_local_class_ = (elected if isinstance(elected, str) else None
+                                      if elected == 0 else BALLOT[elected])
     models = np.full(n_nodes, None, dtype=object)
     for k, e in enumerate(evidence):
         models[k] = voted_model(e, elected if reached[k] else 0, n_nodes)

@@ -156,7 +156,8 @@ class DifferentialPrivacy(DocLinkMixin, BaseEstimator):
         budget goes to the fit when there are too few nodes for the vote,
         ``skfed._class_vote.split_budget``; MOCHA also runs a pooled test of
         the nodes' clipped held-out error differences that can fix
-        LinearSVC or the rbf model, on 0.4 of ``epsilon`` taken from its fit,
+        LinearSVC or the rbf model, or the logistic regression when it shows
+        the classes equivalent, on 0.4 of ``epsilon`` taken from its fit,
         ``skfed._class_vote_pooled``); a node then keeps its fit of
         the elected class unless its collaborative model is significantly
         better, as below.  The elected class is ``elected_local_class_``.

@@ -147,7 +147,9 @@ def test_release_and_decision_against_numpy(seed):
     assert info["epsilon"] == pytest.approx(eps_p)
     # nothing data-dependent but the noisy release (no count of abstainers)
     assert set(info) == {"mechanism", "epsilon", "sensitivity", "scales", "alpha", "share",
-                         "z", "fixed_LinearSVC", "z_rbf", "fixed_rbf"}
+                         "z", "fixed_LinearSVC", "z_rbf", "fixed_rbf", "common", "margin"}
+    # no n_nodes: no common class (pooled_test alone, unit tests)
+    assert info["common"] is False
 
 
 def test_noise_scale_of_the_release():
