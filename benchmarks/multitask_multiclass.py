@@ -152,6 +152,14 @@ The multiclass table's re-measurements and the former personal rule (moved from 
     (``python multitask_multiclass.py --seeds 3 4 5 6 7 8 9 10 11 12
     --families noisy``, before this change, which does not touch it): .6679
     against .6716, -0.37 +- 0.31.
+
+Moved from doc/user_guide/multitask.rst on 29 November 2026 (guide16): the
+guide's sentence on when its multiclass rows were measured::
+
+    The rows were measured at different commits (HAR before the last message
+    changes); their history, phase by phase, is in the docstrings of
+    ``benchmarks/multitask_multiclass.py`` and
+    ``benchmarks/multitask_refit_first_step.py``.
 """
 
 import argparse
