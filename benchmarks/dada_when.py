@@ -40,6 +40,20 @@ Means over seeds 0-2: 89.43 / 93.21 / 92.73 / 90.36 / 57.98 %, bytes
 91.97 / 92.17 / 91.16 / 91.44 / 58.59 and Local 71.25 / 90.46 / 94.79 /
 64.21 / 55.45 (the baselines of the same run).
 
+MOCHA re-measured on 2026-11-29 (guide16, main at 510fb8a, ``0 --methods
+mocha``), with the shared model's present messages: seed 0, accuracy % and
+bytes / raw (Global, Local of the same run)::
+
+    case                 MOCHA %   bytes / raw   Global %   Local %
+    linear-100-10-10     92.46     0.81          91.92      71.09
+    linear-100-50-10     94.17     0.17          92.14      90.73
+    linear-20-200-20     96.05     0.24          91.17      95.30
+    linear-1000-10-20    91.35     0.70          90.99      63.98
+    moons-noisy          57.01     0.41          51.63      55.95
+
+The accuracies are those quoted before (92.5 / 94.2 / 96.1, 57); the bytes
+fell from 1.1 / 0.56 / 0.45 of the raw upload.
+
 History
 -------
 
