@@ -943,6 +943,7 @@ def new_node_rows(order, k):
 MOCHA_OMEGA = "auto"  # --mocha-omega
 MOCHA_KERNEL = "linear"  # --mocha-kernel
 SUPPORT_CANDIDATES = None  # --support-candidates (None: the estimator's default)
+ONLINE_KERNEL = "auto"  # --online-kernel
 
 
 def make_estimator(family, task, seed):
@@ -953,7 +954,7 @@ def make_estimator(family, task, seed):
         from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
 
         cls = DecentralizedKernelSGDClassifier if classification else DecentralizedKernelSGDRegressor
-        return cls(random_state=seed)
+        return cls(kernel=ONLINE_KERNEL, random_state=seed)
     if family == "support":
         from skfed.support import FederatedSparseLinearRegression
 
@@ -1144,9 +1145,12 @@ def main():
     parser.add_argument("--support-candidates", type=int, default=None,
                         help="the sparse linear model's refit_candidates (default: its "
                         "default)")
+    parser.add_argument("--online-kernel", default="auto",
+                        help="the online learner's kernel (default auto, its default)")
     args = parser.parse_args()
-    global MOCHA_OMEGA, MOCHA_KERNEL, SUPPORT_CANDIDATES
+    global MOCHA_OMEGA, MOCHA_KERNEL, SUPPORT_CANDIDATES, ONLINE_KERNEL
     SUPPORT_CANDIDATES = args.support_candidates
+    ONLINE_KERNEL = args.online_kernel
     MOCHA_OMEGA = args.mocha_omega
     MOCHA_KERNEL = args.mocha_kernel
     ks = [int(k) for k in args.ks.split(",")]

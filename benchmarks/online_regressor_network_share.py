@@ -104,7 +104,7 @@ on average).  Pooled ``Ridge`` scores 0.616 / 0.581 at alpha 100 (seeds
 regularization.  Tried, not adopted (``--continuation``): a path (alpha from 1e4
 times the fit's down to it, 10 L-BFGS iterations each, the same held-back
 choice) gives d = 500 0.521 (+0.014) and equal scores on the four other
-review13 families, but 30-40 % more bytes there (every stage restarts
+review13 families, but 29-37 % more bytes there (every stage restarts
 L-BFGS).  The classifier's scores on review13's five families are
 unchanged (its nodes predict with their own functions), its bytes
 0.3-7 % lower; its joins: ``new_nodes.py --families online --datasets related
