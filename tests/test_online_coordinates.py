@@ -58,6 +58,27 @@ def test_forms_round_trip_exactly(kernel):
     assert_allclose(np.diag(A.T @ K @ A), norm, rtol=1e-12)
 
 
+@pytest.mark.parametrize("kernel", ["linear", "affine"])
+def test_mean_within_the_budget_of_zero_is_zero(kernel):
+    # KOMP's budget: a mean whose norm (NumPy: sqrt(||w||^2 / g + b^2) for
+    # the affine kernel, ||w|| for the linear one) is at most epsilon is
+    # compressed to no point, as KOMP leaves it; above it, exact
+    rng = np.random.RandomState(1)
+    g = 0.5
+    parts = [(rng.normal(size=(4, 3)), rng.normal(size=(4, 1))) for _ in range(3)]
+    counts = [1, 2, 1]
+    w = sum(c * (g if kernel == "affine" else 1.0) * D.T @ W
+            for (D, W), c in zip(parts, counts)) / 4
+    b = sum(c * W.sum(axis=0) for (D, W), c in zip(parts, counts)) / 4
+    size = np.sqrt((w ** 2).sum() / g + (b ** 2).sum()) if kernel == "affine" else np.linalg.norm(w)
+    D, W = co.mean_compact(parts, counts, kernel, g, epsilon=size * (1 + 1e-9))
+    assert D.shape == (0, 3) and W.shape == (0, 1)
+    D, W = co.mean_compact(parts, counts, kernel, g, epsilon=size * (1 - 1e-9))
+    assert_allclose(co.linear_parts(D, W, kernel, g)[0], w, rtol=1e-12)
+    assert_allclose(co.linear_parts(D, W, kernel, g)[1], b if kernel == "affine" else 0 * b,
+                    rtol=1e-12, atol=1e-15)
+
+
 def _wide(seed=0, n_nodes=6, n=10, d=12):
     # fewer samples a node than features: a node's function is confined to
     # the span of its own samples, the network function is not

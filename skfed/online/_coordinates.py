@@ -15,7 +15,8 @@ two exact forms.
   weights ``(b - c) / c``: ``n_out (+ 1)`` points instead of up to
   ``max_dictionary_size`` of the nodes' samples (a KOMP-compressed mean in
   ``d`` features is confined to the span of those samples: at 20 nodes of
-  30 samples in 500 features, 100 points of 600).
+  30 samples in 500 features, 100 points of 600); no point when its norm
+  is at most ``epsilon``, KOMP's budget, as KOMP leaves such a mean.
 * **Coordinates** (the network solve's): the points ``e_1 .. e_d`` (and 0
   for the affine kernel), public, so that a solve's weights are ``w /
   gamma`` and ``b / c - sum_j w_j / gamma`` and its penalty ``tr(A' K
@@ -66,15 +67,30 @@ def compact(w, b, kernel, gamma):
     return np.ascontiguousarray(D), W
 
 
-def mean_compact(parts, counts, kernel, gamma):
+def norm(w, b, kernel, gamma):
+    """The RKHS norm of ``w' x + b`` (over all outputs):
+    ``sqrt(||w||^2 / gamma + b^2 / c)`` (``||w||`` for the linear kernel)."""
+    if kernel == "affine":
+        return float(np.sqrt(np.sum(w * w) / gamma + np.sum(b * b) / AFFINE_COEF0))
+    return float(np.sqrt(np.sum(w * w)))
+
+
+def mean_compact(parts, counts, kernel, gamma, epsilon=0.0):
     """The compact form of ``sum_p counts[p] f_p / sum_p counts[p]``,
-    ``parts`` the ``(points, weights)`` of the functions in width ``gamma``."""
+    ``parts`` the ``(points, weights)`` of the functions in width ``gamma``;
+    no point when its norm is at most ``epsilon`` (KOMP's budget, within
+    which any compressed mean may differ from the exact one: a mean of
+    near-zero functions is then zero, as KOMP leaves it, instead of a sign
+    of noise)."""
     total = float(np.sum(counts))
     w, b = 0.0, 0.0
     for (D, W), c in zip(parts, counts):
         wp, bp = linear_parts(D, W, kernel, gamma)
         w, b = w + (c / total) * wp, b + (c / total) * bp
-    return compact(w, b, kernel, gamma)
+    D, W = compact(w, b, kernel, gamma)
+    if norm(w, b, kernel, gamma) <= epsilon:
+        return D[:0], W[:0]
+    return D, W
 
 
 def coordinate_points(kernel, n_features):
