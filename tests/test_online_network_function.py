@@ -231,10 +231,11 @@ def test_disconnected_graph_has_one_function_per_component():
     assert est.network_communication_.total_messages == 4 + 2 * int(rounds.sum())
 
 
-def test_linear_kernel_unions_are_projected_onto_a_spanning_subset():
-    # A linear kernel's union of many points has rank <= n_features: the
-    # network function is still the mean (the points reduced to a spanning
-    # subset before KOMP; the kernel has no width, so no width round).
+def test_linear_kernel_network_function_is_the_exact_mean():
+    # A linear kernel's function is w' x whatever its points: the network
+    # function is the exact mean, held as one point w with weight 1
+    # (skfed/online/_coordinates.py; the kernel has no width, so no width
+    # round).
     rng = np.random.RandomState(3)
     X = rng.normal(size=(120, 3))
     groups = np.repeat(np.arange(6), 20)
@@ -242,16 +243,17 @@ def test_linear_kernel_unions_are_projected_onto_a_spanning_subset():
     est = DecentralizedKernelSGDRegressor(kernel="linear", loss="squared_error",
                                           max_epochs=3, random_state=0).fit(X, y, groups=groups)
     assert len(np.unique(est.gamma_)) == 6
-    assert len(est.network_dictionary_[0]) <= 3
+    assert len(est.network_dictionary_[0]) == 1
+    # step 3's mean against the nodes' own w = D' W (independent of the
+    # protocol: every node's dictionary and weights)
+    w = np.mean([est.dictionaries_[j].T @ est.dual_coef_[j] for j in range(6)], axis=0)
+    assert_allclose(est._network_mean_dictionary[0].T @ est._network_mean_coef[0], w,
+                    rtol=1e-10, atol=1e-12)
     grid = rng.normal(size=(20, 3))
     mean = np.mean([est._node_function(j, grid) for j in range(6)], axis=0)
-    # KOMP's budget at each of the ring's 4 levels (|f(x)| <= ||f|| ||x||
-    # for this kernel); step 3's mean (a regressor's step 4 may re-solve its
-    # weights, tests/test_online_regressor_solve.py).
-    bound = 4 * est.epsilon_ * np.linalg.norm(grid, axis=1)
-    D = est.network_dictionary_[0]
-    step3 = est._join_eval(D, est._network_mean_coef[0], est.network_gamma_[0], grid)
-    assert np.all(np.abs(step3 - mean)[:, 0] <= bound + 1e-9)
+    step3 = est._join_eval(est._network_mean_dictionary[0], est._network_mean_coef[0],
+                           est.network_gamma_[0], grid)
+    assert_allclose(step3, mean, rtol=1e-10, atol=1e-12)
     # up and down the 5 tree edges, then 2 messages an edge per solve round
     rounds = int(est._network_solve_rounds[0])
     assert rounds >= 2

@@ -133,7 +133,10 @@ _COMMON_PARAMS_DOC = """
         value and the neighbours' answers) and ``O(M^2)`` for KOMP, and the
         memory, ``M (n_features + M + n_outputs)`` floats a node.  ``None``
         lets the budget alone decide (the model order is then finite but
-        data-dependent).
+        data-dependent).  The network function of a linear or affine
+        kernel (``network_dictionary_``) is not capped: it is held exactly
+        as ``n_outputs`` points (one more for ``"affine"``) up to 1,023
+        features.
     max_epochs : int, default=30
         Passes over every node's samples in ``fit`` (``partial_fit`` makes
         one pass in arrival order).  With ``"auto"`` exchanges a pass costs
@@ -277,7 +280,11 @@ _COMMON_ATTRIBUTES_DOC = """
         (``epsilon``, ``max_dictionary_size``) at every node, then sent
         back down, so that every node holds it; a node that joins starts
         from it or from its neighbours, and an unknown node is predicted
-        with it.
+        with it.  With a linear or affine kernel and at most 1,023
+        features the mean is exact and needs no compression: ``w' x + b``
+        held as the ``n_outputs`` points ``w_k / gamma`` of weights the
+        identity (and for ``"affine"`` the point 0), whatever the nodes'
+        widths.
     network_coef_ : list of ndarray of shape (n_points, n_outputs)
         Its weights: the mean's, or, after a ``fit``, the weights re-solved
         on the nodes' summed losses over those points: a classifier's when
@@ -285,7 +292,12 @@ _COMMON_ATTRIBUTES_DOC = """
         nodes' own functions'; a regressor's, solved without the fifth of
         every node's samples it holds back (drawn from ``random_state``),
         when their loss on those held-back samples is more than 1 % under
-        the mean's (see the user guide's online page).
+        the mean's (see the user guide's online page).  With a linear or
+        affine kernel (at most 1,023 features) the solve is over every
+        affine function, not only over the mean's points, and a
+        regressor keeps, of the weights its solve evaluated, those of
+        least held-back loss (then gated as above); the points are then
+        the solved function's.
     network_component_ : ndarray of shape (n_nodes,)
         The component (index into the lists above) of every node.
     network_excluded_ : ndarray of shape (n_nodes,), dtype=bool
