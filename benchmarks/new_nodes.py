@@ -1065,8 +1065,8 @@ def _import_joins():
     imported on a join's first call, and without cached bytecode
     (``PYTHONDONTWRITEBYTECODE``) compiling ``skfed._graph_join`` took 20-80
     ms of the first join's CPU in each process."""
-    import skfed._graph_join
-    import skfed.multitask._join
+    import skfed._graph_join  # noqa: F401 (imported for its compile time only)
+    import skfed.multitask._join  # noqa: F401
 
 
 def baselines(task, X, y, groups, fit_rows, train, test, k):
