@@ -1,0 +1,57 @@
+"""Bad input a first-time user gave, and the error it must get.
+
+Each case was found by running the estimators as a scikit-learn user
+would (session after stop 52).
+"""
+
+import numpy as np
+import pytest
+
+from skfed import DecentralizedBoostingClassifier
+from skfed.boosting import make_stump_predictors
+from skfed.boosting._stumps import Stump
+
+
+def _moons_like(n_nodes=4, n=30, d=3, seed=0):
+    rng = np.random.RandomState(seed)
+    groups = np.repeat(np.arange(n_nodes), n)
+    X = rng.uniform(-1, 1, size=(n_nodes * n, d))
+    y = (X[:, 0] + 0.2 * groups * X[:, 1] > 0).astype(int)
+    return X, y, groups
+
+
+def test_stumps_on_more_features_than_X_name_base_predictors():
+    """privacy.rst's recipe builds stumps for a known domain; built for more
+    features than X has, the fit used to fail deep inside with numpy's
+    "IndexError: index 3 is out of bounds for axis 1 with size 3"."""
+    X, y, groups = _moons_like(d=3)
+    stumps = make_stump_predictors([-1] * 5, [1] * 5, 20)
+    assert max(s.feature for s in stumps) >= 3  # the case: some read a missing feature
+    clf = DecentralizedBoostingClassifier(base_predictors=stumps, random_state=0)
+    with pytest.raises(ValueError, match=r"of base_predictors reads feature [34], but X has "
+                                         r"3 features"):
+        clf.fit(X, y, groups=groups)
+
+
+def test_stumps_on_fewer_features_than_X_still_fit():
+    """Stumps on a subset of the features are a legitimate choice: they fit,
+    and the base matrix holds the stumps' +-1 values for those features."""
+    X, y, groups = _moons_like(d=3)
+    stumps = make_stump_predictors([-1, -1], [1, 1], 10)
+    clf = DecentralizedBoostingClassifier(base_predictors=stumps, random_state=0)
+    clf.fit(X, y, groups=groups)
+    assert clf.n_base_predictors_ == len(stumps) + (1 if clf.fit_intercept else 0)
+    # One stump against its definition, column by column.
+    s = stumps[3]
+    expected = np.where(X[:, s.feature] > s.threshold, 1.0, -1.0)
+    np.testing.assert_array_equal(s(X), expected)
+    assert set(np.unique(s(X))) <= {-1.0, 1.0}
+
+
+def test_stump_refuses_a_feature_out_of_range_directly():
+    X = np.zeros((4, 2))
+    with pytest.raises(ValueError, match=r"Stump\(feature=2, threshold=0\.5\) of base_predictors "
+                                         r"reads feature 2, but X has 2 features"):
+        Stump(2, 0.5)(X)
+    # numpy's negative indices keep working (the last feature)
+    np.testing.assert_array_equal(Stump(-1, -0.5)(X), np.ones(4))
