@@ -55,3 +55,43 @@ def test_stump_refuses_a_feature_out_of_range_directly():
         Stump(2, 0.5)(X)
     # numpy's negative indices keep working (the last feature)
     np.testing.assert_array_equal(Stump(-1, -0.5)(X), np.ones(4))
+
+
+@pytest.mark.parametrize("cv", [1, 0, "three", 2.5])
+def test_multitask_cv_bad_cv_message_lists_each_choice_once(cv):
+    """The message used to read "must be None, an int in the range [2, inf)
+    or an int in the range [2, inf), ..., an iterable or None"."""
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    from skfed import FederatedMultiTaskClassifierCV, FederatedMultiTaskRegressorCV
+
+    X = np.zeros((4, 2))
+    for cls, y in [(FederatedMultiTaskClassifierCV, [0, 1, 0, 1]),
+                   (FederatedMultiTaskRegressorCV, [0.0, 1.0, 0.5, 1.5])]:
+        with pytest.raises(InvalidParameterError) as info:
+            cls(cv=cv).fit(X, y, groups=[0, 0, 1, 1])
+        message = str(info.value)
+        assert f"The 'cv' parameter of {cls.__name__} must be" in message
+        assert message.count("an int in the range [2, inf)") == 1
+        assert message.count("None") == 1
+
+
+def test_multitask_cv_accepts_every_cv_it_documents():
+    """None, an int >= 2, a splitter and an iterable of splits still pass, and
+    an explicit iterable of WithinGroupKFold's splits chooses the C the
+    default (three WithinGroupKFold folds) chooses."""
+    from skfed import FederatedMultiTaskClassifierCV
+    from skfed.model_selection import WithinGroupKFold
+
+    X, y, groups = _moons_like(n_nodes=3, n=12, d=2)
+    default = FederatedMultiTaskClassifierCV(Cs=[0.1, 10.0], random_state=0)
+    default.fit(X, y, groups=groups)
+    assert default.scores_.shape == (3, 2)
+    splits = list(WithinGroupKFold(n_splits=3).split(X, y, groups))
+    for cv in [None, 3, WithinGroupKFold(n_splits=3), splits]:
+        clf = FederatedMultiTaskClassifierCV(Cs=[0.1, 10.0], cv=cv, random_state=0)
+        clf.fit(X, y, groups=groups)
+        assert clf.scores_.shape == (3, 2)
+        assert clf.C_ in (0.1, 10.0)
+    assert clf.C_ == default.C_
+    np.testing.assert_array_equal(clf.scores_, default.scores_)

@@ -266,7 +266,7 @@ class _Splits:
 
 _CV_PARAMETER_CONSTRAINTS = {
     "Cs": [Interval(numbers.Integral, 1, None, closed="left"), "array-like"],
-    "cv": [None, Interval(numbers.Integral, 2, None, closed="left"), "cv_object"],
+    "cv": ["cv_object"],
     "scoring": [None, callable],
 }
 
