@@ -95,3 +95,42 @@ def test_multitask_cv_accepts_every_cv_it_documents():
         assert clf.C_ in (0.1, 10.0)
     assert clf.C_ == default.C_
     np.testing.assert_array_equal(clf.scores_, default.scores_)
+
+
+@pytest.mark.parametrize("weights", [False, True])
+def test_multitask_cv_refuses_folds_without_a_node_with_or_without_weights(weights):
+    """cv=GroupKFold(3) holds out whole nodes: every validation sample of a
+    fold belongs to a node its fit never saw, scored by the shared model.
+    With sample_weight=np.ones(n) that split was refused ("leaves node 2 no
+    training sample with positive weight"); without sample_weight the same
+    split was accepted and C chosen from the shared model's scores.  Weights
+    of one must not change what is accepted."""
+    from sklearn.model_selection import GroupKFold
+
+    from skfed import FederatedMultiTaskClassifierCV, FederatedMultiTaskRegressorCV
+
+    X, y, groups = _moons_like(n_nodes=6, n=10, d=2)
+    kwargs = {"sample_weight": np.ones(len(y))} if weights else {}
+    held_out_first = sorted(set(groups[next(GroupKFold(3).split(X, y, groups))[1]]))
+    for cls, target in [(FederatedMultiTaskClassifierCV, y),
+                        (FederatedMultiTaskRegressorCV, X[:, 0] + 0.1 * groups)]:
+        with pytest.raises(ValueError, match=rf"Fold 0 of cv=GroupKFold.* leaves node "
+                                             rf"{held_out_first[0]} "):
+            cls(Cs=[1.0], cv=GroupKFold(3), random_state=0).fit(X, target, groups=groups,
+                                                                **kwargs)
+
+
+def test_multitask_cv_still_accepts_row_splits_that_keep_every_node():
+    """A shuffled KFold over rows keeps samples of every node in every
+    training fold here (checked), and is accepted as before."""
+    from sklearn.model_selection import KFold
+
+    from skfed import FederatedMultiTaskClassifierCV
+
+    X, y, groups = _moons_like(n_nodes=3, n=20, d=2)
+    cv = KFold(3, shuffle=True, random_state=0)
+    for train, _ in cv.split(X):
+        assert set(groups[train]) == set(groups)
+    clf = FederatedMultiTaskClassifierCV(Cs=[0.1, 10.0], cv=cv, random_state=0)
+    clf.fit(X, y, groups=groups)
+    assert clf.scores_.shape == (3, 2)
