@@ -134,3 +134,56 @@ def test_multitask_cv_still_accepts_row_splits_that_keep_every_node():
     clf = FederatedMultiTaskClassifierCV(Cs=[0.1, 10.0], cv=cv, random_state=0)
     clf.fit(X, y, groups=groups)
     assert clf.scores_.shape == (3, 2)
+
+
+def test_refit_prefer_defaults_names_a_non_estimator():
+    """refit_prefer_defaults("abc") used to fail with "AttributeError: 'str'
+    object has no attribute 'get_params'"."""
+    from skfed.model_selection import refit_prefer_defaults
+
+    with pytest.raises(TypeError, match=r"estimator must be the estimator given to the search"
+                                        r".*got 'abc'"):
+        refit_prefer_defaults("abc")
+
+
+def test_refit_prefer_defaults_explains_an_all_nan_search():
+    """With metadata routing on, scoring="accuracy" calls predict without
+    node ids, so every fold's score is NaN; the refit rule then failed with
+    numpy's bare "All-NaN slice encountered"."""
+    import warnings
+
+    import sklearn
+    from sklearn.model_selection import GridSearchCV
+
+    from skfed import PersonalizedLinearClassifier
+    from skfed.model_selection import WithinGroupKFold, refit_prefer_defaults
+
+    X, y, groups = _moons_like(n_nodes=3, n=12, d=2)
+    est = PersonalizedLinearClassifier(random_state=0)
+    search = GridSearchCV(est, {"mu": [0.1, 1.0]}, cv=WithinGroupKFold(3), scoring="accuracy",
+                          refit=refit_prefer_defaults(est))
+    with sklearn.config_context(enable_metadata_routing=True), warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the search's own "scoring failed"
+        with pytest.raises(ValueError, match=r"every setting's mean_test_score is NaN.*"
+                                             r"use make_group_scorer"):
+            search.fit(X, y, groups=groups)
+
+
+def test_refit_prefer_defaults_still_chooses_with_some_nan():
+    """A setting whose folds all failed is skipped, as before: against a
+    hand computation of the rule."""
+    from skfed.model_selection import refit_prefer_defaults
+
+    from sklearn.linear_model import LogisticRegression
+
+    choose = refit_prefer_defaults(LogisticRegression(C=1.0), n_se=1.0)
+    results = {"params": [{"C": 0.1}, {"C": 1.0}, {"C": 10.0}],
+               "mean_test_score": np.array([np.nan, 0.80, 0.90]),
+               "std_test_score": np.array([np.nan, 0.01, 0.02]),
+               "split0_test_score": 0, "split1_test_score": 0, "split2_test_score": 0,
+               "split3_test_score": 0}
+    # best 0.90 beats the defaults' 0.80 by 0.10 > 1 * 0.02 / sqrt(4) = 0.01
+    assert choose(results) == 2
+    results["mean_test_score"] = np.array([np.nan, 0.895, 0.90])
+    # 0.005 <= 0.01: keep the defaults
+    assert choose(results) == 1
