@@ -649,6 +649,11 @@ class FederatedMixin(DocLinkMixin):
         sample_weight : ndarray of shape (n_samples,) or None
         layout : NodeLayout
         """
+        # A fit describes itself only: an earlier fit's privacy accounting and
+        # its joins' logs go (a non-private refit kept privacy_spent_).
+        for name in [k for k in vars(self) if k.startswith(("privacy_", "join_"))
+                     and k.endswith("_")]:
+            del self.__dict__[name]
         if requires_y and y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None."

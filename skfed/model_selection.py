@@ -459,6 +459,11 @@ def refit_prefer_defaults(estimator, scoring="score", n_se=2.0):
         raise TypeError(f"scoring must be the name of a metric, got {scoring!r}.")
     if not isinstance(n_se, numbers.Real) or not n_se >= 0:
         raise ValueError(f"n_se must be a number >= 0, got {n_se!r}.")
+    if not hasattr(estimator, "get_params"):
+        raise TypeError(
+            "estimator must be the estimator given to the search (its get_params() are "
+            f"the defaults to keep), got {estimator!r}."
+        )
     anchor = estimator.get_params(deep=True)
 
     def choose(cv_results):
@@ -474,6 +479,13 @@ def refit_prefer_defaults(estimator, scoring="score", n_se=2.0):
             1 for name in cv_results
             if name.startswith("split") and name.endswith(f"_test_{scoring}")
         )
+        if np.all(np.isnan(mean)):
+            raise ValueError(
+                f"refit_prefer_defaults(scoring={scoring!r}): every setting's {key} is "
+                "NaN, so there is nothing to choose: the scorer failed on every fold (the "
+                "search's warnings say why; a string scorer calls predict without node "
+                "ids: use make_group_scorer, or group_column)."
+            )
         best = int(np.nanargmax(mean))
         error = float(n_se) * std[best] / np.sqrt(max(n_splits, 1))
         for index, params in enumerate(cv_results["params"]):

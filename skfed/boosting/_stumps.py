@@ -444,7 +444,14 @@ class Stump:
         self.threshold = float(threshold)
 
     def __call__(self, X):
-        return np.where(np.asarray(X)[:, self.feature] > self.threshold, 1.0, -1.0)
+        X = np.asarray(X)
+        if not -X.shape[1] <= self.feature < X.shape[1]:
+            raise ValueError(
+                f"{self!r} of base_predictors reads feature {self.feature}, but X has "
+                f"{X.shape[1]} features: build the stumps on X's feature range "
+                f"(make_stump_predictors with {X.shape[1]} minima and maxima)."
+            )
+        return np.where(X[:, self.feature] > self.threshold, 1.0, -1.0)
 
     def __repr__(self):
         return f"Stump(feature={self.feature}, threshold={self.threshold:g})"

@@ -105,8 +105,11 @@ class _MultiTaskCV:
         splits = list(self._splitter(sw).split(X, y_checked, groups=split_groups))
         if not splits:
             raise ValueError(f"cv={self.cv!r} produced no splits.")
-        if sw is not None:
-            _check_positive_training_weight(splits, split_groups, sw, self.nodes_, self.cv)
+        # Every training fold must hold samples of every node, weighted or not
+        # (a node missing from one has no model there, only the shared one).
+        _check_positive_training_weight(
+            splits, split_groups, np.ones(len(split_groups)) if sw is None else sw,
+            self.nodes_, self.cv, has_weights=sw is not None)
         random_state = self.random_state
         if not isinstance(random_state, numbers.Integral):
             # One seed for every fit: the same random features, landmarks and
@@ -225,8 +228,9 @@ class _WeightedWithinGroupKFold:
             yield indices[~test], indices[test]
 
 
-def _check_positive_training_weight(splits, codes, sample_weight, nodes, cv):
-    """Refuse a split whose training part leaves a node without positive weight."""
+def _check_positive_training_weight(splits, codes, sample_weight, nodes, cv, has_weights=True):
+    """Refuse a split whose training part leaves a node without positive weight
+    (``has_weights=False``: without samples, ``sample_weight`` all ones)."""
     sample_weight = np.asarray(sample_weight)
     codes = np.asarray(codes)
     n_nodes = len(nodes)
@@ -241,6 +245,16 @@ def _check_positive_training_weight(splits, codes, sample_weight, nodes, cv):
             train = np.flatnonzero(train)
         weight = np.bincount(codes[train], weights=sample_weight[train], minlength=n_nodes)
         empty = np.flatnonzero((weight[:n_nodes] <= 0) & weighted)
+        if empty.size and not has_weights:
+            node = np.asarray(nodes).tolist()[empty[0]]
+            raise ValueError(
+                f"Fold {k} of {where} leaves node {node!r} out of the training samples: "
+                "the fold's fit has no model of that node, so its validation samples "
+                "would be scored by the shared (or average) model, not by a model of its "
+                "own. Pass a splitter that keeps samples of every node in every training "
+                "fold (cv=None, an int, or WithinGroupKFold; GroupKFold holds out whole "
+                "nodes)."
+            )
         if empty.size:
             node = np.asarray(nodes).tolist()[empty[0]]
             total = int(np.count_nonzero(sample_weight[codes == empty[0]] > 0))
@@ -266,7 +280,7 @@ class _Splits:
 
 _CV_PARAMETER_CONSTRAINTS = {
     "Cs": [Interval(numbers.Integral, 1, None, closed="left"), "array-like"],
-    "cv": [None, Interval(numbers.Integral, 2, None, closed="left"), "cv_object"],
+    "cv": ["cv_object"],
     "scoring": [None, callable],
 }
 
@@ -330,7 +344,9 @@ class FederatedMultiTaskClassifierCV(_MultiTaskCV, FederatedMultiTaskClassifier)
         folds separately (in the order of the data, as ``WithinGroupKFold``
         does), so that every training fold keeps positive-weight samples of
         every node (a node needs two); a split that leaves a node none is
-        refused, naming the fold and the node.
+        refused, naming the fold and the node.  Any split whose training part
+        leaves out every sample of a node (e.g. ``GroupKFold``) is refused:
+        that node's validation samples would be scored by the shared model.
     scoring : callable or None, default=None
         None: the estimator's ``score`` (mean accuracy of the personalized
         predictions of the validation samples of all nodes, weighted by

@@ -8,6 +8,27 @@ from scipy import sparse
 from .._extras import install_hint
 
 
+def _check_fitted_with(estimator, attributes, caller, owners):
+    """``check_is_fitted``, then the attributes ``caller`` draws.
+
+    A fitted estimator of another kind (say Dada given to the task
+    relationship display) is refused with a ``TypeError`` that names what is
+    missing and which estimators have it, not with a ``NotFittedError`` that
+    says a fitted estimator is not fitted.
+    """
+    from sklearn.utils.validation import check_is_fitted
+
+    attributes = [attributes] if isinstance(attributes, str) else list(attributes)
+    missing = [name for name in attributes if not hasattr(estimator, name)]
+    if missing:
+        check_is_fitted(estimator)
+        raise TypeError(
+            f"{caller}.from_estimator draws {' and '.join(attributes)}, which "
+            f"{type(estimator).__name__} does not have ({', '.join(missing)} missing); "
+            f"{owners}."
+        )
+
+
 def _import_pyplot(caller):
     """Import matplotlib.pyplot, or explain how to install it."""
     try:

@@ -1,9 +1,8 @@
 """A convergence curve (or any score) against the bytes communicated."""
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
-from ._base import _get_ax
+from ._base import _check_fitted_with, _get_ax
 
 
 _CURVES = {
@@ -89,7 +88,8 @@ class CommunicationCurveDisplay:
         -------
         CommunicationCurveDisplay
         """
-        check_is_fitted(estimator, "bytes_per_round_")
+        _check_fitted_with(estimator, "bytes_per_round_", "CommunicationCurveDisplay",
+                           "every estimator that communicates has it (a Local model sends nothing)")
         if curve == "auto":
             for candidate in ("duality_gap", "consensus_error", "objective"):
                 if hasattr(estimator, _CURVES[candidate][0]):

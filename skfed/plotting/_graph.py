@@ -4,10 +4,9 @@ and the 2-D layouts it is drawn with."""
 import numpy as np
 from scipy import linalg, sparse
 from sklearn.base import is_classifier
-from sklearn.utils.validation import check_is_fitted
 
 from .._extras import install_hint
-from ._base import _check_square, _get_ax
+from ._base import _check_fitted_with, _check_square, _get_ax
 
 
 def _spectral_layout(weights):
@@ -253,7 +252,9 @@ class CollaborationGraphDisplay:
         -------
         CollaborationGraphDisplay
         """
-        check_is_fitted(estimator, "collaboration_graph_")
+        _check_fitted_with(estimator, "collaboration_graph_", "CollaborationGraphDisplay",
+                           "Dada, Perso-lin, the online kernel learners and "
+                           "CollaborationGraphLearner learn one")
         graph = _check_square(estimator.collaboration_graph_, "collaboration_graph_")
         n = graph.shape[0]
         confidence = getattr(estimator, "confidence_", None)

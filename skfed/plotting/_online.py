@@ -1,9 +1,8 @@
 """Model order and consensus error over the stream (:mod:`skfed.online`)."""
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
-from ._base import _get_ax
+from ._base import _check_fitted_with, _get_ax
 
 
 class OnlineLearningDisplay:
@@ -68,7 +67,9 @@ class OnlineLearningDisplay:
         -------
         OnlineLearningDisplay
         """
-        check_is_fitted(estimator, ["model_order_curve_", "consensus_error_curve_"])
+        _check_fitted_with(estimator, ["model_order_curve_", "consensus_error_curve_"],
+                           "OnlineLearningDisplay",
+                           "DecentralizedKernelSGDClassifier and Regressor record them")
         disp = cls(estimator.model_order_curve_, estimator.consensus_error_curve_,
                    node_labels=getattr(estimator, "nodes_", None))
         return disp.plot(ax=ax)

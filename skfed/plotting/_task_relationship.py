@@ -4,9 +4,8 @@ nodes ordered by hierarchical clustering."""
 import numpy as np
 from scipy.cluster import hierarchy
 from scipy.spatial.distance import squareform
-from sklearn.utils.validation import check_is_fitted
 
-from ._base import _check_square, _get_ax
+from ._base import _check_fitted_with, _check_square, _get_ax
 
 
 def _correlation(matrix):
@@ -166,7 +165,8 @@ class TaskRelationshipDisplay:
         -------
         TaskRelationshipDisplay
         """
-        check_is_fitted(estimator, ["omega_", "task_covariance_"])
+        _check_fitted_with(estimator, ["omega_", "task_covariance_"], "TaskRelationshipDisplay",
+                           "FederatedMultiTaskClassifier and Regressor learn them")
         sigma = np.asarray(estimator.task_covariance_, dtype=np.float64)
         matrix = cls._matrix_of(estimator, kind)
         if isinstance(order, str) and order == "cluster":
