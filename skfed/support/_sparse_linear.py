@@ -110,8 +110,10 @@ class FederatedSparseLinearRegression(
     centred with per-node intercepts), and the server tests "mean zero over
     the clients" (Student's t per candidate with Bonferroni, and Hotelling's
     T^2 of all, each at 0.025: :func:`._candidate_test.candidate_test`;
-    with fewer than ``k + 10`` answering clients, ``k`` the candidates off
-    ``S``, it skips the test, too weak there, and asks directly).
+    with fewer than ``k + 10`` round-2 senders, ``k`` the candidates off
+    ``S``, it skips the test, too weak there, and asks directly; clients
+    dropped in round 2c leave the test fewer, and it runs on those that
+    answered, keeping ``S`` when none did).
     Only if it rejects, round 2d asks the clients for the rest of their
     statistics on ``C`` and the server chooses, by 5-fold cross-validation
     over the clients that sent them (clients at positions ``f, f + 5, ...``
