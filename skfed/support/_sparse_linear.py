@@ -296,8 +296,9 @@ class FederatedSparseLinearRegression(
     refit_test_pvalues_ : ndarray of shape (c - s,) or None
         Their p-values (Student's t over the clients, before Bonferroni).
     refit_test_joint_pvalue_ : float or None
-        Hotelling's T^2 p-value of all candidates (1.0 when it cannot run:
-        no more clients than candidates plus one); None without the test.
+        Hotelling's T^2 p-value of all candidates, on the rank ``r`` of
+        their products (1.0 when it cannot run: no more than ``r + 1``
+        clients); None without the test.
     refit_asked_ : bool
         Whether round 2d asked for the candidates' statistics (the test
         rejected, or too few clients for it).
