@@ -110,8 +110,10 @@ class FederatedSparseLinearRegression(
     centred with per-node intercepts), and the server tests "mean zero over
     the clients" (Student's t per candidate with Bonferroni, and Hotelling's
     T^2 of all, each at 0.025: :func:`._candidate_test.candidate_test`;
-    with fewer than ``k + 10`` answering clients, ``k`` the candidates off
-    ``S``, it skips the test, too weak there, and asks directly).
+    with fewer than ``k + 10`` round-2 senders, ``k`` the candidates off
+    ``S``, it skips the test, too weak there, and asks directly; clients
+    dropped in round 2c leave the test fewer, and it runs on those that
+    answered, keeping ``S`` when none did).
     Only if it rejects, round 2d asks the clients for the rest of their
     statistics on ``C`` and the server chooses, by 5-fold cross-validation
     over the clients that sent them (clients at positions ``f, f + 5, ...``
@@ -294,8 +296,9 @@ class FederatedSparseLinearRegression(
     refit_test_pvalues_ : ndarray of shape (c - s,) or None
         Their p-values (Student's t over the clients, before Bonferroni).
     refit_test_joint_pvalue_ : float or None
-        Hotelling's T^2 p-value of all candidates (1.0 when it cannot run:
-        no more clients than candidates plus one); None without the test.
+        Hotelling's T^2 p-value of all candidates, on the rank ``r`` of
+        their products (1.0 when it cannot run: no more than ``r + 1``
+        clients); None without the test.
     refit_asked_ : bool
         Whether round 2d asked for the candidates' statistics (the test
         rejected, or too few clients for it).
@@ -440,19 +443,6 @@ class FederatedSparseLinearRegression(
         n_nodes, d = layout.n_nodes, X.shape[1]
         support = np.flatnonzero(self.support_)
         s = len(support)
-        if s == 0 and d > 0:
-            # A sparse model by assumption: with every feature's effect too
-            # weak for the vote (a dense model, or too few clients) the refit
-            # is intercepts only, which the user should hear (review13: a
-            # dense d = 500 model fitted R^2 -0.03 without a word).
-            warnings.warn(
-                f"No features were selected: no feature's vote was significant, so "
-                f"{type(self).__name__} predicts the intercepts only. It assumes a "
-                "sparse model; if every feature matters a little (a dense model), "
-                "use a dense estimator (MOCHA, or Ridge per node or pooled); "
-                "pvalues_ has every feature's p-value.",
-                UserWarning, stacklevel=2,
-            )
         per_node = self.fit_intercept and self.per_node_intercept
         shrunk = bool(per_node) and self.per_node_intercept == "shrunk"
         shared = self.fit_intercept and not self.per_node_intercept
@@ -550,7 +540,7 @@ class FederatedSparseLinearRegression(
                     "server's cross-validation needs, so the coefficients are least "
                     "squares on support_ (the candidates were not tested).",
                     UserWarning, stacklevel=2)
-        elif wide:
+        elif wide and len(senders):  # (nobody to test or ask without senders)
             # Rounds 2c (the test) and 2d (the candidates' statistics, only
             # if the test rejects "the support is enough")
             outcome = self._candidate_rounds(
@@ -597,6 +587,28 @@ class FederatedSparseLinearRegression(
         else:
             self.intercept_ = 0.0
         self.refit_answered_ = answered
+        if s == 0 and d > 0:
+            # A sparse model by assumption: with every feature's effect too
+            # weak for the vote (a dense model, or too few clients) the refit
+            # is intercepts only, which the user should hear (review13: a
+            # dense d = 500 model fitted R^2 -0.03 without a word), or, with
+            # candidates whose test rejected, the ridge the server's
+            # cross-validation chose on them (review16: the warning said
+            # intercepts only there too).
+            if np.any(self.coef_):
+                what = (f"the coefficients are the refit's ridge on its {len(columns)} "
+                        "candidates (refit_features_: the smallest vote p-values, chosen "
+                        "by the server's cross-validation), not a sparse model")
+            else:
+                what = f"{type(self).__name__} predicts the intercepts only"
+            warnings.warn(
+                f"No features were selected: no feature's vote was significant, so "
+                f"{what}. It assumes a "
+                "sparse model; if every feature matters a little (a dense model), "
+                "use a dense estimator (MOCHA, or Ridge per node or pooled); "
+                "pvalues_ has every feature's p-value.",
+                UserWarning, stacklevel=2,
+            )
         self._set_communication(sim)
         return self
 
