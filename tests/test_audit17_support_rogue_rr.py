@@ -53,13 +53,13 @@ def _fit_recording(monkeypatch, X, y, groups, spec, network):
 def test_rogue_clients_corrupt_randomized_bits(monkeypatch):
     X, y, groups, _, _ = make_federated_sparse_regression(
         n_clients=1000, n_samples=30, n_features=10, n_informative=3, random_state=0)
-    epsilon = 1.0
+    epsilon = 4.0  # k = 2 reported bits per client (the estimator's rule)
     spec = DifferentialPrivacy(epsilon, delta=0.0)
     network = SimulatedNetwork(rogue_fraction=0.4, rogue_behavior="complement", random_state=0)
     fits = [_fit_recording(monkeypatch, X, y, groups, spec, network) for _ in range(2)]
     (est, held_a), (_, held_b) = fits
     k = int(est.privacy_["n_reported"])
-    assert 1 <= k <= X.shape[1]
+    assert k == 2  # argmax_k k tanh(epsilon / (2 k))^2 over k <= 10
     assert len(held_a) == len(held_b) >= 1
     rows_a = [h for h in held_a if h[0].ndim == 2 and h[0].shape[1] == k]
     rows_b = [h for h in held_b if h[0].ndim == 2 and h[0].shape[1] == k]
