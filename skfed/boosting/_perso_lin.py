@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._compat import Interval, StrOptions
 from .._join_params import fitted_param
 from .._core._boosting_fast import lin_async, lin_local, lin_local_solve, lin_losses
+from ._perso_lin_block import LOCAL_UPDATES, async_block_args, resolved_local_update
 from ..network import payload_bytes
 from ..privacy import DifferentialPrivacy, check_privacy
 from ._base import (
@@ -445,6 +446,8 @@ class _LinearState(_StateMixin):
         self.n_features = X.shape[1]
         self.rogue, self.rogue_mode = rogue, rogue_mode
         self.setup_bytes = 0
+        self.local_update = "gradient"  # the fit sets "block" (``_perso_lin_block``)
+        self.block_iter = np.zeros(1, dtype=np.int64)
         curv = loss.py_curvature()
         lip = np.empty(self.K)
         for k in range(self.K):
@@ -518,6 +521,7 @@ class _LinearState(_StateMixin):
             int(n_steps), clock, node_state, offline, self.rogue, self.rogue_mode,
             simulation.counter, payload, int(budget), int(spent), self.running_objective(), curve,
             np.zeros(0, dtype=np.intp), **self._private_args(n_steps),
+            **async_block_args(self),
         )
         self.n_iter_done += n_done
         return n_done, n_updates, spent, curve[:n_done]
@@ -812,6 +816,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         "alpha": [Interval(numbers.Real, 0, None, closed="left")],
         "peer_scoring": ["boolean"],
         "privacy": [None, DifferentialPrivacy],
+        "local_update": [StrOptions(set(LOCAL_UPDATES))],
         **_BaseGraphPersonalized._common_constraints,
     }
 
@@ -841,6 +846,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         random_state=None,
         n_jobs=None,
         privacy=None,
+        local_update="auto",
     ):
         self.loss = loss
         self.alpha = alpha
@@ -865,6 +871,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.privacy = privacy
+        self.local_update = local_update
 
     def _design(self, X, dtype):
         if fitted_param(self, "fit_intercept"):  # (the fit's: set_params waits for a fit)
@@ -908,6 +915,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         state.max_mass = float(mass.max())
         state.raw_X = Xs  # the nodes' raw features (private kept models)
         state.labels = self.nodes_  # node-ordered, for the local solve's warning
+        state.local_update = resolved_local_update(self, spec)
         if spec is not None:
             self._plan_private_gradients(state, spec, mass)
         state = self._fit_alternating(state, simulation, seeds, self.n_jobs)
