@@ -12,7 +12,7 @@ Global / Local (LinearSVC / SVC / LogisticRegression on the same arrays).
 
     python benchmarks/persolin_block_update.py --datasets moons,har,\\
         review13-many_small,review13-alike,review13-half_noise,review13-d2,\\
-        review13-d500 --seeds 0,1,2 [--tol 1e-3] [--max-iter 200]
+        review13-d500 --seeds 0,1,2 [--tol 1e-4] [--max-iter 500]
 
 Results: see the docstring's table below (filled in by the run that set
 the defaults of ``skfed/boosting/_perso_lin_block.py``).
@@ -81,8 +81,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--datasets", default="moons,review13-d500")
     parser.add_argument("--seeds", default="0,1,2")
-    parser.add_argument("--tol", type=float, default=1e-3)
-    parser.add_argument("--max-iter", type=int, default=200)
+    parser.add_argument("--tol", type=float, default=1e-4)
+    parser.add_argument("--max-iter", type=int, default=500)
     args = parser.parse_args()
     for name in args.datasets.split(","):
         for seed in (int(s) for s in args.seeds.split(",")):

@@ -341,6 +341,11 @@ class _Newcomer:
                     int(n_steps), **extra)
         else:
             extra = {} if private is None else private.step_args(self, n_steps)
+            from .boosting._perso_lin_block import join_block_args  # (fit's local_update)
+
+            extra.update(join_block_args(self.est, private is not None, self.Z, self.sw,
+                                         self.offsets, self.loss, 1.0 / self.mass, self.l2,
+                                         self.n_penalized, single=True))
             lin_join(self.Z, self.Y, self.sw, self.model, self.losses, self.loss,
                      1.0 / self.mass, self.lipschitz, self.l2, self.n_penalized, S,
                      float(degree), self.confidence, mu, int(n_steps), **extra)

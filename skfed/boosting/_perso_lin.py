@@ -811,6 +811,8 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
 
     __doc__ = _fill_released_doc(__doc__, "lam", ", ``LogisticRegression()`` on its samples")
 
+    _join_fixed_params = _BaseGraphPersonalized._join_fixed_params + ("local_update",)
+
     _parameter_constraints = {
         "loss": [StrOptions(set(_LOSSES))],
         "alpha": [Interval(numbers.Real, 0, None, closed="left")],

@@ -16,8 +16,8 @@ iterations (local computation: no bytes).
 import numpy as np
 
 # Chosen by ``benchmarks/persolin_block_update.py`` (its docstring).
-BLOCK_TOL = 1e-3
-BLOCK_MAX_ITER = 200
+BLOCK_TOL = 1e-4
+BLOCK_MAX_ITER = 500
 
 LOCAL_UPDATES = ("auto", "block", "gradient")
 
@@ -65,3 +65,21 @@ def async_block_args(state):
     return {"block_scale": state.block_scale, "block_lipschitz": state.block_lipschitz,
             "block_tol": BLOCK_TOL, "block_max_iter": BLOCK_MAX_ITER,
             "block_iter": state.block_iter}
+
+
+def join_block_args(est, private, Z, sw, offsets, loss, inv_mass, l2, n_penalized,
+                    single=False):
+    """Keyword arguments of a join's model steps (``lin_join`` with
+    ``single``, else ``lin_join_steps``): the fit's ``local_update`` (its
+    recorded value), steps when the join is private."""
+    from .._join_params import fitted_param
+
+    if private or fitted_param(est, "local_update") == "gradient":
+        return {}
+    scale, lip = block_preconditioner(Z, sw, offsets, loss, np.atleast_1d(inv_mass), l2,
+                                      n_penalized)
+    if single:
+        return {"block_scale": scale[0], "block_lipschitz": float(lip[0]),
+                "block_tol": BLOCK_TOL, "block_max_iter": BLOCK_MAX_ITER}
+    return {"block_scale": scale, "block_lipschitz": lip, "block_tol": BLOCK_TOL,
+            "block_max_iter": BLOCK_MAX_ITER}
