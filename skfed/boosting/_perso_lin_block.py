@@ -9,8 +9,9 @@ under a ``privacy`` specification, whose per-message sensitivity is that of
 one clipped gradient release (a block solve's is not analysed).
 
 The solve stops once its largest preconditioned gradient entry is
-``BLOCK_TOL`` of its value at ``theta = 0`` or after ``BLOCK_MAX_ITER``
-iterations (local computation: no bytes).
+``BLOCK_TOL`` of its value at ``theta = 0`` (a newcomer's:
+``JOIN_BLOCK_TOL``) or after ``BLOCK_MAX_ITER`` iterations (local
+computation: no bytes).
 """
 
 import numpy as np
@@ -18,6 +19,9 @@ import numpy as np
 # Chosen by ``benchmarks/persolin_block_update.py`` (its docstring).
 BLOCK_TOL = 1e-4
 BLOCK_MAX_ITER = 500
+# A join's newcomers solve their blocks further (their neighbours are fixed:
+# each solve is the newcomer's whole problem, and only newcomers pay for it).
+JOIN_BLOCK_TOL = 1e-10
 
 LOCAL_UPDATES = ("auto", "block", "gradient")
 
@@ -80,6 +84,6 @@ def join_block_args(est, private, Z, sw, offsets, loss, inv_mass, l2, n_penalize
                                       n_penalized)
     if single:
         return {"block_scale": scale[0], "block_lipschitz": float(lip[0]),
-                "block_tol": BLOCK_TOL, "block_max_iter": BLOCK_MAX_ITER}
-    return {"block_scale": scale, "block_lipschitz": lip, "block_tol": BLOCK_TOL,
+                "block_tol": JOIN_BLOCK_TOL, "block_max_iter": BLOCK_MAX_ITER}
+    return {"block_scale": scale, "block_lipschitz": lip, "block_tol": JOIN_BLOCK_TOL,
             "block_max_iter": BLOCK_MAX_ITER}
