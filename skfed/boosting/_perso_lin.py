@@ -690,7 +690,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         or ``"gradient"`` under ``privacy`` (the analysed release; an
         explicit ``"block"`` with ``privacy`` is refused).  At the default
         ``max_iter`` the gradient steps stop up to 36 % above the
-        objective's optimum (76-95 % on HAR), block solves within 1.3 %
+        objective's optimum (53-95 % on HAR), block solves within 1.3 %
         (0.8 % on HAR), scoring 5-6 points higher at d = 500 and within
         0.1 point elsewhere (``python benchmarks/persolin_block_update.py``);
         a wake-up costs more CPU (HAR's fit about 4.7 times).
