@@ -693,7 +693,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         objective's optimum (53-95 % on HAR), block solves within 1.3 %
         (0.8 % on HAR), scoring 5-6 points higher at d = 500 and within
         0.1 point elsewhere (``python benchmarks/persolin_block_update.py``);
-        a wake-up costs more CPU (HAR's fit about 4.7 times).
+        a wake-up costs more CPU (HAR's and d = 500's fits 4.4 times).
 
     Attributes
     ----------
