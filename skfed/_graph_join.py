@@ -67,8 +67,8 @@ newcomers that choose them), after Dada's feature vote:
    send their final models.
 4. **Its model.**  It runs the fit's mean number of wake-ups of a node
    (``max_iter / n_fitted``) of model steps on its block of eq. 1 with its
-   neighbours' models fixed: Frank-Wolfe steps (``fw_join``) or gradient
-   steps ``1 / L`` from its local model (``lin_join``).  Dada's (without
+   neighbours' models fixed: Frank-Wolfe steps (``fw_join``) or the fit's
+   ``local_update`` (block solves or steps ``1 / L``) from its local model (``lin_join``).  Dada's (without
    privacy) start from its neighbours' mean ``S / d`` (a point of the l1
    ball) with ``gamma = 2 / (tau + 2 + 8 T)``, ``T`` the steps (see
    ``_WARM_START``); counted from 0, the first step (``gamma = 1``) jumped
