@@ -431,6 +431,33 @@ Joins: superseded numbers, alternatives measured and not kept, the measurement c
     points and are above their refits; rotated moons' joins are 1.4 under,
     0.3 above and 1.7 under their refits (they were 1.2 / 2.8 / 6.3 under).
 
+    Perso-lin's rows again on 2026-11-29 (persolin14), after a waking node
+    and a newcomer minimize their block of the objective instead of one
+    gradient step (``local_update="block"``, the default without privacy;
+    same messages), same command with ``--families persolin``, HAR in one
+    process, moons then Landmine in another, load 10-14.  Old -> new,
+    ``k = 5 / 10 / 20``:
+
+        HAR sitting    join HAR_JOIN
+                       refit HAR_REFIT
+                       CPU HAR_CPU
+        rotated moons  join 54.0 / 57.8 / 61.3 -> 54.2 / 57.8 / 61.5
+                       refit 54.5 / 58.7 / 63.8 -> 55.1 / 58.5 / 63.9
+                       CPU 0.158 / 0.237 / 0.238 -> 0.129 / 0.177 / 0.187
+        Landmine       join and refit unchanged to 0.1 (93.6 / 93.6 / 93.8)
+                       CPU 0.059 / 0.072 / 0.066 -> 0.029 / 0.039 / 0.034
+
+    Bytes unchanged to the fourth digit.  The CPU ratios fall because a
+    refit's wake-ups cost more, not because joins got cheaper.  Held-out
+    families (``--datasets related``, seeds 0-2; main at e42c5aa -> this
+    change), join k = 5 / 10 / 20: alike 90.07 / 90.36 / 90.78 -> 90.09 /
+    90.40 / 90.81, clustered 73.67 / 81.79 / 88.33 -> 73.69 / 81.79 /
+    88.39, narrow 90.69 / 91.21 / 91.53 -> 90.64 / 91.19 / 91.53, small
+    86.93 / 88.19 / 89.79 -> 88.47 / 89.31 / 90.67, wide 86.71 / 87.33 /
+    87.47 -> 87.38 / 88.36 / 88.50 (refits +0.0-6.7); clustered at k = 5
+    and 10 now meet the goal's CPU tenth (0.07 / 0.08), again from the
+    costlier refit.
+
     The online HAR, rotated moons and Landmine rows again on 2026-11-28
     (online12, ``--families online --datasets D --seeds 0,1,2 --ks
     5,10,20``, HAR in one process, moons then Landmine in another, load

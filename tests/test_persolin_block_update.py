@@ -183,7 +183,7 @@ def test_block_fit_reaches_the_scipy_minimizer_of_the_stated_objective(monkeypat
 
 def test_bytes_of_a_wake_up_do_not_change_closed_form():
     X, y, g, W, _ = _ring_data(1)
-    K, T = W.shape[0], 40
+    T = 40
     sent = {}
     for update in ("block", "gradient"):
         est = PersonalizedLinearClassifier(graph=W, max_iter=T, random_state=2,

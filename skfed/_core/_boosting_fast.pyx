@@ -689,6 +689,66 @@ cdef void _lin_node_step(
         theta[k, p, j] = <floating>(theta[k, p, j] - grad[j] / lipschitz)
 
 
+cdef intp_t _agd_solve(
+    const floating[:, ::1] X, const floating[:, ::1] Y, const floating[::1] sw,
+    intp_t start, intp_t end, intp_t p, intp_t k,
+    floating[:, :, ::1] theta, LossFunction loss,
+    double inv_mass, double l2, intp_t n_penalized,
+    double loss_weight, double mu, double dk, const double* S,
+    const double* sc, const double* step, double limit, double tol, intp_t max_iter,
+    double* grad, double* x, double* yv, double* prev,
+) noexcept nogil:
+    """Accelerated gradient with gradient restart on ``G(theta) = c F_k(theta)
+    + (mu / 2)(d_k ||theta||^2 - 2 theta . S)`` (``c = loss_weight``; ``mu =
+    0``: ``c F_k``, S unread), from ``theta_k``, steps ``step_j g_j``, until
+    ``max_j |sc_j g_j| <= limit`` (``limit < 0``: ``tol`` times its value at
+    the start) or ``max_iter`` iterations (then ``theta_k`` is the last
+    ``x``).  The loop of ``lin_local_solve`` (see there) and of
+    ``_lin_block_solve``.  Returns the iterations taken."""
+    cdef intp_t n = X.shape[1], j, it = 0
+    cdef double t = 1.0, t_next, beta, gmax, uphill, xn
+    for j in range(n):
+        x[j] = theta[k, p, j]
+        yv[j] = x[j]
+    while it < max_iter:
+        for j in range(n):
+            theta[k, p, j] = <floating>yv[j]
+        _lin_grad(X, Y, sw, start, end, p, k, theta, loss, inv_mass, l2, n_penalized, grad)
+        gmax = 0.0
+        for j in range(n):
+            grad[j] = loss_weight * grad[j]
+            if mu != 0.0:
+                grad[j] += mu * (dk * yv[j] - S[j])
+            if fabs(sc[j] * grad[j]) > gmax:
+                gmax = fabs(sc[j] * grad[j])
+        if limit < 0.0:
+            limit = tol * gmax
+        if gmax <= limit:
+            for j in range(n):
+                x[j] = yv[j]
+            break
+        uphill = 0.0
+        for j in range(n):
+            xn = yv[j] - step[j] * grad[j]
+            uphill += grad[j] * (xn - x[j])
+            prev[j] = x[j]
+            x[j] = xn
+        it += 1
+        if uphill > 0.0:
+            t = 1.0
+            for j in range(n):
+                yv[j] = x[j]
+        else:
+            t_next = 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t))
+            beta = (t - 1.0) / t_next
+            for j in range(n):
+                yv[j] = x[j] + beta * (x[j] - prev[j])
+            t = t_next
+    for j in range(n):
+        theta[k, p, j] = <floating>x[j]
+    return it
+
+
 cdef intp_t _lin_block_solve(
     const floating[:, ::1] X, const floating[:, ::1] Y, const floating[::1] sw,
     intp_t start, intp_t end, intp_t p, intp_t k,
@@ -714,11 +774,11 @@ cdef intp_t _lin_block_solve(
     sqrt(r)``).  Stops once ``max_j |sc_j g_j| <= tol max_j |sc_j g0_j|``,
     ``g0`` the gradient of G at ``theta = 0`` (a reference that does not
     shrink as the fit converges, so a wake-up at its block optimum stops at
-    once), or after ``max_iter`` iterations.  Returns the iterations taken.
+    once), or after ``max_iter`` iterations (``_agd_solve``).  Returns the
+    iterations taken.
     """
-    cdef intp_t n = X.shape[1], j, it = 0
-    cdef double Dj, Dp, rmax = 0.0, qmax = 0.0, lip, gmax, limit, t = 1.0, t_next, beta
-    cdef double uphill, xn
+    cdef intp_t n = X.shape[1], j
+    cdef double Dj, Dp, rmax = 0.0, qmax = 0.0, lip, gmax
     for j in range(n):
         Dj = 1.0 / (local_scale[j] * local_scale[j]) if local_scale[j] > 0.0 else 0.0
         Dp = loss_weight * Dj + mu * dk
@@ -736,7 +796,6 @@ cdef intp_t _lin_block_solve(
     for j in range(n):
         step[j] = sc[j] * sc[j] / lip
         x[j] = theta[k, p, j]
-        yv[j] = x[j]
         theta[k, p, j] = 0
     # the reference: the scaled gradient of G at 0
     _lin_grad(X, Y, sw, start, end, p, k, theta, loss, inv_mass, l2, n_penalized, grad)
@@ -744,42 +803,11 @@ cdef intp_t _lin_block_solve(
     for j in range(n):
         if fabs(sc[j] * (loss_weight * grad[j] - mu * S[j])) > gmax:
             gmax = fabs(sc[j] * (loss_weight * grad[j] - mu * S[j]))
-    limit = tol * gmax
-    while True:
-        for j in range(n):
-            theta[k, p, j] = <floating>yv[j]
-        _lin_grad(X, Y, sw, start, end, p, k, theta, loss, inv_mass, l2, n_penalized, grad)
-        gmax = 0.0
-        for j in range(n):
-            grad[j] = loss_weight * grad[j] + mu * (dk * yv[j] - S[j])
-            if fabs(sc[j] * grad[j]) > gmax:
-                gmax = fabs(sc[j] * grad[j])
-        if gmax <= limit:
-            for j in range(n):
-                x[j] = yv[j]
-            break
-        if it >= max_iter:
-            break
-        uphill = 0.0
-        for j in range(n):
-            xn = yv[j] - step[j] * grad[j]
-            uphill += grad[j] * (xn - x[j])
-            prev[j] = x[j]
-            x[j] = xn
-        it += 1
-        if uphill > 0.0:
-            t = 1.0
-            for j in range(n):
-                yv[j] = x[j]
-        else:
-            t_next = 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t))
-            beta = (t - 1.0) / t_next
-            for j in range(n):
-                yv[j] = x[j] + beta * (x[j] - prev[j])
-            t = t_next
     for j in range(n):
         theta[k, p, j] = <floating>x[j]
-    return it
+    return _agd_solve(X, Y, sw, start, end, p, k, theta, loss, inv_mass, l2, n_penalized,
+                      loss_weight, mu, dk, S, sc, step, tol * gmax, tol, max_iter, grad, x, yv,
+                      prev)
 
 
 def lin_local(
@@ -889,7 +917,6 @@ def lin_local_solve(
     step_arr = np.zeros(max(n, 1), dtype=np.float64)
     cdef double[::1] grad = grad_arr, x = x_arr, yv = y_arr, prev = prev_arr
     cdef double[::1] step = step_arr
-    cdef double t, t_next, beta, gmax, uphill, xn, limit = 0.0
     cdef bint count_capped = n_capped is not None
     with nogil:
         for k in range(node_start, node_end):
@@ -899,45 +926,10 @@ def lin_local_solve(
             for j in range(n):
                 step[j] = scale[k, j] * scale[k, j] / lipschitz[k]
             for p in range(P):
-                for j in range(n):
-                    x[j] = theta[k, p, j]
-                    yv[j] = x[j]
-                t = 1.0
-                it = 0
-                while it < max_iter:
-                    for j in range(n):
-                        theta[k, p, j] = <floating>yv[j]
-                    _lin_grad(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss,
-                              inv_mass[k], l2, n_penalized, &grad[0])
-                    gmax = 0.0
-                    for j in range(n):
-                        if fabs(scale[k, j] * grad[j]) > gmax:
-                            gmax = fabs(scale[k, j] * grad[j])
-                    if it == 0:
-                        limit = tol * gmax
-                    if gmax <= limit:
-                        for j in range(n):
-                            x[j] = yv[j]
-                        break
-                    uphill = 0.0
-                    for j in range(n):
-                        xn = yv[j] - step[j] * grad[j]
-                        uphill += grad[j] * (xn - x[j])
-                        prev[j] = x[j]
-                        x[j] = xn
-                    it += 1
-                    if uphill > 0.0:
-                        t = 1.0
-                        for j in range(n):
-                            yv[j] = x[j]
-                    else:
-                        t_next = 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t))
-                        beta = (t - 1.0) / t_next
-                        for j in range(n):
-                            yv[j] = x[j] + beta * (x[j] - prev[j])
-                        t = t_next
-                for j in range(n):
-                    theta[k, p, j] = <floating>x[j]
+                it = _agd_solve(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss,
+                                inv_mass[k], l2, n_penalized, 1.0, 0.0, 0.0, NULL,
+                                &scale[k, 0], &step[0], -1.0, tol, max_iter, &grad[0], &x[0],
+                                &yv[0], &prev[0])
                 losses[k, p] = _lin_node_loss(X, Y, sw, offsets[k], offsets[k + 1], p, k,
                                               theta, loss, inv_mass[k], l2, n_penalized, NULL)
                 n_iter[k] += it
