@@ -438,9 +438,9 @@ Joins: superseded numbers, alternatives measured and not kept, the measurement c
     process, moons then Landmine in another, load 10-14.  Old -> new,
     ``k = 5 / 10 / 20``:
 
-        HAR sitting    join HAR_JOIN
-                       refit HAR_REFIT
-                       CPU HAR_CPU
+        HAR sitting    join 92.5 / 92.7 / 93.7 -> 93.6 / 93.8 / 94.5
+                       refit 88.0 / 91.0 / 92.5 -> 89.5 / 93.1 / 93.4
+                       CPU 0.008 / 0.011 / 0.017 -> 0.004 / 0.005 / 0.011
         rotated moons  join 54.0 / 57.8 / 61.3 -> 54.2 / 57.8 / 61.5
                        refit 54.5 / 58.7 / 63.8 -> 55.1 / 58.5 / 63.9
                        CPU 0.158 / 0.237 / 0.238 -> 0.129 / 0.177 / 0.187
