@@ -696,14 +696,14 @@ cdef intp_t _agd_solve(
     double inv_mass, double l2, intp_t n_penalized,
     double loss_weight, double mu, double dk, const double* S,
     const double* sc, const double* step, double limit, double tol, intp_t max_iter,
-    double* grad, double* x, double* yv, double* prev,
+    double* grad, double* x, double* yv, double* prev, bint from_start=True,
 ) noexcept nogil:
     """Accelerated gradient with gradient restart on ``G(theta) = c F_k(theta)
     + (mu / 2)(d_k ||theta||^2 - 2 theta . S)`` (``c = loss_weight``; ``mu =
     0``: ``c F_k``, S unread), from ``theta_k``, steps ``step_j g_j``, until
-    ``max_j |sc_j g_j| <= limit`` (``limit < 0``: ``tol`` times its value at
-    the start) or ``max_iter`` iterations (then ``theta_k`` is the last
-    ``x``).  The loop of ``lin_local_solve`` (see there) and of
+    ``max_j |sc_j g_j|`` is at most ``limit`` and (``from_start``) at most
+    ``tol`` times its value at the start (``limit < 0``: the latter only), or after
+    ``max_iter`` iterations (then ``theta_k`` is the last ``x``).  The loop of ``lin_local_solve`` (see there) and of
     ``_lin_block_solve``.  Returns the iterations taken."""
     cdef intp_t n = X.shape[1], j, it = 0
     cdef double t = 1.0, t_next, beta, gmax, uphill, xn
@@ -721,7 +721,7 @@ cdef intp_t _agd_solve(
                 grad[j] += mu * (dk * yv[j] - S[j])
             if fabs(sc[j] * grad[j]) > gmax:
                 gmax = fabs(sc[j] * grad[j])
-        if limit < 0.0:
+        if it == 0 and (limit < 0.0 or (from_start and tol * gmax < limit)):
             limit = tol * gmax
         if gmax <= limit:
             for j in range(n):
@@ -757,6 +757,7 @@ cdef intp_t _lin_block_solve(
     double loss_weight, double mu, double dk, const double* S,
     const double* local_scale, double local_lipschitz, double tol, intp_t max_iter,
     double* grad, double* x, double* yv, double* prev, double* step, double* sc,
+    bint from_start=True,
 ) noexcept nogil:
     """Block solve of node k: ``theta_k`` minimizes its block of the objective.
 
@@ -771,10 +772,13 @@ cdef intp_t _lin_block_solve(
     Lipschitz constant in those coordinates bounded (Weyl) by
     ``local_lipschitz max_j r_j + max_j (1 - r_j)``, ``r_j = c D_j / D'_j``
     (the first term bounds ``c sc A sc = sqrt(r) (D^-1/2 A D^-1/2)
-    sqrt(r)``).  Stops once ``max_j |sc_j g_j| <= tol max_j |sc_j g0_j|``,
-    ``g0`` the gradient of G at ``theta = 0`` (a reference that does not
-    shrink as the fit converges, so a wake-up at its block optimum stops at
-    once), or after ``max_iter`` iterations (``_agd_solve``).  Returns the
+    sqrt(r)``).  Stops once ``max_j |sc_j g_j|`` is at most ``tol`` times
+    the smaller of its value at the start and at ``theta = 0`` (the start
+    alone would make a far-off wake-up solve its block ever more finely;
+    every wake-up still divides its block's gradient by ``1 / tol``, so
+    more wake-ups keep converging; without ``from_start``, the value at 0
+    only: a newcomer's solves, which stop once one starts solved), or
+    after ``max_iter`` iterations (``_agd_solve``).  Returns the
     iterations taken.
     """
     cdef intp_t n = X.shape[1], j
@@ -807,7 +811,7 @@ cdef intp_t _lin_block_solve(
         theta[k, p, j] = <floating>x[j]
     return _agd_solve(X, Y, sw, start, end, p, k, theta, loss, inv_mass, l2, n_penalized,
                       loss_weight, mu, dk, S, sc, step, tol * gmax, tol, max_iter, grad, x, yv,
-                      prev)
+                      prev, from_start)
 
 
 def lin_local(
@@ -1311,7 +1315,7 @@ def lin_join(
                         X, Y, sw, 0, m, p, 0, theta, loss, inv_mass, l2, n_penalized, lw, mu,
                         dk, &S[p, 0], &block_scale[0], block_lipschitz, block_tol,
                         block_max_iter, &grad[0], &bx[0, 0], &bx[1, 0], &bx[2, 0], &bx[3, 0],
-                        &bx[4, 0])
+                        &bx[4, 0], False)
                 if moved == 0:
                     break
                 continue

@@ -277,7 +277,7 @@ def lin_join_steps(
                                 inv_mass[k], l2, n_penalized, lw, mu, dk, &S[k, p, 0],
                                 &block_scale[k, 0], block_lipschitz[k], block_tol,
                                 block_max_iter, grad, grad + n, grad + 2 * n, grad + 3 * n,
-                                grad + 4 * n, grad + 5 * n)
+                                grad + 4 * n, grad + 5 * n, False)
                         if moved == 0:
                             break
                         continue

@@ -4,20 +4,24 @@
 node's block of the objective); ``"block"`` minimizes that block, the
 neighbours' models fixed (``_boosting_fast._lin_block_solve``): the same
 message, sent the same way, so the bytes of a wake-up do not change.
-``"auto"`` (the default) is ``"block"`` without privacy and ``"gradient"``
-under a ``privacy`` specification, whose per-message sensitivity is that of
-one clipped gradient release (a block solve's is not analysed).
+``"auto"`` (the default) is ``"block"`` without privacy (and at ``epsilon =
+inf``, which is the non-private fit) and ``"gradient"`` under a finite
+``privacy`` budget, whose per-message sensitivity is that of one clipped
+gradient release (a block solve's is not analysed).
 
 The solve stops once its largest preconditioned gradient entry is
-``BLOCK_TOL`` of its value at ``theta = 0`` (a newcomer's:
-``JOIN_BLOCK_TOL``) or after ``BLOCK_MAX_ITER`` iterations (local
-computation: no bytes).
+``BLOCK_TOL`` of the smaller of its values at the start and at ``theta =
+0`` (a newcomer's: ``JOIN_BLOCK_TOL`` of its value at 0, its neighbours
+being fixed), or after ``BLOCK_MAX_ITER`` iterations (local computation:
+no bytes).
 """
+
+import math
 
 import numpy as np
 
 # Chosen by ``benchmarks/persolin_block_update.py`` (its docstring).
-BLOCK_TOL = 1e-4
+BLOCK_TOL = 1e-2
 BLOCK_MAX_ITER = 500
 # A join's newcomers solve their blocks further (their neighbours are fixed:
 # each solve is the newcomer's whole problem, and only newcomers pay for it).
@@ -36,7 +40,7 @@ def resolved_local_update(est, spec):
     update = getattr(est, "local_update", "auto")
     if update not in LOCAL_UPDATES:
         raise ValueError(f"local_update must be one of {LOCAL_UPDATES}; got {update!r}.")
-    if spec is not None:
+    if spec is not None and math.isfinite(spec.epsilon):
         if update == "block":
             raise ValueError(
                 "local_update='block' is not available with privacy: a private "
