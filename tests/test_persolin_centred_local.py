@@ -100,9 +100,8 @@ def test_fit_on_shifted_features_keeps_its_accuracy():
     for shift in (0.0, 1e3):
         with warnings.catch_warnings():
             warnings.simplefilter("error", ConvergenceWarning)
-            # (the local solve's centring, under the paper's gradient step:
-            # block solves reach the stated objective's optimum, which is
-            # not shift invariant, see below)
+            # (the local solve's centring, under the paper's gradient step;
+            # the block wake-ups: the test below)
             est = PersonalizedLinearClassifier(random_state=0, local_update="gradient").fit(
                 X[~test] + shift, y[~test], groups=g[~test])
         scores.append(est.score(X[test] + shift, y[test], groups=g[test]))
@@ -123,12 +122,11 @@ def test_without_an_intercept_nothing_is_shifted():
 
 
 def test_block_fit_on_shifted_features_solves_the_objective():
-    """Shifted features: the block solve reaches the stated objective's
-    optimum (the same value with a 40 times larger solve cap), where the
-    gradient steps stop far above it.  That optimum scores 0.89 against
-    0.92 unshifted (measured): the coupling ``||theta_k - theta_l||^2``
-    includes the intercepts, which a shift moves by ``(w_k - w_l) . s``,
-    so the objective itself is not shift invariant."""
+    """Shifted features: the default block wake-ups stop near the stated
+    objective's optimum (a solve to 1e-8 with a 40 times larger cap), where
+    the gradient steps stop six times above it, and keep the accuracy
+    (measured 0.910; gradient steps 0.913, unshifted 0.92).  A stop rule
+    relative to the gradient at 0 alone stopped at 1.908 against 1.667."""
     from skfed.boosting import _perso_lin_block
 
     rng = np.random.RandomState(0)
@@ -140,13 +138,13 @@ def test_block_fit_on_shifted_features_solves_the_objective():
     test = np.tile(np.arange(n) >= 30, K)
     fits = [PersonalizedLinearClassifier(random_state=0, local_update=u).fit(
         X[~test], y[~test], groups=g[~test]) for u in ("block", "gradient")]
-    old = _perso_lin_block.BLOCK_MAX_ITER
+    old = _perso_lin_block.BLOCK_MAX_ITER, _perso_lin_block.BLOCK_TOL
     try:
-        _perso_lin_block.BLOCK_MAX_ITER = 40 * old
-        longer = PersonalizedLinearClassifier(random_state=0).fit(
+        _perso_lin_block.BLOCK_MAX_ITER, _perso_lin_block.BLOCK_TOL = 40 * old[0], 1e-8
+        tight = PersonalizedLinearClassifier(random_state=0).fit(
             X[~test], y[~test], groups=g[~test])
     finally:
-        _perso_lin_block.BLOCK_MAX_ITER = old
-    assert fits[0].objective_ == pytest.approx(longer.objective_, rel=1e-4)
-    assert fits[0].objective_ < 0.5 * fits[1].objective_
-    assert fits[0].score(X[test], y[test], groups=g[test]) > 0.85
+        _perso_lin_block.BLOCK_MAX_ITER, _perso_lin_block.BLOCK_TOL = old
+    assert tight.objective_ <= fits[0].objective_ <= tight.objective_ * (1 + 1e-3)
+    assert fits[1].objective_ > 5 * tight.objective_
+    assert fits[0].score(X[test], y[test], groups=g[test]) >= 0.9
