@@ -441,11 +441,11 @@ Joins: superseded numbers, alternatives measured and not kept, the measurement c
         HAR sitting    join 92.5 / 92.7 / 93.7 -> 93.6 / 93.8 / 94.5
                        refit 88.0 / 91.0 / 92.5 -> 89.5 / 93.1 / 93.4
                        CPU 0.008 / 0.011 / 0.017 -> 0.004 / 0.005 / 0.011
-        rotated moons  join 54.0 / 57.8 / 61.3 -> 54.2 / 57.8 / 61.5
-                       refit 54.5 / 58.7 / 63.8 -> 55.1 / 58.5 / 63.9
-                       CPU 0.158 / 0.237 / 0.238 -> 0.129 / 0.177 / 0.187
+        rotated moons  join 54.0 / 57.8 / 61.3 -> 54.1 / 58.0 / 61.5
+                       refit 54.5 / 58.7 / 63.8 -> 55.1 / 58.4 / 63.9
+                       CPU 0.158 / 0.237 / 0.238 -> 0.103 / 0.119 / 0.140
         Landmine       join and refit unchanged to 0.1 (93.6 / 93.6 / 93.8)
-                       CPU 0.059 / 0.072 / 0.066 -> 0.029 / 0.039 / 0.034
+                       CPU 0.059 / 0.072 / 0.066 -> 0.018 / 0.022 / 0.020
 
     Bytes unchanged to the fourth digit.  The CPU ratios fall because a
     refit's wake-ups cost more, not because joins got cheaper.  Held-out

@@ -685,17 +685,17 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         What a waking node (and a newcomer of :meth:`add_nodes`) does with
         its block: ``"gradient"`` the step above; ``"block"`` minimizes it
         (preconditioned accelerated gradient until the largest scaled
-        gradient entry is ``1e-4`` of its value at zero, a newcomer's
-        ``1e-10``, at most 500 iterations a solve; local computation, no
-        bytes); ``"auto"``: ``"block"``,
+        gradient entry is ``1e-2`` of the smaller of its values at the
+        start and at zero, a newcomer's ``1e-10`` of the latter, at most 500
+        iterations a solve; local computation, no bytes); ``"auto"``: ``"block"``,
         or ``"gradient"`` under ``privacy`` (the analysed release; an
         explicit ``"block"`` with ``privacy`` is refused).  At the default
         ``max_iter`` the gradient steps stop up to 36 % above the
         objective's optimum (53-95 % on HAR), block solves within 1.3 %
-        (0.8 % on HAR), scoring 5-6 points higher at d = 500, 0.6 on many
+        (0.6 % on HAR), scoring 5-6 points higher at d = 500, 0.6 on many
         small nodes, at most 0.03 lower on the other held-out families
         (``python benchmarks/persolin_block_update.py``);
-        a wake-up costs more CPU (HAR's and d = 500's fits 4.4 times).
+        a wake-up costs more CPU (HAR's fit 9 times, d = 500's 6 times).
 
     Attributes
     ----------
