@@ -458,6 +458,33 @@ Joins: superseded numbers, alternatives measured and not kept, the measurement c
     exactly, its sign of noise scored 32.5 / 28.9 / 37.1 on unseen nodes,
     though the joins then scored 93.6 / 93.5 / 93.6).
 
+    Perso-lin's rows again on 2026-11-29 (persolin14), after a waking node
+    and a newcomer minimize their block of the objective instead of one
+    gradient step (``local_update="block"``, the default without privacy;
+    same messages), same command with ``--families persolin``, HAR in one
+    process, moons then Landmine in another, load 10-14.  Old -> new,
+    ``k = 5 / 10 / 20``:
+
+        HAR sitting    join 92.5 / 92.7 / 93.7 -> 93.6 / 93.9 / 94.6
+                       refit 88.0 / 91.0 / 92.5 -> 89.9 / 93.1 / 93.4
+                       CPU 0.008 / 0.011 / 0.017 -> 0.002 / 0.003 / 0.005
+        rotated moons  join 54.0 / 57.8 / 61.3 -> 54.1 / 58.0 / 61.5
+                       refit 54.5 / 58.7 / 63.8 -> 55.1 / 58.4 / 63.9
+                       CPU 0.158 / 0.237 / 0.238 -> 0.103 / 0.119 / 0.140
+        Landmine       join and refit unchanged to 0.1 (93.6 / 93.6 / 93.8)
+                       CPU 0.059 / 0.072 / 0.066 -> 0.018 / 0.022 / 0.020
+
+    Bytes unchanged to the fourth digit.  The CPU ratios fall because a
+    refit's wake-ups cost more, not because joins got cheaper.  Held-out
+    families (``--datasets related``, seeds 0-2; main at e42c5aa -> this
+    change), join k = 5 / 10 / 20: alike 90.07 / 90.36 / 90.78 -> 90.09 /
+    90.40 / 90.81, clustered 73.67 / 81.79 / 88.33 -> 73.73 / 81.79 /
+    88.39, narrow 90.69 / 91.21 / 91.53 -> 90.67 / 91.19 / 91.53, small
+    86.93 / 88.19 / 89.79 -> 88.48 / 89.32 / 90.67, wide 86.71 / 87.33 /
+    87.47 -> 87.38 / 88.36 / 88.47 (refits -0.03 to +6.7); clustered at
+    every k and narrow at k = 20 now meet the goal, on CPU (0.04-0.08),
+    again from the costlier refit.
+
     The online HAR, rotated moons and Landmine rows again on 2026-11-28
     (online12, ``--families online --datasets D --seeds 0,1,2 --ks
     5,10,20``, HAR in one process, moons then Landmine in another, load

@@ -67,8 +67,8 @@ newcomers that choose them), after Dada's feature vote:
    send their final models.
 4. **Its model.**  It runs the fit's mean number of wake-ups of a node
    (``max_iter / n_fitted``) of model steps on its block of eq. 1 with its
-   neighbours' models fixed: Frank-Wolfe steps (``fw_join``) or gradient
-   steps ``1 / L`` from its local model (``lin_join``).  Dada's (without
+   neighbours' models fixed: Frank-Wolfe steps (``fw_join``) or the fit's
+   ``local_update`` (block solves or steps ``1 / L``) from its local model (``lin_join``).  Dada's (without
    privacy) start from its neighbours' mean ``S / d`` (a point of the l1
    ball) with ``gamma = 2 / (tau + 2 + 8 T)``, ``T`` the steps (see
    ``_WARM_START``); counted from 0, the first step (``gamma = 1``) jumped
@@ -341,6 +341,11 @@ class _Newcomer:
                     int(n_steps), **extra)
         else:
             extra = {} if private is None else private.step_args(self, n_steps)
+            from .boosting._perso_lin_block import join_block_args  # (fit's local_update)
+
+            extra.update(join_block_args(self.est, private is not None, self.Z, self.sw,
+                                         self.offsets, self.loss, 1.0 / self.mass, self.l2,
+                                         self.n_penalized, single=True))
             lin_join(self.Z, self.Y, self.sw, self.model, self.losses, self.loss,
                      1.0 / self.mass, self.lipschitz, self.l2, self.n_penalized, S,
                      float(degree), self.confidence, mu, int(n_steps), **extra)

@@ -383,11 +383,14 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
     # (the degrees and the links change only when the rows are re-solved)
     degree, exchange_pairs = degrees(w_new), senders(links)
     linked = len(links[0]) > 0
+    from .boosting._perso_lin_block import join_block_args  # (the fit's local_update)
+
+    block = join_block_args(est, False, Z, sw, offsets, loss, inv_mass, l2, n_pen)
     for _, size, last, resolve in _step_blocks(n_steps, every, linked):
         csr_times_dense(pattern.indptr, pattern.cols, w_new, flat(theta), mixed)
         S = np.ascontiguousarray((S_fixed + mixed).reshape(n_new, P, n))
         lin_join_steps(Z, Y, sw, offsets, theta, losses, loss, inv_mass, lipschitz, l2, n_pen,
-                       S, degree, confidence, mu, int(size))
+                       S, degree, confidence, mu, int(size), **block)
         if last:
             break
         if linked:

@@ -41,7 +41,8 @@ def _cases():
     return [
         ("dada", DecentralizedBoostingClassifier(n_estimators=8, peer_scoring=True, **_GRAPH),
          X, y, g, fit, new),
-        ("perso_lin", PersonalizedLinearClassifier(**_GRAPH), X, y, g, fit, new),
+        ("perso_lin", PersonalizedLinearClassifier(**_GRAPH, local_update="gradient"),  # NumPy ref.: steps
+         X, y, g, fit, new),
         ("online", DecentralizedKernelSGDClassifier(kernel="rbf", max_epochs=2, max_dictionary_size=12,
                                                     random_state=6, consensus_penalty=0.1),
          X, y, g, fit, new),

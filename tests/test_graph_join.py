@@ -280,6 +280,8 @@ def test_join_equals_numpy_per_node_computation(cls, update, kept):
                   max_neighbors=None, graph_update_every=update)
     if cls is DecentralizedBoostingClassifier:
         params.update(n_estimators=8, peer_scoring=True)
+    else:  # the reference takes gradient steps (block solves: test_persolin_block_update)
+        params.update(local_update="gradient")
     est, info, new = _fit(cls, X, y, groups, **params)
     # One newcomer: newcomers of one call also see each other
     # (tests/test_graph_join_peers.py).
@@ -562,7 +564,8 @@ def test_join_block_is_the_fits_block_at_a_converged_refit():
     W = rng.uniform(0.2, 1.0, (6, 6))
     W = np.triu(W, 1) + np.triu(W, 1).T
     refit = PersonalizedLinearClassifier(graph=W, mu=0.5, alpha=0.05, max_iter=30000,
-                                         random_state=0).fit(X, y, groups=groups)
+                                         random_state=0, local_update="gradient",
+                                         ).fit(X, y, groups=groups)
     models = refit._full_coef().astype(np.float64)
     k = 5
     rows = groups == k
@@ -625,6 +628,8 @@ def _params(cls):
                   graph_update_every=None)
     if cls is DecentralizedBoostingClassifier:
         params.update(n_estimators=8, peer_scoring=False)
+    else:  # the NumPy references take gradient steps
+        params.update(local_update="gradient")
     return params
 
 

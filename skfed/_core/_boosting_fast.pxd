@@ -30,3 +30,17 @@ cdef void _lin_grad(
     const floating[:, :, ::1] theta, LossFunction loss,
     double inv_mass, double l2, intp_t n_penalized, double* grad,
 ) noexcept nogil
+
+
+# The block solve of a waking node (``lin_async``), also a newcomer's
+# (``lin_join``, ``_join_fast.lin_join_steps``).
+cdef intp_t _lin_block_solve(
+    const floating[:, ::1] X, const floating[:, ::1] Y, const floating[::1] sw,
+    intp_t start, intp_t end, intp_t p, intp_t k,
+    floating[:, :, ::1] theta, LossFunction loss,
+    double inv_mass, double l2, intp_t n_penalized,
+    double loss_weight, double mu, double dk, const double* S,
+    const double* local_scale, double local_lipschitz, double tol, intp_t max_iter,
+    double* grad, double* x, double* yv, double* prev, double* step, double* sc,
+    bint from_start=*,
+) noexcept nogil

@@ -689,6 +689,131 @@ cdef void _lin_node_step(
         theta[k, p, j] = <floating>(theta[k, p, j] - grad[j] / lipschitz)
 
 
+cdef intp_t _agd_solve(
+    const floating[:, ::1] X, const floating[:, ::1] Y, const floating[::1] sw,
+    intp_t start, intp_t end, intp_t p, intp_t k,
+    floating[:, :, ::1] theta, LossFunction loss,
+    double inv_mass, double l2, intp_t n_penalized,
+    double loss_weight, double mu, double dk, const double* S,
+    const double* sc, const double* step, double limit, double tol, intp_t max_iter,
+    double* grad, double* x, double* yv, double* prev, bint from_start=True,
+) noexcept nogil:
+    """Accelerated gradient with gradient restart on ``G(theta) = c F_k(theta)
+    + (mu / 2)(d_k ||theta||^2 - 2 theta . S)`` (``c = loss_weight``; ``mu =
+    0``: ``c F_k``, S unread), from ``theta_k``, steps ``step_j g_j``, until
+    ``max_j |sc_j g_j|`` is at most ``limit`` and (``from_start``) at most
+    ``tol`` times its value at the start (``limit < 0``: the latter only), or after
+    ``max_iter`` iterations (then ``theta_k`` is the last ``x``).  The loop of ``lin_local_solve`` (see there) and of
+    ``_lin_block_solve``.  Returns the iterations taken."""
+    cdef intp_t n = X.shape[1], j, it = 0
+    cdef double t = 1.0, t_next, beta, gmax, uphill, xn
+    for j in range(n):
+        x[j] = theta[k, p, j]
+        yv[j] = x[j]
+    while it < max_iter:
+        for j in range(n):
+            theta[k, p, j] = <floating>yv[j]
+        _lin_grad(X, Y, sw, start, end, p, k, theta, loss, inv_mass, l2, n_penalized, grad)
+        gmax = 0.0
+        for j in range(n):
+            grad[j] = loss_weight * grad[j]
+            if mu != 0.0:
+                grad[j] += mu * (dk * yv[j] - S[j])
+            if fabs(sc[j] * grad[j]) > gmax:
+                gmax = fabs(sc[j] * grad[j])
+        if it == 0 and (limit < 0.0 or (from_start and tol * gmax < limit)):
+            limit = tol * gmax
+        if gmax <= limit:
+            for j in range(n):
+                x[j] = yv[j]
+            break
+        uphill = 0.0
+        for j in range(n):
+            xn = yv[j] - step[j] * grad[j]
+            uphill += grad[j] * (xn - x[j])
+            prev[j] = x[j]
+            x[j] = xn
+        it += 1
+        if uphill > 0.0:
+            t = 1.0
+            for j in range(n):
+                yv[j] = x[j]
+        else:
+            t_next = 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t))
+            beta = (t - 1.0) / t_next
+            for j in range(n):
+                yv[j] = x[j] + beta * (x[j] - prev[j])
+            t = t_next
+    for j in range(n):
+        theta[k, p, j] = <floating>x[j]
+    return it
+
+
+cdef intp_t _lin_block_solve(
+    const floating[:, ::1] X, const floating[:, ::1] Y, const floating[::1] sw,
+    intp_t start, intp_t end, intp_t p, intp_t k,
+    floating[:, :, ::1] theta, LossFunction loss,
+    double inv_mass, double l2, intp_t n_penalized,
+    double loss_weight, double mu, double dk, const double* S,
+    const double* local_scale, double local_lipschitz, double tol, intp_t max_iter,
+    double* grad, double* x, double* yv, double* prev, double* step, double* sc,
+    bint from_start=True,
+) noexcept nogil:
+    """Block solve of node k: ``theta_k`` minimizes its block of the objective.
+
+    ``G(theta) = c F_k(theta) + (mu / 2) (d_k ||theta||^2 - 2 theta . S)``,
+    ``c = loss_weight`` and ``S = sum_l w_kl theta_l`` fixed: the terms of
+    the objective that hold ``theta_k``, up to a constant.  Its gradient is
+    the one ``_lin_node_step`` steps along.  Solved from ``theta_k`` by the
+    accelerated gradient with gradient restart of ``lin_local_solve`` in
+    Jacobi-preconditioned coordinates: ``D'_j = c D_j + mu d_k`` (``D_j =
+    1 / local_scale_j^2``, 0 where ``local_scale_j = 0``, the diagonal bound
+    of ``local_preconditioner``), ``sc_j = 1 / sqrt(D'_j)``, and the
+    Lipschitz constant in those coordinates bounded (Weyl) by
+    ``local_lipschitz max_j r_j + max_j (1 - r_j)``, ``r_j = c D_j / D'_j``
+    (the first term bounds ``c sc A sc = sqrt(r) (D^-1/2 A D^-1/2)
+    sqrt(r)``).  Stops once ``max_j |sc_j g_j|`` is at most ``tol`` times
+    the smaller of its value at the start and at ``theta = 0`` (the start
+    alone would make a far-off wake-up solve its block ever more finely;
+    every wake-up still divides its block's gradient by ``1 / tol``, so
+    more wake-ups keep converging; without ``from_start``, the value at 0
+    only: a newcomer's solves, which stop once one starts solved), or
+    after ``max_iter`` iterations (``_agd_solve``).  Returns the
+    iterations taken.
+    """
+    cdef intp_t n = X.shape[1], j
+    cdef double Dj, Dp, rmax = 0.0, qmax = 0.0, lip, gmax
+    for j in range(n):
+        Dj = 1.0 / (local_scale[j] * local_scale[j]) if local_scale[j] > 0.0 else 0.0
+        Dp = loss_weight * Dj + mu * dk
+        if Dp > 0.0:
+            sc[j] = 1.0 / sqrt(Dp)
+            if loss_weight * Dj / Dp > rmax:
+                rmax = loss_weight * Dj / Dp
+            if mu * dk / Dp > qmax:
+                qmax = mu * dk / Dp
+        else:
+            sc[j] = 0.0
+    lip = local_lipschitz * rmax + qmax
+    if lip < 1e-12:
+        lip = 1e-12
+    for j in range(n):
+        step[j] = sc[j] * sc[j] / lip
+        x[j] = theta[k, p, j]
+        theta[k, p, j] = 0
+    # the reference: the scaled gradient of G at 0
+    _lin_grad(X, Y, sw, start, end, p, k, theta, loss, inv_mass, l2, n_penalized, grad)
+    gmax = 0.0
+    for j in range(n):
+        if fabs(sc[j] * (loss_weight * grad[j] - mu * S[j])) > gmax:
+            gmax = fabs(sc[j] * (loss_weight * grad[j] - mu * S[j]))
+    for j in range(n):
+        theta[k, p, j] = <floating>x[j]
+    return _agd_solve(X, Y, sw, start, end, p, k, theta, loss, inv_mass, l2, n_penalized,
+                      loss_weight, mu, dk, S, sc, step, tol * gmax, tol, max_iter, grad, x, yv,
+                      prev, from_start)
+
+
 def lin_local(
     const floating[:, ::1] X,          # IN (n_samples, n_features)
     const floating[:, ::1] Y,          # IN (P, n_samples)
@@ -796,7 +921,6 @@ def lin_local_solve(
     step_arr = np.zeros(max(n, 1), dtype=np.float64)
     cdef double[::1] grad = grad_arr, x = x_arr, yv = y_arr, prev = prev_arr
     cdef double[::1] step = step_arr
-    cdef double t, t_next, beta, gmax, uphill, xn, limit = 0.0
     cdef bint count_capped = n_capped is not None
     with nogil:
         for k in range(node_start, node_end):
@@ -806,45 +930,10 @@ def lin_local_solve(
             for j in range(n):
                 step[j] = scale[k, j] * scale[k, j] / lipschitz[k]
             for p in range(P):
-                for j in range(n):
-                    x[j] = theta[k, p, j]
-                    yv[j] = x[j]
-                t = 1.0
-                it = 0
-                while it < max_iter:
-                    for j in range(n):
-                        theta[k, p, j] = <floating>yv[j]
-                    _lin_grad(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss,
-                              inv_mass[k], l2, n_penalized, &grad[0])
-                    gmax = 0.0
-                    for j in range(n):
-                        if fabs(scale[k, j] * grad[j]) > gmax:
-                            gmax = fabs(scale[k, j] * grad[j])
-                    if it == 0:
-                        limit = tol * gmax
-                    if gmax <= limit:
-                        for j in range(n):
-                            x[j] = yv[j]
-                        break
-                    uphill = 0.0
-                    for j in range(n):
-                        xn = yv[j] - step[j] * grad[j]
-                        uphill += grad[j] * (xn - x[j])
-                        prev[j] = x[j]
-                        x[j] = xn
-                    it += 1
-                    if uphill > 0.0:
-                        t = 1.0
-                        for j in range(n):
-                            yv[j] = x[j]
-                    else:
-                        t_next = 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t))
-                        beta = (t - 1.0) / t_next
-                        for j in range(n):
-                            yv[j] = x[j] + beta * (x[j] - prev[j])
-                        t = t_next
-                for j in range(n):
-                    theta[k, p, j] = <floating>x[j]
+                it = _agd_solve(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss,
+                                inv_mass[k], l2, n_penalized, 1.0, 0.0, 0.0, NULL,
+                                &scale[k, 0], &step[0], -1.0, tol, max_iter, &grad[0], &x[0],
+                                &yv[0], &prev[0])
                 losses[k, p] = _lin_node_loss(X, Y, sw, offsets[k], offsets[k + 1], p, k,
                                               theta, loss, inv_mass[k], l2, n_penalized, NULL)
                 n_iter[k] += it
@@ -892,13 +981,23 @@ def lin_async(
     int64_t[::1] wakeups_left=None,    # IN/OUT (n_nodes,) private steps each node can afford
     int64_t[::1] stopped_at=None,      # IN/OUT (n_nodes,) iteration of the first refused step
     int64_t it_offset=0,               # global index of this call's first iteration
+    const double[:, ::1] block_scale=None,   # IN (n_nodes, n_features) block solves
+    const double[::1] block_lipschitz=None,  # IN (n_nodes,)
+    double block_tol=0.0,
+    intp_t block_max_iter=0,
+    int64_t[::1] block_iter=None,      # IN/OUT (1,) block-solve iterations so far
 ):
     """Asynchronous decentralized block coordinate descent of Perso-lin.
 
     At each global iteration a node drawn uniformly at random takes a block
     gradient step on its own model (every problem), with step ``1 / L_k``,
     ``L_k = d_k c_k L_F + mu d_k``, and sends its new model to its
-    neighbours.  With ``grid_step`` (privacy) the gradient of ``F_k`` is
+    neighbours.  With ``block_scale`` (``local_update="block"``) the waking
+    node instead minimizes its block of the objective, its neighbours'
+    models fixed (``_lin_block_solve`` with ``local_preconditioner``'s
+    ``block_scale[k]`` and ``block_lipschitz[k]``, ``block_tol``,
+    ``block_max_iter``): the same message, sent the same way; not with
+    privacy (the sensitivity is that of one gradient release).  With ``grid_step`` (privacy) the gradient of ``F_k`` is
     clipped and released on the grid with the next row of ``noise``
     (``_lin_node_step``; every wake-up that steps uses one of
     ``wakeups_left``, so ``min(n_steps, sum(wakeups_left))`` rows suffice),
@@ -941,6 +1040,16 @@ def lin_async(
     cdef double[::1] S_true = St_arr
     cdef double[::1] grad = grad_arr
     cdef double* S_obj
+    cdef bint block = block_scale is not None
+    cdef int64_t n_block = 0
+    if block:
+        if private or clip > 0.0:
+            raise ValueError("block solves are not private: a private fit steps.")
+        if block_lipschitz is None or block_scale.shape[0] < K or block_scale.shape[1] != n:
+            raise ValueError("block_scale must hold one row of n_features per node, "
+                             "with block_lipschitz.")
+    bx_arr = np.zeros((5, max(n, 1)), dtype=np.float64)
+    cdef double[:, ::1] bx = bx_arr
     with nogil:
         for it in range(n_steps):
             if budget >= 0 and spent >= budget:
@@ -975,9 +1084,16 @@ def lin_async(
                 sq_old = _reg_terms(theta, k, p, S_obj, n, &dot_old)
                 if private:
                     z = row + p * n
-                _lin_node_step(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss,
-                               inv_mass[k], l2, n_penalized, lw, mu, dk, &S[0], lip, &grad[0],
-                               step, z, norms, clip)
+                if block:
+                    n_block += _lin_block_solve(
+                        X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss, inv_mass[k],
+                        l2, n_penalized, lw, mu, dk, &S[0], &block_scale[k, 0],
+                        block_lipschitz[k], block_tol, block_max_iter, &grad[0], &bx[0, 0],
+                        &bx[1, 0], &bx[2, 0], &bx[3, 0], &bx[4, 0])
+                else:
+                    _lin_node_step(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss,
+                                   inv_mass[k], l2, n_penalized, lw, mu, dk, &S[0], lip,
+                                   &grad[0], step, z, norms, clip)
                 new_loss = _lin_node_loss(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta,
                                           loss, inv_mass[k], l2, n_penalized, NULL)
                 sq_new = _reg_terms(theta, k, p, S_obj, n, &dot_new)
@@ -1005,6 +1121,8 @@ def lin_async(
             spent += (indptr[k + 1] - indptr[k]) * (payload + header)
             objective_out[it] = objective
             counter.end_round()
+    if block_iter is not None:
+        block_iter[0] += n_block
     return n_done, n_updates, spent, objective
 
 
@@ -1148,8 +1266,17 @@ def lin_join(
     const int64_t[:, ::1] noise=None,  # IN (n_steps, P * n_features) discrete Gaussian integers
     const double[::1] row_norm=None,   # IN (m,) ||x_i|| for the clipping
     double clip=0.0,
+    const double[::1] block_scale=None,  # IN (n_features,) block solves (see lin_async)
+    double block_lipschitz=1.0,
+    double block_tol=0.0,
+    intp_t block_max_iter=0,
 ):
     """Block gradient steps of one node on its part of Perso-lin's objective.
+
+    With ``block_scale`` each step is a block solve instead
+    (``_lin_block_solve``, as a wake-up of ``lin_async`` with
+    ``local_update="block"``); a solve that starts at its tolerance ends the
+    steps (the neighbours are fixed: every later solve would stay there).
 
     Each step is ``theta -= g / L`` with ``g = d_k c_k grad F_k(theta) + mu
     (d_k theta - S)`` and ``L = d_k c_k L_F + mu d_k`` (a node of degree 0
@@ -1171,8 +1298,27 @@ def lin_join(
         norms = &row_norm[0]
     grad_arr = np.zeros(max(n, 1), dtype=np.float64)
     cdef double[::1] grad = grad_arr
+    cdef bint block = block_scale is not None
+    cdef intp_t moved
+    if block and (private or clip > 0.0):
+        raise ValueError("block solves are not private: a private join steps.")
+    if block and block_scale.shape[0] != n:
+        raise ValueError("block_scale must hold n_features values.")
+    bx_arr = np.zeros((5, max(n, 1)), dtype=np.float64)
+    cdef double[:, ::1] bx = bx_arr
     with nogil:
         for tau in range(n_steps):
+            if block:
+                moved = 0
+                for p in range(P):
+                    moved += _lin_block_solve(
+                        X, Y, sw, 0, m, p, 0, theta, loss, inv_mass, l2, n_penalized, lw, mu,
+                        dk, &S[p, 0], &block_scale[0], block_lipschitz, block_tol,
+                        block_max_iter, &grad[0], &bx[0, 0], &bx[1, 0], &bx[2, 0], &bx[3, 0],
+                        &bx[4, 0], False)
+                if moved == 0:
+                    break
+                continue
             for p in range(P):
                 if private:
                     z = &noise[tau, p * n]

@@ -24,7 +24,7 @@ from cython cimport floating
 
 import numpy as np
 
-from ._boosting_fast cimport LossFunction, _lin_grad, _lin_node_loss
+from ._boosting_fast cimport LossFunction, _lin_block_solve, _lin_grad, _lin_node_loss
 from ._typedefs cimport intp_t
 
 
@@ -236,8 +236,15 @@ def lin_join_steps(
     const double[::1] confidence,      # IN (n_new,) c_n
     double mu,
     intp_t n_steps,
+    const double[:, ::1] block_scale=None,  # IN (n_new, n_features) block solves
+    const double[::1] block_lipschitz=None,  # IN (n_new,)
+    double block_tol=0.0,
+    intp_t block_max_iter=0,
 ):
     """``n_steps`` block gradient steps of every newcomer, neighbours fixed.
+
+    With ``block_scale`` every step is a block solve instead (``lin_join``'s
+    rule: a solve that starts at its tolerance ends that newcomer's steps).
 
     Newcomer n's step is ``theta -= g / L``, ``g = d_n c_n grad F_n(theta)
     + mu (d_n theta - S_n)``, ``L = d_n c_n L_F + mu d_n`` (a newcomer of
@@ -246,7 +253,13 @@ def lin_join_steps(
     cdef intp_t n_new = theta.shape[0], P = theta.shape[1], n = theta.shape[2]
     cdef intp_t k, p, tau, j
     cdef double lw, lip, dk, g
-    cdef double* grad = <double*> malloc(max(n, 1) * sizeof(double))
+    cdef bint block = block_scale is not None
+    cdef intp_t moved
+    if block and (block_lipschitz is None or block_scale.shape[0] < n_new
+                  or block_scale.shape[1] != n):
+        raise ValueError("block_scale must hold one row of n_features per newcomer, "
+                         "with block_lipschitz.")
+    cdef double* grad = <double*> malloc(max(n, 1) * 6 * sizeof(double))
     if grad == NULL:
         raise MemoryError()
     try:
@@ -256,6 +269,18 @@ def lin_join_steps(
                 lw = (dk if dk > 0 else 1.0) * confidence[k]
                 lip = lw * lipschitz[k] + mu * dk
                 for tau in range(n_steps):
+                    if block:
+                        moved = 0
+                        for p in range(P):
+                            moved += _lin_block_solve(
+                                X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss,
+                                inv_mass[k], l2, n_penalized, lw, mu, dk, &S[k, p, 0],
+                                &block_scale[k, 0], block_lipschitz[k], block_tol,
+                                block_max_iter, grad, grad + n, grad + 2 * n, grad + 3 * n,
+                                grad + 4 * n, grad + 5 * n, False)
+                        if moved == 0:
+                            break
+                        continue
                     for p in range(P):
                         _lin_grad(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss,
                                   inv_mass[k], l2, n_penalized, grad)

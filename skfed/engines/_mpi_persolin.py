@@ -10,6 +10,7 @@ from sklearn.utils import check_random_state
 
 from .._core._boosting_fast import lin_async
 from ..boosting._perso_lin import solve_local_problems
+from ..boosting._perso_lin_block import async_block_args, resolved_local_update
 from ..boosting import _LOSSES, _LinearState
 from ..network import payload_bytes
 from ._mpi_graph_fit import _alternate, _finish, _prepare, _refuse
@@ -47,6 +48,7 @@ class _PersoLin:
             state.n_penalized, state.indptr, state.indices, state.weights, state.degree,
             state.confidence, state.mu, 1, before, node_state, _EMPTY_U8, state.rogue,
             state.rogue_mode, counter, payload, -1, int(spent), 0.0, curve, _EMPTY_I,
+            **async_block_args(state),
         )
         return float(curve[0])
 
@@ -71,6 +73,7 @@ def fit_perso_lin(est, peer, block, validate, random_state):
     )
     state.max_mass = float(mass.max())
     state.labels = est.nodes_  # every node's label (the local solve's warning)
+    state.local_update = resolved_local_update(est, None)  # (_refuse: no privacy)
     run = _Run(est, _PersoLin, peer, block, state, simulation)
     _alternate(est, run, simulation, seeds)
     return _finish(est, run, state, Xs.shape[1])
