@@ -43,7 +43,13 @@ from ..kernels import check_kernel_settings, pairwise_kernel, resolve_kernel
 from ..multitask._compression import _FLOAT
 from ..multitask._features import auto_components
 from ..multitask._join import keep_for_joins
-from ..multitask._omega import _rho
+from ..multitask._omega import (
+    _CONJUGATE_COEFFICIENTS,
+    _COUPLING_MARGIN,
+    _rho,
+    conjugate_change,
+    line_search_step,
+)
 from ..multitask._protocol import _UNSUPPORTED_FAULTS, _RoundProtocol, _objectives, _steps
 from ..multitask._state import _LOSSES, _PrimalMessages
 from ._nodes import primal_gap_sums, primal_node_solve
@@ -116,14 +122,6 @@ def check_supported(estimator):
         raise ValueError(
             f"{', '.join(unsupported)} is only implemented by the simulated fit, not "
             "on the Flower engine; leave it at its default there."
-        )
-    # The server loop adds the steps (CoCoA+ with the safe rho): "auto" means
-    # that here, an explicit request for the line search is refused.
-    if getattr(estimator, "aggregation", "add") == "line_search":
-        raise ValueError(
-            "aggregation='line_search' (the server's line search of the primal modes) "
-            "is only implemented by the simulated fit, not on the Flower engine; pass "
-            "aggregation='add' or 'auto' (which adds on Flower) there."
         )
     # Round messages travel in float64: "auto" means that here, an explicit
     # number of bits is refused.
@@ -325,6 +323,13 @@ def _mocha_message(estimator, node, message, context):
         # The server kept the models this node last evaluated (the W-step's,
         # before any speculative solve): keep their dual variables.
         state.arrays["g_best"] = np.array(state.arrays.get("g_backup", g), dtype=np.float64)
+    if "ls_step" in arrays:
+        # The server's line search scaled this node's last local step: its
+        # dual variables move by the same fraction (the simulated
+        # _PrimalState.line_search's update of g, from the same values).
+        base = state.arrays["g_backup"]
+        steps = np.asarray(arrays["ls_step"], dtype=np.float64)
+        g = np.ascontiguousarray(base + steps[:, None] * (g - base))
     if control.get("rollback", False) and "g_backup" in state.arrays:
         g = np.array(state.arrays["g_backup"], dtype=np.float64, order="C")
         config["rng"] = int(config["rng_backup"])
@@ -345,13 +350,25 @@ def _mocha_message(estimator, node, message, context):
         state.arrays["g_backup"] = g.copy()
         config["rng_backup"] = int(config["rng"])
         lam = float(config["lam"])
-        c = config["rho"] * config["sigma_tt"] / (lam * total)
+        # The subproblems' scaling: rho (adding), or the server's searched
+        # scale (twice the last coupling ratio within [1, rho]).
+        scale = float(arrays["ls_scale"][0]) if "ls_scale" in arrays else config["rho"]
+        c = scale * config["sigma_tt"] / (lam * total)
         theta = 0.0 if estimator.local_gap_target is None else float(estimator.local_gap_target)
         dvs, g, config["rng"] = primal_node_solve(
             Z, Y, sw, g, total, config["rng"], arrays["w"], c, int(control["steps"]), theta,
             loss,
         )
         reply_arrays["dv"] = _array(np.asarray(dvs, dtype=np.float64))
+        if "ls_scale" in arrays:
+            # The line search's coefficients of this node's conjugate change
+            # along its step (conjugate_change, the dual's weights s_i / W_t).
+            base = state.arrays["g_backup"]
+            linear, quadratic = conjugate_change(estimator.loss, Y, sw, base, g - base,
+                                                 sw / total)
+            coefficients = [linear] if _CONJUGATE_COEFFICIENTS[estimator.loss] == 1 else [
+                linear, quadratic]
+            reply_arrays["ls_conj"] = _array(np.array(coefficients, dtype=np.float64))
     else:
         state.arrays.pop("g_backup", None)
     state.arrays["g"] = g
@@ -467,8 +484,11 @@ class _Run:
             self.n_problems = 1
 
     # -- messages
-    def _content(self, w=None, sigma=None, w_before=None, control=None, setup=None):
+    def _content(self, w=None, sigma=None, w_before=None, control=None, setup=None,
+                 search=None):
         skfed, extra = {}, {}
+        for key, value in (search or {}).items():  # the line search's step and scale
+            skfed[key] = _array(np.asarray(value, dtype=np.float64))
         if w is not None:
             skfed["w"] = _array(np.asarray(w, dtype=np.float64))
         if sigma is not None:
@@ -549,12 +569,17 @@ class _Run:
         messages = _PrimalMessages(P, n_cols, m)
         w_bytes = messages.vector_bytes()
         sigma_info = messages.sigma_info_floats * _FLOAT
+        line_search = est._line_search(None)
         protocol.begin(sigma=sigma, learn=learn, lam=lam, totals=self.totals,
                        counts=self.counts, n_problems=P,
-                       sigma_info_floats=messages.sigma_info_floats)
+                       sigma_info_floats=messages.sigma_info_floats, line_search=line_search)
 
         V = np.zeros((P, m, n_cols))
         keeper = protocol.keeper = _PrimalKeeper(V)
+        # aggregation (resolved as in the simulated fit): the line search
+        # scales every round's steps by the server's s (sent to a node with
+        # its next message) and the nodes' subproblems by a searched scale.
+        pending_step = {}  # node -> the step of its last update, not yet sent
 
         def weights(s):
             return np.einsum("tu,kud->ktd", s, V) / lam
@@ -563,12 +588,14 @@ class _Run:
         node_version = np.full(m, -1)  # Sigma version each node holds
         traffic = driver.traffic
 
-        def count_round_start(active):
+        def count_round_start(active, searching):
             # The byte model's messages of the round the nodes just solved.
             protocol.count_setup()
             if active.size:
-                protocol.count_downlink(active, messages.downlink(active))
-                protocol.count_uplink(active, messages.uplink(active))
+                protocol.count_downlink(active, messages.downlink(active), searching)
+                if searching:
+                    protocol.step_pending[active] = True
+                protocol.count_uplink(active, messages.uplink(active), searching)
 
         def combine(replies, e):
             loss_sum = conj_sum = cross_sum = 0.0
@@ -590,6 +617,8 @@ class _Run:
             """
             sigma, rho, version = held or (protocol.sigma, protocol.rho, protocol.version)
             contents, down_items = {}, {}
+            searching = line_search and rho > 1.0  # protocol.searching() at this Sigma
+            scale = min(max(_COUPLING_MARGIN * protocol.ratio, 1.0), rho)
             diag = np.diag(sigma)
             for t in range(m):
                 give_sigma = (train[t] or final) and node_version[t] != version
@@ -602,7 +631,13 @@ class _Run:
                     control["keep"] = True
                     keeper.pending[t] = False
                 wt = None if w is None or not (evaluate or train[t] or final) else w[:, t, :]
+                search = {}
+                if not rollback and t in pending_step:
+                    search["ls_step"] = pending_step.pop(t)
+                if train[t] and searching:
+                    search["ls_scale"] = [scale]
                 contents[t] = self._content(
+                    search=search,
                     w=wt, sigma=(float(diag[t]), float(rho)) if give_sigma else None,
                     w_before=None if w_before is None else w_before[:, t, :],
                     control=control,
@@ -616,6 +651,10 @@ class _Run:
                     node_version[t] = version
                 if w_before is not None:
                     items["w_before_omega"] = w_bytes
+                if "ls_step" in search:
+                    items["ls_step"] = P * _FLOAT
+                if "ls_scale" in search:
+                    items["ls_scale"] = _FLOAT
                 down_items[t] = items
 
             def up_items(t, reply):
@@ -627,6 +666,8 @@ class _Run:
                     n_eval = arrays["gap"].shape[0]
                     items["gap"] = 3 * _FLOAT
                     items["gap_extra"] = (n_eval * P - 1) * 3 * _FLOAT
+                if arrays is not None and "ls_conj" in arrays:
+                    items["ls_conj"] = protocol.search_floats
                 return items
 
             return driver.exchange(
@@ -635,9 +676,18 @@ class _Run:
             )
 
         def apply(replies, trained):
-            for t in np.flatnonzero(trained):
-                dvs = _arrays_of(replies[t], "skfed")["dv"]
-                V[:, t, :] += dvs / self.totals[t]
+            active = np.flatnonzero(trained)
+            dvs = {t: _arrays_of(replies[t], "skfed")["dv"] for t in active}
+            searching = active.size > 0 and protocol.searching()
+            if searching:
+                steps = self._line_search(protocol, V, active, dvs, replies, lam)
+            for t in active:
+                dv = dvs[t]
+                if searching:
+                    dv = dv * steps[:, None]
+                    pending_step[t] = steps
+                V[:, t, :] += dv / self.totals[t]
+            return searching
 
         def solve_steps(work):
             return np.array([_steps(work[t], self.counts[t], theta_steps) for t in range(m)])
@@ -650,8 +700,7 @@ class _Run:
         for t in range(m):
             if not train[t]:
                 traffic.relabel(down[t], "w", "w_eval")
-        apply(replies, train)
-        count_round_start(active)
+        count_round_start(active, apply(replies, train))
         round_active = active_mask.astype(bool)
         while True:
             round_ = protocol.round
@@ -702,6 +751,8 @@ class _Run:
                     traffic.relabel(spec[1][t], "w", "w_before_omega")
                     traffic.relabel(spec[1][t], "sigma", "sigma_discarded")
                     traffic.relabel(spec[2][t], "dv", "dv_discarded")
+                    traffic.relabel(spec[1][t], "ls_scale", "ls_scale_discarded")
+                    traffic.relabel(spec[2][t], "ls_conj", "ls_conj_discarded")
                 spec[:] = send(
                     round_ + 1, evaluate=True, w=weights(new_sigma), train=next_train,
                     steps=next_steps, rollback=True, final=last, purpose="omega-rollback",
@@ -727,6 +778,8 @@ class _Run:
                     # received with them is its final model.
                     for t in range(m):
                         traffic.relabel(spec[2][t], "dv", "dv_discarded")
+                        traffic.relabel(spec[1][t], "ls_scale", "ls_scale_discarded")
+                        traffic.relabel(spec[2][t], "ls_conj", "ls_conj_discarded")
                     replies = self._finish(send, round_ + 1)
                 else:
                     replies = spec[0]
@@ -735,10 +788,10 @@ class _Run:
             for t in range(m):
                 if not next_train[t]:
                     traffic.relabel(spec[1][t], "w", "w_eval")
-            apply(spec[0], next_train)
+            searched = apply(spec[0], next_train)
             protocol.end_round()
             round_active = next_mask.astype(bool)
-            count_round_start(np.flatnonzero(next_mask).astype(np.intp))
+            count_round_start(np.flatnonzero(next_mask).astype(np.intp), searched)
 
         protocol.finish()
         # Returned the best W-step's models: the nodes' kept dual variables
@@ -751,6 +804,30 @@ class _Run:
         self._store_model(weights(protocol.sigma), n_support)
         keep_for_joins(est, lam, self.totals)  # hook: add_nodes (issue 32)
         return est
+
+    def _line_search(self, protocol, V, active, dvs, replies, lam):
+        """The server's step along the round's combined direction: the
+        simulated :meth:`~skfed.multitask._state._PrimalState.line_search`
+        (uncompressed) from the nodes' steps ``dvs`` and the conjugate
+        coefficients they sent (``ls_conj``); sets ``protocol.ratio``."""
+        P, m = self.n_problems, self.m
+        sigma = protocol.sigma
+        dV = np.zeros((P, m, V.shape[2]))
+        dV[:, active] = (np.stack([dvs[t] for t in active], axis=1)
+                         / self.totals[active][None, :, None])
+        SdV = np.einsum("tu,kud->ktd", sigma, dV)
+        cross = np.einsum("ktd,ktd->k", SdV, V)  # <dV, Sigma V>
+        curvature = np.einsum("ktd,ktd->k", SdV, dV)  # <dV, Sigma dV>
+        separable = float(np.einsum("t,ktd,ktd->", np.diag(sigma), dV, dV))
+        linear, quadratic = np.zeros(P), np.zeros(P)
+        for t in active:
+            coefficients = _arrays_of(replies[t], "skfed")["ls_conj"]
+            linear += coefficients[0]
+            if len(coefficients) > 1:
+                quadratic += coefficients[1]
+        steps = line_search_step(linear, quadratic, cross, curvature, lam)
+        protocol.ratio = float(curvature.sum()) / separable if separable > 0.0 else 1.0
+        return steps
 
     def _finish(self, send, round_):
         m = self.m

@@ -1,0 +1,88 @@
+"""MOCHA's server line search (``aggregation="line_search"``, what
+``aggregation="auto"`` resolves to in the primal modes) on Flower.
+
+Every test fits on the in-process Flower grid of
+:mod:`tests.test_engines_flower` and compares against the simulated fit of
+the same estimator: the searched steps, the scaled subproblems, the rounds,
+the Omega steps and the byte model's counts must agree.
+"""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from skfed import SimulatedNetwork
+
+from .test_engines_flower import (  # noqa: F401  (task_identity: a fixture)
+    FederatedMultiTaskClassifier,
+    FederatedMultiTaskRegressor,
+    check_traffic,
+    flower_fit,
+    make_data,
+    needs_flwr,
+    simulated_fit,
+    task_identity,
+)
+
+# compression="none": Flower's round messages are float64 (compression="auto"
+# resolves to that there); local_solver="coordinate": Flower's nodes run
+# coordinate ascent.
+_FLOWER = dict(local_solver="coordinate", compression="none")
+
+SEARCH_CASES = {
+    "linear": (FederatedMultiTaskClassifier(
+        aggregation="line_search", kernel="linear", max_rounds=25, omega_update_every=4,
+        random_state=0, **_FLOWER), "y"),
+    "linear-multiclass": (FederatedMultiTaskClassifier(
+        aggregation="auto", kernel="linear", multi_class="ovr", max_rounds=12,
+        random_state=1, **_FLOWER), "y3"),
+    "linear-regressor": (FederatedMultiTaskRegressor(
+        aggregation="line_search", kernel="linear", max_rounds=30, omega_update_every=3,
+        tol=1e-3, random_state=0, **_FLOWER), "yr"),
+    "rff-logistic": (FederatedMultiTaskClassifier(
+        aggregation="line_search", approximation="rff", n_components=30, loss="logistic",
+        gamma=0.2, max_rounds=25, omega_update_every=3, random_state=3, **_FLOWER), "y"),
+    "hinge-gap-omega": (FederatedMultiTaskClassifier(
+        aggregation="line_search", kernel="linear", loss="hinge", max_rounds=30,
+        random_state=6, **_FLOWER), "y"),
+    "faults": (FederatedMultiTaskClassifier(
+        aggregation="line_search", kernel="linear", max_rounds=20, omega_update_every=3,
+        random_state=5,
+        network=SimulatedNetwork(drop_rate=0.3, straggler_rate=0.3, random_state=0),
+        **_FLOWER), "y"),
+}
+
+
+def _target(name):
+    X, y, y3, yr, groups = make_data()
+    return X, {"y": y, "y3": y3, "yr": yr}[name], groups
+
+
+@needs_flwr
+@pytest.mark.parametrize("case", sorted(SEARCH_CASES))
+def test_line_search_on_flower_equals_simulation(case, task_identity):
+    estimator, target = SEARCH_CASES[case]
+    X, y, groups = _target(target)
+    reference = simulated_fit(estimator, X, y, groups)
+    fitted, grid = flower_fit(estimator, X, y, groups)
+    # The server sums the nodes' conjugate coefficients node by node (the
+    # simulation in one product over all samples): equal to round-off.
+    close = dict(rtol=1e-10, atol=1e-12)
+    assert fitted.n_iter_ == reference.n_iter_
+    np.testing.assert_allclose(fitted.coef_, reference.coef_, **close)
+    np.testing.assert_allclose(fitted.intercept_, reference.intercept_, **close)
+    np.testing.assert_allclose(fitted.task_covariance_, reference.task_covariance_, **close)
+    np.testing.assert_allclose(fitted.duality_gap_curve_, reference.duality_gap_curve_,
+                               rtol=1e-8, atol=1e-13)
+    np.testing.assert_array_equal(fitted.n_support_, reference.n_support_)
+    assert fitted.n_bytes_sent_ == reference.n_bytes_sent_
+    np.testing.assert_array_equal(fitted.bytes_per_round_, reference.bytes_per_round_)
+    np.testing.assert_array_equal(fitted.communication_.pair_bytes,
+                                  reference.communication_.pair_bytes)
+    check_traffic(fitted, reference)
+    np.testing.assert_allclose(fitted.predict(X, groups=groups),
+                               reference.predict(X, groups=groups), **close)
+    # The search is not the adding fit: the steps were scaled.
+    adding = simulated_fit(clone(estimator).set_params(aggregation="add"), X, y, groups)
+    assert not np.allclose(fitted.coef_, adding.coef_, rtol=1e-6, atol=0)
+    assert fitted.n_bytes_sent_ != adding.n_bytes_sent_
