@@ -59,8 +59,9 @@ def _target(name):
 
 
 @needs_flwr
+@pytest.mark.usefixtures("task_identity")
 @pytest.mark.parametrize("case", sorted(SEARCH_CASES))
-def test_line_search_on_flower_equals_simulation(case, task_identity):
+def test_line_search_on_flower_equals_simulation(case):
     estimator, target = SEARCH_CASES[case]
     X, y, groups = _target(target)
     reference = simulated_fit(estimator, X, y, groups)
@@ -86,3 +87,64 @@ def test_line_search_on_flower_equals_simulation(case, task_identity):
     adding = simulated_fit(clone(estimator).set_params(aggregation="add"), X, y, groups)
     assert not np.allclose(fitted.coef_, adding.coef_, rtol=1e-6, atol=0)
     assert fitted.n_bytes_sent_ != adding.n_bytes_sent_
+
+
+# local_solver="exact" / "auto": the simulated fit's exact nodes solve their
+# subproblems exactly on Flower too (4 nodes x 60 rows: every node is small,
+# so "auto" solves exactly; stragglers' partial rounds run coordinate ascent).
+EXACT_CASES = {
+    "exact-add": (FederatedMultiTaskClassifier(
+        local_solver="exact", aggregation="add", compression="none", kernel="linear",
+        max_rounds=15, omega_update_every=3, random_state=0), "y"),
+    "auto-search-hinge": (FederatedMultiTaskClassifier(
+        local_solver="auto", aggregation="auto", compression="none", kernel="linear",
+        loss="hinge", max_rounds=20, random_state=6), "y"),
+    "auto-regressor": (FederatedMultiTaskRegressor(
+        local_solver="auto", compression="none", kernel="linear", max_rounds=15,
+        omega_update_every=3, random_state=0), "yr10"),
+    "exact-multiclass-rff": (FederatedMultiTaskClassifier(
+        local_solver="exact", compression="none", approximation="rff", n_components=20,
+        multi_class="ovr", max_rounds=10, random_state=1), "y3"),
+    "exact-faults": (FederatedMultiTaskClassifier(
+        local_solver="exact", compression="none", kernel="linear", max_rounds=15,
+        omega_update_every=3, random_state=5,
+        network=SimulatedNetwork(drop_rate=0.2, straggler_rate=0.4, random_state=0)), "y"),
+}
+
+
+@needs_flwr
+@pytest.mark.usefixtures("task_identity")
+@pytest.mark.parametrize("case", sorted(EXACT_CASES))
+def test_exact_local_solver_on_flower_equals_simulation(case):
+    estimator, target = EXACT_CASES[case]
+    X, y, y3, yr, groups = make_data()
+    # yr10: targets beyond 1 (the exact solver's tolerance scales with the
+    # largest |y| over all nodes, which the nodes report with their hello).
+    y = {"y": y, "y3": y3, "yr10": 10.0 * yr}[target]
+    reference = simulated_fit(estimator, X, y, groups)
+    fitted, _ = flower_fit(estimator, X, y, groups)
+    close = dict(rtol=1e-10, atol=1e-12)
+    assert fitted.n_iter_ == reference.n_iter_
+    np.testing.assert_allclose(fitted.coef_, reference.coef_, **close)
+    np.testing.assert_allclose(fitted.intercept_, reference.intercept_, **close)
+    np.testing.assert_allclose(fitted.duality_gap_curve_, reference.duality_gap_curve_,
+                               rtol=1e-8, atol=1e-13)
+    np.testing.assert_array_equal(fitted.n_support_, reference.n_support_)
+    assert fitted.n_bytes_sent_ == reference.n_bytes_sent_
+    np.testing.assert_array_equal(fitted.bytes_per_round_, reference.bytes_per_round_)
+    check_traffic(fitted, reference)
+    # Not the coordinate-ascent fit: the nodes did solve exactly.
+    coordinate = simulated_fit(clone(estimator).set_params(local_solver="coordinate"),
+                               X, y, groups)
+    assert not np.allclose(fitted.coef_, coordinate.coef_, rtol=1e-6, atol=0)
+
+
+@needs_flwr
+@pytest.mark.usefixtures("task_identity")
+def test_flower_refuses_the_exact_solver_in_the_exact_kernel_mode():
+    X, y, _, _, groups = make_data(n_per_node=20)
+    estimator = FederatedMultiTaskClassifier(local_solver="exact", kernel="rbf",
+                                             approximation=None, max_rounds=3)
+    with pytest.raises(ValueError, match="local_solver='exact' solves the subproblems of the "
+                                         "primal modes"):
+        flower_fit(estimator, X, y, groups)

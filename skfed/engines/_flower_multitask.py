@@ -52,6 +52,7 @@ from ..multitask._omega import (
 )
 from ..multitask._protocol import _UNSUPPORTED_FAULTS, _RoundProtocol, _objectives, _steps
 from ..multitask._state import _LOSSES, _PrimalMessages
+from ._flower_exact_solver import exact_nodes, exact_tolerance, hello_target_scale, node_exact_solve
 from ._nodes import primal_gap_sums, primal_node_solve
 from ._flower_exact import _pooled_gamma, exact_message, fit_exact
 from ._flower_records import (
@@ -131,14 +132,6 @@ def check_supported(estimator):
             "primal modes) is only implemented by the simulated fit, not on the Flower "
             "engine; pass compression='none' or 'auto' (float64 on Flower) there."
         )
-    # The nodes run coordinate ascent: "auto" means that here, an explicit
-    # request for the exact local solver is refused.
-    if getattr(estimator, "local_solver", "coordinate") == "exact":
-        raise ValueError(
-            "local_solver='exact' (the exact local solver of the primal modes) is only "
-            "implemented by the simulated fit, not on the Flower engine; pass "
-            "local_solver='coordinate' or 'auto' (coordinate ascent on Flower) there."
-        )
 
 
 def resolve_mode(estimator, n, d, m, n_problems, dtype_bytes):
@@ -194,6 +187,7 @@ def hello_reply(node, estimator):
     _, total = _node_weights(node)
     reply.config_records["config"]["n_features"] = int(node.X.shape[1])
     reply.config_records["config"]["weight"] = total
+    hello_target_scale(reply, node, estimator)
     if _needs_gamma_stats(estimator):
         # count, mean and sum of squared deviations of all the node's values
         # (combined at the server with Chan et al.'s pairwise update).
@@ -299,7 +293,7 @@ def _mocha_message(estimator, node, message, context):
             "rng": int(control["seed"]),
         }
         for key in ("lam", "gamma", "rff_pos", "rff_has_gauss", "rff_gauss", "n_components",
-                    "approximation"):
+                    "approximation", "exact", "exact_tol"):
             if key in control:
                 state.config[key] = control[key]
         keep = {k: v for k, v in extra.items() if k != "w_before"}
@@ -355,10 +349,16 @@ def _mocha_message(estimator, node, message, context):
         scale = float(arrays["ls_scale"][0]) if "ls_scale" in arrays else config["rho"]
         c = scale * config["sigma_tt"] / (lam * total)
         theta = 0.0 if estimator.local_gap_target is None else float(estimator.local_gap_target)
-        dvs, g, config["rng"] = primal_node_solve(
-            Z, Y, sw, g, total, config["rng"], arrays["w"], c, int(control["steps"]), theta,
-            loss,
-        )
+        if config.get("exact", False) and control.get("full", False):
+            # local_solver: this node solves its subproblem exactly (a
+            # straggler's partial round runs coordinate ascent).
+            dvs, g = node_exact_solve(Z, Y, sw, g, arrays["w"], c, estimator.loss,
+                                      float(config["exact_tol"]))
+        else:
+            dvs, g, config["rng"] = primal_node_solve(
+                Z, Y, sw, g, total, config["rng"], arrays["w"], c, int(control["steps"]),
+                theta, loss,
+            )
         reply_arrays["dv"] = _array(np.asarray(dvs, dtype=np.float64))
         if "ls_scale" in arrays:
             # The line search's coefficients of this node's conjugate change
@@ -565,6 +565,14 @@ class _Run:
             mode, getattr(est, "components_", np.empty((0, 0))).shape[0]
         ) + int(est.fit_intercept)
         self.n_cols = n_cols
+        # local_solver, resolved by the simulated fit's rule (every node's
+        # count is known from the hello); the tolerance's target scale too.
+        exact = exact_nodes(est, self.counts, n_cols)
+        if exact.any():
+            tol = exact_tolerance(self.infos, is_classifier(est))
+            for t in range(m):
+                setup_values[t]["exact"] = bool(exact[t])
+                setup_values[t]["exact_tol"] = tol
         # The byte model's primal messages (float64 on Flower: no compression).
         messages = _PrimalMessages(P, n_cols, m)
         w_bytes = messages.vector_bytes()
@@ -609,7 +617,7 @@ class _Run:
             return _objectives(loss_sum, conj_sum, cross_sum)
 
         def send(round_, *, evaluate, w, w_before=None, train, steps, held=None,
-                 rollback=False, final=False, setup=False, purpose="round"):
+                 rollback=False, final=False, setup=False, purpose="round", full=None):
             """One exchange with every node; returns replies, down and up log entries.
 
             ``held``: the ``(Sigma, rho, version)`` a node that trains (or gets
@@ -627,6 +635,8 @@ class _Run:
                     "rollback": bool(rollback), "final": bool(final),
                     "evaluate": int(evaluate),
                 }
+                if full is not None and train[t] and full[t]:
+                    control["full"] = True  # a full round (the exact nodes solve exactly)
                 if keeper.pending[t]:
                     control["keep"] = True
                     keeper.pending[t] = False
@@ -696,7 +706,7 @@ class _Run:
         active_mask, work, active = protocol.draw_round()
         train = active_mask.astype(bool)
         replies, down, up = send(0, evaluate=False, w=weights(protocol.sigma), train=train,
-                                 steps=solve_steps(work), setup=True)
+                                 steps=solve_steps(work), setup=True, full=work >= 1.0)
         for t in range(m):
             if not train[t]:
                 traffic.relabel(down[t], "w", "w_eval")
@@ -720,7 +730,9 @@ class _Run:
                 next_mask, next_work, _ = protocol.draw_round()
                 next_train = next_mask.astype(bool)
                 next_steps = solve_steps(next_work)
+                next_full = next_work >= 1.0
             else:
+                next_full = None
                 next_mask = np.zeros(m, dtype=bool)
                 next_train = np.zeros(m, dtype=bool)
                 next_steps = np.zeros(m, dtype=np.intp)
@@ -731,7 +743,7 @@ class _Run:
             replies, down, up = send(
                 round_ + 1, evaluate=True, w=W_train,
                 w_before=W_now if candidate is not None else None, train=next_train,
-                steps=next_steps, held=held, final=last,
+                steps=next_steps, held=held, final=last, full=next_full,
             )
             spec = [replies, down, up]  # the speculative round's exchange
 
@@ -756,6 +768,7 @@ class _Run:
                 spec[:] = send(
                     round_ + 1, evaluate=True, w=weights(new_sigma), train=next_train,
                     steps=next_steps, rollback=True, final=last, purpose="omega-rollback",
+                    full=next_full,
                 )
                 for t in range(m):
                     traffic.relabel(spec[2][t], "gap", "gap_extra")
@@ -908,6 +921,15 @@ def fit_server(fitted, driver):
                           else "learn" if fitted.omega == "auto" else fitted.omega)
     for name in ("shared_coef_", "shared_intercept_", "shared_weight_"):
         fitted.__dict__.pop(name, None)
+    # aggregation as the simulated fit resolves it: an explicit line search
+    # in the exact kernel mode (which adds the steps) is refused here too.
+    fitted._line_search(None)
+    if _exact_mode(fitted) and fitted.local_solver == "exact":
+        raise ValueError(
+            "local_solver='exact' solves the subproblems of the primal modes "
+            f"(kernel='linear' or an approximation); the exact kernel mode (kernel="
+            f"{fitted.kernel!r}) runs coordinate ascent: use local_solver='auto'."
+        )
     if _exact_mode(fitted):
         return fit_exact(run)
     return run.fit()
