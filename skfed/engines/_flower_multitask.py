@@ -21,6 +21,12 @@ Messages (``train.skfed_mocha``), server to node ``t``:
   W-step's: the node keeps their dual variables), and in the first message
   the node's seed, index and ``gamma``.
 
+With the line search (``aggregation``) a training node's message also
+holds ``ls_scale`` (the scaling of its subproblem) and the first message
+after a searched round ``ls_step`` (n_problems,), the step the node applies
+to its dual variables; its answer holds ``ls_conj`` (1 or 2, n_problems),
+the coefficients of its conjugate's change along its step.
+
 Node ``t`` to server: ``gap`` (n_eval, n_problems, 3) raw sums
 ``(sum s l(f, y), sum s l*(-g), sum alpha f)`` at each model it was asked
 to evaluate, ``dv`` (n_problems, d') when it trained, and in the final
@@ -74,12 +80,14 @@ def check_supported(estimator):
     MOCHA's formulations only: ``omega="auto"`` is the learned Omega here and
     ``omega="shared"`` is refused.
 
-    The server adds the nodes' steps: ``aggregation="auto"`` resolves to
-    ``"add"`` on Flower (so a Flower fit equals the simulated fit with
-    ``aggregation="add"``) and ``"line_search"`` is refused.  The nodes run
-    coordinate ascent: ``local_solver="auto"`` resolves to ``"coordinate"``
-    and ``"exact"`` is refused.  ``approximation="auto"`` is resolved by the
-    simulated fit's rule at Flower's float64 messages (:func:`resolve_mode`).
+    ``aggregation`` (the server's line search: :meth:`_Run._line_search`)
+    and ``local_solver`` (:mod:`skfed.engines._flower_exact_solver`) run as
+    in the simulated fit, ``"auto"`` included.  The round messages travel in
+    float64: ``compression="auto"`` resolves to ``"none"`` (so a default
+    Flower fit equals the simulated fit with ``compression="none"``) and an
+    explicit number of bits is refused.  ``approximation="auto"`` is resolved
+    by the simulated fit's rule at Flower's float64 messages
+    (:func:`resolve_mode`).
 
     The network's faults are replayed as in the simulated fit, which refuses
     rogue nodes; so does this one.  ``privacy=`` is refused: the clients do
