@@ -36,6 +36,7 @@ of the kept ones (the server returns the best W-step's models when
 :meth:`~skfed.multitask._protocol._RoundProtocol.best_or_current`).
 """
 
+import copy
 import numbers
 
 import numpy as np
@@ -190,8 +191,28 @@ def _node_weights(node):
     return sw, total
 
 
+def _positive_rows(node):
+    """The node's data without its rows of weight 0, which the simulated fit
+    removes before it reads anything (``_drop_zero_weight_rows``: they set
+    no count, no kernel width, no landmark).  Data with a negative weight or
+    no positive one are kept whole, for the checks to refuse."""
+    sw = None if node.sample_weight is None else np.asarray(node.sample_weight)
+    if sw is None or (sw < 0).any():
+        return node
+    keep = sw > 0
+    if keep.all() or not keep.any():
+        return node
+    kept = copy.copy(node)
+    kept.X, kept.y, kept.sample_weight = node.X[keep], node.y[keep], sw[keep]
+    return kept
+
+
 def hello_reply(node, estimator):
-    reply = _hello_reply(node, estimator)
+    reply = _hello_reply(_positive_rows(node), estimator)
+    if is_classifier(estimator):
+        # the classes of every row, as the simulated fit's classes_
+        reply.array_records["skfed"]["classes"] = _array(np.unique(node.y))
+    node = _positive_rows(node)
     _, total = _node_weights(node)
     reply.config_records["config"]["n_features"] = int(node.X.shape[1])
     reply.config_records["config"]["weight"] = total
@@ -401,6 +422,11 @@ def _landmark_message(estimator, node, message, context):
 
 
 def register_client(app, estimator, node_data):
+    load = node_data
+
+    def node_data(context):
+        return _positive_rows(load(context))
+
     @app.train("skfed_mocha")
     def mocha(message, context):
         node = node_data(context)
