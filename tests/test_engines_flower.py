@@ -239,19 +239,6 @@ if HAVE_FLWR:
 
 
 @needs_flwr
-def test_flower_refuses_the_line_search_in_the_exact_kernel_mode(task_identity):
-    # The primal modes search on Flower (tests/test_engines_flower_mocha_search.py);
-    # the exact kernel mode adds, and refuses an explicit search as the
-    # simulated fit does (it was silently ignored there before).
-    X, y, _, _, groups = make_data(n_per_node=20)
-    estimator = FederatedMultiTaskClassifier(aggregation="line_search", kernel="rbf",
-                                             approximation=None, max_rounds=3)
-    with pytest.raises(ValueError, match="aggregation='line_search' is implemented for the "
-                                         "primal modes"):
-        flower_fit(estimator, X, y, groups)
-
-
-@needs_flwr
 @pytest.mark.parametrize("params", [dict(kernel="linear"), dict(approximation="rff"),
                                     dict(kernel="rbf", approximation=None)])
 def test_flower_refuses_explicit_compression(params):
