@@ -21,6 +21,12 @@ Messages (``train.skfed_mocha``), server to node ``t``:
   W-step's: the node keeps their dual variables), and in the first message
   the node's seed, index and ``gamma``.
 
+With the line search (``aggregation``) a training node's message also
+holds ``ls_scale`` (the scaling of its subproblem) and the first message
+after a searched round ``ls_step`` (n_problems,), the step the node applies
+to its dual variables; its answer holds ``ls_conj`` (1 or 2, n_problems),
+the coefficients of its conjugate's change along its step.
+
 Node ``t`` to server: ``gap`` (n_eval, n_problems, 3) raw sums
 ``(sum s l(f, y), sum s l*(-g), sum alpha f)`` at each model it was asked
 to evaluate, ``dv`` (n_problems, d') when it trained, and in the final
@@ -30,6 +36,7 @@ of the kept ones (the server returns the best W-step's models when
 :meth:`~skfed.multitask._protocol._RoundProtocol.best_or_current`).
 """
 
+import copy
 import numbers
 
 import numpy as np
@@ -43,9 +50,16 @@ from ..kernels import check_kernel_settings, pairwise_kernel, resolve_kernel
 from ..multitask._compression import _FLOAT
 from ..multitask._features import auto_components
 from ..multitask._join import keep_for_joins
-from ..multitask._omega import _rho
+from ..multitask._omega import (
+    _CONJUGATE_COEFFICIENTS,
+    _COUPLING_MARGIN,
+    _rho,
+    conjugate_change,
+    line_search_step,
+)
 from ..multitask._protocol import _UNSUPPORTED_FAULTS, _RoundProtocol, _objectives, _steps
 from ..multitask._state import _LOSSES, _PrimalMessages
+from ._flower_exact_solver import exact_nodes, exact_tolerance, hello_target_scale, node_exact_solve
 from ._nodes import primal_gap_sums, primal_node_solve
 from ._flower_exact import _pooled_gamma, exact_message, fit_exact
 from ._flower_records import (
@@ -67,12 +81,14 @@ def check_supported(estimator):
     MOCHA's formulations only: ``omega="auto"`` is the learned Omega here and
     ``omega="shared"`` is refused.
 
-    The server adds the nodes' steps: ``aggregation="auto"`` resolves to
-    ``"add"`` on Flower (so a Flower fit equals the simulated fit with
-    ``aggregation="add"``) and ``"line_search"`` is refused.  The nodes run
-    coordinate ascent: ``local_solver="auto"`` resolves to ``"coordinate"``
-    and ``"exact"`` is refused.  ``approximation="auto"`` is resolved by the
-    simulated fit's rule at Flower's float64 messages (:func:`resolve_mode`).
+    ``aggregation`` (the server's line search: :meth:`_Run._line_search`)
+    and ``local_solver`` (:mod:`skfed.engines._flower_exact_solver`) run as
+    in the simulated fit, ``"auto"`` included.  The round messages travel in
+    float64: ``compression="auto"`` resolves to ``"none"`` (so a default
+    Flower fit equals the simulated fit with ``compression="none"``) and an
+    explicit number of bits is refused.  ``approximation="auto"`` is resolved
+    by the simulated fit's rule at Flower's float64 messages
+    (:func:`resolve_mode`).
 
     The network's faults are replayed as in the simulated fit, which refuses
     rogue nodes; so does this one.  ``privacy=`` is refused: the clients do
@@ -117,14 +133,6 @@ def check_supported(estimator):
             f"{', '.join(unsupported)} is only implemented by the simulated fit, not "
             "on the Flower engine; leave it at its default there."
         )
-    # The server loop adds the steps (CoCoA+ with the safe rho): "auto" means
-    # that here, an explicit request for the line search is refused.
-    if getattr(estimator, "aggregation", "add") == "line_search":
-        raise ValueError(
-            "aggregation='line_search' (the server's line search of the primal modes) "
-            "is only implemented by the simulated fit, not on the Flower engine; pass "
-            "aggregation='add' or 'auto' (which adds on Flower) there."
-        )
     # Round messages travel in float64: "auto" means that here, an explicit
     # number of bits is refused.
     if getattr(estimator, "compression", "none") not in ("auto", "none"):
@@ -132,14 +140,6 @@ def check_supported(estimator):
             f"compression={estimator.compression!r} (quantized round messages of the "
             "primal modes) is only implemented by the simulated fit, not on the Flower "
             "engine; pass compression='none' or 'auto' (float64 on Flower) there."
-        )
-    # The nodes run coordinate ascent: "auto" means that here, an explicit
-    # request for the exact local solver is refused.
-    if getattr(estimator, "local_solver", "coordinate") == "exact":
-        raise ValueError(
-            "local_solver='exact' (the exact local solver of the primal modes) is only "
-            "implemented by the simulated fit, not on the Flower engine; pass "
-            "local_solver='coordinate' or 'auto' (coordinate ascent on Flower) there."
         )
 
 
@@ -191,11 +191,32 @@ def _node_weights(node):
     return sw, total
 
 
+def _positive_rows(node):
+    """The node's data without its rows of weight 0, which the simulated fit
+    removes before it reads anything (``_drop_zero_weight_rows``: they set
+    no count, no kernel width, no landmark).  Data with a negative weight or
+    no positive one are kept whole, for the checks to refuse."""
+    sw = None if node.sample_weight is None else np.asarray(node.sample_weight)
+    if sw is None or (sw < 0).any():
+        return node
+    keep = sw > 0
+    if keep.all() or not keep.any():
+        return node
+    kept = copy.copy(node)
+    kept.X, kept.y, kept.sample_weight = node.X[keep], node.y[keep], sw[keep]
+    return kept
+
+
 def hello_reply(node, estimator):
-    reply = _hello_reply(node, estimator)
+    reply = _hello_reply(_positive_rows(node), estimator)
+    if is_classifier(estimator):
+        # the classes of every row, as the simulated fit's classes_
+        reply.array_records["skfed"]["classes"] = _array(np.unique(node.y))
+    node = _positive_rows(node)
     _, total = _node_weights(node)
     reply.config_records["config"]["n_features"] = int(node.X.shape[1])
     reply.config_records["config"]["weight"] = total
+    hello_target_scale(reply, node, estimator)
     if _needs_gamma_stats(estimator):
         # count, mean and sum of squared deviations of all the node's values
         # (combined at the server with Chan et al.'s pairwise update).
@@ -301,7 +322,7 @@ def _mocha_message(estimator, node, message, context):
             "rng": int(control["seed"]),
         }
         for key in ("lam", "gamma", "rff_pos", "rff_has_gauss", "rff_gauss", "n_components",
-                    "approximation"):
+                    "approximation", "exact", "exact_tol"):
             if key in control:
                 state.config[key] = control[key]
         keep = {k: v for k, v in extra.items() if k != "w_before"}
@@ -325,6 +346,13 @@ def _mocha_message(estimator, node, message, context):
         # The server kept the models this node last evaluated (the W-step's,
         # before any speculative solve): keep their dual variables.
         state.arrays["g_best"] = np.array(state.arrays.get("g_backup", g), dtype=np.float64)
+    if "ls_step" in arrays:
+        # The server's line search scaled this node's last local step: its
+        # dual variables move by the same fraction (the simulated
+        # _PrimalState.line_search's update of g, from the same values).
+        base = state.arrays["g_backup"]
+        steps = np.asarray(arrays["ls_step"], dtype=np.float64)
+        g = np.ascontiguousarray(base + steps[:, None] * (g - base))
     if control.get("rollback", False) and "g_backup" in state.arrays:
         g = np.array(state.arrays["g_backup"], dtype=np.float64, order="C")
         config["rng"] = int(config["rng_backup"])
@@ -345,13 +373,31 @@ def _mocha_message(estimator, node, message, context):
         state.arrays["g_backup"] = g.copy()
         config["rng_backup"] = int(config["rng"])
         lam = float(config["lam"])
-        c = config["rho"] * config["sigma_tt"] / (lam * total)
+        # The subproblems' scaling: rho (adding), or the server's searched
+        # scale (twice the last coupling ratio within [1, rho]).
+        scale = float(arrays["ls_scale"][0]) if "ls_scale" in arrays else config["rho"]
+        c = scale * config["sigma_tt"] / (lam * total)
         theta = 0.0 if estimator.local_gap_target is None else float(estimator.local_gap_target)
-        dvs, g, config["rng"] = primal_node_solve(
-            Z, Y, sw, g, total, config["rng"], arrays["w"], c, int(control["steps"]), theta,
-            loss,
-        )
+        if config.get("exact", False) and control.get("full", False):
+            # local_solver: this node solves its subproblem exactly (a
+            # straggler's partial round runs coordinate ascent).
+            dvs, g = node_exact_solve(Z, Y, sw, g, arrays["w"], c, estimator.loss,
+                                      float(config["exact_tol"]))
+        else:
+            dvs, g, config["rng"] = primal_node_solve(
+                Z, Y, sw, g, total, config["rng"], arrays["w"], c, int(control["steps"]),
+                theta, loss,
+            )
         reply_arrays["dv"] = _array(np.asarray(dvs, dtype=np.float64))
+        if "ls_scale" in arrays:
+            # The line search's coefficients of this node's conjugate change
+            # along its step (conjugate_change, the dual's weights s_i / W_t).
+            base = state.arrays["g_backup"]
+            linear, quadratic = conjugate_change(estimator.loss, Y, sw, base, g - base,
+                                                 sw / total)
+            coefficients = [linear] if _CONJUGATE_COEFFICIENTS[estimator.loss] == 1 else [
+                linear, quadratic]
+            reply_arrays["ls_conj"] = _array(np.array(coefficients, dtype=np.float64))
     else:
         state.arrays.pop("g_backup", None)
     state.arrays["g"] = g
@@ -376,6 +422,11 @@ def _landmark_message(estimator, node, message, context):
 
 
 def register_client(app, estimator, node_data):
+    load = node_data
+
+    def node_data(context):
+        return _positive_rows(load(context))
+
     @app.train("skfed_mocha")
     def mocha(message, context):
         node = node_data(context)
@@ -467,8 +518,11 @@ class _Run:
             self.n_problems = 1
 
     # -- messages
-    def _content(self, w=None, sigma=None, w_before=None, control=None, setup=None):
+    def _content(self, w=None, sigma=None, w_before=None, control=None, setup=None,
+                 search=None):
         skfed, extra = {}, {}
+        for key, value in (search or {}).items():  # the line search's step and scale
+            skfed[key] = _array(np.asarray(value, dtype=np.float64))
         if w is not None:
             skfed["w"] = _array(np.asarray(w, dtype=np.float64))
         if sigma is not None:
@@ -545,16 +599,29 @@ class _Run:
             mode, getattr(est, "components_", np.empty((0, 0))).shape[0]
         ) + int(est.fit_intercept)
         self.n_cols = n_cols
+        # local_solver, resolved by the simulated fit's rule (every node's
+        # count is known from the hello); the tolerance's target scale too.
+        exact = exact_nodes(est, self.counts, n_cols)
+        if exact.any():
+            tol = exact_tolerance(self.infos, is_classifier(est))
+            for t in range(m):
+                setup_values[t]["exact"] = bool(exact[t])
+                setup_values[t]["exact_tol"] = tol
         # The byte model's primal messages (float64 on Flower: no compression).
         messages = _PrimalMessages(P, n_cols, m)
         w_bytes = messages.vector_bytes()
         sigma_info = messages.sigma_info_floats * _FLOAT
+        line_search = est._line_search(None)
         protocol.begin(sigma=sigma, learn=learn, lam=lam, totals=self.totals,
                        counts=self.counts, n_problems=P,
-                       sigma_info_floats=messages.sigma_info_floats)
+                       sigma_info_floats=messages.sigma_info_floats, line_search=line_search)
 
         V = np.zeros((P, m, n_cols))
         keeper = protocol.keeper = _PrimalKeeper(V)
+        # aggregation (resolved as in the simulated fit): the line search
+        # scales every round's steps by the server's s (sent to a node with
+        # its next message) and the nodes' subproblems by a searched scale.
+        pending_step = {}  # node -> the step of its last update, not yet sent
 
         def weights(s):
             return np.einsum("tu,kud->ktd", s, V) / lam
@@ -563,12 +630,14 @@ class _Run:
         node_version = np.full(m, -1)  # Sigma version each node holds
         traffic = driver.traffic
 
-        def count_round_start(active):
+        def count_round_start(active, searching):
             # The byte model's messages of the round the nodes just solved.
             protocol.count_setup()
             if active.size:
-                protocol.count_downlink(active, messages.downlink(active))
-                protocol.count_uplink(active, messages.uplink(active))
+                protocol.count_downlink(active, messages.downlink(active), searching)
+                if searching:
+                    protocol.step_pending[active] = True
+                protocol.count_uplink(active, messages.uplink(active), searching)
 
         def combine(replies, e):
             loss_sum = conj_sum = cross_sum = 0.0
@@ -582,7 +651,7 @@ class _Run:
             return _objectives(loss_sum, conj_sum, cross_sum)
 
         def send(round_, *, evaluate, w, w_before=None, train, steps, held=None,
-                 rollback=False, final=False, setup=False, purpose="round"):
+                 rollback=False, final=False, setup=False, purpose="round", full=None):
             """One exchange with every node; returns replies, down and up log entries.
 
             ``held``: the ``(Sigma, rho, version)`` a node that trains (or gets
@@ -590,6 +659,8 @@ class _Run:
             """
             sigma, rho, version = held or (protocol.sigma, protocol.rho, protocol.version)
             contents, down_items = {}, {}
+            searching = line_search and rho > 1.0  # protocol.searching() at this Sigma
+            scale = min(max(_COUPLING_MARGIN * protocol.ratio, 1.0), rho)
             diag = np.diag(sigma)
             for t in range(m):
                 give_sigma = (train[t] or final) and node_version[t] != version
@@ -598,11 +669,19 @@ class _Run:
                     "rollback": bool(rollback), "final": bool(final),
                     "evaluate": int(evaluate),
                 }
+                if full is not None and train[t] and full[t]:
+                    control["full"] = True  # a full round (the exact nodes solve exactly)
                 if keeper.pending[t]:
                     control["keep"] = True
                     keeper.pending[t] = False
                 wt = None if w is None or not (evaluate or train[t] or final) else w[:, t, :]
+                search = {}
+                if not rollback and t in pending_step:
+                    search["ls_step"] = pending_step.pop(t)
+                if train[t] and searching:
+                    search["ls_scale"] = [scale]
                 contents[t] = self._content(
+                    search=search,
                     w=wt, sigma=(float(diag[t]), float(rho)) if give_sigma else None,
                     w_before=None if w_before is None else w_before[:, t, :],
                     control=control,
@@ -616,6 +695,10 @@ class _Run:
                     node_version[t] = version
                 if w_before is not None:
                     items["w_before_omega"] = w_bytes
+                if "ls_step" in search:
+                    items["ls_step"] = P * _FLOAT
+                if "ls_scale" in search:
+                    items["ls_scale"] = _FLOAT
                 down_items[t] = items
 
             def up_items(t, reply):
@@ -627,6 +710,8 @@ class _Run:
                     n_eval = arrays["gap"].shape[0]
                     items["gap"] = 3 * _FLOAT
                     items["gap_extra"] = (n_eval * P - 1) * 3 * _FLOAT
+                if arrays is not None and "ls_conj" in arrays:
+                    items["ls_conj"] = protocol.search_floats
                 return items
 
             return driver.exchange(
@@ -635,9 +720,18 @@ class _Run:
             )
 
         def apply(replies, trained):
-            for t in np.flatnonzero(trained):
-                dvs = _arrays_of(replies[t], "skfed")["dv"]
-                V[:, t, :] += dvs / self.totals[t]
+            active = np.flatnonzero(trained)
+            dvs = {t: _arrays_of(replies[t], "skfed")["dv"] for t in active}
+            searching = active.size > 0 and protocol.searching()
+            if searching:
+                steps = self._line_search(protocol, V, active, dvs, replies, lam)
+            for t in active:
+                dv = dvs[t]
+                if searching:
+                    dv = dv * steps[:, None]
+                    pending_step[t] = steps
+                V[:, t, :] += dv / self.totals[t]
+            return searching
 
         def solve_steps(work):
             return np.array([_steps(work[t], self.counts[t], theta_steps) for t in range(m)])
@@ -646,12 +740,11 @@ class _Run:
         active_mask, work, active = protocol.draw_round()
         train = active_mask.astype(bool)
         replies, down, up = send(0, evaluate=False, w=weights(protocol.sigma), train=train,
-                                 steps=solve_steps(work), setup=True)
+                                 steps=solve_steps(work), setup=True, full=work >= 1.0)
         for t in range(m):
             if not train[t]:
                 traffic.relabel(down[t], "w", "w_eval")
-        apply(replies, train)
-        count_round_start(active)
+        count_round_start(active, apply(replies, train))
         round_active = active_mask.astype(bool)
         while True:
             round_ = protocol.round
@@ -671,7 +764,9 @@ class _Run:
                 next_mask, next_work, _ = protocol.draw_round()
                 next_train = next_mask.astype(bool)
                 next_steps = solve_steps(next_work)
+                next_full = next_work >= 1.0
             else:
+                next_full = None
                 next_mask = np.zeros(m, dtype=bool)
                 next_train = np.zeros(m, dtype=bool)
                 next_steps = np.zeros(m, dtype=np.intp)
@@ -682,7 +777,7 @@ class _Run:
             replies, down, up = send(
                 round_ + 1, evaluate=True, w=W_train,
                 w_before=W_now if candidate is not None else None, train=next_train,
-                steps=next_steps, held=held, final=last,
+                steps=next_steps, held=held, final=last, full=next_full,
             )
             spec = [replies, down, up]  # the speculative round's exchange
 
@@ -702,9 +797,12 @@ class _Run:
                     traffic.relabel(spec[1][t], "w", "w_before_omega")
                     traffic.relabel(spec[1][t], "sigma", "sigma_discarded")
                     traffic.relabel(spec[2][t], "dv", "dv_discarded")
+                    traffic.relabel(spec[1][t], "ls_scale", "ls_scale_discarded")
+                    traffic.relabel(spec[2][t], "ls_conj", "ls_conj_discarded")
                 spec[:] = send(
                     round_ + 1, evaluate=True, w=weights(new_sigma), train=next_train,
                     steps=next_steps, rollback=True, final=last, purpose="omega-rollback",
+                    full=next_full,
                 )
                 for t in range(m):
                     traffic.relabel(spec[2][t], "gap", "gap_extra")
@@ -727,6 +825,8 @@ class _Run:
                     # received with them is its final model.
                     for t in range(m):
                         traffic.relabel(spec[2][t], "dv", "dv_discarded")
+                        traffic.relabel(spec[1][t], "ls_scale", "ls_scale_discarded")
+                        traffic.relabel(spec[2][t], "ls_conj", "ls_conj_discarded")
                     replies = self._finish(send, round_ + 1)
                 else:
                     replies = spec[0]
@@ -735,10 +835,10 @@ class _Run:
             for t in range(m):
                 if not next_train[t]:
                     traffic.relabel(spec[1][t], "w", "w_eval")
-            apply(spec[0], next_train)
+            searched = apply(spec[0], next_train)
             protocol.end_round()
             round_active = next_mask.astype(bool)
-            count_round_start(np.flatnonzero(next_mask).astype(np.intp))
+            count_round_start(np.flatnonzero(next_mask).astype(np.intp), searched)
 
         protocol.finish()
         # Returned the best W-step's models: the nodes' kept dual variables
@@ -751,6 +851,30 @@ class _Run:
         self._store_model(weights(protocol.sigma), n_support)
         keep_for_joins(est, lam, self.totals)  # hook: add_nodes (issue 32)
         return est
+
+    def _line_search(self, protocol, V, active, dvs, replies, lam):
+        """The server's step along the round's combined direction: the
+        simulated :meth:`~skfed.multitask._state._PrimalState.line_search`
+        (uncompressed) from the nodes' steps ``dvs`` and the conjugate
+        coefficients they sent (``ls_conj``); sets ``protocol.ratio``."""
+        P, m = self.n_problems, self.m
+        sigma = protocol.sigma
+        dV = np.zeros((P, m, V.shape[2]))
+        dV[:, active] = (np.stack([dvs[t] for t in active], axis=1)
+                         / self.totals[active][None, :, None])
+        SdV = np.einsum("tu,kud->ktd", sigma, dV)
+        cross = np.einsum("ktd,ktd->k", SdV, V)  # <dV, Sigma V>
+        curvature = np.einsum("ktd,ktd->k", SdV, dV)  # <dV, Sigma dV>
+        separable = float(np.einsum("t,ktd,ktd->", np.diag(sigma), dV, dV))
+        linear, quadratic = np.zeros(P), np.zeros(P)
+        for t in active:
+            coefficients = _arrays_of(replies[t], "skfed")["ls_conj"]
+            linear += coefficients[0]
+            if len(coefficients) > 1:
+                quadratic += coefficients[1]
+        steps = line_search_step(linear, quadratic, cross, curvature, lam)
+        protocol.ratio = float(curvature.sum()) / separable if separable > 0.0 else 1.0
+        return steps
 
     def _finish(self, send, round_):
         m = self.m
@@ -831,6 +955,15 @@ def fit_server(fitted, driver):
                           else "learn" if fitted.omega == "auto" else fitted.omega)
     for name in ("shared_coef_", "shared_intercept_", "shared_weight_"):
         fitted.__dict__.pop(name, None)
+    # aggregation as the simulated fit resolves it: an explicit line search
+    # in the exact kernel mode (which adds the steps) is refused here too.
+    fitted._line_search(None)
+    if _exact_mode(fitted) and fitted.local_solver == "exact":
+        raise ValueError(
+            "local_solver='exact' solves the subproblems of the primal modes "
+            f"(kernel='linear' or an approximation); the exact kernel mode (kernel="
+            f"{fitted.kernel!r}) runs coordinate ascent: use local_solver='auto'."
+        )
     if _exact_mode(fitted):
         return fit_exact(run)
     return run.fit()

@@ -107,8 +107,8 @@ FLOWER_REQUIREMENT = "flwr==1.41.0"
 
 # Items of skfed's byte model, by the names the traffic log uses.
 MODEL_ITEMS = frozenset(
-    {"w", "sigma", "dv", "gap", "stats", "gamma", "landmarks", "bits", "tested", "sketch", "sv",
-     "gram"}
+    {"w", "sigma", "dv", "gap", "ls_step", "ls_scale", "ls_conj", "stats", "gamma",
+     "landmarks", "bits", "tested", "sketch", "sv", "gram"}
 )
 
 
