@@ -19,7 +19,11 @@ Cases: review16's nulls (tests/test_review16_candidate_test_level.py: 30
 clients, 60 rows, 13 one-hot candidates of frequency 0.02, exponential or
 Gaussian residuals) and the power cases of
 tests/test_sparse_linear_candidate_test.py (40 clients of unequal spread,
-8 candidates: null, one missed feature of 1.2, eight weak ones of 0.3).
+8 candidates: null, one missed feature of 1.2, eight weak ones of 0.3),
+and review16's full one-hot groups (tests/test_review16_candidate_test_rank.py:
+60 clients, 3 continuous and 12 one-hot candidates of rank 12, Gaussian
+residuals; ``onehot-null``, and ``onehot-weak`` with level effects of
+0.04).
 Rejection rates with 95 % Clopper-Pearson intervals.
 
 Command::
@@ -34,6 +38,8 @@ Result (2026-11-29, 1,000 draws per case, rejection rate [95 % CP])::
     null      0.033 [0.023, 0.046]  0.021 [0.013, 0.032]  0.037 [0.026, 0.051]  0.022 [0.014, 0.033]
     one       0.999 [0.994, 1.000]  0.999 [0.994, 1.000]  1.000 [0.996, 1.000]  0.999 [0.994, 1.000]
     weak      0.847 [0.823, 0.869]  0.630 [0.599, 0.660]  0.864 [0.841, 0.885]  0.886 [0.865, 0.905]
+    onehot-null 0.038 [0.027, 0.052]  0.031 [0.021, 0.044]  0.038 [0.027, 0.052]  0.030 [0.020, 0.043]
+    onehot-weak 0.369 [0.339, 0.400]  0.288 [0.260, 0.317]  0.379 [0.349, 0.410]  0.401 [0.370, 0.432]
 
 Sign flips assume symmetric products and are worse than Student's t on
 the skewed null (14.3 %).  ``boot`` keeps the level but loses 22 points
@@ -46,7 +52,8 @@ Per part (1,000 draws, each at 0.025): Student t 7.2 % / 1.5 % / 52 %
 (skewed / Gaussian null / weak), F 5.6 % / 2.3 % / 82 %, bootstrap max-t
 1.4 % / 0.8 % / 47 %, bootstrap sum of t^2 1.2 % / 0.6 % / 88 %.
 ``boot-sum`` holds the level on every null and has more power than
-Student t + F on the weak effects; it is the candidate to replace the
+Student t + F on the weak effects (and on the one-hot levels' weak
+effects, 0.40 vs 0.37); it is the candidate to replace the
 test, not yet adopted: School's join rows, the exact sparse designs'
 bytes (``support_wide_refit.py --pooled-designs``) and ``--level-check``
 are not measured with it.
@@ -62,6 +69,7 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from skfed.support._candidate_test import candidate_test  # noqa: E402
 from tests.test_review16_candidate_test_level import _null_products  # noqa: E402
+from tests.test_review16_candidate_test_rank import _one_hot_products  # noqa: E402
 
 
 def _live(P):
@@ -135,7 +143,9 @@ def main():
         scales = rng.uniform(0.2, 3.0, size=(40, 1))
         counts = {"student+F": 0, "boot": 0, "flip": 0, "boot-sum": 0}
         for _ in range(args.draws):
-            if case in ("skewed", "gaussian"):
+            if case.startswith("onehot"):
+                P = _one_hot_products(rng, effect=0.04 if case == "onehot-weak" else 0.0)[0]
+            elif case in ("skewed", "gaussian"):
                 P = _null_products(rng, case == "skewed").astype(np.float64)
             else:
                 shift = {"null": np.zeros(8), "one": np.eye(8)[2] * 1.2,
