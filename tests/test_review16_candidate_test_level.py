@@ -21,6 +21,13 @@ fix (a level that holds for skewed products, e.g. a calibrated or
 skew-corrected t) is not small, so the skewed case is a strict xfail and
 the Gaussian case a check that the same measurement passes when the
 level holds.
+
+support19 measured replacements on these draws and on the power cases
+of tests/test_sparse_linear_candidate_test.py (benchmarks/
+candidate_test_level.py): a bootstrap-t over the clients of max |t_j| and
+of sum t_j^2 holds the level here (2.4 %) with more power on eight weak
+effects (0.89 vs 0.85); it is not yet the server's test (fits and bytes
+not measured with it), so the xfail stays.
 """
 
 import numpy as np
