@@ -108,8 +108,9 @@ class FederatedSparseLinearRegression(
     squares and the candidates; each client sends, for every candidate
     ``j`` off ``S``, ``a_ij = sum_t w_t x_tj r_t`` (``r`` its residuals,
     centred with per-node intercepts), and the server tests "mean zero over
-    the clients" (Student's t per candidate with Bonferroni, and Hotelling's
-    T^2 of all, each at 0.025: :func:`._candidate_test.candidate_test`;
+    the clients" (a bootstrap-t over the clients of the candidates' largest
+    ``|t_j|`` and of their sum of ``t_j^2``, each at 0.025, 1,000 client
+    resamples from ``random_state``: :func:`._candidate_test.candidate_test`;
     with fewer than ``k + 10`` round-2 senders, ``k`` the candidates off
     ``S``, it skips the test, too weak there, and asks directly; clients
     dropped in round 2c leave the test fewer, and it runs on those that
@@ -276,6 +277,8 @@ class FederatedSparseLinearRegression(
         with an error.  Use :class:`FederatedSupportRecovery` with
         ``privacy`` (randomized response on the vote) and refit locally.
     random_state : int, RandomState instance or None, default=None
+        Public randomness, among it the client resamples of the round-2c
+        test (no privacy noise comes from it).
     n_jobs : int, default=None
         Number of threads that run the client passes.
 
@@ -294,11 +297,13 @@ class FederatedSparseLinearRegression(
         The candidates off the support the round-2c test tested (sorted);
         None without the test (no candidates, or too few clients).
     refit_test_pvalues_ : ndarray of shape (c - s,) or None
-        Their p-values (Student's t over the clients, before Bonferroni).
+        Their bootstrap max-t adjusted p-values: the fraction of the
+        1,000 client resamples whose largest ``|t*|`` is at least the
+        candidate's ``|t|`` (as ``(1 + count) / 1001``); the test rejects
+        when the smallest is at most 0.025.
     refit_test_joint_pvalue_ : float or None
-        Hotelling's T^2 p-value of all candidates, on the rank ``r`` of
-        their products (1.0 when it cannot run: no more than ``r + 1``
-        clients); None without the test.
+        The bootstrap p-value of the candidates' sum of ``t_j^2`` (rejects
+        at most 0.025); None without the test.
     refit_asked_ : bool
         Whether round 2d asked for the candidates' statistics (the test
         rejected, or too few clients for it).
@@ -650,7 +655,9 @@ class FederatedSparseLinearRegression(
             counter.gather_to_server(testers, np.full(
                 len(testers), payload_bytes(n_float32=len(extra)), dtype=np.int64))
             counter.next_round()
-            pvalues, p_joint, rejected = candidate_test(products)
+            # the bootstrap's client resamples: public randomness, its own stream
+            pvalues, p_joint, rejected = candidate_test(
+                products, random_state=np.random.RandomState([self._sign_seed(), 2]))
             self.refit_test_pvalues_, self.refit_test_joint_pvalue_ = pvalues, p_joint
             self.refit_test_features_ = extra
             if not rejected:
