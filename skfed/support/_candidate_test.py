@@ -33,13 +33,11 @@ _CANCEL = 1e-10
 
 # The test runs with at least k + JOINT_MIN_DF round-2 senders (k
 # candidates off the support); with fewer the server asks for the
-# candidates' statistics without it.  (Measured with the earlier test,
-# Student t + Hotelling's F, kept for the bootstrap.)  Hotelling's F(k, g - k) needs
-# g - k degrees of freedom to see weak effects: its 0.975 quantile is 1.9
-# at g - k = 60 and k = 18, 3.4 at 10, 39 at 2; on 20 and 24 clients of
-# 100-200 rows (k = 18, eighteen effects of 0.04) the test at g > k + 1
-# lost 0.4-0.6 R^2 points to always asking, at 30 and 40 none
-# (benchmarks/support_wide_refit.py --few-clients).
+# candidates' statistics without testing.  Chosen with the earlier Student t
+# + Hotelling F test (on 20-24 clients testing lost 0.4-0.6 R^2 points to
+# always asking, at 30-40 none: benchmarks/support_wide_refit.py
+# --few-clients) and kept for the bootstrap, whose few-clients rows are the
+# same (support20).
 JOINT_MIN_DF = 10
 
 # A candidate whose products are all at most this fraction of the largest
