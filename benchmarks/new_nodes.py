@@ -918,56 +918,7 @@ data sets' unchanged; CPU HAR 0.008 / 0.008 / 0.012, rotated moons 0.091 /
 ``new_nodes_mocha_landmine_threshold.py``; where HAR's ``w_0`` loses to
 pooled ``LogisticRegression()``: ``new_nodes_mocha_w0_gap.py``.
 
-The growing-federations guide's evidence for the join's design, the conditions of its table's rows, the rows they replaced, and its commentary on the table (moved from doc/user_guide/growing.rst, 29 November 2026; each excerpt verbatim)::
-
-       so the newcomer solves its own problem with a prior mean,
-       ``min_w L_n(w) + (lambda / (2 c_n)) ||w - m_n||^2``, by the fit's local
-       solver, to a relative duality gap of ``1e-8`` (its objective is then
-       certified within ``1e-8`` of its optimum, relative; the tests compare a
-       join with SciPy's solve at ``1e-14``, to ``1e-6``, and at the default,
-       within the distance its gap certifies).  ``c_n`` is
-       multiplied by the newcomer's confidence ``W_n / W_mean`` (its total
-       sample weight against the fitted nodes' mean): the fit weighs every
-       node's *mean* loss alike, so a newcomer's 5 samples would otherwise
-       pull as hard as a fitted node's hundreds (a refit, which does exactly
-       that, scores 93.4 on HAR at ``k = 5`` where the join scores 97.6).
-
-       *Rehearsal.*  How much more (or less) a newcomer of ``k`` samples
-       should trust its prior, the fitted nodes measure for it.  With the
-       shared model (the default) they rehearse newcomers on the data they
-       hold: for a size of 2, 5, 10, 20 or 50, up to 32 draws of that many
-       samples of a fitted node with more solve the newcomer's problem at the
-       fitted ``w_0`` with ``c_n`` times 1, 4, 1/4, 1/16 and 0 (``w_0`` alone)
-       and score the node's other samples.  A newcomer takes the scale with
-       the lowest mean error at the rehearsed size nearest its own (within a
-       factor 2) if it beats 1 by at least one standard error of the paired
-       difference over the draws, and 1 otherwise: a hyperparameter
-       transferred from nodes with data to spare, never chosen on the
-       newcomer's 5-20 samples.  On HAR it picks 1/16 or 0 (seed 0, ``k = 5``:
-       97.6 -> 99.3), on School 1/4; on rotated moons (fitted nodes of 3-15
-       samples) no scale beats 1 clearly.  On the held-out families of
-       ``--datasets related`` it stays within 0.3 points of no rehearsal.
-
-          The root sends the selection back to every newcomer.  On rotated
-          moons (seed 0) this recovers an informative feature the fitted
-          nodes' vote missed; on the held-out families it never lowered a
-          mean.  Not under a finite ``privacy`` budget (the ballots would
-
-          given.  After a fit whose graph compared kernel graph models
-          (``graph_signal_ == "kernel"``, Dada's default) the answers are
-          still the boosting models: rows learned from the kernel models
-          scored 2.0 points lower on HAR and 3.4 on clustered related tasks
-          and cost 5-9 times the bytes (``benchmarks/new_nodes.py``'s
-          docstring).
-
-       Newcomers of the same call that hold at least the fitted nodes' mean
-       weight also see each other: once their local models exist, each asks
-       ``min(n_peers - 1, 20 kappa)`` of the others (drawn at random) for the
-       same answer (its local model, loss and its degree toward the fitted
-       nodes) and solves its row over the fitted candidates and them; the
-       weight between two newcomers is the mean of what each chose.  Lighter
-       newcomers keep to the fitted nodes, whose models are better guides than
-       their local ones (on HAR the exchange cost Dada 4-8 points).
+The conditions of the growing-federations guide's table, the rows they replaced, and the guide's commentary on the table (moved from doc/user_guide/growing.rst, 29 November 2026; each excerpt verbatim; the guide's evidence for the join's design, moved too, is above in fuller form)::
 
     run as one process per family and data set (``--out`` files merged; the
     summary printed at the end of a run is the same table).  The refits of
