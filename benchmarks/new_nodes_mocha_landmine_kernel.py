@@ -59,6 +59,22 @@ leave ``w_0`` at the majority rate (93.39 / 93.32 / 93.32) and join at
 93.51 / 93.39 / 93.42 (pooled ``SVC()`` 93.57 / 93.51 / 93.52); the exact
 kernel (``rbf-exact``) refuses ``add_nodes`` (a newcomer's model would
 combine other nodes' raw support vectors).
+
+History
+-------
+
+Landmine with the RBF kernel, as the guide gave it (moved from doc/user_guide/growing.rst, 29 November 2026; each excerpt verbatim)::
+
+    On Landmine the RBF kernel does not close the gap either: its joins
+    (random features, ``n_components_ = 172``) score 93.69 / 93.65 / 93.68
+    against pooled ``SVC()``'s 93.81 / 93.77 / 93.78, on average no higher
+    than the fitted ``w_0`` alone (93.72 / 93.67 / 93.69), at 3.2-4.7 % of the RBF refit's
+    bytes; 512 features, the hinge loss or ``C = 10`` come no closer, and on
+    the held-out related-alike and related-clustered families the RBF fit
+    loses 10-25 points to the linear default (seeds 0-2) (``python benchmarks/new_nodes.py
+    --families mocha --datasets landmine --seeds 0,1,2 --mocha-kernel rbf``;
+    the variants in ``benchmarks/new_nodes_mocha_landmine_kernel.py``).
+
 """
 
 import argparse

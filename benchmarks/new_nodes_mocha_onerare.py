@@ -61,6 +61,22 @@ two (seed 0 node 30 at ``k = 10``: 1/4 -> 1/16, 97.1 -> 98.4; seed 5 node
 rotated moons loses 0.29 at ``k = 5`` (seed 0: 55.09 -> 54.22) and
 Landmine 0.03 at ``k = 10`` (also at two standard errors): not a rule for
 the package.
+
+History
+-------
+
+Newcomers with one sample of the rare class, as the guide gave them (moved from doc/user_guide/growing.rst, 29 November 2026; each excerpt verbatim)::
+
+    Newcomers with a single sample of one class among their ``k`` (HAR seed
+    3, ``k = 5``, node 5: 90.6 joined, 92.9 on ``w_0``) are left as they are:
+    their best scale ranges from 4 to ``w_0`` alone, so neither ``w_0`` for
+    them (HAR -0.31 at ``k = 5``) nor the one-class rule (-0.98 on seed 3 at
+    ``k = 20``) helps, and rehearsal draws of ``k - 1`` samples of one class
+    and one of the other move two HAR newcomers at one standard error (+0.06
+    at ``k = 10``) but lose 0.29 on rotated moons at ``k = 5`` (``python
+    benchmarks/new_nodes_mocha_onerare.py --datasets har --seeds
+    0,1,2,3,4,5``; other data sets in its docstring).
+
 """
 
 import argparse
