@@ -5,6 +5,7 @@ Usage::
     python benchmarks/dada_radius_auto.py joins --datasets har,moons,landmine --seeds 0,1,2 --ks 5,10,20
     python benchmarks/dada_radius_auto.py heldout FAMILY SEED [PARAMS]
     python benchmarks/dada_radius_auto.py probe FAMILY SEED
+    python benchmarks/dada_radius_auto.py fitcost DATA SEEDS
 
 ``joins ARGS``: ``new_nodes.py --families dada ARGS`` with ``beta="auto"``
 (the fit, its joins and the refit all choose; join / Global / Local /
@@ -18,11 +19,57 @@ Dada with ``beta=3`` and with ``beta="auto"`` (``PARAMS``: other
 parameters, ``name=value`` comma-separated, for both), mean per-node test
 accuracy, the radius chosen, ``z`` and CPU seconds of both fits.
 
+``fitcost DATA SEEDS``: on ``new_nodes.py``'s fitted nodes of ``DATA``,
+a fit at ``beta=3`` and one at ``"auto"``: CPU, bytes, their ratios, the
+radius chosen and ``z``.
+
 ``probe FAMILY SEED``: ``dada_probe_families.py``'s families
 (``alike_tiny``, ``unbalanced``, ``imbalance``, ``three_class``,
 ``axis_rules``): its score of both fits and their CPU.
 
-Measured: see the end of this docstring.
+Measured (dada17, 2026-11-29, main 8ba3212 plus this branch, one BLAS
+thread, load 6-21 on 2 cores; CPU is ``time.process_time``).
+
+``joins --datasets har --seeds 0,1,2 --ks 5,10,20`` (``beta="auto"``
+chose 10 on every HAR seed, ``z`` = 8.0 / 5.2 / 6.8)::
+
+    family  data        k   join global  local  refit  bytes j/r  cpu j/r  goal
+    dada    har         5   95.8   97.8   78.0   93.0     0.0033   0.0029  NO
+    dada    har        10   96.4   97.9   82.8   89.2     0.0034   0.0034  NO
+    dada    har        20   96.3   97.9   88.4   93.0     0.0035   0.0039  NO
+
+against ``beta=3`` 91.5 / 93.0 / 92.5 (refit 90.8 / 87.4 / 91.1): 3.4-4.3
+points closer to Global, still 1.5-2.0 under it.  ``joins --datasets
+moons,landmine --seeds 0,1,2 --ks 5,10,20``: every seed chose 3, so the
+rows are ``beta=3``'s to the digit (moons 72.5 / 77.0 / 82.1, refit 71.9 /
+78.0 / 82.8; Landmine 93.5 / 93.6 / 93.8, refit 93.7 / 93.7 / 93.8).
+
+Choice and cost of a fit (the radius chosen, ``z``; CPU and bytes of the
+``auto`` fit over a ``beta=3`` fit): ``heldout`` and ``probe`` above, and
+``fitcost DATA SEEDS`` (``new_nodes.py``'s fitted nodes of ``har``,
+``moons``, ``landmine``, ``related-*``, e.g. ``fitcost har 0,1,2``)::
+
+    data (seeds)                    chosen          z range          CPU x     bytes x
+    HAR sitting (0-2)               10 10 10        +5.2 .. +8.0     2.1-2.7   3.0
+    rotated moons (0-5)             3 x6            -0.9 .. +0.9     2.6-3.2   3.0
+    Landmine (0-2)                  3 x3            -1.1 .. +0.2     2.4-2.5   3.0
+    related-alike/clustered (0-2)   3 x6            -0.2 .. +0.9     2.5-2.8   3.0
+    related-small (0-2)             3 x3            -2.3 .. -0.6     2.5-2.9   3.0
+    related-wide (0-2)              3 x3            -1.4 .. -0.1     2.5-2.7   3.0
+    related-narrow (0-2)            3 10 3          +0.5 .. +2.1     2.7-2.8   3.0
+    n100d200 no vote (0-4)          3 x5            -1.5 .. +0.8     2.4-2.6   3.0
+    n300d300 no vote (0-2)          3 x3            -2.4 .. -0.3     2.2-2.4   3.0
+    many_small/alike/half_noise/d2 (0-1)  3 x8      -1.6 .. +0.3     2.6-2.8   3.0
+    d500 (0-1)                      3 x2            -1.2 .. +0.4     2.6-2.7   3.0
+    HAR walking (0-2)               3 x3            nan (alike)      1.9-2.0   3.1
+    School (0-2)                    3 x3            -1.8 .. +0.0     2.5-2.6   3.0
+    Computer buyers (0-2)           3 x3            -1.2 .. +1.1     2.2-3.0   3.0
+    probe alike_tiny/unbalanced/imbalance/axis_rules (0-1)  3 x8     2.5-2.8
+    probe three_class (0-1)         10 3            (0.6725 -> 0.7150 on seed 0)
+
+Where 3 is chosen the final model is ``beta=3``'s bit for bit (same
+arrays, same ``random_state``), so those runs lose nothing but CPU and
+bytes.
 """
 
 import os
@@ -68,6 +115,22 @@ def heldout(name, seed, params):
           flush=True)
 
 
+def fitcost(name, seeds):
+    import new_nodes
+
+    for seed in (int(s) for s in seeds.split(",")):
+        data = new_nodes.load(name, seed)
+        X, y, g = data[:3]
+        rows = new_nodes.split(X, y, g, seed, data[4] if len(data) > 4 else None)[0]
+        (fixed, cpu_fixed), (auto, cpu_auto) = (
+            _timed_fit(dict(beta=beta, random_state=seed), X[rows], y[rows], g[rows])
+            for beta in (3.0, "auto"))
+        print(f"{name} {seed} cpu {cpu_fixed:.2f} {cpu_auto:.2f} ratio "
+              f"{cpu_auto / cpu_fixed:.2f} bytes {fixed.n_bytes_sent_} {auto.n_bytes_sent_} "
+              f"{auto.n_bytes_sent_ / fixed.n_bytes_sent_:.2f} chosen {auto.beta_:g} "
+              f"z {auto.radius_selection_['z']:+.2f}", flush=True)
+
+
 def probe(name, seed):
     import dada_probe_families as probe_families
 
@@ -89,8 +152,10 @@ def main():
         heldout(rest[0], int(rest[1]), rest[2] if len(rest) > 2 else "")
     elif mode == "probe":
         probe(rest[0], int(rest[1]))
+    elif mode == "fitcost":
+        fitcost(rest[0], rest[1])
     else:
-        raise SystemExit(f"unknown mode {mode!r}: joins, heldout or probe")
+        raise SystemExit(f"unknown mode {mode!r}: joins, heldout, probe or fitcost")
 
 
 if __name__ == "__main__":
