@@ -67,6 +67,15 @@ Choice and cost of a fit (the radius chosen, ``z``; CPU and bytes of the
     probe alike_tiny/unbalanced/imbalance/axis_rules (0-1)  3 x8     2.5-2.8
     probe three_class (0-1)         10 3            (0.6725 -> 0.7150 on seed 0)
 
+``joins --datasets related-narrow --seeds 1 --ks 5,10,20`` (the one
+``related-*`` run that chose 10, ``z`` +2.11): 82.4 / 83.4 / 84.4 against
+``beta=3``'s 81.9 / 82.6 / 82.2 (``new_nodes.py --families dada
+--datasets related-narrow --seeds 1``; refit 81.5 / 81.6 / 81.3 both).
+No run lost accuracy.  The threshold is 2 standard errors, not the
+one-standard-error rule: ``dada_beta_radius.py validate`` saw
+``n100d200`` seed 0 at z = +1.04 where the radius 10 loses 4.4 points on
+test.
+
 Where 3 is chosen the final model is ``beta=3``'s bit for bit (same
 arrays, same ``random_state``), so those runs lose nothing but CPU and
 bytes.
