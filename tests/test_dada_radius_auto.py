@@ -187,3 +187,19 @@ def test_small_nodes_hold_nothing_back():
     assert est.beta_ == 3.0
     assert est.radius_selection_["n_nodes"] == 0
     assert est.radius_selection_["n_held_back"] == 0
+
+
+def test_refit_drops_an_earlier_fits_attributes():
+    """An ``auto`` refit after a join holds no join log nor join seed of the
+    earlier fit, and keeps attributes scikit-learn sets (``_``-prefixed,
+    not the fit's)."""
+    X, y, g = _moons()
+    new = g == 5
+    est = DecentralizedBoostingClassifier(beta="auto", random_state=0)
+    est.fit(X[~new], y[~new], groups=g[~new]).add_nodes(X[new], y[new], groups=g[new])
+    assert hasattr(est, "join_communication_")
+    est._framework_marker = "kept"
+    est.fit(X[~new], y[~new], groups=g[~new])
+    assert not hasattr(est, "join_communication_") and not hasattr(est, "_join_seed")
+    assert est._framework_marker == "kept"
+    assert est.nodes_.tolist() == [0, 1, 2, 3, 4]

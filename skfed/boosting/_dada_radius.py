@@ -129,7 +129,10 @@ def fit_auto_radius(est, X, y, groups, sample_weight):
     final = clone(est).set_params(beta=beta, mu=est.mu * RADII[0] / beta)
     final.fit(X, y, groups=groups, sample_weight=sample_weight)
     params = est.get_params(deep=False)
-    for name in [k for k in vars(est) if k not in params]:
+    # an earlier fit's attributes go (what a fit at a fixed radius drops
+    # itself); scikit-learn's own private attributes stay
+    for name in [k for k in vars(est) if k not in params and (
+            (k.endswith("_") and not k.startswith("_")) or k == "_join_seed")]:
         del est.__dict__[name]
     est.__dict__.update({k: v for k, v in vars(final).items() if k not in params})
     log = logs[0].combine(logs[1]).combine(simulation.log(node_labels=nodes))
