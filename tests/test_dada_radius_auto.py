@@ -203,3 +203,16 @@ def test_refit_drops_an_earlier_fits_attributes():
     assert not hasattr(est, "join_communication_") and not hasattr(est, "_join_seed")
     assert est._framework_marker == "kept"
     assert est.nodes_.tolist() == [0, 1, 2, 3, 4]
+
+
+def test_mpi_engine_refuses_auto():
+    pytest.importorskip("mpi4py")
+    from mpi4py import MPI
+
+    from skfed.engines import mpi
+
+    X, y, g = _moons(K=3, n=20)
+    with pytest.raises(ValueError, match='beta="auto"'):
+        mpi.fit(DecentralizedBoostingClassifier(beta="auto"),
+                lambda label: (X[g == label], y[g == label]), nodes=np.unique(g),
+                comm=MPI.COMM_WORLD)
