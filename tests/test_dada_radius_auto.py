@@ -216,3 +216,12 @@ def test_mpi_engine_refuses_auto():
         mpi.fit(DecentralizedBoostingClassifier(beta="auto"),
                 lambda label: (X[g == label], y[g == label]), nodes=np.unique(g),
                 comm=MPI.COMM_WORLD)
+
+
+def test_warns_once_like_a_fit_at_a_fixed_radius():
+    from skfed import SingleNodeWarning
+
+    X, y, _ = _moons(K=2, n=50)
+    with pytest.warns(SingleNodeWarning) as record:
+        DecentralizedBoostingClassifier(beta="auto", random_state=0).fit(X, y)
+    assert sum(issubclass(w.category, SingleNodeWarning) for w in record) == 1

@@ -23,6 +23,7 @@ held-back rows tell the two cases apart.
 """
 
 import copy
+import warnings
 
 import numpy as np
 from sklearn.base import clone
@@ -100,7 +101,9 @@ def fit_auto_radius(est, X, y, groups, sample_weight):
     """``est.fit`` with ``beta="auto"``; returns ``est``."""
     est._validate_params()
     _refuse(est)
-    Xs, Y, sws, layout, _ = est._prepare(X, y, groups, sample_weight)
+    with warnings.catch_warnings():  # (the final fit validates the same inputs, warns once)
+        warnings.simplefilter("ignore")
+        Xs, Y, sws, layout, _ = est._prepare(X, y, groups, sample_weight)
     nodes, classes, K = est.nodes_, est.classes_, len(est.nodes_)
     codes = (Y[0] > 0).astype(np.intp) if Y.shape[0] == 1 else np.argmax(Y, axis=0)
     labels = classes[codes]
