@@ -180,6 +180,7 @@ ESTIMATORS += [
 # node of its own (~300 nodes): fewer iterations keep the checks fast.
 ESTIMATORS += [
     (DecentralizedBoostingClassifier(), {}),
+    (DecentralizedBoostingClassifier(beta="auto"), {}),  # (the radius chosen in fit)
     (PersonalizedLinearClassifier(), {}),
     (CollaborationGraphLearner(max_iter=200), {}),
     (

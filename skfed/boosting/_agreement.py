@@ -11,7 +11,7 @@ from scipy import sparse
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from ..network import index_bits, payload_bytes
-from ._stumps import _VOTE_LEVEL, significance_threshold, vote_threshold
+from ._stumps import _N_BINS, _VOTE_LEVEL, significance_threshold, vote_threshold
 
 def fw_message_bytes(n_base, n_problems=1):
     """Payload of one Frank-Wolfe update message: per problem, the coordinate
@@ -258,3 +258,41 @@ def _tree_round_trip(simulation, up, down, nodes=None, tree=None):
             if mine is None or p in mine:
                 counter.send_message(p, k, down)
     return int(up[parent >= 0].sum()) + (K - 1) * (down + 2 * counter.header_bytes)
+
+
+def agree_on_histogram(Xs, sws, n_nodes, simulation, lo, hi, features, n_estimators):
+    """Pooled per-feature histograms by a convergecast and broadcast.
+
+    Every node bins its positively weighted samples into ``_N_BINS``
+    equal bins per feature over the agreed range, for the stumps'
+    ``features`` (a mask), counting each with its sample weight; the
+    counts are summed up the aggregation tree
+    (:func:`_aggregation_tree`: each node sends its subtree's
+    ``n_stump_features * _N_BINS`` counts to its parent, int32 when every
+    weight is a whole number, else float64), and the
+    root sends the resulting thresholds back down the tree
+    (``n_estimators`` values per node, the number of stumps).  Returns
+    the histogram (rows of the other features are zero) and the bytes
+    spent.
+    """
+    keep = sws > 0
+    # Counts weighted by the sample weights (a weight of 2 is a
+    # duplicated sample; the unweighted counts when all are 1).
+    weights = np.asarray(sws[keep], dtype=np.float64)
+    integral = bool(np.all(weights == np.round(weights)))
+    width = np.where(hi > lo, hi - lo, 1.0)
+    bins = np.clip(((Xs[keep] - lo) / width * _N_BINS).astype(np.intp), 0, _N_BINS - 1)
+    n_features = Xs.shape[1]
+    histogram = np.zeros((n_features, _N_BINS))
+    for f in np.flatnonzero(features).tolist():
+        histogram[f] = np.bincount(bins[:, f], weights=weights, minlength=_N_BINS)
+    spent = 0
+    if n_nodes > 1:
+        n_counts = int(np.count_nonzero(features)) * _N_BINS
+        # Weighted counts: int32 while every weight is a whole number.
+        up = payload_bytes(**{("n_int32" if integral else "n_float64"): n_counts})
+        down = payload_bytes(
+            **{("n_float32" if Xs.dtype == np.float32 else "n_float64"): n_estimators}
+        )
+        spent = _tree_round_trip(simulation, up, down)
+    return histogram, spent

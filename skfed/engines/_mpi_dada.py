@@ -150,6 +150,9 @@ def _kernel_graph_models(est, state, peer, block, Xs, sws, offsets, simulation, 
 def fit_dada(est, peer, block, validate, random_state):
     """Run one Dada fit on this rank; return the fitted estimator on rank 0."""
     _refuse(est)
+    if est.beta == "auto":
+        raise ValueError('The MPI engine runs one fit: beta="auto" (two candidate fits on '
+                         "held-back rows, then the fit) is not supported; give a numeric beta.")
     if est.base_predictors is not None:
         raise ValueError("The MPI engine builds decision stumps: base_predictors must be None.")
     if est.stump_placement == "quantile":
