@@ -32,7 +32,12 @@ Perso-lin and Dada the refit does the same (the graph objective's
 smoothing pulls a lone node to its neighbours whatever it holds); MOCHA's
 refit is a little better (0.12-0.69); the online learner's refit serves
 the newcomer (0.66-0.90) and its join does not (0.05-0.65): a
-join-specific gap.  A federation that may receive such nodes should compare
+join-specific gap.  Why, for the online learner (seeds 0 and 1, 180
+degrees, ``k = 20``): the fit's ``consensus_penalty="auto"`` found the
+fitted nodes alike (``consensus_selection_["choice"] == "strong"``), so
+the newcomer starts from the network function (``join_start_``) and makes
+its 30 passes under the strong consensus term; it then still misclassifies
+90-95 % of its own 20 training samples.  A federation that may receive such nodes should compare
 the join with Local on the newcomer's own held-out samples
 (doc/user_guide/growing.rst, "Limits").
 """
