@@ -96,7 +96,6 @@ def validate_join_data(est, X, y, groups=None, sample_weight=None, *,
         Samples laid out by new node (codes index ``new_labels``).
     """
     from ._base import (
-        _GROUPS_HELP,
         NodeLayout,
         _check_y,
         _numeric_target,
@@ -132,7 +131,10 @@ def validate_join_data(est, X, y, groups=None, sample_weight=None, *,
     if groups is None:
         raise ValueError(
             f"{name}.add_nodes needs the node id of every sample, to know "
-            "which new node each sample belongs to: " + _GROUPS_HELP + "."
+            "which new node each sample belongs to: pass them as groups=... "
+            "(this estimator was fitted without group_column, so X holds no id "
+            "column; behind a Pipeline or a search, call add_nodes on the fitted "
+            "skfed step, see the user guide's page on growing federations)."
         )
     try:
         new_labels, codes = np.unique(groups, return_inverse=True)

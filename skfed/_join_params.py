@@ -16,7 +16,10 @@ An estimator whose join also reads a parameter of its own names it in a
 ``alpha``, Dada's ``beta``, ``stump_placement`` and ``feature_selection``, and the graph objective's and the fit's
 schedule's ``lambda_graph``, ``delta``, ``max_neighbors``,
 ``sparsify_graph``, ``kappa``, ``max_iter``, ``graph_update_every`` and
-``peer_scoring``).
+``peer_scoring``).  ``privacy`` (a specification object) is recorded too:
+a join extends the fit's privacy accounting (``privacy_spent_``), and one
+under another specification would spend nothing where it should, or
+claim a spend for nodes that sent in the clear.
 """
 
 import numbers
@@ -41,6 +44,32 @@ def record_join_params(est):
     keys = JOIN_FIXED_PARAMS + tuple(getattr(est, "_join_fixed_params", ()))
     est._join_params = {key: params[key] for key in keys
                         if key in params and _scalar(params[key])}
+    if "privacy" in params:
+        est._join_privacy = (_privacy_key(params["privacy"]), repr(params["privacy"]))
+
+
+def _privacy_key(spec):
+    """What makes two ``privacy`` values the same specification: None, or
+    the class and its parameters (an equal new object is the same)."""
+    if spec is None or not hasattr(spec, "get_params"):
+        return repr(spec)
+    return (type(spec).__name__,
+            tuple(sorted((k, repr(v)) for k, v in spec.get_params(deep=False).items())))
+
+
+def _check_join_privacy(est):
+    recorded = getattr(est, "_join_privacy", None)
+    if recorded is None:
+        return
+    key, fitted = recorded
+    now = getattr(est, "privacy", None)
+    if _privacy_key(now) != key:
+        raise ValueError(
+            f"{type(est).__name__}.add_nodes: privacy was changed after fit "
+            f"({fitted} -> {now!r}); add_nodes extends the fitted model and its "
+            "privacy accounting (privacy_spent_), so set privacy back to the fit's "
+            "specification, or refit with fit to use the new one."
+        )
 
 
 def fitted_param(est, name):
@@ -74,6 +103,7 @@ def check_join_params(est):
     reads the free ones as they are: an invalid value is refused, named).
     """
     validate_params_from_attributes(est)
+    _check_join_privacy(est)
     fitted = getattr(est, "_join_params", None)
     if not fitted:  # (fitted by a version that kept none)
         return

@@ -760,7 +760,12 @@ class CommunicationLog:
         }
 
     def to_frame(self):
-        """Per-endpoint totals as a pandas DataFrame (needs pandas)."""
+        """Per-endpoint totals as a pandas DataFrame (needs pandas).
+
+        One row per node, indexed by its label as a string (``str(label)``:
+        ``frame.loc["6"]``, not ``frame.loc[6]``, for node ``6``), then a
+        row ``"server"`` when there is one.
+        """
         try:
             import pandas as pd
         except ImportError as exc:

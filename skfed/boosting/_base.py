@@ -391,9 +391,11 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
            final models if they answered with local ones);
         4. the fit's mean number of wake-ups of a node
            (``ceil(max_iter / n_fitted)``) of model steps (Frank-Wolfe for
-           Dada, gradient steps for Perso-lin) with its neighbours' models
-           fixed, re-solving its row every 50 of its steps when the fit
-           re-learns its graph (``graph_update_every``); it then sends each
+           Dada; for Perso-lin the fit's ``local_update``, by default block
+           solves) with its neighbours' models
+           fixed, re-solving its row every ``max(50, ceil(graph_update_every
+           / n_fitted))`` of its steps when the fit re-learns its graph
+           (every 50 with the default schedules); it then sends each
            neighbour its weight.
 
         Before these steps, Dada's newcomers add their ballots to the fit's

@@ -253,6 +253,10 @@ def join_sparse_linear(est, X, y, groups, sample_weight):
     for name in ("refit_test_answered_", "refit_candidates_answered_"):
         setattr(est, name, np.concatenate([getattr(est, name), np.zeros(n_new, bool)]))
     est.rogue_ = np.concatenate([est.rogue_, rogue_new])
+    if est.ols_clients_ is not None:  # (None under a finite privacy budget)
+        # a newcomer does not vote: it ran no OLS test and used no controls
+        est.ols_clients_ = np.concatenate([est.ols_clients_, np.zeros(n_new, bool)])
+        est.n_controls_ = np.concatenate([est.n_controls_, np.zeros(n_new, np.int64)])
     est._append_nodes(new_labels)
     est._record_join(sim.log(node_labels=est.nodes_))
     return est

@@ -725,8 +725,10 @@ class FederatedSparseLinearRegression(
         in that round receives it in the next one.  The fitted nodes are
         unchanged; their votes and statistics are not sent again.  New
         nodes are not in ``answered_`` / ``refit_answered_`` /
-        ``refit_test_answered_`` / ``refit_candidates_answered_``
-        (``client_supports_`` rows are all False).
+        ``refit_test_answered_`` / ``refit_candidates_answered_`` /
+        ``ols_clients_`` (``client_supports_`` rows are all False,
+        ``n_controls_`` 0); ``reported_features_`` keeps the voters' rows
+        only.
 
         Parameters
         ----------
