@@ -173,19 +173,27 @@ def predict_values(values, classes):
 # Held-out families where one curved rule is shared (the nonlinear network
 # function is the right one for a newcomer): every node draws 20 training
 # and 60 test rows of the same sklearn generator (noise 0.15), plus 3
-# uninformative standard normal features.
-CURVED = {"shared-circles": "circles", "shared-moons": "moons"}
+# uninformative standard normal features; "-wide": 40 of them; "-small":
+# 150 nodes of 8 training rows.
+CURVED = {
+    "shared-circles": {"kind": "circles"},
+    "shared-moons": {"kind": "moons"},
+    "shared-circles-wide": {"kind": "circles", "n_noise": 40},
+    "shared-circles-small": {"kind": "circles", "n_nodes": 150, "n_train": 8},
+}
 
 
-def load_curved(name, seed, n_nodes=60, n_train=20, n_test=60):
+def load_curved(name, seed):
     from sklearn.datasets import make_circles, make_moons
 
+    params = {"n_nodes": 60, "n_train": 20, "n_test": 60, "n_noise": 3, **CURVED[name]}
+    n_nodes, n_train = params["n_nodes"], params["n_train"]
     rng = np.random.RandomState(seed)
-    n = n_train + n_test
-    make = make_circles if CURVED[name] == "circles" else make_moons
-    extra = {"factor": 0.5} if CURVED[name] == "circles" else {}
+    n = n_train + params["n_test"]
+    make = make_circles if params["kind"] == "circles" else make_moons
+    extra = {"factor": 0.5} if params["kind"] == "circles" else {}
     X, y = make(n_samples=n_nodes * n, noise=0.15, random_state=rng, **extra)
-    X = np.hstack([X, rng.normal(size=(len(X), 3))])
+    X = np.hstack([X, rng.normal(size=(len(X), params["n_noise"]))])
     g = np.repeat(np.arange(n_nodes), n)
     train_rows = np.flatnonzero(np.tile(np.arange(n) < n_train, n_nodes))
     return nn._standardize(X), y, g, "classification", {"train_rows": train_rows}
