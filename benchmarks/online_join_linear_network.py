@@ -120,6 +120,7 @@ from skfed.online._selection import holdout_mask  # noqa: E402
 
 GATE = 2.0  # standard errors of the per-node paired differences
 AFFINE = False  # --affine
+EVIDENCE = "refit"  # --evidence
 
 
 def features(X):
@@ -148,6 +149,29 @@ def linear_network(est, X, y_encoded, codes, sample_weight=None):
     A, rounds = solve_weights(D, np.zeros((d, est._n_outputs)), float(est.alpha),
                               lambda A: sums(D, 1.0, A, nodes))
     return A, rounds
+
+
+def chosen_candidate(est, X, y_encoded, codes, held):
+    """The coupling candidate ``consensus_penalty="auto"`` chose, run again
+    as ``_select_coupling`` ran it (on the rows but every 4th, its public
+    seeds), with the network function a fit ends with (solved)."""
+    labels = [label for label, *_ in est._coupling_candidates(len(est.nodes_))]
+    _, c, eps, topology, params = est._coupling_candidates(len(est.nodes_))[
+        labels.index(est.consensus_selection_["choice"])]
+    train = ~held
+    Xt = np.ascontiguousarray(X[train], dtype=est._dtype)
+    cand, queues = est._coupled_candidate(c, eps, topology, params, Xt, codes[train],
+                                          est.max_epochs, est.shuffle)
+    weights = np.ones(int(train.sum()))
+    cand._run(Xt, y_encoded[train], weights, queues, est.max_epochs)
+    # (the same candidate as in the fit: its held-out errors are the fit's)
+    errors = est._held_out_errors(cand, np.ascontiguousarray(X[held], dtype=est._dtype),
+                                  y_encoded[held], codes[held], np.ones(int(held.sum())))
+    choice = labels.index(est.consensus_selection_["choice"])
+    assert np.allclose(errors, est.consensus_selection_["node_validation_error"][choice],
+                       equal_nan=True)
+    cand._build_network_function(Xt, y_encoded[train], codes[train], weights, solve=True)
+    return cand
 
 
 def nonlinear_network_values(est, X):
@@ -221,10 +245,15 @@ def run(name, seed, ks, more_points):
     n_nodes = len(est.nodes_)
     ye = est._encode_targets(yf)
     w_lin, rounds = linear_network(est, np.asarray(Xf, dtype=np.float64), ye, codes)
-    # Evidence: everything again on the rows but every 4th.
+    # Evidence: everything again on the rows but every 4th (EVIDENCE
+    # "refit"), or the coupling selection's chosen candidate, fitted on
+    # those rows in the fit, with its network function ("candidate").
     held = holdout_mask(codes, n_nodes)
-    half = DecentralizedKernelSGDClassifier(random_state=seed).fit(
-        Xf[~held], yf[~held], groups=gf[~held])
+    if EVIDENCE == "candidate":
+        half = chosen_candidate(est, Xf, ye, codes, held)
+    else:
+        half = DecentralizedKernelSGDClassifier(random_state=seed).fit(
+            Xf[~held], yf[~held], groups=gf[~held])
     w_half, _ = linear_network(est, np.asarray(Xf[~held], dtype=np.float64), ye[~held],
                                codes[~held])
     Xh = np.asarray(Xf[held], dtype=np.float64)
@@ -238,7 +267,7 @@ def run(name, seed, ks, more_points):
     d, n_out = X.shape[1], est._n_outputs
     n_edges = n_nodes - 1  # (one spanning tree: the graphs here are connected)
     solve_bytes = rounds * n_edges * 8 * (2 * (d + AFFINE) * n_out + 2)
-    out = dict(dataset=name, seed=seed, affine=AFFINE, kernel=est.kernel_, n_fitted=n_nodes,
+    out = dict(dataset=name, seed=seed, affine=AFFINE, evidence=EVIDENCE, kernel=est.kernel_, n_fitted=n_nodes,
                fit_bytes=int(est.n_bytes_sent_), linear_solve_rounds=int(rounds),
                linear_solve_bytes_payload=int(solve_bytes),
                held_err_fitted_net=float(np.nanmean(err_nl)),
@@ -294,9 +323,14 @@ def main():
     parser.add_argument("--more-points", action="store_true")
     parser.add_argument("--affine", action="store_true",
                         help="solve w' x + b (features with a column of ones)")
+    parser.add_argument("--evidence", choices=("refit", "candidate"), default="refit",
+                        help="the nonlinear network function of the evidence: a default "
+                             "fit on the rows but every 4th, or the fit's chosen coupling "
+                             "candidate (fitted on those rows)")
     args = parser.parse_args()
-    global AFFINE
+    global AFFINE, EVIDENCE
     AFFINE = args.affine
+    EVIDENCE = args.evidence
     ks = [int(k) for k in args.ks.split(",")]
     for name in args.datasets.split(","):
         for seed in (int(s) for s in args.seeds.split(",")):
