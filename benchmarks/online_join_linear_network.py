@@ -81,13 +81,26 @@ against the best Global's 93.3 / 93.6 / 94.3; and where the network function
 is the right start the joins sit under it at ``k = 5`` (related-small
 seed 0: 87.6 against 91.1; ``online_join_start_margin.py``).
 
+The same with the evidence the design would compute (``--evidence
+candidate``: the coupling selection's chosen candidate, which the fit
+already runs on the rows but every 4th, checked equal to the fit's
+held-out errors, with its network function built and solved; the linear
+function solved on the same rows): HAR loss t = -8.1 / -6.1 / -6.6 (error
+t = +0.08 / -0.09 / +0.08), so the loss gate takes the linear function on
+every seed; Landmine +68 / +73 / +53 (``--affine`` +1.6 / +2.1 / +1.3),
+shared circles +37 / +38 / +34, with 40 noise features +1.1 / +15.0 /
++15.3, 150 nodes of 8 rows +32 / +27 / +34: the nonlinear function kept on
+every held-out seed.
+
 Cost: the linear solve took 57-63 evaluations, 8.2-9.1 MB of payload on a
 17-node tree (16 edges x 2 x 561 float64 each), 0.12-0.13 of the fit's 69-73
 MB; a newcomer would receive 561 float64 instead of the 100-point
 laplacian network function (100 x 562 values), so the joins' bytes fall.
 The evidence needs the nonlinear network function of a fit without the
-held-out rows: the coupling selection's chosen candidate already is one
-(built today for a regressor's ``network_share`` only).
+held-out rows: the coupling selection's chosen candidate (its network
+function is built today for a regressor's ``network_share`` only; for a
+classifier that round and its solve would be new bytes, plus the linear
+solve on the same rows and one tree sum of the per-node losses).
 
 More points do not do it: the laplacian network function re-solved on 300
 / 1,000 / all 1,700 of the fitted nodes' dictionary points (``--more-points``,
