@@ -44,8 +44,11 @@ Run (``OPENBLAS_NUM_THREADS=1``)::
         --seeds 0,1,2
 
     python benchmarks/online_join_linear_network.py --datasets landmine --seeds 0,1,2 --affine
-    python benchmarks/online_join_linear_network.py \
-        --datasets shared-circles,shared-moons --seeds 0,1,2 [--affine]
+    python benchmarks/online_join_linear_network.py \\
+        --datasets shared-circles,shared-moons,shared-circles-wide,shared-circles-small \\
+        --seeds 0,1,2 [--affine] [--evidence candidate]
+    python benchmarks/online_join_linear_network.py --datasets har --seeds 0,1,2 \\
+        --evidence candidate
 
 Measured (2026-11-29, onlinejoin20 at main 8ba3212, load 9-20).  HAR
 (sitting), accuracy on the newcomers' test rows, mean of seeds 0-2 (the
