@@ -22,10 +22,11 @@ the nonlinear network function when the fitted nodes' held-out evidence
 says so.  The evidence: the default estimator fitted again on the fitted
 nodes' rows but every 4th (the held-out rows of ``kernel="auto"``), the
 linear network function solved on the same rows, and every node's
-weighted held-out error (and hinge loss) with each network function; the
-rule takes the linear one when its mean error is lower by more than
-``GATE`` standard errors of the per-node paired differences (the gate
-convention of ``network_share``, ``skfed/online/_share.py``).  Nothing
+weighted held-out error and hinge loss with each network function; a
+gate takes the linear one when its mean error (``rule``) or its mean loss
+(``rule_loss``) is lower by more than ``GATE`` standard errors of the
+per-node paired differences (the gate convention of ``network_share``,
+``skfed/online/_share.py``).  Nothing
 here changes the estimator: a newcomer that takes the linear function is
 scored as that function (with ``kernel="linear"`` the joins equal the
 network function on every HAR row, online18), every other newcomer as the
@@ -280,6 +281,7 @@ def run(name, seed, ks, more_points):
     diff_err, t_err = paired_t(err_li, err_nl)
     diff_loss, t_loss = paired_t(loss_li, loss_nl)
     takes_linear = t_err < -GATE
+    takes_linear_loss = t_loss < -GATE
     d, n_out = X.shape[1], est._n_outputs
     n_edges = n_nodes - 1  # (one spanning tree: the graphs here are connected)
     solve_bytes = rounds * n_edges * 8 * (2 * (d + AFFINE) * n_out + 2)
@@ -289,7 +291,8 @@ def run(name, seed, ks, more_points):
                held_err_fitted_net=float(np.nanmean(err_nl)),
                held_err_linear_net=float(np.nanmean(err_li)),
                diff_err=diff_err, t_err=t_err, diff_loss=diff_loss, t_loss=t_loss,
-               takes_linear=bool(takes_linear), rows=[])
+               takes_linear=bool(takes_linear), takes_linear_loss=bool(takes_linear_loss),
+               rows=[])
     for k in ks:
         train, test = nn.new_node_rows(order, k)
         joined = copy.deepcopy(est)
@@ -302,6 +305,7 @@ def run(name, seed, ks, more_points):
         pooled, local = nn.baselines(task, X, y, groups, fit_rows, train, test, k)
         row = dict(k=k, join=join, fitted_net=net_nl, linear_net=net_li,
                    rule=net_li if takes_linear else join,
+                   rule_loss=net_li if takes_linear_loss else join,
                    global_pooled=max(pooled.values()), local=max(local.values()))
         if more_points and k == ks[0]:
             row["more_points"] = more_points_scores(est, Xf, ye, codes, X[test], y[test], seed)
