@@ -280,8 +280,10 @@ def run(name, seed, ks, more_points):
                                   est._loss_name())
     diff_err, t_err = paired_t(err_li, err_nl)
     diff_loss, t_loss = paired_t(loss_li, loss_nl)
-    takes_linear = t_err < -GATE
-    takes_linear_loss = t_loss < -GATE
+    # (a linear or affine fit's network function is linear already: no choice)
+    nonlinear = est.kernel_ not in ("linear", "affine")
+    takes_linear = nonlinear and t_err < -GATE
+    takes_linear_loss = nonlinear and t_loss < -GATE
     d, n_out = X.shape[1], est._n_outputs
     n_edges = n_nodes - 1  # (one spanning tree: the graphs here are connected)
     solve_bytes = rounds * n_edges * 8 * (2 * (d + AFFINE) * n_out + 2)
