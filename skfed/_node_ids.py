@@ -15,7 +15,8 @@ def _check_label_kinds(nodes, labels):
     families = ({"i", "u"}, {"f"}, {"U", "S"}, {"O"})
 
     def family(kind):
-        return next(k for k, fam in enumerate(families) if kind in fam)
+        # (a kind of no family, e.g. bool, is a family of its own)
+        return next((k for k, fam in enumerate(families) if kind in fam), kind)
 
     old, new = nodes.dtype.kind, labels.dtype.kind
     if "O" in (old, new) or old == new:
