@@ -72,3 +72,21 @@ def test_kind_families_closed_form(old, new, refused):
             _check_label_kinds(nodes, labels)
     else:
         assert _check_label_kinds(nodes, labels) is None
+
+
+@pytest.mark.parametrize("name", [n for n in JOINABLE if n != "FederatedSupportRecovery"])
+def test_unknown_node_error_points_to_add_nodes(name):
+    # handle_unknown="error": a joined node predicts, a node neither fitted
+    # nor joined is refused by id, and the message names the way to add it
+    old, six, seven = GROUPS < 6, GROUPS == 6, GROUPS == 7
+    est = _fit(name, GROUPS, old)
+    est.set_params(handle_unknown="error")
+    y = DATA[kind_of(est)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.add_nodes(X[six], y[six], groups=GROUPS[six])
+    assert len(est.predict(X[six], groups=GROUPS[six])) == six.sum()
+    with pytest.raises(ValueError, match=r"^1 node\(s\) were not seen in fit \(7\); set "
+                                         r"handle_unknown='global' .*, or give them their "
+                                         r"own models with add_nodes\.$"):
+        est.predict(X[seven], groups=GROUPS[seven])
