@@ -1,12 +1,18 @@
-"""Node ids of another kind in ``add_nodes`` (review17, issue 32).
+"""Node ids of another kind in ``add_nodes``, and unknown nodes (review17, issue 32).
 
-``fit`` accepts boolean node ids (two nodes, ``False`` and ``True``).  A join
-whose ids are booleans against an integer or string ``nodes_`` (or the
-reverse) ended in a bare ``StopIteration`` raised from
-``skfed._node_ids._check_label_kinds`` (booleans belonged to none of its
-kind families), for every estimator with ``add_nodes`` (online's own path
-included).  Now it is the same ``TypeError`` as strings against integers,
-naming both dtypes; booleans against booleans still join.
+``fit`` accepts boolean node ids (two nodes, ``False`` and ``True``), and
+``predict`` / ``partial_fit`` take booleans as the numbers 0 and 1 (numpy's
+and Python's ``True == 1``; ``skfed._node_ids._label_kinds`` counts them as
+numbers).  ``add_nodes`` given boolean ids against an integer or string
+``nodes_`` (or the reverse) ended in a bare ``StopIteration`` raised from
+``_check_label_kinds`` (booleans belonged to none of its kind families),
+for every estimator with ``add_nodes`` (online's own path included).  Now
+booleans are numbers there too: ``False`` / ``True`` against fitted nodes 0
+and 1 are refused as nodes already fitted, integers join boolean nodes, and
+booleans against strings get the kinds ``TypeError`` naming both dtypes.
+
+With ``handle_unknown="error"`` a node neither fitted nor joined is refused
+by id, and the error says ``add_nodes`` would give it its own model.
 """
 
 import warnings
@@ -21,7 +27,6 @@ from .test_bad_input import DATA, build, kind_of, public_estimators
 X, GROUPS = DATA["X"], DATA["groups"]
 JOINABLE = [n for n in public_estimators()
             if kind_of(build(n)) != "models" and hasattr(build(n), "add_nodes")]
-KIND_ERROR = r"The new node ids have dtype {} but nodes_ has dtype {}; use node ids of one type"
 
 
 def _fit(name, groups, rows):
@@ -35,35 +40,44 @@ def _fit(name, groups, rows):
 
 
 @pytest.mark.parametrize("name", JOINABLE)
-def test_boolean_ids_against_integer_nodes_raise_a_type_error(name):
+def test_boolean_ids_are_the_numbers_0_and_1(name):
     old = GROUPS < 6
     est = _fit(name, GROUPS, old)
     y = DATA[kind_of(est)]
-    with pytest.raises(TypeError, match=KIND_ERROR.format("bool", "int64")):
+    with pytest.raises(ValueError, match=r"add_nodes got samples of 2 node\(s\) already in "
+                                         r"nodes_ \(False, True\)"):
         est.add_nodes(X[~old], y[~old], groups=GROUPS[~old] == 6)
     assert est.nodes_.tolist() == list(range(6))
+    strings = _fit(name, np.array([f"n{g}" for g in GROUPS]), old)
+    with pytest.raises(TypeError, match=r"The new node ids have dtype bool but nodes_ has "
+                                        r"dtype <U2; use node ids of one type"):
+        strings.add_nodes(X[~old], y[~old], groups=GROUPS[~old] == 6)
 
 
 @pytest.mark.parametrize("name", ["LocalEstimator", "PersonalizedLinearClassifier",
                                   "DecentralizedKernelSGDRegressor"])
-def test_boolean_nodes_refuse_integer_ids_and_join_booleans(name):
-    # a fit on two boolean nodes; the join of integers is refused by kind,
-    # a join of False (already fitted) by the collision check
+def test_boolean_nodes_take_integer_newcomers(name):
+    # a fit on two boolean nodes; integers 2-7 join (False / True keep
+    # their models and are still found by their ids), False again is refused
     two = GROUPS < 2
-    bool_groups = GROUPS == 1
-    est = _fit(name, bool_groups, two)
+    est = _fit(name, GROUPS == 1, two)
     y = DATA[kind_of(est)]
+    before = est.predict(X[two], groups=GROUPS[two] == 1)
     rest = GROUPS >= 2
-    with pytest.raises(TypeError, match=KIND_ERROR.format("int64", "bool")):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         est.add_nodes(X[rest], y[rest], groups=GROUPS[rest])
+    assert est.nodes_.tolist() == list(range(8))
+    np.testing.assert_array_equal(est.predict(X[two], groups=GROUPS[two] == 1), before)
     with pytest.raises(ValueError, match=r"already in nodes_ \(False\)"):
         est.add_nodes(X[rest], y[rest], groups=np.zeros(rest.sum(), dtype=bool))
 
 
 @pytest.mark.parametrize("old, new, refused", [
-    ("int64", "bool", True), ("bool", "int64", True), ("<U3", "bool", True),
-    ("bool", "float64", True), ("bool", "bool", False), ("int64", "float32", False),
-    ("uint8", "int64", False), ("<U3", "S2", False), ("object", "bool", False),
+    ("int64", "bool", False), ("bool", "int64", False), ("bool", "float64", False),
+    ("<U3", "bool", True), ("bool", "S2", True), ("bool", "bool", False),
+    ("int64", "float32", False), ("uint8", "int64", False), ("<U3", "S2", False),
+    ("object", "bool", False), ("<U3", "int64", True),
 ])
 def test_kind_families_closed_form(old, new, refused):
     nodes, labels = np.zeros(2, dtype=old), np.zeros(1, dtype=new)
