@@ -166,6 +166,12 @@ class _MultiTaskCV:
             final = self._inner(random_state).set_params(C=float(Cs[best]), warm_start=False)
             final.fit(X, y_checked, groups=fold_groups, sample_weight=sw)
         params = set(final.get_params(deep=False))
+        # What an earlier add_nodes left on this estimator (the fitted node
+        # count and the seed the next join reads) goes with the fit it joined,
+        # as the plain estimators' fit drops it (skfed/multitask/_base.py).
+        for key in ("_released_W", "_join_n_fit", "_join_seed", "_join_rehearsal",
+                    "_dual_state"):
+            self.__dict__.pop(key, None)
         for key, value in vars(final).items():
             if key not in params and key != "_dual_state":
                 setattr(self, key, value)
