@@ -17,6 +17,11 @@ fitted), what those tests do not vary:
   fitted nodes' outputs, looked up by their ids, do not move;
 * **row order across nodes does not matter**: the newcomers' rows
   interleaved (7, 6, 7, 6, ...) join as their contiguous rows do;
+* **a refit forgets the joins before it**: fit on nodes 0-5, join 6-7,
+  refit on nodes 0-3 and join 6-7 again is the join after a fresh fit on
+  nodes 0-3 (the MOCHA CV estimators kept the first join's node count and
+  counter: fixed in ``skfed/multitask/_cv.py``, see
+  ``test_review17_cv_refit_join.py``);
 * **the logs add up**: after two joins ``n_bytes_sent_`` / ``n_messages_``
   are the fit's totals plus ``join_communication_``'s, which holds both
   joins (its rounds the first join's plus the second's), and the fit's
@@ -130,3 +135,23 @@ def test_two_joins_add_up_in_the_logs(name):
                                   np.asarray(first.bytes_per_round))
     assert est.communication_ is fit_log and fit_log.n_rounds == fit_rounds
     assert list(both.node_labels) == list(range(8))
+
+
+@pytest.mark.parametrize("name", JOINABLE)
+def test_a_refit_forgets_the_joins_before_it(name):
+    # fit on nodes 0-5, join 6-7, refit on nodes 0-3, join 6-7 again: the
+    # same as the join after a fresh fit on nodes 0-3 (nothing of the first
+    # fit or join, e.g. its node count or join counter, is read again)
+    four = GROUPS < 4
+    y = DATA[kind_of(build(name))]
+    refitted = _join(_fitted(name), NEW)
+    _quiet(refitted.fit, X[four], y[four], groups=GROUPS[four])
+    _join(refitted, NEW)
+    fresh = build(name)
+    if "random_state" in fresh.get_params():
+        fresh.set_params(random_state=0)
+    _join(_quiet(fresh.fit, X[four], y[four], groups=GROUPS[four]), NEW)
+    assert refitted.nodes_.tolist() == fresh.nodes_.tolist() == [0, 1, 2, 3, 6, 7]
+    rows = four | NEW
+    np.testing.assert_array_equal(_out(refitted, rows), _out(fresh, rows))
+    assert _totals(refitted) == _totals(fresh)
