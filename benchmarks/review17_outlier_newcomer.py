@@ -49,6 +49,12 @@ Measured (2026-11-29, review17, branch review17 at main 8ba3212; ``--ks
                                  .890 / .885 / .890 at k = 5 / 10 / 20,
                                  Global .883 / .876 / .889)
 
+Overlap: main's ``benchmarks/new_nodes_unlike.py`` (user17, merged while
+this ran) measures the same limit at ``k = 5, 10, 20`` on turned
+boundaries (16 nodes); what this script adds is the heavy newcomer
+(``k = 300, 2000``, more rows than all fitted nodes together) and a
+partly related concept (Global .66-.95, not near 0).
+
 Read: on the "other" concept every join is under Local, by 3-7 points at
 ``k = 5``, 8-20 points at ``k = 10, 20`` and 27 points at ``k = 300``
 (Perso-lin, Dada:
