@@ -70,6 +70,18 @@ joins'.  The private fits already keep a node's own model when its
 cross-validated error says so (``skfed._kept_local``); nothing like it
 runs for a non-private newcomer.  Not a change, a measurement for the
 lead.
+
+The cap on a heavy newcomer's confidence, tried by hand (not kept): with
+``confidence = mass / max_mass`` instead of ``mass / np.maximum(max_mass,
+mass)`` in ``lin_join_batched`` (skfed/_graph_join_batch.py, Perso-lin's
+default path) the Perso-lin "other" rows at ``k = 30 / 300 / 2000`` become
+join .704 / .840 / .948 (were .704 / .695 / .686; refit .723 / .753 /
+.765, Local .917 / .963 / .959): a newcomer heavier than every fitted node
+then weighs its rows by their number, and the join passes the refit.  The
+same in ``_graph_join._Newcomer`` for Dada: .717 / .702 at ``k = 300 /
+2000`` (were .692 / .678).  Newcomers no heavier than the fit's heaviest
+node are unchanged by construction (all of ``new_nodes.py``'s rows); the
+private path's sensitivity with a confidence above 1 was not checked.
 """
 
 import argparse
