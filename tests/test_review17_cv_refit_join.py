@@ -9,6 +9,9 @@ join, refit on 4 nodes) then gave the newcomers other models than the
 same join after a fresh fit on the 4 nodes (decision values 0.26 apart for
 the classifier, 0.027 for the regressor, more under drops), unlike the
 plain estimators, whose fit drops both (``skfed/multitask/_base.py``).
+
+And ``n_bytes_total_``, documented as ``n_bytes_cv_ + n_bytes_sent_``,
+stayed at the fit's value while a join grew ``n_bytes_sent_``.
 """
 
 import warnings
@@ -54,3 +57,23 @@ def test_join_after_a_refit_is_the_join_after_a_fresh_fit(name, drop_rate):
     np.testing.assert_array_equal(refitted.join_communication_.bytes_per_round,
                                   fresh.join_communication_.bytes_per_round)
     assert refitted.n_bytes_sent_ == fresh.n_bytes_sent_
+
+
+@pytest.mark.parametrize("name", ["FederatedMultiTaskClassifierCV",
+                                  "FederatedMultiTaskRegressorCV"])
+def test_total_bytes_count_the_joins(name):
+    # n_bytes_total_ is documented as n_bytes_cv_ + n_bytes_sent_; a join
+    # grows n_bytes_sent_ (fit + joins) and left the total at the fit's
+    y = DATA[kind_of(build(name))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = build(name, random_state=0).fit(X[FITTED], y[FITTED], groups=GROUPS[FITTED])
+        path, fit_bytes = est.n_bytes_cv_, est.n_bytes_sent_
+        assert est.n_bytes_total_ == path + fit_bytes
+        for node in (6, 7):
+            rows = GROUPS == node
+            est.add_nodes(X[rows], y[rows], groups=GROUPS[rows])
+            joined = est.join_communication_.total_bytes
+            assert joined > 0 and est.n_bytes_sent_ == fit_bytes + joined
+            assert est.n_bytes_total_ == path + fit_bytes + joined
+        assert est.n_bytes_cv_ == path

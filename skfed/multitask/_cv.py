@@ -79,6 +79,12 @@ class _MultiTaskCV:
             return float(estimator.score(X, y, **kwargs))
         return float(self.scoring(estimator, X, y, **kwargs))
 
+    def _set_totals(self):
+        """The byte totals after a join: ``n_bytes_total_`` counts it too."""
+        super()._set_totals()
+        if "n_bytes_cv_" in vars(self):
+            self.n_bytes_total_ = self.n_bytes_cv_ + int(self.n_bytes_sent_)
+
     def _fit_cv(self, X, y, groups, sample_weight, y_numeric):
         from sklearn.utils import _safe_indexing
 
@@ -404,7 +410,8 @@ cache_size, group_column, handle_unknown, network, n_jobs, verbose
         Bytes of the final fit (its ``communication_``, ``n_messages_``,
         ``bytes_per_round_`` and ``n_iter_`` likewise).
     n_bytes_total_ : int
-        ``n_bytes_cv_ + n_bytes_sent_``: what choosing and fitting cost.
+        ``n_bytes_cv_ + n_bytes_sent_``: what choosing and fitting cost (and
+        every :meth:`add_nodes` since).
     nodes_, classes_, omega_, task_covariance_, rho_, dual_coef_, support_, \
 support_vectors_, n_support_, coef_, intercept_, approximation_, \
 n_components_, n_iter_, communication_, n_features_in_
