@@ -767,7 +767,8 @@ class FederatedMixin(DocLinkMixin):
                     f"{len(unseen)} node(s) were not seen in fit ({shown}"
                     f"{', ...' if len(unseen) > 5 else ''}); set "
                     "handle_unknown='global' to predict for them with the shared "
-                    "model."
+                    "model" + (", or give them their own models with add_nodes."
+                               if hasattr(self, "add_nodes") else ".")
                 )
         return codes
 

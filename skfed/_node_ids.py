@@ -15,12 +15,13 @@ def _check_label_kinds(nodes, labels):
     families = ({"i", "u"}, {"f"}, {"U", "S"}, {"O"})
 
     def family(kind):
-        return next(k for k, fam in enumerate(families) if kind in fam)
+        # (a kind of no family, e.g. bool against strings, is a family of its own)
+        return next((k for k, fam in enumerate(families) if kind in fam), kind)
 
     old, new = nodes.dtype.kind, labels.dtype.kind
     if "O" in (old, new) or old == new:
         return
-    if {old, new} <= {"i", "u", "f"}:
+    if {old, new} <= {"i", "u", "f", "b"}:  # numbers, as _label_kinds (True == 1)
         return
     if family(old) != family(new):
         raise TypeError(

@@ -79,6 +79,12 @@ class _MultiTaskCV:
             return float(estimator.score(X, y, **kwargs))
         return float(self.scoring(estimator, X, y, **kwargs))
 
+    def _set_totals(self):
+        """The byte totals after a join: ``n_bytes_total_`` counts it too."""
+        super()._set_totals()
+        if "n_bytes_cv_" in vars(self):
+            self.n_bytes_total_ = self.n_bytes_cv_ + int(self.n_bytes_sent_)
+
     def _fit_cv(self, X, y, groups, sample_weight, y_numeric):
         from sklearn.utils import _safe_indexing
 
@@ -166,6 +172,12 @@ class _MultiTaskCV:
             final = self._inner(random_state).set_params(C=float(Cs[best]), warm_start=False)
             final.fit(X, y_checked, groups=fold_groups, sample_weight=sw)
         params = set(final.get_params(deep=False))
+        # What an earlier add_nodes left on this estimator (the fitted node
+        # count and the seed the next join reads) goes with the fit it joined,
+        # as the plain estimators' fit drops it (skfed/multitask/_base.py).
+        for key in ("_released_W", "_join_n_fit", "_join_seed", "_join_rehearsal",
+                    "_dual_state"):
+            self.__dict__.pop(key, None)
         for key, value in vars(final).items():
             if key not in params and key != "_dual_state":
                 setattr(self, key, value)
@@ -398,7 +410,8 @@ cache_size, group_column, handle_unknown, network, n_jobs, verbose
         Bytes of the final fit (its ``communication_``, ``n_messages_``,
         ``bytes_per_round_`` and ``n_iter_`` likewise).
     n_bytes_total_ : int
-        ``n_bytes_cv_ + n_bytes_sent_``: what choosing and fitting cost.
+        ``n_bytes_cv_ + n_bytes_sent_``: what choosing and fitting cost (and
+        every :meth:`add_nodes` since).
     nodes_, classes_, omega_, task_covariance_, rho_, dual_coef_, support_, \
 support_vectors_, n_support_, coef_, intercept_, approximation_, \
 n_components_, n_iter_, communication_, n_features_in_
