@@ -262,6 +262,9 @@ def lin_join_steps(
     cdef double* grad = <double*> malloc(max(n, 1) * 6 * sizeof(double))
     if grad == NULL:
         raise MemoryError()
+    # a newcomer's preconditioner and gradients at 0, from its first solve on
+    bg0_arr = np.zeros((P if block else 0, max(n, 1)), dtype=np.float64)
+    cdef double[:, ::1] bg0 = bg0_arr
     try:
         with nogil:
             for k in range(n_new):
@@ -277,7 +280,8 @@ def lin_join_steps(
                                 inv_mass[k], l2, n_penalized, lw, mu, dk, &S[k, p, 0],
                                 &block_scale[k, 0], block_lipschitz[k], block_tol,
                                 block_max_iter, grad, grad + n, grad + 2 * n, grad + 3 * n,
-                                grad + 4 * n, grad + 5 * n, False)
+                                grad + 4 * n, grad + 5 * n, False, &bg0[p, 0], tau > 0,
+                                tau > 0 or p > 0)
                         if moved == 0:
                             break
                         continue
