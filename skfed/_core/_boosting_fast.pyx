@@ -998,6 +998,7 @@ def lin_async(
     double block_tol=0.0,
     intp_t block_max_iter=0,
     int64_t[::1] block_iter=None,      # IN/OUT (1,) block-solve iterations so far
+    bint block_cache=True,             # reuse each node's preconditioner and gradient at 0
 ):
     """Asynchronous decentralized block coordinate descent of Perso-lin.
 
@@ -1009,7 +1010,11 @@ def lin_async(
     models fixed (``_lin_block_solve`` with ``local_preconditioner``'s
     ``block_scale[k]`` and ``block_lipschitz[k]``, ``block_tol``,
     ``block_max_iter``): the same message, sent the same way; not with
-    privacy (the sensitivity is that of one gradient release).  With ``grid_step`` (privacy) the gradient of ``F_k`` is
+    privacy (the sensitivity is that of one gradient release).  With
+    ``block_cache`` (the default) a node's block preconditioner and its
+    problems' gradients at 0 are computed at its first wake-up of the call
+    and reused (the same bits; ``False`` recomputes them at every wake-up,
+    for the tests).  With ``grid_step`` (privacy) the gradient of ``F_k`` is
     clipped and released on the grid with the next row of ``noise``
     (``_lin_node_step``; every wake-up that steps uses one of
     ``wakeups_left``, so ``min(n_steps, sum(wakeups_left))`` rows suffice),
@@ -1065,7 +1070,7 @@ def lin_async(
     # Block solves: each node's preconditioner (sc, step) and its problems'
     # gradients at 0, computed at its first wake-up of this call and reused
     # (degree, confidence and mu are fixed for the call; the same bits).
-    cdef intp_t KB = K if block else 0
+    cdef intp_t KB = K if block and block_cache else 0
     bsc_arr = np.zeros((KB, max(n, 1)), dtype=np.float64)
     bstep_arr = np.zeros((KB, max(n, 1)), dtype=np.float64)
     bg0_arr = np.zeros((KB, P, max(n, 1)), dtype=np.float64)
@@ -1113,8 +1118,11 @@ def lin_async(
                         X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss, inv_mass[k],
                         l2, n_penalized, lw, mu, dk, &S[0], &block_scale[k, 0],
                         block_lipschitz[k], block_tol, block_max_iter, &grad[0], &bx[0, 0],
-                        &bx[1, 0], &bx[2, 0], &bstep[k, 0], &bsc[k, 0], True, &bg0[k, p, 0],
-                        bready[k] != 0, bready[k] != 0 or p > 0)
+                        &bx[1, 0], &bx[2, 0], &bstep[k, 0] if block_cache else &bx[3, 0],
+                        &bsc[k, 0] if block_cache else &bx[4, 0], True,
+                        &bg0[k, p, 0] if block_cache else NULL,
+                        block_cache and bready[k] != 0,
+                        block_cache and (bready[k] != 0 or p > 0))
                 else:
                     _lin_node_step(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss,
                                    inv_mass[k], l2, n_penalized, lw, mu, dk, &S[0], lip,
@@ -1140,7 +1148,7 @@ def lin_async(
                             public[k, p, j] = -theta[k, p, j]
                         else:
                             public[k, p, j] = theta[k, p, j]
-            if block:
+            if block and block_cache:
                 bready[k] = 1
             n_updates += 1
             for e in range(indptr[k], indptr[k + 1]):
@@ -1297,6 +1305,7 @@ def lin_join(
     double block_lipschitz=1.0,
     double block_tol=0.0,
     intp_t block_max_iter=0,
+    bint block_cache=True,             # reuse the preconditioner and gradients at 0
 ):
     """Block gradient steps of one node on its part of Perso-lin's objective.
 
@@ -1334,7 +1343,7 @@ def lin_join(
     bx_arr = np.zeros((5, max(n, 1)), dtype=np.float64)
     cdef double[:, ::1] bx = bx_arr
     # the preconditioner and the gradients at 0, from the first solve on
-    bg0_arr = np.zeros((P if block else 0, max(n, 1)), dtype=np.float64)
+    bg0_arr = np.zeros((P if block and block_cache else 0, max(n, 1)), dtype=np.float64)
     cdef double[:, ::1] bg0 = bg0_arr
     with nogil:
         for tau in range(n_steps):
@@ -1345,7 +1354,8 @@ def lin_join(
                         X, Y, sw, 0, m, p, 0, theta, loss, inv_mass, l2, n_penalized, lw, mu,
                         dk, &S[p, 0], &block_scale[0], block_lipschitz, block_tol,
                         block_max_iter, &grad[0], &bx[0, 0], &bx[1, 0], &bx[2, 0], &bx[3, 0],
-                        &bx[4, 0], False, &bg0[p, 0], tau > 0, tau > 0 or p > 0)
+                        &bx[4, 0], False, &bg0[p, 0] if block_cache else NULL,
+                        block_cache and tau > 0, block_cache and (tau > 0 or p > 0))
                 if moved == 0:
                     break
                 continue
