@@ -49,6 +49,8 @@ the default row is ``new_nodes.py``'s; Global 97.9)::
 
     alpha    s0            s1            s2            mean
     1e-2     96.23 95.90   90.16 91.24   94.43 96.60   93.61 94.58
+    5e-3     97.34 95.51   90.30 92.52   95.44 96.30   94.36 94.78
+    3e-3     96.90 96.52   90.57 92.52   96.24 96.90   94.57 95.31
     1e-3     97.49 96.67   91.67 91.88   97.54 96.90   95.57 95.15
     1e-4     97.56 97.76   90.57 90.67   95.88 97.51   94.67 95.31
     1/N      -             90.44 91.10   96.60 97.81   (seeds 1-2)
@@ -90,7 +92,8 @@ nodes comes through the graph learned from less-regularized local models,
 and the graph's own ``alpha`` is not a free fix.
 
 Reading.  Since the block wake-ups a smaller ``alpha`` is the lever on both
-short rows: HAR +1.0-2.0 (still 2.6-3.3 under Global) and rotated moons
+short rows: HAR +1.0-2.0 at 1e-3 / 1e-4 (still 2.6-3.3 under Global; 5e-3
++0.8 / +0.2, 3e-3 +1.0 / +0.7) and rotated moons
 +2.3-5.3 at ``k = 20`` (1e-3 / 1e-4: 63.4 / 66.4 against Local 62.6-63.1 and
 the refit 63.9), with large held-out gains (many small nodes +2.3-2.8,
 8-sample newcomers +1.7-2.3, wide +1.3-1.8).  But every ``alpha`` from 5e-3
