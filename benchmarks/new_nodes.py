@@ -485,6 +485,15 @@ Joins: superseded numbers, alternatives measured and not kept, the measurement c
     every k and narrow at k = 20 now meet the goal, on CPU (0.04-0.08),
     again from the costlier refit.
 
+    Perso-lin's rows on 2026-11-29 (persolin15: block solves reuse a
+    node's preconditioner and gradient at 0, a block-solving join skips
+    ``L_F``; fits and joins bit-identical), same command: every join,
+    refit and byte count as persolin14's above; CPU (load 12-15, then 5
+    for the second moons / Landmine run) HAR 0.0016 / 0.0025 / 0.0050,
+    rotated moons 0.101 / 0.119 / 0.129, Landmine 0.020 / 0.024 / 0.021.
+    Why HAR and moons stay short, and the ``alpha`` that would lift both
+    but loses held-out families: ``persolin_alpha_block.py``.
+
     The online HAR, rotated moons and Landmine rows again on 2026-11-28
     (online12, ``--families online --datasets D --seeds 0,1,2 --ks
     5,10,20``, HAR in one process, moons then Landmine in another, load

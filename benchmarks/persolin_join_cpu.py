@@ -106,6 +106,21 @@ refit 59.8 ms (was 76.7), join **2.9 %** (was 2.1; 1 + 1 steps 2.5 %).
 The section ``lin_join_local`` is now ``solve_local_problems``.  The
 ``--step-fraction`` numbers above were not re-run.
 
+After the block wake-ups (persolin14) and persolin15's cuts (2026-11-29,
+load 10-15 on 2 cores, same command, ``--datasets moons,landmine``): a
+block-solving join no longer computes its newcomers' ``L_F`` (the block
+solves read ``local_preconditioner``'s bound; only ``local_update=
+"gradient"`` joins step with ``L_F``), and the block solves reuse a
+newcomer's preconditioner and gradient at 0 from its first solve (every
+join and fit bit-identical).  Rotated moons, refit 37.7 / 36.7 ms before /
+after: join **12.1 % -> 11.1 %** (k = 5 / 10 / 20: 8.3-10.3 / 10.7-13.2 /
+13.2-16.3 % before), 1 + 1 steps 11.4 -> 10.2 %, Lipschitz constants 1.6 ->
+1.0 %, the batched pass 8.8 -> 7.4 %; kernels 3.7 % (local solve 1.5, model
+steps 1.1, rows 1.1).  Landmine, refit 126.6 ms: join 2.0 %.  The 1 + 1
+floor is still at 10 %: what is left on moons is the batched pass's NumPy
+calls and two preconditioner batches (the local solve's on the centred
+design, the block solves' on the raw one), not the steps.
+
 History
 -------
 

@@ -217,12 +217,18 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
     sw64 = sw.astype(np.float64)
     mass = np.add.reduceat(sw64, offsets[:-1])
     confidence = mass / np.maximum(max_mass, mass)
-    rows64 = np.sqrt(sw64)[:, None] * Z.astype(np.float64)
-    # ||diag(sqrt(s)) Z_n||_2^2 of each newcomer (the Gram matrix of its few
-    # samples when it has fewer samples than features)
-    top = top_squared_singular_values(rows64, offsets)
-    lipschitz = np.maximum(loss.py_curvature() * top / mass + l2, 1e-12)
     inv_mass = 1.0 / mass
+    from .boosting._perso_lin_block import join_block_args  # (the fit's local_update)
+
+    block = join_block_args(est, False, Z, sw, offsets, loss, inv_mass, l2, n_pen)
+    if block:  # block solves (the default) read their own bound, not L_F
+        lipschitz = np.ones(n_new)
+    else:
+        # ||diag(sqrt(s)) Z_n||_2^2 of each newcomer (the Gram matrix of its
+        # few samples when it has fewer samples than features)
+        rows64 = np.sqrt(sw64)[:, None] * Z.astype(np.float64)
+        top = top_squared_singular_values(rows64, offsets)
+        lipschitz = np.maximum(loss.py_curvature() * top / mass + l2, 1e-12)
     theta = np.zeros((n_new, P, n), dtype=dtype)
     losses = np.zeros((n_new, P))
     # Solved as the fitted nodes' local models, a light newcomer's certified
@@ -383,9 +389,6 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
     # (the degrees and the links change only when the rows are re-solved)
     degree, exchange_pairs = degrees(w_new), senders(links)
     linked = len(links[0]) > 0
-    from .boosting._perso_lin_block import join_block_args  # (the fit's local_update)
-
-    block = join_block_args(est, False, Z, sw, offsets, loss, inv_mass, l2, n_pen)
     for _, size, last, resolve in _step_blocks(n_steps, every, linked):
         csr_times_dense(pattern.indptr, pattern.cols, w_new, flat(theta), mixed)
         S = np.ascontiguousarray((S_fixed + mixed).reshape(n_new, P, n))

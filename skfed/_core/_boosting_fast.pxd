@@ -42,5 +42,5 @@ cdef intp_t _lin_block_solve(
     double loss_weight, double mu, double dk, const double* S,
     const double* local_scale, double local_lipschitz, double tol, intp_t max_iter,
     double* grad, double* x, double* yv, double* prev, double* step, double* sc,
-    bint from_start=*,
+    bint from_start=*, double* g0=*, bint g0_ready=*, bint prepared=*,
 ) noexcept nogil

@@ -757,7 +757,7 @@ cdef intp_t _lin_block_solve(
     double loss_weight, double mu, double dk, const double* S,
     const double* local_scale, double local_lipschitz, double tol, intp_t max_iter,
     double* grad, double* x, double* yv, double* prev, double* step, double* sc,
-    bint from_start=True,
+    bint from_start=True, double* g0=NULL, bint g0_ready=False, bint prepared=False,
 ) noexcept nogil:
     """Block solve of node k: ``theta_k`` minimizes its block of the objective.
 
@@ -780,35 +780,47 @@ cdef intp_t _lin_block_solve(
     only: a newcomer's solves, which stop once one starts solved), or
     after ``max_iter`` iterations (``_agd_solve``).  Returns the
     iterations taken.
+
+    Caches (the same bits as without them): with ``prepared``, ``sc`` and
+    ``step`` already hold this node's values (they depend only on
+    ``local_scale``, ``local_lipschitz``, ``loss_weight``, ``mu`` and
+    ``d_k``, constant over a call of ``lin_async`` / the join steps);
+    otherwise they are written.  With ``g0`` not NULL, ``g0`` holds
+    ``grad F_k(0)`` of problem p when ``g0_ready`` (a function of the node's
+    rows only), otherwise it is computed into ``g0``.
     """
     cdef intp_t n = X.shape[1], j
     cdef double Dj, Dp, rmax = 0.0, qmax = 0.0, lip, gmax
-    for j in range(n):
-        Dj = 1.0 / (local_scale[j] * local_scale[j]) if local_scale[j] > 0.0 else 0.0
-        Dp = loss_weight * Dj + mu * dk
-        if Dp > 0.0:
-            sc[j] = 1.0 / sqrt(Dp)
-            if loss_weight * Dj / Dp > rmax:
-                rmax = loss_weight * Dj / Dp
-            if mu * dk / Dp > qmax:
-                qmax = mu * dk / Dp
-        else:
-            sc[j] = 0.0
-    lip = local_lipschitz * rmax + qmax
-    if lip < 1e-12:
-        lip = 1e-12
-    for j in range(n):
-        step[j] = sc[j] * sc[j] / lip
-        x[j] = theta[k, p, j]
-        theta[k, p, j] = 0
-    # the reference: the scaled gradient of G at 0
-    _lin_grad(X, Y, sw, start, end, p, k, theta, loss, inv_mass, l2, n_penalized, grad)
+    cdef double* ref = grad if g0 == NULL else g0
+    if not prepared:
+        for j in range(n):
+            Dj = 1.0 / (local_scale[j] * local_scale[j]) if local_scale[j] > 0.0 else 0.0
+            Dp = loss_weight * Dj + mu * dk
+            if Dp > 0.0:
+                sc[j] = 1.0 / sqrt(Dp)
+                if loss_weight * Dj / Dp > rmax:
+                    rmax = loss_weight * Dj / Dp
+                if mu * dk / Dp > qmax:
+                    qmax = mu * dk / Dp
+            else:
+                sc[j] = 0.0
+        lip = local_lipschitz * rmax + qmax
+        if lip < 1e-12:
+            lip = 1e-12
+        for j in range(n):
+            step[j] = sc[j] * sc[j] / lip
+    if g0 == NULL or not g0_ready:
+        # the reference: the scaled gradient of G at 0
+        for j in range(n):
+            x[j] = theta[k, p, j]
+            theta[k, p, j] = 0
+        _lin_grad(X, Y, sw, start, end, p, k, theta, loss, inv_mass, l2, n_penalized, ref)
+        for j in range(n):
+            theta[k, p, j] = <floating>x[j]
     gmax = 0.0
     for j in range(n):
-        if fabs(sc[j] * (loss_weight * grad[j] - mu * S[j])) > gmax:
-            gmax = fabs(sc[j] * (loss_weight * grad[j] - mu * S[j]))
-    for j in range(n):
-        theta[k, p, j] = <floating>x[j]
+        if fabs(sc[j] * (loss_weight * ref[j] - mu * S[j])) > gmax:
+            gmax = fabs(sc[j] * (loss_weight * ref[j] - mu * S[j]))
     return _agd_solve(X, Y, sw, start, end, p, k, theta, loss, inv_mass, l2, n_penalized,
                       loss_weight, mu, dk, S, sc, step, tol * gmax, tol, max_iter, grad, x, yv,
                       prev, from_start)
@@ -986,6 +998,7 @@ def lin_async(
     double block_tol=0.0,
     intp_t block_max_iter=0,
     int64_t[::1] block_iter=None,      # IN/OUT (1,) block-solve iterations so far
+    bint block_cache=True,             # reuse each node's preconditioner and gradient at 0
 ):
     """Asynchronous decentralized block coordinate descent of Perso-lin.
 
@@ -997,7 +1010,11 @@ def lin_async(
     models fixed (``_lin_block_solve`` with ``local_preconditioner``'s
     ``block_scale[k]`` and ``block_lipschitz[k]``, ``block_tol``,
     ``block_max_iter``): the same message, sent the same way; not with
-    privacy (the sensitivity is that of one gradient release).  With ``grid_step`` (privacy) the gradient of ``F_k`` is
+    privacy (the sensitivity is that of one gradient release).  With
+    ``block_cache`` (the default) a node's block preconditioner and its
+    problems' gradients at 0 are computed at its first wake-up of the call
+    and reused (the same bits; ``False`` recomputes them at every wake-up,
+    for the tests).  With ``grid_step`` (privacy) the gradient of ``F_k`` is
     clipped and released on the grid with the next row of ``noise``
     (``_lin_node_step``; every wake-up that steps uses one of
     ``wakeups_left``, so ``min(n_steps, sum(wakeups_left))`` rows suffice),
@@ -1050,6 +1067,18 @@ def lin_async(
                              "with block_lipschitz.")
     bx_arr = np.zeros((5, max(n, 1)), dtype=np.float64)
     cdef double[:, ::1] bx = bx_arr
+    # Block solves: each node's preconditioner (sc, step) and its problems'
+    # gradients at 0, computed at its first wake-up of this call and reused
+    # (degree, confidence and mu are fixed for the call; the same bits).
+    cdef intp_t KB = K if block and block_cache else 0
+    bsc_arr = np.zeros((KB, max(n, 1)), dtype=np.float64)
+    bstep_arr = np.zeros((KB, max(n, 1)), dtype=np.float64)
+    bg0_arr = np.zeros((KB, P, max(n, 1)), dtype=np.float64)
+    bready_arr = np.zeros(KB, dtype=np.uint8)
+    cdef double[:, ::1] bsc = bsc_arr
+    cdef double[:, ::1] bstep = bstep_arr
+    cdef double[:, :, ::1] bg0 = bg0_arr
+    cdef uint8_t[::1] bready = bready_arr
     with nogil:
         for it in range(n_steps):
             if budget >= 0 and spent >= budget:
@@ -1089,7 +1118,11 @@ def lin_async(
                         X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss, inv_mass[k],
                         l2, n_penalized, lw, mu, dk, &S[0], &block_scale[k, 0],
                         block_lipschitz[k], block_tol, block_max_iter, &grad[0], &bx[0, 0],
-                        &bx[1, 0], &bx[2, 0], &bx[3, 0], &bx[4, 0])
+                        &bx[1, 0], &bx[2, 0], &bstep[k, 0] if block_cache else &bx[3, 0],
+                        &bsc[k, 0] if block_cache else &bx[4, 0], True,
+                        &bg0[k, p, 0] if block_cache else NULL,
+                        block_cache and bready[k] != 0,
+                        block_cache and (bready[k] != 0 or p > 0))
                 else:
                     _lin_node_step(X, Y, sw, offsets[k], offsets[k + 1], p, k, theta, loss,
                                    inv_mass[k], l2, n_penalized, lw, mu, dk, &S[0], lip,
@@ -1115,6 +1148,8 @@ def lin_async(
                             public[k, p, j] = -theta[k, p, j]
                         else:
                             public[k, p, j] = theta[k, p, j]
+            if block and block_cache:
+                bready[k] = 1
             n_updates += 1
             for e in range(indptr[k], indptr[k + 1]):
                 counter.send(k, indices[e], payload)
@@ -1270,6 +1305,7 @@ def lin_join(
     double block_lipschitz=1.0,
     double block_tol=0.0,
     intp_t block_max_iter=0,
+    bint block_cache=True,             # reuse the preconditioner and gradients at 0
 ):
     """Block gradient steps of one node on its part of Perso-lin's objective.
 
@@ -1306,6 +1342,9 @@ def lin_join(
         raise ValueError("block_scale must hold n_features values.")
     bx_arr = np.zeros((5, max(n, 1)), dtype=np.float64)
     cdef double[:, ::1] bx = bx_arr
+    # the preconditioner and the gradients at 0, from the first solve on
+    bg0_arr = np.zeros((P if block and block_cache else 0, max(n, 1)), dtype=np.float64)
+    cdef double[:, ::1] bg0 = bg0_arr
     with nogil:
         for tau in range(n_steps):
             if block:
@@ -1315,7 +1354,8 @@ def lin_join(
                         X, Y, sw, 0, m, p, 0, theta, loss, inv_mass, l2, n_penalized, lw, mu,
                         dk, &S[p, 0], &block_scale[0], block_lipschitz, block_tol,
                         block_max_iter, &grad[0], &bx[0, 0], &bx[1, 0], &bx[2, 0], &bx[3, 0],
-                        &bx[4, 0], False)
+                        &bx[4, 0], False, &bg0[p, 0] if block_cache else NULL,
+                        block_cache and tau > 0, block_cache and (tau > 0 or p > 0))
                 if moved == 0:
                     break
                 continue

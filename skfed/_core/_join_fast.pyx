@@ -240,11 +240,13 @@ def lin_join_steps(
     const double[::1] block_lipschitz=None,  # IN (n_new,)
     double block_tol=0.0,
     intp_t block_max_iter=0,
+    bint block_cache=True,             # reuse a newcomer's preconditioner and gradients at 0
 ):
     """``n_steps`` block gradient steps of every newcomer, neighbours fixed.
 
     With ``block_scale`` every step is a block solve instead (``lin_join``'s
-    rule: a solve that starts at its tolerance ends that newcomer's steps).
+    rule: a solve that starts at its tolerance ends that newcomer's steps;
+    ``block_cache`` as there).
 
     Newcomer n's step is ``theta -= g / L``, ``g = d_n c_n grad F_n(theta)
     + mu (d_n theta - S_n)``, ``L = d_n c_n L_F + mu d_n`` (a newcomer of
@@ -262,6 +264,9 @@ def lin_join_steps(
     cdef double* grad = <double*> malloc(max(n, 1) * 6 * sizeof(double))
     if grad == NULL:
         raise MemoryError()
+    # a newcomer's preconditioner and gradients at 0, from its first solve on
+    bg0_arr = np.zeros((P if block and block_cache else 0, max(n, 1)), dtype=np.float64)
+    cdef double[:, ::1] bg0 = bg0_arr
     try:
         with nogil:
             for k in range(n_new):
@@ -277,7 +282,9 @@ def lin_join_steps(
                                 inv_mass[k], l2, n_penalized, lw, mu, dk, &S[k, p, 0],
                                 &block_scale[k, 0], block_lipschitz[k], block_tol,
                                 block_max_iter, grad, grad + n, grad + 2 * n, grad + 3 * n,
-                                grad + 4 * n, grad + 5 * n, False)
+                                grad + 4 * n, grad + 5 * n, False,
+                                &bg0[p, 0] if block_cache else NULL, block_cache and tau > 0,
+                                block_cache and (tau > 0 or p > 0))
                         if moved == 0:
                             break
                         continue

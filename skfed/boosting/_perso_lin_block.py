@@ -29,6 +29,11 @@ JOIN_BLOCK_TOL = 1e-10
 
 LOCAL_UPDATES = ("auto", "block", "gradient")
 
+# A node's block preconditioner and its gradient at 0 are computed once per
+# call of the Cython loops and reused (the same bits; False recomputes them
+# at every solve: tests/test_persolin_block_cache.py compares the two).
+BLOCK_CACHE = True
+
 
 def resolved_local_update(est, spec):
     """``"block"`` or ``"gradient"``: the estimator's ``local_update`` for this fit.
@@ -72,7 +77,7 @@ def async_block_args(state):
             state.n_penalized)
     return {"block_scale": state.block_scale, "block_lipschitz": state.block_lipschitz,
             "block_tol": BLOCK_TOL, "block_max_iter": BLOCK_MAX_ITER,
-            "block_iter": state.block_iter}
+            "block_iter": state.block_iter, "block_cache": BLOCK_CACHE}
 
 
 def join_block_args(est, private, Z, sw, offsets, loss, inv_mass, l2, n_penalized,
@@ -88,6 +93,7 @@ def join_block_args(est, private, Z, sw, offsets, loss, inv_mass, l2, n_penalize
                                       n_penalized)
     if single:
         return {"block_scale": scale[0], "block_lipschitz": float(lip[0]),
-                "block_tol": JOIN_BLOCK_TOL, "block_max_iter": BLOCK_MAX_ITER}
+                "block_tol": JOIN_BLOCK_TOL, "block_max_iter": BLOCK_MAX_ITER,
+                "block_cache": BLOCK_CACHE}
     return {"block_scale": scale, "block_lipschitz": lip, "block_tol": JOIN_BLOCK_TOL,
-            "block_max_iter": BLOCK_MAX_ITER}
+            "block_max_iter": BLOCK_MAX_ITER, "block_cache": BLOCK_CACHE}
