@@ -539,6 +539,9 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
             # the sizes this join needs are rehearsed now (skfed.multitask._rehearsal)
             scales, asked = rehearsal.scales(layout.counts, _one_class(Y, layout))
             c = c * scales
+            # the centre its size chose (the fitted w_0 unless the rehearsal
+            # found a larger share's better; skfed.multitask._rehearsal)
+            M = rehearsal.centres_for(layout.counts, M)
         else:
             rehearsal = None
             c = c * _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, est.loss)

@@ -80,6 +80,9 @@ ONE_CLASS_EVIDENCE = 2.0
 # related-small --ks 10`); the guide's rows (k a rehearsed size, or moons'
 # k = 20 at size 10) are unchanged.
 REHEARSAL_REACH = 2
+# A centre other than the fitted w0 (choose_centre) wins by this many
+# standard errors (over nodes) of the paired difference.
+CENTRE_EVIDENCE = 1.0
 
 
 def nearest_size(counts, sizes):
@@ -165,6 +168,50 @@ def node_paired_difference(E, base, owners):
     per_node /= np.bincount(node_of)[None, :]
     return (per_node.mean(axis=1),
             per_node.std(axis=1, ddof=1) / np.sqrt(len(nodes)))
+
+
+def size_scale(errors, se):
+    """The size's scale (an index into :data:`REHEARSAL_SCALES`): the lowest
+    mean error ``errors`` if it beats scale 1 by :data:`REHEARSAL_EVIDENCE`
+    standard errors ``se`` of the paired difference over the draws, else 0
+    (scale 1)."""
+    best = int(np.argmin(errors))
+    return best if errors[best] - errors[0] + REHEARSAL_EVIDENCE * se[best] < 0 else 0
+
+
+def choose_centre(found, owners):
+    """The centre (an index into ``found``; 0 is the fitted ``w_0``) a size's
+    newcomers solve toward.
+
+    ``found`` holds, per centre, the kept draws' errors ``(n_scales,
+    n_draws)`` (each draw's node in ``owners``).  Each centre is scored at
+    its own scale (:func:`size_scale`); a centre other than 0 is taken if
+    its error there beats centre 0's at its scale by
+    :data:`CENTRE_EVIDENCE` standard errors over the rehearsing nodes
+    (:func:`node_paired_difference`), the lowest mean error among those
+    that do; else 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed.multitask._rehearsal import choose_centre
+    >>> fit = np.tile([[.3, .3, .3, .3]], (5, 1))
+    >>> other = np.tile([[.2, .25, .2, .21]], (5, 1))
+    >>> choose_centre([fit, other], np.array([0, 1, 2, 3]))
+    1
+    """
+    picked = []
+    for E in found:
+        diff = E - E[0]
+        se = diff.std(axis=1, ddof=1) / np.sqrt(E.shape[1])
+        picked.append(E[size_scale(E.mean(axis=1), se)])
+    if len(found) < 2:
+        return 0
+    mean, se = node_paired_difference(np.array(picked), 0, owners)
+    if mean is None:
+        return 0
+    wins = [c for c in range(1, len(found)) if mean[c] + CENTRE_EVIDENCE * se[c] < 0]
+    return int(min(wins, key=lambda c: mean[c])) if wins else 0
 
 
 def one_class_scale(E, base, owners):
@@ -270,6 +317,16 @@ class Rehearsal:
         # the fit's loss for the rehearsed newcomers: multinomial or the named one
         self.multinomial = getattr(est, "multi_class_", "ovr") == "multinomial"
         self.w0 = np.array(nodes.w0, dtype=np.float64)
+        # The centres a newcomer may solve toward: w0, then the share
+        # selection's other candidates of a larger share than the fit's
+        # (their w0 of the selection's last fold, which every node keeps);
+        # see choose_centre.
+        b = float(est.shared_weight_)
+        other = [(float(s), w) for s, w in getattr(nodes, "share_centres", ()) if float(s) > b]
+        self.centre_shares = np.array([b] + [s for s, _ in other])
+        self.centres = [self.w0] + [np.array(w, dtype=np.float64).reshape(self.w0.shape)
+                                    for _, w in other]
+        self.centre_of = {}  # draw set a -> index of its size's centre
         self.mu = float(nodes.mu)
         self.mean_mass = float(np.mean(nodes.totals))
         # Only the rows of the nodes that rehearse are kept (by node).
@@ -321,13 +378,17 @@ class Rehearsal:
 
     # -------------------------------------------------------------- solving
     def _rehearse(self, a):
-        """Solve and score draw set ``a`` (one size) at every scale."""
+        """Solve and score draw set ``a`` (one size) at every scale (and
+        centre: :func:`choose_centre`)."""
         if a in self.results:
             return self.results[a]
         start = time.process_time()
         k, owners, perms = self.draws[a]
-        errors = self._solve(k, owners, perms, self.kept[a], self.seeds[a], self.exact[a])
         kept = self.kept[a]
+        found = [self._solve(k, owners, perms, kept, self.seeds[a], self.exact[a], w0=w0)
+                 for w0 in self.centres]
+        self.centre_of[a] = choose_centre([E[:, kept] for E in found], owners[kept])
+        errors = found[self.centre_of[a]]
         diff = errors[:, kept] - errors[0, kept]
         result = (errors[:, kept].mean(axis=1),
                   diff.std(axis=1, ddof=1) / np.sqrt(kept.sum()))
@@ -344,15 +405,16 @@ class Rehearsal:
         if done:
             self.data, self.Z, self.Y, self.sw = {}, None, None, None
 
-    def _solve(self, k, owners, perms, kept, seeds, exact, held_weights=None):
+    def _solve(self, k, owners, perms, kept, seeds, exact, held_weights=None, w0=None):
         """Errors ``(n_scales, n_draws)`` of draws ``perms`` (NaN where not
         kept): each draw's newcomer solved at every scale on its first ``k``
-        rows, scored on the others (``held_weights``: per draw, factors of
-        the held-out rows' weights)."""
+        rows toward ``w0`` (default: the fitted one), scored on the others
+        (``held_weights``: per draw, factors of the held-out rows' weights)."""
         from ._join import _JoinNodes
 
         scales = np.asarray(REHEARSAL_SCALES)
-        P, d = self.w0.shape
+        w0 = self.w0 if w0 is None else w0
+        P, d = w0.shape
         n_new = len(owners)
         starts = [self.start[t] for t in owners.tolist()]
         train = np.concatenate([lo + p[:k] for lo, p in zip(starts, perms)])
@@ -367,7 +429,7 @@ class Rehearsal:
         confidence = mass / self.mean_mass  # the join's rule (not capped)
         c = np.maximum(confidence, 1e-300) / self.mu  # c_n / lambda
         steps = np.maximum(1, np.ceil(self.local_epochs * sub.counts)).astype(np.intp)
-        M = np.repeat(self.w0[:, None, :], n_new, axis=1)
+        M = np.repeat(w0[:, None, :], n_new, axis=1)
         models = np.empty((n_new, len(scales), P, d))
         for i, s in enumerate(scales):
             if s == 0.0:
@@ -457,6 +519,8 @@ class Rehearsal:
         """Each one-class draw's errors ``(n_scales, n_kept)`` of size set ``a``."""
         if a in self.one_class_errors:
             return self.one_class_errors[a]
+        if a not in self.centre_of and len(self.centres) > 1:
+            self._rehearse(a)  # (its centre; a join always rehearses it first)
         start = time.process_time()
         k, owners, _ = self.draws[a]
         perms, kept, weights, held_counts = self._one_class_draws(a)
@@ -466,7 +530,7 @@ class Rehearsal:
         self.one_class_errors[a] = (
             self._solve(k, owners[idx], [perms[j] for j in idx], np.ones(len(idx), dtype=bool),
                         self.seeds[a][idx], np.asarray(self.exact[a])[idx],
-                        [weights[j] for j in idx])
+                        [weights[j] for j in idx], w0=self.centres[self.centre_of.get(a, 0)])
             if idx.size else np.zeros((len(REHEARSAL_SCALES), 0)))
         self.one_class_owners[a] = owners[kept]
         self._free_rows()
@@ -494,7 +558,8 @@ class Rehearsal:
                 "errors": np.array([e for e, _ in found]).reshape(-1, n_scales),
                 "standard_errors": np.array([s for _, s in found]).reshape(-1, n_scales),
                 "nodes": np.array([len(np.unique(self.draws[a][1][self.kept[a]]))
-                                   for a in self.usable], dtype=np.intp)}
+                                   for a in self.usable], dtype=np.intp),
+                "centres": np.array([self.centre_of[a] for a in self.usable], dtype=np.intp)}
 
     def scales(self, counts, one_class=None):
         """Each newcomer's scale of ``c_n``, rehearsing the sizes it needs.
@@ -534,8 +599,7 @@ class Rehearsal:
             errors, se = self._rehearse(a)
             if a not in self.collected:
                 asked.append(a)
-            best = int(np.argmin(errors))
-            chosen = best if errors[best] - errors[0] + REHEARSAL_EVIDENCE * se[best] < 0 else 0
+            chosen = size_scale(errors, se)
             here = reach & (near == i)
             out[here] = REHEARSAL_SCALES[chosen]
             if not (one & here).any():
@@ -546,6 +610,21 @@ class Rehearsal:
             picked = one_class_scale(E, chosen, self.one_class_owners[a])
             out[one & here] = REHEARSAL_SCALES[picked]
         return out, sorted(asked) + sorted(asked_one)
+
+    def centres_for(self, counts, M):
+        """Each newcomer's prior mean ``(n_problems, n_new, d')``: ``M`` (the
+        fitted ``w_0`` for each) but where its rehearsed size chose another
+        centre (:func:`choose_centre`; sizes rehearsed by :meth:`scales`
+        first)."""
+        out = np.array(M, dtype=np.float64)
+        if len(self.centres) < 2 or not len(self.sizes):
+            return out
+        near, reach = nearest_size(counts, self.sizes)
+        for i in np.flatnonzero(reach).tolist():
+            c = self.centre_of[self.usable[near[i]]]
+            if c:
+                out[:, i] = self.centres[c]
+        return out
 
     def collect(self, counter, asked, float_bytes):
         """Count the rehearsal of draw sets ``asked`` (one message each way
@@ -566,7 +645,11 @@ class Rehearsal:
         server forms the class-weighted error ``sum_j pi_j e_j / n_j``
         (``pi_j`` the node's class shares: ``n_j`` plus the draw's ``k``
         for its class), the node's value up to rounding; any other node one
-        float (``float_bytes``) each; one bit says which.
+        float (``float_bytes``) each; one bit says which.  With more than one
+        centre (:func:`choose_centre`) an ordinary draw reports per centre
+        and scale, and a one-class request also names its size's centre
+        (``index_bits(n_centres)`` bits; its draws are solved toward that
+        centre only).
         """
         if not asked:
             return
@@ -574,17 +657,23 @@ class Rehearsal:
         sizes = np.zeros(self.n_nodes, dtype=np.int64)
         floats = np.zeros(self.n_nodes, dtype=np.int64)
         bits = np.zeros(self.n_nodes, dtype=np.int64)
+        centre_bits = np.zeros(self.n_nodes, dtype=np.int64)
         for item in asked:
             one = isinstance(item, tuple)
             a = item[1] if one else item
             k, owners, perms = self.draws[a]
             kept = self.one_class_kept[a][0] if one else self.kept[a]
             np.add.at(sizes, np.unique(owners), 1)
+            if one and len(self.centres) > 1:  # which centre its draws solve toward
+                np.add.at(centre_bits, np.unique(owners), index_bits(len(self.centres)))
             for j in np.flatnonzero(kept).tolist():
                 t = int(owners[j])
                 n_held = len(perms[j]) - k
+                # an ordinary draw is scored at every centre, a one-class
+                # draw at its size's centre only
+                reports = n_scales * (1 if one else len(self.centres))
                 if not self.count_reports[t]:
-                    floats[t] += n_scales
+                    floats[t] += reports
                 elif one:
                     # its class, its held-out samples per class, then per
                     # scale its misclassified ones per class
@@ -592,11 +681,12 @@ class Rehearsal:
                     bits[t] += (index_bits(len(held)) + len(held) * index_bits(n_held + 1)
                                 + n_scales * sum(index_bits(int(h) + 1) for h in held))
                 else:
-                    bits[t] += n_scales * index_bits(n_held + 1)
+                    bits[t] += reports * index_bits(n_held + 1)
             (self.one_class_collected if one else self.collected).add(a)
         nodes = np.flatnonzero(sizes).astype(np.intp)
         size_bits = index_bits(len(REHEARSAL_SIZES)) + int(self.one_class_kind)
-        requests = np.array([payload_bytes(n_bits=int(n) * size_bits) for n in sizes[nodes]],
+        requests = np.array([payload_bytes(n_bits=int(n) * size_bits + int(c))
+                             for n, c in zip(sizes[nodes], centre_bits[nodes])],
                             dtype=np.int64)
         reports = (floats[nodes] * float_bytes
                    + np.array([payload_bytes(n_bits=int(b) + 1) for b in bits[nodes]],
