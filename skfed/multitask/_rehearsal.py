@@ -34,6 +34,21 @@ Measured (``benchmarks/new_nodes_mocha_oneclass_draws.py``, seeds 0-2,
 (seed 1's subject with no "sitting" among its 10 and 20 samples keeps 1/16
 and ``w_0`` instead of 1/4 and 1), rotated moons, Landmine and the
 held-out related families unchanged.
+
+A size's newcomers may also be centred elsewhere than the fitted ``w_0``
+(:func:`choose_centre`).  When the fit selected its share by validation
+(``share_selection_``), every node keeps each candidate's ``w_0`` of the
+selection's last fold; the candidates of a larger share than the fit's
+(the pooled end: a newcomer knows nothing of the fitted nodes' own parts)
+are rehearsed too, each at every scale on the same draws, and the size
+takes the centre whose error at its own scale beats ``w_0``'s by
+:data:`CENTRE_EVIDENCE` standard errors over the rehearsing nodes (else
+``w_0``); its one-class draws are solved toward that centre.  On HAR the
+fit's learned share (0.64-0.66) leaves signal every subject shares in the
+personal parts, and the rehearsal prefers 0.9 or 0.99 by 1.8-3.5 standard
+errors at every seed and size (``benchmarks/new_nodes_mocha_share_rehearsal.py``);
+fits without a share selection (small nodes: rotated moons, related-small,
+-alike, -clustered, -narrow) have one centre and join as before.
 """
 
 import math
@@ -200,13 +215,13 @@ def choose_centre(found, owners):
     >>> choose_centre([fit, other], np.array([0, 1, 2, 3]))
     1
     """
+    if len(found) < 2 or found[0].shape[1] < 2:
+        return 0
     picked = []
     for E in found:
         diff = E - E[0]
         se = diff.std(axis=1, ddof=1) / np.sqrt(E.shape[1])
         picked.append(E[size_scale(E.mean(axis=1), se)])
-    if len(found) < 2:
-        return 0
     mean, se = node_paired_difference(np.array(picked), 0, owners)
     if mean is None:
         return 0
@@ -327,6 +342,10 @@ class Rehearsal:
         self.centres = [self.w0] + [np.array(w, dtype=np.float64).reshape(self.w0.shape)
                                     for _, w in other]
         self.centre_of = {}  # draw set a -> index of its size's centre
+        # the selected candidate's w0 of that fold and the fold's rows
+        fold = getattr(nodes, "share_fold", None) if len(self.centres) > 1 else None
+        self.fold_w0 = (None if fold is None
+                        else np.array(fold[0], dtype=np.float64).reshape(self.w0.shape))
         self.mu = float(nodes.mu)
         self.mean_mass = float(np.mean(nodes.totals))
         # Only the rows of the nodes that rehearse are kept (by node).
@@ -344,6 +363,8 @@ class Rehearsal:
         # views node t's part.
         stacked = (np.concatenate([np.arange(sl.start, sl.stop) for sl in self.rows.values()])
                    if self.rows else np.zeros(0, dtype=np.intp))
+        self.fold = ({} if fold is None else
+                     {t: np.asarray(fold[1], dtype=bool)[sl] for t, sl in self.rows.items()})
         self.Z = np.ascontiguousarray(Z[stacked])
         self.Y = np.ascontiguousarray(Y[:, stacked])
         self.sw = np.ascontiguousarray(sw[stacked])
@@ -385,9 +406,21 @@ class Rehearsal:
         start = time.process_time()
         k, owners, perms = self.draws[a]
         kept = self.kept[a]
-        found = [self._solve(k, owners, perms, kept, self.seeds[a], self.exact[a], w0=w0)
-                 for w0 in self.centres]
-        self.centre_of[a] = choose_centre([E[:, kept] for E in found], owners[kept])
+        solve = (k, owners, perms, kept, self.seeds[a], self.exact[a])
+        found = [self._solve(*solve)]
+        self.centre_of[a] = 0
+        if len(self.centres) > 1:
+            # the centres compared on the rows outside their fit (the
+            # selection's last fold): the selected candidate's w0 there
+            # against the others
+            fold = [self.fold[int(t)][p[k:]].astype(np.float64) for t, p in zip(owners, perms)]
+            clean = [self._solve(*solve, held_weights=fold, w0=self.fold_w0)]
+            for w0 in self.centres[1:]:
+                full, in_fold = self._solve(*solve, w0=w0, weightings=[None, fold])
+                found.append(full)
+                clean.append(in_fold)
+            scored = kept & np.isfinite(clean[0][0])
+            self.centre_of[a] = choose_centre([E[:, scored] for E in clean], owners[scored])
         errors = found[self.centre_of[a]]
         diff = errors[:, kept] - errors[0, kept]
         result = (errors[:, kept].mean(axis=1),
@@ -405,11 +438,14 @@ class Rehearsal:
         if done:
             self.data, self.Z, self.Y, self.sw = {}, None, None, None
 
-    def _solve(self, k, owners, perms, kept, seeds, exact, held_weights=None, w0=None):
+    def _solve(self, k, owners, perms, kept, seeds, exact, held_weights=None, w0=None,
+               weightings=None):
         """Errors ``(n_scales, n_draws)`` of draws ``perms`` (NaN where not
         kept): each draw's newcomer solved at every scale on its first ``k``
         rows toward ``w0`` (default: the fitted one), scored on the others
-        (``held_weights``: per draw, factors of the held-out rows' weights)."""
+        (``held_weights``: per draw, factors of the held-out rows' weights;
+        ``weightings``: a list of such factors (None: none), one errors
+        array returned for each)."""
         from ._join import _JoinNodes
 
         scales = np.asarray(REHEARSAL_SCALES)
@@ -443,28 +479,32 @@ class Rehearsal:
         # error call; gathering each row's models for a single product had
         # copied n_held x n_scales x P x d floats, 225 MB a size on HAR, and
         # stacking the held-out rows themselves 45 MB)
-        errors = np.full((len(scales), n_new), np.nan)
+        weighting = [held_weights] if weightings is None else weightings
+        found = [np.full((len(scales), n_new), np.nan) for _ in weighting]
         drawn = np.flatnonzero(kept)
         if drawn.size:
             held = [perms[j][k:] for j in drawn.tolist()]
             index = np.concatenate([starts[j] + rows for j, rows in zip(drawn.tolist(), held)])
-            Yh, swh = self.Y[:, index], self.sw[index]
-            if held_weights is not None:
-                swh = swh * np.concatenate([held_weights[j] for j in drawn.tolist()])
+            Yh, sw_held = self.Y[:, index], self.sw[index]
             sizes = np.array([len(rows) for rows in held])
             at = np.concatenate([[0], np.cumsum(sizes)[:-1]])
             S = len(scales)
-            f = np.empty((S * P, len(swh)))
+            f = np.empty((S * P, len(sw_held)))
             flat = models.reshape(n_new, S * P, d)
             for j, lo, rows in zip(drawn.tolist(), at.tolist(), held):
                 # the node's every row, then its held-out ones (no copy of them)
                 np.take(flat[j] @ self.data[owners[j]][0].T, rows, axis=1,
                         out=f[:, lo:lo + len(rows)])
-            f = f.reshape(S, P, len(swh))
-            e = _errors(self.loss_name, f, Yh) * swh
-            errors[:, drawn] = (np.add.reduceat(e, at, axis=1)
-                                / np.add.reduceat(swh, at))
-        return errors
+            e_all = _errors(self.loss_name, f.reshape(S, P, len(sw_held)), Yh)
+            for errors, factors in zip(found, weighting):
+                swh = sw_held
+                if factors is not None:
+                    swh = swh * np.concatenate([factors[j] for j in drawn.tolist()])
+                e = e_all * swh
+                with np.errstate(invalid="ignore", divide="ignore"):  # (nothing held: NaN)
+                    errors[:, drawn] = (np.add.reduceat(e, at, axis=1)
+                                        / np.add.reduceat(swh, at))
+        return found[0] if weightings is None else found
 
     # ------------------------------------------------------- one-class draws
     def _one_class_draws(self, a):
@@ -647,7 +687,10 @@ class Rehearsal:
         for its class), the node's value up to rounding; any other node one
         float (``float_bytes``) each; one bit says which.  With more than one
         centre (:func:`choose_centre`) an ordinary draw reports per centre
-        and scale, and a one-class request also names its size's centre
+        and scale twice (on all its held-out rows, and on those of the
+        selection's last fold, the selected candidate's fold ``w_0`` in place
+        of ``w_0``; as counts, with the number of those rows first), and a
+        one-class request also names its size's centre
         (``index_bits(n_centres)`` bits; its draws are solved toward that
         centre only).
         """
@@ -670,8 +713,14 @@ class Rehearsal:
                 t = int(owners[j])
                 n_held = len(perms[j]) - k
                 # an ordinary draw is scored at every centre, a one-class
-                # draw at its size's centre only
+                # draw at its size's centre only; with more than one centre
+                # an ordinary draw also reports every centre's errors on its
+                # held-out rows of the selection's last fold (the selected
+                # candidate's fold w0 in place of w0), as a count: with
+                # their number
                 reports = n_scales * (1 if one else len(self.centres))
+                if not one and len(self.centres) > 1:
+                    reports *= 2
                 if not self.count_reports[t]:
                     floats[t] += reports
                 elif one:
@@ -681,7 +730,7 @@ class Rehearsal:
                     bits[t] += (index_bits(len(held)) + len(held) * index_bits(n_held + 1)
                                 + n_scales * sum(index_bits(int(h) + 1) for h in held))
                 else:
-                    bits[t] += reports * index_bits(n_held + 1)
+                    bits[t] += (reports + int(len(self.centres) > 1)) * index_bits(n_held + 1)
             (self.one_class_collected if one else self.collected).add(a)
         nodes = np.flatnonzero(sizes).astype(np.intp)
         size_bits = index_bits(len(REHEARSAL_SIZES)) + int(self.one_class_kind)

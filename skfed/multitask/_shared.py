@@ -790,7 +790,7 @@ def select_share(protocol, layout, sw, make_nodes, loss, make_fit, parallel, see
     selection = dict(shares=np.array([np.nan if c is None else c for c in grid]),
                      validation_error=mean_error, validation_loss=mean_loss,
                      n_folds=n_folds, centres=[(p["share"], p["w0"]) for p in points[:n_candidates]],
-                     **curves)
+                     centre_fold=held, **curves)
     return grid[i], points[i], selection
 
 
@@ -899,6 +899,7 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
             # every node keeps each candidate's w0 (the newcomers' rehearsal
             # may centre a newcomer on one; skfed.multitask._rehearsal)
             nodes.share_centres = [(b, w) for b, w in selection["centres"] if w is not point["w0"]]
+            nodes.share_fold = (point["w0"], selection["centre_fold"])
         # Small nodes (no share selection): the learned share is fitted as a
         # candidate (to SELECTION_TOL_FACTOR tol), the personal weight
         # selected at its shared model, then the fixed-share problem at the
