@@ -16,6 +16,7 @@ from threadpoolctl import threadpool_limits
 from skfed.multitask._rehearsal import (
     REHEARSAL_EVIDENCE,
     REHEARSAL_SCALES,
+    nearest_size,
     node_paired_difference,
 )
 
@@ -26,7 +27,6 @@ def draw_errors(est, w0, k):
     and the scale the package's rule picks from them."""
     r = copy.deepcopy(est._join_rehearsal)
     r.w0 = w0[None, :].copy()
-    from skfed.multitask._rehearsal import nearest_size
     a = r.usable[int(nearest_size([k], r.sizes)[0][0])]
     kk, owners, perms = r.draws[a]
     E = r._solve(kk, owners, perms, r.kept[a], r.seeds[a], r.exact[a])
@@ -44,6 +44,9 @@ def join_at(est, w0, Xk, yk, gk, Xt, gt):
     joined = copy.deepcopy(est)
     joined._W[0, -1] = w0
     joined._join_rehearsal.w0 = w0[None, :].copy()
+    # one centre: the join toward w0 alone (the package's choice of centre off)
+    joined._join_rehearsal.centres = [joined._join_rehearsal.w0]
+    joined._join_rehearsal.centre_shares = joined._join_rehearsal.centre_shares[:1]
     joined._join_rehearsal.results = {}
     joined._join_rehearsal.one_class_errors = {}
     joined.add_nodes(Xk, yk, groups=gk)
@@ -72,8 +75,7 @@ def run(name, seed, ks, shares, evidence):
         Xt, yt, gt = X[test], y[test], g[test]
         E0, owners, c0 = draw_errors(est, w0_fit, k)
         row = {"name": name, "seed": seed, "k": k, "b_fit": b_fit,
-               "fit": nn.score(task, yt, est.predict(Xt, groups=gt) if False else
-                               join_at(est, w0_fit, Xk, yk, gk, Xt, gt))}
+               "fit": nn.score(task, yt, join_at(est, w0_fit, Xk, yk, gk, Xt, gt))}
         choice, best_z = "fit", 0.0
         for label, w0 in centres.items():
             if label == "fit":

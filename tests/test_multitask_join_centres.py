@@ -48,7 +48,8 @@ def _reference_choice(found, owners):
     diff = per_node - per_node[0]
     mean = diff.mean(axis=1)
     se = diff.std(axis=1, ddof=1) / np.sqrt(len(nodes))
-    wins = [c for c in range(1, len(found)) if mean[c] + se[c] < 0]
+    lowered = (diff < 0).sum(axis=1)
+    wins = [c for c in range(1, len(found)) if mean[c] + se[c] < 0 and lowered[c] >= 2]
     return min(wins, key=lambda c: mean[c]) if wins else 0
 
 
@@ -77,6 +78,15 @@ def test_choose_centre_equals_the_numpy_rule():
     lose[:, 0], lose[:, 1] = 4.5, 6.5
     assert choose_centre([fit, lose, win], np.array([0, 1])) == 2
     assert choose_centre([fit, lose], np.array([0, 1])) == 0
+    # one node of five lowers its error, by any amount: its difference is
+    # one standard error exactly, and one node is not evidence
+    fit = np.full((len(SCALES), 5), 5.0)
+    one = fit.copy()
+    one[:, 2] = 1.0
+    assert choose_centre([fit, one], np.arange(5)) == 0
+    two = one.copy()
+    two[:, 3] = 4.0
+    assert choose_centre([fit, two], np.arange(5)) == 1
 
 
 def _fit(seed=0):

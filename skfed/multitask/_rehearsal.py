@@ -98,6 +98,7 @@ REHEARSAL_REACH = 2
 # A centre other than the fitted w0 (choose_centre) wins by this many
 # standard errors (over nodes) of the paired difference.
 CENTRE_EVIDENCE = 1.0
+CENTRE_BASE = "fold"
 
 
 def nearest_size(counts, sizes):
@@ -203,8 +204,8 @@ def choose_centre(found, owners):
     its own scale (:func:`size_scale`); a centre other than 0 is taken if
     its error there beats centre 0's at its scale by
     :data:`CENTRE_EVIDENCE` standard errors over the rehearsing nodes
-    (:func:`node_paired_difference`), the lowest mean error among those
-    that do; else 0.
+    (:func:`node_paired_difference`) and lowers the mean error of at least
+    two of them, the lowest mean error among those that do; else 0.
 
     Examples
     --------
@@ -222,10 +223,19 @@ def choose_centre(found, owners):
         diff = E - E[0]
         se = diff.std(axis=1, ddof=1) / np.sqrt(E.shape[1])
         picked.append(E[size_scale(E.mean(axis=1), se)])
-    mean, se = node_paired_difference(np.array(picked), 0, owners)
+    picked = np.array(picked)
+    mean, se = node_paired_difference(picked, 0, owners)
     if mean is None:
         return 0
-    wins = [c for c in range(1, len(found)) if mean[c] + CENTRE_EVIDENCE * se[c] < 0]
+    # nodes whose mean error the centre lowers: at least two (a single
+    # node's difference is one standard error exactly, whatever its size:
+    # the rule would be decided by rounding)
+    nodes, node_of = np.unique(owners, return_inverse=True)
+    per_node = np.zeros((len(picked), len(nodes)))
+    np.add.at(per_node.T, node_of, (picked - picked[0]).T)
+    lowered = (per_node < 0).sum(axis=1)
+    wins = [c for c in range(1, len(found))
+            if lowered[c] >= 2 and mean[c] + CENTRE_EVIDENCE * se[c] < 0]
     return int(min(wins, key=lambda c: mean[c])) if wins else 0
 
 
@@ -407,14 +417,19 @@ class Rehearsal:
         k, owners, perms = self.draws[a]
         kept = self.kept[a]
         solve = (k, owners, perms, kept, self.seeds[a], self.exact[a])
-        found = [self._solve(*solve)]
         self.centre_of[a] = 0
-        if len(self.centres) > 1:
+        if len(self.centres) < 2:
+            found = [self._solve(*solve)]
+        else:
             # the centres compared on the rows outside their fit (the
             # selection's last fold): the selected candidate's w0 there
             # against the others
             fold = [self.fold[int(t)][p[k:]].astype(np.float64) for t, p in zip(owners, perms)]
-            clean = [self._solve(*solve, held_weights=fold, w0=self.fold_w0)]
+            if CENTRE_BASE == "fold":
+                found = [self._solve(*solve)]
+                clean = [self._solve(*solve, held_weights=fold, w0=self.fold_w0)]
+            else:
+                found, clean = (list(x) for x in zip(self._solve(*solve, weightings=[None, fold])))
             for w0 in self.centres[1:]:
                 full, in_fold = self._solve(*solve, w0=w0, weightings=[None, fold])
                 found.append(full)
