@@ -251,3 +251,74 @@ def test_classifier_centre_reports_are_counts_in_closed_form():
     reports = (np.ceil((bits[asked] + 1) / 8) + HEADER).sum()
     per_newcomer = 2 * 8 + HEADER + (d + 1) * 8 + HEADER
     assert est.join_communication_.total_bytes == 2 * per_newcomer + requests + reports
+
+
+def test_one_class_newcomer_is_centred_with_its_size():
+    """A one-class newcomer of 20 samples whose size chose a candidate
+    centre: its size's one-class draws are solved toward that centre, its
+    model is the SciPy logistic solve toward it at the one-class rule's
+    scale, and the request of the one-class draws names the centre
+    (index_bits(n_centres) more bits)."""
+    import math
+
+    from skfed.multitask import FederatedMultiTaskClassifier
+    from skfed.multitask._rehearsal import one_class_scale, size_scale
+
+    from .test_multitask_join import _logistic_solve
+
+    X, y, g = _tasks(n_per=200, seed=2)
+    old = g < 6
+    Xo, yo, go = X[old], y[old], g[old]
+    est = FederatedMultiTaskClassifier(random_state=2).fit(Xo, yo, groups=go)
+    m, n, k = len(est.nodes_), len(Xo), 20
+    reh = copy.deepcopy(est._join_rehearsal)
+    table = reh.table()
+    i = list(table["sizes"]).index(k)
+    a = reh.usable[i]
+    c = int(table["centres"][i])
+    assert c != 0 and len(reh.centres) == 4
+    centre = reh.centres[c][0]
+    # its one-class draws: solved toward the centre
+    E = table["one_class_errors"][i]
+    fresh = copy.deepcopy(est._join_rehearsal)  # (the rows of reh are freed)
+    perms, kept, weights, _ = fresh._one_class_draws(a)
+    idx = np.flatnonzero(kept)
+    again = fresh._solve(k, reh.draws[a][1][idx], [perms[j] for j in idx],
+                         np.ones(len(idx), dtype=bool), reh.seeds[a][idx],
+                         np.asarray(reh.exact[a])[idx], [weights[j] for j in idx], w0=reh.centres[c])
+    np.testing.assert_array_equal(E, again)
+    base = size_scale(table["errors"][i], table["standard_errors"][i])
+    scale = SCALES[one_class_scale(E, base, reh.one_class_owners[a])]
+
+    rows = np.flatnonzero((g == 6) & (y == 0))[:k]
+    coef, W = est.coef_.copy(), est._W.copy()
+    before = est.n_bytes_sent_
+    est.add_nodes(X[rows], y[rows], groups=g[rows])
+    assert np.array_equal(est.coef_[:m], coef) and np.array_equal(est._W[:, -1], W[:, -1])
+    lam = 1.0 / (est.C * n)
+    mu = lam * m / (1.0 - est.shared_weight_)
+    w = centre if scale == 0 else _logistic_solve(_design(X[rows]), y[rows], centre, 1.0,
+                                                  mu / (k / (n / m) * scale))
+    np.testing.assert_allclose(np.append(est.coef_[m], est.intercept_[m]), w,
+                               rtol=1e-5, atol=1e-6)
+    # bytes: the newcomer (up 2 floats, down d' + 1); per node rehearsing
+    # size 20 a request of two items (4 bits each) and the one-class
+    # centre's index (2 bits), a report: per kept ordinary draw 2 x 4
+    # centres x 5 scales counts and its fold count, per kept one-class draw
+    # its class, held-out counts per class and per scale its errors per class
+    d = X.shape[1] + 1
+    _, owners, ord_perms = reh.draws[a]
+    held_counts = reh.one_class_kept[a][1]
+    bits = np.zeros(m, int)
+    for t, perm, keep in zip(owners, ord_perms, reh.kept[a]):
+        bits[t] += keep * (2 * 4 * len(SCALES) + 1) * math.ceil(math.log2(len(perm) - k + 1))
+    for j, t in enumerate(owners):
+        if kept[j]:
+            held = held_counts[j]
+            bits[t] += 1 + 2 * math.ceil(math.log2(int(held.sum()) + 1)) + len(SCALES) * sum(
+                math.ceil(math.log2(int(h) + 1)) for h in held)
+    expected = 2 * 8 + HEADER + (d + 1) * 8 + HEADER
+    for t in np.unique(owners):
+        expected += math.ceil((2 * 4 + 2) / 8) + HEADER + math.ceil((bits[t] + 1) / 8) + HEADER
+    assert est.join_communication_.total_bytes == expected
+    assert est.n_bytes_sent_ == before + expected
