@@ -89,8 +89,8 @@ def test_choose_centre_equals_the_numpy_rule():
     assert choose_centre([fit, two], np.arange(5)) == 1
 
 
-def _fit(seed=0):
-    X, y, g = _tasks(n_per=200, seed=seed, regression=True)
+def _fit(seed=0, n_per=200):
+    X, y, g = _tasks(n_per=n_per, seed=seed, regression=True)
     (Xo, yo, go), (Xn, yn, gn) = _split(X, y, g, 2, 10)
     est = FederatedMultiTaskRegressor(random_state=seed).fit(Xo, yo, groups=go)
     return est, (Xo, yo, go), (Xn, yn, gn)
@@ -103,11 +103,13 @@ def _ridge(Z, y, prior, mu_k):
 
 
 def test_regressor_centres_are_ridge_solves_and_the_join_follows_them():
-    """Nodes of 200 samples (the share selection runs: its candidates 0.9,
-    0.99 and 0.5 lie above the learned share): every draw's ridge toward every
-    centre at every scale, the rule on them, and newcomers of 10 samples
-    solved toward their size's centre."""
-    est, (Xo, yo, go), (Xn, yn, gn) = _fit()
+    """Nodes of 400 samples (the share selection runs three folds: its
+    candidates 0.9, 0.99 and 0.5 lie above the learned share): every draw's
+    ridge toward every centre at every scale, the rule on them, and
+    newcomers of 10 samples solved toward their size's centre (its w0
+    averaged over the folds) at the scale rehearsed for it."""
+    est, (Xo, yo, go), (Xn, yn, gn) = _fit(0, 400)
+    assert est.share_selection_["n_folds"] == 3
     reh = est._join_rehearsal
     b = est.shared_weight_
     shares = est.share_selection_["shares"]
@@ -168,7 +170,9 @@ def test_regressor_centres_are_ridge_solves_and_the_join_follows_them():
     # the fitted nodes and the unseen node's model (w0) are bit-identical
     assert np.array_equal(est.coef_[:m], coef) and np.array_equal(est.intercept_[:m], intercept)
     assert np.array_equal(est._W[:, :m + 0], W[:, :m]) and np.array_equal(est._W[:, -1], W[:, -1])
-    centre = reh.centres[chosen[10]][0]
+    # the candidate's w0 of the last fold compared, its mean over the folds joined
+    centre = reh.join_centres[chosen[10]][0]
+    assert not np.array_equal(centre, reh.centres[chosen[10]][0])
     i = list(REHEARSAL_SIZES).index(10)
     row = table["errors"][i]
     found_se = table["standard_errors"][i]

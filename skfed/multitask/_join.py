@@ -100,7 +100,8 @@ How ``a`` and ``c_n`` are chosen depends on ``omega_mode_``:
   local problem every fitted node solved at the returned ``w_0``; or, if
   the rehearsal of its size found one better
   (:func:`~skfed.multitask._rehearsal.choose_centre`), ``m_n`` the share
-  selection's ``w_0`` of a larger share (same ``mu``).
+  selection's ``w_0`` of a larger share, averaged over its folds (same
+  ``mu``).
 * ``"independent"``: ``a = 0`` and ``c_n`` the fit's ``sigma_tt = 1 / m``:
   the per-node model of the fit.
 * ``"learn"`` and a given Omega (``"fixed"``): the Omega step restricted to
