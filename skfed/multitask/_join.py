@@ -97,7 +97,11 @@ How ``a`` and ``c_n`` are chosen depends on ``omega_mode_``:
   is ``w_0 + v_n``, ``v_n`` solved on its data with the fit's personal
   weight ``mu = lambda m / (1 - b)`` (``m`` the fit's number of nodes), i.e.
   ``m_n = w_0`` and ``c_n = lambda / mu`` (times its confidence): the
-  local problem every fitted node solved at the returned ``w_0``.
+  local problem every fitted node solved at the returned ``w_0``; or, if
+  the rehearsal of its size found one better
+  (:func:`~skfed.multitask._rehearsal.choose_centre`), ``m_n`` the share
+  selection's ``w_0`` of a larger share, averaged over its folds (same
+  ``mu``).
 * ``"independent"``: ``a = 0`` and ``c_n`` the fit's ``sigma_tt = 1 / m``:
   the per-node model of the fit.
 * ``"learn"`` and a given Omega (``"fixed"``): the Omega step restricted to
@@ -135,7 +139,8 @@ dropped:
   and scale, ``ceil(log2(n_held + 1))`` bits of a count of errors on a
   classifier's node whose samples weigh 1, for a one-class draw such
   counts per class with the draw's class and held-out counts, else one
-  float; :meth:`~skfed.multitask._rehearsal.Rehearsal.collect`);
+  float; an ordinary draw once per rehearsed centre;
+  :meth:`~skfed.multitask._rehearsal.Rehearsal.collect`);
 * ``"independent"``: down ``c_n`` (1 float);
 * ``"learn"`` / fixed: the server, which holds ``W_o`` and ``Sigma_oo``
   (it takes the fit's Omega steps), computes the newcomer's row, in three
@@ -539,6 +544,9 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
             # the sizes this join needs are rehearsed now (skfed.multitask._rehearsal)
             scales, asked = rehearsal.scales(layout.counts, _one_class(Y, layout))
             c = c * scales
+            # the centre its size chose (the fitted w_0 unless the rehearsal
+            # found a larger share's better; skfed.multitask._rehearsal)
+            M = rehearsal.centres_for(layout.counts, M)
         else:
             rehearsal = None
             c = c * _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, est.loss)

@@ -34,6 +34,35 @@ Measured (``benchmarks/new_nodes_mocha_oneclass_draws.py``, seeds 0-2,
 (seed 1's subject with no "sitting" among its 10 and 20 samples keeps 1/16
 and ``w_0`` instead of 1/4 and 1), rotated moons, Landmine and the
 held-out related families unchanged.
+
+A size's newcomers may also be centred elsewhere than the fitted ``w_0``
+(:func:`choose_centre`).  When the fit selected its share by validation
+(``share_selection_``), every node keeps each candidate's ``w_0`` of the
+selection's last fold; the candidates of a larger share than the fit's
+(toward the pooled end: a newcomer has no personal part yet) are
+rehearsed too, on the same draws at every scale.  They are compared on
+each draw's held-out rows of that fold (outside every candidate's fit),
+the selected candidate's fold ``w_0`` standing for ``w_0``: compared on
+rows the centres were fitted on, a larger share's ``w_0``, which fits
+each node's own rows more, won on the held-out related-wide family and
+lost 0.31 / 0.22 points at ``k = 10 / 20``.  The size takes a centre whose
+error at its own scale beats ``w_0``'s by :data:`CENTRE_EVIDENCE`
+standard errors over the rehearsing nodes, at least two of them gaining
+(else ``w_0``; its one-class draws are then solved toward that centre).
+Its newcomers then solve toward that candidate's ``w_0`` averaged over
+the folds the selection ran (nodes and server held each; the nearest to
+the candidate's fit on every row the selection computed) at the scale
+rehearsed for the last fold's.  Measured (``benchmarks/new_nodes.py
+--families mocha``, seeds 0-2, ``k = 5 / 10 / 20``): HAR 97.48 / 97.51 /
+98.28 -> 97.85 / 97.97 / 98.55 (0.99 taken on 7 of 9 seed-sizes, by
+1.1-3.0 standard errors; pooled ``LogisticRegression`` 97.84 / 97.91 /
+97.87; joined toward the last fold's ``w_0`` instead: 97.78 / 97.88 /
+98.62), Landmine +0.01 / 0 / 0 and related-wide +0.05 / 0 / 0 (0.99 taken
+once each), and fits without a
+share selection (small nodes: rotated moons, School, related-small,
+-alike, -clustered, -narrow) have one centre and join exactly as before.
+Cost: one more solve per centre; related-wide's join at ``k = 20`` took
+0.122 of its 0.23 s refit's CPU (0.087 before).
 """
 
 import math
@@ -80,6 +109,18 @@ ONE_CLASS_EVIDENCE = 2.0
 # related-small --ks 10`); the guide's rows (k a rehearsed size, or moons'
 # k = 20 at size 10) are unchanged.
 REHEARSAL_REACH = 2
+# A centre other than the fitted w0 (choose_centre) wins by this many
+# standard errors (over nodes) of the paired difference.
+CENTRE_EVIDENCE = 1.0
+# What stands for w0 in that comparison: "fold", the selected candidate's
+# w0 of the fold (fitted without the rows compared on), or "fitted", the
+# fitted w0 (measured: it favours w0, fitted on those rows; HAR's joins
+# back to 97.53 / 97.51 / 98.52; benchmarks/new_nodes_mocha_share_rehearsal.py).
+CENTRE_BASE = "fold"
+# A newcomer of a size that chose a candidate solves toward its w0 averaged
+# over the selection's folds (True) or toward its last fold's (False);
+# measured above.
+JOIN_FOLD_MEAN = True
 
 
 def nearest_size(counts, sizes):
@@ -165,6 +206,59 @@ def node_paired_difference(E, base, owners):
     per_node /= np.bincount(node_of)[None, :]
     return (per_node.mean(axis=1),
             per_node.std(axis=1, ddof=1) / np.sqrt(len(nodes)))
+
+
+def size_scale(errors, se):
+    """The size's scale (an index into :data:`REHEARSAL_SCALES`): the lowest
+    mean error ``errors`` if it beats scale 1 by :data:`REHEARSAL_EVIDENCE`
+    standard errors ``se`` of the paired difference over the draws, else 0
+    (scale 1)."""
+    best = int(np.argmin(errors))
+    return best if errors[best] - errors[0] + REHEARSAL_EVIDENCE * se[best] < 0 else 0
+
+
+def choose_centre(found, owners):
+    """The centre (an index into ``found``; 0 is the fitted ``w_0``) a size's
+    newcomers solve toward.
+
+    ``found`` holds, per centre, the kept draws' errors ``(n_scales,
+    n_draws)`` (each draw's node in ``owners``).  Each centre is scored at
+    its own scale (:func:`size_scale`); a centre other than 0 is taken if
+    its error there beats centre 0's at its scale by
+    :data:`CENTRE_EVIDENCE` standard errors over the rehearsing nodes
+    (:func:`node_paired_difference`) and lowers the mean error of at least
+    two of them, the lowest mean error among those that do; else 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed.multitask._rehearsal import choose_centre
+    >>> fit = np.tile([[.3, .3, .3, .3]], (5, 1))
+    >>> other = np.tile([[.2, .25, .2, .21]], (5, 1))
+    >>> choose_centre([fit, other], np.array([0, 1, 2, 3]))
+    1
+    """
+    if len(found) < 2 or found[0].shape[1] < 2:
+        return 0
+    picked = []
+    for E in found:
+        diff = E - E[0]
+        se = diff.std(axis=1, ddof=1) / np.sqrt(E.shape[1])
+        picked.append(E[size_scale(E.mean(axis=1), se)])
+    picked = np.array(picked)
+    mean, se = node_paired_difference(picked, 0, owners)
+    if mean is None:
+        return 0
+    # nodes whose mean error the centre lowers: at least two (a single
+    # node's difference is one standard error exactly, whatever its size:
+    # the rule would be decided by rounding)
+    nodes, node_of = np.unique(owners, return_inverse=True)
+    per_node = np.zeros((len(picked), len(nodes)))
+    np.add.at(per_node.T, node_of, (picked - picked[0]).T)
+    lowered = (per_node < 0).sum(axis=1)
+    wins = [c for c in range(1, len(found))
+            if lowered[c] >= 2 and mean[c] + CENTRE_EVIDENCE * se[c] < 0]
+    return int(min(wins, key=lambda c: mean[c])) if wins else 0
 
 
 def one_class_scale(E, base, owners):
@@ -270,6 +364,25 @@ class Rehearsal:
         # the fit's loss for the rehearsed newcomers: multinomial or the named one
         self.multinomial = getattr(est, "multi_class_", "ovr") == "multinomial"
         self.w0 = np.array(nodes.w0, dtype=np.float64)
+        # The centres a newcomer may solve toward: w0, then the share
+        # selection's other candidates of a larger share than the fit's
+        # (their w0 of the selection's last fold, which every node keeps);
+        # see choose_centre.
+        b = float(est.shared_weight_)
+        other = [(float(c[0]), c[1], c[2]) for c in getattr(nodes, "share_centres", ())
+                 if float(c[0]) > b]
+        self.centre_shares = np.array([b] + [c[0] for c in other])
+        self.centres = [self.w0] + [np.array(c[1], dtype=np.float64).reshape(self.w0.shape)
+                                    for c in other]
+        # what a newcomer of a size that chose one solves toward: its w0
+        # averaged over the selection's folds
+        self.join_centres = [self.w0] + [np.array(c[2], dtype=np.float64).reshape(self.w0.shape)
+                                         for c in other]
+        self.centre_of = {}  # draw set a -> index of its size's centre
+        # the selected candidate's w0 of that fold and the fold's rows
+        fold = getattr(nodes, "share_fold", None) if len(self.centres) > 1 else None
+        self.fold_w0 = (None if fold is None
+                        else np.array(fold[0], dtype=np.float64).reshape(self.w0.shape))
         self.mu = float(nodes.mu)
         self.mean_mass = float(np.mean(nodes.totals))
         # Only the rows of the nodes that rehearse are kept (by node).
@@ -287,6 +400,8 @@ class Rehearsal:
         # views node t's part.
         stacked = (np.concatenate([np.arange(sl.start, sl.stop) for sl in self.rows.values()])
                    if self.rows else np.zeros(0, dtype=np.intp))
+        self.fold = ({} if fold is None else
+                     {t: np.asarray(fold[1], dtype=bool)[sl] for t, sl in self.rows.items()})
         self.Z = np.ascontiguousarray(Z[stacked])
         self.Y = np.ascontiguousarray(Y[:, stacked])
         self.sw = np.ascontiguousarray(sw[stacked])
@@ -321,13 +436,34 @@ class Rehearsal:
 
     # -------------------------------------------------------------- solving
     def _rehearse(self, a):
-        """Solve and score draw set ``a`` (one size) at every scale."""
+        """Solve and score draw set ``a`` (one size) at every scale (and
+        centre: :func:`choose_centre`)."""
         if a in self.results:
             return self.results[a]
         start = time.process_time()
         k, owners, perms = self.draws[a]
-        errors = self._solve(k, owners, perms, self.kept[a], self.seeds[a], self.exact[a])
         kept = self.kept[a]
+        solve = (k, owners, perms, kept, self.seeds[a], self.exact[a])
+        self.centre_of[a] = 0
+        if len(self.centres) < 2:
+            found = [self._solve(*solve)]
+        else:
+            # the centres compared on the rows outside their fit (the
+            # selection's last fold): the selected candidate's w0 there
+            # against the others
+            fold = [self.fold[int(t)][p[k:]].astype(np.float64) for t, p in zip(owners, perms)]
+            if CENTRE_BASE == "fold":
+                found = [self._solve(*solve)]
+                clean = [self._solve(*solve, held_weights=fold, w0=self.fold_w0)]
+            else:
+                found, clean = (list(x) for x in zip(self._solve(*solve, weightings=[None, fold])))
+            for w0 in self.centres[1:]:
+                full, in_fold = self._solve(*solve, w0=w0, weightings=[None, fold])
+                found.append(full)
+                clean.append(in_fold)
+            scored = kept & np.isfinite(clean[0][0])
+            self.centre_of[a] = choose_centre([E[:, scored] for E in clean], owners[scored])
+        errors = found[self.centre_of[a]]
         diff = errors[:, kept] - errors[0, kept]
         result = (errors[:, kept].mean(axis=1),
                   diff.std(axis=1, ddof=1) / np.sqrt(kept.sum()))
@@ -344,15 +480,19 @@ class Rehearsal:
         if done:
             self.data, self.Z, self.Y, self.sw = {}, None, None, None
 
-    def _solve(self, k, owners, perms, kept, seeds, exact, held_weights=None):
+    def _solve(self, k, owners, perms, kept, seeds, exact, held_weights=None, w0=None,
+               weightings=None):
         """Errors ``(n_scales, n_draws)`` of draws ``perms`` (NaN where not
         kept): each draw's newcomer solved at every scale on its first ``k``
-        rows, scored on the others (``held_weights``: per draw, factors of
-        the held-out rows' weights)."""
+        rows toward ``w0`` (default: the fitted one), scored on the others
+        (``held_weights``: per draw, factors of the held-out rows' weights;
+        ``weightings``: a list of such factors (None: none), one errors
+        array returned for each)."""
         from ._join import _JoinNodes
 
         scales = np.asarray(REHEARSAL_SCALES)
-        P, d = self.w0.shape
+        w0 = self.w0 if w0 is None else w0
+        P, d = w0.shape
         n_new = len(owners)
         starts = [self.start[t] for t in owners.tolist()]
         train = np.concatenate([lo + p[:k] for lo, p in zip(starts, perms)])
@@ -367,7 +507,7 @@ class Rehearsal:
         confidence = mass / self.mean_mass  # the join's rule (not capped)
         c = np.maximum(confidence, 1e-300) / self.mu  # c_n / lambda
         steps = np.maximum(1, np.ceil(self.local_epochs * sub.counts)).astype(np.intp)
-        M = np.repeat(self.w0[:, None, :], n_new, axis=1)
+        M = np.repeat(w0[:, None, :], n_new, axis=1)
         models = np.empty((n_new, len(scales), P, d))
         for i, s in enumerate(scales):
             if s == 0.0:
@@ -381,28 +521,32 @@ class Rehearsal:
         # error call; gathering each row's models for a single product had
         # copied n_held x n_scales x P x d floats, 225 MB a size on HAR, and
         # stacking the held-out rows themselves 45 MB)
-        errors = np.full((len(scales), n_new), np.nan)
+        weighting = [held_weights] if weightings is None else weightings
+        found = [np.full((len(scales), n_new), np.nan) for _ in weighting]
         drawn = np.flatnonzero(kept)
         if drawn.size:
             held = [perms[j][k:] for j in drawn.tolist()]
             index = np.concatenate([starts[j] + rows for j, rows in zip(drawn.tolist(), held)])
-            Yh, swh = self.Y[:, index], self.sw[index]
-            if held_weights is not None:
-                swh = swh * np.concatenate([held_weights[j] for j in drawn.tolist()])
+            Yh, sw_held = self.Y[:, index], self.sw[index]
             sizes = np.array([len(rows) for rows in held])
             at = np.concatenate([[0], np.cumsum(sizes)[:-1]])
             S = len(scales)
-            f = np.empty((S * P, len(swh)))
+            f = np.empty((S * P, len(sw_held)))
             flat = models.reshape(n_new, S * P, d)
             for j, lo, rows in zip(drawn.tolist(), at.tolist(), held):
                 # the node's every row, then its held-out ones (no copy of them)
                 np.take(flat[j] @ self.data[owners[j]][0].T, rows, axis=1,
                         out=f[:, lo:lo + len(rows)])
-            f = f.reshape(S, P, len(swh))
-            e = _errors(self.loss_name, f, Yh) * swh
-            errors[:, drawn] = (np.add.reduceat(e, at, axis=1)
-                                / np.add.reduceat(swh, at))
-        return errors
+            e_all = _errors(self.loss_name, f.reshape(S, P, len(sw_held)), Yh)
+            for errors, factors in zip(found, weighting):
+                swh = sw_held
+                if factors is not None:
+                    swh = swh * np.concatenate([factors[j] for j in drawn.tolist()])
+                e = e_all * swh
+                with np.errstate(invalid="ignore", divide="ignore"):  # (nothing held: NaN)
+                    errors[:, drawn] = (np.add.reduceat(e, at, axis=1)
+                                        / np.add.reduceat(swh, at))
+        return found[0] if weightings is None else found
 
     # ------------------------------------------------------- one-class draws
     def _one_class_draws(self, a):
@@ -457,6 +601,8 @@ class Rehearsal:
         """Each one-class draw's errors ``(n_scales, n_kept)`` of size set ``a``."""
         if a in self.one_class_errors:
             return self.one_class_errors[a]
+        if a not in self.centre_of and len(self.centres) > 1:
+            self._rehearse(a)  # (its centre; a join always rehearses it first)
         start = time.process_time()
         k, owners, _ = self.draws[a]
         perms, kept, weights, held_counts = self._one_class_draws(a)
@@ -466,7 +612,7 @@ class Rehearsal:
         self.one_class_errors[a] = (
             self._solve(k, owners[idx], [perms[j] for j in idx], np.ones(len(idx), dtype=bool),
                         self.seeds[a][idx], np.asarray(self.exact[a])[idx],
-                        [weights[j] for j in idx])
+                        [weights[j] for j in idx], w0=self.centres[self.centre_of.get(a, 0)])
             if idx.size else np.zeros((len(REHEARSAL_SCALES), 0)))
         self.one_class_owners[a] = owners[kept]
         self._free_rows()
@@ -494,7 +640,8 @@ class Rehearsal:
                 "errors": np.array([e for e, _ in found]).reshape(-1, n_scales),
                 "standard_errors": np.array([s for _, s in found]).reshape(-1, n_scales),
                 "nodes": np.array([len(np.unique(self.draws[a][1][self.kept[a]]))
-                                   for a in self.usable], dtype=np.intp)}
+                                   for a in self.usable], dtype=np.intp),
+                "centres": np.array([self.centre_of[a] for a in self.usable], dtype=np.intp)}
 
     def scales(self, counts, one_class=None):
         """Each newcomer's scale of ``c_n``, rehearsing the sizes it needs.
@@ -534,8 +681,7 @@ class Rehearsal:
             errors, se = self._rehearse(a)
             if a not in self.collected:
                 asked.append(a)
-            best = int(np.argmin(errors))
-            chosen = best if errors[best] - errors[0] + REHEARSAL_EVIDENCE * se[best] < 0 else 0
+            chosen = size_scale(errors, se)
             here = reach & (near == i)
             out[here] = REHEARSAL_SCALES[chosen]
             if not (one & here).any():
@@ -546,6 +692,23 @@ class Rehearsal:
             picked = one_class_scale(E, chosen, self.one_class_owners[a])
             out[one & here] = REHEARSAL_SCALES[picked]
         return out, sorted(asked) + sorted(asked_one)
+
+    def centres_for(self, counts, M):
+        """Each newcomer's prior mean ``(n_problems, n_new, d')``: ``M`` (the
+        fitted ``w_0`` for each) but where its rehearsed size chose another
+        centre (:func:`choose_centre`; sizes rehearsed by :meth:`scales`
+        first)."""
+        out = np.array(M, dtype=np.float64)
+        if len(self.centres) < 2 or not len(self.sizes):
+            return out
+        near, reach = nearest_size(counts, self.sizes)
+        for i in np.flatnonzero(reach).tolist():
+            c = self.centre_of[self.usable[near[i]]]
+            if c and JOIN_FOLD_MEAN:
+                out[:, i] = self.join_centres[c]
+            elif c:
+                out[:, i] = self.centres[c]
+        return out
 
     def collect(self, counter, asked, float_bytes):
         """Count the rehearsal of draw sets ``asked`` (one message each way
@@ -566,7 +729,14 @@ class Rehearsal:
         server forms the class-weighted error ``sum_j pi_j e_j / n_j``
         (``pi_j`` the node's class shares: ``n_j`` plus the draw's ``k``
         for its class), the node's value up to rounding; any other node one
-        float (``float_bytes``) each; one bit says which.
+        float (``float_bytes``) each; one bit says which.  With more than one
+        centre (:func:`choose_centre`) an ordinary draw reports per centre
+        and scale twice (on all its held-out rows, and on those of the
+        selection's last fold, the selected candidate's fold ``w_0`` in place
+        of ``w_0``; as counts, with the number of those rows first), and a
+        one-class request also names its size's centre
+        (``index_bits(n_centres)`` bits; its draws are solved toward that
+        centre only).
         """
         if not asked:
             return
@@ -574,17 +744,29 @@ class Rehearsal:
         sizes = np.zeros(self.n_nodes, dtype=np.int64)
         floats = np.zeros(self.n_nodes, dtype=np.int64)
         bits = np.zeros(self.n_nodes, dtype=np.int64)
+        centre_bits = np.zeros(self.n_nodes, dtype=np.int64)
         for item in asked:
             one = isinstance(item, tuple)
             a = item[1] if one else item
             k, owners, perms = self.draws[a]
             kept = self.one_class_kept[a][0] if one else self.kept[a]
             np.add.at(sizes, np.unique(owners), 1)
+            if one and len(self.centres) > 1:  # which centre its draws solve toward
+                np.add.at(centre_bits, np.unique(owners), index_bits(len(self.centres)))
             for j in np.flatnonzero(kept).tolist():
                 t = int(owners[j])
                 n_held = len(perms[j]) - k
+                # an ordinary draw is scored at every centre, a one-class
+                # draw at its size's centre only; with more than one centre
+                # an ordinary draw also reports every centre's errors on its
+                # held-out rows of the selection's last fold (the selected
+                # candidate's fold w0 in place of w0), as a count: with
+                # their number
+                reports = n_scales * (1 if one else len(self.centres))
+                if not one and len(self.centres) > 1:
+                    reports *= 2
                 if not self.count_reports[t]:
-                    floats[t] += n_scales
+                    floats[t] += reports
                 elif one:
                     # its class, its held-out samples per class, then per
                     # scale its misclassified ones per class
@@ -592,11 +774,12 @@ class Rehearsal:
                     bits[t] += (index_bits(len(held)) + len(held) * index_bits(n_held + 1)
                                 + n_scales * sum(index_bits(int(h) + 1) for h in held))
                 else:
-                    bits[t] += n_scales * index_bits(n_held + 1)
+                    bits[t] += (reports + int(len(self.centres) > 1)) * index_bits(n_held + 1)
             (self.one_class_collected if one else self.collected).add(a)
         nodes = np.flatnonzero(sizes).astype(np.intp)
         size_bits = index_bits(len(REHEARSAL_SIZES)) + int(self.one_class_kind)
-        requests = np.array([payload_bytes(n_bits=int(n) * size_bits) for n in sizes[nodes]],
+        requests = np.array([payload_bytes(n_bits=int(n) * size_bits + int(c))
+                             for n, c in zip(sizes[nodes], centre_bits[nodes])],
                             dtype=np.int64)
         reports = (floats[nodes] * float_bytes
                    + np.array([payload_bytes(n_bits=int(b) + 1) for b in bits[nodes]],

@@ -768,7 +768,8 @@ def select_share(protocol, layout, sw, make_nodes, loss, make_fit, parallel, see
             counter.gather_to_server(
                 reporters, np.full(reporters.size, 2 * _FLOAT, dtype=np.int64))
             start = dict(w0=best["w0"].copy(), share=float(best["b"]))
-            points[c] = dict(start, g=nodes.g.copy())
+            summed = start["w0"] + (points[c]["w0_sum"] if points[c] else 0.0)  # over folds
+            points[c] = dict(start, g=nodes.g.copy(), w0_sum=summed)
             last_cost = spent() - before
         weights += val_totals
         n_folds += 1
@@ -789,7 +790,9 @@ def select_share(protocol, layout, sw, make_nodes, loss, make_fit, parallel, see
     counter.broadcast_from_server(everyone, np.full(m, _INDEX, dtype=np.int64))
     selection = dict(shares=np.array([np.nan if c is None else c for c in grid]),
                      validation_error=mean_error, validation_loss=mean_loss,
-                     n_folds=n_folds, **curves)
+                     n_folds=n_folds, centres=[(p["share"], p["w0"], p["w0_sum"] / n_folds)
+                                               for p in points[:n_candidates]],
+                     centre_fold=held, **curves)
     return grid[i], points[i], selection
 
 
@@ -895,6 +898,10 @@ def fit_shared(est, X, Y, sw, layout, totals, protocol, lam, loss, dtype, dtype_
                 sl = layout.node_slice(t)
                 nodes.V[:, t] = alpha[:, sl] @ nodes.Z[sl] / totals[t]
             start = dict(w0=point["w0"], share=point["share"])
+            # every node keeps each candidate's w0 of the last fold and its mean
+            # over the folds (newcomers' centres: skfed.multitask._rehearsal)
+            nodes.share_centres = [c for c in selection["centres"] if c[1] is not point["w0"]]
+            nodes.share_fold = (point["w0"], selection["centre_fold"])
         # Small nodes (no share selection): the learned share is fitted as a
         # candidate (to SELECTION_TOL_FACTOR tol), the personal weight
         # selected at its shared model, then the fixed-share problem at the
