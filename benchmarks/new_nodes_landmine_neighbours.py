@@ -24,34 +24,48 @@ def node_means(X, groups, nodes):
     return means, sizes
 
 
-def nearest_average(joined, fitted_nodes, means, sizes, newcomer_mean, newcomer, m):
-    """Overwrite ``newcomer``'s ``coef_`` / ``intercept_`` row in ``joined``
-    with the size-weighted mean of the rows of the ``m`` fitted nodes whose
-    feature means are nearest (Euclidean) its ``k`` samples' mean."""
-    order = np.argsort(((means - newcomer_mean) ** 2).sum(axis=1), kind="stable")[:m]
-    index = {node: i for i, node in enumerate(joined.nodes_)}
-    rows = [index[node] for node in fitted_nodes[order]]
-    weights = sizes[order] / sizes[order].sum()
-    target = index[newcomer]
-    coef = np.asarray(joined.coef_)
-    intercept = np.asarray(joined.intercept_)
-    coef[target] = weights @ coef[rows]
-    intercept[target] = weights @ intercept[rows]
-    return fitted_nodes[order]
+def nearest(means, newcomer_mean, m, exclude=None):
+    """Indices of the ``m`` nodes whose feature means are nearest (Euclidean)
+    ``newcomer_mean``, skipping index ``exclude``."""
+    dist = ((means - newcomer_mean) ** 2).sum(axis=1)
+    if exclude is not None:
+        dist[exclude] = np.inf
+    return np.argsort(dist, kind="stable")[:m]
 
 
-def _predict(estimator, X, groups):
-    """The estimator's prediction, reading ``coef_`` / ``intercept_`` for
-    the linear families (MOCHA's dual fit predicts from its support vectors,
-    whose personalized scores equal ``X @ coef_[i] + intercept_[i]``,
-    checked on the fitted nodes in :func:`run`)."""
-    if not hasattr(estimator, "support_vectors_"):
-        return estimator.predict(X, groups=groups)
-    index = {node: i for i, node in enumerate(estimator.nodes_)}
-    rows = np.array([index[node] for node in groups])
-    coef, intercept = np.asarray(estimator.coef_), np.asarray(estimator.intercept_)
-    scores = np.einsum("id,id->i", X, coef[rows]) + intercept[rows]
-    return estimator.classes_[(scores > 0).astype(int)]
+def node_scores(estimator, fitted_nodes, X):
+    """``(n_fitted, n_rows)``: every fitted node's decision function on ``X``
+    (a newcomer that averages some of them receives their models, or for
+    the online learner their dictionaries, once)."""
+    return np.array([np.asarray(estimator.decision_function(X, groups=np.full(len(X), node)))
+                     for node in fitted_nodes])
+
+
+def averaged(scores, sizes, chosen):
+    """The size-weighted mean of the chosen nodes' decision values (for a
+    linear model the decision of the size-weighted mean model)."""
+    weights = sizes[chosen] / sizes[chosen].sum()
+    return weights @ scores[chosen]
+
+
+def rehearsal_gate(scores_fit, y_fit, g_fit, fitted_nodes, means, sizes, m, classes):
+    """Do feature-mean neighbours help in this federation?  Each fitted node
+    scores, on its own rows, the mean model of its ``m`` nearest other nodes
+    against the mean model of all other nodes; returns the mean over nodes
+    of the accuracy difference and its t statistic (mean over its standard
+    error; the gate is open when t > 2).  Each node sends one float."""
+    gains = []
+    everyone = np.arange(len(fitted_nodes))
+    for i, node in enumerate(fitted_nodes):
+        rows = g_fit == node
+        near = nearest(means, means[i], m, exclude=i)
+        others = everyone[everyone != i]
+        pred_near = classes[(averaged(scores_fit[:, rows], sizes, near) > 0).astype(int)]
+        pred_all = classes[(averaged(scores_fit[:, rows], sizes, others) > 0).astype(int)]
+        gains.append(np.mean(pred_near == y_fit[rows]) - np.mean(pred_all == y_fit[rows]))
+    gains = np.asarray(gains)
+    spread = np.std(gains, ddof=1) / np.sqrt(len(gains))
+    return float(np.mean(gains)), float(np.mean(gains) / spread) if spread > 0 else 0.0
 
 
 def run(family, name, seed, ks, ms, rows_out):
@@ -62,24 +76,40 @@ def run(family, name, seed, ks, ms, rows_out):
     base = nn.make_estimator(family, task, seed).fit(X[fit_rows], y[fit_rows],
                                                       groups=groups[fit_rows])
     fitted_nodes = np.asarray(base.nodes_)
+    classes = np.asarray(base.classes_)
     means, sizes = node_means(X[fit_rows], groups[fit_rows], fitted_nodes)
+    scores_fit = node_scores(base, fitted_nodes, X[fit_rows])
+    gates = {m: rehearsal_gate(scores_fit, y[fit_rows], groups[fit_rows], fitted_nodes, means,
+                               sizes, m, classes) for m in ms}
+    print(f"{family:8s} {name:18s} seed {seed} rehearsal gain of near-m over all: "
+          + ", ".join(f"m={m} {100 * v[0]:+.2f} (t {v[1]:+.1f})" for m, v in gates.items()),
+          flush=True)
     for k in ks:
         train, test = nn.new_node_rows(order, k)
         Xt, yt, gt = X[test], y[test], groups[test]
         joined = copy.deepcopy(base)
         nn.add_nodes(joined, X[train], y[train], groups[train])
-        results = {"join": joined.predict(Xt, groups=gt)}
-        assert np.array_equal(_predict(joined, Xt, gt), results["join"])
+        join_pred = np.asarray(joined.predict(Xt, groups=gt))
+        results = {"join": join_pred}
+        scores_test = node_scores(base, fitted_nodes, Xt)
         for m in ms:
-            variant = copy.deepcopy(joined)
+            near = np.empty_like(join_pred)
+            one = join_pred.copy()
             for node in new:
-                own = X[train][groups[train] == node].mean(axis=0)
-                nearest_average(variant, fitted_nodes, means, sizes, own, node, min(m, len(fitted_nodes)))
-            results[f"near{m}"] = _predict(variant, Xt, gt)
+                own = groups[train] == node
+                at = gt == node
+                chosen = nearest(means, X[train][own].mean(axis=0), min(m, len(fitted_nodes)))
+                near[at] = classes[(averaged(scores_test[:, at], sizes, chosen) > 0).astype(int)]
+                if len(np.unique(y[train][own])) == 1:
+                    one[at] = near[at]
+            results[f"near{m}"] = near
+            results[f"one{m}"] = one
+            results[f"gate{m}"] = one if gates[m][1] > 2 else join_pred
+            results[f"gatenear{m}"] = near if gates[m][1] > 2 else join_pred
         for variant, pred in results.items():
             correct = (np.asarray(pred) == yt).astype(int)
             rows_out.append(dict(family=family, dataset=name, seed=seed, k=k, variant=variant,
-                                 correct=correct.tolist()))
+                                 gate=gates, correct=correct.tolist()))
             print(f"{family:8s} {name:18s} seed {seed} k {k:2d} {variant:7s} "
                   f"{100 * correct.mean():6.2f}", flush=True)
 
