@@ -20,7 +20,10 @@ default fit and join, these predictions for the newcomers' test rows:
   Dada's mean stump weights);
 * ``one5``: ``near5`` for newcomers whose ``k`` labels are one class, the
   join for the others;
-* ``gate5`` / ``gatenear5``: ``one5`` / ``near5`` only where the fitted
+* ``gate5`` / ``gatenear5`` / ``gateblend5``: ``one5`` / ``near5`` / the
+  blend (``one5``, with two-class newcomers taking the mean of the join's
+  and ``near5``'s decision values; added after seeds 0-2 were seen, so
+  measured on seeds 3-5 only) only where the fitted
   federation passes a rehearsal: each fitted node scores on its own rows
   its 5 nearest-mean peers' mean model against all other nodes' mean
   model, and the gate opens when the mean gain over nodes has t > 2;
@@ -81,6 +84,39 @@ held-out fits (moons and related-*, 4 families x 3 seeds; largest t +0.7)
 and on HAR (6 fits; t -0.7 .. +1.8), so ``gate5`` and ``gatenear5`` equal
 the join there to the row.  The threshold t > 2 was set before the
 held-out runs; their largest t (1.8, HAR Perso-lin seed 0) is close to it.
+
+Fresh seeds (rules fixed after seeds 0-2; ``--datasets landmine --seeds
+3,4,5``): the gate opened on all 12 fits (t 3.5-4.8) and, against pooled
+``SVC()`` (93.47 / 93.45 / 93.42 on these seeds)::
+
+    persolin gate5 +0.30+-0.09 +0.24+-0.08 +0.21+-0.09  gatenear5 +0.26 +0.34 +0.31  blend +0.26 +0.26 +0.20
+    mocha    gate5 +0.20+-0.10 -0.00+-0.08 -0.07+-0.08  gatenear5 +0.34 +0.43 +0.40  blend +0.21 +0.15 +0.13
+    online   gate5 +0.04+-0.09 -0.01+-0.07 -0.06+-0.07  gatenear5 +0.25 +0.42 +0.41  blend +0.14 +0.15 +0.10
+    dada     gate5 +0.24+-0.10 +0.33+-0.09 +0.12+-0.08  gatenear5 +0.27 +0.37 +0.31  blend +0.25 +0.31 +0.11
+
+(``gatenear5``'s standard errors 0.08-0.11.)  Seeds 0-5 together, accuracy
+and difference from pooled ``SVC()`` (93.64 / 93.61 / 93.60)::
+
+    persolin join       93.53 -0.11+-0.05   93.52 -0.09+-0.05   93.62 +0.02+-0.05
+             gate5      93.87 +0.23+-0.06   93.83 +0.22+-0.06   93.77 +0.18+-0.06
+             gatenear5  93.81 +0.17+-0.06   93.86 +0.25+-0.06   93.91 +0.31+-0.06
+    mocha    join       93.40 -0.24+-0.05   93.38 -0.23+-0.05   93.33 -0.27+-0.05
+             gate5      93.77 +0.13+-0.07   93.70 +0.09+-0.06   93.50 -0.09+-0.06
+             gatenear5  93.77 +0.13+-0.08   93.91 +0.30+-0.07   93.98 +0.39+-0.07
+    online   join       93.37 -0.27+-0.06   93.37 -0.24+-0.06   93.37 -0.23+-0.06
+             gate5      93.73 +0.09+-0.07   93.69 +0.08+-0.05   93.50 -0.10+-0.05
+             gatenear5  93.77 +0.12+-0.07   93.91 +0.30+-0.06   93.98 +0.38+-0.06
+    dada     join       93.45 -0.19+-0.05   93.56 -0.05+-0.06   93.58 -0.02+-0.06
+             gate5      93.74 +0.10+-0.08   93.77 +0.16+-0.07   93.73 +0.13+-0.07
+             gatenear5  93.52 -0.12+-0.09   93.74 +0.13+-0.07   93.86 +0.26+-0.07
+
+So a federation can close every family's Landmine rows: ``gatenear5`` for
+Perso-lin, MOCHA and the online learner, ``gate5`` for Dada (whose own
+join is better than its peers' mean for two-class newcomers at ``k = 5``),
+with the held-out families unchanged by the gate.  Not built into any
+estimator: the rule, its bytes and the gate's fit-time exchange are for
+the families' owners to implement (the join's bytes above are closed
+forms, not counted by a simulated network here).
 """
 
 import argparse
@@ -169,20 +205,28 @@ def run(family, name, seed, ks, ms, rows_out):
         join_pred = np.asarray(joined.predict(Xt, groups=gt))
         results = {"join": join_pred}
         scores_test = node_scores(base, fitted_nodes, Xt)
+        join_scores = np.asarray(joined.decision_function(Xt, groups=gt), dtype=np.float64)
         for m in ms:
             near = np.empty_like(join_pred)
             one = join_pred.copy()
+            blend = join_pred.copy()
             for node in new:
                 own = groups[train] == node
                 at = gt == node
                 chosen = nearest(means, X[train][own].mean(axis=0), min(m, len(fitted_nodes)))
-                near[at] = classes[(averaged(scores_test[:, at], sizes, chosen) > 0).astype(int)]
+                near_scores = averaged(scores_test[:, at], sizes, chosen)
+                near[at] = classes[(near_scores > 0).astype(int)]
                 if len(np.unique(y[train][own])) == 1:
                     one[at] = near[at]
+                    blend[at] = near[at]
+                else:
+                    mixed = 0.5 * (join_scores[at] + near_scores)
+                    blend[at] = classes[(mixed > 0).astype(int)]
             results[f"near{m}"] = near
             results[f"one{m}"] = one
             results[f"gate{m}"] = one if gates[m][1] > 2 else join_pred
             results[f"gatenear{m}"] = near if gates[m][1] > 2 else join_pred
+            results[f"gateblend{m}"] = blend if gates[m][1] > 2 else join_pred
         for variant, pred in results.items():
             correct = (np.asarray(pred) == yt).astype(int)
             rows_out.append(dict(family=family, dataset=name, seed=seed, k=k, variant=variant,
