@@ -1,4 +1,4 @@
-"""A newcomer that averages the fitted models of the nodes whose features look like its own.
+r"""A newcomer that averages the fitted models of the nodes whose features look like its own.
 
 Why Landmine's joins sit under pooled ``SVC()`` (``new_nodes_landmine_oracle.py``):
 a linear model of the newcomer's own terrain beats pooled ``SVC()`` by 0.5,
@@ -44,6 +44,9 @@ models (Perso-lin fit 2.8 MB).
         --datasets landmine,moons,related --seeds 0,1,2 --ks 5,10,20 --ms 5
     python benchmarks/new_nodes_landmine_neighbours.py --families persolin,mocha \
         --datasets har --seeds 0,1,2 --ms 5
+    python benchmarks/new_nodes_landmine_neighbours.py --families persolin,mocha,online,dada \
+        --datasets landmine --seeds 3,4,5 --ms 5
+    python benchmarks/new_nodes_landmine_oracle.py --seeds 3,4,5 --models majority,SVC
 
 Measured (landmine1, 2026-11-29, main 8ba3212, load 9-18).  Landmine, mean
 over seeds 0-2 at ``k = 5 / 10 / 20``, with the difference from pooled
