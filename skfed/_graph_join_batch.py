@@ -216,7 +216,7 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
     # Step 1: local models.
     sw64 = sw.astype(np.float64)
     mass = np.add.reduceat(sw64, offsets[:-1])
-    confidence = mass / np.maximum(max_mass, mass)
+    confidence = mass / max_mass  # the fit's scale: may exceed 1 (_graph_join)
     rows64 = np.sqrt(sw64)[:, None] * Z.astype(np.float64)
     # ||diag(sqrt(s)) Z_n||_2^2 of each newcomer (the Gram matrix of its few
     # samples when it has fewer samples than features)
