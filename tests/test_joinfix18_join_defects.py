@@ -210,3 +210,24 @@ def test_no_rogue_fraction_draws_no_rogue_newcomer():
     est = PersonalizedLinearClassifier(random_state=0).fit(X[old], y[old], groups=groups[old])
     est.add_nodes(X[~old], y[~old], groups=groups[~old])
     assert not est._join_info["rogue"].any()
+
+
+def test_private_heavy_newcomer_keeps_the_sensitivity_of_its_mass():
+    # Perso-lin releases the clipped mean gradient of F_k (sensitivity
+    # 2 C sqrt(P) / m_k) before d_k c_k multiplies it, so c > 1 is
+    # post-processing: the newcomer's recorded sensitivity and noise scale
+    # are those of its mass, its confidence k / m_max uncapped.
+    sizes = [20, 20, 14, 20, 10, 16, 60]
+    X, y, groups = _nodes(sizes, seed=7)
+    new = groups == 6
+    est = PersonalizedLinearClassifier(random_state=0, privacy=DifferentialPrivacy(
+        epsilon=3.0)).fit(X[~new], y[~new], groups=groups[~new])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.add_nodes(X[new], y[new], groups=groups[new])
+    assert est.confidence_[6] == 3.0
+    clip = est.privacy.clip_norm
+    np.testing.assert_allclose(est.privacy_["gradient_sensitivity"],
+                               2.0 * clip / np.array(sizes, dtype=float), rtol=1e-14)
+    np.testing.assert_allclose(est.privacy_["sigma"][6] / est.privacy_["sigma"][0],
+                               20.0 / 60.0, rtol=1e-14)
