@@ -6,8 +6,8 @@
 fitted models and graph it needs what the fit keeps in ``_join_info``:
 every fitted node's confidence-weighted loss ``l_j = c_j sum_p
 L_j(alpha_j)`` (what it sends in a graph step), the largest node mass (the
-confidences ``c = m / m_max``, a newcomer's above 1 if heavier than every
-fitted node, as in a refit's ratios), which fitted nodes are rogue and the fit's
+confidences ``c = m / m_max``, a newcomer's at most
+``NEWCOMER_CONFIDENCE_CAP``), which fitted nodes are rogue and the fit's
 node count (its schedule), and, when the fit learned its graph once, the
 models the graph was learned from.  :func:`join_info_from_data` recomputes
 the losses and the mass from the training data (an independent reference
@@ -126,7 +126,7 @@ from ._graph_join_fitted import (
     csr_of_pairs,
     join_random_state,
     join_simulation,
-    join_rogue, rogue_sent,
+    join_rogue, newcomer_confidence, rogue_sent,
     row_sums,
 )
 from ._graph_join_steps import _step_blocks
@@ -286,7 +286,7 @@ class _Newcomer:
         self.Z, self.Y, self.sw = Z, Y, sw
         self.P, self.n = Y.shape[0], Z.shape[1]
         self.mass = float(sw.sum(dtype=np.float64))
-        self.confidence = self.mass / max_mass  # the fit's scale, uncapped (above)
+        self.confidence = float(newcomer_confidence(self.mass, max_mass))
         self.model = np.zeros((1, self.P, self.n), dtype=dtype)
         self.shift = 0  # step 4's offset of the step count (Dada, set at tau = 0)
         self.losses = np.zeros(self.P)

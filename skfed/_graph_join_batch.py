@@ -29,7 +29,7 @@ import numpy as np
 from scipy import sparse
 
 from ._core._join_fast import csr_times_dense, join_rows, lin_join_steps
-from ._graph_join_fitted import row_sums
+from ._graph_join_fitted import newcomer_confidence, row_sums
 from ._graph_join_steps import _step_blocks
 from .graph import model_message_bytes
 
@@ -216,7 +216,7 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
     # Step 1: local models.
     sw64 = sw.astype(np.float64)
     mass = np.add.reduceat(sw64, offsets[:-1])
-    confidence = mass / max_mass  # the fit's scale: may exceed 1 (_graph_join)
+    confidence = newcomer_confidence(mass, max_mass)
     rows64 = np.sqrt(sw64)[:, None] * Z.astype(np.float64)
     # ||diag(sqrt(s)) Z_n||_2^2 of each newcomer (the Gram matrix of its few
     # samples when it has fewer samples than features)

@@ -1,10 +1,11 @@
 """The join defects review17 found (issue 32), each against a reference.
 
 1. A newcomer heavier than every fitted node: its confidence is its mass
-   over the fit's largest node mass, uncapped (``c = m / m_max``, the
-   fit's scale: the fitted nodes keep theirs, so the newcomer's loss weighs
-   against theirs and against the graph term as in a refit's ratios).  It
-   was capped at 1.  Checked on the newcomer's problem, minimized by SciPy.
+   over the fit's largest node mass, at most ``NEWCOMER_CONFIDENCE_CAP``
+   (1 by default, a refit's value for its own block; ``inf``, the paper's
+   proportional reading, measured in
+   ``benchmarks/joinfix18_newcomer_confidence.py``).  Both checked on the
+   newcomer's problem, minimized by SciPy.
 2. The model a node unseen in fit predicts with is the fit's average,
    before and after joins (LocalEstimator, Dada and Perso-lin averaged the
    newcomers in, as MOCHA and the online family do not).
@@ -51,8 +52,17 @@ def _objective(theta, Z, y, c_eff, alpha, n_pen, mu, v, fixed):
 
 
 # ----------------------------------------------------------- 1. confidence
+@pytest.fixture(params=[1.0, np.inf], ids=["cap1", "uncapped"])
+def cap(request, monkeypatch):
+    """The default cap (1) and the paper's proportional confidence (inf)."""
+    import skfed._graph_join_fitted as fitted
+
+    monkeypatch.setattr(fitted, "NEWCOMER_CONFIDENCE_CAP", request.param)
+    return request.param
+
+
 @pytest.mark.parametrize("k", [60, 300])
-def test_heavy_perso_lin_newcomer_solves_its_problem_with_mass_over_max_mass(k):
+def test_heavy_perso_lin_newcomer_solves_its_problem_with_its_confidence(k, cap):
     sizes = [12, 20, 14, 20, 10, 16, 18, 12, k]           # the fit's heaviest: 20
     X, y, groups = _nodes(sizes)
     new = groups == len(sizes) - 1
@@ -60,39 +70,41 @@ def test_heavy_perso_lin_newcomer_solves_its_problem_with_mass_over_max_mass(k):
     assert est._join_info["max_mass"] == 20.0
     joined = copy.deepcopy(est).add_nodes(X[new], y[new], groups=groups[new])
     K = len(sizes) - 1
-    assert joined.confidence_[K] == k / 20.0                # > 1: not capped
+    c = min(k / 20.0, cap)
+    assert joined.confidence_[K] == c
     np.testing.assert_array_equal(joined.confidence_[:K], est.confidence_)
-    # the newcomer's weight relative to a fitted node's is a refit's
-    refit = PersonalizedLinearClassifier(random_state=0).fit(X, y, groups=groups)
-    np.testing.assert_allclose(joined.confidence_[K] / joined.confidence_[:K],
-                               refit.confidence_[K] / refit.confidence_[:K], rtol=1e-14)
+    if cap == np.inf:  # the newcomer's weight relative to a fitted node's is a refit's
+        refit = PersonalizedLinearClassifier(random_state=0).fit(X, y, groups=groups)
+        np.testing.assert_allclose(joined.confidence_[K] / joined.confidence_[:K],
+                                   refit.confidence_[K] / refit.confidence_[:K], rtol=1e-14)
     # its model minimizes c d F + (mu / 2) sum_r v_r ||theta - theta_r||^2
-    # with c = k / 20 (the capped c = 1 gives another minimizer)
     models = _models(joined)
     v = joined.collaboration_graph_.toarray()[K, :K]
     assert v.sum() > 0
     Z = joined._design(X[new], np.float64)
     Y = _targets(joined, y[new], np.float64)
-    args = (Z, Y[0], (k / 20.0) * v.sum(), joined.alpha, Z.shape[1] - 1, joined.mu, v,
-            models[:K, 0])
-    res = minimize(_objective, models[:K, 0].mean(axis=0), args=args, jac=True,
-                   method="L-BFGS-B", options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 10000})
+    rest = (joined.alpha, Z.shape[1] - 1, joined.mu, v, models[:K, 0])
+    opts = {"gtol": 1e-12, "ftol": 1e-15, "maxiter": 10000}
+    res = minimize(_objective, models[:K, 0].mean(axis=0), args=(Z, Y[0], c * v.sum()) + rest,
+                   jac=True, method="L-BFGS-B", options=opts)
     assert res.success
     np.testing.assert_allclose(models[K, 0], res.x, rtol=1e-5, atol=1e-6)
-    capped = (Z, Y[0], 1.0 * v.sum()) + args[3:]
-    other = minimize(_objective, res.x, args=capped, jac=True, method="L-BFGS-B",
-                     options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 10000}).x
+    # and the other reading of c gives another minimizer
+    other_c = k / 20.0 if cap == 1.0 else 1.0
+    other = minimize(_objective, res.x, args=(Z, Y[0], other_c * v.sum()) + rest, jac=True,
+                     method="L-BFGS-B", options=opts).x
     assert np.linalg.norm(other - res.x) > 100 * np.linalg.norm(models[K, 0] - res.x)
 
 
-def test_heavy_dada_newcomer_confidence_and_light_ones_unchanged():
+def test_heavy_dada_newcomer_confidence(cap):
     sizes = [12, 20, 14, 20, 10, 16, 50, 8]
     X, y, groups = _nodes(sizes)
     new = groups >= 6
     est = DecentralizedBoostingClassifier(n_estimators=12, max_iter=60, random_state=0).fit(
         X[~new], y[~new], groups=groups[~new])
     joined = copy.deepcopy(est).add_nodes(X[new], y[new], groups=groups[new])
-    np.testing.assert_array_equal(joined.confidence_, np.array(sizes) / 20.0)
+    np.testing.assert_array_equal(joined.confidence_,
+                                  np.minimum(np.array(sizes) / 20.0, [1.0] * 6 + [cap] * 2))
 
 
 # ---------------------------------------------- 2. the unseen nodes' model
@@ -212,11 +224,11 @@ def test_no_rogue_fraction_draws_no_rogue_newcomer():
     assert not est._join_info["rogue"].any()
 
 
-def test_private_heavy_newcomer_keeps_the_sensitivity_of_its_mass():
+def test_private_heavy_newcomer_keeps_the_sensitivity_of_its_mass(cap):
     # Perso-lin releases the clipped mean gradient of F_k (sensitivity
-    # 2 C sqrt(P) / m_k) before d_k c_k multiplies it, so c > 1 is
-    # post-processing: the newcomer's recorded sensitivity and noise scale
-    # are those of its mass, its confidence k / m_max uncapped.
+    # 2 C sqrt(P) / m_k) before d_k c_k multiplies it, so c (capped or not)
+    # is post-processing: the newcomer's recorded sensitivity and noise
+    # scale are those of its mass.
     sizes = [20, 20, 14, 20, 10, 16, 60]
     X, y, groups = _nodes(sizes, seed=7)
     new = groups == 6
@@ -225,7 +237,7 @@ def test_private_heavy_newcomer_keeps_the_sensitivity_of_its_mass():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est.add_nodes(X[new], y[new], groups=groups[new])
-    assert est.confidence_[6] == 3.0
+    assert est.confidence_[6] == min(3.0, cap)
     clip = est.privacy.clip_norm
     np.testing.assert_allclose(est.privacy_["gradient_sensitivity"],
                                2.0 * clip / np.array(sizes, dtype=float), rtol=1e-14)

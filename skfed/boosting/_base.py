@@ -439,9 +439,8 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights inside each new node's loss; every new node
             needs a positive total (its mass over the largest node mass of
-            the fit is its confidence, above 1 for a node heavier than every
-            fitted one: its loss then weighs in the fit's objective as in a
-            refit).
+            the fit is its confidence, at most 1: a node heavier than every
+            fitted one gets a refit's 1).
 
         Returns
         -------
