@@ -243,3 +243,25 @@ def test_private_heavy_newcomer_keeps_the_sensitivity_of_its_mass(cap):
                                2.0 * clip / np.array(sizes, dtype=float), rtol=1e-14)
     np.testing.assert_allclose(est.privacy_["sigma"][6] / est.privacy_["sigma"][0],
                                20.0 / 60.0, rtol=1e-14)
+
+
+@pytest.mark.parametrize("cls", [PersonalizedLinearClassifier, DecentralizedBoostingClassifier])
+def test_a_rogue_newcomer_sends_other_newcomers_corrupted_models(cls, monkeypatch):
+    import skfed._graph_join as graph_join
+
+    X, y, groups = _nodes([20] * 11, seed=7)
+    old, new = groups < 8, np.isin(groups, [8, 10])          # two newcomers of one concept
+    kw = dict(n_estimators=12, max_iter=60) if cls is DecentralizedBoostingClassifier else {}
+    est = cls(random_state=0, **kw).fit(X[old], y[old], groups=groups[old])
+
+    def join(flags):
+        monkeypatch.setattr(graph_join, "join_rogue",
+                            lambda network, rogue_old, n_new, seed: np.r_[rogue_old, flags])
+        return copy.deepcopy(est).add_nodes(X[new], y[new], groups=groups[new])
+
+    honest, rogue = join([False, False]), join([False, True])
+    assert honest.collaboration_graph_[8, 9] > 0            # the two newcomers are linked
+    np.testing.assert_array_equal(rogue._join_info["rogue"][8:], [False, True])
+    # newcomer 8 (honest) received newcomer 9's model negated: its model moved
+    assert not np.allclose(rogue.coef_[8], honest.coef_[8])
+    np.testing.assert_array_equal(rogue.coef_[:8], honest.coef_[:8])
