@@ -19,8 +19,8 @@ heavier than the fit's heaviest node move.  This script runs both caps on:
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/joinfix18_newcomer_confidence.py
 
-Measured (2026-11-29, joinfix18 on main f692acd; the same rows as the two
-scripts' own runs with the cap edited by hand)::
+Measured (2026-11-29, joinfix18 on main f692acd, this command; Local and
+Global from the two scripts' own runs)::
 
     family     data / concept     k     cap 1   cap inf  refit   Local  Global
     Perso-lin  outlier other     300    .695    .840     .753    .963   .876
@@ -31,24 +31,26 @@ scripts' own runs with the cap edited by hand)::
                                 2000    .678    .702     .631    .959   .952
                outlier same      300    .882    .887     .882    .909   .908
                                 2000    .884    .897     .890    .908   .909
-    Perso-lin  moons (seed 0)     20    56.67   56.98    61.43   61.22  53.57
-    Dada       moons (seed 0)     20    78.70   79.01    85.01   61.22  53.57
-    Perso-lin  related-small      10    89.32   89.14    (seeds 0-2 means; per seed
-                                  20    90.67   90.28     -0.74 / -0.11 / -0.32)
-    Dada       related-small      10    65.79   65.69    (per seed -0.29 / -0.08 / +0.09)
-                                  20    69.44   68.93    (per seed -0.95 / -0.10 / -0.48)
+    Perso-lin  moons              20    61.55   61.65    63.90
+    Dada       moons              20    82.12   81.89    82.81
+    Perso-lin  related-small      10    89.32   89.14    89.22   (per seed -0.04 / -0.21 / -0.29)
+                                  20    90.67   90.28    91.05   (per seed -0.74 / -0.11 / -0.32)
+    Dada       related-small      10    65.79   65.69    65.99   (per seed -0.29 / -0.08 / +0.09)
+                                  20    69.44   68.93    71.32   (per seed -0.95 / -0.10 / -0.48)
 
-Read: uncapped wins everywhere the newcomer is much heavier (10-67 times
+Read: uncapped wins wherever the newcomer is much heavier (10-67 times
 the fit's heaviest node: up to +26 points for Perso-lin on an unlike
-newcomer, where it passes the refit, and +0.5 to +2.0 on a like one) and
-on moons (+0.31 at ``k = 20``), but loses 0.4-0.5 points at ``k = 20``
-(0.1-0.2 at ``k = 10``) on related-small, where the newcomer is 1.25-2.5
-times the heaviest node and Global (91-92) beats every personal model: a
-newcomer that trusts its own 20 samples more than a refit would lets its
-neighbours' better shared model go.  A held-out loss over 0.2 points, so
-the cap stays 1 (the default, every join row unchanged); the lead may
-decide otherwise for the heavy case.  The private paths hold with either
-cap: Perso-lin releases the clipped mean gradient of F_k before ``d_k c_k``
+newcomer, where it passes the refit, +2.5 for Dada, and +0.5 to +2.0 on a
+like one), is mixed on moons at ``k = 20`` (+0.10 Perso-lin, -0.23 Dada)
+and loses 0.4-0.5 points at ``k = 20`` (0.1-0.2 at ``k = 10``) on
+related-small, where the newcomer is 1.25-2.5 times the heaviest node and
+Global (91-92) beats every personal model: a newcomer that trusts its own
+samples more than the fit's scale allowed lets its neighbours' better
+shared model go.  A held-out loss over 0.2 points, so the cap stays 1 (the
+default: every join row unchanged); the lead may decide otherwise for the
+much heavier case (a cap between, e.g. only above some multiple of
+``m_max``, was not tried).  The private paths hold with either cap:
+Perso-lin releases the clipped mean gradient of F_k before ``d_k c_k``
 multiplies it, and Dada's exponential mechanism's grid step is ``unit d_k
 c_k`` (its score sensitivity scales with ``c_k``).
 """

@@ -29,8 +29,8 @@ __all__ = ["NEWCOMER_CONFIDENCE_CAP", "connected_threshold", "csr_of_pairs",
 # its reading for a node heavier than every fitted one; 1 (a refit's value
 # for the newcomer's own block) is kept: on a heavy newcomer unlike the
 # federation inf wins up to 26 points, but on many small alike nodes
-# (related-small, k = 20) it loses 0.4-0.5, a held-out family
-# (benchmarks/joinfix18_newcomer_confidence.py).
+# (related-small, k = 20) it loses 0.4-0.5 and on moons Dada 0.23, a
+# held-out loss (benchmarks/joinfix18_newcomer_confidence.py).
 NEWCOMER_CONFIDENCE_CAP = 1.0
 
 

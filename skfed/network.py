@@ -119,7 +119,7 @@ class SimulatedNetwork(DocLinkMixin, BaseEstimator):
         is used as given (symmetric, non-negative, no self-loops).  A callable
         ``topology(n_nodes, random_state) -> adjacency`` is called at fit.
         It places the fit's nodes only: a node that joins later
-        (``add_nodes``) may ask any fitted node.
+        (``add_nodes``) may ask any node already in.
     topology_params : dict, default=None
         Parameters of a named topology: ``degree`` for ``"k_regular"`` and
         ``"random_regular"`` (even; by default the even number above

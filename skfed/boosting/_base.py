@@ -413,8 +413,8 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         Nodes joined earlier answer like fitted ones; a node unseen in fit
         and in every join still predicts with the average of the fit's
         nodes' models (a join changes nothing but its newcomers).  The
-        peer-sampling service draws from all fitted nodes whatever
-        ``network.topology``: the topology places the fit's nodes only, a
+        peer-sampling service draws from all nodes already in (fitted or
+        joined earlier) whatever ``network.topology``: the topology places the fit's nodes only, a
         newcomer has no place in it, and the fitted nodes' edges among
         themselves stay inside it.  Each newcomer is rogue with probability
         ``network.rogue_fraction`` (public randomness): it then answers the
