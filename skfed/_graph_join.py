@@ -6,7 +6,8 @@
 fitted models and graph it needs what the fit keeps in ``_join_info``:
 every fitted node's confidence-weighted loss ``l_j = c_j sum_p
 L_j(alpha_j)`` (what it sends in a graph step), the largest node mass (the
-confidences ``c = m / m_max``), which fitted nodes are rogue and the fit's
+confidences ``c = m / m_max``, a newcomer's at most
+``NEWCOMER_CONFIDENCE_CAP``), which fitted nodes are rogue and the fit's
 node count (its schedule), and, when the fit learned its graph once, the
 models the graph was learned from.  :func:`join_info_from_data` recomputes
 the losses and the mass from the training data (an independent reference
@@ -125,6 +126,7 @@ from ._graph_join_fitted import (
     csr_of_pairs,
     join_random_state,
     join_simulation,
+    join_rogue, newcomer_confidence, rogue_sent,
     row_sums,
 )
 from ._graph_join_steps import _step_blocks
@@ -229,7 +231,7 @@ def join_info_from_data(estimator, X, y, groups, sample_weight=None, models=None
     dict
         ``losses`` (n_fitted,): ``l_j = c_j sum_p L_j(alpha_j)``, zeros under
         a finite privacy budget; ``max_mass``: the largest node mass;
-        ``rogue`` (n_fitted,): all False (the fit's draw is not kept yet).
+        ``rogue`` (n_fitted,): all False (the fit's draw is in ``_join_info``).
 
     Examples
     --------
@@ -284,7 +286,7 @@ class _Newcomer:
         self.Z, self.Y, self.sw = Z, Y, sw
         self.P, self.n = Y.shape[0], Z.shape[1]
         self.mass = float(sw.sum(dtype=np.float64))
-        self.confidence = self.mass / max(max_mass, self.mass)
+        self.confidence = float(newcomer_confidence(self.mass, max_mass))
         self.model = np.zeros((1, self.P, self.n), dtype=dtype)
         self.shift = 0  # step 4's offset of the step count (Dada, set at tau = 0)
         self.losses = np.zeros(self.P)
@@ -631,7 +633,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
     rng.seed([_random_seed(est), seed, 104723])
     sim = join_simulation(est, n_old + n_new, rng)
     rng.seed(rng_seed)
-    sim.rogue[:] = np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)])
+    sim.rogue[:] = join_rogue(sim.network, rogue_old, n_new, rng_seed[:1] + [seed, 7919])
     if vote is not None:
         # Ballots up to the root of the fit's vote (fitted node 0), the
         # selection back down to every newcomer.
@@ -805,7 +807,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
             flat_peers = peer_models.reshape(len(p), -1).astype(np.float64)
             both.models = np.concatenate([cands.models, flat_peers])
             both.sq = np.concatenate([cands.sq, np.einsum("ij,ij->i", flat_peers, flat_peers)])
-            both.losses = np.concatenate([cands.losses, local_losses[p]])
+            both.losses = np.concatenate([cands.losses, rogue_sent(sim, n_old, local_losses)[p]])
             both.degrees = np.ascontiguousarray(np.concatenate([cands.degrees, degrees_new[p]]))
             both.data_losses = (None if cands.data_losses is None else np.concatenate(
                 [cands.data_losses, node.data_losses(peer_models.astype(dtype))
@@ -816,6 +818,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
             """Every newcomer's row over its fitted candidates and peers; the
             weight between two newcomers is the mean of what each chose."""
             toward = []
+            current = rogue_sent(sim, n_old, local_models if current is None else current)
             scores = None if gather is None else peer_scores(current)
             for k in range(n_new):
                 v = _row(newcomers[k], full_candidates(k, current, scores), est, private,
@@ -864,7 +867,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
         warm = _WARM_START * n_steps if _is_dada(est) and not private else 0
         for tau, size, last, resolve in _step_blocks(n_steps, every, linked):
             current = np.stack([node.model[0] for node in newcomers]).astype(np.float64)
-            flat = current.reshape(n_new, -1)
+            flat = rogue_sent(sim, n_old, current.reshape(n_new, -1))
             mixed = W_new @ flat
             mass = np.asarray(W_new.sum(axis=1)).ravel()
             if fixed is None:
@@ -948,7 +951,7 @@ def graph_join_nodes(estimator, X, y, groups, sample_weight=None, *, info=None,
         "graph_models": (None if not separate else
                          np.concatenate([graph_models, local_models])),
         "max_mass": float(info["max_mass"]),
-        "rogue": np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)]),
+        "rogue": sim.rogue.copy(),  # the newcomers' draw kept (later joins)
         "n_fit": n_fit,
     }
     est._join_seed = int(seed) + 1

@@ -29,7 +29,7 @@ import numpy as np
 from scipy import sparse
 
 from ._core._join_fast import csr_times_dense, join_rows, lin_join_steps
-from ._graph_join_fitted import row_sums
+from ._graph_join_fitted import newcomer_confidence, row_sums
 from ._graph_join_steps import _step_blocks
 from .graph import model_message_bytes
 
@@ -216,7 +216,7 @@ def lin_join_batched(est, X, y, sw_all, layout, *, answered, models, graph_model
     # Step 1: local models.
     sw64 = sw.astype(np.float64)
     mass = np.add.reduceat(sw64, offsets[:-1])
-    confidence = mass / np.maximum(max_mass, mass)
+    confidence = newcomer_confidence(mass, max_mass)
     inv_mass = 1.0 / mass
     from .boosting._perso_lin_block import join_block_args  # (the fit's local_update)
 

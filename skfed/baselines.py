@@ -129,9 +129,10 @@ class LocalEstimator(FederatedMixin, MetaEstimatorMixin, BaseEstimator):
         estimators see the data.
     handle_unknown : {"global", "error"}, default="global"
         What to do with a node never seen in fit: ``"global"`` predicts with
-        the average of all per-node models (mean of ``predict_proba`` for a
-        classifier that has it, majority vote otherwise, mean prediction for
-        a regressor); ``"error"`` raises.
+        the average of the fit's per-node models (mean of ``predict_proba``
+        for a classifier that has it, majority vote otherwise, mean
+        prediction for a regressor; ``add_nodes`` keeps it); ``"error"``
+        raises.
     n_jobs : int, default=None
         Number of nodes fitted in parallel (joblib).
 
@@ -225,6 +226,7 @@ class LocalEstimator(FederatedMixin, MetaEstimatorMixin, BaseEstimator):
             zip(self.nodes_.tolist(), self._fit_nodes(X, y, sample_weight, layout, self.nodes_))
         )
         self.n_bytes_sent_ = 0
+        self._n_fit = len(self.nodes_)  # the unseen nodes' average (add_nodes keeps it)
         return self
 
     def add_nodes(self, X, y, groups=None, sample_weight=None):
@@ -232,7 +234,9 @@ class LocalEstimator(FederatedMixin, MetaEstimatorMixin, BaseEstimator):
 
         The nodes of ``fit`` (and of earlier joins) keep their fitted
         estimators untouched; nothing is communicated.  Each new node's
-        estimator is fitted exactly as :meth:`fit` would fit it.
+        estimator is fitted exactly as :meth:`fit` would fit it.  A node
+        unseen in fit and in every join still predicts with the average of
+        the fit's nodes' models (a join changes nothing but its newcomers).
 
         Parameters
         ----------
@@ -333,11 +337,12 @@ class LocalEstimator(FederatedMixin, MetaEstimatorMixin, BaseEstimator):
         """``method(estimator, rows)`` with each row's node model.
 
         Rows of nodes unseen in fit get the mean of ``unseen_method`` (default
-        ``method``) over all node models.
+        ``method``) over the models of the fit's nodes (not the joined ones).
         """
         unseen_method = method if unseen_method is None else unseen_method
         X, codes = self._validate_predict_data(X, groups, accept_sparse=["csr", "csc"])
         estimators = list(self.estimators_.values())
+        fitted = estimators[:getattr(self, "_n_fit", len(estimators))]
         out = None
         # Rows grouped by node with one stable sort (unseen nodes, code -1,
         # form one group: they all use the average model).
@@ -351,7 +356,7 @@ class LocalEstimator(FederatedMixin, MetaEstimatorMixin, BaseEstimator):
                     values = method(estimators[node], X[rows])
                 else:
                     values = np.mean(
-                        [unseen_method(est, X[rows]) for est in estimators], axis=0
+                        [unseen_method(est, X[rows]) for est in fitted], axis=0
                     )
                 if out is None:
                     out = np.zeros((X.shape[0],) + values.shape[1:], dtype=values.dtype)

@@ -118,6 +118,8 @@ class SimulatedNetwork(DocLinkMixin, BaseEstimator):
         ``"random_geometric"``, configured by ``topology_params``.  An array, sparse matrix or networkx graph
         is used as given (symmetric, non-negative, no self-loops).  A callable
         ``topology(n_nodes, random_state) -> adjacency`` is called at fit.
+        It places the fit's nodes only: a node that joins later
+        (``add_nodes``) may ask any node already in.
     topology_params : dict, default=None
         Parameters of a named topology: ``degree`` for ``"k_regular"`` and
         ``"random_regular"`` (even; by default the even number above

@@ -235,8 +235,14 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         return refit_private_final(self, state, rng)
 
     def _shared_coef(self):
-        """Models a node unseen in fit averages: the released ones of a private fit."""
-        return self._full_coef(released=True) if hasattr(self, "released_coef_") else None
+        """Models a node unseen in fit averages: the fit's nodes' (a join
+        changes nothing but its newcomers), their released ones under a
+        private fit."""
+        released = hasattr(self, "released_coef_")
+        n_fit = (getattr(self, "_join_info", None) or {}).get("n_fit", len(self.nodes_))
+        if n_fit == len(self.nodes_):
+            return self._full_coef(released=True) if released else None
+        return self._full_coef(released=released)[:n_fit]
 
     # ------------------------------------------------------------------- fit
     def _fit_alternating(self, state, simulation, seeds, n_jobs_nodes, graph_runner=_GraphRunner):
@@ -404,7 +410,15 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         fitted model (``coef_`` grows by those columns; the fitted nodes'
         predictions do not change).
 
-        Nodes joined earlier answer like fitted ones.  With a fixed
+        Nodes joined earlier answer like fitted ones; a node unseen in fit
+        and in every join still predicts with the average of the fit's
+        nodes' models (a join changes nothing but its newcomers).  The
+        peer-sampling service draws from all nodes already in (fitted or
+        joined earlier) whatever ``network.topology``: the topology places the fit's nodes only, a
+        newcomer has no place in it, and the fitted nodes' edges among
+        themselves stay inside it.  Each newcomer is rogue with probability
+        ``network.rogue_fraction`` (public randomness): it then answers the
+        other newcomers, and later joins, with corrupted values.  With a fixed
         ``graph`` a new node still learns its row by the graph objective
         (``mu_graph``, ``lambda_graph``, ``delta``): the given graph does not
         say where newcomers belong.  Under a finite
@@ -424,8 +438,9 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
             must be absent from ``nodes_``.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights inside each new node's loss; every new node
-            needs a positive total (its mass sets its confidence, relative
-            to the largest node mass of the fit).
+            needs a positive total (its mass over the largest node mass of
+            the fit is its confidence, at most 1: a node heavier than every
+            fitted one gets a refit's 1).
 
         Returns
         -------

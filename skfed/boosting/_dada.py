@@ -406,7 +406,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, PeerViewMixin,
     group_column : int, str or None, default=None
         Column of ``X`` holding the node id of every sample.
     handle_unknown : {"global", "error"}, default="global"
-        A node unseen in fit predicts with the average of the node models
+        A node unseen in fit predicts with the average of the fit's node models
         (of the released models under a finite ``privacy`` budget).
     random_state : int, RandomState instance or None, default=None
     n_jobs : int, default=None
