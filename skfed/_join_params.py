@@ -50,11 +50,21 @@ def record_join_params(est):
 
 def _privacy_key(spec):
     """What makes two ``privacy`` values the same specification: None, or
-    the class and its parameters (an equal new object is the same)."""
+    the class and its parameters (an equal new object is the same: numbers
+    by value, ``1 == 1.0``, a bool apart; an estimator parameter by its
+    class and parameters; a ``RandomState`` by its state, not its repr's
+    address, which a pickled or copied estimator does not keep)."""
+    if isinstance(spec, (bool, np.bool_)):
+        return ("bool", bool(spec))
+    if isinstance(spec, numbers.Real):
+        return ("number", float(spec))
+    if isinstance(spec, np.random.RandomState):
+        state = spec.get_state()
+        return ("RandomState", state[0], state[1].tobytes(), *map(repr, state[2:]))
     if spec is None or not hasattr(spec, "get_params"):
         return repr(spec)
     return (type(spec).__name__,
-            tuple(sorted((k, repr(v)) for k, v in spec.get_params(deep=False).items())))
+            tuple(sorted((k, _privacy_key(v)) for k, v in spec.get_params(deep=False).items())))
 
 
 def _check_join_privacy(est):

@@ -11,8 +11,10 @@ import numpy as np
 
 
 def _check_label_kinds(nodes, labels):
-    """Refuse new node ids of another kind than ``nodes_`` (e.g. str vs int)."""
-    families = ({"i", "u"}, {"f"}, {"U", "S"}, {"O"})
+    """Refuse new node ids of another kind than ``nodes_`` (e.g. str vs int,
+    or bytes vs str: numpy finds no bytes id equal to a str one, and the
+    join would append it converted, a second copy of a fitted node's id)."""
+    families = ({"i", "u"}, {"f"}, {"U"}, {"S"}, {"O"})
 
     def family(kind):
         # (a kind of no family, e.g. bool against strings, is a family of its own)

@@ -129,7 +129,8 @@ def fit_auto_radius(est, X, y, groups, sample_weight):
     _tree_round_trip(simulation, payload_bytes(n_float64=2, n_int32=1),
                      payload_bytes(n_float64=1))
     beta = RADII[int(larger)]
-    final = clone(est).set_params(beta=beta, mu=est.mu * RADII[0] / beta)
+    final = clone(est).set_params(beta=beta, mu=est.mu * RADII[0] / beta,
+                                  random_state=est.random_state)  # (a user's instance advances)
     final.fit(X, y, groups=groups, sample_weight=sample_weight)
     params = est.get_params(deep=False)
     # an earlier fit's attributes go (what a fit at a fixed radius drops

@@ -1,0 +1,138 @@
+"""review18: adversarial checks of this session's join mechanisms.
+
+Each test states the defect it guards against; every one of them fails on
+main at a66b95d (before the fixes named in its docstring).
+"""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_moons
+from sklearn.linear_model import LogisticRegression
+
+from skfed.baselines import LocalEstimator
+from skfed.boosting import DecentralizedBoostingClassifier
+from skfed.privacy import DifferentialPrivacy
+from skfed.support import FederatedSupportRecovery
+
+
+def _moons(K=6, n=60):
+    X, y = make_moons(K * n, noise=0.25, random_state=0)
+    return X, y, np.repeat(np.arange(K), n)
+
+
+def _support_data(K=12, n=200, d=20):
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(K * n, d))
+    y = X[:, 3] - 2 * X[:, 7] + 0.5 * rng.normal(size=K * n)
+    return X, y, np.repeat(np.arange(K), n)
+
+
+# --------------------------------------------------------------- node ids
+@pytest.mark.parametrize("joined", [b"a", b"d"])
+def test_bytes_ids_against_str_nodes_are_refused(joined):
+    """Fitted with str node ids, ``add_nodes`` with bytes ids: ``b"a"`` was
+    not found among ``nodes_`` (numpy compares str and bytes as unequal)
+    and was appended converted to ``"a"``, so ``nodes_`` held ``"a"`` twice
+    and the fitted node's model lookups went to the first one; ``b"d"``
+    joined as ``"d"``, which a later ``predict(groups=[b"d"])`` does not find.
+    The ids are of another type: refused, as str against int is (fix:
+    skfed/_node_ids.py, str and bytes are two families)."""
+    X, y, _ = _moons(K=4)
+    g = np.repeat(np.array(["a", "b", "c", "d"]), 60)
+    est = LocalEstimator(LogisticRegression()).fit(X[:180], y[:180], groups=g[:180])
+    with pytest.raises(TypeError, match="dtype"):
+        est.add_nodes(X[180:], y[180:], groups=np.array([joined] * 60))
+    assert est.nodes_.tolist() == ["a", "b", "c"]
+    # str ids of the same nodes still join
+    est.add_nodes(X[180:], y[180:], groups=g[180:])
+    assert est.nodes_.tolist() == ["a", "b", "c", "d"]
+
+
+# ---------------------------------------------- privacy changed since the fit
+def _private_support(privacy):
+    X, y, g = _support_data()
+    old = g < 10
+    est = FederatedSupportRecovery(privacy=privacy, random_state=0)
+    est.fit(X[old], y[old], groups=g[old])
+    return est, X[~old], y[~old], g[~old]
+
+
+@pytest.mark.parametrize("same", [1, np.float64(1.0), np.int64(1)])
+def test_equal_privacy_of_another_number_type_joins(same):
+    """``privacy`` recreated with ``epsilon=1`` (or a NumPy number) after a
+    fit at ``epsilon=1.0`` is the same specification (the module says "an
+    equal new object is the same"; ``same_param`` takes 5 and 5.0 as one
+    value), but the recorded key compared reprs ('1' != '1.0'): the join was
+    refused as a changed privacy (fix: skfed/_join_params.py)."""
+    est, X, y, g = _private_support(DifferentialPrivacy(epsilon=1.0))
+    reference = pickle.loads(pickle.dumps(est))
+    est.set_params(privacy=DifferentialPrivacy(epsilon=same))
+    est.add_nodes(X, y, groups=g)
+    reference.add_nodes(X, y, groups=g)
+    assert est.n_answered_ == reference.n_answered_ == 12
+    assert len(est.privacy_spent_) == 12
+    # (the votes' noise is the secure source's: the supports may differ; the
+    # accounting may not)
+    np.testing.assert_array_equal(np.asarray(est.privacy_spent_),
+                                  np.asarray(reference.privacy_spent_))
+    assert np.isfinite(np.asarray(est.privacy_spent_, dtype=float)).all()
+
+
+def test_changed_privacy_still_refused():
+    """The fix keeps refusing real changes (epsilon, delta, the local
+    estimator's parameters, a bool against a number)."""
+    est, X, y, g = _private_support(DifferentialPrivacy(epsilon=1.0))
+    for other in (DifferentialPrivacy(epsilon=2.0), DifferentialPrivacy(epsilon=1.0, delta=1e-5),
+                  None):
+        est.set_params(privacy=other)
+        with pytest.raises(ValueError, match="privacy was changed"):
+            est.add_nodes(X, y, groups=g)
+    from skfed._join_params import _privacy_key
+
+    a = DifferentialPrivacy(local_estimator=LogisticRegression(C=1.0))
+    b = DifferentialPrivacy(local_estimator=LogisticRegression(C=0.5))
+    assert _privacy_key(a) != _privacy_key(b)
+    assert _privacy_key(a) == _privacy_key(pickle.loads(pickle.dumps(a)))
+    assert (_privacy_key(DifferentialPrivacy(insecure_noise_seed=1))
+            != _privacy_key(DifferentialPrivacy(insecure_noise_seed=True)))
+
+
+def test_privacy_key_survives_pickling_a_random_state():
+    """A ``local_estimator`` holding a ``RandomState`` has a repr with the
+    object's address, so the key recorded at the fit differed from the
+    unpickled (or deep-copied) estimator's own ``privacy``: a saved private
+    model could not take newcomers.  The key reads the generator's state
+    (fix: skfed/_join_params.py)."""
+    from skfed._join_params import _privacy_key
+
+    spec = DifferentialPrivacy(
+        epsilon=1.0, local_estimator=LogisticRegression(random_state=np.random.RandomState(0)))
+    assert _privacy_key(spec) == _privacy_key(pickle.loads(pickle.dumps(spec)))
+    other = DifferentialPrivacy(
+        epsilon=1.0, local_estimator=LogisticRegression(random_state=np.random.RandomState(1)))
+    assert _privacy_key(spec) != _privacy_key(other)
+
+
+# ------------------------------------------------------------ Dada beta="auto"
+def test_auto_radius_reads_a_random_state_instance_like_a_numeric_fit():
+    """A fit at a numeric radius draws from a ``RandomState`` instance given
+    as ``random_state`` (scikit-learn's convention: repeated fits differ);
+    ``beta="auto"`` fitted clones, which copy the instance, so the user's
+    generator was never advanced and repeated fits were identical.  Now the
+    final fit reads the user's instance: it ends where a fit at the chosen
+    radius leaves it, and the model is unchanged (fix:
+    skfed/boosting/_dada_radius.py)."""
+    X, y, g = _moons()
+    rs = np.random.RandomState(0)
+    est = DecentralizedBoostingClassifier(beta="auto", random_state=rs).fit(X, y, groups=g)
+    ref_rs = np.random.RandomState(0)
+    ref = DecentralizedBoostingClassifier(beta=est.beta_, mu=est.mu_, random_state=ref_rs)
+    ref.fit(X, y, groups=g)
+    assert np.array_equal(est.coef_, ref.coef_)
+    assert np.array_equal(rs.get_state()[1], ref_rs.get_state()[1])
+    assert rs.get_state()[2] == ref_rs.get_state()[2]
+    assert est.random_state is rs
+    again = DecentralizedBoostingClassifier(beta="auto", random_state=rs).fit(X, y, groups=g)
+    assert not np.array_equal(again.coef_, est.coef_)
