@@ -61,6 +61,12 @@ def _privacy_key(spec):
     if isinstance(spec, np.random.RandomState):
         state = spec.get_state()
         return ("RandomState", state[0], state[1].tobytes(), *map(repr, state[2:]))
+    if isinstance(spec, np.ndarray):  # (a long array's repr elides its middle)
+        return ("ndarray", spec.dtype.str, spec.shape, spec.tobytes())
+    if isinstance(spec, (list, tuple)):  # (a Pipeline's steps)
+        return (type(spec).__name__, tuple(_privacy_key(v) for v in spec))
+    if isinstance(spec, dict):
+        return ("dict", tuple(sorted((repr(k), _privacy_key(v)) for k, v in spec.items())))
     if spec is None or not hasattr(spec, "get_params"):
         return repr(spec)
     return (type(spec).__name__,

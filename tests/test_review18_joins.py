@@ -113,6 +113,23 @@ def test_privacy_key_survives_pickling_a_random_state():
     other = DifferentialPrivacy(
         epsilon=1.0, local_estimator=LogisticRegression(random_state=np.random.RandomState(1)))
     assert _privacy_key(spec) != _privacy_key(other)
+    # a Pipeline's steps, and an array parameter, by value too
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    def piped(C, seed=0):
+        return DifferentialPrivacy(local_estimator=make_pipeline(
+            StandardScaler(), LogisticRegression(C=C, random_state=np.random.RandomState(seed))))
+
+    assert _privacy_key(piped(1.0)) == _privacy_key(pickle.loads(pickle.dumps(piped(1.0))))
+    assert _privacy_key(piped(1.0)) != _privacy_key(piped(0.5))
+    assert _privacy_key(piped(1.0)) != _privacy_key(piped(1.0, seed=1))
+    big = np.zeros(5000)
+    changed = big.copy()
+    changed[2500] = 1.0  # (in the part a repr elides)
+    assert repr(big) == repr(changed)
+    assert _privacy_key(big) != _privacy_key(changed)
+    assert _privacy_key(big) == _privacy_key(big.copy())
 
 
 # ------------------------------------------------------------ Dada beta="auto"
