@@ -36,21 +36,22 @@ def _label_kinds(labels):
     """The kinds of node ids in ``labels``: "number", "string", or a type name.
 
     Numbers of any dtype (int, float, object-held ints) are one kind, since
-    they compare equal across dtypes; strings (``str`` or ``bytes``) are
-    another.  Object arrays are inspected label by label (on the distinct
-    labels, so the cost is small).
+    they compare equal across dtypes; strings (``str``) are another, and
+    ``bytes`` a third (``b"a" != "a"``: a bytes id never finds a str one).
+    Object arrays are inspected label by label (on the distinct labels, so
+    the cost is small).
     """
     kind = labels.dtype.kind
     if kind in "iufb":
         return {"number"}
     if kind in "US":
-        return {"string"}
+        return {"string" if kind == "U" else "bytes"}
     kinds = set()
     for label in set(labels.tolist()):
         if isinstance(label, (numbers.Number, np.number)):
             kinds.add("number")
         elif isinstance(label, (str, bytes)):
-            kinds.add("string")
+            kinds.add("string" if isinstance(label, str) else "bytes")
         else:
             kinds.add(type(label).__name__)
     return kinds
@@ -83,7 +84,9 @@ def _lookup_labels(nodes, labels):
     (``==`` and hashing).
     """
     kinds = {nodes.dtype.kind, labels.dtype.kind}
-    if kinds <= set("iuf") or kinds <= set("US"):
+    # (signed against unsigned integers: searchsorted compares them as
+    # float64, which merges ids above 2**53; the dict compares them exactly)
+    if kinds <= set("iuf") and not {"i", "u"} <= kinds or kinds <= set("US"):
         if len(nodes) == 0:
             return np.full(len(labels), -1, dtype=np.intp)
         # nodes_ is sorted after fit; nodes that joined later are appended.

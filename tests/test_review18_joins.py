@@ -50,6 +50,53 @@ def test_bytes_ids_against_str_nodes_are_refused(joined):
     assert est.nodes_.tolist() == ["a", "b", "c", "d"]
 
 
+def test_bytes_ids_at_predict_are_refused_on_str_nodes():
+    """``predict(groups=[b"a"])`` on str nodes: bytes and str were one kind,
+    so ``b"a"`` passed the kind check, was not found (``b"a" != "a"``) and
+    with ``handle_unknown="global"`` got the shared model where node "a"
+    has its own, silently.  Now the kinds error names both (fix:
+    skfed/_node_ids.py)."""
+    X, y, _ = _moons(K=4)
+    g = np.repeat(np.array(["a", "b", "c", "d"]), 60)
+    est = DecentralizedBoostingClassifier(random_state=0, handle_unknown="global")
+    est.fit(X, y, groups=g)
+    with pytest.raises(ValueError, match="kind bytes"):
+        est.predict(X[:5], groups=np.array([b"a"] * 5))
+    with pytest.raises(ValueError, match="kind bytes"):
+        est.predict(X[:5], groups=np.array([b"a"] * 5, dtype=object))
+    # str ids as in fit, and an unseen str id (the shared model), still work
+    assert est.predict(X[:5], groups=g[:5]).shape == (5,)
+    assert est.predict(X[:5], groups=np.array(["zz"] * 5)).shape == (5,)
+
+
+@pytest.mark.parametrize("fitted, given", [(np.uint64, np.int64), (np.int64, np.uint64)])
+def test_large_ids_of_the_other_signedness_are_found(fitted, given):
+    """Node ids above 2**53 (hashed device ids) fitted as uint64 and given
+    as int64 (or the reverse): ``searchsorted`` compared them as float64,
+    so the fitted node ``2**60 + 4`` was not found (predict: unseen, the
+    shared model; add_nodes: appended twice) and ``2**60 + 1`` could match
+    ``2**60``; a joined int64 id appended to uint64 ``nodes_`` made it
+    float64 (``2**60 + 4`` became ``2**60``: two nodes of one id).  Now
+    looked up and appended exactly (fixes: skfed/_node_ids.py,
+    skfed/_base.py ``_append_nodes``)."""
+    from skfed._node_ids import _lookup_labels
+
+    X, y, _ = _moons(K=4)
+    ids = np.array([2**60, 2**60 + 4, 2**60 + 8], dtype=fitted)
+    g = np.repeat(ids, 60)
+    est = LocalEstimator(LogisticRegression(), handle_unknown="error")
+    est.fit(X[:180], y[:180], groups=g[:180])
+    np.testing.assert_array_equal(
+        _lookup_labels(est.nodes_, np.array([2**60 + 4, 2**60 + 1, 2**60], dtype=given)),
+        [1, -1, 0])
+    np.testing.assert_array_equal(est.predict(X[60:120], groups=g[60:120].astype(given)),
+                                  est.predict(X[60:120], groups=g[60:120]))
+    with pytest.raises(ValueError, match="already in nodes_"):
+        est.add_nodes(X[180:], y[180:], groups=np.full(60, 2**60 + 4, dtype=given))
+    est.add_nodes(X[180:], y[180:], groups=np.full(60, 2**60 + 1, dtype=given))
+    assert est.nodes_.tolist() == [2**60, 2**60 + 4, 2**60 + 8, 2**60 + 1]
+
+
 # ---------------------------------------------- privacy changed since the fit
 def _private_support(privacy):
     X, y, g = _support_data()
