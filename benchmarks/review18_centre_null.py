@@ -31,9 +31,9 @@ including the fitted w0; 1 SE is the rule's, 2 SE for comparison)::
        20        4        0.320        0.037
 
 Under the null a move costs nothing on average, but a
-quarter to a third of the sizes then join toward a candidate on noise: the
-held-out clustered-big k=5 loss of 0.17 (one seed -0.51) reported by
-mochajoin16 is of that kind.  Measurement only; the rule is unchanged.
+quarter to a third of the sizes then join toward a candidate on noise
+(whether the held-out clustered-big k=5 loss of 0.17, one seed -0.51,
+reported by mochajoin16 is such a move was not checked).  Measurement only; the rule is unchanged.
 """
 
 import numpy as np
