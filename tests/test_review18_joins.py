@@ -200,3 +200,31 @@ def test_auto_radius_reads_a_random_state_instance_like_a_numeric_fit():
     assert est.random_state is rs
     again = DecentralizedBoostingClassifier(beta="auto", random_state=rs).fit(X, y, groups=g)
     assert not np.array_equal(again.coef_, est.coef_)
+
+
+@pytest.mark.parametrize("random_state", [None, 0, "instance"])
+def test_auto_radius_candidates_share_one_public_stream(random_state, monkeypatch):
+    """The radius is chosen on a paired comparison of the two candidate
+    fits; with ``random_state=None`` each candidate drew its own seeds from
+    NumPy's global generator, so their gains mixed the radius with two
+    different runs (wake-up orders, node seeds).  Now both read one public
+    stream (an int drawn once; an int or a copied instance as before), and
+    the same as each other (fix: skfed/boosting/_dada_radius.py)."""
+    seen = []
+    fit = DecentralizedBoostingClassifier.fit
+
+    def spy(self, X, y, groups=None, sample_weight=None):
+        if self.beta != "auto":
+            rs = self.random_state
+            seen.append(rs.get_state()[1].tobytes() if isinstance(rs, np.random.RandomState)
+                        else rs)
+        return fit(self, X, y, groups=groups, sample_weight=sample_weight)
+
+    monkeypatch.setattr(DecentralizedBoostingClassifier, "fit", spy)
+    X, y, g = _moons(K=4, n=40)
+    rs = np.random.RandomState(3) if random_state == "instance" else random_state
+    DecentralizedBoostingClassifier(beta="auto", random_state=rs).fit(X, y, groups=g)
+    assert len(seen) == 3  # the two candidates, then the final fit
+    assert seen[0] is not None and seen[0] == seen[1]
+    if random_state == 0:
+        assert seen == [0, 0, 0]
