@@ -67,6 +67,10 @@ def _privacy_key(spec):
         return (type(spec).__name__, tuple(_privacy_key(v) for v in spec))
     if isinstance(spec, dict):
         return ("dict", tuple(sorted((repr(k), _privacy_key(v)) for k, v in spec.items())))
+    if isinstance(spec, type) or (callable(spec) and hasattr(spec, "__qualname__")):
+        # (a function's repr holds its address, which another process's differs
+        # from; a class given for an instance: fit's check names it)
+        return ("callable", getattr(spec, "__module__", None), spec.__qualname__)
     if spec is None or not hasattr(spec, "get_params"):
         return repr(spec)
     return (type(spec).__name__,

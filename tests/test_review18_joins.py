@@ -22,6 +22,10 @@ def _moons(K=6, n=60):
     return X, y, np.repeat(np.arange(K), n)
 
 
+def _square(X):
+    return X ** 2
+
+
 def _support_data(K=12, n=200, d=20):
     rng = np.random.RandomState(0)
     X = rng.normal(size=(K * n, d))
@@ -177,6 +181,19 @@ def test_privacy_key_survives_pickling_a_random_state():
     assert repr(big) == repr(changed)
     assert _privacy_key(big) != _privacy_key(changed)
     assert _privacy_key(big) == _privacy_key(big.copy())
+    # a class given for an instance is keyed by its name (fit names the error)
+    assert _privacy_key(DifferentialPrivacy(local_estimator=LogisticRegression))[0] == (
+        "DifferentialPrivacy")
+    # a function by its module and name (its repr's address differs in
+    # another process, where a pickled model is loaded)
+    from sklearn.preprocessing import FunctionTransformer
+
+    f = DifferentialPrivacy(local_estimator=make_pipeline(
+        FunctionTransformer(_square), LogisticRegression()))
+    key = _privacy_key(f)
+    assert "0x" not in repr(key) and key == _privacy_key(pickle.loads(pickle.dumps(f)))
+    assert key != _privacy_key(DifferentialPrivacy(local_estimator=make_pipeline(
+        FunctionTransformer(_moons), LogisticRegression())))
 
 
 # ------------------------------------------------------------ Dada beta="auto"
