@@ -795,6 +795,8 @@ class FederatedMixin(DocLinkMixin):
         """
         n_old = len(self.nodes_)
         nodes = np.concatenate([self.nodes_, np.asarray(new_labels)])
+        if nodes.dtype.kind == "f" and self.nodes_.dtype.kind in "iub":  # (int64 + uint64:
+            nodes = np.array(self.nodes_.tolist() + np.asarray(new_labels).tolist())  # exact)
         if nodes.dtype.kind == "O" or self.nodes_.dtype.kind == "O":
             nodes = np.array(self.nodes_.tolist() + list(new_labels), dtype=object)
         self.nodes_ = nodes

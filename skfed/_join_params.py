@@ -50,11 +50,31 @@ def record_join_params(est):
 
 def _privacy_key(spec):
     """What makes two ``privacy`` values the same specification: None, or
-    the class and its parameters (an equal new object is the same)."""
+    the class and its parameters (an equal new object is the same: numbers
+    by value, ``1 == 1.0``, a bool apart; an estimator parameter by its
+    class and parameters; a ``RandomState`` by its state, not its repr's
+    address, which a pickled or copied estimator does not keep)."""
+    if isinstance(spec, (bool, np.bool_)):
+        return ("bool", bool(spec))
+    if isinstance(spec, numbers.Real):
+        return ("number", float(spec))
+    if isinstance(spec, np.random.RandomState):
+        state = spec.get_state()
+        return ("RandomState", state[0], state[1].tobytes(), *map(repr, state[2:]))
+    if isinstance(spec, np.ndarray):  # (a long array's repr elides its middle)
+        return ("ndarray", spec.dtype.str, spec.shape, spec.tobytes())
+    if isinstance(spec, (list, tuple)):  # (a Pipeline's steps)
+        return (type(spec).__name__, tuple(_privacy_key(v) for v in spec))
+    if isinstance(spec, dict):
+        return ("dict", tuple(sorted((repr(k), _privacy_key(v)) for k, v in spec.items())))
+    if isinstance(spec, type) or (callable(spec) and hasattr(spec, "__qualname__")):
+        # (a function's repr holds its address, which another process's differs
+        # from; a class given for an instance: fit's check names it)
+        return ("callable", getattr(spec, "__module__", None), spec.__qualname__)
     if spec is None or not hasattr(spec, "get_params"):
         return repr(spec)
     return (type(spec).__name__,
-            tuple(sorted((k, repr(v)) for k, v in spec.get_params(deep=False).items())))
+            tuple(sorted((k, _privacy_key(v)) for k, v in spec.get_params(deep=False).items())))
 
 
 def _check_join_privacy(est):

@@ -11,8 +11,10 @@ import numpy as np
 
 
 def _check_label_kinds(nodes, labels):
-    """Refuse new node ids of another kind than ``nodes_`` (e.g. str vs int)."""
-    families = ({"i", "u"}, {"f"}, {"U", "S"}, {"O"})
+    """Refuse new node ids of another kind than ``nodes_`` (e.g. str vs int,
+    or bytes vs str: numpy finds no bytes id equal to a str one, and the
+    join would append it converted, a second copy of a fitted node's id)."""
+    families = ({"i", "u"}, {"f"}, {"U"}, {"S"}, {"O"})
 
     def family(kind):
         # (a kind of no family, e.g. bool against strings, is a family of its own)
@@ -34,21 +36,22 @@ def _label_kinds(labels):
     """The kinds of node ids in ``labels``: "number", "string", or a type name.
 
     Numbers of any dtype (int, float, object-held ints) are one kind, since
-    they compare equal across dtypes; strings (``str`` or ``bytes``) are
-    another.  Object arrays are inspected label by label (on the distinct
-    labels, so the cost is small).
+    they compare equal across dtypes; strings (``str``) are another, and
+    ``bytes`` a third (``b"a" != "a"``: a bytes id never finds a str one).
+    Object arrays are inspected label by label (on the distinct labels, so
+    the cost is small).
     """
     kind = labels.dtype.kind
     if kind in "iufb":
         return {"number"}
     if kind in "US":
-        return {"string"}
+        return {"string" if kind == "U" else "bytes"}
     kinds = set()
     for label in set(labels.tolist()):
         if isinstance(label, (numbers.Number, np.number)):
             kinds.add("number")
         elif isinstance(label, (str, bytes)):
-            kinds.add("string")
+            kinds.add("string" if isinstance(label, str) else "bytes")
         else:
             kinds.add(type(label).__name__)
     return kinds
@@ -81,7 +84,9 @@ def _lookup_labels(nodes, labels):
     (``==`` and hashing).
     """
     kinds = {nodes.dtype.kind, labels.dtype.kind}
-    if kinds <= set("iuf") or kinds <= set("US"):
+    # (signed against unsigned integers: searchsorted compares them as
+    # float64, which merges ids above 2**53; the dict compares them exactly)
+    if kinds <= set("iuf") and not {"i", "u"} <= kinds or kinds <= set("US"):
         if len(nodes) == 0:
             return np.full(len(labels), -1, dtype=np.intp)
         # nodes_ is sorted after fit; nodes that joined later are appended.

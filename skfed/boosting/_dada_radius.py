@@ -109,11 +109,15 @@ def fit_auto_radius(est, X, y, groups, sample_weight):
     labels = classes[codes]
     node = np.repeat(np.arange(K), np.diff(layout.offsets))
     seed = _public_seed(est.random_state)
+    public = seed if est.random_state is None else est.random_state
     held = held_back_rows(layout.offsets, sws, np.random.default_rng([seed, 0xDADA]))
     keep = ~held
     scores, logs = [], []
     for beta in RADII:
-        cand = clone(est).set_params(beta=beta, mu=est.mu * RADII[0] / beta, group_column=None)
+        # (both candidates read one public stream, random_state=None too: a
+        # paired comparison; a RandomState instance is copied, as clone does)
+        cand = clone(est).set_params(beta=beta, mu=est.mu * RADII[0] / beta, group_column=None,
+                                     random_state=copy.deepcopy(public))
         cand.fit(Xs[keep], labels[keep], groups=nodes[node[keep]], sample_weight=sws[keep])
         logs.append(cand.communication_)
         if held.any():
@@ -129,7 +133,8 @@ def fit_auto_radius(est, X, y, groups, sample_weight):
     _tree_round_trip(simulation, payload_bytes(n_float64=2, n_int32=1),
                      payload_bytes(n_float64=1))
     beta = RADII[int(larger)]
-    final = clone(est).set_params(beta=beta, mu=est.mu * RADII[0] / beta)
+    final = clone(est).set_params(beta=beta, mu=est.mu * RADII[0] / beta,
+                                  random_state=est.random_state)  # (a user's instance advances)
     final.fit(X, y, groups=groups, sample_weight=sample_weight)
     params = est.get_params(deep=False)
     # an earlier fit's attributes go (what a fit at a fixed radius drops
