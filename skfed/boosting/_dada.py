@@ -477,8 +477,13 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, PeerViewMixin,
     n_bytes_sent_, n_messages_ : int
         Bytes and messages of the fit and of every join (``communication_``
         plus ``join_communication_``).
-    bytes_per_round_ : ndarray of shape (n_iter_,)
-        (``beta="auto"``: the candidates', the choice's, then the fit's rounds.)
+    bytes_per_round_ : ndarray of shape (n_rounds,)
+        Bytes of every round: the ``n_iter_`` rounds of the fit, or with
+        ``beta="auto"`` the candidates', the choice's, then the fit's.
+    base_predictors_ : list of callables or None
+        The user's ``base_predictors`` (None when the fit built stumps).
+    n_base_predictors_ : int
+        Columns of the models: stumps, or ``base_predictors``.
     beta_, mu_ : float
         The radius and coupling of the fitted models (``beta="auto"``: chosen).
     radius_selection_ : dict or None
