@@ -475,8 +475,8 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _MulticlassMixin, _
         (2 lam)`` seen during the fit (loose until Omega has settled: 12-17 %
         of the objective on HAR in linear mode); the duality gap for a
         fixed Omega.
-    communication_ : CommunicationLog
-        Bytes and messages per node and per round.
+    communication_, join_communication_ : CommunicationLog
+        Bytes and messages per node and round: the fit's; every join's.
     n_bytes_sent_, n_messages_ : int
     bytes_per_round_ : ndarray of shape (n_iter_,), (n_iter_ + 1,) after a class vote (last)
     n_features_in_ : int
@@ -859,7 +859,7 @@ class FederatedMultiTaskRegressor(FederatedRegressorMixin, _BaseMultiTask):
     duality_gap_curve_, objective_curve_, dual_objective_curve_ : ndarray of shape (n_iter_,)
     joint_objective_curve_ : ndarray of shape (n_iter_,)
     joint_objective_, joint_duality_gap_ : float
-    communication_ : CommunicationLog
+    communication_, join_communication_ : CommunicationLog
     n_bytes_sent_, n_messages_ : int
     bytes_per_round_ : ndarray of shape (n_iter_,)
     n_features_in_ : int
