@@ -193,6 +193,7 @@ from .._seeding import reseeded as _seeded
 from ..kernels import _check_join_kernel_settings
 from ..network import resolve_network
 from ._compression import _FLOAT
+from . import _join_neighbours
 from ._omega import _LowRankSigma, omega_update
 from ._protocol import _UNSUPPORTED_FAULTS
 from ._rehearsal import (
@@ -528,7 +529,7 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
 
     mode = est.omega_mode_
     A = np.zeros((n_new, n_old))
-    rehearsal = None
+    rehearsal = neighbours = gate = None
     # A newcomer lighter than the fitted nodes' mean weight trusts its prior
     # that much more (see the module): c_n is scaled by its confidence.
     mean_mass = float(getattr(est, "_join_mass", np.mean(totals)))
@@ -547,6 +548,15 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
             # the centre its size chose (the fitted w_0 unless the rehearsal
             # found a larger share's better; skfed.multitask._rehearsal)
             M = rehearsal.centres_for(layout.counts, M)
+            gate = getattr(rehearsal, "neighbours", None)
+            if gate is not None and gate.open:
+                neighbours = gate
+                # the fitted nodes' feature means tell tasks apart: the
+                # centre is its nearest-mean nodes' mean model
+                # (skfed.multitask._join_neighbours)
+                M = neighbours.centres(W_server[:, :n_fit], Z, layout.offsets, sw)
+                if _join_neighbours.NEIGHBOUR_SCALE is not None:
+                    c = np.full(n_new, _join_neighbours.NEIGHBOUR_SCALE) * c
         else:
             rehearsal = None
             c = c * _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, est.loss)
@@ -556,7 +566,9 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
             # It first sends its number of samples and total weight; the
             # server, which holds mu, the mean weight and the rehearsed
             # scales, answers w_0 and its prior weight lam / c_n.
-            phases = [[("up", 2), ("down", P * d + 1)]]
+            # (with the gate open also its feature mean)
+            up = 2 + (neighbours.n_features if neighbours is not None else 0)
+            phases = [[("up", up), ("down", P * d + 1)]]
         else:
             # w_0, mu and the fitted nodes' mean weight
             phases = [[("down", P * d + 2)]]
@@ -617,6 +629,8 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
         # the sizes first rehearsed for this join: the server asks their
         # nodes, which report their errors (once per size)
         rehearsal.collect(sim.counter, asked, _FLOAT)
+        if gate is not None:  # the gate's exchange, once (open or not)
+            gate.count(sim.counter, _FLOAT)
     # Each newcomer takes its exchanges with the server in order, one phase
     # a round in which it is not dropped.
     done = np.zeros(n_new, dtype=np.intp)
