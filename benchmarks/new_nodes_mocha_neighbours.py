@@ -28,12 +28,16 @@ import warnings
 
 import new_nodes as nn
 import numpy as np
+from new_nodes_mocha_centre_heldout import FAMILIES as BIG
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
 from skfed.multitask import _join_neighbours as jn
 
 VARIANTS = {"off": (np.inf, None), "centre": (jn.GATE_T, None), "near": (jn.GATE_T, 0.0)}
+
+
+nn.RELATED.update(BIG)  # the held-out families of 40 nodes of 150 samples
 
 
 def run(name, seed, ks, variants):
@@ -63,9 +67,8 @@ def run(name, seed, ks, variants):
             finally:
                 jn.GATE_T, jn.NEIGHBOUR_SCALE = old
             acc = nn.score(task, y[test], joined.predict(X[test], groups=groups[test]))
-            nbytes = int(joined.join_communication_["n_bytes_sent"].sum()) if hasattr(
-                joined.join_communication_, "__getitem__") else -1
-            line.append(f"{variant} {acc:6.2f}")
+            nbytes = int(joined.join_communication_.total_bytes)
+            line.append(f"{variant} {acc:6.2f} ({nbytes} B)")
             out.append((name, seed, k, variant, acc, nbytes))
         print(f"{name:18s} seed {seed} k {k:2d} " + "  ".join(line), flush=True)
     return out
