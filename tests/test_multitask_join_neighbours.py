@@ -40,6 +40,13 @@ def _terrains(n_nodes=16, shift=3.0, seed=0, regression=False, signal=True):
     return np.concatenate(X), np.concatenate(y), np.concatenate(g)
 
 
+@pytest.fixture(autouse=True)
+def _any_cost(monkeypatch):
+    """The tests' fits are small: their gate would cost more than
+    GATE_BYTE_SHARE of the fit's bytes (tested apart, without this)."""
+    monkeypatch.setattr(jn, "GATE_BYTE_SHARE", np.inf)
+
+
 def _fit(regression=False, signal=True, seed=0, n_fit=14, k=10):
     X, y, g = _terrains(seed=seed, regression=regression, signal=signal)
     old = g < n_fit
@@ -210,3 +217,30 @@ def test_no_gate_under_privacy():
     coef = est.coef_.copy()
     est.add_nodes(X[new], y[new], groups=g[new])
     assert np.array_equal(est.coef_[:n_old], coef)
+
+
+@pytest.mark.parametrize("share", [0.05, "just"])
+def test_a_gate_costlier_than_its_share_of_the_fit_is_not_run(share, monkeypatch):
+    """The gate's exchange in closed form against GATE_BYTE_SHARE of the
+    fit's bytes: over it, the join is the one without a gate (models and
+    bytes); at exactly the share it runs."""
+    est, _, (Xn, yn, gn) = _fit()
+    gate = est._join_rehearsal.neighbours
+    m, d = gate.means.shape
+    cost = m * ((d + 2 * (d + 1) + 1) * 8 + 3 * HEADER)
+    assert gate.n_bytes(8, HEADER) == cost
+    fit_bytes = est.communication_.total_bytes
+    without = copy.deepcopy(est)
+    without._join_rehearsal.neighbours = None
+    without.add_nodes(Xn, yn, groups=gn)
+    if share == "just":
+        monkeypatch.setattr(jn, "GATE_BYTE_SHARE", cost / fit_bytes)
+        est.add_nodes(Xn, yn, groups=gn)
+        assert est.join_communication_.total_bytes > without.join_communication_.total_bytes
+        assert not np.array_equal(est.coef_, without.coef_)  # (the gate is open)
+        return
+    monkeypatch.setattr(jn, "GATE_BYTE_SHARE", share)
+    assert cost > share * fit_bytes  # (this small fit)
+    est.add_nodes(Xn, yn, groups=gn)
+    np.testing.assert_array_equal(est.coef_, without.coef_)
+    assert est.join_communication_.total_bytes == without.join_communication_.total_bytes

@@ -549,6 +549,11 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
             # found a larger share's better; skfed.multitask._rehearsal)
             M = rehearsal.centres_for(layout.counts, M)
             gate = getattr(rehearsal, "neighbours", None)
+            fit_log = getattr(est, "communication_", None)
+            if gate is not None and not gate.affordable(
+                    None if fit_log is None else fit_log.total_bytes, _FLOAT,
+                    resolve_network(est.network).header_bytes):
+                gate = None  # (too costly for this federation: no gate)
             if gate is not None and gate.open:
                 neighbours = gate
                 # the fitted nodes' feature means tell tasks apart: the
