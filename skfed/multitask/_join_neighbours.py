@@ -53,6 +53,8 @@ Under ``privacy`` there is no gate (as there is no rehearsal): the means
 and the gains would be releases no accountant covers.
 """
 
+import math
+
 import numpy as np
 
 __all__ = ["FeatureNeighbours", "feature_neighbours", "nearest_nodes"]
@@ -136,7 +138,8 @@ class FeatureNeighbours:
         Each node's error of the all-others mean model minus that of its
         neighbours' mean model (NaN: too few nodes for a gate).
     t : float
-        The mean gain over its standard error (0 if undefined).
+        The mean gain over its standard error (every gain equal: +-inf, or
+        0 if they are 0).
     open : bool
         ``t > GATE_T``.
     counted : bool
@@ -165,7 +168,9 @@ class FeatureNeighbours:
             self.gains[i] = (_weighted_errors(loss_name, rest @ Zi.T, Yi, si)
                              - _weighted_errors(loss_name, near @ Zi.T, Yi, si))
         spread = self.gains.std(ddof=1) / np.sqrt(n)
-        self.t = float(self.gains.mean() / spread) if spread > 0 else 0.0
+        mean = float(self.gains.mean())
+        # (every gain the same: +-inf, or 0 if they are all 0)
+        self.t = mean / spread if spread > 0 else math.copysign(math.inf, mean) if mean else 0.0
         self.open = bool(self.t > GATE_T)
 
     def centres(self, W, Z, offsets, sw):
