@@ -244,3 +244,17 @@ def test_a_gate_costlier_than_its_share_of_the_fit_is_not_run(share, monkeypatch
     est.add_nodes(Xn, yn, groups=gn)
     np.testing.assert_array_equal(est.coef_, without.coef_)
     assert est.join_communication_.total_bytes == without.join_communication_.total_bytes
+
+
+def test_a_fit_whose_gate_is_too_costly_computes_none(monkeypatch):
+    """At the fit the same budget decides whether the gate is computed at
+    all: just under its cost, no gate (and the join is the plain one)."""
+    est, _, _ = _fit()
+    gate = est._join_rehearsal.neighbours
+    share = gate.n_bytes(8, HEADER) / est.communication_.total_bytes
+    monkeypatch.setattr(jn, "GATE_BYTE_SHARE", share * (1 - 1e-9))
+    again, _, (Xn, yn, gn) = _fit()
+    assert again._join_rehearsal.neighbours is None
+    monkeypatch.setattr(jn, "GATE_BYTE_SHARE", share)
+    fit_at_share, _, _ = _fit()
+    assert fit_at_share._join_rehearsal.neighbours.open

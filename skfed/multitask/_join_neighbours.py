@@ -31,7 +31,8 @@ held-out fits); the measured rows are in
 ``benchmarks/new_nodes_mocha_neighbours.py``.
 
 Cost and bytes.  The gate is computed when the fit ends (one product of
-each node's rows with two models: a few milliseconds) and its exchange is
+each node's rows with two models: a few milliseconds), if its exchange
+fits the budget below, and its exchange is
 counted with the first join (as the rehearsal's reports are): each
 fitted node uploads its feature mean (``d`` floats, the features without
 the intercept column), the server sends it the two mean models (``2 P
@@ -214,9 +215,21 @@ class FeatureNeighbours:
 def feature_neighbours(est, nodes, W):
     """The gate of a fit (``omega_mode_ == "shared"``, not private) from
     its fitted nodes ``nodes`` (``Z``, ``Y``, ``sw``, ``layout``) and models
-    ``W`` ``(P, m, d')``."""
+    ``W`` ``(P, m, d')``; None if it would cost more than
+    :data:`GATE_BYTE_SHARE` of the fit's bytes (not computed: on rotated
+    moons and related-small it took 4 % of the fit's CPU time).  A join
+    checks the share again."""
+    from ..network import resolve_network
+    from ._compression import _FLOAT
+
     Z = np.asarray(nodes.Z, dtype=np.float64)
     n_features = Z.shape[1] - int(bool(est._fitted_bias()))
+    n, (P, _, d) = nodes.layout.n_nodes, W.shape
+    header = resolve_network(est.network).header_bytes
+    cost = n * ((n_features + 2 * P * d + 1) * _FLOAT + 3 * header)
+    log = getattr(est, "communication_", None)
+    if n < NEIGHBOURS + 2 or log is None or cost > GATE_BYTE_SHARE * log.total_bytes:
+        return None
     return FeatureNeighbours(Z, np.asarray(nodes.Y, dtype=np.float64),
                              np.asarray(nodes.sw, dtype=np.float64),
                              np.asarray(nodes.layout.offsets), np.asarray(W, dtype=np.float64),
