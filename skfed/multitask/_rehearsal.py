@@ -73,6 +73,7 @@ import numpy as np
 from .._base import NodeLayout
 from .._core._multitask_fast import Multinomial
 from ..network import index_bits, payload_bytes
+from ._join_neighbours import feature_neighbours
 from ._state import _LOSSES
 
 __all__ = ["Rehearsal", "rehearsal_draws", "rehearse_newcomers"]
@@ -433,6 +434,8 @@ class Rehearsal:
         self.one_class_collected = set()
         self.collected = set()  # draw sets whose reports were sent
         self.cpu = 0.0
+        # the feature-mean gate (skfed.multitask._join_neighbours)
+        self.neighbours = feature_neighbours(est, nodes, est._W[:, :layout.n_nodes])
 
     # -------------------------------------------------------------- solving
     def _rehearse(self, a):

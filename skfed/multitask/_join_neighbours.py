@@ -1,0 +1,236 @@
+"""Feature-mean neighbours: a MOCHA newcomer's prior centre (issue 32).
+
+A newcomer of 5-20 samples whose labels are mostly of one class cannot
+rank the fitted tasks by its labels, but its samples' *feature mean* may
+still say which tasks it resembles: on Landmine the tasks come from two
+terrains, and the fitted nodes' feature means separate them.  Where the
+tasks share one input distribution (rotated moons, HAR's subjects, the
+clusters of :func:`~skfed.datasets.make_related_tasks`) the means say
+nothing, and centring a newcomer there on its nearest-mean tasks loses
+points.  So the federation first measures whether the means carry task
+signal (a *gate*), on its own data:
+
+* every fitted node scores, on its own rows, the size-weighted mean model
+  of the :data:`NEIGHBOURS` fitted nodes whose feature means are nearest
+  its own (Euclidean, in the fit's feature space ``phi``) against the
+  size-weighted mean model of all the other fitted nodes; its gain is the
+  difference of their weighted errors (misclassification, or the squared
+  error of a regressor);
+* the gate is open when the mean gain over the nodes is more than
+  :data:`GATE_T` of its standard errors (over the nodes).
+
+With the gate open a newcomer's prior centre ``m_n`` (what its problem
+shrinks toward; the fitted ``w_0`` or the rehearsal's centre otherwise,
+:mod:`skfed.multitask._join`) is the size-weighted mean of the models of
+the :data:`NEIGHBOURS` fitted nodes whose feature means are nearest the
+mean of its own samples; it still solves its own problem on its samples
+at its rehearsed scale.  The rule and the gate's threshold come from
+landmine1's analysis (``benchmarks/new_nodes_landmine_neighbours.py``,
+where the gate opened on 24 of 24 Landmine fits and stayed closed on 78
+held-out fits); the measured rows are in
+``benchmarks/new_nodes_mocha_neighbours.py``.
+
+Cost and bytes.  The gate is computed when the fit ends (one product of
+each node's rows with two models: a few milliseconds), if its exchange
+fits the budget below, and its exchange is
+counted with the first join (as the rehearsal's reports are): each
+fitted node uploads its feature mean (``d`` floats, the features without
+the intercept column), the server sends it the two mean models (``2 P
+d'`` floats) and it answers its gain (1 float).  A newcomer then also
+uploads its own feature mean (``d`` floats) with its number of samples;
+the centre replaces ``w_0`` in what it downloads.  The gate's exchange is
+counted whether it opens or not (the server learns which from it); with
+the gate closed the newcomers' models are those of the join without it,
+bit for bit.  A federation of fewer than ``NEIGHBOURS + 2`` fitted nodes
+has no gate (and sends nothing for it), nor one whose gate would cost more
+than :data:`GATE_BYTE_SHARE` of the fit's bytes (``communication_``): the
+exchange grows with the nodes and features (``n (d + 2 P d' + 1)`` floats)
+where the rest of a join grows with the newcomers; on rotated moons (80
+nodes, 20 features) it was 44 kB against a 5.5 kB join and a 48 kB fit,
+on Landmine (23 nodes, 9 features) 6.6 kB against a 3.5 kB join and a
+200 kB fit.
+
+Under ``privacy`` there is no gate (as there is no rehearsal): the means
+and the gains would be releases no accountant covers.
+"""
+
+import math
+
+import numpy as np
+
+__all__ = ["FeatureNeighbours", "feature_neighbours", "nearest_nodes"]
+
+# The nearest fitted nodes averaged, and the gate's threshold (t of the
+# mean gain over nodes), both fixed by landmine1 before its held-out runs.
+NEIGHBOURS = 5
+GATE_T = 2.0
+# The gate runs (and is paid for) only if its exchange costs at most this
+# share of the fit's bytes: the issue's goal gives a join a tenth of a
+# refit's bytes, and on rotated moons (80 nodes of 20 features, a 48 kB fit)
+# the exchange, 44 kB, cost eight times the rest of the join.
+GATE_BYTE_SHARE = 0.05
+# The scale of c_n of a newcomer centred on its neighbours: None keeps its
+# rehearsed scale; 0.0 would make it take the centre as its model.
+NEIGHBOUR_SCALE = None
+
+
+def nearest_nodes(means, point, m, exclude=None):
+    """Indices of the ``m`` rows of ``means`` nearest ``point`` (squared
+    Euclidean distance; ties by index), skipping index ``exclude``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed.multitask._join_neighbours import nearest_nodes
+    >>> nearest_nodes(np.array([[0.], [3.], [1.], [2.]]), np.array([0.9]), 2).tolist()
+    [2, 0]
+    """
+    dist = ((np.asarray(means) - np.asarray(point)) ** 2).sum(axis=1)
+    if exclude is not None:
+        dist[exclude] = np.inf
+    return np.argsort(dist, kind="stable")[:m]
+
+
+def mean_model(W, weights, chosen):
+    """The ``weights``-weighted mean of models ``W[:, chosen]`` (``W`` is
+    ``(P, n_nodes, d')``); ``(P, d')``."""
+    w = np.asarray(weights, dtype=np.float64)[chosen]
+    return np.einsum("t,ptd->pd", w / w.sum(), W[:, chosen])
+
+
+def _weighted_errors(loss_name, F, Y, sw):
+    """Mean error of margins ``F`` ``(P, n)`` on targets ``Y`` weighted by
+    ``sw``: misclassification (the sign of one problem's margin, else the
+    largest margin) or the squared error."""
+    if loss_name == "squared":
+        e = ((F - Y) ** 2).sum(axis=0)
+    elif Y.shape[0] == 1:
+        e = (Y[0] * F[0] <= 0).astype(np.float64)
+    else:
+        e = (np.argmax(F, axis=0) != np.argmax(Y, axis=0)).astype(np.float64)
+    return float(e @ sw / sw.sum())
+
+
+class FeatureNeighbours:
+    """The fitted nodes' feature means and the gate (see the module).
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, d')
+        The fitted rows in the fit's feature space, node after node.
+    Y : ndarray of shape (n_problems, n_samples)
+        Their targets as the fit's solver sees them.
+    sw : ndarray of shape (n_samples,)
+        Their sample weights.
+    offsets : ndarray of shape (n_nodes + 1,)
+        Where each node's rows start (and the end).
+    W : ndarray of shape (n_problems, n_nodes, d')
+        The fitted nodes' models.
+    loss_name : str
+    n_features : int
+        The features a mean holds (``d'`` without the intercept column).
+
+    Attributes
+    ----------
+    means : ndarray of shape (n_nodes, n_features)
+    weights : ndarray of shape (n_nodes,)
+        Each node's total sample weight (the averages' weights).
+    gains : ndarray of shape (n_nodes,)
+        Each node's error of the all-others mean model minus that of its
+        neighbours' mean model (NaN: too few nodes for a gate).
+    t : float
+        The mean gain over its standard error (every gain equal: +-inf, or
+        0 if they are 0).
+    open : bool
+        ``t > GATE_T``.
+    counted : bool
+        Whether the gate's exchange was counted (by the first join).
+    """
+
+    def __init__(self, Z, Y, sw, offsets, W, loss_name, n_features):
+        n = len(offsets) - 1
+        self.n_features = int(n_features)
+        sums = np.add.reduceat(Z[:, :n_features] * sw[:, None], offsets[:-1], axis=0)
+        self.weights = np.add.reduceat(sw, offsets[:-1])
+        self.means = sums / self.weights[:, None]
+        self.gains = np.full(n, np.nan)
+        self.t, self.open = 0.0, False
+        self.n_problems, self.d = W.shape[0], W.shape[2]
+        self.counted = n < NEIGHBOURS + 2  # (no gate: nothing to send)
+        if self.counted:
+            return
+        everyone = np.arange(n)
+        for i in range(n):
+            rows = slice(offsets[i], offsets[i + 1])
+            near = mean_model(W, self.weights,
+                              nearest_nodes(self.means, self.means[i], NEIGHBOURS, exclude=i))
+            rest = mean_model(W, self.weights, everyone[everyone != i])
+            Zi, Yi, si = Z[rows], Y[:, rows], sw[rows]
+            self.gains[i] = (_weighted_errors(loss_name, rest @ Zi.T, Yi, si)
+                             - _weighted_errors(loss_name, near @ Zi.T, Yi, si))
+        spread = self.gains.std(ddof=1) / np.sqrt(n)
+        mean = float(self.gains.mean())
+        # (every gain the same: +-inf, or 0 if they are all 0)
+        self.t = mean / spread if spread > 0 else math.copysign(math.inf, mean) if mean else 0.0
+        self.open = bool(self.t > GATE_T)
+
+    def centres(self, W, Z, offsets, sw):
+        """Each newcomer's centre ``(P, n_new, d')``: the weighted mean of
+        the fitted models ``W`` ``(P, n_fitted, d')`` of the nodes nearest
+        its feature mean (its rows ``Z`` node after node, ``offsets``,
+        weights ``sw``)."""
+        sums = np.add.reduceat(Z[:, :self.n_features] * sw[:, None], offsets[:-1], axis=0)
+        means = sums / np.add.reduceat(sw, offsets[:-1])[:, None]
+        return np.stack([mean_model(W, self.weights, nearest_nodes(self.means, mu, NEIGHBOURS))
+                         for mu in means], axis=1)
+
+    def n_bytes(self, float_bytes, header_bytes):
+        """The gate's exchange in bytes (0 without a gate): per fitted node
+        three messages, its mean, two models and its gain."""
+        if not np.isfinite(self.gains).all():
+            return 0
+        floats = self.n_features + 2 * self.n_problems * self.d + 1
+        return len(self.means) * (floats * float_bytes + 3 * header_bytes)
+
+    def affordable(self, fit_bytes, float_bytes, header_bytes):
+        """Whether the exchange costs at most :data:`GATE_BYTE_SHARE` of the
+        fit's ``fit_bytes`` (else the federation runs no gate: nothing is
+        sent and the join is the one without it)."""
+        cost = self.n_bytes(float_bytes, header_bytes)
+        return cost > 0 and fit_bytes is not None and cost <= GATE_BYTE_SHARE * fit_bytes
+
+    def count(self, counter, float_bytes):
+        """Count the gate's exchange once (see the module): each fitted node
+        uploads its mean, downloads the two mean models and uploads its gain."""
+        if self.counted:
+            return
+        self.counted = True
+        nodes = np.arange(len(self.means), dtype=np.intp)
+        n = len(nodes)
+        counter.gather_to_server(nodes, np.full(n, self.n_features * float_bytes, np.int64))
+        counter.broadcast_from_server(
+            nodes, np.full(n, 2 * self.n_problems * self.d * float_bytes, np.int64))
+        counter.gather_to_server(nodes, np.full(n, float_bytes, np.int64))
+
+def feature_neighbours(est, nodes, W):
+    """The gate of a fit (``omega_mode_ == "shared"``, not private) from
+    its fitted nodes ``nodes`` (``Z``, ``Y``, ``sw``, ``layout``) and models
+    ``W`` ``(P, m, d')``; None if it would cost more than
+    :data:`GATE_BYTE_SHARE` of the fit's bytes (not computed: on rotated
+    moons and related-small it took 4 % of the fit's CPU time).  A join
+    checks the share again."""
+    from ..network import resolve_network
+    from ._compression import _FLOAT
+
+    Z = np.asarray(nodes.Z, dtype=np.float64)
+    n_features = Z.shape[1] - int(bool(est._fitted_bias()))
+    n, (P, _, d) = nodes.layout.n_nodes, W.shape
+    header = resolve_network(est.network).header_bytes
+    cost = n * ((n_features + 2 * P * d + 1) * _FLOAT + 3 * header)
+    log = getattr(est, "communication_", None)
+    if n < NEIGHBOURS + 2 or log is None or cost > GATE_BYTE_SHARE * log.total_bytes:
+        return None
+    return FeatureNeighbours(Z, np.asarray(nodes.Y, dtype=np.float64),
+                             np.asarray(nodes.sw, dtype=np.float64),
+                             np.asarray(nodes.layout.offsets), np.asarray(W, dtype=np.float64),
+                             est.loss, n_features)
