@@ -24,18 +24,31 @@ from skfed.online._network_function import NodeSums, solve_weights  # noqa: E402
 
 CAPS = (10, 20, 30, 50)  # L-BFGS iterations of the linear solve
 MARGINS = (0.0, 1.0, 2.0)  # standard errors of the newcomer's own choice
+WARM = False  # --warm
+WARM_CAPS = (10, 20, 30)
 
 
-def linear_solve(est, X, y_encoded, codes, max_iter):
-    """``w`` (d, n_out) solved in coordinates on every node's loss, from 0."""
+def linear_solve(est, X, y_encoded, codes, max_iter, warm=False):
+    """``w`` (d, n_out) solved in coordinates on every node's loss, from 0
+    or (``warm``) from the mean of the nodes' own solves of their own loss
+    (no message; one tree round, counted as one evaluation, averages them)."""
     X = np.asarray(X, dtype=np.float64)
     d = X.shape[1]
     sums = NodeSums(lin.linear_kernel, est._loss_name(), X, y_encoded, codes, None,
                     est._node_function, est._loss_threshold())
     D = coordinate_points("linear", d)
     nodes = np.unique(codes)
-    return solve_weights(D, np.zeros((d, est._n_outputs)), float(est.alpha),
-                         lambda A: sums(D, 1.0, A, nodes), max_iter=max_iter)
+    A0 = np.zeros((d, est._n_outputs))
+    extra = 0
+    if warm:
+        counts = np.bincount(codes, minlength=nodes.max() + 1)[nodes].astype(np.float64)
+        own = [solve_weights(D, A0, float(est.alpha), lambda A, j=j: sums(D, 1.0, A, [j]))[0]
+               for j in nodes]
+        A0 = np.tensordot(counts / counts.sum(), np.stack(own), axes=1)
+        extra = 1
+    A, evals = solve_weights(D, A0, float(est.alpha), lambda A: sums(D, 1.0, A, nodes),
+                             max_iter=max_iter)
+    return A, evals + extra
 
 
 def own_choice(loss_lin, loss_net, weights, margin):
@@ -64,6 +77,10 @@ def run(name, seed, ks, refit):
     for cap in CAPS:
         w, evals = linear_solve(est, Xf, ye, codes, cap)
         solves[cap] = (w, evals, evals * n_edges * 8 * (2 * d * n_out + 2))
+    if WARM:
+        for cap in WARM_CAPS:
+            w, evals = linear_solve(est, Xf, ye, codes, cap, warm=True)
+            solves[f"warm{cap}"] = (w, evals, evals * n_edges * 8 * (2 * d * n_out + 2))
     out = dict(dataset=name, seed=seed, kernel=est.kernel_, n_fitted=n_nodes, d=d,
                fit_bytes=int(est.n_bytes_sent_),
                solves={cap: dict(evaluations=int(e), payload=int(b))
@@ -81,7 +98,7 @@ def run(name, seed, ks, refit):
         for cap, (w, _, _) in solves.items():
             pred_lin = lin.predict_values(np.asarray(X[test], dtype=np.float64) @ w, est.classes_)
             row[f"linear_{cap}"] = nn.score(task, y[test], pred_lin)
-        w = solves[CAPS[-1]][0]
+        w = solves[50][0]
         pred_lin = lin.predict_values(np.asarray(X[test], dtype=np.float64) @ w, est.classes_)
         l_lin = loss_values(loss, np.asarray(X[train], dtype=np.float64) @ w, yk)
         l_net = loss_values(loss, net_train, yk)
@@ -114,7 +131,11 @@ def main():
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--ks", default="5,10,20")
     parser.add_argument("--refit", action="store_true", help="refit to price the bytes")
+    parser.add_argument("--warm", action="store_true",
+                        help="also solve from the mean of the nodes' own solves")
     args = parser.parse_args()
+    global WARM
+    WARM = args.warm
     ks = [int(k) for k in args.ks.split(",")]
     for name in args.datasets.split(","):
         for seed in (int(s) for s in args.seeds.split(",")):
