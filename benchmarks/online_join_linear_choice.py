@@ -86,6 +86,16 @@ def run(name, seed, ks, refit):
                solves={cap: dict(evaluations=int(e), payload=int(b))
                        for cap, (_, e, b) in solves.items()}, rows=[])
     loss = est._loss_name()
+    # A gate the fitted nodes could run at join time without held-out rows:
+    # every node's mean loss on its own (training) rows with the linear and
+    # with the nonlinear network function, the paired t over the nodes.
+    Xd = np.asarray(Xf, dtype=np.float64)
+    per_row = (loss_values(loss, Xd @ solves[50][0], ye)
+               - loss_values(loss, est._network_values(Xd), ye))
+    node_diff = np.bincount(codes, per_row, n_nodes) / np.bincount(codes, minlength=n_nodes)
+    out["in_sample_diff"], out["in_sample_t"] = (
+        float(node_diff.mean()),
+        float(node_diff.mean() / (node_diff.std(ddof=1) / np.sqrt(n_nodes))))
     for k in ks:
         train, test = nn.new_node_rows(order, k)
         joined = copy.deepcopy(est)
