@@ -457,7 +457,11 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
 
         check_is_fitted(self)
         n_before = len(self.nodes_)
-        graph_join_nodes(self, X, y, groups, sample_weight)
+        if getattr(self, "join_rule_", "graph") == "features":  # (Perso-lin's gate)
+            from .._mean_neighbours import mean_neighbour_join
+            mean_neighbour_join(self, X, y, groups, sample_weight)
+        else:
+            graph_join_nodes(self, X, y, groups, sample_weight)
         extend_kept_local(self, len(self.nodes_) - n_before)
         return self
 
