@@ -28,11 +28,14 @@ neighbours help it (the *gate*), and only then do newcomers use them.
    when every gain is the same non-zero value, 0 when all are zero).
 
 The gate opens when ``t > GATE_T`` (2, fixed by landmine1 before the held-out
-runs): then ``join_rule_ = "features"``, otherwise ``"graph"``.  The exchange
+runs): then ``join_rule_ = "features"``, otherwise ``"graph"``.  Fewer than
+two fitted nodes: no gate.  The exchange
 waits for every node (it runs once, after the fit: dropped nodes are not
 drawn); rogue nodes send their corrupted mean, model and sum share.  Under a
 finite ``privacy`` budget the gate is not run (the means and gains are not
-privatized): ``join_rule_ = "graph"``.
+privatized and no accountant covers them): ``join_rule_ = "graph"``, the
+graph join's private steps as before (``epsilon=inf`` is the non-private fit
+and runs it).
 
 **The join** (``join_rule_ == "features"``).  Each newcomer asks one fitted
 node, drawn by ``random_state``, for the table of fitted means and masses
@@ -46,6 +49,8 @@ Rounds repeat until the asked nodes answer (dropped ones do not).
 Measured (Landmine, seeds 0-2, k = 5 / 10 / 20, ``benchmarks/new_nodes.py``):
 see ``benchmarks/new_nodes_persolin_mean_neighbours.py``.
 """
+
+import math
 
 import numpy as np
 from scipy import sparse
@@ -195,10 +200,11 @@ def run_gate(Z, Y, sw, offsets, raw_X, models, sim, m=N_NEAREST):
 def fit_gate(est, state, simulation, spec):
     """Run the gate at the end of a Perso-lin fit (``join_neighbours="auto"``,
     no privacy) and set ``join_rule_`` / ``join_gate_``; the gate's messages
-    join ``communication_``.  Under ``spec`` (privacy) or ``"graph"``: no
-    gate, ``join_rule_ = "graph"``, ``join_gate_ = None``."""
+    join ``communication_``.  Under a finite ``privacy`` budget or ``"graph"``:
+    no gate, ``join_rule_ = "graph"``, ``join_gate_ = None``."""
     est.join_rule_, est.join_gate_ = "graph", None
-    if spec is not None or est.join_neighbours == "graph" or len(state.offsets) < 3:
+    private = spec is not None and math.isfinite(spec.epsilon)
+    if private or est.join_neighbours == "graph" or len(state.offsets) < 3:
         return
     models = est._full_coef()
     gate = run_gate(state.X, state.Y, state.sw, state.offsets, state.raw_X, models,
