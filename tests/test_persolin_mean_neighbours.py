@@ -104,12 +104,12 @@ def test_fit_models_unchanged_and_gate_bytes_closed_form():
     assert np.array_equal(auto.intercept_, graph.intercept_)
     assert (auto.collaboration_graph_ != graph.collaboration_graph_).nnz == 0
     n, d, n_base = 12, 3, 4
-    means = n * (n - 1) * (HEADER + 8 * (d + 1))
+    means = (n - 1) * (HEADER + 8 * (d + 1)) + (n - 1) * (HEADER + 5 * 8 + 5 * 4)
     models = n * 5 * (HEADER + HEADER + 8 * n_base)      # request + answer (dense)
     sums = 2 * (n - 1) * (HEADER + 8 * (n_base + 1))
     gains = 2 * (n - 1) * (HEADER + 8)
     assert auto.n_bytes_sent_ - graph.n_bytes_sent_ == means + models + sums + gains
-    assert auto.n_messages_ - graph.n_messages_ == n * (n - 1) + 10 * n + 4 * (n - 1)
+    assert auto.n_messages_ - graph.n_messages_ == 2 * (n - 1) + 10 * n + 4 * (n - 1)
 
 
 def test_newcomer_takes_the_mean_of_its_nearest_fitted_nodes():
@@ -138,8 +138,9 @@ def test_newcomer_takes_the_mean_of_its_nearest_fitted_nodes():
         # shifted newcomer -> shifted (odd) nodes; the other -> even ones
         assert np.all(near % 2 == (1 if node == 100 else 0))
         assert clf.confidence_[row] == pytest.approx(np.sum(gn == node) / sizes.max())
-    # per newcomer: table request + table, 5 requests + 5 models, 5 weights
-    per = (HEADER + HEADER + 8 * 12 * 4 + 5 * HEADER + 5 * (HEADER + 8 * 4)
+    # per newcomer: its mean to the hub and 5 (index, mass) back, 5 requests
+    # + 5 models, 5 weights
+    per = (HEADER + 8 * 3 + HEADER + 5 * 12 + 5 * HEADER + 5 * (HEADER + 8 * 4)
            + 5 * (HEADER + 8))
     assert clf.join_communication_.total_bytes == 2 * per
     assert clf.n_bytes_sent_ - bytes_before == 2 * per

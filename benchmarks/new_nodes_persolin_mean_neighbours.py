@@ -1,0 +1,168 @@
+r"""Perso-lin's feature-mean gate and join (``join_neighbours="auto"``, issue 32).
+
+For ``new_nodes.py``'s splits and Perso-lin's default fit, this prints per
+fit the gate's ``t`` (``join_gate_``), whether it opened, and the gate's
+bytes (the fit's last six rounds: ``communication_.bytes_per_round``) against
+the fit's total; and per ``k`` the newcomers' accuracy under
+
+* ``join``: ``add_nodes`` as fitted (the mean model of the 5 nearest-mean
+  fitted nodes when the gate opened, the graph join otherwise);
+* ``graph``: the graph join on the same fit (a copy whose ``join_rule_``
+  is set to ``"graph"``: the fit's models are the same with
+  ``join_neighbours="graph"``, ``tests/test_persolin_mean_neighbours.py``);
+* ``block`` (gate open, two classes only): the same 5 nodes as the
+  newcomer's graph neighbours (weights the mass shares) and its block
+  solved: ``argmin c F(theta) + (mu / 2) ||theta - u||^2``, ``u`` the
+  ``join`` model, ``c`` the newcomer's confidence, ``F`` its mean logistic
+  loss plus ``(alpha / 2) ||w||^2`` (L-BFGS to 1e-10 here, in NumPy).
+
+Differences are paired over the newcomers' test rows, +- standard error.
+
+    python benchmarks/new_nodes_persolin_mean_neighbours.py --datasets landmine,moons,har \
+        --seeds 0,1,2 --ks 5,10,20
+
+Measured (persolin16, 2026-11-29, from main 8ba3212 + this branch):
+see the report / the lead's table; filled in below when run.
+"""
+
+import argparse
+import copy
+import warnings
+
+import new_nodes as nn
+import numpy as np
+from scipy.optimize import minimize
+from sklearn.exceptions import ConvergenceWarning
+from threadpoolctl import threadpool_limits
+
+
+def block_solve(Z, ypm, c, mu, alpha, u, n_penalized):
+    """``argmin_theta c F(theta) + (mu / 2) ||theta - u||^2`` (logistic F)."""
+    m = len(ypm)
+
+    def f(theta):
+        z = ypm * (Z @ theta)
+        loss = np.logaddexp(0, -z).mean() + 0.5 * alpha * theta[:n_penalized] @ theta[:n_penalized]
+        grad = -(Z.T @ (ypm / (1 + np.exp(z)))) / m
+        grad[:n_penalized] += alpha * theta[:n_penalized]
+        diff = theta - u
+        return c * loss + 0.5 * mu * diff @ diff, c * grad + mu * diff
+
+    return minimize(f, u, jac=True, method="L-BFGS-B", options={"gtol": 1e-10}).x
+
+
+def run(name, seed, ks, out):
+    data = nn.load(name, seed)
+    X, y, groups, task = data[:4]
+    extra = data[4] if len(data) > 4 else None
+    fit_rows, new, order = nn.split(X, y, groups, seed, extra)
+    base = nn.make_estimator("persolin", task, seed)
+    base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+    gate = base.join_gate_
+    per_round = np.asarray(base.communication_.bytes_per_round)
+    gate_bytes = int(per_round[-6:].sum()) if gate is not None else 0
+    print(f"{name:18s} seed {seed} gate t {gate['t']:+6.2f} open {gate['open']} "
+          f"gate bytes {gate_bytes} of fit {base.n_bytes_sent_} "
+          f"({100 * gate_bytes / base.n_bytes_sent_:.2f} %)", flush=True)
+    classes = np.asarray(base.classes_)
+    for k in ks:
+        train, test = nn.new_node_rows(order, k)
+        Xt, yt, gt = X[test], y[test], groups[test]
+        joined = copy.deepcopy(base)
+        joined.add_nodes(X[train], y[train], groups=groups[train])
+        res = {"join": np.asarray(joined.predict(Xt, groups=gt)) == yt}
+        graph = copy.deepcopy(base)
+        graph.join_rule_ = "graph"
+        graph.add_nodes(X[train], y[train], groups=groups[train])
+        res["graph"] = np.asarray(graph.predict(Xt, groups=gt)) == yt
+        if gate["open"] and len(classes) == 2:
+            pred = np.empty(len(yt), dtype=classes.dtype)
+            n_old = len(base.nodes_)
+            for i, node in enumerate(joined.nodes_[n_old:]):
+                own = groups[train] == node
+                Z = np.column_stack([X[train][own], np.ones(own.sum())])
+                ypm = np.where(y[train][own] == classes[1], 1.0, -1.0)
+                u = np.r_[joined.coef_[n_old + i], joined.intercept_[n_old + i]]
+                c = own.sum() / joined._join_info["max_mass"]
+                theta = block_solve(Z, ypm, c, base.mu, base.alpha, u, X.shape[1])
+                at = gt == node
+                pred[at] = classes[(np.column_stack([Xt[at], np.ones(at.sum())]) @ theta
+                                    > 0).astype(int)]
+            res["block"] = pred == yt
+        for variant, correct in res.items():
+            out.append(dict(dataset=name, seed=seed, k=k, variant=variant, correct=correct))
+            print(f"{name:18s} seed {seed} k {k:2d} {variant:6s} {100 * correct.mean():6.2f}",
+                  flush=True)
+
+
+def conflicting_clusters(seed, n_nodes=18, sizes=(6, 16)):
+    """A federation whose feature means say nothing: every node draws its
+    features from one Gaussian, even nodes label by ``x0 + 0.3 x1``, odd ones
+    by ``-x0 + 0.3 x1`` (plus noise); 6-15 rows a node (``sizes=(20, 60)``
+    and 40 nodes: ``--null-big``)."""
+    rng = np.random.RandomState(seed)
+    groups = np.repeat(np.arange(n_nodes), rng.randint(*sizes, size=n_nodes))
+    X = rng.normal(size=(len(groups), 2))
+    flip = np.where(groups % 2 == 0, 1.0, -1.0)
+    y = (flip * X[:, 0] + 0.3 * X[:, 1] + 0.3 * rng.normal(size=len(groups)) > 0).astype(int)
+    return X, y, groups
+
+
+def null_rates(n_seeds, big=False):
+    """How often the gate opens where it should not (its real t, by fit)."""
+    from skfed.boosting import PersonalizedLinearClassifier
+
+    ts = []
+    for seed in range(n_seeds):
+        X, y, g = (conflicting_clusters(seed, 40, (20, 60)) if big
+                   else conflicting_clusters(seed))
+        est = PersonalizedLinearClassifier(random_state=0).fit(X, y, groups=g)
+        ts.append(est.join_gate_["t"])
+    ts = np.asarray(ts)
+    print(f"null ({'40 nodes of 20-59' if big else '18 nodes of 6-15'} rows, {n_seeds} seeds): "
+          + ", ".join(f"t > {th}: {100 * np.mean(ts > th):.1f} %" for th in (2, 2.5, 3, 3.5))
+          + f"; t quantiles 50/95/99 %: {np.round(np.quantile(ts, [.5, .95, .99]), 2)}")
+
+
+def summarize(rows):
+    for name, k in sorted({(r["dataset"], r["k"]) for r in rows}):
+        sel = [r for r in rows if (r["dataset"], r["k"]) == (name, k)]
+        by = {(r["variant"], r["seed"]): r["correct"].astype(float) for r in sel}
+        seeds = sorted({r["seed"] for r in sel})
+        for variant in dict.fromkeys(r["variant"] for r in sel):
+            have = [s for s in seeds if (variant, s) in by]
+            acc = np.mean([by[(variant, s)].mean() for s in have]) * 100
+            diff = [by[(variant, s)] - by[("graph", s)] for s in have]
+            d = np.mean([x.mean() for x in diff]) * 100
+            se = np.sqrt(sum(np.var(x, ddof=1) / len(x) for x in diff)) / len(have) * 100
+            print(f"{name:18s} k {k:2d} {variant:6s} {acc:6.2f}  vs graph {d:+5.2f} +- {se:4.2f}"
+                  f"  ({len(have)} seeds)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", default="landmine")
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--ks", default="5,10,20")
+    parser.add_argument("--null", type=int, default=0,
+                        help="also fit this many conflicting-cluster federations (no data sets)")
+    parser.add_argument("--null-big", action="store_true")
+    args = parser.parse_args()
+    if args.null:
+        with threadpool_limits(1):
+            null_rates(args.null, args.null_big)
+        return
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    names = []
+    for name in args.datasets.split(","):
+        names += list(nn.RELATED) if name == "related" else [name]
+    rows = []
+    with threadpool_limits(1):
+        for name in names:
+            for seed in [int(s) for s in args.seeds.split(",")]:
+                run(name, seed, [int(k) for k in args.ks.split(",")], rows)
+    summarize(rows)
+
+
+if __name__ == "__main__":
+    main()
