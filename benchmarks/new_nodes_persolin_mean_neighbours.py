@@ -2,7 +2,7 @@ r"""Perso-lin's feature-mean gate and join (``join_neighbours="auto"``, issue 32
 
 For ``new_nodes.py``'s splits and Perso-lin's default fit, this prints per
 fit the gate's ``t`` (``join_gate_``), whether it opened, and the gate's
-bytes (the fit's last six rounds: ``communication_.bytes_per_round``) against
+bytes (``join_gate_["n_bytes"]``, in ``communication_``) against
 the fit's total; and per ``k`` the newcomers' accuracy under
 
 * ``join``: ``add_nodes`` as fitted (the mean model of the 5 nearest-mean
@@ -59,8 +59,7 @@ def run(name, seed, ks, out):
     base = nn.make_estimator("persolin", task, seed)
     base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
     gate = base.join_gate_
-    per_round = np.asarray(base.communication_.bytes_per_round)
-    gate_bytes = int(per_round[-6:].sum()) if gate is not None else 0
+    gate_bytes = gate["n_bytes"]
     print(f"{name:18s} seed {seed} gate t {gate['t']:+6.2f} open {gate['open']} "
           f"gate bytes {gate_bytes} of fit {base.n_bytes_sent_} "
           f"({100 * gate_bytes / base.n_bytes_sent_:.2f} %)", flush=True)

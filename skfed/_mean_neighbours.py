@@ -235,8 +235,10 @@ def fit_gate(est, state, simulation, spec):
     models = est._full_coef()
     gate = run_gate(state.X, state.Y, state.sw, state.offsets, state.raw_X, models,
                     simulation)
+    before = est.n_bytes_sent_
     est._set_communication(simulation)
     est.join_gate_ = {key: gate[key] for key in ("t", "mean_gain", "gains", "open", "m")}
+    est.join_gate_["n_bytes"] = int(est.n_bytes_sent_ - before)
     if gate["open"]:
         est.join_rule_ = "features"
         est._join_info["feature_means"] = gate["means"]

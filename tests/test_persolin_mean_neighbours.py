@@ -109,6 +109,8 @@ def test_fit_models_unchanged_and_gate_bytes_closed_form():
     sums = 2 * (n - 1) * (HEADER + 8 * (n_base + 1))
     gains = 2 * (n - 1) * (HEADER + 8)
     assert auto.n_bytes_sent_ - graph.n_bytes_sent_ == means + models + sums + gains
+    assert auto.join_gate_["n_bytes"] == means + models + sums + gains
+    assert auto.communication_.n_rounds == graph.communication_.n_rounds + 7
     assert auto.n_messages_ - graph.n_messages_ == 2 * (n - 1) + 10 * n + 4 * (n - 1)
 
 
@@ -161,3 +163,45 @@ def test_privacy_runs_no_gate_and_bad_value_refused():
     assert plain.join_gate_ is not None                   # epsilon=inf is the plain fit
     with pytest.raises(InvalidParameterError, match="join_neighbours"):
         PersonalizedLinearClassifier(join_neighbours="means").fit(X, y, groups=g)
+
+
+def test_hub_answer_honest_and_rogue():
+    from types import SimpleNamespace
+
+    means = np.array([[0.0], [1.0], [2.0], [3.0], [10.0], [11.0], [12.0]])
+    sim = SimpleNamespace(rogue=np.zeros(7, bool), rng=np.random.RandomState(0),
+                          network=SimpleNamespace(rogue_behavior="complement"))
+    assert mn.hub_answer(sim, means, means[1], 3, exclude=1).tolist() == [0, 2, 3]
+    sim.rogue[0] = True                                   # the hub lies: the farthest
+    assert sorted(mn.hub_answer(sim, means, means[1], 3, exclude=1).tolist()) == [4, 5, 6]
+    sim.network.rogue_behavior = "random"
+    got = mn.hub_answer(sim, means, means[1], 3, exclude=1)
+    assert len(set(got.tolist())) == 3 and 1 not in got
+
+
+def test_join_over_a_dropping_network_waits_and_counts_retries():
+    from skfed.network import SimulatedNetwork
+
+    X, y, g = _terrains()
+    net = SimulatedNetwork(drop_rate=0.4, random_state=0)
+    clf = PersonalizedLinearClassifier(random_state=0, network=net).fit(X, y, groups=g)
+    assert clf.join_rule_ == "features"
+    coef, intercept = clf.coef_.copy(), clf.intercept_.copy()
+    rng = np.random.RandomState(3)
+    Xn = rng.normal(size=(6, 3)) + [4.0, 0, 0]
+    yn = np.zeros(6, int)
+    clf.add_nodes(Xn, yn, groups=np.full(6, 100))
+    means = np.array([X[g == k].mean(axis=0) for k in range(12)])
+    sizes = np.array([np.sum(g == k) for k in range(12)], dtype=float)
+    near = np.argsort(((means - Xn.mean(axis=0)) ** 2).sum(axis=1), kind="stable")[:5]
+    w = sizes[near] / sizes[near].sum()
+    assert np.allclose(clf.coef_[12], w @ coef[near]) and np.isclose(clf.intercept_[12],
+                                                                     w @ intercept[near])
+    once = (HEADER + 8 * 3 + HEADER + 5 * 12 + 5 * HEADER + 5 * (HEADER + 8 * 4)
+            + 5 * (HEADER + 8))
+    # retries add whole messages: a hub query (mean up) or an empty model request
+    extra = clf.join_communication_.total_bytes - once
+    assert extra >= 0
+    assert any((extra - a * (HEADER + 24)) % HEADER == 0 and extra >= a * (HEADER + 24)
+               for a in range(extra // (HEADER + 24) + 1))
+    assert clf.join_communication_.n_rounds >= 3

@@ -700,7 +700,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     join_neighbours : {"auto", "graph"}, default="auto"
         ``"auto"``: a gate ends the fit (bytes in ``communication_``); if it opens, newcomers
         take the mean model of their 5 nearest-feature-mean fitted nodes.  ``"graph"`` (and
-        ``privacy``): the graph join only (:mod:`skfed._mean_neighbours`).
+        ``privacy``, the MPI engine): the graph join only (:mod:`skfed._mean_neighbours`).
 
     Attributes
     ----------
