@@ -1,13 +1,13 @@
 r"""Perso-lin's feature-mean gate and join (``join_neighbours="auto"``, issue 32).
 
 For ``new_nodes.py``'s splits and Perso-lin's default fit, this prints per
-fit the gate's ``t`` (``join_gate_``), whether it opened, and the gate's
-bytes (``join_gate_["n_bytes"]``, in ``communication_``) against
+fit the gate's ``t`` (``newcomer_gate_``), whether it opened, and the gate's
+bytes (``newcomer_gate_["n_bytes"]``, in ``communication_``) against
 the fit's total; and per ``k`` the newcomers' accuracy under
 
 * ``join``: ``add_nodes`` as fitted (the mean model of the 5 nearest-mean
   fitted nodes when the gate opened, the graph join otherwise);
-* ``graph``: the graph join on the same fit (a copy whose ``join_rule_``
+* ``graph``: the graph join on the same fit (a copy whose ``newcomer_rule_``
   is set to ``"graph"``: the fit's models are the same with
   ``join_neighbours="graph"``, ``tests/test_persolin_mean_neighbours.py``);
 * ``block`` (gate open, two classes only): the same 5 nodes as the
@@ -58,7 +58,7 @@ def run(name, seed, ks, out):
     fit_rows, new, order = nn.split(X, y, groups, seed, extra)
     base = nn.make_estimator("persolin", task, seed)
     base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
-    gate = base.join_gate_
+    gate = base.newcomer_gate_
     gate_bytes = gate["n_bytes"]
     print(f"{name:18s} seed {seed} gate t {gate['t']:+6.2f} open {gate['open']} "
           f"gate bytes {gate_bytes} of fit {base.n_bytes_sent_} "
@@ -71,7 +71,7 @@ def run(name, seed, ks, out):
         joined.add_nodes(X[train], y[train], groups=groups[train])
         res = {"join": np.asarray(joined.predict(Xt, groups=gt)) == yt}
         graph = copy.deepcopy(base)
-        graph.join_rule_ = "graph"
+        graph.newcomer_rule_ = "graph"
         graph.add_nodes(X[train], y[train], groups=groups[train])
         res["graph"] = np.asarray(graph.predict(Xt, groups=gt)) == yt
         if gate["open"] and len(classes) == 2:
@@ -116,7 +116,7 @@ def null_rates(n_seeds, big=False):
         X, y, g = (conflicting_clusters(seed, 40, (20, 60)) if big
                    else conflicting_clusters(seed))
         est = PersonalizedLinearClassifier(random_state=0).fit(X, y, groups=g)
-        ts.append(est.join_gate_["t"])
+        ts.append(est.newcomer_gate_["t"])
     ts = np.asarray(ts)
     print(f"null ({'40 nodes of 20-59' if big else '18 nodes of 6-15'} rows, {n_seeds} seeds): "
           + ", ".join(f"t > {th}: {100 * np.mean(ts > th):.1f} %" for th in (2, 2.5, 3, 3.5))

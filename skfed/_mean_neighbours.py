@@ -32,7 +32,7 @@ neighbours help it (the *gate*), and only then do newcomers use them.
    ``n - 1`` messages): ``t = mean(g) / (std(g, ddof=1) / sqrt(n))`` (``+-inf``
    when every gain is the same non-zero value, 0 when all are zero).
 
-The gate opens when ``t > GATE_T`` (3): then ``join_rule_ = "features"``,
+The gate opens when ``t > GATE_T`` (3): then ``newcomer_rule_ = "features"``,
 otherwise ``"graph"``.  landmine1 proposed 2; on federations whose feature
 means say nothing (one input distribution, two opposite label rules,
 ``benchmarks/new_nodes_persolin_mean_neighbours.py --null 200``) the gate
@@ -44,11 +44,11 @@ two fitted nodes: no gate.  The exchange
 waits for every node (it runs once, after the fit: dropped nodes are not
 drawn); rogue nodes send their corrupted mean, model and sum share.  Under a
 finite ``privacy`` budget the gate is not run (the means and gains are not
-privatized and no accountant covers them): ``join_rule_ = "graph"``, the
+privatized and no accountant covers them): ``newcomer_rule_ = "graph"``, the
 graph join's private steps as before (``epsilon=inf`` is the non-private fit
 and runs it).
 
-**The join** (``join_rule_ == "features"``).  Each newcomer sends the hub
+**The join** (``newcomer_rule_ == "features"``).  Each newcomer sends the hub
 its sample-weighted feature mean (``d`` float64); the hub answers with its
 ``m`` nearest fitted nodes and their masses (as in step 1; joined nodes are
 not candidates); the newcomer asks them for their models and takes their
@@ -225,10 +225,10 @@ def run_gate(Z, Y, sw, offsets, raw_X, models, sim, m=N_NEAREST):
 
 def fit_gate(est, state, simulation, spec):
     """Run the gate at the end of a Perso-lin fit (``join_neighbours="auto"``,
-    no privacy) and set ``join_rule_`` / ``join_gate_``; the gate's messages
+    no privacy) and set ``newcomer_rule_`` / ``newcomer_gate_``; the gate's messages
     join ``communication_``.  Under a finite ``privacy`` budget or ``"graph"``:
-    no gate, ``join_rule_ = "graph"``, ``join_gate_ = None``."""
-    est.join_rule_, est.join_gate_ = "graph", None
+    no gate, ``newcomer_rule_ = "graph"``, ``newcomer_gate_ = None``."""
+    est.newcomer_rule_, est.newcomer_gate_ = "graph", None
     private = spec is not None and math.isfinite(spec.epsilon)
     if private or est.join_neighbours == "graph" or len(state.offsets) < 3:
         return
@@ -237,10 +237,10 @@ def fit_gate(est, state, simulation, spec):
                     simulation)
     before = est.n_bytes_sent_
     est._set_communication(simulation)
-    est.join_gate_ = {key: gate[key] for key in ("t", "mean_gain", "gains", "open", "m")}
-    est.join_gate_["n_bytes"] = int(est.n_bytes_sent_ - before)
+    est.newcomer_gate_ = {key: gate[key] for key in ("t", "mean_gain", "gains", "open", "m")}
+    est.newcomer_gate_["n_bytes"] = int(est.n_bytes_sent_ - before)
     if gate["open"]:
-        est.join_rule_ = "features"
+        est.newcomer_rule_ = "features"
         est._join_info["feature_means"] = gate["means"]
         est._join_info["feature_masses"] = gate["masses"]
 

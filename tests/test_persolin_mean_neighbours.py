@@ -69,10 +69,10 @@ def test_gate_matches_numpy_and_opens_on_terrains():
     X, y, g = _terrains()
     clf = PersonalizedLinearClassifier(random_state=0).fit(X, y, groups=g)
     gains, t = _reference_gate(X, y, g, clf.coef_, clf.intercept_)
-    assert np.allclose(clf.join_gate_["gains"], gains, atol=1e-12)
-    assert clf.join_gate_["t"] == pytest.approx(t, rel=1e-9)
-    assert clf.join_gate_["open"] and t > mn.GATE_T and clf.join_rule_ == "features"
-    assert clf.join_gate_["m"] == 5 and 0 < clf.join_gate_["mean_gain"] <= 1
+    assert np.allclose(clf.newcomer_gate_["gains"], gains, atol=1e-12)
+    assert clf.newcomer_gate_["t"] == pytest.approx(t, rel=1e-9)
+    assert clf.newcomer_gate_["open"] and t > mn.GATE_T and clf.newcomer_rule_ == "features"
+    assert clf.newcomer_gate_["m"] == 5 and 0 < clf.newcomer_gate_["mean_gain"] <= 1
 
 
 def test_gate_closed_when_means_carry_no_task():
@@ -80,8 +80,8 @@ def test_gate_closed_when_means_carry_no_task():
     X, y, g = _terrains(shift=0.0, seed=1)
     clf = PersonalizedLinearClassifier(random_state=0).fit(X, y, groups=g)
     gains, t = _reference_gate(X, y, g, clf.coef_, clf.intercept_)
-    assert np.allclose(clf.join_gate_["gains"], gains, atol=1e-12)
-    assert t <= mn.GATE_T and not clf.join_gate_["open"] and clf.join_rule_ == "graph"
+    assert np.allclose(clf.newcomer_gate_["gains"], gains, atol=1e-12)
+    assert t <= mn.GATE_T and not clf.newcomer_gate_["open"] and clf.newcomer_rule_ == "graph"
     # a closed gate: the join is the graph join, as with join_neighbours="graph"
     rng = np.random.RandomState(5)
     Xn = rng.normal(size=(8, 3))
@@ -99,7 +99,7 @@ def test_fit_models_unchanged_and_gate_bytes_closed_form():
     auto = PersonalizedLinearClassifier(random_state=0).fit(X, y, groups=g)
     graph = PersonalizedLinearClassifier(random_state=0, join_neighbours="graph").fit(
         X, y, groups=g)
-    assert graph.join_rule_ == "graph" and graph.join_gate_ is None
+    assert graph.newcomer_rule_ == "graph" and graph.newcomer_gate_ is None
     assert np.array_equal(auto.coef_, graph.coef_)
     assert np.array_equal(auto.intercept_, graph.intercept_)
     assert (auto.collaboration_graph_ != graph.collaboration_graph_).nnz == 0
@@ -109,7 +109,7 @@ def test_fit_models_unchanged_and_gate_bytes_closed_form():
     sums = 2 * (n - 1) * (HEADER + 8 * (n_base + 1))
     gains = 2 * (n - 1) * (HEADER + 8)
     assert auto.n_bytes_sent_ - graph.n_bytes_sent_ == means + models + sums + gains
-    assert auto.join_gate_["n_bytes"] == means + models + sums + gains
+    assert auto.newcomer_gate_["n_bytes"] == means + models + sums + gains
     assert auto.communication_.n_rounds == graph.communication_.n_rounds + 7
     assert auto.n_messages_ - graph.n_messages_ == 2 * (n - 1) + 10 * n + 4 * (n - 1)
 
@@ -156,11 +156,11 @@ def test_privacy_runs_no_gate_and_bad_value_refused():
     clf = PersonalizedLinearClassifier(
         random_state=0, max_iter=60,
         privacy=DifferentialPrivacy(epsilon=3.0, insecure_noise_seed=0)).fit(X, y, groups=g)
-    assert clf.join_rule_ == "graph" and clf.join_gate_ is None
+    assert clf.newcomer_rule_ == "graph" and clf.newcomer_gate_ is None
     plain = PersonalizedLinearClassifier(
         random_state=0, max_iter=60, privacy=DifferentialPrivacy(epsilon=np.inf)).fit(
         X, y, groups=g)
-    assert plain.join_gate_ is not None                   # epsilon=inf is the plain fit
+    assert plain.newcomer_gate_ is not None                   # epsilon=inf is the plain fit
     with pytest.raises(InvalidParameterError, match="join_neighbours"):
         PersonalizedLinearClassifier(join_neighbours="means").fit(X, y, groups=g)
 
@@ -185,7 +185,7 @@ def test_join_over_a_dropping_network_waits_and_counts_retries():
     X, y, g = _terrains()
     net = SimulatedNetwork(drop_rate=0.4, random_state=0)
     clf = PersonalizedLinearClassifier(random_state=0, network=net).fit(X, y, groups=g)
-    assert clf.join_rule_ == "features"
+    assert clf.newcomer_rule_ == "features"
     coef, intercept = clf.coef_.copy(), clf.intercept_.copy()
     rng = np.random.RandomState(3)
     Xn = rng.normal(size=(6, 3)) + [4.0, 0, 0]

@@ -457,7 +457,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
 
         check_is_fitted(self)
         n_before = len(self.nodes_)
-        if getattr(self, "join_rule_", "graph") == "features":  # (Perso-lin's gate)
+        if getattr(self, "newcomer_rule_", "graph") == "features":  # (Perso-lin's gate)
             from .._mean_neighbours import mean_neighbour_join
             mean_neighbour_join(self, X, y, groups, sample_weight)
         else:

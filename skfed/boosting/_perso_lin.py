@@ -718,7 +718,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         round, the vote's, last (``privacy_["class_vote"]``).
     join_communication_ : CommunicationLog
         What the joins of :meth:`add_nodes` sent; only after a join.
-    join_rule_, join_gate_ : str, dict or None
+    newcomer_rule_, newcomer_gate_ : str, dict or None
         :meth:`add_nodes`'s rule, the gate (``t``, ``gains``...): :mod:`skfed._mean_neighbours`.
     n_features_in_ : int
     privacy_spent_ : ndarray of shape (n_nodes,)

@@ -77,5 +77,5 @@ def fit_perso_lin(est, peer, block, validate, random_state):
     run = _Run(est, _PersoLin, peer, block, state, simulation)
     _alternate(est, run, simulation, seeds)
     # (no feature-mean gate on MPI ranks: the graph join; see join_neighbours)
-    est.join_rule_, est.join_gate_ = "graph", None
+    est.newcomer_rule_, est.newcomer_gate_ = "graph", None
     return _finish(est, run, state, Xs.shape[1])
