@@ -205,3 +205,38 @@ def test_join_over_a_dropping_network_waits_and_counts_retries():
     assert any((extra - a * (HEADER + 24)) % HEADER == 0 and extra >= a * (HEADER + 24)
                for a in range(extra // (HEADER + 24) + 1))
     assert clf.join_communication_.n_rounds >= 3
+
+
+def test_multiclass_gate_and_newcomer_match_numpy():
+    rng = np.random.RandomState(0)
+    X, y, g = [], [], []
+    for k in range(12):
+        odd = k % 2
+        Xk = rng.normal(size=(40, 3)) + (np.array([4.0, 0, 0]) if odd else 0.0)
+        y.append(np.digitize(Xk[:, 1 if odd else 2], [-0.5, 0.5]))
+        X.append(Xk)
+        g.append(np.full(40, k))
+    X, y, g = np.vstack(X), np.concatenate(y), np.concatenate(g)
+    clf = PersonalizedLinearClassifier(random_state=0).fit(X, y, groups=g)
+    coef, intercept = clf.coef_.copy(), clf.intercept_.copy()   # (12, 3, 3), (12, 3)
+    means = np.array([X[g == k].mean(axis=0) for k in range(12)])
+    gains = []
+    for i in range(12):
+        d = ((means - means[i]) ** 2).sum(axis=1)
+        d[i] = np.inf
+        near = np.argsort(d, kind="stable")[:5]
+        others = np.array([j for j in range(12) if j != i])
+
+        def acc(chosen):
+            w = np.full(len(chosen), 1.0 / len(chosen))      # equal node sizes
+            scores = X[g == i] @ np.einsum("j,jpf->pf", w, coef[chosen]).T + w @ intercept[chosen]
+            return np.mean(np.argmax(scores, axis=1) == y[g == i])
+
+        gains.append(acc(near) - acc(others))
+    assert np.allclose(clf.newcomer_gate_["gains"], gains, atol=1e-12)
+    assert clf.newcomer_rule_ == "features"
+    Xn = rng.normal(size=(6, 3)) + [4.0, 0, 0]
+    clf.add_nodes(Xn, np.digitize(Xn[:, 1], [-0.5, 0.5]), groups=np.full(6, 99))
+    near = np.argsort(((means - Xn.mean(axis=0)) ** 2).sum(axis=1), kind="stable")[:5]
+    assert np.allclose(clf.coef_[12], coef[near].mean(axis=0), atol=1e-12)
+    assert np.allclose(clf.intercept_[12], intercept[near].mean(axis=0), atol=1e-12)
