@@ -47,8 +47,8 @@ and every newcomer's prediction equal to the graph join's: rotated moons
 t -0.36 / -0.51 / -3.37, related-alike -0.30 / -1.54 / -0.56,
 -clustered -2.12 / -0.53 / -2.71, -small -1.59 / -1.48 / -1.87, -wide
 +0.10 / -1.04 / -1.42, -narrow -1.11 / -1.10 / -0.15, HAR sitting +1.83
-(seed 0; see the report for 1-2); the gate costs 0.8-1.4 % of these fits'
-bytes.  Null federations (``--null``: one input distribution, two opposite
+/ +0.73 / +1.02; the gate costs 0.8-1.5 % of these fits' bytes (HAR
+413 kB of 27-30 MB).  Null federations (``--null``: one input distribution, two opposite
 tasks), share of fits whose gate opens at t > 2 / 2.5 / 3 / 3.5: 18 nodes
 of 6-15 rows (200 fits) 7.0 / 4.5 / 2.0 / 1.0 %, 40 nodes of 20-59 rows
 (100 fits) 2.0 / 2.0 / 2.0 / 1.0 %: hence ``GATE_T = 3``.
