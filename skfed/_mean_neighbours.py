@@ -39,8 +39,9 @@ means say nothing (one input distribution, two opposite label rules,
 opened on 7.0 % of 200 fits of 18 nodes at 2, 2.0 % at 3 (40 nodes: 2.0 %
 at both), and a wrong opening costs such newcomers 7-25 points (landmine1's
 moons and related-clustered), while Perso-lin's Landmine fits have t 3.6-5.9
-(seeds 0-5) and the held-out data sets at most +0.1 (moons, related-*).  Fewer than
-two fitted nodes: no gate.  The exchange
+(seeds 0-5) and the held-out data sets at most +0.1 (moons, related-*).  At most
+``N_NEAREST + 1`` fitted nodes: no gate (the nearest are all the others,
+so every gain is 0 and it could not open).  The exchange
 waits for every node (it runs once, after the fit: dropped nodes are not
 drawn); rogue nodes send their corrupted mean, model and sum share.  Under a
 finite ``privacy`` budget the gate is not run (the means and gains are not
@@ -231,12 +232,12 @@ def run_gate(Z, Y, sw, offsets, raw_X, models, sim, m=N_NEAREST):
 
 def fit_gate(est, state, simulation, spec):
     """Run the gate at the end of a Perso-lin fit (``join_neighbours="auto"``,
-    no privacy) and set ``newcomer_rule_`` / ``newcomer_gate_``; the gate's messages
-    join ``communication_``.  Under a finite ``privacy`` budget or ``"graph"``:
-    no gate, ``newcomer_rule_ = "graph"``, ``newcomer_gate_ = None``."""
+    no privacy, more than ``N_NEAREST + 1`` nodes) and set ``newcomer_rule_``
+    / ``newcomer_gate_``; the gate's messages join ``communication_``.
+    Otherwise no gate: ``newcomer_rule_ = "graph"``, ``newcomer_gate_ = None``."""
     est.newcomer_rule_, est.newcomer_gate_ = "graph", None
     private = spec is not None and math.isfinite(spec.epsilon)
-    if private or est.join_neighbours == "graph" or len(state.offsets) < 3:
+    if private or est.join_neighbours == "graph" or len(state.offsets) - 1 <= N_NEAREST + 1:
         return
     models = est._full_coef()
     gate = run_gate(state.X, state.Y, state.sw, state.offsets, state.raw_X, models,

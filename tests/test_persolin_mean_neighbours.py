@@ -152,7 +152,7 @@ def test_newcomer_takes_the_mean_of_its_nearest_fitted_nodes():
 
 
 def test_privacy_runs_no_gate_and_bad_value_refused():
-    X, y, g = _terrains(n_nodes=6, n_rows=30)
+    X, y, g = _terrains(n_nodes=8, n_rows=30)
     clf = PersonalizedLinearClassifier(
         random_state=0, max_iter=60,
         privacy=DifferentialPrivacy(epsilon=3.0, insecure_noise_seed=0)).fit(X, y, groups=g)
@@ -163,6 +163,13 @@ def test_privacy_runs_no_gate_and_bad_value_refused():
     assert plain.newcomer_gate_ is not None                   # epsilon=inf is the plain fit
     with pytest.raises(InvalidParameterError, match="join_neighbours"):
         PersonalizedLinearClassifier(join_neighbours="means").fit(X, y, groups=g)
+    # six nodes: the 5 nearest are all the others, no gate (no bytes)
+    six = g < 6
+    small = PersonalizedLinearClassifier(random_state=0).fit(X[six], y[six], groups=g[six])
+    ref = PersonalizedLinearClassifier(random_state=0, join_neighbours="graph").fit(
+        X[six], y[six], groups=g[six])
+    assert small.newcomer_gate_ is None and small.newcomer_rule_ == "graph"
+    assert small.n_bytes_sent_ == ref.n_bytes_sent_
 
 
 def test_hub_answer_honest_and_rogue():
