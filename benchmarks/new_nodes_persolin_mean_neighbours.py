@@ -52,6 +52,24 @@ t -0.36 / -0.51 / -3.37, related-alike -0.30 / -1.54 / -0.56,
 tasks), share of fits whose gate opens at t > 2 / 2.5 / 3 / 3.5: 18 nodes
 of 6-15 rows (200 fits) 7.0 / 4.5 / 2.0 / 1.0 %, 40 nodes of 20-59 rows
 (100 fits) 2.0 / 2.0 / 2.0 / 1.0 %: hence ``GATE_T = 3``.
+
+Join table rows (``python benchmarks/new_nodes.py --families persolin
+--datasets landmine,moons,har --seeds 0,1,2 --ks 5,10,20``; join, Global,
+Local, refit, bytes and CPU of the join over the refit's; the refit now
+includes the gate's bytes)::
+
+    Landmine   5   93.9 (93.87)  93.8 SVC  93.5 SVC     93.6  0.0015  0.016  yes (was 93.6, no)
+    Landmine  10   93.9 (93.92)  93.8 SVC  93.5 SVC     93.5  0.0014  0.017  yes (was 93.6, no)
+    Landmine  20   94.1 (94.10)  93.8 SVC  93.6 SVC     93.6  0.0014  0.016  yes (was 93.8, no)
+    moons      5   54.1  50.7 own     55.9 LinSVC  55.1  0.0222  0.094  no (unchanged but bytes)
+    moons     10   58.0  51.2 LinSVC  59.1 LinSVC  58.4  0.0263  0.110  no
+    moons     20   61.5  53.1 LinSVC  62.6 LogReg  63.9  0.0242  0.117  no
+    HAR        5   93.6  97.8 LogReg  78.0 SVC     89.9  0.0052  0.002  no (unchanged but bytes)
+    HAR       10   93.9  97.9 LogReg  82.8 LinSVC  93.1  0.0051  0.002  no
+    HAR       20   94.6  97.9 LogReg  88.4 LinSVC  93.4  0.0051  0.005  no
+
+``--datasets related``: every row's join equals the graph join's (gate
+closed on all 15 fits).
 """
 
 import argparse
