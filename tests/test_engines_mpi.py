@@ -91,14 +91,14 @@ def _cases(tmp):
     sw = np.random.RandomState(3).uniform(0.5, 2.0, size=len(y))
     est = PersonalizedLinearClassifier(
         mu=0.5, max_iter=150, graph_update_every=30, max_neighbors=3, random_state=4,
-        network=SimulatedNetwork("erdos_renyi", topology_params={"p": 0.6}, drop_rate=0.1),
+        join_neighbours="graph", network=SimulatedNetwork("erdos_renyi", topology_params={"p": 0.6}, drop_rate=0.1),
     )
     cases.append(("perso_lin_learned_drops", est, X, y, g, sw))
     # Perso-lin's own peer scores (its mean logistic loss), re-learned graph.
     X, y, g = _clustered_moons(8, 20, 6)
     est = PersonalizedLinearClassifier(
         mu=0.5, max_iter=120, graph_update_every=30, max_neighbors=3, peer_scoring=True,
-        random_state=9,
+        random_state=9, join_neighbours="graph",
     )
     cases.append(("perso_lin_peer_scoring", est, X, y, g, None))
     X, y, g = _clustered_moons(8, 15, 4, n_classes=3)
@@ -639,7 +639,8 @@ def test_dada_and_perso_lin_survive_a_stopped_rank(mpi_cases, tmp_path, monkeypa
     X, y, g = _clustered_moons(8, 30, 0)
     dada = DecentralizedBoostingClassifier(n_estimators=12, max_iter=160, random_state=0)
     X2, y2, g2 = _clustered_moons(8, 20, 3, n_classes=3)
-    perso = PersonalizedLinearClassifier(mu=0.5, max_iter=150, max_neighbors=3, random_state=4)
+    perso = PersonalizedLinearClassifier(mu=0.5, max_iter=150, max_neighbors=3, random_state=4,
+                                         join_neighbours="graph")  # (MPI: no gate)
     stopped = n_ranks - 1 if n_ranks == 2 else 0
     for est, X_, y_, g_, stop in [(dada, X, y, g, 52), (perso, X2, y2, g2, 57)]:
         name = type(est).__name__

@@ -223,7 +223,8 @@ def _clusters(seed, n_nodes=24, n_new=6):
 def _both_ways(params, n_new=6, dtype=np.float64):
     X, y, groups, new = _clusters(0, n_new=n_new)
     X = X.astype(dtype)
-    est = PersonalizedLinearClassifier(random_state=0, **params).fit(
+    # (the graph join: the feature-mean gate opens by chance on this seed)
+    est = PersonalizedLinearClassifier(random_state=0, join_neighbours="graph", **params).fit(
         X[~new], y[~new], groups=groups[~new])
     before = copy.deepcopy(est)
     batched = copy.deepcopy(est).add_nodes(X[new], y[new], groups=groups[new])

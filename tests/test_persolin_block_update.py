@@ -187,7 +187,8 @@ def test_bytes_of_a_wake_up_do_not_change_closed_form():
     sent = {}
     for update in ("block", "gradient"):
         est = PersonalizedLinearClassifier(graph=W, max_iter=T, random_state=2,
-                                           local_update=update).fit(X, y, groups=g)
+                                           local_update=update,
+                                           join_neighbours="graph").fit(X, y, groups=g)
         sent[update] = est.n_bytes_sent_
         # every node of a ring has 2 neighbours: each wake-up sends 2 models
         # of n_features + 1 float64 (a 16-byte header each)

@@ -49,7 +49,7 @@ def _objective(theta, Z, y, c_eff, alpha, n_pen, mu, v, fixed):
 @pytest.mark.parametrize("seed", [0, 1])
 def test_newcomer_model_is_its_problems_minimizer(seed, n_classes):
     X, y, groups, new = _data(seed, n_classes)
-    est = PersonalizedLinearClassifier(random_state=seed).fit(
+    est = PersonalizedLinearClassifier(random_state=seed, join_neighbours="graph").fit(
         X[~new], y[~new], groups=groups[~new])
     before = copy.deepcopy(est)
     joined = est.add_nodes(X[new], y[new], groups=groups[new])

@@ -411,7 +411,10 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         ``privacy`` budget no loss is sent, every step of a new node is
         private with the fit's mechanism (as many as a fitted node could
         afford) and its spend is appended to ``privacy_spent_``.  Stragglers
-        are refused as in ``fit``.
+        are refused as in ``fit``.  A Perso-lin fit whose feature-mean gate
+        opened (``newcomer_rule_ == "features"``, see ``join_neighbours``)
+        gives each newcomer the mean model of its 5 nearest-mean fitted
+        nodes instead of these steps.
 
         Parameters
         ----------
@@ -457,7 +460,11 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
 
         check_is_fitted(self)
         n_before = len(self.nodes_)
-        graph_join_nodes(self, X, y, groups, sample_weight)
+        if getattr(self, "newcomer_rule_", "graph") == "features":  # (Perso-lin's gate)
+            from .._mean_neighbours import mean_neighbour_join
+            mean_neighbour_join(self, X, y, groups, sample_weight)
+        else:
+            graph_join_nodes(self, X, y, groups, sample_weight)
         extend_kept_local(self, len(self.nodes_) - n_before)
         return self
 

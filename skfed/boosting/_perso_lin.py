@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._compat import Interval, StrOptions
 from .._join_params import fitted_param
+from .._mean_neighbours import JOIN_NEIGHBOURS, fit_gate
 from .._core._boosting_fast import lin_async, lin_local, lin_local_solve, lin_losses
 from ._perso_lin_block import LOCAL_UPDATES, async_block_args, resolved_local_update
 from ..network import payload_bytes
@@ -696,6 +697,10 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         small nodes, at most 0.03 lower on the other held-out families
         (``python benchmarks/persolin_block_update.py``);
         a wake-up costs more CPU (HAR's fit 9 times, d = 500's 6 times).
+    join_neighbours : {"auto", "graph"}, default="auto"
+        ``"auto"``: a gate ends the fit (bytes in ``communication_``); if it opens, newcomers
+        take the mean model of their 5 nearest-feature-mean fitted nodes.  ``"graph"`` (and
+        ``privacy``, the MPI engine): the graph join only (:mod:`skfed._mean_neighbours`).
 
     Attributes
     ----------
@@ -713,6 +718,8 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         round, the vote's, last (``privacy_["class_vote"]``).
     join_communication_ : CommunicationLog
         What the joins of :meth:`add_nodes` sent; only after a join.
+    newcomer_rule_, newcomer_gate_ : str, dict or None
+        :meth:`add_nodes`'s rule, the gate (``t``, ``gains``...): :mod:`skfed._mean_neighbours`.
     n_features_in_ : int
     privacy_spent_ : ndarray of shape (n_nodes,)
         Only with ``privacy``: the epsilon each node spent at the
@@ -822,14 +829,12 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     True
     """
 
-    # Fewer, larger private steps: at epsilon 3, 30 iterations per node score
-    # 0.799 instead of 0.769 on the moons (20 nodes) and 0.529 instead of
-    # 0.516 on Computer buyers (190 nodes), seeds 0-2.
+    # Fewer, larger private steps (measured in max_iter's entry above).
     _private_iter_per_node = 30
 
     __doc__ = _fill_released_doc(__doc__, "lam", ", ``LogisticRegression()`` on its samples")
 
-    _join_fixed_params = _BaseGraphPersonalized._join_fixed_params + ("local_update",)
+    _join_fixed_params = _BaseGraphPersonalized._join_fixed_params + ("local_update", "join_neighbours")
 
     _parameter_constraints = {
         "loss": [StrOptions(set(_LOSSES))],
@@ -837,6 +842,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         "peer_scoring": ["boolean"],
         "privacy": [None, DifferentialPrivacy],
         "local_update": [StrOptions(set(LOCAL_UPDATES))],
+        "join_neighbours": [StrOptions(set(JOIN_NEIGHBOURS))],
         **_BaseGraphPersonalized._common_constraints,
     }
 
@@ -867,6 +873,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         n_jobs=None,
         privacy=None,
         local_update="auto",
+        join_neighbours="auto",
     ):
         self.loss = loss
         self.alpha = alpha
@@ -892,6 +899,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         self.n_jobs = n_jobs
         self.privacy = privacy
         self.local_update = local_update
+        self.join_neighbours = join_neighbours
 
     def _design(self, X, dtype):
         if fitted_param(self, "fit_intercept"):  # (the fit's: set_params waits for a fit)
@@ -961,6 +969,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
             self.refit_trust_ = _squeeze_problems(refit[1])
         self.coef_, self.intercept_ = _split_models(
             state.theta if refit is None else refit[0], n_features, self.fit_intercept)
+        fit_gate(self, state, simulation, spec)
         return self
 
     def _plan_private_gradients(self, state, spec, mass):

@@ -76,4 +76,6 @@ def fit_perso_lin(est, peer, block, validate, random_state):
     state.local_update = resolved_local_update(est, None)  # (_refuse: no privacy)
     run = _Run(est, _PersoLin, peer, block, state, simulation)
     _alternate(est, run, simulation, seeds)
+    # (no feature-mean gate on MPI ranks: the graph join; see join_neighbours)
+    est.newcomer_rule_, est.newcomer_gate_ = "graph", None
     return _finish(est, run, state, Xs.shape[1])

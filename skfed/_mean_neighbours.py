@@ -1,0 +1,370 @@
+"""Feature-mean neighbours for newcomers, behind a fit-time gate (issue 32).
+
+A newcomer of :meth:`~skfed.boosting.PersonalizedLinearClassifier.add_nodes`
+with few samples, mostly of one class, cannot rank its peers' models by its
+labels: on Landmine its graph row put most weight on fields of the other
+terrain.  The nodes' feature means locate the terrain there, but not on
+data whose tasks share one input distribution (rotated moons, clustered
+related tasks), where taking the nearest-mean nodes loses 7-25 points.  So
+the fitted federation first checks, on its own rows, whether feature-mean
+neighbours help it (the *gate*), and only then do newcomers use them.
+
+**The gate** (end of ``fit``, no privacy; ``join_neighbours="auto"``).
+
+1. Every node sends its sample-weighted feature mean and its mass
+   (``d + 1`` float64) to a hub, fitted node 0 (``n - 1`` messages; the hub,
+   and only it, learns every mean), which answers each node with the
+   indices and masses of its ``m = N_NEAREST`` nearest other nodes by
+   Euclidean distance between feature means (``m`` int32 and ``m`` float64,
+   ``n - 1`` messages).  Every node sending its mean to every other node
+   instead cost 9-18 % of the fit's bytes on rotated moons and related
+   tasks (80-200 nodes); through the hub 1-2 %.
+2. Every node asks (an empty request) those ``m`` nodes for their final
+   models; each answers with its model (``model_message_bytes``).
+3. The mass-weighted sum of all models and the total mass (``P n_base + 1``
+   float64) are summed at fitted node 0 (``n - 1`` messages up) and sent back
+   (``n - 1`` down); a node takes its own share out to get the mean model of
+   all OTHER nodes.
+4. Every node ``i`` computes on its own rows the sample-weighted accuracy of
+   the mass-weighted mean model of its ``m`` nearest peers and of the mean
+   model of all others; its gain ``g_i`` is their difference (one float64
+   to node 0, ``n - 1`` messages), and node 0 sends back ``t`` (one float64,
+   ``n - 1`` messages): ``t = mean(g) / (std(g, ddof=1) / sqrt(n))`` (``+-inf``
+   when every gain is the same non-zero value, 0 when all are zero).
+
+The gate opens when ``t > GATE_T`` (3): then ``newcomer_rule_ = "features"``,
+otherwise ``"graph"``.  landmine1 proposed 2; on federations whose feature
+means say nothing (one input distribution, two opposite label rules,
+``benchmarks/new_nodes_persolin_mean_neighbours.py --null 200``) the gate
+opened on 7.0 % of 200 fits of 18 nodes at 2, 2.0 % at 3 (40 nodes: 2.0 %
+at both), and a wrong opening costs such newcomers 7-25 points (landmine1's
+moons and related-clustered), while Perso-lin's Landmine fits have t 3.6-5.9
+(seeds 0-5) and the held-out data sets at most +0.1 (moons, related-*).  Fewer than
+two fitted nodes: no gate.  The exchange
+waits for every node (it runs once, after the fit: dropped nodes are not
+drawn); rogue nodes send their corrupted mean, model and sum share.  Under a
+finite ``privacy`` budget the gate is not run (the means and gains are not
+privatized and no accountant covers them): ``newcomer_rule_ = "graph"``, the
+graph join's private steps as before (``epsilon=inf`` is the non-private fit
+and runs it).
+
+**The join** (``newcomer_rule_ == "features"``).  Each newcomer sends the hub
+its sample-weighted feature mean (``d`` float64); the hub answers with its
+``m`` nearest fitted nodes and their masses (as in step 1; joined nodes are
+not candidates); the newcomer asks them for their models and takes their
+mass-weighted mean (no training).  Its graph row holds those
+``m`` nodes with the mass shares as weights (it sends each its weight, as
+the graph join does); its confidence is its mass over the fit's largest.
+Rounds repeat until the hub and the asked nodes answer (dropped ones do
+not).
+
+Every newcomer takes the mean, not only those whose samples are one class
+(landmine1's ``gatenear5`` against ``gate5``, Landmine seeds 0-5, over
+pooled ``SVC()`` at k = 5 / 10 / 20: +0.17 / +0.25 / +0.31 against +0.23 /
++0.22 / +0.18, ``benchmarks/new_nodes_landmine_neighbours.py`` on branch
+landmine1), and no block solve follows it (the 5 nodes as neighbours and
+the newcomer's block solved scores the same to 0.01: its confidence is
+small).  Measured: ``benchmarks/new_nodes_persolin_mean_neighbours.py``
+(its docstring) and the Perso-lin section of the boosting user guide.
+"""
+
+import math
+
+import numpy as np
+from scipy import sparse
+
+from .graph import model_message_bytes
+from .network import payload_bytes
+
+# Nodes averaged by a newcomer and in the gate's "near" model (landmine1's m).
+N_NEAREST = 5
+# The gate opens when the mean gain's t statistic exceeds this.
+GATE_T = 3.0
+JOIN_NEIGHBOURS = ("auto", "graph")
+
+
+def node_means(X, sw, offsets):
+    """``(means, masses)``: every node's sample-weighted feature mean and mass
+    (node ``k``'s rows are ``offsets[k]:offsets[k + 1]``)."""
+    n = len(offsets) - 1
+    X = np.asarray(X, dtype=np.float64)
+    sw = np.asarray(sw, dtype=np.float64)
+    idx = np.repeat(np.arange(n), np.diff(offsets))
+    masses = np.bincount(idx, weights=sw, minlength=n)
+    sums = np.zeros((n, X.shape[1]))
+    np.add.at(sums, idx, X * sw[:, None])
+    return sums / masses[:, None], masses
+
+
+def nearest(means, target, m, exclude=None):
+    """Indices of the ``m`` rows of ``means`` nearest ``target`` (Euclidean;
+    ties by index), skipping ``exclude``."""
+    dist = ((np.asarray(means) - np.asarray(target)) ** 2).sum(axis=1)
+    if exclude is not None:
+        dist[exclude] = np.inf
+    order = np.argsort(dist, kind="stable")
+    return order[:min(m, len(means) - (exclude is not None))]
+
+
+def hub_answer(sim, means, target, m, exclude=None):
+    """The hub's (fitted node 0's) answer: the ``m`` nodes nearest ``target``;
+    a rogue hub names the ``m`` farthest (``"complement"``) or ``m`` drawn at
+    random (``"random"``)."""
+    if not sim.rogue[0]:
+        return nearest(means, target, m, exclude)
+    count = min(m, len(means) - (exclude is not None))
+    pool = np.array([j for j in range(len(means)) if j != exclude], dtype=np.intp)
+    if sim.network.rogue_behavior == "complement":
+        dist = ((means[pool] - target) ** 2).sum(axis=1)
+        return pool[np.argsort(-dist, kind="stable")[:count]]
+    return np.sort(sim.rng.choice(pool, size=count, replace=False))
+
+
+def mean_model(models, masses, chosen):
+    """The mass-weighted mean of ``models[chosen]`` (``(P, n_base)``)."""
+    w = masses[chosen] / masses[chosen].sum()
+    return np.tensordot(w, np.asarray(models, dtype=np.float64)[chosen], axes=1)
+
+
+def weighted_accuracy(Z, Y, sw, model):
+    """Sample-weighted accuracy of ``model`` (``(P, n_base)``) on the rows
+    ``Z`` with one-vs-rest +-1 targets ``Y`` (``(P, m)``): the sign of the
+    score for one problem, the largest score for several."""
+    scores = np.asarray(Z, dtype=np.float64) @ model.T          # (m, P)
+    if Y.shape[0] == 1:
+        correct = (scores[:, 0] > 0) == (Y[0] > 0)
+    else:
+        correct = np.argmax(scores, axis=1) == np.argmax(Y, axis=0)
+    sw = np.asarray(sw, dtype=np.float64)
+    return float(np.sum(sw * correct) / np.sum(sw))
+
+
+def gate_statistic(gains):
+    """``t`` of the gains: mean over its standard error (see the module)."""
+    gains = np.asarray(gains, dtype=np.float64)
+    mean = float(np.mean(gains)) if len(gains) else 0.0
+    spread = float(np.std(gains, ddof=1) / np.sqrt(len(gains))) if len(gains) > 1 else 0.0
+    if spread > 0:
+        return mean / spread
+    return 0.0 if mean == 0 or len(gains) < 2 else float(np.copysign(np.inf, mean))
+
+
+def run_gate(Z, Y, sw, offsets, raw_X, models, sim, m=N_NEAREST):
+    """Run the gate over the fitted nodes, counting its messages in ``sim``.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_base)
+        The design (intercept column last when fitted).
+    Y : ndarray of shape (P, n_samples)
+        One-vs-rest +-1 targets.
+    sw : ndarray of shape (n_samples,)
+    offsets : ndarray of shape (n_nodes + 1,)
+    raw_X : ndarray of shape (n_samples, n_features)
+        The features the means are taken over.
+    models : ndarray of shape (n_nodes, P, n_base)
+        The nodes' final models.
+    sim : NetworkSimulation
+        The fit's simulation (its counter gets the gate's rounds).
+    m : int
+
+    Returns
+    -------
+    dict
+        ``t``, ``mean_gain``, ``gains`` (per node), ``open``, ``m``, and
+        ``means``, ``masses`` (what every node holds after step 1).
+    """
+    n = len(offsets) - 1
+    means, masses = node_means(raw_X, sw, offsets)
+    rogue = np.asarray(sim.rogue, dtype=bool)
+    nodes = np.arange(n, dtype=np.intp)
+    # Step 1: means and masses up to the hub (fitted node 0); it answers each
+    # node with its m nearest others and their masses.
+    sent = np.column_stack([means, masses])
+    if rogue.any():
+        sent = sim.corrupt_value_rows(sent, nodes)
+    seen_means, seen_masses = sent[:, :-1], np.abs(sent[:, -1])
+    rest = nodes[1:]
+    sim.counter.send_pairs(rest, np.zeros(n - 1, np.intp), np.full(
+        n - 1, payload_bytes(n_float64=means.shape[1] + 1), np.int64))
+    sim.counter.next_round()
+    near = [hub_answer(sim, seen_means, seen_means[i], m, exclude=i) for i in range(n)]
+    sim.counter.send_pairs(np.zeros(n - 1, np.intp), rest, np.full(
+        n - 1, payload_bytes(n_float64=m, n_int32=m), np.int64))
+    sim.counter.next_round()
+    flat = np.asarray(models, dtype=np.float64).reshape(n, -1)
+    answers = sim.corrupt_value_rows(flat.copy(), nodes) if rogue.any() else flat
+    answers = answers.reshape(models.shape)
+    # Step 2: the m nearest peers' models.
+    asker = np.repeat(nodes, [len(c) for c in near])
+    peer = np.concatenate(near + [np.zeros(0, dtype=np.intp)]).astype(np.intp)
+    payloads = model_message_bytes(flat, models.dtype)
+    sim.counter.send_pairs(asker, peer, np.zeros(len(peer), dtype=np.int64))
+    sim.counter.send_pairs(peer, asker, payloads[peer].astype(np.int64))
+    sim.counter.next_round()
+    # Step 3: the sum of mass-weighted models at node 0 and back.
+    share_bytes = payload_bytes(n_float64=flat.shape[1] + 1)
+    total = np.tensordot(seen_masses, answers, axes=1)
+    mass_total = float(seen_masses.sum())
+    sim.counter.send_pairs(rest, np.zeros(n - 1, np.intp), np.full(n - 1, share_bytes, np.int64))
+    sim.counter.next_round()
+    sim.counter.send_pairs(np.zeros(n - 1, np.intp), rest, np.full(n - 1, share_bytes, np.int64))
+    sim.counter.next_round()
+    # Step 4: each node's gain on its own rows; t at node 0 and back.
+    gains = np.zeros(n)
+    for i in range(n):
+        rows = slice(offsets[i], offsets[i + 1])
+        own = np.asarray(models[i], dtype=np.float64)
+        near_model = mean_model(answers, seen_masses, near[i])
+        others = (total - masses[i] * own) / (mass_total - masses[i])
+        gains[i] = (weighted_accuracy(Z[rows], Y[:, rows], sw[rows], near_model)
+                    - weighted_accuracy(Z[rows], Y[:, rows], sw[rows], others))
+    one = payload_bytes(n_float64=1)
+    sim.counter.send_pairs(rest, np.zeros(n - 1, np.intp), np.full(n - 1, one, np.int64))
+    sim.counter.next_round()
+    sim.counter.send_pairs(np.zeros(n - 1, np.intp), rest, np.full(n - 1, one, np.int64))
+    sim.counter.next_round()
+    t = gate_statistic(gains)
+    return {"t": t, "mean_gain": float(np.mean(gains)), "gains": gains, "open": bool(t > GATE_T),
+            "m": int(m), "means": seen_means, "masses": seen_masses}
+
+
+def fit_gate(est, state, simulation, spec):
+    """Run the gate at the end of a Perso-lin fit (``join_neighbours="auto"``,
+    no privacy) and set ``newcomer_rule_`` / ``newcomer_gate_``; the gate's messages
+    join ``communication_``.  Under a finite ``privacy`` budget or ``"graph"``:
+    no gate, ``newcomer_rule_ = "graph"``, ``newcomer_gate_ = None``."""
+    est.newcomer_rule_, est.newcomer_gate_ = "graph", None
+    private = spec is not None and math.isfinite(spec.epsilon)
+    if private or est.join_neighbours == "graph" or len(state.offsets) < 3:
+        return
+    models = est._full_coef()
+    gate = run_gate(state.X, state.Y, state.sw, state.offsets, state.raw_X, models,
+                    simulation)
+    before = est.n_bytes_sent_
+    est._set_communication(simulation)
+    est.newcomer_gate_ = {key: gate[key] for key in ("t", "mean_gain", "gains", "open", "m")}
+    est.newcomer_gate_["n_bytes"] = int(est.n_bytes_sent_ - before)
+    if gate["open"]:
+        est.newcomer_rule_ = "features"
+        est._join_info["feature_means"] = gate["means"]
+        est._join_info["feature_masses"] = gate["masses"]
+
+
+def mean_neighbour_join(est, X, y, groups, sample_weight=None):
+    """Join new nodes by their feature-mean neighbours (see the module).
+
+    Appends the newcomers to ``nodes_``, ``coef_``, ``intercept_``,
+    ``confidence_`` and ``collaboration_graph_``; the join's messages go to
+    ``join_communication_``.  The fitted nodes' models are not touched.
+
+    Returns
+    -------
+    est
+    """
+    from ._graph_join import _design, _models, _Newcomer, _random_seed, _targets
+    from ._graph_join_fitted import csr_of_pairs, join_random_state, join_simulation
+
+    info = est._join_info
+    X, y, sample_weight, new_labels, layout = est._validate_join_data(
+        X, y, groups, sample_weight)
+    sw = (np.ones(X.shape[0]) if sample_weight is None
+          else np.asarray(sample_weight, dtype=np.float64))
+    means, masses = info["feature_means"], info["feature_masses"]
+    n_fit, n_old, n_new = len(means), len(est.nodes_), len(new_labels)
+    models = _models(est)
+    dtype = models.dtype
+    seed = int(getattr(est, "_join_seed", 0))
+    rng = join_random_state([_random_seed(est), seed, 104743])
+    sim = join_simulation(est, n_old + n_new, rng)
+    rogue_old = np.asarray(info.get("rogue", np.zeros(n_old, bool)), dtype=bool)
+    sim.rogue[:] = np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)])
+    own = [layout.node_indices(k) for k in range(n_new)]
+    own_means = np.array([np.average(np.asarray(X[i], dtype=np.float64), axis=0,
+                                     weights=sw[i]) for i in own])
+    flat = models[:n_fit].reshape(n_fit, -1).astype(np.float64)
+    payloads = model_message_bytes(flat, dtype)
+    newcomers = n_old + np.arange(n_new, dtype=np.intp)
+    # Round(s) 1: the newcomer's mean to the hub (fitted node 0), which answers
+    # with its m nearest fitted nodes and their masses.
+    chosen = [None] * n_new
+    waiting = np.arange(n_new)
+    up = payload_bytes(n_float64=means.shape[1])
+    down = payload_bytes(n_float64=N_NEAREST, n_int32=N_NEAREST)
+    while len(waiting):
+        active = sim.draw_rounds(1)[0][0]
+        sim.counter.send_pairs(newcomers[waiting], np.zeros(len(waiting), np.intp),
+                               np.full(len(waiting), up, np.int64))
+        if active[0]:
+            sim.counter.send_pairs(np.zeros(len(waiting), np.intp), newcomers[waiting],
+                                   np.full(len(waiting), down, np.int64))
+            for k in waiting.tolist():
+                chosen[k] = hub_answer(sim, means, own_means[k], N_NEAREST)
+            waiting = waiting[:0]
+        sim.counter.next_round()
+    # Round(s) 2: the chosen nodes' models (asked again until each answers).
+    received = [dict() for _ in range(n_new)]
+    while any(len(received[k]) < len(chosen[k]) for k in range(n_new)):
+        active = sim.draw_rounds(1)[0][0]
+        for k in range(n_new):
+            todo = np.array([j for j in chosen[k] if int(j) not in received[k]], dtype=np.intp)
+            if not len(todo):
+                continue
+            sim.counter.send_pairs(np.full(len(todo), newcomers[k], np.intp), todo,
+                                   np.zeros(len(todo), np.int64))
+            got = todo[active[todo]]
+            sim.counter.send_pairs(got, np.full(len(got), newcomers[k], np.intp),
+                                   payloads[got].astype(np.int64))
+            answers = sim.corrupt_value_rows(flat[got].copy(), got) if len(got) else flat[got]
+            for j, a in zip(got.tolist(), answers):
+                received[k][j] = a
+        sim.counter.next_round()
+    new_models = np.zeros((n_new,) + models.shape[1:], dtype=dtype)
+    rows, cols, weights, losses, confidences = [], [], [], np.zeros(n_new), np.zeros(n_new)
+    Z_all, Y_all = _design(est, X, dtype), _targets(est, y, dtype)
+    for k in range(n_new):
+        c = np.asarray(chosen[k], dtype=np.intp)
+        w = masses[c] / masses[c].sum()
+        avg = np.tensordot(w, np.stack([received[k][int(j)] for j in c]), axes=1)
+        new_models[k] = avg.reshape(models.shape[1:])
+        idx = own[k]
+        node = _Newcomer(est, np.ascontiguousarray(Z_all[idx]),
+                         np.ascontiguousarray(Y_all[:, idx]),
+                         np.ascontiguousarray(sw[idx], dtype=dtype), float(info["max_mass"]),
+                         dtype)
+        pen = new_models[k][:, :node.n_penalized].astype(np.float64)
+        losses[k] = node.confidence * float(
+            node.data_losses(new_models[k][None]).sum() + 0.5 * node.l2 * np.sum(pen * pen))
+        confidences[k] = node.confidence
+        rows.append(np.full(len(c), n_old + k))
+        cols.append(c)
+        weights.append(w)
+    r = np.concatenate(rows).astype(np.intp)
+    c = np.concatenate(cols).astype(np.intp)
+    w = np.concatenate(weights)
+    # Last round: each newcomer tells its neighbours their weight.
+    sim.counter.send_pairs(r, c, np.full(len(r), payload_bytes(n_float64=1), np.int64))
+    sim.counter.next_round()
+    est._append_nodes(new_labels)
+    n_coef = models.shape[2] - int(est.fit_intercept)
+    coef = new_models[:, :, :n_coef]
+    intercept = (new_models[:, :, n_coef] if est.fit_intercept
+                 else np.zeros(new_models.shape[:2], dtype))
+    if est.coef_.ndim == 2:
+        coef, intercept = coef[:, 0, :], intercept[:, 0]
+    est.coef_ = np.ascontiguousarray(np.concatenate([est.coef_, coef]))
+    est.intercept_ = np.ascontiguousarray(np.concatenate([est.intercept_, intercept]))
+    est.confidence_ = np.concatenate([est.confidence_, confidences])
+    W_old = sparse.csr_matrix(est.collaboration_graph_)
+    old_row = np.repeat(np.arange(n_old, dtype=np.intp), np.diff(W_old.indptr))
+    est.collaboration_graph_ = csr_of_pairs(
+        np.concatenate([W_old.data, w, w]), np.concatenate([old_row, r, c]),
+        np.concatenate([W_old.indices, c, r]), n_old + n_new)
+    graph_models = info.get("graph_models")
+    est._join_info = dict(info, losses=np.concatenate([info["losses"], losses]),
+                          rogue=np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)]),
+                          graph_models=None if graph_models is None else np.concatenate(
+                              [graph_models, new_models]))
+    est._join_seed = seed + 1
+    est._record_join(sim.log(node_labels=est.nodes_))
+    return est
