@@ -42,6 +42,8 @@ from ._private import _DADA_PUBLIC, _check_private_inputs, plan_private_choices
 from ._kernel_graph import fit_graph_models, graph_signal_used
 from ._dada_view import PeerViewMixin
 from ._dada_radius import AutoRadiusJoinMixin, fit_auto_radius
+from ._dada_mean_join import OneClassJoinMixin, fit_gate
+from .._mean_neighbours import JOIN_NEIGHBOURS
 from ._stumps import (
     _stump_counts,
     _vote_size,
@@ -62,7 +64,7 @@ from ._dada_state import (  # noqa: F401  (_BoostingState: skfed.boosting re-exp
 )
 
 
-class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, PeerViewMixin,
+class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, PeerViewMixin,
                                       _BaseGraphPersonalized):
     """Dada: personalized l1-boosting per node, over a learned collaboration graph.
 
@@ -418,6 +420,11 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, PeerViewMixin,
         (:func:`make_stump_predictors`) and no ``sample_weight``
         (``clip_norm`` is not used: the scores are bounded by construction).
         None: no privacy.
+    join_neighbours : {"auto", "graph"}, default="auto"
+        ``"auto"``: a gate ends the fit (bytes in ``communication_``); if it opens,
+        one-class newcomers take the mean model of their 5 nearest-feature-mean
+        fitted nodes.  ``"graph"`` (and ``privacy``): the graph join only
+        (:mod:`skfed.boosting._dada_mean_join`).
 
     Attributes
     ----------
@@ -488,6 +495,8 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, PeerViewMixin,
     join_communication_ : CommunicationLog
         What the joins of :meth:`add_nodes` sent, rounds appended join after
         join; only after a join.
+    join_rule_, join_gate_ : str, dict or None
+        ``"one-class"`` if the fit's gate opened, else ``"graph"``; the gate's ``t``, ``gains``...
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
     privacy_spent_ : ndarray of shape (n_nodes,)
@@ -599,7 +608,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, PeerViewMixin,
     # a join re-runs the feature vote and gives a newly selected feature the
     # fit's stumps: add_nodes refuses these changed since fit, too
     _join_fixed_params = _BaseGraphPersonalized._join_fixed_params + (
-        "stump_placement", "feature_selection")
+        "stump_placement", "feature_selection", "join_neighbours")
     # a fixed graph compares no models either
     _learned_graph_only = (*_BaseGraphPersonalized._learned_graph_only, "graph_signal",
                            "peer_view")
@@ -616,6 +625,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, PeerViewMixin,
         "peer_view": [None, StrOptions({"auto"}), Interval(numbers.Integral, 1, None,
                                                            closed="left")],
         "privacy": [None, DifferentialPrivacy],
+        "join_neighbours": [StrOptions(set(JOIN_NEIGHBOURS))],
         **_BaseGraphPersonalized._common_constraints,
     }
 
@@ -650,6 +660,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, PeerViewMixin,
         random_state=None,
         n_jobs=None,
         privacy=None,
+        join_neighbours="auto",
     ):
         self.n_estimators = n_estimators
         self.base_predictors = base_predictors
@@ -679,6 +690,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, PeerViewMixin,
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.privacy = privacy
+        self.join_neighbours = join_neighbours
 
     # -------------------------------------------------------- base predictors
     def _agree_on_ranges(self, Xs, sws, layout, simulation):
@@ -922,6 +934,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, PeerViewMixin,
             state.alpha if refit is None else refit[0], n_stumps, self.fit_intercept)
         self.n_base_predictors_, self.beta_, self.mu_ = H.shape[1], self.beta, self.mu
         self.radius_selection_, _ = None, self.__dict__.pop("_radius_join_params", None)
+        fit_gate(self, state, simulation, spec)  # (add_nodes' one-class rule)
         return self
 
     def _score_weight(self):

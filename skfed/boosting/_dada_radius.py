@@ -113,7 +113,8 @@ def fit_auto_radius(est, X, y, groups, sample_weight):
     keep = ~held
     scores, logs = [], []
     for beta in RADII:
-        cand = clone(est).set_params(beta=beta, mu=est.mu * RADII[0] / beta, group_column=None)
+        cand = clone(est).set_params(beta=beta, mu=est.mu * RADII[0] / beta, group_column=None,
+                                     join_neighbours="graph")  # (the final fit's gate only)
         cand.fit(Xs[keep], labels[keep], groups=nodes[node[keep]], sample_weight=sws[keep])
         logs.append(cand.communication_)
         if held.any():

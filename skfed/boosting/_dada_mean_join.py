@@ -1,0 +1,220 @@
+"""Dada newcomers of one class join by feature-mean neighbours (issue 32).
+
+A newcomer whose samples are all of one class cannot rank its candidates'
+models by its labels: on Landmine (5-20 samples, 6 % positives) its graph
+row went mostly to fields of the other terrain.  The nodes' feature means
+place it there, but only where tasks differ in their input distribution,
+so the fit first runs the gate of :mod:`skfed._mean_neighbours` (its
+messages in ``communication_``; not under ``privacy``, nor with
+``join_neighbours="graph"``): each node scores on its own rows the mean
+model of its 5 nearest-mean peers against the mean of all others, and the
+gate opens when the gains' ``t`` exceeds 2 (``join_gate_``).
+
+With the gate open (``join_rule_ == "one-class"``), :meth:`add_nodes`
+splits the call: newcomers holding samples of two classes or more join as
+before (the graph join of :mod:`skfed._graph_join`, among themselves), then
+the one-class newcomers (appended after them) each ask one fitted node,
+drawn by the join's ``random_state``, for the table of fitted means and
+masses (``8 n_fit (d + 1)`` bytes), pick the 5 fitted nodes nearest their
+own sample-weighted feature mean, ask those for their models and take the
+mass-weighted mean of the models (:data:`ONE_CLASS_MODEL` ``"mean"``; no
+training, no feature vote).  Its graph row holds those nodes with the mass
+shares as weights (each is sent its weight); its confidence is its mass
+over the fit's largest.  Rounds repeat until the asked nodes answer.
+
+Every other newcomer, every join with the gate closed and every fitted
+node are exactly what the graph join gives.  Measured:
+``benchmarks/dada_join_one_class.py``.
+"""
+
+import numpy as np
+from scipy import sparse
+from sklearn.utils import _safe_indexing
+
+from .._mean_neighbours import N_NEAREST, nearest, run_gate
+from ..graph import model_message_bytes
+from ..network import payload_bytes
+
+__all__ = ["fit_gate", "one_class_nodes", "one_class_join", "OneClassJoinMixin"]
+
+# What a one-class newcomer's model is: "mean", the mass-weighted mean of its
+# neighbours' models, or "fw", the graph join's Frank-Wolfe model steps on its
+# own samples from that mean (dada15's warm start), its row the mass shares.
+ONE_CLASS_MODEL = "mean"
+
+
+def fit_gate(est, state, simulation, spec):
+    """Run the gate at the end of a Dada fit; set ``join_rule_`` and
+    ``join_gate_`` (``None`` and ``"graph"`` when it does not run)."""
+    est.join_rule_, est.join_gate_ = "graph", None
+    est.__dict__.pop("_feature_table", None)
+    if spec is not None or est.join_neighbours == "graph" or state.K < 3:
+        return
+    gate = run_gate(state.H, state.Y, state.sw, state.offsets, state.raw_X,
+                    est._full_coef(), simulation)
+    est._set_communication(simulation)
+    est.join_gate_ = {key: gate[key] for key in ("t", "mean_gain", "gains", "open", "m")}
+    if gate["open"]:
+        est.join_rule_ = "one-class"
+        est._feature_table = (gate["means"], gate["masses"])
+
+
+def one_class_nodes(y, sw, layout, n_new):
+    """Boolean mask of the newcomers whose positive-weight samples are all of
+    one class."""
+    out = np.zeros(n_new, dtype=bool)
+    for k in range(n_new):
+        idx = layout.node_indices(k)
+        labels = np.asarray(y)[idx][np.asarray(sw)[idx] > 0]
+        out[k] = len(np.unique(labels)) <= 1
+    return out
+
+
+def one_class_join(est, X, y, groups, sample_weight=None):
+    """Join one-class newcomers by their feature-mean neighbours (see the
+    module); their messages go to ``join_communication_``."""
+    from .._graph_join import _design, _models, _Newcomer, _random_seed, _schedule, _targets
+    from .._graph_join import _WARM_START
+    from .._graph_join_fitted import csr_of_pairs, join_random_state, join_simulation
+
+    info = est._join_info
+    X, y, sample_weight, new_labels, layout = est._validate_join_data(
+        X, y, groups, sample_weight)
+    sw = (np.ones(X.shape[0]) if sample_weight is None
+          else np.asarray(sample_weight, dtype=np.float64))
+    means, masses = est._feature_table
+    n_fit, n_old, n_new = len(means), len(est.nodes_), len(new_labels)
+    models = _models(est)
+    dtype = models.dtype
+    seed = int(getattr(est, "_join_seed", 0))
+    rng = join_random_state([_random_seed(est), seed, 104759])
+    sim = join_simulation(est, n_old + n_new, rng)
+    rogue_old = np.asarray(info.get("rogue", np.zeros(n_old, bool)), dtype=bool)
+    sim.rogue[:] = np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)])
+    own = [layout.node_indices(k) for k in range(n_new)]
+    own_means = np.array([np.average(np.asarray(X[i], dtype=np.float64), axis=0,
+                                     weights=sw[i]) for i in own])
+    table_bytes = payload_bytes(n_float64=n_fit * (means.shape[1] + 1))
+    flat = models[:n_fit].reshape(n_fit, -1).astype(np.float64)
+    payloads = model_message_bytes(flat, dtype)
+    newcomers = n_old + np.arange(n_new, dtype=np.intp)
+    # The table of fitted means, from a fitted node drawn at random.
+    table_from = rng.randint(n_fit, size=n_new)
+    chosen, waiting = [None] * n_new, np.arange(n_new)
+    while len(waiting):
+        active = sim.draw_rounds(1)[0][0]
+        sim.counter.send_pairs(newcomers[waiting], table_from[waiting].astype(np.intp),
+                               np.zeros(len(waiting), np.int64))
+        ok = waiting[active[table_from[waiting]]]
+        sim.counter.send_pairs(table_from[ok].astype(np.intp), newcomers[ok],
+                               np.full(len(ok), table_bytes, np.int64))
+        for k in ok.tolist():
+            seen = np.column_stack([means, masses])
+            if sim.rogue[table_from[k]]:
+                seen = sim.corrupt_values(seen, int(table_from[k]))
+            chosen[k] = nearest(seen[:, :-1], own_means[k], N_NEAREST)
+        waiting = waiting[~active[table_from[waiting]]]
+        sim.counter.next_round()
+    # The chosen nodes' final models (asked again until each answers).
+    received = [dict() for _ in range(n_new)]
+    while any(len(received[k]) < len(chosen[k]) for k in range(n_new)):
+        active = sim.draw_rounds(1)[0][0]
+        for k in range(n_new):
+            todo = np.array([j for j in chosen[k] if int(j) not in received[k]], dtype=np.intp)
+            if not len(todo):
+                continue
+            sim.counter.send_pairs(np.full(len(todo), newcomers[k], np.intp), todo,
+                                   np.zeros(len(todo), np.int64))
+            got = todo[active[todo]]
+            sim.counter.send_pairs(got, np.full(len(got), newcomers[k], np.intp),
+                                   payloads[got].astype(np.int64))
+            answers = sim.corrupt_value_rows(flat[got].copy(), got) if len(got) else flat[got]
+            for j, a in zip(got.tolist(), answers):
+                received[k][j] = a
+        sim.counter.next_round()
+    shape = models.shape[1:]
+    new_models = np.zeros((n_new,) + shape, dtype=dtype)
+    losses, confidences, rows, cols, weights = np.zeros(n_new), np.zeros(n_new), [], [], []
+    Z_all, Y_all = _design(est, X, dtype), _targets(est, y, dtype)
+    _, n_steps = _schedule(est, int(info.get("n_fit", n_fit)))
+    for k in range(n_new):
+        c = np.asarray(chosen[k], dtype=np.intp)
+        w = masses[c] / masses[c].sum()
+        S = np.tensordot(w, np.stack([received[k][int(j)] for j in c]), axes=1)
+        idx = own[k]
+        node = _Newcomer(est, np.ascontiguousarray(Z_all[idx]),
+                         np.ascontiguousarray(Y_all[:, idx]),
+                         np.ascontiguousarray(sw[idx], dtype=dtype), float(info["max_mass"]),
+                         dtype)
+        if ONE_CLASS_MODEL == "fw":
+            node.model_steps(np.ascontiguousarray(S.reshape(shape), dtype=np.float64), 1.0, 0,
+                             n_steps, None, _WARM_START * n_steps)
+            new_models[k] = node.model[0]
+        else:
+            new_models[k] = S.reshape(shape)
+        losses[k] = node.confidence * float(node.data_losses(new_models[k][None]).sum())
+        confidences[k] = node.confidence
+        rows.append(np.full(len(c), n_old + k))
+        cols.append(c)
+        weights.append(w)
+    r = np.concatenate(rows).astype(np.intp)
+    c = np.concatenate(cols).astype(np.intp)
+    w = np.concatenate(weights)
+    # Last round: each newcomer tells its neighbours their weight.
+    sim.counter.send_pairs(r, c, np.full(len(r), payload_bytes(n_float64=1), np.int64))
+    sim.counter.next_round()
+    est._append_nodes(new_labels)
+    n_coef = shape[1] - int(est.fit_intercept)
+    coef = new_models[:, :, :n_coef]
+    intercept = (new_models[:, :, n_coef] if est.fit_intercept
+                 else np.zeros(new_models.shape[:2], dtype))
+    if est.coef_.ndim == 2:
+        coef, intercept = coef[:, 0, :], intercept[:, 0]
+    est.coef_ = np.ascontiguousarray(np.concatenate([est.coef_, coef]))
+    est.intercept_ = np.ascontiguousarray(np.concatenate([est.intercept_, intercept]))
+    est.confidence_ = np.concatenate([est.confidence_, confidences])
+    W_old = sparse.csr_matrix(est.collaboration_graph_)
+    old_row = np.repeat(np.arange(n_old, dtype=np.intp), np.diff(W_old.indptr))
+    est.collaboration_graph_ = csr_of_pairs(
+        np.concatenate([W_old.data, w, w]), np.concatenate([old_row, r, c]),
+        np.concatenate([W_old.indices, c, r]), n_old + n_new)
+    graph_models = info.get("graph_models")
+    est._join_info = dict(info, losses=np.concatenate([info["losses"], losses]),
+                          rogue=np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)]),
+                          graph_models=None if graph_models is None else np.concatenate(
+                              [graph_models, new_models]))
+    est._join_seed = seed + 1
+    est._record_join(sim.log(node_labels=est.nodes_))
+    return est
+
+
+class OneClassJoinMixin:
+    """``add_nodes`` of a Dada fit whose gate opened (see the module)."""
+
+    def add_nodes(self, X, y, groups=None, sample_weight=None):
+        if getattr(self, "join_rule_", "graph") != "one-class":
+            return super().add_nodes(X, y, groups=groups, sample_weight=sample_weight)
+        from .._kept_local import extend_kept_local
+
+        _, yv, swv, new_labels, layout = self._validate_join_data(X, y, groups, sample_weight)
+        swv = np.ones(len(yv)) if swv is None else np.asarray(swv)
+        one = one_class_nodes(yv, swv, layout, len(new_labels))
+        if not one.any():
+            return super().add_nodes(X, y, groups=groups, sample_weight=sample_weight)
+        node_of = np.empty(len(yv), dtype=np.intp)
+        for k in range(len(new_labels)):
+            node_of[layout.node_indices(k)] = k
+        rows = np.flatnonzero(one[node_of])
+
+        def part(mask_rows):
+            take = lambda a: None if a is None else _safe_indexing(a, mask_rows)  # noqa: E731
+            return take(X), take(y), take(groups), take(sample_weight)
+
+        if not one.all():
+            Xm, ym, gm, sm = part(np.flatnonzero(~one[node_of]))
+            super().add_nodes(Xm, ym, groups=gm, sample_weight=sm)
+        Xo, yo, go, so = part(rows)
+        n_before = len(self.nodes_)
+        one_class_join(self, Xo, yo, go, so)
+        extend_kept_local(self, len(self.nodes_) - n_before)
+        return self
