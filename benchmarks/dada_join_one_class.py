@@ -23,14 +23,18 @@ import json
 import warnings
 
 import new_nodes as nn
+import new_nodes_landmine_neighbours as lmn
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 from skfed.boosting import _dada_mean_join as mj
 
 
+VARIANTS = ("graph", "mean", "fw")
+
+
 def run(name, seed, ks):
-    data = nn.load(name, seed)
+    data = lmn.load(name, seed)  # (+ shifted-alike)
     X, y, groups = data[:3]
     extra = data[4] if len(data) > 4 else None
     fit_rows, new, order = nn.split(X, y, groups, seed, extra)
@@ -43,11 +47,12 @@ def run(name, seed, ks):
                    t=round(float(gate.get("t", np.nan)), 2))
         n_one = sum(len(np.unique(y[train][groups[train] == g])) == 1 for g in new)
         row["n_one_class"], row["n_new"] = int(n_one), len(new)
-        for variant in ("graph", "mean", "fw"):
+        for variant in VARIANTS:
             joined = copy.deepcopy(base)
             if variant == "graph":
                 joined.join_rule_ = "graph"
-            mj.ONE_CLASS_MODEL = "fw" if variant == "fw" else "mean"
+            mj.ONE_CLASS_MODEL = "fw" if variant.startswith("fw") else "mean"
+            mj.FW_DEGREE = {"fw": 1.0, "fw10": 10.0, "fwdeg": None}.get(variant, 1.0)
             joined.add_nodes(X[train], y[train], groups=groups[train])
             pred = joined.predict(X[test], groups=groups[test])
             row[variant] = round(100 * float(np.mean(pred == y[test])), 2)
@@ -61,7 +66,10 @@ def main():
     parser.add_argument("--datasets", default="landmine")
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--ks", default="5,10,20")
+    parser.add_argument("--variants", default="graph,mean,fw")
     args = parser.parse_args()
+    global VARIANTS
+    VARIANTS = tuple(args.variants.split(","))
     ks = [int(k) for k in args.ks.split(",")]
     names = []
     for name in args.datasets.split(","):

@@ -41,6 +41,8 @@ __all__ = ["fit_gate", "one_class_nodes", "one_class_join", "OneClassJoinMixin"]
 # neighbours' models, or "fw", the graph join's Frank-Wolfe model steps on its
 # own samples from that mean (dada15's warm start), its row the mass shares.
 ONE_CLASS_MODEL = "mean"
+# "fw": the newcomer's degree (its row's sum; None: the fitted nodes' mean degree).
+FW_DEGREE = 1.0
 
 
 def fit_gate(est, state, simulation, spec):
@@ -147,8 +149,10 @@ def one_class_join(est, X, y, groups, sample_weight=None):
                          np.ascontiguousarray(sw[idx], dtype=dtype), float(info["max_mass"]),
                          dtype)
         if ONE_CLASS_MODEL == "fw":
-            node.model_steps(np.ascontiguousarray(S.reshape(shape), dtype=np.float64), 1.0, 0,
-                             n_steps, None, _WARM_START * n_steps)
+            deg = (float(np.asarray(est.collaboration_graph_.sum(axis=1))[:n_fit].mean())
+                   if FW_DEGREE is None else FW_DEGREE)
+            node.model_steps(np.ascontiguousarray(deg * S.reshape(shape), dtype=np.float64), deg,
+                             0, n_steps, None, _WARM_START * n_steps)
             new_models[k] = node.model[0]
         else:
             new_models[k] = S.reshape(shape)
