@@ -207,3 +207,30 @@ def test_join_neighbours_checked_and_fixed_after_fit():
     clf.set_params(join_neighbours="graph")
     with pytest.raises(ValueError, match="join_neighbours"):
         clf.add_nodes(Xn, yn, groups=gn)
+
+
+@pytest.mark.parametrize("extra", [{"peer_view": 4}, {"network": "ring"}])
+def test_auto_refused_where_the_all_pairs_exchange_is_not_allowed(extra):
+    from skfed.network import SimulatedNetwork
+
+    if "network" in extra:
+        extra = {"network": SimulatedNetwork(topology="ring")}
+    X, y, g = terrains()
+    clf = DecentralizedBoostingClassifier(n_estimators=12, random_state=0,
+                                          join_neighbours="auto", **extra)
+    with pytest.raises(ValueError, match="join_neighbours='auto'.*complete topology"):
+        clf.fit(X, y, groups=g)
+    # the default makes no such exchange
+    clf.set_params(join_neighbours="graph").fit(X, y, groups=g)
+    assert clf.join_rule_ == "graph" and clf.join_gate_ is None
+
+
+def test_default_is_the_graph_join():
+    assert DecentralizedBoostingClassifier().join_neighbours == "graph"
+
+
+def test_mpi_engine_refuses_the_gate_by_name():
+    from skfed.engines._mpi_dada import fit_dada
+
+    with pytest.raises(ValueError, match="join_neighbours must be 'graph'"):
+        fit_dada(DecentralizedBoostingClassifier(join_neighbours="auto"), None, None, None, 0)

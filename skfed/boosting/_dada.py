@@ -420,11 +420,11 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
         (:func:`make_stump_predictors`) and no ``sample_weight``
         (``clip_norm`` is not used: the scores are bounded by construction).
         None: no privacy.
-    join_neighbours : {"auto", "graph"}, default="auto"
-        ``"auto"``: a gate ends the fit (bytes in ``communication_``); if it opens,
-        one-class newcomers take the mean model of their 5 nearest-feature-mean
-        fitted nodes.  ``"graph"`` (and ``privacy``): the graph join only
-        (:mod:`skfed.boosting._dada_mean_join`).
+    join_neighbours : {"graph", "auto"}, default="graph"
+        ``"graph"``: the graph join only.  ``"auto"`` (complete topology, no bounding
+        ``peer_view``; no gate under ``privacy``): a gate ends the fit (bytes in ``communication_``);
+        if it opens, one-class newcomers take the mean model of their 5 nearest-feature-mean fitted
+        nodes (Landmine; :mod:`skfed.boosting._dada_mean_join`).
 
     Attributes
     ----------
@@ -660,7 +660,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
         random_state=None,
         n_jobs=None,
         privacy=None,
-        join_neighbours="auto",
+        join_neighbours="graph",
     ):
         self.n_estimators = n_estimators
         self.base_predictors = base_predictors

@@ -4,9 +4,10 @@ A newcomer whose samples are all of one class cannot rank its candidates'
 models by its labels: on Landmine (5-20 samples, 6 % positives) its graph
 row went mostly to fields of the other terrain.  The nodes' feature means
 place it there, but only where tasks differ in their input distribution,
-so the fit first runs the gate of :mod:`skfed._mean_neighbours` (its
-messages in ``communication_``; not under ``privacy``, nor with
-``join_neighbours="graph"``): each node scores on its own rows the mean
+so a fit with ``join_neighbours="auto"`` first runs the gate of
+:mod:`skfed._mean_neighbours` (its messages in ``communication_``; not under
+``privacy``; refused on a topology that is not complete or with a bounding
+``peer_view``, since every node sends its mean to every other): each node scores on its own rows the mean
 model of its 5 nearest-mean peers against the mean of all others, and the
 gate opens when the gains' ``t`` exceeds 2 (``join_gate_``).
 
@@ -52,6 +53,13 @@ def fit_gate(est, state, simulation, spec):
     est.__dict__.pop("_feature_table", None)
     if spec is not None or est.join_neighbours == "graph" or state.K < 3:
         return
+    view = getattr(est, "peer_view_", None)
+    if not simulation.is_complete or (view is not None and view < state.K - 1):
+        raise ValueError(
+            "join_neighbours='auto' sends every node's feature mean to every other node "
+            "after the fit: it needs a complete topology and a peer_view of at least "
+            f"n_nodes - 1 ({state.K - 1}; this fit: topology "
+            f"{simulation.network.topology!r}, peer view {view}); use join_neighbours='graph'.")
     gate = run_gate(state.H, state.Y, state.sw, state.offsets, state.raw_X,
                     est._full_coef(), simulation)
     est._set_communication(simulation)
