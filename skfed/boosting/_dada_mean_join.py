@@ -32,11 +32,12 @@ import numpy as np
 from scipy import sparse
 from sklearn.utils import _safe_indexing
 
-from .._mean_neighbours import N_NEAREST, nearest, run_gate
+from .._mean_neighbours import JOIN_NEIGHBOURS, N_NEAREST, nearest, run_gate
+from ._dada_view import resolve_peer_view
 from ..graph import model_message_bytes
 from ..network import payload_bytes
 
-__all__ = ["fit_gate", "one_class_nodes", "one_class_join", "OneClassJoinMixin"]
+__all__ = ["JOIN_NEIGHBOURS", "check_gate", "fit_gate", "one_class_nodes", "one_class_join", "OneClassJoinMixin"]
 
 # What a one-class newcomer's model is: "mean", the mass-weighted mean of its
 # neighbours' models, or "fw", the graph join's Frank-Wolfe model steps on its
@@ -46,6 +47,23 @@ ONE_CLASS_MODEL = "mean"
 FW_DEGREE = 1.0
 
 
+def check_gate(est, simulation, spec):
+    """Refuse ``join_neighbours="auto"`` (before the fit) where its all-pairs
+    exchange of means is not allowed: a topology that is not complete, or a
+    peer view smaller than ``n_nodes - 1``."""
+    if spec is not None or est.join_neighbours == "graph":
+        return
+    K = simulation.n_nodes
+    view = (resolve_peer_view(est.peer_view, est.graph_signal_)
+            if est.graph is None and K > 1 else None)
+    if not simulation.is_complete or (view is not None and view < K - 1):
+        raise ValueError(
+            "join_neighbours='auto' sends every node's feature mean to every other node "
+            "after the fit: it needs a complete topology and a peer_view of at least "
+            f"n_nodes - 1 ({K - 1}; this fit: topology {simulation.network.topology!r}, "
+            f"peer view {view}); use join_neighbours='graph'.")
+
+
 def fit_gate(est, state, simulation, spec):
     """Run the gate at the end of a Dada fit; set ``join_rule_`` and
     ``join_gate_`` (``None`` and ``"graph"`` when it does not run)."""
@@ -53,13 +71,7 @@ def fit_gate(est, state, simulation, spec):
     est.__dict__.pop("_feature_table", None)
     if spec is not None or est.join_neighbours == "graph" or state.K < 3:
         return
-    view = getattr(est, "peer_view_", None)
-    if not simulation.is_complete or (view is not None and view < state.K - 1):
-        raise ValueError(
-            "join_neighbours='auto' sends every node's feature mean to every other node "
-            "after the fit: it needs a complete topology and a peer_view of at least "
-            f"n_nodes - 1 ({state.K - 1}; this fit: topology "
-            f"{simulation.network.topology!r}, peer view {view}); use join_neighbours='graph'.")
+    check_gate(est, simulation, spec)
     gate = run_gate(state.H, state.Y, state.sw, state.offsets, state.raw_X,
                     est._full_coef(), simulation)
     est._set_communication(simulation)
