@@ -3,7 +3,7 @@
 Same splits as ``new_nodes.py`` (Dada at its defaults, 20 % of the nodes
 join with k samples each).  One fit per (data set, seed), with the gate of
 :mod:`skfed.boosting._dada_mean_join`; then each k is joined three ways on
-copies of the fit: ``graph`` (today's join: ``join_rule_`` forced to
+copies of the fit: ``graph`` (today's join: ``newcomer_rule_`` forced to
 ``"graph"``), ``mean`` (one-class newcomers take the mass-weighted mean of
 their 5 nearest-mean fitted nodes' models) and ``fw`` (from that mean,
 the graph join's Frank-Wolfe model steps on their own samples with the
@@ -66,17 +66,17 @@ def run(name, seed, ks):
     fit_rows, new, order = nn.split(X, y, groups, seed, extra)
     base = nn.make_estimator("dada", "classification", seed).set_params(join_neighbours="auto")
     base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
-    gate = base.join_gate_ or {}
+    gate = base.newcomer_gate_ or {}
     for k in ks:
         train, test = nn.new_node_rows(order, k)
-        row = dict(dataset=name, seed=seed, k=k, rule=base.join_rule_,
+        row = dict(dataset=name, seed=seed, k=k, rule=base.newcomer_rule_,
                    t=round(float(gate.get("t", np.nan)), 2))
         n_one = sum(len(np.unique(y[train][groups[train] == g])) == 1 for g in new)
         row["n_one_class"], row["n_new"] = int(n_one), len(new)
         for variant in VARIANTS:
             joined = copy.deepcopy(base)
             if variant == "graph":
-                joined.join_rule_ = "graph"
+                joined.newcomer_rule_ = "graph"
             mj.ONE_CLASS_MODEL = "fw" if variant.startswith("fw") else "mean"
             joined.add_nodes(X[train], y[train], groups=groups[train])
             pred = joined.predict(X[test], groups=groups[test])

@@ -80,11 +80,11 @@ def test_gate_gains_and_t_match_a_numpy_loop():
         acc = [np.mean((H[rows] @ m > 0) == (y[rows] == 1)) for m in (near_model, other_model)]
         gains.append(acc[0] - acc[1])
     gains = np.array(gains)
-    gate = clf.join_gate_
+    gate = clf.newcomer_gate_
     np.testing.assert_allclose(gate["gains"], gains, atol=1e-12)
     t = gains.mean() / (gains.std(ddof=1) / np.sqrt(len(gains)))
     assert gate["t"] == pytest.approx(t)
-    assert gate["t"] > 2 and gate["open"] and clf.join_rule_ == "one-class"
+    assert gate["t"] > 3 and gate["open"] and clf.newcomer_rule_ == "one-class"
     # the terrain's peers win on every node's rows
     assert np.all(gains > 0.3)
 
@@ -96,18 +96,21 @@ def test_gate_bytes_closed_form_and_fit_unchanged():
     np.testing.assert_array_equal(auto.coef_, graph.coef_)
     np.testing.assert_array_equal(auto.intercept_, graph.intercept_)
     assert (auto.collaboration_graph_ != graph.collaboration_graph_).nnz == 0
-    assert graph.join_gate_ is None and graph.join_rule_ == "graph"
+    assert graph.newcomer_gate_ is None and graph.newcomer_rule_ == "graph"
     n, d = len(auto.nodes_), X.shape[1]
     flat = auto._full_coef().reshape(n, -1)
     means, _ = numpy_means(X, g, auto.nodes_)
     per_model = model_message_bytes(flat, flat.dtype)
     near_bytes = sum(int(per_model[nearest5(means, means[i], exclude=i)].sum())
                      for i in range(n))
-    expected = (n * (n - 1) * payload_bytes(n_float64=d + 1) + near_bytes
+    expected = ((n - 1) * payload_bytes(n_float64=d + 1)                 # means to the hub
+                + (n - 1) * payload_bytes(n_float64=5, n_int32=5)         # its answers
+                + near_bytes                                              # nearest models
                 + 2 * (n - 1) * payload_bytes(n_float64=flat.shape[1] + 1)
                 + 2 * (n - 1) * payload_bytes(n_float64=1))
-    messages = n * (n - 1) + 5 * n + 5 * n + 4 * (n - 1)    # (every message: a header)
+    messages = 2 * (n - 1) + 5 * n + 5 * n + 4 * (n - 1)    # (every message: a header)
     expected += DEFAULT_HEADER_BYTES * messages
+    assert auto.newcomer_gate_["n_bytes"] == expected
     assert auto.n_messages_ - graph.n_messages_ == messages
     assert auto.n_bytes_sent_ - graph.n_bytes_sent_ == expected
     assert auto.communication_.total_bytes == auto.n_bytes_sent_
@@ -135,7 +138,7 @@ def test_one_class_newcomer_takes_the_mean_of_its_nearest_nodes():
     assert joined.confidence_[n_fit + 1] == pytest.approx(6 / 30)
     # the two-class newcomer: exactly a graph join of it alone
     ref = copy.deepcopy(clf)
-    ref.join_rule_ = "graph"
+    ref.newcomer_rule_ = "graph"
     ref.add_nodes(Xn[gn == 101], yn[gn == 101], groups=gn[gn == 101])
     np.testing.assert_array_equal(full[n_fit], ref._full_coef()[n_fit])
     # it predicts its terrain's rule: positives where x1 > 0
@@ -150,10 +153,12 @@ def test_one_class_join_bytes_closed_form():
     joined = copy.deepcopy(clf).add_nodes(Xn[one], yn[one], groups=gn[one])
     n_fit, d = len(clf.nodes_), X.shape[1]
     flat = clf._full_coef().reshape(n_fit, -1)
+    assert d == 3
     means, _ = numpy_means(X, g, clf.nodes_)
     near = nearest5(means, Xn[one].mean(axis=0))
     per_model = model_message_bytes(flat, flat.dtype)
-    expected = (payload_bytes() + payload_bytes(n_float64=n_fit * (d + 1))   # table
+    expected = (payload_bytes(n_float64=d)                                   # mean to the hub
+                + payload_bytes(n_float64=5, n_int32=5)                       # its answer
                 + 5 * payload_bytes() + int(per_model[near].sum())             # models
                 + 5 * payload_bytes(n_float64=1)                              # weights
                 + DEFAULT_HEADER_BYTES * 17)                                  # headers
@@ -166,7 +171,7 @@ def test_one_class_join_bytes_closed_form():
 def test_closed_gate_join_is_the_graph_join():
     # one task: the feature means carry no task signal, the gate stays closed
     clf, X, y, g = fit(shared=True)
-    assert clf.join_rule_ == "graph" and not clf.join_gate_["open"]
+    assert clf.newcomer_rule_ == "graph" and not clf.newcomer_gate_["open"]
     Xn, yn, gn = newcomers()
     a = copy.deepcopy(clf).add_nodes(Xn, yn, groups=gn)
     b, *_ = fit(join_neighbours="graph", shared=True)
@@ -183,7 +188,7 @@ def test_open_gate_without_one_class_newcomers_is_the_graph_join():
     two = gn == 101
     a = copy.deepcopy(clf).add_nodes(Xn[two], yn[two], groups=gn[two])
     b = copy.deepcopy(clf)
-    b.join_rule_ = "graph"
+    b.newcomer_rule_ = "graph"
     b.add_nodes(Xn[two], yn[two], groups=gn[two])
     np.testing.assert_array_equal(a.coef_, b.coef_)
     assert a.join_communication_.total_bytes == b.join_communication_.total_bytes
@@ -195,7 +200,7 @@ def test_no_gate_under_privacy():
     clf = DecentralizedBoostingClassifier(
         base_predictors=preds, random_state=0,
         privacy=DifferentialPrivacy(epsilon=5.0, delta=1e-5)).fit(X, y, groups=g)
-    assert clf.join_rule_ == "graph" and clf.join_gate_ is None
+    assert clf.newcomer_rule_ == "graph" and clf.newcomer_gate_ is None
 
 
 def test_join_neighbours_checked_and_fixed_after_fit():
@@ -222,7 +227,7 @@ def test_auto_refused_where_the_all_pairs_exchange_is_not_allowed(extra):
         clf.fit(X, y, groups=g)
     # the default makes no such exchange
     clf.set_params(join_neighbours="graph").fit(X, y, groups=g)
-    assert clf.join_rule_ == "graph" and clf.join_gate_ is None
+    assert clf.newcomer_rule_ == "graph" and clf.newcomer_gate_ is None
 
 
 def test_default_is_the_graph_join():
@@ -234,3 +239,43 @@ def test_mpi_engine_refuses_the_gate_by_name():
 
     with pytest.raises(ValueError, match="join_neighbours must be 'graph'"):
         fit_dada(DecentralizedBoostingClassifier(join_neighbours="auto"), None, None, None, 0)
+
+
+def test_one_class_counts_positive_weights_only():
+    clf, X, y, g = fit()
+    Xn, yn, gn = newcomers()
+    two = gn == 101
+    sw = np.where(yn[two] == 1, 0.0, 1.0)   # its positives weigh nothing: one class
+    joined = copy.deepcopy(clf).add_nodes(Xn[two], yn[two], groups=gn[two], sample_weight=sw)
+    means, masses = numpy_means(X, g, clf.nodes_)
+    target = np.average(Xn[two], axis=0, weights=sw)
+    near = nearest5(means, target)
+    w = masses[near] / masses[near].sum()
+    np.testing.assert_allclose(joined._full_coef()[12],
+                               np.tensordot(w, clf._full_coef()[near], axes=1), rtol=1e-12)
+    assert joined.confidence_[12] == pytest.approx(sw.sum() / 30)
+
+
+def test_dropped_nodes_delay_the_one_class_join_only():
+    from skfed.network import SimulatedNetwork
+
+    X, y, g = terrains()
+    Xn, yn, gn = newcomers()
+    one = gn == 100
+    out = []
+    for rate in (0.0, 0.5):
+        clf = DecentralizedBoostingClassifier(
+            n_estimators=12, random_state=0, join_neighbours="auto",
+            network=SimulatedNetwork(drop_rate=rate, random_state=0)).fit(X, y, groups=g)
+        assert clf.newcomer_rule_ == "one-class"
+        before = clf._full_coef().copy()
+        clf.add_nodes(Xn[one], yn[one], groups=gn[one])
+        # the newcomer's model is the mean of its 5 nearest nodes' final models
+        means, masses = numpy_means(X, g, clf.nodes_[:12])
+        near = nearest5(means, Xn[one].mean(axis=0))
+        w = masses[near] / masses[near].sum()
+        np.testing.assert_allclose(clf._full_coef()[12], np.tensordot(w, before[near], axes=1),
+                                   rtol=1e-12, atol=1e-15)
+        out.append(clf.join_communication_)
+    # requests are repeated to dropped nodes: more messages, the same answers
+    assert out[1].total_messages > out[0].total_messages == 17

@@ -494,7 +494,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
     join_communication_ : CommunicationLog
         What the joins of :meth:`add_nodes` sent, rounds appended join after
         join; only after a join.
-    join_rule_, join_gate_ : str, dict or None
+    newcomer_rule_, newcomer_gate_ : str, dict or None
         ``"one-class"`` if the fit's gate opened, else ``"graph"``; the gate's ``t``, ``gains``...
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)

@@ -7,23 +7,24 @@ place it there, but only where tasks differ in their input distribution,
 so a fit with ``join_neighbours="auto"`` first runs the gate of
 :mod:`skfed._mean_neighbours` (its messages in ``communication_``; not
 under ``privacy``; refused before the fit on a topology that is not
-complete or a peer view under ``n_nodes - 1``, since every node sends its
-mean to every other; refused by the MPI engine): each node scores on its
+complete or a peer view under ``n_nodes - 1``, since its hub, fitted node 0,
+hears from every node; refused by the MPI engine): each node scores on its
 own rows the mean model of its 5 nearest-mean peers against the mean of
-all others, and the gate opens when the gains' ``t`` exceeds 2
-(``join_gate_``).
+all others, and the gate opens when the gains' ``t`` exceeds ``GATE_T``
+(3; ``newcomer_gate_``).
 
-With the gate open (``join_rule_ == "one-class"``), :meth:`add_nodes`
+With the gate open (``newcomer_rule_ == "one-class"``), :meth:`add_nodes`
 splits the call: newcomers holding samples of two classes or more join as
 before (the graph join of :mod:`skfed._graph_join`, among themselves), then
-the one-class newcomers (appended after them) each ask one fitted node,
-drawn by the join's ``random_state``, for the table of fitted means and
-masses (``8 n_fit (d + 1)`` bytes), pick the 5 fitted nodes nearest their
-own sample-weighted feature mean, ask those for their models and take the
-mass-weighted mean of the models (:data:`ONE_CLASS_MODEL` ``"mean"``; no
+the one-class newcomers (appended after them) each send the hub their
+sample-weighted feature mean (``d`` float64), get back the 5 fitted nodes
+nearest it and their masses (5 int32 and 5 float64), ask those for their
+models and take the mass-weighted mean of the models (:data:`ONE_CLASS_MODEL` ``"mean"``; no
 training, no feature vote).  Its graph row holds those nodes with the mass
 shares as weights (each is sent its weight); its confidence is its mass
-over the fit's largest.  Rounds repeat until the asked nodes answer.
+over the fit's largest.  Rounds repeat until the hub and the asked nodes
+answer.  This is :func:`skfed._mean_neighbours.mean_neighbour_join`'s
+protocol; its loss line is Perso-lin's (an l2 term), hence this copy.
 
 Every other newcomer, every join with the gate closed and every fitted
 node are exactly what the graph join gives.
@@ -45,7 +46,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.utils import _safe_indexing
 
-from .._mean_neighbours import JOIN_NEIGHBOURS, N_NEAREST, nearest, run_gate
+from .._mean_neighbours import JOIN_NEIGHBOURS, N_NEAREST, hub_answer, run_gate
 from ._dada_view import resolve_peer_view
 from ..graph import model_message_bytes
 from ..network import payload_bytes
@@ -63,9 +64,9 @@ ONE_CLASS_MODEL = "mean"
 
 
 def check_gate(est, simulation, spec):
-    """Refuse ``join_neighbours="auto"`` (before the fit) where its all-pairs
-    exchange of means is not allowed: a topology that is not complete, or a
-    peer view smaller than ``n_nodes - 1``."""
+    """Refuse ``join_neighbours="auto"`` (before the fit) where the gate's
+    hub (fitted node 0, which hears from every node) is not allowed: a
+    topology that is not complete, or a peer view under ``n_nodes - 1``."""
     if spec is not None or est.join_neighbours == "graph":
         return
     K = simulation.n_nodes
@@ -73,37 +74,39 @@ def check_gate(est, simulation, spec):
             if est.graph is None and K > 1 else None)
     if not simulation.is_complete or (view is not None and view < K - 1):
         raise ValueError(
-            "join_neighbours='auto' sends every node's feature mean to every other node "
+            "join_neighbours='auto' sends every node's feature mean to fitted node 0 "
             "after the fit: it needs a complete topology and a peer_view of at least "
             f"n_nodes - 1 ({K - 1}; this fit: topology {simulation.network.topology!r}, "
             f"peer view {view}); use join_neighbours='graph'.")
 
 
 def fit_gate(est, state, simulation, spec):
-    """Run the gate at the end of a Dada fit; set ``join_rule_`` and
-    ``join_gate_`` (``None`` and ``"graph"`` when it does not run)."""
-    est.join_rule_, est.join_gate_ = "graph", None
+    """Run the gate at the end of a Dada fit; set ``newcomer_rule_`` and
+    ``newcomer_gate_`` (``None`` and ``"graph"`` when it does not run)."""
+    est.newcomer_rule_, est.newcomer_gate_ = "graph", None
     est.__dict__.pop("_feature_table", None)
     if spec is not None or est.join_neighbours == "graph" or state.K < 3:
         return
     check_gate(est, simulation, spec)
     gate = run_gate(state.H, state.Y, state.sw, state.offsets, state.raw_X,
                     est._full_coef(), simulation)
+    before = est.n_bytes_sent_
     est._set_communication(simulation)
-    est.join_gate_ = {key: gate[key] for key in ("t", "mean_gain", "gains", "open", "m")}
+    est.newcomer_gate_ = {key: gate[key] for key in ("t", "mean_gain", "gains", "open", "m")}
+    est.newcomer_gate_["n_bytes"] = int(est.n_bytes_sent_ - before)
     if gate["open"]:
-        est.join_rule_ = "one-class"
+        est.newcomer_rule_ = "one-class"
         est._feature_table = (gate["means"], gate["masses"])
 
 
 def one_class_nodes(y, sw, layout, n_new):
-    """Boolean mask of the newcomers whose positive-weight samples are all of
-    one class."""
+    """Boolean mask of the newcomers whose positive-weight samples (one at
+    least) are all of one class."""
     out = np.zeros(n_new, dtype=bool)
     for k in range(n_new):
         idx = layout.node_indices(k)
         labels = np.asarray(y)[idx][np.asarray(sw)[idx] > 0]
-        out[k] = len(np.unique(labels)) <= 1
+        out[k] = len(labels) > 0 and len(np.unique(labels)) == 1  # (weightless: graph join)
     return out
 
 
@@ -124,33 +127,31 @@ def one_class_join(est, X, y, groups, sample_weight=None):
     models = _models(est)
     dtype = models.dtype
     seed = int(getattr(est, "_join_seed", 0))
-    rng = join_random_state([_random_seed(est), seed, 104759])
+    rng = join_random_state([_random_seed(est), seed, 104759])  # (the network's draws)
     sim = join_simulation(est, n_old + n_new, rng)
     rogue_old = np.asarray(info.get("rogue", np.zeros(n_old, bool)), dtype=bool)
     sim.rogue[:] = np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)])
     own = [layout.node_indices(k) for k in range(n_new)]
     own_means = np.array([np.average(np.asarray(X[i], dtype=np.float64), axis=0,
                                      weights=sw[i]) for i in own])
-    table_bytes = payload_bytes(n_float64=n_fit * (means.shape[1] + 1))
     flat = models[:n_fit].reshape(n_fit, -1).astype(np.float64)
     payloads = model_message_bytes(flat, dtype)
     newcomers = n_old + np.arange(n_new, dtype=np.intp)
-    # The table of fitted means, from a fitted node drawn at random.
-    table_from = rng.randint(n_fit, size=n_new)
+    # The newcomer's mean up to the hub (fitted node 0), which answers with its
+    # m nearest fitted nodes and their masses (as in the gate's step 1).
     chosen, waiting = [None] * n_new, np.arange(n_new)
+    up = payload_bytes(n_float64=means.shape[1])
+    down = payload_bytes(n_float64=N_NEAREST, n_int32=N_NEAREST)
     while len(waiting):
         active = sim.draw_rounds(1)[0][0]
-        sim.counter.send_pairs(newcomers[waiting], table_from[waiting].astype(np.intp),
-                               np.zeros(len(waiting), np.int64))
-        ok = waiting[active[table_from[waiting]]]
-        sim.counter.send_pairs(table_from[ok].astype(np.intp), newcomers[ok],
-                               np.full(len(ok), table_bytes, np.int64))
-        for k in ok.tolist():
-            seen = np.column_stack([means, masses])
-            if sim.rogue[table_from[k]]:
-                seen = sim.corrupt_values(seen, int(table_from[k]))
-            chosen[k] = nearest(seen[:, :-1], own_means[k], N_NEAREST)
-        waiting = waiting[~active[table_from[waiting]]]
+        sim.counter.send_pairs(newcomers[waiting], np.zeros(len(waiting), np.intp),
+                               np.full(len(waiting), up, np.int64))
+        if active[0]:
+            sim.counter.send_pairs(np.zeros(len(waiting), np.intp), newcomers[waiting],
+                                   np.full(len(waiting), down, np.int64))
+            for k in waiting.tolist():
+                chosen[k] = hub_answer(sim, means, own_means[k], N_NEAREST)
+            waiting = waiting[:0]
         sim.counter.next_round()
     # The chosen nodes' final models (asked again until each answers).
     received = [dict() for _ in range(n_new)]
@@ -229,7 +230,7 @@ class OneClassJoinMixin:
     """``add_nodes`` of a Dada fit whose gate opened (see the module)."""
 
     def add_nodes(self, X, y, groups=None, sample_weight=None):
-        if getattr(self, "join_rule_", "graph") != "one-class":
+        if getattr(self, "newcomer_rule_", "graph") != "one-class":
             return super().add_nodes(X, y, groups=groups, sample_weight=sample_weight)
         from .._kept_local import extend_kept_local
 

@@ -257,5 +257,5 @@ def fit_dada(est, peer, block, validate, random_state):
     fitted = _finish(est, run, state, H.shape[1] - int(est.fit_intercept))
     if fitted is not None:
         fitted.n_base_predictors_ = H.shape[1]
-        fitted.join_rule_, fitted.join_gate_ = "graph", None  # (join_neighbours="graph")
+        fitted.newcomer_rule_, fitted.newcomer_gate_ = "graph", None  # (join_neighbours="graph")
     return fitted
