@@ -31,15 +31,15 @@ node are exactly what the graph join gives.
 
 Measured (``python benchmarks/new_nodes.py --families dada --datasets
 landmine --seeds 0,1,2 --ks 5,10,20 --dada-join-neighbours auto``; gate
-open on all 6 Landmine fits, t 3.4-6.5): joins 93.52 / 93.56 / 93.76 ->
-93.77 / 93.75 / 93.91 at ``k = 5 / 10 / 20`` (Global, pooled SVC, 93.81 /
-93.77 / 93.78); seeds 0-5 (``benchmarks/dada_join_one_class.py``): 93.75 /
-93.77 / 93.73 against Global 93.65 / 93.61 / 93.60.  Held out (moons,
-related-*, HAR, shifted-alike; seeds 0-2): the gate stayed closed on every
-fit but shifted-alike seed 2 (t 2.1, where the rule gained 3.0 / 1.3 /
-0.1), so those joins are the graph join's to the row.  The gate adds
-0.149 MB to the 2.518 MB of a Landmine fit (23 nodes, seed 0: 6 %; its CPU
-is within the fit's timing noise).
+open on all 6 Landmine fits of seeds 0-5, t 3.4-6.5): joins 93.52 / 93.56 /
+93.76 -> 93.77 / 93.75 / 93.92 at ``k = 5 / 10 / 20`` (Global, pooled SVC,
+93.81 / 93.77 / 93.78; join bytes 35-41 kB -> 16-31 kB); seeds 0-5
+(``benchmarks/dada_join_one_class.py``): 93.74 / 93.77 / 93.73 against
+Global 93.64 / 93.61 / 93.60.  Held out (moons, related-*, HAR,
+shifted-alike; seeds 0-2): the gate stayed closed on every fit (largest t
+2.13, shifted-alike seed 2), so those joins are the graph join's to the
+row.  The gate's bytes: 0.10 MB of a 2.62 MB Landmine fit (4 %), 0.37 MB of
+a 2.05 MB HAR fit (18 %: 561 features), hence not the default.
 """
 
 import numpy as np
