@@ -279,3 +279,22 @@ def test_dropped_nodes_delay_the_one_class_join_only():
         out.append(clf.join_communication_)
     # requests are repeated to dropped nodes: more messages, the same answers
     assert out[1].total_messages > out[0].total_messages == 17
+
+
+def test_auto_radius_runs_the_gate_on_its_final_fit_only():
+    X, y, g = terrains()
+    clf = DecentralizedBoostingClassifier(n_estimators=12, random_state=0, beta="auto",
+                                          join_neighbours="auto").fit(X, y, groups=g)
+    final = DecentralizedBoostingClassifier(
+        n_estimators=12, random_state=0, beta=clf.beta_, mu=clf.mu_,
+        join_neighbours="auto").fit(X, y, groups=g)
+    assert clf.newcomer_rule_ == "one-class"
+    assert clf.newcomer_gate_["n_bytes"] == final.newcomer_gate_["n_bytes"] > 0
+    np.testing.assert_array_equal(clf.newcomer_gate_["gains"], final.newcomer_gate_["gains"])
+    # the candidates' fits ran no gate: without it the totals differ by the gate only
+    plain = DecentralizedBoostingClassifier(n_estimators=12, random_state=0,
+                                            beta="auto").fit(X, y, groups=g)
+    assert clf.n_bytes_sent_ - plain.n_bytes_sent_ == clf.newcomer_gate_["n_bytes"]
+    Xn, yn, gn = newcomers()
+    clf.add_nodes(Xn, yn, groups=gn)
+    assert clf.nodes_.tolist()[-2:] == [101, 100]
