@@ -1356,6 +1356,7 @@ MOCHA_OMEGA = "auto"  # --mocha-omega
 MOCHA_KERNEL = "linear"  # --mocha-kernel
 SUPPORT_CANDIDATES = None  # --support-candidates (None: the estimator's default)
 ONLINE_KERNEL = "auto"  # --online-kernel
+DADA_JOIN_NEIGHBOURS = "graph"  # --dada-join-neighbours
 
 
 def make_estimator(family, task, seed):
@@ -1375,7 +1376,8 @@ def make_estimator(family, task, seed):
     if family == "dada":
         from skfed.boosting import DecentralizedBoostingClassifier
 
-        return DecentralizedBoostingClassifier(random_state=seed)
+        return DecentralizedBoostingClassifier(random_state=seed,
+                                               join_neighbours=DADA_JOIN_NEIGHBOURS)
     if family == "persolin":
         from skfed.boosting import PersonalizedLinearClassifier
 
@@ -1559,8 +1561,12 @@ def main():
                         "default)")
     parser.add_argument("--online-kernel", default="auto",
                         help="the online learner's kernel (default auto, its default)")
+    parser.add_argument("--dada-join-neighbours", default="graph",
+                        help="Dada's join_neighbours (default graph, its default; auto: the "
+                        "feature-mean gate, benchmarks/dada_join_one_class.py)")
     args = parser.parse_args()
-    global MOCHA_OMEGA, MOCHA_KERNEL, SUPPORT_CANDIDATES, ONLINE_KERNEL
+    global MOCHA_OMEGA, MOCHA_KERNEL, SUPPORT_CANDIDATES, ONLINE_KERNEL, DADA_JOIN_NEIGHBOURS
+    DADA_JOIN_NEIGHBOURS = args.dada_join_neighbours
     SUPPORT_CANDIDATES = args.support_candidates
     ONLINE_KERNEL = args.online_kernel
     MOCHA_OMEGA = args.mocha_omega

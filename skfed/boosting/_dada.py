@@ -42,6 +42,7 @@ from ._private import _DADA_PUBLIC, _check_private_inputs, plan_private_choices
 from ._kernel_graph import fit_graph_models, graph_signal_used
 from ._dada_view import PeerViewMixin
 from ._dada_radius import AutoRadiusJoinMixin, fit_auto_radius
+from ._dada_mean_join import JOIN_NEIGHBOURS, OneClassJoinMixin, check_gate, fit_gate
 from ._stumps import (
     _stump_counts,
     _vote_size,
@@ -62,7 +63,7 @@ from ._dada_state import (  # noqa: F401  (_BoostingState: skfed.boosting re-exp
 )
 
 
-class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, PeerViewMixin,
+class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, PeerViewMixin,
                                       _BaseGraphPersonalized):
     """Dada: personalized l1-boosting per node, over a learned collaboration graph.
 
@@ -418,6 +419,10 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, PeerViewMixin,
         (:func:`make_stump_predictors`) and no ``sample_weight``
         (``clip_norm`` is not used: the scores are bounded by construction).
         None: no privacy.
+    join_neighbours : {"graph", "auto"}, default="graph"
+        ``"auto"`` (complete topology, no bounding ``peer_view``, no ``privacy``): a gate ends the fit
+        (bytes in ``communication_``); if it opens, one-class newcomers take the mean model of their 5
+        nearest-feature-mean fitted nodes (:mod:`skfed.boosting._dada_mean_join`); else graph joins.
 
     Attributes
     ----------
@@ -478,12 +483,9 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, PeerViewMixin,
         Bytes and messages of the fit and of every join (``communication_``
         plus ``join_communication_``).
     bytes_per_round_ : ndarray of shape (n_rounds,)
-        Bytes of every round: the ``n_iter_`` rounds of the fit, or with
-        ``beta="auto"`` the candidates', the choice's, then the fit's.
-    base_predictors_ : list of callables or None
-        The user's ``base_predictors`` (None when the fit built stumps).
-    n_base_predictors_ : int
-        Columns of the models: stumps, or ``base_predictors``.
+        The fit's ``n_iter_`` rounds (``beta="auto"``: after the candidates' and the choice's).
+    base_predictors_, n_base_predictors_ : list or None, int
+        The user's ``base_predictors`` (None: stumps); the models' columns.
     beta_, mu_ : float
         The radius and coupling of the fitted models (``beta="auto"``: chosen).
     radius_selection_ : dict or None
@@ -493,6 +495,8 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, PeerViewMixin,
     join_communication_ : CommunicationLog
         What the joins of :meth:`add_nodes` sent, rounds appended join after
         join; only after a join.
+    newcomer_rule_, newcomer_gate_ : str, dict or None
+        ``"one-class"`` if the fit's gate opened, else ``"graph"``; the gate's ``t``, ``gains``...
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
     privacy_spent_ : ndarray of shape (n_nodes,)
@@ -604,7 +608,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, PeerViewMixin,
     # a join re-runs the feature vote and gives a newly selected feature the
     # fit's stumps: add_nodes refuses these changed since fit, too
     _join_fixed_params = _BaseGraphPersonalized._join_fixed_params + (
-        "stump_placement", "feature_selection")
+        "stump_placement", "feature_selection", "join_neighbours")
     # a fixed graph compares no models either
     _learned_graph_only = (*_BaseGraphPersonalized._learned_graph_only, "graph_signal",
                            "peer_view")
@@ -621,6 +625,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, PeerViewMixin,
         "peer_view": [None, StrOptions({"auto"}), Interval(numbers.Integral, 1, None,
                                                            closed="left")],
         "privacy": [None, DifferentialPrivacy],
+        "join_neighbours": [StrOptions(set(JOIN_NEIGHBOURS))],
         **_BaseGraphPersonalized._common_constraints,
     }
 
@@ -655,6 +660,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, PeerViewMixin,
         random_state=None,
         n_jobs=None,
         privacy=None,
+        join_neighbours="graph",
     ):
         self.n_estimators = n_estimators
         self.base_predictors = base_predictors
@@ -684,6 +690,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, PeerViewMixin,
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.privacy = privacy
+        self.join_neighbours = join_neighbours
 
     # -------------------------------------------------------- base predictors
     def _agree_on_ranges(self, Xs, sws, layout, simulation):
@@ -899,6 +906,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, PeerViewMixin,
         if spec is not None:
             self._plan_private_choices(state, spec, mass)
         self.graph_signal_ = graph_signal_used(self, spec, len(self.nodes_))
+        check_gate(self, simulation, spec)  # (before the fit: join_neighbours="auto")
         self.__dict__.pop("kernel_features_", None)  # a previous kernel fit's
         if self.graph_signal_ == "kernel":
             state.setup_bytes += fit_graph_models(self, state, Xs, sws, layout, simulation, seeds)
@@ -927,6 +935,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, PeerViewMixin,
             state.alpha if refit is None else refit[0], n_stumps, self.fit_intercept)
         self.n_base_predictors_, self.beta_, self.mu_ = H.shape[1], self.beta, self.mu
         self.radius_selection_, _ = None, self.__dict__.pop("_radius_join_params", None)
+        fit_gate(self, state, simulation, spec)  # (add_nodes' one-class rule, after check_gate)
         return self
 
     def _score_weight(self):

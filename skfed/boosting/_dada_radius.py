@@ -115,9 +115,10 @@ def fit_auto_radius(est, X, y, groups, sample_weight):
     scores, logs = [], []
     for beta in RADII:
         # (both candidates read one public stream, random_state=None too: a
-        # paired comparison; a RandomState instance is copied, as clone does)
+        # paired comparison; a RandomState instance is copied, as clone does;
+        # only the final fit runs the newcomers' gate)
         cand = clone(est).set_params(beta=beta, mu=est.mu * RADII[0] / beta, group_column=None,
-                                     random_state=copy.deepcopy(public))
+                                     random_state=copy.deepcopy(public), join_neighbours="graph")
         cand.fit(Xs[keep], labels[keep], groups=nodes[node[keep]], sample_weight=sws[keep])
         logs.append(cand.communication_)
         if held.any():
