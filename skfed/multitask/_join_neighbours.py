@@ -58,12 +58,15 @@ import math
 
 import numpy as np
 
+from .._mean_neighbours import GATE_T, N_NEAREST, nearest
+from .._mean_neighbours import mean_model as _mean_model
+
 __all__ = ["FeatureNeighbours", "feature_neighbours", "nearest_nodes"]
 
-# The nearest fitted nodes averaged, and the gate's threshold (t of the
-# mean gain over nodes), both fixed by landmine1 before its held-out runs.
-NEIGHBOURS = 5
-GATE_T = 2.0
+# The nearest fitted nodes averaged and the gate's threshold are the other
+# families' (skfed._mean_neighbours: t > 3, where null federations open 2 %
+# of fits against 7 % at 2; MOCHA's Landmine fits have t 3.5-5.6).
+NEIGHBOURS = N_NEAREST
 # The gate runs (and is paid for) only if its exchange costs at most this
 # share of the fit's bytes: the issue's goal gives a join a tenth of a
 # refit's bytes, and on rotated moons (80 nodes of 20 features, a 48 kB fit)
@@ -76,7 +79,8 @@ NEIGHBOUR_SCALE = None
 
 def nearest_nodes(means, point, m, exclude=None):
     """Indices of the ``m`` rows of ``means`` nearest ``point`` (squared
-    Euclidean distance; ties by index), skipping index ``exclude``.
+    Euclidean distance; ties by index), skipping index ``exclude``
+    (:func:`skfed._mean_neighbours.nearest`).
 
     Examples
     --------
@@ -85,17 +89,14 @@ def nearest_nodes(means, point, m, exclude=None):
     >>> nearest_nodes(np.array([[0.], [3.], [1.], [2.]]), np.array([0.9]), 2).tolist()
     [2, 0]
     """
-    dist = ((np.asarray(means) - np.asarray(point)) ** 2).sum(axis=1)
-    if exclude is not None:
-        dist[exclude] = np.inf
-    return np.argsort(dist, kind="stable")[:m]
+    return nearest(means, point, m, exclude)
 
 
 def mean_model(W, weights, chosen):
     """The ``weights``-weighted mean of models ``W[:, chosen]`` (``W`` is
     ``(P, n_nodes, d')``); ``(P, d')``."""
-    w = np.asarray(weights, dtype=np.float64)[chosen]
-    return np.einsum("t,ptd->pd", w / w.sum(), W[:, chosen])
+    return _mean_model(np.moveaxis(np.asarray(W), 1, 0),
+                       np.asarray(weights, dtype=np.float64), np.asarray(chosen))
 
 
 def _weighted_errors(loss_name, F, Y, sw):
