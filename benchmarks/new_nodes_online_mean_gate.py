@@ -76,10 +76,17 @@ So for the online learner the gate's ``others`` term decides the design:
 the network function (free) never opens on Landmine (it was solved on the
 node's own rows), the compressed mean opens everywhere it is poor (HAR 2.3,
 near the threshold), the exact mean costs a third of Landmine's fit; 5
-random others behaves like the exact gate on these 19 fits but was not run
-on landmine1's null federations (the false-opening rate at t > 3), and with
-the nearest it costs 16-58 % of the fit's bytes: an opt-in at most, like
-Dada's.  Not built into the estimator (online24's short shift ended here).
+random others behaves like the exact gate on these 19 fits and on
+landmine1's null federations (``--null 200``: 18 nodes of 6-15 rows, one
+input distribution, opposite rules on even and odd nodes; ``--null 100
+--null-big``: 40 nodes of 20-59 rows) opened at t > 3 on 0.5 % / 0.0 % of
+the fits (the exact gate 0.5 % / 1.0 %; at t > 2: 3.0 % / 3.0 % and 3.5 % /
+2.0 %), but with the nearest it costs 16-58 % of the fit's bytes: an opt-in
+at most, like Dada's.  Not built into the estimator (online24's short
+shift ended here).
+
+    python benchmarks/new_nodes_online_mean_gate.py --null 200
+    python benchmarks/new_nodes_online_mean_gate.py --null 100 --null-big
 """
 
 import argparse
@@ -212,12 +219,57 @@ def run(name, seed, ks):
     return out
 
 
+def null_ts(n_seeds, big=False):
+    """``t_exact`` and ``t_rand`` on landmine1's null federations (one input
+    distribution, opposite label rules on even and odd nodes: feature means
+    say nothing), the online learner at ``new_nodes.py``'s settings."""
+    from new_nodes_persolin_mean_neighbours import conflicting_clusters
+
+    ts = []
+    for seed in range(n_seeds):
+        X, y, g = (conflicting_clusters(seed, 40, (20, 60)) if big
+                   else conflicting_clusters(seed))
+        est = nn.make_estimator("online", "classification", 0).fit(X, y, groups=g)
+        nodes, classes = np.asarray(est.nodes_), np.asarray(est.classes_)
+        means = np.array([X[g == v].mean(axis=0) for v in nodes])
+        sizes = np.array([np.sum(g == v) for v in nodes], dtype=np.float64)
+        S = node_scores(est, nodes, X)
+        rng = np.random.RandomState(seed)
+        n = len(nodes)
+        ge, gr = np.zeros(n), np.zeros(n)
+        for i, v in enumerate(nodes):
+            rows = g == v
+            others = np.delete(np.arange(n), i)
+
+            def acc(chosen):
+                w = sizes[chosen] / sizes[chosen].sum()
+                return np.mean(classes[(w @ S[chosen][:, rows] > 0).astype(int)] == y[rows])
+
+            a_near = acc(nearest(means, means[i], N_NEAREST, exclude=i))
+            ge[i] = a_near - acc(others)
+            gr[i] = a_near - acc(rng.choice(others, size=N_NEAREST, replace=False))
+        ts.append((gate_statistic(ge), gate_statistic(gr)))
+        print(f"null seed {seed}: t_exact {ts[-1][0]:+.2f} t_rand {ts[-1][1]:+.2f}", flush=True)
+    ts = np.asarray(ts)
+    for col, name in enumerate(("exact", "rand")):
+        print(f"null {'40' if big else '18'} nodes, {n_seeds} fits, t_{name}: "
+              + ", ".join(f"t > {th}: {100 * np.mean(ts[:, col] > th):.1f} %"
+                          for th in (2, 3)))
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--datasets", default="landmine")
     p.add_argument("--seeds", default="0")
     p.add_argument("--ks", default="5,10,20")
+    p.add_argument("--null", type=int, default=0)
+    p.add_argument("--null-big", action="store_true")
     a = p.parse_args()
+    if a.null:
+        with threadpool_limits(1), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            null_ts(a.null, a.null_big)
+        return
     ks = [int(k) for k in a.ks.split(",")]
     rows = []
     with threadpool_limits(1), warnings.catch_warnings():
