@@ -252,12 +252,26 @@ def fit_gate(est, state, simulation, spec):
         est._join_info["feature_masses"] = gate["masses"]
 
 
-def mean_neighbour_join(est, X, y, groups, sample_weight=None):
+def _mean_and_loss(est, node, model):
+    """Perso-lin's newcomer: the neighbours' mean model, its loss with the
+    l2 penalty (the graph objective's local term)."""
+    pen = model[:, :node.n_penalized].astype(np.float64)
+    return model, node.confidence * float(
+        node.data_losses(model[None]).sum() + 0.5 * node.l2 * np.sum(pen * pen))
+
+
+def mean_neighbour_join(est, X, y, groups, sample_weight=None, *, table=None, salt=104743,
+                        finish=_mean_and_loss):
     """Join new nodes by their feature-mean neighbours (see the module).
 
     Appends the newcomers to ``nodes_``, ``coef_``, ``intercept_``,
     ``confidence_`` and ``collaboration_graph_``; the join's messages go to
     ``join_communication_``.  The fitted nodes' models are not touched.
+    ``table`` is the fitted nodes' ``(means, masses)`` (default: the fit's
+    gate's), ``salt`` seeds the join's network draws, and ``finish(est,
+    node, mean)`` returns a newcomer's model and loss from its neighbours'
+    mean model (Perso-lin's: the mean itself; Dada's
+    :mod:`skfed.boosting._dada_mean_join` passes its own).
 
     Returns
     -------
@@ -271,12 +285,13 @@ def mean_neighbour_join(est, X, y, groups, sample_weight=None):
         X, y, groups, sample_weight)
     sw = (np.ones(X.shape[0]) if sample_weight is None
           else np.asarray(sample_weight, dtype=np.float64))
-    means, masses = info["feature_means"], info["feature_masses"]
+    means, masses = ((info["feature_means"], info["feature_masses"]) if table is None
+                     else table)
     n_fit, n_old, n_new = len(means), len(est.nodes_), len(new_labels)
     models = _models(est)
     dtype = models.dtype
     seed = int(getattr(est, "_join_seed", 0))
-    rng = join_random_state([_random_seed(est), seed, 104743])
+    rng = join_random_state([_random_seed(est), seed, salt])
     sim = join_simulation(est, n_old + n_new, rng)
     rogue_old = np.asarray(info.get("rogue", np.zeros(n_old, bool)), dtype=bool)
     sim.rogue[:] = np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)])
@@ -333,9 +348,7 @@ def mean_neighbour_join(est, X, y, groups, sample_weight=None):
                          np.ascontiguousarray(Y_all[:, idx]),
                          np.ascontiguousarray(sw[idx], dtype=dtype), float(info["max_mass"]),
                          dtype)
-        pen = new_models[k][:, :node.n_penalized].astype(np.float64)
-        losses[k] = node.confidence * float(
-            node.data_losses(new_models[k][None]).sum() + 0.5 * node.l2 * np.sum(pen * pen))
+        new_models[k], losses[k] = finish(est, node, new_models[k])
         confidences[k] = node.confidence
         rows.append(np.full(len(c), n_old + k))
         cols.append(c)

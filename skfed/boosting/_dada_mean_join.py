@@ -43,13 +43,10 @@ a 2.05 MB HAR fit (18 %: 561 features), hence not the default.
 """
 
 import numpy as np
-from scipy import sparse
 from sklearn.utils import _safe_indexing
 
-from .._mean_neighbours import JOIN_NEIGHBOURS, N_NEAREST, hub_answer, run_gate
+from .._mean_neighbours import JOIN_NEIGHBOURS, mean_neighbour_join, run_gate
 from ._dada_view import resolve_peer_view
-from ..graph import model_message_bytes
-from ..network import payload_bytes
 
 __all__ = ["JOIN_NEIGHBOURS", "check_gate", "fit_gate", "one_class_nodes", "one_class_join", "OneClassJoinMixin"]
 
@@ -110,120 +107,26 @@ def one_class_nodes(y, sw, layout, n_new):
     return out
 
 
+def _one_class_model(est, node, mean):
+    """A one-class newcomer's model from its neighbours' mean (see
+    ``ONE_CLASS_MODEL``) and its loss (Dada's local term has no penalty)."""
+    if ONE_CLASS_MODEL == "fw":
+        from .._graph_join import _WARM_START, _schedule
+
+        _, n_steps = _schedule(est, int(est._join_info.get("n_fit", len(est._feature_table[0]))))
+        node.model_steps(np.ascontiguousarray(mean, dtype=np.float64), 1.0,
+                         0, n_steps, None, _WARM_START * n_steps)
+        mean = node.model[0]
+    return mean, node.confidence * float(node.data_losses(mean[None]).sum())
+
+
 def one_class_join(est, X, y, groups, sample_weight=None):
     """Join one-class newcomers by their feature-mean neighbours (see the
-    module); their messages go to ``join_communication_``."""
-    from .._graph_join import _design, _models, _Newcomer, _random_seed, _schedule, _targets
-    from .._graph_join import _WARM_START
-    from .._graph_join_fitted import csr_of_pairs, join_random_state, join_simulation
-
-    info = est._join_info
-    X, y, sample_weight, new_labels, layout = est._validate_join_data(
-        X, y, groups, sample_weight)
-    sw = (np.ones(X.shape[0]) if sample_weight is None
-          else np.asarray(sample_weight, dtype=np.float64))
-    means, masses = est._feature_table
-    n_fit, n_old, n_new = len(means), len(est.nodes_), len(new_labels)
-    models = _models(est)
-    dtype = models.dtype
-    seed = int(getattr(est, "_join_seed", 0))
-    rng = join_random_state([_random_seed(est), seed, 104759])  # (the network's draws)
-    sim = join_simulation(est, n_old + n_new, rng)
-    rogue_old = np.asarray(info.get("rogue", np.zeros(n_old, bool)), dtype=bool)
-    sim.rogue[:] = np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)])
-    own = [layout.node_indices(k) for k in range(n_new)]
-    own_means = np.array([np.average(np.asarray(X[i], dtype=np.float64), axis=0,
-                                     weights=sw[i]) for i in own])
-    flat = models[:n_fit].reshape(n_fit, -1).astype(np.float64)
-    payloads = model_message_bytes(flat, dtype)
-    newcomers = n_old + np.arange(n_new, dtype=np.intp)
-    # The newcomer's mean up to the hub (fitted node 0), which answers with its
-    # m nearest fitted nodes and their masses (as in the gate's step 1).
-    chosen, waiting = [None] * n_new, np.arange(n_new)
-    up = payload_bytes(n_float64=means.shape[1])
-    down = payload_bytes(n_float64=N_NEAREST, n_int32=N_NEAREST)
-    while len(waiting):
-        active = sim.draw_rounds(1)[0][0]
-        sim.counter.send_pairs(newcomers[waiting], np.zeros(len(waiting), np.intp),
-                               np.full(len(waiting), up, np.int64))
-        if active[0]:
-            sim.counter.send_pairs(np.zeros(len(waiting), np.intp), newcomers[waiting],
-                                   np.full(len(waiting), down, np.int64))
-            for k in waiting.tolist():
-                chosen[k] = hub_answer(sim, means, own_means[k], N_NEAREST)
-            waiting = waiting[:0]
-        sim.counter.next_round()
-    # The chosen nodes' final models (asked again until each answers).
-    received = [dict() for _ in range(n_new)]
-    while any(len(received[k]) < len(chosen[k]) for k in range(n_new)):
-        active = sim.draw_rounds(1)[0][0]
-        for k in range(n_new):
-            todo = np.array([j for j in chosen[k] if int(j) not in received[k]], dtype=np.intp)
-            if not len(todo):
-                continue
-            sim.counter.send_pairs(np.full(len(todo), newcomers[k], np.intp), todo,
-                                   np.zeros(len(todo), np.int64))
-            got = todo[active[todo]]
-            sim.counter.send_pairs(got, np.full(len(got), newcomers[k], np.intp),
-                                   payloads[got].astype(np.int64))
-            answers = sim.corrupt_value_rows(flat[got].copy(), got) if len(got) else flat[got]
-            for j, a in zip(got.tolist(), answers):
-                received[k][j] = a
-        sim.counter.next_round()
-    shape = models.shape[1:]
-    new_models = np.zeros((n_new,) + shape, dtype=dtype)
-    losses, confidences, rows, cols, weights = np.zeros(n_new), np.zeros(n_new), [], [], []
-    Z_all, Y_all = _design(est, X, dtype), _targets(est, y, dtype)
-    _, n_steps = _schedule(est, int(info.get("n_fit", n_fit)))
-    for k in range(n_new):
-        c = np.asarray(chosen[k], dtype=np.intp)
-        w = masses[c] / masses[c].sum()
-        S = np.tensordot(w, np.stack([received[k][int(j)] for j in c]), axes=1)
-        idx = own[k]
-        node = _Newcomer(est, np.ascontiguousarray(Z_all[idx]),
-                         np.ascontiguousarray(Y_all[:, idx]),
-                         np.ascontiguousarray(sw[idx], dtype=dtype), float(info["max_mass"]),
-                         dtype)
-        if ONE_CLASS_MODEL == "fw":
-            node.model_steps(np.ascontiguousarray(S.reshape(shape), dtype=np.float64), 1.0,
-                             0, n_steps, None, _WARM_START * n_steps)
-            new_models[k] = node.model[0]
-        else:
-            new_models[k] = S.reshape(shape)
-        losses[k] = node.confidence * float(node.data_losses(new_models[k][None]).sum())
-        confidences[k] = node.confidence
-        rows.append(np.full(len(c), n_old + k))
-        cols.append(c)
-        weights.append(w)
-    r = np.concatenate(rows).astype(np.intp)
-    c = np.concatenate(cols).astype(np.intp)
-    w = np.concatenate(weights)
-    # Last round: each newcomer tells its neighbours their weight.
-    sim.counter.send_pairs(r, c, np.full(len(r), payload_bytes(n_float64=1), np.int64))
-    sim.counter.next_round()
-    est._append_nodes(new_labels)
-    n_coef = shape[1] - int(est.fit_intercept)
-    coef = new_models[:, :, :n_coef]
-    intercept = (new_models[:, :, n_coef] if est.fit_intercept
-                 else np.zeros(new_models.shape[:2], dtype))
-    if est.coef_.ndim == 2:
-        coef, intercept = coef[:, 0, :], intercept[:, 0]
-    est.coef_ = np.ascontiguousarray(np.concatenate([est.coef_, coef]))
-    est.intercept_ = np.ascontiguousarray(np.concatenate([est.intercept_, intercept]))
-    est.confidence_ = np.concatenate([est.confidence_, confidences])
-    W_old = sparse.csr_matrix(est.collaboration_graph_)
-    old_row = np.repeat(np.arange(n_old, dtype=np.intp), np.diff(W_old.indptr))
-    est.collaboration_graph_ = csr_of_pairs(
-        np.concatenate([W_old.data, w, w]), np.concatenate([old_row, r, c]),
-        np.concatenate([W_old.indices, c, r]), n_old + n_new)
-    graph_models = info.get("graph_models")
-    est._join_info = dict(info, losses=np.concatenate([info["losses"], losses]),
-                          rogue=np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)]),
-                          graph_models=None if graph_models is None else np.concatenate(
-                              [graph_models, new_models]))
-    est._join_seed = seed + 1
-    est._record_join(sim.log(node_labels=est.nodes_))
-    return est
+    module): :func:`skfed._mean_neighbours.mean_neighbour_join` with Dada's
+    table of means, network draws and newcomer model; their messages go to
+    ``join_communication_``."""
+    return mean_neighbour_join(est, X, y, groups, sample_weight, table=est._feature_table,
+                               salt=104759, finish=_one_class_model)
 
 
 class OneClassJoinMixin:
