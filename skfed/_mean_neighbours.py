@@ -103,8 +103,12 @@ def nearest(means, target, m, exclude=None):
     dist = ((np.asarray(means) - np.asarray(target)) ** 2).sum(axis=1)
     if exclude is not None:
         dist[exclude] = np.inf
-    order = np.argsort(dist, kind="stable")
-    return order[:min(m, len(means) - (exclude is not None))]
+    count = max(0, min(m, len(means) - (exclude is not None)))
+    if 0 < count < len(dist):  # only the rows at most the count-th distance are sorted
+        candidates = np.flatnonzero(dist <= np.partition(dist, count - 1)[count - 1])
+    else:
+        candidates = np.arange(len(dist))
+    return candidates[np.argsort(dist[candidates], kind="stable")][:count]
 
 
 def hub_answer(sim, means, target, m, exclude=None):

@@ -54,11 +54,10 @@ Under ``privacy`` there is no gate (as there is no rehearsal): the means
 and the gains would be releases no accountant covers.
 """
 
-import math
 
 import numpy as np
 
-from .._mean_neighbours import GATE_T, N_NEAREST, nearest
+from .._mean_neighbours import GATE_T, N_NEAREST, gate_statistic, nearest
 from .._mean_neighbours import mean_model as _mean_model
 
 __all__ = ["FeatureNeighbours", "feature_neighbours", "nearest_nodes"]
@@ -160,19 +159,18 @@ class FeatureNeighbours:
         self.counted = n < NEIGHBOURS + 2  # (no gate: nothing to send)
         if self.counted:
             return
-        everyone = np.arange(n)
+        # the all-others mean from one weighted total (linear in the nodes)
+        total = np.einsum("t,ptd->pd", self.weights, W)
+        mass = float(self.weights.sum())
         for i in range(n):
             rows = slice(offsets[i], offsets[i + 1])
             near = mean_model(W, self.weights,
                               nearest_nodes(self.means, self.means[i], NEIGHBOURS, exclude=i))
-            rest = mean_model(W, self.weights, everyone[everyone != i])
+            rest = (total - self.weights[i] * W[:, i]) / (mass - self.weights[i])
             Zi, Yi, si = Z[rows], Y[:, rows], sw[rows]
             self.gains[i] = (_weighted_errors(loss_name, rest @ Zi.T, Yi, si)
                              - _weighted_errors(loss_name, near @ Zi.T, Yi, si))
-        spread = self.gains.std(ddof=1) / np.sqrt(n)
-        mean = float(self.gains.mean())
-        # (every gain the same: +-inf, or 0 if they are all 0)
-        self.t = mean / spread if spread > 0 else math.copysign(math.inf, mean) if mean else 0.0
+        self.t = gate_statistic(self.gains)  # (all gains equal: +-inf, or 0 if all 0)
         self.open = bool(self.t > GATE_T)
 
     def centres(self, W, Z, offsets, sw):
