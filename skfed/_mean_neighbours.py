@@ -154,6 +154,25 @@ def gate_statistic(gains):
     return 0.0 if mean == 0 or len(gains) < 2 else float(np.copysign(np.inf, mean))
 
 
+def _deliver(sim, senders, receivers, n_bytes, requests=False):
+    """Each sender's message (``n_bytes``) to its receiver through the fit's
+    faults: a sender dropped in a round sends in the next, until every one
+    has sent (with ``requests``, the receiver's empty request is counted in
+    every round it waits).  One round without drops."""
+    senders, receivers = np.asarray(senders, np.intp), np.asarray(receivers, np.intp)
+    n_bytes = np.asarray(n_bytes, np.int64)
+    todo = np.arange(len(senders))
+    while len(todo):
+        up = (sim.draw_rounds(1)[0][0][senders[todo]] if sim.network.drop_rate > 0
+              else np.ones(len(todo), dtype=bool))
+        if requests:
+            sim.counter.send_pairs(receivers[todo], senders[todo], np.zeros(len(todo), np.int64))
+        done = todo[up]
+        sim.counter.send_pairs(senders[done], receivers[done], n_bytes[done])
+        sim.counter.next_round()
+        todo = todo[~up]
+
+
 def run_gate(Z, Y, sw, offsets, raw_X, models, sim, m=N_NEAREST):
     """Run the gate over the fitted nodes, counting its messages in ``sim``.
 
@@ -190,13 +209,10 @@ def run_gate(Z, Y, sw, offsets, raw_X, models, sim, m=N_NEAREST):
         sent = sim.corrupt_value_rows(sent, nodes)
     seen_means, seen_masses = sent[:, :-1], np.abs(sent[:, -1])
     rest = nodes[1:]
-    sim.counter.send_pairs(rest, np.zeros(n - 1, np.intp), np.full(
-        n - 1, payload_bytes(n_float64=means.shape[1] + 1), np.int64))
-    sim.counter.next_round()
+    hub = np.zeros(n - 1, np.intp)
+    _deliver(sim, rest, hub, np.full(n - 1, payload_bytes(n_float64=means.shape[1] + 1)))
     near = [hub_answer(sim, seen_means, seen_means[i], m, exclude=i) for i in range(n)]
-    sim.counter.send_pairs(np.zeros(n - 1, np.intp), rest, np.full(
-        n - 1, payload_bytes(n_float64=m, n_int32=m), np.int64))
-    sim.counter.next_round()
+    _deliver(sim, hub, rest, np.full(n - 1, payload_bytes(n_float64=m, n_int32=m)))
     flat = np.asarray(models, dtype=np.float64).reshape(n, -1)
     answers = sim.corrupt_value_rows(flat.copy(), nodes) if rogue.any() else flat
     answers = answers.reshape(models.shape)
@@ -204,17 +220,13 @@ def run_gate(Z, Y, sw, offsets, raw_X, models, sim, m=N_NEAREST):
     asker = np.repeat(nodes, [len(c) for c in near])
     peer = np.concatenate(near + [np.zeros(0, dtype=np.intp)]).astype(np.intp)
     payloads = model_message_bytes(flat, models.dtype)
-    sim.counter.send_pairs(asker, peer, np.zeros(len(peer), dtype=np.int64))
-    sim.counter.send_pairs(peer, asker, payloads[peer].astype(np.int64))
-    sim.counter.next_round()
+    _deliver(sim, peer, asker, payloads[peer], requests=True)
     # Step 3: the sum of mass-weighted models at node 0 and back.
     share_bytes = payload_bytes(n_float64=flat.shape[1] + 1)
     total = np.tensordot(seen_masses, answers, axes=1)
     mass_total = float(seen_masses.sum())
-    sim.counter.send_pairs(rest, np.zeros(n - 1, np.intp), np.full(n - 1, share_bytes, np.int64))
-    sim.counter.next_round()
-    sim.counter.send_pairs(np.zeros(n - 1, np.intp), rest, np.full(n - 1, share_bytes, np.int64))
-    sim.counter.next_round()
+    _deliver(sim, rest, hub, np.full(n - 1, share_bytes))
+    _deliver(sim, hub, rest, np.full(n - 1, share_bytes))
     # Step 4: each node's gain on its own rows; t at node 0 and back.
     gains = np.zeros(n)
     for i in range(n):
@@ -225,10 +237,8 @@ def run_gate(Z, Y, sw, offsets, raw_X, models, sim, m=N_NEAREST):
         gains[i] = (weighted_accuracy(Z[rows], Y[:, rows], sw[rows], near_model)
                     - weighted_accuracy(Z[rows], Y[:, rows], sw[rows], others))
     one = payload_bytes(n_float64=1)
-    sim.counter.send_pairs(rest, np.zeros(n - 1, np.intp), np.full(n - 1, one, np.int64))
-    sim.counter.next_round()
-    sim.counter.send_pairs(np.zeros(n - 1, np.intp), rest, np.full(n - 1, one, np.int64))
-    sim.counter.next_round()
+    _deliver(sim, rest, hub, np.full(n - 1, one))
+    _deliver(sim, hub, rest, np.full(n - 1, one))
     t = gate_statistic(gains)
     return {"t": t, "mean_gain": float(np.mean(gains)), "gains": gains, "open": bool(t > GATE_T),
             "m": int(m), "means": seen_means, "masses": seen_masses}

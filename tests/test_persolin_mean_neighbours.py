@@ -247,3 +247,31 @@ def test_multiclass_gate_and_newcomer_match_numpy():
     near = np.argsort(((means - Xn.mean(axis=0)) ** 2).sum(axis=1), kind="stable")[:5]
     assert np.allclose(clf.coef_[12], coef[near].mean(axis=0), atol=1e-12)
     assert np.allclose(clf.intercept_[12], intercept[near].mean(axis=0), atol=1e-12)
+
+
+def test_fit_gate_over_a_dropping_network_waits_for_every_node():
+    # The gate's messages go through the fit's faults: a dropped node sends
+    # in a later round (was: delivered whatever the drop rate).  Its values
+    # are those of the same fit's models without faults in the gate, its
+    # bytes those of the closed form plus one empty request per retried
+    # model fetch, and it takes more than its 7 rounds.
+    from skfed import _mean_neighbours as mn
+    from skfed.network import SimulatedNetwork
+
+    X, y, g = _terrains()
+    net = SimulatedNetwork(drop_rate=0.4, random_state=0)
+    clf = PersonalizedLinearClassifier(random_state=0, network=net).fit(X, y, groups=g)
+    gate = clf.newcomer_gate_
+    ref = _reference_gate(X, y, g, clf.coef_, clf.intercept_)
+    np.testing.assert_allclose(gate["gains"], ref[0], atol=1e-12)
+    n, d, n_base = 12, 3, 4
+    closed = ((n - 1) * (HEADER + 8 * (d + 1)) + (n - 1) * (HEADER + 5 * 8 + 5 * 4)
+              + n * 5 * (HEADER + HEADER + 8 * n_base) + 2 * (n - 1) * (HEADER + 8 * (n_base + 1))
+              + 2 * (n - 1) * (HEADER + 8))
+    extra = gate["n_bytes"] - closed
+    assert extra > 0 and extra % HEADER == 0      # only empty requests repeat
+    # the same delivery helper: every sender's message arrives exactly once
+    sim = SimulatedNetwork(drop_rate=0.5, random_state=1).start(6, random_state=0)
+    mn._deliver(sim, np.arange(1, 6), np.zeros(5, np.intp), np.full(5, 100))
+    log = sim.log(node_labels=np.arange(6))
+    assert log.total_messages == 5 and log.total_bytes == 5 * (100 + HEADER) and log.n_rounds > 1
