@@ -401,7 +401,8 @@ def mean_neighbour_join(est, X, y, groups, sample_weight=None, *, table=None, sa
     est
     """
     from ._graph_join import _design, _models, _Newcomer, _random_seed, _targets
-    from ._graph_join_fitted import csr_of_pairs, join_random_state, join_simulation
+    from ._graph_join_fitted import (csr_of_pairs, join_random_state, join_rogue,
+                                     join_simulation)
 
     info = est._join_info
     X, y, sample_weight, new_labels, layout = est._validate_join_data(
@@ -417,7 +418,8 @@ def mean_neighbour_join(est, X, y, groups, sample_weight=None, *, table=None, sa
     rng = join_random_state([_random_seed(est), seed, salt])
     sim = join_simulation(est, n_old + n_new, rng)
     rogue_old = np.asarray(info.get("rogue", np.zeros(n_old, bool)), dtype=bool)
-    sim.rogue[:] = np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)])
+    # each newcomer rogue with probability rogue_fraction (kept for later joins)
+    sim.rogue[:] = join_rogue(sim.network, rogue_old, n_new, [_random_seed(est), seed, 7919])
     own = [layout.node_indices(k) for k in range(n_new)]
     own_means = np.array([np.average(np.asarray(X[i], dtype=np.float64), axis=0,
                                      weights=sw[i]) for i in own])
@@ -500,7 +502,7 @@ def mean_neighbour_join(est, X, y, groups, sample_weight=None, *, table=None, sa
         np.concatenate([W_old.indices, c, r]), n_old + n_new)
     graph_models = info.get("graph_models")
     est._join_info = dict(info, losses=np.concatenate([info["losses"], losses]),
-                          rogue=np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)]),
+                          rogue=sim.rogue.copy(),
                           graph_models=None if graph_models is None else np.concatenate(
                               [graph_models, new_models]))
     est._join_seed = seed + 1
