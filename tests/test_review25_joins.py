@@ -69,3 +69,20 @@ def test_mean_join_newcomers_drawn_rogue_and_kept():
     np.testing.assert_array_equal(clf._join_info["rogue"][:30], expected)
     np.testing.assert_array_equal(
         clf._join_info["rogue"], join_rogue(net, expected, 4, [_random_seed(clf), 1, 7919]))
+
+
+@pytest.mark.xfail(strict=True, reason="open (review25 report, owner mocha25): a MOCHA join "
+                   "clears the warm-start state, so warm_start=True is silently ignored after "
+                   "add_nodes, and a refit on other nodes does not raise as documented")
+def test_mocha_warm_start_after_a_join_is_not_silently_dropped():
+    from skfed.multitask import FederatedMultiTaskClassifier
+
+    X, y, g = _terrains(14)
+    Xn, yn, gn = _terrains(3, n_rows=8, seed=7, first=100)
+    plain = FederatedMultiTaskClassifier(random_state=0, warm_start=True).fit(X, y, groups=g)
+    with pytest.raises(ValueError, match="warm_start"):     # other nodes: refused
+        plain.fit(np.vstack([X, Xn]), np.concatenate([y, yn]), groups=np.concatenate([g, gn]))
+    joined = FederatedMultiTaskClassifier(random_state=0, warm_start=True).fit(X, y, groups=g)
+    joined.add_nodes(Xn, yn, groups=gn)
+    with pytest.raises(ValueError, match="warm_start"):     # the same, after a join
+        joined.fit(np.vstack([X, Xn]), np.concatenate([y, yn]), groups=np.concatenate([g, gn]))
