@@ -21,9 +21,52 @@ Command (2 shared cores, one thread)::
     (and ``--path product``: where the tree stops paying)
 
 Results (review25, 2026-11-29; seconds for the n queries at the hub, best
-of 3 repeats, m = 5, the gate's exclude-self queries; scan/new = ratio):
+of 3 repeats, one when n^2 d > 5e9; m = 5, the gate's exclude-self
+queries; scan/new = ratio)::
 
-RESULTS_PLACEHOLDER
+    kind           n    d    scan s     new s  scan/new same
+    normal       100    9    0.0009    0.0002       4.0 True
+    normal       100   20    0.0009    0.0002       5.3 True
+    normal       100  561    0.0039    0.0036       1.1 True
+    normal      1000    9    0.0526    0.0109       4.8 True
+    normal      1000   20    0.0676    0.0176       3.8 True
+    normal      1000  561    0.7572    0.0761      10.0 True
+    normal     10000    9    4.8924    0.6730       7.3 True
+    normal     10000   20   16.0152    2.4207       6.6 True
+    normal     10000  561  479.1998   11.6954      41.0 True
+    terrains     100    9    0.0008    0.0002       4.5 True
+    terrains     100   20    0.0009    0.0002       5.2 True
+    terrains     100  561    0.0203    0.0009      23.5 True
+    terrains    1000    9    0.1845    0.0187       9.8 True
+    terrains    1000   20    0.2060    0.0139      14.8 True
+    terrains    1000  561    2.4803    0.2363      10.5 True
+    terrains   10000    9    6.3611    1.2942       4.9 True
+    terrains   10000   20   10.8416    1.0319      10.5 True
+    terrains   10000  561  539.4007   14.4139      37.4 True
+
+Every answer was the scan's (``same``).  The machine was shared by up to 9
+processes on 2 cores, so single timings move by up to 5x (the scan, whose
+cost does not depend on the means, took 0.004 and 0.020 s at n = 100,
+d = 561 on the two kinds); the ratios at n >= 1,000 are
+4-41.  The scan grows as ``n^2`` (d = 561: 0.8-2.5 s at 1,000 nodes,
+480-540 s at 10,000); the KD-tree at d = 9 grows as ``n^1.8`` on Gaussian means
+(9 dimensions are many for a KD-tree), the products as ``n^2`` but in BLAS.
+
+Where the tree stops paying (``--path tree`` / ``--path product``,
+``--no-scan``, best of 2, seconds)::
+
+    kind          n     d:   9      16     32     64     128
+    normal     1000  tree  0.008  0.014  0.021  0.031  0.050
+                    prod  0.013  0.016  0.012  0.026  0.027
+    normal    10000  tree  0.460  2.168  3.026  7.415  21.19
+                    prod  0.949  0.940  1.334  1.871  3.097
+    terrains  10000  tree  0.581  1.684  2.609  4.494  17.21
+                    prod  1.184  0.960  1.232  1.396  2.320
+
+The tree is twice as fast at d = 9 and 2-4 times slower from d = 16 on:
+``KD_MAX_FEATURES = 12``.  Below ``BRUTE_MAX_NODES = 64`` nodes the scan
+(the old code) answers: at 16-128 nodes both take under 2.5 ms (the new
+path 2-6 times faster at d <= 20, 0.5-1.3 at d = 561).
 """
 
 import argparse
