@@ -16,7 +16,8 @@ neighbours help it (the *gate*), and only then do newcomers use them.
    and only it, learns every mean), which answers each node with the
    indices and masses of its ``m = N_NEAREST`` nearest other nodes by
    Euclidean distance between feature means (``m`` int32 and ``m`` float64,
-   ``n - 1`` messages).  Every node sending its mean to every other node
+   ``n - 1`` messages; it finds them all at once, :func:`nearest_rows`: a
+   KD-tree, not a scan of all ``n`` means per node).  Every node sending its mean to every other node
    instead cost 9-18 % of the fit's bytes on rotated moons and related
    tasks (80-200 nodes); through the hub 1-2 %.
 2. Every node asks (an empty request) those ``m`` nodes for their final
@@ -57,7 +58,8 @@ mass-weighted mean (no training).  Its graph row holds those
 ``m`` nodes with the mass shares as weights (it sends each its weight, as
 the graph join does); its confidence is its mass over the fit's largest.
 Rounds repeat until the hub and the asked nodes answer (dropped ones do
-not).
+not).  Each newcomer is rogue with probability ``rogue_fraction`` (the graph
+join's public draw), which later joins keep.
 
 Every newcomer takes the mean, not only those whose samples are one class
 (landmine1's ``gatenear5`` against ``gate5``, Landmine seeds 0-5, over
