@@ -16,7 +16,8 @@ neighbours help it (the *gate*), and only then do newcomers use them.
    and only it, learns every mean), which answers each node with the
    indices and masses of its ``m = N_NEAREST`` nearest other nodes by
    Euclidean distance between feature means (``m`` int32 and ``m`` float64,
-   ``n - 1`` messages).  Every node sending its mean to every other node
+   ``n - 1`` messages; it finds them all at once, :func:`nearest_rows`: a
+   KD-tree, not a scan of all ``n`` means per node).  Every node sending its mean to every other node
    instead cost 9-18 % of the fit's bytes on rotated moons and related
    tasks (80-200 nodes); through the hub 1-2 %.
 2. Every node asks (an empty request) those ``m`` nodes for their final
@@ -57,7 +58,8 @@ mass-weighted mean (no training).  Its graph row holds those
 ``m`` nodes with the mass shares as weights (it sends each its weight, as
 the graph join does); its confidence is its mass over the fit's largest.
 Rounds repeat until the hub and the asked nodes answer (dropped ones do
-not).
+not).  Each newcomer is rogue with probability ``rogue_fraction`` (the graph
+join's public draw), which later joins keep.
 
 Every newcomer takes the mean, not only those whose samples are one class
 (landmine1's ``gatenear5`` against ``gate5``, Landmine seeds 0-5, over
@@ -82,6 +84,10 @@ N_NEAREST = 5
 # The gate opens when the mean gain's t statistic exceeds this.
 GATE_T = 3.0
 JOIN_NEIGHBOURS = ("auto", "graph")
+# The hub's nearest queries scan all rows up to this many nodes or above this
+# many features, else go through a KD-tree (benchmarks/mean_neighbours_scale.py).
+BRUTE_MAX_NODES = 64
+KD_MAX_FEATURES = 12
 
 
 def node_means(X, sw, offsets):
@@ -123,6 +129,111 @@ def hub_answer(sim, means, target, m, exclude=None):
         dist = ((means[pool] - target) ** 2).sum(axis=1)
         return pool[np.argsort(-dist, kind="stable")[:count]]
     return np.sort(sim.rng.choice(pool, size=count, replace=False))
+
+
+def _tree_proposals(means, targets, k, excl):
+    """The ``k`` rows nearest each target by a KD-tree (without ``excl``),
+    their tree distances, the slack of its arithmetic and the tree."""
+    from scipy.spatial import cKDTree
+
+    tree = cKDTree(means)
+    dist, cand = tree.query(targets, k=k + (excl is not None))
+    if excl is not None:  # the excluded row leaves the proposals (last column if absent)
+        hit = cand == excl[:, None]
+        keep = np.ones(cand.shape, dtype=bool)
+        keep[np.arange(len(cand)), np.where(hit.any(axis=1), hit.argmax(axis=1), k)] = False
+        cand, dist = cand[keep].reshape(-1, k), dist[keep].reshape(-1, k)
+    return dist, cand, 1e-9 * dist, tree
+
+
+def _product_proposals(means, targets, k, excl):
+    """The ``k`` rows nearest each target by squared distances from matrix
+    products (blocks of targets; without ``excl``) and a bound on their
+    rounding error per target (the dot products' ``gamma_d`` bound, times 4)."""
+    n, d = means.shape
+    centre = means.mean(axis=0)
+    M, T = means - centre, targets - centre
+    mm, tt = np.einsum("ij,ij->i", M, M), np.einsum("ij,ij->i", T, T)
+    slack = (4 * (d + 4) + 8) * np.finfo(np.float64).eps * (tt + mm.max())
+    dist, cand = np.empty((len(T), k)), np.empty((len(T), k), dtype=np.intp)
+    step = max(1, (1 << 21) // n)
+    for start in range(0, len(T), step):
+        b = slice(start, start + step)
+        D = tt[b, None] - 2.0 * (T[b] @ M.T) + mm[None, :]
+        if excl is not None:
+            D[np.arange(D.shape[0]), excl[b]] = np.inf
+        part = np.argpartition(D, k - 1, axis=1)[:, :k]
+        dk = np.take_along_axis(D, part, axis=1)
+        order = np.argsort(dk, axis=1)
+        cand[b] = np.take_along_axis(part, order, axis=1)
+        dist[b] = np.take_along_axis(dk, order, axis=1)
+    return dist, cand, np.repeat(slack[:, None], k, axis=1), None
+
+
+def nearest_rows(means, targets, m, exclude=None):
+    """:func:`nearest` for every row of ``targets``: the same neighbours (ties
+    by index), without a scan over all rows per query at the hub.
+
+    ``exclude`` is None or one index per target (the row skipped, as
+    :func:`nearest`'s ``exclude``).  A KD-tree of ``means`` (``d <=
+    KD_MAX_FEATURES``; ``O(n log n)`` instead of the scan's ``O(n^2 d)``), or
+    above that many features blocks of matrix products (still ``O(n^2 d)``,
+    in BLAS), proposes the ``count + 2`` nearest rows in their own
+    arithmetic.  A target whose last proposal is farther than the
+    ``count``-th by more than that arithmetic's error bound has every row
+    within the ``count``-th distance among them, and its neighbours are
+    chosen by :func:`nearest`'s distances and order over them (bit for bit,
+    the same ties).  Otherwise (ties reach the last proposal) the candidates
+    are the tree's rows within the ``count``-th distance, or all rows.
+    Federations of at most ``BRUTE_MAX_NODES`` nodes and non-finite means
+    use the scan (``benchmarks/mean_neighbours_scale.py``).
+
+    Returns
+    -------
+    list of ndarray
+        One array of ``min(m, n - 1)`` (``min(m, n)`` without ``exclude``)
+        indices per target, nearest first.
+    """
+    means = np.asarray(means, dtype=np.float64)
+    targets = np.asarray(targets, dtype=np.float64).reshape(-1, means.shape[1])
+    n, d = means.shape
+    excl = None if exclude is None else np.asarray(exclude, dtype=np.intp)
+    count = max(0, min(m, n - (excl is not None)))
+    k = count + 2
+    if (count == 0 or n <= max(BRUTE_MAX_NODES, k + 1)
+            or not (np.isfinite(means).all() and np.isfinite(targets).all())):
+        return [nearest(means, t, m, None if excl is None else int(excl[r]))
+                for r, t in enumerate(targets)]
+    propose = _tree_proposals if d <= KD_MAX_FEATURES else _product_proposals
+    dist, cand, slack, tree = propose(means, targets, k, excl)
+    safe = dist[:, -1] > dist[:, count - 1] + slack[:, count - 1]
+    out = [None] * len(targets)
+    rows = np.flatnonzero(safe)
+    if len(rows):
+        c = np.sort(cand[rows], axis=1)
+        exact = ((means[c] - targets[rows][:, None, :]) ** 2).sum(axis=2)
+        order = np.argsort(exact, axis=1, kind="stable")[:, :count]
+        for r, chosen in zip(rows.tolist(), np.take_along_axis(c, order, axis=1)):
+            out[r] = chosen
+    for r in np.flatnonzero(~safe).tolist():  # ties at the last proposal
+        if tree is None:
+            out[r] = nearest(means, targets[r], m, None if excl is None else int(excl[r]))
+            continue
+        c = np.asarray(sorted(tree.query_ball_point(
+            targets[r], dist[r, count - 1] + slack[r, count - 1])), dtype=np.intp)
+        if excl is not None:
+            c = c[c != excl[r]]
+        out[r] = c[nearest(means[c], targets[r], count)]
+    return out
+
+
+def hub_answers(sim, means, targets, m, exclude=None):
+    """:func:`hub_answer` for every row of ``targets`` (``exclude``: None
+    or one index per target), the honest hub's through :func:`nearest_rows`."""
+    if not sim.rogue[0]:
+        return nearest_rows(means, targets, m, exclude)
+    return [hub_answer(sim, means, t, m, None if exclude is None else int(exclude[k]))
+            for k, t in enumerate(targets)]
 
 
 def mean_model(models, masses, chosen):
@@ -211,7 +322,7 @@ def run_gate(Z, Y, sw, offsets, raw_X, models, sim, m=N_NEAREST):
     rest = nodes[1:]
     hub = np.zeros(n - 1, np.intp)
     _deliver(sim, rest, hub, np.full(n - 1, payload_bytes(n_float64=means.shape[1] + 1)))
-    near = [hub_answer(sim, seen_means, seen_means[i], m, exclude=i) for i in range(n)]
+    near = hub_answers(sim, seen_means, seen_means, m, exclude=nodes)
     _deliver(sim, hub, rest, np.full(n - 1, payload_bytes(n_float64=m, n_int32=m)))
     flat = np.asarray(models, dtype=np.float64).reshape(n, -1)
     answers = sim.corrupt_value_rows(flat.copy(), nodes) if rogue.any() else flat
@@ -292,7 +403,8 @@ def mean_neighbour_join(est, X, y, groups, sample_weight=None, *, table=None, sa
     est
     """
     from ._graph_join import _design, _models, _Newcomer, _random_seed, _targets
-    from ._graph_join_fitted import csr_of_pairs, join_random_state, join_simulation
+    from ._graph_join_fitted import (csr_of_pairs, join_random_state, join_rogue,
+                                     join_simulation)
 
     info = est._join_info
     X, y, sample_weight, new_labels, layout = est._validate_join_data(
@@ -308,7 +420,8 @@ def mean_neighbour_join(est, X, y, groups, sample_weight=None, *, table=None, sa
     rng = join_random_state([_random_seed(est), seed, salt])
     sim = join_simulation(est, n_old + n_new, rng)
     rogue_old = np.asarray(info.get("rogue", np.zeros(n_old, bool)), dtype=bool)
-    sim.rogue[:] = np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)])
+    # each newcomer rogue with probability rogue_fraction (kept for later joins)
+    sim.rogue[:] = join_rogue(sim.network, rogue_old, n_new, [_random_seed(est), seed, 7919])
     own = [layout.node_indices(k) for k in range(n_new)]
     own_means = np.array([np.average(np.asarray(X[i], dtype=np.float64), axis=0,
                                      weights=sw[i]) for i in own])
@@ -328,8 +441,9 @@ def mean_neighbour_join(est, X, y, groups, sample_weight=None, *, table=None, sa
         if active[0]:
             sim.counter.send_pairs(np.zeros(len(waiting), np.intp), newcomers[waiting],
                                    np.full(len(waiting), down, np.int64))
-            for k in waiting.tolist():
-                chosen[k] = hub_answer(sim, means, own_means[k], N_NEAREST)
+            for k, c in zip(waiting.tolist(), hub_answers(sim, means, own_means[waiting],
+                                                          N_NEAREST)):
+                chosen[k] = c
             waiting = waiting[:0]
         sim.counter.next_round()
     # Round(s) 2: the chosen nodes' models (asked again until each answers).
@@ -390,7 +504,7 @@ def mean_neighbour_join(est, X, y, groups, sample_weight=None, *, table=None, sa
         np.concatenate([W_old.indices, c, r]), n_old + n_new)
     graph_models = info.get("graph_models")
     est._join_info = dict(info, losses=np.concatenate([info["losses"], losses]),
-                          rogue=np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)]),
+                          rogue=sim.rogue.copy(),
                           graph_models=None if graph_models is None else np.concatenate(
                               [graph_models, new_models]))
     est._join_seed = seed + 1

@@ -45,7 +45,7 @@ a 2.05 MB HAR fit (18 %: 561 features), hence not the default.
 import numpy as np
 from sklearn.utils import _safe_indexing
 
-from .._mean_neighbours import JOIN_NEIGHBOURS, mean_neighbour_join, run_gate
+from .._mean_neighbours import JOIN_NEIGHBOURS, N_NEAREST, mean_neighbour_join, run_gate
 from ._dada_view import resolve_peer_view
 
 __all__ = ["JOIN_NEIGHBOURS", "check_gate", "fit_gate", "one_class_nodes", "one_class_join", "OneClassJoinMixin"]
@@ -67,6 +67,8 @@ def check_gate(est, simulation, spec):
     if spec is not None or est.join_neighbours == "graph":
         return
     K = simulation.n_nodes
+    if K <= N_NEAREST + 1:  # (no gate: fit_gate)
+        return
     view = (resolve_peer_view(est.peer_view, est.graph_signal_)
             if est.graph is None and K > 1 else None)
     if not simulation.is_complete or (view is not None and view < K - 1):
@@ -82,7 +84,7 @@ def fit_gate(est, state, simulation, spec):
     ``newcomer_gate_`` (``None`` and ``"graph"`` when it does not run)."""
     est.newcomer_rule_, est.newcomer_gate_ = "graph", None
     est.__dict__.pop("_feature_table", None)
-    if spec is not None or est.join_neighbours == "graph" or state.K < 3:
+    if spec is not None or est.join_neighbours == "graph" or state.K <= N_NEAREST + 1:
         return
     check_gate(est, simulation, spec)
     gate = run_gate(state.H, state.Y, state.sw, state.offsets, state.raw_X,
