@@ -103,10 +103,15 @@ def test_gate_bytes_closed_form_and_fit_unchanged():
     per_model = model_message_bytes(flat, flat.dtype)
     near_bytes = sum(int(per_model[nearest5(means, means[i], exclude=i)].sum())
                      for i in range(n))
+    # (dada25: the mass-weighted models up and their total down as model
+    # messages, tests/test_dada25_gate_bytes.py; this fit is float64)
+    masses = np.bincount(g)[auto.nodes_].astype(float)
+    shares = masses[:, None] * flat
     expected = ((n - 1) * payload_bytes(n_float64=d + 1)                 # means to the hub
                 + (n - 1) * payload_bytes(n_float64=5, n_int32=5)         # its answers
                 + near_bytes                                              # nearest models
-                + 2 * (n - 1) * payload_bytes(n_float64=flat.shape[1] + 1)
+                + int(model_message_bytes(shares[1:]).sum()) + (n - 1) * 8
+                + (n - 1) * (int(model_message_bytes(shares.sum(0)[None])[0]) + 8)
                 + 2 * (n - 1) * payload_bytes(n_float64=1))
     messages = 2 * (n - 1) + 5 * n + 5 * n + 4 * (n - 1)    # (every message: a header)
     expected += DEFAULT_HEADER_BYTES * messages

@@ -45,7 +45,8 @@ a 2.05 MB HAR fit (18 %: 561 features), hence not the default.
 import numpy as np
 from sklearn.utils import _safe_indexing
 
-from .._mean_neighbours import JOIN_NEIGHBOURS, mean_neighbour_join, run_gate
+from .._mean_neighbours import JOIN_NEIGHBOURS, mean_neighbour_join
+from ._dada_gate import run_gate
 from ._dada_view import resolve_peer_view
 
 __all__ = ["JOIN_NEIGHBOURS", "check_gate", "fit_gate", "one_class_nodes", "one_class_join", "OneClassJoinMixin"]
