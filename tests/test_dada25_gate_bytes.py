@@ -14,7 +14,7 @@ from skfed.boosting import _dada_mean_join as mj
 from skfed.graph import model_message_bytes
 from skfed.network import DEFAULT_HEADER_BYTES, payload_bytes
 
-from test_dada18_one_class_join import nearest5, terrains
+from .test_dada18_one_class_join import nearest5, terrains
 
 
 def _fit(X, y, g, **kw):
