@@ -234,10 +234,16 @@ def test_auto_runs_no_gate_where_the_hub_cannot_hear_every_node():
         network=SimulatedNetwork(topology="ring")).fit(X, y, groups=g)
     assert ring.newcomer_rule_ == "graph" and ring.newcomer_gate_ is None
     assert ring.n_bytes_sent_ == graph.n_bytes_sent_
-    # a bounding peer view on a complete topology runs it (hub + 5 peers)
+    # nor under a bounding peer view (node 0 would hear from every node)
     view = DecentralizedBoostingClassifier(n_estimators=12, random_state=0,
                                            peer_view=4).fit(X, y, groups=g)
-    assert view.newcomer_gate_ is not None and view.newcomer_rule_ == "one-class"
+    assert view.newcomer_gate_ is None and view.newcomer_rule_ == "graph"
+    whole = DecentralizedBoostingClassifier(n_estimators=12, random_state=0,
+                                            peer_view=11).fit(X, y, groups=g)
+    assert whole.newcomer_rule_ == "one-class"
+    # the gate's rounds count in the fit's last round
+    assert len(whole.bytes_per_round_) == len(whole.objective_curve_) == whole.n_iter_
+    assert whole.bytes_per_round_.sum() == whole.n_bytes_sent_
     # at most 6 nodes: the 5 nearest are all the others, no gate
     small = DecentralizedBoostingClassifier(n_estimators=12, random_state=0).fit(
         X[g < 6], y[g < 6], groups=g[g < 6])

@@ -8,7 +8,8 @@ so a fit with ``join_neighbours="auto"`` (the default since dada25) first
 runs the gate of :mod:`skfed._mean_neighbours`, with Dada's message sizes
 (:mod:`skfed.boosting._dada_gate`; its messages in ``communication_``), where
 :func:`gate_runs`: no ``privacy``, more than 6 nodes, a complete topology
-(its hub, fitted node 0, hears from every node), not on the MPI engine
+and no bounding ``peer_view`` (its hub, fitted node 0, hears from every
+node), not on the MPI engine
 (every node's rows would have to meet on one rank); elsewhere newcomers
 join by the graph (``newcomer_gate_`` None).  Each node scores on its own
 rows the mean model of its 5 nearest-mean peers against the mean of all
@@ -51,6 +52,7 @@ from sklearn.utils import _safe_indexing
 
 from .._mean_neighbours import JOIN_NEIGHBOURS, N_NEAREST, mean_neighbour_join
 from ._dada_gate import run_gate
+from ._dada_view import resolve_peer_view
 
 __all__ = ["JOIN_NEIGHBOURS", "gate_runs", "fit_gate", "one_class_nodes", "one_class_join", "OneClassJoinMixin"]
 
@@ -66,27 +68,36 @@ ONE_CLASS_MODEL = "mean"
 
 def gate_runs(est, simulation, spec):
     """Whether a fit ends with the gate: ``join_neighbours="auto"``, no
-    ``privacy``, more than ``N_NEAREST + 1`` nodes (else every gain is 0) and
-    a complete topology (its hub, fitted node 0, hears from every node; on
-    another topology newcomers join by the graph, ``newcomer_gate_`` None).
-    A bounding ``peer_view`` does not stop it: the gate adds the hub and at
-    most ``N_NEAREST`` peers to a node's contacts, a few small messages."""
-    return (spec is None and est.join_neighbours == "auto"
-            and simulation.n_nodes > N_NEAREST + 1 and simulation.is_complete)
+    ``privacy``, more than ``N_NEAREST + 1`` nodes (else every gain is 0), a
+    complete topology and no bounding peer view (its hub, fitted node 0,
+    hears from every node: a ring or a view of ``peer_view < n_nodes - 1``
+    peers would be broken).  Elsewhere newcomers join by the graph
+    (``newcomer_gate_`` None)."""
+    K = simulation.n_nodes
+    if spec is not None or est.join_neighbours != "auto" or K <= N_NEAREST + 1:
+        return False
+    view = (resolve_peer_view(est.peer_view, est.graph_signal_)
+            if est.graph is None else None)
+    return simulation.is_complete and (view is None or view >= K - 1)
 
 
 def fit_gate(est, state, simulation, spec):
     """Run the gate at the end of a Dada fit where :func:`gate_runs`; set
     ``newcomer_rule_`` and ``newcomer_gate_`` (``"graph"`` and ``None`` when
-    it does not run)."""
+    it does not run).  Its rounds count in the fit's last round of
+    ``bytes_per_round_`` (one per iteration, as ``objective_curve_``)."""
     est.newcomer_rule_, est.newcomer_gate_ = "graph", None
     est.__dict__.pop("_feature_table", None)
     if not gate_runs(est, simulation, spec):
         return
     gate = run_gate(state.H, state.Y, state.sw, state.offsets, state.raw_X,
                     est._full_coef(), simulation)
-    before = est.n_bytes_sent_
+    before, n_rounds = est.n_bytes_sent_, len(est.bytes_per_round_)
     est._set_communication(simulation)
+    if n_rounds:
+        per_round = est.bytes_per_round_
+        est.bytes_per_round_ = np.concatenate(
+            [per_round[:n_rounds - 1], [per_round[n_rounds - 1:].sum()]]).astype(per_round.dtype)
     est.newcomer_gate_ = {key: gate[key] for key in ("t", "mean_gain", "gains", "open", "m")}
     est.newcomer_gate_["n_bytes"] = int(est.n_bytes_sent_ - before)
     if gate["open"]:
