@@ -420,9 +420,10 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
         (``clip_norm`` is not used: the scores are bounded by construction).
         None: no privacy.
     join_neighbours : {"auto", "graph"}, default="auto"
-        ``"auto"`` (complete topology, no bounding ``peer_view``, over 6 nodes, no ``privacy``, not MPI): a gate ends
-        the fit (bytes in ``communication_``); if it opens, one-class newcomers take the mean model of
-        their 5 nearest-feature-mean fitted nodes (:mod:`skfed.boosting._dada_mean_join`).
+        ``"auto"``: where the hub hears every node (complete topology, no bounding
+        ``peer_view``), over 6 nodes, no ``privacy``, not on MPI, a gate ends the fit (bytes
+        in ``communication_``); if it opens, one-class newcomers take the mean model of their
+        5 nearest-feature-mean fitted nodes (:mod:`skfed.boosting._dada_mean_join`).
 
     Attributes
     ----------
@@ -483,7 +484,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
         Bytes and messages of the fit and of every join (``communication_``
         plus ``join_communication_``).
     bytes_per_round_ : ndarray of shape (n_rounds,)
-        The fit's ``n_iter_`` rounds (``beta="auto"``: after the candidates' and the choice's; the gate's in the last).
+        The fit's ``n_iter_`` rounds (``beta="auto"``: after the candidates' and the choice's; gate: last).
     base_predictors_, n_base_predictors_ : list or None, int
         The user's ``base_predictors`` (None: stumps); the models' columns.
     beta_, mu_ : float
