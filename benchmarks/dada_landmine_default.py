@@ -42,7 +42,7 @@ accuracy over the seeds at k = 5 / 10 / 20)::
 
 So dada18's rule (``mean``) stays: every newcomer taking the mean
 (``allmean``, Perso-lin's rule) loses 0.47 at k = 5 on seeds 0-2 (seed 0:
-92.45 against 93.76, a two-class newcomer placed on the wrong terrain) and
+92.45 against 93.76: its three two-class newcomers' mean models) and
 gains at k = 20; 3-11 neighbours change little.  What keeps k = 5 / 10 on
 seeds 0-2 0.04 / 0.01 under pooled SVC is the placement: a newcomer's mean
 over 5 samples names mostly fields of the other terrain for 7 of the 36
