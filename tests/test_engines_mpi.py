@@ -639,7 +639,8 @@ def test_dada_and_perso_lin_survive_a_stopped_rank(mpi_cases, tmp_path, monkeypa
     import time
 
     X, y, g = _clustered_moons(8, 30, 0)
-    dada = DecentralizedBoostingClassifier(n_estimators=12, max_iter=160, random_state=0)
+    dada = DecentralizedBoostingClassifier(n_estimators=12, max_iter=160, random_state=0,
+                                          join_neighbours="graph")  # (MPI: no gate)
     X2, y2, g2 = _clustered_moons(8, 20, 3, n_classes=3)
     perso = PersonalizedLinearClassifier(mu=0.5, max_iter=150, max_neighbors=3, random_state=4,
                                          join_neighbours="graph")  # (MPI: no gate)
