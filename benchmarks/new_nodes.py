@@ -1356,7 +1356,7 @@ MOCHA_OMEGA = "auto"  # --mocha-omega
 MOCHA_KERNEL = "linear"  # --mocha-kernel
 SUPPORT_CANDIDATES = None  # --support-candidates (None: the estimator's default)
 ONLINE_KERNEL = "auto"  # --online-kernel
-DADA_JOIN_NEIGHBOURS = "graph"  # --dada-join-neighbours
+DADA_JOIN_NEIGHBOURS = "auto"  # --dada-join-neighbours (the estimator's default)
 
 
 def make_estimator(family, task, seed):
@@ -1561,9 +1561,9 @@ def main():
                         "default)")
     parser.add_argument("--online-kernel", default="auto",
                         help="the online learner's kernel (default auto, its default)")
-    parser.add_argument("--dada-join-neighbours", default="graph",
-                        help="Dada's join_neighbours (default graph, its default; auto: the "
-                        "feature-mean gate, benchmarks/dada_join_one_class.py)")
+    parser.add_argument("--dada-join-neighbours", default="auto",
+                        help="Dada's join_neighbours (default auto, its default: the "
+                        "feature-mean gate, benchmarks/dada_landmine_default.py; graph)")
     args = parser.parse_args()
     global MOCHA_OMEGA, MOCHA_KERNEL, SUPPORT_CANDIDATES, ONLINE_KERNEL, DADA_JOIN_NEIGHBOURS
     DADA_JOIN_NEIGHBOURS = args.dada_join_neighbours

@@ -192,7 +192,7 @@ def test_feature_range_is_the_global_range(topology):
     network = SimulatedNetwork(topology=topology)
     clf = DecentralizedBoostingClassifier(
         12, graph=np.zeros((K, K)), mu=0.0, max_iter=1, network=network, random_state=0,
-        feature_selection=None,
+        feature_selection=None, join_neighbours="graph",  # (no gate: the flood's bytes alone)
     ).fit(X, y, groups=groups, sample_weight=sw)
     np.testing.assert_array_equal(clf.feature_range_[0], X[keep].min(axis=0))
     np.testing.assert_array_equal(clf.feature_range_[1], X[keep].max(axis=0))
@@ -830,7 +830,8 @@ def test_feature_vote_against_numpy():
     X[groups == 3, 5] = 1.5  # a feature constant at one node: no relevance there
     y[groups == np.argmax(np.bincount(groups))] = 1  # a voter with one class
     clf = DecentralizedBoostingClassifier(
-        50, graph=np.zeros((K, K)), mu=0.0, max_iter=1, random_state=0).fit(X, y, groups=groups)
+        50, graph=np.zeros((K, K)), mu=0.0, max_iter=1, random_state=0,
+        join_neighbours="graph").fit(X, y, groups=groups)  # (no gate: the vote's bytes alone)
     # eta2[k, j] = sum_c n_c (m_c - m)^2 / sum_i (x_i - m)^2, node by node.
     eta2 = np.zeros((K, d))
     for k in range(K):
@@ -915,7 +916,7 @@ def test_feature_vote_against_numpy():
     # Without the vote: stumps on every feature, fewer bytes.
     every = DecentralizedBoostingClassifier(
         50, graph=np.zeros((K, K)), mu=0.0, max_iter=1, random_state=0,
-        feature_selection=None).fit(X, y, groups=groups)
+        feature_selection=None, join_neighbours="graph").fit(X, y, groups=groups)
     assert every.selected_features_.all() and every.feature_votes_ is None
     assert len(set(every.stump_features_.tolist())) == d
     assert every.n_bytes_sent_ == range_bytes

@@ -16,6 +16,8 @@ from skfed.graph import model_message_bytes
 from skfed.network import DEFAULT_HEADER_BYTES, payload_bytes
 from skfed.privacy import DifferentialPrivacy
 
+from ._helpers.mpi import needs_mpi, saved_cases
+
 
 def terrains(n_nodes=12, n=30, seed=0, offset=3.0, shared=False):
     """Two terrains told apart by feature 0's mean; opposite rules on feature 1
@@ -103,10 +105,15 @@ def test_gate_bytes_closed_form_and_fit_unchanged():
     per_model = model_message_bytes(flat, flat.dtype)
     near_bytes = sum(int(per_model[nearest5(means, means[i], exclude=i)].sum())
                      for i in range(n))
+    # (dada25: the mass-weighted models up and their total down as model
+    # messages, tests/test_dada25_gate_bytes.py; this fit is float64)
+    masses = np.bincount(g)[auto.nodes_].astype(float)
+    shares = masses[:, None] * flat
     expected = ((n - 1) * payload_bytes(n_float64=d + 1)                 # means to the hub
                 + (n - 1) * payload_bytes(n_float64=5, n_int32=5)         # its answers
                 + near_bytes                                              # nearest models
-                + 2 * (n - 1) * payload_bytes(n_float64=flat.shape[1] + 1)
+                + int(model_message_bytes(shares[1:]).sum()) + (n - 1) * 8
+                + (n - 1) * (int(model_message_bytes(shares.sum(0)[None])[0]) + 8)
                 + 2 * (n - 1) * payload_bytes(n_float64=1))
     messages = 2 * (n - 1) + 5 * n + 5 * n + 4 * (n - 1)    # (every message: a header)
     expected += DEFAULT_HEADER_BYTES * messages
@@ -214,31 +221,53 @@ def test_join_neighbours_checked_and_fixed_after_fit():
         clf.add_nodes(Xn, yn, groups=gn)
 
 
-@pytest.mark.parametrize("extra", [{"peer_view": 4}, {"network": "ring"}])
-def test_auto_refused_where_the_all_pairs_exchange_is_not_allowed(extra):
+def test_auto_runs_no_gate_where_the_hub_cannot_hear_every_node():
+    # (dada25: was refused by name while "auto" was opt-in; now the default
+    # runs no gate there and newcomers join by the graph)
     from skfed.network import SimulatedNetwork
 
-    if "network" in extra:
-        extra = {"network": SimulatedNetwork(topology="ring")}
     X, y, g = terrains()
-    clf = DecentralizedBoostingClassifier(n_estimators=12, random_state=0,
-                                          join_neighbours="auto", **extra)
-    with pytest.raises(ValueError, match="join_neighbours='auto'.*complete topology"):
-        clf.fit(X, y, groups=g)
-    # the default makes no such exchange
-    clf.set_params(join_neighbours="graph").fit(X, y, groups=g)
-    assert clf.newcomer_rule_ == "graph" and clf.newcomer_gate_ is None
+    ring = DecentralizedBoostingClassifier(
+        n_estimators=12, random_state=0, network=SimulatedNetwork(topology="ring")).fit(X, y, groups=g)
+    graph = DecentralizedBoostingClassifier(
+        n_estimators=12, random_state=0, join_neighbours="graph",
+        network=SimulatedNetwork(topology="ring")).fit(X, y, groups=g)
+    assert ring.newcomer_rule_ == "graph" and ring.newcomer_gate_ is None
+    assert ring.n_bytes_sent_ == graph.n_bytes_sent_
+    # nor under a bounding peer view (node 0 would hear from every node)
+    view = DecentralizedBoostingClassifier(n_estimators=12, random_state=0,
+                                           peer_view=4).fit(X, y, groups=g)
+    assert view.newcomer_gate_ is None and view.newcomer_rule_ == "graph"
+    whole = DecentralizedBoostingClassifier(n_estimators=12, random_state=0,
+                                            peer_view=11).fit(X, y, groups=g)
+    assert whole.newcomer_rule_ == "one-class"
+    # the gate's rounds count in the fit's last round
+    assert len(whole.bytes_per_round_) == len(whole.objective_curve_) == whole.n_iter_
+    assert whole.bytes_per_round_.sum() == whole.n_bytes_sent_
+    # at most 6 nodes: the 5 nearest are all the others, no gate
+    small = DecentralizedBoostingClassifier(n_estimators=12, random_state=0).fit(
+        X[g < 6], y[g < 6], groups=g[g < 6])
+    assert small.newcomer_gate_ is None
 
 
-def test_default_is_the_graph_join():
-    assert DecentralizedBoostingClassifier().join_neighbours == "graph"
+def test_default_is_auto():
+    assert DecentralizedBoostingClassifier().join_neighbours == "auto"
 
 
-def test_mpi_engine_refuses_the_gate_by_name():
-    from skfed.engines._mpi_dada import fit_dada
+@needs_mpi
+def test_mpi_engine_runs_no_gate(tmp_path):
+    # (dada25: was refused by name while "auto" was opt-in)
+    from skfed.engines import mpi
 
-    with pytest.raises(ValueError, match="join_neighbours must be 'graph'"):
-        fit_dada(DecentralizedBoostingClassifier(join_neighbours="auto"), None, None, None, 0)
+    X, y, g = terrains()
+    est = DecentralizedBoostingClassifier(n_estimators=12, max_iter=120, random_state=0)
+    (_, _, directory, *_), = saved_cases([("auto", est, X, y, g, None)], tmp_path)
+    run = mpi.fit(est, directory)
+    assert run.newcomer_rule_ == "graph" and run.newcomer_gate_ is None
+    sim = DecentralizedBoostingClassifier(n_estimators=12, max_iter=120, random_state=0,
+                                          join_neighbours="graph").fit(X, y, groups=g)
+    np.testing.assert_array_equal(run.coef_, sim.coef_)
+    assert run.n_bytes_sent_ == sim.n_bytes_sent_
 
 
 def test_one_class_counts_positive_weights_only():
@@ -292,8 +321,8 @@ def test_auto_radius_runs_the_gate_on_its_final_fit_only():
     assert clf.newcomer_gate_["n_bytes"] == final.newcomer_gate_["n_bytes"] > 0
     np.testing.assert_array_equal(clf.newcomer_gate_["gains"], final.newcomer_gate_["gains"])
     # the candidates' fits ran no gate: without it the totals differ by the gate only
-    plain = DecentralizedBoostingClassifier(n_estimators=12, random_state=0,
-                                            beta="auto").fit(X, y, groups=g)
+    plain = DecentralizedBoostingClassifier(n_estimators=12, random_state=0, beta="auto",
+                                            join_neighbours="graph").fit(X, y, groups=g)
     assert clf.n_bytes_sent_ - plain.n_bytes_sent_ == clf.newcomer_gate_["n_bytes"]
     Xn, yn, gn = newcomers()
     clf.add_nodes(Xn, yn, groups=gn)

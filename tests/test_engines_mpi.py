@@ -61,7 +61,8 @@ def _cases(tmp):
     """(name, estimator, data directory, X, y, groups, sample_weight) of every MPI case."""
     cases = []
     X, y, g = _clustered_moons(8, 30, 0)
-    est = DecentralizedBoostingClassifier(n_estimators=12, max_iter=160, random_state=0)
+    est = DecentralizedBoostingClassifier(n_estimators=12, max_iter=160, random_state=0,
+                                          join_neighbours="graph")  # (MPI: no gate)
     cases.append(("dada_learned", est, X, y, g, None))
     X, y, g = _clustered_moons(8, 25, 1, n_classes=3)
     X = X.astype(np.float32)
@@ -77,14 +78,15 @@ def _cases(tmp):
     # The boosting models as the graph signal (graph_signal="boosting").
     X, y, g = _clustered_moons(8, 30, 7)
     est = DecentralizedBoostingClassifier(n_estimators=12, max_iter=160, random_state=1,
-                                          graph_signal="boosting", graph_update_every=40)
+                                          graph_signal="boosting", graph_update_every=40,
+                                          join_neighbours="graph")
     cases.append(("dada_boosting_signal", est, X, y, g, None))
     X, y, g = _clustered_moons(8, 20, 2)
     oracle = (g[:, None] % 2 == g[None, :] % 2)[::20, ::20].astype(float)
     np.fill_diagonal(oracle, 0)
     est = DecentralizedBoostingClassifier(
         n_estimators=10, graph=oracle, max_iter=200, communication_budget=15_000,
-        random_state=5, stump_placement="global_range",
+        random_state=5, stump_placement="global_range", join_neighbours="graph",
     )
     cases.append(("dada_fixed_graph_budget", est, X, y, g, None))
     X, y, g = _clustered_moons(8, 20, 3, n_classes=3)
@@ -637,7 +639,8 @@ def test_dada_and_perso_lin_survive_a_stopped_rank(mpi_cases, tmp_path, monkeypa
     import time
 
     X, y, g = _clustered_moons(8, 30, 0)
-    dada = DecentralizedBoostingClassifier(n_estimators=12, max_iter=160, random_state=0)
+    dada = DecentralizedBoostingClassifier(n_estimators=12, max_iter=160, random_state=0,
+                                          join_neighbours="graph")  # (MPI: no gate)
     X2, y2, g2 = _clustered_moons(8, 20, 3, n_classes=3)
     perso = PersonalizedLinearClassifier(mu=0.5, max_iter=150, max_neighbors=3, random_state=4,
                                          join_neighbours="graph")  # (MPI: no gate)

@@ -42,7 +42,7 @@ from ._private import _DADA_PUBLIC, _check_private_inputs, plan_private_choices
 from ._kernel_graph import fit_graph_models, graph_signal_used
 from ._dada_view import PeerViewMixin
 from ._dada_radius import AutoRadiusJoinMixin, fit_auto_radius
-from ._dada_mean_join import JOIN_NEIGHBOURS, OneClassJoinMixin, check_gate, fit_gate
+from ._dada_mean_join import JOIN_NEIGHBOURS, OneClassJoinMixin, fit_gate
 from ._stumps import (
     _stump_counts,
     _vote_size,
@@ -419,10 +419,11 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
         (:func:`make_stump_predictors`) and no ``sample_weight``
         (``clip_norm`` is not used: the scores are bounded by construction).
         None: no privacy.
-    join_neighbours : {"graph", "auto"}, default="graph"
-        ``"auto"`` (complete topology, no bounding ``peer_view``, no ``privacy``): a gate ends the fit
-        (bytes in ``communication_``); if it opens, one-class newcomers take the mean model of their 5
-        nearest-feature-mean fitted nodes (:mod:`skfed.boosting._dada_mean_join`); else graph joins.
+    join_neighbours : {"auto", "graph"}, default="auto"
+        ``"auto"``: where the hub hears every node (complete topology, no bounding
+        ``peer_view``), over 6 nodes, no ``privacy``, not on MPI, a gate ends the fit (bytes
+        in ``communication_``); if it opens, one-class newcomers take the mean model of their
+        5 nearest-feature-mean fitted nodes (:mod:`skfed.boosting._dada_mean_join`).
 
     Attributes
     ----------
@@ -483,7 +484,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
         Bytes and messages of the fit and of every join (``communication_``
         plus ``join_communication_``).
     bytes_per_round_ : ndarray of shape (n_rounds,)
-        The fit's ``n_iter_`` rounds (``beta="auto"``: after the candidates' and the choice's).
+        The fit's ``n_iter_`` rounds (``beta="auto"``: after the candidates' and the choice's; gate: last).
     base_predictors_, n_base_predictors_ : list or None, int
         The user's ``base_predictors`` (None: stumps); the models' columns.
     beta_, mu_ : float
@@ -660,7 +661,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
         random_state=None,
         n_jobs=None,
         privacy=None,
-        join_neighbours="graph",
+        join_neighbours="auto",
     ):
         self.n_estimators = n_estimators
         self.base_predictors = base_predictors
@@ -906,7 +907,6 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
         if spec is not None:
             self._plan_private_choices(state, spec, mass)
         self.graph_signal_ = graph_signal_used(self, spec, len(self.nodes_))
-        check_gate(self, simulation, spec)  # (before the fit: join_neighbours="auto")
         self.__dict__.pop("kernel_features_", None)  # a previous kernel fit's
         if self.graph_signal_ == "kernel":
             state.setup_bytes += fit_graph_models(self, state, Xs, sws, layout, simulation, seeds)
@@ -935,7 +935,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
             state.alpha if refit is None else refit[0], n_stumps, self.fit_intercept)
         self.n_base_predictors_, self.beta_, self.mu_ = H.shape[1], self.beta, self.mu
         self.radius_selection_, _ = None, self.__dict__.pop("_radius_join_params", None)
-        fit_gate(self, state, simulation, spec)  # (add_nodes' one-class rule, after check_gate)
+        fit_gate(self, state, simulation, spec)  # (add_nodes' one-class rule)
         return self
 
     def _score_weight(self):

@@ -4,14 +4,17 @@ A newcomer whose samples are all of one class cannot rank its candidates'
 models by its labels: on Landmine (5-20 samples, 6 % positives) its graph
 row went mostly to fields of the other terrain.  The nodes' feature means
 place it there, but only where tasks differ in their input distribution,
-so a fit with ``join_neighbours="auto"`` first runs the gate of
-:mod:`skfed._mean_neighbours` (its messages in ``communication_``; not
-under ``privacy``; refused before the fit on a topology that is not
-complete or a peer view under ``n_nodes - 1``, since its hub, fitted node 0,
-hears from every node; refused by the MPI engine): each node scores on its
-own rows the mean model of its 5 nearest-mean peers against the mean of
-all others, and the gate opens when the gains' ``t`` exceeds ``GATE_T``
-(3; ``newcomer_gate_``).
+so a fit with ``join_neighbours="auto"`` (the default since dada25) first
+runs the gate of :mod:`skfed._mean_neighbours`, with Dada's message sizes
+(:mod:`skfed.boosting._dada_gate`; its messages in ``communication_``), where
+:func:`gate_runs`: no ``privacy``, more than 6 nodes, a complete topology
+and no bounding ``peer_view`` (its hub, fitted node 0, hears from every
+node), not on the MPI engine
+(every node's rows would have to meet on one rank); elsewhere newcomers
+join by the graph (``newcomer_gate_`` None).  Each node scores on its own
+rows the mean model of its 5 nearest-mean peers against the mean of all
+others, and the gate opens when the gains' ``t`` exceeds ``GATE_T`` (3;
+``newcomer_gate_``).
 
 With the gate open (``newcomer_rule_ == "one-class"``), :meth:`add_nodes`
 splits the call: newcomers holding samples of two classes or more join as
@@ -38,17 +41,20 @@ open on all 6 Landmine fits of seeds 0-5, t 3.4-6.5): joins 93.52 / 93.56 /
 Global 93.64 / 93.61 / 93.60.  Held out (moons, related-*, HAR,
 shifted-alike; seeds 0-2): the gate stayed closed on every fit (largest t
 2.13, shifted-alike seed 2), so those joins are the graph join's to the
-row.  The gate's bytes: 0.10 MB of a 2.62 MB Landmine fit (4 %), 0.37 MB of
-a 2.05 MB HAR fit (18 %: 561 features), hence not the default.
+row.  The gate's bytes were 0.10 MB of a 2.62 MB Landmine fit (4 %) and
+0.37 MB of a 2.05 MB HAR fit (18 %: 561 features, its sums sent dense),
+hence opt-in; with Dada's message sizes (dada25) 0.05 MB (2.0 %) and
+0.08 MB (4.7 %), and the default (``benchmarks/dada_landmine_default.py``).
 """
 
 import numpy as np
 from sklearn.utils import _safe_indexing
 
-from .._mean_neighbours import JOIN_NEIGHBOURS, N_NEAREST, mean_neighbour_join, run_gate
+from .._mean_neighbours import JOIN_NEIGHBOURS, N_NEAREST, mean_neighbour_join
+from ._dada_gate import run_gate
 from ._dada_view import resolve_peer_view
 
-__all__ = ["JOIN_NEIGHBOURS", "check_gate", "fit_gate", "one_class_nodes", "one_class_join", "OneClassJoinMixin"]
+__all__ = ["JOIN_NEIGHBOURS", "gate_runs", "fit_gate", "one_class_nodes", "one_class_join", "OneClassJoinMixin"]
 
 # What a one-class newcomer's model is: "mean", the mass-weighted mean of its
 # neighbours' models, or "fw", the graph join's Frank-Wolfe model steps on its
@@ -60,37 +66,38 @@ __all__ = ["JOIN_NEIGHBOURS", "check_gate", "fit_gate", "one_class_nodes", "one_
 ONE_CLASS_MODEL = "mean"
 
 
-def check_gate(est, simulation, spec):
-    """Refuse ``join_neighbours="auto"`` (before the fit) where the gate's
-    hub (fitted node 0, which hears from every node) is not allowed: a
-    topology that is not complete, or a peer view under ``n_nodes - 1``."""
-    if spec is not None or est.join_neighbours == "graph":
-        return
+def gate_runs(est, simulation, spec):
+    """Whether a fit ends with the gate: ``join_neighbours="auto"``, no
+    ``privacy``, more than ``N_NEAREST + 1`` nodes (else every gain is 0), a
+    complete topology and no bounding peer view (its hub, fitted node 0,
+    hears from every node: a ring or a view of ``peer_view < n_nodes - 1``
+    peers would be broken).  Elsewhere newcomers join by the graph
+    (``newcomer_gate_`` None)."""
     K = simulation.n_nodes
-    if K <= N_NEAREST + 1:  # (no gate: fit_gate)
-        return
+    if spec is not None or est.join_neighbours != "auto" or K <= N_NEAREST + 1:
+        return False
     view = (resolve_peer_view(est.peer_view, est.graph_signal_)
-            if est.graph is None and K > 1 else None)
-    if not simulation.is_complete or (view is not None and view < K - 1):
-        raise ValueError(
-            "join_neighbours='auto' sends every node's feature mean to fitted node 0 "
-            "after the fit: it needs a complete topology and a peer_view of at least "
-            f"n_nodes - 1 ({K - 1}; this fit: topology {simulation.network.topology!r}, "
-            f"peer view {view}); use join_neighbours='graph'.")
+            if est.graph is None else None)
+    return simulation.is_complete and (view is None or view >= K - 1)
 
 
 def fit_gate(est, state, simulation, spec):
-    """Run the gate at the end of a Dada fit; set ``newcomer_rule_`` and
-    ``newcomer_gate_`` (``None`` and ``"graph"`` when it does not run)."""
+    """Run the gate at the end of a Dada fit where :func:`gate_runs`; set
+    ``newcomer_rule_`` and ``newcomer_gate_`` (``"graph"`` and ``None`` when
+    it does not run).  Its rounds count in the fit's last round of
+    ``bytes_per_round_`` (one per iteration, as ``objective_curve_``)."""
     est.newcomer_rule_, est.newcomer_gate_ = "graph", None
     est.__dict__.pop("_feature_table", None)
-    if spec is not None or est.join_neighbours == "graph" or state.K <= N_NEAREST + 1:
+    if not gate_runs(est, simulation, spec):
         return
-    check_gate(est, simulation, spec)
     gate = run_gate(state.H, state.Y, state.sw, state.offsets, state.raw_X,
                     est._full_coef(), simulation)
-    before = est.n_bytes_sent_
+    before, n_rounds = est.n_bytes_sent_, len(est.bytes_per_round_)
     est._set_communication(simulation)
+    if n_rounds:
+        per_round = est.bytes_per_round_
+        est.bytes_per_round_ = np.concatenate(
+            [per_round[:n_rounds - 1], [per_round[n_rounds - 1:].sum()]]).astype(per_round.dtype)
     est.newcomer_gate_ = {key: gate[key] for key in ("t", "mean_gain", "gains", "open", "m")}
     est.newcomer_gate_["n_bytes"] = int(est.n_bytes_sent_ - before)
     if gate["open"]:

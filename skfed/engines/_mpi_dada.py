@@ -153,8 +153,6 @@ def fit_dada(est, peer, block, validate, random_state):
     if est.beta == "auto":
         raise ValueError('The MPI engine runs one fit: beta="auto" (two candidate fits on '
                          "held-back rows, then the fit) is not supported; give a numeric beta.")
-    if est.join_neighbours != "graph":  # (the fit-time gate needs every node's rows on one rank)
-        raise ValueError("The MPI engine runs no feature-mean gate: join_neighbours must be 'graph'.")
     if est.base_predictors is not None:
         raise ValueError("The MPI engine builds decision stumps: base_predictors must be None.")
     if est.stump_placement == "quantile":
@@ -257,5 +255,5 @@ def fit_dada(est, peer, block, validate, random_state):
     fitted = _finish(est, run, state, H.shape[1] - int(est.fit_intercept))
     if fitted is not None:
         fitted.n_base_predictors_ = H.shape[1]
-        fitted.newcomer_rule_, fitted.newcomer_gate_ = "graph", None  # (join_neighbours="graph")
+        fitted.newcomer_rule_, fitted.newcomer_gate_ = "graph", None  # (MPI: no gate, as Perso-lin)
     return fitted
