@@ -8,7 +8,12 @@ a variant's constants are read when its join rehearses).  Variants
 * ``default``: the package as it is;
 * ``up16``: the scales ``(1, 4, 1/4, 1/16, 0, 16)`` (one scale above 4);
 * ``up64``: ``(1, 4, 1/4, 1/16, 0, 16, 64)``;
-* ``centre2``: the centre rule at 2 standard errors (``CENTRE_EVIDENCE``).
+* ``centre2``: the centre rule at 2 standard errors (``CENTRE_EVIDENCE``);
+* ``leave``: each rehearsing node solves toward the fitted ``w_0`` minus its
+  estimated own part (``w_0 - v_t / H``, ``H = lambda m / b_w + (m - 1)
+  min(1, n / (m d')) mu``: the no-message leave-out of commit befc140, here
+  patched into a copy of ``Rehearsal._solve``); ``leave16``: with ``up16``'s
+  scales too.
 
 Prints one JSON row per data set, seed, ``k`` and variant (join accuracy,
 R^2 x 100 on School, join bytes over the refit's are not computed here:
@@ -20,7 +25,9 @@ R^2 x 100 on School, join bytes over the refit's are not computed here:
 
 import argparse
 import copy
+import inspect
 import json
+import textwrap
 import warnings
 
 import new_nodes as nn
@@ -35,7 +42,50 @@ VARIANTS = {
     "up16": {"REHEARSAL_SCALES": (1.0, 4.0, 0.25, 1.0 / 16, 0.0, 16.0)},
     "up64": {"REHEARSAL_SCALES": (1.0, 4.0, 0.25, 1.0 / 16, 0.0, 16.0, 64.0)},
     "centre2": {"CENTRE_EVIDENCE": 2.0},
+    "leave": {"_M25_LEAVE_OUT": True},
+    "leave16": {"_M25_LEAVE_OUT": True,
+                "REHEARSAL_SCALES": (1.0, 4.0, 0.25, 1.0 / 16, 0.0, 16.0)},
 }
+
+# the held-out big-node families of new_nodes_mocha_centre_heldout.py
+nn.RELATED.setdefault("related-clustered-big",
+                      {"n_nodes": 40, "structure": "clustered", "n_samples_per_node": 150})
+nn.RELATED.setdefault("related-alike-big",
+                      {"n_nodes": 40, "structure": "shared", "n_samples_per_node": 150})
+
+_rehearsal._M25_LEAVE_OUT = False
+_original_init = _rehearsal.Rehearsal.__init__
+
+
+def _init(self, est, nodes, lam):
+    """The original, then every rehearsing node's estimate of its own part of
+    ``w_0`` (befc140's ``_own_part``)."""
+    _original_init(self, est, nodes, lam)
+    m = nodes.layout.n_nodes
+    b = float(est.shared_weight_)
+    b_w = float((getattr(est, "share_selection_", None) or {}).get("shared_part_share", b))
+    n_mean = float(nodes.layout.offsets[-1]) / m
+    curvature = lam * m / b_w + (m - 1) * min(1.0, n_mean / nodes.d) * float(nodes.mu)
+    V = np.asarray(nodes.V, dtype=np.float64)
+    self._m25_shift = {t: V[:, t] / curvature for t in self.rows}
+
+
+def _centres(self, w0, owners, n_new):
+    if _rehearsal._M25_LEAVE_OUT and w0 is self.w0:
+        return np.ascontiguousarray(np.stack([w0 - self._m25_shift[int(t)] for t in owners], axis=1))
+    return np.repeat(w0[:, None, :], n_new, axis=1)
+
+
+_source = inspect.getsource(_rehearsal.Rehearsal._solve)
+_marker = "M = np.repeat(w0[:, None, :], n_new, axis=1)"
+assert _marker in _source
+_source = textwrap.dedent(_source).replace(_marker, "M = _m25_centres(self, w0, owners, n_new)")
+_rehearsal._m25_centres = _centres
+_namespace = vars(_rehearsal)  # (its constants read at call time, as the original's)
+_original_solve = _rehearsal.Rehearsal._solve
+exec(compile(_source, "<patched _solve>", "exec"), _namespace)
+_rehearsal.Rehearsal.__init__ = _init
+_rehearsal.Rehearsal._solve = _namespace["_solve"]
 
 
 def join_variant(est, variant, Xk, yk, gk):
