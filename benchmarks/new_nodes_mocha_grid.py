@@ -8,6 +8,9 @@ a variant's constants are read when its join rehearses).  Variants
 * ``default``: the package as it is;
 * ``up16``: the scales ``(1, 4, 1/4, 1/16, 0, 16)`` (one scale above 4);
 * ``up64``: ``(1, 4, 1/4, 1/16, 0, 16, 64)``;
+* ``default4``: the scales ``(4, 1, 1/4, 1/16, 0)``: 4 the scale kept
+  without evidence (the first; 1 now needs one standard error like the
+  others); ``default4up16``: ``(4, 1, 16, 1/4, 1/16, 0)``;
 * ``centre2``: the centre rule at 2 standard errors (``CENTRE_EVIDENCE``);
 * ``leave``: each rehearsing node solves toward the fitted ``w_0`` minus its
   estimated own part (``w_0 - v_t / H``, ``H = lambda m / b_w + (m - 1)
@@ -42,6 +45,8 @@ VARIANTS = {
     "up16": {"REHEARSAL_SCALES": (1.0, 4.0, 0.25, 1.0 / 16, 0.0, 16.0)},
     "up64": {"REHEARSAL_SCALES": (1.0, 4.0, 0.25, 1.0 / 16, 0.0, 16.0, 64.0)},
     "centre2": {"CENTRE_EVIDENCE": 2.0},
+    "default4": {"REHEARSAL_SCALES": (4.0, 1.0, 0.25, 1.0 / 16, 0.0)},
+    "default4up16": {"REHEARSAL_SCALES": (4.0, 1.0, 16.0, 0.25, 1.0 / 16, 0.0)},
     "leave": {"_M25_LEAVE_OUT": True},
     "leave16": {"_M25_LEAVE_OUT": True,
                 "REHEARSAL_SCALES": (1.0, 4.0, 0.25, 1.0 / 16, 0.0, 16.0)},
@@ -102,12 +107,17 @@ def join_variant(est, variant, Xk, yk, gk):
     return joined, 0 if log is None else int(log.total_bytes)
 
 
+LOSS = None  # --loss (None: the estimator's default)
+
+
 def run(name, seed, ks, variants, out):
     data = nn.load(name, seed)
     X, y, groups, task = data[:4]
     extra = data[4] if len(data) > 4 else None
     fit_rows, new, order = nn.split(X, y, groups, seed, extra)
     est = nn.make_estimator("mocha", task, seed)
+    if LOSS is not None:
+        est.set_params(loss=LOSS)
     est.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
     rows = []
     for k in ks:
@@ -149,7 +159,10 @@ def main():
     parser.add_argument("--ks", default="5,10,20")
     parser.add_argument("--variants", default="default,up16,up64")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--loss", default=None, help="the MOCHA classifier's loss (default: its own)")
     args = parser.parse_args()
+    global LOSS
+    LOSS = args.loss
     warnings.simplefilter("ignore", ConvergenceWarning)
     variants = args.variants.split(",")
     rows = []
