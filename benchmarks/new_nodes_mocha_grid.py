@@ -45,6 +45,7 @@ VARIANTS = {
     "up16": {"REHEARSAL_SCALES": (1.0, 4.0, 0.25, 1.0 / 16, 0.0, 16.0)},
     "up64": {"REHEARSAL_SCALES": (1.0, 4.0, 0.25, 1.0 / 16, 0.0, 16.0, 64.0)},
     "centre2": {"CENTRE_EVIDENCE": 2.0},
+    "centre15": {"CENTRE_EVIDENCE": 1.5},
     "default4": {"REHEARSAL_SCALES": (4.0, 1.0, 0.25, 1.0 / 16, 0.0)},
     "default4up16": {"REHEARSAL_SCALES": (4.0, 1.0, 16.0, 0.25, 1.0 / 16, 0.0)},
     "leave": {"_M25_LEAVE_OUT": True},
