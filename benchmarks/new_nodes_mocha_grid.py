@@ -11,7 +11,8 @@ a variant's constants are read when its join rehearses).  Variants
 * ``default4``: the scales ``(4, 1, 1/4, 1/16, 0)``: 4 the scale kept
   without evidence (the first; 1 now needs one standard error like the
   others); ``default4up16``: ``(4, 1, 16, 1/4, 1/16, 0)``;
-* ``centre2``: the centre rule at 2 standard errors (``CENTRE_EVIDENCE``);
+* ``centre2`` / ``centre15``: the centre rule at 2 / 1.5 standard errors
+  (``CENTRE_EVIDENCE``);
 * ``leave``: each rehearsing node solves toward the fitted ``w_0`` minus its
   estimated own part (``w_0 - v_t / H``, ``H = lambda m / b_w + (m - 1)
   min(1, n / (m d')) mu``: the no-message leave-out of commit befc140, here
@@ -19,9 +20,10 @@ a variant's constants are read when its join rehearses).  Variants
   scales too.
 
 Prints one JSON row per data set, seed, ``k`` and variant (join accuracy,
-R^2 x 100 on School, join bytes over the refit's are not computed here:
-``join_bytes`` only), then means over the seeds with Global and Local
-(best mean of the standard baselines).
+R^2 x 100 on School; ``join_bytes``, no refit), then means over the seeds
+with Global and Local (best mean of the standard baselines).  ``--loss``
+sets the classifier's loss.  The results are in
+``new_nodes_mocha_seeds.py``'s docstring.
 
     python benchmarks/new_nodes_mocha_grid.py --datasets har,moons --seeds 0,1,2,3,4,5,6,7,8
 """
