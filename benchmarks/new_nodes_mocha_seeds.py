@@ -80,7 +80,15 @@ har,moons --seeds 0,1,2,3,4,5,6,7,8 --variants ...``; means of seeds 0-2
 * ``up16`` (scales ``(1, 4, 1/4, 1/16, 0, 16)``, the grid symmetric about
   1): HAR and moons seeds 0-5 bit-identical; moons seeds 6-8 52.81 ->
   55.03 at ``k = 10`` and 55.67 -> 58.44 at 20, from seed 7 alone (its
-  near-1 share), still 3.2 / 2.5 under Local.  ``up64`` the same.
+  near-1 share), still 3.2 / 2.5 under Local.  ``up64`` the same.  It
+  loses on held-out families (seeds 0-2, ``--variants default,up16``):
+  related-alike ``k = 20`` 91.14 -> 90.69, related-clustered ``k = 5``
+  68.33 -> 68.02, related-wide ``k = 20`` 89.50 -> 89.22 (related-small,
+  -narrow, -clustered-big, Landmine and School identical), and its sixth
+  solve per draw puts rotated moons' join CPU over a tenth of the refit
+  (``new_nodes.py`` with the scales patched, seeds 0-2, the same load
+  13-15 for both: 0.091 / 0.103 / 0.084 -> 0.109 / 0.126 / 0.100; note
+  that at this load the default's ``k = 10`` is already over 0.1).
 * ``centre2`` (the centre rule at 2 standard errors: review18's null move
   rate 0.02-0.07 instead of 0.16-0.34): costs HAR everywhere, seeds 0-2
   97.85 / 97.97 / 98.55 -> 97.53 / 97.72 / 98.55 (k = 5, 10 lose their
