@@ -117,6 +117,13 @@ har,moons --seeds 0,1,2,3,4,5,6,7,8 --variants ...``; means of seeds 0-2
   98.07 / 98.72 -> 96.65 / 98.01 / 97.96, seeds 6-8 95.25 / 96.44 / 97.17
   -> 94.68 / 96.26 / 97.88: no closer to Global at ``k = 5``.
 
+A table without the bias would not be enough on its own: had the
+rehearsal kept scale 1 wherever it picked a smaller one (seeds 6 and 8),
+seeds 6-8 would score 53.23 / 55.27 / 59.77 (Local 55.66 / 58.28 /
+60.98); the fixed scale 16 scores 55.40 / 58.64 / 62.11 there and 56.21 /
+60.04 / 62.71 on seeds 0-2, but a fixed weak prior drops HAR by 1.6-3.4
+points (94.51 / 95.96 / 97.67 over seeds 0-8).
+
 So the moons rows need a rehearsal whose held-out rows did not train
 ``w_0`` (an exact leave-node-out ``w_0`` per rehearsing node is a refit
 each, over the join's budget; the share selection's fold, which HAR's
