@@ -121,8 +121,9 @@ A table without the bias would not be enough on its own: had the
 rehearsal kept scale 1 wherever it picked a smaller one (seeds 6 and 8),
 seeds 6-8 would score 53.23 / 55.27 / 59.77 (Local 55.66 / 58.28 /
 60.98); the fixed scale 16 scores 55.40 / 58.64 / 62.11 there and 56.21 /
-60.04 / 62.71 on seeds 0-2, but a fixed weak prior drops HAR by 1.6-3.4
-points (94.51 / 95.96 / 97.67 over seeds 0-8).
+60.04 / 62.71 on seeds 0-2, but a fixed weak prior drops HAR by 0.5-2.0
+points (94.51 / 95.96 / 97.67 over seeds 0-8, the joins 96.47 / 97.49 /
+98.15).
 
 So the moons rows need a rehearsal whose held-out rows did not train
 ``w_0`` (an exact leave-node-out ``w_0`` per rehearsing node is a refit
