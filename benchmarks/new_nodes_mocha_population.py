@@ -92,6 +92,10 @@ har,moons --seeds 3,4,5``), joins at ``k = 5 / 10 / 20``::
     related-wide        89.76 / 89.76 / 89.64  89.78 / 89.81 / 89.72
     related-narrow      89.44 / 89.24 / 89.67  89.38 / 89.19 / 89.86
 
+(The ``w0`` column predates mochajoin16's rehearsed centre; at main
+893a791 the package's joins on seeds 3-5 are HAR 96.30 / 98.07 / 98.72
+and rotated moons 54.99 / 55.55 / 61.66, and seeds 6-8 are measured too:
+``new_nodes_mocha_seeds.py``'s docstring.)
 On these seeds the package's MOCHA rows miss the goal at every ``k`` on
 HAR and on rotated moons (the table's "yes" rows are seeds 0-2's); the
 ``0.999`` mean gains 0.84 / 0.95 / 0.79 on HAR (every seed and ``k``) and
