@@ -57,7 +57,7 @@ and the gains would be releases no accountant covers.
 
 import numpy as np
 
-from .._mean_neighbours import GATE_T, N_NEAREST, gate_statistic, nearest
+from .._mean_neighbours import GATE_T, N_NEAREST, gate_statistic, nearest, nearest_rows
 from .._mean_neighbours import mean_model as _mean_model
 
 __all__ = ["FeatureNeighbours", "feature_neighbours", "nearest_nodes"]
@@ -162,10 +162,10 @@ class FeatureNeighbours:
         # the all-others mean from one weighted total (linear in the nodes)
         total = np.einsum("t,ptd->pd", self.weights, W)
         mass = float(self.weights.sum())
+        near_all = nearest_rows(self.means, self.means, NEIGHBOURS, exclude=np.arange(n))
         for i in range(n):
             rows = slice(offsets[i], offsets[i + 1])
-            near = mean_model(W, self.weights,
-                              nearest_nodes(self.means, self.means[i], NEIGHBOURS, exclude=i))
+            near = mean_model(W, self.weights, near_all[i])
             rest = (total - self.weights[i] * W[:, i]) / (mass - self.weights[i])
             Zi, Yi, si = Z[rows], Y[:, rows], sw[rows]
             self.gains[i] = (_weighted_errors(loss_name, rest @ Zi.T, Yi, si)
@@ -180,8 +180,8 @@ class FeatureNeighbours:
         weights ``sw``)."""
         sums = np.add.reduceat(Z[:, :self.n_features] * sw[:, None], offsets[:-1], axis=0)
         means = sums / np.add.reduceat(sw, offsets[:-1])[:, None]
-        return np.stack([mean_model(W, self.weights, nearest_nodes(self.means, mu, NEIGHBOURS))
-                         for mu in means], axis=1)
+        return np.stack([mean_model(W, self.weights, near)
+                         for near in nearest_rows(self.means, means, NEIGHBOURS)], axis=1)
 
     def n_bytes(self, float_bytes, header_bytes):
         """The gate's exchange in bytes (0 without a gate): per fitted node
