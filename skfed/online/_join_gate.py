@@ -253,7 +253,8 @@ class _NeighbourGateMixin:
                 sim.counter.send_pairs(np.full(len(todo), newcomers[k], np.intp), todo,
                                        np.zeros(len(todo), np.int64))
                 for j in todo[active[todo]].tolist():
-                    D, W = self._join_model(j, published=False)
+                    # (the function it predicts with: averaged weights)
+                    D, W = self.dictionaries_[j], self.dual_coef_[j]
                     sim.counter.send_message(j, newcomers[k],
                                              _rows_bytes(len(D), n_features, n_out, value_bytes))
                     if value_bytes == 4:
