@@ -350,8 +350,10 @@ _GATE_ATTRIBUTES_DOC = """
     newcomer_gate_ : dict or None
         The gate's ``t``, ``mean_gain``, ``gains`` (per node; NaN for a
         node of fewer than two neighbours), ``open``, ``m`` (5) and
-        ``n_bytes`` (its messages, in ``communication_``); None when no
-        gate ran.
+        ``n_bytes`` (its messages); None when no gate ran.
+    gate_communication_ : CommunicationLog
+        What the gate sent (counted in ``n_bytes_sent_`` and
+        ``n_messages_``); only after a fit whose gate ran.
 """
 
 

@@ -27,8 +27,9 @@ functions that it evaluated in its consensus term.
    ``"graph"``.
 
 Bytes (header ``h``): ``nnz(adjacency) (h + 8 d) + 2 (n - 1) (h + 8)``, plus
-``(n - 1) (h + 8 (d + 1))`` when open (:func:`gate_bytes`); all in
-``communication_`` and ``newcomer_gate_["n_bytes"]``.  Under drops a node
+``(n - 1) (h + 8 (d + 1))`` when open (:func:`gate_bytes`); in
+``gate_communication_`` (its own log: ``communication_`` keeps one entry
+per solver round), ``newcomer_gate_["n_bytes"]`` and ``n_bytes_sent_``.  Under drops a node
 sends in a later round (:func:`skfed._mean_neighbours._deliver`); rogue nodes
 send corrupted means and gains.  No gate (``"graph"``) with at most
 ``N_NEAREST + 1`` nodes, without copies to score (``exchange_every=None``,
@@ -116,6 +117,14 @@ class _NeighbourGateMixin:
         elif not hasattr(self, "newcomer_rule_"):
             self.newcomer_rule_, self.newcomer_gate_ = "graph", None
 
+    def _set_totals(self):
+        """The base's totals plus the gate's messages (``gate_communication_``)."""
+        super()._set_totals()
+        log = getattr(self, "gate_communication_", None)
+        if log is not None:
+            self.n_bytes_sent_ += log.total_bytes
+            self.n_messages_ += log.total_messages
+
     def _gate_copies(self):
         """Whether every node holds its neighbours' functions after the fit."""
         return self.exchange_every is not None and float(self.consensus_penalty_) > 0
@@ -124,7 +133,9 @@ class _NeighbourGateMixin:
         """Run the gate (see the module) and set ``newcomer_rule_`` /
         ``newcomer_gate_``; its messages join ``communication_``."""
         self.newcomer_rule_, self.newcomer_gate_ = "graph", None
-        self.__dict__.pop("_gate_table", None)
+        for name in ("_gate_table", "gate_communication_"):
+            self.__dict__.pop(name, None)
+        self._set_totals()
         n = len(self.nodes_)
         if X is None or n <= N_NEAREST + 1 or not self._gate_copies():
             return
@@ -180,7 +191,7 @@ class _NeighbourGateMixin:
             self._gate_table = (table[:, :-1], np.abs(table[:, -1]))
             self.newcomer_rule_ = "features"
         log = sim.log(node_labels=self.nodes_)
-        self.communication_ = self.communication_.combine(log)
+        self.gate_communication_ = log
         self._set_totals()
         self.newcomer_gate_ = {"t": float(t), "mean_gain": float(np.mean(seen[scored])),
                                "gains": np.where(scored, seen, np.nan), "open": is_open,
