@@ -56,17 +56,19 @@ def _held(est, j, X):
     return _rbf(X, est._pub_points[j, :size], est.gamma_[j]) @ est._pub_weights[j, :size]
 
 
-def _reference_gate(est, X, y, g):
-    """Gains and t by plain loops from the module's description."""
+def _reference_gate(est, X, y, g, rogue=None):
+    """Gains and t by plain loops from the module's description (``rogue``:
+    those nodes send their means and gains negated)."""
     nodes = list(est.nodes_)
     means = np.array([X[g == v].mean(axis=0) for v in nodes])
+    sent = means.copy() if rogue is None else np.where(rogue[:, None], -means, means)
     A = est.adjacency_.toarray()
     gains = np.full(len(nodes), np.nan)
     for i, v in enumerate(nodes):
         nb = np.flatnonzero(A[i])
         if len(nb) < 2:
             continue
-        dist = [np.sum((means[j] - means[i]) ** 2) for j in nb]
+        dist = [np.sum((sent[j] - means[i]) ** 2) for j in nb]
         near = nb[np.argsort(dist, kind="stable")[0]]
         far = nb[np.argsort(-np.asarray(dist), kind="stable")[0]]
         rows = g == v
@@ -76,6 +78,8 @@ def _reference_gate(est, X, y, g):
             return np.mean(np.where(_held(est, j, X[rows])[:, 0] > 0, 1.0, -1.0) == t)
 
         gains[i] = acc(near) - acc(far)
+    if rogue is not None:
+        gains[rogue] *= -1
     ok = gains[~np.isnan(gains)]
     return gains, ok.mean() / (ok.std(ddof=1) / np.sqrt(len(ok)))
 
@@ -105,23 +109,52 @@ def test_gate_closed_when_means_carry_no_task():
 
 
 @pytest.mark.parametrize("terrains", [True, False])
-def test_fit_unchanged_and_gate_bytes_closed_form(monkeypatch, terrains):
-    X, y, g = _terrains(alike=not terrains)
-    est = _clf().fit(X, y, groups=g)
-    monkeypatch.setattr(jg._NeighbourGateMixin, "_newcomer_gate", lambda self, *a: None)
-    plain = _clf().fit(X, y, groups=g)
+def test_fit_unchanged_and_gate_bytes_closed_form_at_the_first_join(monkeypatch, terrains):
+    X, y, g = _terrains(n_nodes=16, alike=not terrains)
+    fit, new = g < 14, g >= 14
+    est = _clf().fit(X[fit], y[fit], groups=g[fit])
+    with monkeypatch.context() as m:
+        m.setattr(jg._NeighbourGateMixin, "_newcomer_gate", lambda self, *a: None)
+        m.setattr(jg._NeighbourGateMixin, "_gate_join", lambda self, *a: None)
+        plain = _clf().fit(X[fit], y[fit], groups=g[fit])
+        plain_joined = copy.deepcopy(plain).add_nodes(X[new], y[new], groups=g[new])
+    # The fit is the fit without the gate, its log and bytes too.
     for a, b in zip(est.dual_coef_, plain.dual_coef_):
         assert np.array_equal(a, b)
+    assert est.n_bytes_sent_ == plain.n_bytes_sent_
     n, d = len(est.nodes_), X.shape[1]
-    nnz = est.adjacency_.nnz
-    expected = nnz * (HEADER + 8 * d) + 2 * (n - 1) * (HEADER + 8)
-    if est.newcomer_gate_["open"]:
+    gate = est.newcomer_gate_
+    assert gate["open"] == terrains and not gate["sent"]
+    expected = est.adjacency_.nnz * (HEADER + 8 * d) + 2 * (n - 1) * (HEADER + 8)
+    if gate["open"]:
         expected += (n - 1) * (HEADER + 8 * (d + 1))
-    assert expected == jg.gate_bytes(est.adjacency_, d, est.newcomer_gate_["open"])
-    assert est.newcomer_gate_["n_bytes"] == expected
-    assert est.n_bytes_sent_ - plain.n_bytes_sent_ == expected
-    assert est.gate_communication_.total_bytes == expected
-    assert est.communication_.total_bytes == plain.communication_.total_bytes
+    assert gate["n_bytes"] == expected == jg.gate_bytes(est.adjacency_, d, gate["open"])
+    first = copy.deepcopy(est).add_nodes(X[g == 14], y[g == 14], groups=g[g == 14])
+    assert first.newcomer_gate_["sent"]
+    second = copy.deepcopy(first).add_nodes(X[g == 15], y[g == 15], groups=g[g == 15])
+    join1 = first.join_communication_.total_bytes
+    join2 = second.join_communication_.total_bytes - join1
+    if not terrains:
+        # Closed: the graph join as without the gate, plus the gate's bytes once.
+        assert set(first.join_start_) <= {"network", "neighbours"}
+        both = copy.deepcopy(est).add_nodes(X[new], y[new], groups=g[new])
+        assert (both.join_communication_.total_bytes
+                == plain_joined.join_communication_.total_bytes + expected)
+        np.testing.assert_array_equal(both.predict(X[new], groups=g[new]),
+                                      plain_joined.predict(X[new], groups=g[new]))
+    else:
+        # Open: each newcomer's join in closed form; the first adds the gate.
+        assert join1 - expected == _features_join_bytes(est, X, g, 14, fit)
+        assert join2 == _features_join_bytes(est, X, g, 15, fit)
+
+
+def _features_join_bytes(est, X, g, v, fit):
+    """Mean up, answer down, 5 empty requests, 5 dictionaries."""
+    means = np.array([X[fit][g[fit] == u].mean(axis=0) for u in est.nodes_[:14]])
+    near = np.argsort(((means - X[g == v].mean(axis=0)) ** 2).sum(1), kind="stable")[:5]
+    d = X.shape[1]
+    return (HEADER + 8 * d) + (HEADER + 5 * 4 + 5 * 8) + 5 * HEADER + sum(
+        HEADER + len(est.dictionaries_[j]) * (d + 1) * 8 for j in near)
 
 
 def test_newcomer_is_the_mass_weighted_mean_of_its_nearest_fitted_nodes():
@@ -159,8 +192,9 @@ def test_newcomer_is_the_mass_weighted_mean_of_its_nearest_fitted_nodes():
         assert sorted(np.flatnonzero(A[i]).tolist()) == sorted(near.tolist())
         join_bytes += (HEADER + 8 * 3) + (HEADER + 5 * 4 + 5 * 8) + 5 * HEADER + sum(
             HEADER + len(est.dictionaries_[j]) * (3 + 1) * 8 for j in near)
-    assert joined.n_bytes_sent_ - bytes_before == join_bytes
-    assert joined.join_communication_.total_bytes == join_bytes
+    gate = est.newcomer_gate_["n_bytes"]     # (sent with this first join)
+    assert joined.n_bytes_sent_ - bytes_before == join_bytes + gate
+    assert joined.join_communication_.total_bytes == join_bytes + gate
 
 
 def test_join_over_a_dropping_network_same_start_more_requests():
@@ -183,13 +217,23 @@ def test_join_over_a_dropping_network_same_start_more_requests():
         calm.join_communication_.bytes_per_round)
 
 
-def test_gate_over_a_dropping_network_same_bytes():
-    X, y, g = _terrains()
-    est = _clf(network=SimulatedNetwork(drop_rate=0.3, random_state=0)).fit(X, y, groups=g)
-    gains, t = _reference_gate(est, X, y, g)
-    assert est.newcomer_gate_["t"] == pytest.approx(t, rel=1e-12)
-    assert est.newcomer_gate_["n_bytes"] == jg.gate_bytes(est.adjacency_, X.shape[1],
-                                                           est.newcomer_gate_["open"])
+def test_gate_over_a_dropping_network_same_bytes_more_rounds():
+    X, y, g = _terrains(n_nodes=16, seed=1)
+    fit, new = g < 14, g >= 14
+    est = _clf(network=SimulatedNetwork(drop_rate=0.3, random_state=0)).fit(
+        X[fit], y[fit], groups=g[fit])
+    gains, t = _reference_gate(est, X[fit], y[fit], g[fit])
+    assert est.newcomer_gate_["t"] == pytest.approx(t, rel=1e-12) and t > 3
+    calm = copy.deepcopy(est)
+    calm.network = SimulatedNetwork(random_state=0)
+    calm.add_nodes(X[new], y[new], groups=g[new])
+    stormy = copy.deepcopy(est).add_nodes(X[new], y[new], groups=g[new])
+    # The gate's messages wait for dropped senders: same bytes, more rounds
+    # (the join's requests to dropped nodes repeat: whole headers).
+    extra = stormy.join_communication_.total_bytes - calm.join_communication_.total_bytes
+    assert extra >= 0 and extra % HEADER == 0
+    assert (len(stormy.join_communication_.bytes_per_round)
+            > len(calm.join_communication_.bytes_per_round))
 
 
 def test_no_gate_where_none_runs():
@@ -197,6 +241,7 @@ def test_no_gate_where_none_runs():
     small = g < 6
     est = _clf().fit(X[small], y[small], groups=g[small])        # 6 nodes
     assert est.newcomer_rule_ == "graph" and est.newcomer_gate_ is None
+    assert not hasattr(est, "_gate_pending")
     est = _clf(exchange_every=None).fit(X, y, groups=g)          # no copies held
     assert est.newcomer_rule_ == "graph" and est.newcomer_gate_ is None
     est = _clf().partial_fit(X, y, groups=g, classes=[0, 1])     # a stream
@@ -208,18 +253,19 @@ def test_no_gate_where_none_runs():
     assert est.newcomer_rule_ == "features"
 
 
-def test_rogue_nodes_send_corrupted_means_and_the_join_still_runs():
+def test_rogue_nodes_send_negated_means_and_gains():
     X, y, g = _terrains(n_nodes=16, seed=1)
     fit, new = g < 14, g >= 14
     net = SimulatedNetwork(rogue_fraction=0.15, rogue_behavior="complement", random_state=0)
     est = _clf(network=net).fit(X[fit], y[fit], groups=g[fit])
-    assert est._rogue.any()
-    gate = est.newcomer_gate_
-    assert gate["n_bytes"] == jg.gate_bytes(est.adjacency_, 3, gate["open"])
-    if gate["open"]:
+    rogue = est._rogue.copy()
+    assert rogue.any()
+    gains, t = _reference_gate(est, X[fit], y[fit], g[fit], rogue=rogue)
+    np.testing.assert_allclose(est.newcomer_gate_["gains"], gains, atol=1e-12)
+    assert est.newcomer_gate_["t"] == pytest.approx(t, rel=1e-12)
+    if est.newcomer_gate_["open"]:
         means, _ = est._gate_table
         true = np.array([X[fit][g[fit] == v].mean(axis=0) for v in range(14)])
-        np.testing.assert_allclose(means[est._rogue], -true[est._rogue])
-        np.testing.assert_allclose(means[~est._rogue], true[~est._rogue])
+        np.testing.assert_allclose(means, np.where(rogue[:, None], -true, true))
     joined = copy.deepcopy(est).add_nodes(X[new], y[new], groups=g[new])
     assert len(joined.nodes_) == 16

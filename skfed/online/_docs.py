@@ -349,11 +349,11 @@ _GATE_ATTRIBUTES_DOC = """
         held), after ``partial_fit`` alone, or in the MPI engine's fit.
     newcomer_gate_ : dict or None
         The gate's ``t``, ``mean_gain``, ``gains`` (per node; NaN for a
-        node of fewer than two neighbours), ``open``, ``m`` (5) and
-        ``n_bytes`` (its messages); None when no gate ran.
-    gate_communication_ : CommunicationLog
-        What the gate sent (counted in ``n_bytes_sent_`` and
-        ``n_messages_``); only after a fit whose gate ran.
+        node of fewer than two neighbours), ``open``, ``m`` (5),
+        ``n_bytes`` (its messages: decided at the end of the fit, they are
+        sent and counted in ``join_communication_`` with the first join
+        after it, so the fit's own bytes are unchanged) and ``sent``
+        (whether they were); None when no gate ran.
 """
 
 

@@ -418,8 +418,9 @@ class _JoinMixin:
         as a join and returns ``codes`` with indices into the grown
         ``nodes_``.
         """
-        if getattr(self, "newcomer_rule_", "graph") == "features":  # (_join_gate.py)
-            return self._join_features(X, y, sample_weight, codes, new_labels)
+        gated = getattr(self, "_gate_join", None)   # the classifier's gate (_join_gate.py)
+        if gated is not None and (joined := gated(X, y, sample_weight, codes, new_labels)) is not None:
+            return joined
         _check_label_kinds(self.nodes_, new_labels)
         n_old = len(self.nodes_)
         n_new = len(new_labels)

@@ -27,9 +27,13 @@ functions that it evaluated in its consensus term.
    ``"graph"``.
 
 Bytes (header ``h``): ``nnz(adjacency) (h + 8 d) + 2 (n - 1) (h + 8)``, plus
-``(n - 1) (h + 8 (d + 1))`` when open (:func:`gate_bytes`); in
-``gate_communication_`` (its own log: ``communication_`` keeps one entry
-per solver round), ``newcomer_gate_["n_bytes"]`` and ``n_bytes_sent_``.  Under drops a node
+``(n - 1) (h + 8 (d + 1))`` when open (:func:`gate_bytes`,
+``newcomer_gate_["n_bytes"]``).  The gate is decided on the fit's rows and
+functions, but its messages are sent and counted with the first join after
+the fit (in ``join_communication_``; ``newcomer_gate_["sent"]``): the fit's
+log, bytes and MPI parity are those of a fit without it, and a federation
+that never grows never pays for it.  (A ``partial_fit`` between the fit
+and the first join changes the functions, not the gate.)  Under drops a node
 sends in a later round (:func:`skfed._mean_neighbours._deliver`); rogue nodes
 send corrupted means and gains.  No gate (``"graph"``) with at most
 ``N_NEAREST + 1`` nodes, without copies to score (``exchange_every=None``,
@@ -117,25 +121,17 @@ class _NeighbourGateMixin:
         elif not hasattr(self, "newcomer_rule_"):
             self.newcomer_rule_, self.newcomer_gate_ = "graph", None
 
-    def _set_totals(self):
-        """The base's totals plus the gate's messages (``gate_communication_``)."""
-        super()._set_totals()
-        log = getattr(self, "gate_communication_", None)
-        if log is not None:
-            self.n_bytes_sent_ += log.total_bytes
-            self.n_messages_ += log.total_messages
-
     def _gate_copies(self):
         """Whether every node holds its neighbours' functions after the fit."""
         return self.exchange_every is not None and float(self.consensus_penalty_) > 0
 
     def _newcomer_gate(self, X, y_encoded, codes, sample_weight):
-        """Run the gate (see the module) and set ``newcomer_rule_`` /
-        ``newcomer_gate_``; its messages join ``communication_``."""
+        """The gate's outcome over the fit's rows and functions (see the
+        module); its messages are sent, and counted, with the first join
+        (``_gate_join``)."""
         self.newcomer_rule_, self.newcomer_gate_ = "graph", None
-        for name in ("_gate_table", "gate_communication_"):
+        for name in ("_gate_table", "_gate_pending"):
             self.__dict__.pop(name, None)
-        self._set_totals()
         n = len(self.nodes_)
         if X is None or n <= N_NEAREST + 1 or not self._gate_copies():
             return
@@ -146,19 +142,16 @@ class _NeighbourGateMixin:
         sums = np.zeros((n, Xd.shape[1]))
         np.add.at(sums, codes, Xd * sw[:, None])
         means = sums / masses[:, None]
-        d = means.shape[1]
-        network = resolve_network(self.network)
-        sim = clone(network).set_params(
-            topology=self.adjacency_, topology_params=None,
+        # What rogue nodes send instead (drawn from a stream of the gate's own).
+        sim = clone(resolve_network(self.network)).set_params(
+            topology=None, topology_params=None,
             random_state=np.random.RandomState([self._network_seed, self._n_calls, _GATE_SALT]),
         ).start(n, server=False)
         sim.rogue[:] = self._rogue
+        rogue = bool(sim.rogue.any())
         A = self.adjacency_.tocsr()
-        receivers = np.repeat(np.arange(n, dtype=np.intp), np.diff(A.indptr))
-        senders = A.indices.astype(np.intp)
         # Step 1: means along every edge (a rogue node sends a corrupted one).
-        sent = sim.corrupt_value_rows(means.copy(), np.arange(n)) if sim.rogue.any() else means
-        _deliver(sim, senders, receivers, np.full(len(senders), payload_bytes(n_float64=d)))
+        sent = sim.corrupt_value_rows(means.copy(), np.arange(n)) if rogue else means
         # Step 2: nearest and farthest neighbour, their held copies scored.
         gains, scored = np.zeros(n), np.zeros(n, dtype=bool)
         for i in range(n):
@@ -172,30 +165,54 @@ class _NeighbourGateMixin:
             gains[i] = graph_gains(self._held_values(near, Xi), self._held_values(far, Xi),
                                    y_encoded[rows], sw[rows])
             scored[i] = True
-        # Step 3: gains to node 0, t back (a rogue node's gain corrupted).
-        seen = sim.corrupt_value_rows(gains.copy(), np.arange(n)) if sim.rogue.any() else gains
-        up = np.flatnonzero(scored[1:]) + 1
-        rest = np.arange(1, n, dtype=np.intp)
-        one = payload_bytes(n_float64=1)
-        _deliver(sim, up, np.zeros(len(up), np.intp), np.full(len(up), one))
+        # Step 3: gains to node 0 (a rogue node's corrupted), t back.
+        seen = sim.corrupt_value_rows(gains.copy(), np.arange(n)) if rogue else gains
         t = gate_statistic(seen[scored])
-        _deliver(sim, np.zeros(n - 1, np.intp), rest, np.full(n - 1, one))
         is_open = bool(t > GATE_T)
         if is_open:
             # Step 4: the join's table at the hub.
             table = np.column_stack([means, masses])
-            if sim.rogue.any():
+            if rogue:
                 table = sim.corrupt_value_rows(table, np.arange(n))
-            _deliver(sim, rest, np.zeros(n - 1, np.intp),
-                     np.full(n - 1, payload_bytes(n_float64=d + 1)))
             self._gate_table = (table[:, :-1], np.abs(table[:, -1]))
             self.newcomer_rule_ = "features"
-        log = sim.log(node_labels=self.nodes_)
-        self.gate_communication_ = log
-        self._set_totals()
-        self.newcomer_gate_ = {"t": float(t), "mean_gain": float(np.mean(seen[scored])),
-                               "gains": np.where(scored, seen, np.nan), "open": is_open,
-                               "m": N_NEAREST, "n_bytes": int(log.total_bytes)}
+        self._gate_pending = (A.indices.astype(np.intp),
+                              np.repeat(np.arange(n, dtype=np.intp), np.diff(A.indptr)),
+                              np.flatnonzero(scored[1:]) + 1, means.shape[1], is_open)
+        self.newcomer_gate_ = {
+            "t": float(t), "mean_gain": float(np.mean(seen[scored])),
+            "gains": np.where(scored, seen, np.nan), "open": is_open, "m": N_NEAREST,
+            "n_bytes": gate_bytes(A, means.shape[1], is_open,
+                                  resolve_network(self.network).header_bytes),
+            "sent": False}
+
+    def _gate_join(self, X, y, sample_weight, codes, new_labels):
+        """At the first join after a fit: the gate's messages (counted in
+        ``join_communication_``, through the network's drops); then the
+        feature join when the gate is open (returns its codes), else None
+        (the graph join follows)."""
+        pending = self.__dict__.pop("_gate_pending", None)
+        if pending is not None:
+            senders, receivers, up, d, is_open = pending
+            n = len(self.nodes_)
+            sim = clone(resolve_network(self.network)).set_params(
+                topology=None, topology_params=None,
+                random_state=np.random.RandomState([self._network_seed, self._n_calls,
+                                                    _GATE_SALT + 1]),
+            ).start(n, server=False)
+            rest = np.arange(1, n, dtype=np.intp)
+            hub = np.zeros(n - 1, np.intp)
+            one = payload_bytes(n_float64=1)
+            _deliver(sim, senders, receivers, np.full(len(senders), payload_bytes(n_float64=d)))
+            _deliver(sim, up, np.zeros(len(up), np.intp), np.full(len(up), one))
+            _deliver(sim, hub, rest, np.full(n - 1, one))
+            if is_open:
+                _deliver(sim, rest, hub, np.full(n - 1, payload_bytes(n_float64=d + 1)))
+            self._record_join(sim.log(node_labels=self.nodes_))
+            self.newcomer_gate_["sent"] = True
+        if self.newcomer_rule_ != "features":
+            return None
+        return self._join_features(X, y, sample_weight, codes, new_labels)
 
     def _held_values(self, node, X):
         """Values at ``X`` of ``node``'s function as its neighbours hold it
