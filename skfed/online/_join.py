@@ -272,6 +272,13 @@ class _JoinMixin:
            its first publication of a later ``partial_fit`` (or, with the
            query exchange, by their queries), counted there.
 
+        A classifier whose fit opened its newcomer gate
+        (``newcomer_rule_ == "features"``) joins instead by feature means:
+        each new node starts from the mass-weighted mean of the 5 fitted
+        nodes nearest its feature mean, links to them and makes no passes;
+        the gate's own messages go with the first join
+        (``skfed/online/_join_gate.py``, the user guide's online page).
+
         Its kernel coefficient is ``gamma`` when that is a float (or its
         label's value in a dict); with ``"median"`` or ``"scale"`` it is its
         closest neighbour's (the one of smallest loss), or the network
