@@ -269,3 +269,18 @@ def test_rogue_nodes_send_negated_means_and_gains():
         np.testing.assert_allclose(means, np.where(rogue[:, None], -true, true))
     joined = copy.deepcopy(est).add_nodes(X[new], y[new], groups=g[new])
     assert len(joined.nodes_) == 16
+
+
+def test_partial_fit_with_new_ids_joins_by_features_then_streams():
+    X, y, g = _terrains(n_nodes=16, seed=1)
+    fit, new = g < 14, g >= 14
+    est = _clf().fit(X[fit], y[fit], groups=g[fit])
+    assert est.newcomer_rule_ == "features"
+    streamed = copy.deepcopy(est).partial_fit(X[new], y[new], groups=g[new])
+    assert list(streamed.join_start_) == ["features", "features"]
+    assert streamed.newcomer_gate_["sent"] and len(streamed.nodes_) == 16
+    joined = copy.deepcopy(est).add_nodes(X[new], y[new], groups=g[new])
+    # The same join (bytes), then a pass over their samples in the stream.
+    assert (streamed.join_communication_.total_bytes
+            == joined.join_communication_.total_bytes)
+    assert streamed.n_steps_[14:].sum() == new.sum() and joined.n_steps_[14:].sum() == 0
