@@ -74,7 +74,7 @@ Before building, the same statistic on the fitted nodes' final functions
 with the farthest half instead: Landmine 6.35 / 3.48 / 4.71 / 1.93 / 2.91
 / 4.95 (weaker), null 0 % / 0 %.  Weighting each gain by its node's
 distance contrast did not help seed 3 (1.92).  Seed 3's fit chose the
-strong coupling, whose graph is a ring in label order: Landmine's fields
+weak coupling, whose graph is the default ring, in label order: Landmine's fields
 are numbered by terrain, so all but the boundary nodes have both
 neighbours on their own terrain and the gate has nothing to compare.
 
