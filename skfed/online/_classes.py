@@ -32,6 +32,7 @@ from ._dictionary import _DictionaryMixin
 from ._holdout import rows_by_node
 from ._docs import _EPSILON_UNITS, _doc
 from ._join import _JoinMixin
+from ._join_gate import _NeighbourGateMixin
 from ._network_function import _NetworkFunctionMixin
 from ._robust import (ROBUST_LOSSES, agreed_offset, agreed_scale, between_node_scale,
                       node_centres, node_log_scales)
@@ -421,7 +422,8 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
         return tags
 
 
-class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _BaseDecentralizedKernelSGD):
+class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _NeighbourGateMixin,
+                                       _BaseDecentralizedKernelSGD):
     """Decentralized online kernel classifier (functional SGD + consensus + KOMP).
 
     Every node ``i`` learns its own function ``f_i`` in an RKHS from its own
@@ -990,6 +992,6 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         return self._decode(self._raw_decision(X, groups)[:, 0])
 
 
-DecentralizedKernelSGDClassifier.__doc__ = _doc(DecentralizedKernelSGDClassifier.__doc__, '"auto"')
+DecentralizedKernelSGDClassifier.__doc__ = _doc(DecentralizedKernelSGDClassifier.__doc__, '"auto"', gate=True)
 DecentralizedKernelSGDRegressor.__doc__ = _doc(DecentralizedKernelSGDRegressor.__doc__, '"auto"',
                                                "0.005", _EPSILON_UNITS)

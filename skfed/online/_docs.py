@@ -327,7 +327,33 @@ _COMMON_ATTRIBUTES_DOC = """
         :meth:`add_nodes`.
     join_start_ : ndarray of shape (n_new,), dtype=object
         What every node of the last join started from: ``"network"`` (the
-        network function) or ``"neighbours"``; only after a join.
+        network function), ``"neighbours"`` or ``"features"`` (the
+        classifier's open gate); only after a join.
+"""
+
+# The classifier's newcomer gate (skfed/online/_join_gate.py).
+_GATE_ATTRIBUTES_DOC = """
+    newcomer_rule_ : {"features", "graph"}
+        How nodes that join after the fit choose their start.  A fit ends
+        with a gate over the fitted nodes: every node sends its feature
+        mean to its graph neighbours and scores, on its own rows, the copy
+        it holds of the function of the neighbour whose mean is nearest its
+        own against the farthest's; ``t`` of these gains over the nodes,
+        summed at fitted node 0, above 3 opens it (``"features"``): every
+        node then sends its mean and mass to node 0, and a newcomer starts
+        from the mass-weighted mean of the 5 fitted nodes nearest its own
+        feature mean (their functions fetched, KOMP-compressed in the
+        nearest's width), with no passes.  Otherwise ``"graph"``: the
+        join of :meth:`add_nodes`.  No gate (``"graph"``) with at most 6
+        nodes, with ``exchange_every=None`` or a zero coupling (no copies
+        held), after ``partial_fit`` alone, or in the MPI engine's fit.
+    newcomer_gate_ : dict or None
+        The gate's ``t``, ``mean_gain``, ``gains`` (per node; NaN for a
+        node of fewer than two neighbours), ``open``, ``m`` (5),
+        ``n_bytes`` (its messages: decided at the end of the fit, they are
+        sent and counted in ``join_communication_`` with the first join
+        after it, so the fit's own bytes are unchanged) and ``sent``
+        (whether they were); None when no gate ran.
 """
 
 
@@ -338,10 +364,10 @@ _EPSILON_UNITS = """  The
         unit of ``y``."""
 
 
-def _doc(template, kernel_default, epsilon_default="0.01", epsilon_units=""):
+def _doc(template, kernel_default, epsilon_default="0.01", epsilon_units="", gate=False):
     params = _COMMON_PARAMS_DOC.strip("\n").replace("%(kernel_default)s", kernel_default)
     params = params.replace("%(epsilon_default)s", epsilon_default).replace(
         "%(epsilon_units)s", epsilon_units)
     return template.replace("%(params)s", params).replace(
         "%(attributes)s", _COMMON_ATTRIBUTES_DOC.strip("\n")
-    )
+        + ("\n" + _GATE_ATTRIBUTES_DOC.strip("\n") if gate else ""))

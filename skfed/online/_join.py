@@ -272,6 +272,13 @@ class _JoinMixin:
            its first publication of a later ``partial_fit`` (or, with the
            query exchange, by their queries), counted there.
 
+        A classifier whose fit opened its newcomer gate
+        (``newcomer_rule_ == "features"``) joins instead by feature means:
+        each new node starts from the mass-weighted mean of the 5 fitted
+        nodes nearest its feature mean, links to them and makes no passes;
+        the gate's own messages go with the first join
+        (``skfed/online/_join_gate.py``, the user guide's online page).
+
         Its kernel coefficient is ``gamma`` when that is a float (or its
         label's value in a dict); with ``"median"`` or ``"scale"`` it is its
         closest neighbour's (the one of smallest loss), or the network
@@ -418,6 +425,9 @@ class _JoinMixin:
         as a join and returns ``codes`` with indices into the grown
         ``nodes_``.
         """
+        gated = getattr(self, "_gate_join", None)   # the classifier's gate (_join_gate.py)
+        if gated is not None and (joined := gated(X, y, sample_weight, codes, new_labels)) is not None:
+            return joined
         _check_label_kinds(self.nodes_, new_labels)
         n_old = len(self.nodes_)
         n_new = len(new_labels)
