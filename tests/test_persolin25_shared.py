@@ -194,6 +194,11 @@ def test_fit_closes_on_opposite_tasks_and_joins_by_the_graph():
         X[~new], y[~new], groups=g[~new])
     assert not shared.newcomer_gate_["open"] and shared.newcomer_rule_ == "graph"
     assert shared.newcomer_gate_["t"] < 0
+    auto = PersonalizedLinearClassifier(random_state=0).fit(X[~new], y[~new], groups=g[~new])
+    features = shared.newcomer_gate_["features"]          # then "auto"'s gate, same result
+    assert features["t"] == auto.newcomer_gate_["t"] and not features["open"]
+    assert shared.n_bytes_sent_ == auto.n_bytes_sent_ + shared.newcomer_gate_["n_bytes"] \
+        - features["n_bytes"]
     shared.add_nodes(X[new], y[new], groups=g[new])
     graph.add_nodes(X[new], y[new], groups=g[new])
     np.testing.assert_array_equal(shared.coef_, graph.coef_)
@@ -239,3 +244,22 @@ def test_privacy_refused_by_name_and_bad_value():
         random_state=0, join_neighbours="shared", alpha=1.0,
         privacy=DifferentialPrivacy(epsilon=np.inf)).fit(X, y, groups=g)
     assert plain.newcomer_gate_ is not None       # epsilon=inf is the plain fit
+
+
+def test_closed_shared_gate_falls_back_to_the_feature_mean_gate():
+    # Two terrains (odd nodes shifted, with another label rule): one shared
+    # model fits neither, the feature means place a newcomer (Landmine's case).
+    rng = np.random.RandomState(0)
+    X, y, g = [], [], []
+    for k in range(12):
+        Xk = rng.normal(size=(40, 3)) + (np.array([4.0, 0, 0]) if k % 2 else 0.0)
+        X.append(Xk)
+        y.append((Xk[:, 1 if k % 2 else 2] > 0).astype(int))
+        g.append(np.full(40, k))
+    X, y, g = np.vstack(X), np.concatenate(y), np.concatenate(g)
+    shared = PersonalizedLinearClassifier(random_state=0, join_neighbours="shared").fit(
+        X, y, groups=g)
+    auto = PersonalizedLinearClassifier(random_state=0).fit(X, y, groups=g)
+    assert not shared.newcomer_gate_["open"]
+    assert auto.newcomer_rule_ == "features" == shared.newcomer_rule_
+    assert shared.newcomer_gate_["features"]["t"] == auto.newcomer_gate_["t"]

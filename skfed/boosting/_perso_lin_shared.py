@@ -32,7 +32,9 @@ newcomer of few samples gets from the graph join); its gain (positive: ``S``
 better) goes to the hub (one float64), which answers ``t`` (one float64):
 ``t = mean / standard error`` over those nodes
 (:func:`skfed._mean_neighbours.gate_statistic`).  ``t > GATE_T`` (3):
-``newcomer_rule_ = "shared"``, else the graph join.  The neighbours' models
+``newcomer_rule_ = "shared"``; else what ``"auto"`` does (the feature-mean
+gate of :mod:`skfed._mean_neighbours`, its result in
+``newcomer_gate_["features"]``, then the graph join if it closes too).  The neighbours' models
 were pulled toward the node's own samples during the fit, which flatters
 them: the gate errs toward the graph join.
 
@@ -201,14 +203,15 @@ def shared_gate(Z, Y, sw, offsets, back, S, W, held, sim):
 
 def fit_newcomer_rule(est, state, simulation, spec):
     """The fit's last step: the feature-mean gate (``"auto"``), nothing
-    (``"graph"``) or the shared model and its gate (``"shared"``)."""
+    (``"graph"``) or the shared model and its gate, then ``"auto"``'s if it
+    closes (``"shared"``)."""
     if est.join_neighbours != "shared":
         return fit_gate(est, state, simulation, spec)
     check_shared(est, spec)
     est.newcomer_rule_, est.newcomer_gate_ = "graph", None
     n = len(state.offsets) - 1
     if n < 2:
-        return None
+        return fit_gate(est, state, simulation, spec)
     rng = np.random.RandomState(_seed(est))
     back = held_back(state.offsets, rng)
     n_pen = state.X.shape[1] - int(est.fit_intercept)
@@ -224,6 +227,13 @@ def fit_newcomer_rule(est, state, simulation, spec):
     if t > GATE_T:
         est.newcomer_rule_ = "shared"
         est._join_info["shared_model"] = S.astype(state.X.dtype)
+        return None
+    shared_gate_ = est.newcomer_gate_
+    fit_gate(est, state, simulation, spec)  # closed: "auto"'s feature-mean gate
+    features = est.newcomer_gate_
+    est.newcomer_gate_ = dict(shared_gate_, features=features)
+    if features is not None:
+        est.newcomer_gate_["n_bytes"] += features["n_bytes"]
     return None
 
 
