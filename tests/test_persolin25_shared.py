@@ -263,3 +263,13 @@ def test_closed_shared_gate_falls_back_to_the_feature_mean_gate():
     assert not shared.newcomer_gate_["open"]
     assert auto.newcomer_rule_ == "features" == shared.newcomer_rule_
     assert shared.newcomer_gate_["features"]["t"] == auto.newcomer_gate_["t"]
+
+
+def test_mpi_engine_refuses_shared_by_name():
+    # Refused before any rank reads data (the hub's solve needs every node's
+    # rows on one rank); the MPI fit otherwise runs the graph join's rule.
+    from skfed.engines._mpi_persolin import fit_perso_lin
+
+    est = PersonalizedLinearClassifier(join_neighbours="shared")
+    with pytest.raises(ValueError, match="join_neighbours must not be 'shared'"):
+        fit_perso_lin(est, None, None, None, 0)
