@@ -162,11 +162,16 @@ def test_fit_opens_on_one_task_newcomers_take_s_old_nodes_unchanged():
     gate = shared.newcomer_gate_
     assert gate["open"] and gate["t"] > 3 and shared.newcomer_rule_ == "shared"
     n, nb = 10, 5
-    closed = (9 * (HEADER + 8 * (nb + 1))
-              + gate["n_rounds"] * 9 * ((HEADER + 8 * nb) + (HEADER + 8 * (nb + 1)))
+    n1, n2 = gate["n_rounds"]
+    closed = (2 * 9 * (HEADER + 8 * (nb + 1))
+              + (n1 + n2) * 9 * ((HEADER + 8 * nb) + (HEADER + 8 * (nb + 1)))
               + 2 * 9 * (HEADER + 8))
     assert gate["n_bytes"] == closed == shared.n_bytes_sent_ - graph.n_bytes_sent_
-    assert 1 <= gate["n_rounds"] <= sh.SHARED_ROUNDS
+    assert 1 <= n1 <= sh.SHARED_ROUNDS and 1 <= n2 <= sh.FINAL_ROUNDS
+    # the newcomers' S: sklearn's LogisticRegression(C=1) on every fitted row
+    ref = LogisticRegression(C=1.0, tol=1e-12, max_iter=10_000).fit(X[~new], y[~new])
+    S = shared._join_info["shared_model"]
+    np.testing.assert_allclose(S[0], np.r_[ref.coef_[0], ref.intercept_], atol=1e-3)
     S = shared._join_info["shared_model"]
     before = shared.coef_.copy(), shared.intercept_.copy()
     shared.add_nodes(X[new], y[new], groups=g[new])

@@ -25,6 +25,11 @@ at most ``SHARED_ROUNDS`` evaluations (L-BFGS-B's ``gtol`` 1e-5 may stop it
 earlier); ``S`` is the evaluated point of lowest objective.  A node dropped in a round answers in a later one (the hub waits:
 the sum needs every node); a rogue node's answers are corrupted.
 
+If the gate below opens, the newcomers' ``S`` is solved again on every row
+(held-back ones included), from the gate's ``S``, in at most
+``FINAL_ROUNDS`` more evaluations (a new scaling round first).
+``newcomer_gate_["n_rounds"]`` holds both counts.
+
 **The gate.**  Every node with held-back samples compares, on them, the
 sample-weighted log-loss of ``S`` with that of the mean of the models it
 holds from its graph neighbours (weighted by its row of the graph: what a
@@ -63,7 +68,8 @@ from ..network import payload_bytes
 
 JOIN_RULES = JOIN_NEIGHBOURS + ("shared",)
 HOLD_BACK = 5  # one sample in HOLD_BACK of every node is held back from S
-SHARED_ROUNDS = 30  # objective evaluations (exchanges) at most
+SHARED_ROUNDS = 30  # objective evaluations (exchanges) at most, on the kept rows
+FINAL_ROUNDS = 20  # then, if the gate opens, on every row from there
 SHARED_GTOL = 1e-5
 
 
@@ -103,7 +109,7 @@ def node_sums(Z, Y, w, offsets, S, n_pen):
     return losses, grads
 
 
-def solve_shared(Z, Y, sw, offsets, keep, sim, n_pen, rounds=SHARED_ROUNDS):
+def solve_shared(Z, Y, sw, offsets, keep, sim, n_pen, rounds=SHARED_ROUNDS, start=None):
     """``S`` of shape ``(P, n_base)`` and the number of evaluations; every
     message through ``sim`` (see the module)."""
     n = len(offsets) - 1
@@ -154,7 +160,10 @@ def solve_shared(Z, Y, sw, offsets, keep, sim, n_pen, rounds=SHARED_ROUNDS):
         return value, (grad * scale).ravel()
 
     try:
-        minimize(objective, np.zeros(P * nb), jac=True, method="L-BFGS-B",
+        v0 = np.zeros(P * nb) if start is None else np.divide(
+            np.asarray(start, dtype=np.float64), scale, out=np.zeros((P, nb)),
+            where=scale > 0).ravel()
+        minimize(objective, v0, jac=True, method="L-BFGS-B",
                  options={"maxfun": int(rounds), "maxiter": int(rounds), "gtol": SHARED_GTOL})
     except _OutOfRounds:
         pass
@@ -219,10 +228,14 @@ def fit_newcomer_rule(est, state, simulation, spec):
                                n_pen)
     gains, t = shared_gate(state.X, state.Y, state.sw, state.offsets, back, S, state.graph,
                            state.public, simulation)
+    n_final = 0
+    if t > GATE_T:  # the newcomers' S: on every row, from the gate's
+        S, n_final = solve_shared(state.X, state.Y, state.sw, state.offsets, np.ones_like(back),
+                                  simulation, n_pen, rounds=FINAL_ROUNDS, start=S)
     before = est.n_bytes_sent_
     est._set_communication(simulation)
     est.newcomer_gate_ = {"t": t, "mean_gain": float(np.mean(gains)) if len(gains) else 0.0,
-                          "gains": gains, "open": bool(t > GATE_T), "n_rounds": n_rounds,
+                          "gains": gains, "open": bool(t > GATE_T), "n_rounds": (n_rounds, n_final),
                           "n_bytes": int(est.n_bytes_sent_ - before)}
     if t > GATE_T:
         est.newcomer_rule_ = "shared"
