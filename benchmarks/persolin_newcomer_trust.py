@@ -37,7 +37,45 @@ flatters ``u`` (a conservative bias).
     python benchmarks/persolin_newcomer_trust.py --datasets moons,har,related \\
         --seeds 0,1,2 --ks 5,10,20 --rehearse 5
 
-Results: see the end of this docstring (filled in from the runs).
+Measured on 2026-11-29 (persolin25, main 893a791; the command above, load
+about 10 on 2 cores).  Means over seeds 0-2, ``k = 5 / 10 / 20``:
+
+=================  =================  =================  =================  =================  =================
+data               join               u alone            blk x4             alone (logistic)   Local LinSVC
+=================  =================  =================  =================  =================  =================
+rotated moons      54.2 / 58.0 / 61.6 53.2 / 56.2 / 58.0 55.5 / 59.5 / 63.3 55.0 / 57.7 / 62.2 55.9 / 59.1 / 61.8
+related-alike      90.1 / 90.4 / 90.8 90.0 / 90.2 / 90.4 90.2 / 90.2 / 90.6 56.1 / 63.0 / 71.9 60.6 / 66.4 / 71.6
+related-clustered  73.7 / 81.8 / 88.4 73.6 / 81.6 / 87.9 74.0 / 82.1 / 88.9 57.5 / 63.4 / 72.2 60.8 / 65.2 / 72.5
+related-small      88.5 / 89.3 / 90.7 88.6 / 89.4 / 90.6 87.7 / 88.2 / 89.8 57.8 / 63.3 / 72.5 61.7 / 65.8 / 73.1
+related-wide       87.4 / 88.4 / 88.5 87.6 / 88.7 / 88.7 87.2 / 87.5 / 87.6 54.0 / 56.9 / 59.8 57.0 / 59.0 / 61.4
+related-narrow     90.7 / 91.2 / 91.5 90.5 / 91.2 / 91.5 90.8 / 91.2 / 91.7 68.8 / 79.9 / 86.4 71.9 / 81.1 / 86.3
+=================  =================  =================  =================  =================  =================
+
+(``blk x1`` equals ``join`` to 0.3: the NumPy block is the join's; ``blk
+x2`` sits between.)  On rotated moons the newcomer's prior is the weak
+part: its neighbours' mean ``u`` alone scores 1-3.6 points under the
+newcomer's own logistic optimum, because the fitted neighbours are
+themselves fits of 3-15 samples with 29-49 % of the newcomer's row
+outside its cluster; the paper's confidence ``c = k / 15`` (0.33 / 0.67 /
+1.0) keeps the join between the two.  Local's further edge at ``k = 5``
+is its loss: ``LinearSVC()`` (squared hinge, penalized intercept) 55.9
+against 55.0 for the best logistic model alone, so no weighting of a
+logistic block reaches it there.  Trusting the newcomer's samples 4
+times more (``blk x4``) would clear Local at ``k = 10, 20`` (59.5 / 63.3
+against 59.1 / 62.6) and stay 0.4 under at ``k = 5``, but loses 0.8 / 1.1
+/ 0.9 on related-small and 0.2 / 0.9 / 0.9 on related-wide, more than
+the 0.1-0.2 allowed on a held-out family.
+
+Could the fitted nodes tell the two apart?  The rehearsal (``s = 5``,
+log-loss) says no: its ``t`` of ``x2`` / ``x4`` over ``x1`` is
+**negative on rotated moons** (seeds 0 / 1 / 2: -2.10 / -1.22 / -2.56 and
+-2.67 / -1.89 / -3.03), as on related-small (-2.8 to -4.6), related-wide
+(-0.5 to -6.0) and related-alike (-0.03 to -2.6); related-clustered and
+related-narrow straddle 0 (-1.0 to +1.1).  A fitted node's neighbours were
+pulled toward its own samples during the fit, so its prior looks better
+than a newcomer's does: the rehearsal cannot open where trusting more
+helps.  Nothing was built from this; the moons rows stay short
+(growing.rst's Limits).
 """
 
 import argparse
