@@ -53,25 +53,25 @@ related-narrow     90.7 / 91.2 / 91.5 90.5 / 91.2 / 91.5 90.8 / 91.2 / 91.7 68.8
 
 (``blk x1`` equals ``join`` to 0.3: the NumPy block is the join's; ``blk
 x2`` sits between.)  On rotated moons the newcomer's prior is the weak
-part: its neighbours' mean ``u`` alone scores 1-3.6 points under the
+part: its neighbours' mean ``u`` alone scores 1.5-4.2 points under the
 newcomer's own logistic optimum, because the fitted neighbours are
-themselves fits of 3-15 samples with 29-49 % of the newcomer's row
-outside its cluster; the paper's confidence ``c = k / 15`` (0.33 / 0.67 /
+themselves fits of 3-15 samples, and 29-61 % of the newcomer's row lies
+outside its cluster (``persolin_join_gap.py``); the paper's confidence ``c = k / 15`` (0.33 / 0.67 /
 1.0) keeps the join between the two.  Local's further edge at ``k = 5``
 is its loss: ``LinearSVC()`` (squared hinge, penalized intercept) 55.9
 against 55.0 for the best logistic model alone, so no weighting of a
 logistic block reaches it there.  Trusting the newcomer's samples 4
 times more (``blk x4``) would clear Local at ``k = 10, 20`` (59.5 / 63.3
-against 59.1 / 62.6) and stay 0.4 under at ``k = 5``, but loses 0.8 / 1.1
-/ 0.9 on related-small and 0.2 / 0.9 / 0.9 on related-wide, more than
+against 59.1 / 62.6) and stay 0.4 under at ``k = 5``, but loses 0.8 / 1.2
+/ 0.9 on related-small and 0.1 / 0.9 / 0.9 on related-wide, more than
 the 0.1-0.2 allowed on a held-out family.
 
 Could the fitted nodes tell the two apart?  The rehearsal (``s = 5``,
 log-loss) says no: its ``t`` of ``x2`` / ``x4`` over ``x1`` is
 **negative on rotated moons** (seeds 0 / 1 / 2: -2.10 / -1.22 / -2.56 and
 -2.67 / -1.89 / -3.03), as on related-small (-2.8 to -4.6), related-wide
-(-0.5 to -6.0) and related-alike (-0.03 to -2.6); related-clustered and
-related-narrow straddle 0 (-1.0 to +1.1).  A fitted node's neighbours were
+(-0.5 to -6.0), related-alike (-0.03 to -2.6) and related-narrow (-5.8
+to +1.1); related-clustered straddles 0 (-1.0 to +0.7).  A fitted node's neighbours were
 pulled toward its own samples during the fit, so its prior looks better
 than a newcomer's does: the rehearsal cannot open where trusting more
 helps.  Nothing was built from this; the moons rows stay short
