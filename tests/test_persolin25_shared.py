@@ -7,6 +7,8 @@ the fit's and the join's bytes in closed form; the fitted models are
 bit-identical to join_neighbours="graph".
 """
 
+import copy
+
 import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
@@ -112,6 +114,25 @@ def test_rounds_cap_and_drops_leave_the_model_unchanged():
     assert b.n_rounds > a.n_rounds
 
 
+def _newton_block(Zk, yk, S, c, alpha, mu, loss="logistic"):
+    """The newcomer's block ``c F + (mu / 2) ||theta - S||^2`` by Newton's
+    method (an independent solve of the same objective), one problem."""
+    theta = S.copy()
+    n_pen = len(S) - 1
+    reg = np.r_[np.full(n_pen, alpha), 0.0]
+    for _ in range(100):
+        m = yk * (Zk @ theta)
+        if loss == "logistic":
+            slope, curv = -1.0 / (1.0 + np.exp(m)), np.exp(m) / (1.0 + np.exp(m)) ** 2
+        else:
+            gap = np.maximum(0.0, 1.0 - m)
+            slope, curv = -2.0 * gap, 2.0 * (gap > 0)
+        g = c * (Zk.T @ (slope * yk) / len(yk) + reg * theta) + mu * (theta - S)
+        H = c * ((Zk * curv[:, None]).T @ Zk / len(yk) + np.diag(reg)) + mu * np.eye(len(S))
+        theta = theta - np.linalg.solve(H, g)
+    return theta
+
+
 def _reference_gains(X, y, g, S, W, models, back):
     gains = []
     for k in np.unique(g):
@@ -174,19 +195,27 @@ def test_fit_opens_on_one_task_newcomers_take_s_old_nodes_unchanged():
     np.testing.assert_allclose(S[0], np.r_[ref.coef_[0], ref.intercept_], atol=1e-3)
     S = shared._join_info["shared_model"]
     before = shared.coef_.copy(), shared.intercept_.copy()
+    first = np.r_[0, np.cumsum(np.bincount(g))][g]
+    new = new & (np.arange(len(g)) - first < 10)      # newcomers of 10 samples: c < 1
     shared.add_nodes(X[new], y[new], groups=g[new])
     assert np.array_equal(shared.coef_[:n], before[0])
     assert np.array_equal(shared.intercept_[:n], before[1])
     for k in (10, 11):
-        np.testing.assert_array_equal(shared.coef_[k], S[0, :4])
-        assert shared.intercept_[k] == S[0, 4]
+        rows = g[new] == k
+        c = shared.confidence_[k]
+        assert c == pytest.approx(10 / np.bincount(g[g < 10]).max()) and c < 1
+        ref = _newton_block(np.c_[X[new][rows], np.ones(rows.sum())],
+                            np.where(y[new][rows] == 1, 1.0, -1.0), S[0], c, 1.0, 1.0)
+        np.testing.assert_allclose(np.r_[shared.coef_[k], shared.intercept_[k]], ref, atol=1e-7)
+        assert np.abs(ref - S[0]).max() > 1e-3       # its samples moved it off S
         assert shared.collaboration_graph_[k, 0] == 1.0 == shared.collaboration_graph_[0, k]
     # request + answer per newcomer, then its edge weight to the hub
     log = shared.join_communication_
     assert log.total_bytes == 2 * (HEADER + (HEADER + 8 * nb) + (HEADER + 8))
     assert log.total_messages == 6
     pred = shared.predict(X[new], groups=g[new])
-    z = X[new] @ S[0, :4] + S[0, 4]
+    idx = g[new] - 10
+    z = np.sum(X[new] * shared.coef_[10:][idx], axis=1) + shared.intercept_[10:][idx]
     np.testing.assert_array_equal(pred, (z > 0).astype(int))
 
 
@@ -219,8 +248,26 @@ def test_multiclass_newcomer_takes_every_problem_of_s():
     S = clf._join_info["shared_model"]
     assert S.shape == (3, 5)
     clf.add_nodes(X[new], y[new], groups=g[new])
-    np.testing.assert_array_equal(clf.coef_[10], S[:, :4])
-    np.testing.assert_array_equal(clf.intercept_[10], S[:, 4])
+    Zk = np.c_[X[new], np.ones(new.sum())]
+    for p in range(3):                            # one-vs-rest, each around its S_p
+        ref = _newton_block(Zk, np.where(y[new] == p, 1.0, -1.0), S[p], clf.confidence_[10],
+                            1.0, 1.0)
+        np.testing.assert_allclose(np.r_[clf.coef_[10, p], clf.intercept_[10, p]], ref,
+                                   atol=1e-7)
+
+
+def test_squared_hinge_newcomer_block_matches_newton():
+    X, y, g = _federation(n_nodes=12)
+    new = g == 11
+    clf = PersonalizedLinearClassifier(random_state=0, alpha=1.0, loss="squared_hinge",
+                                       join_neighbours="shared").fit(X[~new], y[~new],
+                                                                     groups=g[~new])
+    assert clf.newcomer_rule_ == "shared"
+    S = clf._join_info["shared_model"]
+    clf.add_nodes(X[new], y[new], groups=g[new])
+    ref = _newton_block(np.c_[X[new], np.ones(new.sum())], np.where(y[new] == 1, 1.0, -1.0),
+                        S[0], clf.confidence_[11], 1.0, 1.0, loss="squared_hinge")
+    np.testing.assert_allclose(np.r_[clf.coef_[11], clf.intercept_[11]], ref, atol=1e-6)
 
 
 def test_join_over_a_dropping_network_waits_for_the_hub():
@@ -231,8 +278,12 @@ def test_join_over_a_dropping_network_waits_for_the_hub():
                                        network=net).fit(X[~new], y[~new], groups=g[~new])
     assert clf.newcomer_rule_ == "shared"
     S = clf._join_info["shared_model"]
+    ref = copy.deepcopy(clf)
+    ref.set_params(network=None)
     clf.add_nodes(X[new], y[new], groups=g[new])
-    np.testing.assert_array_equal(clf.coef_[10], S[0, :4])
+    ref.add_nodes(X[new], y[new], groups=g[new])               # the same models without drops
+    np.testing.assert_array_equal(clf.coef_, ref.coef_)
+    assert not np.array_equal(clf.coef_[10], S[0, :4])
     log = clf.join_communication_
     retries = log.n_rounds - 2                    # rounds the hub was down
     assert log.total_bytes == 2 * ((retries + 1) * HEADER + (HEADER + 40) + (HEADER + 8))

@@ -45,9 +45,13 @@ them: the gate errs toward the graph join.
 
 **The join** (``newcomer_rule_ == "shared"``).  Each newcomer asks the hub
 (an empty request, again until the hub is up) and receives ``S`` (``P
-n_base`` float64); its model is ``S`` (no training), its graph row one
-edge to the hub of weight 1 (it sends the hub that weight), its confidence
-its mass over the fit's largest.
+n_base`` float64); it then solves its block of Perso-lin's objective with
+``S`` in place of its neighbours' mean: ``min_theta c F(theta) + (mu / 2)
+||theta - S||^2``, ``F`` its mean loss (the estimator's ``loss``) plus
+``(alpha / 2) ||theta_w||^2``, ``c`` its mass over the fit's largest (the
+paper's confidence, as in the graph join), by L-BFGS to a gradient of
+``BLOCK_GTOL`` (on its own samples: nothing sent).  Its graph row is one
+edge to the hub of weight 1 (it sends the hub that weight).
 
 Refused by name: a finite ``privacy`` budget (the gradients and the gate
 are not privatized) and the MPI engine.  Measured in
@@ -68,8 +72,9 @@ from ..network import payload_bytes
 
 JOIN_RULES = JOIN_NEIGHBOURS + ("shared",)
 HOLD_BACK = 5  # one sample in HOLD_BACK of every node is held back from S
-SHARED_ROUNDS = 30  # objective evaluations (exchanges) at most, on the kept rows
-FINAL_ROUNDS = 20  # then, if the gate opens, on every row from there
+SHARED_ROUNDS = 50  # objective evaluations (exchanges) at most, on the kept rows
+FINAL_ROUNDS = 10  # then, if the gate opens, on every row from there
+BLOCK_GTOL = 1e-10  # the newcomer's block solve (local: no bytes)
 SHARED_GTOL = 1e-5
 
 
@@ -250,6 +255,36 @@ def fit_newcomer_rule(est, state, simulation, spec):
     return None
 
 
+def _loss_grad(loss, margins):
+    """``loss(m)`` and ``loss'(m)`` of Perso-lin's losses (margins ``y theta.z``)."""
+    if loss == "logistic":
+        return np.logaddexp(0.0, -margins), -expit(-margins)
+    gap = np.maximum(0.0, 1.0 - margins)
+    return gap * gap, -2.0 * gap
+
+
+def newcomer_block(Z, Y, sw, S, c, alpha, mu, n_pen, loss="logistic"):
+    """``argmin c F(theta) + (mu / 2) ||theta - S||^2`` per problem (see the
+    module); ``Z`` the newcomer's design, ``Y`` its ``(P, k)`` +-1 targets."""
+    Z = np.asarray(Z, dtype=np.float64)
+    w = np.asarray(sw, dtype=np.float64) / float(np.sum(sw))
+    out = np.array(S, dtype=np.float64)
+    for p in range(len(out)):
+        y, centre = np.asarray(Y[p], dtype=np.float64), out[p].copy()
+
+        def f(theta):
+            values, slopes = _loss_grad(loss, y * (Z @ theta))
+            d = theta - centre
+            g = c * (Z.T @ (w * slopes * y)) + mu * d
+            g[:n_pen] += c * alpha * theta[:n_pen]
+            pen = theta[:n_pen]
+            return (c * (float(w @ values) + 0.5 * alpha * float(pen @ pen))
+                    + 0.5 * mu * float(d @ d)), g
+        out[p] = minimize(f, centre, jac=True, method="L-BFGS-B",
+                          options={"gtol": BLOCK_GTOL, "ftol": 0.0, "maxiter": 10_000}).x
+    return out
+
+
 def _seed(est):
     from .._graph_join import _random_seed
 
@@ -300,7 +335,9 @@ def shared_join(est, X, y, groups, sample_weight=None):
         idx = layout.node_indices(k)
         node = _Newcomer(est, np.ascontiguousarray(Z_all[idx]), np.ascontiguousarray(Y_all[:, idx]),
                          np.ascontiguousarray(sw[idx], dtype=dtype), float(info["max_mass"]), dtype)
-        new_models[k], losses[k] = _mean_and_loss(est, node, model.copy())
+        own = newcomer_block(node.Z, node.Y, node.sw, model, node.confidence, est.alpha,
+                             est.mu, model.shape[1] - int(est.fit_intercept), est.loss)
+        new_models[k], losses[k] = _mean_and_loss(est, node, own.astype(dtype))
         confidences[k] = node.confidence
     est._append_nodes(new_labels)
     n_coef = models.shape[2] - int(est.fit_intercept)
