@@ -329,3 +329,23 @@ def test_mpi_engine_refuses_shared_by_name():
     est = PersonalizedLinearClassifier(join_neighbours="shared")
     with pytest.raises(ValueError, match="join_neighbours must not be 'shared'"):
         fit_perso_lin(est, None, None, None, 0)
+
+
+def test_two_joins_add_up_to_one_and_survive_pickling():
+    import pickle
+
+    X, y, g = _federation(n_nodes=13)
+    new = g >= 10
+    clf = PersonalizedLinearClassifier(random_state=0, alpha=1.0, join_neighbours="shared").fit(
+        X[~new], y[~new], groups=g[~new])
+    assert clf.newcomer_rule_ == "shared"
+    once = pickle.loads(pickle.dumps(clf)).add_nodes(X[new], y[new], groups=g[new])
+    twice = copy.deepcopy(clf)
+    for part in (g == 10, g >= 11):
+        twice.add_nodes(X[part], y[part], groups=g[part])
+    np.testing.assert_array_equal(once.coef_, twice.coef_)   # each newcomer solves alone
+    np.testing.assert_array_equal(once.intercept_, twice.intercept_)
+    per = HEADER + (HEADER + 40) + (HEADER + 8)
+    assert once.join_communication_.total_bytes == 3 * per
+    assert twice.join_communication_.total_bytes == 3 * per
+    assert twice.n_bytes_sent_ == clf.n_bytes_sent_ + 3 * per
