@@ -22,8 +22,9 @@ column sums of squares (``n_base + 1`` float64), then each evaluation of the
 objective is one exchange (the hub sends ``S``, ``P n_base`` float64; each
 node answers its loss sums and gradient sums, ``P (n_base + 1)`` float64),
 at most ``SHARED_ROUNDS`` evaluations (L-BFGS-B's ``gtol`` 1e-5 may stop it
-earlier); ``S`` is the evaluated point of lowest objective.  A node dropped in a round answers in a later one (the hub waits:
-the sum needs every node); a rogue node's answers are corrupted.
+earlier); ``S`` is the evaluated point of lowest objective.  A node
+dropped in a round answers in a later one (the hub waits: the sum needs
+every node); a rogue node's answers are corrupted.
 
 If the gate below opens, the newcomers' ``S`` is solved again on every row
 (held-back ones included), from the gate's ``S``, in at most
@@ -39,9 +40,9 @@ better) goes to the hub (one float64), which answers ``t`` (one float64):
 (:func:`skfed._mean_neighbours.gate_statistic`).  ``t > GATE_T`` (3):
 ``newcomer_rule_ = "shared"``; else what ``"auto"`` does (the feature-mean
 gate of :mod:`skfed._mean_neighbours`, its result in
-``newcomer_gate_["features"]``, then the graph join if it closes too).  The neighbours' models
-were pulled toward the node's own samples during the fit, which flatters
-them: the gate errs toward the graph join.
+``newcomer_gate_["features"]``, then the graph join if it closes too).
+The neighbours' models were pulled toward the node's own samples during the
+fit, which flatters them: the gate errs toward the graph join.
 
 **The join** (``newcomer_rule_ == "shared"``).  Each newcomer asks the hub
 (an empty request, again until the hub is up) and receives ``S`` (``P
@@ -54,8 +55,14 @@ paper's confidence, as in the graph join), by L-BFGS to a gradient of
 edge to the hub of weight 1 (it sends the hub that weight).
 
 Refused by name: a finite ``privacy`` budget (the gradients and the gate
-are not privatized) and the MPI engine.  Measured in
-``benchmarks/persolin_shared_newcomer.py`` (its docstring).
+are not privatized) and the MPI engine.
+
+Measured (``benchmarks/persolin_shared_newcomer.py``, its docstring): HAR
+joins 97.93 / 98.00 / 98.30 at ``k = 5 / 10 / 20`` (seeds 0-2; pooled
+``LogisticRegression()`` 97.89 / 97.98 / 97.89; seeds 3-5 96.75 / 97.81 /
+98.16 against 97.07 / 97.24 / 97.39), the gate open on 6 of 6 HAR fits and
+closed on 21 held-out fits; the exchange costs 30-33 % of a HAR fit's
+bytes (1.3-8.2 % elsewhere), hence opt-in.
 """
 
 import math
