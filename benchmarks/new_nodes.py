@@ -1357,6 +1357,7 @@ MOCHA_KERNEL = "linear"  # --mocha-kernel
 SUPPORT_CANDIDATES = None  # --support-candidates (None: the estimator's default)
 ONLINE_KERNEL = "auto"  # --online-kernel
 DADA_JOIN_NEIGHBOURS = "auto"  # --dada-join-neighbours (the estimator's default)
+PERSOLIN_JOIN_NEIGHBOURS = "auto"  # --persolin-join-neighbours
 
 
 def make_estimator(family, task, seed):
@@ -1381,7 +1382,8 @@ def make_estimator(family, task, seed):
     if family == "persolin":
         from skfed.boosting import PersonalizedLinearClassifier
 
-        return PersonalizedLinearClassifier(random_state=seed)
+        return PersonalizedLinearClassifier(random_state=seed,
+                                            join_neighbours=PERSOLIN_JOIN_NEIGHBOURS)
     if family == "mocha":
         from skfed.multitask import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
 
@@ -1564,8 +1566,13 @@ def main():
     parser.add_argument("--dada-join-neighbours", default="auto",
                         help="Dada's join_neighbours (default auto, its default: the "
                         "feature-mean gate, benchmarks/dada_landmine_default.py; graph)")
+    parser.add_argument("--persolin-join-neighbours", default="auto",
+                        help="Perso-lin's join_neighbours (default auto, its default; shared: "
+                        "benchmarks/persolin_shared_newcomer.py)")
     args = parser.parse_args()
     global MOCHA_OMEGA, MOCHA_KERNEL, SUPPORT_CANDIDATES, ONLINE_KERNEL, DADA_JOIN_NEIGHBOURS
+    global PERSOLIN_JOIN_NEIGHBOURS
+    PERSOLIN_JOIN_NEIGHBOURS = args.persolin_join_neighbours
     DADA_JOIN_NEIGHBOURS = args.dada_join_neighbours
     SUPPORT_CANDIDATES = args.support_candidates
     ONLINE_KERNEL = args.online_kernel

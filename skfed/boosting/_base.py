@@ -428,7 +428,8 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         are refused as in ``fit``.  A Perso-lin fit whose feature-mean gate
         opened (``newcomer_rule_ == "features"``, see ``join_neighbours``)
         gives each newcomer the mean model of its 5 nearest-mean fitted
-        nodes instead of these steps.
+        nodes instead of these steps; one whose shared-model gate opened
+        (``join_neighbours="shared"``) gives it that model.
 
         Parameters
         ----------
@@ -475,9 +476,13 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
 
         check_is_fitted(self)
         n_before = len(self.nodes_)
-        if getattr(self, "newcomer_rule_", "graph") == "features":  # (Perso-lin's gate)
+        rule = getattr(self, "newcomer_rule_", "graph")
+        if rule == "features":  # (Perso-lin's gate)
             from .._mean_neighbours import mean_neighbour_join
             mean_neighbour_join(self, X, y, groups, sample_weight)
+        elif rule == "shared":  # (Perso-lin's join_neighbours="shared")
+            from ._perso_lin_shared import shared_join
+            shared_join(self, X, y, groups, sample_weight)
         else:
             graph_join_nodes(self, X, y, groups, sample_weight)
         extend_kept_local(self, len(self.nodes_) - n_before)

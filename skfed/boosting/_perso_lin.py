@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._compat import Interval, StrOptions
 from .._join_params import fitted_param
-from .._mean_neighbours import JOIN_NEIGHBOURS, fit_gate
+from ._perso_lin_shared import JOIN_RULES, check_shared, fit_newcomer_rule
 from .._core._boosting_fast import lin_async, lin_local, lin_local_solve, lin_losses
 from ._perso_lin_block import LOCAL_UPDATES, async_block_args, resolved_local_update
 from ..network import payload_bytes
@@ -579,14 +579,12 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     largest gradient entry is ``3e-3`` of its value at zero (at most
     10,000 steps; nothing is sent, so the accuracy costs no bytes);
     under a finite ``privacy`` budget it is ``ceil(max_iter / n_nodes)``
-    private gradient steps instead.  A fixed number of plain gradient steps
-    left ill-conditioned nodes far from their optimum: on HAR sitting
-    (561 features, 21 people) 100 steps per node gave 87.6-89.0 % test
-    accuracy, the solved local models 96.9-97.5 %
-    (``python benchmarks/persolin_local_models.py``).  The graph is kept by
-    default (``graph_update_every=None``; an integer or ``"n_nodes"``
-    re-learns it that often) and sparsified to connected.  Multiclass problems are solved one-vs-rest with one shared
-    graph.
+    private gradient steps instead.  A fixed number of plain gradient steps left
+    ill-conditioned nodes far from their optimum: on HAR sitting (561 features, 21
+    people) 100 steps per node gave 87.6-89.0 % test accuracy, the solved local models
+    96.9-97.5 % (``python benchmarks/persolin_local_models.py``).  The graph is kept by
+    default (``graph_update_every=None``; an integer or ``"n_nodes"`` re-learns it that
+    often) and sparsified to connected.  Multiclass: one-vs-rest, one shared graph.
 
     Parameters
     ----------
@@ -697,10 +695,12 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         small nodes, at most 0.03 lower on the other held-out families
         (``python benchmarks/persolin_block_update.py``);
         a wake-up costs more CPU (HAR's fit 9 times, d = 500's 6 times).
-    join_neighbours : {"auto", "graph"}, default="auto"
+    join_neighbours : {"auto", "graph", "shared"}, default="auto"
         ``"auto"``: a gate ends the fit (bytes in ``communication_``); if it opens, newcomers
         take the mean model of their 5 nearest-feature-mean fitted nodes.  ``"graph"`` (and
         ``privacy``, the MPI engine): the graph join only (:mod:`skfed._mean_neighbours`).
+        ``"shared"`` (opt-in; not with ``privacy`` nor MPI): newcomers take a hub-solved logistic
+        model behind a held-back gate (:mod:`skfed.boosting._perso_lin_shared`).
 
     Attributes
     ----------
@@ -719,7 +719,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     join_communication_ : CommunicationLog
         What the joins of :meth:`add_nodes` sent; only after a join.
     newcomer_rule_, newcomer_gate_ : str, dict or None
-        :meth:`add_nodes`'s rule, the gate (``t``, ``gains``...): :mod:`skfed._mean_neighbours`.
+        :meth:`add_nodes`'s rule (``"graph"``, ``"features"``, ``"shared"``) and its gate's ``t``, ``gains``...
     n_features_in_ : int
     privacy_spent_ : ndarray of shape (n_nodes,)
         Only with ``privacy``: the epsilon each node spent at the
@@ -842,7 +842,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         "peer_scoring": ["boolean"],
         "privacy": [None, DifferentialPrivacy],
         "local_update": [StrOptions(set(LOCAL_UPDATES))],
-        "join_neighbours": [StrOptions(set(JOIN_NEIGHBOURS))],
+        "join_neighbours": [StrOptions(set(JOIN_RULES))],
         **_BaseGraphPersonalized._common_constraints,
     }
 
@@ -927,6 +927,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         """
         self._validate_params()
         spec = check_privacy(self.privacy, type(self).__name__, local_estimator=True)
+        check_shared(self, spec)
         if spec is not None:
             _check_private_inputs(self, sample_weight)
         Xs, Y, sws, layout, mass = self._prepare(X, y, groups, sample_weight)
@@ -969,7 +970,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
             self.refit_trust_ = _squeeze_problems(refit[1])
         self.coef_, self.intercept_ = _split_models(
             state.theta if refit is None else refit[0], n_features, self.fit_intercept)
-        fit_gate(self, state, simulation, spec)
+        fit_newcomer_rule(self, state, simulation, spec)
         return self
 
     def _plan_private_gradients(self, state, spec, mass):

@@ -64,6 +64,8 @@ class _PersoLin:
 def fit_perso_lin(est, peer, block, validate, random_state):
     """Run one Perso-lin fit on this rank; return the fitted estimator on rank 0."""
     _refuse(est)
+    if est.join_neighbours == "shared":  # (its hub solve needs every node's rows on one rank)
+        raise ValueError("The MPI engine runs no shared model: join_neighbours must not be 'shared'.")
     Xs, Y, sws, offsets, mass, dtype = _prepare(est, peer, block, validate)
     simulation, seeds = est._start(check_random_state(random_state))
     Z = est._design(Xs, dtype)

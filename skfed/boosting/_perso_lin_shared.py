@@ -1,0 +1,372 @@
+"""Perso-lin's shared newcomer model (``join_neighbours="shared"``, opt-in; issue 32).
+
+On HAR a Perso-lin newcomer of 5-20 samples is almost its graph
+neighbours' mean model (its confidence ``k / max m`` is 0.01-0.06), and
+the fitted models are pulled to the estimator's ``alpha`` (the paper's
+objective, kept), so newcomers scored 93.6 / 93.9 / 94.6 against 97.8 for
+pooled ``LogisticRegression()``.  With ``join_neighbours="shared"`` the fit
+ends by also learning one shared logistic model ``S`` for newcomers, and a
+gate decides whether newcomers take it.
+
+**The shared model** (after the Perso-lin fit; its models are unchanged).
+Every fitted node holds back one in ``HOLD_BACK`` of its samples (public
+randomness from ``random_state``); on the others, for each one-vs-rest
+problem ``p``, ``S_p`` minimizes scikit-learn's ``C = 1`` objective scaled
+by the kept mass ``M``::
+
+    (1 / M) sum_i s_i log(1 + exp(-y_pi S_p . z_i)) + ||S_p,w||^2 / (2 M)
+
+(``S_p,w`` without the intercept), by L-BFGS at a hub (fitted node 0) in
+Jacobi-scaled coordinates: first every other node sends its kept mass and
+column sums of squares (``n_base + 1`` float64), then each evaluation of the
+objective is one exchange (the hub sends ``S``, ``P n_base`` float64; each
+node answers its loss sums and gradient sums, ``P (n_base + 1)`` float64),
+at most ``SHARED_ROUNDS`` evaluations (L-BFGS-B's ``gtol`` 1e-5 may stop it
+earlier); ``S`` is the evaluated point of lowest objective.  A node
+dropped in a round answers in a later one (the hub waits: the sum needs
+every node); a rogue node's answers are corrupted.
+
+If the gate below opens, the newcomers' ``S`` is solved again on every row
+(held-back ones included), from the gate's ``S``, in at most
+``FINAL_ROUNDS`` more evaluations (a new scaling round first).
+``newcomer_gate_["n_rounds"]`` holds both counts.
+
+**The gate.**  Every node with held-back samples compares, on them, the
+sample-weighted log-loss of ``S`` with that of the mean of the models it
+holds from its graph neighbours (weighted by its row of the graph: what a
+newcomer of few samples gets from the graph join); its gain (positive: ``S``
+better) goes to the hub (one float64), which answers ``t`` (one float64):
+``t = mean / standard error`` over those nodes
+(:func:`skfed._mean_neighbours.gate_statistic`).  ``t > GATE_T`` (3):
+``newcomer_rule_ = "shared"``; else what ``"auto"`` does (the feature-mean
+gate of :mod:`skfed._mean_neighbours`, its result in
+``newcomer_gate_["features"]``, then the graph join if it closes too).
+The neighbours' models were pulled toward the node's own samples during the
+fit, which flatters them: the gate errs toward the graph join.
+
+**The join** (``newcomer_rule_ == "shared"``).  Each newcomer asks the hub
+(an empty request, again until the hub is up) and receives ``S`` (``P
+n_base`` float64); it then solves its block of Perso-lin's objective with
+``S`` in place of its neighbours' mean: ``min_theta c F(theta) + (mu / 2)
+||theta - S||^2``, ``F`` its mean loss (the estimator's ``loss``) plus
+``(alpha / 2) ||theta_w||^2``, ``c`` its mass over the fit's largest (the
+paper's confidence, as in the graph join), by L-BFGS to a gradient of
+``BLOCK_GTOL`` (on its own samples: nothing sent).  Its graph row is one
+edge to the hub of weight 1 (it sends the hub that weight).
+
+Refused by name: a finite ``privacy`` budget (the gradients and the gate
+are not privatized) and the MPI engine.
+
+Measured (``benchmarks/persolin_shared_newcomer.py``, its docstring): HAR
+joins 97.93 / 98.00 / 98.30 at ``k = 5 / 10 / 20`` (seeds 0-2; pooled
+``LogisticRegression()`` 97.89 / 97.98 / 97.89; seeds 3-5 96.75 / 97.81 /
+98.16 against 97.07 / 97.24 / 97.39), the gate open on 6 of 6 HAR fits and
+closed on 21 held-out fits; the exchange costs 30-33 % of a HAR fit's
+bytes (1.3-8.2 % elsewhere), hence opt-in.
+"""
+
+import math
+
+import numpy as np
+from scipy import sparse
+from scipy.optimize import minimize
+from scipy.special import expit
+
+from .._mean_neighbours import GATE_T, JOIN_NEIGHBOURS, _deliver, _mean_and_loss, fit_gate
+from .._mean_neighbours import gate_statistic
+from ..graph import model_message_bytes
+from ..network import payload_bytes
+
+JOIN_RULES = JOIN_NEIGHBOURS + ("shared",)
+HOLD_BACK = 5  # one sample in HOLD_BACK of every node is held back from S
+SHARED_ROUNDS = 50  # objective evaluations (exchanges) at most, on the kept rows
+FINAL_ROUNDS = 10  # then, if the gate opens, on every row from there
+BLOCK_GTOL = 1e-10  # the newcomer's block solve (local: no bytes)
+SHARED_GTOL = 1e-5
+
+
+def check_shared(est, spec):
+    """Refuse ``join_neighbours="shared"`` under a finite privacy budget."""
+    if est.join_neighbours == "shared" and spec is not None and math.isfinite(spec.epsilon):
+        raise ValueError(
+            "join_neighbours='shared' sends gradients and gate gains that are not "
+            "privatized: use join_neighbours='auto' or 'graph' with a finite privacy budget.")
+
+
+def held_back(offsets, rng):
+    """Boolean mask of the held-back samples: ``m_k // HOLD_BACK`` of node k's,
+    drawn by ``rng`` node after node."""
+    back = np.zeros(int(offsets[-1]), dtype=bool)
+    for k in range(len(offsets) - 1):
+        a, b = int(offsets[k]), int(offsets[k + 1])
+        n_back = (b - a) // HOLD_BACK
+        if n_back:
+            back[a + rng.choice(b - a, size=n_back, replace=False)] = True
+    return back
+
+
+def node_sums(Z, Y, w, offsets, S, n_pen):
+    """Every node's loss sums ``(n, P)`` and gradient sums ``(n, P, n_base)`` of
+    the weighted logistic loss at ``S`` (``w`` 0 on samples not used)."""
+    n = len(offsets) - 1
+    margins = Y * (Z @ S.T).T                                   # (P, m)
+    loss = w * np.logaddexp(0.0, -margins)
+    coef = -w * Y * expit(-margins)                            # (P, m)
+    losses = np.zeros((n, Y.shape[0]))
+    grads = np.zeros((n, Y.shape[0], Z.shape[1]))
+    for k in range(n):
+        a, b = int(offsets[k]), int(offsets[k + 1])
+        losses[k] = loss[:, a:b].sum(axis=1)
+        grads[k] = coef[:, a:b] @ Z[a:b]
+    return losses, grads
+
+
+def solve_shared(Z, Y, sw, offsets, keep, sim, n_pen, rounds=SHARED_ROUNDS, start=None):
+    """``S`` of shape ``(P, n_base)`` and the number of evaluations; every
+    message through ``sim`` (see the module)."""
+    n = len(offsets) - 1
+    Z = np.asarray(Z, dtype=np.float64)
+    Y = np.asarray(Y, dtype=np.float64)
+    P, nb = Y.shape[0], Z.shape[1]
+    w = np.where(keep, np.asarray(sw, dtype=np.float64), 0.0)
+    nodes = np.arange(n, dtype=np.intp)
+    rest, hub = nodes[1:], np.zeros(n - 1, dtype=np.intp)
+    rogue = np.asarray(sim.rogue, dtype=bool)
+    starts, filled = np.asarray(offsets[:-1], np.intp), np.diff(offsets) > 0
+    # Round 1: kept masses and column sums of squares to the hub (the scaling).
+    stats = np.zeros((n, nb + 1))
+    if filled.any():
+        stats[filled, :nb] = np.add.reduceat(w[:, None] * Z * Z, starts[filled], axis=0)
+        stats[filled, nb] = np.add.reduceat(w, starts[filled])
+    if rogue.any():
+        stats = sim.corrupt_value_rows(stats, nodes)
+    _deliver(sim, rest, hub, np.full(n - 1, payload_bytes(n_float64=nb + 1)))
+    mass = float(stats[:, nb].sum())
+    lam = 1.0 / mass
+    D = 0.25 * np.abs(stats[:, :nb].sum(axis=0)) / mass
+    D[:n_pen] += lam
+    scale = np.zeros(nb)
+    np.divide(1.0, np.sqrt(D), out=scale, where=D > 0)
+    down = payload_bytes(n_float64=P * nb)
+    up = payload_bytes(n_float64=P * (nb + 1))
+    count, best = [0], [np.inf, np.zeros(P * nb)]
+
+    def objective(v):
+        if count[0] >= rounds:  # (L-BFGS-B may ask past maxfun)
+            raise _OutOfRounds
+        S = (v.reshape(P, nb) * scale)
+        count[0] += 1
+        _deliver(sim, hub, rest, np.full(n - 1, down))
+        losses, grads = node_sums(Z, Y, w, offsets, S, n_pen)
+        if rogue.any():
+            sent = sim.corrupt_value_rows(
+                np.concatenate([losses, grads.reshape(n, -1)], axis=1), nodes)
+            losses, grads = sent[:, :P], sent[:, P:].reshape(n, P, nb)
+        _deliver(sim, rest, hub, np.full(n - 1, up))
+        pen = S[:, :n_pen]
+        value = losses.sum() / mass + 0.5 * lam * float(np.sum(pen * pen))
+        grad = grads.sum(axis=0) / mass
+        grad[:, :n_pen] += lam * pen
+        if value < best[0]:
+            best[0], best[1] = value, v.copy()
+        return value, (grad * scale).ravel()
+
+    try:
+        v0 = np.zeros(P * nb) if start is None else np.divide(
+            np.asarray(start, dtype=np.float64), scale, out=np.zeros((P, nb)),
+            where=scale > 0).ravel()
+        minimize(objective, v0, jac=True, method="L-BFGS-B",
+                 options={"maxfun": int(rounds), "maxiter": int(rounds), "gtol": SHARED_GTOL})
+    except _OutOfRounds:
+        pass
+    return best[1].reshape(P, nb) * scale, count[0]
+
+
+class _OutOfRounds(Exception):
+    pass
+
+
+def _row_means(W, models):
+    """Each node's graph-row-weighted mean of the models ``(n, P, n_base)``."""
+    W = sparse.csr_matrix(W)
+    W = W - sparse.diags(W.diagonal())
+    deg = np.asarray(W.sum(axis=1)).ravel()
+    flat = np.asarray(models, dtype=np.float64).reshape(len(deg), -1)
+    out = np.zeros_like(flat)
+    np.divide(W @ flat, deg[:, None], out=out, where=deg[:, None] > 0)
+    return out.reshape(models.shape), deg > 0
+
+
+def shared_gate(Z, Y, sw, offsets, back, S, W, held, sim):
+    """Gains and ``t`` of the gate (see the module), messages through ``sim``."""
+    n = len(offsets) - 1
+    u, linked = _row_means(W, held)
+    Z64, Y64 = np.asarray(Z, dtype=np.float64), np.asarray(Y, dtype=np.float64)
+    gains = []
+    for k in range(n):
+        rows = np.arange(int(offsets[k]), int(offsets[k + 1]))
+        rows = rows[back[rows]]
+        if not len(rows) or not linked[k]:
+            continue
+        s = np.asarray(sw[rows], dtype=np.float64)
+
+        def logloss(model):
+            return float(np.sum(s * np.logaddexp(0.0, -Y64[:, rows] * (model @ Z64[rows].T)))
+                         / s.sum())
+        gains.append(logloss(u[k]) - logloss(S))
+    rest, hub = np.arange(1, n, dtype=np.intp), np.zeros(n - 1, dtype=np.intp)
+    one = payload_bytes(n_float64=1)
+    _deliver(sim, rest, hub, np.full(n - 1, one))
+    _deliver(sim, hub, rest, np.full(n - 1, one))
+    gains = np.asarray(gains)
+    return gains, gate_statistic(gains)
+
+
+def fit_newcomer_rule(est, state, simulation, spec):
+    """The fit's last step: the feature-mean gate (``"auto"``), nothing
+    (``"graph"``) or the shared model and its gate, then ``"auto"``'s if it
+    closes (``"shared"``)."""
+    if est.join_neighbours != "shared":
+        return fit_gate(est, state, simulation, spec)
+    check_shared(est, spec)
+    est.newcomer_rule_, est.newcomer_gate_ = "graph", None
+    n = len(state.offsets) - 1
+    if n < 2:
+        return fit_gate(est, state, simulation, spec)
+    rng = np.random.RandomState(_seed(est))
+    back = held_back(state.offsets, rng)
+    n_pen = state.X.shape[1] - int(est.fit_intercept)
+    S, n_rounds = solve_shared(state.X, state.Y, state.sw, state.offsets, ~back, simulation,
+                               n_pen)
+    gains, t = shared_gate(state.X, state.Y, state.sw, state.offsets, back, S, state.graph,
+                           state.public, simulation)
+    n_final = 0
+    if t > GATE_T:  # the newcomers' S: on every row, from the gate's
+        S, n_final = solve_shared(state.X, state.Y, state.sw, state.offsets, np.ones_like(back),
+                                  simulation, n_pen, rounds=FINAL_ROUNDS, start=S)
+    before = est.n_bytes_sent_
+    est._set_communication(simulation)
+    est.newcomer_gate_ = {"t": t, "mean_gain": float(np.mean(gains)) if len(gains) else 0.0,
+                          "gains": gains, "open": bool(t > GATE_T), "n_rounds": (n_rounds, n_final),
+                          "n_bytes": int(est.n_bytes_sent_ - before)}
+    if t > GATE_T:
+        est.newcomer_rule_ = "shared"
+        est._join_info["shared_model"] = S.astype(state.X.dtype)
+        return None
+    shared_gate_ = est.newcomer_gate_
+    fit_gate(est, state, simulation, spec)  # closed: "auto"'s feature-mean gate
+    features = est.newcomer_gate_
+    est.newcomer_gate_ = dict(shared_gate_, features=features)
+    if features is not None:
+        est.newcomer_gate_["n_bytes"] += features["n_bytes"]
+    return None
+
+
+def _loss_grad(loss, margins):
+    """``loss(m)`` and ``loss'(m)`` of Perso-lin's losses (margins ``y theta.z``)."""
+    if loss == "logistic":
+        return np.logaddexp(0.0, -margins), -expit(-margins)
+    gap = np.maximum(0.0, 1.0 - margins)
+    return gap * gap, -2.0 * gap
+
+
+def newcomer_block(Z, Y, sw, S, c, alpha, mu, n_pen, loss="logistic"):
+    """``argmin c F(theta) + (mu / 2) ||theta - S||^2`` per problem (see the
+    module); ``Z`` the newcomer's design, ``Y`` its ``(P, k)`` +-1 targets."""
+    Z = np.asarray(Z, dtype=np.float64)
+    w = np.asarray(sw, dtype=np.float64) / float(np.sum(sw))
+    out = np.array(S, dtype=np.float64)
+    for p in range(len(out)):
+        y, centre = np.asarray(Y[p], dtype=np.float64), out[p].copy()
+
+        def f(theta):
+            values, slopes = _loss_grad(loss, y * (Z @ theta))
+            d = theta - centre
+            g = c * (Z.T @ (w * slopes * y)) + mu * d
+            g[:n_pen] += c * alpha * theta[:n_pen]
+            pen = theta[:n_pen]
+            return (c * (float(w @ values) + 0.5 * alpha * float(pen @ pen))
+                    + 0.5 * mu * float(d @ d)), g
+        out[p] = minimize(f, centre, jac=True, method="L-BFGS-B",
+                          options={"gtol": BLOCK_GTOL, "ftol": 0.0, "maxiter": 10_000}).x
+    return out
+
+
+def _seed(est):
+    from .._graph_join import _random_seed
+
+    return [_random_seed(est), 7919]
+
+
+def shared_join(est, X, y, groups, sample_weight=None):
+    """Newcomers take the shared model ``S`` (see the module)."""
+    from .._graph_join import _design, _models, _Newcomer, _random_seed, _targets
+    from .._graph_join_fitted import csr_of_pairs, join_random_state, join_simulation
+
+    info = est._join_info
+    X, y, sample_weight, new_labels, layout = est._validate_join_data(
+        X, y, groups, sample_weight)
+    sw = (np.ones(X.shape[0]) if sample_weight is None
+          else np.asarray(sample_weight, dtype=np.float64))
+    models = _models(est)
+    dtype = models.dtype
+    n_old, n_new = len(est.nodes_), len(new_labels)
+    seed = int(getattr(est, "_join_seed", 0))
+    sim = join_simulation(est, n_old + n_new, join_random_state([_random_seed(est), seed, 7927]))
+    rogue_old = np.asarray(info.get("rogue", np.zeros(n_old, bool)), dtype=bool)
+    sim.rogue[:] = np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)])
+    S = np.asarray(info["shared_model"], dtype=dtype)
+    flat = S.reshape(1, -1)
+    answer = sim.corrupt_value_rows(flat.astype(np.float64), np.zeros(1, np.intp))[0] \
+        if rogue_old[0] else flat[0]
+    newcomers = n_old + np.arange(n_new, dtype=np.intp)
+    zero = np.zeros(n_new, dtype=np.intp)
+    payload = int(model_message_bytes(flat, dtype)[0])
+    # Round(s) 1: each newcomer asks the hub (again while it is down); it answers S.
+    while True:
+        up = sim.draw_rounds(1)[0][0][0]
+        sim.counter.send_pairs(newcomers, zero, np.zeros(n_new, np.int64))
+        if up:
+            sim.counter.send_pairs(zero, newcomers, np.full(n_new, payload, np.int64))
+        sim.counter.next_round()
+        if up:
+            break
+    # Last round: each newcomer sends the hub its edge weight (1).
+    sim.counter.send_pairs(newcomers, zero, np.full(n_new, payload_bytes(n_float64=1), np.int64))
+    sim.counter.next_round()
+    model = np.asarray(answer, dtype=dtype).reshape(S.shape)
+    Z_all, Y_all = _design(est, X, dtype), _targets(est, y, dtype)
+    new_models = np.zeros((n_new,) + models.shape[1:], dtype=dtype)
+    losses, confidences = np.zeros(n_new), np.zeros(n_new)
+    for k in range(n_new):
+        idx = layout.node_indices(k)
+        node = _Newcomer(est, np.ascontiguousarray(Z_all[idx]), np.ascontiguousarray(Y_all[:, idx]),
+                         np.ascontiguousarray(sw[idx], dtype=dtype), float(info["max_mass"]), dtype)
+        own = newcomer_block(node.Z, node.Y, node.sw, model, node.confidence, est.alpha,
+                             est.mu, model.shape[1] - int(est.fit_intercept), est.loss)
+        new_models[k], losses[k] = _mean_and_loss(est, node, own.astype(dtype))
+        confidences[k] = node.confidence
+    est._append_nodes(new_labels)
+    n_coef = models.shape[2] - int(est.fit_intercept)
+    coef = new_models[:, :, :n_coef]
+    intercept = (new_models[:, :, n_coef] if est.fit_intercept
+                 else np.zeros(new_models.shape[:2], dtype))
+    if est.coef_.ndim == 2:
+        coef, intercept = coef[:, 0, :], intercept[:, 0]
+    est.coef_ = np.ascontiguousarray(np.concatenate([est.coef_, coef]))
+    est.intercept_ = np.ascontiguousarray(np.concatenate([est.intercept_, intercept]))
+    est.confidence_ = np.concatenate([est.confidence_, confidences])
+    W_old = sparse.csr_matrix(est.collaboration_graph_)
+    old_row = np.repeat(np.arange(n_old, dtype=np.intp), np.diff(W_old.indptr))
+    ones = np.ones(n_new)
+    est.collaboration_graph_ = csr_of_pairs(
+        np.concatenate([W_old.data, ones, ones]), np.concatenate([old_row, newcomers, zero]),
+        np.concatenate([W_old.indices, zero, newcomers]), n_old + n_new)
+    graph_models = info.get("graph_models")
+    est._join_info = dict(info, losses=np.concatenate([info["losses"], losses]),
+                          rogue=np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)]),
+                          graph_models=None if graph_models is None else np.concatenate(
+                              [graph_models, new_models]))
+    est._join_seed = seed + 1
+    est._record_join(sim.log(node_labels=est.nodes_))
+    return est
