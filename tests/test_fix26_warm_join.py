@@ -195,3 +195,21 @@ def test_regressor_warm_refit_after_a_join():
     assert per_node >= HEADER + 5 * 8
     assert est.bytes_per_round_[0] - cold.bytes_per_round_[0] == 13 * per_node
     np.testing.assert_allclose(est.objective_curve_[-1], cold.objective_curve_[-1], rtol=2e-2)
+
+
+def test_warm_refit_after_a_join_with_zero_weight_rows():
+    # The join and the fit both leave out zero-weight rows: the refit with
+    # the same weights continues from the kept state (13 dual vectors sent).
+    parts = _data()
+    X, y, g, Xn, yn, gn = parts
+    sw = np.ones(len(yn))
+    sw[[0, 9]] = 0.0
+    XA, yA, gA = _union(*parts)
+    swA = np.concatenate([np.ones(len(y)), sw])
+    kw = dict(omega="learn", kernel="linear", random_state=0)
+    est = FederatedMultiTaskClassifier(warm_start=True, **kw).fit(X, y, groups=g)
+    est.add_nodes(Xn, yn, groups=gn, sample_weight=sw)
+    assert est._dual_state["counts"].tolist() == [20] * 10 + [7, 7, 8]
+    cold = FederatedMultiTaskClassifier(**kw).fit(XA, yA, groups=gA, sample_weight=swA)
+    est.fit(XA, yA, groups=gA, sample_weight=swA)
+    assert est.bytes_per_round_[0] - cold.bytes_per_round_[0] == 13 * (HEADER + 5 * 8)

@@ -1,0 +1,86 @@
+"""MOCHA ``warm_start=True`` refit after ``add_nodes`` (fix26): rounds, bytes and
+the joint objective against a cold refit on the same fitted + joined nodes.
+
+Each family: fit on all but ``k`` nodes with ``warm_start=True``, join the
+``k`` others with ``add_nodes``, refit on every node (warm: from the fitted
+and joined dual variables and the grown Sigma, skfed.multitask._join_warm),
+and compare with a cold fit on the same arrays and with a tight cold fit
+(``tol=1e-7``) whose joint objective stands in for the optimum.  Printed:
+rounds, total bytes, test accuracy and the joint objective's relative excess
+over the tight fit (in %), warm / cold.
+
+Command (from the repository root)::
+
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/mocha_warm_join.py
+
+Result (2026-11-29, seeds 0-1, k = 5; "rounds w/c", "excess % w/c"):
+see the report of fix26 and the table this script prints; summarized in the
+docstring of skfed.multitask._join_warm.
+"""
+
+import sys
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from skfed.datasets import load_landmine, make_related_tasks, make_rotated_moons
+from skfed.multitask import FederatedMultiTaskClassifier
+
+
+def _families(seed):
+    out = {}
+    for name, kw in [("alike", dict(structure="shared")),
+                     ("clusters", dict(structure="clustered")),
+                     ("noisy-100f", dict(structure="shared", n_features=100)),
+                     ("low-dim-5f", dict(structure="clustered", n_features=5)),
+                     ("many-small", dict(n_nodes=120, n_samples_per_node=8,
+                                         structure="clustered"))]:
+        kw = dict(dict(n_nodes=40), **kw)
+        Xtr, Xte, ytr, yte, gtr, gte, _ = make_related_tasks(random_state=seed, **kw)
+        out[name] = (Xtr, ytr, gtr, Xte, yte, gte)
+    Xtr, Xte, ytr, yte, gtr, gte = make_rotated_moons(n_nodes=30, random_state=seed)[:6]
+    out["moons"] = (Xtr, ytr, gtr, Xte, yte, gte)
+    X, y, g = load_landmine(return_X_y=True)[:3]
+    rng = np.random.RandomState(seed)
+    test = np.zeros(len(y), dtype=bool)
+    for t in np.unique(g):
+        rows = np.flatnonzero(g == t)
+        test[rng.choice(rows, len(rows) // 2, replace=False)] = True
+    out["landmine"] = (X[~test], y[~test], g[~test], X[test], y[test], g[test])
+    return out
+
+
+def _joint(est):
+    curve = np.asarray(est.joint_objective_curve_)
+    curve = curve[~np.isnan(curve)]
+    return curve[-1] if curve.size else est.objective_curve_[-1]
+
+
+def main(seeds=(0, 1), k=5, omegas=("learn", "shared", "independent")):
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    print("family seed omega | rounds w/c | bytes w/c | acc w/c | excess% w/c")
+    for seed in seeds:
+        for name, (X, y, g, Xt, yt, gt) in _families(seed).items():
+            labels = np.unique(g)
+            rng = np.random.RandomState(100 + seed)
+            new = np.isin(g, rng.choice(labels, k, replace=False))
+            for omega in omegas:
+                kw = dict(omega=omega, kernel="linear", random_state=seed)
+                warm = FederatedMultiTaskClassifier(warm_start=True, **kw)
+                warm.fit(X[~new], y[~new], groups=g[~new])
+                warm.add_nodes(X[new], y[new], groups=g[new])
+                warm.fit(X, y, groups=g)
+                cold = FederatedMultiTaskClassifier(**kw).fit(X, y, groups=g)
+                tight = FederatedMultiTaskClassifier(tol=1e-7, max_rounds=5000, **kw)
+                best = _joint(tight.fit(X, y, groups=g))
+                ex = [100 * (_joint(e) - best) / abs(best) for e in (warm, cold)]
+                acc = [e.score(Xt, yt, groups=gt) for e in (warm, cold)]
+                byt = [int(np.sum(e.bytes_per_round_)) for e in (warm, cold)]
+                print(f"{name} {seed} {omega} | {warm.n_iter_}/{cold.n_iter_} | "
+                      f"{byt[0]}/{byt[1]} | {acc[0]:.4f}/{acc[1]:.4f} | "
+                      f"{ex[0]:.3f}/{ex[1]:.3f}", flush=True)
+
+
+if __name__ == "__main__":
+    main(seeds=tuple(int(s) for s in sys.argv[1:]) or (0, 1))
