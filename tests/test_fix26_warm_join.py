@@ -213,3 +213,37 @@ def test_warm_refit_after_a_join_with_zero_weight_rows():
     cold = FederatedMultiTaskClassifier(**kw).fit(XA, yA, groups=gA, sample_weight=swA)
     est.fit(XA, yA, groups=gA, sample_weight=swA)
     assert est.bytes_per_round_[0] - cold.bytes_per_round_[0] == 13 * (HEADER + 5 * 8)
+
+
+def test_extend_dual_state_orders_nodes_and_zeroes_centre_keepers():
+    # The helper alone, on a hand-made state: fitted nodes 3 and 7 (2 and 1
+    # samples), newcomers 5 (kept at the shared centre: its duals dropped)
+    # and 1; the state comes out in sorted label order, Sigma permuted alike.
+    from types import SimpleNamespace
+
+    from skfed.multitask._join_warm import extend_dual_state
+
+    state = dict(nodes=np.array([3, 7]), counts=np.array([2, 1]), loss="hinge",
+                 Y=np.array([[1.0, -1.0, 1.0]]), g=np.array([[0.1, -0.2, 0.3]]),
+                 sigma=np.array([[1.0, 0.1], [0.1, 2.0]]))
+    sigma = np.arange(16.0).reshape(4, 4)  # grown, in nodes_ order 3, 7, 5, 1
+    est = SimpleNamespace(_dual_state=state, nodes_=np.array([3, 7, 5, 1]),
+                          task_covariance_=sigma)
+    extend_dual_state(est, 2, np.array([2, 1]), np.array([[-1.0, 1.0, -1.0]]),
+                      np.array([[0.4, 0.5, -0.6]]), keeps_centre=np.array([True, False]))
+    out = est._dual_state
+    assert out["nodes"].tolist() == [1, 3, 5, 7]
+    assert out["counts"].tolist() == [1, 2, 2, 1]
+    np.testing.assert_array_equal(out["Y"], [[-1.0, 1.0, -1.0, -1.0, 1.0, 1.0]])
+    np.testing.assert_array_equal(out["g"], [[-0.6, 0.1, -0.2, 0.0, 0.0, 0.3]])
+    order = [3, 0, 2, 1]
+    np.testing.assert_array_equal(out["sigma"], sigma[np.ix_(order, order)])
+    assert out["loss"] == "hinge"
+    # the shared model keeps no Sigma, and a private fit no state at all
+    est = SimpleNamespace(_dual_state=dict(state, sigma=None, shared={"share": 0.5}),
+                          nodes_=np.array([3, 7, 5, 1]), task_covariance_=sigma)
+    extend_dual_state(est, 2, np.array([2, 1]), np.zeros((1, 3)), np.zeros((1, 3)))
+    assert est._dual_state["sigma"] is None and est._dual_state["shared"] == {"share": 0.5}
+    est = SimpleNamespace(_dual_state=None, nodes_=np.array([3, 7, 5, 1]))
+    extend_dual_state(est, 2, np.array([2, 1]), np.zeros((1, 3)), np.zeros((1, 3)))
+    assert est._dual_state is None
