@@ -11,20 +11,9 @@ from sklearn.exceptions import ConvergenceWarning
 
 from skfed.multitask import FederatedMultiTaskClassifier, FederatedMultiTaskRegressor
 
+from .test_review25_joins import _terrains
+
 HEADER = 40  # the default network's bytes per message (test_multitask's warm-start bytes)
-
-
-def _terrains(n_nodes, n_rows=20, seed=0, first=0):
-    """Even nodes near the origin, labels from feature 2; odd nodes shifted
-    along feature 0, labels from feature 1 (as in test_review25_joins)."""
-    rng = np.random.RandomState(seed)
-    X, y, g = [], [], []
-    for k in range(n_nodes):
-        Xk = rng.normal(size=(n_rows, 4)) + (np.array([4.0, 0, 0, 0]) if k % 2 else 0.0)
-        y.append((Xk[:, 1 if k % 2 else 2] > 0).astype(int))
-        X.append(Xk)
-        g.append(np.full(n_rows, first + k))
-    return np.vstack(X), np.concatenate(y), np.concatenate(g)
 
 
 @pytest.fixture(autouse=True)
