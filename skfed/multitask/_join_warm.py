@@ -16,6 +16,14 @@ fit (``_BaseMultiTask._warm_start_duals``).
 The state is kept in the node order a fit on those nodes gives (sorted
 labels), which differs from ``nodes_`` after a join when a newcomer's label
 sorts before a fitted node's.
+
+Measured (``benchmarks/mocha_warm_join.py``, 7 families, seeds 0-1, 5
+joined nodes; warm / cold refit on the same arrays): with the shared model
+2-7 rounds against 6-11, accuracy within 0.3 points; with the learned
+Omega fewer rounds on 12 of 14 rows, but its plateau stop leaves the warm
+refit further above the joint optimum on 11 of 14 (accuracy -0.85 to
++0.6 points); with ``omega="independent"`` one round either way, the
+warm start only adds its upload.
 """
 
 import numpy as np
