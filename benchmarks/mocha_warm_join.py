@@ -33,6 +33,16 @@ Landmine with half of each node's rows held out; warm / cold)::
                          on 5 of 14 rows (alike seed 1: 133360/109200).
     omega="independent"  1 round either way (Landmine 1/2): the warm start
                          only adds the dual vectors' upload (19920/12560 bytes).
+
+Why the learned Omega stops further (``python benchmarks/mocha_warm_join.py
+variants``, rounds / joint objective / accuracy): started from ``I / m``
+with the dual variables warm, the refit after the join is the cold fit
+(low-dim-5f seed 1: 11 / 6.2073 / 0.8940 against cold 11 / 6.2084 /
+0.8945; grown Sigma 10 / 6.4603 / 0.8860), so the rounds it saves come
+from the grown Sigma, and its plateau stop (the joint objective changed by
+at most ``tol`` between finished W-steps) ends it early.  A warm C path on
+the same data without any join stops as early (C 0.3 -> 1: 11 / 6.5979 /
+0.8835): the plateau rule after any warm start, not the join.
 """
 
 import sys
@@ -99,5 +109,39 @@ def main(seeds=(0, 1), k=5, omegas=("learn", "shared", "independent")):
                       f"{ex[0]:.3f}/{ex[1]:.3f}", flush=True)
 
 
+def variants(seeds=(0, 1), k=5, names=("low-dim-5f", "clusters", "noisy-100f")):
+    """The learned Omega only: the warm refit after a join from the grown
+    Sigma (what fit does) or from ``I / m`` (the dual variables still warm),
+    and, on the same arrays without a join, a warm C path 0.3 -> 1 and 3 -> 1
+    against the cold fit at C = 1.  Printed: rounds, joint objective, accuracy."""
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    for seed in seeds:
+        fams = _families(seed)
+        for name in names:
+            X, y, g, Xt, yt, gt = fams[name]
+            rng = np.random.RandomState(100 + seed)
+            new = np.isin(g, rng.choice(np.unique(g), k, replace=False))
+            kw = dict(omega="learn", kernel="linear", random_state=seed)
+            row = []
+            for variant in ("grown", "reset", "cold", "C 0.3->1", "C 3->1"):
+                est = FederatedMultiTaskClassifier(warm_start=variant != "cold", **kw)
+                if variant in ("grown", "reset"):
+                    est.fit(X[~new], y[~new], groups=g[~new])
+                    est.add_nodes(X[new], y[new], groups=g[new])
+                    if variant == "reset":
+                        est._dual_state["sigma"] = None  # fit starts from I / m
+                elif variant != "cold":
+                    est.set_params(C=float(variant.split()[1].split("-")[0]))
+                    est.fit(X, y, groups=g)
+                    est.set_params(C=1.0)
+                est.fit(X, y, groups=g)
+                row.append(f"{variant}: {est.n_iter_} {_joint(est):.4f} "
+                           f"{est.score(Xt, yt, groups=gt):.4f}")
+            print(name, seed, " | ".join(row), flush=True)
+
+
 if __name__ == "__main__":
-    main(seeds=tuple(int(s) for s in sys.argv[1:]) or (0, 1))
+    if sys.argv[1:2] == ["variants"]:
+        variants()
+    else:
+        main(seeds=tuple(int(s) for s in sys.argv[1:]) or (0, 1))
