@@ -304,12 +304,12 @@ class FederatedMultiTaskClassifier(FederatedClassifierMixin, _MulticlassMixin, _
         3 GB); any other mode raises.
     warm_start : bool, default=False
         Start from the previous fit's dual variables (and, with
-        ``omega="learn"``, its ``Sigma``) instead of zero and ``I /
-        n_nodes``: for a path over ``C`` on the same data (the dual
-        variables stay feasible at any ``C``).  They reach the server and
-        the other nodes in the first round as ordinary changes from zero,
-        and their bytes are counted (as if nothing had been kept from the
-        previous fit).  Other nodes, samples per node, targets or loss raise.
+        ``omega="learn"``, its ``Sigma``) instead of zero and ``I / n_nodes``:
+        a path over ``C`` on the same data (they are feasible at any ``C``).
+        After ``add_nodes``, a refit on the fitted and joined nodes starts from
+        theirs too and the grown ``Sigma``.  They reach the other nodes in the
+        first round as changes from zero, counted.  Other nodes, samples per
+        node, targets or loss raise.
         What it saves along a path over ``C`` is measured by
         ``benchmarks/bench_multitask_cv.py``.
     group_column : int, str or None, default=None

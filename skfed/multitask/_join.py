@@ -203,6 +203,7 @@ from .._seeding import reseeded as _seeded
 from ..kernels import _check_join_kernel_settings
 from ..network import resolve_network
 from ._compression import _FLOAT
+from ._join_warm import extend_dual_state
 from . import _join_neighbours
 from ._omega import _LowRankSigma, omega_update
 from ._protocol import _UNSUPPORTED_FAULTS
@@ -707,8 +708,9 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
                 if isinstance(value, np.ndarray) and value.ndim == 1 and len(value) == n_old:
                     record[key] = np.concatenate([value, np.zeros(n_new, dtype=value.dtype)])
             est.privacy_ = record
-    # warm_start needs the fit's nodes: a joined estimator refits from scratch
-    est._dual_state = None
+    # warm_start=True continues on the fitted and joined nodes (skfed.multitask._join_warm)
+    extend_dual_state(est, n_old, layout.counts, Y, nodes.g,
+                      keeps_centre=(c == 0) if mode == "shared" else None)
     est._join_seed = seed + 1
     est._record_join(sim.log(node_labels=est.nodes_))
     return est
