@@ -466,6 +466,7 @@ class _JoinMixin:
         self._join_keep = keep = np.zeros(n_new, dtype=bool)
         self._join_share = share = np.full(n_new, np.nan)
         rank = arrival_rank(new_codes, n_new)
+        linear_scale = np.zeros(n_new)
         for k in range(n_new):
             rows = np.flatnonzero(new_codes == k)
             # The received functions' values at its samples (it evaluates
@@ -474,6 +475,7 @@ class _JoinMixin:
             gammas = [self.gamma_[j] for j in neighbours[k]]
             values = np.stack([self._join_eval(D, W, g, X_new[rows])
                                for (D, W), g in zip(models, gammas)])
+            values = values + self._linear_values(neighbours[k], X_new[rows])  # (_linear)
             D_net, W_net, g_net, c_net = network[k]
             prior = None
             if scale_sums[k] is not None:
@@ -490,7 +492,13 @@ class _JoinMixin:
             if later.any():
                 neighbour_rows[later] = w_new[rows][later] * self._join_criterion(
                     values[:, later].mean(axis=0), y_new[rows][later])
-            if len(D_net) and self._join_prefers_network(net_rows, neighbour_rows):
+            linear_scale[k] = 0.0
+            if self._linear_gate_open(c_net):
+                # (_linear) the fit's gate is open: it starts from w' x
+                start.append(self._linear_start())
+                self.join_start_[k] = "linear"
+                linear_scale[k] = 1.0
+            elif len(D_net) and self._join_prefers_network(net_rows, neighbour_rows):
                 if isinstance(self.gamma, str):
                     gamma[k] = g_net  # (a given gamma is kept: interpolated)
                 start.append(self._join_start([(D_net, W_net)], [g_net], gamma[k], [1.0]))
@@ -502,15 +510,20 @@ class _JoinMixin:
                 coef = _combination(values, self._join_targets(y_new[rows]), w_new[rows])
                 start.append(self._join_start(models, gammas, gamma[k], coef))
                 self.join_start_[k] = "neighbours"
+                # (_linear) the combination's linear terms
+                linear_scale[k] = float(np.dot(coef, self._linear_scales(neighbours[k])))
             D0, W0 = start[-1][:2]
             self._join_values.append((rows, values.sum(axis=0),
-                                      self._join_eval(D0, W0, gamma[k], X_new[rows])))
+                                      self._join_eval(D0, W0, gamma[k], X_new[rows])
+                                      + self._linear_term(linear_scale[k], c_net,
+                                                          X_new[rows])))
             if not self._is_regressor():
                 # (see _JOIN_KEEP_ERRORS): its start's weighted errors
                 errors = float(np.sum(w_new[rows] * self._join_criterion(
                     self._join_values[-1][2], y_new[rows])))
                 keep[k] = errors <= _JOIN_KEEP_ERRORS * w_new[rows].sum()
         self._extend_state(new_labels, gamma, rogue_new, neighbours, start)
+        self._extend_linear(linear_scale)   # (_linear)
         # It holds the network function of its neighbours' component (the
         # function itself is rebuilt by the next fit or partial_fit).
         self.network_component_ = np.concatenate([self.network_component_,
@@ -713,7 +726,7 @@ class _JoinMixin:
                     self._kernel_kind, float(self.gamma_[node]), self._coef0, self._degree,
                 )
                 out[k] = K.astype(np.float64) @ W
-        return out
+        return out + self._linear_values(nodes, X)   # (_linear)
 
     def _join_model(self, node, published):
         if published:
@@ -867,6 +880,11 @@ class _JoinMixin:
             j = senders[0]
             c = self.network_component_[j]
             D, W = self.network_dictionary_[c], self.network_coef_[c]
+            if self._linear_gate_open(c):
+                # (_linear) w instead: d n_out float64
+                sim.counter.send_message(j, n_old + k, self._linear_payload())
+                received[k] = (D, W, float(self.network_gamma_[c]), c)
+                return True
             sim.counter.send_message(j, n_old + k, _rows_bytes(len(D), n_features, n_out,
                                                                value_bytes))
             if value_bytes == 4:

@@ -789,6 +789,9 @@ class _NetworkFunctionMixin:
             node_sums = self._solve_sums(X, y, codes, sample_weight)
         if solve and node_sums is not None and not network.rogue_fraction:
             self._solve_network(node_sums, parents, component, excluded, sim)
+        # (join_function="auto": the linear network function and its gate, _linear)
+        self._fit_linear_network(X, y, codes, sample_weight, parents, component, excluded,
+                                 sim, solve)
         return sim.log(node_labels=self.nodes_)
 
     def _held_back_seed(self):
