@@ -278,3 +278,36 @@ def test_refusals():
     from skfed.online._linear import refuse_join_function
     with pytest.raises(ValueError, match="MPI engine does not run join_function='auto'"):
         refuse_join_function(DecentralizedKernelSGDClassifier(join_function="auto"))
+
+
+def test_network_function_carries_the_linear_terms():
+    clf, X, y, g = _fit()
+    new = (g >= 10) & (np.arange(len(g)) % 50 < 10)
+    clf.add_nodes(X[new], y[new], groups=g[new])
+    plain = copy.deepcopy(clf)   # the same nodes without their linear terms
+    plain._linear_scale = None
+    clf._network_round()
+    plain._network_round()
+    np.testing.assert_allclose(clf.network_linear_share_, [2 / 12])
+    np.testing.assert_array_equal(plain.network_linear_share_, [0.0])
+    # the kernel parts are the same mean; the linear part is share w' x
+    w = clf.network_linear_coef_[0]
+    np.testing.assert_allclose(clf._network_values(X) - plain._network_values(X),
+                               (2 / 12) * (X @ w), rtol=1e-10, atol=1e-12)
+    # one float64 more on each of the 11 tree edges, up and down
+    extra = (clf.network_communication_.total_bytes
+             - plain.network_communication_.total_bytes)
+    assert extra == 2 * 11 * 8
+    # a newcomer that now starts from the network function takes its share
+    more = (g == 11) & (np.arange(len(g)) % 50 >= 45)
+    late = copy.deepcopy(clf)
+    late.network_linear_gate_["open"][:] = False
+    Xn = X[more] + 0.0
+    late.add_nodes(Xn, y[more], groups=np.full(more.sum(), 99))
+    assert list(late.join_start_) == ["network"]
+    assert late.linear_scale_[-1] == pytest.approx(2 / 12)
+    rows = g == 11
+    np.testing.assert_allclose(
+        late.decision_function(X[rows], groups=np.full(rows.sum(), 99)),
+        late._join_kernel(late.gamma_[-1])(X[rows], late.dictionaries_[-1])
+        @ late.dual_coef_[-1] + (2 / 12) * (X[rows] @ w), rtol=1e-10, atol=1e-12)

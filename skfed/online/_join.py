@@ -484,8 +484,10 @@ class _JoinMixin:
                 W_net = factor * W_net
             # Network function or neighbours: by their losses on its samples,
             # the neighbours' by leave-one-out on those that chose them.
+            net_share = self._network_linear_share(c_net)   # (_linear)
             net_rows = w_new[rows] * self._join_criterion(
-                self._join_eval(D_net, W_net, g_net, X_new[rows]), y_new[rows])
+                self._join_eval(D_net, W_net, g_net, X_new[rows])
+                + self._linear_term(net_share, c_net, X_new[rows]), y_new[rows])
             later = rank[rows] >= _JOIN_QUERY_SAMPLES
             neighbour_rows = np.empty(len(rows))
             neighbour_rows[~later] = held_out[k]
@@ -503,6 +505,7 @@ class _JoinMixin:
                     gamma[k] = g_net  # (a given gamma is kept: interpolated)
                 start.append(self._join_start([(D_net, W_net)], [g_net], gamma[k], [1.0]))
                 self.join_start_[k] = "network"
+                linear_scale[k] = net_share
                 if prior is not None:
                     own = float(w_new[rows].sum())
                     share[k] = own / (own + prior)
@@ -886,7 +889,8 @@ class _JoinMixin:
                 received[k] = (D, W, float(self.network_gamma_[c]), c)
                 return True
             sim.counter.send_message(j, n_old + k, _rows_bytes(len(D), n_features, n_out,
-                                                               value_bytes))
+                                                               value_bytes)
+                                     + 8 * (self._network_linear_share(c) != 0))
             if value_bytes == 4:
                 W = W.astype(np.float32).astype(np.float64)
             W = sim.corrupt_value_rows(W[None], [j])[0]

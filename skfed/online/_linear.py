@@ -81,6 +81,10 @@ network_linear_coef_ : list of ndarray of shape (n_features, n_outputs) or None
 network_linear_gate_ : dict or None
     ``t`` (per component), ``open`` (bool per component) and
     ``evaluations`` of the linear solve; None without it.
+network_linear_share_ : ndarray of shape (n_components,)
+    The mean of the nodes' linear scales in the network function (0 until
+    a network function is built after newcomers with a linear term
+    joined): that function is its kernel part plus ``share w_c' x``.
 linear_scale_ : ndarray of shape (n_nodes,)
     Every node's linear term ``linear_scale_[i] w_c``: 0 for the fitted
     nodes, 1 for a newcomer that started from ``w' x``."""
@@ -250,6 +254,7 @@ class _LinearJoinMixin:
         self._linear_scale = None
         self.network_linear_coef_ = None
         self.network_linear_gate_ = None
+        self.network_linear_share_ = np.zeros(len(self.network_dictionary_))
         if X is None or not self._linear_applies(X.shape[1]):
             self._set_linear_attributes()
             return
@@ -288,6 +293,7 @@ class _LinearJoinMixin:
             evaluations[c] = n_eval
         self.network_linear_coef_ = coefs
         self.network_linear_gate_ = {"t": t, "open": opened, "evaluations": evaluations}
+        self.network_linear_share_ = np.zeros(n_comp)
         self._set_linear_attributes()
 
     def _linear_loss_difference(self, X, y, codes, weights, w, c):
@@ -350,3 +356,24 @@ class _LinearJoinMixin:
         scale = np.concatenate([old, np.asarray(new_scales, dtype=np.float64)])
         self._linear_scale = scale if np.any(scale != 0) else None
         self._set_linear_attributes()
+
+    # ------------------------------------------- the network function's mean
+    def _network_linear_scales(self):
+        """Every node's linear scale for the network function's messages, or
+        None when no node has a linear term (nothing more is sent)."""
+        scale = getattr(self, "_linear_scale", None)
+        if scale is None or not np.any(scale != 0):
+            return None
+        return scale
+
+    def _set_network_linear_share(self, totals):
+        """``network_linear_share_``: per component, the mean of its nodes'
+        linear scales (``totals``: the root's ``(sum, count)`` or None)."""
+        if not hasattr(self, "join_function"):
+            return
+        self.network_linear_share_ = np.array(
+            [0.0 if t is None or not t[1] > 0 else t[0] / t[1] for t in totals])
+
+    def _network_linear_share(self, c):
+        share = getattr(self, "network_linear_share_", None)
+        return 0.0 if share is None or c >= len(share) else float(share[c])
