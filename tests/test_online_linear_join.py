@@ -310,4 +310,4 @@ def test_network_function_carries_the_linear_terms():
     np.testing.assert_allclose(
         late.decision_function(X[rows], groups=np.full(rows.sum(), 99)),
         late._join_kernel(late.gamma_[-1])(X[rows], late.dictionaries_[-1])
-        @ late.dual_coef_[-1] + (2 / 12) * (X[rows] @ w), rtol=1e-10, atol=1e-12)
+        @ late.dual_coef_[-1][:, 0] + (2 / 12) * (X[rows] @ w[:, 0]), rtol=1e-10, atol=1e-12)
