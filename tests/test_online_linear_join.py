@@ -169,9 +169,12 @@ def test_linear_solve_and_gate_equal_numpy():
     assert gate["evaluations"][0] >= 2
 
 
-def test_bytes_closed_form():
-    base, X, y, g = _fit(join_function="network")
-    clf, _, _, _ = _fit()
+@pytest.mark.parametrize("drop_rate", [0.0, 0.3])
+def test_bytes_closed_form(drop_rate):
+    # With drops a node reports in a later round: the same bytes, more rounds.
+    network = SimulatedNetwork(drop_rate=drop_rate, random_state=0)
+    base, X, y, g = _fit(join_function="network", network=network)
+    clf, _, _, _ = _fit(network=network)
     d, n = X.shape[1], 10
     evals = int(clf.network_linear_gate_["evaluations"][0])
     edges = n - 1   # one spanning tree of the connected graph
@@ -185,6 +188,14 @@ def test_bytes_closed_form():
     assert clf.n_bytes_sent_ - base.n_bytes_sent_ == extra
     # The fit's own rounds are the same.
     assert clf.communication_.total_bytes == base.communication_.total_bytes
+    rounds = (clf.network_communication_.bytes_per_round.size
+              - base.network_communication_.bytes_per_round.size)
+    tree_depth_rounds = 2 * (evals + 1)   # at least one up and one down round each
+    assert rounds >= tree_depth_rounds
+    if drop_rate:
+        calm, _, _, _ = _fit()
+        assert rounds > (calm.network_communication_.bytes_per_round.size
+                         - _fit(join_function="network")[0].network_communication_.bytes_per_round.size)
 
 
 def test_join_takes_linear_function_old_nodes_unchanged():
