@@ -325,3 +325,23 @@ def test_network_function_carries_the_linear_terms():
         late.decision_function(X[rows], groups=np.full(rows.sum(), 99)),
         late._join_kernel(late.gamma_[-1])(X[rows], late.dictionaries_[-1])
         @ late.dual_coef_[-1][:, 0] + (2 / 12) * (X[rows] @ w[:, 0]), rtol=1e-10, atol=1e-12)
+
+
+def test_refit_after_linear_join_uses_the_new_w():
+    # A refit solves a new w; newcomers of a later join read it, not a
+    # cached term of the first fit.
+    clf, X, y, g = _fit()
+    new = (g >= 10) & (np.arange(len(g)) % 50 < 10)
+    flipped = y.copy()
+    flipped[new & (g == 11)] = 1 - flipped[new & (g == 11)]   # it streams
+    clf.add_nodes(X[new], flipped[new], groups=g[new])
+    w_first = clf.network_linear_coef_[0].copy()
+    fit = g < 10
+    clf.fit(X[fit], 1 - y[fit], groups=g[fit])   # another w
+    assert not np.allclose(clf.network_linear_coef_[0], w_first)
+    ref = copy.deepcopy(clf)
+    clf.add_nodes(X[new], 1 - flipped[new], groups=g[new])
+    ref.__dict__.pop("_linear_cache", None)
+    ref.add_nodes(X[new], 1 - flipped[new], groups=g[new])
+    for a, b in zip(clf.dual_coef_, ref.dual_coef_):
+        np.testing.assert_array_equal(a, b)

@@ -271,7 +271,8 @@ class _BaseDecentralizedKernelSGD(_LinearJoinMixin, _JoinMixin, _NetworkFunction
         # Nothing of an earlier fit steers this one (a refit may have another
         # graph, other samples, another coupling).
         for name in ("_lambda_max", "_kernel_sup_seen", "_s_max_seen", "_target_scale",
-                     "_coupling_adjacency", "network_communication_", "_linear_scale"):
+                     "_coupling_adjacency", "network_communication_", "_linear_scale",
+                     "_linear_cache"):
             self.__dict__.pop(name, None)
         self._max_size = 0 if self.max_dictionary_size is None else int(self.max_dictionary_size)
         n_out = self._n_outputs

@@ -224,11 +224,18 @@ class _LinearJoinMixin:
         scale = getattr(self, "_linear_scale", None)
         if scale is None or not np.any(scale != 0):
             return None, None
+        # (built once per state, not per solver call: n d n_out values)
+        key = (scale.tobytes(), self.network_component_.tobytes())
+        cached = self.__dict__.get("_linear_cache")
+        if cached is not None and cached[0] == key:
+            return cached[1], cached[2]
         n, d = len(scale), self._points.shape[2]
         linear = np.zeros((n, d, self._n_outputs))
         for i in np.flatnonzero(scale != 0):
             linear[i] = scale[i] * self.network_linear_coef_[self.network_component_[i]]
-        return linear, np.ascontiguousarray(scale != 0, dtype=np.uint8)
+        on = np.ascontiguousarray(scale != 0, dtype=np.uint8)
+        self._linear_cache = (key, linear, on)
+        return linear, on
 
     def _node_function(self, node, X):
         out = super()._node_function(node, X)
@@ -252,6 +259,7 @@ class _LinearJoinMixin:
             self._set_linear_attributes()
             return
         self._linear_scale = None
+        self.__dict__.pop("_linear_cache", None)
         self.network_linear_coef_ = None
         self.network_linear_gate_ = None
         self.network_linear_share_ = np.zeros(len(self.network_dictionary_))
