@@ -345,3 +345,19 @@ def test_refit_after_linear_join_uses_the_new_w():
     ref.add_nodes(X[new], 1 - flipped[new], groups=g[new])
     for a, b in zip(clf.dual_coef_, ref.dual_coef_):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("fitted, later", [("auto", "network"), ("network", "auto")])
+def test_join_function_changed_after_fit_is_refused(fitted, later):
+    clf, X, y, g = _fit(join_function=fitted)
+    new = (g >= 10) & (np.arange(len(g)) % 50 < 10)
+    clf.set_params(join_function=later)
+    before = len(clf.nodes_)
+    with pytest.raises(ValueError, match=f"join_function='{later}' was set after the fit"):
+        clf.add_nodes(X[new], y[new], groups=g[new])
+    with pytest.raises(ValueError, match="join_function"):
+        clf.partial_fit(X[new], y[new], groups=g[new])
+    assert len(clf.nodes_) == before
+    clf.set_params(join_function=fitted)
+    clf.add_nodes(X[new], y[new], groups=g[new])
+    assert len(clf.nodes_) == before + 2

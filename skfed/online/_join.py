@@ -419,6 +419,7 @@ class _JoinMixin:
         ``nodes_``.
         """
         _check_label_kinds(self.nodes_, new_labels)
+        self._check_join_function_fitted()   # (_linear)
         n_old = len(self.nodes_)
         n_new = len(new_labels)
         new_rows = np.flatnonzero(codes < 0)

@@ -259,6 +259,7 @@ class _LinearJoinMixin:
             self._set_linear_attributes()
             return
         self._linear_scale = None
+        self._fitted_join_function = self.join_function
         self.__dict__.pop("_linear_cache", None)
         self.network_linear_coef_ = None
         self.network_linear_gate_ = None
@@ -315,6 +316,20 @@ class _LinearJoinMixin:
         total = np.bincount(codes, weights=weights, minlength=n)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.bincount(codes, weights=weights * per_row, minlength=n) / total
+
+    def _check_join_function_fitted(self):
+        """A join reads what the fit solved: ``join_function`` changed since
+        (``set_params``) is refused by name, not silently ignored."""
+        if not hasattr(self, "join_function"):
+            return
+        fitted = getattr(self, "_fitted_join_function", "network")
+        if self.join_function != fitted:
+            raise ValueError(
+                f"join_function={self.join_function!r} was set after the fit, which ran "
+                f"with join_function={fitted!r}: the linear network function is solved "
+                "in fit; refit, or set it back before add_nodes / partial_fit with new "
+                "nodes."
+            )
 
     def _linear_gate_open(self, c):
         gate = getattr(self, "network_linear_gate_", None)
