@@ -79,7 +79,13 @@ def run(name, seed, ks):
             pred = joined.predict(X[test], groups=groups[test])
             row[jf] = nn.score(task, y[test], pred)
             row[f"{jf}_bytes"] = int(joined.join_communication_.total_bytes)
-            row[f"{jf}_starts"] = sorted(set(joined.join_start_.tolist()))
+            row[f"{jf}_starts"] = joined.join_start_.tolist()
+            row[f"{jf}_passes"] = joined.join_passes_.tolist()
+        if gate is not None and gate["open"].any():
+            # every newcomer scored as w' x (the prototype's measure)
+            F = np.asarray(X[test], dtype=np.float64) @ auto.network_linear_coef_[0]
+            pred = lin.predict_values(F, auto.classes_)
+            row["linear"] = nn.score(task, y[test], pred)
         out["rows"].append(row)
     return out
 
