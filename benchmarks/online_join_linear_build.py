@@ -159,14 +159,58 @@ def run(name, seed, ks):
     return out
 
 
+def caps(name, seed, cap_list, k=5):
+    """``w`` re-solved with each L-BFGS cap (the fit's is ``SOLVE_ITERATIONS``
+    = 50) on the fitted nodes' rows, every newcomer's test rows scored as
+    ``w' x``; pooled LinearSVC / LogisticRegression on the fitted rows."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.svm import LinearSVC
+
+    from skfed.online._coordinates import coordinate_points
+    from skfed.online._network_function import NodeSums, solve_weights
+
+    X, y, groups, task = nn.load(name, seed)[:4]
+    fit_rows, _, order = nn.split(X, y, groups, seed, None)
+    Xf, yf, gf = X[fit_rows], y[fit_rows], groups[fit_rows]
+    est = DecentralizedKernelSGDClassifier(random_state=seed, join_function="auto").fit(
+        Xf, yf, groups=gf)
+    codes = np.searchsorted(est.nodes_, gf)
+    d = X.shape[1]
+    sums = NodeSums(lin.linear_kernel, est._loss_name(), np.asarray(Xf, dtype=np.float64),
+                    est._encode_targets(yf), codes, None, None, est._loss_threshold())
+    D = coordinate_points("linear", d)
+    _, test = nn.new_node_rows(order, k)
+    Xt = np.asarray(X[test], dtype=np.float64)
+    out = dict(dataset=name, seed=seed, k=k)
+    for cap in cap_list:
+        w, evals = solve_weights(np.eye(d), np.zeros((d, est._n_outputs)), float(est.alpha),
+                                 lambda A: sums(D, 1.0, A, np.unique(codes)), max_iter=cap)
+        if cap == 50:
+            out["equals_fit"] = bool(np.allclose(w, est.network_linear_coef_[0]))
+        out[f"cap{cap}"] = dict(evaluations=int(evals), score=nn.score(
+            task, y[test], lin.predict_values(Xt @ w, est.classes_)))
+    for label, model in (("LinearSVC", LinearSVC()),
+                         ("LogisticRegression", LogisticRegression(max_iter=1000))):
+        out[label] = nn.score(task, y[test], model.fit(Xf, yf).predict(X[test]))
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", default="har")
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--ks", default=",".join(map(str, KS)))
     parser.add_argument("--out", default=None)
+    parser.add_argument("--caps", default=None,
+                        help="e.g. 50,100,200: re-solve w with these L-BFGS caps instead")
     args = parser.parse_args()
     ks = [int(k) for k in args.ks.split(",")]
+    if args.caps:
+        for name in args.datasets.split(","):
+            for seed in (int(s) for s in args.seeds.split(",")):
+                print(json.dumps(caps(name, seed, [int(c) for c in args.caps.split(",")])),
+                      flush=True)
+        return
     results = []
     for name in args.datasets.split(","):
         for seed in (int(s) for s in args.seeds.split(",")):
