@@ -1356,6 +1356,7 @@ MOCHA_OMEGA = "auto"  # --mocha-omega
 MOCHA_KERNEL = "linear"  # --mocha-kernel
 SUPPORT_CANDIDATES = None  # --support-candidates (None: the estimator's default)
 ONLINE_KERNEL = "auto"  # --online-kernel
+ONLINE_JOIN_FUNCTION = "network"  # --online-join-function
 DADA_JOIN_NEIGHBOURS = "auto"  # --dada-join-neighbours (the estimator's default)
 PERSOLIN_JOIN_NEIGHBOURS = "auto"  # --persolin-join-neighbours
 
@@ -1368,7 +1369,9 @@ def make_estimator(family, task, seed):
         from skfed.online import DecentralizedKernelSGDClassifier, DecentralizedKernelSGDRegressor
 
         cls = DecentralizedKernelSGDClassifier if classification else DecentralizedKernelSGDRegressor
-        return cls(kernel=ONLINE_KERNEL, random_state=seed)
+        extra = ({"join_function": ONLINE_JOIN_FUNCTION} if classification
+                 and ONLINE_JOIN_FUNCTION != "network" else {})
+        return cls(kernel=ONLINE_KERNEL, random_state=seed, **extra)
     if family == "support":
         from skfed.support import FederatedSparseLinearRegression
 
@@ -1563,6 +1566,9 @@ def main():
                         "default)")
     parser.add_argument("--online-kernel", default="auto",
                         help="the online learner's kernel (default auto, its default)")
+    parser.add_argument("--online-join-function", default="network",
+                        help="the online classifier's join_function (default network; auto: "
+                        "the linear network function, benchmarks/online_join_linear_build.py)")
     parser.add_argument("--dada-join-neighbours", default="auto",
                         help="Dada's join_neighbours (default auto, its default: the "
                         "feature-mean gate, benchmarks/dada_landmine_default.py; graph)")
@@ -1576,6 +1582,8 @@ def main():
     DADA_JOIN_NEIGHBOURS = args.dada_join_neighbours
     SUPPORT_CANDIDATES = args.support_candidates
     ONLINE_KERNEL = args.online_kernel
+    global ONLINE_JOIN_FUNCTION
+    ONLINE_JOIN_FUNCTION = args.online_join_function
     MOCHA_OMEGA = args.mocha_omega
     MOCHA_KERNEL = args.mocha_kernel
     ks = [int(k) for k in args.ks.split(",")]

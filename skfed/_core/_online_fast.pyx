@@ -379,6 +379,18 @@ cdef void _remove_element(intp_t j, intp_t m, floating* D, intp_t n_features,
     _move_last_into(j, m, D, n_features, W, n_outputs, Q, ld_q, A, ids)
 
 
+cdef inline void _add_linear(const floating* x, const double* L, intp_t n_features,
+                             intp_t n_outputs, double* out) noexcept nogil:
+    """out[r] += sum_f x[f] L[f, r]: a node's linear term ``w' x`` (L is
+    n_features x n_outputs, row-major), beside its kernel expansion."""
+    cdef intp_t f, r
+    cdef double xf
+    for f in range(n_features):
+        xf = <double>x[f]
+        for r in range(n_outputs):
+            out[r] += xf * L[f * n_outputs + r]
+
+
 cdef void _move_last_into(intp_t j, intp_t m, floating* D, intp_t n_features,
                           double* W, intp_t n_outputs, double* Q,
                           intp_t ld_q, double* A, intp_t* ids) noexcept nogil:
@@ -713,6 +725,8 @@ def run_rounds(
     intp_t[:, ::1] slot_ids=None,       # IN/OUT (n_nodes, capacity) sample row of every slot, -1 unknown
     uint8_t[::1] sent=None,             # IN/OUT (n_samples,) 1 once a row reached the neighbours
     const int64_t[::1] publish_period=None,  # IN (n_nodes,) per-node period (overrides exchange_every)
+    const double[:, :, ::1] linear=None,     # IN  (n_nodes, n_features, n_outputs) linear terms
+    const uint8_t[::1] linear_on=None,       # IN  (n_nodes,) 1 where a node has one
 ):
     """Run synchronous rounds until the chunk ``active`` is used up.
 
@@ -728,6 +742,12 @@ def run_rounds(
         or ``STATUS_DIVERGED`` (a node's own value ``f_i(x)`` was NaN, infinite
         or larger than ``value_limit`` in absolute value: the round was not
         applied and ``diverged_node`` says which node).
+
+    With ``linear`` (and ``linear_on``), a node ``i`` with ``linear_on[i]``
+    has the function ``linear[i]' x`` plus its kernel expansion: the term
+    is public and fixed (a newcomer's start, ``skfed.online._linear``), so
+    it is added wherever ``f_i(x)`` is read (its own value, its answers and
+    its neighbours' copies) and never stepped, shrunk or sent.
     diverged_node : int
         The node that diverged, or -1.
     """
@@ -763,6 +783,7 @@ def run_rounds(
     cdef bint per_node = publish_period is not None
     cdef intp_t* ids_i = NULL
     cdef int64_t period = exchange_every
+    cdef bint has_linear = linear is not None and linear_on is not None
 
     with nogil:
         rnd = 0
@@ -791,6 +812,8 @@ def run_rounds(
                 kp = make_kernel_params(kernel_kind, gamma[i], coef0, degree)
                 _eval_function(&kp, &X[row, 0], &points[i, 0, 0], M, n_features,
                                &weights[i, 0, 0], n_outputs, &krows[i, 0], fi)
+                if has_linear and linear_on[i]:
+                    _add_linear(&X[row, 0], &linear[i, 0, 0], n_features, n_outputs, fi)
                 for r in range(n_outputs):
                     if not (fabs(fi[r]) <= value_limit):  # also catches NaN
                         diverged_node = i
@@ -810,6 +833,10 @@ def run_rounds(
                         _eval_function(&kp, &X[row, 0], &pub_points[j, 0, 0],
                                        pub_sizes[j], n_features, &pub_weights[j, 0, 0],
                                        n_outputs, tmp, fj)
+                        if has_linear and linear_on[j]:
+                            # (public: i adds j's linear term itself)
+                            _add_linear(&X[row, 0], &linear[j, 0, 0], n_features,
+                                        n_outputs, fj)
                     else:
                         Mj = sizes[j]
                         # Bytes: query (x out, value back) or j's whole
@@ -826,6 +853,10 @@ def run_rounds(
                                        n_features, &weights[j, 0, 0], n_outputs,
                                        tmp, fj)
                         if value_bytes == 4:
+                            if answered and has_linear and linear_on[j]:
+                                # j's answer holds its linear term
+                                _add_linear(&X[row, 0], &linear[j, 0, 0], n_features,
+                                            n_outputs, fj)
                             # What i uses is what it received: the answer, or
                             # the dictionary's weights, travelled as float32.
                             for r in range(n_outputs):
@@ -836,6 +867,13 @@ def run_rounds(
                                     for m in range(Mj):
                                         fval = fval + tmp[m] * <double>(<float>weights[j, m, r])
                                     fj[r] = fval
+                            if not answered and has_linear and linear_on[j]:
+                                # the dictionary's function plus j's public term
+                                _add_linear(&X[row, 0], &linear[j, 0, 0], n_features,
+                                            n_outputs, fj)
+                        elif has_linear and linear_on[j]:
+                            _add_linear(&X[row, 0], &linear[j, 0, 0], n_features,
+                                        n_outputs, fj)
                     for r in range(n_outputs):
                         diff = fi[r] - fj[r]
                         cons_sum = cons_sum + diff * diff

@@ -35,6 +35,7 @@ from .._join_params import record_join_params
 from ..network import float_bytes
 from ..online import _ROGUE, _ROUND_BLOCK, _one_blas_thread
 from ..online._coupling import _collapsed
+from ..online._linear import refuse_join_function
 from ..online._robust import count_scale_messages
 from ..online._selection import count_selection_messages, tree_parents
 from ._mpi_boosting import _merge_counts, refuse_privacy, warn_lost
@@ -50,6 +51,7 @@ def fit_online(est, peer, block, validate, random_state):
     """Run one online kernel SGD fit on this rank; return the estimator on rank 0."""
     est._validate_params()
     refuse_privacy(est)
+    refuse_join_function(est)
     K = block.K
     regressor = est._is_regressor()
     local = [validate(block.labels[k], *d, regressor=regressor)

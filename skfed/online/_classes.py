@@ -13,15 +13,8 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from .._base import (
-    FederatedClassifierMixin,
-    FederatedMixin,
-    FederatedRegressorMixin,
-    _check_y,
-    _numeric_target,
-    node_seeds,
-    pad_log,
-)
+from .._base import (FederatedClassifierMixin, FederatedMixin, FederatedRegressorMixin, _check_y,
+                     _numeric_target, node_seeds, pad_log)
 from .._base import check_network_faults, check_node_weights, check_sample_weight
 from .._compat import HasMethods, Interval, StrOptions
 from ..kernels import _checked_kernel_settings, kernel_params, resolve_kernel
@@ -33,6 +26,7 @@ from ._holdout import rows_by_node
 from ._docs import _EPSILON_UNITS, _doc
 from ._join import _JoinMixin
 from ._join_gate import _NeighbourGateMixin
+from ._linear import _LinearJoinMixin, with_join_function_doc
 from ._network_function import _NetworkFunctionMixin
 from ._robust import (ROBUST_LOSSES, agreed_offset, agreed_scale, between_node_scale,
                       node_centres, node_log_scales)
@@ -55,7 +49,8 @@ __all__ = ["DecentralizedKernelSGDClassifier", "DecentralizedKernelSGDRegressor"
 NETWORK_REFRESH_FACTOR = 2
 
 
-class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSelectionMixin,
+class _BaseDecentralizedKernelSGD(_LinearJoinMixin, _JoinMixin, _NetworkFunctionMixin,
+                                  _KernelSelectionMixin,
                                   _NetworkShareMixin, _CouplingSelectionMixin, _ConsensusMixin,
                                   _DictionaryMixin, FederatedMixin, BaseEstimator):
     """Shared machinery of the classifier and the regressor."""
@@ -220,6 +215,7 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
         check_network_faults(self, self.network, {
             "straggler_rate": "a step is one sample and cannot be cut",
         })
+        self._check_join_function()
         check_node_weights(self, codes, sample_weight)
         if first:
             # (before the targets are encoded: a regressor's are standardized)
@@ -276,7 +272,8 @@ class _BaseDecentralizedKernelSGD(_JoinMixin, _NetworkFunctionMixin, _KernelSele
         # Nothing of an earlier fit steers this one (a refit may have another
         # graph, other samples, another coupling).
         for name in ("_lambda_max", "_kernel_sup_seen", "_s_max_seen", "_target_scale",
-                     "_coupling_adjacency", "network_communication_"):
+                     "_coupling_adjacency", "network_communication_", "_linear_scale",
+                     "_linear_cache"):
             self.__dict__.pop(name, None)
         self._max_size = 0 if self.max_dictionary_size is None else int(self.max_dictionary_size)
         n_out = self._n_outputs
@@ -497,6 +494,7 @@ class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _NeighbourGateM
     _parameter_constraints = {
         **_BaseDecentralizedKernelSGD._parameter_constraints,
         "loss": [StrOptions({"hinge", "log_loss"})],
+        "join_function": [StrOptions({"network", "auto"})],
     }
 
     def __init__(
@@ -523,8 +521,10 @@ class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _NeighbourGateM
         network=None,
         random_state=None,
         privacy=None,
+        join_function="network",
     ):
         self.loss = loss
+        self.join_function = join_function
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -874,8 +874,10 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         network=None,
         random_state=None,
         privacy=None,
+        join_function="network",
     ):
         self.loss = loss
+        self.join_function = join_function
         self.loss_epsilon = loss_epsilon
         self.network_share = network_share
         self.kernel = kernel
@@ -992,6 +994,7 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         return self._decode(self._raw_decision(X, groups)[:, 0])
 
 
-DecentralizedKernelSGDClassifier.__doc__ = _doc(DecentralizedKernelSGDClassifier.__doc__, '"auto"', gate=True)
+DecentralizedKernelSGDClassifier.__doc__ = with_join_function_doc(
+    _doc(DecentralizedKernelSGDClassifier.__doc__, '"auto"', gate=True))
 DecentralizedKernelSGDRegressor.__doc__ = _doc(DecentralizedKernelSGDRegressor.__doc__, '"auto"',
                                                "0.005", _EPSILON_UNITS)

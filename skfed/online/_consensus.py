@@ -308,6 +308,7 @@ class _ConsensusMixin:
         n_nodes = len(self._sizes)
         capacity = self._points.shape[1]
         width = max(capacity, self._n_outputs, 1)
+        linear, linear_on = self._linear_terms()  # (newcomers' linear terms, _linear)
         return _online_fast.run_rounds(
             X, y, sample_weight, queue, queue_end, position, active, indptr, indices,
             self.gamma_, self._kernel_kind, self._coef0, self._degree, loss,
@@ -320,7 +321,7 @@ class _ConsensusMixin:
             np.empty((n_nodes, capacity)), np.empty((n_nodes, max(self._n_outputs, 1))),
             np.empty((8, width)), self._pub_points, self._pub_weights, self._pub_sizes,
             self._since_publish, self._avg_weights, avg_start, averaging, self._slot_ids,
-            sent, period,
+            sent, period, linear, linear_on,
         )
 
     def _exchange_graph(self):

@@ -429,6 +429,7 @@ class _JoinMixin:
         if gated is not None and (joined := gated(X, y, sample_weight, codes, new_labels)) is not None:
             return joined
         _check_label_kinds(self.nodes_, new_labels)
+        self._check_join_function_fitted()   # (_linear)
         n_old = len(self.nodes_)
         n_new = len(new_labels)
         new_rows = np.flatnonzero(codes < 0)
@@ -476,6 +477,7 @@ class _JoinMixin:
         self._join_keep = keep = np.zeros(n_new, dtype=bool)
         self._join_share = share = np.full(n_new, np.nan)
         rank = arrival_rank(new_codes, n_new)
+        linear_scale = np.zeros(n_new)
         for k in range(n_new):
             rows = np.flatnonzero(new_codes == k)
             # The received functions' values at its samples (it evaluates
@@ -484,6 +486,7 @@ class _JoinMixin:
             gammas = [self.gamma_[j] for j in neighbours[k]]
             values = np.stack([self._join_eval(D, W, g, X_new[rows])
                                for (D, W), g in zip(models, gammas)])
+            values = values + self._linear_values(neighbours[k], X_new[rows])  # (_linear)
             D_net, W_net, g_net, c_net = network[k]
             prior = None
             if scale_sums[k] is not None:
@@ -492,19 +495,28 @@ class _JoinMixin:
                 W_net = factor * W_net
             # Network function or neighbours: by their losses on its samples,
             # the neighbours' by leave-one-out on those that chose them.
+            net_share = self._network_linear_share(c_net)   # (_linear)
             net_rows = w_new[rows] * self._join_criterion(
-                self._join_eval(D_net, W_net, g_net, X_new[rows]), y_new[rows])
+                self._join_eval(D_net, W_net, g_net, X_new[rows])
+                + self._linear_term(net_share, c_net, X_new[rows]), y_new[rows])
             later = rank[rows] >= _JOIN_QUERY_SAMPLES
             neighbour_rows = np.empty(len(rows))
             neighbour_rows[~later] = held_out[k]
             if later.any():
                 neighbour_rows[later] = w_new[rows][later] * self._join_criterion(
                     values[:, later].mean(axis=0), y_new[rows][later])
-            if len(D_net) and self._join_prefers_network(net_rows, neighbour_rows):
+            linear_scale[k] = 0.0
+            if self._linear_gate_open(c_net):
+                # (_linear) the fit's gate is open: it starts from w' x
+                start.append(self._linear_start())
+                self.join_start_[k] = "linear"
+                linear_scale[k] = 1.0
+            elif len(D_net) and self._join_prefers_network(net_rows, neighbour_rows):
                 if isinstance(self.gamma, str):
                     gamma[k] = g_net  # (a given gamma is kept: interpolated)
                 start.append(self._join_start([(D_net, W_net)], [g_net], gamma[k], [1.0]))
                 self.join_start_[k] = "network"
+                linear_scale[k] = net_share
                 if prior is not None:
                     own = float(w_new[rows].sum())
                     share[k] = own / (own + prior)
@@ -512,15 +524,20 @@ class _JoinMixin:
                 coef = _combination(values, self._join_targets(y_new[rows]), w_new[rows])
                 start.append(self._join_start(models, gammas, gamma[k], coef))
                 self.join_start_[k] = "neighbours"
+                # (_linear) the combination's linear terms
+                linear_scale[k] = float(np.dot(coef, self._linear_scales(neighbours[k])))
             D0, W0 = start[-1][:2]
             self._join_values.append((rows, values.sum(axis=0),
-                                      self._join_eval(D0, W0, gamma[k], X_new[rows])))
+                                      self._join_eval(D0, W0, gamma[k], X_new[rows])
+                                      + self._linear_term(linear_scale[k], c_net,
+                                                          X_new[rows])))
             if not self._is_regressor():
                 # (see _JOIN_KEEP_ERRORS): its start's weighted errors
                 errors = float(np.sum(w_new[rows] * self._join_criterion(
                     self._join_values[-1][2], y_new[rows])))
                 keep[k] = errors <= _JOIN_KEEP_ERRORS * w_new[rows].sum()
         self._extend_state(new_labels, gamma, rogue_new, neighbours, start)
+        self._extend_linear(linear_scale)   # (_linear)
         # It holds the network function of its neighbours' component (the
         # function itself is rebuilt by the next fit or partial_fit).
         self.network_component_ = np.concatenate([self.network_component_,
@@ -723,7 +740,7 @@ class _JoinMixin:
                     self._kernel_kind, float(self.gamma_[node]), self._coef0, self._degree,
                 )
                 out[k] = K.astype(np.float64) @ W
-        return out
+        return out + self._linear_values(nodes, X)   # (_linear)
 
     def _join_model(self, node, published):
         if published:
@@ -877,8 +894,14 @@ class _JoinMixin:
             j = senders[0]
             c = self.network_component_[j]
             D, W = self.network_dictionary_[c], self.network_coef_[c]
+            if self._linear_gate_open(c):
+                # (_linear) w instead: d n_out float64
+                sim.counter.send_message(j, n_old + k, self._linear_payload())
+                received[k] = (D, W, float(self.network_gamma_[c]), c)
+                return True
             sim.counter.send_message(j, n_old + k, _rows_bytes(len(D), n_features, n_out,
-                                                               value_bytes))
+                                                               value_bytes)
+                                     + 8 * (self._network_linear_share(c) != 0))
             if value_bytes == 4:
                 W = W.astype(np.float32).astype(np.float64)
             W = sim.corrupt_value_rows(W[None], [j])[0]

@@ -683,6 +683,10 @@ class _NetworkFunctionMixin:
         # active (only the nodes in flight are visited: O(n) in all).
         merging = [int(node) for node in np.flatnonzero(n_children == 0)]
         flight, final = [], {}
+        # (_linear) the nodes' linear scales: every message also carries its
+        # subtree's sum (one float64) once some node has a linear term
+        lin, lin_sum, lin_total = self._network_linear_scales(), np.zeros(n), {}
+        lin_bytes = 0 if lin is None else payload_bytes(n_float64=1)
         while True:
             for node in merging:
                 gamma = widths[component[node]]
@@ -705,8 +709,11 @@ class _NetworkFunctionMixin:
                 else:
                     D, W = merge_means(parts, counts, self._join_kernel(gamma), eps,
                                        max_size, self._compress)
+                if lin is not None:
+                    lin_sum[node] += lin[node]
                 if parents[node] < 0:
                     final[node] = (D, W)
+                    lin_total[node] = (lin_sum[node], float(np.sum(counts)))
                 else:
                     flight.append((node, D, W, int(np.sum(counts))))
             if not flight:
@@ -725,7 +732,7 @@ class _NetworkFunctionMixin:
                     sent_up[node] = D
                 sim.counter.send_message(int(node), int(parent), payload_bytes(n_int32=1)
                                          + dictionary_bytes(len(D), n_ref, n_features,
-                                                            n_out, b, referencing))
+                                                            n_out, b, referencing) + lin_bytes)
                 if b == 4:
                     W = W.astype(np.float32).astype(np.float64)
                 W = sim.corrupt_value_rows(W[None], [node])[0]
@@ -734,6 +741,8 @@ class _NetworkFunctionMixin:
                     # Dropped: the message's subtree is out of the mean.
                     dropped[node] = True
                     count, D, W = 0, D[:0], W[:0]
+                elif lin is not None:
+                    lin_sum[parent] += lin_sum[node]
                 received[parent].append((D, W, count))
                 if len(received[parent]) == n_children[parent]:
                     merging.append(int(parent))
@@ -766,7 +775,8 @@ class _NetworkFunctionMixin:
                         n_ref = int(is_ref.sum())
                     sim.counter.send_message(int(parent), int(node),
                                              dictionary_bytes(len(D), n_ref, n_features,
-                                                              n_out, b, referencing))
+                                                              n_out, b, referencing)
+                                             + lin_bytes)
                     received_now.extend(children[node])
                 else:
                     later.append(node)
@@ -777,6 +787,7 @@ class _NetworkFunctionMixin:
         self.network_coef_ = [final[root][1].copy() for root in roots]
         self.network_component_ = component
         self.network_excluded_ = excluded
+        self._set_network_linear_share([lin_total.get(root) for root in roots])
         # Step 4's rounds (its evaluations and the gate's) and choice, per component.
         self._network_solve_rounds = np.zeros(len(roots), dtype=np.intp)
         self._network_solved = np.zeros(len(roots), dtype=bool)
@@ -789,6 +800,9 @@ class _NetworkFunctionMixin:
             node_sums = self._solve_sums(X, y, codes, sample_weight)
         if solve and node_sums is not None and not network.rogue_fraction:
             self._solve_network(node_sums, parents, component, excluded, sim)
+        # (join_function="auto": the linear network function and its gate, _linear)
+        self._fit_linear_network(X, y, codes, sample_weight, parents, component, excluded,
+                                 sim, solve)
         return sim.log(node_labels=self.nodes_)
 
     def _held_back_seed(self):
@@ -931,8 +945,10 @@ class _NetworkFunctionMixin:
         parts = range(len(counts)) if component is None else [component]
         for c in parts:
             D = self.network_dictionary_[c]
+            scale = 1.0 if component is not None else counts[c] / counts.sum()
             if len(D):
-                scale = 1.0 if component is not None else counts[c] / counts.sum()
                 K = self._join_kernel(self.network_gamma_[c])(X, D)
                 out += scale * (K @ self.network_coef_[c])
+            # (_linear) the mean of the nodes' linear terms
+            out += scale * self._linear_term(self._network_linear_share(c), c, X)
         return out
