@@ -240,14 +240,7 @@ class _NeighbourGateMixin:
         w_new = (np.ones(len(new_rows)) if sample_weight is None
                  else np.asarray(sample_weight, dtype=np.float64)[new_rows])
         gamma = self._join_gamma(new_labels, X_new, new_codes)
-        rng = np.random.RandomState([self._network_seed, self._n_calls, 7919])
-        network = resolve_network(self.network)
-        rogue_new = rng.uniform(size=n_new) < network.rogue_fraction
-        sim = clone(network).set_params(
-            topology=None, topology_params=None,
-            random_state=np.random.RandomState([self._network_seed, self._n_calls, _JOIN_SALT]),
-        ).start(n_old + n_new, server=False)
-        sim.rogue[:] = np.concatenate([self._rogue, rogue_new])
+        _, rogue_new, sim = self._join_draws(n_new, _JOIN_SALT)
         own_means = np.array([np.average(np.asarray(X_new[new_codes == k], np.float64),
                                          axis=0, weights=w_new[new_codes == k])
                               for k in range(n_new)])
