@@ -15,7 +15,7 @@ newcomers started from their neighbours (``join_start_``)::
     python benchmarks/online_join_averaged.py --datasets moons,har,school \
         --seeds 0,1,2 --ks 5,10,20
 
-Measured on 2026-11-29 (tidy26, main 893a791 plus the hub-round refactor;
+Measured on 2026-11-29 (tidy26, main 4a791c9 plus the hub-round refactor;
 means over seeds 0-2, ``k = 5 / 10 / 20``; the bytes are the same both
 ways: the averaged function lives on the iterate's dictionary)::
 
