@@ -145,7 +145,8 @@ def _rows_bytes(n_rows, n_features, n_out, value_bytes):
 _JOIN_KEEP_ERRORS = 0.1
 # What step 2 sends a newcomer of each neighbour: "raw", its iterate as its
 # graph neighbours hold it (the default), or "averaged", the function it
-# predicts with (dictionaries_ / dual_coef_).  Raw, because the newcomer's
+# predicts with (dictionaries_ / dual_coef_; it changes the start and the
+# start's choice, not the stream's consensus term).  Raw, because the newcomer's
 # stream couples to the functions it received (its consensus term, as the
 # fit's nodes couple to their neighbours' iterates) and step 1 judged the
 # neighbours by their iterates' values; the averaged functions (same bytes)
