@@ -38,6 +38,14 @@ its neighbours (+0.15 at k = 5 and 10).  The averaged functions lose 0.2-0.6
 on the held-out clustered, alike and wide families, so the join keeps the
 raw iterates (``_JOIN_RECEIVES = "raw"``): they are also what the
 newcomer's stream couples to in its consensus term and what step 1 judged.
+
+School's raw row is lower than growing.rst's 32.4 / 33.3 / 34.6 (pooled
+Ridge 31.8 / 31.8 / 31.9), and not because of this switch: ``new_nodes.py
+--families online --datasets school --seeds 0,1,2 --ks 5,10,20`` gives
+31.78 / 32.43 / 33.83 on this branch and on main; this script on the tree
+of 81200ff^ gives 32.37 / 33.26 / 34.64, on 81200ff (the exact linear
+network function; School's fits choose ``kernel_ = "linear"``) 31.38 /
+31.13 at k = 5 / 20 for seed 1, as now.
 """
 
 import argparse
