@@ -236,6 +236,28 @@ def hub_answers(sim, means, targets, m, exclude=None):
             for k, t in enumerate(targets)]
 
 
+def hub_round(sim, means, targets, senders, m=N_NEAREST):
+    """Round(s) 1 of a feature-mean join: every newcomer (``senders``) sends
+    its feature mean (``d`` float64) to the hub, fitted node 0, again in
+    every round the hub is dropped; the active hub answers each with the
+    ``m`` rows of ``means`` nearest its mean and their masses (``m`` int32
+    and ``m`` float64; :func:`hub_answers`).  Returns the chosen indices,
+    one array per newcomer."""
+    senders = np.asarray(senders, dtype=np.intp)
+    hub = np.zeros(len(senders), np.intp)
+    up = np.full(len(senders), payload_bytes(n_float64=means.shape[1]), np.int64)
+    down = np.full(len(senders), payload_bytes(n_float64=m, n_int32=m), np.int64)
+    chosen = None
+    while chosen is None and len(senders):
+        active = sim.draw_rounds(1)[0][0]
+        sim.counter.send_pairs(senders, hub, up)
+        if active[0]:
+            sim.counter.send_pairs(hub, senders, down)
+            chosen = hub_answers(sim, means, targets, m)
+        sim.counter.next_round()
+    return [] if chosen is None else chosen
+
+
 def mean_model(models, masses, chosen):
     """The mass-weighted mean of ``models[chosen]`` (``(P, n_base)``)."""
     w = masses[chosen] / masses[chosen].sum()
@@ -430,22 +452,7 @@ def mean_neighbour_join(est, X, y, groups, sample_weight=None, *, table=None, sa
     newcomers = n_old + np.arange(n_new, dtype=np.intp)
     # Round(s) 1: the newcomer's mean to the hub (fitted node 0), which answers
     # with its m nearest fitted nodes and their masses.
-    chosen = [None] * n_new
-    waiting = np.arange(n_new)
-    up = payload_bytes(n_float64=means.shape[1])
-    down = payload_bytes(n_float64=N_NEAREST, n_int32=N_NEAREST)
-    while len(waiting):
-        active = sim.draw_rounds(1)[0][0]
-        sim.counter.send_pairs(newcomers[waiting], np.zeros(len(waiting), np.intp),
-                               np.full(len(waiting), up, np.int64))
-        if active[0]:
-            sim.counter.send_pairs(np.zeros(len(waiting), np.intp), newcomers[waiting],
-                                   np.full(len(waiting), down, np.int64))
-            for k, c in zip(waiting.tolist(), hub_answers(sim, means, own_means[waiting],
-                                                          N_NEAREST)):
-                chosen[k] = c
-            waiting = waiting[:0]
-        sim.counter.next_round()
+    chosen = hub_round(sim, means, own_means, newcomers)
     # Round(s) 2: the chosen nodes' models (asked again until each answers).
     received = [dict() for _ in range(n_new)]
     while any(len(received[k]) < len(chosen[k]) for k in range(n_new)):

@@ -143,6 +143,18 @@ def _rows_bytes(n_rows, n_features, n_out, value_bytes):
 # 57.3 / 59.7 / 63.0 (still above Local and the refit); Landmine unchanged
 # (seeds 0-2: its newcomers start from the network function).
 _JOIN_KEEP_ERRORS = 0.1
+# What step 2 sends a newcomer of each neighbour: "raw", its iterate as its
+# graph neighbours hold it (the default), or "averaged", the function it
+# predicts with (dictionaries_ / dual_coef_; it changes the start and the
+# start's choice, not the stream's consensus term).  Raw, because the newcomer's
+# stream couples to the functions it received (its consensus term, as the
+# fit's nodes couple to their neighbours' iterates) and step 1 judged the
+# neighbours by their iterates' values; the averaged functions (same bytes)
+# lost on held-out families (related-clustered 0.25 / 0.57 / 0.20 at
+# k = 5 / 10 / 20, related-wide 0.42 at k = 20, seeds 0-2) and changed
+# rotated moons by +0.20 / 0.00 / -0.10, School and Landmine not at all
+# (benchmarks/online_join_averaged.py, its docstring).
+_JOIN_RECEIVES = "raw"
 
 
 def _combination(values, targets, weights):
@@ -215,7 +227,8 @@ class _JoinMixin:
            min(10, n_fitted)`` and ``m = deg``.
         2. **Start.**  It receives its neighbours' functions (the copies
            their other neighbours hold with ``exchange_every`` set, their
-           dictionaries otherwise) and, from its first neighbour that
+           dictionaries otherwise: their iterates, which its stream couples
+           to, not the averaged ones they predict with) and, from its first neighbour that
            answers, the network function (one dictionary, see
            ``network_dictionary_``).  A regressor's newcomer takes the
            network function at its scale: every candidate that answered in
@@ -439,14 +452,7 @@ class _JoinMixin:
         w_new = (np.ones(len(new_rows)) if sample_weight is None
                  else np.asarray(sample_weight, dtype=np.float64)[new_rows])
         gamma = self._join_gamma(new_labels, X_new, new_codes)
-        rng = np.random.RandomState([self._network_seed, self._n_calls, 7919])
-        network = resolve_network(self.network)
-        rogue_new = rng.uniform(size=n_new) < network.rogue_fraction
-        sim = clone(network).set_params(
-            topology=None, topology_params=None,
-            random_state=np.random.RandomState([self._network_seed, self._n_calls, 7907]),
-        ).start(n_old + n_new, server=False)
-        sim.rogue[:] = np.concatenate([self._rogue, rogue_new])
+        rng, rogue_new, sim = self._join_draws(n_new, 7907)
         degrees = np.diff(self.adjacency_.indptr)
         degree = max(1, int(round(np.median(degrees)))) if n_old else 0
         n_candidates, degree = self._join_sizes(X_new, new_codes, degree, n_old)
@@ -558,6 +564,21 @@ class _JoinMixin:
         codes = codes.copy()
         codes[new_rows] = n_old + new_codes
         return codes
+
+    def _join_draws(self, n_new, salt):
+        """A join's public draws: ``(rng, rogue_new, sim)``, each new node
+        rogue with probability ``rogue_fraction`` (``rng``, which then draws
+        the candidates) and the simulation of the grown federation (its
+        stream seeded by ``salt``)."""
+        rng = np.random.RandomState([self._network_seed, self._n_calls, 7919])
+        network = resolve_network(self.network)
+        rogue_new = rng.uniform(size=n_new) < network.rogue_fraction
+        sim = clone(network).set_params(
+            topology=None, topology_params=None,
+            random_state=np.random.RandomState([self._network_seed, self._n_calls, salt]),
+        ).start(len(self.nodes_) + n_new, server=False)
+        sim.rogue[:] = np.concatenate([self._rogue, rogue_new])
+        return rng, rogue_new, sim
 
     def _join_prefers_network(self, net_rows, neighbour_rows):
         """Whether a newcomer starts from the network function, from the
@@ -861,7 +882,8 @@ class _JoinMixin:
             for j in neighbours[k]:
                 if j in received[k] or not active[j]:
                     continue
-                D, W = self._join_model(j, published)
+                D, W = ((self.dictionaries_[j], self.dual_coef_[j])
+                        if _JOIN_RECEIVES == "averaged" else self._join_model(j, published))
                 M = len(D)
                 if published:
                     # A whole copy, as _publish sends it to a neighbour that

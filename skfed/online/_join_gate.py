@@ -58,7 +58,7 @@ of 40 nodes.
 **The join** (``newcomer_rule_ == "features"``).  The newcomer sends its
 sample-weighted feature mean (``d`` float64) to the hub, which answers with
 its ``N_NEAREST`` nearest fitted nodes and their masses (``m`` int32 and
-``m`` float64; :func:`skfed._mean_neighbours.hub_answer`); it asks each
+``m`` float64; :func:`skfed._mean_neighbours.hub_round`); it asks each
 (an empty request, again in every round it is dropped) for its function
 (its dictionary, as the graph join's step 2 prices it) and starts from
 their mass-weighted mean in the width of the nearest (a given ``gamma``:
@@ -71,7 +71,7 @@ change.
 import numpy as np
 from sklearn.base import clone
 
-from .._mean_neighbours import (GATE_T, N_NEAREST, _deliver, gate_statistic, hub_answer,
+from .._mean_neighbours import (GATE_T, N_NEAREST, _deliver, gate_statistic, hub_round,
                                 nearest)
 from ..network import float_bytes, payload_bytes, resolve_network
 from ._join import _rows_bytes
@@ -233,43 +233,22 @@ class _NeighbourGateMixin:
 
         _check_label_kinds(self.nodes_, new_labels)
         means, masses = self._gate_table
-        n_fit, n_old, n_new = len(means), len(self.nodes_), len(new_labels)
+        n_old, n_new = len(self.nodes_), len(new_labels)
         new_rows = np.flatnonzero(codes < 0)
         new_codes = -1 - codes[new_rows]
         X_new = X[new_rows]
         w_new = (np.ones(len(new_rows)) if sample_weight is None
                  else np.asarray(sample_weight, dtype=np.float64)[new_rows])
         gamma = self._join_gamma(new_labels, X_new, new_codes)
-        rng = np.random.RandomState([self._network_seed, self._n_calls, 7919])
-        network = resolve_network(self.network)
-        rogue_new = rng.uniform(size=n_new) < network.rogue_fraction
-        sim = clone(network).set_params(
-            topology=None, topology_params=None,
-            random_state=np.random.RandomState([self._network_seed, self._n_calls, _JOIN_SALT]),
-        ).start(n_old + n_new, server=False)
-        sim.rogue[:] = np.concatenate([self._rogue, rogue_new])
+        _, rogue_new, sim = self._join_draws(n_new, _JOIN_SALT)
         own_means = np.array([np.average(np.asarray(X_new[new_codes == k], np.float64),
                                          axis=0, weights=w_new[new_codes == k])
                               for k in range(n_new)])
         newcomers = n_old + np.arange(n_new, dtype=np.intp)
         # Round(s) 1: its mean to the hub (fitted node 0), which answers with
         # its N_NEAREST nearest fitted nodes and their masses.
-        chosen = [None] * n_new
-        waiting = np.arange(n_new)
-        up = payload_bytes(n_float64=means.shape[1])
-        down = payload_bytes(n_float64=N_NEAREST, n_int32=N_NEAREST)
-        while len(waiting):
-            active = sim.draw_rounds(1)[0][0]
-            sim.counter.send_pairs(newcomers[waiting], np.zeros(len(waiting), np.intp),
-                                   np.full(len(waiting), up, np.int64))
-            if active[0]:
-                sim.counter.send_pairs(np.zeros(len(waiting), np.intp), newcomers[waiting],
-                                       np.full(len(waiting), down, np.int64))
-                for k in waiting.tolist():
-                    chosen[k] = np.asarray(hub_answer(sim, means, own_means[k],
-                                                      min(N_NEAREST, n_fit)), dtype=np.intp)
-                waiting = waiting[:0]
-            sim.counter.next_round()
+        chosen = [np.asarray(c, dtype=np.intp) for c in hub_round(sim, means, own_means,
+                                                                  newcomers)]
         # Round(s) 2: the chosen nodes' functions (asked again until each answers).
         value_bytes = float_bytes(self._dtype)
         n_features, n_out = X.shape[1], self._n_outputs
