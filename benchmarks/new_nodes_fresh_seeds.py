@@ -95,6 +95,30 @@ def per_seed(rows):
     return "\n".join(lines)
 
 
+def paired(rows):
+    """Per row, the join's mean margin over the seeds (and its standard
+    error) against the mean's winning Global and Local and the refit: how
+    far a row's verdict is from flipping."""
+    lines = [f"{'family':8s} {'data':9s} {'k':>3s} {'n':>2s}  {'join-global':>14s}  "
+             f"{'join-local':>14s}  {'join-refit':>14s}"]
+    keys = sorted({(r["family"], r["dataset"], r["k"]) for r in rows})
+    for family, dataset, k in keys:
+        sel = [r for r in rows if (r["family"], r["dataset"], r["k"]) == (family, dataset, k)]
+        globs = {"own": [r["global_unseen"] for r in sel]}
+        globs.update({n: [r["pooled"][n] for r in sel] for n in sel[0]["pooled"]})
+        locs = {n: [r["locals"][n] for r in sel] for n in sel[0]["locals"]}
+        g = globs[max(globs, key=lambda n: np.mean(globs[n]))]
+        loc = locs[max(locs, key=lambda n: np.mean(locs[n]))]
+        join = np.array([r["join"] for r in sel])
+        cells = []
+        for other in (g, loc, [r["refit"] for r in sel]):
+            d = join - np.asarray(other)
+            se = d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else float("nan")
+            cells.append(f"{d.mean():+6.2f} +- {se:4.2f}")
+        lines.append(f"{family:8s} {dataset:9s} {k:3d} {len(sel):2d}  " + "  ".join(cells))
+    return "\n".join(lines)
+
+
 def run(pairs, seeds, ks, out=None):
     rows = []
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
@@ -131,6 +155,8 @@ def main():
     print(new_nodes.summarize(rows))
     print()
     print(per_seed(rows))
+    print()
+    print(paired(rows))
 
 
 if __name__ == "__main__":
