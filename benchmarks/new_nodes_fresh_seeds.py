@@ -30,6 +30,7 @@ Results
 """
 
 import argparse
+import copy
 import json
 import os
 import sys
@@ -119,6 +120,66 @@ def paired(rows):
     return "\n".join(lines)
 
 
+def gate_check(seeds, ks):
+    """Perso-lin on Landmine with its default ``join_neighbours="auto"``
+    (the feature-mean gate) against ``"graph"`` (the join without it), on
+    the same split: accuracy over the new nodes' test rows, the share of
+    them negative (what "predict the majority class" scores) and the gate's
+    ``t``."""
+    from skfed.boosting import PersonalizedLinearClassifier
+
+    lines = []
+    for seed in seeds:
+        X, y, groups, task = new_nodes.load("landmine", seed)
+        fit_rows, new, order = new_nodes.split(X, y, groups, seed)
+        cells, t = [], None
+        for rule in ("auto", "graph"):
+            est = PersonalizedLinearClassifier(random_state=seed, join_neighbours=rule)
+            est.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+            if rule == "auto":
+                t = (est.newcomer_gate_ or {}).get("t")
+            for k in ks:
+                train, test = new_nodes.new_node_rows(order, k)
+                joined = copy.deepcopy(est).add_nodes(X[train], y[train], groups=groups[train])
+                acc = 100 * np.mean(joined.predict(X[test], groups=groups[test]) == y[test])
+                cells.append((rule, k, acc, 100 * np.mean(y[test] == 0)))
+        auto = {k: a for r, k, a, _ in cells if r == "auto"}
+        graph = {k: a for r, k, a, _ in cells if r == "graph"}
+        major = {k: m for _, k, _, m in cells}
+        lines.append(f"seed {seed:2d} t {t:5.2f}  " + "  ".join(
+            f"k={k}: auto {auto[k]:.2f} graph {graph[k]:.2f} ({auto[k] - graph[k]:+.2f}) "
+            f"all-negative {major[k]:.2f}" for k in ks))
+    return "\n".join(lines)
+
+
+def newcomers(family, seed, ks):
+    """Per new node of Landmine: its ``k`` samples' positives, its test
+    rows and positives, the join's accuracy and positive predictions,
+    pooled ``SVC()``'s, and what predicting its majority scores."""
+    from sklearn.svm import SVC
+
+    X, y, groups, task = new_nodes.load("landmine", seed)
+    fit_rows, new, order = new_nodes.split(X, y, groups, seed)
+    est = new_nodes.make_estimator(family, task, seed)
+    est.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+    lines = []
+    for k in ks:
+        train, test = new_nodes.new_node_rows(order, k)
+        joined = copy.deepcopy(est).add_nodes(X[train], y[train], groups=groups[train])
+        svc = SVC().fit(np.concatenate([X[fit_rows], X[train]]),
+                        np.concatenate([y[fit_rows], y[train]]))
+        for node, rows in order.items():
+            own, rest = rows[:k], rows[k:]
+            pj, ps = joined.predict(X[rest], groups=groups[rest]), svc.predict(X[rest])
+            major = np.mean(y[rest] == np.bincount(y[own].astype(int)).argmax())
+            lines.append(
+                f"{family} seed {seed} k {k:2d} node {node:2d}: k-pos {int(np.sum(y[own] == 1))} "
+                f"test {len(rest)} (pos {int(np.sum(y[rest] == 1))})  join {100 * np.mean(pj == y[rest]):.1f} "
+                f"(pred pos {int(np.sum(pj == 1))})  SVC {100 * np.mean(ps == y[rest]):.1f} "
+                f"(pred pos {int(np.sum(ps == 1))})  majority {100 * major:.1f}")
+    return "\n".join(lines)
+
+
 def run(pairs, seeds, ks, out=None):
     rows = []
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
@@ -145,13 +206,24 @@ def main():
     parser.add_argument("--out", default=None, help="also write the rows as JSON lines here")
     parser.add_argument("--from-json", nargs="+", default=None,
                         help="summarize these JSON-lines files instead of running")
+    parser.add_argument("--gate-check", action="store_true",
+                        help="Perso-lin's Landmine join with and without its gate")
+    parser.add_argument("--newcomers", default=None,
+                        help="family: per-newcomer Landmine breakdown on --seeds")
     args = parser.parse_args()
+    seeds, ks = [int(s) for s in args.seeds.split(",")], [int(k) for k in args.ks.split(",")]
+    if args.gate_check or args.newcomers:
+        warnings.filterwarnings("ignore", category=ConvergenceWarning)
+        with threadpool_limits(1):
+            for seed in seeds if args.newcomers else [None]:
+                print(newcomers(args.newcomers, seed, ks) if args.newcomers
+                      else gate_check(seeds, ks))
+        return
     if args.from_json:
         rows = [json.loads(line) for path in args.from_json for line in open(path)
                 if line.strip()]
     else:
-        rows = run(args.rows.split(","), [int(s) for s in args.seeds.split(",")],
-                   [int(k) for k in args.ks.split(",")], args.out)
+        rows = run(args.rows.split(","), seeds, ks, args.out)
     print(new_nodes.summarize(rows))
     print()
     print(per_seed(rows))
