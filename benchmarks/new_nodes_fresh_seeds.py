@@ -34,7 +34,7 @@ machine at load 8-16 (the CPU ratios of rotated moons, whose refits take
         --out /tmp/online_moons_s345.json          # likewise each row, seeds 6,7,8 / 9,10,11
     python benchmarks/new_nodes_fresh_seeds.py --from-json /tmp/*_s345.json
 
-Seeds 0-2 re-run first: online moons 57.1 / 59.7 / 63.0 and Perso-lin
+Seeds 0-2 re-run: online moons 57.1 / 59.7 / 63.0 and Perso-lin
 Landmine 93.9 / 93.9 / 94.1 (the table: 57.3 / 59.7 / 63.0 and 93.9 /
 93.9 / 94.1), so the harness reproduces the table.  Means (join, Global
 best, Local best, refit, bytes and CPU over the refit's, goal)::
@@ -125,7 +125,7 @@ the 12 seeds the gain falls as the gate's t rises (correlation -0.80 /
 -0.78 / -0.75): the fits with the largest t (seeds 7, 9, 11: 9.5, 10.0,
 8.9) lose most.  Where it loses, the newcomers' k samples are all negative
 (6 of 6 on seed 7 at ``k = 5``) and the nearest-5 mean model flags 5-19
-test rows per newcomer as positive, nearly all wrongly (``--newcomers
+test rows of most newcomers as positive, nearly all wrongly (``--newcomers
 persolin --seeds 7``: node 12 93.7 against 94.9 for its majority); the
 graph join and pooled ``SVC()`` predict almost no positives.  MOCHA also
 loses on seed 8 at ``k = 10`` (92.4 against 94.8) through one two-class
