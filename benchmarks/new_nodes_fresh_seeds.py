@@ -55,20 +55,20 @@ best, Local best, refit, bytes and CPU over the refit's, goal)::
     online, School       5   33.1 33.3 -4.4 15.1 .035 .027 no           no     no
     online, School      10   33.6 33.3  5.4 33.3 .033 .031 yes          yes    yes
     online, School      20   34.9 33.8 19.5 34.1 .033 .043 yes          yes    yes
-    sparse lin., School  5   35.3 33.3 -4.4 35.3 .015 .038 yes          yes
-    sparse lin., School 10   36.1 33.3  5.4 36.0 .015 .044 yes          yes
-    sparse lin., School 20   37.4 33.8 19.5 37.4 .015 .043 yes          yes
+    sparse lin., School  5   35.3 33.3 -4.4 35.3 .015 .038 yes          yes    yes
+    sparse lin., School 10   36.1 33.3  5.4 36.0 .015 .044 yes          yes    yes
+    sparse lin., School 20   37.4 33.8 19.5 37.4 .015 .043 yes          yes    yes
     MOCHA, Landmine      5   93.8 93.5 93.2 93.4 .045 .009 yes          no     no
     MOCHA, Landmine     10   93.7 93.5 93.3 93.4 .043 .012 yes          no     no
     MOCHA, Landmine     20   93.7 93.4 93.2 91.5 .044 .020 yes          no     no
-    MOCHA, School        5   35.0 33.3 -4.4 23.8 .015 .010 yes          yes
-    MOCHA, School       10   36.2 33.3  5.4 28.3 .016 .011 yes          yes
-    MOCHA, School       20   37.5 33.8 19.5 34.0 .012 .010 yes          yes
+    MOCHA, School        5   35.0 33.3 -4.4 23.8 .015 .010 yes          yes    yes
+    MOCHA, School       10   36.2 33.3  5.4 28.3 .016 .011 yes          yes    yes
+    MOCHA, School       20   37.5 33.8 19.5 34.0 .012 .010 yes          yes    yes
     Perso-lin, Landmine  5   93.7 93.5 93.2 93.4 .001 .019 yes          no     no
     Perso-lin, Landmine 10   93.8 93.5 93.3 93.5 .001 .017 yes          no     no
     Perso-lin, Landmine 20   93.7 93.4 93.2 93.5 .001 .017 yes          yes    no
-    Dada, moons          5   73.5 50.4 56.2 68.8 .024 .046 yes          yes
-    Dada, moons         20   83.5 52.4 62.1 83.2 .027 .058 yes          yes
+    Dada, moons          5   73.5 50.4 56.2 68.8 .024 .046 yes          yes    yes
+    Dada, moons         20   83.5 52.4 62.1 83.2 .027 .058 yes          yes    yes
 
 Seeds 6-8: online moons 53.7 / 57.5 / 61.8 against Local 55.7 / 58.3 /
 61.0 and refit 54.3 / 57.9 / 63.3 (CPU .090 / .086 / .110); online School
@@ -95,9 +95,10 @@ Join minus the winning baseline over seeds 3-11 (mean +- s.e.)::
     Perso-lin, Landmine 10   -0.02 +- 0.12    +0.12 +- 0.16    +0.60 +- 0.53
     Perso-lin, Landmine 20   +0.04 +- 0.11    +0.16 +- 0.14    +0.04 +- 0.11
 
-(seeds 3-8: sparse linear +1.6 / +2.2 / +2.7 over Ridge and within 0.1
-of its refit; MOCHA School +1.3 / +1.9 / +2.5 over Global; Dada moons
-+19 / +24 over Local.)
+(seeds 3-11: sparse linear +1.4 / +2.0 / +2.7 over Global and within
+0.05 of its refit; MOCHA School +1.1 / +1.8 / +2.4 over Global; Dada
+moons +18.9 / +23.1 over Local at ``k = 5`` / 20, +3.2 / +0.5 over its
+refit.)
 
 Why the rows miss
 ~~~~~~~~~~~~~~~~~
