@@ -45,7 +45,11 @@ function, 81200ff / 9d11ab5 / 6e0b7ea; School's fits pick ``affine``) and
 the rest of main, the same command gives the table's 32.4 / 33.3 / 34.6
 and bytes to the digit: that change moved School's joins by -0.6 / -0.9
 / -0.8 (their bytes -24 %), the estimator's own unseen-node prediction
-unchanged (31.56), and the row was not measured again.  Means (join, Global
+unchanged (31.56), and the row was not measured again.  On seeds 3-5 the
+same pre-81200ff copy gives 33.6 / 34.7 / 36.6 (meets the goal at every
+``k``, Ridge 33.3 / 33.3 / 33.8; bytes 0.045 / 0.042 / 0.044) against
+main's 33.1 / 33.6 / 34.9: the online School row's ``k = 5`` miss below
+comes from that change, not from the seeds.  Means (join, Global
 best, Local best, refit, bytes and CPU over the refit's, goal)::
 
     row                  k   seeds 3-5                                  6-8    9-11
