@@ -42,7 +42,8 @@ row misses on seeds 0-2 already; join bytes 0.035 / 0.034 / 0.034), where
 the table has 32.4 / 33.3 / 34.6 (bytes 0.046 / 0.045 / 0.044).  With
 ``skfed/online`` as of 81200ff^ (before the exact linear / affine network
 function, 81200ff / 9d11ab5 / 6e0b7ea; School's fits pick ``affine``) and
-the rest of main, the same command gives the table's 32.4 / 33.3 / 34.6
+the rest of main (a copy of this tree with ``git archive 81200ff^
+skfed/online`` extracted over it), ``new_nodes.py`` gives the table's 32.4 / 33.3 / 34.6
 and bytes to the digit: that change moved School's joins by -0.6 / -0.9
 / -0.8 (their bytes -24 %), the estimator's own unseen-node prediction
 unchanged (31.56), and the row was not measured again.  On seeds 3-5 the
