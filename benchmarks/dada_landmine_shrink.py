@@ -1,0 +1,167 @@
+"""Dada's one-class Landmine newcomers: placing a newcomer by its k-sample
+feature mean shrunk toward the pooled mean (issue 32, dada27).
+
+Same splits and fit as ``dada_landmine_default.py`` (one fit per seed, every
+k joined on copies).  The one-class rule (``mean``) asks the hub for the 5
+fitted nodes nearest the newcomer's mean; the variants change only the point
+the hub queries (the models, rows and bytes of the join are otherwise the
+rule's; extra bytes a variant would need are stated per variant):
+
+* ``mean``: the newcomer's k-sample mean (the default);
+* ``shrinkown``: per feature ``p + B (xbar - p)``, ``p`` the pooled
+  (mass-weighted) mean of the fitted nodes' means, ``B = tau^2 / (tau^2 +
+  s^2 / k)``, ``tau^2`` the mass-weighted variance of the fitted means, ``s^2``
+  the newcomer's own sample variance (ddof 1; + ``d`` float64 up);
+* ``shrinkpool``: the same with ``s^2`` the fitted nodes' pooled within-node
+  variance (+ ``d`` float64 per fitted node in the gate);
+* ``scaledpool``: no shrinkage, features divided by the pooled within-node
+  standard deviation (a Mahalanobis-like diagonal distance);
+* ``scaledown``: no shrinkage, features divided by the newcomer's own
+  sample standard deviation (+ 1e-3 of the pooled within-node variance);
+* ``whitepool``: no shrinkage, the Mahalanobis distance of the fitted
+  nodes' pooled within-node covariance (the Gaussian likelihood of the
+  newcomer's mean under each node; + ``d (d + 1) / 2`` float64 per fitted
+  node in the gate);
+* ``classmean``: the hub's table holds every fitted node's mean of the
+  rows of each class (+ ``d`` float64 per class and fitted node in the
+  gate), and a one-class newcomer's mean is compared with its class's;
+* ``canon``: the fitted means and the newcomer's mean whitened by the
+  pooled within-node covariance and projected on the directions whose
+  between-node variance exceeds ``1 / k`` (the k-sample mean's noise
+  there; the strongest one if none); extra bytes as ``whitepool``;
+* ``canondiag``: ``canon`` with the pooled within-node variances only
+  (diagonal; + ``d`` float64 per fitted node in the gate);
+* ``oracle``: the newcomer's mean over ALL its rows (not a rule).
+
+Per row the share of the chosen nodes on the newcomer's terrain (fields
+1-15 against 16-29) is ``<variant>_terrain``.
+
+    python benchmarks/dada_landmine_shrink.py --seeds 3,4,5
+    python benchmarks/dada_landmine_shrink.py --seeds 0,1,2
+"""
+
+import argparse
+import copy
+import json
+import warnings
+
+import new_nodes as nn
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from skfed import _mean_neighbours as mn
+
+VARIANTS = ("mean", "shrinkown", "shrinkpool", "scaledpool", "scaledown", "whitepool", "classmean", "canon", "canondiag", "oracle")
+
+
+def _pooled(X, groups, fit_groups):
+    """Mass-weighted mean and variance of the fitted nodes' means, their
+    pooled within-node variance (per feature) and covariance."""
+    means = np.array([X[groups == g].mean(axis=0) for g in fit_groups])
+    mass = np.array([np.sum(groups == g) for g in fit_groups], dtype=float)
+    w = mass / mass.sum()
+    p = w @ means
+    tau2 = w @ (means - p) ** 2
+    centred = np.vstack([X[groups == g] - X[groups == g].mean(axis=0) for g in fit_groups])
+    cov = centred.T @ centred / (mass.sum() - len(fit_groups))
+    return p, tau2, np.diag(cov).copy(), cov
+
+
+def run(seed, ks, variants):
+    X, y, groups = nn.load("landmine", seed)[:3]
+    fit_rows, new, order = nn.split(X, y, groups, seed)
+    base = nn.make_estimator("dada", "classification", seed).set_params(join_neighbours="auto")
+    base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+    labels = np.asarray(base.nodes_)
+    p, tau2, within, cov = _pooled(X[fit_rows], groups[fit_rows], labels)
+    hub_round = mn.hub_round
+    masses_fit = np.array([np.sum(groups[fit_rows] == h) for h in labels], dtype=float)
+    Xf, yf, gf = X[fit_rows], y[fit_rows], groups[fit_rows]
+    class_means = {c: np.array([Xf[(gf == h) & (yf == c)].mean(axis=0) if np.any((gf == h) & (yf == c))
+                                else np.full(X.shape[1], np.inf) for h in labels])
+                   for c in np.unique(y)}
+    for k in ks:
+        train, test = nn.new_node_rows(order, k)
+        row = dict(seed=seed, k=k, rule=base.newcomer_rule_)
+        info = {}
+        for g in new:
+            Xg = X[train][groups[train] == g]
+            info[tuple(np.round(Xg.mean(axis=0), 10))] = (g, Xg, X[groups == g].mean(axis=0),
+                                                          y[train][groups[train] == g][0])
+        for variant in variants:
+            placed = []
+
+            def patched(sim, means, targets, senders, m=mn.N_NEAREST):
+                q, M = [], np.asarray(means, dtype=np.float64)
+                for t in targets:
+                    g, Xg, full, _ = info[tuple(np.round(t, 10))]
+                    s2 = Xg.var(axis=0, ddof=1) if len(Xg) > 1 else within
+                    if variant == "shrinkown":
+                        t = p + tau2 / (tau2 + s2 / len(Xg)) * (t - p)
+                    elif variant == "shrinkpool":
+                        t = p + tau2 / (tau2 + within / len(Xg)) * (t - p)
+                    elif variant == "oracle":
+                        t = full
+                    q.append(t)
+                q = np.array(q)
+                if variant == "scaledpool":
+                    sd = np.sqrt(within)
+                    M, q = M / sd, q / sd
+                if variant == "whitepool":  # Mahalanobis with the pooled covariance
+                    L = np.linalg.cholesky(np.linalg.inv(cov))
+                    M, q = M @ L, q @ L
+                if variant in ("canon", "canondiag"):  # directions above the k-sample noise
+                    L = (np.linalg.cholesky(np.linalg.inv(cov)) if variant == "canon"
+                         else np.diag(1.0 / np.sqrt(within)))
+                    k_new = len(info[tuple(np.round(targets[0], 10))][1])
+                    W = M @ L
+                    lam, V = np.linalg.eigh(np.cov(W.T, aweights=masses_fit))
+                    keep = V[:, lam > 1.0 / k_new]
+                    if keep.shape[1] == 0:
+                        keep = V[:, -1:]
+                    M, q = W @ keep, q @ L @ keep
+                    row[variant + "_dirs"] = int(keep.shape[1])
+                if variant == "classmean":  # the fitted nodes' means of the newcomer's class
+                    chosen = []
+                    for t, s in zip(q, senders):
+                        c = info[tuple(np.round(t, 10))][3]
+                        chosen += hub_round(sim, class_means[c], t[None], np.array([s]), m)
+                elif variant == "scaledown":  # one newcomer per query: its own scale
+                    chosen = []
+                    for t, s in zip(q, senders):
+                        Xg = info[tuple(np.round(t, 10))][1]
+                        sd = np.sqrt(Xg.var(axis=0, ddof=1) + 1e-3 * within)
+                        chosen += hub_round(sim, M / sd, (t / sd)[None], np.array([s]), m)
+                else:
+                    chosen = hub_round(sim, M, q, senders, m)
+                for t, c in zip(targets, chosen):
+                    g = info[tuple(np.round(t, 10))][0]
+                    placed.append(np.mean((labels[np.asarray(c)] <= 15) == (g <= 15)))
+                return chosen
+
+            joined = copy.deepcopy(base)
+            mn.hub_round = patched
+            try:
+                joined.add_nodes(X[train], y[train], groups=groups[train])
+            finally:
+                mn.hub_round = hub_round
+            pred = joined.predict(X[test], groups=groups[test])
+            row[variant] = round(100 * float(np.mean(pred == y[test])), 2)
+            row[variant + "_terrain"] = round(float(np.mean(placed)), 3) if placed else None
+        print(json.dumps(row), flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seeds", default="3,4,5")
+    parser.add_argument("--ks", default="5,10,20")
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    with threadpool_limits(1):
+        for seed in [int(s) for s in args.seeds.split(",")]:
+            run(seed, [int(k) for k in args.ks.split(",")], args.variants.split(","))
+
+
+if __name__ == "__main__":
+    main()
