@@ -88,6 +88,7 @@ def fit_gate(est, state, simulation, spec):
     ``bytes_per_round_`` (one per iteration, as ``objective_curve_``)."""
     est.newcomer_rule_, est.newcomer_gate_ = "graph", None
     est.__dict__.pop("_feature_table", None)
+    est.__dict__.pop("_feature_map", None)
     if not gate_runs(est, simulation, spec):
         return
     gate = run_gate(state.H, state.Y, state.sw, state.offsets, state.raw_X,
@@ -103,6 +104,7 @@ def fit_gate(est, state, simulation, spec):
     if gate["open"]:
         est.newcomer_rule_ = "one-class"
         est._feature_table = (gate["means"], gate["masses"])
+        est._feature_map = gate["whiten"]
 
 
 def one_class_nodes(y, sw, layout, n_new):
@@ -135,7 +137,8 @@ def one_class_join(est, X, y, groups, sample_weight=None):
     table of means, network draws and newcomer model; their messages go to
     ``join_communication_``."""
     return mean_neighbour_join(est, X, y, groups, sample_weight, table=est._feature_table,
-                               salt=104759, finish=_one_class_model)
+                               salt=104759, finish=_one_class_model,
+                               hub_map=getattr(est, "_feature_map", None))
 
 
 class OneClassJoinMixin:
