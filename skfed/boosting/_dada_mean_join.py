@@ -104,7 +104,7 @@ def fit_gate(est, state, simulation, spec):
     if gate["open"]:
         est.newcomer_rule_ = "one-class"
         est._feature_table = (gate["means"], gate["masses"])
-        est._feature_map = gate["whiten"]
+        est._feature_map = gate.get("whiten")
 
 
 def one_class_nodes(y, sw, layout, n_new):
