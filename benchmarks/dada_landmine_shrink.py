@@ -38,6 +38,56 @@ Per row the share of the chosen nodes on the newcomer's terrain (fields
 
     python benchmarks/dada_landmine_shrink.py --seeds 3,4,5
     python benchmarks/dada_landmine_shrink.py --seeds 0,1,2
+    python benchmarks/dada_landmine_shrink.py --seeds 6,7,8,9,10,11,12,13,14,15,16,17 \
+        --variants mean,canon,whitepool,shrinkown,oracle
+
+The variants patch the hub's query, so run them on a tree where the join is
+still Euclidean (``WHITEN_MAX_FEATURES = 0`` in
+``skfed/boosting/_dada_gate.py``, or main before dada27): since dada27 the
+``mean`` rule IS ``whitepool``.
+
+Results (2026-11-29, dada27, before the change; gate open on every fit;
+mean accuracy over the seeds at k = 5 / 10 / 20, share of chosen nodes on
+the newcomer's terrain in brackets at k = 5)::
+
+    seeds 0-2   mean       93.77 / 93.76 / 93.92  (0.88)
+                shrinkown  93.68 / 93.73 / 93.85  (0.82)
+                shrinkpool 93.51 / 93.76 / 93.82  (0.58)
+                scaledpool 93.77 / 93.76 / 93.92  (0.88)
+                scaledown  93.42 / 93.63 / 93.70  (0.73)
+                classmean  93.80 / 93.72 / 93.87  (0.90)
+                canon      93.77 / 93.83 / 93.92  (0.82)
+                whitepool  93.78 / 93.75 / 93.89  (0.82)
+                oracle     93.92 / 93.93 / 93.85  (1.00)
+    seeds 3-5   mean       93.72 / 93.79 / 93.54  (0.93)
+                shrinkown  93.78 / 93.76 / 93.55  (0.93)
+                shrinkpool 93.45 / 93.60 / 93.51  (0.62)
+                scaledpool 93.73 / 93.79 / 93.54  (0.93)
+                scaledown  93.69 / 93.87 / 93.61  (0.93)
+                classmean  93.78 / 93.80 / 93.54  (0.93)
+                canon      93.84 / 93.86 / 93.64  (1.00)
+                whitepool  93.81 / 93.83 / 93.64  (0.97)
+                oracle     93.75 / 93.82 / 93.61  (1.00)
+    seeds 6-17  mean       93.73 / 93.85 / 94.04  (0.70)
+                shrinkown  93.82 / 93.80 / 94.06  (0.70)   per-seed t 0.55
+                canon      93.86 / 94.12 / 94.20  (0.77)   per-seed t 2.18
+                whitepool  94.01 / 94.09 / 94.17  (0.78)   per-seed t 2.30
+                oracle     94.40 / 94.19 / 94.22  (1.00)
+
+Shrinking the k-sample mean toward the pooled mean (the lead's proposal)
+loses on seeds 0-2: pulled toward the centre, the query lands between the
+two terrains.  What the noise calls for is a metric: whitened by the pooled
+within-node covariance, a 5-sample mean is 0.4-1.8 from its node's own mean
+while the nearest fields of the two terrains are 0.4-0.5 apart, and the
+terrain lies along one whitened direction.  ``whitepool`` (the Gaussian
+likelihood's order; chosen on that principle, no threshold) is adopted:
+flat on seeds 0-2, +0.04-0.10 on 3-5, +0.13-0.28 on 6-17; ``canon`` (the
+same plus a 1 / k threshold on the directions) is no better.  With it
+``python benchmarks/new_nodes.py --families dada --datasets landmine
+--seeds 0,1,2 --ks 5,10,20``: join 93.78 / 93.74 / 93.89 against Global
+(pooled SVC) 93.81 / 93.77 / 93.78, Local 93.54 / 93.58 / 93.57, refit
+93.71 / 93.73 / 93.82; join bytes 15.7 / 19.2 / 30.5 kB (0.0041 / 0.0050
+/ 0.0080 of the refit's), CPU 0.004 / 0.004 / 0.005 of the refit's.
 """
 
 import argparse
