@@ -41,10 +41,9 @@ Per row the share of the chosen nodes on the newcomer's terrain (fields
     python benchmarks/dada_landmine_shrink.py --seeds 6,7,8,9,10,11,12,13,14,15,16,17 \
         --variants mean,canon,whitepool,shrinkown,oracle
 
-The variants patch the hub's query, so run them on a tree where the join is
-still Euclidean (``WHITEN_MAX_FEATURES = 0`` in
-``skfed/boosting/_dada_gate.py``, or main before dada27): since dada27 the
-``mean`` rule IS ``whitepool``.
+The variants patch the hub's query, so the benchmark sets
+``WHITEN_MAX_FEATURES = 0`` (the Euclidean query every variant starts from;
+since dada27 the estimator's rule is ``whitepool``).
 
 Results (2026-11-29, dada27, before the change; gate open on every fit;
 mean accuracy over the seeds at k = 5 / 10 / 20, share of chosen nodes on
@@ -100,6 +99,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from skfed import _mean_neighbours as mn
+from skfed.boosting import _dada_gate as dg
 
 VARIANTS = ("mean", "shrinkown", "shrinkpool", "scaledpool", "scaledown", "whitepool", "classmean", "canon", "canondiag", "oracle")
 
@@ -121,6 +121,7 @@ def run(seed, ks, variants):
     X, y, groups = nn.load("landmine", seed)[:3]
     fit_rows, new, order = nn.split(X, y, groups, seed)
     base = nn.make_estimator("dada", "classification", seed).set_params(join_neighbours="auto")
+    dg.WHITEN_MAX_FEATURES = 0
     base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
     labels = np.asarray(base.nodes_)
     p, tau2, within, cov = _pooled(X[fit_rows], groups[fit_rows], labels)
