@@ -236,16 +236,18 @@ def hub_answers(sim, means, targets, m, exclude=None):
             for k, t in enumerate(targets)]
 
 
-def hub_round(sim, means, targets, senders, m=N_NEAREST):
+def hub_round(sim, means, targets, senders, m=N_NEAREST, up_floats=None):
     """Round(s) 1 of a feature-mean join: every newcomer (``senders``) sends
     its feature mean (``d`` float64) to the hub, fitted node 0, again in
     every round the hub is dropped; the active hub answers each with the
     ``m`` rows of ``means`` nearest its mean and their masses (``m`` int32
-    and ``m`` float64; :func:`hub_answers`).  Returns the chosen indices,
-    one array per newcomer."""
+    and ``m`` float64; :func:`hub_answers`).  ``up_floats``: the mean's
+    size when ``targets`` are the hub's map of it (default ``d``).  Returns
+    the chosen indices, one array per newcomer."""
     senders = np.asarray(senders, dtype=np.intp)
     hub = np.zeros(len(senders), np.intp)
-    up = np.full(len(senders), payload_bytes(n_float64=means.shape[1]), np.int64)
+    up = np.full(len(senders), payload_bytes(
+        n_float64=means.shape[1] if up_floats is None else up_floats), np.int64)
     down = np.full(len(senders), payload_bytes(n_float64=m, n_int32=m), np.int64)
     chosen = None
     while chosen is None and len(senders):
@@ -408,7 +410,7 @@ def _mean_and_loss(est, node, model):
 
 
 def mean_neighbour_join(est, X, y, groups, sample_weight=None, *, table=None, salt=104743,
-                        finish=_mean_and_loss):
+                        finish=_mean_and_loss, hub_map=None):
     """Join new nodes by their feature-mean neighbours (see the module).
 
     Appends the newcomers to ``nodes_``, ``coef_``, ``intercept_``,
@@ -452,7 +454,8 @@ def mean_neighbour_join(est, X, y, groups, sample_weight=None, *, table=None, sa
     newcomers = n_old + np.arange(n_new, dtype=np.intp)
     # Round(s) 1: the newcomer's mean to the hub (fitted node 0), which answers
     # with its m nearest fitted nodes and their masses.
-    chosen = hub_round(sim, means, own_means, newcomers)
+    chosen = (hub_round(sim, means, own_means, newcomers) if hub_map is None else
+              hub_round(sim, means @ hub_map, own_means @ hub_map, newcomers, up_floats=means.shape[1]))
     # Round(s) 2: the chosen nodes' models (asked again until each answers).
     received = [dict() for _ in range(n_new)]
     while any(len(received[k]) < len(chosen[k]) for k in range(n_new)):

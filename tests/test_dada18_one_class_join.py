@@ -114,8 +114,9 @@ def test_gate_bytes_closed_form_and_fit_unchanged():
                 + near_bytes                                              # nearest models
                 + int(model_message_bytes(shares[1:]).sum()) + (n - 1) * 8
                 + (n - 1) * (int(model_message_bytes(shares.sum(0)[None])[0]) + 8)
-                + 2 * (n - 1) * payload_bytes(n_float64=1))
-    messages = 2 * (n - 1) + 5 * n + 5 * n + 4 * (n - 1)    # (every message: a header)
+                + 2 * (n - 1) * payload_bytes(n_float64=1)
+                + (n - 1) * payload_bytes(n_float64=d * (d + 1) // 2))   # scatters (dada27)
+    messages = 2 * (n - 1) + 5 * n + 5 * n + 4 * (n - 1) + (n - 1)  # (every message: a header)
     expected += DEFAULT_HEADER_BYTES * messages
     assert auto.newcomer_gate_["n_bytes"] == expected
     assert auto.n_messages_ - graph.n_messages_ == messages

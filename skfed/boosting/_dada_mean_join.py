@@ -21,7 +21,9 @@ splits the call: newcomers holding samples of two classes or more join as
 before (the graph join of :mod:`skfed._graph_join`, among themselves), then
 the one-class newcomers (appended after them) each send the hub their
 sample-weighted feature mean (``d`` float64), get back the 5 fitted nodes
-nearest it and their masses (5 int32 and 5 float64), ask those for their
+nearest it and their masses (5 int32 and 5 float64; nearest by the
+Mahalanobis distance of the fitted nodes' pooled within-node covariance,
+below), ask those for their
 models and take the mass-weighted mean of the models (:data:`ONE_CLASS_MODEL` ``"mean"``; no
 training, no feature vote).  Its graph row holds those nodes with the mass
 shares as weights (each is sent its weight); its confidence is its mass
@@ -31,6 +33,28 @@ protocol; its loss line is Perso-lin's (an l2 term), hence this copy.
 
 Every other newcomer, every join with the gate closed and every fitted
 node are exactly what the graph join gives.
+
+**Placement by likelihood** (dada27).  A k-sample mean is noisy in the
+directions where the features vary within a node: on Landmine its distance
+to the newcomer's own mean (whitened) is 0.4-1.8 at k = 5, against 0.4-0.5
+between the two terrains' nearest fields, and Euclidean distance weighs
+every direction alike.  So when the gate opens, every fitted node but the
+hub sends the hub its within-node scatter ``sum w (x - mean)(x - mean)^T``
+(upper triangle, ``d (d + 1) / 2`` values in the fit's dtype, once; up to
+``WHITEN_MAX_FEATURES`` = 32 features, else the query stays Euclidean), and
+the hub ranks the fitted means by ``(a - b)^T S^+ (a - b)`` with ``S`` their
+sum (:func:`skfed.boosting._dada_gate.hub_whitening`): the order of the
+Gaussian likelihood of the newcomer's mean under each node.  Measured
+(``python benchmarks/dada_landmine_shrink.py --seeds ... --variants
+mean,whitepool,oracle``, rows ``mean`` -> ``whitepool``, k = 5 / 10 / 20):
+seeds 3-5 93.72 / 93.79 / 93.54 -> 93.81 / 93.83 / 93.64, seeds 0-2
+93.77 / 93.76 / 93.92 -> 93.78 / 93.75 / 93.89, fresh seeds 6-17 93.73 /
+93.85 / 94.04 -> 94.01 / 94.09 / 94.17 (per-seed paired t 2.3); +7-8 kB of
+a 2.55-2.61 MB Landmine fit (0.3 %).  Shrinking the k-sample mean toward the
+pooled mean by its standard error, per feature: with the newcomer's own
+variance -0.09 / -0.03 / -0.07 on seeds 0-2 (fresh seeds 6-17 t 0.55), with
+the pooled within-node variance -0.26 / 0.00 / -0.10 (seeds 3-5 -0.27 /
+-0.19 / -0.03).
 
 Measured (``python benchmarks/new_nodes.py --families dada --datasets
 landmine --seeds 0,1,2 --ks 5,10,20 --dada-join-neighbours auto``; gate
@@ -88,6 +112,7 @@ def fit_gate(est, state, simulation, spec):
     ``bytes_per_round_`` (one per iteration, as ``objective_curve_``)."""
     est.newcomer_rule_, est.newcomer_gate_ = "graph", None
     est.__dict__.pop("_feature_table", None)
+    est.__dict__.pop("_feature_map", None)
     if not gate_runs(est, simulation, spec):
         return
     gate = run_gate(state.H, state.Y, state.sw, state.offsets, state.raw_X,
@@ -103,6 +128,7 @@ def fit_gate(est, state, simulation, spec):
     if gate["open"]:
         est.newcomer_rule_ = "one-class"
         est._feature_table = (gate["means"], gate["masses"])
+        est._feature_map = gate.get("whiten")
 
 
 def one_class_nodes(y, sw, layout, n_new):
@@ -135,7 +161,8 @@ def one_class_join(est, X, y, groups, sample_weight=None):
     table of means, network draws and newcomer model; their messages go to
     ``join_communication_``."""
     return mean_neighbour_join(est, X, y, groups, sample_weight, table=est._feature_table,
-                               salt=104759, finish=_one_class_model)
+                               salt=104759, finish=_one_class_model,
+                               hub_map=getattr(est, "_feature_map", None))
 
 
 class OneClassJoinMixin:
