@@ -123,8 +123,9 @@ _JOIN_ALIKE = 2.0
 # scale 1 (the factor, 0.87-1.21 on School's candidates, only refits it on
 # a few nodes' rows).  Measured (online26, new_nodes.py, R^2 x 100, k = 5 /
 # 10 / 20): School seeds 0-2 31.78 / 32.43 / 33.83 -> 32.14 / 32.84 / 34.05,
-# seeds 3-5 33.06 / 33.58 / 34.86 -> 33.36 / 33.88 / 35.08 (pooled Ridge
-# 31.8 / 31.8 / 31.9); benchmarks/online_join_regress_scale.py.
+# seeds 3-5 33.06 / 33.58 / 34.86 -> 33.37 / 33.88 / 35.08 (best pooled
+# 31.8 / 31.8 / 31.9 and 33.3 / 33.3 / 33.8); held-out regressions and the
+# clustered ones within 0.12; benchmarks/online_join_regress_scale.py.
 
 
 # A classifier's newcomer keeps its start (no passes over its samples) when
