@@ -80,9 +80,11 @@ def test_regressor_start_needs_half_the_network_loss():
         assert network[k] == prefers
         ratios.append(neighbours.sum() / net.sum())
         beyond.append(past_margin)
-    # measured: newcomer 0 beats the margin at 0.70 of the network's loss
-    # (the margin alone chose its neighbours), newcomer 5 at 0.11
-    assert beyond[0] and 0.5 < ratios[0] < 1.0 and network[0]
+    # measured: newcomer 3 beats the margin at 0.65 of the network's loss
+    # (the margin alone chose its neighbours), newcomer 5 at 0.16 (before
+    # online26 took the solved network function at scale 1: newcomer 0 at
+    # 0.70, newcomer 5 at 0.11)
+    assert beyond[3] and 0.5 < ratios[3] < 1.0 and network[3]
     assert beyond[5] and ratios[5] < 0.2 and not network[5]
     # the old nodes are untouched
     np.testing.assert_array_equal(joined.predict(X, groups=g), est.predict(X, groups=g))

@@ -118,6 +118,14 @@ _JOIN_ALIKE = 2.0
 # 31.8 / 31.8 / 31.9); clustered regressions unchanged (0.971 / 0.989 /
 # 0.997).  A margin of 2 or 3 standard errors lifts School's k = 5 to 32.1
 # / 31.9 but sends cluster newcomers to the mean (0.85 / 0.72 at k = 5).
+# A network function the fit's solve kept (_network_solved) is not a mean
+# but the least-squares function of every node's rows: it is taken at
+# scale 1 (the factor, 0.87-1.21 on School's candidates, only refits it on
+# a few nodes' rows).  Measured (online26, new_nodes.py, R^2 x 100, k = 5 /
+# 10 / 20): School seeds 0-2 31.78 / 32.43 / 33.83 -> 32.14 / 32.84 / 34.05,
+# seeds 3-5 33.06 / 33.58 / 34.86 -> 33.37 / 33.88 / 35.08 (best pooled
+# 31.8 / 31.8 / 31.9 and 33.3 / 33.3 / 33.8); held-out regressions and the
+# clustered ones within 0.12; benchmarks/online_join_regress_scale.py.
 
 
 # A classifier's newcomer keeps its start (no passes over its samples) when
@@ -452,7 +460,9 @@ class _JoinMixin:
             if scale_sums[k] is not None:
                 # (see _network_scale): the network function at its scale
                 factor, prior = self._network_scale(*scale_sums[k], c_net)
-                W_net = factor * W_net
+                solved = getattr(self, "_network_solved", None)   # (a solved one: at 1)
+                if solved is None or not solved[c_net]:
+                    W_net = factor * W_net
             # Network function or neighbours: by their losses on its samples,
             # the neighbours' by leave-one-out on those that chose them.
             net_share = self._network_linear_share(c_net)   # (_linear)
