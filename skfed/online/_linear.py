@@ -54,7 +54,9 @@ import numpy as np
 from ..network import payload_bytes, resolve_network
 from ._coordinates import COORDINATE_LIMIT, coordinate_points
 from ._holdout import loss_values
-from ._network_function import NodeSums, solve_weights
+from scipy.optimize import minimize
+
+from ._network_function import SOLVE_ITERATIONS, NodeSums, solve_weights
 
 # The gate opens when the paired t over the fitted nodes of (mean loss with
 # w' x) - (mean loss with the network function) is at most this.  Measured
@@ -186,6 +188,52 @@ def tree_round(sim, parents, nodes, up, down):
     return rounds
 
 
+import os
+LINEAR_PRECONDITION = os.environ.get("SKFED_LINEAR_JACOBI", "1") == "1"
+# The smooth loss's second derivative at f = 0 (where the solve starts):
+# the squared hinges 2, the logistic losses 1/4.
+_CURVATURE = {"hinge": 2.0, "multiclass_hinge": 2.0, "log_loss": 0.25,
+              "multinomial_log_loss": 0.5}
+
+
+def solve_jacobi(A0, alpha, evaluate, squares, curvature, max_iter=SOLVE_ITERATIONS):
+    """``w`` minimizing the reports' summed loss plus ``(alpha W / 2)
+    ||w||^2`` by L-BFGS in Jacobi-scaled coordinates ``b_j = s_j w_j``,
+    ``s_j^2`` proportional to the Hessian's diagonal at 0, ``alpha W +
+    curvature sum_s w_s x_sj^2`` (``squares``: the per-feature weighted sums
+    of squares, sent up with the first report).  Returns ``(w,
+    evaluations)``."""
+    A0 = np.zeros_like(np.asarray(A0, dtype=np.float64))
+    shape = A0.shape
+    n_eval, last = [0], {}
+
+    def totals(A):
+        key = A.tobytes()
+        if key not in last:
+            last.clear()
+            last[key] = evaluate(A).sum(axis=0)
+            n_eval[0] += 1
+        return last[key]
+
+    first = totals(A0)
+    if not first[1] > 0:
+        return A0, n_eval[0]
+    h = alpha * first[1] + curvature * np.asarray(squares, dtype=np.float64)
+    h = np.maximum(h, 1e-12 * max(float(h.max()), 1e-300))
+    scale = np.sqrt(h / h.mean())[:, None]
+
+    def objective(b):
+        A = b.reshape(shape) / scale
+        total = totals(A)
+        reg = alpha * total[1]
+        grad = total[2:].reshape(shape) + reg * A
+        return float(total[0] + 0.5 * reg * np.sum(A * A)), (grad / scale).ravel()
+
+    result = minimize(objective, A0.ravel(), jac=True, method="L-BFGS-B",
+                      options={"maxiter": int(max_iter), "gtol": 1e-6})
+    return np.ascontiguousarray(result.x.reshape(shape) / scale), n_eval[0]
+
+
 def _linear_kernel(_gamma):
     return lambda A, B: np.asarray(A, dtype=np.float64) @ np.asarray(B, dtype=np.float64).T
 
@@ -283,10 +331,19 @@ class _LinearJoinMixin:
             nodes = np.flatnonzero((component == c) & ~excluded)
             if not len(nodes):
                 continue
-            A, n_eval = solve_weights(Kzz, np.zeros((d, n_out)), float(self.alpha),
-                                      lambda A: sums(D, 1.0, A, nodes))
-            for _ in range(n_eval):
-                tree_round(sim, parents, nodes, payload_bytes(n_float64=d * n_out + 2),
+            if LINEAR_PRECONDITION:
+                rows = np.isin(codes, nodes)
+                squares = weights[rows] @ (Xd[rows] * Xd[rows])
+                A, n_eval = solve_jacobi(np.zeros((d, n_out)), float(self.alpha),
+                                         lambda A: sums(D, 1.0, A, nodes), squares,
+                                         _CURVATURE.get(self._loss_name(), 1.0))
+            else:
+                A, n_eval = solve_weights(Kzz, np.zeros((d, n_out)), float(self.alpha),
+                                          lambda A: sums(D, 1.0, A, nodes))
+            for k in range(n_eval):
+                extra = d if (LINEAR_PRECONDITION and k == 0) else 0
+                tree_round(sim, parents, nodes,
+                           payload_bytes(n_float64=d * n_out + 2 + extra),
                            payload_bytes(n_float64=d * n_out))
             # The gate: every node's mean loss with w' x and with the
             # network function on its own rows (3 float64 up; the choice and
