@@ -189,20 +189,25 @@ def tree_round(sim, parents, nodes, up, down):
 
 
 import os
-LINEAR_PRECONDITION = os.environ.get("SKFED_LINEAR_JACOBI", "1") == "1"
+_MODE = os.environ.get("SKFED_LINEAR_JACOBI", "1")
+LINEAR_PRECONDITION = _MODE in ("1", "2")
+LINEAR_MEAN = _MODE == "2"
 # The smooth loss's second derivative at f = 0 (where the solve starts):
 # the squared hinges 2, the logistic losses 1/4.
 _CURVATURE = {"hinge": 2.0, "multiclass_hinge": 2.0, "log_loss": 0.25,
               "multinomial_log_loss": 0.5}
 
 
-def solve_jacobi(A0, alpha, evaluate, squares, curvature, max_iter=SOLVE_ITERATIONS):
+def solve_jacobi(A0, alpha, evaluate, squares, curvature, max_iter=SOLVE_ITERATIONS,
+                 sums=None):
     """``w`` minimizing the reports' summed loss plus ``(alpha W / 2)
-    ||w||^2`` by L-BFGS in Jacobi-scaled coordinates ``b_j = s_j w_j``,
-    ``s_j^2`` proportional to the Hessian's diagonal at 0, ``alpha W +
-    curvature sum_s w_s x_sj^2`` (``squares``: the per-feature weighted sums
-    of squares, sent up with the first report).  Returns ``(w,
-    evaluations)``."""
+    ||w||^2`` by L-BFGS in preconditioned coordinates ``w = P b``, ``P' H
+    P`` the identity (up to one scale) for ``H`` the model of the Hessian at
+    0: ``alpha W I + curvature sum_s w_s x_s x_s'`` kept to its diagonal
+    (``squares``: the per-feature weighted sums of squares) or, with
+    ``sums`` (the per-feature weighted sums), to its diagonal about the mean
+    plus the mean's rank one.  Both are sent up with the first report.
+    Returns ``(w, evaluations)``."""
     A0 = np.zeros_like(np.asarray(A0, dtype=np.float64))
     shape = A0.shape
     n_eval, last = [0], {}
@@ -216,22 +221,41 @@ def solve_jacobi(A0, alpha, evaluate, squares, curvature, max_iter=SOLVE_ITERATI
         return last[key]
 
     first = totals(A0)
-    if not first[1] > 0:
+    W = float(first[1])
+    if not W > 0:
         return A0, n_eval[0]
-    h = alpha * first[1] + curvature * np.asarray(squares, dtype=np.float64)
-    h = np.maximum(h, 1e-12 * max(float(h.max()), 1e-300))
-    scale = np.sqrt(h / h.mean())[:, None]
+    squares = np.asarray(squares, dtype=np.float64)
+    level = float(np.mean(alpha * W + curvature * squares))
+    if sums is None:
+        diag, z = alpha * W + curvature * squares, np.zeros(len(squares))
+    else:
+        mean = np.asarray(sums, dtype=np.float64) / W
+        diag = alpha * W + curvature * np.maximum(squares - W * mean * mean, 0.0)
+        z = np.sqrt(curvature * W) * mean
+    diag = np.maximum(diag / level, 1e-12)
+    root = np.sqrt(diag)
+    z = z / np.sqrt(level) / root
+    norm2 = float(z @ z)
+    q = z / np.sqrt(norm2) if norm2 > 0 else z
+    beta = 1.0 - 1.0 / np.sqrt(1.0 + norm2)
+
+    def to_a(b):
+        B = b.reshape(shape)
+        return (B - beta * np.outer(q, q @ B)) / root[:, None]
+
+    def to_b_grad(G):
+        G = G / root[:, None]
+        return (G - beta * np.outer(q, q @ G)).ravel()
 
     def objective(b):
-        A = b.reshape(shape) / scale
+        A = to_a(b)
         total = totals(A)
-        reg = alpha * total[1]
-        grad = total[2:].reshape(shape) + reg * A
-        return float(total[0] + 0.5 * reg * np.sum(A * A)), (grad / scale).ravel()
+        grad = total[2:].reshape(shape) + alpha * W * A
+        return float(total[0] + 0.5 * alpha * W * np.sum(A * A)), to_b_grad(grad)
 
     result = minimize(objective, A0.ravel(), jac=True, method="L-BFGS-B",
                       options={"maxiter": int(max_iter), "gtol": 1e-6})
-    return np.ascontiguousarray(result.x.reshape(shape) / scale), n_eval[0]
+    return np.ascontiguousarray(to_a(result.x)), n_eval[0]
 
 
 def _linear_kernel(_gamma):
@@ -336,12 +360,14 @@ class _LinearJoinMixin:
                 squares = weights[rows] @ (Xd[rows] * Xd[rows])
                 A, n_eval = solve_jacobi(np.zeros((d, n_out)), float(self.alpha),
                                          lambda A: sums(D, 1.0, A, nodes), squares,
-                                         _CURVATURE.get(self._loss_name(), 1.0))
+                                         _CURVATURE.get(self._loss_name(), 1.0),
+                                         sums=(weights[rows] @ Xd[rows]) if LINEAR_MEAN
+                                         else None)
             else:
                 A, n_eval = solve_weights(Kzz, np.zeros((d, n_out)), float(self.alpha),
                                           lambda A: sums(D, 1.0, A, nodes))
             for k in range(n_eval):
-                extra = d if (LINEAR_PRECONDITION and k == 0) else 0
+                extra = (2 * d if LINEAR_MEAN else d) if (LINEAR_PRECONDITION and k == 0) else 0
                 tree_round(sim, parents, nodes,
                            payload_bytes(n_float64=d * n_out + 2 + extra),
                            payload_bytes(n_float64=d * n_out))
