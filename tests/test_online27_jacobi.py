@@ -73,3 +73,32 @@ def test_no_weight_returns_start():
     A, n_eval = solve_jacobi(np.zeros((X.shape[1], 1)), 1e-3, _reports(X, y, 0 * w, nodes),
                              np.zeros(X.shape[1]), 2.0)
     assert n_eval == 1 and not A.any()
+
+
+def test_nystrom_solve_equals_centralized_lbfgs():
+    from skfed.online._linear import sketch_directions, solve_nystrom
+    X, y, w, nodes = _problem(noise=0.05)
+    X = X + 2.0   # a shared mean: one large direction of the Hessian
+    alpha, W = 1e-3, w.sum()
+
+    def objective(v):
+        value, grad = smooth_loss("hinge", (X @ v)[:, None], y)
+        return w @ value + 0.5 * alpha * W * v @ v, X.T @ (w * grad[:, 0]) + alpha * W * v
+    ref = minimize(objective, np.zeros(X.shape[1]), jac=True, method="L-BFGS-B",
+                   options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 5000}).x
+    omega = sketch_directions(X.shape[1], 4)
+    np.testing.assert_allclose(omega.T @ omega, np.eye(4), atol=1e-12)
+    sketch = X.T @ (w[:, None] * (X @ omega))
+    A, n_eval = solve_nystrom(np.zeros((X.shape[1], 1)), alpha, _reports(X, y, w, nodes),
+                              sketch, omega, 2.0, max_iter=500)
+    gap = objective(A[:, 0])[0] - objective(ref)[0]
+    assert -1e-9 * objective(ref)[0] <= gap <= 1e-6 * objective(ref)[0]
+    assert np.sum((A[:, 0] - ref) ** 2) <= 2 * max(gap, 0) / (alpha * W) + 1e-12
+    # at a cap of 15 iterations it is closer to the optimum than the
+    # unpreconditioned solve (the Hessian's top directions are in the sketch)
+    from skfed.online._network_function import solve_weights
+    capped, _ = solve_nystrom(np.zeros((X.shape[1], 1)), alpha, _reports(X, y, w, nodes),
+                              sketch, omega, 2.0, max_iter=15)
+    plain, _ = solve_weights(np.eye(X.shape[1]), np.zeros((X.shape[1], 1)), alpha,
+                             _reports(X, y, w, nodes), max_iter=15)
+    assert objective(capped[:, 0])[0] < objective(plain[:, 0])[0]
