@@ -182,8 +182,7 @@ def test_bytes_closed_form(drop_rate):
     extra = edges * (evals * (2 * header + payload_bytes(n_float64=d + 2)
                               + payload_bytes(n_float64=d))
                      + 2 * header + payload_bytes(n_float64=3)
-                     + payload_bytes(n_int32=1, n_float64=d)
-                     + d * 8)   # the Jacobi scaling's sums of squares, in the first report
+                     + payload_bytes(n_int32=1, n_float64=d))
     assert (clf.network_communication_.total_bytes
             - base.network_communication_.total_bytes) == extra
     assert clf.n_bytes_sent_ - base.n_bytes_sent_ == extra

@@ -54,10 +54,7 @@ import numpy as np
 from ..network import payload_bytes, resolve_network
 from ._coordinates import COORDINATE_LIMIT, coordinate_points
 from ._holdout import loss_values
-from scipy.linalg import solve_triangular
-from scipy.optimize import minimize
-
-from ._network_function import SOLVE_ITERATIONS, NodeSums, solve_weights
+from ._network_function import NodeSums, solve_weights
 
 # The gate opens when the paired t over the fitted nodes of (mean loss with
 # w' x) - (mean loss with the network function) is at most this.  Measured
@@ -189,144 +186,6 @@ def tree_round(sim, parents, nodes, up, down):
     return rounds
 
 
-import os
-_MODE = os.environ.get("SKFED_LINEAR_JACOBI", "1")
-LINEAR_PRECONDITION = _MODE in ("1", "2")
-LINEAR_MEAN = _MODE == "2"
-LINEAR_NYSTROM = _MODE == "3"
-NYSTROM_RANK = int(os.environ.get("SKFED_LINEAR_RANK", "10"))
-NYSTROM_ITERATIONS = int(os.environ.get("SKFED_LINEAR_ITER", "40"))
-SKETCH_SEED = 0
-# The smooth loss's second derivative at f = 0 (where the solve starts):
-# the squared hinges 2, the logistic losses 1/4.
-_CURVATURE = {"hinge": 2.0, "multiclass_hinge": 2.0, "log_loss": 0.25,
-              "multinomial_log_loss": 0.5}
-
-
-def solve_jacobi(A0, alpha, evaluate, squares, curvature, max_iter=SOLVE_ITERATIONS,
-                 sums=None):
-    """``w`` minimizing the reports' summed loss plus ``(alpha W / 2)
-    ||w||^2`` by L-BFGS in preconditioned coordinates ``w = P b``, ``P' H
-    P`` the identity (up to one scale) for ``H`` the model of the Hessian at
-    0: ``alpha W I + curvature sum_s w_s x_s x_s'`` kept to its diagonal
-    (``squares``: the per-feature weighted sums of squares) or, with
-    ``sums`` (the per-feature weighted sums), to its diagonal about the mean
-    plus the mean's rank one.  Both are sent up with the first report.
-    Returns ``(w, evaluations)``."""
-    A0 = np.zeros_like(np.asarray(A0, dtype=np.float64))
-    shape = A0.shape
-    n_eval, last = [0], {}
-
-    def totals(A):
-        key = A.tobytes()
-        if key not in last:
-            last.clear()
-            last[key] = evaluate(A).sum(axis=0)
-            n_eval[0] += 1
-        return last[key]
-
-    first = totals(A0)
-    W = float(first[1])
-    if not W > 0:
-        return A0, n_eval[0]
-    squares = np.asarray(squares, dtype=np.float64)
-    level = float(np.mean(alpha * W + curvature * squares))
-    if sums is None:
-        diag, z = alpha * W + curvature * squares, np.zeros(len(squares))
-    else:
-        mean = np.asarray(sums, dtype=np.float64) / W
-        diag = alpha * W + curvature * np.maximum(squares - W * mean * mean, 0.0)
-        z = np.sqrt(curvature * W) * mean
-    diag = np.maximum(diag / level, 1e-12)
-    root = np.sqrt(diag)
-    z = z / np.sqrt(level) / root
-    norm2 = float(z @ z)
-    q = z / np.sqrt(norm2) if norm2 > 0 else z
-    beta = 1.0 - 1.0 / np.sqrt(1.0 + norm2)
-
-    def to_a(b):
-        B = b.reshape(shape)
-        return (B - beta * np.outer(q, q @ B)) / root[:, None]
-
-    def to_b_grad(G):
-        G = G / root[:, None]
-        return (G - beta * np.outer(q, q @ G)).ravel()
-
-    def objective(b):
-        A = to_a(b)
-        total = totals(A)
-        grad = total[2:].reshape(shape) + alpha * W * A
-        return float(total[0] + 0.5 * alpha * W * np.sum(A * A)), to_b_grad(grad)
-
-    result = minimize(objective, A0.ravel(), jac=True, method="L-BFGS-B",
-                      options={"maxiter": int(max_iter), "gtol": 1e-6})
-    return np.ascontiguousarray(to_a(result.x)), n_eval[0]
-
-
-def sketch_directions(d, rank):
-    """The public sketch directions ``Omega`` (d, rank): orthonormal columns
-    of a Gaussian matrix from a fixed seed (every node draws the same)."""
-    rng = np.random.RandomState(SKETCH_SEED)
-    return np.linalg.qr(rng.normal(size=(d, rank)))[0]
-
-
-def solve_nystrom(A0, alpha, evaluate, sketch, omega, curvature,
-                  max_iter=NYSTROM_ITERATIONS):
-    """``w`` minimizing the reports' summed loss plus ``(alpha W / 2)
-    ||w||^2`` by L-BFGS in coordinates ``w = P b`` preconditioned by a
-    Nystrom model of the Hessian at 0, ``alpha W I + curvature C`` with
-    ``C = sum_s w_s x_s x_s'`` seen only through ``sketch = C omega`` (the
-    nodes' summed ``X_i' diag(w_i) X_i omega``, sent up with the first
-    report): ``C ~ U diag(lam) U'`` (rank of ``omega``), ``P = U diag((c
-    lam + alpha W)^-1/2) U' + (I - U U') (c lam_min + alpha W)^-1/2``.
-    Returns ``(w, evaluations)``."""
-    A0 = np.zeros_like(np.asarray(A0, dtype=np.float64))
-    shape = A0.shape
-    n_eval, last = [0], {}
-
-    def totals(A):
-        key = A.tobytes()
-        if key not in last:
-            last.clear()
-            last[key] = evaluate(A).sum(axis=0)
-            n_eval[0] += 1
-        return last[key]
-
-    first = totals(A0)
-    W = float(first[1])
-    if not W > 0:
-        return A0, n_eval[0]
-    Y = np.asarray(sketch, dtype=np.float64)
-    shift = 1e-8 * max(float(np.linalg.norm(Y)), 1e-300)
-    Y = Y + shift * omega
-    core = omega.T @ Y
-    core = 0.5 * (core + core.T)
-    try:
-        factor = np.linalg.cholesky(core)
-    except np.linalg.LinAlgError:
-        return solve_weights(np.eye(shape[0]), A0, alpha, evaluate, max_iter)
-    B = solve_triangular(factor, Y.T, lower=True).T
-    U, sv, _ = np.linalg.svd(B, full_matrices=False)
-    lam = np.maximum(sv * sv - shift, 0.0)
-    level = alpha * W + curvature * lam
-    inside = 1.0 / np.sqrt(level / level.min())
-    # (scaled so the complement's factor is 1: gtol keeps its meaning)
-
-    def apply(G):
-        UG = U.T @ G
-        return G - U @ UG + U @ (inside[:, None] * UG)
-
-    def objective(b):
-        A = apply(b.reshape(shape))
-        total = totals(A)
-        grad = total[2:].reshape(shape) + alpha * W * A
-        return float(total[0] + 0.5 * alpha * W * np.sum(A * A)), apply(grad).ravel()
-
-    result = minimize(objective, A0.ravel(), jac=True, method="L-BFGS-B",
-                      options={"maxiter": int(max_iter), "gtol": 1e-6})
-    return np.ascontiguousarray(apply(result.x.reshape(shape))), n_eval[0]
-
-
 def _linear_kernel(_gamma):
     return lambda A, B: np.asarray(A, dtype=np.float64) @ np.asarray(B, dtype=np.float64).T
 
@@ -424,34 +283,10 @@ class _LinearJoinMixin:
             nodes = np.flatnonzero((component == c) & ~excluded)
             if not len(nodes):
                 continue
-            rank = min(NYSTROM_RANK, d)
-            if LINEAR_NYSTROM:
-                rows = np.isin(codes, nodes)
-                omega = sketch_directions(d, rank)
-                Xr = Xd[rows]
-                sketch = Xr.T @ (weights[rows][:, None] * (Xr @ omega))
-                A, n_eval = solve_nystrom(np.zeros((d, n_out)), float(self.alpha),
-                                          lambda A: sums(D, 1.0, A, nodes), sketch, omega,
-                                          _CURVATURE.get(self._loss_name(), 1.0))
-            elif LINEAR_PRECONDITION:
-                rows = np.isin(codes, nodes)
-                squares = weights[rows] @ (Xd[rows] * Xd[rows])
-                A, n_eval = solve_jacobi(np.zeros((d, n_out)), float(self.alpha),
-                                         lambda A: sums(D, 1.0, A, nodes), squares,
-                                         _CURVATURE.get(self._loss_name(), 1.0),
-                                         sums=(weights[rows] @ Xd[rows]) if LINEAR_MEAN
-                                         else None)
-            else:
-                A, n_eval = solve_weights(Kzz, np.zeros((d, n_out)), float(self.alpha),
-                                          lambda A: sums(D, 1.0, A, nodes))
-            for k in range(n_eval):
-                extra = 0
-                if k == 0 and LINEAR_NYSTROM:
-                    extra = d * rank
-                elif k == 0 and LINEAR_PRECONDITION:
-                    extra = 2 * d if LINEAR_MEAN else d
-                tree_round(sim, parents, nodes,
-                           payload_bytes(n_float64=d * n_out + 2 + extra),
+            A, n_eval = solve_weights(Kzz, np.zeros((d, n_out)), float(self.alpha),
+                                      lambda A: sums(D, 1.0, A, nodes))
+            for _ in range(n_eval):
+                tree_round(sim, parents, nodes, payload_bytes(n_float64=d * n_out + 2),
                            payload_bytes(n_float64=d * n_out))
             # The gate: every node's mean loss with w' x and with the
             # network function on its own rows (3 float64 up; the choice and
