@@ -79,6 +79,23 @@ fitted without 4 random subjects, accuracy on them, 4 splits)::
 At the classifier's ``alpha`` the optimum is no better on unseen subjects
 than the capped plain solve (means 97.53 vs 97.72): the cap regularizes.
 At ``alpha = 1e-3`` the Nystrom solve reaches the optimum (mean 97.82).
+
+**The lead this leaves** (not adopted: measured once, at the stop): commit
+01f3ac5 with the linear solve's ``alpha`` ten times the classifier's
+(``solve_nystrom(..., 10.0 * float(self.alpha), ...)`` in
+``_fit_linear_network``, a patched copy; the same ``new_nodes.py`` command
+with ``SKFED_LINEAR_JACOBI=3``), join means, plain solve -> this::
+
+    seeds 3-5   k=5  96.69 -> 97.14 (Global 97.07)   k=10 96.13 -> 97.17 (97.24)
+                k=20 96.93 -> 97.26 (97.36)
+    seeds 0-2   k=5  98.07 -> 97.93 (Global 97.84)   k=10 98.07 -> 97.95 (97.91)
+                k=20 98.04 -> 97.91 (97.87)
+
+Per seed: 0 99.41 / 99.40 / 99.38, 1 95.90 / 95.91 / 95.87, 2 98.48 /
+98.53 / 98.49, 3 97.36 / 98.50 / 98.45, 4 96.73 / 95.88 / 96.21, 5 97.33 /
+97.14 / 97.13.  Seeds 3-5 gain 0.33-1.04 and every row is above Global or
+within 0.10 of it, but seeds 0-2 lose 0.12-0.14; the held-out families'
+gates were not re-run with this ``alpha``.
 """
 
 import argparse
