@@ -427,7 +427,7 @@ def mean_neighbour_join(est, X, y, groups, sample_weight=None, *, table=None, sa
     est
     """
     from ._graph_join import _design, _models, _Newcomer, _random_seed, _targets
-    from ._graph_join_fitted import (csr_of_pairs, join_random_state, join_rogue,
+    from ._graph_join_fitted import (join_random_state, join_rogue,
                                      join_simulation)
 
     info = est._join_info
@@ -497,6 +497,21 @@ def mean_neighbour_join(est, X, y, groups, sample_weight=None, *, table=None, sa
     # Last round: each newcomer tells its neighbours their weight.
     sim.counter.send_pairs(r, c, np.full(len(r), payload_bytes(n_float64=1), np.int64))
     sim.counter.next_round()
+    return record_newcomers(est, sim, info, new_labels, models, new_models, losses,
+                            confidences, (w, r, c), seed)
+
+
+def record_newcomers(est, sim, info, new_labels, models, new_models, losses, confidences,
+                     edges, seed):
+    """Append a join's newcomers to a fitted Dada / Perso-lin estimator:
+    their models (``(n_new, P, n_base)``), confidences and losses, their
+    edges ``(weights, rows, cols)`` (both directions go in
+    ``collaboration_graph_``), the join's rogue flags and its log."""
+    from ._graph_join_fitted import csr_of_pairs
+
+    dtype = models.dtype
+    n_old, n_new = len(est.nodes_), len(new_labels)
+    w, r, c = edges
     est._append_nodes(new_labels)
     n_coef = models.shape[2] - int(est.fit_intercept)
     coef = new_models[:, :, :n_coef]

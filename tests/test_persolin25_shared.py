@@ -349,3 +349,22 @@ def test_two_joins_add_up_to_one_and_survive_pickling():
     assert once.join_communication_.total_bytes == 3 * per
     assert twice.join_communication_.total_bytes == 3 * per
     assert twice.n_bytes_sent_ == clf.n_bytes_sent_ + 3 * per
+
+
+def test_shared_join_newcomers_drawn_rogue_and_kept():
+    # a newcomer of the shared join is rogue with probability rogue_fraction,
+    # the public draw every other join makes (it was always honest)
+    from skfed._graph_join import _random_seed
+    from skfed._graph_join_fitted import join_rogue
+
+    X, y, g = _federation(n_nodes=30)
+    new = g >= 20
+    net = SimulatedNetwork(rogue_fraction=0.35, rogue_behavior="random", random_state=0)
+    clf = PersonalizedLinearClassifier(random_state=0, alpha=1.0, join_neighbours="shared",
+                                       network=net).fit(X[~new], y[~new], groups=g[~new])
+    assert clf.newcomer_rule_ == "shared"
+    fitted_rogue = clf._join_info["rogue"].copy()
+    expected = join_rogue(net, fitted_rogue, 10, [_random_seed(clf), 0, 7919])
+    assert expected[20:].sum() >= 1                     # (this draw holds rogue newcomers)
+    clf.add_nodes(X[new], y[new], groups=g[new])
+    np.testing.assert_array_equal(clf._join_info["rogue"], expected)

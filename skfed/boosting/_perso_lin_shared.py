@@ -73,6 +73,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from .._mean_neighbours import GATE_T, JOIN_NEIGHBOURS, _deliver, _mean_and_loss, fit_gate
+from .._mean_neighbours import record_newcomers
 from .._mean_neighbours import gate_statistic
 from ..graph import model_message_bytes
 from ..network import payload_bytes
@@ -301,7 +302,7 @@ def _seed(est):
 def shared_join(est, X, y, groups, sample_weight=None):
     """Newcomers take the shared model ``S`` (see the module)."""
     from .._graph_join import _design, _models, _Newcomer, _random_seed, _targets
-    from .._graph_join_fitted import csr_of_pairs, join_random_state, join_simulation
+    from .._graph_join_fitted import join_random_state, join_rogue, join_simulation
 
     info = est._join_info
     X, y, sample_weight, new_labels, layout = est._validate_join_data(
@@ -314,7 +315,8 @@ def shared_join(est, X, y, groups, sample_weight=None):
     seed = int(getattr(est, "_join_seed", 0))
     sim = join_simulation(est, n_old + n_new, join_random_state([_random_seed(est), seed, 7927]))
     rogue_old = np.asarray(info.get("rogue", np.zeros(n_old, bool)), dtype=bool)
-    sim.rogue[:] = np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)])
+    # each newcomer rogue with probability rogue_fraction, as in every join
+    sim.rogue[:] = join_rogue(sim.network, rogue_old, n_new, [_random_seed(est), seed, 7919])
     S = np.asarray(info["shared_model"], dtype=dtype)
     flat = S.reshape(1, -1)
     answer = sim.corrupt_value_rows(flat.astype(np.float64), np.zeros(1, np.intp))[0] \
@@ -346,27 +348,6 @@ def shared_join(est, X, y, groups, sample_weight=None):
                              est.mu, model.shape[1] - int(est.fit_intercept), est.loss)
         new_models[k], losses[k] = _mean_and_loss(est, node, own.astype(dtype))
         confidences[k] = node.confidence
-    est._append_nodes(new_labels)
-    n_coef = models.shape[2] - int(est.fit_intercept)
-    coef = new_models[:, :, :n_coef]
-    intercept = (new_models[:, :, n_coef] if est.fit_intercept
-                 else np.zeros(new_models.shape[:2], dtype))
-    if est.coef_.ndim == 2:
-        coef, intercept = coef[:, 0, :], intercept[:, 0]
-    est.coef_ = np.ascontiguousarray(np.concatenate([est.coef_, coef]))
-    est.intercept_ = np.ascontiguousarray(np.concatenate([est.intercept_, intercept]))
-    est.confidence_ = np.concatenate([est.confidence_, confidences])
-    W_old = sparse.csr_matrix(est.collaboration_graph_)
-    old_row = np.repeat(np.arange(n_old, dtype=np.intp), np.diff(W_old.indptr))
     ones = np.ones(n_new)
-    est.collaboration_graph_ = csr_of_pairs(
-        np.concatenate([W_old.data, ones, ones]), np.concatenate([old_row, newcomers, zero]),
-        np.concatenate([W_old.indices, zero, newcomers]), n_old + n_new)
-    graph_models = info.get("graph_models")
-    est._join_info = dict(info, losses=np.concatenate([info["losses"], losses]),
-                          rogue=np.concatenate([rogue_old, np.zeros(n_new, dtype=bool)]),
-                          graph_models=None if graph_models is None else np.concatenate(
-                              [graph_models, new_models]))
-    est._join_seed = seed + 1
-    est._record_join(sim.log(node_labels=est.nodes_))
-    return est
+    return record_newcomers(est, sim, info, new_labels, models, new_models, losses,
+                            confidences, (ones, newcomers, zero), seed)
