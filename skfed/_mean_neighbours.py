@@ -362,21 +362,32 @@ def run_gate(Z, Y, sw, offsets, raw_X, models, sim, m=N_NEAREST):
     mass_total = float(seen_masses.sum())
     _deliver(sim, rest, hub, np.full(n - 1, share_bytes))
     _deliver(sim, hub, rest, np.full(n - 1, share_bytes))
-    # Step 4: each node's gain on its own rows; t at node 0 and back.
+    gains, t = gate_gains(
+        sim, Z, Y, sw, offsets, answers, seen_masses, near,
+        lambda i: (total - masses[i] * np.asarray(models[i], dtype=np.float64))
+        / (mass_total - masses[i]))
+    return {"t": t, "mean_gain": float(np.mean(gains)), "gains": gains, "open": bool(t > GATE_T),
+            "m": int(m), "means": seen_means, "masses": seen_masses}
+
+
+def gate_gains(sim, Z, Y, sw, offsets, answers, masses, near, others):
+    """Step 4 of a gate: each node's gain on its own rows of its nearest
+    peers' mean model (``answers`` weighted by ``masses`` over ``near[i]``)
+    over ``others(i)``, the mean of all other nodes; each sends its gain to
+    the hub (fitted node 0), which sends t back.  Returns ``(gains, t)``."""
+    n = len(offsets) - 1
     gains = np.zeros(n)
     for i in range(n):
         rows = slice(offsets[i], offsets[i + 1])
-        own = np.asarray(models[i], dtype=np.float64)
-        near_model = mean_model(answers, seen_masses, near[i])
-        others = (total - masses[i] * own) / (mass_total - masses[i])
+        near_model = mean_model(answers, masses, near[i])
         gains[i] = (weighted_accuracy(Z[rows], Y[:, rows], sw[rows], near_model)
-                    - weighted_accuracy(Z[rows], Y[:, rows], sw[rows], others))
+                    - weighted_accuracy(Z[rows], Y[:, rows], sw[rows], others(i)))
+    nodes = np.arange(n, dtype=np.intp)
+    rest, hub = nodes[1:], np.zeros(n - 1, np.intp)
     one = payload_bytes(n_float64=1)
     _deliver(sim, rest, hub, np.full(n - 1, one))
     _deliver(sim, hub, rest, np.full(n - 1, one))
-    t = gate_statistic(gains)
-    return {"t": t, "mean_gain": float(np.mean(gains)), "gains": gains, "open": bool(t > GATE_T),
-            "m": int(m), "means": seen_means, "masses": seen_masses}
+    return gains, gate_statistic(gains)
 
 
 def fit_gate(est, state, simulation, spec):

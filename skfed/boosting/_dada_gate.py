@@ -34,11 +34,9 @@ from .._mean_neighbours import (
     GATE_T,
     N_NEAREST,
     _deliver,
-    gate_statistic,
+    gate_gains,
     hub_answers,
-    mean_model,
     node_means,
-    weighted_accuracy,
 )
 from ..graph import model_message_bytes
 from ..network import float_bytes, payload_bytes
@@ -149,17 +147,8 @@ def run_gate(Z, Y, sw, offsets, raw_X, models, sim, m=N_NEAREST):
     total = total.astype(np.float64).reshape(models.shape[1:])
     shares = shares.astype(np.float64).reshape(models.shape)
     # Step 4: each node's gain on its own rows; t at node 0 and back.
-    gains = np.zeros(n)
-    for i in range(n):
-        rows = slice(offsets[i], offsets[i + 1])
-        near_model = mean_model(answers, seen_masses, near[i])
-        others = (total - shares[i]) / (mass_total - seen_masses[i])
-        gains[i] = (weighted_accuracy(Z[rows], Y[:, rows], sw[rows], near_model)
-                    - weighted_accuracy(Z[rows], Y[:, rows], sw[rows], others))
-    one = payload_bytes(n_float64=1)
-    _deliver(sim, rest, hub, np.full(n - 1, one))
-    _deliver(sim, hub, rest, np.full(n - 1, one))
-    t = gate_statistic(gains)
+    gains, t = gate_gains(sim, Z, Y, sw, offsets, answers, seen_masses, near,
+                          lambda i: (total - shares[i]) / (mass_total - seen_masses[i]))
     is_open = bool(t > GATE_T)
     whiten = (whitening_round(raw_X, sw, offsets, node_means(raw_X, sw, offsets)[0], dtype, sim)
               if is_open else None)
