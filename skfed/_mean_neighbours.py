@@ -84,6 +84,9 @@ N_NEAREST = 5
 # The gate opens when the mean gain's t statistic exceeds this.
 GATE_T = 3.0
 JOIN_NEIGHBOURS = ("auto", "graph")
+# Perso-lin's nearest query after an open gate: "mahalanobis" (the pooled
+# within-node scatter, skfed._mean_scatter) or "euclidean".
+PLACEMENT = "mahalanobis"
 # The hub's nearest queries scan all rows up to this many nodes or above this
 # many features, else go through a KD-tree (benchmarks/mean_neighbours_scale.py).
 BRUTE_MAX_NODES = 64
@@ -402,6 +405,12 @@ def fit_gate(est, state, simulation, spec):
     models = est._full_coef()
     gate = run_gate(state.X, state.Y, state.sw, state.offsets, state.raw_X, models,
                     simulation)
+    whiten = None
+    if gate["open"] and PLACEMENT == "mahalanobis":  # (skfed._mean_scatter)
+        from ._mean_scatter import whitening_round
+        whiten = whitening_round(state.raw_X, state.sw, state.offsets,
+                                 node_means(state.raw_X, state.sw, state.offsets)[0],
+                                 np.float64, simulation)
     before = est.n_bytes_sent_
     est._set_communication(simulation)
     est.newcomer_gate_ = {key: gate[key] for key in ("t", "mean_gain", "gains", "open", "m")}
@@ -410,6 +419,7 @@ def fit_gate(est, state, simulation, spec):
         est.newcomer_rule_ = "features"
         est._join_info["feature_means"] = gate["means"]
         est._join_info["feature_masses"] = gate["masses"]
+        est._join_info["feature_map"] = whiten
 
 
 def _mean_and_loss(est, node, model):
@@ -448,6 +458,8 @@ def mean_neighbour_join(est, X, y, groups, sample_weight=None, *, table=None, sa
           else np.asarray(sample_weight, dtype=np.float64))
     means, masses = ((info["feature_means"], info["feature_masses"]) if table is None
                      else table)
+    if table is None and hub_map is None:  # Perso-lin's map, if its fit sent the scatter
+        hub_map = info.get("feature_map")
     n_fit, n_old, n_new = len(means), len(est.nodes_), len(new_labels)
     models = _models(est)
     dtype = models.dtype

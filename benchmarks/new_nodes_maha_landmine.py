@@ -1,0 +1,208 @@
+"""Mahalanobis against Euclidean placement of MOCHA and Perso-lin newcomers.
+
+Issue 32 (maha28).  When a fit's feature-mean gate opens, a newcomer is
+placed at the 5 fitted nodes nearest its feature mean.  Dada ranks them by
+the Mahalanobis distance of the pooled within-node scatter
+(:mod:`skfed._mean_scatter`); this script measures the same placement for
+MOCHA (:mod:`skfed.multitask._join_neighbours`) and Perso-lin
+(:func:`skfed._mean_neighbours.fit_gate`).  Each fit is made once (with the
+scatter round); each ``k`` joins a copy with the hub's map (``maha``) and a
+copy without it (``eucl``: the join before this change, bit for bit), on
+``benchmarks/new_nodes.py``'s split, newcomers' samples and test rows.
+Global is the best of pooled LinearSVC / SVC / LogisticRegression and the
+estimator's unseen-node prediction; Local the best per-node one (as in
+``new_nodes.py``).
+
+    python benchmarks/new_nodes_maha_landmine.py --families mocha,persolin \
+        --datasets landmine --seeds 0,1,2,3,4,5 --ks 5,10,20 [--out FILE]
+    python benchmarks/new_nodes_maha_landmine.py --from-json FILE [FILE ...]
+    python benchmarks/new_nodes_maha_landmine.py --spread --datasets landmine,moons
+
+``--spread`` prints, per fit of the gate's families, every honest node's
+size ``r_i`` over the median (:func:`skfed._mean_scatter.node_sizes`): the
+hub bounds a node at ``CAP`` times the median.  Rows whose gate stays shut
+(or whose features exceed ``WHITEN_MAX_FEATURES``) have ``maha == eucl``.
+
+Results
+-------
+(filled in below from the runs of 2026-11-29, maha28.)
+"""
+
+import argparse
+import copy
+import json
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import new_nodes as nn  # noqa: E402
+import new_nodes_landmine_neighbours as lmn  # noqa: E402
+
+
+def _drop_map(est, family):
+    """The fitted estimator without its Mahalanobis map (the Euclidean join)."""
+    if family == "persolin":
+        info = getattr(est, "_join_info", None)
+        if info is not None and "feature_map" in info:
+            est._join_info = dict(info, feature_map=None)
+    elif family == "mocha":
+        rehearsal = getattr(est, "_join_rehearsal", None)
+        gate = None if rehearsal is None else getattr(rehearsal, "neighbours", None)
+        if gate is not None:
+            gate.whiten = None
+    return est
+
+
+def _close_gate(est, family):
+    """The fitted estimator as if its gate had stayed shut (the graph join
+    for Perso-lin, the rehearsed centre for MOCHA; the gate's exchange is
+    still counted by MOCHA's first join)."""
+    if family == "persolin":
+        if getattr(est, "newcomer_rule_", "graph") == "features":
+            est.newcomer_rule_ = "graph"
+    elif family == "mocha":
+        rehearsal = getattr(est, "_join_rehearsal", None)
+        gate = None if rehearsal is None else getattr(rehearsal, "neighbours", None)
+        if gate is not None:
+            gate.open, gate.whiten = False, None
+    return est
+
+
+def _gate(est, family):
+    """``(t, open, has_map)`` of a fit's gate."""
+    if family == "persolin":
+        g = getattr(est, "newcomer_gate_", None)
+        info = getattr(est, "_join_info", {}) or {}
+        if g is None:
+            return None, False, False
+        return float(g["t"]), bool(g["open"]), info.get("feature_map") is not None
+    rehearsal = getattr(est, "_join_rehearsal", None)
+    g = None if rehearsal is None else getattr(rehearsal, "neighbours", None)
+    if g is None:
+        return None, False, False
+    return float(g.t), bool(g.open), getattr(g, "whiten", None) is not None
+
+
+def run(family, name, seed, ks, baselines=True):
+    data = lmn.load(name, seed)
+    X, y, groups, task = data[:4]
+    extra = data[4] if len(data) > 4 else None
+    fit_rows, new, order = nn.split(X, y, groups, seed, extra)
+    base = nn.make_estimator(family, task, seed)
+    base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+    t, is_open, has_map = _gate(base, family)
+    rows = []
+    for k in ks:
+        train, test = nn.new_node_rows(order, k)
+        Xk, yk, gk = X[train], y[train], groups[train]
+        Xt, yt, gt = X[test], y[test], groups[test]
+        out = {}
+        for variant in ("maha", "eucl", "graph"):
+            joined = copy.deepcopy(base)
+            if variant == "eucl":
+                _drop_map(joined, family)
+            elif variant == "graph":
+                _close_gate(joined, family)
+            joined.add_nodes(Xk, yk, groups=gk)
+            log = getattr(joined, "join_communication_", None)
+            out[variant] = nn.score(task, yt, joined.predict(Xt, groups=gt))
+            out[variant + "_bytes"] = 0 if log is None else int(log.total_bytes)
+        row = dict(family=family, dataset=name, seed=seed, k=k, t=t, open=is_open,
+                   has_map=has_map, fit_bytes=int(base.n_bytes_sent_), **out)
+        if baselines:
+            pooled, local = nn.baselines(task, X, y, groups, fit_rows, train, test, k)
+            row.update(global_best=max(max(pooled.values()),
+                                       nn.score(task, yt, base.predict(Xt, groups=gt))),
+                       local_best=max(local.values()))
+        print(json.dumps({a: (round(v, 3) if isinstance(v, float) else v)
+                          for a, v in row.items()}), flush=True)
+        rows.append(row)
+    return rows
+
+
+def summarize(rows):
+    lines = [f"{'family':8s} {'data':17s} {'k':>3s} {'seeds':>9s} {'open':>4s} {'graph':>6s} "
+             f"{'eucl':>6s} {'maha':>6s} {'diff':>6s} {'t_pair':>6s} {'global':>6s} {'local':>6s} "
+             f"{'bytes':>6s}"]
+    for key in sorted({(r["family"], r["dataset"], r["k"]) for r in rows}):
+        sel = sorted([r for r in rows if (r["family"], r["dataset"], r["k"]) == key],
+                     key=lambda r: r["seed"])
+        d = np.array([r["maha"] - r["eucl"] for r in sel])
+        sd = d.std(ddof=1) if len(d) > 1 else 0.0
+        tp = d.mean() / (sd / np.sqrt(len(d))) if sd > 0 else 0.0
+        g = [r.get("global_best") for r in sel]
+        loc = [r.get("local_best") for r in sel]
+        seeds = f"{sel[0]['seed']}-{sel[-1]['seed']}"
+        lines.append(
+            f"{key[0]:8s} {key[1]:17s} {key[2]:3d} {seeds:>9s} "
+            f"{sum(r['has_map'] for r in sel):4d} "
+            f"{np.mean([r.get('graph', np.nan) for r in sel]):6.2f} "
+            f"{np.mean([r['eucl'] for r in sel]):6.2f} "
+            f"{np.mean([r['maha'] for r in sel]):6.2f} {d.mean():+6.2f} {tp:6.2f} "
+            + (f"{np.mean(g):6.2f} {np.mean(loc):6.2f} " if None not in g else " " * 14)
+            + f"{np.mean([r['maha_bytes'] for r in sel]) / 1e3:5.1f}k")
+    return "\n".join(lines)
+
+
+def spread(datasets, seeds):
+    """Honest nodes' sizes over the median (see the module)."""
+    from skfed._mean_neighbours import node_means
+    from skfed._mean_scatter import node_scatters, node_sizes
+
+    for name in datasets:
+        for seed in seeds:
+            data = lmn.load(name, seed)
+            X, y, groups = data[:3]
+            extra = data[4] if len(data) > 4 else None
+            fit_rows, _, _ = nn.split(X, y, groups, seed, extra)
+            g = groups[fit_rows]
+            order = np.argsort(g, kind="stable")
+            Xf = np.asarray(X[fit_rows][order], dtype=np.float64)
+            counts = np.unique(g[order], return_counts=True)[1]
+            offsets = np.concatenate([[0], np.cumsum(counts)])
+            sw = np.ones(len(Xf))
+            d = Xf.shape[1]
+            iu = np.triu_indices(d)
+            tri = node_scatters(Xf, sw, offsets, node_means(Xf, sw, offsets)[0])[:, iu[0], iu[1]]
+            r = node_sizes(tri, d)
+            ratio = r / np.median(r)
+            print(f"{name:17s} seed {seed}: d={d} n={len(counts)} r/median max {ratio.max():.2f} "
+                  f"min {ratio.min():.3f} (95 % {np.quantile(ratio, 0.95):.2f})", flush=True)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--families", default="mocha,persolin")
+    p.add_argument("--datasets", default="landmine")
+    p.add_argument("--seeds", default="0,1,2")
+    p.add_argument("--ks", default="5,10,20")
+    p.add_argument("--out")
+    p.add_argument("--no-baselines", action="store_true")
+    p.add_argument("--spread", action="store_true")
+    p.add_argument("--from-json", nargs="+")
+    a = p.parse_args()
+    seeds = [int(s) for s in a.seeds.split(",")]
+    if a.spread:
+        return spread(a.datasets.split(","), seeds)
+    if a.from_json:
+        rows = [json.loads(line) for f in a.from_json for line in open(f) if line.startswith("{")]
+        print(summarize(rows))
+        return
+    rows = []
+    out = open(a.out, "a") if a.out else None
+    for family in a.families.split(","):
+        for name in a.datasets.split(","):
+            for seed in seeds:
+                for row in run(family, name, seed, [int(k) for k in a.ks.split(",")],
+                               not a.no_baselines):
+                    rows.append(row)
+                    if out:
+                        out.write(json.dumps(row) + "\n")
+                        out.flush()
+    print(summarize(rows))
+
+
+if __name__ == "__main__":
+    main()
