@@ -148,15 +148,15 @@ def scatter_bytes(d, dtype):
     return d * (d + 1) // 2 * float_bytes(dtype)
 
 
-def whitening_round(raw_X, sw, offsets, means, dtype, sim, cap=CAP,
-                    max_features=WHITEN_MAX_FEATURES):
+def whitening_round(raw_X, sw, offsets, means, dtype, sim, cap=CAP, max_features=None):
     """After an open gate: every node but the hub sends its within-node
     scatter's upper triangle (``d (d + 1) / 2`` values, the fit's dtype;
     rogue nodes corrupt it); the hub pools them with its own
     (:func:`pool_scatters`) and returns :func:`hub_whitening` of the pool
-    (``None`` above ``max_features`` features: nothing sent)."""
+    (``None`` above ``max_features`` features, default
+    ``WHITEN_MAX_FEATURES``: nothing sent)."""
     n, d = len(offsets) - 1, raw_X.shape[1]
-    if d > max_features or n < 2:
+    if d > (WHITEN_MAX_FEATURES if max_features is None else max_features) or n < 2:
         return None
     iu = np.triu_indices(d)
     tri = node_scatters(raw_X, sw, offsets, means)[:, iu[0], iu[1]].astype(dtype).astype(np.float64)
