@@ -52,6 +52,22 @@ on Landmine (23 nodes, 9 features) 6.6 kB against a 3.5 kB join and a
 
 Under ``privacy`` there is no gate (as there is no rehearsal): the means
 and the gains would be releases no accountant covers.
+
+**Mahalanobis placement** (maha28, :data:`PLACEMENT`).  With the gate open
+(at most 32 features) every fitted node also sends the server its
+within-node scatter's upper triangle (``d (d + 1) / 2`` values as float32,
+:data:`SCATTER_BYTES`, counted with the gate's exchange; whether the gate
+is affordable is decided without it, before it opens), and the server
+ranks the fitted means by the Mahalanobis distance of their pooled scatter
+(:mod:`skfed._mean_scatter`, Dada's and Perso-lin's round; each node's
+scatter bounded against rogue values).  Landmine, Mahalanobis minus
+Euclidean at k = 5 / 10 / 20 (``python
+benchmarks/new_nodes_maha_landmine.py --families mocha --seeds ...``):
+seeds 0-5 +0.19 / -0.03 / +0.09, seeds 6-11 +0.30 / +0.51 / +0.18; held
+out with the byte budget lifted (``--mocha-any-cost``; by default the gate
+does not run there), seeds 0-5: clustered-shifted -0.08 / -0.02 / +0.07,
+with mixed features +3.1 / +0.6 / +0.1.  The first join's bytes on
+Landmine: +4.5 kB (about 14.6 kB, 0.07-0.08 of a refit's).
 """
 
 
@@ -151,6 +167,10 @@ class FeatureNeighbours:
         ``t > GATE_T``.
     counted : bool
         Whether the gate's exchange was counted (by the first join).
+    whiten : ndarray of shape (n_features, r) or None
+        The server's map of the pooled within-node scatter (open gate,
+        ``PLACEMENT == "mahalanobis"``, at most 32 features): distances
+        between means are taken after it.
     """
 
     def __init__(self, Z, Y, sw, offsets, W, loss_name, n_features):
@@ -195,7 +215,8 @@ class FeatureNeighbours:
 
     def n_bytes(self, float_bytes, header_bytes, scatter=True):
         """The gate's exchange in bytes (0 without a gate): per fitted node
-        three messages, its mean, two models and its gain."""
+        three messages, its mean, two models and its gain, and with
+        ``scatter`` an open gate's scatter message (see the module)."""
         if not np.isfinite(self.gains).all():
             return 0
         floats = self.n_features + 2 * self.n_problems * self.d + 1
