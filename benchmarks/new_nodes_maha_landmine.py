@@ -23,9 +23,59 @@ size ``r_i`` over the median (:func:`skfed._mean_scatter.node_sizes`): the
 hub bounds a node at ``CAP`` times the median.  Rows whose gate stays shut
 (or whose features exceed ``WHITEN_MAX_FEATURES``) have ``maha == eucl``.
 
-Results
--------
-(filled in below from the runs of 2026-11-29, maha28.)
+Results (2026-11-29, maha28; one BLAS thread, nice, shared machine)
+-----------------------------------------------------------------
+
+Columns: gate open (fits), newcomers' accuracy by the graph join (gate
+shut), Euclidean and Mahalanobis placement, their paired difference and t
+over the seeds, Global / Local best, Mahalanobis join bytes (MOCHA: the
+first join carries the gate's exchange and the float32 scatters)::
+
+    python benchmarks/new_nodes_maha_landmine.py --families persolin,mocha \
+        --seeds 0,1,2,3,4,5,6,7,8,9,10,11 --ks 5,10,20 --out lm2.json
+
+    family   data       k  seeds open  graph   eucl   maha   diff t_pair global  local  bytes
+    mocha    landmine   5    0-5    6  93.42  93.83  94.02  +0.19   2.15  93.64  93.38  14.7k
+    mocha    landmine  10    0-5    6  93.38  93.89  93.86  -0.03  -0.74  93.61  93.45  14.7k
+    mocha    landmine  20    0-5    6  93.33  93.81  93.90  +0.09   1.72  93.60  93.37  14.7k
+    persolin landmine   5    0-5    6  93.53  93.81  93.86  +0.05   1.07  93.64  93.38   5.1k
+    persolin landmine  10    0-5    6  93.52  93.86  93.77  -0.08  -1.43  93.61  93.45   5.1k
+    persolin landmine  20    0-5    6  93.62  93.91  93.92  +0.01   0.19  93.60  93.37   5.1k
+    mocha    landmine   5   6-11    6  94.22  94.07  94.37  +0.30   1.92  94.51  94.42  14.7k
+    mocha    landmine  10   6-11    6  93.82  93.74  94.25  +0.51   1.93  94.52  94.44  14.7k
+    mocha    landmine  20   6-11    6  94.26  94.32  94.50  +0.18   2.29  94.50  94.43  14.7k
+    persolin landmine   5   6-11    6  94.36  94.17  94.33  +0.16   1.44  94.51  94.42   5.1k
+    persolin landmine  10   6-11    6  94.33  94.31  94.52  +0.21   3.01  94.52  94.44   5.1k
+    persolin landmine  20   6-11    6  94.49  94.39  94.59  +0.21   2.41  94.50  94.43   5.1k
+
+On the fresh block the Euclidean gate lost to the graph join (Perso-lin
+-0.19 / -0.02 / -0.10, MOCHA -0.15 / -0.08 / +0.06: seeds25's finding);
+Mahalanobis placement is above it (Perso-lin -0.03 / +0.19 / +0.10, MOCHA
++0.15 / +0.43 / +0.24) but still under Global at k = 5 (both) and 10
+(MOCHA).  Held out (no baselines; ``--mocha-any-cost`` runs MOCHA's gate
+past its byte budget, which by default keeps it off on these 100-node
+federations)::
+
+    python benchmarks/new_nodes_maha_landmine.py --families persolin,mocha \
+        --datasets moons,shifted-alike,related-clustered,related-narrow,related-alike,related-small \
+        --seeds 0,1,2 --no-baselines
+    python benchmarks/new_nodes_maha_landmine.py --families persolin,mocha \
+        --datasets clustered-shifted,clustered-shifted-weak,clustered-shifted-corr \
+        --seeds 0,1,2 --no-baselines --mocha-any-cost       # and seeds 3,4,5 (not -weak)
+
+    moons, shifted-alike, related-*: the gate closed on every Perso-lin fit (t -3.4 .. -0.1);
+    MOCHA's gate not run (over its byte share): maha == eucl == graph to the digit.
+    Mahalanobis minus Euclidean, k = 5 / 10 / 20 (gate open on every fit):
+    persolin clustered-shifted       0-2 +0.20 +0.19 -0.03   3-5 -0.11 -0.10 +0.17
+    persolin clustered-shifted-corr  0-2 +4.87 +1.38 +0.53   3-5 +3.82 +1.05 +0.19
+    persolin clustered-shifted-weak  0-2 +0.02 +0.14 +0.22
+    mocha    clustered-shifted       0-2 -0.13 -0.02 +0.17   3-5 -0.02 -0.02 -0.03
+    mocha    clustered-shifted-corr  0-2 +2.93 +0.45 -0.31   3-5 +3.20 +0.67 +0.44
+    mocha    clustered-shifted-weak  0-2 +0.27 +0.26 +0.06
+
+``--spread`` (the hub's bound, CAP = 8): honest r_i / median(r) at most
+3.13 on Landmine (seeds 0-2), 1.79 on rotated moons, 1.36 shifted-alike,
+1.48 related-narrow, 1.30 related-clustered: no honest node is scaled.
 """
 
 import argparse
