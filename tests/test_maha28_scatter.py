@@ -21,6 +21,7 @@ from skfed.multitask import _join_neighbours as jn
 from skfed.network import DEFAULT_HEADER_BYTES, payload_bytes
 
 from .test_dada18_one_class_join import nearest5, numpy_means
+from .test_multitask_join_neighbours import _terrains
 from .test_dada27_whitened_join import (correlated_terrains, mahalanobis5, newcomer,
                                         pooled_scatter)
 
@@ -149,24 +150,13 @@ def test_persolin_map_placement_and_bytes(monkeypatch):
     assert eucl.join_communication_.total_bytes == joined.join_communication_.total_bytes
 
 
-def _mocha_terrains(n_nodes=16, seed=0):
-    """Two kinds of node told apart by feature 2's mean (shift 3); the label's
-    slope on feature 0 flips with the kind; feature 3 has a large within-node
-    spread correlated with feature 2."""
-    rng = np.random.RandomState(seed)
-    X, y, g = [], [], []
-    for t in range(n_nodes):
-        side = 1 if t % 2 else -1
-        n_per = 30 + (7 * t) % 25
-        Xt = rng.normal(size=(n_per, 3))
-        Xt[:, 2] += side * 3.0
-        w = np.array([side, 0.5]) + 0.2 * rng.normal(size=2)
-        f = Xt[:, :2] @ w + 0.1 * rng.normal(size=n_per)
-        extra = 4.0 * (Xt[:, 2] - side * 3.0) + 2.0 * rng.normal(size=n_per)
-        X.append(np.column_stack([Xt, extra]))
-        y.append((f > 0).astype(int))
-        g.append(np.full(n_per, t))
-    return np.concatenate(X), np.concatenate(y), np.concatenate(g)
+def _mocha_terrains():
+    """MOCHA's gate test nodes (two kinds told apart by feature 2's mean) with
+    a fourth feature of large within-node spread, correlated with feature 2."""
+    X, y, g = _terrains()
+    side = np.where(g % 2, 1.0, -1.0)
+    extra = 4.0 * (X[:, 2] - 3.0 * side) + 2.0 * np.random.RandomState(1).normal(size=len(X))
+    return np.column_stack([X, extra]), y, g
 
 
 def test_mocha_map_centres_and_bytes(monkeypatch):
