@@ -25,12 +25,15 @@ therefore bounds each node's share before summing: with ``M`` the
 coordinate-wise median of the received scatters (its eigenvalues floored
 at ``FLOOR`` of the largest), a node's size is ``r_i``, the largest
 absolute eigenvalue of ``M^{-1/2} S_i M^{-1/2}`` (1 for a node equal to
-the median, large for a scaled, rotated or negated one), and a node above
-``CAP`` times the median ``r`` is scaled down to it (a non-finite one
-dropped).  With ``q`` rogue nodes of ``n`` the pool then lies between
-``H - q c M`` and ``H + q c M`` in the Loewner order (``H`` the honest
-sum, ``c = CAP * median(r)``), whatever they send, as long as fewer than
-half the nodes are rogue (the median is honest-bounded).  Honest nodes
+the median, large for a scaled or rotated one), and a node above ``CAP``
+times the median ``r`` is scaled down to it (a non-finite one dropped).
+A scatter is positive semi-definite, so one with a clearly negative
+eigenvalue (a negated or indefinite one: below ``NEGATIVE`` of its
+largest) is first replaced by its positive part.  With ``q`` rogue nodes
+of ``n`` the pool then lies between ``H`` and ``H + q c M`` in the
+Loewner order (``H`` the honest sum, ``c = CAP * median(r)``), whatever
+they send, as long as fewer than half the nodes are rogue (the median is
+honest-bounded).  Honest nodes
 are never scaled on the measured families (largest ``r_i / median(r)``:
 ``benchmarks/new_nodes_maha_landmine.py --spread``), so an honest
 federation's pool is the plain sum to the bit.
@@ -41,7 +44,7 @@ import numpy as np
 from ._mean_neighbours import _deliver
 from .network import float_bytes
 
-__all__ = ["WHITEN_MAX_FEATURES", "CAP", "node_scatters", "pool_scatters",
+__all__ = ["WHITEN_MAX_FEATURES", "CAP", "node_scatters", "positive_parts", "pool_scatters",
            "hub_whitening", "whitening_round", "scatter_bytes"]
 
 # The scatter is sent up to this many features; above it the nearest query
@@ -55,6 +58,10 @@ CAP = 8.0
 # when sizing a node (a rogue's variance where honest nodes have none counts
 # as large, not as free).
 FLOOR = 1e-6
+# A received scatter whose most negative eigenvalue is below this share of
+# its largest is not a scatter (honest ones rounded to float32 are about
+# 1e-7 negative at most): the hub keeps its positive part.
+NEGATIVE = 1e-4
 
 
 def node_scatters(raw_X, sw, offsets, means):
@@ -98,10 +105,29 @@ def node_sizes(tri, d):
     return sizes
 
 
+def positive_parts(tri, d):
+    """``tri`` with every finite scatter whose most negative eigenvalue is
+    below ``-NEGATIVE`` times its largest absolute one replaced by its
+    positive part (a scatter is positive semi-definite: such a node sent a
+    negated or indefinite one); the others are kept bit for bit."""
+    tri = np.array(tri, dtype=np.float64)
+    finite = np.flatnonzero(np.isfinite(tri).all(axis=1))
+    if not len(finite):
+        return tri
+    lam, V = np.linalg.eigh(_full(tri[finite], d))
+    bad = lam[:, 0] < -NEGATIVE * np.abs(lam).max(axis=1)
+    if bad.any():
+        iu = np.triu_indices(d)
+        fixed = np.einsum("nij,nj,nkj->nik", V[bad], np.maximum(lam[bad], 0.0), V[bad])
+        tri[finite[bad]] = fixed[:, iu[0], iu[1]]
+    return tri
+
+
 def pool_scatters(tri, d, cap=CAP):
     """The hub's pool of the received upper triangles ``tri`` (``(n, d (d +
     1) / 2)``): their sum after scaling every node above ``cap`` times the
-    median size down to it (see the module; ``cap=None``: the plain sum).
+    median size down to it, after :func:`positive_parts` (see the module;
+    ``cap=None``: the plain sum).
 
     Returns
     -------
@@ -111,6 +137,8 @@ def pool_scatters(tri, d, cap=CAP):
     """
     tri = np.asarray(tri, dtype=np.float64)
     factors = np.ones(len(tri))
+    if cap is not None:
+        tri = positive_parts(tri, d)
     sizes = None if cap is None else node_sizes(tri, d)
     if sizes is not None:
         limit = cap * np.median(sizes[np.isfinite(sizes)])
