@@ -134,6 +134,19 @@ def pool_scatters(tri, d, cap=CAP):
     pooled : ndarray of shape (d, d)
     factors : ndarray of shape (n,)
         Each node's scale (1.0 unless bounded; 0.0 for a non-finite one).
+
+    Examples
+    --------
+    Two honest nodes and one sending a scatter 10^6 times too large
+    (``d = 2``, triangles ``(s00, s01, s11)``): the median scatter is
+    ``2 I``, the honest sizes 1, so the third is scaled to 8 times ``2 I``.
+
+    >>> import numpy as np
+    >>> from skfed._mean_scatter import pool_scatters
+    >>> tri = np.array([[2., 0., 1.], [1., 0., 2.], [1e6, 0., 1e6]])
+    >>> pooled, factors = pool_scatters(tri, 2)
+    >>> pooled.tolist(), factors.tolist()
+    ([[19.0, 0.0], [0.0, 19.0]], [1.0, 1.0, 1.6e-05])
     """
     tri = np.asarray(tri, dtype=np.float64)
     factors = np.ones(len(tri))
