@@ -73,6 +73,31 @@ federations)::
     mocha    clustered-shifted-corr  0-2 +2.93 +0.45 -0.31   3-5 +3.20 +0.67 +0.44
     mocha    clustered-shifted-weak  0-2 +0.27 +0.26 +0.06
 
+The join table's rows with this change (``new_nodes.py`` and the fresh-seed
+audit's harness; Global / Local the best pooled / per-node baseline)::
+
+    python benchmarks/new_nodes.py --families mocha,persolin --datasets landmine \
+        --seeds 0,1,2 --ks 5,10,20
+    python benchmarks/new_nodes_fresh_seeds.py --rows mocha:landmine,persolin:landmine \
+        --seeds 6,7,8 --out f678.json                    # and 9,10,11; then --from-json both
+
+    row                  k   seeds 0-2 join global local refit bytes  cpu  goal | seeds 6-11
+    MOCHA, Landmine      5   94.06 93.81 93.54 92.12 .0649 .0085 yes | 94.4 94.5 94.4 93.5 .066 .010 NO
+    MOCHA, Landmine     10   94.00 93.77 93.58 92.07 .0598 .0108 yes | 94.2 94.5 94.4 91.5 .070 .014 NO
+    MOCHA, Landmine     20   93.94 93.78 93.57 93.18 .0631 .0183 yes | 94.5 94.5 94.4 93.6 .064 .021 yes
+    Perso-lin, Landmine  5   93.90 93.81 93.54 93.58 .0015 .0177 yes | 94.3 94.5 94.4 94.2 .0015 .127 NO
+    Perso-lin, Landmine 10   93.82 93.77 93.58 93.53 .0014 .0189 yes | 94.5 94.5 94.4 93.6 .0015 .019 yes
+    Perso-lin, Landmine 20   94.01 93.78 93.57 93.64 .0014 .0161 yes | 94.6 94.5 94.4 94.4 .0014 .018 yes
+
+(Perso-lin's seed-6-11 CPU .127 is one join timed at .633 of its refit on
+seed 11 on a loaded machine; the other 17 are .014-.024.)  Join minus
+Global over seeds 6-11: MOCHA -0.12 / -0.25 / +0.02 (seeds25, Euclidean:
+-0.17 / -0.41 / -0.00 over 3-11), Perso-lin -0.17 / +0.02 / +0.11 (-0.13 /
+-0.02 / +0.04).  Seeds 6-8 and 9-11 joins were, Euclidean (seeds25) ->
+Mahalanobis: MOCHA 94.1 / 93.5 / 94.4 -> 94.2 / 94.3 / 94.5 and 94.1 / 94.0
+/ 94.3 -> 94.5 / 94.2 / 94.5; Perso-lin 94.2 / 94.4 / 94.5 -> 94.3 / 94.7 /
+94.7 and 94.1 / 94.2 / 94.2 -> 94.3 / 94.4 / 94.5.
+
 MOCHA on School and HAR (seeds 0-2 / 0): no gate (School: over its byte
 share; HAR: closed, and 561 features): unchanged.
 
