@@ -168,6 +168,33 @@ def _drop_map(est, family):
     return est
 
 
+VARIANTS = ("maha", "eucl", "graph")  # --median adds "median"
+
+
+def _median_map(X, groups, est):
+    """The hub's map from the fitted nodes' scatters pooled by their
+    coordinate-wise median (``pool_scatters(how="median")``)."""
+    from skfed._mean_scatter import hub_whitening, node_scatters, pool_scatters
+
+    nodes = np.asarray(est.nodes_)
+    X = np.asarray(X, dtype=np.float64)
+    idx = np.concatenate([np.flatnonzero(groups == k) for k in nodes])
+    offsets = np.concatenate([[0], np.cumsum([np.sum(groups == k) for k in nodes])])
+    sw = np.ones(len(idx))
+    means = np.array([X[groups == k].mean(axis=0) for k in nodes])
+    d = X.shape[1]
+    iu = np.triu_indices(d)
+    tri = node_scatters(X[idx], sw, offsets, means)[:, iu[0], iu[1]]
+    return hub_whitening(pool_scatters(tri, d, how="median")[0])
+
+
+def _set_map(est, family, L):
+    if family == "persolin":
+        est._join_info = dict(est._join_info, feature_map=L)
+    else:
+        est._join_rehearsal.neighbours.whiten = L
+
+
 def _close_gate(est, family):
     """The fitted estimator as if its gate had stayed shut (the graph join
     for Perso-lin, the rehearsed centre for MOCHA; the gate's exchange is
@@ -212,12 +239,17 @@ def run(family, name, seed, ks, baselines=True):
         Xk, yk, gk = X[train], y[train], groups[train]
         Xt, yt, gt = X[test], y[test], groups[test]
         out = {}
-        for variant in ("maha", "eucl", "graph"):
+        for variant in VARIANTS:
             joined = copy.deepcopy(base)
             if variant == "eucl":
                 _drop_map(joined, family)
             elif variant == "graph":
                 _close_gate(joined, family)
+            elif variant == "median":
+                if not has_map:
+                    out["median"], out["median_bytes"] = out["maha"], out["maha_bytes"]
+                    continue
+                _set_map(joined, family, _median_map(X[fit_rows], groups[fit_rows], base))
             joined.add_nodes(Xk, yk, groups=gk)
             log = getattr(joined, "join_communication_", None)
             out[variant] = nn.score(task, yt, joined.predict(Xt, groups=gt))
@@ -259,6 +291,73 @@ def summarize(rows):
     return "\n".join(lines)
 
 
+def attack(seeds, ks, n_rogue=2):
+    """Perso-lin on Landmine with ``n_rogue`` fitted nodes (the first ones
+    after the hub) sending, in the scatter round, 10^6 times the median
+    node's trace along the direction that separates the fitted means most
+    (the top eigenvector of their between-node scatter: the metric would
+    then ignore the terrains).  The hub's map is recomputed from the honest
+    nodes' scatters with those rows replaced, bounded (``pool_scatters``)
+    and as a plain sum (``cap=None``); the same fit joins with each."""
+    from skfed._mean_neighbours import node_means
+    from skfed._mean_scatter import CAP, hub_whitening, node_scatters, node_sizes, pool_scatters
+
+    rows = []
+    for seed in seeds:
+        X, y, groups, task = load("landmine", seed)[:4]
+        fit_rows, _, order = nn.split(X, y, groups, seed)
+        base = nn.make_estimator("persolin", task, seed)
+        base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+        if base.newcomer_rule_ != "features":
+            continue
+        g = groups[fit_rows]
+        Xf = np.asarray(X[fit_rows], dtype=np.float64)
+        nodes = np.asarray(base.nodes_)
+        idx = np.concatenate([np.flatnonzero(g == k) for k in nodes])
+        offsets = np.concatenate([[0], np.cumsum([np.sum(g == k) for k in nodes])])
+        sw = np.ones(len(idx))
+        means = node_means(Xf[idx], sw, offsets)[0]
+        d = Xf.shape[1]
+        iu = np.triu_indices(d)
+        tri = node_scatters(Xf[idx], sw, offsets, means)[:, iu[0], iu[1]]
+        C = means - means.mean(axis=0)
+        u = np.linalg.eigh(C.T @ C)[1][:, -1]
+        size = 1e6 * np.median(tri[:, [i for i in range(len(iu[0])) if iu[0][i] == iu[1][i]]]
+                               .sum(axis=1))
+        bad = tri.copy()
+        bad[1:1 + n_rogue] = (size * np.outer(u, u))[iu]
+        # the strongest scatter along u the hub still takes: just under the bound
+        sizes = node_sizes(bad, d)
+        scale = 0.999 * CAP * np.median(sizes) / sizes[1]
+        edge = tri.copy()
+        edge[1:1 + n_rogue] = (scale * size * np.outer(u, u))[iu]
+        while pool_scatters(edge, d, how="sum")[1][1] == 0.0:
+            edge[1:1 + n_rogue] *= 0.9
+        maps = {"honest": hub_whitening(pool_scatters(tri, d, how="sum")[0]),
+                "bounded": hub_whitening(pool_scatters(bad, d, how="sum")[0]),
+                "at_bound": hub_whitening(pool_scatters(edge, d, how="sum")[0]),
+                "plain": hub_whitening(pool_scatters(bad, d, cap=None)[0]), "eucl": None,
+                "median": hub_whitening(pool_scatters(tri, d, how="median")[0]),
+                "median_attacked": hub_whitening(pool_scatters(bad, d, how="median")[0])}
+        for k in ks:
+            train, test = nn.new_node_rows(order, k)
+            row = dict(seed=seed, k=k)
+            for name, L in maps.items():
+                joined = copy.deepcopy(base)
+                joined._join_info = dict(joined._join_info, feature_map=L)
+                joined.add_nodes(X[train], y[train], groups=groups[train])
+                row[name] = nn.score(task, y[test], joined.predict(X[test], groups=groups[test]))
+            print(json.dumps({a: round(v, 3) if isinstance(v, float) else v
+                              for a, v in row.items()}), flush=True)
+            rows.append(row)
+    for k in ks:
+        sel = [r for r in rows if r["k"] == k]
+        print(f"k={k:2d} seeds={len(sel)} " + " ".join(
+            f"{name} {np.mean([r[name] for r in sel]):.2f}"
+            for name in ("honest", "bounded", "at_bound", "plain", "eucl", "median",
+                         "median_attacked")))
+
+
 def spread(datasets, seeds):
     """Honest nodes' sizes over the median (see the module)."""
     from skfed._mean_neighbours import node_means
@@ -294,10 +393,17 @@ def main():
     p.add_argument("--out")
     p.add_argument("--no-baselines", action="store_true")
     p.add_argument("--spread", action="store_true")
+    p.add_argument("--attack", action="store_true",
+                   help="Perso-lin Landmine: 2 rogue scatters, bounded vs plain pool")
     p.add_argument("--from-json", nargs="+")
     p.add_argument("--mocha-any-cost", action="store_true",
                    help="run MOCHA's gate whatever its share of the fit's bytes")
+    p.add_argument("--median", action="store_true",
+                   help="also join with the coordinate-wise median pool's map")
     a = p.parse_args()
+    if a.median:
+        global VARIANTS
+        VARIANTS = VARIANTS + ("median",)
     if a.mocha_any_cost:
         from skfed.multitask import _join_neighbours
 
@@ -305,6 +411,8 @@ def main():
     seeds = [int(s) for s in a.seeds.split(",")]
     if a.spread:
         return spread(a.datasets.split(","), seeds)
+    if a.attack:
+        return attack(seeds, [int(k) for k in a.ks.split(",")])
     if a.from_json:
         rows = [json.loads(line) for f in a.from_json for line in open(f) if line.startswith("{")]
         print(summarize(rows))
