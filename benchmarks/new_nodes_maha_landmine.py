@@ -130,7 +130,7 @@ share; HAR: closed, and 561 features): unchanged.
 median(r) at most 3.13 on Landmine, 1.79 on rotated moons, 1.36
 shifted-alike, 1.48 related-narrow, 1.30 related-clustered; seeds 3-11
 (Landmine, moons, clustered-shifted-corr, related-small) at most 3.18
-(Landmine): no honest node is scaled, and Dada's Landmine fits (seeds 0
+(Landmine): no honest node is left out, and Dada's Landmine fits (seeds 0
 and 3, k = 5) give the same map, predictions and bytes as before the
 bound, bit for bit.
 """
