@@ -30,7 +30,7 @@ rotated moons 1.7 %, related-* 0.8-2.1 %.
 After an open gate the scatter round of the one-class join's Mahalanobis
 placement is :func:`skfed._mean_scatter.whitening_round`, the one Perso-lin
 and MOCHA use: its hub keeps the positive part of each received scatter
-and bounds it at ``CAP`` times the median node's before summing (rogue
+and leaves out one over ``CAP`` times the median node's size (rogue
 nodes), which leaves an honest fit's map the plain sum's, bit for bit
 (Landmine seeds 0 and 3: the same map, predictions and bytes).
 """
