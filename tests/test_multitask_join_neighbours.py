@@ -57,6 +57,19 @@ def _fit(regression=False, signal=True, seed=0, n_fit=14, k=10):
     return est, (X[old], y[old], g[old]), (X[new], y[new], g[new])
 
 
+def _near5(means, target, Xo, go):
+    """The 5 fitted nodes nearest ``target`` by the Mahalanobis distance of
+    the fitted nodes' pooled within-node scatter (NumPy inverse; maha28)."""
+    S = sum((Xo[go == t] - means[t]).T @ (Xo[go == t] - means[t]) for t in range(len(means)))
+    diff = means - target
+    return np.argsort(np.einsum("ij,jk,ik->i", diff, np.linalg.inv(S), diff), kind="stable")[:5]
+
+
+def _scatter_bytes(m, d):
+    """An open gate's scatters (float32 upper triangles), one message per node."""
+    return m * (d * (d + 1) // 2 * jn.SCATTER_BYTES + HEADER)
+
+
 def _reference_gate(est, Xo, yo, go, regression):
     """Every node's gain and t by a loop over the nodes, from the fitted
     coef_ / intercept_ (a model's margin is x . coef + intercept)."""
@@ -124,8 +137,7 @@ def test_open_gate_centres_newcomers_on_their_nearest_means(regression):
     # (W's intercept column holds intercept / intercept_scaling)
     centre = []
     for node in np.unique(gn):
-        dist = ((means - Xn[gn == node].mean(axis=0)) ** 2).sum(axis=1)
-        near = np.argsort(dist, kind="stable")[:5]
+        near = _near5(means, Xn[gn == node].mean(axis=0), Xo, go)
         assert np.all(near % 2 == node % 2)  # its own kind
         w = sizes[near] / sizes[near].sum()
         centre.append(np.append(w @ coef[near], w @ icpt[near] / est.intercept_scaling))
@@ -133,6 +145,7 @@ def test_open_gate_centres_newcomers_on_their_nearest_means(regression):
 
     told = copy.deepcopy(est)  # the gate closed, the centre given
     told._join_rehearsal.neighbours.open = False
+    told._join_rehearsal.neighbours.whiten = None  # (its closed gate sends no scatter)
     told._join_rehearsal.centres_for = lambda counts, M: centre
     before = est.n_bytes_sent_
     est.add_nodes(Xn, yn, groups=gn)
@@ -146,7 +159,7 @@ def test_open_gate_centres_newcomers_on_their_nearest_means(regression):
     # told the centre (whose closed gate sent the same exchange)
     n_new = len(np.unique(gn))
     assert (est.join_communication_.total_bytes - told.join_communication_.total_bytes
-            == n_new * d * 8)
+            == n_new * d * 8 + _scatter_bytes(m, d))
     assert est.n_bytes_sent_ - before == est.join_communication_.total_bytes
     # a second join sends no gate exchange again: one newcomer's mean more
     # than the same join without a gate
@@ -186,7 +199,8 @@ def test_open_gate_bytes_in_closed_form():
     without.add_nodes(Xn, yn, groups=gn)
     n_new = len(np.unique(gn))
     assert (est.join_communication_.total_bytes - without.join_communication_.total_bytes
-            == m * ((d + 2 * (d + 1) + 1) * 8 + 3 * HEADER) + n_new * d * 8)
+            == m * ((d + 2 * (d + 1) + 1) * 8 + 3 * HEADER) + n_new * d * 8
+            + _scatter_bytes(m, d))
 
 
 def test_scale_zero_takes_the_centre(monkeypatch):
@@ -198,8 +212,7 @@ def test_scale_zero_takes_the_centre(monkeypatch):
     means = np.array([Xo[go == t].mean(axis=0) for t in range(m)])
     est.add_nodes(Xn, yn, groups=gn)
     for j, node in enumerate(np.unique(gn)):
-        dist = ((means - Xn[gn == node].mean(axis=0)) ** 2).sum(axis=1)
-        near = np.argsort(dist, kind="stable")[:5]
+        near = _near5(means, Xn[gn == node].mean(axis=0), Xo, go)
         w = sizes[near] / sizes[near].sum()
         np.testing.assert_allclose(est.coef_[m + j], w @ coef[near], rtol=1e-12)
         np.testing.assert_allclose(est.intercept_[m + j], w @ icpt[near], rtol=1e-12)
@@ -228,7 +241,8 @@ def test_a_gate_costlier_than_its_share_of_the_fit_is_not_run(share, monkeypatch
     gate = est._join_rehearsal.neighbours
     m, d = gate.means.shape
     cost = m * ((d + 2 * (d + 1) + 1) * 8 + 3 * HEADER)
-    assert gate.n_bytes(8, HEADER) == cost
+    assert gate.n_bytes(8, HEADER, scatter=False) == cost   # (decided before it opens)
+    assert gate.n_bytes(8, HEADER) == cost + _scatter_bytes(m, d)
     fit_bytes = est.communication_.total_bytes
     without = copy.deepcopy(est)
     without._join_rehearsal.neighbours = None
@@ -251,7 +265,7 @@ def test_a_fit_whose_gate_is_too_costly_computes_none(monkeypatch):
     all: just under its cost, no gate (and the join is the plain one)."""
     est, _, _ = _fit()
     gate = est._join_rehearsal.neighbours
-    share = gate.n_bytes(8, HEADER) / est.communication_.total_bytes
+    share = gate.n_bytes(8, HEADER, scatter=False) / est.communication_.total_bytes
     monkeypatch.setattr(jn, "GATE_BYTE_SHARE", share * (1 - 1e-9))
     again, _, (Xn, yn, gn) = _fit()
     assert again._join_rehearsal.neighbours is None

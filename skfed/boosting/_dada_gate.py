@@ -26,6 +26,13 @@ benchmarks/dada_gate_bytes.py --datasets landmine,har,moons,related --seeds
 0,1,2``; the gate's bytes over the fit's other bytes): Landmine 2.0-2.2 %
 (was 4 %), HAR 4.5-4.7 % (was 18-22 %; its 46 % is now the 561 means),
 rotated moons 1.7 %, related-* 0.8-2.1 %.
+
+After an open gate the scatter round of the one-class join's Mahalanobis
+placement is :func:`skfed._mean_scatter.whitening_round`, the one Perso-lin
+and MOCHA use: its hub keeps the positive part of each received scatter
+and leaves out one over ``CAP`` times the median node's size (rogue
+nodes), which leaves an honest fit's map the plain sum's, bit for bit
+(Landmine seeds 0 and 3: the same map, predictions and bytes).
 """
 
 import numpy as np
@@ -38,67 +45,22 @@ from .._mean_neighbours import (
     hub_answers,
     node_means,
 )
+from .._mean_scatter import WHITEN_MAX_FEATURES as _WHITEN_MAX_FEATURES
+from .._mean_scatter import hub_whitening, whitening_round
 from ..graph import model_message_bytes
 from ..network import float_bytes, payload_bytes
 
 __all__ = ["run_gate", "hub_whitening", "WHITEN_MAX_FEATURES"]
 
-# An open gate's nodes send the hub their within-node scatter (upper triangle,
-# d (d + 1) / 2 values in the fit's dtype) up to this many features; above it
-# the one-class join's nearest query stays Euclidean (HAR's 561 features
-# would cost 157,641 values per node).  0 turns the whitening off.
-WHITEN_MAX_FEATURES = 32
+# An open gate's nodes send the hub their within-node scatter (the shared
+# round, :func:`skfed._mean_scatter.whitening_round`) up to this many
+# features; 0 turns the whitening off.
+WHITEN_MAX_FEATURES = _WHITEN_MAX_FEATURES
 
 
 def _values(n, dtype):
     """``payload_bytes`` of ``n`` values of ``dtype`` (float32 or float64)."""
     return n * float_bytes(dtype)
-
-
-def node_scatters(raw_X, sw, offsets, means):
-    """Every node's sample-weighted within-node scatter ``sum_r w_r (x_r -
-    mean)(x_r - mean)^T`` about its (float64) mean, ``(n, d, d)``."""
-    n, d = len(offsets) - 1, raw_X.shape[1]
-    out = np.zeros((n, d, d))
-    for i in range(n):
-        rows = slice(offsets[i], offsets[i + 1])
-        C = np.asarray(raw_X[rows], dtype=np.float64) - means[i]
-        out[i] = (C * np.asarray(sw[rows], dtype=np.float64)[:, None]).T @ C
-    return out
-
-
-def hub_whitening(pooled, rcond=1e-10):
-    """``L`` with ``||(a - b) L||^2 = (a - b)^T pooled^+ (a - b)``: the hub's map
-    (eigenvalues below ``rcond`` times the largest are dropped, as a
-    pseudo-inverse; a corrupted, indefinite sum keeps its positive part)."""
-    pooled = 0.5 * (pooled + pooled.T)
-    lam, V = np.linalg.eigh(pooled)
-    top = lam.max() if lam.size else 0.0
-    if not np.isfinite(top) or top <= 0:
-        return None
-    keep = lam > rcond * top
-    return V[:, keep] / np.sqrt(lam[keep])
-
-
-def whitening_round(raw_X, sw, offsets, means, dtype, sim):
-    """After an open gate: every node but the hub sends its within-node
-    scatter's upper triangle (``d (d + 1) / 2`` values, the fit's dtype;
-    rogue nodes corrupt it); the hub sums them with its own and returns
-    :func:`hub_whitening` of the sum (``None`` above ``WHITEN_MAX_FEATURES``
-    features: nothing sent)."""
-    n, d = len(offsets) - 1, raw_X.shape[1]
-    if d > WHITEN_MAX_FEATURES or n < 2:
-        return None
-    iu = np.triu_indices(d)
-    tri = node_scatters(raw_X, sw, offsets, means)[:, iu[0], iu[1]].astype(dtype).astype(np.float64)
-    if np.asarray(sim.rogue, dtype=bool).any():
-        tri = sim.corrupt_value_rows(tri, np.arange(n, dtype=np.intp)).astype(dtype).astype(np.float64)
-    _deliver(sim, np.arange(1, n, dtype=np.intp), np.zeros(n - 1, np.intp),
-             np.full(n - 1, _values(len(iu[0]), dtype)))
-    pooled = np.zeros((d, d))
-    pooled[iu] = tri.sum(axis=0)
-    pooled = pooled + np.triu(pooled, 1).T
-    return hub_whitening(pooled)
 
 
 def run_gate(Z, Y, sw, offsets, raw_X, models, sim, m=N_NEAREST):
@@ -150,7 +112,7 @@ def run_gate(Z, Y, sw, offsets, raw_X, models, sim, m=N_NEAREST):
     gains, t = gate_gains(sim, Z, Y, sw, offsets, answers, seen_masses, near,
                           lambda i: (total - shares[i]) / (mass_total - seen_masses[i]))
     is_open = bool(t > GATE_T)
-    whiten = (whitening_round(raw_X, sw, offsets, node_means(raw_X, sw, offsets)[0], dtype, sim)
-              if is_open else None)
+    whiten = (whitening_round(raw_X, sw, offsets, node_means(raw_X, sw, offsets)[0], dtype, sim,
+                              max_features=WHITEN_MAX_FEATURES) if is_open else None)
     return {"t": t, "mean_gain": float(np.mean(gains)), "gains": gains, "open": is_open,
             "m": int(m), "means": seen_means, "masses": seen_masses, "whiten": whiten}

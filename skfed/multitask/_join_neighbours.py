@@ -52,6 +52,22 @@ on Landmine (23 nodes, 9 features) 6.6 kB against a 3.5 kB join and a
 
 Under ``privacy`` there is no gate (as there is no rehearsal): the means
 and the gains would be releases no accountant covers.
+
+**Mahalanobis placement** (maha28, :data:`PLACEMENT`).  With the gate open
+(at most 32 features) every fitted node also sends the server its
+within-node scatter's upper triangle (``d (d + 1) / 2`` values as float32,
+:data:`SCATTER_BYTES`, counted with the gate's exchange; whether the gate
+is affordable is decided without it, before it opens), and the server
+ranks the fitted means by the Mahalanobis distance of their pooled scatter
+(:mod:`skfed._mean_scatter`, Dada's and Perso-lin's round; each node's
+scatter bounded against rogue values).  Landmine, Mahalanobis minus
+Euclidean at k = 5 / 10 / 20 (``python
+benchmarks/new_nodes_maha_landmine.py --families mocha --seeds ...``):
+seeds 0-5 +0.19 / -0.03 / +0.09, seeds 6-11 +0.30 / +0.51 / +0.18; held
+out with the byte budget lifted (``--mocha-any-cost``; by default the gate
+does not run there), seeds 0-5: clustered-shifted -0.08 / -0.02 / +0.07,
+with mixed features +3.1 / +0.6 / +0.1.  The first join's bytes on
+Landmine: +4.5 kB (about 14.6 kB, 0.07-0.08 of a refit's).
 """
 
 
@@ -74,6 +90,12 @@ GATE_BYTE_SHARE = 0.05
 # The scale of c_n of a newcomer centred on its neighbours: None keeps its
 # rehearsed scale; 0.0 would make it take the centre as its model.
 NEIGHBOUR_SCALE = None
+# The nearest query of an open gate: "mahalanobis" (the pooled within-node
+# scatter; skfed._mean_scatter) or "euclidean".
+PLACEMENT = "mahalanobis"
+# Bytes of a scatter value: sent as float32 (on Landmine in float64 the first
+# join's bytes were 0.100 of a refit's, the goal's limit; float32: 0.075).
+SCATTER_BYTES = 4
 
 
 def nearest_nodes(means, point, m, exclude=None):
@@ -145,6 +167,10 @@ class FeatureNeighbours:
         ``t > GATE_T``.
     counted : bool
         Whether the gate's exchange was counted (by the first join).
+    whiten : ndarray of shape (n_features, r) or None
+        The server's map of the pooled within-node scatter (open gate,
+        ``PLACEMENT == "mahalanobis"``, at most 32 features): distances
+        between means are taken after it.
     """
 
     def __init__(self, Z, Y, sw, offsets, W, loss_name, n_features):
@@ -172,6 +198,8 @@ class FeatureNeighbours:
                              - _weighted_errors(loss_name, near @ Zi.T, Yi, si))
         self.t = gate_statistic(self.gains)  # (all gains equal: +-inf, or 0 if all 0)
         self.open = bool(self.t > GATE_T)
+        # open: the nodes' within-node scatters pooled at the server (skfed._mean_scatter)
+        self.whiten = _scatter_map(Z[:, :n_features], sw, offsets, self.means) if self.open else None
 
     def centres(self, W, Z, offsets, sw):
         """Each newcomer's centre ``(P, n_new, d')``: the weighted mean of
@@ -180,22 +208,27 @@ class FeatureNeighbours:
         weights ``sw``)."""
         sums = np.add.reduceat(Z[:, :self.n_features] * sw[:, None], offsets[:-1], axis=0)
         means = sums / np.add.reduceat(sw, offsets[:-1])[:, None]
+        L = getattr(self, "whiten", None)
+        fitted, means = (self.means, means) if L is None else (self.means @ L, means @ L)
         return np.stack([mean_model(W, self.weights, near)
-                         for near in nearest_rows(self.means, means, NEIGHBOURS)], axis=1)
+                         for near in nearest_rows(fitted, means, NEIGHBOURS)], axis=1)
 
-    def n_bytes(self, float_bytes, header_bytes):
+    def n_bytes(self, float_bytes, header_bytes, scatter=True):
         """The gate's exchange in bytes (0 without a gate): per fitted node
-        three messages, its mean, two models and its gain."""
+        three messages, its mean, two models and its gain, and with
+        ``scatter`` an open gate's scatter message (see the module)."""
         if not np.isfinite(self.gains).all():
             return 0
         floats = self.n_features + 2 * self.n_problems * self.d + 1
-        return len(self.means) * (floats * float_bytes + 3 * header_bytes)
+        sent = _scatter_floats(self) if scatter else 0  # (an open gate's scatters, float32)
+        extra = sent * SCATTER_BYTES + (len(self.means) * header_bytes if sent else 0)
+        return len(self.means) * (floats * float_bytes + 3 * header_bytes) + extra
 
     def affordable(self, fit_bytes, float_bytes, header_bytes):
         """Whether the exchange costs at most :data:`GATE_BYTE_SHARE` of the
         fit's ``fit_bytes`` (else the federation runs no gate: nothing is
         sent and the join is the one without it)."""
-        cost = self.n_bytes(float_bytes, header_bytes)
+        cost = self.n_bytes(float_bytes, header_bytes, scatter=False)  # (decided before it opens)
         return cost > 0 and fit_bytes is not None and cost <= GATE_BYTE_SHARE * fit_bytes
 
     def count(self, counter, float_bytes):
@@ -210,6 +243,30 @@ class FeatureNeighbours:
         counter.broadcast_from_server(
             nodes, np.full(n, 2 * self.n_problems * self.d * float_bytes, np.int64))
         counter.gather_to_server(nodes, np.full(n, float_bytes, np.int64))
+        if getattr(self, "whiten", None) is not None:  # each node's scatter, once
+            counter.gather_to_server(nodes, np.full(n, _scatter_floats(self) // n * SCATTER_BYTES,
+                                                    np.int64))
+
+def _scatter_map(Zf, sw, offsets, means):
+    """The server's map of the pooled within-node scatter of the rows
+    ``Zf`` (:func:`skfed._mean_scatter.pool_scatters`); None under
+    ``PLACEMENT = "euclidean"`` or above its feature limit."""
+    from .. import _mean_scatter as ms
+
+    d = Zf.shape[1]
+    if PLACEMENT != "mahalanobis" or d > ms.WHITEN_MAX_FEATURES:
+        return None
+    iu = np.triu_indices(d)
+    tri = ms.node_scatters(Zf, sw, offsets, means)[:, iu[0], iu[1]].astype(np.float32)
+    return ms.hub_whitening(ms.pool_scatters(tri, d)[0])
+
+
+def _scatter_floats(gate):
+    """Floats of all the scatters sent (0 without a map): ``n d (d + 1) / 2``."""
+    if getattr(gate, "whiten", None) is None:
+        return 0
+    return len(gate.means) * gate.n_features * (gate.n_features + 1) // 2
+
 
 def feature_neighbours(est, nodes, W):
     """The gate of a fit (``omega_mode_ == "shared"``, not private) from

@@ -1,0 +1,221 @@
+"""The pooled within-node scatter behind Mahalanobis newcomer placement (issue 32).
+
+A newcomer of ``k`` samples locates itself by its feature mean, which is
+noisy in the directions where the features vary within a node.  Ranking
+the fitted nodes' means by ``(a - b)^T S^+ (a - b)``, ``S`` the fitted
+nodes' pooled within-node scatter, orders them by the Gaussian likelihood
+of the newcomer's mean under each node (dada27, Dada's one-class join).
+One implementation serves Dada (:mod:`skfed.boosting._dada_gate`),
+Perso-lin (:func:`skfed._mean_neighbours.fit_gate`) and MOCHA
+(:mod:`skfed.multitask._join_neighbours`).
+
+**The round** (:func:`whitening_round`; only after an open gate, at most
+``WHITEN_MAX_FEATURES`` features).  Every fitted node but the hub (fitted
+node 0) sends the hub the upper triangle of its scatter ``sum_r w_r (x_r -
+mean)(x_r - mean)^T`` (``d (d + 1) / 2`` values in the fit's dtype, once);
+rogue nodes send their corrupted one.  The hub pools them
+(:func:`pool_scatters`) and keeps the map ``L`` of :func:`hub_whitening`
+(``||(a - b) L||^2`` is the distance), which it applies to every mean it
+is asked about; nothing comes back to the nodes.
+
+**Rogue nodes** (:func:`pool_scatters`).  A plain sum lets one node set the
+metric: a scatter scaled by 1e6, or rotated to put its variance where the
+honest nodes have none, makes every other direction negligible.  The hub
+therefore checks each node's scatter before summing.  A scatter is
+positive semi-definite, so one with a clearly negative eigenvalue (a
+negated or indefinite one: below ``NEGATIVE`` of its largest) is replaced
+by its positive part.  With ``M`` the coordinate-wise median of the
+received scatters (its eigenvalues floored at ``FLOOR`` of the largest), a
+node's size is ``r_i``, the largest absolute eigenvalue of ``M^{-1/2} S_i
+M^{-1/2}`` (1 for a node equal to the median, large for a scaled or
+rotated one); a node above ``CAP`` times the median ``r`` is left out of
+the sum (so is a non-finite one).  With ``q`` rogue nodes of ``n`` the
+pool then lies between ``H - h`` and ``H + q c M`` in the Loewner order
+(``H`` the honest sum, ``h`` that of the honest nodes left out, ``c = CAP *
+median(r)``), whatever they send, as long as fewer than half the nodes are
+rogue (the median is honest-bounded).  Honest nodes are never left out on
+the measured families (largest ``r_i / median(r)`` 3.2:
+``benchmarks/new_nodes_maha_landmine.py --spread``), so an honest
+federation's pool is the plain sum to the bit.  A rogue scatter just under
+the bound is the strongest attack left: on Landmine two such nodes cost
+Perso-lin's newcomers what ``--attack`` reports (its docstring).
+"""
+
+import numpy as np
+
+from ._mean_neighbours import _deliver
+from .network import float_bytes
+
+__all__ = ["WHITEN_MAX_FEATURES", "CAP", "node_scatters", "positive_parts", "pool_scatters",
+           "hub_whitening", "whitening_round", "scatter_bytes"]
+
+# The scatter is sent up to this many features; above it the nearest query
+# stays Euclidean (HAR's 561 features would cost 157,641 values per node).
+# 0 turns the whitening off.
+WHITEN_MAX_FEATURES = 32
+# A node's scatter may be at most CAP times the median node's size (above:
+# left out of the pool); see the module.  Honest nodes measured at most 3.2
+# times the median (benchmarks/new_nodes_maha_landmine.py --spread).
+CAP = 4.0
+# The median scatter's eigenvalues are floored at this share of its largest
+# when sizing a node (a rogue's variance where honest nodes have none counts
+# as large, not as free).
+FLOOR = 1e-6
+# A received scatter whose most negative eigenvalue is below this share of
+# its largest is not a scatter (honest ones rounded to float32 are about
+# 1e-7 negative at most): the hub keeps its positive part.
+NEGATIVE = 1e-4
+# How the hub pools the scatters: "sum" (each bounded, see the module) or
+# "median" (n times their coordinate-wise median).
+AGGREGATE = "sum"
+
+
+def node_scatters(raw_X, sw, offsets, means):
+    """Every node's sample-weighted within-node scatter ``sum_r w_r (x_r -
+    mean)(x_r - mean)^T`` about its (float64) mean, ``(n, d, d)``."""
+    n, d = len(offsets) - 1, raw_X.shape[1]
+    out = np.zeros((n, d, d))
+    for i in range(n):
+        rows = slice(offsets[i], offsets[i + 1])
+        C = np.asarray(raw_X[rows], dtype=np.float64) - means[i]
+        out[i] = (C * np.asarray(sw[rows], dtype=np.float64)[:, None]).T @ C
+    return out
+
+
+def _full(tri, d):
+    """The symmetric ``(n, d, d)`` matrices of upper triangles ``(n, d (d+1)/2)``."""
+    iu = np.triu_indices(d)
+    out = np.zeros((len(tri), d, d))
+    out[:, iu[0], iu[1]] = tri
+    out[:, iu[1], iu[0]] = tri
+    return out
+
+
+def node_sizes(tri, d):
+    """``r_i`` of every node (see the module): the largest absolute eigenvalue
+    of its scatter whitened by the coordinate-wise median scatter (floored at
+    ``FLOOR`` of its largest eigenvalue); ``inf`` for a non-finite scatter.
+    None when the median has no positive eigenvalue."""
+    tri = np.asarray(tri, dtype=np.float64)
+    finite = np.isfinite(tri).all(axis=1)
+    if not finite.any():
+        return None
+    lam, V = np.linalg.eigh(_full(np.median(tri[finite], axis=0)[None], d)[0])
+    top = lam.max()
+    if not np.isfinite(top) or top <= 0:
+        return None
+    root = V / np.sqrt(np.maximum(lam, FLOOR * top))
+    sizes = np.full(len(tri), np.inf)
+    A = np.einsum("ji,njk,kl->nil", root, _full(tri[finite], d), root)
+    sizes[finite] = np.abs(np.linalg.eigvalsh(A)).max(axis=1)
+    return sizes
+
+
+def positive_parts(tri, d):
+    """``tri`` with every finite scatter whose most negative eigenvalue is
+    below ``-NEGATIVE`` times its largest absolute one replaced by its
+    positive part (a scatter is positive semi-definite: such a node sent a
+    negated or indefinite one); the others are kept bit for bit."""
+    tri = np.array(tri, dtype=np.float64)
+    finite = np.flatnonzero(np.isfinite(tri).all(axis=1))
+    if not len(finite):
+        return tri
+    lam, V = np.linalg.eigh(_full(tri[finite], d))
+    bad = lam[:, 0] < -NEGATIVE * np.abs(lam).max(axis=1)
+    if bad.any():
+        iu = np.triu_indices(d)
+        fixed = np.einsum("nij,nj,nkj->nik", V[bad], np.maximum(lam[bad], 0.0), V[bad])
+        tri[finite[bad]] = fixed[:, iu[0], iu[1]]
+    return tri
+
+
+def pool_scatters(tri, d, cap=CAP, how=None):
+    """The hub's pool of the received upper triangles ``tri`` (``(n, d (d +
+    1) / 2)``): the sum, after :func:`positive_parts`, of the nodes at most
+    ``cap`` times the median size (see the module; ``cap=None``: the plain
+    sum of all; ``how="median"``: ``n`` times their coordinate-wise median).
+
+    Returns
+    -------
+    pooled : ndarray of shape (d, d)
+    factors : ndarray of shape (n,)
+        1.0 for a node in the pool, 0.0 for one left out (over the bound
+        or not finite).
+
+    Examples
+    --------
+    Two honest nodes and one sending a scatter 10^6 times too large
+    (``d = 2``, triangles ``(s00, s01, s11)``): the median scatter is
+    ``2 I``, the honest sizes 1, the third's 5e5: it is left out.
+
+    >>> import numpy as np
+    >>> from skfed._mean_scatter import pool_scatters
+    >>> tri = np.array([[2., 0., 1.], [1., 0., 2.], [1e6, 0., 1e6]])
+    >>> pooled, factors = pool_scatters(tri, 2)
+    >>> pooled.tolist(), factors.tolist()
+    ([[3.0, 0.0], [0.0, 3.0]], [1.0, 1.0, 0.0])
+    """
+    tri = np.asarray(tri, dtype=np.float64)
+    factors = np.ones(len(tri))
+    if cap is not None:
+        tri = positive_parts(tri, d)
+    if (AGGREGATE if how is None else how) == "median" and cap is not None:
+        finite = np.isfinite(tri).all(axis=1)
+        factors[~finite] = 0.0
+        iu = np.triu_indices(d)
+        pooled = np.zeros((d, d))
+        if finite.any():
+            pooled[iu] = len(tri) * np.median(tri[finite], axis=0)
+        return pooled + np.triu(pooled, 1).T, factors
+    sizes = None if cap is None else node_sizes(tri, d)
+    if sizes is not None:
+        limit = cap * np.median(sizes[np.isfinite(sizes)])
+        factors[sizes > limit] = 0.0          # (and the non-finite ones)
+        tri = np.where(np.isfinite(tri), tri, 0.0)
+    elif cap is not None:
+        factors[~np.isfinite(tri).all(axis=1)] = 0.0
+        tri = np.where(np.isfinite(tri), tri, 0.0)
+    total = (tri * factors[:, None]).sum(axis=0)
+    iu = np.triu_indices(d)
+    pooled = np.zeros((d, d))
+    pooled[iu] = total
+    return pooled + np.triu(pooled, 1).T, factors
+
+
+def hub_whitening(pooled, rcond=1e-10):
+    """``L`` with ``||(a - b) L||^2 = (a - b)^T pooled^+ (a - b)``: the hub's map
+    (eigenvalues below ``rcond`` times the largest are dropped, as a
+    pseudo-inverse; a corrupted, indefinite sum keeps its positive part)."""
+    pooled = 0.5 * (pooled + pooled.T)
+    if not np.isfinite(pooled).all():
+        return None
+    lam, V = np.linalg.eigh(pooled)
+    top = lam.max() if lam.size else 0.0
+    if not np.isfinite(top) or top <= 0:
+        return None
+    keep = lam > rcond * top
+    return V[:, keep] / np.sqrt(lam[keep])
+
+
+def scatter_bytes(d, dtype):
+    """Bytes of one node's scatter message: ``d (d + 1) / 2`` values of ``dtype``."""
+    return d * (d + 1) // 2 * float_bytes(dtype)
+
+
+def whitening_round(raw_X, sw, offsets, means, dtype, sim, cap=CAP, max_features=None):
+    """After an open gate: every node but the hub sends its within-node
+    scatter's upper triangle (``d (d + 1) / 2`` values, the fit's dtype;
+    rogue nodes corrupt it); the hub pools them with its own
+    (:func:`pool_scatters`) and returns :func:`hub_whitening` of the pool
+    (``None`` above ``max_features`` features, default
+    ``WHITEN_MAX_FEATURES``: nothing sent)."""
+    n, d = len(offsets) - 1, raw_X.shape[1]
+    if d > (WHITEN_MAX_FEATURES if max_features is None else max_features) or n < 2:
+        return None
+    iu = np.triu_indices(d)
+    tri = node_scatters(raw_X, sw, offsets, means)[:, iu[0], iu[1]].astype(dtype).astype(np.float64)
+    if np.asarray(sim.rogue, dtype=bool).any():
+        tri = sim.corrupt_value_rows(tri, np.arange(n, dtype=np.intp)).astype(dtype).astype(np.float64)
+    _deliver(sim, np.arange(1, n, dtype=np.intp), np.zeros(n - 1, np.intp),
+             np.full(n - 1, scatter_bytes(d, dtype)))
+    return hub_whitening(pool_scatters(tri, d, cap)[0])
