@@ -185,16 +185,26 @@ def pool_scatters(tri, d, cap=CAP, how=None):
 def hub_whitening(pooled, rcond=1e-10):
     """``L`` with ``||(a - b) L||^2 = (a - b)^T pooled^+ (a - b)``: the hub's map
     (eigenvalues below ``rcond`` times the largest are dropped, as a
-    pseudo-inverse; a corrupted, indefinite sum keeps its positive part)."""
+    pseudo-inverse; a corrupted, indefinite sum keeps its positive part).
+
+    The cut applies to the pool scaled by its diagonal (Jacobi:
+    ``D^-1/2 pooled D^-1/2``, a correlation matrix), not to the pool itself,
+    so a feature measured in a unit 2**12 smaller than the others is not
+    mistaken for rank deficiency: the map, and so the placement, does not
+    depend on each feature's unit (bit for bit under power-of-two
+    rescaling).  A feature constant within every node (zero diagonal) is
+    left unscaled and its direction dropped."""
     pooled = 0.5 * (pooled + pooled.T)
     if not np.isfinite(pooled).all():
         return None
-    lam, V = np.linalg.eigh(pooled)
+    diag = np.diag(pooled).copy()
+    scale = np.where(diag > 0, np.sqrt(np.where(diag > 0, diag, 1.0)), 1.0)
+    lam, V = np.linalg.eigh(pooled / scale[:, None] / scale[None, :])
     top = lam.max() if lam.size else 0.0
     if not np.isfinite(top) or top <= 0:
         return None
     keep = lam > rcond * top
-    return V[:, keep] / np.sqrt(lam[keep])
+    return V[:, keep] / np.sqrt(lam[keep]) / scale[:, None]
 
 
 def scatter_bytes(d, dtype):

@@ -120,6 +120,16 @@ def test_hub_whitening_is_a_pseudo_inverse():
     S = A.T @ A                                              # rank 3 of 5
     L = dg.hub_whitening(S)
     assert L.shape == (5, 3)
-    np.testing.assert_allclose(L @ L.T, np.linalg.pinv(S), atol=1e-10)
+    M = L @ L.T
+    # a generalized inverse (S M S = S) whose distances on the range of S,
+    # where every within-node difference lies, are pinv's; off the range the
+    # Jacobi-scaled cut (review28: units must not matter) differs from pinv
+    np.testing.assert_allclose(S @ M @ S, S, atol=1e-10)
+    v = A.T @ rng.normal(size=(3, 7))                        # in range(S)
+    np.testing.assert_allclose(np.einsum("ij,ik,kj->j", v, M, v),
+                               np.einsum("ij,ik,kj->j", v, np.linalg.pinv(S), v), rtol=1e-9)
+    full = S + np.diag([1e-3, 2.0, 0.5, 4.0, 1.0])           # full rank: the inverse
+    np.testing.assert_allclose(dg.hub_whitening(full) @ dg.hub_whitening(full).T,
+                               np.linalg.inv(full), rtol=1e-8, atol=1e-10)
     assert dg.hub_whitening(np.zeros((2, 2))) is None
     assert dg.hub_whitening(-np.eye(2)) is None
