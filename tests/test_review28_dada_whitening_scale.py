@@ -1,0 +1,52 @@
+"""Dada's one-class newcomer placement is invariant to each feature's unit
+(review28).
+
+Dada's fit is invariant to rescaling a feature by a power of two (its stumps'
+thresholds follow the feature, the gate's means and gains too): the fitted
+nodes' decision values stay bit-equal.  dada27 places one-class newcomers by
+the Mahalanobis distance of the pooled within-node scatter, which is itself
+invariant to each feature's unit, but ``skfed.boosting._dada_gate.
+hub_whitening`` drops eigenvalues below ``1e-10`` times the largest: with
+features in units 2**12 apart (variances 2**48 apart, e.g. a count in
+thousands next to a fraction) the terrain feature's direction is dropped as
+if it were rank deficiency, the newcomer is placed by the other features
+only and its decision values move by 2.3 (2**20 apart: 3.5).  Scaling the
+pooled scatter by its diagonal before the eigendecomposition (a Jacobi
+preconditioning; the cut then applies to the correlation matrix) and back
+after keeps the distances and restores bit-equality here.  Pending: the
+scatter code is moving to a shared module this session (maha28), so the
+fix belongs there.
+"""
+
+import numpy as np
+import pytest
+
+from skfed.boosting import DecentralizedBoostingClassifier
+
+from .test_dada27_whitened_join import correlated_terrains, newcomer
+
+_Q = np.random.RandomState(2).normal(size=(40, 4)) + [3.0, 0.0, 0.0, 0.0]
+
+
+def _fit_join(scale):
+    X, y, g = correlated_terrains()
+    a, ya, ga = newcomer()
+    est = DecentralizedBoostingClassifier(n_estimators=12, random_state=0)
+    est.fit(X * scale, y, groups=g).add_nodes(a * scale, ya, groups=ga)
+    assert est.newcomer_rule_ == "one-class"
+    fitted = est.decision_function(_Q * scale, groups=np.full(len(_Q), 3))
+    joined = est.decision_function(_Q * scale, groups=np.full(len(_Q), 100))
+    return fitted, joined
+
+
+@pytest.mark.parametrize("scale", [
+    [2.0**-8, 1.0, 2.0**8, 1.0],
+    pytest.param([2.0**-12, 1.0, 2.0**12, 2.0**12], marks=pytest.mark.xfail(
+        strict=True, reason="hub_whitening's relative eigenvalue cut drops a feature "
+                            "whose unit is 2**12 smaller (review28; fix with maha28)")),
+])
+def test_units_of_the_features_do_not_move_the_one_class_newcomer(scale):
+    fitted0, joined0 = _fit_join(np.ones(4))
+    fitted, joined = _fit_join(np.asarray(scale))
+    np.testing.assert_array_equal(fitted, fitted0)      # the fit: invariant
+    np.testing.assert_array_equal(joined, joined0)      # the placement too
