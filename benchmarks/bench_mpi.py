@@ -147,6 +147,7 @@ def main(argv=None):
         "random_state": 0,
         "max_iter": args.max_iter_per_node * K,
         "graph_init_iter": args.graph_init_per_node * K,
+        "join_neighbours": "graph",   # (MPI runs no feature-mean gate: the fits' bytes differ)
     }
     if args.graph_signal is not None:
         params["graph_signal"] = args.graph_signal

@@ -282,8 +282,9 @@ class RandomizedResponse:
 
     @classmethod
     def from_epsilon(cls, epsilon):
-        """The flip probability ``1 / (1 + exp(epsilon))`` of an epsilon-DP bit."""
-        return cls(0.0 if math.isinf(epsilon) else 1.0 / (1.0 + math.exp(epsilon)))
+        """The flip probability ``1 / (1 + exp(epsilon))`` of an epsilon-DP bit
+        (``exp(-epsilon)``, the same float, from 709 on: no overflow; 0 at inf)."""
+        return cls(1.0 / (1.0 + math.exp(epsilon)) if epsilon < 709.0 else math.exp(-epsilon))
 
     @property
     def epsilon(self):

@@ -179,6 +179,11 @@ _RAW_NOTE = (
 # alpha=1e-2, its graph learned once.
 
 
+def _no_oracle(dataset):
+    raise ValueError(f"dada-oracle needs the dataset's own similarity graph, which {dataset!r} "
+                     "does not have (moons and gaussian-mixture do); use dada-learned.")
+
+
 def _dada(graph):
     """Dada (Zantedeschi, Bellet & Tommasi 2020), issue 5: decentralized FW boosting.
 
@@ -195,7 +200,7 @@ def _dada(graph):
         per_feature = 10 if ctx.dataset == "moons" else 2
         params = {}
         if graph == "oracle":
-            params["graph"] = ctx.graph
+            params["graph"] = ctx.graph if ctx.graph is not None else _no_oracle(ctx.dataset)
         if ctx.quick:
             params["max_iter"] = 20 * ctx.n_nodes
         return DecentralizedBoostingClassifier(

@@ -400,11 +400,11 @@ class _JoinMixin:
         as a join and returns ``codes`` with indices into the grown
         ``nodes_``.
         """
+        self._check_join_function_fitted()   # (_linear; before an open gate's join too)
         gated = getattr(self, "_gate_join", None)   # the classifier's gate (_join_gate.py)
         if gated is not None and (joined := gated(X, y, sample_weight, codes, new_labels)) is not None:
             return joined
         _check_label_kinds(self.nodes_, new_labels)
-        self._check_join_function_fitted()   # (_linear)
         n_old = len(self.nodes_)
         n_new = len(new_labels)
         new_rows = np.flatnonzero(codes < 0)
