@@ -182,7 +182,7 @@ def pool_scatters(tri, d, cap=CAP, how=None):
     return pooled + np.triu(pooled, 1).T, factors
 
 
-def hub_whitening(pooled, rcond=1e-10):
+def hub_whitening(pooled, rcond=1e-10, means=None):
     """``L`` with ``||(a - b) L||^2 = (a - b)^T pooled^+ (a - b)``: the hub's map
     (eigenvalues below ``rcond`` times the largest are dropped, as a
     pseudo-inverse; a corrupted, indefinite sum keeps its positive part).
@@ -192,19 +192,43 @@ def hub_whitening(pooled, rcond=1e-10):
     so a feature measured in a unit 2**12 smaller than the others is not
     mistaken for rank deficiency: the map, and so the placement, does not
     depend on each feature's unit (bit for bit under power-of-two
-    rescaling).  A feature constant within every node (zero diagonal) is
-    left unscaled and its direction dropped."""
+    rescaling).
+
+    Given the fitted nodes' ``means`` (``(n, d)``, what the hub already
+    holds from the gate), a direction of no within-node spread is the
+    strongest evidence of where a newcomer belongs, not none (a node-level
+    feature: a site's type, a device model, constant inside every node;
+    review28): such a feature is scaled by the robust spread of the node
+    means (their median absolute deviation, or their standard deviation
+    where it is 0) and the dropped directions are kept with weight 1 in the
+    scaled coordinates, where every kept direction has weight about
+    ``1 / rows`` (the pool sums over rows), so a difference there dominates
+    the distance, and exactly collinear features (whose means satisfy the
+    same relation) still add nothing.  Without ``means`` they are dropped."""
     pooled = 0.5 * (pooled + pooled.T)
     if not np.isfinite(pooled).all():
         return None
     diag = np.diag(pooled).copy()
-    scale = np.where(diag > 0, np.sqrt(np.where(diag > 0, diag, 1.0)), 1.0)
+    scale = np.sqrt(np.where(diag > 0, diag, 1.0))
+    null_scale = None
+    if means is not None:
+        means = np.asarray(means, dtype=np.float64)
+        finite = np.isfinite(means).all(axis=1)
+        m = means[finite]
+        if len(m) > 1:
+            mad = 1.4826 * np.median(np.abs(m - np.median(m, axis=0)), axis=0)
+            spread = np.where(mad > 0, mad, m.std(axis=0))
+            null_scale = np.where((diag <= 0) & (spread > 0), spread, 0.0)
+            scale = np.where(null_scale > 0, null_scale, scale)
     lam, V = np.linalg.eigh(pooled / scale[:, None] / scale[None, :])
     top = lam.max() if lam.size else 0.0
     if not np.isfinite(top) or top <= 0:
         return None
     keep = lam > rcond * top
-    return V[:, keep] / np.sqrt(lam[keep]) / scale[:, None]
+    L = V[:, keep] / np.sqrt(lam[keep])
+    if null_scale is not None and not keep.all():
+        L = np.hstack([L, V[:, ~keep]])
+    return L / scale[:, None]
 
 
 def scatter_bytes(d, dtype):
@@ -228,4 +252,4 @@ def whitening_round(raw_X, sw, offsets, means, dtype, sim, cap=CAP, max_features
         tri = sim.corrupt_value_rows(tri, np.arange(n, dtype=np.intp)).astype(dtype).astype(np.float64)
     _deliver(sim, np.arange(1, n, dtype=np.intp), np.zeros(n - 1, np.intp),
              np.full(n - 1, scatter_bytes(d, dtype)))
-    return hub_whitening(pool_scatters(tri, d, cap)[0])
+    return hub_whitening(pool_scatters(tri, d, cap)[0], means=means)

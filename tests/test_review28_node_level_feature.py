@@ -30,9 +30,6 @@ def _node_level_terrains(seed):
     return np.vstack(X), np.concatenate(y), np.concatenate(g)
 
 
-@pytest.mark.xfail(strict=True, reason="the pseudo-inverse gives a direction of zero "
-                                       "within-node spread weight 0 instead of infinite "
-                                       "(review28; fix with maha28)")
 def test_node_level_feature_places_the_one_class_newcomer_in_its_terrain():
     """A node-level feature has no within-node spread, so ``hub_whitening``'s
     pseudo-inverse drops its direction: the Mahalanobis distance ignores the

@@ -258,7 +258,7 @@ def _scatter_map(Zf, sw, offsets, means):
         return None
     iu = np.triu_indices(d)
     tri = ms.node_scatters(Zf, sw, offsets, means)[:, iu[0], iu[1]].astype(np.float32)
-    return ms.hub_whitening(ms.pool_scatters(tri, d)[0])
+    return ms.hub_whitening(ms.pool_scatters(tri, d)[0], means=means)
 
 
 def _scatter_floats(gate):
