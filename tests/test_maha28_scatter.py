@@ -238,3 +238,33 @@ def test_honest_rank_deficient_float32_scatters_are_kept_bit_for_bit():
     pooled, factors = ms.pool_scatters(tri, d)
     np.testing.assert_array_equal(factors, 1.0)
     np.testing.assert_array_equal(pooled, _full(tri.sum(axis=0), d))
+
+
+def test_node_level_direction_kept_and_collinear_one_free():
+    """With the node means, a feature of no within-node spread keeps a
+    dominant weight (its difference of one spread of the means costs 1, a
+    within-node direction ~1/rows), and an exactly collinear feature adds
+    nothing (reference: NumPy distances on hand-built scatters)."""
+    rng = np.random.RandomState(3)
+    rows = rng.normal(size=(400, 2))
+    W = np.zeros((4, 4))
+    W[:2, :2] = rows.T @ rows                      # features 0, 1 vary within nodes
+    W[3, :2] = W[:2, 3] = W[:2, :2] @ [1.0, 2.0]   # feature 3 = x0 + 2 x1
+    W[3, 3] = np.array([1.0, 2.0]) @ W[:2, :2] @ [1.0, 2.0]
+    means = rng.normal(size=(10, 4))
+    means[:, 2] = np.repeat([-3.0, 3.0], 5)        # feature 2: the node's site, constant inside
+    means[:, 3] = means[:, 0] + 2 * means[:, 1]
+    L = ms.hub_whitening(W, means=means)
+    mad = 1.4826 * np.median(np.abs(means[:, 2] - np.median(means[:, 2])))
+    site = np.array([0.0, 0.0, mad, 0.0])
+    np.testing.assert_allclose(np.sum((site @ L) ** 2), 1.0, rtol=1e-9)
+    within = np.array([1.0, -0.5, 0.0, 0.0])
+    within[3] = within[0] + 2 * within[1]
+    np.testing.assert_allclose(np.sum((within @ L) ** 2),
+                               within[:2] @ np.linalg.inv(W[:2, :2]) @ within[:2], rtol=1e-9)
+    assert np.sum((within @ L) ** 2) < 1e-2
+    # the site and the collinear direction are kept (4 columns), the latter
+    # at no cost to differences that obey the relation (the distance above)
+    assert L.shape[1] == 4
+    assert ms.hub_whitening(W).shape[1] == 2        # without the means both are dropped
+    assert np.sum((site @ ms.hub_whitening(W)) ** 2) < 1e-12

@@ -9,7 +9,6 @@ range gives its direction weight 0, so the distance ignores it.
 """
 
 import numpy as np
-import pytest
 
 from skfed.boosting import DecentralizedBoostingClassifier, PersonalizedLinearClassifier
 
