@@ -78,7 +78,7 @@ from .._mean_neighbours import gate_statistic
 from ..graph import model_message_bytes
 from ..network import payload_bytes
 
-JOIN_RULES = JOIN_NEIGHBOURS + ("shared",)
+JOIN_RULES = JOIN_NEIGHBOURS + ("shared", "posterior")
 HOLD_BACK = 5  # one sample in HOLD_BACK of every node is held back from S
 SHARED_ROUNDS = 50  # objective evaluations (exchanges) at most, on the kept rows
 FINAL_ROUNDS = 10  # then, if the gate opens, on every row from there
@@ -225,10 +225,16 @@ def shared_gate(Z, Y, sw, offsets, back, S, W, held, sim):
 
 def fit_newcomer_rule(est, state, simulation, spec):
     """The fit's last step: the feature-mean gate (``"auto"``), nothing
-    (``"graph"``) or the shared model and its gate, then ``"auto"``'s if it
-    closes (``"shared"``)."""
+    (``"graph"``, ``"posterior"``) or the shared model and its gate, then
+    ``"auto"``'s if it closes (``"shared"``); where the feature-mean gate
+    closes, the posterior rule (:mod:`skfed.boosting._perso_lin_posterior`)."""
+    from ._perso_lin_posterior import posterior_rule
+
+    if est.join_neighbours == "posterior":
+        return posterior_rule(est, spec)
     if est.join_neighbours != "shared":
-        return fit_gate(est, state, simulation, spec)
+        fit_gate(est, state, simulation, spec)
+        return posterior_rule(est, spec)
     check_shared(est, spec)
     est.newcomer_rule_, est.newcomer_gate_ = "graph", None
     n = len(state.offsets) - 1
@@ -260,7 +266,7 @@ def fit_newcomer_rule(est, state, simulation, spec):
     est.newcomer_gate_ = dict(shared_gate_, features=features)
     if features is not None:
         est.newcomer_gate_["n_bytes"] += features["n_bytes"]
-    return None
+    return posterior_rule(est, spec)
 
 
 def _loss_grad(loss, margins):
