@@ -50,6 +50,7 @@ that benchmark's docstring.
 """
 
 import numpy as np
+from scipy.special import expit
 
 TRUST = 2.0  # the newcomer's confidence multiplier in its block (chosen on moons seeds 0-2)
 MIN_WEIGHT = 1e-6  # posterior weights under this get no edge (they still enter u)
@@ -86,17 +87,83 @@ def posterior_rule(est, spec):
         est.newcomer_rule_ = "posterior"
 
 
+def _loss_terms(loss, margins):
+    """``loss(m)``, ``loss'(m)`` and ``loss''(m)`` (squared hinge: its
+    generalized second derivative) of Perso-lin's losses."""
+    if loss == "logistic":
+        p = expit(-margins)
+        return np.logaddexp(0.0, -margins), -p, p * (1.0 - p)
+    gap = np.maximum(0.0, 1.0 - margins)
+    return gap * gap, -2.0 * gap, 2.0 * (gap > 0)
+
+
+def newcomer_blocks(Z, Y, W, U, c, alpha, mu, n_pen, loss="logistic", tol=1e-8, max_iter=100):
+    """Every newcomer's ``argmin c F(theta) + (mu / 2) ||theta - U||^2``, per
+    problem, by Newton's method with backtracking (Woodbury solves in the
+    samples' space).
+
+    ``Z`` ``(n, k, d)`` the newcomers' designs padded with zero rows, ``Y``
+    ``(n, P, k)`` their +-1 targets, ``W`` ``(n, k)`` their sample weights
+    over their masses (0 on padding), ``U`` ``(n, P, d)`` the priors, ``c``
+    ``(n,)`` the confidences; ``F(theta) = sum_i W_i loss(y_i theta.z_i) +
+    (alpha / 2) ||theta[:n_pen]||^2``.  Stops at a gradient of ``tol``
+    (every coordinate, every problem) or when a step no longer lowers any
+    objective (rounding).  Returns ``(n, P, d)``.
+    """
+    n, k, d = Z.shape
+    theta = np.array(U, dtype=np.float64)
+    lam = np.full((n, d), float(mu))
+    lam[:, :n_pen] += c[:, None] * alpha
+    cw = c[:, None] * W                                            # (n, k)
+    ZL = Z / lam[:, None, :]                                       # (n, k, d)
+    K = np.einsum("nid,njd->nij", Z, ZL)                           # (n, k, k)
+    eye = np.eye(k)
+
+    def value(th):
+        values = _loss_terms(loss, Y * np.einsum("nkd,npd->npk", Z, th))[0]
+        pen, dev = th[:, :, :n_pen], th - U
+        return (np.einsum("nk,npk->np", cw, values)
+                + 0.5 * alpha * c[:, None] * np.einsum("npd,npd->np", pen, pen)
+                + 0.5 * mu * np.einsum("npd,npd->np", dev, dev))
+
+    f = value(theta)
+    for _ in range(max_iter):
+        _, d1, d2 = _loss_terms(loss, Y * np.einsum("nkd,npd->npk", Z, theta))
+        g = np.einsum("npk,nkd->npd", cw[:, None, :] * Y * d1, Z) + mu * (theta - U)
+        g[:, :, :n_pen] += alpha * c[:, None, None] * theta[:, :, :n_pen]
+        if np.max(np.abs(g)) <= tol:
+            break
+        r = np.sqrt(cw[:, None, :] * d2)                           # (n, P, k)
+        A = eye + r[:, :, :, None] * K[:, None] * r[:, :, None, :]
+        gl = g / lam[:, None, :]
+        b = r * np.einsum("nkd,npd->npk", Z, gl)
+        sol = np.linalg.solve(A, b[..., None])[..., 0]
+        step = -(gl - np.einsum("npk,nkd->npd", r * sol, ZL))
+        slope = np.einsum("npd,npd->np", g, step)
+        t = np.ones((n, theta.shape[1]))
+        for _ in range(40):  # backtracking (Armijo), problem by problem
+            trial = theta + t[..., None] * step
+            f_trial = value(trial)
+            bad = f_trial > f + 1e-4 * t * slope
+            if not bad.any():
+                break
+            t = np.where(bad, 0.5 * t, t)
+        if not (f_trial < f).any():  # at the rounding floor
+            break
+        better = (f_trial < f)[..., None]
+        theta, f = np.where(better, trial, theta), np.minimum(f_trial, f)
+    return theta
+
+
 def posterior_join(est, X, y, groups, sample_weight=None):
     """Newcomers take the posterior prior of their candidates (see the module)."""
-    from .._graph_join import (_CANDIDATES_PER_KAPPA, _design, _models, _Newcomer,
-                               _random_seed, _targets)
-    from .._graph_join_fitted import join_random_state, join_rogue, join_simulation
-    from .._mean_neighbours import _mean_and_loss, record_newcomers
+    from .._base import check_network_faults
+    from .._graph_join import _CANDIDATES_PER_KAPPA, _design, _models, _random_seed, _targets
+    from .._graph_join_fitted import (join_random_state, join_rogue, join_simulation,
+                                      newcomer_confidence)
+    from .._mean_neighbours import record_newcomers
     from ..graph import model_message_bytes
     from ..network import payload_bytes
-    from ._perso_lin_shared import newcomer_block
-
-    from .._base import check_network_faults
 
     info = est._join_info
     X, y, sample_weight, new_labels, layout = est._validate_join_data(
@@ -111,6 +178,7 @@ def posterior_join(est, X, y, groups, sample_weight=None):
     models = _models(est)
     dtype = models.dtype
     n_old, n_new = len(est.nodes_), len(new_labels)
+    P, nb = models.shape[1:]
     seed = int(getattr(est, "_join_seed", 0))
     rng = join_random_state([_random_seed(est), seed, 104761])
     sim = join_simulation(est, n_old + n_new, rng)
@@ -118,55 +186,62 @@ def posterior_join(est, X, y, groups, sample_weight=None):
     # each newcomer rogue with probability rogue_fraction, as in every join
     sim.rogue[:] = join_rogue(sim.network, rogue_old, n_new, [_random_seed(est), seed, 7919])
     rng.seed([_random_seed(est), seed, 104773])
-    n_candidates = min(n_old, _CANDIDATES_PER_KAPPA * int(est.kappa))
-    candidates = [np.sort(rng.permutation(n_old)[:n_candidates]).astype(np.intp)
-                  for _ in range(n_new)]
+    q = min(n_old, _CANDIDATES_PER_KAPPA * int(est.kappa))
+    cand = np.sort(np.array([rng.permutation(n_old)[:q] for _ in range(n_new)],
+                            dtype=np.intp).reshape(n_new, q), axis=1)
     flat = models.reshape(n_old, -1)
     payloads = model_message_bytes(flat, dtype).astype(np.int64)
     newcomers = n_old + np.arange(n_new, dtype=np.intp)
-    # Rounds: each newcomer asks the candidates that have not answered yet
-    # (a down newcomer waits), each one up answers its model.
-    received = [dict() for _ in range(n_new)]
-    while any(len(received[k]) < n_candidates for k in range(n_new)):
+    # Rounds: each newcomer that is up asks the candidates that have not
+    # answered yet; each one up answers its model (a rogue one corrupted).
+    got_models = np.zeros((n_new, q, P * nb))
+    have = np.zeros((n_new, q), dtype=bool)
+    while not have.all():
         active = sim.draw_rounds(1)[0][0]
-        for k in range(n_new):
-            if not active[newcomers[k]]:
-                continue
-            todo = np.array([j for j in candidates[k] if int(j) not in received[k]],
-                            dtype=np.intp)
-            if not len(todo):
-                continue
-            sim.counter.send_pairs(np.full(len(todo), newcomers[k], np.intp), todo,
-                                   np.zeros(len(todo), np.int64))
-            got = todo[active[todo]]
-            sim.counter.send_pairs(got, np.full(len(got), newcomers[k], np.intp), payloads[got])
-            answers = (sim.corrupt_value_rows(flat[got].astype(np.float64), got).astype(dtype)
-                       if len(got) else flat[got])
-            for j, a in zip(got.tolist(), answers):
-                received[k][j] = a
+        asking = np.flatnonzero(active[newcomers] & ~have.all(axis=1))
+        need = ~have[asking]
+        who, where = np.nonzero(need)
+        asker, asked = asking[who], cand[asking][need]
+        sim.counter.send_pairs(newcomers[asker], asked, np.zeros(len(asked), np.int64))
+        ok = active[asked]
+        asker, asked, where = asker[ok], asked[ok], where[ok]
+        sim.counter.send_pairs(asked, newcomers[asker], payloads[asked])
+        values = flat[asked].astype(np.float64)
+        if sim.rogue[asked].any():
+            values = sim.corrupt_value_rows(values, asked)
+        got_models[asker, where] = values
+        have[asker, where] = True
         sim.counter.next_round()
-    Z_all, Y_all = _design(est, X, dtype), _targets(est, y, dtype)
-    new_models = np.zeros((n_new,) + models.shape[1:], dtype=dtype)
-    losses, confidences = np.zeros(n_new), np.zeros(n_new)
-    rows, cols, weights = [], [], []
-    n_pen = models.shape[2] - int(est.fit_intercept)
-    for k in range(n_new):
-        idx = layout.node_indices(k)
-        node = _Newcomer(est, np.ascontiguousarray(Z_all[idx]), np.ascontiguousarray(Y_all[:, idx]),
-                         np.ascontiguousarray(sw[idx], dtype=dtype), float(info["max_mass"]), dtype)
-        cand = candidates[k]
-        got = np.stack([received[k][int(j)] for j in cand]).reshape((len(cand),) + models.shape[1:])
-        a = posterior_weights(node.mass, node.data_losses(got))
-        prior = np.tensordot(a, got.astype(np.float64), axes=1)
-        own = newcomer_block(node.Z, node.Y, node.sw, prior, TRUST * node.confidence, est.alpha,
-                             est.mu, n_pen, est.loss)
-        new_models[k], losses[k] = _mean_and_loss(est, node, own.astype(dtype))
-        confidences[k] = node.confidence
-        keep = a >= MIN_WEIGHT
-        rows.append(np.full(int(keep.sum()), newcomers[k], np.intp))
-        cols.append(cand[keep])
-        weights.append(a[keep])
-    r, c, w = np.concatenate(rows), np.concatenate(cols), np.concatenate(weights)
+    G = got_models.reshape(n_new, q, P, nb)
+    # The newcomers' samples, padded to the largest.
+    Z_all = np.asarray(_design(est, X, dtype), dtype=np.float64)
+    Y_all = np.asarray(_targets(est, y, dtype), dtype=np.float64)
+    counts = np.diff(layout.offsets)
+    width = int(counts.max())
+    pad = np.arange(width)[None, :] < counts[:, None]               # (n_new, width)
+    idx = np.zeros((n_new, width), dtype=np.intp)
+    idx[pad] = layout.order
+    Z = np.where(pad[..., None], Z_all[idx], 0.0)
+    Y = np.where(pad[:, None, :], Y_all[:, idx].transpose(1, 0, 2), 1.0)
+    S = np.where(pad, sw[idx], 0.0)
+    mass = S.sum(axis=1)
+    W = S / mass[:, None]
+    confidences = np.asarray(newcomer_confidence(mass, float(info["max_mass"])), dtype=np.float64)
+    # Each newcomer weighs its candidates by their likelihood of its labels.
+    values = _loss_terms(est.loss, Y[:, :, :, None] * np.einsum("nkd,nqpd->npkq", Z, G))[0]
+    data_losses = np.einsum("nk,npkq->nq", W, values)
+    a = np.stack([posterior_weights(mass[i], data_losses[i]) for i in range(n_new)])
+    U = np.einsum("nq,nqpd->npd", a, G)
+    n_pen = nb - int(est.fit_intercept)
+    theta = newcomer_blocks(Z, Y, W, U, TRUST * confidences, float(est.alpha), float(est.mu),
+                            n_pen, est.loss)
+    new_models = theta.astype(dtype)
+    own = _loss_terms(est.loss, Y * np.einsum("nkd,npd->npk", Z, new_models.astype(np.float64)))[0]
+    pen = new_models[:, :, :n_pen].astype(np.float64)
+    losses = confidences * (np.einsum("nk,npk->n", W, own)
+                            + 0.5 * float(est.alpha) * np.einsum("npd,npd->n", pen, pen))
+    keep = a >= MIN_WEIGHT
+    r, c, w = np.repeat(newcomers, keep.sum(axis=1)), cand[keep], a[keep]
     # Last round: each newcomer tells its neighbours their weight.
     sim.counter.send_pairs(r, c, np.full(len(r), payload_bytes(n_float64=1), np.int64))
     sim.counter.next_round()
