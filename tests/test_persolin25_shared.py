@@ -220,13 +220,14 @@ def test_fit_opens_on_one_task_newcomers_take_s_old_nodes_unchanged():
 
 
 def test_fit_closes_on_opposite_tasks_and_joins_by_the_graph():
+    # (both gates closed: "auto"'s posterior join, persolin28)
     X, y, g = _federation(n_nodes=12, opposite=True)
     new = g >= 10
     shared = PersonalizedLinearClassifier(random_state=0, join_neighbours="shared").fit(
         X[~new], y[~new], groups=g[~new])
-    graph = PersonalizedLinearClassifier(random_state=0, join_neighbours="graph").fit(
+    graph = PersonalizedLinearClassifier(random_state=0, join_neighbours="posterior").fit(
         X[~new], y[~new], groups=g[~new])
-    assert not shared.newcomer_gate_["open"] and shared.newcomer_rule_ == "graph"
+    assert not shared.newcomer_gate_["open"] and shared.newcomer_rule_ == "posterior"
     assert shared.newcomer_gate_["t"] < 0
     auto = PersonalizedLinearClassifier(random_state=0).fit(X[~new], y[~new], groups=g[~new])
     features = shared.newcomer_gate_["features"]          # then "auto"'s gate, same result
