@@ -29,7 +29,71 @@ samples (accuracy %, mean over newcomers and seeds):
 
     python benchmarks/persolin_moons_prior.py --datasets moons --seeds 0,1,2
 
-Results: below the script's first run (see the end of this docstring).
+With ``--cpu`` it instead times the join the estimator runs (process CPU,
+the least of 7 joins, each on a fresh copy of the fit) against a refit
+(the least of 3), mean over the seeds, for each ``k``: the load of a
+shared machine inflates single timings, the least of several much less.
+
+    python benchmarks/persolin_moons_prior.py --cpu --datasets moons --seeds 0,1,2
+
+Measured on 2026-11-29 (persolin28, main 3eb98bc; load 12-19 on 2 cores)
+----------------------------------------------------------------------
+
+The variants, NumPy (accuracy %, means; ``k = 5 / 10 / 20``; the join of
+that time is the graph join, which ``bJ x1`` reproduces exactly where
+newcomers do not link to each other)::
+
+    moons seeds 0-2    join 54.1/57.9/61.6  bJ x2 54.9/58.5/61.1
+                       bP10 x1 57.0/59.2/62.1  x2 57.6/59.4/62.7  x4 57.7/60.3/63.0
+                       bS3 x1 56.8/59.7/61.6  x4 58.0/60.2/62.9
+                       posterior (bT1) x1 55.8/59.3/62.5  x2 56.5/60.1/63.3
+                       x2 on the 10 / 20 heaviest 57.7/60.3/62.9 / 57.1/60.1/63.2
+                       oracle prior bC x1 62.0/62.7/64.5
+    moons seeds 3-8    join 52.7/56.4/62.0  bT1 x1 54.8/57.8/61.3
+                       x1.5 54.7/58.1/61.9  x2 54.7/58.1/62.6  x3 55.0/58.2/62.7
+    related-small      join 88.5/89.3/90.7  bT1 x1 90.3/90.6/91.2  x2 90.0/90.1/91.1
+                       10 heaviest x2 88.3/88.4/89.7  (bP10 x1 88.4/88.7/90.0)
+    related-wide       join 87.4/88.4/88.5  bT1 x1 89.0/88.8/88.7  x2 88.8/88.7/88.6
+                       10 heaviest x2 87.7/87.5/87.9  (bP10 x1 87.8/87.8/88.2)
+    related-clustered  join 73.7/81.8/88.4  bT1 x1 81.9/86.9/89.5  x2 82.0/87.1/89.7
+    related-alike      join 90.1/90.4/90.8  bT1 x1 90.9/90.8/91.1  x2 91.0/90.7/91.3
+    related-narrow     join 90.7/91.2/91.5  bT1 x1 91.8/91.6/91.7  x2 91.8/91.7/91.8
+    HAR seeds 0-2      join 93.6/93.9/94.6  bT1 x1 94.0/94.5/95.0  x2 93.9/94.4/94.9
+    Landmine           the feature-mean gate opens on seeds 0-2: no graph join to change
+
+Chosen on moons seeds 0-2 (the target): the likelihood itself as weights
+(temperature 1; 0.5 and fixed scales 10-40 were no better on moons and
+worse on the held-out families at ``k = 20``), every candidate (the 10 or
+20 heaviest lose 0.4-1.6 on related-small and -wide), ``TRUST = 2``
+(moons seeds 0-2 need it at ``k = 20``: 62.5 at 1, 63.3 at 2; on the
+held-out families 2 is 0.0-0.5 under 1, still above the graph join
+everywhere).  Built as :mod:`skfed.boosting._perso_lin_posterior`, "auto"'s
+join where the feature-mean gate closes.
+
+Rows of ``benchmarks/new_nodes.py`` with it (``python
+benchmarks/new_nodes.py --families persolin --datasets moons --seeds
+0,1,2 --ks 5,10,20``; ``--seeds 3,4,5,6,7,8``; ``--datasets related``);
+CPU from ``--cpu`` above, same seeds (``new_nodes.py``'s single timings
+under load 12-19 read 0.07-0.14)::
+
+    data / seeds       k   join  Global (best)    Local (best)     refit  bytes   CPU    goal
+    moons 0-2          5   56.5  50.7 own         55.9 LinSVC      55.1   0.0217  0.046  yes
+    moons 0-2          10  60.2  51.2 LinSVC      59.1 LinSVC      58.4   0.0211  0.055  yes
+    moons 0-2          20  63.3  53.1 LinSVC      62.6 LogReg      63.9   0.0194  0.065  yes
+    moons 3-8          5   54.8  50.4 SVC         55.9 LinSVC      53.4   0.0208  0.060  no
+    moons 3-8          10  58.1  50.6 SVC         58.2 LinSVC      57.1   0.0222  0.065  no
+    moons 3-8          20  62.6  52.4 SVC         61.4 LogReg      63.2   0.0223  0.073  yes
+    related-alike      5/10/20  91.0/90.7/91.2  Global 90.6/90.6/90.9  refit 89.5/89.1/90.2
+    related-clustered  5/10/20  82.0/87.0/89.7  Global 65.9/65.6/66.2  refit 67.7/78.4/87.5
+    related-narrow     5/10/20  91.8/91.7/91.8  Global 91.4/91.3/91.4  refit 90.8/91.1/91.5
+    related-small      5/10/20  90.0/90.1/91.2  Global 91.3/91.2/91.8  refit 87.5/89.2/91.1
+    related-wide       5/10/20  88.8/88.7/88.6  Global 89.7/89.9/90.0  refit 82.8/87.5/87.2
+
+On moons seeds 3-8 the join
+gains 2.1 / 1.7 / 0.6 over the graph join but stays 1.1 / 0.1 under
+Local ``LinearSVC()`` at ``k = 5 / 10``.  Every related family gains over
+the graph join (0.4-8.3 points); related-small and -wide stay under
+pooled Global, as the graph join did.
 """
 
 import argparse
@@ -134,14 +198,51 @@ def one_split(dataset, seed, ks):
     return out, rule
 
 
+def cpu(dataset, seeds, ks):
+    """The join's CPU over a refit's (least of 7 joins / 3 refits, mean of seeds)."""
+    import time
+
+    for k in ks:
+        times = []
+        for seed in seeds:
+            data = new_nodes.load(dataset, seed)
+            X, y, groups, task = data[:4]
+            fit_rows, _, order = new_nodes.split(X, y, groups, seed,
+                                                 data[4] if len(data) > 4 else None)
+            base = new_nodes.make_estimator("persolin", task, seed).fit(
+                X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+            train, _ = new_nodes.new_node_rows(order, k)
+            joins, refits = [], []
+            for _ in range(7):
+                joined = copy.deepcopy(base)
+                start = time.process_time()
+                joined.add_nodes(X[train], y[train], groups=groups[train])
+                joins.append(time.process_time() - start)
+            rows = np.r_[fit_rows, train]
+            for _ in range(3):
+                start = time.process_time()
+                new_nodes.make_estimator("persolin", task, seed).fit(
+                    X[rows], y[rows], groups=groups[rows])
+                refits.append(time.process_time() - start)
+            times.append((min(joins), min(refits)))
+        t = np.mean(times, axis=0)
+        print(f"{dataset} k={k} rule {base.newcomer_rule_}: join {1e3 * t[0]:.2f} ms, "
+              f"refit {1e3 * t[1]:.1f} ms, ratio {t[0] / t[1]:.3f}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", default="moons")
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--ks", default="5,10,20")
+    parser.add_argument("--cpu", action="store_true")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     ks = [int(k) for k in args.ks.split(",")]
+    if args.cpu:
+        for dataset in args.datasets.split(","):
+            cpu(dataset, [int(s) for s in args.seeds.split(",")], ks)
+        return
     for dataset in args.datasets.split(","):
         runs = [one_split(dataset, int(s), ks) for s in args.seeds.split(",")]
         print(f"{dataset} seeds {args.seeds} rule {[g for _, g in runs]}")

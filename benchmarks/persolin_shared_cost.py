@@ -1,0 +1,154 @@
+"""What Perso-lin's shared newcomer model (``join_neighbours="shared"``) costs, and what cuts it.
+
+The shared model ``S`` is solved at the end of the fit by a hub's L-BFGS
+whose every objective evaluation is one exchange with every fitted node
+(:mod:`skfed.boosting._perso_lin_shared`): at most 50 evaluations on the
+kept rows, the held-back gate, then at most 10 more on every row.  On HAR
+that is 30-33 % of a fit's bytes, which keeps it opt-in.  This script fits
+Perso-lin once per seed on ``benchmarks/new_nodes.py``'s HAR split, keeps
+the fit's state, and re-runs only the shared solve and its gate under
+variants, then joins the newcomers (``k = 5, 10, 20``) and scores them:
+
+* ``f64 R+F``: the solve as built, at most ``R`` and ``F`` evaluations;
+* ``f32 R+F``: every value of the exchange (``S`` down, loss and gradient
+  sums up, the scaling round, the gate's floats) sent as float32: the
+  values are rounded to float32 where they are sent, and counted at 4
+  bytes;
+* ``warm``: the hub's first point is the mass-weighted mean of the fitted
+  nodes' Perso-lin models (each node sends its model once more, counted),
+  instead of 0.
+
+Printed: the gate's ``t``, the exchange's bytes over the fit's (``cost``),
+the newcomers' accuracy (%, pooled over newcomers, mean of the seeds).
+
+    python benchmarks/persolin_shared_cost.py --seeds 0,1,2
+
+Results: at the end of this docstring.
+"""
+
+import argparse
+import copy
+import os
+import sys
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import new_nodes  # noqa: E402
+
+from skfed.boosting import _perso_lin, _perso_lin_shared as shared  # noqa: E402
+from skfed.network import payload_bytes  # noqa: E402
+
+_CAPTURED = {}
+_ORIGINAL_RULE = shared.fit_newcomer_rule
+_ORIGINAL_SUMS = shared.node_sums
+_ORIGINAL_SOLVE = shared.solve_shared
+
+
+def _capture(est, state, simulation, spec):
+    _CAPTURED["args"] = (copy.deepcopy(est), state, copy.deepcopy(simulation), spec)
+    return _ORIGINAL_RULE(est, state, simulation, spec)
+
+
+def _f32(a):
+    return np.asarray(a, dtype=np.float32).astype(np.float64)
+
+
+def _sums32(Z, Y, w, offsets, S, n_pen):
+    losses, grads = _ORIGINAL_SUMS(Z, Y, w, offsets, _f32(S), n_pen)
+    return _f32(losses), _f32(grads)
+
+
+def _payload32(n_float64=0, **kw):
+    return payload_bytes(n_float32=n_float64, **kw)
+
+
+def variant(name, rounds, final, f32, warm):
+    """Run the shared rule of the captured fit under one variant."""
+    est, state, simulation, spec = _CAPTURED["args"]
+    est, simulation = copy.deepcopy(est), copy.deepcopy(simulation)
+    saved = (shared.SHARED_ROUNDS, shared.FINAL_ROUNDS, shared.payload_bytes, shared.node_sums,
+             shared.solve_shared)
+    shared.FINAL_ROUNDS = final
+    if f32:
+        shared.payload_bytes, shared.node_sums = _payload32, _sums32
+    first = [True]
+
+    def solve(Z, Y, sw, offsets, keep, sim, n_pen, rounds=rounds, start=None):
+        if warm and first[0] and start is None:
+            first[0] = False
+            models = est._full_coef().astype(np.float64)           # (n, P, nb)
+            mass = np.diff(offsets).astype(np.float64)
+            start = np.tensordot(mass / mass.sum(), models, axes=1)
+            n = len(offsets) - 1
+            rest, hub = np.arange(1, n, dtype=np.intp), np.zeros(n - 1, dtype=np.intp)
+            shared._deliver(sim, rest, hub, np.full(
+                n - 1, shared.payload_bytes(n_float64=models.shape[1] * models.shape[2])))
+        return _ORIGINAL_SOLVE(Z, Y, sw, offsets, keep, sim, n_pen, rounds=rounds, start=start)
+
+    shared.solve_shared = solve
+    try:
+        _ORIGINAL_RULE(est, state, simulation, spec)
+    finally:
+        (shared.SHARED_ROUNDS, shared.FINAL_ROUNDS, shared.payload_bytes, shared.node_sums,
+         shared.solve_shared) = saved
+    return est
+
+
+def one_seed(seed, ks, variants):
+    data = new_nodes.load("har", seed)
+    X, y, groups, task = data[:4]
+    fit_rows, _, order = new_nodes.split(X, y, groups, seed, data[4] if len(data) > 4 else None)
+    _perso_lin.fit_newcomer_rule = _capture
+    try:
+        base = new_nodes.make_estimator("persolin", task, seed)
+        base.set_params(join_neighbours="shared")
+        base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+    finally:
+        _perso_lin.fit_newcomer_rule = _ORIGINAL_RULE
+    out = {}
+    for name, spec in variants.items():
+        est = variant(name, *spec)
+        gate = est.newcomer_gate_ or {}
+        row = {"t": gate.get("t", np.nan), "rounds": gate.get("n_rounds"),
+               "cost": gate.get("n_bytes", 0) / est.n_bytes_sent_, "rule": est.newcomer_rule_}
+        for k in ks:
+            train, test = new_nodes.new_node_rows(order, k)
+            joined = copy.deepcopy(est)
+            joined.add_nodes(X[train], y[train], groups=groups[train])
+            row[k] = 100 * joined.score(X[test], y[test], groups=groups[test])
+        out[name] = row
+        print(seed, name, row, flush=True)
+    return out
+
+
+VARIANTS = {
+    "f64 50+10": (50, 10, False, False),
+    "f32 50+10": (50, 10, True, False),
+    "f32 30+10": (30, 10, True, False),
+    "f32 20+5": (20, 5, True, False),
+    "f32 warm 20+5": (20, 5, True, True),
+    "f32 warm 30+10": (30, 10, True, True),
+}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--ks", default="5,10,20")
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    ks = [int(k) for k in args.ks.split(",")]
+    runs = [one_seed(int(s), ks, VARIANTS) for s in args.seeds.split(",")]
+    print("variant          t      cost    " + "  ".join(f"k={k:<5d}" for k in ks))
+    for name in VARIANTS:
+        rows = [r[name] for r in runs]
+        print(f"{name:15s} {np.mean([r['t'] for r in rows]):6.2f}  "
+              f"{np.mean([r['cost'] for r in rows]):.4f}  "
+              + "  ".join(f"{np.mean([r[k] for r in rows]):7.2f}" for k in ks))
+
+
+if __name__ == "__main__":
+    main()
