@@ -9,6 +9,8 @@ join's bytes in closed form, with and without drops; the rule each
 ``join_neighbours`` gives; fitted models bit-identical; refusals.
 """
 
+import copy
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize
@@ -83,7 +85,6 @@ def test_join_matches_reference(n_classes):
         X[~new], y[~new], groups=g[~new])
     assert clf.newcomer_rule_ == "posterior" and clf.newcomer_gate_ is None
     before_coef, before_int = clf.coef_.copy(), clf.intercept_.copy()
-    import copy
     ref_clf = copy.deepcopy(clf)
     rng = np.random.RandomState(3)
     sw = rng.uniform(0.2, 1.5, size=new.sum())
@@ -99,7 +100,8 @@ def test_join_matches_reference(n_classes):
         got = np.concatenate([clf.coef_[12 + i].reshape(-1, X.shape[1]),
                               clf.intercept_[12 + i].reshape(-1, 1)], axis=1)
         np.testing.assert_allclose(got, model, atol=1e-6)
-        kept = a >= post.MIN_WEIGHT
+        kept = (a >= post.MIN_WEIGHT) & (np.argsort(np.argsort(-a, kind="stable"),
+                                                    kind="stable") < 10)   # max_neighbors
         np.testing.assert_allclose(W[12 + i, :12][kept], a[kept], rtol=1e-9)
         assert np.all(W[12 + i, :12][~kept] == 0) and W[12 + i, 12 + (1 - i)] == 0
         np.testing.assert_allclose(W[:12, 12 + i], W[12 + i, :12])   # both directions
@@ -118,7 +120,20 @@ def test_weights_find_the_newcomers_cluster():
     same = np.array([[j % 2 == i % 2 for j in range(20)] for i in (20, 21)])
     share = (W * same).sum(axis=1) / W.sum(axis=1)
     assert np.all(share > 0.95)
-    np.testing.assert_allclose(W.sum(axis=1), 1.0, atol=1e-4)        # a posterior: degree ~1
+    assert np.all((W > 0).sum(axis=1) <= 10)                            # max_neighbors
+    # a cap of 3 (max_neighbors) keeps each row's 3 heaviest weights
+    capped = PersonalizedLinearClassifier(random_state=0, join_neighbours="posterior",
+                                          max_neighbors=3).fit(X[~new], y[~new], groups=g[~new])
+    before = copy.deepcopy(capped)
+    capped.add_nodes(X[new], y[new], groups=g[new])
+    Wc = capped.collaboration_graph_.toarray()[20:, :20]
+    for i, node in enumerate([20, 21]):
+        rows = g[new] == node
+        a, _ = _reference(before, X[new][rows], y[new][rows], np.ones(rows.sum()), 12.0)
+        top = np.argsort(-a, kind="stable")[:3]
+        top = top[a[top] >= post.MIN_WEIGHT]
+        assert set(np.flatnonzero(Wc[i])) == set(top)
+        np.testing.assert_allclose(Wc[i][top], a[top], rtol=1e-9)
 
 
 def test_bytes_closed_form_and_drops():
@@ -126,7 +141,6 @@ def test_bytes_closed_form_and_drops():
     new = g >= 12
     kw = dict(random_state=0, join_neighbours="posterior")
     clf = PersonalizedLinearClassifier(**kw).fit(X[~new], y[~new], groups=g[~new])
-    import copy
     dropped = PersonalizedLinearClassifier(
         network=SimulatedNetwork(drop_rate=0.3, random_state=0), **kw).fit(
         X[~new], y[~new], groups=g[~new])

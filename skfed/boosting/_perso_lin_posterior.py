@@ -27,9 +27,13 @@ over the one-vs-rest problems) and ``m_n`` its mass: with the logistic loss
     argmin_theta  TRUST c_n F_n(theta) + (mu / 2) ||theta - u||^2,
 
 ``c_n`` its paper confidence (its mass over the fit's largest, at most 1),
-solved by L-BFGS on its own samples (nothing sent).  It then sends each
-candidate of weight at least ``MIN_WEIGHT`` its weight ``a_r``: its row of
-``collaboration_graph_`` (degree 1 up to the dropped weights).
+solved on its own samples (nothing sent) by Newton's method, every
+newcomer of the call at once (:func:`newcomer_blocks`).  It then sends its
+weight ``a_r`` to each of its ``max_neighbors`` heaviest candidates (the
+fit's cap on a node's edges; all of them if ``None``) of weight at least
+``MIN_WEIGHT``: its row of ``collaboration_graph_``.  The prior uses every
+weight.  A join sends ``n_new q`` empty requests and as many models
+(asked again while a node is down), then one float per edge.
 
 **When.**  ``join_neighbours="auto"`` (the default) ends the fit with the
 feature-mean gate (:mod:`skfed._mean_neighbours`); when the gate runs and
@@ -249,6 +253,9 @@ def posterior_join(est, X, y, groups, sample_weight=None):
     losses = confidences * (np.einsum("nk,npk->n", W, own)
                             + 0.5 * float(est.alpha) * np.einsum("npd,npd->n", pen, pen))
     keep = a >= MIN_WEIGHT
+    if est.max_neighbors is not None and q > est.max_neighbors:  # the fit's cap on its edges
+        rank = np.argsort(np.argsort(-a, axis=1, kind="stable"), axis=1, kind="stable")
+        keep &= rank < int(est.max_neighbors)
     r, c, w = np.repeat(newcomers, keep.sum(axis=1)), cand[keep], a[keep]
     # Last round: each newcomer tells its neighbours their weight.
     sim.counter.send_pairs(r, c, np.full(len(r), payload_bytes(n_float64=1), np.int64))
