@@ -18,7 +18,8 @@ variants, then joins the newcomers (``k = 5, 10, 20``) and scores them:
   nodes' Perso-lin models (each node sends its model once more, counted),
   instead of 0.
 
-Printed: the gate's ``t``, the exchange's bytes over the fit's (``cost``),
+Printed: the gate's ``t``, the exchange's bytes (with a 16-byte header per
+message) over the Perso-lin fit's without it (``cost``),
 the newcomers' accuracy (%, pooled over newcomers, mean of the seeds).
 
     python benchmarks/persolin_shared_cost.py --seeds 0,1,2
@@ -41,6 +42,7 @@ import new_nodes  # noqa: E402
 from skfed.boosting import _perso_lin, _perso_lin_shared as shared  # noqa: E402
 from skfed.network import payload_bytes  # noqa: E402
 
+HEADER = 16  # bytes of a message's header (skfed's byte model)
 _CAPTURED = {}
 _ORIGINAL_RULE = shared.fit_newcomer_rule
 _ORIGINAL_SUMS = shared.node_sums
@@ -48,7 +50,7 @@ _ORIGINAL_SOLVE = shared.solve_shared
 
 
 def _capture(est, state, simulation, spec):
-    _CAPTURED["args"] = (copy.deepcopy(est), state, copy.deepcopy(simulation), spec)
+    _CAPTURED["args"] = (copy.deepcopy(est), state, simulation, spec)
     return _ORIGINAL_RULE(est, state, simulation, spec)
 
 
@@ -68,9 +70,18 @@ def _payload32(n_float64=0, **kw):
 def variant(name, rounds, final, f32, warm):
     """Run the shared rule of the captured fit under one variant."""
     est, state, simulation, spec = _CAPTURED["args"]
-    est, simulation = copy.deepcopy(est), copy.deepcopy(simulation)
+    est = copy.deepcopy(est)
+    fit_bytes = est.n_bytes_sent_
     saved = (shared.SHARED_ROUNDS, shared.FINAL_ROUNDS, shared.payload_bytes, shared.node_sums,
-             shared.solve_shared)
+             shared.solve_shared, shared._deliver)
+    sent = [0]
+
+    def deliver(sim, src, dst, nbytes):  # the exchange's bytes, headers included
+        nbytes = np.asarray(nbytes)
+        sent[0] += int(nbytes.sum()) + HEADER * len(nbytes)
+        return saved[5](sim, src, dst, nbytes)
+
+    shared._deliver = deliver
     shared.FINAL_ROUNDS = final
     if f32:
         shared.payload_bytes, shared.node_sums = _payload32, _sums32
@@ -93,8 +104,8 @@ def variant(name, rounds, final, f32, warm):
         _ORIGINAL_RULE(est, state, simulation, spec)
     finally:
         (shared.SHARED_ROUNDS, shared.FINAL_ROUNDS, shared.payload_bytes, shared.node_sums,
-         shared.solve_shared) = saved
-    return est
+         shared.solve_shared, shared._deliver) = saved
+    return est, sent[0] / fit_bytes
 
 
 def one_seed(seed, ks, variants):
@@ -110,10 +121,10 @@ def one_seed(seed, ks, variants):
         _perso_lin.fit_newcomer_rule = _ORIGINAL_RULE
     out = {}
     for name, spec in variants.items():
-        est = variant(name, *spec)
+        est, cost = variant(name, *spec)
         gate = est.newcomer_gate_ or {}
         row = {"t": gate.get("t", np.nan), "rounds": gate.get("n_rounds"),
-               "cost": gate.get("n_bytes", 0) / est.n_bytes_sent_, "rule": est.newcomer_rule_}
+               "cost": cost, "rule": est.newcomer_rule_}
         for k in ks:
             train, test = new_nodes.new_node_rows(order, k)
             joined = copy.deepcopy(est)
