@@ -226,3 +226,19 @@ def test_posterior_weights_closed_form():
     e = np.exp(-4.0 * np.array([0.5, 0.25, 1.0]))
     np.testing.assert_allclose(a, e / e.sum(), rtol=1e-14)
     assert post.posterior_weights(1e6, [0.1, 0.2])[0] == 1.0      # no overflow
+
+
+def test_rogue_candidates_get_little_weight():
+    # a rogue fitted node answers its negated model ("complement"): its
+    # likelihood on the newcomer's samples is low, and so is its weight
+    X, y, g = _clusters(n_nodes=14, n_rows=20)
+    new = g >= 12
+    clf = PersonalizedLinearClassifier(
+        random_state=0, join_neighbours="posterior",
+        network=SimulatedNetwork(rogue_fraction=0.3, random_state=0)).fit(
+        X[~new], y[~new], groups=g[~new])
+    rogue = clf._join_info["rogue"].copy()
+    assert rogue.sum() == 4
+    clf.add_nodes(X[new], y[new], groups=g[new])
+    W = clf.collaboration_graph_.toarray()[12:, :12]
+    assert np.all(W[:, rogue].sum(axis=1) < 0.05 * W.sum(axis=1))   # (uniform: 4 / 12)
