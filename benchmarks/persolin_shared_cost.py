@@ -10,10 +10,10 @@ the fit's state, and re-runs only the shared solve and its gate under
 variants, then joins the newcomers (``k = 5, 10, 20``) and scores them:
 
 * ``f64 R+F``: the solve as built, at most ``R`` and ``F`` evaluations;
-* ``f32 R+F``: every value of the exchange (``S`` down, loss and gradient
-  sums up, the scaling round, the gate's floats) sent as float32: the
-  values are rounded to float32 where they are sent, and counted at 4
-  bytes;
+* ``f32 R+F``: every value of the solve's exchanges (``S`` down, loss and
+  gradient sums up, the scaling round) sent as float32: rounded to float32
+  where they are sent, and counted at 4 bytes (the module's default since
+  persolin28; ``f64`` patches it back to float64);
 * ``warm``: the hub's first point is the mass-weighted mean of the fitted
   nodes' Perso-lin models (each node sends its model once more, counted),
   instead of 0.
@@ -45,7 +45,6 @@ from skfed.network import payload_bytes  # noqa: E402
 HEADER = 16  # bytes of a message's header (skfed's byte model)
 _CAPTURED = {}
 _ORIGINAL_RULE = shared.fit_newcomer_rule
-_ORIGINAL_SUMS = shared.node_sums
 _ORIGINAL_SOLVE = shared.solve_shared
 
 
@@ -54,17 +53,12 @@ def _capture(est, state, simulation, spec):
     return _ORIGINAL_RULE(est, state, simulation, spec)
 
 
-def _f32(a):
-    return np.asarray(a, dtype=np.float32).astype(np.float64)
+def _as64(values):
+    return np.asarray(values, dtype=np.float64)
 
 
-def _sums32(Z, Y, w, offsets, S, n_pen):
-    losses, grads = _ORIGINAL_SUMS(Z, Y, w, offsets, _f32(S), n_pen)
-    return _f32(losses), _f32(grads)
-
-
-def _payload32(n_float64=0, **kw):
-    return payload_bytes(n_float32=n_float64, **kw)
+def _payload64(n_float32=0, **kw):
+    return payload_bytes(n_float64=n_float32, **kw)
 
 
 def variant(name, rounds, final, f32, warm):
@@ -72,7 +66,7 @@ def variant(name, rounds, final, f32, warm):
     est, state, simulation, spec = _CAPTURED["args"]
     est = copy.deepcopy(est)
     fit_bytes = est.n_bytes_sent_
-    saved = (shared.SHARED_ROUNDS, shared.FINAL_ROUNDS, shared.payload_bytes, shared.node_sums,
+    saved = (shared.SHARED_ROUNDS, shared.FINAL_ROUNDS, shared.payload_bytes, shared._sent,
              shared.solve_shared, shared._deliver)
     sent = [0]
 
@@ -83,8 +77,8 @@ def variant(name, rounds, final, f32, warm):
 
     shared._deliver = deliver
     shared.FINAL_ROUNDS = final
-    if f32:
-        shared.payload_bytes, shared.node_sums = _payload32, _sums32
+    if not f32:  # the exchange as first built: float64 values (the gate's are float64 anyway)
+        shared.payload_bytes, shared._sent = _payload64, _as64
     first = [True]
 
     def solve(Z, Y, sw, offsets, keep, sim, n_pen, rounds=rounds, start=None):
@@ -96,14 +90,14 @@ def variant(name, rounds, final, f32, warm):
             n = len(offsets) - 1
             rest, hub = np.arange(1, n, dtype=np.intp), np.zeros(n - 1, dtype=np.intp)
             shared._deliver(sim, rest, hub, np.full(
-                n - 1, shared.payload_bytes(n_float64=models.shape[1] * models.shape[2])))
+                n - 1, shared.payload_bytes(n_float32=models.shape[1] * models.shape[2])))
         return _ORIGINAL_SOLVE(Z, Y, sw, offsets, keep, sim, n_pen, rounds=rounds, start=start)
 
     shared.solve_shared = solve
     try:
         _ORIGINAL_RULE(est, state, simulation, spec)
     finally:
-        (shared.SHARED_ROUNDS, shared.FINAL_ROUNDS, shared.payload_bytes, shared.node_sums,
+        (shared.SHARED_ROUNDS, shared.FINAL_ROUNDS, shared.payload_bytes, shared._sent,
          shared.solve_shared, shared._deliver) = saved
     return est, sent[0] / fit_bytes
 
