@@ -68,21 +68,10 @@ def posterior_weights(mass, data_losses):
     return a / a.sum()
 
 
-def check_posterior(est, spec):
-    """Refuse ``join_neighbours="posterior"`` under a finite privacy budget."""
-    import math
-
-    if est.join_neighbours == "posterior" and spec is not None and math.isfinite(spec.epsilon):
-        raise ValueError(
-            "join_neighbours='posterior' releases the newcomers' models without noise: "
-            "use join_neighbours='auto' or 'graph' with a finite privacy budget.")
-
-
 def posterior_rule(est, spec):
     """After the fit's gates: ``"posterior"`` where ``"auto"``'s feature-mean
     gate ran and closed, or where it was asked for (see the module)."""
-    if est.join_neighbours == "posterior":
-        check_posterior(est, spec)
+    if est.join_neighbours == "posterior":  # (refused under privacy by check_shared)
         est.newcomer_rule_, est.newcomer_gate_ = "posterior", None
         return
     gate = est.newcomer_gate_

@@ -90,12 +90,18 @@ BLOCK_GTOL = 1e-10  # the newcomer's block solve (local: no bytes)
 SHARED_GTOL = 1e-5
 
 
+_NOT_PRIVATE = {"shared": "sends gradients and gate gains that are not privatized",
+                "posterior": "releases the newcomers' models without noise"}
+
+
 def check_shared(est, spec):
-    """Refuse ``join_neighbours="shared"`` under a finite privacy budget."""
-    if est.join_neighbours == "shared" and spec is not None and math.isfinite(spec.epsilon):
+    """Refuse ``join_neighbours="shared"`` or ``"posterior"`` under a finite
+    privacy budget."""
+    why = _NOT_PRIVATE.get(est.join_neighbours)
+    if why is not None and spec is not None and math.isfinite(spec.epsilon):
         raise ValueError(
-            "join_neighbours='shared' sends gradients and gate gains that are not "
-            "privatized: use join_neighbours='auto' or 'graph' with a finite privacy budget.")
+            f"join_neighbours={est.join_neighbours!r} {why}: use join_neighbours='auto' or "
+            "'graph' with a finite privacy budget.")
 
 
 def held_back(offsets, rng):
