@@ -57,8 +57,8 @@ def _as64(values):
     return np.asarray(values, dtype=np.float64)
 
 
-def _payload64(n_float32=0, **kw):
-    return payload_bytes(n_float64=n_float32, **kw)
+def _payload64(n_float32=0, n_float64=0, **kw):
+    return payload_bytes(n_float64=n_float64 + n_float32, **kw)
 
 
 def variant(name, rounds, final, f32, warm):
