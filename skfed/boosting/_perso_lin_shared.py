@@ -64,9 +64,9 @@ joins 97.93 / 98.00 / 98.30 at ``k = 5 / 10 / 20`` (seeds 0-2; pooled
 ``LogisticRegression()`` 97.89 / 97.98 / 97.89; seeds 3-5 96.75 / 97.81 /
 98.16 against 97.07 / 97.24 / 97.39), the gate open on 6 of 6 HAR fits and
 closed on 21 held-out fits; the exchange cost 30-33 % of a HAR fit's
-bytes in float64 (1.3-8.2 % elsewhere), 15.8 % in float32 (seeds 0-2), hence
-opt-in: fewer evaluations or a warm start from the fitted models' mean lose
-0.7-1.5 points on HAR (``benchmarks/persolin_shared_cost.py``).
+bytes in float64 (1.3-8.2 % elsewhere), 15.8 % in float32 (seeds 0-2, the
+same newcomers), hence opt-in: fewer evaluations, even from the fitted
+models' mean, lose 0.3-1.7 points on HAR (``benchmarks/persolin_shared_cost.py``).
 """
 
 import math
