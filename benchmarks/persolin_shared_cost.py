@@ -42,8 +42,8 @@ since).  Fewer evaluations do not converge on HAR's 561 features: with 30
 the gate closes on seed 2 (t 2.04) and its newcomers fall back to the
 posterior join (94.9 / 96.6 / 97.1); with 20 it closes on seeds 1 and 2.
 The warm start (the mass-weighted mean of the fitted Perso-lin models,
-one more upload) gains 1.2-2.0 points at 20 evaluations and 0.1-0.2 at 30,
-but stays 1.2-0.7 under the full solve.  So the cheapest exchange that
+one more upload) gains 1.9-2.1 points at 20 evaluations and 0.1-0.2 at 30,
+but stays 0.7-1.8 under the full solve.  So the cheapest exchange that
 keeps HAR's newcomers at Global costs 15.8 % of a HAR fit's bytes: still
 opt-in (a default should cost a few per cent).  Not tried: a second-order
 method (each node's local Newton direction, averaged: one or two exchanges

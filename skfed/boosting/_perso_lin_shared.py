@@ -65,8 +65,8 @@ joins 97.93 / 98.00 / 98.30 at ``k = 5 / 10 / 20`` (seeds 0-2; pooled
 98.16 against 97.07 / 97.24 / 97.39), the gate open on 6 of 6 HAR fits and
 closed on 21 held-out fits; the exchange cost 30-33 % of a HAR fit's
 bytes in float64 (1.3-8.2 % elsewhere), 15.8 % in float32 (seeds 0-2, the
-same newcomers), hence opt-in: fewer evaluations, even from the fitted
-models' mean, lose 0.3-1.7 points on HAR (``benchmarks/persolin_shared_cost.py``).
+same newcomers), hence opt-in: 20-30 evaluations lose 0.7-3.7 points on HAR
+(0.7-1.8 from the fitted models' mean; ``benchmarks/persolin_shared_cost.py``).
 """
 
 import math
