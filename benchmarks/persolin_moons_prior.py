@@ -73,16 +73,18 @@ join where the feature-mean gate closes.
 Rows of ``benchmarks/new_nodes.py`` with it (``python
 benchmarks/new_nodes.py --families persolin --datasets moons --seeds
 0,1,2 --ks 5,10,20``; ``--seeds 3,4,5,6,7,8``; ``--datasets related``);
-CPU from ``--cpu`` above, same seeds (``new_nodes.py``'s single timings
+bytes and CPU from ``new_nodes.py`` at load 3.7 after the ``max_neighbors``
+cap on the recorded edges (``--cpu``, least of 7 / 3, gives 0.046 / 0.055 /
+0.065 on seeds 0-2 and 0.060 / 0.065 / 0.073 on seeds 3-8; single timings
 under load 12-19 read 0.07-0.14)::
 
     data / seeds       k   join  Global (best)    Local (best)     refit  bytes   CPU    goal
-    moons 0-2          5   56.5  50.7 own         55.9 LinSVC      55.1   0.0217  0.046  yes
-    moons 0-2          10  60.2  51.2 LinSVC      59.1 LinSVC      58.4   0.0211  0.055  yes
-    moons 0-2          20  63.3  53.1 LinSVC      62.6 LogReg      63.9   0.0194  0.065  yes
-    moons 3-8          5   54.8  50.4 SVC         55.9 LinSVC      53.4   0.0208  0.060  no
-    moons 3-8          10  58.1  50.6 SVC         58.2 LinSVC      57.1   0.0222  0.065  no
-    moons 3-8          20  62.6  52.4 SVC         61.4 LogReg      63.2   0.0223  0.073  yes
+    moons 0-2          5   56.5  50.7 own         55.9 LinSVC      55.1   0.0197  0.058  yes
+    moons 0-2          10  60.2  51.2 LinSVC      59.1 LinSVC      58.4   0.0192  0.063  yes
+    moons 0-2          20  63.3  53.1 LinSVC      62.6 LogReg      63.9   0.0177  0.074  yes
+    moons 3-8          5   54.8  50.4 SVC         55.9 LinSVC      53.4   0.0188  0.066  no
+    moons 3-8          10  58.1  50.6 SVC         58.2 LinSVC      57.1   0.0202  0.066  no
+    moons 3-8          20  62.6  52.4 SVC         61.4 LogReg      63.2   0.0204  0.078  yes
     related-alike      5/10/20  91.0/90.7/91.2  Global 90.6/90.6/90.9  refit 89.5/89.1/90.2
     related-clustered  5/10/20  82.0/87.0/89.7  Global 65.9/65.6/66.2  refit 67.7/78.4/87.5
     related-narrow     5/10/20  91.8/91.7/91.8  Global 91.4/91.3/91.4  refit 90.8/91.1/91.5
