@@ -145,7 +145,7 @@ def test_cut_rows_equals_a_loop_over_the_rows():
 def test_batched_join_of_light_and_heavy_newcomers_equals_one_by_one():
     X, y, groups = _data(0, n_nodes=12)
     est, _, _ = _fit(PersonalizedLinearClassifier, X, y, groups, max_iter=10 * 60,
-                     max_neighbors=None)
+                     max_neighbors=None, join_neighbours="graph")
     # The fit holds nodes 0-9; node 10 joins with its 25 samples (heavy),
     # node 11 with 5 (light), and a node of another draw of node 10's task
     # with 25 (heavy), so that the two heavy newcomers sample each other.

@@ -66,7 +66,8 @@ def test_heavy_perso_lin_newcomer_solves_its_problem_with_its_confidence(k, cap)
     sizes = [12, 20, 14, 20, 10, 16, 18, 12, k]           # the fit's heaviest: 20
     X, y, groups = _nodes(sizes)
     new = groups == len(sizes) - 1
-    est = PersonalizedLinearClassifier(random_state=0).fit(X[~new], y[~new], groups=groups[~new])
+    est = PersonalizedLinearClassifier(random_state=0, join_neighbours="graph").fit(
+        X[~new], y[~new], groups=groups[~new])
     assert est._join_info["max_mass"] == 20.0
     joined = copy.deepcopy(est).add_nodes(X[new], y[new], groups=groups[new])
     K = len(sizes) - 1
@@ -189,7 +190,8 @@ def test_join_on_a_ring_asks_any_fitted_node_and_keeps_the_ring():
 def test_newcomers_are_rogue_with_the_fits_fault_model(cls):
     sizes = [20] * 10 + [20] * 12 + [20] * 4
     X, y, groups = _nodes(sizes, seed=4)
-    kw = dict(n_estimators=12, max_iter=60) if cls is DecentralizedBoostingClassifier else {}
+    kw = (dict(n_estimators=12, max_iter=60) if cls is DecentralizedBoostingClassifier
+          else dict(join_neighbours="graph"))  # (the graph join; persolin28)
     net = SimulatedNetwork(rogue_fraction=0.3, random_state=0)
     first = groups < 10
     est = cls(random_state=0, network=net, **kw).fit(X[first], y[first], groups=groups[first])
@@ -251,7 +253,8 @@ def test_a_rogue_newcomer_sends_other_newcomers_corrupted_models(cls, monkeypatc
 
     X, y, groups = _nodes([20] * 11, seed=7)
     old, new = groups < 8, np.isin(groups, [8, 10])          # two newcomers of one concept
-    kw = dict(n_estimators=12, max_iter=60) if cls is DecentralizedBoostingClassifier else {}
+    kw = (dict(n_estimators=12, max_iter=60) if cls is DecentralizedBoostingClassifier
+          else dict(join_neighbours="graph"))  # (the graph join; persolin28)
     est = cls(random_state=0, **kw).fit(X[old], y[old], groups=groups[old])
 
     def join(flags):

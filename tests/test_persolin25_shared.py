@@ -92,7 +92,7 @@ def test_shared_model_is_sklearn_logistic_regression_on_kept_rows():
     assert np.abs(grad).max() < 1e-5
     # bytes: the scaling round, then one exchange per evaluation
     log = sim.log(node_labels=np.arange(10))
-    closed = 9 * (HEADER + 8 * 6) + n_rounds * 9 * ((HEADER + 8 * 5) + (HEADER + 8 * 6))
+    closed = 9 * (HEADER + 4 * 6) + n_rounds * 9 * ((HEADER + 4 * 5) + (HEADER + 4 * 6))  # f32
     assert log.total_bytes == closed
     assert log.total_messages == 9 + 18 * n_rounds
 
@@ -184,8 +184,8 @@ def test_fit_opens_on_one_task_newcomers_take_s_old_nodes_unchanged():
     assert gate["open"] and gate["t"] > 3 and shared.newcomer_rule_ == "shared"
     n, nb = 10, 5
     n1, n2 = gate["n_rounds"]
-    closed = (2 * 9 * (HEADER + 8 * (nb + 1))
-              + (n1 + n2) * 9 * ((HEADER + 8 * nb) + (HEADER + 8 * (nb + 1)))
+    closed = (2 * 9 * (HEADER + 4 * (nb + 1))                          # (float32 exchanges)
+              + (n1 + n2) * 9 * ((HEADER + 4 * nb) + (HEADER + 4 * (nb + 1)))
               + 2 * 9 * (HEADER + 8))
     assert gate["n_bytes"] == closed == shared.n_bytes_sent_ - graph.n_bytes_sent_
     assert 1 <= n1 <= sh.SHARED_ROUNDS and 1 <= n2 <= sh.FINAL_ROUNDS
@@ -220,13 +220,14 @@ def test_fit_opens_on_one_task_newcomers_take_s_old_nodes_unchanged():
 
 
 def test_fit_closes_on_opposite_tasks_and_joins_by_the_graph():
+    # (both gates closed: "auto"'s posterior join, persolin28)
     X, y, g = _federation(n_nodes=12, opposite=True)
     new = g >= 10
     shared = PersonalizedLinearClassifier(random_state=0, join_neighbours="shared").fit(
         X[~new], y[~new], groups=g[~new])
-    graph = PersonalizedLinearClassifier(random_state=0, join_neighbours="graph").fit(
+    graph = PersonalizedLinearClassifier(random_state=0, join_neighbours="posterior").fit(
         X[~new], y[~new], groups=g[~new])
-    assert not shared.newcomer_gate_["open"] and shared.newcomer_rule_ == "graph"
+    assert not shared.newcomer_gate_["open"] and shared.newcomer_rule_ == "posterior"
     assert shared.newcomer_gate_["t"] < 0
     auto = PersonalizedLinearClassifier(random_state=0).fit(X[~new], y[~new], groups=g[~new])
     features = shared.newcomer_gate_["features"]          # then "auto"'s gate, same result

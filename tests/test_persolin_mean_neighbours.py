@@ -81,12 +81,12 @@ def test_gate_closed_when_means_carry_no_task():
     clf = PersonalizedLinearClassifier(random_state=0).fit(X, y, groups=g)
     gains, t = _reference_gate(X, y, g, clf.coef_, clf.intercept_)
     assert np.allclose(clf.newcomer_gate_["gains"], gains, atol=1e-12)
-    assert t <= mn.GATE_T and not clf.newcomer_gate_["open"] and clf.newcomer_rule_ == "graph"
-    # a closed gate: the join is the graph join, as with join_neighbours="graph"
+    assert t <= mn.GATE_T and not clf.newcomer_gate_["open"] and clf.newcomer_rule_ == "posterior"
+    # a closed gate: the join is the posterior join, as with join_neighbours="posterior"
     rng = np.random.RandomState(5)
     Xn = rng.normal(size=(8, 3))
     yn = (Xn[:, 1] > 0).astype(int)
-    ref = PersonalizedLinearClassifier(random_state=0, join_neighbours="graph").fit(
+    ref = PersonalizedLinearClassifier(random_state=0, join_neighbours="posterior").fit(
         X, y, groups=g)
     clf.add_nodes(Xn, yn, groups=np.full(8, 50))
     ref.add_nodes(Xn, yn, groups=np.full(8, 50))

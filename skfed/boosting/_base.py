@@ -483,6 +483,9 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         elif rule == "shared":  # (Perso-lin's join_neighbours="shared")
             from ._perso_lin_shared import shared_join
             shared_join(self, X, y, groups, sample_weight)
+        elif rule == "posterior":  # (Perso-lin's gate closed, see join_neighbours)
+            from ._perso_lin_posterior import posterior_join
+            posterior_join(self, X, y, groups, sample_weight)
         else:
             graph_join_nodes(self, X, y, groups, sample_weight)
         extend_kept_local(self, len(self.nodes_) - n_before)

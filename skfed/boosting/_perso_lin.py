@@ -695,12 +695,12 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
         small nodes, at most 0.03 lower on the other held-out families
         (``python benchmarks/persolin_block_update.py``);
         a wake-up costs more CPU (HAR's fit 9 times, d = 500's 6 times).
-    join_neighbours : {"auto", "graph", "shared"}, default="auto"
-        ``"auto"``: a gate ends the fit (bytes in ``communication_``); if it opens, newcomers
-        take the mean model of their 5 nearest-feature-mean fitted nodes.  ``"graph"`` (and
-        ``privacy``, the MPI engine): the graph join only (:mod:`skfed._mean_neighbours`).
-        ``"shared"`` (opt-in; not with ``privacy`` nor MPI): newcomers take a hub-solved logistic
-        model behind a held-back gate (:mod:`skfed.boosting._perso_lin_shared`).
+    join_neighbours : {"auto", "graph", "posterior", "shared"}, default="auto"
+        ``"auto"``: a gate ends the fit (bytes in ``communication_``); open, newcomers take the mean
+        model of their 5 nearest-feature-mean fitted nodes (:mod:`skfed._mean_neighbours`); closed,
+        ``"posterior"``'s: a prior from the candidates' likelihoods (:mod:`._perso_lin_posterior`).
+        ``"graph"`` (and ``privacy``, MPI, 6 fitted nodes or fewer): the graph join.  ``"shared"``
+        (opt-in): a hub-solved logistic model behind a gate (:mod:`._perso_lin_shared`).
 
     Attributes
     ----------

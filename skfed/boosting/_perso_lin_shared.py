@@ -18,9 +18,11 @@ by the kept mass ``M``::
 
 (``S_p,w`` without the intercept), by L-BFGS at a hub (fitted node 0) in
 Jacobi-scaled coordinates: first every other node sends its kept mass and
-column sums of squares (``n_base + 1`` float64), then each evaluation of the
-objective is one exchange (the hub sends ``S``, ``P n_base`` float64; each
-node answers its loss sums and gradient sums, ``P (n_base + 1)`` float64),
+column sums of squares (``n_base + 1`` float32), then each evaluation of the
+objective is one exchange (the hub sends ``S``, ``P n_base`` float32; each
+node answers its loss sums and gradient sums, ``P (n_base + 1)`` float32;
+float32 halves the exchange's bytes and leaves HAR's newcomers as they
+were with float64, ``benchmarks/persolin_shared_cost.py``),
 at most ``SHARED_ROUNDS`` evaluations (L-BFGS-B's ``gtol`` 1e-5 may stop it
 earlier); ``S`` is the evaluated point of lowest objective.  A node
 dropped in a round answers in a later one (the hub waits: the sum needs
@@ -61,8 +63,10 @@ Measured (``benchmarks/persolin_shared_newcomer.py``, its docstring): HAR
 joins 97.93 / 98.00 / 98.30 at ``k = 5 / 10 / 20`` (seeds 0-2; pooled
 ``LogisticRegression()`` 97.89 / 97.98 / 97.89; seeds 3-5 96.75 / 97.81 /
 98.16 against 97.07 / 97.24 / 97.39), the gate open on 6 of 6 HAR fits and
-closed on 21 held-out fits; the exchange costs 30-33 % of a HAR fit's
-bytes (1.3-8.2 % elsewhere), hence opt-in.
+closed on 21 held-out fits; the exchange cost 30-33 % of a HAR fit's
+bytes in float64 (1.3-8.2 % elsewhere), 15.8 % in float32 (seeds 0-2, the
+same newcomers), hence opt-in: 20-30 evaluations lose 0.7-3.7 points on HAR
+(0.7-1.8 from the fitted models' mean; ``benchmarks/persolin_shared_cost.py``).
 """
 
 import math
@@ -78,7 +82,7 @@ from .._mean_neighbours import gate_statistic
 from ..graph import model_message_bytes
 from ..network import payload_bytes
 
-JOIN_RULES = JOIN_NEIGHBOURS + ("shared",)
+JOIN_RULES = JOIN_NEIGHBOURS + ("shared", "posterior")
 HOLD_BACK = 5  # one sample in HOLD_BACK of every node is held back from S
 SHARED_ROUNDS = 50  # objective evaluations (exchanges) at most, on the kept rows
 FINAL_ROUNDS = 10  # then, if the gate opens, on every row from there
@@ -86,12 +90,18 @@ BLOCK_GTOL = 1e-10  # the newcomer's block solve (local: no bytes)
 SHARED_GTOL = 1e-5
 
 
+_NOT_PRIVATE = {"shared": "sends gradients and gate gains that are not privatized",
+                "posterior": "releases the newcomers' models without noise"}
+
+
 def check_shared(est, spec):
-    """Refuse ``join_neighbours="shared"`` under a finite privacy budget."""
-    if est.join_neighbours == "shared" and spec is not None and math.isfinite(spec.epsilon):
+    """Refuse ``join_neighbours="shared"`` or ``"posterior"`` under a finite
+    privacy budget."""
+    why = _NOT_PRIVATE.get(est.join_neighbours)
+    if why is not None and spec is not None and math.isfinite(spec.epsilon):
         raise ValueError(
-            "join_neighbours='shared' sends gradients and gate gains that are not "
-            "privatized: use join_neighbours='auto' or 'graph' with a finite privacy budget.")
+            f"join_neighbours={est.join_neighbours!r} {why}: use join_neighbours='auto' or "
+            "'graph' with a finite privacy budget.")
 
 
 def held_back(offsets, rng):
@@ -122,6 +132,13 @@ def node_sums(Z, Y, w, offsets, S, n_pen):
     return losses, grads
 
 
+def _sent(values):
+    """``values`` as a float32 message delivers them (the exchange's values are
+    float32: half the bytes, the same newcomers on HAR seeds 0-2,
+    ``benchmarks/persolin_shared_cost.py``)."""
+    return np.asarray(values, dtype=np.float32).astype(np.float64)
+
+
 def solve_shared(Z, Y, sw, offsets, keep, sim, n_pen, rounds=SHARED_ROUNDS, start=None):
     """``S`` of shape ``(P, n_base)`` and the number of evaluations; every
     message through ``sim`` (see the module)."""
@@ -139,17 +156,18 @@ def solve_shared(Z, Y, sw, offsets, keep, sim, n_pen, rounds=SHARED_ROUNDS, star
     if filled.any():
         stats[filled, :nb] = np.add.reduceat(w[:, None] * Z * Z, starts[filled], axis=0)
         stats[filled, nb] = np.add.reduceat(w, starts[filled])
+    stats = _sent(stats)
     if rogue.any():
         stats = sim.corrupt_value_rows(stats, nodes)
-    _deliver(sim, rest, hub, np.full(n - 1, payload_bytes(n_float64=nb + 1)))
+    _deliver(sim, rest, hub, np.full(n - 1, payload_bytes(n_float32=nb + 1)))
     mass = float(stats[:, nb].sum())
     lam = 1.0 / mass
     D = 0.25 * np.abs(stats[:, :nb].sum(axis=0)) / mass
     D[:n_pen] += lam
     scale = np.zeros(nb)
     np.divide(1.0, np.sqrt(D), out=scale, where=D > 0)
-    down = payload_bytes(n_float64=P * nb)
-    up = payload_bytes(n_float64=P * (nb + 1))
+    down = payload_bytes(n_float32=P * nb)
+    up = payload_bytes(n_float32=P * (nb + 1))
     count, best = [0], [np.inf, np.zeros(P * nb)]
 
     def objective(v):
@@ -158,7 +176,8 @@ def solve_shared(Z, Y, sw, offsets, keep, sim, n_pen, rounds=SHARED_ROUNDS, star
         S = (v.reshape(P, nb) * scale)
         count[0] += 1
         _deliver(sim, hub, rest, np.full(n - 1, down))
-        losses, grads = node_sums(Z, Y, w, offsets, S, n_pen)
+        losses, grads = node_sums(Z, Y, w, offsets, _sent(S), n_pen)
+        losses, grads = _sent(losses), _sent(grads)
         if rogue.any():
             sent = sim.corrupt_value_rows(
                 np.concatenate([losses, grads.reshape(n, -1)], axis=1), nodes)
@@ -225,10 +244,16 @@ def shared_gate(Z, Y, sw, offsets, back, S, W, held, sim):
 
 def fit_newcomer_rule(est, state, simulation, spec):
     """The fit's last step: the feature-mean gate (``"auto"``), nothing
-    (``"graph"``) or the shared model and its gate, then ``"auto"``'s if it
-    closes (``"shared"``)."""
+    (``"graph"``, ``"posterior"``) or the shared model and its gate, then
+    ``"auto"``'s if it closes (``"shared"``); where the feature-mean gate
+    closes, the posterior rule (:mod:`skfed.boosting._perso_lin_posterior`)."""
+    from ._perso_lin_posterior import posterior_rule
+
+    if est.join_neighbours == "posterior":
+        return posterior_rule(est, spec)
     if est.join_neighbours != "shared":
-        return fit_gate(est, state, simulation, spec)
+        fit_gate(est, state, simulation, spec)
+        return posterior_rule(est, spec)
     check_shared(est, spec)
     est.newcomer_rule_, est.newcomer_gate_ = "graph", None
     n = len(state.offsets) - 1
@@ -260,7 +285,7 @@ def fit_newcomer_rule(est, state, simulation, spec):
     est.newcomer_gate_ = dict(shared_gate_, features=features)
     if features is not None:
         est.newcomer_gate_["n_bytes"] += features["n_bytes"]
-    return None
+    return posterior_rule(est, spec)
 
 
 def _loss_grad(loss, margins):

@@ -78,6 +78,7 @@ def fit_perso_lin(est, peer, block, validate, random_state):
     state.local_update = resolved_local_update(est, None)  # (_refuse: no privacy)
     run = _Run(est, _PersoLin, peer, block, state, simulation)
     _alternate(est, run, simulation, seeds)
-    # (no feature-mean gate on MPI ranks: the graph join; see join_neighbours)
-    est.newcomer_rule_, est.newcomer_gate_ = "graph", None
+    # (no feature-mean gate on MPI ranks: the graph join, or the posterior join asked for)
+    est.newcomer_rule_ = "posterior" if est.join_neighbours == "posterior" else "graph"
+    est.newcomer_gate_ = None
     return _finish(est, run, state, Xs.shape[1])
