@@ -155,6 +155,9 @@ def fit_dada(est, peer, block, validate, random_state):
                          "held-back rows, then the fit) is not supported; give a numeric beta.")
     if est.base_predictors is not None:
         raise ValueError("The MPI engine builds decision stumps: base_predictors must be None.")
+    if est.feature_selection == "conditional_vote":
+        raise ValueError('The MPI engine holds the first feature vote only: '
+                         'feature_selection="conditional_vote" is not supported (use "vote").')
     if est.stump_placement == "quantile":
         raise ValueError(
             'The MPI engine agrees on feature ranges only: stump_placement="quantile" is not '

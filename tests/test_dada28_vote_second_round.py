@@ -1,0 +1,182 @@
+"""The conditional second round of Dada's feature vote (skfed.boosting._dada_vote).
+
+References: the t statistic of the feature's coefficient in each node's own
+least-squares fit of its labels on an intercept, the selected features and
+the feature (explicit ``(A'A)^-1`` standard error, not the partial
+correlation the module computes), the counts' thresholds from the
+binomial tail directly, and the round's bytes in closed form over the
+aggregation tree (binary heap of a complete topology).
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import binom, t as t_distribution
+
+from skfed.boosting import _dada_vote as dv
+from skfed.boosting._agreement import _aggregation_tree
+from skfed.network import index_bits, payload_bytes
+
+
+def _nodes(rng, n_nodes, n, d, conditional=True):
+    """Labels y = 1[x1 > 0] at half the nodes and 1[x0 + x1 > 0] at the
+    others; features 2.. are noise, feature 0 is informative marginally."""
+    X, y, g = [], [], []
+    for k in range(n_nodes):
+        x = rng.normal(size=(n, d))
+        if conditional:
+            lab = (x[:, 0] + (x[:, 1] if k % 2 else 0.0) + 0.3 * x[:, 1] > 0)
+        else:
+            lab = x[:, 0] > 0
+        X.append(x)
+        y.append(lab.astype(int))
+        g.append(np.full(n, k))
+    X, y = np.vstack(X), np.concatenate(y)
+    offsets = np.arange(n_nodes + 1) * n
+    return X, y, offsets
+
+
+def _t_reference(Xk, yk, S, j):
+    """|t| of x_j's coefficient in the OLS of y on (1, x_S, x_j), and its dof."""
+    A = np.column_stack([np.ones(len(yk)), Xk[:, S], Xk[:, j]])
+    coef, *_ = np.linalg.lstsq(A, yk.astype(float), rcond=None)
+    resid = yk - A @ coef
+    dof = len(yk) - A.shape[1]
+    sigma2 = resid @ resid / dof
+    cov = sigma2 * np.linalg.inv(A.T @ A)
+    return abs(coef[-1]) / math.sqrt(cov[-1, -1]), dof
+
+
+def test_partial_relevance_matches_the_ols_t_statistic():
+    rng = np.random.default_rng(0)
+    X, y, offsets = _nodes(rng, 6, 12, 5)
+    selected = np.array([True, False, False, False, False])
+    candidates = ~selected
+    r2, dof, takes_part = dv.partial_relevance(X, y, offsets, selected, candidates)
+    assert takes_part.all() and np.all(dof == 12 - 1 - 2)
+    assert np.all(r2[:, 0] == 0) and np.all((r2 >= 0) & (r2 <= 1))
+    for k in range(6):
+        a, b = offsets[k], offsets[k + 1]
+        for j in range(1, 5):
+            t_ref, dof_ref = _t_reference(X[a:b], y[a:b], [0], j)
+            t = math.sqrt(r2[k, j] * dof[k] / (1 - r2[k, j]))
+            assert dof_ref == dof[k]
+            assert t == pytest.approx(t_ref, rel=1e-8)
+
+
+def test_one_class_and_tiny_nodes_do_not_take_part():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(9, 3))
+    y = np.array([0, 1, 0, 1, 1, 1, 1, 0, 1])
+    offsets = np.array([0, 3, 6, 9])  # node 1 one class; node 0: 3 - 1 - 2 = 0 dof
+    selected = np.array([True, False, False])
+    r2, dof, takes_part = dv.partial_relevance(X, y, offsets, selected, ~selected)
+    assert takes_part.tolist() == [False, False, False]
+    assert np.all(r2[:2] == 0)
+
+
+def test_ballots_against_reference_and_thresholds():
+    rng = np.random.default_rng(2)
+    n_nodes, n, d = 30, 14, 8
+    X, y, offsets = _nodes(rng, n_nodes, n, d)
+    selected = np.zeros(d, dtype=bool)
+    selected[0] = True
+    candidates = ~selected
+    tie = rng.random((n_nodes, d))
+    voters = np.arange(n_nodes) % 3 != 0
+    ballots, q = dv.conditional_ballots(X, y, offsets, selected, candidates, tie, voters)
+    assert q == math.ceil(math.sqrt(d - 1))
+    assert ballots.shape == (n_nodes, 2 * d + 1)
+    for k in range(n_nodes):
+        a, b = offsets[k], offsets[k + 1]
+        ts = {j: _t_reference(X[a:b], y[a:b], [0], j) for j in range(1, d)}
+        sig = {j for j, (t, dof) in ts.items() if 2 * t_distribution.sf(t, dof) < 0.05}
+        assert set(np.flatnonzero(ballots[k, d:2 * d])) == sig
+        best = sorted(range(1, d), key=lambda j: (-ts[j][0], tie[k, j]))[:q]
+        assert set(np.flatnonzero(ballots[k, :d])) == (set(best) if voters[k] else set())
+        assert ballots[k, 2 * d]
+    added, counts, threshold, spent = dv.second_round(X, y, offsets, np.ones(d, bool),
+                                                       selected, tie, voters, ballots="both")
+    ranked_only = dv.second_round(X, y, offsets, np.ones(d, bool), selected, tie, voters)[0]
+    n_voters = int(ballots[:, :d].any(1).sum())
+    level = 0.025 / (d - 1)  # half the first round's 0.05
+    p = q / (d - 1)
+    first = min(v for v in range(n_voters + 2) if binom.sf(v - 1, n_voters, p) <= level)
+    second = max(min(v for v in range(n_nodes + 2) if binom.sf(v - 1, n_nodes, 0.05) <= level),
+                 math.ceil(1.5 * 0.05 * n_nodes - 1e-9))
+    assert threshold.tolist() == [first, second]
+    assert counts.tolist() == [ballots[:, :d].sum(0).tolist(), ballots[:, d:2 * d].sum(0).tolist()]
+    expect = candidates & ((counts[0] >= first) | (counts[1] >= second))
+    assert added.tolist() == expect.tolist()
+    assert ranked_only.tolist() == (candidates & (counts[0] >= first)).tolist()
+    with pytest.raises(ValueError, match="ballots"):
+        dv.second_round(X, y, offsets, np.ones(d, bool), selected, tie, voters, ballots="all")
+    assert added[1] and not added[2:].any()  # the conditional feature, no noise
+    assert spent == 0  # no simulation: nothing sent
+
+
+def test_noise_only_adds_nothing():
+    rng = np.random.default_rng(3)
+    X, y, offsets = _nodes(rng, 40, 10, 12, conditional=False)
+    selected = np.zeros(12, dtype=bool)
+    selected[0] = True
+    tie = rng.random((40, 12))
+    added, counts, threshold, _ = dv.second_round(X, y, offsets, np.ones(12, bool), selected,
+                                                  tie, np.ones(40, bool), ballots="both")
+    assert not added.any()
+    assert counts[0].max() < threshold[0] and counts[1].max() < threshold[1]
+    # Nothing selected, or nothing left: no round.
+    assert dv.second_round(X, y, offsets, np.ones(12, bool), np.zeros(12, bool), tie,
+                           np.ones(40, bool))[1] is None
+
+
+class _Counter:
+    header_bytes = 10
+
+    def __init__(self):
+        self.sent = []
+
+    def send_message(self, a, b, n):
+        self.sent.append((a, b, n))
+
+
+class _Complete:
+    is_complete = True
+
+    def __init__(self, n):
+        self.n_nodes = n
+        self.counter = _Counter()
+
+
+def test_bytes_closed_form_on_the_heap():
+    rng = np.random.default_rng(4)
+    n_nodes, d = 9, 6
+    X, y, offsets = _nodes(rng, n_nodes, 12, d)
+    selected = np.zeros(d, dtype=bool)
+    selected[0] = True
+    tie = rng.random((n_nodes, d))
+    sim = _Complete(n_nodes)
+    added, _, _, spent = dv.second_round(X, y, offsets, np.ones(d, bool), selected, tie,
+                                         np.ones(n_nodes, bool), sim)
+    ballots, _ = dv.conditional_ballots(X, y, offsets, selected, ~selected, tie,
+                                        np.ones(n_nodes, bool))
+    parent, _ = _aggregation_tree(sim)
+    assert parent.tolist() == [-1] + [(i - 1) // 2 for i in range(1, n_nodes)]
+    width = 2 * d + 1
+    total = 0
+    for k in range(1, n_nodes):
+        sub = {k}
+        grow = [k]
+        while grow:
+            c = grow.pop()
+            kids = [i for i in (2 * c + 1, 2 * c + 2) if i < n_nodes]
+            sub.update(kids)
+            grow += kids
+        nnz = int(ballots[sorted(sub)].any(axis=0).sum())
+        up = min(4 * (2 + width), 4 * (2 + nnz) + math.ceil(nnz * index_bits(width) / 8))
+        down = math.ceil(min(d, int(added.sum()) * index_bits(d)) / 8)
+        total += up + down + 2 * 10
+    assert spent == total
+    assert len(sim.counter.sent) == 2 * (n_nodes - 1)
+    assert payload_bytes(n_int32=2 + width) == 4 * (2 + width)
