@@ -1,11 +1,15 @@
-"""The conditional second round of Dada's feature vote (skfed.boosting._dada_vote).
+"""The conditional second round of Dada's feature vote (skfed.boosting._dada_vote,
+``feature_selection="conditional_vote"``).
 
 References: the t statistic of the feature's coefficient in each node's own
 least-squares fit of its labels on an intercept, the selected features and
 the feature (explicit ``(A'A)^-1`` standard error, not the partial
 correlation the module computes), the counts' thresholds from the
 binomial tail directly, and the round's bytes in closed form over the
-aggregation tree (binary heap of a complete topology).
+aggregation tree (binary heap of a complete topology); at the fit, the
+round's counts against the same OLS reference, the fit with no feature
+admitted bit-identical to ``feature_selection="vote"`` but for the round's
+bytes, and the admission rate of noise features against the level.
 """
 
 import math
@@ -14,7 +18,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom, t as t_distribution
 
-from skfed.boosting import _dada_vote as dv
+from skfed.boosting import DecentralizedBoostingClassifier, _dada_vote as dv
 from skfed.boosting._agreement import _aggregation_tree
 from skfed.network import index_bits, payload_bytes
 
@@ -131,6 +135,27 @@ def test_noise_only_adds_nothing():
                            np.ones(40, bool))[1] is None
 
 
+def _heap_bytes(ballots, added, d, header=10):
+    """The round's bytes on the binary heap: each node's subtree's non-zero
+    counts up (int32 each with an index, or all counts), the added features
+    down (bits or indices), a header each way."""
+    n_nodes = ballots.shape[0]
+    width = 2 * d + 1
+    total = 0
+    for k in range(1, n_nodes):
+        sub, grow = {k}, [k]
+        while grow:
+            c = grow.pop()
+            kids = [i for i in (2 * c + 1, 2 * c + 2) if i < n_nodes]
+            sub.update(kids)
+            grow += kids
+        nnz = int(ballots[sorted(sub)].any(axis=0).sum())
+        up = min(4 * (2 + width), 4 * (2 + nnz) + math.ceil(nnz * index_bits(width) / 8))
+        down = math.ceil(min(d, int(added.sum()) * index_bits(d)) / 8)
+        total += up + down + 2 * header
+    return total
+
+
 class _Counter:
     header_bytes = 10
 
@@ -163,20 +188,113 @@ def test_bytes_closed_form_on_the_heap():
                                         np.ones(n_nodes, bool))
     parent, _ = _aggregation_tree(sim)
     assert parent.tolist() == [-1] + [(i - 1) // 2 for i in range(1, n_nodes)]
-    width = 2 * d + 1
-    total = 0
-    for k in range(1, n_nodes):
-        sub = {k}
-        grow = [k]
-        while grow:
-            c = grow.pop()
-            kids = [i for i in (2 * c + 1, 2 * c + 2) if i < n_nodes]
-            sub.update(kids)
-            grow += kids
-        nnz = int(ballots[sorted(sub)].any(axis=0).sum())
-        up = min(4 * (2 + width), 4 * (2 + nnz) + math.ceil(nnz * index_bits(width) / 8))
-        down = math.ceil(min(d, int(added.sum()) * index_bits(d)) / 8)
-        total += up + down + 2 * 10
-    assert spent == total
+    assert spent == _heap_bytes(ballots, added, d)
     assert len(sim.counter.sent) == 2 * (n_nodes - 1)
-    assert payload_bytes(n_int32=2 + width) == 4 * (2 + width)
+    assert payload_bytes(n_int32=2 + 2 * d + 1) == 4 * (2 + 2 * d + 1)
+
+
+def _weak_second_feature(seed, c, n_nodes=40, n=12, d=12):
+    """y = 1[x0 + c x1 > 0] at every node, features 2.. noise: with c = 0.3
+    feature 1 is weak marginally, clear once x0 is accounted for."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_nodes * n, d))
+    return X, (X[:, 0] + c * X[:, 1] > 0).astype(int), np.repeat(np.arange(n_nodes), n)
+
+
+def _reference_counts(X, y, g, selected, level=0.05):
+    """The second round's two counts from each node's OLS t statistics: the
+    ``ceil(sqrt(n_candidates))`` largest |t| (all nodes vote: equal sizes),
+    and the |t| significant at ``level``."""
+    d = X.shape[1]
+    S = np.flatnonzero(selected)
+    cand = np.flatnonzero(~selected)
+    q = math.ceil(math.sqrt(cand.size))
+    ranked, significant = np.zeros(d, int), np.zeros(d, int)
+    for k in np.unique(g):
+        rows = g == k
+        ts = {j: _t_reference(X[rows], y[rows], S, j) for j in cand}
+        for j in sorted(cand, key=lambda j: -ts[j][0])[:q]:
+            ranked[j] += 1
+        for j, (t, dof) in ts.items():
+            significant[j] += 2 * t_distribution.sf(t, dof) < level
+    return ranked, significant
+
+
+def test_fit_adds_the_conditional_feature_with_the_reference_counts():
+    X, y, g = _weak_second_feature(0, 0.3)
+    common = dict(n_estimators=40, max_iter=30, random_state=0)
+    first = DecentralizedBoostingClassifier(**common).fit(X, y, groups=g)
+    both = DecentralizedBoostingClassifier(feature_selection="conditional_vote",
+                                           **common).fit(X, y, groups=g)
+    assert np.flatnonzero(first.selected_features_).tolist() == [0]
+    assert first.conditional_features_ is None and first.conditional_votes_ is None
+    # The first round is the same; the second adds feature 1 only.
+    np.testing.assert_array_equal(both.feature_votes_, first.feature_votes_)
+    np.testing.assert_array_equal(both.vote_threshold_, first.vote_threshold_)
+    assert np.flatnonzero(both.conditional_features_).tolist() == [1]
+    assert np.flatnonzero(both.selected_features_).tolist() == [0, 1]
+    counts, thresholds = both.conditional_votes_
+    ranked, significant = _reference_counts(X, y, g, first.selected_features_)
+    assert counts.tolist() == [ranked.tolist(), significant.tolist()]
+    n_voters, n_cand = 40, 11
+    p = math.ceil(math.sqrt(n_cand)) / n_cand
+    level = 0.025 / n_cand
+    assert thresholds[0] == min(v for v in range(n_voters + 2)
+                                if binom.sf(v - 1, n_voters, p) <= level)
+    assert counts[0, 1] >= thresholds[0] > counts[0, 2:].max()
+    # Stumps now split feature 1 too, as many as feature 0.
+    assert np.bincount(both.stump_features_).tolist() == [20, 20]
+
+
+def test_no_feature_admitted_is_the_vote_fit_to_the_bit_plus_the_rounds_bytes():
+    X, y, g = _weak_second_feature(0, 0.5)  # the first round selects 0 and 1
+    common = dict(n_estimators=40, max_iter=30, random_state=0)
+    first = DecentralizedBoostingClassifier(**common).fit(X, y, groups=g)
+    both = DecentralizedBoostingClassifier(feature_selection="conditional_vote",
+                                           **common).fit(X, y, groups=g)
+    selected = first.selected_features_
+    assert np.flatnonzero(selected).tolist() == [0, 1]
+    assert both.conditional_votes_ is not None and not both.conditional_features_.any()
+    np.testing.assert_array_equal(both.coef_, first.coef_)
+    np.testing.assert_array_equal(both.stump_features_, first.stump_features_)
+    np.testing.assert_array_equal(both.collaboration_graph_.toarray(),
+                                  first.collaboration_graph_.toarray())
+    # The bytes differ by the round's, in closed form from the reference ballots.
+    d = X.shape[1]
+    ballots = np.zeros((40, 2 * d + 1), dtype=bool)
+    cand = np.flatnonzero(~selected)
+    q = math.ceil(math.sqrt(cand.size))
+    for k in range(40):
+        rows = g == k
+        ts = {j: _t_reference(X[rows], y[rows], np.flatnonzero(selected), j) for j in cand}
+        ballots[k, sorted(cand, key=lambda j: -ts[j][0])[:q]] = True
+        for j, (t, dof) in ts.items():
+            ballots[k, d + j] = 2 * t_distribution.sf(t, dof) < 0.05
+        ballots[k, 2 * d] = True
+    extra = _heap_bytes(ballots, np.zeros(d, bool), d, header=16)
+    assert both.n_bytes_sent_ - first.n_bytes_sent_ == extra > 0
+
+
+def test_noise_admission_rate_is_within_the_level():
+    """Noise-only candidates given the selected feature: over 200 draws the
+    round admits one in at most 2.5 % + 3 standard errors of them (the
+    binomial thresholds are conservative)."""
+    rng = np.random.default_rng(5)
+    n_nodes, n, d = 30, 14, 8
+    admitted = 0
+    for _ in range(200):
+        X, y, offsets = _nodes(rng, n_nodes, n, d, conditional=False)
+        selected = np.zeros(d, dtype=bool)
+        selected[0] = True
+        added = dv.second_round(X, y, offsets, np.ones(d, bool), selected,
+                                rng.random((n_nodes, d)), np.ones(n_nodes, bool))[0]
+        admitted += bool(added.any())
+    assert admitted / 200 <= 0.025 + 3 * math.sqrt(0.025 * 0.975 / 200)
+
+
+def test_mpi_engine_refuses_the_second_round_by_name():
+    from skfed.engines._mpi_dada import fit_dada
+
+    est = DecentralizedBoostingClassifier(feature_selection="conditional_vote", beta=3.0)
+    with pytest.raises(ValueError, match='feature_selection="conditional_vote"'):
+        fit_dada(est, None, None, None, 0)
