@@ -22,6 +22,8 @@ from skfed.boosting import DecentralizedBoostingClassifier, _dada_vote as dv
 from skfed.boosting._agreement import _aggregation_tree
 from skfed.network import index_bits, payload_bytes
 
+from ._helpers.mpi import launch, needs_mpi, saved_cases
+
 
 def _nodes(rng, n_nodes, n, d, conditional=True):
     """Labels y = 1[x1 > 0] at half the nodes and 1[x0 + x1 > 0] at the
@@ -292,9 +294,41 @@ def test_noise_admission_rate_is_within_the_level():
     assert admitted / 200 <= 0.025 + 3 * math.sqrt(0.025 * 0.975 / 200)
 
 
-def test_mpi_engine_refuses_the_second_round_by_name():
-    from skfed.engines._mpi_dada import fit_dada
+@needs_mpi
+def test_mpi_engine_holds_the_second_round_as_the_simulation(tmp_path):
+    """On 2 ranks the round adds the same feature, with the same counts and
+    bytes, and the fit equals the simulated one to the bit."""
+    from sklearn.base import clone
 
-    est = DecentralizedBoostingClassifier(feature_selection="conditional_vote", beta=3.0)
-    with pytest.raises(ValueError, match='feature_selection="conditional_vote"'):
-        fit_dada(est, None, None, None, 0)
+    X, y, g = _weak_second_feature(0, 0.3)
+    est = DecentralizedBoostingClassifier(feature_selection="conditional_vote",
+                                          n_estimators=40, max_iter=30, random_state=0,
+                                          join_neighbours="graph")  # (MPI: no gate)
+    sim = clone(est).fit(X, y, groups=g)
+    assert np.flatnonzero(sim.conditional_features_).tolist() == [1]
+    cases = saved_cases([("conditional_vote", est, X, y, g, None)], tmp_path / "data")
+    run = launch(2, cases, tmp_path / "run")["conditional_vote"]
+    np.testing.assert_array_equal(run.selected_features_, sim.selected_features_)
+    np.testing.assert_array_equal(run.conditional_features_, sim.conditional_features_)
+    for got, want in zip(run.conditional_votes_, sim.conditional_votes_):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(run.stump_features_, sim.stump_features_)
+    np.testing.assert_array_equal(run.coef_, sim.coef_)
+    assert run.n_bytes_sent_ == sim.n_bytes_sent_
+
+
+def test_sample_weight_counts_as_repeated_rows():
+    """Weight 2 is the row twice, weight 0 the row dropped (as the first
+    round's feature_relevance): same r2 and degrees of freedom."""
+    rng = np.random.default_rng(6)
+    X, y, offsets = _nodes(rng, 4, 15, 5)
+    w = rng.integers(0, 3, size=X.shape[0]).astype(float)
+    selected = np.array([True, False, False, False, False])
+    r2, dof, part = dv.partial_relevance(X, y, offsets, selected, ~selected, w)
+    rep = np.repeat(np.arange(X.shape[0]), w.astype(int))
+    node = np.repeat(np.arange(4), 15)[rep]
+    r2_ref, dof_ref, part_ref = dv.partial_relevance(
+        X[rep], y[rep], np.r_[0, np.cumsum(np.bincount(node, minlength=4))], selected,
+        ~selected)
+    np.testing.assert_allclose(r2, r2_ref, rtol=1e-10, atol=1e-14)
+    assert dof.tolist() == dof_ref.tolist() and part.tolist() == part_ref.tolist()

@@ -43,15 +43,22 @@ SECOND_LEVEL = _VOTE_LEVEL / 2
 SECOND_BALLOTS = "ranking"
 
 
-def partial_relevance(X, y, offsets, selected, candidates):
+def partial_relevance(X, y, offsets, selected, candidates, sample_weight=None):
     """Every node's squared partial correlation of its labels and every candidate.
 
-    Returns ``(r2, dof, takes_part)``: ``r2`` of shape (n_nodes, n_features),
-    zero outside ``candidates``; ``dof`` the t test's degrees of freedom per
-    node; ``takes_part`` the nodes with two classes and ``dof >= 1``.
+    The labels' and the candidate's residuals after weighted least squares
+    on an intercept and the ``selected`` features at the node (a sample of
+    weight 2 counts as two, as in :func:`feature_relevance`; weight 0 as
+    none).  Returns ``(r2, dof, takes_part)``: ``r2`` of shape (n_nodes,
+    n_features), zero outside ``candidates``; ``dof`` the t test's degrees
+    of freedom per node (total weight minus the fitted columns minus 1);
+    ``takes_part`` the nodes with exactly two classes of positive weight
+    and ``dof >= 1``.
     """
     X = np.asarray(X, dtype=np.float64)
     offsets = np.asarray(offsets, dtype=np.intp)
+    sw = np.ones(X.shape[0]) if sample_weight is None else np.asarray(
+        sample_weight, dtype=np.float64)
     S = np.flatnonzero(selected)
     K, d = offsets.shape[0] - 1, X.shape[1]
     r2 = np.zeros((K, d))
@@ -60,16 +67,19 @@ def partial_relevance(X, y, offsets, selected, candidates):
     cand = np.flatnonzero(candidates)
     for k in range(K):
         a, b = offsets[k], offsets[k + 1]
-        yk = np.asarray(y[a:b], dtype=np.float64)
-        n = b - a
+        keep = sw[a:b] > 0
+        root = np.sqrt(sw[a:b][keep])
+        yk = np.asarray(y[a:b], dtype=np.float64)[keep]
+        n = float(sw[a:b][keep].sum())
         if np.unique(yk).size != 2 or n - S.size - 2 < 1:
             continue
-        A = np.column_stack([np.ones(n), X[a:b][:, S]])
+        A = root[:, None] * np.column_stack([np.ones(keep.sum()), X[a:b][keep][:, S]])
         Q, R = np.linalg.qr(A)
         rank = int((np.abs(np.diag(R)) > 1e-10 * max(np.abs(R).max(), 1e-300)).sum())
         Q = Q[:, :rank]
+        yk = root * yk
         ry = yk - Q @ (Q.T @ yk)
-        Xc = X[a:b][:, cand]
+        Xc = root[:, None] * X[a:b][keep][:, cand]
         RX = Xc - Q @ (Q.T @ Xc)
         den = (RX ** 2).sum(0) * (ry ** 2).sum()
         scale = (Xc ** 2).sum(0) * (yk ** 2).sum()
@@ -81,12 +91,14 @@ def partial_relevance(X, y, offsets, selected, candidates):
     return r2, dof, takes_part
 
 
-def conditional_ballots(X, y, offsets, selected, candidates, tie_key, voters, level=0.05):
+def conditional_ballots(X, y, offsets, selected, candidates, tie_key, voters, level=0.05,
+                        sample_weight=None):
     """Every node's two ballots of the second round, one boolean row each
     (``2 n_features + 1`` columns, as :func:`node_ballots`), and ``q``."""
     from scipy.stats import t as t_distribution
 
-    r2, dof, takes_part = partial_relevance(X, y, offsets, selected, candidates)
+    r2, dof, takes_part = partial_relevance(X, y, offsets, selected, candidates,
+                                            sample_weight)
     q = _vote_size(int(candidates.sum()))
     rel = np.where(candidates[None, :] & takes_part[:, None], r2, 0.0)
     order = np.lexsort((tie_key, -rel), axis=1)[:, :q]
@@ -101,41 +113,55 @@ def conditional_ballots(X, y, offsets, selected, candidates, tie_key, voters, le
     return np.hstack([ranked, significant, takes_part[:, None]]), q
 
 
-def second_round(X, y, offsets, varying, selected, tie_key, voters, simulation=None,
-                 ballots=None):
-    """``(added, counts, thresholds, bytes)`` of the second round.
-
-    ``ballots``: which counts can add a feature, ``"ranking"`` or ``"both"``
-    (the ranking and the significance counts, as in the first round).
-
-    Held when the first round selected a feature and left some varying
-    ones out.  ``added``: the features it selects (boolean, never one of
-    ``selected``).  Its ballots go up and the selection comes down the same
-    aggregation tree as the first round's (:func:`_vote_messages`).
-    """
+def _check_ballots(ballots):
     ballots = SECOND_BALLOTS if ballots is None else ballots
     if ballots not in ("ranking", "both"):
         raise ValueError(f'ballots must be "ranking" or "both", got {ballots!r}.')
-    candidates = varying & ~selected
-    d = varying.shape[0]
-    none = np.zeros(d, dtype=bool)
-    if not selected.any() or not candidates.any():
-        return none, None, None, 0
-    cast, q = conditional_ballots(X, y, offsets, selected, candidates, tie_key, voters)
+    return ballots
+
+
+def count_second_round(cast, candidates, ballots=None):
+    """``(added, counts, thresholds)`` from every node's second-round ballots
+    (rows of :func:`conditional_ballots`); ``ballots``: which counts can add
+    a feature, ``"ranking"`` (``SECOND_BALLOTS``) or ``"both"`` (the ranking
+    and the significance counts, as in the first round)."""
+    ballots = _check_ballots(ballots)
+    d = candidates.shape[0]
     ranked = cast[:, :d]
     n_voters = int(ranked.any(axis=1).sum())
     votes = ranked.sum(axis=0).astype(np.int64)
     significant = cast[:, d:2 * d].sum(axis=0).astype(np.int64)
     n_tested = int(cast[:, 2 * d].sum())
     n_candidates = int(candidates.sum())
+    q = _vote_size(n_candidates)
     first = vote_threshold(n_voters, q, n_candidates, level=SECOND_LEVEL)
     second = significance_threshold(n_tested, n_candidates, vote_level=SECOND_LEVEL)
-    threshold = np.array([first, second], dtype=np.int64)
     added = candidates & (((votes >= first) & (n_voters > 0))
                           | ((significant >= second) & (n_tested > 0)
                              & (ballots == "both")))
+    return added, np.vstack([votes, significant]), np.array([first, second], dtype=np.int64)
+
+
+def second_round(X, y, offsets, varying, selected, tie_key, voters, simulation=None,
+                 ballots=None, sample_weight=None):
+    """``(added, counts, thresholds, bytes)`` of the second round.
+
+    Held when the first round selected a feature and left some varying
+    ones out (else ``(no feature, None, None, 0)``).  ``added``: the
+    features it selects (boolean, never one of ``selected``;
+    :func:`count_second_round`).  Its ballots go up and the selection
+    comes down the same aggregation tree as the first round's
+    (:func:`_vote_messages`).
+    """
+    candidates = varying & ~selected
+    if not selected.any() or not candidates.any():
+        _check_ballots(ballots)
+        return np.zeros(varying.shape[0], dtype=bool), None, None, 0
+    cast, _ = conditional_ballots(X, y, offsets, selected, candidates, tie_key, voters,
+                                  sample_weight=sample_weight)
+    added, counts, threshold = count_second_round(cast, candidates, ballots)
     spent = 0 if simulation is None else _vote_messages(simulation, cast, added)
-    return added & candidates, np.vstack([votes, significant]), threshold, spent
+    return added, counts, threshold, spent
 
 
 def vote_on_features(est, Xs, y_codes, sws, layout, simulation, varying, seeds):
@@ -195,7 +221,8 @@ def vote_on_features(est, Xs, y_codes, sws, layout, simulation, varying, seeds):
         second_key = np.random.default_rng([int(s) for s in seeds] + [1]).random(
             relevance.shape)
         added, counts, thresholds, extra = second_round(
-            Xs, y_codes, layout.offsets, varying, selected, second_key, voters, simulation)
+            Xs, y_codes, layout.offsets, varying, selected, second_key, voters, simulation,
+            sample_weight=sws)
         est.conditional_features_ = added
         if counts is not None:
             est.conditional_votes_ = (counts, thresholds)
