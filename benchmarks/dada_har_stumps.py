@@ -3,6 +3,8 @@
 Usage::
 
     python benchmarks/dada_har_stumps.py SEED [PER_FEATURE,...] [BETA,...]
+    python benchmarks/dada_har_stumps.py SEED linear|linear+stumps BETA,...
+    python benchmarks/dada_har_stumps.py joins N_ESTIMATORS BETA --datasets har --seeds 0,1,2 --ks 5,10,20
 
 On ``new_nodes.py``'s HAR sitting split of the seed (80 % of the people
 fitted; the newcomers' test samples at ``k`` = 5, as
@@ -31,7 +33,42 @@ from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
 from dada_har_ceiling import split
-from skfed.boosting import DecentralizedBoostingClassifier
+from skfed.boosting import DecentralizedBoostingClassifier, make_stump_predictors
+
+
+class Feature:
+    """The base predictor ``h(x) = x_j`` (HAR's features lie in [-1, 1], a
+    public range: the data set is distributed normalized to it)."""
+
+    def __init__(self, j):
+        self.j = j
+
+    def __call__(self, X):
+        return np.asarray(X)[:, self.j]
+
+
+def linear(seed, betas, with_stumps):
+    """One node, the 561 features themselves as base predictors (a linear
+    model in the l1 ball of radius beta), with 2 public-range stumps per
+    feature too when ``with_stumps``."""
+    X, y, g, fit_rows, _, test = split(seed, 5)
+    assert X.min() >= -1 and X.max() <= 1
+    Xf, yf, Xt, yt = X[fit_rows], y[fit_rows], X[test], y[test]
+    one_f, one_t = np.zeros(len(yf), dtype=int), np.zeros(len(yt), dtype=int)
+    base = [Feature(j) for j in range(X.shape[1])]
+    if with_stumps:
+        base += make_stump_predictors(-np.ones(X.shape[1]), np.ones(X.shape[1]),
+                                      2 * X.shape[1])
+    for beta in betas:
+        start = time.process_time()
+        est = DecentralizedBoostingClassifier(base_predictors=base, beta=beta, mu=9.0 / beta,
+                                              max_iter=1000, random_state=seed).fit(
+            Xf, yf, groups=one_f)
+        acc = np.mean(est.predict(Xt, groups=one_t) == yt)
+        print(f"seed {seed}  beta {beta:5.1f}  linear{' + stumps' if with_stumps else ''} "
+              f"({len(base)} base)  acc {100 * acc:6.2f}  non-zero "
+              f"{int(np.count_nonzero(est.coef_)):4d}  CPU {time.process_time() - start:6.1f} s",
+              flush=True)
 
 
 def main(seed, per_feature, betas):
@@ -58,7 +95,22 @@ def main(seed, per_feature, betas):
 
 if __name__ == "__main__":
     warnings.simplefilter("ignore")
+    if sys.argv[1] == "joins":
+        # new_nodes.py's Dada rows with n_estimators, beta (mu = 9 / beta)
+        # replaced in this process: joins PER_FEATURE_COUNT BETA NEW_NODES_ARGS
+        import new_nodes
+
+        count, beta = int(sys.argv[2]), float(sys.argv[3])
+        DecentralizedBoostingClassifier.__init__.__defaults__ = (count,)
+        DecentralizedBoostingClassifier.__init__.__kwdefaults__.update(beta=beta, mu=9 / beta)
+        sys.argv = ["new_nodes.py", "--families", "dada", *sys.argv[4:]]
+        sys.exit(new_nodes.main())
     seed = int(sys.argv[1])
+    if len(sys.argv) > 2 and sys.argv[2].startswith("linear"):
+        with threadpool_limits(1):
+            linear(seed, [float(v) for v in sys.argv[3].split(",")],
+                   sys.argv[2] == "linear+stumps")
+        sys.exit(0)
     per = [int(v) for v in (sys.argv[2] if len(sys.argv) > 2 else "2,4,8").split(",")]
     betas = [float(v) for v in (sys.argv[3] if len(sys.argv) > 3 else "10,30").split(",")]
     with threadpool_limits(1):

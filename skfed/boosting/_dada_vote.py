@@ -19,7 +19,9 @@ candidate is added when its ranking count reaches :func:`vote_threshold`
 at level ``SECOND_LEVEL`` (half the first round's, so that the two rounds
 share the Bonferroni budget); ``ballots="both"`` also adds one whose
 significance count reaches :func:`significance_threshold` (measured to
-lose on Computer buyers).
+lose on Computer buyers).  A join (``add_nodes``) recounts the first
+round with the newcomers' ballots (:mod:`skfed._graph_join_vote`) and
+keeps the fit's selection, second-round features included.
 
 Opt-in, not the default (``benchmarks/dada_vote_conditional.py``, 97
 cases over 15 families): it recovers a feature the first round missed on
