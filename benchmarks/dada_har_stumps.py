@@ -41,7 +41,7 @@ features: the vote needs several voters)::
 ``S`` = 0, 1, 2; ``python benchmarks/dada_har_stumps.py 0 linear 10,30,100``.)
 No dictionary and radius tried lifts Dada's best model of the pooled
 fitted people to pooled ``LogisticRegression``: 0.3-0.5 under on
-average at 8 stumps a feature (seed 1: 1.0-1.3 under at every setting).
+average at 8 stumps a feature (seed 1: 0.5-1.8 under at every setting).
 A newcomer's join, a personal model from its ``k`` samples and its
 neighbours' models, sits under that pooled model, so HAR sitting's three
 Dada rows (goal: join >= Global) are bounded by the model class, not by
