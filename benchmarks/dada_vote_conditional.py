@@ -88,15 +88,16 @@ moons it recovers a feature the first round missed (seeds 0 and 15 of
 The round's bytes are 0.04-0.2 % of a fit's (HAR walking +800 bytes,
 rotated moons seed 0 +0.21 %), its CPU 0.001-0.011 s (dada26).
 
-Join rows with the round on (``rows --variant R05 -- --families dada
---datasets moons --seeds 0,1,2 --ks 5,10,20``; R025 adds the same
-features on moons seeds 0-15)::
+Join rows with the round on (``rows --variant R025 -- --families dada
+--datasets moons --seeds 0,1,2 --ks 5,10,20``; R05 gave the same rows,
+CPU ratios 0.044 / 0.054 / 0.052; seeds 3-5 measured with R05, which adds
+the same features as R025 on every moons fit of blocks A-C)::
 
     seeds 0-2  main     join 72.5 / 77.0 / 82.1   refit 71.9 / 78.0 / 82.8  (k = 10 misses by 1.0)
                round    join 75.2 / 78.9 / 84.3   refit 75.1 / 78.0 / 82.8  goal met at every k
                         (Global 50.0 SVC / 51.2 / 53.1 LinearSVC; Local 55.9 / 59.1 /
-                        62.6; bytes join / refit 0.0224 / 0.0247 / 0.0246, CPU 0.044 /
-                        0.054 / 0.052)
+                        62.6; bytes join / refit 0.0224 / 0.0247 / 0.0246, CPU 0.042 /
+                        0.052 / 0.048)
     seeds 3-5  main     join 73.5 / 79.5 / 83.5   refit 68.8 / 77.6 / 83.2
                round    join 73.5 / 79.5 / 83.5   refit 71.9 / 77.6 / 83.2  (the fits add
                         nothing; a k = 5 refit does)
