@@ -4,7 +4,8 @@ Usage::
 
     python benchmarks/dada_har_stumps.py SEED [PER_FEATURE,...] [BETA,...]
     python benchmarks/dada_har_stumps.py SEED linear|linear+stumps BETA,...
-    python benchmarks/dada_har_stumps.py joins N_ESTIMATORS BETA --datasets har --seeds 0,1,2 --ks 5,10,20
+    python benchmarks/dada_har_stumps.py joins N_ESTIMATORS BETA --datasets har \
+        --seeds 0,1,2 --ks 5,10,20
 
 On ``new_nodes.py``'s HAR sitting split of the seed (80 % of the people
 fitted; the newcomers' test samples at ``k`` = 5, as

@@ -729,7 +729,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
         return lo[0], hi[0], spent
 
     def _vote_on_features(self, Xs, y_codes, sws, layout, simulation, varying, seeds):
-        """The federated feature vote: :func:`~skfed.boosting._dada_vote.vote_on_features`."""
+        """The federated feature vote (:func:`._dada_vote.vote_on_features`)."""
         return vote_on_features(self, Xs, y_codes, sws, layout, simulation, varying, seeds)
 
     def _agree_on_histogram(self, Xs, sws, layout, simulation, lo, hi, features):
