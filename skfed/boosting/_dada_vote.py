@@ -23,13 +23,14 @@ lose on Computer buyers).  A join (``add_nodes``) recounts the first
 round with the newcomers' ballots (:mod:`skfed._graph_join_vote`) and
 keeps the fit's selection, second-round features included.
 
-Opt-in, not the default (``benchmarks/dada_vote_conditional.py``, 97
+Opt-in, not the default (``benchmarks/dada_vote_conditional.py``, 143
 cases over 15 families): it recovers a feature the first round missed on
-rotated moons seeds 0 and 15 (+13.96, +19.89 points; with it Dada's
-rotated-moons join rows meet the goal at every k on seeds 0-2), adds
-nothing on HAR (no node has more samples than ``|S| + 2`` there), Landmine
-or the noisy moons, but loses 0.10 on average over fresh seeds 3-12 of
-the nearly-alike ``related-alike`` family (seed 6: -0.98).
+rotated moons seeds 0, 15 and 17 of 24 (+13.96, +19.89, +11.17 points;
+with it Dada's rotated-moons join rows meet the goal at every k on seeds
+0-2), adds nothing on HAR (no node has more samples than ``|S| + 2``
+there), Landmine or the noisy moons, but loses 0.22 on average over
+Computer buyers runs 0-12 (runs 11 / 12: -1.74 / -2.88) and 0.10 over
+fresh seeds 3-12 of the nearly-alike ``related-alike`` family.
 """
 
 import numpy as np
