@@ -93,8 +93,8 @@ related-alike, after R05 failed there)::
 
 Over the fresh blocks related-alike (nearly alike nodes) seeds 3-12 lose
 0.18 with R05 (0.10 with R025), and block D's Computer buyers lose 1.54
-with either (Computer 0-12 with R025: -0.22; 4 of its 13 runs add a
-feature: +0.66, -0.54, +1.70, -1.74, -2.88 among them): the round is NOT
+with either (Computer 0-12 with R025: -0.22, runs 3-4 from dada26; 5 of
+its 13 runs add a feature: +0.66, -0.54, +1.70, -1.74, -2.88): the round is NOT
 the default, it is the
 opt-in ``feature_selection="conditional_vote"`` at R025 (the losses are
 not noise admitted: related-alike's tasks use every feature, and the

@@ -23,7 +23,7 @@ lose on Computer buyers).  A join (``add_nodes``) recounts the first
 round with the newcomers' ballots (:mod:`skfed._graph_join_vote`) and
 keeps the fit's selection, second-round features included.
 
-Opt-in, not the default (``benchmarks/dada_vote_conditional.py``, 143
+Opt-in, not the default (``benchmarks/dada_vote_conditional.py``, 137
 cases over 15 families): it recovers a feature the first round missed on
 rotated moons seeds 0, 15 and 17 of 24 (+13.96, +19.89, +11.17 points;
 with it Dada's rotated-moons join rows meet the goal at every k on seeds
