@@ -15,7 +15,7 @@ accuracy, its change and the bytes::
     python benchmarks/dada_vote_conditional.py --cases CASE,... [--variants R05,R025,B05,B025]
     python benchmarks/dada_vote_conditional.py rows [--variant R025] -- NEW_NODES_ARGS
 
-Cases ``name:seed``: new_nodes.py's ``moons`` (its fitted nodes, tested on
+Cases ``name:seed`` (``name:a..b`` for seeds a to b): new_nodes.py's ``moons`` (its fitted nodes, tested on
 their own test rows), ``landmine`` and ``related-*`` (the fitted nodes
 refitted on 70 % of their rows, tested on the other 30 %), and
 dada_experiments.py's ``moons-<family>``, ``har`` (walking), ``computer``
@@ -209,6 +209,16 @@ def fit_case(case, variants):
     return out
 
 
+def _expand(cases):
+    """``name:seed`` items, ``name:a..b`` for seeds a to b."""
+    out = []
+    for item in filter(None, cases.split(",")):
+        name, seeds = item.split(":")
+        a, _, b = seeds.partition("..")
+        out += [f"{name}:{s}" for s in range(int(a), int(b or a) + 1)]
+    return out
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "rows":
         argv = sys.argv[2:]
@@ -233,7 +243,7 @@ def main():
     a = p.parse_args()
     warnings.simplefilter("ignore")
     with threadpool_limits(1):
-        for case in a.cases.split(","):
+        for case in _expand(a.cases):
             for line in fit_case(case, a.variants.split(",")):
                 print(json.dumps(line), flush=True)
 
