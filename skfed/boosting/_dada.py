@@ -234,8 +234,10 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
         second round on the features it left out, ranked at every node by
         their partial correlation with the labels given the selected ones
         (a feature useful only together with a selected one, which the
-        marginal ranking misses; :mod:`skfed.boosting._dada_vote`, opt-in:
-        see its module docstring for the measured gains and losses).
+        marginal ranking misses; nodes with exactly two classes and more
+        samples than selected features plus two take part;
+        :mod:`skfed.boosting._dada_vote`, opt-in: see its module docstring
+        for the measured gains and losses).
         ``None``: every varying feature.  Ignored when
         ``base_predictors`` is given (the private mode, which needs them on
         a public range, makes no data-dependent choice of stumps).
