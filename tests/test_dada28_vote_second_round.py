@@ -356,3 +356,21 @@ def test_join_recounts_the_first_round_and_keeps_the_rounds_feature():
     np.testing.assert_array_equal(joined.selected_features_, cond.selected_features_)
     np.testing.assert_array_equal(joined.stump_features_, cond.stump_features_)
     assert np.mean(joined.predict(X[test], groups=g[test]) == y[test]) > 0.7
+
+
+def test_multiclass_nodes_with_three_classes_abstain():
+    """Class codes of three classes at a node are no binary response: the
+    node abstains; a node holding two of the three classes takes part."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(60, 4))
+    y = np.r_[np.arange(30) % 3, np.where(X[30:, 0] > 0, 2, 0)]
+    selected = np.array([True, False, False, False])
+    r2, dof, part = dv.partial_relevance(X, y, np.array([0, 30, 60]), selected, ~selected)
+    assert part.tolist() == [False, True] and dof[1] == 30 - 2 - 1
+    assert not r2[0].any()
+    t_ref, _ = _t_reference(X[30:], (y[30:] == 2).astype(int), [0], 1)
+    assert math.sqrt(r2[1, 1] * dof[1] / (1 - r2[1, 1])) == pytest.approx(t_ref, rel=1e-8)
+    g = np.repeat([0, 1], 30)
+    est = DecentralizedBoostingClassifier(feature_selection="conditional_vote", n_estimators=8,
+                                          max_iter=5, random_state=0).fit(X, y, groups=g)
+    assert est.conditional_features_.dtype == bool and est.conditional_features_.shape == (4,)
