@@ -40,7 +40,8 @@ features: the vote needs several voters)::
     predictors), beta 30: 98.23 (Frank-Wolfe picks only stumps)
 
 (``python benchmarks/dada_har_stumps.py S 2,4,8 10``, then ``... 30``,
-``S`` = 0, 1, 2; ``python benchmarks/dada_har_stumps.py S 8 30 3000``; ``python benchmarks/dada_har_stumps.py 0 linear 10,30,100``.)
+``S`` = 0, 1, 2; ``python benchmarks/dada_har_stumps.py S 8 30 3000``;
+``python benchmarks/dada_har_stumps.py 0 linear 10,30,100``.)
 No dictionary and radius tried lifts Dada's best model of the pooled
 fitted people to pooled ``LogisticRegression``: 0.3-0.5 under on
 average at 8 stumps a feature (seed 1: 0.5-1.8 under at every setting).
