@@ -16,8 +16,9 @@ accuracy, its change and the bytes::
     python benchmarks/dada_vote_conditional.py rows [--variant R025] -- NEW_NODES_ARGS
 
 Cases ``name:seed`` (``name:a..b`` for seeds a to b): new_nodes.py's
-``moons`` (its fitted nodes, tested on their own test rows), ``landmine`` and ``related-*`` (the fitted nodes
-refitted on 70 % of their rows, tested on the other 30 %), and
+``moons`` (its fitted nodes, tested on their own test rows), ``landmine``
+and ``related-*`` (the fitted nodes refitted on 70 % of their rows, tested
+on the other 30 %), and
 dada_experiments.py's ``moons-<family>``, ``har`` (walking), ``computer``
 and ``school`` runs.  ``rows``: ``new_nodes.py`` with the round on for
 Dada (fit and refits; the joins recount the first round only).
