@@ -78,7 +78,8 @@ def join_vote(estimator, X, y, sw, layout, rng):
     est = estimator
     tally = getattr(est, "_vote_tally", None)
     if (not _is_dada(est) or tally is None or est.base_predictors is not None
-            or est.feature_selection != "vote" or est.stump_placement == "quantile"
+            or est.feature_selection not in ("vote", "conditional_vote")
+            or est.stump_placement == "quantile"
             or _private(est) or est.feature_votes_ is None or np.ndim(est.feature_votes_) != 2):
         return None
     from .boosting._agreement import _selection_rule

@@ -22,11 +22,8 @@ from .._secure_noise import CHOICE_RESOLUTION
 from ..privacy import DifferentialPrivacy, check_privacy
 from ._agreement import (
     _check_connected,
-    _count_votes,
     _flood_extremes,
-    _size_median_messages,
     _tree_round_trip,
-    _vote_messages,
     agree_on_histogram,
 )
 from ._base import (
@@ -43,15 +40,12 @@ from ._kernel_graph import fit_graph_models, graph_signal_used
 from ._dada_view import PeerViewMixin
 from ._dada_radius import AutoRadiusJoinMixin, fit_auto_radius
 from ._dada_mean_join import JOIN_NEIGHBOURS, OneClassJoinMixin, fit_gate
+from ._dada_vote import vote_on_features
 from ._stumps import (
     _stump_counts,
-    _vote_size,
-    feature_relevance,
     make_stumps,
-    node_ballots,
     resolve_n_estimators,
     stump_predictions,
-    vote_eligible,
 )
 __all__ = ["DecentralizedBoostingClassifier"]
 
@@ -195,7 +189,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
         ordinal ones, where evenly spaced thresholds repeat the same split).
         Unused when ``base_predictors`` is given (another value is then
         refused).
-    feature_selection : {"vote", None}, default="vote"
+    feature_selection : {"vote", "conditional_vote", None}, default="vote"
         Which features get stumps.  ``"vote"``: the nodes vote, without
         pooling any data, for the features that carry their labels' signal,
         and the ``n_estimators`` stumps are spread over the features the
@@ -236,7 +230,15 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
         its subtree's numbers of voters and samples and its non-zero counts
         of the two ballots and of the nodes tested (an int32 and an index
         each, over ``2 n_features + 1`` counts); the selection comes back down
-        as a bit per feature.  ``None``: every varying feature.  Ignored when
+        as a bit per feature.  ``"conditional_vote"``: the vote, then a
+        second round on the features it left out, ranked at every node by
+        their partial correlation with the labels given the selected ones
+        (a feature useful only together with a selected one, which the
+        marginal ranking misses; nodes with exactly two classes and more
+        samples than selected features plus two take part;
+        :mod:`skfed.boosting._dada_vote`, opt-in: see its module docstring
+        for the measured gains and losses).
+        ``None``: every varying feature.  Ignored when
         ``base_predictors`` is given (the private mode, which needs them on
         a public range, makes no data-dependent choice of stumps).
     fit_intercept : bool, default=True
@@ -454,6 +456,12 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
     vote_threshold_ : ndarray of shape (2,), dtype=int64
         Votes a feature needed in either row to be selected (0 when no vote
         was needed, None without a vote).
+    conditional_features_ : ndarray of shape (n_features,), dtype=bool
+        The features the second round added (``"conditional_vote"``; None
+        otherwise).
+    conditional_votes_ : tuple of ndarray or None
+        The second round's counts (2, n_features) and thresholds (2,), None
+        when it was not held.
     vote_min_samples_ : float
         Median of the nodes' distinct positive-weight samples: the nodes
         with at least that many voted (None when no vote was held).
@@ -619,7 +627,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
                          StrOptions({"auto"})],
         "base_predictors": [None, list, tuple],
         "stump_placement": [StrOptions({"range", "global_range", "quantile"})],
-        "feature_selection": [None, StrOptions({"vote"})],
+        "feature_selection": [None, StrOptions({"vote", "conditional_vote"})],
         "beta": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "peer_scoring": ["boolean", Interval(numbers.Real, 0, None, closed="left")],
         "graph_signal": [StrOptions({"kernel", "boosting"})],
@@ -723,50 +731,8 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
         return lo[0], hi[0], spent
 
     def _vote_on_features(self, Xs, y_codes, sws, layout, simulation, varying, seeds):
-        """The federated vote on the stumps' features (``feature_selection="vote"``).
-
-        The nodes first agree on the median of their sizes (distinct
-        positive-weight samples; :func:`_size_median_messages`); the nodes
-        at or above it vote (:func:`vote_eligible`), the others abstain.
-        Every voter ranks the features that vary (on the agreed ranges) by
-        their correlation ratio with its labels (:func:`feature_relevance`)
-        and votes for its ``q = ceil(sqrt(n_varying))`` most relevant ones
-        (ties broken at random; a node where nothing is relevant abstains);
-        every node with more samples than classes and two classes or more
-        also casts a significance ballot (:func:`significant_features`: the
-        features whose correlation ratio is significant at the node at level
-        0.05), sent with the first.
-        The counts are summed up the aggregation tree
-        (:func:`_aggregation_tree`): each node sends its parent its subtree's
-        number of voters and its non-zero counts (int32 each, with a
-        ``ceil(log2 n_features)``-bit index; or all ``n_features`` counts
-        when that is smaller); the root sends the selected features back
-        down (a bit per feature or their indices, whichever is smaller).
-        A feature is selected when its ranking count reaches
-        :func:`vote_threshold` or its significance count reaches
-        :func:`significance_threshold` (of the nodes that held the test, at
-        their level 0.05); if none does, or ``q >= n_varying``, every
-        varying feature is kept.
-
-        Returns ``(selected, votes, threshold, bytes)``.
-        """
-        d = Xs.shape[1]
-        n_varying = int(varying.sum())
-        q = _vote_size(n_varying)
-        if n_varying <= 1 or q >= n_varying:
-            return varying.copy(), np.zeros(d, dtype=np.int64), 0, 0
-        relevance = feature_relevance(Xs, y_codes, layout.offsets, sws)
-        tie_key = np.random.default_rng(seeds).random(relevance.shape)
-        sizes = _node_sizes(Xs, sws, layout.offsets)
-        voters = vote_eligible(sizes)
-        self.vote_min_samples_ = float(np.median(sizes))
-        ballots = node_ballots(relevance, y_codes, layout.offsets, varying, q, tie_key,
-                               voters, sws)
-        selected, votes, threshold = _count_votes(ballots, varying, q)
-        self._vote_tally = (ballots[:, :d].any(1).sum(), ballots[:, 2 * d].sum(), sizes.sum())
-        spent = _size_median_messages(simulation, sizes)
-        spent += _vote_messages(simulation, ballots, selected)
-        return selected, votes, threshold, spent
+        """The federated feature vote (:func:`._dada_vote.vote_on_features`)."""
+        return vote_on_features(self, Xs, y_codes, sws, layout, simulation, varying, seeds)
 
     def _agree_on_histogram(self, Xs, sws, layout, simulation, lo, hi, features):
         """:func:`~skfed.boosting._agreement.agree_on_histogram` (``stump_placement="quantile"``)."""
@@ -855,7 +821,8 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
             self.feature_range_ = np.vstack([lo, hi])
             varying = hi > lo
             self.vote_min_samples_ = self._vote_tally = None  # (tally: for add_nodes' vote)
-            if self.feature_selection == "vote":
+            self.conditional_features_ = self.conditional_votes_ = None
+            if self.feature_selection in ("vote", "conditional_vote"):
                 codes = (Y[0] > 0).astype(np.intp) if Y.shape[0] == 1 else np.argmax(Y, axis=0)
                 selected, votes, threshold, spent = self._vote_on_features(
                     Xs, codes, sws, layout, simulation, varying, seeds[: len(self.nodes_)]
@@ -892,6 +859,7 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
             self.feature_range_ = None
             self.selected_features_ = self.feature_votes_ = self.vote_threshold_ = None
             self.vote_min_samples_ = self._vote_tally = None
+            self.conditional_features_ = self.conditional_votes_ = None
         H = self._base_matrix(Xs, dtype)
         rogue = simulation.rogue.astype(np.uint8)
         rogue_mode = 0 if simulation.network.rogue_behavior == "complement" else 1

@@ -29,6 +29,7 @@ from ..boosting import (
 )
 from ..boosting._agreement import _size_median_messages
 from ..boosting._dada import _node_sizes
+from ..boosting._dada_vote import conditional_ballots, count_second_round
 from ..boosting._kernel_graph import (
     graph_models_from_moments,
     graph_signal_used,
@@ -147,6 +148,31 @@ def _kernel_graph_models(est, state, peer, block, Xs, sws, offsets, simulation, 
     return spent
 
 
+def _second_round(est, peer, simulation, Xs, Y, sws, offsets, mine, K, varying, selected,
+                  threshold, sizes, seeds):
+    """The vote's conditional second round (``feature_selection="conditional_vote"``),
+    as :func:`skfed.boosting._dada_vote.vote_on_features` holds it: every rank
+    casts its nodes' ballots, the counts and messages are the simulation's."""
+    d = varying.shape[0]
+    est.conditional_features_ = np.zeros(d, dtype=bool)
+    candidates = varying & ~selected
+    if not np.any(np.asarray(threshold) > 0) or not candidates.any():
+        return selected, 0
+    key = np.random.default_rng([int(s) for s in seeds[:K]] + [1]).random((K, d))
+    own = np.zeros((mine.size, 2 * d + 1), dtype=bool)
+    if mine.size:
+        local = np.r_[0, np.cumsum(np.diff(offsets)[mine])]
+        codes = (Y[0] > 0).astype(np.intp) if Y.shape[0] == 1 else np.argmax(Y, axis=0)
+        own, _ = conditional_ballots(Xs, codes, local, selected, candidates, key[mine],
+                                     vote_eligible(sizes)[mine], sample_weight=sws)
+    cast = np.zeros((K, 2 * d + 1), dtype=bool)
+    for nodes, part in _share(peer, "votes2", (mine, own), "second-round feature votes"):
+        cast[nodes] = part
+    added, counts, thresholds = count_second_round(cast, candidates)
+    est.conditional_features_, est.conditional_votes_ = added, (counts, thresholds)
+    return selected | added, _vote_messages(simulation, cast, added, nodes=mine)
+
+
 def fit_dada(est, peer, block, validate, random_state):
     """Run one Dada fit on this rank; return the fitted estimator on rank 0."""
     _refuse(est)
@@ -198,7 +224,8 @@ def fit_dada(est, peer, block, validate, random_state):
     est.vote_min_samples_ = None
     est._vote_tally = None  # what a join's vote adds to (skfed._graph_join)
     n_rows = None
-    if est.feature_selection == "vote":
+    est.conditional_features_ = est.conditional_votes_ = None
+    if est.feature_selection in ("vote", "conditional_vote"):
         # The pooled number of distinct positive-weight samples, summed with
         # the vote: the cap of a feature's stumps (make_stumps' max_per_feature).
         # Every node's size (who votes: vote_eligible), summed over the ranks.
@@ -227,6 +254,11 @@ def fit_dada(est, peer, block, validate, random_state):
             est.vote_min_samples_ = float(np.median(sizes))
             setup_bytes += _size_median_messages(simulation, sizes, nodes=mine)
             setup_bytes += _vote_messages(simulation, ballots, selected, nodes=mine)
+            if est.feature_selection == "conditional_vote":
+                selected, spent = _second_round(est, peer, simulation, Xs, Y, sws, offsets,
+                                                mine, K, varying, selected, threshold, sizes,
+                                                seeds)
+                setup_bytes += spent
     if not selected.any():
         selected = np.ones(d, dtype=bool)
     est.selected_features_ = selected
