@@ -43,7 +43,8 @@ hub sends the hub its within-node scatter ``sum w (x - mean)(x - mean)^T``
 (upper triangle, ``d (d + 1) / 2`` values in the fit's dtype, once; up to
 ``WHITEN_MAX_FEATURES`` = 32 features, else the query stays Euclidean), and
 the hub ranks the fitted means by ``(a - b)^T S^+ (a - b)`` with ``S`` their
-sum (:func:`skfed.boosting._dada_gate.hub_whitening`): the order of the
+rogue-bounded sum (:mod:`skfed._mean_scatter`, shared with Perso-lin and
+MOCHA; unit-free, node-level features kept): the order of the
 Gaussian likelihood of the newcomer's mean under each node.  Measured
 (``python benchmarks/dada_landmine_shrink.py --seeds ... --variants
 mean,whitepool,oracle``, rows ``mean`` -> ``whitepool``, k = 5 / 10 / 20):
