@@ -69,7 +69,7 @@ from libc.stdlib cimport calloc, free
 
 import numpy as np
 
-from ._boosting_fast cimport LossFunction
+from ._boosting_base cimport LossFunction
 from ._comm cimport CommCounter, payload_bytes, prefetch, prefetch_pair
 from ._random cimport rand_int
 from cython cimport floating
