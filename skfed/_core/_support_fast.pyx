@@ -704,6 +704,10 @@ def refit_statistics(
     cdef intp_t k, i, t, a, b, p, j
     cdef double r, wt, wa
     cdef double* msg
+    if n_tri + m == 0:
+        # (an empty support without intercept: empty messages; &messages[k, 0]
+        # would be out of bounds, which the bounds-checked build refuses)
+        return ()
     with nogil:
         for k in range(nodes.shape[0]):
             i = nodes[k]
