@@ -8,7 +8,8 @@ copies of one fit with the solve's flag set and cleared, and checks each
 newcomer's start at its samples against a NumPy reference: the network
 function itself, or that times ``max(0, sum f y / sum f^2)`` over the
 candidates that answered (of its component, ``sum f^2 > 0``), with the
-prior's weight their mean ``sum w``.
+prior's weight their mean ``sum w``.  Since split28 the candidates of a
+solved component send ``sum w`` alone (tests/test_split28_join_bytes.py).
 """
 
 import copy
@@ -18,6 +19,7 @@ import numpy as np
 import pytest
 
 from skfed import DecentralizedKernelSGDRegressor
+from skfed.online import _join as join_module
 from skfed.online import _network_function as nf
 
 
@@ -40,10 +42,17 @@ def _fit():
 def _join(est, Xn, yn, gn, monkeypatch):
     calls, starts = [], []
     scale, passes = nf._NetworkFunctionMixin._network_scale, type(est)._join_passes
+    prior_of = join_module.solved_prior
 
     def record_scale(self, answered, sums, component):
         out = scale(self, answered, sums, component)
         calls.append((np.array(answered), np.array(sums), component, out))
+        return out
+
+    def record_prior(answered, sums, node_component, component):
+        # (a solved component: no factor, its candidates sent sum w only)
+        out = prior_of(answered, sums, node_component, component)
+        calls.append((np.array(answered), np.array(sums), component, (None, out)))
         return out
 
     def record_passes(self, *args):
@@ -51,6 +60,7 @@ def _join(est, Xn, yn, gn, monkeypatch):
         return passes(self, *args)
 
     monkeypatch.setattr(nf._NetworkFunctionMixin, "_network_scale", record_scale)
+    monkeypatch.setattr(join_module, "solved_prior", record_prior)
     monkeypatch.setattr(type(est), "_join_passes", record_passes)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -74,10 +84,16 @@ def test_newcomer_start_scale_matches_numpy_reference(solved, monkeypatch):
         assert component == 0 and len(answered) >= 1
         ref = np.array([[np.sum(f0[g == j] * t[g == j]), np.sum(f0[g == j] ** 2),
                          np.sum(g == j)] for j in answered])
-        np.testing.assert_allclose(sums, ref, rtol=1e-8, atol=1e-10)
         use = ref[:, 1] > 0
         ref_factor = max(0.0, ref[use, 0].sum() / ref[use, 1].sum())
-        assert factor == pytest.approx(ref_factor, rel=1e-10)
+        if solved:
+            # (split28) only sum w was sent: the two others never arrive
+            assert np.isnan(sums[:, :2]).all()
+            np.testing.assert_allclose(sums[:, 2], ref[:, 2], rtol=1e-12)
+            assert factor is None
+        else:
+            np.testing.assert_allclose(sums, ref, rtol=1e-8, atol=1e-10)
+            assert factor == pytest.approx(ref_factor, rel=1e-10)
         assert prior == pytest.approx(ref[use, 2].mean(), rel=1e-12)
         assert 0.5 < ref_factor < 2.0 and ref_factor != pytest.approx(1.0, abs=1e-6)
         # its start at its samples: f0 itself when solved, else rescaled

@@ -17,6 +17,7 @@ import pytest
 from sklearn.base import clone
 
 from skfed import DecentralizedKernelSGDRegressor
+from skfed.online import _join as join_module
 
 from ._helpers.mpi import launch, needs_mpi, saved_cases
 
@@ -89,20 +90,30 @@ def test_join_after_mpi_fit_is_scaled_as_in_simulation(mpi_runs, n_ranks):
     X, _, g, _, Xn, yn, gn = _data()
     factors = {}
     joined = {}
+    prior_of = join_module.solved_prior
     for name, est in (("mpi", run), ("sim", sim)):
         est = copy.deepcopy(est)
         seen = []
         scale = est._network_scale
         est._network_scale = lambda a, s, c, seen=seen, scale=scale: (
-            seen.append(scale(a, s, c)[0]) or scale(a, s, c))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            est.add_nodes(Xn, yn, groups=gn)
+            seen.append(("factor", scale(a, s, c)[0])) or scale(a, s, c))
+        # (split28) a solved network function is taken at scale 1: its
+        # candidates send sum w alone, which sets the prior's weight
+        join_module.solved_prior = lambda a, s, n, c, seen=seen: (
+            seen.append(("prior", prior_of(a, s, n, c))) or prior_of(a, s, n, c))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est.add_nodes(Xn, yn, groups=gn)
+        finally:
+            join_module.solved_prior = prior_of
         factors[name], joined[name] = seen, est
-    # the scale is the sums' (not 1, the start of a fit without them; near
-    # it since the regressor's network function is re-solved, 0.97-0.99 here)
-    assert len(factors["mpi"]) == 2 and min(abs(f - 1.0) for f in factors["mpi"]) > 0.01
-    np.testing.assert_allclose(factors["mpi"], factors["sim"], rtol=1e-12)
+    # the solve was kept (both fits), so each newcomer's prior is the mean sum
+    # w of its candidates (sample weights 0.5-2 on 12 rows: 6 to 24)
+    assert run._network_solved.all() and sim._network_solved.all()
+    assert [kind for kind, _ in factors["mpi"]] == ["prior", "prior"]
+    assert all(6.0 < value < 24.0 for _, value in factors["mpi"])
+    assert factors["mpi"] == factors["sim"]
     a, b = joined["mpi"], joined["sim"]
     np.testing.assert_array_equal(a.join_start_, b.join_start_)
     np.testing.assert_array_equal(a.join_passes_, b.join_passes_)

@@ -8,7 +8,7 @@
 # gradient steps on its block of eq. 1 -- are loops over the newcomers here,
 # each the computation of ``_boosting_fast.graph_row`` (the same root, found
 # by safeguarded Newton steps instead of bisection: see ``_solve_row``) and
-# exactly that of ``_boosting_fast.lin_join`` for that one node, without a
+# exactly that of ``_perso_lin_fast.lin_join`` for that one node, without a
 # Python call (and its argument checks and allocations) per node.
 #
 # Candidates of all newcomers are stored back to back: those of newcomer k
@@ -24,7 +24,8 @@ from cython cimport floating
 
 import numpy as np
 
-from ._boosting_fast cimport LossFunction, _lin_block_solve, _lin_grad, _lin_node_loss
+from ._boosting_base cimport LossFunction
+from ._perso_lin_fast cimport _lin_block_solve, _lin_grad, _lin_node_loss
 from ._typedefs cimport intp_t
 
 

@@ -21,6 +21,7 @@ from ..kernels import _check_join_kernel_settings
 from ..network import float_bytes, resolve_network
 from ._holdout import arrival_rank, loss_values
 from ._join_passes import _cross_validated_passes
+from ._join_regress import answer_extra_bytes, sent_scale_sums, solved_prior
 from ._network_function import compress_union, in_width, union
 from ._join_steps import _combination, _join_rounds, _rows_bytes
 from ._validation import drop_absent_rows
@@ -121,7 +122,8 @@ _JOIN_ALIKE = 2.0
 # A network function the fit's solve kept (_network_solved) is not a mean
 # but the least-squares function of every node's rows: it is taken at
 # scale 1 (the factor, 0.87-1.21 on School's candidates, only refits it on
-# a few nodes' rows).  Measured (online26, new_nodes.py, R^2 x 100, k = 5 /
+# a few nodes' rows), and its candidates add sum w alone (8 bytes, not 24:
+# _join_regress).  Measured (online26, new_nodes.py, R^2 x 100, k = 5 /
 # 10 / 20): School seeds 0-2 31.78 / 32.43 / 33.83 -> 32.14 / 32.84 / 34.05,
 # seeds 3-5 33.06 / 33.58 / 34.86 -> 33.37 / 33.88 / 35.08 (best pooled
 # 31.8 / 31.8 / 31.9 and 33.3 / 33.3 / 33.8); held-out regressions and the
@@ -198,7 +200,9 @@ class _JoinMixin:
            samples of the last network round (``sum w f0 y``, ``sum w
            f0^2``, ``sum w``), and it multiplies the network function by
            ``sum f0 y / sum f0^2`` over them (at least 0; 1 without sums;
-           the MPI engine's fit keeps the same sums).  It starts from the network function
+           the MPI engine's fit keeps the same sums); a network function
+           the fit's solve kept is taken at scale 1, and its candidates add
+           ``sum w`` alone.  It starts from the network function
            if that does at least as well on its samples as its neighbours
            (a classifier: the errors, since a mean has small margins) or, a
            regressor, unless its neighbours do better by more than one
@@ -457,12 +461,14 @@ class _JoinMixin:
             values = values + self._linear_values(neighbours[k], X_new[rows])  # (_linear)
             D_net, W_net, g_net, c_net = network[k]
             prior = None
-            if scale_sums[k] is not None:
+            solved = getattr(self, "_network_solved", None)
+            if scale_sums[k] is not None and solved is not None and solved[c_net]:
+                # a solved one: at scale 1, its candidates sent sum w only
+                prior = solved_prior(*scale_sums[k], self.network_component_, c_net)
+            elif scale_sums[k] is not None:
                 # (see _network_scale): the network function at its scale
                 factor, prior = self._network_scale(*scale_sums[k], c_net)
-                solved = getattr(self, "_network_solved", None)   # (a solved one: at 1)
-                if solved is None or not solved[c_net]:
-                    W_net = factor * W_net
+                W_net = factor * W_net
             # Network function or neighbours: by their losses on its samples,
             # the neighbours' by leave-one-out on those that chose them.
             net_share = self._network_linear_share(c_net)   # (_linear)
@@ -755,6 +761,7 @@ class _JoinMixin:
         closest = np.zeros(n_new, dtype=np.intp)
         held_out = [None] * n_new   # per judged row, in the order of `rows`
         sums = getattr(self, "_network_fit_stats", None) if self._is_regressor() else None
+        solved = getattr(self, "_network_solved", None)
         scale_sums = [None] * n_new
 
         def visit(k, active):
@@ -766,10 +773,10 @@ class _JoinMixin:
                 return False
             values = self._join_functions(answer, X_new[rows], published=False)
             query = 2 * header + _rows_bytes(len(rows), n_features, n_out, value_bytes)
-            # A regressor's candidate adds its three sums of the network
-            # function's scale (float64) to its answer.
-            extra = 3 * 8 if sums is not None else 0
             for j in answer:
+                # A regressor's candidate adds its sums of the network
+                # function's scale (float64) to its answer (_join_regress).
+                extra = answer_extra_bytes(sums, solved, self.network_component_, j)
                 dictionary = _rows_bytes(self._sizes[j], n_features, n_out, value_bytes)
                 if header + dictionary < query:
                     sim.counter.send_message(j, i, dictionary + extra)
@@ -777,8 +784,8 @@ class _JoinMixin:
                     sim.counter.send_message(i, j, len(rows) * n_features * value_bytes)
                     sim.counter.send_message(j, i, len(rows) * n_out * value_bytes + extra)
             if sums is not None:
-                scale_sums[k] = (np.asarray(answer, dtype=np.intp),
-                                 sim.corrupt_value_rows(sums[answer], answer))
+                scale_sums[k] = (np.asarray(answer, dtype=np.intp), sent_scale_sums(
+                    sim, sums, answer, solved, self.network_component_))
             if value_bytes == 4:
                 values = values.astype(np.float32).astype(np.float64)
             values = sim.corrupt_value_rows(values, answer)

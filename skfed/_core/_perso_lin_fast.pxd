@@ -1,15 +1,7 @@
 from cython cimport floating
 
+from ._boosting_base cimport LossFunction
 from ._typedefs cimport intp_t
-
-# The margin losses of the Perso-lin models, shared with the graph learner's
-# peer scores (``_graph_fast``).
-
-cdef class LossFunction:
-    cdef double loss(self, double z) noexcept nogil
-    cdef double dloss(self, double z) noexcept nogil
-    cdef double curvature(self) noexcept nogil
-
 
 # A Perso-lin node's local objective and gradient (the newcomers' batched
 # join in ``_join_fast`` takes the same steps).

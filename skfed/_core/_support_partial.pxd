@@ -1,0 +1,3 @@
+"""Declarations of :mod:`skfed._core._support_partial` (cimported by ``_support_fast``)."""
+
+cdef double CONSTANT_RTOL
