@@ -20,7 +20,43 @@ whether an honest table would choose better.
     python benchmarks/new_nodes_mocha_honest.py --datasets moons --seeds 3,4,5 \
         --variants default,exact,exact16,up16
 
-Results: see the end of this docstring once measured.
+    python benchmarks/new_nodes_mocha_honest.py --datasets moons \
+        --seeds 0,1,2,6,7,8,9,10,11 --variants default,exact
+    python benchmarks/new_nodes_mocha_honest.py --datasets related-alike,related-clustered,\
+related-small,related-narrow,related-wide --seeds 0,1,2 --variants default,exact
+    python benchmarks/new_nodes_mocha_honest.py --datasets landmine --seeds 0,1,2,3,4,5 \
+        --variants default,exact
+
+Measured (mocha28, 2026-11-29, main 3eb98bc, load 6-9; join accuracy,
+means over the seed block, ``k = 5 / 10 / 20``; Local the best per-node
+baseline of ``new_nodes.py``)::
+
+    rotated moons  seeds  default                exact                  Local
+                   0-2    55.72 / 60.44 / 62.83  55.42 / 60.24 / 62.45  55.92 / 59.06 / 62.59
+                   3-5    54.99 / 55.55 / 61.66  55.48 / 56.93 / 61.94  56.15 / 58.02 / 62.14
+                   6-8    50.26 / 52.81 / 55.67  52.44 / 55.73 / 59.81  55.66 / 58.28 / 60.98
+                   9-11   52.67 / 55.70 / 59.42  53.53 / 55.96 / 59.77  53.14 / 56.62 / 58.71
+    related-alike      0-2  91.00 / 91.05 / 91.14  91.00 / 91.10 / 91.17
+    related-clustered  0-2  68.33 / 71.00 / 77.08  identical
+    related-small      0-2  90.82 / 91.14 / 91.61  identical
+    related-narrow     0-2  91.76 / 91.88 / 91.89  91.73 / 91.88 / 91.81
+    related-wide       0-2  89.69 / 89.62 / 89.50  89.67 / 89.43 / 89.42
+    Landmine           0-5  93.83 / 93.89 / 93.81  93.84 / 93.89 / 93.76
+
+``exact16`` (scale 16 in the grid too) equals ``exact`` on moons seeds 3-5
+(16 is picked for one size, 2, that no newcomer uses); ``up16`` alone
+equals ``default`` there.  The reference's ``w_0`` is within 2 % (relative
+norm) of the package's; the leave-out moves it by 14 % on moons (0.056 of
+0.386, seed 3).
+
+Finding: the optimism is real and removing it exactly helps moons on fresh
+seeds (+0.5..+4.1), but it is not enough and not free of losses: the moons
+rows stay under Local on 8 of 12 seed-block sizes (only seeds 9-11 at
+``k = 5, 20`` reach it), seeds 0-2 lose 0.2-0.4 (befc140 measured the
+same), and the held-out related-wide family loses 0.19 at ``k = 10``.
+Since this is the ceiling of any cheaper leave-out (a Newton step with
+each node's ``d' x d'`` curvature would cost ``d'(d'+1)/2`` floats a node:
+nothing on moons, 158,203 a node on HAR), no affordable version was built.
 """
 
 import argparse
@@ -42,6 +78,28 @@ grid.VARIANTS.update({
                 "REHEARSAL_SCALES": (1.0, 4.0, 0.25, 1.0 / 16, 0.0, 16.0)},
 })
 _rehearsal._M28_EXACT = False
+
+
+def one_class_two_sided(E, base, owners):
+    """:func:`~skfed.multitask._rehearsal.one_class_scale` with every scale
+    competing (above ``base`` too) at the same two standard errors over the
+    rehearsing nodes; among those within one standard error of the best,
+    the one nearest ``base`` on a log scale (0 counted as 2^-10)."""
+    mean, se = _rehearsal.node_paired_difference(E, base, owners)
+    if mean is None:
+        return base
+    scales = np.asarray(_rehearsal.REHEARSAL_SCALES)
+    wins = np.flatnonzero(mean + _rehearsal.ONE_CLASS_EVIDENCE * se < 0)
+    if not wins.size:
+        return base
+    best = wins[np.argmin(mean[wins])]
+    near = wins[mean[wins] <= mean[best] + se[best]]
+    logs = np.log2(np.maximum(scales, 2.0 ** -10))  # (0 as 2^-10: the farthest down)
+    far = np.abs(logs[near] - logs[base])
+    return int(near[np.argmin(far)])
+
+
+grid.VARIANTS["oc2side"] = {"one_class_scale": one_class_two_sided}
 _grid_init = _rehearsal.Rehearsal.__init__
 _grid_centres = _rehearsal._m25_centres
 
@@ -72,7 +130,7 @@ def shared_reference(Z, ys, weight, idx, pen_w0, pen_v, start=None):
 def _init(self, est, nodes, lam):
     _grid_init(self, est, nodes, lam)
     self._m28_shift = {}
-    if est.loss != "logistic" or np.asarray(nodes.w0).shape[0] != 1:
+    if not NEED_EXACT or est.loss != "logistic" or np.asarray(nodes.w0).shape[0] != 1:
         return
     layout = nodes.layout
     m, Z = layout.n_nodes, np.asarray(nodes.Z, dtype=np.float64)
@@ -112,6 +170,7 @@ def _centres(self, w0, owners, n_new):
 
 
 _rehearsal.Rehearsal.__init__ = _init
+NEED_EXACT = True  # main(): only when an exact variant is asked for
 _rehearsal._m25_centres = _centres
 
 
@@ -125,6 +184,8 @@ def main():
     args = parser.parse_args()
     warnings.simplefilter("ignore", ConvergenceWarning)
     variants = args.variants.split(",")
+    global NEED_EXACT
+    NEED_EXACT = any(grid.VARIANTS[v].get("_M28_EXACT") for v in variants)
     rows = []
     with threadpool_limits(1):
         for name in args.datasets.split(","):
