@@ -1,0 +1,158 @@
+"""MOCHA newcomers centred on the fitted models that fit their samples best (a lead, not built).
+
+A newcomer of MOCHA's shared model solves toward the fitted ``w_0`` (or the
+share candidate its size's rehearsal chose) at the rehearsed scale
+(:mod:`skfed.multitask._join`).  Where the fitted tasks form groups that
+``w_0`` averages away (rotated moons: four rotations, ``w_0`` at chance;
+related-clustered) no scale toward ``w_0`` reaches Local
+(``new_nodes_mocha_honest.py``: not even with an honest table).  This
+script measures another centre, chosen by the newcomer on its own ``k``
+samples as in clustered federated learning (a client picks the cluster
+models of lowest loss on its data): the mean of the ``m`` fitted node
+models ``w_t`` of lowest mean logistic loss on the newcomer's samples.
+
+* ``centre<m>``: the package's join (its rehearsed scale) with that mean
+  as the prior centre;
+* ``near<m>``: that mean as the newcomer's model (scale 0).
+
+Binary sets (one problem), one fit per data set and seed, the splits of
+``new_nodes.py``; Global and Local the best pooled and per-node baselines
+(``new_nodes.baselines``).  Nothing here is counted: the newcomer would
+download the ``m_fit`` fitted models (``m_fit P d'`` floats: rotated moons
+80 x 3, HAR 17 x 562), and a rule choosing between this centre and
+``w_0`` from the fitted nodes' rehearsal would need the models at every
+rehearsing node too (up to 32 x ``m_fit P d'`` floats: rotated moons
+about 30 kB in float32 against a join of 5.5 kB and a refit of about 60
+kB).
+
+    python benchmarks/new_nodes_mocha_loss_neighbours.py --datasets moons \
+        --seeds 0,1,2,3,4,5,6,7,8,9,10,11
+    python benchmarks/new_nodes_mocha_loss_neighbours.py \
+        --datasets related-alike,related-clustered --seeds 0,1,2
+
+Measured (mocha28, 2026-11-29, main 3eb98bc; means over the seeds, ``k =
+5 / 10 / 20``)::
+
+    rotated moons 0-11   join      53.41 / 56.13 / 59.90
+                         centre5   55.34 / 57.35 / 60.89
+                         centre10  55.01 / 57.37 / 61.18
+                         centre20  54.69 / 57.29 / 61.16
+                         near5     53.98 / 54.52 / 56.52
+                         Local     55.25 / 58.00 / 61.44
+      by block, centre5: 0-2 57.43 / 59.75 / 62.89 (join 55.72 / 60.44 /
+      62.83), 3-5 55.09 / 56.52 / 62.21 (54.99 / 55.55 / 61.66), 6-8 53.86
+      / 55.74 / 58.58 (50.26 / 52.81 / 55.67), 9-11 54.96 / 57.37 / 59.87
+      (52.66 / 55.70 / 59.42)
+    related-clustered 0-2  join    68.33 / 71.00 / 77.08
+                         centre5   76.98 / 79.14 / 84.86
+                         near5     78.11 / 81.10 / 84.89
+    related-alike 0-2    join      91.00 / 91.05 / 91.14
+                         centre5   90.67 / 90.93 / 91.39
+                         centre20  90.87 / 91.02 / 91.28
+
+So the centre helps where the tasks form groups (related-clustered +7..+9,
+moons +1.0..+1.9 over seeds 0-11, on every block at ``k = 5``) and costs
+where they do not (related-alike ``k = 5`` -0.33): it needs a gate, e.g.
+a third candidate of the rehearsal's centre rule
+(:func:`~skfed.multitask._rehearsal.choose_centre`: each draw choosing its
+``m`` lowest-loss models among the *other* fitted nodes, taken only by
+the rule's standard errors over nodes), and a byte form that fits the
+join's budget.  Moons stays under Local at ``k = 10, 20`` even so.
+"""
+
+import argparse
+import copy
+import json
+import warnings
+
+import new_nodes as nn
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from threadpoolctl import threadpool_limits
+
+from skfed.multitask import _rehearsal
+
+MS = (5, 10, 20)
+
+
+def loss_centres(W, Zk, ys, gk, m):
+    """Per newcomer (in ``np.unique(gk)`` order): the mean of the ``m`` rows
+    of ``W`` (fitted models, ``(m_fit, d')``) of lowest mean logistic loss
+    on its samples (ties: the lower index)."""
+    out = []
+    for node in np.unique(gk):
+        mk = gk == node
+        loss = np.logaddexp(0.0, -ys[mk][None, :] * (W @ Zk[mk].T)).mean(axis=1)
+        out.append(W[np.argsort(loss, kind="stable")[:m]].mean(axis=0))
+    return np.array(out)
+
+
+def run(name, seed, ks, out):
+    data = nn.load(name, seed)
+    X, y, g, task = data[:4]
+    fit_rows, _, order = nn.split(X, y, g, seed, data[4] if len(data) > 4 else None)
+    est = nn.make_estimator("mocha", task, seed).fit(X[fit_rows], y[fit_rows],
+                                                     groups=g[fit_rows])
+    classes, s0 = est.classes_, float(est.intercept_scaling)
+    if len(classes) != 2 or est.omega_mode_ != "shared":
+        raise ValueError("binary sets and the shared mode only")
+    n_fit = len(np.unique(g[fit_rows]))
+    W = np.asarray(est._W[0, :n_fit], dtype=np.float64)
+    rows = []
+    for k in ks:
+        train, test = nn.new_node_rows(order, k)
+        Xk, yk, gk, Xt, yt, gt = X[train], y[train], g[train], X[test], y[test], g[test]
+        pooled, local = nn.baselines(task, X, y, g, fit_rows, train, test, k)
+        row = {"dataset": name, "seed": seed, "k": k, "Global": max(pooled.values()),
+               "Local": max(local.values())}
+        row["join"] = nn.score(task, yt, copy.deepcopy(est).add_nodes(Xk, yk, groups=gk)
+                               .predict(Xt, groups=gt))
+        Zk = np.c_[Xk, np.full(len(Xk), s0)]
+        Zt = np.c_[Xt, np.full(len(Xt), s0)]
+        ys = np.where(yk == classes[1], 1.0, -1.0)
+        newcomers = list(np.unique(gk))
+        for m in MS:
+            centres = loss_centres(W, Zk, ys, gk, m)
+            at = np.array([newcomers.index(v) for v in gt])
+            f = np.einsum("id,id->i", Zt, centres[at])
+            row[f"near{m}"] = nn.score(task, yt, np.where(f > 0, classes[1], classes[0]))
+            original = _rehearsal.Rehearsal.centres_for
+            _rehearsal.Rehearsal.centres_for = (
+                lambda self, counts, M, c=centres: c[None, :, :].copy())
+            try:
+                joined = copy.deepcopy(est).add_nodes(Xk, yk, groups=gk)
+            finally:
+                _rehearsal.Rehearsal.centres_for = original
+            row[f"centre{m}"] = nn.score(task, yt, joined.predict(Xt, groups=gt))
+        print(json.dumps({key: (round(v, 2) if isinstance(v, float) else v)
+                          for key, v in row.items()}), flush=True)
+        if out:
+            with open(out, "a") as fh:
+                fh.write(json.dumps(row) + "\n")
+        rows.append(row)
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--datasets", default="moons")
+    parser.add_argument("--seeds", default="3,4,5")
+    parser.add_argument("--ks", default="5,10,20")
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args()
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    rows = []
+    with threadpool_limits(1):
+        for name in args.datasets.split(","):
+            for seed in map(int, args.seeds.split(",")):
+                rows += run(name, seed, [int(k) for k in args.ks.split(",")], args.out)
+    cols = ["join"] + [f"centre{m}" for m in MS] + [f"near{m}" for m in MS] + ["Global", "Local"]
+    for name in sorted({r["dataset"] for r in rows}):
+        for k in sorted({r["k"] for r in rows if r["dataset"] == name}):
+            here = [r for r in rows if r["dataset"] == name and r["k"] == k]
+            print(f"{name} k={k} seeds={len(here)}: "
+                  + "  ".join(f"{c} {np.mean([r[c] for r in here]):.2f}" for c in cols))
+
+
+if __name__ == "__main__":
+    main()
