@@ -63,6 +63,7 @@ join's budget.  Moons stays under Local at ``k = 10, 20`` even so.
 import argparse
 import copy
 import json
+import time
 import warnings
 
 import new_nodes as nn
@@ -73,6 +74,87 @@ from threadpoolctl import threadpool_limits
 from skfed.multitask import _rehearsal
 
 MS = (5, 10, 20)
+GATED = None  # --gated M: the rehearsal's centre rule compares w_0 and the loss centre
+
+# The rehearsal's _solve with per-draw centres (new_nodes_mocha_grid's patch
+# calls _rehearsal._m25_centres for the prior mean of every draw).
+import new_nodes_mocha_grid  # noqa: E402,F401  (patches Rehearsal._solve)
+
+_grid_centres = _rehearsal._m25_centres
+_plain_init = _rehearsal.Rehearsal.__init__
+_plain_rehearse = _rehearsal.Rehearsal._rehearse
+_plain_centres_for = _rehearsal.Rehearsal.centres_for
+_NEWCOMER_CENTRES = None  # set per join: (n_new, d') loss centres over all fitted models
+
+
+def _draw_centres(self, w0, owners, n_new):
+    held = getattr(self, "_m28_draws", None)
+    if held is not None and w0 is held[0]:
+        return held[1]
+    return _grid_centres(self, w0, owners, n_new)
+
+
+def _init(self, est, nodes, lam):
+    _plain_init(self, est, nodes, lam)
+    self._m28_W = np.asarray(est._W[:, :nodes.layout.n_nodes], dtype=np.float64)
+    self._m28_choice = {}
+
+
+def _rehearse(self, a):
+    """With GATED: per draw, the mean of the GATED models of the *other*
+    fitted nodes of lowest loss on its k rows is a second centre; the size
+    takes it by choose_centre's rule (fits without a share selection only)."""
+    if (GATED is None or len(self.centres) > 1 or self.loss_name != "logistic"
+            or self.w0.shape[0] != 1 or a in self.results):
+        return _plain_rehearse(self, a)
+    start = time.process_time()
+    k, owners, perms = self.draws[a]
+    kept = self.kept[a]
+    solve = (k, owners, perms, kept, self.seeds[a], self.exact[a])
+    E0 = self._solve(*solve)
+    W = self._m28_W[0]
+    C = np.empty((1, len(owners), W.shape[1]))
+    for j, (t, p) in enumerate(zip(owners.tolist(), perms)):
+        Zt, Yt, swt = self.data[t]
+        rows = p[:k]
+        loss = (swt[rows][None, :] * np.logaddexp(0.0, -Yt[0, rows][None, :] * (W @ Zt[rows].T))
+                ).sum(axis=1)
+        loss[t] = np.inf  # the other fitted nodes only
+        C[0, j] = W[np.argsort(loss, kind="stable")[:GATED]].mean(axis=0)
+    token = self.w0.copy()
+    self._m28_draws = (token, C)
+    try:
+        E1 = self._solve(*solve, w0=token)
+    finally:
+        self._m28_draws = None
+    scored = kept & np.isfinite(E0[0])
+    choice = _rehearsal.choose_centre([E0[:, scored], E1[:, scored]], owners[scored])
+    self._m28_choice[a] = choice
+    self.centre_of[a] = 0  # (one-class draws still solve toward w_0)
+    errors = (E0, E1)[choice]
+    diff = errors[:, kept] - errors[0, kept]
+    result = (errors[:, kept].mean(axis=1), diff.std(axis=1, ddof=1) / np.sqrt(kept.sum()))
+    self.results[a] = result
+    self._free_rows()
+    self.cpu += time.process_time() - start
+    return result
+
+
+def _centres_for(self, counts, M):
+    out = _plain_centres_for(self, counts, M)
+    if GATED is None or _NEWCOMER_CENTRES is None or not len(self.sizes):
+        return out
+    near, reach = _rehearsal.nearest_size(counts, self.sizes)
+    for i in np.flatnonzero(reach).tolist():
+        if self._m28_choice.get(self.usable[near[i]], 0) == 1:
+            out[0, i] = _NEWCOMER_CENTRES[i]
+    return out
+
+
+_rehearsal._m25_centres = _draw_centres
+_rehearsal.Rehearsal.__init__ = _init
+_rehearsal.Rehearsal._rehearse = _rehearse
+_rehearsal.Rehearsal.centres_for = _centres_for
 
 
 def loss_centres(W, Zk, ys, gk, m):
@@ -88,6 +170,18 @@ def loss_centres(W, Zk, ys, gk, m):
 
 
 def run(name, seed, ks, out):
+    """The rows of one data set and seed (every column but ``gated`` with the
+    package's rehearsal: GATED is off while they join)."""
+    global GATED
+    gated, GATED = GATED, None
+    try:
+        return _run(name, seed, ks, out, gated)
+    finally:
+        GATED = gated
+
+
+def _run(name, seed, ks, out, gated):
+    global GATED, _NEWCOMER_CENTRES
     data = nn.load(name, seed)
     X, y, g, task = data[:4]
     fit_rows, _, order = nn.split(X, y, g, seed, data[4] if len(data) > 4 else None)
@@ -124,6 +218,15 @@ def run(name, seed, ks, out):
             finally:
                 _rehearsal.Rehearsal.centres_for = original
             row[f"centre{m}"] = nn.score(task, yt, joined.predict(Xt, groups=gt))
+        if gated is not None:
+            GATED, _NEWCOMER_CENTRES = gated, loss_centres(W, Zk, ys, gk, gated)
+            try:
+                joined = copy.deepcopy(est).add_nodes(Xk, yk, groups=gk)
+            finally:
+                GATED, _NEWCOMER_CENTRES = None, None
+            row["gated"] = nn.score(task, yt, joined.predict(Xt, groups=gt))
+            row["gated_sizes"] = {int(joined._join_rehearsal.draws[a][0]): int(c) for a, c in
+                                  joined._join_rehearsal._m28_choice.items()}
         print(json.dumps({key: (round(v, 2) if isinstance(v, float) else v)
                           for key, v in row.items()}), flush=True)
         if out:
@@ -139,14 +242,19 @@ def main():
     parser.add_argument("--seeds", default="3,4,5")
     parser.add_argument("--ks", default="5,10,20")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--gated", type=int, default=None,
+                        help="M: also the join whose rehearsal chooses between w_0 and the "
+                             "M-model loss centre (column 'gated')")
     args = parser.parse_args()
+    global GATED
+    GATED = args.gated
     warnings.simplefilter("ignore", ConvergenceWarning)
     rows = []
     with threadpool_limits(1):
         for name in args.datasets.split(","):
             for seed in map(int, args.seeds.split(",")):
                 rows += run(name, seed, [int(k) for k in args.ks.split(",")], args.out)
-    cols = ["join"] + [f"centre{m}" for m in MS] + [f"near{m}" for m in MS] + ["Global", "Local"]
+    cols = ["join"] + (["gated"] if GATED is not None else []) + [f"centre{m}" for m in MS] + [f"near{m}" for m in MS] + ["Global", "Local"]
     for name in sorted({r["dataset"] for r in rows}):
         for k in sorted({r["k"] for r in rows if r["dataset"] == name}):
             here = [r for r in rows if r["dataset"] == name and r["k"] == k]
