@@ -127,6 +127,7 @@ import new_nodes_mocha_grid as grid
 import numpy as np
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
+from new_nodes_mocha_share import fit_binary_shared
 from threadpoolctl import threadpool_limits
 
 from skfed.multitask import _rehearsal
@@ -242,11 +243,8 @@ def intercept_only(name, seed, ks):
     from scipy.optimize import minimize_scalar
     from sklearn.svm import LinearSVC
 
-    data = nn.load(name, seed)
-    X, y, g, task = data[:4]
-    fit_rows, _, order = nn.split(X, y, g, seed, data[4] if len(data) > 4 else None)
-    est = nn.make_estimator("mocha", task, seed).fit(X[fit_rows], y[fit_rows],
-                                                     groups=g[fit_rows])
+    # (the split of new_nodes.py, MOCHA fitted, checked binary, shared, logistic)
+    X, y, g, task, fit_rows, order, est = fit_binary_shared(name, seed)
     classes, s0 = est.classes_, float(est.intercept_scaling)
     lam, b = float(est._join_lam), float(est.shared_weight_)
     n_fit, mean_mass = len(np.unique(g[fit_rows])), float(est._join_mass)

@@ -118,6 +118,7 @@ import warnings
 import new_nodes as nn
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
+from new_nodes_mocha_share import fit_binary_shared
 from threadpoolctl import threadpool_limits
 
 from skfed.multitask import _rehearsal
@@ -231,14 +232,9 @@ def run(name, seed, ks, out):
 
 def _run(name, seed, ks, out, gated):
     global GATED, _NEWCOMER_CENTRES
-    data = nn.load(name, seed)
-    X, y, g, task = data[:4]
-    fit_rows, _, order = nn.split(X, y, g, seed, data[4] if len(data) > 4 else None)
-    est = nn.make_estimator("mocha", task, seed).fit(X[fit_rows], y[fit_rows],
-                                                     groups=g[fit_rows])
+    # (the split of new_nodes.py, MOCHA fitted, checked binary, shared, logistic)
+    X, y, g, task, fit_rows, order, est = fit_binary_shared(name, seed)
     classes, s0 = est.classes_, float(est.intercept_scaling)
-    if len(classes) != 2 or est.omega_mode_ != "shared":
-        raise ValueError("binary sets and the shared mode only")
     n_fit = len(np.unique(g[fit_rows]))
     W = np.asarray(est._W[0, :n_fit], dtype=np.float64)
     rows = []
