@@ -17,7 +17,8 @@ models ``w_t`` of lowest mean logistic loss on the newcomer's samples.
 
 Binary sets (one problem), one fit per data set and seed, the splits of
 ``new_nodes.py``; Global and Local the best pooled and per-node baselines
-(``new_nodes.baselines``).  Nothing here is counted: the newcomer would
+(``new_nodes.baselines``; the best per seed, then the mean: never under
+``new_nodes.py``'s best mean).  Nothing here is counted: the newcomer would
 download the ``m_fit`` fitted models (``m_fit P d'`` floats: rotated moons
 80 x 3, HAR 17 x 562), and a rule choosing between this centre and
 ``w_0`` from the fitted nodes' rehearsal would need the models at every
