@@ -541,11 +541,20 @@ def calibrate_discrete_gaussian(epsilon, delta, sensitivity, n_uses, dim):
         else:
             hi = mid
     rho_use = lo / int(n_uses)
-    sigma = float(sensitivity) / math.sqrt(2.0 * rho_use)
-    mechanism = DiscreteGaussianMechanism(sigma, sensitivity, dim)
+    def mechanism_at(sigma):
+        # a budget so small that the noise overflows is refused by name
+        if not (sigma < 1e150):
+            raise ValueError(
+                f"DifferentialPrivacy(epsilon={epsilon!r}, delta={delta!r}) is too small "
+                f"a budget for {int(n_uses)} Gaussian release(s): the noise scale "
+                "overflows; use a larger epsilon.")
+        return DiscreteGaussianMechanism(sigma, sensitivity, dim)
+
+    sigma = float(sensitivity) / math.sqrt(2.0 * rho_use) if rho_use > 0 else math.inf
+    mechanism = mechanism_at(sigma)
     while mechanism.rho > rho_use:
         sigma *= math.sqrt(mechanism.rho / rho_use) * (1.0 + 1e-9)
-        mechanism = DiscreteGaussianMechanism(sigma, sensitivity, dim)
+        mechanism = mechanism_at(sigma)
     return mechanism
 
 
@@ -749,7 +758,16 @@ def calibrate_randomized_response(epsilon, delta, n_bits):
     """
     if math.isinf(epsilon):
         return RandomizedResponse(0.0)
-    return _calibrate_per_use_epsilon(RandomizedResponse.from_epsilon, epsilon, n_bits, delta)
+    mechanism = _calibrate_per_use_epsilon(RandomizedResponse.from_epsilon, epsilon, n_bits,
+                                           delta)
+    if not mechanism.flip_probability < 0.5:
+        # exp(epsilon / n_bits) rounds to 1: every bit a fair coin (no
+        # accountant can represent it); refused by name, not crashed deep in one
+        raise ValueError(
+            f"DifferentialPrivacy(epsilon={epsilon!r}) is too small a budget for "
+            f"{int(n_bits)} randomized-response bits: each would be a fair coin flip; "
+            "use a larger epsilon.")
+    return mechanism
 
 
 def calibrate_gaussian(epsilon, delta, sensitivity, n_uses):
