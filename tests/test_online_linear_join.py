@@ -146,9 +146,12 @@ def test_linear_solve_and_gate_equal_numpy():
     fit = g < 10
     Xf, yf, codes = X[fit], clf._encode_targets(y[fit]), g[fit]
     w = clf.network_linear_coef_[0]
-    # w minimizes sum of squared hinges + (alpha W / 2) ||w||^2 (a
-    # centralized solve of the same objective, from 0)
-    alpha, total = float(clf.alpha), len(yf)
+    # w minimizes sum of squared hinges + (alpha_w W / 2) ||w||^2 (a
+    # centralized solve of the same objective, from 0), alpha_w the
+    # penalty chosen on held-back nodes (tests/test_online28_linear_alpha.py)
+    gate = clf.network_linear_gate_
+    assert gate["alpha_factor"][0] in (30.0, 10.0, 3.0) and len(gate["path"][0]) == 3
+    alpha, total = gate["alpha_factor"][0] * float(clf.alpha), len(yf)
 
     def objective(v):
         value, grad = smooth_loss("hinge", (Xf @ v)[:, None], yf)
@@ -179,8 +182,13 @@ def test_bytes_closed_form(drop_rate):
     evals = int(clf.network_linear_gate_["evaluations"][0])
     edges = n - 1   # one spanning tree of the connected graph
     header = SimulatedNetwork().header_bytes
-    extra = edges * (evals * (2 * header + payload_bytes(n_float64=d + 2)
+    # every evaluation: the training nodes' report and the held-back nodes'
+    # loss and weight up (d + 4 float64), w down; the first report also
+    # carries the d x rank sketch (rank = min(10, d))
+    rank = min(10, d)
+    extra = edges * (evals * (2 * header + payload_bytes(n_float64=d + 4)
                               + payload_bytes(n_float64=d))
+                     + payload_bytes(n_float64=d * rank)
                      + 2 * header + payload_bytes(n_float64=3)
                      + payload_bytes(n_int32=1, n_float64=d))
     assert (clf.network_communication_.total_bytes

@@ -54,7 +54,14 @@ import numpy as np
 from ..network import payload_bytes, resolve_network
 from ._coordinates import COORDINATE_LIMIT, coordinate_points
 from ._holdout import loss_values
+from ._linear_solve import (CURVATURE, NYSTROM_RANK, held_back_nodes, sketch_directions,
+                            solve_chosen)
 from ._network_function import NodeSums, solve_weights
+
+# "chosen": the penalty chosen on held-back nodes (_linear_solve); "capped":
+# the solve at the classifier's alpha, 50 L-BFGS iterations (online25; kept
+# for the measurements, benchmarks/online_join_linear_alpha.py).
+LINEAR_SOLVE = "chosen"
 
 # The gate opens when the paired t over the fitted nodes of (mean loss with
 # w' x) - (mean loss with the network function) is at most this.  Measured
@@ -279,19 +286,37 @@ class _LinearJoinMixin:
             np.zeros(n_comp, dtype=bool), np.zeros(n_comp, dtype=np.intp)
         weights = np.ones(len(codes)) if sample_weight is None else np.asarray(
             sample_weight, dtype=np.float64)
+        factors, paths = np.full(n_comp, np.nan), [None] * n_comp
         for c in range(n_comp):
             nodes = np.flatnonzero((component == c) & ~excluded)
             if not len(nodes):
                 continue
-            A, n_eval = solve_weights(Kzz, np.zeros((d, n_out)), float(self.alpha),
-                                      lambda A: sums(D, 1.0, A, nodes))
-            for _ in range(n_eval):
-                tree_round(sim, parents, nodes, payload_bytes(n_float64=d * n_out + 2),
+            rows = np.isin(codes, nodes)
+            if LINEAR_SOLVE == "capped":
+                A, n_eval = solve_weights(Kzz, np.zeros((d, n_out)), float(self.alpha),
+                                          lambda A: sums(D, 1.0, A, nodes))
+                first, report, factor, path = 0, 2, 1.0, []
+            else:
+                # (_linear_solve: the penalty chosen on held-back nodes)
+                rank = min(NYSTROM_RANK, d)
+                omega = sketch_directions(d, rank)
+                Xr = Xd[rows]
+                sketch = Xr.T @ (weights[rows][:, None] * (Xr @ omega))
+                held = held_back_nodes(nodes, [self._network_seed, c, 8161])
+                A, factor, path, n_eval = solve_chosen(
+                    (d, n_out), float(self.alpha), lambda A, part: sums(D, 1.0, A, part),
+                    nodes, held, sketch, omega, CURVATURE.get(self._loss_name(), 1.0))
+                first, report = d * rank, (4 if len(held) else 2)
+            for k in range(n_eval):
+                tree_round(sim, parents, nodes,
+                           payload_bytes(n_float64=d * n_out + report + (first if k == 0
+                                                                         else 0)),
                            payload_bytes(n_float64=d * n_out))
+            factors[c] = factor
+            paths[c] = path
             # The gate: every node's mean loss with w' x and with the
             # network function on its own rows (3 float64 up; the choice and
             # w down).
-            rows = np.isin(codes, nodes)
             diff = self._linear_loss_difference(Xd[rows], y[rows], codes[rows],
                                                 weights[rows], A, c)
             node_diff = diff[nodes]
@@ -302,7 +327,8 @@ class _LinearJoinMixin:
             coefs[c] = np.ascontiguousarray(A)
             evaluations[c] = n_eval
         self.network_linear_coef_ = coefs
-        self.network_linear_gate_ = {"t": t, "open": opened, "evaluations": evaluations}
+        self.network_linear_gate_ = {"t": t, "open": opened, "evaluations": evaluations,
+                                     "alpha_factor": factors, "path": paths}
         self.network_linear_share_ = np.zeros(n_comp)
         self._set_linear_attributes()
 

@@ -18,9 +18,7 @@ The fit therefore picks it on held-back nodes:
    ``f`` in ``PATH_FACTORS`` from the largest down, the root solves on the
    other nodes' reports, warm-started from the previous ``w``, at most
    ``PATH_ITERATIONS`` L-BFGS iterations; a held-back node reports its own
-   loss and weight instead (2 float64 in the same message).  The path
-   stops once the held-back mean loss has risen ``PATH_PATIENCE`` times
-   in a row.
+   loss and weight instead (2 float64 in the same message).
 3. **Final solve.**  ``alpha_w`` is the factor of the least held-back mean
    loss; ``w`` is solved on every node at it, warm-started from the
    path's ``w`` at that factor, at most ``FINAL_ITERATIONS`` iterations.
@@ -37,13 +35,12 @@ from scipy.linalg import solve_triangular
 from scipy.optimize import minimize
 
 # Multiples of the classifier's alpha the path tries (largest first).
-PATH_FACTORS = (100.0, 30.0, 10.0, 3.0, 1.0)
+PATH_FACTORS = (30.0, 10.0, 3.0)
 HOLD_FRACTION = 0.2
 MIN_NODES = 5
 FALLBACK_FACTOR = 10.0
-PATH_ITERATIONS = 15
-FINAL_ITERATIONS = 25
-PATH_PATIENCE = 2
+PATH_ITERATIONS = 10
+FINAL_ITERATIONS = 20
 NYSTROM_RANK = 10
 SKETCH_SEED = 0
 # The smooth loss's second derivative at f = 0 (where the solve starts):
@@ -172,20 +169,13 @@ def solve_chosen(shape, alpha, evaluate, nodes, held, sketch, omega, curvature):
     # the training nodes' share of it)
     train_model = None if model is None or not W_all > 0 else (
         model[0], model[1] * (W_train / W_all))
-    path, solved, rises = [], {}, 0
+    path, solved = [], {}
     for factor in PATH_FACTORS:
         A = lbfgs(A, factor * alpha, lambda A: reports(A)[0], train_model, curvature,
                   PATH_ITERATIONS)
         loss, weight = reports(A)[1]
-        mean = float(loss / weight) if weight > 0 else float("inf")
-        if path and mean > path[-1][1]:
-            rises += 1
-        else:
-            rises = 0
-        path.append((factor, mean))
+        path.append((factor, float(loss / weight) if weight > 0 else float("inf")))
         solved[factor] = A
-        if rises >= PATH_PATIENCE:
-            break
     factor = min(path, key=lambda p: (p[1], -p[0]))[0]
     everyone = Reports(evaluate, np.asarray(nodes), held[:0])
     A = lbfgs(solved[factor], factor * alpha, lambda A: everyone(A)[0], model, curvature,
