@@ -11,13 +11,16 @@ two more steps, after the network function's:
 
 1. **Linear solve.**  The exact linear function ``w' x`` (``w`` of shape
    ``(n_features, n_outputs)``, one per connected component) minimizing the
-   nodes' summed smooth loss plus ``(alpha W / 2) ||w||^2`` (the network
-   solve's objective, :func:`~._network_function.solve_weights`, on the
-   public coordinate points ``e_1 .. e_d`` of the linear kernel, from 0, at
-   most ``SOLVE_ITERATIONS`` L-BFGS iterations).  Every evaluation is one
-   tree round (:func:`tree_round`): every node sends its parent its
-   subtree's loss, weight and gradient (``d n_out + 2`` float64) and
-   receives the next ``w`` (``d n_out`` float64).
+   nodes' summed smooth loss plus ``(alpha_w W / 2) ||w||^2``, ``alpha_w``
+   a multiple of ``alpha`` chosen on held-back nodes
+   (:mod:`._linear_solve`: a Nystrom-preconditioned L-BFGS path over
+   ``alpha_w = 30, 10, 3 x alpha`` on 80 % of the nodes, the factor of the
+   least loss on the other 20 %, then a solve on every node at it).  Every
+   evaluation is one tree round (:func:`tree_round`): every node sends its
+   parent its subtree's loss, weight and gradient and the held-back nodes'
+   loss and weight (``d n_out + 4`` float64; the first report also the
+   ``d x rank`` Nystrom sketch) and receives the next ``w`` (``d n_out``
+   float64).
 2. **Gate.**  Every node computes, on its own rows, its mean (weighted)
    loss with ``w' x`` and with the network function, and sends up the
    tree the sums of its difference, its square and its count (3 float64);
@@ -30,7 +33,8 @@ two more steps, after the network function's:
 Both are rounds of ``network_communication_`` (so in ``n_bytes_sent_``),
 under the fit's drops (a node that is dropped in a round reports or
 forwards in a later one).  Recorded in ``network_linear_coef_`` and
-``network_linear_gate_``.  A newcomer whose component's gate is open
+``network_linear_gate_`` (with the chosen factor and the held-back
+losses of the path).  A newcomer whose component's gate is open
 receives ``w`` (``d n_out`` float64) instead of the network function and
 starts from ``w' x`` with an empty dictionary: ``w' x`` is its *linear
 term*, which it keeps (a fixed part of its function that its later steps
@@ -87,8 +91,10 @@ network_linear_coef_ : list of ndarray of shape (n_features, n_outputs) or None
     The linear function of every component (``join_function="auto"``),
     None otherwise or where it was not solved.
 network_linear_gate_ : dict or None
-    ``t`` (per component), ``open`` (bool per component) and
-    ``evaluations`` of the linear solve; None without it.
+    ``t`` (per component), ``open`` (bool per component),
+    ``evaluations`` of the linear solve, ``alpha_factor`` (its penalty
+    over ``alpha``, chosen on held-back nodes) and ``path`` (the factors
+    tried and their held-back mean losses); None without it.
 network_linear_share_ : ndarray of shape (n_components,)
     The mean of the nodes' linear scales in the network function (0 until
     a network function is built after newcomers with a linear term
