@@ -90,10 +90,51 @@ def run(seed, k=5):
     return out
 
 
+def joins(seed, ks, solve):
+    """The join rows without the refit: ``new_nodes.py``'s online estimator
+    with ``join_function="auto"`` (the linear solve ``solve``: "chosen" or
+    "capped"), its newcomers' accuracy per ``k`` against the pooled
+    baselines (Global, the best of ``new_nodes.baseline_makers``), the
+    fit's linear-solve record and bytes."""
+    import copy
+
+    from skfed.online import _linear
+    _linear.LINEAR_SOLVE = solve
+    nn.ONLINE_JOIN_FUNCTION = "auto"
+    X, y, g, task = nn.load("har", seed)[:4]
+    fit_rows, _, order = nn.split(X, y, g, seed)
+    est = nn.make_estimator("online", task, seed).fit(X[fit_rows], y[fit_rows],
+                                                      groups=g[fit_rows])
+    gate = est.network_linear_gate_
+    out = dict(seed=seed, solve=solve, t=float(gate["t"][0]), open=bool(gate["open"][0]),
+               evaluations=int(gate["evaluations"][0]),
+               factor=float(gate.get("alpha_factor", [1.0])[0]),
+               fit_bytes=int(est.n_bytes_sent_), rows=[])
+    for k in ks:
+        train, test = nn.new_node_rows(order, k)
+        joined = copy.deepcopy(est)
+        nn.add_nodes(joined, X[train], y[train], g[train])
+        pooled, _ = nn.baselines(task, X, y, g, fit_rows, train, test, k)
+        out["rows"].append(dict(k=k, join=nn.score(task, y[test], joined.predict(
+            X[test], groups=g[test])), join_bytes=int(joined.join_communication_.total_bytes),
+            pooled=pooled))
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="0,1,2,3,4,5")
+    parser.add_argument("--joins", default=None,
+                        help="chosen or capped: the join rows (fit, add_nodes, pooled "
+                        "baselines) instead of w' x")
+    parser.add_argument("--ks", default="5,10,20")
     args = parser.parse_args()
+    if args.joins:
+        import json
+        for seed in (int(s) for s in args.seeds.split(",")):
+            print(json.dumps(joins(seed, [int(k) for k in args.ks.split(",")], args.joins)),
+                  flush=True)
+        return
     print("seed  capped (evals)  chosen (evals, factor)  "
           + "  ".join(f"opt x{f:g}" for f in FIXED) + "  LinSVC  LogReg")
     for seed in (int(s) for s in args.seeds.split(",")):
