@@ -140,3 +140,27 @@ def test_reports_one_round_per_point():
                                rtol=1e-12)
     np.testing.assert_allclose(train[:2] + held, evaluate(A, np.arange(10)).sum(axis=0)[:2],
                                rtol=1e-12)
+
+
+def test_multiclass_fit_evaluations_bounded_and_recorded():
+    # The classifier's own fit: three classes (w of shape (d, 3)), 10 nodes,
+    # 2 held back; the line searches on the multiclass hinge's kinks are
+    # bounded by 2 evaluations an iteration.
+    from skfed.online import DecentralizedKernelSGDClassifier
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(500, 6))
+    g = np.repeat(np.arange(10), 50)
+    y = np.digitize(X[:, 0] + 0.5 * X[:, 1], [-0.5, 0.5])
+    clf = DecentralizedKernelSGDClassifier(kernel="rbf", gamma=0.5, max_epochs=3,
+                                           random_state=0, join_function="auto").fit(
+        X, y, groups=g)
+    gate = clf.network_linear_gate_
+    n_factors = len(ls.PATH_FACTORS)
+    bound = (2 * (n_factors * ls.PATH_ITERATIONS + ls.FINAL_ITERATIONS)
+             + n_factors + 3)
+    assert 2 * (n_factors + 1) <= gate["evaluations"][0] <= bound
+    assert clf.network_linear_coef_[0].shape == (6, 3)
+    assert [p[0] for p in gate["path"][0]] == list(ls.PATH_FACTORS)
+    losses = [p[1] for p in gate["path"][0]]
+    assert gate["alpha_factor"][0] == ls.PATH_FACTORS[int(np.argmin(losses))]
+    assert all(0 < v < 2 for v in losses)

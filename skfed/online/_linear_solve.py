@@ -104,7 +104,8 @@ def lbfgs(A0, alpha, totals, model, curvature, max_iter):
     ``A0`` by L-BFGS in coordinates ``w = P b``, ``P`` the inverse square
     root of the Nystrom model of the Hessian at 0, ``alpha W I + curvature
     U diag(lam) U'`` (scaled so the complement's factor is 1; the identity
-    without a model).  ``totals(A)`` returns ``(loss, W, gradient...)``."""
+    without a model), at most ``max_iter`` iterations and ``2 max_iter``
+    evaluations.  ``totals(A)`` returns ``(loss, W, gradient...)``."""
     shape = A0.shape
     W = float(totals(A0)[1])
     if not W > 0:
@@ -132,8 +133,11 @@ def lbfgs(A0, alpha, totals, model, curvature, max_iter):
         grad = total[2:].reshape(shape) + alpha * W * A
         return float(total[0] + 0.5 * alpha * W * np.sum(A * A)), apply(grad).ravel()
 
+    # (at most 2 max_iter evaluations: line searches on the multiclass
+    # hinge's kinks took 128 for 50 iterations on a 3-class problem)
     result = minimize(objective, inverse(A0).ravel(), jac=True, method="L-BFGS-B",
-                      options={"maxiter": int(max_iter), "gtol": 1e-6})
+                      options={"maxiter": int(max_iter), "maxfun": 2 * int(max_iter),
+                               "gtol": 1e-6})
     return np.ascontiguousarray(apply(result.x.reshape(shape)))
 
 
