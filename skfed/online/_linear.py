@@ -79,12 +79,14 @@ join_function : {"network", "auto"}, default="network"
     What a node that joins after the fit (``add_nodes``) may start from.
     ``"network"``: the network function or its neighbours.  ``"auto"``:
     with a nonlinear ``kernel_``, ``fit`` also solves the linear function
-    ``w' x`` on the nodes' summed losses and gates it on their own losses
-    (``network_linear_gate_``, ``skfed/online/_linear.py``); when the gate
-    is open, newcomers start from ``w' x``, which they keep as a linear term
-    of their functions.  It costs the fit one tree round per solver
-    evaluation (11.5-12.4 % of a HAR fit's bytes) and the MPI engine does not run
-    it, so it is opt-in (benchmarks/online_join_linear_build.py)."""
+    ``w' x`` on the nodes' summed losses, its penalty chosen on held-back
+    nodes, and gates it on their own losses (``network_linear_gate_``,
+    ``skfed/online/_linear.py``); when the gate is open, newcomers start
+    from ``w' x``, which they keep as a linear term of their functions.  It
+    costs the fit one tree round per solver evaluation (13 % of a HAR
+    fit's bytes, 1-11 % where the gate stays closed) and the MPI engine
+    does not run it, so it is opt-in
+    (benchmarks/online_join_linear_alpha.py)."""
 
 JOIN_FUNCTION_ATTRIBUTES = """\
 network_linear_coef_ : list of ndarray of shape (n_features, n_outputs) or None
