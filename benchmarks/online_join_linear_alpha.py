@@ -165,6 +165,7 @@ def joins(seed, ks, solve):
     out = dict(seed=seed, solve=solve, t=float(gate["t"][0]), open=bool(gate["open"][0]),
                evaluations=int(gate["evaluations"][0]),
                factor=float(gate.get("alpha_factor", [1.0])[0]),
+               early_t=float(gate.get("early_t", [float("nan")])[0]),
                fit_bytes=int(est.n_bytes_sent_), rows=[])
     for k in ks:
         train, test = nn.new_node_rows(order, k)

@@ -142,11 +142,14 @@ def test_reports_one_round_per_point():
                                rtol=1e-12)
 
 
-def test_multiclass_fit_evaluations_bounded_and_recorded():
+@pytest.mark.parametrize("early", [np.inf, 10.0])
+def test_multiclass_fit_evaluations_bounded_and_recorded(monkeypatch, early):
     # The classifier's own fit: three classes (w of shape (d, 3)), 10 nodes,
     # 2 held back; the line searches on the multiclass hinge's kinks are
-    # bounded by 2 evaluations an iteration.
-    from skfed.online import DecentralizedKernelSGDClassifier
+    # bounded by 2 evaluations an iteration.  Its t (+24) closes the early
+    # gate at the default 10: the path stops after its first solve.
+    from skfed.online import DecentralizedKernelSGDClassifier, _linear
+    monkeypatch.setattr(_linear, "EARLY_GATE", early)
     rng = np.random.RandomState(0)
     X = rng.normal(size=(500, 6))
     g = np.repeat(np.arange(10), 50)
@@ -155,6 +158,11 @@ def test_multiclass_fit_evaluations_bounded_and_recorded():
                                            random_state=0, join_function="auto").fit(
         X, y, groups=g)
     gate = clf.network_linear_gate_
+    if early == 10.0:
+        assert gate["t"][0] > 10 and not gate["open"][0]
+        assert [p[0] for p in gate["path"][0]] == [ls.PATH_FACTORS[0]]
+        assert 2 <= gate["evaluations"][0] <= 2 * ls.PATH_ITERATIONS + 2
+        return
     n_factors = len(ls.PATH_FACTORS)
     bound = (2 * (n_factors * ls.PATH_ITERATIONS + ls.FINAL_ITERATIONS)
              + n_factors + 3)

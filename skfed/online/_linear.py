@@ -73,6 +73,11 @@ LINEAR_SOLVE = "chosen"
 # (seeds 0-2), every held-out family +38 to +129 (Landmine, shared circles,
 # with 40 noise features, 150 nodes of 8 rows).
 LINEAR_GATE = -2.0
+# The early gate after the path's first solve (w at 30 x alpha on 80 % of
+# the nodes): above this t the path stops and the gate stays closed.  HAR's
+# fits ended at t -6.0 to -8.3, every held-out fit at +37 or more
+# (benchmarks/online_join_linear_alpha.py).
+EARLY_GATE = 10.0
 
 JOIN_FUNCTION_DOC = """\
 join_function : {"network", "auto"}, default="network"
@@ -95,8 +100,9 @@ network_linear_coef_ : list of ndarray of shape (n_features, n_outputs) or None
 network_linear_gate_ : dict or None
     ``t`` (per component), ``open`` (bool per component),
     ``evaluations`` of the linear solve, ``alpha_factor`` (its penalty
-    over ``alpha``, chosen on held-back nodes) and ``path`` (the factors
-    tried and their held-back mean losses); None without it.
+    over ``alpha``, chosen on held-back nodes), ``path`` (the factors
+    tried and their held-back mean losses) and ``early_t`` (the early
+    gate's ``t`` after the path's first solve); None without it.
 network_linear_share_ : ndarray of shape (n_components,)
     The mean of the nodes' linear scales in the network function (0 until
     a network function is built after newcomers with a linear term
@@ -295,6 +301,7 @@ class _LinearJoinMixin:
         weights = np.ones(len(codes)) if sample_weight is None else np.asarray(
             sample_weight, dtype=np.float64)
         factors, paths = np.full(n_comp, np.nan), [None] * n_comp
+        early_t = np.full(n_comp, np.nan)
         for c in range(n_comp):
             nodes = np.flatnonzero((component == c) & ~excluded)
             if not len(nodes):
@@ -311,9 +318,20 @@ class _LinearJoinMixin:
                 Xr = Xd[rows]
                 sketch = Xr.T @ (weights[rows][:, None] * (Xr @ omega))
                 held = held_back_nodes(nodes, [self._network_seed, c, 8161])
+                early = []
+
+                def carry_on(A, c=c, rows=rows, nodes=nodes, early=early):
+                    # The early gate: the same statistic with the path's
+                    # first w (3 float64 up, the choice down); far from
+                    # opening (t > EARLY_GATE), the path stops.
+                    diff = self._linear_loss_difference(Xd[rows], y[rows], codes[rows],
+                                                        weights[rows], A, c)
+                    early.append(t_from_sums(*gate_sums(diff[nodes])))
+                    return not early[0] > EARLY_GATE
                 A, factor, path, n_eval = solve_chosen(
                     (d, n_out), float(self.alpha), lambda A, part: sums(D, 1.0, A, part),
-                    nodes, held, sketch, omega, CURVATURE.get(self._loss_name(), 1.0))
+                    nodes, held, sketch, omega, CURVATURE.get(self._loss_name(), 1.0),
+                    carry_on=carry_on if len(held) else None)
                 first, report = d * rank, (4 if len(held) else 2)
             for k in range(n_eval):
                 tree_round(sim, parents, nodes,
@@ -322,6 +340,15 @@ class _LinearJoinMixin:
                            payload_bytes(n_float64=d * n_out))
             factors[c] = factor
             paths[c] = path
+            if LINEAR_SOLVE != "capped" and early:
+                tree_round(sim, parents, nodes, payload_bytes(n_float64=3),
+                           payload_bytes(n_int32=1))
+                early_t[c] = early[0]
+                if early[0] > EARLY_GATE:   # closed early: no final solve or gate
+                    t[c], opened[c] = early[0], False
+                    coefs[c] = np.ascontiguousarray(A)
+                    evaluations[c] = n_eval
+                    continue
             # The gate: every node's mean loss with w' x and with the
             # network function on its own rows (3 float64 up; the choice and
             # w down).
@@ -336,7 +363,8 @@ class _LinearJoinMixin:
             evaluations[c] = n_eval
         self.network_linear_coef_ = coefs
         self.network_linear_gate_ = {"t": t, "open": opened, "evaluations": evaluations,
-                                     "alpha_factor": factors, "path": paths}
+                                     "alpha_factor": factors, "path": paths,
+                                     "early_t": early_t}
         self.network_linear_share_ = np.zeros(n_comp)
         self._set_linear_attributes()
 

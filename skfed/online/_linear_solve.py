@@ -19,6 +19,9 @@ The fit therefore picks it on held-back nodes:
    other nodes' reports, warm-started from the previous ``w``, at most
    ``PATH_ITERATIONS`` L-BFGS iterations; a held-back node reports its own
    loss and weight instead (2 float64 in the same message).
+   After the first solve an early gate (the caller's, :mod:`._linear`)
+   may stop the path: where even this ``w`` is far from opening the gate,
+   the rest is not paid for.
 3. **Final solve.**  ``alpha_w`` is the factor of the least held-back mean
    loss; ``w`` is solved on every node at it, warm-started from the
    path's ``w`` at that factor, at most ``FINAL_ITERATIONS`` iterations.
@@ -152,11 +155,15 @@ def held_back_nodes(nodes, random_state):
     return np.sort(rng.choice(nodes, size=n_held, replace=False))
 
 
-def solve_chosen(shape, alpha, evaluate, nodes, held, sketch, omega, curvature):
+def solve_chosen(shape, alpha, evaluate, nodes, held, sketch, omega, curvature,
+                 carry_on=None):
     """Steps 2-3 of the module: ``(w, factor, path, evaluations)``, ``path``
     the list of ``(factor, held-back mean loss)`` tried.  ``evaluate(A,
     nodes)`` returns the listed nodes' reports stacked (n, 2 + d n_out);
-    ``sketch`` is the summed ``X' diag(s) X omega`` of all ``nodes``."""
+    ``sketch`` is the summed ``X' diag(s) X omega`` of all ``nodes``.
+    ``carry_on(w)``, when given, is asked after the path's first solve
+    (``w`` at its largest factor): False stops there and returns that ``w``
+    (the caller's early gate)."""
     held = np.asarray(held)
     train = np.setdiff1d(nodes, held)
     model = None if sketch is None else nystrom_model(sketch, omega)
@@ -180,6 +187,8 @@ def solve_chosen(shape, alpha, evaluate, nodes, held, sketch, omega, curvature):
         loss, weight = reports(A)[1]
         path.append((factor, float(loss / weight) if weight > 0 else float("inf")))
         solved[factor] = A
+        if len(path) == 1 and carry_on is not None and not carry_on(A):
+            return A, factor, path, reports.evaluations
     factor = min(path, key=lambda p: (p[1], -p[0]))[0]
     everyone = Reports(evaluate, np.asarray(nodes), held[:0])
     A = lbfgs(solved[factor], factor * alpha, lambda A: everyone(A)[0], model, curvature,
