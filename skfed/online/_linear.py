@@ -15,7 +15,9 @@ two more steps, after the network function's:
    a multiple of ``alpha`` chosen on held-back nodes
    (:mod:`._linear_solve`: a Nystrom-preconditioned L-BFGS path over
    ``alpha_w = 30, 10, 3 x alpha`` on 80 % of the nodes, the factor of the
-   least loss on the other 20 %, then a solve on every node at it).  Every
+   least loss on the other 20 %, then a solve on every node at it; after
+   the path's first solve an early gate, the statistic of step 2 with that
+   ``w``, stops it where ``t > EARLY_GATE``).  Every
    evaluation is one tree round (:func:`tree_round`): every node sends its
    parent its subtree's loss, weight and gradient and the held-back nodes'
    loss and weight (``d n_out + 4`` float64; the first report also the
@@ -89,7 +91,7 @@ join_function : {"network", "auto"}, default="network"
     ``skfed/online/_linear.py``); when the gate is open, newcomers start
     from ``w' x``, which they keep as a linear term of their functions.  It
     costs the fit one tree round per solver evaluation (13 % of a HAR
-    fit's bytes, 1-11 % where the gate stays closed) and the MPI engine
+    fit's bytes, 0.3-5 % where the gate stays closed) and the MPI engine
     does not run it, so it is opt-in
     (benchmarks/online_join_linear_alpha.py)."""
 
