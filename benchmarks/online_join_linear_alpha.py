@@ -210,7 +210,12 @@ def main():
                         help="chosen or capped: the join rows (fit, add_nodes, pooled "
                         "baselines) instead of w' x")
     parser.add_argument("--ks", default="5,10,20")
+    parser.add_argument("--factors", default=None,
+                        help="e.g. 3: the path's factors instead of PATH_FACTORS (one "
+                        "factor: a fixed penalty)")
     args = parser.parse_args()
+    if args.factors:
+        ls.PATH_FACTORS = tuple(float(f) for f in args.factors.split(","))
     if args.joins:
         import json
         for seed in (int(s) for s in args.seeds.split(",")):
