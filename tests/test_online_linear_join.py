@@ -146,9 +146,12 @@ def test_linear_solve_and_gate_equal_numpy():
     fit = g < 10
     Xf, yf, codes = X[fit], clf._encode_targets(y[fit]), g[fit]
     w = clf.network_linear_coef_[0]
-    # w minimizes sum of squared hinges + (alpha W / 2) ||w||^2 (a
-    # centralized solve of the same objective, from 0)
-    alpha, total = float(clf.alpha), len(yf)
+    # w minimizes sum of squared hinges + (alpha_w W / 2) ||w||^2 (a
+    # centralized solve of the same objective, from 0), alpha_w the
+    # penalty chosen on held-back nodes (tests/test_online28_linear_alpha.py)
+    gate = clf.network_linear_gate_
+    assert gate["alpha_factor"][0] in (30.0, 10.0, 3.0) and len(gate["path"][0]) == 3
+    alpha, total = gate["alpha_factor"][0] * float(clf.alpha), len(yf)
 
     def objective(v):
         value, grad = smooth_loss("hinge", (Xf @ v)[:, None], yf)
@@ -179,8 +182,17 @@ def test_bytes_closed_form(drop_rate):
     evals = int(clf.network_linear_gate_["evaluations"][0])
     edges = n - 1   # one spanning tree of the connected graph
     header = SimulatedNetwork().header_bytes
-    extra = edges * (evals * (2 * header + payload_bytes(n_float64=d + 2)
+    # every evaluation: the training nodes' report and the held-back nodes'
+    # loss and weight up (d + 4 float64), w down; the first report also
+    # carries the d x rank sketch (rank = min(10, d))
+    # carries the d x rank sketch (rank = min(10, d)); the early gate after
+    # the path's first solve (3 float64 up, the choice down) lets it go on
+    rank = min(10, d)
+    assert len(clf.network_linear_gate_["path"][0]) == 3
+    extra = edges * (evals * (2 * header + payload_bytes(n_float64=d + 4)
                               + payload_bytes(n_float64=d))
+                     + payload_bytes(n_float64=d * rank)
+                     + 2 * header + payload_bytes(n_float64=3) + payload_bytes(n_int32=1)
                      + 2 * header + payload_bytes(n_float64=3)
                      + payload_bytes(n_int32=1, n_float64=d))
     assert (clf.network_communication_.total_bytes
@@ -249,9 +261,28 @@ def test_streaming_newcomer_keeps_its_term_and_partial_fit():
     assert clf.linear_scale_[11] == 1 and len(clf.linear_scale_) == 12
 
 
-def test_gate_closed_on_curved_rule_and_default_unchanged():
+def test_gate_closed_on_curved_rule_and_default_unchanged(monkeypatch):
+    # (this small curved rule ends at t +2.9: the early gate at 0 closes it
+    # after the path's first solve)
+    from skfed.online import _linear
+    from skfed.online._linear_solve import PATH_FACTORS
+    monkeypatch.setattr(_linear, "EARLY_GATE", 0.0)
     clf, X, y, g = _fit(linear_rule=False)
-    assert not clf.network_linear_gate_["open"][0]
+    gate = clf.network_linear_gate_
+    assert not gate["open"][0]
+    # closed by the early gate: the path stopped after its first solve, no
+    # final solve or gate (bytes: the evaluations, the sketch, one early
+    # gate round)
+    assert gate["t"][0] > 0 and [p[0] for p in gate["path"][0]] == [PATH_FACTORS[0]]
+    base, _, _, _ = _fit(join_function="network", linear_rule=False)
+    d, edges, header = X.shape[1], 9, SimulatedNetwork().header_bytes
+    evals = int(gate["evaluations"][0])
+    assert evals <= 2 * 10 + 2
+    assert (clf.network_communication_.total_bytes
+            - base.network_communication_.total_bytes) == edges * (
+        evals * (2 * header + payload_bytes(n_float64=d + 4) + payload_bytes(n_float64=d))
+        + payload_bytes(n_float64=10 * d) + 2 * header + payload_bytes(n_float64=3)
+        + payload_bytes(n_int32=1))
     base, _, _, _ = _fit(join_function="network", linear_rule=False)
     new = (g >= 10) & (np.arange(len(g)) % 50 < 10)
     clf.add_nodes(X[new], y[new], groups=g[new])
@@ -261,6 +292,14 @@ def test_gate_closed_on_curved_rule_and_default_unchanged():
     np.testing.assert_array_equal(clf.decision_function(X[test], groups=g[test]),
                                   base.decision_function(X[test], groups=g[test]))
     assert base.network_linear_coef_ is None and base.network_linear_gate_ is None
+    # the early gate's t equals the statistic of w on the nodes' own rows
+    fit = g < 10
+    w = clf.network_linear_coef_[0]
+    yf = clf._encode_targets(y[fit])
+    per_row = (loss_values("hinge", X[fit] @ w, yf)
+               - loss_values("hinge", clf._network_values(X[fit]), yf))
+    node = np.bincount(g[fit], per_row) / np.bincount(g[fit])
+    assert gate["t"][0] == pytest.approx(gate_statistic(node), rel=1e-9)
 
 
 def test_tree_round_through_drops_same_bytes():
