@@ -11,8 +11,8 @@ the join's recorded ones (skfed/_join_params.py refuses a changed
 ``fit`` and ``add_nodes`` is accepted and the newcomer keeps a 53-point
 dictionary.  Either refusing the change by name (``_join_fixed_params =
 ("epsilon", "max_dictionary_size")``) or honouring it would pass.
-Pending (online28 owns the online estimators; skfed/online/_classes.py is
-at the 1,000-line limit): strict xfail.
+Fixed: both are the online learners' ``_join_fixed_params`` (failed before
+it).
 """
 
 import copy
@@ -32,8 +32,6 @@ def _data():
     return X, g, a
 
 
-@pytest.mark.xfail(strict=True, reason="join reads the fit's max_dictionary_size "
-                                       "(review28; skfed/online/_join.py _join_start)")
 @pytest.mark.parametrize("cls", [DecentralizedKernelSGDClassifier,
                                  DecentralizedKernelSGDRegressor])
 def test_max_dictionary_size_changed_after_fit_is_refused_or_honoured(cls):

@@ -12,8 +12,8 @@ constraint line, ``"join_function": [StrOptions({"network"})]``, in the
 regressor's table would refuse both by name (skfed/online/_classes.py is
 at the 1,000-line limit, hence left).  The standard is "no setting silently ignored": "auto" on
 the regressor should be refused by name (or the parameter documented with
-what it does there).  Pending (online28 owns skfed/online/_linear.py): a
-strict xfail, so the fix turns it into a failure to un-mark.
+what it does there).  Fixed: the regressor's constraint is ``{"network"}``
+and its docstring says why (failed before it).
 """
 
 import warnings
@@ -30,8 +30,6 @@ def _data():
     return X, np.sin(X[:, 0]) + X[:, 1], np.repeat(np.arange(10), 30)
 
 
-@pytest.mark.xfail(strict=True, reason="regressor's join_function='auto' is accepted and "
-                                       "runs nothing (review28; skfed/online/_linear.py)")
 def test_regressor_join_function_auto_is_refused_by_name_or_acts():
     X, y, g = _data()
     est = DecentralizedKernelSGDRegressor(max_epochs=3, random_state=0, kernel="rbf",
@@ -52,8 +50,6 @@ def test_regressor_join_function_auto_is_refused_by_name_or_acts():
 
 
 
-@pytest.mark.xfail(strict=True, reason="the regressor's _parameter_constraints have no "
-                                       "join_function entry (review28; skfed/online/_classes.py)")
 def test_regressor_refuses_a_join_function_that_does_not_exist():
     X, y, g = _data()
     est = DecentralizedKernelSGDRegressor(max_epochs=2, random_state=0, join_function="bogus")

@@ -32,14 +32,8 @@ from ._robust import (ROBUST_LOSSES, agreed_offset, agreed_scale, between_node_s
                       node_centres, node_log_scales)
 from ._selection import _KernelSelectionMixin, _nonlinear_kernel
 from ._share import _NetworkShareMixin
-from ._validation import (
-    AFFINE_COEF0,
-    _LOSSES,
-    _SCHEDULES,
-    _check_gamma,
-    _check_groups_kind,
-    drop_absent_rows,
-)
+from ._validation import (AFFINE_COEF0, _LOSSES, _SCHEDULES, _check_gamma, _check_groups_kind,
+                          drop_absent_rows)
 
 __all__ = ["DecentralizedKernelSGDClassifier", "DecentralizedKernelSGDRegressor"]
 
@@ -54,6 +48,9 @@ class _BaseDecentralizedKernelSGD(_LinearJoinMixin, _JoinMixin, _NetworkFunction
                                   _NetworkShareMixin, _CouplingSelectionMixin, _ConsensusMixin,
                                   _DictionaryMixin, FederatedMixin, BaseEstimator):
     """Shared machinery of the classifier and the regressor."""
+
+    # a join compresses the newcomers' starts with the fit's dictionary budget
+    _join_fixed_params = ("epsilon", "max_dictionary_size")
 
     _parameter_constraints = {
         "kernel": [StrOptions({"auto", "rbf", "laplacian", "poly", "linear", "affine",
@@ -846,6 +843,7 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
         "loss": [StrOptions({"squared_error", "huber", "epsilon_insensitive"})],
         "loss_epsilon": [Interval(numbers.Real, 0, None, closed="left")],
         "network_share": [StrOptions({"auto"}), Interval(numbers.Real, 0, 1, closed="both")],
+        "join_function": [StrOptions({"network"})],  # ("auto": the classifier's alone)
     }
 
     def __init__(
@@ -996,5 +994,5 @@ class DecentralizedKernelSGDRegressor(FederatedRegressorMixin, _BaseDecentralize
 
 DecentralizedKernelSGDClassifier.__doc__ = with_join_function_doc(
     _doc(DecentralizedKernelSGDClassifier.__doc__, '"auto"', gate=True))
-DecentralizedKernelSGDRegressor.__doc__ = _doc(DecentralizedKernelSGDRegressor.__doc__, '"auto"',
-                                               "0.005", _EPSILON_UNITS)
+DecentralizedKernelSGDRegressor.__doc__ = with_join_function_doc(_doc(
+    DecentralizedKernelSGDRegressor.__doc__, '"auto"', "0.005", _EPSILON_UNITS), regressor=True)

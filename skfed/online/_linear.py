@@ -120,10 +120,21 @@ def _indent(text):
                    for line in text.splitlines(True))
 
 
-def with_join_function_doc(doc):
-    """The classifier's docstring with ``join_function`` and its attributes."""
-    doc = doc.replace("\n\n    Attributes\n", "\n" + _indent(JOIN_FUNCTION_DOC)
-                      + "\n\n    Attributes\n", 1)
+REGRESSOR_JOIN_FUNCTION_DOC = """join_function : {"network"}, default="network"
+    What a newcomer of :meth:`add_nodes` starts from: the fitted network
+    function (see ``network_share``).  The classifier's ``"auto"`` (a linear
+    network function solved beside it) is not built for regression and is
+    refused here by name."""
+
+
+def with_join_function_doc(doc, regressor=False):
+    """The classifier's docstring with ``join_function`` and its attributes
+    (the regressor's: the parameter alone, its one value)."""
+    doc = doc.replace("\n\n    Attributes\n", "\n" + _indent(
+        REGRESSOR_JOIN_FUNCTION_DOC if regressor else JOIN_FUNCTION_DOC)
+        + "\n\n    Attributes\n", 1)
+    if regressor:
+        return doc
     return doc.replace("\n\n    See Also\n", "\n" + _indent(JOIN_FUNCTION_ATTRIBUTES)
                        + "\n\n    See Also\n", 1)
 
