@@ -33,13 +33,7 @@ from ._features import (
     auto_components,
 )
 from ._join import _AddNodesMixin, rehearse_newcomers
-from ._omega import (
-    _TINY,
-    _W_STEP_TOL_FACTOR,
-    _blas_controller,
-    _check_omega,
-    _LowRankSigma,
-)
+from ._omega import _TINY, _W_STEP_TOL_FACTOR, _blas_controller, _check_omega, _LowRankSigma
 from .._kept_local import apply_kept_local
 from ._private import kept_node_models
 from ._protocol import _fault_note, _RoundProtocol
@@ -97,6 +91,8 @@ def _check_feature_memory(n_components, mode, n, d):
 class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
     """Fitting machinery shared by the classifier and the regressor."""
 
+    # a join solves with the fitted lambda and Omega (C stays free: unused there)
+    _join_fixed_params = ("lam", "omega")
     _parameter_constraints = {
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
         "lam": [None, Interval(numbers.Real, 0, None, closed="neither")],
