@@ -68,6 +68,19 @@ def posterior_weights(mass, data_losses):
     return a / a.sum()
 
 
+def newcomer_trust(est, Z, Y, S, G, values, U, confidences):
+    """Each newcomer's trust multiplier: ``TRUST`` for all.
+
+    (The seam where ``benchmarks/persolin29_temperature.py`` puts its
+    per-newcomer rules: cross-validation on the newcomer's samples, Laplace
+    evidence; none passed on fresh seeds and held-out families.)  ``Z``,
+    ``Y``, ``S`` the padded designs, targets and sample weights, ``G`` the
+    candidates' models ``(n, q, P, d)``, ``values`` their losses ``(n, P, k,
+    q)``, ``U`` the priors, ``confidences`` ``(n,)``.
+    """
+    return np.full(len(Z), TRUST)
+
+
 def posterior_rule(est, spec):
     """After the fit's gates: ``"posterior"`` where ``"auto"``'s feature-mean
     gate ran and closed, or where it was asked for (see the module)."""
@@ -233,7 +246,8 @@ def posterior_join(est, X, y, groups, sample_weight=None):
     a = np.stack([posterior_weights(mass[i], data_losses[i]) for i in range(n_new)])
     U = np.einsum("nq,nqpd->npd", a, G)
     n_pen = nb - int(est.fit_intercept)
-    theta = newcomer_blocks(Z, Y, W, U, TRUST * confidences, float(est.alpha), float(est.mu),
+    trust = newcomer_trust(est, Z, Y, S, G, values, U, confidences)
+    theta = newcomer_blocks(Z, Y, W, U, trust * confidences, float(est.alpha), float(est.mu),
                             n_pen, est.loss)
     new_models = theta.astype(dtype)
     own = _loss_terms(est.loss, Y * np.einsum("nkd,npd->npk", Z, new_models.astype(np.float64)),
