@@ -75,3 +75,47 @@ def test_placement_does_not_depend_on_the_site_code_unit(unit):
     near, pooled = _nearest(Xs, offsets, ts)
     assert 0.0 < pooled[3, 3] < 1e-28      # the rounding residue (not a failure)
     assert terrain[near].tolist() == [1] * 5
+
+
+def _persolin_terrains(seed, unit):
+    """review28's node-level terrains (feature 0 = +-3 in every node, opposite
+    rules on feature 1) with a site code (feature 3, a 1/64 grid) in ``unit``."""
+    rng = np.random.RandomState(seed)
+    X, y, g = [], [], []
+    site = np.round(rng.uniform(0, 1, 14) * 64) / 64
+    for k in range(14):
+        side = 1 if k % 2 else -1
+        x = rng.normal(size=(30, 4))
+        x[:, 0] = 3.0 * side
+        x[:, 3] = site[k] * unit
+        X.append(x)
+        y.append((side * x[:, 1] > 0).astype(int))
+        g.append(np.full(30, k))
+    return np.vstack(X), np.concatenate(y), np.concatenate(g)
+
+
+def _persolin_newcomer_accuracy(unit, seed=0):
+    from skfed.boosting import PersonalizedLinearClassifier
+
+    X, y, g = _persolin_terrains(seed, unit)
+    est = PersonalizedLinearClassifier(random_state=0).fit(X, y, groups=g)
+    assert est.newcomer_rule_ == "features"
+    rng = np.random.RandomState(100 + seed)
+    a = rng.normal(size=(6, 4))
+    q = rng.normal(size=(200, 4))
+    a[:, 0] = q[:, 0] = 3.0
+    a[:, 3] = q[:, 3] = 0.5 * unit
+    est.add_nodes(a, (a[:, 1] > 0).astype(int), groups=np.full(6, 100))
+    return np.mean(est.predict(q, groups=np.full(200, 100)) == (q[:, 1] > 0))
+
+
+def test_persolin_newcomer_with_site_codes_on_the_grid():
+    # seeds 0-5: 1.00 / 1.00 / 0.96 / 0.98 / 0.98 / 0.99
+    assert _persolin_newcomer_accuracy(1.0) > 0.9
+
+
+@pytest.mark.xfail(strict=True, reason="site code x 0.1: rounding residue decides placement")
+def test_persolin_newcomer_with_site_codes_in_another_unit():
+    # the same codes x 0.1: seeds 0-5 0.04 / 0.08 / 0.90 / 0.99 / 0.92 / 0.08
+    # (mean 0.50 vs 0.985; links in its terrain 0.4-0.6 of 5 vs 1.0)
+    assert _persolin_newcomer_accuracy(0.1) > 0.9
