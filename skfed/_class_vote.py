@@ -115,7 +115,7 @@ def split_budget(epsilon, n_nodes, vote=True):
     if not vote or not math.isfinite(epsilon):
         return epsilon, 0.0
     vote_epsilon = VOTE_SHARE * epsilon
-    if int(n_nodes) <= vote_guard(vote_epsilon):
+    if not vote_epsilon > 0 or int(n_nodes) <= vote_guard(vote_epsilon):  # (0: underflow)
         return epsilon, 0.0
     return epsilon - vote_epsilon, vote_epsilon
 

@@ -42,8 +42,9 @@ def record_join_params(est):
     """Keep the fit's values of :data:`JOIN_FIXED_PARAMS` on ``est``."""
     params = est.get_params(deep=False)
     keys = JOIN_FIXED_PARAMS + tuple(getattr(est, "_join_fixed_params", ()))
-    est._join_params = {key: params[key] for key in keys
-                        if key in params and _scalar(params[key])}
+    est._join_params = {key: params[key] if _scalar(params[key]) else np.array(params[key])
+                        for key in keys if key in params
+                        and (_scalar(params[key]) or isinstance(params[key], (np.ndarray, list)))}
     if "privacy" in params:
         est._join_privacy = (_privacy_key(params["privacy"]), repr(params["privacy"]))
 
@@ -103,7 +104,10 @@ def fitted_param(est, name):
 def same_param(now, fitted):
     """Whether a parameter's value ``now`` is its ``fitted`` one: None, a
     string, a bool or a number (``5`` and ``5.0`` are one value, ``True``
-    and ``1`` are not)."""
+    and ``1`` are not); a matrix (MOCHA's ``omega``) by its values."""
+    if isinstance(fitted, np.ndarray) or isinstance(now, (np.ndarray, list)):
+        return (isinstance(fitted, np.ndarray) and isinstance(now, (np.ndarray, list))
+                and np.array_equal(np.asarray(now), fitted))
     if fitted is None or now is None:
         return fitted is None and now is None
     if isinstance(fitted, (bool, np.bool_)) or isinstance(now, (bool, np.bool_)):

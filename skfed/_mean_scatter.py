@@ -236,13 +236,16 @@ def scatter_bytes(d, dtype):
     return d * (d + 1) // 2 * float_bytes(dtype)
 
 
-def whitening_round(raw_X, sw, offsets, means, dtype, sim, cap=CAP, max_features=None):
+def whitening_round(raw_X, sw, offsets, means, dtype, sim, cap=CAP, max_features=None,
+                    hub_means=None):
     """After an open gate: every node but the hub sends its within-node
     scatter's upper triangle (``d (d + 1) / 2`` values, the fit's dtype;
     rogue nodes corrupt it); the hub pools them with its own
     (:func:`pool_scatters`) and returns :func:`hub_whitening` of the pool
     (``None`` above ``max_features`` features, default
-    ``WHITEN_MAX_FEATURES``: nothing sent)."""
+    ``WHITEN_MAX_FEATURES``: nothing sent).  ``means`` are the nodes' own
+    (each centres its scatter on it); ``hub_means`` the ones the hub holds
+    from the gate (a rogue node's as it sent them; default ``means``)."""
     n, d = len(offsets) - 1, raw_X.shape[1]
     if d > (WHITEN_MAX_FEATURES if max_features is None else max_features) or n < 2:
         return None
@@ -252,4 +255,5 @@ def whitening_round(raw_X, sw, offsets, means, dtype, sim, cap=CAP, max_features
         tri = sim.corrupt_value_rows(tri, np.arange(n, dtype=np.intp)).astype(dtype).astype(np.float64)
     _deliver(sim, np.arange(1, n, dtype=np.intp), np.zeros(n - 1, np.intp),
              np.full(n - 1, scatter_bytes(d, dtype)))
-    return hub_whitening(pool_scatters(tri, d, cap)[0], means=means)
+    return hub_whitening(pool_scatters(tri, d, cap)[0],
+                         means=means if hub_means is None else hub_means)

@@ -86,8 +86,14 @@ def partial_relevance(X, y, offsets, selected, candidates, sample_weight=None):
             continue
         A = root[:, None] * np.column_stack([np.ones(keep.sum()), X[a:b][keep][:, S]])
         Q, R = np.linalg.qr(A)
-        rank = int((np.abs(np.diag(R)) > 1e-10 * max(np.abs(R).max(), 1e-300)).sum())
-        Q = Q[:, :rank]
+        norms = np.maximum(np.linalg.norm(A, axis=0), 1e-300)
+        if not (np.abs(np.diag(R)) > 1e-10 * norms).all():
+            # a column dependent on the others (relative to its own norm: units
+            # free), e.g. a duplicated selected feature: the span from the SVD
+            # of the unit columns (Q's first columns need not span it; review29)
+            U, sv, _ = np.linalg.svd(A / norms, full_matrices=False)
+            Q = U[:, sv > 1e-10 * sv[0]]
+        rank = Q.shape[1]
         yk = root * yk
         ry = yk - Q @ (Q.T @ yk)
         Xc = root[:, None] * X[a:b][keep][:, cand]
