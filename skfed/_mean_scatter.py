@@ -218,7 +218,11 @@ def hub_whitening(pooled, rcond=1e-10, means=None):
         if len(m) > 1:
             mad = 1.4826 * np.median(np.abs(m - np.median(m, axis=0)), axis=0)
             spread = np.where(mad > 0, mad, m.std(axis=0))
-            null_scale = np.where((diag <= 0) & (spread > 0), spread, 0.0)
+            # "no spread": zero up to the rounding of a mean of identical
+            # values (an ulp of the mean per row; review29: 1e-32 pooled
+            # diagonals of site codes like 0.1 had weight 1e32)
+            flat = diag <= 1e-20 * np.max(m * m, axis=0)
+            null_scale = np.where(flat & (spread > 0), spread, 0.0)
             scale = np.where(null_scale > 0, null_scale, scale)
     lam, V = np.linalg.eigh(pooled / scale[:, None] / scale[None, :])
     top = lam.max() if lam.size else 0.0

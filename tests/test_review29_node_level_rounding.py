@@ -17,8 +17,8 @@ terrain; the same codes in another unit (x 0.1, x 1/3) put the placement on
 the site code alone (2 of 5 of its terrain).  The placement should not
 depend on the unit of a feature (the docstring's claim; it holds for
 powers of two).  Reference: the same computation on the rescaled data,
-and the terrain labels.  Not fixed here (a tolerance for the rounding of
-the means needs evidence on the families; maha28's module): strict xfail.
+and the terrain labels.  Fixed (lead): a diagonal below 1e-20 times the
+largest squared node mean counts as no spread (these tests failed before).
 """
 
 import numpy as np
@@ -64,8 +64,6 @@ def test_exact_means_place_by_terrain():
     assert terrain[near].tolist() == [1] * 5
 
 
-@pytest.mark.xfail(strict=True, reason="node-level test is diag <= 0: an ulp of the mean "
-                   "makes a node-level feature a within-node one of weight ~1e32")
 @pytest.mark.parametrize("unit", [0.1, 1 / 3])
 def test_placement_does_not_depend_on_the_site_code_unit(unit):
     X, offsets, terrain, target = _federation()
@@ -114,7 +112,6 @@ def test_persolin_newcomer_with_site_codes_on_the_grid():
     assert _persolin_newcomer_accuracy(1.0) > 0.9
 
 
-@pytest.mark.xfail(strict=True, reason="site code x 0.1: rounding residue decides placement")
 def test_persolin_newcomer_with_site_codes_in_another_unit():
     # the same codes x 0.1: seeds 0-5 0.04 / 0.08 / 0.90 / 0.99 / 0.92 / 0.08
     # (mean 0.50 vs 0.985; links in its terrain 0.4-0.6 of 5 vs 1.0)

@@ -10,7 +10,7 @@ identity is lost in their rounding and the matrix is singular in float64:
 graph join on the same fit's data joins and scores 1.00 on the newcomers.
 A fallback to ``pinv`` where ``solve`` fails (3 lines, tried here, not
 committed: persolin29 owns the module) joins at 0.90 (1e9) and 1.00 (1e10,
-1e12).  Strict xfail until the module handles it.
+1e12).  Fixed (lead): that fallback, in ``newcomer_blocks`` (failed before).
 """
 
 import warnings
@@ -54,8 +54,6 @@ def test_graph_join_and_moderate_scale_posterior_join():
     assert est.newcomer_rule_ == "posterior" and score == 1.0
 
 
-@pytest.mark.xfail(strict=True, raises=np.linalg.LinAlgError,
-                   reason="newcomer_blocks: np.linalg.solve on a numerically singular I + rKr")
 @pytest.mark.parametrize("join_neighbours", ["auto", "posterior"])
 def test_posterior_join_of_a_large_scale_feature(join_neighbours):
     est, score = _join(join_neighbours, 1e9)

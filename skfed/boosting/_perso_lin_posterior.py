@@ -151,7 +151,10 @@ def newcomer_blocks(Z, Y, W, U, c, alpha, mu, n_pen, loss="logistic", tol=1e-8, 
         A = eye + r[:, :, :, None] * K[:, None] * r[:, :, None, :]
         gl = g / lam[:, None, :]
         b = r * np.einsum("nkd,npd->npk", Z, gl)
-        sol = np.linalg.solve(A, b[..., None])[..., 0]
+        try:
+            sol = np.linalg.solve(A, b[..., None])[..., 0]
+        except np.linalg.LinAlgError:  # I + r K r singular in floating point only
+            sol = (np.linalg.pinv(A) @ b[..., None])[..., 0]  # (a feature in 1e9 units)
         step = -(gl - np.einsum("npk,nkd->npd", r * sol, ZL))
         slope = np.einsum("npd,npd->np", g, step)
         t = np.ones((n, theta.shape[1]))
