@@ -25,11 +25,13 @@ therefore checks each node's scatter before summing.  A scatter is
 positive semi-definite, so one with a clearly negative eigenvalue (a
 negated or indefinite one: below ``NEGATIVE`` of its largest) is replaced
 by its positive part.  With ``M`` the coordinate-wise median of the
-received scatters (its eigenvalues floored at ``FLOOR`` of the largest), a
-node's size is ``r_i``, the largest absolute eigenvalue of ``M^{-1/2} S_i
-M^{-1/2}`` (1 for a node equal to the median, large for a scaled or
-rotated one); a node above ``CAP`` times the median ``r`` is left out of
-the sum (so is a non-finite one).  With ``q`` rogue nodes of ``n`` the
+received nonzero scatters (its eigenvalues floored at ``FLOOR`` of the
+largest), a node's size is ``r_i``, the largest absolute eigenvalue of
+``M^{-1/2} S_i M^{-1/2}`` (1 for a node equal to the median, large for a
+scaled or rotated one); a node above ``CAP`` times the median ``r`` of the
+nonzero scatters is left out of the sum (so is a non-finite one).  A node
+of one row sends a zero scatter, which adds nothing and is left out of both
+medians (with most nodes of one row they were 0).  With ``q`` rogue nodes of ``n`` the
 pool then lies between ``H - h`` and ``H + q c M`` in the Loewner order
 (``H`` the honest sum, ``h`` that of the honest nodes left out, ``c = CAP *
 median(r)``), whatever they send, as long as fewer than half the nodes are
@@ -98,9 +100,13 @@ def node_sizes(tri, d):
     None when the median has no positive eigenvalue."""
     tri = np.asarray(tri, dtype=np.float64)
     finite = np.isfinite(tri).all(axis=1)
-    if not finite.any():
+    # a node of one row sends a zero scatter: it adds nothing to the pool and
+    # says nothing about the scale, so the median is over the others (with
+    # most nodes of one row it was 0 and the bound off: review29)
+    informative = finite & (tri != 0).any(axis=1)
+    if not informative.any():
         return None
-    lam, V = np.linalg.eigh(_full(np.median(tri[finite], axis=0)[None], d)[0])
+    lam, V = np.linalg.eigh(_full(np.median(tri[informative], axis=0)[None], d)[0])
     top = lam.max()
     if not np.isfinite(top) or top <= 0:
         return None
@@ -169,7 +175,8 @@ def pool_scatters(tri, d, cap=CAP, how=None):
         return pooled + np.triu(pooled, 1).T, factors
     sizes = None if cap is None else node_sizes(tri, d)
     if sizes is not None:
-        limit = cap * np.median(sizes[np.isfinite(sizes)])
+        counted = np.isfinite(sizes) & (np.where(np.isfinite(tri), tri, 1.0) != 0).any(axis=1)
+        limit = cap * np.median(sizes[counted]) if counted.any() else np.inf
         factors[sizes > limit] = 0.0          # (and the non-finite ones)
         tri = np.where(np.isfinite(tri), tri, 0.0)
     elif cap is not None:
