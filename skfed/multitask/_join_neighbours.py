@@ -220,8 +220,8 @@ class FeatureNeighbours:
         if not np.isfinite(self.gains).all():
             return 0
         floats = self.n_features + 2 * self.n_problems * self.d + 1
-        sent = _scatter_floats(self) if scatter else 0  # (an open gate's scatters, float32)
-        extra = sent * SCATTER_BYTES + (len(self.means) * header_bytes if sent else 0)
+        sent = scatter and getattr(self, "whiten", None) is not None  # (an open gate's)
+        extra = len(self.means) * (_scatter_message(self) + header_bytes) if sent else 0
         return len(self.means) * (floats * float_bytes + 3 * header_bytes) + extra
 
     def affordable(self, fit_bytes, float_bytes, header_bytes):
@@ -244,8 +244,7 @@ class FeatureNeighbours:
             nodes, np.full(n, 2 * self.n_problems * self.d * float_bytes, np.int64))
         counter.gather_to_server(nodes, np.full(n, float_bytes, np.int64))
         if getattr(self, "whiten", None) is not None:  # each node's scatter, once
-            counter.gather_to_server(nodes, np.full(n, _scatter_floats(self) // n * SCATTER_BYTES,
-                                                    np.int64))
+            counter.gather_to_server(nodes, np.full(n, _scatter_message(self), np.int64))
 
 def _scatter_map(Zf, sw, offsets, means):
     """The server's map of the pooled within-node scatter of the rows
@@ -261,11 +260,12 @@ def _scatter_map(Zf, sw, offsets, means):
     return ms.hub_whitening(ms.pool_scatters(tri, d)[0], means=means)
 
 
-def _scatter_floats(gate):
-    """Floats of all the scatters sent (0 without a map): ``n d (d + 1) / 2``."""
-    if getattr(gate, "whiten", None) is None:
-        return 0
-    return len(gate.means) * gate.n_features * (gate.n_features + 1) // 2
+def _scatter_message(gate):
+    """Bytes of one node's scatter message: the shared module's
+    :func:`skfed._mean_scatter.scatter_bytes` at ``SCATTER_BYTES`` a value."""
+    from .._mean_scatter import scatter_bytes
+
+    return scatter_bytes(gate.n_features, np.float32 if SCATTER_BYTES == 4 else np.float64)
 
 
 def feature_neighbours(est, nodes, W):
