@@ -67,9 +67,6 @@ FLOOR = 1e-6
 # its largest is not a scatter (honest ones rounded to float32 are about
 # 1e-7 negative at most): the hub keeps its positive part.
 NEGATIVE = 1e-4
-# How the hub pools the scatters: "sum" (each bounded, see the module) or
-# "median" (n times their coordinate-wise median).
-AGGREGATE = "sum"
 
 
 def node_scatters(raw_X, sw, offsets, means):
@@ -135,11 +132,13 @@ def positive_parts(tri, d):
     return tri
 
 
-def pool_scatters(tri, d, cap=CAP, how=None):
+def pool_scatters(tri, d, cap=CAP):
     """The hub's pool of the received upper triangles ``tri`` (``(n, d (d +
     1) / 2)``): the sum, after :func:`positive_parts`, of the nodes at most
     ``cap`` times the median size (see the module; ``cap=None``: the plain
-    sum of all; ``how="median"``: ``n`` times their coordinate-wise median).
+    sum of all).  A coordinate-wise median pool resists rogue nodes too but
+    loses on honest data (``benchmarks/new_nodes_maha_landmine.py
+    --median``), hence the bounded sum.
 
     Returns
     -------
@@ -165,14 +164,6 @@ def pool_scatters(tri, d, cap=CAP, how=None):
     factors = np.ones(len(tri))
     if cap is not None:
         tri = positive_parts(tri, d)
-    if (AGGREGATE if how is None else how) == "median" and cap is not None:
-        finite = np.isfinite(tri).all(axis=1)
-        factors[~finite] = 0.0
-        iu = np.triu_indices(d)
-        pooled = np.zeros((d, d))
-        if finite.any():
-            pooled[iu] = len(tri) * np.median(tri[finite], axis=0)
-        return pooled + np.triu(pooled, 1).T, factors
     sizes = None if cap is None else node_sizes(tri, d)
     if sizes is not None:
         counted = np.isfinite(sizes) & (np.where(np.isfinite(tri), tri, 1.0) != 0).any(axis=1)
