@@ -316,6 +316,17 @@ class _LinearJoinMixin:
             sample_weight, dtype=np.float64)
         factors, paths = np.full(n_comp, np.nan), [None] * n_comp
         early_t = np.full(n_comp, np.nan)
+        name, threshold = self._loss_name(), self._loss_threshold()
+        net_losses = {}
+
+        def net_loss(c, rows):
+            # The per-row losses of component c's network function, evaluated
+            # once for both gates (the early one and the final one).
+            if c not in net_losses:
+                net_losses[c] = loss_values(
+                    name, self._network_values(Xd[rows], component=c), y[rows], threshold)
+            return net_losses[c]
+
         for c in range(n_comp):
             nodes = np.flatnonzero((component == c) & ~excluded)
             if not len(nodes):
@@ -339,7 +350,7 @@ class _LinearJoinMixin:
                     # first w (3 float64 up, the choice down); far from
                     # opening (t > EARLY_GATE), the path stops.
                     diff = self._linear_loss_difference(Xd[rows], y[rows], codes[rows],
-                                                        weights[rows], A, c)
+                                                        weights[rows], A, net_loss(c, rows))
                     early.append(t_from_sums(*gate_sums(diff[nodes])))
                     return not early[0] > EARLY_GATE
                 A, factor, path, n_eval = solve_chosen(
@@ -367,7 +378,7 @@ class _LinearJoinMixin:
             # network function on its own rows (3 float64 up; the choice and
             # w down).
             diff = self._linear_loss_difference(Xd[rows], y[rows], codes[rows],
-                                                weights[rows], A, c)
+                                                weights[rows], A, net_loss(c, rows))
             node_diff = diff[nodes]
             tree_round(sim, parents, nodes, payload_bytes(n_float64=3),
                        payload_bytes(n_int32=1, n_float64=d * n_out))
@@ -382,14 +393,13 @@ class _LinearJoinMixin:
         self.network_linear_share_ = np.zeros(n_comp)
         self._set_linear_attributes()
 
-    def _linear_loss_difference(self, X, y, codes, weights, w, c):
+    def _linear_loss_difference(self, X, y, codes, weights, w, net_loss):
         """Every node's weighted mean loss with ``X w`` minus with the
-        network function of component ``c`` (NaN for a node without rows):
-        (n_nodes,)."""
+        network function (``net_loss``: its per-row losses at ``X``; NaN
+        for a node without rows): (n_nodes,)."""
         n = len(self.nodes_)
-        name, threshold = self._loss_name(), self._loss_threshold()
-        per_row = (loss_values(name, X @ w, y, threshold)
-                   - loss_values(name, self._network_values(X, component=c), y, threshold))
+        per_row = (loss_values(self._loss_name(), X @ w, y, self._loss_threshold())
+                   - net_loss)
         total = np.bincount(codes, weights=weights, minlength=n)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.bincount(codes, weights=weights * per_row, minlength=n) / total
