@@ -257,8 +257,8 @@ class _LinearJoinMixin:
         """``(linear, on)`` for the solver: every node's ``linear_scale_[i]
         w_c`` (n_nodes, n_features, n_outputs) and whether it has one; ``(None,
         None)`` when no node has one."""
-        scale = getattr(self, "_linear_scale", None)
-        if scale is None or not np.any(scale != 0):
+        scale = self._network_linear_scales()
+        if scale is None:
             return None, None
         # (built once per state, not per solver call: n d n_out values)
         key = (scale.tobytes(), self.network_component_.tobytes())
@@ -469,8 +469,9 @@ class _LinearJoinMixin:
 
     # ------------------------------------------- the network function's mean
     def _network_linear_scales(self):
-        """Every node's linear scale for the network function's messages, or
-        None when no node has a linear term (nothing more is sent)."""
+        """Every node's linear scale, or None when no node has a linear term
+        (the solver then adds none and the network function's messages
+        carry nothing more)."""
         scale = getattr(self, "_linear_scale", None)
         if scale is None or not np.any(scale != 0):
             return None
