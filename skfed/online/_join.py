@@ -21,7 +21,7 @@ from ..kernels import _check_join_kernel_settings
 from ..network import float_bytes, resolve_network
 from ._holdout import arrival_rank, loss_values
 from ._join_passes import _cross_validated_passes
-from ._join_regress import answer_extra_bytes, sent_scale_sums, solved_prior
+from ._join_regress import _solved, answer_extra_bytes, sent_scale_sums, solved_prior
 from ._network_function import compress_union, in_width, union
 from ._join_steps import _combination, _join_rounds, _rows_bytes
 from ._validation import drop_absent_rows
@@ -449,6 +449,7 @@ class _JoinMixin:
         self._join_keep = keep = np.zeros(n_new, dtype=bool)
         self._join_share = share = np.full(n_new, np.nan)
         rank = arrival_rank(new_codes, n_new)
+        solved = getattr(self, "_network_solved", None)   # (_join_regress)
         linear_scale = np.zeros(n_new)
         for k in range(n_new):
             rows = np.flatnonzero(new_codes == k)
@@ -461,8 +462,7 @@ class _JoinMixin:
             values = values + self._linear_values(neighbours[k], X_new[rows])  # (_linear)
             D_net, W_net, g_net, c_net = network[k]
             prior = None
-            solved = getattr(self, "_network_solved", None)
-            if scale_sums[k] is not None and solved is not None and solved[c_net]:
+            if scale_sums[k] is not None and _solved(solved, c_net):
                 # a solved one: at scale 1, its candidates sent sum w only
                 prior = solved_prior(*scale_sums[k], self.network_component_, c_net)
             elif scale_sums[k] is not None:
