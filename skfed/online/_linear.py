@@ -363,16 +363,14 @@ class _LinearJoinMixin:
                            payload_bytes(n_float64=d * n_out + report + (first if k == 0
                                                                          else 0)),
                            payload_bytes(n_float64=d * n_out))
-            factors[c] = factor
-            paths[c] = path
+            factors[c], paths[c], evaluations[c] = factor, path, n_eval
+            coefs[c] = np.ascontiguousarray(A)
             if LINEAR_SOLVE != "capped" and early:
                 tree_round(sim, parents, nodes, payload_bytes(n_float64=3),
                            payload_bytes(n_int32=1))
                 early_t[c] = early[0]
                 if early[0] > EARLY_GATE:   # closed early: no final solve or gate
-                    t[c], opened[c] = early[0], False
-                    coefs[c] = np.ascontiguousarray(A)
-                    evaluations[c] = n_eval
+                    t[c] = early[0]
                     continue
             # The gate: every node's mean loss with w' x and with the
             # network function on its own rows (3 float64 up; the choice and
@@ -384,13 +382,10 @@ class _LinearJoinMixin:
                        payload_bytes(n_int32=1, n_float64=d * n_out))
             t[c] = t_from_sums(*gate_sums(node_diff))
             opened[c] = bool(t[c] <= LINEAR_GATE)
-            coefs[c] = np.ascontiguousarray(A)
-            evaluations[c] = n_eval
         self.network_linear_coef_ = coefs
         self.network_linear_gate_ = {"t": t, "open": opened, "evaluations": evaluations,
                                      "alpha_factor": factors, "path": paths,
                                      "early_t": early_t}
-        self.network_linear_share_ = np.zeros(n_comp)
         self._set_linear_attributes()
 
     def _linear_loss_difference(self, X, y, codes, weights, w, net_loss):
