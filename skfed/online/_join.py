@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import NodeLayout, _check_label_kinds, check_network_faults, node_seeds
 from .._core import _online_fast
 from ..kernels import _check_join_kernel_settings
-from ..network import float_bytes, resolve_network
+from ..network import float_bytes, payload_bytes, resolve_network
 from ._holdout import arrival_rank, loss_values
 from ._join_passes import _cross_validated_passes
 from ._join_regress import _solved, answer_extra_bytes, sent_scale_sums, solved_prior
@@ -481,7 +481,6 @@ class _JoinMixin:
             if later.any():
                 neighbour_rows[later] = w_new[rows][later] * self._join_criterion(
                     values[:, later].mean(axis=0), y_new[rows][later])
-            linear_scale[k] = 0.0
             if self._linear_gate_open(c_net):
                 # (_linear) the fit's gate is open: it starts from w' x
                 start.append(self._linear_start())
@@ -894,7 +893,8 @@ class _JoinMixin:
                 return True
             sim.counter.send_message(j, n_old + k, _rows_bytes(len(D), n_features, n_out,
                                                                value_bytes)
-                                     + 8 * (self._network_linear_share(c) != 0))
+                                     + payload_bytes(n_float64=int(
+                                         self._network_linear_share(c) != 0)))
             if value_bytes == 4:
                 W = W.astype(np.float32).astype(np.float64)
             W = sim.corrupt_value_rows(W[None], [j])[0]
