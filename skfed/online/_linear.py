@@ -312,8 +312,7 @@ class _LinearJoinMixin:
         n_comp = len(self.network_dictionary_)
         coefs, t, opened, evaluations = [None] * n_comp, np.full(n_comp, np.nan), \
             np.zeros(n_comp, dtype=bool), np.zeros(n_comp, dtype=np.intp)
-        weights = np.ones(len(codes)) if sample_weight is None else np.asarray(
-            sample_weight, dtype=np.float64)
+        weights = sums.w   # (the rows' weights, ones without sample_weight)
         factors, paths = np.full(n_comp, np.nan), [None] * n_comp
         early_t = np.full(n_comp, np.nan)
         name, threshold = self._loss_name(), self._loss_threshold()
