@@ -469,24 +469,29 @@ class _JoinMixin:
                 # (see _network_scale): the network function at its scale
                 factor, prior = self._network_scale(*scale_sums[k], c_net)
                 W_net = factor * W_net
-            # Network function or neighbours: by their losses on its samples,
-            # the neighbours' by leave-one-out on those that chose them.
             net_share = self._network_linear_share(c_net)   # (_linear)
-            net_rows = w_new[rows] * self._join_criterion(
-                self._join_eval(D_net, W_net, g_net, X_new[rows])
-                + self._linear_term(net_share, c_net, X_new[rows]), y_new[rows])
-            later = rank[rows] >= _JOIN_QUERY_SAMPLES
-            neighbour_rows = np.empty(len(rows))
-            neighbour_rows[~later] = held_out[k]
-            if later.any():
-                neighbour_rows[later] = w_new[rows][later] * self._join_criterion(
-                    values[:, later].mean(axis=0), y_new[rows][later])
-            if self._linear_gate_open(c_net):
+            linear_open = self._linear_gate_open(c_net)
+            prefers_network = False
+            if not linear_open and len(D_net):
+                # Network function or neighbours: by their losses on its
+                # samples, the neighbours' by leave-one-out on those that
+                # chose them.
+                net_rows = w_new[rows] * self._join_criterion(
+                    self._join_eval(D_net, W_net, g_net, X_new[rows])
+                    + self._linear_term(net_share, c_net, X_new[rows]), y_new[rows])
+                later = rank[rows] >= _JOIN_QUERY_SAMPLES
+                neighbour_rows = np.empty(len(rows))
+                neighbour_rows[~later] = held_out[k]
+                if later.any():
+                    neighbour_rows[later] = w_new[rows][later] * self._join_criterion(
+                        values[:, later].mean(axis=0), y_new[rows][later])
+                prefers_network = self._join_prefers_network(net_rows, neighbour_rows)
+            if linear_open:
                 # (_linear) the fit's gate is open: it starts from w' x
                 start.append(self._linear_start())
                 self.join_start_[k] = "linear"
                 linear_scale[k] = 1.0
-            elif len(D_net) and self._join_prefers_network(net_rows, neighbour_rows):
+            elif prefers_network:
                 if isinstance(self.gamma, str):
                     gamma[k] = g_net  # (a given gamma is kept: interpolated)
                 start.append(self._join_start([(D_net, W_net)], [g_net], gamma[k], [1.0]))
