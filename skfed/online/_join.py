@@ -18,10 +18,10 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import NodeLayout, _check_label_kinds, check_network_faults, node_seeds
 from .._core import _online_fast
 from ..kernels import _check_join_kernel_settings
-from ..network import float_bytes, resolve_network
+from ..network import float_bytes, payload_bytes, resolve_network
 from ._holdout import arrival_rank, loss_values
 from ._join_passes import _cross_validated_passes
-from ._join_regress import answer_extra_bytes, sent_scale_sums, solved_prior
+from ._join_regress import _solved, answer_extra_bytes, sent_scale_sums, solved_prior
 from ._network_function import compress_union, in_width, union
 from ._join_steps import _combination, _join_rounds, _rows_bytes
 from ._validation import drop_absent_rows
@@ -449,6 +449,7 @@ class _JoinMixin:
         self._join_keep = keep = np.zeros(n_new, dtype=bool)
         self._join_share = share = np.full(n_new, np.nan)
         rank = arrival_rank(new_codes, n_new)
+        solved = getattr(self, "_network_solved", None)   # (_join_regress)
         linear_scale = np.zeros(n_new)
         for k in range(n_new):
             rows = np.flatnonzero(new_codes == k)
@@ -461,33 +462,36 @@ class _JoinMixin:
             values = values + self._linear_values(neighbours[k], X_new[rows])  # (_linear)
             D_net, W_net, g_net, c_net = network[k]
             prior = None
-            solved = getattr(self, "_network_solved", None)
-            if scale_sums[k] is not None and solved is not None and solved[c_net]:
+            if scale_sums[k] is not None and _solved(solved, c_net):
                 # a solved one: at scale 1, its candidates sent sum w only
                 prior = solved_prior(*scale_sums[k], self.network_component_, c_net)
             elif scale_sums[k] is not None:
                 # (see _network_scale): the network function at its scale
                 factor, prior = self._network_scale(*scale_sums[k], c_net)
                 W_net = factor * W_net
-            # Network function or neighbours: by their losses on its samples,
-            # the neighbours' by leave-one-out on those that chose them.
             net_share = self._network_linear_share(c_net)   # (_linear)
-            net_rows = w_new[rows] * self._join_criterion(
-                self._join_eval(D_net, W_net, g_net, X_new[rows])
-                + self._linear_term(net_share, c_net, X_new[rows]), y_new[rows])
-            later = rank[rows] >= _JOIN_QUERY_SAMPLES
-            neighbour_rows = np.empty(len(rows))
-            neighbour_rows[~later] = held_out[k]
-            if later.any():
-                neighbour_rows[later] = w_new[rows][later] * self._join_criterion(
-                    values[:, later].mean(axis=0), y_new[rows][later])
-            linear_scale[k] = 0.0
-            if self._linear_gate_open(c_net):
+            linear_open = self._linear_gate_open(c_net)
+            prefers_network = False
+            if not linear_open and len(D_net):
+                # Network function or neighbours: by their losses on its
+                # samples, the neighbours' by leave-one-out on those that
+                # chose them.
+                net_rows = w_new[rows] * self._join_criterion(
+                    self._join_eval(D_net, W_net, g_net, X_new[rows])
+                    + self._linear_term(net_share, c_net, X_new[rows]), y_new[rows])
+                later = rank[rows] >= _JOIN_QUERY_SAMPLES
+                neighbour_rows = np.empty(len(rows))
+                neighbour_rows[~later] = held_out[k]
+                if later.any():
+                    neighbour_rows[later] = w_new[rows][later] * self._join_criterion(
+                        values[:, later].mean(axis=0), y_new[rows][later])
+                prefers_network = self._join_prefers_network(net_rows, neighbour_rows)
+            if linear_open:
                 # (_linear) the fit's gate is open: it starts from w' x
                 start.append(self._linear_start())
                 self.join_start_[k] = "linear"
                 linear_scale[k] = 1.0
-            elif len(D_net) and self._join_prefers_network(net_rows, neighbour_rows):
+            elif prefers_network:
                 if isinstance(self.gamma, str):
                     gamma[k] = g_net  # (a given gamma is kept: interpolated)
                 start.append(self._join_start([(D_net, W_net)], [g_net], gamma[k], [1.0]))
@@ -894,7 +898,8 @@ class _JoinMixin:
                 return True
             sim.counter.send_message(j, n_old + k, _rows_bytes(len(D), n_features, n_out,
                                                                value_bytes)
-                                     + 8 * (self._network_linear_share(c) != 0))
+                                     + payload_bytes(n_float64=int(
+                                         self._network_linear_share(c) != 0)))
             if value_bytes == 4:
                 W = W.astype(np.float32).astype(np.float64)
             W = sim.corrupt_value_rows(W[None], [j])[0]

@@ -74,7 +74,7 @@ from sklearn.base import clone
 from .._mean_neighbours import (GATE_T, N_NEAREST, _deliver, gate_statistic, hub_round,
                                 nearest)
 from ..network import float_bytes, payload_bytes, resolve_network
-from ._join import _rows_bytes
+from ._join_steps import _rows_bytes
 
 # Salts of the gate's and the feature join's network draws.
 _GATE_SALT = 7927

@@ -15,10 +15,12 @@ of 24; the two others were sent and never read until split28).
 
 import numpy as np
 
+from ..network import payload_bytes
+
 # Bytes a candidate adds to its answer: the three scale sums, or the weight
 # sum alone when its component's network function was solved.
-SCALE_SUMS_BYTES = 3 * 8
-WEIGHT_SUM_BYTES = 8
+SCALE_SUMS_BYTES = payload_bytes(n_float64=3)
+WEIGHT_SUM_BYTES = payload_bytes(n_float64=1)
 
 
 def _solved(solved, component):

@@ -257,8 +257,8 @@ class _LinearJoinMixin:
         """``(linear, on)`` for the solver: every node's ``linear_scale_[i]
         w_c`` (n_nodes, n_features, n_outputs) and whether it has one; ``(None,
         None)`` when no node has one."""
-        scale = getattr(self, "_linear_scale", None)
-        if scale is None or not np.any(scale != 0):
+        scale = self._network_linear_scales()
+        if scale is None:
             return None, None
         # (built once per state, not per solver call: n d n_out values)
         key = (scale.tobytes(), self.network_component_.tobytes())
@@ -312,10 +312,20 @@ class _LinearJoinMixin:
         n_comp = len(self.network_dictionary_)
         coefs, t, opened, evaluations = [None] * n_comp, np.full(n_comp, np.nan), \
             np.zeros(n_comp, dtype=bool), np.zeros(n_comp, dtype=np.intp)
-        weights = np.ones(len(codes)) if sample_weight is None else np.asarray(
-            sample_weight, dtype=np.float64)
+        weights = sums.w   # (the rows' weights, ones without sample_weight)
         factors, paths = np.full(n_comp, np.nan), [None] * n_comp
         early_t = np.full(n_comp, np.nan)
+        name, threshold = self._loss_name(), self._loss_threshold()
+        net_losses = {}
+
+        def net_loss(c, rows):
+            # The per-row losses of component c's network function, evaluated
+            # once for both gates (the early one and the final one).
+            if c not in net_losses:
+                net_losses[c] = loss_values(
+                    name, self._network_values(Xd[rows], component=c), y[rows], threshold)
+            return net_losses[c]
+
         for c in range(n_comp):
             nodes = np.flatnonzero((component == c) & ~excluded)
             if not len(nodes):
@@ -339,7 +349,7 @@ class _LinearJoinMixin:
                     # first w (3 float64 up, the choice down); far from
                     # opening (t > EARLY_GATE), the path stops.
                     diff = self._linear_loss_difference(Xd[rows], y[rows], codes[rows],
-                                                        weights[rows], A, c)
+                                                        weights[rows], A, net_loss(c, rows))
                     early.append(t_from_sums(*gate_sums(diff[nodes])))
                     return not early[0] > EARLY_GATE
                 A, factor, path, n_eval = solve_chosen(
@@ -352,44 +362,38 @@ class _LinearJoinMixin:
                            payload_bytes(n_float64=d * n_out + report + (first if k == 0
                                                                          else 0)),
                            payload_bytes(n_float64=d * n_out))
-            factors[c] = factor
-            paths[c] = path
+            factors[c], paths[c], evaluations[c] = factor, path, n_eval
+            coefs[c] = np.ascontiguousarray(A)
             if LINEAR_SOLVE != "capped" and early:
                 tree_round(sim, parents, nodes, payload_bytes(n_float64=3),
                            payload_bytes(n_int32=1))
                 early_t[c] = early[0]
                 if early[0] > EARLY_GATE:   # closed early: no final solve or gate
-                    t[c], opened[c] = early[0], False
-                    coefs[c] = np.ascontiguousarray(A)
-                    evaluations[c] = n_eval
+                    t[c] = early[0]
                     continue
             # The gate: every node's mean loss with w' x and with the
             # network function on its own rows (3 float64 up; the choice and
             # w down).
             diff = self._linear_loss_difference(Xd[rows], y[rows], codes[rows],
-                                                weights[rows], A, c)
+                                                weights[rows], A, net_loss(c, rows))
             node_diff = diff[nodes]
             tree_round(sim, parents, nodes, payload_bytes(n_float64=3),
                        payload_bytes(n_int32=1, n_float64=d * n_out))
             t[c] = t_from_sums(*gate_sums(node_diff))
             opened[c] = bool(t[c] <= LINEAR_GATE)
-            coefs[c] = np.ascontiguousarray(A)
-            evaluations[c] = n_eval
         self.network_linear_coef_ = coefs
         self.network_linear_gate_ = {"t": t, "open": opened, "evaluations": evaluations,
                                      "alpha_factor": factors, "path": paths,
                                      "early_t": early_t}
-        self.network_linear_share_ = np.zeros(n_comp)
         self._set_linear_attributes()
 
-    def _linear_loss_difference(self, X, y, codes, weights, w, c):
+    def _linear_loss_difference(self, X, y, codes, weights, w, net_loss):
         """Every node's weighted mean loss with ``X w`` minus with the
-        network function of component ``c`` (NaN for a node without rows):
-        (n_nodes,)."""
+        network function (``net_loss``: its per-row losses at ``X``; NaN
+        for a node without rows): (n_nodes,)."""
         n = len(self.nodes_)
-        name, threshold = self._loss_name(), self._loss_threshold()
-        per_row = (loss_values(name, X @ w, y, threshold)
-                   - loss_values(name, self._network_values(X, component=c), y, threshold))
+        per_row = (loss_values(self._loss_name(), X @ w, y, self._loss_threshold())
+                   - net_loss)
         total = np.bincount(codes, weights=weights, minlength=n)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.bincount(codes, weights=weights * per_row, minlength=n) / total
@@ -459,8 +463,9 @@ class _LinearJoinMixin:
 
     # ------------------------------------------- the network function's mean
     def _network_linear_scales(self):
-        """Every node's linear scale for the network function's messages, or
-        None when no node has a linear term (nothing more is sent)."""
+        """Every node's linear scale, or None when no node has a linear term
+        (the solver then adds none and the network function's messages
+        carry nothing more)."""
         scale = getattr(self, "_linear_scale", None)
         if scale is None or not np.any(scale != 0):
             return None
