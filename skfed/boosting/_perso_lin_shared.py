@@ -246,7 +246,8 @@ def fit_newcomer_rule(est, state, simulation, spec):
     """The fit's last step: the feature-mean gate (``"auto"``), nothing
     (``"graph"``, ``"posterior"``) or the shared model and its gate, then
     ``"auto"``'s if it closes (``"shared"``); where the feature-mean gate
-    closes, the posterior rule (:mod:`skfed.boosting._perso_lin_posterior`)."""
+    closes, the posterior rule (:mod:`skfed.boosting._perso_lin_posterior`).
+    ``fit`` has refused ``"shared"`` under privacy (:func:`check_shared`)."""
     from ._perso_lin_posterior import posterior_rule
 
     if est.join_neighbours == "posterior":
@@ -254,7 +255,6 @@ def fit_newcomer_rule(est, state, simulation, spec):
     if est.join_neighbours != "shared":
         fit_gate(est, state, simulation, spec)
         return posterior_rule(est, spec)
-    check_shared(est, spec)
     est.newcomer_rule_, est.newcomer_gate_ = "graph", None
     n = len(state.offsets) - 1
     if n < 2:
