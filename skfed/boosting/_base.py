@@ -28,6 +28,12 @@ from ..network import check_adjacency, payload_bytes, resolve_network
 from ._private import refit_private_final
 
 _LOSSES = {"logistic": Logistic, "squared_hinge": SquaredHinge}
+# The fault the graph-personalized fits and their joins refuse (check_network_faults).
+NO_STRAGGLERS = {
+    "straggler_rate": "a node's step is atomic and asynchronous (a slow "
+    "node wakes up less often, which its random clock already models), "
+    "so there is no partial work to cut",
+}
 
 
 # -------------------------------------------------------------- base class
@@ -170,11 +176,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         return Xs, Y, sws, layout, mass
 
     def _start(self, rng):
-        check_network_faults(self, self.network, {
-            "straggler_rate": "a node's step is atomic and asynchronous (a slow "
-            "node wakes up less often, which its random clock already models), "
-            "so there is no partial work to cut",
-        })
+        check_network_faults(self, self.network, NO_STRAGGLERS)
         network = resolve_network(self.network)
         K = len(self.nodes_)
         simulation = network.start(K, server=False, random_state=rng, node_labels=self.nodes_)
