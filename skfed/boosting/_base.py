@@ -431,7 +431,10 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         opened (``newcomer_rule_ == "features"``, see ``join_neighbours``)
         gives each newcomer the mean model of its 5 nearest-mean fitted
         nodes instead of these steps; one whose shared-model gate opened
-        (``join_neighbours="shared"``) gives it that model.
+        (``join_neighbours="shared"``) gives it that model; one whose
+        feature-mean gate closed (``newcomer_rule_ == "posterior"``) gives it
+        the block solved from its candidates' posterior mean model
+        (:mod:`skfed.boosting._perso_lin_posterior`).
 
         Parameters
         ----------
@@ -477,6 +480,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         from .._kept_local import extend_kept_local
 
         check_is_fitted(self)
+        check_network_faults(self, self.network, NO_STRAGGLERS)  # (every join rule, as in fit)
         n_before = len(self.nodes_)
         rule = getattr(self, "newcomer_rule_", "graph")
         if rule == "features":  # (Perso-lin's gate)

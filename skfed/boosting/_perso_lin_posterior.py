@@ -175,8 +175,6 @@ def newcomer_blocks(Z, Y, W, U, c, alpha, mu, n_pen, loss="logistic", tol=1e-8, 
 
 def posterior_join(est, X, y, groups, sample_weight=None):
     """Newcomers take the posterior prior of their candidates (see the module)."""
-    from .._base import check_network_faults
-    from ._base import NO_STRAGGLERS
     from .._graph_join import _CANDIDATES_PER_KAPPA, _design, _models, _random_seed, _targets
     from .._graph_join_fitted import (join_random_state, join_rogue, join_simulation,
                                       newcomer_confidence)
@@ -187,7 +185,6 @@ def posterior_join(est, X, y, groups, sample_weight=None):
     info = est._join_info
     X, y, sample_weight, new_labels, layout = est._validate_join_data(
         X, y, groups, sample_weight)
-    check_network_faults(est, est.network, NO_STRAGGLERS)
     sw = (np.ones(X.shape[0]) if sample_weight is None
           else np.asarray(sample_weight, dtype=np.float64))
     models = _models(est)
