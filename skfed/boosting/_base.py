@@ -28,6 +28,12 @@ from ..network import check_adjacency, payload_bytes, resolve_network
 from ._private import refit_private_final
 
 _LOSSES = {"logistic": Logistic, "squared_hinge": SquaredHinge}
+# The fault the graph-personalized fits and their joins refuse (check_network_faults).
+NO_STRAGGLERS = {
+    "straggler_rate": "a node's step is atomic and asynchronous (a slow "
+    "node wakes up less often, which its random clock already models), "
+    "so there is no partial work to cut",
+}
 
 
 # -------------------------------------------------------------- base class
@@ -170,11 +176,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         return Xs, Y, sws, layout, mass
 
     def _start(self, rng):
-        check_network_faults(self, self.network, {
-            "straggler_rate": "a node's step is atomic and asynchronous (a slow "
-            "node wakes up less often, which its random clock already models), "
-            "so there is no partial work to cut",
-        })
+        check_network_faults(self, self.network, NO_STRAGGLERS)
         network = resolve_network(self.network)
         K = len(self.nodes_)
         simulation = network.start(K, server=False, random_state=rng, node_labels=self.nodes_)
@@ -429,7 +431,10 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         opened (``newcomer_rule_ == "features"``, see ``join_neighbours``)
         gives each newcomer the mean model of its 5 nearest-mean fitted
         nodes instead of these steps; one whose shared-model gate opened
-        (``join_neighbours="shared"``) gives it that model.
+        (``join_neighbours="shared"``) gives it that model; one whose
+        feature-mean gate closed (``newcomer_rule_ == "posterior"``) gives it
+        the block solved from its candidates' posterior mean model
+        (:mod:`skfed.boosting._perso_lin_posterior`).
 
         Parameters
         ----------
@@ -475,6 +480,7 @@ class _BaseGraphPersonalized(FederatedClassifierMixin, FederatedMixin, BaseEstim
         from .._kept_local import extend_kept_local
 
         check_is_fitted(self)
+        check_network_faults(self, self.network, NO_STRAGGLERS)  # (every join rule, as in fit)
         n_before = len(self.nodes_)
         rule = getattr(self, "newcomer_rule_", "graph")
         if rule == "features":  # (Perso-lin's gate)

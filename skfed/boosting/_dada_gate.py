@@ -71,8 +71,8 @@ def run_gate(Z, Y, sw, offsets, raw_X, models, sim, m=N_NEAREST):
     """
     n = len(offsets) - 1
     dtype = np.dtype(models.dtype)
-    means, masses = node_means(raw_X, sw, offsets)
-    means = means.astype(dtype).astype(np.float64)           # as sent
+    own_means, masses = node_means(raw_X, sw, offsets)
+    means = own_means.astype(dtype).astype(np.float64)       # as sent
     rogue = np.asarray(sim.rogue, dtype=bool)
     nodes = np.arange(n, dtype=np.intp)
     # Step 1: means (fit's dtype) and masses (float64) up to the hub, fitted
@@ -112,7 +112,7 @@ def run_gate(Z, Y, sw, offsets, raw_X, models, sim, m=N_NEAREST):
     gains, t = gate_gains(sim, Z, Y, sw, offsets, answers, seen_masses, near,
                           lambda i: (total - shares[i]) / (mass_total - seen_masses[i]))
     is_open = bool(t > GATE_T)
-    whiten = (whitening_round(raw_X, sw, offsets, node_means(raw_X, sw, offsets)[0], dtype, sim,
+    whiten = (whitening_round(raw_X, sw, offsets, own_means, dtype, sim,
                               max_features=WHITEN_MAX_FEATURES, hub_means=seen_means)
               if is_open else None)
     return {"t": t, "mean_gain": float(np.mean(gains)), "gains": gains, "open": is_open,

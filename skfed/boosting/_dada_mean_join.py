@@ -172,7 +172,11 @@ class OneClassJoinMixin:
     def add_nodes(self, X, y, groups=None, sample_weight=None):
         if getattr(self, "newcomer_rule_", "graph") != "one-class":
             return super().add_nodes(X, y, groups=groups, sample_weight=sample_weight)
+        from .._base import check_network_faults
         from .._kept_local import extend_kept_local
+        from ._base import NO_STRAGGLERS
+
+        check_network_faults(self, self.network, NO_STRAGGLERS)  # (as in fit)
 
         _, yv, swv, new_labels, layout = self._validate_join_data(X, y, groups, sample_weight)
         swv = np.ones(len(yv)) if swv is None else np.asarray(swv)

@@ -54,6 +54,12 @@ SECOND_LEVEL = _VOTE_LEVEL / 2
 SECOND_BALLOTS = "ranking"
 
 
+def second_round_key(seeds, shape):
+    """The second round's tie keys: public randomness of its own, derived from
+    the nodes' seeds (the same on every MPI rank as in the simulation)."""
+    return np.random.default_rng([int(s) for s in seeds] + [1]).random(shape)
+
+
 def partial_relevance(X, y, offsets, selected, candidates, sample_weight=None):
     """Every node's squared partial correlation of its labels and every candidate.
 
@@ -235,8 +241,7 @@ def vote_on_features(est, Xs, y_codes, sws, layout, simulation, varying, seeds):
     spent += _vote_messages(simulation, ballots, selected)
     if conditional and np.any(np.asarray(threshold) > 0) \
             and selected.sum() < n_varying:
-        second_key = np.random.default_rng([int(s) for s in seeds] + [1]).random(
-            relevance.shape)
+        second_key = second_round_key(seeds, relevance.shape)
         added, counts, thresholds, extra = second_round(
             Xs, y_codes, layout.offsets, varying, selected, second_key, voters, simulation,
             sample_weight=sws)

@@ -719,7 +719,7 @@ class PersonalizedLinearClassifier(_BaseGraphPersonalized):
     join_communication_ : CommunicationLog
         What the joins of :meth:`add_nodes` sent; only after a join.
     newcomer_rule_, newcomer_gate_ : str, dict or None
-        :meth:`add_nodes`'s rule (``"graph"``, ``"features"``, ``"shared"``) and its gate's ``t``, ``gains``...
+        :meth:`add_nodes`'s rule (``"graph"``, ``"features"``, ``"shared"``, ``"posterior"``), its gate's ``t``...
     n_features_in_ : int
     privacy_spent_ : ndarray of shape (n_nodes,)
         Only with ``privacy``: the epsilon each node spent at the

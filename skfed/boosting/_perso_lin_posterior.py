@@ -175,34 +175,19 @@ def newcomer_blocks(Z, Y, W, U, c, alpha, mu, n_pen, loss="logistic", tol=1e-8, 
 
 def posterior_join(est, X, y, groups, sample_weight=None):
     """Newcomers take the posterior prior of their candidates (see the module)."""
-    from .._base import check_network_faults
-    from .._graph_join import _CANDIDATES_PER_KAPPA, _design, _models, _random_seed, _targets
-    from .._graph_join_fitted import (join_random_state, join_rogue, join_simulation,
-                                      newcomer_confidence)
+    from .._graph_join import _CANDIDATES_PER_KAPPA, _design, _random_seed, _targets
+    from .._graph_join_fitted import newcomer_confidence
     from .._mean_neighbours import record_newcomers
+    from ._perso_lin_shared import start_join
     from ..graph import model_message_bytes
     from ..network import payload_bytes
 
     info = est._join_info
-    X, y, sample_weight, new_labels, layout = est._validate_join_data(
-        X, y, groups, sample_weight)
-    check_network_faults(est, est.network, {
-        "straggler_rate": "a node's step is atomic and asynchronous (a slow "
-        "node wakes up less often, which its random clock already models), "
-        "so there is no partial work to cut",
-    })
-    sw = (np.ones(X.shape[0]) if sample_weight is None
-          else np.asarray(sample_weight, dtype=np.float64))
-    models = _models(est)
+    X, y, sw, new_labels, layout, models, seed, rng, sim, _ = start_join(
+        est, X, y, groups, sample_weight, 104761)
     dtype = models.dtype
     n_old, n_new = len(est.nodes_), len(new_labels)
     P, nb = models.shape[1:]
-    seed = int(getattr(est, "_join_seed", 0))
-    rng = join_random_state([_random_seed(est), seed, 104761])
-    sim = join_simulation(est, n_old + n_new, rng)
-    rogue_old = np.asarray(info.get("rogue", np.zeros(n_old, bool)), dtype=bool)
-    # each newcomer rogue with probability rogue_fraction, as in every join
-    sim.rogue[:] = join_rogue(sim.network, rogue_old, n_new, [_random_seed(est), seed, 7919])
     rng.seed([_random_seed(est), seed, 104773])
     q = min(n_old, _CANDIDATES_PER_KAPPA * int(est.kappa))
     cand = np.sort(np.array([rng.permutation(n_old)[:q] for _ in range(n_new)],

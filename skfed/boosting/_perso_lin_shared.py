@@ -246,7 +246,8 @@ def fit_newcomer_rule(est, state, simulation, spec):
     """The fit's last step: the feature-mean gate (``"auto"``), nothing
     (``"graph"``, ``"posterior"``) or the shared model and its gate, then
     ``"auto"``'s if it closes (``"shared"``); where the feature-mean gate
-    closes, the posterior rule (:mod:`skfed.boosting._perso_lin_posterior`)."""
+    closes, the posterior rule (:mod:`skfed.boosting._perso_lin_posterior`).
+    ``fit`` has refused ``"shared"`` under privacy (:func:`check_shared`)."""
     from ._perso_lin_posterior import posterior_rule
 
     if est.join_neighbours == "posterior":
@@ -254,7 +255,6 @@ def fit_newcomer_rule(est, state, simulation, spec):
     if est.join_neighbours != "shared":
         fit_gate(est, state, simulation, spec)
         return posterior_rule(est, spec)
-    check_shared(est, spec)
     est.newcomer_rule_, est.newcomer_gate_ = "graph", None
     n = len(state.offsets) - 1
     if n < 2:
@@ -324,24 +324,39 @@ def _seed(est):
     return [_random_seed(est), 7919]
 
 
-def shared_join(est, X, y, groups, sample_weight=None):
-    """Newcomers take the shared model ``S`` (see the module)."""
-    from .._graph_join import _design, _models, _Newcomer, _random_seed, _targets
+def start_join(est, X, y, groups, sample_weight, salt):
+    """What Perso-lin's shared and posterior joins start with: the checked
+    newcomers, their weights, the models, the join's seed, its network (seeded
+    by ``salt``; each newcomer rogue with probability ``rogue_fraction``, as in
+    every join) and the RandomState that seeded it.
+
+    Returns ``(X, y, sw, new_labels, layout, models, seed, rng, sim, rogue_old)``."""
+    from .._graph_join import _models, _random_seed
     from .._graph_join_fitted import join_random_state, join_rogue, join_simulation
 
-    info = est._join_info
     X, y, sample_weight, new_labels, layout = est._validate_join_data(
         X, y, groups, sample_weight)
     sw = (np.ones(X.shape[0]) if sample_weight is None
           else np.asarray(sample_weight, dtype=np.float64))
     models = _models(est)
-    dtype = models.dtype
     n_old, n_new = len(est.nodes_), len(new_labels)
     seed = int(getattr(est, "_join_seed", 0))
-    sim = join_simulation(est, n_old + n_new, join_random_state([_random_seed(est), seed, 7927]))
-    rogue_old = np.asarray(info.get("rogue", np.zeros(n_old, bool)), dtype=bool)
-    # each newcomer rogue with probability rogue_fraction, as in every join
+    rng = join_random_state([_random_seed(est), seed, salt])
+    sim = join_simulation(est, n_old + n_new, rng)
+    rogue_old = np.asarray(est._join_info.get("rogue", np.zeros(n_old, bool)), dtype=bool)
     sim.rogue[:] = join_rogue(sim.network, rogue_old, n_new, [_random_seed(est), seed, 7919])
+    return X, y, sw, new_labels, layout, models, seed, rng, sim, rogue_old
+
+
+def shared_join(est, X, y, groups, sample_weight=None):
+    """Newcomers take the shared model ``S`` (see the module)."""
+    from .._graph_join import _design, _Newcomer, _targets
+
+    info = est._join_info
+    X, y, sw, new_labels, layout, models, seed, _, sim, rogue_old = start_join(
+        est, X, y, groups, sample_weight, 7927)
+    dtype = models.dtype
+    n_old, n_new = len(est.nodes_), len(new_labels)
     S = np.asarray(info["shared_model"], dtype=dtype)
     flat = S.reshape(1, -1)
     answer = sim.corrupt_value_rows(flat.astype(np.float64), np.zeros(1, np.intp))[0] \

@@ -29,7 +29,7 @@ from ..boosting import (
 )
 from ..boosting._agreement import _size_median_messages
 from ..boosting._dada import _node_sizes
-from ..boosting._dada_vote import conditional_ballots, count_second_round
+from ..boosting._dada_vote import conditional_ballots, count_second_round, second_round_key
 from ..boosting._kernel_graph import (
     graph_models_from_moments,
     graph_signal_used,
@@ -148,21 +148,19 @@ def _kernel_graph_models(est, state, peer, block, Xs, sws, offsets, simulation, 
     return spent
 
 
-def _second_round(est, peer, simulation, Xs, Y, sws, offsets, mine, K, varying, selected,
+def _second_round(est, peer, simulation, Xs, codes, sws, local, mine, K, varying, selected,
                   threshold, sizes, seeds):
     """The vote's conditional second round (``feature_selection="conditional_vote"``),
     as :func:`skfed.boosting._dada_vote.vote_on_features` holds it: every rank
-    casts its nodes' ballots, the counts and messages are the simulation's."""
+    casts its nodes' ballots (``codes``, ``local``: its rows' class codes and
+    node offsets), the counts and messages are the simulation's."""
     d = varying.shape[0]
-    est.conditional_features_ = np.zeros(d, dtype=bool)
     candidates = varying & ~selected
     if not np.any(np.asarray(threshold) > 0) or not candidates.any():
         return selected, 0
-    key = np.random.default_rng([int(s) for s in seeds[:K]] + [1]).random((K, d))
+    key = second_round_key(seeds[:K], (K, d))
     own = np.zeros((mine.size, 2 * d + 1), dtype=bool)
     if mine.size:
-        local = np.r_[0, np.cumsum(np.diff(offsets)[mine])]
-        codes = (Y[0] > 0).astype(np.intp) if Y.shape[0] == 1 else np.argmax(Y, axis=0)
         own, _ = conditional_ballots(Xs, codes, local, selected, candidates, key[mine],
                                      vote_eligible(sizes)[mine], sample_weight=sws)
     cast = np.zeros((K, 2 * d + 1), dtype=bool)
@@ -224,7 +222,9 @@ def fit_dada(est, peer, block, validate, random_state):
     est.vote_min_samples_ = None
     est._vote_tally = None  # what a join's vote adds to (skfed._graph_join)
     n_rows = None
-    est.conditional_features_ = est.conditional_votes_ = None
+    est.conditional_votes_ = None  # (no vote held: no second round either, as in the simulation)
+    est.conditional_features_ = (np.zeros(d, dtype=bool)
+                                 if est.feature_selection == "conditional_vote" else None)
     if est.feature_selection in ("vote", "conditional_vote"):
         # The pooled number of distinct positive-weight samples, summed with
         # the vote: the cap of a feature's stumps (make_stumps' max_per_feature).
@@ -239,13 +239,12 @@ def fit_dada(est, peer, block, validate, random_state):
             # Every rank ranks its own nodes' features (same tie keys on every rank).
             tie_key = np.random.default_rng(seeds[:K]).random((K, d))
             own = np.zeros((mine.size, 2 * d + 1), dtype=bool)
+            local = np.r_[0, np.cumsum(np.diff(offsets)[mine])]  # this rank's nodes' rows
+            codes = (Y[0] > 0).astype(np.intp) if Y.shape[0] == 1 else np.argmax(Y, axis=0)
             if mine.size:
-                counts = np.diff(offsets)[mine]
-                codes = (Y[0] > 0).astype(np.intp) if Y.shape[0] == 1 else np.argmax(Y, axis=0)
-                relevance = feature_relevance(Xs, codes, np.r_[0, np.cumsum(counts)], sws)
-                own = node_ballots(relevance, codes, np.r_[0, np.cumsum(counts)], varying, q,
-                                   tie_key[mine], vote_eligible(sizes)[mine],
-                                   sws)
+                relevance = feature_relevance(Xs, codes, local, sws)
+                own = node_ballots(relevance, codes, local, varying, q, tie_key[mine],
+                                   vote_eligible(sizes)[mine], sws)
             ballots = np.zeros((K, 2 * d + 1), dtype=bool)
             for nodes, part in _share(peer, "votes", (mine, own), "feature votes"):
                 ballots[nodes] = part
@@ -255,7 +254,7 @@ def fit_dada(est, peer, block, validate, random_state):
             setup_bytes += _size_median_messages(simulation, sizes, nodes=mine)
             setup_bytes += _vote_messages(simulation, ballots, selected, nodes=mine)
             if est.feature_selection == "conditional_vote":
-                selected, spent = _second_round(est, peer, simulation, Xs, Y, sws, offsets,
+                selected, spent = _second_round(est, peer, simulation, Xs, codes, sws, local,
                                                 mine, K, varying, selected, threshold, sizes,
                                                 seeds)
                 setup_bytes += spent
