@@ -67,8 +67,9 @@ node can form the two mean models.  Here the hub is MOCHA's server, which
 holds every fitted model and weight already: it sends each node the two
 mean models, keeps the gains and decides (no ``t`` sent back), and every
 fitted node, node 0 included, sends it its scatter.  On Landmine (23
-nodes, ``d = 9``) the decentralized exchange would cost about three times
-these bytes for the same gains.
+nodes, ``d = 9``, one problem) the decentralized exchange would cost about
+22.3 kB against these 6.6 kB (closed forms, without the scatter) for the
+same gains.
 
 **Mahalanobis placement** (maha28).  With the gate open (at most 32
 features) every fitted node also sends the server its within-node
