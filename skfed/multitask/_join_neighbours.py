@@ -232,10 +232,10 @@ class FeatureNeighbours:
         ``scatter`` an open gate's scatter message (see the module)."""
         if not np.isfinite(self.gains).all():
             return 0
-        floats = self.n_features + 2 * self.n_problems * self.d + 1
         sent = scatter and getattr(self, "whiten", None) is not None  # (an open gate's)
         extra = len(self.means) * (_scatter_message(self) + header_bytes) if sent else 0
-        return len(self.means) * (floats * float_bytes + 3 * header_bytes) + extra
+        return _exchange_bytes(len(self.means), self.n_features, self.n_problems, self.d,
+                               float_bytes, header_bytes) + extra
 
     def affordable(self, fit_bytes, float_bytes, header_bytes):
         """Whether the exchange costs at most :data:`GATE_BYTE_SHARE` of the
@@ -259,6 +259,12 @@ class FeatureNeighbours:
         if getattr(self, "whiten", None) is not None:  # each node's scatter, once
             counter.gather_to_server(nodes, np.full(n, _scatter_message(self), np.int64))
 
+def _exchange_bytes(n, n_features, n_problems, d, float_bytes, header_bytes):
+    """Bytes of the gate's exchange without the scatter: per fitted node its
+    mean up, the two mean models down and its gain up (three messages)."""
+    return n * ((n_features + 2 * n_problems * d + 1) * float_bytes + 3 * header_bytes)
+
+
 def _scatter_message(gate):
     """Bytes of one node's scatter message (:func:`skfed._mean_scatter.scatter_bytes`)."""
     return scatter_bytes(gate.n_features, SCATTER_DTYPE)
@@ -278,7 +284,7 @@ def feature_neighbours(est, nodes, W):
     n_features = Z.shape[1] - int(bool(est._fitted_bias()))
     n, (P, _, d) = nodes.layout.n_nodes, W.shape
     header = resolve_network(est.network).header_bytes
-    cost = n * ((n_features + 2 * P * d + 1) * _FLOAT + 3 * header)
+    cost = _exchange_bytes(n, n_features, P, d, _FLOAT, header)
     log = getattr(est, "communication_", None)
     if n < NEIGHBOURS + 2 or log is None or cost > GATE_BYTE_SHARE * log.total_bytes:
         return None
