@@ -393,18 +393,30 @@ def run_gate(Z, Y, sw, offsets, raw_X, models, sim, m=N_NEAREST):
             "m": int(m), "means": seen_means, "masses": seen_masses}
 
 
+def node_gains(Z, Y, sw, offsets, near, others, score=weighted_accuracy):
+    """Every node's gain on its own rows (``offsets``): ``score`` of the model
+    ``near(i)`` (its nearest peers' mean) minus that of ``others(i)`` (the
+    mean of all other nodes).  ``score(Z, Y, sw, model)`` is higher for a
+    better model (default :func:`weighted_accuracy`; MOCHA's regressor passes
+    minus its squared error).  What each node computes in step 4 of the gate,
+    wherever its hub is (:func:`gate_gains`; MOCHA's server,
+    :mod:`skfed.multitask._join_neighbours`)."""
+    gains = np.zeros(len(offsets) - 1)
+    for i in range(len(gains)):
+        rows = slice(offsets[i], offsets[i + 1])
+        Zi, Yi, si = Z[rows], Y[:, rows], sw[rows]
+        gains[i] = score(Zi, Yi, si, near(i)) - score(Zi, Yi, si, others(i))
+    return gains
+
+
 def gate_gains(sim, Z, Y, sw, offsets, answers, masses, near, others):
     """Step 4 of a gate: each node's gain on its own rows of its nearest
     peers' mean model (``answers`` weighted by ``masses`` over ``near[i]``)
     over ``others(i)``, the mean of all other nodes; each sends its gain to
     the hub (fitted node 0), which sends t back.  Returns ``(gains, t)``."""
     n = len(offsets) - 1
-    gains = np.zeros(n)
-    for i in range(n):
-        rows = slice(offsets[i], offsets[i + 1])
-        near_model = mean_model(answers, masses, near[i])
-        gains[i] = (weighted_accuracy(Z[rows], Y[:, rows], sw[rows], near_model)
-                    - weighted_accuracy(Z[rows], Y[:, rows], sw[rows], others(i)))
+    gains = node_gains(Z, Y, sw, offsets, lambda i: mean_model(answers, masses, near[i]),
+                       others)
     nodes = np.arange(n, dtype=np.intp)
     rest, hub = nodes[1:], np.zeros(n - 1, np.intp)
     one = payload_bytes(n_float64=1)

@@ -205,15 +205,6 @@ def test_mocha_map_centres_and_bytes(monkeypatch):
         8, DEFAULT_HEADER_BYTES, scatter=False) == extra
 
 
-def test_mocha_euclidean_switch_sends_no_scatter(monkeypatch):
-    monkeypatch.setattr(jn, "GATE_BYTE_SHARE", np.inf)
-    monkeypatch.setattr(jn, "PLACEMENT", "euclidean")
-    X, y, g = _mocha_terrains()
-    est = FederatedMultiTaskClassifier(random_state=0).fit(X, y, groups=g)
-    assert est._join_rehearsal.neighbours.open
-    assert est._join_rehearsal.neighbours.whiten is None
-
-
 def test_no_scatter_above_the_feature_limit(monkeypatch):
     X, y, g = correlated_terrains()
     monkeypatch.setattr(ms, "WHITEN_MAX_FEATURES", X.shape[1] - 1)

@@ -53,14 +53,33 @@ on Landmine (23 nodes, 9 features) 6.6 kB against a 3.5 kB join and a
 Under ``privacy`` there is no gate (as there is no rehearsal): the means
 and the gains would be releases no accountant covers.
 
-**Mahalanobis placement** (maha28, :data:`PLACEMENT`).  With the gate open
-(at most 32 features) every fitted node also sends the server its
-within-node scatter's upper triangle (``d (d + 1) / 2`` values as float32,
-:data:`SCATTER_BYTES`, counted with the gate's exchange; whether the gate
+**One gate with Dada's and Perso-lin's** (:mod:`skfed._mean_neighbours`).
+The means (:func:`~skfed._mean_neighbours.node_means`), the nearest query
+(:func:`~skfed._mean_neighbours.nearest_rows`), the mean models, each
+node's gain on its own rows (:func:`~skfed._mean_neighbours.node_gains`:
+accuracy, or minus the squared error of a regressor, which only MOCHA
+has), the statistic ``t`` and its threshold, and the scatter round's pool
+and map (:func:`~skfed._mean_scatter.whitening_round`) are that module's.
+What differs is the hub.  There the hub is fitted node 0, which holds no
+model: each node asks its 5 nearest peers for their models and the
+mass-weighted sum of all models goes through node 0 and back, so every
+node can form the two mean models.  Here the hub is MOCHA's server, which
+holds every fitted model and weight already: it sends each node the two
+mean models, keeps the gains and decides (no ``t`` sent back), and every
+fitted node, node 0 included, sends it its scatter.  On Landmine (23
+nodes, ``d = 9``, one problem) the decentralized exchange would cost about
+22.3 kB against these 6.6 kB (closed forms, without the scatter) for the
+same gains.
+
+**Mahalanobis placement** (maha28).  With the gate open (at most 32
+features) every fitted node also sends the server its within-node
+scatter's upper triangle (``d (d + 1) / 2`` values as float32,
+:data:`SCATTER_DTYPE`, counted with the gate's exchange; whether the gate
 is affordable is decided without it, before it opens), and the server
 ranks the fitted means by the Mahalanobis distance of their pooled scatter
-(:mod:`skfed._mean_scatter`, Dada's and Perso-lin's round; each node's
-scatter bounded against rogue values).  Landmine, Mahalanobis minus
+(:func:`skfed._mean_scatter.whitening_round`, Dada's and Perso-lin's round;
+each node's scatter bounded against rogue values).  Euclidean placement is
+measured by ``benchmarks/new_nodes_maha_landmine.py``, which drops the map.  Landmine, Mahalanobis minus
 Euclidean at k = 5 / 10 / 20 (``python
 benchmarks/new_nodes_maha_landmine.py --families mocha --seeds ...``):
 seeds 0-5 +0.19 / -0.03 / +0.09, seeds 6-11 +0.30 / +0.51 / +0.18; held
@@ -73,8 +92,11 @@ Landmine: +4.5 kB (about 14.6 kB, 0.07-0.08 of a refit's).
 
 import numpy as np
 
-from .._mean_neighbours import GATE_T, N_NEAREST, gate_statistic, nearest, nearest_rows
+from .._mean_neighbours import (GATE_T, N_NEAREST, gate_statistic, nearest, nearest_rows,
+                                node_gains, node_means, weighted_accuracy)
 from .._mean_neighbours import mean_model as _mean_model
+from .._mean_scatter import scatter_bytes, whitening_round
+from ..network import float_bytes
 
 __all__ = ["FeatureNeighbours", "feature_neighbours", "nearest_nodes"]
 
@@ -90,12 +112,10 @@ GATE_BYTE_SHARE = 0.05
 # The scale of c_n of a newcomer centred on its neighbours: None keeps its
 # rehearsed scale; 0.0 would make it take the centre as its model.
 NEIGHBOUR_SCALE = None
-# The nearest query of an open gate: "mahalanobis" (the pooled within-node
-# scatter; skfed._mean_scatter) or "euclidean".
-PLACEMENT = "mahalanobis"
-# Bytes of a scatter value: sent as float32 (on Landmine in float64 the first
+# A scatter's values are sent as float32 (on Landmine in float64 the first
 # join's bytes were 0.100 of a refit's, the goal's limit; float32: 0.075).
-SCATTER_BYTES = 4
+SCATTER_DTYPE = np.float32
+SCATTER_BYTES = float_bytes(SCATTER_DTYPE)
 
 
 def nearest_nodes(means, point, m, exclude=None):
@@ -120,17 +140,13 @@ def mean_model(W, weights, chosen):
                        np.asarray(weights, dtype=np.float64), np.asarray(chosen))
 
 
-def _weighted_errors(loss_name, F, Y, sw):
-    """Mean error of margins ``F`` ``(P, n)`` on targets ``Y`` weighted by
-    ``sw``: misclassification (the sign of one problem's margin, else the
-    largest margin) or the squared error."""
-    if loss_name == "squared":
-        e = ((F - Y) ** 2).sum(axis=0)
-    elif Y.shape[0] == 1:
-        e = (Y[0] * F[0] <= 0).astype(np.float64)
-    else:
-        e = (np.argmax(F, axis=0) != np.argmax(Y, axis=0)).astype(np.float64)
-    return float(e @ sw / sw.sum())
+def negative_squared_error(Z, Y, sw, model):
+    """Minus the ``sw``-weighted mean squared error (summed over the
+    problems) of ``model`` ``(P, d')`` on the rows ``Z`` with targets ``Y``
+    ``(P, n)``: a regressor's score in the gate (higher is better, as
+    :func:`skfed._mean_neighbours.weighted_accuracy`)."""
+    e = ((model @ np.asarray(Z, dtype=np.float64).T - Y) ** 2).sum(axis=0)
+    return -float(e @ sw / sw.sum())
 
 
 class FeatureNeighbours:
@@ -168,17 +184,14 @@ class FeatureNeighbours:
     counted : bool
         Whether the gate's exchange was counted (by the first join).
     whiten : ndarray of shape (n_features, r) or None
-        The server's map of the pooled within-node scatter (open gate,
-        ``PLACEMENT == "mahalanobis"``, at most 32 features): distances
-        between means are taken after it.
+        The server's map of the pooled within-node scatter (open gate, at
+        most 32 features): distances between means are taken after it.
     """
 
     def __init__(self, Z, Y, sw, offsets, W, loss_name, n_features):
         n = len(offsets) - 1
         self.n_features = int(n_features)
-        sums = np.add.reduceat(Z[:, :n_features] * sw[:, None], offsets[:-1], axis=0)
-        self.weights = np.add.reduceat(sw, offsets[:-1])
-        self.means = sums / self.weights[:, None]
+        self.means, self.weights = node_means(Z[:, :n_features], sw, offsets)
         self.gains = np.full(n, np.nan)
         self.t, self.open = 0.0, False
         self.n_problems, self.d = W.shape[0], W.shape[2]
@@ -189,25 +202,25 @@ class FeatureNeighbours:
         total = np.einsum("t,ptd->pd", self.weights, W)
         mass = float(self.weights.sum())
         near_all = nearest_rows(self.means, self.means, NEIGHBOURS, exclude=np.arange(n))
-        for i in range(n):
-            rows = slice(offsets[i], offsets[i + 1])
-            near = mean_model(W, self.weights, near_all[i])
-            rest = (total - self.weights[i] * W[:, i]) / (mass - self.weights[i])
-            Zi, Yi, si = Z[rows], Y[:, rows], sw[rows]
-            self.gains[i] = (_weighted_errors(loss_name, rest @ Zi.T, Yi, si)
-                             - _weighted_errors(loss_name, near @ Zi.T, Yi, si))
+        # each node's gain on its own rows (skfed._mean_neighbours.node_gains)
+        self.gains = node_gains(
+            Z, Y, sw, offsets, lambda i: mean_model(W, self.weights, near_all[i]),
+            lambda i: (total - self.weights[i] * W[:, i]) / (mass - self.weights[i]),
+            negative_squared_error if loss_name == "squared" else weighted_accuracy)
         self.t = gate_statistic(self.gains)  # (all gains equal: +-inf, or 0 if all 0)
         self.open = bool(self.t > GATE_T)
-        # open: the nodes' within-node scatters pooled at the server (skfed._mean_scatter)
-        self.whiten = _scatter_map(Z[:, :n_features], sw, offsets, self.means) if self.open else None
+        # open: the nodes' within-node scatters pooled at the server, the
+        # shared round's map (skfed._mean_scatter; every node sends, counted
+        # by count: the server is no node)
+        self.whiten = (whitening_round(Z[:, :n_features], sw, offsets, self.means,
+                                       SCATTER_DTYPE, None) if self.open else None)
 
     def centres(self, W, Z, offsets, sw):
         """Each newcomer's centre ``(P, n_new, d')``: the weighted mean of
         the fitted models ``W`` ``(P, n_fitted, d')`` of the nodes nearest
         its feature mean (its rows ``Z`` node after node, ``offsets``,
         weights ``sw``)."""
-        sums = np.add.reduceat(Z[:, :self.n_features] * sw[:, None], offsets[:-1], axis=0)
-        means = sums / np.add.reduceat(sw, offsets[:-1])[:, None]
+        means = node_means(Z[:, :self.n_features], sw, offsets)[0]
         L = getattr(self, "whiten", None)
         fitted, means = (self.means, means) if L is None else (self.means @ L, means @ L)
         return np.stack([mean_model(W, self.weights, near)
@@ -219,10 +232,10 @@ class FeatureNeighbours:
         ``scatter`` an open gate's scatter message (see the module)."""
         if not np.isfinite(self.gains).all():
             return 0
-        floats = self.n_features + 2 * self.n_problems * self.d + 1
         sent = scatter and getattr(self, "whiten", None) is not None  # (an open gate's)
         extra = len(self.means) * (_scatter_message(self) + header_bytes) if sent else 0
-        return len(self.means) * (floats * float_bytes + 3 * header_bytes) + extra
+        return _exchange_bytes(len(self.means), self.n_features, self.n_problems, self.d,
+                               float_bytes, header_bytes) + extra
 
     def affordable(self, fit_bytes, float_bytes, header_bytes):
         """Whether the exchange costs at most :data:`GATE_BYTE_SHARE` of the
@@ -246,26 +259,15 @@ class FeatureNeighbours:
         if getattr(self, "whiten", None) is not None:  # each node's scatter, once
             counter.gather_to_server(nodes, np.full(n, _scatter_message(self), np.int64))
 
-def _scatter_map(Zf, sw, offsets, means):
-    """The server's map of the pooled within-node scatter of the rows
-    ``Zf`` (:func:`skfed._mean_scatter.pool_scatters`); None under
-    ``PLACEMENT = "euclidean"`` or above its feature limit."""
-    from .. import _mean_scatter as ms
-
-    d = Zf.shape[1]
-    if PLACEMENT != "mahalanobis" or d > ms.WHITEN_MAX_FEATURES:
-        return None
-    iu = np.triu_indices(d)
-    tri = ms.node_scatters(Zf, sw, offsets, means)[:, iu[0], iu[1]].astype(np.float32)
-    return ms.hub_whitening(ms.pool_scatters(tri, d)[0], means=means)
+def _exchange_bytes(n, n_features, n_problems, d, float_bytes, header_bytes):
+    """Bytes of the gate's exchange without the scatter: per fitted node its
+    mean up, the two mean models down and its gain up (three messages)."""
+    return n * ((n_features + 2 * n_problems * d + 1) * float_bytes + 3 * header_bytes)
 
 
 def _scatter_message(gate):
-    """Bytes of one node's scatter message: the shared module's
-    :func:`skfed._mean_scatter.scatter_bytes` at ``SCATTER_BYTES`` a value."""
-    from .._mean_scatter import scatter_bytes
-
-    return scatter_bytes(gate.n_features, np.float32 if SCATTER_BYTES == 4 else np.float64)
+    """Bytes of one node's scatter message (:func:`skfed._mean_scatter.scatter_bytes`)."""
+    return scatter_bytes(gate.n_features, SCATTER_DTYPE)
 
 
 def feature_neighbours(est, nodes, W):
@@ -282,7 +284,7 @@ def feature_neighbours(est, nodes, W):
     n_features = Z.shape[1] - int(bool(est._fitted_bias()))
     n, (P, _, d) = nodes.layout.n_nodes, W.shape
     header = resolve_network(est.network).header_bytes
-    cost = n * ((n_features + 2 * P * d + 1) * _FLOAT + 3 * header)
+    cost = _exchange_bytes(n, n_features, P, d, _FLOAT, header)
     log = getattr(est, "communication_", None)
     if n < NEIGHBOURS + 2 or log is None or cost > GATE_BYTE_SHARE * log.total_bytes:
         return None
