@@ -119,6 +119,21 @@ Raising the decision threshold does not transfer: ``b`` = 0.02 (best on
 seeds 0-2, +0.01) gives +0.01 / -0.02 / 0 on seeds 6-11; ``b`` = 0.5 gives
 +0.30 / +0.18 / +0.15 there but -0.10 / +0.02 / -0.08 on 0-2 and -0.24 /
 -0.25 / -0.24 on 3-5.
+
+The table row on the fresh seeds (``python benchmarks/new_nodes_fresh_seeds.py
+--rows dada:landmine --seeds 6,7,8 --out A`` and ``--seeds 9,10,11 --out B``,
+then ``--from-json A B``; means over seeds 6-11, Global and Local the best
+baseline per seed)::
+
+    row             k    join   Global (best)  Local (best)  refit   bytes   CPU
+    Dada, Landmine  5    94.04  94.51 SVC      94.42 SVC     94.07   0.0035  0.0034
+    Dada, Landmine  10   94.11  94.52 SVC      94.44 SVC     94.18   0.0051  0.0046
+    Dada, Landmine  20   94.29  94.50 SVC      94.43 SVC     94.07   0.0072  0.0052
+
+The join is at Dada's own refit (-0.03 / -0.07 / +0.23; seed 7, k = 5:
+92.1 against a refit of 94.3 is the placement), and the refit is itself
+0.3-0.4 under pooled and per-node ``SVC()`` on these seeds: what misses
+there is mostly Dada's model on Landmine, not the join.
 """
 
 import argparse
