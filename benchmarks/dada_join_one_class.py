@@ -60,6 +60,25 @@ from skfed.boosting import _dada_mean_join as mj
 
 VARIANTS = ("graph", "mean", "fw")
 GLOBAL = False
+_MEAN_MODEL = mj._one_class_model
+
+
+def fw_model(est, node, mean):
+    """Variant ``fw``: the graph join's Frank-Wolfe model steps on the
+    newcomer's own samples from its neighbours' mean model (dada15's warm
+    start; its row the mass shares), then the library's loss of it.  The
+    library's rule is ``mean`` (the model is the mean itself)."""
+    from skfed._graph_join import _WARM_START, _schedule
+
+    _, n_steps = _schedule(est, int(est._join_info.get("n_fit", len(est._feature_table[0]))))
+    node.model_steps(np.ascontiguousarray(mean, dtype=np.float64), 1.0,
+                     0, n_steps, None, _WARM_START * n_steps)
+    return _MEAN_MODEL(est, node, node.model[0])
+
+
+def set_model(variant):
+    """Point the library's one-class model at ``variant`` (``fw*`` or the mean)."""
+    mj._one_class_model = fw_model if variant.startswith("fw") else _MEAN_MODEL
 
 
 def run(name, seed, ks):
@@ -80,12 +99,12 @@ def run(name, seed, ks):
             joined = copy.deepcopy(base)
             if variant == "graph":
                 joined.newcomer_rule_ = "graph"
-            mj.ONE_CLASS_MODEL = "fw" if variant.startswith("fw") else "mean"
+            set_model(variant)
             joined.add_nodes(X[train], y[train], groups=groups[train])
             pred = joined.predict(X[test], groups=groups[test])
             row[variant] = round(100 * float(np.mean(pred == y[test])), 2)
             row[variant + "_bytes"] = int(joined.join_communication_.total_bytes)
-        mj.ONE_CLASS_MODEL = "mean"
+        set_model("mean")
         if GLOBAL:  # the better pooled baseline on the same arrays (new_nodes.py's)
             pooled, _ = nn.baselines("classification", X, y, groups, fit_rows, train, test, k)
             row["global"] = round(max(pooled.values()), 2)

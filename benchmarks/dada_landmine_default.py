@@ -11,7 +11,7 @@ One fit per (data set, seed); every k is joined on copies of the fit:
   of their 5 nearest-mean fitted nodes' models, the others the graph join;
 * ``allmean``: every newcomer takes that mean (Perso-lin's rule);
 * ``allfw``: every newcomer runs the graph join's Frank-Wolfe model steps
-  on its own samples from that mean (``ONE_CLASS_MODEL = "fw"``);
+  on its own samples from that mean (``dada_join_one_class.fw_model``);
 * ``mean3``, ``mean8``, ``mean11``: ``mean`` with 3, 8, 11 nearest nodes;
 * ``oracle``, ``oracleall``: ``mean`` / ``allmean`` with the hub answering
   for the newcomer's mean over ALL its rows (not a rule: what a perfect
@@ -67,6 +67,7 @@ import warnings
 
 import new_nodes as nn
 import numpy as np
+from dada_join_one_class import set_model
 from threadpoolctl import threadpool_limits
 
 from skfed import _mean_neighbours as mn
@@ -84,7 +85,7 @@ def _every_node(y, sw, layout, n_new):
 def _variant(variant, full_means):
     """Patch the module switches for ``variant``; return the undo."""
     hub = mn.hub_answer
-    mj.ONE_CLASS_MODEL = "fw" if variant.endswith("fw") else "mean"
+    set_model("fw" if variant.endswith("fw") else "mean")
     mj.one_class_nodes = _every_node if "all" in variant else _one_class_nodes
     if variant[4:].isdigit():
         mn.N_NEAREST = int(variant[4:])
@@ -95,7 +96,8 @@ def _variant(variant, full_means):
         mn.hub_answer = oracle
 
     def undo():
-        mj.ONE_CLASS_MODEL, mj.one_class_nodes = "mean", _one_class_nodes
+        set_model("mean")
+        mj.one_class_nodes = _one_class_nodes
         mn.N_NEAREST, mn.hub_answer = 5, hub
     return undo
 

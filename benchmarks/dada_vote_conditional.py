@@ -151,9 +151,26 @@ VARIANTS = {"R05": ("ranking", 0.05), "R025": ("ranking", 0.025),
             "B05": ("both", 0.05), "B025": ("both", 0.025)}
 
 
+_RANKING_COUNT = _dada_vote.count_second_round
+
+
+def _count_both(cast, candidates):
+    """The rejected variant ``B``: the library's count (ranking count only),
+    plus every candidate whose significance count reaches its threshold
+    (of the nodes that held the test), as in the first round."""
+    added, counts, thresholds = _RANKING_COUNT(cast, candidates)
+    n_tested = int(cast[:, 2 * candidates.shape[0]].sum())
+    added = added | (candidates & (counts[1] >= thresholds[1]) & (n_tested > 0))
+    return added, counts, thresholds
+
+
 def _set_variant(variant):
+    """Point the library at the variant for this run: ``_dada_vote``'s
+    level and its count function (the library's own for ``R``,
+    :func:`_count_both` for ``B``)."""
     ballots, level = VARIANTS[variant]
-    _dada_vote.SECOND_BALLOTS, _dada_vote.SECOND_LEVEL = ballots, level
+    _dada_vote.SECOND_LEVEL = level
+    _dada_vote.count_second_round = _count_both if ballots == "both" else _RANKING_COUNT
 
 
 def _load(case):

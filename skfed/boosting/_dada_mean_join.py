@@ -24,8 +24,11 @@ sample-weighted feature mean (``d`` float64), get back the 5 fitted nodes
 nearest it and their masses (5 int32 and 5 float64; nearest by the
 Mahalanobis distance of the fitted nodes' pooled within-node covariance,
 below), ask those for their
-models and take the mass-weighted mean of the models (:data:`ONE_CLASS_MODEL` ``"mean"``; no
-training, no feature vote).  Its graph row holds those nodes with the mass
+models and take the mass-weighted mean of the models (no training, no
+feature vote; the graph join's Frank-Wolfe model steps on the newcomer's
+own samples from that mean scored 93.73 / 93.80 / 93.67 against 93.75 /
+93.77 / 93.73 on Landmine seeds 0-5, k = 5 / 10 / 20: variant ``fw`` of
+``benchmarks/dada_join_one_class.py``, which carries it).  Its graph row holds those nodes with the mass
 shares as weights (each is sent its weight); its confidence is its mass
 over the fit's largest.  Rounds repeat until the hub and the asked nodes
 answer.  This is :func:`skfed._mean_neighbours.mean_neighbour_join`'s
@@ -81,15 +84,6 @@ from ._dada_view import resolve_peer_view
 
 __all__ = ["JOIN_NEIGHBOURS", "gate_runs", "fit_gate", "one_class_nodes", "one_class_join", "OneClassJoinMixin"]
 
-# What a one-class newcomer's model is: "mean", the mass-weighted mean of its
-# neighbours' models, or "fw", the graph join's Frank-Wolfe model steps on its
-# own samples from that mean (dada15's warm start), its row the mass shares
-# (degree 1; 10 or the fitted nodes' mean degree gave the same predictions on
-# Landmine seeds 0-2: from S / d the coupling's gradient starts at zero).
-# Landmine seeds 0-5, k = 5 / 10 / 20: "mean" 93.75 / 93.77 / 93.73, "fw"
-# 93.73 / 93.80 / 93.67 (benchmarks/dada_join_one_class.py): kept "mean".
-ONE_CLASS_MODEL = "mean"
-
 
 def gate_runs(est, simulation, spec):
     """Whether a fit ends with the gate: ``join_neighbours="auto"``, no
@@ -144,15 +138,8 @@ def one_class_nodes(y, sw, layout, n_new):
 
 
 def _one_class_model(est, node, mean):
-    """A one-class newcomer's model from its neighbours' mean (see
-    ``ONE_CLASS_MODEL``) and its loss (Dada's local term has no penalty)."""
-    if ONE_CLASS_MODEL == "fw":
-        from .._graph_join import _WARM_START, _schedule
-
-        _, n_steps = _schedule(est, int(est._join_info.get("n_fit", len(est._feature_table[0]))))
-        node.model_steps(np.ascontiguousarray(mean, dtype=np.float64), 1.0,
-                         0, n_steps, None, _WARM_START * n_steps)
-        mean = node.model[0]
+    """A one-class newcomer's model, its neighbours' mean, and its loss
+    (Dada's local term has no penalty)."""
     return mean, node.confidence * float(node.data_losses(mean[None]).sum())
 
 

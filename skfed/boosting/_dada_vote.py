@@ -17,9 +17,11 @@ two ballots on these statistics (its ``ceil(sqrt(n_candidates))`` best
 candidates, and those significant at the node at level 0.05), and a
 candidate is added when its ranking count reaches :func:`vote_threshold`
 at level ``SECOND_LEVEL`` (half the first round's, so that the two rounds
-share the Bonferroni budget); ``ballots="both"`` also adds one whose
-significance count reaches :func:`significance_threshold` (measured to
-lose on Computer buyers).  A join (``add_nodes``) recounts the first
+share the Bonferroni budget).  The significance count is tallied and
+reported (``conditional_votes_``) but adds no feature: admitting one whose
+count reaches :func:`significance_threshold`, as the first round does, was
+measured to lose on Computer buyers (``benchmarks/dada_vote_conditional.py``
+carries that variant, ``B05``/``B025``).  A join (``add_nodes``) recounts the first
 round with the newcomers' ballots (:mod:`skfed._graph_join_vote`) and
 keeps the fit's selection, second-round features included.
 
@@ -50,8 +52,6 @@ from ._stumps import (
 # The second round's family-wise level: half the first round's, so that the
 # two rounds together admit a noise feature no more often than ~1.5 x one.
 SECOND_LEVEL = _VOTE_LEVEL / 2
-# Which counts of the second round add a feature (see second_round).
-SECOND_BALLOTS = "ranking"
 
 
 def second_round_key(seeds, shape):
@@ -136,19 +136,12 @@ def conditional_ballots(X, y, offsets, selected, candidates, tie_key, voters, le
     return np.hstack([ranked, significant, takes_part[:, None]]), q
 
 
-def _check_ballots(ballots):
-    ballots = SECOND_BALLOTS if ballots is None else ballots
-    if ballots not in ("ranking", "both"):
-        raise ValueError(f'ballots must be "ranking" or "both", got {ballots!r}.')
-    return ballots
-
-
-def count_second_round(cast, candidates, ballots=None):
+def count_second_round(cast, candidates):
     """``(added, counts, thresholds)`` from every node's second-round ballots
-    (rows of :func:`conditional_ballots`); ``ballots``: which counts can add
-    a feature, ``"ranking"`` (``SECOND_BALLOTS``) or ``"both"`` (the ranking
-    and the significance counts, as in the first round)."""
-    ballots = _check_ballots(ballots)
+    (rows of :func:`conditional_ballots`): a candidate is added when its
+    ranking count reaches the first threshold; ``counts`` holds the ranking
+    and the significance counts, ``thresholds`` both thresholds (the second
+    is reported only: it adds no feature)."""
     d = candidates.shape[0]
     ranked = cast[:, :d]
     n_voters = int(ranked.any(axis=1).sum())
@@ -159,14 +152,12 @@ def count_second_round(cast, candidates, ballots=None):
     q = _vote_size(n_candidates)
     first = vote_threshold(n_voters, q, n_candidates, level=SECOND_LEVEL)
     second = significance_threshold(n_tested, n_candidates, vote_level=SECOND_LEVEL)
-    added = candidates & (((votes >= first) & (n_voters > 0))
-                          | ((significant >= second) & (n_tested > 0)
-                             & (ballots == "both")))
+    added = candidates & (votes >= first) & (n_voters > 0)
     return added, np.vstack([votes, significant]), np.array([first, second], dtype=np.int64)
 
 
 def second_round(X, y, offsets, varying, selected, tie_key, voters, simulation=None,
-                 ballots=None, sample_weight=None):
+                 sample_weight=None):
     """``(added, counts, thresholds, bytes)`` of the second round.
 
     Held when the first round selected a feature and left some varying
@@ -178,11 +169,10 @@ def second_round(X, y, offsets, varying, selected, tie_key, voters, simulation=N
     """
     candidates = varying & ~selected
     if not selected.any() or not candidates.any():
-        _check_ballots(ballots)
         return np.zeros(varying.shape[0], dtype=bool), None, None, 0
     cast, _ = conditional_ballots(X, y, offsets, selected, candidates, tie_key, voters,
                                   sample_weight=sample_weight)
-    added, counts, threshold = count_second_round(cast, candidates, ballots)
+    added, counts, threshold = count_second_round(cast, candidates)
     spent = 0 if simulation is None else _vote_messages(simulation, cast, added)
     return added, counts, threshold, spent
 
