@@ -322,10 +322,10 @@ class _Newcomer:
                                         self.loss, self.est.loss, np.array([1.0 / self.mass]),
                                         self.l2, self.n_penalized, losses, self.light_below)
             else:
+                extra = private.local_args(self, n_steps)  # first: sets the public lipschitz
                 lin_local(self.Z, self.Y, self.sw, self.offsets, self.model, self.loss,
                           np.array([1.0 / self.mass]), np.array([self.lipschitz]), self.l2,
-                          self.n_penalized, losses, int(n_steps), 0, 1,
-                          **private.local_args(self, n_steps))
+                          self.n_penalized, losses, int(n_steps), 0, 1, **extra)
         self.losses = losses[0].copy()
 
     def model_steps(self, S, degree, tau, n_steps, private=None, warm=0):

@@ -353,7 +353,11 @@ class LocalEstimator(FederatedMixin, MetaEstimatorMixin, BaseEstimator):
             for node, start, stop in zip(nodes.tolist(), starts.tolist(), stops.tolist()):
                 rows = order[start:stop]
                 if node >= 0:
-                    values = method(estimators[node], X[rows])
+                    try:  # name the node whose model refused the rows, as fit does
+                        values = method(estimators[node], X[rows])
+                    except ValueError as exc:
+                        label = self.nodes_[node:node + 1].tolist()[0]
+                        raise ValueError(f"Node {label!r}: {exc}") from exc
                 else:
                     values = np.mean(
                         [unseen_method(est, X[rows]) for est in fitted], axis=0
