@@ -591,21 +591,26 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
         # (v_n stays with the newcomer: see the module)
     else:
         sigma_old = _dense_sigma(est)
-        diag = np.diag(sigma_old)
+        # The tasks whose models and rows of Sigma the server holds: under
+        # privacy an earlier newcomer released neither (a NaN column of the
+        # server's models), so it takes no part in a later newcomer's prior.
+        held = np.isfinite(W_server).all(axis=(0, 2))
+        diag = np.diag(sigma_old)[held]
         c = np.full(n_new, float(np.mean(diag)) if mode != "independent" else 1.0 / n_fit)
         nodes.set_prior(np.zeros((P, n_new, d)), lam / c)
         converged = nodes.solve_all(loss, steps)
         if mode == "independent":
             phases = [[("down", 1)]]  # c_n; w_n stays with the newcomer
         else:
-            trace = float(np.trace(sigma_old))
+            W_held = W_server[:, held]
+            trace = float(np.trace(sigma_old[np.ix_(held, held)]))
             # one restricted Omega step from each newcomer's independent model
             W_local = nodes.node_models(None, None, None)
             M = np.zeros((P, n_new, d))
             for k in range(n_new):
-                A[k], c[k] = omega_row(W_server, W_local[:, k], trace)
+                A[k, held], c[k] = omega_row(W_held, W_local[:, k], trace)
                 c[k] *= confidence[k]
-                M[:, k] = np.einsum("t,ktd->kd", A[k], W_server)
+                M[:, k] = np.einsum("t,ktd->kd", A[k, held], W_held)
             c = c * _held_out_scales(make_nodes, sw, layout, M, c, lam, loss, steps, est.loss)
             # (the dual variables stay feasible: warm start from them)
             nodes.set_prior(M, lam / c)
@@ -613,7 +618,7 @@ def multitask_join_nodes(est, X, y, groups, sample_weight=None):
             if private:
                 # it downloads W_o, tr(Sigma_oo) and the fitted nodes' mean
                 # weight, computes its row itself and uploads nothing
-                phases = [[("down", P * n_old * d + 2)]]
+                phases = [[("down", P * int(held.sum()) * d + 2)]]
             else:
                 # The server, which holds W_o and Sigma_oo (it takes the
                 # fit's Omega steps), computes the row: the newcomer
