@@ -21,7 +21,10 @@ optimum's ``J`` and test accuracy.
 
 Command (from the repository root)::
 
-    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/mocha_stopping.py [SEEDS...]
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/mocha_stopping.py [SEEDS...] [FAMILIES...]
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/mocha_stopping.py tolerances [SEEDS...] [FAMILIES...]
+
+(the second: the package's rule at ``tol`` 1e-3, 1e-4, 1e-5, :func:`tolerances`).
 
 Families: make_related_tasks with 40 nodes (alike, clusters, 100 noisy
 features, 5 features clustered) and 120 nodes of 8 samples (clustered),
@@ -231,8 +234,29 @@ def main(seeds=(0, 1, 2), names=None):
                   f"{ref['acc']:.4f}", flush=True)
 
 
+def tolerances(seeds=(0, 1), names=None, tols=(1e-3, 1e-4, 1e-5)):
+    """The package's rule at several ``tol``: rounds, excess of ``J`` over
+    the optimum (%) and test accuracy per ``tol``, then the optimum's
+    accuracy."""
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    print("family seed | " + " | ".join(f"tol {t:g}: rounds excess% acc" for t in tols)
+          + " | optimum acc")
+    for seed in seeds:
+        for name, data in families(seed, names).items():
+            ref = _reference(data)
+            fits = [_fit(data, seed, tol=t, max_rounds=5000) for t in tols]
+            print(f"{name} {seed} | " + " | ".join(
+                f"{f['rounds']} {100 * (f['J'] - ref['J']) / ref['J']:.2f} {f['acc']:.4f}"
+                for f in fits) + f" | {ref['acc']:.4f}", flush=True)
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if args[:1] == ["tolerances"]:
+        args = args[1:]
+        tolerances(tuple(int(a) for a in args if a.isdigit()) or (0, 1),
+                   [a for a in args if not a.isdigit()] or None)
+        sys.exit()
     seeds = tuple(int(a) for a in args if a.isdigit()) or (0, 1, 2)
     names = [a for a in args if not a.isdigit()] or None
     main(seeds, names)
