@@ -79,8 +79,9 @@ objective (0-4 more rounds) and leaves the warm refit as far above the
 cold fit (low-dim-5f seed 1: warm 13 rounds 6.4173, cold 15 6.1970;
 accuracy within 0.5 either way), so it is not that either.  Left as is: a learned-Omega
 fit at ``tol = 1e-3``, warm or cold, is within a few percent of the joint
-optimum, not within ``tol``; the ``tol`` parameter's documentation says
-what the rule measures.
+optimum, not within ``tol`` (0.8-9.5 % above the optimum of a central solve
+over 9 families: ``benchmarks/mocha_stopping.py``, mocha33); the ``tol``
+parameter's documentation says what the rule measures.
 """
 
 import sys
