@@ -234,6 +234,44 @@ def check_network_faults(estimator, network, unsupported):
             )
 
 
+def check_magnitude(values, name):
+    """Refuse finite values whose squares overflow their dtype.
+
+    Every estimator squares its features (norms, kernels, Gram matrices) and
+    multiplies them by weights: a value above ``sqrt(finfo(dtype).max)``
+    (``1.3e154`` in float64, ``1.8e19`` in float32) turns a node's model into
+    NaN or a solver's error that names nothing.  Such data are refused
+    naming ``name``; rescaling (e.g. ``StandardScaler``) fixes them.
+
+    Parameters
+    ----------
+    values : ndarray or sparse matrix
+        Finite values (checked by ``check_array`` before).
+    name : str
+        The parameter named in the error (``"X"``, ``"sample_weight"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfed._base import check_magnitude
+    >>> check_magnitude(np.array([1.0, 1e150]), "X")
+    >>> check_magnitude(np.array([1.0, 1e200]), "X")
+    Traceback (most recent call last):
+    ...
+    ValueError: X holds a value of magnitude 1e+200, whose square overflows float64 (above 1.34e+154); rescale it (e.g. StandardScaler for features).
+    """
+    data = values.data if sparse.issparse(values) else np.asarray(values)
+    if data.size == 0 or not np.issubdtype(data.dtype, np.floating):
+        return
+    largest = float(np.max(np.abs(data)))
+    limit = float(np.sqrt(np.finfo(data.dtype).max))
+    if largest > limit:
+        raise ValueError(
+            f"{name} holds a value of magnitude {largest:.3g}, whose square overflows "
+            f"{data.dtype} (above {limit:.3g}); rescale it (e.g. StandardScaler for "
+            "features).")
+
+
 def check_sample_weight(sample_weight, X, *, dtype=None, **options):
     """Validate ``sample_weight`` of a fit: shape, finiteness and sign.
 
@@ -257,6 +295,7 @@ def check_sample_weight(sample_weight, X, *, dtype=None, **options):
     sample_weight : ndarray of shape (n_samples,)
     """
     sample_weight = _check_sample_weight(sample_weight, X, dtype=dtype, **options)
+    check_magnitude(sample_weight, "sample_weight")
     negative = np.flatnonzero(sample_weight < 0)
     if negative.size:
         first = negative[0]
@@ -684,6 +723,7 @@ class FederatedMixin(DocLinkMixin):
             if y is not None:
                 y = _check_y(y, multi_output=multi_output, y_numeric=y_numeric)
                 check_consistent_length(X_features, y)
+        check_magnitude(X_features, "X")
         n_samples = X_features.shape[0]
         groups = self._resolve_groups(groups, column_groups, n_samples)
         if groups is None:

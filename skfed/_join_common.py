@@ -99,6 +99,7 @@ def validate_join_data(est, X, y, groups=None, sample_weight=None, *,
         NodeLayout,
         _check_y,
         _numeric_target,
+        check_magnitude,
         check_node_weights,
         check_sample_weight,
     )
@@ -126,6 +127,7 @@ def validate_join_data(est, X, y, groups=None, sample_weight=None, *,
             plain = validate_data(est, X_features, y, reset=False,
                                   y_numeric=y_numeric, **check_params)
         X_features, y = plain
+    check_magnitude(X_features, "X")
     n_samples = X_features.shape[0]
     groups = est._resolve_groups(groups, column_groups, n_samples)
     if groups is None:

@@ -11,7 +11,9 @@ a ``ValueError`` / ``TypeError`` whose message names the parameter (``X``,
 Estimators that already pass (Local, Dada, Perso-lin at the same inputs,
 measured at 8354eb6) are checked too, so a regression shows.
 
-Defects found (strict xfails until fixed, each with the line that fails):
+Defects found (each was a strict xfail; fixed by check_magnitude in
+skfed/_base.py for X and sample_weight, and MOCHA refusing C n_samples
+above 8.5e37, where lambda underflows in float32):
 
 * MOCHA's shared mode (the default ``omega="auto"`` on these data):
   ``C >= 1e45`` or sample weights scaled by ``1e45`` crash with
@@ -85,31 +87,23 @@ def _decisions(X, g):
     return outputs
 
 
-MOCHA_C = "MOCHA shared mode: float32 mu underflows to 0, ZeroDivisionError (_shared.py)"
-MOCHA_X = "MOCHA: a feature value >= 1.35e155 leaves its node with a NaN model, silently"
-SPARSE_X = "sparse refit: SciPy 'array must not contain infs or NaNs', no name"
-SPARSE_W = "sparse refit: one weight 1e160 accepted, node 0 predicts NaN"
-ONLINE_W = "online: one weight 1e160 raises 'array must not contain infs or NaNs', no name"
 
 
 @pytest.mark.parametrize("make", [
-    pytest.param(lambda C: FederatedMultiTaskClassifier(C=C, max_rounds=5, random_state=0),
-                 marks=pytest.mark.xfail(strict=True, reason=MOCHA_C), id="mocha-classifier"),
-    pytest.param(lambda C: FederatedMultiTaskRegressor(C=C, max_rounds=5, random_state=0),
-                 marks=pytest.mark.xfail(strict=True, reason=MOCHA_C), id="mocha-regressor"),
+    pytest.param(lambda C: FederatedMultiTaskClassifier(C=C, max_rounds=5, random_state=0), id="mocha-classifier"),
+    pytest.param(lambda C: FederatedMultiTaskRegressor(C=C, max_rounds=5, random_state=0), id="mocha-regressor"),
 ])
 def test_huge_C(make):
     regression = "Regressor" in type(make(1.0)).__name__
     X, y, g = _data(regression)
-    # C = 1e40 fits (the boundary sits between 1e40 and 1e45 here)
-    est = make(1e40).fit(X, y, groups=g)
+    # C = 1e30 fits (lambda = 1 / (C n) stays a normal float32 up to C n = 8.5e37)
+    est = make(1e30).fit(X, y, groups=g)
     assert np.isfinite(est.coef_).all()
     _refused_by_name_or_finite(lambda: make(1e45).fit(X, y, groups=g), ["C"], _decisions(X, g))
 
 
 @pytest.mark.parametrize("make", [
-    pytest.param(lambda: FederatedMultiTaskClassifier(max_rounds=5, random_state=0),
-                 marks=pytest.mark.xfail(strict=True, reason=MOCHA_C), id="mocha"),
+    pytest.param(lambda: FederatedMultiTaskClassifier(max_rounds=5, random_state=0), id="mocha"),
     pytest.param(lambda: LocalEstimator(LogisticRegression()), id="local"),
     pytest.param(lambda: PersonalizedLinearClassifier(max_iter=40, random_state=0),
                  id="persolin"),
@@ -126,10 +120,8 @@ def test_uniformly_scaled_sample_weights(make):
 
 
 @pytest.mark.parametrize("make, regression", [
-    pytest.param(lambda: FederatedMultiTaskClassifier(max_rounds=5, random_state=0), False,
-                 marks=pytest.mark.xfail(strict=True, reason=MOCHA_X), id="mocha"),
-    pytest.param(lambda: FederatedSparseLinearRegression(random_state=0), True,
-                 marks=pytest.mark.xfail(strict=True, reason=SPARSE_X), id="sparse"),
+    pytest.param(lambda: FederatedMultiTaskClassifier(max_rounds=5, random_state=0), False, id="mocha"),
+    pytest.param(lambda: FederatedSparseLinearRegression(random_state=0), True, id="sparse"),
     pytest.param(lambda: LocalEstimator(LogisticRegression()), False, id="local"),
     pytest.param(lambda: PersonalizedLinearClassifier(max_iter=40, random_state=0), False,
                  id="persolin"),
@@ -154,12 +146,9 @@ def test_mocha_fits_just_below_the_overflow():
 
 
 @pytest.mark.parametrize("make, regression", [
-    pytest.param(lambda: FederatedSparseLinearRegression(random_state=0), True,
-                 marks=pytest.mark.xfail(strict=True, reason=SPARSE_W), id="sparse"),
-    pytest.param(lambda: DecentralizedKernelSGDClassifier(max_epochs=2, random_state=0), False,
-                 marks=pytest.mark.xfail(strict=True, reason=ONLINE_W), id="online-classifier"),
-    pytest.param(lambda: DecentralizedKernelSGDRegressor(max_epochs=2, random_state=0), True,
-                 marks=pytest.mark.xfail(strict=True, reason=ONLINE_W), id="online-regressor"),
+    pytest.param(lambda: FederatedSparseLinearRegression(random_state=0), True, id="sparse"),
+    pytest.param(lambda: DecentralizedKernelSGDClassifier(max_epochs=2, random_state=0), False, id="online-classifier"),
+    pytest.param(lambda: DecentralizedKernelSGDRegressor(max_epochs=2, random_state=0), True, id="online-regressor"),
     pytest.param(lambda: PersonalizedLinearClassifier(max_iter=40, random_state=0), False,
                  id="persolin"),
     pytest.param(lambda: DecentralizedBoostingClassifier(n_estimators=10, max_iter=40,

@@ -778,7 +778,10 @@ class _BaseMultiTask(_AddNodesMixin, FederatedMixin, BaseEstimator):
         ``Sigma`` entries the server sends (``sigma_tu / lambda``), at no cost.
         """
         if self.lam is None:
-            return 1.0 / (float(self.C) * n_samples)
+            lam = 1.0 / (float(self.C) * n_samples)
+            if lam < np.finfo(np.float32).tiny:  # (mu = lambda m / (1 - b) is sent in float32)
+                raise ValueError(f"C times the total sample weight ({1 / lam:.3g}) is above 8.5e37: lambda = 1 / (C n_samples) underflows in float32; lower C or rescale sample_weight.")  # noqa: E501
+            return lam
         if not warn:
             return float(self.lam)
         if self.C != 1.0:
