@@ -25,6 +25,13 @@ Measured 2026-11-29 (guide16, main at 510fb8a, one BLAS thread)::
     kernel-sgd      feature x 1000      0.538    1504     44,676 yes
     kernel-sgd      x 1000, scaled      0.900    1504    447,352 yes
 
+Re-measured 2026-11-29 (user32, main at 8354eb6, same command, fresh venv
+and the project venv alike): MOCHA and kernel-SGD accuracies unchanged;
+Perso-lin ``feature x 1000`` 0.912 (805,016 -> 815,084 bytes), its other
+rows' accuracies unchanged, bytes 838,484 / 857,620; kernel-SGD bytes
+426,526 / 44,676 / 439,766 (which commit since 510fb8a moved them was
+not traced).
+
 Unscaled, MOCHA stops unconverged after 290 rounds instead of 6, at 44 times
 the bytes and 4 points lower; kernel SGD loses 36 points; Perso-lin's local
 solve is preconditioned feature by feature and keeps its accuracy.

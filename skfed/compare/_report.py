@@ -47,7 +47,8 @@ def _fmt_score(mean, std, n_runs):
 
 
 def format_table(result):
-    """Text table of a :class:`CompareResult` (what ``skfed compare`` prints)."""
+    """Text table of a :class:`CompareResult` (what ``skfed compare`` prints; the
+    fits' warnings, which the command prints under it, are ``result.notes``)."""
     info = result.info
     metric = info["metric"]
     header = (

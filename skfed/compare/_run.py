@@ -199,6 +199,8 @@ class CompareResult:
         One row per method and seed, with the per-node scores.
     info : dict
         Dataset, task, metric, split, sizes, seeds, versions.
+    notes : list of str
+        ``"method: Category: message"`` for every warning a fit raised.
     """
 
     table: list

@@ -138,6 +138,10 @@ class DatasetSpec:
     """One row of the dataset table.
 
     ``load(seed) -> SplitData`` returns the split of repeat ``seed``.
+    The skfed methods get ``X_train`` as returned; the Global and Local
+    baselines standardize it first.  So return features of roughly unit
+    scale (every shipped dataset's are), or the methods are compared on
+    other features than the baselines.
     """
 
     name: str

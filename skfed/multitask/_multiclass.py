@@ -200,9 +200,9 @@ class _MulticlassMixin:
         logistic probabilities normalized to sum to one."""
         scores = self._raw_decision(X, groups)
         if scores.shape[1] == 1:
-            p = 1.0 / (1.0 + np.exp(-scores[:, 0]))
+            p = np.exp(-np.logaddexp(0.0, -scores[:, 0]))  # sigmoid, no overflow
             return np.column_stack([1.0 - p, p])
         if getattr(self, "multi_class_", "ovr") == "multinomial":
             return softmax_proba(scores)
-        p = 1.0 / (1.0 + np.exp(-scores))
+        p = np.exp(-np.logaddexp(0.0, -scores))
         return p / p.sum(axis=1, keepdims=True)

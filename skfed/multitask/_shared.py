@@ -201,7 +201,7 @@ def _logit(b):
 
 
 def _share(theta):
-    b = 1.0 / (1.0 + np.exp(-theta))
+    b = np.exp(-np.logaddexp(0.0, -theta))  # sigmoid, no overflow
     return float(min(max(b, _SHARE_FLOOR), 1.0 - _SHARE_FLOOR))
 
 

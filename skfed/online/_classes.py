@@ -685,7 +685,7 @@ class DecentralizedKernelSGDClassifier(FederatedClassifierMixin, _NeighbourGateM
         """
         scores = self.decision_function(X, groups)
         if scores.ndim == 1:
-            p = 1.0 / (1.0 + np.exp(-scores))
+            p = np.exp(-np.logaddexp(0.0, -scores))  # sigmoid, no overflow
             return np.column_stack([1.0 - p, p])
         scores = scores - scores.max(axis=1, keepdims=True)
         e = np.exp(scores)
