@@ -151,26 +151,55 @@ VARIANTS = {"R05": ("ranking", 0.05), "R025": ("ranking", 0.025),
             "B05": ("both", 0.05), "B025": ("both", 0.025)}
 
 
-_RANKING_COUNT = _dada_vote.count_second_round
+_LIBRARY_ROUND = _dada_vote.second_round
 
 
-def _count_both(cast, candidates):
-    """The rejected variant ``B``: the library's count (ranking count only),
-    plus every candidate whose significance count reaches its threshold
-    (of the nodes that held the test), as in the first round."""
-    added, counts, thresholds = _RANKING_COUNT(cast, candidates)
-    n_tested = int(cast[:, 2 * candidates.shape[0]].sum())
-    added = added | (candidates & (counts[1] >= thresholds[1]) & (n_tested > 0))
-    return added, counts, thresholds
+def _second_round_both(X, y, offsets, varying, selected, tie_key, voters, simulation=None,
+                       sample_weight=None):
+    """The rejected variant ``B`` (its own round: the library casts ranking
+    ballots only since dada33): every node also casts a significance ballot
+    (its candidates whose partial correlation is significant at the node at
+    level 0.05, Student's t on ``dof`` degrees of freedom) and says whether
+    it held the test; a candidate is added by the library's ranking count
+    or when its significance count reaches :func:`significance_threshold`
+    (of the nodes that held the test), as in the first round.  The nodes
+    send both ballots (``2 n_features + 1`` counts wide).  Returns the
+    library round's tuple, ``votes`` of shape (2, n_features) and both
+    thresholds."""
+    from scipy.stats import t as t_distribution
+
+    from skfed.boosting._agreement import _vote_messages
+    from skfed.boosting._stumps import significance_threshold
+
+    candidates = varying & ~selected
+    if not selected.any() or not candidates.any():
+        return np.zeros(varying.shape[0], dtype=bool), None, None, 0
+    ranked, _ = _dada_vote.conditional_ballots(X, y, offsets, selected, candidates, tie_key,
+                                               voters, sample_weight=sample_weight)
+    r2, dof, takes_part = _dada_vote.partial_relevance(X, y, offsets, selected, candidates,
+                                                       sample_weight)
+    rel = np.where(candidates[None, :] & takes_part[:, None], r2, 0.0)
+    df = np.maximum(dof, 1.0)[:, None]
+    t = np.sqrt(rel * df / np.maximum(1.0 - rel, 1e-300))
+    significant = (2 * t_distribution.sf(t, df) < 0.05) & (rel > 0)
+    added, votes, first = _dada_vote.count_second_round(ranked, candidates)
+    n_tested = int(takes_part.sum())
+    second = significance_threshold(n_tested, int(candidates.sum()),
+                                    vote_level=_dada_vote.SECOND_LEVEL)
+    counted = significant.sum(axis=0).astype(np.int64)
+    added = added | (candidates & (counted >= second) & (n_tested > 0))
+    cast = np.hstack([ranked, significant, takes_part[:, None]])
+    spent = 0 if simulation is None else _vote_messages(simulation, cast, added)
+    return added, np.vstack([votes, counted]), np.array([first, second]), spent
 
 
 def _set_variant(variant):
     """Point the library at the variant for this run: ``_dada_vote``'s
-    level and its count function (the library's own for ``R``,
-    :func:`_count_both` for ``B``)."""
+    level and its round (the library's own for ``R``,
+    :func:`_second_round_both` for ``B``)."""
     ballots, level = VARIANTS[variant]
     _dada_vote.SECOND_LEVEL = level
-    _dada_vote.count_second_round = _count_both if ballots == "both" else _RANKING_COUNT
+    _dada_vote.second_round = _second_round_both if ballots == "both" else _LIBRARY_ROUND
 
 
 def _load(case):

@@ -4,12 +4,14 @@
 References: the t statistic of the feature's coefficient in each node's own
 least-squares fit of its labels on an intercept, the selected features and
 the feature (explicit ``(A'A)^-1`` standard error, not the partial
-correlation the module computes), the counts' thresholds from the
+correlation the module computes), the ranking count's threshold from the
 binomial tail directly, and the round's bytes in closed form over the
 aggregation tree (binary heap of a complete topology); at the fit, the
 round's counts against the same OLS reference, the fit with no feature
 admitted bit-identical to ``feature_selection="vote"`` but for the round's
-bytes, and the admission rate of noise features against the level.
+bytes, and the admission rate of noise features against the level.  The
+nodes send their ranking ballots only (dada33: the significance ballot,
+which admitted nothing, is no longer cast nor sent).
 """
 
 import copy
@@ -17,7 +19,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy.stats import binom, t as t_distribution
+from scipy.stats import binom
 
 from skfed.boosting import DecentralizedBoostingClassifier, _dada_vote as dv
 from skfed.boosting._agreement import _aggregation_tree
@@ -94,27 +96,24 @@ def test_ballots_against_reference_and_thresholds():
     voters = np.arange(n_nodes) % 3 != 0
     ballots, q = dv.conditional_ballots(X, y, offsets, selected, candidates, tie, voters)
     assert q == math.ceil(math.sqrt(d - 1))
-    assert ballots.shape == (n_nodes, 2 * d + 1)
+    # only the ranking ballot is cast (dada33: no significance ballot)
+    assert ballots.shape == (n_nodes, d)
     for k in range(n_nodes):
         a, b = offsets[k], offsets[k + 1]
         ts = {j: _t_reference(X[a:b], y[a:b], [0], j) for j in range(1, d)}
-        sig = {j for j, (t, dof) in ts.items() if 2 * t_distribution.sf(t, dof) < 0.05}
-        assert set(np.flatnonzero(ballots[k, d:2 * d])) == sig
         best = sorted(range(1, d), key=lambda j: (-ts[j][0], tie[k, j]))[:q]
-        assert set(np.flatnonzero(ballots[k, :d])) == (set(best) if voters[k] else set())
-        assert ballots[k, 2 * d]
+        assert set(np.flatnonzero(ballots[k])) == (set(best) if voters[k] else set())
     added, counts, threshold, spent = dv.second_round(X, y, offsets, np.ones(d, bool),
                                                        selected, tie, voters)
-    n_voters = int(ballots[:, :d].any(1).sum())
+    n_voters = int(voters.sum())
+    assert n_voters == int(ballots.any(1).sum()) == 20
     level = 0.025 / (d - 1)  # half the first round's 0.05
     p = q / (d - 1)
     first = min(v for v in range(n_voters + 2) if binom.sf(v - 1, n_voters, p) <= level)
-    second = max(min(v for v in range(n_nodes + 2) if binom.sf(v - 1, n_nodes, 0.05) <= level),
-                 math.ceil(1.5 * 0.05 * n_nodes - 1e-9))
-    assert threshold.tolist() == [first, second]
-    assert counts.tolist() == [ballots[:, :d].sum(0).tolist(), ballots[:, d:2 * d].sum(0).tolist()]
-    # the ranking count alone admits (the significance count is reported only)
-    assert added.tolist() == (candidates & (counts[0] >= first)).tolist()
+    assert threshold == first
+    assert counts.tolist() == ballots.sum(0).tolist()
+    assert counts.sum() == q * n_voters
+    assert added.tolist() == (candidates & (counts >= first)).tolist()
     assert added[1] and not added[2:].any()  # the conditional feature, no noise
     assert spent == 0  # no simulation: nothing sent
 
@@ -128,7 +127,7 @@ def test_noise_only_adds_nothing():
     added, counts, threshold, _ = dv.second_round(X, y, offsets, np.ones(12, bool), selected,
                                                   tie, np.ones(40, bool))
     assert not added.any()
-    assert counts[0].max() < threshold[0] and counts[1].max() < threshold[1]
+    assert counts.max() < threshold
     # Nothing selected, or nothing left: no round.
     assert dv.second_round(X, y, offsets, np.ones(12, bool), np.zeros(12, bool), tie,
                            np.ones(40, bool))[1] is None
@@ -139,7 +138,7 @@ def _heap_bytes(ballots, added, d, header=10):
     counts up (int32 each with an index, or all counts), the added features
     down (bits or indices), a header each way."""
     n_nodes = ballots.shape[0]
-    width = 2 * d + 1
+    width = d  # the ranking counts only
     total = 0
     for k in range(1, n_nodes):
         sub, grow = {k}, [k]
@@ -189,7 +188,7 @@ def test_bytes_closed_form_on_the_heap():
     assert parent.tolist() == [-1] + [(i - 1) // 2 for i in range(1, n_nodes)]
     assert spent == _heap_bytes(ballots, added, d)
     assert len(sim.counter.sent) == 2 * (n_nodes - 1)
-    assert payload_bytes(n_int32=2 + 2 * d + 1) == 4 * (2 + 2 * d + 1)
+    assert payload_bytes(n_int32=2 + d) == 4 * (2 + d)
 
 
 def _weak_second_feature(seed, c, n_nodes=40, n=12, d=12):
@@ -200,23 +199,18 @@ def _weak_second_feature(seed, c, n_nodes=40, n=12, d=12):
     return X, (X[:, 0] + c * X[:, 1] > 0).astype(int), np.repeat(np.arange(n_nodes), n)
 
 
-def _reference_counts(X, y, g, selected, level=0.05):
-    """The second round's two counts from each node's OLS t statistics: the
-    ``ceil(sqrt(n_candidates))`` largest |t| (all nodes vote: equal sizes),
-    and the |t| significant at ``level``."""
-    d = X.shape[1]
-    S = np.flatnonzero(selected)
+def _reference_counts(X, y, g, selected):
+    """The second round's ranking counts from each node's OLS t statistics:
+    its ``ceil(sqrt(n_candidates))`` largest |t| (all nodes vote: equal sizes)."""
     cand = np.flatnonzero(~selected)
     q = math.ceil(math.sqrt(cand.size))
-    ranked, significant = np.zeros(d, int), np.zeros(d, int)
+    ranked = np.zeros(X.shape[1], int)
     for k in np.unique(g):
         rows = g == k
-        ts = {j: _t_reference(X[rows], y[rows], S, j) for j in cand}
+        ts = {j: _t_reference(X[rows], y[rows], np.flatnonzero(selected), j) for j in cand}
         for j in sorted(cand, key=lambda j: -ts[j][0])[:q]:
             ranked[j] += 1
-        for j, (t, dof) in ts.items():
-            significant[j] += 2 * t_distribution.sf(t, dof) < level
-    return ranked, significant
+    return ranked
 
 
 def test_fit_adds_the_conditional_feature_with_the_reference_counts():
@@ -232,15 +226,15 @@ def test_fit_adds_the_conditional_feature_with_the_reference_counts():
     np.testing.assert_array_equal(both.vote_threshold_, first.vote_threshold_)
     assert np.flatnonzero(both.conditional_features_).tolist() == [1]
     assert np.flatnonzero(both.selected_features_).tolist() == [0, 1]
-    counts, thresholds = both.conditional_votes_
-    ranked, significant = _reference_counts(X, y, g, first.selected_features_)
-    assert counts.tolist() == [ranked.tolist(), significant.tolist()]
+    counts, threshold = both.conditional_votes_
+    ranked = _reference_counts(X, y, g, first.selected_features_)
+    assert counts.tolist() == ranked.tolist()
     n_voters, n_cand = 40, 11
     p = math.ceil(math.sqrt(n_cand)) / n_cand
     level = 0.025 / n_cand
-    assert thresholds[0] == min(v for v in range(n_voters + 2)
-                                if binom.sf(v - 1, n_voters, p) <= level)
-    assert counts[0, 1] >= thresholds[0] > counts[0, 2:].max()
+    assert threshold == min(v for v in range(n_voters + 2)
+                            if binom.sf(v - 1, n_voters, p) <= level)
+    assert counts[1] >= threshold > counts[2:].max()
     # Stumps now split feature 1 too, as many as feature 0.
     assert np.bincount(both.stump_features_).tolist() == [20, 20]
 
@@ -260,16 +254,13 @@ def test_no_feature_admitted_is_the_vote_fit_to_the_bit_plus_the_rounds_bytes():
                                   first.collaboration_graph_.toarray())
     # The bytes differ by the round's, in closed form from the reference ballots.
     d = X.shape[1]
-    ballots = np.zeros((40, 2 * d + 1), dtype=bool)
+    ballots = np.zeros((40, d), dtype=bool)
     cand = np.flatnonzero(~selected)
     q = math.ceil(math.sqrt(cand.size))
     for k in range(40):
         rows = g == k
         ts = {j: _t_reference(X[rows], y[rows], np.flatnonzero(selected), j) for j in cand}
         ballots[k, sorted(cand, key=lambda j: -ts[j][0])[:q]] = True
-        for j, (t, dof) in ts.items():
-            ballots[k, d + j] = 2 * t_distribution.sf(t, dof) < 0.05
-        ballots[k, 2 * d] = True
     extra = _heap_bytes(ballots, np.zeros(d, bool), d, header=16)
     assert both.n_bytes_sent_ - first.n_bytes_sent_ == extra > 0
 

@@ -459,9 +459,10 @@ class DecentralizedBoostingClassifier(AutoRadiusJoinMixin, OneClassJoinMixin, Pe
     conditional_features_ : ndarray of shape (n_features,), dtype=bool
         The features the second round added (``"conditional_vote"``; None
         otherwise).
-    conditional_votes_ : tuple of ndarray or None
-        The second round's counts (2, n_features) and thresholds (2,), None
-        when it was not held.
+    conditional_votes_ : tuple or None
+        The second round's ranking counts (ndarray of shape (n_features,),
+        int64) and the count a candidate needed (int), None when it was not
+        held.
     vote_min_samples_ : float
         Median of the nodes' distinct positive-weight samples: the nodes
         with at least that many voted (None when no vote was held).

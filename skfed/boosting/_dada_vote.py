@@ -10,18 +10,18 @@ more relevant than noise.  The second round
 unselected feature explains of its labels once the selected ones are
 accounted for: the squared partial correlation of the labels (class codes;
 nodes with exactly two classes take part) and the feature given an
-intercept and the selected features, at the node, tested with Student's t
-on ``n - |S| - 2`` degrees of freedom (exact for a noise feature drawn
-normal and independent of the rest).  Each node casts the first round's
-two ballots on these statistics (its ``ceil(sqrt(n_candidates))`` best
-candidates, and those significant at the node at level 0.05), and a
-candidate is added when its ranking count reaches :func:`vote_threshold`
-at level ``SECOND_LEVEL`` (half the first round's, so that the two rounds
-share the Bonferroni budget).  The significance count is tallied and
-reported (``conditional_votes_``) but adds no feature: admitting one whose
-count reaches :func:`significance_threshold`, as the first round does, was
-measured to lose on Computer buyers (``benchmarks/dada_vote_conditional.py``
-carries that variant, ``B05``/``B025``).  A join (``add_nodes``) recounts the first
+intercept and the selected features, at the node.  Each node casts the
+first round's ranking ballot on these statistics (its
+``ceil(sqrt(n_candidates))`` best candidates), and a candidate is added
+when its ranking count reaches :func:`vote_threshold` at level
+``SECOND_LEVEL`` (half the first round's, so that the two rounds share the
+Bonferroni budget).  No significance ballot is cast in this round:
+admitting a candidate whose significance count reaches
+:func:`significance_threshold`, as the first round does, was measured to
+lose on Computer buyers (``benchmarks/dada_vote_conditional.py`` carries
+that variant, ``B05``/``B025``, with its own ballots), and a ballot that
+admits nothing is not worth its bytes (dada33: it was sent and tallied
+only for ``conditional_votes_``).  A join (``add_nodes``) recounts the first
 round with the newcomers' ballots (:mod:`skfed._graph_join_vote`) and
 keeps the fit's selection, second-round features included.
 
@@ -44,7 +44,6 @@ from ._stumps import (
     _vote_size,
     feature_relevance,
     node_ballots,
-    significance_threshold,
     vote_eligible,
     vote_threshold,
 )
@@ -114,14 +113,14 @@ def partial_relevance(X, y, offsets, selected, candidates, sample_weight=None):
     return r2, dof, takes_part
 
 
-def conditional_ballots(X, y, offsets, selected, candidates, tie_key, voters, level=0.05,
+def conditional_ballots(X, y, offsets, selected, candidates, tie_key, voters,
                         sample_weight=None):
-    """Every node's two ballots of the second round, one boolean row each
-    (``2 n_features + 1`` columns, as :func:`node_ballots`), and ``q``."""
-    from scipy.stats import t as t_distribution
-
-    r2, dof, takes_part = partial_relevance(X, y, offsets, selected, candidates,
-                                            sample_weight)
+    """Every node's ranking ballot of the second round, one boolean row each
+    (``n_features`` columns: its ``q = ceil(sqrt(n_candidates))`` candidates
+    of largest squared partial correlation, ties broken by ``tie_key``; none
+    from a node that does not vote or take part, :func:`partial_relevance`),
+    and ``q``."""
+    r2, _, takes_part = partial_relevance(X, y, offsets, selected, candidates, sample_weight)
     q = _vote_size(int(candidates.sum()))
     rel = np.where(candidates[None, :] & takes_part[:, None], r2, 0.0)
     order = np.lexsort((tie_key, -rel), axis=1)[:, :q]
@@ -130,51 +129,42 @@ def conditional_ballots(X, y, offsets, selected, candidates, tie_key, voters, le
     keep = (rel[rows, chosen] > 0) & np.asarray(voters, dtype=bool)[rows]
     ranked = np.zeros(rel.shape, dtype=bool)
     ranked[rows[keep], chosen[keep]] = True
-    df = np.maximum(dof, 1.0)[:, None]
-    t = np.sqrt(rel * df / np.maximum(1.0 - rel, 1e-300))
-    significant = (2 * t_distribution.sf(t, df) < level) & (rel > 0)
-    return np.hstack([ranked, significant, takes_part[:, None]]), q
+    return ranked, q
 
 
-def count_second_round(cast, candidates):
-    """``(added, counts, thresholds)`` from every node's second-round ballots
-    (rows of :func:`conditional_ballots`): a candidate is added when its
-    ranking count reaches the first threshold; ``counts`` holds the ranking
-    and the significance counts, ``thresholds`` both thresholds (the second
-    is reported only: it adds no feature)."""
-    d = candidates.shape[0]
-    ranked = cast[:, :d]
+def count_second_round(ranked, candidates):
+    """``(added, votes, threshold)`` from every node's ranking ballot (rows
+    of :func:`conditional_ballots`): a candidate is added when its count
+    ``votes`` (int64, one per feature) reaches ``threshold``
+    (:func:`vote_threshold` of the nodes that voted, at ``SECOND_LEVEL``)."""
     n_voters = int(ranked.any(axis=1).sum())
     votes = ranked.sum(axis=0).astype(np.int64)
-    significant = cast[:, d:2 * d].sum(axis=0).astype(np.int64)
-    n_tested = int(cast[:, 2 * d].sum())
     n_candidates = int(candidates.sum())
-    q = _vote_size(n_candidates)
-    first = vote_threshold(n_voters, q, n_candidates, level=SECOND_LEVEL)
-    second = significance_threshold(n_tested, n_candidates, vote_level=SECOND_LEVEL)
-    added = candidates & (votes >= first) & (n_voters > 0)
-    return added, np.vstack([votes, significant]), np.array([first, second], dtype=np.int64)
+    threshold = vote_threshold(n_voters, _vote_size(n_candidates), n_candidates,
+                               level=SECOND_LEVEL)
+    added = candidates & (votes >= threshold) & (n_voters > 0)
+    return added, votes, int(threshold)
 
 
 def second_round(X, y, offsets, varying, selected, tie_key, voters, simulation=None,
                  sample_weight=None):
-    """``(added, counts, thresholds, bytes)`` of the second round.
+    """``(added, votes, threshold, bytes)`` of the second round.
 
     Held when the first round selected a feature and left some varying
     ones out (else ``(no feature, None, None, 0)``).  ``added``: the
     features it selects (boolean, never one of ``selected``;
-    :func:`count_second_round`).  Its ballots go up and the selection
-    comes down the same aggregation tree as the first round's
-    (:func:`_vote_messages`).
+    :func:`count_second_round`).  Its ranking ballots go up and the
+    selection comes down the same aggregation tree as the first round's
+    (:func:`_vote_messages`, ``n_features`` counts wide).
     """
     candidates = varying & ~selected
     if not selected.any() or not candidates.any():
         return np.zeros(varying.shape[0], dtype=bool), None, None, 0
-    cast, _ = conditional_ballots(X, y, offsets, selected, candidates, tie_key, voters,
-                                  sample_weight=sample_weight)
-    added, counts, threshold = count_second_round(cast, candidates)
-    spent = 0 if simulation is None else _vote_messages(simulation, cast, added)
-    return added, counts, threshold, spent
+    ranked, _ = conditional_ballots(X, y, offsets, selected, candidates, tie_key, voters,
+                                    sample_weight=sample_weight)
+    added, votes, threshold = count_second_round(ranked, candidates)
+    spent = 0 if simulation is None else _vote_messages(simulation, ranked, added)
+    return added, votes, threshold, spent
 
 
 def vote_on_features(est, Xs, y_codes, sws, layout, simulation, varying, seeds):
@@ -232,12 +222,12 @@ def vote_on_features(est, Xs, y_codes, sws, layout, simulation, varying, seeds):
     if conditional and np.any(np.asarray(threshold) > 0) \
             and selected.sum() < n_varying:
         second_key = second_round_key(seeds, relevance.shape)
-        added, counts, thresholds, extra = second_round(
+        added, second_votes, second_threshold, extra = second_round(
             Xs, y_codes, layout.offsets, varying, selected, second_key, voters, simulation,
             sample_weight=sws)
         est.conditional_features_ = added
-        if counts is not None:
-            est.conditional_votes_ = (counts, thresholds)
+        if second_votes is not None:
+            est.conditional_votes_ = (second_votes, second_threshold)
         selected = selected | added
         spent += extra
     return selected, votes, threshold, spent

@@ -159,15 +159,15 @@ def _second_round(est, peer, simulation, Xs, codes, sws, local, mine, K, varying
     if not np.any(np.asarray(threshold) > 0) or not candidates.any():
         return selected, 0
     key = second_round_key(seeds[:K], (K, d))
-    own = np.zeros((mine.size, 2 * d + 1), dtype=bool)
+    own = np.zeros((mine.size, d), dtype=bool)
     if mine.size:
         own, _ = conditional_ballots(Xs, codes, local, selected, candidates, key[mine],
                                      vote_eligible(sizes)[mine], sample_weight=sws)
-    cast = np.zeros((K, 2 * d + 1), dtype=bool)
+    cast = np.zeros((K, d), dtype=bool)
     for nodes, part in _share(peer, "votes2", (mine, own), "second-round feature votes"):
         cast[nodes] = part
-    added, counts, thresholds = count_second_round(cast, candidates)
-    est.conditional_features_, est.conditional_votes_ = added, (counts, thresholds)
+    added, votes, threshold = count_second_round(cast, candidates)
+    est.conditional_features_, est.conditional_votes_ = added, (votes, threshold)
     return selected | added, _vote_messages(simulation, cast, added, nodes=mine)
 
 
