@@ -344,8 +344,12 @@ def test_two_joins_add_up_to_one_and_survive_pickling():
     twice = copy.deepcopy(clf)
     for part in (g == 10, g >= 11):
         twice.add_nodes(X[part], y[part], groups=g[part])
-    np.testing.assert_array_equal(once.coef_, twice.coef_)   # each newcomer solves alone
-    np.testing.assert_array_equal(once.intercept_, twice.intercept_)
+    # Each newcomer's Newton iterates do not depend on the others' (persolin32:
+    # one solver for the shared and posterior joins); the newcomers of one call
+    # are padded to the widest, so sums over padded rows may round an ulp apart.
+    np.testing.assert_allclose(once.coef_, twice.coef_, rtol=1e-13, atol=1e-16)
+    np.testing.assert_allclose(once.intercept_, twice.intercept_, rtol=1e-13, atol=1e-16)
+    np.testing.assert_array_equal(once.coef_[:10], clf.coef_)
     per = HEADER + (HEADER + 40) + (HEADER + 8)
     assert once.join_communication_.total_bytes == 3 * per
     assert twice.join_communication_.total_bytes == 3 * per

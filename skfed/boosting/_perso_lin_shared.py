@@ -52,8 +52,10 @@ n_base`` float64); it then solves its block of Perso-lin's objective with
 ``S`` in place of its neighbours' mean: ``min_theta c F(theta) + (mu / 2)
 ||theta - S||^2``, ``F`` its mean loss (the estimator's ``loss``) plus
 ``(alpha / 2) ||theta_w||^2``, ``c`` its mass over the fit's largest (the
-paper's confidence, as in the graph join), by L-BFGS to a gradient of
-``BLOCK_GTOL`` (on its own samples: nothing sent).  Its graph row is one
+paper's confidence, as in the graph join), by the posterior join's Newton
+solver, every newcomer of the call at once
+(:func:`skfed.boosting._perso_lin_posterior.newcomer_blocks`; on its own
+samples: nothing sent).  Its graph row is one
 edge to the hub of weight 1 (it sends the hub that weight).
 
 Refused by name: a finite ``privacy`` budget (the gradients and the gate
@@ -76,7 +78,7 @@ from scipy import sparse
 from scipy.optimize import minimize
 from scipy.special import expit
 
-from .._mean_neighbours import GATE_T, JOIN_NEIGHBOURS, _deliver, _mean_and_loss, fit_gate
+from .._mean_neighbours import GATE_T, JOIN_NEIGHBOURS, _deliver, fit_gate
 from .._mean_neighbours import record_newcomers
 from .._mean_neighbours import gate_statistic
 from ..graph import model_message_bytes
@@ -86,7 +88,6 @@ JOIN_RULES = JOIN_NEIGHBOURS + ("shared", "posterior")
 HOLD_BACK = 5  # one sample in HOLD_BACK of every node is held back from S
 SHARED_ROUNDS = 50  # objective evaluations (exchanges) at most, on the kept rows
 FINAL_ROUNDS = 10  # then, if the gate opens, on every row from there
-BLOCK_GTOL = 1e-10  # the newcomer's block solve (local: no bytes)
 SHARED_GTOL = 1e-5
 
 
@@ -288,36 +289,6 @@ def fit_newcomer_rule(est, state, simulation, spec):
     return posterior_rule(est, spec)
 
 
-def _loss_grad(loss, margins):
-    """``loss(m)`` and ``loss'(m)`` of Perso-lin's losses (margins ``y theta.z``)."""
-    if loss == "logistic":
-        return np.logaddexp(0.0, -margins), -expit(-margins)
-    gap = np.maximum(0.0, 1.0 - margins)
-    return gap * gap, -2.0 * gap
-
-
-def newcomer_block(Z, Y, sw, S, c, alpha, mu, n_pen, loss="logistic"):
-    """``argmin c F(theta) + (mu / 2) ||theta - S||^2`` per problem (see the
-    module); ``Z`` the newcomer's design, ``Y`` its ``(P, k)`` +-1 targets."""
-    Z = np.asarray(Z, dtype=np.float64)
-    w = np.asarray(sw, dtype=np.float64) / float(np.sum(sw))
-    out = np.array(S, dtype=np.float64)
-    for p in range(len(out)):
-        y, centre = np.asarray(Y[p], dtype=np.float64), out[p].copy()
-
-        def f(theta):
-            values, slopes = _loss_grad(loss, y * (Z @ theta))
-            d = theta - centre
-            g = c * (Z.T @ (w * slopes * y)) + mu * d
-            g[:n_pen] += c * alpha * theta[:n_pen]
-            pen = theta[:n_pen]
-            return (c * (float(w @ values) + 0.5 * alpha * float(pen @ pen))
-                    + 0.5 * mu * float(d @ d)), g
-        out[p] = minimize(f, centre, jac=True, method="L-BFGS-B",
-                          options={"gtol": BLOCK_GTOL, "ftol": 0.0, "maxiter": 10_000}).x
-    return out
-
-
 def _seed(est):
     from .._graph_join import _random_seed
 
@@ -350,7 +321,7 @@ def start_join(est, X, y, groups, sample_weight, salt):
 
 def shared_join(est, X, y, groups, sample_weight=None):
     """Newcomers take the shared model ``S`` (see the module)."""
-    from .._graph_join import _design, _Newcomer, _targets
+    from ._perso_lin_posterior import newcomer_blocks, newcomer_losses, padded_newcomers
 
     info = est._join_info
     X, y, sw, new_labels, layout, models, seed, _, sim, rogue_old = start_join(
@@ -376,18 +347,13 @@ def shared_join(est, X, y, groups, sample_weight=None):
     # Last round: each newcomer sends the hub its edge weight (1).
     sim.counter.send_pairs(newcomers, zero, np.full(n_new, payload_bytes(n_float64=1), np.int64))
     sim.counter.next_round()
-    model = np.asarray(answer, dtype=dtype).reshape(S.shape)
-    Z_all, Y_all = _design(est, X, dtype), _targets(est, y, dtype)
-    new_models = np.zeros((n_new,) + models.shape[1:], dtype=dtype)
-    losses, confidences = np.zeros(n_new), np.zeros(n_new)
-    for k in range(n_new):
-        idx = layout.node_indices(k)
-        node = _Newcomer(est, np.ascontiguousarray(Z_all[idx]), np.ascontiguousarray(Y_all[:, idx]),
-                         np.ascontiguousarray(sw[idx], dtype=dtype), float(info["max_mass"]), dtype)
-        own = newcomer_block(node.Z, node.Y, node.sw, model, node.confidence, est.alpha,
-                             est.mu, model.shape[1] - int(est.fit_intercept), est.loss)
-        new_models[k], losses[k] = _mean_and_loss(est, node, own.astype(dtype))
-        confidences[k] = node.confidence
+    model = np.asarray(answer, dtype=dtype).reshape(S.shape).astype(np.float64)
+    Z, Y, _, W, _, confidences = padded_newcomers(est, X, y, sw, layout,
+                                                  float(info["max_mass"]), dtype)
+    U = np.broadcast_to(model, (n_new,) + model.shape)
+    new_models = newcomer_blocks(Z, Y, W, U, confidences, float(est.alpha), float(est.mu),
+                                 model.shape[1] - int(est.fit_intercept), est.loss).astype(dtype)
+    losses = newcomer_losses(est, Z, Y, W, new_models, confidences)
     ones = np.ones(n_new)
     return record_newcomers(est, sim, info, new_labels, models, new_models, losses,
                             confidences, (ones, newcomers, zero), seed)

@@ -1,0 +1,195 @@
+"""A cheaper shared newcomer model for Perso-lin: the nodes' own solves, averaged.
+
+``join_neighbours="shared"`` (:mod:`skfed.boosting._perso_lin_shared`)
+solves one logistic model ``S`` at a hub by L-BFGS, one exchange with
+every fitted node per evaluation (at most 50 on the kept rows, the gate,
+10 more on every row): 15.8 % of a HAR fit's bytes in float32
+(``benchmarks/persolin_shared_cost.py``).  Here every node instead solves
+its own share of the same objective on its own rows (local computation)::
+
+    min_s (1 / m_k) sum_i s_i log(1 + exp(-y_i s . z_i)) + (beta / 2) ||s_w||^2
+
+and sends ``s_k`` once (``P n_base`` float32); the hub's start is the
+mass-weighted mean ``sum_k m_k s_k / M``, from which it runs at most ``R``
+evaluations of the shared objective (``R = 0``: the average itself; the
+hub then sends it to every node for the gate, one message).  If the gate
+opens, ``R = 0`` has every node solve again on all its rows and send it
+(one more message), ``R > 0`` runs at most ``F`` evaluations on every row
+from there.  ``beta``: ``g`` = ``1 / M`` (the node's share of the shared
+objective), ``l`` = ``1 / m_k`` (scikit-learn's ``C = 1`` on the node's
+rows alone).
+
+Each variant re-runs only the end of the fit (the fit's state captured once
+per seed and data set, as ``persolin_shared_cost.py`` does), then joins the
+newcomers at ``k = 5, 10, 20``.  Printed per data set: the gate's ``t``,
+the shared rule's bytes (a 16-byte header per message) over the fit's
+(``cost``), and the newcomers' accuracy (%, the mean over seeds)::
+
+    python benchmarks/persolin_shared_oneshot.py --datasets har --seeds 0,1,2
+"""
+
+import argparse
+import copy
+import os
+import sys
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import new_nodes  # noqa: E402
+
+from skfed.boosting import _perso_lin, _perso_lin_shared as shared  # noqa: E402
+from skfed.boosting._perso_lin_posterior import newcomer_blocks  # noqa: E402
+
+HEADER = 16
+_CAPTURED = {}
+_ORIGINAL_RULE = shared.fit_newcomer_rule
+_ORIGINAL_SOLVE = shared.solve_shared
+
+
+def _capture(est, state, simulation, spec):
+    _CAPTURED["args"] = (copy.deepcopy(est), state, simulation, spec)
+    return _ORIGINAL_RULE(est, state, simulation, spec)
+
+
+def local_models(Z, Y, sw, offsets, keep, n_pen, beta):
+    """Every node's minimizer of its share (see the module), ``(n, P, nb)``,
+    and its kept mass; Newton in the samples' space (``newcomer_blocks``)."""
+    n = len(offsets) - 1
+    Z = np.asarray(Z, dtype=np.float64)
+    Y = np.asarray(Y, dtype=np.float64)
+    P, nb = Y.shape[0], Z.shape[1]
+    w = np.where(keep, np.asarray(sw, dtype=np.float64), 0.0)
+    counts = np.diff(offsets)
+    width = int(counts.max())
+    pos = np.arange(width)[None, :]
+    pad = pos < counts[:, None]
+    idx = np.where(pad, np.asarray(offsets[:-1])[:, None] + pos, 0)
+    Zp = np.where(pad[..., None], Z[idx], 0.0)
+    Yp = np.where(pad[:, None, :], Y[:, idx].transpose(1, 0, 2), 1.0)
+    Wp = np.where(pad, w[idx], 0.0)
+    mass = Wp.sum(axis=1)
+    Wn = Wp / np.maximum(mass, 1e-300)[:, None]
+    M = mass.sum()
+    out = np.zeros((n, P, nb))
+    for k in range(n):  # one node at a time (memory: n x width x width)
+        if mass[k] <= 0:
+            continue
+        b = 1.0 / M if beta == "g" else 1.0 / mass[k]
+        out[k] = newcomer_blocks(Zp[k:k + 1], Yp[k:k + 1], Wn[k:k + 1], np.zeros((1, P, nb)),
+                                 np.ones(1), b, 1e-8, n_pen, "logistic")[0]
+    return out, mass
+
+
+def make_solve(beta, rounds, final):
+    """A ``solve_shared`` replacement for one variant (see the module)."""
+    calls = [0]
+
+    def solve(Z, Y, sw, offsets, keep, sim, n_pen, rounds_=None, start=None, **kw):
+        n = len(offsets) - 1
+        calls[0] += 1
+        rest, hub = np.arange(1, n, dtype=np.intp), np.zeros(n - 1, dtype=np.intp)
+        P, nb = np.asarray(Y).shape[0], np.asarray(Z).shape[1]
+        message = shared.payload_bytes(n_float32=P * nb)
+        if calls[0] == 1 or rounds == 0:  # the nodes' own solves, averaged by mass
+            models, mass = local_models(Z, Y, sw, offsets, keep, n_pen, beta)
+            models = shared._sent(models)
+            shared._deliver(sim, rest, hub, np.full(n - 1, message))
+            S0 = np.tensordot(mass / mass.sum(), models, axes=1)
+        else:
+            S0 = start
+        R = rounds if calls[0] == 1 else final
+        if R == 0:
+            shared._deliver(sim, hub, rest, np.full(n - 1, message))  # S to the nodes
+            return S0, 0
+        return _ORIGINAL_SOLVE(Z, Y, sw, offsets, keep, sim, n_pen, rounds=R, start=S0)
+
+    return solve
+
+
+def variant(spec):
+    est, state, simulation, fspec = _CAPTURED["args"]
+    est = copy.deepcopy(est)  # (the state and simulation are reused: the cost is counted here)
+    fit_bytes = est.n_bytes_sent_
+    saved = (shared.solve_shared, shared._deliver, shared.FINAL_ROUNDS, shared.SHARED_ROUNDS)
+    sent = [0]
+
+    def deliver(sim, src, dst, nbytes):
+        nbytes = np.asarray(nbytes)
+        sent[0] += int(nbytes.sum()) + HEADER * len(nbytes)
+        return saved[1](sim, src, dst, nbytes)
+
+    shared._deliver = deliver
+    if spec is not None:
+        beta, rounds, final = spec
+        shared.solve_shared = make_solve(beta, rounds, final)
+    try:
+        _ORIGINAL_RULE(est, state, simulation, fspec)
+    finally:
+        shared.solve_shared, shared._deliver, shared.FINAL_ROUNDS, shared.SHARED_ROUNDS = saved
+    return est, sent[0] / fit_bytes
+
+
+def one(dataset, seed, ks, variants):
+    data = new_nodes.load(dataset, seed)
+    X, y, groups, task = data[:4]
+    fit_rows, _, order = new_nodes.split(X, y, groups, seed, data[4] if len(data) > 4 else None)
+    _perso_lin.fit_newcomer_rule = _capture
+    try:
+        base = new_nodes.make_estimator("persolin", task, seed)
+        base.set_params(join_neighbours="shared")
+        base.fit(X[fit_rows], y[fit_rows], groups=groups[fit_rows])
+    finally:
+        _perso_lin.fit_newcomer_rule = _ORIGINAL_RULE
+    out = {}
+    for name in variants:
+        est, cost = variant(VARIANTS[name])
+        gate = est.newcomer_gate_ or {}
+        row = {"t": gate.get("t", np.nan), "cost": cost, "rule": est.newcomer_rule_}
+        for k in ks:
+            train, test = new_nodes.new_node_rows(order, k)
+            joined = copy.deepcopy(est)
+            joined.add_nodes(X[train], y[train], groups=groups[train])
+            row[k] = 100 * joined.score(X[test], y[test], groups=groups[test])
+        out[name] = row
+        print(dataset, seed, name, {k: (round(v, 4) if isinstance(v, float) else v)
+                                    for k, v in row.items()}, flush=True)
+    return out
+
+
+VARIANTS = {  # name: (beta, R, F) or None for the module's solve
+    "built 50+10": None,
+    "avg g": ("g", 0, 0),
+    "avg l": ("l", 0, 0),
+    "avg g +5+3": ("g", 5, 3),
+    "avg l +5+3": ("l", 5, 3),
+    "avg g +10+5": ("g", 10, 5),
+}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", default="har")
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--ks", default="5,10,20")
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    ks = [int(k) for k in args.ks.split(",")]
+    names = args.variants.split(",")
+    for dataset in args.datasets.split(","):
+        runs = [one(dataset, int(s), ks, names) for s in args.seeds.split(",")]
+        print(f"{dataset}: variant          t      cost    "
+              + "  ".join(f"k={k:<5d}" for k in ks))
+        for name in names:
+            rows = [r[name] for r in runs]
+            print(f"{name:15s} {np.mean([r['t'] for r in rows]):6.2f}  "
+                  f"{np.mean([r['cost'] for r in rows]):.4f}  "
+                  + "  ".join(f"{np.mean([r[k] for r in rows]):7.2f}" for k in ks)
+                  + "  " + "/".join(str(r["rule"]) for r in rows), flush=True)
+
+
+if __name__ == "__main__":
+    main()
