@@ -83,6 +83,77 @@ def local_models(Z, Y, sw, offsets, keep, n_pen, beta):
     return out, mass
 
 
+def _padded(Z, Y, sw, offsets, keep):
+    Z = np.asarray(Z, dtype=np.float64)
+    Y = np.asarray(Y, dtype=np.float64)
+    w = np.where(keep, np.asarray(sw, dtype=np.float64), 0.0)
+    counts = np.diff(offsets)
+    width = int(counts.max())
+    pos = np.arange(width)[None, :]
+    pad = pos < counts[:, None]
+    idx = np.where(pad, np.asarray(offsets[:-1])[:, None] + pos, 0)
+    Zp = np.where(pad[..., None], Z[idx], 0.0)
+    Yp = np.where(pad[:, None, :], Y[:, idx].transpose(1, 0, 2), 1.0)
+    Wp = np.where(pad, w[idx], 0.0)
+    return Zp, Yp, Wp
+
+
+def dane(Z, Y, sw, offsets, keep, sim, n_pen, iters, mu_rel, start=None):
+    """DANE on the shared objective: per iteration the hub sends ``S``, every
+    node its gradient sums, the hub the global gradient, every node its
+    solve of ``f_k(s) - (grad f_k(S) - grad f(S)).s + (mu / 2) ||s - S||^2``
+    (its share ``f_k``, Newton in its samples' space), averaged by mass."""
+    n = len(offsets) - 1
+    Zp, Yp, Wp = _padded(Z, Y, sw, offsets, keep)
+    P, nb = Yp.shape[1], Zp.shape[2]
+    rest, hub = np.arange(1, n, dtype=np.intp), np.zeros(n - 1, dtype=np.intp)
+    # scaling round: masses and sums of squares (nb + 1 float32), as the module's
+    shared._deliver(sim, rest, hub, np.full(n - 1, shared.payload_bytes(n_float32=nb + 1)))
+    mass = Wp.sum(axis=1)
+    M = mass.sum()
+    lam = 1.0 / M
+    curv = 0.25 * np.einsum("nk,nkd->d", Wp, Zp * Zp) / M
+    mu = mu_rel * float(curv.mean())
+    Wn = Wp / np.maximum(mass, 1e-300)[:, None]
+    frac = mass / M
+    down = shared.payload_bytes(n_float32=P * nb)
+    up = shared.payload_bytes(n_float32=P * (nb + 1))
+    S = np.zeros((P, nb)) if start is None else np.asarray(start, dtype=np.float64)
+    live = mass > 0
+    for _ in range(iters):
+        shared._deliver(sim, hub, rest, np.full(n - 1, down))
+        S = shared._sent(S)
+        margins = Yp * np.einsum("nkd,pd->npk", Zp, S)
+        slope = -1.0 / (1.0 + np.exp(np.clip(margins, -500, 500)))
+        gsum = shared._sent(np.einsum("npk,nkd->npd", Wp[:, None, :] * Yp * slope, Zp))
+        shared._deliver(sim, rest, hub, np.full(n - 1, up))
+        reg = np.zeros((P, nb))
+        reg[:, :n_pen] = lam * S[:, :n_pen]
+        g = gsum.sum(axis=0) / M + reg
+        shared._deliver(sim, hub, rest, np.full(n - 1, down))
+        g = shared._sent(g)
+        gk = gsum / np.maximum(mass, 1e-300)[:, None, None] + reg
+        U = S[None] + (gk - g[None]) / mu
+        sk = newcomer_blocks(Zp[live], Yp[live], Wn[live], U[live], np.ones(live.sum()), lam,
+                             mu, n_pen, "logistic")
+        sk = shared._sent(sk)
+        shared._deliver(sim, rest, hub, np.full(n - 1, down))
+        S = np.tensordot(frac[live], sk, axes=1)
+    shared._deliver(sim, hub, rest, np.full(n - 1, down))  # the last S to the nodes
+    return S, 2 * iters
+
+
+def make_dane(iters, final, mu_rel):
+    calls = [0]
+
+    def solve(Z, Y, sw, offsets, keep, sim, n_pen, rounds=None, start=None):
+        calls[0] += 1
+        return dane(Z, Y, sw, offsets, keep, sim, n_pen, iters if calls[0] == 1 else final,
+                    mu_rel, start=start)
+
+    return solve
+
+
 def make_solve(beta, rounds, final):
     """A ``solve_shared`` replacement for one variant (see the module)."""
     calls = [0]
@@ -122,7 +193,9 @@ def variant(spec):
         return saved[1](sim, src, dst, nbytes)
 
     shared._deliver = deliver
-    if spec is not None:
+    if spec is not None and spec[0] == "dane":
+        shared.solve_shared = make_dane(*spec[1:])
+    elif spec is not None:
         beta, rounds, final = spec
         shared.solve_shared = make_solve(beta, rounds, final)
     try:
@@ -166,6 +239,11 @@ VARIANTS = {  # name: (beta, R, F) or None for the module's solve
     "avg g +5+3": ("g", 5, 3),
     "avg l +5+3": ("l", 5, 3),
     "avg g +10+5": ("g", 10, 5),
+    "dane 3+1 mu1": ("dane", 3, 1, 1.0),
+    "dane 5+2 mu1": ("dane", 5, 2, 1.0),
+    "dane 3+1 mu.1": ("dane", 3, 1, 0.1),
+    "dane 5+2 mu.1": ("dane", 5, 2, 0.1),
+    "dane 5+2 mu.01": ("dane", 5, 2, 0.01),
 }
 
 

@@ -86,8 +86,8 @@ from ..network import payload_bytes
 
 JOIN_RULES = JOIN_NEIGHBOURS + ("shared", "posterior")
 HOLD_BACK = 5  # one sample in HOLD_BACK of every node is held back from S
-SHARED_ROUNDS = 50  # objective evaluations (exchanges) at most, on the kept rows
-FINAL_ROUNDS = 10  # then, if the gate opens, on every row from there
+SHARED_ROUNDS = 15  # objective evaluations (exchanges) at most
+SKETCH_RANK = 10  # columns of every node's sketch (the solve's preconditioner)
 SHARED_GTOL = 1e-5
 
 
@@ -140,7 +140,7 @@ def _sent(values):
     return np.asarray(values, dtype=np.float32).astype(np.float64)
 
 
-def solve_shared(Z, Y, sw, offsets, keep, sim, n_pen, rounds=SHARED_ROUNDS, start=None):
+def solve_shared(Z, Y, sw, offsets, keep, sim, n_pen, rounds=SHARED_ROUNDS):
     """``S`` of shape ``(P, n_base)`` and the number of evaluations; every
     message through ``sim`` (see the module)."""
     n = len(offsets) - 1
@@ -167,14 +167,21 @@ def solve_shared(Z, Y, sw, offsets, keep, sim, n_pen, rounds=SHARED_ROUNDS, star
     D[:n_pen] += lam
     scale = np.zeros(nb)
     np.divide(1.0, np.sqrt(D), out=scale, where=D > 0)
+    scale = _sent(scale)
+    # Round 2: the hub sends the scale; every node its sketch (the Nystrom
+    # preconditioner of the scaled Hessian at 0).
+    apply = sketch_preconditioner(Z, w, offsets, scale, mass, sim)
     down = payload_bytes(n_float32=P * nb)
     up = payload_bytes(n_float32=P * (nb + 1))
-    count, best = [0], [np.inf, np.zeros(P * nb)]
+    count, best = [0], [np.inf, np.zeros((P, nb))]
+
+    def point(v):
+        return apply(v.reshape(P, nb).T).T * scale
 
     def objective(v):
         if count[0] >= rounds:  # (L-BFGS-B may ask past maxfun)
             raise _OutOfRounds
-        S = (v.reshape(P, nb) * scale)
+        S = point(v)
         count[0] += 1
         _deliver(sim, hub, rest, np.full(n - 1, down))
         losses, grads = node_sums(Z, Y, w, offsets, _sent(S), n_pen)
@@ -189,18 +196,56 @@ def solve_shared(Z, Y, sw, offsets, keep, sim, n_pen, rounds=SHARED_ROUNDS, star
         grad = grads.sum(axis=0) / mass
         grad[:, :n_pen] += lam * pen
         if value < best[0]:
-            best[0], best[1] = value, v.copy()
-        return value, (grad * scale).ravel()
+            best[0], best[1] = value, S
+        return value, apply((grad * scale).T).T.ravel()
 
     try:
-        v0 = np.zeros(P * nb) if start is None else np.divide(
-            np.asarray(start, dtype=np.float64), scale, out=np.zeros((P, nb)),
-            where=scale > 0).ravel()
-        minimize(objective, v0, jac=True, method="L-BFGS-B",
+        minimize(objective, np.zeros(P * nb), jac=True, method="L-BFGS-B",
                  options={"maxfun": int(rounds), "maxiter": int(rounds), "gtol": SHARED_GTOL})
     except _OutOfRounds:
         pass
-    return best[1].reshape(P, nb) * scale, count[0]
+    return best[1], count[0]
+
+
+def sketch_preconditioner(Z, w, offsets, scale, mass, sim):
+    """Round 2 of the solve (see the module): the hub sends ``scale``; every
+    node ``k`` but the hub answers ``diag(scale) Z_k' W_k Z_k diag(scale)
+    Omega`` (``n_base x r`` float32, ``r = min(SKETCH_RANK, n_base)``,
+    ``Omega`` public, :func:`skfed.online._linear_solve.sketch_directions`);
+    the hub's Nystrom model ``U diag(l) U'`` of their sum times ``1 / (4
+    M)`` (the scaled logistic Hessian at 0 without the penalty).  Returns
+    ``apply``, the map of L-BFGS coordinates ``b`` (columns) to scaled ones:
+    ``b`` divided by ``sqrt(max(l, 1))`` along ``U`` (along the directions
+    where the scaled Hessian is over 1; the identity if the model fails)."""
+    from ..online._linear_solve import nystrom_model, sketch_directions
+
+    n, nb = len(offsets) - 1, Z.shape[1]
+    r = min(SKETCH_RANK, nb)
+    rest, hub = np.arange(1, n, dtype=np.intp), np.zeros(n - 1, dtype=np.intp)
+    _deliver(sim, hub, rest, np.full(n - 1, payload_bytes(n_float32=nb)))
+    omega = sketch_directions(nb, r)
+    Zs = Z * scale
+    right = w[:, None] * (Zs @ omega)
+    sketches = np.zeros((n, nb * r))
+    for k in range(n):
+        a, b = int(offsets[k]), int(offsets[k + 1])
+        sketches[k] = (Zs[a:b].T @ right[a:b]).ravel()
+    sketches = _sent(sketches)
+    if np.asarray(sim.rogue, dtype=bool).any():
+        sketches = sim.corrupt_value_rows(sketches, np.arange(n, dtype=np.intp))
+    _deliver(sim, rest, hub, np.full(n - 1, payload_bytes(n_float32=nb * r)))
+    total = 0.25 * sketches.sum(axis=0).reshape(nb, r) / mass
+    model = nystrom_model(total, omega) if np.all(np.isfinite(total)) else None
+    if model is None:
+        return lambda B: B
+    U, level = model
+    inside = 1.0 / np.sqrt(np.maximum(level, 1.0))
+
+    def apply(B):
+        UB = U.T @ B
+        return B - U @ UB + U @ (inside[:, None] * UB)
+
+    return apply
 
 
 class _OutOfRounds(Exception):
@@ -267,14 +312,10 @@ def fit_newcomer_rule(est, state, simulation, spec):
                                n_pen)
     gains, t = shared_gate(state.X, state.Y, state.sw, state.offsets, back, S, state.graph,
                            state.public, simulation)
-    n_final = 0
-    if t > GATE_T:  # the newcomers' S: on every row, from the gate's
-        S, n_final = solve_shared(state.X, state.Y, state.sw, state.offsets, np.ones_like(back),
-                                  simulation, n_pen, rounds=FINAL_ROUNDS, start=S)
     before = est.n_bytes_sent_
     est._set_communication(simulation)
     est.newcomer_gate_ = {"t": t, "mean_gain": float(np.mean(gains)) if len(gains) else 0.0,
-                          "gains": gains, "open": bool(t > GATE_T), "n_rounds": (n_rounds, n_final),
+                          "gains": gains, "open": bool(t > GATE_T), "n_rounds": n_rounds,
                           "n_bytes": int(est.n_bytes_sent_ - before)}
     if t > GATE_T:
         est.newcomer_rule_ = "shared"
