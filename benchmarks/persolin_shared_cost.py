@@ -9,7 +9,11 @@ and seed: the gate's ``t`` and rule, the evaluations, the shared rule's
 bytes (scaling, sketch, exchanges and gate, headers included) over the rest
 of the fit's (``cost``), and the newcomers' accuracy (%); then the means::
 
-    python benchmarks/persolin_shared_cost.py --datasets har --seeds 0,1,2
+    python benchmarks/persolin_shared_cost.py --datasets har --seeds 0,1,2 [--baselines]
+
+(``--baselines``: also Global and Local, the best of LinearSVC / SVC /
+LogisticRegression on the fitted nodes' rows / the newcomer's ``k``;
+``--datasets related`` runs the five held-out ``related-*`` families.)
 
 Measured on 2026-11-29 (persolin32; load 7-10 on 2 cores), the solve
 preconditioned by a rank-10 Nystrom sketch, at most 15 evaluations, no
@@ -51,7 +55,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import new_nodes  # noqa: E402
 
 
-def one(dataset, seed, ks):
+def one(dataset, seed, ks, baselines=False):
     data = new_nodes.load(dataset, seed)
     X, y, groups, task = data[:4]
     fit_rows, _, order = new_nodes.split(X, y, groups, seed, data[4] if len(data) > 4 else None)
@@ -65,6 +69,9 @@ def one(dataset, seed, ks):
         train, test = new_nodes.new_node_rows(order, k)
         joined = copy.deepcopy(est).add_nodes(X[train], y[train], groups=groups[train])
         row[k] = 100 * joined.score(X[test], y[test], groups=groups[test])
+        if baselines:  # Global and Local: the best of LinearSVC / SVC / LogisticRegression
+            pooled, local = new_nodes.baselines(task, X, y, groups, fit_rows, train, test, k)
+            row[f"G{k}"], row[f"L{k}"] = max(pooled.values()), max(local.values())
     print(dataset, seed, {k: (round(v, 4) if isinstance(v, float) else v)
                           for k, v in row.items()}, flush=True)
     return row
@@ -75,6 +82,8 @@ def main():
     parser.add_argument("--datasets", default="har")
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--ks", default="5,10,20")
+    parser.add_argument("--baselines", action="store_true",
+                        help="also Global and Local (best of LinearSVC / SVC / LogisticRegression)")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     ks = [int(k) for k in args.ks.split(",")]
@@ -83,11 +92,16 @@ def main():
     print("data               t      cost    " + "  ".join(f"k={k:<5d}" for k in ks)
           + "  rules")
     for dataset in names:
-        rows = [one(dataset, int(s), ks) for s in args.seeds.split(",")]
+        rows = [one(dataset, int(s), ks, args.baselines) for s in args.seeds.split(",")]
         print(f"{dataset:17s} {np.mean([r['t'] for r in rows]):6.2f}  "
               f"{np.mean([r['cost'] for r in rows]):.4f}  "
               + "  ".join(f"{np.mean([r[k] for r in rows]):7.2f}" for k in ks)
               + "  " + "/".join(r["rule"] for r in rows), flush=True)
+        if args.baselines:
+            for b in "GL":
+                print(f"{dataset:17s} {'Global' if b == 'G' else 'Local':>6s}          "
+                      + "  ".join(f"{np.mean([r[b + str(k)] for r in rows]):7.2f}" for k in ks),
+                      flush=True)
 
 
 if __name__ == "__main__":

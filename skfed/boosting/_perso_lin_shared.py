@@ -16,22 +16,31 @@ by the kept mass ``M``::
 
     (1 / M) sum_i s_i log(1 + exp(-y_pi S_p . z_i)) + ||S_p,w||^2 / (2 M)
 
-(``S_p,w`` without the intercept), by L-BFGS at a hub (fitted node 0) in
-Jacobi-scaled coordinates: first every other node sends its kept mass and
-column sums of squares (``n_base + 1`` float32), then each evaluation of the
-objective is one exchange (the hub sends ``S``, ``P n_base`` float32; each
-node answers its loss sums and gradient sums, ``P (n_base + 1)`` float32;
-float32 halves the exchange's bytes and leaves HAR's newcomers as they
-were with float64, ``benchmarks/persolin_shared_cost.py``),
-at most ``SHARED_ROUNDS`` evaluations (L-BFGS-B's ``gtol`` 1e-5 may stop it
-earlier); ``S`` is the evaluated point of lowest objective.  A node
-dropped in a round answers in a later one (the hub waits: the sum needs
-every node); a rogue node's answers are corrupted.
+(``S_p,w`` without the intercept), by L-BFGS at a hub (fitted node 0),
+every value sent as float32 (half float64's bytes; HAR's newcomers as
+with float64, ``benchmarks/persolin_shared_cost.py``):
 
-If the gate below opens, the newcomers' ``S`` is solved again on every row
-(held-back ones included), from the gate's ``S``, in at most
-``FINAL_ROUNDS`` more evaluations (a new scaling round first).
-``newcomer_gate_["n_rounds"]`` holds both counts.
+1. every other node sends its kept mass and column sums of squares
+   (``n_base + 1``): the hub's Jacobi scaling ``s``;
+2. the hub sends ``s`` (``n_base``); every other node sends its sketch
+   ``diag(s) Z_k' W_k Z_k diag(s) Omega`` (``n_base r``, ``r =
+   min(SKETCH_RANK, n_base)``, ``Omega`` public orthonormal directions):
+   the hub's Nystrom model of the scaled Hessian at 0 preconditions the
+   L-BFGS (:func:`sketch_preconditioner`; HAR's 561 correlated features
+   left the Jacobi-scaled solve far from the optimum after 20-30
+   evaluations);
+3. each evaluation of the objective is one exchange (the hub sends ``S``,
+   ``P n_base``; each node answers its loss sums and gradient sums, ``P
+   (n_base + 1)``), at most ``SHARED_ROUNDS`` evaluations (L-BFGS-B's
+   ``gtol`` 1e-5 may stop it earlier); ``S`` is the evaluated point of
+   lowest objective.
+
+A node dropped in a round answers in a later one (the hub waits: the sum
+needs every node); a rogue node's answers (its sketch included) are
+corrupted.  Newcomers take this ``S`` (``newcomer_gate_["n_rounds"]`` holds
+its evaluations): the second solve on every row that followed the gate
+until persolin32 cost 10 more evaluations and lost 0.1-0.6 on HAR seeds
+1-2 with the sketched solve.
 
 **The gate.**  Every node with held-back samples compares, on them, the
 sample-weighted log-loss of ``S`` with that of the mean of the models it
@@ -61,14 +70,14 @@ edge to the hub of weight 1 (it sends the hub that weight).
 Refused by name: a finite ``privacy`` budget (the gradients and the gate
 are not privatized) and the MPI engine.
 
-Measured (``benchmarks/persolin_shared_newcomer.py``, its docstring): HAR
-joins 97.93 / 98.00 / 98.30 at ``k = 5 / 10 / 20`` (seeds 0-2; pooled
-``LogisticRegression()`` 97.89 / 97.98 / 97.89; seeds 3-5 96.75 / 97.81 /
-98.16 against 97.07 / 97.24 / 97.39), the gate open on 6 of 6 HAR fits and
-closed on 21 held-out fits; the exchange cost 30-33 % of a HAR fit's
-bytes in float64 (1.3-8.2 % elsewhere), 15.8 % in float32 (seeds 0-2, the
-same newcomers), hence opt-in: 20-30 evaluations lose 0.7-3.7 points on HAR
-(0.7-1.8 from the fitted models' mean; ``benchmarks/persolin_shared_cost.py``).
+Measured (``benchmarks/persolin_shared_cost.py``, its docstring): HAR
+joins MEASURED_HAR; the gate closed on every held-out fit (moons,
+Landmine, ``related-*``, seeds 0-2: their joins are ``"auto"``'s), where
+the solve and gate cost 1.2-2.6 % of the fit's bytes.  ``SKETCH_RANK`` 10
+and ``SHARED_ROUNDS`` 15 were chosen on HAR seeds 0-2 (rank 5 or 10
+evaluations: the gate closes on seed 2 or newcomers lose 0.2-0.7 on seeds
+0-1).  Before the sketch (persolin28): 50 + 10 evaluations, 15.8 % of a HAR
+fit's bytes (``benchmarks/persolin_shared_newcomer.py``).
 """
 
 import math
