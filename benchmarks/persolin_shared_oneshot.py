@@ -80,18 +80,8 @@ def local_models(Z, Y, sw, offsets, keep, n_pen, beta):
     """Every node's minimizer of its share (see the module), ``(n, P, nb)``,
     and its kept mass; Newton in the samples' space (``newcomer_blocks``)."""
     n = len(offsets) - 1
-    Z = np.asarray(Z, dtype=np.float64)
-    Y = np.asarray(Y, dtype=np.float64)
-    P, nb = Y.shape[0], Z.shape[1]
-    w = np.where(keep, np.asarray(sw, dtype=np.float64), 0.0)
-    counts = np.diff(offsets)
-    width = int(counts.max())
-    pos = np.arange(width)[None, :]
-    pad = pos < counts[:, None]
-    idx = np.where(pad, np.asarray(offsets[:-1])[:, None] + pos, 0)
-    Zp = np.where(pad[..., None], Z[idx], 0.0)
-    Yp = np.where(pad[:, None, :], Y[:, idx].transpose(1, 0, 2), 1.0)
-    Wp = np.where(pad, w[idx], 0.0)
+    Zp, Yp, Wp = _padded(Z, Y, sw, offsets, keep)
+    P, nb = Yp.shape[1], Zp.shape[2]
     mass = Wp.sum(axis=1)
     Wn = Wp / np.maximum(mass, 1e-300)[:, None]
     M = mass.sum()
