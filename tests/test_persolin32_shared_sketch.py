@@ -88,3 +88,24 @@ def test_sketch_reaches_nearer_the_optimum_than_jacobi_alone(monkeypatch):
                             SimulatedNetwork().start(n, random_state=0), 30)
     gap, gap0 = objective(S[0]) - objective(best), objective(S0[0]) - objective(best)
     assert 0 <= gap < 0.6 * gap0          # (HAR seeds 0-2: 0.012 vs 0.24 after 10)
+
+
+@pytest.mark.parametrize("behavior", ["complement", "random"])
+def test_rogue_sketches_leave_a_finite_solve_and_the_same_bytes(behavior):
+    X, y, offsets = _correlated(d=30, seed=4)
+    Z = np.c_[X, np.ones(len(X))]
+    Y = np.where(y == 1, 1.0, -1.0)[None]
+    n, nb = len(offsets) - 1, Z.shape[1]
+    keep = np.ones(len(y), dtype=bool)
+    honest = SimulatedNetwork().start(n, random_state=0)
+    S, used = sh.solve_shared(Z, Y, np.ones(len(y)), offsets, keep, honest, 30)
+    net = SimulatedNetwork(rogue_fraction=0.3, rogue_behavior=behavior, random_state=0)
+    sim = net.start(n, random_state=0)
+    assert sim.rogue.any()
+    Sr, used_r = sh.solve_shared(Z, Y, np.ones(len(y)), offsets, keep, sim, 30)
+    assert np.all(np.isfinite(Sr)) and 1 <= used_r <= sh.SHARED_ROUNDS
+    assert not np.allclose(Sr, S)
+    per_eval = (n - 1) * ((HEADER + 4 * nb) + (HEADER + 4 * (nb + 1)))
+    fixed = (n - 1) * ((HEADER + 4 * (nb + 1)) + (HEADER + 4 * nb) + (HEADER + 4 * nb * 10))
+    for s, u in ((honest, used), (sim, used_r)):
+        assert s.log(node_labels=np.arange(n)).total_bytes == fixed + u * per_eval

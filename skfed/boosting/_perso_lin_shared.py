@@ -175,7 +175,7 @@ def solve_shared(Z, Y, sw, offsets, keep, sim, n_pen, rounds=SHARED_ROUNDS):
     D = 0.25 * np.abs(stats[:, :nb].sum(axis=0)) / mass
     D[:n_pen] += lam
     scale = np.zeros(nb)
-    np.divide(1.0, np.sqrt(D), out=scale, where=D > 0)
+    np.divide(1.0, np.sqrt(np.where(D > 0, D, 1.0)), out=scale, where=D > 0)
     scale = _sent(scale)
     # Round 2: the hub sends the scale; every node its sketch (the Nystrom
     # preconditioner of the scaled Hessian at 0).
