@@ -64,7 +64,12 @@ models)::
 
 (Global by LogisticRegression at every ``k``.)  Per seed: joins 99.41 /
 95.83 / 98.84 at ``k = 5`` against Global 99.41 / 95.63 / 98.63; at ``k =
-10`` seed 1 is 0.21 under (95.57 / 95.78).
+10`` seed 1 is 0.21 under (95.57 / 95.78).  Seeds 3-5 (``--seeds 3,4,5``;
+Global by LinearSVC)::
+
+    persolin har   5  96.8   97.1   82.3   90.2     0.0002   0.0001  NO
+    persolin har  10  97.8   97.2   84.7   92.6     0.0002   0.0002  yes
+    persolin har  20  98.2   97.4   90.1   93.9     0.0002   0.0002  yes
 
 History (persolin28, main 3eb98bc; Jacobi-scaled L-BFGS from 0, at most
 ``R`` evaluations on the kept rows then ``F`` on every row; ``f64``: the
