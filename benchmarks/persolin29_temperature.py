@@ -4,8 +4,9 @@ The posterior join (:mod:`skfed.boosting._perso_lin_posterior`) weighs a
 newcomer's candidates by ``exp(-s m_n L_n(theta_r))`` (``s = 1``: the
 likelihood) and solves its block at ``TRUST`` (2) times its confidence.
 This script runs the estimator's own join (``add_nodes``) with other rules
-put in for the call (``posterior_weights``, ``TRUST`` and the seam
-``newcomer_trust`` replaced on the module), on ``benchmarks/new_nodes.py``'s
+put in for the call (``posterior_weights``, ``TRUST`` and, for the
+per-newcomer rules, ``_candidate_models`` replaced on the module by this
+script's :func:`with_trust`), on ``benchmarks/new_nodes.py``'s
 split and scoring (accuracy % on the newcomers' pooled test samples, mean
 over seeds), next to Local (the best of LinearSVC / SVC / LogisticRegression
 on the newcomers' ``k`` samples; ``--no-local`` skips it)::
@@ -104,7 +105,28 @@ import new_nodes  # noqa: E402
 import skfed.boosting._perso_lin_posterior as post  # noqa: E402
 
 ORIGINAL = post.posterior_weights
-DEFAULT_TRUST = post.newcomer_trust
+DEFAULT_MODELS = post._candidate_models
+
+
+def with_trust(rule):
+    """``post._candidate_models`` with each newcomer's block solved at
+    ``rule(est, Z, Y, S, G, values, U, confidences)`` times its confidence
+    instead of ``TRUST`` (the library's function, its trust replaced; patched
+    in for a run: the library holds no seam for it since persolin32)."""
+
+    def candidate_models(est, Z, Y, W, G, mass, confidences):
+        S = W * mass[:, None]
+        values = post._loss_terms(est.loss, Y[:, :, :, None] * np.einsum("nkd,nqpd->npkq", Z, G),
+                                  values_only=True)
+        data_losses = np.einsum("nk,npkq->nq", W, values)
+        a = np.stack([post.posterior_weights(mass[i], data_losses[i]) for i in range(len(Z))])
+        U = np.einsum("nq,nqpd->npd", a, G)
+        trust = rule(est, Z, Y, S, G, values, U, confidences)
+        n_pen = G.shape[-1] - int(est.fit_intercept)
+        return a, post.newcomer_blocks(Z, Y, W, U, trust * confidences, float(est.alpha),
+                                       float(est.mu), n_pen, est.loss)
+
+    return candidate_models
 
 
 def choose_trust(Z, Y, S, G, ell, c_of_mass, alpha, mu, n_pen, loss, grid, metric, folds=5):
@@ -258,7 +280,7 @@ def local_hypothesis_trust(Z, Y, S, values, alpha, n_pen, loss, base=2.0, cap=1e
 
 
 def trust_rule(name):
-    """``post.newcomer_trust`` for a per-newcomer rule of this script."""
+    """A per-newcomer trust rule of this script (for :func:`with_trust`)."""
     from skfed._graph_join_fitted import newcomer_confidence
 
     def rule(est, Z, Y, S, G, values, U, confidences):
@@ -332,13 +354,13 @@ def run(dataset, seed, ks, variants, local=True):
             post.posterior_weights = lambda m, L, s=s: ORIGINAL(s * m, L)
             post.TRUST = trust
             if name in GRIDS or name in EVIDENCE or name in SPREAD or name in OTHER:
-                post.newcomer_trust = trust_rule(name)
+                post._candidate_models = with_trust(trust_rule(name))
             try:
                 joined = copy.deepcopy(base)
                 joined.add_nodes(X[train], y[train], groups=groups[train])
             finally:
                 post.posterior_weights, post.TRUST = ORIGINAL, 2.0
-                post.newcomer_trust = DEFAULT_TRUST
+                post._candidate_models = DEFAULT_MODELS
             if name in GRIDS or name in EVIDENCE or name in SPREAD or name in OTHER:
                 res[name + " T"] = float(np.median(getattr(joined, "_newcomer_trust", np.nan)))
             res[name] = new_nodes.score(task, y[test], joined.predict(X[test], groups=groups[test]))

@@ -100,6 +100,11 @@ and on none of the 21 held-out fits (moons, Landmine, related-*, t -23.5
 to +0.7, whose rows are unchanged).  What it costs the fit: 29.7-32.6 % of
 a HAR fit's bytes (8.8 MB), 1.3-8.2 % elsewhere, where the solve converges
 in 7-46 exchanges.  Hence opt-in: a default must cost a few per cent.
+
+Since persolin32 the library's solve is preconditioned by a rank-10
+Nystrom sketch and stops after at most 15 exchanges on the kept rows (no
+second solve): 5.1-5.8 % of a HAR fit's bytes, the same HAR rows on seeds
+0-5 (``benchmarks/persolin_shared_cost.py``, its docstring).
 """
 
 import argparse

@@ -71,19 +71,6 @@ def posterior_weights(mass, data_losses):
     return a / a.sum()
 
 
-def newcomer_trust(est, Z, Y, S, G, values, U, confidences):
-    """Each newcomer's trust multiplier: ``TRUST`` for all.
-
-    (The seam where ``benchmarks/persolin29_temperature.py`` puts its
-    per-newcomer rules: cross-validation on the newcomer's samples, Laplace
-    evidence; none passed on fresh seeds and held-out families.)  ``Z``,
-    ``Y``, ``S`` the padded designs, targets and sample weights, ``G`` the
-    candidates' models ``(n, q, P, d)``, ``values`` their losses ``(n, P, k,
-    q)``, ``U`` the priors, ``confidences`` ``(n,)``.
-    """
-    return np.full(len(Z), TRUST)
-
-
 def posterior_rule(est, spec):
     """After the fit's gates: ``"posterior"`` where ``"auto"``'s feature-mean
     gate ran and closed, or where it was asked for (see the module)."""
@@ -121,8 +108,9 @@ def newcomer_blocks(Z, Y, W, U, c, alpha, mu, n_pen, loss="logistic", tol=1e-8, 
     over their masses (0 on padding), ``U`` ``(n, P, d)`` the priors, ``c``
     ``(n,)`` the confidences; ``F(theta) = sum_i W_i loss(y_i theta.z_i) +
     (alpha / 2) ||theta[:n_pen]||^2``.  Stops at a gradient of ``tol``
-    (every coordinate, every problem) or when a step no longer lowers any
-    objective (rounding).  Returns ``(n, P, d)``.
+    (every coordinate) or when a step no longer lowers its objective
+    (rounding), problem by problem: each newcomer's iterates do not depend
+    on the others solved with it.  Returns ``(n, P, d)``.
     """
     n, k, d = Z.shape
     theta = np.array(U, dtype=np.float64)
@@ -141,11 +129,13 @@ def newcomer_blocks(Z, Y, W, U, c, alpha, mu, n_pen, loss="logistic", tol=1e-8, 
                 + 0.5 * mu * np.einsum("npd,npd->np", dev, dev))
 
     f = value(theta)
+    live = np.ones(f.shape, dtype=bool)  # (n, P): problems still iterating
     for _ in range(max_iter):
         _, d1, d2 = _loss_terms(loss, Y * np.einsum("nkd,npd->npk", Z, theta))
         g = np.einsum("npk,nkd->npd", cw[:, None, :] * Y * d1, Z) + mu * (theta - U)
         g[:, :, :n_pen] += alpha * c[:, None, None] * theta[:, :, :n_pen]
-        if np.max(np.abs(g)) <= tol:
+        live &= np.max(np.abs(g), axis=2) > tol
+        if not live.any():
             break
         r = np.sqrt(cw[:, None, :] * d2)                           # (n, P, k)
         A = eye + r[:, :, :, None] * K[:, None] * r[:, :, None, :]
@@ -162,21 +152,67 @@ def newcomer_blocks(Z, Y, W, U, c, alpha, mu, n_pen, loss="logistic", tol=1e-8, 
             trial = theta + t[..., None] * step
             f_trial = value(trial)
             # (Armijo, with room for the rounding of f near the minimum)
-            bad = f_trial > f + 1e-4 * t * slope + 1e-13 * (1.0 + np.abs(f))
+            bad = live & (f_trial > f + 1e-4 * t * slope + 1e-13 * (1.0 + np.abs(f)))
             if not bad.any():
                 break
             t = np.where(bad, 0.5 * t, t)
-        if not (f_trial < f).any():  # at the rounding floor
+        live &= f_trial < f  # a problem whose step no longer lowers it is at its rounding floor
+        if not live.any():
             break
-        better = (f_trial < f)[..., None]
-        theta, f = np.where(better, trial, theta), np.minimum(f_trial, f)
+        theta, f = np.where(live[..., None], trial, theta), np.where(live, f_trial, f)
     return theta
+
+
+def padded_newcomers(est, X, y, sw, layout, max_mass, dtype):
+    """The newcomers' designs ``Z`` ``(n, k, d)`` padded with zero rows to the
+    largest, their +-1 targets ``Y`` ``(n, P, k)``, sample weights ``S`` (0 on
+    padding), weights over masses ``W``, masses and paper confidences
+    (the design built in the models' ``dtype``, then float64)."""
+    from .._graph_join import _design, _targets
+    from .._graph_join_fitted import newcomer_confidence
+
+    Z_all = np.asarray(_design(est, X, dtype), dtype=np.float64)
+    Y_all = np.asarray(_targets(est, y, dtype), dtype=np.float64)
+    counts = np.diff(layout.offsets)
+    n_new, width = len(counts), int(counts.max())
+    pad = np.arange(width)[None, :] < counts[:, None]               # (n_new, width)
+    idx = np.zeros((n_new, width), dtype=np.intp)
+    idx[pad] = layout.order
+    Z = np.where(pad[..., None], Z_all[idx], 0.0)
+    Y = np.where(pad[:, None, :], Y_all[:, idx].transpose(1, 0, 2), 1.0)
+    S = np.where(pad, sw[idx], 0.0)
+    mass = S.sum(axis=1)
+    W = S / mass[:, None]
+    confidences = np.asarray(newcomer_confidence(mass, max_mass), dtype=np.float64)
+    return Z, Y, S, W, mass, confidences
+
+
+def newcomer_losses(est, Z, Y, W, models, confidences):
+    """Each newcomer's local term ``c_n F_n`` at its model (its graph loss)."""
+    n_pen = models.shape[-1] - int(est.fit_intercept)
+    own = _loss_terms(est.loss, Y * np.einsum("nkd,npd->npk", Z, models.astype(np.float64)),
+                      values_only=True)
+    pen = models[:, :, :n_pen].astype(np.float64)
+    return confidences * (np.einsum("nk,npk->n", W, own)
+                          + 0.5 * float(est.alpha) * np.einsum("npd,npd->n", pen, pen))
+
+
+def _candidate_models(est, Z, Y, W, G, mass, confidences):
+    """The posterior weights ``a`` ``(n, q)`` of the candidates' models ``G``
+    ``(n, q, P, d)`` and the newcomers' models (see the module)."""
+    values = _loss_terms(est.loss, Y[:, :, :, None] * np.einsum("nkd,nqpd->npkq", Z, G),
+                         values_only=True)
+    data_losses = np.einsum("nk,npkq->nq", W, values)
+    a = np.stack([posterior_weights(mass[i], data_losses[i]) for i in range(len(Z))])
+    U = np.einsum("nq,nqpd->npd", a, G)
+    n_pen = G.shape[-1] - int(est.fit_intercept)
+    return a, newcomer_blocks(Z, Y, W, U, TRUST * confidences, float(est.alpha),
+                              float(est.mu), n_pen, est.loss)
 
 
 def posterior_join(est, X, y, groups, sample_weight=None):
     """Newcomers take the posterior prior of their candidates (see the module)."""
-    from .._graph_join import _CANDIDATES_PER_KAPPA, _design, _random_seed, _targets
-    from .._graph_join_fitted import newcomer_confidence
+    from .._graph_join import _CANDIDATES_PER_KAPPA, _random_seed
     from .._mean_neighbours import record_newcomers
     from ._perso_lin_shared import start_join
     from ..graph import model_message_bytes
@@ -216,36 +252,11 @@ def posterior_join(est, X, y, groups, sample_weight=None):
         have[asker, where] = True
         sim.counter.next_round()
     G = got_models.reshape(n_new, q, P, nb)
-    # The newcomers' samples, padded to the largest.
-    Z_all = np.asarray(_design(est, X, dtype), dtype=np.float64)
-    Y_all = np.asarray(_targets(est, y, dtype), dtype=np.float64)
-    counts = np.diff(layout.offsets)
-    width = int(counts.max())
-    pad = np.arange(width)[None, :] < counts[:, None]               # (n_new, width)
-    idx = np.zeros((n_new, width), dtype=np.intp)
-    idx[pad] = layout.order
-    Z = np.where(pad[..., None], Z_all[idx], 0.0)
-    Y = np.where(pad[:, None, :], Y_all[:, idx].transpose(1, 0, 2), 1.0)
-    S = np.where(pad, sw[idx], 0.0)
-    mass = S.sum(axis=1)
-    W = S / mass[:, None]
-    confidences = np.asarray(newcomer_confidence(mass, float(info["max_mass"])), dtype=np.float64)
-    # Each newcomer weighs its candidates by their likelihood of its labels.
-    values = _loss_terms(est.loss, Y[:, :, :, None] * np.einsum("nkd,nqpd->npkq", Z, G),
-                         values_only=True)
-    data_losses = np.einsum("nk,npkq->nq", W, values)
-    a = np.stack([posterior_weights(mass[i], data_losses[i]) for i in range(n_new)])
-    U = np.einsum("nq,nqpd->npd", a, G)
-    n_pen = nb - int(est.fit_intercept)
-    trust = newcomer_trust(est, Z, Y, S, G, values, U, confidences)
-    theta = newcomer_blocks(Z, Y, W, U, trust * confidences, float(est.alpha), float(est.mu),
-                            n_pen, est.loss)
-    new_models = theta.astype(dtype)
-    own = _loss_terms(est.loss, Y * np.einsum("nkd,npd->npk", Z, new_models.astype(np.float64)),
-                      values_only=True)
-    pen = new_models[:, :, :n_pen].astype(np.float64)
-    losses = confidences * (np.einsum("nk,npk->n", W, own)
-                            + 0.5 * float(est.alpha) * np.einsum("npd,npd->n", pen, pen))
+    Z, Y, _, W, mass, confidences = padded_newcomers(est, X, y, sw, layout,
+                                                     float(info["max_mass"]), dtype)
+    a, new_models = _candidate_models(est, Z, Y, W, G, mass, confidences)
+    new_models = new_models.astype(dtype)
+    losses = newcomer_losses(est, Z, Y, W, new_models, confidences)
     keep = a >= MIN_WEIGHT
     if est.max_neighbors is not None and q > est.max_neighbors:  # the fit's cap on its edges
         rank = np.argsort(np.argsort(-a, axis=1, kind="stable"), axis=1, kind="stable")

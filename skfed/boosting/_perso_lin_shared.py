@@ -16,22 +16,31 @@ by the kept mass ``M``::
 
     (1 / M) sum_i s_i log(1 + exp(-y_pi S_p . z_i)) + ||S_p,w||^2 / (2 M)
 
-(``S_p,w`` without the intercept), by L-BFGS at a hub (fitted node 0) in
-Jacobi-scaled coordinates: first every other node sends its kept mass and
-column sums of squares (``n_base + 1`` float32), then each evaluation of the
-objective is one exchange (the hub sends ``S``, ``P n_base`` float32; each
-node answers its loss sums and gradient sums, ``P (n_base + 1)`` float32;
-float32 halves the exchange's bytes and leaves HAR's newcomers as they
-were with float64, ``benchmarks/persolin_shared_cost.py``),
-at most ``SHARED_ROUNDS`` evaluations (L-BFGS-B's ``gtol`` 1e-5 may stop it
-earlier); ``S`` is the evaluated point of lowest objective.  A node
-dropped in a round answers in a later one (the hub waits: the sum needs
-every node); a rogue node's answers are corrupted.
+(``S_p,w`` without the intercept), by L-BFGS at a hub (fitted node 0),
+every value sent as float32 (half float64's bytes; HAR's newcomers as
+with float64, ``benchmarks/persolin_shared_cost.py``):
 
-If the gate below opens, the newcomers' ``S`` is solved again on every row
-(held-back ones included), from the gate's ``S``, in at most
-``FINAL_ROUNDS`` more evaluations (a new scaling round first).
-``newcomer_gate_["n_rounds"]`` holds both counts.
+1. every other node sends its kept mass and column sums of squares
+   (``n_base + 1``): the hub's Jacobi scaling ``s``;
+2. the hub sends ``s`` (``n_base``); every other node sends its sketch
+   ``diag(s) Z_k' W_k Z_k diag(s) Omega`` (``n_base r``, ``r =
+   min(SKETCH_RANK, n_base)``, ``Omega`` public orthonormal directions):
+   the hub's Nystrom model of the scaled Hessian at 0 preconditions the
+   L-BFGS (:func:`sketch_preconditioner`; HAR's 561 correlated features
+   left the Jacobi-scaled solve far from the optimum after 20-30
+   evaluations);
+3. each evaluation of the objective is one exchange (the hub sends ``S``,
+   ``P n_base``; each node answers its loss sums and gradient sums, ``P
+   (n_base + 1)``), at most ``SHARED_ROUNDS`` evaluations (L-BFGS-B's
+   ``gtol`` 1e-5 may stop it earlier); ``S`` is the evaluated point of
+   lowest objective.
+
+A node dropped in a round answers in a later one (the hub waits: the sum
+needs every node); a rogue node's answers (its sketch included) are
+corrupted.  Newcomers take this ``S`` (``newcomer_gate_["n_rounds"]`` holds
+its evaluations): the second solve on every row that followed the gate
+until persolin32 (3 more sketched evaluations) was 0-0.6 lower on HAR
+seeds 0-2.
 
 **The gate.**  Every node with held-back samples compares, on them, the
 sample-weighted log-loss of ``S`` with that of the mean of the models it
@@ -52,21 +61,27 @@ n_base`` float64); it then solves its block of Perso-lin's objective with
 ``S`` in place of its neighbours' mean: ``min_theta c F(theta) + (mu / 2)
 ||theta - S||^2``, ``F`` its mean loss (the estimator's ``loss``) plus
 ``(alpha / 2) ||theta_w||^2``, ``c`` its mass over the fit's largest (the
-paper's confidence, as in the graph join), by L-BFGS to a gradient of
-``BLOCK_GTOL`` (on its own samples: nothing sent).  Its graph row is one
+paper's confidence, as in the graph join), by the posterior join's Newton
+solver, every newcomer of the call at once
+(:func:`skfed.boosting._perso_lin_posterior.newcomer_blocks`; on its own
+samples: nothing sent).  Its graph row is one
 edge to the hub of weight 1 (it sends the hub that weight).
 
 Refused by name: a finite ``privacy`` budget (the gradients and the gate
 are not privatized) and the MPI engine.
 
-Measured (``benchmarks/persolin_shared_newcomer.py``, its docstring): HAR
-joins 97.93 / 98.00 / 98.30 at ``k = 5 / 10 / 20`` (seeds 0-2; pooled
-``LogisticRegression()`` 97.89 / 97.98 / 97.89; seeds 3-5 96.75 / 97.81 /
-98.16 against 97.07 / 97.24 / 97.39), the gate open on 6 of 6 HAR fits and
-closed on 21 held-out fits; the exchange cost 30-33 % of a HAR fit's
-bytes in float64 (1.3-8.2 % elsewhere), 15.8 % in float32 (seeds 0-2, the
-same newcomers), hence opt-in: 20-30 evaluations lose 0.7-3.7 points on HAR
-(0.7-1.8 from the fitted models' mean; ``benchmarks/persolin_shared_cost.py``).
+Measured (``benchmarks/persolin_shared_cost.py``, its docstring): HAR
+joins 98.03 / 98.00 / 98.19 at ``k = 5 / 10 / 20`` on seeds 0-2 (Global,
+the best of LinearSVC / SVC / LogisticRegression, 97.89 / 97.98 / 97.89),
+96.77 / 97.79 / 98.18 on seeds 3-5 (97.07 / 97.24 / 97.39), 96.73 / 96.89 /
+97.09 on seeds 6-8 (97.12 / 97.23 / 97.22), the gate open on all nine; the
+solve and gate cost 5.1-5.8 % of a HAR fit's bytes (the sketch a quarter
+of it).  The gate closed on every held-out fit (moons, Landmine,
+``related-*``, seeds 0-2: newcomers join by ``"auto"``'s rules), where
+they cost 1.2-2.6 %.  ``SKETCH_RANK`` 10 and ``SHARED_ROUNDS`` 15 were
+chosen on HAR seeds 0-2 (rank 5: 0.3-0.5 lower on seed 1; 10 evaluations:
+0.7 lower on seed 0 and the gate closes on seed 2).  Before the sketch (persolin28): 50 + 10 evaluations, 15.8 % of a HAR
+fit's bytes (``benchmarks/persolin_shared_newcomer.py``).
 """
 
 import math
@@ -76,7 +91,7 @@ from scipy import sparse
 from scipy.optimize import minimize
 from scipy.special import expit
 
-from .._mean_neighbours import GATE_T, JOIN_NEIGHBOURS, _deliver, _mean_and_loss, fit_gate
+from .._mean_neighbours import GATE_T, JOIN_NEIGHBOURS, _deliver, fit_gate
 from .._mean_neighbours import record_newcomers
 from .._mean_neighbours import gate_statistic
 from ..graph import model_message_bytes
@@ -84,9 +99,8 @@ from ..network import payload_bytes
 
 JOIN_RULES = JOIN_NEIGHBOURS + ("shared", "posterior")
 HOLD_BACK = 5  # one sample in HOLD_BACK of every node is held back from S
-SHARED_ROUNDS = 50  # objective evaluations (exchanges) at most, on the kept rows
-FINAL_ROUNDS = 10  # then, if the gate opens, on every row from there
-BLOCK_GTOL = 1e-10  # the newcomer's block solve (local: no bytes)
+SHARED_ROUNDS = 15  # objective evaluations (exchanges) at most
+SKETCH_RANK = 10  # columns of every node's sketch (the solve's preconditioner)
 SHARED_GTOL = 1e-5
 
 
@@ -139,7 +153,7 @@ def _sent(values):
     return np.asarray(values, dtype=np.float32).astype(np.float64)
 
 
-def solve_shared(Z, Y, sw, offsets, keep, sim, n_pen, rounds=SHARED_ROUNDS, start=None):
+def solve_shared(Z, Y, sw, offsets, keep, sim, n_pen, rounds=SHARED_ROUNDS):
     """``S`` of shape ``(P, n_base)`` and the number of evaluations; every
     message through ``sim`` (see the module)."""
     n = len(offsets) - 1
@@ -165,15 +179,22 @@ def solve_shared(Z, Y, sw, offsets, keep, sim, n_pen, rounds=SHARED_ROUNDS, star
     D = 0.25 * np.abs(stats[:, :nb].sum(axis=0)) / mass
     D[:n_pen] += lam
     scale = np.zeros(nb)
-    np.divide(1.0, np.sqrt(D), out=scale, where=D > 0)
+    np.divide(1.0, np.sqrt(np.where(D > 0, D, 1.0)), out=scale, where=D > 0)
+    scale = _sent(scale)
+    # Round 2: the hub sends the scale; every node its sketch (the Nystrom
+    # preconditioner of the scaled Hessian at 0).
+    apply = sketch_preconditioner(Z, w, offsets, scale, mass, sim)
     down = payload_bytes(n_float32=P * nb)
     up = payload_bytes(n_float32=P * (nb + 1))
-    count, best = [0], [np.inf, np.zeros(P * nb)]
+    count, best = [0], [np.inf, np.zeros((P, nb))]
+
+    def point(v):
+        return apply(v.reshape(P, nb).T).T * scale
 
     def objective(v):
         if count[0] >= rounds:  # (L-BFGS-B may ask past maxfun)
             raise _OutOfRounds
-        S = (v.reshape(P, nb) * scale)
+        S = point(v)
         count[0] += 1
         _deliver(sim, hub, rest, np.full(n - 1, down))
         losses, grads = node_sums(Z, Y, w, offsets, _sent(S), n_pen)
@@ -188,18 +209,56 @@ def solve_shared(Z, Y, sw, offsets, keep, sim, n_pen, rounds=SHARED_ROUNDS, star
         grad = grads.sum(axis=0) / mass
         grad[:, :n_pen] += lam * pen
         if value < best[0]:
-            best[0], best[1] = value, v.copy()
-        return value, (grad * scale).ravel()
+            best[0], best[1] = value, S
+        return value, apply((grad * scale).T).T.ravel()
 
     try:
-        v0 = np.zeros(P * nb) if start is None else np.divide(
-            np.asarray(start, dtype=np.float64), scale, out=np.zeros((P, nb)),
-            where=scale > 0).ravel()
-        minimize(objective, v0, jac=True, method="L-BFGS-B",
+        minimize(objective, np.zeros(P * nb), jac=True, method="L-BFGS-B",
                  options={"maxfun": int(rounds), "maxiter": int(rounds), "gtol": SHARED_GTOL})
     except _OutOfRounds:
         pass
-    return best[1].reshape(P, nb) * scale, count[0]
+    return best[1], count[0]
+
+
+def sketch_preconditioner(Z, w, offsets, scale, mass, sim):
+    """Round 2 of the solve (see the module): the hub sends ``scale``; every
+    node ``k`` but the hub answers ``diag(scale) Z_k' W_k Z_k diag(scale)
+    Omega`` (``n_base x r`` float32, ``r = min(SKETCH_RANK, n_base)``,
+    ``Omega`` public, :func:`skfed.online._linear_solve.sketch_directions`);
+    the hub's Nystrom model ``U diag(l) U'`` of their sum times ``1 / (4
+    M)`` (the scaled logistic Hessian at 0 without the penalty).  Returns
+    ``apply``, the map of L-BFGS coordinates ``b`` (columns) to scaled ones:
+    ``b`` divided by ``sqrt(max(l, 1))`` along ``U`` (along the directions
+    where the scaled Hessian is over 1; the identity if the model fails)."""
+    from ..online._linear_solve import nystrom_model, sketch_directions
+
+    n, nb = len(offsets) - 1, Z.shape[1]
+    r = min(SKETCH_RANK, nb)
+    rest, hub = np.arange(1, n, dtype=np.intp), np.zeros(n - 1, dtype=np.intp)
+    _deliver(sim, hub, rest, np.full(n - 1, payload_bytes(n_float32=nb)))
+    omega = sketch_directions(nb, r)
+    Zs = Z * scale
+    right = w[:, None] * (Zs @ omega)
+    sketches = np.zeros((n, nb * r))
+    for k in range(n):
+        a, b = int(offsets[k]), int(offsets[k + 1])
+        sketches[k] = (Zs[a:b].T @ right[a:b]).ravel()
+    sketches = _sent(sketches)
+    if np.asarray(sim.rogue, dtype=bool).any():
+        sketches = sim.corrupt_value_rows(sketches, np.arange(n, dtype=np.intp))
+    _deliver(sim, rest, hub, np.full(n - 1, payload_bytes(n_float32=nb * r)))
+    total = 0.25 * sketches.sum(axis=0).reshape(nb, r) / mass
+    model = nystrom_model(total, omega) if np.all(np.isfinite(total)) else None
+    if model is None:
+        return lambda B: B
+    U, level = model
+    inside = 1.0 / np.sqrt(np.maximum(level, 1.0))
+
+    def apply(B):
+        UB = U.T @ B
+        return B - U @ UB + U @ (inside[:, None] * UB)
+
+    return apply
 
 
 class _OutOfRounds(Exception):
@@ -266,14 +325,10 @@ def fit_newcomer_rule(est, state, simulation, spec):
                                n_pen)
     gains, t = shared_gate(state.X, state.Y, state.sw, state.offsets, back, S, state.graph,
                            state.public, simulation)
-    n_final = 0
-    if t > GATE_T:  # the newcomers' S: on every row, from the gate's
-        S, n_final = solve_shared(state.X, state.Y, state.sw, state.offsets, np.ones_like(back),
-                                  simulation, n_pen, rounds=FINAL_ROUNDS, start=S)
     before = est.n_bytes_sent_
     est._set_communication(simulation)
     est.newcomer_gate_ = {"t": t, "mean_gain": float(np.mean(gains)) if len(gains) else 0.0,
-                          "gains": gains, "open": bool(t > GATE_T), "n_rounds": (n_rounds, n_final),
+                          "gains": gains, "open": bool(t > GATE_T), "n_rounds": n_rounds,
                           "n_bytes": int(est.n_bytes_sent_ - before)}
     if t > GATE_T:
         est.newcomer_rule_ = "shared"
@@ -286,36 +341,6 @@ def fit_newcomer_rule(est, state, simulation, spec):
     if features is not None:
         est.newcomer_gate_["n_bytes"] += features["n_bytes"]
     return posterior_rule(est, spec)
-
-
-def _loss_grad(loss, margins):
-    """``loss(m)`` and ``loss'(m)`` of Perso-lin's losses (margins ``y theta.z``)."""
-    if loss == "logistic":
-        return np.logaddexp(0.0, -margins), -expit(-margins)
-    gap = np.maximum(0.0, 1.0 - margins)
-    return gap * gap, -2.0 * gap
-
-
-def newcomer_block(Z, Y, sw, S, c, alpha, mu, n_pen, loss="logistic"):
-    """``argmin c F(theta) + (mu / 2) ||theta - S||^2`` per problem (see the
-    module); ``Z`` the newcomer's design, ``Y`` its ``(P, k)`` +-1 targets."""
-    Z = np.asarray(Z, dtype=np.float64)
-    w = np.asarray(sw, dtype=np.float64) / float(np.sum(sw))
-    out = np.array(S, dtype=np.float64)
-    for p in range(len(out)):
-        y, centre = np.asarray(Y[p], dtype=np.float64), out[p].copy()
-
-        def f(theta):
-            values, slopes = _loss_grad(loss, y * (Z @ theta))
-            d = theta - centre
-            g = c * (Z.T @ (w * slopes * y)) + mu * d
-            g[:n_pen] += c * alpha * theta[:n_pen]
-            pen = theta[:n_pen]
-            return (c * (float(w @ values) + 0.5 * alpha * float(pen @ pen))
-                    + 0.5 * mu * float(d @ d)), g
-        out[p] = minimize(f, centre, jac=True, method="L-BFGS-B",
-                          options={"gtol": BLOCK_GTOL, "ftol": 0.0, "maxiter": 10_000}).x
-    return out
 
 
 def _seed(est):
@@ -350,7 +375,7 @@ def start_join(est, X, y, groups, sample_weight, salt):
 
 def shared_join(est, X, y, groups, sample_weight=None):
     """Newcomers take the shared model ``S`` (see the module)."""
-    from .._graph_join import _design, _Newcomer, _targets
+    from ._perso_lin_posterior import newcomer_blocks, newcomer_losses, padded_newcomers
 
     info = est._join_info
     X, y, sw, new_labels, layout, models, seed, _, sim, rogue_old = start_join(
@@ -376,18 +401,13 @@ def shared_join(est, X, y, groups, sample_weight=None):
     # Last round: each newcomer sends the hub its edge weight (1).
     sim.counter.send_pairs(newcomers, zero, np.full(n_new, payload_bytes(n_float64=1), np.int64))
     sim.counter.next_round()
-    model = np.asarray(answer, dtype=dtype).reshape(S.shape)
-    Z_all, Y_all = _design(est, X, dtype), _targets(est, y, dtype)
-    new_models = np.zeros((n_new,) + models.shape[1:], dtype=dtype)
-    losses, confidences = np.zeros(n_new), np.zeros(n_new)
-    for k in range(n_new):
-        idx = layout.node_indices(k)
-        node = _Newcomer(est, np.ascontiguousarray(Z_all[idx]), np.ascontiguousarray(Y_all[:, idx]),
-                         np.ascontiguousarray(sw[idx], dtype=dtype), float(info["max_mass"]), dtype)
-        own = newcomer_block(node.Z, node.Y, node.sw, model, node.confidence, est.alpha,
-                             est.mu, model.shape[1] - int(est.fit_intercept), est.loss)
-        new_models[k], losses[k] = _mean_and_loss(est, node, own.astype(dtype))
-        confidences[k] = node.confidence
+    model = np.asarray(answer, dtype=dtype).reshape(S.shape).astype(np.float64)
+    Z, Y, _, W, _, confidences = padded_newcomers(est, X, y, sw, layout,
+                                                  float(info["max_mass"]), dtype)
+    U = np.broadcast_to(model, (n_new,) + model.shape)
+    new_models = newcomer_blocks(Z, Y, W, U, confidences, float(est.alpha), float(est.mu),
+                                 model.shape[1] - int(est.fit_intercept), est.loss).astype(dtype)
+    losses = newcomer_losses(est, Z, Y, W, new_models, confidences)
     ones = np.ones(n_new)
     return record_newcomers(est, sim, info, new_labels, models, new_models, losses,
                             confidences, (ones, newcomers, zero), seed)
