@@ -18,7 +18,7 @@ two more steps, after the network function's:
    least loss on the other 20 %, then a solve on every node at it; after
    the path's first solve an early gate, the statistic of step 2 with that
    ``w``, stops it where ``t > EARLY_GATE``).  Every
-   evaluation is one tree round (:func:`tree_round`): every node sends its
+   evaluation is one tree round (:func:`._selection.tree_round`): every node sends its
    parent its subtree's loss, weight and gradient and the held-back nodes'
    loss and weight (``d n_out + 4`` float64; the first report also the
    ``d x rank`` Nystrom sketch) and receives the next ``w`` (``d n_out``
@@ -63,6 +63,7 @@ from ._holdout import loss_values
 from ._linear_solve import (CURVATURE, NYSTROM_RANK, held_back_nodes, sketch_directions,
                             solve_chosen)
 from ._network_function import NodeSums, solve_weights
+from ._selection import tree_round
 
 # "chosen": the penalty chosen on held-back nodes (_linear_solve); "capped":
 # the solve at the classifier's alpha, 50 L-BFGS iterations (online25; kept
@@ -170,55 +171,6 @@ def t_from_sums(s, s2, n):
     if var == 0.0:
         return float("nan") if mean == 0.0 else float(np.sign(mean) * np.inf)
     return mean / np.sqrt(var / n)
-
-
-def tree_round(sim, parents, nodes, up, down):
-    """One sum up the spanning tree of ``nodes`` and a reply down it, under
-    the network's drops: a node sends ``up`` bytes to its parent once all
-    its children have reported and both are active in a round; the root's
-    reply (``down`` bytes) travels an edge when both ends are active.
-    Returns the number of rounds used."""
-    n = len(parents)
-    member = np.zeros(n, dtype=bool)
-    member[np.asarray(nodes, dtype=np.intp)] = True
-    tree = np.where(member & (parents >= 0), parents, -1)
-    tree = np.where((tree >= 0) & member[np.maximum(tree, 0)], tree, -1)
-    children = [[] for _ in range(n)]
-    for node in np.flatnonzero(tree >= 0):
-        children[tree[node]].append(int(node))
-    missing = np.array([len(c) for c in children], dtype=np.intp)
-    ready = [int(v) for v in np.flatnonzero(member & (missing == 0) & (tree >= 0))]
-    rounds = 0
-    while ready:
-        active = sim.draw_rounds(1)[0][0]
-        later = []
-        for node in ready:
-            parent = int(tree[node])
-            if active[node] and active[parent]:
-                sim.counter.send_message(node, parent, up)
-                missing[parent] -= 1
-                if missing[parent] == 0 and tree[parent] >= 0:
-                    later.append(parent)
-            else:
-                later.append(node)
-        ready = later
-        sim.counter.next_round()
-        rounds += 1
-    waiting = [c for root in np.flatnonzero(member & (tree < 0)) for c in children[root]]
-    while waiting:
-        active = sim.draw_rounds(1)[0][0]
-        later = []
-        for node in waiting:
-            parent = int(tree[node])
-            if active[node] and active[parent]:
-                sim.counter.send_message(parent, node, down)
-                later.extend(children[node])
-            else:
-                later.append(node)
-        waiting = later
-        sim.counter.next_round()
-        rounds += 1
-    return rounds
 
 
 def _linear_kernel(_gamma):

@@ -39,7 +39,9 @@ kernel width, over breadth-first spanning trees of the communication graph
    weights (:func:`solve_weights`, at most ``SOLVE_ITERATIONS``): every
    evaluation is one tree round in which every node sends its parent its
    subtree's loss, weight and gradient (``m n_out + 2`` float64) and gets
-   the next weights (``m n_out`` float64).  A gate round follows: the
+   the next weights (``m n_out`` float64), under the drops as in steps 1-3
+   (:func:`._selection.tree_round`: a round per tree level up and down,
+   more when a node is dropped).  A gate round follows: the
    nodes' weighted errors with their own functions and with the solved one,
    and their weight (3 float64 up), and the root's choice (an int32 down):
    the solved weights replace the mean's when their error rate is within
@@ -124,7 +126,7 @@ from ._coordinates import (coordinate_points, from_coordinates, linear_parts, co
                            mean_compact, to_coordinates, uses_coordinates)
 from ._dictionary import _komp_prune
 from ._holdout import loss_arrays, rows_by_node
-from ._selection import count_tree_round, tree_parents
+from ._selection import count_tree_round, tree_parents, tree_round
 
 
 def common_width(gammas):
@@ -819,8 +821,8 @@ class _NetworkFunctionMixin:
 
     def _solve_network(self, node_sums, parents, component, excluded, sim):
         """Step 4 of the module: every component's weights re-solved on its
-        nodes' summed losses (``network_coef_``), one counted tree round per
-        evaluation."""
+        nodes' summed losses (``network_coef_``), one tree round per
+        evaluation, under the drops."""
         n_out = self._n_outputs
         for c, D in enumerate(self.network_dictionary_):
             if not len(D):
@@ -852,20 +854,19 @@ class _NetworkFunctionMixin:
             if early:
                 path = node_sums.held_losses(D, gamma, seen, nodes).sum(axis=0)
                 A = seen[int(np.argmin(path))]
-            tree = np.where(np.isin(np.arange(len(parents)), nodes), parents, -1)
+            # Each evaluation's tree round under the network's drops (a
+            # dropped node reports or forwards in a later round).
             m = len(D)
             for _ in range(rounds):
-                count_tree_round(sim.counter, tree,
-                                 payload_bytes(n_float64=m * n_out + 2 + early),
-                                 payload_bytes(n_float64=m * n_out))
-                sim.counter.next_round()
+                tree_round(sim, parents, nodes, payload_bytes(n_float64=m * n_out + 2 + early),
+                           payload_bytes(n_float64=m * n_out))
             if self._is_regressor():
                 # The gate: the nodes' losses on their held-back rows with
                 # the mean and with the solved weights, summed up the tree;
                 # the root's choice (an int32) back down.
                 mean, solved = node_sums.held_losses(D, gamma, [A0, A], nodes).sum(axis=0)
-                count_tree_round(sim.counter, tree, payload_bytes(n_float64=2),
-                                 payload_bytes(n_int32=1))
+                tree_round(sim, parents, nodes, payload_bytes(n_float64=2),
+                           payload_bytes(n_int32=1))
                 keep = mean > 0 and solved <= (1.0 - SOLVE_MARGIN) * mean
                 self._network_held_losses[c] = (mean, solved)
             else:
@@ -873,10 +874,9 @@ class _NetworkFunctionMixin:
                 # with the solved one, and their weight, summed up the tree;
                 # the root's choice (an int32) back down.
                 own, solved, weight = node_sums.errors(D, gamma, A, nodes).sum(axis=0)
-                count_tree_round(sim.counter, tree, payload_bytes(n_float64=3),
-                                 payload_bytes(n_int32=1))
+                tree_round(sim, parents, nodes, payload_bytes(n_float64=3),
+                           payload_bytes(n_int32=1))
                 keep = weight > 0 and solved - own <= SOLVE_GATE * weight
-            sim.counter.next_round()
             self._network_solve_rounds[c] = rounds + 1
             if keep:
                 if coords:
