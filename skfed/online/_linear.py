@@ -26,8 +26,8 @@ two more steps, after the network function's:
 2. **Gate.**  Every node computes, on its own rows, its mean (weighted)
    loss with ``w' x`` and with the network function, and sends up the
    tree the sums of its difference, its square and its count (3 float64);
-   the root computes the paired ``t`` over the nodes
-   (:func:`gate_statistic`) and sends down its choice (an int32) and ``w``
+   the root computes the paired ``t`` over the nodes from them
+   (:func:`t_from_sums`) and sends down its choice (an int32) and ``w``
    (``d n_out`` float64).  The gate is open when ``t <= LINEAR_GATE``: the
    fitted nodes' own losses favour the linear function over the network
    function they hold.
@@ -62,13 +62,8 @@ from ._coordinates import COORDINATE_LIMIT, coordinate_points
 from ._holdout import loss_values
 from ._linear_solve import (CURVATURE, NYSTROM_RANK, held_back_nodes, sketch_directions,
                             solve_chosen)
-from ._network_function import NodeSums, solve_weights
+from ._network_function import NodeSums
 from ._selection import tree_round
-
-# "chosen": the penalty chosen on held-back nodes (_linear_solve); "capped":
-# the solve at the classifier's alpha, 50 L-BFGS iterations (online25; kept
-# for the measurements, benchmarks/online_join_linear_alpha.py).
-LINEAR_SOLVE = "chosen"
 
 # The gate opens when the paired t over the fitted nodes of (mean loss with
 # w' x) - (mean loss with the network function) is at most this.  Measured
@@ -140,30 +135,24 @@ def with_join_function_doc(doc, regressor=False):
                        + "\n\n    See Also\n", 1)
 
 
-def gate_statistic(node_diff):
-    """Paired ``t`` of the nodes' loss differences (``mean / (sd / sqrt(n))``,
-    ``sd`` with ``n - 1``); ``nan`` below two nodes, ``-inf`` / ``+inf``
-    for differences of one sign and no spread."""
-    d = np.asarray(node_diff, dtype=np.float64)
-    n = len(d)
-    if n < 2:
-        return float("nan")
-    mean = float(d.mean())
-    sd = float(d.std(ddof=1))
-    if sd == 0.0:
-        return float("nan") if mean == 0.0 else float(np.sign(mean) * np.inf)
-    return mean / (sd / np.sqrt(n))
-
-
 def gate_sums(node_diff):
     """What the nodes send up the gate's tree, summed: ``(sum d, sum d^2,
-    n)``; the root's ``t`` from them equals :func:`gate_statistic`."""
+    n)`` (the root's ``t``: :func:`t_from_sums`)."""
     d = np.asarray(node_diff, dtype=np.float64)
     return float(d.sum()), float(np.dot(d, d)), float(len(d))
 
 
 def t_from_sums(s, s2, n):
-    """:func:`gate_statistic` from :func:`gate_sums` (the root's view)."""
+    """The paired ``t`` of the nodes' loss differences from their
+    :func:`gate_sums` (``mean / (sd / sqrt(n))``, ``sd`` with ``n - 1``):
+    ``nan`` below two nodes (no statistic: the gate stays closed and
+    ``network_linear_gate_`` records it so), ``-inf`` / ``+inf`` for
+    differences of one sign and no spread.
+
+    The feature-mean gate's :func:`skfed._mean_neighbours.gate_statistic`
+    is the same ``t`` from the gains themselves, 0 where this is ``nan``
+    (no node or no spread around 0): both gates then stay closed, but the
+    recorded ``t`` differs, so they are kept apart."""
     if n < 2:
         return float("nan")
     mean = s / n
@@ -260,7 +249,6 @@ class _LinearJoinMixin:
         sums = NodeSums(_linear_kernel, self._loss_name(), Xd, y, codes, sample_weight,
                         None, self._loss_threshold())
         D = coordinate_points("linear", d)
-        Kzz = np.eye(d)
         n_comp = len(self.network_dictionary_)
         coefs, t, opened, evaluations = [None] * n_comp, np.full(n_comp, np.nan), \
             np.zeros(n_comp, dtype=bool), np.zeros(n_comp, dtype=np.intp)
@@ -283,32 +271,27 @@ class _LinearJoinMixin:
             if not len(nodes):
                 continue
             rows = np.isin(codes, nodes)
-            if LINEAR_SOLVE == "capped":
-                A, n_eval = solve_weights(Kzz, np.zeros((d, n_out)), float(self.alpha),
-                                          lambda A: sums(D, 1.0, A, nodes))
-                first, report, factor, path = 0, 2, 1.0, []
-            else:
-                # (_linear_solve: the penalty chosen on held-back nodes)
-                rank = min(NYSTROM_RANK, d)
-                omega = sketch_directions(d, rank)
-                Xr = Xd[rows]
-                sketch = Xr.T @ (weights[rows][:, None] * (Xr @ omega))
-                held = held_back_nodes(nodes, [self._network_seed, c, 8161])
-                early = []
+            # (_linear_solve: the penalty chosen on held-back nodes)
+            rank = min(NYSTROM_RANK, d)
+            omega = sketch_directions(d, rank)
+            Xr = Xd[rows]
+            sketch = Xr.T @ (weights[rows][:, None] * (Xr @ omega))
+            held = held_back_nodes(nodes, [self._network_seed, c, 8161])
+            early = []
 
-                def carry_on(A, c=c, rows=rows, nodes=nodes, early=early):
-                    # The early gate: the same statistic with the path's
-                    # first w (3 float64 up, the choice down); far from
-                    # opening (t > EARLY_GATE), the path stops.
-                    diff = self._linear_loss_difference(Xd[rows], y[rows], codes[rows],
-                                                        weights[rows], A, net_loss(c, rows))
-                    early.append(t_from_sums(*gate_sums(diff[nodes])))
-                    return not early[0] > EARLY_GATE
-                A, factor, path, n_eval = solve_chosen(
-                    (d, n_out), float(self.alpha), lambda A, part: sums(D, 1.0, A, part),
-                    nodes, held, sketch, omega, CURVATURE.get(self._loss_name(), 1.0),
-                    carry_on=carry_on if len(held) else None)
-                first, report = d * rank, (4 if len(held) else 2)
+            def carry_on(A, c=c, rows=rows, nodes=nodes, early=early):
+                # The early gate: the same statistic with the path's
+                # first w (3 float64 up, the choice down); far from
+                # opening (t > EARLY_GATE), the path stops.
+                diff = self._linear_loss_difference(Xd[rows], y[rows], codes[rows],
+                                                    weights[rows], A, net_loss(c, rows))
+                early.append(t_from_sums(*gate_sums(diff[nodes])))
+                return not early[0] > EARLY_GATE
+            A, factor, path, n_eval = solve_chosen(
+                (d, n_out), float(self.alpha), lambda A, part: sums(D, 1.0, A, part),
+                nodes, held, sketch, omega, CURVATURE.get(self._loss_name(), 1.0),
+                carry_on=carry_on if len(held) else None)
+            first, report = d * rank, (4 if len(held) else 2)
             for k in range(n_eval):
                 tree_round(sim, parents, nodes,
                            payload_bytes(n_float64=d * n_out + report + (first if k == 0
@@ -316,7 +299,7 @@ class _LinearJoinMixin:
                            payload_bytes(n_float64=d * n_out))
             factors[c], paths[c], evaluations[c] = factor, path, n_eval
             coefs[c] = np.ascontiguousarray(A)
-            if LINEAR_SOLVE != "capped" and early:
+            if early:
                 tree_round(sim, parents, nodes, payload_bytes(n_float64=3),
                            payload_bytes(n_int32=1))
                 early_t[c] = early[0]
