@@ -166,6 +166,56 @@ def _linear_kernel(_gamma):
     return lambda A, B: np.asarray(A, dtype=np.float64) @ np.asarray(B, dtype=np.float64).T
 
 
+class LinearData:
+    """What the linear solve and its gates read of the nodes' rows held in
+    this process: all of them in one process, a rank's own in the MPI
+    engine, whose root asks every rank the same three questions and places
+    each node's answer where one process computes it
+    (``skfed.engines._mpi_online``).  Every answer is per node, computed
+    from that node's rows only, so the answers do not depend on which
+    process holds which node."""
+
+    def __init__(self, est, X, y, codes, sample_weight):
+        self.est = est
+        self.X = np.asarray(X, dtype=np.float64)
+        self.y, self.codes = y, np.asarray(codes)
+        self.sums = NodeSums(_linear_kernel, est._loss_name(), self.X, y, codes,
+                             sample_weight, None, est._loss_threshold())
+        self.D = coordinate_points("linear", self.X.shape[1])
+        self._net_losses = {}
+
+    def reports(self, A, nodes):
+        """The nodes' ``(loss, weight, gradient)`` at ``w = A``
+        (:class:`~._network_function.NodeSums`): (len(nodes), 2 + d n_out)."""
+        return self.sums(self.D, 1.0, A, nodes)
+
+    def sketches(self, nodes, omega):
+        """Every node's ``X_i' diag(s_i) X_i omega``: (len(nodes), d, rank),
+        zeros for a node without rows here."""
+        out = np.zeros((len(nodes), self.X.shape[1], omega.shape[1]))
+        for r, node in enumerate(nodes):
+            rows = self.sums.rows.get(int(node))
+            if rows is not None:
+                Xi = self.X[rows]
+                out[r] = Xi.T @ (self.sums.w[rows][:, None] * (Xi @ omega))
+        return out
+
+    def differences(self, c, A, nodes):
+        """Every node's weighted mean loss with ``X A`` minus with component
+        ``c``'s network function on its rows (NaN for a node without rows
+        here): (len(nodes),).  The network function's losses are computed
+        once per component (the early gate and the final one read them)."""
+        rows = np.isin(self.codes, nodes)
+        est = self.est
+        if c not in self._net_losses:
+            self._net_losses[c] = loss_values(
+                est._loss_name(), est._network_values(self.X[rows], component=c),
+                self.y[rows], est._loss_threshold())
+        diff = est._linear_loss_difference(self.X[rows], self.y[rows], self.codes[rows],
+                                           self.sums.w[rows], A, self._net_losses[c])
+        return diff[np.asarray(nodes, dtype=np.intp)]
+
+
 def refuse_join_function(est, where="The MPI engine"):
     """Raise when ``join_function`` asks for what ``where`` does not run."""
     if getattr(est, "join_function", "network") != "network":
@@ -227,9 +277,12 @@ class _LinearJoinMixin:
         self.linear_scale_ = (np.zeros(len(self.nodes_)) if scale is None else scale.copy())
 
     def _fit_linear_network(self, X, y, codes, sample_weight, parents, component, excluded,
-                            sim, solve):
+                            sim, solve, data=None):
         """Steps 1-2 of the module (a fit's network round) or, in a
-        ``partial_fit``, nothing (the fit's ``w`` and gate are kept)."""
+        ``partial_fit``, nothing (the fit's ``w`` and gate are kept).
+        ``data`` answers for the nodes' rows (:class:`LinearData`; by
+        default over ``X, y, codes, sample_weight``; the MPI engine's root
+        passes its ranks' exchange)."""
         if not hasattr(self, "join_function"):
             return   # (the regressor)
         if not solve:
@@ -241,54 +294,37 @@ class _LinearJoinMixin:
         self.network_linear_coef_ = None
         self.network_linear_gate_ = None
         self.network_linear_share_ = np.zeros(len(self.network_dictionary_))
-        if X is None or not self._linear_applies(X.shape[1]):
+        d, n_out = self._points.shape[2], self._n_outputs
+        if data is None and X is not None:
+            data = LinearData(self, X, y, codes, sample_weight)
+        if data is None or not self._linear_applies(d):
             self._set_linear_attributes()
             return
-        d, n_out = X.shape[1], self._n_outputs
-        Xd = np.asarray(X, dtype=np.float64)
-        sums = NodeSums(_linear_kernel, self._loss_name(), Xd, y, codes, sample_weight,
-                        None, self._loss_threshold())
-        D = coordinate_points("linear", d)
         n_comp = len(self.network_dictionary_)
         coefs, t, opened, evaluations = [None] * n_comp, np.full(n_comp, np.nan), \
             np.zeros(n_comp, dtype=bool), np.zeros(n_comp, dtype=np.intp)
-        weights = sums.w   # (the rows' weights, ones without sample_weight)
         factors, paths = np.full(n_comp, np.nan), [None] * n_comp
         early_t = np.full(n_comp, np.nan)
-        name, threshold = self._loss_name(), self._loss_threshold()
-        net_losses = {}
-
-        def net_loss(c, rows):
-            # The per-row losses of component c's network function, evaluated
-            # once for both gates (the early one and the final one).
-            if c not in net_losses:
-                net_losses[c] = loss_values(
-                    name, self._network_values(Xd[rows], component=c), y[rows], threshold)
-            return net_losses[c]
-
         for c in range(n_comp):
             nodes = np.flatnonzero((component == c) & ~excluded)
             if not len(nodes):
                 continue
-            rows = np.isin(codes, nodes)
-            # (_linear_solve: the penalty chosen on held-back nodes)
+            # (_linear_solve: the penalty chosen on held-back nodes; the
+            # sketch summed over the nodes in their order)
             rank = min(NYSTROM_RANK, d)
             omega = sketch_directions(d, rank)
-            Xr = Xd[rows]
-            sketch = Xr.T @ (weights[rows][:, None] * (Xr @ omega))
+            sketch = data.sketches(nodes, omega).sum(axis=0)
             held = held_back_nodes(nodes, [self._network_seed, c, 8161])
             early = []
 
-            def carry_on(A, c=c, rows=rows, nodes=nodes, early=early):
+            def carry_on(A, c=c, nodes=nodes, early=early):
                 # The early gate: the same statistic with the path's
                 # first w (3 float64 up, the choice down); far from
                 # opening (t > EARLY_GATE), the path stops.
-                diff = self._linear_loss_difference(Xd[rows], y[rows], codes[rows],
-                                                    weights[rows], A, net_loss(c, rows))
-                early.append(t_from_sums(*gate_sums(diff[nodes])))
+                early.append(t_from_sums(*gate_sums(data.differences(c, A, nodes))))
                 return not early[0] > EARLY_GATE
             A, factor, path, n_eval = solve_chosen(
-                (d, n_out), float(self.alpha), lambda A, part: sums(D, 1.0, A, part),
+                (d, n_out), float(self.alpha), data.reports,
                 nodes, held, sketch, omega, CURVATURE.get(self._loss_name(), 1.0),
                 carry_on=carry_on if len(held) else None)
             first, report = d * rank, (4 if len(held) else 2)
@@ -309,9 +345,7 @@ class _LinearJoinMixin:
             # The gate: every node's mean loss with w' x and with the
             # network function on its own rows (3 float64 up; the choice and
             # w down).
-            diff = self._linear_loss_difference(Xd[rows], y[rows], codes[rows],
-                                                weights[rows], A, net_loss(c, rows))
-            node_diff = diff[nodes]
+            node_diff = data.differences(c, A, nodes)
             tree_round(sim, parents, nodes, payload_bytes(n_float64=3),
                        payload_bytes(n_int32=1, n_float64=d * n_out))
             t[c] = t_from_sums(*gate_sums(node_diff))

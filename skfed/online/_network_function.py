@@ -616,7 +616,8 @@ class _NetworkFunctionMixin:
         return rows, X, y, weights, baseline
 
     def _build_network_function(self, X=None, y=None, codes=None, sample_weight=None,
-                                lost=None, references=True, solve=False, node_sums=None):
+                                lost=None, references=True, solve=False, node_sums=None,
+                                linear_data=None):
         """Run the protocol of the module; return its log (over ``nodes_``).
 
         ``X``, ``y`` (encoded), ``codes`` and ``sample_weight`` are the
@@ -625,7 +626,9 @@ class _NetworkFunctionMixin:
         stopped answering.  ``references=False`` counts every point of a
         message as its values (the protocol before references; the same
         network function), for ``benchmarks/online_network_bytes.py``.
-        Sets ``network_gamma_``,
+        ``node_sums`` / ``linear_data`` answer for the nodes' rows in the
+        solves (by default from the call's samples; the MPI engine's root
+        passes its ranks' exchanges).  Sets ``network_gamma_``,
         ``network_dictionary_`` and ``network_coef_`` (per connected
         component of the graph, in the order of their roots, the smallest
         node of each), ``network_component_`` (every node's component) and
@@ -804,7 +807,7 @@ class _NetworkFunctionMixin:
             self._solve_network(node_sums, parents, component, excluded, sim)
         # (join_function="auto": the linear network function and its gate, _linear)
         self._fit_linear_network(X, y, codes, sample_weight, parents, component, excluded,
-                                 sim, solve)
+                                 sim, solve, linear_data)
         return sim.log(node_labels=self.nodes_)
 
     def _held_back_seed(self):
