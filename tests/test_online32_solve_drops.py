@@ -36,11 +36,13 @@ def _data(n_nodes=6, n=30, d=2, seed=0):
 
 def _spy(monkeypatch):
     """Record the active nodes of every round each simulation draws."""
-    drawn = {}
+    drawn, alive = {}, []
     real = NetworkSimulation.draw_rounds
 
     def recording(self, n_rounds):
         active, work = real(self, n_rounds)
+        if id(self) not in drawn:
+            alive.append(self)   # (kept alive: its id is not reused)
         drawn.setdefault(id(self), []).extend(np.array(active, dtype=bool))
         return active, work
 
