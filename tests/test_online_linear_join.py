@@ -326,12 +326,7 @@ def test_refusals():
         DecentralizedKernelSGDClassifier(
             join_function="auto", max_epochs=1,
             network=SimulatedNetwork(rogue_fraction=0.2)).fit(X, y, groups=g)
-    # The MPI engine's fit refuses it by name before any exchange.
-    pytest.importorskip("mpi4py")
-    from skfed.engines._mpi_online import fit_online
-    with pytest.raises(ValueError, match="MPI engine does not run join_function='auto'"):
-        fit_online(DecentralizedKernelSGDClassifier(join_function="auto"), None, None, None,
-                   None)
+    # (the MPI engine runs it: tests/test_online32_linear_mpi.py)
 
 
 def test_network_function_carries_the_linear_terms():

@@ -52,7 +52,9 @@ Not run by ``partial_fit`` (the fit's ``w`` and gate are kept), for a
 regressor (no such evidence was measured), with a linear or affine
 ``kernel_`` (the network function is linear already) or with more than
 ``COORDINATE_LIMIT - 1`` features.  Refused by name with rogue nodes (the
-reports are not checked) and by the MPI engine (not implemented there).
+reports are not checked).  The MPI engine's root runs it with its ranks
+answering for their nodes (:class:`LinearData`'s questions,
+``skfed.engines._mpi_online``).
 """
 
 import numpy as np
@@ -214,16 +216,6 @@ class LinearData:
         diff = est._linear_loss_difference(self.X[rows], self.y[rows], self.codes[rows],
                                            self.sums.w[rows], A, self._net_losses[c])
         return diff[np.asarray(nodes, dtype=np.intp)]
-
-
-def refuse_join_function(est, where="The MPI engine"):
-    """Raise when ``join_function`` asks for what ``where`` does not run."""
-    if getattr(est, "join_function", "network") != "network":
-        raise ValueError(
-            f"{where} does not run join_function={est.join_function!r} (the linear "
-            "network function's solve and gate are simulated in one process only); "
-            "use join_function='network'."
-        )
 
 
 class _LinearJoinMixin:
