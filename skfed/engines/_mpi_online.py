@@ -518,6 +518,24 @@ def _finish(est, peer, block, sim, consensus, orders, samples=None):
     return est
 
 
+def _ask_ranks(peer, traffic, category, message, out, what):
+    """Send ``message`` to every live rank on ``TAG_SOLVE`` and place each
+    answer ``(where, values)`` in ``out[where]`` (the rows of its own
+    nodes); a rank that does not answer is lost.  The answers' sizes go in
+    ``traffic`` under ``category``."""
+    for r in peer.live_others():
+        peer.send(r, TAG_SOLVE, category, message)
+    for r in peer.live_others():
+        try:
+            where, values = peer.recv(r, TAG_SOLVE, what=what)[1]
+        except MPITimeoutError:
+            peer.dead.add(r)
+            continue
+        traffic.add(category, peer.last_nbytes)
+        out[where] = values
+    return out
+
+
 class _SolveExchange:
     """The root's side of the network solve (step 4 of
     ``skfed.online._network_function``): called as its ``NodeSums``, it
@@ -553,18 +571,8 @@ class _SolveExchange:
             self.points = (D, gamma)
             for r in self.peer.live_others():
                 self._send(r, ("points", D, gamma))
-        for r in self.peer.live_others():
-            self._send(r, (kind, A, nodes))
-        for r in self.peer.live_others():
-            try:
-                part = self.peer.recv(r, TAG_SOLVE, what="the network solve's sums")[1]
-            except MPITimeoutError:
-                self.peer.dead.add(r)
-                continue
-            self.traffic.add("network_solve", self.peer.last_nbytes)
-            where, values = part
-            out[where] = values
-        return out
+        return _ask_ranks(self.peer, self.traffic, "network_solve", (kind, A, nodes), out,
+                          "the network solve's sums")
 
     def finish(self):
         for r in self.peer.live_others():
@@ -616,18 +624,8 @@ class _LinearExchange:
                          self.own.differences(c, A, nodes))
 
     def _ask(self, message, out):
-        for r in self.peer.live_others():
-            self.peer.send(r, TAG_SOLVE, "network_linear", message)
-        for r in self.peer.live_others():
-            try:
-                part = self.peer.recv(r, TAG_SOLVE, what="the linear function's answers")[1]
-            except MPITimeoutError:
-                self.peer.dead.add(r)
-                continue
-            self.traffic.add("network_linear", self.peer.last_nbytes)
-            where, values = part
-            out[where] = values
-        return out
+        return _ask_ranks(self.peer, self.traffic, "network_linear", message, out,
+                          "the linear function's answers")
 
     def finish(self):
         """This exchange's traffic (both ways, as ``Peer.send`` counted it)."""
