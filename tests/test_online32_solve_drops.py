@@ -152,3 +152,26 @@ def test_solve_rounds_under_drops_are_the_bytes_actually_sent(regressor, drop_ra
                            + 2 * HEADER + gate_up + 4)
     assert log.total_bytes - plain.total_bytes == solve_bytes
     assert log.total_messages - plain.total_messages == 2 * edges * rounds
+
+
+@pytest.mark.parametrize("drop_rate", [0.0, 0.4])
+def test_width_round_under_drops(drop_rate, monkeypatch):
+    # A width the nodes do not share (gamma="median"): the network round
+    # starts with the widths' log sums and counts up the tree (2 float64)
+    # and the common width down (1 float64), under the drops as every
+    # other tree round.
+    drawn = _spy(monkeypatch)
+    X, score, groups = _data()
+    est = DecentralizedKernelSGDClassifier(
+        kernel="rbf", gamma="median", epsilon=0.05, max_dictionary_size=10, max_epochs=2,
+        alpha=1e-2, consensus_penalty=0.1, exchange_every=None,
+        network=SimulatedNetwork(ring(6), drop_rate=drop_rate),
+        random_state=3).fit(X, (score > 0).astype(int), groups=groups)
+    active = drawn[list(drawn)[-1]]
+    log = est.network_communication_
+    assert len(active) == log.n_rounds
+    expected, end = _tree_round_bytes(active, 0, tree_parents(ring(6)), 2 * 8, 8)
+    assert_array_equal(log.bytes_per_round[:end], expected)
+    # Intermediate: the widths differ (else nothing would be sent).
+    assert np.ptp(est.gamma_) > 0
+    assert end == 6 if not drop_rate else end > 6

@@ -126,7 +126,7 @@ from ._coordinates import (coordinate_points, from_coordinates, linear_parts, co
                            mean_compact, to_coordinates, uses_coordinates)
 from ._dictionary import _komp_prune
 from ._holdout import loss_arrays, rows_by_node
-from ._selection import count_tree_round, tree_parents, tree_round
+from ._selection import tree_parents, tree_round
 
 
 def common_width(gammas):
@@ -660,9 +660,9 @@ class _NetworkFunctionMixin:
             widths = np.array([common_width(self.gamma_[component == c])
                                for c in range(len(roots))])
         else:
-            count_tree_round(sim.counter, parents, payload_bytes(n_float64=2),
-                             payload_bytes(n_float64=1))
-            sim.counter.next_round()
+            # (under the drops, as every other tree round)
+            tree_round(sim, parents, np.flatnonzero(~excluded), payload_bytes(n_float64=2),
+                       payload_bytes(n_float64=1))
             widths = np.array([common_width(self.gamma_[component == c])
                                for c in range(len(roots))])
         b = float_bytes(self._dtype)
